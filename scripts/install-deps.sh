@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ebb needs to build, test and benchmark.
+# Idempotent and quiet: does nothing (and prints nothing) when every package is present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang
+  libboost1.81-dev libhiredis-dev libfmt-dev libspdlog-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev liblz4-dev libzstd-dev
+  redis-server redis-tools librocksdb-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

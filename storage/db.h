@@ -1,0 +1,94 @@
+// DB: ebb's LSM storage engine — keys with versioned rows that carry a timestamp and an expiry.
+//
+// Model. Each write adds a version of a key: a value row (with optional timestamp and expiry) or
+// a tombstone (with optional timestamp). Versions are ordered by when they were written (the
+// sequence number); their timestamps may arrive in any order. A version has expired when its
+// expire_at <= Clock::NowMs() (and Options::expiration_enabled). Expired rows are invisible on
+// every read path at once, whatever background work has done.
+//
+// Reading one key (Get): walk the key's versions from the most recently written to the oldest.
+// With retrieval_grace_ms <= 0 take the first. With grace g > 0 keep walking while the next
+// version's timestamp > best.ts - g, taking the greatest timestamp seen (ties: the more recently
+// written). If the version taken is a tombstone or has expired, the key is absent — an expired
+// version hides older ones exactly like a tombstone. The RFC's example: versions @100, @50, @150
+// in walk order (@100 written last): g <= 50 -> @100; g > 50 -> @150.
+//
+// Compaction reduces a key's versions (those no live snapshot needs apart) to the one a
+// full-grace read returns, turns expired/filtered value rows into tombstones (or drops them when
+// nothing older can be under them), deletes whole files that have fully expired, and schedules
+// itself so expired bytes are gone within Options::purge_deadline_ms of their expiry.
+//
+// Durability. Every write goes to the WAL before it is visible. WalFsync::kAlways: fdatasync'ed
+// before Write returns (or before SyncWal returns, with WriteOptions::defer_sync). kEverySec: a
+// background thread syncs once a second. kNo: the OS decides. Write(batch) is atomic across
+// crashes.
+//
+// Thread-safety: every method is safe to call concurrently from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "storage/iterator.h"
+#include "storage/options.h"
+#include "storage/row.h"
+#include "storage/stats.h"
+#include "storage/status.h"
+#include "storage/write_batch.h"
+
+namespace ebb::storage {
+
+// A consistent point-in-time view; obtained from DB::GetSnapshot, released with
+// DB::ReleaseSnapshot.
+class Snapshot {
+ public:
+  virtual uint64_t sequence() const = 0;
+
+ protected:
+  virtual ~Snapshot() = default;
+};
+
+class DB {
+ public:
+  // Opens (creating if allowed) the database in `dir`, replaying the WAL. Recovery truncates a
+  // torn WAL tail with a warning; damage anywhere else is a Corruption naming file and offset.
+  static Status Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db);
+
+  // Closes: stops background work, syncs the WAL. Destroy iterators and release snapshots first.
+  virtual ~DB() = default;
+
+  virtual Status Put(const WriteOptions& options, std::string_view key, std::string_view value) = 0;
+  // Writes a tombstone version (with options.timestamp_ms if given).
+  virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
+  virtual Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
+
+  // The live row for `key` per the read rule above; NotFound if absent, tombstoned or expired.
+  virtual Status Get(const ReadOptions& options, std::string_view key, Row* row) = 0;
+
+  // An iterator over a consistent snapshot (options.snapshot, or now).
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
+
+  virtual const Snapshot* GetSnapshot() = 0;
+  virtual void ReleaseSnapshot(const Snapshot* snapshot) = 0;
+
+  // Makes every write that has returned so far durable (one fdatasync shared by all of them).
+  virtual Status SyncWal() = 0;
+  // Freezes the memtable and writes it to an L0 file; returns when that file is installed.
+  virtual Status FlushMemtable() = 0;
+  // Flushes, then compacts every level down to the last, applying expiry and the filter.
+  // Returns when done.
+  virtual Status CompactAll() = 0;
+
+  virtual Stats GetStats() = 0;
+  // The clock this DB uses for "now".
+  virtual const Clock& clock() const = 0;
+
+  // Runtime-changeable options (CONFIG SET).
+  virtual void SetExpirationEnabled(bool enabled) = 0;
+  virtual void SetWholeFileExpiry(bool enabled) = 0;
+  virtual void SetPurgeDeadline(int64_t ms) = 0;
+  virtual void SetWalFsync(WalFsync mode) = 0;
+};
+
+}  // namespace ebb::storage

@@ -1,0 +1,79 @@
+// The file layer: every byte the engine reads or writes goes through FileSystem.
+//
+// PosixFileSystem (posix_file_system.h) is the production implementation; tests wrap it to
+// inject failing writes and fsyncs (issue: disk faults). Errors are Status::IOError naming the
+// path and the failing call.
+// Thread-safety: a FileSystem is shared by all threads; each file object is used by one thread
+// at a time, except RandomAccessFile::Read, which is safe concurrently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+
+namespace ebb::storage {
+
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual Status Append(std::string_view data) = 0;
+  virtual Status Flush() = 0;  // hands buffered bytes to the OS
+  virtual Status Sync() = 0;   // Flush, then fdatasync
+  virtual Status Close() = 0;
+  virtual uint64_t Size() const = 0;  // bytes appended so far
+};
+
+class SequentialFile {
+ public:
+  virtual ~SequentialFile() = default;
+  // Reads up to n bytes into scratch; *result views what was read (empty at end of file).
+  virtual Status Read(size_t n, std::string_view* result, char* scratch) = 0;
+  virtual Status Skip(uint64_t n) = 0;
+};
+
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads up to n bytes at offset; *result may point into scratch or into a mapping.
+  virtual Status Read(uint64_t offset, size_t n, std::string_view* result,
+                      char* scratch) const = 0;
+};
+
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  virtual Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) = 0;
+  // Opens for appending at the current end (creates if missing).
+  virtual Status NewAppendableFile(const std::string& path,
+                                   std::unique_ptr<WritableFile>* file) = 0;
+  virtual Status NewSequentialFile(const std::string& path,
+                                   std::unique_ptr<SequentialFile>* file) = 0;
+  virtual Status NewRandomAccessFile(const std::string& path,
+                                     std::unique_ptr<RandomAccessFile>* file) = 0;
+  virtual bool FileExists(const std::string& path) = 0;
+  virtual Status GetChildren(const std::string& dir, std::vector<std::string>* names) = 0;
+  virtual Status GetFileSize(const std::string& path, uint64_t* size) = 0;
+  virtual Status RemoveFile(const std::string& path) = 0;
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  virtual Status TruncateFile(const std::string& path, uint64_t size) = 0;
+  virtual Status CreateDirIfMissing(const std::string& dir) = 0;
+  // fsync of the directory itself, so renames and creations in it are durable.
+  virtual Status SyncDir(const std::string& dir) = 0;
+  // An exclusive lock on `path` (flock); Busy if another process holds it.
+  virtual Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) = 0;
+};
+
+// The process-wide POSIX file system.
+std::shared_ptr<FileSystem> DefaultFileSystem();
+
+}  // namespace ebb::storage

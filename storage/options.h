@@ -1,0 +1,79 @@
+// Options for opening the engine, writing and reading.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ebb::storage {
+
+class Clock;
+class CompactionFilter;
+class FileSystem;
+class Snapshot;
+
+// on-disk: never change (stored per block in SST files).
+enum class Compression : uint8_t { kNone = 0, kLz4 = 1, kZstd = 2 };
+
+enum class WalFsync { kAlways, kEverySec, kNo };
+
+struct Options {
+  // Where "now" comes from. nullptr: a SystemClock owned by the engine.
+  std::shared_ptr<Clock> clock;
+  // The file layer (tests inject faults through it). nullptr: the POSIX file system.
+  std::shared_ptr<FileSystem> file_system;
+  // Called by compaction for every value row; nullptr: none. Must outlive the DB.
+  std::shared_ptr<CompactionFilter> compaction_filter;
+
+  size_t memtable_size = 64 << 20;        // a memtable this big is frozen and flushed
+  size_t block_size = 4 << 10;            // target uncompressed size of an SST data block
+  size_t block_cache_size = 256 << 20;    // bytes of uncompressed blocks kept in the LRU cache
+  int bloom_bits_per_key = 10;            // 0 disables bloom filters
+  Compression compression = Compression::kLz4;
+  WalFsync wal_fsync = WalFsync::kEverySec;
+
+  // Leveled compaction: L0 is compacted when it has this many files; level 1 holds
+  // level1_max_bytes, each deeper level level_size_multiplier times more.
+  int l0_compaction_trigger = 4;
+  int l0_stop_writes_trigger = 12;        // writes wait (bounded) while L0 has this many files
+  uint64_t level1_max_bytes = 256ull << 20;
+  int level_size_multiplier = 10;
+  uint64_t target_file_size = 64ull << 20;
+  int max_open_files = 1000;              // table cache capacity
+
+  // Expiry (Riak's modes; Lethe's purge bound).
+  bool expiration_enabled = true;         // false: expiry is recorded but nothing expires
+  bool whole_file_expiry = true;          // drop fully expired files by a manifest edit
+  int64_t purge_deadline_ms = 24ll * 3600 * 1000;  // expired bytes gone this long after expiry
+
+  bool create_if_missing = true;
+};
+
+struct WriteOptions {
+  // The version's timestamp. Absent: the row carries no timestamp.
+  std::optional<int64_t> timestamp_ms;
+  // Expiry, relative: expire_at = (timestamp_ms, or the clock's now if absent) + ttl_ms.
+  std::optional<int64_t> ttl_ms;
+  // Expiry, absolute (ms since epoch). Wins over ttl_ms when both are set.
+  std::optional<int64_t> expire_at_ms;
+  // Under WalFsync::kAlways a write is fdatasync'ed before it returns, unless defer_sync is set:
+  // then the caller must call DB::SyncWal() before it acknowledges the write (group commit).
+  bool defer_sync = false;
+};
+
+struct ReadOptions {
+  // The SlateDB RFC's retrieval grace: <= 0 takes the most recently written version; > 0 keeps
+  // walking older versions while their timestamp > best.ts - grace and takes the greatest
+  // timestamp seen (ties: the more recently written). See db.h, Get.
+  int64_t retrieval_grace_ms = 0;
+  // Read as of this snapshot; nullptr: the latest state.
+  const Snapshot* snapshot = nullptr;
+  // Iterators only: bounds on user keys, [lower_bound, upper_bound). Empty optional: unbounded.
+  std::optional<std::string> lower_bound;
+  std::optional<std::string> upper_bound;
+  bool fill_cache = true;
+};
+
+}  // namespace ebb::storage

@@ -1,0 +1,33 @@
+// Row: what the engine stores under a key — a value plus time metadata.
+//
+// The seeds' row model (SlateDB timestamps & TTL RFC): every version of a key may carry a
+// timestamp (ms; chosen by the writer, so versions can arrive out of order) and an expiry
+// (absolute ms since the epoch). A row is live while now < expire_at. Rows that carry neither
+// pay nothing for them on disk (see docs/sst-format.md, "row meta").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ebb::storage {
+
+struct RowMeta {
+  // The version's timestamp. Absent: the row sorts as timestamp 0 when versions are compared.
+  std::optional<int64_t> timestamp_ms;
+  // Absolute expiry. Absent: the row never expires.
+  std::optional<int64_t> expire_at_ms;
+
+  int64_t timestamp_or_zero() const { return timestamp_ms.value_or(0); }
+  // True when the row has expired at `now_ms` (expire_at <= now).
+  bool ExpiredAt(int64_t now_ms) const { return expire_at_ms && *expire_at_ms <= now_ms; }
+  bool operator==(const RowMeta&) const = default;
+};
+
+// A live row as returned by DB::Get.
+struct Row {
+  std::string value;
+  RowMeta meta;
+};
+
+}  // namespace ebb::storage

@@ -1,0 +1,34 @@
+// Stats: the engine's counters, read for INFO (storage section) and tests.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ebb::storage {
+
+struct LevelStats {
+  int files = 0;
+  uint64_t bytes = 0;
+};
+
+struct Stats {
+  std::vector<LevelStats> levels;   // index = level number
+  uint64_t memtable_bytes = 0;      // active + frozen memtables
+  uint64_t block_cache_bytes = 0;
+  uint64_t block_cache_hits = 0;
+  uint64_t block_cache_misses = 0;
+  uint64_t flush_bytes_written = 0;
+  uint64_t compaction_bytes_read = 0;
+  uint64_t compaction_bytes_written = 0;
+  uint64_t flushes = 0;
+  uint64_t compactions = 0;
+  uint64_t expired_rows_dropped = 0;   // by compaction (turned to tombstones or removed)
+  uint64_t filter_rows_dropped = 0;    // dropped by the CompactionFilter
+  uint64_t files_expired_whole = 0;    // deleted by whole-file expiry
+  uint64_t wal_syncs = 0;
+  uint64_t wal_bytes = 0;
+  uint64_t write_stalls = 0;
+  uint64_t last_sequence = 0;
+};
+
+}  // namespace ebb::storage

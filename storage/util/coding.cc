@@ -1,0 +1,91 @@
+#include "storage/util/coding.h"
+
+namespace ebb::storage {
+
+void PutFixed32(std::string* dst, uint32_t v) {
+  char buf[4];
+  EncodeFixed32(buf, v);
+  dst->append(buf, 4);
+}
+
+void PutFixed64(std::string* dst, uint64_t v) {
+  char buf[8];
+  EncodeFixed64(buf, v);
+  dst->append(buf, 8);
+}
+
+void PutVarint64(std::string* dst, uint64_t v) {
+  char buf[10];
+  int n = 0;
+  while (v >= 0x80) {
+    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  buf[n++] = static_cast<char>(v);
+  dst->append(buf, n);
+}
+
+void PutVarint32(std::string* dst, uint32_t v) { PutVarint64(dst, v); }
+
+void PutLengthPrefixed(std::string* dst, std::string_view value) {
+  PutVarint32(dst, static_cast<uint32_t>(value.size()));
+  dst->append(value.data(), value.size());
+}
+
+bool GetFixed32(std::string_view* input, uint32_t* v) {
+  if (input->size() < 4) return false;
+  *v = DecodeFixed32(input->data());
+  input->remove_prefix(4);
+  return true;
+}
+
+bool GetFixed64(std::string_view* input, uint64_t* v) {
+  if (input->size() < 8) return false;
+  *v = DecodeFixed64(input->data());
+  input->remove_prefix(8);
+  return true;
+}
+
+bool GetVarint64(std::string_view* input, uint64_t* v) {
+  uint64_t result = 0;
+  for (size_t i = 0, shift = 0; i < input->size() && shift <= 63; ++i, shift += 7) {
+    const uint64_t byte = static_cast<uint8_t>((*input)[i]);
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      input->remove_prefix(i + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool GetVarint32(std::string_view* input, uint32_t* v) {
+  uint64_t wide;
+  std::string_view probe = *input;
+  if (!GetVarint64(&probe, &wide) || wide > UINT32_MAX) return false;
+  *v = static_cast<uint32_t>(wide);
+  *input = probe;
+  return true;
+}
+
+bool GetLengthPrefixed(std::string_view* input, std::string_view* value) {
+  uint32_t len;
+  std::string_view probe = *input;
+  if (!GetVarint32(&probe, &len) || probe.size() < len) return false;
+  *value = probe.substr(0, len);
+  probe.remove_prefix(len);
+  *input = probe;
+  return true;
+}
+
+int VarintLength(uint64_t v) {
+  int len = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++len;
+  }
+  return len;
+}
+
+}  // namespace ebb::storage

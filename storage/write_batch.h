@@ -1,0 +1,62 @@
+// WriteBatch: writes applied atomically — after a crash, all of a batch or none of it.
+//
+// The batch is one WAL record (docs/wal-format.md, "batch"). Each entry carries its own
+// WriteOptions meta (timestamp, ttl / expire_at); defer_sync is taken from DB::Write's options.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/options.h"
+#include "storage/row.h"
+#include "storage/status.h"
+
+namespace ebb::storage {
+
+class WriteBatch {
+ public:
+  // on-disk: never change (stored in WAL records).
+  enum class Op : uint8_t { kDelete = 0, kPut = 1 };
+
+  // One decoded entry. Views point into the batch.
+  struct Entry {
+    Op op;
+    std::string_view key;
+    std::string_view value;
+    RowMeta meta;  // expire_at already resolved (absolute)
+  };
+
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    virtual void Apply(const Entry& entry) = 0;
+  };
+
+  WriteBatch();
+
+  // `now_ms` resolves a relative ttl without a timestamp; the DB passes its clock.
+  void Put(const WriteOptions& options, std::string_view key, std::string_view value,
+           int64_t now_ms);
+  void Delete(const WriteOptions& options, std::string_view key);
+  void Clear();
+
+  size_t Count() const { return count_; }
+  size_t ByteSize() const { return rep_.size(); }
+  bool Empty() const { return count_ == 0; }
+
+  // Calls handler->Apply for each entry, in order. Corruption if the encoding is damaged.
+  Status Iterate(Handler* handler) const;
+
+  // The encoded form, without the sequence header (the DB adds it in the WAL record).
+  const std::string& rep() const { return rep_; }
+  // Rebuilds a batch from rep(); Corruption if it does not decode.
+  static Status FromRep(std::string_view rep, WriteBatch* batch);
+
+ private:
+  std::string rep_;
+  size_t count_ = 0;
+};
+
+}  // namespace ebb::storage
