@@ -1,0 +1,374 @@
+#include "tests/integration/server_fixture.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#ifndef EBB_SERVER_PATH
+#define EBB_SERVER_PATH ""
+#endif
+
+namespace ebb::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<redisReply> Own(void* reply) {
+  return std::shared_ptr<redisReply>(static_cast<redisReply*>(reply),
+                                     [](redisReply* r) { freeReplyObject(r); });
+}
+
+Reply FromRaw(redisContext* c, void* raw) {
+  if (raw == nullptr) {
+    return Reply(nullptr, nullptr, c && c->err ? c->errstr : "no reply");
+  }
+  auto root = Own(raw);
+  redisReply* node = root.get();
+  return Reply(std::move(root), node);
+}
+
+}  // namespace
+
+std::string Reply::str() const {
+  if (node_ == nullptr || node_->str == nullptr) return {};
+  return std::string(node_->str, node_->len);
+}
+
+std::vector<Reply> Reply::elements() const {
+  std::vector<Reply> out;
+  if (!is_array()) return out;
+  for (size_t i = 0; i < node_->elements; ++i) out.emplace_back(root_, node_->element[i]);
+  return out;
+}
+
+Reply Reply::operator[](size_t i) const {
+  if (!is_array() || i >= node_->elements) return Reply(nullptr, nullptr, "index out of range");
+  return Reply(root_, node_->element[i]);
+}
+
+std::string Reply::ToString() const { return ToString(0); }
+
+std::string Reply::ToString(int indent) const {
+  if (node_ == nullptr) return "(io error) " + io_error_;
+  switch (node_->type) {
+    case REDIS_REPLY_STATUS:
+      return str();
+    case REDIS_REPLY_ERROR:
+      return "(error) " + str();
+    case REDIS_REPLY_INTEGER:
+      return "(integer) " + std::to_string(node_->integer);
+    case REDIS_REPLY_NIL:
+      return "(nil)";
+    case REDIS_REPLY_STRING: {
+      std::string out = "\"";
+      for (char ch : str()) {
+        unsigned char u = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') {
+          out += '\\';
+          out += ch;
+        } else if (u < 0x20 || u >= 0x7f) {
+          char buf[8];
+          snprintf(buf, sizeof(buf), "\\x%02x", u);
+          out += buf;
+        } else {
+          out += ch;
+        }
+      }
+      return out + "\"";
+    }
+    case REDIS_REPLY_ARRAY: {
+      if (node_->elements == 0) return "(empty array)";
+      std::string out;
+      for (size_t i = 0; i < node_->elements; ++i) {
+        if (i > 0) out += "\n" + std::string(indent, ' ');
+        std::string prefix = std::to_string(i + 1) + ") ";
+        out += prefix;
+        out += Reply(root_, node_->element[i]).ToString(indent + static_cast<int>(prefix.size()));
+      }
+      return out;
+    }
+    default:
+      return "(unknown reply type " + std::to_string(node_->type) + ")";
+  }
+}
+
+Reply Cmd(redisContext* c, const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const auto& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  void* raw = redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data());
+  return FromRaw(c, raw);
+}
+
+Reply Cmd(redisContext* c, std::initializer_list<std::string_view> args) {
+  std::vector<std::string> v;
+  for (auto a : args) v.emplace_back(a);
+  return Cmd(c, v);
+}
+
+void Append(redisContext* c, const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const auto& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  redisAppendCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data());
+}
+
+Reply ReadReply(redisContext* c) {
+  void* raw = nullptr;
+  if (redisGetReply(c, &raw) != REDIS_OK) return FromRaw(c, nullptr);
+  return FromRaw(c, raw);
+}
+
+RawConnection::RawConnection(int port) {
+  fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd_ < 0) return;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+RawConnection::~RawConnection() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool RawConnection::Send(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+bool RawConnection::ReadSome(int timeout_ms) {
+  if (fd_ < 0 || eof_) return false;
+  pollfd p{fd_, POLLIN, 0};
+  if (poll(&p, 1, timeout_ms) <= 0) return false;
+  char buf[16384];
+  ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+  if (n <= 0) {
+    eof_ = true;
+    return false;
+  }
+  buffer_.append(buf, static_cast<size_t>(n));
+  return true;
+}
+
+std::string RawConnection::ReadExactly(size_t n, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (buffer_.size() < n && Clock::now() < deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (!ReadSome(static_cast<int>(left.count()) + 1) && eof_) break;
+  }
+  std::string out = buffer_.substr(0, n);
+  buffer_.erase(0, out.size());
+  return out;
+}
+
+std::string RawConnection::ReadUntil(std::string_view needle, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    size_t pos = buffer_.find(needle);
+    if (pos != std::string::npos) {
+      std::string out = buffer_.substr(0, pos + needle.size());
+      buffer_.erase(0, out.size());
+      return out;
+    }
+    if (Clock::now() >= deadline) break;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (!ReadSome(static_cast<int>(left.count()) + 1) && eof_) break;
+  }
+  std::string out;
+  out.swap(buffer_);
+  return out;
+}
+
+bool RawConnection::WaitClosed(int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!eof_ && Clock::now() < deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    ReadSome(static_cast<int>(left.count()) + 1);
+    buffer_.clear();
+  }
+  return eof_;
+}
+
+int TestServer::FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    socklen_t len = sizeof(addr);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+TestServer::TestServer() : port_(FreePort()) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "ebb-test-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) != nullptr) root_ = tmpl;
+  data_dir_ = root_ + "/data";
+}
+
+TestServer::~TestServer() {
+  Stop();
+  if (!root_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+}
+
+bool TestServer::Start(std::vector<std::string> extra_args) {
+  error_.clear();
+  args_ = std::move(extra_args);
+  std::string server_path = EBB_SERVER_PATH;
+  if (server_path.empty()) {
+    error_ = "EBB_SERVER_PATH is not defined (ebb-server is not built)";
+    return false;
+  }
+  if (root_.empty()) {
+    error_ = "could not create a temporary directory";
+    return false;
+  }
+  std::vector<std::string> argv = {server_path, "--port",  std::to_string(port_),
+                                   "--dir",     data_dir_, "--enable-debug-command",
+                                   "yes"};
+  argv.insert(argv.end(), args_.begin(), args_.end());
+  std::string log = log_path();
+
+  pid_ = fork();
+  if (pid_ < 0) {
+    error_ = "fork failed";
+    return false;
+  }
+  if (pid_ == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    std::vector<char*> cargs;
+    for (auto& a : argv) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    execv(cargs[0], cargs.data());
+    _exit(127);
+  }
+
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (Clock::now() < deadline) {
+    if (!Running()) {
+      error_ = "ebb-server exited during startup; log:\n" + ReadLog();
+      return false;
+    }
+    RedisConnection c = Connect();
+    if (c && !c->err) {
+      Reply r = Cmd(c.get(), {"PING"});
+      if (r.is_status() && r.str() == "PONG") return true;
+      // A server started with requirepass answers NOAUTH: it is up.
+      if (r.is_error() && r.str().rfind("NOAUTH", 0) == 0) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  error_ = "ebb-server did not answer PING within 10 s; log:\n" + ReadLog();
+  Kill();
+  return false;
+}
+
+bool TestServer::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+int TestServer::WaitExit(int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (Clock::now() < deadline) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    if (r < 0) {
+      pid_ = -1;
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -2;  // still running
+}
+
+int TestServer::Stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int code = WaitExit(10000);
+  if (code == -2) {
+    Kill();
+    return -1;
+  }
+  return code;
+}
+
+void TestServer::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+bool TestServer::Restart() {
+  Stop();
+  return Start(args_);
+}
+
+RedisConnection TestServer::Connect() const {
+  timeval tv{5, 0};
+  RedisConnection c(redisConnectWithTimeout("127.0.0.1", port_, tv));
+  if (c && !c->err) redisSetTimeout(c.get(), tv);
+  return c;
+}
+
+std::string TestServer::ReadLog() const {
+  std::ifstream in(log_path());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace ebb::test
