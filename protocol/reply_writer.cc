@@ -1,0 +1,155 @@
+#include "protocol/reply_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace ebb::protocol {
+
+namespace {
+
+void AppendUnsigned(std::string* out, uint64_t v) {
+  char buf[24];
+  auto result = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, result.ptr);
+}
+
+void AppendSigned(std::string* out, int64_t v) {
+  char buf[24];
+  auto result = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, result.ptr);
+}
+
+// Redis 7.2's d2string: "nan", "inf", "-inf", "0"/"-0", integral values with |v| < 2^52 as
+// integers, everything else in the shortest form that reads back to the same double.
+std::string FormatDouble(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (d == 0) return std::signbit(d) ? "-0" : "0";
+  std::string out;
+  if (d > -4503599627370495.0 && d < 4503599627370496.0 &&
+      d == static_cast<double>(static_cast<int64_t>(d))) {
+    AppendSigned(&out, static_cast<int64_t>(d));
+    return out;
+  }
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof(buf), d);
+  out.assign(buf, result.ptr);
+  return out;
+}
+
+}  // namespace
+
+void ReplyWriter::Header(char type, uint64_t n) {
+  out_->push_back(type);
+  AppendUnsigned(out_, n);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::Line(char type, std::string_view s) {
+  out_->push_back(type);
+  size_t start = out_->size();
+  out_->append(s);
+  for (size_t i = start; i < out_->size(); ++i) {
+    if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
+  }
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::Ok() { out_->append("+OK\r\n", 5); }
+
+void ReplyWriter::SimpleString(std::string_view s) { Line('+', s); }
+
+void ReplyWriter::Error(std::string_view text) {
+  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  Line('-', text);
+}
+
+void ReplyWriter::Integer(int64_t v) {
+  out_->push_back(':');
+  AppendSigned(out_, v);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::Unsigned(uint64_t v) {
+  if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    Integer(static_cast<int64_t>(v));
+    return;
+  }
+  std::string digits;
+  AppendUnsigned(&digits, v);
+  BigNumber(digits);
+}
+
+void ReplyWriter::Bulk(std::string_view s) {
+  Header('$', s.size());
+  out_->append(s);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::Null() {
+  if (protocol_ >= 3) {
+    out_->append("_\r\n", 3);
+  } else {
+    out_->append("$-1\r\n", 5);
+  }
+}
+
+void ReplyWriter::NullArray() {
+  if (protocol_ >= 3) {
+    out_->append("_\r\n", 3);
+  } else {
+    out_->append("*-1\r\n", 5);
+  }
+}
+
+void ReplyWriter::ArrayHeader(size_t n) { Header('*', n); }
+
+void ReplyWriter::MapHeader(size_t pairs) {
+  if (protocol_ >= 3) {
+    Header('%', pairs);
+  } else {
+    Header('*', static_cast<uint64_t>(pairs) * 2);
+  }
+}
+
+void ReplyWriter::SetHeader(size_t n) { Header(protocol_ >= 3 ? '~' : '*', n); }
+
+void ReplyWriter::Double(double d) {
+  std::string text = FormatDouble(d);
+  if (protocol_ >= 3) {
+    Line(',', text);
+  } else {
+    Bulk(text);
+  }
+}
+
+void ReplyWriter::Bool(bool b) {
+  if (protocol_ >= 3) {
+    out_->append(b ? "#t\r\n" : "#f\r\n", 4);
+  } else {
+    out_->append(b ? ":1\r\n" : ":0\r\n", 4);
+  }
+}
+
+void ReplyWriter::Verbatim(std::string_view format3, std::string_view text) {
+  if (protocol_ < 3) {
+    Bulk(text);
+    return;
+  }
+  Header('=', text.size() + 4);
+  out_->append(format3.substr(0, 3));
+  out_->push_back(':');
+  out_->append(text);
+  out_->append("\r\n", 2);
+}
+
+void ReplyWriter::BigNumber(std::string_view digits) {
+  if (protocol_ >= 3) {
+    Line('(', digits);
+  } else {
+    Bulk(digits);
+  }
+}
+
+}  // namespace ebb::protocol

@@ -1,0 +1,324 @@
+#include "protocol/request_parser.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace ebb::protocol {
+
+namespace {
+
+// Redis's string2ll: optional '-', then digits without leading zeros ("0" alone is fine), no
+// '+', no spaces, no overflow.
+bool StringToInt64(std::string_view s, int64_t* out) {
+  if (s.empty()) return false;
+  if (s.size() == 1 && s[0] == '0') {
+    *out = 0;
+    return true;
+  }
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '-') {
+    negative = true;
+    i = 1;
+    if (s.size() == 1) return false;
+  }
+  if (s[i] < '1' || s[i] > '9') return false;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  if (negative) {
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1) return false;
+    *out = static_cast<int64_t>(0 - v);
+  } else {
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+    *out = static_cast<int64_t>(v);
+  }
+  return true;
+}
+
+// C's isspace in the "C" locale.
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+bool IsHexDigit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+}  // namespace
+
+ParserLimits ParserLimits::Unauthenticated() {
+  ParserLimits limits;
+  limits.max_multibulk_len = 10;
+  limits.max_bulk_len = 16384;
+  limits.unauthenticated = true;
+  return limits;
+}
+
+void RequestParser::Reset() {
+  in_multibulk_ = false;
+  pos_ = 0;
+  remaining_ = 0;
+  bulk_len_ = -1;
+  arg_refs_.clear();
+  owned_.clear();
+}
+
+ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& limits,
+                                 size_t* consumed) {
+  *consumed = 0;
+  args_.clear();
+  error_ = ParseError::kNone;
+  if (in_multibulk_ && pos_ > input.size()) Reset();  // the caller broke the contract: restart
+  if (in_multibulk_) return ParseMultibulk(input, limits, consumed);
+  Reset();
+  if (input.empty()) return ParseStatus::kNeedMore;
+  if (input[0] == '*') return ParseMultibulk(input, limits, consumed);
+  return ParseInline(input, limits, consumed);
+}
+
+ParseStatus RequestParser::ParseMultibulk(std::string_view input, const ParserLimits& limits,
+                                          size_t* consumed) {
+  if (!in_multibulk_) {
+    // The count line: up to the first '\r', which must be followed by one more byte.
+    size_t cr = input.find('\r');
+    if (cr == std::string_view::npos) {
+      if (input.size() > limits.max_inline_len) {
+        return Fail(ParseError::kTooBigMultibulkCount, consumed);
+      }
+      return ParseStatus::kNeedMore;
+    }
+    if (cr + 2 > input.size()) return ParseStatus::kNeedMore;
+    int64_t count = 0;
+    if (!StringToInt64(input.substr(1, cr - 1), &count)) {
+      return Fail(ParseError::kInvalidMultibulkLength, consumed);
+    }
+    if (count > 0 && static_cast<uint64_t>(count) > limits.max_multibulk_len) {
+      return Fail(limits.unauthenticated ? ParseError::kUnauthenticatedMultibulkLength
+                                         : ParseError::kInvalidMultibulkLength,
+                  consumed);
+    }
+    if (count <= 0) return Complete(input, cr + 2, consumed);
+    in_multibulk_ = true;
+    pos_ = cr + 2;
+    remaining_ = count;
+    bulk_len_ = -1;
+    arg_refs_.reserve(static_cast<size_t>(std::min<int64_t>(count, 1024)));
+  }
+
+  while (remaining_ > 0) {
+    if (bulk_len_ < 0) {
+      std::string_view rest = input.substr(pos_);
+      size_t cr = rest.find('\r');
+      if (cr == std::string_view::npos) {
+        if (rest.size() > limits.max_inline_len) {
+          return Fail(ParseError::kTooBigBulkCount, consumed);
+        }
+        return ParseStatus::kNeedMore;
+      }
+      if (cr + 2 > rest.size()) return ParseStatus::kNeedMore;
+      if (rest[0] != '$') {
+        bad_char_ = rest[0];
+        return Fail(ParseError::kExpectedDollar, consumed);
+      }
+      int64_t len = 0;
+      if (!StringToInt64(rest.substr(1, cr - 1), &len) || len < 0) {
+        return Fail(ParseError::kInvalidBulkLength, consumed);
+      }
+      if (static_cast<uint64_t>(len) > limits.max_bulk_len) {
+        return Fail(limits.unauthenticated ? ParseError::kUnauthenticatedBulkLength
+                                           : ParseError::kInvalidBulkLength,
+                    consumed);
+      }
+      pos_ += cr + 2;
+      bulk_len_ = len;
+    }
+    // The payload and the two bytes after it (Redis skips them without looking).
+    size_t need = static_cast<size_t>(bulk_len_) + 2;
+    if (input.size() - pos_ < need) return ParseStatus::kNeedMore;
+    arg_refs_.push_back({Source::kInput, pos_, static_cast<size_t>(bulk_len_)});
+    pos_ += need;
+    bulk_len_ = -1;
+    --remaining_;
+  }
+  return Complete(input, pos_, consumed);
+}
+
+ParseStatus RequestParser::ParseInline(std::string_view input, const ParserLimits& limits,
+                                       size_t* consumed) {
+  const void* found = std::memchr(input.data(), '\n', input.size());
+  if (found == nullptr) {
+    if (input.size() > limits.max_inline_len) return Fail(ParseError::kTooBigInline, consumed);
+    return ParseStatus::kNeedMore;
+  }
+  size_t newline = static_cast<const char*>(found) - input.data();
+  size_t line_end = newline;
+  if (line_end > 0 && input[line_end - 1] == '\r') --line_end;
+  if (!SplitInline(input, 0, line_end)) return Fail(ParseError::kUnbalancedQuotes, consumed);
+  return Complete(input, newline + 1, consumed);
+}
+
+bool RequestParser::SplitInline(std::string_view input, size_t begin, size_t end) {
+  // at(i) reads the line like a C string: past its end, or at a NUL, it is '\0'.
+  std::string_view line = input.substr(begin, end - begin);
+  if (size_t nul = line.find('\0'); nul != std::string_view::npos) line = line.substr(0, nul);
+  auto at = [&](size_t i) -> char { return i < line.size() ? line[i] : '\0'; };
+
+  size_t p = 0;
+  while (true) {
+    while (at(p) != '\0' && IsSpace(at(p))) ++p;
+    if (at(p) == '\0') return true;
+    // One token. Plain tokens stay views into input; quoted ones are decoded into owned_.
+    bool in_double = false, in_single = false, done = false, quoted = false;
+    size_t token_start = p;
+    std::string decoded;
+    while (!done) {
+      char c = at(p);
+      if (in_double) {
+        if (c == '\\' && at(p + 1) == 'x' && IsHexDigit(at(p + 2)) && IsHexDigit(at(p + 3))) {
+          decoded.push_back(static_cast<char>(HexValue(at(p + 2)) * 16 + HexValue(at(p + 3))));
+          p += 3;
+        } else if (c == '\\' && at(p + 1) != '\0') {
+          ++p;
+          switch (at(p)) {
+            case 'n':
+              decoded.push_back('\n');
+              break;
+            case 'r':
+              decoded.push_back('\r');
+              break;
+            case 't':
+              decoded.push_back('\t');
+              break;
+            case 'b':
+              decoded.push_back('\b');
+              break;
+            case 'a':
+              decoded.push_back('\a');
+              break;
+            default:
+              decoded.push_back(at(p));
+              break;
+          }
+        } else if (c == '"') {
+          if (at(p + 1) != '\0' && !IsSpace(at(p + 1))) return false;
+          done = true;
+        } else if (c == '\0') {
+          return false;
+        } else {
+          decoded.push_back(c);
+        }
+      } else if (in_single) {
+        if (c == '\\' && at(p + 1) == '\'') {
+          ++p;
+          decoded.push_back('\'');
+        } else if (c == '\'') {
+          if (at(p + 1) != '\0' && !IsSpace(at(p + 1))) return false;
+          done = true;
+        } else if (c == '\0') {
+          return false;
+        } else {
+          decoded.push_back(c);
+        }
+      } else {
+        switch (c) {
+          case ' ':
+          case '\n':
+          case '\r':
+          case '\t':
+          case '\0':
+            done = true;
+            break;
+          case '"':
+            in_double = quoted = true;
+            break;
+          case '\'':
+            in_single = quoted = true;
+            break;
+          default:
+            decoded.push_back(c);
+            break;
+        }
+      }
+      if (at(p) != '\0') ++p;
+    }
+    if (quoted) {
+      arg_refs_.push_back({Source::kOwned, owned_.size(), decoded.size()});
+      owned_.append(decoded);
+    } else {
+      arg_refs_.push_back({Source::kInput, begin + token_start, decoded.size()});
+    }
+  }
+}
+
+ParseStatus RequestParser::Complete(std::string_view input, size_t request_len, size_t* consumed) {
+  args_.reserve(arg_refs_.size());
+  for (const ArgRef& ref : arg_refs_) {
+    const std::string_view base = ref.source == Source::kInput ? input : std::string_view(owned_);
+    args_.push_back(base.substr(ref.offset, ref.len));
+  }
+  *consumed = request_len;
+  in_multibulk_ = false;
+  pos_ = 0;
+  remaining_ = 0;
+  bulk_len_ = -1;
+  arg_refs_.clear();
+  return ParseStatus::kComplete;
+}
+
+ParseStatus RequestParser::Fail(ParseError error, size_t* consumed) {
+  Reset();
+  error_ = error;
+  *consumed = 0;
+  return ParseStatus::kError;
+}
+
+std::string RequestParser::ErrorText() const {
+  std::string what;
+  switch (error_) {
+    case ParseError::kNone:
+      what = "none";
+      break;
+    case ParseError::kInvalidMultibulkLength:
+      what = "invalid multibulk length";
+      break;
+    case ParseError::kInvalidBulkLength:
+      what = "invalid bulk length";
+      break;
+    case ParseError::kExpectedDollar:
+      what = std::string("expected '$', got '") + bad_char_ + "'";
+      break;
+    case ParseError::kTooBigInline:
+      what = "too big inline request";
+      break;
+    case ParseError::kUnbalancedQuotes:
+      what = "unbalanced quotes in request";
+      break;
+    case ParseError::kTooBigMultibulkCount:
+      what = "too big mbulk count string";
+      break;
+    case ParseError::kTooBigBulkCount:
+      what = "too big bulk count string";
+      break;
+    case ParseError::kUnauthenticatedMultibulkLength:
+      what = "unauthenticated multibulk length";
+      break;
+    case ParseError::kUnauthenticatedBulkLength:
+      what = "unauthenticated bulk length";
+      break;
+  }
+  return "ERR Protocol error: " + what;
+}
+
+}  // namespace ebb::protocol
