@@ -1,0 +1,39 @@
+#include "types/ttl_policy.h"
+
+namespace ebb::types {
+
+int64_t TtlPolicy::TtlFor(std::string_view key) const {
+  for (const TtlRule& rule : rules_) {
+    if (match_(rule.pattern, key)) return rule.ttl_ms;
+  }
+  return default_ttl_ms_;
+}
+
+bool TtlPolicy::ResolveExpireAt(std::string_view key, int64_t ts_ms, const ExpiryOption& option,
+                                std::optional<int64_t>* expire_at) const {
+  int64_t ttl_ms = 0;
+  switch (option.kind) {
+    case ExpiryOption::Kind::kNone:
+      *expire_at = std::nullopt;
+      return true;
+    case ExpiryOption::Kind::kAbsolute:
+      *expire_at = option.value;
+      return true;
+    case ExpiryOption::Kind::kRelative:
+      ttl_ms = option.value;
+      break;
+    case ExpiryOption::Kind::kPolicy:
+      ttl_ms = TtlFor(key);
+      if (ttl_ms < 0) {
+        *expire_at = std::nullopt;
+        return true;
+      }
+      break;
+  }
+  int64_t at = 0;
+  if (__builtin_add_overflow(ts_ms, ttl_ms, &at)) return false;
+  *expire_at = at;
+  return true;
+}
+
+}  // namespace ebb::types
