@@ -1,0 +1,191 @@
+// PosixFileSystem and FaultInjectionFileSystem, observed through the FileSystem interface.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "storage/env/fault_injection_file_system.h"
+#include "storage/env/posix_file_system.h"
+
+namespace ebb::storage {
+namespace {
+
+class EnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ebb_env_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string ReadAll(const std::string& path) {
+    std::unique_ptr<SequentialFile> file;
+    EXPECT_TRUE(fs_->NewSequentialFile(path, &file).ok());
+    std::string out;
+    char scratch[7];  // odd size: many short reads
+    for (int i = 0; i < 100000; ++i) {
+      std::string_view chunk;
+      EXPECT_TRUE(file->Read(sizeof(scratch), &chunk, scratch).ok());
+      if (chunk.empty()) break;
+      out.append(chunk);
+    }
+    return out;
+  }
+
+  std::shared_ptr<FileSystem> fs_ = DefaultFileSystem();
+  std::string dir_;
+};
+
+TEST_F(EnvTest, WriteSyncReadBack) {
+  const std::string path = dir_ + "/a.log";
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(fs_->NewWritableFile(path, &file).ok());
+  std::string expected;
+  for (int i = 0; i < 5000; ++i) {  // crosses the 64 KiB buffer several times
+    const std::string piece = "record-" + std::to_string(i) + std::string(i % 50, 'x');
+    ASSERT_TRUE(file->Append(piece).ok());
+    expected += piece;
+  }
+  ASSERT_TRUE(file->Append(std::string(200000, 'z')).ok());  // larger than the buffer
+  expected += std::string(200000, 'z');
+  EXPECT_EQ(file->Size(), expected.size());
+  ASSERT_TRUE(file->Sync().ok());
+  ASSERT_TRUE(file->Close().ok());
+
+  uint64_t size = 0;
+  ASSERT_TRUE(fs_->GetFileSize(path, &size).ok());
+  EXPECT_EQ(size, expected.size());
+  EXPECT_EQ(ReadAll(path), expected);
+
+  std::unique_ptr<RandomAccessFile> ra;
+  ASSERT_TRUE(fs_->NewRandomAccessFile(path, &ra).ok());
+  char scratch[16];
+  std::string_view got;
+  ASSERT_TRUE(ra->Read(7, 9, &got, scratch).ok());
+  EXPECT_EQ(got, expected.substr(7, 9));
+  ASSERT_TRUE(ra->Read(expected.size() - 3, 16, &got, scratch).ok());
+  EXPECT_EQ(got, expected.substr(expected.size() - 3));  // short read at end of file
+}
+
+TEST_F(EnvTest, AppendableFileContinuesAtEnd) {
+  const std::string path = dir_ + "/b";
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(fs_->NewWritableFile(path, &file).ok());
+  ASSERT_TRUE(file->Append("hello ").ok());
+  ASSERT_TRUE(file->Close().ok());
+  ASSERT_TRUE(fs_->NewAppendableFile(path, &file).ok());
+  EXPECT_EQ(file->Size(), 6u);
+  ASSERT_TRUE(file->Append("world").ok());
+  file.reset();  // destruction flushes and closes
+  EXPECT_EQ(ReadAll(path), "hello world");
+}
+
+TEST_F(EnvTest, SequentialSkip) {
+  const std::string path = dir_ + "/c";
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(fs_->NewWritableFile(path, &file).ok());
+  ASSERT_TRUE(file->Append("0123456789").ok());
+  ASSERT_TRUE(file->Close().ok());
+  std::unique_ptr<SequentialFile> seq;
+  ASSERT_TRUE(fs_->NewSequentialFile(path, &seq).ok());
+  ASSERT_TRUE(seq->Skip(4).ok());
+  char scratch[10];
+  std::string_view got;
+  ASSERT_TRUE(seq->Read(3, &got, scratch).ok());
+  EXPECT_EQ(got, "456");
+}
+
+TEST_F(EnvTest, DirectoryOperations) {
+  const std::string sub = dir_ + "/x/y/z";
+  ASSERT_TRUE(fs_->CreateDirIfMissing(sub).ok());
+  ASSERT_TRUE(fs_->CreateDirIfMissing(sub).ok());  // idempotent
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(fs_->NewWritableFile(sub + "/f1", &file).ok());
+  ASSERT_TRUE(file->Append("abc").ok());
+  ASSERT_TRUE(file->Close().ok());
+  ASSERT_TRUE(fs_->RenameFile(sub + "/f1", sub + "/f2").ok());
+  ASSERT_TRUE(fs_->SyncDir(sub).ok());
+  EXPECT_FALSE(fs_->FileExists(sub + "/f1"));
+  EXPECT_TRUE(fs_->FileExists(sub + "/f2"));
+  std::vector<std::string> names;
+  ASSERT_TRUE(fs_->GetChildren(sub, &names).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"f2"});
+  ASSERT_TRUE(fs_->TruncateFile(sub + "/f2", 1).ok());
+  EXPECT_EQ(ReadAll(sub + "/f2"), "a");
+  ASSERT_TRUE(fs_->RemoveFile(sub + "/f2").ok());
+  EXPECT_FALSE(fs_->FileExists(sub + "/f2"));
+}
+
+TEST_F(EnvTest, ErrorsNameCallAndPath) {
+  const std::string missing = dir_ + "/nope/file";
+  std::unique_ptr<SequentialFile> seq;
+  Status s = fs_->NewSequentialFile(missing, &seq);
+  ASSERT_TRUE(s.IsIOError());
+  EXPECT_EQ(s.message(), "open " + missing + ": No such file or directory");
+  s = fs_->RemoveFile(missing);
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_NE(s.message().find("unlink " + missing), std::string::npos);
+  uint64_t size;
+  EXPECT_TRUE(fs_->GetFileSize(missing, &size).IsIOError());
+}
+
+TEST_F(EnvTest, LockIsExclusiveUntilReleased) {
+  const std::string path = dir_ + "/LOCK";
+  std::unique_ptr<FileLock> first, second;
+  ASSERT_TRUE(fs_->LockFile(path, &first).ok());
+  Status s = fs_->LockFile(path, &second);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_NE(s.message().find(path), std::string::npos);
+  first.reset();
+  EXPECT_TRUE(fs_->LockFile(path, &second).ok());
+}
+
+TEST_F(EnvTest, FaultInjectionFailsWritesAndSyncs) {
+  auto faulty = std::make_shared<FaultInjectionFileSystem>(fs_);
+  const std::string path = dir_ + "/w";
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(faulty->NewWritableFile(path, &file).ok());
+  ASSERT_TRUE(file->Append("ok").ok());
+  ASSERT_TRUE(file->Sync().ok());
+
+  faulty->SetFailWrites(true);
+  Status s = file->Append("lost");
+  ASSERT_TRUE(s.IsIOError());
+  EXPECT_EQ(s.message(), "write " + path + ": injected fault");
+  EXPECT_EQ(faulty->writes_failed(), 1u);
+  faulty->SetFailWrites(false);
+
+  faulty->SetFailSyncs(true);
+  ASSERT_TRUE(file->Append("more").ok());
+  EXPECT_TRUE(file->Sync().IsIOError());
+  EXPECT_TRUE(faulty->SyncDir(dir_).IsIOError());
+  EXPECT_EQ(faulty->syncs_failed(), 2u);
+  faulty->SetFailSyncs(false);
+  EXPECT_TRUE(faulty->SyncDir(dir_).ok());
+  EXPECT_EQ(faulty->appends(), 3u);
+  ASSERT_TRUE(file->Close().ok());
+  EXPECT_EQ(ReadAll(path), "okmore");  // the failed append wrote nothing
+}
+
+TEST_F(EnvTest, FaultInjectionDropsUnsyncedData) {
+  auto faulty = std::make_shared<FaultInjectionFileSystem>(fs_);
+  std::unique_ptr<WritableFile> a, b;
+  ASSERT_TRUE(faulty->NewWritableFile(dir_ + "/a", &a).ok());
+  ASSERT_TRUE(faulty->NewWritableFile(dir_ + "/b", &b).ok());
+  ASSERT_TRUE(a->Append("durable").ok());
+  ASSERT_TRUE(a->Sync().ok());
+  ASSERT_TRUE(a->Append("-volatile").ok());
+  ASSERT_TRUE(b->Append("never synced").ok());
+  a.reset();
+  b.reset();
+  ASSERT_TRUE(faulty->RenameFile(dir_ + "/a", dir_ + "/a2").ok());
+  ASSERT_TRUE(faulty->DropUnsyncedData().ok());
+  EXPECT_EQ(ReadAll(dir_ + "/a2"), "durable");
+  EXPECT_EQ(ReadAll(dir_ + "/b"), "");
+}
+
+}  // namespace
+}  // namespace ebb::storage
