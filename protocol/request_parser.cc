@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "protocol/split_args.h"
+
 namespace ebb::protocol {
 
 namespace {
@@ -39,21 +41,6 @@ bool StringToInt64(std::string_view s, int64_t* out) {
     *out = static_cast<int64_t>(v);
   }
   return true;
-}
-
-// C's isspace in the "C" locale.
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-bool IsHexDigit(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
 }
 
 }  // namespace
@@ -170,96 +157,14 @@ ParseStatus RequestParser::ParseInline(std::string_view input, const ParserLimit
 }
 
 bool RequestParser::SplitInline(std::string_view input, size_t begin, size_t end) {
-  // at(i) reads the line like a C string: past its end, or at a NUL, it is '\0'.
-  std::string_view line = input.substr(begin, end - begin);
-  if (size_t nul = line.find('\0'); nul != std::string_view::npos) line = line.substr(0, nul);
-  auto at = [&](size_t i) -> char { return i < line.size() ? line[i] : '\0'; };
-
-  size_t p = 0;
-  while (true) {
-    while (at(p) != '\0' && IsSpace(at(p))) ++p;
-    if (at(p) == '\0') return true;
-    // One token. Plain tokens stay views into input; quoted ones are decoded into owned_.
-    bool in_double = false, in_single = false, done = false, quoted = false;
-    size_t token_start = p;
-    std::string decoded;
-    while (!done) {
-      char c = at(p);
-      if (in_double) {
-        if (c == '\\' && at(p + 1) == 'x' && IsHexDigit(at(p + 2)) && IsHexDigit(at(p + 3))) {
-          decoded.push_back(static_cast<char>(HexValue(at(p + 2)) * 16 + HexValue(at(p + 3))));
-          p += 3;
-        } else if (c == '\\' && at(p + 1) != '\0') {
-          ++p;
-          switch (at(p)) {
-            case 'n':
-              decoded.push_back('\n');
-              break;
-            case 'r':
-              decoded.push_back('\r');
-              break;
-            case 't':
-              decoded.push_back('\t');
-              break;
-            case 'b':
-              decoded.push_back('\b');
-              break;
-            case 'a':
-              decoded.push_back('\a');
-              break;
-            default:
-              decoded.push_back(at(p));
-              break;
-          }
-        } else if (c == '"') {
-          if (at(p + 1) != '\0' && !IsSpace(at(p + 1))) return false;
-          done = true;
-        } else if (c == '\0') {
-          return false;
-        } else {
-          decoded.push_back(c);
-        }
-      } else if (in_single) {
-        if (c == '\\' && at(p + 1) == '\'') {
-          ++p;
-          decoded.push_back('\'');
-        } else if (c == '\'') {
-          if (at(p + 1) != '\0' && !IsSpace(at(p + 1))) return false;
-          done = true;
-        } else if (c == '\0') {
-          return false;
-        } else {
-          decoded.push_back(c);
-        }
-      } else {
-        switch (c) {
-          case ' ':
-          case '\n':
-          case '\r':
-          case '\t':
-          case '\0':
-            done = true;
-            break;
-          case '"':
-            in_double = quoted = true;
-            break;
-          case '\'':
-            in_single = quoted = true;
-            break;
-          default:
-            decoded.push_back(c);
-            break;
-        }
-      }
-      if (at(p) != '\0') ++p;
-    }
-    if (quoted) {
-      arg_refs_.push_back({Source::kOwned, owned_.size(), decoded.size()});
-      owned_.append(decoded);
+  return SplitArgs(input.substr(begin, end - begin), [&](const SplitToken& token) {
+    if (token.quoted) {
+      arg_refs_.push_back({Source::kOwned, owned_.size(), token.value.size()});
+      owned_.append(token.value);
     } else {
-      arg_refs_.push_back({Source::kInput, begin + token_start, decoded.size()});
+      arg_refs_.push_back({Source::kInput, begin + token.start, token.value.size()});
     }
-  }
+  });
 }
 
 ParseStatus RequestParser::Complete(std::string_view input, size_t request_len, size_t* consumed) {

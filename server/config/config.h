@@ -1,0 +1,151 @@
+// Config and ConfigRegistry: ebb's options, one table driving the config file, the command line,
+// CONFIG GET/SET/REWRITE and conf/ebb.conf.
+//
+// Config holds the typed values; ConfigRegistry owns the option table (name, parser, formatter,
+// default, mutability, doc) and the current Config. Every option name is Redis's where Redis has
+// the concept. Values are printed by Get() as follows:
+//   booleans     "yes" / "no"
+//   sizes        plain bytes ("67108864")
+//   durations    FormatDuration(): "unlimited", "0", "1500ms", "2d7h32m"
+//   seconds      plain integers (timeout, tcp-keepalive), as Redis
+//   lists        bind: addresses separated by spaces; ttl-rule: "<glob> <duration>" pairs
+//                separated by spaces (in the file, one `ttl-rule <glob> <duration>` line each)
+//   client-output-buffer-limit: "normal <hard> <soft> <seconds>" as Redis
+//
+// Thread-safety: none. The server reads and changes it on its event-loop thread only; the change
+// hook runs synchronously inside Set().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/config/glob.h"
+#include "server/config/units.h"
+
+namespace ebb::server {
+
+struct TtlRule {
+  std::string pattern;  // a GlobMatch pattern over the key
+  int64_t ttl_ms = -1;  // -1: unlimited
+  bool operator==(const TtlRule&) const = default;
+};
+
+enum class DebugCommandPolicy { kNo, kYes, kLocal };
+
+struct ClientOutputBufferLimit {
+  uint64_t hard_bytes = 0;
+  uint64_t soft_bytes = 0;
+  int64_t soft_seconds = 0;
+};
+
+// Typed option values; defaults are Redis's where Redis has the option.
+struct Config {
+  std::vector<std::string> bind = {"127.0.0.1"};
+  int port = 6379;
+  bool protected_mode = true;
+  std::string requirepass;
+  int databases = 16;
+  std::string dir = "./data";
+  int maxclients = 10000;
+  int64_t timeout_s = 0;
+  int64_t tcp_keepalive_s = 300;
+  uint64_t proto_max_bulk_len = 512ull << 20;
+  uint64_t client_query_buffer_limit = 1ull << 30;
+  ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"
+  DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
+  std::string loglevel = "notice";     // debug|verbose|notice|warning
+  std::string logfile;                 // "" = stdout
+  std::string wal_fsync = "everysec";  // always|everysec|no
+  uint64_t memtable_size = 64 << 20;
+  uint64_t block_cache_size = 256 << 20;
+  uint64_t block_size = 4096;
+  std::string compression = "lz4";  // none|lz4|zstd
+  bool expiration = true;
+  int64_t default_ttl_ms = -1;     // -1: unlimited
+  std::vector<TtlRule> ttl_rules;  // first match wins
+  int64_t default_retrieval_grace_ms = 0;
+  bool expiry_whole_file = true;
+  int64_t expiry_purge_deadline_ms = 86400000;
+};
+
+class ConfigRegistry {
+ public:
+  struct OptionInfo {
+    std::string name;
+    std::string default_text;  // as Get() prints the default
+    std::string doc;           // one line
+    bool mutable_at_runtime;
+  };
+
+  // Post: config() holds every default; no file is associated.
+  ConfigRegistry();
+  ~ConfigRegistry();
+  ConfigRegistry(const ConfigRegistry&) = delete;
+  ConfigRegistry& operator=(const ConfigRegistry&) = delete;
+
+  const Config& config() const { return config_; }
+
+  // Loads a Redis-style file: `name value...` lines, # comments, blank lines, "quoted" and
+  // 'quoted' values (sdssplitargs rules), names case-insensitive. `bind` takes one or more
+  // addresses; `ttl-rule <glob> <duration>` repeats (the first file line replaces the default
+  // list, later ones append). Post on success: values applied, the file remembered for Rewrite().
+  // On failure *error is e.g. "conf/ebb.conf:12: unknown option 'prot'" or
+  // "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer"; values from lines before
+  // the bad one stay applied.
+  bool LoadFile(const std::string& path, std::string* error);
+
+  // Parses `ebb-server [conf-file] [--<option> value...]...`: the optional positional file is
+  // loaded first, then every --flag (one per option in the table; --bind and --ttl-rule take
+  // several values and may repeat) is applied in order. On --help/--version: prints to stdout,
+  // sets *exit_now and returns true. On bad input: returns false with *error.
+  bool ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now);
+
+  // CONFIG GET: (name, value) for every option whose name matches the glob pattern
+  // (case-insensitive), in table order.
+  std::vector<std::pair<std::string, std::string>> Get(std::string_view pattern) const;
+
+  // CONFIG SET name value (name case-insensitive). Errors, as Redis 7 words them:
+  //   "ERR Unknown option or number of arguments for CONFIG SET - '<name>'"
+  //   "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>"
+  //   "ERR CONFIG SET failed (possibly related to argument '<name>') - can't set immutable config"
+  // Post on success: the value is applied and every OnChange hook was called with the
+  // canonical option name and the new Config. On failure nothing changed.
+  bool Set(std::string_view name, std::string_view value, std::string* error);
+
+  // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
+  void OnChange(std::function<void(std::string_view name, const Config&)> hook);
+
+  // CONFIG REWRITE: rewrites the file given to LoadFile() (or on the command line), keeping its
+  // comments and order: each option's first line is replaced in place by its current value (its
+  // later lines are dropped), options that differ from their default and have no line are
+  // appended. Written to a temporary file and renamed over the original.
+  // Errors: "The server is running without a config file", or the I/O failure.
+  bool Rewrite(std::string* error);
+
+  // Every option in table order.
+  std::vector<OptionInfo> Options() const;
+
+  // The path given to LoadFile(), or "".
+  const std::string& config_file() const { return config_file_; }
+
+  struct Option;  // one row of the option table (config_options.cc)
+
+ private:
+  const Option* Find(std::string_view name) const;
+  // Applies `values` to option `opt`; on failure fills *reason.
+  bool Apply(const Option& opt, const std::vector<std::string>& values, bool first_in_source,
+             std::string* reason);
+  std::vector<std::string> FileLines(const Option& opt) const;
+
+  Config config_;
+  std::vector<Option> options_;
+  std::string config_file_;
+  std::vector<std::function<void(std::string_view, const Config&)>> hooks_;
+};
+
+}  // namespace ebb::server

@@ -1,0 +1,20 @@
+// GlobMatch: Redis's stringmatch glob (util.c stringmatchlen), binary safe.
+//
+//   *        any run of bytes (also empty)
+//   ?        any one byte
+//   [abc]    one of the listed bytes; [a-z] a range (either order); [^...] negates;
+//            a backslash inside brackets escapes the next byte; an unclosed '[' matches
+//            the rest of the set up to the end of the pattern, as Redis does
+//   \x       the byte x literally
+//
+// Used by KEYS, SCAN MATCH, CONFIG GET and ttl-rule matching. Pure function; thread-safe.
+#pragma once
+
+#include <string_view>
+
+namespace ebb::server {
+
+// True if `text` matches `pattern` as a whole. nocase folds ASCII letters on both sides.
+bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase = false);
+
+}  // namespace ebb::server
