@@ -1,15 +1,357 @@
 #include "types/keyspace.h"
 
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "storage/util/coding.h"
+#include "storage/write_batch.h"
+
 namespace ebb::types {
 
-storage::Status Keyspace::Open(storage::Options options, const std::string& dir,
-                               std::unique_ptr<Keyspace>* keyspace) {
-  if (!options.clock) return storage::Status::InvalidArgument("Keyspace::Open needs a clock");
+namespace {
+
+constexpr std::string_view kVersionHwmRow = "version-hwm";
+constexpr uint64_t kVersionBlock = 65536;
+constexpr size_t kFlushBatchKeys = 1024;
+constexpr uint64_t kRandomKeyExactLimit = 100000;
+
+using storage::Status;
+
+}  // namespace
+
+Keyspace::Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clock> clock,
+                   std::shared_ptr<TypesCompactionFilter> filter)
+    : db_(std::move(db)), clock_(std::move(clock)), filter_(std::move(filter)) {}
+
+Keyspace::~Keyspace() {
+  filter_->SetDb(nullptr);
+  db_.reset();
+}
+
+Status Keyspace::Open(storage::Options options, const std::string& dir,
+                      std::unique_ptr<Keyspace>* keyspace) {
+  if (!options.clock) return Status::InvalidArgument("Keyspace::Open needs a clock");
+  auto filter = std::make_shared<TypesCompactionFilter>();
+  options.compaction_filter = filter;
   std::unique_ptr<storage::DB> db;
-  storage::Status s = storage::DB::Open(options, dir, &db);
+  Status s = storage::DB::Open(options, dir, &db);
   if (!s.ok()) return s;
-  keyspace->reset(new Keyspace(std::move(db), options.clock));
-  return s;
+  filter->SetDb(db.get());
+  std::unique_ptr<Keyspace> ks(new Keyspace(std::move(db), options.clock, std::move(filter)));
+
+  storage::Row hwm;
+  s = ks->db_->Get(storage::ReadOptions(), SystemKey(kVersionHwmRow), &hwm);
+  uint64_t start = 0;
+  if (s.ok()) {
+    std::string_view in = hwm.value;
+    if (!storage::GetFixed64(&in, &start)) return Status::Corruption("bad version-hwm row");
+  } else if (!s.IsNotFound()) {
+    return s;
+  }
+  ks->next_version_ = std::max<uint64_t>(start, 1);
+  ks->version_limit_ = ks->next_version_;  // the first NewVersion persists a new mark
+  *keyspace = std::move(ks);
+  return Status::OK();
+}
+
+storage::WriteOptions Keyspace::WriteOptions() const {
+  storage::WriteOptions options;
+  options.defer_sync = defer_sync_;
+  return options;
+}
+
+Status Keyspace::NewVersion(uint64_t* version) {
+  if (next_version_ >= version_limit_) {
+    uint64_t limit = next_version_ + kVersionBlock;
+    std::string value;
+    storage::PutFixed64(&value, limit);
+    Status s = db_->Put(WriteOptions(), SystemKey(kVersionHwmRow), value);
+    if (!s.ok()) return s;
+    version_limit_ = limit;
+  }
+  *version = next_version_++;
+  return Status::OK();
+}
+
+Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace) {
+  storage::ReadOptions options;
+  options.retrieval_grace_ms = grace;
+  storage::Row row;
+  Status s = db_->Get(options, MetaKey(db, key), &row);
+  if (!s.ok()) return s;
+  std::string_view payload;
+  if (!DecodeMetaValue(row.value, &out->type, &payload)) {
+    return Status::Corruption("bad metadata row value");
+  }
+  out->payload.assign(payload);
+  out->meta = row.meta;
+  return Status::OK();
+}
+
+Status Keyspace::Exists(int db, std::string_view key, bool* exists) {
+  KeyMetaRow meta;
+  Status s = GetMeta(db, key, &meta);
+  *exists = s.ok();
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+Status Keyspace::Type(int db, std::string_view key, std::optional<KeyType>* type) {
+  KeyMetaRow meta;
+  Status s = GetMeta(db, key, &meta);
+  if (s.ok()) {
+    *type = meta.type;
+  } else {
+    type->reset();
+  }
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+Status Keyspace::WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms) {
+  storage::WriteOptions options = WriteOptions();
+  options.timestamp_ms = std::max(NowMs(), min_timestamp_ms);
+  return db_->Delete(options, MetaKey(db, key));
+}
+
+Status Keyspace::Delete(int db, std::string_view key, bool* deleted) {
+  *deleted = false;
+  KeyMetaRow meta;
+  Status s = GetMeta(db, key, &meta);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  int64_t newest_ts = meta.meta.timestamp_or_zero();
+  if (meta.type == KeyType::kString) {
+    // The version a full-grace read takes may carry a later timestamp than the newest write.
+    KeyMetaRow widest;
+    Status w = GetMeta(db, key, &widest, std::numeric_limits<int64_t>::max());
+    if (w.ok()) newest_ts = std::max(newest_ts, widest.meta.timestamp_or_zero());
+  }
+  s = WriteTombstone(db, key, newest_ts);
+  if (!s.ok()) return s;
+  *deleted = true;
+  return Status::OK();
+}
+
+Status Keyspace::Expire(int db, std::string_view key, int64_t expire_at_ms,
+                        ExpireCondition condition, bool* applied) {
+  *applied = false;
+  KeyMetaRow meta;
+  Status s = GetMeta(db, key, &meta);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  const std::optional<int64_t>& current = meta.meta.expire_at_ms;
+  switch (condition) {
+    case ExpireCondition::kAlways:
+      break;
+    case ExpireCondition::kNx:
+      if (current) return Status::OK();
+      break;
+    case ExpireCondition::kXx:
+      if (!current) return Status::OK();
+      break;
+    case ExpireCondition::kGt:  // persistent = infinite: never greater
+      if (!current || expire_at_ms <= *current) return Status::OK();
+      break;
+    case ExpireCondition::kLt:  // persistent = infinite: always less
+      if (current && expire_at_ms >= *current) return Status::OK();
+      break;
+  }
+  if (expire_at_ms <= NowMs()) {
+    bool deleted = false;
+    s = Delete(db, key, &deleted);
+    if (!s.ok()) return s;
+    ++expired_keys_;
+    *applied = true;
+    return Status::OK();
+  }
+  storage::WriteOptions options = WriteOptions();
+  options.timestamp_ms = meta.meta.timestamp_ms;
+  options.expire_at_ms = expire_at_ms;
+  s = db_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  if (!s.ok()) return s;
+  *applied = true;
+  return Status::OK();
+}
+
+Status Keyspace::Persist(int db, std::string_view key, bool* applied) {
+  *applied = false;
+  KeyMetaRow meta;
+  Status s = GetMeta(db, key, &meta);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  if (!meta.meta.expire_at_ms) return Status::OK();
+  storage::WriteOptions options = WriteOptions();
+  options.timestamp_ms = meta.meta.timestamp_ms;
+  s = db_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  if (!s.ok()) return s;
+  *applied = true;
+  return Status::OK();
+}
+
+Status Keyspace::GetExpireAt(int db, std::string_view key, std::optional<int64_t>* expire_at) {
+  KeyMetaRow meta;
+  Status s = GetMeta(db, key, &meta);
+  if (!s.ok()) return s;
+  *expire_at = meta.meta.expire_at_ms;
+  return Status::OK();
+}
+
+Status Keyspace::ForEachMeta(
+    int db, std::string_view start,
+    const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit) {
+  storage::ReadOptions options;
+  options.lower_bound = MetaKey(db, start);
+  options.upper_bound = MetaKeyUpperBound(db);
+  options.fill_cache = false;
+  std::unique_ptr<storage::Iterator> it = db_->NewIterator(options);
+  for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
+    int key_db = 0;
+    std::string_view user_key;
+    if (!ParseMetaKey(it->key(), &key_db, &user_key) || key_db != db) break;
+    if (!visit(user_key, it->value(), it->meta())) break;
+  }
+  return it->status();
+}
+
+uint64_t Keyspace::RememberCursor(std::string last_key) {
+  uint64_t cursor = next_cursor_++;
+  if (next_cursor_ == 0) next_cursor_ = 1;  // 0 is "start/end"; wrapping needs 2^64 calls
+  cursors_[cursor] = std::move(last_key);
+  cursor_order_.push_back(cursor);
+  while (cursor_order_.size() > kMaxCursors) {
+    cursors_.erase(cursor_order_.front());
+    cursor_order_.pop_front();
+  }
+  return cursor;
+}
+
+Status Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
+                      std::optional<KeyType> type, ScanResult* out) {
+  out->cursor = 0;
+  out->keys.clear();
+  std::string start;
+  if (cursor != 0) {
+    auto found = cursors_.find(cursor);
+    if (found == cursors_.end()) return Status::InvalidArgument("invalid cursor");
+    start = found->second;
+    start.push_back('\0');  // the smallest key after the last one returned
+  }
+  count = std::max<size_t>(count, 1);
+  size_t examined = 0;
+  bool more = false;
+  std::string last;
+  Status s = ForEachMeta(
+      db, start, [&](std::string_view key, std::string_view value, const storage::RowMeta&) {
+        if (examined == count) {
+          more = true;
+          return false;
+        }
+        ++examined;
+        last.assign(key);
+        KeyType key_type;
+        std::string_view payload;
+        if (type && (!DecodeMetaValue(value, &key_type, &payload) || key_type != *type)) {
+          return true;
+        }
+        if (match && !(*match)(key)) return true;
+        out->keys.emplace_back(key);
+        return true;
+      });
+  if (!s.ok()) return s;
+  if (more) out->cursor = RememberCursor(std::move(last));
+  return Status::OK();
+}
+
+Status Keyspace::Keys(int db, const KeyMatcher* match, std::vector<std::string>* keys) {
+  keys->clear();
+  return ForEachMeta(db, {}, [&](std::string_view key, std::string_view, const storage::RowMeta&) {
+    if (!match || (*match)(key)) keys->emplace_back(key);
+    return true;
+  });
+}
+
+Status Keyspace::DbSize(int db, uint64_t* size) {
+  *size = 0;
+  return ForEachMeta(db, {}, [&](std::string_view, std::string_view, const storage::RowMeta&) {
+    ++*size;
+    return true;
+  });
+}
+
+Status Keyspace::RandomKey(int db, std::optional<std::string>* key) {
+  key->reset();
+  uint64_t size = 0;
+  Status s = DbSize(db, &size);
+  if (!s.ok() || size == 0) return s;
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string start;
+  uint64_t skip = 0;
+  if (size <= kRandomKeyExactLimit) {
+    skip = std::uniform_int_distribution<uint64_t>(0, size - 1)(rng);
+  } else {
+    // Large databases: seek to a random point (cheaper, less uniform).
+    for (int i = 0; i < 8; ++i) start.push_back(static_cast<char>(rng() & 0xFF));
+  }
+  s = ForEachMeta(db, start, [&](std::string_view k, std::string_view, const storage::RowMeta&) {
+    if (skip > 0) {
+      --skip;
+      return true;
+    }
+    *key = std::string(k);
+    return false;
+  });
+  if (!s.ok() || key->has_value()) return s;
+  // Seeked past the last key: wrap around to the first.
+  return ForEachMeta(db, {}, [&](std::string_view k, std::string_view, const storage::RowMeta&) {
+    *key = std::string(k);
+    return false;
+  });
+}
+
+Status Keyspace::FlushRange(const std::string& lower, const std::string& upper) {
+  storage::ReadOptions options;
+  options.lower_bound = lower;
+  options.upper_bound = upper;
+  options.fill_cache = false;
+  std::unique_ptr<storage::Iterator> it = db_->NewIterator(options);
+  storage::WriteBatch batch;
+  const int64_t now = NowMs();
+  for (it->Seek(lower); it->Valid(); it->Next()) {
+    storage::WriteOptions tombstone;
+    tombstone.timestamp_ms = std::max(now, it->meta().timestamp_or_zero());
+    batch.Delete(tombstone, it->key());
+    if (batch.Count() >= kFlushBatchKeys) {
+      Status s = db_->Write(WriteOptions(), batch);
+      if (!s.ok()) return s;
+      batch.Clear();
+    }
+  }
+  if (!it->status().ok()) return it->status();
+  if (batch.Empty()) return Status::OK();
+  return db_->Write(WriteOptions(), batch);
+}
+
+Status Keyspace::FlushDb(int db) { return FlushRange(MetaKeyPrefix(db), MetaKeyUpperBound(db)); }
+
+Status Keyspace::FlushAll() {
+  return FlushRange(std::string(1, static_cast<char>(KeyTag::kMeta)),
+                    std::string(1, static_cast<char>(KeyTag::kSubRow)));
+}
+
+DbStats Keyspace::GetDbStats(int db) {
+  DbStats stats;
+  const int64_t now = NowMs();
+  uint64_t ttl_sum = 0;
+  ForEachMeta(db, {}, [&](std::string_view, std::string_view, const storage::RowMeta& meta) {
+    ++stats.keys;
+    if (meta.expire_at_ms) {
+      ++stats.expires;
+      ttl_sum += static_cast<uint64_t>(std::max<int64_t>(*meta.expire_at_ms - now, 0));
+    }
+    return true;
+  });
+  if (stats.expires > 0) stats.avg_ttl_ms = ttl_sum / stats.expires;
+  return stats;
 }
 
 }  // namespace ebb::types

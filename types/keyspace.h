@@ -2,37 +2,165 @@
 //
 // This is the entry point the server holds: it opens the engine with the types' compaction
 // filter installed and offers typed operations (no RESP here). The key layout is
-// docs/key-encoding.md. Databases (SELECT n) are separate keyspaces inside one engine.
-// Thread-safety: operations run on the server's command thread; the engine's background threads
-// only call the compaction filter.
+// docs/key-encoding.md. Databases (SELECT n) are separate keyspaces inside one engine; every
+// `db` argument REQUIRES 0 <= db < kMaxDatabases (256).
+//
+// Generic operations work on any type and read only metadata rows. Expired keys are absent for
+// all of them at once (the engine hides expired rows). Writes use WriteOptions() below, whose
+// defer_sync follows set_defer_sync (the server sets it under wal-fsync always and then calls
+// DB::SyncWal before acknowledging — group commit).
+//
+// Thread-safety: operations run on the server's single command thread (not thread-safe among
+// themselves); the engine's background threads only call the compaction filter, which is.
 #pragma once
 
+#include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "storage/clock.h"
 #include "storage/db.h"
 #include "storage/options.h"
 #include "storage/status.h"
+#include "types/compaction_filter.h"
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
 
 namespace ebb::types {
+
+// Decides whether a user key matches (KEYS / SCAN MATCH); the server passes its glob matcher.
+using KeyMatcher = std::function<bool(std::string_view user_key)>;
+
+// EXPIRE's NX|XX|GT|LT (Redis 7: a persistent key counts as an infinite TTL for GT/LT).
+enum class ExpireCondition { kAlways, kNx, kXx, kGt, kLt };
+
+// INFO keyspace: dbN:keys=..,expires=..,avg_ttl=..
+struct DbStats {
+  uint64_t keys = 0;        // live keys
+  uint64_t expires = 0;     // live keys with an expiry
+  uint64_t avg_ttl_ms = 0;  // mean remaining TTL of those, 0 if none
+};
+
+struct ScanResult {
+  uint64_t cursor = 0;            // 0: the iteration is complete
+  std::vector<std::string> keys;  // user keys, in byte order
+};
 
 class Keyspace {
  public:
   // Opens the engine in `dir` with `options` (its clock must be set), installing the types'
-  // compaction filter.
+  // compaction filter (any options.compaction_filter given is replaced).
   static storage::Status Open(storage::Options options, const std::string& dir,
                               std::unique_ptr<Keyspace>* keyspace);
 
+  ~Keyspace();
+  Keyspace(const Keyspace&) = delete;
+  Keyspace& operator=(const Keyspace&) = delete;
+
   storage::DB& db() { return *db_; }
   const storage::Clock& clock() const { return *clock_; }
+  int64_t NowMs() const { return clock_->NowMs(); }
+
+  // Group commit: when set, every write this class (and the types using WriteOptions()) makes
+  // is not fdatasync'ed by the engine; the caller must call db().SyncWal() before replying.
+  void set_defer_sync(bool defer) { defer_sync_ = defer; }
+  bool defer_sync() const { return defer_sync_; }
+  // Fresh write options carrying defer_sync (no timestamp, no expiry).
+  storage::WriteOptions WriteOptions() const;
+
+  // The types' compaction filter, to register sub-row hooks (TLOG's cutoff rule).
+  TypesCompactionFilter& compaction_filter() { return *filter_; }
+
+  // A new incarnation version for a collection key: unique across the engine and restarts
+  // (docs/key-encoding.md, "Versions"). May write the high-water-mark row. Status not OK only
+  // if that write failed.
+  storage::Status NewVersion(uint64_t* version);
+
+  // ---- metadata (every type's WRONGTYPE check)
+
+  // The live metadata row of `key`. NotFound when absent, deleted or expired; Corruption if the
+  // row does not decode. `grace` is the retrieval grace (string keys' out-of-order versions).
+  storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace = 0);
+
+  // ---- generic key operations (DEL, EXISTS, TYPE, EXPIRE, ...)
+
+  // *exists = whether the key is live.
+  storage::Status Exists(int db, std::string_view key, bool* exists);
+  // The key's type, nullopt if absent.
+  storage::Status Type(int db, std::string_view key, std::optional<KeyType>* type);
+  // Removes the key (whatever its type; sub-rows become orphans). *deleted = it existed.
+  // String keys get a tombstone timestamp >= every timestamp the read saw, so the deletion wins
+  // under any retrieval grace.
+  storage::Status Delete(int db, std::string_view key, bool* deleted);
+  // Sets the whole key's expiry to `expire_at_ms` if the key exists and `condition` holds;
+  // a time <= now deletes the key instead. *applied = whether it did either (EXPIRE's 1/0).
+  storage::Status Expire(int db, std::string_view key, int64_t expire_at_ms,
+                         ExpireCondition condition, bool* applied);
+  // Removes the expiry. *applied = the key existed and had an expiry.
+  storage::Status Persist(int db, std::string_view key, bool* applied);
+  // NotFound if the key is absent; else *expire_at = its expiry (nullopt: persistent).
+  storage::Status GetExpireAt(int db, std::string_view key, std::optional<int64_t>* expire_at);
+
+  // ---- whole-database operations
+
+  // One SCAN step: examines up to `count` keys (>= 1) after `cursor`, returns those matching
+  // `match` (null: all) and `type` (nullopt: all). cursor 0 starts; a returned cursor 0 ends.
+  // A full iteration returns every key that was live throughout it exactly once.
+  // InvalidArgument("invalid cursor") if `cursor` was not handed out (or has been forgotten).
+  storage::Status Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
+                       std::optional<KeyType> type, ScanResult* out);
+  // Every live key matching `match` (null: all), in byte order.
+  storage::Status Keys(int db, const KeyMatcher* match, std::vector<std::string>* keys);
+  // A random live key; nullopt if the database is empty.
+  storage::Status RandomKey(int db, std::optional<std::string>* key);
+  // The number of live keys.
+  storage::Status DbSize(int db, uint64_t* size);
+  // Removes every key of `db` / of every database.
+  storage::Status FlushDb(int db);
+  storage::Status FlushAll();
+  // Keys, keys with expiry, and mean remaining TTL of `db` (INFO keyspace). On an engine error
+  // it counts what it could read.
+  DbStats GetDbStats(int db);
+
+  // Keys a command found expired (INFO stats expired_keys): EXPIRE with a time in the past, and
+  // reads that noticed a key's expiry passing.
+  uint64_t expired_keys() const { return expired_keys_; }
 
  private:
-  Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clock> clock)
-      : db_(std::move(db)), clock_(std::move(clock)) {}
+  Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clock> clock,
+           std::shared_ptr<TypesCompactionFilter> filter);
+
+  // Visits every live metadata row of `db` in key order, from `start` (inclusive; empty: the
+  // first); stops when `visit` returns false.
+  storage::Status ForEachMeta(
+      int db, std::string_view start,
+      const std::function<bool(std::string_view user_key, std::string_view value,
+                               const storage::RowMeta& meta)>& visit);
+  storage::Status WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms);
+  storage::Status FlushRange(const std::string& lower, const std::string& upper);
+  uint64_t RememberCursor(std::string last_key);
 
   std::unique_ptr<storage::DB> db_;
   std::shared_ptr<storage::Clock> clock_;
+  std::shared_ptr<TypesCompactionFilter> filter_;
+  bool defer_sync_ = false;
+  uint64_t expired_keys_ = 0;
+
+  // Versions [next_version_, version_limit_) are covered by the persisted high-water mark.
+  uint64_t next_version_ = 0;
+  uint64_t version_limit_ = 0;
+
+  // SCAN cursors: number -> last user key returned, oldest evicted first.
+  static constexpr size_t kMaxCursors = 4096;
+  uint64_t next_cursor_ = 1;
+  std::unordered_map<uint64_t, std::string> cursors_;
+  std::deque<uint64_t> cursor_order_;
 };
 
 }  // namespace ebb::types

@@ -1,0 +1,54 @@
+// TypesCompactionFilter: the engine compaction filter that types/ installs (Keyspace::Open).
+//
+// It drops orphaned sub-rows (docs/key-encoding.md, "Compaction filter"): a sub-row
+// 0x02|db|key|version|element is dropped when the metadata row of (db, key) is absent or
+// expired, is not a collection type, or names another version. For sub-rows of the current
+// incarnation it asks the hook registered for the key's type (e.g. TLOG: entry below the
+// cutoff -> drop); with no hook the row is kept. Every other row (system, metadata, rows that do
+// not parse) is kept: their expiry is the engine's business.
+//
+// The filter reads metadata with DB::Get at call time (no cache: see the doc). Until SetDb is
+// called with the open DB — and after SetDb(nullptr) — it keeps every row.
+// Thread-safety: Filter is called from engine background threads; SetDb and RegisterSubRowHook
+// may be called from any thread at any time.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+
+#include "storage/compaction_filter.h"
+#include "storage/db.h"
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
+
+namespace ebb::types {
+
+// Decides the fate of a sub-row of a live incarnation: `meta` is the key's metadata row (its
+// version equals key.version), `key` the parsed sub-row key, `row_meta`/`value` the sub-row.
+// For kChangeValue put the replacement in *new_value. Called from background threads.
+using SubRowHook = std::function<storage::CompactionFilter::Decision(
+    const KeyMetaRow& meta, const SubRowKeyParts& key, const storage::RowMeta& row_meta,
+    std::string_view value, int64_t now_ms, std::string* new_value)>;
+
+class TypesCompactionFilter final : public storage::CompactionFilter {
+ public:
+  // The DB to read metadata rows from; nullptr detaches (then every row is kept). Waits for
+  // Filter calls using the previous DB to finish.
+  void SetDb(storage::DB* db);
+  // Installs (or, with an empty function, removes) the hook for sub-rows of `type`.
+  void RegisterSubRowHook(KeyType type, SubRowHook hook);
+
+  Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
+                  int64_t now_ms, std::string* new_value) const override;
+  const char* Name() const override { return "ebb.types"; }
+
+ private:
+  mutable std::shared_mutex mu_;  // guards db_ and hooks_
+  storage::DB* db_ = nullptr;
+  std::map<KeyType, SubRowHook> hooks_;
+};
+
+}  // namespace ebb::types

@@ -1,0 +1,107 @@
+#include "types/key_encoding.h"
+
+#include "storage/util/coding.h"
+
+namespace ebb::types {
+
+namespace {
+
+char Byte(KeyTag tag) { return static_cast<char>(tag); }
+
+bool GetDb(std::string_view* input, int* db) {
+  if (input->empty()) return false;
+  *db = static_cast<uint8_t>((*input)[0]);
+  input->remove_prefix(1);
+  return true;
+}
+
+}  // namespace
+
+std::string MetaKey(int db, std::string_view user_key) {
+  std::string key = MetaKeyPrefix(db);
+  key.append(user_key);
+  return key;
+}
+
+std::string MetaKeyPrefix(int db) {
+  std::string key;
+  key.push_back(Byte(KeyTag::kMeta));
+  key.push_back(static_cast<char>(static_cast<uint8_t>(db)));
+  return key;
+}
+
+std::string MetaKeyUpperBound(int db) { return PrefixUpperBound(MetaKeyPrefix(db)); }
+
+bool ParseMetaKey(std::string_view engine_key, int* db, std::string_view* user_key) {
+  if (engine_key.empty() || engine_key[0] != Byte(KeyTag::kMeta)) return false;
+  engine_key.remove_prefix(1);
+  if (!GetDb(&engine_key, db)) return false;
+  *user_key = engine_key;
+  return true;
+}
+
+std::string SubRowPrefix(int db, std::string_view user_key, uint64_t version) {
+  std::string key;
+  key.push_back(Byte(KeyTag::kSubRow));
+  key.push_back(static_cast<char>(static_cast<uint8_t>(db)));
+  storage::PutLengthPrefixed(&key, user_key);
+  PutFixed64BE(&key, version);
+  return key;
+}
+
+std::string SubRowKey(int db, std::string_view user_key, uint64_t version,
+                      std::string_view element) {
+  std::string key = SubRowPrefix(db, user_key, version);
+  key.append(element);
+  return key;
+}
+
+std::string PrefixUpperBound(std::string_view prefix) {
+  std::string bound(prefix);
+  while (!bound.empty()) {
+    auto last = static_cast<uint8_t>(bound.back());
+    if (last != 0xFF) {
+      bound.back() = static_cast<char>(last + 1);
+      return bound;
+    }
+    bound.pop_back();
+  }
+  return bound;
+}
+
+bool ParseSubRowKey(std::string_view engine_key, SubRowKeyParts* parts) {
+  if (engine_key.empty() || engine_key[0] != Byte(KeyTag::kSubRow)) return false;
+  engine_key.remove_prefix(1);
+  if (!GetDb(&engine_key, &parts->db)) return false;
+  if (!storage::GetLengthPrefixed(&engine_key, &parts->user_key)) return false;
+  if (!GetFixed64BE(&engine_key, &parts->version)) return false;
+  parts->element = engine_key;
+  return true;
+}
+
+std::string SystemKey(std::string_view name) {
+  std::string key;
+  key.push_back(Byte(KeyTag::kSystem));
+  key.append(name);
+  return key;
+}
+
+void PutFixed64BE(std::string* dst, uint64_t value) {
+  char buf[8];
+  for (int i = 7; i >= 0; --i) {
+    buf[i] = static_cast<char>(value & 0xFF);
+    value >>= 8;
+  }
+  dst->append(buf, 8);
+}
+
+bool GetFixed64BE(std::string_view* input, uint64_t* value) {
+  if (input->size() < 8) return false;
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>((*input)[i]);
+  *value = v;
+  input->remove_prefix(8);
+  return true;
+}
+
+}  // namespace ebb::types

@@ -1,0 +1,66 @@
+#include "types/key_meta.h"
+
+#include "storage/util/coding.h"
+
+namespace ebb::types {
+
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+constexpr KeyType kAllTypes[] = {KeyType::kString, KeyType::kTreg, KeyType::kTlog};
+
+}  // namespace
+
+std::string_view KeyTypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kString:
+      return "string";
+    case KeyType::kTreg:
+      return "treg";
+    case KeyType::kTlog:
+      return "tlog";
+  }
+  return "none";
+}
+
+std::optional<KeyType> KeyTypeFromName(std::string_view name) {
+  for (KeyType type : kAllTypes) {
+    if (EqualsIgnoreCase(name, KeyTypeName(type))) return type;
+  }
+  return std::nullopt;
+}
+
+bool IsCollectionType(KeyType type) { return type == KeyType::kTlog; }
+
+std::string EncodeMetaValue(KeyType type, std::string_view payload) {
+  std::string value;
+  value.reserve(1 + payload.size());
+  value.push_back(static_cast<char>(type));
+  value.append(payload);
+  return value;
+}
+
+bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* payload) {
+  if (value.empty()) return false;
+  auto tag = static_cast<uint8_t>(value[0]);
+  if (tag > static_cast<uint8_t>(KeyType::kTlog)) return false;
+  *type = static_cast<KeyType>(tag);
+  *payload = value.substr(1);
+  return true;
+}
+
+bool DecodeCollectionVersion(std::string_view payload, uint64_t* version) {
+  return storage::GetVarint64(&payload, version);
+}
+
+}  // namespace ebb::types
