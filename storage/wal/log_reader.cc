@@ -1,0 +1,212 @@
+#include "storage/wal/log_reader.h"
+
+#include "storage/util/coding.h"
+#include "storage/util/crc32c.h"
+#include "storage/wal/log_format.h"
+
+namespace ebb::storage {
+
+using log::kBlockSize;
+using log::kHeaderSize;
+using log::RecordType;
+
+namespace {
+
+// True if a physical record with a valid checksum and a known non-zero type starts at data[0].
+bool IsValidRecordAt(std::string_view data) {
+  if (data.size() < kHeaderSize) return false;
+  const uint8_t type = static_cast<uint8_t>(data[6]);
+  if (type == 0 || type > log::kMaxRecordType) return false;
+  const size_t length = static_cast<uint8_t>(data[4]) | (static_cast<uint8_t>(data[5]) << 8);
+  if (kHeaderSize + length > data.size()) return false;
+  const uint32_t expected = crc32c::Unmask(DecodeFixed32(data.data()));
+  return crc32c::Value(data.data() + 6, 1 + length) == expected;
+}
+
+bool AllZero(std::string_view data) {
+  for (char c : data) {
+    if (c != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+LogReader::LogReader(std::unique_ptr<SequentialFile> file, std::string name)
+    : file_(std::move(file)), name_(std::move(name)), backing_(new char[kBlockSize]) {}
+
+LogReader::~LogReader() = default;
+
+bool LogReader::ReadBlock(Status* status) {
+  size_t got = 0;
+  while (got < kBlockSize) {
+    std::string_view chunk;
+    Status s = file_->Read(kBlockSize - got, &chunk, backing_.get() + got);
+    if (!s.ok()) {
+      *status = s;
+      return false;
+    }
+    if (chunk.empty()) break;
+    if (chunk.data() != backing_.get() + got) {
+      std::copy(chunk.begin(), chunk.end(), backing_.get() + got);
+    }
+    got += chunk.size();
+  }
+  if (got < kBlockSize) eof_ = true;
+  buffer_ = std::string_view(backing_.get(), got);
+  end_of_buffer_offset_ += got;
+  return got > 0;
+}
+
+LogReader::Physical LogReader::ReadPhysicalRecord(uint8_t* type, std::string_view* fragment,
+                                                  uint64_t* offset, const char** damage_reason,
+                                                  Status* status) {
+  for (;;) {
+    if (buffer_.size() < kHeaderSize) {
+      if (!eof_) {
+        // The rest of this block is its trailer; move on to the next block.
+        if (!AllZero(buffer_)) {
+          *offset = end_of_buffer_offset_ - buffer_.size();
+          *damage_reason = "non-zero block trailer";
+          return Physical::kDamage;
+        }
+        if (!ReadBlock(status)) return status->ok() ? Physical::kEof : Physical::kIoError;
+        continue;
+      }
+      *offset = end_of_buffer_offset_ - buffer_.size();
+      // A short zero trailer exactly at a block end is a clean end; anything else is cut short.
+      if (buffer_.empty() || (AllZero(buffer_) && end_of_buffer_offset_ % kBlockSize == 0)) {
+        buffer_ = {};
+        return Physical::kEof;
+      }
+      *damage_reason = "truncated record header";
+      return Physical::kDamage;
+    }
+    *offset = end_of_buffer_offset_ - buffer_.size();
+    const uint8_t t = static_cast<uint8_t>(buffer_[6]);
+    const size_t length =
+        static_cast<uint8_t>(buffer_[4]) | (static_cast<uint8_t>(buffer_[5]) << 8);
+    if (kHeaderSize + length > buffer_.size()) {
+      *damage_reason = eof_ ? "truncated record" : "bad record length";
+      return Physical::kDamage;
+    }
+    if (t == 0) {
+      *damage_reason = "zero-filled region";
+      return Physical::kDamage;
+    }
+    const uint32_t expected = crc32c::Unmask(DecodeFixed32(buffer_.data()));
+    if (crc32c::Value(buffer_.data() + 6, 1 + length) != expected) {
+      *damage_reason = "checksum mismatch";
+      return Physical::kDamage;
+    }
+    if (t > log::kMaxRecordType) {
+      *damage_reason = "unknown record type";
+      return Physical::kDamage;
+    }
+    *type = t;
+    *fragment = buffer_.substr(kHeaderSize, length);
+    buffer_.remove_prefix(kHeaderSize + length);
+    return Physical::kRecord;
+  }
+}
+
+bool LogReader::ReadRecord(std::string* record, Status* status) {
+  *status = Status::OK();
+  record->clear();
+  if (done_) return false;
+  scratch_.clear();
+  bool in_fragmented = false;
+  uint64_t record_start = 0;
+  for (;;) {
+    uint8_t type = 0;
+    std::string_view fragment;
+    uint64_t offset = 0;
+    const char* reason = nullptr;
+    switch (ReadPhysicalRecord(&type, &fragment, &offset, &reason, status)) {
+      case Physical::kIoError:
+        done_ = true;
+        return false;
+      case Physical::kEof:
+        done_ = true;
+        if (in_fragmented) {
+          torn_tail_ = true;
+          torn_tail_offset_ = last_record_end_;
+        }
+        return false;
+      case Physical::kDamage:
+        return HandleDamage(offset, reason, status);
+      case Physical::kRecord:
+        break;
+    }
+    const uint64_t end = end_of_buffer_offset_ - buffer_.size();
+    switch (static_cast<RecordType>(type)) {
+      case RecordType::kFull:
+        if (in_fragmented) {
+          // A valid record follows the broken fragmented one: never skip it silently.
+          done_ = true;
+          *status = Status::Corruption(name_ + ": fragmented record without its end at offset " +
+                                       std::to_string(record_start));
+          return false;
+        }
+        record->assign(fragment);
+        last_record_end_ = end;
+        return true;
+      case RecordType::kFirst:
+        if (in_fragmented) {
+          done_ = true;
+          *status = Status::Corruption(name_ + ": fragmented record without its end at offset " +
+                                       std::to_string(record_start));
+          return false;
+        }
+        in_fragmented = true;
+        record_start = offset;
+        scratch_.assign(fragment);
+        break;
+      case RecordType::kMiddle:
+      case RecordType::kLast:
+        if (!in_fragmented) {
+          done_ = true;
+          *status = Status::Corruption(name_ + ": fragment without a first part at offset " +
+                                       std::to_string(offset));
+          return false;
+        }
+        scratch_.append(fragment);
+        if (static_cast<RecordType>(type) == RecordType::kLast) {
+          record->swap(scratch_);
+          scratch_.clear();
+          last_record_end_ = end;
+          return true;
+        }
+        break;
+      case RecordType::kZero:
+        break;  // unreachable: rejected as damage by ReadPhysicalRecord
+    }
+  }
+}
+
+bool LogReader::HandleDamage(uint64_t offset, const char* reason, Status* status) {
+  done_ = true;
+  if (ValidRecordFollows(status)) {
+    *status = Status::Corruption(name_ + ": " + reason + " at offset " + std::to_string(offset));
+    return false;
+  }
+  if (!status->ok()) return false;  // I/O error while looking ahead
+  torn_tail_ = true;
+  torn_tail_offset_ = last_record_end_;
+  return false;
+}
+
+bool LogReader::ValidRecordFollows(Status* status) {
+  // Within the damaged block a later record may start anywhere: try every position.
+  for (size_t pos = 1; pos + kHeaderSize <= buffer_.size(); ++pos) {
+    if (IsValidRecordAt(buffer_.substr(pos))) return true;
+  }
+  // Every later block starts with a record header.
+  while (!eof_) {
+    if (!ReadBlock(status)) return false;
+    if (IsValidRecordAt(buffer_)) return true;
+  }
+  return false;
+}
+
+}  // namespace ebb::storage

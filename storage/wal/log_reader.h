@@ -1,0 +1,70 @@
+// LogReader: reads back the logical records of a log file written by LogWriter.
+//
+// Recovery rules (docs/wal-format.md, "Recovery"):
+//  - A clean end of file ends the read: ReadRecord returns false with an OK status.
+//  - A torn tail — an incomplete record at the end of the file, or a damaged region (bad
+//    checksum, zero-filled, impossible length, fragment out of order) after which NO valid record
+//    follows — ends the read too: ReadRecord returns false with an OK status, torn_tail() is true
+//    and torn_tail_offset() is where the file should be truncated (the end of the last complete
+//    record). The caller truncates and logs a warning.
+//  - Damage followed by at least one valid record is never skipped: ReadRecord returns false with
+//    Status::Corruption("<name>: <what> at offset <n>"), n = the file offset of the damage.
+//  - An I/O error is returned as is.
+// Thread-safety: not thread-safe; one reader is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "storage/env/file.h"
+#include "storage/status.h"
+
+namespace ebb::storage {
+
+class LogReader {
+ public:
+  // `name` (usually the path) is used in error messages.
+  LogReader(std::unique_ptr<SequentialFile> file, std::string name);
+  ~LogReader();
+
+  LogReader(const LogReader&) = delete;
+  LogReader& operator=(const LogReader&) = delete;
+
+  // On true: *record holds the next logical record and *status is OK. On false: the end, a torn
+  // tail (OK status, see torn_tail()) or an error (*status not OK). Once false, stays false.
+  bool ReadRecord(std::string* record, Status* status);
+
+  // File offset just past the last record returned (0 before the first).
+  uint64_t LastRecordEndOffset() const { return last_record_end_; }
+  bool torn_tail() const { return torn_tail_; }
+  // Where to truncate when torn_tail(); equals LastRecordEndOffset().
+  uint64_t torn_tail_offset() const { return torn_tail_offset_; }
+
+ private:
+  enum class Physical { kRecord, kEof, kDamage, kIoError };
+
+  Physical ReadPhysicalRecord(uint8_t* type, std::string_view* fragment, uint64_t* offset,
+                              const char** damage_reason, Status* status);
+  // Reads the next block into backing_; false at end of file or on error (*status set).
+  bool ReadBlock(Status* status);
+  // Decides whether damage at `offset` is a torn tail or a Corruption; always returns false.
+  bool HandleDamage(uint64_t offset, const char* reason, Status* status);
+  // True if some valid physical record starts after the damage (which is at buffer_[0]).
+  bool ValidRecordFollows(Status* status);
+
+  std::unique_ptr<SequentialFile> file_;
+  const std::string name_;
+  std::unique_ptr<char[]> backing_;
+  std::string_view buffer_;            // unread part of the current block
+  uint64_t end_of_buffer_offset_ = 0;  // file offset just past buffer_
+  bool eof_ = false;
+  bool done_ = false;
+  uint64_t last_record_end_ = 0;
+  bool torn_tail_ = false;
+  uint64_t torn_tail_offset_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace ebb::storage

@@ -1,0 +1,123 @@
+// WriteBatch encoding (docs/wal-format.md, "Write batch payload"):
+//   rep   = count:varint32 entry*
+//   entry = op:u8 (WriteBatch::Op) | key:length-prefixed | row:length-prefixed (encoded row,
+//           format/internal_key.h; a tombstone's row carries its timestamp and an empty value)
+// The DB prepends fixed64 first-sequence when it writes the batch to the WAL.
+#include "storage/write_batch.h"
+
+#include <limits>
+
+#include "storage/format/internal_key.h"
+#include "storage/util/coding.h"
+
+namespace ebb::storage {
+namespace {
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return out;
+}
+
+// Replaces the varint count at the front of rep.
+void SetCount(std::string* rep, size_t count) {
+  std::string_view probe = *rep;
+  uint32_t old_count = 0;
+  const size_t old_len = GetVarint32(&probe, &old_count) ? rep->size() - probe.size() : 0;
+  std::string encoded;
+  PutVarint32(&encoded, static_cast<uint32_t>(count));
+  rep->replace(0, old_len, encoded);
+}
+
+void AppendEntry(std::string* rep, WriteBatch::Op op, std::string_view key, const RowMeta& meta,
+                 std::string_view value) {
+  rep->push_back(static_cast<char>(op));
+  PutLengthPrefixed(rep, key);
+  PutVarint32(rep, static_cast<uint32_t>(EncodedRowLength(meta, value)));
+  AppendEncodedRow(rep, meta, value);
+}
+
+}  // namespace
+
+WriteBatch::WriteBatch() { Clear(); }
+
+void WriteBatch::Clear() {
+  rep_.clear();
+  rep_.push_back('\0');  // count 0
+  count_ = 0;
+}
+
+void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::string_view value,
+                     int64_t now_ms) {
+  RowMeta meta;
+  meta.timestamp_ms = options.timestamp_ms;
+  if (options.expire_at_ms) {
+    meta.expire_at_ms = options.expire_at_ms;
+  } else if (options.ttl_ms) {
+    meta.expire_at_ms = SaturatingAdd(options.timestamp_ms.value_or(now_ms), *options.ttl_ms);
+  }
+  AppendEntry(&rep_, Op::kPut, key, meta, value);
+  SetCount(&rep_, ++count_);
+}
+
+void WriteBatch::Delete(const WriteOptions& options, std::string_view key) {
+  RowMeta meta;
+  meta.timestamp_ms = options.timestamp_ms;
+  AppendEntry(&rep_, Op::kDelete, key, meta, {});
+  SetCount(&rep_, ++count_);
+}
+
+namespace {
+
+// Decodes rep, calling handler (if any) per entry; sets *count.
+Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count) {
+  uint32_t n = 0;
+  if (!GetVarint32(&rep, &n)) return Status::Corruption("write batch: malformed count");
+  for (uint32_t i = 0; i < n; ++i) {
+    if (rep.empty()) return Status::Corruption("write batch: fewer entries than its count");
+    const uint8_t op = static_cast<uint8_t>(rep[0]);
+    rep.remove_prefix(1);
+    if (op > static_cast<uint8_t>(WriteBatch::Op::kPut)) {
+      return Status::Corruption("write batch: unknown op " + std::to_string(op));
+    }
+    WriteBatch::Entry entry;
+    entry.op = static_cast<WriteBatch::Op>(op);
+    std::string_view row;
+    if (!GetLengthPrefixed(&rep, &entry.key) || !GetLengthPrefixed(&rep, &row)) {
+      return Status::Corruption("write batch: truncated entry");
+    }
+    if (!DecodeRow(row, &entry.meta, &entry.value)) {
+      return Status::Corruption("write batch: malformed row");
+    }
+    if (entry.op == WriteBatch::Op::kDelete && (!entry.value.empty() || entry.meta.expire_at_ms)) {
+      return Status::Corruption("write batch: delete carries a value or expiry");
+    }
+    if (handler != nullptr) handler->Apply(entry);
+  }
+  if (!rep.empty()) return Status::Corruption("write batch: trailing bytes after its entries");
+  *count = n;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status WriteBatch::Iterate(Handler* handler) const {
+  // Validate the whole batch first, so a damaged batch applies nothing.
+  size_t count = 0;
+  Status s = Decode(rep_, nullptr, &count);
+  if (!s.ok()) return s;
+  return Decode(rep_, handler, &count);
+}
+
+Status WriteBatch::FromRep(std::string_view rep, WriteBatch* batch) {
+  size_t count = 0;
+  Status s = Decode(rep, nullptr, &count);
+  if (!s.ok()) return s;
+  batch->rep_.assign(rep);
+  batch->count_ = count;
+  return Status::OK();
+}
+
+}  // namespace ebb::storage
