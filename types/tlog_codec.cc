@@ -1,0 +1,97 @@
+#include "types/tlog_codec.h"
+
+#include <limits>
+
+#include "storage/util/coding.h"
+
+namespace ebb::types {
+namespace {
+
+constexpr uint64_t kMaxTs = std::numeric_limits<uint64_t>::max();
+constexpr char kEscaped = '\xFF';  // complement of 0x00: always followed by kEscapeTail
+constexpr char kEscapeTail = '\x00';
+constexpr char kTerminatorTail = '\xFE';
+
+void PutFixed64BE(std::string* dst, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) dst->push_back(static_cast<char>(v >> shift));
+}
+
+bool GetFixed64BE(std::string_view* input, uint64_t* v) {
+  if (input->size() < 8) return false;
+  uint64_t result = 0;
+  for (int i = 0; i < 8; ++i) result = (result << 8) | static_cast<unsigned char>((*input)[i]);
+  input->remove_prefix(8);
+  *v = result;
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeTlogMeta(const TlogMeta& meta) {
+  std::string out;
+  storage::PutVarint64(&out, meta.version);
+  storage::PutFixed64(&out, meta.cutoff);
+  storage::PutVarint64(&out, meta.size);
+  return out;
+}
+
+bool DecodeTlogMeta(std::string_view payload, TlogMeta* meta) {
+  return storage::GetVarint64(&payload, &meta->version) &&
+         storage::GetFixed64(&payload, &meta->cutoff) &&
+         storage::GetVarint64(&payload, &meta->size) && payload.empty();
+}
+
+void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value) {
+  PutFixed64BE(dst, kMaxTs - ts);
+  dst->reserve(dst->size() + value.size() + 2);
+  for (char c : value) {
+    if (c == '\0') {
+      dst->push_back(kEscaped);
+      dst->push_back(kEscapeTail);
+    } else {
+      dst->push_back(static_cast<char>(~static_cast<unsigned char>(c)));
+    }
+  }
+  dst->push_back(kEscaped);
+  dst->push_back(kTerminatorTail);
+}
+
+std::string TlogElementSeekTs(uint64_t ts) {
+  std::string out;
+  PutFixed64BE(&out, kMaxTs - ts);
+  return out;
+}
+
+bool DecodeTlogElementTs(std::string_view element, uint64_t* ts) {
+  uint64_t inverted;
+  if (!GetFixed64BE(&element, &inverted)) return false;
+  *ts = kMaxTs - inverted;
+  return true;
+}
+
+bool DecodeTlogElement(std::string_view element, uint64_t* ts, std::string* value) {
+  uint64_t inverted;
+  if (!GetFixed64BE(&element, &inverted)) return false;
+  *ts = kMaxTs - inverted;
+  value->clear();
+  value->reserve(element.size());
+  for (size_t i = 0; i < element.size(); ++i) {
+    char c = element[i];
+    if (c != kEscaped) {
+      value->push_back(static_cast<char>(~static_cast<unsigned char>(c)));
+      continue;
+    }
+    if (i + 1 >= element.size()) return false;
+    char tail = element[++i];
+    if (tail == kEscapeTail) {
+      value->push_back('\0');
+    } else if (tail == kTerminatorTail) {
+      return i + 1 == element.size();  // the terminator ends the element
+    } else {
+      return false;
+    }
+  }
+  return false;  // no terminator
+}
+
+}  // namespace ebb::types

@@ -1,0 +1,50 @@
+// TLOG's on-disk encodings (docs/key-encoding.md, "TLOG"). on-disk: never change.
+//
+// Metadata payload (after the type byte 2 of the metadata row):
+//   varint64 version | fixed64-LE cutoff | varint64 size
+// `size` is the number of entries with ts >= cutoff in the sub-rows of `version` — kept exact
+// by every write, so SIZE is one point read.
+//
+// Sub-row element (the tail of 0x02|db|len|key|version|element), one row per entry, row value
+// empty:
+//   fixed64-BE (2^64-1 - ts) | DescendingBytes(value)
+// so a forward scan of a log's prefix meets entries newest first: higher ts first, then greater
+// value first. DescendingBytes(v) maps each byte b to 0xFF-b, except 0x00, which becomes
+// 0xFF 0x00, and appends the terminator 0xFF 0xFE. It is the bytewise complement of the
+// escaped ascending encoding (0x00 -> 0x00 0xFF, terminator 0x00 0x01), which is prefix-free and
+// order-preserving; complementing a prefix-free order-preserving code reverses the order. So an
+// extension sorts before its prefix, as the newest-first list requires.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ebb::types {
+
+struct TlogMeta {
+  uint64_t version = 0;
+  uint64_t cutoff = 0;
+  uint64_t size = 0;
+
+  bool operator==(const TlogMeta&) const = default;
+};
+
+// The metadata payload (without the type byte).
+std::string EncodeTlogMeta(const TlogMeta& meta);
+// False if `payload` is malformed (truncated or trailing bytes).
+bool DecodeTlogMeta(std::string_view payload, TlogMeta* meta);
+
+// Appends the element of entry (value, ts) to *dst.
+void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value);
+// The element bytes that sort just before every entry with timestamp <= ts (i.e. where the
+// entries with timestamp <= ts begin in a log's scan order).
+std::string TlogElementSeekTs(uint64_t ts);
+// Decodes an element. False if malformed.
+bool DecodeTlogElement(std::string_view element, uint64_t* ts, std::string* value);
+// Decodes only the timestamp of an element. False if shorter than 8 bytes.
+bool DecodeTlogElementTs(std::string_view element, uint64_t* ts);
+
+}  // namespace ebb::types
