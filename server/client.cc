@@ -1,0 +1,33 @@
+#include "server/client.h"
+
+#include <fmt/format.h>
+
+namespace ebb::server {
+
+bool Client::is_local() const {
+  return addr_.rfind("127.", 0) == 0 || addr_.rfind("[::1]", 0) == 0 ||
+         addr_.rfind("::1:", 0) == 0 || addr_.rfind("unix", 0) == 0;
+}
+
+void Client::RequestClose() {
+  if (close_requested_) return;
+  close_requested_ = true;
+  if (close_hook_) close_hook_();
+}
+
+std::string Client::InfoLine(int64_t now_ms) const {
+  return fmt::format(
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags=N db={} sub=0 psub=0 ssub=0 "
+      "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl=0 oll=0 omem={} "
+      "tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+      id_, addr_, laddr_, fd_, name_, age_s(now_ms), idle_s(now_ms), db_index_, query_buffer_bytes_,
+      query_buffer_bytes_, output_buffer_bytes_, query_buffer_bytes_ + output_buffer_bytes_,
+      last_command_, resp_, lib_name_, lib_ver_);
+}
+
+Client* ClientRegistry::Find(uint64_t id) const {
+  auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second;
+}
+
+}  // namespace ebb::server

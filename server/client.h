@@ -1,0 +1,110 @@
+// Client: what the server knows about one connected client (CLIENT LIST/INFO, HELLO, AUTH,
+// SELECT), and ClientRegistry, the set of connected clients.
+//
+// A Client is owned by its connection (server/net/connection.h) and registered in the
+// ClientRegistry for its lifetime. Handlers read and change their own client through
+// CommandContext::client; CLIENT KILL reaches other clients through the registry.
+// Thread-safety: none; everything here lives on the command (io) thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace ebb::server {
+
+class Client {
+ public:
+  // REQUIRES: id unique among clients of this process; now_ms from the system clock.
+  Client(uint64_t id, std::string addr, std::string laddr, int fd, int64_t now_ms)
+      : id_(id),
+        addr_(std::move(addr)),
+        laddr_(std::move(laddr)),
+        fd_(fd),
+        created_ms_(now_ms),
+        last_interaction_ms_(now_ms) {}
+
+  uint64_t id() const { return id_; }
+  const std::string& addr() const { return addr_; }    // "ip:port" of the peer
+  const std::string& laddr() const { return laddr_; }  // "ip:port" of our side
+  int fd() const { return fd_; }
+  // True when the peer is on a loopback address (enable-debug-command local).
+  bool is_local() const;
+
+  int db_index() const { return db_index_; }
+  void set_db_index(int db) { db_index_ = db; }
+  int resp() const { return resp_; }  // 2 or 3
+  void set_resp(int v) { resp_ = v; }
+  const std::string& name() const { return name_; }
+  void set_name(std::string_view n) { name_ = n; }
+  bool authenticated() const { return authenticated_; }
+  void set_authenticated(bool a) { authenticated_ = a; }
+  const std::string& lib_name() const { return lib_name_; }
+  void set_lib_name(std::string_view v) { lib_name_ = v; }
+  const std::string& lib_ver() const { return lib_ver_; }
+  void set_lib_ver(std::string_view v) { lib_ver_ = v; }
+
+  int64_t age_s(int64_t now_ms) const { return (now_ms - created_ms_) / 1000; }
+  int64_t idle_s(int64_t now_ms) const { return (now_ms - last_interaction_ms_) / 1000; }
+  int64_t last_interaction_ms() const { return last_interaction_ms_; }
+  void Touch(int64_t now_ms) { last_interaction_ms_ = now_ms; }
+
+  // The last command run, as CLIENT LIST prints it ("get", "client|list").
+  const std::string& last_command() const { return last_command_; }
+  void set_last_command(std::string_view c) { last_command_ = c; }
+
+  // Buffer sizes the connection reports for CLIENT LIST (qbuf, omem).
+  void set_buffer_sizes(size_t query, size_t output) {
+    query_buffer_bytes_ = query;
+    output_buffer_bytes_ = output;
+  }
+
+  // Asks the connection to close once the replies already produced are written. Safe to call
+  // on the client currently running a command (it closes after this reply) or on another one.
+  void RequestClose();
+  bool close_requested() const { return close_requested_; }
+  // Installed by the connection: how to close it when RequestClose is called from elsewhere.
+  void set_close_hook(std::function<void()> hook) { close_hook_ = std::move(hook); }
+
+  // One CLIENT LIST line (without the trailing newline), Redis 7.2's field order.
+  std::string InfoLine(int64_t now_ms) const;
+
+ private:
+  const uint64_t id_;
+  const std::string addr_;
+  const std::string laddr_;
+  const int fd_;
+  const int64_t created_ms_;
+  int64_t last_interaction_ms_;
+  int db_index_ = 0;
+  int resp_ = 2;
+  bool authenticated_ = false;
+  bool close_requested_ = false;
+  std::string name_;
+  std::string lib_name_;
+  std::string lib_ver_;
+  std::string last_command_ = "NULL";
+  size_t query_buffer_bytes_ = 0;
+  size_t output_buffer_bytes_ = 0;
+  std::function<void()> close_hook_;
+};
+
+// The connected clients by id (ascending, as CLIENT LIST prints them).
+class ClientRegistry {
+ public:
+  // REQUIRES: no client with the same id is registered.
+  void Add(Client* client) { clients_[client->id()] = client; }
+  void Remove(uint64_t id) { clients_.erase(id); }
+  Client* Find(uint64_t id) const;
+  size_t size() const { return clients_.size(); }
+  const std::map<uint64_t, Client*>& all() const { return clients_; }
+  uint64_t NextId() { return ++last_id_; }
+
+ private:
+  std::map<uint64_t, Client*> clients_;
+  uint64_t last_id_ = 0;
+};
+
+}  // namespace ebb::server

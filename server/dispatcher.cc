@@ -1,0 +1,76 @@
+#include "server/dispatcher.h"
+
+#include <string>
+
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+bool ArityOk(int arity, size_t argc) {
+  if (arity >= 0) return argc == static_cast<size_t>(arity);
+  return argc >= static_cast<size_t>(-arity);
+}
+
+}  // namespace
+
+Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
+                                        protocol::ReplyWriter& reply) {
+  Result result;
+  const CommandSpec* spec = server_->commands().Find(args[0]);
+  if (spec == nullptr) {
+    reply.Error(UnknownCommandError(args[0], args.subspan(1)));
+    return result;
+  }
+  uint32_t flags = spec->flags;
+  std::string full_name = spec->name;
+  if (!spec->subcommands.empty()) {
+    if (args.size() < 2) {
+      // Redis reports a bare container by its own arity (always "at least 2").
+      reply.Error(WrongArgsError(full_name));
+      return result;
+    }
+    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
+    if (sub == nullptr) {
+      reply.Error(UnknownSubcommandError(args[0], args[1]));
+      return result;
+    }
+    spec = sub;
+    flags |= sub->flags;
+    full_name += '|';
+    full_name += sub->name;
+  }
+  if (!ArityOk(spec->arity, args.size())) {
+    reply.Error(WrongArgsError(full_name));
+    return result;
+  }
+  if (flags & kCmdDebug) {
+    DebugCommandPolicy policy = server_->config().enable_debug_command;
+    if (policy == DebugCommandPolicy::kNo ||
+        (policy == DebugCommandPolicy::kLocal && !client.is_local())) {
+      reply.Error(kDebugNotAllowed);
+      return result;
+    }
+  }
+  if (!server_->config().requirepass.empty() && !client.authenticated() && !(flags & kCmdNoAuth)) {
+    reply.Error(kNoAuth);
+    return result;
+  }
+  if (spec->handler == nullptr) {  // a container row without subcommands: not served
+    reply.Error(UnknownCommandError(args[0], args.subspan(1)));
+    return result;
+  }
+  client.set_last_command(full_name);
+  server_->stats().total_commands_processed++;
+  CommandContext ctx{args, reply, client, *server_};
+  spec->handler(ctx);
+  result.command = spec;
+  result.is_write = (flags & kCmdWrite) != 0;
+  return result;
+}
+
+}  // namespace ebb::server

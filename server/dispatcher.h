@@ -1,0 +1,45 @@
+// Dispatcher: runs one parsed request against the command table.
+//
+// It checks, once and in Redis 7's order (server.c processCommand), everything a handler may
+// then take for granted: the command exists (else "unknown command" with Redis's truncation),
+// a container's subcommand exists ("unknown subcommand ... Try CMD HELP."), the arity in Redis's
+// sign convention ("wrong number of arguments for 'cmd' command", subcommands as "cmd|sub"),
+// the DEBUG switch (enable-debug-command), and authentication (NOAUTH when requirepass is set,
+// the client has not authenticated and the command lacks kCmdNoAuth). Then it runs the handler.
+// Thread-safety: none; the command (io) thread only.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace ebb::protocol {
+class ReplyWriter;
+}
+
+namespace ebb::server {
+
+class Client;
+class ServerContext;
+struct CommandSpec;
+
+class Dispatcher {
+ public:
+  // REQUIRES: server outlives the dispatcher.
+  explicit Dispatcher(ServerContext* server) : server_(server) {}
+
+  struct Result {
+    const CommandSpec* command = nullptr;  // the row that ran; nullptr if the request was refused
+    bool is_write = false;                 // the row has kCmdWrite
+  };
+
+  // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
+  // for commands that reply nothing, e.g. after QUIT closes) to `reply`.
+  // REQUIRES: !args.empty().
+  Result Dispatch(std::span<const std::string_view> args, Client& client,
+                  protocol::ReplyWriter& reply);
+
+ private:
+  ServerContext* server_;
+};
+
+}  // namespace ebb::server

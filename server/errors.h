@@ -1,0 +1,65 @@
+// Every error text ebb replies with, in one place, worded exactly as Redis 7 words it
+// (COMMANDS.md "Error wording"). Handlers reply with `ctx.reply.Error(kSyntaxError)` or one of
+// the formatting functions below; nothing else in server/ spells an error text.
+//
+// Texts include their code ("ERR ...", "WRONGTYPE ...") and no leading '-' or trailing CRLF.
+// Thread-safety: constants and pure functions.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ebb::server {
+
+inline constexpr std::string_view kSyntaxError = "ERR syntax error";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr std::string_view kAuthNotConfigured =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr std::string_view kNoProto = "NOPROTO unsupported protocol version";
+inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+inline constexpr std::string_view kNoSuchClient = "ERR No such client";
+inline constexpr std::string_view kClientNameInvalid =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kTimeoutNotInteger =
+    "ERR timeout is not an integer or out of range";
+inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
+
+// "ERR wrong number of arguments for '<name>' command"; `name` is lower case, subcommands as
+// "config|get".
+std::string WrongArgsError(std::string_view name);
+
+// "ERR unknown command '<name>', with args beginning with: '<a1>' '<a2>' " with Redis's
+// truncation: the name to 128 bytes; arguments appended while the list is shorter than 128
+// bytes, each cut so the list stays within 128 bytes. `args` excludes the name.
+std::string UnknownCommandError(std::string_view name, std::span<const std::string_view> args);
+
+// "ERR unknown subcommand '<sub>'. Try <CMD> HELP." (<sub> cut to 128 bytes, <CMD> upper case).
+std::string UnknownSubcommandError(std::string_view container, std::string_view sub);
+
+// "ERR invalid expire time in '<cmd>' command" (cmd lower case).
+std::string InvalidExpireTimeError(std::string_view cmd);
+
+// "ERR invalid duration '<text>'".
+std::string InvalidDurationError(std::string_view text);
+
+// "ERR Unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." — not used
+// by the dispatcher (which reports arity itself) but by handlers that take free-form tails.
+std::string SubcommandSyntaxError(std::string_view container, std::string_view sub);
+
+}  // namespace ebb::server

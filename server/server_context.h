@@ -1,0 +1,69 @@
+// ServerContext: the process-wide state a command handler may use — configuration, the
+// keyspace, the clock, stats, the command table and the connected clients.
+//
+// One instance lives for the whole process (server/main.cc builds it); handlers reach it as
+// CommandContext::server. Unit tests build one without a keyspace to exercise the dispatcher.
+// Thread-safety: none; used only on the command (io) thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "server/client.h"
+#include "server/config/config.h"
+#include "server/server_stats.h"
+#include "storage/clock.h"
+
+namespace ebb::types {
+class Keyspace;
+}
+
+namespace ebb::server {
+
+class CommandTable;
+
+class ServerContext {
+ public:
+  // REQUIRES: registry, commands and clock outlive the context.
+  ServerContext(ConfigRegistry* registry, const CommandTable* commands,
+                storage::PinnableClock* clock);
+
+  const Config& config() const { return registry_->config(); }
+  ConfigRegistry& config_registry() { return *registry_; }
+  // REQUIRES: set_keyspace was called (always true inside ebb-server).
+  types::Keyspace& keyspace() { return *keyspace_; }
+  bool has_keyspace() const { return keyspace_ != nullptr; }
+  void set_keyspace(types::Keyspace* keyspace) { keyspace_ = keyspace; }
+  storage::PinnableClock& clock() { return *clock_; }
+  ServerStats& stats() { return stats_; }
+  const CommandTable& commands() const { return *commands_; }
+  ClientRegistry& clients() { return clients_; }
+
+  // True under `wal-fsync always`: handlers then write with WriteOptions::defer_sync = true and
+  // the connection syncs the WAL once per read batch before sending its replies (group commit).
+  bool defer_sync() const { return defer_sync_; }
+  void set_defer_sync(bool v) { defer_sync_ = v; }
+
+  // Asks the server to shut down (SHUTDOWN, SIGTERM): it stops accepting, flushes the replies
+  // already produced, closes the keyspace and exits 0. The hook is installed by the server.
+  void RequestShutdown();
+  bool shutdown_requested() const { return shutdown_requested_; }
+  void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
+
+  // Wall-clock ms when the server started (INFO uptime).
+  int64_t start_time_ms() const { return start_time_ms_; }
+
+ private:
+  ConfigRegistry* registry_;
+  const CommandTable* commands_;
+  storage::PinnableClock* clock_;
+  types::Keyspace* keyspace_ = nullptr;
+  ServerStats stats_;
+  ClientRegistry clients_;
+  bool defer_sync_ = false;
+  bool shutdown_requested_ = false;
+  std::function<void()> shutdown_hook_;
+  int64_t start_time_ms_;
+};
+
+}  // namespace ebb::server

@@ -1,0 +1,28 @@
+// ServerStats: the server's counters for INFO (stats and clients sections), reset by
+// CONFIG RESETSTAT. Field names follow Redis's INFO fields.
+// Thread-safety: none; updated and read on the command (io) thread only.
+#pragma once
+
+#include <cstdint>
+
+namespace ebb::server {
+
+struct ServerStats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t total_net_input_bytes = 0;
+  uint64_t total_net_output_bytes = 0;
+  uint64_t keyspace_hits = 0;  // handlers count reads that found / missed a key
+  uint64_t keyspace_misses = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;
+  uint64_t client_query_buffer_limit_disconnections = 0;
+  uint64_t client_output_buffer_limit_disconnections = 0;
+  uint64_t wal_group_commits = 0;  // SyncWal calls made for wal-fsync always batches
+
+  // Everything above back to zero (CONFIG RESETSTAT).
+  void Reset() { *this = ServerStats(); }
+};
+
+}  // namespace ebb::server
