@@ -1,0 +1,87 @@
+// Tlog: the TLOG data type (Jylis's timestamped log) over the engine.
+//
+// Data model (docs/key-encoding.md, "TLOG"; encodings in types/tlog_codec.h): the key's metadata
+// row holds {version, cutoff, size}; each entry is its own sub-row of that version, keyed so a
+// forward scan meets entries newest first. Every operation answers exactly as the reference
+// model TlogState does (types/tlog_state.h), with these costs:
+//   Insert   one metadata read + one sub-row point read (duplicates keep SIZE exact) + one
+//            atomic WriteBatch (sub-row + metadata);
+//   Get      one metadata read + a scan of min(count, size) sub-rows;
+//   Size, Cutoff   one metadata read;
+//   TrimAt/Trim    raise the cutoff and count the entries that fall below it by scanning only
+//            the cut tail (Trim also reads its first `count` entries); surviving rows are never
+//            rewritten. Cut rows are invisible at once (scans stop at the cutoff) and the
+//            compaction hook (RegisterTlogCompactionHook) drops them later;
+//   Clear    one metadata read + one sub-row read; it starts a new incarnation (new version,
+//            size 0, raised cutoff), so every old sub-row is an orphan at once — this also
+//            covers entries at ts 2^64-1, which no cutoff can cut.
+// A TLOG key exists while size > 0 or cutoff > 0; nothing here ever leaves size == cutoff == 0.
+// Writes keep the key's whole-key expiry and stamp the metadata row with max(now, its previous
+// timestamp), so the newest metadata version also has the greatest timestamp.
+//
+// Thread-safety: like Keyspace — used from the server's command thread only.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+#include "types/keyspace.h"
+#include "types/tlog_codec.h"
+#include "types/tlog_state.h"
+
+namespace ebb::types {
+
+// What an operation found. kWrongType: the key holds another type; nothing was written.
+enum class TlogResult { kOk, kWrongType };
+
+class Tlog {
+ public:
+  // REQUIRES: 0 <= db < kMaxDatabases.
+  Tlog(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
+
+  // TLOG INS: adds (value, ts) unless ts < cutoff or the entry is already present.
+  storage::Status Insert(std::string_view key, std::string_view value, uint64_t ts,
+                         TlogResult* result);
+  // TLOG GET: the newest min(count, size) entries, newest first (empty for a missing key).
+  storage::Status Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* entries,
+                      TlogResult* result);
+  // TLOG SIZE / CUTOFF: 0 for a missing key.
+  storage::Status Size(std::string_view key, uint64_t* size, TlogResult* result);
+  storage::Status Cutoff(std::string_view key, uint64_t* cutoff, TlogResult* result);
+  // TLOG TRIMAT: cutoff = max(cutoff, ts). On a missing key with ts > 0 this creates an empty
+  // log with that cutoff (the cutoff is state: it refuses older inserts later).
+  storage::Status TrimAt(std::string_view key, uint64_t ts, TlogResult* result);
+  // TLOG TRIM: count 0 -> Clear; fewer than count entries -> no change; else TrimAt(ts of
+  // entry count-1).
+  storage::Status Trim(std::string_view key, uint64_t count, TlogResult* result);
+  // TLOG CLR: empty log (or missing key) -> no change; else cutoff = max(cutoff, newest ts + 1,
+  // saturating at 2^64-1) and the log is emptied (TlogState::Clear).
+  storage::Status Clear(std::string_view key, TlogResult* result);
+
+ private:
+  // Reads the key's TLOG metadata. *found = false when the key is absent; kWrongType when it
+  // holds another type. `row_meta` receives the engine row meta (expiry, timestamp).
+  storage::Status ReadMeta(std::string_view key, TlogMeta* meta, storage::RowMeta* row_meta,
+                           bool* found, TlogResult* result);
+  // Writes the metadata row (and the batch's other rows) atomically, keeping the expiry.
+  storage::Status WriteMeta(std::string_view key, const TlogMeta& meta,
+                            const storage::RowMeta& previous, storage::WriteBatch* batch);
+  // Raises the cutoff of an existing log to `cutoff` (> meta->cutoff), counting the entries
+  // cut. REQUIRES: cutoff > meta->cutoff.
+  storage::Status RaiseCutoff(std::string_view key, uint64_t cutoff, TlogMeta* meta);
+  // Counts entries of `meta`'s incarnation with ts in [meta.cutoff, cutoff), starting the scan
+  // at the first entry with ts < cutoff.
+  storage::Status CountBelow(std::string_view key, const TlogMeta& meta, uint64_t cutoff,
+                             uint64_t* count);
+
+  Keyspace& keyspace_;
+  int db_;
+};
+
+// Installs TLOG's sub-row hook in the types' compaction filter: entries below their log's cutoff
+// are dropped. Keyspace::Open calls it.
+void RegisterTlogCompactionHook(TypesCompactionFilter& filter);
+
+}  // namespace ebb::types

@@ -1,0 +1,47 @@
+// Treg: the TREG data type (timestamped register, last write wins) over the engine.
+//
+// Data model (docs/key-encoding.md, "TREG"): the register lives entirely in its metadata row,
+// payload = fixed64-LE ts | value bytes. SET is one metadata read and, when the write wins, one
+// write; GET is one read. Answers exactly as the reference model TregState (types/treg_state.h).
+// Writes keep the key's whole-key expiry and stamp the metadata row with max(now, its previous
+// timestamp).
+// Thread-safety: like Keyspace — used from the server's command thread only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/status.h"
+#include "types/keyspace.h"
+#include "types/treg_state.h"
+
+namespace ebb::types {
+
+// What an operation found. kAbsent: no such key (GET); kWrongType: the key holds another type
+// and nothing was written.
+enum class TregResult { kOk, kAbsent, kWrongType };
+
+// The metadata payload of a TREG (without the type byte). on-disk: never change.
+std::string EncodeTregPayload(std::string_view value, uint64_t ts);
+// False if shorter than the 8-byte timestamp.
+bool DecodeTregPayload(std::string_view payload, std::string* value, uint64_t* ts);
+
+class Treg {
+ public:
+  // REQUIRES: 0 <= db < kMaxDatabases.
+  Treg(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
+
+  // TREG SET: takes effect when the key is absent, ts > current ts, or ts == current ts and
+  // value > current value (bytewise unsigned); otherwise ignored. *result kOk or kWrongType.
+  storage::Status Set(std::string_view key, std::string_view value, uint64_t ts,
+                      TregResult* result);
+  // TREG GET: *result kOk (state present), kAbsent or kWrongType.
+  storage::Status Get(std::string_view key, TregState* state, TregResult* result);
+
+ private:
+  Keyspace& keyspace_;
+  int db_;
+};
+
+}  // namespace ebb::types
