@@ -1,0 +1,51 @@
+// CRC-32C: known answers (RFC 3720 test vectors), hardware == software, Extend, Mask.
+#include "storage/util/crc32c.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace ebb::storage::crc32c {
+namespace {
+
+TEST(Crc32cTest, StandardResults) {
+  std::string buf(32, '\0');
+  EXPECT_EQ(Value(buf), 0x8a9136aau);
+  buf.assign(32, '\xff');
+  EXPECT_EQ(Value(buf), 0x62a8ab43u);
+  for (int i = 0; i < 32; ++i) buf[i] = static_cast<char>(i);
+  EXPECT_EQ(Value(buf), 0x46dd794eu);
+  for (int i = 0; i < 32; ++i) buf[i] = static_cast<char>(31 - i);
+  EXPECT_EQ(Value(buf), 0x113fdb5cu);
+  EXPECT_EQ(Value("123456789"), 0xe3069283u);
+}
+
+TEST(Crc32cTest, HardwareMatchesPortableAtEveryLengthAndAlignment) {
+  std::mt19937 rng(7);
+  std::string data(300, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  for (size_t start = 0; start < 9; ++start) {
+    for (size_t n = 0; start + n <= data.size(); n += 1 + n / 8) {
+      ASSERT_EQ(Extend(0, data.data() + start, n), ExtendPortable(0, data.data() + start, n))
+          << start << " " << n;
+    }
+  }
+}
+
+TEST(Crc32cTest, ExtendEqualsWhole) {
+  const std::string a = "hello ", b = "world";
+  EXPECT_EQ(Extend(Value(a), b.data(), b.size()), Value(a + b));
+  EXPECT_NE(Value("a"), Value("foo"));
+}
+
+TEST(Crc32cTest, Mask) {
+  const uint32_t crc = Value("foo");
+  EXPECT_NE(crc, Mask(crc));
+  EXPECT_NE(crc, Mask(Mask(crc)));
+  EXPECT_EQ(crc, Unmask(Mask(crc)));
+  EXPECT_EQ(crc, Unmask(Unmask(Mask(Mask(crc)))));
+}
+
+}  // namespace
+}  // namespace ebb::storage::crc32c

@@ -1,0 +1,123 @@
+// WriteBatch: meta resolution, encoding round trip, validation of damaged encodings.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "storage/write_batch.h"
+
+namespace ebb::storage {
+namespace {
+
+struct Collected {
+  WriteBatch::Op op;
+  std::string key;
+  std::string value;
+  RowMeta meta;
+};
+
+class Collector final : public WriteBatch::Handler {
+ public:
+  void Apply(const WriteBatch::Entry& e) override {
+    entries.push_back({e.op, std::string(e.key), std::string(e.value), e.meta});
+  }
+  std::vector<Collected> entries;
+};
+
+WriteOptions Opts(std::optional<int64_t> ts, std::optional<int64_t> ttl,
+                  std::optional<int64_t> expire_at) {
+  WriteOptions o;
+  o.timestamp_ms = ts;
+  o.ttl_ms = ttl;
+  o.expire_at_ms = expire_at;
+  return o;
+}
+
+TEST(WalWriteBatchTest, ResolvesExpiry) {
+  WriteBatch batch;
+  EXPECT_TRUE(batch.Empty());
+  batch.Put(Opts(std::nullopt, std::nullopt, std::nullopt), "plain", "v0", 1000);
+  batch.Put(Opts(std::nullopt, 50, std::nullopt), "ttl-now", "v1", 1000);  // now + ttl
+  batch.Put(Opts(200, 50, std::nullopt), "ttl-ts", "v2", 1000);            // ts + ttl
+  batch.Put(Opts(200, 50, 7777), "abs", "v3", 1000);                       // absolute wins
+  batch.Put(Opts(-5, std::nullopt, std::nullopt), "neg-ts", "", 1000);
+  batch.Put(Opts(std::numeric_limits<int64_t>::max() - 1, 10, std::nullopt), "sat", "x", 0);
+  batch.Delete(Opts(300, 99, 99), "gone");  // a tombstone keeps only its timestamp
+  EXPECT_EQ(batch.Count(), 7u);
+  EXPECT_EQ(batch.ByteSize(), batch.rep().size());
+
+  Collector c;
+  ASSERT_TRUE(batch.Iterate(&c).ok());
+  ASSERT_EQ(c.entries.size(), 7u);
+  EXPECT_EQ(c.entries[0].key, "plain");
+  EXPECT_EQ(c.entries[0].value, "v0");
+  EXPECT_EQ(c.entries[0].meta, RowMeta{});
+  EXPECT_EQ(c.entries[1].meta, (RowMeta{std::nullopt, 1050}));
+  EXPECT_EQ(c.entries[2].meta, (RowMeta{200, 250}));
+  EXPECT_EQ(c.entries[3].meta, (RowMeta{200, 7777}));
+  EXPECT_EQ(c.entries[4].meta, (RowMeta{-5, std::nullopt}));
+  EXPECT_EQ(c.entries[4].value, "");
+  EXPECT_EQ(*c.entries[5].meta.expire_at_ms, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(c.entries[6].op, WriteBatch::Op::kDelete);
+  EXPECT_EQ(c.entries[6].key, "gone");
+  EXPECT_EQ(c.entries[6].meta, (RowMeta{300, std::nullopt}));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(c.entries[i].op, WriteBatch::Op::kPut);
+}
+
+TEST(WalWriteBatchTest, FromRepRoundTripAcrossCountVarintGrowth) {
+  WriteBatch batch;
+  for (int i = 0; i < 20000; ++i) {  // the count's varint grows from 1 to 3 bytes
+    if (i % 3 == 0) {
+      batch.Delete(Opts(i, std::nullopt, std::nullopt), "k" + std::to_string(i));
+    } else {
+      batch.Put(Opts(std::nullopt, std::nullopt, i), "k" + std::to_string(i), std::to_string(i), 0);
+    }
+  }
+  WriteBatch copy;
+  ASSERT_TRUE(WriteBatch::FromRep(batch.rep(), &copy).ok());
+  EXPECT_EQ(copy.Count(), 20000u);
+  EXPECT_EQ(copy.rep(), batch.rep());
+  Collector c;
+  ASSERT_TRUE(copy.Iterate(&c).ok());
+  ASSERT_EQ(c.entries.size(), 20000u);
+  EXPECT_EQ(c.entries[19999].key, "k19999");
+  EXPECT_EQ(c.entries[19999].value, "19999");
+  EXPECT_EQ(c.entries[19997].meta.timestamp_ms, std::nullopt);
+  EXPECT_EQ(c.entries[19997].meta.expire_at_ms, 19997);
+  EXPECT_EQ(c.entries[19998].op, WriteBatch::Op::kDelete);
+  batch.Clear();
+  EXPECT_EQ(batch.Count(), 0u);
+  ASSERT_TRUE(WriteBatch::FromRep(batch.rep(), &copy).ok());
+  EXPECT_TRUE(copy.Empty());
+}
+
+TEST(WalWriteBatchTest, DamagedEncodingsAreCorruption) {
+  WriteBatch batch;
+  batch.Put(Opts(1, 2, std::nullopt), "key", "value", 0);
+  batch.Delete(Opts(3, std::nullopt, std::nullopt), "other");
+  const std::string rep = batch.rep();
+  WriteBatch out;
+  // Every strict prefix is damaged.
+  for (size_t n = 0; n < rep.size(); ++n) {
+    EXPECT_TRUE(WriteBatch::FromRep(rep.substr(0, n), &out).IsCorruption()) << n;
+  }
+  EXPECT_TRUE(WriteBatch::FromRep(rep + "x", &out).IsCorruption());  // trailing bytes
+  std::string bad_op = rep;
+  bad_op[1] = 7;
+  EXPECT_TRUE(WriteBatch::FromRep(bad_op, &out).IsCorruption());
+  std::string bad_count = rep;
+  bad_count[0] = 3;
+  EXPECT_TRUE(WriteBatch::FromRep(bad_count, &out).IsCorruption());
+}
+
+TEST(WalWriteBatchTest, DocumentedBytes) {
+  // The example of docs/wal-format.md.
+  WriteBatch batch;
+  batch.Put(Opts(5, std::nullopt, std::nullopt), "k", "v", 0);
+  batch.Delete(WriteOptions{}, "x");
+  EXPECT_EQ(batch.rep(), std::string("\x02\x01\x01k\x03\x01\x0av\x00\x01x\x01\x00", 13));
+}
+
+}  // namespace
+}  // namespace ebb::storage
