@@ -1,0 +1,407 @@
+#include "storage/db/db_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "storage/db/db_iter.h"
+#include "storage/db/filename.h"
+#include "storage/db/merging_iterator.h"
+#include "storage/db/table_cache.h"
+#include "storage/db/version_chooser.h"
+#include "storage/env/posix_file_system.h"
+#include "storage/format/internal_key.h"
+#include "storage/util/coding.h"
+#include "storage/wal/log_reader.h"
+#include "storage/wal/log_writer.h"
+
+namespace ebb::storage {
+namespace {
+
+class SnapshotImpl final : public Snapshot {
+ public:
+  explicit SnapshotImpl(uint64_t sequence) : sequence_(sequence) {}
+  ~SnapshotImpl() override = default;
+  uint64_t sequence() const override { return sequence_; }
+
+ private:
+  const uint64_t sequence_;
+};
+
+// Applies batch entries to a memtable with consecutive sequence numbers.
+class MemTableInserter final : public WriteBatch::Handler {
+ public:
+  MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
+  void Apply(const WriteBatch::Entry& e) override {
+    row_.clear();
+    AppendEncodedRow(&row_, e.meta, e.op == WriteBatch::Op::kPut ? e.value : std::string_view());
+    mem_->Add(sequence_++, e.op == WriteBatch::Op::kPut ? RowKind::kValue : RowKind::kTombstone,
+              e.key, row_);
+  }
+
+ private:
+  MemTable* mem_;
+  uint64_t sequence_;
+  std::string row_;
+};
+
+}  // namespace
+
+Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {
+  auto impl = std::make_unique<DBImpl>(options, dir);
+  Status s = impl->OpenImpl();
+  if (!s.ok()) return s;
+  *db = std::move(impl);
+  return Status::OK();
+}
+
+DBImpl::DBImpl(const Options& options, std::string dir)
+    : options_(options),
+      dir_(std::move(dir)),
+      fs_(options.file_system ? options.file_system : DefaultFileSystem()),
+      clock_(options.clock ? options.clock : std::make_shared<SystemClock>()),
+      expiration_enabled_(options.expiration_enabled),
+      whole_file_expiry_(options.whole_file_expiry),
+      purge_deadline_ms_(options.purge_deadline_ms),
+      wal_fsync_(options.wal_fsync),
+      mem_(std::make_shared<MemTable>()),
+      versions_(dir_, fs_) {
+  table_cache_ =
+      std::make_unique<TableCache>(dir_, fs_, nullptr, std::max(options.max_open_files, 16));
+}
+
+DBImpl::~DBImpl() {
+  {
+    std::unique_lock lock(mu_);
+    shutting_down_ = true;
+    bg_cv_.notify_all();
+    sync_cv_.notify_all();
+    done_cv_.notify_all();
+  }
+  if (bg_thread_.joinable()) bg_thread_.join();
+  if (sync_thread_.joinable()) sync_thread_.join();
+  std::lock_guard lock(mu_);
+  if (log_) {
+    log_->Sync();
+    log_->Close();
+  }
+}
+
+Status DBImpl::OpenImpl() {
+  Status s = fs_->CreateDirIfMissing(dir_);
+  if (!s.ok()) return s;
+  s = fs_->LockFile(LockFileName(dir_), &lock_);
+  if (!s.ok()) return s;
+  {
+    std::lock_guard lock(mu_);
+    s = Recover();
+    if (!s.ok()) return s;
+    DeleteObsoleteFiles();
+  }
+  bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  sync_thread_ = std::thread([this] { SyncLoop(); });
+  return Status::OK();
+}
+
+Status DBImpl::Recover() {
+  bool exists = false;
+  Status s = versions_.Recover(&exists);
+  if (!s.ok()) return s;
+  if (!exists && !options_.create_if_missing) {
+    return Status::InvalidArgument(dir_ + ": does not exist (create_if_missing is false)");
+  }
+  // Replay every WAL the manifest still needs, oldest first.
+  std::vector<std::string> names;
+  s = fs_->GetChildren(dir_, &names);
+  if (!s.ok()) return s;
+  std::vector<uint64_t> logs;
+  for (const auto& name : names) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    versions_.MarkFileNumberUsed(number);
+    if (type == FileType::kLog && number >= versions_.log_number()) logs.push_back(number);
+  }
+  std::sort(logs.begin(), logs.end());
+  uint64_t max_sequence = versions_.last_sequence();
+  for (uint64_t number : logs) {
+    s = ReplayLog(number, &max_sequence);
+    if (!s.ok()) return s;
+  }
+  versions_.SetLastSequence(max_sequence);
+  // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
+  s = NewLog();
+  if (!s.ok()) return s;
+  // The manifest's log number: the oldest WAL still holding unflushed writes.
+  VersionEdit edit;
+  edit.SetLogNumber(logs.empty() ? log_file_number_ : logs.front());
+  s = versions_.CreateNewManifest();
+  if (s.ok()) s = versions_.LogAndApply(&edit);
+  return s;
+}
+
+Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
+  const std::string name = LogFileName(dir_, number);
+  std::unique_ptr<SequentialFile> file;
+  Status s = fs_->NewSequentialFile(name, &file);
+  if (!s.ok()) return s;
+  LogReader reader(std::move(file), name);
+  std::string record;
+  while (reader.ReadRecord(&record, &s)) {
+    std::string_view in(record);
+    uint64_t first_sequence;
+    WriteBatch batch;
+    if (!GetFixed64(&in, &first_sequence)) {
+      return Status::Corruption(name + ": WAL record too short at offset " +
+                                std::to_string(reader.LastRecordEndOffset()));
+    }
+    s = WriteBatch::FromRep(in, &batch);
+    if (!s.ok()) {
+      return Status::Corruption(name + ": bad write batch before offset " +
+                                std::to_string(reader.LastRecordEndOffset()) + ": " + s.message());
+    }
+    MemTableInserter inserter(mem_.get(), first_sequence);
+    s = batch.Iterate(&inserter);
+    if (!s.ok()) return s;
+    if (batch.Count() > 0) {
+      *max_sequence = std::max(*max_sequence, first_sequence + batch.Count() - 1);
+    }
+  }
+  if (!s.ok()) return s;
+  if (reader.torn_tail()) {
+    std::fprintf(stderr, "ebb storage: warning: %s: torn tail truncated at offset %llu\n",
+                 name.c_str(), static_cast<unsigned long long>(reader.torn_tail_offset()));
+    s = fs_->TruncateFile(name, reader.torn_tail_offset());
+  }
+  return s;
+}
+
+Status DBImpl::NewLog() {
+  const uint64_t number = versions_.NewFileNumber();
+  const std::string name = LogFileName(dir_, number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs_->NewWritableFile(name, &file);
+  if (!s.ok()) return s;
+  std::unique_ptr<WritableFile> handle;
+  s = fs_->NewAppendableFile(name, &handle);
+  if (!s.ok()) return s;
+  if (log_) {
+    // The old WAL is made durable before it stops receiving writes.
+    log_->Sync();
+    log_->Close();
+  }
+  log_ = std::make_unique<LogWriter>(std::move(file));
+  log_sync_handle_ = std::move(handle);
+  log_file_number_ = number;
+  return Status::OK();
+}
+
+Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+  WriteBatch batch;
+  batch.Put(options, key, value, clock_->NowMs());
+  return Write(options, batch);
+}
+
+Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+  WriteBatch batch;
+  batch.Delete(options, key);
+  return Write(options, batch);
+}
+
+Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
+  if (batch.Empty()) return Status::OK();
+  {
+    std::unique_lock lock(mu_);
+    Status s = MakeRoomForWrite(lock, false);
+    if (!s.ok()) return s;
+    const uint64_t first = versions_.last_sequence() + 1;
+    std::string record;
+    record.reserve(8 + batch.ByteSize());
+    PutFixed64(&record, first);
+    record.append(batch.rep());
+    s = log_->AddRecord(record);
+    if (!s.ok()) {
+      bg_error_ = s;  // a partial record may be in the WAL: refuse further writes
+      return s;
+    }
+    stats_.wal_bytes += record.size();
+    MemTableInserter inserter(mem_.get(), first);
+    s = batch.Iterate(&inserter);
+    if (!s.ok()) return s;
+    versions_.SetLastSequence(first + batch.Count() - 1);
+  }
+  if (wal_fsync_.load() == WalFsync::kAlways && !options.defer_sync) return SyncWal();
+  return Status::OK();
+}
+
+Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>&, bool) {
+  // Until table files are written (flush), the memtable holds everything.
+  return bg_error_;
+}
+
+Status DBImpl::SyncWal() {
+  uint64_t log_number, size;
+  std::shared_ptr<WritableFile> handle;
+  {
+    std::lock_guard lock(mu_);
+    if (!log_) return Status::OK();
+    Status s = log_->Flush();
+    if (!s.ok()) return s;
+    log_number = log_file_number_;
+    size = log_->Size();
+    handle = log_sync_handle_;
+  }
+  std::lock_guard sync_lock(sync_mu_);
+  if (synced_log_ > log_number || (synced_log_ == log_number && synced_size_ >= size)) {
+    return Status::OK();  // someone else's fdatasync already covered these bytes
+  }
+  Status s = handle->Sync();
+  if (!s.ok()) return s;
+  synced_log_ = log_number;
+  synced_size_ = size;
+  std::lock_guard lock(mu_);
+  stats_.wal_syncs++;
+  return Status::OK();
+}
+
+void DBImpl::SyncLoop() {
+  std::unique_lock lock(mu_);
+  while (!shutting_down_) {
+    sync_cv_.wait_for(lock, std::chrono::seconds(1));
+    if (shutting_down_ || wal_fsync_.load() != WalFsync::kEverySec) continue;
+    lock.unlock();
+    SyncWal();
+    lock.lock();
+  }
+}
+
+void DBImpl::SetWalFsync(WalFsync mode) { wal_fsync_ = mode; }
+
+void DBImpl::SetPurgeDeadline(int64_t ms) {
+  purge_deadline_ms_ = ms;
+  std::lock_guard lock(mu_);
+  bg_cv_.notify_one();
+}
+
+DBImpl::ReadState DBImpl::GetReadState(const Snapshot* snapshot) {
+  std::lock_guard lock(mu_);
+  ReadState state;
+  state.sequence = snapshot ? snapshot->sequence() : versions_.last_sequence();
+  state.mem = mem_;
+  for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) state.imms.push_back(it->mem);
+  state.version = versions_.current();
+  return state;
+}
+
+Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
+  ReadState state = GetReadState(options.snapshot);
+  const int64_t now = clock_->NowMs();
+  VersionChooser chooser(options.retrieval_grace_ms);
+  const std::string lookup = LookupKey(key, state.sequence);
+  // Offers the versions of `key` in `it`, newest first; false once the walk is over.
+  Status status;
+  auto walk = [&](InternalIterator* it) {
+    for (it->Seek(lookup); it->Valid(); it->Next()) {
+      ParsedInternalKey ikey;
+      RowMeta meta;
+      std::string_view value;
+      if (!ParseInternalKey(it->key(), &ikey) || !DecodeRow(it->value(), &meta, &value)) {
+        status = Status::Corruption("get: malformed internal entry");
+        return false;
+      }
+      if (CompareUserKeys(ikey.user_key, key) != 0) return true;
+      if (!chooser.Offer(ikey.kind, meta, value, ikey.sequence)) return false;
+    }
+    if (!it->status().ok()) {
+      status = it->status();
+      return false;
+    }
+    return true;
+  };
+  bool go_on = walk(MemTable::NewIterator(state.mem).get());
+  for (size_t i = 0; go_on && i < state.imms.size(); i++) {
+    go_on = walk(MemTable::NewIterator(state.imms[i]).get());
+  }
+  for (int level = 0; go_on && level < kNumLevels; level++) {
+    for (const auto& f : state.version->files[level]) {
+      if (CompareUserKeys(key, ExtractUserKey(f->smallest)) < 0 ||
+          CompareUserKeys(key, ExtractUserKey(f->largest)) > 0) {
+        continue;
+      }
+      std::unique_ptr<InternalIterator> it;
+      Status s = table_cache_->NewIteratorIfMayMatch(*f, key, options.fill_cache, &it);
+      if (!s.ok()) return s;
+      if (it == nullptr) continue;  // the bloom filter rules it out
+      go_on = walk(it.get());
+      if (!go_on) break;
+    }
+  }
+  if (!status.ok()) return status;
+  if (!chooser.has_choice() || chooser.ChosenIsDead(expiration_enabled_.load(), now)) {
+    return Status::NotFound();
+  }
+  row->value = chooser.value();
+  row->meta = chooser.meta();
+  return Status::OK();
+}
+
+std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
+  ReadState state = GetReadState(options.snapshot);
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  DBIterParams params;
+  children.push_back(MemTable::NewIterator(state.mem));
+  for (const auto& imm : state.imms) children.push_back(MemTable::NewIterator(imm));
+  Status status;
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& f : state.version->files[level]) {
+      std::unique_ptr<InternalIterator> it;
+      Status s = table_cache_->NewIterator(*f, options.fill_cache, &it);
+      if (!s.ok()) {
+        status = s;
+        break;
+      }
+      children.push_back(std::move(it));
+    }
+  }
+  params.sequence = state.sequence;
+  params.now_ms = clock_->NowMs();
+  params.expiration_enabled = expiration_enabled_.load();
+  params.lower_bound = options.lower_bound;
+  params.upper_bound = options.upper_bound;
+  params.pins.push_back(state.version);
+  auto internal = NewMergingIterator(std::move(children));
+  if (!status.ok()) internal = NewErrorIterator(status);
+  return NewDBIterator(std::move(internal), std::move(params));
+}
+
+const Snapshot* DBImpl::GetSnapshot() {
+  std::lock_guard lock(mu_);
+  snapshots_.insert(versions_.last_sequence());
+  return new SnapshotImpl(versions_.last_sequence());
+}
+
+void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
+  if (snapshot == nullptr) return;
+  {
+    std::lock_guard lock(mu_);
+    auto it = snapshots_.find(snapshot->sequence());
+    if (it != snapshots_.end()) snapshots_.erase(it);
+  }
+  delete static_cast<const SnapshotImpl*>(snapshot);
+}
+
+Stats DBImpl::GetStats() {
+  std::lock_guard lock(mu_);
+  Stats stats = stats_;
+  const auto version = versions_.current();
+  stats.levels.resize(kNumLevels);
+  for (int level = 0; level < kNumLevels; level++) {
+    stats.levels[level].files = static_cast<int>(version->files[level].size());
+    stats.levels[level].bytes = version->LevelBytes(level);
+  }
+  stats.memtable_bytes = mem_->ApproximateMemoryUsage();
+  for (const auto& imm : imms_) stats.memtable_bytes += imm.mem->ApproximateMemoryUsage();
+  stats.last_sequence = versions_.last_sequence();
+  return stats;
+}
+
+}  // namespace ebb::storage

@@ -1,0 +1,51 @@
+// MemTable: the in-memory, sorted buffer of recent writes — every version of every key, ordered
+// by internal key (format/internal_key.h): user key ascending, then most recently written first.
+//
+// Entries live in an Arena skiplist as: varint32 ikey_len | internal key | varint32 row_len |
+// encoded row. Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
+// Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
+// concurrently with one Add. Share it with std::shared_ptr: iterators keep it alive.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "storage/db/arena.h"
+#include "storage/db/skiplist.h"
+#include "storage/format/internal_iterator.h"
+#include "storage/format/internal_key.h"
+
+namespace ebb::storage {
+
+class MemTable {
+ public:
+  MemTable();
+  MemTable(const MemTable&) = delete;
+  MemTable& operator=(const MemTable&) = delete;
+
+  // Adds one version. REQUIRES: (user_key, sequence) not already present; external sync.
+  void Add(uint64_t sequence, RowKind kind, std::string_view user_key,
+           std::string_view encoded_row);
+
+  // Bytes of memory in use (arena), an estimate of the flushed size.
+  size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
+  uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
+  bool empty() const { return num_entries() == 0; }
+
+  // An iterator over every version; it shares ownership of `mem`.
+  static std::unique_ptr<InternalIterator> NewIterator(std::shared_ptr<const MemTable> mem);
+
+ private:
+  struct KeyComparator {
+    int operator()(const char* a, const char* b) const;
+  };
+  using Table = SkipList<const char*, KeyComparator>;
+  class Iter;
+
+  Arena arena_;
+  Table table_;
+  std::atomic<uint64_t> num_entries_{0};
+};
+
+}  // namespace ebb::storage

@@ -1,0 +1,57 @@
+// TableCache: open SST files (Table objects), kept in an LRU of at most `capacity` tables
+// (Options::max_open_files), sharing one BlockCache.
+//
+// Iterators it returns keep their Table alive even if it is evicted meanwhile.
+// Thread-safety: every method is safe to call concurrently.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "storage/db/version_edit.h"
+#include "storage/env/file.h"
+#include "storage/format/internal_iterator.h"
+
+namespace ebb::storage {
+
+class BlockCache;
+class Table;
+
+class TableCache {
+ public:
+  TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache,
+             int capacity);
+  ~TableCache();
+
+  // An iterator over every entry of the table `file`.
+  Status NewIterator(const FileMetaData& file, bool fill_cache,
+                     std::unique_ptr<InternalIterator>* iter);
+  // Like NewIterator, but sets *iter to nullptr when the table's bloom filter says `user_key`
+  // is not in it.
+  Status NewIteratorIfMayMatch(const FileMetaData& file, std::string_view user_key, bool fill_cache,
+                               std::unique_ptr<InternalIterator>* iter);
+  // Forgets a deleted file.
+  void Evict(uint64_t number);
+
+ private:
+  Status FindTable(const FileMetaData& file, std::shared_ptr<Table>* table);
+
+  const std::string dir_;
+  const std::shared_ptr<FileSystem> fs_;
+  BlockCache* const block_cache_;
+  const size_t capacity_;
+  std::mutex mu_;
+  std::list<uint64_t> lru_;  // front = most recently used
+  struct Entry {
+    std::shared_ptr<Table> table;
+    std::list<uint64_t>::iterator lru_pos;
+  };
+  std::unordered_map<uint64_t, Entry> tables_;
+};
+
+}  // namespace ebb::storage

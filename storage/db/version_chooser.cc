@@ -1,0 +1,25 @@
+#include "storage/db/version_chooser.h"
+
+namespace ebb::storage {
+
+bool VersionChooser::Offer(RowKind kind, const RowMeta& meta, std::string_view value,
+                           uint64_t sequence) {
+  const int64_t ts = meta.timestamp_or_zero();
+  if (has_choice_) {
+    const int64_t best = meta_.timestamp_or_zero();
+    // ts > best - grace, written without overflow: ts - best > -grace.
+    const bool in_window =
+        grace_ms_ > 0 && (grace_ms_ == std::numeric_limits<int64_t>::max() ||
+                          static_cast<__int128>(ts) - best > -static_cast<__int128>(grace_ms_));
+    if (!in_window) return false;
+    if (ts <= best) return true;
+  }
+  has_choice_ = true;
+  kind_ = kind;
+  meta_ = meta;
+  value_.assign(value.data(), value.size());
+  sequence_ = sequence;
+  return grace_ms_ > 0;
+}
+
+}  // namespace ebb::storage

@@ -1,0 +1,201 @@
+#include "storage/db/version_set.h"
+
+#include <algorithm>
+
+#include "storage/db/filename.h"
+#include "storage/format/internal_key.h"
+#include "storage/wal/log_reader.h"
+#include "storage/wal/log_writer.h"
+
+namespace ebb::storage {
+
+uint64_t Version::LevelBytes(int level) const {
+  uint64_t bytes = 0;
+  for (const auto& f : files[level]) bytes += f->file_size;
+  return bytes;
+}
+
+std::vector<std::shared_ptr<const FileMetaData>> Version::Overlapping(
+    int level, std::string_view smallest_user, std::string_view largest_user) const {
+  std::vector<std::shared_ptr<const FileMetaData>> out;
+  for (const auto& f : files[level]) {
+    if (CompareUserKeys(ExtractUserKey(f->largest), smallest_user) < 0 ||
+        CompareUserKeys(ExtractUserKey(f->smallest), largest_user) > 0) {
+      continue;
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+int Version::DeepestNonEmptyLevel() const {
+  for (int level = kNumLevels - 1; level >= 0; level--) {
+    if (!files[level].empty()) return level;
+  }
+  return -1;
+}
+
+VersionSet::VersionSet(std::string dir, std::shared_ptr<FileSystem> fs)
+    : dir_(std::move(dir)), fs_(std::move(fs)) {
+  Install(std::make_shared<Version>());
+}
+
+VersionSet::~VersionSet() {
+  if (manifest_) manifest_->Close();
+}
+
+std::shared_ptr<Version> VersionSet::Apply(const Version& base, const VersionEdit& edit) const {
+  auto v = std::make_shared<Version>(base);
+  for (const auto& [level, number] : edit.deleted_files()) {
+    auto& files = v->files[level];
+    std::erase_if(files, [n = number](const auto& f) { return f->number == n; });
+  }
+  for (const auto& [level, f] : edit.new_files()) {
+    v->files[level].push_back(std::make_shared<const FileMetaData>(f));
+  }
+  std::sort(v->files[0].begin(), v->files[0].end(),
+            [](const auto& a, const auto& b) { return a->number > b->number; });
+  for (int level = 1; level < kNumLevels; level++) {
+    std::sort(v->files[level].begin(), v->files[level].end(), [](const auto& a, const auto& b) {
+      return CompareInternalKeys(a->smallest, b->smallest) < 0;
+    });
+  }
+  return v;
+}
+
+void VersionSet::Install(std::shared_ptr<Version> v) {
+  current_ = std::move(v);
+  std::erase_if(live_versions_, [](const auto& w) { return w.expired(); });
+  live_versions_.push_back(current_);
+}
+
+void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
+  std::erase_if(live_versions_, [](const auto& w) { return w.expired(); });
+  for (const auto& weak : live_versions_) {
+    if (auto v = weak.lock()) {
+      for (const auto& files : v->files) {
+        for (const auto& f : files) live->insert(f->number);
+      }
+    }
+  }
+}
+
+Status VersionSet::Recover(bool* exists) {
+  const std::string current_name = CurrentFileName(dir_);
+  *exists = fs_->FileExists(current_name);
+  if (!*exists) return Status::OK();
+  std::unique_ptr<SequentialFile> file;
+  Status s = fs_->NewSequentialFile(current_name, &file);
+  if (!s.ok()) return s;
+  std::string contents;
+  char scratch[256];
+  for (;;) {
+    std::string_view chunk;
+    s = file->Read(sizeof(scratch), &chunk, scratch);
+    if (!s.ok()) return s;
+    if (chunk.empty()) break;
+    contents.append(chunk);
+  }
+  if (contents.empty() || contents.back() != '\n') {
+    return Status::Corruption(current_name + ": does not end with a newline");
+  }
+  contents.pop_back();
+  uint64_t number;
+  FileType type;
+  if (!ParseFileName(contents, &number, &type) || type != FileType::kManifest) {
+    return Status::Corruption(current_name + ": names no manifest: " + contents);
+  }
+  const std::string manifest_name = dir_ + "/" + contents;
+  std::unique_ptr<SequentialFile> mfile;
+  s = fs_->NewSequentialFile(manifest_name, &mfile);
+  if (!s.ok()) return s;
+  LogReader reader(std::move(mfile), manifest_name);
+  auto v = std::make_shared<Version>();
+  std::string record;
+  bool have_next = false, have_seq = false, have_log = false;
+  while (reader.ReadRecord(&record, &s)) {
+    VersionEdit edit;
+    s = edit.DecodeFrom(record, manifest_name);
+    if (!s.ok()) return s;
+    v = Apply(*v, edit);
+    if (edit.log_number()) {
+      log_number_ = *edit.log_number();
+      have_log = true;
+    }
+    if (edit.next_file_number()) {
+      next_file_number_ = *edit.next_file_number();
+      have_next = true;
+    }
+    if (edit.last_sequence()) {
+      last_sequence_ = *edit.last_sequence();
+      have_seq = true;
+    }
+  }
+  if (!s.ok()) return s;
+  // A torn manifest tail is an edit that never returned success: ignoring it is safe.
+  if (!have_next || !have_seq || !have_log) {
+    return Status::Corruption(manifest_name +
+                              ": missing next file number, last sequence or log number");
+  }
+  MarkFileNumberUsed(number);
+  Install(std::move(v));
+  return Status::OK();
+}
+
+Status VersionSet::CreateNewManifest() {
+  const uint64_t number = NewFileNumber();
+  const std::string name = ManifestFileName(dir_, number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs_->NewWritableFile(name, &file);
+  if (!s.ok()) return s;
+  auto writer = std::make_unique<LogWriter>(std::move(file));
+  VersionEdit snapshot;
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& f : current_->files[level]) snapshot.AddFile(level, *f);
+  }
+  snapshot.SetLogNumber(log_number_);
+  snapshot.SetNextFileNumber(next_file_number_);
+  snapshot.SetLastSequence(last_sequence_);
+  std::string record;
+  snapshot.EncodeTo(&record);
+  s = writer->AddRecord(record);
+  if (s.ok()) s = writer->Sync();
+  // CURRENT is replaced atomically: temp file, fsync, rename, fsync the directory.
+  const std::string temp = TempFileName(dir_, number);
+  if (s.ok()) {
+    std::unique_ptr<WritableFile> cur;
+    s = fs_->NewWritableFile(temp, &cur);
+    const std::string line = name.substr(dir_.size() + 1) + "\n";
+    if (s.ok()) s = cur->Append(line);
+    if (s.ok()) s = cur->Sync();
+    if (s.ok()) s = cur->Close();
+  }
+  if (s.ok()) s = fs_->RenameFile(temp, CurrentFileName(dir_));
+  if (s.ok()) s = fs_->SyncDir(dir_);
+  if (!s.ok()) {
+    writer->Close();
+    fs_->RemoveFile(temp);
+    fs_->RemoveFile(name);
+    return s;
+  }
+  if (manifest_) manifest_->Close();
+  manifest_ = std::move(writer);
+  manifest_number_ = number;
+  return Status::OK();
+}
+
+Status VersionSet::LogAndApply(VersionEdit* edit) {
+  if (!edit->log_number()) edit->SetLogNumber(log_number_);
+  edit->SetNextFileNumber(next_file_number_);
+  edit->SetLastSequence(last_sequence_);
+  std::string record;
+  edit->EncodeTo(&record);
+  Status s = manifest_->AddRecord(record);
+  if (s.ok()) s = manifest_->Sync();
+  if (!s.ok()) return s;
+  log_number_ = *edit->log_number();
+  Install(Apply(*current_, *edit));
+  return Status::OK();
+}
+
+}  // namespace ebb::storage

@@ -1,0 +1,265 @@
+// DB basics: writes, reads, deletes, iterators, snapshots, WAL recovery.
+#include <filesystem>
+#include <fstream>
+
+#include "storage/write_batch.h"
+#include "tests/unit/storage/db_test_fixture.h"
+
+namespace ebb::storage {
+namespace {
+
+std::string LogPath(const std::string& dir) {
+  // The WAL with the most bytes (the one the test wrote to).
+  std::string best;
+  uintmax_t best_size = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".log" && entry.file_size() >= best_size) {
+      best = entry.path();
+      best_size = entry.file_size();
+    }
+  }
+  return best;
+}
+
+TEST_F(DBTest, PutGetOverwriteDelete) {
+  Open();
+  EXPECT_EQ(Get("a"), "NOT_FOUND");
+  Put("a", "1");
+  Put("b", "2");
+  EXPECT_EQ(Get("a"), "1");
+  Put("a", "3");
+  EXPECT_EQ(Get("a"), "3");
+  Del("a");
+  EXPECT_EQ(Get("a"), "NOT_FOUND");
+  EXPECT_EQ(Get("b"), "2");
+  EXPECT_EQ(db_->GetStats().last_sequence, 4u);
+}
+
+TEST_F(DBTest, GetReturnsMeta) {
+  Open();
+  const int64_t now = clock_->NowMs();
+  Put("k", "v", now - 500, 1000);
+  Row row;
+  ASSERT_TRUE(db_->Get(ReadOptions(), "k", &row).ok());
+  EXPECT_EQ(row.meta.timestamp_ms, now - 500);
+  EXPECT_EQ(row.meta.expire_at_ms, now + 500);
+  Put("n", "v");
+  ASSERT_TRUE(db_->Get(ReadOptions(), "n", &row).ok());
+  EXPECT_FALSE(row.meta.timestamp_ms.has_value());
+  EXPECT_FALSE(row.meta.expire_at_ms.has_value());
+}
+
+TEST_F(DBTest, SurvivesReopen) {
+  Open();
+  for (int i = 0; i < 200; i++) Put("key" + std::to_string(i), "value" + std::to_string(i));
+  Del("key7");
+  Reopen();
+  EXPECT_EQ(Get("key0"), "value0");
+  EXPECT_EQ(Get("key199"), "value199");
+  EXPECT_EQ(Get("key7"), "NOT_FOUND");
+  Put("after", "x");
+  Reopen();
+  EXPECT_EQ(Get("after"), "x");
+  EXPECT_EQ(Get("key5"), "value5");
+  EXPECT_EQ(db_->GetStats().last_sequence, 202u);
+}
+
+TEST_F(DBTest, SecondOpenOfSameDirIsBusy) {
+  Open();
+  std::unique_ptr<DB> other;
+  EXPECT_FALSE(DB::Open(options_, dir_, &other).ok());
+}
+
+TEST_F(DBTest, BatchIsAtomicAcrossReopen) {
+  Open();
+  WriteBatch batch;
+  WriteOptions wo;
+  batch.Put(wo, "x", "1", clock_->NowMs());
+  batch.Put(wo, "y", "2", clock_->NowMs());
+  batch.Delete(wo, "z");
+  Put("z", "old");
+  ASSERT_TRUE(db_->Write(wo, batch).ok());
+  Reopen();
+  EXPECT_EQ(Get("x"), "1");
+  EXPECT_EQ(Get("y"), "2");
+  EXPECT_EQ(Get("z"), "NOT_FOUND");
+}
+
+TEST_F(DBTest, TornWalTailIsTruncated) {
+  Open();
+  Put("a", "1");
+  Put("b", std::string(300, 'b'));
+  db_.reset();
+  const std::string log = LogPath(dir_);
+  const auto size = std::filesystem::file_size(log);
+  std::filesystem::resize_file(log, size - 5);  // the last record loses its end
+  Open();
+  EXPECT_EQ(Get("a"), "1");
+  EXPECT_EQ(Get("b"), "NOT_FOUND");
+  Put("c", "3");  // writes after recovery survive the next one
+  Reopen();
+  EXPECT_EQ(Get("a"), "1");
+  EXPECT_EQ(Get("c"), "3");
+}
+
+TEST_F(DBTest, DamageInTheMiddleOfTheWalFailsOpen) {
+  Open();
+  for (int i = 0; i < 20; i++) Put("key" + std::to_string(i), std::string(100, 'v'));
+  db_.reset();
+  const std::string log = LogPath(dir_);
+  {
+    std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(30);
+    f.put('\xff');
+  }
+  Status s = TryOpen();
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find(std::filesystem::path(log).filename().string()), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("offset"), std::string::npos) << s.message();
+}
+
+TEST_F(DBTest, IteratorWalksLiveKeysBothWays) {
+  Open();
+  Put("b", "2");
+  Put("a", "1");
+  Put("d", "4");
+  Put("c", "x");
+  Put("c", "3");
+  Put("e", "5");
+  Del("e");
+  EXPECT_EQ(Scan(), "a=1,b=2,c=3,d=4");
+  EXPECT_EQ(ScanReverse(), "d=4,c=3,b=2,a=1");
+  auto it = db_->NewIterator(ReadOptions());
+  it->Seek("bb");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c");
+  it->Prev();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b");
+  it->Next();
+  it->Next();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "d");
+  it->Next();
+  EXPECT_FALSE(it->Valid());
+  it->SeekForPrev("cc");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c");
+  it->SeekForPrev("c");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c");
+  it->SeekForPrev("0");
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST_F(DBTest, IteratorBounds) {
+  Open();
+  for (char c = 'a'; c <= 'f'; c++) Put(std::string(1, c), std::string(1, c));
+  ReadOptions ro;
+  ro.lower_bound = "b";
+  ro.upper_bound = "e";
+  EXPECT_EQ(Scan(ro), "b=b,c=c,d=d");
+  EXPECT_EQ(ScanReverse(ro), "d=d,c=c,b=b");
+  auto it = db_->NewIterator(ro);
+  it->Seek("a");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b");
+  it->SeekForPrev("z");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "d");
+}
+
+TEST_F(DBTest, IteratorIsASnapshot) {
+  Open();
+  Put("a", "1");
+  auto it = db_->NewIterator(ReadOptions());
+  Put("a", "2");
+  Put("b", "2");
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->value(), "1");
+  it->Next();
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST_F(DBTest, SnapshotKeepsItsView) {
+  Open();
+  Put("a", "1");
+  const Snapshot* snap = db_->GetSnapshot();
+  Put("a", "2");
+  Del("b");
+  Put("c", "3");
+  EXPECT_EQ(Get("a", 0, snap), "1");
+  EXPECT_EQ(Get("c", 0, snap), "NOT_FOUND");
+  EXPECT_EQ(Get("a"), "2");
+  ReadOptions ro;
+  ro.snapshot = snap;
+  EXPECT_EQ(Scan(ro), "a=1");
+  db_->ReleaseSnapshot(snap);
+}
+
+TEST_F(DBTest, RetrievalGraceExample) {
+  Open();
+  // Walk order (most recently written first): @100, @50, @150.
+  Put("k", "v150", 150);
+  Put("k", "v50", 50);
+  Put("k", "v100", 100);
+  EXPECT_EQ(Get("k", 0), "v100");
+  EXPECT_EQ(Get("k", -5), "v100");
+  EXPECT_EQ(Get("k", 1), "v100");
+  EXPECT_EQ(Get("k", 50), "v100");
+  EXPECT_EQ(Get("k", 51), "v150");
+  EXPECT_EQ(Get("k", 1000), "v150");
+  EXPECT_EQ(Scan(), "k=v100");  // iterators show the most recently written version
+}
+
+TEST_F(DBTest, ExpiredRowsAreInvisibleAtOnce) {
+  Open();
+  const int64_t now = clock_->NowMs();
+  Put("old", "keep", now - 10);
+  Put("k", "short", now, 100);
+  Put("p", "persist");
+  EXPECT_EQ(Get("k"), "short");
+  clock_->Advance(99);
+  EXPECT_EQ(Get("k"), "short");
+  clock_->Advance(1);
+  EXPECT_EQ(Get("k"), "NOT_FOUND");
+  EXPECT_EQ(Scan(), "old=keep,p=persist");
+  // An expired newest version hides older ones.
+  Put("old", "gone", now, 50);
+  EXPECT_EQ(Get("old"), "NOT_FOUND");
+  EXPECT_EQ(Get("old", 1'000'000), "NOT_FOUND");
+  EXPECT_EQ(Scan(), "p=persist");
+  db_->SetExpirationEnabled(false);
+  EXPECT_EQ(Get("k"), "short");
+}
+
+TEST_F(DBTest, TimestampedTombstoneTakesPartInGrace) {
+  Open();
+  Put("k", "v", 100);
+  Del("k", 50);  // an out-of-order delete (RFC scenario 5)
+  EXPECT_EQ(Get("k", 0), "NOT_FOUND");
+  EXPECT_EQ(Get("k", 1000), "v");
+}
+
+TEST_F(DBTest, SyncWalUnderAlwaysAndConcurrentWrites) {
+  options_.wal_fsync = WalFsync::kAlways;
+  Open();
+  WriteOptions deferred;
+  deferred.defer_sync = true;
+  std::thread syncer([&] {
+    for (int i = 0; i < 20; i++) EXPECT_TRUE(db_->SyncWal().ok());
+  });
+  for (int i = 0; i < 100; i++) ASSERT_TRUE(db_->Put(deferred, "k" + std::to_string(i), "v").ok());
+  syncer.join();
+  ASSERT_TRUE(db_->SyncWal().ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), "last", "v").ok());
+  EXPECT_GE(db_->GetStats().wal_syncs, 2u);
+  Reopen();
+  EXPECT_EQ(Get("k99"), "v");
+  EXPECT_EQ(Get("last"), "v");
+}
+
+}  // namespace
+}  // namespace ebb::storage
