@@ -132,30 +132,19 @@ Status Keyspace::Delete(int db, std::string_view key, bool* deleted) {
   return Status::OK();
 }
 
-Status Keyspace::Expire(int db, std::string_view key, int64_t expire_at_ms,
-                        ExpireCondition condition, bool* applied) {
+Status Keyspace::Expire(int db, std::string_view key, int64_t expire_at_ms, uint32_t flags,
+                        bool* applied) {
   *applied = false;
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
   if (s.IsNotFound()) return Status::OK();
   if (!s.ok()) return s;
   const std::optional<int64_t>& current = meta.meta.expire_at_ms;
-  switch (condition) {
-    case ExpireCondition::kAlways:
-      break;
-    case ExpireCondition::kNx:
-      if (current) return Status::OK();
-      break;
-    case ExpireCondition::kXx:
-      if (!current) return Status::OK();
-      break;
-    case ExpireCondition::kGt:  // persistent = infinite: never greater
-      if (!current || expire_at_ms <= *current) return Status::OK();
-      break;
-    case ExpireCondition::kLt:  // persistent = infinite: always less
-      if (current && expire_at_ms >= *current) return Status::OK();
-      break;
-  }
+  if ((flags & kExpireNx) && current) return Status::OK();
+  if ((flags & kExpireXx) && !current) return Status::OK();
+  // A persistent key has an infinite TTL: never "greater", always "less".
+  if ((flags & kExpireGt) && (!current || expire_at_ms <= *current)) return Status::OK();
+  if ((flags & kExpireLt) && current && expire_at_ms >= *current) return Status::OK();
   if (expire_at_ms <= NowMs()) {
     bool deleted = false;
     s = Delete(db, key, &deleted);

@@ -37,8 +37,9 @@ namespace ebb::types {
 // Decides whether a user key matches (KEYS / SCAN MATCH); the server passes its glob matcher.
 using KeyMatcher = std::function<bool(std::string_view user_key)>;
 
-// EXPIRE's NX|XX|GT|LT (Redis 7: a persistent key counts as an infinite TTL for GT/LT).
-enum class ExpireCondition { kAlways, kNx, kXx, kGt, kLt };
+// EXPIRE's NX|XX|GT|LT, combinable as Redis 7 allows (XX|GT, XX|LT). A persistent key counts
+// as an infinite TTL for GT/LT.
+enum ExpireFlag : uint32_t { kExpireNx = 1, kExpireXx = 2, kExpireGt = 4, kExpireLt = 8 };
 
 // INFO keyspace: dbN:keys=..,expires=..,avg_ttl=..
 struct DbStats {
@@ -98,10 +99,11 @@ class Keyspace {
   // String keys get a tombstone timestamp >= every timestamp the read saw, so the deletion wins
   // under any retrieval grace.
   storage::Status Delete(int db, std::string_view key, bool* deleted);
-  // Sets the whole key's expiry to `expire_at_ms` if the key exists and `condition` holds;
-  // a time <= now deletes the key instead. *applied = whether it did either (EXPIRE's 1/0).
-  storage::Status Expire(int db, std::string_view key, int64_t expire_at_ms,
-                         ExpireCondition condition, bool* applied);
+  // Sets the whole key's expiry to `expire_at_ms` if the key exists and every condition in
+  // `flags` (ExpireFlag bits) holds; a time <= now deletes the key instead (counted in
+  // expired_keys). *applied = whether it did either (EXPIRE's 1/0).
+  storage::Status Expire(int db, std::string_view key, int64_t expire_at_ms, uint32_t flags,
+                         bool* applied);
   // Removes the expiry. *applied = the key existed and had an expiry.
   storage::Status Persist(int db, std::string_view key, bool* applied);
   // NotFound if the key is absent; else *expire_at = its expiry (nullopt: persistent).
