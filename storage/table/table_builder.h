@@ -1,0 +1,63 @@
+// TableBuilder: writes one SST file (docs/sst-format.md) from internal keys in increasing order.
+//
+// Data blocks (prefix-compressed, optionally lz4/zstd-compressed, each with a crc32c trailer) are
+// written as they fill; Finish() appends the bloom filter over user keys, the properties block,
+// the metaindex, the index and the fixed-size footer. The builder fills every TableProperties
+// field from the rows it sees. It does not sync or close the file: the caller does.
+// Thread-safety: not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "storage/env/file.h"
+#include "storage/format/table_properties.h"
+#include "storage/options.h"
+#include "storage/status.h"
+
+namespace ebb::storage {
+
+struct TableOptions {
+  size_t block_size = 4096;     // target uncompressed size of a data block
+  int bloom_bits_per_key = 10;  // 0: no filter
+  Compression compression = Compression::kLz4;
+  int64_t now_ms = 0;              // for TableProperties::expired_at_write
+  bool expiration_enabled = true;  // false: expired_at_write stays 0
+};
+
+class TableBuilder {
+ public:
+  // `file` must stay valid until Finish() or Abandon(); it is not owned.
+  TableBuilder(const TableOptions& options, WritableFile* file);
+  ~TableBuilder();
+
+  TableBuilder(const TableBuilder&) = delete;
+  TableBuilder& operator=(const TableBuilder&) = delete;
+
+  // REQUIRES: internal keys strictly increasing (CompareInternalKeys); value is an encoded row
+  // (for a tombstone too); Finish()/Abandon() not called.
+  // A malformed key or row sets status() to InvalidArgument and is not written.
+  void Add(std::string_view internal_key, std::string_view encoded_row);
+  // The first error (an Append failure or a bad Add); later Adds are ignored.
+  Status status() const;
+  // Writes filter, properties, metaindex, index and footer; does NOT sync.
+  // REQUIRES: Finish()/Abandon() not called.
+  Status Finish();
+  // Stops building; the caller deletes the file.
+  void Abandon();
+
+  uint64_t NumEntries() const;
+  // Bytes written so far; after Finish(), the final file size.
+  uint64_t FileSize() const;
+  // Complete after Finish().
+  const TableProperties& properties() const;
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace ebb::storage
