@@ -1,0 +1,54 @@
+// Helpers shared by the string-row bindings (kv.cc: PUT GET GETMETA DELETE; strings.cc: the Redis
+// string commands): the Kv handle for the client's database, the TTL policy from Config, and
+// Redis's expire-time validation.
+// Thread-safety: used on the command thread only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/command.h"
+#include "storage/status.h"
+#include "types/kv.h"
+#include "types/ttl_policy.h"
+
+namespace ebb::server {
+
+// A Kv handle on the client's database whose reads use default-retrieval-grace. Also makes the
+// keyspace's writes follow the server's group-commit mode (defer_sync).
+types::Kv KvFor(CommandContext& ctx);
+
+// The server's clock (DEBUG CLOCK moves it), in ms since the epoch.
+int64_t NowMs(CommandContext& ctx);
+
+// default-ttl and the ttl-rules of the current Config, matched with GlobMatch.
+types::TtlPolicy TtlPolicyFromConfig(CommandContext& ctx);
+
+// The expiry the policy gives a key written at `ts_ms` without its own TTL option. A ttl so
+// large that ts + ttl overflows means "never expires".
+std::optional<int64_t> PolicyExpireAt(const types::TtlPolicy& policy, std::string_view key,
+                                      int64_t ts_ms);
+
+// Replies "ERR <status>" for an engine failure.
+void ReplyStorageError(CommandContext& ctx, const storage::Status& status);
+
+// Redis's getExpireMillisecondsOrReply: `text` is a positive integer of seconds (`seconds`) or
+// ms; relative values are added to `now_ms`. On success *expire_at_ms is absolute. Otherwise
+// replies ERR value is not an integer..., or ERR invalid expire time in '<cmd>' command (value
+// <= 0, or overflow) and returns false.
+bool ParseExpireOrReply(CommandContext& ctx, std::string_view cmd, std::string_view text,
+                        bool seconds, bool relative, int64_t now_ms, int64_t* expire_at_ms);
+
+// Command-table rows without designated initializers (g++ 12 -Wextra warns about the fields
+// they leave out). Keys: first_key/last_key/step as CommandSpec documents them.
+ArgSpec MakeArg(std::string name, ArgType type, std::string token = "", bool optional = false,
+                bool multiple = false, std::vector<ArgSpec> children = {});
+CommandSpec MakeStringCommand(std::string name, int arity, uint32_t flags, int first_key,
+                              int last_key, int step, std::string since, std::string summary,
+                              std::string complexity, std::vector<ArgSpec> arguments,
+                              CommandHandler handler);
+
+}  // namespace ebb::server
