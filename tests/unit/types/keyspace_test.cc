@@ -1,0 +1,357 @@
+// Keyspace's generic operations over a real engine in a temp dir, with a manual clock: expiry is
+// invisible at once to every operation, databases are separate, EXPIRE's conditions follow
+// Redis 7, SCAN iterations are complete under concurrent changes, and state survives reopening.
+#include "types/keyspace.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "storage/clock.h"
+
+namespace ebb::types {
+namespace {
+
+constexpr int64_t kStart = 1'700'000'000'000;
+
+class KeyspaceTest : public ::testing::Test {
+ protected:
+  KeyspaceTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
+    char tmpl[] = "/tmp/ebb_keyspace_test_XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    options_.clock = clock_;
+    options_.memtable_size = 8 << 10;  // tiny: reads cross memtables and files
+    options_.block_size = 512;
+    options_.wal_fsync = storage::WalFsync::kNo;
+    Open();
+  }
+  ~KeyspaceTest() override {
+    ks_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  void Open() {
+    ks_.reset();
+    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
+  }
+
+  // A string key as the string commands write it: one metadata row holding the value.
+  void PutString(int db, std::string_view key, std::string_view value,
+                 std::optional<int64_t> expire_at = std::nullopt,
+                 std::optional<int64_t> ts = std::nullopt) {
+    storage::WriteOptions options = ks_->WriteOptions();
+    options.timestamp_ms = ts.value_or(clock_->NowMs());
+    options.expire_at_ms = expire_at;
+    ASSERT_TRUE(
+        ks_->db().Put(options, MetaKey(db, key), EncodeMetaValue(KeyType::kString, value)).ok());
+  }
+
+  bool Exists(int db, std::string_view key) {
+    bool exists = false;
+    EXPECT_TRUE(ks_->Exists(db, key, &exists).ok());
+    return exists;
+  }
+  std::optional<KeyType> Type(int db, std::string_view key) {
+    std::optional<KeyType> type;
+    EXPECT_TRUE(ks_->Type(db, key, &type).ok());
+    return type;
+  }
+  uint64_t DbSize(int db) {
+    uint64_t size = 0;
+    EXPECT_TRUE(ks_->DbSize(db, &size).ok());
+    return size;
+  }
+  std::vector<std::string> Keys(int db, const KeyMatcher* match = nullptr) {
+    std::vector<std::string> keys;
+    EXPECT_TRUE(ks_->Keys(db, match, &keys).ok());
+    return keys;
+  }
+  // A full SCAN iteration; `between` runs after each step (bounded by the key count).
+  std::vector<std::string> ScanAll(int db, size_t count, std::optional<KeyType> type = std::nullopt,
+                                   const std::function<void(int)>& between = nullptr) {
+    std::vector<std::string> keys;
+    uint64_t cursor = 0;
+    for (int step = 0; step < 100000; ++step) {
+      ScanResult result;
+      EXPECT_TRUE(ks_->Scan(db, cursor, nullptr, count, type, &result).ok());
+      keys.insert(keys.end(), result.keys.begin(), result.keys.end());
+      cursor = result.cursor;
+      if (cursor == 0) break;
+      if (between) between(step);
+    }
+    EXPECT_EQ(cursor, 0u) << "SCAN did not finish";
+    return keys;
+  }
+  bool Expire(int db, std::string_view key, int64_t at, uint32_t flags = 0) {
+    bool applied = false;
+    EXPECT_TRUE(ks_->Expire(db, key, at, flags, &applied).ok());
+    return applied;
+  }
+  std::optional<int64_t> ExpireAt(int db, std::string_view key) {
+    std::optional<int64_t> at;
+    EXPECT_TRUE(ks_->GetExpireAt(db, key, &at).ok());
+    return at;
+  }
+
+  std::shared_ptr<storage::ManualClock> clock_;
+  std::string dir_;
+  storage::Options options_;
+  std::unique_ptr<Keyspace> ks_;
+};
+
+TEST_F(KeyspaceTest, GetMetaReturnsTypePayloadAndRowMeta) {
+  KeyMetaRow meta;
+  EXPECT_TRUE(ks_->GetMeta(0, "k", &meta).IsNotFound());
+  PutString(0, "k", "hello", kStart + 5000, kStart - 7);
+  ASSERT_TRUE(ks_->GetMeta(0, "k", &meta).ok());
+  EXPECT_EQ(meta.type, KeyType::kString);
+  EXPECT_EQ(meta.payload, "hello");
+  EXPECT_EQ(meta.meta.timestamp_ms, kStart - 7);
+  EXPECT_EQ(meta.meta.expire_at_ms, kStart + 5000);
+}
+
+TEST_F(KeyspaceTest, ExpiredKeysVanishAtOnceFromEveryOperation) {
+  PutString(0, "stay", "v");
+  PutString(0, "go", "v", kStart + 1000);
+  EXPECT_TRUE(Exists(0, "go"));
+  EXPECT_EQ(DbSize(0), 2u);
+  DbStats stats = ks_->GetDbStats(0);
+  EXPECT_EQ(stats.keys, 2u);
+  EXPECT_EQ(stats.expires, 1u);
+  EXPECT_EQ(stats.avg_ttl_ms, 1000u);
+
+  clock_->Advance(999);
+  EXPECT_TRUE(Exists(0, "go"));
+  clock_->Advance(1);  // expire_at <= now: gone
+  EXPECT_FALSE(Exists(0, "go"));
+  EXPECT_EQ(Type(0, "go"), std::nullopt);
+  EXPECT_EQ(DbSize(0), 1u);
+  EXPECT_EQ(Keys(0), std::vector<std::string>{"stay"});
+  EXPECT_EQ(ScanAll(0, 10), std::vector<std::string>{"stay"});
+  stats = ks_->GetDbStats(0);
+  EXPECT_EQ(stats.keys, 1u);
+  EXPECT_EQ(stats.expires, 0u);
+  EXPECT_EQ(stats.avg_ttl_ms, 0u);
+  std::optional<int64_t> at;
+  EXPECT_TRUE(ks_->GetExpireAt(0, "go", &at).IsNotFound());
+  bool deleted = true;
+  ASSERT_TRUE(ks_->Delete(0, "go", &deleted).ok());
+  EXPECT_FALSE(deleted);
+}
+
+TEST_F(KeyspaceTest, DatabasesAreSeparateKeyspaces) {
+  PutString(0, "k", "zero");
+  PutString(1, "k", "one");
+  PutString(255, "other", "x");
+  EXPECT_EQ(DbSize(0), 1u);
+  EXPECT_EQ(DbSize(1), 1u);
+  EXPECT_EQ(DbSize(2), 0u);
+  EXPECT_EQ(Keys(255), std::vector<std::string>{"other"});
+  ASSERT_TRUE(ks_->FlushDb(1).ok());
+  EXPECT_FALSE(Exists(1, "k"));
+  EXPECT_TRUE(Exists(0, "k"));
+  EXPECT_TRUE(Exists(255, "other"));
+  ASSERT_TRUE(ks_->FlushAll().ok());
+  EXPECT_EQ(DbSize(0), 0u);
+  EXPECT_EQ(DbSize(255), 0u);
+}
+
+TEST_F(KeyspaceTest, DeleteReportsExistenceAndWinsOverOutOfOrderVersions) {
+  PutString(0, "k", "future", std::nullopt, kStart + 10'000);  // written first, later ts
+  PutString(0, "k", "now", std::nullopt, kStart);
+  bool deleted = false;
+  ASSERT_TRUE(ks_->Delete(0, "k", &deleted).ok());
+  EXPECT_TRUE(deleted);
+  KeyMetaRow meta;
+  EXPECT_TRUE(ks_->GetMeta(0, "k", &meta).IsNotFound());
+  EXPECT_TRUE(ks_->GetMeta(0, "k", &meta, std::numeric_limits<int64_t>::max()).IsNotFound());
+  EXPECT_TRUE(ks_->GetMeta(0, "k", &meta, 20'000).IsNotFound());
+  ASSERT_TRUE(ks_->Delete(0, "k", &deleted).ok());
+  EXPECT_FALSE(deleted);
+}
+
+TEST_F(KeyspaceTest, ExpireSetsReplacesAndPersistRemoves) {
+  EXPECT_FALSE(Expire(0, "missing", kStart + 1000));
+  PutString(0, "k", "v", std::nullopt, kStart - 3);
+  EXPECT_EQ(ExpireAt(0, "k"), std::nullopt);
+  EXPECT_TRUE(Expire(0, "k", kStart + 1000));
+  EXPECT_EQ(ExpireAt(0, "k"), kStart + 1000);
+  KeyMetaRow meta;
+  ASSERT_TRUE(ks_->GetMeta(0, "k", &meta).ok());
+  EXPECT_EQ(meta.payload, "v");                   // value kept
+  EXPECT_EQ(meta.meta.timestamp_ms, kStart - 3);  // timestamp kept
+
+  bool applied = false;
+  ASSERT_TRUE(ks_->Persist(0, "k", &applied).ok());
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(ExpireAt(0, "k"), std::nullopt);
+  ASSERT_TRUE(ks_->Persist(0, "k", &applied).ok());
+  EXPECT_FALSE(applied);  // nothing to remove
+  ASSERT_TRUE(ks_->Persist(0, "missing", &applied).ok());
+  EXPECT_FALSE(applied);
+}
+
+TEST_F(KeyspaceTest, ExpireConditionsFollowRedis7) {
+  PutString(0, "p", "v");  // persistent
+  EXPECT_FALSE(Expire(0, "p", kStart + 100, kExpireXx));
+  EXPECT_FALSE(Expire(0, "p", kStart + 100, kExpireGt));  // infinite TTL is never exceeded
+  EXPECT_TRUE(Expire(0, "p", kStart + 100, kExpireLt));   // anything is less than infinite
+  EXPECT_EQ(ExpireAt(0, "p"), kStart + 100);
+
+  EXPECT_FALSE(Expire(0, "p", kStart + 200, kExpireNx));
+  EXPECT_FALSE(Expire(0, "p", kStart + 50, kExpireGt));
+  EXPECT_FALSE(Expire(0, "p", kStart + 100, kExpireGt));  // equal is not greater
+  EXPECT_TRUE(Expire(0, "p", kStart + 200, kExpireGt | kExpireXx));
+  EXPECT_FALSE(Expire(0, "p", kStart + 300, kExpireLt));
+  EXPECT_TRUE(Expire(0, "p", kStart + 150, kExpireLt));
+  EXPECT_EQ(ExpireAt(0, "p"), kStart + 150);
+
+  PutString(0, "q", "v");
+  EXPECT_TRUE(Expire(0, "q", kStart + 10, kExpireNx));
+  EXPECT_EQ(ExpireAt(0, "q"), kStart + 10);
+}
+
+TEST_F(KeyspaceTest, ExpireInThePastDeletesAndCountsAnExpiredKey) {
+  PutString(0, "k", "v");
+  EXPECT_EQ(ks_->expired_keys(), 0u);
+  EXPECT_TRUE(Expire(0, "k", kStart));  // expire_at == now: already expired
+  EXPECT_FALSE(Exists(0, "k"));
+  EXPECT_EQ(ks_->expired_keys(), 1u);
+  EXPECT_FALSE(Expire(0, "k", kStart - 1));  // missing now
+  EXPECT_EQ(ks_->expired_keys(), 1u);
+}
+
+TEST_F(KeyspaceTest, ExpiriesAndTypesSurviveReopenExactly) {
+  PutString(0, "a", "1", kStart + 12'345);
+  PutString(3, "b", "2");
+  ASSERT_TRUE(Expire(3, "b", kStart + 777));
+  Open();
+  EXPECT_EQ(ExpireAt(0, "a"), kStart + 12'345);
+  EXPECT_EQ(ExpireAt(3, "b"), kStart + 777);
+  EXPECT_EQ(Type(3, "b"), KeyType::kString);
+  clock_->Set(kStart + 777);
+  EXPECT_FALSE(Exists(3, "b"));
+  EXPECT_TRUE(Exists(0, "a"));
+}
+
+TEST_F(KeyspaceTest, VersionsAreUniqueAcrossReopenEvenWhenTheClockGoesBack) {
+  std::set<uint64_t> seen;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 100; ++i) {
+      uint64_t v = 0;
+      ASSERT_TRUE(ks_->NewVersion(&v).ok());
+      EXPECT_GT(v, 0u);
+      EXPECT_TRUE(seen.insert(v).second) << "version " << v << " handed out twice";
+    }
+    clock_->Set(kStart - 1'000'000 * (round + 1));
+    Open();
+  }
+}
+
+TEST_F(KeyspaceTest, ScanVisitsEveryKeyOnceInSteps) {
+  std::set<std::string> expected;
+  for (int i = 0; i < 57; ++i) {
+    std::string key = "key:" + std::to_string(i);
+    PutString(0, key, "v");
+    expected.insert(key);
+  }
+  PutString(1, "elsewhere", "v");
+  for (size_t count : {1u, 5u, 10u, 57u, 1000u}) {
+    std::vector<std::string> keys = ScanAll(0, count);
+    EXPECT_EQ(keys.size(), expected.size()) << "count " << count;
+    EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), expected);
+  }
+  ScanResult first;
+  ASSERT_TRUE(ks_->Scan(0, 0, nullptr, 5, std::nullopt, &first).ok());
+  EXPECT_EQ(first.keys.size(), 5u);
+  EXPECT_NE(first.cursor, 0u);
+}
+
+TEST_F(KeyspaceTest, ScanFiltersByMatcherAndType) {
+  PutString(0, "user:1", "v");
+  PutString(0, "user:2", "v");
+  PutString(0, "item:1", "v");
+  std::string treg_payload = "opaque";
+  ASSERT_TRUE(ks_->db()
+                  .Put(ks_->WriteOptions(), MetaKey(0, "user:reg"),
+                       EncodeMetaValue(KeyType::kTreg, treg_payload))
+                  .ok());
+  KeyMatcher users = [](std::string_view k) { return k.starts_with("user:"); };
+  ScanResult result;
+  ASSERT_TRUE(ks_->Scan(0, 0, &users, 100, std::nullopt, &result).ok());
+  EXPECT_EQ(result.keys, (std::vector<std::string>{"user:1", "user:2", "user:reg"}));
+  EXPECT_EQ(result.cursor, 0u);
+  EXPECT_EQ(ScanAll(0, 2, KeyType::kTreg), std::vector<std::string>{"user:reg"});
+  EXPECT_EQ(ScanAll(0, 2, KeyType::kTlog), std::vector<std::string>{});
+  EXPECT_EQ(Keys(0, &users), (std::vector<std::string>{"user:1", "user:2", "user:reg"}));
+}
+
+TEST_F(KeyspaceTest, ScanUnknownCursorIsAnError) {
+  ScanResult result;
+  EXPECT_TRUE(ks_->Scan(0, 12345, nullptr, 10, std::nullopt, &result).IsInvalidArgument());
+}
+
+TEST_F(KeyspaceTest, ScanReturnsEveryKeyPresentThroughoutWhileKeysComeAndGo) {
+  std::set<std::string> stable;
+  for (int i = 0; i < 200; i += 2) {
+    std::string key = "k" + std::to_string(1000 + i);
+    PutString(0, key, "v");
+    stable.insert(key);
+  }
+  for (int i = 1; i < 200; i += 2) PutString(0, "k" + std::to_string(1000 + i), "v");
+  // Between steps: delete one odd key and add a new key on each side of the cursor.
+  int next_new = 0;
+  std::vector<std::string> keys = ScanAll(0, 7, std::nullopt, [&](int step) {
+    bool deleted = false;
+    EXPECT_TRUE(ks_->Delete(0, "k" + std::to_string(1001 + 2 * step), &deleted).ok());
+    PutString(0, "a" + std::to_string(next_new), "v");
+    PutString(0, "z" + std::to_string(next_new++), "v");
+  });
+  std::set<std::string> got(keys.begin(), keys.end());
+  EXPECT_EQ(got.size(), keys.size()) << "a key was returned twice";
+  for (const std::string& key : stable) EXPECT_TRUE(got.count(key)) << key;
+}
+
+TEST_F(KeyspaceTest, RandomKeyReturnsLiveKeysOnly) {
+  std::optional<std::string> key;
+  ASSERT_TRUE(ks_->RandomKey(0, &key).ok());
+  EXPECT_EQ(key, std::nullopt);
+  PutString(0, "bar", "v");
+  PutString(0, "foo", "v");
+  PutString(0, "gone", "v", kStart + 1);
+  clock_->Advance(1);
+  std::set<std::string> seen;
+  for (int i = 0; i < 200 && seen.size() < 2; ++i) {
+    ASSERT_TRUE(ks_->RandomKey(0, &key).ok());
+    ASSERT_TRUE(key.has_value());
+    seen.insert(*key);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"bar", "foo"}));
+}
+
+TEST_F(KeyspaceTest, FlushDbRemovesExpiringAndOutOfOrderKeys) {
+  PutString(0, "a", "v", kStart + 100);
+  PutString(0, "b", "future", std::nullopt, kStart + 50'000);
+  ASSERT_TRUE(ks_->FlushDb(0).ok());
+  EXPECT_EQ(DbSize(0), 0u);
+  KeyMetaRow meta;
+  EXPECT_TRUE(ks_->GetMeta(0, "b", &meta, 1'000'000).IsNotFound());
+  Open();
+  EXPECT_EQ(DbSize(0), 0u);
+}
+
+TEST_F(KeyspaceTest, WriteOptionsCarryDeferSync) {
+  EXPECT_FALSE(ks_->WriteOptions().defer_sync);
+  ks_->set_defer_sync(true);
+  EXPECT_TRUE(ks_->WriteOptions().defer_sync);
+  EXPECT_FALSE(ks_->WriteOptions().timestamp_ms.has_value());
+}
+
+}  // namespace
+}  // namespace ebb::types
