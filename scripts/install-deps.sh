@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang
+  build-essential cmake ninja-build ccache pkg-config clang
   libboost1.81-dev libhiredis-dev libfmt-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev liblz4-dev libzstd-dev
   redis-server redis-tools librocksdb-dev

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Side-by-side server benchmark: ebb-server against redis-server, in one run.
+
+Starts redis-server (appendonly yes, appendfsync everysec, no RDB saves) and ebb-server
+(wal-fsync everysec) on free loopback ports, then runs redis-benchmark against both alternately
+(A B A B ...) for every workload, and reports the median requests/s of each and their ratio.
+The write workloads run again with both servers syncing every write (wal-fsync always vs
+appendfsync always). Prints a Markdown table and, when gnuplot is present, writes a PNG bar chart.
+
+Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
+                             [--out bench/results]
+"""
+import argparse
+import csv
+import io
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# (label, ebb command, redis command); a command of None means `-t <name>` of redis-benchmark.
+WORKLOADS = [
+    ("SET", ["SET", "k:__rand_int__", "xxx"], ["SET", "k:__rand_int__", "xxx"]),
+    ("GET", ["GET", "k:__rand_int__"], ["GET", "k:__rand_int__"]),
+    ("PUT vs SET", ["PUT", "k:__rand_int__", "xxx"], ["SET", "k:__rand_int__", "xxx"]),
+    ("TLOG INS vs ZADD", ["TLOG", "INS", "log:__rand_int__", "m:__rand_int__", "__rand_int__"],
+     ["ZADD", "z:__rand_int__", "__rand_int__", "m:__rand_int__"]),
+    ("TLOG GET 10 vs ZREVRANGE 0 9", ["TLOG", "GET", "log:__rand_int__", "10"],
+     ["ZREVRANGE", "z:__rand_int__", "0", "9", "WITHSCORES"]),
+    ("TREG SET vs SET", ["TREG", "SET", "r:__rand_int__", "v:__rand_int__", "__rand_int__"],
+     ["SET", "r:__rand_int__", "v:__rand_int__"]),
+    ("TREG GET vs GET", ["TREG", "GET", "r:__rand_int__"], ["GET", "r:__rand_int__"]),
+]
+WRITE_LABELS = {"SET", "PUT vs SET", "TLOG INS vs ZADD", "TREG SET vs SET"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(port, deadline_s=15):
+    end = time.time() + deadline_s
+    while time.time() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"server on port {port} did not answer PING")
+
+
+class Server:
+    def __init__(self, name, argv, port, workdir):
+        self.name, self.port = name, port
+        self.log = open(os.path.join(workdir, f"{name}.log"), "w")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir)
+        wait_ready(port)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+    def rss_kb(self):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+
+def start_pair(ebb_bin, workdir, fsync_always):
+    rport, eport = free_port(), free_port()
+    rdir, edir = os.path.join(workdir, "redis"), os.path.join(workdir, "ebb")
+    for d in (rdir, edir):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    redis = Server("redis", ["redis-server", "--port", str(rport), "--bind", "127.0.0.1",
+                             "--dir", rdir, "--appendonly", "yes", "--appendfsync",
+                             "always" if fsync_always else "everysec", "--save", ""],
+                   rport, workdir)
+    ebb = Server("ebb", [os.path.abspath(ebb_bin), "--port", str(eport), "--bind", "127.0.0.1",
+                         "--dir", edir, "--wal-fsync", "always" if fsync_always else "everysec"],
+                 eport, workdir)
+    return redis, ebb
+
+
+def bench(port, command, requests, pipeline, clients):
+    argv = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
+            "-n", str(requests), "-r", "1000", "-P", str(pipeline), "--csv"] + command
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=600).stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    for row in rows[1:]:
+        if len(row) >= 2:
+            return float(row[1])
+    raise RuntimeError(f"no result from: {' '.join(argv)}\n{out}")
+
+
+def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
+    redis, ebb = start_pair(ebb_bin, workdir, fsync_always)
+    results = []
+    try:
+        for label, ebb_cmd, redis_cmd in WORKLOADS:
+            if label not in labels:
+                continue
+            for pipeline in (1, 16):
+                n = requests * (4 if pipeline > 1 else 1)
+                ebb_rps, redis_rps = [], []
+                for _ in range(rounds):  # A B A B: alternate so drift hits both alike
+                    ebb_rps.append(bench(ebb.port, ebb_cmd, n, pipeline, 50))
+                    redis_rps.append(bench(redis.port, redis_cmd, n, pipeline, 50))
+                e, r = statistics.median(ebb_rps), statistics.median(redis_rps)
+                results.append((label, pipeline, e, r))
+                print(f"  {label:32} P={pipeline:<2} ebb {e:>12,.0f}  redis {r:>12,.0f}  "
+                      f"x{e / r:.2f}", file=sys.stderr, flush=True)
+        rss = (ebb.rss_kb(), redis.rss_kb())
+    finally:
+        ebb.stop()
+        redis.stop()
+    return results, rss
+
+
+def markdown(title, results):
+    lines = [f"#### {title}", "", "| workload | P | ebb req/s | redis req/s | ebb / redis |",
+             "|---|---:|---:|---:|---:|"]
+    for label, p, e, r in results:
+        lines.append(f"| {label} | {p} | {e:,.0f} | {r:,.0f} | {e / r:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(results, path):
+    if not shutil.which("gnuplot"):
+        print("gnuplot not found: no chart written", file=sys.stderr)
+        return
+    data = path + ".dat"
+    with open(data, "w") as f:
+        for label, p, e, r in results:
+            f.write(f"\"{label} P={p}\" {e:.0f} {r:.0f}\n")
+    script = f"""
+set terminal pngcairo size 1400,700 noenhanced
+set output '{path}'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel 'requests/s (median)'
+set xtics rotate by -35
+set key top right
+set grid ytics
+set title 'ebb-server vs redis-server (50 clients, -r 1000)'
+plot '{data}' using 2:xtic(1) title 'ebb', '' using 3 title 'redis'
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ebb", default="build/ebb-server")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--requests", type=int, default=200000)
+    ap.add_argument("--out", default="bench/results")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="ebb-bench-") as workdir:
+        print("everysec:", file=sys.stderr)
+        everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False,
+                                  {w[0] for w in WORKLOADS})
+        print("always:", file=sys.stderr)
+        always, _ = run_suite(args.ebb, workdir, args.rounds, max(args.requests // 10, 10000),
+                              True, WRITE_LABELS)
+    report = (markdown("wal-fsync everysec vs appendfsync everysec", everysec) + "\n" +
+              markdown("wal-fsync always vs appendfsync always", always) +
+              f"\nRSS after the everysec run: ebb {rss[0] // 1024} MiB, "
+              f"redis {rss[1] // 1024} MiB\n")
+    with open(os.path.join(args.out, "server_bench.md"), "w") as f:
+        f.write(report)
+    plot(everysec + [(f"{l} (always)", p, e, r) for l, p, e, r in always],
+         os.path.join(args.out, "server_bench.png"))
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
