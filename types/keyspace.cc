@@ -6,6 +6,7 @@
 
 #include "storage/util/coding.h"
 #include "storage/write_batch.h"
+#include "types/tlog.h"
 
 namespace ebb::types {
 
@@ -33,6 +34,7 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
                       std::unique_ptr<Keyspace>* keyspace) {
   if (!options.clock) return Status::InvalidArgument("Keyspace::Open needs a clock");
   auto filter = std::make_shared<TypesCompactionFilter>();
+  RegisterTlogCompactionHook(*filter);  // entries below a log's cutoff are dropped
   options.compaction_filter = filter;
   std::unique_ptr<storage::DB> db;
   Status s = storage::DB::Open(options, dir, &db);
