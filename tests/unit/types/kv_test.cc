@@ -1,0 +1,375 @@
+// Kv over a real engine (temp dir, ManualClock): out-of-order versions read with a retrieval
+// grace (the SlateDB RFC's example and scenarios), expiry at the exact ms, WRONGTYPE, the Redis
+// string helpers (SET conditions, APPEND, INCR family, MSET/MSETNX, GETDEL), and reopening.
+#include "types/kv.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "storage/clock.h"
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+
+namespace ebb::types {
+namespace {
+
+constexpr int64_t kFullGrace = std::numeric_limits<int64_t>::max();
+constexpr int64_t kStart = 1'000'000;
+
+class KvTest : public ::testing::Test {
+ protected:
+  KvTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
+    char tmpl[] = "/tmp/ebb_kv_test_XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    options_.clock = clock_;
+    options_.memtable_size = 4 << 10;
+    options_.wal_fsync = storage::WalFsync::kNo;
+    Open();
+  }
+  ~KvTest() override {
+    ks_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  void Open() {
+    ks_.reset();
+    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
+  }
+
+  Kv kv(int64_t grace = 0, int db = 0) { return Kv(*ks_, db, grace); }
+
+  void Put(std::string_view key, std::string_view value, int64_t ts,
+           std::optional<int64_t> expire_at = std::nullopt, int db = 0) {
+    ASSERT_TRUE(kv(0, db).Put({key, value, ts, expire_at}).ok());
+  }
+
+  // The value a read with `grace` returns, or "(nil)" / "(wrongtype)".
+  std::string Read(std::string_view key, int64_t grace = 0, int db = 0) {
+    KvRow row;
+    KvResult result;
+    EXPECT_TRUE(kv(grace, db).Get(key, grace, &row, &result).ok());
+    if (result == KvResult::kAbsent) return "(nil)";
+    if (result == KvResult::kWrongType) return "(wrongtype)";
+    return row.value;
+  }
+
+  KvRow ReadRow(std::string_view key, int64_t grace = 0) {
+    KvRow row;
+    KvResult result;
+    EXPECT_TRUE(kv().Get(key, grace, &row, &result).ok());
+    EXPECT_EQ(result, KvResult::kOk);
+    return row;
+  }
+
+  std::shared_ptr<storage::ManualClock> clock_;
+  std::string dir_;
+  storage::Options options_;
+  std::unique_ptr<Keyspace> ks_;
+};
+
+TEST_F(KvTest, PutThenGetReturnsValueTimestampAndExpiry) {
+  Put("k", "v", 123, 5'000'000);
+  KvRow row = ReadRow("k");
+  EXPECT_EQ(row.value, "v");
+  EXPECT_EQ(row.ts, 123);
+  EXPECT_EQ(row.expire_at_ms, 5'000'000);
+  EXPECT_EQ(Read("missing"), "(nil)");
+}
+
+TEST_F(KvTest, EmptyAndBinaryValuesRoundTrip) {
+  const std::string binary("a\0b\xff\r\n", 6);
+  Put("bin", binary, 1);
+  Put("empty", "", 1);
+  EXPECT_EQ(Read("bin"), binary);
+  EXPECT_EQ(Read("empty"), "");
+}
+
+TEST_F(KvTest, DatabasesAreSeparateKeyspaces) {
+  Put("k", "zero", 1, std::nullopt, 0);
+  Put("k", "one", 1, std::nullopt, 1);
+  EXPECT_EQ(Read("k", 0, 0), "zero");
+  EXPECT_EQ(Read("k", 0, 1), "one");
+  EXPECT_EQ(Read("k", 0, 2), "(nil)");
+}
+
+// The RFC's example: versions @100, @50, @150 in walk order (newest write first), so written
+// @150, then @50, then @100.
+TEST_F(KvTest, RetrievalGraceFollowsTheRfcExample) {
+  Put("a", "v150", 150);
+  Put("a", "v50", 50);
+  Put("a", "v100", 100);
+  EXPECT_EQ(Read("a", -5), "v100");
+  EXPECT_EQ(Read("a", 0), "v100");
+  EXPECT_EQ(Read("a", 1), "v100");
+  EXPECT_EQ(Read("a", 50), "v100");
+  EXPECT_EQ(Read("a", 51), "v150");
+  EXPECT_EQ(Read("a", kFullGrace), "v150");
+  EXPECT_EQ(ReadRow("a", 51).ts, 150);
+}
+
+// RFC scenario 4: an out-of-order overwrite with an older timestamp loses under enough grace.
+TEST_F(KvTest, OutOfOrderOverwriteLosesUnderGrace) {
+  Put("a", "new", 100);
+  Put("a", "old", 50);
+  EXPECT_EQ(Read("a", 0), "old");
+  EXPECT_EQ(Read("a", 51), "new");
+}
+
+// RFC scenario 5: a tombstone at ts 50 does not hide a value at ts 100 once they meet.
+TEST_F(KvTest, OutOfOrderTombstoneLosesToNewerValue) {
+  Put("a", "v", 100);
+  ASSERT_TRUE(kv().Delete("a", 50).ok());
+  EXPECT_EQ(Read("a", 0), "(nil)");
+  EXPECT_EQ(Read("a", kFullGrace), "v");
+  // A newer tombstone wins under every grace.
+  ASSERT_TRUE(kv().Delete("a", 200).ok());
+  EXPECT_EQ(Read("a", kFullGrace), "(nil)");
+}
+
+// RFC scenario 1: live until ts + ttl, absent from that exact ms on.
+TEST_F(KvTest, ExpiresAtTheExactMillisecond) {
+  Put("a", "v", kStart, kStart + 100);
+  clock_->Set(kStart + 99);
+  EXPECT_EQ(Read("a"), "v");
+  clock_->Set(kStart + 100);
+  EXPECT_EQ(Read("a"), "(nil)");
+}
+
+// RFC scenario 3: a newer write with a shorter TTL expires first and hides the older version.
+TEST_F(KvTest, ExpiredVersionHidesOlderVersions) {
+  Put("a", "first", 100, 200);
+  Put("a", "second", 110, 150);
+  clock_->Set(149);
+  EXPECT_EQ(Read("a"), "second");
+  clock_->Set(150);
+  EXPECT_EQ(Read("a"), "(nil)");
+  EXPECT_EQ(Read("a", kFullGrace), "(nil)");
+}
+
+// RFC scenario 2: a newer write with a newer TTL extends the row's life.
+TEST_F(KvTest, InOrderOverwriteWithNewerTtlExtendsLife) {
+  Put("a", "first", 100, 200);
+  Put("a", "second", 150, 250);
+  clock_->Set(249);
+  EXPECT_EQ(Read("a"), "second");
+  clock_->Set(250);
+  EXPECT_EQ(Read("a"), "(nil)");
+}
+
+TEST_F(KvTest, ExpirationOffKeepsRecordingButNothingExpires) {
+  ks_->db().SetExpirationEnabled(false);
+  Put("a", "v", kStart, kStart + 10);
+  clock_->Advance(1000);
+  KvRow row = ReadRow("a");
+  EXPECT_EQ(row.value, "v");
+  EXPECT_EQ(row.expire_at_ms, kStart + 10);
+  ks_->db().SetExpirationEnabled(true);
+  EXPECT_EQ(Read("a"), "(nil)");
+}
+
+TEST_F(KvTest, OtherTypesAreWrongTypeAndPutOverwritesThem) {
+  ASSERT_TRUE(ks_->db()
+                  .Put(ks_->WriteOptions(), MetaKey(0, "t"), EncodeMetaValue(KeyType::kTreg, "x"))
+                  .ok());
+  EXPECT_EQ(Read("t"), "(wrongtype)");
+
+  KvResult result;
+  std::optional<std::string> old;
+  KvSetOptions get;
+  get.get = true;
+  get.ts = kStart;
+  ASSERT_TRUE(kv().Set("t", "s", get, &result, &old).ok());
+  EXPECT_EQ(result, KvResult::kWrongType);
+  EXPECT_EQ(Read("t"), "(wrongtype)");
+
+  int64_t value = 0;
+  ASSERT_TRUE(kv().IncrBy("t", 1, kStart, std::nullopt, &value, &result).ok());
+  EXPECT_EQ(result, KvResult::kWrongType);
+  int64_t length = 0;
+  ASSERT_TRUE(kv().Append("t", "x", kStart, std::nullopt, 100, &length, &result).ok());
+  EXPECT_EQ(result, KvResult::kWrongType);
+
+  Put("t", "now a string", kStart);
+  EXPECT_EQ(Read("t"), "now a string");
+}
+
+TEST_F(KvTest, SetConditionsGetAndKeepTtl) {
+  KvResult result;
+  std::optional<std::string> old;
+  KvSetOptions nx;
+  nx.condition = KvSetOptions::Condition::kNx;
+  nx.ts = kStart;
+  nx.expire_at_ms = kStart + 500;
+  ASSERT_TRUE(kv().Set("k", "1", nx, &result, &old).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  ASSERT_TRUE(kv().Set("k", "2", nx, &result, &old).ok());
+  EXPECT_EQ(result, KvResult::kConditionFailed);
+  EXPECT_EQ(Read("k"), "1");
+
+  KvSetOptions xx;
+  xx.condition = KvSetOptions::Condition::kXx;
+  xx.get = true;
+  xx.keep_ttl = true;
+  xx.ts = kStart + 1;
+  ASSERT_TRUE(kv().Set("k", "3", xx, &result, &old).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(old, "1");
+  KvRow row = ReadRow("k");
+  EXPECT_EQ(row.value, "3");
+  EXPECT_EQ(row.ts, kStart + 1);
+  EXPECT_EQ(row.expire_at_ms, kStart + 500);
+
+  ASSERT_TRUE(kv().Set("absent", "x", xx, &result, &old).ok());
+  EXPECT_EQ(result, KvResult::kConditionFailed);
+  EXPECT_EQ(old, std::nullopt);
+  EXPECT_EQ(Read("absent"), "(nil)");
+
+  // A plain SET replaces the expiry with its own (none here).
+  KvSetOptions plain;
+  plain.ts = kStart + 2;
+  ASSERT_TRUE(kv().Set("k", "4", plain, &result, &old).ok());
+  EXPECT_EQ(ReadRow("k").expire_at_ms, std::nullopt);
+}
+
+TEST_F(KvTest, IncrByParsesChecksOverflowAndKeepsExpiry) {
+  KvResult result;
+  int64_t value = 0;
+  ASSERT_TRUE(kv().IncrBy("n", 5, kStart, kStart + 1000, &value, &result).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(value, 5);
+  EXPECT_EQ(ReadRow("n").expire_at_ms, kStart + 1000);  // a new key takes the given expiry
+
+  ASSERT_TRUE(kv().IncrBy("n", -7, kStart + 1, std::nullopt, &value, &result).ok());
+  EXPECT_EQ(value, -2);
+  KvRow row = ReadRow("n");
+  EXPECT_EQ(row.value, "-2");
+  EXPECT_EQ(row.expire_at_ms, kStart + 1000);  // an existing key keeps its expiry
+  EXPECT_EQ(row.ts, kStart + 1);
+
+  Put("max", "9223372036854775807", 1);
+  ASSERT_TRUE(kv().IncrBy("max", 1, kStart, std::nullopt, &value, &result).ok());
+  EXPECT_EQ(result, KvResult::kOverflow);
+  EXPECT_EQ(Read("max"), "9223372036854775807");
+  Put("min", "-9223372036854775808", 1);
+  ASSERT_TRUE(kv().IncrBy("min", -1, kStart, std::nullopt, &value, &result).ok());
+  EXPECT_EQ(result, KvResult::kOverflow);
+
+  for (const char* bad : {"", " 1", "1 ", "+1", "01", "-0", "1.5", "abc", "99999999999999999999"}) {
+    Put("bad", bad, 1);
+    ASSERT_TRUE(kv().IncrBy("bad", 1, kStart, std::nullopt, &value, &result).ok());
+    EXPECT_EQ(result, KvResult::kNotInteger) << "'" << bad << "'";
+    EXPECT_EQ(Read("bad"), bad);
+  }
+}
+
+// A derived write must supersede its base under any grace, even if the base's TS is ahead.
+TEST_F(KvTest, ReadModifyWriteNeverGoesBackInTime) {
+  Put("n", "10", kStart + 5000);
+  KvResult result;
+  int64_t value = 0;
+  ASSERT_TRUE(kv().IncrBy("n", 1, kStart, std::nullopt, &value, &result).ok());
+  KvRow row = ReadRow("n", kFullGrace);
+  EXPECT_EQ(row.value, "11");
+  EXPECT_EQ(row.ts, kStart + 5000);
+  int64_t length = 0;
+  ASSERT_TRUE(kv().Append("n", "x", kStart, std::nullopt, 100, &length, &result).ok());
+  EXPECT_EQ(Read("n", kFullGrace), "11x");
+}
+
+TEST_F(KvTest, AppendCreatesExtendsKeepsExpiryAndRespectsMaxLength) {
+  KvResult result;
+  int64_t length = 0;
+  ASSERT_TRUE(kv().Append("s", "abc", kStart, kStart + 100, 8, &length, &result).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(length, 3);
+  ASSERT_TRUE(kv().Append("s", "defgh", kStart, std::nullopt, 8, &length, &result).ok());
+  EXPECT_EQ(length, 8);
+  KvRow row = ReadRow("s");
+  EXPECT_EQ(row.value, "abcdefgh");
+  EXPECT_EQ(row.expire_at_ms, kStart + 100);
+  ASSERT_TRUE(kv().Append("s", "i", kStart, std::nullopt, 8, &length, &result).ok());
+  EXPECT_EQ(result, KvResult::kTooLarge);
+  EXPECT_EQ(Read("s"), "abcdefgh");
+}
+
+TEST_F(KvTest, MultiPutWritesEveryRowAndLaterDuplicatesWin) {
+  ASSERT_TRUE(kv().MultiPut({{"a", "1", kStart, std::nullopt},
+                             {"b", "2", kStart, kStart + 10},
+                             {"a", "3", kStart, std::nullopt}})
+                  .ok());
+  EXPECT_EQ(Read("a"), "3");
+  EXPECT_EQ(ReadRow("b").expire_at_ms, kStart + 10);
+}
+
+TEST_F(KvTest, MultiPutIfNoneExistWritesNothingWhenAnyKeyExists) {
+  Put("b", "old", 1);
+  KvResult result;
+  ASSERT_TRUE(kv().MultiPutIfNoneExist(
+                      {{"a", "1", kStart, std::nullopt}, {"b", "2", kStart, std::nullopt}}, &result)
+                  .ok());
+  EXPECT_EQ(result, KvResult::kConditionFailed);
+  EXPECT_EQ(Read("a"), "(nil)");
+  EXPECT_EQ(Read("b"), "old");
+  ASSERT_TRUE(kv().MultiPutIfNoneExist(
+                      {{"a", "1", kStart, std::nullopt}, {"c", "3", kStart, std::nullopt}}, &result)
+                  .ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(Read("a"), "1");
+  EXPECT_EQ(Read("c"), "3");
+}
+
+TEST_F(KvTest, GetDelReturnsTheValueAndDeletesUnderEveryGrace) {
+  Put("k", "future", kStart + 10'000);
+  Put("k", "now", kStart);
+  KvRow row;
+  KvResult result;
+  ASSERT_TRUE(kv().GetDel("k", &row, &result).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(row.value, "now");
+  EXPECT_EQ(Read("k"), "(nil)");
+  EXPECT_EQ(Read("k", kFullGrace), "(nil)");
+  ASSERT_TRUE(kv().GetDel("k", &row, &result).ok());
+  EXPECT_EQ(result, KvResult::kAbsent);
+}
+
+TEST_F(KvTest, ReopenKeepsTimestampsAndExpiriesExactly) {
+  Put("a", "v150", 150);
+  Put("a", "v100", 100);
+  Put("e", "x", kStart, kStart + 777);
+  ASSERT_TRUE(kv().Delete("d", 5).ok());
+  Open();
+  EXPECT_EQ(Read("a", 0), "v100");
+  EXPECT_EQ(Read("a", 51), "v150");
+  KvRow row = ReadRow("e");
+  EXPECT_EQ(row.ts, kStart);
+  EXPECT_EQ(row.expire_at_ms, kStart + 777);
+  clock_->Set(kStart + 777);
+  EXPECT_EQ(Read("e"), "(nil)");
+}
+
+TEST(ParseKvIntegerTest, FollowsRedisString2ll) {
+  int64_t v = 7;
+  EXPECT_TRUE(ParseKvInteger("0", &v));
+  EXPECT_EQ(v, 0);
+  EXPECT_TRUE(ParseKvInteger("-12", &v));
+  EXPECT_EQ(v, -12);
+  EXPECT_TRUE(ParseKvInteger("9223372036854775807", &v));
+  EXPECT_EQ(v, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(ParseKvInteger("-9223372036854775808", &v));
+  EXPECT_EQ(v, std::numeric_limits<int64_t>::min());
+  for (const char* bad : {"", "-", "+1", " 1", "01", "-0", "1a", "9223372036854775808",
+                          "-9223372036854775809", "18446744073709551616"}) {
+    EXPECT_FALSE(ParseKvInteger(bad, &v)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace ebb::types
