@@ -1,0 +1,263 @@
+#include "storage/table/table.h"
+
+#include <algorithm>
+
+#include "storage/format/internal_key.h"
+#include "storage/table/block.h"
+#include "storage/table/block_cache.h"
+#include "storage/table/bloom.h"
+#include "storage/table/format.h"
+#include "storage/table/table_layout.h"
+
+namespace ebb::storage {
+
+struct Table::Rep {
+  TableOptions options;
+  std::unique_ptr<RandomAccessFile> file;
+  uint64_t file_size = 0;
+  uint64_t file_number = 0;
+  BlockCache* cache = nullptr;
+  std::string name;
+  std::shared_ptr<const Block> index_block;
+  std::string filter;  // empty: no filter
+  TableProperties props;
+  uint64_t data_end = 0;  // where the data blocks end (first meta block)
+
+  Status ReadBlock(const BlockHandle& handle, std::shared_ptr<const Block>* block) const {
+    std::string contents;
+    Status s = ReadBlockContents(*file, name, handle, &contents);
+    if (!s.ok()) return s;
+    auto b = std::make_shared<const Block>(std::move(contents));
+    if (b->malformed()) {
+      return Status::Corruption(name + ": malformed block at offset " +
+                                std::to_string(handle.offset));
+    }
+    *block = std::move(b);
+    return Status::OK();
+  }
+};
+
+namespace {
+
+// Index -> data block iteration. Stops (not Valid, status() not OK) at the first unreadable
+// or corrupt block rather than skipping it.
+class TwoLevelIterator final : public InternalIterator {
+ public:
+  TwoLevelIterator(const Table* table, std::unique_ptr<InternalIterator> index_iter,
+                   bool fill_cache, const std::string* name)
+      : table_(table), index_(std::move(index_iter)), fill_cache_(fill_cache), name_(name) {}
+
+  bool Valid() const override { return status_.ok() && data_ != nullptr && data_->Valid(); }
+  std::string_view key() const override { return data_->key(); }
+  std::string_view value() const override { return data_->value(); }
+  Status status() const override { return status_; }
+
+  void Seek(std::string_view target) override {
+    status_ = Status::OK();
+    index_->Seek(target);
+    InitDataBlock();
+    if (data_ != nullptr) data_->Seek(target);
+    SkipEmptyDataBlocksForward();
+  }
+  void SeekToFirst() override {
+    status_ = Status::OK();
+    index_->SeekToFirst();
+    InitDataBlock();
+    if (data_ != nullptr) data_->SeekToFirst();
+    SkipEmptyDataBlocksForward();
+  }
+  void SeekToLast() override {
+    status_ = Status::OK();
+    index_->SeekToLast();
+    InitDataBlock();
+    if (data_ != nullptr) data_->SeekToLast();
+    SkipEmptyDataBlocksBackward();
+  }
+  void Next() override {
+    data_->Next();
+    SkipEmptyDataBlocksForward();
+  }
+  void Prev() override {
+    data_->Prev();
+    SkipEmptyDataBlocksBackward();
+  }
+
+ private:
+  // False (and status_ set) if the data or index iterator failed.
+  bool CheckErrors() {
+    if (!status_.ok()) return false;
+    if (data_ != nullptr && !data_->status().ok()) {
+      BlockHandle handle;
+      std::string_view in = data_handle_;
+      handle.DecodeFrom(&in);
+      status_ = Status::Corruption(*name_ + ": " + data_->status().message() + " at offset " +
+                                   std::to_string(handle.offset));
+    } else if (!index_->status().ok()) {
+      status_ = Status::Corruption(*name_ + ": index block: " + index_->status().message());
+    }
+    if (status_.ok()) return true;
+    data_.reset();
+    return false;
+  }
+
+  void SkipEmptyDataBlocksForward() {
+    while (CheckErrors() && (data_ == nullptr || !data_->Valid())) {
+      if (!index_->Valid()) {
+        data_.reset();
+        return;
+      }
+      index_->Next();
+      InitDataBlock();
+      if (data_ != nullptr) data_->SeekToFirst();
+    }
+  }
+
+  void SkipEmptyDataBlocksBackward() {
+    while (CheckErrors() && (data_ == nullptr || !data_->Valid())) {
+      if (!index_->Valid()) {
+        data_.reset();
+        return;
+      }
+      index_->Prev();
+      InitDataBlock();
+      if (data_ != nullptr) data_->SeekToLast();
+    }
+  }
+
+  void InitDataBlock() {
+    if (!index_->Valid()) {
+      data_.reset();
+      return;
+    }
+    const std::string_view handle = index_->value();
+    if (data_ != nullptr && handle == data_handle_) return;  // already there
+    std::shared_ptr<const Block> block;
+    Status s = table_->ReadDataBlock(handle, fill_cache_, &block);
+    if (!s.ok()) {
+      status_ = s;
+      data_.reset();
+      return;
+    }
+    data_handle_.assign(handle);
+    data_ = Block::NewIterator(std::move(block), CompareInternalKeys);
+  }
+
+  const Table* const table_;
+  const std::unique_ptr<InternalIterator> index_;
+  const bool fill_cache_;
+  const std::string* const name_;
+  std::unique_ptr<InternalIterator> data_;
+  std::string data_handle_;
+  Status status_;
+};
+
+}  // namespace
+
+Table::Table(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+
+Table::~Table() = default;
+
+Status Table::Open(const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
+                   uint64_t file_size, uint64_t file_number, BlockCache* cache,
+                   std::string name_for_errors, std::unique_ptr<Table>* table) {
+  auto rep = std::make_unique<Rep>();
+  rep->options = options;
+  rep->file = std::move(file);
+  rep->file_size = file_size;
+  rep->file_number = file_number;
+  rep->cache = cache;
+  rep->name = std::move(name_for_errors);
+  const std::string& name = rep->name;
+
+  if (file_size < Footer::kEncodedLength) {
+    return Status::Corruption(name + ": file too short to be an SST (" + std::to_string(file_size) +
+                              " bytes)");
+  }
+  char footer_space[Footer::kEncodedLength];
+  std::string_view footer_input;
+  Status s = rep->file->Read(file_size - Footer::kEncodedLength, Footer::kEncodedLength,
+                             &footer_input, footer_space);
+  if (!s.ok()) return s;
+  Footer footer;
+  s = footer.DecodeFrom(footer_input, name);
+  if (!s.ok()) return s;
+
+  s = rep->ReadBlock(footer.index_handle, &rep->index_block);
+  if (!s.ok()) return s;
+  std::shared_ptr<const Block> metaindex;
+  s = rep->ReadBlock(footer.metaindex_handle, &metaindex);
+  if (!s.ok()) return s;
+
+  rep->data_end = footer.metaindex_handle.offset;
+  bool have_props = false;
+  auto it = Block::NewIterator(metaindex, CompareUserKeys);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view in = it->value();
+    BlockHandle handle;
+    if (!handle.DecodeFrom(&in)) {
+      return Status::Corruption(name + ": bad handle in metaindex for " + std::string(it->key()));
+    }
+    std::string contents;
+    if (it->key() == kBloomFilterBlockName) {
+      s = ReadBlockContents(*rep->file, name, handle, &rep->filter);
+    } else if (it->key() == kPropertiesBlockName) {
+      s = ReadBlockContents(*rep->file, name, handle, &contents);
+      if (s.ok()) {
+        s = rep->props.DecodeFrom(contents);
+        if (!s.ok()) s = Status::Corruption(name + ": " + s.message());
+      }
+      have_props = true;
+    } else {
+      continue;  // a meta block from a newer writer
+    }
+    if (!s.ok()) return s;
+    rep->data_end = std::min(rep->data_end, handle.offset);
+  }
+  if (!it->status().ok()) return Status::Corruption(name + ": malformed metaindex");
+  if (!have_props) return Status::Corruption(name + ": no properties block");
+  table->reset(new Table(std::move(rep)));
+  return Status::OK();
+}
+
+Status Table::ReadDataBlock(std::string_view handle_encoding, bool fill_cache,
+                            std::shared_ptr<const Block>* block) const {
+  BlockHandle handle;
+  std::string_view in = handle_encoding;
+  if (!handle.DecodeFrom(&in)) {
+    return Status::Corruption(rep_->name + ": bad block handle in index");
+  }
+  if (rep_->cache != nullptr) {
+    *block = rep_->cache->Lookup(rep_->file_number, handle.offset);
+    if (*block != nullptr) return Status::OK();
+  }
+  Status s = rep_->ReadBlock(handle, block);
+  if (s.ok() && rep_->cache != nullptr && fill_cache) {
+    rep_->cache->Insert(rep_->file_number, handle.offset, *block);
+  }
+  return s;
+}
+
+std::unique_ptr<InternalIterator> Table::NewIterator(bool fill_cache) const {
+  return std::make_unique<TwoLevelIterator>(
+      this, Block::NewIterator(rep_->index_block, CompareInternalKeys), fill_cache, &rep_->name);
+}
+
+bool Table::KeyMayMatch(std::string_view user_key) const {
+  if (rep_->filter.empty()) return true;
+  return BloomKeyMayMatch(rep_->filter, user_key);
+}
+
+const TableProperties& Table::properties() const { return rep_->props; }
+
+uint64_t Table::ApproximateOffsetOf(std::string_view internal_key) const {
+  auto it = Block::NewIterator(rep_->index_block, CompareInternalKeys);
+  it->Seek(internal_key);
+  if (it->Valid()) {
+    BlockHandle handle;
+    std::string_view in = it->value();
+    if (handle.DecodeFrom(&in)) return handle.offset;
+  }
+  return rep_->data_end;
+}
+
+}  // namespace ebb::storage

@@ -1,0 +1,169 @@
+#include "storage/table/table_builder.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "storage/format/internal_key.h"
+#include "storage/table/block_builder.h"
+#include "storage/table/bloom.h"
+#include "storage/table/format.h"
+#include "storage/table/table_layout.h"
+#include "storage/util/coding.h"
+#include "storage/util/crc32c.h"
+
+namespace ebb::storage {
+
+struct TableBuilder::Rep {
+  Rep(const TableOptions& o, WritableFile* f)
+      : options(o), file(f), offset(f->Size()), index_block(1) {
+    if (o.bloom_bits_per_key > 0) bloom.emplace(o.bloom_bits_per_key);
+  }
+
+  const TableOptions options;
+  WritableFile* const file;
+  uint64_t offset;  // bytes of the file written so far
+  Status status;
+  BlockBuilder data_block;
+  BlockBuilder index_block;  // restart interval 1: exact binary search over blocks
+  std::optional<BloomFilterBuilder> bloom;
+  std::string last_key;
+  std::string last_user_key;
+  TableProperties props;
+  bool closed = false;
+  std::string compressed;  // scratch
+
+  // Writes `raw` as a block (compressed per options if it pays), with its trailer.
+  BlockHandle WriteBlock(std::string_view raw, bool compress) {
+    compressed.clear();
+    const Compression type =
+        CompressBlock(raw, compress ? options.compression : Compression::kNone, &compressed);
+    BlockHandle handle{offset, compressed.size()};
+    char trailer[kBlockTrailerSize];
+    trailer[0] = static_cast<char>(type);
+    uint32_t crc = crc32c::Value(compressed);
+    crc = crc32c::Extend(crc, trailer, 1);
+    EncodeFixed32(trailer + 1, crc32c::Mask(crc));
+    if (status.ok()) status = file->Append(compressed);
+    if (status.ok()) status = file->Append(std::string_view(trailer, kBlockTrailerSize));
+    if (status.ok()) offset += compressed.size() + kBlockTrailerSize;
+    return handle;
+  }
+
+  void FlushDataBlock() {
+    if (data_block.empty() || !status.ok()) return;
+    const BlockHandle handle = WriteBlock(data_block.Finish(), true);
+    std::string encoded;
+    handle.EncodeTo(&encoded);
+    index_block.Add(data_block.last_key(), encoded);
+    data_block.Reset();
+  }
+
+  void Account(const ParsedInternalKey& key, std::string_view internal_key, std::string_view row,
+               const RowMeta& meta) {
+    if (props.entries == 0) props.smallest_key.assign(internal_key);
+    ++props.entries;
+    props.raw_key_bytes += internal_key.size();
+    props.raw_value_bytes += row.size();
+    props.min_sequence = std::min(props.min_sequence, key.sequence);
+    props.max_sequence = std::max(props.max_sequence, key.sequence);
+    if (meta.timestamp_ms) {
+      props.meta_features |= kRowHasTimestamp;
+      props.min_timestamp = std::min(props.min_timestamp, *meta.timestamp_ms);
+      props.max_timestamp = std::max(props.max_timestamp, *meta.timestamp_ms);
+    }
+    if (meta.expire_at_ms) props.meta_features |= kRowHasExpiry;
+    if (key.kind == RowKind::kTombstone) {
+      ++props.tombstones;
+      props.has_non_expiring = true;
+      return;
+    }
+    if (!meta.expire_at_ms) {
+      props.has_non_expiring = true;
+      return;
+    }
+    props.min_expire_at = std::min(props.min_expire_at, *meta.expire_at_ms);
+    props.max_expire_at = std::max(props.max_expire_at, *meta.expire_at_ms);
+    if (options.expiration_enabled && *meta.expire_at_ms <= options.now_ms) {
+      ++props.expired_at_write;
+    }
+  }
+};
+
+TableBuilder::TableBuilder(const TableOptions& options, WritableFile* file)
+    : rep_(std::make_unique<Rep>(options, file)) {}
+
+TableBuilder::~TableBuilder() = default;
+
+void TableBuilder::Add(std::string_view internal_key, std::string_view encoded_row) {
+  Rep& r = *rep_;
+  if (r.closed || !r.status.ok()) return;
+  ParsedInternalKey parsed;
+  RowMeta meta;
+  std::string_view value;
+  if (!ParseInternalKey(internal_key, &parsed)) {
+    r.status = Status::InvalidArgument("table builder: malformed internal key");
+    return;
+  }
+  if (!DecodeRow(encoded_row, &meta, &value)) {
+    r.status = Status::InvalidArgument("table builder: malformed row");
+    return;
+  }
+  if (r.props.entries > 0 && CompareInternalKeys(r.last_key, internal_key) >= 0) {
+    r.status = Status::InvalidArgument("table builder: keys out of order");
+    return;
+  }
+  if (r.bloom && (r.props.entries == 0 || parsed.user_key != r.last_user_key)) {
+    r.bloom->AddKey(parsed.user_key);
+    r.last_user_key.assign(parsed.user_key);
+  }
+  r.Account(parsed, internal_key, encoded_row, meta);
+  r.last_key.assign(internal_key);
+  r.data_block.Add(internal_key, encoded_row);
+  if (r.data_block.CurrentSizeEstimate() >= r.options.block_size) r.FlushDataBlock();
+}
+
+Status TableBuilder::status() const { return rep_->status; }
+
+Status TableBuilder::Finish() {
+  Rep& r = *rep_;
+  if (r.closed) return Status::InvalidArgument("table builder: already finished");
+  r.FlushDataBlock();
+  r.closed = true;
+  if (!r.status.ok()) return r.status;
+  r.props.largest_key = r.last_key;
+
+  BlockBuilder metaindex(1);
+  if (r.bloom) {
+    const std::string filter = r.bloom->Finish();
+    const BlockHandle handle = r.WriteBlock(filter, false);
+    std::string encoded;
+    handle.EncodeTo(&encoded);
+    metaindex.Add(kBloomFilterBlockName, encoded);
+  }
+  {
+    std::string props;
+    r.props.EncodeTo(&props);
+    const BlockHandle handle = r.WriteBlock(props, false);
+    std::string encoded;
+    handle.EncodeTo(&encoded);
+    metaindex.Add(kPropertiesBlockName, encoded);
+  }
+  Footer footer;
+  footer.metaindex_handle = r.WriteBlock(metaindex.Finish(), false);
+  footer.index_handle = r.WriteBlock(r.index_block.Finish(), false);
+  std::string encoded_footer;
+  footer.EncodeTo(&encoded_footer);
+  if (r.status.ok()) r.status = r.file->Append(encoded_footer);
+  if (r.status.ok()) r.offset += encoded_footer.size();
+  return r.status;
+}
+
+void TableBuilder::Abandon() { rep_->closed = true; }
+
+uint64_t TableBuilder::NumEntries() const { return rep_->props.entries; }
+
+uint64_t TableBuilder::FileSize() const { return rep_->offset; }
+
+const TableProperties& TableBuilder::properties() const { return rep_->props; }
+
+}  // namespace ebb::storage
