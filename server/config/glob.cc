@@ -90,6 +90,9 @@ bool Match(std::string_view p, std::string_view s, bool nocase, bool* skip_longe
 }  // namespace
 
 bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase) {
+  // Redis's matcher never matches an empty text (its loop needs a byte); Redis hides that by
+  // special-casing "*" in KEYS and SCAN. Here stars match the empty text directly.
+  if (text.empty()) return pattern.find_first_not_of('*') == std::string_view::npos;
   bool skip_longer = false;
   return Match(pattern, text, nocase, &skip_longer, 0);
 }

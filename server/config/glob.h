@@ -6,6 +6,7 @@
 //            a backslash inside brackets escapes the next byte; an unclosed '[' matches
 //            the rest of the set up to the end of the pattern, as Redis does
 //   \x       the byte x literally
+// Stars also match an empty text (Redis's matcher does not; it special-cases "*" in KEYS/SCAN).
 //
 // Used by KEYS, SCAN MATCH, CONFIG GET and ttl-rule matching. Pure function; thread-safe.
 #pragma once

@@ -1,0 +1,257 @@
+// ConfigRegistry: file loading, CONFIG GET/SET, REWRITE. The command line is in config_cli.cc,
+// the option table in config_options.cc.
+#include "server/config/config.h"
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "protocol/split_args.h"
+#include "server/config/config_option.h"
+
+namespace ebb::server {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool CountFits(const ConfigRegistry::Option& opt, size_t n) {
+  return n >= static_cast<size_t>(opt.min_values) &&
+         (opt.max_values < 0 || n <= static_cast<size_t>(opt.max_values));
+}
+
+// A value as a config file line needs it: bare if it is plain, else "double quoted" with
+// escapes that SplitArgs reads back to the same bytes.
+std::string Quote(std::string_view v) {
+  bool plain = !v.empty();
+  for (unsigned char c : v) {
+    if (c <= ' ' || c >= 127 || c == '"' || c == '\'' || c == '\\' || c == '#') plain = false;
+  }
+  if (plain) return std::string(v);
+  std::string out = "\"";
+  for (unsigned char c : v) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < ' ' || c >= 127) {
+          char buf[5];
+          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+          out += buf;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string FileLine(const std::string& name, const std::vector<std::string>& values) {
+  std::string line = name;
+  for (const std::string& v : values) line += " " + Quote(v);
+  return line;
+}
+
+// Splits a config file line; false on unbalanced quotes. Comments and blank lines give no args.
+bool SplitLine(const std::string& raw, std::vector<std::string>* args) {
+  args->clear();
+  size_t first = raw.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || raw[first] == '#') return true;
+  return protocol::SplitArgs(raw, args);
+}
+
+}  // namespace
+
+ConfigRegistry::ConfigRegistry() : options_(BuildOptionTable()) {}
+
+ConfigRegistry::~ConfigRegistry() = default;
+
+const ConfigRegistry::Option* ConfigRegistry::Find(std::string_view name) const {
+  const std::string lower = Lower(name);
+  for (const Option& opt : options_) {
+    if (opt.name == lower) return &opt;
+  }
+  return nullptr;
+}
+
+bool ConfigRegistry::Apply(const Option& opt, const std::vector<std::string>& values, bool append,
+                           std::string* reason) {
+  Config copy = config_;
+  if (!opt.apply(&copy, values, append, reason)) return false;
+  config_ = std::move(copy);
+  return true;
+}
+
+bool ConfigRegistry::LoadFile(const std::string& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "can't open config file '" + path + "'";
+    return false;
+  }
+  std::set<std::string> seen;
+  std::string raw;
+  std::vector<std::string> args;
+  for (int line_no = 1; std::getline(in, raw); ++line_no) {
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (!SplitLine(raw, &args)) {
+      *error = where + "unbalanced quotes in configuration line";
+      return false;
+    }
+    if (args.empty()) continue;
+    const Option* opt = Find(args[0]);
+    if (opt == nullptr) {
+      *error = where + "unknown option '" + args[0] + "'";
+      return false;
+    }
+    std::vector<std::string> values(args.begin() + 1, args.end());
+    if (!CountFits(*opt, values.size())) {
+      *error = where + "wrong number of arguments for '" + opt->name + "'";
+      return false;
+    }
+    const bool append = opt->repeatable && !seen.insert(opt->name).second;
+    std::string reason;
+    if (!Apply(*opt, values, append, &reason)) {
+      std::string shown;
+      for (const std::string& v : values) shown += (shown.empty() ? "" : " ") + v;
+      *error = where + "invalid value '" + shown + "' for '" + opt->name + "': " + reason;
+      return false;
+    }
+  }
+  config_file_ = path;
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
+    std::string_view pattern) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Option& opt : options_) {
+    if (GlobMatch(pattern, opt.name, /*nocase=*/true)) out.emplace_back(opt.name, opt.get(config_));
+  }
+  return out;
+}
+
+bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::string* error) {
+  const Option* opt = Find(name);
+  if (opt == nullptr) {
+    *error =
+        "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) + "'";
+    return false;
+  }
+  const std::string failed =
+      "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - ";
+  if (!opt->mutable_at_runtime) {
+    *error = failed + "can't set immutable config";
+    return false;
+  }
+  std::vector<std::string> values;
+  if (opt->split_set_value) {
+    if (!protocol::SplitArgs(value, &values)) {
+      *error = failed + "unbalanced quotes";
+      return false;
+    }
+  } else {
+    values.emplace_back(value);
+  }
+  std::string reason;
+  if (!Apply(*opt, values, /*append=*/false, &reason)) {
+    *error = failed + reason;
+    return false;
+  }
+  for (const auto& hook : hooks_) hook(opt->name, config_);
+  return true;
+}
+
+void ConfigRegistry::OnChange(std::function<void(std::string_view, const Config&)> hook) {
+  hooks_.push_back(std::move(hook));
+}
+
+std::vector<std::string> ConfigRegistry::FileLines(const Option& opt) const {
+  std::vector<std::string> out;
+  for (const auto& values : opt.lines(config_)) out.push_back(FileLine(opt.name, values));
+  return out;
+}
+
+bool ConfigRegistry::Rewrite(std::string* error) {
+  if (config_file_.empty()) {
+    *error = "The server is running without a config file";
+    return false;
+  }
+  std::vector<std::string> old_lines;
+  {
+    std::ifstream in(config_file_, std::ios::binary);
+    // A missing file is rewritten from scratch, as Redis does.
+    for (std::string raw; in && std::getline(in, raw);) old_lines.push_back(raw);
+  }
+  std::vector<std::string> out;
+  std::set<std::string> written;
+  std::vector<std::string> args;
+  for (const std::string& raw : old_lines) {
+    const Option* opt = SplitLine(raw, &args) && !args.empty() ? Find(args[0]) : nullptr;
+    if (opt == nullptr) {
+      out.push_back(raw);  // comments, blank lines, lines ebb does not understand
+      continue;
+    }
+    if (!written.insert(opt->name).second) continue;  // its first line already has every value
+    for (std::string& line : FileLines(*opt)) out.push_back(std::move(line));
+  }
+  const Config defaults;
+  bool header = false;
+  for (const Option& opt : options_) {
+    if (written.count(opt.name) || opt.get(config_) == opt.get(defaults)) continue;
+    if (!header) {
+      out.push_back("# Generated by CONFIG REWRITE");
+      header = true;
+    }
+    for (std::string& line : FileLines(opt)) out.push_back(std::move(line));
+  }
+
+  const std::string tmp = config_file_ + ".rewrite.tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    for (const std::string& line : out) f << line << '\n';
+    f.flush();
+    if (!f) {
+      *error = "can't write '" + tmp + "'";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), config_file_.c_str()) != 0) {
+    *error = "can't rename '" + tmp + "' to '" + config_file_ + "'";
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::vector<ConfigRegistry::OptionInfo> ConfigRegistry::Options() const {
+  const Config defaults;
+  std::vector<OptionInfo> out;
+  for (const Option& opt : options_) {
+    out.push_back({opt.name, opt.get(defaults), opt.doc, opt.mutable_at_runtime});
+  }
+  return out;
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,374 @@
+// The option table. Each builder below makes one kind of row; BuildOptionTable() lists them.
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "server/config/config_option.h"
+
+namespace ebb::server {
+
+namespace {
+
+using Option = ConfigRegistry::Option;
+using Values = std::vector<std::string>;
+using Lines = std::vector<std::vector<std::string>>;
+
+// Redis's string2ll: optional '-', digits, no leading zeros, no '+', no overflow.
+bool ParseInt64(std::string_view s, int64_t* out) {
+  if (s.empty()) return false;
+  if (s == "0") {
+    *out = 0;
+    return true;
+  }
+  size_t i = 0;
+  const bool negative = s[0] == '-';
+  if (negative && s.size() == 1) return false;
+  if (negative) i = 1;
+  if (s[i] < '1' || s[i] > '9') return false;
+  uint64_t v = 0;
+  const uint64_t limit = negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX};
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    const uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    if (v > (limit - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  *out = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+  return true;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// A row whose value is one text, with get == the single line's single value.
+Option Single(std::string name, std::string doc, bool mut,
+              std::function<bool(Config*, const std::string&, std::string*)> set,
+              std::function<std::string(const Config&)> get) {
+  Option o;
+  o.name = std::move(name);
+  o.doc = std::move(doc);
+  o.mutable_at_runtime = mut;
+  o.apply = [set](Config* c, const Values& v, bool, std::string* reason) {
+    return set(c, v[0], reason);
+  };
+  o.get = get;
+  o.lines = [get](const Config& c) { return Lines{{get(c)}}; };
+  return o;
+}
+
+template <typename T>
+Option Integer(std::string name, std::string doc, bool mut, T Config::*member, int64_t min,
+               int64_t max) {
+  return Single(
+      std::move(name), std::move(doc), mut,
+      [member, min, max](Config* c, const std::string& text, std::string* reason) {
+        int64_t v = 0;
+        if (!ParseInt64(text, &v)) {
+          *reason = "argument couldn't be parsed into an integer";
+          return false;
+        }
+        if (v < min || v > max) {
+          *reason = "argument must be between " + std::to_string(min) + " and " +
+                    std::to_string(max) + " inclusive";
+          return false;
+        }
+        c->*member = static_cast<T>(v);
+        return true;
+      },
+      [member](const Config& c) { return std::to_string(c.*member); });
+}
+
+Option Bool(std::string name, std::string doc, bool mut, bool Config::*member,
+            bool on_off = false) {
+  return Single(
+      std::move(name), std::move(doc), mut,
+      [member](Config* c, const std::string& text, std::string* reason) {
+        const std::string v = Lower(text);
+        if (v == "yes" || v == "on") {
+          c->*member = true;
+        } else if (v == "no" || v == "off") {
+          c->*member = false;
+        } else {
+          *reason = "argument must be 'yes' or 'no'";
+          return false;
+        }
+        return true;
+      },
+      [member, on_off](const Config& c) -> std::string {
+        if (on_off) return c.*member ? "on" : "off";
+        return c.*member ? "yes" : "no";
+      });
+}
+
+Option String(std::string name, std::string doc, bool mut, std::string Config::*member) {
+  return Single(
+      std::move(name), std::move(doc), mut,
+      [member](Config* c, const std::string& text, std::string*) {
+        c->*member = text;
+        return true;
+      },
+      [member](const Config& c) { return c.*member; });
+}
+
+// A string restricted to `choices` (stored lower case).
+Option Enum(std::string name, std::string doc, bool mut, std::string Config::*member,
+            std::vector<std::string> choices) {
+  return Single(
+      std::move(name), std::move(doc), mut,
+      [member, choices](Config* c, const std::string& text, std::string* reason) {
+        const std::string v = Lower(text);
+        for (const std::string& choice : choices) {
+          if (v == choice) {
+            c->*member = v;
+            return true;
+          }
+        }
+        *reason = "argument(s) must be one of the following: ";
+        for (size_t i = 0; i < choices.size(); ++i) *reason += (i ? ", " : "") + choices[i];
+        return false;
+      },
+      [member](const Config& c) { return c.*member; });
+}
+
+Option Memory(std::string name, std::string doc, bool mut, uint64_t Config::*member, uint64_t min,
+              uint64_t max = UINT64_MAX) {
+  return Single(
+      std::move(name), std::move(doc), mut,
+      [member, min, max](Config* c, const std::string& text, std::string* reason) {
+        uint64_t v = 0;
+        if (!ParseMemorySize(text, &v)) {
+          *reason = "argument must be a memory value";
+          return false;
+        }
+        if (v < min || v > max) {
+          *reason = "argument must be between " + std::to_string(min) + " and " +
+                    std::to_string(max) + " inclusive";
+          return false;
+        }
+        c->*member = v;
+        return true;
+      },
+      [member](const Config& c) { return FormatMemorySize(c.*member); });
+}
+
+Option Duration(std::string name, std::string doc, bool mut, int64_t Config::*member,
+                bool allow_unlimited) {
+  return Single(
+      std::move(name), std::move(doc), mut,
+      [member, allow_unlimited](Config* c, const std::string& text, std::string* reason) {
+        int64_t v = 0;
+        if (!ParseDuration(text, &v) || (v < 0 && !allow_unlimited)) {
+          *reason = "invalid duration '" + text + "'";
+          return false;
+        }
+        c->*member = v;
+        return true;
+      },
+      [member](const Config& c) { return FormatDuration(c.*member); });
+}
+
+Option Bind() {
+  Option o;
+  o.name = "bind";
+  o.doc = "addresses to listen on (one or more IPv4/IPv6 addresses)";
+  o.mutable_at_runtime = false;
+  o.max_values = -1;
+  o.split_set_value = true;
+  o.apply = [](Config* c, const Values& v, bool, std::string* reason) {
+    if (v.empty()) {
+      *reason = "bind needs at least one address";
+      return false;
+    }
+    c->bind = v;
+    return true;
+  };
+  o.get = [](const Config& c) {
+    std::string out;
+    for (const std::string& a : c.bind) out += (out.empty() ? "" : " ") + a;
+    return out;
+  };
+  o.lines = [](const Config& c) { return Lines{c.bind}; };
+  return o;
+}
+
+Option TtlRules() {
+  Option o;
+  o.name = "ttl-rule";
+  o.doc = "<glob> <duration>: TTL for keys matching glob; repeatable, first match wins";
+  o.min_values = 2;
+  o.max_values = 2;
+  o.split_set_value = true;
+  o.repeatable = true;
+  o.apply = [](Config* c, const Values& v, bool append, std::string* reason) {
+    if (v.size() % 2 != 0) {
+      *reason = "ttl-rule needs <glob> <duration> pairs";
+      return false;
+    }
+    std::vector<TtlRule> rules = append ? c->ttl_rules : std::vector<TtlRule>{};
+    for (size_t i = 0; i < v.size(); i += 2) {
+      int64_t ms = 0;
+      if (!ParseDuration(v[i + 1], &ms)) {
+        *reason = "invalid duration '" + v[i + 1] + "'";
+        return false;
+      }
+      rules.push_back({v[i], ms});
+    }
+    c->ttl_rules = std::move(rules);
+    return true;
+  };
+  o.get = [](const Config& c) {
+    std::string out;
+    for (const TtlRule& r : c.ttl_rules) {
+      out += (out.empty() ? "" : " ") + r.pattern + " " + FormatDuration(r.ttl_ms);
+    }
+    return out;
+  };
+  o.lines = [](const Config& c) {
+    Lines lines;
+    for (const TtlRule& r : c.ttl_rules) lines.push_back({r.pattern, FormatDuration(r.ttl_ms)});
+    return lines;
+  };
+  return o;
+}
+
+Option OutputBufferLimit() {
+  Option o;
+  o.name = "client-output-buffer-limit";
+  o.doc = "normal <hard> <soft> <soft-seconds>: disconnect clients whose replies pile up (0 = off)";
+  o.min_values = 4;
+  o.max_values = 4;
+  o.split_set_value = true;
+  o.apply = [](Config* c, const Values& v, bool, std::string* reason) {
+    if (v.empty() || v.size() % 4 != 0) {
+      *reason = "Wrong number of arguments in buffer limit configuration.";
+      return false;
+    }
+    ebb::server::ClientOutputBufferLimit limit = c->client_output_buffer_limit_normal;
+    for (size_t i = 0; i < v.size(); i += 4) {
+      if (Lower(v[i]) != "normal") {
+        *reason = "Invalid client class specified in buffer limit configuration.";
+        return false;
+      }
+      int64_t seconds = 0;
+      if (!ParseMemorySize(v[i + 1], &limit.hard_bytes) ||
+          !ParseMemorySize(v[i + 2], &limit.soft_bytes) || !ParseInt64(v[i + 3], &seconds) ||
+          seconds < 0) {
+        *reason = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+        return false;
+      }
+      limit.soft_seconds = seconds;
+    }
+    c->client_output_buffer_limit_normal = limit;
+    return true;
+  };
+  o.get = [](const Config& c) {
+    const auto& l = c.client_output_buffer_limit_normal;
+    return "normal " + std::to_string(l.hard_bytes) + " " + std::to_string(l.soft_bytes) + " " +
+           std::to_string(l.soft_seconds);
+  };
+  o.lines = [](const Config& c) {
+    const auto& l = c.client_output_buffer_limit_normal;
+    return Lines{{"normal", std::to_string(l.hard_bytes), std::to_string(l.soft_bytes),
+                  std::to_string(l.soft_seconds)}};
+  };
+  return o;
+}
+
+Option DebugCommand() {
+  return Single(
+      "enable-debug-command", "allow DEBUG: no, yes, or local (only from loopback clients)", false,
+      [](Config* c, const std::string& text, std::string* reason) {
+        const std::string v = Lower(text);
+        if (v == "no") {
+          c->enable_debug_command = DebugCommandPolicy::kNo;
+        } else if (v == "yes") {
+          c->enable_debug_command = DebugCommandPolicy::kYes;
+        } else if (v == "local") {
+          c->enable_debug_command = DebugCommandPolicy::kLocal;
+        } else {
+          *reason = "argument(s) must be one of the following: no, yes, local";
+          return false;
+        }
+        return true;
+      },
+      [](const Config& c) -> std::string {
+        switch (c.enable_debug_command) {
+          case DebugCommandPolicy::kNo:
+            return "no";
+          case DebugCommandPolicy::kYes:
+            return "yes";
+          case DebugCommandPolicy::kLocal:
+            return "local";
+        }
+        return "no";
+      });
+}
+
+}  // namespace
+
+std::vector<Option> BuildOptionTable() {
+  constexpr bool kMutable = true, kImmutable = false;
+  std::vector<Option> t;
+  t.push_back(Bind());
+  t.push_back(
+      Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
+  t.push_back(Bool("protected-mode",
+                   "without requirepass, accept clients from loopback addresses only", kMutable,
+                   &Config::protected_mode));
+  t.push_back(String("requirepass", "password clients must AUTH with (empty: none)", kMutable,
+                     &Config::requirepass));
+  t.push_back(Integer("databases", "number of databases (SELECT 0..n-1)", kImmutable,
+                      &Config::databases, 1, INT_MAX));
+  t.push_back(String("dir", "directory holding the data files", kImmutable, &Config::dir));
+  t.push_back(Integer("maxclients", "maximum number of connected clients", kMutable,
+                      &Config::maxclients, 1, INT_MAX));
+  t.push_back(Integer("timeout", "close a client idle for this many seconds (0: never)", kMutable,
+                      &Config::timeout_s, 0, INT_MAX));
+  t.push_back(Integer("tcp-keepalive", "TCP keepalive interval in seconds (0: off)", kMutable,
+                      &Config::tcp_keepalive_s, 0, INT_MAX));
+  t.push_back(Memory("proto-max-bulk-len", "largest bulk string a request may carry", kMutable,
+                     &Config::proto_max_bulk_len, 1024 * 1024, INT64_MAX));
+  t.push_back(Memory("client-query-buffer-limit",
+                     "largest unprocessed input a client may accumulate", kMutable,
+                     &Config::client_query_buffer_limit, 1024 * 1024, INT64_MAX));
+  t.push_back(OutputBufferLimit());
+  t.push_back(DebugCommand());
+  t.push_back(Enum("loglevel", "log verbosity: debug, verbose, notice, warning", kMutable,
+                   &Config::loglevel, {"debug", "verbose", "notice", "warning"}));
+  t.push_back(
+      String("logfile", "log file path (empty: standard output)", kImmutable, &Config::logfile));
+  t.push_back(Enum("wal-fsync", "when the WAL is fsynced: always, everysec, no", kMutable,
+                   &Config::wal_fsync, {"always", "everysec", "no"}));
+  t.push_back(Memory("memtable-size", "memtable size that triggers a flush to an SST file",
+                     kImmutable, &Config::memtable_size, 1024));
+  t.push_back(Memory("block-cache-size", "capacity of the SST block cache", kImmutable,
+                     &Config::block_cache_size, 0));
+  t.push_back(Memory("block-size", "target size of an SST data block", kImmutable,
+                     &Config::block_size, 256, 16 << 20));
+  t.push_back(Enum("compression", "SST block compression: none, lz4, zstd", kImmutable,
+                   &Config::compression, {"none", "lz4", "zstd"}));
+  t.push_back(Bool("expiration", "master switch: off keeps expiry times but nothing expires",
+                   kMutable, &Config::expiration, /*on_off=*/true));
+  t.push_back(Duration("default-ttl", "TTL of writes that give none and match no ttl-rule",
+                       kMutable, &Config::default_ttl_ms, /*allow_unlimited=*/true));
+  t.push_back(TtlRules());
+  t.push_back(Duration("default-retrieval-grace", "GRACE of reads that give none (0: none)",
+                       kMutable, &Config::default_retrieval_grace_ms,
+                       /*allow_unlimited=*/false));
+  t.push_back(Bool("expiry-whole-file",
+                   "delete SST files whose rows have all expired without rewriting them", kMutable,
+                   &Config::expiry_whole_file));
+  t.push_back(Duration("expiry-purge-deadline",
+                       "expired data is physically removed within this long", kMutable,
+                       &Config::expiry_purge_deadline_ms, /*allow_unlimited=*/true));
+  return t;
+}
+
+}  // namespace ebb::server

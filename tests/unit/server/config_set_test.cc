@@ -1,0 +1,163 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/config/config.h"
+
+namespace ebb::server {
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+TEST(ConfigGetTest, DefaultsAsRedisPrintsThem) {
+  ConfigRegistry r;
+  EXPECT_EQ(r.Get("port"), (Pairs{{"port", "6379"}}));
+  EXPECT_EQ(r.Get("bind"), (Pairs{{"bind", "127.0.0.1"}}));
+  EXPECT_EQ(r.Get("protected-mode"), (Pairs{{"protected-mode", "yes"}}));
+  EXPECT_EQ(r.Get("requirepass"), (Pairs{{"requirepass", ""}}));
+  EXPECT_EQ(r.Get("proto-max-bulk-len"), (Pairs{{"proto-max-bulk-len", "536870912"}}));
+  EXPECT_EQ(r.Get("client-output-buffer-limit"),
+            (Pairs{{"client-output-buffer-limit", "normal 0 0 0"}}));
+  EXPECT_EQ(r.Get("default-ttl"), (Pairs{{"default-ttl", "unlimited"}}));
+  EXPECT_EQ(r.Get("expiry-purge-deadline"), (Pairs{{"expiry-purge-deadline", "1d"}}));
+  EXPECT_EQ(r.Get("expiration"), (Pairs{{"expiration", "on"}}));
+  EXPECT_EQ(r.Get("ttl-rule"), (Pairs{{"ttl-rule", ""}}));
+}
+
+TEST(ConfigGetTest, GlobPatternsCaseInsensitiveInTableOrder) {
+  ConfigRegistry r;
+  EXPECT_EQ(r.Get("PORT"), (Pairs{{"port", "6379"}}));
+  EXPECT_EQ(r.Get("nosuch"), Pairs{});
+  auto expiry = r.Get("expiry-*");
+  ASSERT_EQ(expiry.size(), 2u);
+  EXPECT_EQ(expiry[0].first, "expiry-whole-file");
+  EXPECT_EQ(expiry[1].first, "expiry-purge-deadline");
+  auto all = r.Get("*");
+  ASSERT_EQ(all.size(), r.Options().size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].first, r.Options()[i].name);
+  EXPECT_EQ(r.Get("*-size").size(), 3u);  // memtable-size, block-cache-size, block-size
+}
+
+TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
+  ConfigRegistry r;
+  std::vector<std::string> changed;
+  int64_t seen_ttl = 0;
+  r.OnChange([&](std::string_view name, const Config& c) {
+    changed.emplace_back(name);
+    seen_ttl = c.default_ttl_ms;
+  });
+  std::string error;
+  ASSERT_TRUE(r.Set("MaxClients", "5", &error)) << error;
+  EXPECT_EQ(r.config().maxclients, 5);
+  ASSERT_TRUE(r.Set("default-ttl", "90s", &error)) << error;
+  EXPECT_EQ(r.config().default_ttl_ms, 90000);
+  EXPECT_EQ(seen_ttl, 90000);
+  EXPECT_EQ(r.Get("default-ttl"), (Pairs{{"default-ttl", "1m30s"}}));
+  ASSERT_TRUE(r.Set("wal-fsync", "ALWAYS", &error)) << error;
+  EXPECT_EQ(r.config().wal_fsync, "always");
+  ASSERT_TRUE(r.Set("expiration", "off", &error)) << error;
+  EXPECT_FALSE(r.config().expiration);
+  ASSERT_TRUE(r.Set("expiry-whole-file", "no", &error)) << error;
+  EXPECT_FALSE(r.config().expiry_whole_file);
+  ASSERT_TRUE(r.Set("proto-max-bulk-len", "2mb", &error)) << error;
+  EXPECT_EQ(r.config().proto_max_bulk_len, 2u << 20);
+  ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
+  EXPECT_EQ(r.config().ttl_rules, (std::vector<TtlRule>{{"a:*", 3600000}, {"b c", 300000}}));
+  ASSERT_TRUE(r.Set("client-output-buffer-limit", "normal 1mb 1kb 60", &error)) << error;
+  EXPECT_EQ(r.Get("client-output-buffer-limit"),
+            (Pairs{{"client-output-buffer-limit", "normal 1048576 1024 60"}}));
+  ASSERT_TRUE(r.Set("requirepass", "with space", &error)) << error;
+  EXPECT_EQ(r.config().requirepass, "with space");
+  EXPECT_EQ(changed,
+            (std::vector<std::string>{"maxclients", "default-ttl", "wal-fsync", "expiration",
+                                      "expiry-whole-file", "proto-max-bulk-len", "ttl-rule",
+                                      "client-output-buffer-limit", "requirepass"}));
+}
+
+TEST(ConfigSetTest, ErrorsAsRedisWordsThemAndChangeNothing) {
+  ConfigRegistry r;
+  int calls = 0;
+  r.OnChange([&](std::string_view, const Config&) { ++calls; });
+  const Pairs before = r.Get("*");
+  struct Case {
+    std::string name, value, error;
+  };
+  const std::string failed = "ERR CONFIG SET failed (possibly related to argument ";
+  const std::vector<Case> cases = {
+      {"nosuch", "1", "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'"},
+      {"port", "7000", failed + "'port') - can't set immutable config"},
+      {"dir", "/x", failed + "'dir') - can't set immutable config"},
+      {"databases", "4", failed + "'databases') - can't set immutable config"},
+      {"maxclients", "x", failed + "'maxclients') - argument couldn't be parsed into an integer"},
+      {"maxclients", "0",
+       failed + "'maxclients') - argument must be between 1 and 2147483647 inclusive"},
+      {"timeout", "-1",
+       failed + "'timeout') - argument must be between 0 and 2147483647 inclusive"},
+      {"protected-mode", "1", failed + "'protected-mode') - argument must be 'yes' or 'no'"},
+      {"default-ttl", "5x", failed + "'default-ttl') - invalid duration '5x'"},
+      {"default-retrieval-grace", "unlimited",
+       failed + "'default-retrieval-grace') - invalid duration 'unlimited'"},
+      {"ttl-rule", "a:* 1h b:*", failed + "'ttl-rule') - ttl-rule needs <glob> <duration> pairs"},
+      {"ttl-rule", "a:* 1h b:* 1y", failed + "'ttl-rule') - invalid duration '1y'"},
+      {"proto-max-bulk-len", "1k",
+       failed + "'proto-max-bulk-len') - argument must be between 1048576 and "
+                "9223372036854775807 inclusive"},
+      {"client-output-buffer-limit", "replica 0 0 0",
+       failed + "'client-output-buffer-limit') - Invalid client class specified in buffer limit "
+                "configuration."},
+      {"loglevel", "loud",
+       failed + "'loglevel') - argument(s) must be one of the following: debug, verbose, "
+                "notice, warning"},
+  };
+  for (const Case& c : cases) {
+    std::string error;
+    EXPECT_FALSE(r.Set(c.name, c.value, &error)) << c.name << " " << c.value;
+    EXPECT_EQ(error, c.error);
+  }
+  EXPECT_EQ(r.Get("*"), before);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ConfigSetTest, OptionsDescribeTheTable) {
+  ConfigRegistry r;
+  auto options = r.Options();
+  ASSERT_FALSE(options.empty());
+  for (const auto& o : options) {
+    EXPECT_FALSE(o.doc.empty()) << o.name;
+    EXPECT_EQ(r.Get(o.name), (Pairs{{o.name, o.default_text}}));
+  }
+  // The names COMMANDS.md promises.
+  for (std::string name : {"bind",
+                           "port",
+                           "protected-mode",
+                           "requirepass",
+                           "databases",
+                           "dir",
+                           "maxclients",
+                           "timeout",
+                           "tcp-keepalive",
+                           "proto-max-bulk-len",
+                           "client-query-buffer-limit",
+                           "client-output-buffer-limit",
+                           "enable-debug-command",
+                           "loglevel",
+                           "logfile",
+                           "wal-fsync",
+                           "memtable-size",
+                           "block-cache-size",
+                           "block-size",
+                           "compression",
+                           "expiration",
+                           "default-ttl",
+                           "ttl-rule",
+                           "default-retrieval-grace",
+                           "expiry-whole-file",
+                           "expiry-purge-deadline"}) {
+    EXPECT_EQ(r.Get(name).size(), 1u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace ebb::server
