@@ -1,0 +1,142 @@
+// TypesCompactionFilter: which sub-rows are orphans (dropped) and which belong to a live
+// incarnation (kept, or decided by the type's hook), read from real metadata rows.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "storage/clock.h"
+#include "storage/util/coding.h"
+#include "types/compaction_filter.h"
+#include "types/keyspace.h"
+
+namespace ebb::types {
+namespace {
+
+using Decision = storage::CompactionFilter::Decision;
+constexpr int64_t kStart = 1'700'000'000'000;
+
+class FilterTest : public ::testing::Test {
+ protected:
+  FilterTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
+    char tmpl[] = "/tmp/ebb_filter_test_XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    options_.clock = clock_;
+    options_.wal_fsync = storage::WalFsync::kNo;
+    EXPECT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
+  }
+  ~FilterTest() override {
+    ks_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // A collection metadata row naming `version` (payload: varint version | extra).
+  void PutCollection(int db, std::string_view key, uint64_t version,
+                     std::optional<int64_t> expire_at = std::nullopt, std::string extra = "") {
+    std::string payload;
+    storage::PutVarint64(&payload, version);
+    payload += extra;
+    storage::WriteOptions options = ks_->WriteOptions();
+    options.timestamp_ms = clock_->NowMs();
+    options.expire_at_ms = expire_at;
+    ASSERT_TRUE(
+        ks_->db().Put(options, MetaKey(db, key), EncodeMetaValue(KeyType::kTlog, payload)).ok());
+  }
+
+  Decision Decide(std::string_view engine_key, std::string_view value = "") {
+    std::string new_value;
+    return ks_->compaction_filter().Filter(engine_key, storage::RowMeta{}, value, clock_->NowMs(),
+                                           &new_value);
+  }
+
+  std::shared_ptr<storage::ManualClock> clock_;
+  std::string dir_;
+  storage::Options options_;
+  std::unique_ptr<Keyspace> ks_;
+};
+
+TEST_F(FilterTest, KeepsSystemMetadataAndUnparsableRows) {
+  EXPECT_EQ(Decide(SystemKey("version-hwm")), Decision::kKeep);
+  EXPECT_EQ(Decide(MetaKey(0, "anything")), Decision::kKeep);
+  EXPECT_EQ(Decide(std::string("\x02\x00\x05short", 8)), Decision::kKeep);
+  EXPECT_EQ(Decide(std::string("\x07junk", 5)), Decision::kKeep);
+}
+
+TEST_F(FilterTest, KeepsSubRowsOfTheLiveIncarnationWithoutAHook) {
+  ks_->compaction_filter().RegisterSubRowHook(KeyType::kTlog, nullptr);
+  PutCollection(0, "log", 7);
+  EXPECT_EQ(Decide(SubRowKey(0, "log", 7, "e1")), Decision::kKeep);
+}
+
+TEST_F(FilterTest, DropsSubRowsWhoseKeyIsGoneExpiredOrAnotherIncarnation) {
+  ks_->compaction_filter().RegisterSubRowHook(KeyType::kTlog, nullptr);
+  // Never existed.
+  EXPECT_EQ(Decide(SubRowKey(0, "nokey", 1, "e")), Decision::kDrop);
+  // Deleted.
+  PutCollection(0, "deleted", 3);
+  bool deleted = false;
+  ASSERT_TRUE(ks_->Delete(0, "deleted", &deleted).ok());
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(Decide(SubRowKey(0, "deleted", 3, "e")), Decision::kDrop);
+  // Expired.
+  PutCollection(0, "expiring", 4, kStart + 10);
+  EXPECT_EQ(Decide(SubRowKey(0, "expiring", 4, "e")), Decision::kKeep);
+  clock_->Advance(10);
+  EXPECT_EQ(Decide(SubRowKey(0, "expiring", 4, "e")), Decision::kDrop);
+  // Re-created: the old version's rows are orphans, the new one's are not.
+  PutCollection(0, "recreated", 5);
+  PutCollection(0, "recreated", 9);
+  EXPECT_EQ(Decide(SubRowKey(0, "recreated", 5, "e")), Decision::kDrop);
+  EXPECT_EQ(Decide(SubRowKey(0, "recreated", 9, "e")), Decision::kKeep);
+  // Overwritten by a type without sub-rows.
+  ASSERT_TRUE(ks_->db()
+                  .Put(ks_->WriteOptions(), MetaKey(0, "now-string"),
+                       EncodeMetaValue(KeyType::kString, "v"))
+                  .ok());
+  EXPECT_EQ(Decide(SubRowKey(0, "now-string", 1, "e")), Decision::kDrop);
+  // Same user key in another database is another key.
+  PutCollection(1, "other-db", 2);
+  EXPECT_EQ(Decide(SubRowKey(0, "other-db", 2, "e")), Decision::kDrop);
+  EXPECT_EQ(Decide(SubRowKey(1, "other-db", 2, "e")), Decision::kKeep);
+}
+
+TEST_F(FilterTest, AsksTheTypesHookForLiveSubRowsOnly) {
+  int calls = 0;
+  ks_->compaction_filter().RegisterSubRowHook(
+      KeyType::kTlog,
+      [&calls](const KeyMetaRow& meta, const SubRowKeyParts& key, const storage::RowMeta&,
+               std::string_view value, int64_t, std::string* new_value) {
+        ++calls;
+        EXPECT_EQ(meta.type, KeyType::kTlog);
+        EXPECT_EQ(key.user_key, "log");
+        if (key.element == "old") return Decision::kDrop;
+        if (key.element == "rewrite") {
+          *new_value = std::string(value) + "!";
+          return Decision::kChangeValue;
+        }
+        return Decision::kKeep;
+      });
+  PutCollection(0, "log", 11, std::nullopt, "cutoff");
+  EXPECT_EQ(Decide(SubRowKey(0, "log", 11, "old")), Decision::kDrop);
+  EXPECT_EQ(Decide(SubRowKey(0, "log", 11, "new")), Decision::kKeep);
+  std::string new_value;
+  EXPECT_EQ(ks_->compaction_filter().Filter(SubRowKey(0, "log", 11, "rewrite"), {}, "v", kStart,
+                                            &new_value),
+            Decision::kChangeValue);
+  EXPECT_EQ(new_value, "v!");
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(Decide(SubRowKey(0, "log", 10, "new")), Decision::kDrop);  // orphan: no hook call
+  EXPECT_EQ(calls, 3);
+}
+
+TEST(TypesCompactionFilterTest, KeepsEverythingWithoutADb) {
+  TypesCompactionFilter filter;
+  std::string new_value;
+  EXPECT_EQ(filter.Filter(SubRowKey(0, "k", 1, "e"), {}, "", 0, &new_value), Decision::kKeep);
+  EXPECT_STREQ(filter.Name(), "ebb.types");
+}
+
+}  // namespace
+}  // namespace ebb::types
