@@ -40,3 +40,38 @@ format:
 
 clean:
 	rm -rf $(BUILD) $(ASAN)
+
+# --- Fuzzing (clang + libFuzzer, outside the CMake build): one binary per tests/fuzz/*_fuzz.cc,
+# seeded from tests/fuzz/corpus/<name>/ (copied, so runs never write into the repo).
+FUZZ_DIR     ?= build-fuzz
+FUZZ_CXX     ?= clang++-14
+FUZZ_TARGETS := request_parser
+FUZZ_FLAGS   := -std=c++20 -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+.PHONY: fuzz-build fuzz-smoke fuzz
+
+fuzz-build:
+	@mkdir -p $(FUZZ_DIR)
+	@for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_CXX) $(FUZZ_FLAGS) protocol/*.cc tests/fuzz/$${t}_fuzz.cc -o $(FUZZ_DIR)/$${t}_fuzz || exit 1; \
+	done
+
+# fuzz-run SECONDS: runs every target for SECONDS on a fresh copy of its corpus.
+define fuzz-run
+	@for t in $(FUZZ_TARGETS); do \
+	  rm -rf $(FUZZ_DIR)/corpus-$$t && mkdir -p $(FUZZ_DIR)/corpus-$$t && \
+	  cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus-$$t/ && \
+	  echo "fuzzing $$t for $(1) s" && \
+	  $(FUZZ_DIR)/$${t}_fuzz -max_total_time=$(1) -artifact_prefix=$(FUZZ_DIR)/$$t- \
+	    -print_final_stats=1 $(FUZZ_DIR)/corpus-$$t 2>$(FUZZ_DIR)/$$t.log || \
+	    { tail -50 $(FUZZ_DIR)/$$t.log; exit 1; }; \
+	  grep -E "^stat::number_of_executed_units" $(FUZZ_DIR)/$$t.log; \
+	done
+endef
+
+fuzz-smoke: fuzz-build
+	$(call fuzz-run,20)
+
+fuzz: fuzz-build
+	$(call fuzz-run,300)
