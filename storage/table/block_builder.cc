@@ -17,6 +17,7 @@ void BlockBuilder::Reset() {
 }
 
 size_t BlockBuilder::CurrentSizeEstimate() const {
+  if (finished_) return buffer_.size();
   return buffer_.size() + restarts_.size() * 4 + 4;
 }
 
