@@ -30,10 +30,15 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   std::string full_name = spec->name;
   if (!spec->subcommands.empty()) {
     if (args.size() < 2) {
-      // Redis reports a bare container by its own arity (always "at least 2").
-      reply.Error(WrongArgsError(full_name));
-      return result;
+      // A container with its own handler (COMMAND) runs bare; others are reported by their
+      // own arity, as Redis does ("at least 2").
+      if (spec->handler == nullptr) {
+        reply.Error(WrongArgsError(full_name));
+        return result;
+      }
     }
+  }
+  if (!spec->subcommands.empty() && args.size() >= 2) {
     const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
     if (sub == nullptr) {
       reply.Error(UnknownSubcommandError(args[0], args[1]));

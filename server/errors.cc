@@ -67,7 +67,7 @@ std::string InvalidDurationError(std::string_view text) {
 }
 
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub) {
-  std::string out = "ERR Unknown subcommand or wrong number of arguments for '";
+  std::string out = "ERR unknown subcommand or wrong number of arguments for '";
   out += Prefix(sub, 128);
   out += "'. Try ";
   out += Upper(container);

@@ -58,7 +58,7 @@ std::string InvalidExpireTimeError(std::string_view cmd);
 // "ERR invalid duration '<text>'".
 std::string InvalidDurationError(std::string_view text);
 
-// "ERR Unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." — not used
+// "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." — not used
 // by the dispatcher (which reports arity itself) but by handlers that take free-form tails.
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub);
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "server/client.h"
 #include "server/config/config.h"
@@ -50,6 +51,10 @@ class ServerContext {
   bool shutdown_requested() const { return shutdown_requested_; }
   void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
 
+  // ebb's version (HELLO, INFO); main sets it from the build's EBB_VERSION.
+  const std::string& version() const { return version_; }
+  void set_version(std::string v) { version_ = std::move(v); }
+
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
 
@@ -64,6 +69,7 @@ class ServerContext {
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;
+  std::string version_ = "unknown";
 };
 
 }  // namespace ebb::server

@@ -1,0 +1,191 @@
+// INFO [section ...]: Redis's sections and field names where the concept matches (server,
+// clients, memory, persistence, stats, replication, keyspace) plus `storage` for the engine.
+// RESP3 replies are a verbatim "txt" string, RESP2 a bulk string, as Redis.
+#include <fmt/format.h>
+#include <malloc.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "protocol/reply_writer.h"
+#include "server/command.h"
+#include "server/commands/arg_parser.h"
+#include "server/commands/command_rows.h"
+#include "server/commands/register.h"
+#include "server/server_context.h"
+#include "storage/stats.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint64_t RssBytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string Human(uint64_t bytes) {
+  const char* units[] = {"B", "K", "M", "G", "T"};
+  double v = static_cast<double>(bytes);
+  int i = 0;
+  while (v >= 1024 && i < 4) {
+    v /= 1024;
+    ++i;
+  }
+  return i == 0 ? fmt::format("{}B", bytes) : fmt::format("{:.2f}{}", v, units[i]);
+}
+
+void ServerSection(ServerContext& ctx, std::string* out) {
+  utsname un{};
+  uname(&un);
+  int64_t uptime_s = (WallMs() - ctx.start_time_ms()) / 1000;
+  *out += fmt::format(
+      "# Server\r\nredis_version:7.0.0\r\nebb_version:{}\r\nredis_mode:standalone\r\n"
+      "os:{} {} {}\r\narch_bits:{}\r\nmultiplexing_api:epoll\r\nprocess_id:{}\r\n"
+      "tcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\n"
+      "executable:ebb-server\r\nconfig_file:{}\r\n",
+      ctx.version(), un.sysname, un.release, un.machine, sizeof(void*) * 8,
+      static_cast<int>(getpid()), ctx.config().port, WallMs() * 1000, uptime_s, uptime_s / 86400,
+      ctx.config_registry().config_file());
+}
+
+void ClientsSection(ServerContext& ctx, std::string* out) {
+  *out += fmt::format("# Clients\r\nconnected_clients:{}\r\nmaxclients:{}\r\nblocked_clients:0\r\n",
+                      ctx.clients().size(), ctx.config().maxclients);
+}
+
+void MemorySection(ServerContext& ctx, std::string* out) {
+  struct mallinfo2 mi = mallinfo2();
+  uint64_t used = mi.uordblks + mi.hblkhd;
+  uint64_t rss = RssBytes();
+  uint64_t engine = 0;
+  if (ctx.has_keyspace()) {
+    storage::Stats s = ctx.keyspace().db().GetStats();
+    engine = s.memtable_bytes + s.block_cache_bytes;
+  }
+  *out += fmt::format(
+      "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
+      "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nmaxmemory:0\r\n"
+      "mem_allocator:libc\r\n",
+      used, Human(used), rss, Human(rss), engine);
+}
+
+void PersistenceSection(ServerContext& ctx, std::string* out) {
+  *out += fmt::format(
+      "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
+      "rdb_bgsave_in_progress:0\r\naof_enabled:0\r\nwal_fsync:{}\r\n",
+      ctx.config().wal_fsync);
+}
+
+void StatsSection(ServerContext& ctx, std::string* out) {
+  const ServerStats& s = ctx.stats();
+  uint64_t expired = ctx.has_keyspace() ? ctx.keyspace().expired_keys() : 0;
+  *out += fmt::format(
+      "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\n"
+      "total_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\n"
+      "expired_keys:{}\r\nevicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\n"
+      "total_error_replies:{}\r\nclient_query_buffer_limit_disconnections:{}\r\n"
+      "client_output_buffer_limit_disconnections:{}\r\nwal_group_commits:{}\r\n",
+      s.total_connections_received, s.total_commands_processed, s.total_net_input_bytes,
+      s.total_net_output_bytes, s.rejected_connections, expired, s.keyspace_hits, s.keyspace_misses,
+      s.total_error_replies, s.client_query_buffer_limit_disconnections,
+      s.client_output_buffer_limit_disconnections, s.wal_group_commits);
+}
+
+void ReplicationSection(ServerContext&, std::string* out) {
+  *out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
+}
+
+void KeyspaceSection(ServerContext& ctx, std::string* out) {
+  *out += "# Keyspace\r\n";
+  if (!ctx.has_keyspace()) return;
+  for (int db = 0; db < ctx.config().databases; ++db) {
+    types::DbStats s = ctx.keyspace().GetDbStats(db);
+    if (s.keys == 0) continue;
+    *out +=
+        fmt::format("db{}:keys={},expires={},avg_ttl={}\r\n", db, s.keys, s.expires, s.avg_ttl_ms);
+  }
+}
+
+void StorageSection(ServerContext& ctx, std::string* out) {
+  *out += "# Storage\r\n";
+  if (!ctx.has_keyspace()) return;
+  storage::Stats s = ctx.keyspace().db().GetStats();
+  int files = 0;
+  uint64_t bytes = 0;
+  for (const storage::LevelStats& l : s.levels) {
+    files += l.files;
+    bytes += l.bytes;
+  }
+  *out += fmt::format(
+      "levels:{}\r\nfiles:{}\r\nbytes:{}\r\nmemtable_bytes:{}\r\nblock_cache_bytes:{}\r\n"
+      "block_cache_hits:{}\r\nblock_cache_misses:{}\r\nflushes:{}\r\nflush_bytes_written:{}\r\n"
+      "compactions:{}\r\ncompaction_bytes_read:{}\r\ncompaction_bytes_written:{}\r\n"
+      "expired_rows_dropped:{}\r\nfilter_rows_dropped:{}\r\nfiles_expired_whole:{}\r\n"
+      "wal_syncs:{}\r\nwal_bytes:{}\r\nwrite_stalls:{}\r\nlast_sequence:{}\r\n",
+      s.levels.size(), files, bytes, s.memtable_bytes, s.block_cache_bytes, s.block_cache_hits,
+      s.block_cache_misses, s.flushes, s.flush_bytes_written, s.compactions,
+      s.compaction_bytes_read, s.compaction_bytes_written, s.expired_rows_dropped,
+      s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs, s.wal_bytes, s.write_stalls,
+      s.last_sequence);
+  for (size_t i = 0; i < s.levels.size(); ++i) {
+    *out += fmt::format("level{}:files={},bytes={}\r\n", i, s.levels[i].files, s.levels[i].bytes);
+  }
+}
+
+struct Section {
+  const char* name;
+  void (*fill)(ServerContext&, std::string*);
+};
+
+constexpr Section kSections[] = {
+    {"server", ServerSection},     {"clients", ClientsSection},
+    {"memory", MemorySection},     {"persistence", PersistenceSection},
+    {"stats", StatsSection},       {"replication", ReplicationSection},
+    {"keyspace", KeyspaceSection}, {"storage", StorageSection},
+};
+
+void InfoCommand(CommandContext& ctx) {
+  std::set<std::string> wanted;
+  bool all = ctx.args.size() == 1;
+  for (size_t i = 1; i < ctx.args.size(); ++i) {
+    std::string name(ctx.args[i]);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "all" || name == "default" || name == "everything") all = true;
+    wanted.insert(name);
+  }
+  std::string text;
+  for (const Section& section : kSections) {
+    if (!all && wanted.count(section.name) == 0) continue;
+    if (!text.empty()) text += "\r\n";
+    section.fill(ctx.server, &text);
+  }
+  ctx.reply.Verbatim("txt", text);
+}
+
+}  // namespace
+
+void RegisterInfoCommands(CommandTable& table) {
+  CommandSpec info = Row("info", -1, kCmdLoading | kCmdStale, "server",
+                         "Returns information and statistics about the server.", InfoCommand,
+                         {Optional(Multiple(Arg("section")))});
+  info.complexity = "O(1)";
+  table.Add(info);
+}
+
+}  // namespace ebb::server

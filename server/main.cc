@@ -1,0 +1,148 @@
+// ebb-server: `ebb-server [conf-file] [--option value ...]`.
+//
+// Reads the options (file, then flags), sets up logging, opens the keyspace in `dir`, serves
+// until SHUTDOWN/SIGTERM/SIGINT, then closes the keyspace (the engine syncs its WAL) and exits 0.
+// Exits 1 when the options are bad, the data cannot be opened, or no address can be bound.
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "server/command.h"
+#include "server/commands/register.h"
+#include "server/config/config.h"
+#include "server/net/server.h"
+#include "server/server_context.h"
+#include "storage/clock.h"
+#include "storage/options.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+spdlog::level::level_enum LogLevel(const std::string& name) {
+  if (name == "debug") return spdlog::level::debug;
+  if (name == "verbose") return spdlog::level::info;
+  if (name == "warning") return spdlog::level::warn;
+  return spdlog::level::info;  // notice
+}
+
+void SetUpLogging(const Config& config) {
+  std::shared_ptr<spdlog::logger> logger;
+  if (config.logfile.empty()) {
+    logger =
+        std::make_shared<spdlog::logger>("ebb", std::make_shared<spdlog::sinks::stdout_sink_mt>());
+  } else {
+    logger = std::make_shared<spdlog::logger>(
+        "ebb", std::make_shared<spdlog::sinks::basic_file_sink_mt>(config.logfile));
+  }
+  logger->set_pattern("%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v");
+  logger->set_level(LogLevel(config.loglevel));
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+storage::WalFsync WalFsyncFrom(const std::string& text) {
+  if (text == "always") return storage::WalFsync::kAlways;
+  if (text == "no") return storage::WalFsync::kNo;
+  return storage::WalFsync::kEverySec;
+}
+
+storage::Compression CompressionFrom(const std::string& text) {
+  if (text == "none") return storage::Compression::kNone;
+  if (text == "zstd") return storage::Compression::kZstd;
+  return storage::Compression::kLz4;
+}
+
+storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Clock> clock) {
+  storage::Options options;
+  options.clock = std::move(clock);
+  options.memtable_size = config.memtable_size;
+  options.block_size = config.block_size;
+  options.block_cache_size = config.block_cache_size;
+  options.compression = CompressionFrom(config.compression);
+  options.wal_fsync = WalFsyncFrom(config.wal_fsync);
+  options.expiration_enabled = config.expiration;
+  options.whole_file_expiry = config.expiry_whole_file;
+  options.purge_deadline_ms = config.expiry_purge_deadline_ms;
+  return options;
+}
+
+// Keeps the engine and the group-commit switch in step with CONFIG SET.
+void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx) {
+  if (!ctx->has_keyspace()) return;
+  types::Keyspace& ks = ctx->keyspace();
+  if (name == "wal-fsync") {
+    bool always = config.wal_fsync == "always";
+    ks.db().SetWalFsync(WalFsyncFrom(config.wal_fsync));
+    ks.set_defer_sync(always);
+    ctx->set_defer_sync(always);
+  } else if (name == "expiration") {
+    ks.db().SetExpirationEnabled(config.expiration);
+  } else if (name == "expiry-whole-file") {
+    ks.db().SetWholeFileExpiry(config.expiry_whole_file);
+  } else if (name == "expiry-purge-deadline") {
+    ks.db().SetPurgeDeadline(config.expiry_purge_deadline_ms);
+  } else if (name == "loglevel") {
+    spdlog::default_logger()->set_level(LogLevel(config.loglevel));
+  }
+}
+
+int Main(int argc, char** argv) {
+  ConfigRegistry registry;
+  std::string error;
+  bool exit_now = false;
+  if (!registry.ParseCommandLine(argc, argv, &error, &exit_now)) {
+    std::fprintf(stderr, "*** FATAL CONFIG FILE ERROR ***\n%s\n", error.c_str());
+    return 1;
+  }
+  if (exit_now) return 0;
+  const Config& config = registry.config();
+  SetUpLogging(config);
+  spdlog::info("ebb {} starting, pid {}", EBB_VERSION, static_cast<int>(getpid()));
+
+  auto clock = std::make_shared<storage::PinnableClock>();
+  std::unique_ptr<types::Keyspace> keyspace;
+  std::error_code fs_error;
+  std::filesystem::create_directories(config.dir, fs_error);
+  storage::Status s = types::Keyspace::Open(EngineOptions(config, clock), config.dir, &keyspace);
+  if (!s.ok()) {
+    spdlog::critical("Cannot open the data in '{}': {}", config.dir, s.ToString());
+    return 1;
+  }
+
+  CommandTable commands;
+  RegisterAllCommands(commands);
+  ServerContext ctx(&registry, &commands, clock.get());
+  ctx.set_keyspace(keyspace.get());
+  ctx.set_version(EBB_VERSION);
+  bool always = config.wal_fsync == "always";
+  keyspace->set_defer_sync(always);
+  ctx.set_defer_sync(always);
+  registry.OnChange(
+      [&ctx](std::string_view name, const Config& c) { ApplyRuntimeChange(name, c, &ctx); });
+
+  int code = 0;
+  {
+    Server server(&ctx);
+    if (!server.Listen(&error)) {
+      spdlog::critical("{}", error);
+      code = 1;
+    } else {
+      server.Run();
+    }
+  }
+  keyspace.reset();  // closes the engine: stops background work, syncs the WAL
+  spdlog::warn("ebb is now ready to exit, bye bye...");
+  spdlog::default_logger()->flush();
+  return code;
+}
+
+}  // namespace
+}  // namespace ebb::server
+
+int main(int argc, char** argv) { return ebb::server::Main(argc, argv); }

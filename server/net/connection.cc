@@ -1,0 +1,248 @@
+#include "server/net/connection.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/write.hpp>
+#include <chrono>
+
+#include "protocol/reply_writer.h"
+#include "server/net/server.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string EndpointText(const boost::asio::ip::tcp::endpoint& ep) {
+  if (ep.address().is_v6()) {
+    return "[" + ep.address().to_string() + "]:" + std::to_string(ep.port());
+  }
+  return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+std::string RemoteText(const boost::asio::ip::tcp::socket& s) {
+  boost::system::error_code ec;
+  auto ep = s.remote_endpoint(ec);
+  return ec ? "?:0" : EndpointText(ep);
+}
+
+std::string LocalText(const boost::asio::ip::tcp::socket& s) {
+  boost::system::error_code ec;
+  auto ep = s.local_endpoint(ec);
+  return ec ? "?:0" : EndpointText(ep);
+}
+
+}  // namespace
+
+Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id)
+    : server_(server),
+      socket_(std::move(socket)),
+      client_(id, RemoteText(socket_), LocalText(socket_),
+              static_cast<int>(socket_.native_handle()), WallMs()) {}
+
+Connection::~Connection() = default;
+
+void Connection::Start() {
+  server_->context().clients().Add(&client_);
+  std::weak_ptr<Connection> weak = weak_from_this();
+  boost::asio::io_context& io = server_->io();
+  client_.set_close_hook([weak, &io] {
+    boost::asio::post(io, [weak] {
+      if (auto self = weak.lock()) self->CloseAfterWrite();
+    });
+  });
+  MaybeRead();
+}
+
+void Connection::MaybeRead() {
+  if (closed_ || reading_ || sync_pending_ || close_after_write_) return;
+  if (PendingOutput() >= kPauseReadingBytes) return;
+  reading_ = true;
+  socket_.async_read_some(boost::asio::buffer(read_buf_),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      size_t n) { self->OnRead(ec, n); });
+}
+
+void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
+  reading_ = false;
+  if (closed_) return;
+  if (ec) {
+    Close();
+    return;
+  }
+  ServerContext& ctx = server_->context();
+  ctx.stats().total_net_input_bytes += n;
+  input_.append(read_buf_.data(), n);
+  client_.Touch(WallMs());
+  if (input_.size() > ctx.config().client_query_buffer_limit) {
+    spdlog::warn("Closing client id={} addr={}: query buffer {} bytes over the limit", client_.id(),
+                 client_.addr(), input_.size());
+    ctx.stats().client_query_buffer_limit_disconnections++;
+    Close();
+    return;
+  }
+  ProcessInput();
+  MaybeRead();
+}
+
+void Connection::ProcessInput() {
+  if (closed_ || sync_pending_ || close_after_write_) return;
+  ServerContext& ctx = server_->context();
+  const Config& config = ctx.config();
+  std::string batch;
+  protocol::ReplyWriter writer(&batch, client_.resp());
+  bool wrote = false;
+  size_t offset = 0;
+  while (offset < input_.size() && !client_.close_requested() &&
+         PendingOutput() + batch.size() < kPauseReadingBytes) {
+    protocol::ParserLimits limits;
+    if (!config.requirepass.empty() && !client_.authenticated()) {
+      limits = protocol::ParserLimits::Unauthenticated();
+    }
+    limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);
+    size_t consumed = 0;
+    std::string_view rest(input_.data() + offset, input_.size() - offset);
+    protocol::ParseStatus status = parser_.Parse(rest, limits, &consumed);
+    if (status == protocol::ParseStatus::kNeedMore) break;
+    if (status == protocol::ParseStatus::kError) {
+      writer.Error(parser_.ErrorText());
+      ctx.stats().total_error_replies++;
+      spdlog::debug("Protocol error from client id={}: {}", client_.id(), parser_.ErrorText());
+      offset = input_.size();
+      close_after_write_ = true;
+      break;
+    }
+    offset += consumed;
+    if (parser_.args().empty()) continue;
+    writer.set_protocol(client_.resp());
+    size_t before = batch.size();
+    Dispatcher::Result result = server_->dispatcher().Dispatch(parser_.args(), client_, writer);
+    if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
+    wrote |= result.is_write;
+    if (ctx.shutdown_requested()) break;
+  }
+  input_.erase(0, offset);
+  if (client_.close_requested()) close_after_write_ = true;
+
+  if (wrote && ctx.defer_sync() && server_->syncer() != nullptr) {
+    sync_pending_ = true;
+    held_bytes_ = batch.size();
+    ctx.stats().wal_group_commits++;
+    server_->syncer()->Request(
+        [self = shared_from_this(), held = std::move(batch)](const storage::Status& s) mutable {
+          self->OnSynced(s, std::move(held));
+        });
+  } else {
+    out_ += batch;
+  }
+  if (!CheckOutputLimits(WallMs())) return;
+  UpdateClientSizes();
+  StartWrite();
+}
+
+void Connection::OnSynced(const storage::Status& status, std::string held) {
+  sync_pending_ = false;
+  held_bytes_ = 0;
+  if (closed_) return;
+  if (!status.ok()) {
+    // The writes are not known to be durable: never acknowledge them.
+    spdlog::error("WAL sync failed: {}; closing client id={}", status.ToString(), client_.id());
+    Close();
+    return;
+  }
+  out_ += held;
+  StartWrite();
+  if (!writing_) {
+    ProcessInput();
+    MaybeRead();
+  }
+}
+
+void Connection::StartWrite() {
+  if (closed_ || writing_) return;
+  if (out_.empty()) {
+    if (close_after_write_ && !sync_pending_) Close();
+    return;
+  }
+  writing_ = true;
+  in_flight_.swap(out_);
+  out_.clear();
+  boost::asio::async_write(socket_, boost::asio::buffer(in_flight_),
+                           [self = shared_from_this()](const boost::system::error_code& ec,
+                                                       size_t n) { self->OnWrite(ec, n); });
+}
+
+void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
+  writing_ = false;
+  if (closed_) return;
+  if (ec) {
+    Close();
+    return;
+  }
+  server_->context().stats().total_net_output_bytes += n;
+  in_flight_.clear();
+  if (in_flight_.capacity() > (1 << 20)) in_flight_.shrink_to_fit();
+  soft_limit_since_ms_ = 0;
+  // Requests left in input_ (parsing paused on output) run now.
+  ProcessInput();
+  StartWrite();
+  MaybeRead();
+}
+
+bool Connection::CheckOutputLimits(int64_t now_ms) {
+  const ClientOutputBufferLimit& limit =
+      server_->context().config().client_output_buffer_limit_normal;
+  size_t pending = PendingOutput();
+  bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
+  bool over_soft = false;
+  if (limit.soft_bytes > 0 && pending > limit.soft_bytes) {
+    if (soft_limit_since_ms_ == 0) soft_limit_since_ms_ = now_ms;
+    over_soft = now_ms - soft_limit_since_ms_ >= limit.soft_seconds * 1000;
+  } else {
+    soft_limit_since_ms_ = 0;
+  }
+  if (!over_hard && !over_soft) return true;
+  spdlog::warn("Client id={} addr={} closed for overcoming of output buffer limits.", client_.id(),
+               client_.addr());
+  server_->context().stats().client_output_buffer_limit_disconnections++;
+  Close();
+  return false;
+}
+
+void Connection::Cron(int64_t now_ms) {
+  if (closed_) return;
+  int64_t timeout_s = server_->context().config().timeout_s;
+  if (timeout_s > 0 && !writing_ && !sync_pending_ &&
+      now_ms - client_.last_interaction_ms() >= timeout_s * 1000) {
+    spdlog::debug("Closing idle client id={}", client_.id());
+    Close();
+    return;
+  }
+  if (writing_) CheckOutputLimits(now_ms);
+}
+
+void Connection::CloseAfterWrite() {
+  if (closed_) return;
+  close_after_write_ = true;
+  if (!writing_ && !sync_pending_ && out_.empty()) Close();
+}
+
+void Connection::UpdateClientSizes() { client_.set_buffer_sizes(input_.size(), PendingOutput()); }
+
+void Connection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  server_->context().clients().Remove(client_.id());
+  client_.set_close_hook(nullptr);
+  server_->Remove(this);  // may drop the last owning reference held by the server
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,86 @@
+// Connection: one client's TCP connection — read, parse, dispatch, reply.
+//
+// The loop of a connection: read what arrived into `input_`, parse every complete request
+// (arguments are views into `input_`), dispatch each, append every reply to one output buffer,
+// and write that buffer with ONE async_write. Replies therefore leave in request order.
+//
+// Group commit (wal-fsync always): when a batch ran a write command, its replies are held until
+// the WalSyncer reports a sync that covers the batch's writes; the connection reads nothing more
+// meanwhile, but the event loop keeps serving every other connection.
+//
+// Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
+// unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
+// soft: disconnect when above it for soft-seconds). Reading pauses while more than
+// kPauseReadingBytes of output are pending, so a client that never reads cannot grow memory.
+// A protocol error is answered and the connection closed after the reply is written.
+//
+// Lifetime: owned by shared_ptr; asynchronous handlers hold a reference. Close() unregisters the
+// Client and drops the server's reference. Thread-safety: the io thread only.
+#pragma once
+
+#include <array>
+#include <boost/asio/ip/tcp.hpp>
+#include <memory>
+#include <string>
+
+#include "protocol/request_parser.h"
+#include "server/client.h"
+#include "storage/status.h"
+
+namespace ebb::server {
+
+class Server;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  // Output bytes pending above which the connection stops reading and parsing.
+  static constexpr size_t kPauseReadingBytes = 1 << 20;
+
+  Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id);
+  ~Connection();
+
+  // Registers the client and starts reading. REQUIRES: called once, on the io thread.
+  void Start();
+  // Closes once everything produced so far is written (QUIT, CLIENT KILL, SHUTDOWN).
+  void CloseAfterWrite();
+  // Closes now, dropping unsent output.
+  void Close();
+
+  // Called by the server's periodic check: idle timeout and the soft output limit.
+  void Cron(int64_t now_ms);
+
+  Client& client() { return client_; }
+  bool closed() const { return closed_; }
+
+ private:
+  void MaybeRead();
+  void OnRead(const boost::system::error_code& ec, size_t n);
+  // Parses and runs complete requests from input_; returns when input needs more bytes, the
+  // output is large, the client must close, or a sync must complete first.
+  void ProcessInput();
+  void StartWrite();
+  void OnWrite(const boost::system::error_code& ec, size_t n);
+  void OnSynced(const storage::Status& status, std::string held);
+  size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
+  // Applies client-output-buffer-limit; returns false (and closes) if exceeded.
+  bool CheckOutputLimits(int64_t now_ms);
+  void UpdateClientSizes();
+
+  Server* server_;
+  boost::asio::ip::tcp::socket socket_;
+  Client client_;
+  protocol::RequestParser parser_;
+  std::array<char, 16 * 1024> read_buf_;
+  std::string input_;      // received, not yet consumed by the parser
+  std::string out_;        // replies ready to send
+  std::string in_flight_;  // the buffer of the outstanding async_write
+  size_t held_bytes_ = 0;  // replies waiting for a WAL sync
+  bool reading_ = false;
+  bool writing_ = false;
+  bool sync_pending_ = false;
+  bool close_after_write_ = false;
+  bool closed_ = false;
+  int64_t soft_limit_since_ms_ = 0;  // 0: output not above the soft limit
+};
+
+}  // namespace ebb::server

@@ -1,0 +1,187 @@
+#include "server/net/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/write.hpp>
+#include <chrono>
+
+#include "server/errors.h"
+#include "server/net/connection.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+using boost::asio::ip::tcp;
+
+constexpr auto kCronInterval = std::chrono::milliseconds(100);
+constexpr auto kDrainPoll = std::chrono::milliseconds(10);
+constexpr int kDrainRounds = 300;  // up to 3 s for in-flight replies at shutdown
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Server::Server(ServerContext* context)
+    : context_(context),
+      dispatcher_(context),
+      signals_(io_, SIGTERM, SIGINT),
+      cron_timer_(io_),
+      drain_timer_(io_) {
+  if (context_->has_keyspace()) {
+    types::Keyspace* ks = &context_->keyspace();
+    syncer_ = std::make_unique<WalSyncer>(io_, [ks] { return ks->db().SyncWal(); });
+  }
+  context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
+}
+
+Server::~Server() {
+  context_->set_shutdown_hook(nullptr);
+  if (syncer_) syncer_->Stop();
+}
+
+bool Server::Listen(std::string* error) {
+  const Config& config = context_->config();
+  for (std::string address : config.bind) {
+    // Redis's "-" prefix marks an optional address: skip it if unavailable.
+    bool optional = !address.empty() && address[0] == '-';
+    if (optional) address.erase(0, 1);
+    boost::system::error_code ec;
+    auto ip = boost::asio::ip::make_address(address == "*" ? "0.0.0.0" : address, ec);
+    if (ec) {
+      *error = "Invalid bind address '" + address + "'";
+      return false;
+    }
+    auto acceptor = std::make_unique<tcp::acceptor>(io_);
+    tcp::endpoint endpoint(ip, static_cast<uint16_t>(config.port));
+    acceptor->open(endpoint.protocol(), ec);
+    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec && ip.is_v6()) acceptor->set_option(boost::asio::ip::v6_only(true), ec);
+    if (!ec) acceptor->bind(endpoint, ec);
+    if (!ec) acceptor->listen(511, ec);
+    if (ec) {
+      if (optional) {
+        spdlog::warn("Could not bind optional address {}:{}: {}", address, config.port,
+                     ec.message());
+        continue;
+      }
+      *error =
+          "Could not bind " + address + ":" + std::to_string(config.port) + ": " + ec.message();
+      return false;
+    }
+    acceptors_.push_back(std::move(acceptor));
+  }
+  if (acceptors_.empty()) {
+    *error = "No address to listen on";
+    return false;
+  }
+  return true;
+}
+
+void Server::Run() {
+  for (auto& acceptor : acceptors_) Accept(*acceptor);
+  signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::warn("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    context_->RequestShutdown();
+  });
+  ScheduleCron();
+  spdlog::info("Ready to accept connections tcp");
+  io_.run();
+  if (syncer_) syncer_->Stop();
+}
+
+void Server::Accept(tcp::acceptor& acceptor) {
+  acceptor.async_accept([this, &acceptor](const boost::system::error_code& ec, tcp::socket s) {
+    if (shutting_down_) return;
+    if (!ec) OnAccept(std::move(s));
+    if (ec == boost::asio::error::operation_aborted) return;
+    Accept(acceptor);
+  });
+}
+
+void Server::OnAccept(tcp::socket socket) {
+  const Config& config = context_->config();
+  boost::system::error_code ec;
+  socket.set_option(tcp::no_delay(true), ec);
+  if (config.tcp_keepalive_s > 0) {
+    socket.set_option(boost::asio::socket_base::keep_alive(true), ec);
+    int idle = static_cast<int>(config.tcp_keepalive_s);
+    int interval = std::max(1, idle / 3);
+    int count = 3;
+    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+    setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+  }
+  if (context_->clients().size() >= static_cast<size_t>(config.maxclients)) {
+    context_->stats().rejected_connections++;
+    // Best effort, like Redis: one write of the error, then close.
+    std::string reply = "-" + std::string(kMaxClients) + "\r\n";
+    boost::asio::write(socket, boost::asio::buffer(reply), ec);
+    socket.close(ec);
+    return;
+  }
+  context_->stats().total_connections_received++;
+  auto connection =
+      std::make_shared<Connection>(this, std::move(socket), context_->clients().NextId());
+  connections_[connection.get()] = connection;
+  connection->Start();
+}
+
+void Server::Remove(Connection* connection) {
+  // Defer the release so the connection is not destroyed inside its own method.
+  auto it = connections_.find(connection);
+  if (it == connections_.end()) return;
+  std::shared_ptr<Connection> keep = std::move(it->second);
+  connections_.erase(it);
+  boost::asio::post(io_, [keep] {});
+}
+
+void Server::ScheduleCron() {
+  cron_timer_.expires_after(kCronInterval);
+  cron_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    int64_t now = WallMs();
+    std::vector<std::shared_ptr<Connection>> all;
+    all.reserve(connections_.size());
+    for (auto& [ptr, conn] : connections_) all.push_back(conn);
+    for (auto& conn : all) conn->Cron(now);
+    ScheduleCron();
+  });
+}
+
+void Server::Shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  spdlog::warn("User requested shutdown...");
+  boost::system::error_code ec;
+  for (auto& acceptor : acceptors_) acceptor->close(ec);
+  signals_.cancel(ec);
+  cron_timer_.cancel();
+  std::vector<std::shared_ptr<Connection>> all;
+  for (auto& [ptr, conn] : connections_) all.push_back(conn);
+  for (auto& conn : all) conn->CloseAfterWrite();
+  WaitDrained(kDrainRounds);
+}
+
+void Server::WaitDrained(int rounds_left) {
+  if (connections_.empty() || rounds_left <= 0) {
+    std::vector<std::shared_ptr<Connection>> all;
+    for (auto& [ptr, conn] : connections_) all.push_back(conn);
+    for (auto& conn : all) conn->Close();
+    io_.stop();
+    return;
+  }
+  drain_timer_.expires_after(kDrainPoll);
+  drain_timer_.async_wait(
+      [this, rounds_left](const boost::system::error_code&) { WaitDrained(rounds_left - 1); });
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,67 @@
+// Server: the network side of ebb — listeners on every `bind` address, the connections, the
+// periodic checks (idle timeout, output limits), signals and the graceful shutdown.
+//
+// One io_context thread (the caller of Run) runs every command (DESIGN.md "Threads"); the only
+// other thread here is the WalSyncer's, used under `wal-fsync always`.
+// Thread-safety: every method on the io thread, except construction and Run.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "server/dispatcher.h"
+#include "server/net/wal_syncer.h"
+
+namespace ebb::server {
+
+class Connection;
+class ServerContext;
+
+class Server {
+ public:
+  // REQUIRES: context outlives the server; when context->has_keyspace(), the keyspace too.
+  explicit Server(ServerContext* context);
+  ~Server();
+
+  // Binds and listens on every configured address at the configured port.
+  // Returns false with *error naming the address on failure.
+  bool Listen(std::string* error);
+  // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
+  // closed, the sync thread has stopped.
+  void Run();
+  // Stops accepting, closes every connection after its pending replies, then ends Run.
+  void Shutdown();
+
+  ServerContext& context() { return *context_; }
+  Dispatcher& dispatcher() { return dispatcher_; }
+  boost::asio::io_context& io() { return io_; }
+  // The group-commit thread, or nullptr when the server has no keyspace.
+  WalSyncer* syncer() { return syncer_.get(); }
+  // Forgets a closed connection. REQUIRES: the io thread.
+  void Remove(Connection* connection);
+
+ private:
+  void Accept(boost::asio::ip::tcp::acceptor& acceptor);
+  void OnAccept(boost::asio::ip::tcp::socket socket);
+  void ScheduleCron();
+  void WaitDrained(int rounds_left);
+
+  ServerContext* context_;
+  boost::asio::io_context io_;
+  Dispatcher dispatcher_;
+  std::unique_ptr<WalSyncer> syncer_;
+  std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer cron_timer_;
+  boost::asio::steady_timer drain_timer_;
+  std::unordered_map<Connection*, std::shared_ptr<Connection>> connections_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace ebb::server
