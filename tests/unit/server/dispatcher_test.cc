@@ -1,0 +1,111 @@
+#include "server/dispatcher.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/commands/command_rows.h"
+#include "server/config/config.h"
+#include "server/server_context.h"
+#include "storage/clock.h"
+
+namespace ebb::server {
+namespace {
+
+void Echo1(CommandContext& ctx) { ctx.reply.Bulk(ctx.args[1]); }
+void Sub(CommandContext& ctx) { ctx.reply.SimpleString("sub:" + std::string(ctx.args[1])); }
+void Ok(CommandContext& ctx) { ctx.reply.Ok(); }
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  DispatcherTest()
+      : ctx_(&registry_, &table_, &clock_),
+        dispatcher_(&ctx_),
+        client_(1, "127.0.0.1:5000", "127.0.0.1:6379", 5, 0) {
+    table_.Add(Row("one", 2, kCmdFast, "test", "", Echo1));
+    table_.Add(Row("atleast", -2, 0, "test", "", Ok));
+    table_.Add(Row("open", 1, kCmdNoAuth, "test", "", Ok));
+    table_.Add(Row("dbg", -1, kCmdDebug, "test", "", Ok));
+    table_.Add(Row("wr", 1, kCmdWrite, "test", "", Ok));
+    CommandSpec box = Row("box", -2, 0, "test", "", nullptr);
+    box.subcommands = {Row("ins", 4, 0, "test", "", Sub), Row("get", -3, 0, "test", "", Sub)};
+    table_.Add(box);
+  }
+
+  std::string Run(std::vector<std::string> args, Dispatcher::Result* result = nullptr) {
+    std::vector<std::string_view> views(args.begin(), args.end());
+    std::string out;
+    protocol::ReplyWriter writer(&out);
+    Dispatcher::Result r = dispatcher_.Dispatch(views, client_, writer);
+    if (result) *result = r;
+    return out;
+  }
+
+  ConfigRegistry registry_;
+  CommandTable table_;
+  storage::PinnableClock clock_;
+  ServerContext ctx_;
+  Dispatcher dispatcher_;
+  Client client_;
+};
+
+TEST_F(DispatcherTest, RunsCommandsCaseInsensitively) {
+  EXPECT_EQ(Run({"ONE", "x"}), "$1\r\nx\r\n");
+  EXPECT_EQ(Run({"oNe", "y"}), "$1\r\ny\r\n");
+  EXPECT_EQ(ctx_.stats().total_commands_processed, 2u);
+}
+
+TEST_F(DispatcherTest, ArityUsesRedisSignConvention) {
+  EXPECT_EQ(Run({"one"}), "-ERR wrong number of arguments for 'one' command\r\n");
+  EXPECT_EQ(Run({"one", "a", "b"}), "-ERR wrong number of arguments for 'one' command\r\n");
+  EXPECT_EQ(Run({"atleast"}), "-ERR wrong number of arguments for 'atleast' command\r\n");
+  EXPECT_EQ(Run({"atleast", "a", "b", "c"}), "+OK\r\n");
+}
+
+TEST_F(DispatcherTest, UnknownCommandQuotesArgs) {
+  EXPECT_EQ(Run({"nope", "a", "b"}),
+            "-ERR unknown command 'nope', with args beginning with: 'a' 'b' \r\n");
+}
+
+TEST_F(DispatcherTest, Subcommands) {
+  EXPECT_EQ(Run({"BOX", "INS", "k", "v"}), "+sub:INS\r\n");
+  EXPECT_EQ(Run({"box", "ins", "k"}), "-ERR wrong number of arguments for 'box|ins' command\r\n");
+  EXPECT_EQ(Run({"box", "zap"}), "-ERR unknown subcommand 'zap'. Try BOX HELP.\r\n");
+  EXPECT_EQ(Run({"box"}), "-ERR wrong number of arguments for 'box' command\r\n");
+}
+
+TEST_F(DispatcherTest, NoAuthWhenPasswordSet) {
+  std::string error;
+  ASSERT_TRUE(registry_.Set("requirepass", "secret", &error)) << error;
+  EXPECT_EQ(Run({"one", "x"}), "-NOAUTH Authentication required.\r\n");
+  EXPECT_EQ(Run({"open"}), "+OK\r\n");
+  // Unknown commands and arity are reported before authentication, as Redis does.
+  EXPECT_EQ(Run({"nope"}), "-ERR unknown command 'nope', with args beginning with: \r\n");
+  client_.set_authenticated(true);
+  EXPECT_EQ(Run({"one", "x"}), "$1\r\nx\r\n");
+}
+
+TEST_F(DispatcherTest, DebugRefusedByDefault) {
+  EXPECT_EQ(Run({"dbg"}),
+            "-ERR DEBUG command not allowed. If the enable-debug-command option is set to "
+            "\"local\", you can run it from a local connection, otherwise you need to set this "
+            "option in the configuration file, and then restart the server.\r\n");
+}
+
+TEST_F(DispatcherTest, ReportsWrites) {
+  Dispatcher::Result r;
+  Run({"wr"}, &r);
+  EXPECT_TRUE(r.is_write);
+  ASSERT_NE(r.command, nullptr);
+  Run({"one", "x"}, &r);
+  EXPECT_FALSE(r.is_write);
+  Run({"nope"}, &r);
+  EXPECT_EQ(r.command, nullptr);
+}
+
+}  // namespace
+}  // namespace ebb::server
