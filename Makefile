@@ -4,10 +4,13 @@
 JOBS      ?= 2
 BUILD     ?= build
 ASAN      ?= build-asan
+TSAN      ?= build-tsan
 CONF      ?= conf/ebb.conf
 CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+CCACHE    := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+CMAKE     := cmake -S . $(CMAKE_GEN) $(CCACHE)
 
-.PHONY: all deps build asan run test test-release test-asan clean format
+.PHONY: all deps build asan tsan run test test-release test-asan test-tsan soak bench clean format
 
 all: build
 
@@ -15,12 +18,18 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(CMAKE) -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# AddressSanitizer + UndefinedBehaviorSanitizer: every test, server included.
 asan: deps
-	@cmake -S . -B $(ASAN) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DEBB_SANITIZE=ON -DEBB_BUILD_BENCH=OFF >/dev/null
+	@$(CMAKE) -B $(ASAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEBB_SANITIZE=ON -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
+
+# ThreadSanitizer: the engine's tests, which exercise its background flush/compaction threads.
+tsan: deps
+	@$(CMAKE) -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEBB_TSAN=ON -DEBB_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(TSAN) -j $(JOBS) --target unit_storage
 
 run: build
 	@mkdir -p data
@@ -30,16 +39,28 @@ test-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-asan: asan
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 EBB_CRASH_SECONDS=10 \
 	  ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS)
 
-test: test-release test-asan
+test-tsan: tsan
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_storage --gtest_brief=1
+
+test: test-release test-asan test-tsan fuzz-smoke
+
+# The crash loop for ten minutes instead of the default half minute.
+soak: build
+	EBB_CRASH_SECONDS=600 ctest --test-dir $(BUILD) --output-on-failure -L crash
+
+bench: build
+	@scripts/install-deps.sh --bench
+	python3 bench/server_bench.py --ebb $(BUILD)/ebb-server --out bench/results
+	@if [ -x $(BUILD)/engine_bench ]; then $(BUILD)/engine_bench | tee bench/results/engine_bench.md; fi
 
 format:
 	@find server protocol types storage tests bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(TSAN) build-fuzz
 
 # --- Fuzzing (clang + libFuzzer, outside the CMake build): one binary per tests/fuzz/*_fuzz.cc,
 # seeded from tests/fuzz/corpus/<name>/ (copied, so runs never write into the repo).

@@ -10,6 +10,9 @@ packages=(
   redis-server redis-tools librocksdb-dev
 )
 
+# `--bench` adds what `make bench` needs on top.
+[[ "${1:-}" == "--bench" ]] && packages+=(python3 gnuplot-nox)
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
