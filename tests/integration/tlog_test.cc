@@ -1,0 +1,214 @@
+// TLOG and TREG through a real ebb-server: the Jylis transcript, RESP2/RESP3 timestamps above
+// 2^63-1, WRONGTYPE, arity and integer errors, HELP.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/integration/server_fixture.h"
+
+namespace ebb::test {
+namespace {
+
+// A reply as one line: +status, -error, :integer, $bulk, nil, [a,b,...].
+std::string Canon(const Reply& r) {
+  if (r.is_io_error()) return "<io error>";
+  if (r.is_status()) return "+" + r.str();
+  if (r.is_error()) return "-" + r.str();
+  if (r.is_integer()) return ":" + std::to_string(r.integer());
+  if (r.is_string()) return "$" + r.str();
+  if (r.is_nil()) return "nil";
+  std::string out = "[";
+  for (const Reply& e : r.elements()) out += (out.size() > 1 ? "," : "") + Canon(e);
+  return out + "]";
+}
+
+class TlogIntegrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start()) << server_.error();
+    Reconnect();
+  }
+  void Reconnect() {
+    conn_ = server_.Connect();
+    ASSERT_TRUE(conn_ != nullptr);
+  }
+  std::string Do(std::initializer_list<std::string_view> args) {
+    return Canon(Cmd(conn_.get(), args));
+  }
+
+  TestServer server_;
+  RedisConnection conn_;
+};
+
+TEST_F(TlogIntegrationTest, JylisTranscript) {
+  EXPECT_EQ(Do({"TLOG", "INS", "chat", "jemc: hello, world!", "1523258089149"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "chat", "world: hey jemc, how you been?", "1523258145906"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "chat", "world: must be nice...", "1523258158785"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "chat", "jemc: feeling pretty good these days", "1523258152362"}),
+            "+OK");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "chat"}), ":4");
+  EXPECT_EQ(Do({"TLOG", "GET", "chat"}),
+            "[[$world: must be nice...,:1523258158785],"
+            "[$jemc: feeling pretty good these days,:1523258152362],"
+            "[$world: hey jemc, how you been?,:1523258145906],"
+            "[$jemc: hello, world!,:1523258089149]]");
+  EXPECT_EQ(Do({"TLOG", "GET", "chat", "1"}), "[[$world: must be nice...,:1523258158785]]");
+  EXPECT_EQ(Do({"TLOG", "TRIM", "chat", "3"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "chat"}), ":3");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "chat"}), ":1523258145906");
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "chat", "1523258152362"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "chat"}), ":2");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "chat"}), ":1523258152362");
+  EXPECT_EQ(Do({"TLOG", "GET", "chat"}),
+            "[[$world: must be nice...,:1523258158785],"
+            "[$jemc: feeling pretty good these days,:1523258152362]]");
+  EXPECT_EQ(Do({"TLOG", "CLR", "chat"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "chat"}), "[]");
+}
+
+TEST_F(TlogIntegrationTest, CommandNamesAreCaseInsensitive) {
+  EXPECT_EQ(Do({"tlog", "ins", "k", "v", "1"}), "+OK");
+  EXPECT_EQ(Do({"TlOg", "GeT", "k"}), "[[$v,:1]]");
+  EXPECT_EQ(Do({"treg", "set", "r", "v", "1"}), "+OK");
+  EXPECT_EQ(Do({"TrEg", "gEt", "r"}), "[$v,:1]");
+}
+
+TEST_F(TlogIntegrationTest, MissingKeys) {
+  EXPECT_EQ(Do({"TLOG", "GET", "none"}), "[]");
+  EXPECT_EQ(Do({"TLOG", "GET", "none", "5"}), "[]");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "none"}), ":0");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "none"}), ":0");
+  EXPECT_EQ(Do({"TLOG", "CLR", "none"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "TRIM", "none", "2"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "none"}), ":0");
+  EXPECT_EQ(Do({"TREG", "GET", "none"}), "nil");
+}
+
+TEST_F(TlogIntegrationTest, GetCountZeroAndBadCounts) {
+  Do({"TLOG", "INS", "k", "v", "1"});
+  EXPECT_EQ(Do({"TLOG", "GET", "k", "0"}), "[]");
+  for (std::string_view bad : {"-1", "abc", "1.5", "+1", " 1", "", "18446744073709551616"}) {
+    EXPECT_EQ(Do({"TLOG", "GET", "k", bad}), "-ERR value is not an integer or out of range") << bad;
+  }
+  EXPECT_EQ(Do({"TLOG", "GET", "k", "18446744073709551615"}), "[[$v,:1]]");
+}
+
+TEST_F(TlogIntegrationTest, BadTimestampsAndCounts) {
+  const std::string kNotInt = "-ERR value is not an integer or out of range";
+  for (std::string_view bad : {"-1", "x", "18446744073709551616", "1e3", "-0"}) {
+    EXPECT_EQ(Do({"TLOG", "INS", "k", "v", bad}), kNotInt) << bad;
+    EXPECT_EQ(Do({"TLOG", "TRIMAT", "k", bad}), kNotInt) << bad;
+    EXPECT_EQ(Do({"TLOG", "TRIM", "k", bad}), kNotInt) << bad;
+    EXPECT_EQ(Do({"TREG", "SET", "r", "v", bad}), kNotInt) << bad;
+  }
+  EXPECT_EQ(Do({"TLOG", "SIZE", "k"}), ":0");
+  EXPECT_EQ(Do({"TREG", "GET", "r"}), "nil");
+}
+
+TEST_F(TlogIntegrationTest, ArityErrors) {
+  auto wrong = [](std::string_view name) {
+    return "-ERR wrong number of arguments for '" + std::string(name) + "' command";
+  };
+  EXPECT_EQ(Do({"TLOG", "INS", "k", "v"}), wrong("tlog|ins"));
+  EXPECT_EQ(Do({"TLOG", "INS", "k", "v", "1", "2"}), wrong("tlog|ins"));
+  EXPECT_EQ(Do({"TLOG", "GET"}), wrong("tlog|get"));
+  EXPECT_EQ(Do({"TLOG", "GET", "k", "1", "2"}), wrong("tlog|get"));
+  EXPECT_EQ(Do({"TLOG", "SIZE"}), wrong("tlog|size"));
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "k", "x"}), wrong("tlog|cutoff"));
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "k"}), wrong("tlog|trimat"));
+  EXPECT_EQ(Do({"TLOG", "TRIM", "k"}), wrong("tlog|trim"));
+  EXPECT_EQ(Do({"TLOG", "CLR"}), wrong("tlog|clr"));
+  EXPECT_EQ(Do({"TLOG"}), wrong("tlog"));
+  EXPECT_EQ(Do({"TREG", "SET", "k", "v"}), wrong("treg|set"));
+  EXPECT_EQ(Do({"TREG", "GET", "k", "x"}), wrong("treg|get"));
+  EXPECT_EQ(Do({"TREG"}), wrong("treg"));
+  EXPECT_EQ(Do({"TLOG", "NOPE", "k"}), "-ERR unknown subcommand 'NOPE'. Try TLOG HELP.");
+  EXPECT_EQ(Do({"treg", "nope"}), "-ERR unknown subcommand 'nope'. Try TREG HELP.");
+}
+
+TEST_F(TlogIntegrationTest, Help) {
+  Reply tlog = Cmd(conn_.get(), {"TLOG", "HELP"});
+  ASSERT_TRUE(tlog.is_array()) << tlog.ToString();
+  std::string all;
+  for (const Reply& line : tlog.elements()) {
+    ASSERT_TRUE(line.is_status());
+    all += line.str() + "\n";
+  }
+  for (std::string_view sub :
+       {"INS <key> <value> <timestamp>", "GET <key> [<count>]", "SIZE <key>", "CUTOFF <key>",
+        "TRIMAT <key> <timestamp>", "TRIM <key> <count>", "CLR <key>", "HELP"}) {
+    EXPECT_NE(all.find(std::string(sub) + "\n"), std::string::npos) << sub << " in\n" << all;
+  }
+  Reply treg = Cmd(conn_.get(), {"treg", "help"});
+  ASSERT_TRUE(treg.is_array());
+  all.clear();
+  for (const Reply& line : treg.elements()) all += line.str() + "\n";
+  EXPECT_NE(all.find("SET <key> <value> <timestamp>\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("GET <key>\n"), std::string::npos) << all;
+}
+
+TEST_F(TlogIntegrationTest, WrongType) {
+  const std::string kWrongType =
+      "-WRONGTYPE Operation against a key holding the wrong kind of value";
+  Do({"TREG", "SET", "reg", "v", "1"});
+  Do({"TLOG", "INS", "log", "v", "1"});
+  EXPECT_EQ(Do({"TLOG", "INS", "reg", "v", "1"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "GET", "reg"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "SIZE", "reg"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "reg"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "reg", "5"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "TRIM", "reg", "1"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "CLR", "reg"}), kWrongType);
+  EXPECT_EQ(Do({"TREG", "SET", "log", "v", "2"}), kWrongType);
+  EXPECT_EQ(Do({"TREG", "GET", "log"}), kWrongType);
+  EXPECT_EQ(Do({"TREG", "GET", "reg"}), "[$v,:1]");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[[$v,:1]]");
+}
+
+TEST_F(TlogIntegrationTest, TimestampsAboveInt64AreBulkStringsInResp2) {
+  EXPECT_EQ(Do({"TLOG", "INS", "k", "max", "18446744073709551615"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "k", "big", "9223372036854775808"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "k", "int", "9223372036854775807"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "k"}),
+            "[[$max,$18446744073709551615],[$big,$9223372036854775808],"
+            "[$int,:9223372036854775807]]");
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "k", "9223372036854775808"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "k"}), "$9223372036854775808");
+  // CLR at the maximum timestamp: the cutoff saturates and the log is emptied.
+  EXPECT_EQ(Do({"TLOG", "CLR", "k"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "k"}), "$18446744073709551615");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "k"}), ":0");
+  EXPECT_EQ(Do({"TLOG", "GET", "k"}), "[]");
+  EXPECT_EQ(Do({"TLOG", "INS", "k", "again", "18446744073709551615"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "k"}), "[[$again,$18446744073709551615]]");
+  EXPECT_EQ(Do({"TREG", "SET", "r", "v", "18446744073709551615"}), "+OK");
+  EXPECT_EQ(Do({"TREG", "GET", "r"}), "[$v,$18446744073709551615]");
+}
+
+TEST_F(TlogIntegrationTest, TimestampsAboveInt64AreBigNumbersInResp3) {
+  RawConnection raw(server_.port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send("*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"));
+  std::string hello = raw.ReadUntil("modules\r\n*0\r\n");  // the empty modules array ends it
+  ASSERT_NE(hello.find("modules\r\n*0\r\n"), std::string::npos) << hello;
+  ASSERT_TRUE(raw.Send(
+      "*5\r\n$4\r\nTLOG\r\n$3\r\nINS\r\n$1\r\nk\r\n$1\r\nv\r\n$20\r\n18446744073709551615\r\n"));
+  EXPECT_EQ(raw.ReadExactly(5), "+OK\r\n");
+  ASSERT_TRUE(raw.Send("*5\r\n$4\r\nTLOG\r\n$3\r\nINS\r\n$1\r\nk\r\n$1\r\nw\r\n$1\r\n7\r\n"));
+  EXPECT_EQ(raw.ReadExactly(5), "+OK\r\n");
+  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nTLOG\r\n$3\r\nGET\r\n$1\r\nk\r\n"));
+  std::string expected = "*2\r\n*2\r\n$1\r\nv\r\n(18446744073709551615\r\n*2\r\n$1\r\nw\r\n:7\r\n";
+  EXPECT_EQ(raw.ReadExactly(expected.size()), expected);
+  ASSERT_TRUE(
+      raw.Send("*4\r\n$4\r\nTLOG\r\n$6\r\nTRIMAT\r\n$1\r\nk\r\n$19\r\n9223372036854775809\r\n"));
+  EXPECT_EQ(raw.ReadExactly(5), "+OK\r\n");
+  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nTLOG\r\n$6\r\nCUTOFF\r\n$1\r\nk\r\n"));
+  expected = "(9223372036854775809\r\n";
+  EXPECT_EQ(raw.ReadExactly(expected.size()), expected);
+  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nTREG\r\n$3\r\nGET\r\n$4\r\nnone\r\n"));
+  EXPECT_EQ(raw.ReadExactly(3), "_\r\n");
+}
+
+}  // namespace
+}  // namespace ebb::test
