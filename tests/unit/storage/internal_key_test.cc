@@ -20,7 +20,8 @@ TEST(InternalKey, NewerVersionsOfAKeySortFirst) {
 
 TEST(InternalKey, ParsesWhatItEncodes) {
   ParsedInternalKey p;
-  ASSERT_TRUE(ParseInternalKey(IKey("user", 42, RowKind::kTombstone), &p));
+  const std::string key = IKey("user", 42, RowKind::kTombstone);  // p views into it
+  ASSERT_TRUE(ParseInternalKey(key, &p));
   EXPECT_EQ(p.user_key, "user");
   EXPECT_EQ(p.sequence, 42u);
   EXPECT_EQ(p.kind, RowKind::kTombstone);
