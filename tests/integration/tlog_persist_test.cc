@@ -1,0 +1,84 @@
+// TLOG and TREG state that must outlive a command: restarts, memtable flushes and compactions
+// (which drop cut and orphaned entries), whole-key expiry and DEL.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/integration/server_fixture.h"
+
+namespace ebb::test {
+namespace {
+
+// A reply as one line: +status, -error, :integer, $bulk, nil, [a,b,...].
+std::string Canon(const Reply& r) {
+  if (r.is_io_error()) return "<io error>";
+  if (r.is_status()) return "+" + r.str();
+  if (r.is_error()) return "-" + r.str();
+  if (r.is_integer()) return ":" + std::to_string(r.integer());
+  if (r.is_string()) return "$" + r.str();
+  if (r.is_nil()) return "nil";
+  std::string out = "[";
+  for (const Reply& e : r.elements()) out += (out.size() > 1 ? "," : "") + Canon(e);
+  return out + "]";
+}
+
+class TlogPersistTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start()) << server_.error();
+    Reconnect();
+  }
+  void Reconnect() {
+    conn_ = server_.Connect();
+    ASSERT_TRUE(conn_ != nullptr);
+  }
+  std::string Do(std::initializer_list<std::string_view> args) {
+    return Canon(Cmd(conn_.get(), args));
+  }
+
+  TestServer server_;
+  RedisConnection conn_;
+};
+
+TEST_F(TlogPersistTest, WholeKeyExpiryAndTypes) {
+  Do({"TLOG", "INS", "log", "a", "1"});
+  Do({"TLOG", "TRIMAT", "log", "1"});
+  Do({"TREG", "SET", "reg", "v", "1"});
+  EXPECT_EQ(Do({"TYPE", "log"}), "+tlog");
+  EXPECT_EQ(Do({"TYPE", "reg"}), "+treg");
+  EXPECT_EQ(Do({"PEXPIRE", "log", "1000"}), ":1");
+  EXPECT_EQ(Do({"PEXPIRE", "reg", "1000"}), ":1");
+  // Writes keep the whole-key expiry.
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "b", "2"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "log", "2"}), "+OK");
+  EXPECT_EQ(Do({"TREG", "SET", "reg", "w", "2"}), "+OK");
+  EXPECT_EQ(Do({"PTTL", "log"}), ":1000");
+  EXPECT_EQ(Do({"PTTL", "reg"}), ":1000");
+  ASSERT_EQ(Do({"DEBUG", "CLOCK", "ADVANCE", "1000"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[]");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "log"}), ":0");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "log"}), ":0");  // the cutoff expired with the key
+  EXPECT_EQ(Do({"TREG", "GET", "reg"}), "nil");
+  EXPECT_EQ(Do({"EXISTS", "log", "reg"}), ":0");
+  // A new incarnation starts from cutoff 0 and no expiry.
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "old", "0"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[[$old,:0]]");
+  EXPECT_EQ(Do({"PTTL", "log"}), ":-1");
+}
+
+TEST_F(TlogPersistTest, DelRemovesTheCutoffAndAnEmptyLogWithACutoffExists) {
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "log", "50"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "log"}), ":1");
+  EXPECT_EQ(Do({"TYPE", "log"}), "+tlog");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "old", "49"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "log"}), ":0");
+  EXPECT_EQ(Do({"DEL", "log"}), ":1");
+  EXPECT_EQ(Do({"EXISTS", "log"}), ":0");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "old", "49"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[[$old,:49]]");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "log"}), ":0");
+}
+
+}  // namespace
+}  // namespace ebb::test
