@@ -298,5 +298,42 @@ TEST_F(KvServerTest, RestartKeepsTimestampsAndExpiriesExactly) {
   EXPECT_EQ(R({"GET", "s"}), "(nil)");
 }
 
+TEST_F(KvServerTest, GetMetaIsAMapInResp3AndANullArrayInResp2) {
+  SetClock(100);
+  ASSERT_EQ(R({"PUT", "k", "v", "TS", At(100), "PXAT", At(600)}), "OK");
+  RawConnection raw(server_.port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send("GETMETA nope\r\n"));
+  EXPECT_EQ(raw.ReadExactly(5), "*-1\r\n");
+  ASSERT_TRUE(raw.Send("HELLO 3\r\nPING\r\n"));
+  ASSERT_NE(raw.ReadUntil("+PONG\r\n").find("+PONG\r\n"), std::string::npos);
+  ASSERT_TRUE(raw.Send("GETMETA k\r\nGETMETA nope\r\n"));
+  const std::string expected = "%4\r\n$5\r\nvalue\r\n$1\r\nv\r\n$2\r\nts\r\n:" + At(100) +
+                               "\r\n$3\r\nttl\r\n:500\r\n$9\r\nexpire_at\r\n:" + At(600) +
+                               "\r\n_\r\n";
+  EXPECT_EQ(raw.ReadExactly(expected.size()), expected);
+}
+
+// Under wal-fsync always a write is durable once acknowledged: SIGKILL loses nothing.
+TEST_F(KvServerTest, AcknowledgedWritesSurviveSigkillUnderWalFsyncAlways) {
+  c_.reset();
+  ASSERT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Start({"--wal-fsync", "always"})) << server_.error();
+  c_ = server_.Connect();
+  SetClock(100);
+  ASSERT_EQ(R({"PUT", "p", "v", "TS", At(90), "TTL", "1h"}), "OK");
+  ASSERT_EQ(R({"MSET", "m1", "1", "m2", "2"}), "OK");
+  ASSERT_EQ(R({"INCRBY", "n", "41"}), "(integer) 41");
+  ASSERT_EQ(R({"DELETE", "m2"}), "OK");
+  const std::string meta = R({"GETMETA", "p"});
+  c_.reset();
+  server_.Kill();
+  ASSERT_TRUE(server_.Start({"--wal-fsync", "always"})) << server_.error();
+  c_ = server_.Connect();
+  SetClock(100);
+  EXPECT_EQ(R({"GETMETA", "p"}), meta);
+  EXPECT_EQ(R({"MGET", "m1", "m2", "n"}), "1) \"1\"\n2) (nil)\n3) \"41\"");
+}
+
 }  // namespace
 }  // namespace ebb::test
