@@ -42,6 +42,7 @@ class TlogPersistTest : public ::testing::Test {
 };
 
 TEST_F(TlogPersistTest, WholeKeyExpiryAndTypes) {
+  ASSERT_EQ(Do({"DEBUG", "CLOCK", "SET", "1700000000000"}), "+OK");  // time stands still
   Do({"TLOG", "INS", "log", "a", "1"});
   Do({"TLOG", "TRIMAT", "log", "1"});
   Do({"TREG", "SET", "reg", "v", "1"});
