@@ -3,6 +3,7 @@
 namespace ebb::storage {
 
 char* Arena::Allocate(size_t bytes) {
+  usage_.fetch_add(bytes, std::memory_order_relaxed);
   constexpr size_t kAlign = alignof(void*);
   const size_t slop = reinterpret_cast<uintptr_t>(ptr_) & (kAlign - 1);
   const size_t pad = slop == 0 ? 0 : kAlign - slop;
@@ -23,7 +24,6 @@ char* Arena::Allocate(size_t bytes) {
 
 char* Arena::AllocateNewBlock(size_t bytes) {
   blocks_.push_back(std::make_unique<char[]>(bytes));
-  usage_.fetch_add(bytes + sizeof(void*), std::memory_order_relaxed);
   return blocks_.back().get();
 }
 

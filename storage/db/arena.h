@@ -20,7 +20,7 @@ class Arena {
 
   // Returns `bytes` bytes aligned for any pointer-sized type. REQUIRES: bytes > 0.
   char* Allocate(size_t bytes);
-  // Bytes reserved from the system so far (blocks plus bookkeeping).
+  // Bytes handed out by Allocate so far (what the entries need, not the blocks reserved).
   size_t MemoryUsage() const { return usage_.load(std::memory_order_relaxed); }
 
  private:

@@ -1,14 +1,82 @@
+#include <algorithm>
+
 #include "storage/db/db_impl.h"
 #include "storage/db/filename.h"
+#include "storage/db/table_cache.h"
+#include "storage/db/table_writer.h"
 
 namespace ebb::storage {
 
+TableOptions DBImpl::MakeTableOptions(int64_t now_ms) const {
+  TableOptions t;
+  t.block_size = options_.block_size;
+  t.bloom_bits_per_key = options_.bloom_bits_per_key;
+  t.compression = options_.compression;
+  t.now_ms = now_ms;
+  t.expiration_enabled = expiration_enabled_.load();
+  return t;
+}
+
 void DBImpl::BackgroundLoop() {
   std::unique_lock lock(mu_);
-  while (!shutting_down_) bg_cv_.wait(lock);
+  while (!shutting_down_) {
+    bool did_work = false;
+    if (bg_error_.ok() && !imms_.empty() && !flushing_) {
+      FlushOldestImm(lock);
+      did_work = true;
+    } else if (bg_error_.ok() && !compacting_) {
+      compacting_ = true;
+      did_work = ApplyWholeFileExpiry(lock) || RunOneCompaction(lock, false);
+      compacting_ = false;
+    }
+    done_cv_.notify_all();
+    if (did_work) continue;
+    // Idle: re-check expiry deadlines at least every purge_deadline/4 (and every second).
+    const int64_t wait_ms = std::clamp<int64_t>(purge_deadline_ms_.load() / 4, 1, 1000);
+    bg_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms));
+  }
+}
+
+void DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
+  flushing_ = true;
+  const Frozen imm = imms_.front();
+  const uint64_t number = versions_.NewFileNumber();
+  pending_outputs_.insert(number);
+  const int64_t now = clock_->NowMs();
+  FileMetaData meta;
+  lock.unlock();
+  Status s;
+  {
+    TableWriter writer(fs_, dir_, MakeTableOptions(now));
+    s = writer.Open(number);
+    auto iter = MemTable::NewIterator(imm.mem);
+    for (iter->SeekToFirst(); s.ok() && iter->Valid(); iter->Next()) {
+      s = writer.Add(iter->key(), iter->value());
+    }
+    if (s.ok()) s = writer.Finish(&meta);
+  }
+  lock.lock();
+  if (s.ok()) {
+    VersionEdit edit;
+    if (meta.props.entries > 0) edit.AddFile(0, meta);
+    edit.SetLogNumber(imm.next_log_number);
+    s = versions_.LogAndApply(&edit);
+  }
+  pending_outputs_.erase(number);
+  if (s.ok()) {
+    imms_.pop_front();
+    stats_.flushes++;
+    stats_.flush_bytes_written += meta.file_size;
+  } else {
+    bg_error_ = s;
+  }
+  DeleteObsoleteFiles();
+  flushing_ = false;
 }
 
 void DBImpl::DeleteObsoleteFiles() {
+  std::set<uint64_t> live = pending_outputs_;
+  versions_.AddLiveFiles(&live);
   std::vector<std::string> names;
   if (!fs_->GetChildren(dir_, &names).ok()) return;
   for (const auto& name : names) {
@@ -16,15 +84,60 @@ void DBImpl::DeleteObsoleteFiles() {
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
     bool keep = true;
-    if (type == FileType::kLog)
-      keep = number >= versions_.log_number() || number == log_file_number_;
-    if (type == FileType::kManifest) keep = number == versions_.manifest_number();
-    if (type == FileType::kTemp) keep = false;
-    if (!keep) fs_->RemoveFile(dir_ + "/" + name);
+    switch (type) {
+      case FileType::kLog:
+        keep = number >= versions_.log_number() || number == log_file_number_;
+        break;
+      case FileType::kManifest:
+        keep = number == versions_.manifest_number();
+        break;
+      case FileType::kTable:
+        keep = live.count(number) > 0;
+        break;
+      case FileType::kTemp:
+        keep = live.count(number) > 0;
+        break;
+      default:
+        break;
+    }
+    if (keep) continue;
+    if (type == FileType::kTable) table_cache_->Evict(number);
+    fs_->RemoveFile(dir_ + "/" + name);
   }
 }
 
-Status DBImpl::FlushMemtable() { return Status::NotSupported("flush: not available yet"); }
-Status DBImpl::CompactAll() { return Status::NotSupported("compaction: not available yet"); }
+Status DBImpl::FlushMemtable() {
+  std::unique_lock lock(mu_);
+  Status s = MakeRoomForWrite(lock, true);
+  if (!s.ok()) return s;
+  while (!imms_.empty() && bg_error_.ok() && !shutting_down_) {
+    bg_cv_.notify_one();
+    done_cv_.wait(lock);
+  }
+  return bg_error_;
+}
+
+bool DBImpl::RunBackgroundCycle() {
+  std::unique_lock lock(mu_);
+  while (compacting_) done_cv_.wait(lock);
+  compacting_ = true;
+  const bool changed = ApplyWholeFileExpiry(lock) || RunOneCompaction(lock, false);
+  compacting_ = false;
+  done_cv_.notify_all();
+  return changed;
+}
+
+Status DBImpl::CompactAll() {
+  Status s = FlushMemtable();
+  if (!s.ok()) return s;
+  std::unique_lock lock(mu_);
+  while (compacting_) done_cv_.wait(lock);
+  compacting_ = true;
+  ApplyWholeFileExpiry(lock);
+  RunOneCompaction(lock, true);
+  compacting_ = false;
+  done_cv_.notify_all();
+  return bg_error_;
+}
 
 }  // namespace ebb::storage

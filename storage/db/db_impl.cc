@@ -10,6 +10,7 @@
 #include "storage/db/version_chooser.h"
 #include "storage/env/posix_file_system.h"
 #include "storage/format/internal_key.h"
+#include "storage/table/block_cache.h"
 #include "storage/util/coding.h"
 #include "storage/wal/log_reader.h"
 #include "storage/wal/log_writer.h"
@@ -59,14 +60,15 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       dir_(std::move(dir)),
       fs_(options.file_system ? options.file_system : DefaultFileSystem()),
       clock_(options.clock ? options.clock : std::make_shared<SystemClock>()),
+      block_cache_(std::make_unique<BlockCache>(options.block_cache_size)),
       expiration_enabled_(options.expiration_enabled),
       whole_file_expiry_(options.whole_file_expiry),
       purge_deadline_ms_(options.purge_deadline_ms),
       wal_fsync_(options.wal_fsync),
       mem_(std::make_shared<MemTable>()),
       versions_(dir_, fs_) {
-  table_cache_ =
-      std::make_unique<TableCache>(dir_, fs_, nullptr, std::max(options.max_open_files, 16));
+  table_cache_ = std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
+                                              std::max(options.max_open_files, 16));
 }
 
 DBImpl::~DBImpl() {
@@ -233,9 +235,36 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
   return Status::OK();
 }
 
-Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>&, bool) {
-  // Until table files are written (flush), the memtable holds everything.
-  return bg_error_;
+Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
+  bool stalled = false;
+  for (;;) {
+    if (!bg_error_.ok()) return bg_error_;
+    const auto version = versions_.current();
+    if (!stalled && static_cast<int>(version->files[0].size()) >= options_.l0_stop_writes_trigger) {
+      // Too many L0 files: wait (at most ~1 s) for compaction to catch up.
+      stalled = true;
+      stats_.write_stalls++;
+      bg_cv_.notify_one();
+      done_cv_.wait_for(lock, std::chrono::seconds(1));
+      continue;
+    }
+    if (!force && mem_->ApproximateMemoryUsage() < options_.memtable_size) return Status::OK();
+    if (force && mem_->empty()) return Status::OK();
+    if (imms_.size() >= 2 && !stalled) {
+      // Flushes are behind: wait (bounded) for one to finish.
+      stalled = true;
+      stats_.write_stalls++;
+      bg_cv_.notify_one();
+      done_cv_.wait_for(lock, std::chrono::seconds(1));
+      continue;
+    }
+    Status s = NewLog();
+    if (!s.ok()) return s;
+    imms_.push_back(Frozen{mem_, log_file_number_});
+    mem_ = std::make_shared<MemTable>();
+    bg_cv_.notify_one();
+    return Status::OK();
+  }
 }
 
 Status DBImpl::SyncWal() {
@@ -400,6 +429,9 @@ Stats DBImpl::GetStats() {
   }
   stats.memtable_bytes = mem_->ApproximateMemoryUsage();
   for (const auto& imm : imms_) stats.memtable_bytes += imm.mem->ApproximateMemoryUsage();
+  stats.block_cache_bytes = block_cache_->usage();
+  stats.block_cache_hits = block_cache_->hits();
+  stats.block_cache_misses = block_cache_->misses();
   stats.last_sequence = versions_.last_sequence();
   return stats;
 }

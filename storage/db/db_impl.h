@@ -24,6 +24,7 @@
 #include "storage/db/memtable.h"
 #include "storage/db/version_set.h"
 #include "storage/env/file.h"
+#include "storage/table/table_builder.h"
 
 namespace ebb::storage {
 
@@ -57,6 +58,11 @@ class DBImpl final : public DB {
   void SetPurgeDeadline(int64_t ms) override;
   void SetWalFsync(WalFsync mode) override;
 
+  // Runs, on the calling thread, what the background thread does on a wake-up once flushes are
+  // done: whole-file expiry, then one compaction if one is due (purge deadline first). Lets
+  // tests drive expiry with a ManualClock. Returns true if it changed the tree.
+  bool RunBackgroundCycle();
+
  private:
   struct Frozen {
     std::shared_ptr<MemTable> mem;
@@ -77,18 +83,16 @@ class DBImpl final : public DB {
   ReadState GetReadState(const Snapshot* snapshot);
   void SyncLoop();
 
-  // --- db_flush.cc: flush, table writing, obsolete files
-  Status WriteLevel0Table(const MemTable& mem, FileMetaData* meta);
-  Status BuildTable(InternalIterator* input, uint64_t number, int64_t now_ms, FileMetaData* meta);
-  Status FlushOldestImm(std::unique_lock<std::mutex>& lock);
-  void DeleteObsoleteFiles();  // REQUIRES: mu_
+  // --- db_background.cc: the background loop, flush, obsolete files
+  // All REQUIRE mu_ held through `lock`; they may release it while doing I/O.
   void BackgroundLoop();
-  void MaybeScheduleWork();  // REQUIRES: mu_
+  void FlushOldestImm(std::unique_lock<std::mutex>& lock);
+  void DeleteObsoleteFiles();  // REQUIRES: mu_
+  TableOptions MakeTableOptions(int64_t now_ms) const;
 
-  // --- db_compaction.cc: picking and running compactions, expiry
+  // --- db_compaction.cc: compactions and expiry. Return true if they changed the tree.
   bool RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all);
   bool ApplyWholeFileExpiry(std::unique_lock<std::mutex>& lock);
-  std::unique_ptr<CompactionJob> PickCompaction(bool manual_all);
   Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job);
   bool MemtablesOverlap(std::string_view smallest_user, std::string_view largest_user);
 
@@ -96,6 +100,7 @@ class DBImpl final : public DB {
   const std::string dir_;
   std::shared_ptr<FileSystem> fs_;
   std::shared_ptr<Clock> clock_;
+  std::unique_ptr<BlockCache> block_cache_;
   std::unique_ptr<TableCache> table_cache_;
   std::unique_ptr<FileLock> lock_;
 
@@ -123,7 +128,8 @@ class DBImpl final : public DB {
   uint64_t log_file_number_ = 0;
   VersionSet versions_;
   std::multiset<uint64_t> snapshots_;
-  std::set<uint64_t> pending_outputs_;  // table files being written
+  std::set<uint64_t> pending_outputs_;            // table files being written
+  size_t next_compaction_file_[kNumLevels] = {};  // rotates size-triggered picks per level
   Stats stats_;
   std::thread bg_thread_;
   std::thread sync_thread_;

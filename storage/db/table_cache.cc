@@ -1,20 +1,108 @@
 #include "storage/db/table_cache.h"
 
-namespace ebb::storage {
+#include "storage/db/filename.h"
+#include "storage/table/block_cache.h"
+#include "storage/table/table.h"
 
-// Milestone 1: no table files exist yet (nothing flushes); the SST layer is wired in next.
+namespace ebb::storage {
+namespace {
+
+// Keeps a Table alive for as long as an iterator over it lives.
+class PinnedIterator final : public InternalIterator {
+ public:
+  PinnedIterator(std::shared_ptr<Table> table, std::unique_ptr<InternalIterator> iter)
+      : table_(std::move(table)), iter_(std::move(iter)) {}
+  ~PinnedIterator() override { iter_.reset(); }
+  bool Valid() const override { return iter_->Valid(); }
+  void SeekToFirst() override { iter_->SeekToFirst(); }
+  void SeekToLast() override { iter_->SeekToLast(); }
+  void Seek(std::string_view target) override { iter_->Seek(target); }
+  void Next() override { iter_->Next(); }
+  void Prev() override { iter_->Prev(); }
+  std::string_view key() const override { return iter_->key(); }
+  std::string_view value() const override { return iter_->value(); }
+  Status status() const override { return iter_->status(); }
+
+ private:
+  std::shared_ptr<Table> table_;
+  std::unique_ptr<InternalIterator> iter_;
+};
+
+}  // namespace
+
 TableCache::TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache,
                        int capacity)
     : dir_(std::move(dir)), fs_(std::move(fs)), block_cache_(block_cache), capacity_(capacity) {}
+
 TableCache::~TableCache() = default;
 
-Status TableCache::NewIterator(const FileMetaData&, bool, std::unique_ptr<InternalIterator>*) {
-  return Status::NotSupported("table files are not readable by this build");
+Status TableCache::FindTable(const FileMetaData& file, std::shared_ptr<Table>* table) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = tables_.find(file.number);
+    if (it != tables_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+      *table = it->second.table;
+      return Status::OK();
+    }
+  }
+  // Opened without the lock: other lookups go on meanwhile.
+  const std::string name = TableFileName(dir_, file.number);
+  std::unique_ptr<RandomAccessFile> raf;
+  Status s = fs_->NewRandomAccessFile(name, &raf);
+  if (!s.ok()) return s;
+  std::unique_ptr<Table> opened;
+  s = Table::Open(TableOptions(), std::move(raf), file.file_size, file.number, block_cache_, name,
+                  &opened);
+  if (!s.ok()) return s;
+  std::shared_ptr<Table> shared(std::move(opened));
+  std::lock_guard lock(mu_);
+  auto it = tables_.find(file.number);
+  if (it != tables_.end()) {  // another thread opened it first
+    *table = it->second.table;
+    return Status::OK();
+  }
+  lru_.push_front(file.number);
+  tables_[file.number] = Entry{shared, lru_.begin()};
+  while (tables_.size() > capacity_) {
+    tables_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  *table = std::move(shared);
+  return Status::OK();
 }
-Status TableCache::NewIteratorIfMayMatch(const FileMetaData&, std::string_view, bool,
-                                         std::unique_ptr<InternalIterator>*) {
-  return Status::NotSupported("table files are not readable by this build");
+
+Status TableCache::NewIterator(const FileMetaData& file, bool fill_cache,
+                               std::unique_ptr<InternalIterator>* iter) {
+  std::shared_ptr<Table> table;
+  Status s = FindTable(file, &table);
+  if (!s.ok()) return s;
+  auto inner = table->NewIterator(fill_cache);
+  *iter = std::make_unique<PinnedIterator>(std::move(table), std::move(inner));
+  return Status::OK();
 }
-void TableCache::Evict(uint64_t) {}
+
+Status TableCache::NewIteratorIfMayMatch(const FileMetaData& file, std::string_view user_key,
+                                         bool fill_cache, std::unique_ptr<InternalIterator>* iter) {
+  std::shared_ptr<Table> table;
+  Status s = FindTable(file, &table);
+  if (!s.ok()) return s;
+  if (!table->KeyMayMatch(user_key)) {
+    iter->reset();
+    return Status::OK();
+  }
+  auto inner = table->NewIterator(fill_cache);
+  *iter = std::make_unique<PinnedIterator>(std::move(table), std::move(inner));
+  return Status::OK();
+}
+
+void TableCache::Evict(uint64_t number) {
+  if (block_cache_ != nullptr) block_cache_->EraseFile(number);
+  std::lock_guard lock(mu_);
+  auto it = tables_.find(number);
+  if (it == tables_.end()) return;
+  lru_.erase(it->second.lru_pos);
+  tables_.erase(it);
+}
 
 }  // namespace ebb::storage
