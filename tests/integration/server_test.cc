@@ -1,0 +1,169 @@
+// Server commands through a real server: CONFIG, INFO, TIME, COMMAND, SHUTDOWN, signals.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/integration/server_fixture.h"
+
+namespace ebb::test {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ServerTest, ConfigGetSet) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  Reply port = Cmd(c.get(), {"CONFIG", "GET", "port"});
+  ASSERT_EQ(port.size(), 2u) << port.ToString();
+  EXPECT_EQ(port[0].str(), "port");
+  EXPECT_EQ(port[1].str(), std::to_string(server.port()));
+  Reply all = Cmd(c.get(), {"CONFIG", "GET", "*"});
+  EXPECT_GT(all.size(), 40u);
+  EXPECT_EQ(all.size() % 2, 0u);
+  Reply two = Cmd(c.get(), {"config", "get", "port", "wal-*", "port"});
+  EXPECT_EQ(two.size(), 4u) << two.ToString();
+
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "wal-fsync", "always"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "wal-fsync"})[1].str(), "always");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "30", "maxclients", "50"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "maxclients"})[1].str(), "50");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "port", "1"}).str(),
+            "ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable "
+            "config");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "nosuch", "1"}).str(),
+            "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout"}).str(),
+            "ERR wrong number of arguments for 'config|set' command");
+  // All or nothing: the bad second pair leaves the first unchanged.
+  EXPECT_TRUE(Cmd(c.get(), {"CONFIG", "SET", "timeout", "7", "maxclients", "x"}).is_error());
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "timeout"})[1].str(), "30");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "REWRITE"}).str(),
+            "ERR The server is running without a config file");
+}
+
+TEST(ServerTest, ConfigRewriteKeepsCommentsAndUpdatesValues) {
+  TestServer server;
+  std::string conf = server.dir() + "/ebb.conf";
+  {
+    std::ofstream out(conf);
+    out << "# my settings\nwal-fsync everysec\ntimeout 0\n";
+  }
+  ASSERT_TRUE(server.Start({conf})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "wal-fsync", "no"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "maxclients", "77"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "REWRITE"}).ToString(), "OK");
+  std::string text = ReadFile(conf);
+  EXPECT_EQ(text.rfind("# my settings\n", 0), 0u) << text;
+  EXPECT_NE(text.find("wal-fsync no\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("wal-fsync everysec"), std::string::npos) << text;
+  EXPECT_NE(text.find("maxclients 77\n"), std::string::npos) << text;
+  // The rewritten file is what a restart reads.
+  ASSERT_TRUE(server.Restart()) << server.error();
+  c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "maxclients"})[1].str(), "77");
+}
+
+TEST(ServerTest, InfoSections) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  std::string all = Cmd(c.get(), {"INFO"}).str();
+  for (const char* needle :
+       {"# Server\r\n", "redis_version:7.0.0\r\n", "ebb_version:", "# Clients\r\n",
+        "connected_clients:", "# Memory\r\n", "used_memory:", "# Persistence\r\n", "loading:0\r\n",
+        "# Stats\r\n", "expired_keys:", "total_commands_processed:", "# Keyspace\r\n",
+        "# Storage\r\n", "compactions:", "expired_rows_dropped:"}) {
+    EXPECT_NE(all.find(needle), std::string::npos) << needle;
+  }
+  std::string one = Cmd(c.get(), {"INFO", "persistence"}).str();
+  EXPECT_EQ(one.rfind("# Persistence\r\n", 0), 0u) << one;
+  EXPECT_EQ(one.find("# Server"), std::string::npos);
+  std::string two = Cmd(c.get(), {"info", "SERVER", "stats"}).str();
+  EXPECT_NE(two.find("# Server"), std::string::npos);
+  EXPECT_NE(two.find("\r\n\r\n# Stats\r\n"), std::string::npos) << two;
+  EXPECT_EQ(Cmd(c.get(), {"INFO", "nosuch"}).str(), "");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "RESETSTAT"}).ToString(), "OK");
+  std::string stats = Cmd(c.get(), {"INFO", "stats"}).str();
+  EXPECT_NE(stats.find("total_connections_received:0\r\n"), std::string::npos) << stats;
+}
+
+TEST(ServerTest, TimeAndCommandIntrospection) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  Reply time = Cmd(c.get(), {"TIME"});
+  ASSERT_EQ(time.size(), 2u);
+  EXPECT_GT(std::stoll(time[0].str()), 1600000000);
+  EXPECT_LT(std::stoll(time[1].str()), 1000000);
+
+  long long count = Cmd(c.get(), {"COMMAND", "COUNT"}).integer();
+  EXPECT_GE(count, 13);
+  EXPECT_EQ(static_cast<long long>(Cmd(c.get(), {"COMMAND"}).size()), count);
+  Reply info = Cmd(c.get(), {"COMMAND", "INFO", "ping", "nosuch", "config"});
+  ASSERT_EQ(info.size(), 3u);
+  EXPECT_EQ(info[0][0].str(), "ping");
+  EXPECT_EQ(info[0][1].integer(), -1);
+  EXPECT_TRUE(info[1].is_nil());
+  ASSERT_EQ(info[2].size(), 10u);
+  EXPECT_EQ(info[2][9].size(), 5u);  // config's subcommands
+  EXPECT_EQ(info[2][9][0][0].str(), "config|get");
+
+  Reply docs = Cmd(c.get(), {"COMMAND", "DOCS", "echo"});
+  ASSERT_EQ(docs.size(), 2u) << docs.ToString();
+  EXPECT_EQ(docs[0].str(), "echo");
+  EXPECT_EQ(docs[1][0].str(), "summary");
+  EXPECT_EQ(docs[1][1].str(), "Returns the given string.");
+  std::string docs_text = docs.ToString();
+  EXPECT_NE(docs_text.find("\"arguments\""), std::string::npos) << docs_text;
+  EXPECT_NE(docs_text.find("\"message\""), std::string::npos) << docs_text;
+
+  Reply list = Cmd(c.get(), {"COMMAND", "LIST", "FILTERBY", "PATTERN", "config*"});
+  std::string names = list.ToString();
+  EXPECT_NE(names.find("\"config|get\""), std::string::npos) << names;
+  EXPECT_EQ(names.find("\"ping\""), std::string::npos) << names;
+}
+
+TEST(ServerTest, ShutdownExitsCleanlyAndDataDirReopens) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"SHUTDOWN", "BOGUS"}).str(), "ERR syntax error");
+  EXPECT_EQ(Cmd(c.get(), {"SHUTDOWN", "ABORT"}).str(), "ERR No shutdown in progress.");
+  Reply r = Cmd(c.get(), {"SHUTDOWN", "NOSAVE"});
+  EXPECT_TRUE(r.is_io_error()) << r.ToString();  // no reply: the server closes and exits
+  EXPECT_EQ(server.Stop(), 0);
+  EXPECT_NE(server.ReadLog().find("ready to exit"), std::string::npos);
+  ASSERT_TRUE(server.Start()) << server.error();
+  c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"PING"}).str(), "PONG");
+}
+
+TEST(ServerTest, SigtermFlushesAndExitsZero) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"PING"}).str(), "PONG");
+  EXPECT_EQ(server.Stop(), 0);  // SIGTERM
+  std::string log = server.ReadLog();
+  EXPECT_NE(log.find("Received SIGTERM"), std::string::npos) << log;
+  EXPECT_NE(log.find("Ready to accept connections tcp"), std::string::npos) << log;
+}
+
+TEST(ServerTest, BadConfigExitsWithError) {
+  TestServer server;
+  EXPECT_FALSE(server.Start({"--port", "notaport"}));
+  EXPECT_NE(server.error().find("port"), std::string::npos) << server.error();
+}
+
+}  // namespace
+}  // namespace ebb::test
