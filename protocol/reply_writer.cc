@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace ebb::protocol {
@@ -32,9 +33,15 @@ std::string FormatDouble(double d) {
     AppendSigned(&out, static_cast<int64_t>(d));
     return out;
   }
+  // The shortest digits that read back to d, laid out as printf's %g lays them out (Redis's
+  // fpconv_dtoa does the same): scientific when the exponent is < -4 or >= 17, else fixed.
   char buf[64];
-  auto result = std::to_chars(buf, buf + sizeof(buf), d);
-  out.assign(buf, result.ptr);
+  auto sci = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+  std::string_view text(buf, sci.ptr - buf);
+  const int exponent = std::atoi(text.data() + text.find('e') + 1);
+  if (exponent < -4 || exponent >= 17) return std::string(text);
+  auto fixed = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
+  out.assign(buf, fixed.ptr);
   return out;
 }
 

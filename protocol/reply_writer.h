@@ -14,7 +14,8 @@
 //   Verbatim    RESP2 bulk "<text>"    RESP3 "=<len>\r\n<fmt>:<text>"
 //   BigNumber   RESP2 bulk "<digits>"  RESP3 "(<digits>"
 // Double formatting follows Redis 7.2's d2string: integral values below 2^52 in magnitude print
-// as integers ("3", "-0"), others as the shortest round-trip form (std::to_chars).
+// as integers ("3", "-0"), others as the shortest digits that read back to the same double, in
+// %g layout (scientific when the exponent is < -4 or >= 17: "0.0001", "1e-05", "1e+17").
 //
 // Thread-safety: none; one writer per connection, used by the connection's thread.
 #pragma once

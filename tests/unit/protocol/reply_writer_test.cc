@@ -79,6 +79,15 @@ TEST(ReplyWriterTest, Doubles) {
   ExpectBoth([](ReplyWriter& w) { w.Double(1e15); }, "$16\r\n1000000000000000\r\n",
              ",1000000000000000\r\n");
   ExpectBoth([](ReplyWriter& w) { w.Double(1e300); }, "$6\r\n1e+300\r\n", ",1e+300\r\n");
+  // %g layout of the shortest digits: fixed for exponents -4..16, scientific outside.
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(0.0001); }), ",0.0001\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(0.00012); }), ",0.00012\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(1e-5); }), ",1e-05\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(1.5e-7); }), ",1.5e-07\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(1e16); }), ",10000000000000000\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(1e17); }), ",1e+17\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(-2.5e16); }), ",-25000000000000000\r\n");
+  EXPECT_EQ(Resp(3, [](ReplyWriter& w) { w.Double(3.14159); }), ",3.14159\r\n");
   ExpectBoth([](ReplyWriter& w) { w.Double(INFINITY); }, "$3\r\ninf\r\n", ",inf\r\n");
   ExpectBoth([](ReplyWriter& w) { w.Double(-INFINITY); }, "$4\r\n-inf\r\n", ",-inf\r\n");
   ExpectBoth([](ReplyWriter& w) { w.Double(std::nan("")); }, "$3\r\nnan\r\n", ",nan\r\n");
