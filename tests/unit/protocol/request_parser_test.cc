@@ -221,6 +221,31 @@ TEST(RequestParserTest, ErrorAfterCompleteRequestsKeepsThem) {
   EXPECT_EQ(out.error, "ERR Protocol error: invalid multibulk length");
 }
 
+// The cases of Redis's tests/unit/protocol.tcl.
+TEST(RequestParserTest, RedisProtocolSuiteCases) {
+  EXPECT_EQ(FeedWhole("\r\nPING\r\n").requests, (std::vector<Args>{{}, {"PING"}}));
+  EXPECT_EQ(FeedWhole("*-10\r\nPING\r\n").requests, (std::vector<Args>{{}, {"PING"}}));
+  EXPECT_EQ(FeedWhole("*3000000000\r\n").error, "ERR Protocol error: invalid multibulk length");
+  EXPECT_EQ(FeedWhole("*3\r\n$3\r\nSET\r\n$1\r\nx\r\nfooz\r\n").error,
+            "ERR Protocol error: expected '$', got 'f'");
+  EXPECT_EQ(FeedWhole("*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$-10\r\n").error,
+            "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$2000000000\r\n").error,
+            "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$blabla\r\n").error,
+            "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*1\r\nfoo\r\n").error, "ERR Protocol error: expected '$', got 'f'");
+  EXPECT_EQ(FeedWhole("set \"\"\"test-key\"\"\" test-value\r\n").error,
+            "ERR Protocol error: unbalanced quotes in request");
+  // "Protocol desync regression test": a long payload never reaching its line end.
+  const std::string payload(70000, 'A');
+  EXPECT_EQ(FeedWhole(std::string("\0", 1) + payload).error,
+            "ERR Protocol error: too big inline request");
+  EXPECT_EQ(FeedWhole("*\0" + payload).error, "ERR Protocol error: too big mbulk count string");
+  EXPECT_EQ(FeedWhole("*1\r\n$\0" + payload).error,
+            "ERR Protocol error: too big bulk count string");
+}
+
 // Several pipelined requests, multibulk and inline mixed, split at every byte boundary (one
 // split) and at every pair of boundaries in a shorter input (two splits), and byte by byte.
 TEST(RequestParserTest, EverySplitGivesTheSameRequests) {
