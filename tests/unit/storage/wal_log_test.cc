@@ -157,6 +157,18 @@ TEST(WalLogTest, TrailerPaddingAtBlockEnd) {
   EXPECT_FALSE(padded_end.torn);
 }
 
+TEST(WalLogTest, HeaderOnlyFirstFragmentWhenSevenBytesRemain) {
+  // 7 bytes left: the writer emits an empty FIRST fragment there, then continues.
+  const std::string first = BigString("q", log::kBlockSize - 2 * log::kHeaderSize);
+  const std::string second = BigString("r", 100);
+  const std::string file = Write({first, second});
+  EXPECT_EQ(file[log::kBlockSize - 1], static_cast<char>(log::RecordType::kFirst));
+  EXPECT_EQ(file.size(), log::kBlockSize + log::kHeaderSize + second.size());
+  const ReadResult r = ReadAll(file);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.records, (std::vector<std::string>{first, second}));
+}
+
 TEST(WalLogTest, AppendingContinuesTheFraming) {
   std::string file;
   {
