@@ -23,7 +23,9 @@ class FaultInjectionWritableFile final : public WritableFile {
     Status s = fs_->CheckWrite(path_);
     if (s.ok()) s = fs_->CheckSync(path_);
     if (s.ok()) s = base_->Sync();
-    if (s.ok()) fs_->RecordSynced(path_, base_->Size());
+    // fdatasync makes every byte the OS has for this file durable, including bytes written
+    // through other handles: record the file's real size, not this handle's.
+    if (s.ok()) fs_->RecordSyncedFileSize(path_);
     return s;
   }
   Status Close() override {
@@ -52,6 +54,11 @@ Status FaultInjectionFileSystem::CheckSync(const std::string& path) {
   if (!fail_syncs_.load()) return Status::OK();
   syncs_failed_.fetch_add(1);
   return Status::IOError("fdatasync " + path + ": injected fault");
+}
+
+void FaultInjectionFileSystem::RecordSyncedFileSize(const std::string& path) {
+  uint64_t size = 0;
+  if (base_->GetFileSize(path, &size).ok()) RecordSynced(path, size);
 }
 
 void FaultInjectionFileSystem::RecordSynced(const std::string& path, uint64_t size) {

@@ -8,9 +8,10 @@
 //     IOError("fdatasync <path>: injected fault") / ("fsync <dir>: injected fault").
 // Counters count attempted operations and injected failures.
 // DropUnsyncedData() truncates every file written through this object to the size it had at its
-// last successful Sync (0 if never synced). REQUIRES: no WritableFile of this object is still in
-// use (destroy or close them first). Directory entries are not simulated: created files stay.
-// Thread-safety: all methods are safe to call concurrently; file objects follow file.h.
+// last successful Sync through any of its handles (0 if never synced). REQUIRES: no WritableFile of
+// this object is still in use (destroy or close them first). Directory entries are not simulated:
+// created files stay. Thread-safety: all methods are safe to call concurrently; file objects follow
+// file.h.
 #pragma once
 
 #include <atomic>
@@ -64,6 +65,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status CheckWrite(const std::string& path);
   Status CheckSync(const std::string& path);
   void RecordSynced(const std::string& path, uint64_t size);
+  void RecordSyncedFileSize(const std::string& path);  // after a successful sync of `path`
   void CountAppend() { appends_.fetch_add(1); }
 
   const std::shared_ptr<FileSystem> base_;

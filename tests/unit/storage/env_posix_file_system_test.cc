@@ -187,5 +187,22 @@ TEST_F(EnvTest, FaultInjectionDropsUnsyncedData) {
   EXPECT_EQ(ReadAll(dir_ + "/b"), "");
 }
 
+TEST_F(EnvTest, FaultInjectionSyncThroughASecondHandleCoversTheFile) {
+  // The DB writes a WAL through one handle and fdatasyncs it through another.
+  auto faulty = std::make_shared<FaultInjectionFileSystem>(fs_);
+  const std::string path = dir_ + "/000003.log";
+  std::unique_ptr<WritableFile> writer, syncer;
+  ASSERT_TRUE(faulty->NewWritableFile(path, &writer).ok());
+  ASSERT_TRUE(faulty->NewAppendableFile(path, &syncer).ok());
+  ASSERT_TRUE(writer->Append("record-1").ok());
+  ASSERT_TRUE(writer->Flush().ok());
+  ASSERT_TRUE(syncer->Sync().ok());
+  ASSERT_TRUE(writer->Append("record-2").ok());
+  writer.reset();
+  syncer.reset();
+  ASSERT_TRUE(faulty->DropUnsyncedData().ok());
+  EXPECT_EQ(ReadAll(path), "record-1");
+}
+
 }  // namespace
 }  // namespace ebb::storage
