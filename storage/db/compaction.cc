@@ -126,7 +126,7 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
 }
 
 std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
-                                       const std::vector<uint64_t>& snapshots, bool bottommost,
+                                       const std::vector<uint64_t>& snapshots, bool drop_dead,
                                        bool expiration_enabled, int64_t now_ms,
                                        const CompactionFilter* filter, ReduceStats* stats) {
   // Survivors of each snapshot stripe, newest stripe first. A version belongs to the stripe of
@@ -147,9 +147,13 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
     }
   }
   std::vector<KeyVersion> out;
-  bool something_beneath = !bottommost;
+  bool something_beneath = !drop_dead;
   for (auto it = survivors.rbegin(); it != survivors.rend(); ++it) {
     KeyVersion& v = *it;
+    // Newer survivors (of newer stripes) with a smaller timestamp need this one to stay visible.
+    const bool newer_all_later = std::all_of(survivors.begin(), it.base() - 1, [&](const auto& n) {
+      return n.meta.timestamp_or_zero() >= v.meta.timestamp_or_zero();
+    });
     bool dead = v.kind == RowKind::kTombstone;
     if (!dead && expiration_enabled && v.meta.ExpiredAt(now_ms)) {
       dead = true;
@@ -170,7 +174,7 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
       }
     }
     if (dead) {
-      if (!something_beneath) continue;  // nothing older to hide: gone
+      if (!something_beneath && newer_all_later) continue;  // nothing to hide: gone
       v.kind = RowKind::kTombstone;
       v.meta.expire_at_ms.reset();
       v.value.clear();

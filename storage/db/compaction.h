@@ -31,6 +31,9 @@ struct CompactionJob {
   // No file deeper than output_level overlaps the inputs' key range: nothing older lies under
   // what this compaction writes.
   bool bottommost = false;
+  // Also no newer data outside the inputs (memtables, shallower or unpicked files) overlaps the
+  // range, so a dead survivor can vanish without changing what any read returns. Set by the DB.
+  bool drop_dead = false;
   const char* reason = "";
 };
 
@@ -62,9 +65,12 @@ struct ReduceStats {
 };
 
 // `versions`: all versions of `user_key`, most recently written first. `snapshots`: live snapshot
-// sequences, ascending. Returns what to write, most recently written first.
+// sequences, ascending. `drop_dead`: nothing outside these versions can hold the key (see
+// CompactionJob), so dead survivors may vanish — each only if every newer survivor has a
+// timestamp >= its own (else a full-grace read would change). Returns what to write, most
+// recently written first.
 std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
-                                       const std::vector<uint64_t>& snapshots, bool bottommost,
+                                       const std::vector<uint64_t>& snapshots, bool drop_dead,
                                        bool expiration_enabled, int64_t now_ms,
                                        const CompactionFilter* filter, ReduceStats* stats);
 

@@ -20,6 +20,31 @@ bool DBImpl::MemtablesOverlap(std::string_view smallest_user, std::string_view l
   return false;
 }
 
+bool DBImpl::NewerDataOverlaps(const Version& version, const CompactionJob& job) {
+  std::string smallest, largest;
+  bool first = true;
+  for (const auto& [level, f] : job.inputs) {
+    const std::string_view s = ExtractUserKey(f->smallest), l = ExtractUserKey(f->largest);
+    if (first) {
+      smallest.assign(s);
+      largest.assign(l);
+      first = false;
+    }
+    if (CompareUserKeys(s, smallest) < 0) smallest.assign(s);
+    if (CompareUserKeys(l, largest) > 0) largest.assign(l);
+  }
+  if (MemtablesOverlap(smallest, largest)) return true;
+  for (int level = 0; level <= job.output_level; level++) {
+    for (const auto& f : version.Overlapping(level, smallest, largest)) {
+      const bool is_input = std::any_of(job.inputs.begin(), job.inputs.end(), [&](const auto& in) {
+        return in.second->number == f->number;
+      });
+      if (!is_input) return true;
+    }
+  }
+  return false;
+}
+
 bool DBImpl::ApplyWholeFileExpiry(std::unique_lock<std::mutex>&) {
   if (!whole_file_expiry_.load() || !expiration_enabled_.load() || !bg_error_.ok()) return false;
   const int64_t now = clock_->NowMs();
@@ -69,8 +94,10 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
   params.l0_compaction_trigger = options_.l0_compaction_trigger;
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
-  auto job = PickCompaction(*versions_.current(), params, next_compaction_file_);
+  const auto version = versions_.current();
+  auto job = PickCompaction(*version, params, next_compaction_file_);
   if (!job) return false;
+  job->drop_dead = job->bottommost && !NewerDataOverlaps(*version, *job);
   Status s = DoCompaction(lock, job.get());
   if (!s.ok()) bg_error_ = s;
   return s.ok();
@@ -140,7 +167,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       if (at_end || (!versions.empty() && CompareUserKeys(ikey.user_key, user_key) != 0)) {
         // One user key complete: reduce and write it. Files split only between user keys.
         for (const auto& v :
-             ReduceVersions(user_key, std::move(versions), snapshots, job->bottommost, expiration,
+             ReduceVersions(user_key, std::move(versions), snapshots, job->drop_dead, expiration,
                             now, filter, &reduce_stats)) {
           s = emit(user_key, v);
           if (!s.ok()) break;

@@ -95,6 +95,8 @@ class DBImpl final : public DB {
   bool ApplyWholeFileExpiry(std::unique_lock<std::mutex>& lock);
   Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job);
   bool MemtablesOverlap(std::string_view smallest_user, std::string_view largest_user);
+  // True if memtables or files outside `job` at levels <= its output hold keys in its range.
+  bool NewerDataOverlaps(const Version& version, const CompactionJob& job);
 
   const Options options_;
   const std::string dir_;
