@@ -23,9 +23,20 @@ struct Table::Rep {
   TableProperties props;
   uint64_t data_end = 0;  // where the data blocks end (first meta block)
 
+  // Reads and verifies the block at `handle`, which must lie inside the file (handles in the
+  // footer are not checksummed, so a damaged one must not cause a huge read).
+  Status ReadContents(const BlockHandle& handle, std::string* contents) const {
+    if (handle.offset > file_size || handle.size > file_size - handle.offset ||
+        file_size - handle.offset - handle.size < kBlockTrailerSize) {
+      return Status::Corruption(name + ": block handle past the end of the file at offset " +
+                                std::to_string(handle.offset));
+    }
+    return ReadBlockContents(*file, name, handle, contents);
+  }
+
   Status ReadBlock(const BlockHandle& handle, std::shared_ptr<const Block>* block) const {
     std::string contents;
-    Status s = ReadBlockContents(*file, name, handle, &contents);
+    Status s = ReadContents(handle, &contents);
     if (!s.ok()) return s;
     auto b = std::make_shared<const Block>(std::move(contents));
     if (b->malformed()) {
@@ -199,9 +210,9 @@ Status Table::Open(const TableOptions& options, std::unique_ptr<RandomAccessFile
     }
     std::string contents;
     if (it->key() == kBloomFilterBlockName) {
-      s = ReadBlockContents(*rep->file, name, handle, &rep->filter);
+      s = rep->ReadContents(handle, &rep->filter);
     } else if (it->key() == kPropertiesBlockName) {
-      s = ReadBlockContents(*rep->file, name, handle, &contents);
+      s = rep->ReadContents(handle, &contents);
       if (s.ok()) {
         s = rep->props.DecodeFrom(contents);
         if (!s.ok()) s = Status::Corruption(name + ": " + s.message());

@@ -411,6 +411,23 @@ TEST(TableTest, EveryFlippedByteIsDetectedOrHarmless) {
   EXPECT_GT(detected, static_cast<int>(built.contents.size()) * 9 / 10);
 }
 
+TEST(TableTest, FooterHandlePastEndOfFileIsCorruption) {
+  const Built built = Build(RandomModel(6, 100, 50), TableOptions{});
+  std::string damaged = built.contents;
+  // Make the metaindex handle's size a huge varint (the footer is not checksummed).
+  const size_t footer = damaged.size() - Footer::kEncodedLength;
+  Footer f;
+  ASSERT_TRUE(f.DecodeFrom(std::string_view(damaged).substr(footer), "x").ok());
+  f.metaindex_handle.size = 1ull << 40;
+  std::string encoded;
+  f.EncodeTo(&encoded);
+  damaged.replace(footer, Footer::kEncodedLength, encoded);
+  Status s;
+  Open(damaged, nullptr, 7, &s);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("past the end of the file"), std::string::npos) << s.ToString();
+}
+
 TEST(TableTest, TruncatedFileIsCorruption) {
   const Built built = Build(RandomModel(6, 100, 50), TableOptions{});
   for (size_t n : {size_t{0}, size_t{10}, built.contents.size() - 1}) {
