@@ -28,7 +28,8 @@ class BlockCache;
 class Table {
  public:
   // Opens the SST in `file` of `file_size` bytes. `file_number` keys the block cache; `cache`
-  // may be nullptr. Only options.bloom_bits_per_key is ignored (the file says what it has).
+  // may be nullptr. The reader needs none of `options` today (the file describes its own
+  // compression and filter); it is accepted so reading options can be added compatibly.
   static Status Open(const TableOptions& options, std::unique_ptr<RandomAccessFile> file,
                      uint64_t file_size, uint64_t file_number, BlockCache* cache,
                      std::string name_for_errors, std::unique_ptr<Table>* table);
