@@ -355,6 +355,59 @@ TEST_F(KvTest, ReopenKeepsTimestampsAndExpiriesExactly) {
   EXPECT_EQ(Read("e"), "(nil)");
 }
 
+// The RFC's scenarios once versions have met in flushed files and in compaction: full-grace
+// answers never change, and compaction converges every grace to them.
+TEST_F(KvTest, ScenariosConvergeAfterFlushAndCompaction) {
+  clock_->Set(200);
+  Put("example", "v150", 150);
+  Put("example", "v50", 50);
+  Put("example", "v100", 100);
+  Put("overwrite", "new", 100);
+  Put("overwrite", "old", 50);
+  Put("tomb", "v", 100);
+  ASSERT_TRUE(kv().Delete("tomb", 50).ok());
+  Put("older_ttl", "first", 100, 300);
+  Put("older_ttl", "second", 110, 210);
+  ASSERT_TRUE(ks_->db().FlushMemtable().ok());
+  EXPECT_EQ(Read("example", kFullGrace), "v150");
+  EXPECT_EQ(Read("overwrite", kFullGrace), "new");
+  EXPECT_EQ(Read("tomb", kFullGrace), "v");
+  EXPECT_EQ(Read("older_ttl", kFullGrace), "second");
+  clock_->Set(220);  // "second" expired at 210, "first" would live until 300
+  EXPECT_EQ(Read("older_ttl", kFullGrace), "(nil)");
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  for (int64_t grace : {int64_t{0}, int64_t{1}, kFullGrace}) {
+    EXPECT_EQ(Read("example", grace), "v150") << grace;
+    EXPECT_EQ(Read("overwrite", grace), "new") << grace;
+    EXPECT_EQ(Read("tomb", grace), "v") << grace;
+    EXPECT_EQ(Read("older_ttl", grace), "(nil)") << grace;
+  }
+  Open();
+  EXPECT_EQ(Read("example"), "v150");
+  EXPECT_EQ(ReadRow("example").ts, 150);
+  EXPECT_EQ(Read("older_ttl", kFullGrace), "(nil)");
+}
+
+TEST_F(KvTest, ExpiryAndTimestampsSurviveFlushCompactionAndReopen) {
+  Put("e", "x", kStart, kStart + 500);
+  Put("p", "y", -42);
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  Open();
+  KvRow e = ReadRow("e");
+  EXPECT_EQ(e.ts, kStart);
+  EXPECT_EQ(e.expire_at_ms, kStart + 500);
+  KvRow p = ReadRow("p");
+  EXPECT_EQ(p.ts, -42);
+  EXPECT_EQ(p.expire_at_ms, std::nullopt);
+  clock_->Set(kStart + 499);
+  EXPECT_EQ(Read("e"), "x");
+  clock_->Set(kStart + 500);
+  EXPECT_EQ(Read("e"), "(nil)");
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  EXPECT_EQ(Read("e", kFullGrace), "(nil)");
+  EXPECT_EQ(Read("p"), "y");
+}
+
 TEST(ParseKvIntegerTest, FollowsRedisString2ll) {
   int64_t v = 7;
   EXPECT_TRUE(ParseKvInteger("0", &v));
