@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -93,6 +94,7 @@ void ApplyRuntimeChange(std::string_view name, const Config& config, ServerConte
 }
 
 int Main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a peer that went away is an error code, not a signal
   ConfigRegistry registry;
   std::string error;
   bool exit_now = false;
@@ -135,8 +137,13 @@ int Main(int argc, char** argv) {
     } else {
       server.Run();
     }
+    // Close the engine (stops background work, syncs the WAL) while the server's signal
+    // handlers are still installed, so a second SIGTERM cannot cut the close short.
+    ctx.set_keyspace(nullptr);
+    keyspace.reset();
   }
-  keyspace.reset();  // closes the engine: stops background work, syncs the WAL
+  std::signal(SIGTERM, SIG_IGN);
+  std::signal(SIGINT, SIG_IGN);
   spdlog::warn("ebb is now ready to exit, bye bye...");
   spdlog::default_logger()->flush();
   return code;

@@ -316,6 +316,7 @@ bool TestServer::Running() {
 }
 
 int TestServer::WaitExit(int timeout_ms) {
+  if (pid_ <= 0) return -1;
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   while (Clock::now() < deadline) {
     int status = 0;

@@ -113,6 +113,9 @@ class TestServer {
   bool Restart();
   // True while the child process has not exited.
   bool Running();
+  // Waits up to timeout_ms for the process to exit on its own (e.g. after SHUTDOWN). Returns its
+  // exit code, -1 if killed by a signal or not running, -2 if still running.
+  int WaitExit(int timeout_ms);
 
   RedisConnection Connect() const;
   int port() const { return port_; }
@@ -126,8 +129,6 @@ class TestServer {
   static int FreePort();
 
  private:
-  int WaitExit(int timeout_ms);
-
   int port_ = 0;
   std::string root_;
   std::string data_dir_;

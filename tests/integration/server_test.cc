@@ -141,7 +141,7 @@ TEST(ServerTest, ShutdownExitsCleanlyAndDataDirReopens) {
   EXPECT_EQ(Cmd(c.get(), {"SHUTDOWN", "ABORT"}).str(), "ERR No shutdown in progress.");
   Reply r = Cmd(c.get(), {"SHUTDOWN", "NOSAVE"});
   EXPECT_TRUE(r.is_io_error()) << r.ToString();  // no reply: the server closes and exits
-  EXPECT_EQ(server.Stop(), 0);
+  EXPECT_EQ(server.WaitExit(10000), 0);
   EXPECT_NE(server.ReadLog().find("ready to exit"), std::string::npos);
   ASSERT_TRUE(server.Start()) << server.error();
   c = server.Connect();
@@ -163,6 +163,77 @@ TEST(ServerTest, BadConfigExitsWithError) {
   TestServer server;
   EXPECT_FALSE(server.Start({"--port", "notaport"}));
   EXPECT_NE(server.error().find("port"), std::string::npos) << server.error();
+}
+
+}  // namespace
+}  // namespace ebb::test
+
+namespace ebb::test {
+namespace {
+
+long long StatField(redisContext* c, const std::string& section, const std::string& field) {
+  std::string info = Cmd(c, {"INFO", section}).str();
+  size_t at = info.find("\r\n" + field + ":");
+  if (at == std::string::npos) return -1;
+  at += field.size() + 3;
+  return std::stoll(info.substr(at, info.find("\r\n", at) - at));
+}
+
+// wal-fsync always: several pipelining connections; every acknowledged write survives a kill,
+// and the batches were committed through the group-commit thread.
+TEST(ServerTest, GroupCommitUnderWalFsyncAlways) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--wal-fsync", "always"})) << server.error();
+  RedisConnection probe = server.Connect();
+  if (Cmd(probe.get(), {"COMMAND", "INFO", "set"})[0].is_nil()) {
+    GTEST_SKIP() << "SET is not registered in this build";
+  }
+  constexpr int kConnections = 4;
+  constexpr int kWrites = 100;
+  std::vector<RedisConnection> conns;
+  for (int c = 0; c < kConnections; ++c) conns.push_back(server.Connect());
+  for (int i = 0; i < kWrites; ++i) {
+    for (int c = 0; c < kConnections; ++c) {
+      Append(conns[c].get(),
+             {"SET", "k" + std::to_string(c) + "_" + std::to_string(i), "v" + std::to_string(i)});
+      Append(conns[c].get(), {"ECHO", std::to_string(i)});
+    }
+  }
+  for (int c = 0; c < kConnections; ++c) {
+    for (int i = 0; i < kWrites; ++i) {
+      ASSERT_EQ(ReadReply(conns[c].get()).ToString(), "OK");
+      ASSERT_EQ(ReadReply(conns[c].get()).str(), std::to_string(i));  // order kept
+    }
+  }
+  long long commits = StatField(probe.get(), "stats", "wal_group_commits");
+  EXPECT_GE(commits, 1);
+  EXPECT_LE(commits, kConnections * kWrites);
+
+  server.Kill();
+  conns.clear();
+  ASSERT_TRUE(server.Start({"--wal-fsync", "always"})) << server.error();
+  RedisConnection c = server.Connect();
+  for (int conn = 0; conn < kConnections; ++conn) {
+    for (int i = 0; i < kWrites; i += 7) {
+      EXPECT_EQ(Cmd(c.get(), {"GET", "k" + std::to_string(conn) + "_" + std::to_string(i)}).str(),
+                "v" + std::to_string(i));
+    }
+  }
+}
+
+TEST(ServerTest, WalFsyncSwitchesAtRuntime) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  if (Cmd(c.get(), {"COMMAND", "INFO", "set"})[0].is_nil()) {
+    GTEST_SKIP() << "SET is not registered in this build";
+  }
+  ASSERT_EQ(Cmd(c.get(), {"SET", "a", "1"}).ToString(), "OK");
+  EXPECT_EQ(StatField(c.get(), "stats", "wal_group_commits"), 0);
+  ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", "wal-fsync", "always"}).ToString(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"SET", "b", "2"}).ToString(), "OK");
+  EXPECT_EQ(StatField(c.get(), "stats", "wal_group_commits"), 1);
+  EXPECT_EQ(Cmd(c.get(), {"GET", "b"}).str(), "2");
 }
 
 }  // namespace
