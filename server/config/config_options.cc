@@ -324,8 +324,9 @@ std::vector<Option> BuildOptionTable() {
                    &Config::protected_mode));
   t.push_back(String("requirepass", "password clients must AUTH with (empty: none)", kMutable,
                      &Config::requirepass));
+  // At most 256: the database number is one byte of every engine key (docs/key-encoding.md).
   t.push_back(Integer("databases", "number of databases (SELECT 0..n-1)", kImmutable,
-                      &Config::databases, 1, INT_MAX));
+                      &Config::databases, 1, 256));
   t.push_back(String("dir", "directory holding the data files", kImmutable, &Config::dir));
   t.push_back(Integer("maxclients", "maximum number of connected clients", kMutable,
                       &Config::maxclients, 1, INT_MAX));
