@@ -192,7 +192,9 @@ TEST_P(KvScenarioTest, OutOfOrderTombstone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Settles, KvScenarioTest,
-                         ::testing::Values(Settle::kNone, Settle::kRestart), SettleName);
+                         ::testing::Values(Settle::kNone, Settle::kFlush, Settle::kCompact,
+                                           Settle::kRestart),
+                         SettleName);
 
 TEST_F(KvServerTest, DefaultRetrievalGraceAppliesWhenGetGivesNone) {
   SetClock(200);
