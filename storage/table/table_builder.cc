@@ -25,12 +25,15 @@ struct TableBuilder::Rep {
   Status status;
   BlockBuilder data_block;
   BlockBuilder index_block;  // restart interval 1: exact binary search over blocks
+                             // entry: separator key -> data block handle
   std::optional<BloomFilterBuilder> bloom;
   std::string last_key;
   std::string last_user_key;
   TableProperties props;
   bool closed = false;
   std::string compressed;  // scratch
+  bool pending_index_entry = false;
+  BlockHandle pending_handle;  // of the last written data block, not yet indexed
 
   // Writes `raw` as a block (compressed per options if it pays), with its trailer.
   BlockHandle WriteBlock(std::string_view raw, bool compress) {
@@ -49,13 +52,46 @@ struct TableBuilder::Rep {
     return handle;
   }
 
+  // Writes the data block; its index entry waits for the next key (see AddPendingIndexEntry).
   void FlushDataBlock() {
     if (data_block.empty() || !status.ok()) return;
-    const BlockHandle handle = WriteBlock(data_block.Finish(), true);
-    std::string encoded;
-    handle.EncodeTo(&encoded);
-    index_block.Add(data_block.last_key(), encoded);
+    pending_handle = WriteBlock(data_block.Finish(), true);
+    pending_index_entry = true;
     data_block.Reset();
+  }
+
+  // Indexes the last written block under a short key k with last_key <= k < next_key
+  // (next_key empty: the end of the table).
+  void AddPendingIndexEntry(std::string_view next_key) {
+    if (!pending_index_entry) return;
+    std::string separator = IndexSeparator(last_key, next_key);
+    std::string encoded;
+    pending_handle.EncodeTo(&encoded);
+    index_block.Add(separator, encoded);
+    pending_index_entry = false;
+  }
+
+  // The shortest internal key in [last, next) whose user key is a proper prefix of last's user
+  // key plus one incremented byte; `last` itself when no such key is shorter.
+  static std::string IndexSeparator(std::string_view last, std::string_view next) {
+    if (next.empty()) return std::string(last);
+    const std::string_view a = ExtractUserKey(last);
+    const std::string_view b = ExtractUserKey(next);
+    size_t d = 0;
+    const size_t n = std::min(a.size(), b.size());
+    while (d < n && a[d] == b[d]) ++d;
+    if (d >= n) return std::string(last);  // one user key is a prefix of the other
+    const uint8_t byte = static_cast<uint8_t>(a[d]);
+    if (byte == 0xff || byte + 1 >= static_cast<uint8_t>(b[d]) || d + 1 >= a.size()) {
+      return std::string(last);
+    }
+    // a[0..d] + (byte + 1) is > a and < b; with the greatest trailer it sorts before every
+    // version of that user key, hence after every version of a and before every one of b.
+    std::string user(a.substr(0, d + 1));
+    user.back() = static_cast<char>(byte + 1);
+    std::string separator;
+    AppendInternalKey(&separator, user, kMaxSequence, RowKind::kValue);
+    return separator;
   }
 
   void Account(const ParsedInternalKey& key, std::string_view internal_key, std::string_view row,
@@ -116,6 +152,7 @@ void TableBuilder::Add(std::string_view internal_key, std::string_view encoded_r
     r.bloom->AddKey(parsed.user_key);
     r.last_user_key.assign(parsed.user_key);
   }
+  r.AddPendingIndexEntry(internal_key);
   r.Account(parsed, internal_key, encoded_row, meta);
   r.last_key.assign(internal_key);
   r.data_block.Add(internal_key, encoded_row);
@@ -128,6 +165,7 @@ Status TableBuilder::Finish() {
   Rep& r = *rep_;
   if (r.closed) return Status::InvalidArgument("table builder: already finished");
   r.FlushDataBlock();
+  r.AddPendingIndexEntry({});
   r.closed = true;
   if (!r.status.ok()) return r.status;
   r.props.largest_key = r.last_key;

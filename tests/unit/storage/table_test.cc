@@ -171,6 +171,34 @@ TEST(TableTest, ManyVersionsAgainstModelEveryCompression) {
   }
 }
 
+TEST(TableTest, AwkwardUserKeysAgainstModel) {
+  // Keys that are prefixes of each other, contain 0x00 / 0xff bytes and share long prefixes:
+  // the index separators between blocks must still order correctly.
+  std::mt19937 rng(21);
+  Model model;
+  const std::string prefix(100, 'p');
+  const char alphabet[] = {'\x00', '\x01', 'a', 'b', '\xfe', '\xff'};
+  for (int i = 0; i < 3000; ++i) {
+    std::string user = rng() % 2 ? prefix : "";
+    const int len = rng() % 6;
+    for (int j = 0; j < len; ++j) user += alphabet[rng() % sizeof(alphabet)];
+    std::string k;
+    AppendInternalKey(&k, user, rng() % 50, rng() % 4 ? RowKind::kValue : RowKind::kTombstone);
+    model[k] = Row(std::nullopt, std::nullopt, std::to_string(i));
+  }
+  auto table = Open(Build(model, TableOptions{.block_size = 128}).contents);
+  CheckAgainstModel(*table, model, 21);
+  auto it = table->NewIterator();
+  for (const auto& [k, v] : model) {
+    it->Seek(k);
+    ASSERT_TRUE(it->Valid());
+    ASSERT_EQ(it->key(), k);
+    it->Seek(LookupKey(ExtractUserKey(k), kMaxSequence));
+    ASSERT_TRUE(it->Valid());
+    ASSERT_EQ(ExtractUserKey(it->key()), ExtractUserKey(k));
+  }
+}
+
 TEST(TableTest, CompressionShrinksCompressibleData) {
   Model model;
   for (int i = 0; i < 2000; ++i) {
