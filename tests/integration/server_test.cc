@@ -221,6 +221,23 @@ TEST(ServerTest, GroupCommitUnderWalFsyncAlways) {
   }
 }
 
+TEST(ServerTest, InfoKeyspaceCountsLiveKeys) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  RedisConnection c = server.Connect();
+  if (Cmd(c.get(), {"COMMAND", "INFO", "set"})[0].is_nil()) {
+    GTEST_SKIP() << "SET is not registered in this build";
+  }
+  EXPECT_EQ(Cmd(c.get(), {"INFO", "keyspace"}).str(), "# Keyspace\r\n");
+  ASSERT_EQ(Cmd(c.get(), {"SET", "a", "1"}).ToString(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"SET", "b", "2", "EX", "100"}).ToString(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"SELECT", "3"}).ToString(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"SET", "c", "3"}).ToString(), "OK");
+  std::string info = Cmd(c.get(), {"INFO", "keyspace"}).str();
+  EXPECT_NE(info.find("db0:keys=2,expires=1,avg_ttl="), std::string::npos) << info;
+  EXPECT_NE(info.find("db3:keys=1,expires=0,avg_ttl=0\r\n"), std::string::npos) << info;
+}
+
 TEST(ServerTest, WalFsyncSwitchesAtRuntime) {
   TestServer server;
   ASSERT_TRUE(server.Start()) << server.error();
