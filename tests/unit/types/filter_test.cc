@@ -4,10 +4,13 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "storage/clock.h"
 #include "storage/util/coding.h"
+#include "storage/write_batch.h"
 #include "types/compaction_filter.h"
 #include "types/keyspace.h"
 
@@ -129,6 +132,53 @@ TEST_F(FilterTest, AsksTheTypesHookForLiveSubRowsOnly) {
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(Decide(SubRowKey(0, "log", 10, "new")), Decision::kDrop);  // orphan: no hook call
   EXPECT_EQ(calls, 3);
+}
+
+// The whole path: the filter installed by Keyspace::Open runs inside DB::CompactAll.
+TEST_F(FilterTest, CompactionRemovesOrphanedSubRowsAndKeepsLiveOnes) {
+  ks_->compaction_filter().RegisterSubRowHook(KeyType::kTlog, nullptr);
+  auto create = [&](std::string_view key, int elements) {
+    uint64_t version = 0;
+    EXPECT_TRUE(ks_->NewVersion(&version).ok());
+    std::string payload;
+    storage::PutVarint64(&payload, version);
+    storage::WriteBatch batch;  // metadata and sub-rows in one batch (docs/key-encoding.md)
+    batch.Put(ks_->WriteOptions(), MetaKey(0, key), EncodeMetaValue(KeyType::kTlog, payload),
+              clock_->NowMs());
+    for (int i = 0; i < elements; ++i) {
+      batch.Put(ks_->WriteOptions(), SubRowKey(0, key, version, "e" + std::to_string(i)), "",
+                clock_->NowMs());
+    }
+    EXPECT_TRUE(ks_->db().Write(ks_->WriteOptions(), batch).ok());
+    return version;
+  };
+  create("dead", 3);
+  uint64_t live = create("live", 3);
+  create("again", 2);
+  uint64_t again = create("again", 1);  // a new incarnation orphans the first one's rows
+  create("expiring", 2);
+  bool applied = false;
+  ASSERT_TRUE(ks_->Delete(0, "dead", &applied).ok());
+  ASSERT_TRUE(ks_->Expire(0, "expiring", kStart + 5, 0, &applied).ok());
+  clock_->Advance(5);
+
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+
+  std::multiset<std::pair<std::string, uint64_t>> left;
+  storage::ReadOptions options;
+  options.lower_bound = std::string(1, static_cast<char>(KeyTag::kSubRow));
+  options.upper_bound = std::string(1, static_cast<char>(static_cast<int>(KeyTag::kSubRow) + 1));
+  std::unique_ptr<storage::Iterator> it = ks_->db().NewIterator(options);
+  for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
+    SubRowKeyParts parts;
+    ASSERT_TRUE(ParseSubRowKey(it->key(), &parts));
+    left.emplace(std::string(parts.user_key), parts.version);
+  }
+  ASSERT_TRUE(it->status().ok());
+  std::multiset<std::pair<std::string, uint64_t>> expected = {
+      {"live", live}, {"live", live}, {"live", live}, {"again", again}};
+  EXPECT_EQ(left, expected);
+  EXPECT_GE(ks_->db().GetStats().filter_rows_dropped, 7u);
 }
 
 TEST(TypesCompactionFilterTest, KeepsEverythingWithoutADb) {
