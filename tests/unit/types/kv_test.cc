@@ -16,6 +16,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/ttl_policy.h"
 
 namespace ebb::types {
 namespace {
@@ -406,6 +407,36 @@ TEST_F(KvTest, ExpiryAndTimestampsSurviveFlushCompactionAndReopen) {
   ASSERT_TRUE(ks_->db().CompactAll().ok());
   EXPECT_EQ(Read("e", kFullGrace), "(nil)");
   EXPECT_EQ(Read("p"), "y");
+}
+
+// The policy's expiry as rows carry it: write option > first matching rule > default, NOTTL.
+TEST_F(KvTest, TtlPolicyDecidesTheExpiryRowsCarry) {
+  TtlPolicy policy(10'000, {{"session:", 60'000}, {"keep:", -1}},
+                   [](std::string_view prefix, std::string_view key) {
+                     return key.substr(0, prefix.size()) == prefix;
+                   });
+  auto put = [&](std::string_view key, ExpiryOption option) {
+    std::optional<int64_t> expire_at;
+    ASSERT_TRUE(policy.ResolveExpireAt(key, kStart, option, &expire_at));
+    Put(key, "v", kStart, expire_at);
+  };
+  put("plain", ExpiryOption::Policy());
+  put("session:1", ExpiryOption::Policy());
+  put("keep:1", ExpiryOption::Policy());
+  put("session:2", ExpiryOption::Relative(5));
+  put("session:3", ExpiryOption::None());
+  put("plain2", ExpiryOption::Absolute(kStart + 7));
+  EXPECT_EQ(ReadRow("plain").expire_at_ms, kStart + 10'000);
+  EXPECT_EQ(ReadRow("session:1").expire_at_ms, kStart + 60'000);
+  EXPECT_EQ(ReadRow("keep:1").expire_at_ms, std::nullopt);
+  EXPECT_EQ(ReadRow("session:2").expire_at_ms, kStart + 5);
+  EXPECT_EQ(ReadRow("session:3").expire_at_ms, std::nullopt);
+  EXPECT_EQ(ReadRow("plain2").expire_at_ms, kStart + 7);
+  clock_->Set(kStart + 10'000);
+  EXPECT_EQ(Read("plain"), "(nil)");
+  EXPECT_EQ(Read("session:1"), "v");
+  EXPECT_EQ(Read("session:2"), "(nil)");
+  EXPECT_EQ(Read("keep:1"), "v");
 }
 
 TEST(ParseKvIntegerTest, FollowsRedisString2ll) {
