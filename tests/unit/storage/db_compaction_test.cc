@@ -1,0 +1,106 @@
+// Background work seen from outside: write stalls, the compaction filter, iterators that outlive
+// the files they read, stats.
+#include <atomic>
+
+#include "storage/compaction_filter.h"
+#include "storage/db/db_impl.h"
+#include "tests/unit/storage/db_test_fixture.h"
+
+namespace ebb::storage {
+namespace {
+
+TEST_F(DBTest, WritesStallBoundedWhileL0IsFull) {
+  options_.l0_compaction_trigger = 100;  // background compaction never catches up
+  options_.l0_stop_writes_trigger = 2;
+  options_.memtable_size = 1 << 20;
+  Open();
+  for (int i = 0; i < 2; i++) {
+    Put("k" + std::to_string(i), "v");
+    ASSERT_TRUE(db_->FlushMemtable().ok());
+  }
+  ASSERT_EQ(db_->GetStats().levels[0].files, 2);
+  Put("late", "v");  // waits (bounded), then goes through
+  EXPECT_EQ(Get("late"), "v");
+  EXPECT_GE(db_->GetStats().write_stalls, 1u);
+}
+
+// Drops values "drop", rewrites "old" to "new", and reads the DB from inside Filter.
+class TestFilter final : public CompactionFilter {
+ public:
+  Decision Filter(std::string_view user_key, const RowMeta&, std::string_view value, int64_t,
+                  std::string* new_value) const override {
+    calls++;
+    if (db != nullptr) {
+      Row row;
+      db->Get(ReadOptions(), user_key, &row);  // must not deadlock
+    }
+    if (value == "drop") return Decision::kDrop;
+    if (value == "old") {
+      *new_value = "new";
+      return Decision::kChangeValue;
+    }
+    return Decision::kKeep;
+  }
+  const char* Name() const override { return "test"; }
+  mutable std::atomic<int> calls{0};
+  DB* db = nullptr;
+};
+
+TEST_F(DBTest, CompactionFilterDropsAndRewrites) {
+  auto filter = std::make_shared<TestFilter>();
+  options_.compaction_filter = filter;
+  Open();
+  filter->db = db_.get();
+  Put("a", "drop", 10);
+  Put("b", "old", 20);
+  Put("c", "keep", 30);
+  EXPECT_EQ(Get("a"), "drop");  // the filter only acts in compaction
+  ASSERT_TRUE(db_->CompactAll().ok());
+  filter->db = nullptr;
+  EXPECT_EQ(Get("a"), "NOT_FOUND");
+  Row row;
+  ASSERT_TRUE(db_->Get(ReadOptions(), "b", &row).ok());
+  EXPECT_EQ(row.value, "new");
+  EXPECT_EQ(row.meta.timestamp_ms, 20);  // meta kept
+  EXPECT_EQ(Get("c"), "keep");
+  EXPECT_GE(filter->calls.load(), 3);
+  EXPECT_EQ(db_->GetStats().filter_rows_dropped, 1u);
+}
+
+TEST_F(DBTest, IteratorOutlivesCompactionOfItsFiles) {
+  Open();
+  for (int i = 0; i < 300; i++) Put("key" + std::to_string(1000 + i), std::string(50, 'a'));
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  auto it = db_->NewIterator(ReadOptions());
+  for (int i = 0; i < 300; i++) Put("key" + std::to_string(1000 + i), std::string(50, 'b'));
+  ASSERT_TRUE(db_->CompactAll().ok());
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+    EXPECT_EQ(it->value(), std::string(50, 'a'));
+  }
+  EXPECT_TRUE(it->status().ok());
+  EXPECT_EQ(n, 300);
+  it.reset();
+  EXPECT_EQ(Get("key1000"), std::string(50, 'b'));
+}
+
+TEST_F(DBTest, StatsReportLevelsAndCounters) {
+  Open();
+  for (int i = 0; i < 500; i++) Put("key" + std::to_string(i), std::string(40, 'x'));
+  ASSERT_TRUE(db_->CompactAll().ok());
+  const Stats stats = db_->GetStats();
+  ASSERT_EQ(stats.levels.size(), 7u);
+  EXPECT_EQ(stats.levels[0].files, 0);
+  EXPECT_GT(TotalFiles(), 0);
+  EXPECT_GT(stats.flushes, 0u);
+  EXPECT_GT(stats.flush_bytes_written, 0u);
+  EXPECT_GT(stats.compactions, 0u);
+  EXPECT_GT(stats.compaction_bytes_written, 0u);
+  EXPECT_GT(stats.wal_bytes, 0u);
+  EXPECT_EQ(stats.last_sequence, 500u);
+  Get("key1");
+  EXPECT_GT(db_->GetStats().block_cache_misses + db_->GetStats().block_cache_hits, 0u);
+}
+
+}  // namespace
+}  // namespace ebb::storage
