@@ -81,5 +81,32 @@ TEST_F(TlogPersistTest, DelRemovesTheCutoffAndAnEmptyLogWithACutoffExists) {
   EXPECT_EQ(Do({"TLOG", "CUTOFF", "log"}), ":0");
 }
 
+TEST_F(TlogPersistTest, PersistsAcrossRestartsFlushesAndCompactions) {
+  Do({"TLOG", "INS", "log", "a", "10"});
+  Do({"TLOG", "INS", "log", std::string("b\0c", 3), "20"});
+  Do({"TLOG", "INS", "log", "old", "5"});
+  Do({"TLOG", "TRIMAT", "log", "8"});
+  Do({"TREG", "SET", "reg", "first", "3"});
+  ASSERT_EQ(Do({"DEBUG", "FLUSH-MEMTABLE"}), "+OK");
+  Do({"TLOG", "INS", "log", "c", "30"});
+  Do({"TREG", "SET", "reg", "second", "4"});
+  const std::string log = std::string("[[$c,:30],[$b\0c,:20],[$a,:10]]", 30);
+  ASSERT_TRUE(server_.Restart()) << server_.error();
+  Reconnect();
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), log);
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "log"}), ":8");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "log"}), ":3");
+  EXPECT_EQ(Do({"TREG", "GET", "reg"}), "[$second,:4]");
+  ASSERT_EQ(Do({"DEBUG", "COMPACT"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), log);
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "too old", "7"}), "+OK");  // the cutoff survived
+  Do({"TLOG", "CLR", "log"});
+  ASSERT_TRUE(server_.Restart()) << server_.error();
+  Reconnect();
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[]");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "log"}), ":31");
+  EXPECT_EQ(Do({"TREG", "GET", "reg"}), "[$second,:4]");
+}
+
 }  // namespace
 }  // namespace ebb::test

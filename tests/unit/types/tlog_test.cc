@@ -1,0 +1,309 @@
+// Tlog and Treg over a real engine: every answer equals the reference models TlogState and
+// TregState, across flushes, compactions (which drop cut and orphaned sub-rows) and reopens.
+#include "types/tlog.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "storage/clock.h"
+#include "types/keyspace.h"
+#include "types/treg.h"
+
+namespace ebb::types {
+namespace {
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+
+class TlogTest : public ::testing::Test {
+ protected:
+  TlogTest() : clock_(std::make_shared<storage::ManualClock>(1'000'000)) {
+    char tmpl[] = "/tmp/ebb_tlog_test_XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    options_.clock = clock_;
+    options_.memtable_size = 4 << 10;  // tiny: flushes and compactions happen constantly
+    options_.block_size = 512;
+    options_.target_file_size = 8 << 10;
+    options_.level1_max_bytes = 32 << 10;
+    options_.l0_compaction_trigger = 3;
+    options_.wal_fsync = storage::WalFsync::kNo;
+    Open();
+  }
+  ~TlogTest() override {
+    ks_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  void Open() {
+    ks_.reset();
+    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
+  }
+
+  Tlog log(int db = 0) { return Tlog(*ks_, db); }
+
+  // The engine-backed log's full observable state, as a TlogState.
+  TlogState Observe(std::string_view key) {
+    TlogResult r;
+    std::vector<TlogEntry> entries;
+    uint64_t size = 0, cutoff = 0;
+    EXPECT_TRUE(log().Get(key, kMax, &entries, &r).ok());
+    EXPECT_TRUE(log().Size(key, &size, &r).ok());
+    EXPECT_TRUE(log().Cutoff(key, &cutoff, &r).ok());
+    EXPECT_EQ(size, entries.size());
+    TlogState s;
+    s.TrimAt(cutoff);
+    for (const TlogEntry& e : entries) s.Insert(e.value, e.ts);
+    return s;
+  }
+
+  // Engine rows whose key starts with `prefix`, live or not yet dropped by compaction.
+  size_t CountRows(const std::string& prefix) {
+    storage::ReadOptions ro;
+    ro.lower_bound = prefix;
+    std::string upper = PrefixUpperBound(prefix);
+    if (!upper.empty()) ro.upper_bound = upper;
+    auto it = ks_->db().NewIterator(ro);
+    size_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    return n;
+  }
+
+  std::shared_ptr<storage::ManualClock> clock_;
+  std::string dir_;
+  storage::Options options_;
+  std::unique_ptr<Keyspace> ks_;
+};
+
+TEST_F(TlogTest, JylisTranscript) {
+  TlogResult r;
+  Tlog t = log();
+  ASSERT_TRUE(t.Insert("chat", "jemc: hello, world!", 1523258089149, &r).ok());
+  ASSERT_TRUE(t.Insert("chat", "world: hey jemc, how you been?", 1523258145906, &r).ok());
+  ASSERT_TRUE(t.Insert("chat", "world: must be nice...", 1523258158785, &r).ok());
+  ASSERT_TRUE(t.Insert("chat", "jemc: feeling pretty good these days", 1523258152362, &r).ok());
+  uint64_t n;
+  ASSERT_TRUE(t.Size("chat", &n, &r).ok());
+  EXPECT_EQ(n, 4u);
+  std::vector<TlogEntry> got;
+  ASSERT_TRUE(t.Get("chat", 1, &got, &r).ok());
+  EXPECT_EQ(got, (std::vector<TlogEntry>{{"world: must be nice...", 1523258158785}}));
+  ASSERT_TRUE(t.Trim("chat", 3, &r).ok());
+  ASSERT_TRUE(t.Size("chat", &n, &r).ok());
+  EXPECT_EQ(n, 3u);
+  ASSERT_TRUE(t.Cutoff("chat", &n, &r).ok());
+  EXPECT_EQ(n, 1523258145906u);
+  ASSERT_TRUE(t.TrimAt("chat", 1523258152362, &r).ok());
+  ASSERT_TRUE(t.Size("chat", &n, &r).ok());
+  EXPECT_EQ(n, 2u);
+  ASSERT_TRUE(t.Get("chat", kMax, &got, &r).ok());
+  EXPECT_EQ(got, (std::vector<TlogEntry>{{"world: must be nice...", 1523258158785},
+                                         {"jemc: feeling pretty good these days", 1523258152362}}));
+  ASSERT_TRUE(t.Clear("chat", &r).ok());
+  ASSERT_TRUE(t.Get("chat", kMax, &got, &r).ok());
+  EXPECT_TRUE(got.empty());
+  bool exists;
+  ASSERT_TRUE(ks_->Exists(0, "chat", &exists).ok());
+  EXPECT_TRUE(exists);  // the cutoff is state
+}
+
+TEST_F(TlogTest, MissingKeyReadsAsEmptyAndTrimAtZeroCreatesNothing) {
+  TlogResult r;
+  std::vector<TlogEntry> got;
+  uint64_t n = 9;
+  ASSERT_TRUE(log().Get("none", 10, &got, &r).ok());
+  EXPECT_TRUE(got.empty());
+  ASSERT_TRUE(log().Size("none", &n, &r).ok());
+  EXPECT_EQ(n, 0u);
+  ASSERT_TRUE(log().Clear("none", &r).ok());
+  ASSERT_TRUE(log().Trim("none", 3, &r).ok());
+  ASSERT_TRUE(log().TrimAt("none", 0, &r).ok());
+  bool exists;
+  ASSERT_TRUE(ks_->Exists(0, "none", &exists).ok());
+  EXPECT_FALSE(exists);
+  ASSERT_TRUE(log().TrimAt("none", 5, &r).ok());
+  ASSERT_TRUE(ks_->Exists(0, "none", &exists).ok());
+  EXPECT_TRUE(exists);
+  ASSERT_TRUE(log().Insert("none", "old", 4, &r).ok());
+  EXPECT_EQ(Observe("none").size(), 0u);
+}
+
+TEST_F(TlogTest, WrongTypeWritesNothing) {
+  TregResult tr;
+  ASSERT_TRUE(Treg(*ks_, 0).Set("reg", "v", 1, &tr).ok());
+  TlogResult r;
+  ASSERT_TRUE(log().Insert("reg", "x", 1, &r).ok());
+  EXPECT_EQ(r, TlogResult::kWrongType);
+  std::vector<TlogEntry> got;
+  ASSERT_TRUE(log().Get("reg", 1, &got, &r).ok());
+  EXPECT_EQ(r, TlogResult::kWrongType);
+  uint64_t n;
+  for (auto op : {0, 1, 2, 3, 4}) {
+    r = TlogResult::kOk;
+    storage::Status s;
+    switch (op) {
+      case 0:
+        s = log().Size("reg", &n, &r);
+        break;
+      case 1:
+        s = log().Cutoff("reg", &n, &r);
+        break;
+      case 2:
+        s = log().TrimAt("reg", 3, &r);
+        break;
+      case 3:
+        s = log().Trim("reg", 1, &r);
+        break;
+      default:
+        s = log().Clear("reg", &r);
+    }
+    ASSERT_TRUE(s.ok()) << op;
+    EXPECT_EQ(r, TlogResult::kWrongType) << op;
+  }
+  ASSERT_TRUE(Treg(*ks_, 0).Set("reg2", "v", 1, &tr).ok());
+  TregState state;
+  ASSERT_TRUE(Treg(*ks_, 0).Get("reg", &state, &tr).ok());
+  EXPECT_EQ(state, TregState("v", 1));
+  ASSERT_TRUE(log().Insert("lg", "x", 1, &r).ok());
+  ASSERT_TRUE(Treg(*ks_, 0).Set("lg", "v", 2, &tr).ok());
+  EXPECT_EQ(tr, TregResult::kWrongType);
+  ASSERT_TRUE(Treg(*ks_, 0).Get("lg", &state, &tr).ok());
+  EXPECT_EQ(tr, TregResult::kWrongType);
+}
+
+TEST_F(TlogTest, ClearAtMaxTimestampEmptiesAndSaturates) {
+  TlogResult r;
+  ASSERT_TRUE(log().Insert("k", "a", kMax, &r).ok());
+  ASSERT_TRUE(log().Insert("k", "b", 3, &r).ok());
+  ASSERT_TRUE(log().Clear("k", &r).ok());
+  TlogState expected;
+  expected.Insert("a", kMax);
+  expected.Insert("b", 3);
+  expected.Clear();
+  EXPECT_EQ(Observe("k"), expected);
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  EXPECT_EQ(Observe("k"), expected);
+  ASSERT_TRUE(log().Insert("k", "a", kMax, &r).ok());
+  expected.Insert("a", kMax);
+  EXPECT_EQ(Observe("k"), expected);
+}
+
+TEST_F(TlogTest, DeleteDropsCutoffAndCompactionDropsCutAndOrphanedRows) {
+  TlogResult r;
+  for (uint64_t i = 0; i < 50; ++i) ASSERT_TRUE(log().Insert("k", "v", i, &r).ok());
+  ASSERT_TRUE(log().TrimAt("k", 40, &r).ok());
+  // 0x02|db|len|"k": the sub-rows of every incarnation of "k".
+  std::string sub_prefix = SubRowPrefix(0, "k", 0).substr(0, 4);
+  ASSERT_EQ(CountRows(sub_prefix), 50u);
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  EXPECT_EQ(CountRows(sub_prefix), 10u);  // the 40 cut entries are gone
+  EXPECT_EQ(Observe("k").size(), 10u);
+  bool deleted;
+  ASSERT_TRUE(ks_->Delete(0, "k", &deleted).ok());
+  EXPECT_TRUE(deleted);
+  EXPECT_FALSE(Observe("k").exists());
+  ASSERT_TRUE(log().Insert("k", "new", 1, &r).ok());  // a new incarnation: cutoff is 0 again
+  TlogState expected;
+  expected.Insert("new", 1);
+  EXPECT_EQ(Observe("k"), expected);
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  EXPECT_EQ(CountRows(sub_prefix), 1u);  // the old incarnation's rows were orphans
+  EXPECT_EQ(Observe("k"), expected);
+}
+
+TEST_F(TlogTest, WritesKeepTheWholeKeyExpiry) {
+  TlogResult r;
+  ASSERT_TRUE(log().Insert("k", "a", 1, &r).ok());
+  bool applied;
+  ASSERT_TRUE(ks_->Expire(0, "k", clock_->NowMs() + 1000, 0, &applied).ok());
+  ASSERT_TRUE(log().Insert("k", "b", 2, &r).ok());
+  ASSERT_TRUE(log().TrimAt("k", 2, &r).ok());
+  std::optional<int64_t> expire_at;
+  ASSERT_TRUE(ks_->GetExpireAt(0, "k", &expire_at).ok());
+  EXPECT_EQ(expire_at, clock_->NowMs() + 1000);
+  clock_->Advance(1000);
+  EXPECT_FALSE(Observe("k").exists());
+}
+
+TEST_F(TlogTest, TregKeepsGreatestPairAndSurvivesReopen) {
+  Treg reg(*ks_, 1);
+  TregResult r;
+  TregState state;
+  ASSERT_TRUE(reg.Get("r", &state, &r).ok());
+  EXPECT_EQ(r, TregResult::kAbsent);
+  ASSERT_TRUE(reg.Set("r", "b", 5, &r).ok());
+  ASSERT_TRUE(reg.Set("r", "a", 5, &r).ok());
+  ASSERT_TRUE(reg.Set("r", "z", 4, &r).ok());
+  ASSERT_TRUE(reg.Set("r", std::string("\0", 1), kMax, &r).ok());
+  ASSERT_TRUE(reg.Get("r", &state, &r).ok());
+  EXPECT_EQ(state, TregState(std::string("\0", 1), kMax));
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  Open();
+  ASSERT_TRUE(Treg(*ks_, 1).Get("r", &state, &r).ok());
+  EXPECT_EQ(state, TregState(std::string("\0", 1), kMax));
+  ASSERT_TRUE(Treg(*ks_, 0).Get("r", &state, &r).ok());  // another database
+  EXPECT_EQ(r, TregResult::kAbsent);
+}
+
+// Random operations on a few keys, mirrored on the models; flushes, compactions and reopens
+// mixed in; every state compared.
+TEST_F(TlogTest, RandomOperationsMatchTheModel) {
+  std::mt19937_64 rng(31337);
+  std::map<std::string, TlogState> logs;
+  const std::string keys[] = {"a", "b", std::string("c\0", 2)};
+  for (int step = 0; step < 1500; ++step) {
+    const std::string& key = keys[rng() % 3];
+    TlogState& model = logs[key];
+    uint64_t ts = rng() % 8 == 0 ? kMax - rng() % 2 : 100 + rng() % 40;
+    std::string value(rng() % 3, 'x');
+    for (char& c : value) c = static_cast<char>("\x00x\xff"[rng() % 3]);
+    TlogResult r = TlogResult::kOk;
+    int op = static_cast<int>(rng() % 100);
+    if (op < 60) {
+      ASSERT_TRUE(log().Insert(key, value, ts, &r).ok());
+      model.Insert(value, ts);
+    } else if (op < 70) {
+      uint64_t at = 100 + rng() % 45;
+      ASSERT_TRUE(log().TrimAt(key, at, &r).ok());
+      model.TrimAt(at);
+    } else if (op < 80) {
+      uint64_t count = rng() % 6;
+      ASSERT_TRUE(log().Trim(key, count, &r).ok());
+      model.Trim(count);
+    } else if (op < 84) {
+      ASSERT_TRUE(log().Clear(key, &r).ok());
+      model.Clear();
+    } else if (op < 87) {
+      bool deleted;
+      ASSERT_TRUE(ks_->Delete(0, key, &deleted).ok());
+      EXPECT_EQ(deleted, model.exists());
+      model = TlogState();
+    } else if (op < 90) {
+      uint64_t count = rng() % 5;
+      std::vector<TlogEntry> got;
+      ASSERT_TRUE(log().Get(key, count, &got, &r).ok());
+      ASSERT_EQ(got, model.Get(count)) << "step " << step;
+    } else if (op < 94) {
+      ASSERT_TRUE(ks_->db().FlushMemtable().ok());
+    } else if (op < 97) {
+      ASSERT_TRUE(ks_->db().CompactAll().ok());
+    } else {
+      Open();
+    }
+    ASSERT_EQ(r, TlogResult::kOk);
+    ASSERT_EQ(Observe(key), model) << "step " << step << " op " << op;
+    bool exists;
+    ASSERT_TRUE(ks_->Exists(0, key, &exists).ok());
+    ASSERT_EQ(exists, model.exists()) << "step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace ebb::types
