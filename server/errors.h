@@ -14,6 +14,9 @@ namespace ebb::server {
 
 inline constexpr std::string_view kSyntaxError = "ERR syntax error";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+// Redis getRangeLongFromObjectOrReply for int arguments (SELECT, ...).
+inline constexpr std::string_view kNotInt32 =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";

@@ -202,7 +202,7 @@ void CommandInfoCmd(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.args.size(); ++i) {
     const CommandSpec* spec = ctx.server.commands().Find(ctx.args[i]);
     if (spec == nullptr) {
-      ctx.reply.NullArray();
+      ctx.reply.Null();
     } else {
       CommandInfo(ctx.reply, *spec, spec->name, 0);
     }

@@ -119,9 +119,8 @@ void AuthCommand(CommandContext& ctx) {
 
 void SelectCommand(CommandContext& ctx) {
   int64_t db = 0;
-  if (!ParseInt64(ctx.args[1], &db) || db < INT32_MIN || db > INT32_MAX) {
-    return ctx.reply.Error(kNotInteger);
-  }
+  if (!ParseInt64(ctx.args[1], &db)) return ctx.reply.Error(kNotInteger);
+  if (db < INT32_MIN || db > INT32_MAX) return ctx.reply.Error(kNotInt32);
   if (db < 0 || db >= ctx.server.config().databases) return ctx.reply.Error(kDbIndexOutOfRange);
   ctx.client.set_db_index(static_cast<int>(db));
   ctx.reply.Ok();

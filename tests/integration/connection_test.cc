@@ -23,6 +23,8 @@ TEST(ConnectionTest, PingEchoSelect) {
   EXPECT_EQ(Cmd(c.get(), {"SELECT", "16"}).str(), "ERR DB index is out of range");
   EXPECT_EQ(Cmd(c.get(), {"SELECT", "-1"}).str(), "ERR DB index is out of range");
   EXPECT_EQ(Cmd(c.get(), {"SELECT", "x"}).str(), "ERR value is not an integer or out of range");
+  EXPECT_EQ(Cmd(c.get(), {"SELECT", "99999999999"}).str(),
+            "ERR value is out of range, value must between -2147483648 and 2147483647");
   EXPECT_NE(Cmd(c.get(), {"CLIENT", "INFO"}).str().find(" db=15 "), std::string::npos);
 }
 
