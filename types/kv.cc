@@ -192,6 +192,28 @@ storage::Status Kv::IncrBy(std::string_view key, int64_t delta, int64_t now_ms,
   return Put({key, text, now_ms, new_key_expire_at});
 }
 
+storage::Status Kv::SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                             int64_t now_ms, std::optional<int64_t> new_key_expire_at,
+                             uint64_t max_length, int64_t* new_length, KvResult* result) {
+  KvRow row;
+  storage::Status s = Get(key, &row, result);
+  if (!s.ok() || *result == KvResult::kWrongType) return s;
+  const bool existed = *result == KvResult::kOk;
+  *new_length = static_cast<int64_t>(row.value.size());
+  *result = KvResult::kOk;
+  if (value.empty()) return storage::Status::OK();
+  if (offset > max_length || value.size() > max_length - offset) {
+    *result = KvResult::kTooLarge;
+    return storage::Status::OK();
+  }
+  const size_t end = static_cast<size_t>(offset) + value.size();
+  if (row.value.size() < end) row.value.resize(end, '\0');
+  row.value.replace(static_cast<size_t>(offset), value.size(), value);
+  *new_length = static_cast<int64_t>(row.value.size());
+  if (existed) return Put({key, row.value, std::max(now_ms, row.ts), row.expire_at_ms});
+  return Put({key, row.value, now_ms, new_key_expire_at});
+}
+
 storage::Status Kv::GetDel(std::string_view key, KvRow* row, KvResult* result) {
   storage::Status s = Get(key, row, result);
   if (!s.ok() || *result != KvResult::kOk) return s;

@@ -110,6 +110,13 @@ class Kv {
                          std::optional<int64_t> new_key_expire_at, int64_t* value,
                          KvResult* result);
 
+  // SETRANGE: overwrites from byte `offset` (zero-padding a shorter or missing value). An empty
+  // `value` writes nothing (a missing key stays missing, *new_length = 0). *new_length = the
+  // length afterwards. kWrongType, kTooLarge (offset + value longer than max_length) or kOk.
+  storage::Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                           int64_t now_ms, std::optional<int64_t> new_key_expire_at,
+                           uint64_t max_length, int64_t* new_length, KvResult* result);
+
   // GETDEL: *result kOk (row = the deleted value), kAbsent or kWrongType (nothing deleted).
   storage::Status GetDel(std::string_view key, KvRow* row, KvResult* result);
 

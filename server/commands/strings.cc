@@ -1,8 +1,8 @@
 // Bindings of the Redis string commands over timestamped string rows (t_string.c's replies and
 // errors, Redis 7): SET, SETNX, SETEX, PSETEX, GETEX, GETDEL, GETSET, MGET, MSET, MSETNX, STRLEN,
-// APPEND, INCR, DECR, INCRBY, DECRBY. GET is in kv.cc (it takes GRACE). Writes use the server
-// clock as the row timestamp; without a TTL option they get the TTL policy (ttl-rule,
-// default-ttl). Reads use default-retrieval-grace.
+// APPEND, SETRANGE, GETRANGE, SUBSTR, INCR, DECR, INCRBY, DECRBY. GET is in kv.cc (it takes GRACE).
+// Writes use the server clock as the row timestamp; without a TTL option they get the TTL policy
+// (ttl-rule, default-ttl). Reads use default-retrieval-grace.
 #include <limits>
 #include <optional>
 #include <string>
@@ -315,6 +315,47 @@ void AppendCommand(CommandContext& ctx) {
   ctx.reply.Integer(length);
 }
 
+// SETRANGE key offset value -> the length after the write.
+void SetRangeCommand(CommandContext& ctx) {
+  int64_t offset = 0;
+  if (!ParseInt64(ctx.args[2], &offset)) return ctx.reply.Error(kNotInteger);
+  if (offset < 0) return ctx.reply.Error("ERR offset is out of range");
+  const int64_t now = NowMs(ctx);
+  const std::string_view key = ctx.args[1];
+  types::Kv kv = KvFor(ctx);
+  int64_t length = 0;
+  KvResult result;
+  storage::Status s = kv.SetRange(key, static_cast<uint64_t>(offset), ctx.args[3], now,
+                                  PolicyExpireAt(TtlPolicyFromConfig(ctx), key, now),
+                                  ctx.server.config().proto_max_bulk_len, &length, &result);
+  if (!s.ok()) return ReplyStorageError(ctx, s);
+  if (ReplyIfError(ctx, result)) return;
+  ctx.reply.Integer(length);
+}
+
+// GETRANGE key start end (and SUBSTR): Redis's index rules; "" for a missing key.
+void GetRangeCommand(CommandContext& ctx) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!ParseInt64(ctx.args[2], &start) || !ParseInt64(ctx.args[3], &end)) {
+    return ctx.reply.Error(kNotInteger);
+  }
+  types::Kv kv = KvFor(ctx);
+  types::KvRow row;
+  KvResult result;
+  if (!ReadOrReply(ctx, kv, &row, &result)) return;
+  const int64_t len = static_cast<int64_t>(row.value.size());
+  if (start < 0 && end < 0 && start > end) return ctx.reply.Bulk("");
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= len) end = len - 1;
+  if (len == 0 || start > end) return ctx.reply.Bulk("");
+  ctx.reply.Bulk(std::string_view(row.value).substr(static_cast<size_t>(start),
+                                                    static_cast<size_t>(end - start + 1)));
+}
+
 void IncrDecr(CommandContext& ctx, int64_t delta) {
   const int64_t now = NowMs(ctx);
   const std::string_view key = ctx.args[1];
@@ -421,6 +462,20 @@ void RegisterStringCommands(CommandTable& table) {
       "append", 3, kCmdWrite | kCmdFast, 1, 1, 1, "2.0.0",
       "Appends a string to the value of a key. Creates the key if it doesn't exist", "O(1)",
       {Key(), Value()}, AppendCommand));
+  table.Add(MakeStringCommand(
+      "setrange", 4, kCmdWrite, 1, 1, 1, "2.2.0",
+      "Overwrites a part of a string value with another by an offset. Creates the key if it "
+      "doesn't exist",
+      "O(1)", {Key(), MakeArg("offset", ArgType::kInteger), Value()}, SetRangeCommand));
+  std::vector<ArgSpec> range = {Key(), MakeArg("start", ArgType::kInteger),
+                                MakeArg("end", ArgType::kInteger)};
+  table.Add(MakeStringCommand("getrange", 4, kCmdReadOnly, 1, 1, 1, "2.4.0",
+                              "Returns a substring of the string stored at a key",
+                              "O(N) where N is the length of the returned string", range,
+                              GetRangeCommand));
+  table.Add(MakeStringCommand(
+      "substr", 4, kCmdReadOnly, 1, 1, 1, "1.0.0", "Returns a substring from a string value",
+      "O(N) where N is the length of the returned string", range, GetRangeCommand));
   table.Add(MakeStringCommand(
       "incr", 2, kCmdWrite | kCmdFast, 1, 1, 1, "1.0.0",
       "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't "

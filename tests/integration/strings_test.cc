@@ -327,6 +327,72 @@ TEST_F(StringsTest, Append) {
             "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
+TEST_F(StringsTest, SetRange) {
+  EXPECT_EQ(R({"SETRANGE", "sr1", "0", "foo"}), "(integer) 3");
+  EXPECT_EQ(R({"GET", "sr1"}), "\"foo\"");
+  EXPECT_EQ(R({"SETRANGE", "sr2", "0", ""}), "(integer) 0");
+  EXPECT_EQ(R({"EXISTS", "sr2"}), "(integer) 0");
+  EXPECT_EQ(R({"SETRANGE", "sr3", "1", "foo"}), "(integer) 4");
+  EXPECT_EQ(R({"GET", "sr3"}), "\"\\x00foo\"");
+  EXPECT_EQ(R({"SET", "sr4", "foo"}), "OK");
+  EXPECT_EQ(R({"SETRANGE", "sr4", "0", "b"}), "(integer) 3");
+  EXPECT_EQ(R({"GET", "sr4"}), "\"boo\"");
+  EXPECT_EQ(R({"SETRANGE", "sr4", "0", ""}), "(integer) 3");
+  EXPECT_EQ(R({"GET", "sr4"}), "\"boo\"");
+  EXPECT_EQ(R({"SETRANGE", "sr4", "1", "b"}), "(integer) 3");
+  EXPECT_EQ(R({"GET", "sr4"}), "\"bbo\"");
+  EXPECT_EQ(R({"SETRANGE", "sr4", "4", "bar"}), "(integer) 7");
+  EXPECT_EQ(R({"GET", "sr4"}), "\"bbo\\x00bar\"");
+  EXPECT_EQ(R({"SET", "sr5", "1234"}), "OK");
+  EXPECT_EQ(R({"SETRANGE", "sr5", "5", "2"}), "(integer) 6");
+  EXPECT_EQ(R({"GET", "sr5"}), "\"1234\\x002\"");
+  EXPECT_EQ(R({"SETRANGE", "sr5", "-1", "world"}), "(error) ERR offset is out of range");
+  EXPECT_EQ(R({"SETRANGE", "sr6", std::to_string(512ll * 1024 * 1024 - 4), "world"}),
+            "(error) ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  EXPECT_EQ(R({"SETRANGE", "sr6", "9223372036854775807", "A"}),
+            "(error) ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  EXPECT_EQ(R({"EXISTS", "sr6"}), "(integer) 0");
+  ASSERT_EQ(R({"TREG", "SET", "sr:reg", "v", "1"}), "OK");
+  EXPECT_EQ(R({"SETRANGE", "sr:reg", "0", "bar"}),
+            "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+  PinClock();
+  EXPECT_EQ(R({"SET", "sr7", "abc", "PX", "3000"}), "OK");
+  EXPECT_EQ(R({"SETRANGE", "sr7", "1", "X"}), "(integer) 3");
+  EXPECT_EQ(R({"PTTL", "sr7"}), "(integer) 3000");  // SETRANGE keeps the TTL
+}
+
+TEST_F(StringsTest, GetRangeAndSubstr) {
+  EXPECT_EQ(R({"GETRANGE", "gr:none", "0", "-1"}), "\"\"");
+  EXPECT_EQ(R({"SET", "gr", "Hello World"}), "OK");
+  const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+      {{"0", "3"}, "Hell"},
+      {{"0", "-1"}, "Hello World"},
+      {{"-4", "-1"}, "orld"},
+      {{"5", "3"}, ""},
+      {{"5", "5000"}, " World"},
+      {{"-5000", "10000"}, "Hello World"},
+      {{"0", "-100"}, "H"},
+      {{"1", "-100"}, ""},
+      {{"-1", "-100"}, ""},
+      {{"-100", "-99"}, "H"},
+      {{"-100", "-100"}, "H"},
+      {{"-100", "-101"}, ""},
+      {{"0", "4294967297"}, "Hello World"}};
+  for (const auto& [range, expected] : cases) {
+    EXPECT_EQ(R({"GETRANGE", "gr", range.first, range.second}), "\"" + expected + "\"")
+        << range.first << " " << range.second;
+  }
+  EXPECT_EQ(R({"SET", "gr2", "abcde"}), "OK");
+  EXPECT_EQ(R({"SUBSTR", "gr2", "0", "0"}), "\"a\"");
+  EXPECT_EQ(R({"SUBSTR", "gr2", "-4", "-1"}), "\"bcde\"");
+  EXPECT_EQ(R({"SUBSTR", "gr2", "7", "8"}), "\"\"");
+  EXPECT_EQ(R({"GETRANGE", "gr2", "a", "1"}),
+            "(error) ERR value is not an integer or out of range");
+  ASSERT_EQ(R({"TREG", "SET", "gr:reg", "v", "1"}), "OK");
+  EXPECT_EQ(R({"GETRANGE", "gr:reg", "0", "-1"}),
+            "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
 TEST_F(StringsTest, IncrDecrFamily) {
   EXPECT_EQ(R({"INCR", "counter"}), "(integer) 1");
   EXPECT_EQ(R({"INCR", "counter"}), "(integer) 2");

@@ -439,6 +439,30 @@ TEST_F(KvTest, TtlPolicyDecidesTheExpiryRowsCarry) {
   EXPECT_EQ(Read("keep:1"), "v");
 }
 
+TEST_F(KvTest, SetRangePadsOverwritesKeepsExpiryAndRespectsMaxLength) {
+  KvResult result;
+  int64_t length = 0;
+  ASSERT_TRUE(kv().SetRange("r", 2, "ab", kStart, kStart + 9, 10, &length, &result).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(length, 4);
+  EXPECT_EQ(Read("r"), std::string("\0\0ab", 4));
+  ASSERT_TRUE(kv().SetRange("r", 1, "XYZ", kStart, std::nullopt, 10, &length, &result).ok());
+  EXPECT_EQ(length, 4);
+  KvRow row = ReadRow("r");
+  EXPECT_EQ(row.value, std::string("\0XYZ", 4));
+  EXPECT_EQ(row.expire_at_ms, kStart + 9);
+  ASSERT_TRUE(kv().SetRange("r", 8, "abc", kStart, std::nullopt, 10, &length, &result).ok());
+  EXPECT_EQ(result, KvResult::kTooLarge);
+  ASSERT_TRUE(kv().SetRange("r", std::numeric_limits<uint64_t>::max(), "a", kStart, std::nullopt,
+                            10, &length, &result)
+                  .ok());
+  EXPECT_EQ(result, KvResult::kTooLarge);
+  ASSERT_TRUE(kv().SetRange("none", 3, "", kStart, std::nullopt, 10, &length, &result).ok());
+  EXPECT_EQ(result, KvResult::kOk);
+  EXPECT_EQ(length, 0);
+  EXPECT_EQ(Read("none"), "(nil)");
+}
+
 TEST(ParseKvIntegerTest, FollowsRedisString2ll) {
   int64_t v = 7;
   EXPECT_TRUE(ParseKvInteger("0", &v));
