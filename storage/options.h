@@ -74,6 +74,10 @@ struct ReadOptions {
   std::optional<std::string> lower_bound;
   std::optional<std::string> upper_bound;
   bool fill_cache = true;
+  // DB::Get only, optional: set to the expire_at of the version the read took when the key is
+  // absent because that version has expired; reset otherwise. Lets the layer above count the
+  // keys it found expired (INFO expired_keys) without a second read.
+  std::optional<int64_t>* expired_at = nullptr;
 };
 
 }  // namespace ebb::storage

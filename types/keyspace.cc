@@ -79,8 +79,11 @@ Status Keyspace::NewVersion(uint64_t* version) {
 Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace) {
   storage::ReadOptions options;
   options.retrieval_grace_ms = grace;
+  std::optional<int64_t> expired_at;
+  options.expired_at = &expired_at;
   storage::Row row;
   Status s = db_->Get(options, MetaKey(db, key), &row);
+  if (s.IsNotFound() && expired_at) NoteExpired(db, key, *expired_at);
   if (!s.ok()) return s;
   std::string_view payload;
   if (!DecodeMetaValue(row.value, &out->type, &payload)) {
@@ -89,6 +92,18 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   out->payload.assign(payload);
   out->meta = row.meta;
   return Status::OK();
+}
+
+void Keyspace::NoteExpired(int db, std::string_view key, int64_t expire_at_ms) {
+  std::string id = MetaKey(db, key);
+  storage::PutFixed64(&id, static_cast<uint64_t>(expire_at_ms));
+  if (!counted_expiries_.insert(id).second) return;
+  ++expired_keys_;
+  counted_order_.push_back(std::move(id));
+  if (counted_order_.size() > kMaxCountedExpiries) {
+    counted_expiries_.erase(counted_order_.front());
+    counted_order_.pop_front();
+  }
 }
 
 Status Keyspace::Exists(int db, std::string_view key, bool* exists) {

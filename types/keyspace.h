@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "storage/clock.h"
@@ -130,8 +131,9 @@ class Keyspace {
   // it counts what it could read.
   DbStats GetDbStats(int db);
 
-  // Keys a command found expired (INFO stats expired_keys): EXPIRE with a time in the past, and
-  // reads that noticed a key's expiry passing.
+  // Keys a command found expired (INFO stats expired_keys): EXPIRE with a time <= now, and
+  // GetMeta (so every type's read) finding a key absent because its expiry passed — each
+  // expiry counted once (the most recent kMaxCountedExpiries are remembered).
   uint64_t expired_keys() const { return expired_keys_; }
 
  private:
@@ -147,6 +149,8 @@ class Keyspace {
   storage::Status WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms);
   storage::Status FlushRange(const std::string& lower, const std::string& upper);
   uint64_t RememberCursor(std::string last_key);
+  // Counts the expiry of (db, key) at expire_at_ms unless already counted.
+  void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
   std::unique_ptr<storage::DB> db_;
   std::shared_ptr<storage::Clock> clock_;
@@ -157,6 +161,11 @@ class Keyspace {
   // Versions [next_version_, version_limit_) are covered by the persisted high-water mark.
   uint64_t next_version_ = 0;
   uint64_t version_limit_ = 0;
+
+  // Expiries already counted in expired_keys_ (metadata key | expire_at), oldest evicted first.
+  static constexpr size_t kMaxCountedExpiries = 4096;
+  std::unordered_set<std::string> counted_expiries_;
+  std::deque<std::string> counted_order_;
 
   // SCAN cursors: number -> last user key returned, oldest evicted first.
   static constexpr size_t kMaxCursors = 4096;

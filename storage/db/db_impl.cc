@@ -365,7 +365,12 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
     }
   }
   if (!status.ok()) return status;
+  if (options.expired_at != nullptr) options.expired_at->reset();
   if (!chooser.has_choice() || chooser.ChosenIsDead(expiration_enabled_.load(), now)) {
+    if (options.expired_at != nullptr && chooser.has_choice() &&
+        chooser.kind() != RowKind::kTombstone) {
+      *options.expired_at = chooser.meta().expire_at_ms;  // dead and not a tombstone: expired
+    }
     return Status::NotFound();
   }
   row->value = chooser.value();

@@ -139,6 +139,13 @@ TEST_F(ScanServerTest, InfoKeyspaceAndExpiredKeys) {
   ASSERT_EQ(R({"EXPIRE", "gone", "-1"}), "(integer) 1");
   std::string stats = Cmd(c_.get(), {"INFO", "stats"}).str();
   EXPECT_NE(stats.find("expired_keys:1\r\n"), std::string::npos) << stats;
+  // A read that finds a key expired counts it, once.
+  ASSERT_EQ(R({"SET", "lazy", "v", "PX", "100"}), "OK");
+  ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", "100"}), "OK");
+  EXPECT_EQ(R({"GET", "lazy"}), "(nil)");
+  EXPECT_EQ(R({"EXISTS", "lazy"}), "(integer) 0");
+  stats = Cmd(c_.get(), {"INFO", "stats"}).str();
+  EXPECT_NE(stats.find("expired_keys:2\r\n"), std::string::npos) << stats;
 }
 
 }  // namespace

@@ -227,6 +227,28 @@ TEST_F(KeyspaceTest, ExpireInThePastDeletesAndCountsAnExpiredKey) {
   EXPECT_EQ(ks_->expired_keys(), 1u);
 }
 
+TEST_F(KeyspaceTest, ReadsCountEachExpiryOnce) {
+  PutString(0, "k", "v", kStart + 10);
+  PutString(0, "deleted", "v");
+  bool deleted = false;
+  ASSERT_TRUE(ks_->Delete(0, "deleted", &deleted).ok());
+  clock_->Advance(10);
+  EXPECT_FALSE(Exists(0, "k"));
+  EXPECT_EQ(ks_->expired_keys(), 1u);
+  EXPECT_FALSE(Exists(0, "k"));  // the same expiry again: not counted twice
+  EXPECT_EQ(Type(0, "k"), std::nullopt);
+  EXPECT_EQ(ks_->expired_keys(), 1u);
+  EXPECT_FALSE(Exists(0, "deleted"));  // deleted, not expired
+  EXPECT_FALSE(Exists(0, "never"));
+  EXPECT_EQ(ks_->expired_keys(), 1u);
+  PutString(0, "k", "again", kStart + 20);  // a new version that expires later
+  clock_->Advance(10);
+  EXPECT_FALSE(Exists(0, "k"));
+  EXPECT_EQ(ks_->expired_keys(), 2u);
+  EXPECT_FALSE(Exists(1, "k"));  // another database's "k" never existed
+  EXPECT_EQ(ks_->expired_keys(), 2u);
+}
+
 TEST_F(KeyspaceTest, ExpiriesAndTypesSurviveReopenExactly) {
   PutString(0, "a", "1", kStart + 12'345);
   PutString(3, "b", "2");
