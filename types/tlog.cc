@@ -227,6 +227,19 @@ Status Tlog::Clear(std::string_view key, TlogResult* result) {
   return WriteMeta(key, cleared, row_meta, &batch);
 }
 
+bool ParseLogicalTimestamp(std::string_view text, uint64_t* value) {
+  if (text.empty()) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (v > (kMaxTs - digit) / 10) return false;  // v * 10 + digit would overflow
+    v = v * 10 + digit;
+  }
+  *value = v;
+  return true;
+}
+
 void RegisterTlogCompactionHook(TypesCompactionFilter& filter) {
   filter.RegisterSubRowHook(
       KeyType::kTlog, [](const KeyMetaRow& meta, const SubRowKeyParts& key, const storage::RowMeta&,

@@ -80,6 +80,11 @@ class Tlog {
   int db_;
 };
 
+// Parses a TLOG/TREG logical timestamp or count: one or more decimal digits and nothing else
+// (no sign, spaces or '+'), within 0..2^64-1. Leading zeros are allowed — COMMANDS.md asks only
+// for digits, and redis-benchmark's __rand_int__ sends zero-padded numbers. False otherwise.
+bool ParseLogicalTimestamp(std::string_view text, uint64_t* value);
+
 // Installs TLOG's sub-row hook in the types' compaction filter: entries below their log's cutoff
 // are dropped. Keyspace::Open calls it.
 void RegisterTlogCompactionHook(TypesCompactionFilter& filter);

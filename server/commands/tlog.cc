@@ -1,8 +1,9 @@
 // TLOG: the timestamped log commands (COMMANDS.md "TLOG", spec/jylis-tlog.txt).
 //
 // A container command; each subcommand parses its arguments (timestamps and counts are unsigned
-// 64-bit, parsed strictly), calls types::Tlog and writes the reply. Timestamps are replied with
-// ReplyWriter::Unsigned, so values above 2^63-1 go out as a RESP3 big number / RESP2 bulk string.
+// 64-bit: digits only, see types::ParseLogicalTimestamp), calls types::Tlog and writes the
+// reply. Timestamps are replied with ReplyWriter::Unsigned, so values above 2^63-1 go out as a
+// RESP3 big number / RESP2 bulk string.
 // Writes follow the server's group commit (defer_sync).
 #include "types/tlog.h"
 
@@ -17,7 +18,6 @@
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
-#include "server/commands/arg_parser.h"
 #include "server/commands/register.h"
 #include "server/errors.h"
 #include "server/server_context.h"
@@ -45,9 +45,10 @@ bool FailedOrReply(CommandContext& ctx, const storage::Status& s, types::TlogRes
   return false;
 }
 
-// Parses an unsigned 64-bit argument; replies the integer error and returns false if malformed.
+// Parses a timestamp or count (types::ParseLogicalTimestamp: digits, leading zeros allowed);
+// replies the integer error and returns false if malformed.
 bool ParseUnsignedOrReply(CommandContext& ctx, std::string_view text, uint64_t* value) {
-  if (ParseUint64(text, value)) return true;
+  if (types::ParseLogicalTimestamp(text, value)) return true;
   ctx.reply.Error(kNotInteger);
   return false;
 }

@@ -1,7 +1,8 @@
 // TREG: the timestamped register commands (COMMANDS.md "TREG"; last write wins by (ts, value)).
 //
-// A container command over types::Treg. Timestamps are unsigned 64-bit, parsed strictly and
-// replied with ReplyWriter::Unsigned (RESP3 big number / RESP2 bulk string above 2^63-1).
+// A container command over types::Treg. Timestamps are unsigned 64-bit (digits only, see
+// types::ParseLogicalTimestamp) and replied with ReplyWriter::Unsigned (RESP3 big number / RESP2
+// bulk string above 2^63-1).
 // Writes follow the server's group commit (defer_sync).
 #include "types/treg.h"
 
@@ -15,11 +16,11 @@
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
-#include "server/commands/arg_parser.h"
 #include "server/commands/register.h"
 #include "server/errors.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
+#include "types/tlog.h"
 
 namespace ebb::server {
 namespace {
@@ -45,7 +46,7 @@ bool FailedOrReply(CommandContext& ctx, const storage::Status& s, types::TregRes
 
 void SetCommand(CommandContext& ctx) {
   uint64_t ts;
-  if (!ParseUint64(ctx.args[4], &ts)) return ctx.reply.Error(kNotInteger);
+  if (!types::ParseLogicalTimestamp(ctx.args[4], &ts)) return ctx.reply.Error(kNotInteger);
   types::TregResult result;
   storage::Status s = RegisterFor(ctx).Set(ctx.args[2], ctx.args[3], ts, &result);
   if (!FailedOrReply(ctx, s, result)) ctx.reply.Ok();

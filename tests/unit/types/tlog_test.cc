@@ -252,6 +252,22 @@ TEST_F(TlogTest, TregKeepsGreatestPairAndSurvivesReopen) {
   EXPECT_EQ(r, TregResult::kAbsent);
 }
 
+TEST(ParseLogicalTimestampTest, DigitsOnlyLeadingZerosAllowedWithinUint64) {
+  uint64_t v = 7;
+  EXPECT_TRUE(ParseLogicalTimestamp("0", &v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_TRUE(ParseLogicalTimestamp("000000000042", &v));  // redis-benchmark's __rand_int__
+  EXPECT_EQ(v, 42u);
+  EXPECT_TRUE(ParseLogicalTimestamp("18446744073709551615", &v));
+  EXPECT_EQ(v, kMax);
+  EXPECT_TRUE(ParseLogicalTimestamp("0018446744073709551615", &v));
+  EXPECT_EQ(v, kMax);
+  for (std::string_view bad : {"", "-1", "-0", "+1", " 1", "1 ", "1.0", "0x10", "1_000", "1e3",
+                               "18446744073709551616", "99999999999999999999"}) {
+    EXPECT_FALSE(ParseLogicalTimestamp(bad, &v)) << bad;
+  }
+}
+
 // Random operations on a few keys, mirrored on the models; flushes, compactions and reopens
 // mixed in; every state compared.
 TEST_F(TlogTest, RandomOperationsMatchTheModel) {
