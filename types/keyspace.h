@@ -110,7 +110,7 @@ class Keyspace {
   // NotFound if the key is absent; else *expire_at = its expiry (nullopt: persistent).
   storage::Status GetExpireAt(int db, std::string_view key, std::optional<int64_t>* expire_at);
 
-  // ---- whole-database operations
+  // ---- whole-database operations (types/keys.cc)
 
   // One SCAN step: examines up to `count` keys (>= 1) after `cursor`, returns those matching
   // `match` (null: all) and `type` (nullopt: all). cursor 0 starts; a returned cursor 0 ends.
