@@ -32,19 +32,26 @@ spdlog::level::level_enum LogLevel(const std::string& name) {
   return spdlog::level::info;  // notice
 }
 
-void SetUpLogging(const Config& config) {
+// Returns false (with *error) when the log file cannot be opened.
+bool SetUpLogging(const Config& config, std::string* error) {
   std::shared_ptr<spdlog::logger> logger;
   if (config.logfile.empty()) {
     logger =
         std::make_shared<spdlog::logger>("ebb", std::make_shared<spdlog::sinks::stdout_sink_mt>());
   } else {
-    logger = std::make_shared<spdlog::logger>(
-        "ebb", std::make_shared<spdlog::sinks::basic_file_sink_mt>(config.logfile));
+    try {
+      logger = std::make_shared<spdlog::logger>(
+          "ebb", std::make_shared<spdlog::sinks::basic_file_sink_mt>(config.logfile));
+    } catch (const spdlog::spdlog_ex& e) {
+      *error = "Can't open the log file: " + std::string(e.what());
+      return false;
+    }
   }
   logger->set_pattern("%P:M %d %b %Y %H:%M:%S.%e %^%L%$ %v");
   logger->set_level(LogLevel(config.loglevel));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
+  return true;
 }
 
 storage::WalFsync WalFsyncFrom(const std::string& text) {
@@ -104,7 +111,10 @@ int Main(int argc, char** argv) {
   }
   if (exit_now) return 0;
   const Config& config = registry.config();
-  SetUpLogging(config);
+  if (!SetUpLogging(config, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
   spdlog::info("ebb {} starting, pid {}", EBB_VERSION, static_cast<int>(getpid()));
 
   auto clock = std::make_shared<storage::PinnableClock>();
