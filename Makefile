@@ -64,27 +64,50 @@ clean:
 
 # --- Fuzzing (clang + libFuzzer, outside the CMake build): one binary per tests/fuzz/*_fuzz.cc,
 # seeded from tests/fuzz/corpus/<name>/ (copied, so runs never write into the repo).
+# Each target links only the sources it exercises (FUZZ_SRC_<name>); objects are shared between
+# targets and rebuilt only when a source or a header it includes changes.
 FUZZ_DIR     ?= build-fuzz
 FUZZ_CXX     ?= clang++-14
-FUZZ_TARGETS := request_parser
-FUZZ_FLAGS   := -std=c++20 -g -O1 -I. -fsanitize=fuzzer,address,undefined \
-                -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SMOKE_SECONDS ?= 12
+FUZZ_TARGETS := request_parser wal_reader sst_reader units arg_parser
+FUZZ_SRC_request_parser := protocol/*.cc
+FUZZ_SRC_wal_reader     := storage/wal/*.cc storage/util/*.cc storage/status.cc
+FUZZ_SRC_sst_reader     := storage/table/*.cc storage/format/*.cc storage/util/*.cc storage/status.cc
+FUZZ_LIB_sst_reader     := -llz4 -lzstd
+FUZZ_SRC_units          := server/config/units.cc
+FUZZ_SRC_arg_parser     := server/commands/arg_parser.cc protocol/reply_writer.cc
+FUZZ_SANITIZE := address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c++20 -g -O1 -I. -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE)
+FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SANITIZE)
+FUZZ_BINS    := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_DIR)/$(t)_fuzz)
+fuzz-objs     = $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(sort $(wildcard $(1))))
 
 .PHONY: fuzz-build fuzz-smoke fuzz
 
-fuzz-build:
-	@mkdir -p $(FUZZ_DIR)
-	@for t in $(FUZZ_TARGETS); do \
-	  $(FUZZ_CXX) $(FUZZ_FLAGS) protocol/*.cc tests/fuzz/$${t}_fuzz.cc -o $(FUZZ_DIR)/$${t}_fuzz || exit 1; \
-	done
+$(FUZZ_DIR)/obj/%.o: %.cc
+	@mkdir -p $(@D)
+	@$(FUZZ_CXX) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
-# fuzz-run SECONDS: runs every target for SECONDS on a fresh copy of its corpus.
+define fuzz-target-rule
+$(FUZZ_DIR)/$(1)_fuzz: $(call fuzz-objs,$(FUZZ_SRC_$(1)) tests/fuzz/$(1)_fuzz.cc)
+	@echo "linking $$@"
+	@$(FUZZ_CXX) $(FUZZ_LDFLAGS) $$^ $(FUZZ_LIB_$(1)) -o $$@
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz-target-rule,$(t))))
+
+-include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory -j $(JOBS) $(FUZZ_BINS)
+
+# fuzz-run SECONDS: runs every target for SECONDS on a fresh copy of its corpus; the corpus
+# (regression seeds included) is replayed first, so a seed that crashes fails the run at once.
 define fuzz-run
 	@for t in $(FUZZ_TARGETS); do \
 	  rm -rf $(FUZZ_DIR)/corpus-$$t && mkdir -p $(FUZZ_DIR)/corpus-$$t && \
 	  cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus-$$t/ && \
 	  echo "fuzzing $$t for $(1) s" && \
-	  $(FUZZ_DIR)/$${t}_fuzz -max_total_time=$(1) -artifact_prefix=$(FUZZ_DIR)/$$t- \
+	  $(FUZZ_DIR)/$${t}_fuzz -max_total_time=$(1) -timeout=30 -artifact_prefix=$(FUZZ_DIR)/$$t- \
 	    -print_final_stats=1 $(FUZZ_DIR)/corpus-$$t 2>$(FUZZ_DIR)/$$t.log || \
 	    { tail -50 $(FUZZ_DIR)/$$t.log; exit 1; }; \
 	  grep -E "^stat::number_of_executed_units" $(FUZZ_DIR)/$$t.log; \
@@ -92,7 +115,7 @@ define fuzz-run
 endef
 
 fuzz-smoke: fuzz-build
-	$(call fuzz-run,20)
+	$(call fuzz-run,$(FUZZ_SMOKE_SECONDS))
 
 fuzz: fuzz-build
 	$(call fuzz-run,300)

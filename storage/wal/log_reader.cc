@@ -1,5 +1,7 @@
 #include "storage/wal/log_reader.h"
 
+#include <vector>
+
 #include "storage/util/coding.h"
 #include "storage/util/crc32c.h"
 #include "storage/wal/log_format.h"
@@ -28,6 +30,43 @@ bool AllZero(std::string_view data) {
     if (c != 0) return false;
   }
   return true;
+}
+
+// True if the header at data[0] (whose stated length runs past the end of `data`) has a valid
+// checksum for a length that differs from the stated one in one of its two bytes, within `data`:
+// the record is complete and only its length field is damaged, so it is not a torn write.
+bool ChecksumFitsAnotherLength(std::string_view data) {
+  if (data.size() < kHeaderSize) return false;
+  const size_t stated = static_cast<uint8_t>(data[4]) | (static_cast<uint8_t>(data[5]) << 8);
+  const uint32_t expected = crc32c::Unmask(DecodeFixed32(data.data()));
+  uint32_t crc = crc32c::Value(data.data() + 6, 1);  // the type byte
+  for (size_t len = 0; kHeaderSize + len <= data.size(); ++len) {
+    const bool one_byte_differs = (len & 0xff) == (stated & 0xff) || (len >> 8) == (stated >> 8);
+    if (one_byte_differs && len != stated && crc == expected) return true;
+    if (kHeaderSize + len < data.size()) {
+      crc = crc32c::Extend(crc, data.data() + kHeaderSize + len, 1);
+    }
+  }
+  return false;
+}
+
+// For each position p of `data`, whether a chain of valid physical records starts at p and runs
+// to the end of `data` (or to a zero-filled rest). A record's payload may itself contain bytes
+// that form a valid record (a stored value may be anything); such an embedded record is not
+// followed by a chain to the end unless the payload ends exactly there, so requiring the chain
+// keeps a torn record whose payload embeds records from reading as "damage, then valid data".
+std::vector<bool> ChainsToEnd(std::string_view data) {
+  size_t zero_from = data.size();
+  while (zero_from > 0 && data[zero_from - 1] == 0) --zero_from;
+  std::vector<bool> reaches(data.size() + 1, false);
+  for (size_t p = data.size(); p-- > 0;) {
+    if (!IsValidRecordAt(data.substr(p))) continue;
+    const size_t length =
+        static_cast<uint8_t>(data[p + 4]) | (static_cast<uint8_t>(data[p + 5]) << 8);
+    const size_t next = p + kHeaderSize + length;
+    reaches[p] = next >= zero_from || reaches[next];
+  }
+  return reaches;
 }
 
 }  // namespace
@@ -186,7 +225,10 @@ bool LogReader::ReadRecord(std::string* record, Status* status) {
 
 bool LogReader::HandleDamage(uint64_t offset, const char* reason, Status* status) {
   done_ = true;
-  if (ValidRecordFollows(status)) {
+  // A record cut by the end of the file is a torn write, unless its checksum proves it complete.
+  const bool intact_but_length_damaged =
+      eof_ && buffer_.size() >= kHeaderSize && ChecksumFitsAnotherLength(buffer_);
+  if (intact_but_length_damaged || ValidRecordFollows(status)) {
     *status = Status::Corruption(name_ + ": " + reason + " at offset " + std::to_string(offset));
     return false;
   }
@@ -197,9 +239,11 @@ bool LogReader::HandleDamage(uint64_t offset, const char* reason, Status* status
 }
 
 bool LogReader::ValidRecordFollows(Status* status) {
-  // Within the damaged block a later record may start anywhere: try every position.
+  // Within the damaged block a later record may start anywhere: try every position, counting
+  // only records that begin a chain running to the end of the block's data.
+  const std::vector<bool> reaches = ChainsToEnd(buffer_);
   for (size_t pos = 1; pos + kHeaderSize <= buffer_.size(); ++pos) {
-    if (IsValidRecordAt(buffer_.substr(pos))) return true;
+    if (reaches[pos]) return true;
   }
   // Every later block starts with a record header.
   while (!eof_) {

@@ -9,6 +9,9 @@
 //    record). The caller truncates and logs a warning.
 //  - Damage followed by at least one valid record is never skipped: ReadRecord returns false with
 //    Status::Corruption("<name>: <what> at offset <n>"), n = the file offset of the damage.
+//    Inside the damaged block a valid record counts only if a chain of valid records runs from
+//    it to the end of the data, so bytes in a torn record's payload that happen to form a record
+//    do not turn a torn tail into a Corruption (docs/wal-format.md, rules 4 and 5).
 //  - An I/O error is returned as is.
 // Thread-safety: not thread-safe; one reader is used by one thread.
 #pragma once
