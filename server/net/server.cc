@@ -102,10 +102,17 @@ void Server::Run() {
 
 void Server::Accept(tcp::acceptor& acceptor) {
   acceptor.async_accept([this, &acceptor](const boost::system::error_code& ec, tcp::socket s) {
-    if (shutting_down_) return;
-    if (!ec) OnAccept(std::move(s));
-    if (ec == boost::asio::error::operation_aborted) return;
-    Accept(acceptor);
+    if (shutting_down_ || ec == boost::asio::error::operation_aborted) return;
+    if (!ec) {
+      OnAccept(std::move(s));
+      return Accept(acceptor);
+    }
+    // E.g. out of file descriptors: retry shortly instead of spinning.
+    spdlog::warn("Accepting client connection: {}", ec.message());
+    auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(100));
+    timer->async_wait([this, timer, &acceptor](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && !shutting_down_) Accept(acceptor);
+    });
   });
 }
 
