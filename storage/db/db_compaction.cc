@@ -90,7 +90,7 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
   params.manual_all = manual_all;
   params.purge_enabled = expiration_enabled_.load() && snapshots_.empty();
   params.now_ms = clock_->NowMs();
-  params.purge_deadline_ms = purge_deadline_ms_.load();
+  params.purge_deadline_ms = std::max<int64_t>(0, purge_deadline_ms_.load());
   params.l0_compaction_trigger = options_.l0_compaction_trigger;
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
