@@ -62,6 +62,9 @@ class BenchEngine {
   virtual void Flush() = 0;
   // Flushes, then compacts everything to the last level (expired rows are dropped on the way).
   virtual void CompactAll() = 0;
+  // Bytes of the table files the engine's current version lists (what it still needs). Files
+  // on disk beyond these are obsolete ones not yet deleted.
+  virtual uint64_t LiveTableBytes() = 0;
 };
 
 // Opens (creating) a database in `dir`, which must not exist yet or be empty.

@@ -70,6 +70,12 @@ class EbbEngine final : public BenchEngine {
   void Flush() override { Check(db_->FlushMemtable(), "flush"); }
   void CompactAll() override { Check(db_->CompactAll(), "compact"); }
 
+  uint64_t LiveTableBytes() override {
+    uint64_t bytes = 0;
+    for (const storage::LevelStats& level : db_->GetStats().levels) bytes += level.bytes;
+    return bytes;
+  }
+
  private:
   std::unique_ptr<storage::DB> db_;
   uint64_t bytes_read_ = 0;  // keeps the scan's reads observable

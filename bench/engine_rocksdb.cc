@@ -151,6 +151,15 @@ class RocksEngine final : public BenchEngine {
     Check(db_->CompactRange(c, nullptr, nullptr), "compact");
   }
 
+  uint64_t LiveTableBytes() override {
+    uint64_t bytes = 0;
+    if (!db_->GetIntProperty(rocksdb::DB::Properties::kLiveSstFilesSize, &bytes)) {
+      std::fprintf(stderr, "rocksdb: no %s\n", rocksdb::DB::Properties::kLiveSstFilesSize.c_str());
+      std::exit(1);
+    }
+    return bytes;
+  }
+
  private:
   std::shared_ptr<storage::ManualClock> clock_;
   std::unique_ptr<ExpiryFilter> filter_;  // must outlive db_ (declared first, destroyed last)

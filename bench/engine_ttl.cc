@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <thread>
 
 namespace ebb::bench {
@@ -12,16 +13,28 @@ constexpr int64_t kStartMs = 1'700'000'000'000;  // the ManualClock's start (202
 
 double MiB(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
-// The first sample (from the first round on) whose SST bytes are within 5% (or 64 KiB) of the
-// final, forced-compaction size; nullptr if only the forced compaction got there.
-const TtlSample* FirstAtLiveSize(const TtlResult& r, bool ebb) {
-  const auto sst = [ebb](const TtlSample& s) { return ebb ? s.ebb.sst : s.rocks.sst; };
-  const uint64_t live = sst(r.samples.back());
+// The first round whose bytes (as `bytes` measures them) are within 5% (or 64 KiB) of `live`,
+// the size of the engine's live tables after the forced full compaction; nullptr if none.
+const TtlSample* FirstAtLiveSize(const TtlResult& r, uint64_t live,
+                                 const std::function<uint64_t(const TtlSample&)>& bytes) {
   const uint64_t slack = std::max<uint64_t>(live / 20, 64 << 10);
   for (size_t i = 1; i + 1 < r.samples.size(); i++) {
-    if (sst(r.samples[i]) <= live + slack) return &r.samples[i];
+    if (bytes(r.samples[i]) <= live + slack) return &r.samples[i];
   }
   return nullptr;
+}
+
+void PrintVerdict(const char* what, const TtlConfig& config, const TtlSample* at) {
+  if (at == nullptr) {
+    std::printf("- %s: not back to the live size in any round.\n", what);
+    return;
+  }
+  std::printf(
+      "- %s: back to the live size (within 5%%) at %s: clock = expiry + %lld s, %s the purge "
+      "deadline of %lld s.\n",
+      what, at->step.c_str(), static_cast<long long>(at->past_expiry_ms / 1000),
+      at->past_expiry_ms <= config.purge_deadline_ms ? "within" : "after",
+      static_cast<long long>(config.purge_deadline_ms / 1000));
 }
 
 }  // namespace
@@ -46,11 +59,16 @@ TtlResult RunTtlWorkload(const TtlConfig& config) {
   const int64_t expiry = kStartMs + config.ttl_ms;  // the clock did not move during the fill
   const auto start = std::chrono::steady_clock::now();
   const auto sample = [&](std::string step) {
-    TtlSample s{std::move(step), clock->NowMs() - expiry,
+    TtlSample s{std::move(step),
+                clock->NowMs() - expiry,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                BytesOnDisk(ebb_dir), BytesOnDisk(rocks_dir)};
-    std::fprintf(stderr, "  %s: ebb %.1f MiB, RocksDB %.1f MiB of SSTs\n", s.step.c_str(),
-                 MiB(s.ebb.sst), MiB(s.rocks.sst));
+                BytesOnDisk(ebb_dir),
+                BytesOnDisk(rocks_dir),
+                ebb->LiveTableBytes(),
+                rocks->LiveTableBytes()};
+    std::fprintf(stderr, "  %s: SSTs on disk (live) ebb %.1f (%.1f) MiB, RocksDB %.1f (%.1f) MiB\n",
+                 s.step.c_str(), MiB(s.ebb.sst), MiB(s.ebb_live), MiB(s.rocks.sst),
+                 MiB(s.rocks_live));
     r.samples.push_back(std::move(s));
   };
   sample("after fill + flush");
@@ -83,34 +101,33 @@ void PrintTtlReport(const TtlConfig& config, const TtlResult& r) {
       "by a quarter of the purge deadline, up to expiry + the deadline, where it stays. RocksDB "
       "expiry: an 8-byte expire_at prepended to each "
       "value and a CompactionFilter dropping expired rows (so its rows are 8 bytes longer). "
-      "SST = table files; dir = every file (WAL, manifest, logs).\n\n",
+      "SST = table files on disk; live SST = the table files the engine's current version lists "
+      "(the rest are obsolete files not deleted yet); dir = every file (WAL, manifest, logs).\n\n",
       static_cast<unsigned long long>(config.num),
       static_cast<unsigned long long>(config.live_every ? 100 - 100 / config.live_every : 100),
       static_cast<long long>(config.ttl_ms / 1000),
       static_cast<long long>(config.purge_deadline_ms / 1000), config.round_ms);
   std::printf(
-      "| step | real s | clock − expiry (s) | ebb SST MiB | ebb dir MiB | RocksDB SST MiB | "
-      "RocksDB dir MiB |\n|---|---:|---:|---:|---:|---:|---:|\n");
+      "| step | real s | clock − expiry (s) | ebb SST MiB | ebb live SST MiB | ebb dir MiB | "
+      "RocksDB SST MiB | RocksDB live SST MiB | RocksDB dir MiB |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const TtlSample& s : r.samples) {
-    std::printf("| %s | %.1f | %lld | %.2f | %.2f | %.2f | %.2f |\n", s.step.c_str(), s.real_s,
-                static_cast<long long>(s.past_expiry_ms / 1000), MiB(s.ebb.sst), MiB(s.ebb.total),
-                MiB(s.rocks.sst), MiB(s.rocks.total));
+    std::printf("| %s | %.1f | %lld | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", s.step.c_str(),
+                s.real_s, static_cast<long long>(s.past_expiry_ms / 1000), MiB(s.ebb.sst),
+                MiB(s.ebb_live), MiB(s.ebb.total), MiB(s.rocks.sst), MiB(s.rocks_live),
+                MiB(s.rocks.total));
   }
   std::printf("\n");
-  for (bool ebb : {true, false}) {
-    const TtlSample* at = FirstAtLiveSize(r, ebb);
-    const char* name = ebb ? "ebb" : "RocksDB";
-    if (at != nullptr) {
-      std::printf(
-          "- %s: back to its live size (within 5%%) at %s: clock = expiry + %lld s, %s the "
-          "purge deadline of %lld s.\n",
-          name, at->step.c_str(), static_cast<long long>(at->past_expiry_ms / 1000),
-          at->past_expiry_ms <= config.purge_deadline_ms ? "within" : "after",
-          static_cast<long long>(config.purge_deadline_ms / 1000));
-    } else {
-      std::printf("- %s: not back to its live size until the forced full compaction.\n", name);
-    }
-  }
+  const TtlSample& last = r.samples.back();
+  PrintVerdict("ebb, SST bytes on disk", config,
+               FirstAtLiveSize(r, last.ebb_live, [](const TtlSample& s) { return s.ebb.sst; }));
+  PrintVerdict("ebb, SST bytes its version lists", config,
+               FirstAtLiveSize(r, last.ebb_live, [](const TtlSample& s) { return s.ebb_live; }));
+  PrintVerdict("RocksDB, SST bytes on disk", config,
+               FirstAtLiveSize(r, last.rocks_live, [](const TtlSample& s) { return s.rocks.sst; }));
+  PrintVerdict(
+      "RocksDB, SST bytes its version lists", config,
+      FirstAtLiveSize(r, last.rocks_live, [](const TtlSample& s) { return s.rocks_live; }));
   std::printf("- live rows after expiry: ebb %llu, RocksDB %llu, expected %llu.\n",
               static_cast<unsigned long long>(r.ebb_live_rows),
               static_cast<unsigned long long>(r.rocks_live_rows),

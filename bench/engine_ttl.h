@@ -37,6 +37,7 @@ struct TtlSample {
   int64_t past_expiry_ms = 0;  // clock - expiry of the TTL rows (negative: not yet expired)
   double real_s = 0;           // real seconds since the fill was flushed
   DiskUsage ebb, rocks;
+  uint64_t ebb_live = 0, rocks_live = 0;  // BenchEngine::LiveTableBytes
 };
 
 struct TtlResult {
