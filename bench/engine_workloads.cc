@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -38,13 +39,21 @@ void FormatKey(uint64_t i, bool miss, char* out) {
   if (miss) out[kKeySize - 1] = ':';
 }
 
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 template <typename Body>
 Measurement Timed(uint64_t ops, Body&& body) {
   Measurement m;
   m.ops = ops;
+  const double cpu_start = ProcessCpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   m.found = body();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.cpu_seconds = ProcessCpuSeconds() - cpu_start;
   return m;
 }
 

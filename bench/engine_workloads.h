@@ -22,9 +22,15 @@ constexpr size_t kValueSize = 100;
 // One timed run of one workload on one engine.
 struct Measurement {
   uint64_t ops = 0;
-  uint64_t found = 0;  // reads that found a row / seeks that landed on one / rows scanned
-  double seconds = 0;
+  uint64_t found = 0;      // reads that found a row / seeks that landed on one / rows scanned
+  double seconds = 0;      // wall clock
+  double cpu_seconds = 0;  // CPU time of the whole process (every thread) over the same span
   double ops_per_sec() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
+  // Throughput per CPU second: less sensitive than ops_per_sec to other processes' load, but it
+  // counts background work (flush, compaction) only while the workload runs.
+  double ops_per_cpu_sec() const {
+    return cpu_seconds > 0 ? static_cast<double>(ops) / cpu_seconds : 0;
+  }
 };
 
 // The 16-byte key for key number i; `miss` makes the in-range key that is never written.
