@@ -1,5 +1,8 @@
 // The SlateDB RFC's timestamp/TTL scenarios and the grace example, each checked as written, after
 // a flush, after a full compaction and across a reopen; whole-file expiry; the purge deadline.
+#include <chrono>
+#include <thread>
+
 #include "storage/db/db_impl.h"
 #include "tests/unit/storage/db_test_fixture.h"
 
@@ -234,6 +237,27 @@ TEST_F(ExpiryTest, PurgeDeadlineRemovesExpiredBytesFromEveryLevel) {
   int n = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
   EXPECT_EQ(n, 100);
+}
+
+TEST_F(ExpiryTest, BackgroundThreadEnforcesThePurgeDeadlineOnItsOwn) {
+  options_.purge_deadline_ms = 400;  // the background thread re-checks every 100 ms
+  options_.whole_file_expiry = false;
+  Open();
+  const int64_t now = clock_->NowMs();
+  Put("keep", "v");
+  for (int i = 0; i < 10; i++) Put("t" + std::to_string(i), "v", now, 100);
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  clock_->Advance(100 + 400);
+  // No call into the DB: wait (bounded) for the background cycle to notice the deadline.
+  uint64_t dropped = 0;
+  for (int i = 0; i < 400 && dropped < 10; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    dropped = db_->GetStats().expired_rows_dropped;
+  }
+  EXPECT_EQ(dropped, 10u);
+  db_->SetExpirationEnabled(false);
+  EXPECT_EQ(Get("t3"), "NOT_FOUND");
+  EXPECT_EQ(Get("keep"), "v");
 }
 
 TEST_F(ExpiryTest, FlushAndCompactionHappenInTheBackground) {
