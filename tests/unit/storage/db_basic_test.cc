@@ -51,7 +51,7 @@ TEST_F(DBTest, GetReturnsMeta) {
 
 TEST_F(DBTest, SurvivesReopen) {
   Open();
-  for (int i = 0; i < 200; i++) Put("key" + std::to_string(i), "value" + std::to_string(i));
+  for (int i = 0; i < 200; i++) Put(Cat("key", std::to_string(i)), Cat("value", std::to_string(i)));
   Del("key7");
   Reopen();
   EXPECT_EQ(Get("key0"), "value0");
@@ -106,7 +106,7 @@ TEST_F(DBTest, TornWalTailIsTruncated) {
 TEST_F(DBTest, DamageInTheMiddleOfTheWalFailsOpen) {
   options_.memtable_size = 1 << 20;  // keep every write in the one WAL
   Open();
-  for (int i = 0; i < 20; i++) Put("key" + std::to_string(i), std::string(100, 'v'));
+  for (int i = 0; i < 20; i++) Put(Cat("key", std::to_string(i)), std::string(100, 'v'));
   db_.reset();
   const std::string log = LogPath(dir_);
   {
@@ -253,7 +253,8 @@ TEST_F(DBTest, SyncWalUnderAlwaysAndConcurrentWrites) {
   std::thread syncer([&] {
     for (int i = 0; i < 20; i++) EXPECT_TRUE(db_->SyncWal().ok());
   });
-  for (int i = 0; i < 50; i++) ASSERT_TRUE(db_->Put(deferred, "k" + std::to_string(i), "v").ok());
+  for (int i = 0; i < 50; i++)
+    ASSERT_TRUE(db_->Put(deferred, Cat("k", std::to_string(i)), "v").ok());
   syncer.join();
   ASSERT_TRUE(db_->SyncWal().ok());
   ASSERT_TRUE(db_->Put(WriteOptions(), "last", "v").ok());

@@ -17,7 +17,7 @@ TEST_F(DBTest, WritesStallBoundedWhileL0IsFull) {
   options_.memtable_size = 1 << 20;
   Open();
   for (int i = 0; i < 2; i++) {
-    Put("k" + std::to_string(i), "v");
+    Put(Cat("k", std::to_string(i)), "v");
     ASSERT_TRUE(db_->FlushMemtable().ok());
   }
   ASSERT_EQ(db_->GetStats().levels[0].files, 2);
@@ -71,10 +71,10 @@ TEST_F(DBTest, CompactionFilterDropsAndRewrites) {
 
 TEST_F(DBTest, IteratorOutlivesCompactionOfItsFiles) {
   Open();
-  for (int i = 0; i < 300; i++) Put("key" + std::to_string(1000 + i), std::string(50, 'a'));
+  for (int i = 0; i < 300; i++) Put(Cat("key", std::to_string(1000 + i)), std::string(50, 'a'));
   ASSERT_TRUE(db_->FlushMemtable().ok());
   auto it = db_->NewIterator(ReadOptions());
-  for (int i = 0; i < 300; i++) Put("key" + std::to_string(1000 + i), std::string(50, 'b'));
+  for (int i = 0; i < 300; i++) Put(Cat("key", std::to_string(1000 + i)), std::string(50, 'b'));
   ASSERT_TRUE(db_->CompactAll().ok());
   int n = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
@@ -88,7 +88,7 @@ TEST_F(DBTest, IteratorOutlivesCompactionOfItsFiles) {
 
 TEST_F(DBTest, StatsReportLevelsAndCounters) {
   Open();
-  for (int i = 0; i < 500; i++) Put("key" + std::to_string(i), std::string(40, 'x'));
+  for (int i = 0; i < 500; i++) Put(Cat("key", std::to_string(i)), std::string(40, 'x'));
   ASSERT_TRUE(db_->CompactAll().ok());
   const Stats stats = db_->GetStats();
   ASSERT_EQ(stats.levels.size(), 7u);
@@ -119,12 +119,12 @@ TEST_F(DBTest, PlainKeyValueModelUnderBackgroundCompaction) {
   std::map<std::string, std::string> model;
   std::mt19937 rng(11);
   for (int op = 0; op < 6000; op++) {
-    const std::string key = "key" + std::to_string(rng() % 400);
+    const std::string key = Cat("key", std::to_string(rng() % 400));
     if (rng() % 5 == 0) {
       Del(key);
       model.erase(key);
     } else {
-      const std::string value = "v" + std::to_string(op) + std::string(rng() % 60, 'x');
+      const std::string value = Cat("v", std::to_string(op)) + std::string(rng() % 60, 'x');
       Put(key, value);
       model[key] = value;
     }
@@ -133,7 +133,7 @@ TEST_F(DBTest, PlainKeyValueModelUnderBackgroundCompaction) {
   const Stats stats = db_->GetStats();
   EXPECT_GT(stats.compactions, 0u);
   for (int i = 0; i < 400; i++) {
-    const std::string key = "key" + std::to_string(i);
+    const std::string key = Cat("key", std::to_string(i));
     auto it = model.find(key);
     ASSERT_EQ(Get(key), it == model.end() ? "NOT_FOUND" : it->second) << key;
   }

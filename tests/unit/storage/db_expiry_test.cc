@@ -125,9 +125,9 @@ class ExpiryTest : public DBTest {
 
 TEST_F(ExpiryTest, SnapshotKeepsViewAcrossFlushAndCompaction) {
   Open();
-  for (int i = 0; i < 100; i++) Put("k" + std::to_string(i), "old");
+  for (int i = 0; i < 100; i++) Put(Cat("k", std::to_string(i)), "old");
   const Snapshot* snap = db_->GetSnapshot();
-  for (int i = 0; i < 100; i++) Put("k" + std::to_string(i), "new");
+  for (int i = 0; i < 100; i++) Put(Cat("k", std::to_string(i)), "new");
   Del("k5");
   ASSERT_TRUE(db_->CompactAll().ok());
   EXPECT_EQ(Get("k5", 0, snap), "old");
@@ -149,7 +149,7 @@ TEST_F(ExpiryTest, SnapshotKeepsViewAcrossFlushAndCompaction) {
 TEST_F(ExpiryTest, WholeFileExpiryDropsAFullyExpiredFile) {
   Open();
   const int64_t now = clock_->NowMs();
-  for (int i = 0; i < 20; i++) Put("t" + std::to_string(i), "v", now, 100 + i);
+  for (int i = 0; i < 20; i++) Put(Cat("t", std::to_string(i)), "v", now, 100 + i);
   ASSERT_TRUE(db_->FlushMemtable().ok());
   ASSERT_GE(TotalFiles(), 1);
   EXPECT_FALSE(impl()->RunBackgroundCycle());  // nothing has expired yet
@@ -204,7 +204,7 @@ TEST_F(ExpiryTest, PurgeDeadlineRemovesExpiredBytesFromEveryLevel) {
   const int64_t now = clock_->NowMs();
   const std::string value(100, 'x');
   for (int i = 0; i < 200; i++) {
-    const std::string key = "k" + std::to_string(1000 + i);
+    const std::string key = Cat("k", std::to_string(1000 + i));
     if (i % 2 == 0) {
       Put(key, value);
     } else {
@@ -245,7 +245,7 @@ TEST_F(ExpiryTest, BackgroundThreadEnforcesThePurgeDeadlineOnItsOwn) {
   Open();
   const int64_t now = clock_->NowMs();
   Put("keep", "v");
-  for (int i = 0; i < 10; i++) Put("t" + std::to_string(i), "v", now, 100);
+  for (int i = 0; i < 10; i++) Put(Cat("t", std::to_string(i)), "v", now, 100);
   ASSERT_TRUE(db_->FlushMemtable().ok());
   clock_->Advance(100 + 400);
   // No call into the DB: wait (bounded) for the background cycle to notice the deadline.
@@ -263,12 +263,13 @@ TEST_F(ExpiryTest, BackgroundThreadEnforcesThePurgeDeadlineOnItsOwn) {
 TEST_F(ExpiryTest, FlushAndCompactionHappenInTheBackground) {
   Open();
   const std::string value(200, 'v');
-  for (int i = 0; i < 2000; i++) Put("key" + std::to_string(i % 500), value + std::to_string(i));
+  for (int i = 0; i < 2000; i++)
+    Put(Cat("key", std::to_string(i % 500)), Cat(value, std::to_string(i)));
   ASSERT_TRUE(db_->FlushMemtable().ok());
   const Stats stats = db_->GetStats();
   EXPECT_GT(stats.flushes, 10u);
   for (int i = 0; i < 500; i++) {
-    EXPECT_EQ(Get("key" + std::to_string(i)), value + std::to_string(1500 + i));
+    EXPECT_EQ(Get(Cat("key", std::to_string(i))), Cat(value, std::to_string(1500 + i)));
   }
   Reopen();
   EXPECT_EQ(Get("key7"), value + "1507");

@@ -113,7 +113,7 @@ class DBModelTest : public DBTest {
   }
 
   void Run(uint32_t seed, int ops) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
+    SCOPED_TRACE(Cat("seed ", std::to_string(seed)));
     std::mt19937 rng(seed);
     auto rand = [&](int64_t lo, int64_t hi) {
       return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -122,9 +122,9 @@ class DBModelTest : public DBTest {
     uint64_t seq = 0;
     const Snapshot* snap = nullptr;
     uint64_t snap_seq = 0;
-    auto key_of = [&] { return "k" + std::to_string(rand(10, 39)); };
+    auto key_of = [&] { return Cat("k", std::to_string(rand(10, 39))); };
     for (int op = 0; op < ops; op++) {
-      SCOPED_TRACE("op " + std::to_string(op));
+      SCOPED_TRACE(Cat("op ", std::to_string(op)));
       const int64_t now = clock_->NowMs();
       const int64_t dice = rand(0, 999);
       if (dice < 450) {
@@ -132,7 +132,7 @@ class DBModelTest : public DBTest {
         WriteOptions wo;
         if (rand(0, 4) > 0) wo.timestamp_ms = now + rand(-100, 100);
         if (rand(0, 1) == 0) wo.ttl_ms = rand(1, 300);
-        const std::string value = "v" + std::to_string(seq + 1);
+        const std::string value = Cat("v", std::to_string(seq + 1));
         ASSERT_TRUE(db_->Put(wo, key, value).ok());
         std::optional<int64_t> exp;
         if (wo.ttl_ms) exp = wo.timestamp_ms.value_or(now) + *wo.ttl_ms;
