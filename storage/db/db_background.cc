@@ -31,6 +31,8 @@ void DBImpl::BackgroundLoop() {
     }
     done_cv_.notify_all();
     if (did_work) continue;
+    // Files that readers (iterators) still pinned at the last cleanup may be free by now.
+    if (obsolete_files_pinned_) DeleteObsoleteFiles();
     // Idle: re-check expiry deadlines at least every purge_deadline/4 (and every second).
     const int64_t wait_ms = std::clamp<int64_t>(purge_deadline_ms_.load() / 4, 1, 1000);
     bg_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms));
@@ -77,6 +79,11 @@ void DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
 void DBImpl::DeleteObsoleteFiles() {
   std::set<uint64_t> live = pending_outputs_;
   versions_.AddLiveFiles(&live);
+  std::set<uint64_t> current_files;
+  for (const auto& level : versions_.current()->files) {
+    for (const auto& f : level) current_files.insert(f->number);
+  }
+  obsolete_files_pinned_ = live.size() > current_files.size() + pending_outputs_.size();
   std::vector<std::string> names;
   if (!fs_->GetChildren(dir_, &names).ok()) return;
   for (const auto& name : names) {

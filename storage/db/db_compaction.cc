@@ -48,7 +48,7 @@ bool DBImpl::NewerDataOverlaps(const Version& version, const CompactionJob& job)
 bool DBImpl::ApplyWholeFileExpiry(std::unique_lock<std::mutex>&) {
   if (!whole_file_expiry_.load() || !expiration_enabled_.load() || !bg_error_.ok()) return false;
   const int64_t now = clock_->NowMs();
-  const auto v = versions_.current();
+  auto v = versions_.current();
   VersionEdit edit;
   uint64_t dropped = 0;
   for (int level = 0; level < kNumLevels; level++) {
@@ -79,6 +79,7 @@ bool DBImpl::ApplyWholeFileExpiry(std::unique_lock<std::mutex>&) {
     bg_error_ = s;
     return false;
   }
+  v.reset();  // so the dropped files are deletable now
   stats_.files_expired_whole += dropped;
   DeleteObsoleteFiles();
   return true;
@@ -94,10 +95,14 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
   params.l0_compaction_trigger = options_.l0_compaction_trigger;
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
-  const auto version = versions_.current();
-  auto job = PickCompaction(*version, params, next_compaction_file_);
-  if (!job) return false;
-  job->drop_dead = job->bottommost && !NewerDataOverlaps(*version, *job);
+  std::unique_ptr<CompactionJob> job;
+  {
+    // Not held across the compaction: the inputs' files must be deletable when it ends.
+    const auto version = versions_.current();
+    job = PickCompaction(*version, params, next_compaction_file_);
+    if (!job) return false;
+    job->drop_dead = job->bottommost && !NewerDataOverlaps(*version, *job);
+  }
   Status s = DoCompaction(lock, job.get());
   if (!s.ok()) bg_error_ = s;
   return s.ok();

@@ -122,6 +122,7 @@ class DBImpl final : public DB {
   bool shutting_down_ = false;
   bool compacting_ = false;  // one compaction at a time (background or CompactAll)
   bool flushing_ = false;
+  bool obsolete_files_pinned_ = false;  // some dead file is kept only because a reader holds it
   Status bg_error_;
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;

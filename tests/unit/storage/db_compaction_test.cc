@@ -1,8 +1,10 @@
 // Background work seen from outside: write stalls, the compaction filter, iterators that outlive
 // the files they read, stats.
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "storage/compaction_filter.h"
 #include "storage/db/db_impl.h"
@@ -82,14 +84,21 @@ TEST_F(DBTest, IteratorOutlivesCompactionOfItsFiles) {
   }
   EXPECT_TRUE(it->status().ok());
   EXPECT_EQ(n, 300);
+  EXPECT_GT(SstFilesOnDisk(), TotalFiles());  // the iterator still pins the compacted inputs
   it.reset();
   EXPECT_EQ(Get("key1000"), std::string(50, 'b'));
+  // Released: the background thread deletes them (bounded wait).
+  for (int i = 0; i < 200 && SstFilesOnDisk() != TotalFiles(); i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(SstFilesOnDisk(), TotalFiles());
 }
 
 TEST_F(DBTest, StatsReportLevelsAndCounters) {
   Open();
   for (int i = 0; i < 500; i++) Put(Cat("key", std::to_string(i)), std::string(40, 'x'));
   ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(SstFilesOnDisk(), TotalFiles());  // compaction inputs are deleted at once
   const Stats stats = db_->GetStats();
   ASSERT_EQ(stats.levels.size(), 7u);
   EXPECT_EQ(stats.levels[0].files, 0);

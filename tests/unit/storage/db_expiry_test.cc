@@ -160,6 +160,7 @@ TEST_F(ExpiryTest, WholeFileExpiryDropsAFullyExpiredFile) {
   EXPECT_GE(stats.files_expired_whole, 1u);
   EXPECT_EQ(stats.compactions, 0u);
   EXPECT_EQ(TotalFiles(), 0);
+  EXPECT_EQ(SstFilesOnDisk(), 0);
 }
 
 TEST_F(ExpiryTest, WholeFileExpirySparesFilesWithNonExpiringRowsOrOverlap) {

@@ -94,6 +94,13 @@ class DBTest : public ::testing::Test {
     EXPECT_TRUE(it->status().ok()) << it->status().ToString();
     return out;
   }
+  int SstFilesOnDisk() {
+    int n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      if (entry.path().extension() == ".sst") n++;
+    }
+    return n;
+  }
   int TotalFiles() {
     int n = 0;
     for (const auto& level : db_->GetStats().levels) n += level.files;
