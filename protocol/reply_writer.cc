@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 namespace ebb::protocol {
@@ -38,7 +37,12 @@ std::string FormatDouble(double d) {
   char buf[64];
   auto sci = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
   std::string_view text(buf, sci.ptr - buf);
-  const int exponent = std::atoi(text.data() + text.find('e') + 1);
+  // The exponent follows 'e' to the end of `text`, which is not NUL-terminated.
+  int exponent = 0;
+  const size_t e = text.find('e');
+  const char* exp_begin = text.data() + e + 1;
+  if (*exp_begin == '+') ++exp_begin;
+  std::from_chars(exp_begin, text.data() + text.size(), exponent);
   if (exponent < -4 || exponent >= 17) return std::string(text);
   auto fixed = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
   out.assign(buf, fixed.ptr);
