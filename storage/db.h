@@ -74,6 +74,12 @@ class DB {
 
   // Makes every write that has returned so far durable (one fdatasync shared by all of them).
   virtual Status SyncWal() = 0;
+  // Hands every WAL byte buffered in the process to the OS (write(2), no fsync): after it
+  // returns, the writes that have returned so far survive a crash of the process, though not of
+  // the machine. Under kEverySec and kNo, writes otherwise wait in the process's WAL buffer
+  // until it fills, the next SyncWal, or the once-a-second sync; the server calls this once per
+  // batch of requests before it replies (Redis's AOF write before replies).
+  virtual Status FlushWal() = 0;
   // Freezes the memtable and writes it to an L0 file; returns when that file is installed.
   virtual Status FlushMemtable() = 0;
   // Flushes, then compacts every level down to the last, applying expiry and the filter.

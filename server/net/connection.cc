@@ -8,6 +8,7 @@
 #include "protocol/reply_writer.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
+#include "types/keyspace.h"
 
 namespace ebb::server {
 namespace {
@@ -138,6 +139,12 @@ void Connection::ProcessInput() {
           self->OnSynced(s, std::move(held));
         });
   } else {
+    if (wrote) {
+      // The batch's writes reach the OS before their replies leave, so a crash of the process
+      // loses nothing that was acknowledged (the disk is synced per wal-fsync).
+      storage::Status s = ctx.keyspace().db().FlushWal();
+      if (!s.ok()) spdlog::warn("WAL write failed: {}", s.ToString());
+    }
     out_ += batch;
   }
   if (!CheckOutputLimits(WallMs())) return;

@@ -292,6 +292,14 @@ Status DBImpl::SyncWal() {
   return Status::OK();
 }
 
+Status DBImpl::FlushWal() {
+  std::lock_guard lock(mu_);
+  if (!log_) return Status::OK();
+  Status s = log_->Flush();
+  if (!s.ok()) bg_error_ = s;  // what was buffered may be lost: refuse further writes
+  return s;
+}
+
 void DBImpl::SyncLoop() {
   std::unique_lock lock(mu_);
   while (!shutting_down_) {

@@ -49,6 +49,7 @@ class DBImpl final : public DB {
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
   Status SyncWal() override;
+  Status FlushWal() override;
   Status FlushMemtable() override;
   Status CompactAll() override;
   Stats GetStats() override;
