@@ -23,12 +23,12 @@ build: deps
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: every test, server included.
 asan: deps
-	@$(CMAKE) -B $(ASAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEBB_SANITIZE=ON -DEBB_BUILD_BENCH=OFF >/dev/null
+	@$(CMAKE) -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_SANITIZE=ON -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 
 # ThreadSanitizer: the engine's tests, which exercise its background flush/compaction threads.
 tsan: deps
-	@$(CMAKE) -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEBB_TSAN=ON -DEBB_BUILD_BENCH=OFF >/dev/null
+	@$(CMAKE) -B $(TSAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_TSAN=ON -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(TSAN) -j $(JOBS) --target unit_storage
 
 run: build
