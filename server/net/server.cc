@@ -116,6 +116,16 @@ void Server::Accept(tcp::acceptor& acceptor) {
   });
 }
 
+bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer) {
+  if (!config.protected_mode || !config.requirepass.empty()) return false;
+  if (peer.is_loopback()) return false;
+  // An IPv4 loopback peer seen through a dual-stack socket (::ffff:127.x.y.z).
+  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
+    return !boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6()).is_loopback();
+  }
+  return true;
+}
+
 void Server::OnAccept(tcp::socket socket) {
   const Config& config = context_->config();
   boost::system::error_code ec;
@@ -133,6 +143,15 @@ void Server::OnAccept(tcp::socket socket) {
     context_->stats().rejected_connections++;
     // Best effort, like Redis: one write of the error, then close.
     std::string reply = "-" + std::string(kMaxClients) + "\r\n";
+    boost::asio::write(socket, boost::asio::buffer(reply), ec);
+    socket.close(ec);
+    return;
+  }
+  const tcp::endpoint peer = socket.remote_endpoint(ec);
+  if (!ec && ProtectedModeRefuses(config, peer.address())) {
+    context_->stats().rejected_connections++;
+    spdlog::warn("Refused connection from {}: protected mode", peer.address().to_string());
+    std::string reply = "-" + std::string(kProtectedModeDenied) + "\r\n";
     boost::asio::write(socket, boost::asio::buffer(reply), ec);
     socket.close(ec);
     return;

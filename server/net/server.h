@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/net/wal_syncer.h"
 
@@ -22,6 +23,10 @@ namespace ebb::server {
 
 class Connection;
 class ServerContext;
+
+// Protected mode (Redis's security default): while it is on and no password is set, only
+// loopback peers may connect; everyone else gets kProtectedModeDenied and is disconnected.
+bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer);
 
 class Server {
  public:

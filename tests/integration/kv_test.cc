@@ -171,7 +171,9 @@ TEST_P(KvScenarioTest, OutOfOrderOverwrites) {
   EXPECT_EQ(Get("a", "1"), "\"at100\"");
   Settle(GetParam());
   EXPECT_EQ(Get("a", kFullGrace), "\"at100\"");
-  if (GetParam() == Settle::kCompact) EXPECT_EQ(Get("a", "0"), "\"at100\"");
+  if (GetParam() == Settle::kCompact) {
+    EXPECT_EQ(Get("a", "0"), "\"at100\"");
+  }
 }
 
 // Scenario 5: inserted at ts=100, then deleted at ts=50: the tombstone is ignored when they meet.
@@ -183,7 +185,9 @@ TEST_P(KvScenarioTest, OutOfOrderTombstone) {
   EXPECT_EQ(Get("a", kFullGrace), "\"v\"");
   Settle(GetParam());
   EXPECT_EQ(Get("a", kFullGrace), "\"v\"");
-  if (GetParam() == Settle::kCompact) EXPECT_EQ(Get("a", "0"), "\"v\"");
+  if (GetParam() == Settle::kCompact) {
+    EXPECT_EQ(Get("a", "0"), "\"v\"");
+  }
   // A tombstone with a newer timestamp wins under every grace.
   ASSERT_EQ(R({"DELETE", "a", "TS", At(150)}), "OK");
   Settle(GetParam());
