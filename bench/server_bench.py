@@ -160,6 +160,8 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set ylabel 'requests/s (median)'
 set xtics rotate by -35
+set bmargin 14
+set rmargin 16
 set key top right
 set grid ytics
 set title 'ebb-server vs redis-server (50 clients, -r 1000)'
