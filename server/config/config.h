@@ -45,7 +45,7 @@ struct ClientOutputBufferLimit {
 
 // Typed option values; defaults are Redis's where Redis has the option.
 struct Config {
-  std::vector<std::string> bind = {"127.0.0.1"};
+  std::vector<std::string> bind = {"127.0.0.1", "-::1"};
   int port = 6379;
   bool protected_mode = true;
   std::string requirepass;

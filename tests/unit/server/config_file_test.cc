@@ -148,7 +148,7 @@ TEST(ConfigFileTest, ShippedConfListsEveryOptionWithItsDefault) {
   // The server starts from the repo root with this file.
   EXPECT_EQ(loaded.config().dir, "./data");
   EXPECT_EQ(loaded.config().port, 6379);
-  EXPECT_EQ(loaded.config().bind, std::vector<std::string>{"127.0.0.1"});
+  EXPECT_EQ(loaded.config().bind, (std::vector<std::string>{"127.0.0.1", "-::1"}));
 }
 
 TEST(ConfigFileTest, RewriteKeepsCommentsAndOrderAndUpdatesInPlace) {

@@ -14,7 +14,7 @@ using Pairs = std::vector<std::pair<std::string, std::string>>;
 TEST(ConfigGetTest, DefaultsAsRedisPrintsThem) {
   ConfigRegistry r;
   EXPECT_EQ(r.Get("port"), (Pairs{{"port", "6379"}}));
-  EXPECT_EQ(r.Get("bind"), (Pairs{{"bind", "127.0.0.1"}}));
+  EXPECT_EQ(r.Get("bind"), (Pairs{{"bind", "127.0.0.1 -::1"}}));
   EXPECT_EQ(r.Get("protected-mode"), (Pairs{{"protected-mode", "yes"}}));
   EXPECT_EQ(r.Get("requirepass"), (Pairs{{"requirepass", ""}}));
   EXPECT_EQ(r.Get("proto-max-bulk-len"), (Pairs{{"proto-max-bulk-len", "536870912"}}));
