@@ -62,4 +62,41 @@ inline CommandSpec Row(std::string name, int arity, uint32_t flags, std::string 
   return c;
 }
 
+// Every ArgSpec field in one call (the key and expiry commands' rows).
+inline ArgSpec DocArg(std::string name, ArgType type, std::string token = "", bool optional = false,
+                      bool multiple = false, std::vector<ArgSpec> children = {}) {
+  ArgSpec arg;
+  arg.name = std::move(name);
+  arg.type = type;
+  arg.token = std::move(token);
+  arg.optional = optional;
+  arg.multiple = multiple;
+  arg.children = std::move(children);
+  return arg;
+}
+
+// A row whose keys start at `first_key` (0: none) and run to the last argument, except for the
+// arities 2 and -3, which name exactly one key.
+inline CommandSpec KeyedRow(std::string name, int arity, uint32_t flags, int first_key,
+                            std::string group, std::string since, std::string summary,
+                            std::string complexity, std::vector<ArgSpec> arguments,
+                            CommandHandler handler) {
+  CommandSpec spec;
+  spec.name = std::move(name);
+  spec.arity = arity;
+  spec.flags = flags;
+  if (first_key > 0) {
+    spec.first_key = first_key;
+    spec.last_key = arity == 2 || arity == -3 ? first_key : -1;
+    spec.step = 1;
+  }
+  spec.group = std::move(group);
+  spec.since = std::move(since);
+  spec.summary = std::move(summary);
+  spec.complexity = std::move(complexity);
+  spec.arguments = std::move(arguments);
+  spec.handler = handler;
+  return spec;
+}
+
 }  // namespace ebb::server

@@ -9,6 +9,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/arg_parser.h"
+#include "server/commands/command_rows.h"
 #include "server/commands/register.h"
 #include "server/errors.h"
 #include "server/server_context.h"
@@ -117,57 +118,22 @@ void PersistCommand(CommandContext& ctx) {
   ctx.reply.Integer(applied ? 1 : 0);
 }
 
-// Table rows built field by field (designated initializers would leave fields implicit, which
-// -Wextra reports).
-ArgSpec Arg(std::string name, ArgType type, std::string token = "", bool optional = false,
-            bool multiple = false, std::vector<ArgSpec> children = {}) {
-  ArgSpec arg;
-  arg.name = std::move(name);
-  arg.type = type;
-  arg.token = std::move(token);
-  arg.optional = optional;
-  arg.multiple = multiple;
-  arg.children = std::move(children);
-  return arg;
-}
-
-CommandSpec Row(std::string name, int arity, uint32_t flags, int first_key, std::string group,
-                std::string since, std::string summary, std::string complexity,
-                std::vector<ArgSpec> arguments, CommandHandler handler) {
-  CommandSpec spec;
-  spec.name = std::move(name);
-  spec.arity = arity;
-  spec.flags = flags;
-  if (first_key > 0) {
-    spec.first_key = first_key;
-    spec.last_key = arity == 2 || arity == -3 ? first_key : -1;
-    spec.step = 1;
-  }
-  spec.group = std::move(group);
-  spec.since = std::move(since);
-  spec.summary = std::move(summary);
-  spec.complexity = std::move(complexity);
-  spec.arguments = std::move(arguments);
-  spec.handler = handler;
-  return spec;
-}
-
 CommandSpec ExpireSpec(std::string name, std::string since, std::string summary,
                        std::string time_name, ArgType time_type, CommandHandler handler) {
   std::vector<ArgSpec> conditions = {
-      Arg("nx", ArgType::kPureToken, "NX"), Arg("xx", ArgType::kPureToken, "XX"),
-      Arg("gt", ArgType::kPureToken, "GT"), Arg("lt", ArgType::kPureToken, "LT")};
-  return Row(std::move(name), -3, kCmdWrite | kCmdFast, 1, "generic", std::move(since),
-             std::move(summary), "O(1)",
-             {Arg("key", ArgType::kKey), Arg(std::move(time_name), time_type),
-              Arg("condition", ArgType::kOneOf, "", true, false, std::move(conditions))},
-             handler);
+      DocArg("nx", ArgType::kPureToken, "NX"), DocArg("xx", ArgType::kPureToken, "XX"),
+      DocArg("gt", ArgType::kPureToken, "GT"), DocArg("lt", ArgType::kPureToken, "LT")};
+  return KeyedRow(std::move(name), -3, kCmdWrite | kCmdFast, 1, "generic", std::move(since),
+                  std::move(summary), "O(1)",
+                  {DocArg("key", ArgType::kKey), DocArg(std::move(time_name), time_type),
+                   DocArg("condition", ArgType::kOneOf, "", true, false, std::move(conditions))},
+                  handler);
 }
 
 CommandSpec ReadSpec(std::string name, std::string since, std::string summary,
                      CommandHandler handler) {
-  return Row(std::move(name), 2, kCmdReadOnly | kCmdFast, 1, "generic", std::move(since),
-             std::move(summary), "O(1)", {Arg("key", ArgType::kKey)}, handler);
+  return KeyedRow(std::move(name), 2, kCmdReadOnly | kCmdFast, 1, "generic", std::move(since),
+                  std::move(summary), "O(1)", {DocArg("key", ArgType::kKey)}, handler);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/arg_parser.h"
+#include "server/commands/command_rows.h"
 #include "server/commands/register.h"
 #include "server/config/glob.h"
 #include "server/errors.h"
@@ -153,88 +154,57 @@ void FlushAllCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-// Table rows built field by field (designated initializers would leave fields implicit, which
-// -Wextra reports).
-ArgSpec Arg(std::string name, ArgType type, std::string token = "", bool optional = false,
-            bool multiple = false, std::vector<ArgSpec> children = {}) {
-  ArgSpec arg;
-  arg.name = std::move(name);
-  arg.type = type;
-  arg.token = std::move(token);
-  arg.optional = optional;
-  arg.multiple = multiple;
-  arg.children = std::move(children);
-  return arg;
-}
-
-CommandSpec Row(std::string name, int arity, uint32_t flags, int first_key, std::string group,
-                std::string since, std::string summary, std::string complexity,
-                std::vector<ArgSpec> arguments, CommandHandler handler) {
-  CommandSpec spec;
-  spec.name = std::move(name);
-  spec.arity = arity;
-  spec.flags = flags;
-  if (first_key > 0) {
-    spec.first_key = first_key;
-    spec.last_key = arity == 2 || arity == -3 ? first_key : -1;
-    spec.step = 1;
-  }
-  spec.group = std::move(group);
-  spec.since = std::move(since);
-  spec.summary = std::move(summary);
-  spec.complexity = std::move(complexity);
-  spec.arguments = std::move(arguments);
-  spec.handler = handler;
-  return spec;
-}
-
-ArgSpec KeyArg(bool multiple = false) { return Arg("key", ArgType::kKey, "", false, multiple); }
+ArgSpec KeyArg(bool multiple = false) { return DocArg("key", ArgType::kKey, "", false, multiple); }
 
 ArgSpec FlushModeArg() {
-  return Arg(
+  return DocArg(
       "flush-type", ArgType::kOneOf, "", true, false,
-      {Arg("async", ArgType::kPureToken, "ASYNC"), Arg("sync", ArgType::kPureToken, "SYNC")});
+      {DocArg("async", ArgType::kPureToken, "ASYNC"), DocArg("sync", ArgType::kPureToken, "SYNC")});
 }
 
 }  // namespace
 
 void RegisterKeyCommands(CommandTable& table) {
-  table.Add(Row("del", -2, kCmdWrite, 1, "generic", "1.0.0", "Deletes one or more keys.",
-                "O(N) where N is the number of keys that will be removed.", {KeyArg(true)},
-                DelCommand));
-  table.Add(Row("unlink", -2, kCmdWrite | kCmdFast, 1, "generic", "4.0.0",
-                "Asynchronously deletes one or more keys.", "O(1) for each key removed.",
-                {KeyArg(true)}, DelCommand));
-  table.Add(Row("exists", -2, kCmdReadOnly | kCmdFast, 1, "generic", "1.0.0",
-                "Determines whether one or more keys exist.",
-                "O(N) where N is the number of keys to check.", {KeyArg(true)}, ExistsCommand));
-  table.Add(Row("type", 2, kCmdReadOnly | kCmdFast, 1, "generic", "1.0.0",
-                "Determines the type of value stored at a key.", "O(1)", {KeyArg()}, TypeCommand));
-  table.Add(Row("keys", 2, kCmdReadOnly, 0, "generic", "1.0.0",
-                "Returns all key names that match a pattern.",
-                "O(N) with N being the number of keys in the database.",
-                {Arg("pattern", ArgType::kPattern)}, KeysCommand));
-  table.Add(Row(
+  table.Add(KeyedRow("del", -2, kCmdWrite, 1, "generic", "1.0.0", "Deletes one or more keys.",
+                     "O(N) where N is the number of keys that will be removed.", {KeyArg(true)},
+                     DelCommand));
+  table.Add(KeyedRow("unlink", -2, kCmdWrite | kCmdFast, 1, "generic", "4.0.0",
+                     "Asynchronously deletes one or more keys.", "O(1) for each key removed.",
+                     {KeyArg(true)}, DelCommand));
+  table.Add(KeyedRow("exists", -2, kCmdReadOnly | kCmdFast, 1, "generic", "1.0.0",
+                     "Determines whether one or more keys exist.",
+                     "O(N) where N is the number of keys to check.", {KeyArg(true)},
+                     ExistsCommand));
+  table.Add(KeyedRow("type", 2, kCmdReadOnly | kCmdFast, 1, "generic", "1.0.0",
+                     "Determines the type of value stored at a key.", "O(1)", {KeyArg()},
+                     TypeCommand));
+  table.Add(KeyedRow("keys", 2, kCmdReadOnly, 0, "generic", "1.0.0",
+                     "Returns all key names that match a pattern.",
+                     "O(N) with N being the number of keys in the database.",
+                     {DocArg("pattern", ArgType::kPattern)}, KeysCommand));
+  table.Add(KeyedRow(
       "scan", -2, kCmdReadOnly, 0, "generic", "2.8.0",
       "Iterates over the key names in the database.",
       "O(1) for every call. O(N) for a complete iteration.",
-      {Arg("cursor", ArgType::kInteger), Arg("pattern", ArgType::kPattern, "MATCH", true),
-       Arg("count", ArgType::kInteger, "COUNT", true), Arg("type", ArgType::kString, "TYPE", true)},
+      {DocArg("cursor", ArgType::kInteger), DocArg("pattern", ArgType::kPattern, "MATCH", true),
+       DocArg("count", ArgType::kInteger, "COUNT", true),
+       DocArg("type", ArgType::kString, "TYPE", true)},
       ScanCommand));
-  table.Add(Row("randomkey", 1, kCmdReadOnly, 0, "generic", "1.0.0",
-                "Returns a random key name from the database.",
-                "O(N) with N being the number of keys in the database.", {}, RandomKeyCommand));
-  table.Add(Row("dbsize", 1, kCmdReadOnly | kCmdFast, 0, "server", "1.0.0",
-                "Returns the number of keys in the database.",
-                "O(N) with N being the number of keys in the database.", {}, DbSizeCommand));
-  table.Add(Row("flushdb", -1, kCmdWrite, 0, "server", "1.0.0",
-                "Removes all keys from the current database.",
-                "O(N) where N is the number of keys in the selected database.", {FlushModeArg()},
-                FlushDbCommand));
-  table.Add(Row("flushall", -1, kCmdWrite, 0, "server", "1.0.0",
-                "Removes all keys from all databases.",
-                "O(N) where N is the total number of keys in all databases.", {FlushModeArg()},
-                FlushAllCommand));
+  table.Add(KeyedRow("randomkey", 1, kCmdReadOnly, 0, "generic", "1.0.0",
+                     "Returns a random key name from the database.",
+                     "O(N) with N being the number of keys in the database.", {},
+                     RandomKeyCommand));
+  table.Add(KeyedRow("dbsize", 1, kCmdReadOnly | kCmdFast, 0, "server", "1.0.0",
+                     "Returns the number of keys in the database.",
+                     "O(N) with N being the number of keys in the database.", {}, DbSizeCommand));
+  table.Add(KeyedRow("flushdb", -1, kCmdWrite, 0, "server", "1.0.0",
+                     "Removes all keys from the current database.",
+                     "O(N) where N is the number of keys in the selected database.",
+                     {FlushModeArg()}, FlushDbCommand));
+  table.Add(KeyedRow("flushall", -1, kCmdWrite, 0, "server", "1.0.0",
+                     "Removes all keys from all databases.",
+                     "O(N) where N is the total number of keys in all databases.", {FlushModeArg()},
+                     FlushAllCommand));
 }
 
 }  // namespace ebb::server
