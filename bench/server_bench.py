@@ -81,6 +81,15 @@ class Server:
             self.proc.wait()
         self.log.close()
 
+    def io_bytes(self):
+        """(bytes read through read/pread, bytes of those that came from the storage device)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/io") as f:
+                io = dict(line.split(": ") for line in f.read().splitlines())
+            return int(io["rchar"]), int(io["read_bytes"])
+        except (OSError, KeyError, ValueError):
+            return 0, 0
+
     def rss_kb(self):
         try:
             with open(f"/proc/{self.proc.pid}/status") as f:
@@ -293,6 +302,7 @@ def run_beyond_memory(ebb_bin, workdir, rounds, requests, cache_mb, factor, valu
         r["ebb_rss_load"], r["redis_rss_load"] = ebb.rss_kb(), redis.rss_kb()
         r["ebb_disk"], r["redis_disk"] = disk_bytes(edir), disk_bytes(rdir)
         before = info(eport, "storage"), info(eport, "stats")
+        io_before = ebb.io_bytes()
         get = ["GET", "key:__rand_int__"]
         for pipeline in (1, 16):
             n = requests * (4 if pipeline > 1 else 1)
@@ -306,6 +316,8 @@ def run_beyond_memory(ebb_bin, workdir, rounds, requests, cache_mb, factor, valu
             print(f"  GET from disk P={pipeline:<2} ebb {e:>12,.0f}  redis {rr:>12,.0f}  "
                   f"x{e / rr:.2f}", file=sys.stderr, flush=True)
         after = info(eport, "storage"), info(eport, "stats")
+        io_after = ebb.io_bytes()
+        r["ebb_read"], r["ebb_read_device"] = (a - b for a, b in zip(io_after, io_before))
         hits = int(after[0]["block_cache_hits"]) - int(before[0]["block_cache_hits"])
         misses = int(after[0]["block_cache_misses"]) - int(before[0]["block_cache_misses"])
         r["cache_hit_rate"] = hits / max(hits + misses, 1)
@@ -319,11 +331,12 @@ def run_beyond_memory(ebb_bin, workdir, rounds, requests, cache_mb, factor, valu
 
 
 def markdown_beyond_memory(r):
-    mib = lambda kb: f"{kb / 1024:,.0f} MiB"
+    mib = lambda kb: f"{kb / 1024:,.0f} MiB"  # noqa: E731
     data_mib = r["keys"] * (KEY_LEN + r["value_size"]) / (1 << 20)
     lines = [f"#### Beyond memory: {r['keys']:,} keys x {r['value_size']} B values "
              f"({data_mib:,.0f} MiB of keys and values) vs a {r['cache_mb']} MiB block cache", "",
-             "| workload | P | ebb req/s | redis req/s | ebb / redis |", "|---|---:|---:|---:|---:|"]
+             "| workload | P | ebb req/s | redis req/s | ebb / redis |",
+             "|---|---:|---:|---:|---:|"]
     for p, e, rr in r["rps"]:
         lines.append(f"| GET, random over all keys | {p} | {e:,.0f} | {rr:,.0f} | {e / rr:.2f} |")
     lines += ["", "| | ebb | redis |", "|---|---:|---:|",
@@ -335,9 +348,11 @@ def markdown_beyond_memory(r):
               f"{r['redis_load_s']:.1f} s |", "",
               f"ebb during the GETs: block cache hit rate {r['cache_hit_rate']:.1%} "
               f"({r['cache_misses']:,} block reads from SST files, {r['ebb_files']} files), "
-              f"{r['key_misses']} GETs missed a key. ebb's files were evicted from the OS page "
-              "cache (posix_fadvise DONTNEED) before each ebb round; the page cache itself is not "
-              "limited, so later reads within a round may come from it."]
+              f"{r['key_misses']} GETs missed a key; it read {r['ebb_read'] / (1 << 20):,.0f} MiB "
+              f"(of which {r['ebb_read_device'] / (1 << 20):,.0f} MiB from the storage device, "
+              "the rest from the OS page cache). ebb's files are evicted from the page cache "
+              "(posix_fadvise DONTNEED) before each ebb round; the page cache itself is not "
+              "limited, so a round's later reads of a block may come from it."]
     return "\n".join(lines) + "\n"
 
 
