@@ -6,69 +6,147 @@
 #include "storage/util/coding.h"
 
 namespace ebb::storage {
-namespace {
 
-// Decodes a varint32-prefixed slice at p. Entries were written by Add, so they are well formed.
-std::string_view GetPrefixed(const char* p, const char** end) {
-  uint32_t len = 0;
-  for (int shift = 0; shift <= 28; shift += 7) {  // stops at the last varint byte
-    const uint8_t byte = static_cast<uint8_t>(*p++);
-    len |= static_cast<uint32_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
+// One version: links to its neighbours in the key's chain, then `ikey_len` bytes of internal key
+// and `row_len` bytes of encoded row, stored right after the struct.
+struct MemTable::Version {
+  std::atomic<Version*> older{nullptr};  // next in iteration order
+  std::atomic<Version*> newer{nullptr};
+  uint64_t trailer = 0;  // sequence << 8 | kind: greater sorts first
+  uint32_t ikey_len = 0;
+  uint32_t row_len = 0;
+
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+  char* data() { return reinterpret_cast<char*>(this + 1); }
+  std::string_view internal_key() const { return {data(), ikey_len}; }
+  std::string_view user_key() const { return {data(), ikey_len - kInternalKeyTrailer}; }
+  std::string_view row() const { return {data() + ikey_len, row_len}; }
+};
+
+// One distinct user key: its bytes (inside its first version) and its chain, newest first.
+// `newest` and `oldest` are never null once the node is in the skiplist.
+struct MemTable::KeyNode {
+  std::string_view user_key;
+  std::atomic<Version*> newest{nullptr};
+  std::atomic<Version*> oldest{nullptr};
+};
+
+int MemTable::KeyNodeComparator::operator()(const KeyNode* a, const KeyNode* b) const {
+  return CompareUserKeys(a->user_key, b->user_key);
+}
+
+MemTable::MemTable() : table_(KeyNodeComparator(), &arena_) {}
+
+MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view user_key,
+                                        std::string_view encoded_row) {
+  const size_t ikey_len = user_key.size() + kInternalKeyTrailer;
+  char* mem = arena_.Allocate(sizeof(Version) + ikey_len + encoded_row.size());
+  auto* version = new (mem) Version();
+  version->trailer = trailer;
+  version->ikey_len = static_cast<uint32_t>(ikey_len);
+  version->row_len = static_cast<uint32_t>(encoded_row.size());
+  char* p = version->data();
+  std::memcpy(p, user_key.data(), user_key.size());
+  EncodeFixed64(p + user_key.size(), trailer);
+  if (!encoded_row.empty()) std::memcpy(p + ikey_len, encoded_row.data(), encoded_row.size());
+  return version;
+}
+
+// Links `version` into the chain at its place. Writes arrive in sequence order, so this is
+// almost always the head; WAL replay of older batches walks to the right spot. Each pointer is
+// fully set before a release store makes the version reachable, so readers see whole versions.
+void MemTable::LinkVersion(KeyNode* node, Version* version) {
+  Version* newer = nullptr;  // the last version that sorts before `version`
+  Version* older = node->newest.load(std::memory_order_relaxed);
+  while (older != nullptr && older->trailer > version->trailer) {
+    newer = older;
+    older = older->older.load(std::memory_order_relaxed);
   }
-  const char* data = p;
-  if (end != nullptr) *end = data + len;
-  return std::string_view(data, len);
+  version->older.store(older, std::memory_order_relaxed);
+  version->newer.store(newer, std::memory_order_relaxed);
+  if (older != nullptr) {
+    older->newer.store(version, std::memory_order_release);
+  } else {
+    node->oldest.store(version, std::memory_order_release);
+  }
+  if (newer != nullptr) {
+    newer->older.store(version, std::memory_order_release);
+  } else {
+    node->newest.store(version, std::memory_order_release);
+  }
 }
-
-}  // namespace
-
-int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
-  return CompareInternalKeys(GetPrefixed(a, nullptr), GetPrefixed(b, nullptr));
-}
-
-MemTable::MemTable() : table_(KeyComparator(), &arena_) {}
 
 void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row) {
-  const size_t ikey_len = user_key.size() + kInternalKeyTrailer;
-  std::string buf;
-  buf.reserve(ikey_len + encoded_row.size() + 10);
-  PutVarint32(&buf, static_cast<uint32_t>(ikey_len));
-  AppendInternalKey(&buf, user_key, sequence, kind);
-  PutLengthPrefixed(&buf, encoded_row);
-  char* mem = arena_.Allocate(buf.size());
-  std::memcpy(mem, buf.data(), buf.size());
-  table_.Insert(mem);
+  const uint64_t trailer = (sequence << 8) | static_cast<uint8_t>(kind);
+  Version* version = NewVersion(trailer, user_key, encoded_row);
+  KeyNode probe;
+  probe.user_key = version->user_key();
+  bool created = false;
+  const KeyNode* found = table_.FindOrInsert(&probe, [&] {
+    auto* node = new (arena_.Allocate(sizeof(KeyNode))) KeyNode();
+    node->user_key = version->user_key();
+    node->newest.store(version, std::memory_order_relaxed);
+    node->oldest.store(version, std::memory_order_relaxed);
+    created = true;
+    return node;
+  });
+  if (!created) LinkVersion(const_cast<KeyNode*>(found), version);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
 }
 
 class MemTable::Iter final : public InternalIterator {
  public:
-  explicit Iter(std::shared_ptr<const MemTable> mem) : mem_(std::move(mem)), iter_(&mem_->table_) {}
+  explicit Iter(std::shared_ptr<const MemTable> mem) : mem_(std::move(mem)), keys_(&mem_->table_) {}
 
-  bool Valid() const override { return iter_.Valid(); }
-  void SeekToFirst() override { iter_.SeekToFirst(); }
-  void SeekToLast() override { iter_.SeekToLast(); }
+  bool Valid() const override { return version_ != nullptr; }
+  void SeekToFirst() override {
+    keys_.SeekToFirst();
+    AtNewest();
+  }
+  void SeekToLast() override {
+    keys_.SeekToLast();
+    AtOldest();
+  }
   void Seek(std::string_view target) override {
-    scratch_.clear();
-    PutLengthPrefixed(&scratch_, target);
-    iter_.Seek(scratch_.data());
+    KeyNode probe;
+    probe.user_key = ExtractUserKey(target);
+    keys_.Seek(&probe);
+    AtNewest();
+    if (version_ == nullptr || CompareUserKeys(keys_.key()->user_key, probe.user_key) != 0) return;
+    const uint64_t trailer = DecodeFixed64(target.data() + target.size() - kInternalKeyTrailer);
+    while (version_ != nullptr && version_->trailer > trailer) {
+      version_ = version_->older.load(std::memory_order_acquire);
+    }
+    if (version_ == nullptr) Next();
   }
-  void Next() override { iter_.Next(); }
-  void Prev() override { iter_.Prev(); }
-  std::string_view key() const override { return GetPrefixed(iter_.key(), nullptr); }
-  std::string_view value() const override {
-    const char* end;
-    GetPrefixed(iter_.key(), &end);
-    return GetPrefixed(end, nullptr);
+  void Next() override {
+    if (version_ != nullptr) version_ = version_->older.load(std::memory_order_acquire);
+    if (version_ != nullptr) return;
+    keys_.Next();
+    AtNewest();
   }
+  void Prev() override {
+    version_ = version_->newer.load(std::memory_order_acquire);
+    if (version_ != nullptr) return;
+    keys_.Prev();
+    AtOldest();
+  }
+  std::string_view key() const override { return version_->internal_key(); }
+  std::string_view value() const override { return version_->row(); }
   Status status() const override { return Status::OK(); }
 
  private:
+  void AtNewest() {
+    version_ = keys_.Valid() ? keys_.key()->newest.load(std::memory_order_acquire) : nullptr;
+  }
+  void AtOldest() {
+    version_ = keys_.Valid() ? keys_.key()->oldest.load(std::memory_order_acquire) : nullptr;
+  }
+
   std::shared_ptr<const MemTable> mem_;
-  Table::Iterator iter_;
-  std::string scratch_;
+  Table::Iterator keys_;
+  const Version* version_ = nullptr;
 };
 
 std::unique_ptr<InternalIterator> MemTable::NewIterator(std::shared_ptr<const MemTable> mem) {

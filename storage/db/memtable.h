@@ -1,12 +1,18 @@
 // MemTable: the in-memory, sorted buffer of recent writes — every version of every key, ordered
 // by internal key (format/internal_key.h): user key ascending, then most recently written first.
 //
-// Entries live in an Arena skiplist as: varint32 ikey_len | internal key | varint32 row_len |
-// encoded row. Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
+// Layout (all in one Arena): a skiplist holds one KeyNode per distinct user key; each KeyNode
+// heads a doubly linked chain of its Versions, newest first. A write to a key that is already
+// present links one Version into that key's chain without searching a skiplist of every version,
+// so overwrites of hot keys stay cheap however many versions pile up. Each Version stores its
+// whole internal key followed by its encoded row, so iterators hand out views without copying.
+//
+// Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
 // Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
 // concurrently with one Add. Share it with std::shared_ptr: iterators keep it alive.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -37,11 +43,16 @@ class MemTable {
   static std::unique_ptr<InternalIterator> NewIterator(std::shared_ptr<const MemTable> mem);
 
  private:
-  struct KeyComparator {
-    int operator()(const char* a, const char* b) const;
+  struct Version;
+  struct KeyNode;
+  struct KeyNodeComparator {
+    int operator()(const KeyNode* a, const KeyNode* b) const;
   };
-  using Table = SkipList<const char*, KeyComparator>;
+  using Table = SkipList<const KeyNode*, KeyNodeComparator>;
   class Iter;
+
+  Version* NewVersion(uint64_t trailer, std::string_view user_key, std::string_view encoded_row);
+  static void LinkVersion(KeyNode* node, Version* version);
 
   Arena arena_;
   Table table_;

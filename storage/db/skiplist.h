@@ -31,21 +31,33 @@ class SkipList {
 
   // REQUIRES: nothing equal to key is in the list; external synchronization.
   void Insert(const Key& key) {
+    [[maybe_unused]] bool inserted = false;
+    FindOrInsert(key, [&] {
+      inserted = true;
+      return key;
+    });
+    assert(inserted);
+  }
+
+  // Returns the key equal to `probe` if one is present; otherwise inserts make() — which must
+  // compare equal to `probe` — and returns it. One search either way. REQUIRES: external sync.
+  template <class Make>
+  Key FindOrInsert(const Key& probe, Make make) {
     Node* prev[kMaxHeight];
-    Node* x = FindGreaterOrEqual(key, prev);
-    assert(x == nullptr || compare_(key, x->key) != 0);
-    (void)x;
+    Node* x = FindGreaterOrEqual(probe, prev);
+    if (x != nullptr && compare_(probe, x->key) == 0) return x->key;
     const int height = RandomHeight();
     const int max_height = max_height_.load(std::memory_order_relaxed);
     if (height > max_height) {
       for (int i = max_height; i < height; i++) prev[i] = head_;
       max_height_.store(height, std::memory_order_relaxed);
     }
-    Node* node = NewNode(key, height);
+    Node* node = NewNode(make(), height);
     for (int i = 0; i < height; i++) {
       node->NoBarrierSetNext(i, prev[i]->NoBarrierNext(i));
       prev[i]->SetNext(i, node);
     }
+    return node->key;
   }
 
   bool Contains(const Key& key) const {
