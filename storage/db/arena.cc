@@ -23,7 +23,7 @@ char* Arena::Allocate(size_t bytes) {
 }
 
 char* Arena::AllocateNewBlock(size_t bytes) {
-  blocks_.push_back(std::make_unique<char[]>(bytes));
+  blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes));  // no zeroing
   return blocks_.back().get();
 }
 

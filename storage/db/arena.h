@@ -24,7 +24,7 @@ class Arena {
   size_t MemoryUsage() const { return usage_.load(std::memory_order_relaxed); }
 
  private:
-  static constexpr size_t kBlockSize = 4096;
+  static constexpr size_t kBlockSize = 64 * 1024;
   char* AllocateNewBlock(size_t bytes);
 
   char* ptr_ = nullptr;
