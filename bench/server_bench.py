@@ -11,7 +11,7 @@ Then, beyond memory: ebb-server with a small block cache (8 MiB) is loaded with 
 keys and values (every key once, pipelined), its memtable flushed and compacted, and redis-server
 loaded with the same keys; random GETs over the whole key range (P=1 and P=16, 50 clients, A B A B)
 then make ebb read from its SST files. Reports GET requests/s for both, ebb's block cache hit rate,
-both servers' RSS after the load and after the GETs, and both data directories' size on disk.
+both servers' RSS after the load, after the GETs and at peak, and both data directories' size on disk.
 
 Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
                              [--out bench/results] [--beyond-memory on|off|only]
@@ -90,11 +90,12 @@ class Server:
         except (OSError, KeyError, ValueError):
             return 0, 0
 
-    def rss_kb(self):
+    def rss_kb(self, field="VmRSS"):
+        """Resident set size in KiB now (VmRSS), or its peak so far (field="VmHWM")."""
         try:
             with open(f"/proc/{self.proc.pid}/status") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field + ":"):
                         return int(line.split()[1])
         except OSError:
             pass
@@ -324,6 +325,7 @@ def run_beyond_memory(ebb_bin, workdir, rounds, requests, cache_mb, factor, valu
         r["cache_misses"] = misses
         r["key_misses"] = int(after[1]["keyspace_misses"]) - int(before[1]["keyspace_misses"])
         r["ebb_rss_get"], r["redis_rss_get"] = ebb.rss_kb(), redis.rss_kb()
+        r["ebb_rss_peak"], r["redis_rss_peak"] = ebb.rss_kb("VmHWM"), redis.rss_kb("VmHWM")
     finally:
         ebb.stop()
         redis.stop()
@@ -340,8 +342,9 @@ def markdown_beyond_memory(r):
     for p, e, rr in r["rps"]:
         lines.append(f"| GET, random over all keys | {p} | {e:,.0f} | {rr:,.0f} | {e / rr:.2f} |")
     lines += ["", "| | ebb | redis |", "|---|---:|---:|",
-              f"| RSS after the load | {mib(r['ebb_rss_load'])} | {mib(r['redis_rss_load'])} |",
+              f"| RSS after the load (ebb: flushed, compacted) | {mib(r['ebb_rss_load'])} | {mib(r['redis_rss_load'])} |",
               f"| RSS after the GETs | {mib(r['ebb_rss_get'])} | {mib(r['redis_rss_get'])} |",
+              f"| peak RSS (VmHWM) | {mib(r['ebb_rss_peak'])} | {mib(r['redis_rss_peak'])} |",
               f"| data dir on disk (du) | {mib(r['ebb_disk'] / 1024)} | "
               f"{mib(r['redis_disk'] / 1024)} |",
               f"| load time (ebb: + flush + compact) | {r['ebb_load_s']:.1f} s | "
