@@ -11,7 +11,8 @@ Then, beyond memory: ebb-server with a small block cache (8 MiB) is loaded with 
 keys and values (every key once, pipelined), its memtable flushed and compacted, and redis-server
 loaded with the same keys; random GETs over the whole key range (P=1 and P=16, 50 clients, A B A B)
 then make ebb read from its SST files. Reports GET requests/s for both, ebb's block cache hit rate,
-both servers' RSS after the load, after the GETs and at peak, and both data directories' size on disk.
+both servers' RSS after the load, after the GETs and at peak, and both data directories' size on
+disk.
 
 Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
                              [--out bench/results] [--beyond-memory on|off|only]
@@ -342,7 +343,8 @@ def markdown_beyond_memory(r):
     for p, e, rr in r["rps"]:
         lines.append(f"| GET, random over all keys | {p} | {e:,.0f} | {rr:,.0f} | {e / rr:.2f} |")
     lines += ["", "| | ebb | redis |", "|---|---:|---:|",
-              f"| RSS after the load (ebb: flushed, compacted) | {mib(r['ebb_rss_load'])} | {mib(r['redis_rss_load'])} |",
+              f"| RSS after the load (ebb: flushed, compacted) | {mib(r['ebb_rss_load'])} | "
+              f"{mib(r['redis_rss_load'])} |",
               f"| RSS after the GETs | {mib(r['ebb_rss_get'])} | {mib(r['redis_rss_get'])} |",
               f"| peak RSS (VmHWM) | {mib(r['ebb_rss_peak'])} | {mib(r['redis_rss_peak'])} |",
               f"| data dir on disk (du) | {mib(r['ebb_disk'] / 1024)} | "
