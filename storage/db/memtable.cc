@@ -7,49 +7,56 @@
 
 namespace ebb::storage {
 
-// One version: links to its neighbours in the key's chain, then `ikey_len` bytes of internal key
-// and `row_len` bytes of encoded row, stored right after the struct.
+// One version: links to its neighbours in the key's chain, then `row_len` bytes of encoded row
+// stored right after the struct.
 struct MemTable::Version {
   std::atomic<Version*> older{nullptr};  // next in iteration order
   std::atomic<Version*> newer{nullptr};
-  uint64_t trailer = 0;  // sequence << 8 | kind: greater sorts first
-  uint32_t ikey_len = 0;
+  uint64_t trailer = 0;  // sequence << 8 | kind, as in the internal key: greater sorts first
   uint32_t row_len = 0;
 
-  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
-  char* data() { return reinterpret_cast<char*>(this + 1); }
-  std::string_view internal_key() const { return {data(), ikey_len}; }
-  std::string_view user_key() const { return {data(), ikey_len - kInternalKeyTrailer}; }
-  std::string_view row() const { return {data() + ikey_len, row_len}; }
+  std::string_view row() const { return {reinterpret_cast<const char*>(this + 1), row_len}; }
 };
 
-// One distinct user key: its bytes (inside its first version) and its chain, newest first.
-// `newest` and `oldest` are never null once the node is in the skiplist.
+// One distinct user key: its chain, newest first, then `key_len` key bytes right after the
+// struct. `newest` and `oldest` are never null once the node is in the skiplist.
 struct MemTable::KeyNode {
-  std::string_view user_key;
   std::atomic<Version*> newest{nullptr};
   std::atomic<Version*> oldest{nullptr};
+  uint32_t key_len = 0;
+
+  std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
 };
 
 int MemTable::KeyNodeComparator::operator()(const KeyNode* a, const KeyNode* b) const {
-  return CompareUserKeys(a->user_key, b->user_key);
+  return CompareUserKeys(a->user_key(), b->user_key());
+}
+
+int MemTable::KeyNodeComparator::operator()(const KeyNode* a, std::string_view user_key) const {
+  return CompareUserKeys(a->user_key(), user_key);
 }
 
 MemTable::MemTable() : table_(KeyNodeComparator(), &arena_) {}
 
-MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view user_key,
-                                        std::string_view encoded_row) {
-  const size_t ikey_len = user_key.size() + kInternalKeyTrailer;
-  char* mem = arena_.Allocate(sizeof(Version) + ikey_len + encoded_row.size());
+MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encoded_row) {
+  char* mem = arena_.Allocate(sizeof(Version) + encoded_row.size());
   auto* version = new (mem) Version();
   version->trailer = trailer;
-  version->ikey_len = static_cast<uint32_t>(ikey_len);
   version->row_len = static_cast<uint32_t>(encoded_row.size());
-  char* p = version->data();
-  std::memcpy(p, user_key.data(), user_key.size());
-  EncodeFixed64(p + user_key.size(), trailer);
-  if (!encoded_row.empty()) std::memcpy(p + ikey_len, encoded_row.data(), encoded_row.size());
+  if (!encoded_row.empty()) {
+    std::memcpy(mem + sizeof(Version), encoded_row.data(), encoded_row.size());
+  }
   return version;
+}
+
+MemTable::KeyNode* MemTable::NewKeyNode(std::string_view user_key, Version* first) {
+  char* mem = arena_.Allocate(sizeof(KeyNode) + user_key.size());
+  auto* node = new (mem) KeyNode();
+  node->key_len = static_cast<uint32_t>(user_key.size());
+  if (!user_key.empty()) std::memcpy(mem + sizeof(KeyNode), user_key.data(), user_key.size());
+  node->newest.store(first, std::memory_order_relaxed);
+  node->oldest.store(first, std::memory_order_relaxed);
+  return node;
 }
 
 // Links `version` into the chain at its place. Writes arrive in sequence order, so this is
@@ -78,20 +85,13 @@ void MemTable::LinkVersion(KeyNode* node, Version* version) {
 
 void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row) {
-  const uint64_t trailer = (sequence << 8) | static_cast<uint8_t>(kind);
-  Version* version = NewVersion(trailer, user_key, encoded_row);
-  KeyNode probe;
-  probe.user_key = version->user_key();
+  Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
   bool created = false;
-  const KeyNode* found = table_.FindOrInsert(&probe, [&] {
-    auto* node = new (arena_.Allocate(sizeof(KeyNode))) KeyNode();
-    node->user_key = version->user_key();
-    node->newest.store(version, std::memory_order_relaxed);
-    node->oldest.store(version, std::memory_order_relaxed);
+  const KeyNode* node = table_.FindOrInsert(user_key, [&] {
     created = true;
-    return node;
+    return NewKeyNode(user_key, version);
   });
-  if (!created) LinkVersion(const_cast<KeyNode*>(found), version);
+  if (!created) LinkVersion(const_cast<KeyNode*>(node), version);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -109,11 +109,10 @@ class MemTable::Iter final : public InternalIterator {
     AtOldest();
   }
   void Seek(std::string_view target) override {
-    KeyNode probe;
-    probe.user_key = ExtractUserKey(target);
-    keys_.Seek(&probe);
+    const std::string_view user_key = ExtractUserKey(target);
+    keys_.Seek(user_key);
     AtNewest();
-    if (version_ == nullptr || CompareUserKeys(keys_.key()->user_key, probe.user_key) != 0) return;
+    if (version_ == nullptr || keys_.key()->user_key() != user_key) return;
     const uint64_t trailer = DecodeFixed64(target.data() + target.size() - kInternalKeyTrailer);
     while (version_ != nullptr && version_->trailer > trailer) {
       version_ = version_->older.load(std::memory_order_acquire);
@@ -132,7 +131,16 @@ class MemTable::Iter final : public InternalIterator {
     keys_.Prev();
     AtOldest();
   }
-  std::string_view key() const override { return version_->internal_key(); }
+  // The internal key is assembled on demand: the node's user key, then the version's trailer.
+  std::string_view key() const override {
+    if (key_for_ != version_) {
+      const std::string_view user_key = keys_.key()->user_key();
+      key_.assign(user_key.data(), user_key.size());
+      PutFixed64(&key_, version_->trailer);
+      key_for_ = version_;
+    }
+    return key_;
+  }
   std::string_view value() const override { return version_->row(); }
   Status status() const override { return Status::OK(); }
 
@@ -147,6 +155,8 @@ class MemTable::Iter final : public InternalIterator {
   std::shared_ptr<const MemTable> mem_;
   Table::Iterator keys_;
   const Version* version_ = nullptr;
+  mutable std::string key_;  // key() of key_for_
+  mutable const Version* key_for_ = nullptr;
 };
 
 std::unique_ptr<InternalIterator> MemTable::NewIterator(std::shared_ptr<const MemTable> mem) {

@@ -1,11 +1,11 @@
 // MemTable: the in-memory, sorted buffer of recent writes — every version of every key, ordered
 // by internal key (format/internal_key.h): user key ascending, then most recently written first.
 //
-// Layout (all in one Arena): a skiplist holds one KeyNode per distinct user key; each KeyNode
-// heads a doubly linked chain of its Versions, newest first. A write to a key that is already
-// present links one Version into that key's chain without searching a skiplist of every version,
-// so overwrites of hot keys stay cheap however many versions pile up. Each Version stores its
-// whole internal key followed by its encoded row, so iterators hand out views without copying.
+// Layout (all in one Arena): a skiplist holds one KeyNode per distinct user key, with the key's
+// bytes inline, so a search step touches the skiplist node and the key next to it. Each KeyNode
+// heads a doubly linked chain of its Versions (sequence, kind, encoded row), newest first. A
+// write to a key already present links one Version into that key's chain without searching a
+// skiplist of every version, so overwrites of hot keys stay cheap however many pile up.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
 // Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
@@ -47,11 +47,13 @@ class MemTable {
   struct KeyNode;
   struct KeyNodeComparator {
     int operator()(const KeyNode* a, const KeyNode* b) const;
+    int operator()(const KeyNode* a, std::string_view user_key) const;
   };
   using Table = SkipList<const KeyNode*, KeyNodeComparator>;
   class Iter;
 
-  Version* NewVersion(uint64_t trailer, std::string_view user_key, std::string_view encoded_row);
+  Version* NewVersion(uint64_t trailer, std::string_view encoded_row);
+  KeyNode* NewKeyNode(std::string_view user_key, Version* first);
   static void LinkVersion(KeyNode* node, Version* version);
 
   Arena arena_;

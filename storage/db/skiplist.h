@@ -4,7 +4,8 @@
 // Thread-safety: Insert needs external synchronization (one writer at a time). Reads (Contains,
 // iterators) need none: they may run concurrently with one writer, because nodes are published
 // with release stores and never freed while the list lives.
-// Comparator: int operator()(const Key& a, const Key& b) const, <0/0/>0.
+// Comparator: int operator()(const Key& a, const Key& b) const, <0/0/>0. Lookups may use another
+// probe type P when the comparator also has int operator()(const Key& a, const P& b) const.
 #pragma once
 
 #include <atomic>
@@ -41,11 +42,11 @@ class SkipList {
 
   // Returns the key equal to `probe` if one is present; otherwise inserts make() — which must
   // compare equal to `probe` — and returns it. One search either way. REQUIRES: external sync.
-  template <class Make>
-  Key FindOrInsert(const Key& probe, Make make) {
+  template <class Probe, class Make>
+  Key FindOrInsert(const Probe& probe, Make make) {
     Node* prev[kMaxHeight];
     Node* x = FindGreaterOrEqual(probe, prev);
-    if (x != nullptr && compare_(probe, x->key) == 0) return x->key;
+    if (x != nullptr && compare_(x->key, probe) == 0) return x->key;
     const int height = RandomHeight();
     const int max_height = max_height_.load(std::memory_order_relaxed);
     if (height > max_height) {
@@ -60,9 +61,10 @@ class SkipList {
     return node->key;
   }
 
-  bool Contains(const Key& key) const {
+  template <class Probe>
+  bool Contains(const Probe& key) const {
     Node* x = FindGreaterOrEqual(key, nullptr);
-    return x != nullptr && compare_(key, x->key) == 0;
+    return x != nullptr && compare_(x->key, key) == 0;
   }
 
   // Iteration over the list. Valid while the list lives.
@@ -76,7 +78,10 @@ class SkipList {
       node_ = list_->FindLessThan(node_->key);
       if (node_ == list_->head_) node_ = nullptr;
     }
-    void Seek(const Key& target) { node_ = list_->FindGreaterOrEqual(target, nullptr); }
+    template <class Probe>
+    void Seek(const Probe& target) {
+      node_ = list_->FindGreaterOrEqual(target, nullptr);
+    }
     void SeekToFirst() { node_ = list_->head_->Next(0); }
     void SeekToLast() {
       node_ = list_->FindLast();
@@ -115,7 +120,8 @@ class SkipList {
   }
 
   // First node >= key; fills prev[level] with the last node < key on each level if prev.
-  Node* FindGreaterOrEqual(const Key& key, Node** prev) const {
+  template <class Probe>
+  Node* FindGreaterOrEqual(const Probe& key, Node** prev) const {
     Node* x = head_;
     int level = max_height_.load(std::memory_order_relaxed) - 1;
     while (true) {

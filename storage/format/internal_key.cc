@@ -24,13 +24,6 @@ bool ParseInternalKey(std::string_view internal_key, ParsedInternalKey* parsed) 
   return true;
 }
 
-int CompareUserKeys(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  const int r = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
-  if (r != 0) return r;
-  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-}
-
 int CompareInternalKeys(std::string_view a, std::string_view b) {
   const int r = CompareUserKeys(ExtractUserKey(a), ExtractUserKey(b));
   if (r != 0) return r;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -43,8 +44,13 @@ inline std::string_view ExtractUserKey(std::string_view internal_key) {
 
 // <0, 0, >0 like memcmp, in the order described above.
 int CompareInternalKeys(std::string_view a, std::string_view b);
-// Bytewise unsigned comparison of user keys.
-int CompareUserKeys(std::string_view a, std::string_view b);
+// Bytewise unsigned comparison of user keys. Inline: it is the memtable's and blocks' hot loop.
+inline int CompareUserKeys(std::string_view a, std::string_view b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  const int r = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (r != 0) return r;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
 
 // The internal key that sorts before every version of user_key visible at `sequence`.
 std::string LookupKey(std::string_view user_key, uint64_t sequence);
