@@ -86,6 +86,20 @@ class DB {
   // Returns when done.
   virtual Status CompactAll() = 0;
 
+  // Disk faults. A failed WAL write, flush or fdatasync (including the once-a-second sync under
+  // kEverySec), a failed table or manifest write, or a failed directory fsync puts the DB in an
+  // error state: every write (Put, Delete, Write, FlushMemtable, CompactAll) returns the error
+  // at once and changes nothing, SyncWal returns it, reads (Get, iterators) keep working.
+  // BackgroundError returns that error, or OK. It is cheap (no lock while there is no error).
+  virtual Status BackgroundError() = 0;
+  // Tries to leave the error state: switches to a new WAL (and a new manifest if the old one
+  // failed), then writes every memtable to a table file, so nothing accepted before the fault
+  // depends on a file whose last bytes or fsync failed. Postcondition on OK: writes are
+  // accepted again and everything readable before is durable. On failure the DB stays in the
+  // error state (the returned status is the new cause). While the error is an IOError the
+  // background thread calls this about once a second by itself.
+  virtual Status Resume() = 0;
+
   virtual Stats GetStats() = 0;
   // The clock this DB uses for "now".
   virtual const Clock& clock() const = 0;

@@ -20,6 +20,13 @@ TableOptions DBImpl::MakeTableOptions(int64_t now_ms) const {
 void DBImpl::BackgroundLoop() {
   std::unique_lock lock(mu_);
   while (!shutting_down_) {
+    if (!bg_error_.ok()) {
+      // No flush or compaction while writes are refused; try to leave the state now and then.
+      const auto wait = MaybeAutoResume(lock);
+      done_cv_.notify_all();
+      if (!bg_error_.ok() && !shutting_down_) bg_cv_.wait_for(lock, wait);
+      continue;
+    }
     bool did_work = false;
     if (bg_error_.ok() && !imms_.empty() && !flushing_) {
       FlushOldestImm(lock);
@@ -39,7 +46,7 @@ void DBImpl::BackgroundLoop() {
   }
 }
 
-void DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
+Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   flushing_ = true;
   const Frozen imm = imms_.front();
   const uint64_t number = versions_.NewFileNumber();
@@ -57,12 +64,14 @@ void DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
     }
     if (s.ok()) s = writer.Finish(&meta);
   }
+  // The table's directory entry is made durable before the manifest names it.
+  if (s.ok()) s = fs_->SyncDir(dir_);
   lock.lock();
   if (s.ok()) {
     VersionEdit edit;
     if (meta.props.entries > 0) edit.AddFile(0, meta);
     edit.SetLogNumber(imm.next_log_number);
-    s = versions_.LogAndApply(&edit);
+    s = ApplyEdit(&edit);
   }
   pending_outputs_.erase(number);
   if (s.ok()) {
@@ -70,13 +79,18 @@ void DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
     stats_.flushes++;
     stats_.flush_bytes_written += meta.file_size;
   } else {
-    bg_error_ = s;
+    SetBgError(s);
   }
   DeleteObsoleteFiles();
   flushing_ = false;
+  return s;
 }
 
 void DBImpl::DeleteObsoleteFiles() {
+  // In the error state the manifest on disk may name files the memory thinks dead (an edit
+  // whose write or sync failed may still have reached the disk): delete nothing until Resume
+  // has written a manifest that matches the memory.
+  if (!bg_error_.ok()) return;
   std::set<uint64_t> live = pending_outputs_;
   versions_.AddLiveFiles(&live);
   std::set<uint64_t> current_files;

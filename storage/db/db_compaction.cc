@@ -74,9 +74,9 @@ bool DBImpl::ApplyWholeFileExpiry(std::unique_lock<std::mutex>&) {
     }
   }
   if (dropped == 0) return false;
-  Status s = versions_.LogAndApply(&edit);
+  Status s = ApplyEdit(&edit);
   if (!s.ok()) {
-    bg_error_ = s;
+    SetBgError(s);
     return false;
   }
   v.reset();  // so the dropped files are deletable now
@@ -104,7 +104,7 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
     job->drop_dead = job->bottommost && !NewerDataOverlaps(*version, *job);
   }
   Status s = DoCompaction(lock, job.get());
-  if (!s.ok()) bg_error_ = s;
+  if (!s.ok()) SetBgError(s);
   return s.ok();
 }
 
@@ -200,6 +200,8 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
     if (s.ok()) s = finish_output();
   }
   writer.reset();
+  // The outputs' directory entries are made durable before the manifest names them.
+  if (s.ok() && !outputs.empty()) s = fs_->SyncDir(dir_);
 
   lock.lock();
   if (s.ok()) {
@@ -210,7 +212,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       edit.AddFile(job->output_level, out);
       bytes_written += out.file_size;
     }
-    s = versions_.LogAndApply(&edit);
+    s = ApplyEdit(&edit);
     if (s.ok()) {
       stats_.compactions++;
       stats_.compaction_bytes_read += bytes_read;

@@ -131,13 +131,13 @@ Status DBImpl::Recover() {
   }
   versions_.SetLastSequence(max_sequence);
   // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
-  s = NewLog();
+  s = NewLog(/*sync_old=*/false);
   if (!s.ok()) return s;
   // The manifest's log number: the oldest WAL still holding unflushed writes.
   VersionEdit edit;
   edit.SetLogNumber(logs.empty() ? log_file_number_ : logs.front());
   s = versions_.CreateNewManifest();
-  if (s.ok()) s = versions_.LogAndApply(&edit);
+  if (s.ok()) s = ApplyEdit(&edit);
   return s;
 }
 
@@ -177,20 +177,24 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
   return s;
 }
 
-Status DBImpl::NewLog() {
+Status DBImpl::NewLog(bool sync_old) {
   const uint64_t number = versions_.NewFileNumber();
   const std::string name = LogFileName(dir_, number);
   std::unique_ptr<WritableFile> file;
   Status s = fs_->NewWritableFile(name, &file);
-  if (!s.ok()) return s;
   std::unique_ptr<WritableFile> handle;
-  s = fs_->NewAppendableFile(name, &handle);
-  if (!s.ok()) return s;
-  if (log_) {
-    // The old WAL is made durable before it stops receiving writes.
-    log_->Sync();
-    log_->Close();
+  if (s.ok()) s = fs_->NewAppendableFile(name, &handle);
+  // The new file's directory entry must survive a power cut before any write relies on it.
+  if (s.ok()) s = fs_->SyncDir(dir_);
+  // The old WAL is made durable before it stops receiving writes.
+  if (s.ok() && log_ && sync_old) s = log_->Sync();
+  if (!s.ok()) {
+    handle.reset();
+    file.reset();
+    fs_->RemoveFile(name);
+    return s;
   }
+  if (log_) log_->Close();
   log_ = std::make_unique<LogWriter>(std::move(file));
   log_sync_handle_ = std::move(handle);
   log_file_number_ = number;
@@ -222,7 +226,9 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     record.append(batch.rep());
     s = log_->AddRecord(record);
     if (!s.ok()) {
-      bg_error_ = s;  // a partial record may be in the WAL: refuse further writes
+      // A partial record may be in the WAL: refuse further writes until Resume replaces it.
+      log_broken_ = true;
+      SetBgError(s);
       return s;
     }
     stats_.wal_bytes += record.size();
@@ -258,8 +264,13 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       done_cv_.wait_for(lock, std::chrono::seconds(1));
       continue;
     }
-    Status s = NewLog();
-    if (!s.ok()) return s;
+    Status s = NewLog(/*sync_old=*/true);
+    if (!s.ok()) {
+      // The old WAL's sync or the new WAL failed: what the old one holds is not known durable.
+      log_broken_ = true;
+      SetBgError(s);
+      return s;
+    }
     imms_.push_back(Frozen{mem_, log_file_number_});
     mem_ = std::make_shared<MemTable>();
     bg_cv_.notify_one();
@@ -272,22 +283,37 @@ Status DBImpl::SyncWal() {
   std::shared_ptr<WritableFile> handle;
   {
     std::lock_guard lock(mu_);
+    if (!bg_error_.ok()) return bg_error_;  // what is buffered may never reach the disk
     if (!log_) return Status::OK();
     Status s = log_->Flush();
-    if (!s.ok()) return s;
+    if (!s.ok()) {
+      log_broken_ = true;
+      SetBgError(s);
+      return s;
+    }
     log_number = log_file_number_;
     size = log_->Size();
     handle = log_sync_handle_;
   }
   std::lock_guard sync_lock(sync_mu_);
+  // A sync that failed while this one waited may have dropped these bytes' dirty pages; a later
+  // fdatasync can then succeed without writing them. So no sync counts once the error is set.
+  if (has_bg_error_.load()) return BackgroundError();
   if (synced_log_ > log_number || (synced_log_ == log_number && synced_size_ >= size)) {
     return Status::OK();  // someone else's fdatasync already covered these bytes
   }
   Status s = handle->Sync();
-  if (!s.ok()) return s;
+  std::lock_guard lock(mu_);
+  if (!s.ok()) {
+    // After a failed fdatasync the kernel may have dropped the dirty pages: the bytes written
+    // since the last good sync are not known durable, and retrying the sync proves nothing.
+    log_broken_ = true;
+    SetBgError(s);
+    return s;
+  }
+  if (!bg_error_.ok()) return bg_error_;
   synced_log_ = log_number;
   synced_size_ = size;
-  std::lock_guard lock(mu_);
   stats_.wal_syncs++;
   return Status::OK();
 }
@@ -295,9 +321,38 @@ Status DBImpl::SyncWal() {
 Status DBImpl::FlushWal() {
   std::lock_guard lock(mu_);
   if (!log_) return Status::OK();
+  if (!bg_error_.ok()) return bg_error_;
   Status s = log_->Flush();
-  if (!s.ok()) bg_error_ = s;  // what was buffered may be lost: refuse further writes
+  if (!s.ok()) {
+    log_broken_ = true;  // what was buffered may be lost: refuse further writes
+    SetBgError(s);
+  }
   return s;
+}
+
+void DBImpl::SetBgError(const Status& s) {
+  if (!bg_error_.ok()) return;
+  bg_error_ = s;
+  has_bg_error_ = true;
+  next_auto_resume_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  std::fprintf(stderr,
+               "ebb storage: error: %s; writes are refused until it clears (retried every "
+               "second)\n",
+               s.ToString().c_str());
+  bg_cv_.notify_all();
+  done_cv_.notify_all();
+}
+
+Status DBImpl::ApplyEdit(VersionEdit* edit) {
+  Status s = versions_.LogAndApply(edit);
+  if (!s.ok()) manifest_broken_ = true;
+  return s;
+}
+
+Status DBImpl::BackgroundError() {
+  if (!has_bg_error_.load()) return Status::OK();
+  std::lock_guard lock(mu_);
+  return bg_error_;
 }
 
 void DBImpl::SyncLoop() {

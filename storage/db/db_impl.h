@@ -7,9 +7,18 @@
 // sync_mu_ serializes WAL fdatasyncs (SyncWal) so writers are not blocked by the disk.
 // Invariant: mem_ holds every write since the last switch and is covered by the WAL files
 // numbered >= its log number; imms_ (oldest first) are frozen and waiting for flush.
+//
+// Error state (db.h, "Disk faults"): bg_error_ is set by the first failed WAL write/flush/sync,
+// table write, manifest write or directory fsync, and cleared only by Resume. While it is set no
+// write reaches the memtable or the WAL, the background thread does no flush or compaction, and
+// no file is deleted (the manifest on disk may hold an edit the memory does not know about).
+// Resume (db_resume.cc) writes a new manifest if one failed, moves to a new WAL if the current
+// one failed or holds writes, and flushes every memtable, so the WALs written before the fault
+// become obsolete.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -52,6 +61,8 @@ class DBImpl final : public DB {
   Status FlushWal() override;
   Status FlushMemtable() override;
   Status CompactAll() override;
+  Status BackgroundError() override;
+  Status Resume() override;
   Stats GetStats() override;
   const Clock& clock() const override { return *clock_; }
   void SetExpirationEnabled(bool enabled) override { expiration_enabled_ = enabled; }
@@ -79,15 +90,29 @@ class DBImpl final : public DB {
   // --- db_impl.cc: open, writes, reads
   Status Recover();
   Status ReplayLog(uint64_t number, uint64_t* max_sequence);
-  Status NewLog();  // REQUIRES: mu_
+  // Starts a new WAL file (and fsyncs the directory). With sync_old, the old WAL is synced first
+  // and a failure aborts the switch. REQUIRES: mu_.
+  Status NewLog(bool sync_old);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
   ReadState GetReadState(const Snapshot* snapshot);
   void SyncLoop();
+  // Enters the error state with `s` unless already in it (logs once). REQUIRES: mu_.
+  void SetBgError(const Status& s);
+  // versions_.LogAndApply; a failure marks the manifest as needing replacement. REQUIRES: mu_.
+  Status ApplyEdit(VersionEdit* edit);
+
+  // --- db_resume.cc: leaving the error state. REQUIRE mu_ held through `lock`.
+  Status ResumeLocked(std::unique_lock<std::mutex>& lock);
+  Status TryResume(std::unique_lock<std::mutex>& lock);
+  // The background thread's share: calls ResumeLocked about once a second while the error is an
+  // IOError. Returns how long the thread may sleep before the next try.
+  std::chrono::milliseconds MaybeAutoResume(std::unique_lock<std::mutex>& lock);
 
   // --- db_background.cc: the background loop, flush, obsolete files
   // All REQUIRE mu_ held through `lock`; they may release it while doing I/O.
   void BackgroundLoop();
-  void FlushOldestImm(std::unique_lock<std::mutex>& lock);
+  // Writes imms_.front() to an L0 file and installs it; on failure enters the error state.
+  Status FlushOldestImm(std::unique_lock<std::mutex>& lock);
   void DeleteObsoleteFiles();  // REQUIRES: mu_
   TableOptions MakeTableOptions(int64_t now_ms) const;
 
@@ -125,6 +150,11 @@ class DBImpl final : public DB {
   bool flushing_ = false;
   bool obsolete_files_pinned_ = false;  // some dead file is kept only because a reader holds it
   Status bg_error_;
+  std::atomic<bool> has_bg_error_{false};  // mirrors !bg_error_.ok() for lock-free checks
+  bool log_broken_ = false;       // a write or sync of the live WAL failed: Resume replaces it
+  bool manifest_broken_ = false;  // a manifest write failed: Resume writes a new one
+  bool resuming_ = false;         // a Resume is running (it may release mu_ while flushing)
+  std::chrono::steady_clock::time_point next_auto_resume_;
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
   std::unique_ptr<LogWriter> log_;

@@ -171,6 +171,8 @@ Status VersionSet::CreateNewManifest() {
     if (s.ok()) s = cur->Close();
   }
   if (s.ok()) s = fs_->RenameFile(temp, CurrentFileName(dir_));
+  // One directory fsync after the rename makes both new entries durable: the manifest's and
+  // CURRENT's. Until it succeeds, a crash finds the old CURRENT naming the old manifest.
   if (s.ok()) s = fs_->SyncDir(dir_);
   if (!s.ok()) {
     writer->Close();

@@ -1,5 +1,6 @@
 #include "storage/env/fault_injection_file_system.h"
 
+#include <cstring>
 #include <utility>
 
 namespace ebb::storage {
@@ -12,7 +13,7 @@ class FaultInjectionWritableFile final : public WritableFile {
 
   Status Append(std::string_view data) override {
     fs_->CountAppend();
-    Status s = fs_->CheckWrite(path_);
+    Status s = fs_->CheckAppend(path_);
     return s.ok() ? base_->Append(data) : s;
   }
   Status Flush() override {
@@ -43,17 +44,56 @@ class FaultInjectionWritableFile final : public WritableFile {
 FaultInjectionFileSystem::FaultInjectionFileSystem(std::shared_ptr<FileSystem> base)
     : base_(std::move(base)) {}
 
+void FaultInjectionFileSystem::SetPathFilter(std::string substring) {
+  std::lock_guard<std::mutex> lock(mu_);
+  path_filter_ = std::move(substring);
+}
+
+bool FaultInjectionFileSystem::Matches(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return path_filter_.empty() || path.find(path_filter_) != std::string::npos;
+}
+
+Status FaultInjectionFileSystem::Fault(std::string_view call, const std::string& path) const {
+  const int err = fault_errno_.load();
+  std::string msg(call);
+  msg += ' ';
+  msg += path;
+  msg += ": ";
+  msg += err == 0 ? "injected fault" : std::strerror(err);
+  return Status::IOError(msg);
+}
+
 Status FaultInjectionFileSystem::CheckWrite(const std::string& path) {
-  if (!fail_writes_.load()) return Status::OK();
+  if (!fail_writes_.load() || !Matches(path)) return Status::OK();
   writes_failed_.fetch_add(1);
-  return Status::IOError("write " + path + ": injected fault");
+  return Fault("write", path);
+}
+
+Status FaultInjectionFileSystem::CheckAppend(const std::string& path) {
+  if (append_budget_.load() >= 0 && Matches(path)) {
+    int64_t budget = append_budget_.load();
+    while (budget > 0 && !append_budget_.compare_exchange_weak(budget, budget - 1)) {
+    }
+    if (budget == 0) {
+      fail_writes_.store(true);
+      append_budget_.store(-1);
+    }
+  }
+  return CheckWrite(path);
 }
 
 Status FaultInjectionFileSystem::CheckSync(const std::string& path) {
   syncs_.fetch_add(1);
-  if (!fail_syncs_.load()) return Status::OK();
+  if (!fail_syncs_.load() || !Matches(path)) return Status::OK();
   syncs_failed_.fetch_add(1);
-  return Status::IOError("fdatasync " + path + ": injected fault");
+  return Fault("fdatasync", path);
+}
+
+Status FaultInjectionFileSystem::CheckNewFile(const std::string& path) {
+  if (!fail_new_files_.load() || !Matches(path)) return Status::OK();
+  writes_failed_.fetch_add(1);
+  return Fault("open", path);
 }
 
 void FaultInjectionFileSystem::RecordSyncedFileSize(const std::string& path) {
@@ -85,7 +125,8 @@ Status FaultInjectionFileSystem::DropUnsyncedData() {
 Status FaultInjectionFileSystem::NewWritableFile(const std::string& path,
                                                  std::unique_ptr<WritableFile>* file) {
   std::unique_ptr<WritableFile> base;
-  Status s = base_->NewWritableFile(path, &base);
+  Status s = CheckNewFile(path);
+  if (s.ok()) s = base_->NewWritableFile(path, &base);
   if (!s.ok()) return s;
   RecordSynced(path, 0);
   *file = std::make_unique<FaultInjectionWritableFile>(this, path, std::move(base));
@@ -95,7 +136,8 @@ Status FaultInjectionFileSystem::NewWritableFile(const std::string& path,
 Status FaultInjectionFileSystem::NewAppendableFile(const std::string& path,
                                                    std::unique_ptr<WritableFile>* file) {
   std::unique_ptr<WritableFile> base;
-  Status s = base_->NewAppendableFile(path, &base);
+  Status s = CheckNewFile(path);
+  if (s.ok()) s = base_->NewAppendableFile(path, &base);
   if (!s.ok()) return s;
   {
     // What was in the file before we opened it counts as durable.
@@ -168,9 +210,9 @@ Status FaultInjectionFileSystem::CreateDirIfMissing(const std::string& dir) {
 
 Status FaultInjectionFileSystem::SyncDir(const std::string& dir) {
   syncs_.fetch_add(1);
-  if (fail_syncs_.load()) {
+  if (fail_dir_syncs_.load() || (fail_syncs_.load() && Matches(dir))) {
     syncs_failed_.fetch_add(1);
-    return Status::IOError("fsync " + dir + ": injected fault");
+    return Fault("fsync", dir);
   }
   return base_->SyncDir(dir);
 }

@@ -6,6 +6,14 @@
 //     injected fault") and write nothing.
 //   SetFailSyncs(true): WritableFile::Sync and FileSystem::SyncDir return
 //     IOError("fdatasync <path>: injected fault") / ("fsync <dir>: injected fault").
+//   SetFailDirSyncs(true): FileSystem::SyncDir alone fails ("fsync <dir>: ...").
+//   SetFailNewFiles(true): NewWritableFile/NewAppendableFile return IOError("open <path>: ...")
+//     and create nothing.
+//   FailWritesAfterAppends(n): the next n Append calls (on any file the filter matches) succeed,
+//     then SetFailWrites(true) takes effect — a fault in the middle of a record.
+//   SetFaultErrno(err): the text after "<call> <path>: " is strerror(err) (e.g. ENOSPC's "No
+//     space left on device") instead of "injected fault"; 0 restores "injected fault".
+//   SetPathFilter(s): faults hit only paths containing s (e.g. ".log", "MANIFEST"); "" = all.
 // Counters count attempted operations and injected failures.
 // DropUnsyncedData() truncates every file written through this object to the size it had at its
 // last successful Sync through any of its handles (0 if never synced). REQUIRES: no WritableFile of
@@ -32,6 +40,11 @@ class FaultInjectionFileSystem final : public FileSystem {
 
   void SetFailWrites(bool fail) { fail_writes_.store(fail); }
   void SetFailSyncs(bool fail) { fail_syncs_.store(fail); }
+  void SetFailDirSyncs(bool fail) { fail_dir_syncs_.store(fail); }
+  void SetFailNewFiles(bool fail) { fail_new_files_.store(fail); }
+  void FailWritesAfterAppends(uint64_t n) { append_budget_.store(static_cast<int64_t>(n)); }
+  void SetFaultErrno(int err) { fault_errno_.store(err); }
+  void SetPathFilter(std::string substring);
   bool fail_writes() const { return fail_writes_.load(); }
   bool fail_syncs() const { return fail_syncs_.load(); }
 
@@ -63,7 +76,11 @@ class FaultInjectionFileSystem final : public FileSystem {
 
   // Hooks for the wrapped files.
   Status CheckWrite(const std::string& path);
+  Status CheckAppend(const std::string& path);  // CheckWrite after the append budget
   Status CheckSync(const std::string& path);
+  Status CheckNewFile(const std::string& path);
+  bool Matches(const std::string& path);
+  Status Fault(std::string_view call, const std::string& path) const;
   void RecordSynced(const std::string& path, uint64_t size);
   void RecordSyncedFileSize(const std::string& path);  // after a successful sync of `path`
   void CountAppend() { appends_.fetch_add(1); }
@@ -71,6 +88,10 @@ class FaultInjectionFileSystem final : public FileSystem {
   const std::shared_ptr<FileSystem> base_;
   std::atomic<bool> fail_writes_{false};
   std::atomic<bool> fail_syncs_{false};
+  std::atomic<bool> fail_dir_syncs_{false};
+  std::atomic<bool> fail_new_files_{false};
+  std::atomic<int64_t> append_budget_{-1};  // < 0: no countdown
+  std::atomic<int> fault_errno_{0};
   std::atomic<uint64_t> appends_{0};
   std::atomic<uint64_t> syncs_{0};
   std::atomic<uint64_t> writes_failed_{0};
@@ -78,6 +99,7 @@ class FaultInjectionFileSystem final : public FileSystem {
 
   std::mutex mu_;
   std::map<std::string, uint64_t> synced_size_;  // files written through us -> durable size
+  std::string path_filter_;                      // guarded by mu_
 };
 
 }  // namespace ebb::storage
