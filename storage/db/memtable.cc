@@ -36,7 +36,9 @@ int MemTable::KeyNodeComparator::operator()(const KeyNode* a, std::string_view u
   return CompareUserKeys(a->user_key(), user_key);
 }
 
-MemTable::MemTable() : table_(KeyNodeComparator(), &arena_) {}
+// About 10 filter bits per distinct key: a key costs at least ~80 bytes of arena.
+MemTable::MemTable(size_t memtable_bytes)
+    : filter_(memtable_bytes / 8), table_(KeyNodeComparator(), &arena_) {}
 
 MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encoded_row) {
   char* mem = arena_.Allocate(sizeof(Version) + encoded_row.size());
@@ -91,9 +93,35 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
     created = true;
     return NewKeyNode(user_key, version);
   });
-  if (!created) LinkVersion(const_cast<KeyNode*>(node), version);
+  if (created) {
+    filter_.Add(user_key);
+  } else {
+    LinkVersion(const_cast<KeyNode*>(node), version);
+  }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
 }
+
+bool MemTable::MayContain(std::string_view user_key) const { return filter_.MayContain(user_key); }
+
+MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {
+  VersionCursor cursor;
+  if (!filter_.MayContain(user_key)) return cursor;
+  Table::Iterator keys(&table_);
+  keys.Seek(user_key);
+  if (!keys.Valid() || keys.key()->user_key() != user_key) return cursor;
+  const uint64_t trailer = (sequence << 8) | 0xff;  // every kind at `sequence` is visible
+  const Version* v = keys.key()->newest.load(std::memory_order_acquire);
+  while (v != nullptr && v->trailer > trailer) v = v->older.load(std::memory_order_acquire);
+  cursor.version_ = v;
+  return cursor;
+}
+
+void MemTable::VersionCursor::Next() { version_ = version_->older.load(std::memory_order_acquire); }
+uint64_t MemTable::VersionCursor::sequence() const { return version_->trailer >> 8; }
+RowKind MemTable::VersionCursor::kind() const {
+  return static_cast<RowKind>(version_->trailer & 0xff);
+}
+std::string_view MemTable::VersionCursor::encoded_row() const { return version_->row(); }
 
 class MemTable::Iter final : public InternalIterator {
  public:

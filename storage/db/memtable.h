@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "storage/db/arena.h"
+#include "storage/db/key_filter.h"
 #include "storage/db/skiplist.h"
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
@@ -25,8 +26,28 @@
 namespace ebb::storage {
 
 class MemTable {
+ private:
+  struct Version;
+
  public:
-  MemTable();
+  // The versions of one user key visible at a sequence, newest first; a cursor into the
+  // memtable, valid while the memtable lives. Cheaper than an iterator for point reads.
+  class VersionCursor {
+   public:
+    bool Valid() const { return version_ != nullptr; }
+    void Next();  // REQUIRES: Valid()
+    uint64_t sequence() const;
+    RowKind kind() const;
+    std::string_view encoded_row() const;
+
+   private:
+    friend class MemTable;
+    const Version* version_ = nullptr;
+  };
+
+  // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the filter of
+  // user keys that lets reads of absent keys skip the search.
+  explicit MemTable(size_t memtable_bytes = 64 << 20);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -39,11 +60,15 @@ class MemTable {
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   bool empty() const { return num_entries() == 0; }
 
+  // False if no version of `user_key` was ever added (a filter: true may be a false positive).
+  bool MayContain(std::string_view user_key) const;
+  // The versions of `user_key` with sequence <= `sequence`, newest first.
+  VersionCursor FindVersions(std::string_view user_key, uint64_t sequence) const;
+
   // An iterator over every version; it shares ownership of `mem`.
   static std::unique_ptr<InternalIterator> NewIterator(std::shared_ptr<const MemTable> mem);
 
  private:
-  struct Version;
   struct KeyNode;
   struct KeyNodeComparator {
     int operator()(const KeyNode* a, const KeyNode* b) const;
@@ -57,6 +82,7 @@ class MemTable {
   static void LinkVersion(KeyNode* node, Version* version);
 
   Arena arena_;
+  KeyFilter filter_;
   Table table_;
   std::atomic<uint64_t> num_entries_{0};
 };

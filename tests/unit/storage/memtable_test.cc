@@ -147,5 +147,37 @@ TEST(MemTableTest, VersionsAddedOutOfSequenceOrderStillSortAndSeek) {
   }
 }
 
+TEST(MemTableTest, FindVersionsWalksOneKeyNewestFirstUpToASequence) {
+  auto mem = std::make_shared<MemTable>(1 << 20);
+  mem->Add(1, RowKind::kValue, "a", Row("a1"));
+  mem->Add(2, RowKind::kValue, "b", Row("b2"));
+  mem->Add(3, RowKind::kTombstone, "b", Row(""));
+  mem->Add(4, RowKind::kValue, "b", Row("b4"));
+  mem->Add(5, RowKind::kValue, "c", Row("c5"));
+  auto walk = [&](std::string_view key, uint64_t sequence) -> std::vector<uint64_t> {
+    std::vector<uint64_t> seen;
+    for (auto c = mem->FindVersions(key, sequence); c.Valid(); c.Next()) {
+      seen.push_back(c.sequence());
+      if (c.sequence() == 3) {
+        EXPECT_EQ(c.kind(), RowKind::kTombstone);
+      } else {
+        RowMeta meta;
+        std::string_view value;
+        EXPECT_TRUE(DecodeRow(c.encoded_row(), &meta, &value));
+        EXPECT_EQ(value, Cat(key, std::to_string(c.sequence())));
+      }
+    }
+    return seen;
+  };
+  EXPECT_EQ(walk("b", 10), (std::vector<uint64_t>{4, 3, 2}));
+  EXPECT_EQ(walk("b", 3), (std::vector<uint64_t>{3, 2}));
+  EXPECT_EQ(walk("b", 1), (std::vector<uint64_t>{}));
+  EXPECT_EQ(walk("a", 10), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(walk("bb", 10), (std::vector<uint64_t>{}));
+  EXPECT_EQ(walk("", 10), (std::vector<uint64_t>{}));
+  EXPECT_TRUE(mem->MayContain("c"));
+  EXPECT_FALSE(mem->FindVersions("d", 10).Valid());
+}
+
 }  // namespace
 }  // namespace ebb::storage
