@@ -65,7 +65,7 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       whole_file_expiry_(options.whole_file_expiry),
       purge_deadline_ms_(options.purge_deadline_ms),
       wal_fsync_(options.wal_fsync),
-      mem_(std::make_shared<MemTable>()),
+      mem_(std::make_shared<MemTable>(options.memtable_size)),
       versions_(dir_, fs_) {
   table_cache_ = std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
                                               std::max(options.max_open_files, 16));
@@ -272,7 +272,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       return s;
     }
     imms_.push_back(Frozen{mem_, log_file_number_});
-    mem_ = std::make_shared<MemTable>();
+    mem_ = std::make_shared<MemTable>(options_.memtable_size);
     bg_cv_.notify_one();
     return Status::OK();
   }
@@ -409,10 +409,21 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
     }
     return true;
   };
-  bool go_on = walk(MemTable::NewIterator(state.mem).get());
-  for (size_t i = 0; go_on && i < state.imms.size(); i++) {
-    go_on = walk(MemTable::NewIterator(state.imms[i]).get());
-  }
+  // Memtables: a filter check, then the key's own version chain (no iterator needed).
+  auto walk_memtable = [&](const MemTable& mem) {
+    for (auto c = mem.FindVersions(key, state.sequence); c.Valid(); c.Next()) {
+      RowMeta meta;
+      std::string_view value;
+      if (!DecodeRow(c.encoded_row(), &meta, &value)) {
+        status = Status::Corruption("get: malformed memtable row");
+        return false;
+      }
+      if (!chooser.Offer(c.kind(), meta, value, c.sequence())) return false;
+    }
+    return true;
+  };
+  bool go_on = walk_memtable(*state.mem);
+  for (size_t i = 0; go_on && i < state.imms.size(); i++) go_on = walk_memtable(*state.imms[i]);
   for (int level = 0; go_on && level < kNumLevels; level++) {
     for (const auto& f : state.version->files[level]) {
       if (CompareUserKeys(key, ExtractUserKey(f->smallest)) < 0 ||
