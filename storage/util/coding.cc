@@ -46,27 +46,25 @@ bool GetFixed64(std::string_view* input, uint64_t* v) {
   return true;
 }
 
-bool GetVarint64(std::string_view* input, uint64_t* v) {
+const char* GetVarint64PtrSlow(const char* p, const char* limit, uint64_t* v) {
   uint64_t result = 0;
-  for (size_t i = 0, shift = 0; i < input->size() && shift <= 63; ++i, shift += 7) {
-    const uint64_t byte = static_cast<uint8_t>((*input)[i]);
+  for (uint32_t shift = 0; p < limit && shift <= 63; shift += 7) {
+    const uint64_t byte = static_cast<uint8_t>(*p++);
     result |= (byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) {
       *v = result;
-      input->remove_prefix(i + 1);
-      return true;
+      return p;
     }
   }
-  return false;
+  return nullptr;
 }
 
-bool GetVarint32(std::string_view* input, uint32_t* v) {
+const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v) {
   uint64_t wide;
-  std::string_view probe = *input;
-  if (!GetVarint64(&probe, &wide) || wide > UINT32_MAX) return false;
+  const char* q = GetVarint64PtrSlow(p, limit, &wide);
+  if (q == nullptr || wide > UINT32_MAX) return nullptr;
   *v = static_cast<uint32_t>(wide);
-  *input = probe;
-  return true;
+  return q;
 }
 
 bool GetLengthPrefixed(std::string_view* input, std::string_view* value) {

@@ -28,15 +28,61 @@ void PutVarint64(std::string* dst, uint64_t v);
 // varint32 length, then the bytes.
 void PutLengthPrefixed(std::string* dst, std::string_view value);
 // Zig-zag maps signed to unsigned so small negative numbers stay small varints.
-inline uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
-inline int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
 
 // Each Get* consumes from the front of *input; false (input unspecified) if it is malformed.
+// A varint is at most 10 bytes; GetVarint32 also rejects values above UINT32_MAX.
 bool GetFixed32(std::string_view* input, uint32_t* v);
 bool GetFixed64(std::string_view* input, uint64_t* v);
-bool GetVarint32(std::string_view* input, uint32_t* v);
-bool GetVarint64(std::string_view* input, uint64_t* v);
 bool GetLengthPrefixed(std::string_view* input, std::string_view* value);
+
+// Pointer forms for hot parsing loops: decode the varint starting at p (bytes [p, limit)) into
+// *v and return the byte after it, or nullptr if it is malformed or runs past limit.
+// The one-byte case (values < 128, by far the most common in blocks) is inline; longer ones
+// go to the out-of-line *Slow functions.
+const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v);
+const char* GetVarint64PtrSlow(const char* p, const char* limit, uint64_t* v);
+inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+  if (p < limit) {
+    const uint32_t byte = static_cast<uint8_t>(*p);
+    if ((byte & 0x80) == 0) {
+      *v = byte;
+      return p + 1;
+    }
+  }
+  return GetVarint32PtrSlow(p, limit, v);
+}
+inline const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) {
+  if (p < limit) {
+    const uint64_t byte = static_cast<uint8_t>(*p);
+    if ((byte & 0x80) == 0) {
+      *v = byte;
+      return p + 1;
+    }
+  }
+  return GetVarint64PtrSlow(p, limit, v);
+}
+inline bool GetVarint32(std::string_view* input, uint32_t* v) {
+  const char* p = input->data();
+  const char* limit = p + input->size();
+  const char* q = GetVarint32Ptr(p, limit, v);
+  if (q == nullptr) return false;
+  input->remove_prefix(static_cast<size_t>(q - p));
+  return true;
+}
+inline bool GetVarint64(std::string_view* input, uint64_t* v) {
+  const char* p = input->data();
+  const char* limit = p + input->size();
+  const char* q = GetVarint64Ptr(p, limit, v);
+  if (q == nullptr) return false;
+  input->remove_prefix(static_cast<size_t>(q - p));
+  return true;
+}
 
 int VarintLength(uint64_t v);
 

@@ -46,5 +46,56 @@ TEST(Coding, LengthPrefixedRejectsShortInput) {
   EXPECT_EQ(out, "hello");
 }
 
+TEST(Coding, Varint32RejectsValuesAboveUint32AndLeavesInput) {
+  std::string buf;
+  PutVarint64(&buf, uint64_t{UINT32_MAX} + 1);
+  std::string_view in = buf;
+  uint32_t v = 7;
+  EXPECT_FALSE(GetVarint32(&in, &v));
+  EXPECT_EQ(in.size(), buf.size());
+  buf.clear();
+  PutVarint32(&buf, UINT32_MAX);
+  in = buf;
+  ASSERT_TRUE(GetVarint32(&in, &v));
+  EXPECT_EQ(v, UINT32_MAX);
+  EXPECT_TRUE(in.empty());
+}
+
+TEST(Coding, EmptyAndOverlongVarintsAreRejected) {
+  std::string_view empty;
+  uint64_t v64;
+  uint32_t v32;
+  EXPECT_FALSE(GetVarint64(&empty, &v64));
+  EXPECT_FALSE(GetVarint32(&empty, &v32));
+  const std::string overlong(11, '\x80');  // never terminates within 10 bytes
+  std::string_view in = overlong;
+  EXPECT_FALSE(GetVarint64(&in, &v64));
+}
+
+TEST(Coding, PointerFormsReturnTheByteAfterTheVarint) {
+  std::string buf;
+  PutVarint32(&buf, 5);    // 1 byte: the inline path
+  PutVarint32(&buf, 300);  // 2 bytes: the out-of-line path
+  PutVarint64(&buf, 1ull << 50);
+  const char* p = buf.data();
+  const char* limit = p + buf.size();
+  uint32_t a = 0, b = 0;
+  uint64_t c = 0;
+  p = GetVarint32Ptr(p, limit, &a);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p, buf.data() + 1);
+  p = GetVarint32Ptr(p, limit, &b);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p, buf.data() + 3);
+  p = GetVarint64Ptr(p, limit, &c);
+  EXPECT_EQ(p, limit);
+  EXPECT_EQ(a, 5u);
+  EXPECT_EQ(b, 300u);
+  EXPECT_EQ(c, 1ull << 50);
+  // A varint cut off by limit is malformed even if the byte after limit would finish it.
+  EXPECT_EQ(GetVarint32Ptr(buf.data() + 1, buf.data() + 2, &b), nullptr);
+  EXPECT_EQ(GetVarint64Ptr(limit, limit, &c), nullptr);
+}
+
 }  // namespace
 }  // namespace ebb::storage
