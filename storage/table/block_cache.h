@@ -3,13 +3,12 @@
 // Key: (file number, block offset) — file numbers are never reused, so entries of a deleted file
 // are merely dead weight until evicted (EraseFile drops them at once). Charge: the block's size.
 // Blocks are handed out as shared_ptr<const Block>: an evicted block stays valid while an
-// iterator still holds it. The cache is split into shards (by key hash), each with its own mutex
-// and capacity_bytes / shards of the budget; small caches (< 8 MiB) use a single shard so their
-// eviction order is exact LRU. A block bigger than a shard's capacity is not cached.
-// Thread-safety: every method is safe to call concurrently.
+// iterator still holds it. A hit costs one hash lookup; an insert one map node. The cache is split
+// into shards (by key hash), each with its own mutex and capacity_bytes / shards of the budget;
+// small caches (< 8 MiB) use a single shard so their eviction order is exact LRU. A block bigger
+// than a shard's capacity is not cached. Thread-safety: every method is safe to call concurrently.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,9 +35,9 @@ class BlockCache {
   void EraseFile(uint64_t file_number);
 
   size_t capacity() const { return capacity_; }
-  size_t usage() const;  // bytes charged by cached blocks
-  uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
-  uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }
+  size_t usage() const;     // bytes charged by cached blocks
+  uint64_t hits() const;    // Lookups that found their block
+  uint64_t misses() const;  // Lookups that did not
 
  private:
   class Shard;
@@ -46,8 +45,6 @@ class BlockCache {
 
   const size_t capacity_;
   std::vector<std::unique_ptr<Shard>> shards_;
-  std::atomic<uint64_t> hits_{0};
-  std::atomic<uint64_t> misses_{0};
 };
 
 }  // namespace ebb::storage

@@ -3,8 +3,6 @@
 #include <lz4.h>
 #include <zstd.h>
 
-#include <memory>
-
 #include "storage/util/coding.h"
 #include "storage/util/crc32c.h"
 
@@ -112,9 +110,12 @@ Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
   const std::string where = " at offset " + std::to_string(handle.offset);
   if (handle.size > (1ull << 32)) return Status::Corruption(name + ": block too large" + where);
   const size_t n = static_cast<size_t>(handle.size);
-  std::unique_ptr<char[]> scratch(new char[n + kBlockTrailerSize]);
+  // Read straight into *contents: an uncompressed block (the common case) then needs no copy,
+  // only the trailer trimmed off.
+  std::string buffer;
+  buffer.resize(n + kBlockTrailerSize);
   std::string_view data;
-  Status s = file.Read(handle.offset, n + kBlockTrailerSize, &data, scratch.get());
+  Status s = file.Read(handle.offset, n + kBlockTrailerSize, &data, buffer.data());
   if (!s.ok()) return s;
   if (data.size() != n + kBlockTrailerSize) {
     return Status::Corruption(name + ": truncated block" + where);
@@ -126,7 +127,12 @@ Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
   const uint8_t type = static_cast<uint8_t>(data[n]);
   switch (type) {
     case static_cast<uint8_t>(Compression::kNone):
-      contents->assign(data.data(), n);
+      if (data.data() == buffer.data()) {
+        buffer.resize(n);
+        *contents = std::move(buffer);
+      } else {
+        contents->assign(data.data(), n);  // the file handed out a view of its own memory
+      }
       return Status::OK();
     case static_cast<uint8_t>(Compression::kLz4):
     case static_cast<uint8_t>(Compression::kZstd): {
