@@ -96,6 +96,14 @@ Status TableCache::NewIteratorIfMayMatch(const FileMetaData& file, std::string_v
   return Status::OK();
 }
 
+Status TableCache::Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
+                       EntryVisitor visitor) {
+  std::shared_ptr<Table> table;
+  Status s = FindTable(file, &table);
+  if (!s.ok()) return s;
+  return table->Get(lookup_key, fill_cache, visitor);
+}
+
 void TableCache::Evict(uint64_t number) {
   if (block_cache_ != nullptr) block_cache_->EraseFile(number);
   std::lock_guard lock(mu_);

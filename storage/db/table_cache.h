@@ -16,11 +16,11 @@
 #include "storage/db/version_edit.h"
 #include "storage/env/file.h"
 #include "storage/format/internal_iterator.h"
+#include "storage/table/table.h"
 
 namespace ebb::storage {
 
 class BlockCache;
-class Table;
 
 class TableCache {
  public:
@@ -35,6 +35,10 @@ class TableCache {
   // is not in it.
   Status NewIteratorIfMayMatch(const FileMetaData& file, std::string_view user_key, bool fill_cache,
                                std::unique_ptr<InternalIterator>* iter);
+  // Table::Get on the table `file` (bloom check, then the versions of lookup_key's user key,
+  // newest first, offered to `visitor` until it returns false). The table stays open meanwhile.
+  Status Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
+             EntryVisitor visitor);
   // Forgets a deleted file.
   void Evict(uint64_t number);
 

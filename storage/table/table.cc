@@ -248,6 +248,44 @@ Status Table::ReadDataBlock(std::string_view handle_encoding, bool fill_cache,
   return s;
 }
 
+Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor visitor) const {
+  if (lookup_key.size() < kInternalKeyTrailer) {
+    return Status::InvalidArgument("table get: lookup key shorter than its trailer");
+  }
+  const std::string_view user_key = ExtractUserKey(lookup_key);
+  if (!KeyMayMatch(user_key)) return Status::OK();
+  BlockCursor index(*rep_->index_block, CompareInternalKeys);
+  index.Seek(lookup_key);
+  for (bool first_block = true; index.Valid(); index.Next(), first_block = false) {
+    std::shared_ptr<const Block> block;
+    Status s = ReadDataBlock(index.value(), fill_cache, &block);
+    if (!s.ok()) return s;
+    BlockCursor data(*block, CompareInternalKeys);
+    if (first_block) {
+      data.Seek(lookup_key);
+    } else {
+      data.SeekToFirst();  // the key's versions continue into this block
+    }
+    for (; data.Valid(); data.Next()) {
+      const std::string_view key = data.key();
+      if (key.size() < kInternalKeyTrailer) break;  // reported as corruption below
+      if (CompareUserKeys(ExtractUserKey(key), user_key) != 0) return Status::OK();
+      if (!visitor(key, data.value())) return Status::OK();
+    }
+    if (data.corrupted() || data.Valid()) {
+      BlockHandle handle;
+      std::string_view in = index.value();
+      handle.DecodeFrom(&in);
+      return Status::Corruption(rep_->name + ": bad entry in block at offset " +
+                                std::to_string(handle.offset));
+    }
+  }
+  if (index.corrupted()) {
+    return Status::Corruption(rep_->name + ": index block: bad entry in block");
+  }
+  return Status::OK();
+}
+
 std::unique_ptr<InternalIterator> Table::NewIterator(bool fill_cache) const {
   return std::make_unique<TwoLevelIterator>(
       this, Block::NewIterator(rep_->index_block, CompareInternalKeys), fill_cache, &rep_->name);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "storage/env/file.h"
 #include "storage/format/internal_iterator.h"
@@ -24,6 +25,30 @@ namespace ebb::storage {
 
 class Block;
 class BlockCache;
+
+// A non-owning reference to a callable `bool(std::string_view internal_key, std::string_view
+// encoded_row)` that returns false to stop. Unlike std::function it never allocates.
+// REQUIRES: the callable outlives the EntryVisitor (pass lambdas straight to the call).
+class EntryVisitor {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, EntryVisitor>>>
+  EntryVisitor(F&& f)  // NOLINT(google-explicit-constructor): used like a function parameter
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_(&Call<std::remove_reference_t<F>>) {}
+
+  bool operator()(std::string_view internal_key, std::string_view encoded_row) const {
+    return call_(object_, internal_key, encoded_row);
+  }
+
+ private:
+  template <typename F>
+  static bool Call(void* f, std::string_view key, std::string_view value) {
+    return (*static_cast<F*>(f))(key, value);
+  }
+
+  void* object_;
+  bool (*call_)(void*, std::string_view, std::string_view);
+};
 
 class Table {
  public:
@@ -41,6 +66,13 @@ class Table {
   // A two-level iterator (index -> data blocks) over every entry. fill_cache=false reads
   // blocks without inserting them in the cache (scans, compaction).
   std::unique_ptr<InternalIterator> NewIterator(bool fill_cache = true) const;
+  // Point lookup without iterators. `lookup_key` is an internal key (LookupKey(user_key, seq)).
+  // Unless the bloom filter rules the user key out, offers visitor(internal_key, encoded_row)
+  // the table's entries >= lookup_key that have the same user key — its versions, newest first,
+  // across data block boundaries — until the visitor returns false or they run out.
+  // Returns OK (having offered nothing, or some) or the first read error / Corruption; the
+  // views passed to the visitor are valid only during the call. fill_cache as NewIterator.
+  Status Get(std::string_view lookup_key, bool fill_cache, EntryVisitor visitor) const;
   // False only if the bloom filter proves no version of `user_key` is in the table.
   bool KeyMayMatch(std::string_view user_key) const;
   const TableProperties& properties() const;
