@@ -459,8 +459,16 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   children.push_back(MemTable::NewIterator(state.mem));
   for (const auto& imm : state.imms) children.push_back(MemTable::NewIterator(imm));
   Status status;
+  // A file wholly outside [lower_bound, upper_bound) holds nothing the iterator may return.
+  auto outside_bounds = [&](const FileMetaData& f) {
+    return (options.upper_bound &&
+            CompareUserKeys(ExtractUserKey(f.smallest), *options.upper_bound) >= 0) ||
+           (options.lower_bound &&
+            CompareUserKeys(ExtractUserKey(f.largest), *options.lower_bound) < 0);
+  };
   for (int level = 0; level < kNumLevels; level++) {
     for (const auto& f : state.version->files[level]) {
+      if (outside_bounds(*f)) continue;
       std::unique_ptr<InternalIterator> it;
       Status s = table_cache_->NewIterator(*f, options.fill_cache, &it);
       if (!s.ok()) {

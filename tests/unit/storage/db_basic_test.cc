@@ -172,6 +172,32 @@ TEST_F(DBTest, IteratorBounds) {
   EXPECT_EQ(it->key(), "d");
 }
 
+TEST_F(DBTest, IteratorBoundsOverFilesInAndOutOfRange) {
+  Open();
+  // One table file per pair of keys: [a,b] [c,d] [e,f], then g in the memtable.
+  for (char c = 'a'; c <= 'f'; c += 2) {
+    Put(std::string(1, c), std::string(1, c));
+    Put(std::string(1, c + 1), std::string(1, c + 1));
+    ASSERT_TRUE(db_->FlushMemtable().ok());
+  }
+  Put("g", "g");
+  ReadOptions ro;
+  ro.lower_bound = "c";
+  ro.upper_bound = "e";
+  EXPECT_EQ(Scan(ro), "c=c,d=d");
+  EXPECT_EQ(ScanReverse(ro), "d=d,c=c");
+  ro.lower_bound = "b";
+  ro.upper_bound = "ca";
+  EXPECT_EQ(Scan(ro), "b=b,c=c");
+  EXPECT_EQ(ScanReverse(ro), "c=c,b=b");
+  ro.lower_bound = "f";
+  ro.upper_bound.reset();
+  EXPECT_EQ(Scan(ro), "f=f,g=g");
+  ro.lower_bound.reset();
+  ro.upper_bound = "b";
+  EXPECT_EQ(ScanReverse(ro), "a=a");
+}
+
 TEST_F(DBTest, IteratorIsASnapshot) {
   Open();
   Put("a", "1");
