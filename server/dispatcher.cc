@@ -1,5 +1,7 @@
 #include "server/dispatcher.h"
 
+#include <spdlog/spdlog.h>
+
 #include <string>
 
 #include "protocol/reply_writer.h"
@@ -7,6 +9,7 @@
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server_context.h"
+#include "types/keyspace.h"
 
 namespace ebb::server {
 namespace {
@@ -17,6 +20,22 @@ bool ArityOk(int arity, size_t argc) {
 }
 
 }  // namespace
+
+bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
+  if (!server_->has_keyspace()) return false;
+  const storage::Status error = server_->keyspace().db().BackgroundError();
+  if (error.ok()) {
+    if (refusing_writes_) spdlog::warn("The data directory is writable again: writes accepted");
+    refusing_writes_ = false;
+    return false;
+  }
+  if (!refusing_writes_) {
+    spdlog::warn("Refusing writes until the disk error clears: {}", error.ToString());
+  }
+  refusing_writes_ = true;
+  reply.Error(MisconfError(error.message()));
+  return true;
+}
 
 Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
                                         protocol::ReplyWriter& reply) {
@@ -63,6 +82,9 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   }
   if (!server_->config().requirepass.empty() && !client.authenticated() && !(flags & kCmdNoAuth)) {
     reply.Error(kNoAuth);
+    return result;
+  }
+  if (((flags & kCmdWrite) || spec->name == "ping") && RefusedForDiskError(reply)) {
     return result;
   }
   if (spec->handler == nullptr) {  // a container row without subcommands: not served

@@ -5,7 +5,10 @@
 // a container's subcommand exists ("unknown subcommand ... Try CMD HELP."), the arity in Redis's
 // sign convention ("wrong number of arguments for 'cmd' command", subcommands as "cmd|sub"),
 // the DEBUG switch (enable-debug-command), and authentication (NOAUTH when requirepass is set,
-// the client has not authenticated and the command lacks kCmdNoAuth). Then it runs the handler.
+// the client has not authenticated and the command lacks kCmdNoAuth), and disk errors: while
+// the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
+// "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
+// ByDiskError check); reads are served. Then it runs the handler.
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
@@ -39,7 +42,12 @@ class Dispatcher {
                   protocol::ReplyWriter& reply);
 
  private:
+  // True if the request must be refused with MISCONF (replied to `reply`); logs the first
+  // refusal and the first write accepted again.
+  bool RefusedForDiskError(protocol::ReplyWriter& reply);
+
   ServerContext* server_;
+  bool refusing_writes_ = false;  // the last check saw the engine's error state
 };
 
 }  // namespace ebb::server

@@ -57,6 +57,20 @@ inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
 
+// Redis 7 refuses write commands (and PING) with "-MISCONF Errors writing to the AOF file:
+// <strerror>" while its last AOF write failed; ebb says the same of its data directory (WAL,
+// table and manifest files): "MISCONF Errors writing to the data directory: No space left on
+// device". `storage_error` is the engine's error message ("write <path>: <os error>"); the OS
+// error is the text after its last ": " (all of it if there is none).
+inline std::string MisconfError(std::string_view storage_error) {
+  const size_t colon = storage_error.rfind(": ");
+  const std::string_view os_error =
+      colon == std::string_view::npos ? storage_error : storage_error.substr(colon + 2);
+  std::string text = "MISCONF Errors writing to the data directory: ";
+  text.append(os_error);
+  return text;
+}
+
 // "ERR wrong number of arguments for '<name>' command"; `name` is lower case, subcommands as
 // "config|get".
 std::string WrongArgsError(std::string_view name);

@@ -19,6 +19,7 @@
 #include "server/net/server.h"
 #include "server/server_context.h"
 #include "storage/clock.h"
+#include "storage/env/fault_injection_file_system.h"
 #include "storage/options.h"
 #include "types/keyspace.h"
 
@@ -121,7 +122,14 @@ int Main(int argc, char** argv) {
   std::unique_ptr<types::Keyspace> keyspace;
   std::error_code fs_error;
   std::filesystem::create_directories(config.dir, fs_error);
-  storage::Status s = types::Keyspace::Open(EngineOptions(config, clock), config.dir, &keyspace);
+  storage::Options engine_options = EngineOptions(config, clock);
+  std::shared_ptr<storage::FaultInjectionFileSystem> disk_faults;
+  if (config.enable_debug_command != DebugCommandPolicy::kNo) {
+    // DEBUG DISK-FAULT fails the engine's writes and fsyncs through this layer.
+    disk_faults = std::make_shared<storage::FaultInjectionFileSystem>(storage::DefaultFileSystem());
+    engine_options.file_system = disk_faults;
+  }
+  storage::Status s = types::Keyspace::Open(engine_options, config.dir, &keyspace);
   if (!s.ok()) {
     spdlog::critical("Cannot open the data in '{}': {}", config.dir, s.ToString());
     return 1;
@@ -131,6 +139,7 @@ int Main(int argc, char** argv) {
   RegisterAllCommands(commands);
   ServerContext ctx(&registry, &commands, clock.get());
   ctx.set_keyspace(keyspace.get());
+  ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
   bool always = config.wal_fsync == "always";
   keyspace->set_defer_sync(always);

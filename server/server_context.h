@@ -18,6 +18,9 @@
 namespace ebb::types {
 class Keyspace;
 }
+namespace ebb::storage {
+class FaultInjectionFileSystem;
+}
 
 namespace ebb::server {
 
@@ -55,6 +58,11 @@ class ServerContext {
   const std::string& version() const { return version_; }
   void set_version(std::string v) { version_ = std::move(v); }
 
+  // The fault layer under the engine's files (DEBUG DISK-FAULT), or nullptr. main installs it
+  // only when enable-debug-command allows DEBUG.
+  storage::FaultInjectionFileSystem* disk_faults() const { return disk_faults_; }
+  void set_disk_faults(storage::FaultInjectionFileSystem* fs) { disk_faults_ = fs; }
+
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
 
@@ -63,6 +71,7 @@ class ServerContext {
   const CommandTable* commands_;
   storage::PinnableClock* clock_;
   types::Keyspace* keyspace_ = nullptr;
+  storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   ServerStats stats_;
   ClientRegistry clients_;
   bool defer_sync_ = false;

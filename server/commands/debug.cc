@@ -1,6 +1,8 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|HELP: test hooks, refused unless enable-debug-command
-// allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the server's clock so TTL
-// tests never sleep.
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|HELP: test hooks, refused unless
+// enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the
+// server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's writes
+// and fsyncs fail so tests see MISCONF without filling a disk.
+#include <cerrno>
 #include <chrono>
 #include <iterator>
 #include <string>
@@ -13,6 +15,7 @@
 #include "server/commands/register.h"
 #include "server/errors.h"
 #include "server/server_context.h"
+#include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -38,10 +41,44 @@ void DebugHelp(CommandContext& ctx) {
       "    Write the memtable to a new table file.",
       "COMPACT",
       "    Compact every level down to the last, applying expiry.",
+      "DISK-FAULT ON [ENOSPC|EIO]",
+      "    Fail every write-out, fsync and file creation in the data directory (default ENOSPC).",
+      "DISK-FAULT OFF",
+      "    Stop failing them, and resume writes at once.",
       "HELP",
       "    Print this help."};
   ctx.reply.ArrayHeader(std::size(kLines));
   for (const char* line : kLines) ctx.reply.SimpleString(line);
+}
+
+// DEBUG DISK-FAULT ON [ENOSPC|EIO] | OFF.
+void DebugDiskFault(CommandContext& ctx) {
+  storage::FaultInjectionFileSystem* faults = ctx.server.disk_faults();
+  if (faults == nullptr) return ctx.reply.Error("ERR disk faults are not available");
+  const std::string_view op = ctx.args[2];
+  if (EqualsIgnoreCase(op, "on")) {
+    int err = ENOSPC;
+    if (ctx.args.size() == 4) {
+      if (EqualsIgnoreCase(ctx.args[3], "eio")) {
+        err = EIO;
+      } else if (!EqualsIgnoreCase(ctx.args[3], "enospc")) {
+        return ctx.reply.Error(kSyntaxError);
+      }
+    }
+    faults->SetFaultErrno(err);
+    faults->SetFailNewFiles(true);
+    faults->SetFailSyncs(true);
+    faults->SetFailFlushes(true);  // appends still fill the buffers, as on a full disk
+    return ctx.reply.Ok();
+  }
+  if (EqualsIgnoreCase(op, "off") && ctx.args.size() == 3) {
+    faults->SetFailFlushes(false);
+    faults->SetFailSyncs(false);
+    faults->SetFailNewFiles(false);
+    // The engine would resume by itself within about a second; do it now.
+    return ReplyStatus(ctx, ctx.server.keyspace().db().Resume());
+  }
+  ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], "disk-fault"));
 }
 
 void DebugCommand(CommandContext& ctx) {
@@ -79,6 +116,7 @@ void DebugCommand(CommandContext& ctx) {
   if (EqualsIgnoreCase(sub, "compact") && argc == 2) {
     return ReplyStatus(ctx, ctx.server.keyspace().db().CompactAll());
   }
+  if (EqualsIgnoreCase(sub, "disk-fault") && (argc == 3 || argc == 4)) return DebugDiskFault(ctx);
   ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], sub));
 }
 

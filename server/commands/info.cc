@@ -90,6 +90,11 @@ void PersistenceSection(ServerContext& ctx, std::string* out) {
       "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
       "rdb_bgsave_in_progress:0\r\naof_enabled:0\r\nwal_fsync:{}\r\n",
       ctx.config().wal_fsync);
+  // Like Redis's aof_last_write_status: "err" while the engine refuses writes (MISCONF).
+  storage::Status error;
+  if (ctx.has_keyspace()) error = ctx.keyspace().db().BackgroundError();
+  *out += fmt::format("wal_last_write_status:{}\r\nwal_last_write_error:{}\r\n",
+                      error.ok() ? "ok" : "err", error.ok() ? "" : error.message());
 }
 
 void StatsSection(ServerContext& ctx, std::string* out) {

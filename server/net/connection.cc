@@ -4,8 +4,12 @@
 
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "protocol/reply_writer.h"
+#include "server/errors.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
@@ -36,6 +40,29 @@ std::string LocalText(const boost::asio::ip::tcp::socket& s) {
   boost::system::error_code ec;
   auto ep = s.local_endpoint(ec);
   return ec ? "?:0" : EndpointText(ep);
+}
+
+// [begin, end) of one write command's reply inside a batch of replies.
+using ReplySpans = std::vector<std::pair<size_t, size_t>>;
+
+// The WAL bytes of the batch's writes did not reach the OS (or the disk): their replies, unless
+// already errors, become MISCONF errors so nothing unsaved is acknowledged. Other replies stay.
+// Returns how many replies were replaced.
+size_t RefuseWriteReplies(std::string* batch, const ReplySpans& writes,
+                          const storage::Status& status) {
+  const std::string error = "-" + MisconfError(status.message()) + "\r\n";
+  std::string out;
+  size_t copied = 0, replaced = 0;
+  for (const auto& [begin, end] : writes) {
+    if (begin >= end || (*batch)[begin] == '-') continue;
+    out.append(*batch, copied, begin - copied);
+    out += error;
+    copied = end;
+    replaced++;
+  }
+  out.append(*batch, copied, std::string::npos);
+  batch->swap(out);
+  return replaced;
 }
 
 }  // namespace
@@ -98,6 +125,7 @@ void Connection::ProcessInput() {
   std::string batch;
   protocol::ReplyWriter writer(&batch, client_.resp());
   bool wrote = false;
+  ReplySpans write_replies;
   size_t offset = 0;
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.size() < kPauseReadingBytes) {
@@ -125,6 +153,7 @@ void Connection::ProcessInput() {
     Dispatcher::Result result = server_->dispatcher().Dispatch(parser_.args(), client_, writer);
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
+    if (result.is_write) write_replies.emplace_back(before, batch.size());
     if (ctx.shutdown_requested()) break;
   }
   input_.erase(0, offset);
@@ -135,7 +164,12 @@ void Connection::ProcessInput() {
     held_bytes_ = batch.size();
     ctx.stats().wal_group_commits++;
     server_->syncer()->Request(
-        [self = shared_from_this(), held = std::move(batch)](const storage::Status& s) mutable {
+        [self = shared_from_this(), held = std::move(batch),
+         writes = std::move(write_replies)](const storage::Status& s) mutable {
+          if (!s.ok()) {
+            self->server_->context().stats().total_error_replies +=
+                RefuseWriteReplies(&held, writes, s);
+          }
           self->OnSynced(s, std::move(held));
         });
   } else {
@@ -143,7 +177,10 @@ void Connection::ProcessInput() {
       // The batch's writes reach the OS before their replies leave, so a crash of the process
       // loses nothing that was acknowledged (the disk is synced per wal-fsync).
       storage::Status s = ctx.keyspace().db().FlushWal();
-      if (!s.ok()) spdlog::warn("WAL write failed: {}", s.ToString());
+      if (!s.ok()) {
+        spdlog::warn("WAL write failed: {}", s.ToString());
+        ctx.stats().total_error_replies += RefuseWriteReplies(&batch, write_replies, s);
+      }
     }
     out_ += batch;
   }
@@ -156,12 +193,9 @@ void Connection::OnSynced(const storage::Status& status, std::string held) {
   sync_pending_ = false;
   held_bytes_ = 0;
   if (closed_) return;
-  if (!status.ok()) {
-    // The writes are not known to be durable: never acknowledge them.
-    spdlog::error("WAL sync failed: {}; closing client id={}", status.ToString(), client_.id());
-    Close();
-    return;
-  }
+  // On a failed sync the batch's write replies are already MISCONF errors (the writes are not
+  // known durable: never acknowledge them); the other replies are sent as they are.
+  if (!status.ok()) spdlog::warn("WAL sync failed: {}", status.ToString());
   out_ += held;
   StartWrite();
   if (!writing_) {

@@ -17,11 +17,11 @@ class FaultInjectionWritableFile final : public WritableFile {
     return s.ok() ? base_->Append(data) : s;
   }
   Status Flush() override {
-    Status s = fs_->CheckWrite(path_);
+    Status s = fs_->CheckFlush(path_);
     return s.ok() ? base_->Flush() : s;
   }
   Status Sync() override {
-    Status s = fs_->CheckWrite(path_);
+    Status s = fs_->CheckFlush(path_);
     if (s.ok()) s = fs_->CheckSync(path_);
     if (s.ok()) s = base_->Sync();
     // fdatasync makes every byte the OS has for this file durable, including bytes written
@@ -30,7 +30,7 @@ class FaultInjectionWritableFile final : public WritableFile {
     return s;
   }
   Status Close() override {
-    Status s = fs_->CheckWrite(path_);
+    Status s = fs_->CheckFlush(path_);
     return s.ok() ? base_->Close() : s;
   }
   uint64_t Size() const override { return base_->Size(); }
@@ -81,6 +81,13 @@ Status FaultInjectionFileSystem::CheckAppend(const std::string& path) {
     }
   }
   return CheckWrite(path);
+}
+
+Status FaultInjectionFileSystem::CheckFlush(const std::string& path) {
+  Status s = CheckWrite(path);
+  if (!s.ok() || !fail_flushes_.load() || !Matches(path)) return s;
+  writes_failed_.fetch_add(1);
+  return Fault("write", path);
 }
 
 Status FaultInjectionFileSystem::CheckSync(const std::string& path) {

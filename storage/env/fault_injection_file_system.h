@@ -6,6 +6,9 @@
 //     injected fault") and write nothing.
 //   SetFailSyncs(true): WritableFile::Sync and FileSystem::SyncDir return
 //     IOError("fdatasync <path>: injected fault") / ("fsync <dir>: injected fault").
+//   SetFailFlushes(true): WritableFile::Flush/Sync/Close fail ("write <path>: ...") while Append
+//     still hands bytes to the file's buffer — like a full disk, where write(2) fails only when
+//     the buffer is written out.
 //   SetFailDirSyncs(true): FileSystem::SyncDir alone fails ("fsync <dir>: ...").
 //   SetFailNewFiles(true): NewWritableFile/NewAppendableFile return IOError("open <path>: ...")
 //     and create nothing.
@@ -40,6 +43,7 @@ class FaultInjectionFileSystem final : public FileSystem {
 
   void SetFailWrites(bool fail) { fail_writes_.store(fail); }
   void SetFailSyncs(bool fail) { fail_syncs_.store(fail); }
+  void SetFailFlushes(bool fail) { fail_flushes_.store(fail); }
   void SetFailDirSyncs(bool fail) { fail_dir_syncs_.store(fail); }
   void SetFailNewFiles(bool fail) { fail_new_files_.store(fail); }
   void FailWritesAfterAppends(uint64_t n) { append_budget_.store(static_cast<int64_t>(n)); }
@@ -77,6 +81,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   // Hooks for the wrapped files.
   Status CheckWrite(const std::string& path);
   Status CheckAppend(const std::string& path);  // CheckWrite after the append budget
+  Status CheckFlush(const std::string& path);   // CheckWrite, then the flush switch
   Status CheckSync(const std::string& path);
   Status CheckNewFile(const std::string& path);
   bool Matches(const std::string& path);
@@ -88,6 +93,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   const std::shared_ptr<FileSystem> base_;
   std::atomic<bool> fail_writes_{false};
   std::atomic<bool> fail_syncs_{false};
+  std::atomic<bool> fail_flushes_{false};
   std::atomic<bool> fail_dir_syncs_{false};
   std::atomic<bool> fail_new_files_{false};
   std::atomic<int64_t> append_budget_{-1};  // < 0: no countdown

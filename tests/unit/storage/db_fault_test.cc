@@ -171,13 +171,14 @@ TEST_F(DBFaultTest, FailedFlushWalIsAnErrorUntilResume) {
   Open();
   ASSERT_TRUE(TryPut("a", "1").ok());
   ASSERT_TRUE(db_->FlushWal().ok());
-  db_->Put(WriteOptions(), "b", "2");  // buffered in the process; its FlushWal will fail
-  fs_->SetFailWrites(true);
+  fs_->SetFailFlushes(true);  // appends reach the WAL's buffer, writing it out fails
+  ASSERT_TRUE(db_->Put(WriteOptions(), "b", "2").ok());  // not acknowledged: FlushWal fails
   EXPECT_TRUE(db_->FlushWal().IsIOError());
   EXPECT_TRUE(db_->BackgroundError().IsIOError());
   EXPECT_TRUE(db_->FlushWal().IsIOError());
   EXPECT_TRUE(TryPut("c", "3").IsIOError());
-  fs_->SetFailWrites(false);
+  EXPECT_FALSE(db_->Resume().ok());
+  fs_->SetFailFlushes(false);
   ASSERT_TRUE(db_->Resume().ok());
   ASSERT_TRUE(TryPut("c", "3").ok());
   ASSERT_TRUE(db_->FlushWal().ok());
