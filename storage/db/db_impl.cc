@@ -389,26 +389,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   const int64_t now = clock_->NowMs();
   VersionChooser chooser(options.retrieval_grace_ms);
   const std::string lookup = LookupKey(key, state.sequence);
-  // Offers the versions of `key` in `it`, newest first; false once the walk is over.
   Status status;
-  auto walk = [&](InternalIterator* it) {
-    for (it->Seek(lookup); it->Valid(); it->Next()) {
-      ParsedInternalKey ikey;
-      RowMeta meta;
-      std::string_view value;
-      if (!ParseInternalKey(it->key(), &ikey) || !DecodeRow(it->value(), &meta, &value)) {
-        status = Status::Corruption("get: malformed internal entry");
-        return false;
-      }
-      if (CompareUserKeys(ikey.user_key, key) != 0) return true;
-      if (!chooser.Offer(ikey.kind, meta, value, ikey.sequence)) return false;
-    }
-    if (!it->status().ok()) {
-      status = it->status();
-      return false;
-    }
-    return true;
-  };
   // Memtables: a filter check, then the key's own version chain (no iterator needed).
   auto walk_memtable = [&](const MemTable& mem) {
     for (auto c = mem.FindVersions(key, state.sequence); c.Valid(); c.Next()) {
@@ -424,18 +405,33 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   };
   bool go_on = walk_memtable(*state.mem);
   for (size_t i = 0; go_on && i < state.imms.size(); i++) go_on = walk_memtable(*state.imms[i]);
+  // Table files: TableCache::Get offers the key's versions, newest first (no iterators).
+  auto offer_entry = [&](std::string_view internal_key, std::string_view encoded_row) {
+    ParsedInternalKey ikey;
+    RowMeta meta;
+    std::string_view value;
+    if (!ParseInternalKey(internal_key, &ikey) || !DecodeRow(encoded_row, &meta, &value)) {
+      status = Status::Corruption("get: malformed internal entry");
+      return go_on = false;
+    }
+    return go_on = chooser.Offer(ikey.kind, meta, value, ikey.sequence);
+  };
   for (int level = 0; go_on && level < kNumLevels; level++) {
-    for (const auto& f : state.version->files[level]) {
-      if (CompareUserKeys(key, ExtractUserKey(f->smallest)) < 0 ||
-          CompareUserKeys(key, ExtractUserKey(f->largest)) > 0) {
+    const auto& files = state.version->files[level];
+    auto f = files.begin();
+    if (level > 0) {  // sorted, disjoint user-key ranges: the first file not wholly below key
+      f = std::partition_point(files.begin(), files.end(), [&](const auto& file) {
+        return CompareUserKeys(ExtractUserKey(file->largest), key) < 0;
+      });
+    }
+    for (; go_on && f != files.end(); ++f) {
+      if (CompareUserKeys(key, ExtractUserKey((*f)->smallest)) < 0) {
+        if (level > 0) break;  // every later file starts beyond key too
         continue;
       }
-      std::unique_ptr<InternalIterator> it;
-      Status s = table_cache_->NewIteratorIfMayMatch(*f, key, options.fill_cache, &it);
+      if (CompareUserKeys(key, ExtractUserKey((*f)->largest)) > 0) continue;
+      Status s = table_cache_->Get(**f, lookup, options.fill_cache, offer_entry);
       if (!s.ok()) return s;
-      if (it == nullptr) continue;  // the bloom filter rules it out
-      go_on = walk(it.get());
-      if (!go_on) break;
     }
   }
   if (!status.ok()) return status;
