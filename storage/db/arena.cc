@@ -1,5 +1,10 @@
 #include "storage/db/arena.h"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <new>
+
 namespace ebb::storage {
 
 char* Arena::Allocate(size_t bytes) {
@@ -13,18 +18,31 @@ char* Arena::Allocate(size_t bytes) {
     remaining_ -= bytes + pad;
     return result;
   }
-  if (bytes > kBlockSize / 4) return AllocateNewBlock(bytes);  // big: its own block
-  ptr_ = AllocateNewBlock(kBlockSize);
-  remaining_ = kBlockSize;
+  const size_t block_size = reserved_ < kHugeAfter ? kBlockSize : kHugeBlockSize;
+  if (bytes > block_size / 4) return AllocateNewBlock(bytes);  // big: its own block
+  ptr_ = AllocateNewBlock(block_size);
+  remaining_ = block_size;
   char* result = ptr_;
   ptr_ += bytes;
   remaining_ -= bytes;
   return result;
 }
 
+// Blocks are left uninitialized: every byte handed out is written before it is read.
 char* Arena::AllocateNewBlock(size_t bytes) {
-  blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes));  // no zeroing
-  return blocks_.back().get();
+  void* block;
+  if (bytes == kHugeBlockSize) {
+    // Aligned to a huge page and marked for one: a big memtable's random reads then miss the
+    // TLB far less often.
+    block = std::aligned_alloc(kHugeBlockSize, kHugeBlockSize);
+    if (block != nullptr) madvise(block, kHugeBlockSize, MADV_HUGEPAGE);
+  } else {
+    block = std::malloc(bytes);
+  }
+  if (block == nullptr) throw std::bad_alloc();
+  blocks_.emplace_back(static_cast<char*>(block));
+  reserved_ += bytes;
+  return static_cast<char*>(block);
 }
 
 }  // namespace ebb::storage

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -24,12 +25,20 @@ class Arena {
   size_t MemoryUsage() const { return usage_.load(std::memory_order_relaxed); }
 
  private:
+  // Small blocks first, so a small memtable stays small; past kHugeAfter bytes, blocks are
+  // one transparent huge page each.
   static constexpr size_t kBlockSize = 64 * 1024;
+  static constexpr size_t kHugeBlockSize = 2 * 1024 * 1024;
+  static constexpr size_t kHugeAfter = 1024 * 1024;
+  struct FreeBlock {
+    void operator()(char* p) const { std::free(p); }
+  };
   char* AllocateNewBlock(size_t bytes);
 
   char* ptr_ = nullptr;
   size_t remaining_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t reserved_ = 0;  // bytes in blocks_
+  std::vector<std::unique_ptr<char, FreeBlock>> blocks_;
   std::atomic<size_t> usage_{0};
 };
 
