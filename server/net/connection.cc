@@ -159,29 +159,29 @@ void Connection::ProcessInput() {
   input_.erase(0, offset);
   if (client_.close_requested()) close_after_write_ = true;
 
-  if (wrote && ctx.defer_sync() && server_->syncer() != nullptr) {
+  WalSyncer* syncer = ctx.defer_sync() ? server_->syncer() : nullptr;
+  WalWriteOut* write_out = server_->wal_write_out();
+  if (wrote && (syncer != nullptr || write_out != nullptr)) {
+    // The batch's replies wait until its WAL bytes reach the disk (always) or at least the OS
+    // (everysec, no), so nothing acknowledged is lost to a crash of the process. Meanwhile the
+    // event loop serves every other connection, and one sync or write(2) covers them all.
     sync_pending_ = true;
     held_bytes_ = batch.size();
-    ctx.stats().wal_group_commits++;
-    server_->syncer()->Request(
-        [self = shared_from_this(), held = std::move(batch),
-         writes = std::move(write_replies)](const storage::Status& s) mutable {
-          if (!s.ok()) {
-            self->server_->context().stats().total_error_replies +=
-                RefuseWriteReplies(&held, writes, s);
-          }
-          self->OnSynced(s, std::move(held));
-        });
-  } else {
-    if (wrote) {
-      // The batch's writes reach the OS before their replies leave, so a crash of the process
-      // loses nothing that was acknowledged (the disk is synced per wal-fsync).
-      storage::Status s = ctx.keyspace().db().FlushWal();
+    auto done = [self = shared_from_this(), held = std::move(batch),
+                 writes = std::move(write_replies)](const storage::Status& s) mutable {
       if (!s.ok()) {
-        spdlog::warn("WAL write failed: {}", s.ToString());
-        ctx.stats().total_error_replies += RefuseWriteReplies(&batch, write_replies, s);
+        self->server_->context().stats().total_error_replies +=
+            RefuseWriteReplies(&held, writes, s);
       }
+      self->OnSynced(s, std::move(held));
+    };
+    if (syncer != nullptr) {
+      ctx.stats().wal_group_commits++;
+      syncer->Request(std::move(done));
+    } else {
+      write_out->Request(std::move(done));
     }
+  } else {
     out_ += batch;
   }
   if (!CheckOutputLimits(WallMs())) return;
@@ -195,7 +195,7 @@ void Connection::OnSynced(const storage::Status& status, std::string held) {
   if (closed_) return;
   // On a failed sync the batch's write replies are already MISCONF errors (the writes are not
   // known durable: never acknowledge them); the other replies are sent as they are.
-  if (!status.ok()) spdlog::warn("WAL sync failed: {}", status.ToString());
+  if (!status.ok()) spdlog::warn("WAL write-out or sync failed: {}", status.ToString());
   out_ += held;
   StartWrite();
   if (!writing_) {

@@ -4,8 +4,9 @@
 // (arguments are views into `input_`), dispatch each, append every reply to one output buffer,
 // and write that buffer with ONE async_write. Replies therefore leave in request order.
 //
-// Group commit (wal-fsync always): when a batch ran a write command, its replies are held until
-// the WalSyncer reports a sync that covers the batch's writes; the connection reads nothing more
+// Group commit: when a batch ran a write command, its replies are held until the WalSyncer
+// reports a sync that covers the batch's writes (wal-fsync always), or until the WalWriteOut of
+// this loop turn has handed them to the OS (everysec, no); the connection reads nothing more
 // meanwhile, but the event loop keeps serving every other connection.
 //
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the

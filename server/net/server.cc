@@ -40,6 +40,7 @@ Server::Server(ServerContext* context)
   if (context_->has_keyspace()) {
     types::Keyspace* ks = &context_->keyspace();
     syncer_ = std::make_unique<WalSyncer>(io_, [ks] { return ks->db().SyncWal(); });
+    wal_write_out_ = std::make_unique<WalWriteOut>(io_, [ks] { return ks->db().FlushWal(); });
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
 }
@@ -121,7 +122,8 @@ bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& 
   if (peer.is_loopback()) return false;
   // An IPv4 loopback peer seen through a dual-stack socket (::ffff:127.x.y.z).
   if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
-    return !boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6()).is_loopback();
+    return !boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6())
+                .is_loopback();
   }
   return true;
 }

@@ -18,6 +18,7 @@
 #include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/net/wal_syncer.h"
+#include "server/net/wal_write_out.h"
 
 namespace ebb::server {
 
@@ -48,6 +49,8 @@ class Server {
   boost::asio::io_context& io() { return io_; }
   // The group-commit thread, or nullptr when the server has no keyspace.
   WalSyncer* syncer() { return syncer_.get(); }
+  // The once-per-loop-turn WAL write-out (everysec, no), or nullptr without a keyspace.
+  WalWriteOut* wal_write_out() { return wal_write_out_.get(); }
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
 
@@ -61,6 +64,7 @@ class Server {
   boost::asio::io_context io_;
   Dispatcher dispatcher_;
   std::unique_ptr<WalSyncer> syncer_;
+  std::unique_ptr<WalWriteOut> wal_write_out_;
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer cron_timer_;
