@@ -1,6 +1,8 @@
 #include "storage/db/memtable.h"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "storage/util/coding.h"
@@ -23,7 +25,9 @@ struct MemTable::Version {
 struct MemTable::KeyNode {
   std::atomic<Version*> newest{nullptr};
   std::atomic<Version*> oldest{nullptr};
+  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
   uint32_t key_len = 0;
+  uint32_t hash32 = 0;  // low half of the key's hash: most chain misses skip the memcmp
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
 };
@@ -36,9 +40,26 @@ int MemTable::KeyNodeComparator::operator()(const KeyNode* a, std::string_view u
   return CompareUserKeys(a->user_key(), user_key);
 }
 
-// About 10 filter bits per distinct key: a key costs at least ~80 bytes of arena.
+namespace {
+
+uint64_t HashKey(std::string_view key) { return std::hash<std::string_view>{}(key); }
+
+}  // namespace
+
+// A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes keeps chains
+// about one node long in a full memtable.
 MemTable::MemTable(size_t memtable_bytes)
-    : filter_(memtable_bytes / 8), table_(KeyNodeComparator(), &arena_) {}
+    : table_(KeyNodeComparator(), &arena_),
+      num_buckets_(std::max<size_t>(64, memtable_bytes / 128)),
+      buckets_(new std::atomic<KeyNode*>[num_buckets_]()) {}
+
+const MemTable::KeyNode* MemTable::FindKeyNode(std::string_view user_key, uint64_t hash) const {
+  const KeyNode* node = buckets_[hash % num_buckets_].load(std::memory_order_acquire);
+  for (; node != nullptr; node = node->hash_next) {
+    if (node->hash32 == static_cast<uint32_t>(hash) && node->user_key() == user_key) return node;
+  }
+  return nullptr;
+}
 
 MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encoded_row) {
   char* mem = arena_.Allocate(sizeof(Version) + encoded_row.size());
@@ -88,29 +109,26 @@ void MemTable::LinkVersion(KeyNode* node, Version* version) {
 void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row) {
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
-  bool created = false;
-  const KeyNode* node = table_.FindOrInsert(user_key, [&] {
-    created = true;
-    return NewKeyNode(user_key, version);
-  });
-  if (created) {
-    filter_.Add(user_key);
-  } else {
+  const uint64_t hash = HashKey(user_key);
+  if (const KeyNode* node = FindKeyNode(user_key, hash)) {
     LinkVersion(const_cast<KeyNode*>(node), version);
+  } else {
+    KeyNode* fresh = NewKeyNode(user_key, version);
+    fresh->hash32 = static_cast<uint32_t>(hash);
+    table_.Insert(fresh);
+    std::atomic<KeyNode*>& bucket = buckets_[hash % num_buckets_];
+    fresh->hash_next = bucket.load(std::memory_order_relaxed);
+    bucket.store(fresh, std::memory_order_release);
   }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
 }
 
-bool MemTable::MayContain(std::string_view user_key) const { return filter_.MayContain(user_key); }
-
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {
   VersionCursor cursor;
-  if (!filter_.MayContain(user_key)) return cursor;
-  Table::Iterator keys(&table_);
-  keys.Seek(user_key);
-  if (!keys.Valid() || keys.key()->user_key() != user_key) return cursor;
+  const KeyNode* node = FindKeyNode(user_key, HashKey(user_key));
+  if (node == nullptr) return cursor;
   const uint64_t trailer = (sequence << 8) | 0xff;  // every kind at `sequence` is visible
-  const Version* v = keys.key()->newest.load(std::memory_order_acquire);
+  const Version* v = node->newest.load(std::memory_order_acquire);
   while (v != nullptr && v->trailer > trailer) v = v->older.load(std::memory_order_acquire);
   cursor.version_ = v;
   return cursor;

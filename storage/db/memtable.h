@@ -3,9 +3,11 @@
 //
 // Layout (all in one Arena): a skiplist holds one KeyNode per distinct user key, with the key's
 // bytes inline, so a search step touches the skiplist node and the key next to it. Each KeyNode
-// heads a doubly linked chain of its Versions (sequence, kind, encoded row), newest first. A
-// write to a key already present links one Version into that key's chain without searching a
-// skiplist of every version, so overwrites of hot keys stay cheap however many pile up.
+// heads a doubly linked chain of its Versions (sequence, kind, encoded row), newest first.
+// A fixed-size hash index maps each user key to its KeyNode as well: point reads and writes to
+// a key already present find it in about one cache miss, without searching the skiplist, and a
+// read of a key the memtable never saw ends at an empty or short bucket chain. Only new keys
+// and ordered access (iterators, flush) walk the skiplist.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
 // Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
@@ -18,7 +20,6 @@
 #include <string_view>
 
 #include "storage/db/arena.h"
-#include "storage/db/key_filter.h"
 #include "storage/db/skiplist.h"
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
@@ -45,8 +46,8 @@ class MemTable {
     const Version* version_ = nullptr;
   };
 
-  // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the filter of
-  // user keys that lets reads of absent keys skip the search.
+  // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the hash index
+  // (one bucket per 128 bytes, so about one key per bucket when full).
   explicit MemTable(size_t memtable_bytes = 64 << 20);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
@@ -60,8 +61,6 @@ class MemTable {
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   bool empty() const { return num_entries() == 0; }
 
-  // False if no version of `user_key` was ever added (a filter: true may be a false positive).
-  bool MayContain(std::string_view user_key) const;
   // The versions of `user_key` with sequence <= `sequence`, newest first.
   VersionCursor FindVersions(std::string_view user_key, uint64_t sequence) const;
 
@@ -81,9 +80,13 @@ class MemTable {
   KeyNode* NewKeyNode(std::string_view user_key, Version* first);
   static void LinkVersion(KeyNode* node, Version* version);
 
+  // The KeyNode of `user_key` (whose hash is `hash`), or nullptr.
+  const KeyNode* FindKeyNode(std::string_view user_key, uint64_t hash) const;
+
   Arena arena_;
-  KeyFilter filter_;
   Table table_;
+  size_t num_buckets_;
+  std::unique_ptr<std::atomic<KeyNode*>[]> buckets_;  // chains through KeyNode::hash_next
   std::atomic<uint64_t> num_entries_{0};
 };
 
