@@ -186,4 +186,57 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
   return out;
 }
 
+std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions) {
+  if (versions.size() <= 2) return versions;
+  const int64_t newest_ts = versions[0].meta.timestamp_or_zero();
+  size_t least = 1;
+  for (size_t i = 1; i < versions.size(); i++) {
+    const int64_t ts = versions[i].meta.timestamp_or_zero();
+    if (ts > newest_ts) return versions;  // an older version may win a grace read: keep all
+    if (ts < versions[least].meta.timestamp_or_zero()) least = i;
+  }
+  std::vector<KeyVersion> kept;
+  kept.push_back(std::move(versions[0]));
+  kept.push_back(std::move(versions[least]));
+  return kept;
+}
+
+Status ReduceInput(InternalIterator* input, const KeyReducer& reduce,
+                   const std::function<Status(std::string_view, const KeyVersion&)>& emit,
+                   const std::function<Status()>& after_key) {
+  std::string user_key;
+  std::vector<KeyVersion> versions;
+  for (;;) {
+    const bool at_end = !input->Valid();
+    ParsedInternalKey ikey;
+    if (!at_end && !ParseInternalKey(input->key(), &ikey)) {
+      return Status::Corruption("compaction: malformed internal key");
+    }
+    if (at_end || (!versions.empty() && CompareUserKeys(ikey.user_key, user_key) != 0)) {
+      // One user key complete: reduce it and hand on the survivors.
+      if (!versions.empty()) {
+        for (const auto& v : reduce(user_key, std::move(versions))) {
+          Status s = emit(user_key, v);
+          if (!s.ok()) return s;
+        }
+        versions.clear();
+        Status s = after_key();
+        if (!s.ok()) return s;
+      }
+      if (at_end) return input->status();
+    }
+    KeyVersion v;
+    std::string_view value;
+    if (!DecodeRow(input->value(), &v.meta, &value)) {
+      return Status::Corruption("compaction: malformed row");
+    }
+    if (versions.empty()) user_key.assign(ikey.user_key);
+    v.sequence = ikey.sequence;
+    v.kind = ikey.kind;
+    v.value.assign(value);
+    versions.push_back(std::move(v));
+    input->Next();
+  }
+}
+
 }  // namespace ebb::storage

@@ -9,10 +9,13 @@
 // snapshot boundaries collapse to the one a full-grace read returns (greatest timestamp, ties:
 // most recently written); a survivor that is a tombstone, expired, or dropped by the filter
 // becomes a tombstone (keeping its timestamp), or disappears if nothing older can lie under it.
+// ReduceInput groups a sorted input by user key and applies a reduction to each: compaction
+// (ReduceVersions) and memtable flush (ReduceForFlush) both write through it.
 // Thread-safety: pure functions over immutable inputs.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,6 +23,7 @@
 
 #include "storage/compaction_filter.h"
 #include "storage/db/version_set.h"
+#include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
 #include "storage/row.h"
 
@@ -73,5 +77,23 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
                                        const std::vector<uint64_t>& snapshots, bool drop_dead,
                                        bool expiration_enabled, int64_t now_ms,
                                        const CompactionFilter* filter, ReduceStats* stats);
+
+// The flush rule for the versions of one key in a memtable, most recently written first, when
+// no snapshot is live: if the newest version has the greatest timestamp, no read at any grace
+// can choose an older one — they can only end a grace walk early, and the one with the least
+// timestamp ends it exactly when any of them would. So the newest and that one are kept, the
+// rest dropped; reads return the same before and after the flush. Otherwise (out-of-order
+// writes) every version is kept.
+std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions);
+
+// Reads `input` from its current position to its end, reduces the versions of each user key
+// with `reduce` (ReduceVersions or ReduceForFlush), and passes every survivor to `emit` (most
+// recently written first); after each user key's survivors it calls `after_key` (where an
+// output file may end). Stops at the first error: the input's, a malformed entry, a callback's.
+using KeyReducer =
+    std::function<std::vector<KeyVersion>(std::string_view user_key, std::vector<KeyVersion>)>;
+Status ReduceInput(InternalIterator* input, const KeyReducer& reduce,
+                   const std::function<Status(std::string_view, const KeyVersion&)>& emit,
+                   const std::function<Status()>& after_key);
 
 }  // namespace ebb::storage

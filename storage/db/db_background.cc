@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "storage/db/compaction.h"
 #include "storage/db/db_impl.h"
 #include "storage/db/filename.h"
 #include "storage/db/table_cache.h"
@@ -52,6 +53,10 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   const uint64_t number = versions_.NewFileNumber();
   pending_outputs_.insert(number);
   const int64_t now = clock_->NowMs();
+  // Versions no read can return are left out (ReduceForFlush): a hot key's thousands of
+  // in-order overwrites reach the table as two rows, not thousands for compaction to discard.
+  // With a live snapshot every version is written, as reads at it may need any of them.
+  const bool reduce = snapshots_.empty();
   FileMetaData meta;
   lock.unlock();
   Status s;
@@ -59,8 +64,22 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
     TableWriter writer(fs_, dir_, MakeTableOptions(now));
     s = writer.Open(number);
     auto iter = MemTable::NewIterator(imm.mem);
-    for (iter->SeekToFirst(); s.ok() && iter->Valid(); iter->Next()) {
-      s = writer.Add(iter->key(), iter->value());
+    iter->SeekToFirst();
+    std::string ikey, row;
+    if (s.ok()) {
+      s = ReduceInput(
+          iter.get(),
+          [reduce](std::string_view, std::vector<KeyVersion> versions) {
+            return reduce ? ReduceForFlush(std::move(versions)) : versions;
+          },
+          [&](std::string_view user_key, const KeyVersion& v) {
+            ikey.clear();
+            row.clear();
+            AppendInternalKey(&ikey, user_key, v.sequence, v.kind);
+            AppendEncodedRow(&row, v.meta, v.value);
+            return writer.Add(ikey, row);
+          },
+          [] { return Status::OK(); });
     }
     if (s.ok()) s = writer.Finish(&meta);
   }

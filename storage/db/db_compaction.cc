@@ -160,43 +160,15 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   if (s.ok()) {
     auto input = NewMergingIterator(std::move(children));
     input->SeekToFirst();
-    std::string user_key;
-    std::vector<KeyVersion> versions;
-    while (s.ok()) {
-      const bool at_end = !input->Valid();
-      ParsedInternalKey ikey;
-      if (!at_end && !ParseInternalKey(input->key(), &ikey)) {
-        s = Status::Corruption("compaction: malformed internal key");
-        break;
-      }
-      if (at_end || (!versions.empty() && CompareUserKeys(ikey.user_key, user_key) != 0)) {
-        // One user key complete: reduce and write it. Files split only between user keys.
-        for (const auto& v :
-             ReduceVersions(user_key, std::move(versions), snapshots, job->drop_dead, expiration,
-                            now, filter, &reduce_stats)) {
-          s = emit(user_key, v);
-          if (!s.ok()) break;
-        }
-        versions.clear();
-        if (s.ok() && writer && writer->FileSize() >= options_.target_file_size)
-          s = finish_output();
-        if (at_end) break;
-      }
-      if (!s.ok()) break;
-      KeyVersion v;
-      std::string_view value;
-      if (!DecodeRow(input->value(), &v.meta, &value)) {
-        s = Status::Corruption("compaction: malformed row");
-        break;
-      }
-      if (versions.empty()) user_key.assign(ikey.user_key);
-      v.sequence = ikey.sequence;
-      v.kind = ikey.kind;
-      v.value.assign(value);
-      versions.push_back(std::move(v));
-      input->Next();
-    }
-    if (s.ok()) s = input->status();
+    auto reduce = [&](std::string_view user_key, std::vector<KeyVersion> versions) {
+      return ReduceVersions(user_key, std::move(versions), snapshots, job->drop_dead, expiration,
+                            now, filter, &reduce_stats);
+    };
+    s = ReduceInput(input.get(), reduce, emit, [&]() -> Status {
+      // Files split only between user keys.
+      if (writer && writer->FileSize() >= options_.target_file_size) return finish_output();
+      return Status::OK();
+    });
     if (s.ok()) s = finish_output();
   }
   writer.reset();

@@ -109,6 +109,23 @@ std::shared_ptr<const FileMetaData> File(uint64_t number, const std::string& sma
   return f;
 }
 
+TEST(ReduceForFlushTest, InOrderOverwritesKeepTheNewestAndTheOneThatEndsAGraceWalk) {
+  // Newest first: @400 is the greatest, @100 the least of the rest.
+  EXPECT_EQ(Show(ReduceForFlush({V(5, 400, "e"), V(4, 300, "d"), T(3, 100), V(2, 200, "b"),
+                                 V(1, 150, "a")})),
+            "5=e@400 3T@100");
+  // Ties with the newest cannot win either.
+  EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})),
+            "3=c@100 2=b@100");
+}
+
+TEST(ReduceForFlushTest, AnOlderVersionWithAGreaterTimestampKeepsEveryVersion) {
+  EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 40, "b"), V(1, 200, "a")})),
+            "3=c@100 2=b@40 1=a@200");
+  EXPECT_EQ(Show(ReduceForFlush({V(2, 100, "b"), V(1, 40, "a")})), "2=b@100 1=a@40");
+  EXPECT_EQ(Show(ReduceForFlush({V(1, 7, "a")})), "1=a@7");
+}
+
 TEST(PickCompactionTest, L0ByCountWithOverlappingL1) {
   Version v;
   v.files[0] = {File(5, "c", "f", 10), File(4, "a", "b", 10)};
