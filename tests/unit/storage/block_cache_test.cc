@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <list>
+#include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "storage/table/block_builder.h"
@@ -79,6 +82,58 @@ TEST(BlockCacheTest, EraseFileDropsOnlyThatFile) {
   EXPECT_EQ(cache.usage(), 40u);
   EXPECT_EQ(cache.Lookup(1, 2), nullptr);
   EXPECT_NE(cache.Lookup(2, 2), nullptr);
+}
+
+TEST(BlockCacheTest, SingleShardMatchesAnExactLruModel) {
+  // Random inserts (some replacing), lookups and file erasures against a list-based LRU.
+  const size_t capacity = 5000;
+  BlockCache cache(capacity);
+  std::list<std::pair<std::pair<uint64_t, uint64_t>, size_t>> model;  // front = most recent
+  std::mt19937 rng(3);
+  uint64_t hits = 0, misses = 0;
+  auto find = [&](uint64_t f, uint64_t o) {
+    for (auto it = model.begin(); it != model.end(); ++it) {
+      if (it->first == std::make_pair(f, o)) return it;
+    }
+    return model.end();
+  };
+  for (int op = 0; op < 5000; ++op) {
+    const uint64_t file = rng() % 3, offset = rng() % 40;
+    const int kind = static_cast<int>(rng() % 10);
+    if (kind < 5) {
+      const size_t size = 1 + rng() % 700;
+      cache.Insert(file, offset, BlockOfSize(size));
+      if (auto it = find(file, offset); it != model.end()) model.erase(it);
+      model.emplace_front(std::make_pair(file, offset), size);
+      size_t usage = 0;
+      for (const auto& e : model) usage += e.second;
+      while (usage > capacity) {
+        usage -= model.back().second;
+        model.pop_back();
+      }
+    } else if (kind < 9) {
+      auto block = cache.Lookup(file, offset);
+      auto it = find(file, offset);
+      ASSERT_EQ(block != nullptr, it != model.end()) << "op " << op;
+      if (it != model.end()) {
+        EXPECT_EQ(block->size(), it->second);
+        model.splice(model.begin(), model, it);
+        ++hits;
+      } else {
+        ++misses;
+      }
+    } else {
+      cache.EraseFile(file);
+      model.remove_if([&](const auto& e) { return e.first.first == file; });
+    }
+    size_t usage = 0;
+    for (const auto& e : model) usage += e.second;
+    ASSERT_EQ(cache.usage(), usage) << "op " << op;
+  }
+  EXPECT_EQ(cache.hits(), hits);
+  EXPECT_EQ(cache.misses(), misses);
+  EXPECT_GT(hits, 100u);
+  EXPECT_GT(misses, 100u);
 }
 
 TEST(BlockCacheTest, ShardedCacheStaysWithinCapacityUnderConcurrency) {

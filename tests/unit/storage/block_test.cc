@@ -112,6 +112,46 @@ TEST(BlockTest, SeekNextPrevAgainstModel) {
   }
 }
 
+TEST(BlockTest, CursorHandlesMultiByteEntryHeaders) {
+  // Keys sharing 200-byte prefixes and values of up to 300 bytes: shared, non_shared and
+  // value_length all need two-byte varints, mixed with one-byte entries.
+  std::mt19937 rng(5);
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 300; ++i) {
+    const std::string prefix(rng() % 2 ? 200 : 3, static_cast<char>('a' + rng() % 3));
+    model[prefix + KeyName(rng() % 1000) + std::string(rng() % 150, 'z')] =
+        std::string(rng() % 300, static_cast<char>('A' + i % 26));
+  }
+  auto block = BuildBlock(model);
+  BlockCursor cursor(*block, CompareUserKeys);
+  auto m = model.begin();
+  for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next(), ++m) {
+    ASSERT_NE(m, model.end());
+    ASSERT_EQ(cursor.key(), m->first);
+    ASSERT_EQ(cursor.value(), m->second);
+  }
+  EXPECT_EQ(m, model.end());
+  EXPECT_FALSE(cursor.corrupted());
+  for (const auto& [key, value] : model) {
+    cursor.Seek(key);
+    ASSERT_TRUE(cursor.Valid());
+    ASSERT_EQ(cursor.key(), key);
+    ASSERT_EQ(cursor.value(), value);
+    // Just past the key: the next entry in the model, or the end.
+    cursor.Seek(key + std::string(1, '\0'));
+    auto next = model.upper_bound(key);
+    if (next == model.end()) {
+      EXPECT_FALSE(cursor.Valid());
+    } else {
+      ASSERT_TRUE(cursor.Valid());
+      EXPECT_EQ(cursor.key(), next->first);
+      cursor.Prev();
+      ASSERT_TRUE(cursor.Valid());
+      EXPECT_EQ(cursor.key(), key);
+    }
+  }
+}
+
 TEST(BlockTest, InternalKeyOrderWithVersions) {
   // Versions of one user key come newest (highest sequence) first.
   BlockBuilder builder;
