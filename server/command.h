@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ebb::protocol {
@@ -94,7 +95,9 @@ class CommandTable {
   const std::map<std::string, CommandSpec>& rows() const { return rows_; }
 
  private:
-  std::map<std::string, CommandSpec> rows_;
+  std::map<std::string, CommandSpec> rows_;  // by lowercase name, in order for COMMAND LIST
+  // The same rows by lowercase name (views of rows_'s keys): Find's one hash lookup.
+  std::unordered_map<std::string_view, const CommandSpec*> index_;
 };
 
 }  // namespace ebb::server

@@ -1,15 +1,23 @@
 #include <cassert>
-#include <cctype>
 
 #include "server/command.h"
 
 namespace ebb::server {
 namespace {
 
+char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = LowerChar(c);
   return out;
+}
+
+// Command names are ASCII and short: lowercase into `buf` without allocating.
+constexpr size_t kMaxNameLength = 64;
+std::string_view LowerInto(std::string_view s, char (&buf)[kMaxNameLength]) {
+  for (size_t i = 0; i < s.size(); i++) buf[i] = LowerChar(s[i]);
+  return std::string_view(buf, s.size());
 }
 
 }  // namespace
@@ -17,18 +25,22 @@ std::string Lower(std::string_view s) {
 void CommandTable::Add(CommandSpec spec) {
   std::string key = Lower(spec.name);
   assert(rows_.find(key) == rows_.end());
-  rows_.emplace(std::move(key), std::move(spec));
+  auto row = rows_.emplace(std::move(key), std::move(spec)).first;
+  index_.emplace(row->first, &row->second);
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  if (name.size() > 64) return nullptr;
-  auto it = rows_.find(Lower(name));
-  return it == rows_.end() ? nullptr : &it->second;
+  if (name.size() > kMaxNameLength) return nullptr;
+  char buf[kMaxNameLength];
+  auto it = index_.find(LowerInto(name, buf));
+  return it == index_.end() ? nullptr : it->second;
 }
 
 const CommandSpec* CommandTable::FindSubcommand(const CommandSpec& container,
                                                 std::string_view name) {
-  std::string key = Lower(name);
+  if (name.size() > kMaxNameLength) return nullptr;
+  char buf[kMaxNameLength];
+  const std::string_view key = LowerInto(name, buf);
   for (const CommandSpec& sub : container.subcommands) {
     if (sub.name == key) return &sub;
   }
