@@ -82,20 +82,6 @@ Status TableCache::NewIterator(const FileMetaData& file, bool fill_cache,
   return Status::OK();
 }
 
-Status TableCache::NewIteratorIfMayMatch(const FileMetaData& file, std::string_view user_key,
-                                         bool fill_cache, std::unique_ptr<InternalIterator>* iter) {
-  std::shared_ptr<Table> table;
-  Status s = FindTable(file, &table);
-  if (!s.ok()) return s;
-  if (!table->KeyMayMatch(user_key)) {
-    iter->reset();
-    return Status::OK();
-  }
-  auto inner = table->NewIterator(fill_cache);
-  *iter = std::make_unique<PinnedIterator>(std::move(table), std::move(inner));
-  return Status::OK();
-}
-
 Status TableCache::Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
                        EntryVisitor visitor) {
   std::shared_ptr<Table> table;

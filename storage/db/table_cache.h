@@ -31,10 +31,6 @@ class TableCache {
   // An iterator over every entry of the table `file`.
   Status NewIterator(const FileMetaData& file, bool fill_cache,
                      std::unique_ptr<InternalIterator>* iter);
-  // Like NewIterator, but sets *iter to nullptr when the table's bloom filter says `user_key`
-  // is not in it.
-  Status NewIteratorIfMayMatch(const FileMetaData& file, std::string_view user_key, bool fill_cache,
-                               std::unique_ptr<InternalIterator>* iter);
   // Table::Get on the table `file` (bloom check, then the versions of lookup_key's user key,
   // newest first, offered to `visitor` until it returns false). The table stays open meanwhile.
   Status Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
