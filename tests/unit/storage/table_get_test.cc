@@ -18,41 +18,10 @@
 #include "storage/table/block_cache.h"
 #include "storage/table/table.h"
 #include "storage/table/table_builder.h"
+#include "tests/unit/storage/mem_files.h"
 
 namespace ebb::storage {
 namespace {
-
-class MemFile final : public WritableFile {
- public:
-  Status Append(std::string_view data) override {
-    contents.append(data);
-    return Status::OK();
-  }
-  Status Flush() override { return Status::OK(); }
-  Status Sync() override { return Status::OK(); }
-  Status Close() override { return Status::OK(); }
-  uint64_t Size() const override { return contents.size(); }
-  std::string contents;
-};
-
-// Copies into the caller's scratch, as a file read does, and counts reads.
-class MemRandomAccessFile final : public RandomAccessFile {
- public:
-  explicit MemRandomAccessFile(std::string contents) : contents_(std::move(contents)) {}
-  Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const override {
-    ++reads;
-    const std::string_view part = offset > contents_.size()
-                                      ? std::string_view()
-                                      : std::string_view(contents_).substr(offset, n);
-    std::copy(part.begin(), part.end(), scratch);
-    *result = std::string_view(scratch, part.size());
-    return Status::OK();
-  }
-  mutable int reads = 0;
-
- private:
-  std::string contents_;
-};
 
 struct InternalKeyLess {
   bool operator()(const std::string& a, const std::string& b) const {
