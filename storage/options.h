@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ebb::storage {
 
@@ -26,26 +27,31 @@ struct Options {
   std::shared_ptr<FileSystem> file_system;
   // Called by compaction for every value row; nullptr: none. Must outlive the DB.
   std::shared_ptr<CompactionFilter> compaction_filter;
+  // Optional: how much of a user key is its seek prefix (the part a range scan seeks to, such
+  // as one log's entries share), or 0 for none. REQUIRES: every key that starts with a key's
+  // prefix has a prefix of the same length. The memtable then finds the smallest key of a
+  // prefix without a skiplist search. nullptr: no prefixes.
+  size_t (*seek_prefix_length)(std::string_view user_key) = nullptr;
 
-  size_t memtable_size = 64 << 20;        // a memtable this big is frozen and flushed
-  size_t block_size = 4 << 10;            // target uncompressed size of an SST data block
-  size_t block_cache_size = 256 << 20;    // bytes of uncompressed blocks kept in the LRU cache
-  int bloom_bits_per_key = 10;            // 0 disables bloom filters
+  size_t memtable_size = 64 << 20;      // a memtable this big is frozen and flushed
+  size_t block_size = 4 << 10;          // target uncompressed size of an SST data block
+  size_t block_cache_size = 256 << 20;  // bytes of uncompressed blocks kept in the LRU cache
+  int bloom_bits_per_key = 10;          // 0 disables bloom filters
   Compression compression = Compression::kLz4;
   WalFsync wal_fsync = WalFsync::kEverySec;
 
   // Leveled compaction: L0 is compacted when it has this many files; level 1 holds
   // level1_max_bytes, each deeper level level_size_multiplier times more.
   int l0_compaction_trigger = 4;
-  int l0_stop_writes_trigger = 12;        // writes wait (bounded) while L0 has this many files
+  int l0_stop_writes_trigger = 12;  // writes wait (bounded) while L0 has this many files
   uint64_t level1_max_bytes = 256ull << 20;
   int level_size_multiplier = 10;
   uint64_t target_file_size = 64ull << 20;
-  int max_open_files = 1000;              // table cache capacity
+  int max_open_files = 1000;  // table cache capacity
 
   // Expiry (Riak's modes; Lethe's purge bound).
-  bool expiration_enabled = true;         // false: expiry is recorded but nothing expires
-  bool whole_file_expiry = true;          // drop fully expired files by a manifest edit
+  bool expiration_enabled = true;                  // false: expiry is recorded but nothing expires
+  bool whole_file_expiry = true;                   // drop fully expired files by a manifest edit
   int64_t purge_deadline_ms = 24ll * 3600 * 1000;  // expired bytes gone this long after expiry
 
   bool create_if_missing = true;

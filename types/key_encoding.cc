@@ -79,6 +79,12 @@ bool ParseSubRowKey(std::string_view engine_key, SubRowKeyParts* parts) {
   return true;
 }
 
+size_t SubRowSeekPrefixLength(std::string_view engine_key) {
+  SubRowKeyParts parts;
+  if (!ParseSubRowKey(engine_key, &parts)) return 0;
+  return engine_key.size() - parts.element.size();
+}
+
 std::string SystemKey(std::string_view name) {
   std::string key;
   key.push_back(Byte(KeyTag::kSystem));

@@ -52,6 +52,10 @@ struct SubRowKeyParts {
 };
 // Splits a sub-row key. False (outputs unspecified) if `engine_key` is not one.
 bool ParseSubRowKey(std::string_view engine_key, SubRowKeyParts* parts);
+// The engine's seek prefix (storage::Options::seek_prefix_length): for a sub-row key, the length
+// of its SubRowPrefix — what a scan of one incarnation's elements seeks to; 0 for other keys.
+// Every key starting with a sub-row prefix is a sub-row key with that same prefix.
+size_t SubRowSeekPrefixLength(std::string_view engine_key);
 
 // ---- system rows.
 

@@ -33,6 +33,7 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
   auto filter = std::make_shared<TypesCompactionFilter>();
   RegisterTlogCompactionHook(*filter);  // entries below a log's cutoff are dropped
   options.compaction_filter = filter;
+  options.seek_prefix_length = &SubRowSeekPrefixLength;  // scans of one log's entries
   std::unique_ptr<storage::DB> db;
   Status s = storage::DB::Open(options, dir, &db);
   if (!s.ok()) return s;

@@ -25,11 +25,20 @@ struct MemTable::Version {
 struct MemTable::KeyNode {
   std::atomic<Version*> newest{nullptr};
   std::atomic<Version*> oldest{nullptr};
-  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
+  KeyNode* hash_next = nullptr;       // the bucket chain; set before the node is published
+  Table::Handle list_node = nullptr;  // its place in the skiplist
   uint32_t key_len = 0;
   uint32_t hash32 = 0;  // low half of the key's hash: most chain misses skip the memcmp
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
+};
+
+// One seek prefix: its bytes (inside its first key) and the smallest key having it.
+struct MemTable::PrefixNode {
+  PrefixNode* next = nullptr;  // the bucket chain; set before the node is published
+  std::string_view prefix;
+  uint32_t hash32 = 0;
+  std::atomic<const KeyNode*> smallest{nullptr};
 };
 
 int MemTable::KeyNodeComparator::operator()(const KeyNode* a, const KeyNode* b) const {
@@ -48,10 +57,53 @@ uint64_t HashKey(std::string_view key) { return std::hash<std::string_view>{}(ke
 
 // A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes keeps chains
 // about one node long in a full memtable.
-MemTable::MemTable(size_t memtable_bytes)
+MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length)
     : table_(KeyNodeComparator(), &arena_),
       num_buckets_(std::max<size_t>(64, memtable_bytes / 128)),
-      buckets_(new std::atomic<KeyNode*>[num_buckets_]()) {}
+      buckets_(new std::atomic<KeyNode*>[num_buckets_]()),
+      prefix_length_(prefix_length) {
+  if (prefix_length_ != nullptr) {
+    num_prefix_buckets_ = std::max<size_t>(64, num_buckets_ / 4);
+    prefix_buckets_.reset(new std::atomic<PrefixNode*>[num_prefix_buckets_]());
+  }
+}
+
+const MemTable::KeyNode* MemTable::SmallestWithPrefix(std::string_view user_key) const {
+  if (prefix_length_ == nullptr || prefix_length_(user_key) != user_key.size()) return nullptr;
+  const uint64_t hash = HashKey(user_key);
+  const PrefixNode* p = prefix_buckets_[hash % num_prefix_buckets_].load(std::memory_order_acquire);
+  for (; p != nullptr; p = p->next) {
+    if (p->hash32 == static_cast<uint32_t>(hash) && p->prefix == user_key) {
+      return p->smallest.load(std::memory_order_acquire);
+    }
+  }
+  return nullptr;
+}
+
+// Called for each new key once it is in the skiplist.
+void MemTable::IndexPrefix(const KeyNode* node) {
+  const std::string_view key = node->user_key();
+  const size_t length = prefix_length_(key);
+  if (length == 0 || length > key.size()) return;
+  const std::string_view prefix = key.substr(0, length);
+  const uint64_t hash = HashKey(prefix);
+  std::atomic<PrefixNode*>& bucket = prefix_buckets_[hash % num_prefix_buckets_];
+  for (PrefixNode* p = bucket.load(std::memory_order_relaxed); p != nullptr; p = p->next) {
+    if (p->hash32 == static_cast<uint32_t>(hash) && p->prefix == prefix) {
+      const KeyNode* smallest = p->smallest.load(std::memory_order_relaxed);
+      if (CompareUserKeys(key, smallest->user_key()) < 0) {
+        p->smallest.store(node, std::memory_order_release);
+      }
+      return;
+    }
+  }
+  auto* p = new (arena_.Allocate(sizeof(PrefixNode))) PrefixNode();
+  p->prefix = prefix;
+  p->hash32 = static_cast<uint32_t>(hash);
+  p->smallest.store(node, std::memory_order_relaxed);
+  p->next = bucket.load(std::memory_order_relaxed);
+  bucket.store(p, std::memory_order_release);
+}
 
 const MemTable::KeyNode* MemTable::FindKeyNode(std::string_view user_key, uint64_t hash) const {
   const KeyNode* node = buckets_[hash % num_buckets_].load(std::memory_order_acquire);
@@ -115,10 +167,11 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
   } else {
     KeyNode* fresh = NewKeyNode(user_key, version);
     fresh->hash32 = static_cast<uint32_t>(hash);
-    table_.Insert(fresh);
+    fresh->list_node = table_.Insert(fresh);
     std::atomic<KeyNode*>& bucket = buckets_[hash % num_buckets_];
     fresh->hash_next = bucket.load(std::memory_order_relaxed);
     bucket.store(fresh, std::memory_order_release);
+    if (prefix_length_ != nullptr) IndexPrefix(fresh);
   }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
 }
@@ -156,7 +209,11 @@ class MemTable::Iter final : public InternalIterator {
   }
   void Seek(std::string_view target) override {
     const std::string_view user_key = ExtractUserKey(target);
-    keys_.Seek(user_key);
+    if (const KeyNode* smallest = mem_->SmallestWithPrefix(user_key)) {
+      keys_.SeekTo(smallest->list_node);  // the first key >= a prefix is its smallest key
+    } else {
+      keys_.Seek(user_key);
+    }
     AtNewest();
     if (version_ == nullptr || keys_.key()->user_key() != user_key) return;
     const uint64_t trailer = DecodeFixed64(target.data() + target.size() - kInternalKeyTrailer);

@@ -7,7 +7,9 @@
 // A fixed-size hash index maps each user key to its KeyNode as well: point reads and writes to
 // a key already present find it in about one cache miss, without searching the skiplist, and a
 // read of a key the memtable never saw ends at an empty or short bucket chain. Only new keys
-// and ordered access (iterators, flush) walk the skiplist.
+// and ordered access (iterators, flush) walk the skiplist. With a seek-prefix function
+// (Options::seek_prefix_length), a second hash index maps each prefix to its smallest key, so
+// an iterator seeking exactly to a prefix (one log's entries) starts there without a search.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
 // Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
@@ -48,7 +50,8 @@ class MemTable {
 
   // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the hash index
   // (one bucket per 128 bytes, so about one key per bucket when full).
-  explicit MemTable(size_t memtable_bytes = 64 << 20);
+  using SeekPrefixLength = size_t (*)(std::string_view user_key);
+  explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -80,13 +83,22 @@ class MemTable {
   KeyNode* NewKeyNode(std::string_view user_key, Version* first);
   static void LinkVersion(KeyNode* node, Version* version);
 
+  struct PrefixNode;
+
   // The KeyNode of `user_key` (whose hash is `hash`), or nullptr.
   const KeyNode* FindKeyNode(std::string_view user_key, uint64_t hash) const;
+  // When `user_key` is exactly a seek prefix: the smallest key here with that prefix (which is
+  // then the first key >= user_key), or nullptr.
+  const KeyNode* SmallestWithPrefix(std::string_view user_key) const;
+  void IndexPrefix(const KeyNode* node);
 
   Arena arena_;
   Table table_;
   size_t num_buckets_;
   std::unique_ptr<std::atomic<KeyNode*>[]> buckets_;  // chains through KeyNode::hash_next
+  SeekPrefixLength prefix_length_;
+  size_t num_prefix_buckets_ = 0;
+  std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_
   std::atomic<uint64_t> num_entries_{0};
 };
 

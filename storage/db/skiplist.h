@@ -30,35 +30,26 @@ class SkipList {
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
 
-  // REQUIRES: nothing equal to key is in the list; external synchronization.
-  void Insert(const Key& key) {
-    [[maybe_unused]] bool inserted = false;
-    FindOrInsert(key, [&] {
-      inserted = true;
-      return key;
-    });
-    assert(inserted);
-  }
+  // Where an inserted key sits: Iterator::SeekTo(handle) goes there without a search.
+  using Handle = const void*;
 
-  // Returns the key equal to `probe` if one is present; otherwise inserts make() — which must
-  // compare equal to `probe` — and returns it. One search either way. REQUIRES: external sync.
-  template <class Probe, class Make>
-  Key FindOrInsert(const Probe& probe, Make make) {
+  // REQUIRES: nothing equal to key is in the list; external synchronization.
+  Handle Insert(const Key& key) {
     Node* prev[kMaxHeight];
-    Node* x = FindGreaterOrEqual(probe, prev);
-    if (x != nullptr && compare_(x->key, probe) == 0) return x->key;
+    [[maybe_unused]] Node* x = FindGreaterOrEqual(key, prev);
+    assert(x == nullptr || compare_(x->key, key) != 0);
     const int height = RandomHeight();
     const int max_height = max_height_.load(std::memory_order_relaxed);
     if (height > max_height) {
       for (int i = max_height; i < height; i++) prev[i] = head_;
       max_height_.store(height, std::memory_order_relaxed);
     }
-    Node* node = NewNode(make(), height);
+    Node* node = NewNode(key, height);
     for (int i = 0; i < height; i++) {
       node->NoBarrierSetNext(i, prev[i]->NoBarrierNext(i));
       prev[i]->SetNext(i, node);
     }
-    return node->key;
+    return node;
   }
 
   template <class Probe>
@@ -82,6 +73,8 @@ class SkipList {
     void Seek(const Probe& target) {
       node_ = list_->FindGreaterOrEqual(target, nullptr);
     }
+    // REQUIRES: `handle` came from Insert on this list.
+    void SeekTo(Handle handle) { node_ = static_cast<Node*>(const_cast<void*>(handle)); }
     void SeekToFirst() { node_ = list_->head_->Next(0); }
     void SeekToLast() {
       node_ = list_->FindLast();

@@ -204,5 +204,54 @@ TEST(MemTableTest, PointLookupsStayExactWhenHashBucketsOverflow) {
   EXPECT_EQ(entries, 9000u);
 }
 
+// Seek prefix: the key up to and including its first '|'; keys without one have none.
+size_t UpToBar(std::string_view key) {
+  const size_t bar = key.find('|');
+  return bar == std::string_view::npos ? 0 : bar + 1;
+}
+
+TEST(MemTableTest, SeeksToAPrefixLandWhereASearchWould) {
+  auto mem = std::make_shared<MemTable>(1 << 20, &UpToBar);
+  std::vector<std::string> ikeys;
+  std::mt19937 rng(11);
+  uint64_t seq = 1;
+  for (int i = 0; i < 2000; i++) {
+    // Prefixes "p0|" .. "p49|", keys without a prefix, and a key equal to its prefix.
+    std::string key = Cat("p", std::to_string(rng() % 50));
+    if (i % 7 == 0) {
+      key += "x";
+    } else if (i % 11 == 0) {
+      key += "|";
+    } else {
+      key += Cat("|", std::to_string(rng() % 1000));
+    }
+    mem->Add(seq, RowKind::kValue, key, Row("v"));
+    std::string ikey;
+    AppendInternalKey(&ikey, key, seq, RowKind::kValue);
+    ikeys.push_back(ikey);
+    seq++;
+  }
+  std::sort(ikeys.begin(), ikeys.end(),
+            [](const auto& a, const auto& b) { return CompareInternalKeys(a, b) < 0; });
+  auto it = MemTable::NewIterator(mem);
+  for (int p = 0; p < 60; p++) {  // p50..p59 are absent prefixes
+    for (uint64_t at : {seq, seq / 2, uint64_t{0}}) {
+      const std::string target = LookupKey(Cat("p", std::to_string(p)) + "|", at);
+      const auto want = std::find_if(ikeys.begin(), ikeys.end(), [&](const std::string& k) {
+        return CompareInternalKeys(k, target) >= 0;
+      });
+      it->Seek(target);
+      ASSERT_EQ(it->Valid(), want != ikeys.end()) << p << "@" << at;
+      if (!it->Valid()) continue;
+      EXPECT_EQ(it->key(), *want) << p << "@" << at;
+      it->Next();  // and it walks on in order from there
+      if (want + 1 != ikeys.end()) {
+        ASSERT_TRUE(it->Valid());
+        EXPECT_EQ(it->key(), *(want + 1));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ebb::storage

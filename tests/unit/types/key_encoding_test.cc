@@ -66,6 +66,15 @@ TEST(KeyEncodingTest, MetaKeysOfOneDbSortLikeUserKeysAndStayInsideTheirBounds) {
   EXPECT_EQ(MetaKeyUpperBound(255), std::string("\x02", 1));
 }
 
+TEST(KeyEncodingTest, SeekPrefixOfASubRowIsItsIncarnationPrefix) {
+  const std::string prefix = SubRowPrefix(3, std::string("lo\0g", 4), 42);
+  EXPECT_EQ(SubRowSeekPrefixLength(SubRowKey(3, std::string("lo\0g", 4), 42, "element")),
+            prefix.size());
+  EXPECT_EQ(SubRowSeekPrefixLength(prefix), prefix.size());  // a scan's seek target
+  EXPECT_EQ(SubRowSeekPrefixLength(MetaKey(3, "log")), 0u);
+  EXPECT_EQ(SubRowSeekPrefixLength(prefix.substr(0, prefix.size() - 1)), 0u);  // cut short
+}
+
 TEST(KeyEncodingTest, SubRowKeyRoundTripsAndSortsByVersionThenElement) {
   const std::string key("k\0\xff", 3);
   SubRowKeyParts parts;
