@@ -13,6 +13,7 @@
 #include "server/commands/arg_parser.h"
 #include "server/commands/command_rows.h"
 #include "server/commands/register.h"
+#include "server/commands/replies.h"
 #include "server/errors.h"
 #include "server/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
@@ -22,8 +23,7 @@ namespace ebb::server {
 namespace {
 
 void ReplyStatus(CommandContext& ctx, const storage::Status& s) {
-  if (s.ok()) return ctx.reply.Ok();
-  ctx.reply.Error("ERR " + s.ToString());
+  if (!StorageErrorOrReply(ctx, s)) ctx.reply.Ok();
 }
 
 void DebugHelp(CommandContext& ctx) {

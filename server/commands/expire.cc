@@ -11,6 +11,7 @@
 #include "server/commands/arg_parser.h"
 #include "server/commands/command_rows.h"
 #include "server/commands/register.h"
+#include "server/commands/replies.h"
 #include "server/errors.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
@@ -22,12 +23,6 @@ types::Keyspace& KeyspaceFor(CommandContext& ctx) {
   types::Keyspace& ks = ctx.server.keyspace();
   ks.set_defer_sync(ctx.server.defer_sync());
   return ks;
-}
-
-bool StorageErrorOrReply(CommandContext& ctx, const storage::Status& s) {
-  if (s.ok()) return false;
-  ctx.reply.Error("ERR " + s.ToString());
-  return true;
 }
 
 // The NX|XX|GT|LT flags after "CMD key time"; replies and returns false on a bad set.

@@ -11,6 +11,7 @@
 #include "server/commands/arg_parser.h"
 #include "server/commands/command_rows.h"
 #include "server/commands/register.h"
+#include "server/commands/replies.h"
 #include "server/config/glob.h"
 #include "server/errors.h"
 #include "server/server_context.h"
@@ -23,13 +24,6 @@ types::Keyspace& KeyspaceFor(CommandContext& ctx) {
   types::Keyspace& ks = ctx.server.keyspace();
   ks.set_defer_sync(ctx.server.defer_sync());
   return ks;
-}
-
-// Replies with an engine failure; true if there was one (the caller just returns).
-bool StorageErrorOrReply(CommandContext& ctx, const storage::Status& s) {
-  if (s.ok()) return false;
-  ctx.reply.Error("ERR " + s.ToString());
-  return true;
 }
 
 void DelCommand(CommandContext& ctx) {

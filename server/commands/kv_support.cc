@@ -40,10 +40,6 @@ std::optional<int64_t> PolicyExpireAt(const types::TtlPolicy& policy, std::strin
   return expire_at;
 }
 
-void ReplyStorageError(CommandContext& ctx, const storage::Status& status) {
-  ctx.reply.Error("ERR " + status.ToString());
-}
-
 bool ParseExpireOrReply(CommandContext& ctx, std::string_view cmd, std::string_view text,
                         bool seconds, bool relative, int64_t now_ms, int64_t* expire_at_ms) {
   int64_t value = 0;

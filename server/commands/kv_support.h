@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "server/command.h"
+#include "server/commands/replies.h"
 #include "storage/status.h"
 #include "types/kv.h"
 #include "types/ttl_policy.h"
@@ -31,9 +32,6 @@ types::TtlPolicy TtlPolicyFromConfig(CommandContext& ctx);
 // large that ts + ttl overflows means "never expires".
 std::optional<int64_t> PolicyExpireAt(const types::TtlPolicy& policy, std::string_view key,
                                       int64_t ts_ms);
-
-// Replies "ERR <status>" for an engine failure.
-void ReplyStorageError(CommandContext& ctx, const storage::Status& status);
 
 // Redis's getExpireMillisecondsOrReply: `text` is a positive integer of seconds (`seconds`) or
 // ms; relative values are added to `now_ms`. On success *expire_at_ms is absolute. Otherwise

@@ -19,6 +19,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/register.h"
+#include "server/commands/replies.h"
 #include "server/errors.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
@@ -30,19 +31,6 @@ types::Tlog LogFor(CommandContext& ctx) {
   types::Keyspace& ks = ctx.server.keyspace();
   ks.set_defer_sync(ctx.server.defer_sync());
   return types::Tlog(ks, ctx.client.db_index());
-}
-
-// Replies with an engine failure or WRONGTYPE; true if it did (the caller just returns).
-bool FailedOrReply(CommandContext& ctx, const storage::Status& s, types::TlogResult result) {
-  if (!s.ok()) {
-    ctx.reply.Error("ERR " + s.ToString());
-    return true;
-  }
-  if (result == types::TlogResult::kWrongType) {
-    ctx.reply.Error(kWrongType);
-    return true;
-  }
-  return false;
 }
 
 // Parses a timestamp or count (types::ParseLogicalTimestamp: digits, leading zeros allowed);

@@ -17,6 +17,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/register.h"
+#include "server/commands/replies.h"
 #include "server/errors.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
@@ -29,19 +30,6 @@ types::Treg RegisterFor(CommandContext& ctx) {
   types::Keyspace& ks = ctx.server.keyspace();
   ks.set_defer_sync(ctx.server.defer_sync());
   return types::Treg(ks, ctx.client.db_index());
-}
-
-// Replies with an engine failure or WRONGTYPE; true if it did (the caller just returns).
-bool FailedOrReply(CommandContext& ctx, const storage::Status& s, types::TregResult result) {
-  if (!s.ok()) {
-    ctx.reply.Error("ERR " + s.ToString());
-    return true;
-  }
-  if (result == types::TregResult::kWrongType) {
-    ctx.reply.Error(kWrongType);
-    return true;
-  }
-  return false;
 }
 
 void SetCommand(CommandContext& ctx) {
