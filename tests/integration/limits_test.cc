@@ -11,27 +11,6 @@
 namespace ebb::test {
 namespace {
 
-// The value of `field` in INFO's text, or -1.
-long long InfoField(redisContext* c, const std::string& section, const std::string& field) {
-  std::string info = Cmd(c, {"INFO", section}).str();
-  size_t at = info.find("\r\n" + field + ":");
-  if (at == std::string::npos) return -1;
-  at += field.size() + 3;
-  return std::stoll(info.substr(at, info.find("\r\n", at) - at));
-}
-
-// Polls INFO until `field` reaches `want` (bounded: ~10 s). Returns the last value seen.
-long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
-                        long long want) {
-  long long v = -1;
-  for (int i = 0; i < 500; ++i) {
-    v = InfoField(c, section, field);
-    if (v == want) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return v;
-}
-
 TEST(LimitsTest, MaxClientsRejectsWithRedisError) {
   TestServer server;
   ASSERT_TRUE(server.Start({"--maxclients", "2"})) << server.error();

@@ -132,6 +132,26 @@ void Append(redisContext* c, const std::vector<std::string>& args) {
   redisAppendCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data());
 }
 
+long long InfoField(redisContext* c, const std::string& section, const std::string& field) {
+  const std::string info = Cmd(c, {"INFO", section}).str();
+  size_t at = info.find("\r\n" + field + ":");
+  if (at == std::string::npos) return -1;
+  at += field.size() + 3;
+  return std::stoll(info.substr(at, info.find("\r\n", at) - at));
+}
+
+long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
+                        long long want, std::chrono::milliseconds timeout) {
+  constexpr auto kPoll = std::chrono::milliseconds(20);
+  long long v = -1;
+  for (auto waited = std::chrono::milliseconds(0); waited < timeout; waited += kPoll) {
+    v = InfoField(c, section, field);
+    if (v == want) break;
+    std::this_thread::sleep_for(kPoll);
+  }
+  return v;
+}
+
 Reply ReadReply(redisContext* c) {
   void* raw = nullptr;
   if (redisGetReply(c, &raw) != REDIS_OK) return FromRaw(c, nullptr);

@@ -12,6 +12,7 @@
 #include <hiredis/hiredis.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -64,6 +65,13 @@ Reply Cmd(redisContext* c, const std::vector<std::string>& args);
 // Reads the next reply of a pipeline whose commands were queued with redisAppendCommandArgv.
 Reply ReadReply(redisContext* c);
 void Append(redisContext* c, const std::vector<std::string>& args);
+
+// The integer value of `field` in `INFO section`, or -1 if absent.
+long long InfoField(redisContext* c, const std::string& section, const std::string& field);
+// Polls INFO every 20 ms until `field` reaches `want` or `timeout` passes. Returns the last value.
+long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
+                        long long want,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 // A plain TCP connection for raw bytes (inline commands, RESP3, protocol errors).
 class RawConnection {
