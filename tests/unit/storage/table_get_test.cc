@@ -18,17 +18,11 @@
 #include "storage/table/block_cache.h"
 #include "storage/table/table.h"
 #include "storage/table/table_builder.h"
-#include "tests/unit/storage/mem_files.h"
+#include "tests/unit/storage/table_test_util.h"
 
 namespace ebb::storage {
 namespace {
 
-struct InternalKeyLess {
-  bool operator()(const std::string& a, const std::string& b) const {
-    return CompareInternalKeys(a, b) < 0;
-  }
-};
-using Model = std::map<std::string, std::string, InternalKeyLess>;
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
 std::string Key(std::string_view user_key, uint64_t sequence, RowKind kind = RowKind::kValue) {
@@ -212,26 +206,15 @@ TEST(TableGetTest, RealFileThroughPosixFileSystem) {
   char tmpl[] = "/tmp/ebb_table_get_test_XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   const std::string path = std::string(tmpl) + "/000042.sst";
-  auto fs = DefaultFileSystem();
   Model model;
   for (int i = 0; i < 2000; ++i) {
     model[Key("key" + std::to_string(i % 700), 1 + i)] = Row(i, std::string(i % 50, 'x'));
   }
-  {
-    std::unique_ptr<WritableFile> file;
-    ASSERT_TRUE(fs->NewWritableFile(path, &file).ok());
-    TableBuilder builder(TableOptions{.compression = Compression::kNone}, file.get());
-    for (const auto& [k, v] : model) builder.Add(k, v);
-    ASSERT_TRUE(builder.Finish().ok());
-    ASSERT_TRUE(file->Close().ok());
-  }
-  uint64_t size = 0;
-  ASSERT_TRUE(fs->GetFileSize(path, &size).ok());
-  std::unique_ptr<RandomAccessFile> raf;
-  ASSERT_TRUE(fs->NewRandomAccessFile(path, &raf).ok());
   BlockCache cache(1 << 20);
   std::unique_ptr<Table> table;
-  ASSERT_TRUE(Table::Open(TableOptions{}, std::move(raf), size, 42, &cache, path, &table).ok());
+  ASSERT_TRUE(WriteAndOpenTableFile(path, TableOptions{.compression = Compression::kNone}, model,
+                                    &cache, &table)
+                  .ok());
   for (int k = 0; k < 700; k += 7) {
     const std::string user_key = "key" + std::to_string(k);
     ASSERT_EQ(GetAll(*table, user_key, kMaxSequence), Expected(model, user_key, kMaxSequence));

@@ -16,17 +16,10 @@
 #include "storage/table/block_cache.h"
 #include "storage/table/format.h"
 #include "storage/table/table_builder.h"
-#include "tests/unit/storage/mem_files.h"
+#include "tests/unit/storage/table_test_util.h"
 
 namespace ebb::storage {
 namespace {
-
-struct InternalKeyLess {
-  bool operator()(const std::string& a, const std::string& b) const {
-    return CompareInternalKeys(a, b) < 0;
-  }
-};
-using Model = std::map<std::string, std::string, InternalKeyLess>;
 
 std::string Row(std::optional<int64_t> ts, std::optional<int64_t> expire_at,
                 std::string_view value) {
@@ -208,24 +201,12 @@ TEST(TableTest, RealFileThroughPosixFileSystem) {
   char tmpl[] = "/tmp/ebb_table_test_XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   const std::string path = std::string(tmpl) + "/000042.sst";
-  auto fs = DefaultFileSystem();
   const Model model = RandomModel(8, 1500, 400);
-  {
-    std::unique_ptr<WritableFile> file;
-    ASSERT_TRUE(fs->NewWritableFile(path, &file).ok());
-    TableBuilder builder(TableOptions{.compression = Compression::kZstd}, file.get());
-    for (const auto& [k, v] : model) builder.Add(k, v);
-    ASSERT_TRUE(builder.Finish().ok());
-    ASSERT_TRUE(file->Sync().ok());
-    ASSERT_TRUE(file->Close().ok());
-  }
-  uint64_t size = 0;
-  ASSERT_TRUE(fs->GetFileSize(path, &size).ok());
-  std::unique_ptr<RandomAccessFile> raf;
-  ASSERT_TRUE(fs->NewRandomAccessFile(path, &raf).ok());
   BlockCache cache(1 << 20);
   std::unique_ptr<Table> table;
-  ASSERT_TRUE(Table::Open(TableOptions{}, std::move(raf), size, 42, &cache, path, &table).ok());
+  ASSERT_TRUE(WriteAndOpenTableFile(path, TableOptions{.compression = Compression::kZstd}, model,
+                                    &cache, &table)
+                  .ok());
   CheckAgainstModel(*table, model, 8);
   table.reset();
   std::filesystem::remove_all(tmpl);
