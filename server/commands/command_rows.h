@@ -75,21 +75,19 @@ inline ArgSpec DocArg(std::string name, ArgType type, std::string token = "", bo
   return arg;
 }
 
-// A row whose keys start at `first_key` (0: none) and run to the last argument, except for the
-// arities 2 and -3, which name exactly one key.
-inline CommandSpec KeyedRow(std::string name, int arity, uint32_t flags, int first_key,
-                            std::string group, std::string since, std::string summary,
-                            std::string complexity, std::vector<ArgSpec> arguments,
-                            CommandHandler handler) {
+// Every CommandSpec field a command-table row sets, with the key range spelled out
+// (first_key/last_key/step as CommandSpec documents them).
+inline CommandSpec KeyRangeRow(std::string name, int arity, uint32_t flags, int first_key,
+                               int last_key, int step, std::string group, std::string since,
+                               std::string summary, std::string complexity,
+                               std::vector<ArgSpec> arguments, CommandHandler handler) {
   CommandSpec spec;
   spec.name = std::move(name);
   spec.arity = arity;
   spec.flags = flags;
-  if (first_key > 0) {
-    spec.first_key = first_key;
-    spec.last_key = arity == 2 || arity == -3 ? first_key : -1;
-    spec.step = 1;
-  }
+  spec.first_key = first_key;
+  spec.last_key = last_key;
+  spec.step = step;
   spec.group = std::move(group);
   spec.since = std::move(since);
   spec.summary = std::move(summary);
@@ -97,6 +95,19 @@ inline CommandSpec KeyedRow(std::string name, int arity, uint32_t flags, int fir
   spec.arguments = std::move(arguments);
   spec.handler = handler;
   return spec;
+}
+
+// A row whose keys start at `first_key` (0: none) and run to the last argument, except for the
+// arities 2 and -3, which name exactly one key.
+inline CommandSpec KeyedRow(std::string name, int arity, uint32_t flags, int first_key,
+                            std::string group, std::string since, std::string summary,
+                            std::string complexity, std::vector<ArgSpec> arguments,
+                            CommandHandler handler) {
+  const bool keyed = first_key > 0;
+  const int last_key = !keyed ? 0 : (arity == 2 || arity == -3 ? first_key : -1);
+  return KeyRangeRow(std::move(name), arity, flags, first_key, last_key, keyed ? 1 : 0,
+                     std::move(group), std::move(since), std::move(summary), std::move(complexity),
+                     std::move(arguments), handler);
 }
 
 }  // namespace ebb::server

@@ -188,9 +188,9 @@ void DeleteCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-ArgSpec Key() { return MakeArg("key", ArgType::kKey); }
-ArgSpec Grace() { return MakeArg("grace", ArgType::kInteger, "GRACE", /*optional=*/true); }
-ArgSpec Ts() { return MakeArg("ts", ArgType::kInteger, "TS", /*optional=*/true); }
+ArgSpec Key() { return DocArg("key", ArgType::kKey); }
+ArgSpec Grace() { return DocArg("grace", ArgType::kInteger, "GRACE", /*optional=*/true); }
+ArgSpec Ts() { return DocArg("ts", ArgType::kInteger, "TS", /*optional=*/true); }
 
 }  // namespace
 
@@ -202,15 +202,15 @@ void RegisterKvCommands(CommandTable& table) {
   table.Add(MakeStringCommand("getmeta", -2, kCmdReadOnly | kCmdFast, 1, 1, 1, "0.1.0",
                               "Returns a string row's value, timestamp, remaining TTL and expiry",
                               "O(1)", {Key(), Grace()}, GetMetaCommand));
-  std::vector<ArgSpec> expiration = {MakeArg("duration", ArgType::kString, "TTL"),
-                                     MakeArg("nottl", ArgType::kPureToken, "NOTTL"),
-                                     MakeArg("unix-time-seconds", ArgType::kUnixTime, "EXAT"),
-                                     MakeArg("unix-time-milliseconds", ArgType::kUnixTime, "PXAT")};
+  std::vector<ArgSpec> expiration = {DocArg("duration", ArgType::kString, "TTL"),
+                                     DocArg("nottl", ArgType::kPureToken, "NOTTL"),
+                                     DocArg("unix-time-seconds", ArgType::kUnixTime, "EXAT"),
+                                     DocArg("unix-time-milliseconds", ArgType::kUnixTime, "PXAT")};
   table.Add(MakeStringCommand(
       "put", -3, kCmdWrite, 1, 1, 1, "0.1.0",
       "Writes a new timestamped version of a string row, with an optional TTL", "O(1)",
-      {Key(), MakeArg("value", ArgType::kString), Ts(),
-       MakeArg("expiration", ArgType::kOneOf, "", /*optional=*/true, false, std::move(expiration))},
+      {Key(), DocArg("value", ArgType::kString), Ts(),
+       DocArg("expiration", ArgType::kOneOf, "", /*optional=*/true, false, std::move(expiration))},
       PutCommand));
   table.Add(MakeStringCommand("delete", -2, kCmdWrite | kCmdFast, 1, 1, 1, "0.1.0",
                               "Writes a timestamped tombstone version of a key", "O(1)",

@@ -65,36 +65,13 @@ bool ParseExpireOrReply(CommandContext& ctx, std::string_view cmd, std::string_v
   return true;
 }
 
-ArgSpec MakeArg(std::string name, ArgType type, std::string token, bool optional, bool multiple,
-                std::vector<ArgSpec> children) {
-  ArgSpec arg;
-  arg.name = std::move(name);
-  arg.type = type;
-  arg.token = std::move(token);
-  arg.optional = optional;
-  arg.multiple = multiple;
-  arg.children = std::move(children);
-  return arg;
-}
-
 CommandSpec MakeStringCommand(std::string name, int arity, uint32_t flags, int first_key,
                               int last_key, int step, std::string since, std::string summary,
                               std::string complexity, std::vector<ArgSpec> arguments,
                               CommandHandler handler) {
-  CommandSpec spec;
-  spec.name = std::move(name);
-  spec.arity = arity;
-  spec.flags = flags;
-  spec.first_key = first_key;
-  spec.last_key = last_key;
-  spec.step = step;
-  spec.group = "string";
-  spec.since = std::move(since);
-  spec.summary = std::move(summary);
-  spec.complexity = std::move(complexity);
-  spec.arguments = std::move(arguments);
-  spec.handler = handler;
-  return spec;
+  return KeyRangeRow(std::move(name), arity, flags, first_key, last_key, step, "string",
+                     std::move(since), std::move(summary), std::move(complexity),
+                     std::move(arguments), handler);
 }
 
 }  // namespace ebb::server

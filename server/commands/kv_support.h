@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "server/command.h"
+#include "server/commands/command_rows.h"
 #include "server/commands/replies.h"
 #include "storage/status.h"
 #include "types/kv.h"
@@ -40,10 +41,8 @@ std::optional<int64_t> PolicyExpireAt(const types::TtlPolicy& policy, std::strin
 bool ParseExpireOrReply(CommandContext& ctx, std::string_view cmd, std::string_view text,
                         bool seconds, bool relative, int64_t now_ms, int64_t* expire_at_ms);
 
-// Command-table rows without designated initializers (g++ 12 -Wextra warns about the fields
-// they leave out). Keys: first_key/last_key/step as CommandSpec documents them.
-ArgSpec MakeArg(std::string name, ArgType type, std::string token = "", bool optional = false,
-                bool multiple = false, std::vector<ArgSpec> children = {});
+// A "string" group command-table row (command_rows.h's KeyRangeRow); keys as CommandSpec
+// documents them. Arguments are built with command_rows.h's DocArg.
 CommandSpec MakeStringCommand(std::string name, int arity, uint32_t flags, int first_key,
                               int last_key, int step, std::string since, std::string summary,
                               std::string complexity, std::vector<ArgSpec> arguments,

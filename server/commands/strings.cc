@@ -388,10 +388,10 @@ void DecrByCommand(CommandContext& ctx) {
   IncrDecr(ctx, -delta);
 }
 
-ArgSpec Key() { return MakeArg("key", ArgType::kKey); }
-ArgSpec Value() { return MakeArg("value", ArgType::kString); }
+ArgSpec Key() { return DocArg("key", ArgType::kKey); }
+ArgSpec Value() { return DocArg("value", ArgType::kString); }
 ArgSpec ExpireArg(std::string name, ArgType type, std::string token) {
-  return MakeArg(std::move(name), type, std::move(token));
+  return DocArg(std::move(name), type, std::move(token));
 }
 
 }  // namespace
@@ -402,16 +402,15 @@ void RegisterStringCommands(CommandTable& table) {
       "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist",
       "O(1)",
       {Key(), Value(),
-       MakeArg(
-           "condition", ArgType::kOneOf, "", true, false,
-           {MakeArg("nx", ArgType::kPureToken, "NX"), MakeArg("xx", ArgType::kPureToken, "XX")}),
-       MakeArg("get", ArgType::kPureToken, "GET", true),
-       MakeArg("expiration", ArgType::kOneOf, "", true, false,
-               {ExpireArg("seconds", ArgType::kInteger, "EX"),
-                ExpireArg("milliseconds", ArgType::kInteger, "PX"),
-                ExpireArg("unix-time-seconds", ArgType::kUnixTime, "EXAT"),
-                ExpireArg("unix-time-milliseconds", ArgType::kUnixTime, "PXAT"),
-                MakeArg("keepttl", ArgType::kPureToken, "KEEPTTL")})},
+       DocArg("condition", ArgType::kOneOf, "", true, false,
+              {DocArg("nx", ArgType::kPureToken, "NX"), DocArg("xx", ArgType::kPureToken, "XX")}),
+       DocArg("get", ArgType::kPureToken, "GET", true),
+       DocArg("expiration", ArgType::kOneOf, "", true, false,
+              {ExpireArg("seconds", ArgType::kInteger, "EX"),
+               ExpireArg("milliseconds", ArgType::kInteger, "PX"),
+               ExpireArg("unix-time-seconds", ArgType::kUnixTime, "EXAT"),
+               ExpireArg("unix-time-milliseconds", ArgType::kUnixTime, "PXAT"),
+               DocArg("keepttl", ArgType::kPureToken, "KEEPTTL")})},
       SetCommand));
   table.Add(MakeStringCommand("setnx", 3, kCmdWrite | kCmdFast, 1, 1, 1, "1.0.0",
                               "Set the string value of a key only when the key doesn't exist",
@@ -419,20 +418,20 @@ void RegisterStringCommands(CommandTable& table) {
   table.Add(MakeStringCommand(
       "setex", 4, kCmdWrite, 1, 1, 1, "2.0.0",
       "Sets the string value and expiration time of a key. Creates the key if it doesn't exist",
-      "O(1)", {Key(), MakeArg("seconds", ArgType::kInteger), Value()}, SetExCommand));
+      "O(1)", {Key(), DocArg("seconds", ArgType::kInteger), Value()}, SetExCommand));
   table.Add(MakeStringCommand("psetex", 4, kCmdWrite, 1, 1, 1, "2.6.0",
                               "Sets both string value and expiration time in milliseconds of a key",
-                              "O(1)", {Key(), MakeArg("milliseconds", ArgType::kInteger), Value()},
+                              "O(1)", {Key(), DocArg("milliseconds", ArgType::kInteger), Value()},
                               PSetExCommand));
   table.Add(MakeStringCommand(
       "getex", -2, kCmdWrite | kCmdFast, 1, 1, 1, "6.2.0",
       "Returns the string value of a key after setting its expiration time", "O(1)",
-      {Key(), MakeArg("expiration", ArgType::kOneOf, "", true, false,
-                      {ExpireArg("seconds", ArgType::kInteger, "EX"),
-                       ExpireArg("milliseconds", ArgType::kInteger, "PX"),
-                       ExpireArg("unix-time-seconds", ArgType::kUnixTime, "EXAT"),
-                       ExpireArg("unix-time-milliseconds", ArgType::kUnixTime, "PXAT"),
-                       MakeArg("persist", ArgType::kPureToken, "PERSIST")})},
+      {Key(), DocArg("expiration", ArgType::kOneOf, "", true, false,
+                     {ExpireArg("seconds", ArgType::kInteger, "EX"),
+                      ExpireArg("milliseconds", ArgType::kInteger, "PX"),
+                      ExpireArg("unix-time-seconds", ArgType::kUnixTime, "EXAT"),
+                      ExpireArg("unix-time-milliseconds", ArgType::kUnixTime, "PXAT"),
+                      DocArg("persist", ArgType::kPureToken, "PERSIST")})},
       GetExCommand));
   table.Add(MakeStringCommand("getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, "6.2.0",
                               "Returns the string value of a key after deleting the key", "O(1)",
@@ -444,9 +443,8 @@ void RegisterStringCommands(CommandTable& table) {
   table.Add(MakeStringCommand("mget", -2, kCmdReadOnly | kCmdFast, 1, -1, 1, "1.0.0",
                               "Atomically returns the string values of one or more keys",
                               "O(N) where N is the number of keys to retrieve",
-                              {MakeArg("key", ArgType::kKey, "", false, true)}, MGetCommand));
-  std::vector<ArgSpec> pairs = {
-      MakeArg("data", ArgType::kBlock, "", false, true, {Key(), Value()})};
+                              {DocArg("key", ArgType::kKey, "", false, true)}, MGetCommand));
+  std::vector<ArgSpec> pairs = {DocArg("data", ArgType::kBlock, "", false, true, {Key(), Value()})};
   table.Add(
       MakeStringCommand("mset", -3, kCmdWrite, 1, -1, 2, "1.0.1",
                         "Atomically creates or modifies the string values of one or more keys",
@@ -466,9 +464,9 @@ void RegisterStringCommands(CommandTable& table) {
       "setrange", 4, kCmdWrite, 1, 1, 1, "2.2.0",
       "Overwrites a part of a string value with another by an offset. Creates the key if it "
       "doesn't exist",
-      "O(1)", {Key(), MakeArg("offset", ArgType::kInteger), Value()}, SetRangeCommand));
-  std::vector<ArgSpec> range = {Key(), MakeArg("start", ArgType::kInteger),
-                                MakeArg("end", ArgType::kInteger)};
+      "O(1)", {Key(), DocArg("offset", ArgType::kInteger), Value()}, SetRangeCommand));
+  std::vector<ArgSpec> range = {Key(), DocArg("start", ArgType::kInteger),
+                                DocArg("end", ArgType::kInteger)};
   table.Add(MakeStringCommand("getrange", 4, kCmdReadOnly, 1, 1, 1, "2.4.0",
                               "Returns a substring of the string stored at a key",
                               "O(N) where N is the length of the returned string", range,
@@ -490,12 +488,12 @@ void RegisterStringCommands(CommandTable& table) {
       "incrby", 3, kCmdWrite | kCmdFast, 1, 1, 1, "1.0.0",
       "Increments the integer value of a key by a number. Uses 0 as initial value if the key "
       "doesn't exist",
-      "O(1)", {Key(), MakeArg("increment", ArgType::kInteger)}, IncrByCommand));
+      "O(1)", {Key(), DocArg("increment", ArgType::kInteger)}, IncrByCommand));
   table.Add(MakeStringCommand(
       "decrby", 3, kCmdWrite | kCmdFast, 1, 1, 1, "1.0.0",
       "Decrements a number from the integer value of a key. Uses 0 as initial value if the key "
       "doesn't exist",
-      "O(1)", {Key(), MakeArg("decrement", ArgType::kInteger)}, DecrByCommand));
+      "O(1)", {Key(), DocArg("decrement", ArgType::kInteger)}, DecrByCommand));
 }
 
 }  // namespace ebb::server
