@@ -68,16 +68,18 @@ MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length)
   }
 }
 
-const MemTable::KeyNode* MemTable::SmallestWithPrefix(std::string_view user_key) const {
-  if (prefix_length_ == nullptr || prefix_length_(user_key) != user_key.size()) return nullptr;
-  const uint64_t hash = HashKey(user_key);
-  const PrefixNode* p = prefix_buckets_[hash % num_prefix_buckets_].load(std::memory_order_acquire);
+MemTable::PrefixNode* MemTable::FindPrefixNode(std::string_view prefix, uint64_t hash) const {
+  PrefixNode* p = prefix_buckets_[hash % num_prefix_buckets_].load(std::memory_order_acquire);
   for (; p != nullptr; p = p->next) {
-    if (p->hash32 == static_cast<uint32_t>(hash) && p->prefix == user_key) {
-      return p->smallest.load(std::memory_order_acquire);
-    }
+    if (p->hash32 == static_cast<uint32_t>(hash) && p->prefix == prefix) return p;
   }
   return nullptr;
+}
+
+const MemTable::KeyNode* MemTable::SmallestWithPrefix(std::string_view user_key) const {
+  if (prefix_length_ == nullptr || prefix_length_(user_key) != user_key.size()) return nullptr;
+  const PrefixNode* p = FindPrefixNode(user_key, HashKey(user_key));
+  return p == nullptr ? nullptr : p->smallest.load(std::memory_order_acquire);
 }
 
 // Called for each new key once it is in the skiplist.
@@ -87,16 +89,13 @@ void MemTable::IndexPrefix(const KeyNode* node) {
   if (length == 0 || length > key.size()) return;
   const std::string_view prefix = key.substr(0, length);
   const uint64_t hash = HashKey(prefix);
-  std::atomic<PrefixNode*>& bucket = prefix_buckets_[hash % num_prefix_buckets_];
-  for (PrefixNode* p = bucket.load(std::memory_order_relaxed); p != nullptr; p = p->next) {
-    if (p->hash32 == static_cast<uint32_t>(hash) && p->prefix == prefix) {
-      const KeyNode* smallest = p->smallest.load(std::memory_order_relaxed);
-      if (CompareUserKeys(key, smallest->user_key()) < 0) {
-        p->smallest.store(node, std::memory_order_release);
-      }
-      return;
+  if (PrefixNode* p = FindPrefixNode(prefix, hash)) {
+    if (CompareUserKeys(key, p->smallest.load(std::memory_order_relaxed)->user_key()) < 0) {
+      p->smallest.store(node, std::memory_order_release);
     }
+    return;
   }
+  std::atomic<PrefixNode*>& bucket = prefix_buckets_[hash % num_prefix_buckets_];
   auto* p = new (arena_.Allocate(sizeof(PrefixNode))) PrefixNode();
   p->prefix = prefix;
   p->hash32 = static_cast<uint32_t>(hash);

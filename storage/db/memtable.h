@@ -90,6 +90,8 @@ class MemTable {
   // When `user_key` is exactly a seek prefix: the smallest key here with that prefix (which is
   // then the first key >= user_key), or nullptr.
   const KeyNode* SmallestWithPrefix(std::string_view user_key) const;
+  // The node of `prefix` (whose hash is `hash`) in the prefix index, or nullptr.
+  PrefixNode* FindPrefixNode(std::string_view prefix, uint64_t hash) const;
   void IndexPrefix(const KeyNode* node);
 
   Arena arena_;
