@@ -1,8 +1,8 @@
 // SkipList: an ordered set of keys in an Arena, as in LevelDB.
 //
 // Keys are never removed; Insert adds a key that must not already be present.
-// Thread-safety: Insert needs external synchronization (one writer at a time). Reads (Contains,
-// iterators) need none: they may run concurrently with one writer, because nodes are published
+// Thread-safety: Insert needs external synchronization (one writer at a time). Reads (iterators)
+// need none: they may run concurrently with one writer, because nodes are published
 // with release stores and never freed while the list lives.
 // Comparator: int operator()(const Key& a, const Key& b) const, <0/0/>0. Lookups may use another
 // probe type P when the comparator also has int operator()(const Key& a, const P& b) const.
@@ -50,12 +50,6 @@ class SkipList {
       prev[i]->SetNext(i, node);
     }
     return node;
-  }
-
-  template <class Probe>
-  bool Contains(const Probe& key) const {
-    Node* x = FindGreaterOrEqual(key, nullptr);
-    return x != nullptr && compare_(x->key, key) == 0;
   }
 
   // Iteration over the list. Valid while the list lives.
