@@ -74,7 +74,9 @@ bool DecodeTlogElement(std::string_view element, uint64_t* ts, std::string* valu
   if (!GetFixed64BE(&element, &inverted)) return false;
   *ts = kMaxTs - inverted;
   value->clear();
-  value->reserve(element.size());
+  // At most the bytes left less the two-byte terminator (a value of up to 15 bytes then stays
+  // in std::string's inline buffer).
+  if (element.size() > 2) value->reserve(element.size() - 2);
   for (size_t i = 0; i < element.size(); ++i) {
     char c = element[i];
     if (c != kEscaped) {
