@@ -29,6 +29,9 @@ struct Stats {
   uint64_t wal_bytes = 0;
   uint64_t write_stalls = 0;
   uint64_t last_sequence = 0;
+  // NewIterator: trees of iterators built, and spare trees reused instead (db_impl.h).
+  uint64_t iterator_trees_built = 0;
+  uint64_t iterator_trees_reused = 0;
 };
 
 }  // namespace ebb::storage

@@ -5,6 +5,7 @@
 
 #include "storage/db/db_iter.h"
 #include "storage/db/filename.h"
+#include "storage/db/level_iterator.h"
 #include "storage/db/merging_iterator.h"
 #include "storage/db/table_cache.h"
 #include "storage/db/version_chooser.h"
@@ -82,6 +83,7 @@ DBImpl::~DBImpl() {
   if (bg_thread_.joinable()) bg_thread_.join();
   if (sync_thread_.joinable()) sync_thread_.join();
   std::lock_guard lock(mu_);
+  spare_iterator_.reset();  // it holds tables and cache entries
   if (log_) {
     log_->Sync();
     log_->Close();
@@ -271,8 +273,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       SetBgError(s);
       return s;
     }
-    imms_.push_back(Frozen{mem_, log_file_number_});
-    mem_ = std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
+    FreezeMemtable();
     bg_cv_.notify_one();
     return Status::OK();
   }
@@ -346,6 +347,8 @@ void DBImpl::SetBgError(const Status& s) {
 Status DBImpl::ApplyEdit(VersionEdit* edit) {
   Status s = versions_.LogAndApply(edit);
   if (!s.ok()) manifest_broken_ = true;
+  // A new version: the spare iterator tree reads the old one, and would keep its files alive.
+  if (s.ok()) spare_iterator_.reset();
   return s;
 }
 
@@ -449,40 +452,87 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
-  ReadState state = GetReadState(options.snapshot);
-  std::vector<std::unique_ptr<InternalIterator>> children;
+  std::unique_ptr<DBIterTree> tree;
   DBIterParams params;
-  children.push_back(MemTable::NewIterator(state.mem));
-  for (const auto& imm : state.imms) children.push_back(MemTable::NewIterator(imm));
-  Status status;
-  // A file wholly outside [lower_bound, upper_bound) holds nothing the iterator may return.
-  auto outside_bounds = [&](const FileMetaData& f) {
-    return (options.upper_bound &&
-            CompareUserKeys(ExtractUserKey(f.smallest), *options.upper_bound) >= 0) ||
-           (options.lower_bound &&
-            CompareUserKeys(ExtractUserKey(f.largest), *options.lower_bound) < 0);
-  };
-  for (int level = 0; level < kNumLevels; level++) {
-    for (const auto& f : state.version->files[level]) {
-      if (outside_bounds(*f)) continue;
-      std::unique_ptr<InternalIterator> it;
-      Status s = table_cache_->NewIterator(*f, options.fill_cache, &it);
-      if (!s.ok()) {
-        status = s;
-        break;
-      }
-      children.push_back(std::move(it));
+  ReadState state;
+  {
+    std::lock_guard lock(mu_);
+    params.sequence = options.snapshot ? options.snapshot->sequence() : versions_.last_sequence();
+    if (spare_iterator_ != nullptr && spare_iterator_->fill_cache == options.fill_cache &&
+        IsCurrentReadState(*spare_iterator_)) {
+      tree = std::move(spare_iterator_);
+      stats_.iterator_trees_reused++;
+    } else {
+      stats_.iterator_trees_built++;
+      state.mem = mem_;
+      for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) state.imms.push_back(it->mem);
+      state.version = versions_.current();
     }
   }
-  params.sequence = state.sequence;
+  if (tree == nullptr) tree = NewIterTree(state, options.fill_cache);
+  tree->lower_bound = options.lower_bound;
+  tree->upper_bound = options.upper_bound;
   params.now_ms = clock_->NowMs();
   params.expiration_enabled = expiration_enabled_.load();
-  params.lower_bound = options.lower_bound;
-  params.upper_bound = options.upper_bound;
-  params.pins.push_back(state.version);
-  auto internal = NewMergingIterator(std::move(children));
-  if (!status.ok()) internal = NewErrorIterator(status);
-  return NewDBIterator(std::move(internal), std::move(params));
+  return NewDBIterator(std::move(tree), params, this);
+}
+
+std::unique_ptr<DBIterTree> DBImpl::NewIterTree(const ReadState& state, bool fill_cache) {
+  auto tree = std::make_unique<DBIterTree>();
+  tree->fill_cache = fill_cache;
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  children.push_back(MemTable::NewIterator(state.mem));
+  tree->sources.push_back(state.mem.get());
+  for (const auto& imm : state.imms) {
+    children.push_back(MemTable::NewIterator(imm));
+    tree->sources.push_back(imm.get());
+  }
+  // L0 files may overlap: one child each. Deeper levels are sorted runs: one child per level.
+  // Level iterators open a file only when a position reaches it, and skip files outside the
+  // bounds of whichever iterator uses the tree.
+  const Version& version = *state.version;
+  for (const auto& file : version.files[0]) {
+    children.push_back(NewLevelIterator(table_cache_.get(), FileList{file}, fill_cache,
+                                        &tree->lower_bound, &tree->upper_bound));
+  }
+  for (int level = 1; level < kNumLevels; level++) {
+    if (version.files[level].empty()) continue;
+    children.push_back(NewLevelIterator(table_cache_.get(), version.files[level], fill_cache,
+                                        &tree->lower_bound, &tree->upper_bound));
+  }
+  tree->sources.push_back(state.version.get());
+  tree->pins.push_back(state.version);
+  tree->internal = NewMergingIterator(std::move(children));
+  return tree;
+}
+
+bool DBImpl::IsCurrentReadState(const DBIterTree& tree) const {
+  // sources = mem_, imms_ newest first, the current version (as NewIterTree records them).
+  if (tree.sources.size() != imms_.size() + 2 || tree.sources.front() != mem_.get() ||
+      tree.sources.back() != versions_.current().get()) {
+    return false;
+  }
+  for (size_t i = 0; i < imms_.size(); i++) {
+    if (tree.sources[1 + i] != imms_[imms_.size() - 1 - i].mem.get()) return false;
+  }
+  return true;
+}
+
+void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
+  std::unique_ptr<DBIterTree> replaced;  // destroyed after the lock is released
+  std::lock_guard lock(mu_);
+  if (shutting_down_ || !IsCurrentReadState(*tree)) {
+    replaced = std::move(tree);
+    return;
+  }
+  replaced = std::move(spare_iterator_);
+  spare_iterator_ = std::move(tree);
+}
+
+void DBImpl::FreezeMemtable() {
+  imms_.push_back(Frozen{mem_, log_file_number_});
+  mem_ = std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
+  spare_iterator_.reset();  // it reads the old memtable list
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

@@ -30,6 +30,7 @@
 
 #include "storage/clock.h"
 #include "storage/db.h"
+#include "storage/db/db_iter.h"
 #include "storage/db/memtable.h"
 #include "storage/db/version_set.h"
 #include "storage/env/file.h"
@@ -42,7 +43,7 @@ class TableCache;
 class BlockCache;
 struct CompactionJob;
 
-class DBImpl final : public DB {
+class DBImpl final : public DB, private DBIterTreeRecycler {
  public:
   DBImpl(const Options& options, std::string dir);
   ~DBImpl() override;
@@ -95,6 +96,14 @@ class DBImpl final : public DB {
   Status NewLog(bool sync_old);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
   ReadState GetReadState(const Snapshot* snapshot);
+  // A merged iterator over `state`'s memtables and files, for NewIterator.
+  std::unique_ptr<DBIterTree> NewIterTree(const ReadState& state, bool fill_cache);
+  // Whether `tree` reads exactly mem_, imms_ and the current version. REQUIRES: mu_.
+  bool IsCurrentReadState(const DBIterTree& tree) const;
+  // DBIterTreeRecycler: a dying iterator's tree becomes spare_iterator_ if it is still current.
+  void Recycle(std::unique_ptr<DBIterTree> tree) override;
+  // Moves mem_ to imms_ and starts an empty memtable. REQUIRES: mu_.
+  void FreezeMemtable();
   void SyncLoop();
   // Enters the error state with `s` unless already in it (logs once). REQUIRES: mu_.
   void SetBgError(const Status& s);
@@ -157,6 +166,10 @@ class DBImpl final : public DB {
   std::chrono::steady_clock::time_point next_auto_resume_;
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
+  // The tree of the last iterator destroyed, kept for the next NewIterator while mem_, imms_ and
+  // the version it reads are current (dropped when they change, so it pins nothing old for
+  // long). It saves building and tearing down a tree of iterators for every short scan.
+  std::unique_ptr<DBIterTree> spare_iterator_;
   std::unique_ptr<LogWriter> log_;
   std::shared_ptr<WritableFile> log_sync_handle_;  // a second handle on the live WAL, for fsync
   uint64_t log_file_number_ = 0;

@@ -7,49 +7,60 @@ namespace {
 
 class DBIter final : public Iterator {
  public:
-  DBIter(std::unique_ptr<InternalIterator> internal, DBIterParams params)
-      : iter_(std::move(internal)), params_(std::move(params)) {}
+  DBIter(std::unique_ptr<DBIterTree> tree, DBIterParams params, DBIterTreeRecycler* recycler)
+      : tree_(std::move(tree)),
+        iter_(tree_->internal.get()),
+        params_(params),
+        recycler_(recycler),
+        key_(tree_->key),
+        value_(tree_->value),
+        skip_(tree_->skip),
+        lookup_(tree_->lookup),
+        lower_bound_(tree_->lower_bound),
+        upper_bound_(tree_->upper_bound) {}
 
   ~DBIter() override {
-    iter_.reset();  // before the pins it may point into
+    if (recycler_ != nullptr) recycler_->Recycle(std::move(tree_));
   }
 
   bool Valid() const override { return valid_; }
 
   void SeekToFirst() override {
-    if (params_.lower_bound) {
-      Seek(*params_.lower_bound);
+    if (lower_bound_) {
+      Seek(*lower_bound_);
       return;
     }
     iter_->SeekToFirst();
-    FindNextUserEntry(nullptr);
+    FindNextUserEntry(false);
   }
 
   void SeekToLast() override {
-    FindPrevUserEntry(params_.upper_bound ? &*params_.upper_bound : nullptr);
+    FindPrevUserEntry(upper_bound_ ? &*upper_bound_ : nullptr);
   }
 
   void Seek(std::string_view target) override {
-    if (params_.lower_bound && CompareUserKeys(target, *params_.lower_bound) < 0) {
-      target = *params_.lower_bound;
+    if (lower_bound_ && CompareUserKeys(target, *lower_bound_) < 0) {
+      target = *lower_bound_;
     }
-    iter_->Seek(LookupKey(target, params_.sequence));
-    FindNextUserEntry(nullptr);
+    lookup_.clear();
+    AppendInternalKey(&lookup_, target, params_.sequence, RowKind::kValue);
+    iter_->Seek(lookup_);
+    FindNextUserEntry(false);
   }
 
   void SeekForPrev(std::string_view target) override {
     std::string before(target);
     before.push_back('\0');  // the smallest key after target
-    if (params_.upper_bound && CompareUserKeys(*params_.upper_bound, before) < 0) {
-      before = *params_.upper_bound;
+    if (upper_bound_ && CompareUserKeys(*upper_bound_, before) < 0) {
+      before = *upper_bound_;
     }
     FindPrevUserEntry(&before);
   }
 
   void Next() override {
-    const std::string skip = key_;
+    skip_.swap(key_);  // the key just shown is the one to skip; key_ keeps a buffer to reuse
     iter_->Next();
-    FindNextUserEntry(&skip);
+    FindNextUserEntry(true);
   }
 
   void Prev() override {
@@ -84,23 +95,20 @@ class DBIter final : public Iterator {
     valid_ = true;
   }
 
-  // From the current internal position forward: the first user key (other than *skip) whose
-  // newest visible version is live.
-  void FindNextUserEntry(const std::string* skip_key) {
+  // From the current internal position forward: the first user key (other than skip_, when
+  // `skipping`) whose newest visible version is live.
+  void FindNextUserEntry(bool skipping) {
     valid_ = false;
-    std::string skip;
-    bool skipping = skip_key != nullptr;
-    if (skipping) skip = *skip_key;
     for (; iter_->Valid(); iter_->Next()) {
       ParsedInternalKey ikey;
       RowMeta meta;
       std::string_view value;
       if (!ParseCurrent(&ikey, &meta, &value)) return;
       if (ikey.sequence > params_.sequence) continue;
-      if (skipping && CompareUserKeys(ikey.user_key, skip) == 0) continue;
-      if (params_.upper_bound && CompareUserKeys(ikey.user_key, *params_.upper_bound) >= 0) return;
+      if (skipping && CompareUserKeys(ikey.user_key, skip_) == 0) continue;
+      if (upper_bound_ && CompareUserKeys(ikey.user_key, *upper_bound_) >= 0) return;
       if (IsDead(ikey.kind, meta)) {
-        skip.assign(ikey.user_key.data(), ikey.user_key.size());
+        skip_.assign(ikey.user_key.data(), ikey.user_key.size());
         skipping = true;
         continue;
       }
@@ -129,7 +137,7 @@ class DBIter final : public Iterator {
       }
       if (!iter_->Valid()) return;
       const std::string user_key(ExtractUserKey(iter_->key()));
-      if (params_.lower_bound && CompareUserKeys(user_key, *params_.lower_bound) < 0) return;
+      if (lower_bound_ && CompareUserKeys(user_key, *lower_bound_) < 0) return;
       target = user_key;
       bounded = true;
       iter_->Seek(LookupKey(user_key, params_.sequence));
@@ -148,20 +156,28 @@ class DBIter final : public Iterator {
     }
   }
 
-  std::unique_ptr<InternalIterator> iter_;
-  DBIterParams params_;
+  std::unique_ptr<DBIterTree> tree_;
+  InternalIterator* const iter_;
+  const DBIterParams params_;
+  DBIterTreeRecycler* const recycler_;
+  // The tree's buffers (they outlive this iterator, keeping their capacity): the shown key and
+  // value, the user key being skipped, the internal key a Seek looks up.
+  std::string& key_;
+  std::string& value_;
+  std::string& skip_;
+  std::string& lookup_;
+  const std::optional<std::string>& lower_bound_;
+  const std::optional<std::string>& upper_bound_;
   Status status_;
   bool valid_ = false;
-  std::string key_;
-  std::string value_;
   RowMeta meta_;
 };
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> internal,
-                                        DBIterParams params) {
-  return std::make_unique<DBIter>(std::move(internal), std::move(params));
+std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<DBIterTree> tree, DBIterParams params,
+                                        DBIterTreeRecycler* recycler) {
+  return std::make_unique<DBIter>(std::move(tree), params, recycler);
 }
 
 }  // namespace ebb::storage

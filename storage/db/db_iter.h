@@ -4,7 +4,7 @@
 // keys whose version is a tombstone, or expired at `now_ms` (the creation time), are skipped.
 // Bounds [lower, upper) apply to user keys.
 // Invariant while Valid(): the internal iterator sits on the shown version.
-// Thread-safety: one thread at a time. `pins` keeps memtables, versions and tables alive.
+// Thread-safety: one thread at a time.
 #pragma once
 
 #include <any>
@@ -19,16 +19,42 @@
 
 namespace ebb::storage {
 
+// What a DBIter reads through, kept apart from the iterator so that a DB can hand it to the
+// next iterator over the same memtables and files instead of building it again (DBImpl keeps
+// one spare): the merged internal iterator, what keeps its sources alive, the bounds its level
+// iterators consult, and the DBIter's buffers, which keep their capacity.
+struct DBIterTree {
+  // Memtables, version: alive while `internal` reads them (declared first, destroyed last).
+  std::vector<std::any> pins;
+  // Identity of the read state `internal` was built over, for the DB to compare (not owned).
+  std::vector<const void*> sources;
+  bool fill_cache = true;
+  // The current iterator's bounds on user keys, [lower_bound, upper_bound).
+  std::optional<std::string> lower_bound;
+  std::optional<std::string> upper_bound;
+  std::unique_ptr<InternalIterator> internal;
+  // DBIter's buffers: the shown key and value, the key being skipped, a Seek's lookup key.
+  std::string key, value, skip, lookup;
+};
+
+// Takes back a DBIterTree when its iterator is destroyed.
+class DBIterTreeRecycler {
+ public:
+  virtual void Recycle(std::unique_ptr<DBIterTree> tree) = 0;
+
+ protected:
+  ~DBIterTreeRecycler() = default;
+};
+
 struct DBIterParams {
   uint64_t sequence = 0;
   int64_t now_ms = 0;
   bool expiration_enabled = true;
-  std::optional<std::string> lower_bound;
-  std::optional<std::string> upper_bound;
-  std::vector<std::any> pins;  // released when the iterator dies
 };
 
-std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> internal,
-                                        DBIterParams params);
+// An iterator reading `tree` (whose bounds are already set). When it dies the tree goes to
+// `recycler`, if any, or is destroyed.
+std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<DBIterTree> tree, DBIterParams params,
+                                        DBIterTreeRecycler* recycler);
 
 }  // namespace ebb::storage

@@ -50,8 +50,7 @@ Status DBImpl::TryResume(std::unique_lock<std::mutex>& lock) {
     s = NewLog(/*sync_old=*/false);
     if (!s.ok()) return s;
     log_broken_ = false;
-    imms_.push_back(Frozen{mem_, log_file_number_});
-    mem_ = std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
+    FreezeMemtable();
   }
   // Every frozen memtable goes to a table file; the last edit moves the log number to the new
   // WAL, which makes every WAL written before the fault obsolete.
