@@ -391,7 +391,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   ReadState state = GetReadState(options.snapshot);
   const int64_t now = clock_->NowMs();
   VersionChooser chooser(options.retrieval_grace_ms);
-  const std::string lookup = LookupKey(key, state.sequence);
+  std::string lookup;  // built when a table file is reached
   Status status;
   // Memtables: a filter check, then the key's own version chain (no iterator needed).
   auto walk_memtable = [&](const MemTable& mem) {
@@ -433,6 +433,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
         continue;
       }
       if (CompareUserKeys(key, ExtractUserKey((*f)->largest)) > 0) continue;
+      if (lookup.empty()) lookup = LookupKey(key, state.sequence);
       Status s = table_cache_->Get(**f, lookup, options.fill_cache, offer_entry);
       if (!s.ok()) return s;
     }

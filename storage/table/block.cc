@@ -101,6 +101,10 @@ void BlockCursor::Seek(std::string_view target) {
   uint32_t left = 0, right = num_restarts_ - 1;
   while (left < right) {
     const uint32_t mid = (left + right + 1) / 2;
+    // The next probe is the middle of [left, mid - 1] or of [mid, right]: start loading both
+    // restart slots now, so the one taken is in cache when this compare has decided.
+    __builtin_prefetch(data_ + restarts_ + ((left + mid) / 2) * 4);
+    __builtin_prefetch(data_ + restarts_ + ((mid + right + 1) / 2) * 4);
     const uint32_t offset = RestartPoint(mid);
     if (offset >= restarts_) {
       CorruptionError();
