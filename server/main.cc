@@ -139,6 +139,7 @@ int Main(int argc, char** argv) {
   RegisterAllCommands(commands);
   ServerContext ctx(&registry, &commands, clock.get());
   ctx.set_keyspace(keyspace.get());
+  ctx.tlog_heads().set_capacity(config.tlog_cache_size);
   ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
   bool always = config.wal_fsync == "always";

@@ -14,6 +14,7 @@
 #include "server/config/config.h"
 #include "server/server_stats.h"
 #include "storage/clock.h"
+#include "types/tlog_head_cache.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -39,6 +40,8 @@ class ServerContext {
   bool has_keyspace() const { return keyspace_ != nullptr; }
   void set_keyspace(types::Keyspace* keyspace) { keyspace_ = keyspace; }
   storage::PinnableClock& clock() { return *clock_; }
+  // The newest entries of recently read logs (TLOG GET); main sets its capacity.
+  types::TlogHeadCache& tlog_heads() { return tlog_heads_; }
   ServerStats& stats() { return stats_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
@@ -74,6 +77,7 @@ class ServerContext {
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   ServerStats stats_;
   ClientRegistry clients_;
+  types::TlogHeadCache tlog_heads_;
   bool defer_sync_ = false;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;

@@ -83,10 +83,20 @@ Status Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts, T
     if (s.ok()) return Status::OK();  // duplicate: ignored
     if (!s.IsNotFound()) return s;
   }
+  const TlogMeta before = meta;
   ++meta.size;
   storage::WriteBatch batch;
   batch.Put(keyspace_.WriteOptions(), sub_key, "", keyspace_.NowMs());
-  return WriteMeta(key, meta, row_meta, &batch);
+  s = WriteMeta(key, meta, row_meta, &batch);
+  if (s.ok() && heads_ != nullptr) {
+    TlogEntry entry{std::string(value), ts};
+    if (found) {
+      heads_->OnInsert(db_, key, before, meta, entry);
+    } else {
+      heads_->Fill(db_, key, meta, {std::move(entry)});  // a new log: its one entry is its head
+    }
+  }
+  return s;
 }
 
 Status Tlog::Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* entries,
@@ -97,11 +107,24 @@ Status Tlog::Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* e
   bool found;
   Status s = ReadMeta(key, &meta, &row_meta, &found, result);
   if (!s.ok() || !found) return s;
-  uint64_t want = std::min(count, meta.size);
+  const uint64_t want = std::min(count, meta.size);
   if (want == 0) return Status::OK();
+  if (heads_ != nullptr) {
+    const std::vector<TlogEntry>* head = heads_->Find(db_, key, meta);
+    if (head != nullptr && want <= head->size()) {
+      entries->assign(head->begin(), head->begin() + static_cast<ptrdiff_t>(want));
+      return Status::OK();
+    }
+  }
+  // The scan also reads the log's head, to cache it.
+  const uint64_t head_size =
+      heads_ != nullptr ? std::min<uint64_t>(TlogHeadCache::kMaxEntries, meta.size) : 0;
+  const uint64_t scan = std::max(want, head_size);
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
-  for (; it->Valid() && entries->size() < want; it->Next()) {
+  // scan <= the entries at or above the cutoff; the cap only guards against a damaged size.
+  entries->reserve(std::min<uint64_t>(scan, 1024));
+  for (; it->Valid() && entries->size() < scan; it->Next()) {
     TlogEntry entry;
     if (!DecodeTlogElement(it->key().substr(prefix.size()), &entry.ts, &entry.value)) {
       return Status::Corruption("bad TLOG sub-row key");
@@ -109,7 +132,14 @@ Status Tlog::Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* e
     if (entry.ts < meta.cutoff) break;
     entries->push_back(std::move(entry));
   }
-  return it->status();
+  if (!it->status().ok()) return it->status();
+  if (head_size > 0 && entries->size() >= head_size) {
+    heads_->Fill(db_, key, meta,
+                 std::vector<TlogEntry>(entries->begin(),
+                                        entries->begin() + static_cast<ptrdiff_t>(head_size)));
+  }
+  if (entries->size() > want) entries->resize(want);
+  return Status::OK();
 }
 
 Status Tlog::Size(std::string_view key, uint64_t* size, TlogResult* result) {

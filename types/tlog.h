@@ -6,7 +6,8 @@
 // model TlogState does (types/tlog_state.h), with these costs:
 //   Insert   one metadata read + one sub-row point read (duplicates keep SIZE exact) + one
 //            atomic WriteBatch (sub-row + metadata);
-//   Get      one metadata read + a scan of min(count, size) sub-rows;
+//   Get      one metadata read + a scan of min(count, size) sub-rows — or, with a head cache
+//            holding the log's newest entries at this metadata, no scan (types/tlog_head_cache.h);
 //   Size, Cutoff   one metadata read;
 //   TrimAt/Trim    raise the cutoff and count the entries that fall below it by scanning only
 //            the cut tail (Trim also reads its first `count` entries); surviving rows are never
@@ -19,6 +20,8 @@
 // Writes keep the key's whole-key expiry and stamp the metadata row with max(now, its previous
 // timestamp), so the newest metadata version also has the greatest timestamp.
 //
+// With a TlogHeadCache, Get fills and uses it and Insert keeps it current; other writes change
+// the metadata, which retires the cached head (its stamp no longer matches).
 // Thread-safety: like Keyspace — used from the server's command thread only.
 #pragma once
 
@@ -29,6 +32,7 @@
 #include "storage/status.h"
 #include "types/keyspace.h"
 #include "types/tlog_codec.h"
+#include "types/tlog_head_cache.h"
 #include "types/tlog_state.h"
 
 namespace ebb::types {
@@ -38,8 +42,9 @@ enum class TlogResult { kOk, kWrongType };
 
 class Tlog {
  public:
-  // REQUIRES: 0 <= db < kMaxDatabases.
-  Tlog(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
+  // REQUIRES: 0 <= db < kMaxDatabases. `heads` (optional) outlives the Tlog.
+  Tlog(Keyspace& keyspace, int db, TlogHeadCache* heads = nullptr)
+      : keyspace_(keyspace), db_(db), heads_(heads) {}
 
   // TLOG INS: adds (value, ts) unless ts < cutoff or the entry is already present.
   storage::Status Insert(std::string_view key, std::string_view value, uint64_t ts,
@@ -78,6 +83,7 @@ class Tlog {
 
   Keyspace& keyspace_;
   int db_;
+  TlogHeadCache* heads_;
 };
 
 // Parses a TLOG/TREG logical timestamp or count: one or more decimal digits and nothing else

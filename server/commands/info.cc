@@ -148,6 +148,9 @@ void StorageSection(ServerContext& ctx, std::string* out) {
       s.compaction_bytes_read, s.compaction_bytes_written, s.expired_rows_dropped,
       s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs, s.wal_bytes, s.write_stalls,
       s.last_sequence);
+  const types::TlogHeadCache& heads = ctx.tlog_heads();
+  *out += fmt::format("tlog_cache_bytes:{}\r\ntlog_cache_hits:{}\r\ntlog_cache_misses:{}\r\n",
+                      heads.bytes(), heads.hits(), heads.misses());
   for (size_t i = 0; i < s.levels.size(); ++i) {
     *out += fmt::format("level{}:files={},bytes={}\r\n", i, s.levels[i].files, s.levels[i].bytes);
   }

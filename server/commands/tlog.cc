@@ -30,7 +30,7 @@ namespace {
 types::Tlog LogFor(CommandContext& ctx) {
   types::Keyspace& ks = ctx.server.keyspace();
   ks.set_defer_sync(ctx.server.defer_sync());
-  return types::Tlog(ks, ctx.client.db_index());
+  return types::Tlog(ks, ctx.client.db_index(), &ctx.server.tlog_heads());
 }
 
 // Parses a timestamp or count (types::ParseLogicalTimestamp: digits, leading zeros allowed);

@@ -63,6 +63,7 @@ struct Config {
   std::string wal_fsync = "everysec";  // always|everysec|no
   uint64_t memtable_size = 64 << 20;
   uint64_t block_cache_size = 256 << 20;
+  uint64_t tlog_cache_size = 32 << 20;
   uint64_t block_size = 4096;
   std::string compression = "lz4";  // none|lz4|zstd
   bool expiration = true;

@@ -351,6 +351,8 @@ std::vector<Option> BuildOptionTable() {
                      kImmutable, &Config::memtable_size, 1024));
   t.push_back(Memory("block-cache-size", "capacity of the SST block cache", kImmutable,
                      &Config::block_cache_size, 0));
+  t.push_back(Memory("tlog-cache-size", "memory for the newest entries of recently read logs",
+                     kImmutable, &Config::tlog_cache_size, 0));
   t.push_back(Memory("block-size", "target size of an SST data block", kImmutable,
                      &Config::block_size, 256, 16 << 20));
   t.push_back(Enum("compression", "SST block compression: none, lz4, zstd", kImmutable,

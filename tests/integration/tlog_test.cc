@@ -215,5 +215,32 @@ TEST_F(TlogIntegrationTest, TimestampsAboveInt64AreBigNumbersInResp3) {
   EXPECT_EQ(raw.ReadExactly(3), "_\r\n");
 }
 
+// TLOG GET of a log's newest entries is answered from the head cache after the first read; the
+// cached head follows inserts, and trims, DEL and a new log under the same key are never
+// answered from it.
+TEST_F(TlogIntegrationTest, NewestEntriesComeFromTheHeadCacheAndStayCurrent) {
+  for (int ts = 1; ts <= 20; ts++) {
+    ASSERT_EQ(Do({"TLOG", "INS", "feed", "e" + std::to_string(ts), std::to_string(ts)}), "+OK");
+  }
+  EXPECT_EQ(Do({"TLOG", "GET", "feed", "2"}), "[[$e20,:20],[$e19,:19]]");
+  const long long hits = InfoField(conn_.get(), "storage", "tlog_cache_hits");
+  EXPECT_EQ(Do({"TLOG", "GET", "feed", "2"}), "[[$e20,:20],[$e19,:19]]");
+  EXPECT_EQ(InfoField(conn_.get(), "storage", "tlog_cache_hits"), hits + 1);
+  EXPECT_GT(InfoField(conn_.get(), "storage", "tlog_cache_bytes"), 0);
+
+  ASSERT_EQ(Do({"TLOG", "INS", "feed", "late", "15"}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "feed", "new", "30"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "feed", "3"}), "[[$new,:30],[$e20,:20],[$e19,:19]]");
+  EXPECT_EQ(InfoField(conn_.get(), "storage", "tlog_cache_hits"), hits + 2);
+  EXPECT_EQ(Do({"TLOG", "SIZE", "feed"}), ":22");
+
+  ASSERT_EQ(Do({"TLOG", "TRIM", "feed", "2"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "feed", "5"}), "[[$new,:30],[$e20,:20]]");
+  ASSERT_EQ(Do({"DEL", "feed"}), ":1");
+  EXPECT_EQ(Do({"TLOG", "GET", "feed", "5"}), "[]");
+  ASSERT_EQ(Do({"TLOG", "INS", "feed", "again", "1"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "feed", "5"}), "[[$again,:1]]");
+}
+
 }  // namespace
 }  // namespace ebb::test

@@ -37,7 +37,8 @@ TEST(ConfigGetTest, GlobPatternsCaseInsensitiveInTableOrder) {
   auto all = r.Get("*");
   ASSERT_EQ(all.size(), r.Options().size());
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].first, r.Options()[i].name);
-  EXPECT_EQ(r.Get("*-size").size(), 3u);  // memtable-size, block-cache-size, block-size
+  // memtable-size, block-cache-size, tlog-cache-size, block-size
+  EXPECT_EQ(r.Get("*-size").size(), 4u);
 }
 
 TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {

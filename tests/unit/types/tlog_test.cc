@@ -47,16 +47,18 @@ class TlogTest : public ::testing::Test {
     ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
   }
 
-  Tlog log(int db = 0) { return Tlog(*ks_, db); }
+  Tlog log(int db = 0) { return Tlog(*ks_, db, heads_); }
 
-  // The engine-backed log's full observable state, as a TlogState.
+  // The engine-backed log's full observable state, as a TlogState (read past any head cache,
+  // and without refilling it).
   TlogState Observe(std::string_view key) {
     TlogResult r;
     std::vector<TlogEntry> entries;
     uint64_t size = 0, cutoff = 0;
-    EXPECT_TRUE(log().Get(key, kMax, &entries, &r).ok());
-    EXPECT_TRUE(log().Size(key, &size, &r).ok());
-    EXPECT_TRUE(log().Cutoff(key, &cutoff, &r).ok());
+    Tlog uncached(*ks_, 0);
+    EXPECT_TRUE(uncached.Get(key, kMax, &entries, &r).ok());
+    EXPECT_TRUE(uncached.Size(key, &size, &r).ok());
+    EXPECT_TRUE(uncached.Cutoff(key, &cutoff, &r).ok());
     EXPECT_EQ(size, entries.size());
     TlogState s;
     s.TrimAt(cutoff);
@@ -76,10 +78,16 @@ class TlogTest : public ::testing::Test {
     return n;
   }
 
+  // Random operations on a few keys, mirrored on the models; flushes, compactions and reopens
+  // mixed in; every state compared. GETs ask for up to `max_get_count` - 1 entries. With
+  // `grow`, most trims and clears become inserts, so logs outgrow a cached head.
+  void RunRandomOperations(uint64_t seed, uint64_t max_get_count, bool grow = false);
+
   std::shared_ptr<storage::ManualClock> clock_;
   std::string dir_;
   storage::Options options_;
   std::unique_ptr<Keyspace> ks_;
+  TlogHeadCache* heads_ = nullptr;  // what log() passes to Tlog
 };
 
 TEST_F(TlogTest, JylisTranscript) {
@@ -268,10 +276,8 @@ TEST(ParseLogicalTimestampTest, DigitsOnlyLeadingZerosAllowedWithinUint64) {
   }
 }
 
-// Random operations on a few keys, mirrored on the models; flushes, compactions and reopens
-// mixed in; every state compared.
-TEST_F(TlogTest, RandomOperationsMatchTheModel) {
-  std::mt19937_64 rng(31337);
+void TlogTest::RunRandomOperations(uint64_t seed, uint64_t max_get_count, bool grow) {
+  std::mt19937_64 rng(seed);
   std::map<std::string, TlogState> logs;
   const std::string keys[] = {"a", "b", std::string("c\0", 2)};
   for (int step = 0; step < 1500; ++step) {
@@ -282,6 +288,7 @@ TEST_F(TlogTest, RandomOperationsMatchTheModel) {
     for (char& c : value) c = static_cast<char>("\x00x\xff"[rng() % 3]);
     TlogResult r = TlogResult::kOk;
     int op = static_cast<int>(rng() % 100);
+    if (grow && op >= 60 && op < 84 && rng() % 4 != 0) op = 0;
     if (op < 60) {
       ASSERT_TRUE(log().Insert(key, value, ts, &r).ok());
       model.Insert(value, ts);
@@ -302,7 +309,7 @@ TEST_F(TlogTest, RandomOperationsMatchTheModel) {
       EXPECT_EQ(deleted, model.exists());
       model = TlogState();
     } else if (op < 90) {
-      uint64_t count = rng() % 5;
+      uint64_t count = rng() % max_get_count;
       std::vector<TlogEntry> got;
       ASSERT_TRUE(log().Get(key, count, &got, &r).ok());
       ASSERT_EQ(got, model.Get(count)) << "step " << step;
@@ -319,6 +326,26 @@ TEST_F(TlogTest, RandomOperationsMatchTheModel) {
     ASSERT_TRUE(ks_->Exists(0, key, &exists).ok());
     ASSERT_EQ(exists, model.exists()) << "step " << step;
   }
+}
+
+TEST_F(TlogTest, RandomOperationsMatchTheModel) { RunRandomOperations(31337, 5); }
+
+// The same with a head cache: GETs answered from it (count <= kMaxEntries) or past it, heads
+// kept by inserts, retired by trims, clears, DEL and reopens — always the model's answer.
+TEST_F(TlogTest, RandomOperationsWithAHeadCacheMatchTheModel) {
+  TlogHeadCache heads(1 << 20);
+  heads_ = &heads;
+  RunRandomOperations(4242, TlogHeadCache::kMaxEntries + 4, /*grow=*/true);
+  EXPECT_GT(heads.hits(), 10u);
+  EXPECT_GT(heads.misses(), 5u);
+}
+
+// A cache with room for about one head: constant eviction changes no answer.
+TEST_F(TlogTest, RandomOperationsWithATinyHeadCacheMatchTheModel) {
+  TlogHeadCache heads(2048);
+  heads_ = &heads;
+  RunRandomOperations(777, TlogHeadCache::kMaxEntries + 4, /*grow=*/true);
+  EXPECT_LE(heads.bytes(), 2048u);
 }
 
 }  // namespace
