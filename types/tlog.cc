@@ -88,14 +88,8 @@ Status Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts, T
   storage::WriteBatch batch;
   batch.Put(keyspace_.WriteOptions(), sub_key, "", keyspace_.NowMs());
   s = WriteMeta(key, meta, row_meta, &batch);
-  if (s.ok() && heads_ != nullptr) {
-    TlogEntry entry{std::string(value), ts};
-    if (found) {
-      heads_->OnInsert(db_, key, before, meta, entry);
-    } else {
-      heads_->Fill(db_, key, meta, {std::move(entry)});  // a new log: its one entry is its head
-    }
-  }
+  // A head exists only for a log read before (a new log gets one at its first GET).
+  if (s.ok() && found && heads_ != nullptr) heads_->OnInsert(db_, key, before, meta, value, ts);
   return s;
 }
 

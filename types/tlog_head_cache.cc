@@ -69,7 +69,7 @@ void TlogHeadCache::Fill(int db, std::string_view key, const TlogMeta& meta,
 }
 
 void TlogHeadCache::OnInsert(int db, std::string_view key, const TlogMeta& before,
-                             const TlogMeta& after, const TlogEntry& entry) {
+                             const TlogMeta& after, std::string_view value, uint64_t ts) {
   if (heads_.empty()) return;
   auto it = heads_.find(MapKey(db, key));
   if (it == heads_.end()) return;
@@ -78,18 +78,20 @@ void TlogHeadCache::OnInsert(int db, std::string_view key, const TlogMeta& befor
     Remove(it);
     return;
   }
+  head.stamp = after;
   std::vector<TlogEntry>& entries = head.entries;
   const auto position = std::partition_point(entries.begin(), entries.end(), [&](const auto& e) {
-    return EntryBefore(e, entry);
+    return EntryBefore(e.ts, e.value, ts, value);
   });
-  if (entries.size() < kMaxEntries || position != entries.end()) {
-    entries.insert(position, entry);
-    if (entries.size() > kMaxEntries) entries.pop_back();  // no longer among the newest
-    bytes_ -= head.bytes;
-    head.bytes = ChargeOf(it->first, entries);
-    bytes_ += head.bytes;
+  if (entries.size() >= kMaxEntries && position == entries.end()) return;  // older than the head
+  const auto added = entries.insert(position, TlogEntry{std::string(value), ts});
+  size_t charge = head.bytes + kEntryOverhead + added->value.capacity();
+  if (entries.size() > kMaxEntries) {  // the oldest is no longer among the newest
+    charge -= kEntryOverhead + entries.back().value.capacity();
+    entries.pop_back();
   }
-  head.stamp = after;
+  bytes_ = bytes_ - head.bytes + charge;
+  head.bytes = charge;
   EvictToCapacity();
 }
 

@@ -48,10 +48,11 @@ class TlogHeadCache {
   // Stores `entries` — the min(kMaxEntries, meta.size) newest entries at `meta`, newest first —
   // as the head of (db, key).
   void Fill(int db, std::string_view key, const TlogMeta& meta, std::vector<TlogEntry> entries);
-  // The log went from `before` to `after` by inserting `entry` (after.size == before.size + 1):
-  // a head stamped `before` takes the entry and the new stamp; any other head is dropped.
+  // The log went from `before` to `after` by inserting (value, ts) (after.size == before.size
+  // + 1): a head stamped `before` takes the entry if it is among the newest, and the new stamp;
+  // any other head is dropped. Cheap when the log has no head or the entry is older than it.
   void OnInsert(int db, std::string_view key, const TlogMeta& before, const TlogMeta& after,
-                const TlogEntry& entry);
+                std::string_view value, uint64_t ts);
   // Heads found with a matching stamp, and lookups that found none; bytes held.
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }

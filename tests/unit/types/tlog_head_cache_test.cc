@@ -40,7 +40,7 @@ TEST(TlogHeadCacheTest, InsertsKeepTheNewestEntriesUnderTheNewStamp) {
   // Newer than all: first, and the oldest cached entry falls out.
   TlogMeta next = meta;
   next.size++;
-  cache.OnInsert(0, "log", meta, next, {"new", 200});
+  cache.OnInsert(0, "log", meta, next, "new", 200);
   const std::vector<TlogEntry>* head = cache.Find(0, "log", next);
   ASSERT_NE(head, nullptr);
   ASSERT_EQ(head->size(), full);
@@ -49,20 +49,20 @@ TEST(TlogHeadCacheTest, InsertsKeepTheNewestEntriesUnderTheNewStamp) {
   // Older than every cached entry of a full head: not among the newest, head unchanged.
   meta = next;
   next.size++;
-  cache.OnInsert(0, "log", meta, next, {"old", 1});
+  cache.OnInsert(0, "log", meta, next, "old", 1);
   head = cache.Find(0, "log", next);
   ASSERT_NE(head, nullptr);
   EXPECT_EQ(head->back().ts, 100 - (full - 2));
   // Same timestamp: the greater value comes first, as in the sub-rows' order.
   meta = next;
   next.size++;
-  cache.OnInsert(0, "log", meta, next, {"w", 200});
+  cache.OnInsert(0, "log", meta, next, "w", 200);
   head = cache.Find(0, "log", next);
   ASSERT_NE(head, nullptr);
   EXPECT_EQ((*head)[0], (TlogEntry{"w", 200}));
   EXPECT_EQ((*head)[1], (TlogEntry{"new", 200}));
   // An insert seen under another stamp retires the head.
-  cache.OnInsert(0, "log", meta, TlogMeta{.version = 1, .cutoff = 0, .size = 44}, {"x", 300});
+  cache.OnInsert(0, "log", meta, TlogMeta{.version = 1, .cutoff = 0, .size = 44}, "x", 300);
   EXPECT_EQ(cache.Find(0, "log", TlogMeta{.version = 1, .cutoff = 0, .size = 44}), nullptr);
 }
 
@@ -72,7 +72,7 @@ TEST(TlogHeadCacheTest, ShortLogsGrowTheirHead) {
   cache.Fill(0, "log", meta, {{"a", 10}});
   TlogMeta next = meta;
   next.size++;
-  cache.OnInsert(0, "log", meta, next, {"b", 5});
+  cache.OnInsert(0, "log", meta, next, "b", 5);
   const std::vector<TlogEntry>* head = cache.Find(0, "log", next);
   ASSERT_NE(head, nullptr);
   EXPECT_EQ(*head, (std::vector<TlogEntry>{{"a", 10}, {"b", 5}}));
