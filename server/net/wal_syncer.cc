@@ -38,9 +38,11 @@ void WalSyncer::Run() {
     }
     storage::Status status = sync_();
     syncs_++;
-    for (Callback& cb : batch) {
-      boost::asio::post(io_, [cb = std::move(cb), status] { cb(status); });
-    }
+    // One handler for the whole batch: one queue operation (and at most one wake-up of the io
+    // thread) per sync, however many connections it covers.
+    boost::asio::post(io_, [batch = std::move(batch), status]() mutable {
+      for (Callback& cb : batch) cb(status);
+    });
   }
 }
 
