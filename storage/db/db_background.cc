@@ -95,6 +95,7 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   pending_outputs_.erase(number);
   if (s.ok()) {
     imms_.pop_front();
+    PublishReadState();
     stats_.flushes++;
     stats_.flush_bytes_written += meta.file_size;
   } else {

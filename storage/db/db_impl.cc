@@ -99,6 +99,7 @@ Status DBImpl::OpenImpl() {
     std::lock_guard lock(mu_);
     s = Recover();
     if (!s.ok()) return s;
+    PublishReadState();
     DeleteObsoleteFiles();
   }
   bg_thread_ = std::thread([this] { BackgroundLoop(); });
@@ -347,8 +348,7 @@ void DBImpl::SetBgError(const Status& s) {
 Status DBImpl::ApplyEdit(VersionEdit* edit) {
   Status s = versions_.LogAndApply(edit);
   if (!s.ok()) manifest_broken_ = true;
-  // A new version: the spare iterator tree reads the old one, and would keep its files alive.
-  if (s.ok()) spare_iterator_.reset();
+  if (s.ok()) PublishReadState();
   return s;
 }
 
@@ -377,25 +377,33 @@ void DBImpl::SetPurgeDeadline(int64_t ms) {
   bg_cv_.notify_one();
 }
 
-DBImpl::ReadState DBImpl::GetReadState(const Snapshot* snapshot) {
+std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* snapshot,
+                                                              uint64_t* sequence) {
   std::lock_guard lock(mu_);
-  ReadState state;
-  state.sequence = snapshot ? snapshot->sequence() : versions_.last_sequence();
-  state.mem = mem_;
-  for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) state.imms.push_back(it->mem);
-  state.version = versions_.current();
-  return state;
+  *sequence = snapshot ? snapshot->sequence() : versions_.last_sequence();
+  return read_state_;
+}
+
+void DBImpl::PublishReadState() {
+  auto state = std::make_shared<ReadState>();
+  state->mem = mem_;
+  for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) state->imms.push_back(it->mem);
+  state->version = versions_.current();
+  read_state_ = std::move(state);
+  spare_iterator_.reset();
 }
 
 Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
-  ReadState state = GetReadState(options.snapshot);
+  uint64_t sequence;
+  const std::shared_ptr<const ReadState> read_state = GetReadState(options.snapshot, &sequence);
+  const ReadState& state = *read_state;
   const int64_t now = clock_->NowMs();
   VersionChooser chooser(options.retrieval_grace_ms);
   std::string lookup;  // built when a table file is reached
   Status status;
   // Memtables: a filter check, then the key's own version chain (no iterator needed).
   auto walk_memtable = [&](const MemTable& mem) {
-    for (auto c = mem.FindVersions(key, state.sequence); c.Valid(); c.Next()) {
+    for (auto c = mem.FindVersions(key, sequence); c.Valid(); c.Next()) {
       RowMeta meta;
       std::string_view value;
       if (!DecodeRow(c.encoded_row(), &meta, &value)) {
@@ -433,7 +441,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
         continue;
       }
       if (CompareUserKeys(key, ExtractUserKey((*f)->largest)) > 0) continue;
-      if (lookup.empty()) lookup = LookupKey(key, state.sequence);
+      if (lookup.empty()) lookup = LookupKey(key, sequence);
       Status s = table_cache_->Get(**f, lookup, options.fill_cache, offer_entry);
       if (!s.ok()) return s;
     }
@@ -455,22 +463,21 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   std::unique_ptr<DBIterTree> tree;
   DBIterParams params;
-  ReadState state;
+  std::shared_ptr<const ReadState> state;
   {
     std::lock_guard lock(mu_);
     params.sequence = options.snapshot ? options.snapshot->sequence() : versions_.last_sequence();
-    if (spare_iterator_ != nullptr && spare_iterator_->fill_cache == options.fill_cache &&
-        IsCurrentReadState(*spare_iterator_)) {
+    // A spare tree is dropped whenever a new read state is published: if there is one, it
+    // reads read_state_.
+    if (spare_iterator_ != nullptr && spare_iterator_->fill_cache == options.fill_cache) {
       tree = std::move(spare_iterator_);
       stats_.iterator_trees_reused++;
     } else {
+      state = read_state_;
       stats_.iterator_trees_built++;
-      state.mem = mem_;
-      for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) state.imms.push_back(it->mem);
-      state.version = versions_.current();
     }
   }
-  if (tree == nullptr) tree = NewIterTree(state, options.fill_cache);
+  if (tree == nullptr) tree = NewIterTree(std::move(state), options.fill_cache);
   tree->lower_bound = options.lower_bound;
   tree->upper_bound = options.upper_bound;
   params.now_ms = clock_->NowMs();
@@ -478,20 +485,18 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   return NewDBIterator(std::move(tree), params, this);
 }
 
-std::unique_ptr<DBIterTree> DBImpl::NewIterTree(const ReadState& state, bool fill_cache) {
+std::unique_ptr<DBIterTree> DBImpl::NewIterTree(std::shared_ptr<const ReadState> state,
+                                                bool fill_cache) {
   auto tree = std::make_unique<DBIterTree>();
   tree->fill_cache = fill_cache;
+  tree->source = state.get();
   std::vector<std::unique_ptr<InternalIterator>> children;
-  children.push_back(MemTable::NewIterator(state.mem));
-  tree->sources.push_back(state.mem.get());
-  for (const auto& imm : state.imms) {
-    children.push_back(MemTable::NewIterator(imm));
-    tree->sources.push_back(imm.get());
-  }
+  children.push_back(MemTable::NewIterator(state->mem));
+  for (const auto& imm : state->imms) children.push_back(MemTable::NewIterator(imm));
   // L0 files may overlap: one child each. Deeper levels are sorted runs: one child per level.
   // Level iterators open a file only when a position reaches it, and skip files outside the
   // bounds of whichever iterator uses the tree.
-  const Version& version = *state.version;
+  const Version& version = *state->version;
   for (const auto& file : version.files[0]) {
     children.push_back(NewLevelIterator(table_cache_.get(), FileList{file}, fill_cache,
                                         &tree->lower_bound, &tree->upper_bound));
@@ -501,28 +506,15 @@ std::unique_ptr<DBIterTree> DBImpl::NewIterTree(const ReadState& state, bool fil
     children.push_back(NewLevelIterator(table_cache_.get(), version.files[level], fill_cache,
                                         &tree->lower_bound, &tree->upper_bound));
   }
-  tree->sources.push_back(state.version.get());
-  tree->pins.push_back(state.version);
+  tree->pins.push_back(std::move(state));
   tree->internal = NewMergingIterator(std::move(children));
   return tree;
-}
-
-bool DBImpl::IsCurrentReadState(const DBIterTree& tree) const {
-  // sources = mem_, imms_ newest first, the current version (as NewIterTree records them).
-  if (tree.sources.size() != imms_.size() + 2 || tree.sources.front() != mem_.get() ||
-      tree.sources.back() != versions_.current().get()) {
-    return false;
-  }
-  for (size_t i = 0; i < imms_.size(); i++) {
-    if (tree.sources[1 + i] != imms_[imms_.size() - 1 - i].mem.get()) return false;
-  }
-  return true;
 }
 
 void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
   std::unique_ptr<DBIterTree> replaced;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
-  if (shutting_down_ || !IsCurrentReadState(*tree)) {
+  if (shutting_down_ || tree->source != read_state_.get()) {
     replaced = std::move(tree);
     return;
   }
@@ -533,7 +525,7 @@ void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
 void DBImpl::FreezeMemtable() {
   imms_.push_back(Frozen{mem_, log_file_number_});
   mem_ = std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
-  spare_iterator_.reset();  // it reads the old memtable list
+  PublishReadState();
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

@@ -81,8 +81,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
     std::shared_ptr<MemTable> mem;
     uint64_t next_log_number;  // the WAL that holds writes made after this memtable froze
   };
+  // What a read looks at besides the sequence: published whole (read_state_), never changed.
   struct ReadState {
-    uint64_t sequence;
     std::shared_ptr<MemTable> mem;
     std::vector<std::shared_ptr<MemTable>> imms;  // newest first
     std::shared_ptr<const Version> version;
@@ -95,12 +95,15 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // and a failure aborts the switch. REQUIRES: mu_.
   Status NewLog(bool sync_old);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
-  ReadState GetReadState(const Snapshot* snapshot);
+  // The published read state, and the sequence to read at (the snapshot's, or the last).
+  std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence);
+  // Publishes mem_, imms_ and the current version as read_state_, and drops the spare
+  // iterator tree (it reads the old state). Every change of the three calls it. REQUIRES: mu_.
+  void PublishReadState();
   // A merged iterator over `state`'s memtables and files, for NewIterator.
-  std::unique_ptr<DBIterTree> NewIterTree(const ReadState& state, bool fill_cache);
-  // Whether `tree` reads exactly mem_, imms_ and the current version. REQUIRES: mu_.
-  bool IsCurrentReadState(const DBIterTree& tree) const;
-  // DBIterTreeRecycler: a dying iterator's tree becomes spare_iterator_ if it is still current.
+  std::unique_ptr<DBIterTree> NewIterTree(std::shared_ptr<const ReadState> state, bool fill_cache);
+  // DBIterTreeRecycler: a dying iterator's tree becomes spare_iterator_ if it still reads
+  // read_state_.
   void Recycle(std::unique_ptr<DBIterTree> tree) override;
   // Moves mem_ to imms_ and starts an empty memtable. REQUIRES: mu_.
   void FreezeMemtable();
@@ -166,9 +169,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::chrono::steady_clock::time_point next_auto_resume_;
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
-  // The tree of the last iterator destroyed, kept for the next NewIterator while mem_, imms_ and
-  // the version it reads are current (dropped when they change, so it pins nothing old for
-  // long). It saves building and tearing down a tree of iterators for every short scan.
+  // mem_, imms_ and the current version as reads see them; one reference pins all three.
+  std::shared_ptr<const ReadState> read_state_;
+  // The tree of the last iterator destroyed, kept for the next NewIterator while the read state
+  // it was built over is current (dropped when a new one is published, so it pins nothing old
+  // for long). It saves building and tearing down a tree of iterators for every short scan.
   std::unique_ptr<DBIterTree> spare_iterator_;
   std::unique_ptr<LogWriter> log_;
   std::shared_ptr<WritableFile> log_sync_handle_;  // a second handle on the live WAL, for fsync

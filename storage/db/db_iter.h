@@ -24,10 +24,11 @@ namespace ebb::storage {
 // one spare): the merged internal iterator, what keeps its sources alive, the bounds its level
 // iterators consult, and the DBIter's buffers, which keep their capacity.
 struct DBIterTree {
-  // Memtables, version: alive while `internal` reads them (declared first, destroyed last).
+  // What `internal` reads (memtables, version): alive while it does (declared first, so
+  // destroyed last).
   std::vector<std::any> pins;
-  // Identity of the read state `internal` was built over, for the DB to compare (not owned).
-  std::vector<const void*> sources;
+  // Identity of the read state `internal` was built over, for the DB to compare (pinned).
+  const void* source = nullptr;
   bool fill_cache = true;
   // The current iterator's bounds on user keys, [lower_bound, upper_bound).
   std::optional<std::string> lower_bound;
