@@ -67,25 +67,25 @@ class LevelIterator final : public InternalIterator {
     status_ = Status::OK();
     begin_ = 0;
     end_ = files_.size();
-    if (lower_bound_->has_value()) {
-      const std::string& lower = **lower_bound_;
-      begin_ = static_cast<size_t>(
-          std::partition_point(files_.begin(), files_.end(),
-                               [&](const auto& file) {
-                                 return CompareUserKeys(ExtractUserKey(file->largest), lower) < 0;
-                               }) -
-          files_.begin());
+    if (lower_bound_->has_value()) {  // skip the files that end below the lower bound
+      begin_ = CountFilesWhile([&](const FileMetaData& file) {
+        return CompareUserKeys(ExtractUserKey(file.largest), **lower_bound_) < 0;
+      });
     }
-    if (upper_bound_->has_value()) {
-      const std::string& upper = **upper_bound_;
-      end_ = static_cast<size_t>(
-          std::partition_point(files_.begin(), files_.end(),
-                               [&](const auto& file) {
-                                 return CompareUserKeys(ExtractUserKey(file->smallest), upper) < 0;
-                               }) -
-          files_.begin());
+    if (upper_bound_->has_value()) {  // stop before the files that start at the upper bound
+      end_ = CountFilesWhile([&](const FileMetaData& file) {
+        return CompareUserKeys(ExtractUserKey(file.smallest), **upper_bound_) < 0;
+      });
     }
     end_ = std::max(begin_, end_);
+  }
+
+  // How many files, from the first, satisfy `pred` (which holds for a prefix of files_).
+  template <typename Pred>
+  size_t CountFilesWhile(Pred pred) const {
+    const auto it = std::partition_point(files_.begin(), files_.end(),
+                                         [&](const auto& file) { return pred(*file); });
+    return static_cast<size_t>(it - files_.begin());
   }
 
   // Makes file_iter_ an iterator over files_[index] (unpositioned), keeping the open one when it

@@ -37,33 +37,34 @@ TEST(TlogHeadCacheTest, InsertsKeepTheNewestEntriesUnderTheNewStamp) {
   const size_t full = TlogHeadCache::kMaxEntries;
   TlogMeta meta{.version = 1, .cutoff = 0, .size = 40};
   cache.Fill(0, "log", meta, Newest(100, full));
+  // Inserts (value, ts) into the log and returns its head under the new metadata.
+  auto insert = [&](std::string_view value, uint64_t ts) {
+    TlogMeta next = meta;
+    next.size++;
+    cache.OnInsert(0, "log", meta, next, value, ts);
+    meta = next;
+    return cache.Find(0, "log", meta);
+  };
   // Newer than all: first, and the oldest cached entry falls out.
-  TlogMeta next = meta;
-  next.size++;
-  cache.OnInsert(0, "log", meta, next, "new", 200);
-  const std::vector<TlogEntry>* head = cache.Find(0, "log", next);
+  const std::vector<TlogEntry>* head = insert("new", 200);
   ASSERT_NE(head, nullptr);
   ASSERT_EQ(head->size(), full);
   EXPECT_EQ(head->front(), (TlogEntry{"new", 200}));
   EXPECT_EQ(head->back().ts, 100 - (full - 2));
   // Older than every cached entry of a full head: not among the newest, head unchanged.
-  meta = next;
-  next.size++;
-  cache.OnInsert(0, "log", meta, next, "old", 1);
-  head = cache.Find(0, "log", next);
+  head = insert("old", 1);
   ASSERT_NE(head, nullptr);
   EXPECT_EQ(head->back().ts, 100 - (full - 2));
   // Same timestamp: the greater value comes first, as in the sub-rows' order.
-  meta = next;
-  next.size++;
-  cache.OnInsert(0, "log", meta, next, "w", 200);
-  head = cache.Find(0, "log", next);
+  head = insert("w", 200);
   ASSERT_NE(head, nullptr);
   EXPECT_EQ((*head)[0], (TlogEntry{"w", 200}));
   EXPECT_EQ((*head)[1], (TlogEntry{"new", 200}));
   // An insert seen under another stamp retires the head.
-  cache.OnInsert(0, "log", meta, TlogMeta{.version = 1, .cutoff = 0, .size = 44}, "x", 300);
-  EXPECT_EQ(cache.Find(0, "log", TlogMeta{.version = 1, .cutoff = 0, .size = 44}), nullptr);
+  const TlogMeta elsewhere{.version = 1, .cutoff = 0, .size = 44};
+  cache.OnInsert(0, "log", TlogMeta{.version = 1, .cutoff = 0, .size = 50}, elsewhere, "x", 300);
+  EXPECT_EQ(cache.Find(0, "log", elsewhere), nullptr);
+  EXPECT_EQ(cache.Find(0, "log", meta), nullptr);
 }
 
 TEST(TlogHeadCacheTest, ShortLogsGrowTheirHead) {
