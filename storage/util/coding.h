@@ -47,41 +47,47 @@ bool GetLengthPrefixed(std::string_view* input, std::string_view* value);
 // go to the out-of-line *Slow functions.
 const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v);
 const char* GetVarint64PtrSlow(const char* p, const char* limit, uint64_t* v);
-inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+
+namespace coding_internal {
+
+// The inline one-byte case, then `slow`; shared by the 32- and 64-bit forms.
+template <typename Int>
+inline const char* GetVarintPtr(const char* p, const char* limit, Int* v,
+                                const char* (*slow)(const char*, const char*, Int*)) {
   if (p < limit) {
-    const uint32_t byte = static_cast<uint8_t>(*p);
+    const Int byte = static_cast<uint8_t>(*p);
     if ((byte & 0x80) == 0) {
       *v = byte;
       return p + 1;
     }
   }
-  return GetVarint32PtrSlow(p, limit, v);
+  return slow(p, limit, v);
+}
+
+// A pointer-form decoder applied to the front of *input, consuming what it read.
+template <typename Int>
+inline bool GetVarint(std::string_view* input, Int* v,
+                      const char* (*decode)(const char*, const char*, Int*)) {
+  const char* p = input->data();
+  const char* q = decode(p, p + input->size(), v);
+  if (q == nullptr) return false;
+  input->remove_prefix(static_cast<size_t>(q - p));
+  return true;
+}
+
+}  // namespace coding_internal
+
+inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+  return coding_internal::GetVarintPtr(p, limit, v, GetVarint32PtrSlow);
 }
 inline const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) {
-  if (p < limit) {
-    const uint64_t byte = static_cast<uint8_t>(*p);
-    if ((byte & 0x80) == 0) {
-      *v = byte;
-      return p + 1;
-    }
-  }
-  return GetVarint64PtrSlow(p, limit, v);
+  return coding_internal::GetVarintPtr(p, limit, v, GetVarint64PtrSlow);
 }
 inline bool GetVarint32(std::string_view* input, uint32_t* v) {
-  const char* p = input->data();
-  const char* limit = p + input->size();
-  const char* q = GetVarint32Ptr(p, limit, v);
-  if (q == nullptr) return false;
-  input->remove_prefix(static_cast<size_t>(q - p));
-  return true;
+  return coding_internal::GetVarint(input, v, GetVarint32Ptr);
 }
 inline bool GetVarint64(std::string_view* input, uint64_t* v) {
-  const char* p = input->data();
-  const char* limit = p + input->size();
-  const char* q = GetVarint64Ptr(p, limit, v);
-  if (q == nullptr) return false;
-  input->remove_prefix(static_cast<size_t>(q - p));
-  return true;
+  return coding_internal::GetVarint(input, v, GetVarint64Ptr);
 }
 
 int VarintLength(uint64_t v);
