@@ -201,11 +201,11 @@ std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions) {
   return kept;
 }
 
-Status ReduceInput(InternalIterator* input, const KeyReducer& reduce,
-                   const std::function<Status(std::string_view, const KeyVersion&)>& emit,
+Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const EntryEmitter& emit,
                    const std::function<Status()>& after_key) {
   std::string user_key;
   std::vector<KeyVersion> versions;
+  std::string internal_key, row;  // one survivor's entry, reused
   for (;;) {
     const bool at_end = !input->Valid();
     ParsedInternalKey ikey;
@@ -216,7 +216,11 @@ Status ReduceInput(InternalIterator* input, const KeyReducer& reduce,
       // One user key complete: reduce it and hand on the survivors.
       if (!versions.empty()) {
         for (const auto& v : reduce(user_key, std::move(versions))) {
-          Status s = emit(user_key, v);
+          internal_key.clear();
+          row.clear();
+          AppendInternalKey(&internal_key, user_key, v.sequence, v.kind);
+          AppendEncodedRow(&row, v.meta, v.value);
+          Status s = emit(internal_key, row);
           if (!s.ok()) return s;
         }
         versions.clear();

@@ -87,13 +87,14 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
 std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions);
 
 // Reads `input` from its current position to its end, reduces the versions of each user key
-// with `reduce` (ReduceVersions or ReduceForFlush), and passes every survivor to `emit` (most
-// recently written first); after each user key's survivors it calls `after_key` (where an
-// output file may end). Stops at the first error: the input's, a malformed entry, a callback's.
+// with `reduce` (ReduceVersions or ReduceForFlush), and passes every survivor to `emit` as a
+// table entry — internal key and encoded row — most recently written first; after each user
+// key's survivors it calls `after_key` (where an output file may end). Stops at the first
+// error: the input's, a malformed entry, a callback's.
 using KeyReducer =
     std::function<std::vector<KeyVersion>(std::string_view user_key, std::vector<KeyVersion>)>;
-Status ReduceInput(InternalIterator* input, const KeyReducer& reduce,
-                   const std::function<Status(std::string_view, const KeyVersion&)>& emit,
+using EntryEmitter = std::function<Status(std::string_view internal_key, std::string_view row)>;
+Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const EntryEmitter& emit,
                    const std::function<Status()>& after_key);
 
 }  // namespace ebb::storage

@@ -65,19 +65,14 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
     s = writer.Open(number);
     auto iter = MemTable::NewIterator(imm.mem);
     iter->SeekToFirst();
-    std::string ikey, row;
     if (s.ok()) {
       s = ReduceInput(
           iter.get(),
           [reduce](std::string_view, std::vector<KeyVersion> versions) {
             return reduce ? ReduceForFlush(std::move(versions)) : versions;
           },
-          [&](std::string_view user_key, const KeyVersion& v) {
-            ikey.clear();
-            row.clear();
-            AppendInternalKey(&ikey, user_key, v.sequence, v.kind);
-            AppendEncodedRow(&row, v.meta, v.value);
-            return writer.Add(ikey, row);
+          [&](std::string_view internal_key, std::string_view row) {
+            return writer.Add(internal_key, row);
           },
           [] { return Status::OK(); });
     }

@@ -139,7 +139,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
     if (fs.ok()) outputs.push_back(std::move(meta));
     return fs;
   };
-  auto emit = [&](std::string_view user_key, const KeyVersion& v) -> Status {
+  auto emit = [&](std::string_view internal_key, std::string_view row) -> Status {
     if (!writer) {
       uint64_t number;
       {
@@ -152,10 +152,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       Status os = writer->Open(number);
       if (!os.ok()) return os;
     }
-    std::string ikey, row;
-    AppendInternalKey(&ikey, user_key, v.sequence, v.kind);
-    AppendEncodedRow(&row, v.meta, v.value);
-    return writer->Add(ikey, row);
+    return writer->Add(internal_key, row);
   };
   if (s.ok()) {
     auto input = NewMergingIterator(std::move(children));
