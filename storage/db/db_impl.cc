@@ -380,7 +380,7 @@ void DBImpl::SetPurgeDeadline(int64_t ms) {
 std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* snapshot,
                                                               uint64_t* sequence) {
   std::lock_guard lock(mu_);
-  *sequence = snapshot ? snapshot->sequence() : versions_.last_sequence();
+  *sequence = ReadSequence(snapshot);
   return read_state_;
 }
 
@@ -401,7 +401,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   VersionChooser chooser(options.retrieval_grace_ms);
   std::string lookup;  // built when a table file is reached
   Status status;
-  // Memtables: a filter check, then the key's own version chain (no iterator needed).
+  // Memtables: the key's own version chain, found through the hash index (no iterator needed).
   auto walk_memtable = [&](const MemTable& mem) {
     for (auto c = mem.FindVersions(key, sequence); c.Valid(); c.Next()) {
       RowMeta meta;
@@ -466,7 +466,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   std::shared_ptr<const ReadState> state;
   {
     std::lock_guard lock(mu_);
-    params.sequence = options.snapshot ? options.snapshot->sequence() : versions_.last_sequence();
+    params.sequence = ReadSequence(options.snapshot);
     // A spare tree is dropped whenever a new read state is published: if there is one, it
     // reads read_state_.
     if (spare_iterator_ != nullptr && spare_iterator_->fill_cache == options.fill_cache) {

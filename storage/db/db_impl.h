@@ -95,7 +95,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // and a failure aborts the switch. REQUIRES: mu_.
   Status NewLog(bool sync_old);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
-  // The published read state, and the sequence to read at (the snapshot's, or the last).
+  // The sequence a read sees: the snapshot's, or the last written. REQUIRES: mu_.
+  uint64_t ReadSequence(const Snapshot* snapshot) const {
+    return snapshot ? snapshot->sequence() : versions_.last_sequence();
+  }
+  // The published read state, and the sequence to read at (ReadSequence).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence);
   // Publishes mem_, imms_ and the current version as read_state_, and drops the spare
   // iterator tree (it reads the old state). Every change of the three calls it. REQUIRES: mu_.

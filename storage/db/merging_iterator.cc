@@ -107,31 +107,3 @@ std::unique_ptr<InternalIterator> NewMergingIterator(
 }
 
 }  // namespace ebb::storage
-
-namespace ebb::storage {
-namespace {
-
-class ErrorIterator final : public InternalIterator {
- public:
-  explicit ErrorIterator(Status status) : status_(std::move(status)) {}
-  bool Valid() const override { return false; }
-  void SeekToFirst() override {}
-  void SeekToLast() override {}
-  void Seek(std::string_view) override {}
-  void Next() override {}
-  void Prev() override {}
-  std::string_view key() const override { return {}; }
-  std::string_view value() const override { return {}; }
-  Status status() const override { return status_; }
-
- private:
-  Status status_;
-};
-
-}  // namespace
-
-std::unique_ptr<InternalIterator> NewErrorIterator(Status status) {
-  return std::make_unique<ErrorIterator>(std::move(status));
-}
-
-}  // namespace ebb::storage

@@ -16,10 +16,3 @@ std::unique_ptr<InternalIterator> NewMergingIterator(
     std::vector<std::unique_ptr<InternalIterator>> children);
 
 }  // namespace ebb::storage
-
-namespace ebb::storage {
-
-// An iterator with no entries whose status() is `status`.
-std::unique_ptr<InternalIterator> NewErrorIterator(Status status);
-
-}  // namespace ebb::storage
