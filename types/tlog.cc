@@ -103,16 +103,15 @@ Status Tlog::Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* e
   if (!s.ok() || !found) return s;
   const uint64_t want = std::min(count, meta.size);
   if (want == 0) return Status::OK();
-  if (heads_ != nullptr) {
-    const std::vector<TlogEntry>* head = heads_->Find(db_, key, meta);
-    if (head != nullptr && want <= head->size()) {
-      entries->assign(head->begin(), head->begin() + static_cast<ptrdiff_t>(want));
-      return Status::OK();
-    }
+  const std::vector<TlogEntry>* head = heads_ != nullptr ? heads_->Find(db_, key, meta) : nullptr;
+  if (head != nullptr && want <= head->size()) {
+    entries->assign(head->begin(), head->begin() + static_cast<ptrdiff_t>(want));
+    return Status::OK();
   }
-  // The scan also reads the log's head, to cache it.
-  const uint64_t head_size =
-      heads_ != nullptr ? std::min<uint64_t>(TlogHeadCache::kMaxEntries, meta.size) : 0;
+  // Without a cached head, the scan also reads the log's head, to cache it.
+  const uint64_t head_size = heads_ != nullptr && head == nullptr
+                                 ? std::min<uint64_t>(TlogHeadCache::kMaxEntries, meta.size)
+                                 : 0;
   const uint64_t scan = std::max(want, head_size);
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
