@@ -50,6 +50,19 @@ struct Table::Rep {
 
 namespace {
 
+// The Corruption status for damage `what` in table `table`'s data block at `handle_encoding`
+// (its index entry), or in its index block.
+Status DataBlockCorruption(const std::string& table, std::string_view handle_encoding,
+                           std::string_view what) {
+  BlockHandle handle;
+  handle.DecodeFrom(&handle_encoding);
+  return Status::Corruption(table + ": " + std::string(what) + " at offset " +
+                            std::to_string(handle.offset));
+}
+Status IndexBlockCorruption(const std::string& table, std::string_view what) {
+  return Status::Corruption(table + ": index block: " + std::string(what));
+}
+
 // Index -> data block iteration. Stops (not Valid, status() not OK) at the first unreadable
 // or corrupt block rather than skipping it.
 class TwoLevelIterator final : public InternalIterator {
@@ -98,13 +111,9 @@ class TwoLevelIterator final : public InternalIterator {
   bool CheckErrors() {
     if (!status_.ok()) return false;
     if (data_ != nullptr && !data_->status().ok()) {
-      BlockHandle handle;
-      std::string_view in = data_handle_;
-      handle.DecodeFrom(&in);
-      status_ = Status::Corruption(*name_ + ": " + data_->status().message() + " at offset " +
-                                   std::to_string(handle.offset));
+      status_ = DataBlockCorruption(*name_, data_handle_, data_->status().message());
     } else if (!index_->status().ok()) {
-      status_ = Status::Corruption(*name_ + ": index block: " + index_->status().message());
+      status_ = IndexBlockCorruption(*name_, index_->status().message());
     }
     if (status_.ok()) return true;
     data_.reset();
@@ -273,16 +282,10 @@ Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor vis
       if (!visitor(key, data.value())) return Status::OK();
     }
     if (data.corrupted() || data.Valid()) {
-      BlockHandle handle;
-      std::string_view in = index.value();
-      handle.DecodeFrom(&in);
-      return Status::Corruption(rep_->name + ": bad entry in block at offset " +
-                                std::to_string(handle.offset));
+      return DataBlockCorruption(rep_->name, index.value(), "bad entry in block");
     }
   }
-  if (index.corrupted()) {
-    return Status::Corruption(rep_->name + ": index block: bad entry in block");
-  }
+  if (index.corrupted()) return IndexBlockCorruption(rep_->name, "bad entry in block");
   return Status::OK();
 }
 
