@@ -20,6 +20,9 @@ enum class Compression : uint8_t { kNone = 0, kLz4 = 1, kZstd = 2 };
 
 enum class WalFsync { kAlways, kEverySec, kNo };
 
+// How much of a user key is its seek prefix, or 0 for none (Options::seek_prefix_length).
+using SeekPrefixLength = size_t (*)(std::string_view user_key);
+
 struct Options {
   // Where "now" comes from. nullptr: a SystemClock owned by the engine.
   std::shared_ptr<Clock> clock;
@@ -31,7 +34,7 @@ struct Options {
   // as one log's entries share), or 0 for none. REQUIRES: every key that starts with a key's
   // prefix has a prefix of the same length. The memtable then finds the smallest key of a
   // prefix without a skiplist search. nullptr: no prefixes.
-  size_t (*seek_prefix_length)(std::string_view user_key) = nullptr;
+  SeekPrefixLength seek_prefix_length = nullptr;
 
   size_t memtable_size = 64 << 20;      // a memtable this big is frozen and flushed
   size_t block_size = 4 << 10;          // target uncompressed size of an SST data block

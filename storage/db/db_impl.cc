@@ -66,7 +66,7 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       whole_file_expiry_(options.whole_file_expiry),
       purge_deadline_ms_(options.purge_deadline_ms),
       wal_fsync_(options.wal_fsync),
-      mem_(std::make_shared<MemTable>(options.memtable_size, options.seek_prefix_length)),
+      mem_(NewMemTable()),
       versions_(dir_, fs_) {
   table_cache_ = std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
                                               std::max(options.max_open_files, 16));
@@ -524,7 +524,7 @@ void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
 
 void DBImpl::FreezeMemtable() {
   imms_.push_back(Frozen{mem_, log_file_number_});
-  mem_ = std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
+  mem_ = NewMemTable();
   PublishReadState();
 }
 

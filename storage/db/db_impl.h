@@ -111,6 +111,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   void Recycle(std::unique_ptr<DBIterTree> tree) override;
   // Moves mem_ to imms_ and starts an empty memtable. REQUIRES: mu_.
   void FreezeMemtable();
+  // An empty memtable sized and indexed as the options say.
+  std::shared_ptr<MemTable> NewMemTable() const {
+    return std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
+  }
   void SyncLoop();
   // Enters the error state with `s` unless already in it (logs once). REQUIRES: mu_.
   void SetBgError(const Status& s);

@@ -25,6 +25,7 @@
 #include "storage/db/skiplist.h"
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
+#include "storage/options.h"
 
 namespace ebb::storage {
 
@@ -50,7 +51,6 @@ class MemTable {
 
   // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the hash index
   // (one bucket per 128 bytes, so about one key per bucket when full).
-  using SeekPrefixLength = size_t (*)(std::string_view user_key);
   explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
