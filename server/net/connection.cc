@@ -159,12 +159,12 @@ void Connection::ProcessInput() {
   input_.erase(0, offset);
   if (client_.close_requested()) close_after_write_ = true;
 
-  WalSyncer* syncer = ctx.defer_sync() ? server_->syncer() : nullptr;
-  WalWriteOut* write_out = server_->wal_write_out();
-  if (wrote && (syncer != nullptr || write_out != nullptr)) {
+  WalTurnCommit* commit = ctx.defer_sync() ? server_->wal_sync() : server_->wal_write_out();
+  if (wrote && commit != nullptr) {
     // The batch's replies wait until its WAL bytes reach the disk (always) or at least the OS
-    // (everysec, no), so nothing acknowledged is lost to a crash of the process. Meanwhile the
-    // event loop serves every other connection, and one sync or write(2) covers them all.
+    // (everysec, no), so nothing acknowledged is lost to a crash of the process. The commit
+    // runs once the loop has read every connection ready in this turn: one fdatasync or
+    // write(2) covers them all.
     sync_pending_ = true;
     held_bytes_ = batch.size();
     auto done = [self = shared_from_this(), held = std::move(batch),
@@ -175,12 +175,8 @@ void Connection::ProcessInput() {
       }
       self->OnSynced(s, std::move(held));
     };
-    if (syncer != nullptr) {
-      ctx.stats().wal_group_commits++;
-      syncer->Request(std::move(done));
-    } else {
-      write_out->Request(std::move(done));
-    }
+    if (ctx.defer_sync()) ctx.stats().wal_group_commits++;
+    commit->Request(std::move(done));
   } else {
     out_ += batch;
   }

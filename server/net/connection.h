@@ -4,10 +4,9 @@
 // (arguments are views into `input_`), dispatch each, append every reply to one output buffer,
 // and write that buffer with ONE async_write. Replies therefore leave in request order.
 //
-// Group commit: when a batch ran a write command, its replies are held until the WalSyncer
-// reports a sync that covers the batch's writes (wal-fsync always), or until the WalWriteOut of
-// this loop turn has handed them to the OS (everysec, no); the connection reads nothing more
-// meanwhile, but the event loop keeps serving every other connection.
+// Group commit: when a batch ran a write command, its replies are held until this loop turn's
+// WalTurnCommit has synced the batch's writes to disk (wal-fsync always) or handed them to the OS
+// (everysec, no); the connection reads nothing more meanwhile.
 //
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;

@@ -39,16 +39,13 @@ Server::Server(ServerContext* context)
       drain_timer_(io_) {
   if (context_->has_keyspace()) {
     types::Keyspace* ks = &context_->keyspace();
-    syncer_ = std::make_unique<WalSyncer>(io_, [ks] { return ks->db().SyncWal(); });
-    wal_write_out_ = std::make_unique<WalWriteOut>(io_, [ks] { return ks->db().FlushWal(); });
+    wal_sync_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().SyncWal(); });
+    wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
 }
 
-Server::~Server() {
-  context_->set_shutdown_hook(nullptr);
-  if (syncer_) syncer_->Stop();
-}
+Server::~Server() { context_->set_shutdown_hook(nullptr); }
 
 bool Server::Listen(std::string* error) {
   const Config& config = context_->config();
@@ -98,7 +95,6 @@ void Server::Run() {
   ScheduleCron();
   spdlog::info("Ready to accept connections tcp");
   io_.run();
-  if (syncer_) syncer_->Stop();
 }
 
 void Server::Accept(tcp::acceptor& acceptor) {

@@ -1,8 +1,8 @@
 // Server: the network side of ebb — listeners on every `bind` address, the connections, the
 // periodic checks (idle timeout, output limits), signals and the graceful shutdown.
 //
-// One io_context thread (the caller of Run) runs every command (DESIGN.md "Threads"); the only
-// other thread here is the WalSyncer's, used under `wal-fsync always`.
+// One io_context thread (the caller of Run) runs every command and commits the WAL once per turn
+// of its loop (DESIGN.md "Threads", server/net/wal_turn_commit.h).
 // Thread-safety: every method on the io thread, except construction and Run.
 #pragma once
 
@@ -17,8 +17,7 @@
 
 #include "server/config/config.h"
 #include "server/dispatcher.h"
-#include "server/net/wal_syncer.h"
-#include "server/net/wal_write_out.h"
+#include "server/net/wal_turn_commit.h"
 
 namespace ebb::server {
 
@@ -47,10 +46,10 @@ class Server {
   ServerContext& context() { return *context_; }
   Dispatcher& dispatcher() { return dispatcher_; }
   boost::asio::io_context& io() { return io_; }
-  // The group-commit thread, or nullptr when the server has no keyspace.
-  WalSyncer* syncer() { return syncer_.get(); }
-  // The once-per-loop-turn WAL write-out (everysec, no), or nullptr without a keyspace.
-  WalWriteOut* wal_write_out() { return wal_write_out_.get(); }
+  // The once-per-loop-turn WAL commits, or nullptr when the server has no keyspace: the sync
+  // (fdatasync; wal-fsync always) and the write-out (write(2); everysec, no).
+  WalTurnCommit* wal_sync() { return wal_sync_.get(); }
+  WalTurnCommit* wal_write_out() { return wal_write_out_.get(); }
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
 
@@ -63,8 +62,8 @@ class Server {
   ServerContext* context_;
   boost::asio::io_context io_;
   Dispatcher dispatcher_;
-  std::unique_ptr<WalSyncer> syncer_;
-  std::unique_ptr<WalWriteOut> wal_write_out_;
+  std::unique_ptr<WalTurnCommit> wal_sync_;
+  std::unique_ptr<WalTurnCommit> wal_write_out_;
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer cron_timer_;
