@@ -34,6 +34,7 @@ class FaultInjectionWritableFile final : public WritableFile {
     return s.ok() ? base_->Close() : s;
   }
   uint64_t Size() const override { return base_->Size(); }
+  void ZeroFillAhead(uint64_t chunk_bytes) override { base_->ZeroFillAhead(chunk_bytes); }
 
  private:
   FaultInjectionFileSystem* const fs_;

@@ -26,6 +26,14 @@ class WritableFile {
   virtual Status Sync() = 0;   // Flush, then fdatasync
   virtual Status Close() = 0;
   virtual uint64_t Size() const = 0;  // bytes appended so far
+
+  // Keeps zeros written ahead of the appended bytes, `chunk_bytes` more each time the appends
+  // reach their end, so appends overwrite blocks the file already has and an fdatasync need not
+  // also commit a new file size (on ext4 that journal commit is about a third of a small
+  // fdatasync). Close() cuts the unused zeros off; after a crash they remain, and LogReader reads
+  // a zero-filled rest of a file as its end. 0 turns it off. If writing zeros fails, the file
+  // goes back to plain appends. The default implementation ignores the hint.
+  virtual void ZeroFillAhead(uint64_t chunk_bytes) { (void)chunk_bytes; }
 };
 
 class SequentialFile {

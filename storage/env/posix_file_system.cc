@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -26,7 +27,11 @@ Status PosixError(std::string_view call, const std::string& path, int err) {
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(std::string path, int fd, uint64_t initial_size)
-      : path_(std::move(path)), fd_(fd), size_(initial_size) {
+      : path_(std::move(path)),
+        fd_(fd),
+        size_(initial_size),
+        written_(initial_size),
+        zeroed_end_(initial_size) {
     buffer_.reserve(kWritableBufferSize);
   }
   ~PosixWritableFile() override {
@@ -65,6 +70,9 @@ class PosixWritableFile final : public WritableFile {
   Status Close() override {
     if (fd_ < 0) return Status::OK();
     Status s = FlushBuffer();
+    if (s.ok() && zeroed_end_ > written_ && ::ftruncate(fd_, static_cast<off_t>(written_)) != 0) {
+      s = PosixError("ftruncate", path_, errno);
+    }
     if (::close(fd_) != 0 && s.ok()) s = PosixError("close", path_, errno);
     fd_ = -1;
     return s;
@@ -72,7 +80,29 @@ class PosixWritableFile final : public WritableFile {
 
   uint64_t Size() const override { return size_; }
 
+  void ZeroFillAhead(uint64_t chunk_bytes) override { zero_fill_chunk_ = chunk_bytes; }
+
  private:
+  // Writes zeros over [end, end + zero_fill_chunk_) unless they are there already. The data
+  // about to be written covers [written_, end); the zeros go past it with pwrite, so the file
+  // offset stays where the data goes.
+  void ZeroFillTo(uint64_t end) {
+    static const std::string kZeros(64 << 10, '\0');
+    const uint64_t from = std::max(end, zeroed_end_);
+    const uint64_t to = end + zero_fill_chunk_;
+    for (uint64_t at = from; at < to;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kZeros.size(), to - at));
+      const ssize_t w = ::pwrite(fd_, kZeros.data(), n, static_cast<off_t>(at));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        zero_fill_chunk_ = 0;  // plain appends from here; the zeros written so far are harmless
+        return;
+      }
+      at += static_cast<uint64_t>(w);
+      zeroed_end_ = std::max(zeroed_end_, at);
+    }
+  }
+
   Status FlushBuffer() {
     Status s = WriteUnbuffered(buffer_);
     buffer_.clear();
@@ -80,6 +110,9 @@ class PosixWritableFile final : public WritableFile {
   }
 
   Status WriteUnbuffered(std::string_view data) {
+    if (zero_fill_chunk_ > 0 && written_ + data.size() > zeroed_end_) {
+      ZeroFillTo(written_ + data.size());
+    }
     while (!data.empty()) {
       const ssize_t n = ::write(fd_, data.data(), data.size());
       if (n < 0) {
@@ -87,13 +120,17 @@ class PosixWritableFile final : public WritableFile {
         return PosixError("write", path_, errno);
       }
       data.remove_prefix(static_cast<size_t>(n));
+      written_ += static_cast<uint64_t>(n);
     }
     return Status::OK();
   }
 
   const std::string path_;
   int fd_;
-  uint64_t size_;
+  uint64_t size_;             // bytes appended, buffered ones included
+  uint64_t written_;          // bytes handed to the OS: the file offset
+  uint64_t zeroed_end_;       // end of the zeros written ahead (ZeroFillAhead), or written_
+  uint64_t zero_fill_chunk_ = 0;
   std::string buffer_;
 };
 

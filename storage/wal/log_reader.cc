@@ -173,7 +173,7 @@ bool LogReader::ReadRecord(std::string* record, Status* status) {
         }
         return false;
       case Physical::kDamage:
-        return HandleDamage(offset, reason, status);
+        return HandleDamage(offset, reason, in_fragmented, status);
       case Physical::kRecord:
         break;
     }
@@ -223,32 +223,41 @@ bool LogReader::ReadRecord(std::string* record, Status* status) {
   }
 }
 
-bool LogReader::HandleDamage(uint64_t offset, const char* reason, Status* status) {
+bool LogReader::HandleDamage(uint64_t offset, const char* reason, bool in_fragmented,
+                             Status* status) {
   done_ = true;
   // A record cut by the end of the file is a torn write, unless its checksum proves it complete.
   const bool intact_but_length_damaged =
       eof_ && buffer_.size() >= kHeaderSize && ChecksumFitsAnotherLength(buffer_);
-  if (intact_but_length_damaged || ValidRecordFollows(status)) {
+  bool rest_is_zero = false;
+  if (intact_but_length_damaged || ValidRecordFollows(status, &rest_is_zero)) {
     *status = Status::Corruption(name_ + ": " + reason + " at offset " + std::to_string(offset));
     return false;
   }
   if (!status->ok()) return false;  // I/O error while looking ahead
+  // Zeros from a record boundary to the end of the file are the unused part of a log written
+  // with WritableFile::ZeroFillAhead: the end, not damage.
+  if (rest_is_zero && !in_fragmented) return false;
   torn_tail_ = true;
   torn_tail_offset_ = last_record_end_;
   return false;
 }
 
-bool LogReader::ValidRecordFollows(Status* status) {
+bool LogReader::ValidRecordFollows(Status* status, bool* rest_is_zero) {
+  *rest_is_zero = AllZero(buffer_);
   // Within the damaged block a later record may start anywhere: try every position, counting
   // only records that begin a chain running to the end of the block's data.
-  const std::vector<bool> reaches = ChainsToEnd(buffer_);
-  for (size_t pos = 1; pos + kHeaderSize <= buffer_.size(); ++pos) {
-    if (reaches[pos]) return true;
+  if (!*rest_is_zero) {
+    const std::vector<bool> reaches = ChainsToEnd(buffer_);
+    for (size_t pos = 1; pos + kHeaderSize <= buffer_.size(); ++pos) {
+      if (reaches[pos]) return true;
+    }
   }
   // Every later block starts with a record header.
   while (!eof_) {
     if (!ReadBlock(status)) return false;
     if (IsValidRecordAt(buffer_)) return true;
+    if (*rest_is_zero) *rest_is_zero = AllZero(buffer_);
   }
   return false;
 }

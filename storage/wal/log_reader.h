@@ -1,7 +1,8 @@
 // LogReader: reads back the logical records of a log file written by LogWriter.
 //
 // Recovery rules (docs/wal-format.md, "Recovery"):
-//  - A clean end of file ends the read: ReadRecord returns false with an OK status.
+//  - A clean end of file ends the read: ReadRecord returns false with an OK status. So do zeros
+//    from a record boundary to the end of the file (WritableFile::ZeroFillAhead).
 //  - A torn tail — an incomplete record at the end of the file, or a damaged region (bad
 //    checksum, zero-filled, impossible length, fragment out of order) after which NO valid record
 //    follows — ends the read too: ReadRecord returns false with an OK status, torn_tail() is true
@@ -52,10 +53,12 @@ class LogReader {
                               const char** damage_reason, Status* status);
   // Reads the next block into backing_; false at end of file or on error (*status set).
   bool ReadBlock(Status* status);
-  // Decides whether damage at `offset` is a torn tail or a Corruption; always returns false.
-  bool HandleDamage(uint64_t offset, const char* reason, Status* status);
-  // True if some valid physical record starts after the damage (which is at buffer_[0]).
-  bool ValidRecordFollows(Status* status);
+  // Decides whether damage at `offset` is the zero-filled end, a torn tail or a Corruption;
+  // always returns false.
+  bool HandleDamage(uint64_t offset, const char* reason, bool in_fragmented, Status* status);
+  // True if some valid physical record starts after the damage (which is at buffer_[0]);
+  // *rest_is_zero tells whether every byte from the damage to the end of the file is zero.
+  bool ValidRecordFollows(Status* status, bool* rest_is_zero);
 
   std::unique_ptr<SequentialFile> file_;
   const std::string name_;

@@ -39,6 +39,8 @@ class LogWriter {
   uint64_t Size() const;
   // Flushes and closes the file; later calls fail.
   Status Close();
+  // WritableFile::ZeroFillAhead on the file.
+  void ZeroFillAhead(uint64_t chunk_bytes) { file_->ZeroFillAhead(chunk_bytes); }
 
  private:
   Status EmitPhysicalRecord(log::RecordType type, const char* data, size_t length);

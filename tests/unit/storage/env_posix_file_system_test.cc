@@ -39,6 +39,33 @@ class EnvTest : public ::testing::Test {
   std::string dir_;
 };
 
+// Zeros stay ahead of what was written, a chunk at a time; Close cuts them off.
+TEST_F(EnvTest, ZeroFillAheadKeepsZerosPastTheDataUntilClose) {
+  const std::string path = dir_ + "/b.log";
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(fs_->NewWritableFile(path, &file).ok());
+  const uint64_t kChunk = 100000;
+  file->ZeroFillAhead(kChunk);
+  std::string expected;
+  uint64_t size = 0;
+  for (int i = 0; i < 30; ++i) {
+    const std::string piece(7000 + i, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE(file->Append(piece).ok());
+    ASSERT_TRUE(file->Sync().ok());
+    expected += piece;
+    ASSERT_TRUE(fs_->GetFileSize(path, &size).ok());
+    EXPECT_GT(size, expected.size());                // zeros ahead of the data...
+    EXPECT_LE(size, expected.size() + kChunk + 7100);  // ...at most a chunk past a write
+    const std::string on_disk = ReadAll(path);
+    EXPECT_EQ(on_disk.substr(0, expected.size()), expected);
+    EXPECT_EQ(on_disk.find_first_not_of('\0', expected.size()), std::string::npos);
+  }
+  ASSERT_TRUE(file->Close().ok());
+  ASSERT_TRUE(fs_->GetFileSize(path, &size).ok());
+  EXPECT_EQ(size, expected.size());
+  EXPECT_EQ(ReadAll(path), expected);
+}
+
 TEST_F(EnvTest, WriteSyncReadBack) {
   const std::string path = dir_ + "/a.log";
   std::unique_ptr<WritableFile> file;

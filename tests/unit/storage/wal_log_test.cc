@@ -209,13 +209,39 @@ TEST(WalLogTest, TornTailAtEveryByteOfTheLastRecord) {
   }
 }
 
-TEST(WalLogTest, ZeroFilledTailIsTorn) {
+// Zeros written ahead of the records (WritableFile::ZeroFillAhead) and left by a crash: the end
+// of the log, whatever their length and wherever they stop.
+TEST(WalLogTest, ZeroFilledRestIsTheEnd) {
   const std::string file = Write({"one", "two"});
-  const ReadResult r = ReadAll(file + std::string(5000, '\0'));
+  for (size_t zeros : {size_t{3}, size_t{5000}, 3 * log::kBlockSize + 11}) {
+    SCOPED_TRACE(zeros);
+    const ReadResult r = ReadAll(file + std::string(zeros, '\0'));
+    EXPECT_TRUE(r.status.ok());
+    EXPECT_FALSE(r.torn);
+    EXPECT_EQ(r.records, (std::vector<std::string>{"one", "two"}));
+  }
+}
+
+TEST(WalLogTest, FragmentedRecordCutByZerosIsTorn) {
+  const std::string whole = Write({"one", BigString("f", 2 * log::kBlockSize)});
+  const std::string first_part = whole.substr(0, log::kBlockSize);  // "one" and the FIRST part
+  const ReadResult r = ReadAll(first_part + std::string(log::kBlockSize + 100, '\0'));
   EXPECT_TRUE(r.status.ok());
   EXPECT_TRUE(r.torn);
-  EXPECT_EQ(r.torn_offset, file.size());
-  EXPECT_EQ(r.records, (std::vector<std::string>{"one", "two"}));
+  EXPECT_EQ(r.torn_offset, Write({"one"}).size());
+  EXPECT_EQ(r.records, (std::vector<std::string>{"one"}));
+}
+
+TEST(WalLogTest, ZerosFollowedByARecordAreCorruption) {
+  const std::string head = Write({"one"});
+  std::string file = head + std::string(log::kBlockSize - head.size(), '\0');
+  file += Write({"later"});  // a valid record at the start of the next block
+  const ReadResult r = ReadAll(file);
+  EXPECT_TRUE(r.status.IsCorruption()) << r.status.ToString();
+  EXPECT_NE(r.status.ToString().find("zero-filled region at offset " +
+                                     std::to_string(head.size())),
+            std::string::npos)
+      << r.status.ToString();
 }
 
 TEST(WalLogTest, GarbageLastRecordIsTorn) {
