@@ -439,12 +439,8 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   };
   for (int level = 0; go_on && level < kNumLevels; level++) {
     const auto& files = state.version->files[level];
-    auto f = files.begin();
-    if (level > 0) {  // sorted, disjoint user-key ranges: the first file not wholly below key
-      f = std::partition_point(files.begin(), files.end(), [&](const auto& file) {
-        return CompareUserKeys(ExtractUserKey(file->largest), key) < 0;
-      });
-    }
+    // Levels >= 1 have sorted, disjoint user-key ranges: start at the first file not below key.
+    auto f = files.begin() + static_cast<ptrdiff_t>(level > 0 ? FindFile(files, key) : 0);
     for (; go_on && f != files.end(); ++f) {
       if (CompareUserKeys(key, ExtractUserKey((*f)->smallest)) < 0) {
         if (level > 0) break;  // every later file starts beyond key too

@@ -67,25 +67,15 @@ class LevelIterator final : public InternalIterator {
     status_ = Status::OK();
     begin_ = 0;
     end_ = files_.size();
-    if (lower_bound_->has_value()) {  // skip the files that end below the lower bound
-      begin_ = CountFilesWhile([&](const FileMetaData& file) {
-        return CompareUserKeys(ExtractUserKey(file.largest), **lower_bound_) < 0;
+    // Skip the files that end below the lower bound; stop before those that start at the upper.
+    if (lower_bound_->has_value()) begin_ = FindFile(files_, **lower_bound_);
+    if (upper_bound_->has_value()) {
+      const auto it = std::partition_point(files_.begin(), files_.end(), [&](const auto& file) {
+        return CompareUserKeys(ExtractUserKey(file->smallest), **upper_bound_) < 0;
       });
-    }
-    if (upper_bound_->has_value()) {  // stop before the files that start at the upper bound
-      end_ = CountFilesWhile([&](const FileMetaData& file) {
-        return CompareUserKeys(ExtractUserKey(file.smallest), **upper_bound_) < 0;
-      });
+      end_ = static_cast<size_t>(it - files_.begin());
     }
     end_ = std::max(begin_, end_);
-  }
-
-  // How many files, from the first, satisfy `pred` (which holds for a prefix of files_).
-  template <typename Pred>
-  size_t CountFilesWhile(Pred pred) const {
-    const auto it = std::partition_point(files_.begin(), files_.end(),
-                                         [&](const auto& file) { return pred(*file); });
-    return static_cast<size_t>(it - files_.begin());
   }
 
   // Makes file_iter_ an iterator over files_[index] (unpositioned), keeping the open one when it
@@ -139,6 +129,13 @@ class LevelIterator final : public InternalIterator {
 };
 
 }  // namespace
+
+size_t FindFile(const FileList& files, std::string_view user_key) {
+  const auto it = std::partition_point(files.begin(), files.end(), [&](const auto& file) {
+    return CompareUserKeys(ExtractUserKey(file->largest), user_key) < 0;
+  });
+  return static_cast<size_t>(it - files.begin());
+}
 
 std::unique_ptr<InternalIterator> NewLevelIterator(TableCache* table_cache, FileList files,
                                                    bool fill_cache,

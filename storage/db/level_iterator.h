@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storage/db/version_edit.h"
@@ -27,6 +28,10 @@ namespace ebb::storage {
 class TableCache;
 
 using FileList = std::vector<std::shared_ptr<const FileMetaData>>;
+
+// The index of the first of `files` whose largest user key is >= `user_key`: the only one that
+// can hold it (files.size() if none). REQUIRES: `files` sorted by key and disjoint.
+size_t FindFile(const FileList& files, std::string_view user_key);
 
 // REQUIRES: `files` sorted by key and disjoint.
 std::unique_ptr<InternalIterator> NewLevelIterator(TableCache* table_cache, FileList files,
