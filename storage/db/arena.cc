@@ -2,10 +2,68 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 namespace ebb::storage {
+
+// Random reads over memory in huge pages miss the TLB far less often than over 4 KiB pages.
+char* AllocateHugePages(size_t bytes) {
+  constexpr size_t kPage = HugeBlockPool::kBlockSize;
+  if (bytes < kPage) {
+    void* small = std::malloc(bytes);
+    if (small == nullptr) throw std::bad_alloc();
+    return static_cast<char*>(small);
+  }
+  const size_t rounded = (bytes + kPage - 1) / kPage * kPage;
+  void* block = std::aligned_alloc(kPage, rounded);
+  if (block == nullptr) throw std::bad_alloc();
+  madvise(block, rounded, MADV_HUGEPAGE);
+  return static_cast<char*>(block);
+}
+
+HugeBlockPool::~HugeBlockPool() {
+  for (char* block : blocks_) std::free(block);
+}
+
+char* HugeBlockPool::Take() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!blocks_.empty()) {
+      char* block = blocks_.back();
+      blocks_.pop_back();
+      return block;
+    }
+  }
+  return AllocateHugePages(kBlockSize);
+}
+
+void HugeBlockPool::Give(char* block) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (blocks_.size() < capacity_blocks_) {
+      blocks_.push_back(block);
+      return;
+    }
+  }
+  std::free(block);
+}
+
+size_t HugeBlockPool::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return blocks_.size();
+}
+
+Arena::~Arena() {
+  for (const Block& block : blocks_) {
+    if (block.huge && pool_ != nullptr) {
+      pool_->Give(block.data);
+    } else {
+      std::free(block.data);
+    }
+  }
+}
 
 char* Arena::Allocate(size_t bytes) {
   usage_.fetch_add(bytes, std::memory_order_relaxed);
@@ -18,7 +76,7 @@ char* Arena::Allocate(size_t bytes) {
     remaining_ -= bytes + pad;
     return result;
   }
-  const size_t block_size = reserved_ < kHugeAfter ? kBlockSize : kHugeBlockSize;
+  const size_t block_size = reserved_ < kHugeAfter ? kBlockSize : HugeBlockPool::kBlockSize;
   if (bytes > block_size / 4) return AllocateNewBlock(bytes);  // big: its own block
   ptr_ = AllocateNewBlock(block_size);
   remaining_ = block_size;
@@ -30,19 +88,18 @@ char* Arena::Allocate(size_t bytes) {
 
 // Blocks are left uninitialized: every byte handed out is written before it is read.
 char* Arena::AllocateNewBlock(size_t bytes) {
-  void* block;
-  if (bytes == kHugeBlockSize) {
-    // Aligned to a huge page and marked for one: a big memtable's random reads then miss the
-    // TLB far less often.
-    block = std::aligned_alloc(kHugeBlockSize, kHugeBlockSize);
-    if (block != nullptr) madvise(block, kHugeBlockSize, MADV_HUGEPAGE);
+  blocks_.reserve(blocks_.size() + 1);  // so a throw below cannot leak the new block
+  char* block;
+  const bool huge = bytes == HugeBlockPool::kBlockSize;
+  if (huge) {
+    block = pool_ != nullptr ? pool_->Take() : AllocateHugePages(bytes);
   } else {
-    block = std::malloc(bytes);
+    block = static_cast<char*>(std::malloc(bytes));
+    if (block == nullptr) throw std::bad_alloc();
   }
-  if (block == nullptr) throw std::bad_alloc();
-  blocks_.emplace_back(static_cast<char*>(block));
+  blocks_.push_back({block, huge});
   reserved_ += bytes;
-  return static_cast<char*>(block);
+  return block;
 }
 
 }  // namespace ebb::storage

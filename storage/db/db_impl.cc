@@ -67,6 +67,7 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       fs_(options.file_system ? options.file_system : DefaultFileSystem()),
       clock_(options.clock ? options.clock : std::make_shared<SystemClock>()),
       block_cache_(std::make_unique<BlockCache>(options.block_cache_size)),
+      memtable_blocks_(std::make_shared<HugeBlockPool>(options.memtable_size)),
       expiration_enabled_(options.expiration_enabled),
       whole_file_expiry_(options.whole_file_expiry),
       purge_deadline_ms_(options.purge_deadline_ms),

@@ -113,7 +113,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   void FreezeMemtable();
   // An empty memtable sized and indexed as the options say.
   std::shared_ptr<MemTable> NewMemTable() const {
-    return std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length);
+    return std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length,
+                                      memtable_blocks_);
   }
   void SyncLoop();
   // Enters the error state with `s` unless already in it (logs once). REQUIRES: mu_.
@@ -149,6 +150,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::shared_ptr<FileSystem> fs_;
   std::shared_ptr<Clock> clock_;
   std::unique_ptr<BlockCache> block_cache_;
+  // The huge blocks of flushed memtables, kept for the next ones: one memtable's worth at most.
+  const std::shared_ptr<HugeBlockPool> memtable_blocks_;
   std::unique_ptr<TableCache> table_cache_;
   std::unique_ptr<FileLock> lock_;
 

@@ -57,11 +57,15 @@ uint64_t HashKey(std::string_view key) { return std::hash<std::string_view>{}(ke
 
 // A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes keeps chains
 // about one node long in a full memtable.
-MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length)
-    : table_(KeyNodeComparator(), &arena_),
+MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
+                   std::shared_ptr<HugeBlockPool> blocks)
+    : arena_(std::move(blocks)),
+      table_(KeyNodeComparator(), &arena_),
       num_buckets_(std::max<size_t>(64, memtable_bytes / 128)),
-      buckets_(new std::atomic<KeyNode*>[num_buckets_]()),
+      buckets_(reinterpret_cast<std::atomic<KeyNode*>*>(
+          AllocateHugePages(num_buckets_ * sizeof(std::atomic<KeyNode*>)))),
       prefix_length_(prefix_length) {
+  for (size_t i = 0; i < num_buckets_; i++) new (&buckets_[i]) std::atomic<KeyNode*>(nullptr);
   if (prefix_length_ != nullptr) {
     num_prefix_buckets_ = std::max<size_t>(64, num_buckets_ / 4);
     prefix_buckets_.reset(new std::atomic<PrefixNode*>[num_prefix_buckets_]());

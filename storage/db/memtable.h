@@ -50,8 +50,10 @@ class MemTable {
   };
 
   // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the hash index
-  // (one bucket per 128 bytes, so about one key per bucket when full).
-  explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr);
+  // (one bucket per 128 bytes, so about one key per bucket when full). The arena's huge blocks
+  // come from and return to `blocks` when given (memtables of one DB share one pool).
+  explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr,
+                    std::shared_ptr<HugeBlockPool> blocks = nullptr);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -96,8 +98,13 @@ class MemTable {
 
   Arena arena_;
   Table table_;
+  struct FreeBuckets {
+    void operator()(std::atomic<KeyNode*>* p) const { std::free(p); }
+  };
   size_t num_buckets_;
-  std::unique_ptr<std::atomic<KeyNode*>[]> buckets_;  // chains through KeyNode::hash_next
+  // Chains through KeyNode::hash_next. In huge pages: every write and point read lands on a
+  // random bucket, and in 4 KiB pages most of those loads missed the TLB.
+  std::unique_ptr<std::atomic<KeyNode*>[], FreeBuckets> buckets_;
   SeekPrefixLength prefix_length_;
   size_t num_prefix_buckets_ = 0;
   std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_
