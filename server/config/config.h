@@ -54,6 +54,7 @@ struct Config {
   int maxclients = 10000;
   int64_t timeout_s = 0;
   int64_t tcp_keepalive_s = 300;
+  int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
   uint64_t proto_max_bulk_len = 512ull << 20;
   uint64_t client_query_buffer_limit = 1ull << 30;
   ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"

@@ -334,6 +334,10 @@ std::vector<Option> BuildOptionTable() {
                       &Config::timeout_s, 0, INT_MAX));
   t.push_back(Integer("tcp-keepalive", "TCP keepalive interval in seconds (0: off)", kMutable,
                       &Config::tcp_keepalive_s, 0, INT_MAX));
+  t.push_back(Integer("io-poll-us",
+                      "after serving requests, poll this many microseconds for more before "
+                      "sleeping (0: sleep at once)",
+                      kMutable, &Config::io_poll_us, 0, 1000000));
   t.push_back(Memory("proto-max-bulk-len", "largest bulk string a request may carry", kMutable,
                      &Config::proto_max_bulk_len, 1024 * 1024, INT64_MAX));
   t.push_back(Memory("client-query-buffer-limit",

@@ -94,7 +94,22 @@ void Server::Run() {
   });
   ScheduleCron();
   spdlog::info("Ready to accept connections tcp");
-  io_.run();
+  RunLoop();
+}
+
+void Server::RunLoop() {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last_work = Clock::now();
+  while (!io_.stopped()) {
+    if (io_.poll() > 0) {
+      last_work = Clock::now();
+      continue;
+    }
+    const auto poll_for = std::chrono::microseconds(context_->config().io_poll_us);
+    if (Clock::now() - last_work < poll_for) continue;
+    if (io_.run_one() == 0) break;  // stopped, or out of work
+    last_work = Clock::now();
+  }
 }
 
 void Server::Accept(tcp::acceptor& acceptor) {

@@ -148,6 +148,32 @@ TEST(ServerTest, ShutdownExitsCleanlyAndDataDirReopens) {
   EXPECT_EQ(Cmd(c.get(), {"PING"}).str(), "PONG");
 }
 
+// The io loop serves every client whether it sleeps at once (io-poll-us 0) or polls between
+// requests, and a SHUTDOWN ends it even while it polls.
+TEST(ServerTest, IoPollSettingKeepsServingAndShutsDown) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--io-poll-us", "0"})) << server.error();
+  RedisConnection a = server.Connect();
+  RedisConnection b = server.Connect();
+  EXPECT_EQ(Cmd(a.get(), {"CONFIG", "GET", "io-poll-us"})[1].str(), "0");
+  EXPECT_TRUE(Cmd(a.get(), {"CONFIG", "SET", "io-poll-us", "-1"}).is_error());
+  for (const char* poll_us : {"0", "1000000"}) {
+    ASSERT_EQ(Cmd(a.get(), {"CONFIG", "SET", "io-poll-us", poll_us}).ToString(), "OK");
+    for (int i = 0; i < 20; ++i) {
+      Append(a.get(), {"SET", "a" + std::to_string(i), poll_us});
+      Append(b.get(), {"ECHO", std::to_string(i)});
+    }
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_EQ(ReadReply(a.get()).ToString(), "OK");
+      ASSERT_EQ(ReadReply(b.get()).str(), std::to_string(i));
+    }
+    EXPECT_EQ(Cmd(b.get(), {"GET", "a19"}).str(), poll_us);
+  }
+  EXPECT_EQ(Cmd(a.get(), {"CONFIG", "GET", "io-poll-us"})[1].str(), "1000000");
+  EXPECT_TRUE(Cmd(a.get(), {"SHUTDOWN"}).is_io_error());
+  EXPECT_EQ(server.WaitExit(10000), 0);
+}
+
 TEST(ServerTest, SigtermFlushesAndExitsZero) {
   TestServer server;
   ASSERT_TRUE(server.Start()) << server.error();
