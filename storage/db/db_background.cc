@@ -54,7 +54,8 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   pending_outputs_.insert(number);
   const int64_t now = clock_->NowMs();
   // Versions no read can return are left out (ReduceForFlush): a hot key's thousands of
-  // in-order overwrites reach the table as two rows, not thousands for compaction to discard.
+  // in-order overwrites reach the table as two rows, not thousands for compaction to discard,
+  // and the flush iterator shows only those two, so the flush does not walk the rest.
   // With a live snapshot every version is written, as reads at it may need any of them.
   const bool reduce = snapshots_.empty();
   FileMetaData meta;
@@ -63,7 +64,7 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   {
     TableWriter writer(fs_, dir_, MakeTableOptions(now));
     s = writer.Open(number);
-    auto iter = MemTable::NewIterator(imm.mem);
+    auto iter = reduce ? MemTable::NewFlushIterator(imm.mem) : MemTable::NewIterator(imm.mem);
     iter->SeekToFirst();
     if (s.ok()) {
       s = ReduceInput(

@@ -29,8 +29,18 @@ struct MemTable::KeyNode {
   Table::Handle list_node = nullptr;  // its place in the skiplist
   uint32_t key_len = 0;
   uint32_t hash32 = 0;  // low half of the key's hash: most chain misses skip the memcmp
+  // The flush shortcut, written by Add only (read once the memtable is frozen): while every
+  // version came newest-first with a timestamp >= the previous newest's, the older version
+  // ReduceForFlush keeps and its timestamp; nullptr while the key has one version;
+  // kOutOfOrder once a version broke the order.
+  const Version* flush_least = nullptr;
+  int64_t flush_least_ts = 0;
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
+  // True when the flush may show only `newest` and `flush_least`.
+  bool HasFlushShortcut() const;
+  // The flush shortcut's mark for a key whose versions did not all come in timestamp order.
+  static const Version* OutOfOrder();
 };
 
 // One seek prefix: its bytes (inside its first key) and the smallest key having it.
@@ -40,6 +50,28 @@ struct MemTable::PrefixNode {
   uint32_t hash32 = 0;
   std::atomic<const KeyNode*> smallest{nullptr};
 };
+
+namespace {
+
+// A row's timestamp as ReduceForFlush compares it (absent: 0); false if the row is malformed.
+bool RowTimestamp(std::string_view encoded_row, int64_t* timestamp) {
+  RowMeta meta;
+  std::string_view value;
+  if (!DecodeRow(encoded_row, &meta, &value)) return false;
+  *timestamp = meta.timestamp_or_zero();
+  return true;
+}
+
+}  // namespace
+
+const MemTable::Version* MemTable::KeyNode::OutOfOrder() {
+  static const Version mark;
+  return &mark;
+}
+
+bool MemTable::KeyNode::HasFlushShortcut() const {
+  return flush_least != nullptr && flush_least != OutOfOrder();
+}
 
 int MemTable::KeyNodeComparator::operator()(const KeyNode* a, const KeyNode* b) const {
   return CompareUserKeys(a->user_key(), b->user_key());
@@ -140,7 +172,7 @@ MemTable::KeyNode* MemTable::NewKeyNode(std::string_view user_key, Version* firs
 // Links `version` into the chain at its place. Writes arrive in sequence order, so this is
 // almost always the head; WAL replay of older batches walks to the right spot. Each pointer is
 // fully set before a release store makes the version reachable, so readers see whole versions.
-void MemTable::LinkVersion(KeyNode* node, Version* version) {
+MemTable::Version* MemTable::LinkVersion(KeyNode* node, Version* version) {
   Version* newer = nullptr;  // the last version that sorts before `version`
   Version* older = node->newest.load(std::memory_order_relaxed);
   while (older != nullptr && older->trailer > version->trailer) {
@@ -156,8 +188,29 @@ void MemTable::LinkVersion(KeyNode* node, Version* version) {
   }
   if (newer != nullptr) {
     newer->older.store(version, std::memory_order_release);
-  } else {
-    node->newest.store(version, std::memory_order_release);
+    return nullptr;
+  }
+  node->newest.store(version, std::memory_order_release);
+  return older;
+}
+
+// ReduceForFlush, over a chain in timestamp order, keeps the newest version and the newest of
+// the oldest versions sharing the least timestamp. When `version` becomes the newest, the
+// previous newest joins the older versions: it is that one exactly when its timestamp equals
+// the least (the chain is ordered, so it is never below it).
+void MemTable::TrackFlushShortcut(KeyNode* node, const Version* previous_newest,
+                                  const Version* version) {
+  if (node->flush_least == KeyNode::OutOfOrder()) return;
+  int64_t ts = 0;
+  int64_t previous_ts = 0;
+  if (previous_newest == nullptr || !RowTimestamp(version->row(), &ts) ||
+      !RowTimestamp(previous_newest->row(), &previous_ts) || ts < previous_ts) {
+    node->flush_least = KeyNode::OutOfOrder();
+    return;
+  }
+  if (node->flush_least == nullptr || previous_ts == node->flush_least_ts) {
+    node->flush_least = previous_newest;
+    node->flush_least_ts = previous_ts;
   }
 }
 
@@ -165,8 +218,9 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row) {
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
   const uint64_t hash = HashKey(user_key);
-  if (const KeyNode* node = FindKeyNode(user_key, hash)) {
-    LinkVersion(const_cast<KeyNode*>(node), version);
+  if (const KeyNode* found = FindKeyNode(user_key, hash)) {
+    auto* node = const_cast<KeyNode*>(found);
+    TrackFlushShortcut(node, LinkVersion(node, version), version);
   } else {
     KeyNode* fresh = NewKeyNode(user_key, version);
     fresh->hash32 = static_cast<uint32_t>(hash);
@@ -197,9 +251,12 @@ RowKind MemTable::VersionCursor::kind() const {
 }
 std::string_view MemTable::VersionCursor::encoded_row() const { return version_->row(); }
 
+// Walks keys in order and each key's chain newest first. In the flush view, a key with the flush
+// shortcut has a chain of two: its newest version, then its flush_least.
 class MemTable::Iter final : public InternalIterator {
  public:
-  explicit Iter(std::shared_ptr<const MemTable> mem) : mem_(std::move(mem)), keys_(&mem_->table_) {}
+  Iter(std::shared_ptr<const MemTable> mem, bool flush_view)
+      : mem_(std::move(mem)), keys_(&mem_->table_), flush_view_(flush_view) {}
 
   bool Valid() const override { return version_ != nullptr; }
   void SeekToFirst() override {
@@ -220,19 +277,17 @@ class MemTable::Iter final : public InternalIterator {
     AtNewest();
     if (version_ == nullptr || keys_.key()->user_key() != user_key) return;
     const uint64_t trailer = DecodeFixed64(target.data() + target.size() - kInternalKeyTrailer);
-    while (version_ != nullptr && version_->trailer > trailer) {
-      version_ = version_->older.load(std::memory_order_acquire);
-    }
+    while (version_ != nullptr && version_->trailer > trailer) version_ = Older(version_);
     if (version_ == nullptr) Next();
   }
   void Next() override {
-    if (version_ != nullptr) version_ = version_->older.load(std::memory_order_acquire);
+    if (version_ != nullptr) version_ = Older(version_);
     if (version_ != nullptr) return;
     keys_.Next();
     AtNewest();
   }
   void Prev() override {
-    version_ = version_->newer.load(std::memory_order_acquire);
+    version_ = Newer(version_);
     if (version_ != nullptr) return;
     keys_.Prev();
     AtOldest();
@@ -251,22 +306,45 @@ class MemTable::Iter final : public InternalIterator {
   Status status() const override { return Status::OK(); }
 
  private:
+  bool Shortcut() const { return flush_view_ && keys_.key()->HasFlushShortcut(); }
+  const Version* Older(const Version* v) const {
+    if (Shortcut()) return v == keys_.key()->flush_least ? nullptr : keys_.key()->flush_least;
+    return v->older.load(std::memory_order_acquire);
+  }
+  const Version* Newer(const Version* v) const {
+    if (Shortcut()) {
+      const KeyNode* node = keys_.key();
+      return v == node->flush_least ? node->newest.load(std::memory_order_acquire) : nullptr;
+    }
+    return v->newer.load(std::memory_order_acquire);
+  }
   void AtNewest() {
     version_ = keys_.Valid() ? keys_.key()->newest.load(std::memory_order_acquire) : nullptr;
   }
   void AtOldest() {
-    version_ = keys_.Valid() ? keys_.key()->oldest.load(std::memory_order_acquire) : nullptr;
+    if (!keys_.Valid()) {
+      version_ = nullptr;
+    } else if (Shortcut()) {
+      version_ = keys_.key()->flush_least;
+    } else {
+      version_ = keys_.key()->oldest.load(std::memory_order_acquire);
+    }
   }
 
   std::shared_ptr<const MemTable> mem_;
   Table::Iterator keys_;
+  const bool flush_view_;
   const Version* version_ = nullptr;
   mutable std::string key_;  // key() of key_for_
   mutable const Version* key_for_ = nullptr;
 };
 
 std::unique_ptr<InternalIterator> MemTable::NewIterator(std::shared_ptr<const MemTable> mem) {
-  return std::make_unique<Iter>(std::move(mem));
+  return std::make_unique<Iter>(std::move(mem), /*flush_view=*/false);
+}
+
+std::unique_ptr<InternalIterator> MemTable::NewFlushIterator(std::shared_ptr<const MemTable> mem) {
+  return std::make_unique<Iter>(std::move(mem), /*flush_view=*/true);
 }
 
 }  // namespace ebb::storage

@@ -11,7 +11,10 @@
 // (Options::seek_prefix_length), a second hash index maps each prefix to its smallest key, so
 // an iterator seeking exactly to a prefix (one log's entries) starts there without a search.
 //
-// Nothing is ever removed; a full memtable is frozen (no more Add) and flushed.
+// Nothing is ever removed; a full memtable is frozen (no more Add) and flushed. For the flush,
+// Add also keeps, per key, whether its versions came in timestamp order and which older version
+// ReduceForFlush (db/compaction.h) would keep: NewFlushIterator then hands the flush those two
+// versions of a hot key instead of walking its whole chain, one cache miss per version.
 // Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
 // concurrently with one Add. Share it with std::shared_ptr: iterators keep it alive.
 #pragma once
@@ -71,6 +74,12 @@ class MemTable {
 
   // An iterator over every version; it shares ownership of `mem`.
   static std::unique_ptr<InternalIterator> NewIterator(std::shared_ptr<const MemTable> mem);
+  // An iterator for a flush with no live snapshot: like NewIterator, except that a key whose
+  // versions were all added newest-first with non-decreasing timestamps shows only its newest
+  // version and the older one ReduceForFlush keeps (the first, newest to oldest, with the least
+  // timestamp). ReduceForFlush over either iterator's versions of a key gives the same result.
+  // REQUIRES: `mem` is frozen (no Add runs or follows).
+  static std::unique_ptr<InternalIterator> NewFlushIterator(std::shared_ptr<const MemTable> mem);
 
  private:
   struct KeyNode;
@@ -83,7 +92,13 @@ class MemTable {
 
   Version* NewVersion(uint64_t trailer, std::string_view encoded_row);
   KeyNode* NewKeyNode(std::string_view user_key, Version* first);
-  static void LinkVersion(KeyNode* node, Version* version);
+  // Links `version` into `node`'s chain; returns the previous newest version when `version`
+  // became the newest, else nullptr.
+  static Version* LinkVersion(KeyNode* node, Version* version);
+  // Updates node's flush shortcut after `version` was linked (`previous_newest` as returned by
+  // LinkVersion).
+  static void TrackFlushShortcut(KeyNode* node, const Version* previous_newest,
+                                 const Version* version);
 
   struct PrefixNode;
 
