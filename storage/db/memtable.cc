@@ -25,16 +25,18 @@ struct MemTable::Version {
 struct MemTable::KeyNode {
   std::atomic<Version*> newest{nullptr};
   std::atomic<Version*> oldest{nullptr};
-  KeyNode* hash_next = nullptr;       // the bucket chain; set before the node is published
   Table::Handle list_node = nullptr;  // its place in the skiplist
-  uint32_t key_len = 0;
-  uint32_t hash32 = 0;  // low half of the key's hash: most chain misses skip the memcmp
   // The flush shortcut, written by Add only (read once the memtable is frozen): while every
   // version came newest-first with a timestamp >= the previous newest's, the older version
   // ReduceForFlush keeps and its timestamp; nullptr while the key has one version;
   // kOutOfOrder once a version broke the order.
   const Version* flush_least = nullptr;
   int64_t flush_least_ts = 0;
+  // Last, next to the key bytes: a key comparison or a bucket-chain step reads these and the
+  // key from one stretch of memory, usually one cache line.
+  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
+  uint32_t hash32 = 0;           // low half of the key's hash: most chain misses skip the memcmp
+  uint32_t key_len = 0;
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
   // True when the flush may show only `newest` and `flush_least`.
