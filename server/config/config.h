@@ -62,6 +62,7 @@ struct Config {
   std::string loglevel = "notice";     // debug|verbose|notice|warning
   std::string logfile;                 // "" = stdout
   std::string wal_fsync = "everysec";  // always|everysec|no
+  int64_t wal_sync_delay_us = 50;      // under always, how long a shared sync waits for company
   uint64_t memtable_size = 64 << 20;
   uint64_t block_cache_size = 256 << 20;
   uint64_t tlog_cache_size = 32 << 20;

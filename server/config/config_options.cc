@@ -351,6 +351,10 @@ std::vector<Option> BuildOptionTable() {
       String("logfile", "log file path (empty: standard output)", kImmutable, &Config::logfile));
   t.push_back(Enum("wal-fsync", "when the WAL is fsynced: always, everysec, no", kMutable,
                    &Config::wal_fsync, {"always", "everysec", "no"}));
+  t.push_back(Integer("wal-sync-delay-us",
+                      "under wal-fsync always, how long a sync shared by several clients waits "
+                      "for more writes to join it (0: none)",
+                      kMutable, &Config::wal_sync_delay_us, 0, 1000000));
   t.push_back(Memory("memtable-size", "memtable size that triggers a flush to an SST file",
                      kImmutable, &Config::memtable_size, 1024));
   t.push_back(Memory("block-cache-size", "capacity of the SST block cache", kImmutable,

@@ -39,7 +39,10 @@ Server::Server(ServerContext* context)
       drain_timer_(io_) {
   if (context_->has_keyspace()) {
     types::Keyspace* ks = &context_->keyspace();
-    wal_sync_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().SyncWal(); });
+    ServerContext* context = context_;
+    wal_sync_ = std::make_unique<WalTurnCommit>(
+        io_, [ks] { return ks->db().SyncWal(); },
+        [context] { return std::chrono::microseconds(context->config().wal_sync_delay_us); });
     wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });

@@ -8,6 +8,15 @@ void WalTurnCommit::Request(Callback done) {
   pending_.push_back(std::move(done));
   if (posted_) return;
   posted_ = true;
+  const std::chrono::microseconds wait =
+      delay_ != nullptr && last_shared_by_ >= 2 ? delay_() : std::chrono::microseconds(0);
+  if (wait.count() > 0) {
+    timer_.expires_after(wait);
+    timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec != boost::asio::error::operation_aborted) Run();  // aborted: this is being destroyed
+    });
+    return;
+  }
   boost::asio::post(io_, [this] { Run(); });
 }
 
@@ -15,6 +24,7 @@ void WalTurnCommit::Run() {
   posted_ = false;
   std::vector<Callback> batch;
   batch.swap(pending_);
+  last_shared_by_ = batch.size();
   const storage::Status status = commit_();
   commits_++;
   for (Callback& cb : batch) cb(status);

@@ -11,6 +11,14 @@
 // it writes its AOF buffer, and under `appendfsync always` fsyncs it, once per event loop
 // iteration before sending replies.
 //
+// A commit may wait a little for company: with a `delay` (wal-sync-delay-us, for the sync), when
+// the previous commit was shared by two or more requests, the turn's commit runs that long after
+// its first request instead of right after the turn, and the requests that arrive meanwhile
+// share it. Connections whose replies just went out send their next writes within tens of
+// microseconds; without the wait the next fdatasync would leave with only the first few of them
+// and the rest would wait for a whole further one. A lone writer (previous commit served one
+// request) never waits. This is PostgreSQL's commit_delay, with commit_siblings as 2.
+//
 // Under always the event loop waits for the fdatasync, as Redis's does. A separate sync thread
 // was measured slower on a 2-core machine (docs/durability.md, "Group commit"): the loop kept
 // the CPUs busy while the disk flushed, which delayed the flush's completion, and connections
@@ -19,6 +27,8 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -30,9 +40,13 @@ class WalTurnCommit {
  public:
   using Callback = std::function<void(const storage::Status&)>;
 
-  // REQUIRES: io outlives this object.
-  WalTurnCommit(boost::asio::io_context& io, std::function<storage::Status()> commit)
-      : io_(io), commit_(std::move(commit)) {}
+  using Delay = std::function<std::chrono::microseconds()>;
+
+  // `delay`, when given, is asked at each turn's first request how long a commit may wait for
+  // company (0: not at all). REQUIRES: io outlives this object.
+  WalTurnCommit(boost::asio::io_context& io, std::function<storage::Status()> commit,
+                Delay delay = nullptr)
+      : io_(io), commit_(std::move(commit)), delay_(std::move(delay)), timer_(io) {}
 
   // `done` runs on the io thread, after a commit that began after this call.
   void Request(Callback done);
@@ -43,8 +57,11 @@ class WalTurnCommit {
 
   boost::asio::io_context& io_;
   std::function<storage::Status()> commit_;
+  Delay delay_;
+  boost::asio::steady_timer timer_;
   std::vector<Callback> pending_;
-  bool posted_ = false;
+  bool posted_ = false;       // a Run is posted or timed
+  size_t last_shared_by_ = 0;  // requests the previous commit served
   uint64_t commits_ = 0;
 };
 

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <string>
 #include <vector>
 
 namespace ebb::server {
@@ -63,6 +66,45 @@ TEST(WalTurnCommitTest, EveryCallbackSeesTheCommitsFailure) {
   }
   io.run();
   EXPECT_EQ(failures, 2);
+}
+
+// With a delay, once a commit was shared, the next one waits for requests that arrive after its
+// turn (other connections answering their replies); a lone writer's commit never waits.
+TEST(WalTurnCommitTest, ASharedCommitWaitsTheDelayForCompanyALoneOneDoesNot) {
+  boost::asio::io_context io;
+  std::vector<std::string> events;
+  WalTurnCommit commit(
+      io,
+      [&] {
+        events.push_back("commit");
+        return storage::Status::OK();
+      },
+      [] { return std::chrono::microseconds(200000); });
+  auto request = [&](const std::string& name) {
+    events.push_back("read " + name);
+    commit.Request([&, name](const storage::Status&) { events.push_back("reply " + name); });
+  };
+  // Turn 1: a lone writer (no commit yet shared): commits right after its turn.
+  boost::asio::post(io, [&] { request("a"); });
+  boost::asio::steady_timer later(io);
+  // Turn 2, after the first commit: two writers share it, still without waiting.
+  later.expires_after(std::chrono::milliseconds(10));
+  later.async_wait([&](const boost::system::error_code&) {
+    request("b");
+    request("c");
+    // Turn 3: the previous commit was shared, so this one waits; "e" arrives 50 ms later, well
+    // within the 200 ms delay, and joins it.
+    boost::asio::post(io, [&] {
+      request("d");
+      later.expires_after(std::chrono::milliseconds(50));
+      later.async_wait([&](const boost::system::error_code&) { request("e"); });
+    });
+  });
+  io.run();
+  EXPECT_EQ(events, (std::vector<std::string>{"read a", "commit", "reply a", "read b", "read c",
+                                              "commit", "reply b", "reply c", "read d", "read e",
+                                              "commit", "reply d", "reply e"}));
+  EXPECT_EQ(commit.commits(), 3u);
 }
 
 }  // namespace
