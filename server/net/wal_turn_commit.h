@@ -60,7 +60,7 @@ class WalTurnCommit {
   Delay delay_;
   boost::asio::steady_timer timer_;
   std::vector<Callback> pending_;
-  bool posted_ = false;       // a Run is posted or timed
+  bool posted_ = false;        // a Run is posted or timed
   size_t last_shared_by_ = 0;  // requests the previous commit served
   uint64_t commits_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -88,7 +89,10 @@ char* Arena::Allocate(size_t bytes) {
 
 // Blocks are left uninitialized: every byte handed out is written before it is read.
 char* Arena::AllocateNewBlock(size_t bytes) {
-  blocks_.reserve(blocks_.size() + 1);  // so a throw below cannot leak the new block
+  // Room first, so that push_back below cannot throw and leak the new block.
+  if (blocks_.size() == blocks_.capacity()) {
+    blocks_.reserve(std::max<size_t>(8, 2 * blocks_.size()));
+  }
   char* block;
   const bool huge = bytes == HugeBlockPool::kBlockSize;
   if (huge) {

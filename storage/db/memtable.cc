@@ -29,7 +29,7 @@ struct MemTable::KeyNode {
   // The flush shortcut, written by Add only (read once the memtable is frozen): while every
   // version came newest-first with a timestamp >= the previous newest's, the older version
   // ReduceForFlush keeps and its timestamp; nullptr while the key has one version;
-  // kOutOfOrder once a version broke the order.
+  // OutOfOrder() once a version broke the order.
   const Version* flush_least = nullptr;
   int64_t flush_least_ts = 0;
   // Last, next to the key bytes: a key comparison or a bucket-chain step reads these and the

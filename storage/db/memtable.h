@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string_view>
 
@@ -118,7 +119,7 @@ class MemTable {
   };
   size_t num_buckets_;
   // Chains through KeyNode::hash_next. In huge pages: every write and point read lands on a
-  // random bucket, and in 4 KiB pages most of those loads missed the TLB.
+  // random bucket, and with 4 KiB pages each such load could miss the TLB as well as the cache.
   std::unique_ptr<std::atomic<KeyNode*>[], FreeBuckets> buckets_;
   SeekPrefixLength prefix_length_;
   size_t num_prefix_buckets_ = 0;

@@ -1,6 +1,6 @@
-// MemTable and its skiplist: ordering of versions, iteration both ways, concurrent readers.
+// MemTable and its skiplist: ordering of versions, iteration both ways, concurrent readers, the
+// flush view.
 #include "storage/db/memtable.h"
-#include "storage/db/compaction.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,8 @@
 #include <optional>
 #include <random>
 #include <thread>
+
+#include "storage/db/compaction.h"
 
 namespace ebb::storage {
 namespace {
@@ -308,11 +310,20 @@ TEST(MemTableTest, FlushViewKeepsWhatReduceForFlushKeeps) {
       const std::string key = Cat("key", std::to_string(k));
       std::optional<int64_t> ts;
       switch (pattern) {
-        case 0: ts = round * 10 + static_cast<int64_t>(rng() % 10); break;
-        case 1: ts = round / 7; break;
-        case 2: ts = static_cast<int64_t>(rng() % 50); break;
-        case 3: break;
-        default: ts = round; break;
+        case 0:
+          ts = round * 10 + static_cast<int64_t>(rng() % 10);
+          break;
+        case 1:
+          ts = round / 7;
+          break;
+        case 2:
+          ts = static_cast<int64_t>(rng() % 50);
+          break;
+        case 3:
+          break;
+        default:
+          ts = round;
+          break;
       }
       const RowKind kind = pattern == 5 && round % 3 == 0 ? RowKind::kTombstone : RowKind::kValue;
       mem->Add(seq++, kind, key, TimedRow(ts, kind == RowKind::kValue ? "v" : ""));
