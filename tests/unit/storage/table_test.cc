@@ -452,5 +452,36 @@ TEST(TableTest, PropertiesRoundTripAndSkipUnknownTags) {
   EXPECT_TRUE(q.DecodeFrom(encoded.substr(0, encoded.size() - 1)).IsCorruption());
 }
 
+// docs/sst-format.md, "Worked example": one row, no compression, 10 bloom bits per key.
+TEST(TableTest, WorkedExampleOfTheFormatDoc) {
+  TableOptions options;
+  options.compression = Compression::kNone;
+  options.bloom_bits_per_key = 10;
+  std::string ikey;
+  AppendInternalKey(&ikey, "k1", 5, RowKind::kValue);
+  const Built built = Build({{ikey, Row(100, 2000, "hi")}}, options);
+  const std::string& f = built.contents;
+  ASSERT_EQ(f.size(), 259u);
+  auto hex = [&](size_t offset, size_t n) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) out += ' ';
+      out += digits[static_cast<uint8_t>(f[offset + i]) >> 4];
+      out += digits[static_cast<uint8_t>(f[offset + i]) & 15];
+    }
+    return out;
+  };
+  EXPECT_EQ(hex(0, 20), "00 0a 07 6b 31 01 05 00 00 00 00 00 00 03 c8 01 a0 1f 68 69");
+  EXPECT_EQ(hex(20, 13), "00 00 00 00 01 00 00 00 00 3c 88 65 fb");
+  EXPECT_EQ(hex(33, 14), "88 88 08 00 00 00 00 80 06 00 79 ae af ed");  // filter + trailer
+  EXPECT_EQ(hex(47, 23), "01 01 01 02 01 03 03 01 01 04 01 00 05 01 00 06 02 c8 01 07 02 c8 01");
+  EXPECT_EQ(f.substr(125, 16), "ebb.filter.bloom");  // metaindex at 122: shared, non_shared, len
+  EXPECT_EQ(hex(179, 5), "00 0a 02 6b 31");          // index
+  EXPECT_EQ(hex(207, 5), "7a 34 b3 01 17");          // footer: metaindex and index handles
+  EXPECT_EQ(hex(247, 4), "01 00 00 00");             // format_version 1
+  EXPECT_EQ(f.substr(251), std::string("ebbSST1\0", 8));
+}
+
 }  // namespace
 }  // namespace ebb::storage
