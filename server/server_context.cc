@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "types/keyspace.h"
+
 namespace ebb::server {
 
 ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* commands,
@@ -17,6 +19,11 @@ void ServerContext::RequestShutdown() {
   if (shutdown_requested_) return;
   shutdown_requested_ = true;
   if (shutdown_hook_) shutdown_hook_();
+}
+
+types::Keyspace& ServerContext::command_keyspace() {
+  keyspace_->set_defer_sync(defer_sync_);
+  return *keyspace_;
 }
 
 }  // namespace ebb::server

@@ -37,6 +37,9 @@ class ServerContext {
   ConfigRegistry& config_registry() { return *registry_; }
   // REQUIRES: set_keyspace was called (always true inside ebb-server).
   types::Keyspace& keyspace() { return *keyspace_; }
+  // The keyspace for a command handler: keyspace(), with its writes deferring their sync as
+  // defer_sync() says (it follows CONFIG SET wal-fsync). REQUIRES: as keyspace().
+  types::Keyspace& command_keyspace();
   bool has_keyspace() const { return keyspace_ != nullptr; }
   void set_keyspace(types::Keyspace* keyspace) { keyspace_ = keyspace; }
   storage::PinnableClock& clock() { return *clock_; }

@@ -19,12 +19,6 @@
 namespace ebb::server {
 namespace {
 
-types::Keyspace& KeyspaceFor(CommandContext& ctx) {
-  types::Keyspace& ks = ctx.server.keyspace();
-  ks.set_defer_sync(ctx.server.defer_sync());
-  return ks;
-}
-
 // The NX|XX|GT|LT flags after "CMD key time"; replies and returns false on a bad set.
 bool ExpireFlagsOrReply(CommandContext& ctx, uint32_t* flags) {
   *flags = 0;
@@ -75,8 +69,8 @@ void ExpireGeneric(CommandContext& ctx, std::string_view name, bool seconds, boo
     when += now;
   }
   bool applied = false;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).Expire(ctx.client.db_index(), ctx.args[1], when,
-                                                       flags, &applied))) {
+  if (StorageErrorOrReply(ctx, ctx.server.command_keyspace().Expire(
+                                   ctx.client.db_index(), ctx.args[1], when, flags, &applied))) {
     return;
   }
   ctx.reply.Integer(applied ? 1 : 0);
@@ -90,7 +84,8 @@ void PexpireAtCommand(CommandContext& ctx) { ExpireGeneric(ctx, "pexpireat", fal
 // TTL family: -2 missing, -1 no expiry; else the remaining time (ttl) or the absolute expiry.
 void TtlGeneric(CommandContext& ctx, bool millis, bool absolute) {
   std::optional<int64_t> expire_at;
-  storage::Status s = KeyspaceFor(ctx).GetExpireAt(ctx.client.db_index(), ctx.args[1], &expire_at);
+  storage::Status s =
+      ctx.server.command_keyspace().GetExpireAt(ctx.client.db_index(), ctx.args[1], &expire_at);
   if (s.IsNotFound()) return ctx.reply.Integer(-2);
   if (StorageErrorOrReply(ctx, s)) return;
   if (!expire_at) return ctx.reply.Integer(-1);
@@ -106,8 +101,8 @@ void PexpireTimeCommand(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
 
 void PersistCommand(CommandContext& ctx) {
   bool applied = false;
-  if (StorageErrorOrReply(ctx,
-                          KeyspaceFor(ctx).Persist(ctx.client.db_index(), ctx.args[1], &applied))) {
+  if (StorageErrorOrReply(ctx, ctx.server.command_keyspace().Persist(ctx.client.db_index(),
+                                                                     ctx.args[1], &applied))) {
     return;
   }
   ctx.reply.Integer(applied ? 1 : 0);

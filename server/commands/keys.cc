@@ -20,14 +20,8 @@
 namespace ebb::server {
 namespace {
 
-types::Keyspace& KeyspaceFor(CommandContext& ctx) {
-  types::Keyspace& ks = ctx.server.keyspace();
-  ks.set_defer_sync(ctx.server.defer_sync());
-  return ks;
-}
-
 void DelCommand(CommandContext& ctx) {
-  types::Keyspace& ks = KeyspaceFor(ctx);
+  types::Keyspace& ks = ctx.server.command_keyspace();
   int64_t deleted = 0;
   for (size_t i = 1; i < ctx.args.size(); ++i) {
     bool existed = false;
@@ -38,7 +32,7 @@ void DelCommand(CommandContext& ctx) {
 }
 
 void ExistsCommand(CommandContext& ctx) {
-  types::Keyspace& ks = KeyspaceFor(ctx);
+  types::Keyspace& ks = ctx.server.command_keyspace();
   int64_t count = 0;
   for (size_t i = 1; i < ctx.args.size(); ++i) {
     bool exists = false;
@@ -50,7 +44,8 @@ void ExistsCommand(CommandContext& ctx) {
 
 void TypeCommand(CommandContext& ctx) {
   std::optional<types::KeyType> type;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).Type(ctx.client.db_index(), ctx.args[1], &type))) {
+  if (StorageErrorOrReply(
+          ctx, ctx.server.command_keyspace().Type(ctx.client.db_index(), ctx.args[1], &type))) {
     return;
   }
   ctx.reply.SimpleString(type ? types::KeyTypeName(*type) : "none");
@@ -60,8 +55,9 @@ void KeysCommand(CommandContext& ctx) {
   std::string pattern(ctx.args[1]);
   types::KeyMatcher match = [&pattern](std::string_view key) { return GlobMatch(pattern, key); };
   std::vector<std::string> keys;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).Keys(ctx.client.db_index(),
-                                                     pattern == "*" ? nullptr : &match, &keys))) {
+  if (StorageErrorOrReply(
+          ctx, ctx.server.command_keyspace().Keys(ctx.client.db_index(),
+                                                  pattern == "*" ? nullptr : &match, &keys))) {
     return;
   }
   ctx.reply.ArrayHeader(keys.size());
@@ -98,9 +94,9 @@ void ScanCommand(CommandContext& ctx) {
     return !unknown_type && (!has_pattern || GlobMatch(pattern, key));
   };
   types::ScanResult result;
-  storage::Status s = KeyspaceFor(ctx).Scan(ctx.client.db_index(), cursor,
-                                            has_pattern || unknown_type ? &match : nullptr,
-                                            static_cast<size_t>(count), type, &result);
+  storage::Status s = ctx.server.command_keyspace().Scan(
+      ctx.client.db_index(), cursor, has_pattern || unknown_type ? &match : nullptr,
+      static_cast<size_t>(count), type, &result);
   if (s.IsInvalidArgument()) return ctx.reply.Error("ERR invalid cursor");
   if (StorageErrorOrReply(ctx, s)) return;
   ctx.reply.ArrayHeader(2);
@@ -111,7 +107,9 @@ void ScanCommand(CommandContext& ctx) {
 
 void RandomKeyCommand(CommandContext& ctx) {
   std::optional<std::string> key;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).RandomKey(ctx.client.db_index(), &key))) return;
+  if (StorageErrorOrReply(ctx,
+                          ctx.server.command_keyspace().RandomKey(ctx.client.db_index(), &key)))
+    return;
   if (key) {
     ctx.reply.Bulk(*key);
   } else {
@@ -121,7 +119,8 @@ void RandomKeyCommand(CommandContext& ctx) {
 
 void DbSizeCommand(CommandContext& ctx) {
   uint64_t size = 0;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).DbSize(ctx.client.db_index(), &size))) return;
+  if (StorageErrorOrReply(ctx, ctx.server.command_keyspace().DbSize(ctx.client.db_index(), &size)))
+    return;
   ctx.reply.Integer(static_cast<int64_t>(size));
 }
 
@@ -138,13 +137,14 @@ bool FlushModeOrReply(CommandContext& ctx) {
 
 void FlushDbCommand(CommandContext& ctx) {
   if (!FlushModeOrReply(ctx)) return;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).FlushDb(ctx.client.db_index()))) return;
+  if (StorageErrorOrReply(ctx, ctx.server.command_keyspace().FlushDb(ctx.client.db_index())))
+    return;
   ctx.reply.Ok();
 }
 
 void FlushAllCommand(CommandContext& ctx) {
   if (!FlushModeOrReply(ctx)) return;
-  if (StorageErrorOrReply(ctx, KeyspaceFor(ctx).FlushAll())) return;
+  if (StorageErrorOrReply(ctx, ctx.server.command_keyspace().FlushAll())) return;
   ctx.reply.Ok();
 }
 

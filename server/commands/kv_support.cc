@@ -14,9 +14,8 @@
 namespace ebb::server {
 
 types::Kv KvFor(CommandContext& ctx) {
-  types::Keyspace& keyspace = ctx.server.keyspace();
-  keyspace.set_defer_sync(ctx.server.defer_sync());
-  return types::Kv(keyspace, ctx.client.db_index(), ctx.server.config().default_retrieval_grace_ms);
+  return types::Kv(ctx.server.command_keyspace(), ctx.client.db_index(),
+                   ctx.server.config().default_retrieval_grace_ms);
 }
 
 int64_t NowMs(CommandContext& ctx) { return ctx.server.clock().NowMs(); }

@@ -28,9 +28,8 @@ namespace ebb::server {
 namespace {
 
 types::Tlog LogFor(CommandContext& ctx) {
-  types::Keyspace& ks = ctx.server.keyspace();
-  ks.set_defer_sync(ctx.server.defer_sync());
-  return types::Tlog(ks, ctx.client.db_index(), &ctx.server.tlog_heads());
+  return types::Tlog(ctx.server.command_keyspace(), ctx.client.db_index(),
+                     &ctx.server.tlog_heads());
 }
 
 // Parses a timestamp or count (types::ParseLogicalTimestamp: digits, leading zeros allowed);

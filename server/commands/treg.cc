@@ -27,9 +27,7 @@ namespace ebb::server {
 namespace {
 
 types::Treg RegisterFor(CommandContext& ctx) {
-  types::Keyspace& ks = ctx.server.keyspace();
-  ks.set_defer_sync(ctx.server.defer_sync());
-  return types::Treg(ks, ctx.client.db_index());
+  return types::Treg(ctx.server.command_keyspace(), ctx.client.db_index());
 }
 
 void SetCommand(CommandContext& ctx) {
