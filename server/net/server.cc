@@ -39,10 +39,9 @@ Server::Server(ServerContext* context)
       drain_timer_(io_) {
   if (context_->has_keyspace()) {
     types::Keyspace* ks = &context_->keyspace();
-    ServerContext* context = context_;
     wal_sync_ = std::make_unique<WalTurnCommit>(
         io_, [ks] { return ks->db().SyncWal(); },
-        [context] { return std::chrono::microseconds(context->config().wal_sync_delay_us); });
+        [this] { return std::chrono::microseconds(context_->config().wal_sync_delay_us); });
     wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });

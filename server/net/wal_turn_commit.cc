@@ -5,9 +5,10 @@
 namespace ebb::server {
 
 void WalTurnCommit::Request(Callback done) {
+  // A Run is posted or timed exactly while requests are pending: only the first one posts it.
+  const bool first = pending_.empty();
   pending_.push_back(std::move(done));
-  if (posted_) return;
-  posted_ = true;
+  if (!first) return;
   const std::chrono::microseconds wait =
       delay_ != nullptr && last_shared_by_ >= 2 ? delay_() : std::chrono::microseconds(0);
   if (wait.count() > 0) {
@@ -21,7 +22,6 @@ void WalTurnCommit::Request(Callback done) {
 }
 
 void WalTurnCommit::Run() {
-  posted_ = false;
   std::vector<Callback> batch;
   batch.swap(pending_);
   last_shared_by_ = batch.size();

@@ -59,9 +59,8 @@ class WalTurnCommit {
   std::function<storage::Status()> commit_;
   Delay delay_;
   boost::asio::steady_timer timer_;
-  std::vector<Callback> pending_;
-  bool posted_ = false;        // a Run is posted or timed
-  size_t last_shared_by_ = 0;  // requests the previous commit served
+  std::vector<Callback> pending_;  // non-empty exactly while a Run is posted or timed
+  size_t last_shared_by_ = 0;      // requests the previous commit served
   uint64_t commits_ = 0;
 };
 
