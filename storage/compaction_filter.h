@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,11 @@ class CompactionFilter {
   // puts the replacement in *new_value.
   virtual Decision Filter(std::string_view user_key, const RowMeta& meta, std::string_view value,
                           int64_t now_ms, std::string* new_value) const = 0;
+  // Compaction calls this as it starts and sends every Filter call of that compaction to the
+  // filter returned (from one thread, in key order), which it destroys when it ends. So that
+  // filter may remember what it learned, such as a row it read, for the length of one
+  // compaction. nullptr (the default): the calls go to this filter.
+  virtual std::unique_ptr<CompactionFilter> StartCompaction() const { return nullptr; }
   virtual const char* Name() const = 0;
 };
 

@@ -7,14 +7,18 @@
 // cutoff -> drop); with no hook the row is kept. Every other row (system, metadata, rows that do
 // not parse) is kept: their expiry is the engine's business.
 //
-// The filter reads metadata with DB::Get at call time (no cache: see the doc). Until SetDb is
-// called with the open DB — and after SetDb(nullptr) — it keeps every row.
+// The filter reads metadata with DB::Get at call time, never from a cache that outlives one
+// compaction (see the doc). Each compaction gets a run of it (StartCompaction) that reads a
+// key's metadata row once for all of that key's sub-rows, which compaction meets one after
+// another. Until SetDb is called with the open DB — and after SetDb(nullptr) — it keeps every
+// row.
 // Thread-safety: Filter is called from engine background threads; SetDb and RegisterSubRowHook
 // may be called from any thread at any time.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -43,9 +47,22 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
 
   Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
                   int64_t now_ms, std::string* new_value) const override;
+  std::unique_ptr<storage::CompactionFilter> StartCompaction() const override;
   const char* Name() const override { return "ebb.types"; }
 
  private:
+  class Run;
+  // What a key's metadata row, read once, says about its sub-rows.
+  struct KeyVerdict {
+    enum class Kind { kKeepAll, kDropAll, kAskHook } kind = Kind::kKeepAll;
+    uint64_t version = 0;  // kAskHook: the live incarnation; its other versions are orphans
+    KeyMetaRow meta;       // kAskHook: the row, for the type's hook
+  };
+  KeyVerdict ReadVerdict(int db, std::string_view key) const;
+  Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,
+                  const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
+                  std::string* new_value) const;
+
   mutable std::shared_mutex mu_;  // guards db_ and hooks_
   storage::DB* db_ = nullptr;
   std::map<KeyType, SubRowHook> hooks_;

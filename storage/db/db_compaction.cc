@@ -120,6 +120,9 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   lock.unlock();
 
   // Everything below runs without mu_: the filter may call back into the DB.
+  const std::unique_ptr<CompactionFilter> filter_run =
+      filter != nullptr ? filter->StartCompaction() : nullptr;
+  if (filter_run != nullptr) filter = filter_run.get();
   std::vector<std::unique_ptr<InternalIterator>> children;
   Status s;
   for (const auto& in : job->inputs) {

@@ -71,6 +71,49 @@ TEST_F(DBTest, CompactionFilterDropsAndRewrites) {
   EXPECT_EQ(db_->GetStats().filter_rows_dropped, 1u);
 }
 
+// A filter whose StartCompaction hands each compaction its own run, which counts its calls.
+class RunCountingFilter final : public CompactionFilter {
+ public:
+  class Run final : public CompactionFilter {
+   public:
+    explicit Run(const RunCountingFilter& parent) : parent_(parent) {}
+    Decision Filter(std::string_view, const RowMeta&, std::string_view value, int64_t,
+                    std::string*) const override {
+      parent_.run_calls++;
+      return value == "drop" ? Decision::kDrop : Decision::kKeep;
+    }
+    const char* Name() const override { return "run"; }
+
+   private:
+    const RunCountingFilter& parent_;
+  };
+  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
+                  std::string*) const override {
+    direct_calls++;
+    return Decision::kKeep;
+  }
+  std::unique_ptr<CompactionFilter> StartCompaction() const override {
+    runs++;
+    return std::make_unique<Run>(*this);
+  }
+  const char* Name() const override { return "counting"; }
+  mutable std::atomic<int> runs{0}, run_calls{0}, direct_calls{0};
+};
+
+TEST_F(DBTest, EachCompactionSendsItsFilterCallsToItsOwnRun) {
+  auto filter = std::make_shared<RunCountingFilter>();
+  options_.compaction_filter = filter;
+  Open();
+  Put("a", "drop", 10);
+  Put("b", "keep", 20);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(Get("a"), "NOT_FOUND");
+  EXPECT_EQ(Get("b"), "keep");
+  EXPECT_GE(filter->runs.load(), 1);
+  EXPECT_GE(filter->run_calls.load(), 2);
+  EXPECT_EQ(filter->direct_calls.load(), 0);
+}
+
 TEST_F(DBTest, IteratorOutlivesCompactionOfItsFiles) {
   Open();
   for (int i = 0; i < 300; i++) Put(Cat("key", std::to_string(1000 + i)), std::string(50, 'a'));

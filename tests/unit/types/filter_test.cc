@@ -181,6 +181,33 @@ TEST_F(FilterTest, CompactionRemovesOrphanedSubRowsAndKeepsLiveOnes) {
   EXPECT_GE(ks_->db().GetStats().filter_rows_dropped, 7u);
 }
 
+// A compaction's run reads a key's metadata row once for all the key's sub-rows (compaction
+// meets them one after another). Every input row of a compaction was written before it started,
+// so what the run read stays right for them even if the key changes meanwhile.
+TEST_F(FilterTest, ACompactionRunReadsEachKeysMetadataOnce) {
+  ks_->compaction_filter().RegisterSubRowHook(KeyType::kTlog, nullptr);
+  PutCollection(0, "log", 7);
+  PutCollection(0, "next", 3);
+  std::unique_ptr<storage::CompactionFilter> run = ks_->compaction_filter().StartCompaction();
+  ASSERT_NE(run, nullptr);
+  auto run_decides = [&](std::string_view engine_key) {
+    std::string new_value;
+    return run->Filter(engine_key, storage::RowMeta{}, "", clock_->NowMs(), &new_value);
+  };
+  EXPECT_EQ(run_decides(SubRowKey(0, "log", 7, "a")), Decision::kKeep);
+  EXPECT_EQ(run_decides(SubRowKey(0, "log", 6, "a")), Decision::kDrop);  // an older incarnation
+  PutCollection(0, "log", 9);  // re-created after the run read "log"
+  EXPECT_EQ(run_decides(SubRowKey(0, "log", 7, "b")), Decision::kKeep);  // what the run read
+  EXPECT_EQ(Decide(SubRowKey(0, "log", 7, "b")), Decision::kDrop);       // a fresh read
+  // Another key is read afresh, and so is "log" when the run comes back to it.
+  EXPECT_EQ(run_decides(SubRowKey(0, "next", 3, "a")), Decision::kKeep);
+  EXPECT_EQ(run_decides(SubRowKey(1, "next", 3, "a")), Decision::kDrop);  // same name, db 1
+  EXPECT_EQ(run_decides(SubRowKey(0, "log", 7, "c")), Decision::kDrop);
+  EXPECT_EQ(run_decides(SubRowKey(0, "log", 9, "c")), Decision::kKeep);
+  EXPECT_EQ(run_decides(MetaKey(0, "log")), Decision::kKeep);  // not a sub-row
+  EXPECT_STREQ(run->Name(), "ebb.types");
+}
+
 TEST(TypesCompactionFilterTest, KeepsEverythingWithoutADb) {
   TypesCompactionFilter filter;
   std::string new_value;
