@@ -20,29 +20,46 @@ struct MemTable::Version {
   std::string_view row() const { return {reinterpret_cast<const char*>(this + 1), row_len}; }
 };
 
-// One distinct user key: its chain, newest first, then `key_len` key bytes right after the
-// struct. `newest` and `oldest` are never null once the node is in the skiplist.
-struct MemTable::KeyNode {
+// One key's versions, newest first. `newest` and `oldest` are never null once its node is in
+// the skiplist.
+struct MemTable::Chain {
   std::atomic<Version*> newest{nullptr};
   std::atomic<Version*> oldest{nullptr};
-  Table::Handle list_node = nullptr;  // its place in the skiplist
   // The flush shortcut, written by Add only (read once the memtable is frozen): while every
   // version came newest-first with a timestamp >= the previous newest's, the older version
   // ReduceForFlush keeps and its timestamp; nullptr while the key has one version;
   // OutOfOrder() once a version broke the order.
   const Version* flush_least = nullptr;
   int64_t flush_least_ts = 0;
-  // Last, next to the key bytes: a key comparison or a bucket-chain step reads these and the
-  // key from one stretch of memory, usually one cache line.
-  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
-  uint32_t hash32 = 0;           // low half of the key's hash: most chain misses skip the memcmp
-  uint32_t key_len = 0;
 
-  std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
   // True when the flush may show only `newest` and `flush_least`.
   bool HasFlushShortcut() const;
   // The flush shortcut's mark for a key whose versions did not all come in timestamp order.
   static const Version* OutOfOrder();
+};
+
+// One distinct user key, the skiplist's entry: this header, the `key_len` key bytes, then
+// (pointer-aligned) the key's Chain. Header and key come first: a skiplist search step and a
+// bucket-chain step read only those, right after the node's level-0 pointer.
+struct MemTable::KeyNode {
+  uint32_t key_len = 0;
+  uint32_t hash32 = 0;           // low half of the key's hash: most chain misses skip the memcmp
+  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
+
+  std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
+  Chain& chain() { return *reinterpret_cast<Chain*>(ChainAddress()); }
+  const Chain& chain() const { return *reinterpret_cast<const Chain*>(ChainAddress()); }
+  // The entry size of a key of `key_len` bytes: header, key, padding, chain.
+  static size_t BytesFor(size_t key_len) {
+    return sizeof(KeyNode) + AlignedKeyBytes(key_len) + sizeof(Chain);
+  }
+
+ private:
+  static size_t AlignedKeyBytes(size_t key_len) { return (key_len + 7) & ~size_t{7}; }
+  const char* ChainAddress() const {
+    return reinterpret_cast<const char*>(this + 1) + AlignedKeyBytes(key_len);
+  }
+  char* ChainAddress() { return reinterpret_cast<char*>(this + 1) + AlignedKeyBytes(key_len); }
 };
 
 // One seek prefix: its bytes (inside its first key) and the smallest key having it.
@@ -66,12 +83,12 @@ bool RowTimestamp(std::string_view encoded_row, int64_t* timestamp) {
 
 }  // namespace
 
-const MemTable::Version* MemTable::KeyNode::OutOfOrder() {
+const MemTable::Version* MemTable::Chain::OutOfOrder() {
   static const Version mark;
   return &mark;
 }
 
-bool MemTable::KeyNode::HasFlushShortcut() const {
+bool MemTable::Chain::HasFlushShortcut() const {
   return flush_least != nullptr && flush_least != OutOfOrder();
 }
 
@@ -161,22 +178,24 @@ MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encod
   return version;
 }
 
-MemTable::KeyNode* MemTable::NewKeyNode(std::string_view user_key, Version* first) {
-  char* mem = arena_.Allocate(sizeof(KeyNode) + user_key.size());
+MemTable::KeyNode* MemTable::NewKeyNode(char* mem, std::string_view user_key, uint64_t hash,
+                                        Version* first) {
   auto* node = new (mem) KeyNode();
   node->key_len = static_cast<uint32_t>(user_key.size());
+  node->hash32 = static_cast<uint32_t>(hash);
   if (!user_key.empty()) std::memcpy(mem + sizeof(KeyNode), user_key.data(), user_key.size());
-  node->newest.store(first, std::memory_order_relaxed);
-  node->oldest.store(first, std::memory_order_relaxed);
+  Chain* chain = new (&node->chain()) Chain();
+  chain->newest.store(first, std::memory_order_relaxed);
+  chain->oldest.store(first, std::memory_order_relaxed);
   return node;
 }
 
 // Links `version` into the chain at its place. Writes arrive in sequence order, so this is
 // almost always the head; WAL replay of older batches walks to the right spot. Each pointer is
 // fully set before a release store makes the version reachable, so readers see whole versions.
-MemTable::Version* MemTable::LinkVersion(KeyNode* node, Version* version) {
+MemTable::Version* MemTable::LinkVersion(Chain* chain, Version* version) {
   Version* newer = nullptr;  // the last version that sorts before `version`
-  Version* older = node->newest.load(std::memory_order_relaxed);
+  Version* older = chain->newest.load(std::memory_order_relaxed);
   while (older != nullptr && older->trailer > version->trailer) {
     newer = older;
     older = older->older.load(std::memory_order_relaxed);
@@ -186,13 +205,13 @@ MemTable::Version* MemTable::LinkVersion(KeyNode* node, Version* version) {
   if (older != nullptr) {
     older->newer.store(version, std::memory_order_release);
   } else {
-    node->oldest.store(version, std::memory_order_release);
+    chain->oldest.store(version, std::memory_order_release);
   }
   if (newer != nullptr) {
     newer->older.store(version, std::memory_order_release);
     return nullptr;
   }
-  node->newest.store(version, std::memory_order_release);
+  chain->newest.store(version, std::memory_order_release);
   return older;
 }
 
@@ -200,19 +219,19 @@ MemTable::Version* MemTable::LinkVersion(KeyNode* node, Version* version) {
 // the oldest versions sharing the least timestamp. When `version` becomes the newest, the
 // previous newest joins the older versions: it is that one exactly when its timestamp equals
 // the least (the chain is ordered, so it is never below it).
-void MemTable::TrackFlushShortcut(KeyNode* node, const Version* previous_newest,
+void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
                                   const Version* version) {
-  if (node->flush_least == KeyNode::OutOfOrder()) return;
+  if (chain->flush_least == Chain::OutOfOrder()) return;
   int64_t ts = 0;
   int64_t previous_ts = 0;
   if (previous_newest == nullptr || !RowTimestamp(version->row(), &ts) ||
       !RowTimestamp(previous_newest->row(), &previous_ts) || ts < previous_ts) {
-    node->flush_least = KeyNode::OutOfOrder();
+    chain->flush_least = Chain::OutOfOrder();
     return;
   }
-  if (node->flush_least == nullptr || previous_ts == node->flush_least_ts) {
-    node->flush_least = previous_newest;
-    node->flush_least_ts = previous_ts;
+  if (chain->flush_least == nullptr || previous_ts == chain->flush_least_ts) {
+    chain->flush_least = previous_newest;
+    chain->flush_least_ts = previous_ts;
   }
 }
 
@@ -221,12 +240,12 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
   const uint64_t hash = HashKey(user_key);
   if (const KeyNode* found = FindKeyNode(user_key, hash)) {
-    auto* node = const_cast<KeyNode*>(found);
-    TrackFlushShortcut(node, LinkVersion(node, version), version);
+    Chain& chain = const_cast<KeyNode*>(found)->chain();
+    TrackFlushShortcut(&chain, LinkVersion(&chain, version), version);
   } else {
-    KeyNode* fresh = NewKeyNode(user_key, version);
-    fresh->hash32 = static_cast<uint32_t>(hash);
-    fresh->list_node = table_.Insert(fresh);
+    const Table::NewNode mem = table_.Allocate(KeyNode::BytesFor(user_key.size()));
+    KeyNode* fresh = NewKeyNode(mem.entry, user_key, hash, version);
+    table_.Insert(fresh, mem.height);
     std::atomic<KeyNode*>& bucket = buckets_[hash % num_buckets_];
     fresh->hash_next = bucket.load(std::memory_order_relaxed);
     bucket.store(fresh, std::memory_order_release);
@@ -240,7 +259,7 @@ MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64
   const KeyNode* node = FindKeyNode(user_key, HashKey(user_key));
   if (node == nullptr) return cursor;
   const uint64_t trailer = (sequence << 8) | 0xff;  // every kind at `sequence` is visible
-  const Version* v = node->newest.load(std::memory_order_acquire);
+  const Version* v = node->chain().newest.load(std::memory_order_acquire);
   while (v != nullptr && v->trailer > trailer) v = v->older.load(std::memory_order_acquire);
   cursor.version_ = v;
   return cursor;
@@ -272,12 +291,12 @@ class MemTable::Iter final : public InternalIterator {
   void Seek(std::string_view target) override {
     const std::string_view user_key = ExtractUserKey(target);
     if (const KeyNode* smallest = mem_->SmallestWithPrefix(user_key)) {
-      keys_.SeekTo(smallest->list_node);  // the first key >= a prefix is its smallest key
+      keys_.SeekTo(smallest);  // the first key >= a prefix is its smallest key
     } else {
       keys_.Seek(user_key);
     }
     AtNewest();
-    if (version_ == nullptr || keys_.key()->user_key() != user_key) return;
+    if (version_ == nullptr || keys_.entry()->user_key() != user_key) return;
     const uint64_t trailer = DecodeFixed64(target.data() + target.size() - kInternalKeyTrailer);
     while (version_ != nullptr && version_->trailer > trailer) version_ = Older(version_);
     if (version_ == nullptr) Next();
@@ -297,7 +316,7 @@ class MemTable::Iter final : public InternalIterator {
   // The internal key is assembled on demand: the node's user key, then the version's trailer.
   std::string_view key() const override {
     if (key_for_ != version_) {
-      const std::string_view user_key = keys_.key()->user_key();
+      const std::string_view user_key = keys_.entry()->user_key();
       key_.assign(user_key.data(), user_key.size());
       PutFixed64(&key_, version_->trailer);
       key_for_ = version_;
@@ -308,28 +327,28 @@ class MemTable::Iter final : public InternalIterator {
   Status status() const override { return Status::OK(); }
 
  private:
-  bool Shortcut() const { return flush_view_ && keys_.key()->HasFlushShortcut(); }
+  const Chain& chain() const { return keys_.entry()->chain(); }
+  bool Shortcut() const { return flush_view_ && chain().HasFlushShortcut(); }
   const Version* Older(const Version* v) const {
-    if (Shortcut()) return v == keys_.key()->flush_least ? nullptr : keys_.key()->flush_least;
+    if (Shortcut()) return v == chain().flush_least ? nullptr : chain().flush_least;
     return v->older.load(std::memory_order_acquire);
   }
   const Version* Newer(const Version* v) const {
     if (Shortcut()) {
-      const KeyNode* node = keys_.key();
-      return v == node->flush_least ? node->newest.load(std::memory_order_acquire) : nullptr;
+      return v == chain().flush_least ? chain().newest.load(std::memory_order_acquire) : nullptr;
     }
     return v->newer.load(std::memory_order_acquire);
   }
   void AtNewest() {
-    version_ = keys_.Valid() ? keys_.key()->newest.load(std::memory_order_acquire) : nullptr;
+    version_ = keys_.Valid() ? chain().newest.load(std::memory_order_acquire) : nullptr;
   }
   void AtOldest() {
     if (!keys_.Valid()) {
       version_ = nullptr;
     } else if (Shortcut()) {
-      version_ = keys_.key()->flush_least;
+      version_ = chain().flush_least;
     } else {
-      version_ = keys_.key()->oldest.load(std::memory_order_acquire);
+      version_ = chain().oldest.load(std::memory_order_acquire);
     }
   }
 

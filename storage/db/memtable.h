@@ -1,9 +1,10 @@
 // MemTable: the in-memory, sorted buffer of recent writes — every version of every key, ordered
 // by internal key (format/internal_key.h): user key ascending, then most recently written first.
 //
-// Layout (all in one Arena): a skiplist holds one KeyNode per distinct user key, with the key's
-// bytes inline, so a search step touches the skiplist node and the key next to it. Each KeyNode
-// heads a doubly linked chain of its Versions (sequence, kind, encoded row), newest first.
+// Layout (all in one Arena): a skiplist holds one KeyNode per distinct user key inside its node,
+// the key's bytes inline right after the node's level-0 pointer, so a search step reads one
+// stretch of memory (storage/db/skiplist.h). Each KeyNode heads a doubly linked chain of its
+// Versions (sequence, kind, encoded row), newest first.
 // A fixed-size hash index maps each user key to its KeyNode as well: point reads and writes to
 // a key already present find it in about one cache miss, without searching the skiplist, and a
 // read of a key the memtable never saw ends at an empty or short bucket chain. Only new keys
@@ -88,17 +89,20 @@ class MemTable {
     int operator()(const KeyNode* a, const KeyNode* b) const;
     int operator()(const KeyNode* a, std::string_view user_key) const;
   };
-  using Table = SkipList<const KeyNode*, KeyNodeComparator>;
+  using Table = SkipList<KeyNode, KeyNodeComparator>;
   class Iter;
 
+  struct Chain;
   Version* NewVersion(uint64_t trailer, std::string_view encoded_row);
-  KeyNode* NewKeyNode(std::string_view user_key, Version* first);
-  // Links `version` into `node`'s chain; returns the previous newest version when `version`
-  // became the newest, else nullptr.
-  static Version* LinkVersion(KeyNode* node, Version* version);
-  // Updates node's flush shortcut after `version` was linked (`previous_newest` as returned by
-  // LinkVersion).
-  static void TrackFlushShortcut(KeyNode* node, const Version* previous_newest,
+  // Builds the node of `user_key` (whose hash is `hash`) in `mem`, KeyNode::BytesFor bytes from
+  // Table::Allocate, with `first` as its only version.
+  static KeyNode* NewKeyNode(char* mem, std::string_view user_key, uint64_t hash, Version* first);
+  // Links `version` into `chain`; returns the previous newest version when `version` became the
+  // newest, else nullptr.
+  static Version* LinkVersion(Chain* chain, Version* version);
+  // Updates the chain's flush shortcut after `version` was linked (`previous_newest` as
+  // returned by LinkVersion).
+  static void TrackFlushShortcut(Chain* chain, const Version* previous_newest,
                                  const Version* version);
 
   struct PrefixNode;

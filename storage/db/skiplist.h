@@ -1,15 +1,21 @@
-// SkipList: an ordered set of keys in an Arena, as in LevelDB.
+// SkipList: an ordered set of entries in an Arena, as in LevelDB, with each entry stored inside
+// its node: a node is its `height` next pointers, highest level first, then the entry itself
+// (RocksDB's InlineSkipList layout). A node is known by its entry's address; its pointer for
+// level i sits i+1 pointers before it. So a search step, which reads a node's next pointer and
+// then the entry it points to, finds the entry's first bytes right after that entry's own
+// level-0 pointer: one stretch of memory, not a node and a separate entry.
 //
-// Keys are never removed; Insert adds a key that must not already be present.
+// Entries are never removed; Insert adds one that must not compare equal to any present.
 // Thread-safety: Insert needs external synchronization (one writer at a time). Reads (iterators)
-// need none: they may run concurrently with one writer, because nodes are published
-// with release stores and never freed while the list lives.
-// Comparator: int operator()(const Key& a, const Key& b) const, <0/0/>0. Lookups may use another
-// probe type P when the comparator also has int operator()(const Key& a, const P& b) const.
+// need none: they may run concurrently with one writer, because nodes are published with
+// release stores and never freed while the list lives.
+// Comparator: int operator()(const Entry* a, const Entry* b) const, <0/0/>0. Lookups may use
+// another probe type P when the comparator also has int operator()(const Entry* a, const P& b).
 #pragma once
 
 #include <atomic>
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 
@@ -17,39 +23,50 @@
 
 namespace ebb::storage {
 
-template <typename Key, class Comparator>
+template <typename Entry, class Comparator>
 class SkipList {
- private:
-  struct Node;
-
  public:
-  SkipList(Comparator cmp, Arena* arena)
-      : compare_(cmp), arena_(arena), head_(NewNode(Key(), kMaxHeight)) {
-    for (int i = 0; i < kMaxHeight; i++) head_->SetNext(i, nullptr);
+  SkipList(Comparator cmp, Arena* arena) : compare_(cmp), arena_(arena) {
+    // The head is pointers only; its "entry" is an address that is never read.
+    char* mem = arena_->Allocate(sizeof(Link) * kMaxHeight + alignof(Link));
+    head_ = reinterpret_cast<const Entry*>(mem + sizeof(Link) * kMaxHeight);
+    for (int i = 0; i < kMaxHeight; i++) new (&Links(head_)[-1 - i]) Link(nullptr);
   }
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
 
-  // Where an inserted key sits: Iterator::SeekTo(handle) goes there without a search.
-  using Handle = const void*;
-
-  // REQUIRES: nothing equal to key is in the list; external synchronization.
-  Handle Insert(const Key& key) {
-    Node* prev[kMaxHeight];
-    [[maybe_unused]] Node* x = FindGreaterOrEqual(key, prev);
-    assert(x == nullptr || compare_(x->key, key) != 0);
+  // A node not yet in the list: `entry_bytes` bytes at `entry` (aligned for any pointer-sized
+  // type) for the caller to build its entry in before it calls Insert(entry, height).
+  struct NewNode {
+    char* entry;
+    int height;
+  };
+  NewNode Allocate(size_t entry_bytes) {
     const int height = RandomHeight();
+    char* mem = arena_->Allocate(sizeof(Link) * height + entry_bytes);
+    char* entry = mem + sizeof(Link) * height;
+    for (int i = 0; i < height; i++) {
+      new (&Links(reinterpret_cast<const Entry*>(entry))[-1 - i]) Link(nullptr);
+    }
+    return {entry, height};
+  }
+
+  // REQUIRES: `entry` and `height` from Allocate, the entry built and not yet inserted, nothing
+  // equal to it in the list; external synchronization.
+  void Insert(const Entry* entry, int height) {
+    const Entry* prev[kMaxHeight];
+    [[maybe_unused]] const Entry* x = FindGreaterOrEqual(entry, prev);
+    assert(x == nullptr || compare_(x, entry) != 0);
     const int max_height = max_height_.load(std::memory_order_relaxed);
     if (height > max_height) {
       for (int i = max_height; i < height; i++) prev[i] = head_;
       max_height_.store(height, std::memory_order_relaxed);
     }
-    Node* node = NewNode(key, height);
     for (int i = 0; i < height; i++) {
-      node->NoBarrierSetNext(i, prev[i]->NoBarrierNext(i));
-      prev[i]->SetNext(i, node);
+      Next(entry, i).store(Next(prev[i], i).load(std::memory_order_relaxed),
+                           std::memory_order_relaxed);
+      Next(prev[i], i).store(entry, std::memory_order_release);
     }
-    return node;
   }
 
   // Iteration over the list. Valid while the list lives.
@@ -57,19 +74,19 @@ class SkipList {
    public:
     explicit Iterator(const SkipList* list) : list_(list) {}
     bool Valid() const { return node_ != nullptr; }
-    const Key& key() const { return node_->key; }
-    void Next() { node_ = node_->Next(0); }
+    const Entry* entry() const { return node_; }
+    void Next() { node_ = SkipList::Next(node_, 0).load(std::memory_order_acquire); }
     void Prev() {
-      node_ = list_->FindLessThan(node_->key);
+      node_ = list_->FindLessThan(node_);
       if (node_ == list_->head_) node_ = nullptr;
     }
     template <class Probe>
     void Seek(const Probe& target) {
       node_ = list_->FindGreaterOrEqual(target, nullptr);
     }
-    // REQUIRES: `handle` came from Insert on this list.
-    void SeekTo(Handle handle) { node_ = static_cast<Node*>(const_cast<void*>(handle)); }
-    void SeekToFirst() { node_ = list_->head_->Next(0); }
+    // REQUIRES: `entry` is in this list.
+    void SeekTo(const Entry* entry) { node_ = entry; }
+    void SeekToFirst() { node_ = SkipList::Next(list_->head_, 0).load(std::memory_order_acquire); }
     void SeekToLast() {
       node_ = list_->FindLast();
       if (node_ == list_->head_) node_ = nullptr;
@@ -77,28 +94,18 @@ class SkipList {
 
    private:
     const SkipList* list_;
-    Node* node_ = nullptr;
+    const Entry* node_ = nullptr;
   };
 
  private:
   static constexpr int kMaxHeight = 12;
+  using Link = std::atomic<const Entry*>;
 
-  struct Node {
-    explicit Node(const Key& k) : key(k) {}
-    Key const key;
-    Node* Next(int n) { return next_[n].load(std::memory_order_acquire); }
-    void SetNext(int n, Node* x) { next_[n].store(x, std::memory_order_release); }
-    Node* NoBarrierNext(int n) { return next_[n].load(std::memory_order_relaxed); }
-    void NoBarrierSetNext(int n, Node* x) { next_[n].store(x, std::memory_order_relaxed); }
-
-   private:
-    std::atomic<Node*> next_[1];  // really `height` entries, allocated with the node
-  };
-
-  Node* NewNode(const Key& key, int height) {
-    char* mem = arena_->Allocate(sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1));
-    return new (mem) Node(key);
+  static Link* Links(const Entry* node) {
+    return reinterpret_cast<Link*>(const_cast<Entry*>(node));
   }
+  // The node's next pointer on `level`. REQUIRES: level < the node's height.
+  static Link& Next(const Entry* node, int level) { return Links(node)[-1 - level]; }
 
   int RandomHeight() {
     int height = 1;
@@ -110,13 +117,13 @@ class SkipList {
   // Each step costs a cache miss on `next` in a large list. While `next` is compared, the node
   // the search meets if it drops a level at x is fetched too, so the two misses overlap.
   template <class Probe>
-  Node* FindGreaterOrEqual(const Probe& key, Node** prev) const {
-    Node* x = head_;
+  const Entry* FindGreaterOrEqual(const Probe& key, const Entry** prev) const {
+    const Entry* x = head_;
     int level = max_height_.load(std::memory_order_relaxed) - 1;
     while (true) {
-      Node* next = x->Next(level);
-      if (level > 0) __builtin_prefetch(x->NoBarrierNext(level - 1));
-      if (next != nullptr && compare_(next->key, key) < 0) {
+      const Entry* next = Next(x, level).load(std::memory_order_acquire);
+      if (level > 0) __builtin_prefetch(Next(x, level - 1).load(std::memory_order_relaxed));
+      if (next != nullptr && compare_(next, key) < 0) {
         x = next;
       } else {
         if (prev != nullptr) prev[level] = x;
@@ -127,12 +134,12 @@ class SkipList {
   }
 
   // Last node < key, or head_.
-  Node* FindLessThan(const Key& key) const {
-    Node* x = head_;
+  const Entry* FindLessThan(const Entry* key) const {
+    const Entry* x = head_;
     int level = max_height_.load(std::memory_order_relaxed) - 1;
     while (true) {
-      Node* next = x->Next(level);
-      if (next != nullptr && compare_(next->key, key) < 0) {
+      const Entry* next = Next(x, level).load(std::memory_order_acquire);
+      if (next != nullptr && compare_(next, key) < 0) {
         x = next;
       } else {
         if (level == 0) return x;
@@ -141,11 +148,11 @@ class SkipList {
     }
   }
 
-  Node* FindLast() const {
-    Node* x = head_;
+  const Entry* FindLast() const {
+    const Entry* x = head_;
     int level = max_height_.load(std::memory_order_relaxed) - 1;
     while (true) {
-      Node* next = x->Next(level);
+      const Entry* next = Next(x, level).load(std::memory_order_acquire);
       if (next != nullptr) {
         x = next;
       } else {
@@ -157,7 +164,7 @@ class SkipList {
 
   Comparator const compare_;
   Arena* const arena_;
-  Node* const head_;
+  const Entry* head_;
   std::atomic<int> max_height_{1};
   std::minstd_rand rnd_{0xdeadbeef};
 };
