@@ -51,10 +51,15 @@ std::string FormatDouble(double d) {
 
 }  // namespace
 
+// Headers and integers are laid out in a local buffer and appended once: they are in every
+// reply, and each std::string append pays its own capacity check.
 void ReplyWriter::Header(char type, uint64_t n) {
-  out_->push_back(type);
-  AppendUnsigned(out_, n);
-  out_->append("\r\n", 2);
+  char buf[24];
+  buf[0] = type;
+  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, n).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out_->append(buf, end);
 }
 
 void ReplyWriter::Line(char type, std::string_view s) {
@@ -77,9 +82,12 @@ void ReplyWriter::Error(std::string_view text) {
 }
 
 void ReplyWriter::Integer(int64_t v) {
-  out_->push_back(':');
-  AppendSigned(out_, v);
-  out_->append("\r\n", 2);
+  char buf[24];
+  buf[0] = ':';
+  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, v).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out_->append(buf, end);
 }
 
 void ReplyWriter::Unsigned(uint64_t v) {

@@ -23,6 +23,13 @@ std::string MetaKey(int db, std::string_view user_key) {
   return key;
 }
 
+void AssignMetaKey(int db, std::string_view user_key, std::string* out) {
+  out->clear();
+  out->push_back(Byte(KeyTag::kMeta));
+  out->push_back(static_cast<char>(static_cast<uint8_t>(db)));
+  out->append(user_key);
+}
+
 std::string MetaKeyPrefix(int db) {
   std::string key;
   key.push_back(Byte(KeyTag::kMeta));

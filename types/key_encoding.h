@@ -25,6 +25,8 @@ inline constexpr int kMaxDatabases = 256;
 
 // 0x01 | db | user_key.
 std::string MetaKey(int db, std::string_view user_key);
+// The same, into *out (its capacity is reused: no allocation once it has held a longer key).
+void AssignMetaKey(int db, std::string_view user_key, std::string* out);
 // 0x01 | db: every metadata key of `db` starts with it.
 std::string MetaKeyPrefix(int db);
 // The smallest engine key above every metadata key of `db` (exclusive upper bound).

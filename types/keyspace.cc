@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "storage/util/coding.h"
 #include "storage/write_batch.h"
@@ -80,14 +81,17 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   std::optional<int64_t> expired_at;
   options.expired_at = &expired_at;
   storage::Row row;
-  Status s = db_->Get(options, MetaKey(db, key), &row);
+  AssignMetaKey(db, key, &meta_key_);
+  Status s = db_->Get(options, meta_key_, &row);
   if (s.IsNotFound() && expired_at) NoteExpired(db, key, *expired_at);
   if (!s.ok()) return s;
   std::string_view payload;
   if (!DecodeMetaValue(row.value, &out->type, &payload)) {
     return Status::Corruption("bad metadata row value");
   }
-  out->payload.assign(payload);
+  // The payload is the value's tail: keep the value's buffer rather than copy it.
+  row.value.erase(0, static_cast<size_t>(payload.data() - row.value.data()));
+  out->payload = std::move(row.value);
   out->meta = row.meta;
   return Status::OK();
 }

@@ -157,6 +157,8 @@ class Keyspace {
   std::shared_ptr<TypesCompactionFilter> filter_;
   bool defer_sync_ = false;
   uint64_t expired_keys_ = 0;
+  // GetMeta's engine key, kept so a point read does not allocate one (one command thread).
+  std::string meta_key_;
 
   // Versions [next_version_, version_limit_) are covered by the persisted high-water mark.
   uint64_t next_version_ = 0;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "storage/format/internal_key.h"
 #include "storage/row.h"
@@ -31,6 +32,8 @@ class VersionChooser {
   RowKind kind() const { return kind_; }
   const RowMeta& meta() const { return meta_; }
   const std::string& value() const { return value_; }
+  // Moves the chosen value out (value() is empty afterwards).
+  std::string TakeValue() { return std::move(value_); }
   uint64_t sequence() const { return sequence_; }
   // True when the chosen version makes the key absent: a tombstone or expired at `now_ms`.
   bool ChosenIsDead(bool expiration_enabled, int64_t now_ms) const {
