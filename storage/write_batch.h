@@ -25,7 +25,8 @@ class WriteBatch {
     Op op;
     std::string_view key;
     std::string_view value;
-    RowMeta meta;  // expire_at already resolved (absolute)
+    RowMeta meta;                  // expire_at already resolved (absolute)
+    std::string_view encoded_row;  // meta and value as the batch holds them (storage/row.h)
   };
 
   class Handler {
@@ -46,7 +47,9 @@ class WriteBatch {
   size_t ByteSize() const { return rep_.size(); }
   bool Empty() const { return count_ == 0; }
 
-  // Calls handler->Apply for each entry, in order. Corruption if the encoding is damaged.
+  // Calls handler->Apply for each entry, in order. A batch's encoding is valid by construction
+  // (Put and Delete write it, FromRep checks it), so this decodes it once and applies as it
+  // goes; Corruption only if that invariant was broken.
   Status Iterate(Handler* handler) const;
 
   // The encoded form, without the sequence header (the DB adds it in the WAL record).

@@ -49,6 +49,8 @@ bool ParseMetaKey(std::string_view engine_key, int* db, std::string_view* user_k
 
 std::string SubRowPrefix(int db, std::string_view user_key, uint64_t version) {
   std::string key;
+  // Tag, db, length (<= 5 bytes), key, version; and room for the element most callers append.
+  key.reserve(2 + 5 + user_key.size() + 8 + 32);
   key.push_back(Byte(KeyTag::kSubRow));
   key.push_back(static_cast<char>(static_cast<uint8_t>(db)));
   storage::PutLengthPrefixed(&key, user_key);

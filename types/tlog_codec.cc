@@ -1,5 +1,6 @@
 #include "types/tlog_codec.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "storage/util/coding.h"
@@ -42,18 +43,23 @@ bool DecodeTlogMeta(std::string_view payload, TlogMeta* meta) {
 }
 
 void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value) {
-  PutFixed64BE(dst, kMaxTs - ts);
-  dst->reserve(dst->size() + value.size() + 2);
+  // Sized once, then written through a pointer: every TLOG INS encodes one element.
+  const size_t zeros = static_cast<size_t>(std::count(value.begin(), value.end(), '\0'));
+  size_t at = dst->size();
+  dst->resize(at + 8 + value.size() + zeros + 2);
+  char* out = dst->data() + at;
+  const uint64_t inverted = kMaxTs - ts;
+  for (int shift = 56; shift >= 0; shift -= 8) *out++ = static_cast<char>(inverted >> shift);
   for (char c : value) {
     if (c == '\0') {
-      dst->push_back(kEscaped);
-      dst->push_back(kEscapeTail);
+      *out++ = kEscaped;
+      *out++ = kEscapeTail;
     } else {
-      dst->push_back(static_cast<char>(~static_cast<unsigned char>(c)));
+      *out++ = static_cast<char>(~static_cast<unsigned char>(c));
     }
   }
-  dst->push_back(kEscaped);
-  dst->push_back(kTerminatorTail);
+  *out++ = kEscaped;
+  *out = kTerminatorTail;
 }
 
 std::string TlogElementSeekTs(uint64_t ts) {

@@ -39,16 +39,13 @@ class MemTableInserter final : public WriteBatch::Handler {
  public:
   MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
   void Apply(const WriteBatch::Entry& e) override {
-    row_.clear();
-    AppendEncodedRow(&row_, e.meta, e.op == WriteBatch::Op::kPut ? e.value : std::string_view());
     mem_->Add(sequence_++, e.op == WriteBatch::Op::kPut ? RowKind::kValue : RowKind::kTombstone,
-              e.key, row_);
+              e.key, e.encoded_row);
   }
 
  private:
   MemTable* mem_;
   uint64_t sequence_;
-  std::string row_;
 };
 
 }  // namespace
@@ -230,8 +227,8 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     Status s = MakeRoomForWrite(lock, false);
     if (!s.ok()) return s;
     const uint64_t first = versions_.last_sequence() + 1;
-    std::string record;
-    record.reserve(8 + batch.ByteSize());
+    std::string& record = wal_record_;
+    record.clear();
     PutFixed64(&record, first);
     record.append(batch.rep());
     s = log_->AddRecord(record);
@@ -242,6 +239,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
       return s;
     }
     stats_.wal_bytes += record.size();
+    if (record.capacity() > (1 << 20)) std::string().swap(record);  // after a huge batch
     MemTableInserter inserter(mem_.get(), first);
     s = batch.Iterate(&inserter);
     if (!s.ok()) return s;

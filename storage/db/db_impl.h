@@ -189,6 +189,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::unique_ptr<LogWriter> log_;
   std::shared_ptr<WritableFile> log_sync_handle_;  // a second handle on the live WAL, for fsync
   uint64_t log_file_number_ = 0;
+  std::string wal_record_;  // Write's record (first sequence | batch), reused under mu_
   VersionSet versions_;
   std::multiset<uint64_t> snapshots_;
   std::set<uint64_t> pending_outputs_;            // table files being written
