@@ -20,6 +20,18 @@ void AppendSigned(std::string* out, int64_t v) {
   out->append(buf, result.ptr);
 }
 
+// "<type><v>\r\n", laid out in a local buffer and appended once: headers and integers are in
+// every reply, and each std::string append pays its own capacity check.
+template <typename Int>
+void AppendTypedNumber(std::string* out, char type, Int v) {
+  char buf[24];
+  buf[0] = type;
+  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, v).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out->append(buf, end);
+}
+
 // Redis 7.2's d2string: "nan", "inf", "-inf", "0"/"-0", integral values with |v| < 2^52 as
 // integers, everything else in the shortest form that reads back to the same double.
 std::string FormatDouble(double d) {
@@ -51,16 +63,7 @@ std::string FormatDouble(double d) {
 
 }  // namespace
 
-// Headers and integers are laid out in a local buffer and appended once: they are in every
-// reply, and each std::string append pays its own capacity check.
-void ReplyWriter::Header(char type, uint64_t n) {
-  char buf[24];
-  buf[0] = type;
-  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, n).ptr;
-  *end++ = '\r';
-  *end++ = '\n';
-  out_->append(buf, end);
-}
+void ReplyWriter::Header(char type, uint64_t n) { AppendTypedNumber(out_, type, n); }
 
 void ReplyWriter::Line(char type, std::string_view s) {
   out_->push_back(type);
@@ -81,14 +84,7 @@ void ReplyWriter::Error(std::string_view text) {
   Line('-', text);
 }
 
-void ReplyWriter::Integer(int64_t v) {
-  char buf[24];
-  buf[0] = ':';
-  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, v).ptr;
-  *end++ = '\r';
-  *end++ = '\n';
-  out_->append(buf, end);
-}
+void ReplyWriter::Integer(int64_t v) { AppendTypedNumber(out_, ':', v); }
 
 void ReplyWriter::Unsigned(uint64_t v) {
   if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {

@@ -18,8 +18,8 @@ bool GetDb(std::string_view* input, int* db) {
 }  // namespace
 
 std::string MetaKey(int db, std::string_view user_key) {
-  std::string key = MetaKeyPrefix(db);
-  key.append(user_key);
+  std::string key;
+  AssignMetaKey(db, user_key, &key);
   return key;
 }
 
@@ -30,12 +30,7 @@ void AssignMetaKey(int db, std::string_view user_key, std::string* out) {
   out->append(user_key);
 }
 
-std::string MetaKeyPrefix(int db) {
-  std::string key;
-  key.push_back(Byte(KeyTag::kMeta));
-  key.push_back(static_cast<char>(static_cast<uint8_t>(db)));
-  return key;
-}
+std::string MetaKeyPrefix(int db) { return MetaKey(db, {}); }
 
 std::string MetaKeyUpperBound(int db) { return PrefixUpperBound(MetaKeyPrefix(db)); }
 

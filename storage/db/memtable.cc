@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "storage/util/coding.h"
 
@@ -47,8 +48,11 @@ struct MemTable::KeyNode {
   KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
-  Chain& chain() { return *reinterpret_cast<Chain*>(ChainAddress()); }
-  const Chain& chain() const { return *reinterpret_cast<const Chain*>(ChainAddress()); }
+  const Chain& chain() const {
+    return *reinterpret_cast<const Chain*>(reinterpret_cast<const char*>(this + 1) +
+                                           AlignedKeyBytes(key_len));
+  }
+  Chain& chain() { return const_cast<Chain&>(std::as_const(*this).chain()); }
   // The entry size of a key of `key_len` bytes: header, key, padding, chain.
   static size_t BytesFor(size_t key_len) {
     return sizeof(KeyNode) + AlignedKeyBytes(key_len) + sizeof(Chain);
@@ -56,10 +60,6 @@ struct MemTable::KeyNode {
 
  private:
   static size_t AlignedKeyBytes(size_t key_len) { return (key_len + 7) & ~size_t{7}; }
-  const char* ChainAddress() const {
-    return reinterpret_cast<const char*>(this + 1) + AlignedKeyBytes(key_len);
-  }
-  char* ChainAddress() { return reinterpret_cast<char*>(this + 1) + AlignedKeyBytes(key_len); }
 };
 
 // One seek prefix: its bytes (inside its first key) and the smallest key having it.

@@ -27,12 +27,11 @@ namespace ebb::storage {
 template <typename Entry, class Comparator>
 class SkipList {
  public:
-  SkipList(Comparator cmp, Arena* arena) : compare_(cmp), arena_(arena) {
-    // The head is pointers only; its "entry" is an address that is never read.
-    char* mem = arena_->Allocate(sizeof(Link) * kMaxHeight + alignof(Link));
-    head_ = reinterpret_cast<const Entry*>(mem + sizeof(Link) * kMaxHeight);
-    for (int i = 0; i < kMaxHeight; i++) new (&Links(head_)[-1 - i]) Link(nullptr);
-  }
+  // The head is pointers only; its "entry" is an address that is never read.
+  SkipList(Comparator cmp, Arena* arena)
+      : compare_(cmp),
+        arena_(arena),
+        head_(reinterpret_cast<const Entry*>(NodeMemory(kMaxHeight, alignof(Link)))) {}
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
 
@@ -44,12 +43,7 @@ class SkipList {
   };
   NewNode Allocate(size_t entry_bytes) {
     const int height = RandomHeight();
-    char* mem = arena_->Allocate(sizeof(Link) * height + entry_bytes);
-    char* entry = mem + sizeof(Link) * height;
-    for (int i = 0; i < height; i++) {
-      new (&Links(reinterpret_cast<const Entry*>(entry))[-1 - i]) Link(nullptr);
-    }
-    return {entry, height};
+    return {NodeMemory(height, entry_bytes), height};
   }
 
   // REQUIRES: `entry` and `height` from Allocate, the entry built and not yet inserted, nothing
@@ -108,6 +102,16 @@ class SkipList {
   // The node's next pointer on `level`. REQUIRES: level < the node's height.
   static Link& Next(const Entry* node, int level) { return Links(node)[-1 - level]; }
 
+  // A node's memory: `height` null links, then `entry_bytes` for the entry, whose address it
+  // returns.
+  char* NodeMemory(int height, size_t entry_bytes) {
+    char* entry = arena_->Allocate(sizeof(Link) * height + entry_bytes) + sizeof(Link) * height;
+    for (int i = 0; i < height; i++) {
+      new (&Links(reinterpret_cast<const Entry*>(entry))[-1 - i]) Link(nullptr);
+    }
+    return entry;
+  }
+
   int RandomHeight() {
     int height = 1;
     while (height < kMaxHeight && rnd_() % 4 == 0) height++;
@@ -165,7 +169,7 @@ class SkipList {
 
   Comparator const compare_;
   Arena* const arena_;
-  const Entry* head_;
+  const Entry* const head_;
   std::atomic<int> max_height_{1};
   std::minstd_rand rnd_{0xdeadbeef};
 };
