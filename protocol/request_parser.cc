@@ -4,46 +4,11 @@
 #include <cstring>
 #include <limits>
 
+#include "common/strings.h"
 #include "protocol/split_args.h"
 
 namespace ebb::protocol {
 
-namespace {
-
-// Redis's string2ll: optional '-', then digits without leading zeros ("0" alone is fine), no
-// '+', no spaces, no overflow.
-bool StringToInt64(std::string_view s, int64_t* out) {
-  if (s.empty()) return false;
-  if (s.size() == 1 && s[0] == '0') {
-    *out = 0;
-    return true;
-  }
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    i = 1;
-    if (s.size() == 1) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  if (negative) {
-    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1) return false;
-    *out = static_cast<int64_t>(0 - v);
-  } else {
-    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
-    *out = static_cast<int64_t>(v);
-  }
-  return true;
-}
-
-}  // namespace
 
 ParserLimits ParserLimits::Unauthenticated() {
   ParserLimits limits;
@@ -88,7 +53,7 @@ ParseStatus RequestParser::ParseMultibulk(std::string_view input, const ParserLi
     }
     if (cr + 2 > input.size()) return ParseStatus::kNeedMore;
     int64_t count = 0;
-    if (!StringToInt64(input.substr(1, cr - 1), &count)) {
+    if (!ParseInt64(input.substr(1, cr - 1), &count)) {
       return Fail(ParseError::kInvalidMultibulkLength, consumed);
     }
     if (count > 0 && static_cast<uint64_t>(count) > limits.max_multibulk_len) {
@@ -120,7 +85,7 @@ ParseStatus RequestParser::ParseMultibulk(std::string_view input, const ParserLi
         return Fail(ParseError::kExpectedDollar, consumed);
       }
       int64_t len = 0;
-      if (!StringToInt64(rest.substr(1, cr - 1), &len) || len < 0) {
+      if (!ParseInt64(rest.substr(1, cr - 1), &len) || len < 0) {
         return Fail(ParseError::kInvalidBulkLength, consumed);
       }
       if (static_cast<uint64_t>(len) > limits.max_bulk_len) {

@@ -4,6 +4,13 @@
 
 namespace ebb::server {
 
+bool IsValidClientName(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
 bool Client::is_local() const {
   return addr_.rfind("127.", 0) == 0 || addr_.rfind("[::1]", 0) == 0 ||
          addr_.rfind("::1:", 0) == 0 || addr_.rfind("unix", 0) == 0;

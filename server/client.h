@@ -15,6 +15,10 @@
 
 namespace ebb::server {
 
+// Redis's validateClientName: a client name, library name or version is printable ASCII
+// without spaces (CLIENT SETNAME, CLIENT SETINFO, HELLO SETNAME).
+bool IsValidClientName(std::string_view name);
+
 class Client {
  public:
   // REQUIRES: id unique among clients of this process; now_ms from the system clock.
@@ -52,7 +56,8 @@ class Client {
   void Touch(int64_t now_ms) { last_interaction_ms_ = now_ms; }
 
   // The last command run, as CLIENT LIST prints it ("get", "client|list").
-  const std::string& last_command() const { return last_command_; }
+  std::string_view last_command() const { return last_command_; }
+  // REQUIRES: `c` outlives the client (a command row's full name).
   void set_last_command(std::string_view c) { last_command_ = c; }
 
   // Buffer sizes the connection reports for CLIENT LIST (qbuf, omem).
@@ -85,7 +90,7 @@ class Client {
   std::string name_;
   std::string lib_name_;
   std::string lib_ver_;
-  std::string last_command_ = "NULL";
+  std::string_view last_command_ = "NULL";
   size_t query_buffer_bytes_ = 0;
   size_t output_buffer_bytes_ = 0;
   std::function<void()> close_hook_;

@@ -1,30 +1,45 @@
-// The command table: every command ebb serves is one row of data.
+// The command table: every command ebb serves is one row of plain data.
 //
-// A row names the command, its arity in Redis's sign convention (N: exactly N arguments counting
-// the name; -N: at least N), its flags, where its keys are, its documentation (COMMAND DOCS and
-// redis-cli hints are generated from it) and its handler. Container commands (CLIENT, CONFIG,
-// TLOG, ...) have subcommand rows instead of a handler; a subcommand's arity counts the container
-// name and the subcommand name.
+// A row names the command and says everything the server and its clients need to know about it:
+// its arity in Redis's sign convention (N: exactly N arguments counting the name; -N: at least N),
+// its flags, where its keys are, its group, its documentation (COMMAND DOCS, HELP and
+// docs/commands.md are generated from it) and its handler. A container command (CLIENT, CONFIG,
+// TLOG, ...) has subcommand rows; a subcommand's arity counts the container's name and its own.
 //
-// The dispatcher (dispatcher.h) checks arity, authentication and the DEBUG switch once, before a
-// handler runs, so handlers index ctx.args within their arity without checking. Each area
-// registers its rows at the bottom of server/commands/<area>.cc:
+// The dispatcher (dispatcher.h) checks existence, arity, authentication and the DEBUG switch
+// once, before a handler runs. A handler is two steps (Kvrocks's Parse/Execute): Parse turns the
+// arguments into an options struct through one ArgParser (arg_parser.h), which latches the first
+// error in Redis's words; Execute runs the options against the types and writes the reply. Each
+// command area is one file, server/commands/cmd_<area>.cc, whose rows sit together at its bottom:
 //
-//   void RegisterStringCommands(CommandTable& table) {
-//     table.Add({.name = "get", .arity = 2, .flags = kCmdReadOnly | kCmdFast, .first_key = 1,
-//                .last_key = 1, .step = 1, .group = "string", .summary = "...",
-//                .arguments = {{.name = "key", .type = ArgType::kKey}}, .handler = GetCommand});
+//   struct GetOptions { std::string_view key; std::optional<int64_t> grace_ms; };
+//   GetOptions ParseGet(ArgParser& args) { ... }
+//   void ExecuteGet(CommandContext& ctx, const GetOptions& options) { ... }
+//
+//   std::vector<CommandSpec> KvCommands() {
+//     return {
+//         {.name = "get", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .keys = kFirstKey,
+//          .group = "string", .summary = "Returns the string value of a key",
+//          .arguments = {{.name = "key", .type = ArgType::kKey},
+//                        {.name = "grace", .type = ArgType::kInteger, .token = "GRACE",
+//                         .optional = true}},
+//          .handler = Handler<ParseGet, ExecuteGet>},
+//     };
 //   }
+//
+// and server/commands/register.cc lists the areas. Adding a command is its row, its Parse and
+// Execute, its types/ operation and its tests.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "server/commands/arg_parser.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -40,28 +55,61 @@ enum CommandFlag : uint32_t {
   kCmdReadOnly = 1 << 1,
   kCmdAdmin = 1 << 2,
   kCmdFast = 1 << 3,
-  kCmdNoAuth = 1 << 4,     // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
+  kCmdNoAuth = 1 << 4,  // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
   kCmdLoading = 1 << 5,
   kCmdStale = 1 << 6,
   kCmdNoScript = 1 << 7,
-  kCmdDebug = 1 << 8,      // refused unless enable-debug-command allows it
+  kCmdDebug = 1 << 8,  // refused unless enable-debug-command allows it
 };
 
 // COMMAND DOCS argument types, as Redis names them.
-enum class ArgType { kString, kInteger, kDouble, kKey, kPattern, kUnixTime, kPureToken, kOneOf, kBlock };
+enum class ArgType {
+  kString,
+  kInteger,
+  kDouble,
+  kKey,
+  kPattern,
+  kUnixTime,
+  kPureToken,
+  kOneOf,
+  kBlock
+};
 
+// One argument as COMMAND DOCS describes it (and HELP and docs/commands.md print it).
 struct ArgSpec {
-  std::string name;
+  std::string_view name;
   ArgType type = ArgType::kString;
-  std::string token;               // a literal keyword that introduces the argument ("EX")
+  std::string_view token;  // a literal keyword that introduces the argument ("EX")
   bool optional = false;
   bool multiple = false;
-  std::vector<ArgSpec> children;   // for kOneOf / kBlock
+  std::vector<ArgSpec> children;  // for kOneOf / kBlock
+};
+
+// Where a command's keys are, counting the name as argument 0 (Redis's legacy key spec, which
+// COMMAND INFO, COMMAND GETKEYS and cluster routing read): first (0: no keys), last (-1: the last
+// argument) and step.
+struct KeySpec {
+  int first = 0;
+  int last = 0;
+  int step = 0;
+};
+inline constexpr KeySpec kNoKeys{};
+inline constexpr KeySpec kFirstKey{1, 1, 1};     // CMD key ...
+inline constexpr KeySpec kAllKeys{1, -1, 1};     // CMD key [key ...]
+inline constexpr KeySpec kKeyValuePairs{1, -1, 2};  // CMD key value [key value ...]
+inline constexpr KeySpec kSubcommandKey{2, 2, 1};   // CONTAINER SUB key ...
+
+// One entry of HELP: a usage line and its description. An empty usage is generated from the
+// row's name and arguments; an empty text is the row's summary.
+struct HelpEntry {
+  std::string_view usage;
+  std::string_view text;  // lines separated by '\n'; each printed indented by four spaces
 };
 
 // What a handler sees: the request, where to write the reply, who asked, and the server.
 struct CommandContext {
   std::span<const std::string_view> args;  // args[0] is the command name as the client sent it
+  size_t first_arg;  // index of the first argument after the name (2 for a subcommand)
   protocol::ReplyWriter& reply;
   Client& client;
   ServerContext& server;
@@ -70,33 +118,56 @@ struct CommandContext {
 using CommandHandler = void (*)(CommandContext& ctx);
 
 struct CommandSpec {
-  std::string name;      // lower case; for subcommands just the subcommand ("ins")
+  std::string_view name;  // lower case; for a subcommand just its own name ("ins")
   int arity = 0;
   uint32_t flags = 0;
-  int first_key = 0;     // 0: no keys
-  int last_key = 0;      // -1: the last argument
-  int step = 0;
-  std::string group;     // "string", "generic", "connection", "server", "tlog", "treg"
-  std::string since = "1.0.0";
-  std::string summary;
-  std::string complexity;
+  KeySpec keys;
+  std::string_view group;  // "string", "generic", "connection", "server", "tlog", "treg"
+  std::string_view since = "1.0.0";
+  std::string_view summary;
+  std::string_view complexity = "O(1)";
   std::vector<ArgSpec> arguments;
-  CommandHandler handler = nullptr;      // nullptr for containers
+  // HELP's entries for this row (a container's own for its bare form, a subcommand's for itself);
+  // none: one generated entry.
+  std::vector<HelpEntry> help;
+  CommandHandler handler = nullptr;      // nullptr for a container that only has subcommands
   std::vector<CommandSpec> subcommands;  // for containers
+
+  // Set by CommandTable::Add: "name", or "container|sub" for a subcommand.
+  std::string full_name;
 };
+
+// Parse then Execute: the handler of every row.
+//   Parse:   Options Parse(ArgParser& args)  — reads ctx.args from ctx.first_arg;
+//   Execute: void Execute(CommandContext& ctx, const Options& options).
+// When Parse latched an error, or left arguments unread (a syntax error), the error is the reply
+// and Execute does not run.
+template <auto Parse, auto Execute>
+void Handler(CommandContext& ctx) {
+  ArgParser args(ctx.args, ctx.first_arg);
+  const auto options = Parse(args);
+  if (!args.Finish()) return args.ReplyError(ctx.reply);
+  Execute(ctx, options);
+}
+
+// Parse for commands that take no argument beyond what the arity fixes.
+struct NoOptions {};
+inline NoOptions ParseNothing(ArgParser&) { return {}; }
 
 class CommandTable {
  public:
+  // Adds a row (and its subcommands) and fills their full_name.
   // REQUIRES: no row with the same name exists.
   void Add(CommandSpec spec);
+  void Add(std::vector<CommandSpec> specs);
   // Case-insensitive lookup; nullptr if absent.
   const CommandSpec* Find(std::string_view name) const;
   static const CommandSpec* FindSubcommand(const CommandSpec& container, std::string_view name);
-  const std::map<std::string, CommandSpec>& rows() const { return rows_; }
+  const std::map<std::string, CommandSpec, std::less<>>& rows() const { return rows_; }
 
  private:
-  std::map<std::string, CommandSpec> rows_;  // by lowercase name, in order for COMMAND LIST
-  // The same rows by lowercase name (views of rows_'s keys): Find's one hash lookup.
+  std::map<std::string, CommandSpec, std::less<>> rows_;  // by name, in order for COMMAND LIST
+  // The same rows by name (views of rows_'s keys): Find's one hash lookup.
   std::unordered_map<std::string_view, const CommandSpec*> index_;
 };
 

@@ -1,32 +1,31 @@
 #include <cassert>
 
+#include "common/strings.h"
 #include "server/command.h"
 
 namespace ebb::server {
 namespace {
 
-char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = LowerChar(c);
-  return out;
-}
-
 // Command names are ASCII and short: lowercase into `buf` without allocating.
 constexpr size_t kMaxNameLength = 64;
 std::string_view LowerInto(std::string_view s, char (&buf)[kMaxNameLength]) {
-  for (size_t i = 0; i < s.size(); i++) buf[i] = LowerChar(s[i]);
+  for (size_t i = 0; i < s.size(); i++) buf[i] = AsciiLower(s[i]);
   return std::string_view(buf, s.size());
 }
 
 }  // namespace
 
 void CommandTable::Add(CommandSpec spec) {
-  std::string key = Lower(spec.name);
+  std::string key = AsciiLower(spec.name);
   assert(rows_.find(key) == rows_.end());
+  spec.full_name = key;
+  for (CommandSpec& sub : spec.subcommands) sub.full_name = key + "|" + std::string(sub.name);
   auto row = rows_.emplace(std::move(key), std::move(spec)).first;
   index_.emplace(row->first, &row->second);
+}
+
+void CommandTable::Add(std::vector<CommandSpec> specs) {
+  for (CommandSpec& spec : specs) Add(std::move(spec));
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <string>
 
 #include "protocol/reply_writer.h"
 #include "server/client.h"
@@ -46,30 +45,28 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     return result;
   }
   uint32_t flags = spec->flags;
-  std::string full_name = spec->name;
+  size_t first_arg = 1;
   if (!spec->subcommands.empty()) {
     if (args.size() < 2) {
       // A container with its own handler (COMMAND) runs bare; others are reported by their
       // own arity, as Redis does ("at least 2").
       if (spec->handler == nullptr) {
-        reply.Error(WrongArgsError(full_name));
+        reply.Error(WrongArgsError(spec->full_name));
         return result;
       }
+    } else {
+      const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
+      if (sub == nullptr) {
+        reply.Error(UnknownSubcommandError(args[0], args[1]));
+        return result;
+      }
+      spec = sub;
+      flags |= sub->flags;
+      first_arg = 2;
     }
-  }
-  if (!spec->subcommands.empty() && args.size() >= 2) {
-    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
-    if (sub == nullptr) {
-      reply.Error(UnknownSubcommandError(args[0], args[1]));
-      return result;
-    }
-    spec = sub;
-    flags |= sub->flags;
-    full_name += '|';
-    full_name += sub->name;
   }
   if (!ArityOk(spec->arity, args.size())) {
-    reply.Error(WrongArgsError(full_name));
+    reply.Error(WrongArgsError(spec->full_name));
     return result;
   }
   if (flags & kCmdDebug) {
@@ -91,9 +88,9 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     reply.Error(UnknownCommandError(args[0], args.subspan(1)));
     return result;
   }
-  client.set_last_command(full_name);
+  client.set_last_command(spec->full_name);
   server_->stats().total_commands_processed++;
-  CommandContext ctx{args, reply, client, *server_};
+  CommandContext ctx{args, first_arg, reply, client, *server_};
   spec->handler(ctx);
   result.command = spec;
   result.is_write = (flags & kCmdWrite) != 0;

@@ -1,7 +1,9 @@
 #include "server/errors.h"
 
 #include <algorithm>
-#include <cctype>
+#include <initializer_list>
+
+#include "common/strings.h"
 
 namespace ebb::server {
 namespace {
@@ -12,9 +14,9 @@ std::string_view Prefix(std::string_view s, size_t n) {
   return s.substr(0, s.find('\0'));
 }
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+std::string Concat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p);
   return out;
 }
 
@@ -47,7 +49,7 @@ std::string UnknownSubcommandError(std::string_view container, std::string_view 
   std::string out = "ERR unknown subcommand '";
   out += Prefix(sub, 128);
   out += "'. Try ";
-  out += Upper(container);
+  out += AsciiUpper(container);
   out += " HELP.";
   return out;
 }
@@ -70,9 +72,47 @@ std::string SubcommandSyntaxError(std::string_view container, std::string_view s
   std::string out = "ERR unknown subcommand or wrong number of arguments for '";
   out += Prefix(sub, 128);
   out += "'. Try ";
-  out += Upper(container);
+  out += AsciiUpper(container);
   out += " HELP.";
   return out;
+}
+
+std::string EngineError(std::string_view status_text) { return Concat({"ERR ", status_text}); }
+
+std::string UnsupportedOptionError(std::string_view option) {
+  return Concat({"ERR Unsupported option ", option});
+}
+
+std::string HelloOptionError(std::string_view option) {
+  return Concat({"ERR Syntax error in HELLO option '", option, "'"});
+}
+
+std::string UnrecognizedOptionError(std::string_view option) {
+  return Concat({"ERR Unrecognized option '", option, "'"});
+}
+
+std::string ClientInfoInvalidError(std::string_view attribute) {
+  return Concat({"ERR ", attribute, " cannot contain spaces, newlines or special characters."});
+}
+
+std::string UnknownClientTypeError(std::string_view type) {
+  return Concat({"ERR Unknown client type '", type, "'"});
+}
+
+std::string NoSuchUserError(std::string_view user) {
+  return Concat({"ERR No such user '", user, "'"});
+}
+
+std::string ConfigUnknownOptionError(std::string_view name) {
+  return Concat({"ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"});
+}
+
+std::string ConfigSetFailedError(std::string_view name, std::string_view reason) {
+  return Concat({"ERR CONFIG SET failed (possibly related to argument '", name, "') - ", reason});
+}
+
+std::string ConfigRewriteError(std::string_view reason) {
+  return Concat({"ERR Rewriting config file: ", reason});
 }
 
 }  // namespace ebb::server

@@ -1,6 +1,7 @@
 // Every error text ebb replies with, in one place, worded exactly as Redis 7 words it
-// (COMMANDS.md "Error wording"). Handlers reply with `ctx.reply.Error(kSyntaxError)` or one of
-// the formatting functions below; nothing else in server/ spells an error text.
+// (docs/commands.md, "Errors"). Handlers reply with `ctx.reply.Error(kSyntaxError)`, one of the
+// formatting functions below, or ReplyError (server/reply.h) for a data type's outcome; nothing
+// else in server/ spells an error text.
 //
 // Texts include their code ("ERR ...", "WRONGTYPE ...") and no leading '-' or trailing CRLF.
 // Thread-safety: constants and pure functions.
@@ -56,6 +57,27 @@ inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
+inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
+inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+inline constexpr std::string_view kStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kOffsetOutOfRange = "ERR offset is out of range";
+inline constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
+inline constexpr std::string_view kExpireNxAndOthers =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+inline constexpr std::string_view kExpireGtAndLt =
+    "ERR GT and LT options at the same time are not compatible";
+inline constexpr std::string_view kNoConfigFile = "ERR The server is running without a config file";
+inline constexpr std::string_view kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+    "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+    "RESP protocol version at the same time";
+inline constexpr std::string_view kProtocolVersionNotInteger =
+    "ERR Protocol version is not an integer or out of range";
+inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
+inline constexpr std::string_view kClientIdNotPositive = "ERR client-id should be greater than 0";
+inline constexpr std::string_view kDiskFaultsUnavailable = "ERR disk faults are not available";
+inline constexpr std::string_view kClockBackwards = "ERR the clock only moves forward";
 
 // Redis 7 refuses write commands (and PING) with "-MISCONF Errors writing to the AOF file:
 // <strerror>" while its last AOF write failed; ebb says the same of its data directory (WAL,
@@ -92,5 +114,28 @@ std::string InvalidDurationError(std::string_view text);
 // "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." — not used
 // by the dispatcher (which reports arity itself) but by handlers that take free-form tails.
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub);
+
+// "ERR <engine status>" for a storage engine failure (e.g. "ERR IO error: write ...").
+std::string EngineError(std::string_view status_text);
+
+// EXPIRE's "ERR Unsupported option <arg>".
+std::string UnsupportedOptionError(std::string_view option);
+// HELLO's "ERR Syntax error in HELLO option '<arg>'".
+std::string HelloOptionError(std::string_view option);
+// CLIENT SETINFO's "ERR Unrecognized option '<attr>'".
+std::string UnrecognizedOptionError(std::string_view option);
+// CLIENT SETINFO's "ERR <lib-name|lib-ver> cannot contain spaces, newlines or special
+// characters.".
+std::string ClientInfoInvalidError(std::string_view attribute);
+// CLIENT LIST/KILL's "ERR Unknown client type '<type>'".
+std::string UnknownClientTypeError(std::string_view type);
+// CLIENT KILL USER's "ERR No such user '<user>'".
+std::string NoSuchUserError(std::string_view user);
+// CONFIG SET's "ERR Unknown option or number of arguments for CONFIG SET - '<name>'".
+std::string ConfigUnknownOptionError(std::string_view name);
+// CONFIG SET's "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>".
+std::string ConfigSetFailedError(std::string_view name, std::string_view reason);
+// CONFIG REWRITE's "ERR Rewriting config file: <reason>".
+std::string ConfigRewriteError(std::string_view reason);
 
 }  // namespace ebb::server

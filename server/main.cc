@@ -81,15 +81,20 @@ storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Cl
   return options;
 }
 
-// Keeps the engine and the group-commit switch in step with CONFIG SET.
+// The types' settings from the options.
+void ApplyTypeSettings(const Config& config, types::Keyspace* ks) {
+  ks->set_ttl_policy(types::TtlPolicy(config.default_ttl_ms, config.ttl_rules));
+  ks->set_default_retrieval_grace(config.default_retrieval_grace_ms);
+  ks->set_defer_sync(config.wal_fsync == "always");  // group commit
+}
+
+// Keeps the engine and the types in step with CONFIG SET.
 void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx) {
   if (!ctx->has_keyspace()) return;
   types::Keyspace& ks = ctx->keyspace();
+  ApplyTypeSettings(config, &ks);
   if (name == "wal-fsync") {
-    bool always = config.wal_fsync == "always";
     ks.db().SetWalFsync(WalFsyncFrom(config.wal_fsync));
-    ks.set_defer_sync(always);
-    ctx->set_defer_sync(always);
   } else if (name == "expiration") {
     ks.db().SetExpirationEnabled(config.expiration);
   } else if (name == "expiry-whole-file") {
@@ -139,12 +144,10 @@ int Main(int argc, char** argv) {
   RegisterAllCommands(commands);
   ServerContext ctx(&registry, &commands, clock.get());
   ctx.set_keyspace(keyspace.get());
-  ctx.tlog_heads().set_capacity(config.tlog_cache_size);
+  keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
+  ApplyTypeSettings(config, keyspace.get());
   ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
-  bool always = config.wal_fsync == "always";
-  keyspace->set_defer_sync(always);
-  ctx.set_defer_sync(always);
   registry.OnChange(
       [&ctx](std::string_view name, const Config& c) { ApplyRuntimeChange(name, c, &ctx); });
 

@@ -1,7 +1,6 @@
 #include "server/server_context.h"
 
-#include <chrono>
-
+#include "common/wall_clock.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -11,9 +10,7 @@ ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* comma
     : registry_(registry),
       commands_(commands),
       clock_(clock),
-      start_time_ms_(std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count()) {}
+      start_time_ms_(WallMs()) {}
 
 void ServerContext::RequestShutdown() {
   if (shutdown_requested_) return;
@@ -21,9 +18,8 @@ void ServerContext::RequestShutdown() {
   if (shutdown_hook_) shutdown_hook_();
 }
 
-types::Keyspace& ServerContext::command_keyspace() {
-  keyspace_->set_defer_sync(defer_sync_);
-  return *keyspace_;
+bool ServerContext::defer_sync() const {
+  return keyspace_ != nullptr && keyspace_->defer_sync();
 }
 
 }  // namespace ebb::server

@@ -14,7 +14,6 @@
 #include "server/config/config.h"
 #include "server/server_stats.h"
 #include "storage/clock.h"
-#include "types/tlog_head_cache.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -35,24 +34,20 @@ class ServerContext {
 
   const Config& config() const { return registry_->config(); }
   ConfigRegistry& config_registry() { return *registry_; }
+  // The data types over the engine; its settings follow the options (server/main.cc).
   // REQUIRES: set_keyspace was called (always true inside ebb-server).
   types::Keyspace& keyspace() { return *keyspace_; }
-  // The keyspace for a command handler: keyspace(), with its writes deferring their sync as
-  // defer_sync() says (it follows CONFIG SET wal-fsync). REQUIRES: as keyspace().
-  types::Keyspace& command_keyspace();
   bool has_keyspace() const { return keyspace_ != nullptr; }
   void set_keyspace(types::Keyspace* keyspace) { keyspace_ = keyspace; }
   storage::PinnableClock& clock() { return *clock_; }
-  // The newest entries of recently read logs (TLOG GET); main sets its capacity.
-  types::TlogHeadCache& tlog_heads() { return tlog_heads_; }
   ServerStats& stats() { return stats_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
 
-  // True under `wal-fsync always`: handlers then write with WriteOptions::defer_sync = true and
-  // the connection syncs the WAL once per read batch before sending its replies (group commit).
-  bool defer_sync() const { return defer_sync_; }
-  void set_defer_sync(bool v) { defer_sync_ = v; }
+  // True under `wal-fsync always` (the keyspace's group-commit setting): the types write with
+  // WriteOptions::defer_sync = true and the connection syncs the WAL once per read batch before
+  // sending its replies.
+  bool defer_sync() const;
 
   // Asks the server to shut down (SHUTDOWN, SIGTERM): it stops accepting, flushes the replies
   // already produced, closes the keyspace and exits 0. The hook is installed by the server.
@@ -80,8 +75,6 @@ class ServerContext {
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   ServerStats stats_;
   ClientRegistry clients_;
-  types::TlogHeadCache tlog_heads_;
-  bool defer_sync_ = false;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;

@@ -58,7 +58,7 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
 
 storage::WriteOptions Keyspace::WriteOptions() const {
   storage::WriteOptions options;
-  options.defer_sync = defer_sync_;
+  options.defer_sync = settings_.defer_sync;
   return options;
 }
 
@@ -108,22 +108,20 @@ void Keyspace::NoteExpired(int db, std::string_view key, int64_t expire_at_ms) {
   }
 }
 
-Status Keyspace::Exists(int db, std::string_view key, bool* exists) {
+OpResult<bool> Keyspace::Exists(int db, std::string_view key) {
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
-  *exists = s.ok();
-  return s.IsNotFound() ? Status::OK() : s;
+  if (s.IsNotFound()) return false;
+  if (!s.ok()) return s;
+  return true;
 }
 
-Status Keyspace::Type(int db, std::string_view key, std::optional<KeyType>* type) {
+OpResult<std::optional<KeyType>> Keyspace::Type(int db, std::string_view key) {
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
-  if (s.ok()) {
-    *type = meta.type;
-  } else {
-    type->reset();
-  }
-  return s.IsNotFound() ? Status::OK() : s;
+  if (s.IsNotFound()) return std::optional<KeyType>();
+  if (!s.ok()) return s;
+  return std::optional<KeyType>(meta.type);
 }
 
 Status Keyspace::WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms) {
@@ -132,7 +130,14 @@ Status Keyspace::WriteTombstone(int db, std::string_view key, int64_t min_timest
   return db_->Delete(options, MetaKey(db, key));
 }
 
-Status Keyspace::Delete(int db, std::string_view key, bool* deleted) {
+OpResult<bool> Keyspace::Delete(int db, std::string_view key) {
+  bool deleted = false;
+  Status s = DeleteKey(db, key, &deleted);
+  if (!s.ok()) return s;
+  return deleted;
+}
+
+Status Keyspace::DeleteKey(int db, std::string_view key, bool* deleted) {
   *deleted = false;
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
@@ -151,57 +156,52 @@ Status Keyspace::Delete(int db, std::string_view key, bool* deleted) {
   return Status::OK();
 }
 
-Status Keyspace::Expire(int db, std::string_view key, int64_t expire_at_ms, uint32_t flags,
-                        bool* applied) {
-  *applied = false;
+OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_ms,
+                                uint32_t flags) {
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
-  if (s.IsNotFound()) return Status::OK();
+  if (s.IsNotFound()) return false;
   if (!s.ok()) return s;
   const std::optional<int64_t>& current = meta.meta.expire_at_ms;
-  if ((flags & kExpireNx) && current) return Status::OK();
-  if ((flags & kExpireXx) && !current) return Status::OK();
+  if ((flags & kExpireNx) && current) return false;
+  if ((flags & kExpireXx) && !current) return false;
   // A persistent key has an infinite TTL: never "greater", always "less".
-  if ((flags & kExpireGt) && (!current || expire_at_ms <= *current)) return Status::OK();
-  if ((flags & kExpireLt) && current && expire_at_ms >= *current) return Status::OK();
+  if ((flags & kExpireGt) && (!current || expire_at_ms <= *current)) return false;
+  if ((flags & kExpireLt) && current && expire_at_ms >= *current) return false;
   if (expire_at_ms <= NowMs()) {
     bool deleted = false;
-    s = Delete(db, key, &deleted);
+    s = DeleteKey(db, key, &deleted);
     if (!s.ok()) return s;
     ++expired_keys_;
-    *applied = true;
-    return Status::OK();
+    return true;
   }
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
   options.expire_at_ms = expire_at_ms;
   s = db_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
   if (!s.ok()) return s;
-  *applied = true;
-  return Status::OK();
+  return true;
 }
 
-Status Keyspace::Persist(int db, std::string_view key, bool* applied) {
-  *applied = false;
+OpResult<bool> Keyspace::Persist(int db, std::string_view key) {
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
-  if (s.IsNotFound()) return Status::OK();
+  if (s.IsNotFound()) return false;
   if (!s.ok()) return s;
-  if (!meta.meta.expire_at_ms) return Status::OK();
+  if (!meta.meta.expire_at_ms) return false;
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
   s = db_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
   if (!s.ok()) return s;
-  *applied = true;
-  return Status::OK();
+  return true;
 }
 
-Status Keyspace::GetExpireAt(int db, std::string_view key, std::optional<int64_t>* expire_at) {
+OpResult<std::optional<int64_t>> Keyspace::GetExpireAt(int db, std::string_view key) {
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
+  if (s.IsNotFound()) return OpStatus::kNotFound;
   if (!s.ok()) return s;
-  *expire_at = meta.meta.expire_at_ms;
-  return Status::OK();
+  return meta.meta.expire_at_ms;
 }
 
 }  // namespace ebb::types

@@ -7,8 +7,12 @@
 //
 // Generic operations work on any type and read only metadata rows. Expired keys are absent for
 // all of them at once (the engine hides expired rows). Writes use WriteOptions() below, whose
-// defer_sync follows set_defer_sync (the server sets it under wal-fsync always and then calls
-// DB::SyncWal before acknowledging — group commit).
+// defer_sync follows settings().defer_sync (the server sets it under wal-fsync always and then
+// calls DB::SyncWal before acknowledging — group commit).
+//
+// The keyspace owns what the types share: their settings (the TTL policy, the default retrieval
+// grace, group commit), which the server keeps in step with its options, and the TLOG head
+// cache. Operations return OpResult (types/op_result.h).
 //
 // Thread-safety: operations run on the server's single command thread (not thread-safe among
 // themselves); the engine's background threads only call the compaction filter, which is.
@@ -32,6 +36,9 @@
 #include "types/compaction_filter.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/op_result.h"
+#include "types/tlog_head_cache.h"
+#include "types/ttl_policy.h"
 
 namespace ebb::types {
 
@@ -47,6 +54,15 @@ struct DbStats {
   uint64_t keys = 0;        // live keys
   uint64_t expires = 0;     // live keys with an expiry
   uint64_t avg_ttl_ms = 0;  // mean remaining TTL of those, 0 if none
+};
+
+// The types' settings, from the server's options.
+struct TypeSettings {
+  TtlPolicy ttl_policy;                    // default-ttl and ttl-rule
+  int64_t default_retrieval_grace_ms = 0;  // default-retrieval-grace
+  // Group commit (wal-fsync always): every write the types make is not fdatasync'ed by the
+  // engine; the caller must call db().SyncWal() before replying.
+  bool defer_sync = false;
 };
 
 struct ScanResult {
@@ -69,12 +85,20 @@ class Keyspace {
   const storage::Clock& clock() const { return *clock_; }
   int64_t NowMs() const { return clock_->NowMs(); }
 
-  // Group commit: when set, every write this class (and the types using WriteOptions()) makes
-  // is not fdatasync'ed by the engine; the caller must call db().SyncWal() before replying.
-  void set_defer_sync(bool defer) { defer_sync_ = defer; }
-  bool defer_sync() const { return defer_sync_; }
+  const TypeSettings& settings() const { return settings_; }
+  void set_ttl_policy(TtlPolicy policy) { settings_.ttl_policy = std::move(policy); }
+  void set_default_retrieval_grace(int64_t ms) { settings_.default_retrieval_grace_ms = ms; }
+  void set_defer_sync(bool defer) { settings_.defer_sync = defer; }
+  bool defer_sync() const { return settings_.defer_sync; }
+  // The expiry the TTL policy gives a write of `key` at `ts_ms` without its own TTL option.
+  std::optional<int64_t> PolicyExpireAt(std::string_view key, int64_t ts_ms) const {
+    return settings_.ttl_policy.ExpireAt(key, ts_ms);
+  }
   // Fresh write options carrying defer_sync (no timestamp, no expiry).
   storage::WriteOptions WriteOptions() const;
+
+  // The newest entries of recently read logs (TLOG GET), capacity 0 (off) until set.
+  TlogHeadCache& tlog_heads() { return tlog_heads_; }
 
   // The types' compaction filter, to register sub-row hooks (TLOG's cutoff rule).
   TypesCompactionFilter& compaction_filter() { return *filter_; }
@@ -92,41 +116,40 @@ class Keyspace {
 
   // ---- generic key operations (DEL, EXISTS, TYPE, EXPIRE, ...)
 
-  // *exists = whether the key is live.
-  storage::Status Exists(int db, std::string_view key, bool* exists);
+  // Whether the key is live.
+  OpResult<bool> Exists(int db, std::string_view key);
   // The key's type, nullopt if absent.
-  storage::Status Type(int db, std::string_view key, std::optional<KeyType>* type);
-  // Removes the key (whatever its type; sub-rows become orphans). *deleted = it existed.
+  OpResult<std::optional<KeyType>> Type(int db, std::string_view key);
+  // Removes the key (whatever its type; sub-rows become orphans); true if it existed.
   // String keys get a tombstone timestamp >= every timestamp the read saw, so the deletion wins
   // under any retrieval grace.
-  storage::Status Delete(int db, std::string_view key, bool* deleted);
+  OpResult<bool> Delete(int db, std::string_view key);
   // Sets the whole key's expiry to `expire_at_ms` if the key exists and every condition in
   // `flags` (ExpireFlag bits) holds; a time <= now deletes the key instead (counted in
-  // expired_keys). *applied = whether it did either (EXPIRE's 1/0).
-  storage::Status Expire(int db, std::string_view key, int64_t expire_at_ms, uint32_t flags,
-                         bool* applied);
-  // Removes the expiry. *applied = the key existed and had an expiry.
-  storage::Status Persist(int db, std::string_view key, bool* applied);
-  // NotFound if the key is absent; else *expire_at = its expiry (nullopt: persistent).
-  storage::Status GetExpireAt(int db, std::string_view key, std::optional<int64_t>* expire_at);
+  // expired_keys). True if it did either (EXPIRE's 1/0).
+  OpResult<bool> Expire(int db, std::string_view key, int64_t expire_at_ms, uint32_t flags);
+  // Removes the expiry; true if the key existed and had one.
+  OpResult<bool> Persist(int db, std::string_view key);
+  // The key's expiry (nullopt: persistent). kNotFound if the key is absent.
+  OpResult<std::optional<int64_t>> GetExpireAt(int db, std::string_view key);
 
-  // ---- whole-database operations (types/keys.cc)
+  // ---- whole-database operations (types/keyspace_db.cc)
 
   // One SCAN step: examines up to `count` keys (>= 1) after `cursor`, returns those matching
   // `match` (null: all) and `type` (nullopt: all). cursor 0 starts; a returned cursor 0 ends.
   // A full iteration returns every key that was live throughout it exactly once.
-  // InvalidArgument("invalid cursor") if `cursor` was not handed out (or has been forgotten).
-  storage::Status Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
-                       std::optional<KeyType> type, ScanResult* out);
+  // kInvalidCursor if `cursor` was not handed out (or has been forgotten).
+  OpResult<ScanResult> Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
+                            std::optional<KeyType> type);
   // Every live key matching `match` (null: all), in byte order.
-  storage::Status Keys(int db, const KeyMatcher* match, std::vector<std::string>* keys);
+  OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
   // A random live key; nullopt if the database is empty.
-  storage::Status RandomKey(int db, std::optional<std::string>* key);
+  OpResult<std::optional<std::string>> RandomKey(int db);
   // The number of live keys.
-  storage::Status DbSize(int db, uint64_t* size);
+  OpResult<uint64_t> DbSize(int db);
   // Removes every key of `db` / of every database.
-  storage::Status FlushDb(int db);
-  storage::Status FlushAll();
+  OpResult<void> FlushDb(int db);
+  OpResult<void> FlushAll();
   // Keys, keys with expiry, and mean remaining TTL of `db` (INFO keyspace). On an engine error
   // it counts what it could read.
   DbStats GetDbStats(int db);
@@ -147,7 +170,10 @@ class Keyspace {
       const std::function<bool(std::string_view user_key, std::string_view value,
                                const storage::RowMeta& meta)>& visit);
   storage::Status WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms);
+  // Delete's work, as a status.
+  storage::Status DeleteKey(int db, std::string_view key, bool* deleted);
   storage::Status FlushRange(const std::string& lower, const std::string& upper);
+  storage::Status CountKeys(int db, uint64_t* size);
   uint64_t RememberCursor(std::string last_key);
   // Counts the expiry of (db, key) at expire_at_ms unless already counted.
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
@@ -155,7 +181,8 @@ class Keyspace {
   std::unique_ptr<storage::DB> db_;
   std::shared_ptr<storage::Clock> clock_;
   std::shared_ptr<TypesCompactionFilter> filter_;
-  bool defer_sync_ = false;
+  TypeSettings settings_;
+  TlogHeadCache tlog_heads_;
   uint64_t expired_keys_ = 0;
   // GetMeta's engine key, kept so a point read does not allocate one (one command thread).
   std::string meta_key_;

@@ -13,8 +13,9 @@
 // Expiry: callers resolve it (TtlPolicy); SET KEEPTTL keeps the existing key's expiry,
 // APPEND/INCR keep it for an existing key and use `new_key_expire_at` when they create one.
 //
-// Errors: engine failures are the returned storage::Status; what a user sees (wrong type, not an
-// integer, ...) is the KvResult.
+// Results: every operation returns an OpResult (types/op_result.h): kNotFound for an absent
+// key, kWrongType, kNotInteger, kOverflow, kTooLarge as said below, kEngineError when the engine
+// failed.
 // Thread-safety: a Kv is a short-lived handle used by one thread (the server's command thread);
 // read-modify-write operations are atomic because that thread runs every command.
 #pragma once
@@ -25,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/status.h"
 #include "types/keyspace.h"
+#include "types/op_result.h"
 
 namespace ebb::types {
 
@@ -35,17 +36,6 @@ struct KvRow {
   std::string value;
   int64_t ts = 0;
   std::optional<int64_t> expire_at_ms;  // nullopt: never expires
-};
-
-// What an operation found or did, as a user observes it.
-enum class KvResult {
-  kOk,
-  kAbsent,           // the key does not exist (absent, deleted or expired)
-  kWrongType,        // the key holds another type; nothing was written
-  kNotInteger,       // INCR family: the value is not a 64-bit integer
-  kOverflow,         // INCR family: the result would overflow
-  kTooLarge,         // APPEND: the result would exceed the maximum length
-  kConditionFailed,  // SET NX/XX, MSETNX: the condition did not hold; nothing was written
 };
 
 // One row of a PUT/MSET.
@@ -67,73 +57,79 @@ struct KvSetOptions {
   std::optional<int64_t> expire_at_ms;
 };
 
+// What SET did: whether it wrote (NX/XX held), and with GET the previous value (nullopt: none).
+struct KvSetResult {
+  bool written = false;
+  std::optional<std::string> old;
+};
+
 class Kv {
  public:
-  // `grace_ms` is the retrieval grace of every read this handle makes unless a call says
-  // otherwise (the server's default-retrieval-grace). REQUIRES: 0 <= db < kMaxDatabases.
-  Kv(Keyspace& keyspace, int db, int64_t grace_ms = 0)
+  // A handle whose reads use the keyspace's default retrieval grace unless a call gives one.
+  // REQUIRES: 0 <= db < kMaxDatabases.
+  Kv(Keyspace& keyspace, int db)
+      : Kv(keyspace, db, keyspace.settings().default_retrieval_grace_ms) {}
+  // A handle whose reads use `grace_ms` unless a call gives one.
+  Kv(Keyspace& keyspace, int db, int64_t grace_ms)
       : keyspace_(keyspace), db_(db), grace_ms_(grace_ms) {}
 
-  // Reads `key` with retrieval grace `grace_ms`. *result: kOk (row filled), kAbsent or
-  // kWrongType.
-  storage::Status Get(std::string_view key, int64_t grace_ms, KvRow* row, KvResult* result);
-  storage::Status Get(std::string_view key, KvRow* row, KvResult* result) {
-    return Get(key, grace_ms_, row, result);
-  }
+  // Reads `key` with retrieval grace `grace_ms` (nullopt: the handle's). kNotFound, kWrongType.
+  OpResult<KvRow> Get(std::string_view key, std::optional<int64_t> grace_ms = std::nullopt);
 
   // A blind write of a new version (overwrites a key of any type).
-  storage::Status Put(const KvPut& put);
+  OpResult<void> Put(const KvPut& put);
   // A timestamped tombstone version (RFC scenario 5: an older tombstone loses to a newer value
   // under a full-grace read). Removes a key of any type.
-  storage::Status Delete(std::string_view key, int64_t ts);
+  OpResult<void> Delete(std::string_view key, int64_t ts);
   // Every row in one atomic WriteBatch (MSET). Later rows of the same key win.
-  storage::Status MultiPut(const std::vector<KvPut>& puts);
-  // MSETNX: writes every row atomically only if none of the keys exists (of any type);
-  // else *result = kConditionFailed and nothing is written.
-  storage::Status MultiPutIfNoneExist(const std::vector<KvPut>& puts, KvResult* result);
+  OpResult<void> MultiPut(const std::vector<KvPut>& puts);
+  // MSETNX: writes every row atomically only if none of the keys exists (of any type). The
+  // value says whether it wrote.
+  OpResult<bool> MultiPutIfNoneExist(const std::vector<KvPut>& puts);
 
-  // SET. *result: kOk (written), kConditionFailed (NX/XX did not hold), kWrongType (GET on a key
-  // of another type: nothing written). With options.get, *old is the previous string value
-  // (nullopt if there was none).
-  storage::Status Set(std::string_view key, std::string_view value, const KvSetOptions& options,
-                      KvResult* result, std::optional<std::string>* old);
+  // SET. kWrongType (GET on a key of another type: nothing written).
+  OpResult<KvSetResult> Set(std::string_view key, std::string_view value,
+                            const KvSetOptions& options);
 
-  // APPEND: *new_length = the length after appending. kWrongType, kTooLarge (result longer than
-  // max_length: nothing written) or kOk.
-  storage::Status Append(std::string_view key, std::string_view suffix, int64_t now_ms,
-                         std::optional<int64_t> new_key_expire_at, uint64_t max_length,
-                         int64_t* new_length, KvResult* result);
+  // APPEND: the length after appending. kWrongType, kTooLarge (result longer than max_length:
+  // nothing written).
+  OpResult<int64_t> Append(std::string_view key, std::string_view suffix, int64_t now_ms,
+                           std::optional<int64_t> new_key_expire_at, uint64_t max_length);
 
-  // INCRBY/DECRBY/INCR/DECR: adds `delta` to the integer value (missing key: 0). *value = the
-  // new value on kOk; else kWrongType, kNotInteger or kOverflow and nothing is written.
-  storage::Status IncrBy(std::string_view key, int64_t delta, int64_t now_ms,
-                         std::optional<int64_t> new_key_expire_at, int64_t* value,
-                         KvResult* result);
+  // INCRBY/DECRBY/INCR/DECR: adds `delta` to the integer value (missing key: 0) and returns the
+  // new value. kWrongType, kNotInteger or kOverflow: nothing is written.
+  OpResult<int64_t> IncrBy(std::string_view key, int64_t delta, int64_t now_ms,
+                           std::optional<int64_t> new_key_expire_at);
 
-  // SETRANGE: overwrites from byte `offset` (zero-padding a shorter or missing value). An empty
-  // `value` writes nothing (a missing key stays missing, *new_length = 0). *new_length = the
-  // length afterwards. kWrongType, kTooLarge (offset + value longer than max_length) or kOk.
-  storage::Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
-                           int64_t now_ms, std::optional<int64_t> new_key_expire_at,
-                           uint64_t max_length, int64_t* new_length, KvResult* result);
+  // SETRANGE: overwrites from byte `offset` (zero-padding a shorter or missing value) and returns
+  // the length afterwards. An empty `value` writes nothing (a missing key stays missing: 0).
+  // kWrongType, kTooLarge (offset + value longer than max_length).
+  OpResult<int64_t> SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                             int64_t now_ms, std::optional<int64_t> new_key_expire_at,
+                             uint64_t max_length);
 
-  // GETDEL: *result kOk (row = the deleted value), kAbsent or kWrongType (nothing deleted).
-  storage::Status GetDel(std::string_view key, KvRow* row, KvResult* result);
+  // GETDEL: the deleted row. kNotFound, kWrongType (nothing deleted).
+  OpResult<KvRow> GetDel(std::string_view key);
 
   // True when some version of the key is live (any type), per this handle's grace.
-  storage::Status Exists(std::string_view key, bool* exists);
+  OpResult<bool> Exists(std::string_view key);
 
  private:
-  // Reads the metadata row (any type); *found = false when the key is absent.
-  storage::Status ReadMeta(std::string_view key, int64_t grace_ms, KeyMetaRow* meta, bool* found);
+  // Reads the metadata row (any type); nullopt when the key is absent.
+  OpResult<std::optional<KeyMetaRow>> ReadMeta(std::string_view key, int64_t grace_ms);
+  // The string row a read-modify-write starts from; nullopt when the key is absent. kWrongType.
+  OpResult<std::optional<KvRow>> ReadForUpdate(std::string_view key);
+  // Writes the result of a read-modify-write: over an existing `base` it keeps the expiry and
+  // supersedes the base (ts >= base's, so it wins under every grace); a new key gets
+  // `new_key_expire_at`.
+  OpResult<void> PutDerived(std::string_view key, std::string_view value,
+                            const std::optional<KvRow>& base, int64_t now_ms,
+                            std::optional<int64_t> new_key_expire_at);
   storage::WriteOptions WriteOptionsFor(int64_t ts, std::optional<int64_t> expire_at) const;
 
   Keyspace& keyspace_;
   int db_;
   int64_t grace_ms_;
 };
-
-// Redis's string2ll: optional '-', digits, no leading zeros, no '+' or spaces, within int64.
-bool ParseKvInteger(std::string_view text, int64_t* value);
 
 }  // namespace ebb::types

@@ -33,22 +33,18 @@ std::unique_ptr<storage::Iterator> ScanLog(storage::DB& db, const std::string& p
 
 }  // namespace
 
-Status Tlog::ReadMeta(std::string_view key, TlogMeta* meta, storage::RowMeta* row_meta, bool* found,
-                      TlogResult* result) {
-  *found = false;
-  *result = TlogResult::kOk;
+OpResult<std::optional<Tlog::Found>> Tlog::ReadMeta(std::string_view key) {
   KeyMetaRow row;
   Status s = keyspace_.GetMeta(db_, key, &row);
-  if (s.IsNotFound()) return Status::OK();
+  if (s.IsNotFound()) return std::optional<Found>();
   if (!s.ok()) return s;
-  if (row.type != KeyType::kTlog) {
-    *result = TlogResult::kWrongType;
-    return Status::OK();
+  if (row.type != KeyType::kTlog) return OpStatus::kWrongType;
+  Found found;
+  if (!DecodeTlogMeta(row.payload, &found.meta)) {
+    return Status::Corruption("bad TLOG metadata payload");
   }
-  if (!DecodeTlogMeta(row.payload, meta)) return Status::Corruption("bad TLOG metadata payload");
-  *row_meta = row.meta;
-  *found = true;
-  return Status::OK();
+  found.row_meta = row.meta;
+  return std::optional<Found>(found);
 }
 
 Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const storage::RowMeta& previous,
@@ -62,17 +58,20 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const storage
   return keyspace_.db().Write(options, *batch);
 }
 
-Status Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts, TlogResult* result) {
+OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts) {
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  const bool found = read->has_value();
   TlogMeta meta;
   storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  if (!s.ok() || *result != TlogResult::kOk) return s;
+  Status s;
   if (!found) {
     s = keyspace_.NewVersion(&meta.version);
     if (!s.ok()) return s;
-  } else if (ts < meta.cutoff) {
-    return Status::OK();  // outdated: ignored
+  } else {
+    meta = (*read)->meta;
+    row_meta = (*read)->row_meta;
+    if (ts < meta.cutoff) return {};  // outdated: ignored
   }
 
   std::string sub_key = SubRowPrefix(db_, key, meta.version);
@@ -80,7 +79,7 @@ Status Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts, T
   if (found) {
     storage::Row existing;
     s = keyspace_.db().Get(storage::ReadOptions(), sub_key, &existing);
-    if (s.ok()) return Status::OK();  // duplicate: ignored
+    if (s.ok()) return {};  // duplicate: ignored
     if (!s.IsNotFound()) return s;
   }
   const TlogMeta before = meta;
@@ -93,20 +92,19 @@ Status Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts, T
   return s;
 }
 
-Status Tlog::Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* entries,
-                 TlogResult* result) {
-  entries->clear();
-  TlogMeta meta;
-  storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  if (!s.ok() || !found) return s;
+OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count) {
+  std::vector<TlogEntry> result;
+  std::vector<TlogEntry>* entries = &result;
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->has_value()) return result;
+  const TlogMeta meta = (*read)->meta;
   const uint64_t want = std::min(count, meta.size);
-  if (want == 0) return Status::OK();
+  if (want == 0) return result;
   const std::vector<TlogEntry>* head = heads_ != nullptr ? heads_->Find(db_, key, meta) : nullptr;
   if (head != nullptr && want <= head->size()) {
     entries->assign(head->begin(), head->begin() + static_cast<ptrdiff_t>(want));
-    return Status::OK();
+    return result;
   }
   // Without a cached head, the scan also reads the log's head, to cache it.
   const uint64_t head_size = heads_ != nullptr && head == nullptr
@@ -132,25 +130,19 @@ Status Tlog::Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* e
                                         entries->begin() + static_cast<ptrdiff_t>(head_size)));
   }
   if (entries->size() > want) entries->resize(want);
-  return Status::OK();
+  return result;
 }
 
-Status Tlog::Size(std::string_view key, uint64_t* size, TlogResult* result) {
-  TlogMeta meta;
-  storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  *size = found ? meta.size : 0;
-  return s;
+OpResult<uint64_t> Tlog::Size(std::string_view key) {
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  return read->has_value() ? (*read)->meta.size : 0;
 }
 
-Status Tlog::Cutoff(std::string_view key, uint64_t* cutoff, TlogResult* result) {
-  TlogMeta meta;
-  storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  *cutoff = found ? meta.cutoff : 0;
-  return s;
+OpResult<uint64_t> Tlog::Cutoff(std::string_view key) {
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  return read->has_value() ? (*read)->meta.cutoff : 0;
 }
 
 Status Tlog::CountBelow(std::string_view key, const TlogMeta& meta, uint64_t cutoff,
@@ -181,19 +173,21 @@ Status Tlog::RaiseCutoff(std::string_view key, uint64_t cutoff, TlogMeta* meta) 
   return Status::OK();
 }
 
-Status Tlog::TrimAt(std::string_view key, uint64_t ts, TlogResult* result) {
+OpResult<void> Tlog::TrimAt(std::string_view key, uint64_t ts) {
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
   TlogMeta meta;
   storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  if (!s.ok() || *result != TlogResult::kOk) return s;
-  if (!found) {
-    if (ts == 0) return Status::OK();  // cutoff 0 on a missing key: still no key
+  Status s;
+  if (!read->has_value()) {
+    if (ts == 0) return {};  // cutoff 0 on a missing key: still no key
     s = keyspace_.NewVersion(&meta.version);
     if (!s.ok()) return s;
     meta.cutoff = ts;
   } else {
-    if (ts <= meta.cutoff) return Status::OK();
+    meta = (*read)->meta;
+    row_meta = (*read)->row_meta;
+    if (ts <= meta.cutoff) return {};
     s = RaiseCutoff(key, ts, &meta);
     if (!s.ok()) return s;
   }
@@ -201,13 +195,14 @@ Status Tlog::TrimAt(std::string_view key, uint64_t ts, TlogResult* result) {
   return WriteMeta(key, meta, row_meta, &batch);
 }
 
-Status Tlog::Trim(std::string_view key, uint64_t count, TlogResult* result) {
-  if (count == 0) return Clear(key, result);
-  TlogMeta meta;
-  storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  if (!s.ok() || !found || meta.size < count) return s;
+OpResult<void> Tlog::Trim(std::string_view key, uint64_t count) {
+  if (count == 0) return Clear(key);
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->has_value() || (*read)->meta.size < count) return {};
+  TlogMeta meta = (*read)->meta;
+  const storage::RowMeta row_meta = (*read)->row_meta;
+  Status s;
   // The timestamp of entry count-1 (the count-th newest).
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
@@ -219,19 +214,20 @@ Status Tlog::Trim(std::string_view key, uint64_t count, TlogResult* result) {
     return Status::Corruption("bad TLOG sub-row key");
   }
   it.reset();
-  if (ts <= meta.cutoff) return Status::OK();
+  if (ts <= meta.cutoff) return {};
   s = RaiseCutoff(key, ts, &meta);
   if (!s.ok()) return s;
   storage::WriteBatch batch;
   return WriteMeta(key, meta, row_meta, &batch);
 }
 
-Status Tlog::Clear(std::string_view key, TlogResult* result) {
-  TlogMeta meta;
-  storage::RowMeta row_meta;
-  bool found;
-  Status s = ReadMeta(key, &meta, &row_meta, &found, result);
-  if (!s.ok() || !found || meta.size == 0) return s;
+OpResult<void> Tlog::Clear(std::string_view key) {
+  OpResult<std::optional<Found>> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->has_value() || (*read)->meta.size == 0) return {};
+  const TlogMeta meta = (*read)->meta;
+  const storage::RowMeta row_meta = (*read)->row_meta;
+  Status s;
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   uint64_t newest;
   {
@@ -248,19 +244,6 @@ Status Tlog::Clear(std::string_view key, TlogResult* result) {
   if (!s.ok()) return s;
   storage::WriteBatch batch;
   return WriteMeta(key, cleared, row_meta, &batch);
-}
-
-bool ParseLogicalTimestamp(std::string_view text, uint64_t* value) {
-  if (text.empty()) return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (v > (kMaxTs - digit) / 10) return false;  // v * 10 + digit would overflow
-    v = v * 10 + digit;
-  }
-  *value = v;
-  return true;
 }
 
 void RegisterTlogCompactionHook(TypesCompactionFilter& filter) {

@@ -22,54 +22,59 @@
 //
 // With a TlogHeadCache, Get fills and uses it and Insert keeps it current; other writes change
 // the metadata, which retires the cached head (its stamp no longer matches).
+// Every operation returns kWrongType when the key holds another type (nothing is written), and
+// kEngineError when the engine failed.
 // Thread-safety: like Keyspace — used from the server's command thread only.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "storage/status.h"
 #include "types/keyspace.h"
+#include "types/op_result.h"
 #include "types/tlog_codec.h"
 #include "types/tlog_head_cache.h"
 #include "types/tlog_state.h"
 
 namespace ebb::types {
 
-// What an operation found. kWrongType: the key holds another type; nothing was written.
-enum class TlogResult { kOk, kWrongType };
-
 class Tlog {
  public:
-  // REQUIRES: 0 <= db < kMaxDatabases. `heads` (optional) outlives the Tlog.
-  Tlog(Keyspace& keyspace, int db, TlogHeadCache* heads = nullptr)
+  // A log handle over the keyspace's TLOG head cache (Keyspace::tlog_heads()).
+  // REQUIRES: 0 <= db < kMaxDatabases.
+  Tlog(Keyspace& keyspace, int db) : Tlog(keyspace, db, &keyspace.tlog_heads()) {}
+  // A log handle over `heads` (nullptr: none). REQUIRES: `heads` outlives the Tlog.
+  Tlog(Keyspace& keyspace, int db, TlogHeadCache* heads)
       : keyspace_(keyspace), db_(db), heads_(heads) {}
 
   // TLOG INS: adds (value, ts) unless ts < cutoff or the entry is already present.
-  storage::Status Insert(std::string_view key, std::string_view value, uint64_t ts,
-                         TlogResult* result);
+  OpResult<void> Insert(std::string_view key, std::string_view value, uint64_t ts);
   // TLOG GET: the newest min(count, size) entries, newest first (empty for a missing key).
-  storage::Status Get(std::string_view key, uint64_t count, std::vector<TlogEntry>* entries,
-                      TlogResult* result);
+  OpResult<std::vector<TlogEntry>> Get(std::string_view key, uint64_t count);
   // TLOG SIZE / CUTOFF: 0 for a missing key.
-  storage::Status Size(std::string_view key, uint64_t* size, TlogResult* result);
-  storage::Status Cutoff(std::string_view key, uint64_t* cutoff, TlogResult* result);
+  OpResult<uint64_t> Size(std::string_view key);
+  OpResult<uint64_t> Cutoff(std::string_view key);
   // TLOG TRIMAT: cutoff = max(cutoff, ts). On a missing key with ts > 0 this creates an empty
   // log with that cutoff (the cutoff is state: it refuses older inserts later).
-  storage::Status TrimAt(std::string_view key, uint64_t ts, TlogResult* result);
+  OpResult<void> TrimAt(std::string_view key, uint64_t ts);
   // TLOG TRIM: count 0 -> Clear; fewer than count entries -> no change; else TrimAt(ts of
   // entry count-1).
-  storage::Status Trim(std::string_view key, uint64_t count, TlogResult* result);
+  OpResult<void> Trim(std::string_view key, uint64_t count);
   // TLOG CLR: empty log (or missing key) -> no change; else cutoff = max(cutoff, newest ts + 1,
   // saturating at 2^64-1) and the log is emptied (TlogState::Clear).
-  storage::Status Clear(std::string_view key, TlogResult* result);
+  OpResult<void> Clear(std::string_view key);
 
  private:
-  // Reads the key's TLOG metadata. *found = false when the key is absent; kWrongType when it
-  // holds another type. `row_meta` receives the engine row meta (expiry, timestamp).
-  storage::Status ReadMeta(std::string_view key, TlogMeta* meta, storage::RowMeta* row_meta,
-                           bool* found, TlogResult* result);
+  // The key's TLOG metadata and its engine row meta (expiry, timestamp); nullopt when the key
+  // is absent. kWrongType when it holds another type.
+  struct Found {
+    TlogMeta meta;
+    storage::RowMeta row_meta;
+  };
+  OpResult<std::optional<Found>> ReadMeta(std::string_view key);
   // Writes the metadata row (and the batch's other rows) atomically, keeping the expiry.
   storage::Status WriteMeta(std::string_view key, const TlogMeta& meta,
                             const storage::RowMeta& previous, storage::WriteBatch* batch);
@@ -85,11 +90,6 @@ class Tlog {
   int db_;
   TlogHeadCache* heads_;
 };
-
-// Parses a TLOG/TREG logical timestamp or count: one or more decimal digits and nothing else
-// (no sign, spaces or '+'), within 0..2^64-1. Leading zeros are allowed — COMMANDS.md asks only
-// for digits, and redis-benchmark's __rand_int__ sends zero-padded numbers. False otherwise.
-bool ParseLogicalTimestamp(std::string_view text, uint64_t* value);
 
 // Installs TLOG's sub-row hook in the types' compaction filter: entries below their log's cutoff
 // are dropped. Keyspace::Open calls it.

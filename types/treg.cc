@@ -24,48 +24,36 @@ bool DecodeTregPayload(std::string_view payload, std::string* value, uint64_t* t
   return true;
 }
 
-Status Treg::Get(std::string_view key, TregState* state, TregResult* result) {
-  *state = TregState();
-  *result = TregResult::kAbsent;
+OpResult<TregState> Treg::Get(std::string_view key) {
   KeyMetaRow row;
   Status s = keyspace_.GetMeta(db_, key, &row);
-  if (s.IsNotFound()) return Status::OK();
+  if (s.IsNotFound()) return OpStatus::kNotFound;
   if (!s.ok()) return s;
-  if (row.type != KeyType::kTreg) {
-    *result = TregResult::kWrongType;
-    return Status::OK();
-  }
+  if (row.type != KeyType::kTreg) return OpStatus::kWrongType;
   std::string value;
   uint64_t ts;
   if (!DecodeTregPayload(row.payload, &value, &ts)) {
     return Status::Corruption("bad TREG metadata payload");
   }
-  *state = TregState(value, ts);
-  *result = TregResult::kOk;
-  return Status::OK();
+  return TregState(value, ts);
 }
 
-Status Treg::Set(std::string_view key, std::string_view value, uint64_t ts, TregResult* result) {
+OpResult<void> Treg::Set(std::string_view key, std::string_view value, uint64_t ts) {
   KeyMetaRow row;
   Status s = keyspace_.GetMeta(db_, key, &row);
   storage::RowMeta previous;
   if (s.ok()) {
-    if (row.type != KeyType::kTreg) {
-      *result = TregResult::kWrongType;
-      return Status::OK();
-    }
+    if (row.type != KeyType::kTreg) return OpStatus::kWrongType;
     std::string current;
     uint64_t current_ts;
     if (!DecodeTregPayload(row.payload, &current, &current_ts)) {
       return Status::Corruption("bad TREG metadata payload");
     }
-    *result = TregResult::kOk;
-    if (!TregWins(value, ts, current, current_ts)) return Status::OK();  // ignored
+    if (!TregWins(value, ts, current, current_ts)) return {};  // ignored
     previous = row.meta;
   } else if (!s.IsNotFound()) {
     return s;
   }
-  *result = TregResult::kOk;
   storage::WriteOptions options = keyspace_.WriteOptions();
   options.timestamp_ms = std::max(keyspace_.NowMs(), previous.timestamp_or_zero());
   options.expire_at_ms = previous.expire_at_ms;

@@ -14,13 +14,10 @@
 
 #include "storage/status.h"
 #include "types/keyspace.h"
+#include "types/op_result.h"
 #include "types/treg_state.h"
 
 namespace ebb::types {
-
-// What an operation found. kAbsent: no such key (GET); kWrongType: the key holds another type
-// and nothing was written.
-enum class TregResult { kOk, kAbsent, kWrongType };
 
 // The metadata payload of a TREG (without the type byte). on-disk: never change.
 std::string EncodeTregPayload(std::string_view value, uint64_t ts);
@@ -33,11 +30,10 @@ class Treg {
   Treg(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
 
   // TREG SET: takes effect when the key is absent, ts > current ts, or ts == current ts and
-  // value > current value (bytewise unsigned); otherwise ignored. *result kOk or kWrongType.
-  storage::Status Set(std::string_view key, std::string_view value, uint64_t ts,
-                      TregResult* result);
-  // TREG GET: *result kOk (state present), kAbsent or kWrongType.
-  storage::Status Get(std::string_view key, TregState* state, TregResult* result);
+  // value > current value (bytewise unsigned); otherwise ignored. kWrongType.
+  OpResult<void> Set(std::string_view key, std::string_view value, uint64_t ts);
+  // TREG GET: the register's state. kNotFound, kWrongType.
+  OpResult<TregState> Get(std::string_view key);
 
  private:
   Keyspace& keyspace_;

@@ -1,6 +1,21 @@
 #include "types/ttl_policy.h"
 
+#include "common/glob.h"
+
 namespace ebb::types {
+
+TtlPolicy::TtlPolicy(int64_t default_ttl_ms, std::vector<TtlRule> rules, Matcher match)
+    : default_ttl_ms_(default_ttl_ms), rules_(std::move(rules)), match_(std::move(match)) {
+  if (!match_) {
+    match_ = [](std::string_view pattern, std::string_view key) { return GlobMatch(pattern, key); };
+  }
+}
+
+std::optional<int64_t> TtlPolicy::ExpireAt(std::string_view key, int64_t ts_ms) const {
+  std::optional<int64_t> expire_at;
+  if (!ResolveExpireAt(key, ts_ms, ExpiryOption::Policy(), &expire_at)) return std::nullopt;
+  return expire_at;
+}
 
 int64_t TtlPolicy::TtlFor(std::string_view key) const {
   for (const TtlRule& rule : rules_) {

@@ -7,8 +7,8 @@
 // can exempt keys from a default-ttl. A ttl of 0 expires the row at its own timestamp.
 //
 // The policy only records expiry; whether anything expires (`expiration off`) is the engine's
-// read side (storage::DB::SetExpirationEnabled). types/ must not include server/, so the rules
-// arrive as plain values and the glob matcher as a function (the server passes GlobMatch).
+// read side (storage::DB::SetExpirationEnabled). Rules match keys with Redis's glob
+// (common/glob.h) unless a test gives another matcher.
 // Thread-safety: a TtlPolicy is a value; const methods may run concurrently.
 #pragma once
 
@@ -24,6 +24,7 @@ namespace ebb::types {
 struct TtlRule {
   std::string pattern;  // a Redis glob over user keys
   int64_t ttl_ms = -1;  // < 0: never expires
+  bool operator==(const TtlRule&) const = default;
 };
 
 // The expiry a write asked for itself.
@@ -49,9 +50,8 @@ class TtlPolicy {
 
   // An empty policy: no rules, nothing expires by default.
   TtlPolicy() = default;
-  // REQUIRES: `match` is callable when rules is not empty.
-  TtlPolicy(int64_t default_ttl_ms, std::vector<TtlRule> rules, Matcher match)
-      : default_ttl_ms_(default_ttl_ms), rules_(std::move(rules)), match_(std::move(match)) {}
+  // `match` decides whether a rule's pattern matches a key (default: GlobMatch).
+  TtlPolicy(int64_t default_ttl_ms, std::vector<TtlRule> rules, Matcher match = nullptr);
 
   // The ttl (ms) the policy gives `key`: the first matching rule's, else default-ttl.
   // Negative: never expires.
@@ -62,6 +62,10 @@ class TtlPolicy {
   // overflows a signed 64-bit millisecond count.
   bool ResolveExpireAt(std::string_view key, int64_t ts_ms, const ExpiryOption& option,
                        std::optional<int64_t>* expire_at) const;
+
+  // The expiry the policy gives a write of `key` at `ts_ms` without its own option: a rule's or
+  // the default's; nullopt when that is unlimited or so large that ts + ttl overflows.
+  std::optional<int64_t> ExpireAt(std::string_view key, int64_t ts_ms) const;
 
  private:
   int64_t default_ttl_ms_ = -1;

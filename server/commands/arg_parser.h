@@ -1,20 +1,30 @@
-// ArgParser: walks a command's arguments once, latching the first error (Dragonfly style), plus
-// Redis's strict integer parsing.
+// ArgParser: the one way a command reads its arguments (the Parse step of every handler).
 //
-//   ArgParser p(ctx.args, 2);             // start after "SET key"
-//   while (p.HasMore()) {
-//     if (p.Token("NX")) nx = true;
-//     else if (p.Token("EX")) ex = p.Int64();
-//     else p.SyntaxError();
+// It walks the arguments once, from the first one after the command (or subcommand) name, and
+// latches the first error in Redis's words (Dragonfly's CmdArgParser): after a failure every
+// accessor returns a neutral value (0, "", -1) and HasMore() is false, so option loops end by
+// themselves and Parse returns whatever it has; the handler then replies the error.
+//
+//   SetOptions o;
+//   o.key = args.Next();
+//   o.value = args.Next();
+//   OptionGroup condition, expiry;                    // [NX | XX], [EX s | PX ms | KEEPTTL]
+//   while (args.HasMore()) {
+//     if (int i = args.Choice({"NX", "XX"}, &condition); i >= 0) o.condition = i;
+//     else if (args.Token("GET")) o.get = true;
+//     else if (int e = args.Choice({"EX", "PX", "KEEPTTL"}, &expiry); e >= 0) ...
+//     else args.SyntaxError();
 //   }
-//   if (p.Failed()) return p.ReplyError(ctx.reply);
 //
-// Invariants: after the first failure every accessor returns a neutral value (0, "") and
-// HasMore() is false, so loops end; error() keeps the first error's text.
+// Keywords match case-insensitively. An option group is Redis's [A | B]: giving A twice is
+// allowed (the last value wins, as SET EX 1 EX 2), giving A and B is a syntax error.
+// Numbers follow Redis: integers are string2ll ("ERR value is not an integer or out of range"),
+// TLOG/TREG timestamps and counts are digits (common/strings.h).
 // Thread-safety: none; a parser lives on one handler's stack.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,15 +35,10 @@ class ReplyWriter;
 
 namespace ebb::server {
 
-// Redis's string2ll: an optional '-', then decimal digits with no leading zero ("0" alone is
-// fine; "-0", "+1", " 1", "01", "" are not), within int64. Returns false otherwise.
-bool ParseInt64(std::string_view text, int64_t* value);
-// Decimal digits only (no sign, no leading zero unless "0"), within uint64.
-bool ParseUint64(std::string_view text, uint64_t* value);
-// Redis's strtold-based float parsing for commands like INCRBYFLOAT: no spaces, no nan.
-bool ParseDouble(std::string_view text, double* value);
-// ASCII case-insensitive equality.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// The options of one [A | B | ...] group: which one was given, if any.
+struct OptionGroup {
+  int chosen = -1;
+};
 
 class ArgParser {
  public:
@@ -42,28 +47,41 @@ class ArgParser {
 
   // True when arguments remain and no error has been latched.
   bool HasMore() const { return !failed_ && pos_ < args_.size(); }
-  // If the next argument equals `token` (case-insensitive), consumes it and returns true.
+  // Arguments not yet consumed (0 after a failure).
+  size_t remaining() const { return failed_ ? 0 : args_.size() - pos_; }
+  // Index of the next unconsumed argument.
+  size_t position() const { return pos_; }
+
+  // If the next argument equals `token`, consumes it and returns true.
   bool Token(std::string_view token);
-  // Consumes and returns the next argument; none left -> latches kSyntaxError, returns "".
+  // If the next argument equals one of `tokens`, consumes it and returns its index; else -1.
+  // With `group`: a second, different choice from the same group latches a syntax error.
+  int Choice(std::initializer_list<std::string_view> tokens, OptionGroup* group = nullptr);
+
+  // The next argument, not consumed. REQUIRES: HasMore().
+  std::string_view Peek() const { return args_[pos_]; }
+  // Consumes and returns the next argument; none left latches a syntax error and returns "".
   std::string_view Next();
-  // Consume the next argument as an integer; missing -> syntax error, malformed -> kNotInteger.
-  int64_t Int64();
-  uint64_t Uint64();
+  // Consumes the next argument as a number: none left -> syntax error; malformed ->
+  // "ERR value is not an integer or out of range" (or `error` when given).
+  int64_t Int64(std::string_view error = {});
+  uint64_t Uint64(std::string_view error = {});
+  // One or more digits, leading zeros allowed (TLOG/TREG timestamps and counts).
+  uint64_t Digits(std::string_view error = {});
   // Like Int64 but also requires lo <= value <= hi; else latches `out_of_range_error`.
   int64_t Int64InRange(int64_t lo, int64_t hi, std::string_view out_of_range_error);
 
-  // Latches an error (only the first one is kept).
+  // Latch an error (only the first one is kept).
   void SyntaxError();
   void Fail(std::string_view error);
 
-  bool Failed() const { return failed_; }
+  // Ends parsing: arguments left unread latch a syntax error. True when nothing failed.
+  bool Finish();
+  bool failed() const { return failed_; }
+  // The latched error's text ("ERR syntax error"). REQUIRES: failed().
   const std::string& error() const { return error_; }
-  // Replies with the latched error. REQUIRES: Failed().
+  // Replies with the latched error. REQUIRES: failed().
   void ReplyError(protocol::ReplyWriter& reply) const;
-
-  // Index of the next unconsumed argument.
-  size_t position() const { return pos_; }
-  size_t remaining() const { return failed_ ? 0 : args_.size() - pos_; }
 
  private:
   std::span<const std::string_view> args_;

@@ -1,28 +1,26 @@
-// The registration functions of every command area. Each area's file
-// (server/commands/<area>.cc) defines one and adds its rows to the table at the bottom of the
-// file; RegisterAllCommands (register_all.cc) calls them all.
+// The command areas. Each file server/commands/cmd_<area>.cc ends with the function that returns
+// its rows; RegisterAllCommands (register.cc) adds them all to the table.
 #pragma once
+
+#include <vector>
+
+#include "server/command.h"
 
 namespace ebb::server {
 
-class CommandTable;
-
-// server/ core (H4).
-void RegisterConnectionCommands(CommandTable& table);   // PING ECHO HELLO AUTH SELECT QUIT RESET
-void RegisterServerCommands(CommandTable& table);       // TIME SHUTDOWN
-void RegisterClientCommands(CommandTable& table);       // CLIENT ...
-void RegisterConfigCommands(CommandTable& table);       // CONFIG ...
-void RegisterInfoCommands(CommandTable& table);         // INFO
-void RegisterCommandDocsCommands(CommandTable& table);  // COMMAND ...
-void RegisterDebugCommands(CommandTable& table);        // DEBUG ...
-
-// Types (H5, H6, H7).
-void RegisterStringCommands(CommandTable& table);  // strings.cc
-void RegisterKvCommands(CommandTable& table);      // kv.cc: PUT GETMETA DELETE
-void RegisterKeyCommands(CommandTable& table);     // keys.cc: DEL EXISTS TYPE KEYS SCAN ...
-void RegisterExpireCommands(CommandTable& table);  // expire.cc: EXPIRE TTL PERSIST ...
-void RegisterTlogCommands(CommandTable& table);    // tlog.cc
-void RegisterTregCommands(CommandTable& table);    // treg.cc
+std::vector<CommandSpec> ConnectionCommands();  // PING ECHO HELLO AUTH SELECT QUIT RESET
+std::vector<CommandSpec> ServerCommands();      // TIME SHUTDOWN
+std::vector<CommandSpec> ClientCommands();      // CLIENT ...
+std::vector<CommandSpec> ConfigCommands();      // CONFIG ...
+std::vector<CommandSpec> InfoCommands();        // INFO
+std::vector<CommandSpec> CommandCommands();     // COMMAND ...
+std::vector<CommandSpec> DebugCommands();       // DEBUG ...
+std::vector<CommandSpec> StringCommands();      // SET GETEX MSET INCR ... (cmd_string.cc)
+std::vector<CommandSpec> KvCommands();          // PUT GET GETMETA DELETE (cmd_kv.cc)
+std::vector<CommandSpec> KeyCommands();         // DEL EXISTS TYPE KEYS SCAN ... (cmd_keys.cc)
+std::vector<CommandSpec> ExpireCommands();      // EXPIRE TTL PERSIST ... (cmd_expire.cc)
+std::vector<CommandSpec> TlogCommands();        // TLOG ...
+std::vector<CommandSpec> TregCommands();        // TREG ...
 
 // Every command ebb serves.
 void RegisterAllCommands(CommandTable& table);

@@ -7,20 +7,15 @@
 #include <set>
 #include <sstream>
 
+#include "common/glob.h"
+#include "common/strings.h"
 #include "protocol/split_args.h"
 #include "server/config/config_option.h"
+#include "server/errors.h"
 
 namespace ebb::server {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 bool CountFits(const ConfigRegistry::Option& opt, size_t n) {
   return n >= static_cast<size_t>(opt.min_values) &&
@@ -88,7 +83,7 @@ ConfigRegistry::ConfigRegistry() : options_(BuildOptionTable()) {}
 ConfigRegistry::~ConfigRegistry() = default;
 
 const ConfigRegistry::Option* ConfigRegistry::Find(std::string_view name) const {
-  const std::string lower = Lower(name);
+  const std::string lower = AsciiLower(name);
   for (const Option& opt : options_) {
     if (opt.name == lower) return &opt;
   }
@@ -154,20 +149,17 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
 bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::string* error) {
   const Option* opt = Find(name);
   if (opt == nullptr) {
-    *error =
-        "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) + "'";
+    *error = ConfigUnknownOptionError(name);
     return false;
   }
-  const std::string failed =
-      "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) + "') - ";
   if (!opt->mutable_at_runtime) {
-    *error = failed + "can't set immutable config";
+    *error = ConfigSetFailedError(name, "can't set immutable config");
     return false;
   }
   std::vector<std::string> values;
   if (opt->split_set_value) {
     if (!protocol::SplitArgs(value, &values)) {
-      *error = failed + "unbalanced quotes";
+      *error = ConfigSetFailedError(name, "unbalanced quotes");
       return false;
     }
   } else {
@@ -175,7 +167,7 @@ bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::str
   }
   std::string reason;
   if (!Apply(*opt, values, /*append=*/false, &reason)) {
-    *error = failed + reason;
+    *error = ConfigSetFailedError(name, reason);
     return false;
   }
   for (const auto& hook : hooks_) hook(opt->name, config_);

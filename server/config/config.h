@@ -24,16 +24,13 @@
 #include <utility>
 #include <vector>
 
-#include "server/config/glob.h"
-#include "server/config/units.h"
+#include "types/ttl_policy.h"
+
 
 namespace ebb::server {
 
-struct TtlRule {
-  std::string pattern;  // a GlobMatch pattern over the key
-  int64_t ttl_ms = -1;  // -1: unlimited
-  bool operator==(const TtlRule&) const = default;
-};
+// ttl-rule <glob> <duration>: the types' own rule (types/ttl_policy.h).
+using TtlRule = types::TtlRule;
 
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
+#include "common/units.h"
 #include "server/config/config_option.h"
 
 namespace ebb::server {
@@ -14,38 +16,6 @@ namespace {
 using Option = ConfigRegistry::Option;
 using Values = std::vector<std::string>;
 using Lines = std::vector<std::vector<std::string>>;
-
-// Redis's string2ll: optional '-', digits, no leading zeros, no '+', no overflow.
-bool ParseInt64(std::string_view s, int64_t* out) {
-  if (s.empty()) return false;
-  if (s == "0") {
-    *out = 0;
-    return true;
-  }
-  size_t i = 0;
-  const bool negative = s[0] == '-';
-  if (negative && s.size() == 1) return false;
-  if (negative) i = 1;
-  if (s[i] < '1' || s[i] > '9') return false;
-  uint64_t v = 0;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX};
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    const uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > (limit - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  *out = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-  return true;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // A row whose value is one text, with get == the single line's single value.
 Option Single(std::string name, std::string doc, bool mut,
@@ -90,7 +60,7 @@ Option Bool(std::string name, std::string doc, bool mut, bool Config::*member,
   return Single(
       std::move(name), std::move(doc), mut,
       [member](Config* c, const std::string& text, std::string* reason) {
-        const std::string v = Lower(text);
+        const std::string v = AsciiLower(text);
         if (v == "yes" || v == "on") {
           c->*member = true;
         } else if (v == "no" || v == "off") {
@@ -123,7 +93,7 @@ Option Enum(std::string name, std::string doc, bool mut, std::string Config::*me
   return Single(
       std::move(name), std::move(doc), mut,
       [member, choices](Config* c, const std::string& text, std::string* reason) {
-        const std::string v = Lower(text);
+        const std::string v = AsciiLower(text);
         for (const std::string& choice : choices) {
           if (v == choice) {
             c->*member = v;
@@ -252,7 +222,7 @@ Option OutputBufferLimit() {
     }
     ebb::server::ClientOutputBufferLimit limit = c->client_output_buffer_limit_normal;
     for (size_t i = 0; i < v.size(); i += 4) {
-      if (Lower(v[i]) != "normal") {
+      if (AsciiLower(v[i]) != "normal") {
         *reason = "Invalid client class specified in buffer limit configuration.";
         return false;
       }
@@ -285,7 +255,7 @@ Option DebugCommand() {
   return Single(
       "enable-debug-command", "allow DEBUG: no, yes, or local (only from loopback clients)", false,
       [](Config* c, const std::string& text, std::string* reason) {
-        const std::string v = Lower(text);
+        const std::string v = AsciiLower(text);
         if (v == "no") {
           c->enable_debug_command = DebugCommandPolicy::kNo;
         } else if (v == "yes") {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/errors.h"
 #include "server/net/server.h"
@@ -16,12 +17,6 @@
 
 namespace ebb::server {
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string EndpointText(const boost::asio::ip::tcp::endpoint& ep) {
   if (ep.address().is_v6()) {

@@ -9,6 +9,7 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 
+#include "common/wall_clock.h"
 #include "server/errors.h"
 #include "server/net/connection.h"
 #include "server/server_context.h"
@@ -22,12 +23,6 @@ using boost::asio::ip::tcp;
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
 constexpr auto kDrainPoll = std::chrono::milliseconds(10);
 constexpr int kDrainRounds = 300;  // up to 3 s for in-flight replies at shutdown
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,54 +10,6 @@
 
 namespace ebb::server {
 namespace {
-
-TEST(ParseInt64Test, AcceptsWhatRedisString2llAccepts) {
-  int64_t v = 1;
-  EXPECT_TRUE(ParseInt64("0", &v));
-  EXPECT_EQ(v, 0);
-  EXPECT_TRUE(ParseInt64("42", &v));
-  EXPECT_EQ(v, 42);
-  EXPECT_TRUE(ParseInt64("-17", &v));
-  EXPECT_EQ(v, -17);
-  EXPECT_TRUE(ParseInt64("9223372036854775807", &v));
-  EXPECT_EQ(v, std::numeric_limits<int64_t>::max());
-  EXPECT_TRUE(ParseInt64("-9223372036854775808", &v));
-  EXPECT_EQ(v, std::numeric_limits<int64_t>::min());
-}
-
-TEST(ParseInt64Test, RejectsEverythingElse) {
-  int64_t v = 7;
-  for (const char* bad :
-       {"", "-", "-0", "+1", " 1", "1 ", "01", "00", "1_000", "0x10", "1.5", "9223372036854775808",
-        "-9223372036854775809", "abc", "1e3", "99999999999999999999999"}) {
-    EXPECT_FALSE(ParseInt64(bad, &v)) << bad;
-  }
-  EXPECT_EQ(v, 7);  // untouched on failure
-}
-
-TEST(ParseUint64Test, FullUnsignedRange) {
-  uint64_t v = 0;
-  EXPECT_TRUE(ParseUint64("18446744073709551615", &v));
-  EXPECT_EQ(v, std::numeric_limits<uint64_t>::max());
-  EXPECT_FALSE(ParseUint64("18446744073709551616", &v));
-  EXPECT_FALSE(ParseUint64("-1", &v));
-  EXPECT_FALSE(ParseUint64("+1", &v));
-  EXPECT_FALSE(ParseUint64("007", &v));
-  EXPECT_TRUE(ParseUint64("0", &v));
-  EXPECT_EQ(v, 0u);
-}
-
-TEST(ParseDoubleTest, AcceptsNumbersRejectsJunk) {
-  double d = 0;
-  EXPECT_TRUE(ParseDouble("1.5", &d));
-  EXPECT_DOUBLE_EQ(d, 1.5);
-  EXPECT_TRUE(ParseDouble("-3e2", &d));
-  EXPECT_DOUBLE_EQ(d, -300);
-  EXPECT_FALSE(ParseDouble("", &d));
-  EXPECT_FALSE(ParseDouble(" 1", &d));
-  EXPECT_FALSE(ParseDouble("1x", &d));
-  EXPECT_FALSE(ParseDouble("nan", &d));
-}
 
 std::vector<std::string_view> Args(const std::vector<std::string>& storage) {
   return std::vector<std::string_view>(storage.begin(), storage.end());
@@ -79,7 +30,7 @@ TEST(ArgParserTest, ParsesTokensAndValues) {
       p.SyntaxError();
     }
   }
-  EXPECT_FALSE(p.Failed());
+  EXPECT_FALSE(p.failed());
   EXPECT_TRUE(nx);
   EXPECT_EQ(ex, 10);
 }
@@ -96,7 +47,7 @@ TEST(ArgParserTest, LatchesTheFirstError) {
       p.SyntaxError();
     }
   }
-  EXPECT_TRUE(p.Failed());
+  EXPECT_TRUE(p.failed());
   EXPECT_EQ(p.error(), kNotInteger);
   std::string out;
   protocol::ReplyWriter w(&out);
@@ -110,7 +61,7 @@ TEST(ArgParserTest, MissingValueIsSyntaxError) {
   ArgParser p(args, 3);
   EXPECT_TRUE(p.Token("ex"));
   EXPECT_EQ(p.Int64(), 0);
-  EXPECT_TRUE(p.Failed());
+  EXPECT_TRUE(p.failed());
   EXPECT_EQ(p.error(), kSyntaxError);
   EXPECT_FALSE(p.HasMore());
 }
@@ -121,6 +72,62 @@ TEST(ArgParserTest, RangeCheck) {
   ArgParser p(args, 1);
   p.Int64InRange(0, 100, kMustBePositive);
   EXPECT_EQ(p.error(), kMustBePositive);
+}
+
+// Redis's [A | B]: the same option again is allowed, another of the group is a syntax error.
+TEST(ArgParserTest, OptionGroupsAllowRepeatsAndRefuseCombinations) {
+  std::vector<std::string> s = {"SET", "k", "v", "ex", "1", "EX", "2", "NX", "nx"};
+  auto args = Args(s);
+  ArgParser p(args, 3);
+  OptionGroup expiry, condition;
+  int64_t ex = 0;
+  while (p.HasMore()) {
+    if (p.Choice({"EX", "PX"}, &expiry) >= 0) {
+      ex = p.Int64();
+    } else if (p.Choice({"NX", "XX"}, &condition) < 0) {
+      p.SyntaxError();
+    }
+  }
+  EXPECT_TRUE(p.Finish());
+  EXPECT_EQ(ex, 2);
+  EXPECT_EQ(expiry.chosen, 0);
+  EXPECT_EQ(condition.chosen, 0);
+
+  s = {"SET", "k", "v", "EX", "1", "PX", "2"};
+  args = Args(s);
+  ArgParser q(args, 3);
+  OptionGroup group;
+  while (q.HasMore()) {
+    if (q.Choice({"EX", "PX"}, &group) >= 0) {
+      q.Int64();
+    } else {
+      q.SyntaxError();
+    }
+  }
+  EXPECT_FALSE(q.Finish());
+  EXPECT_EQ(q.error(), kSyntaxError);
+  EXPECT_EQ(q.position(), 6u);  // stopped at PX's value
+}
+
+TEST(ArgParserTest, FinishRefusesArgumentsLeftUnread) {
+  std::vector<std::string> s = {"GET", "k", "extra"};
+  auto args = Args(s);
+  ArgParser p(args, 1);
+  EXPECT_EQ(p.Next(), "k");
+  EXPECT_FALSE(p.Finish());
+  EXPECT_EQ(p.error(), kSyntaxError);
+}
+
+TEST(ArgParserTest, DigitsTakeLeadingZerosAndCustomErrors) {
+  std::vector<std::string> s = {"TLOG", "007", "-1", "x"};
+  auto args = Args(s);
+  ArgParser p(args, 1);
+  EXPECT_EQ(p.Digits(), 7u);
+  EXPECT_EQ(p.Digits(), 0u);
+  EXPECT_EQ(p.error(), kNotInteger);
+  ArgParser q(args, 3);
+  q.Int64(kInvalidCursor);
+  EXPECT_EQ(q.error(), kInvalidCursor);
 }
 
 }  // namespace

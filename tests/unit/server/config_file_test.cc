@@ -109,9 +109,7 @@ TEST(ConfigFileTest, RepeatedLines) {
 
 // conf/ebb.conf must list every option with its default, so it cannot drift from the table.
 TEST(ConfigFileTest, ShippedConfListsEveryOptionWithItsDefault) {
-  std::string root = __FILE__;
-  root = root.substr(0, root.rfind("tests/unit/server/"));
-  const std::string path = root + "conf/ebb.conf";
+  const std::string path = std::string(EBB_SOURCE_DIR) + "/conf/ebb.conf";
   const std::string text = ReadFile(path);
   ASSERT_FALSE(text.empty()) << path;
 

@@ -8,7 +8,6 @@
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
-#include "server/commands/command_rows.h"
 #include "server/config/config.h"
 #include "server/server_context.h"
 #include "storage/clock.h"
@@ -26,14 +25,15 @@ class DispatcherTest : public ::testing::Test {
       : ctx_(&registry_, &table_, &clock_),
         dispatcher_(&ctx_),
         client_(1, "127.0.0.1:5000", "127.0.0.1:6379", 5, 0) {
-    table_.Add(Row("one", 2, kCmdFast, "test", "", Echo1));
-    table_.Add(Row("atleast", -2, 0, "test", "", Ok));
-    table_.Add(Row("open", 1, kCmdNoAuth, "test", "", Ok));
-    table_.Add(Row("dbg", -1, kCmdDebug, "test", "", Ok));
-    table_.Add(Row("wr", 1, kCmdWrite, "test", "", Ok));
-    CommandSpec box = Row("box", -2, 0, "test", "", nullptr);
-    box.subcommands = {Row("ins", 4, 0, "test", "", Sub), Row("get", -3, 0, "test", "", Sub)};
-    table_.Add(box);
+    table_.Add({.name = "one", .arity = 2, .flags = kCmdFast, .handler = Echo1});
+    table_.Add({.name = "atleast", .arity = -2, .handler = Ok});
+    table_.Add({.name = "open", .arity = 1, .flags = kCmdNoAuth, .handler = Ok});
+    table_.Add({.name = "dbg", .arity = -1, .flags = kCmdDebug, .handler = Ok});
+    table_.Add({.name = "wr", .arity = 1, .flags = kCmdWrite, .handler = Ok});
+    table_.Add({.name = "box",
+                .arity = -2,
+                .subcommands = {{.name = "ins", .arity = 4, .handler = Sub},
+                                {.name = "get", .arity = -3, .handler = Sub}}});
   }
 
   std::string Run(std::vector<std::string> args, Dispatcher::Result* result = nullptr) {

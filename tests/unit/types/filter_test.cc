@@ -79,9 +79,9 @@ TEST_F(FilterTest, DropsSubRowsWhoseKeyIsGoneExpiredOrAnotherIncarnation) {
   EXPECT_EQ(Decide(SubRowKey(0, "nokey", 1, "e")), Decision::kDrop);
   // Deleted.
   PutCollection(0, "deleted", 3);
-  bool deleted = false;
-  ASSERT_TRUE(ks_->Delete(0, "deleted", &deleted).ok());
-  ASSERT_TRUE(deleted);
+  OpResult<bool> deleted = ks_->Delete(0, "deleted");
+  ASSERT_TRUE(deleted.ok());
+  ASSERT_TRUE(*deleted);
   EXPECT_EQ(Decide(SubRowKey(0, "deleted", 3, "e")), Decision::kDrop);
   // Expired.
   PutCollection(0, "expiring", 4, kStart + 10);
@@ -157,9 +157,8 @@ TEST_F(FilterTest, CompactionRemovesOrphanedSubRowsAndKeepsLiveOnes) {
   create("again", 2);
   uint64_t again = create("again", 1);  // a new incarnation orphans the first one's rows
   create("expiring", 2);
-  bool applied = false;
-  ASSERT_TRUE(ks_->Delete(0, "dead", &applied).ok());
-  ASSERT_TRUE(ks_->Expire(0, "expiring", kStart + 5, 0, &applied).ok());
+  ASSERT_TRUE(ks_->Delete(0, "dead").ok());
+  ASSERT_TRUE(ks_->Expire(0, "expiring", kStart + 5, 0).ok());
   clock_->Advance(5);
 
   ASSERT_TRUE(ks_->db().CompactAll().ok());

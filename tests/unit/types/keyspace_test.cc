@@ -19,6 +19,14 @@ namespace {
 
 constexpr int64_t kStart = 1'700'000'000'000;
 
+// The value of a result that must have succeeded.
+template <typename T>
+T Value(OpResult<T> result) {
+  EXPECT_TRUE(result.ok()) << static_cast<int>(result.status());
+  if (!result.ok()) return T();
+  return std::move(*result);
+}
+
 class KeyspaceTest : public ::testing::Test {
  protected:
   KeyspaceTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
@@ -53,24 +61,16 @@ class KeyspaceTest : public ::testing::Test {
   }
 
   bool Exists(int db, std::string_view key) {
-    bool exists = false;
-    EXPECT_TRUE(ks_->Exists(db, key, &exists).ok());
-    return exists;
+    return Value(ks_->Exists(db, key));
   }
   std::optional<KeyType> Type(int db, std::string_view key) {
-    std::optional<KeyType> type;
-    EXPECT_TRUE(ks_->Type(db, key, &type).ok());
-    return type;
+    return Value(ks_->Type(db, key));
   }
   uint64_t DbSize(int db) {
-    uint64_t size = 0;
-    EXPECT_TRUE(ks_->DbSize(db, &size).ok());
-    return size;
+    return Value(ks_->DbSize(db));
   }
   std::vector<std::string> Keys(int db, const KeyMatcher* match = nullptr) {
-    std::vector<std::string> keys;
-    EXPECT_TRUE(ks_->Keys(db, match, &keys).ok());
-    return keys;
+    return Value(ks_->Keys(db, match));
   }
   // A full SCAN iteration; `between` runs after each step (bounded by the key count).
   std::vector<std::string> ScanAll(int db, size_t count, std::optional<KeyType> type = std::nullopt,
@@ -78,8 +78,7 @@ class KeyspaceTest : public ::testing::Test {
     std::vector<std::string> keys;
     uint64_t cursor = 0;
     for (int step = 0; step < 100000; ++step) {
-      ScanResult result;
-      EXPECT_TRUE(ks_->Scan(db, cursor, nullptr, count, type, &result).ok());
+      const ScanResult result = Value(ks_->Scan(db, cursor, nullptr, count, type));
       keys.insert(keys.end(), result.keys.begin(), result.keys.end());
       cursor = result.cursor;
       if (cursor == 0) break;
@@ -89,14 +88,10 @@ class KeyspaceTest : public ::testing::Test {
     return keys;
   }
   bool Expire(int db, std::string_view key, int64_t at, uint32_t flags = 0) {
-    bool applied = false;
-    EXPECT_TRUE(ks_->Expire(db, key, at, flags, &applied).ok());
-    return applied;
+    return Value(ks_->Expire(db, key, at, flags));
   }
   std::optional<int64_t> ExpireAt(int db, std::string_view key) {
-    std::optional<int64_t> at;
-    EXPECT_TRUE(ks_->GetExpireAt(db, key, &at).ok());
-    return at;
+    return Value(ks_->GetExpireAt(db, key));
   }
 
   std::shared_ptr<storage::ManualClock> clock_;
@@ -138,11 +133,8 @@ TEST_F(KeyspaceTest, ExpiredKeysVanishAtOnceFromEveryOperation) {
   EXPECT_EQ(stats.keys, 1u);
   EXPECT_EQ(stats.expires, 0u);
   EXPECT_EQ(stats.avg_ttl_ms, 0u);
-  std::optional<int64_t> at;
-  EXPECT_TRUE(ks_->GetExpireAt(0, "go", &at).IsNotFound());
-  bool deleted = true;
-  ASSERT_TRUE(ks_->Delete(0, "go", &deleted).ok());
-  EXPECT_FALSE(deleted);
+  EXPECT_EQ(ks_->GetExpireAt(0, "go").status(), OpStatus::kNotFound);
+  EXPECT_FALSE(Value(ks_->Delete(0, "go")));
 }
 
 TEST_F(KeyspaceTest, DatabasesAreSeparateKeyspaces) {
@@ -165,15 +157,12 @@ TEST_F(KeyspaceTest, DatabasesAreSeparateKeyspaces) {
 TEST_F(KeyspaceTest, DeleteReportsExistenceAndWinsOverOutOfOrderVersions) {
   PutString(0, "k", "future", std::nullopt, kStart + 10'000);  // written first, later ts
   PutString(0, "k", "now", std::nullopt, kStart);
-  bool deleted = false;
-  ASSERT_TRUE(ks_->Delete(0, "k", &deleted).ok());
-  EXPECT_TRUE(deleted);
+  EXPECT_TRUE(Value(ks_->Delete(0, "k")));
   KeyMetaRow meta;
   EXPECT_TRUE(ks_->GetMeta(0, "k", &meta).IsNotFound());
   EXPECT_TRUE(ks_->GetMeta(0, "k", &meta, std::numeric_limits<int64_t>::max()).IsNotFound());
   EXPECT_TRUE(ks_->GetMeta(0, "k", &meta, 20'000).IsNotFound());
-  ASSERT_TRUE(ks_->Delete(0, "k", &deleted).ok());
-  EXPECT_FALSE(deleted);
+  EXPECT_FALSE(Value(ks_->Delete(0, "k")));
 }
 
 TEST_F(KeyspaceTest, ExpireSetsReplacesAndPersistRemoves) {
@@ -187,14 +176,10 @@ TEST_F(KeyspaceTest, ExpireSetsReplacesAndPersistRemoves) {
   EXPECT_EQ(meta.payload, "v");                   // value kept
   EXPECT_EQ(meta.meta.timestamp_ms, kStart - 3);  // timestamp kept
 
-  bool applied = false;
-  ASSERT_TRUE(ks_->Persist(0, "k", &applied).ok());
-  EXPECT_TRUE(applied);
+  EXPECT_TRUE(Value(ks_->Persist(0, "k")));
   EXPECT_EQ(ExpireAt(0, "k"), std::nullopt);
-  ASSERT_TRUE(ks_->Persist(0, "k", &applied).ok());
-  EXPECT_FALSE(applied);  // nothing to remove
-  ASSERT_TRUE(ks_->Persist(0, "missing", &applied).ok());
-  EXPECT_FALSE(applied);
+  EXPECT_FALSE(Value(ks_->Persist(0, "k")));  // nothing to remove
+  EXPECT_FALSE(Value(ks_->Persist(0, "missing")));
 }
 
 TEST_F(KeyspaceTest, ExpireConditionsFollowRedis7) {
@@ -230,8 +215,7 @@ TEST_F(KeyspaceTest, ExpireInThePastDeletesAndCountsAnExpiredKey) {
 TEST_F(KeyspaceTest, ReadsCountEachExpiryOnce) {
   PutString(0, "k", "v", kStart + 10);
   PutString(0, "deleted", "v");
-  bool deleted = false;
-  ASSERT_TRUE(ks_->Delete(0, "deleted", &deleted).ok());
+  ASSERT_TRUE(Value(ks_->Delete(0, "deleted")));
   clock_->Advance(10);
   EXPECT_FALSE(Exists(0, "k"));
   EXPECT_EQ(ks_->expired_keys(), 1u);
@@ -289,8 +273,7 @@ TEST_F(KeyspaceTest, ScanVisitsEveryKeyOnceInSteps) {
     EXPECT_EQ(keys.size(), expected.size()) << "count " << count;
     EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), expected);
   }
-  ScanResult first;
-  ASSERT_TRUE(ks_->Scan(0, 0, nullptr, 5, std::nullopt, &first).ok());
+  const ScanResult first = Value(ks_->Scan(0, 0, nullptr, 5, std::nullopt));
   EXPECT_EQ(first.keys.size(), 5u);
   EXPECT_NE(first.cursor, 0u);
 }
@@ -305,8 +288,7 @@ TEST_F(KeyspaceTest, ScanFiltersByMatcherAndType) {
                        EncodeMetaValue(KeyType::kTreg, treg_payload))
                   .ok());
   KeyMatcher users = [](std::string_view k) { return k.starts_with("user:"); };
-  ScanResult result;
-  ASSERT_TRUE(ks_->Scan(0, 0, &users, 100, std::nullopt, &result).ok());
+  const ScanResult result = Value(ks_->Scan(0, 0, &users, 100, std::nullopt));
   EXPECT_EQ(result.keys, (std::vector<std::string>{"user:1", "user:2", "user:reg"}));
   EXPECT_EQ(result.cursor, 0u);
   EXPECT_EQ(ScanAll(0, 2, KeyType::kTreg), std::vector<std::string>{"user:reg"});
@@ -315,8 +297,7 @@ TEST_F(KeyspaceTest, ScanFiltersByMatcherAndType) {
 }
 
 TEST_F(KeyspaceTest, ScanUnknownCursorIsAnError) {
-  ScanResult result;
-  EXPECT_TRUE(ks_->Scan(0, 12345, nullptr, 10, std::nullopt, &result).IsInvalidArgument());
+  EXPECT_EQ(ks_->Scan(0, 12345, nullptr, 10, std::nullopt).status(), OpStatus::kInvalidCursor);
 }
 
 TEST_F(KeyspaceTest, ScanReturnsEveryKeyPresentThroughoutWhileKeysComeAndGo) {
@@ -330,8 +311,7 @@ TEST_F(KeyspaceTest, ScanReturnsEveryKeyPresentThroughoutWhileKeysComeAndGo) {
   // Between steps: delete one odd key and add a new key on each side of the cursor.
   int next_new = 0;
   std::vector<std::string> keys = ScanAll(0, 7, std::nullopt, [&](int step) {
-    bool deleted = false;
-    EXPECT_TRUE(ks_->Delete(0, "k" + std::to_string(1001 + 2 * step), &deleted).ok());
+    EXPECT_TRUE(ks_->Delete(0, "k" + std::to_string(1001 + 2 * step)).ok());
     PutString(0, "a" + std::to_string(next_new), "v");
     PutString(0, "z" + std::to_string(next_new++), "v");
   });
@@ -341,8 +321,7 @@ TEST_F(KeyspaceTest, ScanReturnsEveryKeyPresentThroughoutWhileKeysComeAndGo) {
 }
 
 TEST_F(KeyspaceTest, RandomKeyReturnsLiveKeysOnly) {
-  std::optional<std::string> key;
-  ASSERT_TRUE(ks_->RandomKey(0, &key).ok());
+  std::optional<std::string> key = Value(ks_->RandomKey(0));
   EXPECT_EQ(key, std::nullopt);
   PutString(0, "bar", "v");
   PutString(0, "foo", "v");
@@ -350,7 +329,7 @@ TEST_F(KeyspaceTest, RandomKeyReturnsLiveKeysOnly) {
   clock_->Advance(1);
   std::set<std::string> seen;
   for (int i = 0; i < 200 && seen.size() < 2; ++i) {
-    ASSERT_TRUE(ks_->RandomKey(0, &key).ok());
+    key = Value(ks_->RandomKey(0));
     ASSERT_TRUE(key.has_value());
     seen.insert(*key);
   }

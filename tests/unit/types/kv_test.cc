@@ -54,20 +54,18 @@ class KvTest : public ::testing::Test {
 
   // The value a read with `grace` returns, or "(nil)" / "(wrongtype)".
   std::string Read(std::string_view key, int64_t grace = 0, int db = 0) {
-    KvRow row;
-    KvResult result;
-    EXPECT_TRUE(kv(grace, db).Get(key, grace, &row, &result).ok());
-    if (result == KvResult::kAbsent) return "(nil)";
-    if (result == KvResult::kWrongType) return "(wrongtype)";
-    return row.value;
+    OpResult<KvRow> row = kv(grace, db).Get(key, grace);
+    EXPECT_TRUE(row.ok() || row.status() == OpStatus::kNotFound ||
+                row.status() == OpStatus::kWrongType);
+    if (row.status() == OpStatus::kNotFound) return "(nil)";
+    if (row.status() == OpStatus::kWrongType) return "(wrongtype)";
+    return row.ok() ? row->value : "(error)";
   }
 
   KvRow ReadRow(std::string_view key, int64_t grace = 0) {
-    KvRow row;
-    KvResult result;
-    EXPECT_TRUE(kv().Get(key, grace, &row, &result).ok());
-    EXPECT_EQ(result, KvResult::kOk);
-    return row;
+    OpResult<KvRow> row = kv().Get(key, grace);
+    EXPECT_TRUE(row.ok());
+    return row.ok() ? *row : KvRow();
   }
 
   std::shared_ptr<storage::ManualClock> clock_;
@@ -182,37 +180,29 @@ TEST_F(KvTest, OtherTypesAreWrongTypeAndPutOverwritesThem) {
                   .ok());
   EXPECT_EQ(Read("t"), "(wrongtype)");
 
-  KvResult result;
-  std::optional<std::string> old;
   KvSetOptions get;
   get.get = true;
   get.ts = kStart;
-  ASSERT_TRUE(kv().Set("t", "s", get, &result, &old).ok());
-  EXPECT_EQ(result, KvResult::kWrongType);
+  EXPECT_EQ(kv().Set("t", "s", get).status(), OpStatus::kWrongType);
   EXPECT_EQ(Read("t"), "(wrongtype)");
-
-  int64_t value = 0;
-  ASSERT_TRUE(kv().IncrBy("t", 1, kStart, std::nullopt, &value, &result).ok());
-  EXPECT_EQ(result, KvResult::kWrongType);
-  int64_t length = 0;
-  ASSERT_TRUE(kv().Append("t", "x", kStart, std::nullopt, 100, &length, &result).ok());
-  EXPECT_EQ(result, KvResult::kWrongType);
+  EXPECT_EQ(kv().IncrBy("t", 1, kStart, std::nullopt).status(), OpStatus::kWrongType);
+  EXPECT_EQ(kv().Append("t", "x", kStart, std::nullopt, 100).status(), OpStatus::kWrongType);
 
   Put("t", "now a string", kStart);
   EXPECT_EQ(Read("t"), "now a string");
 }
 
 TEST_F(KvTest, SetConditionsGetAndKeepTtl) {
-  KvResult result;
-  std::optional<std::string> old;
   KvSetOptions nx;
   nx.condition = KvSetOptions::Condition::kNx;
   nx.ts = kStart;
   nx.expire_at_ms = kStart + 500;
-  ASSERT_TRUE(kv().Set("k", "1", nx, &result, &old).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  ASSERT_TRUE(kv().Set("k", "2", nx, &result, &old).ok());
-  EXPECT_EQ(result, KvResult::kConditionFailed);
+  OpResult<KvSetResult> set = kv().Set("k", "1", nx);
+  ASSERT_TRUE(set.ok());
+  EXPECT_TRUE(set->written);
+  set = kv().Set("k", "2", nx);
+  ASSERT_TRUE(set.ok());
+  EXPECT_FALSE(set->written);
   EXPECT_EQ(Read("k"), "1");
 
   KvSetOptions xx;
@@ -220,53 +210,52 @@ TEST_F(KvTest, SetConditionsGetAndKeepTtl) {
   xx.get = true;
   xx.keep_ttl = true;
   xx.ts = kStart + 1;
-  ASSERT_TRUE(kv().Set("k", "3", xx, &result, &old).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  EXPECT_EQ(old, "1");
+  set = kv().Set("k", "3", xx);
+  ASSERT_TRUE(set.ok());
+  EXPECT_TRUE(set->written);
+  EXPECT_EQ(set->old, "1");
   KvRow row = ReadRow("k");
   EXPECT_EQ(row.value, "3");
   EXPECT_EQ(row.ts, kStart + 1);
   EXPECT_EQ(row.expire_at_ms, kStart + 500);
 
-  ASSERT_TRUE(kv().Set("absent", "x", xx, &result, &old).ok());
-  EXPECT_EQ(result, KvResult::kConditionFailed);
-  EXPECT_EQ(old, std::nullopt);
+  set = kv().Set("absent", "x", xx);
+  ASSERT_TRUE(set.ok());
+  EXPECT_FALSE(set->written);
+  EXPECT_EQ(set->old, std::nullopt);
   EXPECT_EQ(Read("absent"), "(nil)");
 
   // A plain SET replaces the expiry with its own (none here).
   KvSetOptions plain;
   plain.ts = kStart + 2;
-  ASSERT_TRUE(kv().Set("k", "4", plain, &result, &old).ok());
+  ASSERT_TRUE(kv().Set("k", "4", plain).ok());
   EXPECT_EQ(ReadRow("k").expire_at_ms, std::nullopt);
 }
 
 TEST_F(KvTest, IncrByParsesChecksOverflowAndKeepsExpiry) {
-  KvResult result;
-  int64_t value = 0;
-  ASSERT_TRUE(kv().IncrBy("n", 5, kStart, kStart + 1000, &value, &result).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  EXPECT_EQ(value, 5);
+  OpResult<int64_t> value = kv().IncrBy("n", 5, kStart, kStart + 1000);
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, 5);
   EXPECT_EQ(ReadRow("n").expire_at_ms, kStart + 1000);  // a new key takes the given expiry
 
-  ASSERT_TRUE(kv().IncrBy("n", -7, kStart + 1, std::nullopt, &value, &result).ok());
-  EXPECT_EQ(value, -2);
+  value = kv().IncrBy("n", -7, kStart + 1, std::nullopt);
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, -2);
   KvRow row = ReadRow("n");
   EXPECT_EQ(row.value, "-2");
   EXPECT_EQ(row.expire_at_ms, kStart + 1000);  // an existing key keeps its expiry
   EXPECT_EQ(row.ts, kStart + 1);
 
   Put("max", "9223372036854775807", 1);
-  ASSERT_TRUE(kv().IncrBy("max", 1, kStart, std::nullopt, &value, &result).ok());
-  EXPECT_EQ(result, KvResult::kOverflow);
+  EXPECT_EQ(kv().IncrBy("max", 1, kStart, std::nullopt).status(), OpStatus::kOverflow);
   EXPECT_EQ(Read("max"), "9223372036854775807");
   Put("min", "-9223372036854775808", 1);
-  ASSERT_TRUE(kv().IncrBy("min", -1, kStart, std::nullopt, &value, &result).ok());
-  EXPECT_EQ(result, KvResult::kOverflow);
+  EXPECT_EQ(kv().IncrBy("min", -1, kStart, std::nullopt).status(), OpStatus::kOverflow);
 
   for (const char* bad : {"", " 1", "1 ", "+1", "01", "-0", "1.5", "abc", "99999999999999999999"}) {
     Put("bad", bad, 1);
-    ASSERT_TRUE(kv().IncrBy("bad", 1, kStart, std::nullopt, &value, &result).ok());
-    EXPECT_EQ(result, KvResult::kNotInteger) << "'" << bad << "'";
+    EXPECT_EQ(kv().IncrBy("bad", 1, kStart, std::nullopt).status(), OpStatus::kNotInteger)
+        << "'" << bad << "'";
     EXPECT_EQ(Read("bad"), bad);
   }
 }
@@ -274,30 +263,25 @@ TEST_F(KvTest, IncrByParsesChecksOverflowAndKeepsExpiry) {
 // A derived write must supersede its base under any grace, even if the base's TS is ahead.
 TEST_F(KvTest, ReadModifyWriteNeverGoesBackInTime) {
   Put("n", "10", kStart + 5000);
-  KvResult result;
-  int64_t value = 0;
-  ASSERT_TRUE(kv().IncrBy("n", 1, kStart, std::nullopt, &value, &result).ok());
+  ASSERT_TRUE(kv().IncrBy("n", 1, kStart, std::nullopt).ok());
   KvRow row = ReadRow("n", kFullGrace);
   EXPECT_EQ(row.value, "11");
   EXPECT_EQ(row.ts, kStart + 5000);
-  int64_t length = 0;
-  ASSERT_TRUE(kv().Append("n", "x", kStart, std::nullopt, 100, &length, &result).ok());
+  ASSERT_TRUE(kv().Append("n", "x", kStart, std::nullopt, 100).ok());
   EXPECT_EQ(Read("n", kFullGrace), "11x");
 }
 
 TEST_F(KvTest, AppendCreatesExtendsKeepsExpiryAndRespectsMaxLength) {
-  KvResult result;
-  int64_t length = 0;
-  ASSERT_TRUE(kv().Append("s", "abc", kStart, kStart + 100, 8, &length, &result).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  EXPECT_EQ(length, 3);
-  ASSERT_TRUE(kv().Append("s", "defgh", kStart, std::nullopt, 8, &length, &result).ok());
-  EXPECT_EQ(length, 8);
+  OpResult<int64_t> length = kv().Append("s", "abc", kStart, kStart + 100, 8);
+  ASSERT_TRUE(length.ok());
+  EXPECT_EQ(*length, 3);
+  length = kv().Append("s", "defgh", kStart, std::nullopt, 8);
+  ASSERT_TRUE(length.ok());
+  EXPECT_EQ(*length, 8);
   KvRow row = ReadRow("s");
   EXPECT_EQ(row.value, "abcdefgh");
   EXPECT_EQ(row.expire_at_ms, kStart + 100);
-  ASSERT_TRUE(kv().Append("s", "i", kStart, std::nullopt, 8, &length, &result).ok());
-  EXPECT_EQ(result, KvResult::kTooLarge);
+  EXPECT_EQ(kv().Append("s", "i", kStart, std::nullopt, 8).status(), OpStatus::kTooLarge);
   EXPECT_EQ(Read("s"), "abcdefgh");
 }
 
@@ -312,17 +296,16 @@ TEST_F(KvTest, MultiPutWritesEveryRowAndLaterDuplicatesWin) {
 
 TEST_F(KvTest, MultiPutIfNoneExistWritesNothingWhenAnyKeyExists) {
   Put("b", "old", 1);
-  KvResult result;
-  ASSERT_TRUE(kv().MultiPutIfNoneExist(
-                      {{"a", "1", kStart, std::nullopt}, {"b", "2", kStart, std::nullopt}}, &result)
-                  .ok());
-  EXPECT_EQ(result, KvResult::kConditionFailed);
+  OpResult<bool> written =
+      kv().MultiPutIfNoneExist({{"a", "1", kStart, std::nullopt}, {"b", "2", kStart, std::nullopt}});
+  ASSERT_TRUE(written.ok());
+  EXPECT_FALSE(*written);
   EXPECT_EQ(Read("a"), "(nil)");
   EXPECT_EQ(Read("b"), "old");
-  ASSERT_TRUE(kv().MultiPutIfNoneExist(
-                      {{"a", "1", kStart, std::nullopt}, {"c", "3", kStart, std::nullopt}}, &result)
-                  .ok());
-  EXPECT_EQ(result, KvResult::kOk);
+  written =
+      kv().MultiPutIfNoneExist({{"a", "1", kStart, std::nullopt}, {"c", "3", kStart, std::nullopt}});
+  ASSERT_TRUE(written.ok());
+  EXPECT_TRUE(*written);
   EXPECT_EQ(Read("a"), "1");
   EXPECT_EQ(Read("c"), "3");
 }
@@ -330,15 +313,12 @@ TEST_F(KvTest, MultiPutIfNoneExistWritesNothingWhenAnyKeyExists) {
 TEST_F(KvTest, GetDelReturnsTheValueAndDeletesUnderEveryGrace) {
   Put("k", "future", kStart + 10'000);
   Put("k", "now", kStart);
-  KvRow row;
-  KvResult result;
-  ASSERT_TRUE(kv().GetDel("k", &row, &result).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  EXPECT_EQ(row.value, "now");
+  OpResult<KvRow> row = kv().GetDel("k");
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->value, "now");
   EXPECT_EQ(Read("k"), "(nil)");
   EXPECT_EQ(Read("k", kFullGrace), "(nil)");
-  ASSERT_TRUE(kv().GetDel("k", &row, &result).ok());
-  EXPECT_EQ(result, KvResult::kAbsent);
+  EXPECT_EQ(kv().GetDel("k").status(), OpStatus::kNotFound);
 }
 
 TEST_F(KvTest, ReopenKeepsTimestampsAndExpiriesExactly) {
@@ -440,43 +420,24 @@ TEST_F(KvTest, TtlPolicyDecidesTheExpiryRowsCarry) {
 }
 
 TEST_F(KvTest, SetRangePadsOverwritesKeepsExpiryAndRespectsMaxLength) {
-  KvResult result;
-  int64_t length = 0;
-  ASSERT_TRUE(kv().SetRange("r", 2, "ab", kStart, kStart + 9, 10, &length, &result).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  EXPECT_EQ(length, 4);
+  OpResult<int64_t> length = kv().SetRange("r", 2, "ab", kStart, kStart + 9, 10);
+  ASSERT_TRUE(length.ok());
+  EXPECT_EQ(*length, 4);
   EXPECT_EQ(Read("r"), std::string("\0\0ab", 4));
-  ASSERT_TRUE(kv().SetRange("r", 1, "XYZ", kStart, std::nullopt, 10, &length, &result).ok());
-  EXPECT_EQ(length, 4);
+  length = kv().SetRange("r", 1, "XYZ", kStart, std::nullopt, 10);
+  ASSERT_TRUE(length.ok());
+  EXPECT_EQ(*length, 4);
   KvRow row = ReadRow("r");
   EXPECT_EQ(row.value, std::string("\0XYZ", 4));
   EXPECT_EQ(row.expire_at_ms, kStart + 9);
-  ASSERT_TRUE(kv().SetRange("r", 8, "abc", kStart, std::nullopt, 10, &length, &result).ok());
-  EXPECT_EQ(result, KvResult::kTooLarge);
-  ASSERT_TRUE(kv().SetRange("r", std::numeric_limits<uint64_t>::max(), "a", kStart, std::nullopt,
-                            10, &length, &result)
-                  .ok());
-  EXPECT_EQ(result, KvResult::kTooLarge);
-  ASSERT_TRUE(kv().SetRange("none", 3, "", kStart, std::nullopt, 10, &length, &result).ok());
-  EXPECT_EQ(result, KvResult::kOk);
-  EXPECT_EQ(length, 0);
+  EXPECT_EQ(kv().SetRange("r", 8, "abc", kStart, std::nullopt, 10).status(), OpStatus::kTooLarge);
+  EXPECT_EQ(kv().SetRange("r", std::numeric_limits<uint64_t>::max(), "a", kStart, std::nullopt, 10)
+                .status(),
+            OpStatus::kTooLarge);
+  length = kv().SetRange("none", 3, "", kStart, std::nullopt, 10);
+  ASSERT_TRUE(length.ok());
+  EXPECT_EQ(*length, 0);
   EXPECT_EQ(Read("none"), "(nil)");
-}
-
-TEST(ParseKvIntegerTest, FollowsRedisString2ll) {
-  int64_t v = 7;
-  EXPECT_TRUE(ParseKvInteger("0", &v));
-  EXPECT_EQ(v, 0);
-  EXPECT_TRUE(ParseKvInteger("-12", &v));
-  EXPECT_EQ(v, -12);
-  EXPECT_TRUE(ParseKvInteger("9223372036854775807", &v));
-  EXPECT_EQ(v, std::numeric_limits<int64_t>::max());
-  EXPECT_TRUE(ParseKvInteger("-9223372036854775808", &v));
-  EXPECT_EQ(v, std::numeric_limits<int64_t>::min());
-  for (const char* bad : {"", "-", "+1", " 1", "01", "-0", "1a", "9223372036854775808",
-                          "-9223372036854775809", "18446744073709551616"}) {
-    EXPECT_FALSE(ParseKvInteger(bad, &v)) << bad;
-  }
 }
 
 }  // namespace

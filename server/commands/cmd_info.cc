@@ -7,15 +7,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "common/strings.h"
+#include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/command.h"
-#include "server/commands/arg_parser.h"
-#include "server/commands/command_rows.h"
 #include "server/commands/register.h"
 #include "server/server_context.h"
 #include "storage/stats.h"
@@ -23,12 +23,6 @@
 
 namespace ebb::server {
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 uint64_t RssBytes() {
   long pages = 0, resident = 0;
@@ -148,7 +142,7 @@ void StorageSection(ServerContext& ctx, std::string* out) {
       s.compaction_bytes_read, s.compaction_bytes_written, s.expired_rows_dropped,
       s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs, s.wal_bytes, s.write_stalls,
       s.last_sequence);
-  const types::TlogHeadCache& heads = ctx.tlog_heads();
+  const types::TlogHeadCache& heads = ctx.keyspace().tlog_heads();
   *out += fmt::format("tlog_cache_bytes:{}\r\ntlog_cache_hits:{}\r\ntlog_cache_misses:{}\r\n",
                       heads.bytes(), heads.hits(), heads.misses());
   for (size_t i = 0; i < s.levels.size(); ++i) {
@@ -168,18 +162,27 @@ constexpr Section kSections[] = {
     {"keyspace", KeyspaceSection}, {"storage", StorageSection},
 };
 
-void InfoCommand(CommandContext& ctx) {
-  std::set<std::string> wanted;
-  bool all = ctx.args.size() == 1;
-  for (size_t i = 1; i < ctx.args.size(); ++i) {
-    std::string name(ctx.args[i]);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "all" || name == "default" || name == "everything") all = true;
-    wanted.insert(name);
+struct InfoOptions {
+  std::set<std::string> sections;  // lower case
+  bool all = false;
+};
+
+// INFO [section ...]: "all", "default" and "everything" (or none) mean every section.
+InfoOptions ParseInfo(ArgParser& args) {
+  InfoOptions o;
+  o.all = !args.HasMore();
+  while (args.HasMore()) {
+    std::string name = AsciiLower(args.Next());
+    if (name == "all" || name == "default" || name == "everything") o.all = true;
+    o.sections.insert(std::move(name));
   }
+  return o;
+}
+
+void ExecuteInfo(CommandContext& ctx, const InfoOptions& o) {
   std::string text;
   for (const Section& section : kSections) {
-    if (!all && wanted.count(section.name) == 0) continue;
+    if (!o.all && o.sections.count(section.name) == 0) continue;
     if (!text.empty()) text += "\r\n";
     section.fill(ctx.server, &text);
   }
@@ -188,12 +191,14 @@ void InfoCommand(CommandContext& ctx) {
 
 }  // namespace
 
-void RegisterInfoCommands(CommandTable& table) {
-  CommandSpec info = Row("info", -1, kCmdLoading | kCmdStale, "server",
-                         "Returns information and statistics about the server.", InfoCommand,
-                         {Optional(Multiple(Arg("section")))});
-  info.complexity = "O(1)";
-  table.Add(info);
+std::vector<CommandSpec> InfoCommands() {
+  return {{.name = "info",
+           .arity = -1,
+           .flags = kCmdLoading | kCmdStale,
+           .group = "server",
+           .summary = "Returns information and statistics about the server.",
+           .arguments = {{.name = "section", .optional = true, .multiple = true}},
+           .handler = Handler<ParseInfo, ExecuteInfo>}};
 }
 
 }  // namespace ebb::server

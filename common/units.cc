@@ -1,9 +1,9 @@
-#include "server/config/units.h"
+#include "common/units.h"
 
 #include <array>
 #include <limits>
 
-namespace ebb::server {
+namespace ebb {
 
 namespace {
 
@@ -125,4 +125,4 @@ bool ParseMemorySize(std::string_view text, uint64_t* bytes) {
 
 std::string FormatMemorySize(uint64_t bytes) { return std::to_string(bytes); }
 
-}  // namespace ebb::server
+}  // namespace ebb

@@ -13,9 +13,9 @@
 
 #include <string_view>
 
-namespace ebb::server {
+namespace ebb {
 
 // True if `text` matches `pattern` as a whole. nocase folds ASCII letters on both sides.
 bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase = false);
 
-}  // namespace ebb::server
+}  // namespace ebb

@@ -47,14 +47,14 @@ uint64_t Keyspace::RememberCursor(std::string last_key) {
   return cursor;
 }
 
-Status Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
-                      std::optional<KeyType> type, ScanResult* out) {
-  out->cursor = 0;
-  out->keys.clear();
+OpResult<ScanResult> Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match,
+                                    size_t count, std::optional<KeyType> type) {
+  ScanResult result;
+  ScanResult* out = &result;
   std::string start;
   if (cursor != 0) {
     auto found = cursors_.find(cursor);
-    if (found == cursors_.end()) return Status::InvalidArgument("invalid cursor");
+    if (found == cursors_.end()) return OpStatus::kInvalidCursor;
     start = found->second;
     start.push_back('\0');  // the smallest key after the last one returned
   }
@@ -81,18 +81,21 @@ Status Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t c
       });
   if (!s.ok()) return s;
   if (more) out->cursor = RememberCursor(std::move(last));
-  return Status::OK();
+  return result;
 }
 
-Status Keyspace::Keys(int db, const KeyMatcher* match, std::vector<std::string>* keys) {
-  keys->clear();
-  return ForEachMeta(db, {}, [&](std::string_view key, std::string_view, const storage::RowMeta&) {
-    if (!match || (*match)(key)) keys->emplace_back(key);
-    return true;
-  });
+OpResult<std::vector<std::string>> Keyspace::Keys(int db, const KeyMatcher* match) {
+  std::vector<std::string> keys;
+  Status s =
+      ForEachMeta(db, {}, [&](std::string_view key, std::string_view, const storage::RowMeta&) {
+        if (!match || (*match)(key)) keys.emplace_back(key);
+        return true;
+      });
+  if (!s.ok()) return s;
+  return keys;
 }
 
-Status Keyspace::DbSize(int db, uint64_t* size) {
+Status Keyspace::CountKeys(int db, uint64_t* size) {
   *size = 0;
   return ForEachMeta(db, {}, [&](std::string_view, std::string_view, const storage::RowMeta&) {
     ++*size;
@@ -100,11 +103,20 @@ Status Keyspace::DbSize(int db, uint64_t* size) {
   });
 }
 
-Status Keyspace::RandomKey(int db, std::optional<std::string>* key) {
-  key->reset();
+OpResult<uint64_t> Keyspace::DbSize(int db) {
   uint64_t size = 0;
-  Status s = DbSize(db, &size);
-  if (!s.ok() || size == 0) return s;
+  Status s = CountKeys(db, &size);
+  if (!s.ok()) return s;
+  return size;
+}
+
+OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
+  std::optional<std::string> result;
+  std::optional<std::string>* key = &result;
+  uint64_t size = 0;
+  Status s = CountKeys(db, &size);
+  if (!s.ok()) return s;
+  if (size == 0) return result;
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string start;
   uint64_t skip = 0;
@@ -122,12 +134,15 @@ Status Keyspace::RandomKey(int db, std::optional<std::string>* key) {
     *key = std::string(k);
     return false;
   });
-  if (!s.ok() || key->has_value()) return s;
+  if (!s.ok()) return s;
+  if (key->has_value()) return result;
   // Seeked past the last key: wrap around to the first.
-  return ForEachMeta(db, {}, [&](std::string_view k, std::string_view, const storage::RowMeta&) {
+  s = ForEachMeta(db, {}, [&](std::string_view k, std::string_view, const storage::RowMeta&) {
     *key = std::string(k);
     return false;
   });
+  if (!s.ok()) return s;
+  return result;
 }
 
 Status Keyspace::FlushRange(const std::string& lower, const std::string& upper) {
@@ -153,9 +168,11 @@ Status Keyspace::FlushRange(const std::string& lower, const std::string& upper) 
   return db_->Write(WriteOptions(), batch);
 }
 
-Status Keyspace::FlushDb(int db) { return FlushRange(MetaKeyPrefix(db), MetaKeyUpperBound(db)); }
+OpResult<void> Keyspace::FlushDb(int db) {
+  return FlushRange(MetaKeyPrefix(db), MetaKeyUpperBound(db));
+}
 
-Status Keyspace::FlushAll() {
+OpResult<void> Keyspace::FlushAll() {
   return FlushRange(std::string(1, static_cast<char>(KeyTag::kMeta)),
                     std::string(1, static_cast<char>(KeyTag::kSubRow)));
 }

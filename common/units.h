@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace ebb::server {
+namespace ebb {
 
 // Durations (COMMANDS.md): a plain non-negative integer of milliseconds ("1500"), or one or more
 // <integer><unit> groups with units f (fortnight), w, d, h, m, s, ms ("2d7h32m", "90s",
@@ -28,4 +28,4 @@ bool ParseMemorySize(std::string_view text, uint64_t* bytes);
 // A memory size as Redis's CONFIG GET prints it: plain bytes ("4096").
 std::string FormatMemorySize(uint64_t bytes);
 
-}  // namespace ebb::server
+}  // namespace ebb

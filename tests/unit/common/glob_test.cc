@@ -2,12 +2,12 @@
 
 #include <string>
 
-#include "server/config/glob.h"
+#include "common/glob.h"
 
-namespace ebb::server {
+namespace ebb {
 namespace {
 
-TEST(ConfigGlobTest, RedisKeysPatterns) {
+TEST(GlobTest, RedisKeysPatterns) {
   // The patterns of Redis's KEYS documentation and keyspace tests.
   EXPECT_TRUE(GlobMatch("h?llo", "hello"));
   EXPECT_TRUE(GlobMatch("h?llo", "hallo"));
@@ -33,7 +33,7 @@ TEST(ConfigGlobTest, RedisKeysPatterns) {
   EXPECT_TRUE(GlobMatch("*a*", "bab"));
 }
 
-TEST(ConfigGlobTest, EscapesAndBrackets) {
+TEST(GlobTest, EscapesAndBrackets) {
   EXPECT_TRUE(GlobMatch("h\\*llo", "h*llo"));
   EXPECT_FALSE(GlobMatch("h\\*llo", "hello"));
   EXPECT_TRUE(GlobMatch("\\?", "?"));
@@ -46,7 +46,7 @@ TEST(ConfigGlobTest, EscapesAndBrackets) {
   EXPECT_TRUE(GlobMatch("x\\", "x\\"));  // trailing backslash is literal
 }
 
-TEST(ConfigGlobTest, BinarySafeAndCase) {
+TEST(GlobTest, BinarySafeAndCase) {
   EXPECT_TRUE(GlobMatch(std::string("a\0*", 3), std::string("a\0bc", 4)));
   EXPECT_FALSE(GlobMatch(std::string("a\0", 2), "a"));
   EXPECT_TRUE(GlobMatch("\xff?", "\xff\x01"));
@@ -56,7 +56,7 @@ TEST(ConfigGlobTest, BinarySafeAndCase) {
   EXPECT_TRUE(GlobMatch("*-FSYNC", "wal-fsync", /*nocase=*/true));
 }
 
-TEST(ConfigGlobTest, PathologicalPatternFinishes) {
+TEST(GlobTest, PathologicalPatternFinishes) {
   // Redis's "stringmatchlen fuzz / exponential" case: without the skip of longer matches this
   // takes exponential time.
   const std::string text(50, 'a');
@@ -65,4 +65,4 @@ TEST(ConfigGlobTest, PathologicalPatternFinishes) {
 }
 
 }  // namespace
-}  // namespace ebb::server
+}  // namespace ebb

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string>
 
-#include "server/config/units.h"
+#include "common/units.h"
 
-namespace ebb::server {
+namespace ebb {
 namespace {
 
 int64_t Duration(std::string_view text) {
@@ -20,7 +20,7 @@ bool BadDuration(std::string_view text) {
   return !ok && ms == 12345;
 }
 
-TEST(ConfigUnitsTest, DurationEveryUnit) {
+TEST(UnitsTest, DurationEveryUnit) {
   EXPECT_EQ(Duration("0"), 0);
   EXPECT_EQ(Duration("1500"), 1500);
   EXPECT_EQ(Duration("1500ms"), 1500);
@@ -33,7 +33,7 @@ TEST(ConfigUnitsTest, DurationEveryUnit) {
   EXPECT_EQ(Duration("unlimited"), -1);
 }
 
-TEST(ConfigUnitsTest, DurationCombinations) {
+TEST(UnitsTest, DurationCombinations) {
   EXPECT_EQ(Duration("2d7h32m"), 2 * 86400000LL + 7 * 3600000LL + 32 * 60000LL);
   EXPECT_EQ(Duration("1m30s"), 90000);
   EXPECT_EQ(Duration("1s500ms"), 1500);
@@ -42,7 +42,7 @@ TEST(ConfigUnitsTest, DurationCombinations) {
   EXPECT_EQ(Duration("0s"), 0);
 }
 
-TEST(ConfigUnitsTest, DurationInvalidForms) {
+TEST(UnitsTest, DurationInvalidForms) {
   for (std::string_view bad : {"",
                                "5x",
                                "m",
@@ -71,7 +71,7 @@ TEST(ConfigUnitsTest, DurationInvalidForms) {
   EXPECT_EQ(Duration("106751991167d"), 106751991167LL * 86400000LL);
 }
 
-TEST(ConfigUnitsTest, FormatDurationRoundTrips) {
+TEST(UnitsTest, FormatDurationRoundTrips) {
   EXPECT_EQ(FormatDuration(-1), "unlimited");
   EXPECT_EQ(FormatDuration(0), "0");
   EXPECT_EQ(FormatDuration(1500), "1s500ms");
@@ -90,7 +90,7 @@ uint64_t Memory(std::string_view text) {
   return bytes;
 }
 
-TEST(ConfigUnitsTest, MemorySizes) {
+TEST(UnitsTest, MemorySizes) {
   EXPECT_EQ(Memory("0"), 0u);
   EXPECT_EQ(Memory("4096"), 4096u);
   EXPECT_EQ(Memory("10b"), 10u);
@@ -112,4 +112,4 @@ TEST(ConfigUnitsTest, MemorySizes) {
 }
 
 }  // namespace
-}  // namespace ebb::server
+}  // namespace ebb

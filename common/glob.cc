@@ -1,9 +1,9 @@
-#include "server/config/glob.h"
+#include "common/glob.h"
 
 #include <cstddef>
 #include <utility>
 
-namespace ebb::server {
+namespace ebb {
 
 namespace {
 
@@ -97,4 +97,4 @@ bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase) {
   return Match(pattern, text, nocase, &skip_longer, 0);
 }
 
-}  // namespace ebb::server
+}  // namespace ebb

@@ -1,0 +1,35 @@
+#include "common/strings.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace ebb {
+
+bool ParseDouble(std::string_view text, double* value) {
+  if (text.empty() || text.size() > 5 * 1024 || text[0] == ' ' ||
+      (text[0] >= '\t' && text[0] <= '\r')) {
+    return false;
+  }
+  const std::string copy(text);  // strtod needs a terminated string
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || errno == ERANGE || std::isnan(v)) return false;
+  *value = v;
+  return true;
+}
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = AsciiLower(c);
+  return out;
+}
+
+std::string AsciiUpper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = AsciiUpper(c);
+  return out;
+}
+
+}  // namespace ebb

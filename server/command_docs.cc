@@ -1,0 +1,333 @@
+#include "server/command_docs.h"
+
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+
+using protocol::ReplyWriter;
+
+std::vector<std::string> FlagNames(uint32_t flags) {
+  std::vector<std::string> out;
+  if (flags & kCmdWrite) out.push_back("write");
+  if (flags & kCmdReadOnly) out.push_back("readonly");
+  if (flags & kCmdAdmin) out.push_back("admin");
+  if (flags & kCmdNoScript) out.push_back("noscript");
+  if (flags & kCmdLoading) out.push_back("loading");
+  if (flags & kCmdStale) out.push_back("stale");
+  if (flags & kCmdFast) out.push_back("fast");
+  if (flags & kCmdNoAuth) out.push_back("no_auth");
+  if (flags & kCmdDebug) out.push_back("protected");
+  return out;
+}
+
+std::vector<std::string> AclCategories(const CommandSpec& spec) {
+  std::vector<std::string> out;
+  if (spec.flags & kCmdWrite) out.push_back("@write");
+  if (spec.flags & kCmdReadOnly) out.push_back("@read");
+  if (!spec.group.empty()) out.push_back("@" + std::string(spec.group));
+  if (spec.flags & kCmdFast) {
+    out.push_back("@fast");
+  } else {
+    out.push_back("@slow");
+  }
+  if (spec.flags & (kCmdAdmin | kCmdDebug)) out.push_back("@dangerous");
+  return out;
+}
+
+namespace {
+
+void StatusSet(ReplyWriter& w, const std::vector<std::string>& items) {
+  w.SetHeader(items.size());
+  for (const auto& s : items) w.SimpleString(s);
+}
+
+void KeySpecs(ReplyWriter& w, const CommandSpec& spec) {
+  if (spec.keys.first <= 0) return w.ArrayHeader(0);
+  w.ArrayHeader(1);
+  w.MapHeader(3);
+  w.Bulk("flags");
+  StatusSet(w, {(spec.flags & kCmdWrite) ? "RW" : "RO"});
+  w.Bulk("begin_search");
+  w.MapHeader(2);
+  w.Bulk("type");
+  w.Bulk("index");
+  w.Bulk("spec");
+  w.MapHeader(1);
+  w.Bulk("index");
+  w.Integer(spec.keys.first);
+  w.Bulk("find_keys");
+  w.MapHeader(2);
+  w.Bulk("type");
+  w.Bulk("range");
+  w.Bulk("spec");
+  w.MapHeader(3);
+  w.Bulk("lastkey");
+  w.Integer(spec.keys.last < 0 ? spec.keys.last : spec.keys.last - spec.keys.first);
+  w.Bulk("keystep");
+  w.Integer(spec.keys.step);
+  w.Bulk("limit");
+  w.Integer(0);
+}
+
+}  // namespace
+
+void WriteCommandInfo(ReplyWriter& w, const CommandSpec& spec, uint32_t inherited_flags) {
+  w.ArrayHeader(10);
+  w.Bulk(spec.full_name);
+  w.Integer(spec.arity);
+  StatusSet(w, FlagNames(spec.flags | inherited_flags));
+  w.Integer(spec.keys.first);
+  w.Integer(spec.keys.last);
+  w.Integer(spec.keys.step);
+  StatusSet(w, AclCategories(spec));
+  w.SetHeader(0);  // tips
+  KeySpecs(w, spec);
+  w.ArrayHeader(spec.subcommands.size());
+  for (const CommandSpec& sub : spec.subcommands) {
+    WriteCommandInfo(w, sub, spec.flags & kCmdDebug);
+  }
+}
+
+namespace {
+
+const char* TypeName(ArgType t) {
+  switch (t) {
+    case ArgType::kString:
+      return "string";
+    case ArgType::kInteger:
+      return "integer";
+    case ArgType::kDouble:
+      return "double";
+    case ArgType::kKey:
+      return "key";
+    case ArgType::kPattern:
+      return "pattern";
+    case ArgType::kUnixTime:
+      return "unix-time";
+    case ArgType::kPureToken:
+      return "pure-token";
+    case ArgType::kOneOf:
+      return "oneof";
+    case ArgType::kBlock:
+      return "block";
+  }
+  return "string";
+}
+
+void ArgDoc(ReplyWriter& w, const ArgSpec& arg) {
+  bool has_children = !arg.children.empty();
+  bool show_text = arg.type != ArgType::kPureToken && !has_children;
+  bool has_flags = arg.optional || arg.multiple;
+  size_t fields =
+      2 + (arg.type == ArgType::kKey) + !arg.token.empty() + has_flags + has_children + show_text;
+  w.MapHeader(fields);
+  w.Bulk("name");
+  w.Bulk(arg.name);
+  w.Bulk("type");
+  w.Bulk(TypeName(arg.type));
+  if (show_text) {
+    w.Bulk("display_text");
+    w.Bulk(arg.name);
+  }
+  if (arg.type == ArgType::kKey) {
+    w.Bulk("key_spec_index");
+    w.Integer(0);
+  }
+  if (!arg.token.empty()) {
+    w.Bulk("token");
+    w.Bulk(arg.token);
+  }
+  if (has_flags) {
+    std::vector<std::string> flags;
+    if (arg.optional) flags.push_back("optional");
+    if (arg.multiple) flags.push_back("multiple");
+    w.Bulk("flags");
+    StatusSet(w, flags);
+  }
+  if (has_children) {
+    w.Bulk("arguments");
+    w.ArrayHeader(arg.children.size());
+    for (const ArgSpec& child : arg.children) ArgDoc(w, child);
+  }
+}
+
+}  // namespace
+
+void WriteCommandDocs(ReplyWriter& w, const CommandSpec& spec) {
+  bool has_subs = !spec.subcommands.empty();
+  bool has_args = !spec.arguments.empty();
+  w.MapHeader(4 + has_args + has_subs);
+  w.Bulk("summary");
+  w.Bulk(spec.summary);
+  w.Bulk("since");
+  w.Bulk(spec.since);
+  w.Bulk("group");
+  w.Bulk(spec.group);
+  w.Bulk("complexity");
+  w.Bulk(spec.complexity);
+  if (has_args) {
+    w.Bulk("arguments");
+    w.ArrayHeader(spec.arguments.size());
+    for (const ArgSpec& arg : spec.arguments) ArgDoc(w, arg);
+  }
+  if (has_subs) {
+    w.Bulk("subcommands");
+    w.MapHeader(spec.subcommands.size());
+    for (const CommandSpec& sub : spec.subcommands) {
+      w.Bulk(sub.full_name);
+      WriteCommandDocs(w, sub);
+    }
+  }
+}
+
+namespace {
+
+// One argument in HELP's style.
+std::string HelpArg(const ArgSpec& arg) {
+  std::string out;
+  if (arg.type == ArgType::kOneOf) {
+    for (const ArgSpec& child : arg.children) {
+      if (!out.empty()) out += '|';
+      out += HelpArg(child);
+    }
+    if (!arg.optional) out = "(" + out + ")";
+  } else if (arg.type == ArgType::kBlock) {
+    for (const ArgSpec& child : arg.children) {
+      if (!out.empty()) out += ' ';
+      out += HelpArg(child);
+    }
+  } else if (arg.type == ArgType::kPureToken) {
+    out = AsciiUpper(arg.token);
+  } else {
+    if (!arg.token.empty()) out = AsciiUpper(arg.token) + " ";
+    out += "<" + std::string(arg.name) + ">";
+  }
+  if (arg.multiple) out += " [" + out + " ...]";
+  if (arg.optional) out = "[" + out + "]";
+  return out;
+}
+
+// One argument as the Redis documentation writes it.
+std::string SynopsisArg(const ArgSpec& arg) {
+  std::string out;
+  if (arg.type == ArgType::kOneOf || arg.type == ArgType::kBlock) {
+    const char* sep = arg.type == ArgType::kOneOf ? " | " : " ";
+    if (!arg.token.empty()) out = std::string(arg.token) + " ";
+    std::string inner;
+    for (const ArgSpec& child : arg.children) {
+      if (!inner.empty()) inner += sep;
+      inner += SynopsisArg(child);
+    }
+    out += (arg.type == ArgType::kOneOf && !arg.optional) ? "<" + inner + ">" : inner;
+  } else if (arg.type == ArgType::kPureToken) {
+    out = std::string(arg.token);
+  } else {
+    if (!arg.token.empty()) out = std::string(arg.token) + " ";
+    out += arg.name;
+  }
+  if (arg.multiple) out += " [" + out + " ...]";
+  if (arg.optional) out = "[" + out + "]";
+  return out;
+}
+
+void AppendIndented(std::string_view text, std::vector<std::string>* lines) {
+  while (true) {
+    const size_t nl = text.find('\n');
+    lines->push_back("    " + std::string(text.substr(0, nl)));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+void AppendHelpEntries(const CommandSpec& spec, std::vector<std::string>* lines) {
+  if (spec.help.empty()) {
+    lines->push_back(HelpUsage(spec));
+    AppendIndented(spec.summary, lines);
+    return;
+  }
+  for (const HelpEntry& entry : spec.help) {
+    lines->push_back(entry.usage.empty() ? HelpUsage(spec) : std::string(entry.usage));
+    AppendIndented(entry.text.empty() ? spec.summary : entry.text, lines);
+  }
+}
+
+void ExecuteHelp(CommandContext& ctx, const NoOptions&) {
+  ReplyHelp(ctx.reply, *ctx.server.commands().Find(ctx.args[0]));
+}
+
+}  // namespace
+
+std::string HelpUsage(const CommandSpec& spec) {
+  std::string out = AsciiUpper(spec.name);
+  for (const ArgSpec& arg : spec.arguments) out += " " + HelpArg(arg);
+  return out;
+}
+
+std::vector<std::string> HelpLines(const CommandSpec& container) {
+  std::vector<std::string> lines = {AsciiUpper(container.name) +
+                                    " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"};
+  if (container.handler != nullptr && !container.help.empty()) {
+    AppendHelpEntries(container, &lines);
+  }
+  for (const CommandSpec& sub : container.subcommands) AppendHelpEntries(sub, &lines);
+  return lines;
+}
+
+void ReplyHelp(ReplyWriter& reply, const CommandSpec& container) {
+  const std::vector<std::string> lines = HelpLines(container);
+  reply.ArrayHeader(lines.size());
+  for (const std::string& line : lines) reply.SimpleString(line);
+}
+
+std::string Synopsis(const CommandSpec& spec, std::string_view container) {
+  std::string out = container.empty() ? AsciiUpper(spec.name)
+                                      : AsciiUpper(container) + " " + AsciiUpper(spec.name);
+  for (const ArgSpec& arg : spec.arguments) out += " " + SynopsisArg(arg);
+  return out;
+}
+
+std::string CommandReference(const CommandTable& table) {
+  std::string out;
+  out += kReferenceBegin;
+  out += "\n\n| command | group | flags | summary |\n|---|---|---|---|\n";
+  auto row = [&out](const CommandSpec& spec, std::string_view container) {
+    std::string flags;
+    for (const std::string& f : FlagNames(spec.flags)) flags += (flags.empty() ? "" : " ") + f;
+    std::string synopsis = Synopsis(spec, container);
+    std::string escaped;
+    for (char c : synopsis) {
+      if (c == '|') escaped += "\\";
+      escaped += c;
+    }
+    out += "| `" + escaped + "` | " + std::string(spec.group) + " | " + flags + " | " +
+           std::string(spec.summary) + " |\n";
+  };
+  for (const auto& [name, spec] : table.rows()) {
+    if (spec.handler != nullptr || spec.subcommands.empty()) row(spec, {});
+    for (const CommandSpec& sub : spec.subcommands) row(sub, spec.name);
+  }
+  out += "\n";
+  out += kReferenceEnd;
+  out += "\n";
+  return out;
+}
+
+CommandSpec HelpSubcommand(std::string_view group, std::string_view summary, uint32_t flags,
+                           std::string_view since) {
+  return {.name = "help",
+          .arity = 2,
+          .flags = flags,
+          .group = group,
+          .since = since,
+          .summary = summary,
+          .help = {{.text = "Print this help."}},
+          .handler = Handler<ParseNothing, ExecuteHelp>};
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,56 @@
+// Documentation generated from the command rows: HELP replies, COMMAND INFO and COMMAND DOCS
+// entries (Redis 7's shapes, so redis-cli shows argument hints for ebb's own commands), and the
+// command reference in docs/commands.md (checked against the rows by a test).
+// Thread-safety: pure functions of the rows.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/command.h"
+
+namespace ebb::protocol {
+class ReplyWriter;
+}
+
+namespace ebb::server {
+
+// A row's usage in HELP's style: the upper-case name, then its arguments as "<key>", "[<count>]",
+// "TOKEN <value>", "<a> [<a> ...]", "[A|B]" ("INS <key> <value> <timestamp>").
+std::string HelpUsage(const CommandSpec& spec);
+
+// The lines of `container`'s HELP reply: "<CMD> <subcommand> [<arg> [value] [opt] ...].
+// Subcommands are:", then the container's own help entries (its bare form, if it runs bare),
+// then each subcommand's, in row order. An entry is its usage line (given, or HelpUsage) and its
+// text (given, or the summary) indented by four spaces.
+std::vector<std::string> HelpLines(const CommandSpec& container);
+
+// Replies `container`'s HELP lines as an array of simple strings.
+void ReplyHelp(protocol::ReplyWriter& reply, const CommandSpec& container);
+
+// The HELP subcommand row of a container; its handler replies the container's HelpLines.
+CommandSpec HelpSubcommand(std::string_view group, std::string_view summary, uint32_t flags,
+                           std::string_view since = "1.0.0");
+
+// A row's synopsis as the Redis documentation writes it ("SET key value [NX | XX] [GET]
+// [EX seconds | PX milliseconds | ...]"); subcommands as "TLOG INS key value timestamp".
+std::string Synopsis(const CommandSpec& spec, std::string_view container = {});
+
+// COMMAND INFO's flag names and ACL categories of a row.
+std::vector<std::string> FlagNames(uint32_t flags);
+std::vector<std::string> AclCategories(const CommandSpec& spec);
+
+// One COMMAND INFO entry (10 fields, subcommands nested) / one COMMAND DOCS map.
+void WriteCommandInfo(protocol::ReplyWriter& w, const CommandSpec& spec,
+                      uint32_t inherited_flags = 0);
+void WriteCommandDocs(protocol::ReplyWriter& w, const CommandSpec& spec);
+
+// The generated part of docs/commands.md: one Markdown table row per command and subcommand
+// (synopsis, group, flags, summary), in name order, between its marker lines.
+std::string CommandReference(const CommandTable& table);
+inline constexpr std::string_view kReferenceBegin =
+    "<!-- generated from the command table: build/ebb-command-reference; do not edit -->";
+inline constexpr std::string_view kReferenceEnd = "<!-- end of generated table -->";
+
+}  // namespace ebb::server

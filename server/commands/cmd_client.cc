@@ -1,0 +1,292 @@
+// CLIENT ID|SETNAME|GETNAME|SETINFO|LIST|INFO|KILL|HELP: the calling client's identity and the
+// list of connected clients (ClientRegistry).
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/strings.h"
+#include "common/wall_clock.h"
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+void ExecuteId(CommandContext& ctx, const NoOptions&) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.client.id()));
+}
+
+struct NameOptions {
+  std::string_view name;
+};
+
+// CLIENT SETNAME connection-name
+NameOptions ParseSetName(ArgParser& args) {
+  NameOptions o{args.Next()};
+  if (!args.failed() && !IsValidClientName(o.name)) args.Fail(kClientNameInvalid);
+  return o;
+}
+
+void ExecuteSetName(CommandContext& ctx, const NameOptions& o) {
+  ctx.client.set_name(o.name);
+  ctx.reply.Ok();
+}
+
+void ExecuteGetName(CommandContext& ctx, const NoOptions&) {
+  if (ctx.client.name().empty()) return ctx.reply.Null();
+  ctx.reply.Bulk(ctx.client.name());
+}
+
+struct SetInfoOptions {
+  bool lib_name = false;  // else lib-ver
+  std::string_view value;
+};
+
+// CLIENT SETINFO LIB-NAME|LIB-VER value
+SetInfoOptions ParseSetInfo(ArgParser& args) {
+  SetInfoOptions o;
+  const std::string_view attribute = args.Next();
+  const int which = args.failed() ? -1
+                    : EqualsIgnoreCase(attribute, "lib-name") ? 0
+                    : EqualsIgnoreCase(attribute, "lib-ver")  ? 1
+                                                              : -1;
+  o.lib_name = which == 0;
+  o.value = args.Next();
+  if (which < 0) {
+    args.Fail(UnrecognizedOptionError(attribute));
+  } else if (!IsValidClientName(o.value)) {
+    args.Fail(ClientInfoInvalidError(o.lib_name ? "lib-name" : "lib-ver"));
+  }
+  return o;
+}
+
+void ExecuteSetInfo(CommandContext& ctx, const SetInfoOptions& o) {
+  if (o.lib_name) {
+    ctx.client.set_lib_name(o.value);
+  } else {
+    ctx.client.set_lib_ver(o.value);
+  }
+  ctx.reply.Ok();
+}
+
+// Whether a CLIENT LIST/KILL TYPE names the clients ebb has (normal ones); latches
+// "Unknown client type" for a name Redis does not know. `slave` is Redis's old name of replica
+// (KILL only).
+bool TypeIsNormal(ArgParser& args, std::string_view type, bool allow_slave) {
+  if (EqualsIgnoreCase(type, "normal")) return true;
+  if (!EqualsIgnoreCase(type, "master") && !EqualsIgnoreCase(type, "replica") &&
+      !EqualsIgnoreCase(type, "pubsub") && !(allow_slave && EqualsIgnoreCase(type, "slave"))) {
+    args.Fail(UnknownClientTypeError(type));
+  }
+  return false;
+}
+
+struct ListOptions {
+  std::vector<uint64_t> ids;  // empty: every client; 0 matches none
+};
+
+// CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
+ListOptions ParseList(ArgParser& args) {
+  ListOptions o;
+  while (args.HasMore()) {
+    if (args.Token("TYPE")) {
+      const std::string_view type = args.Next();
+      if (!args.failed() && !TypeIsNormal(args, type, /*allow_slave=*/false) && !args.failed()) {
+        o.ids.push_back(0);  // no client of that type
+      }
+    } else if (args.Token("ID")) {
+      if (!args.HasMore()) args.SyntaxError();
+      while (args.HasMore()) {
+        const int64_t id = args.Int64(kInvalidClientId);
+        if (!args.failed() && id <= 0) args.Fail(kInvalidClientId);
+        o.ids.push_back(static_cast<uint64_t>(id));
+      }
+    } else {
+      args.SyntaxError();
+    }
+  }
+  return o;
+}
+
+void ExecuteList(CommandContext& ctx, const ListOptions& o) {
+  const int64_t now = WallMs();
+  std::string text;
+  for (const auto& [id, client] : ctx.server.clients().all()) {
+    if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), id) == o.ids.end()) continue;
+    text += client->InfoLine(now);
+    text += '\n';
+  }
+  ctx.reply.Verbatim("txt", text);
+}
+
+void ExecuteInfo(CommandContext& ctx, const NoOptions&) {
+  ctx.reply.Verbatim("txt", ctx.client.InfoLine(WallMs()) + "\n");
+}
+
+struct KillOptions {
+  std::optional<std::string_view> old_form_addr;  // CLIENT KILL addr:port
+  uint64_t id = 0;                                // 0: any
+  std::string_view addr, laddr, user;             // empty: any
+  bool type_matches = true;                       // TYPE normal (or none)
+  bool skipme = true;
+};
+
+// CLIENT KILL addr:port, or CLIENT KILL [ID id] [ADDR a] [LADDR a] [USER u] [TYPE t]
+// [SKIPME yes|no] (filters and'ed).
+KillOptions ParseKill(ArgParser& args) {
+  KillOptions o;
+  if (args.remaining() == 1) {
+    o.old_form_addr = args.Next();
+    return o;
+  }
+  while (args.HasMore()) {
+    if (args.remaining() < 2) {
+      args.SyntaxError();
+    } else if (args.Token("ID")) {
+      const int64_t id = args.Int64(kClientIdNotPositive);
+      if (!args.failed() && id <= 0) args.Fail(kClientIdNotPositive);
+      o.id = static_cast<uint64_t>(id);
+    } else if (args.Token("ADDR")) {
+      o.addr = args.Next();
+    } else if (args.Token("LADDR")) {
+      o.laddr = args.Next();
+    } else if (args.Token("USER")) {
+      o.user = args.Next();
+    } else if (args.Token("TYPE")) {
+      o.type_matches = TypeIsNormal(args, args.Next(), /*allow_slave=*/true);
+    } else if (args.Token("SKIPME")) {
+      const int yes_no = args.Choice({"yes", "no"});
+      if (yes_no < 0) args.SyntaxError();
+      o.skipme = yes_no == 0;
+    } else {
+      args.SyntaxError();
+    }
+  }
+  return o;
+}
+
+void ExecuteKill(CommandContext& ctx, const KillOptions& o) {
+  ClientRegistry& registry = ctx.server.clients();
+  if (o.old_form_addr) {
+    for (const auto& [id, client] : registry.all()) {
+      if (client->addr() == *o.old_form_addr) {
+        client->RequestClose();
+        return ctx.reply.Ok();
+      }
+    }
+    return ctx.reply.Error(kNoSuchClient);
+  }
+  if (!o.user.empty() && o.user != "default") return ctx.reply.Error(NoSuchUserError(o.user));
+  std::vector<Client*> victims;
+  for (const auto& [id, client] : registry.all()) {
+    if (!o.type_matches) break;
+    if (o.id != 0 && id != o.id) continue;
+    if (!o.addr.empty() && client->addr() != o.addr) continue;
+    if (!o.laddr.empty() && client->laddr() != o.laddr) continue;
+    if (o.skipme && client == &ctx.client) continue;
+    victims.push_back(client);
+  }
+  for (Client* c : victims) c->RequestClose();
+  ctx.reply.Integer(static_cast<int64_t>(victims.size()));
+}
+
+constexpr uint32_t kConn = kCmdNoScript | kCmdLoading | kCmdStale;
+
+CommandSpec Sub(CommandSpec spec) {
+  spec.group = "connection";
+  spec.since = "2.4.0";
+  return spec;
+}
+
+ArgSpec Token(std::string_view token, std::string_view name, ArgType type, bool optional = true,
+              bool multiple = false) {
+  return {.name = name, .type = type, .token = token, .optional = optional, .multiple = multiple};
+}
+
+}  // namespace
+
+std::vector<CommandSpec> ClientCommands() {
+  return {{
+      .name = "client",
+      .arity = -2,
+      .group = "connection",
+      .summary = "A container for client connection commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands = {
+          Sub({.name = "getname",
+               .arity = 2,
+               .flags = kConn,
+               .summary = "Returns the name of the connection.",
+               .help = {{.text = "Return the name of the current connection."}},
+               .handler = Handler<ParseNothing, ExecuteGetName>}),
+          Sub({.name = "id",
+               .arity = 2,
+               .flags = kConn,
+               .summary = "Returns the unique client ID of the connection.",
+               .help = {{.text = "Return the ID of the current connection."}},
+               .handler = Handler<ParseNothing, ExecuteId>}),
+          Sub({.name = "info",
+               .arity = 2,
+               .flags = kConn,
+               .summary = "Returns information about the connection.",
+               .help = {{.text = "Return information about the current client connection."}},
+               .handler = Handler<ParseNothing, ExecuteInfo>}),
+          Sub({.name = "kill",
+               .arity = -3,
+               .flags = kConn | kCmdAdmin,
+               .summary = "Terminates open connections.",
+               .arguments = {{.name = "filter",
+                              .type = ArgType::kOneOf,
+                              .children =
+                                  {{.name = "old-format"},
+                                   {.name = "new-format",
+                                    .type = ArgType::kOneOf,
+                                    .multiple = true,
+                                    .children = {Token("ID", "client-id", ArgType::kInteger),
+                                                 Token("ADDR", "ip:port", ArgType::kString),
+                                                 Token("LADDR", "ip:port", ArgType::kString),
+                                                 Token("SKIPME", "yes/no", ArgType::kString)}}}}},
+               .help = {{.usage = "KILL <ip:port>", .text = "Kill connection made from <ip:port>."},
+                        {.usage = "KILL <option> <value> [<option> <value> [...]]",
+                         .text = "Kill connections. Options are: ID <client-id>, ADDR <ip:port>, "
+                                 "LADDR <ip:port>,\nTYPE normal, USER default, SKIPME (YES|NO)."}},
+               .handler = Handler<ParseKill, ExecuteKill>}),
+          Sub({.name = "list",
+               .arity = -2,
+               .flags = kConn | kCmdAdmin,
+               .summary = "Lists open connections.",
+               .arguments = {Token("TYPE", "client-type", ArgType::kString),
+                             Token("ID", "client-id", ArgType::kInteger, true, true)},
+               .help = {{.usage = "LIST [TYPE normal] [ID <id> [<id> ...]]",
+                         .text = "Return information about client connections."}},
+               .handler = Handler<ParseList, ExecuteList>}),
+          Sub({.name = "setinfo",
+               .arity = 4,
+               .flags = kConn,
+               .summary = "Sets information specific to the client.",
+               .arguments = {{.name = "attr",
+                              .type = ArgType::kOneOf,
+                              .children = {Token("LIB-NAME", "libname", ArgType::kString, false),
+                                           Token("LIB-VER", "libver", ArgType::kString, false)}}},
+               .help = {{.usage = "SETINFO <LIB-NAME|LIB-VER> <value>",
+                         .text = "Set client library name or version."}},
+               .handler = Handler<ParseSetInfo, ExecuteSetInfo>}),
+          Sub({.name = "setname",
+               .arity = 3,
+               .flags = kConn,
+               .summary = "Sets the connection name.",
+               .arguments = {{.name = "connection-name"}},
+               .help = {{.usage = "SETNAME <name>",
+                         .text = "Assign the name <name> to the current connection."}},
+               .handler = Handler<ParseSetName, ExecuteSetName>}),
+          HelpSubcommand("connection", "Returns helpful text.", kCmdLoading | kCmdStale, "2.4.0"),
+      }}};
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,149 @@
+// CONFIG GET|SET|RESETSTAT|REWRITE|HELP over the ConfigRegistry. Changes reach the engine and the
+// types through the registry's change hook (server/main.cc).
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+struct ConfigOptions {
+  std::vector<std::string_view> args;  // GET: patterns; SET: name value pairs
+};
+
+ConfigOptions ParseAll(ArgParser& args) {
+  ConfigOptions o;
+  while (args.HasMore()) o.args.push_back(args.Next());
+  return o;
+}
+
+// CONFIG GET pattern [pattern ...]: a map of every matching option, each once.
+void ExecuteGet(CommandContext& ctx, const ConfigOptions& o) {
+  std::vector<std::pair<std::string, std::string>> found;
+  std::set<std::string> seen;
+  for (std::string_view pattern : o.args) {
+    for (auto& [name, value] : ctx.server.config_registry().Get(pattern)) {
+      if (seen.insert(name).second) found.emplace_back(name, value);
+    }
+  }
+  ctx.reply.MapHeader(found.size());
+  for (const auto& [name, value] : found) {
+    ctx.reply.Bulk(name);
+    ctx.reply.Bulk(value);
+  }
+}
+
+// CONFIG SET name value [name value ...]: each name once.
+ConfigOptions ParseSet(ArgParser& args) {
+  if (args.remaining() % 2 != 0) {
+    args.Fail(WrongArgsError("config|set"));
+    return {};
+  }
+  ConfigOptions o = ParseAll(args);
+  std::set<std::string> names;
+  for (size_t i = 0; i < o.args.size(); i += 2) {
+    const std::string lower = AsciiLower(o.args[i]);
+    if (!names.insert(lower).second) {
+      args.Fail(ConfigSetFailedError(lower, "duplicate parameter"));
+      break;
+    }
+  }
+  return o;
+}
+
+// All or nothing, as Redis 7: a failed value undoes the ones set before it.
+void ExecuteSet(CommandContext& ctx, const ConfigOptions& o) {
+  ConfigRegistry& registry = ctx.server.config_registry();
+  std::vector<std::pair<std::string, std::string>> undo;  // values before this command
+  for (size_t i = 0; i < o.args.size(); i += 2) {
+    auto before = registry.Get(o.args[i]);
+    std::string error;
+    if (!registry.Set(o.args[i], o.args[i + 1], &error)) {
+      for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+        std::string ignored;
+        registry.Set(it->first, it->second, &ignored);
+      }
+      return ctx.reply.Error(error);
+    }
+    if (before.size() == 1) undo.push_back(before[0]);
+  }
+  ctx.reply.Ok();
+}
+
+void ExecuteResetStat(CommandContext& ctx, const NoOptions&) {
+  ctx.server.stats().Reset();
+  ctx.reply.Ok();
+}
+
+void ExecuteRewrite(CommandContext& ctx, const NoOptions&) {
+  ConfigRegistry& registry = ctx.server.config_registry();
+  if (registry.config_file().empty()) return ctx.reply.Error(kNoConfigFile);
+  std::string error;
+  if (!registry.Rewrite(&error)) return ctx.reply.Error(ConfigRewriteError(error));
+  ctx.reply.Ok();
+}
+
+constexpr uint32_t kAdmin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+
+}  // namespace
+
+std::vector<CommandSpec> ConfigCommands() {
+  return {{
+      .name = "config",
+      .arity = -2,
+      .group = "server",
+      .since = "2.0.0",
+      .summary = "A container for server configuration commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands =
+          {{.name = "get",
+            .arity = -3,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Returns the effective values of configuration parameters.",
+            .arguments = {{.name = "parameter", .multiple = true}},
+            .help = {{.usage = "GET <pattern>",
+                      .text = "Return parameters matching the glob-like <pattern> and their "
+                              "values."}},
+            .handler = Handler<ParseAll, ExecuteGet>},
+           {.name = "set",
+            .arity = -4,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Sets configuration parameters in-flight.",
+            .arguments = {{.name = "data",
+                           .type = ArgType::kBlock,
+                           .multiple = true,
+                           .children = {{.name = "parameter"}, {.name = "value"}}}},
+            .help = {{.usage = "SET <directive> <value>",
+                      .text = "Set the configuration <directive> to <value>."}},
+            .handler = Handler<ParseSet, ExecuteSet>},
+           {.name = "resetstat",
+            .arity = 2,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Resets the server's statistics.",
+            .help = {{.text = "Reset statistics reported by the INFO command."}},
+            .handler = Handler<ParseNothing, ExecuteResetStat>},
+           {.name = "rewrite",
+            .arity = 2,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Persists the effective configuration to file.",
+            .help = {{.text = "Rewrite the configuration file."}},
+            .handler = Handler<ParseNothing, ExecuteRewrite>},
+           HelpSubcommand("server", "Returns helpful text.", kCmdLoading | kCmdStale)},
+  }};
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,202 @@
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|HELP: test hooks, refused unless
+// enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the
+// server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's writes
+// and fsyncs fail so tests see MISCONF without filling a disk.
+//
+// As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
+// no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
+// rows all the same, which its HELP is generated from.
+#include <cerrno>
+#include <chrono>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/commands/reply.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+#include "storage/env/fault_injection_file_system.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+void ReplyStatus(CommandContext& ctx, const storage::Status& s) {
+  ReplyOkOrError(ctx, types::OpResult<void>(s));
+}
+
+struct SleepOptions {
+  double seconds = 0;
+};
+
+// DEBUG SLEEP seconds (decimals allowed, at most an hour)
+SleepOptions ParseSleep(ArgParser& args) {
+  SleepOptions o;
+  if (!ParseDouble(args.Next(), &o.seconds) || o.seconds < 0 || o.seconds > 3600) {
+    args.Fail(kNotFloat);
+  }
+  return o;
+}
+
+void ExecuteSleep(CommandContext& ctx, const SleepOptions& o) {
+  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(o.seconds * 1e6)));
+  ctx.reply.Ok();
+}
+
+struct ClockOptions {
+  enum class Op { kGet, kSet, kAdvance } op = Op::kGet;
+  int64_t ms = 0;
+};
+
+// DEBUG CLOCK GET | SET unix-ms | ADVANCE ms
+ClockOptions ParseClock(ArgParser& args) {
+  ClockOptions o;
+  const int op = args.Choice({"GET", "SET", "ADVANCE"});
+  if (op < 0 || (op == 0) != (args.remaining() == 0) || args.remaining() > 1) {
+    args.Fail(SubcommandSyntaxError("debug", "clock"));
+    return o;
+  }
+  o.op = static_cast<ClockOptions::Op>(op);
+  if (o.op != ClockOptions::Op::kGet) o.ms = args.Int64();
+  if (!args.failed() && o.op == ClockOptions::Op::kAdvance && o.ms < 0) args.Fail(kClockBackwards);
+  return o;
+}
+
+void ExecuteClock(CommandContext& ctx, const ClockOptions& o) {
+  storage::PinnableClock& clock = ctx.server.clock();
+  switch (o.op) {
+    case ClockOptions::Op::kGet:
+      return ctx.reply.Integer(clock.NowMs());
+    case ClockOptions::Op::kSet:
+      clock.Pin(o.ms);
+      break;
+    case ClockOptions::Op::kAdvance:
+      clock.Advance(o.ms);
+      break;
+  }
+  ctx.reply.Ok();
+}
+
+void ExecuteFlushMemtable(CommandContext& ctx, const NoOptions&) {
+  ReplyStatus(ctx, ctx.server.keyspace().db().FlushMemtable());
+}
+
+void ExecuteCompact(CommandContext& ctx, const NoOptions&) {
+  ReplyStatus(ctx, ctx.server.keyspace().db().CompactAll());
+}
+
+struct DiskFaultOptions {
+  bool on = false;
+  int error = ENOSPC;
+};
+
+// DEBUG DISK-FAULT ON [ENOSPC|EIO] | OFF
+DiskFaultOptions ParseDiskFault(ArgParser& args) {
+  DiskFaultOptions o;
+  const int op = args.Choice({"ON", "OFF"});
+  o.on = op == 0;
+  if (op == 0 && args.HasMore()) {
+    const int error = args.Choice({"ENOSPC", "EIO"});
+    if (error < 0) args.SyntaxError();
+    o.error = error == 1 ? EIO : ENOSPC;
+  }
+  if (op < 0 || args.HasMore()) args.Fail(SubcommandSyntaxError("debug", "disk-fault"));
+  return o;
+}
+
+void ExecuteDiskFault(CommandContext& ctx, const DiskFaultOptions& o) {
+  storage::FaultInjectionFileSystem* faults = ctx.server.disk_faults();
+  if (faults == nullptr) return ctx.reply.Error(kDiskFaultsUnavailable);
+  if (o.on) {
+    faults->SetFaultErrno(o.error);
+    faults->SetFailNewFiles(true);
+    faults->SetFailSyncs(true);
+    faults->SetFailFlushes(true);  // appends still fill the buffers, as on a full disk
+    return ctx.reply.Ok();
+  }
+  faults->SetFailFlushes(false);
+  faults->SetFailSyncs(false);
+  faults->SetFailNewFiles(false);
+  // The engine would resume by itself within about a second; do it now.
+  ReplyStatus(ctx, ctx.server.keyspace().db().Resume());
+}
+
+// DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the
+// subcommand).
+const CommandSpec& DebugTable() {
+  static const CommandSpec* const kDebug = new CommandSpec{
+      .name = "debug",
+      .subcommands = {
+          {.name = "sleep",
+           .arity = 3,
+           .arguments = {{.name = "seconds"}},
+           .help = {{.text = "Stop the server for <seconds>. Decimals allowed."}},
+           .handler = Handler<ParseSleep, ExecuteSleep>},
+          {.name = "clock",
+           .arity = -3,
+           .help = {{.usage = "CLOCK GET", .text = "Return the server clock in unix milliseconds."},
+                    {.usage = "CLOCK SET <unix-ms>",
+                     .text = "Pin the server clock at <unix-ms>; it then moves only by DEBUG "
+                             "CLOCK."},
+                    {.usage = "CLOCK ADVANCE <ms>",
+                     .text = "Move the server clock forward by <ms> (pinning it first)."}},
+           .handler = Handler<ParseClock, ExecuteClock>},
+          {.name = "flush-memtable",
+           .arity = 2,
+           .help = {{.text = "Write the memtable to a new table file."}},
+           .handler = Handler<ParseNothing, ExecuteFlushMemtable>},
+          {.name = "compact",
+           .arity = 2,
+           .help = {{.text = "Compact every level down to the last, applying expiry."}},
+           .handler = Handler<ParseNothing, ExecuteCompact>},
+          {.name = "disk-fault",
+           .arity = -3,
+           .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",
+                     .text = "Fail every write-out, fsync and file creation in the data "
+                             "directory (default ENOSPC)."},
+                    {.usage = "DISK-FAULT OFF",
+                     .text = "Stop failing them, and resume writes at once."}},
+           .handler = Handler<ParseDiskFault, ExecuteDiskFault>},
+          {.name = "help",
+           .arity = 2,
+           .help = {{.text = "Print this help."}},
+           .handler = nullptr},  // DebugCommand answers it
+      }};
+  return *kDebug;
+}
+
+bool ArityOk(int arity, size_t argc) {
+  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+}
+
+// DEBUG <subcommand> [arg ...]
+void DebugCommand(CommandContext& ctx) {
+  const CommandSpec& debug = DebugTable();
+  const CommandSpec* sub = CommandTable::FindSubcommand(debug, ctx.args[1]);
+  if (sub == nullptr || !ArityOk(sub->arity, ctx.args.size())) {
+    return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
+  }
+  if (sub->handler == nullptr) return ReplyHelp(ctx.reply, debug);
+  CommandContext sub_ctx{ctx.args, 2, ctx.reply, ctx.client, ctx.server};
+  sub->handler(sub_ctx);
+}
+
+}  // namespace
+
+std::vector<CommandSpec> DebugCommands() {
+  return {{.name = "debug",
+           .arity = -2,
+           .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdDebug,
+           .group = "server",
+           .summary = "A container for debugging commands.",
+           .complexity = "Depends on subcommand.",
+           .arguments = {{.name = "subcommand"}, {.name = "arg", .optional = true, .multiple = true}},
+           .handler = DebugCommand}};
+}
+
+}  // namespace ebb::server

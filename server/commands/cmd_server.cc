@@ -1,0 +1,88 @@
+// Server commands: TIME and SHUTDOWN.
+#include <string>
+#include <vector>
+
+#include "common/wall_clock.h"
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/commands/register.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+// TIME: [unix seconds, microseconds]. A pinned test clock (DEBUG CLOCK) is what the server
+// believes the time is, so TIME reports it too.
+void ExecuteTime(CommandContext& ctx, const NoOptions&) {
+  const int64_t us = ctx.server.clock().pinned() ? ctx.server.clock().NowMs() * 1000 : WallUs();
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(std::to_string(us / 1000000));
+  ctx.reply.Bulk(std::to_string(us % 1000000));
+}
+
+struct ShutdownOptions {
+  bool abort = false;
+};
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]; ABORT goes alone.
+ShutdownOptions ParseShutdown(ArgParser& args) {
+  ShutdownOptions o;
+  OptionGroup save;
+  const size_t given = args.remaining();
+  while (args.HasMore()) {
+    if (args.Choice({"NOSAVE", "SAVE"}, &save) < 0 && args.Choice({"NOW", "FORCE"}) < 0) {
+      if (args.Token("ABORT")) {
+        o.abort = true;
+      } else {
+        args.SyntaxError();
+      }
+    }
+  }
+  if (o.abort && given > 1) args.SyntaxError();
+  return o;
+}
+
+// ebb persists every write through its WAL, so SAVE/NOSAVE change nothing; on success the client
+// gets no reply (the connection closes).
+void ExecuteShutdown(CommandContext& ctx, const ShutdownOptions& o) {
+  if (o.abort) return ctx.reply.Error(kNoShutdownInProgress);
+  ctx.client.RequestClose();
+  ctx.server.RequestShutdown();
+}
+
+const ArgSpec PureToken(std::string_view name, std::string_view token) {
+  return {.name = name, .type = ArgType::kPureToken, .token = token, .optional = true};
+}
+
+}  // namespace
+
+std::vector<CommandSpec> ServerCommands() {
+  return {
+      {.name = "time",
+       .arity = 1,
+       .flags = kCmdFast | kCmdLoading | kCmdStale,
+       .group = "server",
+       .since = "2.6.0",
+       .summary = "Returns the server time.",
+       .handler = Handler<ParseNothing, ExecuteTime>},
+      {.name = "shutdown",
+       .arity = -1,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+       .group = "server",
+       .summary = "Shuts down the server after flushing pending replies.",
+       .arguments = {{.name = "save-selector",
+                      .type = ArgType::kOneOf,
+                      .optional = true,
+                      .children = {{.name = "nosave",
+                                    .type = ArgType::kPureToken,
+                                    .token = "NOSAVE"},
+                                   {.name = "save", .type = ArgType::kPureToken, .token = "SAVE"}}},
+                     PureToken("now", "NOW"), PureToken("force", "FORCE"),
+                     PureToken("abort", "ABORT")},
+       .handler = Handler<ParseShutdown, ExecuteShutdown>},
+  };
+}
+
+}  // namespace ebb::server

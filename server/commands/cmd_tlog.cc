@@ -1,0 +1,196 @@
+// TLOG: the timestamped log commands (docs/commands.md, "TLOG").
+//
+// A container command over types::Tlog. Timestamps and counts are unsigned 64-bit (digits only,
+// leading zeros allowed) and replied with ReplyWriter::Unsigned, so values above 2^63-1 go out
+// as a RESP3 big number / RESP2 bulk string.
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/commands/reply.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+#include "types/tlog.h"
+
+namespace ebb::server {
+namespace {
+
+using types::OpResult;
+
+types::Tlog LogOf(CommandContext& ctx) {
+  return types::Tlog(ctx.server.keyspace(), ctx.client.db_index());
+}
+
+struct TlogOptions {
+  std::string_view key;
+  std::string_view value;  // INS
+  uint64_t number = 0;     // INS, TRIMAT: a timestamp; GET, TRIM: a count
+};
+
+// TLOG INS key value timestamp
+TlogOptions ParseIns(ArgParser& args) {
+  TlogOptions o;
+  o.key = args.Next();
+  o.value = args.Next();
+  o.number = args.Digits();
+  return o;
+}
+
+void ExecuteIns(CommandContext& ctx, const TlogOptions& o) {
+  ReplyOkOrError(ctx, LogOf(ctx).Insert(o.key, o.value, o.number));
+}
+
+// TLOG GET key [count]
+TlogOptions ParseGet(ArgParser& args) {
+  TlogOptions o;
+  o.key = args.Next();
+  o.number = std::numeric_limits<uint64_t>::max();
+  if (args.remaining() > 1) {
+    args.Fail(WrongArgsError("tlog|get"));
+  } else if (args.HasMore()) {
+    o.number = args.Digits();
+  }
+  return o;
+}
+
+void ExecuteGet(CommandContext& ctx, const TlogOptions& o) {
+  OpResult<std::vector<types::TlogEntry>> entries = LogOf(ctx).Get(o.key, o.number);
+  if (!entries.ok()) return ReplyError(ctx, entries);
+  ctx.reply.ArrayHeader(entries->size());
+  for (const types::TlogEntry& entry : *entries) {
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(entry.value);
+    ctx.reply.Unsigned(entry.ts);
+  }
+}
+
+// TLOG SIZE key, TLOG CUTOFF key, TLOG CLR key
+TlogOptions ParseKey(ArgParser& args) { return {.key = args.Next()}; }
+
+void ExecuteSize(CommandContext& ctx, const TlogOptions& o) {
+  OpResult<uint64_t> size = LogOf(ctx).Size(o.key);
+  if (!size.ok()) return ReplyError(ctx, size);
+  ctx.reply.Unsigned(*size);
+}
+
+void ExecuteCutoff(CommandContext& ctx, const TlogOptions& o) {
+  OpResult<uint64_t> cutoff = LogOf(ctx).Cutoff(o.key);
+  if (!cutoff.ok()) return ReplyError(ctx, cutoff);
+  ctx.reply.Unsigned(*cutoff);
+}
+
+void ExecuteClr(CommandContext& ctx, const TlogOptions& o) {
+  ReplyOkOrError(ctx, LogOf(ctx).Clear(o.key));
+}
+
+// TLOG TRIMAT key timestamp, TLOG TRIM key count
+TlogOptions ParseKeyNumber(ArgParser& args) {
+  TlogOptions o;
+  o.key = args.Next();
+  o.number = args.Digits();
+  return o;
+}
+
+void ExecuteTrimAt(CommandContext& ctx, const TlogOptions& o) {
+  ReplyOkOrError(ctx, LogOf(ctx).TrimAt(o.key, o.number));
+}
+
+void ExecuteTrim(CommandContext& ctx, const TlogOptions& o) {
+  ReplyOkOrError(ctx, LogOf(ctx).Trim(o.key, o.number));
+}
+
+const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
+const ArgSpec kTimestamp = {.name = "timestamp", .type = ArgType::kInteger};
+
+}  // namespace
+
+std::vector<CommandSpec> TlogCommands() {
+  return {{
+      .name = "tlog",
+      .arity = -2,
+      .group = "tlog",
+      .summary = "A container for timestamped log (TLOG) commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands =
+          {{.name = "ins",
+            .arity = 5,
+            .flags = kCmdWrite,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Inserts a value/timestamp entry into a log.",
+            .complexity = "O(log(N))",
+            .arguments = {kKey, {.name = "value"}, kTimestamp},
+            .help = {{.text = "Insert a value/timestamp entry; ignored if a duplicate or below "
+                              "the cutoff."}},
+            .handler = Handler<ParseIns, ExecuteIns>},
+           {.name = "get",
+            .arity = -3,
+            .flags = kCmdReadOnly,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Returns the newest entries of a log, newest first.",
+            .complexity = "O(count)",
+            .arguments = {kKey, {.name = "count", .type = ArgType::kInteger, .optional = true}},
+            .help = {{.text = "Return the [value, timestamp] entries, newest first, at most "
+                              "<count> of them."}},
+            .handler = Handler<ParseGet, ExecuteGet>},
+           {.name = "size",
+            .arity = 3,
+            .flags = kCmdReadOnly | kCmdFast,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Returns the number of entries in a log.",
+            .arguments = {kKey},
+            .help = {{.text = "Return the number of entries in the log."}},
+            .handler = Handler<ParseKey, ExecuteSize>},
+           {.name = "cutoff",
+            .arity = 3,
+            .flags = kCmdReadOnly | kCmdFast,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Returns the cutoff timestamp of a log.",
+            .arguments = {kKey},
+            .help = {{.text = "Return the cutoff timestamp of the log."}},
+            .handler = Handler<ParseKey, ExecuteCutoff>},
+           {.name = "trimat",
+            .arity = 4,
+            .flags = kCmdWrite,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Raises the cutoff timestamp of a log.",
+            .complexity = "O(M) where M is the number of entries discarded",
+            .arguments = {kKey, kTimestamp},
+            .help = {{.text = "Raise the cutoff to <timestamp>, discarding older entries."}},
+            .handler = Handler<ParseKeyNumber, ExecuteTrimAt>},
+           {.name = "trim",
+            .arity = 4,
+            .flags = kCmdWrite,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Raises the cutoff to retain at least count entries.",
+            .complexity = "O(count + M) where M is the number of entries discarded",
+            .arguments = {kKey, {.name = "count", .type = ArgType::kInteger}},
+            .help = {{.text = "Raise the cutoff to the timestamp of entry <count>-1 (0: same as "
+                              "CLR)."}},
+            .handler = Handler<ParseKeyNumber, ExecuteTrim>},
+           {.name = "clr",
+            .arity = 3,
+            .flags = kCmdWrite,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Raises the cutoff past the newest entry, emptying a log.",
+            .arguments = {kKey},
+            .help = {{.text = "Raise the cutoff past the newest entry, emptying the log."}},
+            .handler = Handler<ParseKey, ExecuteClr>},
+           HelpSubcommand("tlog", "Returns helpful text about TLOG.", kCmdReadOnly | kCmdFast)},
+  }};
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,97 @@
+// TREG: the timestamped register commands (docs/commands.md, "TREG"; last write wins by
+// (ts, value)).
+//
+// A container command over types::Treg. Timestamps are unsigned 64-bit (digits only, leading
+// zeros allowed) and replied with ReplyWriter::Unsigned (RESP3 big number / RESP2 bulk string
+// above 2^63-1).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/commands/reply.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+#include "types/treg.h"
+
+namespace ebb::server {
+namespace {
+
+using types::OpResult;
+
+types::Treg RegisterOf(CommandContext& ctx) {
+  return types::Treg(ctx.server.keyspace(), ctx.client.db_index());
+}
+
+struct TregOptions {
+  std::string_view key;
+  std::string_view value;  // SET
+  uint64_t ts = 0;         // SET
+};
+
+// TREG SET key value timestamp
+TregOptions ParseSet(ArgParser& args) {
+  TregOptions o;
+  o.key = args.Next();
+  o.value = args.Next();
+  o.ts = args.Digits();
+  return o;
+}
+
+void ExecuteSet(CommandContext& ctx, const TregOptions& o) {
+  ReplyOkOrError(ctx, RegisterOf(ctx).Set(o.key, o.value, o.ts));
+}
+
+// TREG GET key
+TregOptions ParseGet(ArgParser& args) { return {.key = args.Next()}; }
+
+void ExecuteGet(CommandContext& ctx, const TregOptions& o) {
+  OpResult<types::TregState> state = RegisterOf(ctx).Get(o.key);
+  if (state.status() == types::OpStatus::kNotFound) return ctx.reply.NullArray();
+  if (!state.ok()) return ReplyError(ctx, state);
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(state->value());
+  ctx.reply.Unsigned(state->ts());
+}
+
+const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
+
+}  // namespace
+
+std::vector<CommandSpec> TregCommands() {
+  return {{
+      .name = "treg",
+      .arity = -2,
+      .group = "treg",
+      .summary = "A container for timestamped register (TREG) commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands =
+          {{.name = "set",
+            .arity = 5,
+            .flags = kCmdWrite | kCmdFast,
+            .keys = kSubcommandKey,
+            .group = "treg",
+            .summary = "Sets a register unless it holds a newer (timestamp, value) pair.",
+            .arguments = {kKey, {.name = "value"}, {.name = "timestamp", .type = ArgType::kInteger}},
+            .help = {{.text = "Set the register if <timestamp> is newer (or equal with a greater "
+                              "value)."}},
+            .handler = Handler<ParseSet, ExecuteSet>},
+           {.name = "get",
+            .arity = 3,
+            .flags = kCmdReadOnly | kCmdFast,
+            .keys = kSubcommandKey,
+            .group = "treg",
+            .summary = "Returns the value and timestamp of a register.",
+            .arguments = {kKey},
+            .help = {{.text = "Return the [value, timestamp] pair, or nil if the key does not "
+                              "exist."}},
+            .handler = Handler<ParseGet, ExecuteGet>},
+           HelpSubcommand("treg", "Returns helpful text about TREG.", kCmdReadOnly | kCmdFast)},
+  }};
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,13 @@
+#include "server/commands/register.h"
+
+namespace ebb::server {
+
+void RegisterAllCommands(CommandTable& table) {
+  for (auto area : {ConnectionCommands, ServerCommands, ClientCommands, ConfigCommands,
+                    InfoCommands, CommandCommands, DebugCommands, StringCommands, KvCommands,
+                    KeyCommands, ExpireCommands, TlogCommands, TregCommands}) {
+    table.Add(area());
+  }
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,37 @@
+#include "server/commands/reply.h"
+
+#include <cassert>
+
+#include "server/errors.h"
+
+namespace ebb::server {
+
+void ReplyError(CommandContext& ctx, const types::OpFailure& failure) {
+  using types::OpStatus;
+  switch (failure.status) {
+    case OpStatus::kWrongType:
+      return ctx.reply.Error(kWrongType);
+    case OpStatus::kNotInteger:
+      return ctx.reply.Error(kNotInteger);
+    case OpStatus::kOverflow:
+      return ctx.reply.Error(kOverflow);
+    case OpStatus::kTooLarge:
+      return ctx.reply.Error(kStringTooLong);
+    case OpStatus::kInvalidCursor:
+      return ctx.reply.Error(kInvalidCursor);
+    case OpStatus::kEngineError:
+      return ctx.reply.Error(EngineError(failure.engine_status.ToString()));
+    case OpStatus::kOk:
+    case OpStatus::kNotFound:
+      break;
+  }
+  assert(false && "ReplyError called without an error");
+  ctx.reply.Error(kSyntaxError);
+}
+
+void ReplyOkOrError(CommandContext& ctx, const types::OpResult<void>& result) {
+  if (!result.ok()) return ReplyError(ctx, result);
+  ctx.reply.Ok();
+}
+
+}  // namespace ebb::server
