@@ -10,7 +10,8 @@ CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 CCACHE    := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
 CMAKE     := cmake -S . $(CMAKE_GEN) $(CCACHE)
 
-.PHONY: all deps build asan tsan run test test-release test-asan test-tsan soak bench clean format
+.PHONY: all deps build asan tsan run test test-quick test-release test-asan test-tsan soak bench \
+        clean format check-format
 
 all: build
 
@@ -45,7 +46,12 @@ test-asan: asan
 test-tsan: tsan
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_storage --gtest_brief=1
 
-test: test-release test-asan test-tsan fuzz-smoke
+test: check-format test-release test-asan test-tsan fuzz-smoke
+
+# The release unit, command and integration tests (no crash loop, no sanitizers, no fuzzing):
+# a couple of minutes, for the edit-build-test loop.
+test-quick: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE crash
 
 # The crash loop for ten minutes instead of the default half minute.
 soak: build
@@ -56,49 +62,33 @@ bench: build
 	python3 bench/server_bench.py --ebb $(BUILD)/ebb-server --out bench/results
 	@if [ -x $(BUILD)/engine_bench ]; then $(BUILD)/engine_bench | tee bench/results/engine_bench.md; fi
 
+FORMAT_FILES = $(shell git ls-files '*.cc' '*.h')
+
 format:
-	@find server protocol types storage tests bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
+	@clang-format -i $(FORMAT_FILES)
+
+# Fails (and names the files) when a source file differs from what clang-format makes of it.
+check-format: deps
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(TSAN) build-fuzz
 
-# --- Fuzzing (clang + libFuzzer, outside the CMake build): one binary per tests/fuzz/*_fuzz.cc,
-# seeded from tests/fuzz/corpus/<name>/ (copied, so runs never write into the repo).
-# Each target links only the sources it exercises (FUZZ_SRC_<name>); objects are shared between
-# targets and rebuilt only when a source or a header it includes changes.
+# --- Fuzzing (clang + libFuzzer): CMake builds one binary per tests/fuzz/*_fuzz.cc into
+# $(FUZZ_DIR) (-DEBB_FUZZ=ON); runs are seeded from tests/fuzz/corpus/<name>/ (copied, so runs never
+# write into the repo).
 FUZZ_DIR     ?= build-fuzz
+FUZZ_CC      ?= clang-14
 FUZZ_CXX     ?= clang++-14
 FUZZ_SMOKE_SECONDS ?= 12
-FUZZ_TARGETS := request_parser wal_reader sst_reader units arg_parser
-FUZZ_SRC_request_parser := protocol/*.cc
-FUZZ_SRC_wal_reader     := storage/wal/*.cc storage/util/*.cc storage/status.cc
-FUZZ_SRC_sst_reader     := storage/table/*.cc storage/format/*.cc storage/util/*.cc storage/status.cc
-FUZZ_LIB_sst_reader     := -llz4 -lzstd
-FUZZ_SRC_units          := server/config/units.cc
-FUZZ_SRC_arg_parser     := server/commands/arg_parser.cc protocol/reply_writer.cc
-FUZZ_SANITIZE := address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS  := -std=c++20 -g -O1 -I. -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE)
-FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SANITIZE)
-FUZZ_BINS    := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_DIR)/$(t)_fuzz)
-fuzz-objs     = $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(sort $(wildcard $(1))))
+FUZZ_TARGETS := $(patsubst tests/fuzz/%_fuzz.cc,%,$(wildcard tests/fuzz/*_fuzz.cc))
 
 .PHONY: fuzz-build fuzz-smoke fuzz
 
-$(FUZZ_DIR)/obj/%.o: %.cc
-	@mkdir -p $(@D)
-	@$(FUZZ_CXX) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
-
-define fuzz-target-rule
-$(FUZZ_DIR)/$(1)_fuzz: $(call fuzz-objs,$(FUZZ_SRC_$(1)) tests/fuzz/$(1)_fuzz.cc)
-	@echo "linking $$@"
-	@$(FUZZ_CXX) $(FUZZ_LDFLAGS) $$^ $(FUZZ_LIB_$(1)) -o $$@
-endef
-$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz-target-rule,$(t))))
-
--include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
-
-fuzz-build:
-	@$(MAKE) --no-print-directory -j $(JOBS) $(FUZZ_BINS)
+fuzz-build: deps
+	@CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) $(CMAKE) -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug -DEBB_FUZZ=ON \
+	  -DEBB_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
 
 # fuzz-run SECONDS: runs every target for SECONDS on a fresh copy of its corpus; the corpus
 # (regression seeds included) is replayed first, so a seed that crashes fails the run at once.

@@ -16,6 +16,7 @@
 #include "server/command.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
+#include "server/keyspace_setup.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
 #include "storage/clock.h"
@@ -55,55 +56,9 @@ bool SetUpLogging(const Config& config, std::string* error) {
   return true;
 }
 
-storage::WalFsync WalFsyncFrom(const std::string& text) {
-  if (text == "always") return storage::WalFsync::kAlways;
-  if (text == "no") return storage::WalFsync::kNo;
-  return storage::WalFsync::kEverySec;
-}
-
-storage::Compression CompressionFrom(const std::string& text) {
-  if (text == "none") return storage::Compression::kNone;
-  if (text == "zstd") return storage::Compression::kZstd;
-  return storage::Compression::kLz4;
-}
-
-storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Clock> clock) {
-  storage::Options options;
-  options.clock = std::move(clock);
-  options.memtable_size = config.memtable_size;
-  options.block_size = config.block_size;
-  options.block_cache_size = config.block_cache_size;
-  options.compression = CompressionFrom(config.compression);
-  options.wal_fsync = WalFsyncFrom(config.wal_fsync);
-  options.expiration_enabled = config.expiration;
-  options.whole_file_expiry = config.expiry_whole_file;
-  options.purge_deadline_ms = config.expiry_purge_deadline_ms;
-  return options;
-}
-
-// The types' settings from the options.
-void ApplyTypeSettings(const Config& config, types::Keyspace* ks) {
-  ks->set_ttl_policy(types::TtlPolicy(config.default_ttl_ms, config.ttl_rules));
-  ks->set_default_retrieval_grace(config.default_retrieval_grace_ms);
-  ks->set_defer_sync(config.wal_fsync == "always");  // group commit
-}
-
-// Keeps the engine and the types in step with CONFIG SET.
-void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx) {
-  if (!ctx->has_keyspace()) return;
-  types::Keyspace& ks = ctx->keyspace();
-  ApplyTypeSettings(config, &ks);
-  if (name == "wal-fsync") {
-    ks.db().SetWalFsync(WalFsyncFrom(config.wal_fsync));
-  } else if (name == "expiration") {
-    ks.db().SetExpirationEnabled(config.expiration);
-  } else if (name == "expiry-whole-file") {
-    ks.db().SetWholeFileExpiry(config.expiry_whole_file);
-  } else if (name == "expiry-purge-deadline") {
-    ks.db().SetPurgeDeadline(config.expiry_purge_deadline_ms);
-  } else if (name == "loglevel") {
-    spdlog::default_logger()->set_level(LogLevel(config.loglevel));
-  }
+void OnConfigChange(std::string_view name, const Config& config, ServerContext* ctx) {
+  ApplyRuntimeChange(name, config, ctx);
+  if (name == "loglevel") spdlog::default_logger()->set_level(LogLevel(config.loglevel));
 }
 
 int Main(int argc, char** argv) {
@@ -149,7 +104,7 @@ int Main(int argc, char** argv) {
   ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
   registry.OnChange(
-      [&ctx](std::string_view name, const Config& c) { ApplyRuntimeChange(name, c, &ctx); });
+      [&ctx](std::string_view name, const Config& c) { OnConfigChange(name, c, &ctx); });
 
   int code = 0;
   {

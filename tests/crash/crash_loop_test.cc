@@ -17,7 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
+#include "tests/support/test_seed.h"
 
 namespace ebb::test {
 namespace {
@@ -126,7 +127,7 @@ TEST(CrashLoop, AcknowledgedWritesSurviveSigkillUnderWalFsyncAlways) {
   TestServer server;
   ASSERT_TRUE(server.Start(kArgs)) << server.error();
   std::vector<WriterLog> logs(kWriters);
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(static_cast<uint32_t>(TestSeed(20240917)));
   const auto deadline = steady_clock::now() + std::chrono::seconds(CrashSeconds());
   int cycles = 0, total_acked = 0;
   for (; cycles < 1000 && steady_clock::now() < deadline; ++cycles) {

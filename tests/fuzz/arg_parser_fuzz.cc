@@ -1,12 +1,15 @@
-// libFuzzer target for the command argument parser (server/commands/arg_parser.h).
+// libFuzzer target for the command argument parser (server/commands/arg_parser.h) and the number
+// parsing under it (common/strings.h).
 //
 //  - ParseInt64/ParseUint64 must accept exactly the canonical decimal texts of 64-bit integers
 //    (Redis string2ll: no '+', no "-0", no leading zeros, no spaces), checked by printing the
-//    value back; ParseDouble never yields NaN.
+//    value back; ParseDigits exactly the digit strings that fit 64 bits (leading zeros allowed);
+//    ParseDouble never yields NaN.
 //  - ArgParser is driven through a random sequence of calls over random arguments and compared
 //    with a model: the position only advances over consumed arguments, the first error is
 //    latched (later errors never replace it), after an error every accessor is neutral and
-//    HasMore() is false, and ReplyError writes that error as a RESP error line.
+//    HasMore() is false, option groups refuse a second, different choice, and ReplyError writes
+//    that error as a RESP error line.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -19,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/commands/arg_parser.h"
 #include "server/errors.h"
@@ -46,15 +50,21 @@ bool Canonical(std::string_view text, T* value) {
 
 void CheckIntegers(std::string_view text) {
   int64_t i = 7, ref_i = 7;
-  const bool ok = ebb::server::ParseInt64(text, &i);
+  const bool ok = ebb::ParseInt64(text, &i);
   Check(ok == Canonical(text, &ref_i), "ParseInt64 accepts differently from string2ll");
   if (ok) Check(i == ref_i, "ParseInt64 value differs");
   uint64_t u = 7, ref_u = 7;
-  const bool uok = ebb::server::ParseUint64(text, &u);
+  const bool uok = ebb::ParseUint64(text, &u);
   Check(uok == Canonical(text, &ref_u), "ParseUint64 accepts differently");
   if (uok) Check(u == ref_u, "ParseUint64 value differs");
+  uint64_t digits = 7, ref_digits = 7;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ref_digits);
+  const bool ref_ok = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+  const bool dok = ebb::ParseDigits(text, &digits);
+  Check(dok == ref_ok, "ParseDigits accepts differently");
+  if (dok) Check(digits == ref_digits, "ParseDigits value differs");
   double d = 0;
-  if (ebb::server::ParseDouble(text, &d)) Check(!std::isnan(d), "ParseDouble returned NaN");
+  if (ebb::ParseDouble(text, &d)) Check(!std::isnan(d), "ParseDouble returned NaN");
 }
 
 void DriveParser(FuzzedDataProvider& fdp) {
@@ -68,6 +78,8 @@ void DriveParser(FuzzedDataProvider& fdp) {
   std::vector<std::string_view> args(storage.begin(), storage.end());
   const size_t start = fdp.ConsumeIntegralInRange<size_t>(0, args.size());
   ArgParser p(args, start);
+  ebb::server::OptionGroup group;
+  int group_model = -1;  // the model's group choice
 
   size_t pos = start;
   std::string error;  // model: "" until the first failure
@@ -77,10 +89,10 @@ void DriveParser(FuzzedDataProvider& fdp) {
   for (int step = 0; step < 32 && fdp.remaining_bytes() > 0; ++step) {
     const bool more = error.empty() && pos < args.size();
     Check(p.HasMore() == more, "HasMore differs from the model");
-    switch (fdp.ConsumeIntegralInRange<int>(0, 6)) {
+    switch (fdp.ConsumeIntegralInRange<int>(0, 7)) {
       case 0: {
         const std::string token = fdp.ConsumeBool() ? "nx" : fdp.ConsumeRandomLengthString(4);
-        const bool expect = more && ebb::server::EqualsIgnoreCase(args[pos], token);
+        const bool expect = more && ebb::EqualsIgnoreCase(args[pos], token);
         Check(p.Token(token) == expect, "Token differs from the model");
         if (expect) ++pos;
         break;
@@ -152,6 +164,25 @@ void DriveParser(FuzzedDataProvider& fdp) {
         ++pos;
         break;
       }
+      case 7: {
+        const int got = p.Choice({"NX", "XX"}, &group);
+        int matched = -1;
+        if (more && ebb::EqualsIgnoreCase(args[pos], "NX")) matched = 0;
+        if (more && ebb::EqualsIgnoreCase(args[pos], "XX")) matched = 1;
+        if (matched >= 0) {
+          ++pos;
+          if (group_model >= 0 && group_model != matched) {
+            fail(ebb::server::kSyntaxError);
+            Check(got == -1, "Choice of a second group member did not fail");
+          } else {
+            Check(got == matched, "Choice returned another index");
+          }
+          group_model = matched;
+        } else {
+          Check(got == -1, "Choice matched nothing but returned an index");
+        }
+        break;
+      }
       case 5:
         p.SyntaxError();
         fail(ebb::server::kSyntaxError);
@@ -163,12 +194,12 @@ void DriveParser(FuzzedDataProvider& fdp) {
         break;
       }
     }
-    Check(p.Failed() == !error.empty(), "Failed differs from the model");
+    Check(p.failed() == !error.empty(), "Failed differs from the model");
     Check(p.error() == error, "the latched error is not the first one");
     Check(p.position() == pos, "position differs from the model");
     Check(p.remaining() == (error.empty() ? args.size() - pos : 0), "remaining differs");
   }
-  if (p.Failed()) {
+  if (p.failed()) {
     std::string out;
     ebb::protocol::ReplyWriter reply(&out);
     p.ReplyError(reply);

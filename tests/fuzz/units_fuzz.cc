@@ -1,4 +1,4 @@
-// libFuzzer target for the duration and memory-size parsers (server/config/units.h).
+// libFuzzer target for the duration and memory-size parsers (common/units.h).
 //
 // Each input is checked against a slow reference parser written from the documented grammar
 // (128-bit arithmetic, so overflow is decided exactly): both must accept the same texts with the
@@ -14,13 +14,13 @@
 #include <string>
 #include <string_view>
 
-#include "server/config/units.h"
+#include "common/units.h"
 
 namespace {
 
-using ebb::server::FormatDuration;
-using ebb::server::ParseDuration;
-using ebb::server::ParseMemorySize;
+using ebb::FormatDuration;
+using ebb::ParseDuration;
+using ebb::ParseMemorySize;
 
 void Check(bool ok, const char* what, std::string_view text) {
   if (!ok) {

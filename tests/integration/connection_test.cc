@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {

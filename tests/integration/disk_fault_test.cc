@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
@@ -118,7 +118,9 @@ class FullDiskTest : public ::testing::TestWithParam<const char*> {
       const int err = errno;
       std::filesystem::remove(mount_point_);
       mount_point_.clear();
-      GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(err);
+      // Not a skip: a run that cannot test a full disk must say so as a failure.
+      FAIL() << "cannot mount a tmpfs (the test needs root or CAP_SYS_ADMIN): "
+             << std::strerror(err);
     }
     mounted_ = true;
   }

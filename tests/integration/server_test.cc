@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
@@ -191,19 +191,6 @@ TEST(ServerTest, BadConfigExitsWithError) {
   EXPECT_NE(server.error().find("port"), std::string::npos) << server.error();
 }
 
-}  // namespace
-}  // namespace ebb::test
-
-namespace ebb::test {
-namespace {
-
-long long StatField(redisContext* c, const std::string& section, const std::string& field) {
-  std::string info = Cmd(c, {"INFO", section}).str();
-  size_t at = info.find("\r\n" + field + ":");
-  if (at == std::string::npos) return -1;
-  at += field.size() + 3;
-  return std::stoll(info.substr(at, info.find("\r\n", at) - at));
-}
 
 // wal-fsync always: several pipelining connections; every acknowledged write survives a kill,
 // and the batches were committed through the group-commit thread.
@@ -211,9 +198,6 @@ TEST(ServerTest, GroupCommitUnderWalFsyncAlways) {
   TestServer server;
   ASSERT_TRUE(server.Start({"--wal-fsync", "always"})) << server.error();
   RedisConnection probe = server.Connect();
-  if (Cmd(probe.get(), {"COMMAND", "INFO", "set"})[0].is_nil()) {
-    GTEST_SKIP() << "SET is not registered in this build";
-  }
   constexpr int kConnections = 4;
   constexpr int kWrites = 100;
   std::vector<RedisConnection> conns;
@@ -231,7 +215,7 @@ TEST(ServerTest, GroupCommitUnderWalFsyncAlways) {
       ASSERT_EQ(ReadReply(conns[c].get()).str(), std::to_string(i));  // order kept
     }
   }
-  long long commits = StatField(probe.get(), "stats", "wal_group_commits");
+  long long commits = InfoField(probe.get(), "stats", "wal_group_commits");
   EXPECT_GE(commits, 1);
   EXPECT_LE(commits, kConnections * kWrites);
 
@@ -251,9 +235,6 @@ TEST(ServerTest, InfoKeyspaceCountsLiveKeys) {
   TestServer server;
   ASSERT_TRUE(server.Start()) << server.error();
   RedisConnection c = server.Connect();
-  if (Cmd(c.get(), {"COMMAND", "INFO", "set"})[0].is_nil()) {
-    GTEST_SKIP() << "SET is not registered in this build";
-  }
   EXPECT_EQ(Cmd(c.get(), {"INFO", "keyspace"}).str(), "# Keyspace\r\n");
   ASSERT_EQ(Cmd(c.get(), {"SET", "a", "1"}).ToString(), "OK");
   ASSERT_EQ(Cmd(c.get(), {"SET", "b", "2", "EX", "100"}).ToString(), "OK");
@@ -268,14 +249,11 @@ TEST(ServerTest, WalFsyncSwitchesAtRuntime) {
   TestServer server;
   ASSERT_TRUE(server.Start()) << server.error();
   RedisConnection c = server.Connect();
-  if (Cmd(c.get(), {"COMMAND", "INFO", "set"})[0].is_nil()) {
-    GTEST_SKIP() << "SET is not registered in this build";
-  }
   ASSERT_EQ(Cmd(c.get(), {"SET", "a", "1"}).ToString(), "OK");
-  EXPECT_EQ(StatField(c.get(), "stats", "wal_group_commits"), 0);
+  EXPECT_EQ(InfoField(c.get(), "stats", "wal_group_commits"), 0);
   ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", "wal-fsync", "always"}).ToString(), "OK");
   ASSERT_EQ(Cmd(c.get(), {"SET", "b", "2"}).ToString(), "OK");
-  EXPECT_EQ(StatField(c.get(), "stats", "wal_group_commits"), 1);
+  EXPECT_EQ(InfoField(c.get(), "stats", "wal_group_commits"), 1);
   EXPECT_EQ(Cmd(c.get(), {"GET", "b"}).str(), "2");
 }
 

@@ -5,41 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
-// A reply as one line: +status, -error, :integer, $bulk, nil, [a,b,...].
-std::string Canon(const Reply& r) {
-  if (r.is_io_error()) return "<io error>";
-  if (r.is_status()) return "+" + r.str();
-  if (r.is_error()) return "-" + r.str();
-  if (r.is_integer()) return ":" + std::to_string(r.integer());
-  if (r.is_string()) return "$" + r.str();
-  if (r.is_nil()) return "nil";
-  std::string out = "[";
-  for (const Reply& e : r.elements()) out += (out.size() > 1 ? "," : "") + Canon(e);
-  return out + "]";
-}
-
-class TlogPersistTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(server_.Start()) << server_.error();
-    Reconnect();
-  }
-  void Reconnect() {
-    conn_ = server_.Connect();
-    ASSERT_TRUE(conn_ != nullptr);
-  }
-  std::string Do(std::initializer_list<std::string_view> args) {
-    return Canon(Cmd(conn_.get(), args));
-  }
-
-  TestServer server_;
-  RedisConnection conn_;
-};
+class TlogPersistTest : public ServerTest {};
 
 TEST_F(TlogPersistTest, WholeKeyExpiryAndTypes) {
   ASSERT_EQ(Do({"DEBUG", "CLOCK", "SET", "1700000000000"}), "+OK");  // time stands still

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_seed.h"
+#include "tests/support/test_server.h"
 #include "types/tlog_state.h"
 #include "types/treg_state.h"
 
@@ -18,19 +19,6 @@ namespace ebb::test {
 namespace {
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-
-// A reply as one line: +status, -error, :integer, $bulk, nil, [a,b,...].
-std::string Canon(const Reply& r) {
-  if (r.is_io_error()) return "<io error>";
-  if (r.is_status()) return "+" + r.str();
-  if (r.is_error()) return "-" + r.str();
-  if (r.is_integer()) return ":" + std::to_string(r.integer());
-  if (r.is_string()) return "$" + r.str();
-  if (r.is_nil()) return "nil";
-  std::string out = "[";
-  for (const Reply& e : r.elements()) out += (out.size() > 1 ? "," : "") + Canon(e);
-  return out + "]";
-}
 
 // An unsigned timestamp as RESP2 carries it: an integer up to 2^63-1, else a bulk string.
 std::string Ts(uint64_t ts) {
@@ -52,7 +40,7 @@ TEST(TlogRandomTest, ServerMatchesTheModels) {
   RedisConnection conn = server.Connect();
   ASSERT_TRUE(conn != nullptr);
 
-  std::mt19937_64 rng(8086);
+  std::mt19937_64 rng(TestSeed(8086));
   std::map<std::string, types::TlogState> logs;
   std::map<std::string, types::TregState> regs;
   const std::string log_keys[] = {"log:a", "log:b", std::string("log:\0\xff", 6)};

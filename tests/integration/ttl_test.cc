@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {

@@ -1,49 +1,23 @@
-// The Redis string commands through a real ebb-server, checked as Redis's own test suite checks
+// The Redis string commands through the command layer, checked as Redis's own test suite checks
 // them (tests/unit/type/string.tcl, incr.tcl): replies, error texts, option parsing, TTLs.
-// One server serves the whole suite; each test uses its own keys. Expiry is driven with
-// DEBUG CLOCK, never by sleeping.
+// Expiry is driven with DEBUG CLOCK, never by sleeping.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/command_runner.h"
 
 namespace ebb::test {
 namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;  // ms; tests that care pin the clock here
 
-class StringsTest : public ::testing::Test {
+class StringsTest : public CommandTest {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new TestServer();
-    ASSERT_TRUE(server_->Start()) << server_->error();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    c_ = server_->Connect();
-    ASSERT_TRUE(c_);
-  }
-
-  std::string R(const std::vector<std::string>& args) { return Cmd(c_.get(), args).ToString(); }
-  void PinClock(int64_t ms = kNow) {
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(ms)}), "OK");
-  }
-  void Advance(int64_t ms) {
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", std::to_string(ms)}), "OK");
-  }
-
-  static TestServer* server_;
-  RedisConnection c_;
+  void PinClock(int64_t ms = kNow) { CommandTest::PinClock(ms); }
 };
-
-TestServer* StringsTest::server_ = nullptr;
 
 TEST_F(StringsTest, SetAndGet) {
   EXPECT_EQ(R({"SET", "x", "foobar"}), "OK");
@@ -59,19 +33,16 @@ TEST_F(StringsTest, BigPayloadAndBinaryValues) {
   std::string big;
   for (int i = 0; i < 250'000; i++) big += "abcd";
   EXPECT_EQ(R({"SET", "big", big}), "OK");
-  Reply reply = Cmd(c_.get(), {"GET", "big"});
+  Reply reply = Cmd({"GET", "big"});
   EXPECT_EQ(reply.str(), big);
   const std::string binary("\x00\x01\r\n\xff", 5);
   EXPECT_EQ(R({"SET", std::string("bin\0key", 7), binary}), "OK");
-  EXPECT_EQ(Cmd(c_.get(), {"GET", std::string("bin\0key", 7)}).str(), binary);
+  EXPECT_EQ(Cmd({"GET", std::string("bin\0key", 7)}).str(), binary);
   EXPECT_EQ(R({"GET", "bin"}), "(nil)");
 }
 
 TEST_F(StringsTest, ManyNumericKeysReadBackInReverse) {
-  for (int i = 0; i < 1000; i++) {
-    Append(c_.get(), {"SET", "num:" + std::to_string(i), std::to_string(i)});
-  }
-  for (int i = 0; i < 1000; i++) ASSERT_EQ(ReadReply(c_.get()).ToString(), "OK");
+  for (int i = 0; i < 1000; i++) ASSERT_EQ(R({"SET", "num:" + std::to_string(i), std::to_string(i)}), "OK");
   for (int i = 999; i >= 0; i--) {
     ASSERT_EQ(R({"GET", "num:" + std::to_string(i)}), "\"" + std::to_string(i) + "\"");
   }

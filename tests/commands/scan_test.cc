@@ -6,32 +6,28 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/command_runner.h"
 
 namespace ebb::test {
 namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
-class ScanServerTest : public ::testing::Test {
+class ScanTest : public CommandTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(server_.Start()) << server_.error();
-    c_ = server_.Connect();
-    ASSERT_TRUE(c_);
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow)}), "OK");
+    CommandTest::SetUp();
+    PinClock(kNow);
   }
-  std::string R(const std::vector<std::string>& args) { return Cmd(c_.get(), args).ToString(); }
 
-  // key:0 .. key:n-1 (value "value:i"), pipelined; extra args go after the value.
+  // key:0 .. key:n-1 (value "value:i"); extra args go after the value.
   void Populate(int n, std::vector<std::string> extra = {}) {
     for (int i = 0; i < n; ++i) {
       std::vector<std::string> args = {"SET", "key:" + std::to_string(i),
                                        "value:" + std::to_string(i)};
       args.insert(args.end(), extra.begin(), extra.end());
-      Append(c_.get(), args);
+      ASSERT_EQ(R(args), "OK");
     }
-    for (int i = 0; i < n; ++i) ASSERT_EQ(ReadReply(c_.get()).ToString(), "OK");
   }
 
   // A full iteration with `options` after the cursor; `between` runs after each step.
@@ -42,7 +38,7 @@ class ScanServerTest : public ::testing::Test {
     for (int step = 0; step < 20000; ++step) {
       std::vector<std::string> args = {"SCAN", cursor};
       args.insert(args.end(), options.begin(), options.end());
-      Reply reply = Cmd(c_.get(), args);
+      Reply reply = Cmd(args);
       EXPECT_EQ(reply.size(), 2u) << reply.ToString();
       if (reply.size() != 2) break;
       cursor = reply[0].str();
@@ -56,32 +52,29 @@ class ScanServerTest : public ::testing::Test {
   static size_t Unique(const std::vector<std::string>& keys) {
     return std::set<std::string>(keys.begin(), keys.end()).size();
   }
-
-  TestServer server_;
-  RedisConnection c_;
 };
 
-TEST_F(ScanServerTest, Basic) {
+TEST_F(ScanTest, Basic) {
   Populate(1000);
   std::vector<std::string> keys = ScanAll({});
   EXPECT_EQ(Unique(keys), 1000u);
   EXPECT_EQ(keys.size(), 1000u);
 }
 
-TEST_F(ScanServerTest, Count) {
+TEST_F(ScanTest, Count) {
   Populate(1000);
   EXPECT_EQ(Unique(ScanAll({"COUNT", "5"})), 1000u);
-  Reply first = Cmd(c_.get(), {"SCAN", "0", "COUNT", "5"});
+  Reply first = Cmd({"SCAN", "0", "COUNT", "5"});
   EXPECT_EQ(first[1].size(), 5u);
   EXPECT_NE(first[0].str(), "0");
 }
 
-TEST_F(ScanServerTest, Match) {
+TEST_F(ScanTest, Match) {
   Populate(1000);
   EXPECT_EQ(Unique(ScanAll({"MATCH", "key:1??"})), 100u);
 }
 
-TEST_F(ScanServerTest, Type) {
+TEST_F(ScanTest, Type) {
   Populate(100);
   ASSERT_EQ(R({"TLOG", "INS", "log", "a", "1"}), "OK");
   ASSERT_EQ(R({"TREG", "SET", "reg", "a", "1"}), "OK");
@@ -93,32 +86,31 @@ TEST_F(ScanServerTest, Type) {
   EXPECT_EQ(Unique(ScanAll({})), 102u);
 }
 
-TEST_F(ScanServerTest, ExpiredKeysAreNotReturned) {
+TEST_F(ScanTest, ExpiredKeysAreNotReturned) {
   Populate(1000);
   for (int i = 0; i < 1000; ++i) {
-    Append(c_.get(), {"SET", "expiring:" + std::to_string(i), "v", "PX", "100"});
+    ASSERT_EQ(R({"SET", "expiring:" + std::to_string(i), "v", "PX", "100"}), "OK");
   }
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(ReadReply(c_.get()).ToString(), "OK");
   EXPECT_EQ(Unique(ScanAll({"COUNT", "100"})), 2000u);
   ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", "100"}), "OK");
   EXPECT_EQ(Unique(ScanAll({"COUNT", "100"})), 1000u);
   EXPECT_EQ(R({"DBSIZE"}), "(integer) 1000");
 }
 
-TEST_F(ScanServerTest, GuaranteesUnderWriteLoad) {
+TEST_F(ScanTest, GuaranteesUnderWriteLoad) {
   Populate(100);
   // Keys present throughout are all returned, even while others are deleted and added.
   int added = 0;
   std::vector<std::string> keys = ScanAll({"COUNT", "10"}, [&] {
-    Cmd(c_.get(), {"DEL", "key:" + std::to_string(90 + added % 10)});
-    Cmd(c_.get(), {"SET", "new:" + std::to_string(added++), "v"});
+    Cmd({"DEL", "key:" + std::to_string(90 + added % 10)});
+    Cmd({"SET", "new:" + std::to_string(added++), "v"});
   });
   std::set<std::string> got(keys.begin(), keys.end());
   EXPECT_EQ(got.size(), keys.size()) << "a key was returned twice";
   for (int i = 0; i < 90; ++i) EXPECT_TRUE(got.count("key:" + std::to_string(i))) << i;
 }
 
-TEST_F(ScanServerTest, Errors) {
+TEST_F(ScanTest, Errors) {
   EXPECT_EQ(R({"SCAN", "abc"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", "-1"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", "18446744073709551616"}), "(error) ERR invalid cursor");
@@ -130,21 +122,21 @@ TEST_F(ScanServerTest, Errors) {
   EXPECT_EQ(R({"SCAN", "0"}), "1) \"0\"\n2) (empty array)");
 }
 
-TEST_F(ScanServerTest, InfoKeyspaceAndExpiredKeys) {
+TEST_F(ScanTest, InfoKeyspaceAndExpiredKeys) {
   Populate(10);
   Populate(4, {"PX", "2000"});  // overwrites key:0..3 with a TTL
-  std::string info = Cmd(c_.get(), {"INFO", "keyspace"}).str();
+  std::string info = Cmd({"INFO", "keyspace"}).str();
   EXPECT_NE(info.find("db0:keys=10,expires=4,avg_ttl=2000"), std::string::npos) << info;
   ASSERT_EQ(R({"SET", "gone", "v"}), "OK");
   ASSERT_EQ(R({"EXPIRE", "gone", "-1"}), "(integer) 1");
-  std::string stats = Cmd(c_.get(), {"INFO", "stats"}).str();
+  std::string stats = Cmd({"INFO", "stats"}).str();
   EXPECT_NE(stats.find("expired_keys:1\r\n"), std::string::npos) << stats;
   // A read that finds a key expired counts it, once.
   ASSERT_EQ(R({"SET", "lazy", "v", "PX", "100"}), "OK");
   ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", "100"}), "OK");
   EXPECT_EQ(R({"GET", "lazy"}), "(nil)");
   EXPECT_EQ(R({"EXISTS", "lazy"}), "(integer) 0");
-  stats = Cmd(c_.get(), {"INFO", "stats"}).str();
+  stats = Cmd({"INFO", "stats"}).str();
   EXPECT_NE(stats.find("expired_keys:2\r\n"), std::string::npos) << stats;
 }
 

@@ -8,37 +8,31 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/command_runner.h"
 
 namespace ebb::test {
 namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
-class KeysServerTest : public ::testing::Test {
+class KeysTest : public CommandTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(server_.Start()) << server_.error();
-    c_ = server_.Connect();
-    ASSERT_TRUE(c_);
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow)}), "OK");
+    CommandTest::SetUp();
+    PinClock(kNow);
   }
-  std::string R(const std::vector<std::string>& args) { return Cmd(c_.get(), args).ToString(); }
   // The elements of an array reply as strings, sorted.
   std::vector<std::string> Sorted(const std::vector<std::string>& args) {
-    Reply reply = Cmd(c_.get(), args);
+    Reply reply = Cmd(args);
     EXPECT_TRUE(reply.is_array()) << reply.ToString();
     std::vector<std::string> out;
     for (const Reply& e : reply.elements()) out.push_back(e.str());
     std::sort(out.begin(), out.end());
     return out;
   }
-
-  TestServer server_;
-  RedisConnection c_;
 };
 
-TEST_F(KeysServerTest, DelSingleAndVarargs) {
+TEST_F(KeysTest, DelSingleAndVarargs) {
   ASSERT_EQ(R({"SET", "x", "foo"}), "OK");
   EXPECT_EQ(R({"DEL", "x"}), "(integer) 1");
   EXPECT_EQ(R({"GET", "x"}), "(nil)");
@@ -50,14 +44,14 @@ TEST_F(KeysServerTest, DelSingleAndVarargs) {
   EXPECT_EQ(R({"DEL"}), "(error) ERR wrong number of arguments for 'del' command");
 }
 
-TEST_F(KeysServerTest, DelAgainstAnExpiredKeyReturnsZero) {
+TEST_F(KeysTest, DelAgainstAnExpiredKeyReturnsZero) {
   ASSERT_EQ(R({"SET", "foo", "bar"}), "OK");
   ASSERT_EQ(R({"PEXPIRE", "foo", "1"}), "(integer) 1");
   ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", "2"}), "OK");
   EXPECT_EQ(R({"DEL", "foo"}), "(integer) 0");
 }
 
-TEST_F(KeysServerTest, ExistsCountsRepeatsAndSeesDeletion) {
+TEST_F(KeysTest, ExistsCountsRepeatsAndSeesDeletion) {
   ASSERT_EQ(R({"SET", "newkey", "test"}), "OK");
   EXPECT_EQ(R({"EXISTS", "newkey"}), "(integer) 1");
   EXPECT_EQ(R({"EXISTS", "newkey", "newkey", "nokey", "newkey"}), "(integer) 3");
@@ -67,7 +61,7 @@ TEST_F(KeysServerTest, ExistsCountsRepeatsAndSeesDeletion) {
   EXPECT_EQ(R({"EXISTS", "emptykey"}), "(integer) 1");
 }
 
-TEST_F(KeysServerTest, TypeOfEachKind) {
+TEST_F(KeysTest, TypeOfEachKind) {
   ASSERT_EQ(R({"SET", "s", "v"}), "OK");
   ASSERT_EQ(R({"TREG", "SET", "r", "v", "1"}), "OK");
   ASSERT_EQ(R({"TLOG", "INS", "l", "v", "1"}), "OK");
@@ -79,7 +73,7 @@ TEST_F(KeysServerTest, TypeOfEachKind) {
   EXPECT_EQ(R({"TYPE", "l"}), "none");
 }
 
-TEST_F(KeysServerTest, KeysWithPatterns) {
+TEST_F(KeysTest, KeysWithPatterns) {
   for (const char* k : {"key_x", "key_y", "key_z", "foo_a", "foo_b", "foo_c"}) {
     ASSERT_EQ(R({"SET", k, "hello"}), "OK");
   }
@@ -94,13 +88,13 @@ TEST_F(KeysServerTest, KeysWithPatterns) {
   EXPECT_EQ(R({"DBSIZE"}), "(integer) 0");
 }
 
-TEST_F(KeysServerTest, KeysPatternWithLongNestedStarsEndsQuickly) {
+TEST_F(KeysTest, KeysPatternWithLongNestedStarsEndsQuickly) {
   ASSERT_EQ(R({"SET", std::string(50, 'a'), "v"}), "OK");
   EXPECT_EQ(R({"KEYS", "a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"}),
             "(empty array)");
 }
 
-TEST_F(KeysServerTest, KeysStarTwiceWithALongKey) {
+TEST_F(KeysTest, KeysStarTwiceWithALongKey) {
   ASSERT_EQ(R({"SET", "dlskeriewrioeuwqoirueioqwrueoqwrueqw", "test"}), "OK");
   EXPECT_EQ(Sorted({"KEYS", "*"}),
             std::vector<std::string>{"dlskeriewrioeuwqoirueioqwrueoqwrueqw"});
@@ -108,7 +102,7 @@ TEST_F(KeysServerTest, KeysStarTwiceWithALongKey) {
             std::vector<std::string>{"dlskeriewrioeuwqoirueioqwrueoqwrueqw"});
 }
 
-TEST_F(KeysServerTest, ExpiredKeysAreInvisibleToKeysDbsizeAndType) {
+TEST_F(KeysTest, ExpiredKeysAreInvisibleToKeysDbsizeAndType) {
   ASSERT_EQ(R({"SET", "stay", "1"}), "OK");
   ASSERT_EQ(R({"SET", "go", "1", "PX", "100"}), "OK");
   EXPECT_EQ(R({"DBSIZE"}), "(integer) 2");
@@ -119,7 +113,7 @@ TEST_F(KeysServerTest, ExpiredKeysAreInvisibleToKeysDbsizeAndType) {
   EXPECT_EQ(R({"EXISTS", "go"}), "(integer) 0");
 }
 
-TEST_F(KeysServerTest, DatabasesAreSeparate) {
+TEST_F(KeysTest, DatabasesAreSeparate) {
   ASSERT_EQ(R({"SELECT", "9"}), "OK");
   ASSERT_EQ(R({"SET", "mykey", "foo"}), "OK");
   ASSERT_EQ(R({"SELECT", "10"}), "OK");
@@ -139,7 +133,7 @@ TEST_F(KeysServerTest, DatabasesAreSeparate) {
   EXPECT_EQ(R({"DBSIZE"}), "(integer) 0");
 }
 
-TEST_F(KeysServerTest, FlushOptions) {
+TEST_F(KeysTest, FlushOptions) {
   ASSERT_EQ(R({"SET", "a", "1"}), "OK");
   EXPECT_EQ(R({"FLUSHDB", "ASYNC"}), "OK");
   EXPECT_EQ(R({"DBSIZE"}), "(integer) 0");
@@ -151,7 +145,7 @@ TEST_F(KeysServerTest, FlushOptions) {
   EXPECT_EQ(R({"TLOG", "CUTOFF", "log"}), "(integer) 0");
 }
 
-TEST_F(KeysServerTest, RandomKey) {
+TEST_F(KeysTest, RandomKey) {
   EXPECT_EQ(R({"RANDOMKEY"}), "(nil)");
   ASSERT_EQ(R({"SET", "x", "10"}), "OK");
   ASSERT_EQ(R({"DEL", "x"}), "(integer) 1");
@@ -159,19 +153,17 @@ TEST_F(KeysServerTest, RandomKey) {
   ASSERT_EQ(R({"SET", "foo", "x"}), "OK");
   ASSERT_EQ(R({"SET", "bar", "y"}), "OK");
   std::set<std::string> seen;
-  for (int i = 0; i < 100 && seen.size() < 2; ++i) seen.insert(Cmd(c_.get(), {"RANDOMKEY"}).str());
+  for (int i = 0; i < 100 && seen.size() < 2; ++i) seen.insert(Cmd({"RANDOMKEY"}).str());
   EXPECT_EQ(seen, (std::set<std::string>{"bar", "foo"}));
 }
 
-TEST_F(KeysServerTest, DeletionSurvivesRestart) {
+TEST_F(KeysTest, DeletionSurvivesRestart) {
   ASSERT_EQ(R({"SET", "kept", "1"}), "OK");
   ASSERT_EQ(R({"SET", "gone", "1"}), "OK");
   ASSERT_EQ(R({"DEL", "gone"}), "(integer) 1");
   ASSERT_EQ(R({"SELECT", "3"}), "OK");
   ASSERT_EQ(R({"SET", "in3", "1"}), "OK");
-  ASSERT_TRUE(server_.Restart()) << server_.error();
-  c_ = server_.Connect();
-  ASSERT_TRUE(c_);
+  ebb_->Reopen();
   EXPECT_EQ(Sorted({"KEYS", "*"}), std::vector<std::string>{"kept"});
   ASSERT_EQ(R({"SELECT", "3"}), "OK");
   EXPECT_EQ(Sorted({"KEYS", "*"}), std::vector<std::string>{"in3"});

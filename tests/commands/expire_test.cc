@@ -1,39 +1,27 @@
-// Expiry commands through a real ebb-server, as Redis's own expire.tcl checks them, on string,
+// Expiry commands through the command layer, as Redis's own expire.tcl checks them, on string,
 // TREG and TLOG keys, with DEBUG CLOCK instead of sleeping; restarts keep expiries exactly.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/command_runner.h"
 
 namespace ebb::test {
 namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
-class ExpireServerTest : public ::testing::Test {
+class ExpireTest : public CommandTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(server_.Start()) << server_.error();
-    Reconnect();
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow)}), "OK");
-  }
-  void Reconnect() {
-    c_ = server_.Connect();
-    ASSERT_TRUE(c_);
-  }
-  std::string R(const std::vector<std::string>& args) { return Cmd(c_.get(), args).ToString(); }
-  void Advance(int64_t ms) {
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", std::to_string(ms)}), "OK");
+    CommandTest::SetUp();
+    PinClock(kNow);
   }
   static std::string Int(int64_t v) { return "(integer) " + std::to_string(v); }
-
-  TestServer server_;
-  RedisConnection c_;
 };
 
-TEST_F(ExpireServerTest, SetTimeoutsMultipleTimesThenTheKeyExpires) {
+TEST_F(ExpireTest, SetTimeoutsMultipleTimesThenTheKeyExpires) {
   ASSERT_EQ(R({"SET", "x", "foobar"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "x", "5"}), Int(1));
   EXPECT_EQ(R({"TTL", "x"}), Int(5));
@@ -52,7 +40,7 @@ TEST_F(ExpireServerTest, SetTimeoutsMultipleTimesThenTheKeyExpires) {
   EXPECT_EQ(R({"TTL", "x"}), Int(-1));
 }
 
-TEST_F(ExpireServerTest, ExpireAtAndPexpireAt) {
+TEST_F(ExpireTest, ExpireAtAndPexpireAt) {
   ASSERT_EQ(R({"SET", "x", "foo"}), "OK");
   EXPECT_EQ(R({"EXPIREAT", "x", std::to_string(kNow / 1000 + 2)}), Int(1));
   EXPECT_EQ(R({"PTTL", "x"}), Int(2000));
@@ -66,7 +54,7 @@ TEST_F(ExpireServerTest, ExpireAtAndPexpireAt) {
   EXPECT_EQ(R({"EXISTS", "x"}), Int(0));
 }
 
-TEST_F(ExpireServerTest, PexpireSetsSubSecondExpiresAndTtlRounds) {
+TEST_F(ExpireTest, PexpireSetsSubSecondExpiresAndTtlRounds) {
   ASSERT_EQ(R({"SET", "x", "v"}), "OK");
   EXPECT_EQ(R({"PEXPIRE", "x", "1499"}), Int(1));
   EXPECT_EQ(R({"TTL", "x"}), Int(1));  // (1499 + 500) / 1000
@@ -75,7 +63,7 @@ TEST_F(ExpireServerTest, PexpireSetsSubSecondExpiresAndTtlRounds) {
   EXPECT_EQ(R({"PTTL", "x"}), Int(1500));
 }
 
-TEST_F(ExpireServerTest, PersistUndoesAnExpire) {
+TEST_F(ExpireTest, PersistUndoesAnExpire) {
   ASSERT_EQ(R({"SET", "x", "foo"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "x", "50"}), Int(1));
   EXPECT_EQ(R({"TTL", "x"}), Int(50));
@@ -86,7 +74,7 @@ TEST_F(ExpireServerTest, PersistUndoesAnExpire) {
   EXPECT_EQ(R({"PERSIST", "missing"}), Int(0));  // not there
 }
 
-TEST_F(ExpireServerTest, NoExpiryAndMissingKeyReplies) {
+TEST_F(ExpireTest, NoExpiryAndMissingKeyReplies) {
   ASSERT_EQ(R({"SET", "foo", "bar"}), "OK");
   for (const char* cmd : {"TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"}) {
     EXPECT_EQ(R({cmd, "foo"}), Int(-1)) << cmd;
@@ -94,7 +82,7 @@ TEST_F(ExpireServerTest, NoExpiryAndMissingKeyReplies) {
   }
 }
 
-TEST_F(ExpireServerTest, OverflowsAreInvalidExpireTimes) {
+TEST_F(ExpireTest, OverflowsAreInvalidExpireTimes) {
   ASSERT_EQ(R({"SET", "foo", "bar"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "foo", "10000000000000000"}),
             "(error) ERR invalid expire time in 'expire' command");
@@ -114,7 +102,7 @@ TEST_F(ExpireServerTest, OverflowsAreInvalidExpireTimes) {
   EXPECT_EQ(R({"TTL", "foo"}), Int(-2));
 }
 
-TEST_F(ExpireServerTest, BadArguments) {
+TEST_F(ExpireTest, BadArguments) {
   ASSERT_EQ(R({"SET", "foo", "bar"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "foo", "ten"}), "(error) ERR value is not an integer or out of range");
   EXPECT_EQ(R({"EXPIRE", "foo", "+1"}), "(error) ERR value is not an integer or out of range");
@@ -132,7 +120,7 @@ TEST_F(ExpireServerTest, BadArguments) {
   EXPECT_EQ(R({"TTL", "foo"}), Int(-1));
 }
 
-TEST_F(ExpireServerTest, ConditionsNxXxGtLt) {
+TEST_F(ExpireTest, ConditionsNxXxGtLt) {
   ASSERT_EQ(R({"SET", "foo", "bar", "EX", "100"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "foo", "200", "NX"}), Int(0));
   EXPECT_EQ(R({"TTL", "foo"}), Int(100));
@@ -162,7 +150,7 @@ TEST_F(ExpireServerTest, ConditionsNxXxGtLt) {
   }
 }
 
-TEST_F(ExpireServerTest, NegativeOrPastTimesDeleteTheKey) {
+TEST_F(ExpireTest, NegativeOrPastTimesDeleteTheKey) {
   ASSERT_EQ(R({"SET", "foo", "bar", "EX", "100"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "foo", "-10", "LT"}), Int(1));
   EXPECT_EQ(R({"TTL", "foo"}), Int(-2));
@@ -177,7 +165,7 @@ TEST_F(ExpireServerTest, NegativeOrPastTimesDeleteTheKey) {
   EXPECT_EQ(R({"GET", "foo"}), "(nil)");
 }
 
-TEST_F(ExpireServerTest, WholeTregAndTlogKeysExpire) {
+TEST_F(ExpireTest, WholeTregAndTlogKeysExpire) {
   ASSERT_EQ(R({"TREG", "SET", "reg", "v", "7"}), "OK");
   ASSERT_EQ(R({"TLOG", "INS", "log", "a", "1"}), "OK");
   ASSERT_EQ(R({"TLOG", "INS", "log", "b", "2"}), "OK");
@@ -200,7 +188,7 @@ TEST_F(ExpireServerTest, WholeTregAndTlogKeysExpire) {
   EXPECT_EQ(R({"TTL", "log"}), Int(-1));
 }
 
-TEST_F(ExpireServerTest, RestartKeepsExpiriesExactly) {
+TEST_F(ExpireTest, RestartKeepsExpiriesExactly) {
   // Absolute times far in the future: after a restart the clock is the system clock again.
   const int64_t far = 4'000'000'000'000;
   ASSERT_EQ(R({"SET", "s", "v"}), "OK");
@@ -211,8 +199,7 @@ TEST_F(ExpireServerTest, RestartKeepsExpiriesExactly) {
   ASSERT_EQ(R({"PEXPIREAT", "l", std::to_string(far + 3)}), Int(1));
   ASSERT_EQ(R({"SET", "p", "v"}), "OK");
   ASSERT_EQ(R({"SET", "short", "v", "PX", "10"}), "OK");
-  ASSERT_TRUE(server_.Restart()) << server_.error();
-  Reconnect();
+  ebb_->Reopen();
   EXPECT_EQ(R({"PEXPIRETIME", "s"}), Int(far + 1));
   EXPECT_EQ(R({"PEXPIRETIME", "r"}), Int(far + 2));
   EXPECT_EQ(R({"PEXPIRETIME", "l"}), Int(far + 3));

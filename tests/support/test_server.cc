@@ -1,4 +1,4 @@
-#include "tests/integration/server_fixture.h"
+#include "tests/support/test_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -26,84 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::shared_ptr<redisReply> Own(void* reply) {
-  return std::shared_ptr<redisReply>(static_cast<redisReply*>(reply),
-                                     [](redisReply* r) { freeReplyObject(r); });
-}
-
-Reply FromRaw(redisContext* c, void* raw) {
-  if (raw == nullptr) {
-    return Reply(nullptr, nullptr, c && c->err ? c->errstr : "no reply");
-  }
-  auto root = Own(raw);
-  redisReply* node = root.get();
-  return Reply(std::move(root), node);
-}
-
 }  // namespace
-
-std::string Reply::str() const {
-  if (node_ == nullptr || node_->str == nullptr) return {};
-  return std::string(node_->str, node_->len);
-}
-
-std::vector<Reply> Reply::elements() const {
-  std::vector<Reply> out;
-  if (!is_array()) return out;
-  for (size_t i = 0; i < node_->elements; ++i) out.emplace_back(root_, node_->element[i]);
-  return out;
-}
-
-Reply Reply::operator[](size_t i) const {
-  if (!is_array() || i >= node_->elements) return Reply(nullptr, nullptr, "index out of range");
-  return Reply(root_, node_->element[i]);
-}
-
-std::string Reply::ToString() const { return ToString(0); }
-
-std::string Reply::ToString(int indent) const {
-  if (node_ == nullptr) return "(io error) " + io_error_;
-  switch (node_->type) {
-    case REDIS_REPLY_STATUS:
-      return str();
-    case REDIS_REPLY_ERROR:
-      return "(error) " + str();
-    case REDIS_REPLY_INTEGER:
-      return "(integer) " + std::to_string(node_->integer);
-    case REDIS_REPLY_NIL:
-      return "(nil)";
-    case REDIS_REPLY_STRING: {
-      std::string out = "\"";
-      for (char ch : str()) {
-        unsigned char u = static_cast<unsigned char>(ch);
-        if (ch == '"' || ch == '\\') {
-          out += '\\';
-          out += ch;
-        } else if (u < 0x20 || u >= 0x7f) {
-          char buf[8];
-          snprintf(buf, sizeof(buf), "\\x%02x", u);
-          out += buf;
-        } else {
-          out += ch;
-        }
-      }
-      return out + "\"";
-    }
-    case REDIS_REPLY_ARRAY: {
-      if (node_->elements == 0) return "(empty array)";
-      std::string out;
-      for (size_t i = 0; i < node_->elements; ++i) {
-        if (i > 0) out += "\n" + std::string(indent, ' ');
-        std::string prefix = std::to_string(i + 1) + ") ";
-        out += prefix;
-        out += Reply(root_, node_->element[i]).ToString(indent + static_cast<int>(prefix.size()));
-      }
-      return out;
-    }
-    default:
-      return "(unknown reply type " + std::to_string(node_->type) + ")";
-  }
-}
 
 Reply Cmd(redisContext* c, const std::vector<std::string>& args) {
   std::vector<const char*> argv;
@@ -113,7 +36,7 @@ Reply Cmd(redisContext* c, const std::vector<std::string>& args) {
     lens.push_back(a.size());
   }
   void* raw = redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data());
-  return FromRaw(c, raw);
+  return ReplyFromHiredis(c, raw);
 }
 
 Reply Cmd(redisContext* c, std::initializer_list<std::string_view> args) {
@@ -133,11 +56,7 @@ void Append(redisContext* c, const std::vector<std::string>& args) {
 }
 
 long long InfoField(redisContext* c, const std::string& section, const std::string& field) {
-  const std::string info = Cmd(c, {"INFO", section}).str();
-  size_t at = info.find("\r\n" + field + ":");
-  if (at == std::string::npos) return -1;
-  at += field.size() + 3;
-  return std::stoll(info.substr(at, info.find("\r\n", at) - at));
+  return InfoField(Cmd(c, {"INFO", section}).str(), field);
 }
 
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
@@ -154,8 +73,8 @@ long long WaitInfoField(redisContext* c, const std::string& section, const std::
 
 Reply ReadReply(redisContext* c) {
   void* raw = nullptr;
-  if (redisGetReply(c, &raw) != REDIS_OK) return FromRaw(c, nullptr);
-  return FromRaw(c, raw);
+  if (redisGetReply(c, &raw) != REDIS_OK) return ReplyFromHiredis(c, nullptr);
+  return ReplyFromHiredis(c, raw);
 }
 
 RawConnection::RawConnection(int port) {

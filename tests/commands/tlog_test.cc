@@ -1,47 +1,23 @@
-// TLOG and TREG through a real ebb-server: the Jylis transcript, RESP2/RESP3 timestamps above
+// TLOG and TREG through the command layer: the Jylis transcript, RESP2/RESP3 timestamps above
 // 2^63-1, WRONGTYPE, arity and integer errors, HELP.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "tests/integration/server_fixture.h"
+#include "tests/support/command_runner.h"
 
 namespace ebb::test {
 namespace {
 
-// A reply as one line: +status, -error, :integer, $bulk, nil, [a,b,...].
-std::string Canon(const Reply& r) {
-  if (r.is_io_error()) return "<io error>";
-  if (r.is_status()) return "+" + r.str();
-  if (r.is_error()) return "-" + r.str();
-  if (r.is_integer()) return ":" + std::to_string(r.integer());
-  if (r.is_string()) return "$" + r.str();
-  if (r.is_nil()) return "nil";
-  std::string out = "[";
-  for (const Reply& e : r.elements()) out += (out.size() > 1 ? "," : "") + Canon(e);
-  return out + "]";
-}
-
-class TlogIntegrationTest : public ::testing::Test {
+class TlogTest : public CommandTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(server_.Start()) << server_.error();
-    Reconnect();
+  long long Info(const std::string& section, const std::string& field) {
+    return InfoField(Cmd({"INFO", section}).str(), field);
   }
-  void Reconnect() {
-    conn_ = server_.Connect();
-    ASSERT_TRUE(conn_ != nullptr);
-  }
-  std::string Do(std::initializer_list<std::string_view> args) {
-    return Canon(Cmd(conn_.get(), args));
-  }
-
-  TestServer server_;
-  RedisConnection conn_;
 };
 
-TEST_F(TlogIntegrationTest, JylisTranscript) {
+TEST_F(TlogTest, JylisTranscript) {
   EXPECT_EQ(Do({"TLOG", "INS", "chat", "jemc: hello, world!", "1523258089149"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "INS", "chat", "world: hey jemc, how you been?", "1523258145906"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "INS", "chat", "world: must be nice...", "1523258158785"}), "+OK");
@@ -67,14 +43,14 @@ TEST_F(TlogIntegrationTest, JylisTranscript) {
   EXPECT_EQ(Do({"TLOG", "GET", "chat"}), "[]");
 }
 
-TEST_F(TlogIntegrationTest, CommandNamesAreCaseInsensitive) {
+TEST_F(TlogTest, CommandNamesAreCaseInsensitive) {
   EXPECT_EQ(Do({"tlog", "ins", "k", "v", "1"}), "+OK");
   EXPECT_EQ(Do({"TlOg", "GeT", "k"}), "[[$v,:1]]");
   EXPECT_EQ(Do({"treg", "set", "r", "v", "1"}), "+OK");
   EXPECT_EQ(Do({"TrEg", "gEt", "r"}), "[$v,:1]");
 }
 
-TEST_F(TlogIntegrationTest, MissingKeys) {
+TEST_F(TlogTest, MissingKeys) {
   EXPECT_EQ(Do({"TLOG", "GET", "none"}), "[]");
   EXPECT_EQ(Do({"TLOG", "GET", "none", "5"}), "[]");
   EXPECT_EQ(Do({"TLOG", "SIZE", "none"}), ":0");
@@ -85,7 +61,7 @@ TEST_F(TlogIntegrationTest, MissingKeys) {
   EXPECT_EQ(Do({"TREG", "GET", "none"}), "nil");
 }
 
-TEST_F(TlogIntegrationTest, GetCountZeroAndBadCounts) {
+TEST_F(TlogTest, GetCountZeroAndBadCounts) {
   Do({"TLOG", "INS", "k", "v", "1"});
   EXPECT_EQ(Do({"TLOG", "GET", "k", "0"}), "[]");
   for (std::string_view bad : {"-1", "abc", "1.5", "+1", " 1", "", "18446744073709551616"}) {
@@ -94,7 +70,7 @@ TEST_F(TlogIntegrationTest, GetCountZeroAndBadCounts) {
   EXPECT_EQ(Do({"TLOG", "GET", "k", "18446744073709551615"}), "[[$v,:1]]");
 }
 
-TEST_F(TlogIntegrationTest, BadTimestampsAndCounts) {
+TEST_F(TlogTest, BadTimestampsAndCounts) {
   const std::string kNotInt = "-ERR value is not an integer or out of range";
   for (std::string_view bad : {"-1", "x", "18446744073709551616", "1e3", "-0"}) {
     EXPECT_EQ(Do({"TLOG", "INS", "k", "v", bad}), kNotInt) << bad;
@@ -111,7 +87,7 @@ TEST_F(TlogIntegrationTest, BadTimestampsAndCounts) {
   EXPECT_EQ(Do({"TREG", "GET", "r"}), "[$v,:7]");
 }
 
-TEST_F(TlogIntegrationTest, ArityErrors) {
+TEST_F(TlogTest, ArityErrors) {
   auto wrong = [](std::string_view name) {
     return "-ERR wrong number of arguments for '" + std::string(name) + "' command";
   };
@@ -132,8 +108,8 @@ TEST_F(TlogIntegrationTest, ArityErrors) {
   EXPECT_EQ(Do({"treg", "nope"}), "-ERR unknown subcommand 'nope'. Try TREG HELP.");
 }
 
-TEST_F(TlogIntegrationTest, Help) {
-  Reply tlog = Cmd(conn_.get(), {"TLOG", "HELP"});
+TEST_F(TlogTest, Help) {
+  Reply tlog = Cmd({"TLOG", "HELP"});
   ASSERT_TRUE(tlog.is_array()) << tlog.ToString();
   std::string all;
   for (const Reply& line : tlog.elements()) {
@@ -145,7 +121,7 @@ TEST_F(TlogIntegrationTest, Help) {
         "TRIMAT <key> <timestamp>", "TRIM <key> <count>", "CLR <key>", "HELP"}) {
     EXPECT_NE(all.find(std::string(sub) + "\n"), std::string::npos) << sub << " in\n" << all;
   }
-  Reply treg = Cmd(conn_.get(), {"treg", "help"});
+  Reply treg = Cmd({"treg", "help"});
   ASSERT_TRUE(treg.is_array());
   all.clear();
   for (const Reply& line : treg.elements()) all += line.str() + "\n";
@@ -153,7 +129,7 @@ TEST_F(TlogIntegrationTest, Help) {
   EXPECT_NE(all.find("GET <key>\n"), std::string::npos) << all;
 }
 
-TEST_F(TlogIntegrationTest, WrongType) {
+TEST_F(TlogTest, WrongType) {
   const std::string kWrongType =
       "-WRONGTYPE Operation against a key holding the wrong kind of value";
   Do({"TREG", "SET", "reg", "v", "1"});
@@ -171,7 +147,7 @@ TEST_F(TlogIntegrationTest, WrongType) {
   EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[[$v,:1]]");
 }
 
-TEST_F(TlogIntegrationTest, TimestampsAboveInt64AreBulkStringsInResp2) {
+TEST_F(TlogTest, TimestampsAboveInt64AreBulkStringsInResp2) {
   EXPECT_EQ(Do({"TLOG", "INS", "k", "max", "18446744073709551615"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "INS", "k", "big", "9223372036854775808"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "INS", "k", "int", "9223372036854775807"}), "+OK");
@@ -191,47 +167,34 @@ TEST_F(TlogIntegrationTest, TimestampsAboveInt64AreBulkStringsInResp2) {
   EXPECT_EQ(Do({"TREG", "GET", "r"}), "[$v,$18446744073709551615]");
 }
 
-TEST_F(TlogIntegrationTest, TimestampsAboveInt64AreBigNumbersInResp3) {
-  RawConnection raw(server_.port());
-  ASSERT_TRUE(raw.connected());
-  ASSERT_TRUE(raw.Send("*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"));
-  std::string hello = raw.ReadUntil("modules\r\n*0\r\n");  // the empty modules array ends it
-  ASSERT_NE(hello.find("modules\r\n*0\r\n"), std::string::npos) << hello;
-  ASSERT_TRUE(raw.Send(
-      "*5\r\n$4\r\nTLOG\r\n$3\r\nINS\r\n$1\r\nk\r\n$1\r\nv\r\n$20\r\n18446744073709551615\r\n"));
-  EXPECT_EQ(raw.ReadExactly(5), "+OK\r\n");
-  ASSERT_TRUE(raw.Send("*5\r\n$4\r\nTLOG\r\n$3\r\nINS\r\n$1\r\nk\r\n$1\r\nw\r\n$1\r\n7\r\n"));
-  EXPECT_EQ(raw.ReadExactly(5), "+OK\r\n");
-  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nTLOG\r\n$3\r\nGET\r\n$1\r\nk\r\n"));
-  std::string expected = "*2\r\n*2\r\n$1\r\nv\r\n(18446744073709551615\r\n*2\r\n$1\r\nw\r\n:7\r\n";
-  EXPECT_EQ(raw.ReadExactly(expected.size()), expected);
-  ASSERT_TRUE(
-      raw.Send("*4\r\n$4\r\nTLOG\r\n$6\r\nTRIMAT\r\n$1\r\nk\r\n$19\r\n9223372036854775809\r\n"));
-  EXPECT_EQ(raw.ReadExactly(5), "+OK\r\n");
-  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nTLOG\r\n$6\r\nCUTOFF\r\n$1\r\nk\r\n"));
-  expected = "(9223372036854775809\r\n";
-  EXPECT_EQ(raw.ReadExactly(expected.size()), expected);
-  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nTREG\r\n$3\r\nGET\r\n$4\r\nnone\r\n"));
-  EXPECT_EQ(raw.ReadExactly(3), "_\r\n");
+TEST_F(TlogTest, TimestampsAboveInt64AreBigNumbersInResp3) {
+  ASSERT_NE(ebb_->Raw({"HELLO", "3"}).find("modules\r\n*0\r\n"), std::string::npos);
+  EXPECT_EQ(ebb_->Raw({"TLOG", "INS", "k", "v", "18446744073709551615"}), "+OK\r\n");
+  EXPECT_EQ(ebb_->Raw({"TLOG", "INS", "k", "w", "7"}), "+OK\r\n");
+  EXPECT_EQ(ebb_->Raw({"TLOG", "GET", "k"}),
+            "*2\r\n*2\r\n$1\r\nv\r\n(18446744073709551615\r\n*2\r\n$1\r\nw\r\n:7\r\n");
+  EXPECT_EQ(ebb_->Raw({"TLOG", "TRIMAT", "k", "9223372036854775809"}), "+OK\r\n");
+  EXPECT_EQ(ebb_->Raw({"TLOG", "CUTOFF", "k"}), "(9223372036854775809\r\n");
+  EXPECT_EQ(ebb_->Raw({"TREG", "GET", "none"}), "_\r\n");
 }
 
 // TLOG GET of a log's newest entries is answered from the head cache after the first read; the
 // cached head follows inserts, and trims, DEL and a new log under the same key are never
 // answered from it.
-TEST_F(TlogIntegrationTest, NewestEntriesComeFromTheHeadCacheAndStayCurrent) {
+TEST_F(TlogTest, NewestEntriesComeFromTheHeadCacheAndStayCurrent) {
   for (int ts = 1; ts <= 20; ts++) {
     ASSERT_EQ(Do({"TLOG", "INS", "feed", "e" + std::to_string(ts), std::to_string(ts)}), "+OK");
   }
   EXPECT_EQ(Do({"TLOG", "GET", "feed", "2"}), "[[$e20,:20],[$e19,:19]]");
-  const long long hits = InfoField(conn_.get(), "storage", "tlog_cache_hits");
+  const long long hits = Info("storage", "tlog_cache_hits");
   EXPECT_EQ(Do({"TLOG", "GET", "feed", "2"}), "[[$e20,:20],[$e19,:19]]");
-  EXPECT_EQ(InfoField(conn_.get(), "storage", "tlog_cache_hits"), hits + 1);
-  EXPECT_GT(InfoField(conn_.get(), "storage", "tlog_cache_bytes"), 0);
+  EXPECT_EQ(Info("storage", "tlog_cache_hits"), hits + 1);
+  EXPECT_GT(Info("storage", "tlog_cache_bytes"), 0);
 
   ASSERT_EQ(Do({"TLOG", "INS", "feed", "late", "15"}), "+OK");
   ASSERT_EQ(Do({"TLOG", "INS", "feed", "new", "30"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "GET", "feed", "3"}), "[[$new,:30],[$e20,:20],[$e19,:19]]");
-  EXPECT_EQ(InfoField(conn_.get(), "storage", "tlog_cache_hits"), hits + 2);
+  EXPECT_EQ(Info("storage", "tlog_cache_hits"), hits + 2);
   EXPECT_EQ(Do({"TLOG", "SIZE", "feed"}), ":22");
 
   ASSERT_EQ(Do({"TLOG", "TRIM", "feed", "2"}), "+OK");

@@ -1,4 +1,4 @@
-// The integration-test harness: a real ebb-server process per test, and small client helpers.
+// The spawned-server harness: a real ebb-server process per test, and small client helpers.
 //
 // TestServer picks a free loopback port and a fresh temporary directory, spawns EBB_SERVER_PATH
 // (`--port P --dir <tmp>/data --enable-debug-command yes` + extra args) with its stdout/stderr in
@@ -9,6 +9,7 @@
 // Thread-safety: none; use from the test's thread.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <sys/types.h>
 
@@ -19,45 +20,9 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/support/reply.h"
+
 namespace ebb::test {
-
-struct RedisContextDeleter {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-using RedisConnection = std::unique_ptr<redisContext, RedisContextDeleter>;
-
-// One reply (or a sub-reply of an array). Cheap to copy: copies share the parsed tree.
-// A failed request (I/O error, connection closed) is a Reply with is_io_error() true.
-class Reply {
- public:
-  Reply() = default;
-  Reply(std::shared_ptr<redisReply> root, redisReply* node, std::string io_error = {})
-      : root_(std::move(root)), node_(node), io_error_(std::move(io_error)) {}
-
-  bool is_io_error() const { return node_ == nullptr; }
-  bool is_error() const { return node_ && node_->type == REDIS_REPLY_ERROR; }
-  bool is_status() const { return node_ && node_->type == REDIS_REPLY_STATUS; }
-  bool is_string() const { return node_ && node_->type == REDIS_REPLY_STRING; }
-  bool is_integer() const { return node_ && node_->type == REDIS_REPLY_INTEGER; }
-  bool is_array() const { return node_ && node_->type == REDIS_REPLY_ARRAY; }
-  bool is_nil() const { return node_ && node_->type == REDIS_REPLY_NIL; }
-  // The text of a status, error or bulk string reply ("" otherwise).
-  std::string str() const;
-  long long integer() const { return node_ ? node_->integer : 0; }
-  std::vector<Reply> elements() const;
-  size_t size() const { return is_array() ? node_->elements : 0; }
-  Reply operator[](size_t i) const;
-  // redis-cli style: "OK", "(integer) 5", "\"bulk\"", "(nil)", "(error) ERR ...", arrays as
-  // "1) ...\n2) ...", "(empty array)".
-  std::string ToString() const;
-
- private:
-  std::string ToString(int indent) const;
-
-  std::shared_ptr<redisReply> root_;
-  redisReply* node_ = nullptr;
-  std::string io_error_;
-};
 
 // Sends one command (binary safe, redisCommandArgv) and reads its reply.
 Reply Cmd(redisContext* c, std::initializer_list<std::string_view> args);
@@ -143,6 +108,31 @@ class TestServer {
   std::vector<std::string> args_;
   pid_t pid_ = -1;
   std::string error_;
+};
+
+// The base of integration tests: one spawned server per test (arguments from ServerArgs()), a
+// hiredis connection, and Do() (one line, Canon) and R() (as redis-cli prints it).
+class ServerTest : public ::testing::Test {
+ protected:
+  virtual std::vector<std::string> ServerArgs() const { return {}; }
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start(ServerArgs())) << server_.error();
+    Reconnect();
+  }
+  void Reconnect() {
+    conn_ = server_.Connect();
+    ASSERT_TRUE(conn_ != nullptr);
+  }
+  // Stops the server, starts it again on its data and reconnects.
+  void Restart() {
+    ASSERT_TRUE(server_.Restart()) << server_.error();
+    Reconnect();
+  }
+  std::string Do(const std::vector<std::string>& args) { return Canon(Cmd(conn_.get(), args)); }
+  std::string R(const std::vector<std::string>& args) { return Cmd(conn_.get(), args).ToString(); }
+
+  TestServer server_;
+  RedisConnection conn_;
 };
 
 }  // namespace ebb::test

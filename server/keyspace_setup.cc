@@ -1,0 +1,58 @@
+#include "server/keyspace_setup.h"
+
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+storage::WalFsync WalFsyncFrom(const std::string& text) {
+  if (text == "always") return storage::WalFsync::kAlways;
+  if (text == "no") return storage::WalFsync::kNo;
+  return storage::WalFsync::kEverySec;
+}
+
+storage::Compression CompressionFrom(const std::string& text) {
+  if (text == "none") return storage::Compression::kNone;
+  if (text == "zstd") return storage::Compression::kZstd;
+  return storage::Compression::kLz4;
+}
+
+}  // namespace
+
+storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Clock> clock) {
+  storage::Options options;
+  options.clock = std::move(clock);
+  options.memtable_size = config.memtable_size;
+  options.block_size = config.block_size;
+  options.block_cache_size = config.block_cache_size;
+  options.compression = CompressionFrom(config.compression);
+  options.wal_fsync = WalFsyncFrom(config.wal_fsync);
+  options.expiration_enabled = config.expiration;
+  options.whole_file_expiry = config.expiry_whole_file;
+  options.purge_deadline_ms = config.expiry_purge_deadline_ms;
+  return options;
+}
+
+void ApplyTypeSettings(const Config& config, types::Keyspace* ks) {
+  ks->set_ttl_policy(types::TtlPolicy(config.default_ttl_ms, config.ttl_rules));
+  ks->set_default_retrieval_grace(config.default_retrieval_grace_ms);
+  ks->set_defer_sync(config.wal_fsync == "always");  // group commit
+}
+
+void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx) {
+  if (!ctx->has_keyspace()) return;
+  types::Keyspace& ks = ctx->keyspace();
+  ApplyTypeSettings(config, &ks);
+  if (name == "wal-fsync") {
+    ks.db().SetWalFsync(WalFsyncFrom(config.wal_fsync));
+  } else if (name == "expiration") {
+    ks.db().SetExpirationEnabled(config.expiration);
+  } else if (name == "expiry-whole-file") {
+    ks.db().SetWholeFileExpiry(config.expiry_whole_file);
+  } else if (name == "expiry-purge-deadline") {
+    ks.db().SetPurgeDeadline(config.expiry_purge_deadline_ms);
+  }
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,32 @@
+// The keyspace the options describe: the engine's options, the types' settings, and keeping both
+// in step with CONFIG SET. ebb-server (main.cc) and the in-process test runner open and wire
+// their keyspace with these.
+// Thread-safety: called on the command thread (or before the server runs).
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "server/config/config.h"
+#include "storage/clock.h"
+#include "storage/options.h"
+
+namespace ebb::types {
+class Keyspace;
+}
+
+namespace ebb::server {
+
+class ServerContext;
+
+// The engine options of `config` (memtable, blocks, cache, compression, wal-fsync, expiry).
+storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Clock> clock);
+
+// The types' settings of `config`: TTL policy, default retrieval grace, group commit.
+void ApplyTypeSettings(const Config& config, types::Keyspace* keyspace);
+
+// After CONFIG SET `name`: the engine's and the types' settings that follow options at run time.
+// Does nothing without a keyspace.
+void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx);
+
+}  // namespace ebb::server

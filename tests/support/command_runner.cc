@@ -1,0 +1,119 @@
+#include "tests/support/command_runner.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/commands/register.h"
+#include "server/config/config.h"
+#include "server/dispatcher.h"
+#include "server/keyspace_setup.h"
+#include "server/server_context.h"
+#include "storage/clock.h"
+#include "storage/env/fault_injection_file_system.h"
+#include "types/keyspace.h"
+
+namespace ebb::test {
+
+using server::Client;
+using server::CommandTable;
+using server::ConfigRegistry;
+using server::Dispatcher;
+using server::ServerContext;
+
+// Everything the runner owns besides its directory, in construction order.
+struct CommandRunner::State {
+  ConfigRegistry registry;
+  CommandTable commands;
+  std::shared_ptr<storage::PinnableClock> clock = std::make_shared<storage::PinnableClock>();
+  std::shared_ptr<storage::FaultInjectionFileSystem> disk_faults =
+      std::make_shared<storage::FaultInjectionFileSystem>(storage::DefaultFileSystem());
+  std::unique_ptr<types::Keyspace> keyspace;
+  std::unique_ptr<ServerContext> context;
+  std::unique_ptr<Dispatcher> dispatcher;
+  std::unique_ptr<Client> client;
+};
+
+CommandRunner::CommandRunner(std::vector<std::string> options) : state_(new State) {
+  char tmpl[] = "/tmp/ebb_commands_XXXXXX";
+  root_ = ::mkdtemp(tmpl);
+  data_dir_ = root_ + "/data";
+  std::vector<std::string> argv = {"ebb-server", "--dir", data_dir_};
+  bool debug_given = false;
+  for (const std::string& o : options) debug_given |= o == "--enable-debug-command";
+  if (!debug_given) argv.insert(argv.end(), {"--enable-debug-command", "yes"});
+  argv.insert(argv.end(), options.begin(), options.end());
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  std::string error;
+  bool exit_now = false;
+  EXPECT_TRUE(state_->registry.ParseCommandLine(static_cast<int>(c_argv.size()), c_argv.data(),
+                                                &error, &exit_now))
+      << error;
+  server::RegisterAllCommands(state_->commands);
+  state_->context =
+      std::make_unique<ServerContext>(&state_->registry, &state_->commands, state_->clock.get());
+  state_->context->set_version("test");
+  state_->context->set_disk_faults(state_->disk_faults.get());
+  ServerContext* context = state_->context.get();
+  state_->registry.OnChange([context](std::string_view name, const server::Config& config) {
+    server::ApplyRuntimeChange(name, config, context);
+  });
+  Open();
+}
+
+CommandRunner::~CommandRunner() {
+  if (state_->client) state_->context->clients().Remove(state_->client->id());
+  state_.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(root_, ec);
+}
+
+void CommandRunner::Open() {
+  const server::Config& config = state_->registry.config();
+  std::filesystem::create_directories(data_dir_);
+  storage::Options options = server::EngineOptions(config, state_->clock);
+  options.file_system = state_->disk_faults;
+  if (state_->client) state_->context->clients().Remove(state_->client->id());
+  state_->client.reset();
+  state_->dispatcher.reset();
+  state_->context->set_keyspace(nullptr);
+  state_->keyspace.reset();
+  storage::Status s = types::Keyspace::Open(options, data_dir_, &state_->keyspace);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  state_->keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
+  server::ApplyTypeSettings(config, state_->keyspace.get());
+  state_->context->set_keyspace(state_->keyspace.get());
+  state_->dispatcher = std::make_unique<Dispatcher>(state_->context.get());
+  state_->client = std::make_unique<Client>(state_->context->clients().NextId(), "127.0.0.1:40000",
+                                            "127.0.0.1:6379", -1, 0);
+  state_->context->clients().Add(state_->client.get());
+}
+
+void CommandRunner::Reopen() { Open(); }
+
+std::string CommandRunner::Raw(const std::vector<std::string>& args) {
+  const std::vector<std::string_view> views(args.begin(), args.end());
+  return Raw(std::span<const std::string_view>(views));
+}
+
+std::string CommandRunner::Raw(std::span<const std::string_view> args) {
+  std::string out;
+  protocol::ReplyWriter writer(&out, state_->client->resp());
+  if (!args.empty()) state_->dispatcher->Dispatch(args, *state_->client, writer);
+  return out;
+}
+
+void CommandTest::PinClock(int64_t ms) {
+  ASSERT_EQ(Do({"DEBUG", "CLOCK", "SET", std::to_string(ms)}), "+OK");
+}
+
+void CommandTest::Advance(int64_t ms) {
+  ASSERT_EQ(Do({"DEBUG", "CLOCK", "ADVANCE", std::to_string(ms)}), "+OK");
+}
+
+}  // namespace ebb::test
