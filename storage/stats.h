@@ -12,8 +12,8 @@ struct LevelStats {
 };
 
 struct Stats {
-  std::vector<LevelStats> levels;   // index = level number
-  uint64_t memtable_bytes = 0;      // active + frozen memtables
+  std::vector<LevelStats> levels;  // index = level number
+  uint64_t memtable_bytes = 0;     // active + frozen memtables
   uint64_t block_cache_bytes = 0;
   uint64_t block_cache_hits = 0;
   uint64_t block_cache_misses = 0;
@@ -22,9 +22,9 @@ struct Stats {
   uint64_t compaction_bytes_written = 0;
   uint64_t flushes = 0;
   uint64_t compactions = 0;
-  uint64_t expired_rows_dropped = 0;   // by compaction (turned to tombstones or removed)
-  uint64_t filter_rows_dropped = 0;    // dropped by the CompactionFilter
-  uint64_t files_expired_whole = 0;    // deleted by whole-file expiry
+  uint64_t expired_rows_dropped = 0;  // by compaction (turned to tombstones or removed)
+  uint64_t filter_rows_dropped = 0;   // dropped by the CompactionFilter
+  uint64_t files_expired_whole = 0;   // deleted by whole-file expiry
   uint64_t wal_syncs = 0;
   uint64_t wal_bytes = 0;
   uint64_t write_stalls = 0;

@@ -20,7 +20,9 @@ class Status {
   static Status NotFound(std::string_view msg = {}) { return Status(Code::kNotFound, msg); }
   static Status Corruption(std::string_view msg) { return Status(Code::kCorruption, msg); }
   static Status IOError(std::string_view msg) { return Status(Code::kIOError, msg); }
-  static Status InvalidArgument(std::string_view msg) { return Status(Code::kInvalidArgument, msg); }
+  static Status InvalidArgument(std::string_view msg) {
+    return Status(Code::kInvalidArgument, msg);
+  }
   static Status NotSupported(std::string_view msg) { return Status(Code::kNotSupported, msg); }
   static Status Busy(std::string_view msg) { return Status(Code::kBusy, msg); }
 

@@ -34,9 +34,7 @@ class DBIter final : public Iterator {
     FindNextUserEntry(false);
   }
 
-  void SeekToLast() override {
-    FindPrevUserEntry(upper_bound_ ? &*upper_bound_ : nullptr);
-  }
+  void SeekToLast() override { FindPrevUserEntry(upper_bound_ ? &*upper_bound_ : nullptr); }
 
   void Seek(std::string_view target) override {
     if (lower_bound_ && CompareUserKeys(target, *lower_bound_) < 0) {

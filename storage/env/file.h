@@ -48,8 +48,7 @@ class RandomAccessFile {
  public:
   virtual ~RandomAccessFile() = default;
   // Reads up to n bytes at offset; *result may point into scratch or into a mapping.
-  virtual Status Read(uint64_t offset, size_t n, std::string_view* result,
-                      char* scratch) const = 0;
+  virtual Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const = 0;
 };
 
 class FileLock {

@@ -127,9 +127,9 @@ class PosixWritableFile final : public WritableFile {
 
   const std::string path_;
   int fd_;
-  uint64_t size_;             // bytes appended, buffered ones included
-  uint64_t written_;          // bytes handed to the OS: the file offset
-  uint64_t zeroed_end_;       // end of the zeros written ahead (ZeroFillAhead), or written_
+  uint64_t size_;        // bytes appended, buffered ones included
+  uint64_t written_;     // bytes handed to the OS: the file offset
+  uint64_t zeroed_end_;  // end of the zeros written ahead (ZeroFillAhead), or written_
   uint64_t zero_fill_chunk_ = 0;
   std::string buffer_;
 };

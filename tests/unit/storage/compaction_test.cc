@@ -111,8 +111,8 @@ std::shared_ptr<const FileMetaData> File(uint64_t number, const std::string& sma
 
 TEST(ReduceForFlushTest, InOrderOverwritesKeepTheNewestAndTheOneThatEndsAGraceWalk) {
   // Newest first: @400 is the greatest, @100 the least of the rest.
-  EXPECT_EQ(Show(ReduceForFlush({V(5, 400, "e"), V(4, 300, "d"), T(3, 100), V(2, 200, "b"),
-                                 V(1, 150, "a")})),
+  EXPECT_EQ(Show(ReduceForFlush(
+                {V(5, 400, "e"), V(4, 300, "d"), T(3, 100), V(2, 200, "b"), V(1, 150, "a")})),
             "5=e@400 3T@100");
   // Ties with the newest cannot win either.
   EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})),

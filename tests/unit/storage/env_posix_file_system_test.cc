@@ -54,7 +54,7 @@ TEST_F(EnvTest, ZeroFillAheadKeepsZerosPastTheDataUntilClose) {
     ASSERT_TRUE(file->Sync().ok());
     expected += piece;
     ASSERT_TRUE(fs_->GetFileSize(path, &size).ok());
-    EXPECT_GT(size, expected.size());                // zeros ahead of the data...
+    EXPECT_GT(size, expected.size());                  // zeros ahead of the data...
     EXPECT_LE(size, expected.size() + kChunk + 7100);  // ...at most a chunk past a write
     const std::string on_disk = ReadAll(path);
     EXPECT_EQ(on_disk.substr(0, expected.size()), expected);

@@ -14,7 +14,7 @@ std::string IKey(std::string_view user, uint64_t seq, RowKind kind = RowKind::kV
 TEST(InternalKey, NewerVersionsOfAKeySortFirst) {
   EXPECT_LT(CompareInternalKeys(IKey("a", 9), IKey("a", 3)), 0);
   EXPECT_LT(CompareInternalKeys(IKey("a", 3), IKey("b", 9)), 0);
-  EXPECT_LT(CompareInternalKeys(IKey("a", 1), IKey("ab", 1)), 0);  // prefix first
+  EXPECT_LT(CompareInternalKeys(IKey("a", 1), IKey("ab", 1)), 0);       // prefix first
   EXPECT_LT(CompareInternalKeys(IKey("\x01", 1), IKey("\xff", 1)), 0);  // unsigned bytes
 }
 

@@ -238,8 +238,7 @@ TEST(WalLogTest, ZerosFollowedByARecordAreCorruption) {
   file += Write({"later"});  // a valid record at the start of the next block
   const ReadResult r = ReadAll(file);
   EXPECT_TRUE(r.status.IsCorruption()) << r.status.ToString();
-  EXPECT_NE(r.status.ToString().find("zero-filled region at offset " +
-                                     std::to_string(head.size())),
+  EXPECT_NE(r.status.ToString().find("zero-filled region at offset " + std::to_string(head.size())),
             std::string::npos)
       << r.status.ToString();
 }

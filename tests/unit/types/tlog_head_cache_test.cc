@@ -89,7 +89,7 @@ TEST(TlogHeadCacheTest, BudgetEvictsLeastRecentlyUsedHeads) {
   TlogHeadCache cache(one_head * 8);  // room for 8 heads
   for (int i = 0; i < 8; i++) cache.Fill(0, "log" + std::to_string(i), meta, Newest(100, 16));
   ASSERT_NE(cache.Find(0, "log0", meta), nullptr);  // log0 is now the most recently used
-  cache.Fill(0, "log8", meta, Newest(100, 16));      // evicts log1, the least recently used
+  cache.Fill(0, "log8", meta, Newest(100, 16));     // evicts log1, the least recently used
   EXPECT_EQ(cache.Find(0, "log1", meta), nullptr);
   EXPECT_NE(cache.Find(0, "log0", meta), nullptr);
   EXPECT_NE(cache.Find(0, "log8", meta), nullptr);
