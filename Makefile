@@ -11,7 +11,7 @@ CCACHE    := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMP
 CMAKE     := cmake -S . $(CMAKE_GEN) $(CCACHE)
 
 .PHONY: all deps build asan tsan run test test-quick test-release test-asan test-tsan soak bench \
-        clean format check-format
+        clean format check-format command-docs
 
 all: build
 
@@ -31,6 +31,10 @@ asan: deps
 tsan: deps
 	@$(CMAKE) -B $(TSAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_TSAN=ON -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(TSAN) -j $(JOBS) --target unit_storage
+
+# Rewrites the generated tables of docs/commands.md from the command rows and the option table.
+command-docs: build
+	./$(BUILD)/ebb-command-reference docs/commands.md
 
 run: build
 	@mkdir -p data

@@ -56,8 +56,12 @@ inline bool ParseInt64(std::string_view text, int64_t* value) {
 bool ParseDouble(std::string_view text, double* value);
 
 // ASCII case folding; other bytes are unchanged.
-inline char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-inline char AsciiUpper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+inline char AsciiLower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+inline char AsciiUpper(char c) {
+  return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
 std::string AsciiLower(std::string_view text);
 std::string AsciiUpper(std::string_view text);
 

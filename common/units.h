@@ -8,10 +8,10 @@
 
 namespace ebb {
 
-// Durations (COMMANDS.md): a plain non-negative integer of milliseconds ("1500"), or one or more
-// <integer><unit> groups with units f (fortnight), w, d, h, m, s, ms ("2d7h32m", "90s",
-// "1500ms"), or "unlimited" (-> -1). Units are case-sensitive lower case. No sign, no spaces, no
-// empty input, no unit without a number, no overflow of int64 milliseconds.
+// Durations (docs/commands.md, "Conventions"): a plain non-negative integer of milliseconds
+// ("1500"), or one or more <integer><unit> groups with units f (fortnight), w, d, h, m, s, ms
+// ("2d7h32m", "90s", "1500ms"), or "unlimited" (-> -1). Units are case-sensitive lower case. No
+// sign, no spaces, no empty input, no unit without a number, no overflow of int64 milliseconds.
 // Returns false on anything else; the caller replies "ERR invalid duration '<text>'".
 bool ParseDuration(std::string_view text, int64_t* ms);
 

@@ -9,7 +9,6 @@
 
 namespace ebb::protocol {
 
-
 ParserLimits ParserLimits::Unauthenticated() {
   ParserLimits limits;
   limits.max_multibulk_len = 10;

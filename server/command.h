@@ -94,8 +94,8 @@ struct KeySpec {
   int step = 0;
 };
 inline constexpr KeySpec kNoKeys{};
-inline constexpr KeySpec kFirstKey{1, 1, 1};     // CMD key ...
-inline constexpr KeySpec kAllKeys{1, -1, 1};     // CMD key [key ...]
+inline constexpr KeySpec kFirstKey{1, 1, 1};        // CMD key ...
+inline constexpr KeySpec kAllKeys{1, -1, 1};        // CMD key [key ...]
 inline constexpr KeySpec kKeyValuePairs{1, -1, 2};  // CMD key value [key value ...]
 inline constexpr KeySpec kSubcommandKey{2, 2, 1};   // CONTAINER SUB key ...
 

@@ -292,29 +292,71 @@ std::string Synopsis(const CommandSpec& spec, std::string_view container) {
   return out;
 }
 
-std::string CommandReference(const CommandTable& table) {
+namespace {
+
+constexpr std::string_view kCommandsBegin = "<!-- begin: generated from the command rows -->";
+constexpr std::string_view kOptionsBegin = "<!-- begin: generated from the option table -->";
+constexpr std::string_view kBlockEnd = "<!-- end of generated block -->";
+
+// Markdown table cells: '|' escaped.
+std::string Cell(std::string_view text) {
   std::string out;
-  out += kReferenceBegin;
-  out += "\n\n| command | group | flags | summary |\n|---|---|---|---|\n";
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CommandReference(const CommandTable& table) {
+  std::string out = "| command | group | flags | summary |\n|---|---|---|---|\n";
   auto row = [&out](const CommandSpec& spec, std::string_view container) {
     std::string flags;
     for (const std::string& f : FlagNames(spec.flags)) flags += (flags.empty() ? "" : " ") + f;
-    std::string synopsis = Synopsis(spec, container);
-    std::string escaped;
-    for (char c : synopsis) {
-      if (c == '|') escaped += "\\";
-      escaped += c;
-    }
-    out += "| `" + escaped + "` | " + std::string(spec.group) + " | " + flags + " | " +
-           std::string(spec.summary) + " |\n";
+    out += "| `" + Cell(Synopsis(spec, container)) + "` | " + std::string(spec.group) + " | " +
+           flags + " | " + Cell(spec.summary) + " |\n";
   };
   for (const auto& [name, spec] : table.rows()) {
     if (spec.handler != nullptr || spec.subcommands.empty()) row(spec, {});
     for (const CommandSpec& sub : spec.subcommands) row(sub, spec.name);
   }
-  out += "\n";
-  out += kReferenceEnd;
-  out += "\n";
+  return out;
+}
+
+std::string OptionReference(const ConfigRegistry& registry) {
+  std::string out = "| option | default | CONFIG SET | meaning |\n|---|---|---|---|\n";
+  for (const ConfigRegistry::OptionInfo& o : registry.Options()) {
+    const std::string default_text = o.default_text.empty() ? "\"\"" : o.default_text;
+    out += "| `" + o.name + "` | `" + Cell(default_text) + "` | " +
+           (o.mutable_at_runtime ? "yes" : "no") + " | " + Cell(o.doc) + " |\n";
+  }
+  return out;
+}
+
+std::string UpdateGeneratedReference(std::string_view doc, const CommandTable& table,
+                                     const ConfigRegistry& registry) {
+  std::string out;
+  std::string_view skipping_to;  // inside a block: its old lines are dropped
+  while (!doc.empty()) {
+    const size_t nl = doc.find('\n');
+    const std::string_view line = doc.substr(0, nl == std::string_view::npos ? doc.size() : nl);
+    doc.remove_prefix(nl == std::string_view::npos ? doc.size() : nl + 1);
+    if (!skipping_to.empty()) {
+      if (line != skipping_to) continue;
+      skipping_to = {};
+    } else if (line == kCommandsBegin || line == kOptionsBegin) {
+      out.append(line);
+      out += "\n\n";
+      out += line == kCommandsBegin ? CommandReference(table) : OptionReference(registry);
+      out += "\n";
+      skipping_to = kBlockEnd;
+      continue;
+    }
+    out.append(line);
+    out += '\n';
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "server/command.h"
+#include "server/config/config.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -46,11 +47,16 @@ void WriteCommandInfo(protocol::ReplyWriter& w, const CommandSpec& spec,
                       uint32_t inherited_flags = 0);
 void WriteCommandDocs(protocol::ReplyWriter& w, const CommandSpec& spec);
 
-// The generated part of docs/commands.md: one Markdown table row per command and subcommand
-// (synopsis, group, flags, summary), in name order, between its marker lines.
+// docs/commands.md carries two generated blocks, each between a begin line and an end line:
+// the command table (one row per command and subcommand: synopsis, group, flags, summary, in name
+// order) and the option table (name, default, CONFIG SET at run time, meaning, in table order).
+// `build/ebb-command-reference docs/commands.md` (make command-docs) rewrites them; a test fails
+// when the file differs from what the rows generate.
 std::string CommandReference(const CommandTable& table);
-inline constexpr std::string_view kReferenceBegin =
-    "<!-- generated from the command table: build/ebb-command-reference; do not edit -->";
-inline constexpr std::string_view kReferenceEnd = "<!-- end of generated table -->";
+std::string OptionReference(const ConfigRegistry& registry);
+// `doc` with both generated blocks replaced by the current ones. Lines outside the blocks are
+// kept; a block whose begin line is missing is left out.
+std::string UpdateGeneratedReference(std::string_view doc, const CommandTable& table,
+                                     const ConfigRegistry& registry);
 
 }  // namespace ebb::server

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"

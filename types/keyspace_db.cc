@@ -47,8 +47,8 @@ uint64_t Keyspace::RememberCursor(std::string last_key) {
   return cursor;
 }
 
-OpResult<ScanResult> Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match,
-                                    size_t count, std::optional<KeyType> type) {
+OpResult<ScanResult> Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
+                                    std::optional<KeyType> type) {
   ScanResult result;
   ScanResult* out = &result;
   std::string start;

@@ -23,13 +23,13 @@ namespace ebb::types {
 
 enum class OpStatus {
   kOk,
-  kNotFound,     // the key does not exist (never written, deleted or expired)
-  kWrongType,    // the key holds another type; nothing was written
-  kNotInteger,   // INCR family: the value is not a 64-bit integer; nothing was written
-  kOverflow,     // INCR family: the result would overflow; nothing was written
-  kTooLarge,     // APPEND, SETRANGE: the result would exceed the maximum length
+  kNotFound,       // the key does not exist (never written, deleted or expired)
+  kWrongType,      // the key holds another type; nothing was written
+  kNotInteger,     // INCR family: the value is not a 64-bit integer; nothing was written
+  kOverflow,       // INCR family: the result would overflow; nothing was written
+  kTooLarge,       // APPEND, SETRANGE: the result would exceed the maximum length
   kInvalidCursor,  // SCAN: a cursor that was not handed out
-  kEngineError,  // the storage engine failed (engine_status())
+  kEngineError,    // the storage engine failed (engine_status())
 };
 
 // A failed result without its value type, to pass a failure on: `return FailureOf(r);`.

@@ -4,7 +4,7 @@
 // command exactly as this class does, and the tests compare the two.
 //
 // State: a grow-only `cutoff` and a set of entries (value, ts) kept sorted newest first.
-// Order (COMMANDS.md, TLOG): higher ts first; equal ts -> greater value first, comparing bytes
+// Order (docs/commands.md, TLOG): higher ts first; equal ts -> greater value first, comparing bytes
 // as unsigned and treating a prefix as smaller than its extensions — so in this newest-first list
 // an extension ("ab") comes BEFORE its prefix ("a"). Identical (value, ts) pairs are one entry.
 //
@@ -77,7 +77,7 @@ class TlogState {
   uint64_t cutoff() const { return cutoff_; }
   size_t size() const { return entries_.size(); }
   const std::vector<TlogEntry>& entries() const { return entries_; }
-  // A TLOG key exists while it has entries or a cutoff above 0 (COMMANDS.md).
+  // A TLOG key exists while it has entries or a cutoff above 0 (docs/commands.md).
   bool exists() const { return cutoff_ > 0 || !entries_.empty(); }
 
   bool operator==(const TlogState&) const = default;

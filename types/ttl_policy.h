@@ -1,9 +1,9 @@
 // TtlPolicy: decides the expiry of a string write (PUT, SET and the other string commands).
 //
-// Precedence (Riak's hierarchy, COMMANDS.md "KV rows"): the write's own option (TTL, EX, PX,
-// EXAT, PXAT, ...) wins; else the first `ttl-rule <glob> <duration>` whose glob matches the key;
-// else `default-ttl`. NOTTL opts out of both rule and default: the row never expires. A rule or
-// default of `unlimited` (ttl < 0) means "never expires" and still stops the search, so a rule
+// Precedence (Riak's hierarchy, docs/commands.md "TTL precedence"): the write's own option (TTL,
+// EX, PX, EXAT, PXAT, ...) wins; else the first `ttl-rule <glob> <duration>` whose glob matches the
+// key; else `default-ttl`. NOTTL opts out of both rule and default: the row never expires. A rule
+// or default of `unlimited` (ttl < 0) means "never expires" and still stops the search, so a rule
 // can exempt keys from a default-ttl. A ttl of 0 expires the row at its own timestamp.
 //
 // The policy only records expiry; whether anything expires (`expiration off`) is the engine's

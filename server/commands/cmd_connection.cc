@@ -46,7 +46,7 @@ MessageOptions ParseEcho(ArgParser& args) { return {args.Next()}; }
 void ExecuteEcho(CommandContext& ctx, const MessageOptions& o) { ctx.reply.Bulk(*o.message); }
 
 struct HelloOptions {
-  int version = 0;  // 0: unchanged
+  int version = 0;                                                    // 0: unchanged
   std::optional<std::pair<std::string_view, std::string_view>> auth;  // user, password
   std::optional<std::string_view> name;
 };

@@ -189,14 +189,15 @@ void DebugCommand(CommandContext& ctx) {
 }  // namespace
 
 std::vector<CommandSpec> DebugCommands() {
-  return {{.name = "debug",
-           .arity = -2,
-           .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdDebug,
-           .group = "server",
-           .summary = "A container for debugging commands.",
-           .complexity = "Depends on subcommand.",
-           .arguments = {{.name = "subcommand"}, {.name = "arg", .optional = true, .multiple = true}},
-           .handler = DebugCommand}};
+  return {
+      {.name = "debug",
+       .arity = -2,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdDebug,
+       .group = "server",
+       .summary = "A container for debugging commands.",
+       .complexity = "Depends on subcommand.",
+       .arguments = {{.name = "subcommand"}, {.name = "arg", .optional = true, .multiple = true}},
+       .handler = DebugCommand}};
 }
 
 }  // namespace ebb::server

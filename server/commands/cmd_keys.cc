@@ -123,8 +123,7 @@ void ExecuteScan(CommandContext& ctx, const ScanOptions& o) {
 }
 
 void ExecuteRandomKey(CommandContext& ctx, const NoOptions&) {
-  OpResult<std::optional<std::string>> key =
-      ctx.server.keyspace().RandomKey(ctx.client.db_index());
+  OpResult<std::optional<std::string>> key = ctx.server.keyspace().RandomKey(ctx.client.db_index());
   if (!key.ok()) return ReplyError(ctx, key);
   if (!*key) return ctx.reply.Null();
   ctx.reply.Bulk(**key);
@@ -213,12 +212,11 @@ std::vector<CommandSpec> KeyCommands() {
        .since = "2.8.0",
        .summary = "Iterates over the key names in the database.",
        .complexity = "O(1) for every call. O(N) for a complete iteration.",
-       .arguments = {{.name = "cursor", .type = ArgType::kInteger},
-                     {.name = "pattern", .type = ArgType::kPattern, .token = "MATCH",
-                      .optional = true},
-                     {.name = "count", .type = ArgType::kInteger, .token = "COUNT",
-                      .optional = true},
-                     {.name = "type", .token = "TYPE", .optional = true}},
+       .arguments =
+           {{.name = "cursor", .type = ArgType::kInteger},
+            {.name = "pattern", .type = ArgType::kPattern, .token = "MATCH", .optional = true},
+            {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
+            {.name = "type", .token = "TYPE", .optional = true}},
        .handler = Handler<ParseScan, ExecuteScan>},
       {.name = "randomkey",
        .arity = 1,

@@ -325,9 +325,8 @@ AppendOptions ParseAppend(ArgParser& args) {
 // APPEND key value -> the new length.
 void ExecuteAppend(CommandContext& ctx, const AppendOptions& o) {
   const int64_t now = NowMs(ctx);
-  OpResult<int64_t> length =
-      KvOf(ctx).Append(o.key, o.value, now, PolicyExpireAt(ctx, o.key, now),
-                       ctx.server.config().proto_max_bulk_len);
+  OpResult<int64_t> length = KvOf(ctx).Append(o.key, o.value, now, PolicyExpireAt(ctx, o.key, now),
+                                              ctx.server.config().proto_max_bulk_len);
   if (!length.ok()) return ReplyError(ctx, length);
   ctx.reply.Integer(*length);
 }
@@ -421,8 +420,7 @@ IncrOptions ParseDecrBy(ArgParser& args) {
 
 void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) {
   const int64_t now = NowMs(ctx);
-  OpResult<int64_t> value =
-      KvOf(ctx).IncrBy(o.key, o.delta, now, PolicyExpireAt(ctx, o.key, now));
+  OpResult<int64_t> value = KvOf(ctx).IncrBy(o.key, o.delta, now, PolicyExpireAt(ctx, o.key, now));
   if (!value.ok()) return ReplyError(ctx, value);
   ctx.reply.Integer(*value);
 }
@@ -456,7 +454,8 @@ std::vector<CommandSpec> StringCommands() {
        .group = "string",
        .summary = "Sets the string value of a key, ignoring its type. The key is created if it "
                   "doesn't exist",
-       .arguments = {kKey, kValue,
+       .arguments = {kKey,
+                     kValue,
                      {.name = "condition",
                       .type = ArgType::kOneOf,
                       .optional = true,

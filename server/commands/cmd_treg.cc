@@ -76,7 +76,9 @@ std::vector<CommandSpec> TregCommands() {
             .keys = kSubcommandKey,
             .group = "treg",
             .summary = "Sets a register unless it holds a newer (timestamp, value) pair.",
-            .arguments = {kKey, {.name = "value"}, {.name = "timestamp", .type = ArgType::kInteger}},
+            .arguments = {kKey,
+                          {.name = "value"},
+                          {.name = "timestamp", .type = ArgType::kInteger}},
             .help = {{.text = "Set the register if <timestamp> is newer (or equal with a greater "
                               "value)."}},
             .handler = Handler<ParseSet, ExecuteSet>},

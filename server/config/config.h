@@ -26,7 +26,6 @@
 
 #include "types/ttl_policy.h"
 
-
 namespace ebb::server {
 
 // ttl-rule <glob> <duration>: the types' own rule (types/ttl_policy.h).

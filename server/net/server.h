@@ -2,8 +2,8 @@
 // periodic checks (idle timeout, output limits), signals and the graceful shutdown.
 //
 // One io_context thread (the caller of Run) runs every command and commits the WAL once per turn
-// of its loop (DESIGN.md "Threads", server/net/wal_turn_commit.h). After a turn that did work,
-// the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop).
+// of its loop (docs/durability.md "Group commit", server/net/wal_turn_commit.h). After a turn that
+// did work, the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop).
 // Thread-safety: every method on the io thread, except construction and Run.
 #pragma once
 

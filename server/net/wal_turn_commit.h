@@ -11,18 +11,11 @@
 // it writes its AOF buffer, and under `appendfsync always` fsyncs it, once per event loop
 // iteration before sending replies.
 //
-// A commit may wait a little for company: with a `delay` (wal-sync-delay-us, for the sync), when
-// the previous commit was shared by two or more requests, the turn's commit runs that long after
-// its first request instead of right after the turn, and the requests that arrive meanwhile
-// share it. Connections whose replies just went out send their next writes within tens of
-// microseconds; without the wait the next fdatasync would leave with only the first few of them
-// and the rest would wait for a whole further one. A lone writer (previous commit served one
-// request) never waits. This is PostgreSQL's commit_delay, with commit_siblings as 2.
-//
-// Under always the event loop waits for the fdatasync, as Redis's does. A separate sync thread
-// was measured slower on a 2-core machine (docs/durability.md, "Group commit"): the loop kept
-// the CPUs busy while the disk flushed, which delayed the flush's completion, and connections
-// answered just after a sync went out missed the next one.
+// A commit may wait a little for company (wal-sync-delay-us, PostgreSQL's commit_delay with
+// commit_siblings 2): when the previous commit served two or more requests, the turn's commit
+// runs that long after its first request instead of right after the turn; a lone writer never
+// waits. Why the loop waits for the fdatasync rather than syncing on a thread of its own, and
+// what each choice measured: docs/durability.md, "always — group commit".
 // Thread-safety: the io thread only.
 #pragma once
 

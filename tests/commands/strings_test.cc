@@ -42,7 +42,8 @@ TEST_F(StringsTest, BigPayloadAndBinaryValues) {
 }
 
 TEST_F(StringsTest, ManyNumericKeysReadBackInReverse) {
-  for (int i = 0; i < 1000; i++) ASSERT_EQ(R({"SET", "num:" + std::to_string(i), std::to_string(i)}), "OK");
+  for (int i = 0; i < 1000; i++)
+    ASSERT_EQ(R({"SET", "num:" + std::to_string(i), std::to_string(i)}), "OK");
   for (int i = 999; i >= 0; i--) {
     ASSERT_EQ(R({"GET", "num:" + std::to_string(i)}), "\"" + std::to_string(i) + "\"");
   }

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "tests/support/test_server.h"
 #include "tests/support/test_seed.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
@@ -32,9 +32,9 @@ int CrashSeconds() {
 
 // What one writer had acknowledged, and which MSETs it attempted (acknowledged or not).
 struct WriterLog {
-  std::map<std::string, std::string> strings;   // PUT/SET key -> value
+  std::map<std::string, std::string> strings;               // PUT/SET key -> value
   std::set<std::pair<std::string, uint64_t>> tlog_entries;  // (value, ts) in its own log
-  uint64_t treg_ts = 0;                          // greatest acknowledged TREG SET ts
+  uint64_t treg_ts = 0;                                     // greatest acknowledged TREG SET ts
   std::vector<std::pair<std::string, std::string>> msets;   // key pairs, attempted
   int acked = 0;
 };
@@ -109,8 +109,8 @@ void Verify(redisContext* c, int writer, const WriterLog& log) {
       present.emplace(e[0].str(), static_cast<uint64_t>(e[1].integer()));
     }
     for (const auto& entry : log.tlog_entries) {
-      ASSERT_TRUE(present.count(entry)) << "TLOG entry lost: " << entry.first << "@"
-                                        << entry.second;
+      ASSERT_TRUE(present.count(entry))
+          << "TLOG entry lost: " << entry.first << "@" << entry.second;
     }
   }
   if (log.treg_ts > 0) {

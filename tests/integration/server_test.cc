@@ -191,7 +191,6 @@ TEST(ServerTest, BadConfigExitsWithError) {
   EXPECT_NE(server.error().find("port"), std::string::npos) << server.error();
 }
 
-
 // wal-fsync always: several pipelining connections; every acknowledged write survives a kill,
 // and the batches were committed through the group-commit thread.
 TEST(ServerTest, GroupCommitUnderWalFsyncAlways) {

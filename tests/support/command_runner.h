@@ -2,9 +2,8 @@
 // directory, the command table, the dispatcher and one client — so a command-behaviour test runs
 // in microseconds and needs no port, no process and no network.
 //
-//   CommandRunner ebb;                              // or CommandRunner ebb({"--default-ttl", "1s"})
-//   EXPECT_EQ(ebb.Do({"SET", "k", "v"}), "+OK");
-//   EXPECT_EQ(ebb.Do({"GET", "k"}), "$v");
+//   CommandRunner ebb;                              // or CommandRunner ebb({"--default-ttl",
+//   "1s"}) EXPECT_EQ(ebb.Do({"SET", "k", "v"}), "+OK"); EXPECT_EQ(ebb.Do({"GET", "k"}), "$v");
 //   EXPECT_EQ(ebb.Cmd({"TLOG", "GET", "log"}).size(), 0u);
 //
 // Requests go through Dispatcher::Dispatch exactly as a connection sends them (arity, auth,
@@ -43,11 +42,15 @@ class CommandRunner {
   std::string Raw(const std::vector<std::string>& args);
   // The reply as a hiredis reply (RESP2 only).
   template <typename Args>
-  Reply Cmd(const Args& args) { return ParseResp(Raw(args)); }
+  Reply Cmd(const Args& args) {
+    return ParseResp(Raw(args));
+  }
   Reply Cmd(std::initializer_list<std::string_view> args) { return ParseResp(Raw(args)); }
   // The reply on one line (tests/support/reply.h Canon).
   template <typename Args>
-  std::string Do(const Args& args) { return Canon(Cmd(args)); }
+  std::string Do(const Args& args) {
+    return Canon(Cmd(args));
+  }
   std::string Do(std::initializer_list<std::string_view> args) { return Canon(Cmd(args)); }
 
   // Closes the keyspace and opens it again from its files (what a restart keeps), with a new

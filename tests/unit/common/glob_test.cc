@@ -1,8 +1,8 @@
+#include "common/glob.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "common/glob.h"
 
 namespace ebb {
 namespace {

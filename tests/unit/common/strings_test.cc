@@ -27,9 +27,9 @@ TEST(ParseInt64Test, AcceptsWhatRedisString2llAccepts) {
 
 TEST(ParseInt64Test, RejectsEverythingElse) {
   int64_t v = 7;
-  for (const char* bad :
-       {"", "-", "-0", "+1", " 1", "1 ", "01", "00", "1_000", "0x10", "1.5", "1a", "9223372036854775808",
-        "-9223372036854775809", "18446744073709551616", "abc", "1e3", "99999999999999999999999"}) {
+  for (const char* bad : {"", "-", "-0", "+1", " 1", "1 ", "01", "00", "1_000", "0x10", "1.5", "1a",
+                          "9223372036854775808", "-9223372036854775809", "18446744073709551616",
+                          "abc", "1e3", "99999999999999999999999"}) {
     EXPECT_FALSE(ParseInt64(bad, &v)) << bad;
   }
   EXPECT_EQ(v, 7);  // untouched on failure

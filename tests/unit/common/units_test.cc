@@ -1,9 +1,9 @@
+#include "common/units.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
-
-#include "common/units.h"
 
 namespace ebb {
 namespace {

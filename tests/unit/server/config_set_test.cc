@@ -129,7 +129,7 @@ TEST(ConfigSetTest, OptionsDescribeTheTable) {
     EXPECT_FALSE(o.doc.empty()) << o.name;
     EXPECT_EQ(r.Get(o.name), (Pairs{{o.name, o.default_text}}));
   }
-  // The names COMMANDS.md promises.
+  // The option names docs/commands.md documents.
   for (std::string name : {"bind",
                            "port",
                            "protected-mode",

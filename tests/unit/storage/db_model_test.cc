@@ -9,8 +9,8 @@
 #include <optional>
 #include <random>
 
-#include "tests/unit/storage/db_test_fixture.h"
 #include "tests/support/test_seed.h"
+#include "tests/unit/storage/db_test_fixture.h"
 
 namespace ebb::storage {
 namespace {
@@ -209,9 +209,7 @@ TEST_F(DBModelTest, Seed1) { Run(1, 3000); }
 TEST_F(DBModelTest, Seed2) { Run(2, 3000); }
 TEST_F(DBModelTest, Seed3) { Run(3, 3000); }
 // A fourth seed, replaceable with EBB_TEST_SEED to explore more cases or replay one.
-TEST_F(DBModelTest, SeedFromTheEnvironment) {
-  Run(static_cast<uint32_t>(test::TestSeed(4)), 3000);
-}
+TEST_F(DBModelTest, SeedFromTheEnvironment) { Run(static_cast<uint32_t>(test::TestSeed(4)), 3000); }
 
 }  // namespace
 }  // namespace ebb::storage

@@ -60,15 +60,9 @@ class KeyspaceTest : public ::testing::Test {
         ks_->db().Put(options, MetaKey(db, key), EncodeMetaValue(KeyType::kString, value)).ok());
   }
 
-  bool Exists(int db, std::string_view key) {
-    return Value(ks_->Exists(db, key));
-  }
-  std::optional<KeyType> Type(int db, std::string_view key) {
-    return Value(ks_->Type(db, key));
-  }
-  uint64_t DbSize(int db) {
-    return Value(ks_->DbSize(db));
-  }
+  bool Exists(int db, std::string_view key) { return Value(ks_->Exists(db, key)); }
+  std::optional<KeyType> Type(int db, std::string_view key) { return Value(ks_->Type(db, key)); }
+  uint64_t DbSize(int db) { return Value(ks_->DbSize(db)); }
   std::vector<std::string> Keys(int db, const KeyMatcher* match = nullptr) {
     return Value(ks_->Keys(db, match));
   }

@@ -296,14 +296,14 @@ TEST_F(KvTest, MultiPutWritesEveryRowAndLaterDuplicatesWin) {
 
 TEST_F(KvTest, MultiPutIfNoneExistWritesNothingWhenAnyKeyExists) {
   Put("b", "old", 1);
-  OpResult<bool> written =
-      kv().MultiPutIfNoneExist({{"a", "1", kStart, std::nullopt}, {"b", "2", kStart, std::nullopt}});
+  OpResult<bool> written = kv().MultiPutIfNoneExist(
+      {{"a", "1", kStart, std::nullopt}, {"b", "2", kStart, std::nullopt}});
   ASSERT_TRUE(written.ok());
   EXPECT_FALSE(*written);
   EXPECT_EQ(Read("a"), "(nil)");
   EXPECT_EQ(Read("b"), "old");
-  written =
-      kv().MultiPutIfNoneExist({{"a", "1", kStart, std::nullopt}, {"c", "3", kStart, std::nullopt}});
+  written = kv().MultiPutIfNoneExist(
+      {{"a", "1", kStart, std::nullopt}, {"c", "3", kStart, std::nullopt}});
   ASSERT_TRUE(written.ok());
   EXPECT_TRUE(*written);
   EXPECT_EQ(Read("a"), "1");

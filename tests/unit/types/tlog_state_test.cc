@@ -1,4 +1,5 @@
-// TlogState: the TLOG reference model — COMMANDS.md's edge cases and the CRDT merge laws.
+// TlogState: the TLOG reference model — the documented edge cases (docs/commands.md) and the CRDT
+// merge laws.
 #include "types/tlog_state.h"
 
 #include <gtest/gtest.h>
