@@ -150,9 +150,23 @@ void Handler(CommandContext& ctx) {
   Execute(ctx, options);
 }
 
-// Parse for commands that take no argument beyond what the arity fixes.
+// The Parse steps many commands share: no arguments, one key, or all remaining arguments.
 struct NoOptions {};
 inline NoOptions ParseNothing(ArgParser&) { return {}; }
+
+struct KeyOptions {
+  std::string_view key;
+};
+inline KeyOptions ParseKey(ArgParser& args) { return {args.Next()}; }
+
+struct RestOptions {
+  std::vector<std::string_view> args;  // every argument after the name, in order
+};
+inline RestOptions ParseRest(ArgParser& args) {
+  RestOptions o;
+  while (args.HasMore()) o.args.push_back(args.Next());
+  return o;
+}
 
 class CommandTable {
  public:

@@ -18,26 +18,16 @@
 namespace ebb::server {
 namespace {
 
-struct NamesOptions {
-  std::vector<std::string_view> names;  // empty: every command
-};
-
-NamesOptions ParseNames(ArgParser& args) {
-  NamesOptions o;
-  while (args.HasMore()) o.names.push_back(args.Next());
-  return o;
-}
-
 // COMMAND, COMMAND INFO [name ...]: every row, or the named ones (nil for an unknown name).
-void ExecuteInfo(CommandContext& ctx, const NamesOptions& o) {
+void ExecuteInfo(CommandContext& ctx, const RestOptions& o) {
   const CommandTable& table = ctx.server.commands();
-  if (o.names.empty()) {
+  if (o.args.empty()) {
     ctx.reply.ArrayHeader(table.rows().size());
     for (const auto& [name, spec] : table.rows()) WriteCommandInfo(ctx.reply, spec);
     return;
   }
-  ctx.reply.ArrayHeader(o.names.size());
-  for (std::string_view name : o.names) {
+  ctx.reply.ArrayHeader(o.args.size());
+  for (std::string_view name : o.args) {
     const CommandSpec* spec = table.Find(name);
     if (spec == nullptr) {
       ctx.reply.Null();
@@ -54,13 +44,13 @@ void ExecuteCount(CommandContext& ctx, const NoOptions&) {
 }
 
 // COMMAND DOCS [name ...]: a map of the named (known) commands, or of all.
-void ExecuteDocs(CommandContext& ctx, const NamesOptions& o) {
+void ExecuteDocs(CommandContext& ctx, const RestOptions& o) {
   const CommandTable& table = ctx.server.commands();
   std::vector<const CommandSpec*> specs;
-  if (o.names.empty()) {
+  if (o.args.empty()) {
     for (const auto& [name, spec] : table.rows()) specs.push_back(&spec);
   } else {
-    for (std::string_view name : o.names) {
+    for (std::string_view name : o.args) {
       const CommandSpec* spec = table.Find(name);
       if (spec != nullptr) specs.push_back(spec);
     }
@@ -167,7 +157,7 @@ std::vector<CommandSpec> CommandCommands() {
             .arguments = {kCommandNames},
             .help = {{.usage = "INFO [<command-name> ...]",
                       .text = "Return details about multiple commands."}},
-            .handler = Handler<ParseNames, ExecuteInfo>},
+            .handler = Handler<ParseRest, ExecuteInfo>},
            {.name = "docs",
             .arity = -2,
             .flags = kFlags,
@@ -176,7 +166,7 @@ std::vector<CommandSpec> CommandCommands() {
             .arguments = {kCommandNames},
             .help = {{.usage = "DOCS [<command-name> ...]",
                       .text = "Return documentation details about multiple commands."}},
-            .handler = Handler<ParseNames, ExecuteDocs>},
+            .handler = Handler<ParseRest, ExecuteDocs>},
            HelpSubcommand("server", "Returns helpful text.", kFlags)},
   }};
 }

@@ -17,18 +17,8 @@
 namespace ebb::server {
 namespace {
 
-struct ConfigOptions {
-  std::vector<std::string_view> args;  // GET: patterns; SET: name value pairs
-};
-
-ConfigOptions ParseAll(ArgParser& args) {
-  ConfigOptions o;
-  while (args.HasMore()) o.args.push_back(args.Next());
-  return o;
-}
-
 // CONFIG GET pattern [pattern ...]: a map of every matching option, each once.
-void ExecuteGet(CommandContext& ctx, const ConfigOptions& o) {
+void ExecuteGet(CommandContext& ctx, const RestOptions& o) {
   std::vector<std::pair<std::string, std::string>> found;
   std::set<std::string> seen;
   for (std::string_view pattern : o.args) {
@@ -44,12 +34,12 @@ void ExecuteGet(CommandContext& ctx, const ConfigOptions& o) {
 }
 
 // CONFIG SET name value [name value ...]: each name once.
-ConfigOptions ParseSet(ArgParser& args) {
+RestOptions ParseSet(ArgParser& args) {
   if (args.remaining() % 2 != 0) {
     args.Fail(WrongArgsError("config|set"));
     return {};
   }
-  ConfigOptions o = ParseAll(args);
+  RestOptions o = ParseRest(args);
   std::set<std::string> names;
   for (size_t i = 0; i < o.args.size(); i += 2) {
     const std::string lower = AsciiLower(o.args[i]);
@@ -62,7 +52,7 @@ ConfigOptions ParseSet(ArgParser& args) {
 }
 
 // All or nothing, as Redis 7: a failed value undoes the ones set before it.
-void ExecuteSet(CommandContext& ctx, const ConfigOptions& o) {
+void ExecuteSet(CommandContext& ctx, const RestOptions& o) {
   ConfigRegistry& registry = ctx.server.config_registry();
   std::vector<std::pair<std::string, std::string>> undo;  // values before this command
   for (size_t i = 0; i < o.args.size(); i += 2) {
@@ -115,7 +105,7 @@ std::vector<CommandSpec> ConfigCommands() {
                                  .text =
                                      "Return parameters matching the glob-like <pattern> and their "
                                      "values."}},
-                       .handler = Handler<ParseAll, ExecuteGet>},
+                       .handler = Handler<ParseRest, ExecuteGet>},
                       {.name = "set",
                        .arity = -4,
                        .flags = kAdmin,

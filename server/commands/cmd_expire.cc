@@ -82,12 +82,6 @@ constexpr char kPexpire[] = "pexpire";
 constexpr char kExpireAt[] = "expireat";
 constexpr char kPexpireAt[] = "pexpireat";
 
-struct KeyOptions {
-  std::string_view key;
-};
-
-KeyOptions ParseKey(ArgParser& args) { return {args.Next()}; }
-
 // The TTL family: -2 missing, -1 no expiry; else the remaining time (TTL, PTTL) or the absolute
 // expiry (EXPIRETIME, PEXPIRETIME), in seconds or milliseconds.
 template <bool kMillis, bool kAbsolute>

@@ -22,20 +22,10 @@ namespace {
 
 using types::OpResult;
 
-struct KeysOptions {
-  std::vector<std::string_view> keys;
-};
-
-KeysOptions ParseKeys(ArgParser& args) {
-  KeysOptions o;
-  while (args.HasMore()) o.keys.push_back(args.Next());
-  return o;
-}
-
 // DEL / UNLINK key [key ...] -> how many existed.
-void ExecuteDel(CommandContext& ctx, const KeysOptions& o) {
+void ExecuteDel(CommandContext& ctx, const RestOptions& o) {
   int64_t deleted = 0;
-  for (std::string_view key : o.keys) {
+  for (std::string_view key : o.args) {
     OpResult<bool> existed = ctx.server.keyspace().Delete(ctx.client.db_index(), key);
     if (!existed.ok()) return ReplyError(ctx, existed);
     deleted += *existed ? 1 : 0;
@@ -44,21 +34,15 @@ void ExecuteDel(CommandContext& ctx, const KeysOptions& o) {
 }
 
 // EXISTS key [key ...] -> how many exist (a key named twice counts twice).
-void ExecuteExists(CommandContext& ctx, const KeysOptions& o) {
+void ExecuteExists(CommandContext& ctx, const RestOptions& o) {
   int64_t count = 0;
-  for (std::string_view key : o.keys) {
+  for (std::string_view key : o.args) {
     OpResult<bool> exists = ctx.server.keyspace().Exists(ctx.client.db_index(), key);
     if (!exists.ok()) return ReplyError(ctx, exists);
     count += *exists ? 1 : 0;
   }
   ctx.reply.Integer(count);
 }
-
-struct KeyOptions {
-  std::string_view key;
-};
-
-KeyOptions ParseKey(ArgParser& args) { return {args.Next()}; }
 
 void ExecuteType(CommandContext& ctx, const KeyOptions& o) {
   OpResult<std::optional<types::KeyType>> type =
@@ -169,7 +153,7 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Deletes one or more keys.",
        .complexity = "O(N) where N is the number of keys that will be removed.",
        .arguments = {kKeys},
-       .handler = Handler<ParseKeys, ExecuteDel>},
+       .handler = Handler<ParseRest, ExecuteDel>},
       {.name = "unlink",
        .arity = -2,
        .flags = kCmdWrite | kCmdFast,
@@ -179,7 +163,7 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Asynchronously deletes one or more keys.",
        .complexity = "O(1) for each key removed.",
        .arguments = {kKeys},
-       .handler = Handler<ParseKeys, ExecuteDel>},
+       .handler = Handler<ParseRest, ExecuteDel>},
       {.name = "exists",
        .arity = -2,
        .flags = kCmdReadOnly | kCmdFast,
@@ -188,7 +172,7 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Determines whether one or more keys exist.",
        .complexity = "O(N) where N is the number of keys to check.",
        .arguments = {kKeys},
-       .handler = Handler<ParseKeys, ExecuteExists>},
+       .handler = Handler<ParseRest, ExecuteExists>},
       {.name = "type",
        .arity = 2,
        .flags = kCmdReadOnly | kCmdFast,

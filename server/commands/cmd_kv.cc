@@ -10,6 +10,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/expire_time.h"
+#include "server/commands/read_string.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
@@ -22,10 +23,6 @@ namespace {
 
 using types::OpResult;
 using types::OpStatus;
-
-types::Kv KvOf(CommandContext& ctx) {
-  return types::Kv(ctx.server.keyspace(), ctx.client.db_index());
-}
 
 // ---- GET, GETMETA
 
@@ -48,27 +45,10 @@ ReadOptions ParseRead(ArgParser& args) {
   return o;
 }
 
-// Reads the string row, counting the hit or miss; nullopt when the key is absent. Replies
-// WRONGTYPE or an engine error itself and returns false.
-bool ReadOrReply(CommandContext& ctx, const ReadOptions& o, std::optional<types::KvRow>* row) {
-  OpResult<types::KvRow> read = KvOf(ctx).Get(o.key, o.grace_ms);
-  if (read.status() == OpStatus::kNotFound) {
-    ctx.server.stats().keyspace_misses++;
-    return true;
-  }
-  if (!read.ok()) {
-    ReplyError(ctx, read);
-    return false;
-  }
-  ctx.server.stats().keyspace_hits++;
-  *row = std::move(*read);
-  return true;
-}
-
 // GET key [GRACE ms]
 void ExecuteGet(CommandContext& ctx, const ReadOptions& o) {
   std::optional<types::KvRow> row;
-  if (!ReadOrReply(ctx, o, &row)) return;
+  if (!ReadStringOrReply(ctx, o.key, o.grace_ms, &row)) return;
   if (!row) return ctx.reply.Null();
   ctx.reply.Bulk(row->value);
 }
@@ -76,7 +56,7 @@ void ExecuteGet(CommandContext& ctx, const ReadOptions& o) {
 // GETMETA key [GRACE ms] -> value, ts, ttl (remaining ms, -1 none), expire_at (ms, -1 none).
 void ExecuteGetMeta(CommandContext& ctx, const ReadOptions& o) {
   std::optional<types::KvRow> row;
-  if (!ReadOrReply(ctx, o, &row)) return;
+  if (!ReadStringOrReply(ctx, o.key, o.grace_ms, &row)) return;
   if (!row) return ctx.reply.NullArray();
   int64_t ttl = -1;
   int64_t expire_at = -1;

@@ -13,6 +13,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/expire_time.h"
+#include "server/commands/read_string.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
@@ -27,32 +28,11 @@ using types::KvSetOptions;
 using types::OpResult;
 using types::OpStatus;
 
-types::Kv KvOf(CommandContext& ctx) {
-  return types::Kv(ctx.server.keyspace(), ctx.client.db_index());
-}
-
 int64_t NowMs(CommandContext& ctx) { return ctx.server.clock().NowMs(); }
 
 // The expiry the TTL policy gives `key` written now.
 std::optional<int64_t> PolicyExpireAt(CommandContext& ctx, std::string_view key, int64_t now) {
   return ctx.server.keyspace().PolicyExpireAt(key, now);
-}
-
-// Reads a string row for GETEX, STRLEN and GETRANGE, counting the hit or miss; nullopt for an
-// absent key. Replies WRONGTYPE or an engine error itself and returns false.
-bool ReadOrReply(CommandContext& ctx, std::string_view key, std::optional<types::KvRow>* row) {
-  OpResult<types::KvRow> read = KvOf(ctx).Get(key);
-  if (!read.ok() && read.status() != OpStatus::kNotFound) {
-    ReplyError(ctx, read);
-    return false;
-  }
-  if (read.ok()) {
-    ctx.server.stats().keyspace_hits++;
-    *row = std::move(*read);
-  } else {
-    ctx.server.stats().keyspace_misses++;
-  }
-  return true;
 }
 
 // ---- SET and its relatives (Redis's setGenericCommand)
@@ -195,7 +175,7 @@ GetExOptions ParseGetEx(ArgParser& args) {
 // timestamp; only the expiry changes.
 void ExecuteGetEx(CommandContext& ctx, const GetExOptions& o) {
   std::optional<types::KvRow> row;
-  if (!ReadOrReply(ctx, o.key, &row)) return;
+  if (!ReadStringOrReply(ctx, o.key, std::nullopt, &row)) return;
   if (!row) return ctx.reply.Null();
   std::optional<int64_t> expire_at = row->expire_at_ms;
   if (o.expire) {
@@ -212,12 +192,6 @@ void ExecuteGetEx(CommandContext& ctx, const GetExOptions& o) {
   ctx.reply.Bulk(row->value);
 }
 
-struct KeyOptions {
-  std::string_view key;
-};
-
-KeyOptions ParseKey(ArgParser& args) { return {args.Next()}; }
-
 void ExecuteGetDel(CommandContext& ctx, const KeyOptions& o) {
   OpResult<types::KvRow> row = KvOf(ctx).GetDel(o.key);
   if (row.status() == OpStatus::kNotFound) {
@@ -231,25 +205,15 @@ void ExecuteGetDel(CommandContext& ctx, const KeyOptions& o) {
 
 void ExecuteStrLen(CommandContext& ctx, const KeyOptions& o) {
   std::optional<types::KvRow> row;
-  if (!ReadOrReply(ctx, o.key, &row)) return;
+  if (!ReadStringOrReply(ctx, o.key, std::nullopt, &row)) return;
   ctx.reply.Integer(row ? static_cast<int64_t>(row->value.size()) : 0);
 }
 
-struct KeysOptions {
-  std::vector<std::string_view> keys;
-};
-
-KeysOptions ParseKeys(ArgParser& args) {
-  KeysOptions o;
-  while (args.HasMore()) o.keys.push_back(args.Next());
-  return o;
-}
-
 // MGET key [key ...]: nil for missing keys and keys of other types.
-void ExecuteMGet(CommandContext& ctx, const KeysOptions& o) {
+void ExecuteMGet(CommandContext& ctx, const RestOptions& o) {
   types::Kv kv = KvOf(ctx);
-  ctx.reply.ArrayHeader(o.keys.size());
-  for (std::string_view key : o.keys) {
+  ctx.reply.ArrayHeader(o.args.size());
+  for (std::string_view key : o.args) {
     OpResult<types::KvRow> row = kv.Get(key);
     if (row.ok()) {
       ctx.server.stats().keyspace_hits++;
@@ -374,7 +338,7 @@ RangeOptions ParseRange(ArgParser& args) {
 // GETRANGE key start end (and SUBSTR): Redis's index rules; "" for a missing key.
 void ExecuteGetRange(CommandContext& ctx, const RangeOptions& o) {
   std::optional<types::KvRow> row;
-  if (!ReadOrReply(ctx, o.key, &row)) return;
+  if (!ReadStringOrReply(ctx, o.key, std::nullopt, &row)) return;
   const std::string_view value = row ? std::string_view(row->value) : std::string_view();
   const int64_t len = static_cast<int64_t>(value.size());
   int64_t start = o.start;
@@ -534,7 +498,7 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Atomically returns the string values of one or more keys",
        .complexity = "O(N) where N is the number of keys to retrieve",
        .arguments = {{.name = "key", .type = ArgType::kKey, .multiple = true}},
-       .handler = Handler<ParseKeys, ExecuteMGet>},
+       .handler = Handler<ParseRest, ExecuteMGet>},
       {.name = "mset",
        .arity = -3,
        .flags = kCmdWrite,

@@ -72,21 +72,19 @@ void ExecuteGet(CommandContext& ctx, const TlogOptions& o) {
 }
 
 // TLOG SIZE key, TLOG CUTOFF key, TLOG CLR key
-TlogOptions ParseKey(ArgParser& args) { return {.key = args.Next()}; }
-
-void ExecuteSize(CommandContext& ctx, const TlogOptions& o) {
+void ExecuteSize(CommandContext& ctx, const KeyOptions& o) {
   OpResult<uint64_t> size = LogOf(ctx).Size(o.key);
   if (!size.ok()) return ReplyError(ctx, size);
   ctx.reply.Unsigned(*size);
 }
 
-void ExecuteCutoff(CommandContext& ctx, const TlogOptions& o) {
+void ExecuteCutoff(CommandContext& ctx, const KeyOptions& o) {
   OpResult<uint64_t> cutoff = LogOf(ctx).Cutoff(o.key);
   if (!cutoff.ok()) return ReplyError(ctx, cutoff);
   ctx.reply.Unsigned(*cutoff);
 }
 
-void ExecuteClr(CommandContext& ctx, const TlogOptions& o) {
+void ExecuteClr(CommandContext& ctx, const KeyOptions& o) {
   ReplyOkOrError(ctx, LogOf(ctx).Clear(o.key));
 }
 

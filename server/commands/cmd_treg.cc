@@ -47,9 +47,7 @@ void ExecuteSet(CommandContext& ctx, const TregOptions& o) {
 }
 
 // TREG GET key
-TregOptions ParseGet(ArgParser& args) { return {.key = args.Next()}; }
-
-void ExecuteGet(CommandContext& ctx, const TregOptions& o) {
+void ExecuteGet(CommandContext& ctx, const KeyOptions& o) {
   OpResult<types::TregState> state = RegisterOf(ctx).Get(o.key);
   if (state.status() == types::OpStatus::kNotFound) return ctx.reply.NullArray();
   if (!state.ok()) return ReplyError(ctx, state);
@@ -91,7 +89,7 @@ std::vector<CommandSpec> TregCommands() {
             .arguments = {kKey},
             .help = {{.text = "Return the [value, timestamp] pair, or nil if the key does not "
                               "exist."}},
-            .handler = Handler<ParseGet, ExecuteGet>},
+            .handler = Handler<ParseKey, ExecuteGet>},
            HelpSubcommand("treg", "Returns helpful text about TREG.", kCmdReadOnly | kCmdFast)},
   }};
 }

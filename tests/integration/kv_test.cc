@@ -34,12 +34,10 @@ std::string SettleName(const ::testing::TestParamInfo<Settle>& info) {
 
 const std::string kFullGrace = std::to_string(std::numeric_limits<int64_t>::max());
 
-class KvServerTest : public ::testing::Test {
+class KvServerTest : public ServerTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(server_.Start()) << server_.error();
-    c_ = server_.Connect();
-    ASSERT_TRUE(c_);
+    ServerTest::SetUp();
     base_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
                 .count() +
@@ -47,7 +45,6 @@ class KvServerTest : public ::testing::Test {
     SetClock(0);
   }
 
-  std::string R(const std::vector<std::string>& args) { return Cmd(c_.get(), args).ToString(); }
   // An absolute time `ms` after the test's base.
   std::string At(int64_t ms) const { return std::to_string(base_ + ms); }
   void SetClock(int64_t ms) {
@@ -58,10 +55,8 @@ class KvServerTest : public ::testing::Test {
     return R({"GET", key, "GRACE", grace});
   }
   void Restart() {
-    c_.reset();
-    ASSERT_TRUE(server_.Restart()) << server_.error();
-    c_ = server_.Connect();
-    ASSERT_TRUE(c_);
+    conn_.reset();
+    ServerTest::Restart();
     SetClock(now_);
   }
   void Settle(Settle mode) {
@@ -80,8 +75,6 @@ class KvServerTest : public ::testing::Test {
     }
   }
 
-  TestServer server_;
-  RedisConnection c_;
   int64_t base_ = 0;
   int64_t now_ = 0;
 };
@@ -322,20 +315,20 @@ TEST_F(KvServerTest, GetMetaIsAMapInResp3AndANullArrayInResp2) {
 
 // Under wal-fsync always a write is durable once acknowledged: SIGKILL loses nothing.
 TEST_F(KvServerTest, AcknowledgedWritesSurviveSigkillUnderWalFsyncAlways) {
-  c_.reset();
+  conn_.reset();
   ASSERT_EQ(server_.Stop(), 0);
   ASSERT_TRUE(server_.Start({"--wal-fsync", "always"})) << server_.error();
-  c_ = server_.Connect();
+  Reconnect();
   SetClock(100);
   ASSERT_EQ(R({"PUT", "p", "v", "TS", At(90), "TTL", "1h"}), "OK");
   ASSERT_EQ(R({"MSET", "m1", "1", "m2", "2"}), "OK");
   ASSERT_EQ(R({"INCRBY", "n", "41"}), "(integer) 41");
   ASSERT_EQ(R({"DELETE", "m2"}), "OK");
   const std::string meta = R({"GETMETA", "p"});
-  c_.reset();
+  conn_.reset();
   server_.Kill();
   ASSERT_TRUE(server_.Start({"--wal-fsync", "always"})) << server_.error();
-  c_ = server_.Connect();
+  Reconnect();
   SetClock(100);
   EXPECT_EQ(R({"GETMETA", "p"}), meta);
   EXPECT_EQ(R({"MGET", "m1", "m2", "n"}), "1) \"1\"\n2) (nil)\n3) \"41\"");

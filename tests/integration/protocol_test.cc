@@ -8,11 +8,7 @@
 namespace ebb::test {
 namespace {
 
-class ProtocolTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_TRUE(server_.Start()) << server_.error(); }
-  TestServer server_;
-};
+class ProtocolTest : public ServerTest {};
 
 std::string Bulk(const std::string& s) {
   return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";

@@ -13,20 +13,16 @@ namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms), far from the real clock
 
-class TtlServerTest : public ::testing::Test {
+// Each test starts its server with its own arguments.
+class TtlServerTest : public ServerTest {
  protected:
+  void SetUp() override {}
   void StartWith(std::vector<std::string> args) {
-    ASSERT_TRUE(server_.Start(std::move(args))) << server_.error();
-    c_ = server_.Connect();
-    ASSERT_TRUE(c_);
+    Start(std::move(args));
     ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow)}), "OK");
   }
-  std::string R(const std::vector<std::string>& args) { return Cmd(c_.get(), args).ToString(); }
   // PTTL as a number (-1: none, -2: missing).
   std::string Pttl(const std::string& key) { return R({"PTTL", key}); }
-
-  TestServer server_;
-  RedisConnection c_;
 };
 
 TEST_F(TtlServerTest, PrecedenceFromTheCommandLine) {

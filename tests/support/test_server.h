@@ -112,11 +112,13 @@ class TestServer {
 
 // The base of integration tests: one spawned server per test (arguments from ServerArgs()), a
 // hiredis connection, and Do() (one line, Canon) and R() (as redis-cli prints it).
+// A suite whose tests each need other arguments overrides SetUp to do nothing and calls Start.
 class ServerTest : public ::testing::Test {
  protected:
   virtual std::vector<std::string> ServerArgs() const { return {}; }
-  void SetUp() override {
-    ASSERT_TRUE(server_.Start(ServerArgs())) << server_.error();
+  void SetUp() override { Start(ServerArgs()); }
+  void Start(std::vector<std::string> args) {
+    ASSERT_TRUE(server_.Start(std::move(args))) << server_.error();
     Reconnect();
   }
   void Reconnect() {

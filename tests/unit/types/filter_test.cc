@@ -11,6 +11,7 @@
 #include "storage/clock.h"
 #include "storage/util/coding.h"
 #include "storage/write_batch.h"
+#include "tests/unit/types/types_fixture.h"
 #include "types/compaction_filter.h"
 #include "types/keyspace.h"
 
@@ -20,19 +21,11 @@ namespace {
 using Decision = storage::CompactionFilter::Decision;
 constexpr int64_t kStart = 1'700'000'000'000;
 
-class FilterTest : public ::testing::Test {
+class FilterTest : public TypesTest {
  protected:
-  FilterTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
-    char tmpl[] = "/tmp/ebb_filter_test_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    options_.clock = clock_;
-    options_.wal_fsync = storage::WalFsync::kNo;
-    EXPECT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
-  }
-  ~FilterTest() override {
-    ks_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+  FilterTest() : TypesTest(kStart) {
+    options_.memtable_size = storage::Options().memtable_size;
+    options_.block_size = storage::Options().block_size;
   }
 
   // A collection metadata row naming `version` (payload: varint version | extra).
@@ -53,11 +46,6 @@ class FilterTest : public ::testing::Test {
     return ks_->compaction_filter().Filter(engine_key, storage::RowMeta{}, value, clock_->NowMs(),
                                            &new_value);
   }
-
-  std::shared_ptr<storage::ManualClock> clock_;
-  std::string dir_;
-  storage::Options options_;
-  std::unique_ptr<Keyspace> ks_;
 };
 
 TEST_F(FilterTest, KeepsSystemMetadataAndUnparsableRows) {

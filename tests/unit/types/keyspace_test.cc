@@ -13,41 +13,16 @@
 #include <vector>
 
 #include "storage/clock.h"
+#include "tests/unit/types/types_fixture.h"
 
 namespace ebb::types {
 namespace {
 
 constexpr int64_t kStart = 1'700'000'000'000;
 
-// The value of a result that must have succeeded.
-template <typename T>
-T Value(OpResult<T> result) {
-  EXPECT_TRUE(result.ok()) << static_cast<int>(result.status());
-  if (!result.ok()) return T();
-  return std::move(*result);
-}
-
-class KeyspaceTest : public ::testing::Test {
+class KeyspaceTest : public TypesTest {
  protected:
-  KeyspaceTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
-    char tmpl[] = "/tmp/ebb_keyspace_test_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    options_.clock = clock_;
-    options_.memtable_size = 8 << 10;  // tiny: reads cross memtables and files
-    options_.block_size = 512;
-    options_.wal_fsync = storage::WalFsync::kNo;
-    Open();
-  }
-  ~KeyspaceTest() override {
-    ks_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  void Open() {
-    ks_.reset();
-    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
-  }
+  KeyspaceTest() : TypesTest(kStart) {}
 
   // A string key as the string commands write it: one metadata row holding the value.
   void PutString(int db, std::string_view key, std::string_view value,
@@ -87,11 +62,6 @@ class KeyspaceTest : public ::testing::Test {
   std::optional<int64_t> ExpireAt(int db, std::string_view key) {
     return Value(ks_->GetExpireAt(db, key));
   }
-
-  std::shared_ptr<storage::ManualClock> clock_;
-  std::string dir_;
-  storage::Options options_;
-  std::unique_ptr<Keyspace> ks_;
 };
 
 TEST_F(KeyspaceTest, GetMetaReturnsTypePayloadAndRowMeta) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "storage/clock.h"
+#include "tests/unit/types/types_fixture.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
@@ -24,26 +25,9 @@ namespace {
 constexpr int64_t kFullGrace = std::numeric_limits<int64_t>::max();
 constexpr int64_t kStart = 1'000'000;
 
-class KvTest : public ::testing::Test {
+class KvTest : public TypesTest {
  protected:
-  KvTest() : clock_(std::make_shared<storage::ManualClock>(kStart)) {
-    char tmpl[] = "/tmp/ebb_kv_test_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    options_.clock = clock_;
-    options_.memtable_size = 4 << 10;
-    options_.wal_fsync = storage::WalFsync::kNo;
-    Open();
-  }
-  ~KvTest() override {
-    ks_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  void Open() {
-    ks_.reset();
-    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
-  }
+  KvTest() : TypesTest(kStart) { options_.memtable_size = 4 << 10; }
 
   Kv kv(int64_t grace = 0, int db = 0) { return Kv(*ks_, db, grace); }
 
@@ -67,11 +51,6 @@ class KvTest : public ::testing::Test {
     EXPECT_TRUE(row.ok());
     return row.ok() ? *row : KvRow();
   }
-
-  std::shared_ptr<storage::ManualClock> clock_;
-  std::string dir_;
-  storage::Options options_;
-  std::unique_ptr<Keyspace> ks_;
 };
 
 TEST_F(KvTest, PutThenGetReturnsValueTimestampAndExpiry) {

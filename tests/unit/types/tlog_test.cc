@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "storage/clock.h"
+#include "tests/unit/types/types_fixture.h"
 #include "types/keyspace.h"
 #include "types/treg.h"
 
@@ -22,37 +23,13 @@ namespace {
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
-// The value of a result that must have succeeded.
-template <typename T>
-T Value(OpResult<T> result) {
-  EXPECT_TRUE(result.ok()) << static_cast<int>(result.status());
-  if (!result.ok()) return T();
-  return std::move(*result);
-}
-
-class TlogTest : public ::testing::Test {
+class TlogTest : public TypesTest {
  protected:
-  TlogTest() : clock_(std::make_shared<storage::ManualClock>(1'000'000)) {
-    char tmpl[] = "/tmp/ebb_tlog_test_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    options_.clock = clock_;
+  TlogTest() : TypesTest(1'000'000) {
     options_.memtable_size = 4 << 10;  // tiny: flushes and compactions happen constantly
-    options_.block_size = 512;
     options_.target_file_size = 8 << 10;
     options_.level1_max_bytes = 32 << 10;
     options_.l0_compaction_trigger = 3;
-    options_.wal_fsync = storage::WalFsync::kNo;
-    Open();
-  }
-  ~TlogTest() override {
-    ks_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  void Open() {
-    ks_.reset();
-    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
   }
 
   Tlog log(int db = 0) { return Tlog(*ks_, db, heads_); }
@@ -88,10 +65,6 @@ class TlogTest : public ::testing::Test {
   // `grow`, most trims and clears become inserts, so logs outgrow a cached head.
   void RunRandomOperations(uint64_t seed, uint64_t max_get_count, bool grow = false);
 
-  std::shared_ptr<storage::ManualClock> clock_;
-  std::string dir_;
-  storage::Options options_;
-  std::unique_ptr<Keyspace> ks_;
   TlogHeadCache* heads_ = nullptr;  // what log() passes to Tlog
 };
 
