@@ -29,6 +29,10 @@
 //
 // and server/commands/register.cc lists the areas. Adding a command is its row, its Parse and
 // Execute, its types/ operation and its tests.
+//
+// Execute reports a data type's failure with ReplyError (server/commands/reply.h); a helper that
+// may reply an error itself is named ...OrReply and returns true when it did NOT reply (the
+// caller goes on) and false after replying (the caller returns), as Redis's ...OrReply do.
 #pragma once
 
 #include <cstdint>

@@ -1,21 +1,11 @@
 #include "types/key_meta.h"
 
+#include "common/strings.h"
 #include "storage/util/coding.h"
 
 namespace ebb::types {
 
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 constexpr KeyType kAllTypes[] = {KeyType::kString, KeyType::kTreg, KeyType::kTlog};
 

@@ -51,16 +51,12 @@ struct SetInfoOptions {
 // CLIENT SETINFO LIB-NAME|LIB-VER value
 SetInfoOptions ParseSetInfo(ArgParser& args) {
   SetInfoOptions o;
-  const std::string_view attribute = args.Next();
-  const int which = args.failed()                             ? -1
-                    : EqualsIgnoreCase(attribute, "lib-name") ? 0
-                    : EqualsIgnoreCase(attribute, "lib-ver")  ? 1
-                                                              : -1;
+  const std::string_view attribute = args.Peek();  // the arity guarantees it
+  const int which = args.Choice({"LIB-NAME", "LIB-VER"});
+  if (which < 0) args.Fail(UnrecognizedOptionError(attribute));
   o.lib_name = which == 0;
   o.value = args.Next();
-  if (which < 0) {
-    args.Fail(UnrecognizedOptionError(attribute));
-  } else if (!IsValidClientName(o.value)) {
+  if (!args.failed() && !IsValidClientName(o.value)) {
     args.Fail(ClientInfoInvalidError(o.lib_name ? "lib-name" : "lib-ver"));
   }
   return o;
@@ -75,16 +71,19 @@ void ExecuteSetInfo(CommandContext& ctx, const SetInfoOptions& o) {
   ctx.reply.Ok();
 }
 
-// Whether a CLIENT LIST/KILL TYPE names the clients ebb has (normal ones); latches
-// "Unknown client type" for a name Redis does not know. `slave` is Redis's old name of replica
-// (KILL only).
-bool TypeIsNormal(ArgParser& args, std::string_view type, bool allow_slave) {
-  if (EqualsIgnoreCase(type, "normal")) return true;
-  if (!EqualsIgnoreCase(type, "master") && !EqualsIgnoreCase(type, "replica") &&
-      !EqualsIgnoreCase(type, "pubsub") && !(allow_slave && EqualsIgnoreCase(type, "slave"))) {
-    args.Fail(UnknownClientTypeError(type));
+// The value of CLIENT LIST/KILL TYPE: true for `normal` (the only clients ebb has), false for
+// another type Redis knows (`slave`, Redis's old name of replica, for KILL only); any other
+// word latches "Unknown client type".
+bool ParseTypeIsNormal(ArgParser& args, bool allow_slave) {
+  if (!args.HasMore()) {
+    args.SyntaxError();
+    return false;
   }
-  return false;
+  const std::string_view type = args.Peek();
+  const int known = allow_slave ? args.Choice({"normal", "master", "replica", "pubsub", "slave"})
+                                : args.Choice({"normal", "master", "replica", "pubsub"});
+  if (known < 0) args.Fail(UnknownClientTypeError(type));
+  return known == 0;
 }
 
 struct ListOptions {
@@ -96,8 +95,7 @@ ListOptions ParseList(ArgParser& args) {
   ListOptions o;
   while (args.HasMore()) {
     if (args.Token("TYPE")) {
-      const std::string_view type = args.Next();
-      if (!args.failed() && !TypeIsNormal(args, type, /*allow_slave=*/false) && !args.failed()) {
+      if (!ParseTypeIsNormal(args, /*allow_slave=*/false) && !args.failed()) {
         o.ids.push_back(0);  // no client of that type
       }
     } else if (args.Token("ID")) {
@@ -159,7 +157,7 @@ KillOptions ParseKill(ArgParser& args) {
     } else if (args.Token("USER")) {
       o.user = args.Next();
     } else if (args.Token("TYPE")) {
-      o.type_matches = TypeIsNormal(args, args.Next(), /*allow_slave=*/true);
+      o.type_matches = ParseTypeIsNormal(args, /*allow_slave=*/true);
     } else if (args.Token("SKIPME")) {
       const int yes_no = args.Choice({"yes", "no"});
       if (yes_no < 0) args.SyntaxError();
