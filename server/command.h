@@ -43,7 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "server/commands/arg_parser.h"
+#include "server/arg_parser.h"
 
 namespace ebb::protocol {
 class ReplyWriter;

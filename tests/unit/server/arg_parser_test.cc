@@ -1,4 +1,4 @@
-#include "server/commands/arg_parser.h"
+#include "server/arg_parser.h"
 
 #include <gtest/gtest.h>
 

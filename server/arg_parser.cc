@@ -1,4 +1,4 @@
-#include "server/commands/arg_parser.h"
+#include "server/arg_parser.h"
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
