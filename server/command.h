@@ -12,18 +12,21 @@
 // error in Redis's words; Execute runs the options against the types and writes the reply. Each
 // command area is one file, server/commands/cmd_<area>.cc, whose rows sit together at its bottom:
 //
-//   struct GetOptions { std::string_view key; std::optional<int64_t> grace_ms; };
-//   GetOptions ParseGet(ArgParser& args) { ... }
-//   void ExecuteGet(CommandContext& ctx, const GetOptions& options) { ... }
+//   struct ReadOptions { std::string_view key; std::optional<int64_t> grace_ms; };
+//   ReadOptions ParseRead(ArgParser& args);                        // key [GRACE ms]
+//   void ExecuteGet(CommandContext& ctx, const ReadOptions& o);    // reads, replies
 //
-//   std::vector<CommandSpec> KvCommands() {
+//   std::vector<CommandSpec> KvCommands() {                        // cmd_kv.cc
 //     return {
-//         {.name = "get", .arity = -2, .flags = kCmdReadOnly | kCmdFast, .keys = kFirstKey,
-//          .group = "string", .summary = "Returns the string value of a key",
-//          .arguments = {{.name = "key", .type = ArgType::kKey},
-//                        {.name = "grace", .type = ArgType::kInteger, .token = "GRACE",
-//                         .optional = true}},
-//          .handler = Handler<ParseGet, ExecuteGet>},
+//         {.name = "get",
+//          .arity = -2,
+//          .flags = kCmdReadOnly | kCmdFast,
+//          .keys = kFirstKey,
+//          .group = "string",
+//          .summary = "Returns the string value of a key; GRACE resolves out-of-order versions",
+//          .arguments = {kKey, kGrace},
+//          .handler = Handler<ParseRead, ExecuteGet>},
+//         ...
 //     };
 //   }
 //
