@@ -376,9 +376,11 @@ IncrOptions ParseDecrBy(ArgParser& args) {
   IncrOptions o;
   o.key = args.Next();
   const int64_t decrement = args.Int64();
-  // Negating INT64_MIN overflows.
-  if (decrement == std::numeric_limits<int64_t>::min()) args.Fail(kDecrementOverflow);
-  o.delta = -decrement;
+  if (decrement == std::numeric_limits<int64_t>::min()) {
+    args.Fail(kDecrementOverflow);  // negating it overflows
+  } else {
+    o.delta = -decrement;
+  }
   return o;
 }
 
