@@ -6,11 +6,12 @@
 //   "1s"}) EXPECT_EQ(ebb.Do({"SET", "k", "v"}), "+OK"); EXPECT_EQ(ebb.Do({"GET", "k"}), "$v");
 //   EXPECT_EQ(ebb.Cmd({"TLOG", "GET", "log"}).size(), 0u);
 //
-// Requests go through Dispatcher::Dispatch exactly as a connection sends them (arity, auth,
-// DEBUG policy, MISCONF included), with the options given as ebb-server's command line
-// (enable-debug-command is yes unless given). What needs a real process stays with the spawned
-// server (tests/support/test_server.h): sockets, pipelining, limits, group commit,
-// restarts of the process, crashes.
+// Requests go through Dispatcher::Dispatch exactly as a connection hands them over (arity, auth,
+// the DEBUG policy, the engine's error state included), with the options given as ebb-server's
+// command line (enable-debug-command is yes unless given). What needs a real process stays with
+// the spawned server (tests/support/test_server.h): sockets, pipelining, limits, the WAL
+// write-out and group commit before replies (so MISCONF after a failed write-out), restarts of
+// the process, crashes.
 // Thread-safety: none; one test thread.
 #pragma once
 

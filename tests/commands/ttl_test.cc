@@ -1,4 +1,4 @@
-// TTL policy through a real ebb-server: a write's own option > the first matching ttl-rule >
+// TTL policy through the command layer: a write's own option > the first matching ttl-rule >
 // default-ttl, NOTTL opting out — from the command line and from CONFIG SET; every duration form;
 // `expiration off`. Time is pinned with DEBUG CLOCK, so remaining TTLs are exact.
 #include <gtest/gtest.h>
@@ -6,26 +6,26 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/test_server.h"
+#include "tests/support/command_runner.h"
 
 namespace ebb::test {
 namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms), far from the real clock
 
-// Each test starts its server with its own arguments.
-class TtlServerTest : public ServerTest {
+// Each test starts its runner with its own options (ebb-server's command line).
+class TtlTest : public CommandTest {
  protected:
   void SetUp() override {}
-  void StartWith(std::vector<std::string> args) {
-    Start(std::move(args));
-    ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow)}), "OK");
+  void StartWith(std::vector<std::string> options) {
+    ebb_ = std::make_unique<CommandRunner>(std::move(options));
+    PinClock(kNow);
   }
   // PTTL as a number (-1: none, -2: missing).
   std::string Pttl(const std::string& key) { return R({"PTTL", key}); }
 };
 
-TEST_F(TtlServerTest, PrecedenceFromTheCommandLine) {
+TEST_F(TtlTest, PrecedenceFromTheCommandLine) {
   StartWith({"--default-ttl", "10s", "--ttl-rule", "session:*", "1m", "--ttl-rule", "keep:*",
              "unlimited", "--ttl-rule", "s*", "5s"});
   ASSERT_EQ(R({"PUT", "plain", "v"}), "OK");
@@ -72,7 +72,7 @@ TEST_F(TtlServerTest, PrecedenceFromTheCommandLine) {
   EXPECT_EQ(R({"GET", "keep:1"}), "\"v\"");
 }
 
-TEST_F(TtlServerTest, PolicyFollowsConfigSet) {
+TEST_F(TtlTest, PolicyFollowsConfigSet) {
   StartWith({});
   ASSERT_EQ(R({"PUT", "a", "v"}), "OK");
   EXPECT_EQ(Pttl("a"), "(integer) -1");  // default-ttl unlimited, no rules
@@ -93,7 +93,7 @@ TEST_F(TtlServerTest, PolicyFollowsConfigSet) {
   EXPECT_EQ(Pttl("a"), "(integer) 7200000");
 }
 
-TEST_F(TtlServerTest, EveryDurationForm) {
+TEST_F(TtlTest, EveryDurationForm) {
   StartWith({});
   const std::vector<std::pair<std::string, std::string>> forms = {
       {"1500", "1500"},         {"1500ms", "1500"},   {"90s", "90000"},    {"2m", "120000"},
@@ -116,7 +116,7 @@ TEST_F(TtlServerTest, EveryDurationForm) {
   }
 }
 
-TEST_F(TtlServerTest, ExpirationOffRecordsButNothingExpires) {
+TEST_F(TtlTest, ExpirationOffRecordsButNothingExpires) {
   StartWith({"--expiration", "off"});
   ASSERT_EQ(R({"PUT", "a", "v", "TTL", "100"}), "OK");
   ASSERT_EQ(R({"SET", "b", "v", "PX", "100"}), "OK");
