@@ -1,36 +1,80 @@
-// CompactionFilter: lets the layer above decide the fate of value rows during compaction.
+// CompactionFilter: lets the layer above take part in the engine's background work.
 //
-// Compaction calls Filter for each value row it is about to write (tombstones and rows that are
-// already expired are the engine's business and are not shown to the filter). Kept rows keep
-// their meta. A dropped row is treated exactly like an expired one: it becomes a tombstone,
-// unless nothing older can lie under it, in which case it disappears.
-// Thread-safety: Filter is called from the engine's background thread, concurrently with every
-// other DB method; it may call DB::Get (the engine holds no lock while calling it).
+// Compaction calls Filter for each live value row it is about to write (tombstones, wipes and
+// rows already expired are the engine's business and are not shown to it). Kept rows keep their
+// meta. A dropped row is treated exactly like an expired one: it becomes a tombstone, unless
+// nothing can lie under it, in which case it disappears.
+//
+// Durability. A filter's decisions become durable with the compaction's output, so it must base
+// them on state at least as durable: StartCompaction hands each compaction's run of the filter a
+// view of the DB as of a point the WAL has synced (reads through it see every write made before
+// that point and none after, with expiry judged at that point's time). A filter that reads other
+// rows must read them through that view.
+//
+// Table builds (flushes and compactions) also ask it to classify rows (ExpiryModeOf, OwnsRanges)
+// for the table's properties, and compaction tells it when a row it is removing had expired
+// (ExpiredRowRanges) so that the rows depending on it are purged by the same deadline.
+// Thread-safety: every method is called from the engine's background threads, concurrently with
+// every other DB method; they may call DB::Get and DB::NewIterator (the engine holds no lock
+// while calling them).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "storage/key_range.h"
 #include "storage/row.h"
 
 namespace ebb::storage {
+
+class Snapshot;
+
+// How the expired rows of a key leave the disk (Riak's expiration_mode), for the ttl-rule that
+// governs the key: kDefault follows the DB's whole-file setting; kPerItem rows are only ever
+// rewritten away by compaction; kWholeFile rows let whole-file expiry drop their file even when
+// it is off globally.
+enum class ExpiryMode { kDefault, kPerItem, kWholeFile };
 
 class CompactionFilter {
  public:
   enum class Decision { kKeep, kDrop, kChangeValue };
 
   virtual ~CompactionFilter() = default;
-  // `now_ms` is the engine clock at the start of this compaction. For kChangeValue the filter
-  // puts the replacement in *new_value.
+  // `now_ms` is the time of the durable view (see above). For kChangeValue the filter puts the
+  // replacement in *new_value.
   virtual Decision Filter(std::string_view user_key, const RowMeta& meta, std::string_view value,
                           int64_t now_ms, std::string* new_value) const = 0;
-  // Compaction calls this as it starts and sends every Filter call of that compaction to the
-  // filter returned (from one thread, in key order), which it destroys when it ends. So that
-  // filter may remember what it learned, such as a row it read, for the length of one
-  // compaction. nullptr (the default): the calls go to this filter.
-  virtual std::unique_ptr<CompactionFilter> StartCompaction() const { return nullptr; }
+  // Compaction calls this as it starts, with the durable view (valid until the returned filter
+  // is destroyed), and sends every Filter call of that compaction to the filter returned (from
+  // one thread, in key order), which it destroys when it ends. So that filter may remember what
+  // it learned, such as a row it read, for the length of one compaction. nullptr (the default):
+  // the calls go to this filter.
+  virtual std::unique_ptr<CompactionFilter> StartCompaction(const Snapshot* durable_view) const {
+    (void)durable_view;
+    return nullptr;
+  }
+  // The expiry mode of a value row of `user_key` that carries an expiry.
+  virtual ExpiryMode ExpiryModeOf(std::string_view user_key) const {
+    (void)user_key;
+    return ExpiryMode::kDefault;
+  }
+  // True when other rows live only through this value row (whose expiry, if it expires, ends
+  // them too): its table is then never dropped by whole-file expiry, so that compaction sees the
+  // row expire and calls ExpiredRowRanges.
+  virtual bool OwnsRanges(std::string_view user_key, std::string_view value,
+                          const RowMeta& meta) const {
+    (void)user_key, (void)value, (void)meta;
+    return false;
+  }
+  // Compaction found this value row expired and is removing it: appends the ranges of the rows
+  // that lived only through it. They become due for a purge compaction at once.
+  virtual void ExpiredRowRanges(std::string_view user_key, std::string_view value,
+                                std::vector<KeyRange>* ranges) const {
+    (void)user_key, (void)value, (void)ranges;
+  }
   virtual const char* Name() const = 0;
 };
 

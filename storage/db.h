@@ -1,22 +1,29 @@
 // DB: ebb's LSM storage engine — keys with versioned rows that carry a timestamp and an expiry.
 //
-// Model. Each write adds a version of a key: a value row (with optional timestamp and expiry) or
-// a tombstone (with optional timestamp). Versions are ordered by when they were written (the
-// sequence number); their timestamps may arrive in any order. A version has expired when its
-// expire_at <= Clock::NowMs() (and Options::expiration_enabled). Expired rows are invisible on
-// every read path at once, whatever background work has done.
+// Model. Each write adds a version of a key: a value row (with optional timestamp and expiry), a
+// tombstone (with optional timestamp) or a wipe (a whole-key delete). Versions are ordered by
+// when they were written (the sequence number); their timestamps may arrive in any order. A
+// value has expired when its expire_at <= the expiry clock: the clock while
+// Options::expiration_enabled, else the time expiration was switched off (frozen, and kept
+// across restarts: what has expired stays expired). Expired rows are invisible on every read path
+// at once, whatever background work has done.
 //
-// Reading one key (Get): walk the key's versions from the most recently written to the oldest.
-// With retrieval_grace_ms <= 0 take the first. With grace g > 0 keep walking while the next
-// version's timestamp > best.ts - g, taking the greatest timestamp seen (ties: the more recently
-// written). If the version taken is a tombstone or has expired, the key is absent — an expired
-// version hides older ones exactly like a tombstone. The RFC's example: versions @100, @50, @150
-// in walk order (@100 written last): g <= 50 -> @100; g > 50 -> @150.
+// Reading one key (Get, and each key an iterator shows): walk the key's versions from the most
+// recently written to the oldest. With retrieval_grace_ms <= 0 take the first. With grace g > 0
+// keep walking while the next version's timestamp > best.ts - g, taking the greatest timestamp
+// seen (ties: the more recently written). A wipe ends the walk (taken only when it comes first),
+// and so does a version written before a range deletion covering the key (DeleteRange). If the
+// version taken is a tombstone, a wipe or has expired, the key is absent — an expired version
+// hides older ones exactly like a tombstone. The RFC's example: versions @100, @50, @150 in walk
+// order (@100 written last): g <= 50 -> @100; g > 50 -> @150.
 //
-// Compaction reduces a key's versions (those no live snapshot needs apart) to the one a
-// full-grace read returns, turns expired/filtered value rows into tombstones (or drops them when
-// nothing older can be under them), deletes whole files that have fully expired, and schedules
-// itself so expired bytes are gone within Options::purge_deadline_ms of their expiry.
+// Compaction merges versions without changing any read's answer, except when it holds a key's
+// whole history: then the versions collapse to the one a full-grace read returns (bounded-grace
+// reads converge to it). It turns expired/filtered value rows into tombstones (or drops them
+// when nothing can lie under them and no read would take them), drops what wipes and range
+// deletions hide, deletes whole files whose rows are all dead and hide nothing, and schedules
+// itself so expired bytes are gone within Options::purge_deadline_ms of their expiry
+// (docs/expiry.md).
 //
 // Durability. Every write goes to the WAL before it is visible. WalFsync::kAlways: fdatasync'ed
 // before Write returns (or before SyncWal returns, with WriteOptions::defer_sync). kEverySec: a
@@ -29,8 +36,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/iterator.h"
+#include "storage/key_range.h"
 #include "storage/options.h"
 #include "storage/row.h"
 #include "storage/stats.h"
@@ -62,11 +71,17 @@ class DB {
   // Writes a tombstone version (with options.timestamp_ms if given).
   virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
   virtual Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
+  // Deletes every version of every key in `ranges` written before this call, whatever its
+  // timestamp: one record, durable when it returns (the manifest is fsynced), atomic across
+  // crashes for all the ranges. Versions written after it are untouched. The space comes back as
+  // compaction applies it (whole files at once where a file lies inside a range).
+  virtual Status DeleteRange(const std::vector<KeyRange>& ranges) = 0;
 
   // The live row for `key` per the read rule above; NotFound if absent, tombstoned or expired.
   virtual Status Get(const ReadOptions& options, std::string_view key, Row* row) = 0;
 
-  // An iterator over a consistent snapshot (options.snapshot, or now).
+  // An iterator over a consistent snapshot (options.snapshot, or now); it shows each key as Get
+  // with the same options would return it.
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   virtual const Snapshot* GetSnapshot() = 0;
@@ -103,9 +118,14 @@ class DB {
   virtual Stats GetStats() = 0;
   // The clock this DB uses for "now".
   virtual const Clock& clock() const = 0;
+  // The time expiry is judged at: the clock's now while expiration is on, else the time it was
+  // switched off (see the model above).
+  virtual int64_t ExpiryNowMs() const = 0;
 
-  // Runtime-changeable options (CONFIG SET).
-  virtual void SetExpirationEnabled(bool enabled) = 0;
+  // Runtime-changeable options (CONFIG SET). Switching expiration off freezes the expiry clock
+  // at the current time, durably (the manifest records it); switching it on lets it follow the
+  // clock again. Returns the manifest write's status.
+  virtual Status SetExpirationEnabled(bool enabled) = 0;
   virtual void SetWholeFileExpiry(bool enabled) = 0;
   virtual void SetPurgeDeadline(int64_t ms) = 0;
   virtual void SetWalFsync(WalFsync mode) = 0;

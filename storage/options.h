@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "storage/row.h"
+
 namespace ebb::storage {
 
 class Clock;
@@ -83,10 +85,11 @@ struct ReadOptions {
   std::optional<std::string> lower_bound;
   std::optional<std::string> upper_bound;
   bool fill_cache = true;
-  // DB::Get only, optional: set to the expire_at of the version the read took when the key is
-  // absent because that version has expired; reset otherwise. Lets the layer above count the
-  // keys it found expired (INFO expired_keys) without a second read.
-  std::optional<int64_t>* expired_at = nullptr;
+  // DB::Get only, optional: when the key is absent because of the version the read rule took
+  // (a tombstone, a wipe or an expired value), receives that version; reset otherwise (a live
+  // key, or no version at all). Lets the layer above count the keys it found expired (INFO
+  // expired_keys) and learn a deleted key's timestamp without a second read.
+  std::optional<DeadVersion>* dead_version = nullptr;
 };
 
 }  // namespace ebb::storage

@@ -12,6 +12,14 @@
 
 namespace ebb::storage {
 
+// What one version of a key is. on-disk: never change (the kind byte of internal keys).
+//   kTombstone  a timestamped tombstone (DELETE key TS t): it takes part in the read rule by its
+//               timestamp like a value, and makes the key absent when it is the version chosen.
+//   kValue      a value row.
+//   kWipe       a whole-key delete (DEL, UNLINK, GETDEL, FLUSHDB's range form): every version
+//               written before it is gone, whatever its timestamp. A read's walk ends at it.
+enum class RowKind : uint8_t { kTombstone = 0, kValue = 1, kWipe = 2 };
+
 struct RowMeta {
   // The version's timestamp. Absent: the row sorts as timestamp 0 when versions are compared.
   std::optional<int64_t> timestamp_ms;
@@ -28,6 +36,14 @@ struct RowMeta {
 struct Row {
   std::string value;
   RowMeta meta;
+};
+
+// The version that makes a key absent (DB::Get, ReadOptions::dead_version): a tombstone, a wipe
+// or an expired value, with its meta (and the value, for an expired one).
+struct DeadVersion {
+  RowKind kind = RowKind::kTombstone;
+  RowMeta meta;
+  std::string value;
 };
 
 }  // namespace ebb::storage

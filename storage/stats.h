@@ -9,6 +9,7 @@ namespace ebb::storage {
 struct LevelStats {
   int files = 0;
   uint64_t bytes = 0;
+  uint64_t entries = 0;  // rows of every kind in its files
 };
 
 struct Stats {
@@ -22,9 +23,16 @@ struct Stats {
   uint64_t compaction_bytes_written = 0;
   uint64_t flushes = 0;
   uint64_t compactions = 0;
-  uint64_t expired_rows_dropped = 0;  // by compaction (turned to tombstones or removed)
-  uint64_t filter_rows_dropped = 0;   // dropped by the CompactionFilter
-  uint64_t files_expired_whole = 0;   // deleted by whole-file expiry
+  uint64_t expired_rows_dropped = 0;   // by compaction (turned to tombstones or removed)
+  uint64_t filter_rows_dropped = 0;    // dropped by the CompactionFilter
+  uint64_t files_expired_whole = 0;    // deleted by whole-file expiry
+  uint64_t bytes_expired_whole = 0;    // their sizes
+  uint64_t range_deletions = 0;        // DeleteRange calls
+  uint64_t files_deleted_by_range = 0; // deleted whole because a range deletion covers them
+  uint64_t bytes_deleted_by_range = 0;
+  uint64_t versions_deleted = 0;       // versions compaction dropped under a wipe or range deletion
+  uint64_t range_deletions_pending = 0;  // range deletions not yet applied to every file
+  uint64_t purge_hints_pending = 0;      // purge hints not yet applied
   uint64_t wal_syncs = 0;
   uint64_t wal_bytes = 0;
   uint64_t write_stalls = 0;

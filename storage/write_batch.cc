@@ -1,7 +1,8 @@
 // WriteBatch encoding (docs/wal-format.md, "Write batch payload"):
 //   rep   = count:varint32 entry*
 //   entry = op:u8 (WriteBatch::Op) | key:length-prefixed | row:length-prefixed (encoded row,
-//           format/internal_key.h; a tombstone's row carries its timestamp and an empty value)
+//           format/internal_key.h; a tombstone's or wipe's row carries its timestamp and an
+//           empty value)
 // The DB prepends fixed64 first-sequence when it writes the batch to the WAL.
 #include "storage/write_batch.h"
 
@@ -73,6 +74,25 @@ void WriteBatch::Delete(const WriteOptions& options, std::string_view key) {
   SetCount(&rep_, ++count_);
 }
 
+void WriteBatch::Wipe(const WriteOptions& options, std::string_view key) {
+  RowMeta meta;
+  meta.timestamp_ms = options.timestamp_ms;
+  AppendEntry(&rep_, Op::kWipe, key, meta, {});
+  SetCount(&rep_, ++count_);
+}
+
+RowKind WriteBatch::KindOf(Op op) {
+  switch (op) {
+    case Op::kDelete:
+      return RowKind::kTombstone;
+    case Op::kPut:
+      return RowKind::kValue;
+    case Op::kWipe:
+      return RowKind::kWipe;
+  }
+  return RowKind::kTombstone;
+}
+
 namespace {
 
 // Decodes rep, calling handler (if any) per entry; sets *count.
@@ -83,7 +103,7 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count)
     if (rep.empty()) return Status::Corruption("write batch: fewer entries than its count");
     const uint8_t op = static_cast<uint8_t>(rep[0]);
     rep.remove_prefix(1);
-    if (op > static_cast<uint8_t>(WriteBatch::Op::kPut)) {
+    if (op > static_cast<uint8_t>(WriteBatch::Op::kWipe)) {
       return Status::Corruption("write batch: unknown op " + std::to_string(op));
     }
     WriteBatch::Entry entry;
@@ -96,7 +116,7 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count)
       return Status::Corruption("write batch: malformed row");
     }
     entry.encoded_row = row;
-    if (entry.op == WriteBatch::Op::kDelete && (!entry.value.empty() || entry.meta.expire_at_ms)) {
+    if (entry.op != WriteBatch::Op::kPut && (!entry.value.empty() || entry.meta.expire_at_ms)) {
       return Status::Corruption("write batch: delete carries a value or expiry");
     }
     if (handler != nullptr) handler->Apply(entry);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "storage/format/internal_key.h"
 #include "storage/options.h"
 #include "storage/row.h"
 #include "storage/status.h"
@@ -17,8 +18,9 @@ namespace ebb::storage {
 
 class WriteBatch {
  public:
-  // on-disk: never change (stored in WAL records).
-  enum class Op : uint8_t { kDelete = 0, kPut = 1 };
+  // on-disk: never change (stored in WAL records). The row kind each op writes:
+  // kDelete -> RowKind::kTombstone, kPut -> kValue, kWipe -> kWipe (format/internal_key.h).
+  enum class Op : uint8_t { kDelete = 0, kPut = 1, kWipe = 2 };
 
   // One decoded entry. Views point into the batch.
   struct Entry {
@@ -35,12 +37,17 @@ class WriteBatch {
     virtual void Apply(const Entry& entry) = 0;
   };
 
+  // The row kind an entry of `op` writes.
+  static RowKind KindOf(Op op);
+
   WriteBatch();
 
   // `now_ms` resolves a relative ttl without a timestamp; the DB passes its clock.
   void Put(const WriteOptions& options, std::string_view key, std::string_view value,
            int64_t now_ms);
   void Delete(const WriteOptions& options, std::string_view key);
+  // A whole-key delete: hides every version of `key` written before it (storage/db.h).
+  void Wipe(const WriteOptions& options, std::string_view key);
   void Clear();
 
   size_t Count() const { return count_; }

@@ -49,8 +49,16 @@ bool IsBottommost(const Version& v, const CompactionJob& job) {
 }
 
 bool PurgeDue(const FileMetaData& f, const PickParams& p) {
-  if (f.props.min_expire_at == std::numeric_limits<int64_t>::max()) return false;
-  return static_cast<__int128>(f.props.min_expire_at) + p.purge_deadline_ms <= p.now_ms;
+  return f.props.min_expire_at <= p.expiry_now_ms &&
+         PurgeDueAt(f.props.min_expire_at, p.purge_deadline_ms) <= p.now_ms;
+}
+
+// The deepest level among the inputs, at least 1 (and one below `level` when it is the only
+// one, as compaction always moves data down).
+int OutputLevel(const CompactionJob& job, int level) {
+  int out = std::min(level + 1, kNumLevels - 1);
+  for (const auto& in : job.inputs) out = std::max(out, in.first);
+  return out;
 }
 
 // A purge compaction: `f` (all of L0 if it is there) and everything under it, down to the
@@ -65,13 +73,116 @@ std::unique_ptr<CompactionJob> PickPurge(const Version& v, int level,
     job->inputs.emplace_back(level, f);
   }
   ExpandDown(v, level, kNumLevels - 1, &job->inputs);
-  job->output_level = std::min(level + 1, kNumLevels - 1);
-  for (const auto& in : job->inputs) job->output_level = std::max(job->output_level, in.first);
+  job->output_level = OutputLevel(*job, level);
   job->bottommost = IsBottommost(v, *job);  // true: every deeper overlapping file is an input
   return job;
 }
 
+// True when `f` may hold a version `d` deletes.
+bool MayHoldDeleted(const FileMetaData& f, const RangeDeletion& d) {
+  return f.props.min_sequence < d.sequence &&
+         d.range.Overlaps(ExtractUserKey(f.smallest), ExtractUserKey(f.largest));
+}
+
+bool Touches(const FileMetaData& f, const KeyRange& r) {
+  return r.Overlaps(ExtractUserKey(f.smallest), ExtractUserKey(f.largest));
+}
+
+// A range job: every file `range` touches, at every level (all of L0 when L0 is touched), and
+// every deeper file overlapping them, merged into the deepest level involved; nullptr when no
+// file touches the range.
+std::unique_ptr<CompactionJob> PickRange(const Version& v, const KeyRange& range) {
+  auto job = std::make_unique<CompactionJob>();
+  int shallowest = -1;
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& f : v.files[level]) {
+      if (!Touches(*f, range)) continue;
+      if (shallowest < 0) shallowest = level;
+      if (level == 0) {
+        for (const auto& g : v.files[0]) job->inputs.emplace_back(0, g);
+        break;
+      }
+      job->inputs.emplace_back(level, f);
+    }
+  }
+  if (shallowest < 0) return nullptr;
+  ExpandDown(v, shallowest, kNumLevels - 1, &job->inputs);
+  job->output_level = OutputLevel(*job, shallowest);
+  job->bottommost = IsBottommost(v, *job);
+  return job;
+}
+
+// True when every file of `v` that touches `range` is an input of `job`.
+bool JobCovers(const Version& v, const CompactionJob& job, const KeyRange& range) {
+  for (const auto& level : v.files) {
+    for (const auto& f : level) {
+      if (Touches(*f, range) && !Contains(job.inputs, f->number)) return false;
+    }
+  }
+  return true;
+}
+
+// The first range deletion to apply (no memtable holds what it deletes) or purge hint due.
+std::unique_ptr<CompactionJob> PickRangeJob(const Version& v, const PickParams& p) {
+  std::unique_ptr<CompactionJob> job;
+  for (const RangeDeletion& d : v.range_deletions) {
+    if (p.snapshots || d.sequence > p.memtable_min_sequence) continue;
+    if (job = PickRange(v, d.range); job != nullptr) {
+      job->reason = "range-deletion";
+      break;
+    }
+  }
+  if (job == nullptr) {
+    for (const PurgeHint& h : v.purge_hints) {
+      if (h.due_ms > p.now_ms) continue;
+      if (job = PickRange(v, h.range); job != nullptr) {
+        job->reason = "purge-hint";
+        break;
+      }
+    }
+  }
+  if (job == nullptr) return nullptr;
+  // The job retires every fact whose range it covers whole.
+  for (const RangeDeletion& d : v.range_deletions) {
+    if (!p.snapshots && d.sequence <= p.memtable_min_sequence && JobCovers(v, *job, d.range)) {
+      job->retires_deletions.push_back(d);
+    }
+  }
+  for (const PurgeHint& h : v.purge_hints) {
+    if (h.due_ms <= p.now_ms && JobCovers(v, *job, h.range)) job->retires_hints.push_back(h);
+  }
+  return job;
+}
+
 }  // namespace
+
+int64_t PurgeDueAt(int64_t min_expire_at, int64_t purge_deadline_ms) {
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  if (purge_deadline_ms < 0 || min_expire_at == kNever) return kNever;
+  int64_t due;
+  if (__builtin_add_overflow(min_expire_at, purge_deadline_ms / 2, &due)) return kNever;
+  return due;
+}
+
+void RetirableRangeFacts(const Version& v, const PickParams& p,
+                         std::vector<RangeDeletion>* deletions, std::vector<PurgeHint>* hints) {
+  for (const RangeDeletion& d : v.range_deletions) {
+    if (d.sequence > p.memtable_min_sequence) continue;
+    bool needed = false;
+    for (const auto& level : v.files) {
+      for (const auto& f : level) needed = needed || MayHoldDeleted(*f, d);
+    }
+    if (!needed) deletions->push_back(d);
+  }
+  for (const PurgeHint& h : v.purge_hints) {
+    if (h.due_ms > p.now_ms) continue;
+    bool needed = false;
+    for (const auto& level : v.files) {
+      for (const auto& f : level) needed = needed || Touches(*f, h.range);
+    }
+    if (!needed) hints->push_back(h);
+  }
+}
 
 std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams& p,
                                               size_t next_file[kNumLevels]) {
@@ -85,8 +196,17 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
       for (const auto& f : v.files[level]) job->inputs.emplace_back(level, f);
     }
     job->bottommost = true;
+    for (const RangeDeletion& d : v.range_deletions) {
+      if (!p.snapshots && d.sequence <= p.memtable_min_sequence) {
+        job->retires_deletions.push_back(d);
+      }
+    }
+    for (const PurgeHint& h : v.purge_hints) {
+      if (h.due_ms <= p.now_ms) job->retires_hints.push_back(h);
+    }
     return job;
   }
+  if (auto job = PickRangeJob(v, p); job != nullptr) return job;
   if (p.purge_enabled) {
     for (int level = 0; level < kNumLevels; level++) {
       for (const auto& f : v.files[level]) {
@@ -125,43 +245,109 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
   return job;
 }
 
-std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
-                                       const std::vector<uint64_t>& snapshots, bool drop_dead,
-                                       bool expiration_enabled, int64_t now_ms,
-                                       const CompactionFilter* filter, ReduceStats* stats) {
-  // Survivors of each snapshot stripe, newest stripe first. A version belongs to the stripe of
-  // the oldest snapshot that can see it (or to "no snapshot" if it is newer than all).
-  std::vector<KeyVersion> survivors;
-  size_t current_stripe = std::numeric_limits<size_t>::max();
-  for (auto& version : versions) {
-    const size_t stripe =
-        std::lower_bound(snapshots.begin(), snapshots.end(), version.sequence) - snapshots.begin();
-    if (survivors.empty() || stripe != current_stripe) {
-      current_stripe = stripe;
-      survivors.push_back(std::move(version));
-      continue;
-    }
-    // Same stripe, older version: it wins only with a strictly greater timestamp.
-    if (version.meta.timestamp_or_zero() > survivors.back().meta.timestamp_or_zero()) {
-      survivors.back() = std::move(version);
+namespace {
+
+// True when a range deletion removes `v` for every reader: it covers the key, was written after
+// `v`, and no snapshot lies between them.
+bool DeletedByRange(std::string_view user_key, const KeyVersion& v, const ReduceContext& ctx) {
+  if (ctx.range_deletions == nullptr) return false;
+  for (const RangeDeletion& d : *ctx.range_deletions) {
+    if (d.sequence <= v.sequence || !d.range.Contains(user_key)) continue;
+    const auto snap = std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), v.sequence);
+    if (snap == ctx.snapshots.end() || *snap >= d.sequence) return true;
+  }
+  return false;
+}
+
+// Reduces one snapshot stripe (versions no snapshot tells apart), most recently written first,
+// appending its survivors to *out. A wipe hides the older versions of the stripe.
+void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, std::vector<KeyVersion>* out,
+                  ReduceStats* stats) {
+  size_t end = stripe.size();  // versions before the first wipe, then the wipe
+  for (size_t i = 0; i < stripe.size(); i++) {
+    if (stripe[i].kind == RowKind::kWipe) {
+      end = i;
+      break;
     }
   }
+  const bool has_wipe = end < stripe.size();
+  stats->deleted += has_wipe ? stripe.size() - end - 1 : 0;
+  if (collapse) {
+    // The full-grace choice: the greatest timestamp, ties to the most recently written; the
+    // wipe if nothing was written after it.
+    if (end == 0) {
+      out->push_back(std::move(stripe[0]));
+      return;
+    }
+    size_t best = 0;
+    for (size_t i = 1; i < end; i++) {
+      if (stripe[i].meta.timestamp_or_zero() > stripe[best].meta.timestamp_or_zero()) best = i;
+    }
+    out->push_back(std::move(stripe[best]));
+    return;
+  }
+  if (end > 2) {
+    const int64_t newest_ts = stripe[0].meta.timestamp_or_zero();
+    size_t least = 1;
+    bool in_order = true;
+    for (size_t i = 1; i < end && in_order; i++) {
+      const int64_t ts = stripe[i].meta.timestamp_or_zero();
+      if (ts > newest_ts) in_order = false;
+      if (ts < stripe[least].meta.timestamp_or_zero()) least = i;
+    }
+    if (in_order) {
+      out->push_back(std::move(stripe[0]));
+      out->push_back(std::move(stripe[least]));
+      if (has_wipe) out->push_back(std::move(stripe[end]));
+      return;
+    }
+  }
+  for (size_t i = 0; i < end + (has_wipe ? 1 : 0); i++) out->push_back(std::move(stripe[i]));
+}
+
+}  // namespace
+
+std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
+                                       const ReduceContext& ctx, ReduceStats* stats) {
+  // Survivors, most recently written first, stripe by stripe. A version belongs to the stripe of
+  // the oldest snapshot that can see it (or to "no snapshot" if it is newer than all).
+  std::vector<KeyVersion> survivors;
+  std::vector<KeyVersion> stripe;
+  size_t stripe_id = std::numeric_limits<size_t>::max();
+  const bool collapse = ctx.whole_history && ctx.snapshots.empty();
+  for (auto& v : versions) {
+    if (DeletedByRange(user_key, v, ctx)) {
+      stats->deleted++;
+      continue;
+    }
+    const size_t id =
+        std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), v.sequence) -
+        ctx.snapshots.begin();
+    if (!stripe.empty() && id != stripe_id) {
+      ReduceStripe(stripe, collapse, &survivors, stats);
+      stripe.clear();
+    }
+    stripe_id = id;
+    stripe.push_back(std::move(v));
+  }
+  if (!stripe.empty()) ReduceStripe(stripe, collapse, &survivors, stats);
+
+  // Oldest first: whether something older stays under a version decides if a dead one may go.
   std::vector<KeyVersion> out;
-  bool something_beneath = !drop_dead;
-  for (auto it = survivors.rbegin(); it != survivors.rend(); ++it) {
-    KeyVersion& v = *it;
-    // Newer survivors (of newer stripes) with a smaller timestamp need this one to stay visible.
-    const bool newer_all_later = std::all_of(survivors.begin(), it.base() - 1, [&](const auto& n) {
-      return n.meta.timestamp_or_zero() >= v.meta.timestamp_or_zero();
-    });
-    bool dead = v.kind == RowKind::kTombstone;
-    if (!dead && expiration_enabled && v.meta.ExpiredAt(now_ms)) {
+  bool something_beneath = !ctx.nothing_below;
+  for (size_t i = survivors.size(); i-- > 0;) {
+    KeyVersion& v = survivors[i];
+    bool dead = v.kind != RowKind::kValue;
+    if (!dead && v.meta.ExpiredAt(ctx.expiry_now_ms)) {
       dead = true;
       stats->expired++;
+      if (ctx.filter != nullptr && ctx.expired_ranges != nullptr) {
+        ctx.filter->ExpiredRowRanges(user_key, v.value, ctx.expired_ranges);
+      }
     }
-    if (!dead && filter != nullptr) {
+    if (!dead && ctx.filter != nullptr) {
       std::string new_value;
-      switch (filter->Filter(user_key, v.meta, v.value, now_ms, &new_value)) {
+      switch (ctx.filter->Filter(user_key, v.meta, v.value, ctx.filter_now_ms, &new_value)) {
         case CompactionFilter::Decision::kKeep:
           break;
         case CompactionFilter::Decision::kDrop:
@@ -174,10 +360,27 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
       }
     }
     if (dead) {
-      if (!something_beneath && newer_all_later) continue;  // nothing to hide: gone
-      v.kind = RowKind::kTombstone;
-      v.meta.expire_at_ms.reset();
+      // With nothing beneath, a read's walk ends at this version whenever it reaches it, and
+      // takes it only when every newer version has a smaller timestamp (a wipe: only when it is
+      // the first). It may go when no read takes it, or when taking it leaves the key absent
+      // anyway because nothing newer exists.
+      bool chosen_by_some_read = false;
+      if (v.kind != RowKind::kWipe && i > 0) {
+        const int64_t ts = v.meta.timestamp_or_zero();
+        chosen_by_some_read = true;
+        for (size_t j = 0; j < i && chosen_by_some_read; j++) {
+          chosen_by_some_read = survivors[j].meta.timestamp_or_zero() < ts;
+        }
+      } else if (v.kind != RowKind::kWipe) {
+        // The newest version the input holds: newer ones outside it may all be smaller.
+        chosen_by_some_read = ctx.newer_min_timestamp < v.meta.timestamp_or_zero();
+      }
+      if (!something_beneath && !chosen_by_some_read) continue;  // nothing to hide: gone
+      if (v.kind == RowKind::kValue) v.kind = RowKind::kTombstone;
       v.value.clear();
+      // A dead version keeps its expiry while it may yet vanish deeper down, so purge
+      // scheduling still finds it; at the bottom it stays only to hide newer versions.
+      if (!something_beneath) v.meta.expire_at_ms.reset();
     }
     out.push_back(std::move(v));
     something_beneath = true;
@@ -186,26 +389,25 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
   return out;
 }
 
-std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions) {
-  if (versions.size() <= 2) return versions;
-  const int64_t newest_ts = versions[0].meta.timestamp_or_zero();
-  size_t least = 1;
-  for (size_t i = 1; i < versions.size(); i++) {
-    const int64_t ts = versions[i].meta.timestamp_or_zero();
-    if (ts > newest_ts) return versions;  // an older version may win a grace read: keep all
-    if (ts < versions[least].meta.timestamp_or_zero()) least = i;
+std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions, uint64_t floor_sequence) {
+  size_t kept = versions.size();
+  for (size_t i = 0; i < versions.size(); i++) {
+    if (versions[i].sequence < floor_sequence) {
+      kept = i;
+      break;
+    }
   }
-  std::vector<KeyVersion> kept;
-  kept.push_back(std::move(versions[0]));
-  kept.push_back(std::move(versions[least]));
-  return kept;
+  versions.resize(kept);
+  if (versions.empty()) return versions;
+  std::vector<KeyVersion> out;
+  ReduceStats unused;
+  ReduceStripe(versions, /*collapse=*/false, &out, &unused);
+  return out;
 }
 
-Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const EntryEmitter& emit,
-                   const std::function<Status()>& after_key) {
+Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const KeyEmitter& emit) {
   std::string user_key;
   std::vector<KeyVersion> versions;
-  std::string internal_key, row;  // one survivor's entry, reused
   for (;;) {
     const bool at_end = !input->Valid();
     ParsedInternalKey ikey;
@@ -215,17 +417,9 @@ Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const Entr
     if (at_end || (!versions.empty() && CompareUserKeys(ikey.user_key, user_key) != 0)) {
       // One user key complete: reduce it and hand on the survivors.
       if (!versions.empty()) {
-        for (const auto& v : reduce(user_key, std::move(versions))) {
-          internal_key.clear();
-          row.clear();
-          AppendInternalKey(&internal_key, user_key, v.sequence, v.kind);
-          AppendEncodedRow(&row, v.meta, v.value);
-          Status s = emit(internal_key, row);
-          if (!s.ok()) return s;
-        }
-        versions.clear();
-        Status s = after_key();
+        Status s = emit(user_key, reduce(user_key, std::move(versions)));
         if (!s.ok()) return s;
+        versions.clear();
       }
       if (at_end) return input->status();
     }
@@ -241,6 +435,19 @@ Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const Entr
     versions.push_back(std::move(v));
     input->Next();
   }
+}
+
+Status EmitEntries(std::string_view user_key, const std::vector<KeyVersion>& survivors,
+                   const EntryEmitter& add, std::string* internal_key, std::string* row) {
+  for (const KeyVersion& v : survivors) {
+    internal_key->clear();
+    row->clear();
+    AppendInternalKey(internal_key, user_key, v.sequence, v.kind);
+    AppendEncodedRow(row, v.meta, v.value);
+    Status s = add(*internal_key, *row);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 }  // namespace ebb::storage

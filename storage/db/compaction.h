@@ -1,21 +1,30 @@
 // Compaction planning and the per-key reduction rule.
 //
-// PickCompaction decides what to compact next from a Version (no I/O): first files whose expired
-// rows are past the purge deadline (compacted down to the bottom of their key range so the
-// expired rows disappear), then L0 by file count, then the level with the highest size score
-// >= 1. A manual CompactAll takes every file down to the deepest level.
+// PickCompaction decides what to compact next from a Version (no I/O): first range jobs (a
+// range deletion or purge hint still to apply: every file its range touches, down to the
+// bottom), then files whose expired rows are due for purge (compacted down to the bottom of
+// their key range so the expired rows disappear), then L0 by file count, then the level with
+// the highest size score >= 1. A manual CompactAll takes every file down to the deepest level.
 //
-// ReduceVersions applies the compaction rule to all versions of one user key: versions between
-// snapshot boundaries collapse to the one a full-grace read returns (greatest timestamp, ties:
-// most recently written); a survivor that is a tombstone, expired, or dropped by the filter
-// becomes a tombstone (keeping its timestamp), or disappears if nothing older can lie under it.
+// ReduceVersions applies the compaction rule to all versions of one user key (docs/expiry.md,
+// "How versions merge"). Versions a whole-key delete hides (older than a wipe, or than a range
+// deletion covering the key) go. When the job holds the key's whole history (nothing older
+// under it, nothing newer outside it, no snapshot), the versions collapse to the one a
+// full-grace read returns: from then on every grace reads the same. Otherwise only versions no
+// read at any grace can tell apart go (a run of versions whose newest has the greatest
+// timestamp keeps that one and the one with the least timestamp), so no answer changes. A
+// survivor that is dead (a tombstone, wipe, expired value or one the filter drops) becomes a
+// tombstone, or disappears when nothing older can lie under it and no newer version has a
+// smaller timestamp (which it would otherwise hide from a full-grace read).
 // ReduceInput groups a sorted input by user key and applies a reduction to each: compaction
 // (ReduceVersions) and memtable flush (ReduceForFlush) both write through it.
-// Thread-safety: pure functions over immutable inputs.
+// Thread-safety: pure functions over immutable inputs (the filter is called as documented in
+// storage/compaction_filter.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,21 +44,39 @@ struct CompactionJob {
   // No file deeper than output_level overlaps the inputs' key range: nothing older lies under
   // what this compaction writes.
   bool bottommost = false;
-  // Also no newer data outside the inputs (memtables, shallower or unpicked files) overlaps the
-  // range, so a dead survivor can vanish without changing what any read returns. Set by the DB.
-  bool drop_dead = false;
+  // Range deletions and purge hints this job applies to every file their range touches: its
+  // edit retires them.
+  std::vector<RangeDeletion> retires_deletions;
+  std::vector<PurgeHint> retires_hints;
   const char* reason = "";
 };
 
 struct PickParams {
   bool manual_all = false;
-  bool purge_enabled = true;  // expiration on and no snapshot that would keep expired rows
-  int64_t now_ms = 0;
-  int64_t purge_deadline_ms = 0;
+  // Expired rows may be purged: expiration on and no snapshot that would keep expired rows.
+  bool purge_enabled = true;
+  int64_t now_ms = 0;             // the clock (purge deadlines count in clock time)
+  int64_t expiry_now_ms = 0;      // the expiry clock (db_impl.h ExpiryNow)
+  int64_t purge_deadline_ms = 0;  // < 0: no deadline
+  // The least sequence any memtable holds (UINT64_MAX: none): a range deletion is applied to
+  // the files only once no memtable holds a version it deletes.
+  uint64_t memtable_min_sequence = std::numeric_limits<uint64_t>::max();
+  // A snapshot is live: compaction keeps what it may see, so no job retires a range deletion.
+  bool snapshots = false;
   int l0_compaction_trigger = 4;
   uint64_t level1_max_bytes = 0;
   int level_size_multiplier = 10;
 };
+
+// When a file holding rows that expire at `min_expire_at` is due for a purge compaction: half
+// the deadline after, so the compaction finishes within it (INT64_MAX: never, for a negative
+// deadline or no expiring rows).
+int64_t PurgeDueAt(int64_t min_expire_at, int64_t purge_deadline_ms);
+
+// Range deletions and purge hints of `v` that need no compaction any more (no file their range
+// touches holds what they act on), given the least sequence the memtables hold.
+void RetirableRangeFacts(const Version& v, const PickParams& params,
+                         std::vector<RangeDeletion>* deletions, std::vector<PurgeHint>* hints);
 
 // nullptr when there is nothing to do. `next_file` (per level) rotates size-triggered picks.
 std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams& params,
@@ -66,35 +93,60 @@ struct KeyVersion {
 struct ReduceStats {
   uint64_t expired = 0;   // survivors turned dead by expiry (to a tombstone or dropped)
   uint64_t filtered = 0;  // survivors dropped by the filter
+  uint64_t deleted = 0;   // versions gone because a wipe or range deletion hid them
 };
 
-// `versions`: all versions of `user_key`, most recently written first. `snapshots`: live snapshot
-// sequences, ascending. `drop_dead`: nothing outside these versions can hold the key (see
-// CompactionJob), so dead survivors may vanish — each only if every newer survivor has a
-// timestamp >= its own (else a full-grace read would change). Returns what to write, most
-// recently written first.
+// What a reduction knows about the versions it does not see.
+struct ReduceContext {
+  // Live snapshot sequences, ascending.
+  std::vector<uint64_t> snapshots;
+  // Range deletions in force (Version::range_deletions).
+  const std::vector<RangeDeletion>* range_deletions = nullptr;
+  // The reduction sees every version of its keys (nothing older under the output, nothing newer
+  // outside the input, no snapshot): versions collapse to the full-grace choice.
+  bool whole_history = false;
+  // Nothing older lies under the output (the job is bottommost).
+  bool nothing_below = false;
+  // The least timestamp a newer version outside the input may have (INT64_MAX: none).
+  int64_t newer_min_timestamp = std::numeric_limits<int64_t>::max();
+  // Values with expire_at <= this have expired (INT64_MIN: nothing expires, as in a flush).
+  int64_t expiry_now_ms = std::numeric_limits<int64_t>::min();
+  // Shown every live value that survives; nullptr: none.
+  const CompactionFilter* filter = nullptr;
+  int64_t filter_now_ms = 0;
+  // Receives the ranges ExpiredRowRanges names for the expired values removed; may be null.
+  std::vector<KeyRange>* expired_ranges = nullptr;
+};
+
+// `versions`: all versions of `user_key` the input holds, most recently written first. Returns
+// what to write, most recently written first (the rule in the header comment).
 std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
-                                       const std::vector<uint64_t>& snapshots, bool drop_dead,
-                                       bool expiration_enabled, int64_t now_ms,
-                                       const CompactionFilter* filter, ReduceStats* stats);
+                                       const ReduceContext& context, ReduceStats* stats);
 
 // The flush rule for the versions of one key in a memtable, most recently written first, when
-// no snapshot is live: if the newest version has the greatest timestamp, no read at any grace
-// can choose an older one — they can only end a grace walk early, and the one with the least
-// timestamp ends it exactly when any of them would. So the newest and that one are kept, the
-// rest dropped; reads return the same before and after the flush. Otherwise (out-of-order
-// writes) every version is kept.
-std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions);
+// no snapshot is live: ReduceVersions with nothing known beyond them and nothing expiring —
+// versions hidden by a wipe or by a range deletion below `floor_sequence` go; of a run whose
+// newest version has the greatest timestamp, no read at any grace can choose an older one —
+// they can only end a grace walk early, and the one with the least timestamp ends it exactly
+// when any of them would — so the newest and that one are kept. Out-of-order runs are kept
+// whole. Reads return the same before and after the flush.
+std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions,
+                                       uint64_t floor_sequence = 0);
 
 // Reads `input` from its current position to its end, reduces the versions of each user key
-// with `reduce` (ReduceVersions or ReduceForFlush), and passes every survivor to `emit` as a
-// table entry — internal key and encoded row — most recently written first; after each user
-// key's survivors it calls `after_key` (where an output file may end). Stops at the first
-// error: the input's, a malformed entry, a callback's.
+// with `reduce` (ReduceVersions or ReduceForFlush) and hands each key's survivors (most recently
+// written first, possibly none) to `emit`. Stops at the first error: the input's, a malformed
+// entry, a callback's.
 using KeyReducer =
     std::function<std::vector<KeyVersion>(std::string_view user_key, std::vector<KeyVersion>)>;
+using KeyEmitter =
+    std::function<Status(std::string_view user_key, const std::vector<KeyVersion>& survivors)>;
+Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const KeyEmitter& emit);
+
+// Appends a key's survivors to a table as entries (internal key, encoded row), reusing the
+// buffers.
 using EntryEmitter = std::function<Status(std::string_view internal_key, std::string_view row)>;
-Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const EntryEmitter& emit,
-                   const std::function<Status()>& after_key);
+Status EmitEntries(std::string_view user_key, const std::vector<KeyVersion>& survivors,
+                   const EntryEmitter& add, std::string* internal_key, std::string* row);
 
 }  // namespace ebb::storage

@@ -8,13 +8,13 @@
 
 namespace ebb::storage {
 
-TableOptions DBImpl::MakeTableOptions(int64_t now_ms) const {
+TableOptions DBImpl::MakeTableOptions(int64_t expiry_now_ms) const {
   TableOptions t;
   t.block_size = options_.block_size;
   t.bloom_bits_per_key = options_.bloom_bits_per_key;
   t.compression = options_.compression;
-  t.now_ms = now_ms;
-  t.expiration_enabled = expiration_enabled_.load();
+  t.expiry_now_ms = expiry_now_ms;
+  t.classifier = options_.compaction_filter.get();
   return t;
 }
 
@@ -29,12 +29,13 @@ void DBImpl::BackgroundLoop() {
       continue;
     }
     bool did_work = false;
+    if (bg_error_.ok() && imms_.empty() && !resuming_) MaybeFreezeForPurge();
     if (bg_error_.ok() && !imms_.empty() && !flushing_) {
       FlushOldestImm(lock);
       did_work = true;
     } else if (bg_error_.ok() && !compacting_) {
       compacting_ = true;
-      did_work = ApplyWholeFileExpiry(lock) || RunOneCompaction(lock, false);
+      did_work = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
       compacting_ = false;
     }
     done_cv_.notify_all();
@@ -42,7 +43,8 @@ void DBImpl::BackgroundLoop() {
     // Files that readers (iterators) still pinned at the last cleanup may be free by now.
     if (obsolete_files_pinned_) DeleteObsoleteFiles();
     // Idle: re-check expiry deadlines at least every purge_deadline/4 (and every second).
-    const int64_t wait_ms = std::clamp<int64_t>(purge_deadline_ms_.load() / 4, 1, 1000);
+    const int64_t deadline = purge_deadline_ms_.load();
+    const int64_t wait_ms = deadline < 0 ? 1000 : std::clamp<int64_t>(deadline / 4, 1, 1000);
     bg_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms));
   }
 }
@@ -52,7 +54,9 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   const Frozen imm = imms_.front();
   const uint64_t number = versions_.NewFileNumber();
   pending_outputs_.insert(number);
-  const int64_t now = clock_->NowMs();
+  const int64_t expiry_now = ExpiryNow();
+  // Range deletions already in force hide versions of this memtable: the flush leaves them out.
+  const std::shared_ptr<const Version> version = versions_.current();
   // Versions no read can return are left out (ReduceForFlush): a hot key's thousands of
   // in-order overwrites reach the table as two rows, not thousands for compaction to discard,
   // and the flush iterator shows only those two, so the flush does not walk the rest.
@@ -62,20 +66,27 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   Status s;
   {
-    TableWriter writer(fs_, dir_, MakeTableOptions(now));
+    TableWriter writer(fs_, dir_, MakeTableOptions(expiry_now));
     s = writer.Open(number);
     auto iter = reduce ? MemTable::NewFlushIterator(imm.mem) : MemTable::NewIterator(imm.mem);
     iter->SeekToFirst();
     if (s.ok()) {
+      std::string internal_key, row;
       s = ReduceInput(
           iter.get(),
-          [reduce](std::string_view, std::vector<KeyVersion> versions) {
-            return reduce ? ReduceForFlush(std::move(versions)) : versions;
+          [&](std::string_view user_key, std::vector<KeyVersion> versions) {
+            if (!reduce) return versions;
+            return ReduceForFlush(std::move(versions),
+                                  version->DeletionFloor(user_key, kMaxSequence));
           },
-          [&](std::string_view internal_key, std::string_view row) {
-            return writer.Add(internal_key, row);
-          },
-          [] { return Status::OK(); });
+          [&](std::string_view user_key, const std::vector<KeyVersion>& survivors) {
+            return EmitEntries(
+                user_key, survivors,
+                [&](std::string_view key, std::string_view encoded) {
+                  return writer.Add(key, encoded);
+                },
+                &internal_key, &row);
+          });
     }
     if (s.ok()) s = writer.Finish(&meta);
   }
@@ -100,6 +111,31 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   DeleteObsoleteFiles();
   flushing_ = false;
   return s;
+}
+
+bool DBImpl::MaybeFreezeForPurge() {
+  if (mem_->empty() || !snapshots_.empty()) return false;
+  const int64_t now = clock_->NowMs();
+  const int64_t min_expire_at = mem_->min_expire_at();
+  bool due = min_expire_at <= ExpiryNow() &&
+             PurgeDueAt(min_expire_at, purge_deadline_ms_.load()) <= now;
+  for (const PurgeHint& h : versions_.current()->purge_hints) {
+    if (due) break;
+    if (h.due_ms > now) continue;
+    auto it = MemTable::NewIterator(mem_);
+    it->Seek(LookupKey(h.range.begin, kMaxSequence));
+    due = it->Valid() && h.range.Contains(ExtractUserKey(it->key()));
+  }
+  if (!due) return false;
+  // The WAL that holds these rows becomes obsolete once the frozen memtable is flushed.
+  Status s = NewLog(/*sync_old=*/true);
+  if (!s.ok()) {
+    log_broken_ = true;
+    SetBgError(s);
+    return false;
+  }
+  FreezeMemtable();
+  return true;
 }
 
 void DBImpl::DeleteObsoleteFiles() {
@@ -158,7 +194,7 @@ bool DBImpl::RunBackgroundCycle() {
   std::unique_lock lock(mu_);
   while (compacting_) done_cv_.wait(lock);
   compacting_ = true;
-  const bool changed = ApplyWholeFileExpiry(lock) || RunOneCompaction(lock, false);
+  const bool changed = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
   compacting_ = false;
   done_cv_.notify_all();
   return changed;
@@ -170,7 +206,7 @@ Status DBImpl::CompactAll() {
   std::unique_lock lock(mu_);
   while (compacting_) done_cv_.wait(lock);
   compacting_ = true;
-  ApplyWholeFileExpiry(lock);
+  ApplyWholeFileDrops(lock);
   RunOneCompaction(lock, true);
   compacting_ = false;
   done_cv_.notify_all();

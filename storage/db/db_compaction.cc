@@ -1,3 +1,4 @@
+// DBImpl's compactions, whole-file drops and the facts they decide by (db_impl.h).
 #include <algorithm>
 #include <limits>
 
@@ -8,32 +9,118 @@
 #include "storage/db/table_writer.h"
 
 namespace ebb::storage {
+namespace {
 
-bool DBImpl::MemtablesOverlap(std::string_view smallest_user, std::string_view largest_user) {
-  std::vector<std::shared_ptr<MemTable>> mems{mem_};
-  for (const auto& imm : imms_) mems.push_back(imm.mem);
-  for (const auto& mem : mems) {
-    auto it = MemTable::NewIterator(mem);
-    it->Seek(LookupKey(smallest_user, kMaxSequence));
-    if (it->Valid() && CompareUserKeys(ExtractUserKey(it->key()), largest_user) <= 0) return true;
+constexpr int64_t kNoTimestamp = std::numeric_limits<int64_t>::max();
+
+bool MemtableOverlaps(const std::shared_ptr<MemTable>& mem, std::string_view smallest,
+                      std::string_view largest) {
+  if (mem->empty()) return false;
+  auto it = MemTable::NewIterator(mem);
+  it->Seek(LookupKey(smallest, kMaxSequence));
+  return it->Valid() && CompareUserKeys(ExtractUserKey(it->key()), largest) <= 0;
+}
+
+// The user-key hull of a job's inputs.
+void JobRange(const CompactionJob& job, std::string* smallest, std::string* largest) {
+  bool first = true;
+  for (const auto& [level, f] : job.inputs) {
+    const std::string_view s = ExtractUserKey(f->smallest), l = ExtractUserKey(f->largest);
+    if (first || CompareUserKeys(s, *smallest) < 0) smallest->assign(s);
+    if (first || CompareUserKeys(l, *largest) > 0) largest->assign(l);
+    first = false;
   }
-  return false;
+}
+
+// How close together the expiry times in one compaction output may lie: an output whose rows
+// expire within this window is dropped whole before the purge deadline would rewrite it.
+int64_t ExpiryWindow(int64_t purge_deadline_ms) {
+  constexpr int64_t kDay = 24ll * 3600 * 1000;
+  return purge_deadline_ms < 0 ? kDay : std::max<int64_t>(purge_deadline_ms / 4, 1000);
+}
+
+// When a key's value rows expire, as compaction output cutting groups them.
+struct ExpiryClass {
+  bool known = false;        // false: the key has no value row (only deletions)
+  bool expires = false;      // every value row carries an expiry
+  int64_t expire_at = 0;     // the latest of them
+};
+
+ExpiryClass ClassOf(const std::vector<KeyVersion>& survivors) {
+  ExpiryClass c;
+  for (const KeyVersion& v : survivors) {
+    if (v.kind != RowKind::kValue) continue;
+    if (!c.known) {
+      c = {true, true, std::numeric_limits<int64_t>::min()};
+    }
+    if (!v.meta.expire_at_ms) {
+      c.expires = false;
+    } else {
+      c.expire_at = std::max(c.expire_at, *v.meta.expire_at_ms);
+    }
+  }
+  return c;
+}
+
+// The expiry facts of the output being written, for cutting it where they change sharply.
+struct OutputExpiry {
+  bool any = false;             // a classified key was added
+  bool non_expiring = false;    // some value row never expires
+  bool expiring = false;        // some value row expires
+  int64_t min_expire_at = std::numeric_limits<int64_t>::max();
+  int64_t max_expire_at = std::numeric_limits<int64_t>::min();
+
+  // True when `c` does not belong with what the output holds.
+  bool Differs(const ExpiryClass& c, int64_t window) const {
+    if (!any || !c.known) return false;
+    if (!c.expires) return expiring;
+    if (non_expiring) return true;
+    const int64_t lo = std::min(min_expire_at, c.expire_at);
+    const int64_t hi = std::max(max_expire_at, c.expire_at);
+    return static_cast<__int128>(hi) - lo > window;
+  }
+  void Add(const ExpiryClass& c) {
+    if (!c.known) return;
+    any = true;
+    if (!c.expires) {
+      non_expiring = true;
+      return;
+    }
+    expiring = true;
+    min_expire_at = std::min(min_expire_at, c.expire_at);
+    max_expire_at = std::max(max_expire_at, c.expire_at);
+  }
+};
+
+}  // namespace
+
+int64_t DBImpl::NewerMinTimestamp(const Version& version, std::string_view smallest,
+                                  std::string_view largest, int level, uint64_t number,
+                                  const std::vector<uint64_t>& exclude) {
+  int64_t least = kNoTimestamp;
+  if (MemtableOverlaps(mem_, smallest, largest)) least = std::min(least, mem_->min_timestamp());
+  for (const auto& imm : imms_) {
+    if (MemtableOverlaps(imm.mem, smallest, largest)) {
+      least = std::min(least, imm.mem->min_timestamp());
+    }
+  }
+  for (int l = 0; l < level || (l == level && level == 0); l++) {
+    for (const auto& f : version.Overlapping(l, smallest, largest)) {
+      if (l == level && f->number <= number) continue;  // L0: only the newer files
+      if (std::find(exclude.begin(), exclude.end(), f->number) != exclude.end()) continue;
+      least = std::min(least, f->props.EffectiveMinTimestamp());
+    }
+  }
+  return least;
 }
 
 bool DBImpl::NewerDataOverlaps(const Version& version, const CompactionJob& job) {
   std::string smallest, largest;
-  bool first = true;
-  for (const auto& [level, f] : job.inputs) {
-    const std::string_view s = ExtractUserKey(f->smallest), l = ExtractUserKey(f->largest);
-    if (first) {
-      smallest.assign(s);
-      largest.assign(l);
-      first = false;
-    }
-    if (CompareUserKeys(s, smallest) < 0) smallest.assign(s);
-    if (CompareUserKeys(l, largest) > 0) largest.assign(l);
+  JobRange(job, &smallest, &largest);
+  if (MemtableOverlaps(mem_, smallest, largest)) return true;
+  for (const auto& imm : imms_) {
+    if (MemtableOverlaps(imm.mem, smallest, largest)) return true;
   }
-  if (MemtablesOverlap(smallest, largest)) return true;
   for (int level = 0; level <= job.output_level; level++) {
     for (const auto& f : version.Overlapping(level, smallest, largest)) {
       const bool is_input = std::any_of(job.inputs.begin(), job.inputs.end(), [&](const auto& in) {
@@ -45,84 +132,166 @@ bool DBImpl::NewerDataOverlaps(const Version& version, const CompactionJob& job)
   return false;
 }
 
-bool DBImpl::ApplyWholeFileExpiry(std::unique_lock<std::mutex>&) {
-  if (!whole_file_expiry_.load() || !expiration_enabled_.load() || !bg_error_.ok()) return false;
-  const int64_t now = clock_->NowMs();
+bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
+  if (!bg_error_.ok()) return false;
+  const int64_t expiry_now = ExpiryNow();
+  const bool whole_file = whole_file_expiry_.load();
   auto v = versions_.current();
   VersionEdit edit;
-  uint64_t dropped = 0;
+  uint64_t expired = 0, expired_bytes = 0, deleted = 0, deleted_bytes = 0;
   for (int level = 0; level < kNumLevels; level++) {
-    for (const auto& f : v->files[level]) {
-      const TableProperties& p = f->props;
-      if (p.entries == 0 || p.has_non_expiring || p.max_expire_at > now ||
-          p.max_expire_at == std::numeric_limits<int64_t>::min()) {
+    for (size_t i = 0; i < v->files[level].size(); i++) {
+      const FileMetaData& f = *v->files[level][i];
+      const TableProperties& p = f.props;
+      const std::string_view smallest = ExtractUserKey(f.smallest);
+      const std::string_view largest = ExtractUserKey(f.largest);
+      // Inside a range deletion: every version here is deleted and hides nothing.
+      const bool covered =
+          snapshots_.empty() &&
+          std::any_of(v->range_deletions.begin(), v->range_deletions.end(),
+                      [&](const RangeDeletion& d) {
+                        return p.max_sequence < d.sequence && d.range.Covers(smallest, largest);
+                      });
+      if (covered) {
+        edit.RemoveFile(level, f.number);
+        deleted++;
+        deleted_bytes += f.file_size;
         continue;
       }
-      // Nothing else may hold versions of these keys: older ones would resurface, newer ones
-      // would change what a grace read returns.
-      const std::string_view smallest = ExtractUserKey(f->smallest);
-      const std::string_view largest = ExtractUserKey(f->largest);
-      bool overlapped = MemtablesOverlap(smallest, largest);
-      for (int other = 0; !overlapped && other < kNumLevels; other++) {
-        for (const auto& g : v->Overlapping(other, smallest, largest)) {
-          if (g->number != f->number) overlapped = true;
-        }
+      // Fully expired: every row dead at the expiry clock, under the expiry mode of its rows.
+      const uint64_t values = p.entries - p.tombstones;
+      const bool mode_allows = p.per_item_rows == 0 && p.owner_rows == 0 &&
+                               (whole_file || (values > 0 && p.whole_file_rows == values));
+      if (p.entries == 0 || p.has_non_expiring || !mode_allows ||
+          (values > 0 && p.max_expire_at > expiry_now)) {
+        continue;
       }
-      if (overlapped) continue;
-      edit.RemoveFile(level, f->number);
-      dropped++;
+      // No older version of these keys may surface: only files below it (and older L0 files)
+      // can hold one.
+      bool older = false;
+      for (size_t j = i + 1; level == 0 && j < v->files[0].size() && !older; j++) {
+        const FileMetaData& g = *v->files[0][j];
+        older = CompareUserKeys(ExtractUserKey(g.largest), smallest) >= 0 &&
+                CompareUserKeys(ExtractUserKey(g.smallest), largest) <= 0;
+      }
+      for (int deeper = level + 1; deeper < kNumLevels && !older; deeper++) {
+        older = !v->Overlapping(deeper, smallest, largest).empty();
+      }
+      if (older) continue;
+      // And no read may take one of its versions: a newer version of a key with a smaller
+      // timestamp would surface where this file's dead one hid it from a full-grace read.
+      if (NewerMinTimestamp(*v, smallest, largest, level, f.number, {}) <
+          p.EffectiveMaxTimestamp()) {
+        continue;
+      }
+      edit.RemoveFile(level, f.number);
+      expired++;
+      expired_bytes += f.file_size;
     }
   }
-  if (dropped == 0) return false;
+  // Range facts that no file or memtable needs any more.
+  PickParams params;
+  params.now_ms = clock_->NowMs();
+  params.memtable_min_sequence = MemtableMinSequence();
+  std::vector<RangeDeletion> retired_deletions;
+  std::vector<PurgeHint> retired_hints;
+  {
+    // Decided on the version after this edit: files it drops need nothing.
+    Version after = *v;
+    for (const auto& [level, number] : edit.deleted_files()) {
+      std::erase_if(after.files[level], [n = number](const auto& f) { return f->number == n; });
+    }
+    RetirableRangeFacts(after, params, &retired_deletions, &retired_hints);
+  }
+  for (const RangeDeletion& d : retired_deletions) edit.RetireRangeDeletion(d);
+  for (const PurgeHint& h : retired_hints) edit.RetirePurgeHint(h);
+  if (expired == 0 && deleted == 0 && retired_deletions.empty() && retired_hints.empty()) {
+    return false;
+  }
   Status s = ApplyEdit(&edit);
   if (!s.ok()) {
     SetBgError(s);
     return false;
   }
   v.reset();  // so the dropped files are deletable now
-  stats_.files_expired_whole += dropped;
+  stats_.files_expired_whole += expired;
+  stats_.bytes_expired_whole += expired_bytes;
+  stats_.files_deleted_by_range += deleted;
+  stats_.bytes_deleted_by_range += deleted_bytes;
   DeleteObsoleteFiles();
-  return true;
+  return expired > 0 || deleted > 0;
 }
 
 bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all) {
   if (!bg_error_.ok()) return false;
   PickParams params;
   params.manual_all = manual_all;
-  params.purge_enabled = expiration_enabled_.load() && snapshots_.empty();
+  params.purge_enabled = snapshots_.empty();
   params.now_ms = clock_->NowMs();
-  params.purge_deadline_ms = std::max<int64_t>(0, purge_deadline_ms_.load());
+  params.expiry_now_ms = ExpiryNow();
+  params.purge_deadline_ms = purge_deadline_ms_.load();
+  params.memtable_min_sequence = MemtableMinSequence();
+  params.snapshots = !snapshots_.empty();
   params.l0_compaction_trigger = options_.l0_compaction_trigger;
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
   std::unique_ptr<CompactionJob> job;
+  ReduceContext context;
   {
     // Not held across the compaction: the inputs' files must be deletable when it ends.
     const auto version = versions_.current();
     job = PickCompaction(*version, params, next_compaction_file_);
     if (!job) return false;
-    job->drop_dead = job->bottommost && !NewerDataOverlaps(*version, *job);
+    std::string smallest, largest;
+    JobRange(*job, &smallest, &largest);
+    std::vector<uint64_t> inputs;
+    for (const auto& in : job->inputs) inputs.push_back(in.second->number);
+    context.snapshots.assign(snapshots_.begin(), snapshots_.end());
+    context.nothing_below = job->bottommost;
+    context.newer_min_timestamp =
+        NewerMinTimestamp(*version, smallest, largest, job->output_level + 1, 0, inputs);
+    context.whole_history = job->bottommost && context.snapshots.empty() &&
+                            !NewerDataOverlaps(*version, *job);
+    context.expiry_now_ms = params.expiry_now_ms;
   }
-  Status s = DoCompaction(lock, job.get());
+  Status s = DoCompaction(lock, job.get(), &context);
   if (!s.ok()) SetBgError(s);
   return s.ok();
 }
 
-Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job) {
-  const std::vector<uint64_t> snapshots(snapshots_.begin(), snapshots_.end());
-  const int64_t now = clock_->NowMs();
-  const bool expiration = expiration_enabled_.load();
+Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
+                            ReduceContext* context) {
   const CompactionFilter* filter = options_.compaction_filter.get();
-  const TableOptions table_options = MakeTableOptions(now);
+  const TableOptions table_options = MakeTableOptions(context->expiry_now_ms);
+  const int64_t window = ExpiryWindow(purge_deadline_ms_.load());
+  // Outputs shorter than this are not cut for expiry: no file of a few blocks.
+  const uint64_t min_cut_size =
+      std::max<uint64_t>(options_.target_file_size / 128, 16 * options_.block_size);
+  // A copy: holding the version would keep the inputs on disk after the compaction.
+  const std::vector<RangeDeletion> range_deletions = versions_.current()->range_deletions;
+  context->range_deletions = &range_deletions;
   uint64_t bytes_read = 0;
   for (const auto& in : job->inputs) bytes_read += in.second->file_size;
   std::vector<uint64_t> numbers;  // output file numbers, reserved under the lock
   lock.unlock();
 
-  // Everything below runs without mu_: the filter may call back into the DB.
-  const std::unique_ptr<CompactionFilter> filter_run =
-      filter != nullptr ? filter->StartCompaction() : nullptr;
-  if (filter_run != nullptr) filter = filter_run.get();
+  // Everything below runs without mu_: the filter may call back into the DB. Its run reads
+  // through a view of what the WAL has synced, so what it drops stays dropped after a crash.
+  std::unique_ptr<View> view;
+  std::unique_ptr<CompactionFilter> filter_run;
+  if (filter != nullptr) {
+    view = NewDurableView();
+    if (view == nullptr) {
+      lock.lock();
+      return bg_error_.ok() ? Status::IOError("compaction: WAL sync failed") : bg_error_;
+    }
+    filter_run = filter->StartCompaction(view.get());
+    if (filter_run != nullptr) filter = filter_run.get();
+    context->filter = filter;
+    context->filter_now_ms = view->expiry_now_ms;
+  }
+  std::vector<KeyRange> expired_ranges;
+  context->expired_ranges = &expired_ranges;
   std::vector<std::unique_ptr<InternalIterator>> children;
   Status s;
   for (const auto& in : job->inputs) {
@@ -134,15 +303,18 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   std::vector<FileMetaData> outputs;
   ReduceStats reduce_stats;
   std::unique_ptr<TableWriter> writer;
+  OutputExpiry output_expiry;
   auto finish_output = [&]() -> Status {
     if (!writer) return Status::OK();
     FileMetaData meta;
     Status fs = writer->Finish(&meta);
     writer.reset();
+    output_expiry = OutputExpiry();
     if (fs.ok()) outputs.push_back(std::move(meta));
     return fs;
   };
-  auto emit = [&](std::string_view internal_key, std::string_view row) -> Status {
+  std::string internal_key, row;
+  auto add = [&](std::string_view key, std::string_view encoded) -> Status {
     if (!writer) {
       uint64_t number;
       {
@@ -155,23 +327,34 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       Status os = writer->Open(number);
       if (!os.ok()) return os;
     }
-    return writer->Add(internal_key, row);
+    return writer->Add(key, encoded);
+  };
+  auto emit = [&](std::string_view user_key, const std::vector<KeyVersion>& survivors) -> Status {
+    if (survivors.empty()) return Status::OK();
+    // Files split only between user keys: at the target size, and where the keys' expiry
+    // changes sharply, so that outputs expire whole (Cassandra's time windows, Riak's
+    // whole_file mode).
+    const ExpiryClass cls = ClassOf(survivors);
+    if (writer && (writer->FileSize() >= options_.target_file_size ||
+                   (writer->FileSize() >= min_cut_size && output_expiry.Differs(cls, window)))) {
+      Status fs = finish_output();
+      if (!fs.ok()) return fs;
+    }
+    output_expiry.Add(cls);
+    return EmitEntries(user_key, survivors, add, &internal_key, &row);
   };
   if (s.ok()) {
     auto input = NewMergingIterator(std::move(children));
     input->SeekToFirst();
     auto reduce = [&](std::string_view user_key, std::vector<KeyVersion> versions) {
-      return ReduceVersions(user_key, std::move(versions), snapshots, job->drop_dead, expiration,
-                            now, filter, &reduce_stats);
+      return ReduceVersions(user_key, std::move(versions), *context, &reduce_stats);
     };
-    s = ReduceInput(input.get(), reduce, emit, [&]() -> Status {
-      // Files split only between user keys.
-      if (writer && writer->FileSize() >= options_.target_file_size) return finish_output();
-      return Status::OK();
-    });
+    s = ReduceInput(input.get(), reduce, emit);
     if (s.ok()) s = finish_output();
   }
   writer.reset();
+  filter_run.reset();
+  view.reset();
   // The outputs' directory entries are made durable before the manifest names them.
   if (s.ok() && !outputs.empty()) s = fs_->SyncDir(dir_);
 
@@ -184,6 +367,11 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       edit.AddFile(job->output_level, out);
       bytes_written += out.file_size;
     }
+    for (const RangeDeletion& d : job->retires_deletions) edit.RetireRangeDeletion(d);
+    for (const PurgeHint& h : job->retires_hints) edit.RetirePurgeHint(h);
+    // What lived only through the expired rows removed here is due for purge now.
+    const int64_t now = clock_->NowMs();
+    for (KeyRange& range : expired_ranges) edit.AddPurgeHint(PurgeHint{std::move(range), now});
     s = ApplyEdit(&edit);
     if (s.ok()) {
       stats_.compactions++;
@@ -191,6 +379,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       stats_.compaction_bytes_written += bytes_written;
       stats_.expired_rows_dropped += reduce_stats.expired;
       stats_.filter_rows_dropped += reduce_stats.filtered;
+      stats_.versions_deleted += reduce_stats.deleted;
     }
   }
   for (uint64_t number : numbers) pending_outputs_.erase(number);

@@ -39,8 +39,7 @@ class MemTableInserter final : public WriteBatch::Handler {
  public:
   MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
   void Apply(const WriteBatch::Entry& e) override {
-    mem_->Add(sequence_++, e.op == WriteBatch::Op::kPut ? RowKind::kValue : RowKind::kTombstone,
-              e.key, e.encoded_row);
+    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row);
   }
 
  private:
@@ -136,12 +135,29 @@ Status DBImpl::Recover() {
     if (!s.ok()) return s;
   }
   versions_.SetLastSequence(max_sequence);
+  // What was replayed may sit in the OS's cache only (a crashed process's unsynced writes):
+  // make it durable, so that everything in the memtable counts as synced from now on (the
+  // compaction filter's durable views rely on it).
+  for (uint64_t number : logs) {
+    std::unique_ptr<WritableFile> file;
+    s = fs_->NewAppendableFile(LogFileName(dir_, number), &file);
+    if (s.ok()) s = file->Sync();
+    if (s.ok()) s = file->Close();
+    if (!s.ok()) return s;
+  }
   // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
   s = NewLog(/*sync_old=*/false);
   if (!s.ok()) return s;
   // The manifest's log number: the oldest WAL still holding unflushed writes.
   VersionEdit edit;
   edit.SetLogNumber(logs.empty() ? log_file_number_ : logs.front());
+  // The expiry clock: frozen where the last run left it (or now) while expiration is off.
+  if (options_.expiration_enabled) {
+    edit.SetExpiryFrozenAt(VersionEdit::kExpiryRunning);
+  } else {
+    expiry_frozen_at_ = versions_.expiry_frozen_at().value_or(clock_->NowMs());
+    edit.SetExpiryFrozenAt(expiry_frozen_at_.load());
+  }
   s = versions_.CreateNewManifest();
   if (s.ok()) s = ApplyEdit(&edit);
   return s;
@@ -247,6 +263,75 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
   }
   if (wal_fsync_.load() == WalFsync::kAlways && !options.defer_sync) return SyncWal();
   return Status::OK();
+}
+
+Status DBImpl::DeleteRange(const std::vector<KeyRange>& ranges) {
+  if (ranges.empty()) return Status::OK();
+  std::unique_lock lock(mu_);
+  if (!bg_error_.ok()) return bg_error_;
+  // Every version in the memtable is older than the deletion: freeze it, so its flush (which
+  // leaves out what the deletion hides) clears the way for applying the deletion to the files.
+  if (!mem_->empty()) {
+    Status s = NewLog(/*sync_old=*/true);
+    if (!s.ok()) {
+      log_broken_ = true;
+      SetBgError(s);
+      return s;
+    }
+    FreezeMemtable();
+  }
+  const uint64_t sequence = versions_.last_sequence() + 1;
+  versions_.SetLastSequence(sequence);
+  VersionEdit edit;
+  for (const KeyRange& range : ranges) edit.AddRangeDeletion(RangeDeletion{range, sequence});
+  Status s = ApplyEdit(&edit);
+  if (!s.ok()) {
+    SetBgError(s);
+    return s;
+  }
+  stats_.range_deletions++;
+  bg_cv_.notify_one();
+  return Status::OK();
+}
+
+Status DBImpl::SetExpirationEnabled(bool enabled) {
+  std::lock_guard lock(mu_);
+  if (enabled == expiration_enabled_.load()) return Status::OK();
+  if (!bg_error_.ok()) return bg_error_;
+  const int64_t frozen_at = enabled ? VersionEdit::kExpiryRunning : clock_->NowMs();
+  VersionEdit edit;
+  edit.SetExpiryFrozenAt(frozen_at);
+  Status s = ApplyEdit(&edit);
+  if (!s.ok()) {
+    SetBgError(s);
+    return s;
+  }
+  if (!enabled) expiry_frozen_at_ = frozen_at;
+  expiration_enabled_ = enabled;
+  bg_cv_.notify_one();
+  return Status::OK();
+}
+
+std::unique_ptr<DBImpl::View> DBImpl::NewDurableView() {
+  uint64_t sequence;
+  int64_t expiry_now;
+  std::shared_ptr<const ReadState> state;
+  {
+    std::lock_guard lock(mu_);
+    sequence = versions_.last_sequence();
+    expiry_now = ExpiryNow();
+    state = read_state_;
+  }
+  // Every write up to `sequence` reached the WAL writer before it was counted; this sync covers
+  // them all. Writes after it were made at `expiry_now` or later.
+  if (!SyncWal().ok()) return nullptr;
+  return std::make_unique<View>(sequence, std::move(state), expiry_now);
+}
+
+uint64_t DBImpl::MemtableMinSequence() const {
+  uint64_t least = mem_->min_sequence();
+  for (const auto& imm : imms_) least = std::min(least, imm.mem->min_sequence());
+  return least;
 }
 
 Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
@@ -386,8 +471,13 @@ void DBImpl::SetPurgeDeadline(int64_t ms) {
   bg_cv_.notify_one();
 }
 
-std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* snapshot,
-                                                              uint64_t* sequence) {
+std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(
+    const Snapshot* snapshot, uint64_t* sequence, std::optional<int64_t>* expiry_now) {
+  if (const View* view = AsView(snapshot)) {
+    *sequence = view->sequence();
+    *expiry_now = view->expiry_now_ms;
+    return view->state;
+  }
   std::lock_guard lock(mu_);
   *sequence = ReadSequence(snapshot);
   return read_state_;
@@ -404,9 +494,12 @@ void DBImpl::PublishReadState() {
 
 Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   uint64_t sequence;
-  const std::shared_ptr<const ReadState> read_state = GetReadState(options.snapshot, &sequence);
+  std::optional<int64_t> view_expiry_now;
+  const std::shared_ptr<const ReadState> read_state =
+      GetReadState(options.snapshot, &sequence, &view_expiry_now);
   const ReadState& state = *read_state;
-  VersionChooser chooser(options.retrieval_grace_ms);
+  VersionChooser chooser(options.retrieval_grace_ms,
+                         state.version->DeletionFloor(key, sequence));
   std::string lookup;  // built when a table file is reached
   Status status;
   // Memtables: the key's own version chain, found through the hash index (no iterator needed).
@@ -451,15 +544,15 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
     }
   }
   if (!status.ok()) return status;
-  if (options.expired_at != nullptr) options.expired_at->reset();
+  if (options.dead_version != nullptr) options.dead_version->reset();
   // The clock is read only for a version that can expire: a clock read costs ~3% of a cached
   // point read's CPU in a VM.
   const bool expiring = chooser.has_choice() && chooser.meta().expire_at_ms.has_value();
-  const int64_t now = expiring ? clock_->NowMs() : 0;
-  if (!chooser.has_choice() || chooser.ChosenIsDead(expiration_enabled_.load(), now)) {
-    if (options.expired_at != nullptr && chooser.has_choice() &&
-        chooser.kind() != RowKind::kTombstone) {
-      *options.expired_at = chooser.meta().expire_at_ms;  // dead and not a tombstone: expired
+  const int64_t expiry_now = !expiring ? 0 : view_expiry_now ? *view_expiry_now : ExpiryNow();
+  if (!chooser.has_choice()) return Status::NotFound();
+  if (chooser.ChosenIsDead(expiry_now)) {
+    if (options.dead_version != nullptr) {
+      *options.dead_version = DeadVersion{chooser.kind(), chooser.meta(), chooser.TakeValue()};
     }
     return Status::NotFound();
   }
@@ -472,12 +565,18 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   std::unique_ptr<DBIterTree> tree;
   DBIterParams params;
   std::shared_ptr<const ReadState> state;
+  std::optional<int64_t> view_expiry_now;
+  const View* view = AsView(options.snapshot);
   {
     std::lock_guard lock(mu_);
     params.sequence = ReadSequence(options.snapshot);
     // A spare tree is dropped whenever a new read state is published: if there is one, it
     // reads read_state_.
-    if (spare_iterator_ != nullptr && spare_iterator_->fill_cache == options.fill_cache) {
+    if (view != nullptr) {
+      state = view->state;
+      view_expiry_now = view->expiry_now_ms;
+      stats_.iterator_trees_built++;
+    } else if (spare_iterator_ != nullptr && spare_iterator_->fill_cache == options.fill_cache) {
       tree = std::move(spare_iterator_);
       stats_.iterator_trees_reused++;
     } else {
@@ -488,9 +587,12 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   if (tree == nullptr) tree = NewIterTree(std::move(state), options.fill_cache);
   tree->lower_bound = options.lower_bound;
   tree->upper_bound = options.upper_bound;
-  params.now_ms = clock_->NowMs();
-  params.expiration_enabled = expiration_enabled_.load();
-  return NewDBIterator(std::move(tree), params, this);
+  params.expiry_now_ms = view_expiry_now ? *view_expiry_now : ExpiryNow();
+  params.retrieval_grace_ms = options.retrieval_grace_ms;
+  const auto& deletions = static_cast<const ReadState*>(tree->source)->version->range_deletions;
+  if (!deletions.empty()) params.range_deletions = &deletions;
+  // A view's tree reads a pinned state that is not read_state_: it is never recycled.
+  return NewDBIterator(std::move(tree), params, view != nullptr ? nullptr : this);
 }
 
 std::unique_ptr<DBIterTree> DBImpl::NewIterTree(std::shared_ptr<const ReadState> state,
@@ -560,6 +662,7 @@ Stats DBImpl::GetStats() {
   for (int level = 0; level < kNumLevels; level++) {
     stats.levels[level].files = static_cast<int>(version->files[level].size());
     stats.levels[level].bytes = version->LevelBytes(level);
+    for (const auto& f : version->files[level]) stats.levels[level].entries += f->props.entries;
   }
   stats.memtable_bytes = mem_->ApproximateMemoryUsage();
   for (const auto& imm : imms_) stats.memtable_bytes += imm.mem->ApproximateMemoryUsage();
@@ -567,6 +670,8 @@ Stats DBImpl::GetStats() {
   stats.block_cache_hits = block_cache_->hits();
   stats.block_cache_misses = block_cache_->misses();
   stats.last_sequence = versions_.last_sequence();
+  stats.range_deletions_pending = version->range_deletions.size();
+  stats.purge_hints_pending = version->purge_hints.size();
   return stats;
 }
 

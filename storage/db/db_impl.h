@@ -23,6 +23,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -42,6 +43,7 @@ class LogWriter;
 class TableCache;
 class BlockCache;
 struct CompactionJob;
+struct ReduceContext;
 
 class DBImpl final : public DB, private DBIterTreeRecycler {
  public:
@@ -54,6 +56,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
   Status Delete(const WriteOptions& options, std::string_view key) override;
   Status Write(const WriteOptions& options, const WriteBatch& batch) override;
+  Status DeleteRange(const std::vector<KeyRange>& ranges) override;
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   const Snapshot* GetSnapshot() override;
@@ -66,23 +69,44 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status Resume() override;
   Stats GetStats() override;
   const Clock& clock() const override { return *clock_; }
-  void SetExpirationEnabled(bool enabled) override { expiration_enabled_ = enabled; }
+  int64_t ExpiryNowMs() const override { return ExpiryNow(); }
+  Status SetExpirationEnabled(bool enabled) override;
   void SetWholeFileExpiry(bool enabled) override { whole_file_expiry_ = enabled; }
   void SetPurgeDeadline(int64_t ms) override;
   void SetWalFsync(WalFsync mode) override;
 
   // Runs, on the calling thread, what the background thread does on a wake-up once flushes are
-  // done: whole-file expiry, then one compaction if one is due (purge deadline first). Lets
-  // tests drive expiry with a ManualClock. Returns true if it changed the tree.
+  // done: whole-file drops, then one compaction if one is due (range jobs and purge deadline
+  // first). Lets tests drive expiry with a ManualClock. Returns true if it changed the tree.
   bool RunBackgroundCycle();
 
  private:
+  struct ReadState;
+  // A read view that pins the read state it was taken on and judges expiry at a fixed time:
+  // what compaction hands its filter (CompactionFilter::StartCompaction). Never registered in
+  // snapshots_, so it keeps no version from being merged; the state it pins holds every
+  // version a read at its sequence needs.
+  class View final : public Snapshot {
+   public:
+    View(uint64_t sequence, std::shared_ptr<const ReadState> pinned, int64_t expiry_now)
+        : sequence_(sequence), state(std::move(pinned)), expiry_now_ms(expiry_now) {}
+    ~View() override = default;
+    uint64_t sequence() const override { return sequence_; }
+
+    const uint64_t sequence_;
+    const std::shared_ptr<const ReadState> state;
+    const int64_t expiry_now_ms;
+  };
+  static const View* AsView(const Snapshot* snapshot) {
+    return snapshot == nullptr ? nullptr : dynamic_cast<const View*>(snapshot);
+  }
+
   struct Frozen {
     std::shared_ptr<MemTable> mem;
     uint64_t next_log_number;  // the WAL that holds writes made after this memtable froze
   };
   // What a read looks at besides the sequence: published whole (read_state_), never changed.
-  struct ReadState {
+  struct ReadState final {
     std::shared_ptr<MemTable> mem;
     std::vector<std::shared_ptr<MemTable>> imms;  // newest first
     std::shared_ptr<const Version> version;
@@ -99,8 +123,20 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   uint64_t ReadSequence(const Snapshot* snapshot) const {
     return snapshot ? snapshot->sequence() : versions_.last_sequence();
   }
-  // The published read state, and the sequence to read at (ReadSequence).
-  std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence);
+  // The state a read looks at and the sequence to read at: a view's own, else the published
+  // read state at ReadSequence. *expiry_now is set for a view (its fixed expiry time).
+  std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
+                                                std::optional<int64_t>* expiry_now);
+  // The expiry clock: now while expiration is on, else the time it was switched off.
+  int64_t ExpiryNow() const {
+    return expiration_enabled_.load() ? clock_->NowMs() : expiry_frozen_at_.load();
+  }
+  // Makes every write made so far durable (as SyncWal) and returns a view of the DB as of that
+  // point, expiry judged at its time. nullptr if the sync failed (the DB is then in the error
+  // state). REQUIRES: mu_ not held.
+  std::unique_ptr<View> NewDurableView();
+  // Facts about the memtables for compaction planning. REQUIRES: mu_.
+  uint64_t MemtableMinSequence() const;
   // Publishes mem_, imms_ and the current version as read_state_, and drops the spare
   // iterator tree (it reads the old state). Every change of the three calls it. REQUIRES: mu_.
   void PublishReadState();
@@ -135,15 +171,28 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Writes imms_.front() to an L0 file and installs it; on failure enters the error state.
   Status FlushOldestImm(std::unique_lock<std::mutex>& lock);
   void DeleteObsoleteFiles();  // REQUIRES: mu_
-  TableOptions MakeTableOptions(int64_t now_ms) const;
+  TableOptions MakeTableOptions(int64_t expiry_now_ms) const;
 
   // --- db_compaction.cc: compactions and expiry. Return true if they changed the tree.
   bool RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all);
-  bool ApplyWholeFileExpiry(std::unique_lock<std::mutex>& lock);
-  Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job);
-  bool MemtablesOverlap(std::string_view smallest_user, std::string_view largest_user);
+  // Drops, by one manifest edit, every table file whose rows are all dead and hide nothing
+  // (docs/expiry.md, "Whole-file expiry") or that lies inside a range deletion, and retires the
+  // range deletions and purge hints that no file needs any more.
+  bool ApplyWholeFileDrops(std::unique_lock<std::mutex>& lock);
+  Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
+                      ReduceContext* context);
+  // The least timestamp any version newer than `range`'s data at `level` may have: over the
+  // memtables and the files of levels < level (L0: newer than `number`) that overlap the range
+  // and are not in `exclude`. INT64_MAX when none overlaps. REQUIRES: mu_.
+  int64_t NewerMinTimestamp(const Version& version, std::string_view smallest,
+                            std::string_view largest, int level, uint64_t number,
+                            const std::vector<uint64_t>& exclude);
   // True if memtables or files outside `job` at levels <= its output hold keys in its range.
   bool NewerDataOverlaps(const Version& version, const CompactionJob& job);
+  // Freezes the memtable when it holds versions that are due for a purge (their expiry, or a
+  // purge hint over them) or that a range deletion waits on, so the flush takes them out of
+  // the WAL and on to compaction. Returns true if it froze it. REQUIRES: mu_.
+  bool MaybeFreezeForPurge();
 
   const Options options_;
   const std::string dir_;
@@ -156,6 +205,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::unique_ptr<FileLock> lock_;
 
   std::atomic<bool> expiration_enabled_;
+  std::atomic<int64_t> expiry_frozen_at_{0};  // the expiry clock while expiration is off
   std::atomic<bool> whole_file_expiry_;
   std::atomic<int64_t> purge_deadline_ms_;
   std::atomic<WalFsync> wal_fsync_;

@@ -1,5 +1,6 @@
 #include "storage/db/db_iter.h"
 
+#include "storage/db/version_chooser.h"
 #include "storage/format/internal_key.h"
 
 namespace ebb::storage {
@@ -41,7 +42,7 @@ class DBIter final : public Iterator {
       target = *lower_bound_;
     }
     lookup_.clear();
-    AppendInternalKey(&lookup_, target, params_.sequence, RowKind::kValue);
+    AppendLookupKey(&lookup_, target, params_.sequence);
     iter_->Seek(lookup_);
     FindNextUserEntry(false);
   }
@@ -56,8 +57,8 @@ class DBIter final : public Iterator {
   }
 
   void Next() override {
-    skip_.swap(key_);  // the key just shown is the one to skip; key_ keeps a buffer to reuse
-    iter_->Next();
+    // The internal iterator is on a version of the shown key or past them: skip the rest.
+    skip_.swap(key_);  // key_ keeps a buffer to reuse
     FindNextUserEntry(true);
   }
 
@@ -73,8 +74,18 @@ class DBIter final : public Iterator {
 
  private:
   bool IsDead(RowKind kind, const RowMeta& meta) const {
-    return kind == RowKind::kTombstone ||
-           (params_.expiration_enabled && meta.ExpiredAt(params_.now_ms));
+    return kind != RowKind::kValue || meta.ExpiredAt(params_.expiry_now_ms);
+  }
+
+  uint64_t Floor(std::string_view user_key) const {
+    if (params_.range_deletions == nullptr) return 0;
+    uint64_t floor = 0;
+    for (const RangeDeletion& d : *params_.range_deletions) {
+      if (d.sequence <= params_.sequence && d.sequence > floor && d.range.Contains(user_key)) {
+        floor = d.sequence;
+      }
+    }
+    return floor;
   }
 
   // Parses the internal entry; false (and invalid, with status) on damage.
@@ -93,30 +104,61 @@ class DBIter final : public Iterator {
     valid_ = true;
   }
 
+  // With the internal iterator on the first visible version of `ikey.user_key` (already parsed
+  // into ikey/meta/value), applies the read rule to the key's versions. Returns true and shows
+  // the key when the version chosen is live. With a grace the walk may move the internal
+  // iterator past the key's versions; without one it stays on the first.
+  bool Choose(const ParsedInternalKey& ikey, const RowMeta& meta, std::string_view value) {
+    const uint64_t floor = Floor(ikey.user_key);
+    if (params_.retrieval_grace_ms <= 0) {
+      if (ikey.sequence < floor || IsDead(ikey.kind, meta)) return false;
+      Save(ikey.user_key, meta, value);
+      return true;
+    }
+    VersionChooser chooser(params_.retrieval_grace_ms, floor);
+    key_.assign(ikey.user_key.data(), ikey.user_key.size());
+    bool more = chooser.Offer(ikey.kind, meta, value, ikey.sequence);
+    while (more) {
+      iter_->Next();
+      if (!iter_->Valid()) break;
+      ParsedInternalKey next;
+      RowMeta next_meta;
+      std::string_view next_value;
+      if (!ParseCurrent(&next, &next_meta, &next_value)) return false;
+      if (CompareUserKeys(next.user_key, key_) != 0) break;
+      if (next.sequence > params_.sequence) continue;
+      more = chooser.Offer(next.kind, next_meta, next_value, next.sequence);
+    }
+    if (!chooser.has_choice() || chooser.ChosenIsDead(params_.expiry_now_ms)) return false;
+    value_ = chooser.TakeValue();
+    meta_ = chooser.meta();
+    valid_ = true;
+    return true;
+  }
+
   // From the current internal position forward: the first user key (other than skip_, when
-  // `skipping`) whose newest visible version is live.
+  // `skipping`) whose chosen version is live.
   void FindNextUserEntry(bool skipping) {
     valid_ = false;
-    for (; iter_->Valid(); iter_->Next()) {
+    while (iter_->Valid()) {
       ParsedInternalKey ikey;
       RowMeta meta;
       std::string_view value;
       if (!ParseCurrent(&ikey, &meta, &value)) return;
-      if (ikey.sequence > params_.sequence) continue;
-      if (skipping && CompareUserKeys(ikey.user_key, skip_) == 0) continue;
-      if (upper_bound_ && CompareUserKeys(ikey.user_key, *upper_bound_) >= 0) return;
-      if (IsDead(ikey.kind, meta)) {
-        skip_.assign(ikey.user_key.data(), ikey.user_key.size());
-        skipping = true;
+      if (ikey.sequence > params_.sequence ||
+          (skipping && CompareUserKeys(ikey.user_key, skip_) == 0)) {
+        iter_->Next();
         continue;
       }
-      Save(ikey.user_key, meta, value);
-      return;
+      if (upper_bound_ && CompareUserKeys(ikey.user_key, *upper_bound_) >= 0) return;
+      if (Choose(ikey, meta, value)) return;
+      if (!status_.ok()) return;
+      skip_.assign(ikey.user_key.data(), ikey.user_key.size());
+      skipping = true;
     }
   }
 
-  // The last user key < *before (or the last key at all) whose newest visible version is live;
-  // leaves the internal iterator on that version.
+  // The last user key < *before (or the last key at all) whose chosen version is live.
   void FindPrevUserEntry(const std::string* before) {
     valid_ = false;
     std::string target;
@@ -148,9 +190,8 @@ class DBIter final : public Iterator {
       std::string_view value;
       if (!ParseCurrent(&ikey, &meta, &value)) return;
       if (CompareUserKeys(ikey.user_key, user_key) != 0) continue;  // nothing visible
-      if (IsDead(ikey.kind, meta)) continue;
-      Save(ikey.user_key, meta, value);
-      return;
+      if (Choose(ikey, meta, value)) return;
+      if (!status_.ok()) return;
     }
   }
 

@@ -1,9 +1,12 @@
 // DBIter: the user-facing Iterator (storage/iterator.h) over a merged InternalIterator.
 //
-// For each user key it shows the most recently written version with sequence <= the snapshot;
-// keys whose version is a tombstone, or expired at `now_ms` (the creation time), are skipped.
-// Bounds [lower, upper) apply to user keys.
-// Invariant while Valid(): the internal iterator sits on the shown version.
+// For each user key it shows the version the read rule (storage/db.h, "Reading one key") takes
+// among those with sequence <= the snapshot, with the iterator's retrieval grace and the range
+// deletions of the read state; keys whose chosen version is a tombstone, a wipe, or a value
+// expired at `expiry_now_ms` (fixed at creation) are skipped. Bounds [lower, upper) apply to
+// user keys.
+// Invariant while Valid(): the internal iterator sits on a version of the shown key or on the
+// first entry after them.
 // Thread-safety: one thread at a time.
 #pragma once
 
@@ -14,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/db/version_edit.h"
 #include "storage/format/internal_iterator.h"
 #include "storage/iterator.h"
 
@@ -49,8 +53,10 @@ class DBIterTreeRecycler {
 
 struct DBIterParams {
   uint64_t sequence = 0;
-  int64_t now_ms = 0;
-  bool expiration_enabled = true;
+  int64_t expiry_now_ms = 0;
+  int64_t retrieval_grace_ms = 0;
+  // The read state's range deletions (kept alive by the tree's pins); may be null.
+  const std::vector<RangeDeletion>* range_deletions = nullptr;
 };
 
 // An iterator reading `tree` (whose bounds are already set). When it dies the tree goes to

@@ -81,6 +81,10 @@ bool RowTimestamp(std::string_view encoded_row, int64_t* timestamp) {
   return true;
 }
 
+void LowerTo(std::atomic<int64_t>* min, int64_t v) {
+  if (v < min->load(std::memory_order_relaxed)) min->store(v, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 const MemTable::Version* MemTable::Chain::OutOfOrder() {
@@ -222,6 +226,13 @@ MemTable::Version* MemTable::LinkVersion(Chain* chain, Version* version) {
 void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
                                   const Version* version) {
   if (chain->flush_least == Chain::OutOfOrder()) return;
+  // A wipe hides what came before it: the flush must see it among the key's versions.
+  constexpr uint8_t kWipe = static_cast<uint8_t>(RowKind::kWipe);
+  if ((version->trailer & 0xff) == kWipe ||
+      (previous_newest != nullptr && (previous_newest->trailer & 0xff) == kWipe)) {
+    chain->flush_least = Chain::OutOfOrder();
+    return;
+  }
   int64_t ts = 0;
   int64_t previous_ts = 0;
   if (previous_newest == nullptr || !RowTimestamp(version->row(), &ts) ||
@@ -252,6 +263,15 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
     if (prefix_length_ != nullptr) IndexPrefix(fresh);
   }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
+  if (sequence < min_sequence_.load(std::memory_order_relaxed)) {
+    min_sequence_.store(sequence, std::memory_order_relaxed);
+  }
+  RowMeta meta;
+  std::string_view value;
+  if (DecodeRow(encoded_row, &meta, &value)) {
+    LowerTo(&min_timestamp_, meta.timestamp_or_zero());
+    if (kind == RowKind::kValue && meta.expire_at_ms) LowerTo(&min_expire_at_, *meta.expire_at_ms);
+  }
 }
 
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {

@@ -13,9 +13,10 @@
 // an iterator seeking exactly to a prefix (one log's entries) starts there without a search.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed. For the flush,
-// Add also keeps, per key, whether its versions came in timestamp order and which older version
-// ReduceForFlush (db/compaction.h) would keep: NewFlushIterator then hands the flush those two
-// versions of a hot key instead of walking its whole chain, one cache miss per version.
+// Add also keeps, per key, whether its versions came in timestamp order (with no wipe among
+// them) and which older version ReduceForFlush (db/compaction.h) would keep: NewFlushIterator
+// then hands the flush those two versions of a hot key instead of walking its whole chain, one
+// cache miss per version.
 // Thread-safety: Add needs external synchronization (the DB mutex); reads and iterators are safe
 // concurrently with one Add. Share it with std::shared_ptr: iterators keep it alive.
 #pragma once
@@ -70,6 +71,13 @@ class MemTable {
   size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   bool empty() const { return num_entries() == 0; }
+  // Facts over every version added so far, for the engine's expiry and deletion decisions:
+  // the least sequence (UINT64_MAX when empty), the least timestamp a version counts with in the
+  // read rule (an untimed one counts 0; INT64_MAX when empty), and the least expire_at of a value
+  // (INT64_MAX: none expires).
+  uint64_t min_sequence() const { return min_sequence_.load(std::memory_order_relaxed); }
+  int64_t min_timestamp() const { return min_timestamp_.load(std::memory_order_relaxed); }
+  int64_t min_expire_at() const { return min_expire_at_.load(std::memory_order_relaxed); }
 
   // The versions of `user_key` with sequence <= `sequence`, newest first.
   VersionCursor FindVersions(std::string_view user_key, uint64_t sequence) const;
@@ -129,6 +137,9 @@ class MemTable {
   size_t num_prefix_buckets_ = 0;
   std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_
   std::atomic<uint64_t> num_entries_{0};
+  std::atomic<uint64_t> min_sequence_{UINT64_MAX};
+  std::atomic<int64_t> min_timestamp_{INT64_MAX};
+  std::atomic<int64_t> min_expire_at_{INT64_MAX};
 };
 
 }  // namespace ebb::storage

@@ -4,8 +4,10 @@ namespace ebb::storage {
 
 bool VersionChooser::Offer(RowKind kind, const RowMeta& meta, std::string_view value,
                            uint64_t sequence) {
-  const int64_t ts = meta.timestamp_or_zero();
+  if (sequence < floor_sequence_) return false;  // deleted by a range deletion, and all older
   if (has_choice_) {
+    if (kind == RowKind::kWipe) return false;  // everything older is deleted
+    const int64_t ts = meta.timestamp_or_zero();
     const int64_t best = meta_.timestamp_or_zero();
     // ts > best - grace, written without overflow: ts - best > -grace.
     const bool in_window =
@@ -19,7 +21,7 @@ bool VersionChooser::Offer(RowKind kind, const RowMeta& meta, std::string_view v
   meta_ = meta;
   value_.assign(value.data(), value.size());
   sequence_ = sequence;
-  return grace_ms_ > 0;
+  return grace_ms_ > 0 && kind != RowKind::kWipe;
 }
 
 }  // namespace ebb::storage

@@ -3,8 +3,11 @@
 //
 // grace <= 0: the first version offered wins. grace > 0: keep walking while the next version's
 // timestamp > best.ts - grace, keeping the greatest timestamp (ties: the earlier offered, i.e.
-// more recently written). FullGrace() walks every version: what compaction keeps.
-// A version without a timestamp counts as timestamp 0.
+// more recently written). FullGrace() walks every version: what compaction keeps when it merges
+// a key's whole history. A version without a timestamp counts as timestamp 0.
+// Whole-key deletes end the walk: a wipe (RowKind::kWipe) is chosen when it is the first version
+// offered, and otherwise stops the walk with the choice made so far; a version written before a
+// range deletion covering the key (sequence < floor_sequence) stops it the same way, unchosen.
 // Thread-safety: a value type, used by one thread.
 #pragma once
 
@@ -21,11 +24,15 @@ namespace ebb::storage {
 
 class VersionChooser {
  public:
-  explicit VersionChooser(int64_t grace_ms) : grace_ms_(grace_ms) {}
-  static VersionChooser FullGrace() { return VersionChooser(std::numeric_limits<int64_t>::max()); }
+  // `floor_sequence`: versions with a smaller sequence are deleted by a range deletion (0: none).
+  explicit VersionChooser(int64_t grace_ms, uint64_t floor_sequence = 0)
+      : grace_ms_(grace_ms), floor_sequence_(floor_sequence) {}
+  static VersionChooser FullGrace(uint64_t floor_sequence = 0) {
+    return VersionChooser(std::numeric_limits<int64_t>::max(), floor_sequence);
+  }
 
   // Offers the next older version. Returns true if the walk should go on to the next one.
-  // Postcondition: chosen() describes the version the rule picks among those offered so far.
+  // Postcondition: the choice describes the version the rule picks among those offered so far.
   bool Offer(RowKind kind, const RowMeta& meta, std::string_view value, uint64_t sequence);
 
   bool has_choice() const { return has_choice_; }
@@ -35,13 +42,15 @@ class VersionChooser {
   // Moves the chosen value out (value() is empty afterwards).
   std::string TakeValue() { return std::move(value_); }
   uint64_t sequence() const { return sequence_; }
-  // True when the chosen version makes the key absent: a tombstone or expired at `now_ms`.
-  bool ChosenIsDead(bool expiration_enabled, int64_t now_ms) const {
-    return kind_ == RowKind::kTombstone || (expiration_enabled && meta_.ExpiredAt(now_ms));
+  // True when the chosen version makes the key absent: a tombstone, a wipe, or a value expired
+  // at `expiry_now_ms` (the engine's expiry clock, db_impl.h ExpiryNow).
+  bool ChosenIsDead(int64_t expiry_now_ms) const {
+    return kind_ != RowKind::kValue || meta_.ExpiredAt(expiry_now_ms);
   }
 
  private:
   int64_t grace_ms_;
+  uint64_t floor_sequence_;
   bool has_choice_ = false;
   RowKind kind_ = RowKind::kTombstone;
   RowMeta meta_;

@@ -1,5 +1,6 @@
 #include "storage/db/version_edit.h"
 
+#include "storage/format/internal_key.h"
 #include "storage/util/coding.h"
 
 namespace ebb::storage {
@@ -24,6 +25,10 @@ void EncodeFile(std::string* dst, int level, const FileMetaData& f) {
   PutVarint64(&body, p.max_sequence);
   PutVarint64(&body, p.expired_at_write);
   body.push_back(static_cast<char>(p.meta_features));
+  body.push_back(p.has_untimed_rows ? 1 : 0);
+  PutVarint64(&body, p.per_item_rows);
+  PutVarint64(&body, p.whole_file_rows);
+  PutVarint64(&body, p.owner_rows);
   PutLengthPrefixed(dst, body);
 }
 
@@ -53,11 +58,55 @@ bool DecodeFile(std::string_view body, int* level, FileMetaData* f) {
     return false;
   }
   p.meta_features = static_cast<uint8_t>(body[0]);
+  body.remove_prefix(1);
+  // Added later: absent in older manifests (unknown untimed rows: assume some).
+  p.has_untimed_rows = true;
+  if (!body.empty()) {
+    p.has_untimed_rows = body[0] != 0;
+    body.remove_prefix(1);
+    if (!GetVarint64(&body, &p.per_item_rows) || !GetVarint64(&body, &p.whole_file_rows) ||
+        !GetVarint64(&body, &p.owner_rows)) {
+      return false;
+    }
+  }
   // Bytes after these are fields of a newer version: ignored (forward compatible).
   *level = static_cast<int>(lvl);
   f->smallest.assign(smallest.data(), smallest.size());
   f->largest.assign(largest.data(), largest.size());
   return true;
+}
+
+void EncodeRange(std::string* dst, const KeyRange& r) {
+  PutLengthPrefixed(dst, r.begin);
+  PutLengthPrefixed(dst, r.end);
+}
+
+bool DecodeRange(std::string_view* in, KeyRange* r) {
+  std::string_view begin, end;
+  if (!GetLengthPrefixed(in, &begin) || !GetLengthPrefixed(in, &end)) return false;
+  r->begin.assign(begin);
+  r->end.assign(end);
+  return true;
+}
+
+void EncodeRangeDeletion(std::string* dst, uint32_t tag, const RangeDeletion& d) {
+  PutVarint32(dst, tag);
+  EncodeRange(dst, d.range);
+  PutVarint64(dst, d.sequence);
+}
+
+bool DecodeRangeDeletion(std::string_view* in, RangeDeletion* d) {
+  return DecodeRange(in, &d->range) && GetVarint64(in, &d->sequence);
+}
+
+void EncodePurgeHint(std::string* dst, uint32_t tag, const PurgeHint& h) {
+  PutVarint32(dst, tag);
+  EncodeRange(dst, h.range);
+  PutVarint64(dst, ZigZag(h.due_ms));
+}
+
+bool DecodePurgeHint(std::string_view* in, PurgeHint* h) {
+  return DecodeRange(in, &h->range) && GetZigZag(in, &h->due_ms);
 }
 
 }  // namespace
@@ -83,6 +132,16 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   for (const auto& [level, f] : new_files_) {
     PutVarint32(dst, kNewFile);
     EncodeFile(dst, level, f);
+  }
+  for (const RangeDeletion& d : range_deletions_) EncodeRangeDeletion(dst, kRangeDeletion, d);
+  for (const RangeDeletion& d : retired_range_deletions_) {
+    EncodeRangeDeletion(dst, kRangeDeletionDone, d);
+  }
+  for (const PurgeHint& h : purge_hints_) EncodePurgeHint(dst, kPurgeHint, h);
+  for (const PurgeHint& h : retired_purge_hints_) EncodePurgeHint(dst, kPurgeHintDone, h);
+  if (expiry_frozen_at_) {
+    PutVarint32(dst, kExpiryClock);
+    PutVarint64(dst, ZigZag(*expiry_frozen_at_));
   }
 }
 
@@ -125,6 +184,26 @@ Status VersionEdit::DecodeFrom(std::string_view src, std::string_view where) {
           return bad("new file");
         }
         new_files_.emplace_back(level, std::move(f));
+        break;
+      }
+      case kRangeDeletion:
+      case kRangeDeletionDone: {
+        RangeDeletion d;
+        if (!DecodeRangeDeletion(&src, &d)) return bad("range deletion");
+        (tag == kRangeDeletion ? range_deletions_ : retired_range_deletions_).push_back(d);
+        break;
+      }
+      case kPurgeHint:
+      case kPurgeHintDone: {
+        PurgeHint h;
+        if (!DecodePurgeHint(&src, &h)) return bad("purge hint");
+        (tag == kPurgeHint ? purge_hints_ : retired_purge_hints_).push_back(h);
+        break;
+      }
+      case kExpiryClock: {
+        int64_t at;
+        if (!GetZigZag(&src, &at)) return bad("expiry clock");
+        expiry_frozen_at_ = at;
         break;
       }
       default:

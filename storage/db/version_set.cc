@@ -28,6 +28,16 @@ std::vector<std::shared_ptr<const FileMetaData>> Version::Overlapping(
   return out;
 }
 
+uint64_t Version::DeletionFloor(std::string_view user_key, uint64_t sequence) const {
+  uint64_t floor = 0;
+  for (const RangeDeletion& d : range_deletions) {
+    if (d.sequence <= sequence && d.sequence > floor && d.range.Contains(user_key)) {
+      floor = d.sequence;
+    }
+  }
+  return floor;
+}
+
 int Version::DeepestNonEmptyLevel() const {
   for (int level = kNumLevels - 1; level >= 0; level--) {
     if (!files[level].empty()) return level;
@@ -53,6 +63,12 @@ std::shared_ptr<Version> VersionSet::Apply(const Version& base, const VersionEdi
   for (const auto& [level, f] : edit.new_files()) {
     v->files[level].push_back(std::make_shared<const FileMetaData>(f));
   }
+  for (const RangeDeletion& d : edit.range_deletions()) v->range_deletions.push_back(d);
+  for (const RangeDeletion& d : edit.retired_range_deletions()) {
+    std::erase(v->range_deletions, d);
+  }
+  for (const PurgeHint& h : edit.purge_hints()) v->purge_hints.push_back(h);
+  for (const PurgeHint& h : edit.retired_purge_hints()) std::erase(v->purge_hints, h);
   std::sort(v->files[0].begin(), v->files[0].end(),
             [](const auto& a, const auto& b) { return a->number > b->number; });
   for (int level = 1; level < kNumLevels; level++) {
@@ -61,6 +77,14 @@ std::shared_ptr<Version> VersionSet::Apply(const Version& base, const VersionEdi
     });
   }
   return v;
+}
+
+void VersionSet::SetExpiryClock(int64_t frozen_at) {
+  if (frozen_at == VersionEdit::kExpiryRunning) {
+    expiry_frozen_at_.reset();
+  } else {
+    expiry_frozen_at_ = frozen_at;
+  }
 }
 
 void VersionSet::Install(std::shared_ptr<Version> v) {
@@ -130,6 +154,7 @@ Status VersionSet::Recover(bool* exists) {
       last_sequence_ = *edit.last_sequence();
       have_seq = true;
     }
+    if (edit.expiry_frozen_at()) SetExpiryClock(*edit.expiry_frozen_at());
   }
   if (!s.ok()) return s;
   // A torn manifest tail is an edit that never returned success: ignoring it is safe.
@@ -153,6 +178,9 @@ Status VersionSet::CreateNewManifest() {
   for (int level = 0; level < kNumLevels; level++) {
     for (const auto& f : current_->files[level]) snapshot.AddFile(level, *f);
   }
+  for (const RangeDeletion& d : current_->range_deletions) snapshot.AddRangeDeletion(d);
+  for (const PurgeHint& h : current_->purge_hints) snapshot.AddPurgeHint(h);
+  if (expiry_frozen_at_) snapshot.SetExpiryFrozenAt(*expiry_frozen_at_);
   snapshot.SetLogNumber(log_number_);
   snapshot.SetNextFileNumber(next_file_number_);
   snapshot.SetLastSequence(last_sequence_);
@@ -196,6 +224,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
   if (s.ok()) s = manifest_->Sync();
   if (!s.ok()) return s;
   log_number_ = *edit->log_number();
+  if (edit->expiry_frozen_at()) SetExpiryClock(*edit->expiry_frozen_at());
   Install(Apply(*current_, *edit));
   return Status::OK();
 }

@@ -1,4 +1,5 @@
-// Version: one immutable state of the LSM tree — which table files are live at which level.
+// Version: one immutable state of the LSM tree — which table files are live at which level,
+// and the range deletions and purge hints still in force.
 // VersionSet: the current Version, the counters persisted with it (next file number, last
 // sequence, oldest live WAL), and the MANIFEST that records every change (VersionEdit).
 //
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +29,15 @@ class LogWriter;
 
 struct Version {
   std::vector<std::shared_ptr<const FileMetaData>> files[kNumLevels];
+  // Range deletions not yet applied to every table file and memtable that may hold what they
+  // delete (retired by the compaction that has), oldest first.
+  std::vector<RangeDeletion> range_deletions;
+  // Ranges due for a purge compaction (retired by it).
+  std::vector<PurgeHint> purge_hints;
+
+  // The greatest sequence of a range deletion covering `user_key` that a read at `sequence`
+  // sees (0: none): versions of the key with a smaller sequence are deleted.
+  uint64_t DeletionFloor(std::string_view user_key, uint64_t sequence) const;
 
   uint64_t LevelBytes(int level) const;
   // Files of `level` whose user-key range intersects [smallest_user, largest_user].
@@ -60,6 +71,9 @@ class VersionSet {
   uint64_t last_sequence() const { return last_sequence_; }
   void SetLastSequence(uint64_t s) { last_sequence_ = s; }
   uint64_t log_number() const { return log_number_; }
+  // The expiry clock as the manifest last recorded it: frozen at this time, or nullopt
+  // (running, or never recorded).
+  std::optional<int64_t> expiry_frozen_at() const { return expiry_frozen_at_; }
   uint64_t manifest_number() const { return manifest_number_; }
   // Table files referenced by any Version still alive (current or held by readers).
   void AddLiveFiles(std::set<uint64_t>* live);
@@ -67,6 +81,8 @@ class VersionSet {
  private:
   std::shared_ptr<Version> Apply(const Version& base, const VersionEdit& edit) const;
   void Install(std::shared_ptr<Version> v);
+  // Records an edit's expiry clock field.
+  void SetExpiryClock(int64_t frozen_at);
 
   const std::string dir_;
   const std::shared_ptr<FileSystem> fs_;
@@ -77,6 +93,7 @@ class VersionSet {
   uint64_t next_file_number_ = 2;
   uint64_t last_sequence_ = 0;
   uint64_t log_number_ = 0;
+  std::optional<int64_t> expiry_frozen_at_;
 };
 
 }  // namespace ebb::storage

@@ -17,7 +17,7 @@ bool ParseInternalKey(std::string_view internal_key, ParsedInternalKey* parsed) 
   if (internal_key.size() < kInternalKeyTrailer) return false;
   const uint64_t trailer = DecodeFixed64(internal_key.data() + internal_key.size() - 8);
   const uint8_t kind = trailer & 0xff;
-  if (kind > static_cast<uint8_t>(RowKind::kValue)) return false;
+  if (kind > static_cast<uint8_t>(RowKind::kWipe)) return false;
   parsed->user_key = ExtractUserKey(internal_key);
   parsed->sequence = trailer >> 8;
   parsed->kind = static_cast<RowKind>(kind);
@@ -32,10 +32,15 @@ int CompareInternalKeys(std::string_view a, std::string_view b) {
   return ta > tb ? -1 : (ta < tb ? 1 : 0);
 }
 
+void AppendLookupKey(std::string* dst, std::string_view user_key, uint64_t sequence) {
+  dst->append(user_key.data(), user_key.size());
+  PutFixed64(dst, (sequence << 8) | 0xff);
+}
+
 std::string LookupKey(std::string_view user_key, uint64_t sequence) {
   std::string key;
   key.reserve(user_key.size() + kInternalKeyTrailer);
-  AppendInternalKey(&key, user_key, sequence, RowKind::kValue);
+  AppendLookupKey(&key, user_key, sequence);
   return key;
 }
 

@@ -18,8 +18,7 @@
 
 namespace ebb::storage {
 
-// on-disk: never change.
-enum class RowKind : uint8_t { kTombstone = 0, kValue = 1 };
+inline bool IsDeletion(RowKind kind) { return kind != RowKind::kValue; }
 
 // on-disk: never change. Bits of the encoded row's flags byte, and of an SST's meta features.
 inline constexpr uint8_t kRowHasTimestamp = 1 << 0;
@@ -52,8 +51,10 @@ inline int CompareUserKeys(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
-// The internal key that sorts before every version of user_key visible at `sequence`.
+// The internal key that sorts before every version of user_key visible at `sequence` (its
+// trailer has the greatest kind byte, so versions of any kind written at `sequence` follow it).
 std::string LookupKey(std::string_view user_key, uint64_t sequence);
+void AppendLookupKey(std::string* dst, std::string_view user_key, uint64_t sequence);
 
 void AppendEncodedRow(std::string* dst, const RowMeta& meta, std::string_view value);
 size_t EncodedRowLength(const RowMeta& meta, std::string_view value);

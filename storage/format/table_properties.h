@@ -3,6 +3,7 @@
 // Encoding: docs/sst-format.md ("properties") and docs/manifest-format.md.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -22,13 +23,35 @@ struct TableProperties {
   int64_t max_timestamp = std::numeric_limits<int64_t>::min();
   int64_t min_expire_at = std::numeric_limits<int64_t>::max();  // over rows that carry one
   int64_t max_expire_at = std::numeric_limits<int64_t>::min();
-  bool has_non_expiring = false;  // some row (tombstones included) carries no expiry
+  // Some value row carries no expiry. (Files written before ebb 0.1.1 also set it for
+  // tombstones, which only makes whole-file expiry of those files more conservative.)
+  bool has_non_expiring = false;
   uint64_t min_sequence = std::numeric_limits<uint64_t>::max();
   uint64_t max_sequence = 0;
   std::string smallest_key;  // internal keys
   std::string largest_key;
   uint64_t raw_key_bytes = 0;
   uint64_t raw_value_bytes = 0;
+  // Some row carries no timestamp (it counts as timestamp 0 in the read rule). Absent from the
+  // encoding (older files): true, the safe assumption.
+  bool has_untimed_rows = false;
+  // Value rows with an expiry whose key a ttl-rule gives `mode per-item` / `mode whole-file`
+  // (CompactionFilter::ExpiryModeOf): whole-file expiry never drops a file holding a per-item
+  // row, and may drop one made only of whole-file rows even when it is off globally.
+  uint64_t per_item_rows = 0;
+  uint64_t whole_file_rows = 0;
+  // Rows that other rows depend on (CompactionFilter::OwnsRanges): whole-file expiry leaves
+  // such a file to compaction, which schedules the purge of what depended on them.
+  uint64_t owner_rows = 0;
+
+  // The least timestamp a version in this file can count with in the read rule (untimed rows
+  // count 0); INT64_MAX for a file without rows.
+  int64_t EffectiveMinTimestamp() const {
+    return has_untimed_rows ? std::min<int64_t>(min_timestamp, 0) : min_timestamp;
+  }
+  int64_t EffectiveMaxTimestamp() const {
+    return has_untimed_rows ? std::max<int64_t>(max_timestamp, 0) : max_timestamp;
+  }
 
   void EncodeTo(std::string* dst) const;
   Status DecodeFrom(std::string_view src);

@@ -95,7 +95,7 @@ struct TableBuilder::Rep {
   }
 
   void Account(const ParsedInternalKey& key, std::string_view internal_key, std::string_view row,
-               const RowMeta& meta) {
+               const RowMeta& meta, std::string_view value) {
     if (props.entries == 0) props.smallest_key.assign(internal_key);
     ++props.entries;
     props.raw_key_bytes += internal_key.size();
@@ -106,21 +106,36 @@ struct TableBuilder::Rep {
       props.meta_features |= kRowHasTimestamp;
       props.min_timestamp = std::min(props.min_timestamp, *meta.timestamp_ms);
       props.max_timestamp = std::max(props.max_timestamp, *meta.timestamp_ms);
+    } else {
+      props.has_untimed_rows = true;
     }
-    if (meta.expire_at_ms) props.meta_features |= kRowHasExpiry;
-    if (key.kind == RowKind::kTombstone) {
+    if (meta.expire_at_ms) {
+      // A tombstone may keep the expiry of the value it replaced (for purge scheduling).
+      props.meta_features |= kRowHasExpiry;
+      props.min_expire_at = std::min(props.min_expire_at, *meta.expire_at_ms);
+      props.max_expire_at = std::max(props.max_expire_at, *meta.expire_at_ms);
+    }
+    if (key.kind != RowKind::kValue) {
       ++props.tombstones;
-      props.has_non_expiring = true;
       return;
     }
     if (!meta.expire_at_ms) {
       props.has_non_expiring = true;
       return;
     }
-    props.min_expire_at = std::min(props.min_expire_at, *meta.expire_at_ms);
-    props.max_expire_at = std::max(props.max_expire_at, *meta.expire_at_ms);
-    if (options.expiration_enabled && *meta.expire_at_ms <= options.now_ms) {
-      ++props.expired_at_write;
+    if (*meta.expire_at_ms <= options.expiry_now_ms) ++props.expired_at_write;
+    if (options.classifier != nullptr) {
+      switch (options.classifier->ExpiryModeOf(key.user_key)) {
+        case ExpiryMode::kDefault:
+          break;
+        case ExpiryMode::kPerItem:
+          ++props.per_item_rows;
+          break;
+        case ExpiryMode::kWholeFile:
+          ++props.whole_file_rows;
+          break;
+      }
+      if (options.classifier->OwnsRanges(key.user_key, value, meta)) ++props.owner_rows;
     }
   }
 };
@@ -153,7 +168,7 @@ void TableBuilder::Add(std::string_view internal_key, std::string_view encoded_r
     r.last_user_key.assign(parsed.user_key);
   }
   r.AddPendingIndexEntry(internal_key);
-  r.Account(parsed, internal_key, encoded_row, meta);
+  r.Account(parsed, internal_key, encoded_row, meta, value);
   r.last_key.assign(internal_key);
   r.data_block.Add(internal_key, encoded_row);
   if (r.data_block.CurrentSizeEstimate() >= r.options.block_size) r.FlushDataBlock();

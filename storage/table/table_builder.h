@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstddef>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "storage/compaction_filter.h"
 #include "storage/env/file.h"
 #include "storage/format/table_properties.h"
 #include "storage/options.h"
@@ -24,8 +26,11 @@ struct TableOptions {
   size_t block_size = 4096;     // target uncompressed size of a data block
   int bloom_bits_per_key = 10;  // 0: no filter
   Compression compression = Compression::kLz4;
-  int64_t now_ms = 0;              // for TableProperties::expired_at_write
-  bool expiration_enabled = true;  // false: expired_at_write stays 0
+  // The expiry clock, for TableProperties::expired_at_write (INT64_MIN: nothing counts).
+  int64_t expiry_now_ms = INT64_MIN;
+  // Classifies value rows that carry an expiry for TableProperties::per_item_rows,
+  // whole_file_rows and owner_rows (storage/compaction_filter.h); nullptr: none.
+  const CompactionFilter* classifier = nullptr;
 };
 
 class TableBuilder {

@@ -28,6 +28,10 @@ enum PropertyTag : uint32_t {
   kLargestKey = 14,
   kRawKeyBytes = 15,
   kRawValueBytes = 16,
+  kHasUntimedRows = 17,
+  kPerItemRows = 18,
+  kWholeFileRows = 19,
+  kOwnerRows = 20,
 };
 
 void PutUnsigned(std::string* dst, uint32_t tag, uint64_t v) {
@@ -62,10 +66,15 @@ void TableProperties::EncodeTo(std::string* dst) const {
   PutBytes(dst, kLargestKey, largest_key);
   PutUnsigned(dst, kRawKeyBytes, raw_key_bytes);
   PutUnsigned(dst, kRawValueBytes, raw_value_bytes);
+  PutUnsigned(dst, kHasUntimedRows, has_untimed_rows ? 1 : 0);
+  PutUnsigned(dst, kPerItemRows, per_item_rows);
+  PutUnsigned(dst, kWholeFileRows, whole_file_rows);
+  PutUnsigned(dst, kOwnerRows, owner_rows);
 }
 
 Status TableProperties::DecodeFrom(std::string_view src) {
   TableProperties p;
+  p.has_untimed_rows = true;  // unknown in files written before the field existed
   while (!src.empty()) {
     uint32_t tag = 0;
     std::string_view field;
@@ -75,7 +84,7 @@ Status TableProperties::DecodeFrom(std::string_view src) {
     std::string_view probe = field;
     uint64_t v = 0;
     const bool is_number = tag != kSmallestKey && tag != kLargestKey;
-    if (tag < kFormatVersion || tag > kRawValueBytes) continue;  // from a newer writer
+    if (tag < kFormatVersion || tag > kOwnerRows) continue;  // from a newer writer
     if (is_number && (!GetVarint64(&probe, &v) || !probe.empty())) {
       return Status::Corruption("table properties: bad number for tag " + std::to_string(tag));
     }
@@ -127,6 +136,18 @@ Status TableProperties::DecodeFrom(std::string_view src) {
         break;
       case kRawValueBytes:
         p.raw_value_bytes = v;
+        break;
+      case kHasUntimedRows:
+        p.has_untimed_rows = v != 0;
+        break;
+      case kPerItemRows:
+        p.per_item_rows = v;
+        break;
+      case kWholeFileRows:
+        p.whole_file_rows = v;
+        break;
+      case kOwnerRows:
+        p.owner_rows = v;
         break;
     }
   }

@@ -21,57 +21,130 @@ KeyVersion T(uint64_t seq, std::optional<int64_t> ts) {
   v.kind = RowKind::kTombstone;
   return v;
 }
+KeyVersion W(uint64_t seq, std::optional<int64_t> ts) {
+  KeyVersion v = V(seq, ts, "");
+  v.kind = RowKind::kWipe;
+  return v;
+}
 
 std::string Show(const std::vector<KeyVersion>& out) {
   std::string s;
   for (const auto& v : out) {
     if (!s.empty()) s += " ";
-    s += std::to_string(v.sequence) + (v.kind == RowKind::kTombstone ? "T" : "=" + v.value) + "@" +
-         std::to_string(v.meta.timestamp_or_zero());
+    s += std::to_string(v.sequence) +
+         (v.kind == RowKind::kTombstone ? "T" : v.kind == RowKind::kWipe ? "W" : "=" + v.value) +
+         "@" + std::to_string(v.meta.timestamp_or_zero());
+    if (v.meta.expire_at_ms) s += "~" + std::to_string(*v.meta.expire_at_ms);
   }
   return s;
 }
 
-std::string Reduce(std::vector<KeyVersion> in, std::vector<uint64_t> snaps = {},
-                   bool bottom = false, int64_t now = 0, ReduceStats* stats = nullptr,
-                   const CompactionFilter* filter = nullptr) {
+// What a reduction knows; the defaults: a job in the middle of the tree, nothing expiring.
+struct Ctx {
+  std::vector<uint64_t> snaps;
+  bool whole = false;   // the job holds the key's whole history
+  bool bottom = false;  // nothing older below
+  int64_t now = INT64_MIN;
+  int64_t newer_min = INT64_MAX;
+  const CompactionFilter* filter = nullptr;
+  std::vector<RangeDeletion> deletions;
+};
+
+std::string Reduce(std::vector<KeyVersion> in, const Ctx& c = {}, ReduceStats* stats = nullptr,
+                   std::vector<KeyRange>* expired_ranges = nullptr) {
   ReduceStats local;
-  return Show(
-      ReduceVersions("k", std::move(in), snaps, bottom, true, now, filter, stats ? stats : &local));
+  ReduceContext ctx;
+  ctx.snapshots = c.snaps;
+  ctx.range_deletions = &c.deletions;
+  ctx.whole_history = c.whole;
+  ctx.nothing_below = c.bottom || c.whole;
+  ctx.newer_min_timestamp = c.newer_min;
+  ctx.expiry_now_ms = c.now;
+  ctx.filter = c.filter;
+  ctx.expired_ranges = expired_ranges;
+  return Show(ReduceVersions("k", std::move(in), ctx, stats ? stats : &local));
 }
 
-TEST(ReduceVersionsTest, KeepsGreatestTimestampTiesToNewest) {
-  // Walk order @100, @50, @150 -> @150 survives.
-  EXPECT_EQ(Reduce({V(3, 100, "a"), V(2, 50, "b"), V(1, 150, "c")}), "1=c@150");
-  EXPECT_EQ(Reduce({V(3, 100, "new"), V(2, 100, "old")}), "3=new@100");
-  EXPECT_EQ(Reduce({V(2, {}, "x"), V(1, {}, "y")}), "2=x@0");
+TEST(ReduceVersionsTest, AWholeHistoryCollapsesToTheFullGraceChoice) {
+  // Walk order @100, @50, @150 -> @150 survives; ties go to the most recently written.
+  EXPECT_EQ(Reduce({V(3, 100, "a"), V(2, 50, "b"), V(1, 150, "c")}, {.whole = true}), "1=c@150");
+  EXPECT_EQ(Reduce({V(3, 100, "new"), V(2, 100, "old")}, {.whole = true}), "3=new@100");
+  EXPECT_EQ(Reduce({V(2, {}, "x"), V(1, {}, "y")}, {.whole = true}), "2=x@0");
+}
+
+TEST(ReduceVersionsTest, APartialHistoryKeepsEveryAnswer) {
+  // Out of order: an older version may still win some grace read, or end a walk.
+  EXPECT_EQ(Reduce({V(3, 100, "a"), V(2, 50, "b"), V(1, 150, "c")}),
+            "3=a@100 2=b@50 1=c@150");
+  // In order: the newest wins every read; the least timestamp ends a walk when any would.
+  EXPECT_EQ(Reduce({V(4, 400, "d"), V(3, 300, "c"), V(2, 100, "b"), V(1, 200, "a")}),
+            "4=d@400 2=b@100");
+  EXPECT_EQ(Reduce({V(2, 100, "b"), V(1, 40, "a")}), "2=b@100 1=a@40");
 }
 
 TEST(ReduceVersionsTest, TombstoneTakesPartLikeAValue) {
   // A tombstone at ts 50 written after a value at ts 100 loses to it.
-  EXPECT_EQ(Reduce({T(2, 50), V(1, 100, "v")}), "1=v@100");
-  // A winning tombstone stays above older data, vanishes at the bottom.
-  EXPECT_EQ(Reduce({T(2, 200), V(1, 100, "v")}), "2T@200");
-  EXPECT_EQ(Reduce({T(2, 200), V(1, 100, "v")}, {}, true), "");
+  EXPECT_EQ(Reduce({T(2, 50), V(1, 100, "v")}, {.whole = true}), "1=v@100");
+  // A winning tombstone stays above older data, vanishes when nothing is under it.
+  EXPECT_EQ(Reduce({T(2, 200), V(1, 100, "v")}, {.whole = false}), "2T@200 1=v@100");
+  EXPECT_EQ(Reduce({T(2, 200), V(1, 100, "v")}, {.whole = true}), "");
+}
+
+TEST(ReduceVersionsTest, AWipeHidesEverythingOlderWhateverItsTimestamp) {
+  ReduceStats stats;
+  EXPECT_EQ(Reduce({W(3, 10), V(2, 500, "b"), V(1, 900, "a")}, {}, &stats), "3W@10");
+  EXPECT_EQ(stats.deleted, 2u);
+  // What was written after it stays, reduced as usual; the wipe stays over older data.
+  EXPECT_EQ(Reduce({V(5, 30, "c"), V(4, 20, "b"), W(3, 10), V(2, 900, "a")}),
+            "5=c@30 4=b@20 3W@10");
+  EXPECT_EQ(Reduce({V(5, 30, "c"), V(4, 20, "b"), W(3, 10), V(2, 900, "a")}, {.whole = true}),
+            "5=c@30");
+  EXPECT_EQ(Reduce({W(3, 10), V(2, 900, "a")}, {.bottom = true}), "");
+}
+
+TEST(ReduceVersionsTest, ARangeDeletionDropsWhatItCovers) {
+  Ctx c;
+  c.deletions = {RangeDeletion{{"a", "z"}, 3}, RangeDeletion{{"x", "y"}, 9}};
+  EXPECT_EQ(Reduce({V(4, 1, "new"), V(2, 900, "old"), T(1, 5)}, c), "4=new@1");
+  // A snapshot between a version and the deletion keeps the version for its readers.
+  c.snaps = {2};
+  EXPECT_EQ(Reduce({V(4, 1, "new"), V(2, 900, "old")}, c), "4=new@1 2=old@900");
 }
 
 TEST(ReduceVersionsTest, ExpiredSurvivorBecomesTombstoneOrVanishes) {
   ReduceStats stats;
-  EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {}, false, 160, &stats), "2T@110");
+  std::vector<KeyRange> ranges;
+  // Above older data, an expired value becomes a tombstone that keeps its expiry (so purge
+  // scheduling still finds it).
+  EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {.now = 160}, &stats),
+            "2T@110~150 1=a@100~200");
   EXPECT_EQ(stats.expired, 1u);
-  EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {}, true, 160, &stats), "");
+  EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {.whole = true, .now = 160},
+                   &stats),
+            "");
   EXPECT_EQ(stats.expired, 2u);
-  EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {}, true, 199), "1=a@100");
+  EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 199}), "1=a@100~200");
+}
+
+TEST(ReduceVersionsTest, ADeadVersionAtTheBottomStaysOnlyToHideNewerOnes) {
+  // Newer data outside the job may be older in time: the expired row still hides it from a
+  // full-grace read, so it stays — without its expiry, which nothing is left to purge.
+  EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 300, .newer_min = 50}),
+            "1T@100");
+  EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 300, .newer_min = 100}), "");
+  // Inside the job: it goes when a newer version's timestamp is at least its own.
+  EXPECT_EQ(Reduce({V(3, 10, "c"), V(2, 500, "b"), T(1, 20)}, {.bottom = true}),
+            "3=c@10 2=b@500");
+  EXPECT_EQ(Reduce({V(3, 10, "c"), T(2, 20)}, {.bottom = true}), "3=c@10 2T@20");
 }
 
 TEST(ReduceVersionsTest, SnapshotsStripeVersions) {
   // Snapshot at 2 sees versions 1-2; later versions are a separate stripe.
-  EXPECT_EQ(Reduce({V(4, 10, "d"), V(3, 5, "c"), V(2, 1, "b"), V(1, 7, "a")}, {2}), "4=d@10 1=a@7");
-  // A dead survivor in the oldest stripe at the bottom disappears when newer survivors have
-  // later timestamps; with an earlier one it must stay (a full-grace read still sees it win).
-  EXPECT_EQ(Reduce({V(3, 11, "c"), T(2, 9)}, {2}, true), "3=c@11");
-  EXPECT_EQ(Reduce({V(3, 5, "c"), T(2, 9)}, {2}, true), "3=c@5 2T@9");
-  EXPECT_EQ(Reduce({T(3, 9), V(2, 5, "b")}, {2}, true), "3T@9 2=b@5");
+  EXPECT_EQ(Reduce({V(4, 10, "d"), V(3, 5, "c"), V(2, 1, "b"), V(1, 7, "a")}, {.snaps = {2}}),
+            "4=d@10 3=c@5 2=b@1 1=a@7");
+  EXPECT_EQ(Reduce({V(3, 11, "c"), T(2, 9)}, {.snaps = {2}, .bottom = true}), "3=c@11");
+  EXPECT_EQ(Reduce({V(3, 5, "c"), T(2, 9)}, {.snaps = {2}, .bottom = true}), "3=c@5 2T@9");
+  EXPECT_EQ(Reduce({T(3, 9), V(2, 5, "b")}, {.snaps = {2}, .bottom = true}), "3T@9 2=b@5");
 }
 
 class DropOdd final : public CompactionFilter {
@@ -85,16 +158,35 @@ class DropOdd final : public CompactionFilter {
     }
     return Decision::kKeep;
   }
+  void ExpiredRowRanges(std::string_view key, std::string_view value,
+                        std::vector<KeyRange>* ranges) const override {
+    ranges->push_back({std::string(key) + "/" + std::string(value), std::string(key) + "0"});
+  }
   const char* Name() const override { return "test"; }
 };
 
 TEST(ReduceVersionsTest, FilterDecides) {
   DropOdd filter;
   ReduceStats stats;
-  EXPECT_EQ(Reduce({V(1, 5, "drop")}, {}, false, 0, &stats, &filter), "1T@5");
-  EXPECT_EQ(Reduce({V(1, 5, "drop")}, {}, true, 0, &stats, &filter), "");
+  EXPECT_EQ(Reduce({V(1, 5, "drop")}, {.filter = &filter}, &stats), "1T@5");
+  EXPECT_EQ(Reduce({V(1, 5, "drop")}, {.bottom = true, .filter = &filter}, &stats), "");
   EXPECT_EQ(stats.filtered, 2u);
-  EXPECT_EQ(Reduce({V(1, 5, "change")}, {}, true, 0, &stats, &filter), "1=changed@5");
+  EXPECT_EQ(Reduce({V(1, 5, "change")}, {.bottom = true, .filter = &filter}, &stats),
+            "1=changed@5");
+}
+
+TEST(ReduceVersionsTest, AnExpiredRowNamesTheRangesThatLivedThroughIt) {
+  DropOdd filter;
+  std::vector<KeyRange> ranges;
+  EXPECT_EQ(Reduce({V(1, 5, "log", 10)}, {.bottom = true, .now = 20, .filter = &filter}, nullptr,
+                   &ranges),
+            "");
+  ASSERT_EQ(ranges.size(), 1u);
+  EXPECT_EQ(ranges[0].begin, "k/log");
+  EXPECT_EQ(Reduce({V(1, 5, "log", 30)}, {.bottom = true, .now = 20, .filter = &filter}, nullptr,
+                   &ranges),
+            "1=log@5~30");
+  EXPECT_EQ(ranges.size(), 1u);
 }
 
 std::shared_ptr<const FileMetaData> File(uint64_t number, const std::string& smallest,
@@ -106,6 +198,8 @@ std::shared_ptr<const FileMetaData> File(uint64_t number, const std::string& sma
   AppendInternalKey(&f->smallest, smallest, 10, RowKind::kValue);
   AppendInternalKey(&f->largest, largest, 1, RowKind::kValue);
   f->props.min_expire_at = min_expire;
+  f->props.min_sequence = 1;
+  f->props.max_sequence = 10;
   return f;
 }
 
@@ -117,6 +211,14 @@ TEST(ReduceForFlushTest, InOrderOverwritesKeepTheNewestAndTheOneThatEndsAGraceWa
   // Ties with the newest cannot win either.
   EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})),
             "3=c@100 2=b@100");
+}
+
+TEST(ReduceForFlushTest, WipesAndRangeDeletionsHideOlderVersions) {
+  EXPECT_EQ(Show(ReduceForFlush({V(4, 40, "d"), V(3, 30, "c"), W(2, 5), V(1, 900, "a")})),
+            "4=d@40 3=c@30 2W@5");
+  EXPECT_EQ(Show(ReduceForFlush({V(4, 40, "d"), V(3, 30, "c"), V(1, 900, "a")}, 2)),
+            "4=d@40 3=c@30");
+  EXPECT_EQ(Show(ReduceForFlush({V(1, 900, "a")}, 2)), "");
 }
 
 TEST(ReduceForFlushTest, AnOlderVersionWithAGreaterTimestampKeepsEveryVersion) {
@@ -151,16 +253,75 @@ TEST(PickCompactionTest, PurgeDeadlineGoesToTheBottomOfTheRange) {
   PickParams p;
   p.l0_compaction_trigger = 4;
   p.level1_max_bytes = 1000;
-  p.purge_deadline_ms = 50;
+  p.purge_deadline_ms = 100;
   p.now_ms = 149;
+  p.expiry_now_ms = 149;
   size_t next[kNumLevels] = {};
+  // Due half the deadline after the earliest expiry, so the rewrite ends within it.
   EXPECT_EQ(PickCompaction(v, p, next), nullptr);
-  p.now_ms = 150;
+  p.now_ms = p.expiry_now_ms = 150;
   auto job = PickCompaction(v, p, next);
   ASSERT_NE(job, nullptr);
   EXPECT_EQ(job->output_level, 3);
   EXPECT_EQ(job->inputs.size(), 2u);
   EXPECT_TRUE(job->bottommost);
+  // No deadline: never due.
+  p.purge_deadline_ms = -1;
+  p.now_ms = p.expiry_now_ms = INT64_MAX / 2;
+  EXPECT_EQ(PickCompaction(v, p, next), nullptr);
+  // Expiry frozen before the rows expire: nothing is expired, nothing is due.
+  p.purge_deadline_ms = 100;
+  p.expiry_now_ms = 99;
+  EXPECT_EQ(PickCompaction(v, p, next), nullptr);
+}
+
+TEST(PickCompactionTest, ARangeDeletionWaitsForTheMemtablesThenTakesEveryFileItTouches) {
+  Version v;
+  v.files[1] = {File(1, "a", "c", 10), File(2, "m", "p", 10)};
+  v.files[3] = {File(3, "b", "d", 10), File(4, "n", "o", 10), File(5, "q", "r", 10)};
+  v.range_deletions = {RangeDeletion{{"b", "n"}, 20}};
+  PickParams p;
+  p.level1_max_bytes = 1000;
+  size_t next[kNumLevels] = {};
+  p.memtable_min_sequence = 19;  // a memtable still holds a version it deletes
+  EXPECT_EQ(PickCompaction(v, p, next), nullptr);
+  p.memtable_min_sequence = 20;
+  auto job = PickCompaction(v, p, next);
+  ASSERT_NE(job, nullptr);
+  EXPECT_STREQ(job->reason, "range-deletion");
+  EXPECT_EQ(job->output_level, 3);
+  EXPECT_EQ(job->inputs.size(), 4u);  // 1, 2, 3 and 4 (under 2), not 5
+  ASSERT_EQ(job->retires_deletions.size(), 1u);
+  // Once no file holds what it deletes, it is retired without a compaction.
+  Version after;
+  after.files[3] = {File(6, "a", "z", 10)};  // sequences 1..10 in File(), all older
+  after.range_deletions = v.range_deletions;
+  std::vector<RangeDeletion> deletions;
+  std::vector<PurgeHint> hints;
+  RetirableRangeFacts(after, p, &deletions, &hints);
+  EXPECT_TRUE(deletions.empty());
+  after.files[3] = {File(6, "x", "z", 10)};
+  deletions.clear();
+  RetirableRangeFacts(after, p, &deletions, &hints);
+  EXPECT_EQ(deletions.size(), 1u);
+}
+
+TEST(PickCompactionTest, APurgeHintIsDueAtItsTime) {
+  Version v;
+  v.files[2] = {File(1, "a", "c", 10), File(2, "m", "p", 10)};
+  v.purge_hints = {PurgeHint{{"n", "o"}, 500}};
+  PickParams p;
+  p.level1_max_bytes = 1000;
+  size_t next[kNumLevels] = {};
+  p.now_ms = 499;
+  EXPECT_EQ(PickCompaction(v, p, next), nullptr);
+  p.now_ms = 500;
+  auto job = PickCompaction(v, p, next);
+  ASSERT_NE(job, nullptr);
+  EXPECT_STREQ(job->reason, "purge-hint");
+  ASSERT_EQ(job->inputs.size(), 1u);
+  EXPECT_EQ(job->inputs[0].second->number, 2u);
+  EXPECT_EQ(job->retires_hints.size(), 1u);
 }
 
 }  // namespace

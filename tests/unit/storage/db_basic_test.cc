@@ -259,8 +259,19 @@ TEST_F(DBTest, ExpiredRowsAreInvisibleAtOnce) {
   EXPECT_EQ(Get("old"), "NOT_FOUND");
   EXPECT_EQ(Get("old", 1'000'000), "NOT_FOUND");
   EXPECT_EQ(Scan(), "p=persist");
-  db_->SetExpirationEnabled(false);
-  EXPECT_EQ(Get("k"), "short");
+  // Expiration off freezes the expiry clock: what has expired stays expired, what has not
+  // stops expiring — also across a reopen — until it is switched on again.
+  ASSERT_TRUE(db_->SetExpirationEnabled(false).ok());
+  EXPECT_EQ(Get("k"), "NOT_FOUND");
+  Put("later", "v", clock_->NowMs(), 10);
+  clock_->Advance(1000);
+  EXPECT_EQ(Get("later"), "v");
+  options_.expiration_enabled = false;
+  Reopen();
+  EXPECT_EQ(Get("later"), "v");
+  EXPECT_EQ(Get("k"), "NOT_FOUND");
+  ASSERT_TRUE(db_->SetExpirationEnabled(true).ok());
+  EXPECT_EQ(Get("later"), "NOT_FOUND");
 }
 
 TEST_F(DBTest, TimestampedTombstoneTakesPartInGrace) {

@@ -92,12 +92,13 @@ class RunCountingFilter final : public CompactionFilter {
     direct_calls++;
     return Decision::kKeep;
   }
-  std::unique_ptr<CompactionFilter> StartCompaction() const override {
+  std::unique_ptr<CompactionFilter> StartCompaction(const Snapshot* view) const override {
     runs++;
+    if (view != nullptr) views++;
     return std::make_unique<Run>(*this);
   }
   const char* Name() const override { return "counting"; }
-  mutable std::atomic<int> runs{0}, run_calls{0}, direct_calls{0};
+  mutable std::atomic<int> runs{0}, views{0}, run_calls{0}, direct_calls{0};
 };
 
 TEST_F(DBTest, EachCompactionSendsItsFilterCallsToItsOwnRun) {
@@ -110,6 +111,7 @@ TEST_F(DBTest, EachCompactionSendsItsFilterCallsToItsOwnRun) {
   EXPECT_EQ(Get("a"), "NOT_FOUND");
   EXPECT_EQ(Get("b"), "keep");
   EXPECT_GE(filter->runs.load(), 1);
+  EXPECT_EQ(filter->views.load(), filter->runs.load());  // each run reads a durable view
   EXPECT_GE(filter->run_calls.load(), 2);
   EXPECT_EQ(filter->direct_calls.load(), 0);
 }

@@ -1,6 +1,10 @@
 // The SlateDB RFC's timestamp/TTL scenarios and the grace example, each checked as written, after
 // a flush, after a full compaction and across a reopen; whole-file expiry; the purge deadline.
+#include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "storage/db/db_impl.h"
@@ -45,7 +49,7 @@ TEST_P(RfcScenarioTest, HappyPath) {
   EXPECT_EQ(Get("A"), "NOT_FOUND");
   ASSERT_TRUE(db_->CompactAll().ok());  // compaction at >= 200 removes it
   EXPECT_EQ(Get("A"), "NOT_FOUND");
-  db_->SetExpirationEnabled(false);  // physically gone, not just hidden
+  ASSERT_TRUE(db_->SetExpirationEnabled(false).ok());  // gone, and stays gone
   EXPECT_EQ(Get("A"), "NOT_FOUND");
   // Gone by whole-file expiry (the file held only this row) or by compaction.
   const Stats stats = db_->GetStats();
@@ -217,21 +221,28 @@ TEST_F(ExpiryTest, PurgeDeadlineRemovesExpiredBytesFromEveryLevel) {
   }
   uint64_t bytes_before = 0;
   for (const auto& level : db_->GetStats().levels) bytes_before += level.bytes;
-  clock_->Advance(500 + 999);  // expired, deadline not yet reached
+  // The rewrite is due half the deadline after the expiry, so it is done within the deadline.
+  clock_->Advance(500 + 499);  // expired, not yet due
   EXPECT_EQ(Get("k1001"), "NOT_FOUND");
   for (int i = 0; i < 50 && impl()->RunBackgroundCycle(); i++) {
   }
-  clock_->Advance(1);  // the deadline
+  EXPECT_EQ(db_->GetStats().expired_rows_dropped, 0u);
+  clock_->Advance(1);  // due
   int cycles = 0;
   while (cycles < 50 && impl()->RunBackgroundCycle()) cycles++;
   EXPECT_GT(cycles, 0);
   const Stats stats = db_->GetStats();
   EXPECT_EQ(stats.expired_rows_dropped, 100u);
-  uint64_t bytes_after = 0;
-  for (const auto& level : stats.levels) bytes_after += level.bytes;
+  uint64_t bytes_after = 0, entries_after = 0;
+  for (const auto& level : stats.levels) {
+    bytes_after += level.bytes;
+    entries_after += level.entries;
+  }
   EXPECT_LT(bytes_after, bytes_before * 3 / 4);
-  // Physically gone: with expiration switched off nothing comes back.
-  db_->SetExpirationEnabled(false);
+  // Physically gone: the files hold the 100 live rows and nothing else (no tombstones: nothing
+  // is left for them to hide), and nothing comes back with expiration switched off.
+  EXPECT_EQ(entries_after, 100u);
+  ASSERT_TRUE(db_->SetExpirationEnabled(false).ok());
   EXPECT_EQ(Get("k1001"), "NOT_FOUND");
   EXPECT_EQ(Get("k1000"), value);
   auto it = db_->NewIterator(ReadOptions());
@@ -256,7 +267,7 @@ TEST_F(ExpiryTest, BackgroundThreadEnforcesThePurgeDeadlineOnItsOwn) {
     dropped = db_->GetStats().expired_rows_dropped;
   }
   EXPECT_EQ(dropped, 10u);
-  db_->SetExpirationEnabled(false);
+  ASSERT_TRUE(db_->SetExpirationEnabled(false).ok());
   EXPECT_EQ(Get("t3"), "NOT_FOUND");
   EXPECT_EQ(Get("keep"), "v");
 }
@@ -277,6 +288,184 @@ TEST_F(ExpiryTest, FlushAndCompactionHappenInTheBackground) {
   ASSERT_TRUE(db_->CompactAll().ok());
   EXPECT_EQ(Get("key499"), value + "1999");
   EXPECT_EQ(db_->GetStats().levels[0].files, 0);
+}
+
+// A memtable holding a row due for purge is flushed and its WAL deleted: the purge deadline
+// covers the WAL and the memtable too.
+TEST_F(ExpiryTest, RowsInTheMemtableAndWalArePurgedByTheDeadline) {
+  options_.memtable_size = 1 << 20;
+  options_.purge_deadline_ms = 1000;
+  Open();
+  const int64_t now = clock_->NowMs();
+  Put("keep", "v");
+  Put("secret", "SUPERSECRETVALUE123", now, 100);
+  auto wal_holds_secret = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      if (entry.path().extension() != ".log") continue;
+      std::ifstream in(entry.path(), std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (bytes.find("SUPERSECRETVALUE123") != std::string::npos) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(db_->FlushWal().ok());
+  ASSERT_TRUE(wal_holds_secret());
+  clock_->Advance(100 + 500);  // expired, and half the deadline later: due
+  uint64_t entries = 1;
+  for (int i = 0; i < 200; i++) {  // the background thread notices within ~250 ms
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const Stats stats = db_->GetStats();
+    entries = 0;
+    for (const auto& level : stats.levels) entries += level.entries;
+    if (stats.flushes > 0 && entries == 1 && !wal_holds_secret()) break;
+  }
+  EXPECT_FALSE(wal_holds_secret());
+  EXPECT_EQ(entries, 1u);  // "keep"
+  EXPECT_EQ(Get("keep"), "v");
+}
+
+TEST_F(ExpiryTest, NoPurgeDeadlineMeansNoPurge) {
+  options_.purge_deadline_ms = -1;  // unlimited
+  options_.whole_file_expiry = false;
+  Open();
+  const int64_t now = clock_->NowMs();
+  Put("keep", "v");
+  for (int i = 0; i < 10; i++) Put(Cat("t", std::to_string(i)), "v", now, 100);
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  clock_->Advance(100'000'000);
+  for (int i = 0; i < 5; i++) impl()->RunBackgroundCycle();
+  EXPECT_EQ(db_->GetStats().expired_rows_dropped, 0u);
+  EXPECT_EQ(Get("t1"), "NOT_FOUND");  // expired all the same
+}
+
+// Whole-file expiry needs only that no older version can surface: newer data above the file
+// does not stop it, unless a newer version is older in time (the dead row still hides it from
+// a full-grace read).
+TEST_F(ExpiryTest, WholeFileExpiryIgnoresNewerDataWithLaterTimestamps) {
+  Open();
+  const int64_t now = clock_->NowMs();
+  for (int i = 0; i < 20; i++) Put(Cat("t", std::to_string(100 + i)), "v", now, 100);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  Put("t105", "newer", now + 50);  // in the memtable, overlapping the file
+  Put("t119", "newer", now + 50);
+  clock_->Advance(200);
+  impl()->RunBackgroundCycle();
+  EXPECT_GE(db_->GetStats().files_expired_whole, 1u);
+  EXPECT_EQ(Get("t105", INT64_MAX), "newer");
+  EXPECT_EQ(Get("t106", INT64_MAX), "NOT_FOUND");
+
+  // A newer version with an earlier timestamp: the expired file stays (it decides the
+  // full-grace read).
+  const uint64_t dropped = db_->GetStats().files_expired_whole;
+  for (int i = 0; i < 20; i++) Put(Cat("u", std::to_string(100 + i)), "v", clock_->NowMs(), 100);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  Put("u105", "late", 5);
+  EXPECT_EQ(Get("u105", INT64_MAX), "v");
+  clock_->Advance(200);
+  impl()->RunBackgroundCycle();
+  EXPECT_EQ(db_->GetStats().files_expired_whole, dropped);
+  EXPECT_EQ(Get("u105", INT64_MAX), "NOT_FOUND");
+  EXPECT_EQ(Get("u105"), "late");
+}
+
+// Compaction cuts its output where the rows' expiry changes sharply, so that the expiring part
+// later goes as whole files; here next to rows that never expire.
+TEST_F(ExpiryTest, OutputIsCutWhereExpiryChangesSoFilesExpireWhole) {
+  options_.target_file_size = 1 << 20;  // one output file unless cut
+  options_.compression = Compression::kNone;
+  options_.purge_deadline_ms = 60'000;
+  Open();
+  const int64_t now = clock_->NowMs();
+  const std::string value(100, 'v');
+  for (int i = 0; i < 400; i++) Put(Cat("keep:", std::to_string(1000 + i)), value);
+  for (int i = 0; i < 400; i++) {
+    Put(Cat("tmp:", std::to_string(1000 + i)), value, now, 10'000);
+  }
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_GE(TotalFiles(), 2);
+  clock_->Advance(10'000);
+  impl()->RunBackgroundCycle();
+  const Stats stats = db_->GetStats();
+  EXPECT_GE(stats.files_expired_whole, 1u);
+  uint64_t entries = 0;
+  for (const auto& level : stats.levels) entries += level.entries;
+  EXPECT_EQ(entries, 400u);
+  EXPECT_EQ(Get("keep:1399"), value);
+}
+
+// A compaction filter that classifies rows by their key's first letter and names the rows of
+// "d" (dependents) as living through "o" (owner) rows.
+class ClassifyingFilter final : public CompactionFilter {
+ public:
+  Decision Filter(std::string_view key, const RowMeta&, std::string_view, int64_t,
+                  std::string*) const override {
+    // A dependent is dropped once its owner is gone.
+    if (key.starts_with("d") && owner_gone.load()) return Decision::kDrop;
+    return Decision::kKeep;
+  }
+  ExpiryMode ExpiryModeOf(std::string_view key) const override {
+    if (key.starts_with("p")) return ExpiryMode::kPerItem;
+    if (key.starts_with("w")) return ExpiryMode::kWholeFile;
+    return ExpiryMode::kDefault;
+  }
+  bool OwnsRanges(std::string_view key, std::string_view, const RowMeta& meta) const override {
+    return key.starts_with("o") && meta.expire_at_ms.has_value();
+  }
+  void ExpiredRowRanges(std::string_view key, std::string_view,
+                        std::vector<KeyRange>* ranges) const override {
+    if (key.starts_with("o")) {
+      owner_gone = true;
+      ranges->push_back({"d", "e"});
+    }
+  }
+  const char* Name() const override { return "classifying"; }
+  mutable std::atomic<bool> owner_gone{false};
+};
+
+TEST_F(ExpiryTest, ARulesModeDecidesWhetherItsFilesMayGoWhole) {
+  options_.compaction_filter = std::make_shared<ClassifyingFilter>();
+  options_.whole_file_expiry = false;
+  Open();
+  const int64_t now = clock_->NowMs();
+  for (int i = 0; i < 10; i++) Put(Cat("w", std::to_string(i)), "v", now, 100);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  clock_->Advance(200);
+  impl()->RunBackgroundCycle();
+  EXPECT_GE(db_->GetStats().files_expired_whole, 1u);  // whole-file rule, global switch off
+
+  db_->SetWholeFileExpiry(true);
+  const uint64_t before = db_->GetStats().files_expired_whole;
+  for (int i = 0; i < 10; i++) Put(Cat("p", std::to_string(i)), "v", clock_->NowMs(), 100);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  clock_->Advance(200);
+  impl()->RunBackgroundCycle();
+  EXPECT_EQ(db_->GetStats().files_expired_whole, before);  // per-item rule: never whole
+  EXPECT_EQ(Get("p1"), "NOT_FOUND");
+}
+
+// When compaction removes an expired row that others live through, their range is due for a
+// purge compaction at once, whatever their own expiry says.
+TEST_F(ExpiryTest, RowsThatLivedThroughAnExpiredRowArePurgedWithIt) {
+  auto filter = std::make_shared<ClassifyingFilter>();
+  options_.compaction_filter = filter;
+  options_.purge_deadline_ms = 1000;
+  Open();
+  const int64_t now = clock_->NowMs();
+  for (int i = 0; i < 50; i++) Put(Cat("d", std::to_string(1000 + i)), std::string(50, 'd'));
+  ASSERT_TRUE(db_->CompactAll().ok());  // the dependents at the bottom, no expiry of their own
+  Put("o", "owner", now, 100);
+  Put("z", "other");
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  clock_->Advance(100 + 500);  // the owner expired and is due
+  for (int i = 0; i < 20 && impl()->RunBackgroundCycle(); i++) {
+  }
+  const Stats stats = db_->GetStats();
+  EXPECT_TRUE(filter->owner_gone.load());
+  EXPECT_EQ(stats.purge_hints_pending, 0u);
+  EXPECT_GE(stats.filter_rows_dropped, 50u);
+  uint64_t entries = 0;
+  for (const auto& level : stats.levels) entries += level.entries;
+  EXPECT_EQ(entries, 1u);  // "z"
 }
 
 }  // namespace

@@ -60,32 +60,58 @@ class Model {
     return out;
   }
 
-  // What CompactAll does to every key (all data in the compaction, nothing outside it).
+  // What CompactAll does to every key (all data in the compaction, nothing outside it): with no
+  // snapshot, the whole history collapses to the full-grace choice (gone if dead). With one,
+  // each stripe keeps what no read can tell apart — the newest and the least timestamp of an
+  // in-order run, every version of an out-of-order one — and a dead survivor vanishes when
+  // nothing older is kept and no read takes it (some newer survivor's timestamp is >= its own).
   void CompactAll(const std::vector<uint64_t>& snapshots, int64_t now) {
     for (auto it = versions_.begin(); it != versions_.end();) {
-      std::vector<MVersion> survivors;  // newest stripe first
+      std::vector<std::vector<MVersion>> stripes;  // newest stripe first, newest version first
       size_t stripe = SIZE_MAX;
       for (auto v = it->second.rbegin(); v != it->second.rend(); ++v) {
         const size_t s =
             std::lower_bound(snapshots.begin(), snapshots.end(), v->seq) - snapshots.begin();
-        if (survivors.empty() || s != stripe) {
-          stripe = s;
-          survivors.push_back(*v);
-        } else if (v->ts0() > survivors.back().ts0()) {
-          survivors.back() = *v;
+        if (stripes.empty() || s != stripe) stripes.emplace_back();
+        stripe = s;
+        stripes.back().push_back(*v);
+      }
+      std::vector<MVersion> survivors;  // newest first
+      for (const auto& run : stripes) {
+        if (snapshots.empty()) {
+          size_t best = 0;
+          for (size_t i = 1; i < run.size(); i++) {
+            if (run[i].ts0() > run[best].ts0()) best = i;
+          }
+          survivors.push_back(run[best]);
+          continue;
+        }
+        bool in_order = true;
+        size_t least = 1;
+        for (size_t i = 1; i < run.size(); i++) {
+          if (run[i].ts0() > run[0].ts0()) in_order = false;
+          if (run[i].ts0() < run[least].ts0()) least = i;
+        }
+        if (in_order && run.size() > 2) {
+          survivors.push_back(run[0]);
+          survivors.push_back(run[least]);
+        } else {
+          survivors.insert(survivors.end(), run.begin(), run.end());
         }
       }
       std::vector<MVersion> kept;  // oldest first
       bool beneath = false;
       for (size_t i = survivors.size(); i-- > 0;) {
         MVersion v = survivors[i];
+        const bool expired = !v.tombstone && v.expire_at && *v.expire_at <= now;
         if (v.Dead(now)) {
-          bool newer_later = true;
-          for (size_t j = 0; j < i; j++) newer_later &= survivors[j].ts0() >= v.ts0();
-          if (!beneath && newer_later) continue;
+          bool taken = true;  // with nothing newer, taking it leaves the key absent anyway
+          for (size_t j = 0; j < i; j++) taken &= survivors[j].ts0() < v.ts0();
+          if (!beneath && (i == 0 || !taken)) continue;
           v.tombstone = true;
-          v.expire_at.reset();
           v.value.clear();
+          if (!beneath) v.expire_at.reset();
+          if (!expired && !beneath) v.expire_at.reset();
         }
         kept.push_back(v);
         beneath = true;

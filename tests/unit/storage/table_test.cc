@@ -237,7 +237,7 @@ TEST(TableTest, PropertiesDescribeTheRows) {
   add("b", 30, RowKind::kTombstone, 300, std::nullopt);
   add("c", 4, RowKind::kValue, std::nullopt, 1000);  // expire_at == now: expired
   TableOptions options;
-  options.now_ms = 1000;
+  options.expiry_now_ms = 1000;
   const Built built = Build(model, options);
   const TableProperties& p = built.props;
   EXPECT_EQ(p.entries, 4u);
@@ -248,7 +248,10 @@ TEST(TableTest, PropertiesDescribeTheRows) {
   EXPECT_EQ(p.max_timestamp, 300);
   EXPECT_EQ(p.min_expire_at, 900);
   EXPECT_EQ(p.max_expire_at, 5000);
-  EXPECT_TRUE(p.has_non_expiring);  // the tombstone
+  EXPECT_FALSE(p.has_non_expiring);  // a tombstone is no row that never expires
+  EXPECT_TRUE(p.has_untimed_rows);   // "c"
+  EXPECT_EQ(p.EffectiveMinTimestamp(), -20);
+  EXPECT_EQ(p.EffectiveMaxTimestamp(), 300);
   EXPECT_EQ(p.min_sequence, 4u);
   EXPECT_EQ(p.max_sequence, 30u);
   EXPECT_EQ(p.smallest_key, model.begin()->first);
@@ -263,8 +266,18 @@ TEST(TableTest, PropertiesDescribeTheRows) {
   // The reader sees the same properties.
   EXPECT_EQ(Open(built.contents)->properties(), p);
 
-  options.expiration_enabled = false;
+  options.expiry_now_ms = INT64_MIN;  // nothing expires
   EXPECT_EQ(Build(model, options).props.expired_at_write, 0u);
+
+  // A value row without an expiry sets has_non_expiring; timestamps everywhere clear
+  // has_untimed_rows.
+  Model plain;
+  std::string key;
+  AppendInternalKey(&key, "p", 1, RowKind::kValue);
+  plain[key] = Row(7, std::nullopt, "v");
+  const TableProperties r = Build(plain, TableOptions{}).props;
+  EXPECT_TRUE(r.has_non_expiring);
+  EXPECT_FALSE(r.has_untimed_rows);
 
   // Only expiring value rows: has_non_expiring stays false; no timestamps: feature bit clear.
   Model expiring;
@@ -280,16 +293,27 @@ TEST(TableTest, PropertiesDescribeTheRows) {
 
 TEST(TableTest, BuilderRejectsOutOfOrderAndMalformedInput) {
   MemFile file;
+  auto key = [](std::string_view user_key, uint64_t seq) {
+    std::string k;
+    AppendInternalKey(&k, user_key, seq, RowKind::kValue);
+    return k;
+  };
   TableBuilder builder(TableOptions{}, &file);
-  builder.Add(LookupKey("b", 5), Row(std::nullopt, std::nullopt, "v"));
-  builder.Add(LookupKey("a", 5), Row(std::nullopt, std::nullopt, "v"));
+  builder.Add(key("b", 5), Row(std::nullopt, std::nullopt, "v"));
+  EXPECT_TRUE(builder.status().ok());
+  builder.Add(key("a", 5), Row(std::nullopt, std::nullopt, "v"));
   EXPECT_TRUE(builder.status().IsInvalidArgument());
   EXPECT_FALSE(builder.Finish().ok());
 
   TableBuilder bad_row(TableOptions{}, &file);
-  bad_row.Add(LookupKey("a", 5), std::string("\x80", 1));
+  bad_row.Add(key("a", 5), std::string("\x80", 1));
   EXPECT_TRUE(bad_row.status().IsInvalidArgument());
   bad_row.Abandon();
+
+  TableBuilder bad_key(TableOptions{}, &file);
+  bad_key.Add(LookupKey("a", 5), Row(std::nullopt, std::nullopt, "v"));  // kind byte 0xff
+  EXPECT_TRUE(bad_key.status().IsInvalidArgument());
+  bad_key.Abandon();
 }
 
 TEST(TableTest, BloomFilterSkipsAbsentKeys) {
@@ -433,6 +457,10 @@ TEST(TableTest, PropertiesRoundTripAndSkipUnknownTags) {
   p.largest_key = "zz";
   p.raw_key_bytes = 123456789;
   p.raw_value_bytes = 1;
+  p.has_untimed_rows = false;
+  p.per_item_rows = 3;
+  p.whole_file_rows = 4;
+  p.owner_rows = 5;
   std::string encoded;
   p.EncodeTo(&encoded);
   TableProperties q;
@@ -447,8 +475,12 @@ TEST(TableTest, PropertiesRoundTripAndSkipUnknownTags) {
   future += "hi";
   ASSERT_TRUE(q.DecodeFrom(future).ok());
   EXPECT_EQ(q, p);
+  // Fields absent from an older file keep their defaults, except has_untimed_rows, which
+  // assumes the worst.
   ASSERT_TRUE(q.DecodeFrom("").ok());
-  EXPECT_EQ(q, TableProperties{});
+  TableProperties old_file;
+  old_file.has_untimed_rows = true;
+  EXPECT_EQ(q, old_file);
   EXPECT_TRUE(q.DecodeFrom(encoded.substr(0, encoded.size() - 1)).IsCorruption());
 }
 
@@ -461,7 +493,7 @@ TEST(TableTest, WorkedExampleOfTheFormatDoc) {
   AppendInternalKey(&ikey, "k1", 5, RowKind::kValue);
   const Built built = Build({{ikey, Row(100, 2000, "hi")}}, options);
   const std::string& f = built.contents;
-  ASSERT_EQ(f.size(), 259u);
+  ASSERT_EQ(f.size(), 271u);
   auto hex = [&](size_t offset, size_t n) {
     static const char* digits = "0123456789abcdef";
     std::string out;
@@ -476,11 +508,12 @@ TEST(TableTest, WorkedExampleOfTheFormatDoc) {
   EXPECT_EQ(hex(20, 13), "00 00 00 00 01 00 00 00 00 3c 88 65 fb");
   EXPECT_EQ(hex(33, 14), "88 88 08 00 00 00 00 80 06 00 79 ae af ed");  // filter + trailer
   EXPECT_EQ(hex(47, 23), "01 01 01 02 01 03 03 01 01 04 01 00 05 01 00 06 02 c8 01 07 02 c8 01");
-  EXPECT_EQ(f.substr(125, 16), "ebb.filter.bloom");  // metaindex at 122: shared, non_shared, len
-  EXPECT_EQ(hex(179, 5), "00 0a 02 6b 31");          // index
-  EXPECT_EQ(hex(207, 5), "7a 34 b3 01 17");          // footer: metaindex and index handles
-  EXPECT_EQ(hex(247, 4), "01 00 00 00");             // format_version 1
-  EXPECT_EQ(f.substr(251), std::string("ebbSST1\0", 8));
+  EXPECT_EQ(hex(117, 12), "11 01 00 12 01 00 13 01 00 14 01 00");  // the last four fields
+  EXPECT_EQ(f.substr(137, 16), "ebb.filter.bloom");  // metaindex at 134: shared, non_shared, len
+  EXPECT_EQ(hex(191, 5), "00 0a 02 6b 31");          // index
+  EXPECT_EQ(hex(219, 6), "86 01 34 bf 01 17");       // footer: metaindex and index handles
+  EXPECT_EQ(hex(259, 4), "01 00 00 00");             // format_version 1
+  EXPECT_EQ(f.substr(263), std::string("ebbSST1\0", 8));
 }
 
 }  // namespace
