@@ -1,12 +1,20 @@
 #include "types/compaction_filter.h"
 
+#include <limits>
 #include <mutex>
+
+#include "types/tlog_codec.h"
 
 namespace ebb::types {
 
 void TypesCompactionFilter::SetDb(storage::DB* db) {
   std::unique_lock lock(mu_);
   db_ = db;
+}
+
+void TypesCompactionFilter::SetTtlPolicy(std::shared_ptr<const TtlPolicy> policy) {
+  std::unique_lock lock(mu_);
+  policy_ = std::move(policy);
 }
 
 void TypesCompactionFilter::RegisterSubRowHook(KeyType type, SubRowHook hook) {
@@ -21,17 +29,18 @@ void TypesCompactionFilter::RegisterSubRowHook(KeyType type, SubRowHook hook) {
 // One compaction's filter: sub-rows of one key arrive together, so it keeps the verdict of the
 // last key it read. Safe for the whole compaction by the doc's staleness argument: every input
 // row was written before the compaction started, so a metadata row read since then is right for
-// all of them.
+// all of them. It reads through the compaction's durable view.
 class TypesCompactionFilter::Run final : public storage::CompactionFilter {
  public:
-  explicit Run(const TypesCompactionFilter& parent) : parent_(parent) {}
+  Run(const TypesCompactionFilter& parent, const storage::Snapshot* view)
+      : parent_(parent), view_(view) {}
 
   Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
                   int64_t now_ms, std::string* new_value) const override {
     SubRowKeyParts parts;
     if (!ParseSubRowKey(user_key, &parts)) return Decision::kKeep;
     if (!has_verdict_ || parts.db != db_ || parts.user_key != key_) {
-      verdict_ = parent_.ReadVerdict(parts.db, parts.user_key);
+      verdict_ = parent_.ReadVerdict(parts.db, parts.user_key, view_);
       has_verdict_ = true;
       db_ = parts.db;
       key_.assign(parts.user_key);
@@ -42,6 +51,7 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
 
  private:
   const TypesCompactionFilter& parent_;
+  const storage::Snapshot* const view_;
   // The last key read and its verdict (Filter is const by the interface; a run has one caller).
   mutable bool has_verdict_ = false;
   mutable int db_ = 0;
@@ -49,17 +59,21 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   mutable KeyVerdict verdict_;
 };
 
-std::unique_ptr<storage::CompactionFilter> TypesCompactionFilter::StartCompaction() const {
-  return std::make_unique<Run>(*this);
+std::unique_ptr<storage::CompactionFilter> TypesCompactionFilter::StartCompaction(
+    const storage::Snapshot* durable_view) const {
+  return std::make_unique<Run>(*this, durable_view);
 }
 
-TypesCompactionFilter::KeyVerdict TypesCompactionFilter::ReadVerdict(int db,
-                                                                     std::string_view key) const {
+TypesCompactionFilter::KeyVerdict TypesCompactionFilter::ReadVerdict(
+    int db, std::string_view key, const storage::Snapshot* view) const {
   KeyVerdict verdict;  // kKeepAll
   std::shared_lock lock(mu_);
   if (db_ == nullptr) return verdict;
   storage::Row row;
-  storage::Status s = db_->Get(storage::ReadOptions(), MetaKey(db, key), &row);
+  storage::ReadOptions options;
+  options.snapshot = view;
+  options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
+  storage::Status s = db_->Get(options, MetaKey(db, key), &row);
   if (s.IsNotFound()) {
     verdict.kind = KeyVerdict::Kind::kDropAll;
     return verdict;
@@ -103,7 +117,65 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Filter(std::string_vi
                                                                   std::string* new_value) const {
   SubRowKeyParts parts;
   if (!ParseSubRowKey(user_key, &parts)) return Decision::kKeep;
-  return Decide(ReadVerdict(parts.db, parts.user_key), parts, meta, value, now_ms, new_value);
+  return Decide(ReadVerdict(parts.db, parts.user_key, nullptr), parts, meta, value, now_ms,
+                new_value);
+}
+
+namespace {
+
+// The user key an engine key belongs to: a metadata row's, or a sub-row's owner.
+bool UserKeyOf(std::string_view engine_key, std::string_view* user_key) {
+  int db;
+  if (ParseMetaKey(engine_key, &db, user_key)) return true;
+  SubRowKeyParts parts;
+  if (!ParseSubRowKey(engine_key, &parts)) return false;
+  *user_key = parts.user_key;
+  return true;
+}
+
+// The entries of the TLOG whose metadata row is (engine_key, value), when their life ends with
+// the key's: a log without a retention window, holding entries. False otherwise.
+bool OwnedEntries(std::string_view engine_key, std::string_view value, storage::KeyRange* range) {
+  int db;
+  std::string_view user_key;
+  KeyType type;
+  std::string_view payload;
+  TlogMeta tlog;
+  if (!ParseMetaKey(engine_key, &db, &user_key) || !DecodeMetaValue(value, &type, &payload) ||
+      type != KeyType::kTlog || !DecodeTlogMeta(payload, &tlog) || tlog.window_ms > 0 ||
+      tlog.size == 0) {
+    return false;
+  }
+  range->begin = SubRowPrefix(db, user_key, tlog.version);
+  range->end = PrefixUpperBound(range->begin);
+  return true;
+}
+
+}  // namespace
+
+storage::ExpiryMode TypesCompactionFilter::ExpiryModeOf(std::string_view user_key) const {
+  std::shared_ptr<const TtlPolicy> policy;
+  {
+    std::shared_lock lock(mu_);
+    policy = policy_;
+  }
+  std::string_view key;
+  if (policy == nullptr || !policy->has_modes() || !UserKeyOf(user_key, &key)) {
+    return storage::ExpiryMode::kDefault;
+  }
+  return policy->ModeFor(key);
+}
+
+bool TypesCompactionFilter::OwnsRanges(std::string_view user_key, std::string_view value,
+                                       const storage::RowMeta& meta) const {
+  storage::KeyRange range;
+  return meta.expire_at_ms.has_value() && OwnedEntries(user_key, value, &range);
+}
+
+void TypesCompactionFilter::ExpiredRowRanges(std::string_view user_key, std::string_view value,
+                                             std::vector<storage::KeyRange>* ranges) const {
+  storage::KeyRange range;
+  if (OwnedEntries(user_key, value, &range)) ranges->push_back(std::move(range));
 }
 
 }  // namespace ebb::types

@@ -7,11 +7,18 @@
 // cutoff -> drop); with no hook the row is kept. Every other row (system, metadata, rows that do
 // not parse) is kept: their expiry is the engine's business.
 //
-// The filter reads metadata with DB::Get at call time, never from a cache that outlives one
-// compaction (see the doc). Each compaction gets a run of it (StartCompaction) that reads a
-// key's metadata row once for all of that key's sub-rows, which compaction meets one after
-// another. Until SetDb is called with the open DB — and after SetDb(nullptr) — it keeps every
-// row.
+// The filter reads metadata with DB::Get, at full retrieval grace — the version compaction
+// keeps when it merges a key's versions, which is the only one that can name a live
+// incarnation (types write their metadata with the greatest timestamp of the key, Keyspace) —
+// and never from a cache that outlives one compaction (see the doc). Each compaction gets a run
+// of it (StartCompaction) that reads through the compaction's durable view, so it acts only on
+// metadata the WAL has synced, and reads a key's metadata row once for all of that key's
+// sub-rows, which compaction meets one after another. Until SetDb is called with the open DB —
+// and after SetDb(nullptr) — it keeps every row.
+//
+// It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
+// mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
+// expiry owns its entries, so their purge follows the key's expiry.
 // Thread-safety: Filter is called from engine background threads; SetDb and RegisterSubRowHook
 // may be called from any thread at any time.
 #pragma once
@@ -22,11 +29,13 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/compaction_filter.h"
 #include "storage/db.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/ttl_policy.h"
 
 namespace ebb::types {
 
@@ -44,10 +53,19 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   void SetDb(storage::DB* db);
   // Installs (or, with an empty function, removes) the hook for sub-rows of `type`.
   void RegisterSubRowHook(KeyType type, SubRowHook hook);
+  // The policy whose rules give keys their expiry mode; nullptr: every key kDefault.
+  void SetTtlPolicy(std::shared_ptr<const TtlPolicy> policy);
 
+  // Outside a compaction run (tests): reads the latest state.
   Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
                   int64_t now_ms, std::string* new_value) const override;
-  std::unique_ptr<storage::CompactionFilter> StartCompaction() const override;
+  std::unique_ptr<storage::CompactionFilter> StartCompaction(
+      const storage::Snapshot* durable_view) const override;
+  storage::ExpiryMode ExpiryModeOf(std::string_view user_key) const override;
+  bool OwnsRanges(std::string_view user_key, std::string_view value,
+                  const storage::RowMeta& meta) const override;
+  void ExpiredRowRanges(std::string_view user_key, std::string_view value,
+                        std::vector<storage::KeyRange>* ranges) const override;
   const char* Name() const override { return "ebb.types"; }
 
  private:
@@ -58,14 +76,16 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
     uint64_t version = 0;  // kAskHook: the live incarnation; its other versions are orphans
     KeyMetaRow meta;       // kAskHook: the row, for the type's hook
   };
-  KeyVerdict ReadVerdict(int db, std::string_view key) const;
+  // Reads through `view` (nullptr: the latest state).
+  KeyVerdict ReadVerdict(int db, std::string_view key, const storage::Snapshot* view) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,
                   const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
                   std::string* new_value) const;
 
-  mutable std::shared_mutex mu_;  // guards db_ and hooks_
+  mutable std::shared_mutex mu_;  // guards db_, hooks_ and policy_
   storage::DB* db_ = nullptr;
   std::map<KeyType, SubRowHook> hooks_;
+  std::shared_ptr<const TtlPolicy> policy_;
 };
 
 }  // namespace ebb::types

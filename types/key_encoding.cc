@@ -42,6 +42,12 @@ bool ParseMetaKey(std::string_view engine_key, int* db, std::string_view* user_k
   return true;
 }
 
+std::string SubRowDbPrefix(int db) {
+  std::string prefix(1, static_cast<char>(KeyTag::kSubRow));
+  prefix.push_back(static_cast<char>(db));
+  return prefix;
+}
+
 std::string SubRowPrefix(int db, std::string_view user_key, uint64_t version) {
   std::string key;
   // Tag, db, length (<= 5 bytes), key, version; and room for the element most callers append.

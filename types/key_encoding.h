@@ -39,6 +39,8 @@ bool ParseMetaKey(std::string_view engine_key, int* db, std::string_view* user_k
 // 0x02 | db | varint len | user_key | fixed64-BE version: every sub-row of this incarnation
 // starts with it (and no sub-row of another key or incarnation does).
 std::string SubRowPrefix(int db, std::string_view user_key, uint64_t version);
+// 0x02 | db: every sub-row of `db` starts with it (FLUSHDB's range).
+std::string SubRowDbPrefix(int db);
 // SubRowPrefix(...) | element.
 std::string SubRowKey(int db, std::string_view user_key, uint64_t version,
                       std::string_view element);

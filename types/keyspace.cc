@@ -23,6 +23,11 @@ Keyspace::Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clo
                    std::shared_ptr<TypesCompactionFilter> filter)
     : db_(std::move(db)), clock_(std::move(clock)), filter_(std::move(filter)) {}
 
+void Keyspace::set_ttl_policy(TtlPolicy policy) {
+  filter_->SetTtlPolicy(std::make_shared<const TtlPolicy>(policy));
+  settings_.ttl_policy = std::move(policy);
+}
+
 Keyspace::~Keyspace() {
   filter_->SetDb(nullptr);
   db_.reset();
@@ -75,15 +80,21 @@ Status Keyspace::NewVersion(uint64_t* version) {
   return Status::OK();
 }
 
-Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace) {
+Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
+                         std::optional<storage::DeadVersion>* dead) {
   storage::ReadOptions options;
   options.retrieval_grace_ms = grace;
-  std::optional<int64_t> expired_at;
-  options.expired_at = &expired_at;
+  std::optional<storage::DeadVersion> dead_version;
+  options.dead_version = dead != nullptr ? dead : &dead_version;
   storage::Row row;
   AssignMetaKey(db, key, &meta_key_);
   Status s = db_->Get(options, meta_key_, &row);
-  if (s.IsNotFound() && expired_at) NoteExpired(db, key, *expired_at);
+  if (s.IsNotFound()) {
+    const std::optional<storage::DeadVersion>& found = *options.dead_version;
+    if (found && found->kind == storage::RowKind::kValue && found->meta.expire_at_ms) {
+      NoteExpired(db, key, *found->meta.expire_at_ms);
+    }
+  }
   if (!s.ok()) return s;
   std::string_view payload;
   if (!DecodeMetaValue(row.value, &out->type, &payload)) {
@@ -93,6 +104,42 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   row.value.erase(0, static_cast<size_t>(payload.data() - row.value.data()));
   out->payload = std::move(row.value);
   out->meta = row.meta;
+  return Status::OK();
+}
+
+Status Keyspace::TypeWriteTimestamp(int db, std::string_view key, const KeyMetaRow* found,
+                                    const std::optional<storage::DeadVersion>& dead, int64_t* ts) {
+  const int64_t now = NowMs();
+  // A live row of another type than string, or a dead one, was written by a type write (or
+  // is a wipe): it already carries the greatest timestamp of the key.
+  KeyType type;
+  std::string_view payload;
+  if (found != nullptr) {
+    if (found->type != KeyType::kString) {
+      *ts = std::max(now, found->meta.timestamp_or_zero());
+      return Status::OK();
+    }
+  } else if (!dead) {
+    *ts = now;  // no version at all
+    return Status::OK();
+  } else if (dead->kind == storage::RowKind::kWipe ||
+             (dead->kind == storage::RowKind::kValue &&
+              DecodeMetaValue(dead->value, &type, &payload) && type != KeyType::kString)) {
+    *ts = std::max(now, dead->meta.timestamp_or_zero());
+    return Status::OK();
+  }
+  // String rows and timestamped tombstones carry their writer's timestamp: the greatest one is
+  // what a full-grace read takes.
+  KeyMetaRow widest;
+  std::optional<storage::DeadVersion> widest_dead;
+  Status s = GetMeta(db, key, &widest, std::numeric_limits<int64_t>::max(), &widest_dead);
+  if (s.ok()) {
+    *ts = std::max(now, widest.meta.timestamp_or_zero());
+  } else if (s.IsNotFound()) {
+    *ts = std::max(now, widest_dead ? widest_dead->meta.timestamp_or_zero() : now);
+  } else {
+    return s;
+  }
   return Status::OK();
 }
 
@@ -124,10 +171,12 @@ OpResult<std::optional<KeyType>> Keyspace::Type(int db, std::string_view key) {
   return std::optional<KeyType>(meta.type);
 }
 
-Status Keyspace::WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms) {
+Status Keyspace::WriteWipe(int db, std::string_view key) {
   storage::WriteOptions options = WriteOptions();
-  options.timestamp_ms = std::max(NowMs(), min_timestamp_ms);
-  return db_->Delete(options, MetaKey(db, key));
+  options.timestamp_ms = NowMs();
+  storage::WriteBatch batch;
+  batch.Wipe(options, MetaKey(db, key));
+  return db_->Write(options, batch);
 }
 
 OpResult<bool> Keyspace::Delete(int db, std::string_view key) {
@@ -140,20 +189,18 @@ OpResult<bool> Keyspace::Delete(int db, std::string_view key) {
 Status Keyspace::DeleteKey(int db, std::string_view key, bool* deleted) {
   *deleted = false;
   KeyMetaRow meta;
-  Status s = GetMeta(db, key, &meta);
-  if (s.IsNotFound()) return Status::OK();
-  if (!s.ok()) return s;
-  int64_t newest_ts = meta.meta.timestamp_or_zero();
-  if (meta.type == KeyType::kString) {
-    // The version a full-grace read takes may carry a later timestamp than the newest write.
-    KeyMetaRow widest;
-    Status w = GetMeta(db, key, &widest, std::numeric_limits<int64_t>::max());
-    if (w.ok()) newest_ts = std::max(newest_ts, widest.meta.timestamp_or_zero());
+  std::optional<storage::DeadVersion> dead;
+  Status s = GetMeta(db, key, &meta, settings_.default_retrieval_grace_ms, &dead);
+  if (s.ok()) {
+    *deleted = true;
+  } else if (!s.IsNotFound()) {
+    return s;
+  } else if (!dead || dead->kind == storage::RowKind::kWipe) {
+    // No version at all, or the newest is already a wipe: no read at any grace sees the key.
+    return Status::OK();
   }
-  s = WriteTombstone(db, key, newest_ts);
-  if (!s.ok()) return s;
-  *deleted = true;
-  return Status::OK();
+  // Absent at the default grace but with versions: another grace may still read one.
+  return WriteWipe(db, key);
 }
 
 OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_ms,
@@ -169,8 +216,7 @@ OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_
   if ((flags & kExpireGt) && (!current || expire_at_ms <= *current)) return false;
   if ((flags & kExpireLt) && current && expire_at_ms >= *current) return false;
   if (expire_at_ms <= NowMs()) {
-    bool deleted = false;
-    s = DeleteKey(db, key, &deleted);
+    s = WriteWipe(db, key);
     if (!s.ok()) return s;
     ++expired_keys_;
     return true;

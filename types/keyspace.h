@@ -5,10 +5,19 @@
 // docs/key-encoding.md. Databases (SELECT n) are separate keyspaces inside one engine; every
 // `db` argument REQUIRES 0 <= db < kMaxDatabases (256).
 //
-// Generic operations work on any type and read only metadata rows. Expired keys are absent for
-// all of them at once (the engine hides expired rows). Writes use WriteOptions() below, whose
-// defer_sync follows settings().defer_sync (the server sets it under wal-fsync always and then
-// calls DB::SyncWal before acknowledging — group commit).
+// Generic operations work on any type and read only metadata rows, with the retrieval grace of
+// settings().default_retrieval_grace_ms (`default-retrieval-grace`): a key exists exactly when
+// such a read returns it, for every operation here and every type's commands. Expired keys are
+// absent for all of them at once (the engine hides expired rows). Whole-key deletes (Delete,
+// FlushDb, FlushAll) are wipes and range deletions: they outrank every version of the key
+// whatever its timestamp (docs/expiry.md). Writes use WriteOptions() below, whose defer_sync
+// follows settings().defer_sync (the server sets it under wal-fsync always and then calls
+// DB::SyncWal before acknowledging — group commit).
+//
+// Timestamps of type writes: every metadata row a TLOG or TREG command writes carries a
+// timestamp >= that of every version of the key (TypeWriteTimestamp), so the write wins under
+// every retrieval grace at once and compaction keeps it — a command's effect never depends on
+// where versions sit. (String rows keep the SlateDB RFC's rule: their timestamp is the write's.)
 //
 // The keyspace owns what the types share: their settings (the TTL policy, the default retrieval
 // grace, group commit), which the server keeps in step with its options, and the TLOG head
@@ -25,7 +34,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -66,9 +74,19 @@ struct TypeSettings {
 };
 
 struct ScanResult {
-  uint64_t cursor = 0;            // 0: the iteration is complete
+  std::string cursor = "0";       // "0": the iteration is complete (EncodeScanCursor)
   std::vector<std::string> keys;  // user keys, in byte order
 };
+
+// SCAN cursors encode their position (docs/key-encoding.md, "SCAN cursors"): the next user key
+// to examine, as a decimal number — "1" followed by three digits (000-255) per key byte — so
+// every cursor is a non-negative integer to clients, any cursor is accepted, and an iteration
+// survives restarts. "0" starts (and ends) an iteration.
+std::string EncodeScanCursor(std::string_view next_key);
+// The position a cursor names: its digits after the first, three at a time, each group the
+// byte min(value, 255); a trailing group of fewer than three digits is ignored. Any string of
+// digits is accepted ("0": the first key). False if `cursor` is empty or has a non-digit.
+bool DecodeScanCursor(std::string_view cursor, std::string* start_key);
 
 class Keyspace {
  public:
@@ -86,7 +104,8 @@ class Keyspace {
   int64_t NowMs() const { return clock_->NowMs(); }
 
   const TypeSettings& settings() const { return settings_; }
-  void set_ttl_policy(TtlPolicy policy) { settings_.ttl_policy = std::move(policy); }
+  // Also gives the compaction filter the rules' expiry modes.
+  void set_ttl_policy(TtlPolicy policy);
   void set_default_retrieval_grace(int64_t ms) { settings_.default_retrieval_grace_ms = ms; }
   void set_defer_sync(bool defer) { settings_.defer_sync = defer; }
   bool defer_sync() const { return settings_.defer_sync; }
@@ -110,9 +129,20 @@ class Keyspace {
 
   // ---- metadata (every type's WRONGTYPE check)
 
-  // The live metadata row of `key`. NotFound when absent, deleted or expired; Corruption if the
-  // row does not decode. `grace` is the retrieval grace (string keys' out-of-order versions).
-  storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace = 0);
+  // The live metadata row of `key`, read with the default retrieval grace. NotFound when
+  // absent, deleted or expired; Corruption if the row does not decode.
+  storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out) {
+    return GetMeta(db, key, out, settings_.default_retrieval_grace_ms);
+  }
+  // The same with retrieval grace `grace`. When `dead` is given and the key is absent because
+  // of the version the read took (a tombstone, wipe or expired row), *dead receives it.
+  storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
+                          std::optional<storage::DeadVersion>* dead = nullptr);
+  // The timestamp a type write to `key` must carry to win under every grace: >= every version
+  // of the key. `found` is what GetMeta (default grace) returned, `dead` its dead version.
+  storage::Status TypeWriteTimestamp(int db, std::string_view key, const KeyMetaRow* found,
+                                     const std::optional<storage::DeadVersion>& dead,
+                                     int64_t* ts);
 
   // ---- generic key operations (DEL, EXISTS, TYPE, EXPIRE, ...)
 
@@ -120,9 +150,9 @@ class Keyspace {
   OpResult<bool> Exists(int db, std::string_view key);
   // The key's type, nullopt if absent.
   OpResult<std::optional<KeyType>> Type(int db, std::string_view key);
-  // Removes the key (whatever its type; sub-rows become orphans); true if it existed.
-  // String keys get a tombstone timestamp >= every timestamp the read saw, so the deletion wins
-  // under any retrieval grace.
+  // Removes the key (whatever its type; sub-rows become orphans) with a wipe, which hides every
+  // version written before it, whatever its timestamp; true if it existed (default grace).
+  // Writes nothing when no version could be read at any grace.
   OpResult<bool> Delete(int db, std::string_view key);
   // Sets the whole key's expiry to `expire_at_ms` if the key exists and every condition in
   // `flags` (ExpireFlag bits) holds; a time <= now deletes the key instead (counted in
@@ -135,19 +165,21 @@ class Keyspace {
 
   // ---- whole-database operations (types/keyspace_db.cc)
 
-  // One SCAN step: examines up to `count` keys (>= 1) after `cursor`, returns those matching
-  // `match` (null: all) and `type` (nullopt: all). cursor 0 starts; a returned cursor 0 ends.
-  // A full iteration returns every key that was live throughout it exactly once.
-  // kInvalidCursor if `cursor` was not handed out (or has been forgotten).
-  OpResult<ScanResult> Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
-                            std::optional<KeyType> type);
+  // One SCAN step: examines up to `count` keys (>= 1) from the position `cursor` names
+  // (DecodeScanCursor; "0" starts), returns those matching `match` (null: all) and `type`
+  // (nullopt: all), and the cursor of the next key ("0": done). A full iteration returns every
+  // key that was live throughout it exactly once, across restarts and concurrent iterations.
+  // kInvalidCursor if `cursor` is not a string of digits.
+  OpResult<ScanResult> Scan(int db, std::string_view cursor, const KeyMatcher* match,
+                            size_t count, std::optional<KeyType> type);
   // Every live key matching `match` (null: all), in byte order.
   OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
   // A random live key; nullopt if the database is empty.
   OpResult<std::optional<std::string>> RandomKey(int db);
   // The number of live keys.
   OpResult<uint64_t> DbSize(int db);
-  // Removes every key of `db` / of every database.
+  // Removes every key of `db` / of every database: one range deletion (storage::DB::DeleteRange)
+  // over their metadata and sub-rows, durable when it returns.
   OpResult<void> FlushDb(int db);
   OpResult<void> FlushAll();
   // Keys, keys with expiry, and mean remaining TTL of `db` (INFO keyspace). On an engine error
@@ -169,12 +201,11 @@ class Keyspace {
       int db, std::string_view start,
       const std::function<bool(std::string_view user_key, std::string_view value,
                                const storage::RowMeta& meta)>& visit);
-  storage::Status WriteTombstone(int db, std::string_view key, int64_t min_timestamp_ms);
+  // Writes a wipe of `key` (a whole-key delete).
+  storage::Status WriteWipe(int db, std::string_view key);
   // Delete's work, as a status.
   storage::Status DeleteKey(int db, std::string_view key, bool* deleted);
-  storage::Status FlushRange(const std::string& lower, const std::string& upper);
   storage::Status CountKeys(int db, uint64_t* size);
-  uint64_t RememberCursor(std::string last_key);
   // Counts the expiry of (db, key) at expire_at_ms unless already counted.
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
@@ -195,12 +226,6 @@ class Keyspace {
   static constexpr size_t kMaxCountedExpiries = 4096;
   std::unordered_set<std::string> counted_expiries_;
   std::deque<std::string> counted_order_;
-
-  // SCAN cursors: number -> last user key returned, oldest evicted first.
-  static constexpr size_t kMaxCursors = 4096;
-  uint64_t next_cursor_ = 1;
-  std::unordered_map<uint64_t, std::string> cursors_;
-  std::deque<uint64_t> cursor_order_;
 };
 
 }  // namespace ebb::types

@@ -1,6 +1,7 @@
 // Keyspace's whole-database operations: SCAN, KEYS, RANDOMKEY, DBSIZE, FLUSHDB, FLUSHALL and
 // INFO keyspace statistics. Each walks the metadata range of one database (docs/key-encoding.md),
-// never the sub-rows; the engine's iterator already hides expired and deleted keys.
+// never the sub-rows, with the default retrieval grace, so they agree with GET; the engine's
+// iterator already hides expired and deleted keys. FLUSHDB and FLUSHALL are one range deletion.
 #include <algorithm>
 #include <random>
 
@@ -11,7 +12,6 @@ namespace ebb::types {
 
 namespace {
 
-constexpr size_t kFlushBatchKeys = 1024;
 constexpr uint64_t kRandomKeyExactLimit = 100000;
 
 using storage::Status;
@@ -25,6 +25,7 @@ Status Keyspace::ForEachMeta(
   options.lower_bound = MetaKey(db, start);
   options.upper_bound = MetaKeyUpperBound(db);
   options.fill_cache = false;
+  options.retrieval_grace_ms = settings_.default_retrieval_grace_ms;
   std::unique_ptr<storage::Iterator> it = db_->NewIterator(options);
   for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
     int key_db = 0;
@@ -35,41 +36,46 @@ Status Keyspace::ForEachMeta(
   return it->status();
 }
 
-uint64_t Keyspace::RememberCursor(std::string last_key) {
-  uint64_t cursor = next_cursor_++;
-  if (next_cursor_ == 0) next_cursor_ = 1;  // 0 is "start/end"; wrapping needs 2^64 calls
-  cursors_[cursor] = std::move(last_key);
-  cursor_order_.push_back(cursor);
-  while (cursor_order_.size() > kMaxCursors) {
-    cursors_.erase(cursor_order_.front());
-    cursor_order_.pop_front();
+std::string EncodeScanCursor(std::string_view next_key) {
+  std::string cursor = "1";
+  cursor.reserve(1 + 3 * next_key.size());
+  for (const char c : next_key) {
+    const auto byte = static_cast<unsigned char>(c);
+    cursor.push_back(static_cast<char>('0' + byte / 100));
+    cursor.push_back(static_cast<char>('0' + byte / 10 % 10));
+    cursor.push_back(static_cast<char>('0' + byte % 10));
   }
   return cursor;
 }
 
-OpResult<ScanResult> Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
-                                    std::optional<KeyType> type) {
+bool DecodeScanCursor(std::string_view cursor, std::string* start_key) {
+  if (cursor.empty()) return false;
+  for (const char c : cursor) {
+    if (c < '0' || c > '9') return false;
+  }
+  start_key->clear();
+  for (size_t i = 1; i + 3 <= cursor.size(); i += 3) {
+    const int value = (cursor[i] - '0') * 100 + (cursor[i + 1] - '0') * 10 + (cursor[i + 2] - '0');
+    start_key->push_back(static_cast<char>(std::min(value, 255)));
+  }
+  return true;
+}
+
+OpResult<ScanResult> Keyspace::Scan(int db, std::string_view cursor, const KeyMatcher* match,
+                                    size_t count, std::optional<KeyType> type) {
   ScanResult result;
   ScanResult* out = &result;
   std::string start;
-  if (cursor != 0) {
-    auto found = cursors_.find(cursor);
-    if (found == cursors_.end()) return OpStatus::kInvalidCursor;
-    start = found->second;
-    start.push_back('\0');  // the smallest key after the last one returned
-  }
+  if (!DecodeScanCursor(cursor, &start)) return OpStatus::kInvalidCursor;
   count = std::max<size_t>(count, 1);
   size_t examined = 0;
-  bool more = false;
-  std::string last;
   Status s = ForEachMeta(
       db, start, [&](std::string_view key, std::string_view value, const storage::RowMeta&) {
         if (examined == count) {
-          more = true;
+          out->cursor = EncodeScanCursor(key);  // the next key: where the next call starts
           return false;
         }
         ++examined;
-        last.assign(key);
         KeyType key_type;
         std::string_view payload;
         if (type && (!DecodeMetaValue(value, &key_type, &payload) || key_type != *type)) {
@@ -80,7 +86,6 @@ OpResult<ScanResult> Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* m
         return true;
       });
   if (!s.ok()) return s;
-  if (more) out->cursor = RememberCursor(std::move(last));
   return result;
 }
 
@@ -145,36 +150,17 @@ OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
   return result;
 }
 
-Status Keyspace::FlushRange(const std::string& lower, const std::string& upper) {
-  storage::ReadOptions options;
-  options.lower_bound = lower;
-  options.upper_bound = upper;
-  options.fill_cache = false;
-  std::unique_ptr<storage::Iterator> it = db_->NewIterator(options);
-  storage::WriteBatch batch;
-  const int64_t now = NowMs();
-  for (it->Seek(lower); it->Valid(); it->Next()) {
-    storage::WriteOptions tombstone;
-    tombstone.timestamp_ms = std::max(now, it->meta().timestamp_or_zero());
-    batch.Delete(tombstone, it->key());
-    if (batch.Count() >= kFlushBatchKeys) {
-      Status s = db_->Write(WriteOptions(), batch);
-      if (!s.ok()) return s;
-      batch.Clear();
-    }
-  }
-  if (!it->status().ok()) return it->status();
-  if (batch.Empty()) return Status::OK();
-  return db_->Write(WriteOptions(), batch);
-}
-
 OpResult<void> Keyspace::FlushDb(int db) {
-  return FlushRange(MetaKeyPrefix(db), MetaKeyUpperBound(db));
+  const std::string subrows = SubRowDbPrefix(db);
+  return db_->DeleteRange({{MetaKeyPrefix(db), MetaKeyUpperBound(db)},
+                           {subrows, PrefixUpperBound(subrows)}});
 }
 
 OpResult<void> Keyspace::FlushAll() {
-  return FlushRange(std::string(1, static_cast<char>(KeyTag::kMeta)),
-                    std::string(1, static_cast<char>(KeyTag::kSubRow)));
+  // Every metadata row and sub-row of every database; the system rows (0x00) stay.
+  const char meta = static_cast<char>(KeyTag::kMeta);
+  const char after_subrows = static_cast<char>(static_cast<uint8_t>(KeyTag::kSubRow) + 1);
+  return db_->DeleteRange({{std::string(1, meta), std::string(1, after_subrows)}});
 }
 
 DbStats Keyspace::GetDbStats(int db) {

@@ -92,7 +92,8 @@ OpResult<KvSetResult> Kv::Set(std::string_view key, std::string_view value,
         (options.condition == KvSetOptions::Condition::kXx && !found)) {
       return result;  // not written
     }
-    if (options.keep_ttl) expire_at = found ? (*meta)->meta.expire_at_ms : std::nullopt;
+    // KEEPTTL keeps an existing key's expiry; a key it creates gets the caller's (the policy's).
+    if (options.keep_ttl && found) expire_at = (*meta)->meta.expire_at_ms;
   }
   OpResult<void> put = Put({key, value, options.ts, expire_at});
   if (!put.ok()) return FailureOf(put);

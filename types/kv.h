@@ -10,8 +10,8 @@
 // Commands that derive the new value from the old one (APPEND, INCR family) write at
 // max(now, old ts), so the result supersedes its base under every retrieval grace. GETEX keeps
 // the row's timestamp (same version, new expiry); GETDEL deletes like DEL (Keyspace::Delete).
-// Expiry: callers resolve it (TtlPolicy); SET KEEPTTL keeps the existing key's expiry,
-// APPEND/INCR keep it for an existing key and use `new_key_expire_at` when they create one.
+// Expiry: callers resolve it (TtlPolicy); SET KEEPTTL, APPEND and INCR keep an existing key's
+// expiry and give a key they create the policy's.
 //
 // Results: every operation returns an OpResult (types/op_result.h): kNotFound for an absent
 // key, kWrongType, kNotInteger, kOverflow, kTooLarge as said below, kEngineError when the engine
@@ -47,7 +47,8 @@ struct KvPut {
 };
 
 // SET's options (Redis 7 semantics). The caller has resolved EX/PX/EXAT/PXAT/policy into
-// expire_at_ms; keep_ttl ignores it and keeps the existing key's expiry.
+// expire_at_ms; keep_ttl keeps an existing key's expiry instead (a key it creates gets
+// expire_at_ms).
 struct KvSetOptions {
   enum class Condition { kNone, kNx, kXx };
   Condition condition = Condition::kNone;

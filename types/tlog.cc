@@ -33,50 +33,87 @@ std::unique_ptr<storage::Iterator> ScanLog(storage::DB& db, const std::string& p
 
 }  // namespace
 
-OpResult<std::optional<Tlog::Found>> Tlog::ReadMeta(std::string_view key) {
+OpResult<Tlog::Found> Tlog::ReadMeta(std::string_view key) {
+  Found found;
   KeyMetaRow row;
-  Status s = keyspace_.GetMeta(db_, key, &row);
-  if (s.IsNotFound()) return std::optional<Found>();
+  Status s = keyspace_.GetMeta(db_, key, &row, keyspace_.settings().default_retrieval_grace_ms,
+                               &found.dead);
+  if (s.IsNotFound()) return found;
   if (!s.ok()) return s;
   if (row.type != KeyType::kTlog) return OpStatus::kWrongType;
-  Found found;
   if (!DecodeTlogMeta(row.payload, &found.meta)) {
     return Status::Corruption("bad TLOG metadata payload");
   }
   found.row_meta = row.meta;
-  return std::optional<Found>(found);
+  found.live = true;
+  return found;
 }
 
-Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const storage::RowMeta& previous,
+Status Tlog::NewIncarnation(std::string_view key, TlogMeta* meta) {
+  *meta = TlogMeta();
+  const std::optional<int64_t> ttl = keyspace_.settings().ttl_policy.TtlFor(key);
+  if (ttl && *ttl > 0) meta->window_ms = static_cast<uint64_t>(*ttl);
+  return keyspace_.NewVersion(&meta->version);
+}
+
+namespace {
+
+// `a + b` for timestamps, or nullopt when it does not fit a signed 64-bit ms count.
+std::optional<int64_t> AddMs(uint64_t a, uint64_t b) {
+  if (a > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - b) return std::nullopt;
+  return static_cast<int64_t>(a + b);
+}
+
+// When the retention window has passed every entry and the cutoff of a windowed log: the
+// metadata row's expiry (nullopt: never, beyond the int64 range).
+std::optional<int64_t> WindowEnd(const TlogMeta& meta) {
+  const uint64_t last = meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
+  return AddMs(last, meta.window_ms);
+}
+
+}  // namespace
+
+uint64_t Tlog::EffectiveCutoff(const TlogMeta& meta) const {
+  if (meta.window_ms == 0) return meta.cutoff;
+  const int64_t now = keyspace_.db().ExpiryNowMs();
+  if (now < 0 || static_cast<uint64_t>(now) < meta.window_ms) return meta.cutoff;
+  return std::max(meta.cutoff, static_cast<uint64_t>(now) - meta.window_ms + 1);
+}
+
+Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& previous,
                        storage::WriteBatch* batch) {
   storage::WriteOptions options = keyspace_.WriteOptions();
-  int64_t now = keyspace_.NowMs();
-  options.timestamp_ms = std::max(now, previous.timestamp_or_zero());
-  options.expire_at_ms = previous.expire_at_ms;
+  const int64_t now = keyspace_.NowMs();
+  if (previous.live) {
+    options.timestamp_ms = std::max(now, previous.row_meta.timestamp_or_zero());
+    options.expire_at_ms = previous.row_meta.expire_at_ms;
+  } else {
+    int64_t ts;
+    Status s = keyspace_.TypeWriteTimestamp(db_, key, nullptr, previous.dead, &ts);
+    if (!s.ok()) return s;
+    options.timestamp_ms = ts;
+  }
+  if (meta.window_ms > 0) options.expire_at_ms = WindowEnd(meta);
   batch->Put(options, MetaKey(db_, key), EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(meta)),
              now);
   return keyspace_.db().Write(options, *batch);
 }
 
 OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts) {
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  const bool found = read->has_value();
-  TlogMeta meta;
-  storage::RowMeta row_meta;
+  const Found& found = *read;
+  TlogMeta meta = found.meta;
   Status s;
-  if (!found) {
-    s = keyspace_.NewVersion(&meta.version);
+  if (!found.live) {
+    s = NewIncarnation(key, &meta);
     if (!s.ok()) return s;
-  } else {
-    meta = (*read)->meta;
-    row_meta = (*read)->row_meta;
-    if (ts < meta.cutoff) return {};  // outdated: ignored
   }
+  if (ts < EffectiveCutoff(meta)) return {};  // outdated: ignored
 
   std::string sub_key = SubRowPrefix(db_, key, meta.version);
   AppendTlogElement(&sub_key, ts, value);
-  if (found) {
+  if (found.live) {
     storage::Row existing;
     s = keyspace_.db().Get(storage::ReadOptions(), sub_key, &existing);
     if (s.ok()) return {};  // duplicate: ignored
@@ -84,30 +121,41 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
   }
   const TlogMeta before = meta;
   ++meta.size;
+  storage::WriteOptions entry = keyspace_.WriteOptions();
+  if (meta.window_ms > 0) {
+    meta.newest = std::max(meta.newest, ts);
+    entry.expire_at_ms = AddMs(ts, meta.window_ms);
+  }
   storage::WriteBatch batch;
-  batch.Put(keyspace_.WriteOptions(), sub_key, "", keyspace_.NowMs());
-  s = WriteMeta(key, meta, row_meta, &batch);
-  // A head exists only for a log read before (a new log gets one at its first GET).
-  if (s.ok() && found && heads_ != nullptr) heads_->OnInsert(db_, key, before, meta, value, ts);
+  batch.Put(entry, sub_key, "", keyspace_.NowMs());
+  s = WriteMeta(key, meta, found, &batch);
+  // A head exists only for a log read before (a new log gets one at its first GET); a windowed
+  // log has none.
+  if (s.ok() && found.live && heads_ != nullptr && meta.window_ms == 0) {
+    heads_->OnInsert(db_, key, before, meta, value, ts);
+  }
   return s;
 }
 
 OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count) {
   std::vector<TlogEntry> result;
   std::vector<TlogEntry>* entries = &result;
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->has_value()) return result;
-  const TlogMeta meta = (*read)->meta;
-  const uint64_t want = std::min(count, meta.size);
+  if (!read->live) return result;
+  const TlogMeta meta = read->meta;
+  const bool windowed = meta.window_ms > 0;
+  // A windowed log's size counts inserts, not live entries: the scan decides.
+  const uint64_t want = windowed ? count : std::min(count, meta.size);
   if (want == 0) return result;
-  const std::vector<TlogEntry>* head = heads_ != nullptr ? heads_->Find(db_, key, meta) : nullptr;
+  TlogHeadCache* heads = windowed ? nullptr : heads_;
+  const std::vector<TlogEntry>* head = heads != nullptr ? heads->Find(db_, key, meta) : nullptr;
   if (head != nullptr && want <= head->size()) {
     entries->assign(head->begin(), head->begin() + static_cast<ptrdiff_t>(want));
     return result;
   }
   // Without a cached head, the scan also reads the log's head, to cache it.
-  const uint64_t head_size = heads_ != nullptr && head == nullptr
+  const uint64_t head_size = heads != nullptr && head == nullptr
                                  ? std::min<uint64_t>(TlogHeadCache::kMaxEntries, meta.size)
                                  : 0;
   const uint64_t scan = std::max(want, head_size);
@@ -125,24 +173,44 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
   }
   if (!it->status().ok()) return it->status();
   if (head_size > 0 && entries->size() >= head_size) {
-    heads_->Fill(db_, key, meta,
-                 std::vector<TlogEntry>(entries->begin(),
-                                        entries->begin() + static_cast<ptrdiff_t>(head_size)));
+    heads->Fill(db_, key, meta,
+                std::vector<TlogEntry>(entries->begin(),
+                                       entries->begin() + static_cast<ptrdiff_t>(head_size)));
   }
   if (entries->size() > want) entries->resize(want);
   return result;
 }
 
+Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t* count) {
+  *count = 0;
+  std::string prefix = SubRowPrefix(db_, key, meta.version);
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
+  for (; it->Valid(); it->Next()) {
+    uint64_t ts;
+    if (!DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
+      return Status::Corruption("bad TLOG sub-row key");
+    }
+    if (ts < meta.cutoff) break;
+    ++*count;
+  }
+  return it->status();
+}
+
 OpResult<uint64_t> Tlog::Size(std::string_view key) {
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  return read->has_value() ? (*read)->meta.size : 0;
+  if (!read->live) return uint64_t{0};
+  if (read->meta.window_ms == 0) return read->meta.size;
+  uint64_t size;
+  Status s = CountLive(key, read->meta, &size);
+  if (!s.ok()) return s;
+  return size;
 }
 
 OpResult<uint64_t> Tlog::Cutoff(std::string_view key) {
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  return read->has_value() ? (*read)->meta.cutoff : 0;
+  return read->live ? EffectiveCutoff(read->meta) : 0;
 }
 
 Status Tlog::CountBelow(std::string_view key, const TlogMeta& meta, uint64_t cutoff,
@@ -164,6 +232,10 @@ Status Tlog::CountBelow(std::string_view key, const TlogMeta& meta, uint64_t cut
 }
 
 Status Tlog::RaiseCutoff(std::string_view key, uint64_t cutoff, TlogMeta* meta) {
+  if (meta->window_ms > 0) {  // its size is not kept: nothing to count
+    meta->cutoff = cutoff;
+    return Status::OK();
+  }
   uint64_t cut;
   Status s = CountBelow(key, *meta, cutoff, &cut);
   if (!s.ok()) return s;
@@ -174,76 +246,82 @@ Status Tlog::RaiseCutoff(std::string_view key, uint64_t cutoff, TlogMeta* meta) 
 }
 
 OpResult<void> Tlog::TrimAt(std::string_view key, uint64_t ts) {
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  TlogMeta meta;
-  storage::RowMeta row_meta;
+  const Found& found = *read;
+  TlogMeta meta = found.meta;
   Status s;
-  if (!read->has_value()) {
+  if (!found.live) {
     if (ts == 0) return {};  // cutoff 0 on a missing key: still no key
-    s = keyspace_.NewVersion(&meta.version);
+    s = NewIncarnation(key, &meta);
     if (!s.ok()) return s;
     meta.cutoff = ts;
   } else {
-    meta = (*read)->meta;
-    row_meta = (*read)->row_meta;
     if (ts <= meta.cutoff) return {};
     s = RaiseCutoff(key, ts, &meta);
     if (!s.ok()) return s;
   }
   storage::WriteBatch batch;
-  return WriteMeta(key, meta, row_meta, &batch);
+  return WriteMeta(key, meta, found, &batch);
 }
 
 OpResult<void> Tlog::Trim(std::string_view key, uint64_t count) {
   if (count == 0) return Clear(key);
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->has_value() || (*read)->meta.size < count) return {};
-  TlogMeta meta = (*read)->meta;
-  const storage::RowMeta row_meta = (*read)->row_meta;
-  Status s;
+  const Found& found = *read;
+  if (!found.live) return {};
+  TlogMeta meta = found.meta;
+  if (meta.window_ms == 0 && meta.size < count) return {};
   // The timestamp of entry count-1 (the count-th newest).
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
   for (uint64_t i = 1; i < count && it->Valid(); ++i) it->Next();
   if (!it->status().ok()) return it->status();
-  if (!it->Valid()) return Status::Corruption("TLOG size above its entry count");
-  uint64_t ts;
-  if (!DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
+  uint64_t ts = 0;
+  if (it->Valid() && !DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
     return Status::Corruption("bad TLOG sub-row key");
+  }
+  if (!it->Valid() || ts < meta.cutoff) {
+    if (meta.window_ms > 0) return {};  // fewer than count live entries
+    return Status::Corruption("TLOG size above its entry count");
   }
   it.reset();
   if (ts <= meta.cutoff) return {};
-  s = RaiseCutoff(key, ts, &meta);
+  Status s = RaiseCutoff(key, ts, &meta);
   if (!s.ok()) return s;
   storage::WriteBatch batch;
-  return WriteMeta(key, meta, row_meta, &batch);
+  return WriteMeta(key, meta, found, &batch);
 }
 
 OpResult<void> Tlog::Clear(std::string_view key) {
-  OpResult<std::optional<Found>> read = ReadMeta(key);
+  OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->has_value() || (*read)->meta.size == 0) return {};
-  const TlogMeta meta = (*read)->meta;
-  const storage::RowMeta row_meta = (*read)->row_meta;
-  Status s;
+  const Found& found = *read;
+  if (!found.live || (found.meta.window_ms == 0 && found.meta.size == 0)) return {};
+  const TlogMeta& meta = found.meta;
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   uint64_t newest;
   {
     std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
     if (!it->status().ok()) return it->status();
-    if (!it->Valid()) return Status::Corruption("TLOG size above its entry count");
-    if (!DecodeTlogElementTs(it->key().substr(prefix.size()), &newest)) {
+    bool live = it->Valid();
+    if (live && !DecodeTlogElementTs(it->key().substr(prefix.size()), &newest)) {
       return Status::Corruption("bad TLOG sub-row key");
+    }
+    if (live && newest < meta.cutoff) live = false;
+    if (!live) {
+      if (meta.window_ms > 0) return {};  // no live entry: nothing to clear
+      return Status::Corruption("TLOG size above its entry count");
     }
   }
   uint64_t next = newest == kMaxTs ? kMaxTs : newest + 1;
-  TlogMeta cleared{.version = 0, .cutoff = std::max(meta.cutoff, next), .size = 0};
-  s = keyspace_.NewVersion(&cleared.version);
+  TlogMeta cleared;
+  Status s = NewIncarnation(key, &cleared);
   if (!s.ok()) return s;
+  cleared.cutoff = std::max(meta.cutoff, next);
   storage::WriteBatch batch;
-  return WriteMeta(key, cleared, row_meta, &batch);
+  return WriteMeta(key, cleared, found, &batch);
 }
 
 void RegisterTlogCompactionHook(TypesCompactionFilter& filter) {

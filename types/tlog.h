@@ -17,8 +17,17 @@
 //            size 0, raised cutoff), so every old sub-row is an orphan at once — this also
 //            covers entries at ts 2^64-1, which no cutoff can cut.
 // A TLOG key exists while size > 0 or cutoff > 0; nothing here ever leaves size == cutoff == 0.
-// Writes keep the key's whole-key expiry and stamp the metadata row with max(now, its previous
-// timestamp), so the newest metadata version also has the greatest timestamp.
+// Writes keep the key's whole-key expiry and stamp the metadata row with a timestamp >= every
+// version of the key (Keyspace::TypeWriteTimestamp), so a write wins under every grace.
+//
+// Retention window (docs/expiry.md, "TLOG retention"): a log created while a ttl-rule (or
+// default-ttl) gives its key a TTL W keeps each entry until ts + W (the entry's own timestamp,
+// read as ms since the epoch): each entry's sub-row carries that expiry, so the engine hides
+// and purges it by itself, the log's cutoff follows the clock (CUTOFF answers max(cutoff,
+// now - W + 1)), an insert below it is ignored, and every accepted write sets the metadata
+// row's expiry to when the window passes the newest entry and the cutoff — the key then
+// disappears. SIZE and TRIM's count then count the live entries (a scan), and GET reads no
+// head cache.
 //
 // With a TlogHeadCache, Get fills and uses it and Insert keeps it current; other writes change
 // the metadata, which retires the cached head (its stamp no longer matches).
@@ -68,16 +77,27 @@ class Tlog {
   OpResult<void> Clear(std::string_view key);
 
  private:
-  // The key's TLOG metadata and its engine row meta (expiry, timestamp); nullopt when the key
-  // is absent. kWrongType when it holds another type.
+  // What ReadMeta found: whether the key is a live log, its metadata and engine row meta
+  // (expiry, timestamp), and (when absent) the version that made it absent, for the next
+  // write's timestamp.
   struct Found {
+    bool live = false;
     TlogMeta meta;
     storage::RowMeta row_meta;
+    std::optional<storage::DeadVersion> dead;
   };
-  OpResult<std::optional<Found>> ReadMeta(std::string_view key);
-  // Writes the metadata row (and the batch's other rows) atomically, keeping the expiry.
-  storage::Status WriteMeta(std::string_view key, const TlogMeta& meta,
-                            const storage::RowMeta& previous, storage::WriteBatch* batch);
+  // Reads the key's TLOG metadata. kWrongType when it holds another type.
+  OpResult<Found> ReadMeta(std::string_view key);
+  // A new incarnation of `key` (with the retention window its TTL policy gives, if any).
+  storage::Status NewIncarnation(std::string_view key, TlogMeta* meta);
+  // Writes the metadata row (and the batch's other rows) atomically: timestamp >= every version,
+  // expiry kept (or, with a window, set to when the window passes the log).
+  storage::Status WriteMeta(std::string_view key, const TlogMeta& meta, const Found& previous,
+                            storage::WriteBatch* batch);
+  // The cutoff in force: the stored one, raised by the retention window.
+  uint64_t EffectiveCutoff(const TlogMeta& meta) const;
+  // Counts the live entries of `meta`'s incarnation at or above the cutoff.
+  storage::Status CountLive(std::string_view key, const TlogMeta& meta, uint64_t* count);
   // Raises the cutoff of an existing log to `cutoff` (> meta->cutoff), counting the entries
   // cut. REQUIRES: cutoff > meta->cutoff.
   storage::Status RaiseCutoff(std::string_view key, uint64_t cutoff, TlogMeta* meta);

@@ -33,13 +33,24 @@ std::string EncodeTlogMeta(const TlogMeta& meta) {
   storage::PutVarint64(&out, meta.version);
   storage::PutFixed64(&out, meta.cutoff);
   storage::PutVarint64(&out, meta.size);
+  if (meta.window_ms > 0) {
+    storage::PutVarint64(&out, meta.window_ms);
+    storage::PutFixed64(&out, meta.newest);
+  }
   return out;
 }
 
 bool DecodeTlogMeta(std::string_view payload, TlogMeta* meta) {
-  return storage::GetVarint64(&payload, &meta->version) &&
-         storage::GetFixed64(&payload, &meta->cutoff) &&
-         storage::GetVarint64(&payload, &meta->size) && payload.empty();
+  if (!storage::GetVarint64(&payload, &meta->version) ||
+      !storage::GetFixed64(&payload, &meta->cutoff) ||
+      !storage::GetVarint64(&payload, &meta->size)) {
+    return false;
+  }
+  meta->window_ms = 0;
+  meta->newest = 0;
+  if (payload.empty()) return true;
+  return storage::GetVarint64(&payload, &meta->window_ms) && meta->window_ms > 0 &&
+         storage::GetFixed64(&payload, &meta->newest) && payload.empty();
 }
 
 void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value) {

@@ -1,9 +1,12 @@
 // TLOG's on-disk encodings (docs/key-encoding.md, "TLOG"). on-disk: never change.
 //
 // Metadata payload (after the type byte 2 of the metadata row):
-//   varint64 version | fixed64-LE cutoff | varint64 size
+//   varint64 version | fixed64-LE cutoff | varint64 size [| varint64 window | fixed64-LE newest]
 // `size` is the number of entries with ts >= cutoff in the sub-rows of `version` — kept exact
-// by every write, so SIZE is one point read.
+// by every write, so SIZE is one point read. The bracketed tail is present only for a log kept
+// under a retention window (docs/expiry.md): `window` ms > 0, and `newest`, the greatest
+// timestamp ever inserted into this incarnation. Such a log's entries expire on their own
+// (ts + window), so its `size` counts inserts only and is not used.
 //
 // Sub-row element (the tail of 0x02|db|len|key|version|element), one row per entry, row value
 // empty:
@@ -28,6 +31,8 @@ struct TlogMeta {
   uint64_t version = 0;
   uint64_t cutoff = 0;
   uint64_t size = 0;
+  uint64_t window_ms = 0;  // > 0: the log keeps each entry this long after its timestamp
+  uint64_t newest = 0;     // with a window: the greatest timestamp inserted
 
   bool operator==(const TlogMeta&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "types/treg.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "storage/util/coding.h"
 #include "types/key_encoding.h"
@@ -40,9 +41,11 @@ OpResult<TregState> Treg::Get(std::string_view key) {
 
 OpResult<void> Treg::Set(std::string_view key, std::string_view value, uint64_t ts) {
   KeyMetaRow row;
-  Status s = keyspace_.GetMeta(db_, key, &row);
-  storage::RowMeta previous;
-  if (s.ok()) {
+  std::optional<storage::DeadVersion> dead;
+  Status s =
+      keyspace_.GetMeta(db_, key, &row, keyspace_.settings().default_retrieval_grace_ms, &dead);
+  const bool found = s.ok();
+  if (found) {
     if (row.type != KeyType::kTreg) return OpStatus::kWrongType;
     std::string current;
     uint64_t current_ts;
@@ -50,13 +53,23 @@ OpResult<void> Treg::Set(std::string_view key, std::string_view value, uint64_t 
       return Status::Corruption("bad TREG metadata payload");
     }
     if (!TregWins(value, ts, current, current_ts)) return {};  // ignored
-    previous = row.meta;
   } else if (!s.IsNotFound()) {
     return s;
   }
   storage::WriteOptions options = keyspace_.WriteOptions();
-  options.timestamp_ms = std::max(keyspace_.NowMs(), previous.timestamp_or_zero());
-  options.expire_at_ms = previous.expire_at_ms;
+  int64_t write_ts;
+  s = keyspace_.TypeWriteTimestamp(db_, key, found ? &row : nullptr, dead, &write_ts);
+  if (!s.ok()) return s;
+  options.timestamp_ms = write_ts;
+  // A TTL policy renews the register's expiry with every accepted write; without one the
+  // register keeps its expiry (a whole-key EXPIRE).
+  const int64_t now = keyspace_.NowMs();
+  if (const std::optional<int64_t> ttl = keyspace_.settings().ttl_policy.TtlFor(key)) {
+    int64_t at;
+    if (!__builtin_add_overflow(now, *ttl, &at)) options.expire_at_ms = at;
+  } else if (found) {
+    options.expire_at_ms = row.meta.expire_at_ms;
+  }
   return keyspace_.db().Put(options, MetaKey(db_, key),
                             EncodeMetaValue(KeyType::kTreg, EncodeTregPayload(value, ts)));
 }

@@ -3,8 +3,10 @@
 // Data model (docs/key-encoding.md, "TREG"): the register lives entirely in its metadata row,
 // payload = fixed64-LE ts | value bytes. SET is one metadata read and, when the write wins, one
 // write; GET is one read. Answers exactly as the reference model TregState (types/treg_state.h).
-// Writes keep the key's whole-key expiry and stamp the metadata row with max(now, its previous
-// timestamp).
+// Writes stamp the metadata row with a timestamp >= every version of the key
+// (Keyspace::TypeWriteTimestamp), so an accepted SET wins under every grace. The expiry: a TTL
+// policy (ttl-rule, default-ttl) gives each accepted SET expire_at = now + ttl; without one a
+// SET keeps the key's whole-key expiry.
 // Thread-safety: like Keyspace — used from the server's command thread only.
 #pragma once
 

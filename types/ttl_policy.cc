@@ -17,11 +17,30 @@ std::optional<int64_t> TtlPolicy::ExpireAt(std::string_view key, int64_t ts_ms) 
   return expire_at;
 }
 
-int64_t TtlPolicy::TtlFor(std::string_view key) const {
+const TtlRule* TtlPolicy::RuleFor(std::string_view key) const {
   for (const TtlRule& rule : rules_) {
-    if (match_(rule.pattern, key)) return rule.ttl_ms;
+    if (match_(rule.pattern, key)) return &rule;
   }
-  return default_ttl_ms_;
+  return nullptr;
+}
+
+std::optional<int64_t> TtlPolicy::TtlFor(std::string_view key) const {
+  const TtlRule* rule = RuleFor(key);
+  const int64_t ttl = rule == nullptr ? default_ttl_ms_ : rule->expiration ? rule->ttl_ms : -1;
+  if (ttl < 0) return std::nullopt;
+  return ttl;
+}
+
+storage::ExpiryMode TtlPolicy::ModeFor(std::string_view key) const {
+  const TtlRule* rule = RuleFor(key);
+  return rule == nullptr ? storage::ExpiryMode::kDefault : rule->mode;
+}
+
+bool TtlPolicy::has_modes() const {
+  for (const TtlRule& rule : rules_) {
+    if (rule.mode != storage::ExpiryMode::kDefault) return true;
+  }
+  return false;
 }
 
 bool TtlPolicy::ResolveExpireAt(std::string_view key, int64_t ts_ms, const ExpiryOption& option,
@@ -37,13 +56,15 @@ bool TtlPolicy::ResolveExpireAt(std::string_view key, int64_t ts_ms, const Expir
     case ExpiryOption::Kind::kRelative:
       ttl_ms = option.value;
       break;
-    case ExpiryOption::Kind::kPolicy:
-      ttl_ms = TtlFor(key);
-      if (ttl_ms < 0) {
+    case ExpiryOption::Kind::kPolicy: {
+      const std::optional<int64_t> ttl = TtlFor(key);
+      if (!ttl) {
         *expire_at = std::nullopt;
         return true;
       }
+      ttl_ms = *ttl;
       break;
+    }
   }
   int64_t at = 0;
   if (__builtin_add_overflow(ts_ms, ttl_ms, &at)) return false;

@@ -1,10 +1,18 @@
-// TtlPolicy: decides the expiry of a string write (PUT, SET and the other string commands).
+// TtlPolicy: the expiry a write gets when it names none — `ttl-rule` and `default-ttl`, on every
+// type (docs/expiry.md, "TTL policy on every type").
 //
 // Precedence (Riak's hierarchy, docs/commands.md "TTL precedence"): the write's own option (TTL,
-// EX, PX, EXAT, PXAT, ...) wins; else the first `ttl-rule <glob> <duration>` whose glob matches the
-// key; else `default-ttl`. NOTTL opts out of both rule and default: the row never expires. A rule
-// or default of `unlimited` (ttl < 0) means "never expires" and still stops the search, so a rule
-// can exempt keys from a default-ttl. A ttl of 0 expires the row at its own timestamp.
+// EX, PX, EXAT, PXAT, ...) wins; else the first `ttl-rule <glob> <duration> [expiration on|off]
+// [mode per-item|whole-file]` whose glob matches the key; else `default-ttl`. NOTTL opts out of
+// both rule and default: the row never expires. The first matching rule stops the search even
+// when it gives no expiry — a duration of `unlimited` (ttl < 0) or `expiration off` (Riak's
+// per-bucket switch: the rule keeps its duration but assigns none) — so a rule can exempt keys
+// from a default-ttl. The option parser refuses durations of 0 (they would expire every write at
+// once); a policy built with one expires a row at its own timestamp.
+// What the TTL means per type: a string row or TREG expires at (write time + ttl), renewed by
+// each accepted write; a TLOG created under a rule keeps each entry for `ttl` after the entry's
+// own timestamp (a retention window). A rule's mode says how expired rows of its keys leave the
+// disk (storage::ExpiryMode).
 //
 // The policy only records expiry; whether anything expires (`expiration off`) is the engine's
 // read side (storage::DB::SetExpirationEnabled). Rules match keys with Redis's glob
@@ -19,11 +27,15 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/compaction_filter.h"
+
 namespace ebb::types {
 
 struct TtlRule {
-  std::string pattern;  // a Redis glob over user keys
-  int64_t ttl_ms = -1;  // < 0: never expires
+  std::string pattern;     // a Redis glob over user keys
+  int64_t ttl_ms = -1;     // < 0: never expires
+  bool expiration = true;  // false: matching keys get no expiry from the policy
+  storage::ExpiryMode mode = storage::ExpiryMode::kDefault;
   bool operator==(const TtlRule&) const = default;
 };
 
@@ -54,8 +66,12 @@ class TtlPolicy {
   TtlPolicy(int64_t default_ttl_ms, std::vector<TtlRule> rules, Matcher match = nullptr);
 
   // The ttl (ms) the policy gives `key`: the first matching rule's, else default-ttl.
-  // Negative: never expires.
-  int64_t TtlFor(std::string_view key) const;
+  // nullopt: the key gets no expiry.
+  std::optional<int64_t> TtlFor(std::string_view key) const;
+  // The expiry mode of the first matching rule (kDefault when none matches).
+  storage::ExpiryMode ModeFor(std::string_view key) const;
+  // True when some rule has a mode other than kDefault (ModeFor is worth asking).
+  bool has_modes() const;
 
   // The absolute expiry of a write of `key` with timestamp `ts_ms` and option `option`;
   // nullopt: never expires. Returns false (and leaves *expire_at unchanged) when ts + ttl
@@ -68,6 +84,8 @@ class TtlPolicy {
   std::optional<int64_t> ExpireAt(std::string_view key, int64_t ts_ms) const;
 
  private:
+  const TtlRule* RuleFor(std::string_view key) const;
+
   int64_t default_ttl_ms_ = -1;
   std::vector<TtlRule> rules_;
   Matcher match_;

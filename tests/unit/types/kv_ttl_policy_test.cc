@@ -27,7 +27,7 @@ std::optional<int64_t> Resolve(const TtlPolicy& policy, std::string_view key, in
 
 TEST(TtlPolicyTest, EmptyPolicyNeverExpires) {
   TtlPolicy policy;
-  EXPECT_EQ(policy.TtlFor("k"), -1);
+  EXPECT_EQ(policy.TtlFor("k"), std::nullopt);
   EXPECT_EQ(Resolve(policy, "k", 1000, ExpiryOption::Policy()), std::nullopt);
 }
 
@@ -49,6 +49,30 @@ TEST(TtlPolicyTest, UnlimitedRuleExemptsFromDefault) {
   TtlPolicy policy(5000, {{"keep:*", -1}}, PrefixGlob);
   EXPECT_EQ(Resolve(policy, "keep:1", 100, ExpiryOption::Policy()), std::nullopt);
   EXPECT_EQ(Resolve(policy, "other", 100, ExpiryOption::Policy()), 5100);
+}
+
+TEST(TtlPolicyTest, ARuleWithExpirationOffGivesNoExpiryButStillMatchesFirst) {
+  TtlPolicy policy(5000,
+                   {{"off:*", 10, /*expiration=*/false}, {"o*", 20}},
+                   PrefixGlob);
+  EXPECT_EQ(policy.TtlFor("off:1"), std::nullopt);  // not default-ttl, not the later rule
+  EXPECT_EQ(Resolve(policy, "off:1", 100, ExpiryOption::Policy()), std::nullopt);
+  EXPECT_EQ(policy.TtlFor("other"), 20);
+  // The write's own option still applies.
+  EXPECT_EQ(Resolve(policy, "off:1", 100, ExpiryOption::Relative(7)), 107);
+}
+
+TEST(TtlPolicyTest, AModeComesFromTheFirstMatchingRule) {
+  TtlPolicy plain(5000, {{"a:*", 10}}, PrefixGlob);
+  EXPECT_FALSE(plain.has_modes());
+  TtlPolicy policy(5000,
+                   {{"log:*", 10, true, storage::ExpiryMode::kWholeFile},
+                    {"l*", 10, true, storage::ExpiryMode::kPerItem}},
+                   PrefixGlob);
+  EXPECT_TRUE(policy.has_modes());
+  EXPECT_EQ(policy.ModeFor("log:1"), storage::ExpiryMode::kWholeFile);
+  EXPECT_EQ(policy.ModeFor("lx"), storage::ExpiryMode::kPerItem);
+  EXPECT_EQ(policy.ModeFor("other"), storage::ExpiryMode::kDefault);
 }
 
 TEST(TtlPolicyTest, WriteOptionBeatsRuleAndDefault) {
