@@ -1,5 +1,7 @@
 #include "server/keyspace_setup.h"
 
+#include <spdlog/spdlog.h>
+
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -47,7 +49,10 @@ void ApplyRuntimeChange(std::string_view name, const Config& config, ServerConte
   if (name == "wal-fsync") {
     ks.db().SetWalFsync(WalFsyncFrom(config.wal_fsync));
   } else if (name == "expiration") {
-    ks.db().SetExpirationEnabled(config.expiration);
+    // The switch is recorded in the manifest (the frozen expiry clock); if that write fails the
+    // engine keeps running with the switch set and says why here.
+    storage::Status s = ks.db().SetExpirationEnabled(config.expiration);
+    if (!s.ok()) spdlog::warn("expiration {}: {}", config.expiration ? "on" : "off", s.ToString());
   } else if (name == "expiry-whole-file") {
     ks.db().SetWholeFileExpiry(config.expiry_whole_file);
   } else if (name == "expiry-purge-deadline") {

@@ -63,7 +63,7 @@ void ExecuteKeys(CommandContext& ctx, const KeyOptions& o) {
 }
 
 struct ScanOptions {
-  uint64_t cursor = 0;
+  std::string_view cursor;  // digits (types::DecodeScanCursor): the position of the next key
   std::string_view pattern;  // empty: no MATCH (or MATCH *)
   int64_t count = 10;
   std::optional<types::KeyType> type;
@@ -73,7 +73,10 @@ struct ScanOptions {
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
 ScanOptions ParseScan(ArgParser& args) {
   ScanOptions o;
-  o.cursor = args.Uint64(kInvalidCursor);
+  // Checked first, as Redis does: a bad cursor is the error even when an option is bad too.
+  o.cursor = args.Next();
+  std::string start;
+  if (!types::DecodeScanCursor(o.cursor, &start)) args.Fail(kInvalidCursor);
   while (args.HasMore()) {
     if (args.Token("MATCH")) {
       o.pattern = args.Next();
@@ -101,7 +104,7 @@ void ExecuteScan(CommandContext& ctx, const ScanOptions& o) {
                                  static_cast<size_t>(o.count), o.type);
   if (!result.ok()) return ReplyError(ctx, result);
   ctx.reply.ArrayHeader(2);
-  ctx.reply.Bulk(std::to_string(result->cursor));
+  ctx.reply.Bulk(result->cursor);
   ctx.reply.ArrayHeader(result->keys.size());
   for (const std::string& key : result->keys) ctx.reply.Bulk(key);
 }

@@ -8,8 +8,9 @@
 //   sizes        plain bytes ("67108864")
 //   durations    FormatDuration(): "unlimited", "0", "1500ms", "2d7h32m"
 //   seconds      plain integers (timeout, tcp-keepalive), as Redis
-//   lists        bind: addresses separated by spaces; ttl-rule: "<glob> <duration>" pairs
-//                separated by spaces (in the file, one `ttl-rule <glob> <duration>` line each)
+//   lists        bind: addresses separated by spaces; ttl-rule: its rules separated by spaces,
+//                each "<glob> <duration>" followed by "expiration off" / "mode per-item|whole-file"
+//                when set (in the file, one `ttl-rule ...` line per rule)
 //   client-output-buffer-limit: "normal <hard> <soft> <seconds>" as Redis
 //
 // Thread-safety: none. The server reads and changes it on its event-loop thread only; the change
@@ -28,7 +29,8 @@
 
 namespace ebb::server {
 
-// ttl-rule <glob> <duration>: the types' own rule (types/ttl_policy.h).
+// `ttl-rule <glob> <duration> [expiration on|off] [mode per-item|whole-file]`: the types' own
+// rule (types/ttl_policy.h).
 using TtlRule = types::TtlRule;
 
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
@@ -91,7 +93,7 @@ class ConfigRegistry {
 
   // Loads a Redis-style file: `name value...` lines, # comments, blank lines, "quoted" and
   // 'quoted' values (sdssplitargs rules), names case-insensitive. `bind` takes one or more
-  // addresses; `ttl-rule <glob> <duration>` repeats (the first file line replaces the default
+  // addresses; `ttl-rule <glob> <duration> [options]` repeats (the first file line replaces the default
   // list, later ones append). Post on success: values applied, the file remembered for Rewrite().
   // On failure *error is e.g. "conf/ebb.conf:12: unknown option 'prot'" or
   // "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer"; values from lines before

@@ -59,14 +59,14 @@ Option Bool(std::string name, std::string doc, bool mut, bool Config::*member,
             bool on_off = false) {
   return Single(
       std::move(name), std::move(doc), mut,
-      [member](Config* c, const std::string& text, std::string* reason) {
+      [member, on_off](Config* c, const std::string& text, std::string* reason) {
         const std::string v = AsciiLower(text);
         if (v == "yes" || v == "on") {
           c->*member = true;
         } else if (v == "no" || v == "off") {
           c->*member = false;
         } else {
-          *reason = "argument must be 'yes' or 'no'";
+          *reason = on_off ? "argument must be 'on' or 'off'" : "argument must be 'yes' or 'no'";
           return false;
         }
         return true;
@@ -128,14 +128,22 @@ Option Memory(std::string name, std::string doc, bool mut, uint64_t Config::*mem
       [member](const Config& c) { return FormatMemorySize(c.*member); });
 }
 
+// Why a TTL of 0 is refused: it would expire every write the moment it is made.
+constexpr char kZeroTtl[] = "a TTL must be above 0 (use 'unlimited' for no expiry)";
+
 Option Duration(std::string name, std::string doc, bool mut, int64_t Config::*member,
-                bool allow_unlimited) {
+                bool allow_unlimited, bool allow_zero = true) {
   return Single(
       std::move(name), std::move(doc), mut,
-      [member, allow_unlimited](Config* c, const std::string& text, std::string* reason) {
+      [member, allow_unlimited, allow_zero](Config* c, const std::string& text,
+                                            std::string* reason) {
         int64_t v = 0;
         if (!ParseDuration(text, &v) || (v < 0 && !allow_unlimited)) {
           *reason = "invalid duration '" + text + "'";
+          return false;
+        }
+        if (v == 0 && !allow_zero) {
+          *reason = kZeroTtl;
           return false;
         }
         c->*member = v;
@@ -168,41 +176,88 @@ Option Bind() {
   return o;
 }
 
+// One rule's file/CONFIG GET values: glob, duration, and the options that are not defaults.
+std::vector<std::string> RuleValues(const TtlRule& r) {
+  std::vector<std::string> values = {r.pattern, FormatDuration(r.ttl_ms)};
+  if (!r.expiration) values.insert(values.end(), {"expiration", "off"});
+  if (r.mode == storage::ExpiryMode::kPerItem) values.insert(values.end(), {"mode", "per-item"});
+  if (r.mode == storage::ExpiryMode::kWholeFile) values.insert(values.end(), {"mode", "whole-file"});
+  return values;
+}
+
+// Parses rules from `v`: each `<glob> <duration>` followed by any of `expiration on|off` and
+// `mode per-item|whole-file`.
+bool ParseRules(const Values& v, std::vector<TtlRule>* rules, std::string* reason) {
+  for (size_t i = 0; i < v.size();) {
+    if (i + 1 >= v.size()) {
+      *reason = "ttl-rule needs <glob> <duration> [expiration on|off] [mode per-item|whole-file]";
+      return false;
+    }
+    TtlRule rule;
+    rule.pattern = v[i];
+    if (!ParseDuration(v[i + 1], &rule.ttl_ms)) {
+      *reason = "invalid duration '" + v[i + 1] + "'";
+      return false;
+    }
+    if (rule.ttl_ms == 0) {
+      *reason = kZeroTtl;
+      return false;
+    }
+    i += 2;
+    while (i + 1 < v.size()) {
+      const std::string option = AsciiLower(v[i]);
+      const std::string value = AsciiLower(v[i + 1]);
+      if (option == "expiration") {
+        if (value != "on" && value != "off") {
+          *reason = "ttl-rule expiration must be 'on' or 'off'";
+          return false;
+        }
+        rule.expiration = value == "on";
+      } else if (option == "mode") {
+        if (value == "per-item") {
+          rule.mode = storage::ExpiryMode::kPerItem;
+        } else if (value == "whole-file") {
+          rule.mode = storage::ExpiryMode::kWholeFile;
+        } else {
+          *reason = "ttl-rule mode must be 'per-item' or 'whole-file'";
+          return false;
+        }
+      } else {
+        break;  // the next rule's glob
+      }
+      i += 2;
+    }
+    rules->push_back(std::move(rule));
+  }
+  return true;
+}
+
 Option TtlRules() {
   Option o;
   o.name = "ttl-rule";
-  o.doc = "<glob> <duration>: TTL for keys matching glob; repeatable, first match wins";
+  o.doc =
+      "<glob> <duration> [expiration on|off] [mode per-item|whole-file]: TTL for keys matching "
+      "glob; repeatable, first match wins";
   o.min_values = 2;
-  o.max_values = 2;
+  o.max_values = -1;
   o.split_set_value = true;
   o.repeatable = true;
   o.apply = [](Config* c, const Values& v, bool append, std::string* reason) {
-    if (v.size() % 2 != 0) {
-      *reason = "ttl-rule needs <glob> <duration> pairs";
-      return false;
-    }
     std::vector<TtlRule> rules = append ? c->ttl_rules : std::vector<TtlRule>{};
-    for (size_t i = 0; i < v.size(); i += 2) {
-      int64_t ms = 0;
-      if (!ParseDuration(v[i + 1], &ms)) {
-        *reason = "invalid duration '" + v[i + 1] + "'";
-        return false;
-      }
-      rules.push_back({v[i], ms});
-    }
+    if (!ParseRules(v, &rules, reason)) return false;
     c->ttl_rules = std::move(rules);
     return true;
   };
   o.get = [](const Config& c) {
     std::string out;
     for (const TtlRule& r : c.ttl_rules) {
-      out += (out.empty() ? "" : " ") + r.pattern + " " + FormatDuration(r.ttl_ms);
+      for (const std::string& value : RuleValues(r)) out += (out.empty() ? "" : " ") + value;
     }
     return out;
   };
   o.lines = [](const Config& c) {
     Lines lines;
-    for (const TtlRule& r : c.ttl_rules) lines.push_back({r.pattern, FormatDuration(r.ttl_ms)});
+    for (const TtlRule& r : c.ttl_rules) lines.push_back(RuleValues(r));
     return lines;
   };
   return o;
@@ -335,10 +390,13 @@ std::vector<Option> BuildOptionTable() {
                      &Config::block_size, 256, 16 << 20));
   t.push_back(Enum("compression", "SST block compression: none, lz4, zstd", kImmutable,
                    &Config::compression, {"none", "lz4", "zstd"}));
-  t.push_back(Bool("expiration", "master switch: off keeps expiry times but nothing expires",
+  t.push_back(Bool("expiration",
+                   "master switch: off freezes expiry (what has expired stays gone, nothing "
+                   "more expires; expiry times are still recorded)",
                    kMutable, &Config::expiration, /*on_off=*/true));
   t.push_back(Duration("default-ttl", "TTL of writes that give none and match no ttl-rule",
-                       kMutable, &Config::default_ttl_ms, /*allow_unlimited=*/true));
+                       kMutable, &Config::default_ttl_ms, /*allow_unlimited=*/true,
+                       /*allow_zero=*/false));
   t.push_back(TtlRules());
   t.push_back(Duration("default-retrieval-grace", "GRACE of reads that give none (0: none)",
                        kMutable, &Config::default_retrieval_grace_ms,
@@ -347,8 +405,9 @@ std::vector<Option> BuildOptionTable() {
                    "delete SST files whose rows have all expired without rewriting them", kMutable,
                    &Config::expiry_whole_file));
   t.push_back(Duration("expiry-purge-deadline",
-                       "expired data is physically removed within this long", kMutable,
-                       &Config::expiry_purge_deadline_ms, /*allow_unlimited=*/true));
+                       "expired data is physically removed within this long (unlimited: no "
+                       "deadline)",
+                       kMutable, &Config::expiry_purge_deadline_ms, /*allow_unlimited=*/true));
   return t;
 }
 

@@ -113,7 +113,10 @@ TEST_F(ScanTest, GuaranteesUnderWriteLoad) {
 TEST_F(ScanTest, Errors) {
   EXPECT_EQ(R({"SCAN", "abc"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", "-1"}), "(error) ERR invalid cursor");
-  EXPECT_EQ(R({"SCAN", "18446744073709551616"}), "(error) ERR invalid cursor");
+  EXPECT_EQ(R({"SCAN", "1.5"}), "(error) ERR invalid cursor");
+  EXPECT_EQ(R({"SCAN", ""}), "(error) ERR invalid cursor");
+  // Any number is a position (cursors encode the next key): past the last key, nothing.
+  EXPECT_EQ(R({"SCAN", "18446744073709551616"}), "1) \"0\"\n2) (empty array)");
   EXPECT_EQ(R({"SCAN", "0", "COUNT", "0"}), "(error) ERR syntax error");
   EXPECT_EQ(R({"SCAN", "0", "COUNT", "x"}), "(error) ERR value is not an integer or out of range");
   EXPECT_EQ(R({"SCAN", "0", "MATCH"}), "(error) ERR syntax error");

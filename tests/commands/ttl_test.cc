@@ -131,8 +131,17 @@ TEST_F(TtlTest, ExpirationOffRecordsButNothingExpires) {
   ASSERT_EQ(R({"CONFIG", "SET", "expiration", "on"}), "OK");
   EXPECT_EQ(R({"GET", "a"}), "(nil)");
   EXPECT_EQ(R({"GET", "b"}), "(nil)");
+  // Off again: what has expired stays expired; what has not stops expiring.
   ASSERT_EQ(R({"CONFIG", "SET", "expiration", "off"}), "OK");
-  EXPECT_EQ(R({"GET", "a"}), "\"v\"");
+  EXPECT_EQ(R({"GET", "a"}), "(nil)");
+  ASSERT_EQ(R({"PUT", "c", "v", "TTL", "100"}), "OK");
+  ASSERT_EQ(R({"DEBUG", "CLOCK", "ADVANCE", "1000"}), "OK");
+  EXPECT_EQ(R({"GET", "c"}), "\"v\"");
+  // The frozen expiry clock survives a restart (the server's clock moves on after it).
+  ebb_->Reopen();
+  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow + 2000)}), "OK");
+  EXPECT_EQ(R({"GET", "c"}), "\"v\"");
+  EXPECT_EQ(R({"GET", "a"}), "(nil)");
 }
 
 }  // namespace

@@ -66,6 +66,19 @@ TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
   EXPECT_EQ(r.config().proto_max_bulk_len, 2u << 20);
   ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
   EXPECT_EQ(r.config().ttl_rules, (std::vector<TtlRule>{{"a:*", 3600000}, {"b c", 300000}}));
+  // A rule may carry its own expiration switch and mode (Riak's bucket properties).
+  ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode "
+                                "per-item EXPIRATION on",
+                    &error))
+      << error;
+  EXPECT_EQ(r.config().ttl_rules,
+            (std::vector<TtlRule>{{"a:*", 3600000, false, storage::ExpiryMode::kDefault},
+                                  {"b:*", 300000, true, storage::ExpiryMode::kWholeFile},
+                                  {"c:*", 2000, true, storage::ExpiryMode::kPerItem}}));
+  EXPECT_EQ(r.Get("ttl-rule"),
+            (Pairs{{"ttl-rule",
+                    "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode per-item"}}));
+  ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
   ASSERT_TRUE(r.Set("client-output-buffer-limit", "normal 1mb 1kb 60", &error)) << error;
   EXPECT_EQ(r.Get("client-output-buffer-limit"),
             (Pairs{{"client-output-buffer-limit", "normal 1048576 1024 60"}}));
@@ -73,7 +86,7 @@ TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
   EXPECT_EQ(r.config().requirepass, "with space");
   EXPECT_EQ(changed,
             (std::vector<std::string>{"maxclients", "default-ttl", "wal-fsync", "expiration",
-                                      "expiry-whole-file", "proto-max-bulk-len", "ttl-rule",
+                                      "expiry-whole-file", "proto-max-bulk-len", "ttl-rule", "ttl-rule", "ttl-rule",
                                       "client-output-buffer-limit", "requirepass"}));
 }
 
@@ -100,8 +113,19 @@ TEST(ConfigSetTest, ErrorsAsRedisWordsThemAndChangeNothing) {
       {"default-ttl", "5x", failed + "'default-ttl') - invalid duration '5x'"},
       {"default-retrieval-grace", "unlimited",
        failed + "'default-retrieval-grace') - invalid duration 'unlimited'"},
-      {"ttl-rule", "a:* 1h b:*", failed + "'ttl-rule') - ttl-rule needs <glob> <duration> pairs"},
+      {"ttl-rule", "a:* 1h b:*",
+       failed + "'ttl-rule') - ttl-rule needs <glob> <duration> [expiration on|off] "
+                "[mode per-item|whole-file]"},
       {"ttl-rule", "a:* 1h b:* 1y", failed + "'ttl-rule') - invalid duration '1y'"},
+      {"ttl-rule", "a:* 0",
+       failed + "'ttl-rule') - a TTL must be above 0 (use 'unlimited' for no expiry)"},
+      {"ttl-rule", "a:* 1h expiration maybe",
+       failed + "'ttl-rule') - ttl-rule expiration must be 'on' or 'off'"},
+      {"ttl-rule", "a:* 1h mode sometimes",
+       failed + "'ttl-rule') - ttl-rule mode must be 'per-item' or 'whole-file'"},
+      {"default-ttl", "0",
+       failed + "'default-ttl') - a TTL must be above 0 (use 'unlimited' for no expiry)"},
+      {"expiration", "maybe", failed + "'expiration') - argument must be 'on' or 'off'"},
       {"proto-max-bulk-len", "1k",
        failed + "'proto-max-bulk-len') - argument must be between 1048576 and "
                 "9223372036854775807 inclusive"},
