@@ -151,9 +151,10 @@ class DBIter final : public Iterator {
         continue;
       }
       if (upper_bound_ && CompareUserKeys(ikey.user_key, *upper_bound_) >= 0) return;
+      // Copied first: a walk with a grace moves the internal iterator, and ikey with it.
+      skip_.assign(ikey.user_key.data(), ikey.user_key.size());
       if (Choose(ikey, meta, value)) return;
       if (!status_.ok()) return;
-      skip_.assign(ikey.user_key.data(), ikey.user_key.size());
       skipping = true;
     }
   }

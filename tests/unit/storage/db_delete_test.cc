@@ -195,5 +195,22 @@ TEST_F(DeleteTest, IteratorsApplyTheReadRuleWithTheirGrace) {
   }
 }
 
+// With a grace the walk over a dead key's versions moves the iterator on to the next key: that
+// key must still be shown (once).
+TEST_F(DeleteTest, AGraceScanShowsTheKeyAfterADeadOne) {
+  Open();
+  Put("a", "a1", 100);
+  Del("a", 200);
+  Put("b", "b1", 100);
+  Del("c", 300);
+  Put("d", "d1", 100);
+  ReadOptions ro;
+  ro.retrieval_grace_ms = 1000;
+  EXPECT_EQ(Scan(ro), "b=b1,d=d1");
+  EXPECT_EQ(ScanReverse(ro), "d=d1,b=b1");
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  EXPECT_EQ(Scan(ro), "b=b1,d=d1");
+}
+
 }  // namespace
 }  // namespace ebb::storage
