@@ -142,6 +142,7 @@ std::unique_ptr<CompactionJob> PickRangeJob(const Version& v, const PickParams& 
     }
   }
   if (job == nullptr) return nullptr;
+  job->may_collapse = false;
   // The job retires every fact whose range it covers whole.
   for (const RangeDeletion& d : v.range_deletions) {
     if (!p.snapshots && d.sequence <= p.memtable_min_sequence && JobCovers(v, *job, d.range)) {
@@ -373,14 +374,15 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
         }
       } else if (v.kind != RowKind::kWipe) {
         // The newest version the input holds: newer ones outside it may all be smaller.
-        chosen_by_some_read = ctx.newer_min_timestamp < v.meta.timestamp_or_zero();
+        chosen_by_some_read =
+            !ctx.forget_newest_dead || ctx.newer_min_timestamp < v.meta.timestamp_or_zero();
       }
       if (!something_beneath && !chosen_by_some_read) continue;  // nothing to hide: gone
       if (v.kind == RowKind::kValue) v.kind = RowKind::kTombstone;
       v.value.clear();
-      // A dead version keeps its expiry while it may yet vanish deeper down, so purge
+      // A dead version keeps its expiry while it may yet vanish deeper down (or later), so purge
       // scheduling still finds it; at the bottom it stays only to hide newer versions.
-      if (!something_beneath) v.meta.expire_at_ms.reset();
+      if (!something_beneath && ctx.forget_newest_dead) v.meta.expire_at_ms.reset();
     }
     out.push_back(std::move(v));
     something_beneath = true;

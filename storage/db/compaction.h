@@ -44,6 +44,9 @@ struct CompactionJob {
   // No file deeper than output_level overlaps the inputs' key range: nothing older lies under
   // what this compaction writes.
   bool bottommost = false;
+  // False for range jobs: they apply deletions and hints without collapsing any key's versions,
+  // so that when they run changes no answer (they run whenever a FLUSHDB allows).
+  bool may_collapse = true;
   // Range deletions and purge hints this job applies to every file their range touches: its
   // edit retires them.
   std::vector<RangeDeletion> retires_deletions;
@@ -109,6 +112,10 @@ struct ReduceContext {
   bool nothing_below = false;
   // The least timestamp a newer version outside the input may have (INT64_MAX: none).
   int64_t newer_min_timestamp = std::numeric_limits<int64_t>::max();
+  // A key's newest dead version, which every read takes now (so the key is absent), may vanish
+  // when nothing lies under it. It would hide a later write with an older timestamp, so a
+  // reduction whose timing the data does not decide keeps it (with its expiry, for the purge).
+  bool forget_newest_dead = true;
   // Values with expire_at <= this have expired (INT64_MIN: nothing expires, as in a flush).
   int64_t expiry_now_ms = std::numeric_limits<int64_t>::min();
   // Shown every live value that survives; nullptr: none.

@@ -115,10 +115,16 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
 
 bool DBImpl::MaybeFreezeForPurge() {
   if (mem_->empty() || !snapshots_.empty()) return false;
+  // Rows that expire as fast as they are written must not make a flush of every few writes: at
+  // most one such freeze per quarter deadline (between 100 ms and 1 s), which the half deadline
+  // of slack in PurgeDueAt absorbs.
+  const auto clock_now = std::chrono::steady_clock::now();
+  const int64_t deadline = purge_deadline_ms_.load();
+  const auto interval = std::chrono::milliseconds(std::clamp<int64_t>(deadline / 4, 100, 1000));
+  if (clock_now < last_purge_freeze_ + interval) return false;
   const int64_t now = clock_->NowMs();
   const int64_t min_expire_at = mem_->min_expire_at();
-  bool due = min_expire_at <= ExpiryNow() &&
-             PurgeDueAt(min_expire_at, purge_deadline_ms_.load()) <= now;
+  bool due = min_expire_at <= ExpiryNow() && PurgeDueAt(min_expire_at, deadline) <= now;
   for (const PurgeHint& h : versions_.current()->purge_hints) {
     if (due) break;
     if (h.due_ms > now) continue;
@@ -135,6 +141,7 @@ bool DBImpl::MaybeFreezeForPurge() {
     return false;
   }
   FreezeMemtable();
+  last_purge_freeze_ = clock_now;
   return true;
 }
 

@@ -250,8 +250,11 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
     context.nothing_below = job->bottommost;
     context.newer_min_timestamp =
         NewerMinTimestamp(*version, smallest, largest, job->output_level + 1, 0, inputs);
-    context.whole_history = job->bottommost && context.snapshots.empty() &&
-                            !NewerDataOverlaps(*version, *job);
+    // A range job runs when a FLUSHDB allows, not when the data says: it forgets nothing a
+    // later write could depend on.
+    context.forget_newest_dead = job->may_collapse;
+    context.whole_history = job->may_collapse && job->bottommost &&
+                            context.snapshots.empty() && !NewerDataOverlaps(*version, *job);
     context.expiry_now_ms = params.expiry_now_ms;
   }
   Status s = DoCompaction(lock, job.get(), &context);

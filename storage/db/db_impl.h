@@ -228,6 +228,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   bool manifest_broken_ = false;  // a manifest write failed: Resume writes a new one
   bool resuming_ = false;         // a Resume is running (it may release mu_ while flushing)
   std::chrono::steady_clock::time_point next_auto_resume_;
+  std::chrono::steady_clock::time_point last_purge_freeze_;  // MaybeFreezeForPurge's last
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
   // mem_, imms_ and the current version as reads see them; one reference pins all three.

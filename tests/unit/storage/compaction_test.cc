@@ -48,6 +48,7 @@ struct Ctx {
   int64_t newer_min = INT64_MAX;
   const CompactionFilter* filter = nullptr;
   std::vector<RangeDeletion> deletions;
+  bool forget = true;  // ReduceContext::forget_newest_dead
 };
 
 std::string Reduce(std::vector<KeyVersion> in, const Ctx& c = {}, ReduceStats* stats = nullptr,
@@ -62,6 +63,7 @@ std::string Reduce(std::vector<KeyVersion> in, const Ctx& c = {}, ReduceStats* s
   ctx.expiry_now_ms = c.now;
   ctx.filter = c.filter;
   ctx.expired_ranges = expired_ranges;
+  ctx.forget_newest_dead = c.forget;
   return Show(ReduceVersions("k", std::move(in), ctx, stats ? stats : &local));
 }
 
@@ -136,6 +138,18 @@ TEST(ReduceVersionsTest, ADeadVersionAtTheBottomStaysOnlyToHideNewerOnes) {
   EXPECT_EQ(Reduce({V(3, 10, "c"), V(2, 500, "b"), T(1, 20)}, {.bottom = true}),
             "3=c@10 2=b@500");
   EXPECT_EQ(Reduce({V(3, 10, "c"), T(2, 20)}, {.bottom = true}), "3=c@10 2T@20");
+}
+
+// A key's newest dead version is what every read takes now; gone, it would no longer hide a
+// write that arrives later with an older timestamp. A range job, which runs when a FLUSHDB
+// allows rather than when the data says, keeps it (and its expiry, for the purge).
+TEST(ReduceVersionsTest, AJobThatMayNotForgetKeepsTheNewestDeadVersion) {
+  EXPECT_EQ(Reduce({T(2, 50)}, {.bottom = true}), "");
+  EXPECT_EQ(Reduce({T(2, 50)}, {.bottom = true, .forget = false}), "2T@50");
+  EXPECT_EQ(Reduce({V(1, 10, "a", 20)}, {.bottom = true, .now = 30, .forget = false}),
+            "1T@10~20");
+  // Versions no read takes go all the same.
+  EXPECT_EQ(Reduce({V(2, 60, "b"), T(1, 50)}, {.bottom = true, .forget = false}), "2=b@60");
 }
 
 TEST(ReduceVersionsTest, SnapshotsStripeVersions) {
