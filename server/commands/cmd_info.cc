@@ -142,6 +142,15 @@ void StorageSection(ServerContext& ctx, std::string* out) {
       s.compaction_bytes_read, s.compaction_bytes_written, s.expired_rows_dropped,
       s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs, s.wal_bytes, s.write_stalls,
       s.last_sequence);
+  uint64_t entries = 0;
+  for (const storage::LevelStats& l : s.levels) entries += l.entries;
+  *out += fmt::format(
+      "entries:{}\r\nbytes_expired_whole:{}\r\nrange_deletions:{}\r\n"
+      "range_deletions_pending:{}\r\nfiles_deleted_by_range:{}\r\nbytes_deleted_by_range:{}\r\n"
+      "versions_deleted:{}\r\npurge_hints_pending:{}\r\n",
+      entries, s.bytes_expired_whole, s.range_deletions, s.range_deletions_pending,
+      s.files_deleted_by_range, s.bytes_deleted_by_range, s.versions_deleted,
+      s.purge_hints_pending);
   const types::TlogHeadCache& heads = ctx.keyspace().tlog_heads();
   *out += fmt::format("tlog_cache_bytes:{}\r\ntlog_cache_hits:{}\r\ntlog_cache_misses:{}\r\n",
                       heads.bytes(), heads.hits(), heads.misses());
