@@ -57,9 +57,12 @@ test: check-format test-release test-asan test-tsan fuzz-smoke
 test-quick: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE crash
 
-# The crash loop for ten minutes instead of the default half minute.
+# The crash loop for ten minutes instead of the default half minute, and the expiry model test
+# (tests/commands/model_test.cc) over 20 seeds of 3000 steps instead of 2 of 300.
 soak: build
 	EBB_CRASH_SECONDS=600 ctest --test-dir $(BUILD) --output-on-failure -L crash
+	EBB_MODEL_SEEDS=20 EBB_MODEL_STEPS=3000 ctest --test-dir $(BUILD) --output-on-failure \
+	  --timeout 7200 -R ModelTest
 
 bench: build
 	@scripts/install-deps.sh --bench

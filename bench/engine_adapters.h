@@ -65,6 +65,15 @@ class BenchEngine {
   // Bytes of the table files the engine's current version lists (what it still needs). Files
   // on disk beyond these are obsolete ones not yet deleted.
   virtual uint64_t LiveTableBytes() = 0;
+  // Where reclaimed table bytes came from so far: whole files dropped without a rewrite, and
+  // compactions (bytes read minus bytes written). Zero for an engine that does not report them.
+  struct Reclaimed {
+    uint64_t whole_file_bytes = 0;
+    uint64_t whole_files = 0;
+    uint64_t compaction_bytes_read = 0;
+    uint64_t compaction_bytes_written = 0;
+  };
+  virtual Reclaimed ReclaimedSoFar() { return {}; }
 };
 
 // Opens (creating) a database in `dir`, which must not exist yet or be empty.

@@ -76,6 +76,12 @@ class EbbEngine final : public BenchEngine {
     return bytes;
   }
 
+  Reclaimed ReclaimedSoFar() override {
+    const storage::Stats s = db_->GetStats();
+    return {s.bytes_expired_whole, s.files_expired_whole, s.compaction_bytes_read,
+            s.compaction_bytes_written};
+  }
+
  private:
   std::unique_ptr<storage::DB> db_;
   uint64_t bytes_read_ = 0;  // keeps the scan's reads observable

@@ -44,15 +44,19 @@ TtlResult RunTtlWorkload(const TtlConfig& config) {
   BenchSettings settings = config.settings;
   settings.clock = clock;
   settings.purge_deadline_ms = config.purge_deadline_ms;
-  const std::string ebb_dir = config.dir + "/ebb-ttl", rocks_dir = config.dir + "/rocksdb-ttl";
+  const std::string tag = config.group_live ? "-grouped" : "";
+  const std::string ebb_dir = config.dir + "/ebb-ttl" + tag;
+  const std::string rocks_dir = config.dir + "/rocksdb-ttl" + tag;
 
   TtlResult r;
   auto ebb = OpenEbb(settings, ebb_dir);
-  r.ebb_fill = FillRandom(*ebb, config.num, 5, config.ttl_ms, config.live_every);
+  r.ebb_fill =
+      FillRandom(*ebb, config.num, 5, config.ttl_ms, config.live_every, config.group_live);
   ebb->Flush();
   std::fprintf(stderr, "  ttl fill: ebb %.0f ops/s\n", r.ebb_fill.ops_per_sec());
   auto rocks = OpenRocksDb(settings, rocks_dir);
-  r.rocks_fill = FillRandom(*rocks, config.num, 5, config.ttl_ms, config.live_every);
+  r.rocks_fill =
+      FillRandom(*rocks, config.num, 5, config.ttl_ms, config.live_every, config.group_live);
   rocks->Flush();
   std::fprintf(stderr, "  ttl fill: RocksDB %.0f ops/s\n", r.rocks_fill.ops_per_sec());
 
@@ -81,6 +85,7 @@ TtlResult RunTtlWorkload(const TtlConfig& config) {
     clock->Set(
         std::min(clock->NowMs() + config.purge_deadline_ms / 4, expiry + config.purge_deadline_ms));
   }
+  r.ebb_reclaimed = ebb->ReclaimedSoFar();
   ebb->CompactAll();
   rocks->CompactAll();
   sample("forced full compaction");
@@ -94,8 +99,8 @@ TtlResult RunTtlWorkload(const TtlConfig& config) {
 
 void PrintTtlReport(const TtlConfig& config, const TtlResult& r) {
   std::printf(
-      "\n### TTL: bytes on disk until expired rows are reclaimed\n\n"
-      "%llu keys filled in random order, %llu%% with a %lld s TTL, the rest never expiring; "
+      "\n### TTL, %s: bytes on disk until expired rows are reclaimed\n\n"
+      "%llu keys filled in random order, %llu%% with a %lld s TTL, the rest never expiring (%s); "
       "ebb's purge deadline %lld s. The clock is a ManualClock shared by both engines; each "
       "round lets %d ms of real time pass with no calls into either engine, then moves the clock "
       "by a quarter of the purge deadline, up to expiry + the deadline, where it stays. RocksDB "
@@ -103,9 +108,11 @@ void PrintTtlReport(const TtlConfig& config, const TtlResult& r) {
       "value and a CompactionFilter dropping expired rows (so its rows are 8 bytes longer). "
       "SST = table files on disk; live SST = the table files the engine's current version lists "
       "(the rest are obsolete files not deleted yet); dir = every file (WAL, manifest, logs).\n\n",
+      config.group_live ? "grouped keys" : "interleaved keys",
       static_cast<unsigned long long>(config.num),
       static_cast<unsigned long long>(config.live_every ? 100 - 100 / config.live_every : 100),
       static_cast<long long>(config.ttl_ms / 1000),
+      config.group_live ? "in a key range of their own" : "every tenth key",
       static_cast<long long>(config.purge_deadline_ms / 1000), config.round_ms);
   std::printf(
       "| step | real s | clock − expiry (s) | ebb SST MiB | ebb live SST MiB | ebb dir MiB | "
@@ -128,6 +135,16 @@ void PrintTtlReport(const TtlConfig& config, const TtlResult& r) {
   PrintVerdict(
       "RocksDB, SST bytes its version lists", config,
       FirstAtLiveSize(r, last.rocks_live, [](const TtlSample& s) { return s.rocks_live; }));
+  const BenchEngine::Reclaimed& e = r.ebb_reclaimed;
+  const uint64_t rewritten = e.compaction_bytes_read > e.compaction_bytes_written
+                                 ? e.compaction_bytes_read - e.compaction_bytes_written
+                                 : 0;
+  std::printf(
+      "- ebb, where the reclaimed table bytes came from before the forced compaction: %.2f MiB "
+      "by dropping %llu whole files, %.2f MiB by compaction rewrites (%.2f MiB read, %.2f MiB "
+      "written).\n",
+      MiB(e.whole_file_bytes), static_cast<unsigned long long>(e.whole_files), MiB(rewritten),
+      MiB(e.compaction_bytes_read), MiB(e.compaction_bytes_written));
   std::printf("- live rows after expiry: ebb %llu, RocksDB %llu, expected %llu.\n",
               static_cast<unsigned long long>(r.ebb_live_rows),
               static_cast<unsigned long long>(r.rocks_live_rows),

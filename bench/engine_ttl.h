@@ -26,6 +26,7 @@ struct TtlConfig {
   std::string dir;         // parent directory for the two databases
   uint64_t num = 1'000'000;
   uint64_t live_every = 10;  // 1 row in 10 never expires
+  bool group_live = false;   // FillRandom's group_live: live rows in a key range of their own
   int64_t ttl_ms = 3'600'000;
   int64_t purge_deadline_ms = 600'000;
   int rounds = 12;
@@ -42,6 +43,8 @@ struct TtlSample {
 
 struct TtlResult {
   Measurement ebb_fill, rocks_fill;
+  // ebb's reclaimed bytes by source, sampled before the forced compaction.
+  BenchEngine::Reclaimed ebb_reclaimed;
   std::vector<TtlSample> samples;  // after fill, each round, after the forced compaction
   uint64_t ebb_live_rows = 0, rocks_live_rows = 0, expected_live_rows = 0;
 };

@@ -85,14 +85,14 @@ Measurement FillSeq(BenchEngine& e, uint64_t num) {
 }
 
 Measurement FillRandom(BenchEngine& e, uint64_t num, uint64_t seed, int64_t ttl_ms,
-                       uint64_t live_every) {
+                       uint64_t live_every, bool group_live) {
   const std::vector<uint64_t> order = Permutation(num, seed);
   ValueSource values;
   char key[kKeySize];
   return Timed(num, [&] {
     for (uint64_t i : order) {
-      FormatKey(i, false, key);
       const bool live = live_every > 0 && i % live_every == 0;
+      FormatKey(live && group_live ? num + i : i, false, key);
       e.Put(std::string_view(key, kKeySize), values.Next(), live ? 0 : ttl_ms);
     }
     return num;

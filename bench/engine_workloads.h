@@ -40,9 +40,11 @@ std::string MakeKey(uint64_t i, bool miss = false);
 Measurement FillSeq(BenchEngine& e, uint64_t num);
 // fillrandom: keys 0..num-1, each once, in a seeded random order (so later reads can all hit).
 // With ttl_ms > 0 (the TTL workload) every key whose number is not a multiple of
-// `live_every` gets that TTL; the others never expire.
+// `live_every` gets that TTL; the others never expire. With `group_live` the rows that never
+// expire take key numbers after all the others (num + i), so the two kinds fill separate key
+// ranges (as session keys and user keys do) instead of alternating.
 Measurement FillRandom(BenchEngine& e, uint64_t num, uint64_t seed, int64_t ttl_ms = 0,
-                       uint64_t live_every = 0);
+                       uint64_t live_every = 0, bool group_live = false);
 // overwrite: `num` puts of random keys in 0..num-1 (with repetition) over an existing fill.
 Measurement Overwrite(BenchEngine& e, uint64_t num, uint64_t seed);
 // readrandom: `reads` point reads of random keys in 0..num-1; `miss` reads absent keys instead.

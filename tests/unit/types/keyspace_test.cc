@@ -248,6 +248,8 @@ TEST_F(KeyspaceTest, ScanVisitsEveryKeyOnceInSteps) {
 }
 
 TEST_F(KeyspaceTest, ScanCursorsEncodeTheNextKeyAsDigits) {
+  // docs/key-encoding.md, "SCAN cursors".
+  EXPECT_EQ(EncodeScanCursor("key:12"), "1107101121058049050");
   EXPECT_EQ(EncodeScanCursor(""), "1");
   EXPECT_EQ(EncodeScanCursor("k1"), "1107049");
   EXPECT_EQ(EncodeScanCursor(std::string("\0\xff", 2)), "1000255");

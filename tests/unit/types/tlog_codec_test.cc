@@ -27,6 +27,25 @@ TEST(TlogCodecTest, MetaRoundTrip) {
   EXPECT_EQ(decoded, meta);
 }
 
+// docs/key-encoding.md, "TLOG": a log kept under a retention window carries it and its newest
+// timestamp after the size; a log without one has no such tail (older payloads decode alike).
+TEST(TlogCodecTest, MetaWithARetentionWindow) {
+  const TlogMeta meta{
+      .version = 7, .cutoff = 100, .size = 3, .window_ms = 60000, .newest = 1700000000000};
+  const std::string payload = EncodeTlogMeta(meta);
+  EXPECT_EQ(payload, std::string("\x07"
+                                 "\x64\x00\x00\x00\x00\x00\x00\x00"
+                                 "\x03"
+                                 "\xe0\xd4\x03"
+                                 "\x00\x68\xe5\xcf\x8b\x01\x00\x00",
+                                 21));
+  TlogMeta decoded;
+  ASSERT_TRUE(DecodeTlogMeta(payload, &decoded));
+  EXPECT_EQ(decoded, meta);
+  EXPECT_EQ(EncodeTlogMeta({.version = 7, .cutoff = 100, .size = 3}).size(), 10u);
+  EXPECT_FALSE(DecodeTlogMeta(payload.substr(0, payload.size() - 1), &decoded));
+}
+
 TEST(TlogCodecTest, MetaRejectsTruncatedAndTrailingBytes) {
   std::string payload = EncodeTlogMeta({.version = 1, .cutoff = 2, .size = 3});
   TlogMeta decoded;
