@@ -58,7 +58,7 @@ test-quick: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE crash
 
 # The crash loop for ten minutes instead of the default half minute, and the expiry model test
-# (tests/commands/model_test.cc) over 20 seeds of 3000 steps instead of 2 of 300.
+# (tests/commands/model_test.cc) over 20 seeds of 3000 steps instead of 4 of 500.
 soak: build
 	EBB_CRASH_SECONDS=600 ctest --test-dir $(BUILD) --output-on-failure -L crash
 	EBB_MODEL_SEEDS=20 EBB_MODEL_STEPS=3000 ctest --test-dir $(BUILD) --output-on-failure \

@@ -583,8 +583,8 @@ int EnvInt(const char* name, int fallback) {
 }
 
 TEST_P(ModelTest, RandomWalk) {
-  const int seeds = EnvInt("EBB_MODEL_SEEDS", 2);
-  const int steps = EnvInt("EBB_MODEL_STEPS", 300);
+  const int seeds = EnvInt("EBB_MODEL_SEEDS", 4);
+  const int steps = EnvInt("EBB_MODEL_STEPS", 500);
   for (int seed = 1; seed <= seeds && !HasFailure(); seed++) Run(static_cast<uint32_t>(seed), steps);
 }
 
