@@ -50,8 +50,7 @@ TtlResult RunTtlWorkload(const TtlConfig& config) {
 
   TtlResult r;
   auto ebb = OpenEbb(settings, ebb_dir);
-  r.ebb_fill =
-      FillRandom(*ebb, config.num, 5, config.ttl_ms, config.live_every, config.group_live);
+  r.ebb_fill = FillRandom(*ebb, config.num, 5, config.ttl_ms, config.live_every, config.group_live);
   ebb->Flush();
   std::fprintf(stderr, "  ttl fill: ebb %.0f ops/s\n", r.ebb_fill.ops_per_sec());
   auto rocks = OpenRocksDb(settings, rocks_dir);

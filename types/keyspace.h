@@ -141,8 +141,7 @@ class Keyspace {
   // The timestamp a type write to `key` must carry to win under every grace: >= every version
   // of the key. `found` is what GetMeta (default grace) returned, `dead` its dead version.
   storage::Status TypeWriteTimestamp(int db, std::string_view key, const KeyMetaRow* found,
-                                     const std::optional<storage::DeadVersion>& dead,
-                                     int64_t* ts);
+                                     const std::optional<storage::DeadVersion>& dead, int64_t* ts);
 
   // ---- generic key operations (DEL, EXISTS, TYPE, EXPIRE, ...)
 
@@ -170,8 +169,8 @@ class Keyspace {
   // (nullopt: all), and the cursor of the next key ("0": done). A full iteration returns every
   // key that was live throughout it exactly once, across restarts and concurrent iterations.
   // kInvalidCursor if `cursor` is not a string of digits.
-  OpResult<ScanResult> Scan(int db, std::string_view cursor, const KeyMatcher* match,
-                            size_t count, std::optional<KeyType> type);
+  OpResult<ScanResult> Scan(int db, std::string_view cursor, const KeyMatcher* match, size_t count,
+                            std::optional<KeyType> type);
   // Every live key matching `match` (null: all), in byte order.
   OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
   // A random live key; nullopt if the database is empty.

@@ -152,8 +152,8 @@ OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
 
 OpResult<void> Keyspace::FlushDb(int db) {
   const std::string subrows = SubRowDbPrefix(db);
-  return db_->DeleteRange({{MetaKeyPrefix(db), MetaKeyUpperBound(db)},
-                           {subrows, PrefixUpperBound(subrows)}});
+  return db_->DeleteRange(
+      {{MetaKeyPrefix(db), MetaKeyUpperBound(db)}, {subrows, PrefixUpperBound(subrows)}});
 }
 
 OpResult<void> Keyspace::FlushAll() {

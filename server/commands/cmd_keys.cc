@@ -63,7 +63,7 @@ void ExecuteKeys(CommandContext& ctx, const KeyOptions& o) {
 }
 
 struct ScanOptions {
-  std::string_view cursor;  // digits (types::DecodeScanCursor): the position of the next key
+  std::string_view cursor;   // digits (types::DecodeScanCursor): the position of the next key
   std::string_view pattern;  // empty: no MATCH (or MATCH *)
   int64_t count = 10;
   std::optional<types::KeyType> type;

@@ -93,9 +93,9 @@ class ConfigRegistry {
 
   // Loads a Redis-style file: `name value...` lines, # comments, blank lines, "quoted" and
   // 'quoted' values (sdssplitargs rules), names case-insensitive. `bind` takes one or more
-  // addresses; `ttl-rule <glob> <duration> [options]` repeats (the first file line replaces the default
-  // list, later ones append). Post on success: values applied, the file remembered for Rewrite().
-  // On failure *error is e.g. "conf/ebb.conf:12: unknown option 'prot'" or
+  // addresses; `ttl-rule <glob> <duration> [options]` repeats (the first file line replaces the
+  // default list, later ones append). Post on success: values applied, the file remembered for
+  // Rewrite(). On failure *error is e.g. "conf/ebb.conf:12: unknown option 'prot'" or
   // "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer"; values from lines before
   // the bad one stay applied.
   bool LoadFile(const std::string& path, std::string* error);

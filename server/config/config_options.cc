@@ -181,7 +181,8 @@ std::vector<std::string> RuleValues(const TtlRule& r) {
   std::vector<std::string> values = {r.pattern, FormatDuration(r.ttl_ms)};
   if (!r.expiration) values.insert(values.end(), {"expiration", "off"});
   if (r.mode == storage::ExpiryMode::kPerItem) values.insert(values.end(), {"mode", "per-item"});
-  if (r.mode == storage::ExpiryMode::kWholeFile) values.insert(values.end(), {"mode", "whole-file"});
+  if (r.mode == storage::ExpiryMode::kWholeFile)
+    values.insert(values.end(), {"mode", "whole-file"});
   return values;
 }
 

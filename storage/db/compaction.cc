@@ -321,9 +321,8 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
       stats->deleted++;
       continue;
     }
-    const size_t id =
-        std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), v.sequence) -
-        ctx.snapshots.begin();
+    const size_t id = std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), v.sequence) -
+                      ctx.snapshots.begin();
     if (!stripe.empty() && id != stripe_id) {
       ReduceStripe(stripe, collapse, &survivors, stats);
       stripe.clear();

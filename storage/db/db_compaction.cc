@@ -41,9 +41,9 @@ int64_t ExpiryWindow(int64_t purge_deadline_ms) {
 
 // When a key's value rows expire, as compaction output cutting groups them.
 struct ExpiryClass {
-  bool known = false;        // false: the key has no value row (only deletions)
-  bool expires = false;      // every value row carries an expiry
-  int64_t expire_at = 0;     // the latest of them
+  bool known = false;     // false: the key has no value row (only deletions)
+  bool expires = false;   // every value row carries an expiry
+  int64_t expire_at = 0;  // the latest of them
 };
 
 ExpiryClass ClassOf(const std::vector<KeyVersion>& survivors) {
@@ -64,9 +64,9 @@ ExpiryClass ClassOf(const std::vector<KeyVersion>& survivors) {
 
 // The expiry facts of the output being written, for cutting it where they change sharply.
 struct OutputExpiry {
-  bool any = false;             // a classified key was added
-  bool non_expiring = false;    // some value row never expires
-  bool expiring = false;        // some value row expires
+  bool any = false;           // a classified key was added
+  bool non_expiring = false;  // some value row never expires
+  bool expiring = false;      // some value row expires
   int64_t min_expire_at = std::numeric_limits<int64_t>::max();
   int64_t max_expire_at = std::numeric_limits<int64_t>::min();
 
@@ -147,11 +147,11 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
       const std::string_view largest = ExtractUserKey(f.largest);
       // Inside a range deletion: every version here is deleted and hides nothing.
       const bool covered =
-          snapshots_.empty() &&
-          std::any_of(v->range_deletions.begin(), v->range_deletions.end(),
-                      [&](const RangeDeletion& d) {
-                        return p.max_sequence < d.sequence && d.range.Covers(smallest, largest);
-                      });
+          snapshots_.empty() && std::any_of(v->range_deletions.begin(), v->range_deletions.end(),
+                                            [&](const RangeDeletion& d) {
+                                              return p.max_sequence < d.sequence &&
+                                                     d.range.Covers(smallest, largest);
+                                            });
       if (covered) {
         edit.RemoveFile(level, f.number);
         deleted++;
@@ -253,8 +253,8 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
     // A range job runs when a FLUSHDB allows, not when the data says: it forgets nothing a
     // later write could depend on.
     context.forget_newest_dead = job->may_collapse;
-    context.whole_history = job->may_collapse && job->bottommost &&
-                            context.snapshots.empty() && !NewerDataOverlaps(*version, *job);
+    context.whole_history = job->may_collapse && job->bottommost && context.snapshots.empty() &&
+                            !NewerDataOverlaps(*version, *job);
     context.expiry_now_ms = params.expiry_now_ms;
   }
   Status s = DoCompaction(lock, job.get(), &context);

@@ -471,8 +471,9 @@ void DBImpl::SetPurgeDeadline(int64_t ms) {
   bg_cv_.notify_one();
 }
 
-std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(
-    const Snapshot* snapshot, uint64_t* sequence, std::optional<int64_t>* expiry_now) {
+std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* snapshot,
+                                                              uint64_t* sequence,
+                                                              std::optional<int64_t>* expiry_now) {
   if (const View* view = AsView(snapshot)) {
     *sequence = view->sequence();
     *expiry_now = view->expiry_now_ms;
@@ -498,8 +499,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   const std::shared_ptr<const ReadState> read_state =
       GetReadState(options.snapshot, &sequence, &view_expiry_now);
   const ReadState& state = *read_state;
-  VersionChooser chooser(options.retrieval_grace_ms,
-                         state.version->DeletionFloor(key, sequence));
+  VersionChooser chooser(options.retrieval_grace_ms, state.version->DeletionFloor(key, sequence));
   std::string lookup;  // built when a table file is reached
   Status status;
   // Memtables: the key's own version chain, found through the hash index (no iterator needed).

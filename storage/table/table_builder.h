@@ -7,8 +7,8 @@
 // Thread-safety: not thread-safe.
 #pragma once
 
-#include <cstddef>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -242,8 +242,7 @@ TEST_F(ExpiryContractTest, ExpiryOptionsAreCheckedAndWordedClearly) {
   EXPECT_EQ(R({"CONFIG", "SET", "ttl-rule", "a:* 1h mode sometimes"}),
             "(error) ERR CONFIG SET failed (possibly related to argument 'ttl-rule') - ttl-rule "
             "mode must be 'per-item' or 'whole-file'");
-  ASSERT_EQ(R({"CONFIG", "SET", "ttl-rule", "a:* 1h expiration off b:* 2m mode whole-file"}),
-            "OK");
+  ASSERT_EQ(R({"CONFIG", "SET", "ttl-rule", "a:* 1h expiration off b:* 2m mode whole-file"}), "OK");
   EXPECT_EQ(R({"CONFIG", "GET", "ttl-rule"}),
             "1) \"ttl-rule\"\n2) \"a:* 1h expiration off b:* 2m mode whole-file\"");
 }

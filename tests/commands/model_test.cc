@@ -53,13 +53,13 @@ struct Version {
   int64_t ts = 0;
   std::optional<int64_t> expire_at;
   Type type = Type::kString;
-  std::string str;            // kString
-  std::string treg_value;     // kTreg
+  std::string str;         // kString
+  std::string treg_value;  // kTreg
   uint64_t treg_ts = 0;
-  uint64_t log = 0;           // kTlog: the incarnation (index into Model::logs_)
+  uint64_t log = 0;  // kTlog: the incarnation (index into Model::logs_)
   uint64_t cutoff = 0;
-  uint64_t window = 0;        // ms; 0: none
-  uint64_t newest = 0;        // with a window: the greatest ts inserted
+  uint64_t window = 0;  // ms; 0: none
+  uint64_t newest = 0;  // with a window: the greatest ts inserted
 };
 
 // A TLOG entry, in TLOG order (newer ts first, then greater value).
@@ -298,7 +298,7 @@ class ModelTest : public ::testing::TestWithParam<int64_t> {
         const int64_t ms = rand(0, 2500);
         Expect({"DEBUG", "CLOCK", "ADVANCE", std::to_string(ms)}, "+OK");
         ExpireInto(model, ms, &gone);  // what expires now is gone for good
-      } else if (dice < 850) {  // background events, with the invariants around them
+      } else if (dice < 850) {         // background events, with the invariants around them
         const int64_t kind = rand(0, 2);
         const std::vector<Read> reads = Reads(model);
         const std::vector<std::string> before = Answers(reads);
@@ -383,8 +383,8 @@ class ModelTest : public ::testing::TestWithParam<int64_t> {
     WriteLogMeta(model, key, live, meta, ts);
   }
   // A TLOG metadata write: timestamp >= every version; with a window, the expiry follows it.
-  static void WriteLogMeta(Model& model, const std::string& key, const Version* live,
-                           Version meta, std::optional<uint64_t> inserted) {
+  static void WriteLogMeta(Model& model, const std::string& key, const Version* live, Version meta,
+                           std::optional<uint64_t> inserted) {
     meta.ts = model.TypeTs(key);
     meta.expire_at = live != nullptr ? live->expire_at : std::nullopt;
     if (meta.window > 0) {
@@ -449,8 +449,8 @@ class ModelTest : public ::testing::TestWithParam<int64_t> {
     const Version* live = model.Live(key);
     if (live != nullptr && live->type != Type::kTreg) return Expect(cmd, kWrongType);
     Expect(cmd, "+OK");
-    if (live != nullptr && !(ts > live->treg_ts ||
-                             (ts == live->treg_ts && value > live->treg_value))) {
+    if (live != nullptr &&
+        !(ts > live->treg_ts || (ts == live->treg_ts && value > live->treg_value))) {
       return;  // ignored
     }
     Version meta;
@@ -487,17 +487,19 @@ class ModelTest : public ::testing::TestWithParam<int64_t> {
       }
       const Version* v = model.Live(key);
       reads.push_back({{"GET", key},
-                       v == nullptr                 ? "nil"
+                       v == nullptr               ? "nil"
                        : v->type != Type::kString ? kWrongType
                                                   : Str(v->str)});
       reads.push_back({{"EXISTS", key}, Int(v ? 1 : 0)});
-      const char* type = v == nullptr                 ? "none"
+      const char* type = v == nullptr               ? "none"
                          : v->type == Type::kString ? "string"
                          : v->type == Type::kTreg   ? "treg"
                                                     : "tlog";
       reads.push_back({{"TYPE", key}, std::string("+") + type});
-      reads.push_back(
-          {{"PTTL", key}, Int(v == nullptr ? -2 : v->expire_at ? *v->expire_at - model.now : -1)});
+      reads.push_back({{"PTTL", key},
+                       Int(v == nullptr   ? -2
+                           : v->expire_at ? *v->expire_at - model.now
+                                          : -1)});
       if (v != nullptr && v->type != Type::kTlog) {
         reads.push_back({{"TLOG", "GET", key}, kWrongType});
         reads.push_back({{"TLOG", "SIZE", key}, kWrongType});
@@ -519,9 +521,9 @@ class ModelTest : public ::testing::TestWithParam<int64_t> {
       } else if (v == nullptr) {
         reads.push_back({{"TREG", "GET", key}, "nil"});
       } else {
-        reads.push_back({{"TREG", "GET", key},
-                         "[" + Str(v->treg_value) + "," + Int(static_cast<int64_t>(v->treg_ts)) +
-                             "]"});
+        reads.push_back(
+            {{"TREG", "GET", key},
+             "[" + Str(v->treg_value) + "," + Int(static_cast<int64_t>(v->treg_ts)) + "]"});
       }
     }
     const std::vector<std::string> live = model.KeysLive();
@@ -585,7 +587,8 @@ int EnvInt(const char* name, int fallback) {
 TEST_P(ModelTest, RandomWalk) {
   const int seeds = EnvInt("EBB_MODEL_SEEDS", 4);
   const int steps = EnvInt("EBB_MODEL_STEPS", 500);
-  for (int seed = 1; seed <= seeds && !HasFailure(); seed++) Run(static_cast<uint32_t>(seed), steps);
+  for (int seed = 1; seed <= seeds && !HasFailure(); seed++)
+    Run(static_cast<uint32_t>(seed), steps);
 }
 
 // default-retrieval-grace 0, and one larger than every timestamp gap the walk makes.

@@ -72,8 +72,8 @@ class PurgeTest : public ::testing::Test {
       live.push_back({"PUT", "keep:" + std::to_string(i), Incompressible(i), "NOTTL"});
     }
     for (int i = 0; i < 200; i++) {
-      live.push_back({"TLOG", "INS", "keep:log", Incompressible(100000 + i),
-                      std::to_string(kNow + i)});
+      live.push_back(
+          {"TLOG", "INS", "keep:log", Incompressible(100000 + i), std::to_string(kNow + i)});
     }
     Pipeline(c, live);
   }
@@ -81,8 +81,8 @@ class PurgeTest : public ::testing::Test {
 
 TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   TestServer server;
-  ASSERT_TRUE(server.Start({"--memtable-size", "4mb", "--expiry-purge-deadline", "30s",
-                            "--ttl-rule", "win:*", "10m"}))
+  ASSERT_TRUE(server.Start(
+      {"--memtable-size", "4mb", "--expiry-purge-deadline", "30s", "--ttl-rule", "win:*", "10m"}))
       << server.error();
   RedisConnection c = server.Connect();
   ASSERT_TRUE(c);
@@ -100,8 +100,8 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   // before the clock, so they leave the window before the rows above expire).
   for (int i = 0; i < 300; i++) {
     batch.push_back({"TLOG", "INS", "exp:log", Incompressible(300000 + i), std::to_string(i)});
-    batch.push_back({"TLOG", "INS", "win:log", Incompressible(400000 + i),
-                     std::to_string(kNow - 20'000 + i)});
+    batch.push_back(
+        {"TLOG", "INS", "win:log", Incompressible(400000 + i), std::to_string(kNow - 20'000 + i)});
   }
   Pipeline(c.get(), batch);
   ASSERT_EQ(Cmd(c.get(), {"EXPIRE", "exp:log", "600"}).ToString(), "(integer) 1");
@@ -116,8 +116,8 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   // In the memtable and the WAL.
   batch.clear();
   for (int i = 0; i < 1000; i++) {
-    batch.push_back({"PUT", "mem:" + std::to_string(i),
-                     "SUPERSECRET" + Incompressible(600000 + i), "TTL", "10m"});
+    batch.push_back({"PUT", "mem:" + std::to_string(i), "SUPERSECRET" + Incompressible(600000 + i),
+                     "TTL", "10m"});
   }
   Pipeline(c.get(), batch);
   const uint64_t before = DirBytes(server.data_dir());
@@ -135,9 +135,9 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   ASSERT_GT(before, live + 1'000'000);  // over a megabyte of expiring data
 
   // Past every expiry and the deadline: wait (bounded) for the background work.
-  ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "ADVANCE", std::to_string(kTtl + kDeadline)})
-                .ToString(),
-            "OK");
+  ASSERT_EQ(
+      Cmd(c.get(), {"DEBUG", "CLOCK", "ADVANCE", std::to_string(kTtl + kDeadline)}).ToString(),
+      "OK");
   uint64_t now_bytes = before;
   const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < limit) {

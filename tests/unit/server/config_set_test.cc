@@ -67,27 +67,28 @@ TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
   ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
   EXPECT_EQ(r.config().ttl_rules, (std::vector<TtlRule>{{"a:*", 3600000}, {"b c", 300000}}));
   // A rule may carry its own expiration switch and mode (Riak's bucket properties).
-  ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode "
-                                "per-item EXPIRATION on",
+  ASSERT_TRUE(r.Set("ttl-rule",
+                    "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode "
+                    "per-item EXPIRATION on",
                     &error))
       << error;
   EXPECT_EQ(r.config().ttl_rules,
             (std::vector<TtlRule>{{"a:*", 3600000, false, storage::ExpiryMode::kDefault},
                                   {"b:*", 300000, true, storage::ExpiryMode::kWholeFile},
                                   {"c:*", 2000, true, storage::ExpiryMode::kPerItem}}));
-  EXPECT_EQ(r.Get("ttl-rule"),
-            (Pairs{{"ttl-rule",
-                    "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode per-item"}}));
+  EXPECT_EQ(
+      r.Get("ttl-rule"),
+      (Pairs{{"ttl-rule", "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode per-item"}}));
   ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
   ASSERT_TRUE(r.Set("client-output-buffer-limit", "normal 1mb 1kb 60", &error)) << error;
   EXPECT_EQ(r.Get("client-output-buffer-limit"),
             (Pairs{{"client-output-buffer-limit", "normal 1048576 1024 60"}}));
   ASSERT_TRUE(r.Set("requirepass", "with space", &error)) << error;
   EXPECT_EQ(r.config().requirepass, "with space");
-  EXPECT_EQ(changed,
-            (std::vector<std::string>{"maxclients", "default-ttl", "wal-fsync", "expiration",
-                                      "expiry-whole-file", "proto-max-bulk-len", "ttl-rule", "ttl-rule", "ttl-rule",
-                                      "client-output-buffer-limit", "requirepass"}));
+  EXPECT_EQ(changed, (std::vector<std::string>{
+                         "maxclients", "default-ttl", "wal-fsync", "expiration",
+                         "expiry-whole-file", "proto-max-bulk-len", "ttl-rule", "ttl-rule",
+                         "ttl-rule", "client-output-buffer-limit", "requirepass"}));
 }
 
 TEST(ConfigSetTest, ErrorsAsRedisWordsThemAndChangeNothing) {

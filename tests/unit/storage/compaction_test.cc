@@ -32,7 +32,9 @@ std::string Show(const std::vector<KeyVersion>& out) {
   for (const auto& v : out) {
     if (!s.empty()) s += " ";
     s += std::to_string(v.sequence) +
-         (v.kind == RowKind::kTombstone ? "T" : v.kind == RowKind::kWipe ? "W" : "=" + v.value) +
+         (v.kind == RowKind::kTombstone ? "T"
+          : v.kind == RowKind::kWipe    ? "W"
+                                        : "=" + v.value) +
          "@" + std::to_string(v.meta.timestamp_or_zero());
     if (v.meta.expire_at_ms) s += "~" + std::to_string(*v.meta.expire_at_ms);
   }
@@ -76,8 +78,7 @@ TEST(ReduceVersionsTest, AWholeHistoryCollapsesToTheFullGraceChoice) {
 
 TEST(ReduceVersionsTest, APartialHistoryKeepsEveryAnswer) {
   // Out of order: an older version may still win some grace read, or end a walk.
-  EXPECT_EQ(Reduce({V(3, 100, "a"), V(2, 50, "b"), V(1, 150, "c")}),
-            "3=a@100 2=b@50 1=c@150");
+  EXPECT_EQ(Reduce({V(3, 100, "a"), V(2, 50, "b"), V(1, 150, "c")}), "3=a@100 2=b@50 1=c@150");
   // In order: the newest wins every read; the least timestamp ends a walk when any would.
   EXPECT_EQ(Reduce({V(4, 400, "d"), V(3, 300, "c"), V(2, 100, "b"), V(1, 200, "a")}),
             "4=d@400 2=b@100");
@@ -121,8 +122,7 @@ TEST(ReduceVersionsTest, ExpiredSurvivorBecomesTombstoneOrVanishes) {
   EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {.now = 160}, &stats),
             "2T@110~150 1=a@100~200");
   EXPECT_EQ(stats.expired, 1u);
-  EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {.whole = true, .now = 160},
-                   &stats),
+  EXPECT_EQ(Reduce({V(2, 110, "b", 150), V(1, 100, "a", 200)}, {.whole = true, .now = 160}, &stats),
             "");
   EXPECT_EQ(stats.expired, 2u);
   EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 199}), "1=a@100~200");
@@ -131,12 +131,10 @@ TEST(ReduceVersionsTest, ExpiredSurvivorBecomesTombstoneOrVanishes) {
 TEST(ReduceVersionsTest, ADeadVersionAtTheBottomStaysOnlyToHideNewerOnes) {
   // Newer data outside the job may be older in time: the expired row still hides it from a
   // full-grace read, so it stays — without its expiry, which nothing is left to purge.
-  EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 300, .newer_min = 50}),
-            "1T@100");
+  EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 300, .newer_min = 50}), "1T@100");
   EXPECT_EQ(Reduce({V(1, 100, "a", 200)}, {.bottom = true, .now = 300, .newer_min = 100}), "");
   // Inside the job: it goes when a newer version's timestamp is at least its own.
-  EXPECT_EQ(Reduce({V(3, 10, "c"), V(2, 500, "b"), T(1, 20)}, {.bottom = true}),
-            "3=c@10 2=b@500");
+  EXPECT_EQ(Reduce({V(3, 10, "c"), V(2, 500, "b"), T(1, 20)}, {.bottom = true}), "3=c@10 2=b@500");
   EXPECT_EQ(Reduce({V(3, 10, "c"), T(2, 20)}, {.bottom = true}), "3=c@10 2T@20");
 }
 
@@ -146,8 +144,7 @@ TEST(ReduceVersionsTest, ADeadVersionAtTheBottomStaysOnlyToHideNewerOnes) {
 TEST(ReduceVersionsTest, AJobThatMayNotForgetKeepsTheNewestDeadVersion) {
   EXPECT_EQ(Reduce({T(2, 50)}, {.bottom = true}), "");
   EXPECT_EQ(Reduce({T(2, 50)}, {.bottom = true, .forget = false}), "2T@50");
-  EXPECT_EQ(Reduce({V(1, 10, "a", 20)}, {.bottom = true, .now = 30, .forget = false}),
-            "1T@10~20");
+  EXPECT_EQ(Reduce({V(1, 10, "a", 20)}, {.bottom = true, .now = 30, .forget = false}), "1T@10~20");
   // Versions no read takes go all the same.
   EXPECT_EQ(Reduce({V(2, 60, "b"), T(1, 50)}, {.bottom = true, .forget = false}), "2=b@60");
 }

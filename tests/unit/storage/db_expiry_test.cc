@@ -303,7 +303,8 @@ TEST_F(ExpiryTest, RowsInTheMemtableAndWalArePurgedByTheDeadline) {
     for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
       if (entry.path().extension() != ".log") continue;
       std::ifstream in(entry.path(), std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
       if (bytes.find("SUPERSECRETVALUE123") != std::string::npos) return true;
     }
     return false;

@@ -10,11 +10,11 @@
 
 #include "storage/clock.h"
 #include "storage/db/db_impl.h"
+#include "tests/unit/types/types_fixture.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
 #include "types/tlog.h"
 #include "types/treg.h"
-#include "tests/unit/types/types_fixture.h"
 
 namespace ebb::types {
 namespace {

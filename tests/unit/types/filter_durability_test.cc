@@ -14,8 +14,8 @@
 #include "storage/db/db_impl.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "storage/env/posix_file_system.h"
-#include "types/keyspace.h"
 #include "tests/unit/types/types_fixture.h"
+#include "types/keyspace.h"
 #include "types/tlog.h"
 
 namespace ebb::types {
@@ -80,7 +80,8 @@ void Prepare(Keyspace& ks, int n) {
   storage::WriteOptions expiring = ks.WriteOptions();
   expiring.timestamp_ms = ks.NowMs();
   expiring.ttl_ms = 100;
-  ASSERT_TRUE(ks.db().Put(expiring, MetaKey(0, "tmp"), EncodeMetaValue(KeyType::kString, "v")).ok());
+  ASSERT_TRUE(
+      ks.db().Put(expiring, MetaKey(0, "tmp"), EncodeMetaValue(KeyType::kString, "v")).ok());
   ASSERT_TRUE(ks.db().FlushMemtable().ok());
 }
 

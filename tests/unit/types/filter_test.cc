@@ -175,7 +175,8 @@ TEST_F(FilterTest, ACompactionRunReadsEachKeysMetadataOnce) {
   ks_->compaction_filter().RegisterSubRowHook(KeyType::kTlog, nullptr);
   PutCollection(0, "log", 7);
   PutCollection(0, "next", 3);
-  std::unique_ptr<storage::CompactionFilter> run = ks_->compaction_filter().StartCompaction(nullptr);
+  std::unique_ptr<storage::CompactionFilter> run =
+      ks_->compaction_filter().StartCompaction(nullptr);
   ASSERT_NE(run, nullptr);
   auto run_decides = [&](std::string_view engine_key) {
     std::string new_value;

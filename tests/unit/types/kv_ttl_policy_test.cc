@@ -52,9 +52,7 @@ TEST(TtlPolicyTest, UnlimitedRuleExemptsFromDefault) {
 }
 
 TEST(TtlPolicyTest, ARuleWithExpirationOffGivesNoExpiryButStillMatchesFirst) {
-  TtlPolicy policy(5000,
-                   {{"off:*", 10, /*expiration=*/false}, {"o*", 20}},
-                   PrefixGlob);
+  TtlPolicy policy(5000, {{"off:*", 10, /*expiration=*/false}, {"o*", 20}}, PrefixGlob);
   EXPECT_EQ(policy.TtlFor("off:1"), std::nullopt);  // not default-ttl, not the later rule
   EXPECT_EQ(Resolve(policy, "off:1", 100, ExpiryOption::Policy()), std::nullopt);
   EXPECT_EQ(policy.TtlFor("other"), 20);
