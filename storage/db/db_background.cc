@@ -134,13 +134,7 @@ bool DBImpl::MaybeFreezeForPurge() {
   }
   if (!due) return false;
   // The WAL that holds these rows becomes obsolete once the frozen memtable is flushed.
-  Status s = NewLog(/*sync_old=*/true);
-  if (!s.ok()) {
-    log_broken_ = true;
-    SetBgError(s);
-    return false;
-  }
-  FreezeMemtable();
+  if (!SwitchMemtable().ok()) return false;
   last_purge_freeze_ = clock_now;
   return true;
 }

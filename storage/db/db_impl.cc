@@ -272,13 +272,8 @@ Status DBImpl::DeleteRange(const std::vector<KeyRange>& ranges) {
   // Every version in the memtable is older than the deletion: freeze it, so its flush (which
   // leaves out what the deletion hides) clears the way for applying the deletion to the files.
   if (!mem_->empty()) {
-    Status s = NewLog(/*sync_old=*/true);
-    if (!s.ok()) {
-      log_broken_ = true;
-      SetBgError(s);
-      return s;
-    }
-    FreezeMemtable();
+    Status s = SwitchMemtable();
+    if (!s.ok()) return s;
   }
   const uint64_t sequence = versions_.last_sequence() + 1;
   versions_.SetLastSequence(sequence);
@@ -357,16 +352,9 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       done_cv_.wait_for(lock, std::chrono::seconds(1));
       continue;
     }
-    Status s = NewLog(/*sync_old=*/true);
-    if (!s.ok()) {
-      // The old WAL's sync or the new WAL failed: what the old one holds is not known durable.
-      log_broken_ = true;
-      SetBgError(s);
-      return s;
-    }
-    FreezeMemtable();
-    bg_cv_.notify_one();
-    return Status::OK();
+    Status s = SwitchMemtable();
+    if (s.ok()) bg_cv_.notify_one();
+    return s;
   }
 }
 
@@ -636,6 +624,17 @@ void DBImpl::FreezeMemtable() {
   imms_.push_back(Frozen{mem_, log_file_number_});
   mem_ = NewMemTable();
   PublishReadState();
+}
+
+Status DBImpl::SwitchMemtable() {
+  Status s = NewLog(/*sync_old=*/true);
+  if (!s.ok()) {
+    log_broken_ = true;
+    SetBgError(s);
+    return s;
+  }
+  FreezeMemtable();
+  return Status::OK();
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

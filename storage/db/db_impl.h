@@ -147,6 +147,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   void Recycle(std::unique_ptr<DBIterTree> tree) override;
   // Moves mem_ to imms_ and starts an empty memtable. REQUIRES: mu_.
   void FreezeMemtable();
+  // Syncs the WAL and starts a new one, then freezes the memtable (the old WAL is obsolete once
+  // the frozen memtable is flushed). A failure puts the DB in the error state: what the old WAL
+  // holds is not known durable. REQUIRES: mu_.
+  Status SwitchMemtable();
   // An empty memtable sized and indexed as the options say.
   std::shared_ptr<MemTable> NewMemTable() const {
     return std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length,

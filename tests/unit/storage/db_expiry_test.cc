@@ -125,6 +125,17 @@ INSTANTIATE_TEST_SUITE_P(Steps, RfcScenarioTest,
 class ExpiryTest : public DBTest {
  protected:
   DBImpl* impl() { return static_cast<DBImpl*>(db_.get()); }
+  // Opens with `purge_deadline_ms` and no whole-file expiry, and writes "keep" and ten rows
+  // t0..t9 that expire in 100 ms, flushed to one table file.
+  void OpenWithExpiringFile(int64_t purge_deadline_ms) {
+    options_.purge_deadline_ms = purge_deadline_ms;
+    options_.whole_file_expiry = false;
+    Open();
+    const int64_t now = clock_->NowMs();
+    Put("keep", "v");
+    for (int i = 0; i < 10; i++) Put(Cat("t", std::to_string(i)), "v", now, 100);
+    ASSERT_TRUE(db_->FlushMemtable().ok());
+  }
 };
 
 TEST_F(ExpiryTest, SnapshotKeepsViewAcrossFlushAndCompaction) {
@@ -252,13 +263,7 @@ TEST_F(ExpiryTest, PurgeDeadlineRemovesExpiredBytesFromEveryLevel) {
 }
 
 TEST_F(ExpiryTest, BackgroundThreadEnforcesThePurgeDeadlineOnItsOwn) {
-  options_.purge_deadline_ms = 400;  // the background thread re-checks every 100 ms
-  options_.whole_file_expiry = false;
-  Open();
-  const int64_t now = clock_->NowMs();
-  Put("keep", "v");
-  for (int i = 0; i < 10; i++) Put(Cat("t", std::to_string(i)), "v", now, 100);
-  ASSERT_TRUE(db_->FlushMemtable().ok());
+  OpenWithExpiringFile(400);  // the background thread re-checks every 100 ms
   clock_->Advance(100 + 400);
   // No call into the DB: wait (bounded) for the background cycle to notice the deadline.
   uint64_t dropped = 0;
@@ -326,13 +331,7 @@ TEST_F(ExpiryTest, RowsInTheMemtableAndWalArePurgedByTheDeadline) {
 }
 
 TEST_F(ExpiryTest, NoPurgeDeadlineMeansNoPurge) {
-  options_.purge_deadline_ms = -1;  // unlimited
-  options_.whole_file_expiry = false;
-  Open();
-  const int64_t now = clock_->NowMs();
-  Put("keep", "v");
-  for (int i = 0; i < 10; i++) Put(Cat("t", std::to_string(i)), "v", now, 100);
-  ASSERT_TRUE(db_->FlushMemtable().ok());
+  OpenWithExpiringFile(-1);  // unlimited
   clock_->Advance(100'000'000);
   for (int i = 0; i < 5; i++) impl()->RunBackgroundCycle();
   EXPECT_EQ(db_->GetStats().expired_rows_dropped, 0u);
