@@ -39,7 +39,7 @@ class MemTableInserter final : public WriteBatch::Handler {
  public:
   MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
   void Apply(const WriteBatch::Entry& e) override {
-    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row);
+    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
   }
 
  private:

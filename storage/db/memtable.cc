@@ -248,6 +248,14 @@ void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
 
 void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row) {
+  RowMeta meta;
+  std::string_view value;
+  if (!DecodeRow(encoded_row, &meta, &value)) meta = RowMeta();
+  Add(sequence, kind, user_key, encoded_row, meta);
+}
+
+void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
+                   std::string_view encoded_row, const RowMeta& meta) {
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
   const uint64_t hash = HashKey(user_key);
   if (const KeyNode* found = FindKeyNode(user_key, hash)) {
@@ -266,12 +274,8 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
   if (sequence < min_sequence_.load(std::memory_order_relaxed)) {
     min_sequence_.store(sequence, std::memory_order_relaxed);
   }
-  RowMeta meta;
-  std::string_view value;
-  if (DecodeRow(encoded_row, &meta, &value)) {
-    LowerTo(&min_timestamp_, meta.timestamp_or_zero());
-    if (kind == RowKind::kValue && meta.expire_at_ms) LowerTo(&min_expire_at_, *meta.expire_at_ms);
-  }
+  LowerTo(&min_timestamp_, meta.timestamp_or_zero());
+  if (kind == RowKind::kValue && meta.expire_at_ms) LowerTo(&min_expire_at_, *meta.expire_at_ms);
 }
 
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {

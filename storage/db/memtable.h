@@ -66,6 +66,10 @@ class MemTable {
   // Adds one version. REQUIRES: (user_key, sequence) not already present; external sync.
   void Add(uint64_t sequence, RowKind kind, std::string_view user_key,
            std::string_view encoded_row);
+  // The same when the caller has the row's meta at hand (a write batch decodes it), sparing a
+  // decode. REQUIRES: `meta` is what `encoded_row` holds.
+  void Add(uint64_t sequence, RowKind kind, std::string_view user_key, std::string_view encoded_row,
+           const RowMeta& meta);
 
   // Bytes of memory in use (arena), an estimate of the flushed size.
   size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
