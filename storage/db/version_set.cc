@@ -28,7 +28,7 @@ std::vector<std::shared_ptr<const FileMetaData>> Version::Overlapping(
   return out;
 }
 
-uint64_t Version::DeletionFloor(std::string_view user_key, uint64_t sequence) const {
+uint64_t Version::CoveringDeletion(std::string_view user_key, uint64_t sequence) const {
   uint64_t floor = 0;
   for (const RangeDeletion& d : range_deletions) {
     if (d.sequence <= sequence && d.sequence > floor && d.range.Contains(user_key)) {

@@ -37,7 +37,10 @@ struct Version {
 
   // The greatest sequence of a range deletion covering `user_key` that a read at `sequence`
   // sees (0: none): versions of the key with a smaller sequence are deleted.
-  uint64_t DeletionFloor(std::string_view user_key, uint64_t sequence) const;
+  // Inline for the common case of none, which every point read asks about.
+  uint64_t DeletionFloor(std::string_view user_key, uint64_t sequence) const {
+    return range_deletions.empty() ? 0 : CoveringDeletion(user_key, sequence);
+  }
 
   uint64_t LevelBytes(int level) const;
   // Files of `level` whose user-key range intersects [smallest_user, largest_user].
@@ -45,6 +48,10 @@ struct Version {
                                                                std::string_view smallest_user,
                                                                std::string_view largest_user) const;
   int DeepestNonEmptyLevel() const;  // -1 if there are no files
+
+ private:
+  // DeletionFloor's walk over range_deletions.
+  uint64_t CoveringDeletion(std::string_view user_key, uint64_t sequence) const;
 };
 
 class VersionSet {
