@@ -86,6 +86,10 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
       << server.error();
   RedisConnection c = server.Connect();
   ASSERT_TRUE(c);
+  // DEBUG COMPACT over a hundred thousand rows can outlast Connect()'s 5 s reply timeout in a
+  // sanitizer build on a busy machine.
+  const timeval kCompactTimeout{120, 0};
+  redisSetTimeout(c.get(), kCompactTimeout);
   Pin(c.get());
   // At the bottom: live rows among expiring ones, compressible and not.
   WriteLive(c.get());
@@ -128,6 +132,7 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   ASSERT_TRUE(reference.Start({"--memtable-size", "4mb"})) << reference.error();
   RedisConnection r = reference.Connect();
   ASSERT_TRUE(r);
+  redisSetTimeout(r.get(), kCompactTimeout);
   Pin(r.get());
   WriteLive(r.get());
   ASSERT_EQ(Cmd(r.get(), {"DEBUG", "COMPACT"}).ToString(), "OK");
