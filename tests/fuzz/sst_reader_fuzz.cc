@@ -117,7 +117,7 @@ void BuiltTable(FuzzedDataProvider& fdp) {
   options.block_size = fdp.ConsumeIntegralInRange<size_t>(16, 4096);
   options.bloom_bits_per_key = fdp.ConsumeIntegralInRange<int>(0, 12);
   options.compression = static_cast<Compression>(fdp.ConsumeIntegralInRange<uint8_t>(0, 2));
-  options.now_ms = fdp.ConsumeIntegral<int64_t>();
+  options.expiry_now_ms = fdp.ConsumeIntegral<int64_t>();
 
   std::vector<Entry> entries;
   const size_t count = fdp.ConsumeIntegralInRange<size_t>(0, 300);
