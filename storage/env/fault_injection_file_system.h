@@ -17,6 +17,7 @@
 //   SetFaultErrno(err): the text after "<call> <path>: " is strerror(err) (e.g. ENOSPC's "No
 //     space left on device") instead of "injected fault"; 0 restores "injected fault".
 //   SetPathFilter(s): faults hit only paths containing s (e.g. ".log", "MANIFEST"); "" = all.
+// Reads are never faulted: random-access files (direct ones too) are the base's own.
 // Counters count attempted operations and injected failures.
 // DropUnsyncedData() truncates every file written through this object to the size it had at its
 // last successful Sync through any of its handles (0 if never synced). REQUIRES: no WritableFile of
@@ -65,6 +66,8 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status NewSequentialFile(const std::string& path, std::unique_ptr<SequentialFile>* file) override;
   Status NewRandomAccessFile(const std::string& path,
                              std::unique_ptr<RandomAccessFile>* file) override;
+  Status NewDirectRandomAccessFile(const std::string& path,
+                                   std::unique_ptr<RandomAccessFile>* file) override;
   bool FileExists(const std::string& path) override;
   Status GetChildren(const std::string& dir, std::vector<std::string>* names) override;
   Status GetFileSize(const std::string& path, uint64_t* size) override;
