@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <set>
+#include <vector>
 
 #include "storage/db/compaction.h"
 #include "storage/db/db_impl.h"
@@ -39,6 +41,7 @@ void DBImpl::BackgroundLoop() {
       compacting_ = false;
     }
     done_cv_.notify_all();
+    if (warm_tables_) WarmTables(lock);
     if (did_work) continue;
     // Files that readers (iterators) still pinned at the last cleanup may be free by now.
     if (obsolete_files_pinned_) DeleteObsoleteFiles();
@@ -46,6 +49,29 @@ void DBImpl::BackgroundLoop() {
     const int64_t deadline = purge_deadline_ms_.load();
     const int64_t wait_ms = deadline < 0 ? 1000 : std::clamp<int64_t>(deadline / 4, 1, 1000);
     bg_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms));
+  }
+}
+
+void DBImpl::WarmTables(std::unique_lock<std::mutex>& lock) {
+  warm_tables_ = false;
+  // The files, not the version: holding the version would keep its obsolete files on disk.
+  std::vector<std::shared_ptr<const FileMetaData>> files;
+  for (const auto& level : versions_.current()->files) {
+    for (const auto& file : level) {
+      if (files.size() == table_cache_->capacity()) break;
+      files.push_back(file);
+    }
+  }
+  lock.unlock();
+  for (const auto& file : files) table_cache_->Warm(*file);  // a failure is a read's to report
+  lock.lock();
+  // A file deleted meanwhile must not stay open (its space would stay allocated).
+  std::set<uint64_t> live;
+  for (const auto& level : versions_.current()->files) {
+    for (const auto& file : level) live.insert(file->number);
+  }
+  for (const auto& file : files) {
+    if (live.count(file->number) == 0) table_cache_->Evict(file->number);
   }
 }
 
