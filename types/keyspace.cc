@@ -64,6 +64,13 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
 storage::WriteOptions Keyspace::WriteOptions() const {
   storage::WriteOptions options;
   options.defer_sync = settings_.defer_sync;
+  options.block_fetch = block_fetch_;
+  return options;
+}
+
+storage::ReadOptions Keyspace::ReadOptions() const {
+  storage::ReadOptions options;
+  options.block_fetch = block_fetch_;
   return options;
 }
 
@@ -82,7 +89,7 @@ Status Keyspace::NewVersion(uint64_t* version) {
 
 Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
                          std::optional<storage::DeadVersion>* dead) {
-  storage::ReadOptions options;
+  storage::ReadOptions options = ReadOptions();
   options.retrieval_grace_ms = grace;
   std::optional<storage::DeadVersion> dead_version;
   options.dead_version = dead != nullptr ? dead : &dead_version;

@@ -19,6 +19,12 @@
 // every retrieval grace at once and compaction keeps it — a command's effect never depends on
 // where versions sit. (String rows keep the SlateDB RFC's rule: their timestamp is the write's.)
 //
+// Reads use ReadOptions() below. Both carry the BlockFetch the server sets around each command
+// (set_block_fetch; storage/table/block_fetch.h): reads then do not wait for the disk but come
+// back Incomplete (an engine error) when a block they need is not in memory, and a write after
+// such a read is refused, so the command changes nothing and can run again once its blocks are
+// read (server/dispatcher.h, "Restartable commands").
+//
 // The keyspace owns what the types share: their settings (the TTL policy, the default retrieval
 // grace, group commit), which the server keeps in step with its options, and the TLOG head
 // cache. Operations return OpResult (types/op_result.h).
@@ -113,8 +119,14 @@ class Keyspace {
   std::optional<int64_t> PolicyExpireAt(std::string_view key, int64_t ts_ms) const {
     return settings_.ttl_policy.ExpireAt(key, ts_ms);
   }
-  // Fresh write options carrying defer_sync (no timestamp, no expiry).
+  // Fresh write options carrying defer_sync and the block fetch (no timestamp, no expiry).
   storage::WriteOptions WriteOptions() const;
+  // Fresh read options carrying the block fetch.
+  storage::ReadOptions ReadOptions() const;
+  // The pass of reads the types' reads and writes belong to (the server's current command), or
+  // nullptr: reads wait for the disk. REQUIRES: `fetch` outlives its use here.
+  void set_block_fetch(storage::BlockFetch* fetch) { block_fetch_ = fetch; }
+  storage::BlockFetch* block_fetch() const { return block_fetch_; }
 
   // The newest entries of recently read logs (TLOG GET), capacity 0 (off) until set.
   TlogHeadCache& tlog_heads() { return tlog_heads_; }
@@ -212,6 +224,7 @@ class Keyspace {
   std::shared_ptr<storage::Clock> clock_;
   std::shared_ptr<TypesCompactionFilter> filter_;
   TypeSettings settings_;
+  storage::BlockFetch* block_fetch_ = nullptr;
   TlogHeadCache tlog_heads_;
   uint64_t expired_keys_ = 0;
   // GetMeta's engine key, kept so a point read does not allocate one (one command thread).
