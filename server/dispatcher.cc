@@ -7,6 +7,7 @@
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server_context.h"
+#include "storage/table/block_fetch.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -88,12 +89,45 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     return result;
   }
   client.set_last_command(spec->full_name);
-  server_->stats().total_commands_processed++;
   CommandContext ctx{args, first_arg, reply, client, *server_};
-  spec->handler(ctx);
+  if (!RunHandler(*spec, ctx)) {
+    result.incomplete = true;
+    return result;
+  }
   result.command = spec;
   result.is_write = (flags & kCmdWrite) != 0;
   return result;
+}
+
+bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
+  ServerStats& stats = server_->stats();
+  if (!server_->has_keyspace()) {
+    stats.total_commands_processed++;
+    spec.handler(ctx);
+    return true;
+  }
+  types::Keyspace& keyspace = server_->keyspace();
+  storage::BlockFetch& fetch = ctx.client.block_fetch();
+  const bool cache_only = fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
+  if (!cache_only) stats.disk_wait_fallbacks++;
+  fetch.BeginPass(cache_only);
+  const ServerStats before = stats;
+  const size_t reply_size = ctx.reply.size();
+  const uint64_t inline_reads = fetch.inline_reads();
+  stats.total_commands_processed++;
+  keyspace.set_block_fetch(&fetch);
+  spec.handler(ctx);
+  keyspace.set_block_fetch(nullptr);
+  if (fetch.incomplete()) {
+    // Nothing was written (the engine refused it); withdraw the reply and the counts.
+    stats = before;
+    stats.disk_waits++;
+    ctx.reply.Truncate(reply_size);
+    return false;
+  }
+  stats.inline_block_reads += fetch.inline_reads() - inline_reads;
+  fetch.Release();
+  return true;
 }
 
 }  // namespace ebb::server

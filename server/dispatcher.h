@@ -9,9 +9,30 @@
 // the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
 // "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
 // ByDiskError check); reads are served. Then it runs the handler.
+//
+// Restartable commands. The command thread never waits for the disk to read a table block; a
+// handler may instead run more than once for one request. While a handler runs, the keyspace's
+// reads and writes carry the client's BlockFetch (Client::block_fetch, storage/table/
+// block_fetch.h): a read that needs a block not in memory comes back Incomplete (an engine
+// error to the handler) and wants the block, and the engine refuses every write after such a
+// read. When a run comes back incomplete, Dispatch withdraws whatever it replied, undoes its
+// counters (INFO stats) and returns `incomplete`; the caller reads every wanted block (the
+// connection parks and reads them off the thread, together: server/net/block_reader.h), fills
+// them into the fetch, and dispatches the same request again, which finds them in memory.
+//
+// The contract that makes this safe — every handler keeps it: a handler reads before it
+// writes, and nothing it does before its first write has an effect a rerun could see (the
+// engine's refusal enforces it for writes; replies and counters are undone here). A handler
+// may go on reading after an Incomplete read, so that one run asks for everything it needs
+// (MGET reads every key). Reads after a command's first write wait for the disk on the command
+// thread (counted as inline_block_reads). Retries are bounded: the fetched blocks stay pinned
+// for the reruns, so each round gets further, and once a request has waited kMaxRounds times
+// or pinned kMaxPinnedBytes (a scan of a large range) its next run reads inline
+// (disk_wait_fallbacks). tests/commands/restart_test.cc runs the commands through reruns.
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -23,6 +44,7 @@ namespace ebb::server {
 
 class Client;
 class ServerContext;
+struct CommandContext;
 struct CommandSpec;
 
 class Dispatcher {
@@ -30,14 +52,23 @@ class Dispatcher {
   // REQUIRES: server outlives the dispatcher.
   explicit Dispatcher(ServerContext* server) : server_(server) {}
 
+  // Runs of one request that may come back incomplete before one reads inline.
+  static constexpr size_t kMaxRounds = 8;
+  // Bytes of fetched blocks one request may pin before its next run reads inline.
+  static constexpr size_t kMaxPinnedBytes = 16 << 20;
+
   struct Result {
     const CommandSpec* command = nullptr;  // the row that ran; nullptr if the request was refused
     bool is_write = false;                 // the row has kCmdWrite
+    // The run needs blocks that are not in memory: nothing was replied and nothing changed.
+    // Read client.block_fetch().wants(), Fill them, and dispatch the same request again.
+    bool incomplete = false;
   };
 
   // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
-  // for commands that reply nothing, e.g. after QUIT closes) to `reply`.
-  // REQUIRES: !args.empty().
+  // for commands that reply nothing, e.g. after QUIT closes) to `reply` — or nothing, when the
+  // result is incomplete. REQUIRES: !args.empty(); the previous request of `client` did not
+  // come back incomplete, or `args` is that request again.
   Result Dispatch(std::span<const std::string_view> args, Client& client,
                   protocol::ReplyWriter& reply);
 
@@ -45,6 +76,8 @@ class Dispatcher {
   // True if the request must be refused with MISCONF (replied to `reply`); logs the first
   // refusal and the first write accepted again.
   bool RefusedForDiskError(protocol::ReplyWriter& reply);
+  // Runs the handler once (Restartable commands); false when the run came back incomplete.
+  bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
 
   ServerContext* server_;
   bool refusing_writes_ = false;  // the last check saw the engine's error state

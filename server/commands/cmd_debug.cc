@@ -1,7 +1,8 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|HELP: test hooks, refused unless
-// enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the
-// server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's writes
-// and fsyncs fail so tests see MISCONF without filling a disk.
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|BLOCK-READ-DELAY|HELP: test hooks, refused
+// unless enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves
+// the server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's
+// writes and fsyncs fail so tests see MISCONF without filling a disk; DEBUG BLOCK-READ-DELAY
+// holds commands that wait for the disk for a while, so tests can act while they wait.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
@@ -19,6 +20,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/net/block_reader.h"
 #include "server/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
@@ -126,6 +128,22 @@ void ExecuteDiskFault(CommandContext& ctx, const DiskFaultOptions& o) {
   ReplyStatus(ctx, ctx.server.keyspace().db().Resume());
 }
 
+struct ReadDelayOptions {
+  int64_t ms = 0;
+};
+
+// DEBUG BLOCK-READ-DELAY ms (0..60000)
+ReadDelayOptions ParseReadDelay(ArgParser& args) {
+  return {args.Int64InRange(0, 60000, kNotInteger)};
+}
+
+void ExecuteReadDelay(CommandContext& ctx, const ReadDelayOptions& o) {
+  BlockReader* reader = ctx.server.block_reader();
+  if (reader == nullptr) return ctx.reply.Error(kBlockReaderUnavailable);
+  reader->set_completion_delay(std::chrono::milliseconds(o.ms));
+  ctx.reply.Ok();
+}
+
 // DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the
 // subcommand).
 const CommandSpec& DebugTable() {
@@ -162,6 +180,12 @@ const CommandSpec& DebugTable() {
                     {.usage = "DISK-FAULT OFF",
                      .text = "Stop failing them, and resume writes at once."}},
            .handler = Handler<ParseDiskFault, ExecuteDiskFault>},
+          {.name = "block-read-delay",
+           .arity = 3,
+           .arguments = {{.name = "ms", .type = ArgType::kInteger}},
+           .help = {{.text = "Make every command that waits for table blocks wait at least "
+                             "<ms> (0: no delay)."}},
+           .handler = Handler<ParseReadDelay, ExecuteReadDelay>},
           {.name = "help",
            .arity = 2,
            .help = {{.text = "Print this help."}},

@@ -83,7 +83,7 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || sync_pending_ || close_after_write_) return;
+  if (closed_ || reading_ || sync_pending_ || parked_ || close_after_write_) return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
   socket_.async_read_some(boost::asio::buffer(read_buf_),
@@ -114,7 +114,10 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
 }
 
 void Connection::ProcessInput() {
-  if (closed_ || sync_pending_ || close_after_write_) return;
+  if (closed_ || sync_pending_ || parked_) return;
+  // Closing: nothing more runs, except a request that waited for the disk.
+  const bool closing = close_after_write_;
+  if (closing && !parked_request_) return;
   ServerContext& ctx = server_->context();
   const Config& config = ctx.config();
   std::string batch;
@@ -146,10 +149,17 @@ void Connection::ProcessInput() {
     writer.set_protocol(client_.resp());
     size_t before = batch.size();
     Dispatcher::Result result = server_->dispatcher().Dispatch(parser_.args(), client_, writer);
+    if (result.incomplete) {
+      // It needs blocks from disk: keep it unconsumed and run it again when they are here.
+      offset -= consumed;
+      Park();
+      break;
+    }
+    parked_request_ = false;
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
-    if (ctx.shutdown_requested()) break;
+    if (ctx.shutdown_requested() || closing) break;
   }
   input_.erase(0, offset);
   if (client_.close_requested()) close_after_write_ = true;
@@ -195,10 +205,28 @@ void Connection::OnSynced(const storage::Status& status, std::string held) {
   }
 }
 
+void Connection::Park() {
+  parked_ = true;
+  parked_request_ = true;
+  server_->block_reader()->Read(&client_.block_fetch(),
+                                [self = shared_from_this()] { self->OnBlocksRead(); });
+}
+
+void Connection::OnBlocksRead() {
+  parked_ = false;
+  if (closed_) {
+    client_.block_fetch().Release();  // nobody will run the request again
+    return;
+  }
+  ProcessInput();
+  StartWrite();
+  MaybeRead();
+}
+
 void Connection::StartWrite() {
   if (closed_ || writing_) return;
   if (out_.empty()) {
-    if (close_after_write_ && !sync_pending_) Close();
+    if (close_after_write_ && !sync_pending_ && !parked_request_) Close();
     return;
   }
   writing_ = true;
@@ -249,7 +277,7 @@ bool Connection::CheckOutputLimits(int64_t now_ms) {
 void Connection::Cron(int64_t now_ms) {
   if (closed_) return;
   int64_t timeout_s = server_->context().config().timeout_s;
-  if (timeout_s > 0 && !writing_ && !sync_pending_ &&
+  if (timeout_s > 0 && !writing_ && !sync_pending_ && !parked_ &&
       now_ms - client_.last_interaction_ms() >= timeout_s * 1000) {
     spdlog::debug("Closing idle client id={}", client_.id());
     Close();
@@ -261,7 +289,7 @@ void Connection::Cron(int64_t now_ms) {
 void Connection::CloseAfterWrite() {
   if (closed_) return;
   close_after_write_ = true;
-  if (!writing_ && !sync_pending_ && out_.empty()) Close();
+  if (!writing_ && !sync_pending_ && !parked_request_ && out_.empty()) Close();
 }
 
 void Connection::UpdateClientSizes() { client_.set_buffer_sizes(input_.size(), PendingOutput()); }

@@ -8,6 +8,16 @@
 // WalTurnCommit has synced the batch's writes to disk (wal-fsync always) or handed them to the OS
 // (everysec, no); the connection reads nothing more meanwhile.
 //
+// Waiting for the disk: a request whose run comes back incomplete (it needs table blocks that
+// are not in memory: server/dispatcher.h, "Restartable commands") stays at the front of
+// `input_`, unconsumed; the connection parks — it reads and runs nothing more — and hands the
+// wanted blocks to the server's BlockReader. The replies before it are sent meanwhile. When
+// the blocks have arrived the request runs again (and the ones after it), so replies still
+// leave in request order, while other connections are served all along. A parked request
+// still runs when the connection is asked to close (SHUTDOWN, CLIENT KILL): its reply is
+// pending. A connection closed while its reads are in flight lives until they end (the
+// reader's callback holds it), then releases its fetched blocks.
+//
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
 // soft: disconnect when above it for soft-seconds). Reading pauses while more than
@@ -61,6 +71,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StartWrite();
   void OnWrite(const boost::system::error_code& ec, size_t n);
   void OnSynced(const storage::Status& status, std::string held);
+  // The request at the front of input_ came back incomplete: read its blocks, then run it again.
+  void Park();
+  void OnBlocksRead();
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
   // Applies client-output-buffer-limit; returns false (and closes) if exceeded.
   bool CheckOutputLimits(int64_t now_ms);
@@ -78,6 +91,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;
+  bool parked_ = false;          // the request at the front of input_ waits for its blocks
+  bool parked_request_ = false;  // ... and runs even if the connection is closing
   bool close_after_write_ = false;
   bool closed_ = false;
   int64_t soft_limit_since_ms_ = 0;  // 0: output not above the soft limit

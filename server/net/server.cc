@@ -38,11 +38,16 @@ Server::Server(ServerContext* context)
         io_, [ks] { return ks->db().SyncWal(); },
         [this] { return std::chrono::microseconds(context_->config().wal_sync_delay_us); });
     wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
+    block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
+    context_->set_block_reader(block_reader_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
 }
 
-Server::~Server() { context_->set_shutdown_hook(nullptr); }
+Server::~Server() {
+  context_->set_block_reader(nullptr);
+  context_->set_shutdown_hook(nullptr);
+}
 
 bool Server::Listen(std::string* error) {
   const Config& config = context_->config();
@@ -210,7 +215,8 @@ void Server::Shutdown() {
 }
 
 void Server::WaitDrained(int rounds_left) {
-  if (connections_.empty() || rounds_left <= 0) {
+  const bool reads_done = block_reader_ == nullptr || block_reader_->idle();
+  if ((connections_.empty() && reads_done) || rounds_left <= 0) {
     std::vector<std::shared_ptr<Connection>> all;
     for (auto& [ptr, conn] : connections_) all.push_back(conn);
     for (auto& conn : all) conn->Close();
