@@ -93,6 +93,7 @@ class TwoLevelIterator final : public InternalIterator {
   void Seek(std::string_view target) override {
     status_ = Status::OK();
     readahead_.Reset();
+    blocks_ahead_ = 1;
     index_->Seek(target);
     InitDataBlock();
     if (data_ != nullptr) data_->Seek(target);
@@ -101,6 +102,7 @@ class TwoLevelIterator final : public InternalIterator {
   void SeekToFirst() override {
     status_ = Status::OK();
     readahead_.Reset();
+    blocks_ahead_ = 1;
     index_->SeekToFirst();
     InitDataBlock();
     if (data_ != nullptr) data_->SeekToFirst();
@@ -145,8 +147,19 @@ class TwoLevelIterator final : public InternalIterator {
       }
       index_->Next();
       InitDataBlock();
+      if (status_.IsIncomplete()) WantBlocksAhead();
       if (data_ != nullptr) data_->SeekToFirst();
     }
+  }
+
+  // A forward scan reached a block that is not in memory (a cache-only read: block_fetch.h):
+  // want the blocks after it too — 1, then 2, 4, ... up to kMaxBlocksAhead at each such step —
+  // so a scan waits for the disk a few times, not once per block.
+  void WantBlocksAhead() {
+    BlockFetch* fetch = fetch_ != nullptr ? *fetch_ : nullptr;
+    if (fetch == nullptr || !index_->Valid()) return;
+    table_->WantBlocksAfter(index_->key(), blocks_ahead_, fill_cache_, fetch);
+    blocks_ahead_ = std::min(blocks_ahead_ * 2, kMaxBlocksAhead);
   }
 
   void SkipEmptyDataBlocksBackward() {
@@ -184,6 +197,7 @@ class TwoLevelIterator final : public InternalIterator {
   // RocksDB's automatic readahead, bulk scans (compaction) as its compaction readahead.
   static constexpr size_t kScanReadahead = 256 << 10;
   static constexpr size_t kBulkReadahead = 2 << 20;
+  static constexpr size_t kMaxBlocksAhead = 16;
 
   const Table* const table_;
   const std::unique_ptr<InternalIterator> index_;
@@ -191,6 +205,7 @@ class TwoLevelIterator final : public InternalIterator {
   BlockFetch* const* const fetch_;
   const std::string* const name_;
   Readahead readahead_;
+  size_t blocks_ahead_ = 1;  // WantBlocksAhead's next count
   std::unique_ptr<InternalIterator> data_;
   std::string data_handle_;
   Status status_;
@@ -307,6 +322,21 @@ Status Table::ReadData(const BlockHandle& handle, bool fill_cache, BlockFetch* f
     rep_->cache->Insert(rep_->file_number, handle.offset, *block);
   }
   return s;
+}
+
+void Table::WantBlocksAfter(std::string_view index_key, size_t n, bool fill_cache,
+                            BlockFetch* fetch) const {
+  BlockCursor index(*rep_->index_block, CompareInternalKeys);
+  index.Seek(index_key);
+  for (size_t i = 0; i < n && index.Valid(); ++i) {
+    index.Next();
+    if (!index.Valid()) break;
+    BlockHandle handle;
+    std::string_view in = index.value();
+    if (!handle.DecodeFrom(&in)) break;
+    std::shared_ptr<const Block> block;
+    ReadData(handle, fill_cache, fetch, nullptr, &block);  // wanted unless in memory
+  }
 }
 
 Status Table::InstallBlock(const BlockHandle& handle, std::string_view data, bool fill_cache,

@@ -103,6 +103,11 @@ class Table : public std::enable_shared_from_this<Table> {
                        std::shared_ptr<const Block>* block, BlockFetch* fetch = nullptr,
                        Readahead* readahead = nullptr) const;
 
+  // For the iterators: when `fetch` is cache_only, wants the (up to) n data blocks after the one
+  // whose index entry is `index_key` that are not in memory. Reads nothing.
+  void WantBlocksAfter(std::string_view index_key, size_t n, bool fill_cache,
+                       BlockFetch* fetch) const;
+
   // For BlockFetch::Fill: verifies and decodes the block at `handle` from `data` (the block
   // and its trailer as read from the file), inserts it in the cache if `fill_cache`, and sets
   // *block. Corruption if `data` is short or damaged.
