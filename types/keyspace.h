@@ -38,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -165,6 +166,10 @@ class Keyspace {
   // version written before it, whatever its timestamp; true if it existed (default grace).
   // Writes nothing when no version could be read at any grace.
   OpResult<bool> Delete(int db, std::string_view key);
+  // DEL: removes every key that exists, in one atomic write after reading them all (so a
+  // command waiting for the disk asks for all their blocks in one round); a key named twice
+  // counts once. How many existed.
+  OpResult<int64_t> Delete(int db, std::span<const std::string_view> keys);
   // Sets the whole key's expiry to `expire_at_ms` if the key exists and every condition in
   // `flags` (ExpireFlag bits) holds; a time <= now deletes the key instead (counted in
   // expired_keys). True if it did either (EXPIRE's 1/0).
@@ -214,6 +219,9 @@ class Keyspace {
                                const storage::RowMeta& meta)>& visit);
   // Writes a wipe of `key` (a whole-key delete).
   storage::Status WriteWipe(int db, std::string_view key);
+  // Delete's reads: whether `key` exists at the default grace (*exists), and whether it needs a
+  // wipe (*wipe: it exists, or some version could still be read at another grace).
+  storage::Status PlanDelete(int db, std::string_view key, bool* exists, bool* wipe);
   // Delete's work, as a status.
   storage::Status DeleteKey(int db, std::string_view key, bool* deleted);
   storage::Status CountKeys(int db, uint64_t* size);
