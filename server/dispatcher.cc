@@ -125,7 +125,8 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
     ctx.reply.Truncate(reply_size);
     return false;
   }
-  stats.inline_block_reads += fetch.inline_reads() - inline_reads;
+  // Reads after the command's first write (a run past the bound reads inline by design).
+  if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
   fetch.Release();
   return true;
 }

@@ -24,12 +24,12 @@
 // writes, and nothing it does before its first write has an effect a rerun could see (the
 // engine's refusal enforces it for writes; replies and counters are undone here). A handler
 // may go on reading after an Incomplete read, so that one run asks for everything it needs
-// (MGET reads every key). Reads after a command's first write wait for the disk on the command
-// thread (counted as inline_block_reads). Retries are bounded: the fetched blocks stay pinned
-// for the reruns, so each round gets further, and once a request has waited kMaxRounds times
-// or pinned kMaxPinnedBytes (a scan of a large range) its next run reads inline
-// (disk_wait_fallbacks). tests/commands/restart_test.cc runs the commands through reruns.
-// Thread-safety: none; the command (io) thread only.
+// (MGET reads every key). Reads after a command's first write would wait for the disk on the
+// command thread (INFO inline_block_reads counts them; restart_test.cc checks there are none).
+// Retries are bounded: the fetched blocks stay pinned for the reruns, so each round gets further,
+// and once a request has waited kMaxRounds times or pinned kMaxPinnedBytes (a scan of a large
+// range) its next run reads inline (disk_wait_fallbacks). tests/commands/restart_test.cc runs the
+// commands through reruns. Thread-safety: none; the command (io) thread only.
 #pragma once
 
 #include <cstddef>
