@@ -127,7 +127,50 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   }
   // Reads after the command's first write (a run past the bound reads inline by design).
   if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
-  fetch.Release();
+  fetch.EndRequest();
+  return true;
+}
+
+const CommandSpec* Dispatcher::Resolve(std::span<const std::string_view> args, uint32_t* flags,
+                                       size_t* first_arg) const {
+  const CommandSpec* spec = server_->commands().Find(args[0]);
+  if (spec == nullptr) return nullptr;
+  *flags = spec->flags;
+  *first_arg = 1;
+  if (!spec->subcommands.empty() && args.size() >= 2) {
+    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
+    if (sub == nullptr) return nullptr;
+    *flags |= sub->flags;
+    *first_arg = 2;
+    spec = sub;
+  }
+  return spec;
+}
+
+bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {
+  if (!server_->has_keyspace() || args.empty()) return false;
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = Resolve(args, &flags, &first_arg);
+  if (spec == nullptr || spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
+    return false;
+  }
+  // Point reads: they name their keys (not DBSIZE, which counts them all).
+  if ((flags & (kCmdReadOnly | kCmdFast)) != (kCmdReadOnly | kCmdFast) || spec->keys.first == 0) {
+    return false;
+  }
+  if (!server_->config().requirepass.empty() && !client.authenticated()) return false;
+  std::string discarded;
+  protocol::ReplyWriter reply(&discarded, client.resp());
+  CommandContext ctx{args, first_arg, reply, client, *server_};
+  ServerStats& stats = server_->stats();
+  const ServerStats before = stats;
+  storage::BlockFetch& fetch = client.block_fetch();
+  fetch.BeginLookahead();
+  server_->keyspace().set_block_fetch(&fetch);
+  spec->handler(ctx);
+  server_->keyspace().set_block_fetch(nullptr);
+  stats = before;
   return true;
 }
 

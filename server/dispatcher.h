@@ -29,10 +29,19 @@
 // Retries are bounded: the fetched blocks stay pinned for the reruns, so each round gets further,
 // and once a request has waited kMaxRounds times or pinned kMaxPinnedBytes (a scan of a large
 // range) its next run reads inline (disk_wait_fallbacks). tests/commands/restart_test.cc runs the
-// commands through reruns. Thread-safety: none; the command (io) thread only.
+// commands through reruns.
+//
+// Lookahead. A client that pipelines would wait for the disk at each request that needs a
+// block; so before the blocks of an incomplete request are read, the caller may hand Lookahead
+// the requests queued behind it. A point read among them (a command flagged readonly and fast
+// that names its keys: GET, MGET, EXISTS, TTL, TREG GET, ...) runs once as a dry run, before the
+// requests ahead of it have run, so what it reads may be stale: its reads add their wants to the
+// same round, its reply and counters are dropped, and its blocks stay pinned until it runs for
+// real, in its turn. Thread-safety: none; the command (io) thread only.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -65,6 +74,12 @@ class Dispatcher {
     bool incomplete = false;
   };
 
+  // Lookahead (above): dry-runs `args` if it is a point read the client may run, adding its
+  // block wants to client.block_fetch(). False for any other request: look no further. Nothing
+  // is replied or changed (the fetch is incomplete: the engine refuses writes). REQUIRES: the
+  // client's last Dispatch came back incomplete.
+  bool Lookahead(std::span<const std::string_view> args, Client& client);
+
   // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
   // for commands that reply nothing, e.g. after QUIT closes) to `reply` — or nothing, when the
   // result is incomplete. REQUIRES: !args.empty(); the previous request of `client` did not
@@ -78,6 +93,10 @@ class Dispatcher {
   bool RefusedForDiskError(protocol::ReplyWriter& reply);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
+  // The row `args` names (a container's subcommand row, when one is named) and, in *flags, its
+  // flags with the container's; nullptr when the command or the subcommand does not exist.
+  const CommandSpec* Resolve(std::span<const std::string_view> args, uint32_t* flags,
+                             size_t* first_arg) const;
 
   ServerContext* server_;
   bool refusing_writes_ = false;  // the last check saw the engine's error state

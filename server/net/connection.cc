@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <string>
@@ -150,18 +151,28 @@ void Connection::ProcessInput() {
     size_t before = batch.size();
     Dispatcher::Result result = server_->dispatcher().Dispatch(parser_.args(), client_, writer);
     if (result.incomplete) {
-      // It needs blocks from disk: keep it unconsumed and run it again when they are here.
+      // It needs blocks from disk: keep it unconsumed and run it again when they are here,
+      // with those of the point reads queued behind it read in the same round.
+      lookahead_left_ = std::max(lookahead_left_, LookAhead(offset, limits) + 1);
       offset -= consumed;
       Park();
       break;
     }
     parked_request_ = false;
+    // The requests a lookahead pinned blocks for have all run: drop the pins.
+    if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
     if (ctx.shutdown_requested() || closing) break;
   }
   input_.erase(0, offset);
+  // The connection stops running (more input, output to drain, a WAL sync): the blocks pinned
+  // for requests looked ahead at go, the cache may still hold them.
+  if (!parked_) {
+    client_.block_fetch().Release();
+    lookahead_left_ = 0;
+  }
   if (client_.close_requested()) close_after_write_ = true;
 
   WalTurnCommit* commit = ctx.defer_sync() ? server_->wal_sync() : server_->wal_write_out();
@@ -203,6 +214,26 @@ void Connection::OnSynced(const storage::Status& status, std::string held) {
     ProcessInput();
     MaybeRead();
   }
+}
+
+size_t Connection::LookAhead(size_t from, const protocol::ParserLimits& limits) {
+  storage::BlockFetch& fetch = client_.block_fetch();
+  size_t at = from;
+  size_t requests = 0;  // looked at: dry-run or refused
+  for (size_t n = 0; n < kLookaheadRequests && fetch.wanted_bytes() < kLookaheadBytes;) {
+    size_t consumed = 0;
+    std::string_view rest(input_.data() + at, input_.size() - at);
+    if (parser_.Parse(rest, limits, &consumed) != protocol::ParseStatus::kComplete) break;
+    at += consumed;
+    if (parser_.args().empty()) continue;
+    ++requests;
+    if (!server_->dispatcher().Lookahead(parser_.args(), client_)) break;
+    ++n;
+  }
+  // A request cut short remembered how far it got, from `at`: ProcessInput parses again from the
+  // parked request.
+  parser_.Reset();
+  return requests;
 }
 
 void Connection::Park() {

@@ -14,7 +14,13 @@ void BlockFetch::BeginPass(bool cache_only) {
   if (!wants_.empty()) ++rounds_;
   wants_.clear();
   wanted_.clear();
+  wanted_bytes_ = 0;
   cache_only_ = cache_only;
+}
+
+void BlockFetch::BeginLookahead() {
+  cache_only_ = true;
+  keep_pins_ = true;
 }
 
 void BlockFetch::Fill(size_t i, const Status& read_error, std::string_view data) {
@@ -49,13 +55,20 @@ void BlockFetch::ReadAndFillAll() {
   }
 }
 
-void BlockFetch::Release() {
+void BlockFetch::EndRequest() {
   cache_only_ = false;
   wants_.clear();
   wanted_.clear();
-  pins_.clear();
+  wanted_bytes_ = 0;
   rounds_ = 0;
+  if (keep_pins_) return;
+  pins_.clear();
   pinned_bytes_ = 0;
+}
+
+void BlockFetch::Release() {
+  keep_pins_ = false;
+  EndRequest();
 }
 
 bool BlockFetch::FindPinned(uint64_t file_number, uint64_t offset,
@@ -81,6 +94,7 @@ void BlockFetch::AddWant(std::shared_ptr<const Table> table, const BlockHandle& 
   want.read_length = static_cast<size_t>(
       AlignUp(handle.offset + handle.size + kBlockTrailerSize, want.alignment) - want.read_offset);
   want.table = std::move(table);
+  wanted_bytes_ += want.read_length;
   wants_.push_back(std::move(want));
 }
 

@@ -16,8 +16,14 @@
 // decompression), puts it in the block cache when the read that wanted it fills the cache, and
 // pins it here. Then the driver runs the pass again from its start (BeginPass). The rerun finds
 // the pinned blocks whatever the cache evicted meanwhile, so every round gets further; a block
-// whose read failed gives the rerun that error, and only this fetch's reads see it. Release
-// ends the pass: it drops the pins, the wants and the round count.
+// whose read failed gives the rerun that error, and only this fetch's reads see it.
+// EndRequest ends the request the passes ran for: it drops the wants, the round count and the
+// pins (unless a lookahead keeps them).
+//
+// Lookahead. A driver that has further requests queued behind an incomplete one (a pipeline)
+// may run them too, read-only, before it reads the blocks: BeginLookahead starts a pass that
+// adds to the wants instead of replacing them and keeps every pin until Release, so one round
+// of reads serves the whole queue.
 //
 // Writes. A write that carries the fetch (WriteOptions::block_fetch) is refused with
 // Incomplete, changing nothing, once a read of the pass came back Incomplete: the pass will run
@@ -31,7 +37,7 @@
 //     for each i: read wants()[i] (one io_uring submission for all), then Fill(i, ...);
 //     fetch.BeginPass(fetch.rounds() < kMaxRounds); run the command again;
 //   }
-//   fetch.Release();
+//   fetch.EndRequest();
 //
 // Thread-safety: one thread at a time. wants() may be read by other threads (the readers)
 // while the owner does not change the fetch.
@@ -97,15 +103,23 @@ class BlockFetch {
   // Reads every want on the calling thread and Fills it.
   void ReadAndFillAll();
 
-  // Passes that came back incomplete since the last Release.
+  // Starts a lookahead pass (above): cache only, adding to wants(); pins kept until Release.
+  void BeginLookahead();
+  // Bytes the wants will read.
+  size_t wanted_bytes() const { return wanted_bytes_; }
+
+  // Passes of the current request that came back incomplete.
   size_t rounds() const { return rounds_; }
   // Bytes of the blocks pinned for reruns.
   size_t pinned_bytes() const { return pinned_bytes_; }
   // Blocks read on the spot by reads of this fetch while it was not cache_only (since it was
-  // made; Release keeps the count).
+  // made; nothing resets the count).
   uint64_t inline_reads() const { return inline_reads_; }
 
-  // Ends the pass: drops the pins and wants, rounds() back to 0, cache_only() false.
+  // Ends the request: drops the wants and the pins (unless a lookahead keeps them), rounds() back
+  // to 0, cache_only() false.
+  void EndRequest();
+  // EndRequest, and drops every pin (a lookahead's too).
   void Release();
 
   // --- For the table reader (storage/table/table.cc) and the engine's writes.
@@ -137,7 +151,9 @@ class BlockFetch {
   };
 
   bool cache_only_ = false;
+  bool keep_pins_ = false;  // a lookahead's pins wait for later requests
   std::vector<Want> wants_;
+  size_t wanted_bytes_ = 0;
   std::unordered_set<Key, KeyHash> wanted_;  // the keys of wants_
   std::unordered_map<Key, Pin, KeyHash> pins_;
   size_t rounds_ = 0;

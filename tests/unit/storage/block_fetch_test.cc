@@ -174,6 +174,47 @@ TEST_F(BlockFetchTest, PinnedBlocksCarryTheRerunWhenTheCacheKeepsNothing) {
   }
 }
 
+// A lookahead pass adds its wants to the incomplete pass before it; one round of reads serves
+// both, and its pins outlive the request that waited until Release.
+TEST_F(BlockFetchTest, ALookaheadAddsItsWantsAndKeepsItsPinsUntilRelease) {
+  Open(0);  // the cache keeps nothing: only pins carry a block from the read to the run
+  BlockFetch fetch;
+  Status s;
+  fetch.BeginPass(true);
+  Get(5, &fetch, &s);  // the request that waits
+  ASSERT_TRUE(s.IsIncomplete());
+  ASSERT_EQ(fetch.wants().size(), 1u);
+  const size_t first_bytes = fetch.wanted_bytes();
+  EXPECT_GT(first_bytes, 0u);
+  fetch.BeginLookahead();  // a read queued behind it
+  Get(300, &fetch, &s);
+  EXPECT_TRUE(s.IsIncomplete());
+  EXPECT_EQ(fetch.wants().size(), 2u);
+  EXPECT_GT(fetch.wanted_bytes(), first_bytes);
+  EXPECT_FALSE(fetch.AdmitWrite());  // a dry run writes nothing
+  fetch.ReadAndFillAll();
+
+  fetch.BeginPass(true);  // the waiting request runs again, then ends
+  EXPECT_EQ(Get(5, &fetch, &s), std::string(40, 'a' + 5 % 26));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  fetch.EndRequest();
+  EXPECT_EQ(fetch.rounds(), 0u);
+  const int reads = file_->reads;
+  fetch.BeginPass(true);  // the read looked ahead at runs: its block is still pinned
+  EXPECT_EQ(Get(300, &fetch, &s), std::string(40, 'a' + 300 % 26));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(fetch.incomplete());
+  EXPECT_EQ(file_->reads, reads);
+  fetch.EndRequest();
+  EXPECT_GT(fetch.pinned_bytes(), 0u);
+  fetch.Release();
+  EXPECT_EQ(fetch.pinned_bytes(), 0u);
+  fetch.BeginPass(true);
+  Get(300, &fetch, &s);
+  EXPECT_TRUE(s.IsIncomplete());
+  fetch.Release();
+}
+
 TEST_F(BlockFetchTest, AFailedReadReachesOnlyTheFetchThatWantedIt) {
   Open(1 << 20);
   BlockFetch failing, other;
