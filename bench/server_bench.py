@@ -119,15 +119,22 @@ def start_pair(ebb_bin, workdir, fsync_always):
     return redis, ebb
 
 
-def bench(port, command, requests, pipeline, clients, key_range=1000):
+def bench_row(port, command, requests, pipeline, clients, key_range=1000):
+    """redis-benchmark's result: requests/s ("rps") and latency percentiles in ms ("p50",
+    "p99")."""
     argv = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
             "-n", str(requests), "-r", str(key_range), "-P", str(pipeline), "--csv"] + command
     out = subprocess.run(argv, capture_output=True, text=True, timeout=600).stdout
     rows = list(csv.reader(io.StringIO(out)))
+    # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",...
     for row in rows[1:]:
-        if len(row) >= 2:
-            return float(row[1])
+        if len(row) >= 7:
+            return {"rps": float(row[1]), "p50": float(row[4]), "p99": float(row[6])}
     raise RuntimeError(f"no result from: {' '.join(argv)}\n{out}")
+
+
+def bench(port, command, requests, pipeline, clients, key_range=1000):
+    return bench_row(port, command, requests, pipeline, clients, key_range)["rps"]
 
 
 def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
