@@ -52,39 +52,12 @@ std::string BuildContents() {
   return file.contents;
 }
 
-// A file over a string that can claim an alignment (as a direct-I/O file does), fail its reads
-// (as a failing disk does), or have its bytes changed after the table opened (damage).
-class TestFile final : public RandomAccessFile {
- public:
-  explicit TestFile(std::string contents, size_t alignment = 1)
-      : contents_(std::move(contents)), alignment_(alignment) {}
-  Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const override {
-    ++reads;
-    if (fail) return Status::IOError("pread test.sst: Input/output error");
-    const std::string_view part = offset > contents_.size()
-                                      ? std::string_view()
-                                      : std::string_view(contents_).substr(offset, n);
-    std::copy(part.begin(), part.end(), scratch);
-    *result = std::string_view(scratch, part.size());
-    return Status::OK();
-  }
-  size_t alignment() const override { return alignment_; }
-  void Damage(size_t offset) { contents_[offset] ^= 0x5a; }
-
-  mutable int reads = 0;
-  bool fail = false;
-
- private:
-  std::string contents_;
-  const size_t alignment_;
-};
-
 class BlockFetchTest : public ::testing::Test {
  protected:
   void Open(size_t cache_bytes, size_t alignment = 1) {
     contents_ = BuildContents();
     cache_ = std::make_unique<BlockCache>(cache_bytes);
-    auto file = std::make_unique<TestFile>(contents_, alignment);
+    auto file = std::make_unique<MemRandomAccessFile>(contents_, alignment);
     file_ = file.get();
     std::unique_ptr<Table> table;
     ASSERT_TRUE(Table::Open(TableOptions{}, std::move(file), contents_.size(), 9, cache_.get(),
@@ -111,7 +84,7 @@ class BlockFetchTest : public ::testing::Test {
 
   std::string contents_;
   std::unique_ptr<BlockCache> cache_;
-  TestFile* file_ = nullptr;
+  MemRandomAccessFile* file_ = nullptr;
   std::shared_ptr<Table> table_;
 };
 
@@ -293,8 +266,8 @@ TEST_F(BlockFetchTest, ATableNotOwnedBySharedPtrReadsInline) {
   const std::string contents = BuildContents();
   BlockCache cache(1 << 20);
   std::unique_ptr<Table> table;
-  ASSERT_TRUE(Table::Open(TableOptions{}, std::make_unique<TestFile>(contents), contents.size(), 3,
-                          &cache, "t", &table)
+  ASSERT_TRUE(Table::Open(TableOptions{}, std::make_unique<MemRandomAccessFile>(contents),
+                          contents.size(), 3, &cache, "t", &table)
                   .ok());
   BlockFetch fetch;
   fetch.BeginPass(true);

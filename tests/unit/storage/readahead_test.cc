@@ -4,34 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <string>
-#include <vector>
+
+#include "tests/unit/storage/table_test_util.h"
 
 namespace ebb::storage {
 namespace {
-
-// A file that claims an alignment and records the reads it serves.
-class AlignedFile final : public RandomAccessFile {
- public:
-  AlignedFile(std::string contents, size_t alignment)
-      : contents_(std::move(contents)), alignment_(alignment) {}
-  Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const override {
-    reads.emplace_back(offset, n);
-    const std::string_view part = offset > contents_.size()
-                                      ? std::string_view()
-                                      : std::string_view(contents_).substr(offset, n);
-    std::copy(part.begin(), part.end(), scratch);
-    *result = std::string_view(scratch, part.size());
-    return Status::OK();
-  }
-  size_t alignment() const override { return alignment_; }
-  mutable std::vector<std::pair<uint64_t, size_t>> reads;
-
- private:
-  std::string contents_;
-  size_t alignment_;
-};
 
 std::string Contents(size_t n) {
   std::string s(n, '\0');
@@ -44,7 +22,7 @@ BlockHandle Block(int i) { return BlockHandle{static_cast<uint64_t>(i) * 1005, 1
 
 TEST(ReadaheadTest, ASequentialRunIsServedFromGrowingReadsAhead) {
   const std::string contents = Contents(600 * 1005);
-  AlignedFile file(contents, 4096);
+  MemRandomAccessFile file(contents, 4096);
   Readahead readahead(64 << 10);
   int served = 0;
   for (int i = 0; i < 600; ++i) {
@@ -60,19 +38,19 @@ TEST(ReadaheadTest, ASequentialRunIsServedFromGrowingReadsAhead) {
   }
   EXPECT_EQ(served, 599);
   // 600 blocks in a handful of reads, each aligned, growing up to the maximum.
-  ASSERT_LT(file.reads.size(), 20u);
-  for (const auto& [offset, n] : file.reads) {
+  ASSERT_LT(file.read_log.size(), 20u);
+  for (const auto& [offset, n] : file.read_log) {
     EXPECT_EQ(offset % 4096, 0u);
     EXPECT_EQ(n % 4096, 0u);
     EXPECT_LE(n, size_t{64 << 10});
   }
-  EXPECT_EQ(file.reads.front().second, Readahead::kInitialBytes);
-  EXPECT_EQ(file.reads[file.reads.size() - 2].second, size_t{64 << 10});
+  EXPECT_EQ(file.read_log.front().second, Readahead::kInitialBytes);
+  EXPECT_EQ(file.read_log[file.read_log.size() - 2].second, size_t{64 << 10});
 }
 
 TEST(ReadaheadTest, JumpsAndBufferedFilesAreLeftToTheCaller) {
   const std::string contents = Contents(100 * 1005);
-  AlignedFile direct(contents, 4096);
+  MemRandomAccessFile direct(contents, 4096);
   Readahead readahead(64 << 10);
   std::string_view data;
   Status s;
@@ -81,20 +59,20 @@ TEST(ReadaheadTest, JumpsAndBufferedFilesAreLeftToTheCaller) {
   EXPECT_TRUE(readahead.Read(direct, Block(51), &data, &s));   // the second in a row reads ahead
   EXPECT_EQ(data, std::string_view(contents).substr(Block(51).offset, 1005));
   EXPECT_TRUE(readahead.Read(direct, Block(52), &data, &s));  // from the buffer
-  EXPECT_EQ(direct.reads.size(), 1u);
+  EXPECT_EQ(direct.read_log.size(), 1u);
   readahead.Reset();
   EXPECT_EQ(readahead.buffered_bytes(), 0u);
   EXPECT_FALSE(readahead.Read(direct, Block(53), &data, &s));  // the run starts again
 
-  AlignedFile buffered(contents, 1);  // the OS reads ahead for it
+  MemRandomAccessFile buffered(contents, 1);  // the OS reads ahead for it
   Readahead other(64 << 10);
   for (int i = 0; i < 5; ++i) EXPECT_FALSE(other.Read(buffered, Block(i), &data, &s));
-  EXPECT_TRUE(buffered.reads.empty());
+  EXPECT_TRUE(buffered.read_log.empty());
 }
 
 TEST(ReadaheadTest, TheFilesEndLeavesATruncatedLastBlock) {
   const std::string contents = Contents(3 * 1005 - 10);  // the third block is cut short
-  AlignedFile file(contents, 4096);
+  MemRandomAccessFile file(contents, 4096);
   Readahead readahead(64 << 10);
   std::string_view data;
   Status s;
