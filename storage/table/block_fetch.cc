@@ -11,11 +11,18 @@ namespace ebb::storage {
 BlockFetch::~BlockFetch() = default;
 
 void BlockFetch::BeginPass(bool cache_only) {
-  if (!wants_.empty()) ++rounds_;
+  ClearWants();
+  cache_only_ = cache_only;
+}
+
+void BlockFetch::ClearWants() {
+  // Every command passes here twice: a set's clear() writes its whole bucket array, so only
+  // sets that hold something are cleared.
+  if (wants_.empty()) return;
+  ++rounds_;
   wants_.clear();
   wanted_.clear();
   wanted_bytes_ = 0;
-  cache_only_ = cache_only;
 }
 
 void BlockFetch::BeginLookahead() {
@@ -57,11 +64,9 @@ void BlockFetch::ReadAndFillAll() {
 
 void BlockFetch::EndRequest() {
   cache_only_ = false;
-  wants_.clear();
-  wanted_.clear();
-  wanted_bytes_ = 0;
+  ClearWants();
   rounds_ = 0;
-  if (keep_pins_) return;
+  if (keep_pins_ || pins_.empty()) return;
   pins_.clear();
   pinned_bytes_ = 0;
 }

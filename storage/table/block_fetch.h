@@ -150,6 +150,9 @@ class BlockFetch {
     Status error;
   };
 
+  // Drops the wants of an incomplete pass (counting it in rounds_); nothing if there are none.
+  void ClearWants();
+
   bool cache_only_ = false;
   bool keep_pins_ = false;  // a lookahead's pins wait for later requests
   std::vector<Want> wants_;
