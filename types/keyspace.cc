@@ -1,6 +1,7 @@
 #include "types/keyspace.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <unordered_set>
 #include <utility>
@@ -22,7 +23,31 @@ using storage::Status;
 
 Keyspace::Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clock> clock,
                    std::shared_ptr<TypesCompactionFilter> filter)
-    : db_(std::move(db)), clock_(std::move(clock)), filter_(std::move(filter)) {}
+    : db_(std::move(db)), clock_(std::move(clock)), filter_(std::move(filter)) {
+  active_ = db_.get();
+}
+
+void Keyspace::BeginBatch() {
+  assert(!in_batch());
+  batch_ = std::make_unique<BatchDB>(db_.get());
+  active_ = batch_.get();
+}
+
+Status Keyspace::CommitBatch() {
+  assert(in_batch());
+  Status s = batch_->Commit(WriteOptions());
+  if (!s.ok()) tlog_heads_.Clear();
+  active_ = db_.get();
+  batch_.reset();
+  return s;
+}
+
+void Keyspace::DiscardBatch() {
+  assert(in_batch());
+  if (!batch_->empty()) tlog_heads_.Clear();
+  active_ = db_.get();
+  batch_.reset();
+}
 
 void Keyspace::set_ttl_policy(TtlPolicy policy) {
   filter_->SetTtlPolicy(std::make_shared<const TtlPolicy>(policy));
@@ -96,7 +121,7 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   options.dead_version = dead != nullptr ? dead : &dead_version;
   storage::Row row;
   AssignMetaKey(db, key, &meta_key_);
-  Status s = db_->Get(options, meta_key_, &row);
+  Status s = active_->Get(options, meta_key_, &row);
   if (s.IsNotFound()) {
     const std::optional<storage::DeadVersion>& found = *options.dead_version;
     if (found && found->kind == storage::RowKind::kValue && found->meta.expire_at_ms) {
@@ -184,7 +209,7 @@ Status Keyspace::WriteWipe(int db, std::string_view key) {
   options.timestamp_ms = NowMs();
   storage::WriteBatch batch;
   batch.Wipe(options, MetaKey(db, key));
-  return db_->Write(options, batch);
+  return active_->Write(options, batch);
 }
 
 OpResult<bool> Keyspace::Delete(int db, std::string_view key) {
@@ -269,7 +294,7 @@ OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
   options.expire_at_ms = expire_at_ms;
-  s = db_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  s = active_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
   if (!s.ok()) return s;
   return true;
 }
@@ -282,7 +307,7 @@ OpResult<bool> Keyspace::Persist(int db, std::string_view key) {
   if (!meta.meta.expire_at_ms) return false;
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
-  s = db_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  s = active_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
   if (!s.ok()) return s;
   return true;
 }

@@ -48,6 +48,7 @@
 #include "storage/db.h"
 #include "storage/options.h"
 #include "storage/status.h"
+#include "types/batch_db.h"
 #include "types/compaction_filter.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
@@ -106,7 +107,31 @@ class Keyspace {
   Keyspace(const Keyspace&) = delete;
   Keyspace& operator=(const Keyspace&) = delete;
 
-  storage::DB& db() { return *db_; }
+  // The engine, or while a batch is open the batch over it (every type reads and writes here).
+  storage::DB& db() { return *active_; }
+
+  // ---- batches: the writes of several commands as ONE atomic write (types/batch_db.h)
+  //
+  // Between BeginBatch and CommitBatch/DiscardBatch every write of every operation here is
+  // gathered into one pending storage::WriteBatch, and every read sees those pending writes
+  // (read-your-writes); the engine sees nothing. MULTI/EXEC runs its queued commands inside one
+  // batch; a script runs its calls inside one; a replica would receive the committed batch as
+  // one unit. Incarnation versions (NewVersion) stay unique whether the batch commits or not.
+
+  // REQUIRES: !in_batch().
+  void BeginBatch();
+  bool in_batch() const { return batch_ != nullptr; }
+  // Writes the pending writes with one DB::Write (one WAL record; all or nothing across a
+  // crash) under WriteOptions() — under defer_sync the caller syncs the WAL before it
+  // acknowledges, as for any write — and ends the batch. On failure the engine took none of it
+  // (save what a range deletion inside the batch committed early, batch_db.h), the TLOG head
+  // cache is cleared, and the status says why. REQUIRES: in_batch().
+  storage::Status CommitBatch();
+  // Ends the batch, dropping its writes (the TLOG head cache forgets what it saw of them).
+  // REQUIRES: in_batch().
+  void DiscardBatch();
+  // Writes pending in the open batch (0 without one).
+  size_t batch_pending_count() const { return batch_ ? batch_->pending_count() : 0; }
   const storage::Clock& clock() const { return *clock_; }
   int64_t NowMs() const { return clock_->NowMs(); }
 
@@ -228,7 +253,9 @@ class Keyspace {
   // Counts the expiry of (db, key) at expire_at_ms unless already counted.
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
-  std::unique_ptr<storage::DB> db_;
+  std::unique_ptr<storage::DB> db_;  // the engine
+  std::unique_ptr<BatchDB> batch_;   // the open batch, or null
+  storage::DB* active_ = nullptr;    // batch_ when open, else db_
   std::shared_ptr<storage::Clock> clock_;
   std::shared_ptr<TypesCompactionFilter> filter_;
   TypeSettings settings_;

@@ -26,7 +26,7 @@ Status Keyspace::ForEachMeta(
   options.upper_bound = MetaKeyUpperBound(db);
   options.fill_cache = false;
   options.retrieval_grace_ms = settings_.default_retrieval_grace_ms;
-  std::unique_ptr<storage::Iterator> it = db_->NewIterator(options);
+  std::unique_ptr<storage::Iterator> it = active_->NewIterator(options);
   for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
     int key_db = 0;
     std::string_view user_key;
@@ -152,7 +152,7 @@ OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
 
 OpResult<void> Keyspace::FlushDb(int db) {
   const std::string subrows = SubRowDbPrefix(db);
-  return db_->DeleteRange(
+  return active_->DeleteRange(
       {{MetaKeyPrefix(db), MetaKeyUpperBound(db)}, {subrows, PrefixUpperBound(subrows)}});
 }
 
@@ -160,7 +160,7 @@ OpResult<void> Keyspace::FlushAll() {
   // Every metadata row and sub-row of every database; the system rows (0x00) stay.
   const char meta = static_cast<char>(KeyTag::kMeta);
   const char after_subrows = static_cast<char>(static_cast<uint8_t>(KeyTag::kSubRow) + 1);
-  return db_->DeleteRange({{std::string(1, meta), std::string(1, after_subrows)}});
+  return active_->DeleteRange({{std::string(1, meta), std::string(1, after_subrows)}});
 }
 
 DbStats Keyspace::GetDbStats(int db) {

@@ -16,6 +16,12 @@ void TlogHeadCache::set_capacity(size_t bytes) {
   EvictToCapacity();
 }
 
+void TlogHeadCache::Clear() {
+  heads_.clear();
+  lru_.clear();
+  bytes_ = 0;
+}
+
 const std::string& TlogHeadCache::MapKey(int db, std::string_view key) {
   scratch_key_.clear();
   scratch_key_.push_back(static_cast<char>(db));

@@ -40,6 +40,8 @@ class TlogHeadCache {
 
   // Drops every head above the new capacity.
   void set_capacity(size_t bytes);
+  // Drops every head (a batch of writes the heads saw was discarded).
+  void Clear();
   size_t capacity() const { return capacity_; }
 
   // The head of (db, key) if its stamp equals `meta`, else nullptr (a stale head is dropped).

@@ -1,0 +1,284 @@
+#include "types/batch_db.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "storage/clock.h"
+#include "storage/db/version_chooser.h"
+
+namespace ebb::types {
+namespace {
+
+using storage::RowKind;
+using storage::Status;
+using storage::WriteBatch;
+
+// The write options that reproduce an entry's resolved meta.
+storage::WriteOptions OptionsOf(const storage::RowMeta& meta) {
+  storage::WriteOptions options;
+  options.timestamp_ms = meta.timestamp_ms;
+  options.expire_at_ms = meta.expire_at_ms;
+  return options;
+}
+
+// The engine's iterator merged with the pending keys (their newest version, as an iterator shows
+// a key at grace 0). On equal keys the pending version wins; a dead one hides the key.
+class MergedIterator final : public storage::Iterator {
+ public:
+  MergedIterator(std::unique_ptr<storage::Iterator> base, const BatchDB::Index& index,
+                 std::optional<std::string> lower, std::optional<std::string> upper,
+                 int64_t expiry_now)
+      : base_(std::move(base)),
+        index_(index),
+        lower_(std::move(lower)),
+        upper_(std::move(upper)),
+        expiry_now_(expiry_now) {}
+
+  bool Valid() const override { return source_ != Source::kNone; }
+  void SeekToFirst() override {
+    base_->SeekToFirst();
+    pending_ = lower_ ? index_.lower_bound(*lower_) : index_.begin();
+    SettleForward();
+  }
+  void Seek(std::string_view target) override {
+    if (lower_ && target < *lower_) target = *lower_;
+    base_->Seek(target);
+    pending_ = index_.lower_bound(target);
+    SettleForward();
+  }
+  void Next() override {
+    if (source_ == Source::kPending) {
+      if (base_->Valid() && base_->key() == pending_->first) base_->Next();
+      ++pending_;
+    } else {
+      base_->Next();
+    }
+    SettleForward();
+  }
+  void SeekToLast() override {
+    if (upper_) {
+      SeekBefore(*upper_);
+    } else {
+      base_->SeekToLast();
+      pending_ = index_.empty() ? index_.end() : std::prev(index_.end());
+      SettleBackward();
+    }
+  }
+  void SeekForPrev(std::string_view target) override {
+    base_->SeekForPrev(target);
+    auto it = index_.upper_bound(target);
+    pending_ = it == index_.begin() ? index_.end() : std::prev(it);
+    SettleBackward();
+  }
+  void Prev() override { SeekBefore(std::string(key())); }
+
+  std::string_view key() const override {
+    return source_ == Source::kPending ? std::string_view(pending_->first) : base_->key();
+  }
+  std::string_view value() const override {
+    return source_ == Source::kPending ? std::string_view(Newest().value) : base_->value();
+  }
+  storage::RowMeta meta() const override {
+    return source_ == Source::kPending ? Newest().meta : base_->meta();
+  }
+  Status status() const override { return base_->status(); }
+
+ private:
+  enum class Source { kNone, kBase, kPending };
+
+  const BatchDB::Version& Newest() const { return pending_->second.back(); }
+  bool PendingLive() const {
+    const BatchDB::Version& v = pending_->second.back();
+    return v.kind == RowKind::kValue && !v.meta.ExpiredAt(expiry_now_);
+  }
+  bool InBounds(std::string_view k) const {
+    return (!lower_ || k >= *lower_) && (!upper_ || k < *upper_);
+  }
+
+  // Positions at the last key < target.
+  void SeekBefore(const std::string& target) {
+    base_->SeekForPrev(target);
+    if (base_->Valid() && base_->key() == target) base_->Prev();
+    auto it = index_.lower_bound(target);
+    pending_ = it == index_.begin() ? index_.end() : std::prev(it);
+    SettleBackward();
+  }
+
+  // Chooses the smaller of the two cursors, skipping dead pending keys (and the engine's
+  // version of the same key).
+  void SettleForward() {
+    for (;;) {
+      const bool p = pending_ != index_.end() && InBounds(pending_->first);
+      const bool b = base_->Valid();
+      if (!p) {
+        source_ = b ? Source::kBase : Source::kNone;
+        return;
+      }
+      if (b && base_->key() < pending_->first) {
+        source_ = Source::kBase;
+        return;
+      }
+      if (PendingLive()) {
+        source_ = Source::kPending;
+        return;
+      }
+      if (b && base_->key() == pending_->first) base_->Next();
+      ++pending_;
+    }
+  }
+  // The mirror image: the larger of the two cursors. pending_ == end() means none.
+  void SettleBackward() {
+    for (;;) {
+      const bool p = pending_ != index_.end() && InBounds(pending_->first);
+      const bool b = base_->Valid();
+      if (!p) {
+        source_ = b ? Source::kBase : Source::kNone;
+        return;
+      }
+      if (b && base_->key() > pending_->first) {
+        source_ = Source::kBase;
+        return;
+      }
+      if (PendingLive()) {
+        source_ = Source::kPending;
+        return;
+      }
+      if (b && base_->key() == pending_->first) base_->Prev();
+      pending_ = pending_ == index_.begin() ? index_.end() : std::prev(pending_);
+    }
+  }
+
+  std::unique_ptr<storage::Iterator> base_;
+  const BatchDB::Index& index_;
+  BatchDB::Index::const_iterator pending_;
+  std::optional<std::string> lower_;
+  std::optional<std::string> upper_;
+  int64_t expiry_now_;
+  Source source_ = Source::kNone;
+};
+
+// Adds one entry to the pending batch.
+class Appender final : public WriteBatch::Handler {
+ public:
+  Appender(WriteBatch* batch, BatchDB::Index* index) : batch_(batch), index_(index) {}
+  void Apply(const WriteBatch::Entry& e) override {
+    const storage::WriteOptions options = OptionsOf(e.meta);
+    switch (e.op) {
+      case WriteBatch::Op::kPut:
+        batch_->Put(options, e.key, e.value, 0);
+        break;
+      case WriteBatch::Op::kDelete:
+        batch_->Delete(options, e.key);
+        break;
+      case WriteBatch::Op::kWipe:
+        batch_->Wipe(options, e.key);
+        break;
+    }
+    auto it = index_->find(e.key);
+    if (it == index_->end())
+      it = index_->emplace(std::string(e.key), BatchDB::Index::mapped_type{}).first;
+    if (e.op == WriteBatch::Op::kWipe) it->second.clear();  // nothing older is ever read
+    it->second.push_back({WriteBatch::KindOf(e.op), e.meta, std::string(e.value)});
+  }
+
+ private:
+  WriteBatch* batch_;
+  BatchDB::Index* index_;
+};
+
+}  // namespace
+
+void BatchDB::Append(const WriteBatch& batch) {
+  Appender appender(&batch_, &index_);
+  // A batch built by WriteBatch's own methods always decodes (write_batch.h).
+  Status s = batch.Iterate(&appender);
+  (void)s;
+}
+
+Status BatchDB::Put(const storage::WriteOptions& options, std::string_view key,
+                    std::string_view value) {
+  WriteBatch one;
+  one.Put(options, key, value, base_->clock().NowMs());
+  Append(one);
+  return Status::OK();
+}
+
+Status BatchDB::Delete(const storage::WriteOptions& options, std::string_view key) {
+  WriteBatch one;
+  one.Delete(options, key);
+  Append(one);
+  return Status::OK();
+}
+
+Status BatchDB::Write(const storage::WriteOptions&, const WriteBatch& batch) {
+  Append(batch);
+  return Status::OK();
+}
+
+Status BatchDB::DeleteRange(const std::vector<storage::KeyRange>& ranges) {
+  if (!batch_.Empty()) {
+    storage::WriteOptions options;  // synced: DeleteRange below is durable when it returns
+    Status s = Commit(options);
+    if (!s.ok()) return s;
+    committed_early_ = true;
+  }
+  return base_->DeleteRange(ranges);
+}
+
+Status BatchDB::Commit(const storage::WriteOptions& options) {
+  Status s = batch_.Empty() ? Status::OK() : base_->Write(options, batch_);
+  Discard();
+  return s;
+}
+
+void BatchDB::Discard() {
+  batch_.Clear();
+  index_.clear();
+}
+
+Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, storage::Row* row) {
+  auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
+  if (it == index_.end()) return base_->Get(options, key, row);
+  storage::VersionChooser chooser(options.retrieval_grace_ms);
+  constexpr uint64_t kPendingSequence = std::numeric_limits<uint64_t>::max();
+  bool go_on = true;
+  for (auto v = it->second.rbegin(); go_on && v != it->second.rend(); ++v) {
+    go_on = chooser.Offer(v->kind, v->meta, v->value, kPendingSequence);
+  }
+  if (go_on) {
+    // The engine's versions, as the one its own read takes.
+    std::optional<storage::DeadVersion> dead;
+    storage::ReadOptions base_options = options;
+    base_options.dead_version = &dead;
+    storage::Row base_row;
+    Status s = base_->Get(base_options, key, &base_row);
+    if (s.ok()) {
+      chooser.Offer(RowKind::kValue, base_row.meta, base_row.value, 0);
+    } else if (s.IsNotFound()) {
+      if (dead) chooser.Offer(dead->kind, dead->meta, dead->value, 0);
+    } else {
+      return s;
+    }
+  }
+  if (options.dead_version != nullptr) options.dead_version->reset();
+  if (chooser.ChosenIsDead(base_->ExpiryNowMs())) {
+    if (options.dead_version != nullptr) {
+      *options.dead_version =
+          storage::DeadVersion{chooser.kind(), chooser.meta(), chooser.TakeValue()};
+    }
+    return Status::NotFound();
+  }
+  row->value = chooser.TakeValue();
+  row->meta = chooser.meta();
+  return Status::OK();
+}
+
+std::unique_ptr<storage::Iterator> BatchDB::NewIterator(const storage::ReadOptions& options) {
+  std::unique_ptr<storage::Iterator> base = base_->NewIterator(options);
+  if (options.snapshot != nullptr || index_.empty()) return base;
+  return std::make_unique<MergedIterator>(std::move(base), index_, options.lower_bound,
+                                          options.upper_bound, base_->ExpiryNowMs());
+}
+
+}  // namespace ebb::types

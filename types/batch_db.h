@@ -1,0 +1,102 @@
+// BatchDB: a storage::DB that gathers writes into ONE WriteBatch and reads through them — what
+// makes several commands one atomic write with read-your-writes (MULTI/EXEC, scripts).
+//
+// While a BatchDB is active (Keyspace::BeginBatch), every Put, Delete and Write of the types is
+// appended to one pending storage::WriteBatch and indexed by key; nothing reaches the engine.
+// Reads see the pending writes as the newest versions of their keys, on top of the engine:
+//   - Get applies the engine's read rule (storage/db.h, "Reading one key") to the pending
+//     versions, newest first, then to the engine's answer for the key (the engine's own walk,
+//     with the same retrieval grace). Under grace 0, the default, this is exact. Under a grace
+//     > 0 the engine's versions are represented by the one its read takes, so a pending version
+//     whose timestamp lies far above the engine's versions cuts the walk there — the difference
+//     needs out-of-order timestamps and a grace inside one batch.
+//   - NewIterator merges the pending keys (their newest pending version) with the engine's
+//     iterator: a pending tombstone, wipe or expired row hides the key.
+//   - Reads with a snapshot go to the engine unchanged (a snapshot predates the batch).
+// Commit writes the batch to the engine with ONE DB::Write: one WAL record, all of it or none of
+// it after a crash, durable per wal-fsync like any write (the caller syncs under defer_sync as
+// for any write). Discard drops it: the engine never saw it.
+//
+// DeleteRange (FLUSHDB, FLUSHALL) cannot join a WriteBatch: it commits the writes pending so far,
+// then deletes the ranges in the engine, and the batch goes on empty. A batch holding a range
+// deletion is therefore applied in order but not atomically across a crash (the writes before
+// the range deletion may survive without those after it).
+//
+// Everything else (SyncWal, stats, settings, ...) is the engine's.
+// Thread-safety: none; one command thread uses it (the engine's background threads never see
+// it: the compaction filter keeps reading the engine).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/db.h"
+
+namespace ebb::types {
+
+class BatchDB final : public storage::DB {
+ public:
+  // REQUIRES: base outlives this object.
+  explicit BatchDB(storage::DB* base) : base_(base) {}
+
+  // Writes the pending batch with one DB::Write (options' defer_sync applies); empties it.
+  storage::Status Commit(const storage::WriteOptions& options);
+  // Forgets the pending writes.
+  void Discard();
+  bool empty() const { return batch_.Empty(); }
+  // Entries pending (each Put, Delete or wipe of the batch).
+  size_t pending_count() const { return batch_.Count(); }
+  // True when some DeleteRange committed part of the batch early (see above).
+  bool committed_early() const { return committed_early_; }
+
+  storage::Status Put(const storage::WriteOptions& options, std::string_view key,
+                      std::string_view value) override;
+  storage::Status Delete(const storage::WriteOptions& options, std::string_view key) override;
+  storage::Status Write(const storage::WriteOptions& options,
+                        const storage::WriteBatch& batch) override;
+  storage::Status DeleteRange(const std::vector<storage::KeyRange>& ranges) override;
+  storage::Status Get(const storage::ReadOptions& options, std::string_view key,
+                      storage::Row* row) override;
+  std::unique_ptr<storage::Iterator> NewIterator(const storage::ReadOptions& options) override;
+
+  const storage::Snapshot* GetSnapshot() override { return base_->GetSnapshot(); }
+  void ReleaseSnapshot(const storage::Snapshot* s) override { base_->ReleaseSnapshot(s); }
+  storage::Status SyncWal() override { return base_->SyncWal(); }
+  storage::Status FlushWal() override { return base_->FlushWal(); }
+  storage::Status FlushMemtable() override { return base_->FlushMemtable(); }
+  storage::Status CompactAll() override { return base_->CompactAll(); }
+  storage::Status BackgroundError() override { return base_->BackgroundError(); }
+  storage::Status Resume() override { return base_->Resume(); }
+  storage::Stats GetStats() override { return base_->GetStats(); }
+  const storage::Clock& clock() const override { return base_->clock(); }
+  int64_t ExpiryNowMs() const override { return base_->ExpiryNowMs(); }
+  storage::Status SetExpirationEnabled(bool enabled) override {
+    return base_->SetExpirationEnabled(enabled);
+  }
+  void SetWholeFileExpiry(bool enabled) override { base_->SetWholeFileExpiry(enabled); }
+  void SetPurgeDeadline(int64_t ms) override { base_->SetPurgeDeadline(ms); }
+  void SetWalFsync(storage::WalFsync mode) override { base_->SetWalFsync(mode); }
+
+  // One pending version of a key.
+  struct Version {
+    storage::RowKind kind;
+    storage::RowMeta meta;
+    std::string value;
+  };
+  // Pending versions by key, each key's in write order (oldest first).
+  using Index = std::map<std::string, std::vector<Version>, std::less<>>;
+
+ private:
+  // Appends every entry of `batch` to the pending batch and the index.
+  void Append(const storage::WriteBatch& batch);
+
+  storage::DB* base_;
+  storage::WriteBatch batch_;
+  Index index_;
+  bool committed_early_ = false;
+};
+
+}  // namespace ebb::types
