@@ -96,6 +96,8 @@ void ReplyWriter::Unsigned(uint64_t v) {
   BigNumber(digits);
 }
 
+void ReplyWriter::PushHeader(size_t n) { Header(protocol_ >= 3 ? '>' : '*', n); }
+
 void ReplyWriter::Bulk(std::string_view s) {
   Header('$', s.size());
   out_->append(s);

@@ -49,6 +49,7 @@ class ReplyWriter {
   void Null();
   void NullArray();
   void ArrayHeader(size_t n);  // "*<n>"
+  void PushHeader(size_t n);   // RESP3 "><n>" (an out-of-band push), RESP2 "*<n>"
   void MapHeader(size_t pairs);
   void SetHeader(size_t n);
   void Double(double d);
@@ -57,6 +58,9 @@ class ReplyWriter {
   void Verbatim(std::string_view format3, std::string_view text);
   // REQUIRES: digits is an optional '-' and decimal digits.
   void BigNumber(std::string_view digits);
+
+  // Appends replies already encoded for this protocol (EXEC's, built aside).
+  void Raw(std::string_view encoded) { out_->append(encoded); }
 
   // Bytes in the output buffer (all of it, not just what this writer appended).
   size_t size() const { return out_->size(); }

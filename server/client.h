@@ -14,6 +14,8 @@
 #include <string_view>
 
 #include "storage/table/block_fetch.h"
+#include "server/pubsub.h"
+#include "server/transaction.h"
 
 namespace ebb::server {
 
@@ -75,6 +77,22 @@ class Client {
   // Installed by the connection: how to close it when RequestClose is called from elsewhere.
   void set_close_hook(std::function<void()> hook) { close_hook_ = std::move(hook); }
 
+  // Subscriptions (server/pubsub.h). In subscriber mode while it has any: a RESP2 client may
+  // then run only (P|S)(UN)SUBSCRIBE, PING, QUIT and RESET.
+  PubSubState& pubsub() { return pubsub_; }
+  const PubSubState& pubsub() const { return pubsub_; }
+  bool in_subscriber_mode() const { return pubsub_.total() > 0; }
+  // Sends a message out of band (a Pub/Sub message, a RESP3 push): the connection appends it to
+  // its output after the replies already produced. Dropped when no connection is attached.
+  void Push(std::string_view encoded) {
+    if (push_hook_) push_hook_(encoded);
+  }
+  void set_push_hook(std::function<void(std::string_view)> hook) { push_hook_ = std::move(hook); }
+
+  // MULTI/EXEC and WATCH state (server/transaction.h).
+  MultiState& multi() { return multi_; }
+  const MultiState& multi() const { return multi_; }
+
   // One CLIENT LIST line (without the trailing newline), Redis 7.2's field order.
   std::string InfoLine(int64_t now_ms) const;
 
@@ -101,6 +119,9 @@ class Client {
   size_t output_buffer_bytes_ = 0;
   std::function<void()> close_hook_;
   storage::BlockFetch block_fetch_;
+  MultiState multi_;
+  PubSubState pubsub_;
+  std::function<void(std::string_view)> push_hook_;
 };
 
 // The connected clients by id (ascending, as CLIENT LIST prints them).

@@ -55,6 +55,7 @@ class ReplyWriter;
 namespace ebb::server {
 
 class Client;
+class Dispatcher;
 class ServerContext;
 
 enum CommandFlag : uint32_t {
@@ -67,6 +68,14 @@ enum CommandFlag : uint32_t {
   kCmdStale = 1 << 6,
   kCmdNoScript = 1 << 7,
   kCmdDebug = 1 << 8,  // refused unless enable-debug-command allows it
+  // Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).
+  kCmdNoQueue = 1 << 9,
+  kCmdPubSub = 1 << 10,  // a Pub/Sub command (COMMAND INFO's "pubsub")
+  // Allowed to a RESP2 client in subscriber mode ((P|S)(UN)SUBSCRIBE, PING, QUIT, RESET).
+  kCmdSubscriberOk = 1 << 11,
+  // Runs once, its reads waiting for the disk inline, never restarted (server/dispatcher.h):
+  // EXEC, whose queued commands publish, touch watches and write as they go.
+  kCmdNoRestart = 1 << 12,
 };
 
 // COMMAND DOCS argument types, as Redis names them.
@@ -120,6 +129,12 @@ struct CommandContext {
   protocol::ReplyWriter& reply;
   Client& client;
   ServerContext& server;
+  // Set by a handler whose writes must be acknowledged like a write command's although its row
+  // is not one (EXEC of a transaction that wrote): the connection then commits the WAL first.
+  bool wrote = false;
+  // The dispatcher running the command (EXEC runs its queue through it); null in unit tests
+  // that call a handler directly.
+  Dispatcher* dispatcher = nullptr;
 };
 
 using CommandHandler = void (*)(CommandContext& ctx);

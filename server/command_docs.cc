@@ -23,6 +23,7 @@ std::vector<std::string> FlagNames(uint32_t flags) {
   if (flags & kCmdFast) out.push_back("fast");
   if (flags & kCmdNoAuth) out.push_back("no_auth");
   if (flags & kCmdDebug) out.push_back("protected");
+  if (flags & kCmdPubSub) out.push_back("pubsub");
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server_context.h"
+#include "server/transaction.h"
 #include "storage/table/block_fetch.h"
 #include "types/keyspace.h"
 
@@ -39,9 +40,22 @@ bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
 Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
                                         protocol::ReplyWriter& reply) {
   Result result;
+  MultiState& multi = client.multi();
+  // A refusal (Redis's rejectCommand): inside MULTI it aborts the transaction; a refused EXEC
+  // ends it with EXECABORT and the reason.
+  auto reject = [&](std::string_view error, const CommandSpec* spec) {
+    if (!multi.active) return reply.Error(error);
+    multi.dirty_exec = true;
+    if (spec == nullptr || spec->full_name != "exec") return reply.Error(error);
+    DiscardTransaction(*server_, client);
+    // Redis words a formatted refusal without its "ERR " (rejectCommandFormat) and keeps the
+    // code of any other (NOAUTH, MISCONF).
+    if (error.starts_with("ERR ")) error.remove_prefix(4);
+    reply.Error("EXECABORT Transaction discarded because of: " + std::string(error));
+  };
   const CommandSpec* spec = server_->commands().Find(args[0]);
   if (spec == nullptr) {
-    reply.Error(UnknownCommandError(args[0], args.subspan(1)));
+    reject(UnknownCommandError(args[0], args.subspan(1)), nullptr);
     return result;
   }
   uint32_t flags = spec->flags;
@@ -51,13 +65,13 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
       // A container with its own handler (COMMAND) runs bare; others are reported by their
       // own arity, as Redis does ("at least 2").
       if (spec->handler == nullptr) {
-        reply.Error(WrongArgsError(spec->full_name));
+        reject(WrongArgsError(spec->full_name), spec);
         return result;
       }
     } else {
       const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
       if (sub == nullptr) {
-        reply.Error(UnknownSubcommandError(args[0], args[1]));
+        reject(UnknownSubcommandError(args[0], args[1]), spec);
         return result;
       }
       spec = sub;
@@ -66,37 +80,59 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     }
   }
   if (!ArityOk(spec->arity, args.size())) {
-    reply.Error(WrongArgsError(spec->full_name));
+    reject(WrongArgsError(spec->full_name), spec);
     return result;
   }
   if (flags & kCmdDebug) {
     DebugCommandPolicy policy = server_->config().enable_debug_command;
     if (policy == DebugCommandPolicy::kNo ||
         (policy == DebugCommandPolicy::kLocal && !client.is_local())) {
-      reply.Error(kDebugNotAllowed);
+      reject(kDebugNotAllowed, spec);
       return result;
     }
   }
   if (!server_->config().requirepass.empty() && !client.authenticated() && !(flags & kCmdNoAuth)) {
-    reply.Error(kNoAuth);
+    reject(kNoAuth, spec);
+    return result;
+  }
+  if (client.in_subscriber_mode() && client.resp() == 2 && !(flags & kCmdSubscriberOk)) {
+    reject(SubscriberModeError(spec->full_name), spec);
     return result;
   }
   if (((flags & kCmdWrite) || spec->name == "ping") && RefusedForDiskError(reply)) {
+    if (multi.active) multi.dirty_exec = true;
     return result;
   }
   if (spec->handler == nullptr) {  // a container row without subcommands: not served
-    reply.Error(UnknownCommandError(args[0], args.subspan(1)));
+    reject(UnknownCommandError(args[0], args.subspan(1)), spec);
+    return result;
+  }
+  if (multi.active && !(flags & kCmdNoQueue)) {
+    multi.queued.push_back({spec, first_arg, std::vector<std::string>(args.begin(), args.end())});
+    reply.SimpleString("QUEUED");
     return result;
   }
   client.set_last_command(spec->full_name);
   CommandContext ctx{args, first_arg, reply, client, *server_};
+  ctx.dispatcher = this;
   if (!RunHandler(*spec, ctx)) {
     result.incomplete = true;
     return result;
   }
   result.command = spec;
-  result.is_write = (flags & kCmdWrite) != 0;
+  result.is_write = (flags & kCmdWrite) != 0 || ctx.wrote;
   return result;
+}
+
+bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
+                     std::span<const std::string_view> args, Client& client,
+                     protocol::ReplyWriter& reply) {
+  client.set_last_command(spec.full_name);
+  server_->stats().total_commands_processed++;
+  CommandContext ctx{args, first_arg, reply, client, *server_};
+  ctx.dispatcher = this;
+  spec.handler(ctx);
+  return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
 }
 
 bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
@@ -108,8 +144,10 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   }
   types::Keyspace& keyspace = server_->keyspace();
   storage::BlockFetch& fetch = ctx.client.block_fetch();
-  const bool cache_only = fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
-  if (!cache_only) stats.disk_wait_fallbacks++;
+  const bool restartable = !(spec.flags & kCmdNoRestart);
+  const bool cache_only =
+      restartable && fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
+  if (restartable && !cache_only) stats.disk_wait_fallbacks++;
   fetch.BeginPass(cache_only);
   const ServerStats before = stats;
   const size_t reply_size = ctx.reply.size();

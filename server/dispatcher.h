@@ -8,7 +8,10 @@
 // the client has not authenticated and the command lacks kCmdNoAuth), and disk errors: while
 // the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
 // "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
-// ByDiskError check); reads are served. Then it runs the handler.
+// ByDiskError check); reads are served; a RESP2 client in subscriber mode may only run the
+// commands flagged kCmdSubscriberOk. Inside MULTI a command that passed every check is queued
+// (+QUEUED) unless flagged kCmdNoQueue, and a refusal marks the transaction aborted
+// (server/transaction.h). Then it runs the handler.
 //
 // Restartable commands. The command thread never waits for the disk to read a table block; a
 // handler may instead run more than once for one request. While a handler runs, the keyspace's
@@ -29,7 +32,8 @@
 // Retries are bounded: the fetched blocks stay pinned for the reruns, so each round gets further,
 // and once a request has waited kMaxRounds times or pinned kMaxPinnedBytes (a scan of a large
 // range) its next run reads inline (disk_wait_fallbacks). tests/commands/restart_test.cc runs the
-// commands through reruns.
+// commands through reruns. A row flagged kCmdNoRestart (EXEC, whose queued commands publish,
+// touch watches and write as they go) runs once, its reads waiting for the disk inline.
 //
 // Lookahead. A client that pipelines would wait for the disk at each request that needs a
 // block; so before the blocks of an incomplete request are read, the caller may hand Lookahead
@@ -86,6 +90,11 @@ class Dispatcher {
   // come back incomplete, or `args` is that request again.
   Result Dispatch(std::span<const std::string_view> args, Client& client,
                   protocol::ReplyWriter& reply);
+
+  // Runs a queued command's handler on its checked arguments, inside EXEC (whose run does not
+  // restart: its reads wait for the disk inline). Returns true when the command wrote.
+  bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
+           Client& client, protocol::ReplyWriter& reply);
 
  private:
   // True if the request must be refused with MISCONF (replied to `reply`); logs the first

@@ -22,6 +22,15 @@ std::string Concat(std::initializer_list<std::string_view> parts) {
 
 }  // namespace
 
+std::string SubscriberModeError(std::string_view name) {
+  std::string out = "ERR Can't execute '";
+  out += name;
+  out +=
+      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+      "context";
+  return out;
+}
+
 std::string WrongArgsError(std::string_view name) {
   std::string out = "ERR wrong number of arguments for '";
   out += name;

@@ -24,6 +24,13 @@ inline constexpr std::string_view kMustBePositive = "ERR value is out of range, 
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+// Transactions (Redis's multi.c).
+inline constexpr std::string_view kExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
+inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
+inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nested";
+inline constexpr std::string_view kWatchInsideMulti = "ERR WATCH inside MULTI is not allowed";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
 inline constexpr std::string_view kAuthNotConfigured =
@@ -119,6 +126,10 @@ std::string SubcommandSyntaxError(std::string_view container, std::string_view s
 
 // "ERR <engine status>" for a storage engine failure (e.g. "ERR IO error: write ...").
 std::string EngineError(std::string_view status_text);
+
+// A RESP2 subscriber's refused command: "ERR Can't execute '<cmd>': only (P|S)SUBSCRIBE /
+// (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context".
+std::string SubscriberModeError(std::string_view name);
 
 // EXPIRE's "ERR Unsupported option <arg>".
 std::string UnsupportedOptionError(std::string_view option);

@@ -12,7 +12,9 @@
 
 #include "server/client.h"
 #include "server/config/config.h"
+#include "server/pubsub.h"
 #include "server/server_stats.h"
+#include "server/transaction.h"
 #include "storage/clock.h"
 
 namespace ebb::types {
@@ -44,6 +46,10 @@ class ServerContext {
   ServerStats& stats() { return stats_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
+  // Which clients WATCH which keys (server/transaction.h).
+  WatchRegistry& watches() { return watches_; }
+  // Channels, patterns and their subscribers (server/pubsub.h).
+  PubSub& pubsub() { return pubsub_; }
 
   // True under `wal-fsync always` (the keyspace's group-commit setting): the types write with
   // WriteOptions::defer_sync = true and the connection syncs the WAL once per read batch before
@@ -82,6 +88,8 @@ class ServerContext {
   BlockReader* block_reader_ = nullptr;
   ServerStats stats_;
   ClientRegistry clients_;
+  WatchRegistry watches_;
+  PubSub pubsub_;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;

@@ -219,7 +219,8 @@ OpResult<bool> Keyspace::Delete(int db, std::string_view key) {
   return deleted;
 }
 
-OpResult<int64_t> Keyspace::Delete(int db, std::span<const std::string_view> keys) {
+OpResult<int64_t> Keyspace::Delete(int db, std::span<const std::string_view> keys,
+                                   std::vector<std::string_view>* existed) {
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = NowMs();
   storage::WriteBatch batch;
@@ -237,11 +238,14 @@ OpResult<int64_t> Keyspace::Delete(int db, std::span<const std::string_view> key
       continue;
     }
     if (wipe) batch.Wipe(options, MetaKey(db, key));
-    if (exists) ++deleted;
+    if (exists) {
+      ++deleted;
+      if (existed != nullptr) existed->push_back(key);
+    }
   }
   if (!failure.ok()) return failure;
   if (batch.Count() > 0) {
-    Status s = db_->Write(options, batch);
+    Status s = active_->Write(options, batch);
     if (!s.ok()) return s;
   }
   return deleted;

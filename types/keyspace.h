@@ -193,8 +193,9 @@ class Keyspace {
   OpResult<bool> Delete(int db, std::string_view key);
   // DEL: removes every key that exists, in one atomic write after reading them all (so a
   // command waiting for the disk asks for all their blocks in one round); a key named twice
-  // counts once. How many existed.
-  OpResult<int64_t> Delete(int db, std::span<const std::string_view> keys);
+  // counts once. How many existed; `existed`, when given, receives those keys.
+  OpResult<int64_t> Delete(int db, std::span<const std::string_view> keys,
+                           std::vector<std::string_view>* existed = nullptr);
   // Sets the whole key's expiry to `expire_at_ms` if the key exists and every condition in
   // `flags` (ExpireFlag bits) holds; a time <= now deletes the key instead (counted in
   // expired_keys). True if it did either (EXPIRE's 1/0).

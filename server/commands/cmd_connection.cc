@@ -10,6 +10,7 @@
 #include "server/commands/register.h"
 #include "server/errors.h"
 #include "server/server_context.h"
+#include "server/transaction.h"
 
 namespace ebb::server {
 namespace {
@@ -36,6 +37,12 @@ MessageOptions ParsePing(ArgParser& args) {
 }
 
 void ExecutePing(CommandContext& ctx, const MessageOptions& o) {
+  if (ctx.client.in_subscriber_mode() && ctx.client.resp() == 2) {
+    // A RESP2 subscriber reads every reply as a message: ["pong", message or ""].
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk("pong");
+    return ctx.reply.Bulk(o.message.value_or(""));
+  }
   if (!o.message) return ctx.reply.SimpleString("PONG");
   ctx.reply.Bulk(*o.message);
 }
@@ -164,6 +171,8 @@ void ExecuteQuit(CommandContext& ctx, const NoOptions&) {
 }
 
 void ExecuteReset(CommandContext& ctx, const NoOptions&) {
+  DiscardTransaction(ctx.server, ctx.client);
+  ctx.server.pubsub().Forget(&ctx.client);
   ctx.client.set_db_index(0);
   ctx.client.set_resp(2);
   ctx.reply.set_protocol(2);
@@ -173,6 +182,8 @@ void ExecuteReset(CommandContext& ctx, const NoOptions&) {
 }
 
 constexpr uint32_t kSession = kCmdNoAuth | kCmdFast | kCmdLoading | kCmdStale | kCmdNoScript;
+// QUIT and RESET also run at once inside MULTI and for a RESP2 subscriber.
+constexpr uint32_t kEndSession = kSession | kCmdNoQueue | kCmdSubscriberOk;
 
 }  // namespace
 
@@ -180,7 +191,7 @@ std::vector<CommandSpec> ConnectionCommands() {
   return {
       {.name = "ping",
        .arity = -1,
-       .flags = kCmdFast,
+       .flags = kCmdFast | kCmdSubscriberOk,
        .group = "connection",
        .summary = "Returns the server's liveliness response.",
        .arguments = {{.name = "message", .optional = true}},
@@ -226,13 +237,13 @@ std::vector<CommandSpec> ConnectionCommands() {
        .handler = Handler<ParseSelect, ExecuteSelect>},
       {.name = "quit",
        .arity = -1,
-       .flags = kSession,
+       .flags = kEndSession,
        .group = "connection",
        .summary = "Closes the connection.",
        .handler = Handler<ParseAnything, ExecuteQuit>},
       {.name = "reset",
        .arity = 1,
-       .flags = kSession,
+       .flags = kEndSession,
        .group = "connection",
        .since = "6.2.0",
        .summary = "Resets the connection.",

@@ -14,6 +14,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -74,6 +75,10 @@ void ExecuteExpire(CommandContext& ctx, const ExpireOptions& o) {
   OpResult<bool> applied =
       ctx.server.keyspace().Expire(ctx.client.db_index(), o.key, when, o.flags);
   if (!applied.ok()) return ReplyError(ctx, applied);
+  if (*applied) {
+    const bool deleted = when <= ctx.server.clock().NowMs();
+    SignalKeyChange(ctx, o.key, kNotifyGeneric, deleted ? "del" : "expire");
+  }
   ctx.reply.Integer(*applied ? 1 : 0);
 }
 
@@ -100,6 +105,7 @@ void ExecuteTtl(CommandContext& ctx, const KeyOptions& o) {
 void ExecutePersist(CommandContext& ctx, const KeyOptions& o) {
   OpResult<bool> applied = ctx.server.keyspace().Persist(ctx.client.db_index(), o.key);
   if (!applied.ok()) return ReplyError(ctx, applied);
+  if (*applied) SignalKeyChange(ctx, o.key, kNotifyGeneric, "persist");
   ctx.reply.Integer(*applied ? 1 : 0);
 }
 

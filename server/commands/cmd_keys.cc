@@ -14,6 +14,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -24,8 +25,11 @@ using types::OpResult;
 
 // DEL / UNLINK key [key ...] -> how many existed.
 void ExecuteDel(CommandContext& ctx, const RestOptions& o) {
-  OpResult<int64_t> deleted = ctx.server.keyspace().Delete(ctx.client.db_index(), o.args);
+  std::vector<std::string_view> existed;
+  OpResult<int64_t> deleted =
+      ctx.server.keyspace().Delete(ctx.client.db_index(), o.args, &existed);
   if (!deleted.ok()) return ReplyError(ctx, deleted);
+  for (std::string_view key : existed) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
   ctx.reply.Integer(*deleted);
 }
 
@@ -131,10 +135,12 @@ NoOptions ParseFlushMode(ArgParser& args) {
 }
 
 void ExecuteFlushDb(CommandContext& ctx, const NoOptions&) {
+  SignalFlush(ctx.server, ctx.client.db_index());
   ReplyOkOrError(ctx, ctx.server.keyspace().FlushDb(ctx.client.db_index()));
 }
 
 void ExecuteFlushAll(CommandContext& ctx, const NoOptions&) {
+  SignalFlush(ctx.server, -1);
   ReplyOkOrError(ctx, ctx.server.keyspace().FlushAll());
 }
 

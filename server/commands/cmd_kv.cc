@@ -14,6 +14,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -154,7 +155,7 @@ void ExecutePut(CommandContext& ctx, const PutOptions& o) {
       break;
     }
   }
-  ReplyOkOrError(ctx, KvOf(ctx).Put({o.key, o.value, ts, expire_at}));
+  ReplyOkOrError(ctx, KvOf(ctx).Put({o.key, o.value, ts, expire_at}), o.key, kNotifyString, "put");
 }
 
 // ---- DELETE
@@ -179,7 +180,8 @@ DeleteOptions ParseDelete(ArgParser& args) {
 }
 
 void ExecuteDelete(CommandContext& ctx, const DeleteOptions& o) {
-  ReplyOkOrError(ctx, KvOf(ctx).Delete(o.key, o.ts.value_or(ctx.server.clock().NowMs())));
+  ReplyOkOrError(ctx, KvOf(ctx).Delete(o.key, o.ts.value_or(ctx.server.clock().NowMs())), o.key,
+                 kNotifyString, "delete");
 }
 
 // ---- Rows

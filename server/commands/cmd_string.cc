@@ -17,6 +17,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -60,6 +61,10 @@ void SetGeneric(CommandContext& ctx, const SetOptions& o, std::optional<int64_t>
   options.expire_at_ms = expire_at ? expire_at : PolicyExpireAt(ctx, o.key, now);
   OpResult<types::KvSetResult> result = KvOf(ctx).Set(o.key, o.value, options);
   if (!result.ok()) return ReplyError(ctx, result);
+  if (result->written) {
+    SignalKeyChange(ctx, o.key, kNotifyString, "set");
+    if (expire_at) SignalKeyChange(ctx, o.key, kNotifyGeneric, "expire");
+  }
   if (o.get) {
     if (result->old) return ctx.reply.Bulk(*result->old);
     return ctx.reply.Null();
@@ -188,6 +193,8 @@ void ExecuteGetEx(CommandContext& ctx, const GetExOptions& o) {
   if (expire_at != row->expire_at_ms) {
     OpResult<void> put = KvOf(ctx).Put({o.key, row->value, row->ts, expire_at});
     if (!put.ok()) return ReplyError(ctx, put);
+    const bool gone = expire_at && *expire_at <= NowMs(ctx);
+    SignalKeyChange(ctx, o.key, kNotifyGeneric, gone ? "del" : o.persist ? "persist" : "expire");
   }
   ctx.reply.Bulk(row->value);
 }
@@ -200,6 +207,7 @@ void ExecuteGetDel(CommandContext& ctx, const KeyOptions& o) {
   }
   if (!row.ok()) return ReplyError(ctx, row);
   ctx.server.stats().keyspace_hits++;
+  SignalKeyChange(ctx, o.key, kNotifyGeneric, "del");
   ctx.reply.Bulk(row->value);
 }
 
@@ -259,13 +267,19 @@ std::vector<types::KvPut> PolicyPuts(CommandContext& ctx, const PairsOptions& o)
 
 // MSET key value [key value ...]: one atomic batch.
 void ExecuteMSet(CommandContext& ctx, const PairsOptions& o) {
-  ReplyOkOrError(ctx, KvOf(ctx).MultiPut(PolicyPuts(ctx, o)));
+  OpResult<void> result = KvOf(ctx).MultiPut(PolicyPuts(ctx, o));
+  if (!result.ok()) return ReplyError(ctx, result);
+  for (const auto& [key, value] : o.pairs) SignalKeyChange(ctx, key, kNotifyString, "set");
+  ctx.reply.Ok();
 }
 
 // MSETNX key value [key value ...] -> 1 if every key was set, 0 if any key existed.
 void ExecuteMSetNx(CommandContext& ctx, const PairsOptions& o) {
   OpResult<bool> written = KvOf(ctx).MultiPutIfNoneExist(PolicyPuts(ctx, o));
   if (!written.ok()) return ReplyError(ctx, written);
+  if (*written) {
+    for (const auto& [key, value] : o.pairs) SignalKeyChange(ctx, key, kNotifyString, "set");
+  }
   ctx.reply.Integer(*written ? 1 : 0);
 }
 
@@ -292,6 +306,7 @@ void ExecuteAppend(CommandContext& ctx, const AppendOptions& o) {
   OpResult<int64_t> length = KvOf(ctx).Append(o.key, o.value, now, PolicyExpireAt(ctx, o.key, now),
                                               ctx.server.config().proto_max_bulk_len);
   if (!length.ok()) return ReplyError(ctx, length);
+  SignalKeyChange(ctx, o.key, kNotifyString, "append");
   ctx.reply.Integer(*length);
 }
 
@@ -318,6 +333,7 @@ void ExecuteSetRange(CommandContext& ctx, const SetRangeOptions& o) {
       KvOf(ctx).SetRange(o.key, o.offset, o.value, now, PolicyExpireAt(ctx, o.key, now),
                          ctx.server.config().proto_max_bulk_len);
   if (!length.ok()) return ReplyError(ctx, length);
+  if (!o.value.empty()) SignalKeyChange(ctx, o.key, kNotifyString, "setrange");
   ctx.reply.Integer(*length);
 }
 
@@ -388,6 +404,7 @@ void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) {
   const int64_t now = NowMs(ctx);
   OpResult<int64_t> value = KvOf(ctx).IncrBy(o.key, o.delta, now, PolicyExpireAt(ctx, o.key, now));
   if (!value.ok()) return ReplyError(ctx, value);
+  SignalKeyChange(ctx, o.key, kNotifyString, "incrby");
   ctx.reply.Integer(*value);
 }
 

@@ -15,6 +15,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
@@ -44,7 +45,8 @@ TlogOptions ParseIns(ArgParser& args) {
 }
 
 void ExecuteIns(CommandContext& ctx, const TlogOptions& o) {
-  ReplyOkOrError(ctx, LogOf(ctx).Insert(o.key, o.value, o.number));
+  ReplyOkOrError(ctx, LogOf(ctx).Insert(o.key, o.value, o.number), o.key, kNotifyTimestamped,
+                 "tlog_ins");
 }
 
 // TLOG GET key [count]
@@ -85,7 +87,7 @@ void ExecuteCutoff(CommandContext& ctx, const KeyOptions& o) {
 }
 
 void ExecuteClr(CommandContext& ctx, const KeyOptions& o) {
-  ReplyOkOrError(ctx, LogOf(ctx).Clear(o.key));
+  ReplyOkOrError(ctx, LogOf(ctx).Clear(o.key), o.key, kNotifyTimestamped, "tlog_clr");
 }
 
 // TLOG TRIMAT key timestamp, TLOG TRIM key count
@@ -97,11 +99,11 @@ TlogOptions ParseKeyNumber(ArgParser& args) {
 }
 
 void ExecuteTrimAt(CommandContext& ctx, const TlogOptions& o) {
-  ReplyOkOrError(ctx, LogOf(ctx).TrimAt(o.key, o.number));
+  ReplyOkOrError(ctx, LogOf(ctx).TrimAt(o.key, o.number), o.key, kNotifyTimestamped, "tlog_trim");
 }
 
 void ExecuteTrim(CommandContext& ctx, const TlogOptions& o) {
-  ReplyOkOrError(ctx, LogOf(ctx).Trim(o.key, o.number));
+  ReplyOkOrError(ctx, LogOf(ctx).Trim(o.key, o.number), o.key, kNotifyTimestamped, "tlog_trim");
 }
 
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};

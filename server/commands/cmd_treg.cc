@@ -14,6 +14,7 @@
 #include "server/command_docs.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 #include "types/treg.h"
@@ -43,7 +44,8 @@ TregOptions ParseSet(ArgParser& args) {
 }
 
 void ExecuteSet(CommandContext& ctx, const TregOptions& o) {
-  ReplyOkOrError(ctx, RegisterOf(ctx).Set(o.key, o.value, o.ts));
+  ReplyOkOrError(ctx, RegisterOf(ctx).Set(o.key, o.value, o.ts), o.key, kNotifyTimestamped,
+                 "treg_set");
 }
 
 // TREG GET key

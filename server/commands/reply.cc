@@ -34,4 +34,10 @@ void ReplyOkOrError(CommandContext& ctx, const types::OpResult<void>& result) {
   ctx.reply.Ok();
 }
 
+void ReplyOkOrError(CommandContext& ctx, const types::OpResult<void>& result, std::string_view key,
+                    NotifyClass type, std::string_view event) {
+  if (result.ok()) SignalKeyChange(ctx, key, type, event);
+  ReplyOkOrError(ctx, result);
+}
+
 }  // namespace ebb::server

@@ -9,6 +9,7 @@
 
 #include "protocol/reply_writer.h"
 #include "server/command.h"
+#include "server/keyspace_events.h"
 #include "types/op_result.h"
 
 namespace ebb::server {
@@ -23,5 +24,9 @@ void ReplyError(CommandContext& ctx, const types::OpResult<T>& result) {
 
 // +OK for a successful write, else its error.
 void ReplyOkOrError(CommandContext& ctx, const types::OpResult<void>& result);
+// The same, signalling `event` of class `type` on `key` when the write succeeded
+// (server/keyspace_events.h).
+void ReplyOkOrError(CommandContext& ctx, const types::OpResult<void>& result, std::string_view key,
+                    NotifyClass type, std::string_view event);
 
 }  // namespace ebb::server

@@ -56,6 +56,9 @@ struct Config {
   uint64_t proto_max_bulk_len = 512ull << 20;
   uint64_t client_query_buffer_limit = 1ull << 30;
   ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"
+  ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
+  ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
+  uint32_t notify_keyspace_events = 0;  // NotifyClass bits (server/keyspace_events.h)
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   std::string loglevel = "notice";     // debug|verbose|notice|warning
   std::string logfile;                 // "" = stdout

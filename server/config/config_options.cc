@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "server/config/config_option.h"
+#include "server/keyspace_events.h"
 
 namespace ebb::server {
 
@@ -264,10 +265,21 @@ Option TtlRules() {
   return o;
 }
 
+// The limit of one client class; replica limits are accepted and kept (ebb has no replicas).
+ebb::server::ClientOutputBufferLimit* LimitOfClass(Config* c, const std::string& name) {
+  const std::string lower = AsciiLower(name);
+  if (lower == "normal") return &c->client_output_buffer_limit_normal;
+  if (lower == "pubsub") return &c->client_output_buffer_limit_pubsub;
+  if (lower == "replica" || lower == "slave") return &c->client_output_buffer_limit_replica;
+  return nullptr;
+}
+
 Option OutputBufferLimit() {
   Option o;
   o.name = "client-output-buffer-limit";
-  o.doc = "normal <hard> <soft> <soft-seconds>: disconnect clients whose replies pile up (0 = off)";
+  o.doc =
+      "<normal|pubsub|replica> <hard> <soft> <soft-seconds>: disconnect clients whose pending "
+      "output passes hard, or stays above soft that long (0 = off; pubsub: 32mb 8mb 60)";
   o.min_values = 4;
   o.max_values = 4;
   o.split_set_value = true;
@@ -276,35 +288,69 @@ Option OutputBufferLimit() {
       *reason = "Wrong number of arguments in buffer limit configuration.";
       return false;
     }
-    ebb::server::ClientOutputBufferLimit limit = c->client_output_buffer_limit_normal;
+    Config updated = *c;
     for (size_t i = 0; i < v.size(); i += 4) {
-      if (AsciiLower(v[i]) != "normal") {
+      ebb::server::ClientOutputBufferLimit* limit = LimitOfClass(&updated, v[i]);
+      if (limit == nullptr) {
         *reason = "Invalid client class specified in buffer limit configuration.";
         return false;
       }
       int64_t seconds = 0;
-      if (!ParseMemorySize(v[i + 1], &limit.hard_bytes) ||
-          !ParseMemorySize(v[i + 2], &limit.soft_bytes) || !ParseInt64(v[i + 3], &seconds) ||
-          seconds < 0) {
+      uint64_t hard = 0, soft = 0;
+      if (!ParseMemorySize(v[i + 1], &hard) || !ParseMemorySize(v[i + 2], &soft) ||
+          !ParseInt64(v[i + 3], &seconds) || seconds < 0) {
         *reason = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
         return false;
       }
-      limit.soft_seconds = seconds;
+      *limit = {hard, soft, seconds};
     }
-    c->client_output_buffer_limit_normal = limit;
+    c->client_output_buffer_limit_normal = updated.client_output_buffer_limit_normal;
+    c->client_output_buffer_limit_pubsub = updated.client_output_buffer_limit_pubsub;
+    c->client_output_buffer_limit_replica = updated.client_output_buffer_limit_replica;
     return true;
   };
-  o.get = [](const Config& c) {
-    const auto& l = c.client_output_buffer_limit_normal;
-    return "normal " + std::to_string(l.hard_bytes) + " " + std::to_string(l.soft_bytes) + " " +
-           std::to_string(l.soft_seconds);
+  auto words = [](const Config& c) {
+    Lines::value_type out;
+    auto add = [&out](const char* name, const ebb::server::ClientOutputBufferLimit& l) {
+      out.insert(out.end(), {name, std::to_string(l.hard_bytes), std::to_string(l.soft_bytes),
+                             std::to_string(l.soft_seconds)});
+    };
+    add("normal", c.client_output_buffer_limit_normal);
+    add("slave", c.client_output_buffer_limit_replica);
+    add("pubsub", c.client_output_buffer_limit_pubsub);
+    return out;
   };
-  o.lines = [](const Config& c) {
-    const auto& l = c.client_output_buffer_limit_normal;
-    return Lines{{"normal", std::to_string(l.hard_bytes), std::to_string(l.soft_bytes),
-                  std::to_string(l.soft_seconds)}};
+  o.get = [words](const Config& c) {
+    std::string text;
+    for (const std::string& w : words(c)) text += (text.empty() ? "" : " ") + w;
+    return text;
+  };
+  o.lines = [words](const Config& c) {
+    Lines lines;
+    const auto all = words(c);
+    for (size_t i = 0; i < all.size(); i += 4)
+      lines.emplace_back(all.begin() + i, all.begin() + i + 4);
+    return lines;
   };
   return o;
+}
+
+Option NotifyKeyspaceEvents() {
+  return Single(
+      "notify-keyspace-events",
+      "keyspace notifications to publish, as Redis's letters (K E g $ x ... A; T: TLOG and "
+      "TREG; \"\": none)",
+      true,
+      [](Config* c, const std::string& text, std::string* reason) {
+        uint32_t classes = 0;
+        if (!ebb::server::ParseNotifyClasses(text, &classes)) {
+          *reason = "Invalid event class character. Use 'Ag$lshzxeKEtmdnT'.";
+          return false;
+        }
+        c->notify_keyspace_events = classes;
+        return true;
+      },
+      [](const Config& c) { return ebb::server::NotifyClassesText(c.notify_keyspace_events); });
 }
 
 Option DebugCommand() {
@@ -370,6 +416,7 @@ std::vector<Option> BuildOptionTable() {
                      "largest unprocessed input a client may accumulate", kMutable,
                      &Config::client_query_buffer_limit, 1024 * 1024, INT64_MAX));
   t.push_back(OutputBufferLimit());
+  t.push_back(NotifyKeyspaceEvents());
   t.push_back(DebugCommand());
   t.push_back(Enum("loglevel", "log verbosity: debug, verbose, notice, warning", kMutable,
                    &Config::loglevel, {"debug", "verbose", "notice", "warning"}));

@@ -14,6 +14,7 @@
 #include "server/errors.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
+#include "server/transaction.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -80,6 +81,7 @@ void Connection::Start() {
       if (auto self = weak.lock()) self->CloseAfterWrite();
     });
   });
+  client_.set_push_hook([this](std::string_view message) { OnPush(message); });
   MaybeRead();
 }
 
@@ -122,6 +124,7 @@ void Connection::ProcessInput() {
   ServerContext& ctx = server_->context();
   const Config& config = ctx.config();
   std::string batch;
+  batch_ = &batch;  // messages pushed to this client meanwhile follow the replies before them
   protocol::ReplyWriter writer(&batch, client_.resp());
   bool wrote = false;
   ReplySpans write_replies;
@@ -166,6 +169,7 @@ void Connection::ProcessInput() {
     if (result.is_write) write_replies.emplace_back(before, batch.size());
     if (ctx.shutdown_requested() || closing) break;
   }
+  batch_ = nullptr;
   input_.erase(0, offset);
   // The connection stops running (more input, output to drain, a WAL sync): the blocks pinned
   // for requests looked ahead at go, the cache may still hold them.
@@ -285,10 +289,35 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
   MaybeRead();
 }
 
-bool Connection::CheckOutputLimits(int64_t now_ms) {
-  const ClientOutputBufferLimit& limit =
-      server_->context().config().client_output_buffer_limit_normal;
-  size_t pending = PendingOutput();
+void Connection::OnPush(std::string_view message) {
+  if (closed_ || push_refused_) return;
+  if (batch_ != nullptr) {
+    batch_->append(message);
+  } else {
+    out_.append(message);
+  }
+  if (OverOutputLimit(WallMs())) {
+    // Not closed here: the publisher is walking the subscriber lists. The close runs next.
+    push_refused_ = true;
+    LogOutputLimitClose();
+    boost::asio::post(server_->io(), [self = shared_from_this()] { self->Close(); });
+    return;
+  }
+  if (batch_ == nullptr) StartWrite();
+}
+
+void Connection::LogOutputLimitClose() {
+  spdlog::warn("Client id={} addr={} closed for overcoming of output buffer limits.", client_.id(),
+               client_.addr());
+  server_->context().stats().client_output_buffer_limit_disconnections++;
+}
+
+bool Connection::OverOutputLimit(int64_t now_ms) {
+  const Config& config = server_->context().config();
+  const ClientOutputBufferLimit& limit = client_.in_subscriber_mode()
+                                             ? config.client_output_buffer_limit_pubsub
+                                             : config.client_output_buffer_limit_normal;
+  const size_t pending = PendingOutput() + (batch_ != nullptr ? batch_->size() : 0);
   bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
   bool over_soft = false;
   if (limit.soft_bytes > 0 && pending > limit.soft_bytes) {
@@ -297,10 +326,12 @@ bool Connection::CheckOutputLimits(int64_t now_ms) {
   } else {
     soft_limit_since_ms_ = 0;
   }
-  if (!over_hard && !over_soft) return true;
-  spdlog::warn("Client id={} addr={} closed for overcoming of output buffer limits.", client_.id(),
-               client_.addr());
-  server_->context().stats().client_output_buffer_limit_disconnections++;
+  return over_hard || over_soft;
+}
+
+bool Connection::CheckOutputLimits(int64_t now_ms) {
+  if (!OverOutputLimit(now_ms)) return true;
+  LogOutputLimitClose();
   Close();
   return false;
 }
@@ -331,8 +362,12 @@ void Connection::Close() {
   boost::system::error_code ignored;
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
-  server_->context().clients().Remove(client_.id());
+  ServerContext& ctx = server_->context();
+  ctx.clients().Remove(client_.id());
+  DiscardTransaction(ctx, client_);
+  ctx.pubsub().Forget(&client_);
   client_.set_close_hook(nullptr);
+  client_.set_push_hook(nullptr);
   server_->Remove(this);  // may drop the last owning reference held by the server
 }
 

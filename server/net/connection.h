@@ -22,7 +22,8 @@
 //
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
-// soft: disconnect when above it for soft-seconds). Reading pauses while more than
+// soft: disconnect when above it for soft-seconds; a client in subscriber mode has the pubsub
+// class's limits, checked at every message pushed to it). Reading pauses while more than
 // kPauseReadingBytes of output are pending, so a client that never reads cannot grow memory.
 // A protocol error is answered and the connection closed after the reply is written.
 //
@@ -84,8 +85,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t LookAhead(size_t from, const protocol::ParserLimits& limits);
   void OnBlocksRead();
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
-  // Applies client-output-buffer-limit; returns false (and closes) if exceeded.
+  // Applies client-output-buffer-limit (the pubsub class in subscriber mode, else normal);
+  // returns false (and closes) if exceeded.
   bool CheckOutputLimits(int64_t now_ms);
+  bool OverOutputLimit(int64_t now_ms);
+  void LogOutputLimitClose();
+  // A message pushed to this client (Client::Push): appended after the replies produced so far;
+  // past the output limit the connection closes (deferred: the publisher is still delivering).
+  void OnPush(std::string_view message);
   void UpdateClientSizes();
 
   Server* server_;
@@ -108,6 +115,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool close_after_write_ = false;
   bool closed_ = false;
   int64_t soft_limit_since_ms_ = 0;  // 0: output not above the soft limit
+  std::string* batch_ = nullptr;     // ProcessInput's reply batch while it runs
+  bool push_refused_ = false;        // over the limit by a push: closing, pushes dropped
 };
 
 }  // namespace ebb::server

@@ -13,6 +13,7 @@
 #include "server/dispatcher.h"
 #include "server/keyspace_setup.h"
 #include "server/server_context.h"
+#include "server/transaction.h"
 #include "storage/clock.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
@@ -36,6 +37,38 @@ struct CommandRunner::State {
   std::unique_ptr<ServerContext> context;
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<Client> client;
+  std::vector<std::unique_ptr<Client>> others;       // clients 1, 2, ...
+  std::vector<std::unique_ptr<std::string>> pushed;  // by client index
+
+  // Unregisters every client (and its watches and subscriptions).
+  void DropClients() {
+    auto drop = [this](Client* c) {
+      server::DiscardTransaction(*context, *c);
+      context->pubsub().Forget(c);
+      context->clients().Remove(c->id());
+    };
+    if (client) drop(client.get());
+    for (auto& c : others) drop(c.get());
+    client.reset();
+    others.clear();
+    pushed.clear();
+  }
+  Client& At(size_t index) { return index == 0 ? *client : *others.at(index - 1); }
+  Client* NewClient() {
+    auto c = std::make_unique<Client>(context->clients().NextId(), "127.0.0.1:40000",
+                                      "127.0.0.1:6379", -1, 0);
+    pushed.push_back(std::make_unique<std::string>());
+    std::string* sink = pushed.back().get();
+    c->set_push_hook([sink](std::string_view m) { sink->append(m); });
+    context->clients().Add(c.get());
+    Client* raw = c.get();
+    if (!client) {
+      client = std::move(c);
+    } else {
+      others.push_back(std::move(c));
+    }
+    return raw;
+  }
 };
 
 CommandRunner::CommandRunner(std::vector<std::string> options) : state_(new State) {
@@ -67,7 +100,7 @@ CommandRunner::CommandRunner(std::vector<std::string> options) : state_(new Stat
 }
 
 CommandRunner::~CommandRunner() {
-  if (state_->client) state_->context->clients().Remove(state_->client->id());
+  state_->DropClients();
   state_.reset();
   std::error_code ec;
   std::filesystem::remove_all(root_, ec);
@@ -78,8 +111,7 @@ void CommandRunner::Open() {
   std::filesystem::create_directories(data_dir_);
   storage::Options options = server::EngineOptions(config, state_->clock);
   options.file_system = state_->disk_faults;
-  if (state_->client) state_->context->clients().Remove(state_->client->id());
-  state_->client.reset();
+  state_->DropClients();
   state_->dispatcher.reset();
   state_->context->set_keyspace(nullptr);
   state_->keyspace.reset();
@@ -89,9 +121,26 @@ void CommandRunner::Open() {
   server::ApplyTypeSettings(config, state_->keyspace.get());
   state_->context->set_keyspace(state_->keyspace.get());
   state_->dispatcher = std::make_unique<Dispatcher>(state_->context.get());
-  state_->client = std::make_unique<Client>(state_->context->clients().NextId(), "127.0.0.1:40000",
-                                            "127.0.0.1:6379", -1, 0);
-  state_->context->clients().Add(state_->client.get());
+  state_->NewClient();
+}
+
+size_t CommandRunner::AddClient() {
+  state_->NewClient();
+  return state_->others.size();
+}
+
+std::string CommandRunner::RawAs(size_t client, std::span<const std::string_view> args) {
+  std::string out;
+  Client& c = state_->At(client);
+  protocol::ReplyWriter writer(&out, c.resp());
+  if (!args.empty()) state_->dispatcher->Dispatch(args, c, writer);
+  return out;
+}
+
+std::string CommandRunner::TakePushed(size_t client) {
+  std::string out;
+  out.swap(*state_->pushed.at(client));
+  return out;
 }
 
 void CommandRunner::Reopen() { Open(); }

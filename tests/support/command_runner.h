@@ -54,9 +54,23 @@ class CommandRunner {
   }
   std::string Do(std::initializer_list<std::string_view> args) { return Canon(Cmd(args)); }
 
-  // Closes the keyspace and opens it again from its files (what a restart keeps), with a new
-  // client; the clock stays where it is.
+  // Closes the keyspace and opens it again from its files (what a restart keeps), with new
+  // clients; the clock stays where it is.
   void Reopen();
+
+  // More clients of the same server (WATCH from one, writes from another; Pub/Sub). Client 0 is
+  // the one Raw/Cmd/Do use. AddClient returns the new client's index.
+  size_t AddClient();
+  std::string RawAs(size_t client, std::span<const std::string_view> args);
+  std::string DoAs(size_t client, std::initializer_list<std::string_view> args) {
+    return Canon(ParseResp(RawAs(client, Span(args))));
+  }
+  std::string DoAs(size_t client, const std::vector<std::string>& args) {
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    return Canon(ParseResp(RawAs(client, views)));
+  }
+  // The bytes pushed to a client out of band (Pub/Sub messages) since the last call.
+  std::string TakePushed(size_t client);
 
   const std::string& data_dir() const { return data_dir_; }
   // Runs of requests that came back incomplete and were run again after reading their blocks.
@@ -84,6 +98,12 @@ class CommandTest : public ::testing::Test {
 
   std::string Do(std::initializer_list<std::string_view> args) { return ebb_->Do(args); }
   std::string Do(const std::vector<std::string>& args) { return ebb_->Do(args); }
+  std::string DoAs(size_t client, std::initializer_list<std::string_view> args) {
+    return ebb_->DoAs(client, args);
+  }
+  std::string DoAs(size_t client, const std::vector<std::string>& args) {
+    return ebb_->DoAs(client, args);
+  }
   std::string R(std::initializer_list<std::string_view> args) { return ebb_->Cmd(args).ToString(); }
   std::string R(const std::vector<std::string>& args) { return ebb_->Cmd(args).ToString(); }
   Reply Cmd(std::initializer_list<std::string_view> args) { return ebb_->Cmd(args); }

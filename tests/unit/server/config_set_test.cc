@@ -19,7 +19,8 @@ TEST(ConfigGetTest, DefaultsAsRedisPrintsThem) {
   EXPECT_EQ(r.Get("requirepass"), (Pairs{{"requirepass", ""}}));
   EXPECT_EQ(r.Get("proto-max-bulk-len"), (Pairs{{"proto-max-bulk-len", "536870912"}}));
   EXPECT_EQ(r.Get("client-output-buffer-limit"),
-            (Pairs{{"client-output-buffer-limit", "normal 0 0 0"}}));
+            (Pairs{{"client-output-buffer-limit",
+                    "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"}}));
   EXPECT_EQ(r.Get("default-ttl"), (Pairs{{"default-ttl", "unlimited"}}));
   EXPECT_EQ(r.Get("expiry-purge-deadline"), (Pairs{{"expiry-purge-deadline", "1d"}}));
   EXPECT_EQ(r.Get("expiration"), (Pairs{{"expiration", "on"}}));
@@ -82,7 +83,9 @@ TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
   ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
   ASSERT_TRUE(r.Set("client-output-buffer-limit", "normal 1mb 1kb 60", &error)) << error;
   EXPECT_EQ(r.Get("client-output-buffer-limit"),
-            (Pairs{{"client-output-buffer-limit", "normal 1048576 1024 60"}}));
+            (Pairs{{"client-output-buffer-limit",
+                    "normal 1048576 1024 60 slave 268435456 67108864 60 pubsub 33554432 8388608 "
+                    "60"}}));
   ASSERT_TRUE(r.Set("requirepass", "with space", &error)) << error;
   EXPECT_EQ(r.config().requirepass, "with space");
   EXPECT_EQ(changed, (std::vector<std::string>{
@@ -130,7 +133,7 @@ TEST(ConfigSetTest, ErrorsAsRedisWordsThemAndChangeNothing) {
       {"proto-max-bulk-len", "1k",
        failed + "'proto-max-bulk-len') - argument must be between 1048576 and "
                 "9223372036854775807 inclusive"},
-      {"client-output-buffer-limit", "replica 0 0 0",
+      {"client-output-buffer-limit", "master 0 0 0",
        failed + "'client-output-buffer-limit') - Invalid client class specified in buffer limit "
                 "configuration."},
       {"loglevel", "loud",

@@ -1,0 +1,97 @@
+#include "server/keyspace_events.h"
+
+#include <string>
+
+#include "server/client.h"
+#include "server/command.h"
+#include "server/pubsub.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+struct ClassLetter {
+  char letter;
+  uint32_t bits;
+};
+
+// In keyspaceEventsFlagsToString's order; 'A' is handled apart.
+constexpr ClassLetter kLetters[] = {
+    {'g', kNotifyGeneric},  {'$', kNotifyString},      {'l', kNotifyList},
+    {'s', kNotifySet},      {'h', kNotifyHash},        {'z', kNotifyZset},
+    {'x', kNotifyExpired},  {'e', kNotifyEvicted},     {'t', kNotifyStream},
+    {'d', kNotifyModule},   {'T', kNotifyTimestamped}, {'K', kNotifyKeyspace},
+    {'E', kNotifyKeyevent}, {'m', kNotifyKeyMiss},     {'n', kNotifyNew},
+};
+
+void Notify(ServerContext& server, int db, std::string_view key, NotifyClass type,
+            std::string_view event) {
+  const uint32_t selected = server.config().notify_keyspace_events;
+  if (!(selected & type) || !server.pubsub().HasSubscribers()) return;
+  const std::string db_text = std::to_string(db);
+  if (selected & kNotifyKeyspace) {
+    std::string channel = "__keyspace@" + db_text + "__:";
+    channel.append(key);
+    server.pubsub().Publish(PubSub::Kind::kChannel, channel, event);
+  }
+  if (selected & kNotifyKeyevent) {
+    std::string channel = "__keyevent@" + db_text + "__:";
+    channel.append(event);
+    server.pubsub().Publish(PubSub::Kind::kChannel, channel, key);
+  }
+}
+
+}  // namespace
+
+bool ParseNotifyClasses(std::string_view text, uint32_t* classes) {
+  uint32_t bits = 0;
+  for (char c : text) {
+    if (c == 'A') {
+      bits |= kNotifyAll;
+      continue;
+    }
+    bool known = false;
+    for (const ClassLetter& l : kLetters) {
+      if (l.letter == c) {
+        bits |= l.bits;
+        known = true;
+      }
+    }
+    if (!known) return false;
+  }
+  *classes = bits;
+  return true;
+}
+
+std::string NotifyClassesText(uint32_t classes) {
+  std::string out;
+  const bool all = (classes & kNotifyAll) == kNotifyAll;
+  if (all) out.push_back('A');
+  for (const ClassLetter& l : kLetters) {
+    const bool in_all = (l.bits & kNotifyAll) != 0;
+    if ((classes & l.bits) && !(all && in_all)) out.push_back(l.letter);
+  }
+  return out;
+}
+
+void SignalKeyChange(ServerContext& server, int db, std::string_view key, NotifyClass type,
+                     std::string_view event) {
+  server.watches().Touch(db, key);
+  Notify(server, db, key, type, event);
+}
+
+void SignalKeyChange(CommandContext& ctx, std::string_view key, NotifyClass type,
+                     std::string_view event) {
+  SignalKeyChange(ctx.server, ctx.client.db_index(), key, type, event);
+}
+
+void SignalFlush(ServerContext& server, int db) {
+  if (server.watches().empty() || !server.has_keyspace()) return;
+  for (const auto& [key_db, key] : server.watches().WatchedIn(db)) {
+    auto exists = server.keyspace().Exists(key_db, key);
+    if (exists.ok() && *exists) server.watches().Touch(key_db, key);
+  }
+}
+
+}  // namespace ebb::server
