@@ -23,13 +23,20 @@ void Client::RequestClose() {
 }
 
 std::string Client::InfoLine(int64_t now_ms) const {
+  // Redis's flags: P in subscriber mode, x inside MULTI, N for none.
+  std::string flags;
+  if (in_subscriber_mode()) flags += 'P';
+  if (multi_.active) flags += 'x';
+  if (flags.empty()) flags = "N";
+  const int64_t multi = multi_.active ? static_cast<int64_t>(multi_.queued.size()) : -1;
   return fmt::format(
-      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags=N db={} sub=0 psub=0 ssub=0 "
-      "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl=0 oll=0 omem={} "
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
+      "multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl=0 oll=0 omem={} "
       "tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
-      id_, addr_, laddr_, fd_, name_, age_s(now_ms), idle_s(now_ms), db_index_, query_buffer_bytes_,
-      query_buffer_bytes_, output_buffer_bytes_, query_buffer_bytes_ + output_buffer_bytes_,
-      last_command_, resp_, lib_name_, lib_ver_);
+      id_, addr_, laddr_, fd_, name_, age_s(now_ms), idle_s(now_ms), flags, db_index_,
+      pubsub_.channels.size(), pubsub_.patterns.size(), pubsub_.shard_channels.size(), multi,
+      query_buffer_bytes_, query_buffer_bytes_, output_buffer_bytes_,
+      query_buffer_bytes_ + output_buffer_bytes_, last_command_, resp_, lib_name_, lib_ver_);
 }
 
 Client* ClientRegistry::Find(uint64_t id) const {

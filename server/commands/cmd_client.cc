@@ -71,23 +71,34 @@ void ExecuteSetInfo(CommandContext& ctx, const SetInfoOptions& o) {
   ctx.reply.Ok();
 }
 
-// The value of CLIENT LIST/KILL TYPE: true for `normal` (the only clients ebb has), false for
-// another type Redis knows (`slave`, Redis's old name of replica, for KILL only); any other
-// word latches "Unknown client type".
-bool ParseTypeIsNormal(ArgParser& args, bool allow_slave) {
+// Client types as CLIENT LIST/KILL TYPE names them. ebb's clients are normal or, in subscriber
+// mode, pubsub (Redis's getClientType); master and replica match none.
+enum class ClientType { kAny, kNormal, kPubSub, kNone };
+
+ClientType TypeOf(const Client& c) {
+  return c.in_subscriber_mode() ? ClientType::kPubSub : ClientType::kNormal;
+}
+bool TypeMatches(ClientType wanted, const Client& c) {
+  return wanted == ClientType::kAny || wanted == TypeOf(c);
+}
+
+// The value of CLIENT LIST/KILL TYPE (`slave`, Redis's old name of replica, for KILL only); any
+// other word latches "Unknown client type".
+ClientType ParseClientType(ArgParser& args, bool allow_slave) {
   if (!args.HasMore()) {
     args.SyntaxError();
-    return false;
+    return ClientType::kNone;
   }
   const std::string_view type = args.Peek();
   const int known = allow_slave ? args.Choice({"normal", "master", "replica", "pubsub", "slave"})
                                 : args.Choice({"normal", "master", "replica", "pubsub"});
   if (known < 0) args.Fail(UnknownClientTypeError(type));
-  return known == 0;
+  return known == 0 ? ClientType::kNormal : known == 3 ? ClientType::kPubSub : ClientType::kNone;
 }
 
 struct ListOptions {
-  std::vector<uint64_t> ids;  // empty: every client; 0 matches none
+  std::vector<uint64_t> ids;  // empty: every client
+  ClientType type = ClientType::kAny;
 };
 
 // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]]
@@ -95,9 +106,7 @@ ListOptions ParseList(ArgParser& args) {
   ListOptions o;
   while (args.HasMore()) {
     if (args.Token("TYPE")) {
-      if (!ParseTypeIsNormal(args, /*allow_slave=*/false) && !args.failed()) {
-        o.ids.push_back(0);  // no client of that type
-      }
+      o.type = ParseClientType(args, /*allow_slave=*/false);
     } else if (args.Token("ID")) {
       if (!args.HasMore()) args.SyntaxError();
       while (args.HasMore()) {
@@ -117,6 +126,7 @@ void ExecuteList(CommandContext& ctx, const ListOptions& o) {
   std::string text;
   for (const auto& [id, client] : ctx.server.clients().all()) {
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), id) == o.ids.end()) continue;
+    if (!TypeMatches(o.type, *client)) continue;
     text += client->InfoLine(now);
     text += '\n';
   }
@@ -131,7 +141,7 @@ struct KillOptions {
   std::optional<std::string_view> old_form_addr;  // CLIENT KILL addr:port
   uint64_t id = 0;                                // 0: any
   std::string_view addr, laddr, user;             // empty: any
-  bool type_matches = true;                       // TYPE normal (or none)
+  ClientType type = ClientType::kAny;
   bool skipme = true;
 };
 
@@ -157,7 +167,7 @@ KillOptions ParseKill(ArgParser& args) {
     } else if (args.Token("USER")) {
       o.user = args.Next();
     } else if (args.Token("TYPE")) {
-      o.type_matches = ParseTypeIsNormal(args, /*allow_slave=*/true);
+      o.type = ParseClientType(args, /*allow_slave=*/true);
     } else if (args.Token("SKIPME")) {
       const int yes_no = args.Choice({"yes", "no"});
       if (yes_no < 0) args.SyntaxError();
@@ -183,7 +193,7 @@ void ExecuteKill(CommandContext& ctx, const KillOptions& o) {
   if (!o.user.empty() && o.user != "default") return ctx.reply.Error(NoSuchUserError(o.user));
   std::vector<Client*> victims;
   for (const auto& [id, client] : registry.all()) {
-    if (!o.type_matches) break;
+    if (!TypeMatches(o.type, *client)) continue;
     if (o.id != 0 && id != o.id) continue;
     if (!o.addr.empty() && client->addr() != o.addr) continue;
     if (!o.laddr.empty() && client->laddr() != o.laddr) continue;

@@ -1,6 +1,6 @@
 // Crash loop: ebb-server is SIGKILLed at random moments while several clients write, then
 // restarted on the same data directory; every write the server acknowledged must be there, and
-// every MSET must be all or nothing.
+// every MSET and every MULTI/EXEC transaction must be all or nothing.
 //
 // Bounded: EBB_CRASH_SECONDS (default 30) of cycles; `make soak` raises it. Each cycle's writers
 // stop on their own when the server dies; every wait is bounded.
@@ -36,6 +36,7 @@ struct WriterLog {
   std::set<std::pair<std::string, uint64_t>> tlog_entries;  // (value, ts) in its own log
   uint64_t treg_ts = 0;                                     // greatest acknowledged TREG SET ts
   std::vector<std::pair<std::string, std::string>> msets;   // key pairs, attempted
+  std::vector<std::string> transactions;  // the suffix of each transaction's keys, attempted
   int acked = 0;
 };
 
@@ -51,7 +52,7 @@ void Writer(int port, int writer, int cycle, WriterLog* log) {
     const std::string n = std::to_string(cycle) + ":" + std::to_string(i);
     const uint64_t ts = static_cast<uint64_t>(cycle) * 10'000'000 + i + 1;
     Reply r;
-    switch (i % 5) {
+    switch (i % 6) {
       case 0: {
         const std::string key = "put:" + id + ":" + n, value = "p" + n;
         r = Cmd(c.get(), {"PUT", key, value});
@@ -85,6 +86,24 @@ void Writer(int port, int writer, int cycle, WriterLog* log) {
         log->strings[b] = "2";
         break;
       }
+      case 5: {
+        // One transaction over three types, pipelined as clients send it.
+        const std::string sfx = id + ":" + n;
+        log->transactions.push_back(sfx);
+        Append(c.get(), {"MULTI"});
+        Append(c.get(), {"SET", "tx:a:" + sfx, "1"});
+        Append(c.get(), {"INCR", "tx:a:" + sfx});
+        Append(c.get(), {"TLOG", "INS", "tx:log:" + sfx, "e", std::to_string(ts)});
+        Append(c.get(), {"TREG", "SET", "tx:reg:" + sfx, "v", std::to_string(ts)});
+        Append(c.get(), {"EXEC"});
+        for (int k = 0; k < 5; ++k) {
+          if (!ReadReply(c.get()).is_status()) return;  // OK, QUEUED x4
+        }
+        r = ReadReply(c.get());
+        if (!r.is_array() || r.size() != 4) return;
+        log->strings["tx:a:" + sfx] = "2";
+        break;
+      }
     }
     ++log->acked;
   }
@@ -100,6 +119,11 @@ void Verify(redisContext* c, int writer, const WriterLog& log) {
   for (const auto& [a, b] : log.msets) {
     Reply ra = Cmd(c, {"EXISTS", a}), rb = Cmd(c, {"EXISTS", b});
     ASSERT_EQ(ra.integer(), rb.integer()) << "MSET applied partly: " << a << " / " << b;
+  }
+  for (const std::string& sfx : log.transactions) {
+    const long long a = Cmd(c, {"EXISTS", "tx:a:" + sfx}).integer();
+    ASSERT_EQ(Cmd(c, {"EXISTS", "tx:log:" + sfx}).integer(), a) << "transaction torn: " << sfx;
+    ASSERT_EQ(Cmd(c, {"EXISTS", "tx:reg:" + sfx}).integer(), a) << "transaction torn: " << sfx;
   }
   if (!log.tlog_entries.empty()) {
     Reply all = Cmd(c, {"TLOG", "GET", "log:" + id});
@@ -156,6 +180,8 @@ TEST(CrashLoop, AcknowledgedWritesSurviveSigkillUnderWalFsyncAlways) {
       log.strings.merge(cycle_logs[w].strings);
       log.tlog_entries.merge(cycle_logs[w].tlog_entries);
       log.msets.insert(log.msets.end(), cycle_logs[w].msets.begin(), cycle_logs[w].msets.end());
+      log.transactions.insert(log.transactions.end(), cycle_logs[w].transactions.begin(),
+                              cycle_logs[w].transactions.end());
       total_acked += cycle_logs[w].acked;
     }
     c.reset();
@@ -200,6 +226,11 @@ TEST(CrashLoop, EverysecKillLosesAtMostTheUnsyncedTailAndNeverTearsAnMset) {
     for (const auto& [a, b] : logs[w].msets) {
       ASSERT_EQ(Cmd(c.get(), {"EXISTS", a}).integer(), Cmd(c.get(), {"EXISTS", b}).integer())
           << "MSET applied partly: " << a;
+    }
+    for (const std::string& sfx : logs[w].transactions) {
+      const long long a = Cmd(c.get(), {"EXISTS", "tx:a:" + sfx}).integer();
+      ASSERT_EQ(Cmd(c.get(), {"EXISTS", "tx:log:" + sfx}).integer(), a) << "torn: " << sfx;
+      ASSERT_EQ(Cmd(c.get(), {"EXISTS", "tx:reg:" + sfx}).integer(), a) << "torn: " << sfx;
     }
   }
   std::printf("everysec SIGKILL: %d acknowledged writes, %d string keys lost\n", acked, lost);

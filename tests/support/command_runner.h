@@ -62,6 +62,9 @@ class CommandRunner {
   // the one Raw/Cmd/Do use. AddClient returns the new client's index.
   size_t AddClient();
   std::string RawAs(size_t client, std::span<const std::string_view> args);
+  std::string RawAs(size_t client, std::initializer_list<std::string_view> args) {
+    return RawAs(client, Span(args));
+  }
   std::string DoAs(size_t client, std::initializer_list<std::string_view> args) {
     return Canon(ParseResp(RawAs(client, Span(args))));
   }

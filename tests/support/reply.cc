@@ -103,6 +103,23 @@ Reply ParseResp(std::string_view bytes) {
   return ReplyFromHiredis(nullptr, raw);
 }
 
+std::vector<Reply> ParseAll(std::string_view bytes) {
+  std::vector<Reply> out;
+  redisReader* reader = redisReaderCreate();
+  bool ok = redisReaderFeed(reader, bytes.data(), bytes.size()) == REDIS_OK;
+  while (ok) {
+    void* raw = nullptr;
+    ok = redisReaderGetReply(reader, &raw) == REDIS_OK;
+    if (!ok || raw == nullptr) break;
+    out.push_back(ReplyFromHiredis(nullptr, raw));
+  }
+  if (!ok || reader->pos != reader->len) {
+    out.push_back(Reply(nullptr, nullptr, "not whole RESP replies: " + std::string(bytes)));
+  }
+  redisReaderFree(reader);
+  return out;
+}
+
 long long InfoField(std::string_view info, std::string_view field) {
   const std::string needle = "\r\n" + std::string(field) + ":";
   size_t at = info.find(needle);

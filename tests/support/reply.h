@@ -58,6 +58,10 @@ Reply ReplyFromHiredis(redisContext* c, void* raw);
 // not exactly one well-formed reply.
 Reply ParseResp(std::string_view bytes);
 
+// Parses complete RESP2 bytes holding any number of replies (pushed Pub/Sub messages); an
+// I/O-error Reply last if the bytes end inside a reply or do not parse.
+std::vector<Reply> ParseAll(std::string_view bytes);
+
 // The integer value of `field` in INFO's text, or -1 if absent.
 long long InfoField(std::string_view info, std::string_view field);
 
