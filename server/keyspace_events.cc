@@ -78,6 +78,7 @@ std::string NotifyClassesText(uint32_t classes) {
 void SignalKeyChange(ServerContext& server, int db, std::string_view key, NotifyClass type,
                      std::string_view event) {
   server.watches().Touch(db, key);
+  if (type != kNotifyExpired) server.expiry_events().Note(db, key);
   Notify(server, db, key, type, event);
 }
 

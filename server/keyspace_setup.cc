@@ -58,6 +58,8 @@ void ApplyRuntimeChange(std::string_view name, const Config& config, ServerConte
     ks.db().SetWholeFileExpiry(config.expiry_whole_file);
   } else if (name == "expiry-purge-deadline") {
     ks.db().SetPurgeDeadline(config.expiry_purge_deadline_ms);
+  } else if (name == "notify-keyspace-events") {
+    ctx->expiry_events().Poll();  // builds (or drops) the expiry index now, before keys expire
   }
 }
 

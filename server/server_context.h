@@ -12,6 +12,7 @@
 
 #include "server/client.h"
 #include "server/config/config.h"
+#include "server/expiry_events.h"
 #include "server/pubsub.h"
 #include "server/server_stats.h"
 #include "server/transaction.h"
@@ -50,6 +51,8 @@ class ServerContext {
   WatchRegistry& watches() { return watches_; }
   // Channels, patterns and their subscribers (server/pubsub.h).
   PubSub& pubsub() { return pubsub_; }
+  // The index of upcoming expiries behind on-time `expired` events (server/expiry_events.h).
+  ExpiryEvents& expiry_events() { return expiry_events_; }
 
   // True under `wal-fsync always` (the keyspace's group-commit setting): the types write with
   // WriteOptions::defer_sync = true and the connection syncs the WAL once per read batch before
@@ -90,6 +93,7 @@ class ServerContext {
   ClientRegistry clients_;
   WatchRegistry watches_;
   PubSub pubsub_;
+  ExpiryEvents expiry_events_{this};
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;

@@ -224,6 +224,10 @@ class Keyspace {
   // over their metadata and sub-rows, durable when it returns.
   OpResult<void> FlushDb(int db);
   OpResult<void> FlushAll();
+  // Visits every live key of `db` that has an expiry, in key order (the expiry-event index
+  // rebuilds itself from it).
+  storage::Status ForEachExpiring(
+      int db, const std::function<void(std::string_view user_key, int64_t expire_at_ms)>& visit);
   // Keys, keys with expiry, and mean remaining TTL of `db` (INFO keyspace). On an engine error
   // it counts what it could read.
   DbStats GetDbStats(int db);

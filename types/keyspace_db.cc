@@ -36,6 +36,15 @@ Status Keyspace::ForEachMeta(
   return it->status();
 }
 
+Status Keyspace::ForEachExpiring(
+    int db, const std::function<void(std::string_view user_key, int64_t expire_at_ms)>& visit) {
+  return ForEachMeta(db, {},
+                     [&](std::string_view key, std::string_view, const storage::RowMeta& m) {
+                       if (m.expire_at_ms) visit(key, *m.expire_at_ms);
+                       return true;
+                     });
+}
+
 std::string EncodeScanCursor(std::string_view next_key) {
   std::string cursor = "1";
   cursor.reserve(1 + 3 * next_key.size());

@@ -20,6 +20,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/expiry_events.h"
 #include "server/net/block_reader.h"
 #include "server/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
@@ -82,6 +83,8 @@ void ExecuteClock(CommandContext& ctx, const ClockOptions& o) {
       break;
   }
   ctx.reply.Ok();
+  // Expiries the move made due fire now, so tests of expired events are exact.
+  ctx.server.expiry_events().Poll();
 }
 
 void ExecuteFlushMemtable(CommandContext& ctx, const NoOptions&) {

@@ -31,6 +31,7 @@ Server::Server(ServerContext* context)
       dispatcher_(context),
       signals_(io_, SIGTERM, SIGINT),
       cron_timer_(io_),
+      expiry_timer_(io_),
       drain_timer_(io_) {
   if (context_->has_keyspace()) {
     types::Keyspace* ks = &context_->keyspace();
@@ -95,6 +96,8 @@ void Server::Run() {
     context_->RequestShutdown();
   });
   ScheduleCron();
+  context_->expiry_events().Poll();  // builds the expiry index from the data when selected
+  ScheduleExpiryPoll();
   spdlog::info("Ready to accept connections tcp");
   RunLoop();
 }
@@ -187,6 +190,15 @@ void Server::Remove(Connection* connection) {
   boost::asio::post(io_, [keep] {});
 }
 
+void Server::ScheduleExpiryPoll() {
+  expiry_timer_.expires_after(std::chrono::milliseconds(ExpiryEvents::kPollIntervalMs));
+  expiry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    context_->expiry_events().Poll();
+    ScheduleExpiryPoll();
+  });
+}
+
 void Server::ScheduleCron() {
   cron_timer_.expires_after(kCronInterval);
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -208,6 +220,7 @@ void Server::Shutdown() {
   for (auto& acceptor : acceptors_) acceptor->close(ec);
   signals_.cancel(ec);
   cron_timer_.cancel();
+  expiry_timer_.cancel();
   std::vector<std::shared_ptr<Connection>> all;
   for (auto& [ptr, conn] : connections_) all.push_back(conn);
   for (auto& conn : all) conn->CloseAfterWrite();

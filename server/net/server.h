@@ -63,6 +63,8 @@ class Server {
   void Accept(boost::asio::ip::tcp::acceptor& acceptor);
   void OnAccept(boost::asio::ip::tcp::socket socket);
   void ScheduleCron();
+  // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/expiry_events.h).
+  void ScheduleExpiryPoll();
   void WaitDrained(int rounds_left);
   // Runs io_ until it stops. After a turn that ran handlers it polls (non-blocking) for up to
   // io-poll-us more before blocking: a request arriving in that window is served without the
@@ -79,6 +81,7 @@ class Server {
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer cron_timer_;
+  boost::asio::steady_timer expiry_timer_;
   boost::asio::steady_timer drain_timer_;
   std::unordered_map<Connection*, std::shared_ptr<Connection>> connections_;
   // After connections_: destroyed first, it drops the connections its pending reads hold.

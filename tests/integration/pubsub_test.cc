@@ -105,5 +105,29 @@ TEST(PubSubServerTest, WatchAcrossConnectionsAndATransactionAcknowledgedOnce) {
   EXPECT_EQ(Cmd(c.get(), {"TLOG", "SIZE", "l"}).integer(), 1);
 }
 
+TEST(PubSubServerTest, ExpiredEventsFireOnTheirOwnAfterARestart) {
+  TestServer server;
+  const std::vector<std::string> args = {"--notify-keyspace-events", "Ex"};
+  ASSERT_TRUE(server.Start(args)) << server.error();
+  {
+    RedisConnection c = server.Connect();
+    EXPECT_EQ(Cmd(c.get(), {"SET", "soon", "v", "PX", "2500"}).str(), "OK");
+    EXPECT_EQ(Cmd(c.get(), {"TLOG", "INS", "log", "e", "1"}).str(), "OK");
+    EXPECT_EQ(Cmd(c.get(), {"PEXPIRE", "log", "2600"}).integer(), 1);
+  }
+  server.Kill();
+  ASSERT_TRUE(server.Start(args)) << server.error();  // the index is rebuilt from the data
+  RawConnection listener(server.port());
+  ASSERT_TRUE(listener.Send("SUBSCRIBE __keyevent@0__:expired\r\n"));
+  listener.ReadUntil(":1\r\n");
+  // Nobody reads the keys: the events come by themselves, once each.
+  const std::string expected =
+      Message("__keyevent@0__:expired", "soon") + Message("__keyevent@0__:expired", "log");
+  EXPECT_EQ(listener.ReadExactly(expected.size(), 10000), expected);
+  EXPECT_EQ(listener.ReadExactly(1, 300), "");
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(InfoField(c.get(), "stats", "expired_keys"), 2);
+}
+
 }  // namespace
 }  // namespace ebb::test

@@ -1,0 +1,121 @@
+// `expired` keyspace events on time, driven by DEBUG CLOCK: each key fires exactly when the clock
+// passes its expire_at — not before, once, for every type, with no read of the key — counts in
+// INFO's expired_keys once, and invalidates WATCH.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/command_runner.h"
+
+namespace ebb::test {
+namespace {
+
+constexpr int64_t kNow = 1'900'000'000'000;
+
+class ExpiryEventsTest : public CommandTest {
+ protected:
+  void SetUp() override {
+    CommandTest::SetUp();
+    PinClock(kNow);
+    listener_ = ebb_->AddClient();
+    ASSERT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "Ex"}), "+OK");
+    ebb_->DoAs(listener_, {"SUBSCRIBE", "__keyevent@0__:expired", "__keyevent@1__:expired"});
+    ebb_->TakePushed(listener_);
+  }
+  // The keys whose `expired` event arrived since the last call, "db:key" in arrival order.
+  std::string Expired() {
+    std::string out;
+    for (const Reply& m : ParseAll(ebb_->TakePushed(listener_))) {
+      out += (out.empty() ? "" : " ") + m[1].str().substr(11, 1) + ":" + m[2].str();
+    }
+    return out;
+  }
+  long long ExpiredKeys() { return InfoField(Cmd({"INFO", "stats"}).str(), "expired_keys"); }
+  size_t listener_ = 0;
+};
+
+TEST_F(ExpiryEventsTest, EveryTypeFiresWhenTheClockPassesItsExpiry) {
+  EXPECT_EQ(Do({"SET", "s", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"PUT", "row", "v", "TTL", "150"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "e", "1"}), "+OK");
+  EXPECT_EQ(Do({"PEXPIRE", "log", "200"}), ":1");
+  EXPECT_EQ(Do({"TREG", "SET", "reg", "v", "1"}), "+OK");
+  EXPECT_EQ(Do({"PEXPIREAT", "reg", std::to_string(kNow + 200)}), ":1");
+  EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
+  EXPECT_EQ(Do({"SET", "other", "v", "PX", "100"}), "+OK");
+  Advance(99);
+  EXPECT_EQ(Expired(), "");
+  Advance(1);
+  EXPECT_EQ(Expired(), "0:s 1:other");
+  Advance(49);
+  EXPECT_EQ(Expired(), "");
+  Advance(1);
+  EXPECT_EQ(Expired(), "0:row");
+  Advance(50);
+  EXPECT_EQ(Expired(), "0:log 0:reg");
+  Advance(10'000);
+  EXPECT_EQ(Expired(), "");  // once
+  EXPECT_EQ(ExpiredKeys(), 5);
+  // Reading the expired keys now counts nothing more.
+  EXPECT_EQ(Do({"GET", "other"}), "nil");
+  EXPECT_EQ(Do({"SELECT", "0"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "s", "row", "log", "reg"}), ":0");
+  EXPECT_EQ(ExpiredKeys(), 5);
+}
+
+TEST_F(ExpiryEventsTest, ChangedExpiriesFireOnlyAsTheyAreNow) {
+  EXPECT_EQ(Do({"SET", "moved", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"PEXPIRE", "moved", "300"}), ":1");
+  EXPECT_EQ(Do({"SET", "kept", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"PERSIST", "kept"}), ":1");
+  EXPECT_EQ(Do({"SET", "deleted", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"DEL", "deleted"}), ":1");
+  EXPECT_EQ(Do({"SET", "rewritten", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"SET", "rewritten", "w"}), "+OK");
+  Advance(200);
+  EXPECT_EQ(Expired(), "");
+  Advance(100);
+  EXPECT_EQ(Expired(), "0:moved");
+  EXPECT_EQ(Do({"MGET", "kept", "rewritten"}), "[$v,$w]");
+}
+
+TEST_F(ExpiryEventsTest, KeysWrittenBeforeTheEventsWereSelectedFireToo) {
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", ""}), "+OK");
+  EXPECT_EQ(Do({"SET", "early", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"TREG", "SET", "early-reg", "v", "3"}), "+OK");
+  EXPECT_EQ(Do({"PEXPIRE", "early-reg", "50"}), ":1");
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "KEA"}), "+OK");  // rebuilt here
+  ebb_->DoAs(listener_, {"UNSUBSCRIBE", "__keyevent@1__:expired"});
+  ebb_->TakePushed(listener_);
+  Advance(100);
+  EXPECT_EQ(Expired(), "0:early-reg 0:early");
+}
+
+TEST_F(ExpiryEventsTest, TransactionsExpiriesAreIndexed) {
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"SET", "t", "v", "PX", "10"}), "+QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "[+OK]");
+  Advance(10);
+  EXPECT_EQ(Expired(), "0:t");
+}
+
+TEST_F(ExpiryEventsTest, ExpiryInvalidatesWatch) {
+  const size_t other = ebb_->AddClient();
+  EXPECT_EQ(Do({"SET", "w", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(ebb_->DoAs(other, {"WATCH", "w"}), "+OK");
+  Advance(100);
+  EXPECT_EQ(Expired(), "0:w");
+  EXPECT_EQ(ebb_->DoAs(other, {"MULTI"}), "+OK");
+  EXPECT_EQ(ebb_->DoAs(other, {"EXEC"}), "nil");
+}
+
+TEST_F(ExpiryEventsTest, NothingFiresWhileExpirationIsOff) {
+  EXPECT_EQ(Do({"SET", "k", "v", "PX", "100"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "SET", "expiration", "off"}), "+OK");
+  Advance(1000);
+  EXPECT_EQ(Expired(), "");
+  EXPECT_EQ(Do({"GET", "k"}), "$v");
+}
+
+}  // namespace
+}  // namespace ebb::test
