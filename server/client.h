@@ -89,6 +89,18 @@ class Client {
   }
   void set_push_hook(std::function<void(std::string_view)> hook) { push_hook_ = std::move(hook); }
 
+  // CLIENT REPLY ON|OFF|SKIP: whether the replies of this client's commands are sent. Messages
+  // pushed to it (Push: Pub/Sub messages and confirmations) are sent regardless, as in Redis.
+  enum class ReplyMode { kOn, kOff, kSkipNext, kSkipThis };
+  void set_reply_mode(ReplyMode mode) { reply_mode_ = mode; }
+  // True when the reply of the command about to run must be dropped.
+  bool replies_silenced() const { return reply_mode_ != ReplyMode::kOn; }
+  // After a command ran: SKIP silences exactly the command after CLIENT REPLY SKIP.
+  void OnCommandDone() {
+    if (reply_mode_ == ReplyMode::kSkipThis) reply_mode_ = ReplyMode::kOn;
+    if (reply_mode_ == ReplyMode::kSkipNext) reply_mode_ = ReplyMode::kSkipThis;
+  }
+
   // MULTI/EXEC and WATCH state (server/transaction.h).
   MultiState& multi() { return multi_; }
   const MultiState& multi() const { return multi_; }
@@ -121,6 +133,7 @@ class Client {
   storage::BlockFetch block_fetch_;
   MultiState multi_;
   PubSubState pubsub_;
+  ReplyMode reply_mode_ = ReplyMode::kOn;
   std::function<void(std::string_view)> push_hook_;
 };
 

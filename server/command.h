@@ -76,6 +76,7 @@ enum CommandFlag : uint32_t {
   // Runs once, its reads waiting for the disk inline, never restarted (server/dispatcher.h):
   // EXEC, whose queued commands publish, touch watches and write as they go.
   kCmdNoRestart = 1 << 12,
+  kCmdNoMulti = 1 << 13,  // refused inside MULTI (SHUTDOWN): "Command not allowed inside ..."
 };
 
 // COMMAND DOCS argument types, as Redis names them.

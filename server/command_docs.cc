@@ -24,6 +24,7 @@ std::vector<std::string> FlagNames(uint32_t flags) {
   if (flags & kCmdNoAuth) out.push_back("no_auth");
   if (flags & kCmdDebug) out.push_back("protected");
   if (flags & kCmdPubSub) out.push_back("pubsub");
+  if (flags & kCmdNoMulti) out.push_back("no_multi");
   return out;
 }
 

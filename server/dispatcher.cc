@@ -95,6 +95,10 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     reject(kNoAuth, spec);
     return result;
   }
+  if (multi.active && (flags & kCmdNoMulti)) {
+    reject(kNotAllowedInMulti, spec);
+    return result;
+  }
   if (client.in_subscriber_mode() && client.resp() == 2 && !(flags & kCmdSubscriberOk)) {
     reject(SubscriberModeError(spec->full_name), spec);
     return result;

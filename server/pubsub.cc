@@ -52,11 +52,12 @@ std::set<std::string, std::less<>>& PubSub::SetOf(Client* client, Kind kind) {
                                   : s.shard_channels;
 }
 
-void PubSub::Confirm(Client* client, Kind kind, bool subscribe, const std::string* name,
-                     protocol::ReplyWriter& reply) {
+void PubSub::Confirm(Client* client, Kind kind, bool subscribe, const std::string* name) {
   const PubSubState& s = client->pubsub();
   const size_t count =
       kind == Kind::kShard ? s.shard_channels.size() : s.channels.size() + s.patterns.size();
+  std::string out;
+  protocol::ReplyWriter reply(&out, client->resp());
   reply.PushHeader(3);
   reply.Bulk(SubscribeWord(kind, subscribe));
   if (name != nullptr) {
@@ -65,13 +66,13 @@ void PubSub::Confirm(Client* client, Kind kind, bool subscribe, const std::strin
     reply.Null();
   }
   reply.Integer(static_cast<int64_t>(count));
+  client->Push(out);
 }
 
-void PubSub::Subscribe(Client* client, Kind kind, std::string_view name,
-                       protocol::ReplyWriter& reply) {
+void PubSub::Subscribe(Client* client, Kind kind, std::string_view name) {
   auto [it, added] = SetOf(client, kind).emplace(name);
   if (added) IndexOf(kind)[std::string(name)].push_back(client);
-  Confirm(client, kind, true, &*it, reply);
+  Confirm(client, kind, true, &*it);
 }
 
 void PubSub::Remove(Client* client, Kind kind, std::string_view name) {
@@ -82,25 +83,24 @@ void PubSub::Remove(Client* client, Kind kind, std::string_view name) {
   if (it->second.empty()) index.erase(it);
 }
 
-void PubSub::Unsubscribe(Client* client, Kind kind, std::string_view name,
-                         protocol::ReplyWriter& reply) {
+void PubSub::Unsubscribe(Client* client, Kind kind, std::string_view name) {
   auto& set = SetOf(client, kind);
   const std::string owned(name);
   if (auto it = set.find(name); it != set.end()) {
     set.erase(it);
     Remove(client, kind, name);
   }
-  Confirm(client, kind, false, &owned, reply);
+  Confirm(client, kind, false, &owned);
 }
 
-void PubSub::UnsubscribeAll(Client* client, Kind kind, protocol::ReplyWriter& reply) {
+void PubSub::UnsubscribeAll(Client* client, Kind kind) {
   auto& set = SetOf(client, kind);
-  if (set.empty()) return Confirm(client, kind, false, nullptr, reply);
+  if (set.empty()) return Confirm(client, kind, false, nullptr);
   while (!set.empty()) {
     const std::string name = *set.begin();
     set.erase(set.begin());
     Remove(client, kind, name);
-    Confirm(client, kind, false, &name, reply);
+    Confirm(client, kind, false, &name);
   }
 }
 

@@ -7,7 +7,8 @@
 // connection appends to its output and writes out; a subscriber whose pending output passes
 // client-output-buffer-limit pubsub is disconnected there (server/net/connection.h) while the
 // others keep receiving. Subscribing replies one confirmation per channel, as Redis does, each
-// carrying the client's subscription count (channels + patterns; shard channels count alone).
+// carrying the client's subscription count (channels + patterns; shard channels count alone);
+// confirmations are pushed like messages (Client::Push), so CLIENT REPLY OFF silences neither.
 // Thread-safety: none; the command thread only.
 #pragma once
 
@@ -17,10 +18,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace ebb::protocol {
-class ReplyWriter;
-}
 
 namespace ebb::server {
 
@@ -40,12 +37,12 @@ class PubSub {
 
   // SUBSCRIBE / PSUBSCRIBE / SSUBSCRIBE of one name: subscribes if not yet, replies the
   // confirmation ("subscribe", name, count).
-  void Subscribe(Client* client, Kind kind, std::string_view name, protocol::ReplyWriter& reply);
+  void Subscribe(Client* client, Kind kind, std::string_view name);
   // UNSUBSCRIBE of one name: unsubscribes if subscribed, replies the confirmation.
-  void Unsubscribe(Client* client, Kind kind, std::string_view name, protocol::ReplyWriter& reply);
+  void Unsubscribe(Client* client, Kind kind, std::string_view name);
   // UNSUBSCRIBE without arguments: every name of `kind`; with none, one confirmation with a
   // null name.
-  void UnsubscribeAll(Client* client, Kind kind, protocol::ReplyWriter& reply);
+  void UnsubscribeAll(Client* client, Kind kind);
   // Forgets every subscription of a client (disconnect, RESET), replying nothing.
   void Forget(Client* client);
 
@@ -69,8 +66,7 @@ class PubSub {
   const Index& IndexOf(Kind kind) const;
   static std::set<std::string, std::less<>>& SetOf(Client* client, Kind kind);
   // The confirmation of (un)subscribing `name` (null when absent).
-  static void Confirm(Client* client, Kind kind, bool subscribe, const std::string* name,
-                      protocol::ReplyWriter& reply);
+  static void Confirm(Client* client, Kind kind, bool subscribe, const std::string* name);
   void Remove(Client* client, Kind kind, std::string_view name);
 
   Index channels_;

@@ -38,6 +38,28 @@ void ExecuteSetName(CommandContext& ctx, const NameOptions& o) {
   ctx.reply.Ok();
 }
 
+struct ReplyOptions {
+  Client::ReplyMode mode = Client::ReplyMode::kOn;
+};
+
+// CLIENT REPLY ON|OFF|SKIP
+ReplyOptions ParseReply(ArgParser& args) {
+  ReplyOptions o;
+  const int mode = args.Choice({"ON", "OFF", "SKIP"});
+  if (mode < 0) args.SyntaxError();
+  o.mode = mode == 1   ? Client::ReplyMode::kOff
+           : mode == 2 ? Client::ReplyMode::kSkipNext
+                       : Client::ReplyMode::kOn;
+  return o;
+}
+
+// OFF and SKIP reply nothing. ON replies OK even while replies were off: pushed, since the
+// connection silences the reply of a command that starts silenced.
+void ExecuteReply(CommandContext& ctx, const ReplyOptions& o) {
+  ctx.client.set_reply_mode(o.mode);
+  if (o.mode == Client::ReplyMode::kOn) ctx.client.Push("+OK\r\n");
+}
+
 void ExecuteGetName(CommandContext& ctx, const NoOptions&) {
   if (ctx.client.name().empty()) return ctx.reply.Null();
   ctx.reply.Bulk(ctx.client.name());
@@ -286,6 +308,20 @@ std::vector<CommandSpec> ClientCommands() {
                 .help = {{.usage = "SETINFO <LIB-NAME|LIB-VER> <value>",
                           .text = "Set client library name or version."}},
                 .handler = Handler<ParseSetInfo, ExecuteSetInfo>}),
+           Sub({.name = "reply",
+                .arity = 3,
+                .flags = kConn,
+                .summary = "Instructs the server whether to reply to commands.",
+                .arguments =
+                    {{.name = "action",
+                      .type = ArgType::kOneOf,
+                      .children =
+                          {{.name = "on", .type = ArgType::kPureToken, .token = "ON"},
+                           {.name = "off", .type = ArgType::kPureToken, .token = "OFF"},
+                           {.name = "skip", .type = ArgType::kPureToken, .token = "SKIP"}}}},
+                .help = {{.usage = "REPLY (ON|OFF|SKIP)",
+                          .text = "Control the replies sent to the current connection."}},
+                .handler = Handler<ParseReply, ExecuteReply>}),
            Sub({.name = "setname",
                 .arity = 3,
                 .flags = kConn,

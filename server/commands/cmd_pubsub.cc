@@ -2,6 +2,8 @@
 // SPUBLISH and PUBSUB CHANNELS|NUMSUB|NUMPAT|SHARDCHANNELS|SHARDNUMSUB (Redis 7's pubsub.c).
 // ebb is one node: a shard channel is a channel of its own namespace, as on a Redis without
 // cluster mode. Delivery and the subscriber-mode rules: server/pubsub.h, server/dispatcher.h.
+// (UN)SUBSCRIBE's confirmations are pushed (Client::Push): the commands append no reply of their
+// own.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,15 +23,14 @@ using Kind = PubSub::Kind;
 
 template <Kind kKind>
 void ExecuteSubscribe(CommandContext& ctx, const RestOptions& o) {
-  for (std::string_view name : o.args)
-    ctx.server.pubsub().Subscribe(&ctx.client, kKind, name, ctx.reply);
+  for (std::string_view name : o.args) ctx.server.pubsub().Subscribe(&ctx.client, kKind, name);
 }
 
 template <Kind kKind>
 void ExecuteUnsubscribe(CommandContext& ctx, const RestOptions& o) {
   PubSub& pubsub = ctx.server.pubsub();
-  if (o.args.empty()) return pubsub.UnsubscribeAll(&ctx.client, kKind, ctx.reply);
-  for (std::string_view name : o.args) pubsub.Unsubscribe(&ctx.client, kKind, name, ctx.reply);
+  if (o.args.empty()) return pubsub.UnsubscribeAll(&ctx.client, kKind);
+  for (std::string_view name : o.args) pubsub.Unsubscribe(&ctx.client, kKind, name);
 }
 
 struct PublishOptions {

@@ -69,7 +69,7 @@ std::vector<CommandSpec> ServerCommands() {
        .handler = Handler<ParseNothing, ExecuteTime>},
       {.name = "shutdown",
        .arity = -1,
-       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti,
        .group = "server",
        .summary = "Shuts down the server after flushing pending replies.",
        .arguments =

@@ -106,8 +106,10 @@ void ExecuteWatch(CommandContext& ctx, const WatchOptions& o) {
   ctx.reply.Ok();
 }
 
+// UNWATCH also forgets that a watched key changed (Redis 7.0's unwatchCommand).
 void ExecuteUnwatch(CommandContext& ctx, const NoOptions&) {
   ctx.server.watches().UnwatchAll(&ctx.client);
+  ctx.client.multi().dirty_cas = false;
   ctx.reply.Ok();
 }
 

@@ -152,7 +152,11 @@ void Connection::ProcessInput() {
     if (parser_.args().empty()) continue;
     writer.set_protocol(client_.resp());
     size_t before = batch.size();
-    Dispatcher::Result result = server_->dispatcher().Dispatch(parser_.args(), client_, writer);
+    // CLIENT REPLY OFF|SKIP: the reply goes nowhere; pushes still reach `batch`.
+    std::string silenced;
+    protocol::ReplyWriter silent(&silenced, client_.resp());
+    Dispatcher::Result result = server_->dispatcher().Dispatch(
+        parser_.args(), client_, client_.replies_silenced() ? silent : writer);
     if (result.incomplete) {
       // It needs blocks from disk: keep it unconsumed and run it again when they are here,
       // with those of the point reads queued behind it read in the same round.
@@ -161,6 +165,7 @@ void Connection::ProcessInput() {
       Park();
       break;
     }
+    client_.OnCommandDone();
     parked_request_ = false;
     // The requests a lookahead pinned blocks for have all run: drop the pins.
     if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();

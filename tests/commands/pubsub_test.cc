@@ -121,6 +121,22 @@ TEST_F(PubSubTest, Resp3SubscribersGetPushesAndRunAnyCommand) {
   EXPECT_EQ(ebb_->RawAs(a, {"UNSUBSCRIBE"}), ">3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n");
 }
 
+TEST_F(PubSubTest, ClientReplyOffSilencesRepliesButNotMessages) {
+  const size_t a = ebb_->AddClient();
+  EXPECT_EQ(ebb_->RawAs(a, {"CLIENT", "REPLY", "OFF"}), "");
+  EXPECT_EQ(ebb_->RawAs(a, {"SET", "k", "v"}), "");
+  EXPECT_EQ(ebb_->RawAs(a, {"SUBSCRIBE", "c"}), "*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n");
+  EXPECT_EQ(Do({"PUBLISH", "c", "m"}), ":1");
+  EXPECT_EQ(ebb_->TakePushed(a), "*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n");
+  EXPECT_EQ(ebb_->RawAs(a, {"UNSUBSCRIBE"}), "*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n");
+  EXPECT_EQ(ebb_->RawAs(a, {"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+  EXPECT_EQ(ebb_->RawAs(a, {"GET", "k"}), "$1\r\nv\r\n");
+  EXPECT_EQ(ebb_->RawAs(a, {"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(ebb_->RawAs(a, {"GET", "k"}), "");
+  EXPECT_EQ(ebb_->RawAs(a, {"GET", "k"}), "$1\r\nv\r\n");
+  EXPECT_EQ(ebb_->DoAs(a, {"CLIENT", "REPLY", "MAYBE"}), "-ERR syntax error");
+}
+
 TEST_F(PubSubTest, KeyspaceNotificationsAreOffByDefault) {
   const size_t a = ebb_->AddClient();
   ebb_->DoAs(a, {"PSUBSCRIBE", "*"});

@@ -65,6 +65,14 @@ TEST_F(TransactionTest, RefusedExecCarriesItsReason) {
   EXPECT_EQ(Do({"DISCARD"}), "-ERR DISCARD without MULTI");
 }
 
+TEST_F(TransactionTest, ShutdownIsRefusedInsideMulti) {
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"SET", "foo", "bar"}), "+QUEUED");
+  EXPECT_EQ(Do({"SHUTDOWN"}), "-ERR Command not allowed inside a transaction");
+  EXPECT_EQ(Do({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.");
+  EXPECT_EQ(Do({"EXISTS", "foo"}), ":0");
+}
+
 TEST_F(TransactionTest, NestingWatchAndDiscardRules) {
   EXPECT_EQ(Do({"DISCARD"}), "-ERR DISCARD without MULTI");
   EXPECT_EQ(Do({"MULTI"}), "+OK");
@@ -238,6 +246,13 @@ TEST_F(TransactionTest, WatchedKeyThatExpiresFailsExec) {
 
 TEST_F(TransactionTest, UnwatchAndDiscardForgetWatches) {
   const size_t other = ebb_->AddClient();
+  // UNWATCH after the watched key changed: the transaction runs (Redis: "possible to UNWATCH").
+  EXPECT_EQ(Do({"WATCH", "x"}), "+OK");
+  EXPECT_EQ(ebb_->DoAs(other, {"SET", "x", "0"}), "+OK");
+  EXPECT_EQ(Do({"UNWATCH"}), "+OK");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"PING"}), "+QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "[+PONG]");
   EXPECT_EQ(Do({"WATCH", "x"}), "+OK");
   EXPECT_EQ(Do({"UNWATCH"}), "+OK");
   EXPECT_EQ(ebb_->DoAs(other, {"SET", "x", "1"}), "+OK");

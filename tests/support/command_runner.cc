@@ -39,6 +39,9 @@ struct CommandRunner::State {
   std::unique_ptr<Client> client;
   std::vector<std::unique_ptr<Client>> others;       // clients 1, 2, ...
   std::vector<std::unique_ptr<std::string>> pushed;  // by client index
+  // While a client's request runs, what is pushed to it joins its reply, as on a connection.
+  Client* running = nullptr;
+  std::string* running_out = nullptr;
 
   // Unregisters every client (and its watches and subscriptions).
   void DropClients() {
@@ -59,7 +62,10 @@ struct CommandRunner::State {
                                       "127.0.0.1:6379", -1, 0);
     pushed.push_back(std::make_unique<std::string>());
     std::string* sink = pushed.back().get();
-    c->set_push_hook([sink](std::string_view m) { sink->append(m); });
+    Client* self = c.get();
+    c->set_push_hook([this, sink, self](std::string_view m) {
+      (running == self ? running_out : sink)->append(m);
+    });
     context->clients().Add(c.get());
     Client* raw = c.get();
     if (!client) {
@@ -130,10 +136,29 @@ size_t CommandRunner::AddClient() {
 }
 
 std::string CommandRunner::RawAs(size_t client, std::span<const std::string_view> args) {
-  std::string out;
+  std::string out, silenced;
   Client& c = state_->At(client);
-  protocol::ReplyWriter writer(&out, c.resp());
-  if (!args.empty()) state_->dispatcher->Dispatch(args, c, writer);
+  protocol::ReplyWriter writer(&out, c.resp()), silent(&silenced, c.resp());
+  if (args.empty()) return out;
+  state_->running = &c;
+  state_->running_out = &out;
+  // A run that needs table blocks comes back incomplete: read them here, as the connection's
+  // reader would, and run the request again (server/dispatcher.h, "Restartable commands").
+  storage::BlockFetch& fetch = c.block_fetch();
+  for (size_t runs = 1;
+       state_->dispatcher->Dispatch(args, c, c.replies_silenced() ? silent : writer).incomplete;
+       ++runs) {
+    EXPECT_TRUE(out.empty()) << "an incomplete run replied " << out;
+    if (runs > 2 * Dispatcher::kMaxRounds) {
+      ADD_FAILURE() << "a request came back incomplete " << runs << " times";
+      fetch.Release();
+      break;
+    }
+    fetch.ReadAndFillAll();
+    reruns_++;
+  }
+  c.OnCommandDone();
+  state_->running = nullptr;
   return out;
 }
 
@@ -150,26 +175,7 @@ std::string CommandRunner::Raw(const std::vector<std::string>& args) {
   return Raw(std::span<const std::string_view>(views));
 }
 
-std::string CommandRunner::Raw(std::span<const std::string_view> args) {
-  std::string out;
-  protocol::ReplyWriter writer(&out, state_->client->resp());
-  if (args.empty()) return out;
-  // A run that needs table blocks comes back incomplete: read them here, as the connection's
-  // reader would, and run the request again (server/dispatcher.h, "Restartable commands").
-  storage::BlockFetch& fetch = state_->client->block_fetch();
-  for (size_t runs = 1; state_->dispatcher->Dispatch(args, *state_->client, writer).incomplete;
-       ++runs) {
-    EXPECT_TRUE(out.empty()) << "an incomplete run replied " << out;
-    if (runs > 2 * Dispatcher::kMaxRounds) {
-      ADD_FAILURE() << "a request came back incomplete " << runs << " times";
-      fetch.Release();
-      break;
-    }
-    fetch.ReadAndFillAll();
-    reruns_++;
-  }
-  return out;
-}
+std::string CommandRunner::Raw(std::span<const std::string_view> args) { return RawAs(0, args); }
 
 void CommandTest::PinClock(int64_t ms) {
   ASSERT_EQ(Do({"DEBUG", "CLOCK", "SET", std::to_string(ms)}), "+OK");
