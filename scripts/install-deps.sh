@@ -8,7 +8,11 @@ packages=(
   libboost1.81-dev libhiredis-dev libfmt-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev liblz4-dev libzstd-dev liburing-dev
   redis-server redis-tools librocksdb-dev
+  python3-redis  # tests/clients: redis-py
 )
+# tests/clients: ioredis and node-redis come from npm; Node.js and npm from Debian unless a Node.js
+# with npm is already installed.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 # `--bench` adds what `make bench` needs on top.
 [[ "${1:-}" == "--bench" ]] && packages+=(python3 gnuplot-nox valgrind bc fio)

@@ -1,0 +1,62 @@
+// ioredis and node-redis against ebb: multi()/exec(), WATCH, subscribe. Usage:
+// node node_clients_test.mjs <port> <node_modules dir>. Every wait is bounded.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const port = Number(process.argv[2]);
+const require = createRequire(path.join(path.resolve(process.argv[3]), 'x.js'));
+const Redis = require('ioredis');
+const { createClient } = require('redis');
+
+function within(ms, promise, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function ioredis() {
+  const r = new Redis({ port, lazyConnect: true });
+  const sub = new Redis({ port, lazyConnect: true });
+  await r.connect();
+  await sub.connect();
+  await r.flushall();
+  assert.deepEqual(await r.multi().set('k', '1').incr('k').get('k').exec(),
+                   [[null, 'OK'], [null, 2], [null, '2']]);
+  await r.watch('w');
+  await sub.set('w', 'other');  // not yet subscribed: a normal client
+  assert.equal(await r.multi().set('w', 'mine').exec(), null);
+  const got = new Promise((resolve) => sub.on('message', (ch, msg) => resolve([ch, msg])));
+  assert.equal(await sub.subscribe('news'), 1);
+  assert.equal(await r.publish('news', 'hello'), 1);
+  assert.deepEqual(await within(5000, got, 'ioredis message'), ['news', 'hello']);
+  r.disconnect();
+  sub.disconnect();
+}
+
+async function nodeRedis() {
+  const r = createClient({ socket: { port } });
+  await r.connect();
+  const sub = r.duplicate();
+  await sub.connect();
+  assert.deepEqual(await r.multi().set('k', '1').incr('k').get('k').exec(), ['OK', 2, '2']);
+  await r.watch('w2');
+  await r.set('w2', 'changed by me, before MULTI');
+  await assert.rejects(r.multi().set('w2', 'x').exec(), (e) => e.constructor.name === 'WatchError');
+  const got = new Promise((resolve) => sub.subscribe('news', (msg, ch) => resolve([ch, msg])));
+  await within(5000, (async () => {
+    for (;;) {  // subscribe() resolves its listener only; publish until the subscription is on
+      if ((await r.publish('news', 'hello')) === 1) return;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  })(), 'node-redis subscription');
+  assert.deepEqual(await within(5000, got, 'node-redis message'), ['news', 'hello']);
+  await sub.quit();
+  await r.quit();
+}
+
+await ioredis();
+await nodeRedis();
+console.log('ioredis and node-redis: multi/exec, WATCH, subscribe OK');
