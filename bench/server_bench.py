@@ -9,8 +9,14 @@ appendfsync always). Prints a Markdown table and, when gnuplot is present, write
 
 Data held on disk rather than in memory is bench/disk_bench.py's part.
 
+Pub/Sub and transactions (same servers, A B A B): redis-benchmark PUBLISH to a channel with 1 and
+with 50 subscribers (each a socket read in bulk and discarded by this script), and MULTI / SET /
+INCR / EXEC transactions — redis-benchmark sends one command per request, so this script sends
+the transactions itself, pre-encoded and pipelined 16 deep on 50 connections — reported as
+transactions per second.
+
 Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
-                             [--out bench/results]
+                             [--out bench/results] [--pubsub on|off|only]
 """
 import argparse
 import base64
@@ -22,7 +28,9 @@ import socket
 import statistics
 import subprocess
 import sys
+import selectors
 import tempfile
+import threading
 import time
 
 # (label, ebb command, redis command); a command of None means `-t <name>` of redis-benchmark.
@@ -147,6 +155,108 @@ def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
     return results, rss
 
 
+class Subscribers:
+    """`count` connections SUBSCRIBEd to `channel`, drained by one thread until stop()."""
+
+    def __init__(self, port, channel, count):
+        self.socks = []
+        for _ in range(count):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(resp(b"SUBSCRIBE", channel.encode()))
+            s.recv(1024)  # the confirmation
+            s.setblocking(False)
+            self.socks.append(s)
+        self.stopping = False
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self):
+        sel = selectors.DefaultSelector()
+        for s in self.socks:
+            sel.register(s, selectors.EVENT_READ)
+        while not self.stopping:
+            for key, _ in sel.select(timeout=0.1):
+                try:
+                    key.fileobj.recv(1 << 20)
+                except BlockingIOError:
+                    pass
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join()
+        for s in self.socks:
+            s.close()
+
+
+def transactions(port, count, clients=50, depth=16):
+    """MULTI SET INCR EXEC `count` times over `clients` connections, `depth` in flight on each;
+    returns transactions per second."""
+    one = resp(b"MULTI") + resp(b"SET", b"tx:k", b"1") + resp(b"INCR", b"tx:k") + resp(b"EXEC")
+    per_client = count // clients
+    done = [0.0] * clients
+
+    def run(i):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sent = received = 0
+        tail = b""
+        while received < per_client:
+            burst = min(depth - (sent - received), per_client - sent)
+            if burst > 0:
+                s.sendall(one * burst)
+                sent += burst
+            data = tail + s.recv(1 << 16)
+            received += data.count(b"*2\r\n")  # one EXEC reply per transaction
+            tail = data[-3:]
+        s.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return per_client * clients / (time.perf_counter() - start)
+
+
+def run_pubsub_suite(ebb_bin, workdir, rounds, requests):
+    redis, ebb = start_pair(ebb_bin, workdir, False)
+    results = []
+    try:
+        for subscribers in (1, 50):
+            subs = [Subscribers(ebb.port, "ch", subscribers),
+                    Subscribers(redis.port, "ch", subscribers)]
+            try:
+                for pipeline in (1, 16):
+                    n = requests * (4 if pipeline > 1 else 1) // (10 if subscribers > 1 else 1)
+                    cmd = ["PUBLISH", "ch", "message:__rand_int__"]
+                    e = statistics.median(
+                        [x for _ in range(rounds)
+                         for x in [bench(ebb.port, cmd, n, pipeline, 50)]])
+                    r = statistics.median(
+                        [x for _ in range(rounds)
+                         for x in [bench(redis.port, cmd, n, pipeline, 50)]])
+                    label = f"PUBLISH to {subscribers} subscriber{'s' if subscribers > 1 else ''}"
+                    results.append((label, pipeline, e, r))
+                    print(f"  {label:32} P={pipeline:<2} ebb {e:>12,.0f}  redis {r:>12,.0f}  "
+                          f"x{e / r:.2f}", file=sys.stderr, flush=True)
+            finally:
+                for sub in subs:
+                    sub.stop()
+        ebb_tps, redis_tps = [], []
+        for _ in range(rounds):  # A B A B
+            ebb_tps.append(transactions(ebb.port, requests // 2))
+            redis_tps.append(transactions(redis.port, requests // 2))
+        e, r = statistics.median(ebb_tps), statistics.median(redis_tps)
+        results.append(("MULTI SET INCR EXEC (transactions/s)", 16, e, r))
+        print(f"  {'MULTI SET INCR EXEC':32} P=16 ebb {e:>12,.0f}  redis {r:>12,.0f}  "
+              f"x{e / r:.2f}", file=sys.stderr, flush=True)
+    finally:
+        ebb.stop()
+        redis.stop()
+    return results
+
+
 def markdown(title, results):
     lines = [f"#### {title}", "", "| workload | P | ebb req/s | redis req/s | ebb / redis |",
              "|---|---:|---:|---:|---:|"]
@@ -235,9 +345,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--requests", type=int, default=200000)
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--pubsub", choices=["on", "off", "only"], default="on",
+                    help="run the Pub/Sub and transaction table (on), skip it, or run only it "
+                    "(written to pubsub_bench.md)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ebb-bench-") as workdir:
+        if args.pubsub == "only":
+            report = markdown("Pub/Sub and transactions (everysec)",
+                              run_pubsub_suite(args.ebb, workdir, args.rounds, args.requests))
+            with open(os.path.join(args.out, "pubsub_bench.md"), "w") as f:
+                f.write(report)
+            print(report)
+            return
         print("everysec:", file=sys.stderr)
         everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False,
                                   {w[0] for w in WORKLOADS})
@@ -246,7 +366,11 @@ def main():
         # tried) last under half a second at P=16 and move by 30% between rounds.
         always, _ = run_suite(args.ebb, workdir, args.rounds, max(args.requests // 4, 10000),
                               True, WRITE_LABELS)
+        pubsub = (run_pubsub_suite(args.ebb, workdir, args.rounds, args.requests)
+                  if args.pubsub == "on" else [])
         report = (markdown("wal-fsync everysec vs appendfsync everysec", everysec) + "\n" +
+                  (markdown("Pub/Sub and transactions (everysec)", pubsub) + "\n"
+                   if pubsub else "") +
                   markdown("wal-fsync always vs appendfsync always", always) +
                   f"\nRSS after the everysec run: ebb {rss[0] // 1024} MiB, "
                   f"redis {rss[1] // 1024} MiB\n")

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -301,14 +302,22 @@ void Connection::OnPush(std::string_view message) {
   } else {
     out_.append(message);
   }
-  if (OverOutputLimit(WallMs())) {
+  if (OverOutputLimit(std::nullopt)) {
     // Not closed here: the publisher is walking the subscriber lists. The close runs next.
     push_refused_ = true;
     LogOutputLimitClose();
     boost::asio::post(server_->io(), [self = shared_from_this()] { self->Close(); });
     return;
   }
-  if (batch_ == nullptr) StartWrite();
+  // One write per loop turn for all the messages pushed in it (a publisher's pipeline fans out
+  // into one write per subscriber, not one per message).
+  if (batch_ == nullptr && !push_write_posted_) {
+    push_write_posted_ = true;
+    boost::asio::post(server_->io(), [self = shared_from_this()] {
+      self->push_write_posted_ = false;
+      self->StartWrite();
+    });
+  }
 }
 
 void Connection::LogOutputLimitClose() {
@@ -317,7 +326,7 @@ void Connection::LogOutputLimitClose() {
   server_->context().stats().client_output_buffer_limit_disconnections++;
 }
 
-bool Connection::OverOutputLimit(int64_t now_ms) {
+bool Connection::OverOutputLimit(std::optional<int64_t> now) {
   const Config& config = server_->context().config();
   const ClientOutputBufferLimit& limit = client_.in_subscriber_mode()
                                              ? config.client_output_buffer_limit_pubsub
@@ -326,6 +335,7 @@ bool Connection::OverOutputLimit(int64_t now_ms) {
   bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
   bool over_soft = false;
   if (limit.soft_bytes > 0 && pending > limit.soft_bytes) {
+    const int64_t now_ms = now ? *now : WallMs();  // the clock only when above the soft limit
     if (soft_limit_since_ms_ == 0) soft_limit_since_ms_ = now_ms;
     over_soft = now_ms - soft_limit_since_ms_ >= limit.soft_seconds * 1000;
   } else {

@@ -34,6 +34,7 @@
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "protocol/request_parser.h"
@@ -88,7 +89,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Applies client-output-buffer-limit (the pubsub class in subscriber mode, else normal);
   // returns false (and closes) if exceeded.
   bool CheckOutputLimits(int64_t now_ms);
-  bool OverOutputLimit(int64_t now_ms);
+  // `now`: the wall clock in ms, read here (only when needed) if not given.
+  bool OverOutputLimit(std::optional<int64_t> now);
   void LogOutputLimitClose();
   // A message pushed to this client (Client::Push): appended after the replies produced so far;
   // past the output limit the connection closes (deferred: the publisher is still delivering).
@@ -117,6 +119,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   int64_t soft_limit_since_ms_ = 0;  // 0: output not above the soft limit
   std::string* batch_ = nullptr;     // ProcessInput's reply batch while it runs
   bool push_refused_ = false;        // over the limit by a push: closing, pushes dropped
+  bool push_write_posted_ = false;   // a StartWrite for pushed messages is posted
 };
 
 }  // namespace ebb::server
