@@ -40,7 +40,7 @@ void ExpiryEvents::Rebuild() {
 void ExpiryEvents::Add(int64_t expire_at, int db, std::string_view key) {
   if (horizon_ && expire_at >= *horizon_) return;
   entries_.emplace(expire_at, db, std::string(key));
-  if (entries_.size() > kMaxEntries) {
+  if (entries_.size() > max_entries_) {
     auto last = std::prev(entries_.end());
     horizon_ = std::get<0>(*last);
     entries_.erase(last);
@@ -73,7 +73,7 @@ void ExpiryEvents::Poll() {
   }
   // The expiries dropped for want of room come back before they are due: once half of the room
   // is free again, from the data.
-  if (horizon_ && entries_.size() < kMaxEntries / 2) Rebuild();
+  if (horizon_ && entries_.size() < max_entries_ / 2) Rebuild();
 }
 
 }  // namespace ebb::server

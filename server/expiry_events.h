@@ -19,12 +19,14 @@
 // because that very expiry passed (a key deleted, persisted or given another expiry meanwhile does
 // not; its new expiry has an entry of its own).
 //
-// Bounded memory: at most kMaxEntries entries (the earliest expiries). Past that, later expiries
-// are dropped and remembered only as a horizon (the earliest expire_at not held); when the
-// entries held have fired and the horizon is due, the index is rebuilt from the data, again
-// keeping the earliest kMaxEntries. Memory is therefore O(kMaxEntries) whatever the number of
+// Bounded memory: at most 2^20 entries (the earliest expiries; about 100 bytes each plus the
+// key). Past that, later expiries are dropped and remembered only as a horizon (the earliest
+// expire_at not held); once half of the entries held have fired, the index is rebuilt from the
+// data, again keeping the earliest 2^20. Memory is therefore bounded whatever the number of
 // expiring keys; a keyspace with more expiring keys than that pays one scan of its metadata
-// each time the held ones are exhausted.
+// per 2^19 expiries. Limit: a rebuild sees only live keys, so if the clock jumps past the
+// horizon (more than 2^19 held expiries fall due in one poll), the keys beyond it expire
+// without an event.
 // Thread-safety: none; the command thread only.
 #pragma once
 
@@ -41,7 +43,7 @@ class ServerContext;
 
 class ExpiryEvents {
  public:
-  static constexpr size_t kMaxEntries = 1 << 20;
+  static constexpr size_t kDefaultMaxEntries = 1 << 20;
   static constexpr int64_t kPollIntervalMs = 20;
 
   // REQUIRES: server outlives this object.
@@ -55,6 +57,8 @@ class ExpiryEvents {
   void Poll();
   // Entries held (for tests and INFO).
   size_t size() const { return entries_.size(); }
+  // The bound on entries (tests use a small one to exercise the horizon).
+  void set_max_entries(size_t n) { max_entries_ = n; }
 
  private:
   using Entry = std::tuple<int64_t, int, std::string>;  // expire_at, db, key
@@ -68,6 +72,7 @@ class ExpiryEvents {
   bool built_ = false;
   std::set<Entry> entries_;
   std::optional<int64_t> horizon_;  // earliest expire_at dropped for want of room
+  size_t max_entries_ = kDefaultMaxEntries;
 };
 
 }  // namespace ebb::server

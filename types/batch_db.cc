@@ -105,9 +105,13 @@ class MergedIterator final : public storage::Iterator {
     SettleBackward();
   }
 
-  // Chooses the smaller of the two cursors, skipping dead pending keys (and the engine's
-  // version of the same key).
-  void SettleForward() {
+  void SettleForward() { Settle(/*forward=*/true); }
+  void SettleBackward() { Settle(/*forward=*/false); }
+
+  // Chooses the nearer of the two cursors in the walk's direction (the smaller key forward, the
+  // larger backward), skipping dead pending keys and the engine's version of the same key.
+  // Backward, pending_ == end() means none is left.
+  void Settle(bool forward) {
     for (;;) {
       const bool p = pending_ != index_.end() && InBounds(pending_->first);
       const bool b = base_->Valid();
@@ -115,7 +119,7 @@ class MergedIterator final : public storage::Iterator {
         source_ = b ? Source::kBase : Source::kNone;
         return;
       }
-      if (b && base_->key() < pending_->first) {
+      if (b && (forward ? base_->key() < pending_->first : base_->key() > pending_->first)) {
         source_ = Source::kBase;
         return;
       }
@@ -123,29 +127,18 @@ class MergedIterator final : public storage::Iterator {
         source_ = Source::kPending;
         return;
       }
-      if (b && base_->key() == pending_->first) base_->Next();
-      ++pending_;
-    }
-  }
-  // The mirror image: the larger of the two cursors. pending_ == end() means none.
-  void SettleBackward() {
-    for (;;) {
-      const bool p = pending_ != index_.end() && InBounds(pending_->first);
-      const bool b = base_->Valid();
-      if (!p) {
-        source_ = b ? Source::kBase : Source::kNone;
-        return;
+      if (b && base_->key() == pending_->first) {
+        if (forward) {
+          base_->Next();
+        } else {
+          base_->Prev();
+        }
       }
-      if (b && base_->key() > pending_->first) {
-        source_ = Source::kBase;
-        return;
+      if (forward) {
+        ++pending_;
+      } else {
+        pending_ = pending_ == index_.begin() ? index_.end() : std::prev(pending_);
       }
-      if (PendingLive()) {
-        source_ = Source::kPending;
-        return;
-      }
-      if (b && base_->key() == pending_->first) base_->Prev();
-      pending_ = pending_ == index_.begin() ? index_.end() : std::prev(pending_);
     }
   }
 

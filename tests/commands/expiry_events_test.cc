@@ -1,10 +1,13 @@
 // `expired` keyspace events on time, driven by DEBUG CLOCK: each key fires exactly when the clock
 // passes its expire_at — not before, once, for every type, with no read of the key — counts in
 // INFO's expired_keys once, and invalidates WATCH.
+#include "server/expiry_events.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "server/server_context.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {
@@ -115,6 +118,26 @@ TEST_F(ExpiryEventsTest, NothingFiresWhileExpirationIsOff) {
   Advance(1000);
   EXPECT_EQ(Expired(), "");
   EXPECT_EQ(Do({"GET", "k"}), "$v");
+}
+
+TEST_F(ExpiryEventsTest, MoreExpiriesThanTheIndexHoldsAllFireInOrder) {
+  ebb_->context().expiry_events().set_max_entries(4);
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", ""}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "Ex"}), "+OK");  // rebuilt at 4
+  std::string expected;
+  for (int i = 9; i >= 0; i--) {  // written latest first
+    const std::string key = "k" + std::to_string(i);
+    EXPECT_EQ(Do({"SET", key, "v", "PX", std::to_string(100 * (i + 1))}), "+OK");
+  }
+  EXPECT_LE(ebb_->context().expiry_events().size(), 4u);
+  std::string fired;
+  for (int step = 0; step < 12; step++) {
+    Advance(100);
+    const std::string now = Expired();
+    if (!now.empty()) fired += (fired.empty() ? "" : " ") + now;
+  }
+  EXPECT_EQ(fired, "0:k0 0:k1 0:k2 0:k3 0:k4 0:k5 0:k6 0:k7 0:k8 0:k9");
+  EXPECT_EQ(ExpiredKeys(), 10);
 }
 
 }  // namespace

@@ -170,6 +170,8 @@ std::string CommandRunner::TakePushed(size_t client) {
 
 void CommandRunner::Reopen() { Open(); }
 
+server::ServerContext& CommandRunner::context() { return *state_->context; }
+
 std::string CommandRunner::Raw(const std::vector<std::string>& args) {
   const std::vector<std::string_view> views(args.begin(), args.end());
   return Raw(std::span<const std::string_view>(views));

@@ -26,6 +26,10 @@
 
 #include "tests/support/reply.h"
 
+namespace ebb::server {
+class ServerContext;
+}
+
 namespace ebb::test {
 
 class CommandRunner {
@@ -78,6 +82,8 @@ class CommandRunner {
   const std::string& data_dir() const { return data_dir_; }
   // Runs of requests that came back incomplete and were run again after reading their blocks.
   uint64_t reruns() const { return reruns_; }
+  // The server state the commands run against (for tests that tune it).
+  server::ServerContext& context();
 
  private:
   struct State;

@@ -1,0 +1,106 @@
+// BatchDB and Keyspace batches: pending writes are read through (Get under the read rule,
+// iterators merged both ways), reach the engine only at Commit, as one write, and vanish on
+// Discard.
+#include "types/batch_db.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "storage/db.h"
+#include "tests/unit/types/types_fixture.h"
+
+namespace ebb::types {
+namespace {
+
+class BatchDbTest : public TypesTest {
+ protected:
+  void PutBase(const std::string& key, const std::string& value) {
+    ASSERT_TRUE(ks_->db().Put(storage::WriteOptions(), key, value).ok());
+  }
+  static std::string Get(storage::DB& db, const std::string& key, int64_t grace = 0) {
+    storage::ReadOptions options;
+    options.retrieval_grace_ms = grace;
+    storage::Row row;
+    const storage::Status s = db.Get(options, key, &row);
+    return s.ok() ? row.value : s.IsNotFound() ? "<none>" : s.ToString();
+  }
+  static std::string Forward(storage::DB& db, std::string_view from = {}) {
+    std::string out;
+    auto it = db.NewIterator(storage::ReadOptions());
+    for (it->Seek(from); it->Valid(); it->Next()) out += std::string(it->key()) + " ";
+    return out;
+  }
+  static std::string Backward(storage::DB& db) {
+    std::string out;
+    auto it = db.NewIterator(storage::ReadOptions());
+    for (it->SeekToLast(); it->Valid(); it->Prev()) out += std::string(it->key()) + " ";
+    return out;
+  }
+};
+
+TEST_F(BatchDbTest, ReadsSeePendingWritesOnTopOfTheEngine) {
+  PutBase("a", "1");
+  PutBase("c", "3");
+  PutBase("e", "5");
+  BatchDB batch(&ks_->db());
+  storage::WriteOptions w;
+  ASSERT_TRUE(batch.Put(w, "b", "2").ok());
+  ASSERT_TRUE(batch.Delete(w, "c").ok());
+  ASSERT_TRUE(batch.Put(w, "e", "55").ok());
+  ASSERT_TRUE(batch.Put(w, "g", "7").ok());
+  storage::WriteBatch wipe;
+  wipe.Wipe(w, "g");
+  ASSERT_TRUE(batch.Write(w, wipe).ok());
+  EXPECT_EQ(Get(batch, "a"), "1");
+  EXPECT_EQ(Get(batch, "b"), "2");
+  EXPECT_EQ(Get(batch, "c"), "<none>");
+  EXPECT_EQ(Get(batch, "e"), "55");
+  EXPECT_EQ(Get(batch, "g"), "<none>");
+  EXPECT_EQ(Forward(batch), "a b e ");
+  EXPECT_EQ(Forward(batch, "c"), "e ");
+  EXPECT_EQ(Backward(batch), "e b a ");
+  auto it = batch.NewIterator(storage::ReadOptions());
+  it->SeekForPrev("d");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b");
+  // The engine saw nothing yet.
+  EXPECT_EQ(Get(ks_->db(), "b"), "<none>");
+  EXPECT_EQ(Forward(ks_->db()), "a c e ");
+  ASSERT_TRUE(batch.Commit(w).ok());
+  EXPECT_EQ(Forward(ks_->db()), "a b e ");
+  EXPECT_EQ(Get(ks_->db(), "e"), "55");
+}
+
+TEST_F(BatchDbTest, GraceReadsChooseAmongPendingAndEngineVersions) {
+  storage::WriteOptions at100;
+  at100.timestamp_ms = 100;
+  ASSERT_TRUE(ks_->db().Put(at100, "k", "engine@100").ok());
+  BatchDB batch(&ks_->db());
+  storage::WriteOptions at50;
+  at50.timestamp_ms = 50;
+  ASSERT_TRUE(batch.Put(at50, "k", "pending@50").ok());
+  EXPECT_EQ(Get(batch, "k", 0), "pending@50");  // the most recently written
+  EXPECT_EQ(Get(batch, "k", 1), "engine@100");  // 100 > 50 - 1: the greatest timestamp
+  storage::WriteOptions at200;
+  at200.timestamp_ms = 200;
+  ASSERT_TRUE(batch.Put(at200, "k", "pending@200").ok());
+  EXPECT_EQ(Get(batch, "k", 1000), "pending@200");
+  ASSERT_TRUE(batch.Delete(at200, "k").ok());  // a tombstone at the same timestamp, newer
+  EXPECT_EQ(Get(batch, "k", 1000), "<none>");
+}
+
+TEST_F(BatchDbTest, KeyspaceBatchDiscardLeavesNothing) {
+  ks_->BeginBatch();
+  ASSERT_TRUE(ks_->db().Put(storage::WriteOptions(), "x", "1").ok());
+  EXPECT_EQ(ks_->batch_pending_count(), 1u);
+  EXPECT_EQ(Get(ks_->db(), "x"), "1");
+  ks_->DiscardBatch();
+  EXPECT_EQ(Get(ks_->db(), "x"), "<none>");
+  Open();
+  EXPECT_EQ(Get(ks_->db(), "x"), "<none>");
+}
+
+}  // namespace
+}  // namespace ebb::types
