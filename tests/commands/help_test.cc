@@ -79,6 +79,8 @@ TEST_F(HelpTest, Client) {
           "    Return information about client connections.",
           "SETINFO <LIB-NAME|LIB-VER> <value>",
           "    Set client library name or version.",
+          "REPLY (ON|OFF|SKIP)",
+          "    Control the replies sent to the current connection.",
           "SETNAME <name>",
           "    Assign the name <name> to the current connection.",
           "HELP",
