@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "storage/table/block_fetch.h"
 #include "server/pubsub.h"
 #include "server/transaction.h"
+#include "storage/table/block_fetch.h"
 
 namespace ebb::server {
 

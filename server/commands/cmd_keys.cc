@@ -26,8 +26,7 @@ using types::OpResult;
 // DEL / UNLINK key [key ...] -> how many existed.
 void ExecuteDel(CommandContext& ctx, const RestOptions& o) {
   std::vector<std::string_view> existed;
-  OpResult<int64_t> deleted =
-      ctx.server.keyspace().Delete(ctx.client.db_index(), o.args, &existed);
+  OpResult<int64_t> deleted = ctx.server.keyspace().Delete(ctx.client.db_index(), o.args, &existed);
   if (!deleted.ok()) return ReplyError(ctx, deleted);
   for (std::string_view key : existed) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
   ctx.reply.Integer(*deleted);
