@@ -376,6 +376,10 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
     const int64_t now = clock_->NowMs();
     for (KeyRange& range : expired_ranges) edit.AddPurgeHint(PurgeHint{std::move(range), now});
     s = ApplyEdit(&edit);
+    // The edit may have reached the manifest although its write or fdatasync failed: the error
+    // state (set before any cleanup, as a flush does) keeps the outputs on disk until Resume
+    // has written a manifest that does not name them.
+    if (!s.ok()) SetBgError(s);
     if (s.ok()) {
       stats_.compactions++;
       stats_.compaction_bytes_read += bytes_read;

@@ -120,6 +120,8 @@ Status DBImpl::Recover() {
   std::vector<std::string> names;
   s = fs_->GetChildren(dir_, &names);
   if (!s.ok()) return s;
+  s = CheckLiveTables(names);
+  if (!s.ok()) return s;
   std::vector<uint64_t> logs;
   for (const auto& name : names) {
     uint64_t number;
@@ -161,6 +163,40 @@ Status DBImpl::Recover() {
   s = versions_.CreateNewManifest();
   if (s.ok()) s = ApplyEdit(&edit);
   return s;
+}
+
+Status DBImpl::CheckLiveTables(const std::vector<std::string>& names) {
+  std::set<uint64_t> present;
+  for (const auto& name : names) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == FileType::kTable) present.insert(number);
+  }
+  const auto version = versions_.current();
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& f : version->files[level]) {
+      const std::string name = TableFileName(dir_, f->number);
+      uint64_t size = 0;
+      std::string problem;
+      if (present.count(f->number) == 0) {
+        problem = "is missing";
+      } else if (Status s = fs_->GetFileSize(name, &size); !s.ok()) {
+        problem = "cannot be read: " + s.ToString();
+      } else if (size != f->file_size) {
+        problem = "has " + std::to_string(size) + " bytes";
+      }
+      if (problem.empty()) continue;
+      // Opening would serve reads without those rows and its cleanup would delete tables the
+      // damaged state may still need: refuse, and leave every file as it is.
+      return Status::Corruption(
+          name + ": the manifest (MANIFEST-" + std::to_string(versions_.manifest_number()) +
+          ") names this table at level " + std::to_string(level) + " with " +
+          std::to_string(f->file_size) + " bytes, but it " + problem +
+          "; nothing was changed. Stop here and run `ebb-check --repair " + dir_ +
+          "` to rebuild the manifest from what is readable");
+    }
+  }
+  return Status::OK();
 }
 
 Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {

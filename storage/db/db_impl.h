@@ -114,6 +114,9 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
 
   // --- db_impl.cc: open, writes, reads
   Status Recover();
+  // Corruption naming the first table the recovered version needs that is missing from
+  // `names` (the directory listing) or whose size differs from the manifest's record.
+  Status CheckLiveTables(const std::vector<std::string>& names);
   Status ReplayLog(uint64_t number, uint64_t* max_sequence);
   // Starts a new WAL file (and fsyncs the directory). With sync_old, the old WAL is synced first
   // and a failure aborts the switch. REQUIRES: mu_.

@@ -163,6 +163,7 @@ Status VersionSet::Recover(bool* exists) {
                               ": missing next file number, last sequence or log number");
   }
   MarkFileNumberUsed(number);
+  manifest_number_ = number;  // read only: edits go to a new manifest (CreateNewManifest)
   Install(std::move(v));
   return Status::OK();
 }
@@ -198,14 +199,21 @@ Status VersionSet::CreateNewManifest() {
     if (s.ok()) s = cur->Sync();
     if (s.ok()) s = cur->Close();
   }
-  if (s.ok()) s = fs_->RenameFile(temp, CurrentFileName(dir_));
+  bool renamed = false;
+  if (s.ok()) {
+    s = fs_->RenameFile(temp, CurrentFileName(dir_));
+    renamed = s.ok();
+  }
   // One directory fsync after the rename makes both new entries durable: the manifest's and
-  // CURRENT's. Until it succeeds, a crash finds the old CURRENT naming the old manifest.
+  // CURRENT's. Until it succeeds, a crash finds either CURRENT: the old one naming the old
+  // manifest, or the new one naming this one.
   if (s.ok()) s = fs_->SyncDir(dir_);
   if (!s.ok()) {
     writer->Close();
     fs_->RemoveFile(temp);
-    fs_->RemoveFile(name);
+    // Once renamed, CURRENT names the new manifest (and may do so after a crash): it stays. It
+    // holds the same state as the old one; the next manifest that succeeds makes it obsolete.
+    if (!renamed) fs_->RemoveFile(name);
     return s;
   }
   if (manifest_) manifest_->Close();
