@@ -204,7 +204,7 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
   std::unique_ptr<SequentialFile> file;
   Status s = fs_->NewSequentialFile(name, &file);
   if (!s.ok()) return s;
-  LogReader reader(std::move(file), name);
+  LogReader reader(std::move(file), name, /*zeros_then_records_are_torn_write=*/true);
   std::string record;
   while (reader.ReadRecord(&record, &s)) {
     std::string_view in(record);
@@ -227,7 +227,19 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
     }
   }
   if (!s.ok()) return s;
-  if (reader.torn_tail()) {
+  if (reader.torn_write()) {
+    uint64_t size = 0;
+    fs_->GetFileSize(name, &size);
+    std::fprintf(stderr,
+                 "ebb storage: warning: %s: torn write at offset %llu: zeros, then %llu "
+                 "record(s) in the %llu bytes from there, written by a write whose fdatasync "
+                 "never completed (the disk kept its pages out of order); every record before "
+                 "the offset is kept, the rest is cut\n",
+                 name.c_str(), static_cast<unsigned long long>(reader.torn_tail_offset()),
+                 static_cast<unsigned long long>(reader.torn_write_records()),
+                 static_cast<unsigned long long>(size - reader.torn_tail_offset()));
+    s = fs_->TruncateFile(name, reader.torn_tail_offset());
+  } else if (reader.torn_tail()) {
     std::fprintf(stderr, "ebb storage: warning: %s: torn tail truncated at offset %llu\n",
                  name.c_str(), static_cast<unsigned long long>(reader.torn_tail_offset()));
     s = fs_->TruncateFile(name, reader.torn_tail_offset());
