@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -52,13 +53,19 @@ class DBFaultTest : public DBTest {
     return db_->BackgroundError().ok();
   }
   // Closes the DB as a power cut would: nothing more reaches the disk, then everything not
-  // fsynced is dropped. Reopens with the faults cleared.
-  void PowerCutAndReopen() {
-    fs_->SetFailWrites(true);
-    fs_->SetFailSyncs(true);
+  // fsynced is dropped — the file creations and renames no directory fsync covered too, and
+  // with `torn_seed` a seeded half of the unsynced pages is kept instead, the rest zeroed.
+  // Reopens with the faults cleared.
+  void PowerCutAndReopen(std::optional<uint64_t> torn_seed = std::nullopt) {
+    fs_->Freeze();
     db_.reset();
     ClearFaults();
-    ASSERT_TRUE(fs_->DropUnsyncedData().ok());
+    FaultInjectionFileSystem::DropOptions drop;
+    drop.directory_entries = true;
+    drop.torn_pages = torn_seed.has_value();
+    drop.seed = torn_seed.value_or(0);
+    ASSERT_TRUE(fs_->DropUnsyncedData(drop).ok());
+    fs_->Thaw();
     Open();
   }
   void ClearFaults() {
