@@ -33,6 +33,7 @@
 // Thread-safety: every method is safe to call concurrently from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -114,6 +115,21 @@ class DB {
   // error state (the returned status is the new cause). While the error is an IOError the
   // background thread calls this about once a second by itself.
   virtual Status Resume() = 0;
+
+  // Write stalls. A write must wait while the memtables are full and the flush of a frozen one
+  // is behind, or while level 0 holds Options::l0_stop_writes_trigger files and compaction is
+  // behind; Write then blocks until that ends (the memtables' memory stays bounded). This says,
+  // without blocking, whether a write now would proceed at once: OK; Busy (naming the reason)
+  // while it would wait; or the error that refuses writes — BackgroundError(), or the failure of
+  // the compaction a level-0 stall waits for (db_compaction.cc), which would otherwise never end.
+  // A caller that must not block (the server's event loop) checks first and, on Busy, waits for
+  // the listener.
+  virtual Status CheckWriteStall() = 0;
+  // `listener` is called (on a background thread, with the DB's lock held: it must return at
+  // once and not call into the DB) after a CheckWriteStall that said Busy, once a flush or a
+  // compaction finished or the error state changed — the stall may be over; check again.
+  // nullptr: none.
+  virtual void SetWriteStallListener(std::function<void()> listener) = 0;
 
   virtual Stats GetStats() = 0;
   // The clock this DB uses for "now".

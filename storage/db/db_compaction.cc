@@ -232,7 +232,9 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
   params.purge_deadline_ms = purge_deadline_ms_.load();
   params.memtable_min_sequence = MemtableMinSequence();
   params.snapshots = !snapshots_.empty();
-  params.l0_compaction_trigger = options_.l0_compaction_trigger;
+  // Level 0 is compacted at the stop trigger at the latest: writes wait for it there.
+  params.l0_compaction_trigger =
+      std::min(options_.l0_compaction_trigger, options_.l0_stop_writes_trigger);
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
   std::unique_ptr<CompactionJob> job;

@@ -79,10 +79,12 @@ DBImpl::~DBImpl() {
     std::unique_lock lock(mu_);
     shutting_down_ = true;
     bg_cv_.notify_all();
+    flush_cv_.notify_all();
     sync_cv_.notify_all();
     done_cv_.notify_all();
   }
   if (bg_thread_.joinable()) bg_thread_.join();
+  if (flush_thread_.joinable()) flush_thread_.join();
   if (sync_thread_.joinable()) sync_thread_.join();
   std::lock_guard lock(mu_);
   spare_iterator_.reset();  // it holds tables and cache entries
@@ -105,6 +107,7 @@ Status DBImpl::OpenImpl() {
     DeleteObsoleteFiles();
   }
   bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  flush_thread_ = std::thread([this] { FlushLoop(); });
   sync_thread_ = std::thread([this] { SyncLoop(); });
   return Status::OK();
 }
@@ -378,32 +381,65 @@ uint64_t DBImpl::MemtableMinSequence() const {
 }
 
 Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
-  bool stalled = false;
+  bool counted = false;
   for (;;) {
-    if (!bg_error_.ok()) return bg_error_;
-    const auto version = versions_.current();
-    if (!stalled && static_cast<int>(version->files[0].size()) >= options_.l0_stop_writes_trigger) {
-      // Too many L0 files: wait (at most ~1 s) for compaction to catch up.
-      stalled = true;
-      stats_.write_stalls++;
+    Status s = WriteStallLocked(force);
+    if (s.IsBusy()) {
+      // No timeout: proceeding would let the memtables or level 0 grow without bound.
+      if (!counted) stats_.write_stalls++;
+      counted = true;
+      flush_cv_.notify_one();
       bg_cv_.notify_one();
-      done_cv_.wait_for(lock, std::chrono::seconds(1));
+      done_cv_.wait(lock);
       continue;
     }
+    if (!s.ok()) return s;
     if (!force && mem_->ApproximateMemoryUsage() < options_.memtable_size) return Status::OK();
     if (force && mem_->empty()) return Status::OK();
-    if (imms_.size() >= 2 && !stalled) {
-      // Flushes are behind: wait (bounded) for one to finish.
-      stalled = true;
-      stats_.write_stalls++;
-      bg_cv_.notify_one();
-      done_cv_.wait_for(lock, std::chrono::seconds(1));
-      continue;
-    }
-    Status s = SwitchMemtable();
-    if (s.ok()) bg_cv_.notify_one();
-    return s;
+    return SwitchMemtable();
   }
+}
+
+Status DBImpl::WriteStallLocked(bool force) {
+  if (!bg_error_.ok()) return bg_error_;
+  // As in LevelDB, writes go on into the active memtable until it is full; only then must a
+  // flush and, for the next level-0 file, compaction keep up.
+  const bool switches = force ? !mem_->empty()
+                              : mem_->ApproximateMemoryUsage() >= options_.memtable_size;
+  if (!switches) return Status::OK();
+  if (static_cast<int>(imms_.size()) >= std::max(options_.max_frozen_memtables, 1)) {
+    return Status::Busy("the memtables are full; writes wait for a flush");
+  }
+  const size_t l0_files = versions_.current()->files[0].size();
+  if (static_cast<int>(l0_files) >= options_.l0_stop_writes_trigger) {
+    return Status::Busy("level 0 has " + std::to_string(l0_files) +
+                        " files; writes wait for compaction");
+  }
+  return Status::OK();
+}
+
+Status DBImpl::CheckWriteStall() {
+  std::lock_guard lock(mu_);
+  Status s = WriteStallLocked(/*force=*/false);
+  if (s.IsBusy()) {
+    if (!write_stall_heard_) stats_.write_stalls++;
+    write_stall_heard_ = true;
+    flush_cv_.notify_one();
+    bg_cv_.notify_one();
+  }
+  return s;
+}
+
+void DBImpl::SetWriteStallListener(std::function<void()> listener) {
+  std::lock_guard lock(mu_);
+  write_stall_listener_ = std::move(listener);
+}
+
+void DBImpl::WakeStalledWriters() {
+  done_cv_.notify_all();
+  if (!write_stall_heard_) return;
+  write_stall_heard_ = false;
+  if (write_stall_listener_) write_stall_listener_();
 }
 
 Status DBImpl::SyncWal() {
@@ -468,7 +504,7 @@ void DBImpl::SetBgError(const Status& s) {
                "second)\n",
                s.ToString().c_str());
   bg_cv_.notify_all();
-  done_cv_.notify_all();
+  WakeStalledWriters();  // they are refused now, not stalled
 }
 
 Status DBImpl::ApplyEdit(VersionEdit* edit) {
@@ -682,6 +718,7 @@ Status DBImpl::SwitchMemtable() {
     return s;
   }
   FreezeMemtable();
+  flush_cv_.notify_one();
   return Status::OK();
 }
 

@@ -1,5 +1,6 @@
-// DBImpl: the engine behind storage/db.h — WAL + memtables + versions of table files, with one
-// background thread for flushes, compactions and expiry, and one for `everysec` WAL syncs.
+// DBImpl: the engine behind storage/db.h — WAL + memtables + versions of table files, with a
+// background thread for flushes, one for compactions and expiry (so a long compaction never
+// holds a flush back), and one for `everysec` WAL syncs.
 //
 // Locking: mu_ guards every member below it (memtable switches, the version set, the WAL writer,
 // snapshots, counters). Memtable inserts happen under mu_; reads of memtables and versions take
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -67,6 +69,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status CompactAll() override;
   Status BackgroundError() override;
   Status Resume() override;
+  Status CheckWriteStall() override;
+  void SetWriteStallListener(std::function<void()> listener) override;
   Stats GetStats() override;
   const Clock& clock() const override { return *clock_; }
   int64_t ExpiryNowMs() const override { return ExpiryNow(); }
@@ -121,7 +125,16 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Starts a new WAL file (and fsyncs the directory). With sync_old, the old WAL is synced first
   // and a failure aborts the switch. REQUIRES: mu_.
   Status NewLog(bool sync_old);
+  // Waits while a write must stall; switches to a new memtable and WAL when the active one is
+  // full (or, with force, not empty). Returns the error that refuses the write instead.
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
+  // OK, Busy (a write would wait: the reason) or the refusing error; see DB::CheckWriteStall.
+  // `force`: for a flush of a non-empty memtable. REQUIRES: mu_.
+  Status WriteStallLocked(bool force);
+  // Calls the write-stall listener if a CheckWriteStall said Busy since the last call, and
+  // wakes the writers waiting in MakeRoomForWrite. Every step that can end a stall (a flush or
+  // compaction installed, the error state changed) calls it. REQUIRES: mu_.
+  void WakeStalledWriters();
   // The sequence a read sees: the snapshot's, or the last written. REQUIRES: mu_.
   uint64_t ReadSequence(const Snapshot* snapshot) const {
     return snapshot ? snapshot->sequence() : versions_.last_sequence();
@@ -172,9 +185,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // IOError. Returns how long the thread may sleep before the next try.
   std::chrono::milliseconds MaybeAutoResume(std::unique_lock<std::mutex>& lock);
 
-  // --- db_background.cc: the background loop, flush, obsolete files
+  // --- db_background.cc: the background loops, flush, obsolete files
   // All REQUIRE mu_ held through `lock`; they may release it while doing I/O.
-  void BackgroundLoop();
+  void BackgroundLoop();  // compactions, whole-file expiry, automatic resume
+  void FlushLoop();       // flushes frozen memtables, oldest first
   // Writes imms_.front() to an L0 file and installs it; on failure enters the error state.
   Status FlushOldestImm(std::unique_lock<std::mutex>& lock);
   void DeleteObsoleteFiles();  // REQUIRES: mu_
@@ -222,7 +236,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   uint64_t synced_size_ = 0;
 
   std::mutex mu_;
-  std::condition_variable bg_cv_;    // wakes the background thread
+  std::condition_variable bg_cv_;    // wakes the compaction thread
+  std::condition_variable flush_cv_;  // wakes the flush thread
   std::condition_variable done_cv_;  // signalled when background work finishes a step
   std::condition_variable sync_cv_;  // wakes the everysec syncer
   bool shutting_down_ = false;
@@ -236,6 +251,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   bool resuming_ = false;         // a Resume is running (it may release mu_ while flushing)
   std::chrono::steady_clock::time_point next_auto_resume_;
   std::chrono::steady_clock::time_point last_purge_freeze_;  // MaybeFreezeForPurge's last
+  std::function<void()> write_stall_listener_;
+  bool write_stall_heard_ = false;  // a CheckWriteStall said Busy; the listener is owed a call
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
   // mem_, imms_ and the current version as reads see them; one reference pins all three.
@@ -254,6 +271,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   size_t next_compaction_file_[kNumLevels] = {};  // rotates size-triggered picks per level
   Stats stats_;
   std::thread bg_thread_;
+  std::thread flush_thread_;
   std::thread sync_thread_;
 };
 

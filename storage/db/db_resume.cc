@@ -30,6 +30,8 @@ Status DBImpl::ResumeLocked(std::unique_lock<std::mutex>& lock) {
     has_bg_error_ = false;
     DeleteObsoleteFiles();  // the old WALs, unused manifests and unnamed tables
     bg_cv_.notify_all();
+    flush_cv_.notify_all();
+    WakeStalledWriters();
   } else {
     bg_error_ = s;  // the current cause (still an error: writes stay refused)
   }

@@ -106,9 +106,36 @@ bool FaultInjectionFileSystem::Matches(const std::string& path) {
   return path_filter_.empty() || path.find(path_filter_) != std::string::npos;
 }
 
+void FaultInjectionFileSystem::SetHoldNewFiles(std::string substring) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hold_new_files_ = std::move(substring);
+  hold_cv_.notify_all();
+}
+
+int FaultInjectionFileSystem::held_creations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return held_creations_;
+}
+
+void FaultInjectionFileSystem::WaitWhileHeld(const std::string& path) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto held = [&] {
+    return !hold_new_files_.empty() && path.find(hold_new_files_) != std::string::npos &&
+           !frozen_.load();
+  };
+  if (!held()) return;
+  held_creations_++;
+  hold_cv_.wait(lock, [&] { return !held(); });
+  held_creations_--;
+}
+
 void FaultInjectionFileSystem::Freeze() {
-  std::unique_lock<std::shared_mutex> lock(freeze_mu_);
-  frozen_.store(true);
+  {
+    std::unique_lock<std::shared_mutex> lock(freeze_mu_);
+    frozen_.store(true);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  hold_cv_.notify_all();
 }
 
 void FaultInjectionFileSystem::Thaw() {
@@ -278,6 +305,7 @@ Status FaultInjectionFileSystem::UndoDirectoryEntries(DropReport* report) {
 
 Status FaultInjectionFileSystem::NewWritableFile(const std::string& path,
                                                  std::unique_ptr<WritableFile>* file) {
+  WaitWhileHeld(path);
   Status s;
   const auto hold = HoldUnfrozen("open", path, &s);
   if (!hold) return s;
@@ -297,6 +325,7 @@ Status FaultInjectionFileSystem::NewWritableFile(const std::string& path,
 
 Status FaultInjectionFileSystem::NewAppendableFile(const std::string& path,
                                                    std::unique_ptr<WritableFile>* file) {
+  WaitWhileHeld(path);
   Status s;
   const auto hold = HoldUnfrozen("open", path, &s);
   if (!hold) return s;

@@ -18,6 +18,9 @@
 //   SetFaultErrno(err): the text after "<call> <path>: " is strerror(err) (e.g. ENOSPC's "No
 //     space left on device") instead of "injected fault"; 0 restores "injected fault".
 //   SetPathFilter(s): faults hit only paths containing s (e.g. ".log", "MANIFEST"); "" = all.
+//   SetHoldNewFiles(s): creating a file whose path contains s (e.g. ".sst") waits until the
+//     hold is lifted (SetHoldNewFiles("")) or the file system freezes — a disk too slow to keep
+//     up, which holds flushes and compactions. Independent of the path filter.
 // Counters count attempted operations and injected failures.
 //
 // What is durable. For each file written through this object it tracks the bytes handed to the
@@ -45,6 +48,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,6 +74,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   void FailWritesAfterAppends(uint64_t n) { append_budget_.store(static_cast<int64_t>(n)); }
   void SetFaultErrno(int err) { fault_errno_.store(err); }
   void SetPathFilter(std::string substring);
+  void SetHoldNewFiles(std::string substring);
+  // Creations waiting in a hold now.
+  int held_creations() const;
   bool fail_writes() const { return fail_writes_.load(); }
   bool fail_syncs() const { return fail_syncs_.load(); }
 
@@ -134,6 +141,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status CheckFlush(const std::string& path);   // CheckWrite, then the flush switch
   Status CheckSync(const std::string& path);
   Status CheckNewFile(const std::string& path);
+  void WaitWhileHeld(const std::string& path);
   // A shared hold that keeps Freeze from returning while a change is under way, or nullopt
   // (with *s set to the power-cut error) when frozen.
   std::optional<std::shared_lock<std::shared_mutex>> HoldUnfrozen(std::string_view call,
@@ -169,6 +177,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   std::map<std::string, FileState> files_;                       // by path
   std::map<std::string, std::vector<DirEntryChange>> dir_log_;  // by directory
   std::string path_filter_;
+  std::string hold_new_files_;       // "" : no hold
+  std::condition_variable hold_cv_;  // signalled when the hold is lifted or on Freeze
+  int held_creations_ = 0;
   DropReport last_drop_;
 };
 
