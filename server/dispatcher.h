@@ -8,7 +8,11 @@
 // the client has not authenticated and the command lacks kCmdNoAuth), and disk errors: while
 // the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
 // "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
-// ByDiskError check); reads are served. Then it runs the handler.
+// ByDiskError check); reads are served. A write command that would have to wait for the
+// engine (a write stall: storage/db.h, CheckWriteStall) is not run: Dispatch returns `deferred`
+// with no reply, and the connection runs it again once the engine's stall listener fires (the
+// event loop never waits); one whose wait could not end (a compaction that keeps failing) is
+// refused with the cause. Then it runs the handler.
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
@@ -33,6 +37,8 @@ class Dispatcher {
   struct Result {
     const CommandSpec* command = nullptr;  // the row that ran; nullptr if the request was refused
     bool is_write = false;                 // the row has kCmdWrite
+    // A write stall: nothing ran and nothing was replied; run the request again later.
+    bool deferred = false;
   };
 
   // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
@@ -45,6 +51,9 @@ class Dispatcher {
   // True if the request must be refused with MISCONF (replied to `reply`); logs the first
   // refusal and the first write accepted again.
   bool RefusedForDiskError(protocol::ReplyWriter& reply);
+  // For a write command: true (and *deferred, with no reply) while the engine's write stall
+  // lasts; true with an error reply if the write is refused; false to run it.
+  bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
 
   ServerContext* server_;
   bool refusing_writes_ = false;  // the last check saw the engine's error state

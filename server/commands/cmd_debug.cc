@@ -1,7 +1,8 @@
 // DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|HELP: test hooks, refused unless
 // enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the
 // server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's writes
-// and fsyncs fail so tests see MISCONF without filling a disk.
+// and fsyncs fail so tests see MISCONF without filling a disk, or holds new table files so
+// tests see write stalls.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
@@ -91,15 +92,16 @@ void ExecuteCompact(CommandContext& ctx, const NoOptions&) {
 }
 
 struct DiskFaultOptions {
-  bool on = false;
+  enum class Op { kOn, kOff, kHold } op = Op::kOn;
   int error = ENOSPC;
 };
 
-// DEBUG DISK-FAULT ON [ENOSPC|EIO] | OFF
+// DEBUG DISK-FAULT ON [ENOSPC|EIO] | HOLD | OFF
 DiskFaultOptions ParseDiskFault(ArgParser& args) {
   DiskFaultOptions o;
-  const int op = args.Choice({"ON", "OFF"});
-  o.on = op == 0;
+  const int op = args.Choice({"ON", "OFF", "HOLD"});
+  o.op = op == 2 ? DiskFaultOptions::Op::kHold
+                 : op == 1 ? DiskFaultOptions::Op::kOff : DiskFaultOptions::Op::kOn;
   if (op == 0 && args.HasMore()) {
     const int error = args.Choice({"ENOSPC", "EIO"});
     if (error < 0) args.SyntaxError();
@@ -112,13 +114,18 @@ DiskFaultOptions ParseDiskFault(ArgParser& args) {
 void ExecuteDiskFault(CommandContext& ctx, const DiskFaultOptions& o) {
   storage::FaultInjectionFileSystem* faults = ctx.server.disk_faults();
   if (faults == nullptr) return ctx.reply.Error(kDiskFaultsUnavailable);
-  if (o.on) {
+  if (o.op == DiskFaultOptions::Op::kOn) {
     faults->SetFaultErrno(o.error);
     faults->SetFailNewFiles(true);
     faults->SetFailSyncs(true);
     faults->SetFailFlushes(true);  // appends still fill the buffers, as on a full disk
     return ctx.reply.Ok();
   }
+  if (o.op == DiskFaultOptions::Op::kHold) {
+    faults->SetHoldNewFiles(".sst");  // flushes and compactions wait; then writes stall
+    return ctx.reply.Ok();
+  }
+  faults->SetHoldNewFiles("");
   faults->SetFailFlushes(false);
   faults->SetFailSyncs(false);
   faults->SetFailNewFiles(false);
@@ -159,8 +166,12 @@ const CommandSpec& DebugTable() {
            .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",
                      .text = "Fail every write-out, fsync and file creation in the data "
                              "directory (default ENOSPC)."},
+                    {.usage = "DISK-FAULT HOLD",
+                     .text = "Make new table files wait, as on a disk that cannot keep up: "
+                             "flushes and compactions wait, and writes stall once the "
+                             "memtables are full."},
                     {.usage = "DISK-FAULT OFF",
-                     .text = "Stop failing them, and resume writes at once."}},
+                     .text = "Stop failing or holding them, and resume writes at once."}},
            .handler = Handler<ParseDiskFault, ExecuteDiskFault>},
           {.name = "help",
            .arity = 2,

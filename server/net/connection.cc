@@ -83,7 +83,7 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || sync_pending_ || close_after_write_) return;
+  if (closed_ || reading_ || sync_pending_ || write_stalled_ || close_after_write_) return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
   socket_.async_read_some(boost::asio::buffer(read_buf_),
@@ -114,7 +114,7 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
 }
 
 void Connection::ProcessInput() {
-  if (closed_ || sync_pending_ || close_after_write_) return;
+  if (closed_ || sync_pending_ || write_stalled_ || close_after_write_) return;
   ServerContext& ctx = server_->context();
   const Config& config = ctx.config();
   std::string batch;
@@ -146,6 +146,14 @@ void Connection::ProcessInput() {
     writer.set_protocol(client_.resp());
     size_t before = batch.size();
     Dispatcher::Result result = server_->dispatcher().Dispatch(parser_.args(), client_, writer);
+    if (result.deferred) {
+      // The engine would make this write wait: keep it unparsed and run it when the stall may
+      // be over. What came before it is answered as usual.
+      offset -= consumed;
+      write_stalled_ = true;
+      server_->AwaitWriteRoom(shared_from_this());
+      break;
+    }
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
@@ -193,6 +201,13 @@ void Connection::OnSynced(const storage::Status& status, std::string held) {
     ProcessInput();
     MaybeRead();
   }
+}
+
+void Connection::ResumeAfterWriteStall() {
+  if (!write_stalled_) return;
+  write_stalled_ = false;
+  ProcessInput();
+  MaybeRead();
 }
 
 void Connection::StartWrite() {
@@ -249,7 +264,7 @@ bool Connection::CheckOutputLimits(int64_t now_ms) {
 void Connection::Cron(int64_t now_ms) {
   if (closed_) return;
   int64_t timeout_s = server_->context().config().timeout_s;
-  if (timeout_s > 0 && !writing_ && !sync_pending_ &&
+  if (timeout_s > 0 && !writing_ && !sync_pending_ && !write_stalled_ &&
       now_ms - client_.last_interaction_ms() >= timeout_s * 1000) {
     spdlog::debug("Closing idle client id={}", client_.id());
     Close();

@@ -8,6 +8,11 @@
 // WalTurnCommit has synced the batch's writes to disk (wal-fsync always) or handed them to the OS
 // (everysec, no); the connection reads nothing more meanwhile.
 //
+// Write stalls: a write command the dispatcher defers (the engine would have to wait) stays in
+// `input_`, unparsed; the connection stops reading and asks the server to resume it when the
+// engine's stall may be over (Server::AwaitWriteRoom). Other connections go on meanwhile, reads
+// and writes alike (their writes are deferred too while the stall lasts).
+//
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
 // soft: disconnect when above it for soft-seconds). Reading pauses while more than
@@ -48,6 +53,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Called by the server's periodic check: idle timeout and the soft output limit.
   void Cron(int64_t now_ms);
+  // Runs the requests a write stall held back (the server calls it when the stall may be over).
+  void ResumeAfterWriteStall();
 
   Client& client() { return client_; }
   bool closed() const { return closed_; }
@@ -78,6 +85,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;
+  bool write_stalled_ = false;  // a deferred write waits at the front of input_
   bool close_after_write_ = false;
   bool closed_ = false;
   int64_t soft_limit_since_ms_ = 0;  // 0: output not above the soft limit

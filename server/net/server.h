@@ -53,11 +53,16 @@ class Server {
   WalTurnCommit* wal_write_out() { return wal_write_out_.get(); }
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
+  // Resumes `connection` (Connection::ResumeAfterWriteStall) once the engine's write stall may
+  // be over: when its stall listener fires, and at the latest at the next periodic check.
+  void AwaitWriteRoom(const std::shared_ptr<Connection>& connection);
 
  private:
   void Accept(boost::asio::ip::tcp::acceptor& acceptor);
   void OnAccept(boost::asio::ip::tcp::socket socket);
   void ScheduleCron();
+  // Resumes every connection waiting in AwaitWriteRoom; those still stalled wait again.
+  void ResumeWriteStalled();
   void WaitDrained(int rounds_left);
   // Runs io_ until it stops. After a turn that ran handlers it polls (non-blocking) for up to
   // io-poll-us more before blocking: a request arriving in that window is served without the
@@ -76,6 +81,7 @@ class Server {
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer drain_timer_;
   std::unordered_map<Connection*, std::shared_ptr<Connection>> connections_;
+  std::vector<std::weak_ptr<Connection>> write_stalled_;  // in the order they stalled
   bool shutting_down_ = false;
 };
 

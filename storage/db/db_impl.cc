@@ -150,6 +150,7 @@ Status DBImpl::Recover() {
     if (s.ok()) s = file->Close();
     if (!s.ok()) return s;
   }
+  memtable_full_ = mem_->ApproximateMemoryUsage() >= options_.memtable_size;
   // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
   s = NewLog(/*sync_old=*/false);
   if (!s.ok()) return s;
@@ -311,6 +312,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     s = batch.Iterate(&inserter);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
+    if (mem_->ApproximateMemoryUsage() >= options_.memtable_size) memtable_full_ = true;
   }
   if (wal_fsync_.load() == WalFsync::kAlways && !options.defer_sync) return SyncWal();
   return Status::OK();
@@ -419,6 +421,12 @@ Status DBImpl::WriteStallLocked(bool force) {
 }
 
 Status DBImpl::CheckWriteStall() {
+  // Every write command asks: while the active memtable has room and there is no error, a
+  // write cannot wait, and no lock is needed to say so.
+  if (!has_bg_error_.load(std::memory_order_relaxed) &&
+      !memtable_full_.load(std::memory_order_relaxed)) {
+    return Status::OK();
+  }
   std::lock_guard lock(mu_);
   Status s = WriteStallLocked(/*force=*/false);
   if (s.IsBusy()) {
@@ -707,6 +715,7 @@ void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
 void DBImpl::FreezeMemtable() {
   imms_.push_back(Frozen{mem_, log_file_number_});
   mem_ = NewMemTable();
+  memtable_full_ = false;
   PublishReadState();
 }
 

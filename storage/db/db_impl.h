@@ -246,6 +246,9 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   bool obsolete_files_pinned_ = false;  // some dead file is kept only because a reader holds it
   Status bg_error_;
   std::atomic<bool> has_bg_error_{false};  // mirrors !bg_error_.ok() for lock-free checks
+  // The active memtable has reached memtable_size: the next write switches to a new one (and
+  // may stall). Lets CheckWriteStall answer without mu_ otherwise.
+  std::atomic<bool> memtable_full_{false};
   bool log_broken_ = false;       // a write or sync of the live WAL failed: Resume replaces it
   bool manifest_broken_ = false;  // a manifest write failed: Resume writes a new one
   bool resuming_ = false;         // a Resume is running (it may release mu_ while flushing)
