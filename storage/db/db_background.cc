@@ -223,10 +223,11 @@ Status DBImpl::CompactAll() {
   while (compacting_) done_cv_.wait(lock);
   compacting_ = true;
   ApplyWholeFileDrops(lock);
-  RunOneCompaction(lock, true);
+  Status result;
+  RunOneCompaction(lock, true, &result);
   compacting_ = false;
   WakeStalledWriters();
-  return bg_error_;
+  return bg_error_.ok() ? result : bg_error_;
 }
 
 }  // namespace ebb::storage

@@ -414,6 +414,9 @@ Status DBImpl::WriteStallLocked(bool force) {
   }
   const size_t l0_files = versions_.current()->files[0].size();
   if (static_cast<int>(l0_files) >= options_.l0_stop_writes_trigger) {
+    // A wait the failing compaction would never end is refused with its cause.
+    Status blocked = Level0CompactionBlocked();
+    if (!blocked.ok()) return blocked;
     return Status::Busy("level 0 has " + std::to_string(l0_files) +
                         " files; writes wait for compaction");
   }
@@ -765,6 +768,8 @@ Stats DBImpl::GetStats() {
   stats.last_sequence = versions_.last_sequence();
   stats.range_deletions_pending = version->range_deletions.size();
   stats.purge_hints_pending = version->purge_hints.size();
+  stats.compaction_error = compaction_error_.ok() ? "" : compaction_error_.ToString();
+  for (const auto& [number, what] : damaged_tables_) stats.damaged_tables.push_back(what);
   return stats;
 }
 

@@ -23,6 +23,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -195,7 +196,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   TableOptions MakeTableOptions(int64_t expiry_now_ms) const;
 
   // --- db_compaction.cc: compactions and expiry. Return true if they changed the tree.
-  bool RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all);
+  // With `result`, it receives why nothing changed: the compaction's error, or Corruption when
+  // the only jobs left would read a damaged table.
+  bool RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all,
+                        Status* result = nullptr);
   // Drops, by one manifest edit, every table file whose rows are all dead and hide nothing
   // (docs/expiry.md, "Whole-file expiry") or that lies inside a range deletion, and retires the
   // range deletions and purge hints that no file needs any more.
@@ -208,6 +212,16 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   int64_t NewerMinTimestamp(const Version& version, std::string_view smallest,
                             std::string_view largest, int level, uint64_t number,
                             const std::vector<uint64_t>& exclude);
+  // A failed compaction (not its manifest edit, which is the error state): an I/O error pauses
+  // compactions, a damaged input is left out of them from now on; writes go on. `damaged`:
+  // the input tables whose reads found the damage, with what they found.
+  void RecordCompactionFailure(const Status& s,
+                               const std::vector<std::pair<uint64_t, Status>>& damaged);
+  void RecordCompactionSuccess();
+  // OK, or why level 0 cannot be compacted now: the I/O error compactions pause after, or a
+  // damaged table the level-0 compaction would read (a write stall there would never end).
+  Status Level0CompactionBlocked() const;
+  Status DamagedTablesError() const;
   // True if memtables or files outside `job` at levels <= its output hold keys in its range.
   bool NewerDataOverlaps(const Version& version, const CompactionJob& job);
   // Freezes the memtable when it holds versions that are due for a purge (their expiry, or a
@@ -271,6 +285,13 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   VersionSet versions_;
   std::multiset<uint64_t> snapshots_;
   std::set<uint64_t> pending_outputs_;            // table files being written
+  // Compaction failures (RecordCompactionFailure). While compaction_error_ (an I/O error) is
+  // set, compactions wait until compaction_retry_at_; the pause doubles from 1 s to 30 s with
+  // each failure, and Resume ends it. damaged_tables_: number -> what compaction found.
+  Status compaction_error_;
+  std::chrono::milliseconds compaction_backoff_{0};
+  std::chrono::steady_clock::time_point compaction_retry_at_;
+  std::map<uint64_t, std::string> damaged_tables_;
   size_t next_compaction_file_[kNumLevels] = {};  // rotates size-triggered picks per level
   Stats stats_;
   std::thread bg_thread_;

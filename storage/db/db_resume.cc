@@ -19,6 +19,11 @@ Status DBImpl::Resume() {
 
 Status DBImpl::ResumeLocked(std::unique_lock<std::mutex>& lock) {
   while (resuming_) done_cv_.wait(lock);
+  // A compaction paused after an I/O error is tried again at once.
+  if (!compaction_error_.ok()) {
+    compaction_retry_at_ = std::chrono::steady_clock::now();
+    bg_cv_.notify_all();
+  }
   if (bg_error_.ok()) return Status::OK();
   resuming_ = true;
   const Status s = TryResume(lock);

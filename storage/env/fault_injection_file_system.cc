@@ -48,7 +48,7 @@ class FaultInjectionWritableFile final : public WritableFile {
     const auto hold = fs_->HoldUnfrozen("write", path_, &s);
     if (!hold) return s;
     fs_->CountAppend();
-    s = fs_->CheckAppend(path_);
+    s = fs_->CheckAppend(path_, base_->Size() + data.size());
     return s.ok() ? base_->Append(data) : s;
   }
   Status Flush() override {
@@ -167,7 +167,12 @@ Status FaultInjectionFileSystem::CheckWrite(const std::string& path) {
   return Fault("write", path);
 }
 
-Status FaultInjectionFileSystem::CheckAppend(const std::string& path) {
+Status FaultInjectionFileSystem::CheckAppend(const std::string& path, uint64_t size_after) {
+  const uint64_t max_bytes = max_file_bytes_.load();
+  if (max_bytes > 0 && size_after > max_bytes && Matches(path)) {
+    writes_failed_.fetch_add(1);
+    return Fault("write", path);
+  }
   if (append_budget_.load() >= 0 && Matches(path)) {
     int64_t budget = append_budget_.load();
     while (budget > 0 && !append_budget_.compare_exchange_weak(budget, budget - 1)) {

@@ -18,6 +18,9 @@
 //   SetFaultErrno(err): the text after "<call> <path>: " is strerror(err) (e.g. ENOSPC's "No
 //     space left on device") instead of "injected fault"; 0 restores "injected fault".
 //   SetPathFilter(s): faults hit only paths containing s (e.g. ".log", "MANIFEST"); "" = all.
+//   SetMaxFileBytes(n): an Append that would take a file past n bytes (on a path the filter
+//     matches) fails with the fault ("write <path>: ..."): a disk with room for small files
+//     only. 0 = no limit.
 //   SetHoldNewFiles(s): creating a file whose path contains s (e.g. ".sst") waits until the
 //     hold is lifted (SetHoldNewFiles("")) or the file system freezes — a disk too slow to keep
 //     up, which holds flushes and compactions. Independent of the path filter.
@@ -72,6 +75,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   void SetFailDirSyncs(bool fail) { fail_dir_syncs_.store(fail); }
   void SetFailNewFiles(bool fail) { fail_new_files_.store(fail); }
   void FailWritesAfterAppends(uint64_t n) { append_budget_.store(static_cast<int64_t>(n)); }
+  void SetMaxFileBytes(uint64_t n) { max_file_bytes_.store(n); }
   void SetFaultErrno(int err) { fault_errno_.store(err); }
   void SetPathFilter(std::string substring);
   void SetHoldNewFiles(std::string substring);
@@ -137,7 +141,9 @@ class FaultInjectionFileSystem final : public FileSystem {
 
   // Hooks for the wrapped files. Check* return the injected fault, if any.
   Status CheckWrite(const std::string& path);
-  Status CheckAppend(const std::string& path);  // CheckWrite after the append budget
+  // CheckWrite after the append budget and the file size limit (`size_after`: the file's
+  // size once the append is done).
+  Status CheckAppend(const std::string& path, uint64_t size_after);
   Status CheckFlush(const std::string& path);   // CheckWrite, then the flush switch
   Status CheckSync(const std::string& path);
   Status CheckNewFile(const std::string& path);
@@ -165,6 +171,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   std::atomic<bool> fail_dir_syncs_{false};
   std::atomic<bool> fail_new_files_{false};
   std::atomic<int64_t> append_budget_{-1};  // < 0: no countdown
+  std::atomic<uint64_t> max_file_bytes_{0};  // 0: no limit
   std::atomic<int> fault_errno_{0};
   std::atomic<uint64_t> appends_{0};
   std::atomic<uint64_t> syncs_{0};
