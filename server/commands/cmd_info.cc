@@ -151,6 +151,12 @@ void StorageSection(ServerContext& ctx, std::string* out) {
       entries, s.bytes_expired_whole, s.range_deletions, s.range_deletions_pending,
       s.files_deleted_by_range, s.bytes_deleted_by_range, s.versions_deleted,
       s.purge_hints_pending);
+  // A compaction that keeps failing (a full disk: compaction_error) or tables it found damaged,
+  // which it leaves alone (the engine logs each with what it found).
+  std::string damaged;
+  for (const std::string& what : s.damaged_tables) damaged += (damaged.empty() ? "" : "; ") + what;
+  *out += fmt::format("compaction_errors:{}\r\ncompaction_error:{}\r\ndamaged_tables:{}\r\n",
+                      s.compaction_errors, s.compaction_error, damaged);
   const types::TlogHeadCache& heads = ctx.keyspace().tlog_heads();
   *out += fmt::format("tlog_cache_bytes:{}\r\ntlog_cache_hits:{}\r\ntlog_cache_misses:{}\r\n",
                       heads.bytes(), heads.hits(), heads.misses());

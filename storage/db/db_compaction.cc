@@ -509,6 +509,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
     // Writing the outputs or reading the inputs failed: nothing was changed, and the partial
     // outputs are deleted below.
     RecordCompactionFailure(s, damaged);
+    if (!damaged.empty()) s = DamagedTablesError();  // names them and the way out
   }
   for (uint64_t number : numbers) pending_outputs_.erase(number);
   DeleteObsoleteFiles();

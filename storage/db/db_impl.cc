@@ -34,19 +34,6 @@ class SnapshotImpl final : public Snapshot {
   const uint64_t sequence_;
 };
 
-// Applies batch entries to a memtable with consecutive sequence numbers.
-class MemTableInserter final : public WriteBatch::Handler {
- public:
-  MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
-  void Apply(const WriteBatch::Entry& e) override {
-    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
-  }
-
- private:
-  MemTable* mem_;
-  uint64_t sequence_;
-};
-
 }  // namespace
 
 Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {
@@ -223,8 +210,7 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
       return Status::Corruption(name + ": bad write batch before offset " +
                                 std::to_string(reader.LastRecordEndOffset()) + ": " + s.message());
     }
-    MemTableInserter inserter(mem_.get(), first_sequence);
-    s = batch.Iterate(&inserter);
+    s = AddBatch(mem_.get(), first_sequence, batch);
     if (!s.ok()) return s;
     if (batch.Count() > 0) {
       *max_sequence = std::max(*max_sequence, first_sequence + batch.Count() - 1);
@@ -308,8 +294,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     }
     stats_.wal_bytes += record.size();
     if (record.capacity() > (1 << 20)) std::string().swap(record);  // after a huge batch
-    MemTableInserter inserter(mem_.get(), first);
-    s = batch.Iterate(&inserter);
+    s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
     if (mem_->ApproximateMemoryUsage() >= options_.memtable_size) memtable_full_ = true;

@@ -392,4 +392,26 @@ std::unique_ptr<InternalIterator> MemTable::NewFlushIterator(std::shared_ptr<con
   return std::make_unique<Iter>(std::move(mem), /*flush_view=*/true);
 }
 
+namespace {
+
+// Applies batch entries to a memtable with consecutive sequence numbers.
+class MemTableInserter final : public WriteBatch::Handler {
+ public:
+  MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
+  void Apply(const WriteBatch::Entry& e) override {
+    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
+  }
+
+ private:
+  MemTable* mem_;
+  uint64_t sequence_;
+};
+
+}  // namespace
+
+Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch) {
+  MemTableInserter inserter(mem, first_sequence);
+  return batch.Iterate(&inserter);
+}
+
 }  // namespace ebb::storage

@@ -32,6 +32,7 @@
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
 #include "storage/options.h"
+#include "storage/write_batch.h"
 
 namespace ebb::storage {
 
@@ -145,5 +146,10 @@ class MemTable {
   std::atomic<int64_t> min_timestamp_{INT64_MAX};
   std::atomic<int64_t> min_expire_at_{INT64_MAX};
 };
+
+// Adds every entry of `batch` with consecutive sequence numbers from `first_sequence` (the
+// WAL record's). REQUIRES: as MemTable::Add. Corruption only if the batch is malformed (a
+// batch from WriteBatch::FromRep or built by Put/Delete never is).
+Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch);
 
 }  // namespace ebb::storage

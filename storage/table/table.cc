@@ -289,6 +289,25 @@ Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor vis
   return Status::OK();
 }
 
+Status Table::Salvage(EntryVisitor visitor, std::vector<Status>* damage) const {
+  BlockCursor index(*rep_->index_block, CompareInternalKeys);
+  for (index.SeekToFirst(); index.Valid(); index.Next()) {
+    std::shared_ptr<const Block> block;
+    Status s = ReadDataBlock(index.value(), /*fill_cache=*/false, &block);
+    if (!s.ok()) {
+      damage->push_back(s);
+      continue;
+    }
+    BlockCursor data(*block, CompareInternalKeys);
+    for (data.SeekToFirst(); data.Valid(); data.Next()) visitor(data.key(), data.value());
+    if (data.corrupted()) {
+      damage->push_back(DataBlockCorruption(rep_->name, index.value(), "bad entry in block"));
+    }
+  }
+  if (index.corrupted()) return IndexBlockCorruption(rep_->name, "bad entry in block");
+  return Status::OK();
+}
+
 std::unique_ptr<InternalIterator> Table::NewIterator(bool fill_cache) const {
   return std::make_unique<TwoLevelIterator>(
       this, Block::NewIterator(rep_->index_block, CompareInternalKeys), fill_cache, &rep_->name);

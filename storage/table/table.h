@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "storage/env/file.h"
 #include "storage/format/internal_iterator.h"
@@ -79,6 +80,12 @@ class Table {
   // The approximate file offset where entries >= `internal_key` begin (the file's data size if
   // past the last key).
   uint64_t ApproximateOffsetOf(std::string_view internal_key) const;
+
+  // Salvage (ebb-check --repair): offers `visitor` every entry of every data block that reads
+  // intact, in order, reading on past damage: a block whose read fails, or the rest of a block
+  // from a malformed entry on, is skipped and its Corruption appended to *damage. Returns a
+  // Corruption only if the index itself is damaged (no later block can be found).
+  Status Salvage(EntryVisitor visitor, std::vector<Status>* damage) const;
 
   // Reads the data block at `handle_encoding` (an index entry's value). For the iterator.
   Status ReadDataBlock(std::string_view handle_encoding, bool fill_cache,
