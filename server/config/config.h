@@ -120,6 +120,10 @@ class ConfigRegistry {
 
   // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
   void OnChange(std::function<void(std::string_view name, const Config&)> hook);
+  // Registers a check Set() runs once the new value is parsed, before it takes effect: a
+  // non-empty reason refuses the change ("ERR CONFIG SET failed (possibly related to argument
+  // '<name>') - <reason>") and leaves the configuration as it was.
+  void OnSetCheck(std::function<std::string(std::string_view name, const Config& proposed)> check);
 
   // CONFIG REWRITE: rewrites the file given to LoadFile() (or on the command line), keeping its
   // comments and order: each option's first line is replaced in place by its current value (its
@@ -147,6 +151,7 @@ class ConfigRegistry {
   std::vector<Option> options_;
   std::string config_file_;
   std::vector<std::function<void(std::string_view, const Config&)>> hooks_;
+  std::vector<std::function<std::string(std::string_view, const Config&)>> set_checks_;
 };
 
 }  // namespace ebb::server

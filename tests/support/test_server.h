@@ -75,6 +75,11 @@ class TestServer {
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
 
+  // Starts the server (from the next Start on) with RLIMIT_NOFILE's soft and hard limits at `n`
+  // and without the privilege to raise them (CAP_SYS_RESOURCE dropped), as `ulimit -n n` does for
+  // an unprivileged service. 0: inherit this process's limits.
+  void set_open_files_limit(uint64_t n) { open_files_limit_ = n; }
+
   // Spawns the server and waits up to ~10 s for PING. Returns false (with the log tail in
   // error()) if it exits or never answers.
   bool Start(std::vector<std::string> extra_args = {});
@@ -92,6 +97,7 @@ class TestServer {
 
   RedisConnection Connect() const;
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& dir() const { return root_; }
   const std::string& data_dir() const { return data_dir_; }
   std::string log_path() const { return root_ + "/server.log"; }
@@ -107,6 +113,7 @@ class TestServer {
   std::string data_dir_;
   std::vector<std::string> args_;
   pid_t pid_ = -1;
+  uint64_t open_files_limit_ = 0;
   std::string error_;
 };
 
