@@ -57,10 +57,12 @@ test: check-format test-release test-asan test-tsan fuzz-smoke
 test-quick: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE crash
 
-# The crash loop for ten minutes instead of the default half minute, and the expiry model test
-# (tests/commands/model_test.cc) over 20 seeds of 3000 steps instead of 4 of 500.
+# The crash loop for ten minutes instead of the default half minute, 200 power cuts per
+# wal-fsync mode instead of 5, and the expiry model test (tests/commands/model_test.cc) over 20
+# seeds of 3000 steps instead of 4 of 500.
 soak: build
-	EBB_CRASH_SECONDS=600 ctest --test-dir $(BUILD) --output-on-failure -L crash
+	EBB_CRASH_SECONDS=600 EBB_POWER_CUT_CYCLES=200 ctest --test-dir $(BUILD) --output-on-failure \
+	  -L crash
 	EBB_MODEL_SEEDS=20 EBB_MODEL_STEPS=3000 ctest --test-dir $(BUILD) --output-on-failure \
 	  --timeout 7200 -R ModelTest
 

@@ -1,12 +1,17 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|HELP: test hooks, refused unless
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|POWER-CUT|HELP: test hooks, refused unless
 // enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the
 // server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's writes
 // and fsyncs fail so tests see MISCONF without filling a disk, or holds new table files so
-// tests see write stalls.
+// tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power failure would
+// and kills the process, for the power-cut tests.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
 // rows all the same, which its HELP is generated from.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <string_view>
@@ -133,6 +138,35 @@ void ExecuteDiskFault(CommandContext& ctx, const DiskFaultOptions& o) {
   ReplyStatus(ctx, ctx.server.keyspace().db().Resume());
 }
 
+struct PowerCutOptions {
+  uint64_t seed = 0;
+};
+
+// DEBUG POWER-CUT [seed]
+PowerCutOptions ParsePowerCut(ArgParser& args) {
+  PowerCutOptions o;
+  if (args.HasMore()) o.seed = args.Uint64();
+  return o;
+}
+
+// The data directory as a power failure leaves it, then SIGKILL: no reply.
+void ExecutePowerCut(CommandContext& ctx, const PowerCutOptions& o) {
+  storage::FaultInjectionFileSystem* faults = ctx.server.disk_faults();
+  if (faults == nullptr) return ctx.reply.Error(kDiskFaultsUnavailable);
+  faults->Freeze();  // waits for the writes under way; none starts after it
+  storage::FaultInjectionFileSystem::DropOptions drop;
+  drop.torn_pages = true;
+  drop.seed = o.seed;
+  drop.directory_entries = true;
+  const storage::Status s = faults->DropUnsyncedData(drop);
+  const auto lost = faults->last_drop();
+  spdlog::warn(
+      "DEBUG POWER-CUT: {} unsynced bytes lost, {} files and {} renames undone ({}); dying now",
+      lost.bytes_lost, lost.files_removed, lost.renames_undone, s.ToString());
+  spdlog::default_logger()->flush();
+  ::kill(::getpid(), SIGKILL);
+}
+
 // DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the
 // subcommand).
 const CommandSpec& DebugTable() {
@@ -173,6 +207,15 @@ const CommandSpec& DebugTable() {
                     {.usage = "DISK-FAULT OFF",
                      .text = "Stop failing or holding them, and resume writes at once."}},
            .handler = Handler<ParseDiskFault, ExecuteDiskFault>},
+          {.name = "power-cut",
+           .arity = -2,
+           .arguments = {{.name = "seed", .optional = true}},
+           .help = {{.usage = "POWER-CUT [<seed>]",
+                     .text = "Act out a power failure, then die without a reply: nothing more "
+                             "reaches the disk, writes not fsynced are lost (a seeded half of "
+                             "their pages torn in, the rest zeros), file creations and renames "
+                             "no directory fsync covered are undone."}},
+           .handler = Handler<ParsePowerCut, ExecutePowerCut>},
           {.name = "help",
            .arity = 2,
            .help = {{.text = "Print this help."}},
