@@ -52,13 +52,7 @@ class FaultInjectionWritableFile final : public WritableFile {
     return s.ok() ? base_->Append(data) : s;
   }
   Status Flush() override {
-    Status s;
-    const auto hold = fs_->HoldUnfrozen("write", path_, &s);
-    if (!hold) return s;
-    s = fs_->CheckFlush(path_);
-    if (s.ok()) s = base_->Flush();
-    if (s.ok()) fs_->RecordHandedToOs(path_, base_->Size());
-    return s;
+    return WriteOut("write", [this] { return base_->Flush(); });
   }
   Status Sync() override {
     Status s;
@@ -76,18 +70,25 @@ class FaultInjectionWritableFile final : public WritableFile {
     return s;
   }
   Status Close() override {
-    Status s;
-    const auto hold = fs_->HoldUnfrozen("close", path_, &s);
-    if (!hold) return s;
-    s = fs_->CheckFlush(path_);
-    if (s.ok()) s = base_->Close();
-    if (s.ok()) fs_->RecordHandedToOs(path_, base_->Size());
-    return s;
+    return WriteOut("close", [this] { return base_->Close(); });
   }
   uint64_t Size() const override { return base_->Size(); }
   void ZeroFillAhead(uint64_t chunk_bytes) override { base_->ZeroFillAhead(chunk_bytes); }
 
  private:
+  // Runs `write_out` (the base's Flush or Close) unless frozen or failing, then records what
+  // the file has handed to the OS.
+  template <typename WriteOutFn>
+  Status WriteOut(std::string_view call, WriteOutFn write_out) {
+    Status s;
+    const auto hold = fs_->HoldUnfrozen(call, path_, &s);
+    if (!hold) return s;
+    s = fs_->CheckFlush(path_);
+    if (s.ok()) s = write_out();
+    if (s.ok()) fs_->RecordHandedToOs(path_, base_->Size());
+    return s;
+  }
+
   FaultInjectionFileSystem* const fs_;
   const std::string path_;
   const std::unique_ptr<WritableFile> base_;

@@ -9,26 +9,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
+#include "tests/file_damage.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-void FlipByte(const std::string& path, uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(offset));
-  char c = 0;
-  f.read(&c, 1);
-  c = static_cast<char>(c ^ 0x5a);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(&c, 1);
-}
 
 // Runs `command`, returning its exit status and (in *out) what it printed.
 int RunCommand(const std::string& command, std::string* out) {

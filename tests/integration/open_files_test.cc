@@ -18,16 +18,6 @@ namespace {
 
 constexpr int kConnections = 1100;
 
-// Raises this process's soft limit (for its own 1,100 sockets) up to the hard limit.
-bool EnsureFileLimit(rlim_t fds) {
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
-  if (lim.rlim_cur >= fds) return true;
-  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < fds) return false;
-  lim.rlim_cur = fds;
-  return setrlimit(RLIMIT_NOFILE, &lim) == 0;
-}
-
 // The "Max open files" soft limit of process `pid`, from /proc (-1 if unreadable).
 long long ProcessFileLimit(int pid) {
   std::ifstream limits("/proc/" + std::to_string(pid) + "/limits");

@@ -175,6 +175,15 @@ int TestServer::FreePort() {
   return port;
 }
 
+bool EnsureFileLimit(uint64_t fds) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+  if (lim.rlim_cur >= fds) return true;
+  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < fds) return false;
+  lim.rlim_cur = fds;
+  return setrlimit(RLIMIT_NOFILE, &lim) == 0;
+}
+
 TestServer::TestServer() : port_(FreePort()) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "ebb-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()) != nullptr) root_ = tmpl;

@@ -31,6 +31,10 @@ Reply Cmd(redisContext* c, const std::vector<std::string>& args);
 Reply ReadReply(redisContext* c);
 void Append(redisContext* c, const std::vector<std::string>& args);
 
+// Makes room for `fds` descriptors in this process (and in the servers it spawns, which inherit
+// the limit): raises the soft limit up to the hard one. False if the hard limit is too low.
+bool EnsureFileLimit(uint64_t fds);
+
 // The integer value of `field` in `INFO section`, or -1 if absent.
 long long InfoField(redisContext* c, const std::string& section, const std::string& field);
 // Polls INFO every 20 ms until `field` reaches `want` or `timeout` passes. Returns the last value.

@@ -8,11 +8,11 @@
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
 #include "storage/db/db_impl.h"
+#include "tests/file_damage.h"
 #include "tests/unit/storage/db_fault_fixture.h"
 
 namespace ebb::storage {
@@ -48,13 +48,7 @@ class DBCompactionErrorTest : public DBFaultTest {
     return newest;
   }
   void FlipByte(const std::string& name, uint64_t offset) {
-    std::fstream f(dir_ + "/" + name, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(offset));
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x5a);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.write(&c, 1);
+    test::FlipByte(dir_ + "/" + name, offset);
   }
 };
 

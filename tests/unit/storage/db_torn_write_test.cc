@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "storage/env/posix_file_system.h"
 #include "storage/wal/log_reader.h"
+#include "tests/file_damage.h"
 #include "tests/unit/storage/db_test_fixture.h"
 
 namespace ebb::storage {
@@ -53,9 +53,7 @@ class DBTornWriteTest : public DBTest {
     return v;
   }
   void Overwrite(uint64_t offset, const std::string& bytes) {
-    std::fstream f(wal_, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    test::OverwriteAt(wal_, offset, bytes);
   }
   // Reopens, capturing what the engine logs.
   Status ReopenLogging(std::string* log) {

@@ -18,6 +18,7 @@
 #include "storage/db.h"
 #include "storage/env/file.h"
 #include "storage/wal/log_reader.h"
+#include "tests/file_damage.h"
 
 namespace ebb::storage {
 namespace {
@@ -75,13 +76,7 @@ class RepairDataDirTest : public ::testing::Test {
     return out;
   }
   void FlipByte(const std::string& name, uint64_t offset) {
-    std::fstream f(dir_ + "/" + name, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(offset));
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x5a);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.write(&c, 1);
+    test::FlipByte(dir_ + "/" + name, offset);
   }
   RepairReport Repair() {
     RepairReport report;
