@@ -20,8 +20,8 @@ OpenFilesPlan PlanOpenFiles(int maxclients, uint64_t limit, int table_cache) {
   } else if (limit >= OpenFilesWanted(maxclients)) {
     plan.table_cache = kDefaultTableCache;
   } else {
-    plan.table_cache = static_cast<int>(
-        std::clamp<uint64_t>(spare / 4, kMinTableCache, kDefaultTableCache));
+    plan.table_cache =
+        static_cast<int>(std::clamp<uint64_t>(spare / 4, kMinTableCache, kDefaultTableCache));
   }
   const uint64_t for_clients =
       spare > static_cast<uint64_t>(plan.table_cache) ? spare - plan.table_cache : 0;

@@ -24,7 +24,8 @@
 
 namespace {
 
-constexpr char kUsage[] = "usage: ebb-check [-v] <data-dir>\n       ebb-check --repair <data-dir>\n";
+constexpr char kUsage[] =
+    "usage: ebb-check [-v] <data-dir>\n       ebb-check --repair <data-dir>\n";
 
 int Check(const std::string& dir, bool verbose) {
   ebb::storage::DataDirChecker checker(dir);

@@ -105,8 +105,9 @@ struct DiskFaultOptions {
 DiskFaultOptions ParseDiskFault(ArgParser& args) {
   DiskFaultOptions o;
   const int op = args.Choice({"ON", "OFF", "HOLD"});
-  o.op = op == 2 ? DiskFaultOptions::Op::kHold
-                 : op == 1 ? DiskFaultOptions::Op::kOff : DiskFaultOptions::Op::kOn;
+  o.op = op == 2   ? DiskFaultOptions::Op::kHold
+         : op == 1 ? DiskFaultOptions::Op::kOff
+                   : DiskFaultOptions::Op::kOn;
   if (op == 0 && args.HasMore()) {
     const int error = args.Choice({"ENOSPC", "EIO"});
     if (error < 0) args.SyntaxError();

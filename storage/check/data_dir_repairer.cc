@@ -59,8 +59,8 @@ struct DataDirRepairer::State {
   bool lost_named_table = false;
   // The result.
   std::vector<TableEntry> tables;
-  std::vector<std::string> to_lost;  // moved to lost/ once the new manifest is durable
-  std::set<uint64_t> written;         // tables this repair wrote
+  std::vector<std::string> to_lost;    // moved to lost/ once the new manifest is durable
+  std::set<uint64_t> written;          // tables this repair wrote
   std::vector<std::string> to_remove;  // of those, the ones replaced again
   uint64_t NewNumber() { return ++max_number; }
   void Note(std::string line) { report->actions.push_back(std::move(line)); }
@@ -173,8 +173,9 @@ Status DataDirRepairer::LoadManifest(State* st) {
     }
   }
   st->named.clear();
-  st->Note("no usable manifest: every table is taken at level 0 (versions a lost edit had "
-           "removed may be visible again)");
+  st->Note(
+      "no usable manifest: every table is taken at level 0 (versions a lost edit had "
+      "removed may be visible again)");
   return Status::OK();
 }
 
@@ -329,8 +330,9 @@ void DataDirRepairer::TakeLeftOverTables(State* st) {
              CompareUserKeys(ExtractUserKey(t.meta.smallest), largest) <= 0;
     });
     if (hides) {
-      st->Note(Base(name) + ": not named by the manifest and older than deeper tables it "
-                            "overlaps; moved to lost/");
+      st->Note(Base(name) +
+               ": not named by the manifest and older than deeper tables it "
+               "overlaps; moved to lost/");
       st->report->tables_dropped++;
       st->to_lost.push_back(Base(name));
       continue;
@@ -373,8 +375,8 @@ Status DataDirRepairer::ConvertWal(State* st, uint64_t number) {
     }
     if (s.ok()) {
       if (reader.torn_tail()) {
-        st->Note(name + ": " + (reader.torn_write() ? "torn write" : "torn tail") +
-                 " at offset " + std::to_string(base + reader.torn_tail_offset()) +
+        st->Note(name + ": " + (reader.torn_write() ? "torn write" : "torn tail") + " at offset " +
+                 std::to_string(base + reader.torn_tail_offset()) +
                  " (a write cut by a crash; never acknowledged under always)");
       }
       break;

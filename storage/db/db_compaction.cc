@@ -224,8 +224,7 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   return expired > 0 || deleted > 0;
 }
 
-bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all,
-                              Status* result) {
+bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all, Status* result) {
   if (!bg_error_.ok()) return false;
   if (!manual_all && !compaction_error_.ok() &&
       std::chrono::steady_clock::now() < compaction_retry_at_) {
@@ -305,14 +304,14 @@ void DBImpl::RecordCompactionFailure(const Status& s,
     // An I/O error (a full disk, EIO): the inputs are as they were, nothing is lost. Writes go
     // on; retrying at once would fail the same way, so compactions pause, longer each time.
     constexpr std::chrono::milliseconds kFirst(1000), kLongest(30000);
-    compaction_backoff_ = compaction_error_.ok() ? kFirst : std::min(compaction_backoff_ * 2, kLongest);
+    compaction_backoff_ =
+        compaction_error_.ok() ? kFirst : std::min(compaction_backoff_ * 2, kLongest);
     compaction_retry_at_ = std::chrono::steady_clock::now() + compaction_backoff_;
     compaction_error_ = s;
     std::fprintf(stderr,
                  "ebb storage: warning: compaction failed: %s; its tables stay as they were and "
                  "writes go on; next try in %lld s\n",
-                 s.ToString().c_str(),
-                 static_cast<long long>(compaction_backoff_.count() / 1000));
+                 s.ToString().c_str(), static_cast<long long>(compaction_backoff_.count() / 1000));
   }
   WakeStalledWriters();  // a level-0 stall may now be refused rather than waited out
 }

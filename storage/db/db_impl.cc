@@ -179,12 +179,12 @@ Status DBImpl::CheckLiveTables(const std::vector<std::string>& names) {
       if (problem.empty()) continue;
       // Opening would serve reads without those rows and its cleanup would delete tables the
       // damaged state may still need: refuse, and leave every file as it is.
-      return Status::Corruption(
-          name + ": the manifest (MANIFEST-" + std::to_string(versions_.manifest_number()) +
-          ") names this table at level " + std::to_string(level) + " with " +
-          std::to_string(f->file_size) + " bytes, but it " + problem +
-          "; nothing was changed. Stop here and run `ebb-check --repair " + dir_ +
-          "` to rebuild the manifest from what is readable");
+      return Status::Corruption(name + ": the manifest (MANIFEST-" +
+                                std::to_string(versions_.manifest_number()) +
+                                ") names this table at level " + std::to_string(level) + " with " +
+                                std::to_string(f->file_size) + " bytes, but it " + problem +
+                                "; nothing was changed. Stop here and run `ebb-check --repair " +
+                                dir_ + "` to rebuild the manifest from what is readable");
     }
   }
   return Status::OK();
@@ -391,8 +391,8 @@ Status DBImpl::WriteStallLocked(bool force) {
   if (!bg_error_.ok()) return bg_error_;
   // As in LevelDB, writes go on into the active memtable until it is full; only then must a
   // flush and, for the next level-0 file, compaction keep up.
-  const bool switches = force ? !mem_->empty()
-                              : mem_->ApproximateMemoryUsage() >= options_.memtable_size;
+  const bool switches =
+      force ? !mem_->empty() : mem_->ApproximateMemoryUsage() >= options_.memtable_size;
   if (!switches) return Status::OK();
   if (static_cast<int>(imms_.size()) >= std::max(options_.max_frozen_memtables, 1)) {
     return Status::Busy("the memtables are full; writes wait for a flush");

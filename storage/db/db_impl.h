@@ -250,10 +250,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   uint64_t synced_size_ = 0;
 
   std::mutex mu_;
-  std::condition_variable bg_cv_;    // wakes the compaction thread
+  std::condition_variable bg_cv_;     // wakes the compaction thread
   std::condition_variable flush_cv_;  // wakes the flush thread
-  std::condition_variable done_cv_;  // signalled when background work finishes a step
-  std::condition_variable sync_cv_;  // wakes the everysec syncer
+  std::condition_variable done_cv_;   // signalled when background work finishes a step
+  std::condition_variable sync_cv_;   // wakes the everysec syncer
   bool shutting_down_ = false;
   bool compacting_ = false;  // one compaction at a time (background or CompactAll)
   bool flushing_ = false;
@@ -284,7 +284,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::string wal_record_;  // Write's record (first sequence | batch), reused under mu_
   VersionSet versions_;
   std::multiset<uint64_t> snapshots_;
-  std::set<uint64_t> pending_outputs_;            // table files being written
+  std::set<uint64_t> pending_outputs_;  // table files being written
   // Compaction failures (RecordCompactionFailure). While compaction_error_ (an I/O error) is
   // set, compactions wait until compaction_retry_at_; the pause doubles from 1 s to 30 s with
   // each failure, and Resume ends it. damaged_tables_: number -> what compaction found.

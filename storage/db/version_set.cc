@@ -145,8 +145,8 @@ Status VersionSet::Recover(bool* exists) {
   if (!fs_->FileExists(manifest_name)) {
     return Status::Corruption(CurrentFileName(dir_) + " names " + current +
                               ", which is missing; nothing was changed. Stop here and run "
-                              "`ebb-check --repair " + dir_ +
-                              "` to rebuild the manifest from what is readable");
+                              "`ebb-check --repair " +
+                              dir_ + "` to rebuild the manifest from what is readable");
   }
   std::unique_ptr<SequentialFile> mfile;
   s = fs_->NewSequentialFile(manifest_name, &mfile);

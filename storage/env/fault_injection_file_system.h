@@ -94,7 +94,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   bool frozen() const { return frozen_.load(); }
 
   struct DropOptions {
-    bool torn_pages = false;         // keep a seeded half of the unsynced pages, zero the rest
+    bool torn_pages = false;  // keep a seeded half of the unsynced pages, zero the rest
     uint64_t seed = 0;
     bool directory_entries = false;  // undo creations and renames no SyncDir covered
   };
@@ -134,9 +134,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   };
   // A change to a directory not yet covered by its fsync.
   struct DirEntryChange {
-    std::string created;                      // a new file, or
-    std::string renamed_from, renamed_to;     // a rename...
-    std::optional<std::string> replaced;      // ...over a file that held this
+    std::string created;                   // a new file, or
+    std::string renamed_from, renamed_to;  // a rename...
+    std::optional<std::string> replaced;   // ...over a file that held this
   };
 
   // Hooks for the wrapped files. Check* return the injected fault, if any.
@@ -144,7 +144,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   // CheckWrite after the append budget and the file size limit (`size_after`: the file's
   // size once the append is done).
   Status CheckAppend(const std::string& path, uint64_t size_after);
-  Status CheckFlush(const std::string& path);   // CheckWrite, then the flush switch
+  Status CheckFlush(const std::string& path);  // CheckWrite, then the flush switch
   Status CheckSync(const std::string& path);
   Status CheckNewFile(const std::string& path);
   void WaitWhileHeld(const std::string& path);
@@ -170,7 +170,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   std::atomic<bool> fail_flushes_{false};
   std::atomic<bool> fail_dir_syncs_{false};
   std::atomic<bool> fail_new_files_{false};
-  std::atomic<int64_t> append_budget_{-1};  // < 0: no countdown
+  std::atomic<int64_t> append_budget_{-1};   // < 0: no countdown
   std::atomic<uint64_t> max_file_bytes_{0};  // 0: no limit
   std::atomic<int> fault_errno_{0};
   std::atomic<uint64_t> appends_{0};
@@ -181,7 +181,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   std::shared_mutex freeze_mu_;  // shared by changes under way; Freeze takes it exclusively
 
   mutable std::mutex mu_;
-  std::map<std::string, FileState> files_;                       // by path
+  std::map<std::string, FileState> files_;                      // by path
   std::map<std::string, std::vector<DirEntryChange>> dir_log_;  // by directory
   std::string path_filter_;
   std::string hold_new_files_;       // "" : no hold

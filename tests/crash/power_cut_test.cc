@@ -135,17 +135,27 @@ void Write(int port, uint64_t seed, bool trims, Writer* w) {
     w->ops.push_back(op);
     Reply r;
     switch (op.kind) {
-      case Op::kSet: r = Cmd(c.get(), {"SET", op.key, op.value}); break;
-      case Op::kDel: r = Cmd(c.get(), {"DEL", op.key}); break;
-      case Op::kExpire: r = Cmd(c.get(), {"EXPIRE", op.key, "100000"}); break;
-      case Op::kExpireNow: r = Cmd(c.get(), {"EXPIRE", op.key, "0"}); break;
+      case Op::kSet:
+        r = Cmd(c.get(), {"SET", op.key, op.value});
+        break;
+      case Op::kDel:
+        r = Cmd(c.get(), {"DEL", op.key});
+        break;
+      case Op::kExpire:
+        r = Cmd(c.get(), {"EXPIRE", op.key, "100000"});
+        break;
+      case Op::kExpireNow:
+        r = Cmd(c.get(), {"EXPIRE", op.key, "0"});
+        break;
       case Op::kMset:
         r = Cmd(c.get(), {"MSET", op.key, op.value, op.key2, op.value + "'"});
         break;
       case Op::kTlogIns:
         r = Cmd(c.get(), {"TLOG", "INS", op.key, op.value, std::to_string(op.ts)});
         break;
-      case Op::kTrimAt: r = Cmd(c.get(), {"TLOG", "TRIMAT", op.key, std::to_string(op.ts)}); break;
+      case Op::kTrimAt:
+        r = Cmd(c.get(), {"TLOG", "TRIMAT", op.key, std::to_string(op.ts)});
+        break;
     }
     // Anything but a success (the server died, or refused while the disk froze) ends this
     // writer: the op stays unacknowledged — it may have landed or not.
@@ -238,8 +248,8 @@ TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
                            always || kTrimUnderEverysec, &writers[i]);
     }
     // everysec: long enough that writes more than 2 s old must survive.
-    std::this_thread::sleep_for(std::chrono::milliseconds(always ? 100 + rng() % 500
-                                                                 : 2500 + rng() % 1500));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(always ? 100 + rng() % 500 : 2500 + rng() % 1500));
     const auto cut_at = Clock::now();
     {
       RawConnection cut(server.port());
@@ -334,11 +344,12 @@ TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
   }
   EXPECT_GT(acked, 0u);
   EXPECT_EQ(size_mismatches_total, 0u);
-  std::printf("power cut (%s): %d cycles, %llu acknowledged writes, %llu lost (all within the "
-              "last 2 s before a cut), %llu keys and %llu logs verified\n",
-              GetParam(), cycle, static_cast<unsigned long long>(acked),
-              static_cast<unsigned long long>(lost), static_cast<unsigned long long>(verified_keys),
-              static_cast<unsigned long long>(verified_logs));
+  std::printf(
+      "power cut (%s): %d cycles, %llu acknowledged writes, %llu lost (all within the "
+      "last 2 s before a cut), %llu keys and %llu logs verified\n",
+      GetParam(), cycle, static_cast<unsigned long long>(acked),
+      static_cast<unsigned long long>(lost), static_cast<unsigned long long>(verified_keys),
+      static_cast<unsigned long long>(verified_logs));
 }
 
 INSTANTIATE_TEST_SUITE_P(WalFsync, PowerCutTest, ::testing::Values("always", "everysec"));

@@ -54,7 +54,6 @@ struct ReadOutcome {
   bool torn_write = false;
 };
 
-
 // Reads every record of `file` and checks what holds for any input.
 ReadOutcome ReadChecked(const std::string& file, size_t max_chunk, bool torn_writes = false) {
   LogReader reader(std::make_unique<StringSequentialFile>(file, max_chunk), kName, torn_writes);
@@ -180,8 +179,8 @@ void Written(FuzzedDataProvider& fdp, size_t max_chunk) {
     const size_t from = fdp.ConsumeIntegralInRange<size_t>(0, file.size() - 1);
     const size_t to = fdp.ConsumeIntegralInRange<size_t>(from + 1, file.size());
     std::string torn = file;
-    std::fill(torn.begin() + static_cast<ptrdiff_t>(from), torn.begin() + static_cast<ptrdiff_t>(to),
-              '\0');
+    std::fill(torn.begin() + static_cast<ptrdiff_t>(from),
+              torn.begin() + static_cast<ptrdiff_t>(to), '\0');
     const ReadOutcome strict = ReadChecked(torn, max_chunk);
     const ReadOutcome got = ReadChecked(torn, max_chunk, /*torn_writes=*/true);
     Check(IsPrefix(got.records, records), "torn write returned wrong data");

@@ -3,7 +3,6 @@
 // the damaged block are served. Stopped, `ebb-check --repair` keeps everything readable, and the
 // restarted server has it all and compacts again.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -82,7 +81,8 @@ TEST(DamagedTableTest, CompactionReportsItWritesGoOnAndRepairKeepsWhatIsReadable
   EXPECT_NE(server.ReadLog().find("compaction found a damaged table"), std::string::npos);
 
   std::string out;
-  const int status = RunCommand(std::string(EBB_CHECK_PATH) + " --repair " + server.data_dir(), &out);
+  const int status =
+      RunCommand(std::string(EBB_CHECK_PATH) + " --repair " + server.data_dir(), &out);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("rewrote"), std::string::npos) << out;
   EXPECT_NE(out.find("clean"), std::string::npos) << out;

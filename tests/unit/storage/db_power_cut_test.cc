@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <vector>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/unit/storage/db_fault_fixture.h"
 
@@ -48,8 +48,8 @@ void WriteUntilFrozen(DB* db, uint64_t seed, Model* model) {
   for (int i = 0; i < 1'000'000; i++) {
     const std::string key = "key" + std::to_string(rng() % kKeys);
     std::optional<std::string> value;
-    if (rng() % 4 != 0) value = "v" + std::to_string(seed) + "-" + std::to_string(i) +
-                                std::string(rng() % 200, 'x');
+    if (rng() % 4 != 0)
+      value = "v" + std::to_string(seed) + "-" + std::to_string(i) + std::string(rng() % 200, 'x');
     model->in_flight_key = key;
     model->in_flight_value = value;
     const Status s = value ? db->Put(WriteOptions(), key, *value) : db->Delete(WriteOptions(), key);
@@ -107,11 +107,12 @@ void WriteAndSyncUntilFrozen(DB* db, uint64_t seed, int sync_every, std::vector<
   for (int i = 0; i < 1'000'000; i++) {
     Op op{"key" + std::to_string(rng() % kKeys), std::nullopt};
     if (rng() % 4 != 0) {
-      op.value = "v" + std::to_string(seed) + "-" + std::to_string(i) + std::string(rng() % 200, 'x');
+      op.value =
+          "v" + std::to_string(seed) + "-" + std::to_string(i) + std::string(rng() % 200, 'x');
     }
     ops->push_back(op);
-    const Status s = op.value ? db->Put(WriteOptions(), op.key, *op.value)
-                              : db->Delete(WriteOptions(), op.key);
+    const Status s =
+        op.value ? db->Put(WriteOptions(), op.key, *op.value) : db->Delete(WriteOptions(), op.key);
     if (!s.ok()) return;
     if (i % sync_every == sync_every - 1) {
       if (!db->SyncWal().ok()) return;
@@ -131,8 +132,7 @@ TEST_F(DBPowerCutTest, EverysecPowerCutsLeaveAPointInTimeNoOlderThanTheLastSync)
   for (int cycle = 0; cycle < kCycles; cycle++) {
     std::vector<Op> ops;
     size_t synced_prefix = 0;
-    std::thread writer(WriteAndSyncUntilFrozen, db_.get(), seed + cycle, 50, &ops,
-                       &synced_prefix);
+    std::thread writer(WriteAndSyncUntilFrozen, db_.get(), seed + cycle, 50, &ops, &synced_prefix);
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 60));
     fs_->Freeze();
     writer.join();
@@ -141,7 +141,8 @@ TEST_F(DBPowerCutTest, EverysecPowerCutsLeaveAPointInTimeNoOlderThanTheLastSync)
     // Replay the writes over the previous state; the DB must match it after some prefix of at
     // least synced_prefix writes. `mismatched` counts the keys where they differ.
     std::map<std::string, std::string> observed;
-    for (int k = 0; k < kKeys; k++) observed["key" + std::to_string(k)] = Get("key" + std::to_string(k));
+    for (int k = 0; k < kKeys; k++)
+      observed["key" + std::to_string(k)] = Get("key" + std::to_string(k));
     auto expected = [&](const std::string& key) {
       auto it = state.find(key);
       return it == state.end() || !it->second ? std::string("NOT_FOUND") : *it->second;
@@ -172,11 +173,11 @@ TEST_F(DBPowerCutTest, EverysecPowerCutsLeaveAPointInTimeNoOlderThanTheLastSync)
     lost_writes += ops.size() - *matched_at;
   }
   EXPECT_GT(writes, 0u);
-  std::printf("everysec power cuts: %d cycles, %llu writes, %llu lost (unsynced), %llu unsynced "
-              "bytes lost\n",
-              kCycles, static_cast<unsigned long long>(writes),
-              static_cast<unsigned long long>(lost_writes),
-              static_cast<unsigned long long>(lost_bytes));
+  std::printf(
+      "everysec power cuts: %d cycles, %llu writes, %llu lost (unsynced), %llu unsynced "
+      "bytes lost\n",
+      kCycles, static_cast<unsigned long long>(writes),
+      static_cast<unsigned long long>(lost_writes), static_cast<unsigned long long>(lost_bytes));
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ class DBRecoveryTest : public DBFaultTest {
   void ThreeTables() {
     for (int t = 0; t < 3; t++) {
       for (int i = 0; i < 10; i++) {
-        ASSERT_TRUE(TryPut("k" + std::to_string(t) + std::to_string(i), "v" + std::to_string(t)).ok());
+        ASSERT_TRUE(
+            TryPut("k" + std::to_string(t) + std::to_string(i), "v" + std::to_string(t)).ok());
       }
       ASSERT_TRUE(db_->FlushMemtable().ok());
     }

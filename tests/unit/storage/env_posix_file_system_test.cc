@@ -239,7 +239,8 @@ TEST_F(EnvTest, FaultInjectionTornPowerCutKeepsSomeUnsyncedPagesAndZerosTheRest)
   ASSERT_TRUE(file->Append(std::string(5000, 'd')).ok());
   ASSERT_TRUE(file->Sync().ok());
   std::string unsynced;
-  for (int page = 0; page < 16; page++) unsynced += std::string(4096, static_cast<char>('A' + page));
+  for (int page = 0; page < 16; page++)
+    unsynced += std::string(4096, static_cast<char>('A' + page));
   ASSERT_TRUE(file->Append(unsynced).ok());
   ASSERT_TRUE(file->Flush().ok());
   file.reset();
