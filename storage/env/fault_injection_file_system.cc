@@ -311,26 +311,16 @@ Status FaultInjectionFileSystem::UndoDirectoryEntries(DropReport* report) {
 
 Status FaultInjectionFileSystem::NewWritableFile(const std::string& path,
                                                  std::unique_ptr<WritableFile>* file) {
-  WaitWhileHeld(path);
-  Status s;
-  const auto hold = HoldUnfrozen("open", path, &s);
-  if (!hold) return s;
-  s = CheckNewFile(path);
-  const bool existed = s.ok() && base_->FileExists(path);
-  std::unique_ptr<WritableFile> base;
-  if (s.ok()) s = base_->NewWritableFile(path, &base);
-  if (!s.ok()) return s;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    files_[path] = FileState();  // truncated: nothing of it is durable
-    if (!existed) dir_log_[DirOf(path)].push_back(DirEntryChange{.created = path});
-  }
-  *file = std::make_unique<FaultInjectionWritableFile>(this, path, std::move(base));
-  return Status::OK();
+  return OpenForWriting(path, /*append=*/false, file);
 }
 
 Status FaultInjectionFileSystem::NewAppendableFile(const std::string& path,
                                                    std::unique_ptr<WritableFile>* file) {
+  return OpenForWriting(path, /*append=*/true, file);
+}
+
+Status FaultInjectionFileSystem::OpenForWriting(const std::string& path, bool append,
+                                                std::unique_ptr<WritableFile>* file) {
   WaitWhileHeld(path);
   Status s;
   const auto hold = HoldUnfrozen("open", path, &s);
@@ -338,12 +328,18 @@ Status FaultInjectionFileSystem::NewAppendableFile(const std::string& path,
   s = CheckNewFile(path);
   const bool existed = s.ok() && base_->FileExists(path);
   std::unique_ptr<WritableFile> base;
-  if (s.ok()) s = base_->NewAppendableFile(path, &base);
+  if (s.ok()) {
+    s = append ? base_->NewAppendableFile(path, &base) : base_->NewWritableFile(path, &base);
+  }
   if (!s.ok()) return s;
   {
-    // What was in the file before we opened it counts as durable.
     std::lock_guard<std::mutex> lock(mu_);
-    files_.try_emplace(path, FileState{base->Size(), base->Size()});
+    if (append) {
+      // What was in the file before we opened it counts as durable.
+      files_.try_emplace(path, FileState{base->Size(), base->Size()});
+    } else {
+      files_[path] = FileState();  // truncated: nothing of it is durable
+    }
     if (!existed) dir_log_[DirOf(path)].push_back(DirEntryChange{.created = path});
   }
   *file = std::make_unique<FaultInjectionWritableFile>(this, path, std::move(base));

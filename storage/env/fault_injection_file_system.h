@@ -148,6 +148,8 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status CheckSync(const std::string& path);
   Status CheckNewFile(const std::string& path);
   void WaitWhileHeld(const std::string& path);
+  // NewWritableFile (truncating) or NewAppendableFile, with the checks and the bookkeeping.
+  Status OpenForWriting(const std::string& path, bool append, std::unique_ptr<WritableFile>* file);
   // A shared hold that keeps Freeze from returning while a change is under way, or nullopt
   // (with *s set to the power-cut error) when frozen.
   std::optional<std::shared_lock<std::shared_mutex>> HoldUnfrozen(std::string_view call,
