@@ -103,10 +103,15 @@ class DB {
   virtual Status CompactAll() = 0;
 
   // Disk faults. A failed WAL write, flush or fdatasync (including the once-a-second sync under
-  // kEverySec), a failed table or manifest write, or a failed directory fsync puts the DB in an
-  // error state: every write (Put, Delete, Write, FlushMemtable, CompactAll) returns the error
-  // at once and changes nothing, SyncWal returns it, reads (Get, iterators) keep working.
-  // BackgroundError returns that error, or OK. It is cheap (no lock while there is no error).
+  // kEverySec), a failed flush's table write, a failed manifest write, or a failed directory
+  // fsync puts the DB in an error state: every write (Put, Delete, Write, FlushMemtable,
+  // CompactAll) returns the error at once and changes nothing, SyncWal returns it, reads (Get,
+  // iterators) keep working. BackgroundError returns that error, or OK. It is cheap (no lock
+  // while there is no error). A compaction that fails before its manifest edit changes nothing
+  // and is not this state: after an I/O error compactions pause and retry (1 s, doubling to
+  // 30 s; Resume retries at once), and a table it found damaged is left out of compactions and
+  // listed in Stats::damaged_tables; writes go on unless they need the compaction it blocks
+  // (CheckWriteStall).
   virtual Status BackgroundError() = 0;
   // Tries to leave the error state: switches to a new WAL (and a new manifest if the old one
   // failed), then writes every memtable to a table file, so nothing accepted before the fault

@@ -10,8 +10,9 @@
 // numbered >= its log number; imms_ (oldest first) are frozen and waiting for flush.
 //
 // Error state (db.h, "Disk faults"): bg_error_ is set by the first failed WAL write/flush/sync,
-// table write, manifest write or directory fsync, and cleared only by Resume. While it is set no
-// write reaches the memtable or the WAL, the background thread does no flush or compaction, and
+// flush table write, manifest write or directory fsync, and cleared only by Resume (a failed
+// compaction is recorded apart: compaction_error_, damaged_tables_). While it is set no
+// write reaches the memtable or the WAL, the background threads do no flush or compaction, and
 // no file is deleted (the manifest on disk may hold an edit the memory does not know about).
 // Resume (db_resume.cc) writes a new manifest if one failed, moves to a new WAL if the current
 // one failed or holds writes, and flushes every memtable, so the WALs written before the fault
