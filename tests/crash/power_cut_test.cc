@@ -220,6 +220,23 @@ void KeepRandomSample(Map* m, size_t keep, std::mt19937_64& rng) {
   for (size_t i = keep; i < all.size(); i++) m->erase(all[i]);
 }
 
+// What the last DEBUG POWER-CUT in `log` says it dropped: "DEBUG POWER-CUT: <bytes> unsynced
+// bytes lost, <files> files and <renames> renames undone". False if there is no such line.
+bool LastCut(const std::string& log, uint64_t* bytes, uint64_t* files, uint64_t* renames) {
+  const size_t at = log.rfind("DEBUG POWER-CUT: ");
+  if (at == std::string::npos) return false;
+  unsigned long long b = 0, f = 0, r = 0;
+  if (std::sscanf(log.c_str() + at,
+                  "DEBUG POWER-CUT: %llu unsynced bytes lost, %llu files and %llu renames", &b, &f,
+                  &r) != 3) {
+    return false;
+  }
+  *bytes = b;
+  *files = f;
+  *renames = r;
+  return true;
+}
+
 class PowerCutTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
@@ -236,6 +253,7 @@ TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
   std::map<std::string, LogState> settled_logs;
   int cycle = 0;
   uint64_t acked = 0, lost = 0, size_mismatches_total = 0, verified_keys = 0, verified_logs = 0;
+  uint64_t dropped_bytes = 0, undone_entries = 0;  // the faults the cuts injected
   constexpr size_t kSettledKeys = 20000, kSettledLogs = 30;
   for (; cycle < cycles && Clock::now() < deadline; cycle++) {
     ASSERT_TRUE(server.Start(args)) << server.error();
@@ -259,6 +277,10 @@ TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
     }
     server.WaitExit(10000);
     for (auto& t : threads) t.join();
+    uint64_t bytes = 0, files = 0, renames = 0;
+    ASSERT_TRUE(LastCut(server.ReadLog(), &bytes, &files, &renames)) << server.ReadLog();
+    dropped_bytes += bytes;
+    undone_entries += files + renames;
     ASSERT_TRUE(server.Start(args)) << server.error();
     RedisConnection c = server.Connect();
     ASSERT_TRUE(c);
@@ -345,11 +367,14 @@ TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
   EXPECT_GT(acked, 0u);
   EXPECT_EQ(size_mismatches_total, 0u);
   std::printf(
-      "power cut (%s): %d cycles, %llu acknowledged writes, %llu lost (all within the "
-      "last 2 s before a cut), %llu keys and %llu logs verified\n",
+      "power cut (%s): %d cycles, %llu acknowledged writes, %llu lost (all within the last 2 s "
+      "before a cut), %llu keys and %llu logs verified; the cuts dropped %llu unsynced bytes "
+      "and undid %llu directory entries\n",
       GetParam(), cycle, static_cast<unsigned long long>(acked),
       static_cast<unsigned long long>(lost), static_cast<unsigned long long>(verified_keys),
-      static_cast<unsigned long long>(verified_logs));
+      static_cast<unsigned long long>(verified_logs),
+      static_cast<unsigned long long>(dropped_bytes),
+      static_cast<unsigned long long>(undone_entries));
 }
 
 INSTANTIATE_TEST_SUITE_P(WalFsync, PowerCutTest, ::testing::Values("always", "everysec"));
