@@ -137,6 +137,16 @@ class DB {
   virtual void SetWriteStallListener(std::function<void()> listener) = 0;
 
   virtual Stats GetStats() = 0;
+
+  // An estimate of the live keys in [lower, upper) (empty `upper`: no bound) that reads no
+  // row — RocksDB's estimate-num-keys for a range: the memtables' keys counted as they were
+  // added (MemTable::EstimateKeys), and for each table, its rows less twice its tombstones,
+  // scaled by the share of its data in the range (from its index). A key with versions in
+  // several places counts once per place, expired rows count until compaction drops them, and
+  // each tombstone is taken to cancel one older row; what a range deletion covering the whole
+  // range hides counts nothing. Never negative. Reads table indexes only
+  // (the table cache usually holds them); safe to call concurrently with everything.
+  virtual uint64_t EstimateKeys(std::string_view lower, std::string_view upper) = 0;
   // The clock this DB uses for "now".
   virtual const Clock& clock() const = 0;
   // The time expiry is judged at: the clock's now while expiration is on, else the time it was

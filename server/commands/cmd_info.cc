@@ -116,8 +116,9 @@ void KeyspaceSection(ServerContext& ctx, std::string* out) {
   for (int db = 0; db < ctx.config().databases; ++db) {
     types::DbStats s = ctx.keyspace().GetDbStats(db);
     if (s.keys == 0) continue;
-    *out +=
-        fmt::format("db{}:keys={},expires={},avg_ttl={}\r\n", db, s.keys, s.expires, s.avg_ttl_ms);
+    // A large database's figures are estimates (Keyspace::GetDbStats), and the line says so.
+    *out += fmt::format("db{}:keys={},expires={},avg_ttl={}{}\r\n", db, s.keys, s.expires,
+                        s.avg_ttl_ms, s.estimated ? ",estimated=1" : "");
   }
 }
 

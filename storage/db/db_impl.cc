@@ -758,4 +758,45 @@ Stats DBImpl::GetStats() {
   return stats;
 }
 
+uint64_t DBImpl::EstimateKeys(std::string_view lower, std::string_view upper) {
+  uint64_t sequence;
+  std::optional<int64_t> expiry_now;
+  const std::shared_ptr<const ReadState> state = GetReadState(nullptr, &sequence, &expiry_now);
+  // The newest range deletion covering all of [lower, upper): what is older counts nothing.
+  uint64_t deleted_below = 0;
+  for (const RangeDeletion& d : state->version->range_deletions) {
+    if (CompareUserKeys(d.range.begin, lower) <= 0 && !upper.empty() &&
+        CompareUserKeys(upper, d.range.end) <= 0) {
+      deleted_below = std::max(deleted_below, d.sequence);
+    }
+  }
+  // A memtable holds only versions older than a range deletion or only newer ones (DeleteRange
+  // freezes it first).
+  const auto count_memtable = [&](const MemTable& mem) -> int64_t {
+    return mem.min_sequence() < deleted_below ? 0 : mem.EstimateKeys(lower, upper);
+  };
+  int64_t keys = count_memtable(*state->mem);
+  for (const auto& imm : state->imms) keys += count_memtable(*imm);
+  double table_keys = 0;
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& file : state->version->files[level]) {
+      if (file->props.max_sequence < deleted_below) continue;
+      const std::string_view smallest = ExtractUserKey(file->smallest);
+      const std::string_view largest = ExtractUserKey(file->largest);
+      if (CompareUserKeys(largest, lower) < 0) continue;
+      if (!upper.empty() && CompareUserKeys(smallest, upper) >= 0) continue;
+      const double rows = static_cast<double>(file->props.entries) -
+                          2.0 * static_cast<double>(file->props.tombstones);
+      if (rows <= 0) continue;
+      double share = 1.0;
+      const bool inside = CompareUserKeys(smallest, lower) >= 0 &&
+                          (upper.empty() || CompareUserKeys(largest, upper) < 0);
+      if (!inside && !table_cache_->ApproximateShare(*file, lower, upper, &share).ok()) continue;
+      table_keys += rows * share;
+    }
+  }
+  keys += static_cast<int64_t>(table_keys + 0.5);
+  return keys > 0 ? static_cast<uint64_t>(keys) : 0;
+}
+
 }  // namespace ebb::storage

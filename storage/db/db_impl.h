@@ -74,6 +74,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status CheckWriteStall() override;
   void SetWriteStallListener(std::function<void()> listener) override;
   Stats GetStats() override;
+  uint64_t EstimateKeys(std::string_view lower, std::string_view upper) override;
   const Clock& clock() const override { return *clock_; }
   int64_t ExpiryNowMs() const override { return ExpiryNow(); }
   Status SetExpirationEnabled(bool enabled) override;

@@ -35,6 +35,10 @@ class TableCache {
   // newest first, offered to `visitor` until it returns false). The table stays open meanwhile.
   Status Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
              EntryVisitor visitor);
+  // The share (0 to 1) of the data of table `file` whose user keys lie in [lower, upper) (empty
+  // `upper`: no bound), from its index alone (Table::ApproximateOffsetOf).
+  Status ApproximateShare(const FileMetaData& file, std::string_view lower, std::string_view upper,
+                          double* share);
   // Forgets a deleted file.
   void Evict(uint64_t number);
 

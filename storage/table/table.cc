@@ -320,6 +320,8 @@ bool Table::KeyMayMatch(std::string_view user_key) const {
 
 const TableProperties& Table::properties() const { return rep_->props; }
 
+uint64_t Table::DataSize() const { return rep_->data_end; }
+
 uint64_t Table::ApproximateOffsetOf(std::string_view internal_key) const {
   auto it = Block::NewIterator(rep_->index_block, CompareInternalKeys);
   it->Seek(internal_key);

@@ -80,6 +80,8 @@ class Table {
   // The approximate file offset where entries >= `internal_key` begin (the file's data size if
   // past the last key).
   uint64_t ApproximateOffsetOf(std::string_view internal_key) const;
+  // Where the data blocks end: ApproximateOffsetOf of every key past the last.
+  uint64_t DataSize() const;
 
   // Salvage (ebb-check --repair): offers `visitor` every entry of every data block that reads
   // intact, in order, reading on past damage: a block whose read fails, or the rest of a block
