@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <string>
@@ -101,6 +102,7 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
   ServerContext& ctx = server_->context();
   ctx.stats().total_net_input_bytes += n;
   input_.append(read_buf_.data(), n);
+  input_peak_ = std::max(input_peak_, input_.size());
   client_.Touch(WallMs());
   if (input_.size() > ctx.config().client_query_buffer_limit) {
     spdlog::warn("Closing client id={} addr={}: query buffer {} bytes over the limit", client_.id(),
@@ -154,6 +156,9 @@ void Connection::ProcessInput() {
       server_->AwaitWriteRoom(shared_from_this());
       break;
     }
+    // The output limit holds for the replies being built too: a command whose reply takes the
+    // connection over it closes the connection now, before more is built or sent.
+    if (!CheckOutputLimits(WallMs(), batch.size())) return;
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
@@ -241,10 +246,11 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
   MaybeRead();
 }
 
-bool Connection::CheckOutputLimits(int64_t now_ms) {
+bool Connection::CheckOutputLimits(int64_t now_ms, size_t building) {
   const ClientOutputBufferLimit& limit =
       server_->context().config().client_output_buffer_limit_normal;
-  size_t pending = PendingOutput();
+  if (limit.hard_bytes == 0 && limit.soft_bytes == 0) return true;
+  size_t pending = PendingOutput() + building;
   bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
   bool over_soft = false;
   if (limit.soft_bytes > 0 && pending > limit.soft_bytes) {
@@ -270,7 +276,9 @@ void Connection::Cron(int64_t now_ms) {
     Close();
     return;
   }
-  if (writing_) CheckOutputLimits(now_ms);
+  if (writing_ && !CheckOutputLimits(now_ms)) return;
+  ShrinkIdleBuffers(now_ms);
+  UpdateClientSizes();
 }
 
 void Connection::CloseAfterWrite() {
@@ -279,7 +287,42 @@ void Connection::CloseAfterWrite() {
   if (!writing_ && !sync_pending_ && out_.empty()) Close();
 }
 
-void Connection::UpdateClientSizes() { client_.set_buffer_sizes(input_.size(), PendingOutput()); }
+void Connection::UpdateClientSizes() {
+  Client::Memory memory;
+  memory.query = input_.size();
+  memory.query_free = input_.capacity() - input_.size();
+  memory.argv = parser_.MemoryUsage();
+  memory.read = read_buf_.size();
+  memory.output = PendingOutput();
+  memory.total = sizeof(Connection) + input_.capacity() + memory.argv + out_.capacity() +
+                 in_flight_.capacity() + held_bytes_;
+  client_.set_memory(memory);
+}
+
+void Connection::ShrinkIdleBuffers(int64_t now_ms) {
+  const bool idle = now_ms - client_.last_interaction_ms() >= kIdleShrinkMs;
+  // The query buffer: as Redis's clientsCron, when it is idle or much larger than what the
+  // last period needed. Requests waiting in it are kept (the parser holds offsets, not
+  // pointers, between runs).
+  const size_t needed = std::max(input_.size(), input_peak_);
+  const size_t spare = input_.capacity() - input_.size();
+  if (input_.capacity() > kShrinkThresholdBytes && spare > kShrinkThresholdBytes &&
+      (idle || needed < input_.capacity() / 2)) {
+    if (input_.empty()) {
+      std::string().swap(input_);
+    } else {
+      std::string smaller;
+      smaller.reserve(needed);
+      smaller.append(input_);
+      input_.swap(smaller);
+    }
+  }
+  input_peak_ = input_.size();
+  if (!idle) return;
+  if (parser_.MemoryUsage() > kShrinkThresholdBytes) parser_.ReleaseMemory();
+  if (out_.empty() && out_.capacity() > kShrinkThresholdBytes) std::string().swap(out_);
+  if (!writing_ && in_flight_.capacity() > kShrinkThresholdBytes) std::string().swap(in_flight_);
+}
 
 void Connection::Close() {
   if (closed_) return;

@@ -15,9 +15,15 @@
 //
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
-// soft: disconnect when above it for soft-seconds). Reading pauses while more than
+// soft: disconnect when above it for soft-seconds), checked after every command as its reply is
+// added to the batch. Reading pauses while more than
 // kPauseReadingBytes of output are pending, so a client that never reads cannot grow memory.
 // A protocol error is answered and the connection closed after the reply is written.
+//
+// Memory: the server's cron (Cron, every 100 ms) shrinks buffers a past request grew and no
+// longer needs, as Redis's clientsCron does, so one 512 MB SET or a million-argument request
+// does not pin that memory on an idle connection; CLIENT LIST reports qbuf, qbuf-free,
+// argv-mem, omem and tot-mem.
 //
 // Lifetime: owned by shared_ptr; asynchronous handlers hold a reference. Close() unregisters the
 // Client and drops the server's reference. Thread-safety: the io thread only.
@@ -69,9 +75,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnWrite(const boost::system::error_code& ec, size_t n);
   void OnSynced(const storage::Status& status, std::string held);
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
-  // Applies client-output-buffer-limit; returns false (and closes) if exceeded.
-  bool CheckOutputLimits(int64_t now_ms);
+  // Applies client-output-buffer-limit to the pending output plus `building` bytes of replies
+  // not yet queued; returns false (and closes) if exceeded.
+  bool CheckOutputLimits(int64_t now_ms, size_t building = 0);
+  // What CLIENT LIST shows (Client::Memory).
   void UpdateClientSizes();
+  // Releases buffer memory the connection no longer needs (Cron): the query buffer when idle
+  // for kIdleShrinkMs or at more than twice what the last period needed; idle output buffers
+  // and the parser's argument arrays. Only buffers above kShrinkThresholdBytes.
+  void ShrinkIdleBuffers(int64_t now_ms);
+
+  static constexpr size_t kShrinkThresholdBytes = 32 * 1024;  // Redis's PROTO_RESIZE_THRESHOLD
+  static constexpr int64_t kIdleShrinkMs = 2000;
 
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
@@ -79,6 +94,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   protocol::RequestParser parser_;
   std::array<char, 16 * 1024> read_buf_;
   std::string input_;      // received, not yet consumed by the parser
+  size_t input_peak_ = 0;  // the most input_ held since the last Cron
   std::string out_;        // replies ready to send
   std::string in_flight_;  // the buffer of the outstanding async_write
   size_t held_bytes_ = 0;  // replies waiting for a WAL sync
