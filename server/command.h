@@ -66,7 +66,8 @@ enum CommandFlag : uint32_t {
   kCmdLoading = 1 << 5,
   kCmdStale = 1 << 6,
   kCmdNoScript = 1 << 7,
-  kCmdDebug = 1 << 8,  // refused unless enable-debug-command allows it
+  kCmdDebug = 1 << 8,    // refused unless enable-debug-command allows it
+  kCmdDenyOom = 1 << 9,  // adds data: refused with -OOM above maxmemory (Redis's denyoom)
 };
 
 // COMMAND DOCS argument types, as Redis names them.

@@ -97,6 +97,10 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   if (((flags & kCmdWrite) || spec->name == "ping") && RefusedForDiskError(reply)) {
     return result;
   }
+  if ((flags & kCmdDenyOom) && server_->OverMaxmemory()) {
+    reply.Error(kOomError);
+    return result;
+  }
   if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) return result;
   if (spec->handler == nullptr) {  // a container row without subcommands: not served
     reply.Error(UnknownCommandError(args[0], args.subspan(1)));

@@ -24,6 +24,9 @@ inline constexpr std::string_view kMustBePositive = "ERR value is out of range, 
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+// A write that adds data while the memory maxmemory bounds is above it (Redis's text).
+inline constexpr std::string_view kOomError =
+    "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
 inline constexpr std::string_view kAuthNotConfigured =

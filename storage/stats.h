@@ -17,6 +17,7 @@ struct Stats {
   std::vector<LevelStats> levels;  // index = level number
   uint64_t memtable_bytes = 0;     // active + frozen memtables
   uint64_t block_cache_bytes = 0;
+  uint64_t table_metadata_bytes = 0;  // index and filter blocks of the open tables
   uint64_t block_cache_hits = 0;
   uint64_t block_cache_misses = 0;
   uint64_t flush_bytes_written = 0;

@@ -72,11 +72,19 @@ void MemorySection(ServerContext& ctx, std::string* out) {
     storage::Stats s = ctx.keyspace().db().GetStats();
     engine = s.memtable_bytes + s.block_cache_bytes;
   }
+  // What maxmemory bounds, by part (ServerContext::Memory), and the bound.
+  const ServerContext::Memory bounded = ctx.MemoryNow();
+  const uint64_t maxmemory = ctx.config().maxmemory;
   *out += fmt::format(
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
-      "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nmaxmemory:0\r\n"
+      "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nused_memory_bounded:{}\r\n"
+      "used_memory_bounded_human:{}\r\nused_memory_memtables:{}\r\n"
+      "used_memory_table_metadata:{}\r\nused_memory_tlog_cache:{}\r\nused_memory_clients:{}\r\n"
+      "maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:noeviction\r\n"
       "mem_allocator:libc\r\n",
-      used, Human(used), rss, Human(rss), engine);
+      used, Human(used), rss, Human(rss), engine, bounded.total(), Human(bounded.total()),
+      bounded.memtables, bounded.table_metadata, bounded.tlog_cache, bounded.clients, maxmemory,
+      Human(maxmemory));
 }
 
 void PersistenceSection(ServerContext& ctx, std::string* out) {

@@ -55,6 +55,7 @@ struct Config {
   int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
   uint64_t proto_max_bulk_len = 512ull << 20;
   uint64_t client_query_buffer_limit = 1ull << 30;
+  uint64_t maxmemory = 0;                                     // 0: no bound (ServerContext::Memory)
   ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   std::string loglevel = "notice";     // debug|verbose|notice|warning

@@ -748,6 +748,7 @@ Stats DBImpl::GetStats() {
   stats.memtable_bytes = mem_->ApproximateMemoryUsage();
   for (const auto& imm : imms_) stats.memtable_bytes += imm.mem->ApproximateMemoryUsage();
   stats.block_cache_bytes = block_cache_->usage();
+  stats.table_metadata_bytes = table_cache_->MetadataBytes();
   stats.block_cache_hits = block_cache_->hits();
   stats.block_cache_misses = block_cache_->misses();
   stats.last_sequence = versions_.last_sequence();

@@ -104,6 +104,13 @@ Status TableCache::ApproximateShare(const FileMetaData& file, std::string_view l
   return Status::OK();
 }
 
+uint64_t TableCache::MetadataBytes() {
+  std::lock_guard lock(mu_);
+  uint64_t bytes = 0;
+  for (const auto& [number, entry] : tables_) bytes += entry.table->MetadataBytes();
+  return bytes;
+}
+
 void TableCache::Evict(uint64_t number) {
   if (block_cache_ != nullptr) block_cache_->EraseFile(number);
   std::lock_guard lock(mu_);

@@ -41,6 +41,8 @@ class TableCache {
                           double* share);
   // Forgets a deleted file.
   void Evict(uint64_t number);
+  // Index and filter bytes of the open tables (Table::MetadataBytes), kept while they are open.
+  uint64_t MetadataBytes();
 
  private:
   Status FindTable(const FileMetaData& file, std::shared_ptr<Table>* table);

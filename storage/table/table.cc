@@ -322,6 +322,10 @@ const TableProperties& Table::properties() const { return rep_->props; }
 
 uint64_t Table::DataSize() const { return rep_->data_end; }
 
+size_t Table::MetadataBytes() const {
+  return (rep_->index_block ? rep_->index_block->size() : 0) + rep_->filter.size();
+}
+
 uint64_t Table::ApproximateOffsetOf(std::string_view internal_key) const {
   auto it = Block::NewIterator(rep_->index_block, CompareInternalKeys);
   it->Seek(internal_key);

@@ -82,6 +82,8 @@ class Table {
   uint64_t ApproximateOffsetOf(std::string_view internal_key) const;
   // Where the data blocks end: ApproximateOffsetOf of every key past the last.
   uint64_t DataSize() const;
+  // Memory the open table holds for as long as it is open: its index block and bloom filter.
+  size_t MetadataBytes() const;
 
   // Salvage (ebb-check --repair): offers `visitor` every entry of every data block that reads
   // intact, in order, reading on past damage: a block whose read fails, or the rest of a block
