@@ -4,9 +4,9 @@
 // Two modes, chosen by the first byte:
 //  - raw: the rest of the input is a batch's encoding. FromRep either refuses it with a
 //    Corruption or accepts it; an accepted batch iterates without error, yields exactly Count()
-//    entries whose rows decode to the entry's meta and value, never a delete with a value or an
-//    expiry, and a batch rebuilt from those entries decodes to the same entries.
-//  - written: the input describes entries; Put/Delete encode them, then the encoding is cut
+//    entries whose rows decode to the entry's meta and value, never a delete or wipe with a
+//    value or an expiry, and a batch rebuilt from those entries decodes to the same entries.
+//  - written: the input describes entries; Put/Delete/Wipe encode them, then the encoding is cut
 //    and/or one byte is changed. The untouched encoding decodes to exactly the entries written;
 //    a cut one is refused unless the cut falls at its end; damage never crashes.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
@@ -50,7 +50,7 @@ class Collector final : public WriteBatch::Handler {
     Check(ebb::storage::DecodeRow(e.encoded_row, &meta, &value), "entry row does not decode");
     Check(meta == e.meta && value == e.value, "entry row disagrees with the entry");
     Check(e.op == WriteBatch::Op::kPut || (e.value.empty() && !e.meta.expire_at_ms),
-          "a delete with a value or an expiry");
+          "a delete or wipe with a value or an expiry");
     entries.push_back({e.op, std::string(e.key), std::string(e.value), e.meta});
   }
   std::vector<Decoded> entries;
@@ -77,10 +77,16 @@ WriteBatch Encode(const std::vector<Decoded>& entries) {
     WriteOptions options;
     options.timestamp_ms = e.meta.timestamp_ms;
     options.expire_at_ms = e.meta.expire_at_ms;
-    if (e.op == WriteBatch::Op::kPut) {
-      batch.Put(options, e.key, e.value, /*now_ms=*/0);
-    } else {
-      batch.Delete(options, e.key);
+    switch (e.op) {
+      case WriteBatch::Op::kPut:
+        batch.Put(options, e.key, e.value, /*now_ms=*/0);
+        break;
+      case WriteBatch::Op::kDelete:
+        batch.Delete(options, e.key);
+        break;
+      case WriteBatch::Op::kWipe:
+        batch.Wipe(options, e.key);
+        break;
     }
   }
   return batch;
@@ -99,7 +105,8 @@ void Written(FuzzedDataProvider& fdp) {
   const size_t count = fdp.ConsumeIntegralInRange<size_t>(0, 20);
   for (size_t i = 0; i < count && fdp.remaining_bytes() > 0; ++i) {
     Decoded e;
-    e.op = fdp.ConsumeBool() ? WriteBatch::Op::kPut : WriteBatch::Op::kDelete;
+    e.op = fdp.PickValueInArray(
+        {WriteBatch::Op::kPut, WriteBatch::Op::kDelete, WriteBatch::Op::kWipe});
     e.key = fdp.ConsumeRandomLengthString(64);
     if (fdp.ConsumeBool()) e.meta.timestamp_ms = fdp.ConsumeIntegral<int64_t>();
     if (e.op == WriteBatch::Op::kPut) {
