@@ -7,15 +7,10 @@ Starts redis-server (appendonly yes, appendfsync everysec, no RDB saves) and ebb
 The write workloads run again with both servers syncing every write (wal-fsync always vs
 appendfsync always). Prints a Markdown table and, when gnuplot is present, writes a PNG bar chart.
 
-Then, beyond memory: ebb-server with a small block cache (8 MiB) is loaded with ten times that in
-keys and values (every key once, pipelined), its memtable flushed and compacted, and redis-server
-loaded with the same keys; random GETs over the whole key range (P=1 and P=16, 50 clients, A B A B)
-then make ebb read from its SST files. Reports GET requests/s for both, ebb's block cache hit rate,
-both servers' RSS after the load, after the GETs and at peak, and both data directories' size on
-disk.
+Data held on disk rather than in memory is bench/disk_bench.py's part.
 
 Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
-                             [--out bench/results] [--beyond-memory on|off|only]
+                             [--out bench/results]
 """
 import argparse
 import base64
@@ -82,15 +77,6 @@ class Server:
             self.proc.wait()
         self.log.close()
 
-    def io_bytes(self):
-        """(bytes read through read/pread, bytes of those that came from the storage device)."""
-        try:
-            with open(f"/proc/{self.proc.pid}/io") as f:
-                io = dict(line.split(": ") for line in f.read().splitlines())
-            return int(io["rchar"]), int(io["read_bytes"])
-        except (OSError, KeyError, ValueError):
-            return 0, 0
-
     def rss_kb(self, field="VmRSS"):
         """Resident set size in KiB now (VmRSS), or its peak so far (field="VmHWM")."""
         try:
@@ -119,15 +105,22 @@ def start_pair(ebb_bin, workdir, fsync_always):
     return redis, ebb
 
 
-def bench(port, command, requests, pipeline, clients, key_range=1000):
+def bench_row(port, command, requests, pipeline, clients, key_range=1000):
+    """redis-benchmark's result: requests/s ("rps") and latency percentiles in ms ("p50",
+    "p99")."""
     argv = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
             "-n", str(requests), "-r", str(key_range), "-P", str(pipeline), "--csv"] + command
     out = subprocess.run(argv, capture_output=True, text=True, timeout=600).stdout
     rows = list(csv.reader(io.StringIO(out)))
+    # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",...
     for row in rows[1:]:
-        if len(row) >= 2:
-            return float(row[1])
+        if len(row) >= 7:
+            return {"rps": float(row[1]), "p50": float(row[4]), "p99": float(row[6])}
     raise RuntimeError(f"no result from: {' '.join(argv)}\n{out}")
+
+
+def bench(port, command, requests, pipeline, clients, key_range=1000):
+    return bench_row(port, command, requests, pipeline, clients, key_range)["rps"]
 
 
 def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
@@ -188,7 +181,7 @@ plot '{data}' using 2:xtic(1) title 'ebb', '' using 3 title 'redis'
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-# --- Beyond memory: ten times the block cache in data, random GETs served from SST files. ---
+# --- Talking to a server directly: loading keys, INFO (bench/disk_bench.py uses these too). ---
 
 KEY_LEN = 16  # "key:" + the 12 digits redis-benchmark substitutes for __rand_int__
 
@@ -236,174 +229,30 @@ def load_keys(port, nkeys, value_size, batch=10000):
                 raise RuntimeError(f"load on port {port} got {bytes(got[:200])!r}")
 
 
-def disk_bytes(path):
-    """Bytes allocated on disk under path, as du counts them."""
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_blocks * 512
-            except OSError:
-                pass
-    return total
-
-
-def drop_page_cache(path):
-    """Asks the kernel to drop its cached pages of every file under path (no root needed), so the
-    next reads of ebb's SST files go to the disk instead of the OS page cache."""
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                fd = os.open(os.path.join(root, name), os.O_RDONLY)
-            except OSError:
-                continue
-            try:
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
-
-
-def run_beyond_memory(ebb_bin, workdir, rounds, requests, cache_mb, factor, value_size):
-    nkeys = cache_mb * (1 << 20) * factor // (KEY_LEN + value_size)
-    rport, eport = free_port(), free_port()
-    rdir, edir = os.path.join(workdir, "bm-redis"), os.path.join(workdir, "bm-ebb")
-    for d in (rdir, edir):
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d)
-    print(f"beyond memory: {nkeys:,} keys x {value_size} B values, ebb block cache {cache_mb} MiB",
-          file=sys.stderr, flush=True)
-    redis = Server("bm-redis", ["redis-server", "--port", str(rport), "--bind", "127.0.0.1",
-                                "--dir", rdir, "--appendonly", "yes", "--appendfsync", "everysec",
-                                "--save", ""], rport, workdir)
-    try:
-        ebb = Server("bm-ebb", [os.path.abspath(ebb_bin), "--port", str(eport), "--bind",
-                                "127.0.0.1", "--dir", edir, "--wal-fsync", "everysec",
-                                "--block-cache-size", f"{cache_mb}mb", "--enable-debug-command",
-                                "local"], eport, workdir)
-    except BaseException:
-        redis.stop()
-        raise
-    r = {"keys": nkeys, "value_size": value_size, "cache_mb": cache_mb, "rps": []}
-    try:
-        t0 = time.time()
-        load_keys(eport, nkeys, value_size)
-        call(eport, "DEBUG", "FLUSH-MEMTABLE")  # every row into SST files ...
-        call(eport, "DEBUG", "COMPACT")  # ... and down to the last level, as a steady state
-        r["ebb_load_s"] = time.time() - t0
-        t0 = time.time()
-        load_keys(rport, nkeys, value_size)
-        r["redis_load_s"] = time.time() - t0
-        st = info(eport, "storage")
-        r["ebb_files"], r["ebb_levels"] = int(st["files"]), st.get("levels", "?")
-        if int(st["memtable_bytes"]) > (1 << 20):
-            raise RuntimeError(f"memtable still holds {st['memtable_bytes']} bytes after the flush")
-        for port, want in ((eport, nkeys), (rport, nkeys)):
-            got = int(info(port, "keyspace").get("db0", "keys=0").split(",")[0].split("=")[1])
-            if got != want:
-                raise RuntimeError(f"port {port} holds {got} keys, expected {want}")
-        r["ebb_rss_load"], r["redis_rss_load"] = ebb.rss_kb(), redis.rss_kb()
-        r["ebb_disk"], r["redis_disk"] = disk_bytes(edir), disk_bytes(rdir)
-        before = info(eport, "storage"), info(eport, "stats")
-        io_before = ebb.io_bytes()
-        get = ["GET", "key:__rand_int__"]
-        for pipeline in (1, 16):
-            n = requests * (4 if pipeline > 1 else 1)
-            ebb_rps, redis_rps = [], []
-            for _ in range(rounds):  # A B A B, ebb's files evicted from the page cache each time
-                drop_page_cache(edir)
-                ebb_rps.append(bench(ebb.port, get, n, pipeline, 50, key_range=nkeys))
-                redis_rps.append(bench(redis.port, get, n, pipeline, 50, key_range=nkeys))
-            e, rr = statistics.median(ebb_rps), statistics.median(redis_rps)
-            r["rps"].append((pipeline, e, rr))
-            print(f"  GET from disk P={pipeline:<2} ebb {e:>12,.0f}  redis {rr:>12,.0f}  "
-                  f"x{e / rr:.2f}", file=sys.stderr, flush=True)
-        after = info(eport, "storage"), info(eport, "stats")
-        io_after = ebb.io_bytes()
-        r["ebb_read"], r["ebb_read_device"] = (a - b for a, b in zip(io_after, io_before))
-        hits = int(after[0]["block_cache_hits"]) - int(before[0]["block_cache_hits"])
-        misses = int(after[0]["block_cache_misses"]) - int(before[0]["block_cache_misses"])
-        r["cache_hit_rate"] = hits / max(hits + misses, 1)
-        r["cache_misses"] = misses
-        r["key_misses"] = int(after[1]["keyspace_misses"]) - int(before[1]["keyspace_misses"])
-        r["ebb_rss_get"], r["redis_rss_get"] = ebb.rss_kb(), redis.rss_kb()
-        r["ebb_rss_peak"], r["redis_rss_peak"] = ebb.rss_kb("VmHWM"), redis.rss_kb("VmHWM")
-    finally:
-        ebb.stop()
-        redis.stop()
-    return r
-
-
-def markdown_beyond_memory(r):
-    mib = lambda kb: f"{kb / 1024:,.0f} MiB"  # noqa: E731
-    data_mib = r["keys"] * (KEY_LEN + r["value_size"]) / (1 << 20)
-    lines = [f"#### Beyond memory: {r['keys']:,} keys x {r['value_size']} B values "
-             f"({data_mib:,.0f} MiB of keys and values) vs a {r['cache_mb']} MiB block cache", "",
-             "| workload | P | ebb req/s | redis req/s | ebb / redis |",
-             "|---|---:|---:|---:|---:|"]
-    for p, e, rr in r["rps"]:
-        lines.append(f"| GET, random over all keys | {p} | {e:,.0f} | {rr:,.0f} | {e / rr:.2f} |")
-    lines += ["", "| | ebb | redis |", "|---|---:|---:|",
-              f"| RSS after the load (ebb: flushed, compacted) | {mib(r['ebb_rss_load'])} | "
-              f"{mib(r['redis_rss_load'])} |",
-              f"| RSS after the GETs | {mib(r['ebb_rss_get'])} | {mib(r['redis_rss_get'])} |",
-              f"| peak RSS (VmHWM) | {mib(r['ebb_rss_peak'])} | {mib(r['redis_rss_peak'])} |",
-              f"| data dir on disk (du) | {mib(r['ebb_disk'] / 1024)} | "
-              f"{mib(r['redis_disk'] / 1024)} |",
-              f"| load time (ebb: + flush + compact) | {r['ebb_load_s']:.1f} s | "
-              f"{r['redis_load_s']:.1f} s |", "",
-              f"ebb during the GETs: block cache hit rate {r['cache_hit_rate']:.1%} "
-              f"({r['cache_misses']:,} block reads from SST files, {r['ebb_files']} files), "
-              f"{r['key_misses']} GETs missed a key; it read {r['ebb_read'] / (1 << 20):,.0f} MiB "
-              f"(of which {r['ebb_read_device'] / (1 << 20):,.0f} MiB from the storage device, "
-              "the rest from the OS page cache). ebb's files are evicted from the page cache "
-              "(posix_fadvise DONTNEED) before each ebb round; the page cache itself is not "
-              "limited, so a round's later reads of a block may come from it."]
-    return "\n".join(lines) + "\n"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ebb", default="build/ebb-server")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--requests", type=int, default=200000)
     ap.add_argument("--out", default="bench/results")
-    bm = ap.add_argument_group("beyond memory", "random GETs over data 10x ebb's block cache, "
-                               "served from SST files; ebb and redis RSS and ebb's size on disk")
-    bm.add_argument("--beyond-memory", choices=["on", "off", "only"], default="on",
-                    help="run this part after the side-by-side tables (on, the default), skip it "
-                    "(off), or run only it (only: written to beyond_memory.md)")
-    bm.add_argument("--bm-cache-mb", type=int, default=8, help="ebb's block-cache-size, MiB")
-    bm.add_argument("--bm-factor", type=int, default=10,
-                    help="keys and values loaded, as a multiple of the block cache")
-    bm.add_argument("--bm-value-size", type=int, default=100, help="bytes per value")
-    bm.add_argument("--bm-requests", type=int, default=100000,
-                    help="GETs per run at P=1 (4x that at P=16)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    report, results_file = "", "server_bench.md"
     with tempfile.TemporaryDirectory(prefix="ebb-bench-") as workdir:
-        if args.beyond_memory != "only":
-            print("everysec:", file=sys.stderr)
-            everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False,
-                                      {w[0] for w in WORKLOADS})
-            print("always:", file=sys.stderr)
-            # A quarter of the requests: every write waits for the disk. Shorter runs (a tenth
-            # was tried) last under half a second at P=16 and move by 30% between rounds.
-            always, _ = run_suite(args.ebb, workdir, args.rounds,
-                                  max(args.requests // 4, 10000), True, WRITE_LABELS)
-            report = (markdown("wal-fsync everysec vs appendfsync everysec", everysec) + "\n" +
-                      markdown("wal-fsync always vs appendfsync always", always) +
-                      f"\nRSS after the everysec run: ebb {rss[0] // 1024} MiB, "
-                      f"redis {rss[1] // 1024} MiB\n")
-            plot(everysec + [(f"{l} (always)", p, e, r) for l, p, e, r in always],
-                 os.path.join(args.out, "server_bench.png"))
-        else:
-            results_file = "beyond_memory.md"
-        if args.beyond_memory != "off":
-            r = run_beyond_memory(args.ebb, workdir, args.rounds, args.bm_requests,
-                                  args.bm_cache_mb, args.bm_factor, args.bm_value_size)
-            report += ("\n" if report else "") + markdown_beyond_memory(r)
-    with open(os.path.join(args.out, results_file), "w") as f:
+        print("everysec:", file=sys.stderr)
+        everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False,
+                                  {w[0] for w in WORKLOADS})
+        print("always:", file=sys.stderr)
+        # A quarter of the requests: every write waits for the disk. Shorter runs (a tenth was
+        # tried) last under half a second at P=16 and move by 30% between rounds.
+        always, _ = run_suite(args.ebb, workdir, args.rounds, max(args.requests // 4, 10000),
+                              True, WRITE_LABELS)
+        report = (markdown("wal-fsync everysec vs appendfsync everysec", everysec) + "\n" +
+                  markdown("wal-fsync always vs appendfsync always", always) +
+                  f"\nRSS after the everysec run: ebb {rss[0] // 1024} MiB, "
+                  f"redis {rss[1] // 1024} MiB\n")
+        plot(everysec + [(f"{l} (always)", p, e, r) for l, p, e, r in always],
+             os.path.join(args.out, "server_bench.png"))
+    with open(os.path.join(args.out, "server_bench.md"), "w") as f:
         f.write(report)
     print(report)
 

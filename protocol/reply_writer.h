@@ -60,6 +60,9 @@ class ReplyWriter {
 
   // Bytes in the output buffer (all of it, not just what this writer appended).
   size_t size() const { return out_->size(); }
+  // Drops every byte after the first n: replies written since size() was n are withdrawn (a
+  // command that will run again). REQUIRES: n <= size().
+  void Truncate(size_t n) { out_->resize(n); }
 
  private:
   void Header(char type, uint64_t n);        // "<type><n>\r\n"

@@ -6,12 +6,12 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config clang clang-format
   libboost1.81-dev libhiredis-dev libfmt-dev libspdlog-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev liblz4-dev libzstd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev liblz4-dev libzstd-dev liburing-dev
   redis-server redis-tools librocksdb-dev
 )
 
 # `--bench` adds what `make bench` needs on top.
-[[ "${1:-}" == "--bench" ]] && packages+=(python3 gnuplot-nox valgrind bc)
+[[ "${1:-}" == "--bench" ]] && packages+=(python3 gnuplot-nox valgrind bc fio)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "storage/table/block_fetch.h"
+
 namespace ebb::server {
 
 // Redis's validateClientName: a client name, library name or version is printable ASCII
@@ -82,6 +84,10 @@ class Client {
   // One CLIENT LIST line (without the trailing newline), Redis 7.2's field order.
   std::string InfoLine(int64_t now_ms) const;
 
+  // The blocks the client's current command needs from disk and those fetched for its reruns
+  // (server/dispatcher.h, "Restartable commands").
+  storage::BlockFetch& block_fetch() { return block_fetch_; }
+
  private:
   const uint64_t id_;
   const std::string addr_;
@@ -99,6 +105,7 @@ class Client {
   std::string_view last_command_ = "NULL";
   Memory memory_;
   std::function<void()> close_hook_;
+  storage::BlockFetch block_fetch_;
 };
 
 // The connected clients by id (ascending, as CLIENT LIST prints them).

@@ -7,6 +7,7 @@
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server_context.h"
+#include "storage/table/block_fetch.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -107,12 +108,89 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     return result;
   }
   client.set_last_command(spec->full_name);
-  server_->stats().total_commands_processed++;
   CommandContext ctx{args, first_arg, reply, client, *server_};
-  spec->handler(ctx);
+  if (!RunHandler(*spec, ctx)) {
+    result.incomplete = true;
+    return result;
+  }
   result.command = spec;
   result.is_write = (flags & kCmdWrite) != 0;
   return result;
+}
+
+bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
+  ServerStats& stats = server_->stats();
+  if (!server_->has_keyspace()) {
+    stats.total_commands_processed++;
+    spec.handler(ctx);
+    return true;
+  }
+  types::Keyspace& keyspace = server_->keyspace();
+  storage::BlockFetch& fetch = ctx.client.block_fetch();
+  const bool cache_only = fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
+  if (!cache_only) stats.disk_wait_fallbacks++;
+  fetch.BeginPass(cache_only);
+  const ServerStats before = stats;
+  const size_t reply_size = ctx.reply.size();
+  const uint64_t inline_reads = fetch.inline_reads();
+  stats.total_commands_processed++;
+  keyspace.set_block_fetch(&fetch);
+  spec.handler(ctx);
+  keyspace.set_block_fetch(nullptr);
+  if (fetch.incomplete()) {
+    // Nothing was written (the engine refused it); withdraw the reply and the counts.
+    stats = before;
+    stats.disk_waits++;
+    ctx.reply.Truncate(reply_size);
+    return false;
+  }
+  // Reads after the command's first write (a run past the bound reads inline by design).
+  if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
+  fetch.EndRequest();
+  return true;
+}
+
+const CommandSpec* Dispatcher::Resolve(std::span<const std::string_view> args, uint32_t* flags,
+                                       size_t* first_arg) const {
+  const CommandSpec* spec = server_->commands().Find(args[0]);
+  if (spec == nullptr) return nullptr;
+  *flags = spec->flags;
+  *first_arg = 1;
+  if (!spec->subcommands.empty() && args.size() >= 2) {
+    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
+    if (sub == nullptr) return nullptr;
+    *flags |= sub->flags;
+    *first_arg = 2;
+    spec = sub;
+  }
+  return spec;
+}
+
+bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {
+  if (!server_->has_keyspace() || args.empty()) return false;
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = Resolve(args, &flags, &first_arg);
+  if (spec == nullptr || spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
+    return false;
+  }
+  // Point reads: they name their keys (not DBSIZE, which counts them all).
+  if ((flags & (kCmdReadOnly | kCmdFast)) != (kCmdReadOnly | kCmdFast) || spec->keys.first == 0) {
+    return false;
+  }
+  if (!server_->config().requirepass.empty() && !client.authenticated()) return false;
+  std::string discarded;
+  protocol::ReplyWriter reply(&discarded, client.resp());
+  CommandContext ctx{args, first_arg, reply, client, *server_};
+  ServerStats& stats = server_->stats();
+  const ServerStats before = stats;
+  storage::BlockFetch& fetch = client.block_fetch();
+  fetch.BeginLookahead();
+  server_->keyspace().set_block_fetch(&fetch);
+  spec->handler(ctx);
+  server_->keyspace().set_block_fetch(nullptr);
+  stats = before;
+  return true;
 }
 
 }  // namespace ebb::server

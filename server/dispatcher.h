@@ -13,9 +13,39 @@
 // with no reply, and the connection runs it again once the engine's stall listener fires (the
 // event loop never waits); one whose wait could not end (a compaction that keeps failing) is
 // refused with the cause. Then it runs the handler.
-// Thread-safety: none; the command (io) thread only.
+//
+// Restartable commands. The command thread never waits for the disk to read a table block; a
+// handler may instead run more than once for one request. While a handler runs, the keyspace's
+// reads and writes carry the client's BlockFetch (Client::block_fetch, storage/table/
+// block_fetch.h): a read that needs a block not in memory comes back Incomplete (an engine
+// error to the handler) and wants the block, and the engine refuses every write after such a
+// read. When a run comes back incomplete, Dispatch withdraws whatever it replied, undoes its
+// counters (INFO stats) and returns `incomplete`; the caller reads every wanted block (the
+// connection parks and reads them off the thread, together: server/net/block_reader.h), fills
+// them into the fetch, and dispatches the same request again, which finds them in memory.
+//
+// The contract that makes this safe — every handler keeps it: a handler reads before it
+// writes, and nothing it does before its first write has an effect a rerun could see (the
+// engine's refusal enforces it for writes; replies and counters are undone here). A handler
+// may go on reading after an Incomplete read, so that one run asks for everything it needs
+// (MGET reads every key). Reads after a command's first write would wait for the disk on the
+// command thread (INFO inline_block_reads counts them; restart_test.cc checks there are none).
+// Retries are bounded: the fetched blocks stay pinned for the reruns, so each round gets further,
+// and once a request has waited kMaxRounds times or pinned kMaxPinnedBytes (a scan of a large
+// range) its next run reads inline (disk_wait_fallbacks). tests/commands/restart_test.cc runs the
+// commands through reruns.
+//
+// Lookahead. A client that pipelines would wait for the disk at each request that needs a
+// block; so before the blocks of an incomplete request are read, the caller may hand Lookahead
+// the requests queued behind it. A point read among them (a command flagged readonly and fast
+// that names its keys: GET, MGET, EXISTS, TTL, TREG GET, ...) runs once as a dry run, before the
+// requests ahead of it have run, so what it reads may be stale: its reads add their wants to the
+// same round, its reply and counters are dropped, and its blocks stay pinned until it runs for
+// real, in its turn. Thread-safety: none; the command (io) thread only.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -27,6 +57,7 @@ namespace ebb::server {
 
 class Client;
 class ServerContext;
+struct CommandContext;
 struct CommandSpec;
 
 class Dispatcher {
@@ -34,16 +65,31 @@ class Dispatcher {
   // REQUIRES: server outlives the dispatcher.
   explicit Dispatcher(ServerContext* server) : server_(server) {}
 
+  // Runs of one request that may come back incomplete before one reads inline.
+  static constexpr size_t kMaxRounds = 8;
+  // Bytes of fetched blocks one request may pin before its next run reads inline.
+  static constexpr size_t kMaxPinnedBytes = 16 << 20;
+
   struct Result {
     const CommandSpec* command = nullptr;  // the row that ran; nullptr if the request was refused
     bool is_write = false;                 // the row has kCmdWrite
     // A write stall: nothing ran and nothing was replied; run the request again later.
     bool deferred = false;
+    // The run needs blocks that are not in memory: nothing was replied and nothing changed.
+    // Read client.block_fetch().wants(), Fill them, and dispatch the same request again.
+    bool incomplete = false;
   };
 
+  // Lookahead (above): dry-runs `args` if it is a point read the client may run, adding its
+  // block wants to client.block_fetch(). False for any other request: look no further. Nothing
+  // is replied or changed (the fetch is incomplete: the engine refuses writes). REQUIRES: the
+  // client's last Dispatch came back incomplete.
+  bool Lookahead(std::span<const std::string_view> args, Client& client);
+
   // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
-  // for commands that reply nothing, e.g. after QUIT closes) to `reply`.
-  // REQUIRES: !args.empty().
+  // for commands that reply nothing, e.g. after QUIT closes) to `reply` — or nothing, when the
+  // result is incomplete. REQUIRES: !args.empty(); the previous request of `client` did not
+  // come back incomplete, or `args` is that request again.
   Result Dispatch(std::span<const std::string_view> args, Client& client,
                   protocol::ReplyWriter& reply);
 
@@ -54,6 +100,12 @@ class Dispatcher {
   // For a write command: true (and *deferred, with no reply) while the engine's write stall
   // lasts; true with an error reply if the write is refused; false to run it.
   bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
+  // Runs the handler once (Restartable commands); false when the run came back incomplete.
+  bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
+  // The row `args` names (a container's subcommand row, when one is named) and, in *flags, its
+  // flags with the container's; nullptr when the command or the subcommand does not exist.
+  const CommandSpec* Resolve(std::span<const std::string_view> args, uint32_t* flags,
+                             size_t* first_arg) const;
 
   ServerContext* server_;
   bool refusing_writes_ = false;  // the last check saw the engine's error state

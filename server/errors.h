@@ -80,6 +80,8 @@ inline constexpr std::string_view kProtocolVersionNotInteger =
 inline constexpr std::string_view kInvalidClientId = "ERR Invalid client ID";
 inline constexpr std::string_view kClientIdNotPositive = "ERR client-id should be greater than 0";
 inline constexpr std::string_view kDiskFaultsUnavailable = "ERR disk faults are not available";
+inline constexpr std::string_view kBlockReaderUnavailable =
+    "ERR this server reads no blocks for waiting commands";
 inline constexpr std::string_view kClockBackwards = "ERR the clock only moves forward";
 
 // Redis 7 refuses write commands (and PING) with "-MISCONF Errors writing to the AOF file:

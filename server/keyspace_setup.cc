@@ -28,6 +28,7 @@ storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Cl
   options.memtable_size = config.memtable_size;
   options.block_size = config.block_size;
   options.block_cache_size = config.block_cache_size;
+  options.use_direct_reads = config.use_direct_reads;
   options.compression = CompressionFrom(config.compression);
   options.wal_fsync = WalFsyncFrom(config.wal_fsync);
   options.expiration_enabled = config.expiration;

@@ -22,7 +22,7 @@ ServerContext::Memory ServerContext::MemoryNow() {
   if (keyspace_ != nullptr) {
     const storage::Stats stats = keyspace_->db().GetStats();
     memory.memtables = stats.memtable_bytes;
-    memory.table_metadata = stats.table_metadata_bytes;
+    memory.table_metadata = stats.table_index_bytes + stats.table_filter_bytes;
     memory.tlog_cache = keyspace_->tlog_heads().bytes();
   }
   for (const auto& [id, client] : clients_.all()) memory.clients += client->memory().total;

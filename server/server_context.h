@@ -24,6 +24,7 @@ class FaultInjectionFileSystem;
 
 namespace ebb::server {
 
+class BlockReader;
 class CommandTable;
 
 class ServerContext {
@@ -64,6 +65,11 @@ class ServerContext {
   storage::FaultInjectionFileSystem* disk_faults() const { return disk_faults_; }
   void set_disk_faults(storage::FaultInjectionFileSystem* fs) { disk_faults_ = fs; }
 
+  // The server's reader of table blocks for waiting commands (INFO, DEBUG BLOCK-READ-DELAY), or
+  // nullptr (no server, or no keyspace). The server installs it.
+  BlockReader* block_reader() const { return block_reader_; }
+  void set_block_reader(BlockReader* reader) { block_reader_ = reader; }
+
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
 
@@ -88,6 +94,7 @@ class ServerContext {
   storage::PinnableClock* clock_;
   types::Keyspace* keyspace_ = nullptr;
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
+  BlockReader* block_reader_ = nullptr;
   ServerStats stats_;
   ClientRegistry clients_;
   bool shutdown_requested_ = false;

@@ -12,6 +12,7 @@
 
 namespace ebb::storage {
 
+class BlockFetch;
 class Clock;
 class CompactionFilter;
 class FileSystem;
@@ -57,6 +58,10 @@ struct Options {
   int level_size_multiplier = 10;
   uint64_t target_file_size = 64ull << 20;
   int max_open_files = 1000;  // table cache capacity
+  // Table files are read with O_DIRECT (where the file system allows it), so the block cache is
+  // the only cache of their blocks and reads that miss it go to the device (RocksDB's
+  // use_direct_reads). Sequential scans then read ahead themselves (storage/table/readahead.h).
+  bool use_direct_reads = false;
 
   // Expiry (Riak's modes; Lethe's purge bound).
   bool expiration_enabled = true;                  // false: expiry is recorded but nothing expires
@@ -76,6 +81,10 @@ struct WriteOptions {
   // Under WalFsync::kAlways a write is fdatasync'ed before it returns, unless defer_sync is set:
   // then the caller must call DB::SyncWal() before it acknowledges the write (group commit).
   bool defer_sync = false;
+  // The pass of reads this write belongs to (storage/table/block_fetch.h, "Writes"): when one
+  // of its reads came back Incomplete the write is refused with Incomplete and changes nothing;
+  // otherwise the pass's later reads read inline. nullptr: none.
+  BlockFetch* block_fetch = nullptr;
 };
 
 struct ReadOptions {
@@ -94,6 +103,11 @@ struct ReadOptions {
   // key, or no version at all). Lets the layer above count the keys it found expired (INFO
   // expired_keys) and learn a deleted key's timestamp without a second read.
   std::optional<DeadVersion>* dead_version = nullptr;
+  // Reads that must not wait for the disk (storage/table/block_fetch.h): a data block found
+  // neither pinned in the fetch nor in the block cache is wanted there, and the read returns
+  // Incomplete (Get) or the iterator becomes invalid with that status. nullptr: blocks are read
+  // inline.
+  BlockFetch* block_fetch = nullptr;
 };
 
 }  // namespace ebb::storage

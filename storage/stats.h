@@ -16,10 +16,16 @@ struct LevelStats {
 struct Stats {
   std::vector<LevelStats> levels;  // index = level number
   uint64_t memtable_bytes = 0;     // active + frozen memtables
+  uint64_t block_cache_capacity = 0;
   uint64_t block_cache_bytes = 0;
-  uint64_t table_metadata_bytes = 0;  // index and filter blocks of the open tables
   uint64_t block_cache_hits = 0;
   uint64_t block_cache_misses = 0;
+  // Open tables (the table cache), how many of them are read with direct I/O, and the memory
+  // their index blocks and bloom filters hold (kept for as long as a table is open).
+  uint64_t open_tables = 0;
+  uint64_t open_tables_direct = 0;
+  uint64_t table_index_bytes = 0;
+  uint64_t table_filter_bytes = 0;
   uint64_t flush_bytes_written = 0;
   uint64_t compaction_bytes_read = 0;
   uint64_t compaction_bytes_written = 0;

@@ -25,6 +25,9 @@ std::string Status::ToString() const {
     case Code::kBusy:
       name = "Busy";
       break;
+    case Code::kIncomplete:
+      name = "Incomplete";
+      break;
   }
   std::string out = name;
   if (!message_.empty()) {

@@ -13,7 +13,16 @@ namespace ebb::storage {
 
 class Status {
  public:
-  enum class Code { kOk, kNotFound, kCorruption, kIOError, kInvalidArgument, kNotSupported, kBusy };
+  enum class Code {
+    kOk,
+    kNotFound,
+    kCorruption,
+    kIOError,
+    kInvalidArgument,
+    kNotSupported,
+    kBusy,
+    kIncomplete,
+  };
 
   Status() = default;
   static Status OK() { return Status(); }
@@ -25,6 +34,9 @@ class Status {
   }
   static Status NotSupported(std::string_view msg) { return Status(Code::kNotSupported, msg); }
   static Status Busy(std::string_view msg) { return Status(Code::kBusy, msg); }
+  // A read that may not wait for the disk needs blocks that are not in memory (RocksDB's
+  // kBlockCacheTier result): storage/table/block_fetch.h.
+  static Status Incomplete(std::string_view msg) { return Status(Code::kIncomplete, msg); }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
@@ -32,6 +44,7 @@ class Status {
   bool IsIOError() const { return code_ == Code::kIOError; }
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
   bool IsBusy() const { return code_ == Code::kBusy; }
+  bool IsIncomplete() const { return code_ == Code::kIncomplete; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
 

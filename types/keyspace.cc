@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 #include <utility>
 
 #include "storage/util/coding.h"
@@ -64,6 +65,13 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
 storage::WriteOptions Keyspace::WriteOptions() const {
   storage::WriteOptions options;
   options.defer_sync = settings_.defer_sync;
+  options.block_fetch = block_fetch_;
+  return options;
+}
+
+storage::ReadOptions Keyspace::ReadOptions() const {
+  storage::ReadOptions options;
+  options.block_fetch = block_fetch_;
   return options;
 }
 
@@ -82,7 +90,7 @@ Status Keyspace::NewVersion(uint64_t* version) {
 
 Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
                          std::optional<storage::DeadVersion>* dead) {
-  storage::ReadOptions options;
+  storage::ReadOptions options = ReadOptions();
   options.retrieval_grace_ms = grace;
   std::optional<storage::DeadVersion> dead_version;
   options.dead_version = dead != nullptr ? dead : &dead_version;
@@ -186,13 +194,42 @@ OpResult<bool> Keyspace::Delete(int db, std::string_view key) {
   return deleted;
 }
 
-Status Keyspace::DeleteKey(int db, std::string_view key, bool* deleted) {
-  *deleted = false;
+OpResult<int64_t> Keyspace::Delete(int db, std::span<const std::string_view> keys) {
+  storage::WriteOptions options = WriteOptions();
+  options.timestamp_ms = NowMs();
+  storage::WriteBatch batch;
+  std::unordered_set<std::string_view> seen;
+  Status failure;
+  int64_t deleted = 0;
+  for (std::string_view key : keys) {
+    if (!seen.insert(key).second) continue;  // named twice: gone after the first (Redis)
+    bool exists = false;
+    bool wipe = false;
+    Status s = PlanDelete(db, key, &exists, &wipe);
+    if (!s.ok()) {
+      // Read on: a command waiting for the disk then asks for every key's blocks at once.
+      if (failure.ok()) failure = s;
+      continue;
+    }
+    if (wipe) batch.Wipe(options, MetaKey(db, key));
+    if (exists) ++deleted;
+  }
+  if (!failure.ok()) return failure;
+  if (batch.Count() > 0) {
+    Status s = db_->Write(options, batch);
+    if (!s.ok()) return s;
+  }
+  return deleted;
+}
+
+Status Keyspace::PlanDelete(int db, std::string_view key, bool* exists, bool* wipe) {
+  *exists = false;
+  *wipe = false;
   KeyMetaRow meta;
   std::optional<storage::DeadVersion> dead;
   Status s = GetMeta(db, key, &meta, settings_.default_retrieval_grace_ms, &dead);
   if (s.ok()) {
-    *deleted = true;
+    *exists = true;
   } else if (!s.IsNotFound()) {
     return s;
   } else if (!dead || dead->kind == storage::RowKind::kWipe) {
@@ -200,6 +237,14 @@ Status Keyspace::DeleteKey(int db, std::string_view key, bool* deleted) {
     return Status::OK();
   }
   // Absent at the default grace but with versions: another grace may still read one.
+  *wipe = true;
+  return Status::OK();
+}
+
+Status Keyspace::DeleteKey(int db, std::string_view key, bool* deleted) {
+  bool wipe = false;
+  Status s = PlanDelete(db, key, deleted, &wipe);
+  if (!s.ok() || !wipe) return s;
   return WriteWipe(db, key);
 }
 

@@ -19,6 +19,12 @@
 // every retrieval grace at once and compaction keeps it — a command's effect never depends on
 // where versions sit. (String rows keep the SlateDB RFC's rule: their timestamp is the write's.)
 //
+// Reads use ReadOptions() below. Both carry the BlockFetch the server sets around each command
+// (set_block_fetch; storage/table/block_fetch.h): reads then do not wait for the disk but come
+// back Incomplete (an engine error) when a block they need is not in memory, and a write after
+// such a read is refused, so the command changes nothing and can run again once its blocks are
+// read (server/dispatcher.h, "Restartable commands").
+//
 // The keyspace owns what the types share: their settings (the TTL policy, the default retrieval
 // grace, group commit), which the server keeps in step with its options, and the TLOG head
 // cache. Operations return OpResult (types/op_result.h).
@@ -32,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -116,8 +123,14 @@ class Keyspace {
   std::optional<int64_t> PolicyExpireAt(std::string_view key, int64_t ts_ms) const {
     return settings_.ttl_policy.ExpireAt(key, ts_ms);
   }
-  // Fresh write options carrying defer_sync (no timestamp, no expiry).
+  // Fresh write options carrying defer_sync and the block fetch (no timestamp, no expiry).
   storage::WriteOptions WriteOptions() const;
+  // Fresh read options carrying the block fetch.
+  storage::ReadOptions ReadOptions() const;
+  // The pass of reads the types' reads and writes belong to (the server's current command), or
+  // nullptr: reads wait for the disk. REQUIRES: `fetch` outlives its use here.
+  void set_block_fetch(storage::BlockFetch* fetch) { block_fetch_ = fetch; }
+  storage::BlockFetch* block_fetch() const { return block_fetch_; }
 
   // The newest entries of recently read logs (TLOG GET), capacity 0 (off) until set.
   TlogHeadCache& tlog_heads() { return tlog_heads_; }
@@ -156,6 +169,10 @@ class Keyspace {
   // version written before it, whatever its timestamp; true if it existed (default grace).
   // Writes nothing when no version could be read at any grace.
   OpResult<bool> Delete(int db, std::string_view key);
+  // DEL: removes every key that exists, in one atomic write after reading them all (so a
+  // command waiting for the disk asks for all their blocks in one round); a key named twice
+  // counts once. How many existed.
+  OpResult<int64_t> Delete(int db, std::span<const std::string_view> keys);
   // Sets the whole key's expiry to `expire_at_ms` if the key exists and every condition in
   // `flags` (ExpireFlag bits) holds; a time <= now deletes the key instead (counted in
   // expired_keys). True if it did either (EXPIRE's 1/0).
@@ -213,6 +230,9 @@ class Keyspace {
                                const storage::RowMeta& meta)>& visit);
   // Writes a wipe of `key` (a whole-key delete).
   storage::Status WriteWipe(int db, std::string_view key);
+  // Delete's reads: whether `key` exists at the default grace (*exists), and whether it needs a
+  // wipe (*wipe: it exists, or some version could still be read at another grace).
+  storage::Status PlanDelete(int db, std::string_view key, bool* exists, bool* wipe);
   // Delete's work, as a status.
   storage::Status DeleteKey(int db, std::string_view key, bool* deleted);
   // A database's key count: exact (a walk of its rows) up to a limit, the engine's estimate
@@ -229,6 +249,7 @@ class Keyspace {
   std::shared_ptr<storage::Clock> clock_;
   std::shared_ptr<TypesCompactionFilter> filter_;
   TypeSettings settings_;
+  storage::BlockFetch* block_fetch_ = nullptr;
   TlogHeadCache tlog_heads_;
   uint64_t expired_keys_ = 0;
   // GetMeta's engine key, kept so a point read does not allocate one (one command thread).

@@ -29,7 +29,7 @@ using storage::Status;
 Status Keyspace::ForEachMeta(
     int db, std::string_view start,
     const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit) {
-  storage::ReadOptions options;
+  storage::ReadOptions options = ReadOptions();
   options.lower_bound = MetaKey(db, start);
   options.upper_bound = MetaKeyUpperBound(db);
   options.fill_cache = false;

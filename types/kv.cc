@@ -65,10 +65,14 @@ OpResult<void> Kv::MultiPut(const std::vector<KvPut>& puts) {
 }
 
 OpResult<bool> Kv::MultiPutIfNoneExist(const std::vector<KvPut>& puts) {
+  std::optional<OpFailure> failure;
   for (const KvPut& put : puts) {
     OpResult<bool> exists = Exists(put.key);
-    if (!exists.ok() || *exists) return exists.ok() ? OpResult<bool>(false) : exists;
+    if (exists.ok() && *exists) return false;
+    // Read on after a failure: a command waiting for the disk asks for every key at once.
+    if (!exists.ok() && !failure) failure = FailureOf(exists);
   }
+  if (failure) return *failure;
   OpResult<void> written = MultiPut(puts);
   if (!written.ok()) return FailureOf(written);
   return true;

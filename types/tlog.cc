@@ -18,13 +18,13 @@ constexpr uint64_t kMaxTs = std::numeric_limits<uint64_t>::max();
 
 // An iterator over the sub-rows of one incarnation, positioned at `first_element` (or at the
 // newest entry when it is empty).
-std::unique_ptr<storage::Iterator> ScanLog(storage::DB& db, const std::string& prefix,
+std::unique_ptr<storage::Iterator> ScanLog(Keyspace& keyspace, const std::string& prefix,
                                            std::string_view first_element) {
-  storage::ReadOptions options;
+  storage::ReadOptions options = keyspace.ReadOptions();
   options.lower_bound = prefix;
   std::string upper = PrefixUpperBound(prefix);
   if (!upper.empty()) options.upper_bound = upper;
-  std::unique_ptr<storage::Iterator> it = db.NewIterator(options);
+  std::unique_ptr<storage::Iterator> it = keyspace.db().NewIterator(options);
   std::string target = prefix;
   target.append(first_element);
   it->Seek(target);
@@ -115,7 +115,7 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
   AppendTlogElement(&sub_key, ts, value);
   if (found.live) {
     storage::Row existing;
-    s = keyspace_.db().Get(storage::ReadOptions(), sub_key, &existing);
+    s = keyspace_.db().Get(keyspace_.ReadOptions(), sub_key, &existing);
     if (s.ok()) return {};  // duplicate: ignored
     if (!s.IsNotFound()) return s;
   }
@@ -160,7 +160,7 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
                                  : 0;
   const uint64_t scan = std::max(want, head_size);
   std::string prefix = SubRowPrefix(db_, key, meta.version);
-  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
   // scan <= the entries at or above the cutoff; the cap only guards against a damaged size.
   entries->reserve(std::min<uint64_t>(scan, 1024));
   for (; it->Valid() && entries->size() < scan; it->Next()) {
@@ -184,7 +184,7 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
 Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t* count) {
   *count = 0;
   std::string prefix = SubRowPrefix(db_, key, meta.version);
-  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
   for (; it->Valid(); it->Next()) {
     uint64_t ts;
     if (!DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
@@ -218,8 +218,7 @@ Status Tlog::CountBelow(std::string_view key, const TlogMeta& meta, uint64_t cut
   *count = 0;
   if (cutoff == 0) return Status::OK();
   std::string prefix = SubRowPrefix(db_, key, meta.version);
-  std::unique_ptr<storage::Iterator> it =
-      ScanLog(keyspace_.db(), prefix, TlogElementSeekTs(cutoff - 1));
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, TlogElementSeekTs(cutoff - 1));
   for (; it->Valid(); it->Next()) {
     uint64_t ts;
     if (!DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
@@ -275,7 +274,7 @@ OpResult<void> Tlog::Trim(std::string_view key, uint64_t count) {
   if (meta.window_ms == 0 && meta.size < count) return {};
   // The timestamp of entry count-1 (the count-th newest).
   std::string prefix = SubRowPrefix(db_, key, meta.version);
-  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
   for (uint64_t i = 1; i < count && it->Valid(); ++i) it->Next();
   if (!it->status().ok()) return it->status();
   uint64_t ts = 0;
@@ -303,7 +302,7 @@ OpResult<void> Tlog::Clear(std::string_view key) {
   std::string prefix = SubRowPrefix(db_, key, meta.version);
   uint64_t newest;
   {
-    std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_.db(), prefix, "");
+    std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
     if (!it->status().ok()) return it->status();
     bool live = it->Valid();
     if (live && !DecodeTlogElementTs(it->key().substr(prefix.size()), &newest)) {

@@ -1,9 +1,10 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|POWER-CUT|HELP: test hooks, refused unless
-// enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves the
-// server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's writes
-// and fsyncs fail so tests see MISCONF without filling a disk, or holds new table files so
-// tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power failure would
-// and kills the process, for the power-cut tests.
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|HELP: test
+// hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
+// DEBUG CLOCK moves the server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data
+// directory's writes and fsyncs fail so tests see MISCONF without filling a disk, or holds new
+// table files so tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power
+// failure would and kills the process, for the power-cut tests; DEBUG BLOCK-READ-DELAY holds
+// commands that wait for the disk for a while, so tests can act while they wait.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
@@ -25,6 +26,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/net/block_reader.h"
 #include "server/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
@@ -168,6 +170,22 @@ void ExecutePowerCut(CommandContext& ctx, const PowerCutOptions& o) {
   ::kill(::getpid(), SIGKILL);
 }
 
+struct ReadDelayOptions {
+  int64_t ms = 0;
+};
+
+// DEBUG BLOCK-READ-DELAY ms (0..60000)
+ReadDelayOptions ParseReadDelay(ArgParser& args) {
+  return {args.Int64InRange(0, 60000, kNotInteger)};
+}
+
+void ExecuteReadDelay(CommandContext& ctx, const ReadDelayOptions& o) {
+  BlockReader* reader = ctx.server.block_reader();
+  if (reader == nullptr) return ctx.reply.Error(kBlockReaderUnavailable);
+  reader->set_completion_delay(std::chrono::milliseconds(o.ms));
+  ctx.reply.Ok();
+}
+
 // DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the
 // subcommand).
 const CommandSpec& DebugTable() {
@@ -217,6 +235,12 @@ const CommandSpec& DebugTable() {
                              "their pages torn in, the rest zeros), file creations and renames "
                              "no directory fsync covered are undone."}},
            .handler = Handler<ParsePowerCut, ExecutePowerCut>},
+          {.name = "block-read-delay",
+           .arity = 3,
+           .arguments = {{.name = "ms", .type = ArgType::kInteger}},
+           .help = {{.text = "Make every command that waits for table blocks wait at least "
+                             "<ms> (0: no delay)."}},
+           .handler = Handler<ParseReadDelay, ExecuteReadDelay>},
           {.name = "help",
            .arity = 2,
            .help = {{.text = "Print this help."}},

@@ -17,6 +17,7 @@
 #include "protocol/reply_writer.h"
 #include "server/command.h"
 #include "server/commands/register.h"
+#include "server/net/block_reader.h"
 #include "server/server_context.h"
 #include "storage/stats.h"
 #include "types/keyspace.h"
@@ -59,32 +60,39 @@ void ServerSection(ServerContext& ctx, std::string* out) {
 }
 
 void ClientsSection(ServerContext& ctx, std::string* out) {
-  *out += fmt::format("# Clients\r\nconnected_clients:{}\r\nmaxclients:{}\r\nblocked_clients:0\r\n",
-                      ctx.clients().size(), ctx.config().maxclients);
+  const BlockReader* reader = ctx.block_reader();
+  *out += fmt::format(
+      "# Clients\r\nconnected_clients:{}\r\nmaxclients:{}\r\nblocked_clients:0\r\n"
+      "clients_waiting_for_disk:{}\r\n",
+      ctx.clients().size(), ctx.config().maxclients, reader ? reader->waiting() : 0);
 }
 
 void MemorySection(ServerContext& ctx, std::string* out) {
   struct mallinfo2 mi = mallinfo2();
   uint64_t used = mi.uordblks + mi.hblkhd;
   uint64_t rss = RssBytes();
-  uint64_t engine = 0;
-  if (ctx.has_keyspace()) {
-    storage::Stats s = ctx.keyspace().db().GetStats();
-    engine = s.memtable_bytes + s.block_cache_bytes;
-  }
+  storage::Stats s;
+  if (ctx.has_keyspace()) s = ctx.keyspace().db().GetStats();
+  // The engine's memory: memtables, cached blocks, and the index and filter of every open table.
+  const uint64_t engine =
+      s.memtable_bytes + s.block_cache_bytes + s.table_index_bytes + s.table_filter_bytes;
   // What maxmemory bounds, by part (ServerContext::Memory), and the bound.
   const ServerContext::Memory bounded = ctx.MemoryNow();
   const uint64_t maxmemory = ctx.config().maxmemory;
   *out += fmt::format(
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
-      "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nused_memory_bounded:{}\r\n"
+      "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nused_memory_engine_human:{}\r\n"
+      "engine_memtable_bytes:{}\r\nengine_block_cache_bytes:{}\r\n"
+      "engine_block_cache_capacity:{}\r\nengine_table_index_bytes:{}\r\n"
+      "engine_table_filter_bytes:{}\r\nused_memory_bounded:{}\r\n"
       "used_memory_bounded_human:{}\r\nused_memory_memtables:{}\r\n"
       "used_memory_table_metadata:{}\r\nused_memory_tlog_cache:{}\r\nused_memory_clients:{}\r\n"
       "maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:noeviction\r\n"
       "mem_allocator:libc\r\n",
-      used, Human(used), rss, Human(rss), engine, bounded.total(), Human(bounded.total()),
-      bounded.memtables, bounded.table_metadata, bounded.tlog_cache, bounded.clients, maxmemory,
-      Human(maxmemory));
+      used, Human(used), rss, Human(rss), engine, Human(engine), s.memtable_bytes,
+      s.block_cache_bytes, s.block_cache_capacity, s.table_index_bytes, s.table_filter_bytes,
+      bounded.total(), Human(bounded.total()), bounded.memtables, bounded.table_metadata,
+      bounded.tlog_cache, bounded.clients, maxmemory, Human(maxmemory));
 }
 
 void PersistenceSection(ServerContext& ctx, std::string* out) {
@@ -112,6 +120,13 @@ void StatsSection(ServerContext& ctx, std::string* out) {
       s.total_net_output_bytes, s.rejected_connections, expired, s.keyspace_hits, s.keyspace_misses,
       s.total_error_replies, s.client_query_buffer_limit_disconnections,
       s.client_output_buffer_limit_disconnections, s.wal_group_commits);
+  // Commands that waited for table blocks (server/dispatcher.h, "Restartable commands").
+  const BlockReader* reader = ctx.block_reader();
+  *out += fmt::format(
+      "disk_reader:{}\r\ndisk_waits:{}\r\ndisk_reads:{}\r\ndisk_read_errors:{}\r\n"
+      "disk_reads_in_flight:{}\r\ndisk_wait_fallbacks:{}\r\ninline_block_reads:{}\r\n",
+      reader ? reader->backend_name() : "none", s.disk_waits, s.disk_reads, s.disk_read_errors,
+      reader ? reader->reads_in_flight() : 0, s.disk_wait_fallbacks, s.inline_block_reads);
 }
 
 void ReplicationSection(ServerContext&, std::string* out) {
@@ -141,16 +156,21 @@ void StorageSection(ServerContext& ctx, std::string* out) {
     bytes += l.bytes;
   }
   *out += fmt::format(
-      "levels:{}\r\nfiles:{}\r\nbytes:{}\r\nmemtable_bytes:{}\r\nblock_cache_bytes:{}\r\n"
-      "block_cache_hits:{}\r\nblock_cache_misses:{}\r\nflushes:{}\r\nflush_bytes_written:{}\r\n"
+      "levels:{}\r\nfiles:{}\r\nbytes:{}\r\nmemtable_bytes:{}\r\nblock_cache_capacity:{}\r\n"
+      "block_cache_bytes:{}\r\nblock_cache_hits:{}\r\nblock_cache_misses:{}\r\n"
+      "block_cache_hit_rate:{:.4f}\r\nopen_tables:{}\r\nopen_tables_direct:{}\r\n"
+      "table_index_bytes:{}\r\ntable_filter_bytes:{}\r\nflushes:{}\r\nflush_bytes_written:{}\r\n"
       "compactions:{}\r\ncompaction_bytes_read:{}\r\ncompaction_bytes_written:{}\r\n"
       "expired_rows_dropped:{}\r\nfilter_rows_dropped:{}\r\nfiles_expired_whole:{}\r\n"
       "wal_syncs:{}\r\nwal_bytes:{}\r\nwrite_stalls:{}\r\nlast_sequence:{}\r\n",
-      s.levels.size(), files, bytes, s.memtable_bytes, s.block_cache_bytes, s.block_cache_hits,
-      s.block_cache_misses, s.flushes, s.flush_bytes_written, s.compactions,
-      s.compaction_bytes_read, s.compaction_bytes_written, s.expired_rows_dropped,
-      s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs, s.wal_bytes, s.write_stalls,
-      s.last_sequence);
+      s.levels.size(), files, bytes, s.memtable_bytes, s.block_cache_capacity, s.block_cache_bytes,
+      s.block_cache_hits, s.block_cache_misses,
+      static_cast<double>(s.block_cache_hits) /
+          static_cast<double>(std::max<uint64_t>(s.block_cache_hits + s.block_cache_misses, 1)),
+      s.open_tables, s.open_tables_direct, s.table_index_bytes, s.table_filter_bytes, s.flushes,
+      s.flush_bytes_written, s.compactions, s.compaction_bytes_read, s.compaction_bytes_written,
+      s.expired_rows_dropped, s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs,
+      s.wal_bytes, s.write_stalls, s.last_sequence);
   uint64_t entries = 0;
   for (const storage::LevelStats& l : s.levels) entries += l.entries;
   *out += fmt::format(

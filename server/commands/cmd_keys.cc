@@ -24,23 +24,25 @@ using types::OpResult;
 
 // DEL / UNLINK key [key ...] -> how many existed.
 void ExecuteDel(CommandContext& ctx, const RestOptions& o) {
-  int64_t deleted = 0;
-  for (std::string_view key : o.args) {
-    OpResult<bool> existed = ctx.server.keyspace().Delete(ctx.client.db_index(), key);
-    if (!existed.ok()) return ReplyError(ctx, existed);
-    deleted += *existed ? 1 : 0;
-  }
-  ctx.reply.Integer(deleted);
+  OpResult<int64_t> deleted = ctx.server.keyspace().Delete(ctx.client.db_index(), o.args);
+  if (!deleted.ok()) return ReplyError(ctx, deleted);
+  ctx.reply.Integer(*deleted);
 }
 
-// EXISTS key [key ...] -> how many exist (a key named twice counts twice).
+// EXISTS key [key ...] -> how many exist (a key named twice counts twice). Every key is read
+// even after a failed read, so a run waiting for the disk asks for all their blocks at once.
 void ExecuteExists(CommandContext& ctx, const RestOptions& o) {
   int64_t count = 0;
+  std::optional<types::OpFailure> failure;
   for (std::string_view key : o.args) {
     OpResult<bool> exists = ctx.server.keyspace().Exists(ctx.client.db_index(), key);
-    if (!exists.ok()) return ReplyError(ctx, exists);
+    if (!exists.ok()) {
+      if (!failure) failure = types::FailureOf(exists);
+      continue;
+    }
     count += *exists ? 1 : 0;
   }
+  if (failure) return ReplyError(ctx, *failure);
   ctx.reply.Integer(count);
 }
 

@@ -64,6 +64,7 @@ struct Config {
   int64_t wal_sync_delay_us = 50;      // under always, how long a shared sync waits for company
   uint64_t memtable_size = 64 << 20;
   uint64_t block_cache_size = 256 << 20;
+  bool use_direct_reads = false;  // SST files read with O_DIRECT
   uint64_t tlog_cache_size = 32 << 20;
   uint64_t block_size = 4096;
   std::string compression = "lz4";  // none|lz4|zstd

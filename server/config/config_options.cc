@@ -389,6 +389,9 @@ std::vector<Option> BuildOptionTable() {
                      kImmutable, &Config::memtable_size, 1024));
   t.push_back(Memory("block-cache-size", "capacity of the SST block cache", kImmutable,
                      &Config::block_cache_size, 0));
+  t.push_back(Bool("use-direct-reads",
+                   "read SST files with O_DIRECT, so the block cache is their only cache",
+                   kImmutable, &Config::use_direct_reads));
   t.push_back(Memory("tlog-cache-size", "memory for the newest entries of recently read logs",
                      kImmutable, &Config::tlog_cache_size, 0));
   t.push_back(Memory("block-size", "target size of an SST data block", kImmutable,

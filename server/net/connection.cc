@@ -84,7 +84,8 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || sync_pending_ || write_stalled_ || close_after_write_) return;
+  if (closed_ || reading_ || sync_pending_ || write_stalled_ || parked_ || close_after_write_)
+    return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
   socket_.async_read_some(boost::asio::buffer(read_buf_),
@@ -116,7 +117,10 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
 }
 
 void Connection::ProcessInput() {
-  if (closed_ || sync_pending_ || write_stalled_ || close_after_write_) return;
+  if (closed_ || sync_pending_ || write_stalled_ || parked_) return;
+  // Closing: nothing more runs, except a request that waited for the disk.
+  const bool closing = close_after_write_;
+  if (closing && !parked_request_) return;
   ServerContext& ctx = server_->context();
   const Config& config = ctx.config();
   std::string batch;
@@ -156,15 +160,32 @@ void Connection::ProcessInput() {
       server_->AwaitWriteRoom(shared_from_this());
       break;
     }
+    if (result.incomplete) {
+      // It needs blocks from disk: keep it unconsumed and run it again when they are here,
+      // with those of the point reads queued behind it read in the same round.
+      lookahead_left_ = std::max(lookahead_left_, LookAhead(offset, limits) + 1);
+      offset -= consumed;
+      Park();
+      break;
+    }
+    parked_request_ = false;
+    // The requests a lookahead pinned blocks for have all run: drop the pins.
+    if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();
     // The output limit holds for the replies being built too: a command whose reply takes the
     // connection over it closes the connection now, before more is built or sent.
     if (!CheckOutputLimits(WallMs(), batch.size())) return;
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
-    if (ctx.shutdown_requested()) break;
+    if (ctx.shutdown_requested() || closing) break;
   }
   input_.erase(0, offset);
+  // The connection stops running (more input, output to drain, a WAL sync): the blocks pinned
+  // for requests looked ahead at go, the cache may still hold them.
+  if (!parked_) {
+    client_.block_fetch().Release();
+    lookahead_left_ = 0;
+  }
   if (client_.close_requested()) close_after_write_ = true;
 
   WalTurnCommit* commit = ctx.defer_sync() ? server_->wal_sync() : server_->wal_write_out();
@@ -215,10 +236,48 @@ void Connection::ResumeAfterWriteStall() {
   MaybeRead();
 }
 
+size_t Connection::LookAhead(size_t from, const protocol::ParserLimits& limits) {
+  storage::BlockFetch& fetch = client_.block_fetch();
+  size_t at = from;
+  size_t requests = 0;  // looked at: dry-run or refused
+  for (size_t n = 0; n < kLookaheadRequests && fetch.wanted_bytes() < kLookaheadBytes;) {
+    size_t consumed = 0;
+    std::string_view rest(input_.data() + at, input_.size() - at);
+    if (parser_.Parse(rest, limits, &consumed) != protocol::ParseStatus::kComplete) break;
+    at += consumed;
+    if (parser_.args().empty()) continue;
+    ++requests;
+    if (!server_->dispatcher().Lookahead(parser_.args(), client_)) break;
+    ++n;
+  }
+  // A request cut short remembered how far it got, from `at`: ProcessInput parses again from the
+  // parked request.
+  parser_.Reset();
+  return requests;
+}
+
+void Connection::Park() {
+  parked_ = true;
+  parked_request_ = true;
+  server_->block_reader()->Read(&client_.block_fetch(),
+                                [self = shared_from_this()] { self->OnBlocksRead(); });
+}
+
+void Connection::OnBlocksRead() {
+  parked_ = false;
+  if (closed_) {
+    client_.block_fetch().Release();  // nobody will run the request again
+    return;
+  }
+  ProcessInput();
+  StartWrite();
+  MaybeRead();
+}
+
 void Connection::StartWrite() {
   if (closed_ || writing_) return;
   if (out_.empty()) {
-    if (close_after_write_ && !sync_pending_) Close();
+    if (close_after_write_ && !sync_pending_ && !parked_request_) Close();
     return;
   }
   writing_ = true;
@@ -270,7 +329,7 @@ bool Connection::CheckOutputLimits(int64_t now_ms, size_t building) {
 void Connection::Cron(int64_t now_ms) {
   if (closed_) return;
   int64_t timeout_s = server_->context().config().timeout_s;
-  if (timeout_s > 0 && !writing_ && !sync_pending_ && !write_stalled_ &&
+  if (timeout_s > 0 && !writing_ && !sync_pending_ && !write_stalled_ && !parked_ &&
       now_ms - client_.last_interaction_ms() >= timeout_s * 1000) {
     spdlog::debug("Closing idle client id={}", client_.id());
     Close();
@@ -284,7 +343,7 @@ void Connection::Cron(int64_t now_ms) {
 void Connection::CloseAfterWrite() {
   if (closed_) return;
   close_after_write_ = true;
-  if (!writing_ && !sync_pending_ && out_.empty()) Close();
+  if (!writing_ && !sync_pending_ && !parked_request_ && out_.empty()) Close();
 }
 
 void Connection::UpdateClientSizes() {

@@ -13,6 +13,18 @@
 // engine's stall may be over (Server::AwaitWriteRoom). Other connections go on meanwhile, reads
 // and writes alike (their writes are deferred too while the stall lasts).
 //
+// Waiting for the disk: a request whose run comes back incomplete (it needs table blocks that
+// are not in memory: server/dispatcher.h, "Restartable commands") stays at the front of
+// `input_`, unconsumed; the connection parks — it reads and runs nothing more — and hands the
+// wanted blocks to the server's BlockReader. The replies before it are sent meanwhile. When
+// the blocks have arrived the request runs again (and the ones after it), so replies still
+// leave in request order, while other connections are served all along. Before it parks, the
+// point reads queued behind the request add their blocks to the same round (lookahead), so a
+// pipeline of GETs waits for the disk once, not once per GET. A parked request
+// still runs when the connection is asked to close (SHUTDOWN, CLIENT KILL): its reply is
+// pending. A connection closed while its reads are in flight lives until they end (the
+// reader's callback holds it), then releases its fetched blocks.
+//
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
 // soft: disconnect when above it for soft-seconds), checked after every command as its reply is
@@ -46,6 +58,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // Output bytes pending above which the connection stops reading and parsing.
   static constexpr size_t kPauseReadingBytes = 1 << 20;
+  // How far a parked connection looks ahead in its pipeline (server/dispatcher.h, Lookahead).
+  static constexpr size_t kLookaheadRequests = 64;
+  static constexpr size_t kLookaheadBytes = 1 << 20;
 
   Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id);
   ~Connection();
@@ -74,6 +89,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StartWrite();
   void OnWrite(const boost::system::error_code& ec, size_t n);
   void OnSynced(const storage::Status& status, std::string held);
+  // The request at the front of input_ came back incomplete: read its blocks, then run it again.
+  void Park();
+  // Hands the complete requests in input_ from `from` on to Dispatcher::Lookahead, up to
+  // kLookaheadRequests or kLookaheadBytes of wanted blocks, stopping at the first it refuses.
+  // Returns how many requests it parsed; the parser is left fresh.
+  size_t LookAhead(size_t from, const protocol::ParserLimits& limits);
+  void OnBlocksRead();
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
   // Applies client-output-buffer-limit to the pending output plus `building` bytes of replies
   // not yet queued; returns false (and closes) if exceeded.
@@ -101,7 +123,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;
-  bool write_stalled_ = false;  // a deferred write waits at the front of input_
+  bool write_stalled_ = false;   // a deferred write waits at the front of input_
+  bool parked_ = false;          // the request at the front of input_ waits for its blocks
+  bool parked_request_ = false;  // ... and runs even if the connection is closing
+  // Requests still to run, the parked one included, that a lookahead may have pinned blocks for;
+  // at 0 the pins go.
+  size_t lookahead_left_ = 0;
   bool close_after_write_ = false;
   bool closed_ = false;
   int64_t soft_limit_since_ms_ = 0;  // 0: output not above the soft limit

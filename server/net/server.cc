@@ -41,12 +41,15 @@ Server::Server(ServerContext* context)
     // Called on an engine thread with its lock held: only post.
     ks->db().SetWriteStallListener(
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+    block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
+    context_->set_block_reader(block_reader_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
 }
 
 Server::~Server() {
   if (context_->has_keyspace()) context_->keyspace().db().SetWriteStallListener(nullptr);
+  context_->set_block_reader(nullptr);
   context_->set_shutdown_hook(nullptr);
 }
 
@@ -230,7 +233,8 @@ void Server::Shutdown() {
 }
 
 void Server::WaitDrained(int rounds_left) {
-  if (connections_.empty() || rounds_left <= 0) {
+  const bool reads_done = block_reader_ == nullptr || block_reader_->idle();
+  if ((connections_.empty() && reads_done) || rounds_left <= 0) {
     std::vector<std::shared_ptr<Connection>> all;
     for (auto& [ptr, conn] : connections_) all.push_back(conn);
     for (auto& conn : all) conn->Close();

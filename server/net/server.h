@@ -4,6 +4,8 @@
 // One io_context thread (the caller of Run) runs every command and commits the WAL once per turn
 // of its loop (docs/durability.md "Group commit", server/net/wal_turn_commit.h). After a turn that
 // did work, the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop).
+// It never waits for the disk to read a table block: a command that needs one waits parked
+// while the BlockReader reads it (server/net/connection.h), and shutdown waits for those reads.
 // Thread-safety: every method on the io thread, except construction and Run.
 #pragma once
 
@@ -18,6 +20,7 @@
 
 #include "server/config/config.h"
 #include "server/dispatcher.h"
+#include "server/net/block_reader.h"
 #include "server/net/wal_turn_commit.h"
 
 namespace ebb::server {
@@ -51,6 +54,8 @@ class Server {
   // (fdatasync; wal-fsync always) and the write-out (write(2); everysec, no).
   WalTurnCommit* wal_sync() { return wal_sync_.get(); }
   WalTurnCommit* wal_write_out() { return wal_write_out_.get(); }
+  // Reads the table blocks waiting commands need, or nullptr when the server has no keyspace.
+  BlockReader* block_reader() { return block_reader_.get(); }
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
   // Resumes `connection` (Connection::ResumeAfterWriteStall) once the engine's write stall may
@@ -82,6 +87,8 @@ class Server {
   boost::asio::steady_timer drain_timer_;
   std::unordered_map<Connection*, std::shared_ptr<Connection>> connections_;
   std::vector<std::weak_ptr<Connection>> write_stalled_;  // in the order they stalled
+  // After connections_: destroyed first, it drops the connections its pending reads hold.
+  std::unique_ptr<BlockReader> block_reader_;
   bool shutting_down_ = false;
 };
 

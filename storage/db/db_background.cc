@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <set>
+#include <vector>
 
 #include "storage/db/compaction.h"
 #include "storage/db/db_impl.h"
@@ -36,6 +38,7 @@ void DBImpl::BackgroundLoop() {
       did_work = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
       compacting_ = false;
     }
+    if (warm_tables_) WarmTables(lock);
     if (did_work) {
       WakeStalledWriters();
       continue;
@@ -59,6 +62,29 @@ void DBImpl::FlushLoop() {
       continue;
     }
     flush_cv_.wait(lock);
+  }
+}
+
+void DBImpl::WarmTables(std::unique_lock<std::mutex>& lock) {
+  warm_tables_ = false;
+  // The files, not the version: holding the version would keep its obsolete files on disk.
+  std::vector<std::shared_ptr<const FileMetaData>> files;
+  for (const auto& level : versions_.current()->files) {
+    for (const auto& file : level) {
+      if (files.size() == table_cache_->capacity()) break;
+      files.push_back(file);
+    }
+  }
+  lock.unlock();
+  for (const auto& file : files) table_cache_->Warm(*file);  // a failure is a read's to report
+  lock.lock();
+  // A file deleted meanwhile must not stay open (its space would stay allocated).
+  std::set<uint64_t> live;
+  for (const auto& level : versions_.current()->files) {
+    for (const auto& file : level) live.insert(file->number);
+  }
+  for (const auto& file : files) {
+    if (live.count(file->number) == 0) table_cache_->Evict(file->number);
   }
 }
 

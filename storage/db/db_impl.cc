@@ -12,6 +12,7 @@
 #include "storage/env/posix_file_system.h"
 #include "storage/format/internal_key.h"
 #include "storage/table/block_cache.h"
+#include "storage/table/block_fetch.h"
 #include "storage/util/coding.h"
 #include "storage/wal/log_reader.h"
 #include "storage/wal/log_writer.h"
@@ -57,8 +58,9 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       wal_fsync_(options.wal_fsync),
       mem_(NewMemTable()),
       versions_(dir_, fs_) {
-  table_cache_ = std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
-                                              std::max(options.max_open_files, 16));
+  table_cache_ =
+      std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
+                                   std::max(options.max_open_files, 16), options.use_direct_reads);
 }
 
 DBImpl::~DBImpl() {
@@ -92,6 +94,7 @@ Status DBImpl::OpenImpl() {
     if (!s.ok()) return s;
     PublishReadState();
     DeleteObsoleteFiles();
+    warm_tables_ = true;
   }
   bg_thread_ = std::thread([this] { BackgroundLoop(); });
   flush_thread_ = std::thread([this] { FlushLoop(); });
@@ -276,6 +279,9 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 
 Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
   if (batch.Empty()) return Status::OK();
+  if (options.block_fetch != nullptr && !options.block_fetch->AdmitWrite()) {
+    return Status::Incomplete("write refused: a read before it waits for blocks");
+  }
   {
     std::unique_lock lock(mu_);
     Status s = MakeRoomForWrite(lock, false);
@@ -507,6 +513,10 @@ Status DBImpl::ApplyEdit(VersionEdit* edit) {
   Status s = versions_.LogAndApply(edit);
   if (!s.ok()) manifest_broken_ = true;
   if (s.ok()) PublishReadState();
+  if (s.ok() && !edit->new_files().empty()) {
+    warm_tables_ = true;
+    bg_cv_.notify_one();
+  }
   return s;
 }
 
@@ -607,7 +617,8 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
       }
       if (CompareUserKeys(key, ExtractUserKey((*f)->largest)) > 0) continue;
       if (lookup.empty()) lookup = LookupKey(key, sequence);
-      Status s = table_cache_->Get(**f, lookup, options.fill_cache, offer_entry);
+      Status s =
+          table_cache_->Get(**f, lookup, options.fill_cache, offer_entry, options.block_fetch);
       if (!s.ok()) return s;
     }
   }
@@ -655,6 +666,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   if (tree == nullptr) tree = NewIterTree(std::move(state), options.fill_cache);
   tree->lower_bound = options.lower_bound;
   tree->upper_bound = options.upper_bound;
+  tree->block_fetch = options.block_fetch;
   params.expiry_now_ms = view_expiry_now ? *view_expiry_now : ExpiryNow();
   params.retrieval_grace_ms = options.retrieval_grace_ms;
   const auto& deletions = static_cast<const ReadState*>(tree->source)->version->range_deletions;
@@ -677,12 +689,14 @@ std::unique_ptr<DBIterTree> DBImpl::NewIterTree(std::shared_ptr<const ReadState>
   const Version& version = *state->version;
   for (const auto& file : version.files[0]) {
     children.push_back(NewLevelIterator(table_cache_.get(), FileList{file}, fill_cache,
-                                        &tree->lower_bound, &tree->upper_bound));
+                                        &tree->lower_bound, &tree->upper_bound,
+                                        &tree->block_fetch));
   }
   for (int level = 1; level < kNumLevels; level++) {
     if (version.files[level].empty()) continue;
     children.push_back(NewLevelIterator(table_cache_.get(), version.files[level], fill_cache,
-                                        &tree->lower_bound, &tree->upper_bound));
+                                        &tree->lower_bound, &tree->upper_bound,
+                                        &tree->block_fetch));
   }
   tree->pins.push_back(std::move(state));
   tree->internal = NewMergingIterator(std::move(children));
@@ -747,8 +761,13 @@ Stats DBImpl::GetStats() {
   }
   stats.memtable_bytes = mem_->ApproximateMemoryUsage();
   for (const auto& imm : imms_) stats.memtable_bytes += imm.mem->ApproximateMemoryUsage();
+  stats.block_cache_capacity = block_cache_->capacity();
   stats.block_cache_bytes = block_cache_->usage();
-  stats.table_metadata_bytes = table_cache_->MetadataBytes();
+  const TableCache::Usage tables = table_cache_->GetUsage();
+  stats.open_tables = tables.tables;
+  stats.open_tables_direct = tables.direct_tables;
+  stats.table_index_bytes = tables.index_bytes;
+  stats.table_filter_bytes = tables.filter_bytes;
   stats.block_cache_hits = block_cache_->hits();
   stats.block_cache_misses = block_cache_->misses();
   stats.last_sequence = versions_.last_sequence();

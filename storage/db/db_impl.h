@@ -195,6 +195,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Writes imms_.front() to an L0 file and installs it; on failure enters the error state.
   Status FlushOldestImm(std::unique_lock<std::mutex>& lock);
   void DeleteObsoleteFiles();  // REQUIRES: mu_
+  // Opens every table of the current version that is not open (up to the table cache's
+  // capacity), so reads find its index and filter in memory and never open a table themselves.
+  // Runs when warm_tables_ is set: after open and after every edit that adds files.
+  void WarmTables(std::unique_lock<std::mutex>& lock);
   TableOptions MakeTableOptions(int64_t expiry_now_ms) const;
 
   // --- db_compaction.cc: compactions and expiry. Return true if they changed the tree.
@@ -260,6 +264,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   bool compacting_ = false;  // one compaction at a time (background or CompactAll)
   bool flushing_ = false;
   bool obsolete_files_pinned_ = false;  // some dead file is kept only because a reader holds it
+  bool warm_tables_ = false;            // the current version may have tables not yet open
   Status bg_error_;
   std::atomic<bool> has_bg_error_{false};  // mirrors !bg_error_.ok() for lock-free checks
   // The active memtable has reached memtable_size: the next write switches to a new one (and

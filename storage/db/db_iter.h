@@ -23,10 +23,13 @@
 
 namespace ebb::storage {
 
+class BlockFetch;
+
 // What a DBIter reads through, kept apart from the iterator so that a DB can hand it to the
 // next iterator over the same memtables and files instead of building it again (DBImpl keeps
 // one spare): the merged internal iterator, what keeps its sources alive, the bounds its level
-// iterators consult, and the DBIter's buffers, which keep their capacity.
+// iterators consult (and the BlockFetch their reads carry), and the DBIter's buffers, which keep
+// their capacity.
 struct DBIterTree {
   // What `internal` reads (memtables, version): alive while it does (declared first, so
   // destroyed last).
@@ -37,6 +40,8 @@ struct DBIterTree {
   // The current iterator's bounds on user keys, [lower_bound, upper_bound).
   std::optional<std::string> lower_bound;
   std::optional<std::string> upper_bound;
+  // The current iterator's BlockFetch (ReadOptions::block_fetch), which its table reads carry.
+  BlockFetch* block_fetch = nullptr;
   std::unique_ptr<InternalIterator> internal;
   // DBIter's buffers: the shown key and value, the key being skipped, a Seek's lookup key.
   std::string key, value, skip, lookup;

@@ -12,12 +12,13 @@ class LevelIterator final : public InternalIterator {
  public:
   LevelIterator(TableCache* table_cache, FileList files, bool fill_cache,
                 const std::optional<std::string>* lower_bound,
-                const std::optional<std::string>* upper_bound)
+                const std::optional<std::string>* upper_bound, BlockFetch* const* fetch)
       : table_cache_(table_cache),
         files_(std::move(files)),
         fill_cache_(fill_cache),
         lower_bound_(lower_bound),
         upper_bound_(upper_bound),
+        fetch_(fetch),
         end_(files_.size()) {}
 
   bool Valid() const override { return file_iter_ != nullptr && file_iter_->Valid(); }
@@ -88,7 +89,7 @@ class LevelIterator final : public InternalIterator {
     }
     if (file_iter_ != nullptr && file_index_ == index) return true;
     file_iter_.reset();
-    Status s = table_cache_->NewIterator(*files_[index], fill_cache_, &file_iter_);
+    Status s = table_cache_->NewIterator(*files_[index], fill_cache_, &file_iter_, fetch_);
     if (!s.ok()) {
       status_ = s;
       file_iter_.reset();
@@ -121,6 +122,7 @@ class LevelIterator final : public InternalIterator {
   const bool fill_cache_;
   const std::optional<std::string>* const lower_bound_;
   const std::optional<std::string>* const upper_bound_;
+  BlockFetch* const* const fetch_;
   size_t begin_ = 0;  // files_[begin_, end_): those overlapping the bounds
   size_t end_;
   std::unique_ptr<InternalIterator> file_iter_;  // over files_[file_index_], or none
@@ -140,9 +142,10 @@ size_t FindFile(const FileList& files, std::string_view user_key) {
 std::unique_ptr<InternalIterator> NewLevelIterator(TableCache* table_cache, FileList files,
                                                    bool fill_cache,
                                                    const std::optional<std::string>* lower_bound,
-                                                   const std::optional<std::string>* upper_bound) {
+                                                   const std::optional<std::string>* upper_bound,
+                                                   BlockFetch* const* fetch) {
   return std::make_unique<LevelIterator>(table_cache, std::move(files), fill_cache, lower_bound,
-                                         upper_bound);
+                                         upper_bound, fetch);
 }
 
 }  // namespace ebb::storage

@@ -10,8 +10,9 @@
 // So an iterator over a whole version is cheap to build (one child per level, not per file)
 // and cheap to seek into a narrow key range.
 //
-// Thread-safety: one thread at a time. `files` are kept alive by the iterator; the table cache
-// and the bounds must outlive it.
+// Reads of the files carry *fetch (when `fetch` is not null), read at each read like the bounds.
+// Thread-safety: one thread at a time. `files` are kept alive by the iterator; the table cache,
+// the bounds and `fetch` must outlive it.
 #pragma once
 
 #include <memory>
@@ -25,6 +26,7 @@
 
 namespace ebb::storage {
 
+class BlockFetch;
 class TableCache;
 
 using FileList = std::vector<std::shared_ptr<const FileMetaData>>;
@@ -37,6 +39,7 @@ size_t FindFile(const FileList& files, std::string_view user_key);
 std::unique_ptr<InternalIterator> NewLevelIterator(TableCache* table_cache, FileList files,
                                                    bool fill_cache,
                                                    const std::optional<std::string>* lower_bound,
-                                                   const std::optional<std::string>* upper_bound);
+                                                   const std::optional<std::string>* upper_bound,
+                                                   BlockFetch* const* fetch = nullptr);
 
 }  // namespace ebb::storage

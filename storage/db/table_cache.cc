@@ -31,9 +31,26 @@ class PinnedIterator final : public InternalIterator {
 
 }  // namespace
 
+namespace {
+
+// Adds `table` to *usage, or takes it away.
+void Count(const Table& table, bool add, TableCache::Usage* usage) {
+  auto apply = [add](size_t* total, size_t n) { *total = add ? *total + n : *total - n; };
+  apply(&usage->tables, 1);
+  apply(&usage->direct_tables, table.file().alignment() > 1 ? 1 : 0);
+  apply(&usage->index_bytes, table.index_bytes());
+  apply(&usage->filter_bytes, table.filter_bytes());
+}
+
+}  // namespace
+
 TableCache::TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache,
-                       int capacity)
-    : dir_(std::move(dir)), fs_(std::move(fs)), block_cache_(block_cache), capacity_(capacity) {}
+                       int capacity, bool direct_reads)
+    : dir_(std::move(dir)),
+      fs_(std::move(fs)),
+      block_cache_(block_cache),
+      capacity_(capacity),
+      direct_reads_(direct_reads) {}
 
 TableCache::~TableCache() = default;
 
@@ -50,7 +67,8 @@ Status TableCache::FindTable(const FileMetaData& file, std::shared_ptr<Table>* t
   // Opened without the lock: other lookups go on meanwhile.
   const std::string name = TableFileName(dir_, file.number);
   std::unique_ptr<RandomAccessFile> raf;
-  Status s = fs_->NewRandomAccessFile(name, &raf);
+  Status s = direct_reads_ ? fs_->NewDirectRandomAccessFile(name, &raf)
+                           : fs_->NewRandomAccessFile(name, &raf);
   if (!s.ok()) return s;
   std::unique_ptr<Table> opened;
   s = Table::Open(TableOptions(), std::move(raf), file.file_size, file.number, block_cache_, name,
@@ -65,8 +83,11 @@ Status TableCache::FindTable(const FileMetaData& file, std::shared_ptr<Table>* t
   }
   lru_.push_front(file.number);
   tables_[file.number] = Entry{shared, lru_.begin()};
+  Count(*shared, true, &usage_);
   while (tables_.size() > capacity_) {
-    tables_.erase(lru_.back());
+    auto victim = tables_.find(lru_.back());
+    Count(*victim->second.table, false, &usage_);
+    tables_.erase(victim);
     lru_.pop_back();
   }
   *table = std::move(shared);
@@ -74,21 +95,31 @@ Status TableCache::FindTable(const FileMetaData& file, std::shared_ptr<Table>* t
 }
 
 Status TableCache::NewIterator(const FileMetaData& file, bool fill_cache,
-                               std::unique_ptr<InternalIterator>* iter) {
+                               std::unique_ptr<InternalIterator>* iter, BlockFetch* const* fetch) {
   std::shared_ptr<Table> table;
   Status s = FindTable(file, &table);
   if (!s.ok()) return s;
-  auto inner = table->NewIterator(fill_cache);
+  auto inner = table->NewIterator(fill_cache, fetch);
   *iter = std::make_unique<PinnedIterator>(std::move(table), std::move(inner));
   return Status::OK();
 }
 
 Status TableCache::Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
-                       EntryVisitor visitor) {
+                       EntryVisitor visitor, BlockFetch* fetch) {
   std::shared_ptr<Table> table;
   Status s = FindTable(file, &table);
   if (!s.ok()) return s;
-  return table->Get(lookup_key, fill_cache, visitor);
+  return table->Get(lookup_key, fill_cache, visitor, fetch);
+}
+
+Status TableCache::Warm(const FileMetaData& file) {
+  std::shared_ptr<Table> table;
+  return FindTable(file, &table);
+}
+
+TableCache::Usage TableCache::GetUsage() const {
+  std::lock_guard lock(mu_);
+  return usage_;
 }
 
 Status TableCache::ApproximateShare(const FileMetaData& file, std::string_view lower,
@@ -104,18 +135,12 @@ Status TableCache::ApproximateShare(const FileMetaData& file, std::string_view l
   return Status::OK();
 }
 
-uint64_t TableCache::MetadataBytes() {
-  std::lock_guard lock(mu_);
-  uint64_t bytes = 0;
-  for (const auto& [number, entry] : tables_) bytes += entry.table->MetadataBytes();
-  return bytes;
-}
-
 void TableCache::Evict(uint64_t number) {
   if (block_cache_ != nullptr) block_cache_->EraseFile(number);
   std::lock_guard lock(mu_);
   auto it = tables_.find(number);
   if (it == tables_.end()) return;
+  Count(*it->second.table, false, &usage_);
   lru_.erase(it->second.lru_pos);
   tables_.erase(it);
 }

@@ -1,5 +1,7 @@
 // TableCache: open SST files (Table objects), kept in an LRU of at most `capacity` tables
-// (Options::max_open_files), sharing one BlockCache.
+// (Options::max_open_files), sharing one BlockCache. An open table holds its index and bloom
+// filter in memory (table.h); Usage() sums them. Tables are opened for direct reads when
+// `direct_reads` is set (Options::use_direct_reads) and the file system allows it.
 //
 // Iterators it returns keep their Table alive even if it is evicted meanwhile.
 // Thread-safety: every method is safe to call concurrently.
@@ -24,25 +26,36 @@ class BlockCache;
 
 class TableCache {
  public:
-  TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache,
-             int capacity);
+  TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache, int capacity,
+             bool direct_reads = false);
   ~TableCache();
 
-  // An iterator over every entry of the table `file`.
+  // An iterator over every entry of the table `file`; `fetch` as Table::NewIterator.
   Status NewIterator(const FileMetaData& file, bool fill_cache,
-                     std::unique_ptr<InternalIterator>* iter);
+                     std::unique_ptr<InternalIterator>* iter, BlockFetch* const* fetch = nullptr);
   // Table::Get on the table `file` (bloom check, then the versions of lookup_key's user key,
-  // newest first, offered to `visitor` until it returns false). The table stays open meanwhile.
+  // newest first, offered to `visitor` until it returns false), through `fetch` (nullptr:
+  // none). The table stays open meanwhile.
   Status Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
-             EntryVisitor visitor);
+             EntryVisitor visitor, BlockFetch* fetch = nullptr);
   // The share (0 to 1) of the data of table `file` whose user keys lie in [lower, upper) (empty
   // `upper`: no bound), from its index alone (Table::ApproximateOffsetOf).
   Status ApproximateShare(const FileMetaData& file, std::string_view lower, std::string_view upper,
                           double* share);
+  // Opens the table `file` unless it is open, so later reads find its index and filter in
+  // memory (the engine's background thread warms new and recovered files).
+  Status Warm(const FileMetaData& file);
   // Forgets a deleted file.
   void Evict(uint64_t number);
-  // Index and filter bytes of the open tables (Table::MetadataBytes), kept while they are open.
-  uint64_t MetadataBytes();
+
+  struct Usage {
+    size_t tables = 0;         // open
+    size_t direct_tables = 0;  // of those, read with direct I/O
+    size_t index_bytes = 0;    // their index blocks
+    size_t filter_bytes = 0;   // their bloom filters
+  };
+  Usage GetUsage() const;
+  size_t capacity() const { return capacity_; }
 
  private:
   Status FindTable(const FileMetaData& file, std::shared_ptr<Table>* table);
@@ -51,7 +64,9 @@ class TableCache {
   const std::shared_ptr<FileSystem> fs_;
   BlockCache* const block_cache_;
   const size_t capacity_;
-  std::mutex mu_;
+  const bool direct_reads_;
+  mutable std::mutex mu_;
+  Usage usage_;              // of tables_
   std::list<uint64_t> lru_;  // front = most recently used
   struct Entry {
     std::shared_ptr<Table> table;

@@ -356,6 +356,11 @@ Status FaultInjectionFileSystem::NewRandomAccessFile(const std::string& path,
   return base_->NewRandomAccessFile(path, file);
 }
 
+Status FaultInjectionFileSystem::NewDirectRandomAccessFile(
+    const std::string& path, std::unique_ptr<RandomAccessFile>* file) {
+  return base_->NewDirectRandomAccessFile(path, file);
+}
+
 bool FaultInjectionFileSystem::FileExists(const std::string& path) {
   return base_->FileExists(path);
 }

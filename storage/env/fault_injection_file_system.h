@@ -24,6 +24,7 @@
 //   SetHoldNewFiles(s): creating a file whose path contains s (e.g. ".sst") waits until the
 //     hold is lifted (SetHoldNewFiles("")) or the file system freezes — a disk too slow to keep
 //     up, which holds flushes and compactions. Independent of the path filter.
+// Reads are never faulted: random-access files (direct ones too) are the base's own.
 // Counters count attempted operations and injected failures.
 //
 // What is durable. For each file written through this object it tracks the bytes handed to the
@@ -114,6 +115,8 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status NewSequentialFile(const std::string& path, std::unique_ptr<SequentialFile>* file) override;
   Status NewRandomAccessFile(const std::string& path,
                              std::unique_ptr<RandomAccessFile>* file) override;
+  Status NewDirectRandomAccessFile(const std::string& path,
+                                   std::unique_ptr<RandomAccessFile>* file) override;
   bool FileExists(const std::string& path) override;
   Status GetChildren(const std::string& dir, std::vector<std::string>* names) override;
   Status GetFileSize(const std::string& path, uint64_t* size) override;

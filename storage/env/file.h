@@ -47,8 +47,17 @@ class SequentialFile {
 class RandomAccessFile {
  public:
   virtual ~RandomAccessFile() = default;
-  // Reads up to n bytes at offset; *result may point into scratch or into a mapping.
+  // Reads up to n bytes at offset; *result may point into scratch or into a mapping. Any range
+  // may be asked for, whatever alignment() is.
   virtual Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const = 0;
+
+  // A descriptor others may read the file through (io_uring), or -1 when every read must go
+  // through Read (a file that is not one plain descriptor). Valid while the object lives.
+  virtual int fd() const { return -1; }
+  // 1 for a file read through the OS page cache. For a file opened for direct I/O
+  // (FileSystem::NewDirectRandomAccessFile), reads through fd() must start at an offset, have a
+  // length and land in a buffer that are all multiples of it (Read handles this itself).
+  virtual size_t alignment() const { return 1; }
 };
 
 class FileLock {
@@ -67,6 +76,14 @@ class FileSystem {
                                    std::unique_ptr<SequentialFile>* file) = 0;
   virtual Status NewRandomAccessFile(const std::string& path,
                                      std::unique_ptr<RandomAccessFile>* file) = 0;
+  // Like NewRandomAccessFile, but the file's reads bypass the OS page cache (O_DIRECT) where the
+  // file system allows it; alignment() > 1 tells that they do. Where it does not (tmpfs), and
+  // for file systems that do not implement direct I/O, the file is opened as
+  // NewRandomAccessFile opens it.
+  virtual Status NewDirectRandomAccessFile(const std::string& path,
+                                           std::unique_ptr<RandomAccessFile>* file) {
+    return NewRandomAccessFile(path, file);
+  }
   virtual bool FileExists(const std::string& path) = 0;
   virtual Status GetChildren(const std::string& dir, std::vector<std::string>* names) = 0;
   virtual Status GetFileSize(const std::string& path, uint64_t* size) = 0;

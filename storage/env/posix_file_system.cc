@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "storage/env/aligned_buffer.h"
+
 namespace ebb::storage {
 namespace {
 
@@ -169,10 +171,37 @@ class PosixSequentialFile final : public SequentialFile {
 
 class PosixRandomAccessFile final : public RandomAccessFile {
  public:
-  PosixRandomAccessFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  // `alignment` > 1: fd was opened with O_DIRECT and reads must be aligned to it.
+  PosixRandomAccessFile(std::string path, int fd, size_t alignment)
+      : path_(std::move(path)), fd_(fd), alignment_(alignment) {}
   ~PosixRandomAccessFile() override { ::close(fd_); }
 
   Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const override {
+    const bool aligned = offset % alignment_ == 0 && n % alignment_ == 0 &&
+                         reinterpret_cast<uintptr_t>(scratch) % alignment_ == 0;
+    if (aligned) return ReadInto(offset, n, result, scratch);
+    // O_DIRECT: read the aligned range around [offset, offset + n) into an aligned buffer.
+    const uint64_t start = AlignDown(offset, alignment_);
+    AlignedBuffer buffer(alignment_, static_cast<size_t>(offset - start) + n);
+    std::string_view got;
+    Status s = ReadInto(start, buffer.size(), &got, buffer.data());
+    if (!s.ok()) {
+      *result = {};
+      return s;
+    }
+    const size_t skip = static_cast<size_t>(offset - start);
+    const size_t copied = got.size() > skip ? std::min(n, got.size() - skip) : 0;
+    std::memcpy(scratch, buffer.data() + skip, copied);
+    *result = std::string_view(scratch, copied);
+    return Status::OK();
+  }
+
+  int fd() const override { return fd_; }
+  size_t alignment() const override { return alignment_; }
+
+ private:
+  // pread until n bytes or the end of the file.
+  Status ReadInto(uint64_t offset, size_t n, std::string_view* result, char* scratch) const {
     size_t got = 0;
     while (got < n) {
       const ssize_t r = ::pread(fd_, scratch + got, n - got, static_cast<off_t>(offset + got));
@@ -183,14 +212,16 @@ class PosixRandomAccessFile final : public RandomAccessFile {
       }
       if (r == 0) break;
       got += static_cast<size_t>(r);
+      // A direct read ends short only at the end of the file (its tail is not a whole block).
+      if (alignment_ > 1 && got % alignment_ != 0) break;
     }
     *result = std::string_view(scratch, got);
     return Status::OK();
   }
 
- private:
   const std::string path_;
-  int fd_;
+  const int fd_;
+  const size_t alignment_;
 };
 
 class PosixFileLock final : public FileLock {
@@ -249,7 +280,17 @@ Status PosixFileSystem::NewRandomAccessFile(const std::string& path,
                                             std::unique_ptr<RandomAccessFile>* file) {
   const int fd = OpenRetry(path, O_RDONLY);
   if (fd < 0) return PosixError("open", path, errno);
-  *file = std::make_unique<PosixRandomAccessFile>(path, fd);
+  *file = std::make_unique<PosixRandomAccessFile>(path, fd, 1);
+  return Status::OK();
+}
+
+Status PosixFileSystem::NewDirectRandomAccessFile(const std::string& path,
+                                                  std::unique_ptr<RandomAccessFile>* file) {
+  const int fd = OpenRetry(path, O_RDONLY | O_DIRECT);
+  // EINVAL: the file system does not do direct I/O (tmpfs); read through the page cache.
+  if (fd < 0 && errno == EINVAL) return NewRandomAccessFile(path, file);
+  if (fd < 0) return PosixError("open", path, errno);
+  *file = std::make_unique<PosixRandomAccessFile>(path, fd, kDirectIoAlignment);
   return Status::OK();
 }
 

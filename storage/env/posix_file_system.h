@@ -2,6 +2,9 @@
 //
 // WritableFile buffers appends in memory (64 KiB) and hands them to write(2) on Flush or when the
 // buffer fills; Sync is Flush + fdatasync. RandomAccessFile uses pread(2), SequentialFile read(2).
+// NewDirectRandomAccessFile opens with O_DIRECT (alignment kDirectIoAlignment; its Read reads
+// the aligned range around what is asked into an aligned buffer and copies the part asked for),
+// or, where the file system refuses O_DIRECT (EINVAL: tmpfs), as NewRandomAccessFile does.
 // LockFile takes flock(LOCK_EX | LOCK_NB): Busy when another holder (process or open file in this
 // process) has it; the lock is released when the FileLock is destroyed. SyncDir fsyncs the
 // directory so creations and renames in it survive a crash.
@@ -19,6 +22,10 @@
 
 namespace ebb::storage {
 
+// The alignment of direct reads: the page size, a multiple of every common device's logical
+// block size (512 or 4096 bytes).
+inline constexpr size_t kDirectIoAlignment = 4096;
+
 class PosixFileSystem final : public FileSystem {
  public:
   Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override;
@@ -26,6 +33,8 @@ class PosixFileSystem final : public FileSystem {
   Status NewSequentialFile(const std::string& path, std::unique_ptr<SequentialFile>* file) override;
   Status NewRandomAccessFile(const std::string& path,
                              std::unique_ptr<RandomAccessFile>* file) override;
+  Status NewDirectRandomAccessFile(const std::string& path,
+                                   std::unique_ptr<RandomAccessFile>* file) override;
   bool FileExists(const std::string& path) override;
   Status GetChildren(const std::string& dir, std::vector<std::string>* names) override;
   Status GetFileSize(const std::string& path, uint64_t* size) override;

@@ -107,8 +107,10 @@ Status Decompress(Compression type, std::string_view data, std::string* contents
 
 Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
                          const BlockHandle& handle, std::string* contents) {
-  const std::string where = " at offset " + std::to_string(handle.offset);
-  if (handle.size > (1ull << 32)) return Status::Corruption(name + ": block too large" + where);
+  if (handle.size > (1ull << 32)) {
+    return Status::Corruption(name + ": block too large at offset " +
+                              std::to_string(handle.offset));
+  }
   const size_t n = static_cast<size_t>(handle.size);
   // Read straight into *contents: an uncompressed block (the common case) then needs no copy,
   // only the trailer trimmed off.
@@ -117,6 +119,22 @@ Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
   std::string_view data;
   Status s = file.Read(handle.offset, n + kBlockTrailerSize, &data, buffer.data());
   if (!s.ok()) return s;
+  const bool uncompressed_in_buffer =
+      data.size() == n + kBlockTrailerSize && data.data() == buffer.data() &&
+      static_cast<uint8_t>(data[n]) == static_cast<uint8_t>(Compression::kNone);
+  if (!uncompressed_in_buffer) return DecodeBlockContents(data, name, handle, contents);
+  s = DecodeBlockContents(data, name, handle, nullptr);  // verifies only
+  if (!s.ok()) return s;
+  buffer.resize(n);
+  *contents = std::move(buffer);
+  return Status::OK();
+}
+
+Status DecodeBlockContents(std::string_view data, const std::string& name,
+                           const BlockHandle& handle, std::string* contents) {
+  const std::string where = " at offset " + std::to_string(handle.offset);
+  if (handle.size > (1ull << 32)) return Status::Corruption(name + ": block too large" + where);
+  const size_t n = static_cast<size_t>(handle.size);
   if (data.size() != n + kBlockTrailerSize) {
     return Status::Corruption(name + ": truncated block" + where);
   }
@@ -127,16 +145,12 @@ Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
   const uint8_t type = static_cast<uint8_t>(data[n]);
   switch (type) {
     case static_cast<uint8_t>(Compression::kNone):
-      if (data.data() == buffer.data()) {
-        buffer.resize(n);
-        *contents = std::move(buffer);
-      } else {
-        contents->assign(data.data(), n);  // the file handed out a view of its own memory
-      }
+      if (contents != nullptr) contents->assign(data.data(), n);
       return Status::OK();
     case static_cast<uint8_t>(Compression::kLz4):
     case static_cast<uint8_t>(Compression::kZstd): {
-      s = Decompress(static_cast<Compression>(type), data.substr(0, n), contents);
+      if (contents == nullptr) return Status::OK();
+      Status s = Decompress(static_cast<Compression>(type), data.substr(0, n), contents);
       if (!s.ok()) return Status::Corruption(name + ": " + s.message() + where);
       return Status::OK();
     }

@@ -56,4 +56,10 @@ Compression CompressBlock(std::string_view raw, Compression type, std::string* o
 Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
                          const BlockHandle& handle, std::string* contents);
 
+// Verifies and decompresses a block read by other means: `data` is the block and its trailer,
+// exactly handle.size + kBlockTrailerSize bytes as read from handle.offset. The same errors as
+// ReadBlockContents; contents == nullptr only verifies.
+Status DecodeBlockContents(std::string_view data, const std::string& name,
+                           const BlockHandle& handle, std::string* contents);
+
 }  // namespace ebb::storage

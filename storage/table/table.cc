@@ -5,8 +5,10 @@
 #include "storage/format/internal_key.h"
 #include "storage/table/block.h"
 #include "storage/table/block_cache.h"
+#include "storage/table/block_fetch.h"
 #include "storage/table/bloom.h"
 #include "storage/table/format.h"
+#include "storage/table/readahead.h"
 #include "storage/table/table_layout.h"
 
 namespace ebb::storage {
@@ -26,12 +28,19 @@ struct Table::Rep {
   // Reads and verifies the block at `handle`, which must lie inside the file (handles in the
   // footer are not checksummed, so a damaged one must not cause a huge read).
   Status ReadContents(const BlockHandle& handle, std::string* contents) const {
+    Status s = CheckHandle(handle);
+    if (!s.ok()) return s;
+    return ReadBlockContents(*file, name, handle, contents);
+  }
+
+  // Corruption unless the block at `handle` and its trailer lie inside the file.
+  Status CheckHandle(const BlockHandle& handle) const {
     if (handle.offset > file_size || handle.size > file_size - handle.offset ||
         file_size - handle.offset - handle.size < kBlockTrailerSize) {
       return Status::Corruption(name + ": block handle past the end of the file at offset " +
                                 std::to_string(handle.offset));
     }
-    return ReadBlockContents(*file, name, handle, contents);
+    return Status::OK();
   }
 
   Status ReadBlock(const BlockHandle& handle, std::shared_ptr<const Block>* block) const {
@@ -68,8 +77,13 @@ Status IndexBlockCorruption(const std::string& table, std::string_view what) {
 class TwoLevelIterator final : public InternalIterator {
  public:
   TwoLevelIterator(const Table* table, std::unique_ptr<InternalIterator> index_iter,
-                   bool fill_cache, const std::string* name)
-      : table_(table), index_(std::move(index_iter)), fill_cache_(fill_cache), name_(name) {}
+                   bool fill_cache, BlockFetch* const* fetch, const std::string* name)
+      : table_(table),
+        index_(std::move(index_iter)),
+        fill_cache_(fill_cache),
+        fetch_(fetch),
+        name_(name),
+        readahead_(fill_cache ? kScanReadahead : kBulkReadahead) {}
 
   bool Valid() const override { return status_.ok() && data_ != nullptr && data_->Valid(); }
   std::string_view key() const override { return data_->key(); }
@@ -78,6 +92,8 @@ class TwoLevelIterator final : public InternalIterator {
 
   void Seek(std::string_view target) override {
     status_ = Status::OK();
+    readahead_.Reset();
+    blocks_ahead_ = 1;
     index_->Seek(target);
     InitDataBlock();
     if (data_ != nullptr) data_->Seek(target);
@@ -85,6 +101,8 @@ class TwoLevelIterator final : public InternalIterator {
   }
   void SeekToFirst() override {
     status_ = Status::OK();
+    readahead_.Reset();
+    blocks_ahead_ = 1;
     index_->SeekToFirst();
     InitDataBlock();
     if (data_ != nullptr) data_->SeekToFirst();
@@ -92,6 +110,7 @@ class TwoLevelIterator final : public InternalIterator {
   }
   void SeekToLast() override {
     status_ = Status::OK();
+    readahead_.Reset();
     index_->SeekToLast();
     InitDataBlock();
     if (data_ != nullptr) data_->SeekToLast();
@@ -128,8 +147,19 @@ class TwoLevelIterator final : public InternalIterator {
       }
       index_->Next();
       InitDataBlock();
+      if (status_.IsIncomplete()) WantBlocksAhead();
       if (data_ != nullptr) data_->SeekToFirst();
     }
+  }
+
+  // A forward scan reached a block that is not in memory (a cache-only read: block_fetch.h):
+  // want the blocks after it too — 1, then 2, 4, ... up to kMaxBlocksAhead at each such step —
+  // so a scan waits for the disk a few times, not once per block.
+  void WantBlocksAhead() {
+    BlockFetch* fetch = fetch_ != nullptr ? *fetch_ : nullptr;
+    if (fetch == nullptr || !index_->Valid()) return;
+    table_->WantBlocksAfter(index_->key(), blocks_ahead_, fill_cache_, fetch);
+    blocks_ahead_ = std::min(blocks_ahead_ * 2, kMaxBlocksAhead);
   }
 
   void SkipEmptyDataBlocksBackward() {
@@ -152,7 +182,8 @@ class TwoLevelIterator final : public InternalIterator {
     const std::string_view handle = index_->value();
     if (data_ != nullptr && handle == data_handle_) return;  // already there
     std::shared_ptr<const Block> block;
-    Status s = table_->ReadDataBlock(handle, fill_cache_, &block);
+    Status s = table_->ReadDataBlock(handle, fill_cache_, &block,
+                                     fetch_ != nullptr ? *fetch_ : nullptr, &readahead_);
     if (!s.ok()) {
       status_ = s;
       data_.reset();
@@ -162,10 +193,19 @@ class TwoLevelIterator final : public InternalIterator {
     data_ = Block::NewIterator(std::move(block), CompareInternalKeys);
   }
 
+  // How far sequential reads of a direct-I/O file read ahead: scans that fill the cache as
+  // RocksDB's automatic readahead, bulk scans (compaction) as its compaction readahead.
+  static constexpr size_t kScanReadahead = 256 << 10;
+  static constexpr size_t kBulkReadahead = 2 << 20;
+  static constexpr size_t kMaxBlocksAhead = 16;
+
   const Table* const table_;
   const std::unique_ptr<InternalIterator> index_;
   const bool fill_cache_;
+  BlockFetch* const* const fetch_;
   const std::string* const name_;
+  Readahead readahead_;
+  size_t blocks_ahead_ = 1;  // WantBlocksAhead's next count
   std::unique_ptr<InternalIterator> data_;
   std::string data_handle_;
   Status status_;
@@ -240,24 +280,83 @@ Status Table::Open(const TableOptions& options, std::unique_ptr<RandomAccessFile
 }
 
 Status Table::ReadDataBlock(std::string_view handle_encoding, bool fill_cache,
-                            std::shared_ptr<const Block>* block) const {
+                            std::shared_ptr<const Block>* block, BlockFetch* fetch,
+                            Readahead* readahead) const {
   BlockHandle handle;
   std::string_view in = handle_encoding;
   if (!handle.DecodeFrom(&in)) {
     return Status::Corruption(rep_->name + ": bad block handle in index");
   }
+  return ReadData(handle, fill_cache, fetch, readahead, block);
+}
+
+Status Table::ReadData(const BlockHandle& handle, bool fill_cache, BlockFetch* fetch,
+                       Readahead* readahead, std::shared_ptr<const Block>* block) const {
+  if (fetch != nullptr) {
+    Status error;
+    if (fetch->FindPinned(rep_->file_number, handle.offset, block, &error)) return error;
+  }
   if (rep_->cache != nullptr) {
     *block = rep_->cache->Lookup(rep_->file_number, handle.offset);
     if (*block != nullptr) return Status::OK();
   }
-  Status s = rep_->ReadBlock(handle, block);
+  Status s = rep_->CheckHandle(handle);
+  if (!s.ok()) return s;
+  if (fetch != nullptr) {
+    if (fetch->cache_only()) {
+      if (std::shared_ptr<const Table> self = weak_from_this().lock()) {
+        fetch->AddWant(std::move(self), handle, fill_cache);
+        return Status::Incomplete(rep_->name + ": block at offset " +
+                                  std::to_string(handle.offset) + " is not in memory");
+      }
+    }
+    fetch->CountInlineRead();
+  }
+  std::string_view data;
+  if (readahead != nullptr && readahead->Read(*rep_->file, handle, &data, &s)) {
+    if (s.ok()) s = InstallBlock(handle, data, fill_cache, block);
+    return s;
+  }
+  s = rep_->ReadBlock(handle, block);
   if (s.ok() && rep_->cache != nullptr && fill_cache) {
     rep_->cache->Insert(rep_->file_number, handle.offset, *block);
   }
   return s;
 }
 
-Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor visitor) const {
+void Table::WantBlocksAfter(std::string_view index_key, size_t n, bool fill_cache,
+                            BlockFetch* fetch) const {
+  BlockCursor index(*rep_->index_block, CompareInternalKeys);
+  index.Seek(index_key);
+  for (size_t i = 0; i < n && index.Valid(); ++i) {
+    index.Next();
+    if (!index.Valid()) break;
+    BlockHandle handle;
+    std::string_view in = index.value();
+    if (!handle.DecodeFrom(&in)) break;
+    std::shared_ptr<const Block> block;
+    ReadData(handle, fill_cache, fetch, nullptr, &block);  // wanted unless in memory
+  }
+}
+
+Status Table::InstallBlock(const BlockHandle& handle, std::string_view data, bool fill_cache,
+                           std::shared_ptr<const Block>* block) const {
+  std::string contents;
+  Status s = DecodeBlockContents(data, rep_->name, handle, &contents);
+  if (!s.ok()) return s;
+  auto b = std::make_shared<const Block>(std::move(contents));
+  if (b->malformed()) {
+    return Status::Corruption(rep_->name + ": malformed block at offset " +
+                              std::to_string(handle.offset));
+  }
+  if (rep_->cache != nullptr && fill_cache)
+    rep_->cache->Insert(rep_->file_number, handle.offset, b);
+  *block = std::move(b);
+  return Status::OK();
+}
+
+Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor visitor,
+                  BlockFetch* fetch) const {
   if (lookup_key.size() < kInternalKeyTrailer) {
     return Status::InvalidArgument("table get: lookup key shorter than its trailer");
   }
@@ -267,7 +366,7 @@ Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor vis
   index.Seek(lookup_key);
   for (bool first_block = true; index.Valid(); index.Next(), first_block = false) {
     std::shared_ptr<const Block> block;
-    Status s = ReadDataBlock(index.value(), fill_cache, &block);
+    Status s = ReadDataBlock(index.value(), fill_cache, &block, fetch);
     if (!s.ok()) return s;
     BlockCursor data(*block, CompareInternalKeys);
     if (first_block) {
@@ -308,10 +407,18 @@ Status Table::Salvage(EntryVisitor visitor, std::vector<Status>* damage) const {
   return Status::OK();
 }
 
-std::unique_ptr<InternalIterator> Table::NewIterator(bool fill_cache) const {
+std::unique_ptr<InternalIterator> Table::NewIterator(bool fill_cache,
+                                                     BlockFetch* const* fetch) const {
   return std::make_unique<TwoLevelIterator>(
-      this, Block::NewIterator(rep_->index_block, CompareInternalKeys), fill_cache, &rep_->name);
+      this, Block::NewIterator(rep_->index_block, CompareInternalKeys), fill_cache, fetch,
+      &rep_->name);
 }
+
+uint64_t Table::file_number() const { return rep_->file_number; }
+const RandomAccessFile& Table::file() const { return *rep_->file; }
+const std::string& Table::name() const { return rep_->name; }
+size_t Table::index_bytes() const { return rep_->index_block->size(); }
+size_t Table::filter_bytes() const { return rep_->filter.size(); }
 
 bool Table::KeyMayMatch(std::string_view user_key) const {
   if (rep_->filter.empty()) return true;
@@ -321,10 +428,6 @@ bool Table::KeyMayMatch(std::string_view user_key) const {
 const TableProperties& Table::properties() const { return rep_->props; }
 
 uint64_t Table::DataSize() const { return rep_->data_end; }
-
-size_t Table::MetadataBytes() const {
-  return (rep_->index_block ? rep_->index_block->size() : 0) + rep_->filter.size();
-}
 
 uint64_t Table::ApproximateOffsetOf(std::string_view internal_key) const {
   auto it = Block::NewIterator(rep_->index_block, CompareInternalKeys);

@@ -59,6 +59,8 @@ class CommandRunner {
   void Reopen();
 
   const std::string& data_dir() const { return data_dir_; }
+  // Runs of requests that came back incomplete and were run again after reading their blocks.
+  uint64_t reruns() const { return reruns_; }
 
  private:
   struct State;
@@ -70,6 +72,7 @@ class CommandRunner {
   std::string root_;
   std::string data_dir_;
   std::unique_ptr<State> state_;
+  uint64_t reruns_ = 0;
 };
 
 // The base of command-behaviour tests: a fresh runner per test (options from RunnerOptions()),

@@ -1,11 +1,16 @@
 // PosixFileSystem and FaultInjectionFileSystem, observed through the FileSystem interface.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
+#include <utility>
 
+#include "storage/env/aligned_buffer.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "storage/env/posix_file_system.h"
 
@@ -308,6 +313,43 @@ TEST_F(EnvTest, FaultInjectionFreezeStopsEveryChange) {
   EXPECT_TRUE(faulty->SyncDir(dir_).IsIOError());
   faulty->Thaw();
   EXPECT_TRUE(file->Sync().ok());
+}
+
+// A file opened for direct reads reads any range right, through its aligned buffers, and says
+// whether O_DIRECT took (it does not on tmpfs, where the file is read as a buffered one).
+TEST_F(EnvTest, DirectRandomAccessFileReadsAnyRangeAndReportsItsAlignment) {
+  const std::string path = dir_ + "/d.sst";
+  std::string contents(3 * 4096 + 1234, '\0');
+  std::mt19937 rng(5);
+  for (char& c : contents) c = static_cast<char>(rng());
+  {
+    std::unique_ptr<WritableFile> file;
+    ASSERT_TRUE(fs_->NewWritableFile(path, &file).ok());
+    ASSERT_TRUE(file->Append(contents).ok());
+    ASSERT_TRUE(file->Close().ok());
+  }
+  const int probe = ::open(path.c_str(), O_RDONLY | O_DIRECT);
+  const bool direct = probe >= 0;
+  if (probe >= 0) ::close(probe);
+
+  std::unique_ptr<RandomAccessFile> file;
+  ASSERT_TRUE(fs_->NewDirectRandomAccessFile(path, &file).ok());
+  EXPECT_EQ(file->alignment(), direct ? kDirectIoAlignment : 1u);
+  EXPECT_GE(file->fd(), 0);
+  const std::pair<uint64_t, size_t> ranges[] = {{0, 4096},    {1, 100},      {4095, 2},
+                                                {5000, 9000}, {12000, 5000}, {0, contents.size()}};
+  for (const auto& [offset, n] : ranges) {
+    std::string scratch(n, '?');
+    std::string_view got;
+    ASSERT_TRUE(file->Read(offset, n, &got, scratch.data()).ok());
+    const std::string_view want = std::string_view(contents).substr(offset, n);  // short at EOF
+    EXPECT_EQ(got, want) << "offset " << offset << " n " << n;
+  }
+  // The whole aligned range through the descriptor (what io_uring does).
+  AlignedBuffer buffer(file->alignment(), AlignUp(contents.size(), file->alignment()));
+  std::string_view got;
+  ASSERT_TRUE(file->Read(0, buffer.size(), &got, buffer.data()).ok());
+  EXPECT_EQ(got, contents);
 }
 
 }  // namespace

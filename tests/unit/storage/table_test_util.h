@@ -1,6 +1,7 @@
 // Shared by the table tests: in-memory files (a WritableFile that keeps what is appended, and a
 // RandomAccessFile over a string that copies into the caller's scratch, as a file read does,
-// and counts its reads, so tests can see which lookups touched the file); a model of a table's
+// and records its reads, so tests can see which lookups touched the file; it can also claim an
+// alignment as a direct-I/O file does, fail, or be damaged); a model of a table's
 // entries in internal-key order; and writing a model to a real table file and opening it.
 #pragma once
 
@@ -9,6 +10,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "storage/env/file.h"
 #include "storage/env/posix_file_system.h"
@@ -64,9 +67,12 @@ class MemFile final : public WritableFile {
 
 class MemRandomAccessFile final : public RandomAccessFile {
  public:
-  explicit MemRandomAccessFile(std::string contents) : contents_(std::move(contents)) {}
+  explicit MemRandomAccessFile(std::string contents, size_t alignment = 1)
+      : contents_(std::move(contents)), alignment_(alignment) {}
   Status Read(uint64_t offset, size_t n, std::string_view* result, char* scratch) const override {
     ++reads;
+    read_log.emplace_back(offset, n);
+    if (fail) return Status::IOError("pread test.sst: Input/output error");
     const std::string_view part = offset > contents_.size()
                                       ? std::string_view()
                                       : std::string_view(contents_).substr(offset, n);
@@ -74,10 +80,18 @@ class MemRandomAccessFile final : public RandomAccessFile {
     *result = std::string_view(scratch, part.size());
     return Status::OK();
   }
+  // What a direct-I/O file claims (1: none).
+  size_t alignment() const override { return alignment_; }
+  // Changes a byte, as damage on the disk would, after the table opened.
+  void Damage(size_t offset) { contents_[offset] ^= 0x5a; }
+
   mutable int reads = 0;
+  mutable std::vector<std::pair<uint64_t, size_t>> read_log;  // (offset, length) of each read
+  bool fail = false;  // every read fails, as on a failing disk
 
  private:
   std::string contents_;
+  const size_t alignment_;
 };
 
 }  // namespace ebb::storage
