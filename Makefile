@@ -27,10 +27,13 @@ asan: deps
 	@$(CMAKE) -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_SANITIZE=ON -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 
-# ThreadSanitizer: the engine's tests, which exercise its background flush/compaction threads.
+# ThreadSanitizer: the engine's, the types' and the server's unit tests and the command tests
+# (the engine's flush, compaction and sync threads against the callers'), and the integration
+# tests against a TSan ebb-server (its event loop against the engine's threads).
 tsan: deps
 	@$(CMAKE) -B $(TSAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_TSAN=ON -DEBB_BUILD_BENCH=OFF >/dev/null
-	@cmake --build $(TSAN) -j $(JOBS) --target unit_storage
+	@cmake --build $(TSAN) -j $(JOBS) --target unit_storage unit_types unit_server command_tests \
+	  integration
 
 # Rewrites the generated tables of docs/commands.md from the command rows and the option table.
 command-docs: build
@@ -49,6 +52,10 @@ test-asan: asan
 
 test-tsan: tsan
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_storage --gtest_brief=1
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_types --gtest_brief=1
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_server --gtest_brief=1
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/command_tests --gtest_brief=1
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/integration --gtest_brief=1
 
 test: check-format test-release test-asan test-tsan fuzz-smoke
 
@@ -57,10 +64,12 @@ test: check-format test-release test-asan test-tsan fuzz-smoke
 test-quick: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE crash
 
-# The crash loop for ten minutes instead of the default half minute, and the expiry model test
-# (tests/commands/model_test.cc) over 20 seeds of 3000 steps instead of 4 of 500.
+# The crash loop for ten minutes instead of the default half minute, 200 power cuts per
+# wal-fsync mode instead of 5, and the expiry model test (tests/commands/model_test.cc) over 20
+# seeds of 3000 steps instead of 4 of 500.
 soak: build
-	EBB_CRASH_SECONDS=600 ctest --test-dir $(BUILD) --output-on-failure -L crash
+	EBB_CRASH_SECONDS=600 EBB_POWER_CUT_CYCLES=200 ctest --test-dir $(BUILD) --output-on-failure \
+	  -L crash
 	EBB_MODEL_SEEDS=20 EBB_MODEL_STEPS=3000 ctest --test-dir $(BUILD) --output-on-failure \
 	  --timeout 7200 -R ModelTest
 

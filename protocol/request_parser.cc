@@ -26,6 +26,18 @@ void RequestParser::Reset() {
   owned_.clear();
 }
 
+size_t RequestParser::MemoryUsage() const {
+  return arg_refs_.capacity() * sizeof(ArgRef) + args_.capacity() * sizeof(std::string_view) +
+         owned_.capacity();
+}
+
+void RequestParser::ReleaseMemory() {
+  if (in_multibulk_) return;
+  std::vector<ArgRef>().swap(arg_refs_);
+  std::vector<std::string_view>().swap(args_);
+  std::string().swap(owned_);
+}
+
 ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& limits,
                                  size_t* consumed) {
   *consumed = 0;

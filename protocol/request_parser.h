@@ -95,6 +95,12 @@ class RequestParser {
   // Forgets any partially parsed request.
   void Reset();
 
+  // Bytes the parser holds for arguments (the capacity of its argument arrays and decoded
+  // inline arguments), which the largest request so far has set.
+  size_t MemoryUsage() const;
+  // Frees that memory if no request is in progress (a connection gone idle); otherwise a no-op.
+  void ReleaseMemory();
+
  private:
   enum class Source : uint8_t { kInput, kOwned };
   struct ArgRef {

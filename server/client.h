@@ -64,11 +64,17 @@ class Client {
   // REQUIRES: `c` outlives the client (a command row's full name).
   void set_last_command(std::string_view c) { last_command_ = c; }
 
-  // Buffer sizes the connection reports for CLIENT LIST (qbuf, omem).
-  void set_buffer_sizes(size_t query, size_t output) {
-    query_buffer_bytes_ = query;
-    output_buffer_bytes_ = output;
-  }
+  // What the connection's buffers hold, for CLIENT LIST (Redis 7's fields).
+  struct Memory {
+    size_t query = 0;       // qbuf: bytes received and not yet run
+    size_t query_free = 0;  // qbuf-free: the query buffer's unused capacity
+    size_t argv = 0;        // argv-mem: the request parser's argument memory
+    size_t read = 0;        // rbs: the socket read buffer
+    size_t output = 0;      // omem: replies not yet written
+    size_t total = 0;       // tot-mem: everything the connection holds, itself included
+  };
+  void set_memory(const Memory& memory) { memory_ = memory; }
+  const Memory& memory() const { return memory_; }
 
   // Asks the connection to close once the replies already produced are written. Safe to call
   // on the client currently running a command (it closes after this reply) or on another one.
@@ -127,8 +133,7 @@ class Client {
   std::string lib_name_;
   std::string lib_ver_;
   std::string_view last_command_ = "NULL";
-  size_t query_buffer_bytes_ = 0;
-  size_t output_buffer_bytes_ = 0;
+  Memory memory_;
   std::function<void()> close_hook_;
   storage::BlockFetch block_fetch_;
   MultiState multi_;

@@ -77,6 +77,7 @@ enum CommandFlag : uint32_t {
   // EXEC, whose queued commands publish, touch watches and write as they go.
   kCmdNoRestart = 1 << 12,
   kCmdNoMulti = 1 << 13,  // refused inside MULTI (SHUTDOWN): "Command not allowed inside ..."
+  kCmdDenyOom = 1 << 14,  // adds data: refused with -OOM above maxmemory (Redis's denyoom)
 };
 
 // COMMAND DOCS argument types, as Redis names them.

@@ -15,6 +15,7 @@ using protocol::ReplyWriter;
 std::vector<std::string> FlagNames(uint32_t flags) {
   std::vector<std::string> out;
   if (flags & kCmdWrite) out.push_back("write");
+  if (flags & kCmdDenyOom) out.push_back("denyoom");
   if (flags & kCmdReadOnly) out.push_back("readonly");
   if (flags & kCmdAdmin) out.push_back("admin");
   if (flags & kCmdNoScript) out.push_back("noscript");

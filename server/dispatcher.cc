@@ -37,6 +37,20 @@ bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
   return true;
 }
 
+bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) {
+  if (!server_->has_keyspace()) return false;
+  const storage::Status stall = server_->keyspace().db().CheckWriteStall();
+  if (stall.ok()) return false;
+  if (stall.IsBusy()) {
+    *deferred = true;
+    return true;
+  }
+  // The stall cannot end by itself: a disk error is Redis's MISCONF, anything else (a damaged
+  // table compaction cannot read) says what it is.
+  reply.Error(stall.IsIOError() ? MisconfError(stall.message()) : "ERR " + stall.ToString());
+  return true;
+}
+
 Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
                                         protocol::ReplyWriter& reply) {
   Result result;
@@ -107,6 +121,11 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
     if (multi.active) multi.dirty_exec = true;
     return result;
   }
+  if ((flags & kCmdDenyOom) && server_->OverMaxmemory()) {
+    reject(kOomError, spec);
+    return result;
+  }
+  if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) return result;
   if (spec->handler == nullptr) {  // a container row without subcommands: not served
     reject(UnknownCommandError(args[0], args.subspan(1)), spec);
     return result;

@@ -9,9 +9,13 @@
 // the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
 // "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
 // ByDiskError check); reads are served; a RESP2 client in subscriber mode may only run the
-// commands flagged kCmdSubscriberOk. Inside MULTI a command that passed every check is queued
-// (+QUEUED) unless flagged kCmdNoQueue, and a refusal marks the transaction aborted
-// (server/transaction.h). Then it runs the handler.
+// commands flagged kCmdSubscriberOk. A write command that would have to wait for the engine (a
+// write stall: storage/db.h, CheckWriteStall) is not run: Dispatch returns `deferred` with no
+// reply, and the connection runs it again once the engine's stall listener fires (the event loop
+// never waits); one whose wait could not end (a compaction that keeps failing) is refused with
+// the cause. Inside MULTI a command that passed every check is queued (+QUEUED) unless flagged
+// kCmdNoQueue, and a refusal marks the transaction aborted (server/transaction.h). Then it runs
+// the handler.
 //
 // Restartable commands. The command thread never waits for the disk to read a table block; a
 // handler may instead run more than once for one request. While a handler runs, the keyspace's
@@ -73,6 +77,8 @@ class Dispatcher {
   struct Result {
     const CommandSpec* command = nullptr;  // the row that ran; nullptr if the request was refused
     bool is_write = false;                 // the row has kCmdWrite
+    // A write stall: nothing ran and nothing was replied; run the request again later.
+    bool deferred = false;
     // The run needs blocks that are not in memory: nothing was replied and nothing changed.
     // Read client.block_fetch().wants(), Fill them, and dispatch the same request again.
     bool incomplete = false;
@@ -100,6 +106,9 @@ class Dispatcher {
   // True if the request must be refused with MISCONF (replied to `reply`); logs the first
   // refusal and the first write accepted again.
   bool RefusedForDiskError(protocol::ReplyWriter& reply);
+  // For a write command: true (and *deferred, with no reply) while the engine's write stall
+  // lasts; true with an error reply if the write is refused; false to run it.
+  bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
   // The row `args` names (a container's subcommand row, when one is named) and, in *flags, its

@@ -33,6 +33,9 @@ inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nes
 inline constexpr std::string_view kWatchInsideMulti = "ERR WATCH inside MULTI is not allowed";
 inline constexpr std::string_view kNotAllowedInMulti =
     "ERR Command not allowed inside a transaction";
+// A write that adds data while the memory maxmemory bounds is above it (Redis's text).
+inline constexpr std::string_view kOomError =
+    "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
 inline constexpr std::string_view kAuthNotConfigured =

@@ -1,6 +1,7 @@
 // ebb-server: `ebb-server [conf-file] [--option value ...]`.
 //
-// Reads the options (file, then flags), sets up logging, opens the keyspace in `dir`, serves
+// Reads the options (file, then flags), sets up logging, raises the open-file limit (lowering
+// maxclients if the OS will not; server/open_files.h), opens the keyspace in `dir`, serves
 // until SHUTDOWN/SIGTERM/SIGINT, then closes the keyspace (the engine syncs its WAL) and exits 0.
 // Exits 1 when the options are bad, the data cannot be opened, or no address can be bound.
 #include <spdlog/sinks/basic_file_sink.h>
@@ -18,6 +19,7 @@
 #include "server/config/config.h"
 #include "server/keyspace_setup.h"
 #include "server/net/server.h"
+#include "server/open_files.h"
 #include "server/server_context.h"
 #include "storage/clock.h"
 #include "storage/env/fault_injection_file_system.h"
@@ -56,6 +58,56 @@ bool SetUpLogging(const Config& config, std::string* error) {
   return true;
 }
 
+// Raises the open-file limit for `config`'s clients and the engine, lowering maxclients with
+// Redis's warnings when the OS will not give enough. Returns the table cache size, or 0 (after
+// logging why) when the limit is too low to start.
+int AdjustOpenFilesLimit(ConfigRegistry* registry) {
+  const int maxclients = registry->config().maxclients;
+  const uint64_t wanted = OpenFilesWanted(maxclients);
+  std::string os_error;
+  const uint64_t limit = RaiseOpenFilesLimit(wanted, &os_error);
+  const OpenFilesPlan plan = PlanOpenFiles(maxclients, limit);
+  if (limit >= wanted) {
+    spdlog::info("Maximum number of open files is {} ({} for the table cache)", limit,
+                 plan.table_cache);
+    return plan.table_cache;
+  }
+  if (plan.maxclients < 1) {
+    spdlog::critical(
+        "Your current 'ulimit -n' of {} is not enough for the server to start. Please increase "
+        "your open file limit to at least {}. Exiting.",
+        limit, kReservedFds + kMinTableCache + 1);
+    return 0;
+  }
+  spdlog::warn("You requested maxclients of {} requiring at least {} max file descriptors.",
+               maxclients, wanted);
+  if (!os_error.empty()) {
+    spdlog::warn("Server can't set maximum open files to {} because of OS error: {}.", wanted,
+                 os_error);
+  }
+  spdlog::warn(
+      "Current maximum open files is {}. maxclients has been reduced to {} to compensate for low "
+      "ulimit, and the table cache to {} files. If you need higher maxclients increase "
+      "'ulimit -n'.",
+      limit, plan.maxclients, plan.table_cache);
+  std::string error;
+  registry->Set("maxclients", std::to_string(plan.maxclients), &error);
+  return plan.table_cache;
+}
+
+// CONFIG SET maxclients above what the open-file limit allows raises the limit, or is refused
+// with Redis's text.
+std::string CheckMaxclients(std::string_view name, const Config& proposed, int table_cache) {
+  if (name != "maxclients") return "";
+  std::string os_error;
+  const uint64_t limit = RaiseOpenFilesLimit(
+      OpenFilesWanted(proposed.maxclients) - kDefaultTableCache + table_cache, &os_error);
+  const OpenFilesPlan plan = PlanOpenFiles(proposed.maxclients, limit, table_cache);
+  if (plan.maxclients >= proposed.maxclients) return "";
+  return "The operating system is not able to handle the specified number of clients, try with " +
+         std::to_string(plan.maxclients);
+}
+
 void OnConfigChange(std::string_view name, const Config& config, ServerContext* ctx) {
   ApplyRuntimeChange(name, config, ctx);
   if (name == "loglevel") spdlog::default_logger()->set_level(LogLevel(config.loglevel));
@@ -82,7 +134,10 @@ int Main(int argc, char** argv) {
   std::unique_ptr<types::Keyspace> keyspace;
   std::error_code fs_error;
   std::filesystem::create_directories(config.dir, fs_error);
+  const int table_cache = AdjustOpenFilesLimit(&registry);
+  if (table_cache == 0) return 1;
   storage::Options engine_options = EngineOptions(config, clock);
+  engine_options.max_open_files = table_cache;
   std::shared_ptr<storage::FaultInjectionFileSystem> disk_faults;
   if (config.enable_debug_command != DebugCommandPolicy::kNo) {
     // DEBUG DISK-FAULT fails the engine's writes and fsyncs through this layer.
@@ -105,6 +160,9 @@ int Main(int argc, char** argv) {
   ctx.set_version(EBB_VERSION);
   registry.OnChange(
       [&ctx](std::string_view name, const Config& c) { OnConfigChange(name, c, &ctx); });
+  registry.OnSetCheck([table_cache](std::string_view name, const Config& proposed) {
+    return CheckMaxclients(name, proposed, table_cache);
+  });
 
   int code = 0;
   {

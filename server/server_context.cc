@@ -1,5 +1,7 @@
 #include "server/server_context.h"
 
+#include <chrono>
+
 #include "common/wall_clock.h"
 #include "types/keyspace.h"
 
@@ -13,6 +15,31 @@ void ServerContext::RequestShutdown() {
   if (shutdown_requested_) return;
   shutdown_requested_ = true;
   if (shutdown_hook_) shutdown_hook_();
+}
+
+ServerContext::Memory ServerContext::MemoryNow() {
+  Memory memory;
+  if (keyspace_ != nullptr) {
+    const storage::Stats stats = keyspace_->db().GetStats();
+    memory.memtables = stats.memtable_bytes;
+    memory.table_metadata = stats.table_index_bytes + stats.table_filter_bytes;
+    memory.tlog_cache = keyspace_->tlog_heads().bytes();
+  }
+  for (const auto& [id, client] : clients_.all()) memory.clients += client->memory().total;
+  return memory;
+}
+
+bool ServerContext::OverMaxmemory() {
+  const uint64_t limit = config().maxmemory;
+  if (limit == 0) return false;
+  const uint64_t now_ns = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch() / std::chrono::nanoseconds(1));
+  constexpr uint64_t kRefreshNs = 100'000'000;
+  if (memory_checked_ns_ == 0 || now_ns - memory_checked_ns_ >= kRefreshNs) {
+    memory_total_ = MemoryNow().total();
+    memory_checked_ns_ = now_ns;
+  }
+  return memory_total_ > limit;
 }
 
 bool ServerContext::defer_sync() const { return keyspace_ != nullptr && keyspace_->defer_sync(); }

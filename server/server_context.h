@@ -82,6 +82,21 @@ class ServerContext {
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
 
+  // What `maxmemory` bounds (INFO memory): the engine's memtables and the index and filter
+  // blocks of its open tables, the TLOG head cache, and every client's buffers. The block
+  // cache is not counted: it is a cache with a capacity of its own.
+  struct Memory {
+    uint64_t memtables = 0;
+    uint64_t table_metadata = 0;
+    uint64_t tlog_cache = 0;
+    uint64_t clients = 0;
+    uint64_t total() const { return memtables + table_metadata + tlog_cache + clients; }
+  };
+  Memory MemoryNow();
+  // True when `maxmemory` is set and the memory it bounds is above it, from a figure at most
+  // 100 ms old (writes that add data are then refused with -OOM).
+  bool OverMaxmemory();
+
  private:
   ConfigRegistry* registry_;
   const CommandTable* commands_;
@@ -98,6 +113,8 @@ class ServerContext {
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;
   std::string version_ = "unknown";
+  uint64_t memory_checked_ns_ = 0;  // steady clock of OverMaxmemory's last figure
+  uint64_t memory_total_ = 0;
 };
 
 }  // namespace ebb::server

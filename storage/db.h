@@ -33,6 +33,7 @@
 // Thread-safety: every method is safe to call concurrently from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -102,10 +103,15 @@ class DB {
   virtual Status CompactAll() = 0;
 
   // Disk faults. A failed WAL write, flush or fdatasync (including the once-a-second sync under
-  // kEverySec), a failed table or manifest write, or a failed directory fsync puts the DB in an
-  // error state: every write (Put, Delete, Write, FlushMemtable, CompactAll) returns the error
-  // at once and changes nothing, SyncWal returns it, reads (Get, iterators) keep working.
-  // BackgroundError returns that error, or OK. It is cheap (no lock while there is no error).
+  // kEverySec), a failed flush's table write, a failed manifest write, or a failed directory
+  // fsync puts the DB in an error state: every write (Put, Delete, Write, FlushMemtable,
+  // CompactAll) returns the error at once and changes nothing, SyncWal returns it, reads (Get,
+  // iterators) keep working. BackgroundError returns that error, or OK. It is cheap (no lock
+  // while there is no error). A compaction that fails before its manifest edit changes nothing
+  // and is not this state: after an I/O error compactions pause and retry (1 s, doubling to
+  // 30 s; Resume retries at once), and a table it found damaged is left out of compactions and
+  // listed in Stats::damaged_tables; writes go on unless they need the compaction it blocks
+  // (CheckWriteStall).
   virtual Status BackgroundError() = 0;
   // Tries to leave the error state: switches to a new WAL (and a new manifest if the old one
   // failed), then writes every memtable to a table file, so nothing accepted before the fault
@@ -115,7 +121,32 @@ class DB {
   // background thread calls this about once a second by itself.
   virtual Status Resume() = 0;
 
+  // Write stalls. A write must wait while the memtables are full and the flush of a frozen one
+  // is behind, or while level 0 holds Options::l0_stop_writes_trigger files and compaction is
+  // behind; Write then blocks until that ends (the memtables' memory stays bounded). This says,
+  // without blocking, whether a write now would proceed at once: OK; Busy (naming the reason)
+  // while it would wait; or the error that refuses writes — BackgroundError(), or the failure of
+  // the compaction a level-0 stall waits for (db_compaction.cc), which would otherwise never end.
+  // A caller that must not block (the server's event loop) checks first and, on Busy, waits for
+  // the listener.
+  virtual Status CheckWriteStall() = 0;
+  // `listener` is called (on a background thread, with the DB's lock held: it must return at
+  // once and not call into the DB) after a CheckWriteStall that said Busy, once a flush or a
+  // compaction finished or the error state changed — the stall may be over; check again.
+  // nullptr: none.
+  virtual void SetWriteStallListener(std::function<void()> listener) = 0;
+
   virtual Stats GetStats() = 0;
+
+  // An estimate of the live keys in [lower, upper) (empty `upper`: no bound) that reads no
+  // row — RocksDB's estimate-num-keys for a range: the memtables' keys counted as they were
+  // added (MemTable::EstimateKeys), and for each table, its rows less twice its tombstones,
+  // scaled by the share of its data in the range (from its index). A key with versions in
+  // several places counts once per place, expired rows count until compaction drops them, and
+  // each tombstone is taken to cancel one older row; what a range deletion covering the whole
+  // range hides counts nothing. Never negative. Reads table indexes only
+  // (the table cache usually holds them); safe to call concurrently with everything.
+  virtual uint64_t EstimateKeys(std::string_view lower, std::string_view upper) = 0;
   // The clock this DB uses for "now".
   virtual const Clock& clock() const = 0;
   // The time expiry is judged at: the clock's now while expiration is on, else the time it was

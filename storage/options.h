@@ -49,7 +49,11 @@ struct Options {
   // Leveled compaction: L0 is compacted when it has this many files; level 1 holds
   // level1_max_bytes, each deeper level level_size_multiplier times more.
   int l0_compaction_trigger = 4;
-  int l0_stop_writes_trigger = 12;  // writes wait (bounded) while L0 has this many files
+  int l0_stop_writes_trigger = 12;  // writes wait while L0 has this many files
+  // Frozen memtables waiting for their flush; a write that fills the active memtable waits
+  // while there are this many. Memtable memory is bounded by (1 + this) * memtable_size, plus
+  // one write's worth each.
+  int max_frozen_memtables = 2;
   uint64_t level1_max_bytes = 256ull << 20;
   int level_size_multiplier = 10;
   uint64_t target_file_size = 64ull << 20;

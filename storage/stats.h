@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ebb::storage {
@@ -42,7 +43,12 @@ struct Stats {
   uint64_t purge_hints_pending = 0;      // purge hints not yet applied
   uint64_t wal_syncs = 0;
   uint64_t wal_bytes = 0;
-  uint64_t write_stalls = 0;
+  uint64_t write_stalls = 0;       // times writes began to wait for a flush or compaction
+  uint64_t compaction_errors = 0;  // compactions that failed (their inputs stay as they were)
+  // While compactions fail on an I/O error and are retried with a pause: that error; "" if none.
+  std::string compaction_error;
+  // Tables a compaction found damaged, which compaction leaves alone: "<path>: <what>" each.
+  std::vector<std::string> damaged_tables;
   uint64_t last_sequence = 0;
   // NewIterator: trees of iterators built, and spare trees reused instead (db_impl.h).
   uint64_t iterator_trees_built = 0;

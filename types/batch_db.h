@@ -27,6 +27,7 @@
 // it: the compaction filter keeps reading the engine).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -70,7 +71,15 @@ class BatchDB final : public storage::DB {
   storage::Status CompactAll() override { return base_->CompactAll(); }
   storage::Status BackgroundError() override { return base_->BackgroundError(); }
   storage::Status Resume() override { return base_->Resume(); }
+  storage::Status CheckWriteStall() override { return base_->CheckWriteStall(); }
+  void SetWriteStallListener(std::function<void()> listener) override {
+    base_->SetWriteStallListener(std::move(listener));
+  }
   storage::Stats GetStats() override { return base_->GetStats(); }
+  // The base's estimate: the pending batch is not counted (an estimate already).
+  uint64_t EstimateKeys(std::string_view lower, std::string_view upper) override {
+    return base_->EstimateKeys(lower, upper);
+  }
   const storage::Clock& clock() const override { return base_->clock(); }
   int64_t ExpiryNowMs() const override { return base_->ExpiryNowMs(); }
   storage::Status SetExpirationEnabled(bool enabled) override {

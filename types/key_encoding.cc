@@ -83,7 +83,13 @@ bool ParseSubRowKey(std::string_view engine_key, SubRowKeyParts* parts) {
   if (engine_key.empty() || engine_key[0] != Byte(KeyTag::kSubRow)) return false;
   engine_key.remove_prefix(1);
   if (!GetDb(&engine_key, &parts->db)) return false;
+  const size_t before_length = engine_key.size();
   if (!storage::GetLengthPrefixed(&engine_key, &parts->user_key)) return false;
+  // Only the shortest varint, as SubRowPrefix writes it: one sub-row, one engine key.
+  const size_t length_bytes = before_length - engine_key.size() - parts->user_key.size();
+  if (length_bytes != static_cast<size_t>(storage::VarintLength(parts->user_key.size()))) {
+    return false;
+  }
   if (!GetFixed64BE(&engine_key, &parts->version)) return false;
   parts->element = engine_key;
   return true;

@@ -54,7 +54,8 @@ struct SubRowKeyParts {
   uint64_t version = 0;
   std::string_view element;
 };
-// Splits a sub-row key. False (outputs unspecified) if `engine_key` is not one.
+// Splits a sub-row key. False (outputs unspecified) if `engine_key` is not one as SubRowKey
+// writes it (a length varint longer than needed included).
 bool ParseSubRowKey(std::string_view engine_key, SubRowKeyParts* parts);
 // The engine's seek prefix (storage::Options::seek_prefix_length): for a sub-row key, the length
 // of its SubRowPrefix — what a scan of one incarnation's elements seeks to; 0 for other keys.

@@ -70,6 +70,9 @@ struct DbStats {
   uint64_t keys = 0;        // live keys
   uint64_t expires = 0;     // live keys with an expiry
   uint64_t avg_ttl_ms = 0;  // mean remaining TTL of those, 0 if none
+  // The figures are estimates (a database above Keyspace's exact-count limit): keys is the
+  // engine's estimate, expires and avg_ttl_ms come from a sample of keys.
+  bool estimated = false;
 };
 
 // The types' settings, from the server's options.
@@ -216,9 +219,13 @@ class Keyspace {
                             std::optional<KeyType> type);
   // Every live key matching `match` (null: all), in byte order.
   OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
-  // A random live key; nullopt if the database is empty.
+  // A random live key; nullopt if the database is empty. Uniform while the database is
+  // counted exactly (DbSize); above that, the first key after a random position.
   OpResult<std::optional<std::string>> RandomKey(int db);
-  // The number of live keys.
+  // The number of live keys: exact for a database the engine estimates at up to 10,000 keys
+  // (a walk of at most 20,000 metadata rows), the engine's estimate above that
+  // (storage::DB::EstimateKeys: expired keys count until compaction drops them, overwrites
+  // that have not met in a compaction count twice). Never walks the whole database.
   OpResult<uint64_t> DbSize(int db);
   // Removes every key of `db` / of every database: one range deletion (storage::DB::DeleteRange)
   // over their metadata and sub-rows, durable when it returns.
@@ -228,9 +235,13 @@ class Keyspace {
   // rebuilds itself from it).
   storage::Status ForEachExpiring(
       int db, const std::function<void(std::string_view user_key, int64_t expire_at_ms)>& visit);
-  // Keys, keys with expiry, and mean remaining TTL of `db` (INFO keyspace). On an engine error
-  // it counts what it could read.
+  // Keys, keys with expiry, and mean remaining TTL of `db` (INFO keyspace): exact where DbSize
+  // is; above that the estimated count, and expiry figures from 1,000 keys after a random
+  // position. On an engine error it counts what it could read.
   DbStats GetDbStats(int db);
+  // Metadata rows the key counts above have read since open (a test's proof that they do not
+  // walk a large database).
+  uint64_t count_rows_read() const { return count_rows_read_; }
 
   // Keys a command found expired (INFO stats expired_keys): EXPIRE with a time <= now, and
   // GetMeta (so every type's read) finding a key absent because its expiry passed — each
@@ -254,7 +265,13 @@ class Keyspace {
   storage::Status PlanDelete(int db, std::string_view key, bool* exists, bool* wipe);
   // Delete's work, as a status.
   storage::Status DeleteKey(int db, std::string_view key, bool* deleted);
-  storage::Status CountKeys(int db, uint64_t* size);
+  // A database's key count: exact (a walk of its rows) up to a limit, the engine's estimate
+  // above it (keyspace_db.cc).
+  struct KeyCount {
+    uint64_t keys = 0;
+    bool exact = true;
+  };
+  storage::Status CountKeys(int db, KeyCount* count);
   // Counts the expiry of (db, key) at expire_at_ms unless already counted.
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
@@ -276,6 +293,7 @@ class Keyspace {
 
   // Expiries already counted in expired_keys_ (metadata key | expire_at), oldest evicted first.
   static constexpr size_t kMaxCountedExpiries = 4096;
+  uint64_t count_rows_read_ = 0;
   std::unordered_set<std::string> counted_expiries_;
   std::deque<std::string> counted_order_;
 };

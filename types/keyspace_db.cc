@@ -2,6 +2,9 @@
 // INFO keyspace statistics. Each walks the metadata range of one database (docs/key-encoding.md),
 // never the sub-rows, with the default retrieval grace, so they agree with GET; the engine's
 // iterator already hides expired and deleted keys. FLUSHDB and FLUSHALL are one range deletion.
+// Key counts (DBSIZE, RANDOMKEY, INFO keyspace) walk at most kExactCountRows rows: a database
+// the engine estimates at no more than kExactCountLimit keys is counted exactly, a larger one
+// is reported as the engine's estimate (storage::DB::EstimateKeys).
 #include <algorithm>
 #include <random>
 
@@ -12,7 +15,12 @@ namespace ebb::types {
 
 namespace {
 
-constexpr uint64_t kRandomKeyExactLimit = 100000;
+// Up to this many keys (by the engine's estimate) a database is counted exactly.
+constexpr uint64_t kExactCountLimit = 10000;
+// A count walks no more rows than this, whatever the estimate said.
+constexpr uint64_t kExactCountRows = 2 * kExactCountLimit;
+// INFO keyspace's expiry figures for an estimated database come from this many keys.
+constexpr uint64_t kStatsSampleRows = 1000;
 
 using storage::Status;
 
@@ -109,33 +117,46 @@ OpResult<std::vector<std::string>> Keyspace::Keys(int db, const KeyMatcher* matc
   return keys;
 }
 
-Status Keyspace::CountKeys(int db, uint64_t* size) {
-  *size = 0;
-  return ForEachMeta(db, {}, [&](std::string_view, std::string_view, const storage::RowMeta&) {
-    ++*size;
+Status Keyspace::CountKeys(int db, KeyCount* count) {
+  const uint64_t estimate = db_->EstimateKeys(MetaKeyPrefix(db), MetaKeyUpperBound(db));
+  if (estimate > kExactCountLimit) {
+    *count = {estimate, false};
+    return Status::OK();
+  }
+  uint64_t keys = 0;
+  bool complete = true;
+  Status s = ForEachMeta(db, {}, [&](std::string_view, std::string_view, const storage::RowMeta&) {
+    if (keys == kExactCountRows) {
+      complete = false;
+      return false;
+    }
+    ++keys;
     return true;
   });
+  count_rows_read_ += keys;
+  *count = complete ? KeyCount{keys, true} : KeyCount{std::max(estimate, keys), false};
+  return s;
 }
 
 OpResult<uint64_t> Keyspace::DbSize(int db) {
-  uint64_t size = 0;
-  Status s = CountKeys(db, &size);
+  KeyCount count;
+  Status s = CountKeys(db, &count);
   if (!s.ok()) return s;
-  return size;
+  return count.keys;
 }
 
 OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
   std::optional<std::string> result;
   std::optional<std::string>* key = &result;
-  uint64_t size = 0;
-  Status s = CountKeys(db, &size);
+  KeyCount count;
+  Status s = CountKeys(db, &count);
   if (!s.ok()) return s;
-  if (size == 0) return result;
+  if (count.keys == 0) return result;
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string start;
   uint64_t skip = 0;
-  if (size <= kRandomKeyExactLimit) {
-    skip = std::uniform_int_distribution<uint64_t>(0, size - 1)(rng);
+  if (count.exact) {
+    skip = std::uniform_int_distribution<uint64_t>(0, count.keys - 1)(rng);
   } else {
     // Large databases: seek to a random point (cheaper, less uniform).
     for (int i = 0; i < 8; ++i) start.push_back(static_cast<char>(rng() & 0xFF));
@@ -174,17 +195,38 @@ OpResult<void> Keyspace::FlushAll() {
 
 DbStats Keyspace::GetDbStats(int db) {
   DbStats stats;
+  KeyCount count;
+  if (!CountKeys(db, &count).ok()) return stats;
+  stats.keys = count.keys;
+  stats.estimated = !count.exact;
+  if (count.keys == 0) return stats;
+  // Exact: every key. Estimated: the keys from a random position on, scaled.
+  std::string start;
+  if (!count.exact) {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    for (int i = 0; i < 8; ++i) start.push_back(static_cast<char>(rng() & 0xFF));
+  }
+  const uint64_t limit = count.exact ? kExactCountRows : kStatsSampleRows;
   const int64_t now = NowMs();
-  uint64_t ttl_sum = 0;
-  ForEachMeta(db, {}, [&](std::string_view, std::string_view, const storage::RowMeta& meta) {
-    ++stats.keys;
+  uint64_t seen = 0, expires = 0, ttl_sum = 0;
+  auto visit = [&](std::string_view, std::string_view, const storage::RowMeta& meta) {
+    if (seen == limit) return false;
+    ++seen;
     if (meta.expire_at_ms) {
-      ++stats.expires;
+      ++expires;
       ttl_sum += static_cast<uint64_t>(std::max<int64_t>(*meta.expire_at_ms - now, 0));
     }
     return true;
-  });
-  if (stats.expires > 0) stats.avg_ttl_ms = ttl_sum / stats.expires;
+  };
+  ForEachMeta(db, start, visit);
+  if (!start.empty() && seen < limit) ForEachMeta(db, {}, visit);  // wrap around to the first
+  count_rows_read_ += seen;
+  if (expires > 0) stats.avg_ttl_ms = ttl_sum / expires;
+  stats.expires =
+      count.exact
+          ? expires
+          : static_cast<uint64_t>(
+                static_cast<double>(expires) * count.keys / static_cast<double>(seen) + 0.5);
   return stats;
 }
 

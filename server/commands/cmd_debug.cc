@@ -1,12 +1,18 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|BLOCK-READ-DELAY|HELP: test hooks, refused
-// unless enable-debug-command allows them (the dispatcher checks kCmdDebug). DEBUG CLOCK moves
-// the server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data directory's
-// writes and fsyncs fail so tests see MISCONF without filling a disk; DEBUG BLOCK-READ-DELAY
-// holds commands that wait for the disk for a while, so tests can act while they wait.
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|HELP: test
+// hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
+// DEBUG CLOCK moves the server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data
+// directory's writes and fsyncs fail so tests see MISCONF without filling a disk, or holds new
+// table files so tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power
+// failure would and kills the process, for the power-cut tests; DEBUG BLOCK-READ-DELAY holds
+// commands that wait for the disk for a while, so tests can act while they wait.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
 // rows all the same, which its HELP is generated from.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <string_view>
@@ -96,15 +102,17 @@ void ExecuteCompact(CommandContext& ctx, const NoOptions&) {
 }
 
 struct DiskFaultOptions {
-  bool on = false;
+  enum class Op { kOn, kOff, kHold } op = Op::kOn;
   int error = ENOSPC;
 };
 
-// DEBUG DISK-FAULT ON [ENOSPC|EIO] | OFF
+// DEBUG DISK-FAULT ON [ENOSPC|EIO] | HOLD | OFF
 DiskFaultOptions ParseDiskFault(ArgParser& args) {
   DiskFaultOptions o;
-  const int op = args.Choice({"ON", "OFF"});
-  o.on = op == 0;
+  const int op = args.Choice({"ON", "OFF", "HOLD"});
+  o.op = op == 2   ? DiskFaultOptions::Op::kHold
+         : op == 1 ? DiskFaultOptions::Op::kOff
+                   : DiskFaultOptions::Op::kOn;
   if (op == 0 && args.HasMore()) {
     const int error = args.Choice({"ENOSPC", "EIO"});
     if (error < 0) args.SyntaxError();
@@ -117,18 +125,52 @@ DiskFaultOptions ParseDiskFault(ArgParser& args) {
 void ExecuteDiskFault(CommandContext& ctx, const DiskFaultOptions& o) {
   storage::FaultInjectionFileSystem* faults = ctx.server.disk_faults();
   if (faults == nullptr) return ctx.reply.Error(kDiskFaultsUnavailable);
-  if (o.on) {
+  if (o.op == DiskFaultOptions::Op::kOn) {
     faults->SetFaultErrno(o.error);
     faults->SetFailNewFiles(true);
     faults->SetFailSyncs(true);
     faults->SetFailFlushes(true);  // appends still fill the buffers, as on a full disk
     return ctx.reply.Ok();
   }
+  if (o.op == DiskFaultOptions::Op::kHold) {
+    faults->SetHoldNewFiles(".sst");  // flushes and compactions wait; then writes stall
+    return ctx.reply.Ok();
+  }
+  faults->SetHoldNewFiles("");
   faults->SetFailFlushes(false);
   faults->SetFailSyncs(false);
   faults->SetFailNewFiles(false);
   // The engine would resume by itself within about a second; do it now.
   ReplyStatus(ctx, ctx.server.keyspace().db().Resume());
+}
+
+struct PowerCutOptions {
+  uint64_t seed = 0;
+};
+
+// DEBUG POWER-CUT [seed]
+PowerCutOptions ParsePowerCut(ArgParser& args) {
+  PowerCutOptions o;
+  if (args.HasMore()) o.seed = args.Uint64();
+  return o;
+}
+
+// The data directory as a power failure leaves it, then SIGKILL: no reply.
+void ExecutePowerCut(CommandContext& ctx, const PowerCutOptions& o) {
+  storage::FaultInjectionFileSystem* faults = ctx.server.disk_faults();
+  if (faults == nullptr) return ctx.reply.Error(kDiskFaultsUnavailable);
+  faults->Freeze();  // waits for the writes under way; none starts after it
+  storage::FaultInjectionFileSystem::DropOptions drop;
+  drop.torn_pages = true;
+  drop.seed = o.seed;
+  drop.directory_entries = true;
+  const storage::Status s = faults->DropUnsyncedData(drop);
+  const auto lost = faults->last_drop();
+  spdlog::warn(
+      "DEBUG POWER-CUT: {} unsynced bytes lost, {} files and {} renames undone ({}); dying now",
+      lost.bytes_lost, lost.files_removed, lost.renames_undone, s.ToString());
+  spdlog::default_logger()->flush();
+  ::kill(::getpid(), SIGKILL);
 }
 
 struct ReadDelayOptions {
@@ -180,9 +222,22 @@ const CommandSpec& DebugTable() {
            .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",
                      .text = "Fail every write-out, fsync and file creation in the data "
                              "directory (default ENOSPC)."},
+                    {.usage = "DISK-FAULT HOLD",
+                     .text = "Make new table files wait, as on a disk that cannot keep up: "
+                             "flushes and compactions wait, and writes stall once the "
+                             "memtables are full."},
                     {.usage = "DISK-FAULT OFF",
-                     .text = "Stop failing them, and resume writes at once."}},
+                     .text = "Stop failing or holding them, and resume writes at once."}},
            .handler = Handler<ParseDiskFault, ExecuteDiskFault>},
+          {.name = "power-cut",
+           .arity = -2,
+           .arguments = {{.name = "seed", .optional = true}},
+           .help = {{.usage = "POWER-CUT [<seed>]",
+                     .text = "Act out a power failure, then die without a reply: nothing more "
+                             "reaches the disk, writes not fsynced are lost (a seeded half of "
+                             "their pages torn in, the rest zeros), file creations and renames "
+                             "no directory fsync covered are undone."}},
+           .handler = Handler<ParsePowerCut, ExecutePowerCut>},
           {.name = "block-read-delay",
            .arity = 3,
            .arguments = {{.name = "ms", .type = ArgType::kInteger}},

@@ -76,14 +76,23 @@ void MemorySection(ServerContext& ctx, std::string* out) {
   // The engine's memory: memtables, cached blocks, and the index and filter of every open table.
   const uint64_t engine =
       s.memtable_bytes + s.block_cache_bytes + s.table_index_bytes + s.table_filter_bytes;
+  // What maxmemory bounds, by part (ServerContext::Memory), and the bound.
+  const ServerContext::Memory bounded = ctx.MemoryNow();
+  const uint64_t maxmemory = ctx.config().maxmemory;
   *out += fmt::format(
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
       "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nused_memory_engine_human:{}\r\n"
       "engine_memtable_bytes:{}\r\nengine_block_cache_bytes:{}\r\n"
       "engine_block_cache_capacity:{}\r\nengine_table_index_bytes:{}\r\n"
-      "engine_table_filter_bytes:{}\r\nmaxmemory:0\r\nmem_allocator:libc\r\n",
+      "engine_table_filter_bytes:{}\r\nused_memory_bounded:{}\r\n"
+      "used_memory_bounded_human:{}\r\nused_memory_memtables:{}\r\n"
+      "used_memory_table_metadata:{}\r\nused_memory_tlog_cache:{}\r\nused_memory_clients:{}\r\n"
+      "maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:noeviction\r\n"
+      "mem_allocator:libc\r\n",
       used, Human(used), rss, Human(rss), engine, Human(engine), s.memtable_bytes,
-      s.block_cache_bytes, s.block_cache_capacity, s.table_index_bytes, s.table_filter_bytes);
+      s.block_cache_bytes, s.block_cache_capacity, s.table_index_bytes, s.table_filter_bytes,
+      bounded.total(), Human(bounded.total()), bounded.memtables, bounded.table_metadata,
+      bounded.tlog_cache, bounded.clients, maxmemory, Human(maxmemory));
 }
 
 void PersistenceSection(ServerContext& ctx, std::string* out) {
@@ -130,8 +139,9 @@ void KeyspaceSection(ServerContext& ctx, std::string* out) {
   for (int db = 0; db < ctx.config().databases; ++db) {
     types::DbStats s = ctx.keyspace().GetDbStats(db);
     if (s.keys == 0) continue;
-    *out +=
-        fmt::format("db{}:keys={},expires={},avg_ttl={}\r\n", db, s.keys, s.expires, s.avg_ttl_ms);
+    // A large database's figures are estimates (Keyspace::GetDbStats), and the line says so.
+    *out += fmt::format("db{}:keys={},expires={},avg_ttl={}{}\r\n", db, s.keys, s.expires,
+                        s.avg_ttl_ms, s.estimated ? ",estimated=1" : "");
   }
 }
 
@@ -170,6 +180,12 @@ void StorageSection(ServerContext& ctx, std::string* out) {
       entries, s.bytes_expired_whole, s.range_deletions, s.range_deletions_pending,
       s.files_deleted_by_range, s.bytes_deleted_by_range, s.versions_deleted,
       s.purge_hints_pending);
+  // A compaction that keeps failing (a full disk: compaction_error) or tables it found damaged,
+  // which it leaves alone (the engine logs each with what it found).
+  std::string damaged;
+  for (const std::string& what : s.damaged_tables) damaged += (damaged.empty() ? "" : "; ") + what;
+  *out += fmt::format("compaction_errors:{}\r\ncompaction_error:{}\r\ndamaged_tables:{}\r\n",
+                      s.compaction_errors, s.compaction_error, damaged);
   const types::TlogHeadCache& heads = ctx.keyspace().tlog_heads();
   *out += fmt::format("tlog_cache_bytes:{}\r\ntlog_cache_hits:{}\r\ntlog_cache_misses:{}\r\n",
                       heads.bytes(), heads.hits(), heads.misses());

@@ -214,7 +214,7 @@ std::vector<CommandSpec> KvCommands() {
        .handler = Handler<ParseRead, ExecuteGetMeta>},
       {.name = "put",
        .arity = -3,
-       .flags = kCmdWrite,
+       .flags = kCmdWrite | kCmdDenyOom,
        .keys = kFirstKey,
        .group = "string",
        .since = "0.1.0",

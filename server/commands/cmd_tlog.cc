@@ -121,7 +121,7 @@ std::vector<CommandSpec> TlogCommands() {
       .subcommands =
           {{.name = "ins",
             .arity = 5,
-            .flags = kCmdWrite,
+            .flags = kCmdWrite | kCmdDenyOom,
             .keys = kSubcommandKey,
             .group = "tlog",
             .summary = "Inserts a value/timestamp entry into a log.",

@@ -72,7 +72,7 @@ std::vector<CommandSpec> TregCommands() {
       .subcommands =
           {{.name = "set",
             .arity = 5,
-            .flags = kCmdWrite | kCmdFast,
+            .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
             .keys = kSubcommandKey,
             .group = "treg",
             .summary = "Sets a register unless it holds a newer (timestamp, value) pair.",

@@ -166,9 +166,18 @@ bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::str
     values.emplace_back(value);
   }
   std::string reason;
+  const Config before = config_;
   if (!Apply(*opt, values, /*append=*/false, &reason)) {
     *error = ConfigSetFailedError(name, reason);
     return false;
+  }
+  for (const auto& check : set_checks_) {
+    reason = check(opt->name, config_);
+    if (!reason.empty()) {
+      config_ = before;
+      *error = ConfigSetFailedError(name, reason);
+      return false;
+    }
   }
   for (const auto& hook : hooks_) hook(opt->name, config_);
   return true;
@@ -176,6 +185,10 @@ bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::str
 
 void ConfigRegistry::OnChange(std::function<void(std::string_view, const Config&)> hook) {
   hooks_.push_back(std::move(hook));
+}
+
+void ConfigRegistry::OnSetCheck(std::function<std::string(std::string_view, const Config&)> check) {
+  set_checks_.push_back(std::move(check));
 }
 
 std::vector<std::string> ConfigRegistry::FileLines(const Option& opt) const {

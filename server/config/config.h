@@ -55,6 +55,7 @@ struct Config {
   int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
   uint64_t proto_max_bulk_len = 512ull << 20;
   uint64_t client_query_buffer_limit = 1ull << 30;
+  uint64_t maxmemory = 0;                                     // 0: no bound (ServerContext::Memory)
   ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"
   ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
@@ -124,6 +125,10 @@ class ConfigRegistry {
 
   // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
   void OnChange(std::function<void(std::string_view name, const Config&)> hook);
+  // Registers a check Set() runs once the new value is parsed, before it takes effect: a
+  // non-empty reason refuses the change ("ERR CONFIG SET failed (possibly related to argument
+  // '<name>') - <reason>") and leaves the configuration as it was.
+  void OnSetCheck(std::function<std::string(std::string_view name, const Config& proposed)> check);
 
   // CONFIG REWRITE: rewrites the file given to LoadFile() (or on the command line), keeping its
   // comments and order: each option's first line is replaced in place by its current value (its
@@ -151,6 +156,7 @@ class ConfigRegistry {
   std::vector<Option> options_;
   std::string config_file_;
   std::vector<std::function<void(std::string_view, const Config&)>> hooks_;
+  std::vector<std::function<std::string(std::string_view, const Config&)>> set_checks_;
 };
 
 }  // namespace ebb::server

@@ -428,6 +428,10 @@ std::vector<Option> BuildOptionTable() {
                       "under wal-fsync always, how long a sync shared by several clients waits "
                       "for more writes to join it (0: none)",
                       kMutable, &Config::wal_sync_delay_us, 0, 1000000));
+  t.push_back(Memory("maxmemory",
+                     "bound on memtables, table index and filter blocks, the TLOG cache and client "
+                     "buffers together: above it, writes that add data get -OOM (0: none)",
+                     kMutable, &Config::maxmemory, 0));
   t.push_back(Memory("memtable-size", "memtable size that triggers a flush to an SST file",
                      kImmutable, &Config::memtable_size, 1024));
   t.push_back(Memory("block-cache-size", "capacity of the SST block cache", kImmutable,

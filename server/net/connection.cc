@@ -87,7 +87,8 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || sync_pending_ || parked_ || close_after_write_) return;
+  if (closed_ || reading_ || sync_pending_ || write_stalled_ || parked_ || close_after_write_)
+    return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
   socket_.async_read_some(boost::asio::buffer(read_buf_),
@@ -105,6 +106,7 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
   ServerContext& ctx = server_->context();
   ctx.stats().total_net_input_bytes += n;
   input_.append(read_buf_.data(), n);
+  input_peak_ = std::max(input_peak_, input_.size());
   client_.Touch(WallMs());
   if (input_.size() > ctx.config().client_query_buffer_limit) {
     spdlog::warn("Closing client id={} addr={}: query buffer {} bytes over the limit", client_.id(),
@@ -118,7 +120,7 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
 }
 
 void Connection::ProcessInput() {
-  if (closed_ || sync_pending_ || parked_) return;
+  if (closed_ || sync_pending_ || write_stalled_ || parked_) return;
   // Closing: nothing more runs, except a request that waited for the disk.
   const bool closing = close_after_write_;
   if (closing && !parked_request_) return;
@@ -158,6 +160,14 @@ void Connection::ProcessInput() {
     protocol::ReplyWriter silent(&silenced, client_.resp());
     Dispatcher::Result result = server_->dispatcher().Dispatch(
         parser_.args(), client_, client_.replies_silenced() ? silent : writer);
+    if (result.deferred) {
+      // The engine would make this write wait: keep it unparsed and run it when the stall may
+      // be over. What came before it is answered as usual.
+      offset -= consumed;
+      write_stalled_ = true;
+      server_->AwaitWriteRoom(shared_from_this());
+      break;
+    }
     if (result.incomplete) {
       // It needs blocks from disk: keep it unconsumed and run it again when they are here,
       // with those of the point reads queued behind it read in the same round.
@@ -170,6 +180,12 @@ void Connection::ProcessInput() {
     parked_request_ = false;
     // The requests a lookahead pinned blocks for have all run: drop the pins.
     if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();
+    // The output limit holds for the replies being built too: a command whose reply takes the
+    // connection over it closes the connection now, before more is built or sent.
+    if (!CheckOutputLimits(std::nullopt)) {
+      batch_ = nullptr;
+      return;
+    }
     if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
@@ -206,7 +222,7 @@ void Connection::ProcessInput() {
   } else {
     out_ += batch;
   }
-  if (!CheckOutputLimits(WallMs())) return;
+  if (!CheckOutputLimits(std::nullopt)) return;
   UpdateClientSizes();
   StartWrite();
 }
@@ -224,6 +240,13 @@ void Connection::OnSynced(const storage::Status& status, std::string held) {
     ProcessInput();
     MaybeRead();
   }
+}
+
+void Connection::ResumeAfterWriteStall() {
+  if (!write_stalled_) return;
+  write_stalled_ = false;
+  ProcessInput();
+  MaybeRead();
 }
 
 size_t Connection::LookAhead(size_t from, const protocol::ParserLimits& limits) {
@@ -344,7 +367,7 @@ bool Connection::OverOutputLimit(std::optional<int64_t> now) {
   return over_hard || over_soft;
 }
 
-bool Connection::CheckOutputLimits(int64_t now_ms) {
+bool Connection::CheckOutputLimits(std::optional<int64_t> now_ms) {
   if (!OverOutputLimit(now_ms)) return true;
   LogOutputLimitClose();
   Close();
@@ -354,13 +377,15 @@ bool Connection::CheckOutputLimits(int64_t now_ms) {
 void Connection::Cron(int64_t now_ms) {
   if (closed_) return;
   int64_t timeout_s = server_->context().config().timeout_s;
-  if (timeout_s > 0 && !writing_ && !sync_pending_ && !parked_ &&
+  if (timeout_s > 0 && !writing_ && !sync_pending_ && !write_stalled_ && !parked_ &&
       now_ms - client_.last_interaction_ms() >= timeout_s * 1000) {
     spdlog::debug("Closing idle client id={}", client_.id());
     Close();
     return;
   }
-  if (writing_) CheckOutputLimits(now_ms);
+  if (writing_ && !CheckOutputLimits(now_ms)) return;
+  ShrinkIdleBuffers(now_ms);
+  UpdateClientSizes();
 }
 
 void Connection::CloseAfterWrite() {
@@ -369,7 +394,42 @@ void Connection::CloseAfterWrite() {
   if (!writing_ && !sync_pending_ && !parked_request_ && out_.empty()) Close();
 }
 
-void Connection::UpdateClientSizes() { client_.set_buffer_sizes(input_.size(), PendingOutput()); }
+void Connection::UpdateClientSizes() {
+  Client::Memory memory;
+  memory.query = input_.size();
+  memory.query_free = input_.capacity() - input_.size();
+  memory.argv = parser_.MemoryUsage();
+  memory.read = read_buf_.size();
+  memory.output = PendingOutput();
+  memory.total = sizeof(Connection) + input_.capacity() + memory.argv + out_.capacity() +
+                 in_flight_.capacity() + held_bytes_;
+  client_.set_memory(memory);
+}
+
+void Connection::ShrinkIdleBuffers(int64_t now_ms) {
+  const bool idle = now_ms - client_.last_interaction_ms() >= kIdleShrinkMs;
+  // The query buffer: as Redis's clientsCron, when it is idle or much larger than what the
+  // last period needed. Requests waiting in it are kept (the parser holds offsets, not
+  // pointers, between runs).
+  const size_t needed = std::max(input_.size(), input_peak_);
+  const size_t spare = input_.capacity() - input_.size();
+  if (input_.capacity() > kShrinkThresholdBytes && spare > kShrinkThresholdBytes &&
+      (idle || needed < input_.capacity() / 2)) {
+    if (input_.empty()) {
+      std::string().swap(input_);
+    } else {
+      std::string smaller;
+      smaller.reserve(needed);
+      smaller.append(input_);
+      input_.swap(smaller);
+    }
+  }
+  input_peak_ = input_.size();
+  if (!idle) return;
+  if (parser_.MemoryUsage() > kShrinkThresholdBytes) parser_.ReleaseMemory();
+  if (out_.empty() && out_.capacity() > kShrinkThresholdBytes) std::string().swap(out_);
+  if (!writing_ && in_flight_.capacity() > kShrinkThresholdBytes) std::string().swap(in_flight_);
+}
 
 void Connection::Close() {
   if (closed_) return;

@@ -8,6 +8,11 @@
 // WalTurnCommit has synced the batch's writes to disk (wal-fsync always) or handed them to the OS
 // (everysec, no); the connection reads nothing more meanwhile.
 //
+// Write stalls: a write command the dispatcher defers (the engine would have to wait) stays in
+// `input_`, unparsed; the connection stops reading and asks the server to resume it when the
+// engine's stall may be over (Server::AwaitWriteRoom). Other connections go on meanwhile, reads
+// and writes alike (their writes are deferred too while the stall lasts).
+//
 // Waiting for the disk: a request whose run comes back incomplete (it needs table blocks that
 // are not in memory: server/dispatcher.h, "Restartable commands") stays at the front of
 // `input_`, unconsumed; the connection parks — it reads and runs nothing more — and hands the
@@ -23,9 +28,15 @@
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
 // soft: disconnect when above it for soft-seconds; a client in subscriber mode has the pubsub
-// class's limits, checked at every message pushed to it). Reading pauses while more than
+// class's limits), checked after every command as its reply is added to the batch and at every
+// message pushed to the client. Reading pauses while more than
 // kPauseReadingBytes of output are pending, so a client that never reads cannot grow memory.
 // A protocol error is answered and the connection closed after the reply is written.
+//
+// Memory: the server's cron (Cron, every 100 ms) shrinks buffers a past request grew and no
+// longer needs, as Redis's clientsCron does, so one 512 MB SET or a million-argument request
+// does not pin that memory on an idle connection; CLIENT LIST reports qbuf, qbuf-free,
+// argv-mem, omem and tot-mem.
 //
 // Lifetime: owned by shared_ptr; asynchronous handlers hold a reference. Close() unregisters the
 // Client and drops the server's reference. Thread-safety: the io thread only.
@@ -65,6 +76,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Called by the server's periodic check: idle timeout and the soft output limit.
   void Cron(int64_t now_ms);
+  // Runs the requests a write stall held back (the server calls it when the stall may be over).
+  void ResumeAfterWriteStall();
 
   Client& client() { return client_; }
   bool closed() const { return closed_; }
@@ -86,16 +99,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t LookAhead(size_t from, const protocol::ParserLimits& limits);
   void OnBlocksRead();
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
-  // Applies client-output-buffer-limit (the pubsub class in subscriber mode, else normal);
-  // returns false (and closes) if exceeded.
-  bool CheckOutputLimits(int64_t now_ms);
+  // Applies client-output-buffer-limit (the pubsub class in subscriber mode, else normal) to the
+  // pending output and the batch being built; returns false (and closes) if exceeded. `now_ms`:
+  // as OverOutputLimit's `now`.
+  bool CheckOutputLimits(std::optional<int64_t> now_ms);
   // `now`: the wall clock in ms, read here (only when needed) if not given.
   bool OverOutputLimit(std::optional<int64_t> now);
   void LogOutputLimitClose();
   // A message pushed to this client (Client::Push): appended after the replies produced so far;
   // past the output limit the connection closes (deferred: the publisher is still delivering).
   void OnPush(std::string_view message);
+  // What CLIENT LIST shows (Client::Memory).
   void UpdateClientSizes();
+  // Releases buffer memory the connection no longer needs (Cron): the query buffer when idle
+  // for kIdleShrinkMs or at more than twice what the last period needed; idle output buffers
+  // and the parser's argument arrays. Only buffers above kShrinkThresholdBytes.
+  void ShrinkIdleBuffers(int64_t now_ms);
+
+  static constexpr size_t kShrinkThresholdBytes = 32 * 1024;  // Redis's PROTO_RESIZE_THRESHOLD
+  static constexpr int64_t kIdleShrinkMs = 2000;
 
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
@@ -103,12 +125,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   protocol::RequestParser parser_;
   std::array<char, 16 * 1024> read_buf_;
   std::string input_;      // received, not yet consumed by the parser
+  size_t input_peak_ = 0;  // the most input_ held since the last Cron
   std::string out_;        // replies ready to send
   std::string in_flight_;  // the buffer of the outstanding async_write
   size_t held_bytes_ = 0;  // replies waiting for a WAL sync
   bool reading_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;
+  bool write_stalled_ = false;   // a deferred write waits at the front of input_
   bool parked_ = false;          // the request at the front of input_ waits for its blocks
   bool parked_request_ = false;  // ... and runs even if the connection is closing
   // Requests still to run, the parked one included, that a lookahead may have pinned blocks for;

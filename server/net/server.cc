@@ -39,6 +39,9 @@ Server::Server(ServerContext* context)
         io_, [ks] { return ks->db().SyncWal(); },
         [this] { return std::chrono::microseconds(context_->config().wal_sync_delay_us); });
     wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
+    // Called on an engine thread with its lock held: only post.
+    ks->db().SetWriteStallListener(
+        [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
     context_->set_block_reader(block_reader_.get());
   }
@@ -46,6 +49,7 @@ Server::Server(ServerContext* context)
 }
 
 Server::~Server() {
+  if (context_->has_keyspace()) context_->keyspace().db().SetWriteStallListener(nullptr);
   context_->set_block_reader(nullptr);
   context_->set_shutdown_hook(nullptr);
 }
@@ -199,6 +203,18 @@ void Server::ScheduleExpiryPoll() {
   });
 }
 
+void Server::AwaitWriteRoom(const std::shared_ptr<Connection>& connection) {
+  write_stalled_.push_back(connection);
+}
+
+void Server::ResumeWriteStalled() {
+  std::vector<std::weak_ptr<Connection>> waiting;
+  waiting.swap(write_stalled_);
+  for (const auto& weak : waiting) {
+    if (auto connection = weak.lock()) connection->ResumeAfterWriteStall();
+  }
+}
+
 void Server::ScheduleCron() {
   cron_timer_.expires_after(kCronInterval);
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -208,6 +224,8 @@ void Server::ScheduleCron() {
     all.reserve(connections_.size());
     for (auto& [ptr, conn] : connections_) all.push_back(conn);
     for (auto& conn : all) conn->Cron(now);
+    // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
+    if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();
   });
 }

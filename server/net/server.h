@@ -58,6 +58,9 @@ class Server {
   BlockReader* block_reader() { return block_reader_.get(); }
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
+  // Resumes `connection` (Connection::ResumeAfterWriteStall) once the engine's write stall may
+  // be over: when its stall listener fires, and at the latest at the next periodic check.
+  void AwaitWriteRoom(const std::shared_ptr<Connection>& connection);
 
  private:
   void Accept(boost::asio::ip::tcp::acceptor& acceptor);
@@ -65,6 +68,8 @@ class Server {
   void ScheduleCron();
   // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/expiry_events.h).
   void ScheduleExpiryPoll();
+  // Resumes every connection waiting in AwaitWriteRoom; those still stalled wait again.
+  void ResumeWriteStalled();
   void WaitDrained(int rounds_left);
   // Runs io_ until it stops. After a turn that ran handlers it polls (non-blocking) for up to
   // io-poll-us more before blocking: a request arriving in that window is served without the
@@ -84,6 +89,7 @@ class Server {
   boost::asio::steady_timer expiry_timer_;
   boost::asio::steady_timer drain_timer_;
   std::unordered_map<Connection*, std::shared_ptr<Connection>> connections_;
+  std::vector<std::weak_ptr<Connection>> write_stalled_;  // in the order they stalled
   // After connections_: destroyed first, it drops the connections its pending reads hold.
   std::unique_ptr<BlockReader> block_reader_;
   bool shutting_down_ = false;

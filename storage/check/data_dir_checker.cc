@@ -336,7 +336,7 @@ void DataDirChecker::CheckWal(State* st, uint64_t number) {
     Damage(st, name, "unreadable: " + s.ToString());
     return;
   }
-  LogReader reader(std::move(file), name);
+  LogReader reader(std::move(file), name, /*zeros_then_records_are_torn_write=*/true);
   std::string record;
   uint64_t records = 0, writes = 0;
   uint64_t start = 0;
@@ -362,7 +362,13 @@ void DataDirChecker::CheckWal(State* st, uint64_t number) {
     Damage(st, name, s.message());
     return;
   }
-  if (reader.torn_tail()) {
+  if (reader.torn_write()) {
+    Warn(st, name,
+         "torn write" + Offset(reader.torn_tail_offset()) + ": zeros, then " +
+             std::to_string(reader.torn_write_records()) +
+             " record(s) of a write whose fdatasync never completed (the server keeps every "
+             "record before the offset and cuts the rest at start)");
+  } else if (reader.torn_tail()) {
     Warn(st, name,
          "torn tail" + Offset(reader.torn_tail_offset()) +
              " (an append cut by a crash; the server truncates it at start)");

@@ -10,7 +10,9 @@
 //    parse and are strictly increasing; rows decode; the entry count and the smallest/largest
 //    keys agree with the properties and the manifest.
 //  - every WAL (*.log): every record's checksum and write batch. A torn tail (an append cut by
-//    a crash, which the server truncates at start) is a warning, not damage.
+//    a crash, which the server truncates at start) and a torn write (zeros, then records: a
+//    write whose pages reached the disk out of order, which the server cuts at the zeros) are
+//    warnings, not damage.
 //  - tables the manifest does not list: left by an interrupted flush/compaction (a warning), or
 //    holding writes newer than the manifest and every WAL — the manifest lost the edit that
 //    added them (damage: those rows exist nowhere else).

@@ -78,6 +78,30 @@ std::unique_ptr<CompactionJob> PickPurge(const Version& v, int level,
   return job;
 }
 
+// True if `job` would read a table no compaction may read.
+bool ReadsExcluded(const CompactionJob& job, const PickParams& p) {
+  if (p.excluded == nullptr || p.excluded->empty()) return false;
+  return std::any_of(job.inputs.begin(), job.inputs.end(),
+                     [&](const auto& in) { return p.excluded->count(in.second->number) > 0; });
+}
+
+// A size-triggered compaction of one file of `level` into the next, the files rotating by
+// `next_file`; nullptr if every choice reads an excluded table.
+std::unique_ptr<CompactionJob> PickBySize(const Version& v, int level, const PickParams& p,
+                                          size_t* next_file) {
+  const auto& files = v.files[level];
+  for (size_t tried = 0; tried < files.size(); tried++) {
+    auto job = std::make_unique<CompactionJob>();
+    job->reason = "level-size";
+    job->inputs.emplace_back(level, files[(*next_file)++ % files.size()]);
+    job->output_level = level + 1;
+    ExpandDown(v, level, level + 1, &job->inputs);
+    job->bottommost = IsBottommost(v, *job);
+    if (!ReadsExcluded(*job, p)) return job;
+  }
+  return nullptr;
+}
+
 // True when `f` may hold a version `d` deletes.
 bool MayHoldDeleted(const FileMetaData& f, const RangeDeletion& d) {
   return f.props.min_sequence < d.sequence &&
@@ -141,7 +165,7 @@ std::unique_ptr<CompactionJob> PickRangeJob(const Version& v, const PickParams& 
       }
     }
   }
-  if (job == nullptr) return nullptr;
+  if (job == nullptr || ReadsExcluded(*job, p)) return nullptr;
   job->may_collapse = false;
   // The job retires every fact whose range it covers whole.
   for (const RangeDeletion& d : v.range_deletions) {
@@ -205,13 +229,16 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
     for (const PurgeHint& h : v.purge_hints) {
       if (h.due_ms <= p.now_ms) job->retires_hints.push_back(h);
     }
+    if (ReadsExcluded(*job, p)) return nullptr;
     return job;
   }
   if (auto job = PickRangeJob(v, p); job != nullptr) return job;
   if (p.purge_enabled) {
     for (int level = 0; level < kNumLevels; level++) {
       for (const auto& f : v.files[level]) {
-        if (PurgeDue(*f, p)) return PickPurge(v, level, f);
+        if (!PurgeDue(*f, p)) continue;
+        auto job = PickPurge(v, level, f);
+        if (!ReadsExcluded(*job, p)) return job;
       }
     }
   }
@@ -222,28 +249,23 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
     job->output_level = 1;
     ExpandDown(v, 0, 1, &job->inputs);
     job->bottommost = IsBottommost(v, *job);
-    return job;
+    if (!ReadsExcluded(*job, p)) return job;
   }
-  int best_level = -1;
-  double best_score = 1.0;
+  // Levels over their size, the fullest first (on a tie, the deeper one).
+  std::vector<std::pair<double, int>> scores;
   double max_bytes = static_cast<double>(p.level1_max_bytes);
   for (int level = 1; level < kNumLevels - 1; level++) {
     const double score = static_cast<double>(v.LevelBytes(level)) / std::max(max_bytes, 1.0);
-    if (score >= best_score) {
-      best_score = score;
-      best_level = level;
-    }
+    if (score >= 1.0) scores.emplace_back(score, level);
     max_bytes *= std::max(p.level_size_multiplier, 2);
   }
-  if (best_level < 0) return nullptr;
-  const auto& files = v.files[best_level];
-  auto job = std::make_unique<CompactionJob>();
-  job->reason = "level-size";
-  job->inputs.emplace_back(best_level, files[next_file[best_level]++ % files.size()]);
-  job->output_level = best_level + 1;
-  ExpandDown(v, best_level, best_level + 1, &job->inputs);
-  job->bottommost = IsBottommost(v, *job);
-  return job;
+  std::sort(scores.begin(), scores.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  for (const auto& [score, level] : scores) {
+    if (auto job = PickBySize(v, level, p, &next_file[level])) return job;
+  }
+  return nullptr;
 }
 
 namespace {

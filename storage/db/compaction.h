@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,8 @@ struct PickParams {
   int l0_compaction_trigger = 4;
   uint64_t level1_max_bytes = 0;
   int level_size_multiplier = 10;
+  // Tables no compaction may read (found damaged); a job that needs one is not picked.
+  const std::set<uint64_t>* excluded = nullptr;
 };
 
 // When a file holding rows that expire at `min_expire_at` is due for a purge compaction: half
@@ -81,7 +84,8 @@ int64_t PurgeDueAt(int64_t min_expire_at, int64_t purge_deadline_ms);
 void RetirableRangeFacts(const Version& v, const PickParams& params,
                          std::vector<RangeDeletion>* deletions, std::vector<PurgeHint>* hints);
 
-// nullptr when there is nothing to do. `next_file` (per level) rotates size-triggered picks.
+// nullptr when there is nothing to do (or only jobs that read an excluded table).
+// `next_file` (per level) rotates size-triggered picks.
 std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams& params,
                                               size_t next_file[kNumLevels]);
 

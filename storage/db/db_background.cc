@@ -24,31 +24,44 @@ void DBImpl::BackgroundLoop() {
   std::unique_lock lock(mu_);
   while (!shutting_down_) {
     if (!bg_error_.ok()) {
-      // No flush or compaction while writes are refused; try to leave the state now and then.
+      // No compaction while writes are refused; try to leave the state now and then.
       const auto wait = MaybeAutoResume(lock);
       done_cv_.notify_all();
       if (!bg_error_.ok() && !shutting_down_) bg_cv_.wait_for(lock, wait);
       continue;
     }
     bool did_work = false;
-    if (bg_error_.ok() && imms_.empty() && !resuming_) MaybeFreezeForPurge();
-    if (bg_error_.ok() && !imms_.empty() && !flushing_) {
-      FlushOldestImm(lock);
-      did_work = true;
-    } else if (bg_error_.ok() && !compacting_) {
+    // A purge freeze hands the memtable to the flush thread (SwitchMemtable).
+    if (imms_.empty() && !resuming_) MaybeFreezeForPurge();
+    if (!compacting_) {
       compacting_ = true;
       did_work = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
       compacting_ = false;
     }
-    done_cv_.notify_all();
     if (warm_tables_) WarmTables(lock);
-    if (did_work) continue;
+    if (did_work) {
+      WakeStalledWriters();
+      continue;
+    }
+    done_cv_.notify_all();
     // Files that readers (iterators) still pinned at the last cleanup may be free by now.
     if (obsolete_files_pinned_) DeleteObsoleteFiles();
     // Idle: re-check expiry deadlines at least every purge_deadline/4 (and every second).
     const int64_t deadline = purge_deadline_ms_.load();
     const int64_t wait_ms = deadline < 0 ? 1000 : std::clamp<int64_t>(deadline / 4, 1, 1000);
     bg_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms));
+  }
+}
+
+void DBImpl::FlushLoop() {
+  std::unique_lock lock(mu_);
+  while (!shutting_down_) {
+    // Resume flushes by itself while it leaves the error state.
+    if (bg_error_.ok() && !imms_.empty() && !flushing_) {
+      FlushOldestImm(lock);
+      continue;
+    }
+    flush_cv_.wait(lock);
   }
 }
 
@@ -136,6 +149,8 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   }
   DeleteObsoleteFiles();
   flushing_ = false;
+  bg_cv_.notify_one();  // a new level-0 file may call for a compaction
+  WakeStalledWriters();
   return s;
 }
 
@@ -211,7 +226,7 @@ Status DBImpl::FlushMemtable() {
   Status s = MakeRoomForWrite(lock, true);
   if (!s.ok()) return s;
   while (!imms_.empty() && bg_error_.ok() && !shutting_down_) {
-    bg_cv_.notify_one();
+    flush_cv_.notify_one();
     done_cv_.wait(lock);
   }
   return bg_error_;
@@ -223,7 +238,7 @@ bool DBImpl::RunBackgroundCycle() {
   compacting_ = true;
   const bool changed = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
   compacting_ = false;
-  done_cv_.notify_all();
+  WakeStalledWriters();
   return changed;
 }
 
@@ -234,10 +249,11 @@ Status DBImpl::CompactAll() {
   while (compacting_) done_cv_.wait(lock);
   compacting_ = true;
   ApplyWholeFileDrops(lock);
-  RunOneCompaction(lock, true);
+  Status result;
+  RunOneCompaction(lock, true, &result);
   compacting_ = false;
-  done_cv_.notify_all();
-  return bg_error_;
+  WakeStalledWriters();
+  return bg_error_.ok() ? result : bg_error_;
 }
 
 }  // namespace ebb::storage

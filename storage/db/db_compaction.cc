@@ -1,9 +1,11 @@
 // DBImpl's compactions, whole-file drops and the facts they decide by (db_impl.h).
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "storage/db/compaction.h"
 #include "storage/db/db_impl.h"
+#include "storage/db/filename.h"
 #include "storage/db/merging_iterator.h"
 #include "storage/db/table_cache.h"
 #include "storage/db/table_writer.h"
@@ -222,8 +224,12 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   return expired > 0 || deleted > 0;
 }
 
-bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all) {
+bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all, Status* result) {
   if (!bg_error_.ok()) return false;
+  if (!manual_all && !compaction_error_.ok() &&
+      std::chrono::steady_clock::now() < compaction_retry_at_) {
+    return false;  // paused after an I/O error
+  }
   PickParams params;
   params.manual_all = manual_all;
   params.purge_enabled = snapshots_.empty();
@@ -232,16 +238,32 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
   params.purge_deadline_ms = purge_deadline_ms_.load();
   params.memtable_min_sequence = MemtableMinSequence();
   params.snapshots = !snapshots_.empty();
-  params.l0_compaction_trigger = options_.l0_compaction_trigger;
+  // Level 0 is compacted at the stop trigger at the latest: writes wait for it there.
+  params.l0_compaction_trigger =
+      std::min(options_.l0_compaction_trigger, options_.l0_stop_writes_trigger);
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
+  std::set<uint64_t> excluded;
   std::unique_ptr<CompactionJob> job;
   ReduceContext context;
   {
     // Not held across the compaction: the inputs' files must be deletable when it ends.
     const auto version = versions_.current();
+    // Damaged tables that left the tree (whole-file expiry) are forgotten.
+    std::set<uint64_t> live;
+    for (const auto& level : version->files) {
+      for (const auto& f : level) live.insert(f->number);
+    }
+    std::erase_if(damaged_tables_, [&](const auto& entry) { return !live.count(entry.first); });
+    for (const auto& [number, what] : damaged_tables_) excluded.insert(number);
+    params.excluded = &excluded;
     job = PickCompaction(*version, params, next_compaction_file_);
-    if (!job) return false;
+    if (!job) {
+      if (result != nullptr && manual_all && !damaged_tables_.empty()) {
+        *result = DamagedTablesError();
+      }
+      return false;
+    }
     std::string smallest, largest;
     JobRange(*job, &smallest, &largest);
     std::vector<uint64_t> inputs;
@@ -257,9 +279,85 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
                             !NewerDataOverlaps(*version, *job);
     context.expiry_now_ms = params.expiry_now_ms;
   }
-  Status s = DoCompaction(lock, job.get(), &context);
-  if (!s.ok()) SetBgError(s);
+  const Status s = DoCompaction(lock, job.get(), &context);
+  if (result != nullptr) *result = s;
   return s.ok();
+}
+
+void DBImpl::RecordCompactionFailure(const Status& s,
+                                     const std::vector<std::pair<uint64_t, Status>>& damaged) {
+  stats_.compaction_errors++;
+  if (!damaged.empty()) {
+    std::string names;
+    for (const auto& [number, what] : damaged) {
+      damaged_tables_[number] = what.ToString();
+      names += (names.empty() ? "" : ", ") + TableFileName(dir_, number);
+      std::fprintf(stderr, "ebb storage: error: compaction found a damaged table: %s\n",
+                   what.ToString().c_str());
+    }
+    std::fprintf(stderr,
+                 "ebb storage: no compaction reads %s again, and reads of its damaged blocks "
+                 "fail; writes go on (while level 0 has room, if it is there). Stop the server "
+                 "and run `ebb-check --repair %s` to keep what is readable\n",
+                 names.c_str(), dir_.c_str());
+  } else {
+    // An I/O error (a full disk, EIO): the inputs are as they were, nothing is lost. Writes go
+    // on; retrying at once would fail the same way, so compactions pause, longer each time.
+    constexpr std::chrono::milliseconds kFirst(1000), kLongest(30000);
+    compaction_backoff_ =
+        compaction_error_.ok() ? kFirst : std::min(compaction_backoff_ * 2, kLongest);
+    compaction_retry_at_ = std::chrono::steady_clock::now() + compaction_backoff_;
+    compaction_error_ = s;
+    std::fprintf(stderr,
+                 "ebb storage: warning: compaction failed: %s; its tables stay as they were and "
+                 "writes go on; next try in %lld s\n",
+                 s.ToString().c_str(), static_cast<long long>(compaction_backoff_.count() / 1000));
+  }
+  WakeStalledWriters();  // a level-0 stall may now be refused rather than waited out
+}
+
+void DBImpl::RecordCompactionSuccess() {
+  if (compaction_error_.ok()) return;
+  std::fprintf(stderr, "ebb storage: compactions work again (after: %s)\n",
+               compaction_error_.ToString().c_str());
+  compaction_error_ = Status::OK();
+  compaction_backoff_ = std::chrono::milliseconds(0);
+}
+
+Status DBImpl::DamagedTablesError() const {
+  std::string what;
+  for (const auto& [number, found] : damaged_tables_) {
+    what += (what.empty() ? "" : "; ") + found;
+  }
+  return Status::Corruption(what + "; stop the server and run `ebb-check --repair " + dir_ +
+                            "` to keep what is readable");
+}
+
+Status DBImpl::Level0CompactionBlocked() const {
+  if (!compaction_error_.ok()) return compaction_error_;
+  if (damaged_tables_.empty()) return Status::OK();
+  const Version& v = *versions_.current();
+  if (v.files[0].empty()) return Status::OK();
+  std::string smallest(ExtractUserKey(v.files[0][0]->smallest));
+  std::string largest(ExtractUserKey(v.files[0][0]->largest));
+  for (const auto& f : v.files[0]) {
+    if (CompareUserKeys(ExtractUserKey(f->smallest), smallest) < 0) {
+      smallest.assign(ExtractUserKey(f->smallest));
+    }
+    if (CompareUserKeys(ExtractUserKey(f->largest), largest) > 0) {
+      largest.assign(ExtractUserKey(f->largest));
+    }
+  }
+  std::vector<std::shared_ptr<const FileMetaData>> needed = v.files[0];
+  for (const auto& f : v.Overlapping(1, smallest, largest)) needed.push_back(f);
+  for (const auto& f : needed) {
+    if (damaged_tables_.count(f->number)) {
+      return Status::Corruption("level 0 cannot be compacted: " + damaged_tables_.at(f->number) +
+                                "; stop the server and run `ebb-check --repair " + dir_ +
+                                "` to keep what is readable");
+    }
+  }
+  return Status::OK();
 }
 
 Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
@@ -296,11 +394,19 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   std::vector<KeyRange> expired_ranges;
   context->expired_ranges = &expired_ranges;
   std::vector<std::unique_ptr<InternalIterator>> children;
+  // Each input's iterator, to tell which table a read error came from (the merging iterator
+  // owns them).
+  std::vector<std::pair<uint64_t, const InternalIterator*>> input_iters;
+  std::vector<std::pair<uint64_t, Status>> damaged;
   Status s;
   for (const auto& in : job->inputs) {
     std::unique_ptr<InternalIterator> it;
     s = table_cache_->NewIterator(*in.second, false, &it);
-    if (!s.ok()) break;
+    if (!s.ok()) {
+      if (s.IsCorruption()) damaged.emplace_back(in.second->number, s);
+      break;
+    }
+    input_iters.emplace_back(in.second->number, it.get());
     children.push_back(std::move(it));
   }
   std::vector<FileMetaData> outputs;
@@ -354,6 +460,15 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
     };
     s = ReduceInput(input.get(), reduce, emit);
     if (s.ok()) s = finish_output();
+    if (s.IsCorruption()) {
+      for (const auto& [number, it] : input_iters) {
+        if (it->status().IsCorruption()) damaged.emplace_back(number, it->status());
+      }
+      // A malformed entry behind valid checksums: which input held it is not known.
+      if (damaged.empty()) {
+        for (const auto& in : job->inputs) damaged.emplace_back(in.second->number, s);
+      }
+    }
   }
   writer.reset();
   filter_run.reset();
@@ -376,7 +491,12 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
     const int64_t now = clock_->NowMs();
     for (KeyRange& range : expired_ranges) edit.AddPurgeHint(PurgeHint{std::move(range), now});
     s = ApplyEdit(&edit);
+    // The edit may have reached the manifest although its write or fdatasync failed: the error
+    // state (set before any cleanup, as a flush does) keeps the outputs on disk until Resume
+    // has written a manifest that does not name them.
+    if (!s.ok()) SetBgError(s);
     if (s.ok()) {
+      RecordCompactionSuccess();
       stats_.compactions++;
       stats_.compaction_bytes_read += bytes_read;
       stats_.compaction_bytes_written += bytes_written;
@@ -384,6 +504,11 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       stats_.filter_rows_dropped += reduce_stats.filtered;
       stats_.versions_deleted += reduce_stats.deleted;
     }
+  } else {
+    // Writing the outputs or reading the inputs failed: nothing was changed, and the partial
+    // outputs are deleted below.
+    RecordCompactionFailure(s, damaged);
+    if (!damaged.empty()) s = DamagedTablesError();  // names them and the way out
   }
   for (uint64_t number : numbers) pending_outputs_.erase(number);
   DeleteObsoleteFiles();

@@ -35,19 +35,6 @@ class SnapshotImpl final : public Snapshot {
   const uint64_t sequence_;
 };
 
-// Applies batch entries to a memtable with consecutive sequence numbers.
-class MemTableInserter final : public WriteBatch::Handler {
- public:
-  MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
-  void Apply(const WriteBatch::Entry& e) override {
-    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
-  }
-
- private:
-  MemTable* mem_;
-  uint64_t sequence_;
-};
-
 }  // namespace
 
 Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {
@@ -81,10 +68,12 @@ DBImpl::~DBImpl() {
     std::unique_lock lock(mu_);
     shutting_down_ = true;
     bg_cv_.notify_all();
+    flush_cv_.notify_all();
     sync_cv_.notify_all();
     done_cv_.notify_all();
   }
   if (bg_thread_.joinable()) bg_thread_.join();
+  if (flush_thread_.joinable()) flush_thread_.join();
   if (sync_thread_.joinable()) sync_thread_.join();
   std::lock_guard lock(mu_);
   spare_iterator_.reset();  // it holds tables and cache entries
@@ -108,6 +97,7 @@ Status DBImpl::OpenImpl() {
     warm_tables_ = true;
   }
   bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  flush_thread_ = std::thread([this] { FlushLoop(); });
   sync_thread_ = std::thread([this] { SyncLoop(); });
   return Status::OK();
 }
@@ -122,6 +112,8 @@ Status DBImpl::Recover() {
   // Replay every WAL the manifest still needs, oldest first.
   std::vector<std::string> names;
   s = fs_->GetChildren(dir_, &names);
+  if (!s.ok()) return s;
+  s = CheckLiveTables(names);
   if (!s.ok()) return s;
   std::vector<uint64_t> logs;
   for (const auto& name : names) {
@@ -148,6 +140,7 @@ Status DBImpl::Recover() {
     if (s.ok()) s = file->Close();
     if (!s.ok()) return s;
   }
+  memtable_full_ = mem_->ApproximateMemoryUsage() >= options_.memtable_size;
   // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
   s = NewLog(/*sync_old=*/false);
   if (!s.ok()) return s;
@@ -166,12 +159,46 @@ Status DBImpl::Recover() {
   return s;
 }
 
+Status DBImpl::CheckLiveTables(const std::vector<std::string>& names) {
+  std::set<uint64_t> present;
+  for (const auto& name : names) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == FileType::kTable) present.insert(number);
+  }
+  const auto version = versions_.current();
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& f : version->files[level]) {
+      const std::string name = TableFileName(dir_, f->number);
+      uint64_t size = 0;
+      std::string problem;
+      if (present.count(f->number) == 0) {
+        problem = "is missing";
+      } else if (Status s = fs_->GetFileSize(name, &size); !s.ok()) {
+        problem = "cannot be read: " + s.ToString();
+      } else if (size != f->file_size) {
+        problem = "has " + std::to_string(size) + " bytes";
+      }
+      if (problem.empty()) continue;
+      // Opening would serve reads without those rows and its cleanup would delete tables the
+      // damaged state may still need: refuse, and leave every file as it is.
+      return Status::Corruption(name + ": the manifest (MANIFEST-" +
+                                std::to_string(versions_.manifest_number()) +
+                                ") names this table at level " + std::to_string(level) + " with " +
+                                std::to_string(f->file_size) + " bytes, but it " + problem +
+                                "; nothing was changed. Stop here and run `ebb-check --repair " +
+                                dir_ + "` to rebuild the manifest from what is readable");
+    }
+  }
+  return Status::OK();
+}
+
 Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
   const std::string name = LogFileName(dir_, number);
   std::unique_ptr<SequentialFile> file;
   Status s = fs_->NewSequentialFile(name, &file);
   if (!s.ok()) return s;
-  LogReader reader(std::move(file), name);
+  LogReader reader(std::move(file), name, /*zeros_then_records_are_torn_write=*/true);
   std::string record;
   while (reader.ReadRecord(&record, &s)) {
     std::string_view in(record);
@@ -186,15 +213,26 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
       return Status::Corruption(name + ": bad write batch before offset " +
                                 std::to_string(reader.LastRecordEndOffset()) + ": " + s.message());
     }
-    MemTableInserter inserter(mem_.get(), first_sequence);
-    s = batch.Iterate(&inserter);
+    s = AddBatch(mem_.get(), first_sequence, batch);
     if (!s.ok()) return s;
     if (batch.Count() > 0) {
       *max_sequence = std::max(*max_sequence, first_sequence + batch.Count() - 1);
     }
   }
   if (!s.ok()) return s;
-  if (reader.torn_tail()) {
+  if (reader.torn_write()) {
+    uint64_t size = 0;
+    fs_->GetFileSize(name, &size);
+    std::fprintf(stderr,
+                 "ebb storage: warning: %s: torn write at offset %llu: zeros, then %llu "
+                 "record(s) in the %llu bytes from there, written by a write whose fdatasync "
+                 "never completed (the disk kept its pages out of order); every record before "
+                 "the offset is kept, the rest is cut\n",
+                 name.c_str(), static_cast<unsigned long long>(reader.torn_tail_offset()),
+                 static_cast<unsigned long long>(reader.torn_write_records()),
+                 static_cast<unsigned long long>(size - reader.torn_tail_offset()));
+    s = fs_->TruncateFile(name, reader.torn_tail_offset());
+  } else if (reader.torn_tail()) {
     std::fprintf(stderr, "ebb storage: warning: %s: torn tail truncated at offset %llu\n",
                  name.c_str(), static_cast<unsigned long long>(reader.torn_tail_offset()));
     s = fs_->TruncateFile(name, reader.torn_tail_offset());
@@ -262,10 +300,10 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     }
     stats_.wal_bytes += record.size();
     if (record.capacity() > (1 << 20)) std::string().swap(record);  // after a huge batch
-    MemTableInserter inserter(mem_.get(), first);
-    s = batch.Iterate(&inserter);
+    s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
+    if (mem_->ApproximateMemoryUsage() >= options_.memtable_size) memtable_full_ = true;
   }
   if (wal_fsync_.load() == WalFsync::kAlways && !options.defer_sync) return SyncWal();
   return Status::OK();
@@ -336,32 +374,74 @@ uint64_t DBImpl::MemtableMinSequence() const {
 }
 
 Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
-  bool stalled = false;
+  bool counted = false;
   for (;;) {
-    if (!bg_error_.ok()) return bg_error_;
-    const auto version = versions_.current();
-    if (!stalled && static_cast<int>(version->files[0].size()) >= options_.l0_stop_writes_trigger) {
-      // Too many L0 files: wait (at most ~1 s) for compaction to catch up.
-      stalled = true;
-      stats_.write_stalls++;
+    Status s = WriteStallLocked(force);
+    if (s.IsBusy()) {
+      // No timeout: proceeding would let the memtables or level 0 grow without bound.
+      if (!counted) stats_.write_stalls++;
+      counted = true;
+      flush_cv_.notify_one();
       bg_cv_.notify_one();
-      done_cv_.wait_for(lock, std::chrono::seconds(1));
+      done_cv_.wait(lock);
       continue;
     }
+    if (!s.ok()) return s;
     if (!force && mem_->ApproximateMemoryUsage() < options_.memtable_size) return Status::OK();
     if (force && mem_->empty()) return Status::OK();
-    if (imms_.size() >= 2 && !stalled) {
-      // Flushes are behind: wait (bounded) for one to finish.
-      stalled = true;
-      stats_.write_stalls++;
-      bg_cv_.notify_one();
-      done_cv_.wait_for(lock, std::chrono::seconds(1));
-      continue;
-    }
-    Status s = SwitchMemtable();
-    if (s.ok()) bg_cv_.notify_one();
-    return s;
+    return SwitchMemtable();
   }
+}
+
+Status DBImpl::WriteStallLocked(bool force) {
+  if (!bg_error_.ok()) return bg_error_;
+  // As in LevelDB, writes go on into the active memtable until it is full; only then must a
+  // flush and, for the next level-0 file, compaction keep up.
+  const bool switches =
+      force ? !mem_->empty() : mem_->ApproximateMemoryUsage() >= options_.memtable_size;
+  if (!switches) return Status::OK();
+  if (static_cast<int>(imms_.size()) >= std::max(options_.max_frozen_memtables, 1)) {
+    return Status::Busy("the memtables are full; writes wait for a flush");
+  }
+  const size_t l0_files = versions_.current()->files[0].size();
+  if (static_cast<int>(l0_files) >= options_.l0_stop_writes_trigger) {
+    // A wait the failing compaction would never end is refused with its cause.
+    Status blocked = Level0CompactionBlocked();
+    if (!blocked.ok()) return blocked;
+    return Status::Busy("level 0 has " + std::to_string(l0_files) +
+                        " files; writes wait for compaction");
+  }
+  return Status::OK();
+}
+
+Status DBImpl::CheckWriteStall() {
+  // Every write command asks: while the active memtable has room and there is no error, a
+  // write cannot wait, and no lock is needed to say so.
+  if (!has_bg_error_.load(std::memory_order_relaxed) &&
+      !memtable_full_.load(std::memory_order_relaxed)) {
+    return Status::OK();
+  }
+  std::lock_guard lock(mu_);
+  Status s = WriteStallLocked(/*force=*/false);
+  if (s.IsBusy()) {
+    if (!write_stall_heard_) stats_.write_stalls++;
+    write_stall_heard_ = true;
+    flush_cv_.notify_one();
+    bg_cv_.notify_one();
+  }
+  return s;
+}
+
+void DBImpl::SetWriteStallListener(std::function<void()> listener) {
+  std::lock_guard lock(mu_);
+  write_stall_listener_ = std::move(listener);
+}
+
+void DBImpl::WakeStalledWriters() {
+  done_cv_.notify_all();
+  if (!write_stall_heard_) return;
+  write_stall_heard_ = false;
+  if (write_stall_listener_) write_stall_listener_();
 }
 
 Status DBImpl::SyncWal() {
@@ -426,7 +506,7 @@ void DBImpl::SetBgError(const Status& s) {
                "second)\n",
                s.ToString().c_str());
   bg_cv_.notify_all();
-  done_cv_.notify_all();
+  WakeStalledWriters();  // they are refused now, not stalled
 }
 
 Status DBImpl::ApplyEdit(VersionEdit* edit) {
@@ -637,6 +717,7 @@ void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
 void DBImpl::FreezeMemtable() {
   imms_.push_back(Frozen{mem_, log_file_number_});
   mem_ = NewMemTable();
+  memtable_full_ = false;
   PublishReadState();
 }
 
@@ -648,6 +729,7 @@ Status DBImpl::SwitchMemtable() {
     return s;
   }
   FreezeMemtable();
+  flush_cv_.notify_one();
   return Status::OK();
 }
 
@@ -691,7 +773,50 @@ Stats DBImpl::GetStats() {
   stats.last_sequence = versions_.last_sequence();
   stats.range_deletions_pending = version->range_deletions.size();
   stats.purge_hints_pending = version->purge_hints.size();
+  stats.compaction_error = compaction_error_.ok() ? "" : compaction_error_.ToString();
+  for (const auto& [number, what] : damaged_tables_) stats.damaged_tables.push_back(what);
   return stats;
+}
+
+uint64_t DBImpl::EstimateKeys(std::string_view lower, std::string_view upper) {
+  uint64_t sequence;
+  std::optional<int64_t> expiry_now;
+  const std::shared_ptr<const ReadState> state = GetReadState(nullptr, &sequence, &expiry_now);
+  // The newest range deletion covering all of [lower, upper): what is older counts nothing.
+  uint64_t deleted_below = 0;
+  for (const RangeDeletion& d : state->version->range_deletions) {
+    if (CompareUserKeys(d.range.begin, lower) <= 0 && !upper.empty() &&
+        CompareUserKeys(upper, d.range.end) <= 0) {
+      deleted_below = std::max(deleted_below, d.sequence);
+    }
+  }
+  // A memtable holds only versions older than a range deletion or only newer ones (DeleteRange
+  // freezes it first).
+  const auto count_memtable = [&](const MemTable& mem) -> int64_t {
+    return mem.min_sequence() < deleted_below ? 0 : mem.EstimateKeys(lower, upper);
+  };
+  int64_t keys = count_memtable(*state->mem);
+  for (const auto& imm : state->imms) keys += count_memtable(*imm);
+  double table_keys = 0;
+  for (int level = 0; level < kNumLevels; level++) {
+    for (const auto& file : state->version->files[level]) {
+      if (file->props.max_sequence < deleted_below) continue;
+      const std::string_view smallest = ExtractUserKey(file->smallest);
+      const std::string_view largest = ExtractUserKey(file->largest);
+      if (CompareUserKeys(largest, lower) < 0) continue;
+      if (!upper.empty() && CompareUserKeys(smallest, upper) >= 0) continue;
+      const double rows = static_cast<double>(file->props.entries) -
+                          2.0 * static_cast<double>(file->props.tombstones);
+      if (rows <= 0) continue;
+      double share = 1.0;
+      const bool inside = CompareUserKeys(smallest, lower) >= 0 &&
+                          (upper.empty() || CompareUserKeys(largest, upper) < 0);
+      if (!inside && !table_cache_->ApproximateShare(*file, lower, upper, &share).ok()) continue;
+      table_keys += rows * share;
+    }
+  }
+  keys += static_cast<int64_t>(table_keys + 0.5);
+  return keys > 0 ? static_cast<uint64_t>(keys) : 0;
 }
 
 }  // namespace ebb::storage

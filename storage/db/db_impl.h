@@ -1,5 +1,6 @@
-// DBImpl: the engine behind storage/db.h — WAL + memtables + versions of table files, with one
-// background thread for flushes, compactions and expiry, and one for `everysec` WAL syncs.
+// DBImpl: the engine behind storage/db.h — WAL + memtables + versions of table files, with a
+// background thread for flushes, one for compactions and expiry (so a long compaction never
+// holds a flush back), and one for `everysec` WAL syncs.
 //
 // Locking: mu_ guards every member below it (memtable switches, the version set, the WAL writer,
 // snapshots, counters). Memtable inserts happen under mu_; reads of memtables and versions take
@@ -9,8 +10,9 @@
 // numbered >= its log number; imms_ (oldest first) are frozen and waiting for flush.
 //
 // Error state (db.h, "Disk faults"): bg_error_ is set by the first failed WAL write/flush/sync,
-// table write, manifest write or directory fsync, and cleared only by Resume. While it is set no
-// write reaches the memtable or the WAL, the background thread does no flush or compaction, and
+// flush table write, manifest write or directory fsync, and cleared only by Resume (a failed
+// compaction is recorded apart: compaction_error_, damaged_tables_). While it is set no
+// write reaches the memtable or the WAL, the background threads do no flush or compaction, and
 // no file is deleted (the manifest on disk may hold an edit the memory does not know about).
 // Resume (db_resume.cc) writes a new manifest if one failed, moves to a new WAL if the current
 // one failed or holds writes, and flushes every memtable, so the WALs written before the fault
@@ -21,6 +23,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -67,7 +71,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status CompactAll() override;
   Status BackgroundError() override;
   Status Resume() override;
+  Status CheckWriteStall() override;
+  void SetWriteStallListener(std::function<void()> listener) override;
   Stats GetStats() override;
+  uint64_t EstimateKeys(std::string_view lower, std::string_view upper) override;
   const Clock& clock() const override { return *clock_; }
   int64_t ExpiryNowMs() const override { return ExpiryNow(); }
   Status SetExpirationEnabled(bool enabled) override;
@@ -114,11 +121,23 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
 
   // --- db_impl.cc: open, writes, reads
   Status Recover();
+  // Corruption naming the first table the recovered version needs that is missing from
+  // `names` (the directory listing) or whose size differs from the manifest's record.
+  Status CheckLiveTables(const std::vector<std::string>& names);
   Status ReplayLog(uint64_t number, uint64_t* max_sequence);
   // Starts a new WAL file (and fsyncs the directory). With sync_old, the old WAL is synced first
   // and a failure aborts the switch. REQUIRES: mu_.
   Status NewLog(bool sync_old);
+  // Waits while a write must stall; switches to a new memtable and WAL when the active one is
+  // full (or, with force, not empty). Returns the error that refuses the write instead.
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
+  // OK, Busy (a write would wait: the reason) or the refusing error; see DB::CheckWriteStall.
+  // `force`: for a flush of a non-empty memtable. REQUIRES: mu_.
+  Status WriteStallLocked(bool force);
+  // Calls the write-stall listener if a CheckWriteStall said Busy since the last call, and
+  // wakes the writers waiting in MakeRoomForWrite. Every step that can end a stall (a flush or
+  // compaction installed, the error state changed) calls it. REQUIRES: mu_.
+  void WakeStalledWriters();
   // The sequence a read sees: the snapshot's, or the last written. REQUIRES: mu_.
   uint64_t ReadSequence(const Snapshot* snapshot) const {
     return snapshot ? snapshot->sequence() : versions_.last_sequence();
@@ -169,9 +188,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // IOError. Returns how long the thread may sleep before the next try.
   std::chrono::milliseconds MaybeAutoResume(std::unique_lock<std::mutex>& lock);
 
-  // --- db_background.cc: the background loop, flush, obsolete files
+  // --- db_background.cc: the background loops, flush, obsolete files
   // All REQUIRE mu_ held through `lock`; they may release it while doing I/O.
-  void BackgroundLoop();
+  void BackgroundLoop();  // compactions, whole-file expiry, automatic resume
+  void FlushLoop();       // flushes frozen memtables, oldest first
   // Writes imms_.front() to an L0 file and installs it; on failure enters the error state.
   Status FlushOldestImm(std::unique_lock<std::mutex>& lock);
   void DeleteObsoleteFiles();  // REQUIRES: mu_
@@ -182,7 +202,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   TableOptions MakeTableOptions(int64_t expiry_now_ms) const;
 
   // --- db_compaction.cc: compactions and expiry. Return true if they changed the tree.
-  bool RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all);
+  // With `result`, it receives why nothing changed: the compaction's error, or Corruption when
+  // the only jobs left would read a damaged table.
+  bool RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all,
+                        Status* result = nullptr);
   // Drops, by one manifest edit, every table file whose rows are all dead and hide nothing
   // (docs/expiry.md, "Whole-file expiry") or that lies inside a range deletion, and retires the
   // range deletions and purge hints that no file needs any more.
@@ -195,6 +218,16 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   int64_t NewerMinTimestamp(const Version& version, std::string_view smallest,
                             std::string_view largest, int level, uint64_t number,
                             const std::vector<uint64_t>& exclude);
+  // A failed compaction (not its manifest edit, which is the error state): an I/O error pauses
+  // compactions, a damaged input is left out of them from now on; writes go on. `damaged`:
+  // the input tables whose reads found the damage, with what they found.
+  void RecordCompactionFailure(const Status& s,
+                               const std::vector<std::pair<uint64_t, Status>>& damaged);
+  void RecordCompactionSuccess();
+  // OK, or why level 0 cannot be compacted now: the I/O error compactions pause after, or a
+  // damaged table the level-0 compaction would read (a write stall there would never end).
+  Status Level0CompactionBlocked() const;
+  Status DamagedTablesError() const;
   // True if memtables or files outside `job` at levels <= its output hold keys in its range.
   bool NewerDataOverlaps(const Version& version, const CompactionJob& job);
   // Freezes the memtable when it holds versions that are due for a purge (their expiry, or a
@@ -223,9 +256,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   uint64_t synced_size_ = 0;
 
   std::mutex mu_;
-  std::condition_variable bg_cv_;    // wakes the background thread
-  std::condition_variable done_cv_;  // signalled when background work finishes a step
-  std::condition_variable sync_cv_;  // wakes the everysec syncer
+  std::condition_variable bg_cv_;     // wakes the compaction thread
+  std::condition_variable flush_cv_;  // wakes the flush thread
+  std::condition_variable done_cv_;   // signalled when background work finishes a step
+  std::condition_variable sync_cv_;   // wakes the everysec syncer
   bool shutting_down_ = false;
   bool compacting_ = false;  // one compaction at a time (background or CompactAll)
   bool flushing_ = false;
@@ -233,11 +267,16 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   bool warm_tables_ = false;            // the current version may have tables not yet open
   Status bg_error_;
   std::atomic<bool> has_bg_error_{false};  // mirrors !bg_error_.ok() for lock-free checks
+  // The active memtable has reached memtable_size: the next write switches to a new one (and
+  // may stall). Lets CheckWriteStall answer without mu_ otherwise.
+  std::atomic<bool> memtable_full_{false};
   bool log_broken_ = false;       // a write or sync of the live WAL failed: Resume replaces it
   bool manifest_broken_ = false;  // a manifest write failed: Resume writes a new one
   bool resuming_ = false;         // a Resume is running (it may release mu_ while flushing)
   std::chrono::steady_clock::time_point next_auto_resume_;
   std::chrono::steady_clock::time_point last_purge_freeze_;  // MaybeFreezeForPurge's last
+  std::function<void()> write_stall_listener_;
+  bool write_stall_heard_ = false;  // a CheckWriteStall said Busy; the listener is owed a call
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
   // mem_, imms_ and the current version as reads see them; one reference pins all three.
@@ -252,10 +291,18 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::string wal_record_;  // Write's record (first sequence | batch), reused under mu_
   VersionSet versions_;
   std::multiset<uint64_t> snapshots_;
-  std::set<uint64_t> pending_outputs_;            // table files being written
+  std::set<uint64_t> pending_outputs_;  // table files being written
+  // Compaction failures (RecordCompactionFailure). While compaction_error_ (an I/O error) is
+  // set, compactions wait until compaction_retry_at_; the pause doubles from 1 s to 30 s with
+  // each failure, and Resume ends it. damaged_tables_: number -> what compaction found.
+  Status compaction_error_;
+  std::chrono::milliseconds compaction_backoff_{0};
+  std::chrono::steady_clock::time_point compaction_retry_at_;
+  std::map<uint64_t, std::string> damaged_tables_;
   size_t next_compaction_file_[kNumLevels] = {};  // rotates size-triggered picks per level
   Stats stats_;
   std::thread bg_thread_;
+  std::thread flush_thread_;
   std::thread sync_thread_;
 };
 

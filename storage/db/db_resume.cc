@@ -19,6 +19,11 @@ Status DBImpl::Resume() {
 
 Status DBImpl::ResumeLocked(std::unique_lock<std::mutex>& lock) {
   while (resuming_) done_cv_.wait(lock);
+  // A compaction paused after an I/O error is tried again at once.
+  if (!compaction_error_.ok()) {
+    compaction_retry_at_ = std::chrono::steady_clock::now();
+    bg_cv_.notify_all();
+  }
   if (bg_error_.ok()) return Status::OK();
   resuming_ = true;
   const Status s = TryResume(lock);
@@ -30,6 +35,8 @@ Status DBImpl::ResumeLocked(std::unique_lock<std::mutex>& lock) {
     has_bg_error_ = false;
     DeleteObsoleteFiles();  // the old WALs, unused manifests and unnamed tables
     bg_cv_.notify_all();
+    flush_cv_.notify_all();
+    WakeStalledWriters();
   } else {
     bg_error_ = s;  // the current cause (still an error: writes stay refused)
   }

@@ -72,6 +72,14 @@ struct MemTable::PrefixNode {
 
 namespace {
 
+// The slot of MemTable::EstimateKeys's counts for `user_key`: its first two bytes.
+size_t KeyCountSlot(std::string_view user_key) {
+  const auto byte = [&](size_t i) {
+    return i < user_key.size() ? static_cast<unsigned char>(user_key[i]) : 0u;
+  };
+  return (byte(0) << 8) | byte(1);
+}
+
 // A row's timestamp as ReduceForFlush compares it (absent: 0); false if the row is malformed.
 bool RowTimestamp(std::string_view encoded_row, int64_t* timestamp) {
   RowMeta meta;
@@ -258,9 +266,21 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row, const RowMeta& meta) {
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
   const uint64_t hash = HashKey(user_key);
+  const auto count_key = [&](int delta) {
+    std::atomic<int32_t>& count = key_counts_[KeyCountSlot(user_key)];
+    count.store(count.load(std::memory_order_relaxed) + delta,
+                std::memory_order_relaxed);  // one writer (Add's external synchronization)
+  };
+  const bool is_value = kind == RowKind::kValue;
   if (const KeyNode* found = FindKeyNode(user_key, hash)) {
     Chain& chain = const_cast<KeyNode*>(found)->chain();
-    TrackFlushShortcut(&chain, LinkVersion(&chain, version), version);
+    const Version* previous_newest = LinkVersion(&chain, version);
+    TrackFlushShortcut(&chain, previous_newest, version);
+    if (previous_newest != nullptr) {
+      const bool was_value =
+          static_cast<RowKind>(previous_newest->trailer & 0xff) == RowKind::kValue;
+      if (was_value != is_value) count_key(is_value ? 1 : -1);
+    }
   } else {
     const Table::NewNode mem = table_.Allocate(KeyNode::BytesFor(user_key.size()));
     KeyNode* fresh = NewKeyNode(mem.entry, user_key, hash, version);
@@ -269,6 +289,7 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
     fresh->hash_next = bucket.load(std::memory_order_relaxed);
     bucket.store(fresh, std::memory_order_release);
     if (prefix_length_ != nullptr) IndexPrefix(fresh);
+    count_key(is_value ? 1 : -1);
   }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   if (sequence < min_sequence_.load(std::memory_order_relaxed)) {
@@ -276,6 +297,18 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
   }
   LowerTo(&min_timestamp_, meta.timestamp_or_zero());
   if (kind == RowKind::kValue && meta.expire_at_ms) LowerTo(&min_expire_at_, *meta.expire_at_ms);
+}
+
+int64_t MemTable::EstimateKeys(std::string_view lower, std::string_view upper) const {
+  const size_t first = KeyCountSlot(lower);
+  // The slots whose keys can be < upper: up to upper's own, which holds none of them when
+  // upper is no longer than two bytes (every key of that slot is >= upper then).
+  size_t end = upper.empty() ? kKeyCountSlots : KeyCountSlot(upper) + (upper.size() > 2 ? 1 : 0);
+  int64_t keys = 0;
+  for (size_t slot = first; slot < end; slot++) {
+    keys += key_counts_[slot].load(std::memory_order_relaxed);
+  }
+  return keys;
 }
 
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {
@@ -390,6 +423,28 @@ std::unique_ptr<InternalIterator> MemTable::NewIterator(std::shared_ptr<const Me
 
 std::unique_ptr<InternalIterator> MemTable::NewFlushIterator(std::shared_ptr<const MemTable> mem) {
   return std::make_unique<Iter>(std::move(mem), /*flush_view=*/true);
+}
+
+namespace {
+
+// Applies batch entries to a memtable with consecutive sequence numbers.
+class MemTableInserter final : public WriteBatch::Handler {
+ public:
+  MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
+  void Apply(const WriteBatch::Entry& e) override {
+    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
+  }
+
+ private:
+  MemTable* mem_;
+  uint64_t sequence_;
+};
+
+}  // namespace
+
+Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch) {
+  MemTableInserter inserter(mem, first_sequence);
+  return batch.Iterate(&inserter);
 }
 
 }  // namespace ebb::storage

@@ -32,6 +32,7 @@
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
 #include "storage/options.h"
+#include "storage/write_batch.h"
 
 namespace ebb::storage {
 
@@ -82,6 +83,14 @@ class MemTable {
   uint64_t min_sequence() const { return min_sequence_.load(std::memory_order_relaxed); }
   int64_t min_timestamp() const { return min_timestamp_.load(std::memory_order_relaxed); }
   int64_t min_expire_at() const { return min_expire_at_.load(std::memory_order_relaxed); }
+  // An estimate of the live keys added here whose user keys lie in [lower, upper) (empty
+  // `upper`: no bound), without reading them. Add keeps a count per first two bytes of the user
+  // key (a missing byte counts as 0): +1 for a new key whose first version is a value, -1 for
+  // one whose first version is a tombstone (it most likely deletes a key of an older memtable or
+  // table), and +1/-1 when a key's newest version turns from tombstone to value / from value to
+  // tombstone. Ranges those two bytes bound get their exact sum; other ranges count every key of
+  // the two-byte prefixes they touch. Safe concurrently with Add.
+  int64_t EstimateKeys(std::string_view lower, std::string_view upper) const;
 
   // The versions of `user_key` with sequence <= `sequence`, newest first.
   VersionCursor FindVersions(std::string_view user_key, uint64_t sequence) const;
@@ -144,6 +153,16 @@ class MemTable {
   std::atomic<uint64_t> min_sequence_{UINT64_MAX};
   std::atomic<int64_t> min_timestamp_{INT64_MAX};
   std::atomic<int64_t> min_expire_at_{INT64_MAX};
+  // EstimateKeys's counts, by the first two bytes of the user key.
+  static constexpr size_t kKeyCountSlots = 1 << 16;
+  std::unique_ptr<std::atomic<int32_t>[]> key_counts_ {
+    new std::atomic<int32_t>[ kKeyCountSlots ]()
+  };
 };
+
+// Adds every entry of `batch` with consecutive sequence numbers from `first_sequence` (the
+// WAL record's). REQUIRES: as MemTable::Add. Corruption only if the batch is malformed (a
+// batch from WriteBatch::FromRep or built by Put/Delete never is).
+Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch);
 
 }  // namespace ebb::storage

@@ -1,6 +1,7 @@
 #include "storage/db/table_cache.h"
 
 #include "storage/db/filename.h"
+#include "storage/format/internal_key.h"
 #include "storage/table/block_cache.h"
 #include "storage/table/table.h"
 
@@ -119,6 +120,19 @@ Status TableCache::Warm(const FileMetaData& file) {
 TableCache::Usage TableCache::GetUsage() const {
   std::lock_guard lock(mu_);
   return usage_;
+}
+
+Status TableCache::ApproximateShare(const FileMetaData& file, std::string_view lower,
+                                    std::string_view upper, double* share) {
+  std::shared_ptr<Table> table;
+  Status s = FindTable(file, &table);
+  if (!s.ok()) return s;
+  const uint64_t end = table->DataSize();
+  const uint64_t from = table->ApproximateOffsetOf(LookupKey(lower, kMaxSequence));
+  const uint64_t to =
+      upper.empty() ? end : table->ApproximateOffsetOf(LookupKey(upper, kMaxSequence));
+  *share = end == 0 || to <= from ? 0.0 : static_cast<double>(to - from) / static_cast<double>(end);
+  return Status::OK();
 }
 
 void TableCache::Evict(uint64_t number) {

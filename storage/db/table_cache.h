@@ -38,6 +38,10 @@ class TableCache {
   // none). The table stays open meanwhile.
   Status Get(const FileMetaData& file, std::string_view lookup_key, bool fill_cache,
              EntryVisitor visitor, BlockFetch* fetch = nullptr);
+  // The share (0 to 1) of the data of table `file` whose user keys lie in [lower, upper) (empty
+  // `upper`: no bound), from its index alone (Table::ApproximateOffsetOf).
+  Status ApproximateShare(const FileMetaData& file, std::string_view lower, std::string_view upper,
+                          double* share);
   // Opens the table `file` unless it is open, so later reads find its index and filter in
   // memory (the engine's background thread warms new and recovered files).
   Status Warm(const FileMetaData& file);

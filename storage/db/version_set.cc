@@ -104,12 +104,11 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
   }
 }
 
-Status VersionSet::Recover(bool* exists) {
-  const std::string current_name = CurrentFileName(dir_);
-  *exists = fs_->FileExists(current_name);
-  if (!*exists) return Status::OK();
+Status ReadCurrent(FileSystem& fs, const std::string& dir, std::string* manifest) {
+  const std::string current_name = CurrentFileName(dir);
+  if (!fs.FileExists(current_name)) return Status::NotFound(current_name);
   std::unique_ptr<SequentialFile> file;
-  Status s = fs_->NewSequentialFile(current_name, &file);
+  Status s = fs.NewSequentialFile(current_name, &file);
   if (!s.ok()) return s;
   std::string contents;
   char scratch[256];
@@ -129,7 +128,26 @@ Status VersionSet::Recover(bool* exists) {
   if (!ParseFileName(contents, &number, &type) || type != FileType::kManifest) {
     return Status::Corruption(current_name + ": names no manifest: " + contents);
   }
-  const std::string manifest_name = dir_ + "/" + contents;
+  *manifest = std::move(contents);
+  return Status::OK();
+}
+
+Status VersionSet::Recover(bool* exists) {
+  std::string current;
+  Status s = ReadCurrent(*fs_, dir_, &current);
+  *exists = !s.IsNotFound();
+  if (!*exists) return Status::OK();
+  if (!s.ok()) return s;
+  uint64_t number = 0;
+  FileType type;
+  ParseFileName(current, &number, &type);
+  const std::string manifest_name = dir_ + "/" + current;
+  if (!fs_->FileExists(manifest_name)) {
+    return Status::Corruption(CurrentFileName(dir_) + " names " + current +
+                              ", which is missing; nothing was changed. Stop here and run "
+                              "`ebb-check --repair " +
+                              dir_ + "` to rebuild the manifest from what is readable");
+  }
   std::unique_ptr<SequentialFile> mfile;
   s = fs_->NewSequentialFile(manifest_name, &mfile);
   if (!s.ok()) return s;
@@ -163,17 +181,55 @@ Status VersionSet::Recover(bool* exists) {
                               ": missing next file number, last sequence or log number");
   }
   MarkFileNumberUsed(number);
+  manifest_number_ = number;  // read only: edits go to a new manifest (CreateNewManifest)
   Install(std::move(v));
+  return Status::OK();
+}
+
+Status WriteManifest(FileSystem& fs, const std::string& dir, uint64_t number,
+                     const VersionEdit& snapshot, std::unique_ptr<LogWriter>* manifest) {
+  const std::string name = ManifestFileName(dir, number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs.NewWritableFile(name, &file);
+  if (!s.ok()) return s;
+  auto writer = std::make_unique<LogWriter>(std::move(file));
+  std::string record;
+  snapshot.EncodeTo(&record);
+  s = writer->AddRecord(record);
+  if (s.ok()) s = writer->Sync();
+  // CURRENT is replaced atomically: temp file, fsync, rename, fsync the directory.
+  const std::string temp = TempFileName(dir, number);
+  if (s.ok()) {
+    std::unique_ptr<WritableFile> cur;
+    s = fs.NewWritableFile(temp, &cur);
+    const std::string line = name.substr(dir.size() + 1) + "\n";
+    if (s.ok()) s = cur->Append(line);
+    if (s.ok()) s = cur->Sync();
+    if (s.ok()) s = cur->Close();
+  }
+  bool renamed = false;
+  if (s.ok()) {
+    s = fs.RenameFile(temp, CurrentFileName(dir));
+    renamed = s.ok();
+  }
+  // One directory fsync after the rename makes both new entries durable: the manifest's and
+  // CURRENT's. Until it succeeds, a crash finds either CURRENT: the old one naming the old
+  // manifest, or the new one naming this one.
+  if (s.ok()) s = fs.SyncDir(dir);
+  if (!s.ok()) {
+    writer->Close();
+    fs.RemoveFile(temp);
+    // Once renamed, CURRENT names the new manifest (and may do so after a crash): it stays. It
+    // holds the same state as the old one; the next manifest that succeeds makes it obsolete.
+    if (!renamed) fs.RemoveFile(name);
+    return s;
+  }
+  *manifest = std::move(writer);
   return Status::OK();
 }
 
 Status VersionSet::CreateNewManifest() {
   const uint64_t number = NewFileNumber();
-  const std::string name = ManifestFileName(dir_, number);
-  std::unique_ptr<WritableFile> file;
-  Status s = fs_->NewWritableFile(name, &file);
-  if (!s.ok()) return s;
-  auto writer = std::make_unique<LogWriter>(std::move(file));
   VersionEdit snapshot;
   for (int level = 0; level < kNumLevels; level++) {
     for (const auto& f : current_->files[level]) snapshot.AddFile(level, *f);
@@ -184,30 +240,9 @@ Status VersionSet::CreateNewManifest() {
   snapshot.SetLogNumber(log_number_);
   snapshot.SetNextFileNumber(next_file_number_);
   snapshot.SetLastSequence(last_sequence_);
-  std::string record;
-  snapshot.EncodeTo(&record);
-  s = writer->AddRecord(record);
-  if (s.ok()) s = writer->Sync();
-  // CURRENT is replaced atomically: temp file, fsync, rename, fsync the directory.
-  const std::string temp = TempFileName(dir_, number);
-  if (s.ok()) {
-    std::unique_ptr<WritableFile> cur;
-    s = fs_->NewWritableFile(temp, &cur);
-    const std::string line = name.substr(dir_.size() + 1) + "\n";
-    if (s.ok()) s = cur->Append(line);
-    if (s.ok()) s = cur->Sync();
-    if (s.ok()) s = cur->Close();
-  }
-  if (s.ok()) s = fs_->RenameFile(temp, CurrentFileName(dir_));
-  // One directory fsync after the rename makes both new entries durable: the manifest's and
-  // CURRENT's. Until it succeeds, a crash finds the old CURRENT naming the old manifest.
-  if (s.ok()) s = fs_->SyncDir(dir_);
-  if (!s.ok()) {
-    writer->Close();
-    fs_->RemoveFile(temp);
-    fs_->RemoveFile(name);
-    return s;
-  }
+  std::unique_ptr<LogWriter> writer;
+  Status s = WriteManifest(*fs_, dir_, number, snapshot, &writer);
+  if (!s.ok()) return s;
   if (manifest_) manifest_->Close();
   manifest_ = std::move(writer);
   manifest_number_ = number;

@@ -27,6 +27,18 @@ namespace ebb::storage {
 
 class LogWriter;
 
+// Reads CURRENT in `dir`: *manifest is the bare name of the manifest it names. NotFound if
+// there is no CURRENT; Corruption naming CURRENT if it does not hold one manifest name and a
+// newline.
+Status ReadCurrent(FileSystem& fs, const std::string& dir, std::string* manifest);
+
+// Writes MANIFEST-<number> holding `snapshot` (one edit: every live table and the counters),
+// fdatasyncs it, and points CURRENT at it atomically (temp file, fsync, rename, directory
+// fsync). On OK *manifest is open for further edits. On failure nothing is left behind, except
+// that a manifest CURRENT was already renamed to name stays.
+Status WriteManifest(FileSystem& fs, const std::string& dir, uint64_t number,
+                     const VersionEdit& snapshot, std::unique_ptr<LogWriter>* manifest);
+
 struct Version {
   std::vector<std::shared_ptr<const FileMetaData>> files[kNumLevels];
   // Range deletions not yet applied to every table file and memtable that may hold what they

@@ -388,6 +388,25 @@ Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor vis
   return Status::OK();
 }
 
+Status Table::Salvage(EntryVisitor visitor, std::vector<Status>* damage) const {
+  BlockCursor index(*rep_->index_block, CompareInternalKeys);
+  for (index.SeekToFirst(); index.Valid(); index.Next()) {
+    std::shared_ptr<const Block> block;
+    Status s = ReadDataBlock(index.value(), /*fill_cache=*/false, &block);
+    if (!s.ok()) {
+      damage->push_back(s);
+      continue;
+    }
+    BlockCursor data(*block, CompareInternalKeys);
+    for (data.SeekToFirst(); data.Valid(); data.Next()) visitor(data.key(), data.value());
+    if (data.corrupted()) {
+      damage->push_back(DataBlockCorruption(rep_->name, index.value(), "bad entry in block"));
+    }
+  }
+  if (index.corrupted()) return IndexBlockCorruption(rep_->name, "bad entry in block");
+  return Status::OK();
+}
+
 std::unique_ptr<InternalIterator> Table::NewIterator(bool fill_cache,
                                                      BlockFetch* const* fetch) const {
   return std::make_unique<TwoLevelIterator>(
@@ -407,6 +426,8 @@ bool Table::KeyMayMatch(std::string_view user_key) const {
 }
 
 const TableProperties& Table::properties() const { return rep_->props; }
+
+uint64_t Table::DataSize() const { return rep_->data_end; }
 
 uint64_t Table::ApproximateOffsetOf(std::string_view internal_key) const {
   auto it = Block::NewIterator(rep_->index_block, CompareInternalKeys);

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "storage/env/file.h"
 #include "storage/format/internal_iterator.h"
@@ -95,6 +96,14 @@ class Table : public std::enable_shared_from_this<Table> {
   // The approximate file offset where entries >= `internal_key` begin (the file's data size if
   // past the last key).
   uint64_t ApproximateOffsetOf(std::string_view internal_key) const;
+  // Where the data blocks end: ApproximateOffsetOf of every key past the last.
+  uint64_t DataSize() const;
+
+  // Salvage (ebb-check --repair): offers `visitor` every entry of every data block that reads
+  // intact, in order, reading on past damage: a block whose read fails, or the rest of a block
+  // from a malformed entry on, is skipped and its Corruption appended to *damage. Returns a
+  // Corruption only if the index itself is damaged (no later block can be found).
+  Status Salvage(EntryVisitor visitor, std::vector<Status>* damage) const;
 
   // Reads the data block at `handle_encoding` (an index entry's value). For the iterators:
   // through `fetch` as Get does (nullptr: none), and through `readahead` (nullptr: none) when

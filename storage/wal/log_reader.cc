@@ -69,10 +69,30 @@ std::vector<bool> ChainsToEnd(std::string_view data) {
   return reaches;
 }
 
+constexpr uint64_t kSectorSize = 512;
+
+// True if `span` (damaged bytes at file offset `offset`) reads as a region a write never
+// reached: zeros from its start to the next sector boundary, or an aligned sector of zeros.
+bool HasZeroGap(std::string_view span, uint64_t offset, bool starts_at_damage) {
+  if (starts_at_damage) {
+    const uint64_t to_boundary = kSectorSize - offset % kSectorSize;
+    if (to_boundary <= span.size() && AllZero(span.substr(0, to_boundary))) return true;
+  }
+  for (uint64_t at = (kSectorSize - offset % kSectorSize) % kSectorSize;
+       at + kSectorSize <= span.size(); at += kSectorSize) {
+    if (AllZero(span.substr(at, kSectorSize))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-LogReader::LogReader(std::unique_ptr<SequentialFile> file, std::string name)
-    : file_(std::move(file)), name_(std::move(name)), backing_(new char[kBlockSize]) {}
+LogReader::LogReader(std::unique_ptr<SequentialFile> file, std::string name,
+                     bool zeros_then_records_are_torn_write)
+    : file_(std::move(file)),
+      name_(std::move(name)),
+      zeros_then_records_are_torn_write_(zeros_then_records_are_torn_write),
+      backing_(new char[kBlockSize]) {}
 
 LogReader::~LogReader() = default;
 
@@ -229,9 +249,21 @@ bool LogReader::HandleDamage(uint64_t offset, const char* reason, bool in_fragme
   // A record cut by the end of the file is a torn write, unless its checksum proves it complete.
   const bool intact_but_length_damaged =
       eof_ && buffer_.size() >= kHeaderSize && ChecksumFitsAnotherLength(buffer_);
-  bool rest_is_zero = false;
-  if (intact_but_length_damaged || ValidRecordFollows(status, &rest_is_zero)) {
+  bool rest_is_zero = false, zero_gap = false;
+  if (intact_but_length_damaged) {
     *status = Status::Corruption(name_ + ": " + reason + " at offset " + std::to_string(offset));
+    return false;
+  }
+  if (ValidRecordFollows(status, &rest_is_zero, &zero_gap)) {
+    if (!zeros_then_records_are_torn_write_ || !zero_gap) {
+      *status = Status::Corruption(name_ + ": " + reason + " at offset " + std::to_string(offset));
+      return false;
+    }
+    torn_write_records_ = CountRecordsFromHere(status);
+    if (!status->ok()) return false;  // I/O error while counting
+    torn_write_ = true;
+    torn_tail_ = true;
+    torn_tail_offset_ = last_record_end_;
     return false;
   }
   if (!status->ok()) return false;  // I/O error while looking ahead
@@ -243,23 +275,47 @@ bool LogReader::HandleDamage(uint64_t offset, const char* reason, bool in_fragme
   return false;
 }
 
-bool LogReader::ValidRecordFollows(Status* status, bool* rest_is_zero) {
+bool LogReader::ValidRecordFollows(Status* status, bool* rest_is_zero, bool* zero_gap) {
   *rest_is_zero = AllZero(buffer_);
+  const uint64_t damage = end_of_buffer_offset_ - buffer_.size();
   // Within the damaged block a later record may start anywhere: try every position, counting
   // only records that begin a chain running to the end of the block's data.
   if (!*rest_is_zero) {
     const std::vector<bool> reaches = ChainsToEnd(buffer_);
     for (size_t pos = 1; pos + kHeaderSize <= buffer_.size(); ++pos) {
-      if (reaches[pos]) return true;
+      if (reaches[pos]) {
+        *zero_gap = HasZeroGap(buffer_.substr(0, pos), damage, true);
+        buffer_.remove_prefix(pos);
+        return true;
+      }
     }
   }
+  *zero_gap = HasZeroGap(buffer_, damage, true);
   // Every later block starts with a record header.
   while (!eof_) {
     if (!ReadBlock(status)) return false;
     if (IsValidRecordAt(buffer_)) return true;
     if (*rest_is_zero) *rest_is_zero = AllZero(buffer_);
+    if (!*zero_gap) *zero_gap = HasZeroGap(buffer_, end_of_buffer_offset_ - buffer_.size(), false);
   }
   return false;
+}
+
+uint64_t LogReader::CountRecordsFromHere(Status* status) {
+  uint64_t records = 0;
+  bool in_fragmented = false;  // a LAST counts only after its FIRST
+  for (;;) {
+    while (IsValidRecordAt(buffer_)) {
+      const auto type = static_cast<RecordType>(buffer_[6]);
+      if (type == RecordType::kFull || (type == RecordType::kLast && in_fragmented)) records++;
+      in_fragmented = type == RecordType::kFirst || (in_fragmented && type == RecordType::kMiddle);
+      const size_t length =
+          static_cast<uint8_t>(buffer_[4]) | (static_cast<uint8_t>(buffer_[5]) << 8);
+      buffer_.remove_prefix(kHeaderSize + length);
+    }
+    // The chain ends here: the rest of this block is a trailer, zeros or more damage.
+    if (eof_ || !ReadBlock(status) || !IsValidRecordAt(buffer_)) return records;
+  }
 }
 
 }  // namespace ebb::storage

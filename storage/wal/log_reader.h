@@ -13,6 +13,14 @@
 //    Inside the damaged block a valid record counts only if a chain of valid records runs from
 //    it to the end of the data, so bytes in a torn record's payload that happen to form a record
 //    do not turn a torn tail into a Corruption (docs/wal-format.md, rules 4 and 5).
+//  - A torn write (with `zeros_then_records_are_torn_write`, which WAL replay sets): damage that
+//    reads as zeros — a run of zeros from the damaged record's start to a 512-byte boundary, or
+//    a whole aligned 512-byte sector of zeros before the next valid record — followed by valid
+//    records is the mark of a write whose pages the disk persisted out of order when power
+//    failed (the unwritten ones keep the zeros the file held). It ends the read like a torn
+//    tail (torn_tail() and torn_write() true); torn_write_records() counts the complete
+//    records after the zeros, which the caller cuts with the rest. Without the flag (the
+//    manifest) it is a Corruption like any other damage followed by valid records.
 //  - An I/O error is returned as is.
 // Thread-safety: not thread-safe; one reader is used by one thread.
 #pragma once
@@ -30,7 +38,8 @@ namespace ebb::storage {
 class LogReader {
  public:
   // `name` (usually the path) is used in error messages.
-  LogReader(std::unique_ptr<SequentialFile> file, std::string name);
+  LogReader(std::unique_ptr<SequentialFile> file, std::string name,
+            bool zeros_then_records_are_torn_write = false);
   ~LogReader();
 
   LogReader(const LogReader&) = delete;
@@ -45,6 +54,10 @@ class LogReader {
   bool torn_tail() const { return torn_tail_; }
   // Where to truncate when torn_tail(); equals LastRecordEndOffset().
   uint64_t torn_tail_offset() const { return torn_tail_offset_; }
+  // The torn tail is a torn write (zeros, then valid records; see above).
+  bool torn_write() const { return torn_write_; }
+  // With torn_write(): the complete logical records found after the zeros.
+  uint64_t torn_write_records() const { return torn_write_records_; }
 
  private:
   enum class Physical { kRecord, kEof, kDamage, kIoError };
@@ -56,12 +69,18 @@ class LogReader {
   // Decides whether damage at `offset` is the zero-filled end, a torn tail or a Corruption;
   // always returns false.
   bool HandleDamage(uint64_t offset, const char* reason, bool in_fragmented, Status* status);
-  // True if some valid physical record starts after the damage (which is at buffer_[0]);
-  // *rest_is_zero tells whether every byte from the damage to the end of the file is zero.
-  bool ValidRecordFollows(Status* status, bool* rest_is_zero);
+  // True if some valid physical record starts after the damage (which is at buffer_[0]); then
+  // buffer_ starts at that record. *rest_is_zero tells whether every byte from the damage to
+  // the end of the file is zero; *zero_gap whether the damaged bytes before that record read as
+  // an unwritten region (see torn writes above).
+  bool ValidRecordFollows(Status* status, bool* rest_is_zero, bool* zero_gap);
+  // Counts the complete logical records in the chain of valid physical records that starts at
+  // buffer_[0] and continues at the start of each later block. Consumes the rest of the file.
+  uint64_t CountRecordsFromHere(Status* status);
 
   std::unique_ptr<SequentialFile> file_;
   const std::string name_;
+  const bool zeros_then_records_are_torn_write_;
   std::unique_ptr<char[]> backing_;
   std::string_view buffer_;            // unread part of the current block
   uint64_t end_of_buffer_offset_ = 0;  // file offset just past buffer_
@@ -70,6 +89,8 @@ class LogReader {
   uint64_t last_record_end_ = 0;
   bool torn_tail_ = false;
   uint64_t torn_tail_offset_ = 0;
+  bool torn_write_ = false;
+  uint64_t torn_write_records_ = 0;
   std::string scratch_;
 };
 

@@ -120,7 +120,7 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
                 "    Print this help.",
             }));
   const std::vector<std::string> debug = Lines({"DEBUG", "HELP"});
-  ASSERT_EQ(debug.size(), 21u);
+  ASSERT_EQ(debug.size(), 25u);
   EXPECT_EQ(debug[0], "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   EXPECT_EQ(debug[1], "SLEEP <seconds>");
   EXPECT_EQ(debug[3], "CLOCK GET");
@@ -128,8 +128,11 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
   EXPECT_EQ(debug[14],
             "    Fail every write-out, fsync and file creation in the data directory (default "
             "ENOSPC).");
-  EXPECT_EQ(debug[17], "BLOCK-READ-DELAY <ms>");
-  EXPECT_EQ(debug[20], "    Print this help.");
+  EXPECT_EQ(debug[15], "DISK-FAULT HOLD");
+  EXPECT_EQ(debug[17], "DISK-FAULT OFF");
+  EXPECT_EQ(debug[19], "POWER-CUT [<seed>]");
+  EXPECT_EQ(debug[21], "BLOCK-READ-DELAY <ms>");
+  EXPECT_EQ(debug[24], "    Print this help.");
 }
 
 }  // namespace

@@ -157,6 +157,28 @@ TEST_F(KeysTest, RandomKey) {
   EXPECT_EQ(seen, (std::set<std::string>{"bar", "foo"}));
 }
 
+// Above 10,000 keys DBSIZE and INFO keyspace give the engine's estimate (the line says so), and
+// RANDOMKEY still answers; FLUSHDB empties the database at once, whatever its size.
+TEST_F(KeysTest, LargeDatabasesAreEstimatedAndSaySo) {
+  ASSERT_EQ(R({"SET", "small", "1"}), "OK");
+  EXPECT_EQ(Cmd({"INFO", "keyspace"}).str(), "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n");
+  for (int chunk = 0; chunk < 12; ++chunk) {
+    std::vector<std::string> mset = {"MSET"};
+    for (int i = 0; i < 1000; ++i) {
+      mset.push_back("key:" + std::to_string(chunk * 1000 + i));
+      mset.push_back("v");
+    }
+    ASSERT_EQ(R(mset), "OK");
+  }
+  EXPECT_EQ(R({"DBSIZE"}), "(integer) 12001");  // all in the memtable: its count is exact
+  EXPECT_EQ(Cmd({"INFO", "keyspace"}).str(),
+            "# Keyspace\r\ndb0:keys=12001,expires=0,avg_ttl=0,estimated=1\r\n");
+  EXPECT_TRUE(Cmd({"RANDOMKEY"}).is_string());
+  EXPECT_EQ(R({"FLUSHDB", "ASYNC"}), "OK");
+  EXPECT_EQ(R({"DBSIZE"}), "(integer) 0");
+  EXPECT_EQ(Cmd({"INFO", "keyspace"}).str(), "# Keyspace\r\n");
+}
+
 TEST_F(KeysTest, DeletionSurvivesRestart) {
   ASSERT_EQ(R({"SET", "kept", "1"}), "OK");
   ASSERT_EQ(R({"SET", "gone", "1"}), "OK");

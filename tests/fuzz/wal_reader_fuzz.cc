@@ -9,7 +9,10 @@
 //    and/or one byte is changed. Reading back must return a prefix of the written records
 //    (wrong data is never returned); an untouched file returns all of them; a truncated file
 //    returns every record that ends before the cut and reports the rest as a torn tail; a
-//    changed byte is never silently skipped (unless all records still come back intact).
+//    changed byte is never silently skipped (unless all records still come back intact); a run
+//    of zeros (a torn write) read as WAL replay reads it keeps every record before the zeros.
+//  In both modes WAL replay's reading (LogReader with torn writes) returns the same records as
+//  the strict one and differs only by ending at a torn write where the strict one refuses.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -48,11 +51,12 @@ struct ReadOutcome {
   Status status;
   bool torn = false;
   uint64_t torn_offset = 0;
+  bool torn_write = false;
 };
 
 // Reads every record of `file` and checks what holds for any input.
-ReadOutcome ReadChecked(const std::string& file, size_t max_chunk) {
-  LogReader reader(std::make_unique<StringSequentialFile>(file, max_chunk), kName);
+ReadOutcome ReadChecked(const std::string& file, size_t max_chunk, bool torn_writes = false) {
+  LogReader reader(std::make_unique<StringSequentialFile>(file, max_chunk), kName, torn_writes);
   ReadOutcome out;
   std::string record;
   uint64_t last_end = 0;
@@ -75,6 +79,8 @@ ReadOutcome ReadChecked(const std::string& file, size_t max_chunk) {
   Check(!reader.ReadRecord(&record, &again), "a record after the end");
   out.torn = reader.torn_tail();
   out.torn_offset = reader.torn_tail_offset();
+  out.torn_write = reader.torn_write();
+  Check(!out.torn_write || (torn_writes && out.torn), "a torn write the reader may not report");
   if (!out.status.ok()) {
     Check(out.status.IsCorruption(), "a memory file produced a non-corruption error");
     Check(out.status.message().rfind(std::string(kName) + ": ", 0) == 0,
@@ -88,6 +94,20 @@ ReadOutcome ReadChecked(const std::string& file, size_t max_chunk) {
     Check(out.torn_offset <= file.size(), "torn offset past the file");
   }
   return out;
+}
+
+// WAL replay's reading (zeros then records are a torn write) differs from the strict one only
+// where the strict one reports a Corruption: it then returns the same records and ends there.
+void CheckTornWriteReading(const std::string& file, const ReadOutcome& strict, size_t max_chunk) {
+  const ReadOutcome lenient = ReadChecked(file, max_chunk, /*torn_writes=*/true);
+  Check(lenient.records == strict.records, "torn-write reading returned other records");
+  if (lenient.torn_write) {
+    Check(strict.status.IsCorruption(), "a torn write the strict reading did not refuse");
+  } else {
+    Check(lenient.status.ToString() == strict.status.ToString() && lenient.torn == strict.torn &&
+              lenient.torn_offset == strict.torn_offset,
+          "torn-write reading differs without a torn write");
+  }
 }
 
 // True if a valid physical record (checksum, type 1..4) in file[from, file.size()) ends exactly
@@ -152,8 +172,24 @@ void Written(FuzzedDataProvider& fdp, size_t max_chunk) {
   Check(clean.status.ok() && !clean.torn && clean.records == records,
         "an untouched log did not read back exactly");
 
-  const int damage = fdp.ConsumeIntegralInRange<int>(0, 2);
+  const int damage = fdp.ConsumeIntegralInRange<int>(0, 3);
   if (file.empty()) return;
+  if (damage == 3) {
+    // A torn write: a run of the file reads as zeros (pages that never reached the disk).
+    const size_t from = fdp.ConsumeIntegralInRange<size_t>(0, file.size() - 1);
+    const size_t to = fdp.ConsumeIntegralInRange<size_t>(from + 1, file.size());
+    std::string torn = file;
+    std::fill(torn.begin() + static_cast<ptrdiff_t>(from),
+              torn.begin() + static_cast<ptrdiff_t>(to), '\0');
+    const ReadOutcome strict = ReadChecked(torn, max_chunk);
+    const ReadOutcome got = ReadChecked(torn, max_chunk, /*torn_writes=*/true);
+    Check(IsPrefix(got.records, records), "torn write returned wrong data");
+    size_t before = 0;  // records that end before the zeros
+    while (before < ends.size() && ends[before] <= from) ++before;
+    if (got.status.ok()) Check(got.records.size() >= before, "a record before the tear was lost");
+    CheckTornWriteReading(torn, strict, max_chunk);
+    return;
+  }
   if (damage == 0) {
     // Truncate: a crash cut the file.
     const size_t cut = fdp.ConsumeIntegralInRange<size_t>(0, file.size());
@@ -180,6 +216,7 @@ void Written(FuzzedDataProvider& fdp, size_t max_chunk) {
     if (got.status.ok() && !got.torn && damage == 1) {
       Check(got.records.size() == records.size(), "damage skipped silently");
     }
+    CheckTornWriteReading(bad, got, max_chunk);
   }
 }
 
@@ -197,6 +234,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(got.records == whole.records && got.torn == whole.torn &&
               got.status.ToString() == whole.status.ToString(),
           "short reads changed the outcome");
+    CheckTornWriteReading(file, got, max_chunk);
     size_t bytes = 0;
     for (const auto& r : got.records) bytes += r.size();
     Check(bytes <= file.size(), "records hold more bytes than the file");

@@ -23,17 +23,6 @@ constexpr int kClients = 1000;
 // How long the INFO polls below wait: a thousand connections take a while to come and go.
 constexpr auto kWait = std::chrono::seconds(15);
 
-// Makes room for `fds` descriptors in this process (and in the server it spawns, which inherits
-// the limit): raises the soft limit up to the hard one. False if the hard limit is too low.
-bool EnsureFileLimit(rlim_t fds) {
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
-  if (lim.rlim_cur >= fds) return true;
-  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < fds) return false;
-  lim.rlim_cur = fds;
-  return setrlimit(RLIMIT_NOFILE, &lim) == 0;
-}
-
 std::string Bulk(const std::string& s) {
   return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
 }

@@ -2,10 +2,13 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +175,15 @@ int TestServer::FreePort() {
   return port;
 }
 
+bool EnsureFileLimit(uint64_t fds) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+  if (lim.rlim_cur >= fds) return true;
+  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < fds) return false;
+  lim.rlim_cur = fds;
+  return setrlimit(RLIMIT_NOFILE, &lim) == 0;
+}
+
 TestServer::TestServer() : port_(FreePort()) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "ebb-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()) != nullptr) root_ = tmpl;
@@ -210,6 +222,11 @@ bool TestServer::Start(std::vector<std::string> extra_args) {
     return false;
   }
   if (pid_ == 0) {
+    if (open_files_limit_ > 0) {
+      rlimit lim{open_files_limit_, open_files_limit_};
+      prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);  // no raising it back after exec
+      if (setrlimit(RLIMIT_NOFILE, &lim) != 0) _exit(126);
+    }
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, 1);

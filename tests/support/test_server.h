@@ -31,6 +31,10 @@ Reply Cmd(redisContext* c, const std::vector<std::string>& args);
 Reply ReadReply(redisContext* c);
 void Append(redisContext* c, const std::vector<std::string>& args);
 
+// Makes room for `fds` descriptors in this process (and in the servers it spawns, which inherit
+// the limit): raises the soft limit up to the hard one. False if the hard limit is too low.
+bool EnsureFileLimit(uint64_t fds);
+
 // The integer value of `field` in `INFO section`, or -1 if absent.
 long long InfoField(redisContext* c, const std::string& section, const std::string& field);
 // Polls INFO every 20 ms until `field` reaches `want` or `timeout` passes. Returns the last value.
@@ -75,6 +79,11 @@ class TestServer {
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
 
+  // Starts the server (from the next Start on) with RLIMIT_NOFILE's soft and hard limits at `n`
+  // and without the privilege to raise them (CAP_SYS_RESOURCE dropped), as `ulimit -n n` does for
+  // an unprivileged service. 0: inherit this process's limits.
+  void set_open_files_limit(uint64_t n) { open_files_limit_ = n; }
+
   // Spawns the server and waits up to ~10 s for PING. Returns false (with the log tail in
   // error()) if it exits or never answers.
   bool Start(std::vector<std::string> extra_args = {});
@@ -92,6 +101,7 @@ class TestServer {
 
   RedisConnection Connect() const;
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& dir() const { return root_; }
   const std::string& data_dir() const { return data_dir_; }
   std::string log_path() const { return root_ + "/server.log"; }
@@ -107,6 +117,7 @@ class TestServer {
   std::string data_dir_;
   std::vector<std::string> args_;
   pid_t pid_ = -1;
+  uint64_t open_files_limit_ = 0;
   std::string error_;
 };
 

@@ -78,7 +78,8 @@ TEST_F(CommandReferenceTest, UpdateReplacesOnlyTheBlocks) {
   EXPECT_TRUE(updated.starts_with("intro\n<!-- begin: generated from the command rows -->\n\n"));
   EXPECT_TRUE(updated.ends_with("\n<!-- end of generated block -->\nmiddle\n"));
   EXPECT_EQ(updated.find("old\nrows"), std::string::npos);
-  EXPECT_NE(updated.find("| `TLOG INS key value timestamp` | tlog | write |"), std::string::npos)
+  EXPECT_NE(updated.find("| `TLOG INS key value timestamp` | tlog | write denyoom |"),
+            std::string::npos)
       << updated;
   EXPECT_EQ(UpdateGeneratedReference(updated, table_, registry_), updated);
 }

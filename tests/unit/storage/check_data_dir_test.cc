@@ -13,11 +13,13 @@
 #include "storage/db.h"
 #include "storage/env/file.h"
 #include "storage/wal/log_reader.h"
+#include "tests/file_damage.h"
 
 namespace ebb::storage {
 namespace {
 
 namespace fs = std::filesystem;
+using test::FlipByte;
 
 class CheckDataDirTest : public ::testing::Test {
  protected:
@@ -62,16 +64,6 @@ class CheckDataDirTest : public ::testing::Test {
     }
     std::sort(out.begin(), out.end());
     return out;
-  }
-
-  static void FlipByte(const std::string& path, uint64_t offset) {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(offset));
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x5a);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.write(&c, 1);
   }
 
   CheckReport Check() { return DataDirChecker(dir_).Run(); }

@@ -236,6 +236,85 @@ TEST_F(EnvTest, FaultInjectionSyncThroughASecondHandleCoversTheFile) {
   EXPECT_EQ(ReadAll(path), "record-1");
 }
 
+TEST_F(EnvTest, FaultInjectionTornPowerCutKeepsSomeUnsyncedPagesAndZerosTheRest) {
+  auto faulty = std::make_shared<FaultInjectionFileSystem>(fs_);
+  const std::string path = dir_ + "/t";
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(faulty->NewWritableFile(path, &file).ok());
+  ASSERT_TRUE(file->Append(std::string(5000, 'd')).ok());
+  ASSERT_TRUE(file->Sync().ok());
+  std::string unsynced;
+  for (int page = 0; page < 16; page++)
+    unsynced += std::string(4096, static_cast<char>('A' + page));
+  ASSERT_TRUE(file->Append(unsynced).ok());
+  ASSERT_TRUE(file->Flush().ok());
+  file.reset();
+  FaultInjectionFileSystem::DropOptions drop;
+  drop.torn_pages = true;
+  drop.seed = 7;
+  ASSERT_TRUE(faulty->DropUnsyncedData(drop).ok());
+  const std::string after = ReadAll(path);
+  ASSERT_GE(after.size(), 5000u);
+  EXPECT_EQ(after.substr(0, 5000), std::string(5000, 'd'));  // the durable bytes stay
+  // Every unsynced byte either survived as written or reads as zero, page by page.
+  int kept = 0, zeroed = 0;
+  for (size_t page = 4096; page < after.size(); page += 4096) {
+    const size_t from = std::max<size_t>(page, 5000), to = std::min(page + 4096, after.size());
+    const std::string got = after.substr(from, to - from);
+    if (got == std::string(got.size(), '\0')) {
+      zeroed++;
+    } else {
+      EXPECT_EQ(got, unsynced.substr(from - 5000, to - from)) << page;
+      kept++;
+    }
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(zeroed, 0);
+  EXPECT_GT(faulty->last_drop().bytes_lost, 0u);
+}
+
+TEST_F(EnvTest, FaultInjectionPowerCutUndoesDirectoryEntriesNoFsyncCovered) {
+  auto faulty = std::make_shared<FaultInjectionFileSystem>(fs_);
+  auto write = [&](const std::string& name, const std::string& data) {
+    std::unique_ptr<WritableFile> file;
+    ASSERT_TRUE(faulty->NewWritableFile(dir_ + "/" + name, &file).ok());
+    ASSERT_TRUE(file->Append(data).ok());
+    ASSERT_TRUE(file->Sync().ok());
+    ASSERT_TRUE(file->Close().ok());
+  };
+  write("CURRENT", "old\n");
+  write("kept", "k");
+  ASSERT_TRUE(faulty->SyncDir(dir_).ok());
+  write("tmp", "new\n");
+  ASSERT_TRUE(faulty->RenameFile(dir_ + "/tmp", dir_ + "/CURRENT").ok());
+  write("lost", "l");
+  ASSERT_TRUE(faulty->DropUnsyncedData({.directory_entries = true}).ok());
+  EXPECT_EQ(ReadAll(dir_ + "/CURRENT"), "old\n");
+  EXPECT_EQ(ReadAll(dir_ + "/kept"), "k");
+  EXPECT_FALSE(fs_->FileExists(dir_ + "/lost"));
+  EXPECT_FALSE(fs_->FileExists(dir_ + "/tmp"));
+  EXPECT_EQ(faulty->last_drop().renames_undone, 1u);
+  EXPECT_EQ(faulty->last_drop().files_removed, 2u);
+}
+
+TEST_F(EnvTest, FaultInjectionFreezeStopsEveryChange) {
+  auto faulty = std::make_shared<FaultInjectionFileSystem>(fs_);
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(faulty->NewWritableFile(dir_ + "/f", &file).ok());
+  ASSERT_TRUE(file->Append("x").ok());
+  faulty->Freeze();
+  const Status s = file->Append("y");
+  EXPECT_EQ(s.message(), "write " + dir_ + "/f: power cut");
+  EXPECT_TRUE(file->Sync().IsIOError());
+  std::unique_ptr<WritableFile> other;
+  EXPECT_TRUE(faulty->NewWritableFile(dir_ + "/g", &other).IsIOError());
+  EXPECT_TRUE(faulty->RemoveFile(dir_ + "/f").IsIOError());
+  EXPECT_TRUE(faulty->RenameFile(dir_ + "/f", dir_ + "/h").IsIOError());
+  EXPECT_TRUE(faulty->SyncDir(dir_).IsIOError());
+  faulty->Thaw();
+  EXPECT_TRUE(file->Sync().ok());
+}
+
 // A file opened for direct reads reads any range right, through its aligned buffers, and says
 // whether O_DIRECT took (it does not on tmpfs, where the file is read as a buffered one).
 TEST_F(EnvTest, DirectRandomAccessFileReadsAnyRangeAndReportsItsAlignment) {

@@ -64,6 +64,56 @@ TEST(MemTableTest, VersionsOrderNewestFirstWithinAKey) {
   EXPECT_GT(mem->ApproximateMemoryUsage(), 0u);
 }
 
+TEST(MemTableTest, EstimateKeysCountsLiveKeysByTheirFirstTwoBytes) {
+  auto mem = std::make_shared<MemTable>();
+  mem->Add(1, RowKind::kValue,
+           std::string("\x01\x00"
+                       "a",
+                       3),
+           Row("1"));
+  mem->Add(2, RowKind::kValue,
+           std::string("\x01\x00"
+                       "b",
+                       3),
+           Row("1"));
+  mem->Add(3, RowKind::kValue,
+           std::string("\x01\x00"
+                       "a",
+                       3),
+           Row("2"));  // an overwrite: still one key
+  mem->Add(4, RowKind::kTombstone,
+           std::string("\x01\x00"
+                       "b",
+                       3),
+           Row(""));  // deleted here
+  mem->Add(5, RowKind::kTombstone,
+           std::string("\x01\x00"
+                       "c",
+                       3),
+           Row(""));  // deletes a key of an older table
+  mem->Add(6, RowKind::kValue,
+           "\x01\x01"
+           "a",
+           Row("1"));
+  mem->Add(7, RowKind::kValue,
+           "\x01\x01"
+           "b",
+           Row("1"));
+  mem->Add(8, RowKind::kTombstone,
+           "\x01\x01"
+           "b",
+           Row(""));
+  mem->Add(9, RowKind::kValue,
+           "\x01\x01"
+           "b",
+           Row("3"));  // written again
+  mem->Add(10, RowKind::kValue, "\x02", Row("1"));
+  EXPECT_EQ(mem->EstimateKeys(std::string("\x01\x00", 2), std::string("\x01\x01")), 0);
+  EXPECT_EQ(mem->EstimateKeys(std::string("\x01\x01"), std::string("\x01\x02")), 2);
+  EXPECT_EQ(mem->EstimateKeys(std::string("\x01\x01"), ""), 3);
+  EXPECT_EQ(mem->EstimateKeys("", ""), 3);
+}
+
 TEST(MemTableTest, MatchesASortedModelAndToleratesConcurrentReaders) {
   auto mem = std::make_shared<MemTable>();
   std::map<std::string, std::string> model;  // internal key -> value, by CompareInternalKeys

@@ -1,0 +1,207 @@
+// libFuzzer target for the command layer end to end: random command arrays through the
+// dispatcher of an in-process keyspace (tests/support/command_runner.h), as a connection hands
+// requests over once the request parser has split them.
+//
+// Each input starts from an empty keyspace with a pinned clock (RESET, FLUSHALL, DEBUG CLOCK
+// SET) and is read as up to 24 requests: a command name (one of COMMAND LIST's, or random
+// bytes) and up to 7 arguments drawn from key names, option words, numbers at the edges of
+// their ranges and random bytes; a request may also move the clock. Checked:
+//  - every request gets exactly one well-formed RESP2 reply, and an error reply starts with an
+//    upper-case code (ERR, WRONGTYPE, ...);
+//  - afterwards the server still answers PING, DBSIZE equals the number of keys a whole SCAN
+//    returns, and every log's TLOG SIZE equals the number of entries TLOG GET returns.
+// Left out: what ends or reconfigures the process (SHUTDOWN, DEBUG but its clock, CONFIG but
+// GET, HELLO's protocol switch, MONITOR).
+// Build and run: `make fuzz-smoke` or `make fuzz`.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/support/command_runner.h"
+#include "tests/support/reply.h"
+
+namespace {
+
+using ebb::test::CommandRunner;
+using ebb::test::Reply;
+
+void Check(bool ok, const char* what, const std::vector<std::string>& request) {
+  if (ok) return;
+  fprintf(stderr, "invariant violated: %s; request:", what);
+  for (const std::string& a : request) fprintf(stderr, " '%s'", a.c_str());
+  fprintf(stderr, "\n");
+  abort();
+}
+
+constexpr int64_t kClockMs = 1700000000000;
+
+const char* const kWords[] = {"k0",
+                              "k1",
+                              "k2",
+                              "log",
+                              "reg",
+                              "0",
+                              "1",
+                              "-1",
+                              "2",
+                              "100",
+                              "1000",
+                              "16",
+                              "EX",
+                              "PX",
+                              "EXAT",
+                              "PXAT",
+                              "NX",
+                              "XX",
+                              "GT",
+                              "LT",
+                              "GET",
+                              "KEEPTTL",
+                              "PERSIST",
+                              "TS",
+                              "GRACE",
+                              "TTL",
+                              "NOTTL",
+                              "COUNT",
+                              "MATCH",
+                              "*",
+                              "k*",
+                              "TYPE",
+                              "string",
+                              "tlog",
+                              "treg",
+                              "SYNC",
+                              "ASYNC",
+                              "INS",
+                              "SET",
+                              "SIZE",
+                              "TRIM",
+                              "TRIMAT",
+                              "CURSOR",
+                              "LIMIT",
+                              "WITHSCORES",
+                              "",
+                              "9223372036854775807",
+                              "-9223372036854775808",
+                              "9223372036854775808",
+                              "18446744073709551615",
+                              "1.5",
+                              "nan",
+                              "inf",
+                              "1700000000000",
+                              "1700000001000",
+                              "ID",
+                              "SETNAME",
+                              "GETNAME",
+                              "LIST",
+                              "INFO",
+                              "keyspace",
+                              "memory",
+                              "all",
+                              "everything",
+                              "default",
+                              "maxmemory"};
+
+std::vector<std::string> CommandNames(CommandRunner& ebb) {
+  static const std::set<std::string> kLeftOut = {"shutdown", "debug", "config", "hello", "monitor"};
+  std::vector<std::string> names;
+  for (const Reply& r : ebb.Cmd({"COMMAND", "LIST"}).elements()) {
+    std::string name = r.str();
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!kLeftOut.contains(name)) names.push_back(name);
+  }
+  names.push_back("config");  // CONFIG GET only: see Request()
+  return names;
+}
+
+std::string Arg(FuzzedDataProvider& fdp) {
+  switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0:
+    case 1:
+      return kWords[fdp.ConsumeIntegralInRange<size_t>(0, std::size(kWords) - 1)];
+    case 2:
+      return std::to_string(fdp.ConsumeIntegral<int64_t>());
+    default:
+      return fdp.ConsumeRandomLengthString(24);
+  }
+}
+
+std::vector<std::string> Request(FuzzedDataProvider& fdp, const std::vector<std::string>& names) {
+  std::vector<std::string> request;
+  const int kind = fdp.ConsumeIntegralInRange<int>(0, 15);
+  if (kind == 0) {
+    request = {"DEBUG", "CLOCK", "ADVANCE",
+               std::to_string(fdp.ConsumeIntegralInRange<int64_t>(0, 200000))};
+    return request;
+  }
+  if (kind == 1) {
+    request.push_back(fdp.ConsumeRandomLengthString(12));
+  } else {
+    request.push_back(names[fdp.ConsumeIntegralInRange<size_t>(0, names.size() - 1)]);
+  }
+  if (request[0] == "config") request.push_back("GET");
+  const int args = fdp.ConsumeIntegralInRange<int>(0, 7);
+  for (int i = 0; i < args && fdp.remaining_bytes() > 0; ++i) request.push_back(Arg(fdp));
+  return request;
+}
+
+void Run(CommandRunner& ebb, const std::vector<std::string>& request, Reply* out = nullptr) {
+  const Reply reply = ebb.Cmd(request);
+  Check(!reply.is_io_error(), "not exactly one well-formed RESP2 reply", request);
+  if (reply.is_error()) {
+    const std::string text = reply.str();
+    Check(!text.empty() && std::isupper(static_cast<unsigned char>(text[0])),
+          "an error reply without an upper-case code", request);
+  }
+  if (out) *out = reply;
+}
+
+void CheckInvariants(CommandRunner& ebb) {
+  Reply reply;
+  Run(ebb, {"RESET"});
+  Run(ebb, {"PING"}, &reply);
+  Check(reply.is_status() && reply.str() == "PONG", "PING does not answer PONG", {"PING"});
+  std::vector<std::string> keys;
+  std::string cursor = "0";
+  for (int i = 0; i < 1000; ++i) {
+    Run(ebb, {"SCAN", cursor, "COUNT", "100"}, &reply);
+    Check(reply.is_array() && reply.size() == 2, "SCAN's reply is not [cursor, keys]", {"SCAN"});
+    for (const Reply& k : reply[1].elements()) keys.push_back(k.str());
+    cursor = reply[0].str();
+    if (cursor == "0") break;
+  }
+  Check(cursor == "0", "SCAN did not finish in 1000 calls", {"SCAN"});
+  Run(ebb, {"DBSIZE"}, &reply);
+  Check(reply.is_integer() && reply.integer() == static_cast<long long>(keys.size()),
+        "DBSIZE differs from the number of keys SCAN returns", {"DBSIZE"});
+  for (const std::string& key : keys) {
+    Run(ebb, {"TYPE", key}, &reply);
+    if (reply.str() != "tlog") continue;
+    Reply size, entries;
+    Run(ebb, {"TLOG", "SIZE", key}, &size);
+    Run(ebb, {"TLOG", "GET", key}, &entries);
+    Check(size.is_integer() && entries.is_array() &&
+              size.integer() == static_cast<long long>(entries.size()),
+          "TLOG SIZE differs from the number of entries TLOG GET returns", {"TLOG", "SIZE", key});
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static CommandRunner* const ebb = new CommandRunner();
+  static const std::vector<std::string> names = CommandNames(*ebb);
+  Run(*ebb, {"RESET"});
+  Run(*ebb, {"FLUSHALL"});
+  Run(*ebb, {"DEBUG", "CLOCK", "SET", std::to_string(kClockMs)});
+  FuzzedDataProvider fdp(data, size);
+  for (int i = 0; i < 24 && fdp.remaining_bytes() > 0; ++i) Run(*ebb, Request(fdp, names));
+  CheckInvariants(*ebb);
+  return 0;
+}

@@ -1,0 +1,166 @@
+// libFuzzer target for the data types' on-disk decoders (types/key_encoding.h, key_meta.h,
+// tlog_codec.h, treg.h): what every read, scan and compaction-filter call applies to bytes
+// that came from a table or a WAL.
+//
+// The first byte picks a decoder; the rest of the input is its bytes. Each decoder either
+// refuses them or accepts them, and whatever it accepts encodes back to bytes that decode to
+// the same parts (for the fixed-width and tagged forms, to the very same bytes). Then, from the
+// same input read as values: two TLOG elements compare bytewise exactly as their entries order
+// newest first (tlog_state.h EntryBefore), every element decodes to its entry, and no element is
+// a proper prefix of another's bytes.
+// Build and run: `make fuzz-smoke` or `make fuzz`.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
+#include "types/tlog_codec.h"
+#include "types/tlog_state.h"
+#include "types/treg.h"
+
+namespace {
+
+using namespace ebb::types;  // NOLINT: a fuzz target of this one namespace
+
+void Check(bool ok, const char* what) {
+  if (!ok) {
+    fprintf(stderr, "invariant violated: %s\n", what);
+    abort();
+  }
+}
+
+void MetaKeys(std::string_view bytes) {
+  int db = -1;
+  std::string_view user_key;
+  if (!ParseMetaKey(bytes, &db, &user_key)) return;
+  Check(db >= 0 && db < kMaxDatabases, "a metadata key's database is out of range");
+  Check(MetaKey(db, user_key) == bytes, "a metadata key does not re-encode to itself");
+  Check(bytes.starts_with(MetaKeyPrefix(db)), "a metadata key outside its database's prefix");
+  Check(bytes < MetaKeyUpperBound(db), "a metadata key above its database's upper bound");
+  Check(SubRowSeekPrefixLength(bytes) == 0, "a metadata key has a sub-row seek prefix");
+}
+
+void SubRowKeys(std::string_view bytes) {
+  SubRowKeyParts parts;
+  const size_t seek = SubRowSeekPrefixLength(bytes);
+  if (!ParseSubRowKey(bytes, &parts)) {
+    Check(seek == 0, "a key that is not a sub-row has a sub-row seek prefix");
+    return;
+  }
+  Check(parts.db >= 0 && parts.db < kMaxDatabases, "a sub-row's database is out of range");
+  const std::string prefix = SubRowPrefix(parts.db, parts.user_key, parts.version);
+  Check(SubRowKey(parts.db, parts.user_key, parts.version, parts.element) == bytes,
+        "a sub-row key does not re-encode to itself");
+  Check(seek == prefix.size(), "the seek prefix is not the incarnation's prefix");
+  const std::string upper = PrefixUpperBound(prefix);
+  Check(bytes.starts_with(prefix) && (upper.empty() || bytes < upper),
+        "a sub-row key outside its incarnation's range");
+}
+
+void MetaValues(std::string_view bytes) {
+  KeyType type;
+  std::string_view payload;
+  if (!DecodeMetaValue(bytes, &type, &payload)) return;
+  Check(EncodeMetaValue(type, payload) == bytes, "a metadata value does not re-encode to itself");
+  Check(!KeyTypeName(type).empty() && KeyTypeFromName(KeyTypeName(type)) == type,
+        "a decoded type has no name that maps back to it");
+  uint64_t version = 0;
+  if (IsCollectionType(type) && DecodeCollectionVersion(payload, &version)) {
+    TlogMeta meta;
+    if (type == KeyType::kTlog && DecodeTlogMeta(payload, &meta)) {
+      Check(meta.version == version, "the collection version disagrees with the TLOG meta");
+    }
+  }
+}
+
+void TlogMetas(std::string_view bytes) {
+  TlogMeta meta;
+  if (!DecodeTlogMeta(bytes, &meta)) return;
+  TlogMeta again;
+  Check(DecodeTlogMeta(EncodeTlogMeta(meta), &again) && again == meta,
+        "a TLOG meta does not survive encode and decode");
+  uint64_t version = 0;
+  Check(DecodeCollectionVersion(bytes, &version) && version == meta.version,
+        "a TLOG meta's version is not its collection version");
+}
+
+void TlogElements(std::string_view bytes) {
+  uint64_t ts = 0, ts_only = 0;
+  std::string value;
+  const bool whole = DecodeTlogElement(bytes, &ts, &value);
+  const bool ts_ok = DecodeTlogElementTs(bytes, &ts_only);
+  Check(ts_ok == (bytes.size() >= 8), "the timestamp decoder disagrees with its contract");
+  if (!whole) return;
+  Check(ts_only == ts, "the two element decoders disagree on the timestamp");
+  std::string encoded;
+  AppendTlogElement(&encoded, ts, value);
+  Check(encoded == bytes, "a TLOG element does not re-encode to itself");
+}
+
+void TregPayloads(std::string_view bytes) {
+  std::string value;
+  uint64_t ts = 0;
+  const bool ok = DecodeTregPayload(bytes, &value, &ts);
+  Check(ok == (bytes.size() >= 8), "the TREG decoder disagrees with its contract");
+  if (ok) Check(EncodeTregPayload(value, ts) == bytes, "a TREG payload does not re-encode");
+}
+
+// Two entries written as elements: their bytes order as the entries do, newest first.
+void ElementOrder(FuzzedDataProvider& fdp) {
+  const uint64_t a_ts = fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<uint64_t>(0, 3)
+                                          : fdp.ConsumeIntegral<uint64_t>();
+  const uint64_t b_ts = fdp.ConsumeBool() ? a_ts : fdp.ConsumeIntegral<uint64_t>();
+  const std::string a_value = fdp.ConsumeRandomLengthString(40);
+  std::string b_value = fdp.ConsumeRandomLengthString(40);
+  if (fdp.ConsumeBool()) b_value = a_value + b_value;  // a prefix of the other
+  std::string a, b;
+  AppendTlogElement(&a, a_ts, a_value);
+  AppendTlogElement(&b, b_ts, b_value);
+  Check(EntryBefore(a_ts, a_value, b_ts, b_value) == (a < b), "element order is not entry order");
+  Check((a == b) == (a_ts == b_ts && a_value == b_value), "distinct entries share an element");
+  Check(a == b || (!a.starts_with(b) && !b.starts_with(a)), "an element is a prefix of another");
+  uint64_t ts = 0;
+  std::string value;
+  Check(DecodeTlogElement(a, &ts, &value) && ts == a_ts && value == a_value,
+        "an element does not decode to its entry");
+  Check(DecodeTlogElement(b, &ts, &value) && ts == b_ts && value == b_value,
+        "an element does not decode to its entry");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 7) {
+    case 0:
+      MetaKeys(bytes);
+      break;
+    case 1:
+      SubRowKeys(bytes);
+      break;
+    case 2:
+      MetaValues(bytes);
+      break;
+    case 3:
+      TlogMetas(bytes);
+      break;
+    case 4:
+      TlogElements(bytes);
+      break;
+    case 5:
+      TregPayloads(bytes);
+      break;
+    default: {
+      FuzzedDataProvider fdp(data + 1, size - 1);
+      ElementOrder(fdp);
+      break;
+    }
+  }
+  return 0;
+}
