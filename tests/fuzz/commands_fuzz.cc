@@ -11,7 +11,8 @@
 //  - afterwards the server still answers PING, DBSIZE equals the number of keys a whole SCAN
 //    returns, and every log's TLOG SIZE equals the number of entries TLOG GET returns.
 // Left out: what ends or reconfigures the process (SHUTDOWN, DEBUG but its clock, CONFIG but
-// GET, HELLO's protocol switch, MONITOR).
+// GET, HELLO's protocol switch, MONITOR), and what answers other than once per request: the
+// (P|S)(UN)SUBSCRIBE family (a reply per channel, then pushes) and CLIENT REPLY OFF|SKIP.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -109,7 +110,9 @@ const char* const kWords[] = {"k0",
                               "maxmemory"};
 
 std::vector<std::string> CommandNames(CommandRunner& ebb) {
-  static const std::set<std::string> kLeftOut = {"shutdown", "debug", "config", "hello", "monitor"};
+  static const std::set<std::string> kLeftOut = {
+      "shutdown",   "debug",      "config",      "hello",        "monitor",     "subscribe",
+      "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe"};
   std::vector<std::string> names;
   for (const Reply& r : ebb.Cmd({"COMMAND", "LIST"}).elements()) {
     std::string name = r.str();
@@ -146,6 +149,13 @@ std::vector<std::string> Request(FuzzedDataProvider& fdp, const std::vector<std:
     request.push_back(names[fdp.ConsumeIntegralInRange<size_t>(0, names.size() - 1)]);
   }
   if (request[0] == "config") request.push_back("GET");
+  if (request[0] == "client") {
+    // CLIENT REPLY OFF|SKIP silences the replies this target counts: only REPLY ON.
+    request.push_back(Arg(fdp));
+    std::string sub = request.back();
+    for (char& c : sub) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (sub == "reply") request.push_back("ON");
+  }
   const int args = fdp.ConsumeIntegralInRange<int>(0, 7);
   for (int i = 0; i < args && fdp.remaining_bytes() > 0; ++i) request.push_back(Arg(fdp));
   return request;
