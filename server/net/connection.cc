@@ -87,8 +87,7 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || sync_pending_ || write_stalled_ || parked_ || close_after_write_)
-    return;
+  if (closed_ || reading_ || Waiting() || close_after_write_) return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
   socket_.async_read_some(boost::asio::buffer(read_buf_),
@@ -120,7 +119,7 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
 }
 
 void Connection::ProcessInput() {
-  if (closed_ || sync_pending_ || write_stalled_ || parked_) return;
+  if (closed_ || Waiting()) return;
   // Closing: nothing more runs, except a request that waited for the disk.
   const bool closing = close_after_write_;
   if (closing && !parked_request_) return;
@@ -377,7 +376,7 @@ bool Connection::CheckOutputLimits(std::optional<int64_t> now_ms) {
 void Connection::Cron(int64_t now_ms) {
   if (closed_) return;
   int64_t timeout_s = server_->context().config().timeout_s;
-  if (timeout_s > 0 && !writing_ && !sync_pending_ && !write_stalled_ && !parked_ &&
+  if (timeout_s > 0 && !writing_ && !Waiting() &&
       now_ms - client_.last_interaction_ms() >= timeout_s * 1000) {
     spdlog::debug("Closing idle client id={}", client_.id());
     Close();

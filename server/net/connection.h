@@ -98,6 +98,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Returns how many requests it parsed; the parser is left fresh.
   size_t LookAhead(size_t from, const protocol::ParserLimits& limits);
   void OnBlocksRead();
+  // The connection runs nothing while it waits: for its batch's WAL sync, for the engine's write
+  // stall to end, or for the blocks of a parked request.
+  bool Waiting() const { return sync_pending_ || write_stalled_ || parked_; }
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
   // Applies client-output-buffer-limit (the pubsub class in subscriber mode, else normal) to the
   // pending output and the batch being built; returns false (and closes) if exceeded. `now_ms`:
