@@ -1,11 +1,14 @@
-// Scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT, as Redis 7 answers them. The
+// Scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT, FCALL, FCALL_RO and FUNCTION, as
+// Redis 7 answers them. The
 // interpreter, the sandbox and the conversions are server/scripting/ (script_engine.h); this file
 // parses the requests. docs/scripting.md describes what scripts can do.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/glob.h"
 #include "protocol/reply_writer.h"
 #include "server/command.h"
 #include "server/command_docs.h"
@@ -83,6 +86,193 @@ void ExecuteScriptKill(CommandContext& ctx, const NoOptions&) {
   ctx.reply.Error("NOTBUSY No scripts in execution right now.");
 }
 
+template <bool kReadOnly>
+void ExecuteFcall(CommandContext& ctx, const EvalOptions& o) {
+  const auto rest = ctx.args.subspan(ctx.first_arg + 2);
+  ctx.server.scripts().CallFunction(ctx, o.script, kReadOnly, rest.first(o.numkeys),
+                                    rest.subspan(o.numkeys));
+}
+
+struct FunctionLoadOptions {
+  bool replace = false;
+  std::string_view code;
+};
+
+// FUNCTION LOAD [REPLACE] code
+FunctionLoadOptions ParseFunctionLoad(ArgParser& args) {
+  FunctionLoadOptions o;
+  while (args.remaining() > 1) {
+    if (args.Token("REPLACE")) {
+      o.replace = true;
+    } else {
+      args.Fail("ERR Unknown option given: " + std::string(args.Next()));
+    }
+  }
+  if (!args.HasMore() && !args.failed()) args.Fail("ERR Function code is missing");
+  o.code = args.Next();
+  return o;
+}
+
+void ExecuteFunctionLoad(CommandContext& ctx, const FunctionLoadOptions& o) {
+  std::string result;
+  if (!ctx.server.scripts().LoadLibrary(o.code, o.replace, &result)) {
+    return ctx.reply.Error(result);
+  }
+  ctx.reply.Bulk(result);
+}
+
+void ExecuteFunctionDelete(CommandContext& ctx, const KeyOptions& o) {
+  if (!ctx.server.scripts().DeleteLibrary(o.key)) return ctx.reply.Error("ERR Library not found");
+  ctx.reply.Ok();
+}
+
+FlushOptions ParseFunctionFlush(ArgParser& args) {
+  if (args.HasMore()) {
+    if (args.Choice({"SYNC", "ASYNC"}) < 0 || args.HasMore()) {
+      args.Fail("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    }
+  }
+  return {};
+}
+
+void ExecuteFunctionFlush(CommandContext& ctx, const FlushOptions&) {
+  ctx.server.scripts().FlushLibraries();
+  ctx.reply.Ok();
+}
+
+struct FunctionListOptions {
+  bool with_code = false;
+  std::optional<std::string_view> pattern;
+};
+
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]
+FunctionListOptions ParseFunctionList(ArgParser& args) {
+  FunctionListOptions o;
+  while (args.HasMore()) {
+    if (args.Token("WITHCODE")) {
+      if (o.with_code) args.Fail("ERR Unknown argument withcode");
+      o.with_code = true;
+    } else if (args.Token("LIBRARYNAME")) {
+      if (o.pattern) args.Fail("ERR Unknown argument libraryname");
+      if (!args.HasMore()) {
+        args.Fail("ERR library name argument was not given");
+      } else {
+        o.pattern = args.Next();
+      }
+    } else {
+      args.Fail("ERR Unknown argument " + std::string(args.Next()));
+    }
+  }
+  return o;
+}
+
+void ExecuteFunctionList(CommandContext& ctx, const FunctionListOptions& o) {
+  using scripting::ScriptEngine;
+  std::vector<const ScriptEngine::Library*> listed;
+  for (const auto& [name, library] : ctx.server.scripts().libraries()) {
+    if (!o.pattern || GlobMatch(*o.pattern, name)) listed.push_back(&library);
+  }
+  protocol::ReplyWriter& r = ctx.reply;
+  r.ArrayHeader(listed.size());
+  for (const ScriptEngine::Library* library : listed) {
+    r.MapHeader(o.with_code ? 4 : 3);
+    r.Bulk("library_name");
+    r.Bulk(library->name);
+    r.Bulk("engine");
+    r.Bulk("LUA");
+    r.Bulk("functions");
+    r.ArrayHeader(library->functions.size());
+    for (const auto& [name, f] : library->functions) {
+      r.MapHeader(3);
+      r.Bulk("name");
+      r.Bulk(f.name);
+      r.Bulk("description");
+      if (f.description.empty()) {
+        r.Null();
+      } else {
+        r.Bulk(f.description);
+      }
+      r.Bulk("flags");
+      std::vector<std::string_view> flags;
+      if (f.flags & scripting::kScriptNoWrites) flags.push_back("no-writes");
+      if (f.flags & scripting::kScriptAllowOom) flags.push_back("allow-oom");
+      if (f.flags & scripting::kScriptAllowStale) flags.push_back("allow-stale");
+      if (f.flags & scripting::kScriptNoCluster) flags.push_back("no-cluster");
+      if (f.flags & scripting::kScriptAllowCrossSlot) flags.push_back("allow-cross-slot-keys");
+      r.SetHeader(flags.size());
+      for (std::string_view flag : flags) r.Bulk(flag);
+    }
+    if (o.with_code) {
+      r.Bulk("library_code");
+      r.Bulk(library->code);
+    }
+  }
+}
+
+void ExecuteFunctionDump(CommandContext& ctx, const NoOptions&) {
+  ctx.reply.Bulk(ctx.server.scripts().DumpLibraries());
+}
+
+struct FunctionRestoreOptions {
+  std::string_view payload;
+  scripting::ScriptEngine::RestorePolicy policy = scripting::ScriptEngine::RestorePolicy::kAppend;
+};
+
+// FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]
+FunctionRestoreOptions ParseFunctionRestore(ArgParser& args) {
+  using Policy = scripting::ScriptEngine::RestorePolicy;
+  FunctionRestoreOptions o;
+  o.payload = args.Next();
+  if (args.HasMore()) {
+    switch (args.Choice({"FLUSH", "APPEND", "REPLACE"})) {
+      case 0:
+        o.policy = Policy::kFlush;
+        break;
+      case 1:
+        o.policy = Policy::kAppend;
+        break;
+      case 2:
+        o.policy = Policy::kReplace;
+        break;
+      default:
+        args.Fail(
+            "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+    }
+  }
+  return o;
+}
+
+void ExecuteFunctionRestore(CommandContext& ctx, const FunctionRestoreOptions& o) {
+  std::string error;
+  if (!ctx.server.scripts().RestoreLibraries(o.payload, o.policy, &error)) {
+    return ctx.reply.Error(error);
+  }
+  ctx.reply.Ok();
+}
+
+// No function is ever running while a command is served (see SCRIPT KILL).
+void ExecuteFunctionStats(CommandContext& ctx, const NoOptions&) {
+  const scripting::ScriptEngine& scripts = ctx.server.scripts();
+  protocol::ReplyWriter& r = ctx.reply;
+  r.MapHeader(2);
+  r.Bulk("running_script");
+  r.Null();
+  r.Bulk("engines");
+  r.MapHeader(1);
+  r.Bulk("LUA");
+  r.MapHeader(2);
+  r.Bulk("libraries_count");
+  r.Integer(static_cast<int64_t>(scripts.libraries().size()));
+  r.Bulk("functions_count");
+  r.Integer(static_cast<int64_t>(scripts.function_count()));
+}
+
+const std::vector<ArgSpec> kFcallArguments = {
+    {.name = "function"},
+    {.name = "numkeys", .type = ArgType::kInteger},
+    {.name = "key", .type = ArgType::kKey, .optional = true, .multiple = true},
+    {.name = "arg", .optional = true, .multiple = true}};
+
 const std::vector<ArgSpec> kEvalArguments = {
     {.name = "script"},
     {.name = "numkeys", .type = ArgType::kInteger},
@@ -137,6 +327,136 @@ std::vector<CommandSpec> ScriptingCommands() {
        .complexity = "Depends on the script that is executed.",
        .arguments = kEvalShaArguments,
        .handler = Handler<ParseEval, ExecuteEval<true, true>>},
+      {.name = "fcall",
+       .arity = -3,
+       .flags = kEvalFlags,
+       .group = "scripting",
+       .since = "7.0.0",
+       .summary = "Invokes a function.",
+       .complexity = "Depends on the function that is executed.",
+       .arguments = kFcallArguments,
+       .handler = Handler<ParseEval, ExecuteFcall<false>>},
+      {.name = "fcall_ro",
+       .arity = -3,
+       .flags = kEvalFlags | kCmdReadOnly,
+       .group = "scripting",
+       .since = "7.0.0",
+       .summary = "Invokes a read-only function.",
+       .complexity = "Depends on the function that is executed.",
+       .arguments = kFcallArguments,
+       .handler = Handler<ParseEval, ExecuteFcall<true>>},
+      {.name = "function",
+       .arity = -2,
+       .group = "scripting",
+       .since = "7.0.0",
+       .summary = "A container for function commands.",
+       .complexity = "Depends on subcommand.",
+       .subcommands =
+           {{.name = "load",
+             .arity = -3,
+             .flags = kCmdNoScript | kCmdWrite | kCmdDenyOom,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Creates a library.",
+             .complexity = "O(1) (considering compilation time is redundant)",
+             .arguments = {{.name = "replace",
+                            .type = ArgType::kPureToken,
+                            .token = "REPLACE",
+                            .optional = true},
+                           {.name = "function-code"}},
+             .help = {{.usage = "LOAD [REPLACE] <FUNCTION CODE>",
+                       .text = "Create a new library with the given library name and code."}},
+             .handler = Handler<ParseFunctionLoad, ExecuteFunctionLoad>},
+            {.name = "delete",
+             .arity = 3,
+             .flags = kCmdNoScript | kCmdWrite,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Deletes a library and its functions.",
+             .arguments = {{.name = "library-name"}},
+             .help = {{.usage = "DELETE <LIBRARY NAME>", .text = "Delete the given library."}},
+             .handler = Handler<ParseKey, ExecuteFunctionDelete>},
+            {.name = "flush",
+             .arity = -2,
+             .flags = kCmdNoScript | kCmdWrite,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Deletes all libraries and functions.",
+             .complexity = "O(N) where N is the number of functions deleted",
+             .arguments =
+                 {{.name = "flush-type",
+                   .type = ArgType::kOneOf,
+                   .optional = true,
+                   .children = {{.name = "async", .type = ArgType::kPureToken, .token = "ASYNC"},
+                                {.name = "sync", .type = ArgType::kPureToken, .token = "SYNC"}}}},
+             .help = {{.usage = "FLUSH [ASYNC|SYNC]",
+                       .text = "Deletes all the libraries and functions."}},
+             .handler = Handler<ParseFunctionFlush, ExecuteFunctionFlush>},
+            {.name = "list",
+             .arity = -2,
+             .flags = kCmdNoScript,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Returns information about all libraries.",
+             .complexity = "O(N) where N is the number of functions",
+             .arguments =
+                 {{.name = "library-name-pattern", .token = "LIBRARYNAME", .optional = true},
+                  {.name = "withcode",
+                   .type = ArgType::kPureToken,
+                   .token = "WITHCODE",
+                   .optional = true}},
+             .help = {{.usage = "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+                       .text = "Return general information on all the libraries."}},
+             .handler = Handler<ParseFunctionList, ExecuteFunctionList>},
+            {.name = "dump",
+             .arity = 2,
+             .flags = kCmdNoScript,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Dumps all libraries into a serialized binary payload.",
+             .complexity = "O(N) where N is the number of functions",
+             .help = {{.usage = "DUMP",
+                       .text = "Return a serialized payload representing the current "
+                               "libraries."}},
+             .handler = Handler<ParseNothing, ExecuteFunctionDump>},
+            {.name = "restore",
+             .arity = -3,
+             .flags = kCmdNoScript | kCmdWrite | kCmdDenyOom,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Restores all libraries from a payload.",
+             .complexity = "O(N) where N is the number of functions on the payload",
+             .arguments =
+                 {{.name = "serialized-value"},
+                  {.name = "policy",
+                   .type = ArgType::kOneOf,
+                   .optional = true,
+                   .children =
+                       {{.name = "flush", .type = ArgType::kPureToken, .token = "FLUSH"},
+                        {.name = "append", .type = ArgType::kPureToken, .token = "APPEND"},
+                        {.name = "replace", .type = ArgType::kPureToken, .token = "REPLACE"}}}},
+             .help = {{.usage = "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+                       .text = "Restore the libraries represented by the given payload."}},
+             .handler = Handler<ParseFunctionRestore, ExecuteFunctionRestore>},
+            {.name = "stats",
+             .arity = 2,
+             .flags = kCmdNoScript,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Returns information about a function during execution.",
+             .help = {{.usage = "STATS",
+                       .text = "Return information about the current function running."}},
+             .handler = Handler<ParseNothing, ExecuteFunctionStats>},
+            {.name = "kill",
+             .arity = 2,
+             .flags = kCmdNoScript,
+             .group = "scripting",
+             .since = "7.0.0",
+             .summary = "Terminates a function during execution.",
+             .help = {{.usage = "KILL", .text = "Kill the current running function."}},
+             .handler = Handler<ParseNothing, ExecuteScriptKill>},
+            HelpSubcommand("scripting", "Returns helpful text about the different subcommands.",
+                           kCmdLoading | kCmdStale, "7.0.0")}},
       {.name = "script",
        .arity = -2,
        .group = "scripting",

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "server/scripting/lua_registry.h"
+
 extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
@@ -339,6 +341,28 @@ void PushErrorTable(lua_State* L, std::string_view error) {
   lua_pushstring(L, "err");
   lua_pushlstring(L, full.data(), full.size());
   lua_settable(L, -3);
+}
+
+char kRunKey;
+char kLoadKey;
+char kHandlerKey;
+char kGlobalsKey;
+char kFunctionEnvKey;
+char kFunctionMetaKey;
+char kLoadGlobalsKey;
+char kRunGlobalsKey;
+
+int RaiseError(lua_State* L, const char* message) {
+  PushErrorTable(L, message);
+  return lua_error(L);
+}
+
+void PushArray(lua_State* L, std::span<const std::string_view> values) {
+  lua_createtable(L, static_cast<int>(values.size()), 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    lua_pushlstring(L, values[i].data(), values[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
 }
 
 }  // namespace ebb::server::scripting

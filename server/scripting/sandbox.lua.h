@@ -1,12 +1,15 @@
 // The Lua code that closes the sandbox (script_engine.h, "The sandbox"), run once per Lua state
-// after the libraries and the redis table are in place. It returns the error handler every
-// script runs under, the read-only view of the globals that scripts see, and the real globals
-// table (where KEYS and ARGV are set for each run).
+// after the libraries and the redis table are in place, with the redis table libraries see while
+// they load as its argument. It returns the error handler every script runs under, the
+// read-only view of the globals that scripts see, the real globals table (where KEYS and ARGV
+// are set for each run), the environment of libraries and functions, its metatable, and what
+// that environment reads while a library loads.
 #pragma once
 
 namespace ebb::server::scripting {
 
 inline constexpr char kSandboxLua[] = R"lua(
+local load_redis = ...
 local G = _G
 local dbg = debug
 local type, error, tostring, pairs = type, error, tostring, pairs
@@ -80,10 +83,21 @@ local wrappers = {
 }
 for name, f in pairs(wrappers) do G[name] = f end
 
-local globals = protect(G)
-setmetatable(G, {__index = function(_, name)
+local function missing(_, name)
   error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 0)
-end})
+end
+local globals = protect(G)
+setmetatable(G, {__index = missing})
+
+-- Libraries and functions share one environment whose reads go to the globals view while a
+-- function runs and, while a library loads, to the same names with the loading redis table.
+local load_redis_view = protect(load_redis)
+setmetatable(load_redis, {__index = missing})
+local load_globals = setmetatable({redis = load_redis_view}, {__index = globals})
+local function_meta = {__index = globals, __newindex = refuse}
+local function_env = setmetatable({}, function_meta)
+readonly[function_env] = true
+function_meta.__metatable = view_of(function_env)
 
 -- Strings index the protected string library; their metatable is read-only too.
 local string_meta = getmetatable('')
@@ -92,7 +106,7 @@ string_meta.__metatable = view_of(G.string)
 
 -- The wrappers' environment is the view, so getfenv does not hand out the real globals.
 for _, f in pairs(wrappers) do setfenv(f, globals) end
-return handler, globals, G
+return handler, globals, G, function_env, function_meta, load_globals
 )lua";
 
 }  // namespace ebb::server::scripting

@@ -21,6 +21,7 @@ extern "C" {
 #include "server/commands/reply.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
+#include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 #include "server/scripting/sandbox.lua.h"
 #include "server/scripting/sha1.h"
@@ -29,26 +30,9 @@ extern "C" {
 
 namespace ebb::server::scripting {
 
-// What a running script's redis.* functions reach through the Lua registry.
-struct ScriptEngine::RunState {
-  ScriptEngine* engine;
-  CommandContext* ctx;
-  const std::string* sha;
-  bool read_only;      // EVAL_RO, EVALSHA_RO or `flags=no-writes`: write commands refused
-  bool allow_oom;      // `flags=allow-oom`: deny-oom commands run above maxmemory
-  bool wrote = false;  // a write command ran
-  int resp = 2;        // redis.setresp
-  int db;              // the script's SELECTed database
-};
-
 namespace {
 
 constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
-
-// Registry keys (their addresses are unique light userdata).
-char kRunKey;
-char kHandlerKey;
-char kGlobalsKey;
 
 // Redis's redisLrand48: the 48-bit linear congruential generator of POSIX lrand48, so math.random
 // gives the same sequence on every platform. One sequence per process, as in Redis.
@@ -67,12 +51,6 @@ void Srand48(int32_t seed) {
 bool ArityOk(int arity, size_t argc) {
   if (arity >= 0) return argc == static_cast<size_t>(arity);
   return argc >= static_cast<size_t>(-arity);
-}
-
-// luaPushError then lua_error: raises Redis's error table.
-int RaiseError(lua_State* L, const char* message) {
-  PushErrorTable(L, message);
-  return lua_error(L);
 }
 
 int MathRandom(lua_State* L) {
@@ -214,6 +192,13 @@ void SetNumber(lua_State* L, const char* name, lua_Number n) {
   lua_setfield(L, -2, name);
 }
 
+// The Redis version scripts see (the one INFO reports).
+void SetVersion(lua_State* L) {
+  SetNumber(L, "REDIS_VERSION_NUM", 0x070000);
+  lua_pushstring(L, "7.0.0");
+  lua_setfield(L, -2, "REDIS_VERSION");
+}
+
 void OpenLibrary(lua_State* L, const char* name, lua_CFunction open) {
   lua_pushcfunction(L, open);
   lua_pushstring(L, name);
@@ -345,10 +330,20 @@ void ScriptEngine::RegisterRedisApi(lua_State* L) {
     lua_pushboolean(L, 1);  // ebb has one user, allowed everything
     return 1;
   });
-  SetNumber(L, "REDIS_VERSION_NUM", 0x070000);
-  lua_pushstring(L, "7.0.0");
-  lua_setfield(L, -2, "REDIS_VERSION");
+  SetField(L, "register_function", RegisterFunction);
+  SetVersion(L);
   lua_setglobal(L, "redis");
+}
+
+void ScriptEngine::RegisterLoadApi(lua_State* L) {
+  lua_newtable(L);
+  SetField(L, "register_function", RegisterFunction);
+  SetField(L, "log", Log);
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  SetVersion(L);
 }
 
 void ScriptEngine::Open() {
@@ -368,14 +363,23 @@ void ScriptEngine::Open() {
   SetField(L, "randomseed", MathRandomseed);
   lua_pop(L, 1);
 
-  if (luaL_loadbuffer(L, kSandboxLua, sizeof(kSandboxLua) - 1, "@sandbox") != 0 ||
-      lua_pcall(L, 0, 3, 0) != 0) {
+  if (luaL_loadbuffer(L, kSandboxLua, sizeof(kSandboxLua) - 1, "@sandbox") != 0) {
     spdlog::critical("Lua sandbox setup failed: {}", lua_tostring(L, -1));
     std::abort();
   }
-  // Stack: handler, view of the globals, real globals.
-  lua_pushlightuserdata(L, &kGlobalsKey);
-  lua_insert(L, -2);
+  RegisterLoadApi(L);
+  if (lua_pcall(L, 1, 6, 0) != 0) {
+    spdlog::critical("Lua sandbox setup failed: {}", lua_tostring(L, -1));
+    std::abort();
+  }
+  // Stack: handler, globals view, real globals, function env, its metatable, load globals.
+  for (char* key : {&kLoadGlobalsKey, &kFunctionMetaKey, &kFunctionEnvKey, &kGlobalsKey}) {
+    lua_pushlightuserdata(L, key);
+    lua_insert(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  lua_pushlightuserdata(L, &kRunGlobalsKey);
+  lua_pushvalue(L, -2);
   lua_rawset(L, LUA_REGISTRYINDEX);
   lua_replace(L, LUA_GLOBALSINDEX);  // scripts compiled from now on see the view
   lua_pushlightuserdata(L, &kHandlerKey);
@@ -390,10 +394,13 @@ void ScriptEngine::Close() {
 }
 
 void ScriptEngine::Flush() {
-  Close();
+  for (const auto& [sha, script] : scripts_) {
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  }
   scripts_.clear();
   scripts_memory_ = 0;
-  Open();
+  lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 
 size_t ScriptEngine::lua_memory() const {
@@ -532,6 +539,22 @@ bool ScriptEngine::Dispatch(RunState& run) {
   return true;
 }
 
+bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
+  if ((flags & kScriptEvalCompat) || (flags & kScriptNoWrites)) return true;
+  // A script that may write.
+  if (read_only) {
+    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+    return false;
+  }
+  if (!(flags & kScriptAllowOom) && server_->OverMaxmemory()) {
+    ctx.reply.Error(
+        "OOM allow-oom flag is not set on the script, can not run it when used memory > "
+        "'maxmemory'");
+    return false;
+  }
+  return true;
+}
+
 void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
   std::string sha;
   if (eval.by_sha) {
@@ -544,50 +567,48 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
     if (!Load(eval.script, &sha, &error)) return ctx.reply.Error(error);
   }
   const uint32_t flags = scripts_.at(sha).flags;
-  if (!(flags & kScriptEvalCompat) && !(flags & kScriptNoWrites)) {
-    // A script that may write (Redis's scriptPrepareForRun).
-    if (eval.read_only) {
-      return ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
-    }
-    if (!(flags & kScriptAllowOom) && server_->OverMaxmemory()) {
-      return ctx.reply.Error(
-          "OOM allow-oom flag is not set on the script, can not run it when used memory > "
-          "'maxmemory'");
-    }
-  }
-  Client& client = ctx.client;
-  const std::string_view command_name = client.last_command();
+  if (!MayRun(ctx, flags, eval.read_only)) return;
   RunState run{.engine = this,
                .ctx = &ctx,
-               .sha = &sha,
                .read_only = eval.read_only || (flags & kScriptNoWrites) != 0,
                .allow_oom = (flags & kScriptAllowOom) != 0,
-               .db = client.db_index()};
+               .db = ctx.client.db_index()};
   lua_State* L = L_;
   lua_settop(L, 0);
-  lua_pushlightuserdata(L, &kRunKey);
-  lua_pushlightuserdata(L, &run);
-  lua_rawset(L, LUA_REGISTRYINDEX);
   // KEYS and ARGV, set in the real globals (the view reads through to them).
   lua_pushlightuserdata(L, &kGlobalsKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
   for (const auto& [name, values] : {std::pair{"KEYS", eval.keys}, std::pair{"ARGV", eval.args}}) {
-    lua_createtable(L, static_cast<int>(values.size()), 0);
-    for (size_t i = 0; i < values.size(); ++i) {
-      lua_pushlstring(L, values[i].data(), values[i].size());
-      lua_rawseti(L, -2, static_cast<int>(i + 1));
-    }
+    PushArray(L, values);
     lua_setfield(L, -2, name);
   }
   lua_pop(L, 1);
   lua_pushlightuserdata(L, &kHandlerKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  Execute(ctx, run, 0, sha);
+  // KEYS and ARGV belong to this run alone (a function that reads them finds no such global).
+  lua_pushlightuserdata(L, &kGlobalsKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "KEYS");
+  lua_pushnil(L);
+  lua_setfield(L, -2, "ARGV");
+  lua_settop(L, 0);
+}
+
+void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const std::string& name) {
+  lua_State* L = L_;
+  Client& client = ctx.client;
+  const std::string_view command_name = client.last_command();
+  lua_pushlightuserdata(L, &kRunKey);
+  lua_pushlightuserdata(L, &run);
+  lua_rawset(L, LUA_REGISTRYINDEX);
 
   types::Keyspace* keyspace = server_->has_keyspace() ? &server_->keyspace() : nullptr;
   const bool own_batch = keyspace != nullptr && !keyspace->in_batch();
   if (own_batch) keyspace->BeginBatch();
-  const int status = lua_pcall(L, 0, 1, -2);
+  const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
 
   // The reply is built aside: if the batch cannot be written, the script answers that error.
   std::string out;
@@ -596,12 +617,13 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
     WriteLuaValue(L, run.resp, writer);
   } else if (!lua_istable(L, -1)) {
     const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
-    writer.Error("ERR Error running script " + sha + ", " + std::string(message).substr(0, 100));
+    writer.Error("ERR Error running script " + name + ", " + std::string(message).substr(0, 100));
+    lua_pop(L, 1);
   } else {
-    auto field = [&](const char* name) {
-      lua_getfield(L, -1, name);
-      std::string value = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+    auto field = [&](const char* key) {
+      lua_getfield(L, -1, key);
       const bool present = lua_isstring(L, -1);
+      std::string value = present ? lua_tostring(L, -1) : "";
       lua_pop(L, 1);
       return std::pair{present, value};
     };
@@ -610,10 +632,11 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
     const auto [has_line, line] = field("line");
     if (!has_error) error = "ERR unknown error";
     if (!error.empty() && error[0] == '-') error.erase(0, 1);
-    if (has_source && has_line) error += " script: " + sha + ", on " + source + ":" + line + ".";
+    if (has_source && has_line) error += " script: " + name + ", on " + source + ":" + line + ".";
     writer.Error(error);
+    lua_pop(L, 1);
   }
-  lua_settop(L, 0);
+  lua_pop(L, 1);  // the error handler
   lua_pushlightuserdata(L, &kRunKey);
   lua_pushnil(L);
   lua_rawset(L, LUA_REGISTRYINDEX);

@@ -28,8 +28,10 @@
 // Thread-safety: none; the command thread only.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,12 +99,74 @@ class ScriptEngine {
   // or the script's error in Redis's words). Sets ctx.wrote when its batch wrote.
   void Run(CommandContext& ctx, const Eval& eval);
 
+  // ---- Functions (FUNCTION, FCALL; server/scripting/functions.cc) ----
+  // A library is Lua code headed `#!lua name=<library>` that registers functions with
+  // redis.register_function when loaded. The libraries persist in the data directory
+  // (docs/scripting.md, "The functions file"), rewritten atomically after every change.
+  struct Function {
+    std::string name;
+    std::string description;  // empty: none
+    uint32_t flags = 0;       // ScriptFlag, without kScriptEvalCompat
+    int ref = 0;              // the callback in the Lua registry
+  };
+  struct Library {
+    std::string name;
+    std::string code;  // as loaded, shebang included
+    std::map<std::string, Function> functions;
+  };
+  // Where the libraries persist ("" until set: kept in memory only). Loads the file if it
+  // exists; false with *error when it cannot be read or a library in it fails to load.
+  bool OpenFunctionsFile(const std::string& path, std::string* error);
+  // FUNCTION LOAD [REPLACE]: *result is the library's name, or the error reply.
+  bool LoadLibrary(std::string_view code, bool replace, std::string* result);
+  // FUNCTION DELETE: false when there is no such library.
+  bool DeleteLibrary(std::string_view name);
+  void FlushLibraries();
+  const std::map<std::string, Library>& libraries() const { return libraries_; }
+  size_t function_count() const;
+  // FUNCTION DUMP: every library, in the format docs/scripting.md describes.
+  std::string DumpLibraries() const;
+  enum class RestorePolicy { kAppend, kReplace, kFlush };
+  // FUNCTION RESTORE: false with the error reply when the payload is damaged or a library
+  // conflicts (nothing changes then).
+  bool RestoreLibraries(std::string_view payload, RestorePolicy policy, std::string* error);
+  // What a running script's redis.* functions reach through the Lua registry (kRunKey).
+  struct RunState {
+    ScriptEngine* engine;
+    CommandContext* ctx;
+    bool read_only;      // EVAL_RO, FCALL_RO or `no-writes`: write commands refused
+    bool allow_oom;      // `allow-oom`: deny-oom commands run above maxmemory
+    bool wrote = false;  // a write command ran
+    int resp = 2;        // redis.setresp
+    int db;              // the script's SELECTed database
+  };
+  // The library being loaded, reached by redis.register_function (kLoadKey).
+  struct LoadState {
+    Library* library;
+    std::chrono::steady_clock::time_point start;
+  };
+
+  // FCALL / FCALL_RO: runs the function `name` and replies its result, as Run does for scripts.
+  void CallFunction(CommandContext& ctx, std::string_view name, bool read_only,
+                    std::span<const std::string_view> keys, std::span<const std::string_view> args);
+
  private:
   struct Script {
     std::string body;
     uint32_t flags = 0;
   };
-  struct RunState;
+  // Checks a script's or function's flags against the command (Redis's scriptPrepareForRun);
+  // false after replying the refusal.
+  bool MayRun(CommandContext& ctx, uint32_t flags, bool read_only);
+  // Calls the function on the top of the stack (under the error handler below it) with `nargs`
+  // arguments above it, then replies. `name` is what errors name ("script: <name>").
+  void Execute(CommandContext& ctx, RunState& run, int nargs, const std::string& name);
+  // Loads one library into `libraries` (the live map or a scratch one for RESTORE).
+  bool LoadLibraryInto(std::string_view code, bool replace, std::map<std::string, Library>* into,
+                       std::string* result);
+  void ReleaseLibrary(const Library& library);
+  // Writes the libraries to the functions file (atomically); logs a failure.
+  void SaveLibraries();
 
   void Open();
   void Close();
@@ -115,10 +179,19 @@ class ScriptEngine {
   bool Dispatch(RunState& run);
   static RunState* CurrentRun(lua_State* L);
   static void RegisterRedisApi(lua_State* L);
+  // Pushes the redis table libraries see while they load (register_function, log).
+  static void RegisterLoadApi(lua_State* L);
+  // redis.register_function (functions.cc).
+  static int RegisterFunction(lua_State* L);
+  // Rebuilds function_index_ from libraries_.
+  void IndexFunctions();
 
   ServerContext* server_;
   lua_State* L_ = nullptr;
-  std::unordered_map<std::string, Script> scripts_;  // by lower-case SHA-1
+  std::unordered_map<std::string, Script> scripts_;                  // by lower-case SHA-1
+  std::map<std::string, Library> libraries_;                         // by name
+  std::unordered_map<std::string, const Function*> function_index_;  // every library's
+  std::string functions_path_;
   size_t scripts_memory_ = 0;
   uint64_t runs_ = 0;  // scripts run, for the periodic GC step
   // Reused by every redis.call: the arguments and the reply buffer.

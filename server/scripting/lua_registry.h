@@ -1,0 +1,29 @@
+// What the files of server/scripting share about the one Lua state: the keys of the values it
+// keeps in its registry, and two helpers of Redis's Lua API.
+// Thread-safety: the Lua state's thread only.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+struct lua_State;
+
+namespace ebb::server::scripting {
+
+// Registry keys; their addresses are the keys (light userdata), their values unused.
+extern char kRunKey;           // the RunState of the script or function running, or nil
+extern char kLoadKey;          // the LoadState of the library loading, or nil
+extern char kHandlerKey;       // the error handler every run is called under
+extern char kGlobalsKey;       // the real globals table (KEYS and ARGV are set in it)
+extern char kFunctionEnvKey;   // the environment of libraries and their functions
+extern char kFunctionMetaKey;  // its metatable, whose __index says what it sees
+extern char kLoadGlobalsKey;   // what library code sees while it loads
+extern char kRunGlobalsKey;    // what scripts and functions see while they run
+
+// Raises Redis's error table {err = "ERR <message>"} (luaPushError + luaError).
+int RaiseError(lua_State* L, const char* message);
+
+// Pushes `values` as a Lua array of strings (KEYS, ARGV, a function's arguments).
+void PushArray(lua_State* L, std::span<const std::string_view> values);
+
+}  // namespace ebb::server::scripting
