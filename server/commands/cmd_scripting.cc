@@ -13,6 +13,7 @@
 #include "server/command.h"
 #include "server/command_docs.h"
 #include "server/commands/register.h"
+#include "server/errors.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 
@@ -24,11 +25,11 @@ struct EvalOptions {
   size_t numkeys = 0;  // the first numkeys arguments after it are KEYS, the rest ARGV
 };
 
-// script numkeys [key ...] [arg ...]
-EvalOptions ParseEval(ArgParser& args) {
+// script numkeys [key ...] [arg ...]; `bad_numkeys` answers a numkeys that is not an integer.
+EvalOptions ParseScriptCall(ArgParser& args, std::string_view bad_numkeys) {
   EvalOptions o;
   o.script = args.Next();
-  const int64_t numkeys = args.Int64();
+  const int64_t numkeys = args.Int64(bad_numkeys);
   const size_t rest = args.remaining();
   while (args.HasMore()) args.Next();
   if (args.failed()) return o;
@@ -39,6 +40,11 @@ EvalOptions ParseEval(ArgParser& args) {
   }
   o.numkeys = static_cast<size_t>(std::max<int64_t>(numkeys, 0));
   return o;
+}
+
+EvalOptions ParseEval(ArgParser& args) { return ParseScriptCall(args, {}); }
+EvalOptions ParseFcall(ArgParser& args) {
+  return ParseScriptCall(args, "ERR Bad number of keys provided");
 }
 
 template <bool kBySha, bool kReadOnly>
@@ -127,6 +133,7 @@ void ExecuteFunctionDelete(CommandContext& ctx, const KeyOptions& o) {
 }
 
 FlushOptions ParseFunctionFlush(ArgParser& args) {
+  if (args.remaining() > 1) args.Fail(SubcommandSyntaxError("FUNCTION", "flush"));
   if (args.HasMore()) {
     if (args.Choice({"SYNC", "ASYNC"}) < 0 || args.HasMore()) {
       args.Fail("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
@@ -222,6 +229,7 @@ struct FunctionRestoreOptions {
 FunctionRestoreOptions ParseFunctionRestore(ArgParser& args) {
   using Policy = scripting::ScriptEngine::RestorePolicy;
   FunctionRestoreOptions o;
+  if (args.remaining() > 2) args.Fail(SubcommandSyntaxError("FUNCTION", "restore"));
   o.payload = args.Next();
   if (args.HasMore()) {
     switch (args.Choice({"FLUSH", "APPEND", "REPLACE"})) {
@@ -335,7 +343,7 @@ std::vector<CommandSpec> ScriptingCommands() {
        .summary = "Invokes a function.",
        .complexity = "Depends on the function that is executed.",
        .arguments = kFcallArguments,
-       .handler = Handler<ParseEval, ExecuteFcall<false>>},
+       .handler = Handler<ParseFcall, ExecuteFcall<false>>},
       {.name = "fcall_ro",
        .arity = -3,
        .flags = kEvalFlags | kCmdReadOnly,
@@ -344,7 +352,7 @@ std::vector<CommandSpec> ScriptingCommands() {
        .summary = "Invokes a read-only function.",
        .complexity = "Depends on the function that is executed.",
        .arguments = kFcallArguments,
-       .handler = Handler<ParseEval, ExecuteFcall<true>>},
+       .handler = Handler<ParseFcall, ExecuteFcall<true>>},
       {.name = "function",
        .arity = -2,
        .group = "scripting",

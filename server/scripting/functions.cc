@@ -37,6 +37,14 @@ bool ValidName(std::string_view name) {
                      [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
+// Function names are case-insensitive, as in Redis.
+std::string Lower(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -84,7 +92,9 @@ const char* ReadRegistration(lua_State* L, ScriptEngine::Function* f, bool* has_
     if (!lua_isfunction(L, 2)) {
       return "second argument to redis.register_function must be a function";
     }
-    f->name = lua_tostring(L, 1);
+    size_t length = 0;
+    const char* name = lua_tolstring(L, 1, &length);
+    f->name.assign(name, length);
     f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     *has_callback = true;
     return nullptr;
@@ -106,7 +116,9 @@ const char* ReadRegistration(lua_State* L, ScriptEngine::Function* f, bool* has_
         lua_pop(L, 2);
         return "function_name argument given to redis.register_function must be a string";
       }
-      f->name = lua_tostring(L, -1);
+      size_t length = 0;
+      const char* name = lua_tolstring(L, -1, &length);
+      f->name.assign(name, length);
       has_name = true;
     } else if (EqualsIgnoreCase(key, "description")) {
       if (!lua_isstring(L, -1)) {
@@ -233,7 +245,7 @@ void ScriptEngine::ReleaseLibrary(const Library& library) {
 void ScriptEngine::IndexFunctions() {
   function_index_.clear();
   for (const auto& [library_name, library] : libraries_) {
-    for (const auto& [name, f] : library.functions) function_index_.emplace(name, &f);
+    for (const auto& [name, f] : library.functions) function_index_.emplace(Lower(name), &f);
   }
 }
 
@@ -490,7 +502,7 @@ void ScriptEngine::SaveLibraries() {
 void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool read_only,
                                 std::span<const std::string_view> keys,
                                 std::span<const std::string_view> args) {
-  const auto it = function_index_.find(std::string(name));
+  const auto it = function_index_.find(Lower(name));
   if (it == function_index_.end()) return ctx.reply.Error("ERR Function not found");
   const Function& f = *it->second;
   if (!MayRun(ctx, f.flags, read_only)) return;

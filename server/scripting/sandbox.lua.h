@@ -90,10 +90,11 @@ local globals = protect(G)
 setmetatable(G, {__index = missing})
 
 -- Libraries and functions share one environment whose reads go to the globals view while a
--- function runs and, while a library loads, to the same names with the loading redis table.
+-- function runs and, while a library loads, to the loading redis table alone (as in Redis,
+-- library code sees nothing else while it loads).
 local load_redis_view = protect(load_redis)
 setmetatable(load_redis, {__index = missing})
-local load_globals = setmetatable({redis = load_redis_view}, {__index = globals})
+local load_globals = setmetatable({redis = load_redis_view}, {__index = missing})
 local function_meta = {__index = globals, __newindex = refuse}
 local function_env = setmetatable({}, function_meta)
 readonly[function_env] = true

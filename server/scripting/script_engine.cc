@@ -330,7 +330,6 @@ void ScriptEngine::RegisterRedisApi(lua_State* L) {
     lua_pushboolean(L, 1);  // ebb has one user, allowed everything
     return 1;
   });
-  SetField(L, "register_function", RegisterFunction);
   SetVersion(L);
   lua_setglobal(L, "redis");
 }
@@ -406,6 +405,15 @@ void ScriptEngine::Flush() {
 size_t ScriptEngine::lua_memory() const {
   return static_cast<size_t>(lua_gc(L_, LUA_GCCOUNT, 0)) * 1024 +
          static_cast<size_t>(lua_gc(L_, LUA_GCCOUNTB, 0));
+}
+
+void ScriptEngine::AppendMemoryInfo(std::string* out) const {
+  const std::string lua = std::to_string(lua_memory());
+  *out += "used_memory_lua:" + lua + "\r\nused_memory_vm_eval:" + lua +
+          "\r\nused_memory_scripts_eval:" + std::to_string(scripts_memory_) +
+          "\r\nnumber_of_cached_scripts:" + std::to_string(scripts_.size()) +
+          "\r\nnumber_of_functions:" + std::to_string(function_index_.size()) +
+          "\r\nnumber_of_libraries:" + std::to_string(libraries_.size()) + "\r\n";
 }
 
 bool ScriptEngine::Exists(std::string_view sha) const {

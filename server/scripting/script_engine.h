@@ -83,8 +83,12 @@ class ScriptEngine {
   size_t script_count() const { return scripts_.size(); }
   // Bytes the Lua state uses (INFO used_memory_lua).
   size_t lua_memory() const;
-  // Bytes of the kept scripts' bodies and names (INFO used_memory_scripts).
+  // Bytes of the kept scripts' bodies and names (INFO used_memory_scripts_eval).
   size_t scripts_memory() const { return scripts_memory_; }
+  // Appends INFO memory's scripting fields (Redis 7.0's names): used_memory_lua,
+  // used_memory_vm_eval, used_memory_scripts_eval, number_of_cached_scripts,
+  // number_of_functions, number_of_libraries.
+  void AppendMemoryInfo(std::string* out) const;
 
   // What EVAL and its variants run: the script's body (EVAL) or SHA-1 (EVALSHA), its keys and
   // arguments, and whether the command was a *_RO variant.
@@ -190,7 +194,7 @@ class ScriptEngine {
   lua_State* L_ = nullptr;
   std::unordered_map<std::string, Script> scripts_;                  // by lower-case SHA-1
   std::map<std::string, Library> libraries_;                         // by name
-  std::unordered_map<std::string, const Function*> function_index_;  // every library's
+  std::unordered_map<std::string, const Function*> function_index_;  // lower-case names
   std::string functions_path_;
   size_t scripts_memory_ = 0;
   uint64_t runs_ = 0;  // scripts run, for the periodic GC step
