@@ -14,6 +14,7 @@ namespace ebb::server::scripting {
 extern char kRunKey;           // the RunState of the script or function running, or nil
 extern char kLoadKey;          // the LoadState of the library loading, or nil
 extern char kHandlerKey;       // the error handler every run is called under
+extern char kScriptsKey;        // the compiled EVAL scripts by SHA-1
 extern char kGlobalsKey;       // the real globals table (KEYS and ARGV are set in it)
 extern char kFunctionEnvKey;   // the environment of libraries and their functions
 extern char kFunctionMetaKey;  // its metatable, whose __index says what it sees

@@ -346,6 +346,7 @@ void PushErrorTable(lua_State* L, std::string_view error) {
 char kRunKey;
 char kLoadKey;
 char kHandlerKey;
+char kScriptsKey;
 char kGlobalsKey;
 char kFunctionEnvKey;
 char kFunctionMetaKey;

@@ -384,6 +384,9 @@ void ScriptEngine::Open() {
   lua_pushlightuserdata(L, &kHandlerKey);
   lua_insert(L, -2);
   lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, &kScriptsKey);
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   L_ = L;
 }
 
@@ -393,10 +396,10 @@ void ScriptEngine::Close() {
 }
 
 void ScriptEngine::Flush() {
-  for (const auto& [sha, script] : scripts_) {
-    lua_pushnil(L_);
-    lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
-  }
+  // A new table for the compiled scripts: the old one, hash part and all, is garbage.
+  lua_pushlightuserdata(L_, &kScriptsKey);
+  lua_newtable(L_);
+  lua_rawset(L_, LUA_REGISTRYINDEX);
   scripts_.clear();
   scripts_memory_ = 0;
   lua_gc(L_, LUA_GCCOLLECT, 0);
@@ -436,7 +439,11 @@ bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* er
     lua_pop(L_, 1);
     return false;
   }
-  lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + *sha).c_str());
+  lua_pushlightuserdata(L_, &kScriptsKey);
+  lua_rawget(L_, LUA_REGISTRYINDEX);
+  lua_insert(L_, -2);
+  lua_setfield(L_, -2, sha->c_str());
+  lua_pop(L_, 1);
   scripts_memory_ += body.size() + sha->size();
   scripts_.emplace(*sha, Script{std::string(body), flags});
   return true;
@@ -593,7 +600,10 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
   lua_pop(L, 1);
   lua_pushlightuserdata(L, &kHandlerKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  lua_pushlightuserdata(L, &kScriptsKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_getfield(L, -1, sha.c_str());
+  lua_remove(L, -2);
   Execute(ctx, run, 0, sha);
   // KEYS and ARGV belong to this run alone (a function that reads them finds no such global).
   lua_pushlightuserdata(L, &kGlobalsKey);
