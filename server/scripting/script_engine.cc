@@ -540,6 +540,11 @@ bool ScriptEngine::Dispatch(RunState& run) {
       return refuse("-" + std::string(kOomError));
     }
     run.wrote = true;
+    // The batch opens at the first write: until then there is nothing for reads to see in it.
+    if (server_->has_keyspace() && !server_->keyspace().in_batch()) {
+      server_->keyspace().BeginBatch();
+      run.own_batch = true;
+    }
   }
   Client& client = run.ctx->client;
   const int caller_db = client.db_index();
@@ -623,9 +628,6 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   lua_pushlightuserdata(L, &run);
   lua_rawset(L, LUA_REGISTRYINDEX);
 
-  types::Keyspace* keyspace = server_->has_keyspace() ? &server_->keyspace() : nullptr;
-  const bool own_batch = keyspace != nullptr && !keyspace->in_batch();
-  if (own_batch) keyspace->BeginBatch();
   const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
 
   // The reply is built aside: if the batch cannot be written, the script answers that error.
@@ -662,8 +664,8 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   if (++runs_ % 50 == 0) lua_gc(L, LUA_GCSTEP, 50);
 
   client.set_last_command(command_name);
-  if (own_batch) {
-    const storage::Status s = keyspace->CommitBatch();
+  if (run.own_batch) {
+    const storage::Status s = server_->keyspace().CommitBatch();
     if (!s.ok()) return ReplyError(ctx, types::OpFailure{types::OpStatus::kEngineError, s});
   }
   ctx.wrote = run.wrote;
