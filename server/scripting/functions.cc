@@ -277,11 +277,7 @@ bool ScriptEngine::LoadLibraryInto(std::string_view code, bool replace,
   lua_settop(L, 0);
   // The shebang line is left out and its newline kept, so line numbers stay the code's.
   const std::string_view body = code.substr(shebang_length);
-  if (luaL_loadbuffer(L, body.data(), body.size(), "@user_function") != 0) {
-    *result = "ERR Error compiling function: " + std::string(lua_tostring(L, -1));
-    lua_settop(L, 0);
-    return false;
-  }
+  if (!CompileChunk(L, body, "@user_function", "Error compiling function: ", result)) return false;
   lua_pushlightuserdata(L, &kFunctionEnvKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setfenv(L, -2);

@@ -358,6 +358,14 @@ int RaiseError(lua_State* L, const char* message) {
   return lua_error(L);
 }
 
+bool CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
+                  std::string_view prefix, std::string* error) {
+  if (luaL_loadbuffer(L, code.data(), code.size(), chunk_name) == 0) return true;
+  *error = "ERR " + std::string(prefix) + lua_tostring(L, -1);
+  lua_pop(L, 1);
+  return false;
+}
+
 void PushArray(lua_State* L, std::span<const std::string_view> values) {
   lua_createtable(L, static_cast<int>(values.size()), 0);
   for (size_t i = 0; i < values.size(); ++i) {

@@ -434,9 +434,7 @@ bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* er
   size_t shebang_length = 0;
   if (!ParseShebang(body, &flags, &shebang_length, error)) return false;
   const std::string_view code = body.substr(shebang_length);
-  if (luaL_loadbuffer(L_, code.data(), code.size(), "@user_script") != 0) {
-    *error = "ERR Error compiling script (new function): " + std::string(lua_tostring(L_, -1));
-    lua_pop(L_, 1);
+  if (!CompileChunk(L_, code, "@user_script", "Error compiling script (new function): ", error)) {
     return false;
   }
   lua_pushlightuserdata(L_, &kScriptsKey);

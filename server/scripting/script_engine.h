@@ -138,12 +138,12 @@ class ScriptEngine {
   struct RunState {
     ScriptEngine* engine;
     CommandContext* ctx;
-    bool read_only;      // EVAL_RO, FCALL_RO or `no-writes`: write commands refused
-    bool allow_oom;      // `allow-oom`: deny-oom commands run above maxmemory
-    bool wrote = false;  // a write command ran
+    bool read_only;          // EVAL_RO, FCALL_RO or `no-writes`: write commands refused
+    bool allow_oom;          // `allow-oom`: deny-oom commands run above maxmemory
+    bool wrote = false;      // a write command ran
     bool own_batch = false;  // the script opened the keyspace batch (at its first write)
-    int resp = 2;        // redis.setresp
-    int db;              // the script's SELECTed database
+    int resp = 2;            // redis.setresp
+    int db;                  // the script's SELECTed database
   };
   // The library being loaded, reached by redis.register_function (kLoadKey).
   struct LoadState {
