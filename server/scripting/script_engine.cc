@@ -173,6 +173,31 @@ int Log(lua_State* L) {
   return 0;
 }
 
+// What WriteResult hands to the C function it runs under.
+struct ResultWrite {
+  int script_resp;
+  protocol::ReplyWriter* writer;
+};
+
+// Converts the value on the top of the stack inside a C function call: the stack space the
+// conversion of a deep table claims (lua_checkstack) belongs to that call and is released with
+// it. Claimed at the base level, it would stay claimed, and Lua would never shrink the stack.
+void WriteResult(lua_State* L, int script_resp, protocol::ReplyWriter& writer) {
+  ResultWrite write{script_resp, &writer};
+  lua_pushcfunction(L, [](lua_State* L) -> int {
+    auto* w = static_cast<ResultWrite*>(lua_touserdata(L, 1));
+    WriteLuaValue(L, w->script_resp, *w->writer);
+    return 0;
+  });
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, &write);
+  lua_insert(L, -2);
+  if (lua_pcall(L, 2, 0, 0) != 0) {
+    writer.Error("ERR " + std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "out of memory"));
+    lua_pop(L, 1);
+  }
+}
+
 int ReturnFalse(lua_State* L) {
   lua_pushboolean(L, 0);
   return 1;
@@ -632,7 +657,7 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   std::string out;
   protocol::ReplyWriter writer(&out, ctx.reply.protocol());
   if (status == 0) {
-    WriteLuaValue(L, run.resp, writer);
+    WriteResult(L, run.resp, writer);
   } else if (!lua_istable(L, -1)) {
     const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
     writer.Error("ERR Error running script " + name + ", " + std::string(message).substr(0, 100));

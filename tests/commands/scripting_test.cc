@@ -273,5 +273,18 @@ TEST_F(ScriptingTest, WritesSurviveReopen) {
   EXPECT_EQ(Do({"GET", "k50"}), "$50");
 }
 
+// A reply nested past Lua's stack limit is an error inside the reply, and the stack space it
+// claimed goes back once Lua collects (Redis's "EVAL does not leak in the Lua stack").
+TEST_F(ScriptingTest, DeepRepliesLeaveNoStackBehind) {
+  // (Read raw: the nesting is deeper than hiredis parses.)
+  EXPECT_THAT(ebb_->Raw({"EVAL", "local a = {} local b = {a} a[1] = b return a", "0"}),
+              HasSubstr("-ERR reached lua stack limit\r\n"));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Eval("collectgarbage('collect') return 1"), ":1");
+  const std::string info = Cmd({"INFO", "memory"}).str();
+  const size_t at = info.find("used_memory_lua:");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(std::stoll(info.substr(at + 16)), 100 * 1024);
+}
+
 }  // namespace
 }  // namespace ebb::test
