@@ -20,6 +20,7 @@
 #include "server/keyspace_setup.h"
 #include "server/net/server.h"
 #include "server/open_files.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/clock.h"
 #include "storage/env/fault_injection_file_system.h"
@@ -158,6 +159,11 @@ int Main(int argc, char** argv) {
   ApplyTypeSettings(config, keyspace.get());
   ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
+  // The function libraries persist beside the engine's files (docs/scripting.md).
+  if (!ctx.scripts().OpenFunctionsFile(config.dir + "/functions", &error)) {
+    spdlog::critical("Cannot load the functions: {}", error);
+    return 1;
+  }
   registry.OnChange(
       [&ctx](std::string_view name, const Config& c) { OnConfigChange(name, c, &ctx); });
   registry.OnSetCheck([table_cache](std::string_view name, const Config& proposed) {

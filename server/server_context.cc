@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/wall_clock.h"
+#include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -10,6 +11,13 @@ namespace ebb::server {
 ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* commands,
                              storage::PinnableClock* clock)
     : registry_(registry), commands_(commands), clock_(clock), start_time_ms_(WallMs()) {}
+
+ServerContext::~ServerContext() = default;
+
+scripting::ScriptEngine& ServerContext::scripts() {
+  if (scripts_ == nullptr) scripts_ = std::make_unique<scripting::ScriptEngine>(this);
+  return *scripts_;
+}
 
 void ServerContext::RequestShutdown() {
   if (shutdown_requested_) return;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "server/client.h"
@@ -29,12 +30,16 @@ namespace ebb::server {
 
 class BlockReader;
 class CommandTable;
+namespace scripting {
+class ScriptEngine;
+}
 
 class ServerContext {
  public:
   // REQUIRES: registry, commands and clock outlive the context.
   ServerContext(ConfigRegistry* registry, const CommandTable* commands,
                 storage::PinnableClock* clock);
+  ~ServerContext();
 
   const Config& config() const { return registry_->config(); }
   ConfigRegistry& config_registry() { return *registry_; }
@@ -51,6 +56,8 @@ class ServerContext {
   WatchRegistry& watches() { return watches_; }
   // Channels, patterns and their subscribers (server/pubsub.h).
   PubSub& pubsub() { return pubsub_; }
+  // The Lua scripts and their interpreter (server/scripting/script_engine.h), made on first use.
+  scripting::ScriptEngine& scripts();
   // The index of upcoming expiries behind on-time `expired` events (server/expiry_events.h).
   ExpiryEvents& expiry_events() { return expiry_events_; }
 
@@ -109,6 +116,7 @@ class ServerContext {
   WatchRegistry watches_;
   PubSub pubsub_;
   ExpiryEvents expiry_events_{this};
+  std::unique_ptr<scripting::ScriptEngine> scripts_;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;

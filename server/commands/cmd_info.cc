@@ -18,6 +18,7 @@
 #include "server/command.h"
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/stats.h"
 #include "types/keyspace.h"
@@ -93,6 +94,7 @@ void MemorySection(ServerContext& ctx, std::string* out) {
       s.block_cache_bytes, s.block_cache_capacity, s.table_index_bytes, s.table_filter_bytes,
       bounded.total(), Human(bounded.total()), bounded.memtables, bounded.table_metadata,
       bounded.tlog_cache, bounded.clients, maxmemory, Human(maxmemory));
+  ctx.scripts().AppendMemoryInfo(out);
 }
 
 void PersistenceSection(ServerContext& ctx, std::string* out) {

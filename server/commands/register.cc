@@ -6,7 +6,7 @@ void RegisterAllCommands(CommandTable& table) {
   for (auto area :
        {ConnectionCommands, ServerCommands, ClientCommands, ConfigCommands, InfoCommands,
         CommandCommands, DebugCommands, StringCommands, KvCommands, KeyCommands, ExpireCommands,
-        TlogCommands, TregCommands, TransactionCommands, PubSubCommands}) {
+        TlogCommands, TregCommands, TransactionCommands, PubSubCommands, ScriptingCommands}) {
     table.Add(area());
   }
 }

@@ -32,6 +32,20 @@ async function ioredis() {
   assert.equal(await sub.subscribe('news'), 1);
   assert.equal(await r.publish('news', 'hello'), 1);
   assert.deepEqual(await within(5000, got, 'ioredis message'), ['news', 'hello']);
+  // defineCommand: a script run by EVALSHA, loaded by EVAL when the server answers NOSCRIPT.
+  await r.script('FLUSH');
+  r.defineCommand('casSet', {
+    numberOfKeys: 1,
+    lua: "if redis.call('get', KEYS[1]) == ARGV[1] then " +
+         "return redis.call('set', KEYS[1], ARGV[2]) end return nil",
+  });
+  await r.set('cas', 'old');
+  assert.equal(await r.casSet('cas', 'old', 'new'), 'OK');
+  assert.equal(await r.casSet('cas', 'old', 'newer'), null);
+  assert.equal(await r.get('cas'), 'new');
+  const piped = await r.pipeline().casSet('cas', 'new', 'p1').casSet('cas', 'p1', 'p2').exec();
+  assert.deepEqual(piped, [[null, 'OK'], [null, 'OK']]);
+  assert.equal(await r.get('cas'), 'p2');
   r.disconnect();
   sub.disconnect();
 }
@@ -59,4 +73,4 @@ async function nodeRedis() {
 
 await ioredis();
 await nodeRedis();
-console.log('ioredis and node-redis: multi/exec, WATCH, subscribe OK');
+console.log('ioredis and node-redis: multi/exec, WATCH, subscribe, defineCommand OK');

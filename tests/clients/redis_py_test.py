@@ -17,9 +17,81 @@ def get_message(pubsub, timeout=5.0):
     raise AssertionError("no message within %.1f s" % timeout)
 
 
+def scripting(r, other):
+    """Lock (a Lua script per operation) and register_script, as applications use them."""
+    lock = r.lock("resource", timeout=5, blocking_timeout=0.2)
+    assert lock.acquire()
+    assert r.pttl("resource") > 4000
+    # Another client cannot take it, and gives up after its blocking timeout.
+    rival = other.lock("resource", timeout=5, blocking_timeout=0.2)
+    assert not rival.acquire()
+    assert lock.extend(10)  # adds 10 s to what is left (an EVALSHA of redis-py's LUA_EXTEND)
+    assert r.pttl("resource") > 14000
+    assert lock.reacquire()  # back to the 5 s timeout
+    assert r.pttl("resource") <= 5000
+    assert lock.owned() and not rival.owned()
+    lock.release()
+    assert r.exists("resource") == 0
+    # A lock whose key another client replaced is not the owner's any more: release fails
+    # on the server's side (the script compares the token).
+    assert lock.acquire()
+    other.set("resource", "someone else")
+    try:
+        lock.release()
+        raise AssertionError("releasing a lock not held must fail")
+    except redis.exceptions.LockNotOwnedError:
+        pass
+    assert other.get("resource") == b"someone else"
+    other.delete("resource")
+    # An expired lock is free for the next owner; the old owner cannot extend it.
+    short = r.lock("brief", timeout=0.1)
+    assert short.acquire()
+    time.sleep(0.3)
+    nxt = other.lock("brief", timeout=5)
+    assert nxt.acquire(blocking=False)
+    try:
+        short.extend(5)
+        raise AssertionError("extending a lost lock must fail")
+    except redis.exceptions.LockNotOwnedError:
+        pass
+    nxt.release()
+    with r.lock("ctx", timeout=2):
+        assert r.exists("ctx") == 1
+    assert r.exists("ctx") == 0
+
+    # register_script: EVALSHA first, EVAL on NOSCRIPT, then cached.
+    r.script_flush()
+    bump = r.register_script(
+        "local v = redis.call('incrby', KEYS[1], ARGV[1]) "
+        "if v > tonumber(ARGV[2]) then redis.call('set', KEYS[1], ARGV[2]) return -1 end "
+        "return v")
+    assert bump(keys=["capped"], args=[3, 10]) == 3
+    assert r.script_exists(bump.sha) == [True]
+    assert bump(keys=["capped"], args=[5, 10]) == 8
+    assert bump(keys=["capped"], args=[5, 10]) == -1
+    assert r.get("capped") == b"10"
+    # In a pipeline (redis-py loads the script first, then EVALSHAs it).
+    p = r.pipeline()
+    bump(keys=["capped2"], args=[1, 10], client=p)
+    bump(keys=["capped2"], args=[1, 10], client=p)
+    assert p.execute() == [1, 2]
+    # ebb's own types through a script.
+    tlog = r.register_script("return redis.call('TLOG', 'INS', KEYS[1], ARGV[1], ARGV[2])")
+    assert tlog(keys=["events"], args=["hello", 1000]) == b"OK"
+    assert r.execute_command("TLOG", "SIZE", "events") == 1
+    # Functions.
+    r.function_load("#!lua name=pylib\nredis.register_function('twice', "
+                    "function(keys, args) return 2 * tonumber(args[1]) end)", replace=True)
+    assert r.fcall("twice", 0, 21) == 42
+    r.function_delete("pylib")
+    print("redis-py %s: Lock acquire/extend/reacquire/release, register_script, FCALL OK"
+          % redis.__version__)
+
+
 def main():
     r = redis.Redis(port=PORT)
     other = redis.Redis(port=PORT)
+    scripting(r, other)
     r.flushall()
 
     # r.pipeline() is transactional by default: MULTI ... EXEC.

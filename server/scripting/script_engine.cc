@@ -1,0 +1,698 @@
+#include "server/scripting/script_engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+#include <lua.h>
+#include <lualib.h>
+}
+
+#include "protocol/reply_writer.h"
+#include "protocol/split_args.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/commands/reply.h"
+#include "server/dispatcher.h"
+#include "server/errors.h"
+#include "server/scripting/lua_registry.h"
+#include "server/scripting/lua_values.h"
+#include "server/scripting/sandbox.lua.h"
+#include "server/scripting/sha1.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server::scripting {
+
+namespace {
+
+constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
+
+// Redis's redisLrand48: the 48-bit linear congruential generator of POSIX lrand48, so math.random
+// gives the same sequence on every platform. One sequence per process, as in Redis.
+uint64_t rand48_state = 0x1234ABCD330EULL;
+constexpr int32_t kRand48Max = 0x7fffffff;
+
+int32_t Lrand48() {
+  rand48_state = (0x5DEECE66DULL * rand48_state + 0xB) & ((1ULL << 48) - 1);
+  return static_cast<int32_t>(rand48_state >> 17);
+}
+
+void Srand48(int32_t seed) {
+  rand48_state = (static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16) | 0x330E;
+}
+
+bool ArityOk(int arity, size_t argc) {
+  if (arity >= 0) return argc == static_cast<size_t>(arity);
+  return argc >= static_cast<size_t>(-arity);
+}
+
+int MathRandom(lua_State* L) {
+  lua_pushlightuserdata(L, &kRunKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  const bool running = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (!running) return luaL_error(L, "math.random can only be called inside a script invocation");
+  const lua_Number r = static_cast<lua_Number>(Lrand48() % kRand48Max) / kRand48Max;
+  switch (lua_gettop(L)) {
+    case 0:
+      lua_pushnumber(L, r);
+      break;
+    case 1: {
+      const int u = luaL_checkint(L, 1);
+      luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+      lua_pushnumber(L, std::floor(r * u) + 1);
+      break;
+    }
+    case 2: {
+      const int l = luaL_checkint(L, 1);
+      const int u = luaL_checkint(L, 2);
+      luaL_argcheck(L, l <= u, 2, "interval is empty");
+      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      break;
+    }
+    default:
+      return luaL_error(L, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int MathRandomseed(lua_State* L) {
+  Srand48(luaL_checkint(L, 1));
+  return 0;
+}
+
+// Redis's luaRedisPcall: Lua's pcall, except that an error table raised by redis.call comes back
+// as its message.
+int Pcall(lua_State* L) {
+  const int argc = lua_gettop(L);
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
+    lua_remove(L, 1);
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      if (lua_isstring(L, -1)) {
+        lua_replace(L, -2);
+      } else {
+        lua_pop(L, 1);
+      }
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, 1);
+  }
+  return lua_gettop(L);
+}
+
+int Sha1hex(lua_State* L) {
+  if (lua_gettop(L) != 1) return RaiseError(L, "wrong number of arguments");
+  size_t length = 0;
+  const char* s = lua_tolstring(L, 1, &length);
+  char digest[41];
+  const std::string hex = Sha1Hex(std::string_view(s == nullptr ? "" : s, s ? length : 0));
+  std::copy(hex.begin(), hex.end(), digest);
+  digest[40] = '\0';
+  lua_pushstring(L, digest);
+  return 1;
+}
+
+int ErrorReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    PushErrorTable(L, "wrong number or type of arguments");
+    return 1;
+  }
+  size_t length = 0;
+  const char* s = lua_tolstring(L, -1, &length);
+  std::string_view error(s, length);
+  if (error.empty() || error[0] != '-') {
+    PushErrorTable(L, "-" + std::string(error));
+  } else {
+    PushErrorTable(L, error);
+  }
+  return 1;
+}
+
+int StatusReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    PushErrorTable(L, "wrong number or type of arguments");
+    return 1;
+  }
+  lua_newtable(L);
+  lua_pushstring(L, "ok");
+  lua_pushvalue(L, -3);
+  lua_settable(L, -3);
+  return 1;
+}
+
+int Log(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc < 2) return RaiseError(L, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(L, 1)) return RaiseError(L, "First argument must be a number (log level).");
+  const int level = static_cast<int>(lua_tointeger(L, 1));
+  if (level < 0 || level > 3) return RaiseError(L, "Invalid debug level.");
+  luaL_Buffer buffer;
+  luaL_buffinit(L, &buffer);
+  for (int i = 2; i <= argc; ++i) {
+    if (i > 2) luaL_addchar(&buffer, ' ');
+    size_t length = 0;
+    const char* s = lua_tolstring(L, i, &length);
+    if (s != nullptr) luaL_addlstring(&buffer, s, length);
+  }
+  luaL_pushresult(&buffer);
+  size_t length = 0;
+  const char* message = lua_tolstring(L, -1, &length);
+  static constexpr spdlog::level::level_enum kLevels[] = {
+      spdlog::level::debug, spdlog::level::debug, spdlog::level::info, spdlog::level::warn};
+  spdlog::log(kLevels[level], "{}", std::string_view(message, length));
+  return 0;
+}
+
+// What WriteResult hands to the C function it runs under.
+struct ResultWrite {
+  int script_resp;
+  protocol::ReplyWriter* writer;
+};
+
+// Converts the value on the top of the stack inside a C function call: the stack space the
+// conversion of a deep table claims (lua_checkstack) belongs to that call and is released with
+// it. Claimed at the base level, it would stay claimed, and Lua would never shrink the stack.
+void WriteResult(lua_State* L, int script_resp, protocol::ReplyWriter& writer) {
+  ResultWrite write{script_resp, &writer};
+  lua_pushcfunction(L, [](lua_State* L) -> int {
+    auto* w = static_cast<ResultWrite*>(lua_touserdata(L, 1));
+    WriteLuaValue(L, w->script_resp, *w->writer);
+    return 0;
+  });
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, &write);
+  lua_insert(L, -2);
+  if (lua_pcall(L, 2, 0, 0) != 0) {
+    writer.Error("ERR " + std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "out of memory"));
+    lua_pop(L, 1);
+  }
+}
+
+int ReturnFalse(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+int ReturnTrue(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+int DoNothing(lua_State*) { return 0; }
+
+void SetField(lua_State* L, const char* name, lua_CFunction f) {
+  lua_pushcfunction(L, f);
+  lua_setfield(L, -2, name);
+}
+void SetNumber(lua_State* L, const char* name, lua_Number n) {
+  lua_pushnumber(L, n);
+  lua_setfield(L, -2, name);
+}
+
+// The Redis version scripts see (the one INFO reports).
+void SetVersion(lua_State* L) {
+  SetNumber(L, "REDIS_VERSION_NUM", 0x070000);
+  lua_pushstring(L, "7.0.0");
+  lua_setfield(L, -2, "REDIS_VERSION");
+}
+
+void OpenLibrary(lua_State* L, const char* name, lua_CFunction open) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  // cjson and bit register their global themselves; make sure of it.
+  if (lua_istable(L, -1) && name[0] != '\0') {
+    lua_setglobal(L, name);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+}  // namespace
+
+bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length,
+                  std::string* error) {
+  *flags = kScriptEvalCompat;
+  *shebang_length = 0;
+  if (!body.starts_with("#!")) return true;
+  const size_t end = body.find('\n');
+  if (end == std::string_view::npos) {
+    *error = "ERR Invalid script shebang";
+    return false;
+  }
+  *shebang_length = end;
+  std::vector<std::string> parts;
+  if (!protocol::SplitArgs(body.substr(0, end), &parts) || parts.empty()) {
+    *error = "ERR Invalid engine in script shebang";
+    return false;
+  }
+  if (parts[0] != "#!lua") {
+    *error = "ERR Unexpected engine in script shebang: " + parts[0];
+    return false;
+  }
+  *flags = 0;
+  static constexpr std::pair<std::string_view, ScriptFlag> kFlags[] = {
+      {"no-writes", kScriptNoWrites},
+      {"allow-oom", kScriptAllowOom},
+      {"allow-stale", kScriptAllowStale},
+      {"no-cluster", kScriptNoCluster},
+      {"allow-cross-slot-keys", kScriptAllowCrossSlot}};
+  for (size_t i = 1; i < parts.size(); ++i) {
+    std::string_view part = parts[i];
+    if (!part.starts_with("flags=")) {
+      *error = "ERR Unknown lua shebang option: " + parts[i];
+      return false;
+    }
+    part.remove_prefix(6);
+    // Redis splits on commas and keeps empty pieces, which match no flag ("flags=" is none).
+    size_t start = 0;
+    while (!part.empty()) {
+      const size_t comma = part.find(',', start);
+      const std::string_view name = part.substr(
+          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      const auto* found = std::find_if(std::begin(kFlags), std::end(kFlags),
+                                       [&](const auto& f) { return f.first == name; });
+      if (found == std::end(kFlags)) {
+        *error = "ERR Unexpected flag in script shebang: " + std::string(name);
+        return false;
+      }
+      *flags |= found->second;
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+  }
+  return true;
+}
+
+ScriptEngine::ScriptEngine(ServerContext* server) : server_(server) { Open(); }
+
+ScriptEngine::~ScriptEngine() { Close(); }
+
+void ScriptEngine::RegisterRedisApi(lua_State* L) {
+  lua_newtable(L);
+  SetField(L, "call", RedisCall);
+  SetField(L, "pcall", RedisPcall);
+  SetField(L, "log", Log);
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  SetField(L, "setresp", [](lua_State* L) -> int {
+    if (CurrentRun(L) == nullptr) {
+      return RaiseError(L, "redis.setresp can only be called inside a script invocation");
+    }
+    if (lua_gettop(L) != 1) return RaiseError(L, "redis.setresp() requires one argument.");
+    const int resp = static_cast<int>(lua_tointeger(L, -1));
+    if (resp != 2 && resp != 3) return RaiseError(L, "RESP version must be 2 or 3.");
+    CurrentRun(L)->resp = resp;
+    return 0;
+  });
+  SetField(L, "sha1hex", Sha1hex);
+  SetField(L, "error_reply", ErrorReply);
+  SetField(L, "status_reply", StatusReply);
+  // Accepted for compatibility: a script's writes replicate as the one batch they form.
+  SetField(L, "set_repl", [](lua_State* L) -> int {
+    if (CurrentRun(L) == nullptr) {
+      return RaiseError(L, "redis.set_repl can only be called inside a script invocation");
+    }
+    if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires two arguments.");
+    const lua_Integer flags = lua_tointeger(L, -1);
+    if ((flags & ~3) != 0) {
+      return RaiseError(
+          L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    }
+    return 0;
+  });
+  SetNumber(L, "REPL_NONE", 0);
+  SetNumber(L, "REPL_AOF", 1);
+  SetNumber(L, "REPL_SLAVE", 2);
+  SetNumber(L, "REPL_REPLICA", 2);
+  SetNumber(L, "REPL_ALL", 3);
+  SetField(L, "replicate_commands", ReturnTrue);
+  SetField(L, "breakpoint", ReturnFalse);  // no debugger attached
+  SetField(L, "debug", DoNothing);
+  SetField(L, "acl_check_cmd", [](lua_State* L) -> int {
+    RunState* run = CurrentRun(L);
+    if (run == nullptr) {
+      return RaiseError(L, "redis.acl_check_cmd can only be called inside a script invocation");
+    }
+    if (lua_gettop(L) < 1 || !lua_isstring(L, 1)) {
+      return RaiseError(L, "Please specify at least one argument for this redis lib call");
+    }
+    size_t length = 0;
+    const char* name = lua_tolstring(L, 1, &length);
+    if (run->engine->server_->commands().Find(std::string_view(name, length)) == nullptr) {
+      return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+    }
+    lua_pushboolean(L, 1);  // ebb has one user, allowed everything
+    return 1;
+  });
+  SetVersion(L);
+  lua_setglobal(L, "redis");
+}
+
+void ScriptEngine::RegisterLoadApi(lua_State* L) {
+  lua_newtable(L);
+  SetField(L, "register_function", RegisterFunction);
+  SetField(L, "log", Log);
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  SetVersion(L);
+}
+
+void ScriptEngine::Open() {
+  lua_State* L = luaL_newstate();
+  OpenLibrary(L, "", luaopen_base);
+  OpenLibrary(L, LUA_TABLIBNAME, luaopen_table);
+  OpenLibrary(L, LUA_STRLIBNAME, luaopen_string);
+  OpenLibrary(L, LUA_MATHLIBNAME, luaopen_math);
+  OpenLibrary(L, LUA_DBLIBNAME, luaopen_debug);
+  OpenLibrary(L, "cjson", luaopen_cjson);
+  OpenLibrary(L, "bit", luaopen_bit);
+  lua_pushcfunction(L, Pcall);
+  lua_setglobal(L, "pcall");
+  RegisterRedisApi(L);
+  lua_getglobal(L, "math");
+  SetField(L, "random", MathRandom);
+  SetField(L, "randomseed", MathRandomseed);
+  lua_pop(L, 1);
+
+  if (luaL_loadbuffer(L, kSandboxLua, sizeof(kSandboxLua) - 1, "@sandbox") != 0) {
+    spdlog::critical("Lua sandbox setup failed: {}", lua_tostring(L, -1));
+    std::abort();
+  }
+  RegisterLoadApi(L);
+  if (lua_pcall(L, 1, 6, 0) != 0) {
+    spdlog::critical("Lua sandbox setup failed: {}", lua_tostring(L, -1));
+    std::abort();
+  }
+  // Stack: handler, globals view, real globals, function env, its metatable, load globals.
+  for (char* key : {&kLoadGlobalsKey, &kFunctionMetaKey, &kFunctionEnvKey, &kGlobalsKey}) {
+    lua_pushlightuserdata(L, key);
+    lua_insert(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  lua_pushlightuserdata(L, &kRunGlobalsKey);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_replace(L, LUA_GLOBALSINDEX);  // scripts compiled from now on see the view
+  lua_pushlightuserdata(L, &kHandlerKey);
+  lua_insert(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, &kScriptsKey);
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  L_ = L;
+}
+
+void ScriptEngine::Close() {
+  if (L_ != nullptr) lua_close(L_);
+  L_ = nullptr;
+}
+
+void ScriptEngine::Flush() {
+  // A new table for the compiled scripts: the old one, hash part and all, is garbage.
+  lua_pushlightuserdata(L_, &kScriptsKey);
+  lua_newtable(L_);
+  lua_rawset(L_, LUA_REGISTRYINDEX);
+  scripts_.clear();
+  scripts_memory_ = 0;
+  lua_gc(L_, LUA_GCCOLLECT, 0);
+}
+
+size_t ScriptEngine::lua_memory() const {
+  return static_cast<size_t>(lua_gc(L_, LUA_GCCOUNT, 0)) * 1024 +
+         static_cast<size_t>(lua_gc(L_, LUA_GCCOUNTB, 0));
+}
+
+void ScriptEngine::AppendMemoryInfo(std::string* out) const {
+  const std::string lua = std::to_string(lua_memory());
+  *out += "used_memory_lua:" + lua + "\r\nused_memory_vm_eval:" + lua +
+          "\r\nused_memory_scripts_eval:" + std::to_string(scripts_memory_) +
+          "\r\nnumber_of_cached_scripts:" + std::to_string(scripts_.size()) +
+          "\r\nnumber_of_functions:" + std::to_string(function_index_.size()) +
+          "\r\nnumber_of_libraries:" + std::to_string(libraries_.size()) + "\r\n";
+}
+
+bool ScriptEngine::Exists(std::string_view sha) const {
+  if (sha.size() != 40) return false;
+  std::string lower(sha);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return scripts_.contains(lower);
+}
+
+bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* error) {
+  *sha = Sha1Hex(body);
+  if (scripts_.contains(*sha)) return true;
+  uint32_t flags = 0;
+  size_t shebang_length = 0;
+  if (!ParseShebang(body, &flags, &shebang_length, error)) return false;
+  const std::string_view code = body.substr(shebang_length);
+  if (!CompileChunk(L_, code, "@user_script", "Error compiling script (new function): ", error)) {
+    return false;
+  }
+  lua_pushlightuserdata(L_, &kScriptsKey);
+  lua_rawget(L_, LUA_REGISTRYINDEX);
+  lua_insert(L_, -2);
+  lua_setfield(L_, -2, sha->c_str());
+  lua_pop(L_, 1);
+  scripts_memory_ += body.size() + sha->size();
+  scripts_.emplace(*sha, Script{std::string(body), flags});
+  return true;
+}
+
+ScriptEngine::RunState* ScriptEngine::CurrentRun(lua_State* L) {
+  lua_pushlightuserdata(L, &kRunKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  auto* run = static_cast<RunState*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return run;
+}
+
+int ScriptEngine::Call(lua_State* L, bool raise) {
+  RunState* run = CurrentRun(L);
+  if (run == nullptr) {
+    return RaiseError(L, "redis.call/pcall can only be called inside a script invocation");
+  }
+  ScriptEngine& engine = *run->engine;
+  const int argc = lua_gettop(L);
+  if (argc == 0) {
+    PushErrorTable(L, "Please specify at least one argument for this redis lib call");
+    return raise ? lua_error(L) : 1;
+  }
+  if (engine.args_.size() < static_cast<size_t>(argc)) engine.args_.resize(argc);
+  bool strings = true;
+  for (int i = 1; i <= argc && strings; ++i) {
+    std::string& arg = engine.args_[i - 1];
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      // Not lua_tolstring: Lua's "%.14g" would lose precision.
+      char buffer[64];
+      const int n =
+          std::snprintf(buffer, sizeof(buffer), "%.17g", static_cast<double>(lua_tonumber(L, i)));
+      arg.assign(buffer, n);
+    } else if (lua_type(L, i) == LUA_TSTRING) {
+      size_t length = 0;
+      const char* s = lua_tolstring(L, i, &length);
+      arg.assign(s, length);
+    } else {
+      strings = false;
+    }
+  }
+  lua_pop(L, argc);
+  if (!strings) {
+    PushErrorTable(L, "Lua redis lib command arguments must be strings or integers");
+    return raise ? lua_error(L) : 1;
+  }
+  engine.arg_views_.assign(engine.args_.begin(), engine.args_.begin() + argc);
+  bool error;
+  if (engine.Dispatch(*run)) {
+    PushReply(L, engine.reply_);
+    error = !engine.reply_.empty() && engine.reply_[0] == '-';
+  } else {
+    PushErrorTable(L, engine.reply_);
+    error = true;
+  }
+  if (error && raise) return lua_error(L);
+  return 1;
+}
+
+bool ScriptEngine::Dispatch(RunState& run) {
+  reply_.clear();
+  const std::span<const std::string_view> args(arg_views_);
+  auto refuse = [&](std::string_view error) {
+    reply_.assign(error);
+    return false;
+  };
+  const CommandSpec* spec = server_->commands().Find(args[0]);
+  if (spec == nullptr) return refuse("Unknown Redis command called from script");
+  uint32_t flags = spec->flags;
+  size_t first_arg = 1;
+  if (!spec->subcommands.empty() && args.size() >= 2) {
+    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
+    if (sub == nullptr) return refuse("Unknown Redis command called from script");
+    spec = sub;
+    flags |= sub->flags;
+    first_arg = 2;
+  }
+  if (spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
+    return refuse("Wrong number of args calling Redis command from script");
+  }
+  if (flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
+  if (flags & kCmdDebug) {
+    const DebugCommandPolicy policy = server_->config().enable_debug_command;
+    if (policy == DebugCommandPolicy::kNo ||
+        (policy == DebugCommandPolicy::kLocal && !run.ctx->client.is_local())) {
+      return refuse("-" + std::string(kDebugNotAllowed));
+    }
+  }
+  if (flags & kCmdWrite) {
+    if (run.read_only) return refuse("Write commands are not allowed from read-only scripts.");
+    // Above maxmemory a script may go on writing once it has written (Redis's scriptVerifyOOM).
+    if ((flags & kCmdDenyOom) && !run.allow_oom && !run.wrote && server_->OverMaxmemory()) {
+      return refuse("-" + std::string(kOomError));
+    }
+    run.wrote = true;
+    // The batch opens at the first write: until then there is nothing for reads to see in it.
+    if (server_->has_keyspace() && !server_->keyspace().in_batch()) {
+      server_->keyspace().BeginBatch();
+      run.own_batch = true;
+    }
+  }
+  Client& client = run.ctx->client;
+  const int caller_db = client.db_index();
+  const int caller_resp = client.resp();
+  client.set_db_index(run.db);
+  client.set_resp(run.resp);
+  protocol::ReplyWriter writer(&reply_, run.resp);
+  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer);
+  run.db = client.db_index();
+  client.set_db_index(caller_db);
+  client.set_resp(caller_resp);
+  return true;
+}
+
+bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
+  if ((flags & kScriptEvalCompat) || (flags & kScriptNoWrites)) return true;
+  // A script that may write.
+  if (read_only) {
+    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+    return false;
+  }
+  if (!(flags & kScriptAllowOom) && server_->OverMaxmemory()) {
+    ctx.reply.Error(
+        "OOM allow-oom flag is not set on the script, can not run it when used memory > "
+        "'maxmemory'");
+    return false;
+  }
+  return true;
+}
+
+void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
+  std::string sha;
+  if (eval.by_sha) {
+    sha.assign(eval.script);
+    std::transform(sha.begin(), sha.end(), sha.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (sha.size() != 40 || !scripts_.contains(sha)) return ctx.reply.Error(kNoScriptError);
+  } else {
+    std::string error;
+    if (!Load(eval.script, &sha, &error)) return ctx.reply.Error(error);
+  }
+  const uint32_t flags = scripts_.at(sha).flags;
+  if (!MayRun(ctx, flags, eval.read_only)) return;
+  RunState run{.engine = this,
+               .ctx = &ctx,
+               .read_only = eval.read_only || (flags & kScriptNoWrites) != 0,
+               .allow_oom = (flags & kScriptAllowOom) != 0,
+               .db = ctx.client.db_index()};
+  lua_State* L = L_;
+  lua_settop(L, 0);
+  // KEYS and ARGV, set in the real globals (the view reads through to them).
+  lua_pushlightuserdata(L, &kGlobalsKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  for (const auto& [name, values] : {std::pair{"KEYS", eval.keys}, std::pair{"ARGV", eval.args}}) {
+    PushArray(L, values);
+    lua_setfield(L, -2, name);
+  }
+  lua_pop(L, 1);
+  lua_pushlightuserdata(L, &kHandlerKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, &kScriptsKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_getfield(L, -1, sha.c_str());
+  lua_remove(L, -2);
+  Execute(ctx, run, 0, sha);
+  // KEYS and ARGV belong to this run alone (a function that reads them finds no such global).
+  lua_pushlightuserdata(L, &kGlobalsKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "KEYS");
+  lua_pushnil(L);
+  lua_setfield(L, -2, "ARGV");
+  lua_settop(L, 0);
+}
+
+void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const std::string& name) {
+  lua_State* L = L_;
+  Client& client = ctx.client;
+  const std::string_view command_name = client.last_command();
+  lua_pushlightuserdata(L, &kRunKey);
+  lua_pushlightuserdata(L, &run);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+
+  const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
+
+  // The reply is built aside: if the batch cannot be written, the script answers that error.
+  std::string out;
+  protocol::ReplyWriter writer(&out, ctx.reply.protocol());
+  if (status == 0) {
+    WriteResult(L, run.resp, writer);
+  } else if (!lua_istable(L, -1)) {
+    const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+    writer.Error("ERR Error running script " + name + ", " + std::string(message).substr(0, 100));
+    lua_pop(L, 1);
+  } else {
+    auto field = [&](const char* key) {
+      lua_getfield(L, -1, key);
+      const bool present = lua_isstring(L, -1);
+      std::string value = present ? lua_tostring(L, -1) : "";
+      lua_pop(L, 1);
+      return std::pair{present, value};
+    };
+    auto [has_error, error] = field("err");
+    const auto [has_source, source] = field("source");
+    const auto [has_line, line] = field("line");
+    if (!has_error) error = "ERR unknown error";
+    if (!error.empty() && error[0] == '-') error.erase(0, 1);
+    if (has_source && has_line) error += " script: " + name + ", on " + source + ":" + line + ".";
+    writer.Error(error);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);  // the error handler
+  lua_pushlightuserdata(L, &kRunKey);
+  lua_pushnil(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  // A step of garbage collection now and then, so Lua never runs a whole cycle at once.
+  if (++runs_ % 50 == 0) lua_gc(L, LUA_GCSTEP, 50);
+
+  client.set_last_command(command_name);
+  if (run.own_batch) {
+    const storage::Status s = server_->keyspace().CommitBatch();
+    if (!s.ok()) return ReplyError(ctx, types::OpFailure{types::OpStatus::kEngineError, s});
+  }
+  ctx.wrote = run.wrote;
+  ctx.reply.Raw(out);
+}
+
+}  // namespace ebb::server::scripting

@@ -1,0 +1,208 @@
+// ScriptEngine: the Lua 5.1 interpreter behind EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT,
+// as Redis 7 runs scripts (docs/scripting.md).
+//
+// One Lua state serves every client. A script is compiled once, kept by the SHA-1 of its body
+// (SCRIPT LOAD, or the first EVAL), and runs with KEYS and ARGV set. Inside it, redis.call and
+// redis.pcall run any command through the command table on the calling client's behalf (its
+// database, its own SELECT kept to the script, the protocol the script chose with
+// redis.setresp), with Redis's refusals: commands flagged kCmdNoScript, writes from a read-only
+// script (EVAL_RO, `#!lua flags=no-writes`), deny-oom commands above maxmemory before the first
+// write. The handlers run as they run for a client, so WATCH, keyspace notifications and stats
+// see every call.
+//
+// Atomicity: a script's writes go to one keyspace batch (types/keyspace.h, "batches"), which
+// reaches the engine as one WAL record when the script ends, whatever it returns, and is
+// acknowledged per wal-fsync as any write (CommandContext::wrote). Inside EXEC the
+// transaction's batch is already open and the script's writes join it. A script runs once and
+// never restarts (EVAL is kCmdNoRestart): its reads wait for the disk inline, as EXEC's do.
+//
+// The sandbox is Redis's: the globals table and every table reachable from it (redis, string,
+// math, table, cjson, bit, ...) are read-only ("Attempt to modify a readonly table"), reading an
+// undefined global is an error ("Script attempted to access nonexistent global variable"), there
+// is no os, io, loadfile, dofile, print, require or debug, loadstring refuses bytecode, and
+// math.random is Redis's own 48-bit generator (the same sequence on every platform, reseeded only
+// by math.randomseed). Debian's Lua has no read-only tables, so they are proxies: each protected
+// table is an empty table whose metatable reads through to the real one and refuses writes
+// (setmetatable and rawset refuse them too).
+//
+// Thread-safety: none; the command thread only.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct lua_State;
+
+namespace ebb::server {
+struct CommandContext;
+class ServerContext;
+}  // namespace ebb::server
+
+namespace ebb::server::scripting {
+
+// A script's `#!lua flags=...` (Redis 7). A script without a shebang runs in the compatible
+// mode of earlier Redis versions: writes allowed, no flag checks before it runs.
+enum ScriptFlag : uint32_t {
+  kScriptNoWrites = 1 << 0,        // no-writes
+  kScriptAllowOom = 1 << 1,        // allow-oom
+  kScriptAllowStale = 1 << 2,      // allow-stale
+  kScriptNoCluster = 1 << 3,       // no-cluster
+  kScriptAllowCrossSlot = 1 << 4,  // allow-cross-slot-keys
+  kScriptEvalCompat = 1 << 5,      // no shebang
+};
+
+// Parses the shebang of `body` (Redis's evalExtractShebangFlags): on success *flags are its
+// flags (kScriptEvalCompat without one) and *shebang_length the bytes of its first line (without
+// the newline, so line numbers stay the script's). On failure *error is the reply.
+bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length,
+                  std::string* error);
+
+class ScriptEngine {
+ public:
+  // REQUIRES: server outlives the engine.
+  explicit ScriptEngine(ServerContext* server);
+  ~ScriptEngine();
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // Compiles `body` and keeps it under its SHA-1 (returned in *sha); a script already kept is
+  // not compiled again. False with the error reply in *error (a bad shebang, "Error compiling
+  // script (new function): ...").
+  bool Load(std::string_view body, std::string* sha, std::string* error);
+  // True if a script with this SHA-1 (either case) is kept.
+  bool Exists(std::string_view sha) const;
+  // Forgets every script and starts a fresh Lua state (SCRIPT FLUSH).
+  void Flush();
+  size_t script_count() const { return scripts_.size(); }
+  // Bytes the Lua state uses (INFO used_memory_lua).
+  size_t lua_memory() const;
+  // Bytes of the kept scripts' bodies and names (INFO used_memory_scripts_eval).
+  size_t scripts_memory() const { return scripts_memory_; }
+  // Appends INFO memory's scripting fields (Redis 7.0's names): used_memory_lua,
+  // used_memory_vm_eval, used_memory_scripts_eval, number_of_cached_scripts,
+  // number_of_functions, number_of_libraries.
+  void AppendMemoryInfo(std::string* out) const;
+
+  // What EVAL and its variants run: the script's body (EVAL) or SHA-1 (EVALSHA), its keys and
+  // arguments, and whether the command was a *_RO variant.
+  struct Eval {
+    std::string_view script;
+    bool by_sha = false;
+    bool read_only = false;
+    std::span<const std::string_view> keys;
+    std::span<const std::string_view> args;
+  };
+  // Runs the script for ctx.client and replies its result (NOSCRIPT, a compile error, a refusal
+  // or the script's error in Redis's words). Sets ctx.wrote when its batch wrote.
+  void Run(CommandContext& ctx, const Eval& eval);
+
+  // ---- Functions (FUNCTION, FCALL; server/scripting/functions.cc) ----
+  // A library is Lua code headed `#!lua name=<library>` that registers functions with
+  // redis.register_function when loaded. The libraries persist in the data directory
+  // (docs/scripting.md, "The functions file"), rewritten atomically after every change.
+  struct Function {
+    std::string name;
+    std::string description;  // empty: none
+    uint32_t flags = 0;       // ScriptFlag, without kScriptEvalCompat
+    int ref = 0;              // the callback in the Lua registry
+  };
+  struct Library {
+    std::string name;
+    std::string code;  // as loaded, shebang included
+    std::map<std::string, Function> functions;
+  };
+  // Where the libraries persist ("" until set: kept in memory only). Loads the file if it
+  // exists; false with *error when it cannot be read or a library in it fails to load.
+  bool OpenFunctionsFile(const std::string& path, std::string* error);
+  // FUNCTION LOAD [REPLACE]: *result is the library's name, or the error reply.
+  bool LoadLibrary(std::string_view code, bool replace, std::string* result);
+  // FUNCTION DELETE: false when there is no such library.
+  bool DeleteLibrary(std::string_view name);
+  void FlushLibraries();
+  const std::map<std::string, Library>& libraries() const { return libraries_; }
+  size_t function_count() const;
+  // FUNCTION DUMP: every library, in the format docs/scripting.md describes.
+  std::string DumpLibraries() const;
+  enum class RestorePolicy { kAppend, kReplace, kFlush };
+  // FUNCTION RESTORE: false with the error reply when the payload is damaged or a library
+  // conflicts (nothing changes then).
+  bool RestoreLibraries(std::string_view payload, RestorePolicy policy, std::string* error);
+  // What a running script's redis.* functions reach through the Lua registry (kRunKey).
+  struct RunState {
+    ScriptEngine* engine;
+    CommandContext* ctx;
+    bool read_only;          // EVAL_RO, FCALL_RO or `no-writes`: write commands refused
+    bool allow_oom;          // `allow-oom`: deny-oom commands run above maxmemory
+    bool wrote = false;      // a write command ran
+    bool own_batch = false;  // the script opened the keyspace batch (at its first write)
+    int resp = 2;            // redis.setresp
+    int db;                  // the script's SELECTed database
+  };
+  // The library being loaded, reached by redis.register_function (kLoadKey).
+  struct LoadState {
+    Library* library;
+    std::chrono::steady_clock::time_point start;
+  };
+
+  // FCALL / FCALL_RO: runs the function `name` and replies its result, as Run does for scripts.
+  void CallFunction(CommandContext& ctx, std::string_view name, bool read_only,
+                    std::span<const std::string_view> keys, std::span<const std::string_view> args);
+
+ private:
+  struct Script {
+    std::string body;
+    uint32_t flags = 0;
+  };
+  // Checks a script's or function's flags against the command (Redis's scriptPrepareForRun);
+  // false after replying the refusal.
+  bool MayRun(CommandContext& ctx, uint32_t flags, bool read_only);
+  // Calls the function on the top of the stack (under the error handler below it) with `nargs`
+  // arguments above it, then replies. `name` is what errors name ("script: <name>").
+  void Execute(CommandContext& ctx, RunState& run, int nargs, const std::string& name);
+  // Loads one library into `libraries` (the live map or a scratch one for RESTORE).
+  bool LoadLibraryInto(std::string_view code, bool replace, std::map<std::string, Library>* into,
+                       std::string* result);
+  void ReleaseLibrary(const Library& library);
+  // Writes the libraries to the functions file (atomically); logs a failure.
+  void SaveLibraries();
+
+  void Open();
+  void Close();
+  // redis.call (raise = true) and redis.pcall: the command on the stack, its reply pushed.
+  static int Call(lua_State* L, bool raise);
+  static int RedisCall(lua_State* L) { return Call(L, true); }
+  static int RedisPcall(lua_State* L) { return Call(L, false); }
+  // Runs the command in args_ for `run`; writes its reply (or the refusal) to reply_.
+  // Returns false for a refusal (reply_ then holds the error text alone).
+  bool Dispatch(RunState& run);
+  static RunState* CurrentRun(lua_State* L);
+  static void RegisterRedisApi(lua_State* L);
+  // Pushes the redis table libraries see while they load (register_function, log).
+  static void RegisterLoadApi(lua_State* L);
+  // redis.register_function (functions.cc).
+  static int RegisterFunction(lua_State* L);
+  // Rebuilds function_index_ from libraries_.
+  void IndexFunctions();
+
+  ServerContext* server_;
+  lua_State* L_ = nullptr;
+  std::unordered_map<std::string, Script> scripts_;                  // by lower-case SHA-1
+  std::map<std::string, Library> libraries_;                         // by name
+  std::unordered_map<std::string, const Function*> function_index_;  // lower-case names
+  std::string functions_path_;
+  size_t scripts_memory_ = 0;
+  uint64_t runs_ = 0;  // scripts run, for the periodic GC step
+  // Reused by every redis.call: the arguments and the reply buffer.
+  std::vector<std::string> args_;
+  std::vector<std::string_view> arg_views_;
+  std::string reply_;
+};
+
+}  // namespace ebb::server::scripting

@@ -1,0 +1,57 @@
+// Scripting against a spawned ebb-server: function libraries survive a restart (the functions
+// file), and a script's writes are all or nothing across a crash: killed while the script runs,
+// the server comes back without any of them; killed after the reply, with all of them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+class ScriptingServerTest : public ServerTest {};
+
+TEST_F(ScriptingServerTest, FunctionsSurviveRestart) {
+  EXPECT_EQ(Do({"FUNCTION", "LOAD",
+                "#!lua name=counter\nredis.register_function('bump', function(keys)\n"
+                "  return redis.call('incr', keys[1]) end)"}),
+            "$counter");
+  EXPECT_EQ(Do({"FCALL", "bump", "1", "n"}), ":1");
+  Restart();
+  EXPECT_EQ(Do({"FCALL", "bump", "1", "n"}), ":2");
+  EXPECT_EQ(Do({"FUNCTION", "DELETE", "counter"}), "+OK");
+  Restart();
+  EXPECT_EQ(Do({"FCALL", "bump", "1", "n"}), "-ERR Function not found");
+  EXPECT_EQ(Do({"FUNCTION", "LIST"}), "[]");
+}
+
+TEST_F(ScriptingServerTest, AcknowledgedScriptWritesSurviveACrash) {
+  EXPECT_EQ(Do({"EVAL", "for i = 1, 100 do redis.call('set', 'k' .. i, i) end return 1", "0"}),
+            ":1");
+  server_.Kill();
+  Start({});
+  EXPECT_EQ(Do({"GET", "k1"}), "$1");
+  EXPECT_EQ(Do({"GET", "k100"}), "$100");
+}
+
+TEST_F(ScriptingServerTest, ACrashInsideAScriptLeavesNoneOfItsWrites) {
+  EXPECT_EQ(Do({"SET", "before", "1"}), "+OK");
+  // The script writes, then spins until the server is killed under it.
+  RawConnection raw(server_.port());
+  ASSERT_TRUE(raw.connected());
+  const std::string script =
+      "for i = 1, 100 do redis.call('set', 'k' .. i, i) end while true do end";
+  ASSERT_TRUE(raw.Send("*3\r\n$4\r\nEVAL\r\n$" + std::to_string(script.size()) + "\r\n" + script +
+                       "\r\n$1\r\n0\r\n"));
+  // Nothing answers while the script runs: the reply never comes before the kill.
+  EXPECT_EQ(raw.ReadExactly(1, 500), "");
+  server_.Kill();
+  Start({});
+  EXPECT_EQ(Do({"GET", "before"}), "$1");
+  EXPECT_EQ(Do({"EXISTS", "k1"}), ":0");
+  EXPECT_EQ(Do({"EXISTS", "k100"}), ":0");
+}
+
+}  // namespace
+}  // namespace ebb::test
