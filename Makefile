@@ -51,11 +51,8 @@ test-asan: asan
 	  ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS)
 
 test-tsan: tsan
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_storage --gtest_brief=1
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_types --gtest_brief=1
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/unit_server --gtest_brief=1
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/command_tests --gtest_brief=1
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/integration --gtest_brief=1
+	TSAN_OPTIONS=halt_on_error=1 scripts/run-shards.sh $(JOBS) 2 $(TSAN)/unit_storage \
+	  $(TSAN)/unit_types $(TSAN)/unit_server $(TSAN)/command_tests $(TSAN)/integration
 
 test: check-format test-release test-asan test-tsan fuzz-smoke
 
@@ -107,22 +104,10 @@ fuzz-build: deps
 	  -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
 
-# fuzz-run SECONDS: runs every target for SECONDS on a fresh copy of its corpus; the corpus
-# (regression seeds included) is replayed first, so a seed that crashes fails the run at once.
-define fuzz-run
-	@for t in $(FUZZ_TARGETS); do \
-	  rm -rf $(FUZZ_DIR)/corpus-$$t && mkdir -p $(FUZZ_DIR)/corpus-$$t && \
-	  cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus-$$t/ && \
-	  echo "fuzzing $$t for $(1) s" && \
-	  $(FUZZ_DIR)/$${t}_fuzz -max_total_time=$(1) -timeout=30 -artifact_prefix=$(FUZZ_DIR)/$$t- \
-	    -print_final_stats=1 $(FUZZ_DIR)/corpus-$$t 2>$(FUZZ_DIR)/$$t.log || \
-	    { tail -50 $(FUZZ_DIR)/$$t.log; exit 1; }; \
-	  grep -E "^stat::number_of_executed_units" $(FUZZ_DIR)/$$t.log; \
-	done
-endef
-
+# Every target for FUZZ_SMOKE_SECONDS (make fuzz: 300), JOBS targets at a time, each on a fresh copy
+# of its corpus replayed first (scripts/fuzz-run.sh).
 fuzz-smoke: fuzz-build
-	$(call fuzz-run,$(FUZZ_SMOKE_SECONDS))
+	@scripts/fuzz-run.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 
 fuzz: fuzz-build
-	$(call fuzz-run,300)
+	@scripts/fuzz-run.sh $(FUZZ_DIR) 300 $(JOBS) $(FUZZ_TARGETS)

@@ -172,20 +172,24 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
       restartable && fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
   if (restartable && !cache_only) stats.disk_wait_fallbacks++;
   fetch.BeginPass(cache_only);
-  const ServerStats before = stats;
+  // The counters a handler moves (a read's hits and misses), to withdraw if the run comes back
+  // incomplete; copying all of ServerStats per command would cost more than the command.
+  const uint64_t hits = stats.keyspace_hits;
+  const uint64_t misses = stats.keyspace_misses;
   const size_t reply_size = ctx.reply.size();
   const uint64_t inline_reads = fetch.inline_reads();
-  stats.total_commands_processed++;
   keyspace.set_block_fetch(&fetch);
   spec.handler(ctx);
   keyspace.set_block_fetch(nullptr);
   if (fetch.incomplete()) {
     // Nothing was written (the engine refused it); withdraw the reply and the counts.
-    stats = before;
+    stats.keyspace_hits = hits;
+    stats.keyspace_misses = misses;
     stats.disk_waits++;
     ctx.reply.Truncate(reply_size);
     return false;
   }
+  stats.total_commands_processed++;
   // Reads after the command's first write (a run past the bound reads inline by design).
   if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
   fetch.EndRequest();
@@ -225,13 +229,15 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
   protocol::ReplyWriter reply(&discarded, client.resp());
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ServerStats& stats = server_->stats();
-  const ServerStats before = stats;
+  const uint64_t hits = stats.keyspace_hits;
+  const uint64_t misses = stats.keyspace_misses;
   storage::BlockFetch& fetch = client.block_fetch();
   fetch.BeginLookahead();
   server_->keyspace().set_block_fetch(&fetch);
   spec->handler(ctx);
   server_->keyspace().set_block_fetch(nullptr);
-  stats = before;
+  stats.keyspace_hits = hits;  // the real run counts them
+  stats.keyspace_misses = misses;
   return true;
 }
 

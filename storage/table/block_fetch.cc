@@ -10,15 +10,7 @@ namespace ebb::storage {
 
 BlockFetch::~BlockFetch() = default;
 
-void BlockFetch::BeginPass(bool cache_only) {
-  ClearWants();
-  cache_only_ = cache_only;
-}
-
-void BlockFetch::ClearWants() {
-  // Every command passes here twice: a set's clear() writes its whole bucket array, so only
-  // sets that hold something are cleared.
-  if (wants_.empty()) return;
+void BlockFetch::ClearWantsOfAnIncompletePass() {
   ++rounds_;
   wants_.clear();
   wanted_.clear();
@@ -62,11 +54,7 @@ void BlockFetch::ReadAndFillAll() {
   }
 }
 
-void BlockFetch::EndRequest() {
-  cache_only_ = false;
-  ClearWants();
-  rounds_ = 0;
-  if (keep_pins_ || pins_.empty()) return;
+void BlockFetch::DropPins() {
   pins_.clear();
   pinned_bytes_ = 0;
 }

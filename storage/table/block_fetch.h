@@ -85,7 +85,10 @@ class BlockFetch {
 
   // Starts a pass — the first or a rerun — with no wants. Counts the previous pass in rounds()
   // if it came back incomplete. REQUIRES: every want of the previous pass was Filled.
-  void BeginPass(bool cache_only);
+  void BeginPass(bool cache_only) {
+    ClearWants();
+    cache_only_ = cache_only;
+  }
   bool cache_only() const { return cache_only_; }
   // Blocks the pass needs, in the order it found out; each at most once.
   const std::vector<Want>& wants() const { return wants_; }
@@ -118,7 +121,12 @@ class BlockFetch {
 
   // Ends the request: drops the wants and the pins (unless a lookahead keeps them), rounds() back
   // to 0, cache_only() false.
-  void EndRequest();
+  void EndRequest() {
+    cache_only_ = false;
+    ClearWants();
+    rounds_ = 0;
+    if (!keep_pins_ && !pins_.empty()) DropPins();
+  }
   // EndRequest, and drops every pin (a lookahead's too).
   void Release();
 
@@ -151,7 +159,14 @@ class BlockFetch {
   };
 
   // Drops the wants of an incomplete pass (counting it in rounds_); nothing if there are none.
-  void ClearWants();
+  // Every command passes here twice, inline: a set's clear() writes its whole bucket array, so
+  // only sets that hold something are cleared.
+  void ClearWants() {
+    if (!wants_.empty()) ClearWantsOfAnIncompletePass();
+  }
+  void ClearWantsOfAnIncompletePass();
+  // Drops every pin (pinned_bytes_ back to 0).
+  void DropPins();
 
   bool cache_only_ = false;
   bool keep_pins_ = false;  // a lookahead's pins wait for later requests

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs GoogleTest binaries split into shards, JOBS shards at a time; every shard runs, and the
+# script fails if any shard failed (printing that shard's whole output). For the sanitizer runs
+# of `make test`, whose binaries run many times slower than in the release build: two shards of
+# every binary keep both cores busy until the end instead of waiting on the longest binary.
+#
+# Usage: scripts/run-shards.sh JOBS SHARDS binary...   (environment such as TSAN_OPTIONS passes on)
+set -euo pipefail
+jobs=$1
+shards=$2
+shift 2
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+run_shard() {  # binary index
+  local name log
+  name=$(basename "$1")
+  log="$logs/$name.$2.log"
+  if GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$2 "$1" --gtest_brief=1 >"$log" 2>&1; then
+    echo "$name shard $2/$shards: $(grep -E '^\[  PASSED  \]' "$log" || echo 'passed')"
+  else
+    cat "$log"
+    echo "$name shard $2/$shards: FAILED"
+    return 1
+  fi
+}
+export -f run_shard
+export logs shards
+
+for binary in "$@"; do
+  for ((i = 0; i < shards; i++)); do echo "$binary $i"; done
+done | xargs -P "$jobs" -L 1 bash -c 'run_shard "$0" "$1" || exit 1'
