@@ -19,6 +19,15 @@ inline constexpr std::string_view kNotInteger = "ERR value is not an integer or 
 inline constexpr std::string_view kNotInt32 =
     "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kNanOrInfinity = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kBitposBit = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitopNotSingle =
+    "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kNoLfuPolicy =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+    "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kWrongType =
