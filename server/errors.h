@@ -25,6 +25,12 @@ inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out 
 inline constexpr std::string_view kBitposBit = "ERR The bit argument must be 1 or 0.";
 inline constexpr std::string_view kBitopNotSingle =
     "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr std::string_view kBitfieldOverflowType = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldReadOnly =
+    "ERR BITFIELD_RO only supports the GET subcommand";
 inline constexpr std::string_view kNoLfuPolicy =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
     "when switching between policies at runtime LRU and LFU data will take some time to adjust.";

@@ -18,6 +18,7 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/command.h"
+#include "server/commands/bit_offset.h"
 #include "server/commands/read_string.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
@@ -40,17 +41,11 @@ int BitAt(std::string_view value, uint64_t offset) {
   return (static_cast<uint8_t>(value[byte]) >> (7 - (offset & 7))) & 1;
 }
 
-// A bit offset argument (getBitOffsetFromArgument): an integer, not negative, its byte below
-// proto-max-bulk-len. False after replying the error.
+// A bit offset argument (bit_offset.h); false after replying the error.
 bool BitOffsetOrReply(CommandContext& ctx, std::string_view text, uint64_t* offset) {
-  int64_t value = 0;
-  if (!ParseInt64(text, &value) || value < 0 ||
-      static_cast<uint64_t>(value >> 3) >= ctx.server.config().proto_max_bulk_len) {
-    ctx.reply.Error(kBitOffset);
-    return false;
-  }
-  *offset = static_cast<uint64_t>(value);
-  return true;
+  if (ParseBitOffset(text, 0, ctx.server.config().proto_max_bulk_len, offset)) return true;
+  ctx.reply.Error(kBitOffset);
+  return false;
 }
 
 // ---- SETBIT, GETBIT

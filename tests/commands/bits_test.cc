@@ -138,6 +138,44 @@ TEST_F(BitsTest, BitOp) {
   EXPECT_EQ(Do({"TTL", "d"}), ":-1");
 }
 
+TEST_F(BitsTest, BitField) {
+  EXPECT_EQ(Do({"BITFIELD", "f", "SET", "i8", "0", "-100", "GET", "i8", "0"}), "[:0,:-100]");
+  EXPECT_EQ(Do({"BITFIELD", "f", "SET", "u8", "#1", "255", "GET", "u4", "8"}), "[:0,:15]");
+  EXPECT_EQ(Do({"STRLEN", "f"}), ":2");
+  EXPECT_EQ(Do({"BITFIELD", "f", "INCRBY", "u2", "100", "1", "OVERFLOW", "SAT", "INCRBY", "u2",
+                "102", "5", "OVERFLOW", "FAIL", "INCRBY", "i4", "104", "8"}),
+            "[:1,:3,nil]");
+  EXPECT_EQ(Do({"BITFIELD", "f", "OVERFLOW", "WRAP", "INCRBY", "i8", "0", "-100"}), "[:56]");
+  EXPECT_EQ(Do({"BITFIELD", "f"}), "[]");
+  EXPECT_EQ(Do({"BITFIELD_RO", "f", "GET", "i8", "0", "GET", "u8", "8"}), "[:56,:255]");
+  EXPECT_EQ(Do({"BITFIELD_RO", "missing", "GET", "u8", "0"}), "[:0]");
+  EXPECT_EQ(Do({"EXISTS", "missing"}), ":0");
+  EXPECT_EQ(Do({"BITFIELD_RO", "f", "SET", "u8", "0", "1"}),
+            "-ERR BITFIELD_RO only supports the GET subcommand");
+  const std::string type_error =
+      "-ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+      "i64 is.";
+  EXPECT_EQ(Do({"BITFIELD", "f", "GET", "u64", "0"}), type_error);
+  EXPECT_EQ(Do({"BITFIELD", "f", "GET", "i65", "0"}), type_error);
+  EXPECT_EQ(Do({"BITFIELD", "f", "GET", "x8", "0"}), type_error);
+  EXPECT_EQ(Do({"BITFIELD", "f", "OVERFLOW", "NOPE"}), "-ERR Invalid OVERFLOW type specified");
+  EXPECT_EQ(Do({"BITFIELD", "f", "GET", "u8"}), "-ERR syntax error");
+  EXPECT_EQ(Do({"BITFIELD", "f", "SET", "u8", "-1", "1"}),
+            "-ERR bit offset is not an integer or out of range");
+  EXPECT_EQ(Do({"BITFIELD", "f", "SET", "u8", "0", "x"}),
+            "-ERR value is not an integer or out of range");
+  // A FAIL on a missing key still creates it, zero-filled to the field, as Redis.
+  EXPECT_EQ(Do({"BITFIELD", "g", "OVERFLOW", "FAIL", "SET", "u2", "8", "7"}), "[nil]");
+  EXPECT_EQ(Cmd({"GET", "g"}).str(), std::string(2, '\0'));
+  // The expiry is kept.
+  PinClock(kNow);
+  EXPECT_EQ(Do({"SET", "t", "a", "PX", "5000"}), "+OK");
+  Advance(1000);
+  EXPECT_EQ(Do({"BITFIELD", "t", "SET", "u8", "0", "98"}), "[:97]");
+  EXPECT_EQ(Do({"GET", "t"}), "$b");
+  EXPECT_EQ(Do({"PTTL", "t"}), ":4000");
+}
+
 TEST_F(BitsTest, IncrByFloat) {
   EXPECT_EQ(Do({"INCRBYFLOAT", "f", "1"}), "$1");
   EXPECT_EQ(Do({"INCRBYFLOAT", "f", "0.25"}), "$1.25");
