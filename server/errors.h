@@ -31,6 +31,13 @@ inline constexpr std::string_view kBitfieldType =
 inline constexpr std::string_view kBitfieldOverflowType = "ERR Invalid OVERFLOW type specified";
 inline constexpr std::string_view kBitfieldReadOnly =
     "ERR BITFIELD_RO only supports the GET subcommand";
+inline constexpr std::string_view kLcsNotStrings =
+    "ERR The specified keys must contain string values";
+inline constexpr std::string_view kLcsLenAndIdx =
+    "ERR If you want both the length and indexes, please just use IDX.";
+inline constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
+inline constexpr std::string_view kLcsTooMuchMemory =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
 inline constexpr std::string_view kNoLfuPolicy =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
     "when switching between policies at runtime LRU and LFU data will take some time to adjust.";

@@ -3,6 +3,7 @@
 // APPEND, SETRANGE, GETRANGE, SUBSTR, INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT. GET is in cmd_kv.cc
 // (it takes GRACE). Writes use the server clock as the row timestamp; without a TTL option they get
 // the TTL policy (ttl-rule, default-ttl). Reads use default-retrieval-grace.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -416,10 +417,9 @@ void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) {
 // A long double as Redis prints INCRBYFLOAT's result (ld2string, LD_STR_HUMAN): fixed-point with
 // 17 decimals, trailing zeros and a trailing point removed, "-0" as "0".
 std::string HumanLongDouble(long double value) {
-  const int needed = std::snprintf(nullptr, 0, "%.17Lf", value);
-  std::string text(static_cast<size_t>(needed) + 1, '\0');
-  std::snprintf(text.data(), text.size(), "%.17Lf", value);
-  text.resize(static_cast<size_t>(needed));
+  char buf[5 * 1024];  // Redis's MAX_LONG_DOUBLE_CHARS: any finite long double fits
+  const int written = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  std::string text(buf, static_cast<size_t>(std::clamp(written, 0, int{sizeof(buf)} - 1)));
   if (text.find('.') != std::string::npos) {
     while (text.back() == '0') text.pop_back();
     if (text.back() == '.') text.pop_back();

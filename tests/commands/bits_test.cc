@@ -176,6 +176,30 @@ TEST_F(BitsTest, BitField) {
   EXPECT_EQ(Do({"PTTL", "t"}), ":4000");
 }
 
+TEST_F(BitsTest, Lcs) {
+  EXPECT_EQ(Do({"MSET", "key1", "ohmytext", "key2", "mynewtext"}), "+OK");
+  EXPECT_EQ(Do({"LCS", "key1", "key2"}), "$mytext");
+  EXPECT_EQ(Do({"LCS", "key1", "key2", "LEN"}), ":6");
+  EXPECT_EQ(Do({"LCS", "key1", "key2", "IDX"}),
+            "[$matches,[[[:4,:7],[:5,:8]],[[:2,:3],[:0,:1]]],$len,:6]");
+  EXPECT_EQ(Do({"LCS", "key1", "key2", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"}),
+            "[$matches,[[[:4,:7],[:5,:8],:4]],$len,:6]");
+  EXPECT_EQ(Do({"LCS", "key1", "missing"}), "$");
+  EXPECT_EQ(Do({"LCS", "key1", "key2", "LEN", "IDX"}),
+            "-ERR If you want both the length and indexes, please just use IDX.");
+  EXPECT_EQ(Do({"LCS", "key1", "key2", "NOPE"}), "-ERR syntax error");
+  EXPECT_EQ(Do({"LCS", "key1", "key2", "MINMATCHLEN", "x"}),
+            "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "a", "1000"}), "+OK");
+  EXPECT_EQ(Do({"LCS", "key1", "log"}), "-ERR The specified keys must contain string values");
+  // The table may not exceed proto-max-bulk-len.
+  EXPECT_EQ(Do({"CONFIG", "SET", "proto-max-bulk-len", "1048576"}), "+OK");
+  EXPECT_EQ(Do({"SET", "long1", std::string(600, 'a')}), "+OK");
+  EXPECT_EQ(Do({"SET", "long2", std::string(600, 'b')}), "+OK");
+  EXPECT_EQ(Do({"LCS", "long1", "long2"}),
+            "-ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+}
+
 TEST_F(BitsTest, IncrByFloat) {
   EXPECT_EQ(Do({"INCRBYFLOAT", "f", "1"}), "$1");
   EXPECT_EQ(Do({"INCRBYFLOAT", "f", "0.25"}), "$1.25");
