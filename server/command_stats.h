@@ -6,7 +6,8 @@
 // it answers (server/dispatcher.h), EXEC's queued commands included, as Redis does:
 //   calls          the handler ran to completion (a run that came back incomplete and ran
 //                  again counts once);
-//   usec           the handler's wall time over those calls;
+//   ticks          the handler's time over those calls, in CycleClock ticks (common/
+//                  cycle_clock.h; INFO prints microseconds);
 //   rejected_calls refused before the handler ran (arity, NOAUTH, OOM, MISCONF, ...);
 //   failed_calls   the handler ran and replied an error.
 // Like Redis, at most kMaxErrorCodes distinct codes are tracked; errors with other codes still
@@ -24,7 +25,7 @@ namespace ebb::server {
 
 struct CommandCallStats {
   uint64_t calls = 0;
-  uint64_t usec = 0;
+  uint64_t ticks = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
 };

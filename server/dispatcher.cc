@@ -2,8 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-
+#include "common/cycle_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -187,24 +186,22 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
   const size_t start = reply.size();
-  const auto began = std::chrono::steady_clock::now();
+  const uint64_t began = CycleClock::Now();
   spec.handler(ctx);
   CountCall(spec, began);
   CountReply(&spec, true, reply.Since(start));
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
 }
 
-void Dispatcher::CountCall(const CommandSpec& spec, std::chrono::steady_clock::time_point began) {
+void Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
   CommandCallStats& row = server_->command_stats().row(spec.id);
   row.calls++;
-  row.usec += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::steady_clock::now() - began)
-                                        .count());
+  row.ticks += CycleClock::Now() - began;
 }
 
 bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   ServerStats& stats = server_->stats();
-  const auto began = std::chrono::steady_clock::now();
+  const uint64_t began = CycleClock::Now();
   if (!server_->has_keyspace()) {
     stats.total_commands_processed++;
     spec.handler(ctx);

@@ -48,7 +48,6 @@
 // real, in its turn. Thread-safety: none; the command (io) thread only.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -119,7 +118,8 @@ class Dispatcher {
   // rejected_calls or failed_calls of `spec` when there is a row): `ran` says the handler ran.
   void CountReply(const CommandSpec* spec, bool ran, std::string_view reply);
   // Counts one completed run of `spec`'s handler that began at `began` (commandstats).
-  void CountCall(const CommandSpec& spec, std::chrono::steady_clock::time_point began);
+  // `began` is a CycleClock reading.
+  void CountCall(const CommandSpec& spec, uint64_t began);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
   // The row `args` names (a container's subcommand row, when one is named) and, in *flags, its

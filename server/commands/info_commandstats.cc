@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "common/cycle_clock.h"
 #include "server/command.h"
 #include "server/command_stats.h"
 #include "server/commands/info_sections.h"
@@ -17,16 +18,18 @@ double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
-void AppendRow(const CommandSpec& spec, const CommandStats& stats, std::string* out) {
+void AppendRow(const CommandSpec& spec, const CommandStats& stats, double ticks_per_us,
+               std::string* out) {
   const CommandCallStats* row = stats.find(spec.id);
   if (row == nullptr || (row->calls == 0 && row->rejected_calls == 0 && row->failed_calls == 0)) {
     return;
   }
-  const double per_call =
-      row->calls == 0 ? 0.0 : static_cast<double>(row->usec) / static_cast<double>(row->calls);
+  const double usec = static_cast<double>(row->ticks) / ticks_per_us;
+  const double per_call = row->calls == 0 ? 0.0 : usec / static_cast<double>(row->calls);
   *out += fmt::format(
       "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
-      spec.full_name, row->calls, row->usec, per_call, row->rejected_calls, row->failed_calls);
+      spec.full_name, row->calls, static_cast<uint64_t>(usec), per_call, row->rejected_calls,
+      row->failed_calls);
 }
 
 }  // namespace
@@ -47,9 +50,10 @@ void InfoCpu(ServerContext&, std::string* out) {
 void InfoCommandStats(ServerContext& ctx, std::string* out) {
   *out += "# Commandstats\r\n";
   const CommandStats& stats = ctx.command_stats();
+  const double ticks_per_us = CycleClock::TicksPerMicrosecond();
   for (const auto& [name, spec] : ctx.commands().rows()) {
-    AppendRow(spec, stats, out);
-    for (const CommandSpec& sub : spec.subcommands) AppendRow(sub, stats, out);
+    AppendRow(spec, stats, ticks_per_us, out);
+    for (const CommandSpec& sub : spec.subcommands) AppendRow(sub, stats, ticks_per_us, out);
   }
 }
 
