@@ -6,7 +6,11 @@
 
 namespace ebb {
 
-bool ParseDouble(std::string_view text, double* value) {
+namespace {
+
+// string2ld's rules around a strtod-family parse.
+template <typename Float, Float (*kParse)(const char*, char**)>
+bool ParseFloat(std::string_view text, Float* value) {
   if (text.empty() || text.size() > 5 * 1024 || text[0] == ' ' ||
       (text[0] >= '\t' && text[0] <= '\r')) {
     return false;
@@ -14,10 +18,20 @@ bool ParseDouble(std::string_view text, double* value) {
   const std::string copy(text);  // strtod needs a terminated string
   errno = 0;
   char* end = nullptr;
-  const double v = std::strtod(copy.c_str(), &end);
+  const Float v = kParse(copy.c_str(), &end);
   if (end != copy.c_str() + copy.size() || errno == ERANGE || std::isnan(v)) return false;
   *value = v;
   return true;
+}
+
+}  // namespace
+
+bool ParseDouble(std::string_view text, double* value) {
+  return ParseFloat<double, std::strtod>(text, value);
+}
+
+bool ParseLongDouble(std::string_view text, long double* value) {
+  return ParseFloat<long double, std::strtold>(text, value);
 }
 
 std::string AsciiLower(std::string_view text) {

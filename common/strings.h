@@ -54,6 +54,8 @@ inline bool ParseInt64(std::string_view text, int64_t* value) {
 // Redis's string2ld-based float parsing (INCRBYFLOAT, DEBUG SLEEP): no leading space, the whole
 // text consumed, no overflow, not NaN.
 bool ParseDouble(std::string_view text, double* value);
+// The same rules in long double (INCRBYFLOAT's arithmetic, as Redis).
+bool ParseLongDouble(std::string_view text, long double* value);
 
 // ASCII case folding; other bytes are unchanged.
 inline char AsciiLower(char c) {

@@ -67,6 +67,8 @@ class ReplyWriter {
   // Drops every byte after the first n: replies written since size() was n are withdrawn (a
   // command that will run again). REQUIRES: n <= size().
   void Truncate(size_t n) { out_->resize(n); }
+  // The bytes appended since size() was n. REQUIRES: n <= size().
+  std::string_view Since(size_t n) const { return std::string_view(*out_).substr(n); }
 
  private:
   void Header(char type, uint64_t n);        // "<type><n>\r\n"

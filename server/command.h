@@ -159,6 +159,9 @@ struct CommandSpec {
 
   // Set by CommandTable::Add: "name", or "container|sub" for a subcommand.
   std::string full_name;
+  // Set by CommandTable::Add: the row's number, 0 .. CommandTable::row_count() - 1, which
+  // indexes its counters (server/command_stats.h).
+  size_t id = 0;
 };
 
 // Parse then Execute: the handler of every row.
@@ -202,11 +205,14 @@ class CommandTable {
   const CommandSpec* Find(std::string_view name) const;
   static const CommandSpec* FindSubcommand(const CommandSpec& container, std::string_view name);
   const std::map<std::string, CommandSpec, std::less<>>& rows() const { return rows_; }
+  // Rows added so far, subcommand rows included (ids are below it).
+  size_t row_count() const { return row_count_; }
 
  private:
   std::map<std::string, CommandSpec, std::less<>> rows_;  // by name, in order for COMMAND LIST
   // The same rows by name (views of rows_'s keys): Find's one hash lookup.
   std::unordered_map<std::string_view, const CommandSpec*> index_;
+  size_t row_count_ = 0;
 };
 
 }  // namespace ebb::server

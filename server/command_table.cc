@@ -19,7 +19,11 @@ void CommandTable::Add(CommandSpec spec) {
   std::string key = AsciiLower(spec.name);
   assert(rows_.find(key) == rows_.end());
   spec.full_name = key;
-  for (CommandSpec& sub : spec.subcommands) sub.full_name = key + "|" + std::string(sub.name);
+  spec.id = row_count_++;
+  for (CommandSpec& sub : spec.subcommands) {
+    sub.full_name = key + "|" + std::string(sub.name);
+    sub.id = row_count_++;
+  }
   auto row = rows_.emplace(std::move(key), std::move(spec)).first;
   index_.emplace(row->first, &row->second);
 }

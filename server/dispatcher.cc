@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/cycle_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -53,11 +54,37 @@ bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) 
 
 Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
                                         protocol::ReplyWriter& reply) {
+  const size_t start = reply.size();
+  Result result = Route(args, client, reply);
+  if (!result.incomplete && !result.deferred) {
+    CountReply(result.command != nullptr ? result.command : result.refused,
+               result.command != nullptr, reply.Since(start));
+  }
+  return result;
+}
+
+void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view reply) {
+  const bool error = !reply.empty() && reply.front() == '-';
+  if (error) {
+    server_->stats().total_error_replies++;
+    server_->command_stats().CountError(reply);
+  }
+  if (spec == nullptr) return;
+  if (!ran) {
+    server_->command_stats().row(spec->id).rejected_calls++;
+  } else if (error) {
+    server_->command_stats().row(spec->id).failed_calls++;
+  }
+}
+
+Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
+                                     protocol::ReplyWriter& reply) {
   Result result;
   MultiState& multi = client.multi();
   // A refusal (Redis's rejectCommand): inside MULTI it aborts the transaction; a refused EXEC
   // ends it with EXECABORT and the reason.
   auto reject = [&](std::string_view error, const CommandSpec* spec) {
+    result.refused = spec;
     if (!multi.active) return reply.Error(error);
     multi.dirty_exec = true;
     if (spec == nullptr || spec->full_name != "exec") return reply.Error(error);
@@ -119,13 +146,17 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   }
   if (((flags & kCmdWrite) || spec->name == "ping") && RefusedForDiskError(reply)) {
     if (multi.active) multi.dirty_exec = true;
+    result.refused = spec;
     return result;
   }
   if ((flags & kCmdDenyOom) && server_->OverMaxmemory()) {
     reject(kOomError, spec);
     return result;
   }
-  if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) return result;
+  if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) {
+    result.refused = spec;
+    return result;
+  }
   if (spec->handler == nullptr) {  // a container row without subcommands: not served
     reject(UnknownCommandError(args[0], args.subspan(1)), spec);
     return result;
@@ -154,15 +185,27 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   server_->stats().total_commands_processed++;
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
+  const size_t start = reply.size();
+  const uint64_t began = CycleClock::Now();
   spec.handler(ctx);
+  CountCall(spec, began);
+  CountReply(&spec, true, reply.Since(start));
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
+}
+
+void Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
+  CommandCallStats& row = server_->command_stats().row(spec.id);
+  row.calls++;
+  row.ticks += CycleClock::Now() - began;
 }
 
 bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   ServerStats& stats = server_->stats();
+  const uint64_t began = CycleClock::Now();
   if (!server_->has_keyspace()) {
     stats.total_commands_processed++;
     spec.handler(ctx);
+    CountCall(spec, began);
     return true;
   }
   types::Keyspace& keyspace = server_->keyspace();
@@ -193,6 +236,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   // Reads after the command's first write (a run past the bound reads inline by design).
   if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
   fetch.EndRequest();
+  CountCall(spec, began);
   return true;
 }
 

@@ -82,6 +82,8 @@ class Dispatcher {
     // The run needs blocks that are not in memory: nothing was replied and nothing changed.
     // Read client.block_fetch().wants(), Fill them, and dispatch the same request again.
     bool incomplete = false;
+    // The row refused before its handler ran (arity, NOAUTH, OOM, ...), when there was one.
+    const CommandSpec* refused = nullptr;
   };
 
   // Lookahead (above): dry-runs `args` if it is a point read the client may run, adding its
@@ -109,6 +111,15 @@ class Dispatcher {
   // For a write command: true (and *deferred, with no reply) while the engine's write stall
   // lasts; true with an error reply if the write is refused; false to run it.
   bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
+  // Dispatch's checks and run, without the counting.
+  Result Route(std::span<const std::string_view> args, Client& client,
+               protocol::ReplyWriter& reply);
+  // Counts a finished request's reply (INFO stats and errorstats, and commandstats's
+  // rejected_calls or failed_calls of `spec` when there is a row): `ran` says the handler ran.
+  void CountReply(const CommandSpec* spec, bool ran, std::string_view reply);
+  // Counts one completed run of `spec`'s handler that began at `began` (commandstats).
+  // `began` is a CycleClock reading.
+  void CountCall(const CommandSpec& spec, uint64_t began);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
   // The row `args` names (a container's subcommand row, when one is named) and, in *flags, its

@@ -19,6 +19,28 @@ inline constexpr std::string_view kNotInteger = "ERR value is not an integer or 
 inline constexpr std::string_view kNotInt32 =
     "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kNanOrInfinity = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kBitposBit = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitopNotSingle =
+    "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr std::string_view kBitfieldOverflowType = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldReadOnly =
+    "ERR BITFIELD_RO only supports the GET subcommand";
+inline constexpr std::string_view kLcsNotStrings =
+    "ERR The specified keys must contain string values";
+inline constexpr std::string_view kLcsLenAndIdx =
+    "ERR If you want both the length and indexes, please just use IDX.";
+inline constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
+inline constexpr std::string_view kLcsTooMuchMemory =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+inline constexpr std::string_view kNoLfuPolicy =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+    "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kWrongType =

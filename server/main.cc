@@ -130,6 +130,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   spdlog::info("ebb {} starting, pid {}", EBB_VERSION, static_cast<int>(getpid()));
+  for (const std::string& notice : registry.notices()) spdlog::info("{}", notice);
 
   auto clock = std::make_shared<storage::PinnableClock>();
   std::unique_ptr<types::Keyspace> keyspace;

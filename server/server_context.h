@@ -12,6 +12,7 @@
 #include <string>
 
 #include "server/client.h"
+#include "server/command_stats.h"
 #include "server/config/config.h"
 #include "server/expiry_events.h"
 #include "server/pubsub.h"
@@ -50,6 +51,8 @@ class ServerContext {
   void set_keyspace(types::Keyspace* keyspace) { keyspace_ = keyspace; }
   storage::PinnableClock& clock() { return *clock_; }
   ServerStats& stats() { return stats_; }
+  // INFO commandstats and errorstats (server/command_stats.h).
+  CommandStats& command_stats() { return command_stats_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
   // Which clients WATCH which keys (server/transaction.h).
@@ -112,6 +115,7 @@ class ServerContext {
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   BlockReader* block_reader_ = nullptr;
   ServerStats stats_;
+  CommandStats command_stats_;
   ClientRegistry clients_;
   WatchRegistry watches_;
   PubSub pubsub_;

@@ -115,9 +115,8 @@ class Kv {
   // True when some version of the key is live (any type), per this handle's grace.
   OpResult<bool> Exists(std::string_view key);
 
- private:
-  // Reads the metadata row (any type); nullopt when the key is absent.
-  OpResult<std::optional<KeyMetaRow>> ReadMeta(std::string_view key, int64_t grace_ms);
+  // A read-modify-write in two steps, for commands that compute the new value themselves
+  // (SETBIT, BITFIELD, INCRBYFLOAT): read with ReadForUpdate, then write with PutDerived.
   // The string row a read-modify-write starts from; nullopt when the key is absent. kWrongType.
   OpResult<std::optional<KvRow>> ReadForUpdate(std::string_view key);
   // Writes the result of a read-modify-write: over an existing `base` it keeps the expiry and
@@ -126,6 +125,10 @@ class Kv {
   OpResult<void> PutDerived(std::string_view key, std::string_view value,
                             const std::optional<KvRow>& base, int64_t now_ms,
                             std::optional<int64_t> new_key_expire_at);
+
+ private:
+  // Reads the metadata row (any type); nullopt when the key is absent.
+  OpResult<std::optional<KeyMetaRow>> ReadMeta(std::string_view key, int64_t grace_ms);
   storage::WriteOptions WriteOptionsFor(int64_t ts, std::optional<int64_t> expire_at) const;
 
   Keyspace& keyspace_;

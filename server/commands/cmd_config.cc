@@ -72,6 +72,7 @@ void ExecuteSet(CommandContext& ctx, const RestOptions& o) {
 
 void ExecuteResetStat(CommandContext& ctx, const NoOptions&) {
   ctx.server.stats().Reset();
+  ctx.server.command_stats().Reset();
   ctx.reply.Ok();
 }
 

@@ -1,6 +1,9 @@
-// INFO [section ...]: Redis's sections and field names where the concept matches (server,
-// clients, memory, persistence, stats, replication, keyspace) plus `storage` for the engine.
-// RESP3 replies are a verbatim "txt" string, RESP2 a bulk string, as Redis.
+// INFO [section ...]: Redis 7's sections and field names where the concept matches (server,
+// clients, memory, persistence, stats, replication, cpu, modules, commandstats, errorstats,
+// cluster, keyspace) plus `storage` for the engine. Several sections may be named in one call,
+// in any case; `default` (or no argument) is every section but commandstats, `all` and
+// `everything` are every section; a name INFO does not know adds nothing. Sections come in
+// Redis's order, each once. RESP3 replies are a verbatim "txt" string, RESP2 a bulk string.
 #include <fmt/format.h>
 #include <malloc.h>
 #include <sys/utsname.h>
@@ -16,6 +19,7 @@
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/command.h"
+#include "server/commands/info_sections.h"
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
 #include "server/scripting/script_engine.h"
@@ -46,7 +50,9 @@ std::string Human(uint64_t bytes) {
   return i == 0 ? fmt::format("{}B", bytes) : fmt::format("{:.2f}{}", v, units[i]);
 }
 
-void ServerSection(ServerContext& ctx, std::string* out) {
+}  // namespace
+
+void InfoServer(ServerContext& ctx, std::string* out) {
   utsname un{};
   uname(&un);
   int64_t uptime_s = (WallMs() - ctx.start_time_ms()) / 1000;
@@ -60,7 +66,7 @@ void ServerSection(ServerContext& ctx, std::string* out) {
       ctx.config_registry().config_file());
 }
 
-void ClientsSection(ServerContext& ctx, std::string* out) {
+void InfoClients(ServerContext& ctx, std::string* out) {
   const BlockReader* reader = ctx.block_reader();
   *out += fmt::format(
       "# Clients\r\nconnected_clients:{}\r\nmaxclients:{}\r\nblocked_clients:0\r\n"
@@ -68,7 +74,7 @@ void ClientsSection(ServerContext& ctx, std::string* out) {
       ctx.clients().size(), ctx.config().maxclients, reader ? reader->waiting() : 0);
 }
 
-void MemorySection(ServerContext& ctx, std::string* out) {
+void InfoMemory(ServerContext& ctx, std::string* out) {
   struct mallinfo2 mi = mallinfo2();
   uint64_t used = mi.uordblks + mi.hblkhd;
   uint64_t rss = RssBytes();
@@ -97,7 +103,7 @@ void MemorySection(ServerContext& ctx, std::string* out) {
   ctx.scripts().AppendMemoryInfo(out);
 }
 
-void PersistenceSection(ServerContext& ctx, std::string* out) {
+void InfoPersistence(ServerContext& ctx, std::string* out) {
   *out += fmt::format(
       "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
       "rdb_bgsave_in_progress:0\r\naof_enabled:0\r\nwal_fsync:{}\r\n",
@@ -109,7 +115,7 @@ void PersistenceSection(ServerContext& ctx, std::string* out) {
                       error.ok() ? "ok" : "err", error.ok() ? "" : error.message());
 }
 
-void StatsSection(ServerContext& ctx, std::string* out) {
+void InfoStats(ServerContext& ctx, std::string* out) {
   const ServerStats& s = ctx.stats();
   uint64_t expired = ctx.has_keyspace() ? ctx.keyspace().expired_keys() : 0;
   *out += fmt::format(
@@ -135,7 +141,7 @@ void ReplicationSection(ServerContext&, std::string* out) {
   *out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
 }
 
-void KeyspaceSection(ServerContext& ctx, std::string* out) {
+void InfoKeyspace(ServerContext& ctx, std::string* out) {
   *out += "# Keyspace\r\n";
   if (!ctx.has_keyspace()) return;
   for (int db = 0; db < ctx.config().databases; ++db) {
@@ -147,7 +153,7 @@ void KeyspaceSection(ServerContext& ctx, std::string* out) {
   }
 }
 
-void StorageSection(ServerContext& ctx, std::string* out) {
+void InfoStorage(ServerContext& ctx, std::string* out) {
   *out += "# Storage\r\n";
   if (!ctx.has_keyspace()) return;
   storage::Stats s = ctx.keyspace().db().GetStats();
@@ -196,31 +202,52 @@ void StorageSection(ServerContext& ctx, std::string* out) {
   }
 }
 
+void InfoModules(ServerContext&, std::string* out) { *out += "# Modules\r\n"; }
+
+void InfoCluster(ServerContext&, std::string* out) { *out += "# Cluster\r\ncluster_enabled:0\r\n"; }
+
+namespace {
+
 struct Section {
   const char* name;
+  bool in_default;
   void (*fill)(ServerContext&, std::string*);
 };
 
 constexpr Section kSections[] = {
-    {"server", ServerSection},     {"clients", ClientsSection},
-    {"memory", MemorySection},     {"persistence", PersistenceSection},
-    {"stats", StatsSection},       {"replication", ReplicationSection},
-    {"keyspace", KeyspaceSection}, {"storage", StorageSection},
+    {"server", true, InfoServer},
+    {"clients", true, InfoClients},
+    {"memory", true, InfoMemory},
+    {"persistence", true, InfoPersistence},
+    {"stats", true, InfoStats},
+    {"replication", true, InfoReplication},
+    {"cpu", true, InfoCpu},
+    {"modules", true, InfoModules},
+    {"commandstats", false, InfoCommandStats},
+    {"errorstats", true, InfoErrorStats},
+    {"cluster", true, InfoCluster},
+    {"keyspace", true, InfoKeyspace},
+    {"storage", true, InfoStorage},
 };
 
 struct InfoOptions {
-  std::set<std::string> sections;  // lower case
+  std::set<std::string, std::less<>> sections;  // lower case, as named
   bool all = false;
+  bool defaults = false;
 };
 
-// INFO [section ...]: "all", "default" and "everything" (or none) mean every section.
 InfoOptions ParseInfo(ArgParser& args) {
   InfoOptions o;
-  o.all = !args.HasMore();
+  o.defaults = !args.HasMore();
   while (args.HasMore()) {
     std::string name = AsciiLower(args.Next());
-    if (name == "all" || name == "default" || name == "everything") o.all = true;
-    o.sections.insert(std::move(name));
+    if (name == "all" || name == "everything") {
+      o.all = true;
+    } else if (name == "default") {
+      o.defaults = true;
+    } else {
+      o.sections.insert(std::move(name));
+    }
   }
   return o;
 }
@@ -228,7 +255,9 @@ InfoOptions ParseInfo(ArgParser& args) {
 void ExecuteInfo(CommandContext& ctx, const InfoOptions& o) {
   std::string text;
   for (const Section& section : kSections) {
-    if (!o.all && o.sections.count(section.name) == 0) continue;
+    const bool wanted = o.all || (o.defaults && section.in_default) ||
+                        o.sections.find(std::string_view(section.name)) != o.sections.end();
+    if (!wanted) continue;
     if (!text.empty()) text += "\r\n";
     section.fill(ctx.server, &text);
   }

@@ -1,14 +1,18 @@
 // The Redis string commands over timestamped string rows (t_string.c's replies and errors,
 // Redis 7): SET, SETNX, SETEX, PSETEX, GETEX, GETDEL, GETSET, MGET, MSET, MSETNX, STRLEN,
-// APPEND, SETRANGE, GETRANGE, SUBSTR, INCR, DECR, INCRBY, DECRBY. GET is in cmd_kv.cc (it takes
-// GRACE). Writes use the server clock as the row timestamp; without a TTL option they get the
-// TTL policy (ttl-rule, default-ttl). Reads use default-retrieval-grace.
+// APPEND, SETRANGE, GETRANGE, SUBSTR, INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT. GET is in cmd_kv.cc
+// (it takes GRACE). Writes use the server clock as the row timestamp; without a TTL option they get
+// the TTL policy (ttl-rule, default-ttl). Reads use default-retrieval-grace.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -408,6 +412,44 @@ void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) {
   ctx.reply.Integer(*value);
 }
 
+// ---- INCRBYFLOAT
+
+// A long double as Redis prints INCRBYFLOAT's result (ld2string, LD_STR_HUMAN): fixed-point with
+// 17 decimals, trailing zeros and a trailing point removed, "-0" as "0".
+std::string HumanLongDouble(long double value) {
+  char buf[5 * 1024];  // Redis's MAX_LONG_DOUBLE_CHARS: any finite long double fits
+  const int written = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  std::string text(buf, static_cast<size_t>(std::clamp(written, 0, int{sizeof(buf)} - 1)));
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
+
+// INCRBYFLOAT key increment -> the new value. WRONGTYPE first, then the stored value and the
+// increment must be floats (string2ld: no spaces, no NaN), then the sum must be finite.
+void ExecuteIncrByFloat(CommandContext& ctx, const SetOptions& o) {
+  types::Kv kv = KvOf(ctx);
+  OpResult<std::optional<types::KvRow>> base = kv.ReadForUpdate(o.key);
+  if (!base.ok()) return ReplyError(ctx, base);
+  long double value = 0;
+  long double increment = 0;
+  if ((*base && !ParseLongDouble((*base)->value, &value)) ||
+      !ParseLongDouble(o.value, &increment)) {
+    return ctx.reply.Error(kNotFloat);
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value)) return ctx.reply.Error(kNanOrInfinity);
+  const std::string text = HumanLongDouble(value);
+  const int64_t now = NowMs(ctx);
+  OpResult<void> put = kv.PutDerived(o.key, text, *base, now, PolicyExpireAt(ctx, o.key, now));
+  if (!put.ok()) return ReplyError(ctx, put);
+  SignalKeyChange(ctx, o.key, kNotifyString, "incrbyfloat");
+  ctx.reply.Bulk(text);
+}
+
 // ---- Rows
 
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
@@ -613,6 +655,16 @@ std::vector<CommandSpec> StringCommands() {
                   "the key doesn't exist",
        .arguments = {kKey, {.name = "increment", .type = ArgType::kInteger}},
        .handler = Handler<ParseIncrBy, ExecuteIncrBy>},
+      {.name = "incrbyfloat",
+       .arity = 3,
+       .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
+       .keys = kFirstKey,
+       .group = "string",
+       .since = "2.6.0",
+       .summary = "Increment the floating point value of a key by a number. Uses 0 as initial "
+                  "value if the key doesn't exist",
+       .arguments = {kKey, {.name = "increment", .type = ArgType::kDouble}},
+       .handler = Handler<ParseKeyValue, ExecuteIncrByFloat>},
       {.name = "decrby",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,

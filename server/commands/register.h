@@ -16,6 +16,10 @@ std::vector<CommandSpec> InfoCommands();         // INFO
 std::vector<CommandSpec> CommandCommands();      // COMMAND ...
 std::vector<CommandSpec> DebugCommands();        // DEBUG ...
 std::vector<CommandSpec> StringCommands();       // SET GETEX MSET INCR ... (cmd_string.cc)
+std::vector<CommandSpec> BitCommands();          // SETBIT GETBIT BITCOUNT BITPOS BITOP
+std::vector<CommandSpec> BitFieldCommands();     // BITFIELD BITFIELD_RO
+std::vector<CommandSpec> LcsCommands();          // LCS
+std::vector<CommandSpec> ObjectCommands();       // OBJECT ... TOUCH (cmd_object.cc)
 std::vector<CommandSpec> KvCommands();           // PUT GET GETMETA DELETE (cmd_kv.cc)
 std::vector<CommandSpec> KeyCommands();          // DEL EXISTS TYPE KEYS SCAN ... (cmd_keys.cc)
 std::vector<CommandSpec> ExpireCommands();       // EXPIRE TTL PERSIST ... (cmd_expire.cc)

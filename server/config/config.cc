@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "protocol/split_args.h"
 #include "server/config/config_option.h"
+#include "server/config/redis_options.h"
 #include "server/errors.h"
 
 namespace ebb::server {
@@ -98,6 +99,45 @@ bool ConfigRegistry::Apply(const Option& opt, const std::vector<std::string>& va
   return true;
 }
 
+bool ConfigRegistry::ApplyLine(std::vector<std::string> args, std::string_view prefix,
+                               std::set<std::string>* seen, std::string* error) {
+  const std::string name = AsciiLower(args[0]);
+  if (const char* reason = RedisOnlyOption(name)) {
+    std::string line = name;
+    for (size_t i = 1; i < args.size(); ++i) line += " " + Quote(args[i]);
+    notices_.push_back("Ignoring Redis option '" + line + "': " + reason);
+    return true;
+  }
+  const Option* opt = Find(MapRedisOptionName(name));
+  if (opt == nullptr) {
+    *error = "unknown option '" + std::string(prefix) + args[0] + "'";
+    return false;
+  }
+  std::vector<std::string> values(args.begin() + 1, args.end());
+  // As Redis does for its multi-argument options: one non-empty value holds them all, separated
+  // by spaces (`client-output-buffer-limit "normal 8mb 4mb 5"`).
+  if (opt->max_values != 1 && values.size() == 1 && !values[0].empty()) {
+    std::vector<std::string> words;
+    std::istringstream in(values[0]);
+    for (std::string word; in >> word;) words.push_back(word);
+    values = std::move(words);
+  }
+  if (!CountFits(*opt, values.size())) {
+    *error = "wrong number of arguments for '" + std::string(prefix) + opt->name + "'";
+    return false;
+  }
+  const bool append = opt->repeatable && !seen->insert(opt->name).second;
+  std::string reason;
+  if (!Apply(*opt, values, append, &reason)) {
+    std::string shown;
+    for (const std::string& v : values) shown += (shown.empty() ? "" : " ") + v;
+    *error =
+        "invalid value '" + shown + "' for '" + std::string(prefix) + opt->name + "': " + reason;
+    return false;
+  }
+  return true;
+}
+
 bool ConfigRegistry::LoadFile(const std::string& path, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -114,22 +154,8 @@ bool ConfigRegistry::LoadFile(const std::string& path, std::string* error) {
       return false;
     }
     if (args.empty()) continue;
-    const Option* opt = Find(args[0]);
-    if (opt == nullptr) {
-      *error = where + "unknown option '" + args[0] + "'";
-      return false;
-    }
-    std::vector<std::string> values(args.begin() + 1, args.end());
-    if (!CountFits(*opt, values.size())) {
-      *error = where + "wrong number of arguments for '" + opt->name + "'";
-      return false;
-    }
-    const bool append = opt->repeatable && !seen.insert(opt->name).second;
-    std::string reason;
-    if (!Apply(*opt, values, append, &reason)) {
-      std::string shown;
-      for (const std::string& v : values) shown += (shown.empty() ? "" : " ") + v;
-      *error = where + "invalid value '" + shown + "' for '" + opt->name + "': " + reason;
+    if (!ApplyLine(std::move(args), "", &seen, error)) {
+      *error = where + *error;
       return false;
     }
   }

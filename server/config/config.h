@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -97,19 +98,31 @@ class ConfigRegistry {
   const Config& config() const { return config_; }
 
   // Loads a Redis-style file: `name value...` lines, # comments, blank lines, "quoted" and
-  // 'quoted' values (sdssplitargs rules), names case-insensitive. `bind` takes one or more
-  // addresses; `ttl-rule <glob> <duration> [options]` repeats (the first file line replaces the
-  // default list, later ones append). Post on success: values applied, the file remembered for
+  // 'quoted' values (sdssplitargs rules), names case-insensitive. Redis's options that have no
+  // meaning for ebb are accepted and noted (notices()), `appendfsync` sets `wal-fsync`, and a
+  // multi-valued option given one quoted value splits it at spaces, as Redis. `bind` takes one or
+  // more addresses; `ttl-rule <glob> <duration> [options]` repeats (the first file line replaces
+  // the default list, later ones append). Post on success: values applied, the file remembered for
   // Rewrite(). On failure *error is e.g. "conf/ebb.conf:12: unknown option 'prot'" or
   // "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer"; values from lines before
   // the bad one stay applied.
   bool LoadFile(const std::string& path, std::string* error);
 
-  // Parses `ebb-server [conf-file] [--<option> value...]...`: the optional positional file is
-  // loaded first, then every --flag (one per option in the table; --bind and --ttl-rule take
-  // several values and may repeat) is applied in order. On --help/--version: prints to stdout,
-  // sets *exit_now and returns true. On bad input: returns false with *error.
+  // Parses `ebb-server [conf-file] [--<option> value...]...` as redis-server does: the
+  // optional file (a first argument not starting with '-') is loaded first, then the options,
+  // as lines appended to it: each "--name" starts a line, and the arguments up to the next
+  // "--name" are its values, one each, spaces included; an argument "--name value ..." is a
+  // whole line (split as the file's); the argument after a lone "--name" is its value even if
+  // it starts with "--", except after `--save` (`--save --port 7000`: save ""). A
+  // multi-valued option given one value splits it at spaces (`--client-output-buffer-limit
+  // "normal 8mb 4mb 5"`); `--name=value` also works. A repeatable option's first command-line
+  // line replaces the file's. On -h/--help: prints to stdout, sets *exit_now and returns true.
+  // On bad input: returns false with *error.
   bool ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now);
+
+  // What loading the file and the command line noticed for the log (one line per Redis option
+  // ebb ignores: server/config/redis_options.h), in order; main logs them once logging is set up.
+  const std::vector<std::string>& notices() const { return notices_; }
 
   // CONFIG GET: (name, value) for every option whose name matches the glob pattern
   // (case-insensitive), in table order.
@@ -147,6 +160,11 @@ class ConfigRegistry {
 
  private:
   const Option* Find(std::string_view name) const;
+  // Applies one configuration line, args[0] being the option's name (`prefix` + name in errors:
+  // "--" on the command line). `seen` holds the repeatable options this source already set.
+  // On failure *error says why, without the line's place.
+  bool ApplyLine(std::vector<std::string> args, std::string_view prefix,
+                 std::set<std::string>* seen, std::string* error);
   // Applies `values` to option `opt`; on failure fills *reason.
   bool Apply(const Option& opt, const std::vector<std::string>& values, bool first_in_source,
              std::string* reason);
@@ -155,6 +173,7 @@ class ConfigRegistry {
   Config config_;
   std::vector<Option> options_;
   std::string config_file_;
+  std::vector<std::string> notices_;
   std::vector<std::function<void(std::string_view, const Config&)>> hooks_;
   std::vector<std::function<std::string(std::string_view, const Config&)>> set_checks_;
 };

@@ -1,64 +1,77 @@
-// ConfigRegistry::ParseCommandLine: `ebb-server [conf-file] [--<option> value...]...` with CLI11.
+// ConfigRegistry::ParseCommandLine: `ebb-server [conf-file] [--<option> value...]...` read the
+// way redis-server reads its own (server.c main): options are configuration lines appended to
+// the file. CLI11 only formats --help.
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <map>
+#include <set>
 
+#include "common/strings.h"
+#include "protocol/split_args.h"
 #include "server/config/config.h"
 #include "server/config/config_option.h"
 
 namespace ebb::server {
+namespace {
+
+bool IsOptionName(std::string_view arg) { return arg.size() > 2 && arg.starts_with("--"); }
+
+}  // namespace
 
 bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now) {
   *exit_now = false;
-  CLI::App app{"ebb: a Redis-protocol server for timestamped, expiring data", "ebb-server"};
-  app.get_formatter()->column_width(40);
-  std::string file;
-  app.add_option("config-file", file, "configuration file, applied before the flags");
-  std::map<std::string, CLI::Option*> flags;
-  for (const Option& opt : options_) {
-    CLI::Option* flag = app.add_option("--" + opt.name, opt.doc);
-    if (opt.max_values < 0) {
-      flag->expected(opt.min_values, INT_MAX);
-    } else {
-      flag->expected(opt.min_values, opt.max_values);
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg != "-h" && arg != "--help") continue;
+    CLI::App app{"ebb: a Redis-protocol server for timestamped, expiring data", "ebb-server"};
+    app.get_formatter()->column_width(40);
+    app.add_option("config-file", "configuration file, applied before the options");
+    for (const Option& opt : options_) {
+      app.add_option("--" + opt.name, opt.doc)->default_str(opt.get(Config{}));
     }
-    flag->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    flag->default_str(opt.get(Config{}));
-    flag->allow_extra_args(opt.max_values != 1);
-    flags[opt.name] = flag;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     *exit_now = true;
     return true;
-  } catch (const CLI::ParseError& e) {
-    *error = e.what();
-    return false;
   }
-  if (!file.empty() && !LoadFile(file, error)) return false;
-  for (const Option& opt : options_) {
-    CLI::Option* flag = flags[opt.name];
-    if (flag->count() == 0) continue;
-    const std::vector<std::string>& results = flag->results();
-    // Values of all occurrences, flattened. Fixed-size options are split back into occurrences;
-    // the others (bind) take every value at once.
-    size_t per = opt.max_values < 0 ? results.size() : static_cast<size_t>(opt.max_values);
-    if (per == 0 || results.size() % per != 0) {
-      *error = "--" + opt.name + ": wrong number of arguments";
-      return false;
-    }
-    for (size_t i = 0; i < results.size(); i += per) {
-      std::vector<std::string> values(results.begin() + i, results.begin() + i + per);
-      std::string reason;
-      if (!Apply(opt, values, /*append=*/opt.repeatable && i > 0, &reason)) {
-        std::string shown;
-        for (const std::string& v : values) shown += (shown.empty() ? "" : " ") + v;
-        *error = "invalid value '" + shown + "' for '--" + opt.name + "': " + reason;
+  int next = 1;
+  std::string file;
+  if (argc > 1 && argv[1][0] != '-') file = argv[next++];
+  // The lines the options make, each its name and values.
+  std::vector<std::vector<std::string>> lines;
+  bool value_due = false;  // the last argument was a lone "--name": this one is its value
+  for (int i = next; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!value_due && IsOptionName(arg)) {
+      std::vector<std::string> words;
+      if (!protocol::SplitArgs(arg.substr(2), &words) || words.empty()) {
+        *error = "unbalanced quotes in option '" + std::string(arg) + "'";
         return false;
       }
+      const size_t equals = words[0].find('=');
+      if (words.size() == 1 && equals != std::string::npos) {  // --name=value
+        words = {words[0].substr(0, equals), words[0].substr(equals + 1)};
+      } else if (words.size() == 1) {
+        value_due = true;
+        // `--save` with no value (last, or before another option) means save "".
+        const bool next_is_option = i + 1 < argc && IsOptionName(argv[i + 1]);
+        if (AsciiLower(words[0]) == "save" && (i + 1 == argc || next_is_option)) {
+          words.emplace_back();
+          value_due = false;
+        }
+      }
+      lines.push_back(std::move(words));
+      continue;
     }
+    if (lines.empty()) {
+      *error = "unexpected argument '" + std::string(arg) + "' (options start with --)";
+      return false;
+    }
+    lines.back().emplace_back(arg);
+    value_due = false;
+  }
+  if (!file.empty() && !LoadFile(file, error)) return false;
+  std::set<std::string> seen;
+  for (std::vector<std::string>& line : lines) {
+    if (!ApplyLine(std::move(line), "--", &seen, error)) return false;
   }
   return true;
 }

@@ -281,7 +281,7 @@ Option OutputBufferLimit() {
       "<normal|pubsub|replica> <hard> <soft> <soft-seconds>: disconnect clients whose pending "
       "output passes hard, or stays above soft that long (0 = off; pubsub: 32mb 8mb 60)";
   o.min_values = 4;
-  o.max_values = 4;
+  o.max_values = -1;  // several classes on one line, as Redis
   o.split_set_value = true;
   o.apply = [](Config* c, const Values& v, bool, std::string* reason) {
     if (v.empty() || v.size() % 4 != 0) {

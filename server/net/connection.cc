@@ -145,6 +145,7 @@ void Connection::ProcessInput() {
     if (status == protocol::ParseStatus::kError) {
       writer.Error(parser_.ErrorText());
       ctx.stats().total_error_replies++;
+      ctx.command_stats().CountError(parser_.ErrorText());
       spdlog::debug("Protocol error from client id={}: {}", client_.id(), parser_.ErrorText());
       offset = input_.size();
       close_after_write_ = true;
@@ -185,7 +186,6 @@ void Connection::ProcessInput() {
       batch_ = nullptr;
       return;
     }
-    if (batch.size() > before && batch[before] == '-') ctx.stats().total_error_replies++;
     wrote |= result.is_write;
     if (result.is_write) write_replies.emplace_back(before, batch.size());
     if (ctx.shutdown_requested() || closing) break;
@@ -211,8 +211,10 @@ void Connection::ProcessInput() {
     auto done = [self = shared_from_this(), held = std::move(batch),
                  writes = std::move(write_replies)](const storage::Status& s) mutable {
       if (!s.ok()) {
-        self->server_->context().stats().total_error_replies +=
-            RefuseWriteReplies(&held, writes, s);
+        ServerContext& context = self->server_->context();
+        const size_t refused = RefuseWriteReplies(&held, writes, s);
+        context.stats().total_error_replies += refused;
+        for (size_t i = 0; i < refused; ++i) context.command_stats().CountError("MISCONF");
       }
       self->OnSynced(s, std::move(held));
     };

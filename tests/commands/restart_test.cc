@@ -30,7 +30,7 @@ class Script {
   explicit Script(uint64_t seed) : rng_(seed) {}
 
   Args Next() {
-    switch (Pick(24)) {
+    switch (Pick(29)) {
       case 0:
         return {"GET", Str()};
       case 1:
@@ -80,6 +80,28 @@ class Script {
         return {"TREG", "GET", Reg()};
       case 22:
         return {"TYPE", Any()};
+      case 23:
+        return {"SETBIT", Str(), std::to_string(Pick(200)), std::to_string(Pick(2))};
+      case 24:
+        return {"BITFIELD", Str(), "INCRBY", "u8", std::to_string(Pick(100)),
+                "1",        "GET", "i4",     "0"};
+      case 25:
+        return {"BITOP", Pick(2) ? "AND" : "XOR", Str(), Str(), Str()};
+      case 26:
+        switch (Pick(5)) {
+          case 0:
+            return {"BITCOUNT", Str()};
+          case 1:
+            return {"GETBIT", Str(), std::to_string(Pick(100))};
+          case 2:
+            return {"LCS", Str(), Str()};
+          case 3:
+            return {"TOUCH", Str(), Log(), Reg()};
+          default:
+            return {"OBJECT", "ENCODING", Any()};
+        }
+      case 27:
+        return {"INCRBYFLOAT", Counter(), "0.5"};
       default:
         switch (Pick(3)) {
           case 0:

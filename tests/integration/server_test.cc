@@ -191,6 +191,33 @@ TEST(ServerTest, BadConfigExitsWithError) {
   EXPECT_NE(server.error().find("port"), std::string::npos) << server.error();
 }
 
+// A docker command line written for redis-server starts ebb: Redis's options without meaning
+// for ebb are accepted with one log line each, appendfsync is wal-fsync, and a multi-valued
+// option takes its values in one argument.
+TEST(ServerTest, RedisCommandLineStartsEbb) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--save", "", "--appendonly", "no", "--appendfsync", "always",
+                            "--client-output-buffer-limit", "normal 8mb 4mb 5", "--requirepass",
+                            "pass word", "--save"}))
+      << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "pass word"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "wal-fsync"}).ToString(),
+            "1) \"wal-fsync\"\n2) \"always\"");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "client-output-buffer-limit"}).ToString(),
+            "1) \"client-output-buffer-limit\"\n"
+            "2) \"normal 8388608 4194304 5 slave 268435456 67108864 60 pubsub 33554432 8388608 "
+            "60\"");
+  const std::string log = server.ReadLog();
+  size_t lines = 0;
+  for (size_t at = log.find("Ignoring Redis option '"); at != std::string::npos;
+       at = log.find("Ignoring Redis option '", at + 1)) {
+    lines++;
+  }
+  EXPECT_EQ(lines, 3u) << log;
+  EXPECT_NE(log.find("Ignoring Redis option 'appendonly no': "), std::string::npos) << log;
+}
+
 // wal-fsync always: several pipelining connections; every acknowledged write survives a kill,
 // and the batches were committed through the group-commit thread.
 TEST(ServerTest, GroupCommitUnderWalFsyncAlways) {

@@ -210,10 +210,14 @@ bool TestServer::Start(std::vector<std::string> extra_args) {
     error_ = "could not create a temporary directory";
     return false;
   }
-  std::vector<std::string> argv = {server_path, "--port",  std::to_string(port_),
-                                   "--dir",     data_dir_, "--enable-debug-command",
-                                   "yes"};
-  argv.insert(argv.end(), args_.begin(), args_.end());
+  std::vector<std::string> argv = {server_path};
+  // A configuration file comes first, as redis-server reads it; the options after it win.
+  auto rest = args_.begin();
+  if (rest != args_.end() && !rest->starts_with("-")) argv.push_back(*rest++);
+  const std::vector<std::string> harness = {"--port",  std::to_string(port_),    "--dir",
+                                            data_dir_, "--enable-debug-command", "yes"};
+  argv.insert(argv.end(), harness.begin(), harness.end());
+  argv.insert(argv.end(), rest, args_.end());
   std::string log = log_path();
 
   pid_ = fork();

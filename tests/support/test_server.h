@@ -1,7 +1,8 @@
 // The spawned-server harness: a real ebb-server process per test, and small client helpers.
 //
 // TestServer picks a free loopback port and a fresh temporary directory, spawns EBB_SERVER_PATH
-// (`--port P --dir <tmp>/data --enable-debug-command yes` + extra args) with its stdout/stderr in
+// (a leading config file among the extra args first, as redis-server reads it, then `--port P
+// --dir <tmp>/data --enable-debug-command yes` and the other extra args) with its stdout/stderr in
 // <tmp>/server.log, and waits (bounded) until PING answers. The destructor stops the server and
 // removes the directory. Connect() gives a hiredis connection (RESP2: the installed hiredis has no
 // RESP3 reader; use RawConnection for RESP3 and for byte-exact protocol tests).

@@ -93,5 +93,90 @@ TEST(ConfigCliTest, HelpListsEveryOptionAndAsksToExit) {
   for (const auto& o : r.Options()) EXPECT_NE(help.find("--" + o.name), std::string::npos);
 }
 
+// Parses `args` into a fresh registry; the test fails on an error.
+void ParseOk(ConfigRegistry* r, std::vector<std::string> args) {
+  Argv argv(std::move(args));
+  std::string error;
+  bool exit_now = true;
+  ASSERT_TRUE(r->ParseCommandLine(argv.argc(), argv.argv(), &error, &exit_now)) << error;
+  EXPECT_FALSE(exit_now);
+}
+
+TEST(ConfigCliTest, ValuesAsRedisServerReadsThem) {
+  ConfigRegistry r;
+  // A multi-valued option in one argument; a value with spaces; name and value in one argument;
+  // a value that starts with "--" after a lone name; --name=value.
+  ParseOk(&r, {"--client-output-buffer-limit", "normal 8mb 4mb 5", "--requirepass", "two words",
+               "--port 7002", "--logfile", "--odd--name", "--databases=3"});
+  EXPECT_EQ(r.config().client_output_buffer_limit_normal.hard_bytes, 8u << 20);
+  EXPECT_EQ(r.config().client_output_buffer_limit_normal.soft_bytes, 4u << 20);
+  EXPECT_EQ(r.config().client_output_buffer_limit_normal.soft_seconds, 5);
+  EXPECT_EQ(r.config().requirepass, "two words");
+  EXPECT_EQ(r.config().port, 7002);
+  EXPECT_EQ(r.config().logfile, "--odd--name");
+  EXPECT_EQ(r.config().databases, 3);
+
+  // Several words after one option; several limits in one argument; a whole quoted line.
+  ConfigRegistry classes;
+  ParseOk(&classes, {"--client-output-buffer-limit", "pubsub", "64mb", "16mb", "90",
+                     "--client-output-buffer-limit", "normal 1mb 1mb 1 pubsub 2mb 2mb 2",
+                     "--bind \"127.0.0.1\" '::1'"});
+  EXPECT_EQ(classes.config().client_output_buffer_limit_pubsub.hard_bytes, 2u << 20);
+  EXPECT_EQ(classes.config().client_output_buffer_limit_normal.hard_bytes, 1u << 20);
+  EXPECT_EQ(classes.config().bind, (std::vector<std::string>{"127.0.0.1", "::1"}));
+}
+
+TEST(ConfigCliTest, RedisOnlyOptionsAreAcceptedAndNoted) {
+  ConfigRegistry r;
+  ParseOk(&r, {"--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dbfilename",
+               "dump.rdb", "--port", "7003", "--save"});
+  EXPECT_EQ(r.config().wal_fsync, "always");
+  EXPECT_EQ(r.config().port, 7003);
+  ASSERT_EQ(r.notices().size(), 4u);
+  EXPECT_EQ(r.notices()[0],
+            "Ignoring Redis option 'save \"\"': ebb persists every write through its WAL and "
+            "tables (wal-fsync), not RDB or AOF files");
+  EXPECT_TRUE(r.notices()[1].starts_with("Ignoring Redis option 'appendonly yes': "))
+      << r.notices()[1];
+  EXPECT_TRUE(r.notices()[2].starts_with("Ignoring Redis option 'dbfilename dump.rdb': "));
+  EXPECT_TRUE(r.notices()[3].starts_with("Ignoring Redis option 'save \"\"': "));
+
+  // `--save` followed by another option is save "", and the option still applies.
+  ConfigRegistry lone;
+  ParseOk(&lone, {"--save", "--port", "7004", "--appendfsync", "no"});
+  EXPECT_EQ(lone.config().port, 7004);
+  EXPECT_EQ(lone.config().wal_fsync, "no");
+  EXPECT_EQ(lone.notices().size(), 1u);
+
+  // appendfsync takes wal-fsync's values only.
+  Argv bad({"--appendfsync", "sometimes"});
+  ConfigRegistry refused;
+  std::string error;
+  bool exit_now = false;
+  EXPECT_FALSE(refused.ParseCommandLine(bad.argc(), bad.argv(), &error, &exit_now));
+  EXPECT_NE(error.find("for '--wal-fsync'"), std::string::npos) << error;
+}
+
+TEST(ConfigCliTest, FileWrittenForRedisLoads) {
+  config_test::ScratchDir dir;
+  const std::string path = dir.File("redis.conf");
+  config_test::WriteFile(path,
+                         "# written for Redis\n"
+                         "save 900 1\nsave 300 10\n"
+                         "appendonly no\nappendfilename \"appendonly.aof\"\n"
+                         "appendfsync everysec\nrdbcompression yes\ndbfilename dump.rdb\n"
+                         "client-output-buffer-limit \"pubsub 16mb 4mb 30\"\n"
+                         "requirepass \"with space\"\n"
+                         "port 7005\n");
+  ConfigRegistry r;
+  ParseOk(&r, {path, "--client-output-buffer-limit", "normal 8mb 4mb 5"});
+  EXPECT_EQ(r.config().port, 7005);
+  EXPECT_EQ(r.config().requirepass, "with space");
+  EXPECT_EQ(r.config().wal_fsync, "everysec");
+  EXPECT_EQ(r.config().client_output_buffer_limit_pubsub.hard_bytes, 16u << 20);
+  EXPECT_EQ(r.config().client_output_buffer_limit_normal.hard_bytes, 8u << 20);
+  EXPECT_EQ(r.notices().size(), 6u);
+}
+
 }  // namespace
 }  // namespace ebb::server

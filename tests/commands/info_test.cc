@@ -1,0 +1,134 @@
+// INFO as Redis 7 answers it: the sections one call selects (several names, `default`, `all`,
+// `everything`, any case), in Redis's order and each once; commandstats (calls, rejected and
+// failed calls per command row, subcommands as "cmd|sub"), errorstats by error code, and
+// CONFIG RESETSTAT clearing both.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/command_runner.h"
+
+namespace ebb::test {
+namespace {
+
+class InfoTest : public CommandTest {
+ protected:
+  std::string Info(std::initializer_list<std::string_view> args) { return Cmd(args).str(); }
+
+  // The "# Title" lines of an INFO reply, in order.
+  static std::vector<std::string> Titles(const std::string& info) {
+    std::vector<std::string> titles;
+    size_t pos = 0;
+    while (pos < info.size()) {
+      size_t end = info.find("\r\n", pos);
+      if (end == std::string::npos) end = info.size();
+      if (info.compare(pos, 2, "# ") == 0) titles.push_back(info.substr(pos + 2, end - pos - 2));
+      pos = end + 2;
+    }
+    return titles;
+  }
+
+  // The value of `field` ("cmdstat_get") in an INFO reply, or "" when absent.
+  static std::string Line(const std::string& info, const std::string& field) {
+    const std::string key = "\r\n" + field + ":";
+    const size_t at = ("\r\n" + info).find(key);
+    if (at == std::string::npos) return "";
+    const size_t begin = at + key.size() - 2;
+    return info.substr(begin, info.find("\r\n", begin) - begin);
+  }
+};
+
+const std::vector<std::string> kDefault = {"Server",     "Clients",     "Memory",   "Persistence",
+                                           "Stats",      "Replication", "CPU",      "Modules",
+                                           "Errorstats", "Cluster",     "Keyspace", "Storage"};
+
+TEST_F(InfoTest, DefaultAllAndEverything) {
+  EXPECT_EQ(Titles(Info({"INFO"})), kDefault);
+  EXPECT_EQ(Titles(Info({"INFO", "default"})), kDefault);
+  std::vector<std::string> all = kDefault;
+  all.insert(all.begin() + 8, "Commandstats");
+  EXPECT_EQ(Titles(Info({"INFO", "all"})), all);
+  EXPECT_EQ(Titles(Info({"INFO", "everything"})), all);
+  EXPECT_EQ(Titles(Info({"INFO", "ALL"})), all);
+}
+
+TEST_F(InfoTest, SeveralSectionsInRedisOrderEachOnce) {
+  EXPECT_EQ(Titles(Info({"INFO", "keyspace", "CPU", "server"})),
+            (std::vector<std::string>{"Server", "CPU", "Keyspace"}));
+  EXPECT_EQ(Titles(Info({"INFO", "cpu", "cpu", "commandSTATS"})),
+            (std::vector<std::string>{"CPU", "Commandstats"}));
+  // A section with `default`: the defaults and it; `all` with one: everything once.
+  std::vector<std::string> with_commandstats = kDefault;
+  with_commandstats.insert(with_commandstats.begin() + 8, "Commandstats");
+  EXPECT_EQ(Titles(Info({"INFO", "commandstats", "default"})), with_commandstats);
+  EXPECT_EQ(Titles(Info({"INFO", "cpu", "all"})), with_commandstats);
+  // Names INFO does not know add nothing, as Redis (sentinel on a plain server).
+  EXPECT_EQ(Info({"INFO", "sentinel"}), "");
+  EXPECT_EQ(Titles(Info({"INFO", "sentinel", "cpu"})), (std::vector<std::string>{"CPU"}));
+}
+
+TEST_F(InfoTest, SectionFields) {
+  const std::string cpu = Info({"INFO", "cpu"});
+  for (const char* field :
+       {"used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children",
+        "used_cpu_sys_main_thread", "used_cpu_user_main_thread"}) {
+    EXPECT_NE(Line(cpu, field), "") << field;
+  }
+  const std::string replication = Info({"INFO", "replication"});
+  EXPECT_EQ(Line(replication, "role"), "master");
+  EXPECT_EQ(Line(replication, "connected_slaves"), "0");
+  EXPECT_EQ(Line(replication, "master_repl_offset"), "0");
+  EXPECT_EQ(Info({"INFO", "cluster"}), "# Cluster\r\ncluster_enabled:0\r\n");
+  EXPECT_EQ(Info({"INFO", "modules"}), "# Modules\r\n");
+}
+
+TEST_F(InfoTest, CommandStatsCountCallsRejectionsAndFailures) {
+  EXPECT_EQ(Do({"SET", "n", "1"}), "+OK");
+  EXPECT_EQ(Do({"INCR", "n"}), ":2");
+  EXPECT_EQ(Do({"SET", "s", "text"}), "+OK");
+  EXPECT_EQ(Do({"INCR", "s"}), "-ERR value is not an integer or out of range");  // failed
+  EXPECT_EQ(Do({"INCR"}), "-ERR wrong number of arguments for 'incr' command");  // rejected
+  EXPECT_EQ(Do({"CONFIG", "GET", "databases"}), "[$databases,$16]");
+  const std::string stats = Info({"INFO", "commandstats"});
+  EXPECT_EQ(stats.substr(0, stats.find("\r\n")), "# Commandstats");
+  const std::string set = Line(stats, "cmdstat_set");
+  EXPECT_TRUE(set.starts_with("calls=2,usec=")) << set;
+  EXPECT_TRUE(set.ends_with(",rejected_calls=0,failed_calls=0")) << set;
+  EXPECT_NE(set.find(",usec_per_call="), std::string::npos) << set;
+  const std::string incr = Line(stats, "cmdstat_incr");
+  EXPECT_TRUE(incr.starts_with("calls=2,")) << incr;
+  EXPECT_TRUE(incr.ends_with(",rejected_calls=1,failed_calls=1")) << incr;
+  EXPECT_TRUE(Line(stats, "cmdstat_config|get").starts_with("calls=1,")) << stats;
+  // Rows never called are not listed.
+  EXPECT_EQ(Line(stats, "cmdstat_getrange"), "");
+}
+
+TEST_F(InfoTest, ErrorStatsByCodeAndReset) {
+  EXPECT_EQ(Do({"SET", "s", "text"}), "+OK");
+  EXPECT_EQ(Do({"INCR", "s"}), "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Do({"NOSUCHCOMMAND"}).substr(0, 21), "-ERR unknown command ");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "a", "1000"}), "+OK");
+  EXPECT_EQ(Do({"GET", "log"}),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value");
+  std::string errors = Info({"INFO", "errorstats"});
+  EXPECT_EQ(Line(errors, "errorstat_ERR"), "count=2");
+  EXPECT_EQ(Line(errors, "errorstat_WRONGTYPE"), "count=1");
+  EXPECT_EQ(InfoField(Info({"INFO", "stats"}), "total_error_replies"), 3);
+  // An error inside EXEC counts for the queued command and its code.
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"INCR", "s"}), "+QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "[-ERR value is not an integer or out of range]");
+  errors = Info({"INFO", "errorstats"});
+  EXPECT_EQ(Line(errors, "errorstat_ERR"), "count=3");
+  EXPECT_TRUE(Line(Info({"INFO", "commandstats"}), "cmdstat_incr")
+                  .ends_with(",rejected_calls=0,failed_calls=2"));
+
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Info({"INFO", "errorstats"}), "# Errorstats\r\n");
+  EXPECT_EQ(Line(Info({"INFO", "commandstats"}), "cmdstat_incr"), "");
+  EXPECT_EQ(InfoField(Info({"INFO", "stats"}), "total_error_replies"), 0);
+}
+
+}  // namespace
+}  // namespace ebb::test
