@@ -83,6 +83,7 @@ void Connection::Start() {
     });
   });
   client_.set_push_hook([this](std::string_view message) { OnPush(message); });
+  client_.set_pending_output_hook([this] { return PendingOutput(); });
   MaybeRead();
 }
 
@@ -442,6 +443,7 @@ void Connection::Close() {
   ctx.pubsub().Forget(&client_);
   client_.set_close_hook(nullptr);
   client_.set_push_hook(nullptr);
+  client_.set_pending_output_hook(nullptr);
   server_->Remove(this);  // may drop the last owning reference held by the server
 }
 

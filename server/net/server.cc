@@ -44,11 +44,15 @@ Server::Server(ServerContext* context)
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
     context_->set_block_reader(block_reader_.get());
+    replication_master_ = std::make_unique<ReplicationMaster>(context_, io_);
+    context_->set_replication_master(replication_master_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
 }
 
 Server::~Server() {
+  context_->set_replication_master(nullptr);
+  replication_master_.reset();  // waits for its snapshot workers, removes the engine's tap
   if (context_->has_keyspace()) context_->keyspace().db().SetWriteStallListener(nullptr);
   context_->set_block_reader(nullptr);
   context_->set_shutdown_hook(nullptr);

@@ -22,6 +22,7 @@
 #include "server/dispatcher.h"
 #include "server/net/block_reader.h"
 #include "server/net/wal_turn_commit.h"
+#include "server/replication/master.h"
 
 namespace ebb::server {
 
@@ -92,6 +93,7 @@ class Server {
   std::vector<std::weak_ptr<Connection>> write_stalled_;  // in the order they stalled
   // After connections_: destroyed first, it drops the connections its pending reads hold.
   std::unique_ptr<BlockReader> block_reader_;
+  std::unique_ptr<ReplicationMaster> replication_master_;
   bool shutting_down_ = false;
 };
 
