@@ -18,6 +18,7 @@
 #include "server/command.h"
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
+#include "server/replication/info_replication.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/stats.h"
@@ -131,8 +132,8 @@ void StatsSection(ServerContext& ctx, std::string* out) {
       reader ? reader->reads_in_flight() : 0, s.disk_wait_fallbacks, s.inline_block_reads);
 }
 
-void ReplicationSection(ServerContext&, std::string* out) {
-  *out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
+void ReplicationSection(ServerContext& ctx, std::string* out) {
+  AppendReplicationInfo(ctx, WallMs(), out);
 }
 
 void KeyspaceSection(ServerContext& ctx, std::string* out) {

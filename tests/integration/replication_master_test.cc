@@ -232,6 +232,16 @@ TEST_F(ReplicationMasterTest, FullSyncWithWritesDuringItThenPartialResync) {
                                  "\n3) 1) 1) \"127.0.0.1\"\n      2) \"6390\"\n      3) \"" +
                                  std::to_string(end) + "\"");
   EXPECT_NE(Cmd(conn_.get(), {"CLIENT", "LIST"}).str().find("flags=S "), std::string::npos);
+  const std::string info = Cmd(conn_.get(), {"INFO", "replication"}).str();
+  for (const std::string& line :
+       {std::string("role:master"), std::string("connected_slaves:1"),
+        "slave0:ip=127.0.0.1,port=6390,state=online,offset=" + std::to_string(end) + ",lag=",
+        "master_replid:" + replid, "master_repl_offset:" + std::to_string(end),
+        std::string("master_replid2:0000000000000000000000000000000000000000"),
+        std::string("second_repl_offset:-1"), std::string("repl_backlog_active:1"),
+        std::string("repl_backlog_size:1048576")}) {
+    EXPECT_NE(info.find(line), std::string::npos) << line << " not in\n" << info;
+  }
 
   // The link is cut; writes go on; the replica resumes from the backlog.
   replica.conn().Send("QUIT\r\n");
