@@ -351,9 +351,10 @@ void Connection::LogOutputLimitClose() {
 
 bool Connection::OverOutputLimit(std::optional<int64_t> now) {
   const Config& config = server_->context().config();
-  const ClientOutputBufferLimit& limit = client_.in_subscriber_mode()
-                                             ? config.client_output_buffer_limit_pubsub
-                                             : config.client_output_buffer_limit_normal;
+  const ClientOutputBufferLimit& limit =
+      client_.is_replica()           ? config.client_output_buffer_limit_replica
+      : client_.in_subscriber_mode() ? config.client_output_buffer_limit_pubsub
+                                     : config.client_output_buffer_limit_normal;
   const size_t pending = PendingOutput() + (batch_ != nullptr ? batch_->size() : 0);
   bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
   bool over_soft = false;

@@ -43,12 +43,31 @@ void ReplicationMaster::OnRecord(const storage::ReplicationRecord& record) {
   record_.clear();
   storage::AppendReplicationRecord(&record_, record);
   backlog_->Append(record_);
+  const uint64_t hard_limit = context_->config().client_output_buffer_limit_replica.hard_bytes;
+  bool overflowed = false;
   for (Replica& replica : replicas_) {
     if (replica.state != ReplicaState::kOnline) {
       replica.held.append(record_);
+      // The stream held during a full resynchronisation counts as the replica's output: past
+      // the replica class's hard limit the link goes, as Redis drops a replica whose output
+      // buffer overflows during its bgsave.
+      if (hard_limit > 0 && replica.held.size() > hard_limit) {
+        spdlog::warn(
+            "Replica id={}: {} bytes of stream held during its full resynchronisation, over "
+            "client-output-buffer-limit replica: closing",
+            replica.client_id, replica.held.size());
+        overflowed = true;
+        if (Client* client = context_->clients().Find(replica.client_id)) client->RequestClose();
+      }
     } else if (Client* client = context_->clients().Find(replica.client_id)) {
       client->Push(record_);
     }
+  }
+  // A replica dropped here is gone for its snapshot worker too (it finds no replica).
+  if (overflowed) {
+    std::erase_if(replicas_, [hard_limit](const Replica& r) {
+      return r.state != ReplicaState::kOnline && r.held.size() > hard_limit;
+    });
   }
 }
 

@@ -269,6 +269,22 @@ TEST_F(ReplicationMasterTest, FullSyncWithWritesDuringItThenPartialResync) {
   EXPECT_EQ(FirstDifference(Digest(ReplicaDir("stranger")), master), "");
 }
 
+// A replica that does not read is dropped at the replica class's output limit; the master and
+// its other clients go on.
+TEST_F(ReplicationMasterTest, AReplicaThatDoesNotReadIsDroppedAtItsOutputLimit) {
+  ASSERT_EQ(Do({"CONFIG", "SET", "client-output-buffer-limit", "replica 256kb 0 0"}), "+OK");
+  HandReplica replica(server_.port(), ReplicaDir("replica"));
+  ASSERT_EQ(replica.Handshake("?", -1).rfind("+FULLRESYNC ", 0), 0u);
+  EXPECT_EQ(InfoField(conn_.get(), "replication", "connected_slaves"), 1);
+  const std::string value(64 * 1024, 'v');
+  for (int i = 0; i < 200 && InfoField(conn_.get(), "replication", "connected_slaves") != 0; i++) {
+    ASSERT_EQ(Do({"SET", "k" + std::to_string(i), value}), "+OK");
+  }
+  EXPECT_EQ(WaitInfoField(conn_.get(), "replication", "connected_slaves", 0), 0);
+  EXPECT_TRUE(replica.conn().WaitClosed());
+  EXPECT_EQ(Do({"GET", "k0"}), "$" + value);
+}
+
 TEST_F(ReplicationMasterTest, ReplconfAndPsyncAnswerAsRedis) {
   EXPECT_EQ(Do({"REPLCONF", "listening-port"}), "-ERR syntax error");
   EXPECT_EQ(Do({"REPLCONF", "listening-port", "x"}),
