@@ -100,6 +100,14 @@ class Client {
     pending_output_hook_ = std::move(hook);
   }
 
+  // What a WAIT that has not answered yet waits for (its runs after the first reuse it).
+  struct PendingWait {
+    bool active = false;
+    uint64_t offset = 0;      // the stream offset the replicas must acknowledge
+    int64_t deadline_ms = 0;  // wall clock; 0: no timeout
+  };
+  PendingWait& pending_wait() { return pending_wait_; }
+
   // A replica attached with PSYNC (CLIENT LIST flag S; server/replication/master.h).
   bool is_replica() const { return is_replica_; }
   void set_replica(bool replica) { is_replica_ = replica; }
@@ -151,6 +159,7 @@ class Client {
   std::function<void(std::string_view)> push_hook_;
   std::function<size_t()> pending_output_hook_;
   bool is_replica_ = false;
+  PendingWait pending_wait_;
 };
 
 // The connected clients by id (ascending, as CLIENT LIST prints them).

@@ -1,5 +1,5 @@
-// Replication's commands, master side: REPLCONF, PSYNC and ROLE (docs/replication.md). Redis 7's
-// wording and reply shapes.
+// Replication's commands, master side: REPLCONF, PSYNC, ROLE and WAIT (docs/replication.md). Redis
+// 7's wording and reply shapes.
 #include <string>
 
 #include "common/strings.h"
@@ -83,6 +83,39 @@ void ExecuteRole(CommandContext& ctx, const NoOptions&) {
   }
 }
 
+struct WaitOptions {
+  int64_t replicas = 0;
+  int64_t timeout_ms = 0;
+};
+WaitOptions ParseWait(ArgParser& args) {
+  WaitOptions o;
+  o.replicas = args.Int64();
+  o.timeout_ms = args.Int64("ERR timeout is not an integer or out of range");
+  if (!args.failed() && o.timeout_ms < 0) args.Fail("ERR timeout is negative");
+  return o;
+}
+
+// WAIT numreplicas timeout: the number of replicas that acknowledged every stream byte produced
+// before the WAIT, once numreplicas have or the timeout (ms; 0: none) passes. Inside MULTI, and
+// when the request cannot wait, it answers at once.
+void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
+  ReplicationMaster* master = ctx.server.replication_master();
+  Client::PendingWait& wait = ctx.client.pending_wait();
+  const int64_t now = WallMs();
+  if (!wait.active) {
+    wait.active = true;
+    wait.offset = master ? master->end_offset() : 0;
+    wait.deadline_ms = o.timeout_ms > 0 ? now + o.timeout_ms : 0;
+  }
+  const int64_t acked = master ? master->CountAcked(wait.offset) : 0;
+  const bool timed_out = wait.deadline_ms > 0 && now >= wait.deadline_ms;
+  if (acked >= o.replicas || timed_out || !ctx.may_defer || master == nullptr) {
+    wait.active = false;
+    return ctx.reply.Integer(acked);
+  }
+  ctx.defer = true;
+}
+
 }  // namespace
 
 std::vector<CommandSpec> ReplicationCommands() {
@@ -110,6 +143,16 @@ std::vector<CommandSpec> ReplicationCommands() {
        .since = "2.8.12",
        .summary = "Returns the replication role.",
        .handler = Handler<ParseNothing, ExecuteRole>},
+      {.name = "wait",
+       .arity = 3,
+       .flags = kCmdNoScript,
+       .group = "generic",
+       .since = "3.0.0",
+       .summary = "Blocks until the asynchronous replication of all preceding write commands "
+                  "sent by the connection are completed.",
+       .arguments = {{.name = "numreplicas", .type = ArgType::kInteger},
+                     {.name = "timeout", .type = ArgType::kInteger}},
+       .handler = Handler<ParseWait, ExecuteWait>},
   };
 }
 

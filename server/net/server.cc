@@ -45,6 +45,9 @@ Server::Server(ServerContext* context)
     block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
     context_->set_block_reader(block_reader_.get());
     replication_master_ = std::make_unique<ReplicationMaster>(context_, io_);
+    // An acknowledgement may complete a WAIT: resume the waiting connections after this turn.
+    replication_master_->set_ack_listener(
+        [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     context_->set_replication_master(replication_master_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });

@@ -60,7 +60,8 @@ class Server {
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
   // Resumes `connection` (Connection::ResumeAfterWriteStall) once the engine's write stall may
-  // be over: when its stall listener fires, and at the latest at the next periodic check.
+  // be over, or a deferred command (WAIT) may answer: when the engine's stall listener fires or
+  // a replica acknowledges, and at the latest at the next periodic check.
   void AwaitWriteRoom(const std::shared_ptr<Connection>& connection);
 
  private:

@@ -151,6 +151,18 @@ void ReplicationMaster::Ack(Client& client, uint64_t offset, int64_t now_ms) {
   if (replica == nullptr) return;
   replica->ack_offset = std::max(replica->ack_offset, offset);
   replica->ack_time_ms = now_ms;
+  if (ack_listener_) ack_listener_();
+}
+
+int64_t ReplicationMaster::CountAcked(uint64_t offset) const {
+  int64_t n = 0;
+  for (const Replica& replica : replicas_) {
+    if (replica.state == ReplicaState::kOnline && replica.ack_offset >= offset &&
+        context_->clients().Find(replica.client_id) != nullptr) {
+      n++;
+    }
+  }
+  return n;
 }
 
 bool ReplicationMaster::OnIoThread(std::function<void()> fn) {

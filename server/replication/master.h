@@ -76,6 +76,11 @@ class ReplicationMaster {
   void SetListeningPort(Client& client, int port);
   void Ack(Client& client, uint64_t offset, int64_t now_ms);
 
+  // How many online replicas have acknowledged every stream byte up to `offset` (WAIT).
+  int64_t CountAcked(uint64_t offset) const;
+  // Called (on the io thread) after every acknowledgement: the server resumes the WAITs.
+  void set_ack_listener(std::function<void()> listener) { ack_listener_ = std::move(listener); }
+
   const ReplicationIds& ids() const { return ids_; }
   // master_repl_offset: the stream bytes produced under this history.
   uint64_t end_offset() const { return backlog_ ? backlog_->end_offset() : 0; }
@@ -105,6 +110,7 @@ class ReplicationMaster {
   std::vector<Replica> replicas_;
   std::string record_;  // OnRecord's encoding buffer
   uint64_t snapshots_started_ = 0;
+  std::function<void()> ack_listener_;
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
   std::atomic<bool> stopping_{false};
   struct Worker {

@@ -285,6 +285,43 @@ TEST_F(ReplicationMasterTest, AReplicaThatDoesNotReadIsDroppedAtItsOutputLimit) 
   EXPECT_EQ(Do({"GET", "k0"}), "$" + value);
 }
 
+// WAIT answers once enough replicas acknowledged the stream up to it, or at its timeout; the
+// requests pipelined behind it wait their turn, and the server serves others meanwhile.
+TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
+  EXPECT_EQ(Do({"WAIT", "0", "0"}), ":0");
+  EXPECT_EQ(Do({"WAIT", "1", "50"}), ":0");  // no replica: the timeout
+  EXPECT_EQ(Do({"WAIT", "1", "-1"}), "-ERR timeout is negative");
+  EXPECT_EQ(Do({"WAIT", "x", "0"}), "-ERR value is not an integer or out of range");
+
+  HandReplica replica(server_.port(), ReplicaDir("replica"));
+  const std::string reply = replica.Handshake("?", -1);
+  ASSERT_EQ(reply.rfind("+FULLRESYNC ", 0), 0u) << reply;
+  replica.set_offset(std::stoull(reply.substr(53)));
+  replica.ReadSnapshot();
+  ASSERT_EQ(Do({"SET", "k", "1"}), "+OK");
+  EXPECT_EQ(Do({"WAIT", "1", "100"}), ":0");  // written, not yet acknowledged
+
+  // A WAIT with no timeout and a PING behind it, answered after the acknowledgement.
+  auto waiter = server_.Connect();
+  Append(waiter.get(), {"WAIT", "1", "0"});
+  Append(waiter.get(), {"PING"});
+  redisBufferWrite(waiter.get(), nullptr);
+  EXPECT_EQ(Do({"GET", "k"}), "$1");  // others are served meanwhile
+  replica.ApplyUntil(MasterOffset());
+  replica.Ack();
+  EXPECT_EQ(Canon(ReadReply(waiter.get())), ":1");
+  EXPECT_EQ(Canon(ReadReply(waiter.get())), "+PONG");
+  EXPECT_EQ(Do({"WAIT", "1", "0"}), ":1");
+
+  // Inside MULTI it answers at once, counting what was acknowledged before the transaction (its
+  // writes are one batch, committed when EXEC ends).
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"SET", "k", "2"}), "+QUEUED");
+  EXPECT_EQ(Do({"WAIT", "1", "0"}), "+QUEUED");
+  EXPECT_EQ(R({"EXEC"}), "1) OK\n2) (integer) 1");
+  EXPECT_EQ(Do({"WAIT", "1", "20"}), ":0");
+}
+
 TEST_F(ReplicationMasterTest, ReplconfAndPsyncAnswerAsRedis) {
   EXPECT_EQ(Do({"REPLCONF", "listening-port"}), "-ERR syntax error");
   EXPECT_EQ(Do({"REPLCONF", "listening-port", "x"}),
