@@ -11,31 +11,12 @@
 #include "storage/db.h"
 #include "storage/replication_record.h"
 #include "storage/replication_snapshot.h"
+#include "tests/support/engine_dump.h"
 #include "tests/support/test_server.h"
 #include "types/keyspace.h"
 
 namespace ebb::test {
 namespace {
-
-// Every key's versions as reads see them, at grace 0 and with full grace (as the engine's
-// replication tests dump them): equal dumps mean equal answers to every read.
-std::string Dump(storage::DB* db) {
-  std::string out;
-  for (int64_t grace : {int64_t{0}, int64_t{1} << 60}) {
-    storage::ReadOptions ro;
-    ro.retrieval_grace_ms = grace;
-    auto it = db->NewIterator(ro);
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const storage::RowMeta meta = it->meta();
-      out += std::string(it->key()) + "=" + std::string(it->value()) + "@" +
-             std::to_string(meta.timestamp_ms.value_or(-1)) + "/" +
-             std::to_string(meta.expire_at_ms.value_or(-1)) + ";";
-    }
-    EXPECT_TRUE(it->status().ok());
-    out += "|";
-  }
-  return out;
-}
 
 // Where two dumps first differ ("" when equal), short enough to print.
 std::string FirstDifference(const std::string& a, const std::string& b) {
@@ -58,7 +39,7 @@ std::string Digest(const std::string& dir) {
   EXPECT_TRUE(s.ok()) << s.ToString();
   if (!s.ok()) return "";
   EXPECT_TRUE(keyspace->db().CompactAll().ok());
-  return Dump(&keyspace->db());
+  return EngineDump(&keyspace->db());
 }
 
 storage::Options ReplicaOptions() {

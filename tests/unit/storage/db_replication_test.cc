@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "storage/replication_record.h"
+#include "tests/support/engine_dump.h"
 #include "tests/unit/storage/db_test_fixture.h"
 
 namespace ebb::storage {
@@ -101,25 +102,7 @@ class DBReplicationTest : public DBTest {
     return applied_count;
   }
 
-  // Every key's versions as reads see them: the value and meta at grace 0 and with full grace,
-  // and the dead version's meta — so equal dumps mean equal answers to every read.
-  static std::string Dump(DB* db) {
-    std::string out;
-    for (int64_t grace : {int64_t{0}, int64_t{1} << 60}) {
-      ReadOptions ro;
-      ro.retrieval_grace_ms = grace;
-      auto it = db->NewIterator(ro);
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        const RowMeta meta = it->meta();
-        out += std::string(it->key()) + "=" + std::string(it->value()) + "@" +
-               std::to_string(meta.timestamp_ms.value_or(-1)) + "/" +
-               std::to_string(meta.expire_at_ms.value_or(-1)) + ";";
-      }
-      EXPECT_TRUE(it->status().ok());
-      out += "|";
-    }
-    return out;
-  }
+  static std::string Dump(DB* db) { return test::EngineDump(db); }
 
   void OpenReplica(const std::string& dir) {
     Options options = options_;
