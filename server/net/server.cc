@@ -111,6 +111,8 @@ void Server::Run() {
   ScheduleExpiryPoll();
   spdlog::info("Ready to accept connections tcp");
   RunLoop();
+  // Before main closes the keyspace: no snapshot worker may be reading the engine then.
+  if (replication_master_) replication_master_->Stop();
 }
 
 void Server::RunLoop() {

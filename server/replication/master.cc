@@ -25,11 +25,15 @@ std::string IpOf(const std::string& addr) { return addr.substr(0, addr.rfind(':'
 ReplicationMaster::ReplicationMaster(ServerContext* context, boost::asio::io_context& io)
     : context_(context), io_(io) {}
 
-ReplicationMaster::~ReplicationMaster() {
+ReplicationMaster::~ReplicationMaster() { Stop(); }
+
+void ReplicationMaster::Stop() {
   stopping_ = true;
   for (Worker& worker : workers_) worker.thread.join();
+  workers_.clear();
   // main closes the keyspace before the server goes (server/main.cc): then there is no tap left.
   if (backlog_ && context_->has_keyspace()) context_->keyspace().db().SetReplicationTap(nullptr);
+  replicas_.clear();
 }
 
 void ReplicationMaster::EnsureBacklog() {

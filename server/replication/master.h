@@ -53,8 +53,13 @@ class ReplicationMaster {
 
   // REQUIRES: context and io outlive this object, and the keyspace while it is set in context.
   ReplicationMaster(ServerContext* context, boost::asio::io_context& io);
-  // Removes the tap and waits for the snapshot workers.
+  // Stop()s.
   ~ReplicationMaster();
+
+  // Ends the snapshot workers (each stops at its next chunk; one making a checkpoint finishes
+  // it first) and removes the engine's tap. The server calls it when its loop has ended, before
+  // the keyspace closes. Idempotent.
+  void Stop();
 
   enum class ReplicaState { kWaitSnapshot, kSendingSnapshot, kOnline };
   struct Replica {

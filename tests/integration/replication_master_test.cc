@@ -303,6 +303,17 @@ TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
   EXPECT_EQ(Do({"WAIT", "1", "20"}), ":0");
 }
 
+// A shutdown while a snapshot is being sent (its replica reads nothing) ends the sender before
+// the engine closes, and the server exits cleanly.
+TEST_F(ReplicationMasterTest, ShutdownDuringAFullResyncIsClean) {
+  const std::string value(64 * 1024, 'v');
+  for (int i = 0; i < 64; i++) ASSERT_EQ(Do({"SET", "k" + std::to_string(i), value}), "+OK");
+  HandReplica replica(server_.port(), ReplicaDir("replica"));
+  ASSERT_EQ(replica.Handshake("?", -1).rfind("+FULLRESYNC ", 0), 0u);
+  EXPECT_EQ(WaitInfoField(conn_.get(), "replication", "connected_slaves", 1), 1);
+  EXPECT_EQ(server_.Stop(), 0);
+}
+
 TEST_F(ReplicationMasterTest, ReplconfAndPsyncAnswerAsRedis) {
   EXPECT_EQ(Do({"REPLCONF", "listening-port"}), "-ERR syntax error");
   EXPECT_EQ(Do({"REPLCONF", "listening-port", "x"}),
