@@ -94,6 +94,23 @@ class Client {
     if (push_hook_) push_hook_(encoded);
   }
   void set_push_hook(std::function<void(std::string_view)> hook) { push_hook_ = std::move(hook); }
+  // Bytes produced for the client and not yet written to its socket (0 with no connection).
+  size_t PendingOutput() const { return pending_output_hook_ ? pending_output_hook_() : 0; }
+  void set_pending_output_hook(std::function<size_t()> hook) {
+    pending_output_hook_ = std::move(hook);
+  }
+
+  // What a WAIT that has not answered yet waits for (its runs after the first reuse it).
+  struct PendingWait {
+    bool active = false;
+    uint64_t offset = 0;      // the stream offset the replicas must acknowledge
+    int64_t deadline_ms = 0;  // wall clock; 0: no timeout
+  };
+  PendingWait& pending_wait() { return pending_wait_; }
+
+  // A replica attached with PSYNC (CLIENT LIST flag S; server/replication/master.h).
+  bool is_replica() const { return is_replica_; }
+  void set_replica(bool replica) { is_replica_ = replica; }
 
   // CLIENT REPLY ON|OFF|SKIP: whether the replies of this client's commands are sent. Messages
   // pushed to it (Push: Pub/Sub messages and confirmations) are sent regardless, as in Redis.
@@ -140,6 +157,9 @@ class Client {
   PubSubState pubsub_;
   ReplyMode reply_mode_ = ReplyMode::kOn;
   std::function<void(std::string_view)> push_hook_;
+  std::function<size_t()> pending_output_hook_;
+  bool is_replica_ = false;
+  PendingWait pending_wait_;
 };
 
 // The connected clients by id (ascending, as CLIENT LIST prints them).

@@ -137,6 +137,12 @@ struct CommandContext {
   // The dispatcher running the command (EXEC runs its queue through it); null in unit tests
   // that call a handler directly.
   Dispatcher* dispatcher = nullptr;
+  // True when the handler may answer later instead of now (a request from the connection, not
+  // one EXEC runs): it then sets `defer`, replies nothing, and the request stays unconsumed and
+  // runs again when the server resumes waiting connections — at a replica's acknowledgement,
+  // and at the latest at the next 100 ms cron (WAIT).
+  bool may_defer = false;
+  bool defer = false;
 };
 
 using CommandHandler = void (*)(CommandContext& ctx);

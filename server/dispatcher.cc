@@ -169,8 +169,13 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
   client.set_last_command(spec->full_name);
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
+  ctx.may_defer = true;
   if (!RunHandler(*spec, ctx)) {
     result.incomplete = true;
+    return result;
+  }
+  if (ctx.defer) {
+    result.deferred = true;
     return result;
   }
   result.command = spec;

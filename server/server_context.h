@@ -31,6 +31,7 @@ namespace ebb::server {
 
 class BlockReader;
 class CommandTable;
+class ReplicationMaster;
 namespace scripting {
 class ScriptEngine;
 }
@@ -89,6 +90,11 @@ class ServerContext {
   BlockReader* block_reader() const { return block_reader_; }
   void set_block_reader(BlockReader* reader) { block_reader_ = reader; }
 
+  // The master side of replication (server/replication/master.h), or nullptr (no server or no
+  // keyspace). The server installs it.
+  ReplicationMaster* replication_master() const { return replication_master_; }
+  void set_replication_master(ReplicationMaster* master) { replication_master_ = master; }
+
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
 
@@ -114,6 +120,7 @@ class ServerContext {
   types::Keyspace* keyspace_ = nullptr;
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   BlockReader* block_reader_ = nullptr;
+  ReplicationMaster* replication_master_ = nullptr;
   ServerStats stats_;
   CommandStats command_stats_;
   ClientRegistry clients_;

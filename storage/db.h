@@ -42,6 +42,7 @@
 #include "storage/iterator.h"
 #include "storage/key_range.h"
 #include "storage/options.h"
+#include "storage/replication_record.h"
 #include "storage/row.h"
 #include "storage/stats.h"
 #include "storage/status.h"
@@ -135,6 +136,25 @@ class DB {
   // compaction finished or the error state changed — the stall may be over; check again.
   // nullptr: none.
   virtual void SetWriteStallListener(std::function<void()> listener) = 0;
+
+  // Replication (docs/replication.md). The sequence number of the last write committed (0 on
+  // a fresh DB): a batch's last entry's, or a range deletion's.
+  virtual uint64_t LastSequence() = 0;
+  // `tap` is called for every write batch (after its WAL append, before Write returns, and
+  // before its fdatasync under kAlways) and every range deletion (once its manifest edit is
+  // durable), in sequence order, with the record as a replica must apply it. It runs on the
+  // writer's thread with the DB's lock held: it must return at once and not call into the DB;
+  // the payload is valid only during the call. nullptr: none.
+  using ReplicationTap = std::function<void(const ReplicationRecord& record)>;
+  virtual void SetReplicationTap(ReplicationTap tap) = 0;
+  // Writes into `dir` (created; REQUIRES: it holds no files) a copy of this DB as of one
+  // sequence number: hard links to the live table files (no second copy on disk; a table file
+  // never changes) and a manifest naming exactly them, with a CURRENT. DB::Open on `dir` then
+  // reads the DB as it was at *sequence, every write up to it and none after. Flushes the
+  // memtable and waits for the flush (it blocks; call it off the event loop). `files` gets the
+  // bare names written, manifest and CURRENT last. On failure `dir` may hold some of the files.
+  virtual Status Checkpoint(const std::string& dir, uint64_t* sequence,
+                            std::vector<std::string>* files) = 0;
 
   virtual Stats GetStats() = 0;
 

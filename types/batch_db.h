@@ -76,6 +76,13 @@ class BatchDB final : public storage::DB {
     base_->SetWriteStallListener(std::move(listener));
   }
   storage::Stats GetStats() override { return base_->GetStats(); }
+  // The engine's: the pending batch has no sequence numbers until Commit.
+  uint64_t LastSequence() override { return base_->LastSequence(); }
+  void SetReplicationTap(ReplicationTap tap) override { base_->SetReplicationTap(std::move(tap)); }
+  storage::Status Checkpoint(const std::string& dir, uint64_t* sequence,
+                             std::vector<std::string>* files) override {
+    return base_->Checkpoint(dir, sequence, files);
+  }
   // The base's estimate: the pending batch is not counted (an estimate already).
   uint64_t EstimateKeys(std::string_view lower, std::string_view upper) override {
     return base_->EstimateKeys(lower, upper);

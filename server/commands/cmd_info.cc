@@ -137,10 +137,6 @@ void InfoStats(ServerContext& ctx, std::string* out) {
       reader ? reader->reads_in_flight() : 0, s.disk_wait_fallbacks, s.inline_block_reads);
 }
 
-void ReplicationSection(ServerContext&, std::string* out) {
-  *out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
-}
-
 void InfoKeyspace(ServerContext& ctx, std::string* out) {
   *out += "# Keyspace\r\n";
   if (!ctx.has_keyspace()) return;

@@ -3,11 +3,12 @@
 namespace ebb::server {
 
 void RegisterAllCommands(CommandTable& table) {
-  for (auto area : {ConnectionCommands, ServerCommands,      ClientCommands, ConfigCommands,
-                    InfoCommands,       CommandCommands,     DebugCommands,  StringCommands,
-                    BitCommands,        BitFieldCommands,    LcsCommands,    ObjectCommands,
-                    KvCommands,         KeyCommands,         ExpireCommands, TlogCommands,
-                    TregCommands,       TransactionCommands, PubSubCommands, ScriptingCommands}) {
+  for (auto area :
+       {ConnectionCommands, ServerCommands, ClientCommands,      ConfigCommands, InfoCommands,
+        CommandCommands,    DebugCommands,  StringCommands,      BitCommands,    BitFieldCommands,
+        LcsCommands,        ObjectCommands, KvCommands,          KeyCommands,    ExpireCommands,
+        TlogCommands,       TregCommands,   TransactionCommands, PubSubCommands, ScriptingCommands,
+        ReplicationCommands}) {
     table.Add(area());
   }
 }

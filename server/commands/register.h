@@ -28,6 +28,7 @@ std::vector<CommandSpec> TregCommands();         // TREG ...
 std::vector<CommandSpec> TransactionCommands();  // MULTI EXEC DISCARD WATCH UNWATCH
 std::vector<CommandSpec> PubSubCommands();       // (P|S)(UN)SUBSCRIBE (S)PUBLISH PUBSUB
 std::vector<CommandSpec> ScriptingCommands();    // EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
+std::vector<CommandSpec> ReplicationCommands();  // REPLCONF PSYNC ROLE WAIT
 
 // Every command ebb serves.
 void RegisterAllCommands(CommandTable& table);

@@ -52,6 +52,7 @@ struct Config {
   std::string dir = "./data";
   int maxclients = 10000;
   int64_t timeout_s = 0;
+  uint64_t repl_backlog_size = 1ull << 20;  // bytes of the replication stream kept for PSYNC
   int64_t tcp_keepalive_s = 300;
   int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
   uint64_t proto_max_bulk_len = 512ull << 20;

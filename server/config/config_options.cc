@@ -415,6 +415,10 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Memory("client-query-buffer-limit",
                      "largest unprocessed input a client may accumulate", kMutable,
                      &Config::client_query_buffer_limit, 1024 * 1024, INT64_MAX));
+  t.push_back(Memory("repl-backlog-size",
+                     "bytes of the replication stream kept so a replica that lost its link "
+                     "resumes with a partial resynchronisation",
+                     kImmutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
   t.push_back(OutputBufferLimit());
   t.push_back(NotifyKeyspaceEvents());
   t.push_back(DebugCommand());

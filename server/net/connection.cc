@@ -83,6 +83,7 @@ void Connection::Start() {
     });
   });
   client_.set_push_hook([this](std::string_view message) { OnPush(message); });
+  client_.set_pending_output_hook([this] { return PendingOutput(); });
   MaybeRead();
 }
 
@@ -352,9 +353,10 @@ void Connection::LogOutputLimitClose() {
 
 bool Connection::OverOutputLimit(std::optional<int64_t> now) {
   const Config& config = server_->context().config();
-  const ClientOutputBufferLimit& limit = client_.in_subscriber_mode()
-                                             ? config.client_output_buffer_limit_pubsub
-                                             : config.client_output_buffer_limit_normal;
+  const ClientOutputBufferLimit& limit =
+      client_.is_replica()           ? config.client_output_buffer_limit_replica
+      : client_.in_subscriber_mode() ? config.client_output_buffer_limit_pubsub
+                                     : config.client_output_buffer_limit_normal;
   const size_t pending = PendingOutput() + (batch_ != nullptr ? batch_->size() : 0);
   bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
   bool over_soft = false;
@@ -444,6 +446,7 @@ void Connection::Close() {
   ctx.pubsub().Forget(&client_);
   client_.set_close_hook(nullptr);
   client_.set_push_hook(nullptr);
+  client_.set_pending_output_hook(nullptr);
   server_->Remove(this);  // may drop the last owning reference held by the server
 }
 

@@ -102,7 +102,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // stall to end, or for the blocks of a parked request.
   bool Waiting() const { return sync_pending_ || write_stalled_ || parked_; }
   size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
-  // Applies client-output-buffer-limit (the pubsub class in subscriber mode, else normal) to the
+  // Applies client-output-buffer-limit (the replica class to a replica, the pubsub class in
+  // subscriber mode, else normal) to the
   // pending output and the batch being built; returns false (and closes) if exceeded. `now_ms`:
   // as OverOutputLimit's `now`.
   bool CheckOutputLimits(std::optional<int64_t> now_ms);

@@ -44,11 +44,18 @@ Server::Server(ServerContext* context)
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
     context_->set_block_reader(block_reader_.get());
+    replication_master_ = std::make_unique<ReplicationMaster>(context_, io_);
+    // An acknowledgement may complete a WAIT: resume the waiting connections after this turn.
+    replication_master_->set_ack_listener(
+        [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+    context_->set_replication_master(replication_master_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
 }
 
 Server::~Server() {
+  context_->set_replication_master(nullptr);
+  replication_master_.reset();  // waits for its snapshot workers, removes the engine's tap
   if (context_->has_keyspace()) context_->keyspace().db().SetWriteStallListener(nullptr);
   context_->set_block_reader(nullptr);
   context_->set_shutdown_hook(nullptr);
@@ -104,6 +111,8 @@ void Server::Run() {
   ScheduleExpiryPoll();
   spdlog::info("Ready to accept connections tcp");
   RunLoop();
+  // Before main closes the keyspace: no snapshot worker may be reading the engine then.
+  if (replication_master_) replication_master_->Stop();
 }
 
 void Server::RunLoop() {

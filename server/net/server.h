@@ -22,6 +22,7 @@
 #include "server/dispatcher.h"
 #include "server/net/block_reader.h"
 #include "server/net/wal_turn_commit.h"
+#include "server/replication/master.h"
 
 namespace ebb::server {
 
@@ -59,7 +60,8 @@ class Server {
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
   // Resumes `connection` (Connection::ResumeAfterWriteStall) once the engine's write stall may
-  // be over: when its stall listener fires, and at the latest at the next periodic check.
+  // be over, or a deferred command (WAIT) may answer: when the engine's stall listener fires or
+  // a replica acknowledges, and at the latest at the next periodic check.
   void AwaitWriteRoom(const std::shared_ptr<Connection>& connection);
 
  private:
@@ -92,6 +94,7 @@ class Server {
   std::vector<std::weak_ptr<Connection>> write_stalled_;  // in the order they stalled
   // After connections_: destroyed first, it drops the connections its pending reads hold.
   std::unique_ptr<BlockReader> block_reader_;
+  std::unique_ptr<ReplicationMaster> replication_master_;
   bool shutting_down_ = false;
 };
 

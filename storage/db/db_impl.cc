@@ -303,6 +303,9 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
+    if (replication_tap_) {
+      replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kBatch, first, batch.rep()});
+    }
     if (mem_->ApproximateMemoryUsage() >= options_.memtable_size) memtable_full_ = true;
   }
   if (wal_fsync_.load() == WalFsync::kAlways && !options.defer_sync) return SyncWal();
@@ -329,6 +332,10 @@ Status DBImpl::DeleteRange(const std::vector<KeyRange>& ranges) {
     return s;
   }
   stats_.range_deletions++;
+  if (replication_tap_) {
+    const std::string payload = EncodeRangeDeletion(ranges);
+    replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kRangeDeletion, sequence, payload});
+  }
   bg_cv_.notify_one();
   return Status::OK();
 }
@@ -435,6 +442,16 @@ Status DBImpl::CheckWriteStall() {
 void DBImpl::SetWriteStallListener(std::function<void()> listener) {
   std::lock_guard lock(mu_);
   write_stall_listener_ = std::move(listener);
+}
+
+uint64_t DBImpl::LastSequence() {
+  std::lock_guard lock(mu_);
+  return versions_.last_sequence();
+}
+
+void DBImpl::SetReplicationTap(ReplicationTap tap) {
+  std::lock_guard lock(mu_);
+  replication_tap_ = std::move(tap);
 }
 
 void DBImpl::WakeStalledWriters() {

@@ -74,6 +74,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status CheckWriteStall() override;
   void SetWriteStallListener(std::function<void()> listener) override;
   Stats GetStats() override;
+  uint64_t LastSequence() override;
+  void SetReplicationTap(ReplicationTap tap) override;
+  Status Checkpoint(const std::string& dir, uint64_t* sequence,
+                    std::vector<std::string>* files) override;
   uint64_t EstimateKeys(std::string_view lower, std::string_view upper) override;
   const Clock& clock() const override { return *clock_; }
   int64_t ExpiryNowMs() const override { return ExpiryNow(); }
@@ -276,6 +280,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::chrono::steady_clock::time_point next_auto_resume_;
   std::chrono::steady_clock::time_point last_purge_freeze_;  // MaybeFreezeForPurge's last
   std::function<void()> write_stall_listener_;
+  ReplicationTap replication_tap_;  // SetReplicationTap's; called with mu_ held
   bool write_stall_heard_ = false;  // a CheckWriteStall said Busy; the listener is owed a call
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;

@@ -413,6 +413,13 @@ Status FaultInjectionFileSystem::RenameFile(const std::string& from, const std::
   return s;
 }
 
+Status FaultInjectionFileSystem::LinkFile(const std::string& from, const std::string& to) {
+  Status s;
+  const auto hold = HoldUnfrozen("link", to, &s);
+  if (!hold) return s;
+  return base_->LinkFile(from, to);
+}
+
 Status FaultInjectionFileSystem::TruncateFile(const std::string& path, uint64_t size) {
   Status s;
   const auto hold = HoldUnfrozen("truncate", path, &s);

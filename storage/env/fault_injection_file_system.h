@@ -122,6 +122,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status GetFileSize(const std::string& path, uint64_t* size) override;
   Status RemoveFile(const std::string& path) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
+  // Faults as the others; a power cut does not undo links (only checkpoints make them, and a
+  // checkpoint is never read after a crash).
+  Status LinkFile(const std::string& from, const std::string& to) override;
   Status TruncateFile(const std::string& path, uint64_t size) override;
   Status CreateDirIfMissing(const std::string& dir) override;
   Status SyncDir(const std::string& dir) override;

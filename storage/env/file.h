@@ -89,6 +89,8 @@ class FileSystem {
   virtual Status GetFileSize(const std::string& path, uint64_t* size) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  // A second name `to` for the existing file `from` (link(2)): the same bytes, no copy.
+  virtual Status LinkFile(const std::string& from, const std::string& to) = 0;
   virtual Status TruncateFile(const std::string& path, uint64_t size) = 0;
   virtual Status CreateDirIfMissing(const std::string& dir) = 0;
   // fsync of the directory itself, so renames and creations in it are durable.

@@ -332,6 +332,13 @@ Status PosixFileSystem::RenameFile(const std::string& from, const std::string& t
   return Status::OK();
 }
 
+Status PosixFileSystem::LinkFile(const std::string& from, const std::string& to) {
+  if (::link(from.c_str(), to.c_str()) != 0) {
+    return PosixError("link", from + " -> " + to, errno);
+  }
+  return Status::OK();
+}
+
 Status PosixFileSystem::TruncateFile(const std::string& path, uint64_t size) {
   if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
     return PosixError("truncate", path, errno);

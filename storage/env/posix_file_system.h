@@ -40,6 +40,7 @@ class PosixFileSystem final : public FileSystem {
   Status GetFileSize(const std::string& path, uint64_t* size) override;
   Status RemoveFile(const std::string& path) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
+  Status LinkFile(const std::string& from, const std::string& to) override;
   Status TruncateFile(const std::string& path, uint64_t size) override;
   // Creates missing parents too (like mkdir -p).
   Status CreateDirIfMissing(const std::string& dir) override;

@@ -12,7 +12,8 @@
 //    returns, and every log's TLOG SIZE equals the number of entries TLOG GET returns.
 // Left out: what ends or reconfigures the process (SHUTDOWN, DEBUG but its clock, CONFIG but
 // GET, HELLO's protocol switch, MONITOR), and what answers other than once per request: the
-// (P|S)(UN)SUBSCRIBE family (a reply per channel, then pushes) and CLIENT REPLY OFF|SKIP.
+// (P|S)(UN)SUBSCRIBE family (a reply per channel, then pushes), CLIENT REPLY OFF|SKIP, REPLCONF
+// (ACK and GETACK answer nothing) and PSYNC (the connection becomes a replica's link).
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -111,8 +112,9 @@ const char* const kWords[] = {"k0",
 
 std::vector<std::string> CommandNames(CommandRunner& ebb) {
   static const std::set<std::string> kLeftOut = {
-      "shutdown",   "debug",      "config",      "hello",        "monitor",     "subscribe",
-      "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe"};
+      "shutdown",     "debug",      "config",     "hello",       "monitor",
+      "subscribe",    "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe",
+      "sunsubscribe", "replconf",   "psync"};
   std::vector<std::string> names;
   for (const Reply& r : ebb.Cmd({"COMMAND", "LIST"}).elements()) {
     std::string name = r.str();

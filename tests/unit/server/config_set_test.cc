@@ -38,8 +38,8 @@ TEST(ConfigGetTest, GlobPatternsCaseInsensitiveInTableOrder) {
   auto all = r.Get("*");
   ASSERT_EQ(all.size(), r.Options().size());
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].first, r.Options()[i].name);
-  // memtable-size, block-cache-size, tlog-cache-size, block-size
-  EXPECT_EQ(r.Get("*-size").size(), 4u);
+  // repl-backlog-size, memtable-size, block-cache-size, tlog-cache-size, block-size
+  EXPECT_EQ(r.Get("*-size").size(), 5u);
 }
 
 TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {

@@ -1,0 +1,159 @@
+// Replication's commands, master side: REPLCONF, PSYNC, ROLE and WAIT (docs/replication.md). Redis
+// 7's wording and reply shapes.
+#include <string>
+
+#include "common/strings.h"
+#include "common/wall_clock.h"
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/commands/register.h"
+#include "server/errors.h"
+#include "server/replication/master.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+
+namespace {
+
+// REPLCONF <option> <value> [<option> <value> ...]: a replica's facts and acknowledgements.
+// ACK answers nothing (a replica never reads replies on its link); GETACK is a replica's
+// command, ignored by a master as Redis ignores it; every other known option answers +OK.
+void ExecuteReplconf(CommandContext& ctx, const RestOptions& o) {
+  if (o.args.size() % 2 != 0) return ctx.reply.Error(kSyntaxError);
+  ReplicationMaster* master = ctx.server.replication_master();
+  for (size_t i = 0; i < o.args.size(); i += 2) {
+    const std::string_view option = o.args[i];
+    const std::string_view value = o.args[i + 1];
+    int64_t number = 0;
+    if (EqualsIgnoreCase(option, "listening-port")) {
+      if (!ParseInt64(value, &number) || number < 0 || number > 65535) {
+        return ctx.reply.Error(kNotInteger);
+      }
+      if (master != nullptr) master->SetListeningPort(ctx.client, static_cast<int>(number));
+    } else if (EqualsIgnoreCase(option, "ack")) {
+      if (master != nullptr && ParseInt64(value, &number) && number >= 0) {
+        master->Ack(ctx.client, static_cast<uint64_t>(number), WallMs());
+      }
+      return;  // no reply
+    } else if (EqualsIgnoreCase(option, "getack")) {
+      return;
+    } else if (!EqualsIgnoreCase(option, "capa") && !EqualsIgnoreCase(option, "ip-address") &&
+               !EqualsIgnoreCase(option, "rdb-only") &&
+               !EqualsIgnoreCase(option, "rdb-filter-only")) {
+      return ctx.reply.Error("ERR Unrecognized REPLCONF option: " + std::string(option));
+    }
+  }
+  ctx.reply.SimpleString("OK");
+}
+
+struct PsyncOptions {
+  std::string_view replid;
+  int64_t offset = 0;
+};
+PsyncOptions ParsePsync(ArgParser& args) {
+  PsyncOptions o;
+  o.replid = args.Next();
+  o.offset = args.Int64();
+  return o;
+}
+
+// PSYNC <replid> <offset>: +CONTINUE or +FULLRESYNC, then the stream (server/replication/master.h).
+void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
+  ReplicationMaster* master = ctx.server.replication_master();
+  if (master == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  if (ctx.client.is_replica()) return;  // Redis ignores PSYNC on a replica's link
+  master->Psync(ctx.client, ctx.reply, o.replid, o.offset);
+}
+
+// ROLE, as a master: ["master", offset, [[ip, port, ack offset], ...]].
+void ExecuteRole(CommandContext& ctx, const NoOptions&) {
+  ReplicationMaster* master = ctx.server.replication_master();
+  ctx.reply.ArrayHeader(3);
+  ctx.reply.Bulk("master");
+  ctx.reply.Integer(master ? static_cast<int64_t>(master->end_offset()) : 0);
+  if (master == nullptr) return ctx.reply.ArrayHeader(0);
+  const auto& replicas = master->replicas();
+  ctx.reply.ArrayHeader(replicas.size());
+  for (const auto& replica : replicas) {
+    ctx.reply.ArrayHeader(3);
+    ctx.reply.Bulk(replica.ip);
+    ctx.reply.Bulk(std::to_string(replica.listening_port));
+    ctx.reply.Bulk(std::to_string(replica.ack_offset));
+  }
+}
+
+struct WaitOptions {
+  int64_t replicas = 0;
+  int64_t timeout_ms = 0;
+};
+WaitOptions ParseWait(ArgParser& args) {
+  WaitOptions o;
+  o.replicas = args.Int64();
+  o.timeout_ms = args.Int64("ERR timeout is not an integer or out of range");
+  if (!args.failed() && o.timeout_ms < 0) args.Fail("ERR timeout is negative");
+  return o;
+}
+
+// WAIT numreplicas timeout: the number of replicas that acknowledged every stream byte produced
+// before the WAIT, once numreplicas have or the timeout (ms; 0: none) passes. Inside MULTI, and
+// when the request cannot wait, it answers at once.
+void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
+  ReplicationMaster* master = ctx.server.replication_master();
+  Client::PendingWait& wait = ctx.client.pending_wait();
+  const int64_t now = WallMs();
+  if (!wait.active) {
+    wait.active = true;
+    wait.offset = master ? master->end_offset() : 0;
+    wait.deadline_ms = o.timeout_ms > 0 ? now + o.timeout_ms : 0;
+  }
+  const int64_t acked = master ? master->CountAcked(wait.offset) : 0;
+  const bool timed_out = wait.deadline_ms > 0 && now >= wait.deadline_ms;
+  if (acked >= o.replicas || timed_out || !ctx.may_defer || master == nullptr) {
+    wait.active = false;
+    return ctx.reply.Integer(acked);
+  }
+  ctx.defer = true;
+}
+
+}  // namespace
+
+std::vector<CommandSpec> ReplicationCommands() {
+  return {
+      {.name = "replconf",
+       .arity = -1,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+       .group = "server",
+       .since = "3.0.0",
+       .summary = "An internal command for configuring the replication stream.",
+       .arguments = {{.name = "option", .multiple = true}},
+       .handler = Handler<ParseRest, ExecuteReplconf>},
+      {.name = "psync",
+       .arity = 3,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+       .group = "server",
+       .since = "2.8.0",
+       .summary = "An internal command used in replication.",
+       .arguments = {{.name = "replicationid"}, {.name = "offset", .type = ArgType::kInteger}},
+       .handler = Handler<ParsePsync, ExecutePsync>},
+      {.name = "role",
+       .arity = 1,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
+       .group = "server",
+       .since = "2.8.12",
+       .summary = "Returns the replication role.",
+       .handler = Handler<ParseNothing, ExecuteRole>},
+      {.name = "wait",
+       .arity = 3,
+       .flags = kCmdNoScript,
+       .group = "generic",
+       .since = "3.0.0",
+       .summary = "Blocks until the asynchronous replication of all preceding write commands "
+                  "sent by the connection are completed.",
+       .arguments = {{.name = "numreplicas", .type = ArgType::kInteger},
+                     {.name = "timeout", .type = ArgType::kInteger}},
+       .handler = Handler<ParseWait, ExecuteWait>},
+  };
+}
+
+}  // namespace ebb::server

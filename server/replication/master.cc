@@ -1,0 +1,257 @@
+#include "server/replication/master.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <filesystem>
+#include <future>
+
+#include "common/wall_clock.h"
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/server_context.h"
+#include "storage/replication_snapshot.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+
+namespace {
+
+std::string IpOf(const std::string& addr) { return addr.substr(0, addr.rfind(':')); }
+
+}  // namespace
+
+ReplicationMaster::ReplicationMaster(ServerContext* context, boost::asio::io_context& io)
+    : context_(context), io_(io) {}
+
+ReplicationMaster::~ReplicationMaster() { Stop(); }
+
+void ReplicationMaster::Stop() {
+  stopping_ = true;
+  for (Worker& worker : workers_) worker.thread.join();
+  workers_.clear();
+  // main closes the keyspace before the server goes (server/main.cc): then there is no tap left.
+  if (backlog_ && context_->has_keyspace()) context_->keyspace().db().SetReplicationTap(nullptr);
+  replicas_.clear();
+}
+
+void ReplicationMaster::EnsureBacklog() {
+  if (backlog_) return;
+  backlog_ = std::make_unique<ReplicationBacklog>(context_->config().repl_backlog_size, 0);
+  context_->keyspace().db().SetReplicationTap(
+      [this](const storage::ReplicationRecord& record) { OnRecord(record); });
+}
+
+void ReplicationMaster::OnRecord(const storage::ReplicationRecord& record) {
+  record_.clear();
+  storage::AppendReplicationRecord(&record_, record);
+  backlog_->Append(record_);
+  const uint64_t hard_limit = context_->config().client_output_buffer_limit_replica.hard_bytes;
+  bool overflowed = false;
+  for (Replica& replica : replicas_) {
+    if (replica.state != ReplicaState::kOnline) {
+      replica.held.append(record_);
+      // The stream held during a full resynchronisation counts as the replica's output: past
+      // the replica class's hard limit the link goes, as Redis drops a replica whose output
+      // buffer overflows during its bgsave.
+      if (hard_limit > 0 && replica.held.size() > hard_limit) {
+        spdlog::warn(
+            "Replica id={}: {} bytes of stream held during its full resynchronisation, over "
+            "client-output-buffer-limit replica: closing",
+            replica.client_id, replica.held.size());
+        overflowed = true;
+        if (Client* client = context_->clients().Find(replica.client_id)) client->RequestClose();
+      }
+    } else if (Client* client = context_->clients().Find(replica.client_id)) {
+      client->Push(record_);
+    }
+  }
+  // A replica dropped here is gone for its snapshot worker too (it finds no replica).
+  if (overflowed) {
+    std::erase_if(replicas_, [hard_limit](const Replica& r) {
+      return r.state != ReplicaState::kOnline && r.held.size() > hard_limit;
+    });
+  }
+}
+
+ReplicationMaster::Replica* ReplicationMaster::Find(uint64_t client_id) {
+  for (Replica& replica : replicas_) {
+    if (replica.client_id == client_id) return &replica;
+  }
+  return nullptr;
+}
+
+void ReplicationMaster::DropClosed() {
+  std::erase_if(replicas_, [this](const Replica& replica) {
+    return context_->clients().Find(replica.client_id) == nullptr;
+  });
+  std::erase_if(listening_ports_, [this](const auto& entry) {
+    return context_->clients().Find(entry.first) == nullptr;
+  });
+}
+
+const std::vector<ReplicationMaster::Replica>& ReplicationMaster::replicas() {
+  DropClosed();
+  return replicas_;
+}
+
+void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std::string_view replid,
+                              int64_t offset) {
+  DropClosed();
+  std::erase_if(replicas_, [&](const Replica& r) { return r.client_id == client.id(); });
+  Replica replica;
+  replica.client_id = client.id();
+  replica.ip = IpOf(client.addr());
+  replica.ack_time_ms = WallMs();
+  if (auto it = listening_ports_.find(client.id()); it != listening_ports_.end()) {
+    replica.listening_port = it->second;
+  }
+  client.set_replica(true);
+
+  if (backlog_ && offset > 0 && ids_.SameHistory(replid, static_cast<uint64_t>(offset)) &&
+      backlog_->Holds(static_cast<uint64_t>(offset))) {
+    reply.SimpleString("CONTINUE " + ids_.replid);
+    std::string bytes;
+    backlog_->CopyFrom(static_cast<uint64_t>(offset), &bytes);
+    if (!bytes.empty()) client.Push(bytes);
+    replica.state = ReplicaState::kOnline;
+    replica.ack_offset = static_cast<uint64_t>(offset) - 1;
+    replicas_.push_back(std::move(replica));
+    spdlog::info("Replica {} asked for partial resynchronisation from offset {}: accepted",
+                 client.addr(), offset);
+    return;
+  }
+
+  EnsureBacklog();
+  reply.SimpleString("FULLRESYNC " + ids_.replid + " " + std::to_string(backlog_->end_offset()));
+  replica.state = ReplicaState::kWaitSnapshot;
+  replicas_.push_back(std::move(replica));
+  // Join the workers that are done before starting another.
+  std::erase_if(workers_, [](Worker& w) {
+    if (!w.done->load()) return false;
+    w.thread.join();
+    return true;
+  });
+  const std::string dir = context_->config().dir + ".repl-" + std::to_string(getpid()) + "-" +
+                          std::to_string(++snapshots_started_);
+  spdlog::info("Replica {}: full resynchronisation, snapshot in {}", client.addr(), dir);
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  workers_.push_back(Worker{std::thread([this, id = client.id(), dir, done] {
+                              SendSnapshot(id, dir);
+                              done->store(true);
+                            }),
+                            done});
+}
+
+void ReplicationMaster::SetListeningPort(Client& client, int port) {
+  // Told before PSYNC: kept on the client until it attaches.
+  listening_ports_[client.id()] = port;
+  if (Replica* replica = Find(client.id())) replica->listening_port = port;
+}
+
+void ReplicationMaster::Ack(Client& client, uint64_t offset, int64_t now_ms) {
+  Replica* replica = Find(client.id());
+  if (replica == nullptr) return;
+  replica->ack_offset = std::max(replica->ack_offset, offset);
+  replica->ack_time_ms = now_ms;
+  if (ack_listener_) ack_listener_();
+}
+
+int64_t ReplicationMaster::CountAcked(uint64_t offset) const {
+  int64_t n = 0;
+  for (const Replica& replica : replicas_) {
+    if (replica.state == ReplicaState::kOnline && replica.ack_offset >= offset &&
+        context_->clients().Find(replica.client_id) != nullptr) {
+      n++;
+    }
+  }
+  return n;
+}
+
+bool ReplicationMaster::OnIoThread(std::function<void()> fn) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> ran = done->get_future();
+  boost::asio::post(io_, [fn = std::move(fn), done] {
+    fn();
+    done->set_value();
+  });
+  while (!stopping_) {
+    if (ran.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready) return true;
+  }
+  return false;
+}
+
+void ReplicationMaster::SendSnapshot(uint64_t client_id, std::string dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  uint64_t sequence = 0;
+  std::vector<std::string> files;
+  // The engine itself (never a MULTI's batch: PSYNC is refused inside MULTI, and the batch
+  // only forwards Checkpoint anyway).
+  storage::DB* db = nullptr;
+  if (!OnIoThread([this, &db] { db = &context_->keyspace().db(); })) return;
+  storage::Status s = db->Checkpoint(dir, &sequence, &files);
+  std::unique_ptr<storage::SnapshotSource> source;
+  if (s.ok())
+    s = storage::SnapshotSource::Open(storage::DefaultFileSystem(), dir, sequence, files, &source);
+  if (!s.ok()) {
+    OnIoThread([this, client_id, why = s.ToString()] { FailSnapshot(client_id, why); });
+    std::filesystem::remove_all(dir, ec);
+    return;
+  }
+  OnIoThread([this, client_id] {
+    if (Replica* replica = Find(client_id)) replica->state = ReplicaState::kSendingSnapshot;
+  });
+  auto chunk = std::make_shared<std::string>("$" + std::to_string(source->size()) + "\r\n");
+  bool gone = false;
+  while (!gone && !stopping_) {
+    if (!source->done()) s = source->Read(kSnapshotChunkBytes, chunk.get());
+    if (!s.ok()) {
+      OnIoThread([this, client_id, why = s.ToString()] { FailSnapshot(client_id, why); });
+      break;
+    }
+    // Push the chunk once the replica's output has room for it.
+    for (;;) {
+      bool pushed = false;
+      if (!OnIoThread([this, client_id, chunk, &pushed, &gone] {
+            Client* client = context_->clients().Find(client_id);
+            if (client == nullptr || Find(client_id) == nullptr) {
+              gone = true;
+            } else if (client->PendingOutput() < kSnapshotOutputRoom) {
+              client->Push(*chunk);
+              pushed = true;
+            }
+          })) {
+        gone = true;
+      }
+      if (pushed || gone) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    chunk->clear();
+    if (source->done()) {
+      if (!gone) OnIoThread([this, client_id] { FinishSnapshot(client_id); });
+      break;
+    }
+  }
+  std::filesystem::remove_all(dir, ec);
+}
+
+void ReplicationMaster::FinishSnapshot(uint64_t client_id) {
+  Replica* replica = Find(client_id);
+  Client* client = context_->clients().Find(client_id);
+  if (replica == nullptr || client == nullptr) return;
+  if (!replica->held.empty()) client->Push(replica->held);
+  std::string().swap(replica->held);
+  replica->state = ReplicaState::kOnline;
+  replica->ack_time_ms = WallMs();
+  spdlog::info("Replica {}: snapshot sent, streaming", client->addr());
+}
+
+void ReplicationMaster::FailSnapshot(uint64_t client_id, const std::string& why) {
+  spdlog::warn("Full resynchronisation of replica id={} failed: {}", client_id, why);
+  std::erase_if(replicas_, [&](const Replica& r) { return r.client_id == client_id; });
+  if (Client* client = context_->clients().Find(client_id)) client->RequestClose();
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,128 @@
+// ReplicationMaster: the master side of replication (docs/replication.md) — PSYNC's answer, the
+// full resynchronisation's snapshot, the backlog, and the stream to every attached replica.
+//
+// The stream: on the first PSYNC the master creates the backlog (repl-backlog-size bytes) and
+// installs the engine's replication tap (storage/db.h). From then on every batch and range
+// deletion the engine commits is encoded as a stream record, appended to the backlog and pushed
+// to every online replica's connection (Client::Push: after the replies already produced, in
+// commit order). The tap runs inside DB::Write on the io thread, so the stream needs no lock.
+//
+// PSYNC <replid> <offset>: +CONTINUE <replid> and the backlog's bytes from `offset` when the
+// replid is this history (ReplicationIds::SameHistory) and the backlog holds `offset`; else
+// +FULLRESYNC <replid> <end offset>, then the snapshot as one bulk payload (`$<length>\r\n`
+// and the archive, storage/replication_snapshot.h), then the stream from that offset — held
+// for the replica while the snapshot is made and sent. A worker thread makes the checkpoint
+// (DB::Checkpoint, beside the data directory: `<dir>.repl-<n>`, removed after) and reads it out
+// a chunk at a time; the io thread pushes each chunk once the replica's output has room, so the
+// event loop never waits for the disk and memory stays bounded.
+//
+// Thread-safety: every method on the io thread; the snapshot workers touch only their own job
+// and talk to the io thread by posting.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "server/replication/backlog.h"
+#include "server/replication/replication_id.h"
+#include "storage/replication_record.h"
+
+namespace ebb::protocol {
+class ReplyWriter;
+}
+
+namespace ebb::server {
+
+class Client;
+class ServerContext;
+
+class ReplicationMaster {
+ public:
+  // How far the master may get ahead of a replica reading the snapshot: a chunk is pushed only
+  // while less than this is waiting in its output.
+  static constexpr size_t kSnapshotChunkBytes = 256 * 1024;
+  static constexpr size_t kSnapshotOutputRoom = 1 << 20;
+
+  // REQUIRES: context and io outlive this object, and the keyspace while it is set in context.
+  ReplicationMaster(ServerContext* context, boost::asio::io_context& io);
+  // Stop()s.
+  ~ReplicationMaster();
+
+  // Ends the snapshot workers (each stops at its next chunk; one making a checkpoint finishes
+  // it first) and removes the engine's tap. The server calls it when its loop has ended, before
+  // the keyspace closes. Idempotent.
+  void Stop();
+
+  enum class ReplicaState { kWaitSnapshot, kSendingSnapshot, kOnline };
+  struct Replica {
+    uint64_t client_id = 0;
+    std::string ip;
+    int listening_port = 0;  // REPLCONF listening-port; 0: not told
+    ReplicaState state = ReplicaState::kWaitSnapshot;
+    std::string held;         // stream bytes waiting for the snapshot to be sent
+    uint64_t ack_offset = 0;  // REPLCONF ACK's
+    int64_t ack_time_ms = 0;  // when it last acknowledged (or attached)
+  };
+
+  // PSYNC from `client`: writes +CONTINUE or +FULLRESYNC to `reply` and attaches the client as a
+  // replica. `offset` is the first byte the replica wants (its offset + 1); replid "?" asks
+  // for a full resynchronisation.
+  void Psync(Client& client, protocol::ReplyWriter& reply, std::string_view replid, int64_t offset);
+  // REPLCONF listening-port / ACK from `client` (ignored from a client that is not a replica,
+  // as Redis does for ACK).
+  void SetListeningPort(Client& client, int port);
+  void Ack(Client& client, uint64_t offset, int64_t now_ms);
+
+  // How many online replicas have acknowledged every stream byte up to `offset` (WAIT).
+  int64_t CountAcked(uint64_t offset) const;
+  // Called (on the io thread) after every acknowledgement: the server resumes the WAITs.
+  void set_ack_listener(std::function<void()> listener) { ack_listener_ = std::move(listener); }
+
+  const ReplicationIds& ids() const { return ids_; }
+  // master_repl_offset: the stream bytes produced under this history.
+  uint64_t end_offset() const { return backlog_ ? backlog_->end_offset() : 0; }
+  const ReplicationBacklog* backlog() const { return backlog_.get(); }
+  // The attached replicas, in the order they attached (closed ones are dropped first).
+  const std::vector<Replica>& replicas();
+
+ private:
+  // The tap: one committed record.
+  void OnRecord(const storage::ReplicationRecord& record);
+  void EnsureBacklog();
+  Replica* Find(uint64_t client_id);
+  // Forgets replicas whose client is gone.
+  void DropClosed();
+  // The worker of one full resynchronisation.
+  void SendSnapshot(uint64_t client_id, std::string dir);
+  // Runs `fn` on the io thread and waits for it; false if stopping or the io thread did not run
+  // it within a second (then `fn` may still run later: it must hold what it uses).
+  bool OnIoThread(std::function<void()> fn);
+  void FinishSnapshot(uint64_t client_id);
+  void FailSnapshot(uint64_t client_id, const std::string& why);
+
+  ServerContext* context_;
+  boost::asio::io_context& io_;
+  ReplicationIds ids_;
+  std::unique_ptr<ReplicationBacklog> backlog_;
+  std::vector<Replica> replicas_;
+  std::string record_;  // OnRecord's encoding buffer
+  uint64_t snapshots_started_ = 0;
+  std::function<void()> ack_listener_;
+  std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
+  std::atomic<bool> stopping_{false};
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;  // set as its last step: join will not wait
+  };
+  std::vector<Worker> workers_;
+};
+
+}  // namespace ebb::server

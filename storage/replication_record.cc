@@ -1,0 +1,96 @@
+#include "storage/replication_record.h"
+
+#include "storage/db.h"
+#include "storage/util/coding.h"
+#include "storage/write_batch.h"
+
+namespace ebb::storage {
+
+void AppendReplicationRecord(std::string* stream, const ReplicationRecord& record) {
+  stream->push_back(static_cast<char>(record.kind));
+  PutFixed64(stream, record.first_sequence);
+  PutLengthPrefixed(stream, record.payload);
+}
+
+std::string EncodeRangeDeletion(const std::vector<KeyRange>& ranges) {
+  std::string out;
+  PutVarint32(&out, static_cast<uint32_t>(ranges.size()));
+  for (const KeyRange& range : ranges) {
+    PutLengthPrefixed(&out, range.begin);
+    PutLengthPrefixed(&out, range.end);
+  }
+  return out;
+}
+
+Status DecodeRangeDeletion(std::string_view payload, std::vector<KeyRange>* ranges) {
+  ranges->clear();
+  uint32_t count = 0;
+  const char* p = GetVarint32Ptr(payload.data(), payload.data() + payload.size(), &count);
+  if (p == nullptr) return Status::Corruption("replication: range deletion: bad count");
+  payload.remove_prefix(p - payload.data());
+  for (uint32_t i = 0; i < count; i++) {
+    std::string_view begin, end;
+    if (!GetLengthPrefixed(&payload, &begin) || !GetLengthPrefixed(&payload, &end)) {
+      return Status::Corruption("replication: range deletion: truncated range");
+    }
+    ranges->push_back(KeyRange{std::string(begin), std::string(end)});
+  }
+  if (!payload.empty()) return Status::Corruption("replication: range deletion: trailing bytes");
+  return Status::OK();
+}
+
+Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record, bool* complete) {
+  *complete = false;
+  std::string_view in = *input;
+  if (in.empty()) return Status::OK();
+  const auto kind = static_cast<ReplicationRecord::Kind>(static_cast<uint8_t>(in[0]));
+  if (kind != ReplicationRecord::Kind::kBatch && kind != ReplicationRecord::Kind::kRangeDeletion) {
+    return Status::Corruption("replication: unknown record kind " +
+                              std::to_string(static_cast<uint8_t>(in[0])));
+  }
+  in.remove_prefix(1);
+  uint64_t sequence = 0;
+  if (!GetFixed64(&in, &sequence)) return Status::OK();
+  uint32_t length = 0;
+  const char* p = GetVarint32Ptr(in.data(), in.data() + in.size(), &length);
+  if (p == nullptr) {
+    // Incomplete unless five bytes are there and still no varint32 ends in them.
+    if (in.size() >= 5) return Status::Corruption("replication: bad record length");
+    return Status::OK();
+  }
+  in.remove_prefix(p - in.data());
+  if (in.size() < length) return Status::OK();
+  record->kind = kind;
+  record->first_sequence = sequence;
+  record->payload = in.substr(0, length);
+  in.remove_prefix(length);
+  *input = in;
+  *complete = true;
+  return Status::OK();
+}
+
+Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const ReplicationRecord& record,
+                              bool* applied) {
+  *applied = false;
+  const uint64_t last = db->LastSequence();
+  if (record.first_sequence <= last) return Status::OK();
+  if (record.first_sequence != last + 1) {
+    return Status::Corruption("replication: gap in the stream: record at sequence " +
+                              std::to_string(record.first_sequence) + " after " +
+                              std::to_string(last));
+  }
+  Status s;
+  if (record.kind == ReplicationRecord::Kind::kBatch) {
+    WriteBatch batch;
+    s = WriteBatch::FromRep(record.payload, &batch);
+    if (s.ok()) s = db->Write(options, batch);
+  } else {
+    std::vector<KeyRange> ranges;
+    s = DecodeRangeDeletion(record.payload, &ranges);
+    if (s.ok()) s = db->DeleteRange(ranges);
+  }
+  *applied = s.ok();
+  return s;
+}
+
+}  // namespace ebb::storage

@@ -1,0 +1,240 @@
+// The engine's side of replication (docs/replication.md): the stream records, the replication
+// tap, Checkpoint, and a replica built from a checkpoint plus the stream ending equal to the
+// master, sequence for sequence and version for version.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "storage/replication_record.h"
+#include "tests/support/engine_dump.h"
+#include "tests/unit/storage/db_test_fixture.h"
+
+namespace ebb::storage {
+namespace {
+
+TEST(ReplicationRecordTest, RoundTripsAndWaitsForWholeRecords) {
+  std::string stream;
+  const std::string batch_payload("\x01\x01\x01k\x01\x00", 6);  // not decoded here
+  AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kBatch, 7, batch_payload});
+  const std::string ranges = EncodeRangeDeletion({{"a", "b"}, {std::string("\0x", 2), "zz"}});
+  AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kRangeDeletion, 9, ranges});
+  // kind, fixed64 sequence, varint32 length, payload.
+  EXPECT_EQ(stream.substr(0, 10), std::string("\x01\x07\0\0\0\0\0\0\0\x06", 10));
+
+  // Every proper prefix is incomplete and consumes nothing.
+  const size_t first_size = 1 + 8 + 1 + batch_payload.size();
+  for (size_t n = 0; n < first_size; n++) {
+    std::string_view in(stream.data(), n);
+    ReplicationRecord record;
+    bool complete = true;
+    ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+    EXPECT_FALSE(complete) << n;
+    EXPECT_EQ(in.size(), n);
+  }
+  std::string_view in = stream;
+  ReplicationRecord record;
+  bool complete = false;
+  ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+  ASSERT_TRUE(complete);
+  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kBatch);
+  EXPECT_EQ(record.first_sequence, 7u);
+  EXPECT_EQ(record.payload, batch_payload);
+  ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+  ASSERT_TRUE(complete);
+  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kRangeDeletion);
+  EXPECT_EQ(record.first_sequence, 9u);
+  EXPECT_TRUE(in.empty());
+  std::vector<KeyRange> decoded;
+  ASSERT_TRUE(DecodeRangeDeletion(record.payload, &decoded).ok());
+  EXPECT_EQ(decoded, (std::vector<KeyRange>{{"a", "b"}, {std::string("\0x", 2), "zz"}}));
+  EXPECT_TRUE(DecodeRangeDeletion(ranges + "x", &decoded).IsCorruption());
+  EXPECT_TRUE(DecodeRangeDeletion(ranges.substr(0, ranges.size() - 1), &decoded).IsCorruption());
+
+  std::string_view bad = "\x05rest";
+  EXPECT_TRUE(ParseReplicationRecord(&bad, &record, &complete).IsCorruption());
+}
+
+// A master DB whose tap collects the stream, and replica DBs in directories of their own.
+class DBReplicationTest : public DBTest {
+ protected:
+  ~DBReplicationTest() override {
+    if (db_) db_->SetReplicationTap(nullptr);
+    replica_.reset();
+    std::error_code ec;
+    for (const auto& d : extra_dirs_) std::filesystem::remove_all(d, ec);
+  }
+
+  std::string NewDir() {
+    char tmpl[] = "/tmp/ebb_repl_test_XXXXXX";
+    extra_dirs_.push_back(::mkdtemp(tmpl));
+    return extra_dirs_.back();
+  }
+
+  void StartTap() {
+    db_->SetReplicationTap([this](const ReplicationRecord& record) {
+      std::lock_guard lock(stream_mu_);
+      AppendReplicationRecord(&stream_, record);
+    });
+  }
+
+  // Applies every record of the collected stream to replica_; returns how many it applied.
+  int ApplyStream() {
+    std::string stream;
+    {
+      std::lock_guard lock(stream_mu_);
+      stream = stream_;
+    }
+    std::string_view in = stream;
+    int applied_count = 0;
+    for (;;) {
+      ReplicationRecord record;
+      bool complete = false;
+      EXPECT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+      if (!complete) break;
+      bool applied = false;
+      Status s = ApplyReplicationRecord(replica_.get(), WriteOptions(), record, &applied);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      applied_count += applied;
+    }
+    EXPECT_TRUE(in.empty());
+    return applied_count;
+  }
+
+  static std::string Dump(DB* db) { return test::EngineDump(db); }
+
+  void OpenReplica(const std::string& dir) {
+    Options options = options_;
+    ASSERT_TRUE(DB::Open(options, dir, &replica_).ok());
+  }
+
+  std::mutex stream_mu_;
+  std::string stream_;
+  std::unique_ptr<DB> replica_;
+  std::vector<std::string> extra_dirs_;
+};
+
+TEST_F(DBReplicationTest, TapReportsEveryWriteInSequenceOrder) {
+  Open();
+  StartTap();
+  Put("a", "1", 100, 5'000);
+  Del("b", 50);
+  WriteBatch batch;
+  WriteOptions wo;
+  wo.expire_at_ms = 2'000'000;
+  batch.Put(wo, "c", "3", clock_->NowMs());
+  batch.Put(WriteOptions(), "d", "4", clock_->NowMs());
+  ASSERT_TRUE(db_->Write(WriteOptions(), batch).ok());
+  ASSERT_TRUE(db_->DeleteRange({{"c", "d"}}).ok());
+
+  std::string_view in = stream_;
+  std::vector<std::pair<ReplicationRecord::Kind, uint64_t>> seen;
+  ReplicationRecord record;
+  bool complete = false;
+  while (ParseReplicationRecord(&in, &record, &complete).ok() && complete) {
+    seen.emplace_back(record.kind, record.first_sequence);
+  }
+  using K = ReplicationRecord::Kind;
+  EXPECT_EQ(seen, (std::vector<std::pair<K, uint64_t>>{
+                      {K::kBatch, 1}, {K::kBatch, 2}, {K::kBatch, 3}, {K::kRangeDeletion, 5}}));
+  EXPECT_EQ(db_->LastSequence(), 5u);
+}
+
+TEST_F(DBReplicationTest, ReplicaAppliesTheStreamAsItIsWhateverItsClock) {
+  Open();
+  StartTap();
+  for (int i = 0; i < 300; i++) {
+    Put("k" + std::to_string(i % 97), "v" + std::to_string(i), 1'000 + (i * 37) % 500,
+        i % 3 == 0 ? std::optional<int64_t>(10'000 + i) : std::nullopt);
+    if (i % 11 == 0) Del("k" + std::to_string(i % 13), 1'200);
+  }
+  ASSERT_TRUE(db_->DeleteRange({{"k5", "k6"}}).ok());
+  Put("k55", "after", std::nullopt, 60'000);  // relative ttl: resolved with the master's clock
+
+  // The replica's clock is elsewhere: nothing it decides depends on it.
+  auto replica_clock = std::make_shared<ManualClock>(1'000'000);
+  Options options = options_;
+  options.clock = replica_clock;
+  ASSERT_TRUE(DB::Open(options, NewDir(), &replica_).ok());
+  replica_clock->Advance(123);
+  EXPECT_GT(ApplyStream(), 300);
+  EXPECT_EQ(replica_->LastSequence(), db_->LastSequence());
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
+  EXPECT_NE(Dump(db_.get()).find("k55=after@-1/1060000"), std::string::npos);
+
+  // Expiry hides the same rows on both once both clocks pass the same expire_at.
+  clock_->Advance(20'000);
+  replica_clock->Advance(20'000 - 123);
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
+
+  // Applying the stream again changes nothing: every record is at or below the replica's.
+  EXPECT_EQ(ApplyStream(), 0);
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
+}
+
+TEST_F(DBReplicationTest, ReplicaRefusesAGap) {
+  Open();
+  StartTap();
+  Put("a", "1");
+  Put("b", "2");
+  OpenReplica(NewDir());
+  std::string_view in = stream_;
+  ReplicationRecord record;
+  bool complete = false;
+  ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+  ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());  // the second: sequence 2
+  bool applied = true;
+  Status s = ApplyReplicationRecord(replica_.get(), WriteOptions(), record, &applied);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_FALSE(applied);
+  EXPECT_EQ(replica_->LastSequence(), 0u);
+}
+
+// A full resynchronisation: checkpoint taken while another thread writes, the stream collected
+// from before the checkpoint; the replica opens the checkpoint and applies the stream.
+TEST_F(DBReplicationTest, CheckpointPlusStreamEqualsTheMaster) {
+  Open();
+  for (int i = 0; i < 2'000; i++) Put("base" + std::to_string(i), std::string(40, 'x'), i);
+  ASSERT_GT(TotalFiles(), 1);  // more than the memtable holds
+  StartTap();                  // the FULLRESYNC point: the stream from here on
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 3'000 && !stop.load(); i++) {
+      WriteOptions wo;
+      wo.timestamp_ms = 5'000 + i;
+      wo.ttl_ms = i % 2 ? std::optional<int64_t>(1'000) : std::nullopt;
+      EXPECT_TRUE(db_->Put(wo, "w" + std::to_string(i % 500), std::to_string(i)).ok());
+      if (i == 1'500) {
+        EXPECT_TRUE(db_->DeleteRange({{"base1", "base2"}}).ok());
+      }
+    }
+  });
+  const std::string checkpoint = NewDir() + "/snapshot";
+  uint64_t sequence = 0;
+  std::vector<std::string> files;
+  Status s = db_->Checkpoint(checkpoint, &sequence, &files);
+  stop = true;
+  writer.join();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_GE(files.size(), 3u);
+  EXPECT_EQ(files.back(), "CURRENT");
+  for (const auto& name : files) {
+    EXPECT_TRUE(std::filesystem::exists(checkpoint + "/" + name)) << name;
+  }
+  // Hard links, not copies: a table file has a second name.
+  EXPECT_EQ(std::filesystem::hard_link_count(checkpoint + "/" + files.front()), 2u);
+
+  // Compaction on the master may drop the files now; the checkpoint keeps its links.
+  ASSERT_TRUE(db_->CompactAll().ok());
+  OpenReplica(checkpoint);
+  EXPECT_EQ(replica_->LastSequence(), sequence);
+  ApplyStream();
+  EXPECT_EQ(replica_->LastSequence(), db_->LastSequence());
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
+  clock_->Advance(10'000);  // the ttl'd rows expire on both (the fixture shares one clock)
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
+}
+
+}  // namespace
+}  // namespace ebb::storage
