@@ -26,8 +26,10 @@ std::string_view StateName(ReplicationMaster::ReplicaState state) {
 void AppendReplicationInfo(ServerContext& context, int64_t now_ms, std::string* out) {
   ReplicationMaster* master = context.replication_master();
   *out += "# Replication\r\nrole:master\r\n";
-  if (master == nullptr) {
-    *out += "connected_slaves:0\r\nmaster_failover_state:no-failover\r\n";
+  if (master == nullptr) {  // a server without a network (the in-process command runner)
+    *out +=
+        "connected_slaves:0\r\nmaster_failover_state:no-failover\r\nmaster_repl_offset:0\r\n"
+        "second_repl_offset:-1\r\nrepl_backlog_active:0\r\n";
     return;
   }
   const auto& replicas = master->replicas();
