@@ -22,6 +22,7 @@
 #include "server/commands/info_sections.h"
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
+#include "server/replication/info_replication.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/stats.h"
@@ -216,7 +217,7 @@ constexpr Section kSections[] = {
     {"memory", true, InfoMemory},
     {"persistence", true, InfoPersistence},
     {"stats", true, InfoStats},
-    {"replication", true, InfoReplication},
+    {"replication", true, AppendReplicationInfo},
     {"cpu", true, InfoCpu},
     {"modules", true, InfoModules},
     {"commandstats", false, InfoCommandStats},

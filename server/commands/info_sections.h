@@ -15,8 +15,7 @@ void InfoClients(ServerContext& ctx, std::string* out);
 void InfoMemory(ServerContext& ctx, std::string* out);
 void InfoPersistence(ServerContext& ctx, std::string* out);
 void InfoStats(ServerContext& ctx, std::string* out);
-void InfoReplication(ServerContext& ctx, std::string* out);  // info_replication.cc
-void InfoCpu(ServerContext& ctx, std::string* out);          // info_commandstats.cc
+void InfoCpu(ServerContext& ctx, std::string* out);  // info_commandstats.cc
 void InfoModules(ServerContext& ctx, std::string* out);
 void InfoCommandStats(ServerContext& ctx, std::string* out);  // info_commandstats.cc
 void InfoErrorStats(ServerContext& ctx, std::string* out);    // info_commandstats.cc

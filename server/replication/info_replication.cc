@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/wall_clock.h"
 #include "server/replication/master.h"
 #include "server/server_context.h"
 
@@ -23,7 +24,8 @@ std::string_view StateName(ReplicationMaster::ReplicaState state) {
 
 }  // namespace
 
-void AppendReplicationInfo(ServerContext& context, int64_t now_ms, std::string* out) {
+void AppendReplicationInfo(ServerContext& context, std::string* out) {
+  const int64_t now_ms = WallMs();
   ReplicationMaster* master = context.replication_master();
   *out += "# Replication\r\nrole:master\r\n";
   if (master == nullptr) {  // a server without a network (the in-process command runner)

@@ -12,6 +12,6 @@ class ServerContext;
 // (ip, port, state wait_bgsave | send_bulk | online, acknowledged offset, lag in seconds since
 // its last acknowledgement), master_failover_state, the replication IDs and offsets, and the
 // backlog's state.
-void AppendReplicationInfo(ServerContext& context, int64_t now_ms, std::string* out);
+void AppendReplicationInfo(ServerContext& context, std::string* out);
 
 }  // namespace ebb::server
