@@ -220,10 +220,9 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
       restartable && fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
   if (restartable && !cache_only) stats.disk_wait_fallbacks++;
   fetch.BeginPass(cache_only);
-  // The counters a handler moves (a read's hits and misses), to withdraw if the run comes back
-  // incomplete; copying all of ServerStats per command would cost more than the command.
-  const uint64_t hits = stats.keyspace_hits;
-  const uint64_t misses = stats.keyspace_misses;
+  // Only the counters a handler moves, to withdraw if the run comes back incomplete; copying all
+  // of ServerStats per command would cost more than the command.
+  const ServerStats::HandlerCounts counts = stats.handler_counts();
   const size_t reply_size = ctx.reply.size();
   const uint64_t inline_reads = fetch.inline_reads();
   keyspace.set_block_fetch(&fetch);
@@ -231,8 +230,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   keyspace.set_block_fetch(nullptr);
   if (fetch.incomplete()) {
     // Nothing was written (the engine refused it); withdraw the reply and the counts.
-    stats.keyspace_hits = hits;
-    stats.keyspace_misses = misses;
+    stats.Withdraw(counts);
     stats.disk_waits++;
     ctx.reply.Truncate(reply_size);
     return false;
@@ -278,15 +276,13 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
   protocol::ReplyWriter reply(&discarded, client.resp());
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ServerStats& stats = server_->stats();
-  const uint64_t hits = stats.keyspace_hits;
-  const uint64_t misses = stats.keyspace_misses;
+  const ServerStats::HandlerCounts counts = stats.handler_counts();
   storage::BlockFetch& fetch = client.block_fetch();
   fetch.BeginLookahead();
   server_->keyspace().set_block_fetch(&fetch);
   spec->handler(ctx);
   server_->keyspace().set_block_fetch(nullptr);
-  stats.keyspace_hits = hits;  // the real run counts them
-  stats.keyspace_misses = misses;
+  stats.Withdraw(counts);  // the real run counts them
   return true;
 }
 

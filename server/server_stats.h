@@ -34,6 +34,18 @@ struct ServerStats {
   uint64_t disk_wait_fallbacks = 0;
   uint64_t inline_block_reads = 0;
 
+  // The counters a handler moves (keyspace_hits, keyspace_misses), taken before a run and put
+  // back when the run is withdrawn.
+  struct HandlerCounts {
+    uint64_t keyspace_hits;
+    uint64_t keyspace_misses;
+  };
+  HandlerCounts handler_counts() const { return {keyspace_hits, keyspace_misses}; }
+  void Withdraw(const HandlerCounts& before) {
+    keyspace_hits = before.keyspace_hits;
+    keyspace_misses = before.keyspace_misses;
+  }
+
   // Everything above back to zero (CONFIG RESETSTAT).
   void Reset() { *this = ServerStats(); }
 };
