@@ -43,7 +43,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "server/arg_parser.h"
@@ -215,9 +214,18 @@ class CommandTable {
   size_t row_count() const { return row_count_; }
 
  private:
+  // One slot of index_: a view of a rows_ key (lower case) and its row; spec == nullptr = empty.
+  struct IndexSlot {
+    std::string_view name;
+    const CommandSpec* spec = nullptr;
+  };
+  void Index(std::string_view name, const CommandSpec* spec);
+
   std::map<std::string, CommandSpec, std::less<>> rows_;  // by name, in order for COMMAND LIST
-  // The same rows by name (views of rows_'s keys): Find's one hash lookup.
-  std::unordered_map<std::string_view, const CommandSpec*> index_;
+  // The same rows by name, open addressing with linear probing, never more than half full and
+  // sized a power of two: Find hashes the name case-insensitively as it reads it (no lowered
+  // copy) and usually compares one slot.
+  std::vector<IndexSlot> index_;
   size_t row_count_ = 0;
 };
 

@@ -1,4 +1,7 @@
+#include <bit>
 #include <cassert>
+#include <cstdint>
+#include <utility>
 
 #include "common/strings.h"
 #include "server/command.h"
@@ -6,11 +9,21 @@
 namespace ebb::server {
 namespace {
 
-// Command names are ASCII and short: lowercase into `buf` without allocating.
-constexpr size_t kMaxNameLength = 64;
-std::string_view LowerInto(std::string_view s, char (&buf)[kMaxNameLength]) {
-  for (size_t i = 0; i < s.size(); i++) buf[i] = AsciiLower(s[i]);
-  return std::string_view(buf, s.size());
+// FNV-1a over the name with bit 5 set in every byte, which folds ASCII letters to one case:
+// "GET", "get" and "gEt" hash alike. Other bytes may collide; equality decides.
+uint64_t CaseFoldedHash(std::string_view name) {
+  uint64_t h = 14695981039346656037ull;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c | 0x20)) * 1099511628211ull;
+  return h;
+}
+
+// `lower` is a command name in lower case; `name` is as the client sent it.
+bool SameName(std::string_view lower, std::string_view name) {
+  if (lower.size() != name.size()) return false;
+  for (size_t i = 0; i < name.size(); i++) {
+    if (lower[i] != AsciiLower(name[i])) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -25,7 +38,21 @@ void CommandTable::Add(CommandSpec spec) {
     sub.id = row_count_++;
   }
   auto row = rows_.emplace(std::move(key), std::move(spec)).first;
-  index_.emplace(row->first, &row->second);
+  Index(row->first, &row->second);
+}
+
+void CommandTable::Index(std::string_view name, const CommandSpec* spec) {
+  if (2 * rows_.size() > index_.size()) {  // keep it at most half full: rebuild, larger
+    std::vector<IndexSlot> old =
+        std::exchange(index_, std::vector<IndexSlot>(std::bit_ceil(4 * rows_.size())));
+    for (const IndexSlot& slot : old) {
+      if (slot.spec != nullptr) Index(slot.name, slot.spec);
+    }
+  }
+  const size_t mask = index_.size() - 1;
+  size_t i = CaseFoldedHash(name) & mask;
+  while (index_[i].spec != nullptr) i = (i + 1) & mask;
+  index_[i] = {name, spec};
 }
 
 void CommandTable::Add(std::vector<CommandSpec> specs) {
@@ -33,19 +60,19 @@ void CommandTable::Add(std::vector<CommandSpec> specs) {
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  if (name.size() > kMaxNameLength) return nullptr;
-  char buf[kMaxNameLength];
-  auto it = index_.find(LowerInto(name, buf));
-  return it == index_.end() ? nullptr : it->second;
+  if (index_.empty()) return nullptr;
+  const size_t mask = index_.size() - 1;
+  for (size_t i = CaseFoldedHash(name) & mask;; i = (i + 1) & mask) {
+    const IndexSlot& slot = index_[i];
+    if (slot.spec == nullptr) return nullptr;
+    if (SameName(slot.name, name)) return slot.spec;
+  }
 }
 
 const CommandSpec* CommandTable::FindSubcommand(const CommandSpec& container,
                                                 std::string_view name) {
-  if (name.size() > kMaxNameLength) return nullptr;
-  char buf[kMaxNameLength];
-  const std::string_view key = LowerInto(name, buf);
   for (const CommandSpec& sub : container.subcommands) {
-    if (sub.name == key) return &sub;
+    if (SameName(sub.name, name)) return &sub;
   }
   return nullptr;
 }

@@ -19,9 +19,9 @@ std::string EncodeTregPayload(std::string_view value, uint64_t ts) {
   return out;
 }
 
-bool DecodeTregPayload(std::string_view payload, std::string* value, uint64_t* ts) {
+bool DecodeTregPayload(std::string_view payload, std::string_view* value, uint64_t* ts) {
   if (!storage::GetFixed64(&payload, ts)) return false;
-  value->assign(payload);
+  *value = payload;
   return true;
 }
 
@@ -31,7 +31,7 @@ OpResult<TregState> Treg::Get(std::string_view key) {
   if (s.IsNotFound()) return OpStatus::kNotFound;
   if (!s.ok()) return s;
   if (row.type != KeyType::kTreg) return OpStatus::kWrongType;
-  std::string value;
+  std::string_view value;
   uint64_t ts;
   if (!DecodeTregPayload(row.payload, &value, &ts)) {
     return Status::Corruption("bad TREG metadata payload");
@@ -47,7 +47,7 @@ OpResult<void> Treg::Set(std::string_view key, std::string_view value, uint64_t 
   const bool found = s.ok();
   if (found) {
     if (row.type != KeyType::kTreg) return OpStatus::kWrongType;
-    std::string current;
+    std::string_view current;
     uint64_t current_ts;
     if (!DecodeTregPayload(row.payload, &current, &current_ts)) {
       return Status::Corruption("bad TREG metadata payload");

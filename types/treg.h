@@ -23,8 +23,8 @@ namespace ebb::types {
 
 // The metadata payload of a TREG (without the type byte). on-disk: never change.
 std::string EncodeTregPayload(std::string_view value, uint64_t ts);
-// False if shorter than the 8-byte timestamp.
-bool DecodeTregPayload(std::string_view payload, std::string* value, uint64_t* ts);
+// False if shorter than the 8-byte timestamp. *value views `payload`'s bytes.
+bool DecodeTregPayload(std::string_view payload, std::string_view* value, uint64_t* ts);
 
 class Treg {
  public:

@@ -103,7 +103,7 @@ void TlogElements(std::string_view bytes) {
 }
 
 void TregPayloads(std::string_view bytes) {
-  std::string value;
+  std::string_view value;
   uint64_t ts = 0;
   const bool ok = DecodeTregPayload(bytes, &value, &ts);
   Check(ok == (bytes.size() >= 8), "the TREG decoder disagrees with its contract");
