@@ -11,11 +11,6 @@ bool IsValidClientName(std::string_view name) {
   return true;
 }
 
-bool Client::is_local() const {
-  return addr_.rfind("127.", 0) == 0 || addr_.rfind("[::1]", 0) == 0 ||
-         addr_.rfind("::1:", 0) == 0 || addr_.rfind("unix", 0) == 0;
-}
-
 void Client::RequestClose() {
   if (close_requested_) return;
   close_requested_ = true;

@@ -25,12 +25,14 @@ bool IsValidClientName(std::string_view name);
 
 class Client {
  public:
-  // REQUIRES: id unique among clients of this process; now_ms from the system clock.
-  Client(uint64_t id, std::string addr, std::string laddr, int fd, int64_t now_ms)
+  // REQUIRES: id unique among clients of this process; now_ms from the system clock; `local`
+  // true only when the connection's peer address is a loopback address (IsLoopbackPeer).
+  Client(uint64_t id, std::string addr, std::string laddr, int fd, int64_t now_ms, bool local)
       : id_(id),
         addr_(std::move(addr)),
         laddr_(std::move(laddr)),
         fd_(fd),
+        local_(local),
         created_ms_(now_ms),
         last_interaction_ms_(now_ms) {}
 
@@ -38,8 +40,9 @@ class Client {
   const std::string& addr() const { return addr_; }    // "ip:port" of the peer
   const std::string& laddr() const { return laddr_; }  // "ip:port" of our side
   int fd() const { return fd_; }
-  // True when the peer is on a loopback address (enable-debug-command local).
-  bool is_local() const;
+  // True when the peer is on a loopback address (enable-debug-command local), as the socket
+  // reported it when the connection was accepted.
+  bool is_local() const { return local_; }
 
   int db_index() const { return db_index_; }
   void set_db_index(int db) { db_index_ = db; }
@@ -140,6 +143,7 @@ class Client {
   const std::string addr_;
   const std::string laddr_;
   const int fd_;
+  const bool local_;
   const int64_t created_ms_;
   int64_t last_interaction_ms_;
   int db_index_ = 0;

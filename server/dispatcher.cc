@@ -125,9 +125,7 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     return result;
   }
   if (flags & kCmdDebug) {
-    DebugCommandPolicy policy = server_->config().enable_debug_command;
-    if (policy == DebugCommandPolicy::kNo ||
-        (policy == DebugCommandPolicy::kLocal && !client.is_local())) {
+    if (!AllowsProtectedAction(server_->config().enable_debug_command, client.is_local())) {
       reject(kDebugNotAllowed, spec);
       return result;
     }

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/secrets.h"
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -18,7 +19,7 @@ namespace {
 // Redis's default user: "nopass" when requirepass is empty.
 bool CheckCredentials(const Config& config, std::string_view user, std::string_view pass) {
   if (user != "default") return false;
-  return config.requirepass.empty() || pass == config.requirepass;
+  return config.requirepass.empty() || SecretEquals(config.requirepass, pass);
 }
 
 struct MessageOptions {

@@ -1,8 +1,11 @@
 // The option table. Each builder below makes one kind of row; BuildOptionTable() lists them.
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/strings.h"
@@ -353,25 +356,26 @@ Option NotifyKeyspaceEvents() {
       [](const Config& c) { return ebb::server::NotifyClassesText(c.notify_keyspace_events); });
 }
 
-Option DebugCommand() {
+// no|yes|local: who may do a protected action (enable-debug-command, enable-protected-configs).
+Option ProtectedAction(std::string name, std::string doc, DebugCommandPolicy Config::*member) {
   return Single(
-      "enable-debug-command", "allow DEBUG: no, yes, or local (only from loopback clients)", false,
-      [](Config* c, const std::string& text, std::string* reason) {
+      std::move(name), std::move(doc), false,
+      [member](Config* c, const std::string& text, std::string* reason) {
         const std::string v = AsciiLower(text);
         if (v == "no") {
-          c->enable_debug_command = DebugCommandPolicy::kNo;
+          c->*member = DebugCommandPolicy::kNo;
         } else if (v == "yes") {
-          c->enable_debug_command = DebugCommandPolicy::kYes;
+          c->*member = DebugCommandPolicy::kYes;
         } else if (v == "local") {
-          c->enable_debug_command = DebugCommandPolicy::kLocal;
+          c->*member = DebugCommandPolicy::kLocal;
         } else {
           *reason = "argument(s) must be one of the following: no, yes, local";
           return false;
         }
         return true;
       },
-      [](const Config& c) -> std::string {
-        switch (c.enable_debug_command) {
+      [member](const Config& c) -> std::string {
+        switch (c.*member) {
           case DebugCommandPolicy::kNo:
             return "no";
           case DebugCommandPolicy::kYes:
@@ -382,6 +386,18 @@ Option DebugCommand() {
         return "no";
       });
 }
+
+// What CONFIG SET may change only for clients enable-protected-configs admits: who may connect
+// and how they authenticate, and the limits that bound the server's memory and connections.
+constexpr std::string_view kProtectedOptions[] = {
+    "protected-mode",
+    "requirepass",
+    "maxclients",
+    "proto-max-bulk-len",
+    "client-query-buffer-limit",
+    "client-output-buffer-limit",
+    "maxmemory",
+};
 
 }  // namespace
 
@@ -421,7 +437,13 @@ std::vector<Option> BuildOptionTable() {
                      kImmutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
   t.push_back(OutputBufferLimit());
   t.push_back(NotifyKeyspaceEvents());
-  t.push_back(DebugCommand());
+  t.push_back(ProtectedAction("enable-debug-command",
+                              "allow DEBUG: no, yes, or local (only from loopback clients)",
+                              &Config::enable_debug_command));
+  t.push_back(ProtectedAction("enable-protected-configs",
+                              "allow CONFIG SET of protected options (requirepass, protected-mode, "
+                              "limits): no, yes, or local (only from loopback clients)",
+                              &Config::enable_protected_configs));
   t.push_back(Enum("loglevel", "log verbosity: debug, verbose, notice, warning", kMutable,
                    &Config::loglevel, {"debug", "verbose", "notice", "warning"}));
   t.push_back(
@@ -467,6 +489,10 @@ std::vector<Option> BuildOptionTable() {
                        "expired data is physically removed within this long (unlimited: no "
                        "deadline)",
                        kMutable, &Config::expiry_purge_deadline_ms, /*allow_unlimited=*/true));
+  for (Option& opt : t) {
+    opt.is_protected = std::find(std::begin(kProtectedOptions), std::end(kProtectedOptions),
+                                 opt.name) != std::end(kProtectedOptions);
+  }
   return t;
 }
 

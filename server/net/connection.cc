@@ -34,6 +34,12 @@ std::string RemoteText(const boost::asio::ip::tcp::socket& s) {
   return ec ? "?:0" : EndpointText(ep);
 }
 
+bool PeerIsLoopback(const boost::asio::ip::tcp::socket& s) {
+  boost::system::error_code ec;
+  const auto ep = s.remote_endpoint(ec);
+  return !ec && IsLoopbackPeer(ep.address());
+}
+
 std::string LocalText(const boost::asio::ip::tcp::socket& s) {
   boost::system::error_code ec;
   auto ep = s.local_endpoint(ec);
@@ -69,7 +75,7 @@ Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint
     : server_(server),
       socket_(std::move(socket)),
       client_(id, RemoteText(socket_), LocalText(socket_),
-              static_cast<int>(socket_.native_handle()), WallMs()) {}
+              static_cast<int>(socket_.native_handle()), WallMs(), PeerIsLoopback(socket_)) {}
 
 Connection::~Connection() = default;
 

@@ -146,15 +146,15 @@ void Server::Accept(tcp::acceptor& acceptor) {
   });
 }
 
+bool IsLoopbackPeer(const boost::asio::ip::address& peer) {
+  if (peer.is_loopback()) return true;
+  return peer.is_v6() && peer.to_v6().is_v4_mapped() &&
+         boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6()).is_loopback();
+}
+
 bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer) {
   if (!config.protected_mode || !config.requirepass.empty()) return false;
-  if (peer.is_loopback()) return false;
-  // An IPv4 loopback peer seen through a dual-stack socket (::ffff:127.x.y.z).
-  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
-    return !boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6())
-                .is_loopback();
-  }
-  return true;
+  return !IsLoopbackPeer(peer);
 }
 
 void Server::OnAccept(tcp::socket socket) {

@@ -33,6 +33,12 @@ class ServerContext;
 // loopback peers may connect; everyone else gets kProtectedModeDenied and is disconnected.
 bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer);
 
+// True when `peer` is a loopback address: 127.0.0.0/8, ::1, or an IPv4 loopback address seen
+// through a dual-stack socket (::ffff:127.x.y.z). What "local" means for protected mode and
+// enable-debug-command local. A proxy on this host makes every client it relays local: behind
+// one, use `enable-debug-command no`.
+bool IsLoopbackPeer(const boost::asio::ip::address& peer);
+
 class Server {
  public:
   // REQUIRES: context outlives the server; when context->has_keyspace(), the keyspace too.

@@ -550,9 +550,8 @@ bool ScriptEngine::Dispatch(RunState& run) {
   }
   if (flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
   if (flags & kCmdDebug) {
-    const DebugCommandPolicy policy = server_->config().enable_debug_command;
-    if (policy == DebugCommandPolicy::kNo ||
-        (policy == DebugCommandPolicy::kLocal && !run.ctx->client.is_local())) {
+    if (!AllowsProtectedAction(server_->config().enable_debug_command,
+                               run.ctx->client.is_local())) {
       return refuse("-" + std::string(kDebugNotAllowed));
     }
   }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -71,6 +72,45 @@ TEST(ServerTest, ConfigRewriteKeepsCommentsAndUpdatesValues) {
   ASSERT_TRUE(server.Restart()) << server.error();
   c = server.Connect();
   EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "maxclients"})[1].str(), "77");
+}
+
+// With enable-protected-configs no, a client may still set ordinary options but not those that
+// decide who gets in (requirepass, protected-mode) or bound memory and connections.
+TEST(ServerTest, ProtectedConfigsRefusedWhenNotEnabled) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--enable-protected-configs", "no"})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "requirepass", "x"}).str(),
+            "ERR CONFIG SET failed (possibly related to argument 'requirepass') - can't set "
+            "protected config");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "9", "protected-mode", "no"}).str(),
+            "ERR CONFIG SET failed (possibly related to argument 'protected-mode') - can't set "
+            "protected config");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "timeout"})[1].str(), "0");  // all or nothing
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "9"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"PING"}).ToString(), "PONG");  // still no password
+}
+
+// CONFIG REWRITE through a symbolic link rewrites the file it points to, with its permissions.
+TEST(ServerTest, ConfigRewriteKeepsTheLinkAndTheMode) {
+  TestServer server;
+  std::filesystem::create_directories(server.dir() + "/etc");
+  const std::string real = server.dir() + "/etc/ebb.conf";
+  const std::string link = server.dir() + "/ebb.conf";
+  std::ofstream(real) << "timeout 0\n";
+  std::filesystem::permissions(real, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::group_read);
+  std::filesystem::create_symlink(real, link);
+  ASSERT_TRUE(server.Start({link})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "12"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "REWRITE"}).ToString(), "OK");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_NE(ReadFile(real).find("timeout 12\n"), std::string::npos) << ReadFile(real);
+  EXPECT_EQ(std::filesystem::status(real).permissions(), std::filesystem::perms::owner_read |
+                                                             std::filesystem::perms::owner_write |
+                                                             std::filesystem::perms::group_read);
 }
 
 TEST(ServerTest, InfoSections) {

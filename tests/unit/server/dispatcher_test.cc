@@ -24,7 +24,7 @@ class DispatcherTest : public ::testing::Test {
   DispatcherTest()
       : ctx_(&registry_, &table_, &clock_),
         dispatcher_(&ctx_),
-        client_(1, "127.0.0.1:5000", "127.0.0.1:6379", 5, 0) {
+        client_(1, "127.0.0.1:5000", "127.0.0.1:6379", 5, 0, true) {
     table_.Add({.name = "one", .arity = 2, .flags = kCmdFast, .handler = Echo1});
     table_.Add({.name = "atleast", .arity = -2, .handler = Ok});
     table_.Add({.name = "open", .arity = 1, .flags = kCmdNoAuth, .handler = Ok});
