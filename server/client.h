@@ -23,6 +23,8 @@ namespace ebb::server {
 // without spaces (CLIENT SETNAME, CLIENT SETINFO, HELLO SETNAME).
 bool IsValidClientName(std::string_view name);
 
+class AclUser;
+
 class Client {
  public:
   // REQUIRES: id unique among clients of this process; now_ms from the system clock; `local`
@@ -50,8 +52,11 @@ class Client {
   void set_resp(int v) { resp_ = v; }
   const std::string& name() const { return name_; }
   void set_name(std::string_view n) { name_ = n; }
-  bool authenticated() const { return authenticated_; }
-  void set_authenticated(bool a) { authenticated_ = a; }
+  // The ACL user the client authenticated as (AUTH, HELLO AUTH), or nullptr: not authenticated,
+  // acting as `default` while that needs no password (server/acl/acl.h).
+  const AclUser* user() const { return user_; }
+  void set_user(const AclUser* user) { user_ = user; }
+  bool authenticated() const { return user_ != nullptr; }
   const std::string& lib_name() const { return lib_name_; }
   void set_lib_name(std::string_view v) { lib_name_ = v; }
   const std::string& lib_ver() const { return lib_ver_; }
@@ -148,7 +153,7 @@ class Client {
   int64_t last_interaction_ms_;
   int db_index_ = 0;
   int resp_ = 2;
-  bool authenticated_ = false;
+  const AclUser* user_ = nullptr;
   bool close_requested_ = false;
   std::string name_;
   std::string lib_name_;

@@ -12,6 +12,7 @@
 
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/errors.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
@@ -81,6 +82,9 @@ Connection::~Connection() = default;
 
 void Connection::Start() {
   server_->context().clients().Add(&client_);
+  // As Redis: a client that connects while `default` needs no password is authenticated as it,
+  // and stays so if a password is set later.
+  client_.set_user(server_->context().acl().anonymous());
   std::weak_ptr<Connection> weak = weak_from_this();
   boost::asio::io_context& io = server_->io();
   client_.set_close_hook([weak, &io] {
@@ -141,7 +145,7 @@ void Connection::ProcessInput() {
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;
-    if (!config.requirepass.empty() && !client_.authenticated()) {
+    if (!client_.authenticated() && server_->context().acl().anonymous() == nullptr) {
       limits = protocol::ParserLimits::Unauthenticated();
     }
     limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);

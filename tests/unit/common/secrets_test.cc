@@ -12,8 +12,8 @@ TEST(SecretEqualsTest, EqualOnlyWhenEveryByteAndTheLengthMatch) {
   EXPECT_TRUE(SecretEquals("", ""));
   EXPECT_FALSE(SecretEquals("hunter2", "hunter3"));
   EXPECT_FALSE(SecretEquals("hunter2", "Hunter2"));
-  EXPECT_FALSE(SecretEquals("hunter2", "hunter"));     // a prefix
-  EXPECT_FALSE(SecretEquals("hunter2", "hunter22"));   // an extension
+  EXPECT_FALSE(SecretEquals("hunter2", "hunter"));    // a prefix
+  EXPECT_FALSE(SecretEquals("hunter2", "hunter22"));  // an extension
   EXPECT_FALSE(SecretEquals("hunter2", ""));
   EXPECT_FALSE(SecretEquals("", "x"));
   // The secret repeated: cycling over its bytes must not make a longer guess match.
