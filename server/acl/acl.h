@@ -79,8 +79,8 @@ class Acl {
 
   const CommandTable* table_;
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
-  AclUser* default_;             // users_["default"], which is never removed
-  const AclUser* anonymous_;     // see anonymous()
+  AclUser* default_;          // users_["default"], which is never removed
+  const AclUser* anonymous_;  // see anonymous()
 };
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.

@@ -9,10 +9,9 @@ namespace ebb::server {
 namespace {
 
 constexpr std::array<std::string_view, 23> kNames = {
-    "keyspace", "read",     "write",    "set",        "sortedset",  "list",
-    "hash",     "string",   "bitmap",   "hyperloglog", "geo",       "stream",
-    "pubsub",   "admin",    "fast",     "slow",       "blocking",   "dangerous",
-    "connection", "transaction", "scripting", "tlog",  "treg"};
+    "keyspace", "read",        "write",      "set",         "sortedset", "list",  "hash", "string",
+    "bitmap",   "hyperloglog", "geo",        "stream",      "pubsub",    "admin", "fast", "slow",
+    "blocking", "dangerous",   "connection", "transaction", "scripting", "tlog",  "treg"};
 
 uint64_t Bit(std::string_view name) { return uint64_t{1} << FindAclCategory(name); }
 
@@ -35,9 +34,15 @@ uint64_t AclCategoriesOf(const CommandSpec& spec) {
   if (spec.flags & kCmdPubSub) bits |= Bit("pubsub");
   bits |= (spec.flags & kCmdFast) ? Bit("fast") : Bit("slow");
   static constexpr std::pair<std::string_view, std::string_view> kGroups[] = {
-      {"generic", "keyspace"},      {"string", "string"},       {"bitmap", "bitmap"},
-      {"connection", "connection"}, {"transactions", "transaction"}, {"scripting", "scripting"},
-      {"pubsub", "pubsub"},         {"tlog", "tlog"},           {"treg", "treg"}};
+      {"generic", "keyspace"},
+      {"string", "string"},
+      {"bitmap", "bitmap"},
+      {"connection", "connection"},
+      {"transactions", "transaction"},
+      {"scripting", "scripting"},
+      {"pubsub", "pubsub"},
+      {"tlog", "tlog"},
+      {"treg", "treg"}};
   for (const auto& [group, category] : kGroups) {
     if (spec.group == group) bits |= Bit(category);
   }

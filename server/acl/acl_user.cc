@@ -160,8 +160,8 @@ std::string AclUser::Apply(std::string_view rule) {
   } else if (EqualsIgnoreCase(rule, "nocommands")) {
     error = ApplyCommandRule("-@all");
   } else if (EqualsIgnoreCase(rule, "reset")) {
-    for (std::string_view r : {"resetpass", "resetkeys", "resetchannels", "off",
-                               "sanitize-payload", "-@all"}) {
+    for (std::string_view r :
+         {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"}) {
       Apply(r);
     }
   } else if (rule.starts_with('+') || rule.starts_with('-')) {

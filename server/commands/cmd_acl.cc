@@ -6,15 +6,15 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
 #include "server/acl/acl_categories.h"
 #include "server/client.h"
-#include "common/strings.h"
 #include "server/command.h"
 #include "server/command_docs.h"
-#include "server/errors.h"
 #include "server/commands/register.h"
+#include "server/errors.h"
 #include "server/server_context.h"
 
 namespace ebb::server {
@@ -149,7 +149,8 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
   if (spec == nullptr) {
     return ctx.reply.Error("ERR Command '" + std::string(request[0]) + "' not found");
   }
-  if (!ArityOk(spec->arity, request.size())) return ctx.reply.Error(WrongArgsError(spec->full_name));
+  if (!ArityOk(spec->arity, request.size()))
+    return ctx.reply.Error(WrongArgsError(spec->full_name));
   const AclVerdict verdict = Acl::Check(*user, *spec, flags, request);
   if (verdict == AclVerdict::kAllowed) return ctx.reply.Ok();
   std::string why = AclDeniedError(verdict, *spec).substr(std::string_view("NOPERM t").size());
@@ -191,8 +192,7 @@ std::vector<CommandSpec> AclCommands() {
             .complexity = "O(N). Where N is the number of password, command and pattern rules "
                           "that the user has.",
             .arguments = {{.name = "username"}},
-            .help = {{.usage = "GETUSER <username>",
-                      .text = "Get the user's details."}},
+            .help = {{.usage = "GETUSER <username>", .text = "Get the user's details."}},
             .handler = Handler<ParseKey, ExecuteGetUser>},
            {.name = "deluser",
             .arity = -3,

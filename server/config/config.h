@@ -70,6 +70,16 @@ struct Config {
   ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
   uint32_t notify_keyspace_events = 0;  // NotifyClass bits (server/keyspace_events.h)
+  int tls_port = 0;                     // 0: no TLS listener (server/net/tls.h)
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_file_pass;
+  std::string tls_ca_cert_file;
+  std::string tls_ca_cert_dir;
+  std::string tls_auth_clients = "yes";  // yes|no|optional
+  std::string tls_protocols;             // "" = TLSv1.2 and TLSv1.3
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   // Who may CONFIG SET a protected option. ebb protects more than Redis does (requirepass,
   // protected-mode, limits), so its default admits loopback clients.

@@ -407,6 +407,29 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bind());
   t.push_back(
       Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
+  t.push_back(Integer("tls-port", "TCP port for TLS connections (0: none)", kImmutable,
+                      &Config::tls_port, 0, 65535));
+  t.push_back(String("tls-cert-file", "the server's X.509 certificate (PEM)", kImmutable,
+                     &Config::tls_cert_file));
+  t.push_back(String("tls-key-file", "the private key of tls-cert-file (PEM)", kImmutable,
+                     &Config::tls_key_file));
+  t.push_back(String("tls-key-file-pass", "the passphrase of tls-key-file, if it has one",
+                     kImmutable, &Config::tls_key_file_pass));
+  t.push_back(String("tls-ca-cert-file", "CA certificates that sign client certificates (PEM)",
+                     kImmutable, &Config::tls_ca_cert_file));
+  t.push_back(String("tls-ca-cert-dir", "a directory of CA certificates (OpenSSL's hashed names)",
+                     kImmutable, &Config::tls_ca_cert_dir));
+  t.push_back(Enum("tls-auth-clients",
+                   "client certificates: yes (required), optional (checked if given), no",
+                   kImmutable, &Config::tls_auth_clients, {"yes", "no", "optional"}));
+  t.push_back(String("tls-protocols",
+                     "TLS versions to accept, e.g. \"TLSv1.2 TLSv1.3\" (\"\": both)", kImmutable,
+                     &Config::tls_protocols));
+  t.push_back(String("tls-ciphers", "TLSv1.2 cipher list (OpenSSL syntax; \"\": OpenSSL's default)",
+                     kImmutable, &Config::tls_ciphers));
+  t.push_back(String("tls-ciphersuites",
+                     "TLSv1.3 cipher suites (OpenSSL syntax; \"\": OpenSSL's default)", kImmutable,
+                     &Config::tls_ciphersuites));
   t.push_back(Bool("protected-mode",
                    "without requirepass, accept clients from loopback addresses only", kMutable,
                    &Config::protected_mode));

@@ -33,9 +33,9 @@ TEST_F(AclTest, ANewUserHasNothingUntilGivenIt) {
             "$user default on nopass sanitize-payload ~* &* +@all]");
   EXPECT_EQ(Do({"AUTH", "alice", "pw"}),
             "-WRONGPASS invalid username-password pair or user is disabled.");
-  EXPECT_EQ(Do({"ACL", "SETUSER", "alice", "on", ">pw", "~app:*", "&news.*", "+get", "+set",
-                "+@tlog"}),
-            "+OK");
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "alice", "on", ">pw", "~app:*", "&news.*", "+get", "+set", "+@tlog"}),
+      "+OK");
   EXPECT_EQ(Do({"ACL", "GETUSER", "alice"}),
             "[$flags,[$on,$sanitize-payload],$passwords,[$" + server::Sha256Hex("pw") +
                 "],$commands,$-@all +@tlog +get +set,$keys,$~app:*,$channels,$&news.*,"
@@ -43,15 +43,15 @@ TEST_F(AclTest, ANewUserHasNothingUntilGivenIt) {
   EXPECT_EQ(Do({"AUTH", "alice", "wrong"}),
             "-WRONGPASS invalid username-password pair or user is disabled.");
   EXPECT_EQ(Do({"AUTH", "alice", "pw"}), "+OK");
-  EXPECT_EQ(Do({"ACL", "WHOAMI"}), "-NOPERM this user has no permissions to run the 'acl|whoami' "
-                                   "command");
+  EXPECT_EQ(Do({"ACL", "WHOAMI"}),
+            "-NOPERM this user has no permissions to run the 'acl|whoami' "
+            "command");
   EXPECT_EQ(Do({"SET", "app:1", "v"}), "+OK");
   EXPECT_EQ(Do({"GET", "app:1"}), "$v");
   EXPECT_EQ(Do({"TLOG", "INS", "app:log", "e", "1"}), "+OK");
   EXPECT_EQ(Do({"GET", "other"}),
             "-NOPERM this user has no permissions to access one of the keys used as arguments");
-  EXPECT_EQ(Do({"DEL", "app:1"}),
-            "-NOPERM this user has no permissions to run the 'del' command");
+  EXPECT_EQ(Do({"DEL", "app:1"}), "-NOPERM this user has no permissions to run the 'del' command");
   EXPECT_EQ(Do({"PUBLISH", "news.1", "m"}),
             "-NOPERM this user has no permissions to run the 'publish' command");
   const size_t admin = ebb_->AddClient();
@@ -126,9 +126,9 @@ TEST_F(AclTest, SetUserIsAllOrNothingWithRedisErrors) {
   EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", ">a", ">b", "<a", "#" + server::Sha256Hex("c")}),
             "+OK");
   const std::string bob = Do({"ACL", "GETUSER", "bob"});
-  EXPECT_NE(bob.find("$passwords,[$" + server::Sha256Hex("b") + ",$" + server::Sha256Hex("c") +
-                     "]"),
-            std::string::npos)
+  EXPECT_NE(
+      bob.find("$passwords,[$" + server::Sha256Hex("b") + ",$" + server::Sha256Hex("c") + "]"),
+      std::string::npos)
       << bob;
   EXPECT_EQ(Do({"AUTH", "bob", "c"}), "+OK");
   EXPECT_EQ(Do({"AUTH", "bob", "a"}),
@@ -181,9 +181,9 @@ TEST_F(AclTest, DelUserDisconnectsItsClients) {
 
 TEST_F(AclTest, CatGenpassDryrun) {
   const std::string cats = Do({"ACL", "CAT"});
-  for (const char* c : {"$keyspace", "$read", "$write", "$string", "$pubsub", "$admin", "$fast",
-                        "$slow", "$dangerous", "$connection", "$transaction", "$scripting",
-                        "$hash", "$tlog", "$treg"}) {
+  for (const char* c :
+       {"$keyspace", "$read", "$write", "$string", "$pubsub", "$admin", "$fast", "$slow",
+        "$dangerous", "$connection", "$transaction", "$scripting", "$hash", "$tlog", "$treg"}) {
     EXPECT_NE(cats.find(c), std::string::npos) << c;
   }
   const std::string tlog = Do({"ACL", "CAT", "tlog"});
@@ -205,9 +205,10 @@ TEST_F(AclTest, CatGenpassDryrun) {
             "$This user has no permissions to access one of the keys used as arguments");
   EXPECT_EQ(Do({"ACL", "DRYRUN", "nobody", "GET", "a"}), "-ERR User 'nobody' not found");
   EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "NOPE"}), "-ERR Command 'NOPE' not found");
-  EXPECT_EQ(Do({"ACL", "SAVE"}).rfind("-ERR This Redis instance is not configured to use an ACL "
-                                      "file.",
-                                      0),
+  EXPECT_EQ(Do({"ACL", "SAVE"})
+                .rfind("-ERR This Redis instance is not configured to use an ACL "
+                       "file.",
+                       0),
             0u);
 }
 
