@@ -1,5 +1,12 @@
 #include "server/acl/acl.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "common/atomic_file.h"
 #include "server/client.h"
 #include "server/command.h"
 
@@ -85,6 +92,73 @@ bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& c
     ++*deleted;
   }
   return true;
+}
+
+std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(errno);
+  }
+  std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;
+  std::string errors;
+  int line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    const std::string where = path + ":" + std::to_string(line_number);
+    std::vector<std::string> words;
+    std::istringstream split(line);
+    for (std::string w; split >> w;) words.push_back(std::move(w));
+    if (words.empty()) continue;
+    if (words[0] != "user" || words.size() < 2) {
+      errors += where + " should start with user keyword followed by the username. ";
+      continue;
+    }
+    if (loaded.count(words[1]) != 0) {
+      errors += "WARNING: Duplicate user '" + words[1] + "' found on line " +
+                std::to_string(line_number) + ". ";
+      continue;
+    }
+    auto user = std::make_unique<AclUser>(words[1], table_);
+    for (size_t i = 2; i < words.size(); i++) {
+      const std::string reason = user->Apply(words[i]);
+      if (!reason.empty()) {
+        errors += where + ": Error in applying operation '" + words[i] + "': " + reason + ". ";
+        break;
+      }
+    }
+    loaded.emplace(words[1], std::move(user));
+  }
+  if (!errors.empty()) {
+    return errors +
+           "WARNING: ACL errors detected, no change to the previously active ACL rules was "
+           "performed";
+  }
+  // Clients of every user but `default` go: their users are replaced or gone.
+  if (clients != nullptr) {
+    for (const auto& [id, client] : clients->all()) {
+      if (client->user() != nullptr && client->user() != default_) {
+        client->set_user(nullptr);
+        client->RequestClose();
+      }
+    }
+  }
+  // `default` is changed in place: clients and anonymous_ keep pointing at it.
+  auto file_default = loaded.find("default");
+  *default_ =
+      file_default != loaded.end() ? std::move(*file_default->second) : AclUser::Default(table_);
+  if (file_default != loaded.end()) loaded.erase(file_default);
+  for (auto it = users_.begin(); it != users_.end();) {
+    it = it->second.get() == default_ ? std::next(it) : users_.erase(it);
+  }
+  for (auto& [name, user] : loaded) users_.emplace(name, std::move(user));
+  UpdateAnonymous();
+  return "";
+}
+
+std::string Acl::SaveFile(const std::string& path) const {
+  std::string text;
+  for (const auto& [name, user] : users_) text += ListLine(*user) + "\n";
+  return ReplaceFileAtomically(path, text);
 }
 
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,

@@ -9,7 +9,8 @@
 // authenticated as, and ACL SETUSER changes the user in place (all rules or none), so the client's
 // permissions follow at its next command. ACL DELUSER disconnects the user's clients.
 //
-// Not built: selectors, ACL LOG, ACL LOAD/SAVE (aclfile) and `user` lines in the config file.
+// Users persist in the `aclfile` (LoadFile / SaveFile: ACL LOAD, ACL SAVE, and at startup).
+// Not built: selectors, ACL LOG, `user` lines in the config file.
 //
 // Thread-safety: none; used on the command thread only.
 #pragma once
@@ -58,6 +59,17 @@ class Acl {
   // done here by clearing their user and asking them to close.
   bool DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
                    int64_t* deleted, std::string* error);
+  // ACL LOAD (and startup with `aclfile`): replaces every user with the file's `user <name>
+  // <rule> ...` lines (blank lines skipped), all or nothing. Users not in the file are dropped
+  // and every client authenticated as a user other than `default` is disconnected (Redis 7.0);
+  // `default` takes the file's rules, or Redis's defaults (on, nopass, everything) if the file
+  // has none. Returns "" or the errors, each "<path>:<line>: <reason>. ", then "WARNING: ACL
+  // errors detected, no change to the previously active ACL rules was performed".
+  std::string LoadFile(const std::string& path, ClientRegistry* clients);
+  // ACL SAVE: writes ACL LIST's lines to `path` atomically (ReplaceFileAtomically). Returns ""
+  // or what failed.
+  std::string SaveFile(const std::string& path) const;
+
   // Every user by name, in name order (ACL LIST, ACL USERS).
   const std::map<std::string, std::unique_ptr<AclUser>, std::less<>>& users() const {
     return users_;
@@ -81,6 +93,12 @@ class Acl {
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
   AclUser* default_;          // users_["default"], which is never removed
   const AclUser* anonymous_;  // see anonymous()
+
+ public:
+  // ACL LIST's line for a user: "user <name> <rules>".
+  static std::string ListLine(const AclUser& user) {
+    return "user " + user.name() + " " + user.Describe();
+  }
 };
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.

@@ -1,6 +1,7 @@
 // ACL SETUSER|GETUSER|DELUSER|LIST|USERS|WHOAMI|CAT|GENPASS|DRYRUN|LOAD|SAVE|HELP over the
 // server's Acl (server/acl/acl.h), with Redis 7's replies.
 #include <openssl/rand.h>
+#include <spdlog/spdlog.h>
 
 #include <string>
 #include <string_view>
@@ -69,7 +70,7 @@ void ExecuteDelUser(CommandContext& ctx, const RestOptions& o) {
 void ExecuteList(CommandContext& ctx, const NoOptions&) {
   const auto& users = ctx.server.acl().users();
   ctx.reply.ArrayHeader(users.size());
-  for (const auto& [name, user] : users) ctx.reply.Bulk("user " + name + " " + user->Describe());
+  for (const auto& [name, user] : users) ctx.reply.Bulk(Acl::ListLine(*user));
 }
 
 // ACL USERS
@@ -157,7 +158,28 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
   ctx.reply.Bulk("T" + why);
 }
 
-void ExecuteNoAclFile(CommandContext& ctx, const NoOptions&) { ctx.reply.Error(kNoAclFile); }
+// ACL LOAD: the aclfile's users replace the current ones, all or nothing.
+void ExecuteLoad(CommandContext& ctx, const NoOptions&) {
+  const std::string& path = ctx.server.config().aclfile;
+  if (path.empty()) return ctx.reply.Error(kNoAclFile);
+  const std::string errors = ctx.server.acl().LoadFile(path, &ctx.server.clients());
+  if (!errors.empty()) return ctx.reply.Error("ERR " + errors);
+  ctx.reply.Ok();
+}
+
+// ACL SAVE: the users into the aclfile, atomically.
+void ExecuteSave(CommandContext& ctx, const NoOptions&) {
+  const std::string& path = ctx.server.config().aclfile;
+  if (path.empty()) return ctx.reply.Error(kNoAclFile);
+  const std::string error = ctx.server.acl().SaveFile(path);
+  if (!error.empty()) {
+    spdlog::warn("ACL SAVE: {}", error);
+    return ctx.reply.Error(
+        "ERR There was an error trying to save the ACLs. Please check the server logs for more "
+        "information");
+  }
+  ctx.reply.Ok();
+}
 
 constexpr uint32_t kAdmin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
 constexpr uint32_t kSelf = kCmdNoScript | kCmdLoading | kCmdStale;
@@ -267,17 +289,16 @@ std::vector<CommandSpec> AclCommands() {
             .arity = 2,
             .flags = kAdmin,
             .group = "server",
-            .summary = "Reloads the rules from the configured ACL file (ebb has none).",
-            .help = {{.text = "Reload users from the ACL file (ebb has none: an error)."}},
-            .handler = Handler<ParseNothing, ExecuteNoAclFile>},
+            .summary = "Reloads the rules from the configured ACL file.",
+            .help = {{.text = "Reload users from the ACL file."}},
+            .handler = Handler<ParseNothing, ExecuteLoad>},
            {.name = "save",
             .arity = 2,
             .flags = kAdmin,
             .group = "server",
-            .summary = "Saves the effective ACL rules in the configured ACL file (ebb has none).",
-            .help = {{.text = "Save the current config to the ACL file (ebb has none: an "
-                              "error)."}},
-            .handler = Handler<ParseNothing, ExecuteNoAclFile>},
+            .summary = "Saves the effective ACL rules in the configured ACL file.",
+            .help = {{.text = "Save the current config to the ACL file."}},
+            .handler = Handler<ParseNothing, ExecuteSave>},
            HelpSubcommand("server", "Returns helpful text about the different subcommands.",
                           kCmdLoading | kCmdStale)},
   }};

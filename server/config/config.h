@@ -70,6 +70,7 @@ struct Config {
   ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
   uint32_t notify_keyspace_events = 0;  // NotifyClass bits (server/keyspace_events.h)
+  std::string aclfile;                  // "" = users in memory only (server/acl/acl.h)
   int tls_port = 0;                     // 0: no TLS listener (server/net/tls.h)
   std::string tls_cert_file;
   std::string tls_key_file;

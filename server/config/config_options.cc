@@ -407,6 +407,8 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bind());
   t.push_back(
       Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
+  t.push_back(String("aclfile", "file of ACL users (ACL LOAD/SAVE, loaded at startup; \"\": none)",
+                     kImmutable, &Config::aclfile));
   t.push_back(Integer("tls-port", "TCP port for TLS connections (0: none)", kImmutable,
                       &Config::tls_port, 0, 65535));
   t.push_back(String("tls-cert-file", "the server's X.509 certificate (PEM)", kImmutable,

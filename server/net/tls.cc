@@ -84,23 +84,24 @@ std::unique_ptr<ssl::context> MakeTlsContext(const Config& config, std::string* 
   if (!config.tls_ca_cert_file.empty()) {
     context->load_verify_file(config.tls_ca_cert_file, ec);
     if (ec) {
-      *error = "Failed to load CA certificate(s) file: " + config.tls_ca_cert_file + ": " +
-               Reason(ec);
+      *error =
+          "Failed to load CA certificate(s) file: " + config.tls_ca_cert_file + ": " + Reason(ec);
       return nullptr;
     }
   }
   if (!config.tls_ca_cert_dir.empty()) {
     context->add_verify_path(config.tls_ca_cert_dir, ec);
     if (ec) {
-      *error = "Failed to load CA certificate(s) dir: " + config.tls_ca_cert_dir + ": " +
-               Reason(ec);
+      *error =
+          "Failed to load CA certificate(s) dir: " + config.tls_ca_cert_dir + ": " + Reason(ec);
       return nullptr;
     }
   }
   if (config.tls_auth_clients != "no" && config.tls_ca_cert_file.empty() &&
       config.tls_ca_cert_dir.empty()) {
-    *error = "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-auth-clients "
-             "is yes or optional";
+    *error =
+        "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-auth-clients "
+        "is yes or optional";
     return nullptr;
   }
   if (!config.tls_ciphers.empty() &&

@@ -5,10 +5,9 @@
 // Thread-safety: the context is built once at startup and then only read by the io thread.
 #pragma once
 
+#include <boost/asio/ssl/context.hpp>
 #include <memory>
 #include <string>
-
-#include <boost/asio/ssl/context.hpp>
 
 #include "server/config/config.h"
 
@@ -18,7 +17,6 @@ namespace ebb::server {
 // config.tls_port > 0. Returns nullptr with *error set when a file cannot be loaded or a value is
 // invalid, e.g. "Failed to load certificate: /x/server.crt: No such file or directory" or
 // "tls-cert-file and tls-key-file are required with tls-port".
-std::unique_ptr<boost::asio::ssl::context> MakeTlsContext(const Config& config,
-                                                           std::string* error);
+std::unique_ptr<boost::asio::ssl::context> MakeTlsContext(const Config& config, std::string* error);
 
 }  // namespace ebb::server

@@ -3,7 +3,11 @@
 // as the default user's password, DELUSER disconnecting, scripts checked for their caller.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "server/acl/acl_user.h"
 #include "server/client.h"
@@ -224,6 +228,48 @@ TEST_F(AclTest, ScriptsRunWithTheirCallersPermissions) {
   EXPECT_NE(key.find("can't access at least one of the keys mentioned in the command arguments"),
             std::string::npos)
       << key;
+}
+
+// ACL SAVE writes ACL LIST's lines to the aclfile; ACL LOAD replaces every user with the file's,
+// all or nothing, disconnecting the clients of replaced users.
+class AclFileTest : public CommandTest {
+ protected:
+  std::vector<std::string> RunnerOptions() const override {
+    return {"--aclfile", ::testing::TempDir() + "ebb-acl-test-users.acl"};
+  }
+  void TearDown() override { std::remove(Path().c_str()); }
+  static std::string Path() { return ::testing::TempDir() + "ebb-acl-test-users.acl"; }
+};
+
+TEST_F(AclFileTest, SaveThenLoad) {
+  std::remove(Path().c_str());
+  EXPECT_EQ(Do({"ACL", "LOAD"}).rfind("-ERR Error loading ACLs, opening file '" + Path() + "'", 0),
+            0u);
+  EXPECT_EQ(Do({"ACL", "SETUSER", "alice", "on", ">pw", "~a:*", "+get"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SAVE"}), "+OK");
+  std::ifstream in(Path());
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "user alice on sanitize-payload #" + server::Sha256Hex("pw") +
+                            " ~a:* resetchannels -@all +get\n"
+                            "user default on nopass sanitize-payload ~* &* +@all\n");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "nopass"}), "+OK");
+  const size_t bobs = ebb_->AddClient();
+  EXPECT_EQ(DoAs(bobs, {"AUTH", "bob", "x"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LOAD"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
+  EXPECT_EQ(Do({"AUTH", "alice", "pw"}), "+OK");
+  // A bad line changes nothing and names its place.
+  std::ofstream(Path()) << "user carol on\nuser dave +nosuch\nbogus\n";
+  EXPECT_EQ(Do({"AUTH", "default", "x"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LOAD"}),
+            "-ERR " + Path() +
+                ":2: Error in applying operation '+nosuch': Unknown command or "
+                "category name in ACL. " +
+                Path() +
+                ":3 should start with user keyword followed by the username. WARNING: ACL errors "
+                "detected, no change to the previously active ACL rules was performed");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
 }
 
 }  // namespace

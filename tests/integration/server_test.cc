@@ -91,6 +91,29 @@ TEST(ServerTest, ProtectedConfigsRefusedWhenNotEnabled) {
   EXPECT_EQ(Cmd(c.get(), {"PING"}).ToString(), "PONG");  // still no password
 }
 
+// The aclfile's users are loaded at startup: here `default` is off, so clients must AUTH as a
+// user the file defines. A file with a bad rule stops the start, naming its line.
+TEST(ServerTest, AclFileLoadedAtStartup) {
+  TestServer server;
+  const std::string users = server.dir() + "/users.acl";
+  std::ofstream(users) << "user default off\nuser app on >s3cret ~app:* +@all\n";
+  ASSERT_TRUE(server.Start({"--aclfile", users})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"GET", "app:1"}).str(), "NOAUTH Authentication required.");
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "app", "s3cret"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"SET", "app:1", "v"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "other"}).str(),
+            "NOPERM this user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(Cmd(c.get(), {"ACL", "WHOAMI"}).str(), "app");
+  server.Stop();
+  std::ofstream(users) << "user app on +nosuch\n";
+  TestServer broken;
+  EXPECT_FALSE(broken.Start({"--aclfile", users}));
+  EXPECT_NE(broken.ReadLog().find(users + ":1: Error in applying operation '+nosuch'"),
+            std::string::npos)
+      << broken.ReadLog();
+}
+
 // CONFIG REWRITE through a symbolic link rewrites the file it points to, with its permissions.
 TEST(ServerTest, ConfigRewriteKeepsTheLinkAndTheMode) {
   TestServer server;

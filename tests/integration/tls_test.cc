@@ -65,9 +65,9 @@ TEST_F(TlsTest, RedisCliOverTlsWithAClientCertificate) {
   const std::string d = server_.dir();
   MakeCertificates(d);
   tls_port_ = TestServer::FreePort();
-  ASSERT_TRUE(server_.Start({"--tls-port", std::to_string(tls_port_), "--tls-cert-file",
-                             d + "/server.crt", "--tls-key-file", d + "/server.key",
-                             "--tls-ca-cert-file", d + "/ca.crt"}))
+  ASSERT_TRUE(
+      server_.Start({"--tls-port", std::to_string(tls_port_), "--tls-cert-file", d + "/server.crt",
+                     "--tls-key-file", d + "/server.key", "--tls-ca-cert-file", d + "/ca.crt"}))
       << server_.error();
   const std::string with_cert =
       "--cacert " + d + "/ca.crt --cert " + d + "/client.crt --key " + d + "/client.key";
