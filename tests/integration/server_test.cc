@@ -91,6 +91,22 @@ TEST(ServerTest, ProtectedConfigsRefusedWhenNotEnabled) {
   EXPECT_EQ(Cmd(c.get(), {"PING"}).ToString(), "PONG");  // still no password
 }
 
+// maxmemory over a real connection: above the bound, a write that adds data gets Redis's -OOM
+// while reads and deletes are served; raising the bound lets writes in again.
+TEST(ServerTest, MaxmemoryRefusesWritesOverTheWire) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--maxmemory", "1"})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).str(),
+            "OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "INS", "log", "a", "1"}).str(),
+            "OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_TRUE(Cmd(c.get(), {"GET", "k"}).is_nil());
+  EXPECT_EQ(Cmd(c.get(), {"DEL", "k"}).integer(), 0);
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "maxmemory", "1gb"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).ToString(), "OK");
+}
+
 // The aclfile's users are loaded at startup: here `default` is off, so clients must AUTH as a
 // user the file defines. A file with a bad rule stops the start, naming its line.
 TEST(ServerTest, AclFileLoadedAtStartup) {
