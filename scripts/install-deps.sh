@@ -7,7 +7,9 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config clang clang-format
   libboost1.81-dev libhiredis-dev libfmt-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev liblz4-dev libzstd-dev liburing-dev
-  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libssl-dev  # scripting: Lua 5.1, cjson, bit, SHA-1
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev  # scripting: Lua 5.1, cjson, bit
+  libssl-dev  # TLS, ACL password digests, script SHA-1
+  openssl     # tests: certificates for the TLS tests
   redis-server redis-tools librocksdb-dev
   python3-redis  # tests/clients: redis-py
 )

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "server/acl/acl_user.h"
+
 namespace ebb::server {
 
 bool IsValidClientName(std::string_view name) {
@@ -9,11 +11,6 @@ bool IsValidClientName(std::string_view name) {
     if (c < '!' || c > '~') return false;
   }
   return true;
-}
-
-bool Client::is_local() const {
-  return addr_.rfind("127.", 0) == 0 || addr_.rfind("[::1]", 0) == 0 ||
-         addr_.rfind("::1:", 0) == 0 || addr_.rfind("unix", 0) == 0;
 }
 
 void Client::RequestClose() {
@@ -33,11 +30,11 @@ std::string Client::InfoLine(int64_t now_ms) const {
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} "
       "multi={} qbuf={} qbuf-free={} argv-mem={} multi-mem=0 rbs={} rbp=0 obl=0 oll=0 omem={} "
-      "tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+      "tot-mem={} events=r cmd={} user={} redir=-1 resp={} lib-name={} lib-ver={}",
       id_, addr_, laddr_, fd_, name_, age_s(now_ms), idle_s(now_ms), flags, db_index_,
       pubsub_.channels.size(), pubsub_.patterns.size(), pubsub_.shard_channels.size(), multi,
       memory_.query, memory_.query_free, memory_.argv, memory_.read, memory_.output, memory_.total,
-      last_command_, resp_, lib_name_, lib_ver_);
+      last_command_, user_ != nullptr ? user_->name() : "default", resp_, lib_name_, lib_ver_);
 }
 
 Client* ClientRegistry::Find(uint64_t id) const {

@@ -23,14 +23,18 @@ namespace ebb::server {
 // without spaces (CLIENT SETNAME, CLIENT SETINFO, HELLO SETNAME).
 bool IsValidClientName(std::string_view name);
 
+class AclUser;
+
 class Client {
  public:
-  // REQUIRES: id unique among clients of this process; now_ms from the system clock.
-  Client(uint64_t id, std::string addr, std::string laddr, int fd, int64_t now_ms)
+  // REQUIRES: id unique among clients of this process; now_ms from the system clock; `local`
+  // true only when the connection's peer address is a loopback address (IsLoopbackPeer).
+  Client(uint64_t id, std::string addr, std::string laddr, int fd, int64_t now_ms, bool local)
       : id_(id),
         addr_(std::move(addr)),
         laddr_(std::move(laddr)),
         fd_(fd),
+        local_(local),
         created_ms_(now_ms),
         last_interaction_ms_(now_ms) {}
 
@@ -38,8 +42,9 @@ class Client {
   const std::string& addr() const { return addr_; }    // "ip:port" of the peer
   const std::string& laddr() const { return laddr_; }  // "ip:port" of our side
   int fd() const { return fd_; }
-  // True when the peer is on a loopback address (enable-debug-command local).
-  bool is_local() const;
+  // True when the peer is on a loopback address (enable-debug-command local), as the socket
+  // reported it when the connection was accepted.
+  bool is_local() const { return local_; }
 
   int db_index() const { return db_index_; }
   void set_db_index(int db) { db_index_ = db; }
@@ -47,8 +52,11 @@ class Client {
   void set_resp(int v) { resp_ = v; }
   const std::string& name() const { return name_; }
   void set_name(std::string_view n) { name_ = n; }
-  bool authenticated() const { return authenticated_; }
-  void set_authenticated(bool a) { authenticated_ = a; }
+  // The ACL user the client authenticated as (AUTH, HELLO AUTH), or nullptr: not authenticated,
+  // acting as `default` while that needs no password (server/acl/acl.h).
+  const AclUser* user() const { return user_; }
+  void set_user(const AclUser* user) { user_ = user; }
+  bool authenticated() const { return user_ != nullptr; }
   const std::string& lib_name() const { return lib_name_; }
   void set_lib_name(std::string_view v) { lib_name_ = v; }
   const std::string& lib_ver() const { return lib_ver_; }
@@ -140,11 +148,12 @@ class Client {
   const std::string addr_;
   const std::string laddr_;
   const int fd_;
+  const bool local_;
   const int64_t created_ms_;
   int64_t last_interaction_ms_;
   int db_index_ = 0;
   int resp_ = 2;
-  bool authenticated_ = false;
+  const AclUser* user_ = nullptr;
   bool close_requested_ = false;
   std::string name_;
   std::string lib_name_;

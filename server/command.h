@@ -146,6 +146,12 @@ struct CommandContext {
 
 using CommandHandler = void (*)(CommandContext& ctx);
 
+// Redis's arity: n >= 0 is exactly n arguments (the name included), -n at least n.
+inline bool ArityOk(int arity, size_t argc) {
+  if (arity >= 0) return argc == static_cast<size_t>(arity);
+  return argc >= static_cast<size_t>(-arity);
+}
+
 struct CommandSpec {
   std::string_view name;  // lower case; for a subcommand just its own name ("ins")
   int arity = 0;

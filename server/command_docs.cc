@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl_categories.h"
 #include "server/server_context.h"
 
 namespace ebb::server {
@@ -26,20 +27,6 @@ std::vector<std::string> FlagNames(uint32_t flags) {
   if (flags & kCmdDebug) out.push_back("protected");
   if (flags & kCmdPubSub) out.push_back("pubsub");
   if (flags & kCmdNoMulti) out.push_back("no_multi");
-  return out;
-}
-
-std::vector<std::string> AclCategories(const CommandSpec& spec) {
-  std::vector<std::string> out;
-  if (spec.flags & kCmdWrite) out.push_back("@write");
-  if (spec.flags & kCmdReadOnly) out.push_back("@read");
-  if (!spec.group.empty()) out.push_back("@" + std::string(spec.group));
-  if (spec.flags & kCmdFast) {
-    out.push_back("@fast");
-  } else {
-    out.push_back("@slow");
-  }
-  if (spec.flags & (kCmdAdmin | kCmdDebug)) out.push_back("@dangerous");
   return out;
 }
 
@@ -88,7 +75,7 @@ void WriteCommandInfo(ReplyWriter& w, const CommandSpec& spec, uint32_t inherite
   w.Integer(spec.keys.first);
   w.Integer(spec.keys.last);
   w.Integer(spec.keys.step);
-  StatusSet(w, AclCategories(spec));
+  StatusSet(w, AclCategoryList(spec));
   w.SetHeader(0);  // tips
   KeySpecs(w, spec);
   w.ArrayHeader(spec.subcommands.size());

@@ -38,9 +38,8 @@ CommandSpec HelpSubcommand(std::string_view group, std::string_view summary, uin
 // [EX seconds | PX milliseconds | ...]"); subcommands as "TLOG INS key value timestamp".
 std::string Synopsis(const CommandSpec& spec, std::string_view container = {});
 
-// COMMAND INFO's flag names and ACL categories of a row.
+// COMMAND INFO's flag names of a row (its ACL categories: server/acl/acl_categories.h).
 std::vector<std::string> FlagNames(uint32_t flags);
-std::vector<std::string> AclCategories(const CommandSpec& spec);
 
 // One COMMAND INFO entry (10 fields, subcommands nested) / one COMMAND DOCS map.
 void WriteCommandInfo(protocol::ReplyWriter& w, const CommandSpec& spec,

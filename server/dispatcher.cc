@@ -4,6 +4,7 @@
 
 #include "common/cycle_clock.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/errors.h"
@@ -13,14 +14,6 @@
 #include "types/keyspace.h"
 
 namespace ebb::server {
-namespace {
-
-bool ArityOk(int arity, size_t argc) {
-  if (arity >= 0) return argc == static_cast<size_t>(arity);
-  return argc >= static_cast<size_t>(-arity);
-}
-
-}  // namespace
 
 bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
   if (!server_->has_keyspace()) return false;
@@ -125,20 +118,26 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     return result;
   }
   if (flags & kCmdDebug) {
-    DebugCommandPolicy policy = server_->config().enable_debug_command;
-    if (policy == DebugCommandPolicy::kNo ||
-        (policy == DebugCommandPolicy::kLocal && !client.is_local())) {
+    if (!AllowsProtectedAction(server_->config().enable_debug_command, client.is_local())) {
       reject(kDebugNotAllowed, spec);
       return result;
     }
   }
-  if (!server_->config().requirepass.empty() && !client.authenticated() && !(flags & kCmdNoAuth)) {
+  const AclUser* user = client.user() != nullptr ? client.user() : server_->acl().anonymous();
+  if (user == nullptr && !(flags & kCmdNoAuth)) {
     reject(kNoAuth, spec);
     return result;
   }
   if (multi.active && (flags & kCmdNoMulti)) {
     reject(kNotAllowedInMulti, spec);
     return result;
+  }
+  if (user != nullptr && !user->unrestricted()) {
+    const AclVerdict verdict = Acl::Check(*user, *spec, flags, args);
+    if (verdict != AclVerdict::kAllowed) {
+      reject(AclDeniedError(verdict, *spec), spec);
+      return result;
+    }
   }
   if (client.in_subscriber_mode() && client.resp() == 2 && !(flags & kCmdSubscriberOk)) {
     reject(SubscriberModeError(spec->full_name), spec);
@@ -271,7 +270,9 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
   if ((flags & (kCmdReadOnly | kCmdFast)) != (kCmdReadOnly | kCmdFast) || spec->keys.first == 0) {
     return false;
   }
-  if (!server_->config().requirepass.empty() && !client.authenticated()) return false;
+  // Only for clients the ACL lets run anything: a refused command must not even touch the disk.
+  const AclUser* user = client.user() != nullptr ? client.user() : server_->acl().anonymous();
+  if (user == nullptr || !user->unrestricted()) return false;
   std::string discarded;
   protocol::ReplyWriter reply(&discarded, client.resp());
   CommandContext ctx{args, first_arg, reply, client, *server_};

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "server/acl/acl.h"
 #include "server/command.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
@@ -164,6 +165,13 @@ int Main(int argc, char** argv) {
   if (!ctx.scripts().OpenFunctionsFile(config.dir + "/functions", &error)) {
     spdlog::critical("Cannot load the functions: {}", error);
     return 1;
+  }
+  if (!config.aclfile.empty()) {
+    error = ctx.acl().LoadFile(config.aclfile, nullptr);
+    if (!error.empty()) {
+      spdlog::critical("Cannot load the ACL users: {}", error);
+      return 1;
+    }
   }
   registry.OnChange(
       [&ctx](std::string_view name, const Config& c) { OnConfigChange(name, c, &ctx); });

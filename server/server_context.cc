@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/wall_clock.h"
+#include "server/acl/acl.h"
 #include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
 
@@ -10,13 +11,26 @@ namespace ebb::server {
 
 ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* commands,
                              storage::PinnableClock* clock)
-    : registry_(registry), commands_(commands), clock_(clock), start_time_ms_(WallMs()) {}
+    : registry_(registry), commands_(commands), clock_(clock), start_time_ms_(WallMs()) {
+  // REQUIRES (ServerContext's contract): the registry outlives the context.
+  registry_->OnChange([this](std::string_view name, const Config& config) {
+    if (name == "requirepass" && acl_ != nullptr) acl_->SetRequirePass(config.requirepass);
+  });
+}
 
 ServerContext::~ServerContext() = default;
 
 scripting::ScriptEngine& ServerContext::scripts() {
   if (scripts_ == nullptr) scripts_ = std::make_unique<scripting::ScriptEngine>(this);
   return *scripts_;
+}
+
+Acl& ServerContext::acl() {
+  if (acl_ == nullptr) {
+    acl_ = std::make_unique<Acl>(commands_);
+    acl_->SetRequirePass(config().requirepass);
+  }
+  return *acl_;
 }
 
 void ServerContext::RequestShutdown() {

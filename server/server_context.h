@@ -29,6 +29,7 @@ class FaultInjectionFileSystem;
 
 namespace ebb::server {
 
+class Acl;
 class BlockReader;
 class CommandTable;
 class ReplicationMaster;
@@ -62,6 +63,9 @@ class ServerContext {
   PubSub& pubsub() { return pubsub_; }
   // The Lua scripts and their interpreter (server/scripting/script_engine.h), made on first use.
   scripting::ScriptEngine& scripts();
+  // The ACL users (server/acl/acl.h), made on first use from the full command table;
+  // `requirepass` keeps the default user's password.
+  Acl& acl();
   // The index of upcoming expiries behind on-time `expired` events (server/expiry_events.h).
   ExpiryEvents& expiry_events() { return expiry_events_; }
 
@@ -128,6 +132,7 @@ class ServerContext {
   PubSub pubsub_;
   ExpiryEvents expiry_events_{this};
   std::unique_ptr<scripting::ScriptEngine> scripts_;
+  std::unique_ptr<Acl> acl_;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
   int64_t start_time_ms_;

@@ -9,6 +9,7 @@
 #include "common/glob.h"
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl_categories.h"
 #include "server/command.h"
 #include "server/command_docs.h"
 #include "server/commands/register.h"
@@ -96,10 +97,8 @@ ListOptions ParseList(ArgParser& args) {
 bool Listed(const ListOptions& o, const CommandSpec& spec) {
   if (!o.pattern.empty() && !GlobMatch(o.pattern, spec.full_name, /*nocase=*/true)) return false;
   if (o.category.empty()) return true;
-  for (const std::string& c : AclCategories(spec)) {
-    if (EqualsIgnoreCase(std::string_view(c).substr(1), o.category)) return true;
-  }
-  return false;
+  const int category = FindAclCategory(o.category);
+  return category >= 0 && (AclCategoriesOf(spec) & (uint64_t{1} << category)) != 0;
 }
 
 void ExecuteList(CommandContext& ctx, const ListOptions& o) {

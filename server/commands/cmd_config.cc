@@ -54,11 +54,13 @@ RestOptions ParseSet(ArgParser& args) {
 // All or nothing, as Redis 7: a failed value undoes the ones set before it.
 void ExecuteSet(CommandContext& ctx, const RestOptions& o) {
   ConfigRegistry& registry = ctx.server.config_registry();
+  const bool may_set_protected =
+      AllowsProtectedAction(registry.config().enable_protected_configs, ctx.client.is_local());
   std::vector<std::pair<std::string, std::string>> undo;  // values before this command
   for (size_t i = 0; i < o.args.size(); i += 2) {
     auto before = registry.Get(o.args[i]);
     std::string error;
-    if (!registry.Set(o.args[i], o.args[i + 1], &error)) {
+    if (!registry.Set(o.args[i], o.args[i + 1], &error, may_set_protected)) {
       for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
         std::string ignored;
         registry.Set(it->first, it->second, &ignored);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/register.h"
@@ -14,12 +15,6 @@
 
 namespace ebb::server {
 namespace {
-
-// Redis's default user: "nopass" when requirepass is empty.
-bool CheckCredentials(const Config& config, std::string_view user, std::string_view pass) {
-  if (user != "default") return false;
-  return config.requirepass.empty() || pass == config.requirepass;
-}
 
 struct MessageOptions {
   std::optional<std::string_view> message;
@@ -80,14 +75,13 @@ HelloOptions ParseHello(ArgParser& args) {
 }
 
 void ExecuteHello(CommandContext& ctx, const HelloOptions& o) {
-  const Config& config = ctx.server.config();
+  Acl& acl = ctx.server.acl();
   if (o.auth) {
-    if (!CheckCredentials(config, o.auth->first, o.auth->second)) {
-      return ctx.reply.Error(kWrongPass);
-    }
-    ctx.client.set_authenticated(true);
+    const AclUser* user = acl.Authenticate(o.auth->first, o.auth->second);
+    if (user == nullptr) return ctx.reply.Error(kWrongPass);
+    ctx.client.set_user(user);
   }
-  if (!config.requirepass.empty() && !ctx.client.authenticated()) {
+  if (!ctx.client.authenticated() && acl.anonymous() == nullptr) {
     return ctx.reply.Error(kHelloNoAuth);
   }
   if (o.name) {
@@ -133,12 +127,11 @@ AuthOptions ParseAuth(ArgParser& args) {
 }
 
 void ExecuteAuth(CommandContext& ctx, const AuthOptions& o) {
-  const Config& config = ctx.server.config();
-  if (!o.user && config.requirepass.empty()) return ctx.reply.Error(kAuthNotConfigured);
-  if (!CheckCredentials(config, o.user.value_or("default"), o.password)) {
-    return ctx.reply.Error(kWrongPass);
-  }
-  ctx.client.set_authenticated(true);
+  Acl& acl = ctx.server.acl();
+  if (!o.user && acl.default_user().nopass()) return ctx.reply.Error(kAuthNotConfigured);
+  const AclUser* user = acl.Authenticate(o.user.value_or("default"), o.password);
+  if (user == nullptr) return ctx.reply.Error(kWrongPass);
+  ctx.client.set_user(user);
   ctx.reply.Ok();
 }
 
@@ -177,7 +170,7 @@ void ExecuteReset(CommandContext& ctx, const NoOptions&) {
   ctx.client.set_resp(2);
   ctx.reply.set_protocol(2);
   ctx.client.set_name("");
-  ctx.client.set_authenticated(false);
+  ctx.client.set_user(ctx.server.acl().anonymous());  // `default` again if it needs no password
   ctx.reply.SimpleString("RESET");
 }
 

@@ -4,11 +4,11 @@ namespace ebb::server {
 
 void RegisterAllCommands(CommandTable& table) {
   for (auto area :
-       {ConnectionCommands, ServerCommands, ClientCommands,      ConfigCommands, InfoCommands,
-        CommandCommands,    DebugCommands,  StringCommands,      BitCommands,    BitFieldCommands,
-        LcsCommands,        ObjectCommands, KvCommands,          KeyCommands,    ExpireCommands,
-        TlogCommands,       TregCommands,   TransactionCommands, PubSubCommands, ScriptingCommands,
-        ReplicationCommands}) {
+       {ConnectionCommands,  ServerCommands, ClientCommands,      ConfigCommands, InfoCommands,
+        CommandCommands,     DebugCommands,  StringCommands,      BitCommands,    BitFieldCommands,
+        LcsCommands,         ObjectCommands, KvCommands,          KeyCommands,    ExpireCommands,
+        TlogCommands,        TregCommands,   TransactionCommands, PubSubCommands, ScriptingCommands,
+        ReplicationCommands, AclCommands}) {
     table.Add(area());
   }
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/atomic_file.h"
 #include "common/glob.h"
 #include "common/strings.h"
 #include "protocol/split_args.h"
@@ -172,7 +173,8 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
   return out;
 }
 
-bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::string* error) {
+bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::string* error,
+                         bool may_set_protected) {
   const Option* opt = Find(name);
   if (opt == nullptr) {
     *error = ConfigUnknownOptionError(name);
@@ -180,6 +182,10 @@ bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::str
   }
   if (!opt->mutable_at_runtime) {
     *error = ConfigSetFailedError(name, "can't set immutable config");
+    return false;
+  }
+  if (opt->is_protected && !may_set_protected) {
+    *error = ConfigSetFailedError(name, "can't set protected config");
     return false;
   }
   std::vector<std::string> values;
@@ -257,23 +263,10 @@ bool ConfigRegistry::Rewrite(std::string* error) {
     for (std::string& line : FileLines(opt)) out.push_back(std::move(line));
   }
 
-  const std::string tmp = config_file_ + ".rewrite.tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    for (const std::string& line : out) f << line << '\n';
-    f.flush();
-    if (!f) {
-      *error = "can't write '" + tmp + "'";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), config_file_.c_str()) != 0) {
-    *error = "can't rename '" + tmp + "' to '" + config_file_ + "'";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  std::string text;
+  for (const std::string& line : out) text += line + '\n';
+  *error = ReplaceFileAtomically(config_file_, text);
+  return error->empty();
 }
 
 std::vector<ConfigRegistry::OptionInfo> ConfigRegistry::Options() const {

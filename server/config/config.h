@@ -34,7 +34,15 @@ namespace ebb::server {
 // rule (types/ttl_policy.h).
 using TtlRule = types::TtlRule;
 
+// Who may do a protected action (DEBUG, CONFIG SET of a protected option): no one, everyone, or
+// only clients on a loopback address (Redis's enable-debug-command values).
 enum class DebugCommandPolicy { kNo, kYes, kLocal };
+
+// Redis's allowProtectedAction.
+inline bool AllowsProtectedAction(DebugCommandPolicy policy, bool client_is_local) {
+  return policy == DebugCommandPolicy::kYes ||
+         (policy == DebugCommandPolicy::kLocal && client_is_local);
+}
 
 struct ClientOutputBufferLimit {
   uint64_t hard_bytes = 0;
@@ -62,7 +70,21 @@ struct Config {
   ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
   uint32_t notify_keyspace_events = 0;  // NotifyClass bits (server/keyspace_events.h)
+  std::string aclfile;                  // "" = users in memory only (server/acl/acl.h)
+  int tls_port = 0;                     // 0: no TLS listener (server/net/tls.h)
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_key_file_pass;
+  std::string tls_ca_cert_file;
+  std::string tls_ca_cert_dir;
+  std::string tls_auth_clients = "yes";  // yes|no|optional
+  std::string tls_protocols;             // "" = TLSv1.2 and TLSv1.3
+  std::string tls_ciphers;
+  std::string tls_ciphersuites;
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
+  // Who may CONFIG SET a protected option. ebb protects more than Redis does (requirepass,
+  // protected-mode, limits), so its default admits loopback clients.
+  DebugCommandPolicy enable_protected_configs = DebugCommandPolicy::kLocal;
   std::string loglevel = "notice";     // debug|verbose|notice|warning
   std::string logfile;                 // "" = stdout
   std::string wal_fsync = "everysec";  // always|everysec|no
@@ -133,9 +155,13 @@ class ConfigRegistry {
   //   "ERR Unknown option or number of arguments for CONFIG SET - '<name>'"
   //   "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>"
   //   "ERR CONFIG SET failed (possibly related to argument '<name>') - can't set immutable config"
+  //   "ERR CONFIG SET failed (possibly related to argument '<name>') - can't set protected config"
+  //     (a protected option when !may_set_protected: the client is not one
+  //     enable-protected-configs admits)
   // Post on success: the value is applied and every OnChange hook was called with the
   // canonical option name and the new Config. On failure nothing changed.
-  bool Set(std::string_view name, std::string_view value, std::string* error);
+  bool Set(std::string_view name, std::string_view value, std::string* error,
+           bool may_set_protected = true);
 
   // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
   void OnChange(std::function<void(std::string_view name, const Config&)> hook);
@@ -147,7 +173,8 @@ class ConfigRegistry {
   // CONFIG REWRITE: rewrites the file given to LoadFile() (or on the command line), keeping its
   // comments and order: each option's first line is replaced in place by its current value (its
   // later lines are dropped), options that differ from their default and have no line are
-  // appended. Written to a temporary file and renamed over the original.
+  // appended. Replaced atomically (ReplaceFileAtomically: fsynced, the original's mode kept, a
+  // symbolic link's target rewritten): a crash leaves the old file or the new one.
   // Errors: "The server is running without a config file", or the I/O failure.
   bool Rewrite(std::string* error);
 

@@ -18,6 +18,8 @@ struct ConfigRegistry::Option {
   std::string name;  // lower case, Redis's name where Redis has the option
   std::string doc;   // one line
   bool mutable_at_runtime = true;
+  // true: CONFIG SET only from clients enable-protected-configs admits (kProtectedOptions).
+  bool is_protected = false;
   int min_values = 1;  // values on one file line / command-line occurrence
   int max_values = 1;  // -1: no upper bound
   // true: a CONFIG SET value is split into several values (sdssplitargs), as Redis does for

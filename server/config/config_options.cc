@@ -1,8 +1,11 @@
 // The option table. Each builder below makes one kind of row; BuildOptionTable() lists them.
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/strings.h"
@@ -353,25 +356,26 @@ Option NotifyKeyspaceEvents() {
       [](const Config& c) { return ebb::server::NotifyClassesText(c.notify_keyspace_events); });
 }
 
-Option DebugCommand() {
+// no|yes|local: who may do a protected action (enable-debug-command, enable-protected-configs).
+Option ProtectedAction(std::string name, std::string doc, DebugCommandPolicy Config::*member) {
   return Single(
-      "enable-debug-command", "allow DEBUG: no, yes, or local (only from loopback clients)", false,
-      [](Config* c, const std::string& text, std::string* reason) {
+      std::move(name), std::move(doc), false,
+      [member](Config* c, const std::string& text, std::string* reason) {
         const std::string v = AsciiLower(text);
         if (v == "no") {
-          c->enable_debug_command = DebugCommandPolicy::kNo;
+          c->*member = DebugCommandPolicy::kNo;
         } else if (v == "yes") {
-          c->enable_debug_command = DebugCommandPolicy::kYes;
+          c->*member = DebugCommandPolicy::kYes;
         } else if (v == "local") {
-          c->enable_debug_command = DebugCommandPolicy::kLocal;
+          c->*member = DebugCommandPolicy::kLocal;
         } else {
           *reason = "argument(s) must be one of the following: no, yes, local";
           return false;
         }
         return true;
       },
-      [](const Config& c) -> std::string {
-        switch (c.enable_debug_command) {
+      [member](const Config& c) -> std::string {
+        switch (c.*member) {
           case DebugCommandPolicy::kNo:
             return "no";
           case DebugCommandPolicy::kYes:
@@ -383,6 +387,18 @@ Option DebugCommand() {
       });
 }
 
+// What CONFIG SET may change only for clients enable-protected-configs admits: who may connect
+// and how they authenticate, and the limits that bound the server's memory and connections.
+constexpr std::string_view kProtectedOptions[] = {
+    "protected-mode",
+    "requirepass",
+    "maxclients",
+    "proto-max-bulk-len",
+    "client-query-buffer-limit",
+    "client-output-buffer-limit",
+    "maxmemory",
+};
+
 }  // namespace
 
 std::vector<Option> BuildOptionTable() {
@@ -391,6 +407,31 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bind());
   t.push_back(
       Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
+  t.push_back(String("aclfile", "file of ACL users (ACL LOAD/SAVE, loaded at startup; \"\": none)",
+                     kImmutable, &Config::aclfile));
+  t.push_back(Integer("tls-port", "TCP port for TLS connections (0: none)", kImmutable,
+                      &Config::tls_port, 0, 65535));
+  t.push_back(String("tls-cert-file", "the server's X.509 certificate (PEM)", kImmutable,
+                     &Config::tls_cert_file));
+  t.push_back(String("tls-key-file", "the private key of tls-cert-file (PEM)", kImmutable,
+                     &Config::tls_key_file));
+  t.push_back(String("tls-key-file-pass", "the passphrase of tls-key-file, if it has one",
+                     kImmutable, &Config::tls_key_file_pass));
+  t.push_back(String("tls-ca-cert-file", "CA certificates that sign client certificates (PEM)",
+                     kImmutable, &Config::tls_ca_cert_file));
+  t.push_back(String("tls-ca-cert-dir", "a directory of CA certificates (OpenSSL's hashed names)",
+                     kImmutable, &Config::tls_ca_cert_dir));
+  t.push_back(Enum("tls-auth-clients",
+                   "client certificates: yes (required), optional (checked if given), no",
+                   kImmutable, &Config::tls_auth_clients, {"yes", "no", "optional"}));
+  t.push_back(String("tls-protocols",
+                     "TLS versions to accept, e.g. \"TLSv1.2 TLSv1.3\" (\"\": both)", kImmutable,
+                     &Config::tls_protocols));
+  t.push_back(String("tls-ciphers", "TLSv1.2 cipher list (OpenSSL syntax; \"\": OpenSSL's default)",
+                     kImmutable, &Config::tls_ciphers));
+  t.push_back(String("tls-ciphersuites",
+                     "TLSv1.3 cipher suites (OpenSSL syntax; \"\": OpenSSL's default)", kImmutable,
+                     &Config::tls_ciphersuites));
   t.push_back(Bool("protected-mode",
                    "without requirepass, accept clients from loopback addresses only", kMutable,
                    &Config::protected_mode));
@@ -421,7 +462,13 @@ std::vector<Option> BuildOptionTable() {
                      kImmutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
   t.push_back(OutputBufferLimit());
   t.push_back(NotifyKeyspaceEvents());
-  t.push_back(DebugCommand());
+  t.push_back(ProtectedAction("enable-debug-command",
+                              "allow DEBUG: no, yes, or local (only from loopback clients)",
+                              &Config::enable_debug_command));
+  t.push_back(ProtectedAction("enable-protected-configs",
+                              "allow CONFIG SET of protected options (requirepass, protected-mode, "
+                              "limits): no, yes, or local (only from loopback clients)",
+                              &Config::enable_protected_configs));
   t.push_back(Enum("loglevel", "log verbosity: debug, verbose, notice, warning", kMutable,
                    &Config::loglevel, {"debug", "verbose", "notice", "warning"}));
   t.push_back(
@@ -467,6 +514,10 @@ std::vector<Option> BuildOptionTable() {
                        "expired data is physically removed within this long (unlimited: no "
                        "deadline)",
                        kMutable, &Config::expiry_purge_deadline_ms, /*allow_unlimited=*/true));
+  for (Option& opt : t) {
+    opt.is_protected = std::find(std::begin(kProtectedOptions), std::end(kProtectedOptions),
+                                 opt.name) != std::end(kProtectedOptions);
+  }
   return t;
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/errors.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
@@ -32,6 +33,12 @@ std::string RemoteText(const boost::asio::ip::tcp::socket& s) {
   boost::system::error_code ec;
   auto ep = s.remote_endpoint(ec);
   return ec ? "?:0" : EndpointText(ep);
+}
+
+bool PeerIsLoopback(const boost::asio::ip::tcp::socket& s) {
+  boost::system::error_code ec;
+  const auto ep = s.remote_endpoint(ec);
+  return !ec && IsLoopbackPeer(ep.address());
 }
 
 std::string LocalText(const boost::asio::ip::tcp::socket& s) {
@@ -65,16 +72,24 @@ size_t RefuseWriteReplies(std::string* batch, const ReplySpans& writes,
 
 }  // namespace
 
-Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id)
+Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id,
+                       boost::asio::ssl::context* tls)
     : server_(server),
       socket_(std::move(socket)),
+      tls_(tls != nullptr
+               ? std::make_unique<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>>(socket_,
+                                                                                           *tls)
+               : nullptr),
       client_(id, RemoteText(socket_), LocalText(socket_),
-              static_cast<int>(socket_.native_handle()), WallMs()) {}
+              static_cast<int>(socket_.native_handle()), WallMs(), PeerIsLoopback(socket_)) {}
 
 Connection::~Connection() = default;
 
 void Connection::Start() {
   server_->context().clients().Add(&client_);
+  // As Redis: a client that connects while `default` needs no password is authenticated as it,
+  // and stays so if a password is set later.
+  client_.set_user(server_->context().acl().anonymous());
   std::weak_ptr<Connection> weak = weak_from_this();
   boost::asio::io_context& io = server_->io();
   client_.set_close_hook([weak, &io] {
@@ -84,16 +99,41 @@ void Connection::Start() {
   });
   client_.set_push_hook([this](std::string_view message) { OnPush(message); });
   client_.set_pending_output_hook([this] { return PendingOutput(); });
-  MaybeRead();
+  if (tls_ == nullptr) return MaybeRead();
+  reading_ = true;  // nothing is read or written before the handshake completes
+  tls_->async_handshake(boost::asio::ssl::stream_base::server,
+                        [self = shared_from_this()](const boost::system::error_code& ec) {
+                          self->reading_ = false;
+                          if (ec) {
+                            spdlog::debug("TLS handshake with {} failed: {}", self->client_.addr(),
+                                          ec.message());
+                            return self->Close();
+                          }
+                          self->MaybeRead();
+                        });
+}
+
+template <typename Handler>
+void Connection::ReadSome(Handler&& handler) {
+  if (tls_ != nullptr) return tls_->async_read_some(boost::asio::buffer(read_buf_), handler);
+  socket_.async_read_some(boost::asio::buffer(read_buf_), handler);
+}
+
+template <typename Handler>
+void Connection::WriteAll(Handler&& handler) {
+  if (tls_ != nullptr) {
+    return boost::asio::async_write(*tls_, boost::asio::buffer(in_flight_), handler);
+  }
+  boost::asio::async_write(socket_, boost::asio::buffer(in_flight_), handler);
 }
 
 void Connection::MaybeRead() {
   if (closed_ || reading_ || Waiting() || close_after_write_) return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
-  socket_.async_read_some(boost::asio::buffer(read_buf_),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      size_t n) { self->OnRead(ec, n); });
+  ReadSome([self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+    self->OnRead(ec, n);
+  });
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
@@ -135,7 +175,7 @@ void Connection::ProcessInput() {
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;
-    if (!config.requirepass.empty() && !client_.authenticated()) {
+    if (!client_.authenticated() && server_->context().acl().anonymous() == nullptr) {
       limits = protocol::ParserLimits::Unauthenticated();
     }
     limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);
@@ -298,9 +338,9 @@ void Connection::StartWrite() {
   writing_ = true;
   in_flight_.swap(out_);
   out_.clear();
-  boost::asio::async_write(socket_, boost::asio::buffer(in_flight_),
-                           [self = shared_from_this()](const boost::system::error_code& ec,
-                                                       size_t n) { self->OnWrite(ec, n); });
+  WriteAll([self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+    self->OnWrite(ec, n);
+  });
 }
 
 void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {

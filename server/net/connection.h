@@ -44,6 +44,7 @@
 
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,7 +65,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr size_t kLookaheadRequests = 64;
   static constexpr size_t kLookaheadBytes = 1 << 20;
 
-  Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id);
+  // `tls`: non-null for a connection accepted on tls-port; the connection then completes the
+  // TLS handshake before it reads its first request, and reads and writes through TLS.
+  Connection(Server* server, boost::asio::ip::tcp::socket socket, uint64_t id,
+             boost::asio::ssl::context* tls = nullptr);
   ~Connection();
 
   // Registers the client and starts reading. REQUIRES: called once, on the io thread.
@@ -123,8 +127,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr size_t kShrinkThresholdBytes = 32 * 1024;  // Redis's PROTO_RESIZE_THRESHOLD
   static constexpr int64_t kIdleShrinkMs = 2000;
 
+  // Reads and writes through TLS when tls_ is set, else on the socket.
+  template <typename Handler>
+  void ReadSome(Handler&& handler);
+  template <typename Handler>
+  void WriteAll(Handler&& handler);
+
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
+  // The TLS session over socket_ (tls-port), or null for a plain connection.
+  std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;
   Client client_;
   protocol::RequestParser parser_;
   std::array<char, 16 * 1024> read_buf_;

@@ -12,6 +12,7 @@
 #include "common/wall_clock.h"
 #include "server/errors.h"
 #include "server/net/connection.h"
+#include "server/net/tls.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -63,6 +64,21 @@ Server::~Server() {
 
 bool Server::Listen(std::string* error) {
   const Config& config = context_->config();
+  if (config.tls_port > 0) {
+    tls_context_ = MakeTlsContext(config, error);
+    if (tls_context_ == nullptr) return false;
+  }
+  if (config.port > 0 && !Bind(config.port, /*tls=*/false, error)) return false;
+  if (config.tls_port > 0 && !Bind(config.tls_port, /*tls=*/true, error)) return false;
+  if (acceptors_.empty()) {
+    *error = "No address to listen on";
+    return false;
+  }
+  return true;
+}
+
+bool Server::Bind(int port, bool tls, std::string* error) {
+  const Config& config = context_->config();
   for (std::string address : config.bind) {
     // Redis's "-" prefix marks an optional address: skip it if unavailable.
     bool optional = !address.empty() && address[0] == '-';
@@ -74,7 +90,7 @@ bool Server::Listen(std::string* error) {
       return false;
     }
     auto acceptor = std::make_unique<tcp::acceptor>(io_);
-    tcp::endpoint endpoint(ip, static_cast<uint16_t>(config.port));
+    tcp::endpoint endpoint(ip, static_cast<uint16_t>(port));
     acceptor->open(endpoint.protocol(), ec);
     if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
     if (!ec && ip.is_v6()) acceptor->set_option(boost::asio::ip::v6_only(true), ec);
@@ -82,25 +98,19 @@ bool Server::Listen(std::string* error) {
     if (!ec) acceptor->listen(511, ec);
     if (ec) {
       if (optional) {
-        spdlog::warn("Could not bind optional address {}:{}: {}", address, config.port,
-                     ec.message());
+        spdlog::warn("Could not bind optional address {}:{}: {}", address, port, ec.message());
         continue;
       }
-      *error =
-          "Could not bind " + address + ":" + std::to_string(config.port) + ": " + ec.message();
+      *error = "Could not bind " + address + ":" + std::to_string(port) + ": " + ec.message();
       return false;
     }
-    acceptors_.push_back(std::move(acceptor));
-  }
-  if (acceptors_.empty()) {
-    *error = "No address to listen on";
-    return false;
+    acceptors_.push_back({std::move(acceptor), tls});
   }
   return true;
 }
 
 void Server::Run() {
-  for (auto& acceptor : acceptors_) Accept(*acceptor);
+  for (auto& [acceptor, tls] : acceptors_) Accept(*acceptor, tls);
   signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     spdlog::warn("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
@@ -130,34 +140,34 @@ void Server::RunLoop() {
   }
 }
 
-void Server::Accept(tcp::acceptor& acceptor) {
-  acceptor.async_accept([this, &acceptor](const boost::system::error_code& ec, tcp::socket s) {
+void Server::Accept(tcp::acceptor& acceptor, bool tls) {
+  acceptor.async_accept([this, &acceptor, tls](const boost::system::error_code& ec, tcp::socket s) {
     if (shutting_down_ || ec == boost::asio::error::operation_aborted) return;
     if (!ec) {
-      OnAccept(std::move(s));
-      return Accept(acceptor);
+      OnAccept(std::move(s), tls);
+      return Accept(acceptor, tls);
     }
     // E.g. out of file descriptors: retry shortly instead of spinning.
     spdlog::warn("Accepting client connection: {}", ec.message());
     auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(100));
-    timer->async_wait([this, timer, &acceptor](const boost::system::error_code& wait_ec) {
-      if (!wait_ec && !shutting_down_) Accept(acceptor);
+    timer->async_wait([this, timer, &acceptor, tls](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && !shutting_down_) Accept(acceptor, tls);
     });
   });
 }
 
-bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer) {
-  if (!config.protected_mode || !config.requirepass.empty()) return false;
-  if (peer.is_loopback()) return false;
-  // An IPv4 loopback peer seen through a dual-stack socket (::ffff:127.x.y.z).
-  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
-    return !boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6())
-                .is_loopback();
-  }
-  return true;
+bool IsLoopbackPeer(const boost::asio::ip::address& peer) {
+  if (peer.is_loopback()) return true;
+  return peer.is_v6() && peer.to_v6().is_v4_mapped() &&
+         boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6()).is_loopback();
 }
 
-void Server::OnAccept(tcp::socket socket) {
+bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer) {
+  if (!config.protected_mode || !config.requirepass.empty()) return false;
+  return !IsLoopbackPeer(peer);
+}
+
+void Server::OnAccept(tcp::socket socket, bool tls) {
   const Config& config = context_->config();
   boost::system::error_code ec;
   socket.set_option(tcp::no_delay(true), ec);
@@ -172,9 +182,10 @@ void Server::OnAccept(tcp::socket socket) {
   }
   if (context_->clients().size() >= static_cast<size_t>(config.maxclients)) {
     context_->stats().rejected_connections++;
-    // Best effort, like Redis: one write of the error, then close.
+    // Best effort, like Redis: one write of the error, then close (a TLS client, before its
+    // handshake, cannot read plain text: it is just closed).
     std::string reply = "-" + std::string(kMaxClients) + "\r\n";
-    boost::asio::write(socket, boost::asio::buffer(reply), ec);
+    if (!tls) boost::asio::write(socket, boost::asio::buffer(reply), ec);
     socket.close(ec);
     return;
   }
@@ -183,13 +194,13 @@ void Server::OnAccept(tcp::socket socket) {
     context_->stats().rejected_connections++;
     spdlog::warn("Refused connection from {}: protected mode", peer.address().to_string());
     std::string reply = "-" + std::string(kProtectedModeDenied) + "\r\n";
-    boost::asio::write(socket, boost::asio::buffer(reply), ec);
+    if (!tls) boost::asio::write(socket, boost::asio::buffer(reply), ec);
     socket.close(ec);
     return;
   }
   context_->stats().total_connections_received++;
-  auto connection =
-      std::make_shared<Connection>(this, std::move(socket), context_->clients().NextId());
+  auto connection = std::make_shared<Connection>(
+      this, std::move(socket), context_->clients().NextId(), tls ? tls_context_.get() : nullptr);
   connections_[connection.get()] = connection;
   connection->Start();
 }
@@ -244,7 +255,7 @@ void Server::Shutdown() {
   shutting_down_ = true;
   spdlog::warn("User requested shutdown...");
   boost::system::error_code ec;
-  for (auto& acceptor : acceptors_) acceptor->close(ec);
+  for (auto& [acceptor, tls] : acceptors_) acceptor->close(ec);
   signals_.cancel(ec);
   cron_timer_.cancel();
   expiry_timer_.cancel();

@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 #include <string>
@@ -33,14 +34,21 @@ class ServerContext;
 // loopback peers may connect; everyone else gets kProtectedModeDenied and is disconnected.
 bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer);
 
+// True when `peer` is a loopback address: 127.0.0.0/8, ::1, or an IPv4 loopback address seen
+// through a dual-stack socket (::ffff:127.x.y.z). What "local" means for protected mode and
+// enable-debug-command local. A proxy on this host makes every client it relays local: behind
+// one, use `enable-debug-command no`.
+bool IsLoopbackPeer(const boost::asio::ip::address& peer);
+
 class Server {
  public:
   // REQUIRES: context outlives the server; when context->has_keyspace(), the keyspace too.
   explicit Server(ServerContext* context);
   ~Server();
 
-  // Binds and listens on every configured address at the configured port.
-  // Returns false with *error naming the address on failure.
+  // Binds and listens on every configured address at `port` (unless 0) and at `tls-port` (when
+  // set, with the TLS context built from the tls-* options). Returns false with *error naming
+  // the address, or what TLS could not load, on failure.
   bool Listen(std::string* error);
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
@@ -65,8 +73,10 @@ class Server {
   void AwaitWriteRoom(const std::shared_ptr<Connection>& connection);
 
  private:
-  void Accept(boost::asio::ip::tcp::acceptor& acceptor);
-  void OnAccept(boost::asio::ip::tcp::socket socket);
+  // Listens on every bind address at `port`; `tls`: connections accepted there speak TLS.
+  bool Bind(int port, bool tls, std::string* error);
+  void Accept(boost::asio::ip::tcp::acceptor& acceptor, bool tls);
+  void OnAccept(boost::asio::ip::tcp::socket socket, bool tls);
   void ScheduleCron();
   // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/expiry_events.h).
   void ScheduleExpiryPoll();
@@ -85,7 +95,13 @@ class Server {
   Dispatcher dispatcher_;
   std::unique_ptr<WalTurnCommit> wal_sync_;
   std::unique_ptr<WalTurnCommit> wal_write_out_;
-  std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
+  struct Listener {
+    std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor;
+    bool tls;  // accepted connections speak TLS (tls-port)
+  };
+  std::vector<Listener> acceptors_;
+  // The TLS settings of tls-port's connections (server/net/tls.h), or null without tls-port.
+  std::unique_ptr<boost::asio::ssl::context> tls_context_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer expiry_timer_;

@@ -16,6 +16,7 @@ extern "C" {
 
 #include "protocol/reply_writer.h"
 #include "protocol/split_args.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/reply.h"
@@ -46,11 +47,6 @@ int32_t Lrand48() {
 
 void Srand48(int32_t seed) {
   rand48_state = (static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16) | 0x330E;
-}
-
-bool ArityOk(int arity, size_t argc) {
-  if (arity >= 0) return argc == static_cast<size_t>(arity);
-  return argc >= static_cast<size_t>(-arity);
 }
 
 int MathRandom(lua_State* L) {
@@ -550,11 +546,16 @@ bool ScriptEngine::Dispatch(RunState& run) {
   }
   if (flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
   if (flags & kCmdDebug) {
-    const DebugCommandPolicy policy = server_->config().enable_debug_command;
-    if (policy == DebugCommandPolicy::kNo ||
-        (policy == DebugCommandPolicy::kLocal && !run.ctx->client.is_local())) {
+    if (!AllowsProtectedAction(server_->config().enable_debug_command,
+                               run.ctx->client.is_local())) {
       return refuse("-" + std::string(kDebugNotAllowed));
     }
+  }
+  const Client& caller = run.ctx->client;
+  const AclUser* user = caller.user() != nullptr ? caller.user() : server_->acl().anonymous();
+  if (user != nullptr && !user->unrestricted()) {
+    const AclVerdict verdict = Acl::Check(*user, *spec, flags, args);
+    if (verdict != AclVerdict::kAllowed) return refuse(AclScriptDeniedError(verdict));
   }
   if (flags & kCmdWrite) {
     if (run.read_only) return refuse("Write commands are not allowed from read-only scripts.");

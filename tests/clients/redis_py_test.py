@@ -88,9 +88,32 @@ def scripting(r, other):
           % redis.__version__)
 
 
+def acl(r):
+    """A least-privilege user, connected with redis-py's username/password."""
+    assert r.acl_setuser("app", enabled=True, passwords=["+app-secret"], keys=["app:*"],
+                         commands=["+get", "+set", "+@tlog"])
+    assert r.acl_whoami() == "default"
+    user = r.acl_getuser("app")
+    assert user["keys"] == ["~app:*"] and user["commands"] == ["+get", "+set"], user
+    app = redis.Redis(port=PORT, username="app", password="app-secret")
+    assert app.set("app:1", "v") and app.get("app:1") == b"v"
+    try:
+        app.get("other")
+        raise AssertionError("NoPermissionError expected")
+    except redis.exceptions.NoPermissionError:
+        pass
+    try:
+        redis.Redis(port=PORT, username="app", password="wrong").ping()
+        raise AssertionError("WRONGPASS expected")
+    except redis.exceptions.ResponseError as e:
+        assert str(e).startswith("WRONGPASS"), e
+    assert r.acl_deluser("app") == 1
+
+
 def main():
     r = redis.Redis(port=PORT)
     other = redis.Redis(port=PORT)
+    acl(r)
     scripting(r, other)
     r.flushall()
 

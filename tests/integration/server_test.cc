@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -71,6 +72,84 @@ TEST(ServerTest, ConfigRewriteKeepsCommentsAndUpdatesValues) {
   ASSERT_TRUE(server.Restart()) << server.error();
   c = server.Connect();
   EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "maxclients"})[1].str(), "77");
+}
+
+// With enable-protected-configs no, a client may still set ordinary options but not those that
+// decide who gets in (requirepass, protected-mode) or bound memory and connections.
+TEST(ServerTest, ProtectedConfigsRefusedWhenNotEnabled) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--enable-protected-configs", "no"})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "requirepass", "x"}).str(),
+            "ERR CONFIG SET failed (possibly related to argument 'requirepass') - can't set "
+            "protected config");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "9", "protected-mode", "no"}).str(),
+            "ERR CONFIG SET failed (possibly related to argument 'protected-mode') - can't set "
+            "protected config");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "timeout"})[1].str(), "0");  // all or nothing
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "9"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"PING"}).ToString(), "PONG");  // still no password
+}
+
+// maxmemory over a real connection: above the bound, a write that adds data gets Redis's -OOM
+// while reads and deletes are served; raising the bound lets writes in again.
+TEST(ServerTest, MaxmemoryRefusesWritesOverTheWire) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--maxmemory", "1"})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).str(),
+            "OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "INS", "log", "a", "1"}).str(),
+            "OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_TRUE(Cmd(c.get(), {"GET", "k"}).is_nil());
+  EXPECT_EQ(Cmd(c.get(), {"DEL", "k"}).integer(), 0);
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "maxmemory", "1gb"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).ToString(), "OK");
+}
+
+// The aclfile's users are loaded at startup: here `default` is off, so clients must AUTH as a
+// user the file defines. A file with a bad rule stops the start, naming its line.
+TEST(ServerTest, AclFileLoadedAtStartup) {
+  TestServer server;
+  const std::string users = server.dir() + "/users.acl";
+  std::ofstream(users) << "user default off\nuser app on >s3cret ~app:* +@all\n";
+  ASSERT_TRUE(server.Start({"--aclfile", users})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"GET", "app:1"}).str(), "NOAUTH Authentication required.");
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "app", "s3cret"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"SET", "app:1", "v"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "other"}).str(),
+            "NOPERM this user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(Cmd(c.get(), {"ACL", "WHOAMI"}).str(), "app");
+  server.Stop();
+  std::ofstream(users) << "user app on +nosuch\n";
+  TestServer broken;
+  EXPECT_FALSE(broken.Start({"--aclfile", users}));
+  EXPECT_NE(broken.ReadLog().find(users + ":1: Error in applying operation '+nosuch'"),
+            std::string::npos)
+      << broken.ReadLog();
+}
+
+// CONFIG REWRITE through a symbolic link rewrites the file it points to, with its permissions.
+TEST(ServerTest, ConfigRewriteKeepsTheLinkAndTheMode) {
+  TestServer server;
+  std::filesystem::create_directories(server.dir() + "/etc");
+  const std::string real = server.dir() + "/etc/ebb.conf";
+  const std::string link = server.dir() + "/ebb.conf";
+  std::ofstream(real) << "timeout 0\n";
+  std::filesystem::permissions(real, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::group_read);
+  std::filesystem::create_symlink(real, link);
+  ASSERT_TRUE(server.Start({link})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "SET", "timeout", "12"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "REWRITE"}).ToString(), "OK");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_NE(ReadFile(real).find("timeout 12\n"), std::string::npos) << ReadFile(real);
+  EXPECT_EQ(std::filesystem::status(real).permissions(), std::filesystem::perms::owner_read |
+                                                             std::filesystem::perms::owner_write |
+                                                             std::filesystem::perms::group_read);
 }
 
 TEST(ServerTest, InfoSections) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/register.h"
@@ -59,7 +60,8 @@ struct CommandRunner::State {
   Client& At(size_t index) { return index == 0 ? *client : *others.at(index - 1); }
   Client* NewClient() {
     auto c = std::make_unique<Client>(context->clients().NextId(), "127.0.0.1:40000",
-                                      "127.0.0.1:6379", -1, 0);
+                                      "127.0.0.1:6379", -1, 0, /*local=*/true);
+    c->set_user(context->acl().anonymous());  // as Connection::Start
     pushed.push_back(std::make_unique<std::string>());
     std::string* sink = pushed.back().get();
     Client* self = c.get();

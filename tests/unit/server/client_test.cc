@@ -8,7 +8,7 @@ namespace ebb::server {
 namespace {
 
 TEST(ClientTest, InfoLineHasRedisFieldsInOrder) {
-  Client c(7, "127.0.0.1:5000", "127.0.0.1:6379", 9, 1000);
+  Client c(7, "127.0.0.1:5000", "127.0.0.1:6379", 9, 1000, true);
   c.set_name("app");
   c.set_db_index(2);
   c.set_last_command("client|list");
@@ -25,14 +25,8 @@ TEST(ClientTest, InfoLineHasRedisFieldsInOrder) {
   EXPECT_EQ(c.idle_s(4000), 0);
 }
 
-TEST(ClientTest, LocalMeansLoopback) {
-  EXPECT_TRUE(Client(1, "127.0.0.1:1", "", 0, 0).is_local());
-  EXPECT_TRUE(Client(1, "[::1]:1", "", 0, 0).is_local());
-  EXPECT_FALSE(Client(1, "10.0.0.1:1", "", 0, 0).is_local());
-}
-
 TEST(ClientTest, RequestCloseCallsTheHookOnce) {
-  Client c(1, "127.0.0.1:1", "", 0, 0);
+  Client c(1, "127.0.0.1:1", "", 0, 0, true);
   int calls = 0;
   c.set_close_hook([&] { ++calls; });
   EXPECT_FALSE(c.close_requested());
@@ -44,8 +38,8 @@ TEST(ClientTest, RequestCloseCallsTheHookOnce) {
 
 TEST(ClientRegistryTest, IdsAscendAndLookup) {
   ClientRegistry r;
-  Client a(r.NextId(), "a", "", 0, 0);
-  Client b(r.NextId(), "b", "", 0, 0);
+  Client a(r.NextId(), "a", "", 0, 0, true);
+  Client b(r.NextId(), "b", "", 0, 0, true);
   EXPECT_LT(a.id(), b.id());
   r.Add(&b);
   r.Add(&a);

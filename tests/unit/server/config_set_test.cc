@@ -171,6 +171,7 @@ TEST(ConfigSetTest, OptionsDescribeTheTable) {
                            "client-query-buffer-limit",
                            "client-output-buffer-limit",
                            "enable-debug-command",
+                           "enable-protected-configs",
                            "loglevel",
                            "logfile",
                            "wal-fsync",
@@ -186,6 +187,30 @@ TEST(ConfigSetTest, OptionsDescribeTheTable) {
                            "expiry-purge-deadline"}) {
     EXPECT_EQ(r.Get(name).size(), 1u) << name;
   }
+}
+
+// Protected options change only for clients enable-protected-configs admits (the caller says
+// whether this one is); the others, and the undo of a failed CONFIG SET, are unaffected.
+TEST(ConfigSetTest, ProtectedOptionsNeedAnAdmittedClient) {
+  ConfigRegistry r;
+  EXPECT_EQ(r.Get("enable-protected-configs"), (Pairs{{"enable-protected-configs", "local"}}));
+  for (const char* name : {"requirepass", "protected-mode", "maxclients", "maxmemory",
+                           "proto-max-bulk-len", "client-query-buffer-limit"}) {
+    std::string error;
+    const std::string before = r.Get(name)[0].second;
+    EXPECT_FALSE(r.Set(name, "1", &error, /*may_set_protected=*/false)) << name;
+    EXPECT_EQ(error, std::string("ERR CONFIG SET failed (possibly related to argument '") + name +
+                         "') - can't set protected config");
+    EXPECT_EQ(r.Get(name)[0].second, before) << name;
+  }
+  std::string error;
+  EXPECT_TRUE(r.Set("requirepass", "s3cret", &error, /*may_set_protected=*/true)) << error;
+  EXPECT_EQ(r.config().requirepass, "s3cret");
+  EXPECT_TRUE(r.Set("timeout", "5", &error, /*may_set_protected=*/false)) << error;
+  EXPECT_FALSE(r.Set("enable-protected-configs", "yes", &error));
+  EXPECT_EQ(error,
+            "ERR CONFIG SET failed (possibly related to argument 'enable-protected-configs') - "
+            "can't set immutable config");
 }
 
 }  // namespace

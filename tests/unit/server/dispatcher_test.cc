@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config/config.h"
@@ -24,7 +25,7 @@ class DispatcherTest : public ::testing::Test {
   DispatcherTest()
       : ctx_(&registry_, &table_, &clock_),
         dispatcher_(&ctx_),
-        client_(1, "127.0.0.1:5000", "127.0.0.1:6379", 5, 0) {
+        client_(1, "127.0.0.1:5000", "127.0.0.1:6379", 5, 0, true) {
     table_.Add({.name = "one", .arity = 2, .flags = kCmdFast, .handler = Echo1});
     table_.Add({.name = "atleast", .arity = -2, .handler = Ok});
     table_.Add({.name = "open", .arity = 1, .flags = kCmdNoAuth, .handler = Ok});
@@ -85,7 +86,8 @@ TEST_F(DispatcherTest, NoAuthWhenPasswordSet) {
   EXPECT_EQ(Run({"open"}), "+OK\r\n");
   // Unknown commands and arity are reported before authentication, as Redis does.
   EXPECT_EQ(Run({"nope"}), "-ERR unknown command 'nope', with args beginning with: \r\n");
-  client_.set_authenticated(true);
+  client_.set_user(ctx_.acl().Authenticate("default", "secret"));
+  ASSERT_TRUE(client_.authenticated());
   EXPECT_EQ(Run({"one", "x"}), "$1\r\nx\r\n");
 }
 

@@ -1,0 +1,226 @@
+#include "server/acl/acl.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "common/atomic_file.h"
+#include "server/client.h"
+#include "server/command.h"
+
+namespace ebb::server {
+namespace {
+
+// Whether the row names channels, and where: PUBLISH/SPUBLISH one, the subscribes all arguments.
+enum class ChannelArgs { kNone, kFirst, kAll, kAllPatterns };
+
+ChannelArgs ChannelArgsOf(const CommandSpec& spec) {
+  const std::string& n = spec.full_name;
+  if (n == "publish" || n == "spublish") return ChannelArgs::kFirst;
+  if (n == "subscribe" || n == "ssubscribe") return ChannelArgs::kAll;
+  if (n == "psubscribe") return ChannelArgs::kAllPatterns;
+  return ChannelArgs::kNone;
+}
+
+}  // namespace
+
+Acl::Acl(const CommandTable* table) : table_(table) {
+  auto user = std::make_unique<AclUser>(AclUser::Default(table));
+  default_ = user.get();
+  users_.emplace("default", std::move(user));
+  UpdateAnonymous();
+}
+
+void Acl::SetRequirePass(std::string_view password) {
+  default_->Apply("resetpass");
+  default_->Apply(password.empty() ? std::string("nopass") : ">" + std::string(password));
+  UpdateAnonymous();
+}
+
+const AclUser* Acl::Authenticate(std::string_view name, std::string_view password) const {
+  const AclUser* user = Find(name);
+  return user != nullptr && user->Authenticates(password) ? user : nullptr;
+}
+
+const AclUser* Acl::Find(std::string_view name) const {
+  auto it = users_.find(name);
+  return it == users_.end() ? nullptr : it->second.get();
+}
+
+std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
+  if (name.find_first_of(std::string_view(" \0", 2)) != std::string_view::npos) {
+    return "ERR Usernames can't contain spaces or null characters";
+  }
+  auto it = users_.find(name);
+  AclUser staged = it != users_.end() ? *it->second : AclUser(std::string(name), table_);
+  for (std::string_view rule : rules) {
+    const std::string reason = staged.Apply(rule);
+    if (!reason.empty()) {
+      return "ERR Error in ACL SETUSER modifier '" + std::string(rule) + "': " + reason;
+    }
+  }
+  if (it != users_.end()) {
+    *it->second = std::move(staged);  // in place: clients holding the user see the change
+  } else {
+    users_.emplace(std::string(name), std::make_unique<AclUser>(std::move(staged)));
+  }
+  UpdateAnonymous();
+  return "";
+}
+
+bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
+                      int64_t* deleted, std::string* error) {
+  for (std::string_view name : names) {
+    if (name == "default") {
+      *error = "ERR The 'default' user cannot be removed";
+      return false;
+    }
+  }
+  *deleted = 0;
+  for (std::string_view name : names) {
+    auto it = users_.find(name);
+    if (it == users_.end()) continue;
+    for (const auto& [id, client] : clients.all()) {
+      if (client->user() == it->second.get()) {
+        client->set_user(nullptr);
+        client->RequestClose();
+      }
+    }
+    users_.erase(it);
+    ++*deleted;
+  }
+  return true;
+}
+
+std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(errno);
+  }
+  std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;
+  std::string errors;
+  int line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    const std::string where = path + ":" + std::to_string(line_number);
+    std::vector<std::string> words;
+    std::istringstream split(line);
+    for (std::string w; split >> w;) words.push_back(std::move(w));
+    if (words.empty()) continue;
+    if (words[0] != "user" || words.size() < 2) {
+      errors += where + " should start with user keyword followed by the username. ";
+      continue;
+    }
+    if (loaded.count(words[1]) != 0) {
+      errors += "WARNING: Duplicate user '" + words[1] + "' found on line " +
+                std::to_string(line_number) + ". ";
+      continue;
+    }
+    auto user = std::make_unique<AclUser>(words[1], table_);
+    for (size_t i = 2; i < words.size(); i++) {
+      const std::string reason = user->Apply(words[i]);
+      if (!reason.empty()) {
+        errors += where + ": Error in applying operation '" + words[i] + "': " + reason + ". ";
+        break;
+      }
+    }
+    loaded.emplace(words[1], std::move(user));
+  }
+  if (!errors.empty()) {
+    return errors +
+           "WARNING: ACL errors detected, no change to the previously active ACL rules was "
+           "performed";
+  }
+  // Clients of every user but `default` go: their users are replaced or gone.
+  if (clients != nullptr) {
+    for (const auto& [id, client] : clients->all()) {
+      if (client->user() != nullptr && client->user() != default_) {
+        client->set_user(nullptr);
+        client->RequestClose();
+      }
+    }
+  }
+  // `default` is changed in place: clients and anonymous_ keep pointing at it.
+  auto file_default = loaded.find("default");
+  *default_ =
+      file_default != loaded.end() ? std::move(*file_default->second) : AclUser::Default(table_);
+  if (file_default != loaded.end()) loaded.erase(file_default);
+  for (auto it = users_.begin(); it != users_.end();) {
+    it = it->second.get() == default_ ? std::next(it) : users_.erase(it);
+  }
+  for (auto& [name, user] : loaded) users_.emplace(name, std::move(user));
+  UpdateAnonymous();
+  return "";
+}
+
+std::string Acl::SaveFile(const std::string& path) const {
+  std::string text;
+  for (const auto& [name, user] : users_) text += ListLine(*user) + "\n";
+  return ReplaceFileAtomically(path, text);
+}
+
+AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
+                      std::span<const std::string_view> args) {
+  if (!(flags & kCmdNoAuth) && !user.CanRun(spec)) return AclVerdict::kDeniedCommand;
+  if (spec.keys.first > 0) {
+    const uint32_t need = (spec.flags & kCmdWrite) ? kAclReadWrite : kAclRead;
+    const int count = static_cast<int>(args.size());
+    const int last = spec.keys.last < 0 ? count + spec.keys.last : spec.keys.last;
+    for (int i = spec.keys.first; i <= last && i < count; i += spec.keys.step) {
+      if (!user.CanAccessKey(args[i], need)) return AclVerdict::kDeniedKey;
+    }
+  }
+  switch (ChannelArgsOf(spec)) {
+    case ChannelArgs::kNone:
+      break;
+    case ChannelArgs::kFirst:
+      if (args.size() > 1 && !user.CanAccessChannel(args[1], false)) {
+        return AclVerdict::kDeniedChannel;
+      }
+      break;
+    case ChannelArgs::kAll:
+    case ChannelArgs::kAllPatterns:
+      for (size_t i = 1; i < args.size(); i++) {
+        if (!user.CanAccessChannel(args[i], ChannelArgsOf(spec) == ChannelArgs::kAllPatterns)) {
+          return AclVerdict::kDeniedChannel;
+        }
+      }
+      break;
+  }
+  return AclVerdict::kAllowed;
+}
+
+std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {
+  switch (verdict) {
+    case AclVerdict::kDeniedCommand:
+      return "NOPERM this user has no permissions to run the '" + spec.full_name + "' command";
+    case AclVerdict::kDeniedKey:
+      return "NOPERM this user has no permissions to access one of the keys used as arguments";
+    case AclVerdict::kDeniedChannel:
+      return "NOPERM this user has no permissions to access one of the channels used as "
+             "arguments";
+    case AclVerdict::kAllowed:
+      break;
+  }
+  return "NOPERM no permission";
+}
+
+std::string AclScriptDeniedError(AclVerdict verdict) {
+  switch (verdict) {
+    case AclVerdict::kDeniedCommand:
+      return "The user executing the script can't run this command or subcommand";
+    case AclVerdict::kDeniedKey:
+      return "The user executing the script can't access at least one of the keys mentioned in "
+             "the command arguments";
+    case AclVerdict::kDeniedChannel:
+      return "The user executing the script can't publish to the channel mentioned in the "
+             "command";
+    case AclVerdict::kAllowed:
+      break;
+  }
+  return "The user executing the script lacking the permissions for the command";
+}
+
+}  // namespace ebb::server

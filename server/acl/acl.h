@@ -1,0 +1,111 @@
+// Acl: the server's ACL users (Redis 7's ACL) and the permission check every command passes.
+//
+// The `default` user always exists: on, nopass, everything allowed, until `requirepass` (which
+// sets its one password, or nopass when empty) or ACL SETUSER default changes it. A client that
+// has not authenticated acts as `default` while `default` is on and nopass; otherwise it must
+// AUTH first (NOAUTH).
+//
+// Users are held by pointer-stable storage: a client keeps a pointer to the user it
+// authenticated as, and ACL SETUSER changes the user in place (all rules or none), so the client's
+// permissions follow at its next command. ACL DELUSER disconnects the user's clients.
+//
+// Users persist in the `aclfile` (LoadFile / SaveFile: ACL LOAD, ACL SAVE, and at startup).
+// Not built: selectors, ACL LOG, `user` lines in the config file.
+//
+// Thread-safety: none; used on the command thread only.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/acl/acl_user.h"
+
+namespace ebb::server {
+
+class ClientRegistry;
+
+// Why a command is refused (Redis's ACL_DENIED_*).
+enum class AclVerdict { kAllowed, kDeniedCommand, kDeniedKey, kDeniedChannel };
+
+class Acl {
+ public:
+  // REQUIRES: table outlives the Acl and has all its rows added.
+  explicit Acl(const CommandTable* table);
+
+  const AclUser& default_user() const { return *default_; }
+  // Whom a client that has not authenticated acts as: `default` while it is on and nopass,
+  // else nullptr (the client must AUTH: NOAUTH).
+  const AclUser* anonymous() const { return anonymous_; }
+
+  // `requirepass`: "" makes `default` nopass, anything else its one password.
+  void SetRequirePass(std::string_view password);
+
+  // AUTH / HELLO AUTH: the user if `name` exists, is on and `password` is one of its passwords
+  // (or it is nopass); else nullptr.
+  const AclUser* Authenticate(std::string_view name, std::string_view password) const;
+
+  const AclUser* Find(std::string_view name) const;
+  // ACL SETUSER: creates the user if new, then applies every rule to a copy; the user changes
+  // only if all apply. Returns "" or Redis's error ("ERR Error in ACL SETUSER modifier '<rule>':
+  // <reason>", "ERR Usernames can't contain spaces or null characters").
+  std::string SetUser(std::string_view name, std::span<const std::string_view> rules);
+  // ACL DELUSER: removes the named users (not `default`: "ERR The 'default' user cannot be
+  // removed"), disconnecting their clients; returns how many existed.
+  // REQUIRES (on success): no client still points at a removed user after this returns —
+  // done here by clearing their user and asking them to close.
+  bool DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
+                   int64_t* deleted, std::string* error);
+  // ACL LOAD (and startup with `aclfile`): replaces every user with the file's `user <name>
+  // <rule> ...` lines (blank lines skipped), all or nothing. Users not in the file are dropped
+  // and every client authenticated as a user other than `default` is disconnected (Redis 7.0);
+  // `default` takes the file's rules, or Redis's defaults (on, nopass, everything) if the file
+  // has none. Returns "" or the errors, each "<path>:<line>: <reason>. ", then "WARNING: ACL
+  // errors detected, no change to the previously active ACL rules was performed".
+  std::string LoadFile(const std::string& path, ClientRegistry* clients);
+  // ACL SAVE: writes ACL LIST's lines to `path` atomically (ReplaceFileAtomically). Returns ""
+  // or what failed.
+  std::string SaveFile(const std::string& path) const;
+
+  // Every user by name, in name order (ACL LIST, ACL USERS).
+  const std::map<std::string, std::unique_ptr<AclUser>, std::less<>>& users() const {
+    return users_;
+  }
+
+  // The permission check (Redis's ACLCheckAllPerm): the command row, then the keys at the row's
+  // key positions (reads need R, writes need R and W: ebb's key specs do not tell a blind write
+  // from one that returns data), then the channels of PUBLISH/SPUBLISH, (S)SUBSCRIBE and
+  // PSUBSCRIBE. `args` is the whole request, args[0] the command name.
+  // `flags`: the row's flags with its container's; a kCmdNoAuth row (AUTH, HELLO, QUIT, RESET)
+  // skips the command check, as Redis.
+  static AclVerdict Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
+                          std::span<const std::string_view> args);
+
+ private:
+  void UpdateAnonymous() {
+    anonymous_ = default_->enabled() && default_->nopass() ? default_ : nullptr;
+  }
+
+  const CommandTable* table_;
+  std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
+  AclUser* default_;          // users_["default"], which is never removed
+  const AclUser* anonymous_;  // see anonymous()
+
+ public:
+  // ACL LIST's line for a user: "user <name> <rules>".
+  static std::string ListLine(const AclUser& user) {
+    return "user " + user.name() + " " + user.Describe();
+  }
+};
+
+// The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.
+std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec);
+// The error a script's redis.call gets instead (Redis 7's words): "The user executing the script
+// can't run this command or subcommand", "... can't access at least one of the keys mentioned in
+// the command arguments", "... can't publish to the channel mentioned in the command".
+std::string AclScriptDeniedError(AclVerdict verdict);
+
+}  // namespace ebb::server

@@ -1,0 +1,36 @@
+// ACL command categories (ACL CAT, `+@read`, COMMAND INFO's categories): Redis 7's, plus ebb's own
+// types'. A row's categories follow from its flags and its group, so adding a command needs no
+// separate category list.
+//
+// Pure functions over the command table; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ebb::server {
+
+struct CommandSpec;
+
+// Every category, in ACL CAT's order: Redis 7's 21, then ebb's `tlog` and `treg`. A category
+// with no ebb command (list, hash, ...) is still accepted by ACL SETUSER, as a Redis client
+// sends it.
+std::span<const std::string_view> AclCategoryNames();
+
+// The category's index in AclCategoryNames() (case-insensitive), or -1.
+int FindAclCategory(std::string_view name);
+
+// The row's categories as a bit set over AclCategoryNames() indexes:
+//   flags:  write -> write, readonly -> read, admin -> admin + dangerous, protected (DEBUG) ->
+//           admin + dangerous, pubsub -> pubsub, fast -> fast, otherwise slow;
+//   group:  generic -> keyspace, string, bitmap, connection, transactions -> transaction,
+//           scripting, pubsub, tlog, treg (server: none; its rows carry their flags).
+uint64_t AclCategoriesOf(const CommandSpec& spec);
+
+// The same as names ("@read", ...) in AclCategoryNames() order (COMMAND INFO).
+std::vector<std::string> AclCategoryList(const CommandSpec& spec);
+
+}  // namespace ebb::server

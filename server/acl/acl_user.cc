@@ -1,0 +1,328 @@
+#include "server/acl/acl_user.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "common/glob.h"
+#include "common/secrets.h"
+#include "common/strings.h"
+#include "server/acl/acl_categories.h"
+#include "server/command.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr std::string_view kSyntaxError = "Syntax error";
+constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
+
+bool IsSha256Hex(std::string_view text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// Every row of the table, subcommands after their container, in name order.
+template <typename F>
+void ForEachRow(const CommandTable& table, F&& f) {
+  for (const auto& [name, spec] : table.rows()) {
+    f(spec);
+    for (const CommandSpec& sub : spec.subcommands) f(sub);
+  }
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    hex.push_back(kHex[digest[i] >> 4]);
+    hex.push_back(kHex[digest[i] & 0xf]);
+  }
+  return hex;
+}
+
+AclUser::AclUser(std::string name, const CommandTable* table)
+    : name_(std::move(name)), table_(table), allowed_(table->row_count(), false) {}
+
+AclUser AclUser::Default(const CommandTable* table) {
+  AclUser u("default", table);
+  for (std::string_view rule : {"on", "nopass", "allkeys", "allchannels", "allcommands"}) {
+    u.Apply(rule);
+  }
+  return u;
+}
+
+std::string AclUser::Apply(std::string_view rule) {
+  std::string error;
+  if (EqualsIgnoreCase(rule, "on")) {
+    enabled_ = true;
+  } else if (EqualsIgnoreCase(rule, "off")) {
+    enabled_ = false;
+  } else if (EqualsIgnoreCase(rule, "nopass")) {
+    nopass_ = true;
+    password_hashes_.clear();
+  } else if (EqualsIgnoreCase(rule, "resetpass")) {
+    nopass_ = false;
+    password_hashes_.clear();
+  } else if (EqualsIgnoreCase(rule, "sanitize-payload")) {
+    skip_sanitize_payload_ = false;
+  } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
+    skip_sanitize_payload_ = true;
+  } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
+    const std::string hash =
+        rule[0] == '>' ? Sha256Hex(rule.substr(1)) : std::string(rule.substr(1));
+    if (rule[0] == '#' && !IsSha256Hex(hash)) {
+      return "The password hash must be exactly 64 characters and contain only lowercase "
+             "hexadecimal characters";
+    }
+    if (std::find(password_hashes_.begin(), password_hashes_.end(), hash) ==
+        password_hashes_.end()) {
+      password_hashes_.push_back(hash);
+    }
+    nopass_ = false;
+  } else if (!rule.empty() && (rule[0] == '<' || rule[0] == '!')) {
+    const std::string hash =
+        rule[0] == '<' ? Sha256Hex(rule.substr(1)) : std::string(rule.substr(1));
+    if (rule[0] == '!' && !IsSha256Hex(hash)) {
+      return "The password hash must be exactly 64 characters and contain only lowercase "
+             "hexadecimal characters";
+    }
+    auto it = std::find(password_hashes_.begin(), password_hashes_.end(), hash);
+    if (it == password_hashes_.end()) {
+      return "The password you are trying to remove from the user does not exist";
+    }
+    password_hashes_.erase(it);
+  } else if (EqualsIgnoreCase(rule, "allkeys") || rule == "~*") {
+    all_keys_ = true;
+    keys_.clear();
+  } else if (EqualsIgnoreCase(rule, "resetkeys")) {
+    all_keys_ = false;
+    keys_.clear();
+  } else if (rule.starts_with('~') || rule.starts_with('%')) {
+    uint32_t access = kAclReadWrite;
+    std::string_view pattern = rule.substr(1);
+    if (rule[0] == '%') {
+      const size_t tilde = rule.find('~');
+      if (tilde == std::string_view::npos || tilde == 1) return std::string(kSyntaxError);
+      access = 0;
+      for (char c : rule.substr(1, tilde - 1)) {
+        if (c == 'R' || c == 'r') {
+          access |= kAclRead;
+        } else if (c == 'W' || c == 'w') {
+          access |= kAclWrite;
+        } else {
+          return std::string(kSyntaxError);
+        }
+      }
+      pattern = rule.substr(tilde + 1);
+    }
+    if (all_keys_) {
+      return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
+             "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+    }
+    if (pattern == "*" && access == kAclReadWrite) {
+      all_keys_ = true;
+      keys_.clear();
+    } else {
+      auto same = std::find_if(keys_.begin(), keys_.end(),
+                               [&](const KeyPattern& k) { return k.pattern == pattern; });
+      if (same != keys_.end()) {
+        same->access |= access;
+      } else {
+        keys_.push_back({std::string(pattern), access});
+      }
+    }
+  } else if (EqualsIgnoreCase(rule, "allchannels") || rule == "&*") {
+    all_channels_ = true;
+    channels_.clear();
+  } else if (EqualsIgnoreCase(rule, "resetchannels")) {
+    all_channels_ = false;
+    channels_.clear();
+  } else if (rule.starts_with('&')) {
+    if (all_channels_) {
+      return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and "
+             "does not have any effect. Try 'resetchannels' to start with an empty list of "
+             "channels";
+    }
+    const std::string_view pattern = rule.substr(1);
+    if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
+      channels_.emplace_back(pattern);
+    }
+  } else if (EqualsIgnoreCase(rule, "allcommands")) {
+    error = ApplyCommandRule("+@all");
+  } else if (EqualsIgnoreCase(rule, "nocommands")) {
+    error = ApplyCommandRule("-@all");
+  } else if (EqualsIgnoreCase(rule, "reset")) {
+    for (std::string_view r :
+         {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"}) {
+      Apply(r);
+    }
+  } else if (rule.starts_with('+') || rule.starts_with('-')) {
+    error = ApplyCommandRule(rule);
+  } else {
+    error = kSyntaxError;
+  }
+  Recompute();
+  return error;
+}
+
+std::string AclUser::ApplyCommandRule(std::string_view rule) {
+  const bool allow = rule[0] == '+';
+  const std::string_view name = rule.substr(1);
+  if (name.starts_with('@')) {
+    if (EqualsIgnoreCase(name, "@all")) {
+      std::fill(allowed_.begin(), allowed_.end(), allow);
+      all_commands_ = allow;
+      return "";
+    }
+    const int category = FindAclCategory(name.substr(1));
+    if (category < 0) return std::string(kUnknownName);
+    SetCategory(&allowed_, category, allow);
+    return "";
+  }
+  const size_t bar = name.find('|');
+  const CommandSpec* spec = table_->Find(name.substr(0, bar));
+  if (spec == nullptr) return std::string(kUnknownName);
+  if (bar != std::string_view::npos) {
+    if (spec->subcommands.empty()) return std::string(kUnknownName);
+    spec = CommandTable::FindSubcommand(*spec, name.substr(bar + 1));
+    if (spec == nullptr) return std::string(kUnknownName);
+  }
+  SetCommand(&allowed_, *spec, allow);
+  return "";
+}
+
+void AclUser::SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow) const {
+  (*bits)[spec.id] = allow;
+  for (const CommandSpec& sub : spec.subcommands) (*bits)[sub.id] = allow;
+}
+
+void AclUser::SetCategory(std::vector<bool>* bits, int category, bool allow) const {
+  const uint64_t bit = uint64_t{1} << category;
+  ForEachRow(*table_, [&](const CommandSpec& spec) {
+    if (AclCategoriesOf(spec) & bit) SetCommand(bits, spec, allow);
+  });
+}
+
+void AclUser::Recompute() {
+  unrestricted_ = all_keys_ && all_channels_ &&
+                  std::all_of(allowed_.begin(), allowed_.end(), [](bool b) { return b; });
+}
+
+bool AclUser::Authenticates(std::string_view password) const {
+  if (!enabled_) return false;
+  if (nopass_) return true;
+  const std::string hash = Sha256Hex(password);
+  bool match = false;
+  for (const std::string& h : password_hashes_) match |= SecretEquals(h, hash);
+  return match;
+}
+
+bool AclUser::CanRun(const CommandSpec& spec) const { return allowed_[spec.id]; }
+
+bool AclUser::CanAccessKey(std::string_view key, uint32_t need) const {
+  if (all_keys_) return true;
+  for (const KeyPattern& k : keys_) {
+    if ((k.access & need) == need && GlobMatch(k.pattern, key, /*nocase=*/false)) return true;
+  }
+  return false;
+}
+
+bool AclUser::CanAccessChannel(std::string_view channel, bool is_pattern) const {
+  if (all_channels_) return true;
+  for (const std::string& p : channels_) {
+    if (is_pattern ? p == channel : GlobMatch(p, channel, /*nocase=*/false)) return true;
+  }
+  return false;
+}
+
+std::vector<std::string_view> AclUser::Flags() const {
+  std::vector<std::string_view> out;
+  out.push_back(enabled_ ? "on" : "off");
+  if (nopass_) out.push_back("nopass");
+  out.push_back(skip_sanitize_payload_ ? "skip-sanitize-payload" : "sanitize-payload");
+  return out;
+}
+
+// Redis's ACLDescribeSelectorCommandRules: start from +@all or -@all, then apply the category
+// that best fits the remaining differences while one fits (more rows agree than disagree), then
+// single commands for what is left. The rules rebuild exactly this bitmap.
+std::string AclUser::CommandRules() const {
+  const bool additive = !all_commands_;
+  std::string rules = additive ? "-@all" : "+@all";
+  std::vector<bool> fake(allowed_.size(), !additive);
+  std::vector<bool> temp = allowed_;
+  std::vector<bool> applied(AclCategoryNames().size(), false);
+  for (;;) {
+    int best = -1;
+    size_t min_diff = SIZE_MAX, max_same = 0;
+    for (size_t j = 0; j < applied.size(); j++) {
+      if (applied[j]) continue;
+      size_t on = 0, off = 0;
+      ForEachRow(*table_, [&](const CommandSpec& spec) {
+        if (AclCategoriesOf(spec) & (uint64_t{1} << j)) (temp[spec.id] ? on : off)++;
+      });
+      const size_t diff = additive ? off : on;
+      const size_t same = additive ? on : off;
+      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
+        best = static_cast<int>(j);
+        min_diff = diff;
+        max_same = same;
+      }
+    }
+    if (best < 0) break;
+    rules += std::string(additive ? " +@" : " -@") + std::string(AclCategoryNames()[best]);
+    SetCategory(&fake, best, additive);
+    SetCategory(&temp, best, !additive);
+    applied[best] = true;
+  }
+  ForEachRow(*table_, [&](const CommandSpec& spec) {
+    if (allowed_[spec.id] == fake[spec.id]) return;
+    rules += std::string(allowed_[spec.id] ? " +" : " -") + spec.full_name;
+    SetCommand(&fake, spec, allowed_[spec.id]);
+  });
+  return rules;
+}
+
+std::string AclUser::KeyRules() const {
+  if (all_keys_) return "~*";
+  std::string out;
+  for (const KeyPattern& k : keys_) {
+    if (!out.empty()) out += ' ';
+    out += k.access == kAclReadWrite ? "~" : (k.access == kAclRead ? "%R~" : "%W~");
+    out += k.pattern;
+  }
+  return out;
+}
+
+std::string AclUser::ChannelRules() const {
+  if (all_channels_) return "&*";
+  std::string out;
+  for (const std::string& c : channels_) {
+    if (!out.empty()) out += ' ';
+    out += "&" + c;
+  }
+  return out;
+}
+
+std::string AclUser::Describe() const {
+  std::string out;
+  for (std::string_view flag : Flags()) out += std::string(flag) + " ";
+  for (const std::string& h : password_hashes_) out += "#" + h + " ";
+  const std::string keys = KeyRules();
+  if (!keys.empty()) out += keys + " ";
+  out += all_channels_ ? "&* " : "resetchannels ";
+  if (!all_channels_) {
+    for (const std::string& c : channels_) out += "&" + c + " ";
+  }
+  return out + CommandRules();
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,307 @@
+// ACL SETUSER|GETUSER|DELUSER|LIST|USERS|WHOAMI|CAT|GENPASS|DRYRUN|LOAD|SAVE|HELP over the
+// server's Acl (server/acl/acl.h), with Redis 7's replies.
+#include <openssl/rand.h>
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
+#include "server/acl/acl_categories.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr std::string_view kNoAclFile =
+    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users "
+    "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis "
+    "configuration file set) in order to store users in the Redis configuration.";
+
+// ACL SETUSER username [rule ...]
+void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
+  const std::span<const std::string_view> rules(o.args.data() + 1, o.args.size() - 1);
+  const std::string error = ctx.server.acl().SetUser(o.args[0], rules);
+  if (!error.empty()) return ctx.reply.Error(error);
+  ctx.reply.Ok();
+}
+
+// ACL GETUSER username
+void ExecuteGetUser(CommandContext& ctx, const KeyOptions& o) {
+  const AclUser* user = ctx.server.acl().Find(o.key);
+  if (user == nullptr) return ctx.reply.Null();
+  ctx.reply.MapHeader(6);
+  ctx.reply.Bulk("flags");
+  const std::vector<std::string_view> flags = user->Flags();
+  ctx.reply.SetHeader(flags.size());
+  for (std::string_view flag : flags) ctx.reply.Bulk(flag);
+  ctx.reply.Bulk("passwords");
+  ctx.reply.ArrayHeader(user->password_hashes().size());
+  for (const std::string& hash : user->password_hashes()) ctx.reply.Bulk(hash);
+  ctx.reply.Bulk("commands");
+  ctx.reply.Bulk(user->CommandRules());
+  ctx.reply.Bulk("keys");
+  ctx.reply.Bulk(user->KeyRules());
+  ctx.reply.Bulk("channels");
+  ctx.reply.Bulk(user->ChannelRules());
+  ctx.reply.Bulk("selectors");
+  ctx.reply.ArrayHeader(0);
+}
+
+// ACL DELUSER username [username ...]
+void ExecuteDelUser(CommandContext& ctx, const RestOptions& o) {
+  int64_t deleted = 0;
+  std::string error;
+  if (!ctx.server.acl().DeleteUsers(o.args, ctx.server.clients(), &deleted, &error)) {
+    return ctx.reply.Error(error);
+  }
+  ctx.reply.Integer(deleted);
+}
+
+// ACL LIST: each user as a config line.
+void ExecuteList(CommandContext& ctx, const NoOptions&) {
+  const auto& users = ctx.server.acl().users();
+  ctx.reply.ArrayHeader(users.size());
+  for (const auto& [name, user] : users) ctx.reply.Bulk(Acl::ListLine(*user));
+}
+
+// ACL USERS
+void ExecuteUsers(CommandContext& ctx, const NoOptions&) {
+  const auto& users = ctx.server.acl().users();
+  ctx.reply.ArrayHeader(users.size());
+  for (const auto& [name, user] : users) ctx.reply.Bulk(name);
+}
+
+// ACL WHOAMI: an unauthenticated client acts as `default`.
+void ExecuteWhoAmI(CommandContext& ctx, const NoOptions&) {
+  const AclUser* user = ctx.client.user();
+  ctx.reply.Bulk(user != nullptr ? std::string_view(user->name()) : "default");
+}
+
+// ACL CAT [category]
+void ExecuteCat(CommandContext& ctx, const RestOptions& o) {
+  if (o.args.size() > 1) return ctx.reply.Error(WrongArgsError("acl|cat"));
+  if (o.args.empty()) {
+    const auto names = AclCategoryNames();
+    ctx.reply.ArrayHeader(names.size());
+    for (std::string_view name : names) ctx.reply.Bulk(name);
+    return;
+  }
+  const int category = FindAclCategory(o.args[0]);
+  if (category < 0) {
+    return ctx.reply.Error("ERR Unknown category '" + std::string(o.args[0]) + "'");
+  }
+  std::vector<const CommandSpec*> rows;
+  for (const auto& [name, spec] : ctx.server.commands().rows()) {
+    if (AclCategoriesOf(spec) & (uint64_t{1} << category)) rows.push_back(&spec);
+    for (const CommandSpec& sub : spec.subcommands) {
+      if (AclCategoriesOf(sub) & (uint64_t{1} << category)) rows.push_back(&sub);
+    }
+  }
+  ctx.reply.ArrayHeader(rows.size());
+  for (const CommandSpec* spec : rows) ctx.reply.Bulk(spec->full_name);
+}
+
+// ACL GENPASS [bits]: a random password of `bits` bits (default 256) as hex.
+void ExecuteGenPass(CommandContext& ctx, const RestOptions& o) {
+  int64_t bits = 256;
+  if (o.args.size() > 1) return ctx.reply.Error(WrongArgsError("acl|genpass"));
+  if (o.args.size() == 1 && (!ParseInt64(o.args[0], &bits) || bits <= 0 || bits > 4096)) {
+    return ctx.reply.Error(
+        "ERR ACL GENPASS argument must be the number of bits for the output password, a "
+        "positive number up to 4096");
+  }
+  const size_t chars = static_cast<size_t>((bits + 3) / 4);
+  std::vector<unsigned char> random((chars + 1) / 2);
+  if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
+    return ctx.reply.Error("ERR Cannot generate a random password");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string password;
+  for (unsigned char b : random) {
+    password.push_back(kHex[b >> 4]);
+    password.push_back(kHex[b & 0xf]);
+  }
+  password.resize(chars);
+  ctx.reply.Bulk(password);
+}
+
+// ACL DRYRUN username command [arg ...]: +OK, or why the user may not run it (a bulk string).
+void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
+  const AclUser* user = ctx.server.acl().Find(o.args[0]);
+  if (user == nullptr) {
+    return ctx.reply.Error("ERR User '" + std::string(o.args[0]) + "' not found");
+  }
+  const std::span<const std::string_view> request(o.args.data() + 1, o.args.size() - 1);
+  const CommandSpec* spec = ctx.server.commands().Find(request[0]);
+  uint32_t flags = spec != nullptr ? spec->flags : 0;
+  if (spec != nullptr && !spec->subcommands.empty() && request.size() >= 2) {
+    spec = CommandTable::FindSubcommand(*spec, request[1]);
+    if (spec != nullptr) flags |= spec->flags;
+  }
+  if (spec == nullptr) {
+    return ctx.reply.Error("ERR Command '" + std::string(request[0]) + "' not found");
+  }
+  if (!ArityOk(spec->arity, request.size()))
+    return ctx.reply.Error(WrongArgsError(spec->full_name));
+  const AclVerdict verdict = Acl::Check(*user, *spec, flags, request);
+  if (verdict == AclVerdict::kAllowed) return ctx.reply.Ok();
+  std::string why = AclDeniedError(verdict, *spec).substr(std::string_view("NOPERM t").size());
+  ctx.reply.Bulk("T" + why);
+}
+
+// ACL LOAD: the aclfile's users replace the current ones, all or nothing.
+void ExecuteLoad(CommandContext& ctx, const NoOptions&) {
+  const std::string& path = ctx.server.config().aclfile;
+  if (path.empty()) return ctx.reply.Error(kNoAclFile);
+  const std::string errors = ctx.server.acl().LoadFile(path, &ctx.server.clients());
+  if (!errors.empty()) return ctx.reply.Error("ERR " + errors);
+  ctx.reply.Ok();
+}
+
+// ACL SAVE: the users into the aclfile, atomically.
+void ExecuteSave(CommandContext& ctx, const NoOptions&) {
+  const std::string& path = ctx.server.config().aclfile;
+  if (path.empty()) return ctx.reply.Error(kNoAclFile);
+  const std::string error = ctx.server.acl().SaveFile(path);
+  if (!error.empty()) {
+    spdlog::warn("ACL SAVE: {}", error);
+    return ctx.reply.Error(
+        "ERR There was an error trying to save the ACLs. Please check the server logs for more "
+        "information");
+  }
+  ctx.reply.Ok();
+}
+
+constexpr uint32_t kAdmin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+constexpr uint32_t kSelf = kCmdNoScript | kCmdLoading | kCmdStale;
+
+}  // namespace
+
+std::vector<CommandSpec> AclCommands() {
+  return {{
+      .name = "acl",
+      .arity = -2,
+      .group = "server",
+      .since = "6.0.0",
+      .summary = "A container for Access List Control commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands =
+          {{.name = "setuser",
+            .arity = -3,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Creates and modifies an ACL user and its rules.",
+            .complexity = "O(N). Where N is the number of rules provided.",
+            .arguments = {{.name = "username"},
+                          {.name = "rule", .optional = true, .multiple = true}},
+            .help = {{.usage = "SETUSER <username> <attribs> ...",
+                      .text = "Create or modify a user with the specified attributes."}},
+            .handler = Handler<ParseRest, ExecuteSetUser>},
+           {.name = "getuser",
+            .arity = 3,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Lists the ACL rules of a user.",
+            .complexity = "O(N). Where N is the number of password, command and pattern rules "
+                          "that the user has.",
+            .arguments = {{.name = "username"}},
+            .help = {{.usage = "GETUSER <username>", .text = "Get the user's details."}},
+            .handler = Handler<ParseKey, ExecuteGetUser>},
+           {.name = "deluser",
+            .arity = -3,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Deletes ACL users, and terminates their connections.",
+            .complexity = "O(1) amortized time considering the typical user.",
+            .arguments = {{.name = "username", .multiple = true}},
+            .help = {{.usage = "DELUSER <username> [<username> ...]",
+                      .text = "Delete a list of users."}},
+            .handler = Handler<ParseRest, ExecuteDelUser>},
+           {.name = "list",
+            .arity = 2,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Dumps the effective rules in ACL file format.",
+            .complexity = "O(N). Where N is the number of configured users.",
+            .help = {{.text = "List all users in ACL format."}},
+            .handler = Handler<ParseNothing, ExecuteList>},
+           {.name = "users",
+            .arity = 2,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Lists all ACL users.",
+            .complexity = "O(N). Where N is the number of configured users.",
+            .help = {{.text = "List all usernames."}},
+            .handler = Handler<ParseNothing, ExecuteUsers>},
+           {.name = "whoami",
+            .arity = 2,
+            .flags = kSelf,
+            .group = "server",
+            .summary = "Returns the authenticated username of the current connection.",
+            .help = {{.text = "Return the current connection username."}},
+            .handler = Handler<ParseNothing, ExecuteWhoAmI>},
+           {.name = "cat",
+            .arity = -2,
+            .flags = kSelf,
+            .group = "server",
+            .summary = "Lists the ACL categories, or the commands inside a category.",
+            .complexity = "O(1) since the categories and commands are a fixed set.",
+            .arguments = {{.name = "category", .optional = true}},
+            .help = {{.usage = "CAT [<category>]",
+                      .text = "List all commands that belong to <category>, or all command "
+                              "categories\nwhen no category is specified."}},
+            .handler = Handler<ParseRest, ExecuteCat>},
+           {.name = "genpass",
+            .arity = -2,
+            .flags = kSelf,
+            .group = "server",
+            .summary = "Generates a pseudorandom, secure password that can be used to identify "
+                       "ACL users.",
+            .arguments = {{.name = "bits", .type = ArgType::kInteger, .optional = true}},
+            .help = {{.usage = "GENPASS [<bits>]",
+                      .text = "Generate a secure 256-bit user password. The optional `bits` "
+                              "argument can\nbe used to specify a different size."}},
+            .handler = Handler<ParseRest, ExecuteGenPass>},
+           {.name = "dryrun",
+            .arity = -4,
+            .flags = kAdmin,
+            .group = "server",
+            .since = "7.0.0",
+            .summary = "Simulates the execution of a command by a user, without executing the "
+                       "command.",
+            .arguments = {{.name = "username"},
+                          {.name = "command"},
+                          {.name = "arg", .optional = true, .multiple = true}},
+            .help = {{.usage = "DRYRUN <username> <command> [<arg> ...]",
+                      .text = "Returns whether the user can execute the given command without "
+                              "executing the command."}},
+            .handler = Handler<ParseRest, ExecuteDryRun>},
+           {.name = "load",
+            .arity = 2,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Reloads the rules from the configured ACL file.",
+            .help = {{.text = "Reload users from the ACL file."}},
+            .handler = Handler<ParseNothing, ExecuteLoad>},
+           {.name = "save",
+            .arity = 2,
+            .flags = kAdmin,
+            .group = "server",
+            .summary = "Saves the effective ACL rules in the configured ACL file.",
+            .help = {{.text = "Save the current config to the ACL file."}},
+            .handler = Handler<ParseNothing, ExecuteSave>},
+           HelpSubcommand("server", "Returns helpful text about the different subcommands.",
+                          kCmdLoading | kCmdStale)},
+  }};
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,276 @@
+// ACL users through the command layer, as Redis 7 answers (tests/unit/acl.tcl): creating and
+// describing users, AUTH as a user, the command, key and channel checks, categories, requirepass
+// as the default user's password, DELUSER disconnecting, scripts checked for their caller.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "server/acl/acl_user.h"
+#include "server/client.h"
+#include "server/server_context.h"
+#include "tests/support/command_runner.h"
+
+namespace ebb::test {
+namespace {
+
+class AclTest : public CommandTest {};
+
+TEST_F(AclTest, TheDefaultUserRunsEverything) {
+  EXPECT_EQ(Do({"ACL", "WHOAMI"}), "$default");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$default]");
+  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass sanitize-payload ~* &* +@all]");
+  EXPECT_EQ(R({"ACL", "GETUSER", "default"}),
+            "1) \"flags\"\n2) 1) \"on\"\n   2) \"nopass\"\n   3) \"sanitize-payload\"\n"
+            "3) \"passwords\"\n4) (empty array)\n5) \"commands\"\n6) \"+@all\"\n7) \"keys\"\n"
+            "8) \"~*\"\n9) \"channels\"\n10) \"&*\"\n11) \"selectors\"\n12) (empty array)");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "nosuch"}), "nil");
+}
+
+TEST_F(AclTest, ANewUserHasNothingUntilGivenIt) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "alice"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LIST"}),
+            "[$user alice off sanitize-payload resetchannels -@all,"
+            "$user default on nopass sanitize-payload ~* &* +@all]");
+  EXPECT_EQ(Do({"AUTH", "alice", "pw"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "alice", "on", ">pw", "~app:*", "&news.*", "+get", "+set", "+@tlog"}),
+      "+OK");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "alice"}),
+            "[$flags,[$on,$sanitize-payload],$passwords,[$" + server::Sha256Hex("pw") +
+                "],$commands,$-@all +@tlog +get +set,$keys,$~app:*,$channels,$&news.*,"
+                "$selectors,[]]");
+  EXPECT_EQ(Do({"AUTH", "alice", "wrong"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+  EXPECT_EQ(Do({"AUTH", "alice", "pw"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "WHOAMI"}),
+            "-NOPERM this user has no permissions to run the 'acl|whoami' "
+            "command");
+  EXPECT_EQ(Do({"SET", "app:1", "v"}), "+OK");
+  EXPECT_EQ(Do({"GET", "app:1"}), "$v");
+  EXPECT_EQ(Do({"TLOG", "INS", "app:log", "e", "1"}), "+OK");
+  EXPECT_EQ(Do({"GET", "other"}),
+            "-NOPERM this user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(Do({"DEL", "app:1"}), "-NOPERM this user has no permissions to run the 'del' command");
+  EXPECT_EQ(Do({"PUBLISH", "news.1", "m"}),
+            "-NOPERM this user has no permissions to run the 'publish' command");
+  const size_t admin = ebb_->AddClient();
+  EXPECT_EQ(DoAs(admin, {"ACL", "SETUSER", "alice", "+publish", "+psubscribe"}), "+OK");
+  EXPECT_EQ(Do({"PUBLISH", "news.1", "m"}), ":0");  // the change reached the connected client
+  EXPECT_EQ(Do({"PUBLISH", "sports", "m"}),
+            "-NOPERM this user has no permissions to access one of the channels used as "
+            "arguments");
+  // A pattern must equal one of the user's patterns, not merely match it.
+  EXPECT_EQ(Do({"PSUBSCRIBE", "news.1*"}),
+            "-NOPERM this user has no permissions to access one of the channels used as "
+            "arguments");
+  // AUTH, HELLO, QUIT and RESET are never refused by the command check.
+  EXPECT_EQ(Do({"AUTH", "default", "x"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "WHOAMI"}), "$default");
+}
+
+TEST_F(AclTest, ReadOnlyPatternsAdmitReadsOnly) {
+  EXPECT_EQ(Do({"SET", "cfg:a", "1"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "reader", "on", "nopass", "%R~cfg:*", "+@read", "+@write"}),
+            "+OK");
+  EXPECT_EQ(Do({"AUTH", "reader", "anything"}), "+OK");
+  EXPECT_EQ(Do({"GET", "cfg:a"}), "$1");
+  EXPECT_EQ(Do({"MGET", "cfg:a", "cfg:b"}), "[$1,nil]");
+  EXPECT_EQ(Do({"SET", "cfg:a", "2"}),
+            "-NOPERM this user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(Do({"MGET", "cfg:a", "x"}),
+            "-NOPERM this user has no permissions to access one of the keys used as arguments");
+}
+
+TEST_F(AclTest, CategoriesAndSubcommands) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "ops", "on", "nopass", "allkeys", "+@all", "-@dangerous",
+                "+config|get"}),
+            "+OK");
+  const std::string rules = Do({"ACL", "GETUSER", "ops"});
+  // Described as Redis describes a bitmap: the best-fitting categories, then single commands.
+  EXPECT_NE(rules.find("$+@all -@admin +config|get,"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("+config|get"), std::string::npos) << rules;
+  EXPECT_EQ(Do({"AUTH", "ops", "x"}), "+OK");
+  EXPECT_EQ(Do({"SET", "k", "v"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "GET", "timeout"}), "[$timeout,$0]");
+  EXPECT_EQ(Do({"CONFIG", "SET", "timeout", "1"}),
+            "-NOPERM this user has no permissions to run the 'config|set' command");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "SET", "timeout", "1"}),
+            "-NOPERM this user has no permissions to run the 'config|set' command");
+  EXPECT_EQ(Do({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.");
+}
+
+TEST_F(AclTest, SetUserIsAllOrNothingWithRedisErrors) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "+nosuch"}),
+            "-ERR Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in "
+            "ACL");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "bob"}), "nil");  // not created
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "+@nosuch"}),
+            "-ERR Error in ACL SETUSER modifier '+@nosuch': Unknown command or category name in "
+            "ACL");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "bogus"}),
+            "-ERR Error in ACL SETUSER modifier 'bogus': Syntax error");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "<nopw"}),
+            "-ERR Error in ACL SETUSER modifier '<nopw': The password you are trying to remove "
+            "from the user does not exist");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "#abc"}),
+            "-ERR Error in ACL SETUSER modifier '#abc': The password hash must be exactly 64 "
+            "characters and contain only lowercase hexadecimal characters");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "allkeys", "~x"}),
+            "-ERR Error in ACL SETUSER modifier '~x': Adding a pattern after the * pattern (or "
+            "the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to "
+            "start with an empty list of patterns");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "b ob"}),
+            "-ERR Usernames can't contain spaces or null characters");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", ">a", ">b", "<a", "#" + server::Sha256Hex("c")}),
+            "+OK");
+  const std::string bob = Do({"ACL", "GETUSER", "bob"});
+  EXPECT_NE(
+      bob.find("$passwords,[$" + server::Sha256Hex("b") + ",$" + server::Sha256Hex("c") + "]"),
+      std::string::npos)
+      << bob;
+  EXPECT_EQ(Do({"AUTH", "bob", "c"}), "+OK");
+  EXPECT_EQ(Do({"AUTH", "bob", "a"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+}
+
+TEST_F(AclTest, RequirepassIsTheDefaultUsersPassword) {
+  EXPECT_EQ(Do({"AUTH", "x"}),
+            "-ERR AUTH <password> called without any password configured for the default user. "
+            "Are you sure your configuration is correct?");
+  const size_t before = ebb_->AddClient();
+  EXPECT_EQ(Do({"CONFIG", "SET", "requirepass", "s3cret"}), "+OK");
+  // As Redis: clients connected while no password was needed stay authenticated as `default`.
+  EXPECT_EQ(DoAs(before, {"GET", "k"}), "nil");
+  const size_t other = ebb_->AddClient();
+  EXPECT_EQ(DoAs(other, {"GET", "k"}), "-NOAUTH Authentication required.");
+  EXPECT_EQ(DoAs(other, {"AUTH", "wrong"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+  EXPECT_EQ(DoAs(other, {"AUTH", "default", "s3cret"}), "+OK");
+  EXPECT_EQ(DoAs(other, {"GET", "k"}), "nil");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "default"}).find("$nopass"), std::string::npos);
+  EXPECT_EQ(Do({"CONFIG", "SET", "requirepass", ""}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass sanitize-payload ~* &* +@all]");
+  // Turning the default user off makes every new client authenticate.
+  EXPECT_EQ(Do({"ACL", "SETUSER", "default", "off"}), "+OK");
+  const size_t fresh = ebb_->AddClient();
+  EXPECT_EQ(DoAs(fresh, {"PING"}), "-NOAUTH Authentication required.");
+  EXPECT_EQ(DoAs(fresh, {"HELLO", "3"}),
+            "-NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+            "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+            "select the RESP protocol version at the same time");
+}
+
+TEST_F(AclTest, DelUserDisconnectsItsClients) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "temp", "on", ">pw", "+@all", "allkeys"}), "+OK");
+  const size_t other = ebb_->AddClient();
+  EXPECT_EQ(DoAs(other, {"AUTH", "temp", "pw"}), "+OK");
+  const std::string list = DoAs(other, {"CLIENT", "LIST"});
+  EXPECT_NE(list.find(" user=temp "), std::string::npos) << list;
+  EXPECT_EQ(Do({"ACL", "DELUSER", "temp", "nosuch"}), ":1");
+  EXPECT_EQ(Do({"ACL", "DELUSER", "default"}), "-ERR The 'default' user cannot be removed");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$default]");
+  size_t closing = 0;
+  for (const auto& [id, client] : ebb_->context().clients().all()) {
+    closing += client->close_requested() ? 1 : 0;
+    EXPECT_TRUE(client->user() == nullptr || client->user()->name() == "default");
+  }
+  EXPECT_EQ(closing, 1u);
+}
+
+TEST_F(AclTest, CatGenpassDryrun) {
+  const std::string cats = Do({"ACL", "CAT"});
+  for (const char* c :
+       {"$keyspace", "$read", "$write", "$string", "$pubsub", "$admin", "$fast", "$slow",
+        "$dangerous", "$connection", "$transaction", "$scripting", "$hash", "$tlog", "$treg"}) {
+    EXPECT_NE(cats.find(c), std::string::npos) << c;
+  }
+  const std::string tlog = Do({"ACL", "CAT", "tlog"});
+  EXPECT_NE(tlog.find("$tlog|ins"), std::string::npos) << tlog;
+  EXPECT_EQ(tlog.find("$get"), std::string::npos) << tlog;
+  EXPECT_EQ(Do({"ACL", "CAT", "hash"}), "[]");
+  EXPECT_EQ(Do({"ACL", "CAT", "nope"}), "-ERR Unknown category 'nope'");
+  EXPECT_EQ(Do({"ACL", "GENPASS"}).size(), 1u + 64u);
+  EXPECT_EQ(Do({"ACL", "GENPASS", "5"}).size(), 1u + 2u);
+  EXPECT_EQ(Do({"ACL", "GENPASS", "0"}),
+            "-ERR ACL GENPASS argument must be the number of bits for the output password, a "
+            "positive number up to 4096");
+  EXPECT_NE(Do({"ACL", "GENPASS"}), Do({"ACL", "GENPASS"}));
+  EXPECT_EQ(Do({"ACL", "SETUSER", "r", "on", "~a*", "+get"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "GET", "abc"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "SET", "abc", "1"}),
+            "$This user has no permissions to run the 'set' command");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "GET", "zzz"}),
+            "$This user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "nobody", "GET", "a"}), "-ERR User 'nobody' not found");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "NOPE"}), "-ERR Command 'NOPE' not found");
+  EXPECT_EQ(Do({"ACL", "SAVE"})
+                .rfind("-ERR This Redis instance is not configured to use an ACL "
+                       "file.",
+                       0),
+            0u);
+}
+
+TEST_F(AclTest, ScriptsRunWithTheirCallersPermissions) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "s", "on", "nopass", "~k*", "+eval", "+get"}), "+OK");
+  EXPECT_EQ(Do({"AUTH", "s", "x"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "return redis.call('GET', KEYS[1])", "1", "k1"}), "nil");
+  const std::string denied = Do({"EVAL", "return redis.call('SET', KEYS[1], 'v')", "1", "k1"});
+  EXPECT_NE(denied.find("The user executing the script can't run this command or subcommand"),
+            std::string::npos)
+      << denied;
+  const std::string key = Do({"EVAL", "return redis.call('GET', 'other')", "0"});
+  EXPECT_NE(key.find("can't access at least one of the keys mentioned in the command arguments"),
+            std::string::npos)
+      << key;
+}
+
+// ACL SAVE writes ACL LIST's lines to the aclfile; ACL LOAD replaces every user with the file's,
+// all or nothing, disconnecting the clients of replaced users.
+class AclFileTest : public CommandTest {
+ protected:
+  std::vector<std::string> RunnerOptions() const override {
+    return {"--aclfile", ::testing::TempDir() + "ebb-acl-test-users.acl"};
+  }
+  void TearDown() override { std::remove(Path().c_str()); }
+  static std::string Path() { return ::testing::TempDir() + "ebb-acl-test-users.acl"; }
+};
+
+TEST_F(AclFileTest, SaveThenLoad) {
+  std::remove(Path().c_str());
+  EXPECT_EQ(Do({"ACL", "LOAD"}).rfind("-ERR Error loading ACLs, opening file '" + Path() + "'", 0),
+            0u);
+  EXPECT_EQ(Do({"ACL", "SETUSER", "alice", "on", ">pw", "~a:*", "+get"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SAVE"}), "+OK");
+  std::ifstream in(Path());
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "user alice on sanitize-payload #" + server::Sha256Hex("pw") +
+                            " ~a:* resetchannels -@all +get\n"
+                            "user default on nopass sanitize-payload ~* &* +@all\n");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "nopass"}), "+OK");
+  const size_t bobs = ebb_->AddClient();
+  EXPECT_EQ(DoAs(bobs, {"AUTH", "bob", "x"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LOAD"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
+  EXPECT_EQ(Do({"AUTH", "alice", "pw"}), "+OK");
+  // A bad line changes nothing and names its place.
+  std::ofstream(Path()) << "user carol on\nuser dave +nosuch\nbogus\n";
+  EXPECT_EQ(Do({"AUTH", "default", "x"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LOAD"}),
+            "-ERR " + Path() +
+                ":2: Error in applying operation '+nosuch': Unknown command or "
+                "category name in ACL. " +
+                Path() +
+                ":3 should start with user keyword followed by the username. WARNING: ACL errors "
+                "detected, no change to the previously active ACL rules was performed");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
+}
+
+}  // namespace
+}  // namespace ebb::test
