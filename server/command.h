@@ -78,6 +78,11 @@ enum CommandFlag : uint32_t {
   kCmdNoRestart = 1 << 12,
   kCmdNoMulti = 1 << 13,  // refused inside MULTI (SHUTDOWN): "Command not allowed inside ..."
   kCmdDenyOom = 1 << 14,  // adds data: refused with -OOM above maxmemory (Redis's denyoom)
+  // Served while a script runs past busy-reply-threshold (Redis's allow_busy): SCRIPT KILL,
+  // FUNCTION KILL, FUNCTION STATS, SHUTDOWN, and the connection and transaction commands (AUTH,
+  // HELLO, QUIT, RESET, MULTI, DISCARD, WATCH, UNWATCH, REPLCONF); every other command is
+  // answered -BUSY (docs/scripting.md, "Busy scripts").
+  kCmdAllowBusy = 1 << 15,
 };
 
 // COMMAND DOCS argument types, as Redis names them.

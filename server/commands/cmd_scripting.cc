@@ -3,6 +3,7 @@
 // interpreter, the sandbox and the conversions are server/scripting/ (script_engine.h); this file
 // parses the requests. docs/scripting.md describes what scripts can do.
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,10 +87,23 @@ void ExecuteScriptFlush(CommandContext& ctx, const FlushOptions&) {
   ctx.reply.Ok();
 }
 
-// A script runs to its end before the server reads another request, so when SCRIPT KILL runs
-// there is never one to kill.
-void ExecuteScriptKill(CommandContext& ctx, const NoOptions&) {
-  ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+// SCRIPT KILL (kEval = true) and FUNCTION KILL: served while a script is busy (kCmdAllowBusy).
+template <bool kEval>
+void ExecuteKill(CommandContext& ctx, const NoOptions&) {
+  using Result = scripting::ScriptEngine::KillResult;
+  switch (ctx.server.scripts().Kill(kEval)) {
+    case Result::kNotBusy:
+      return ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+    case Result::kUnkillable:
+      return ctx.reply.Error(
+          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+          "can either wait the script termination or kill the server in a hard way using the "
+          "SHUTDOWN NOSAVE command.");
+    case Result::kWrongKind:
+      return ctx.reply.Error(kEval ? kBusyFunctionError : kBusyScriptError);
+    case Result::kKilled:
+      return ctx.reply.Ok();
+  }
 }
 
 template <bool kReadOnly>
@@ -258,13 +272,26 @@ void ExecuteFunctionRestore(CommandContext& ctx, const FunctionRestoreOptions& o
   ctx.reply.Ok();
 }
 
-// No function is ever running while a command is served (see SCRIPT KILL).
+// running_script is set while FUNCTION STATS is served during a busy script (kCmdAllowBusy).
 void ExecuteFunctionStats(CommandContext& ctx, const NoOptions&) {
   const scripting::ScriptEngine& scripts = ctx.server.scripts();
   protocol::ReplyWriter& r = ctx.reply;
   r.MapHeader(2);
   r.Bulk("running_script");
-  r.Null();
+  if (const scripting::ScriptEngine::RunState* run = scripts.running()) {
+    r.MapHeader(3);
+    r.Bulk("name");
+    r.Bulk(*run->name);
+    r.Bulk("command");
+    r.ArrayHeader(run->ctx->args.size());
+    for (std::string_view arg : run->ctx->args) r.Bulk(arg);
+    r.Bulk("duration_ms");
+    r.Integer(std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - run->start)
+                  .count());
+  } else {
+    r.Null();
+  }
   r.Bulk("engines");
   r.MapHeader(1);
   r.Bulk("LUA");
@@ -448,7 +475,7 @@ std::vector<CommandSpec> ScriptingCommands() {
              .handler = Handler<ParseFunctionRestore, ExecuteFunctionRestore>},
             {.name = "stats",
              .arity = 2,
-             .flags = kCmdNoScript,
+             .flags = kCmdNoScript | kCmdAllowBusy,
              .group = "scripting",
              .since = "7.0.0",
              .summary = "Returns information about a function during execution.",
@@ -457,12 +484,12 @@ std::vector<CommandSpec> ScriptingCommands() {
              .handler = Handler<ParseNothing, ExecuteFunctionStats>},
             {.name = "kill",
              .arity = 2,
-             .flags = kCmdNoScript,
+             .flags = kCmdNoScript | kCmdAllowBusy,
              .group = "scripting",
              .since = "7.0.0",
              .summary = "Terminates a function during execution.",
              .help = {{.usage = "KILL", .text = "Kill the current running function."}},
-             .handler = Handler<ParseNothing, ExecuteScriptKill>},
+             .handler = Handler<ParseNothing, ExecuteKill<false>>},
             HelpSubcommand("scripting", "Returns helpful text about the different subcommands.",
                            kCmdLoading | kCmdStale, "7.0.0")}},
       {.name = "script",
@@ -518,12 +545,12 @@ std::vector<CommandSpec> ScriptingCommands() {
              .handler = Handler<ParseScriptFlush, ExecuteScriptFlush>},
             {.name = "kill",
              .arity = 2,
-             .flags = kCmdNoScript,
+             .flags = kCmdNoScript | kCmdAllowBusy,
              .group = "scripting",
              .since = "2.6.0",
              .summary = "Terminates a server-side Lua script during execution.",
              .help = {{.usage = "KILL", .text = "Kill the currently executing Lua script."}},
-             .handler = Handler<ParseNothing, ExecuteScriptKill>},
+             .handler = Handler<ParseNothing, ExecuteKill<true>>},
             HelpSubcommand("scripting", "Returns helpful text about the different subcommands.",
                            kCmdLoading | kCmdStale, "5.0.0")}},
   };

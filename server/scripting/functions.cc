@@ -506,7 +506,8 @@ void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool
                .ctx = &ctx,
                .read_only = read_only || (f.flags & kScriptNoWrites) != 0,
                .allow_oom = (f.flags & kScriptAllowOom) != 0,
-               .db = ctx.client.db_index()};
+               .db = ctx.client.db_index(),
+               .eval = false};
   lua_State* L = L_;
   lua_settop(L, 0);
   lua_pushlightuserdata(L, &kHandlerKey);

@@ -33,6 +33,9 @@ namespace ebb::server::scripting {
 namespace {
 
 constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
+// Lua instructions between two calls of a running script's hook (Redis's LUA_MASKCOUNT 100000):
+// how often a busy script serves the other clients, well under a millisecond apart.
+constexpr int kBusyHookInstructions = 100000;
 
 // Redis's redisLrand48: the 48-bit linear congruential generator of POSIX lrand48, so math.random
 // gives the same sequence on every platform. One sequence per process, as in Redis.
@@ -472,6 +475,38 @@ bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* er
   return true;
 }
 
+ScriptEngine::KillResult ScriptEngine::Kill(bool eval) {
+  if (running_ == nullptr) return KillResult::kNotBusy;
+  if (running_->wrote) return KillResult::kUnkillable;
+  if (running_->eval != eval) return KillResult::kWrongKind;
+  running_->killed = true;
+  return KillResult::kKilled;
+}
+
+void ScriptEngine::BusyHook(lua_State* L, lua_Debug*) {
+  RunState* run = CurrentRun(L);
+  if (run == nullptr) return;
+  ServerContext& server = *run->engine->server_;
+  if (!run->timed_out) {
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - run->start);
+    if (elapsed.count() < server.config().busy_reply_threshold_ms) return;
+    run->timed_out = true;
+    spdlog::warn(
+        "Slow script detected: still in execution after {} milliseconds. You can try killing "
+        "the script using the {} command. Script name is: {}.",
+        elapsed.count(), run->eval ? "SCRIPT KILL" : "FUNCTION KILL", *run->name);
+    server.set_busy_error(run->eval ? kBusyScriptError : kBusyFunctionError);
+  }
+  server.ServeWhileBusy(run->ctx->client);
+  if (!run->killed) return;
+  spdlog::warn("Lua script killed by user with {}.", run->eval ? "SCRIPT KILL" : "FUNCTION KILL");
+  // From now on every line raises again, so a pcall in the script cannot swallow the kill.
+  lua_sethook(L, BusyHook, LUA_MASKLINE, 0);
+  PushErrorTable(L, "Script killed by user with SCRIPT KILL...");
+  lua_error(L);
+}
+
 ScriptEngine::RunState* ScriptEngine::CurrentRun(lua_State* L) {
   lua_pushlightuserdata(L, &kRunKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
@@ -650,8 +685,22 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   lua_pushlightuserdata(L, &kRunKey);
   lua_pushlightuserdata(L, &run);
   lua_rawset(L, LUA_REGISTRYINDEX);
+  run.name = &name;
+  run.start = std::chrono::steady_clock::now();
+  running_ = &run;
+  lua_sethook(L, BusyHook, LUA_MASKCOUNT, kBusyHookInstructions);
 
   const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
+
+  lua_sethook(L, nullptr, 0, 0);
+  running_ = nullptr;
+  if (run.timed_out) {
+    server_->set_busy_error({});
+    spdlog::warn("Slow script ended after {} milliseconds.",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - run.start)
+                     .count());
+  }
 
   // The reply is built aside: if the batch cannot be written, the script answers that error.
   std::string out;

@@ -39,6 +39,7 @@
 #include <vector>
 
 struct lua_State;
+struct lua_Debug;
 
 namespace ebb::server {
 struct CommandContext;
@@ -144,12 +145,31 @@ class ScriptEngine {
     bool own_batch = false;  // the script opened the keyspace batch (at its first write)
     int resp = 2;            // redis.setresp
     int db;                  // the script's SELECTed database
+    // Busy scripts (docs/scripting.md): set by Execute and the hook.
+    bool eval = true;                   // EVAL and its variants; false for FCALL
+    const std::string* name = nullptr;  // the script's SHA-1 or the function's name
+    std::chrono::steady_clock::time_point start;
+    bool timed_out = false;  // ran past busy-reply-threshold: other clients are answered -BUSY
+    bool killed = false;     // SCRIPT KILL or FUNCTION KILL: the hook raises at every line
   };
   // The library being loaded, reached by redis.register_function (kLoadKey).
   struct LoadState {
     Library* library;
     std::chrono::steady_clock::time_point start;
   };
+
+  // The script or function running now, as a command served while it is busy sees it
+  // (FUNCTION STATS); nullptr when none runs.
+  const RunState* running() const { return running_; }
+  enum class KillResult {
+    kNotBusy,     // nothing runs: "NOTBUSY No scripts in execution right now."
+    kUnkillable,  // it has written: only its end or SHUTDOWN NOSAVE stops it
+    kWrongKind,   // SCRIPT KILL of a function or FUNCTION KILL of a script: the BUSY error
+    kKilled,      // it ends at its next hook with "Script killed by user with SCRIPT KILL..."
+  };
+  // SCRIPT KILL (eval = true) or FUNCTION KILL. A killed script has not written, so it leaves
+  // nothing behind; it cannot catch the error (the hook raises it again at every line).
+  KillResult Kill(bool eval);
 
   // FCALL / FCALL_RO: runs the function `name` and replies its result, as Run does for scripts.
   void CallFunction(CommandContext& ctx, std::string_view name, bool read_only,
@@ -183,6 +203,9 @@ class ScriptEngine {
   // Returns false for a refusal (reply_ then holds the error text alone).
   bool Dispatch(RunState& run);
   static RunState* CurrentRun(lua_State* L);
+  // The count hook of a running script: past busy-reply-threshold it marks the server busy,
+  // serves the other clients (ServerContext::ServeWhileBusy) and ends a killed script.
+  static void BusyHook(lua_State* L, lua_Debug* ar);
   static void RegisterRedisApi(lua_State* L);
   // Pushes the redis table libraries see while they load (register_function, log).
   static void RegisterLoadApi(lua_State* L);
@@ -199,6 +222,7 @@ class ScriptEngine {
   std::string functions_path_;
   size_t scripts_memory_ = 0;
   uint64_t runs_ = 0;  // scripts run, for the periodic GC step
+  RunState* running_ = nullptr;
   // Reused by every redis.call: the arguments and the reply buffer.
   std::vector<std::string> args_;
   std::vector<std::string_view> arg_views_;
