@@ -21,6 +21,7 @@ extern "C" {
 #include "server/commands/reply.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
+#include "server/scripting/lua_libraries.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 #include "server/scripting/sandbox.lua.h"
@@ -231,7 +232,7 @@ void OpenLibrary(lua_State* L, const char* name, lua_CFunction open) {
   lua_pushcfunction(L, open);
   lua_pushstring(L, name);
   lua_call(L, 1, 1);
-  // cjson and bit register their global themselves; make sure of it.
+  // cjson and bit register their global themselves; make sure of it for every library.
   if (lua_istable(L, -1) && name[0] != '\0') {
     lua_setglobal(L, name);
   } else {
@@ -382,6 +383,8 @@ void ScriptEngine::Open() {
   OpenLibrary(L, LUA_DBLIBNAME, luaopen_debug);
   OpenLibrary(L, "cjson", luaopen_cjson);
   OpenLibrary(L, "bit", luaopen_bit);
+  OpenLibrary(L, "cmsgpack", OpenCmsgpack);
+  OpenLibrary(L, "struct", OpenStruct);
   lua_pushcfunction(L, Pcall);
   lua_setglobal(L, "pcall");
   RegisterRedisApi(L);
