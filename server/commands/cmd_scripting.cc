@@ -142,7 +142,8 @@ void ExecuteFunctionLoad(CommandContext& ctx, const FunctionLoadOptions& o) {
 }
 
 void ExecuteFunctionDelete(CommandContext& ctx, const KeyOptions& o) {
-  if (!ctx.server.scripts().DeleteLibrary(o.key)) return ctx.reply.Error("ERR Library not found");
+  std::string error;
+  if (!ctx.server.scripts().DeleteLibrary(o.key, &error)) return ctx.reply.Error(error);
   ctx.reply.Ok();
 }
 
@@ -157,7 +158,8 @@ FlushOptions ParseFunctionFlush(ArgParser& args) {
 }
 
 void ExecuteFunctionFlush(CommandContext& ctx, const FlushOptions&) {
-  ctx.server.scripts().FlushLibraries();
+  std::string error;
+  if (!ctx.server.scripts().FlushLibraries(&error)) return ctx.reply.Error(error);
   ctx.reply.Ok();
 }
 

@@ -38,6 +38,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/status.h"
+
 struct lua_State;
 struct lua_Debug;
 
@@ -122,11 +124,16 @@ class ScriptEngine {
   // Where the libraries persist ("" until set: kept in memory only). Loads the file if it
   // exists; false with *error when it cannot be read or a library in it fails to load.
   bool OpenFunctionsFile(const std::string& path, std::string* error);
+  // The changes below (LOAD, DELETE, FLUSH, RESTORE) are acknowledged only once the functions
+  // file holds them: when it cannot be written, the libraries go back to what it holds and the
+  // error is "MISCONF Errors writing to the data directory: <os error>".
+  //
   // FUNCTION LOAD [REPLACE]: *result is the library's name, or the error reply.
   bool LoadLibrary(std::string_view code, bool replace, std::string* result);
-  // FUNCTION DELETE: false when there is no such library.
-  bool DeleteLibrary(std::string_view name);
-  void FlushLibraries();
+  // FUNCTION DELETE: false with the error reply ("ERR Library not found", or the file's).
+  bool DeleteLibrary(std::string_view name, std::string* error);
+  // FUNCTION FLUSH: false with the error reply when the file cannot be written.
+  bool FlushLibraries(std::string* error);
   const std::map<std::string, Library>& libraries() const { return libraries_; }
   size_t function_count() const;
   // FUNCTION DUMP: every library, in the format docs/scripting.md describes.
@@ -190,8 +197,11 @@ class ScriptEngine {
   bool LoadLibraryInto(std::string_view code, bool replace, std::map<std::string, Library>* into,
                        std::string* result);
   void ReleaseLibrary(const Library& library);
-  // Writes the libraries to the functions file (atomically); logs a failure.
-  void SaveLibraries();
+  // Writes the libraries to the functions file (atomically), if there is one.
+  storage::Status SaveLibraries();
+  // After a change to the libraries: saves them; when that fails, logs it, puts back `before`
+  // (DumpLibraries's payload from before the change) and sets *error to the reply.
+  bool Persist(const std::string& before, std::string* error);
 
   void Open();
   void Close();
