@@ -110,17 +110,20 @@ struct ArgSpec {
 
 // Where a command's keys are, counting the name as argument 0 (Redis's legacy key spec, which
 // COMMAND INFO, COMMAND GETKEYS and cluster routing read): first (0: no keys), last (-1: the last
-// argument) and step.
+// argument) and step. Or, for EVAL and FCALL, whose keys move (COMMAND INFO shows 0 0 0):
+// `numkeys`, the argument that counts the keys right after it (Redis's keynum key spec).
 struct KeySpec {
   int first = 0;
   int last = 0;
   int step = 0;
+  int numkeys = 0;
 };
 inline constexpr KeySpec kNoKeys{};
 inline constexpr KeySpec kFirstKey{1, 1, 1};        // CMD key ...
 inline constexpr KeySpec kAllKeys{1, -1, 1};        // CMD key [key ...]
 inline constexpr KeySpec kKeyValuePairs{1, -1, 2};  // CMD key value [key value ...]
 inline constexpr KeySpec kSubcommandKey{2, 2, 1};   // CONTAINER SUB key ...
+inline constexpr KeySpec kNumkeysKeys{0, 0, 0, 2};  // CMD x numkeys key... arg...
 
 // One entry of HELP: a usage line and its description. An empty usage is generated from the
 // row's name and arguments; an empty text is the row's summary.
