@@ -89,6 +89,9 @@ size_t OptionSize(lua_State* L, char opt, const char** fmt) {
   }
 }
 
+// The integer options: b B h H l L T i I (lower case: signed).
+bool IsInteger(char opt) { return opt != '\0' && std::strchr("bBhHlLTiI", opt) != nullptr; }
+
 // Padding before an item of `size` bytes at offset `length` (alignment capped by the header's).
 size_t Padding(size_t length, const Header& h, char opt, size_t size) {
   if (size == 0 || opt == 'c') return 0;
@@ -155,18 +158,12 @@ int Pack(lua_State* L) {
     const size_t padding = Padding(total, h, opt, size);
     total += padding;
     for (size_t i = 0; i < padding; ++i) luaL_addchar(&b, '\0');
+    if (IsInteger(opt)) {
+      PutInteger(L, &b, arg++, h.endian, static_cast<int>(size));
+      total += size;
+      continue;
+    }
     switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
-        PutInteger(L, &b, arg++, h.endian, static_cast<int>(size));
-        break;
       case 'x':
         luaL_addchar(&b, '\0');
         break;
@@ -232,20 +229,14 @@ int Unpack(lua_State* L) {
     pos += Padding(pos, h, opt, size);
     luaL_argcheck(L, size <= length && pos <= length - size, 2, "data string too short");
     luaL_checkstack(L, 2, "too many results");
+    if (IsInteger(opt)) {
+      lua_pushnumber(
+          L, GetInteger(data + pos, h.endian, std::islower(opt) != 0, static_cast<int>(size)));
+      results++;
+      pos += size;
+      continue;
+    }
     switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
-        lua_pushnumber(
-            L, GetInteger(data + pos, h.endian, std::islower(opt) != 0, static_cast<int>(size)));
-        results++;
-        break;
       case 'x':
         break;
       case 'f': {
