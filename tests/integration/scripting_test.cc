@@ -1,6 +1,7 @@
 // Scripting against a spawned ebb-server: function libraries survive a restart (the functions
-// file), a change the file cannot take is refused and undone, and a script's writes are all or nothing across a crash: killed while the script runs,
-// the server comes back without any of them; killed after the reply, with all of them.
+// file), a change the file cannot take is refused and undone, and a script's writes are all or
+// nothing across a crash: killed while the script runs, the server comes back without any of
+// them; killed after the reply, with all of them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
