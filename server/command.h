@@ -77,6 +77,11 @@ enum CommandFlag : uint32_t {
   kCmdNoRestart = 1 << 12,
   kCmdNoMulti = 1 << 13,  // refused inside MULTI (SHUTDOWN): "Command not allowed inside ..."
   kCmdDenyOom = 1 << 14,  // adds data: refused with -OOM above maxmemory (Redis's denyoom)
+  // Served while a script runs past busy-reply-threshold (Redis's allow_busy): SCRIPT KILL,
+  // FUNCTION KILL, FUNCTION STATS, SHUTDOWN, and the connection and transaction commands (AUTH,
+  // HELLO, QUIT, RESET, MULTI, DISCARD, WATCH, UNWATCH, REPLCONF); every other command is
+  // answered -BUSY (docs/scripting.md, "Busy scripts").
+  kCmdAllowBusy = 1 << 15,
 };
 
 // COMMAND DOCS argument types, as Redis names them.
@@ -104,17 +109,20 @@ struct ArgSpec {
 
 // Where a command's keys are, counting the name as argument 0 (Redis's legacy key spec, which
 // COMMAND INFO, COMMAND GETKEYS and cluster routing read): first (0: no keys), last (-1: the last
-// argument) and step.
+// argument) and step. Or, for EVAL and FCALL, whose keys move (COMMAND INFO shows 0 0 0):
+// `numkeys`, the argument that counts the keys right after it (Redis's keynum key spec).
 struct KeySpec {
   int first = 0;
   int last = 0;
   int step = 0;
+  int numkeys = 0;
 };
 inline constexpr KeySpec kNoKeys{};
 inline constexpr KeySpec kFirstKey{1, 1, 1};        // CMD key ...
 inline constexpr KeySpec kAllKeys{1, -1, 1};        // CMD key [key ...]
 inline constexpr KeySpec kKeyValuePairs{1, -1, 2};  // CMD key value [key value ...]
 inline constexpr KeySpec kSubcommandKey{2, 2, 1};   // CONTAINER SUB key ...
+inline constexpr KeySpec kNumkeysKeys{0, 0, 0, 2};  // CMD x numkeys key... arg...
 
 // One entry of HELP: a usage line and its description. An empty usage is generated from the
 // row's name and arguments; an empty text is the row's summary.

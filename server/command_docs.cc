@@ -27,6 +27,7 @@ std::vector<std::string> FlagNames(uint32_t flags) {
   if (flags & kCmdDebug) out.push_back("protected");
   if (flags & kCmdPubSub) out.push_back("pubsub");
   if (flags & kCmdNoMulti) out.push_back("no_multi");
+  if (flags & kCmdAllowBusy) out.push_back("allow_busy");
   return out;
 }
 

@@ -152,6 +152,10 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reject(kOomError, spec);
     return result;
   }
+  if (!server_->busy_error().empty() && !(flags & kCmdAllowBusy)) {
+    reject(server_->busy_error(), spec);
+    return result;
+  }
   if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) {
     result.refused = spec;
     return result;

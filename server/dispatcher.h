@@ -9,7 +9,9 @@
 // the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
 // "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
 // ByDiskError check); reads are served; a RESP2 client in subscriber mode may only run the
-// commands flagged kCmdSubscriberOk. A write command that would have to wait for the engine (a
+// commands flagged kCmdSubscriberOk; while a script runs past busy-reply-threshold
+// (ServerContext::busy_error) only the commands flagged kCmdAllowBusy run, the others get -BUSY.
+// A write command that would have to wait for the engine (a
 // write stall: storage/db.h, CheckWriteStall) is not run: Dispatch returns `deferred` with no
 // reply, and the connection runs it again once the engine's stall listener fires (the event loop
 // never waits); one whose wait could not end (a compaction that keeps failing) is refused with

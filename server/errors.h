@@ -92,6 +92,11 @@ inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
 inline constexpr std::string_view kNoShutdownInProgress = "ERR No shutdown in progress.";
+// While a script (EVAL...) or a function (FCALL) runs past busy-reply-threshold.
+inline constexpr std::string_view kBusyScriptError =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kBusyFunctionError =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

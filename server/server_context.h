@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "server/client.h"
 #include "server/command_stats.h"
@@ -80,6 +81,19 @@ class ServerContext {
   bool shutdown_requested() const { return shutdown_requested_; }
   void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
 
+  // A busy script (docs/scripting.md, "Busy scripts"). While a script runs past
+  // busy-reply-threshold, busy_error() is the -BUSY error (without its '-') the dispatcher answers
+  // every command not flagged kCmdAllowBusy; empty otherwise. The script's hook calls
+  // ServeWhileBusy now and then: it serves every other client's requests once, without waiting
+  // (the server installs it; the caller's own connection is left alone).
+  std::string_view busy_error() const { return busy_error_; }
+  // REQUIRES: `error` is a constant (it is kept as a view).
+  void set_busy_error(std::string_view error) { busy_error_ = error; }
+  void ServeWhileBusy(const Client& caller) {
+    if (busy_hook_) busy_hook_(caller);
+  }
+  void set_busy_hook(std::function<void(const Client&)> hook) { busy_hook_ = std::move(hook); }
+
   // ebb's version (HELLO, INFO); main sets it from the build's EBB_VERSION.
   const std::string& version() const { return version_; }
   void set_version(std::string v) { version_ = std::move(v); }
@@ -135,6 +149,8 @@ class ServerContext {
   std::unique_ptr<Acl> acl_;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;
+  std::string_view busy_error_;
+  std::function<void(const Client&)> busy_hook_;
   int64_t start_time_ms_;
   std::string version_ = "unknown";
   uint64_t memory_checked_ns_ = 0;  // steady clock of OverMaxmemory's last figure

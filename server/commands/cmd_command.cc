@@ -1,4 +1,4 @@
-// COMMAND [COUNT|DOCS|INFO|LIST|HELP]: the command table described to clients, in Redis 7's
+// COMMAND [COUNT|DOCS|INFO|LIST|GETKEYS|HELP]: the command table described to clients, in Redis 7's
 // shapes (server/command_docs.h), so clients such as redis-cli show argument hints for ebb's own
 // commands.
 #include <string>
@@ -114,6 +114,44 @@ void ExecuteList(CommandContext& ctx, const ListOptions& o) {
   for (std::string_view n : names) ctx.reply.Bulk(n);
 }
 
+// COMMAND GETKEYS command [arg ...]: the keys the command names, found by its row's key spec
+// (a container's subcommand row when one is named), in Redis's words.
+void ExecuteGetKeys(CommandContext& ctx, const RestOptions& o) {
+  const std::vector<std::string_view>& args = o.args;
+  const CommandSpec* spec = ctx.server.commands().Find(args[0]);
+  if (spec != nullptr && !spec->subcommands.empty() && args.size() >= 2) {
+    spec = CommandTable::FindSubcommand(*spec, args[1]);
+  }
+  if (spec == nullptr) return ctx.reply.Error("ERR Invalid command specified");
+  const KeySpec& keys = spec->keys;
+  if (keys.first <= 0 && keys.numkeys <= 0) {
+    return ctx.reply.Error("ERR The command has no key arguments");
+  }
+  const size_t argc = args.size();
+  if ((spec->arity >= 0 && argc != static_cast<size_t>(spec->arity)) ||
+      (spec->arity < 0 && argc < static_cast<size_t>(-spec->arity))) {
+    return ctx.reply.Error("ERR Invalid number of arguments specified for command");
+  }
+  size_t first = 0, last = 0, step = 1;  // [first, last) of args
+  if (keys.numkeys > 0) {
+    // EVAL and FCALL may name no key: a count that does not fit is no keys, as in Redis.
+    int64_t count = 0;
+    const size_t at = static_cast<size_t>(keys.numkeys);
+    if (at < argc && ParseInt64(args[at], &count) && count >= 0 &&
+        static_cast<uint64_t>(count) <= argc - at - 1) {
+      first = at + 1;
+      last = first + static_cast<size_t>(count);
+    }
+  } else {
+    first = static_cast<size_t>(keys.first);
+    last = keys.last < 0 ? argc + 1 + keys.last : static_cast<size_t>(keys.last) + 1;
+    step = static_cast<size_t>(keys.step);
+    if (last > argc) return ctx.reply.Error("ERR Invalid arguments specified for command");
+  }
+  ctx.reply.ArrayHeader(last > first ? (last - first + step - 1) / step : 0);
+  for (size_t i = first; i < last; i += step) ctx.reply.Bulk(args[i]);
+}
+
 constexpr uint32_t kFlags = kCmdLoading | kCmdStale;
 const ArgSpec kCommandNames = {.name = "command-name", .optional = true, .multiple = true};
 
@@ -166,6 +204,17 @@ std::vector<CommandSpec> CommandCommands() {
             .help = {{.usage = "DOCS [<command-name> ...]",
                       .text = "Return documentation details about multiple commands."}},
             .handler = Handler<ParseRest, ExecuteDocs>},
+           {.name = "getkeys",
+            .arity = -3,
+            .flags = kFlags,
+            .group = "server",
+            .since = "2.8.13",
+            .summary = "Extracts the key names from an arbitrary command.",
+            .complexity = "O(N) where N is the number of arguments to the command",
+            .arguments = {{.name = "command"}, {.name = "arg", .optional = true, .multiple = true}},
+            .help = {{.usage = "GETKEYS <full-command>",
+                      .text = "Return the keys from a full Redis command."}},
+            .handler = Handler<ParseRest, ExecuteGetKeys>},
            HelpSubcommand("server", "Returns helpful text.", kFlags)},
   }};
 }

@@ -174,7 +174,8 @@ void ExecuteReset(CommandContext& ctx, const NoOptions&) {
   ctx.reply.SimpleString("RESET");
 }
 
-constexpr uint32_t kSession = kCmdNoAuth | kCmdFast | kCmdLoading | kCmdStale | kCmdNoScript;
+constexpr uint32_t kSession =
+    kCmdNoAuth | kCmdFast | kCmdLoading | kCmdStale | kCmdNoScript | kCmdAllowBusy;
 // QUIT and RESET also run at once inside MULTI and for a RESP2 subscriber.
 constexpr uint32_t kEndSession = kSession | kCmdNoQueue | kCmdSubscriberOk;
 

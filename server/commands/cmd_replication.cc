@@ -122,7 +122,7 @@ std::vector<CommandSpec> ReplicationCommands() {
   return {
       {.name = "replconf",
        .arity = -1,
-       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdAllowBusy,
        .group = "server",
        .since = "3.0.0",
        .summary = "An internal command for configuring the replication stream.",

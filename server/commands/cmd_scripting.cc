@@ -3,6 +3,7 @@
 // interpreter, the sandbox and the conversions are server/scripting/ (script_engine.h); this file
 // parses the requests. docs/scripting.md describes what scripts can do.
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,10 +87,23 @@ void ExecuteScriptFlush(CommandContext& ctx, const FlushOptions&) {
   ctx.reply.Ok();
 }
 
-// A script runs to its end before the server reads another request, so when SCRIPT KILL runs
-// there is never one to kill.
-void ExecuteScriptKill(CommandContext& ctx, const NoOptions&) {
-  ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+// SCRIPT KILL (kEval = true) and FUNCTION KILL: served while a script is busy (kCmdAllowBusy).
+template <bool kEval>
+void ExecuteKill(CommandContext& ctx, const NoOptions&) {
+  using Result = scripting::ScriptEngine::KillResult;
+  switch (ctx.server.scripts().Kill(kEval)) {
+    case Result::kNotBusy:
+      return ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+    case Result::kUnkillable:
+      return ctx.reply.Error(
+          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+          "can either wait the script termination or kill the server in a hard way using the "
+          "SHUTDOWN NOSAVE command.");
+    case Result::kWrongKind:
+      return ctx.reply.Error(kEval ? kBusyFunctionError : kBusyScriptError);
+    case Result::kKilled:
+      return ctx.reply.Ok();
+  }
 }
 
 template <bool kReadOnly>
@@ -128,7 +142,8 @@ void ExecuteFunctionLoad(CommandContext& ctx, const FunctionLoadOptions& o) {
 }
 
 void ExecuteFunctionDelete(CommandContext& ctx, const KeyOptions& o) {
-  if (!ctx.server.scripts().DeleteLibrary(o.key)) return ctx.reply.Error("ERR Library not found");
+  std::string error;
+  if (!ctx.server.scripts().DeleteLibrary(o.key, &error)) return ctx.reply.Error(error);
   ctx.reply.Ok();
 }
 
@@ -143,7 +158,8 @@ FlushOptions ParseFunctionFlush(ArgParser& args) {
 }
 
 void ExecuteFunctionFlush(CommandContext& ctx, const FlushOptions&) {
-  ctx.server.scripts().FlushLibraries();
+  std::string error;
+  if (!ctx.server.scripts().FlushLibraries(&error)) return ctx.reply.Error(error);
   ctx.reply.Ok();
 }
 
@@ -258,13 +274,26 @@ void ExecuteFunctionRestore(CommandContext& ctx, const FunctionRestoreOptions& o
   ctx.reply.Ok();
 }
 
-// No function is ever running while a command is served (see SCRIPT KILL).
+// running_script is set while FUNCTION STATS is served during a busy script (kCmdAllowBusy).
 void ExecuteFunctionStats(CommandContext& ctx, const NoOptions&) {
   const scripting::ScriptEngine& scripts = ctx.server.scripts();
   protocol::ReplyWriter& r = ctx.reply;
   r.MapHeader(2);
   r.Bulk("running_script");
-  r.Null();
+  if (const scripting::ScriptEngine::RunState* run = scripts.running()) {
+    r.MapHeader(3);
+    r.Bulk("name");
+    r.Bulk(*run->name);
+    r.Bulk("command");
+    r.ArrayHeader(run->ctx->args.size());
+    for (std::string_view arg : run->ctx->args) r.Bulk(arg);
+    r.Bulk("duration_ms");
+    r.Integer(std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - run->start)
+                  .count());
+  } else {
+    r.Null();
+  }
   r.Bulk("engines");
   r.MapHeader(1);
   r.Bulk("LUA");
@@ -302,6 +331,7 @@ std::vector<CommandSpec> ScriptingCommands() {
       {.name = "eval",
        .arity = -3,
        .flags = kEvalFlags,
+       .keys = kNumkeysKeys,
        .group = "scripting",
        .since = "2.6.0",
        .summary = "Executes a server-side Lua script.",
@@ -311,6 +341,7 @@ std::vector<CommandSpec> ScriptingCommands() {
       {.name = "evalsha",
        .arity = -3,
        .flags = kEvalFlags,
+       .keys = kNumkeysKeys,
        .group = "scripting",
        .since = "2.6.0",
        .summary = "Executes a server-side Lua script by SHA1 digest.",
@@ -320,6 +351,7 @@ std::vector<CommandSpec> ScriptingCommands() {
       {.name = "eval_ro",
        .arity = -3,
        .flags = kEvalFlags | kCmdReadOnly,
+       .keys = kNumkeysKeys,
        .group = "scripting",
        .since = "7.0.0",
        .summary = "Executes a read-only server-side Lua script.",
@@ -329,6 +361,7 @@ std::vector<CommandSpec> ScriptingCommands() {
       {.name = "evalsha_ro",
        .arity = -3,
        .flags = kEvalFlags | kCmdReadOnly,
+       .keys = kNumkeysKeys,
        .group = "scripting",
        .since = "7.0.0",
        .summary = "Executes a read-only server-side Lua script by SHA1 digest.",
@@ -338,6 +371,7 @@ std::vector<CommandSpec> ScriptingCommands() {
       {.name = "fcall",
        .arity = -3,
        .flags = kEvalFlags,
+       .keys = kNumkeysKeys,
        .group = "scripting",
        .since = "7.0.0",
        .summary = "Invokes a function.",
@@ -347,6 +381,7 @@ std::vector<CommandSpec> ScriptingCommands() {
       {.name = "fcall_ro",
        .arity = -3,
        .flags = kEvalFlags | kCmdReadOnly,
+       .keys = kNumkeysKeys,
        .group = "scripting",
        .since = "7.0.0",
        .summary = "Invokes a read-only function.",
@@ -448,7 +483,7 @@ std::vector<CommandSpec> ScriptingCommands() {
              .handler = Handler<ParseFunctionRestore, ExecuteFunctionRestore>},
             {.name = "stats",
              .arity = 2,
-             .flags = kCmdNoScript,
+             .flags = kCmdNoScript | kCmdAllowBusy,
              .group = "scripting",
              .since = "7.0.0",
              .summary = "Returns information about a function during execution.",
@@ -457,12 +492,12 @@ std::vector<CommandSpec> ScriptingCommands() {
              .handler = Handler<ParseNothing, ExecuteFunctionStats>},
             {.name = "kill",
              .arity = 2,
-             .flags = kCmdNoScript,
+             .flags = kCmdNoScript | kCmdAllowBusy,
              .group = "scripting",
              .since = "7.0.0",
              .summary = "Terminates a function during execution.",
              .help = {{.usage = "KILL", .text = "Kill the current running function."}},
-             .handler = Handler<ParseNothing, ExecuteScriptKill>},
+             .handler = Handler<ParseNothing, ExecuteKill<false>>},
             HelpSubcommand("scripting", "Returns helpful text about the different subcommands.",
                            kCmdLoading | kCmdStale, "7.0.0")}},
       {.name = "script",
@@ -518,12 +553,12 @@ std::vector<CommandSpec> ScriptingCommands() {
              .handler = Handler<ParseScriptFlush, ExecuteScriptFlush>},
             {.name = "kill",
              .arity = 2,
-             .flags = kCmdNoScript,
+             .flags = kCmdNoScript | kCmdAllowBusy,
              .group = "scripting",
              .since = "2.6.0",
              .summary = "Terminates a server-side Lua script during execution.",
              .help = {{.usage = "KILL", .text = "Kill the currently executing Lua script."}},
-             .handler = Handler<ParseNothing, ExecuteScriptKill>},
+             .handler = Handler<ParseNothing, ExecuteKill<true>>},
             HelpSubcommand("scripting", "Returns helpful text about the different subcommands.",
                            kCmdLoading | kCmdStale, "5.0.0")}},
   };

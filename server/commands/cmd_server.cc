@@ -1,4 +1,7 @@
 // Server commands: TIME and SHUTDOWN.
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,7 @@ void ExecuteTime(CommandContext& ctx, const NoOptions&) {
 
 struct ShutdownOptions {
   bool abort = false;
+  bool nosave = false;
 };
 
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]; ABORT goes alone.
@@ -32,7 +36,9 @@ ShutdownOptions ParseShutdown(ArgParser& args) {
   OptionGroup save;
   const size_t given = args.remaining();
   while (args.HasMore()) {
-    if (args.Choice({"NOSAVE", "SAVE"}, &save) < 0 && args.Choice({"NOW", "FORCE"}) < 0) {
+    if (const int choice = args.Choice({"NOSAVE", "SAVE"}, &save); choice >= 0) {
+      o.nosave = choice == 0;
+    } else if (args.Choice({"NOW", "FORCE"}) < 0) {
       if (args.Token("ABORT")) {
         o.abort = true;
       } else {
@@ -46,8 +52,18 @@ ShutdownOptions ParseShutdown(ArgParser& args) {
 
 // ebb persists every write through its WAL, so SAVE/NOSAVE change nothing; on success the client
 // gets no reply (the connection closes).
+//
+// While a script is busy only SHUTDOWN NOSAVE runs, and it ends the process at once, as Redis's
+// does: the script's writes, still in its uncommitted batch, are dropped with it; everything
+// acknowledged before is in the WAL (the restart replays it).
 void ExecuteShutdown(CommandContext& ctx, const ShutdownOptions& o) {
   if (o.abort) return ctx.reply.Error(kNoShutdownInProgress);
+  if (!ctx.server.busy_error().empty()) {
+    if (!o.nosave) return ctx.reply.Error(ctx.server.busy_error());
+    spdlog::warn("SHUTDOWN NOSAVE during a busy script: exiting now, without the script's writes");
+    spdlog::shutdown();
+    std::_Exit(0);
+  }
   ctx.client.RequestClose();
   ctx.server.RequestShutdown();
 }
@@ -69,7 +85,7 @@ std::vector<CommandSpec> ServerCommands() {
        .handler = Handler<ParseNothing, ExecuteTime>},
       {.name = "shutdown",
        .arity = -1,
-       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy,
        .group = "server",
        .summary = "Shuts down the server after flushing pending replies.",
        .arguments =

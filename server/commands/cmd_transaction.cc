@@ -113,7 +113,8 @@ void ExecuteUnwatch(CommandContext& ctx, const NoOptions&) {
   ctx.reply.Ok();
 }
 
-constexpr uint32_t kControl = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoQueue;
+constexpr uint32_t kControl =
+    kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoQueue | kCmdAllowBusy;
 
 }  // namespace
 
@@ -152,7 +153,7 @@ std::vector<CommandSpec> TransactionCommands() {
        .handler = Handler<ParseWatch, ExecuteWatch>},
       {.name = "unwatch",
        .arity = 1,
-       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
+       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
        .group = "transactions",
        .since = "2.2.0",
        .summary = "Forgets about watched keys of a transaction.",

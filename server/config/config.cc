@@ -170,12 +170,18 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
   for (const Option& opt : options_) {
     if (GlobMatch(pattern, opt.name, /*nocase=*/true)) out.emplace_back(opt.name, opt.get(config_));
   }
+  // A Redis alias asked for by its exact name answers under that name (lua-time-limit).
+  const std::string lower = AsciiLower(pattern);
+  const std::string_view mapped = MapRedisOptionName(lower);
+  if (mapped != lower && lower.find_first_of("*?[\\") == std::string::npos) {
+    if (const Option* opt = Find(mapped)) out.emplace_back(lower, opt->get(config_));
+  }
   return out;
 }
 
 bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::string* error,
                          bool may_set_protected) {
-  const Option* opt = Find(name);
+  const Option* opt = Find(MapRedisOptionName(AsciiLower(name)));
   if (opt == nullptr) {
     *error = ConfigUnknownOptionError(name);
     return false;

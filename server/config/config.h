@@ -63,6 +63,8 @@ struct Config {
   uint64_t repl_backlog_size = 1ull << 20;  // bytes of the replication stream kept for PSYNC
   int64_t tcp_keepalive_s = 300;
   int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
+  // How long a script runs before the server answers others -BUSY (docs/scripting.md).
+  int64_t busy_reply_threshold_ms = 5000;
   uint64_t proto_max_bulk_len = 512ull << 20;
   uint64_t client_query_buffer_limit = 1ull << 30;
   uint64_t maxmemory = 0;                                     // 0: no bound (ServerContext::Memory)

@@ -451,6 +451,10 @@ std::vector<Option> BuildOptionTable() {
                       "after serving requests, poll this many microseconds for more before "
                       "sleeping (0: sleep at once)",
                       kMutable, &Config::io_poll_us, 0, 1000000));
+  t.push_back(Integer("busy-reply-threshold",
+                      "milliseconds a script runs before other clients get -BUSY and SCRIPT KILL "
+                      "may stop it (alias lua-time-limit)",
+                      kMutable, &Config::busy_reply_threshold_ms, 0, INT64_MAX));
   t.push_back(Memory("proto-max-bulk-len", "largest bulk string a request may carry", kMutable,
                      &Config::proto_max_bulk_len, 1024 * 1024, INT64_MAX));
   t.push_back(Memory("client-query-buffer-limit",

@@ -80,7 +80,9 @@ const char* RedisOnlyOption(std::string_view name) {
 }
 
 std::string_view MapRedisOptionName(std::string_view name) {
-  return name == "appendfsync" ? std::string_view("wal-fsync") : name;
+  if (name == "appendfsync") return "wal-fsync";
+  if (name == "lua-time-limit") return "busy-reply-threshold";
+  return name;
 }
 
 }  // namespace ebb::server

@@ -1,9 +1,11 @@
 #include "server/net/connection.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <boost/asio/write.hpp>
+#include <cerrno>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -113,36 +115,64 @@ void Connection::Start() {
                         });
 }
 
-template <typename Handler>
-void Connection::ReadSome(Handler&& handler) {
-  if (tls_ != nullptr) return tls_->async_read_some(boost::asio::buffer(read_buf_), handler);
-  socket_.async_read_some(boost::asio::buffer(read_buf_), handler);
-}
-
-template <typename Handler>
-void Connection::WriteAll(Handler&& handler) {
-  if (tls_ != nullptr) {
-    return boost::asio::async_write(*tls_, boost::asio::buffer(in_flight_), handler);
-  }
-  boost::asio::async_write(socket_, boost::asio::buffer(in_flight_), handler);
-}
-
 void Connection::MaybeRead() {
   if (closed_ || reading_ || Waiting() || close_after_write_) return;
   if (PendingOutput() >= kPauseReadingBytes) return;
   reading_ = true;
-  ReadSome([self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
-    self->OnRead(ec, n);
-  });
+  if (tls_ != nullptr) {
+    // TLS records are read and decrypted by the stream (a busy script does not serve a TLS
+    // connection: ServableWhileBusy).
+    tls_->async_read_some(boost::asio::buffer(read_buf_),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      size_t n) { self->OnTlsRead(ec, n); });
+    return;
+  }
+  // The loop waits for the socket to be readable and ReadInput reads it, so no byte ever sits in
+  // a completed read whose handler has not run: a busy script's ServeWhileBusy reads the socket
+  // meanwhile, and must find everything before what it reads already in input_.
+  socket_.async_wait(
+      boost::asio::ip::tcp::socket::wait_read,
+      [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });
 }
 
-void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
+void Connection::OnReadable(const boost::system::error_code& ec) {
   reading_ = false;
   if (closed_) return;
   if (ec) {
     Close();
     return;
   }
+  if (!ReadInput()) return;
+  ProcessInput();
+  MaybeRead();
+}
+
+void Connection::OnTlsRead(const boost::system::error_code& ec, size_t n) {
+  reading_ = false;
+  if (closed_) return;
+  if (ec) {
+    Close();
+    return;
+  }
+  if (!TakeInput(n)) return;
+  ProcessInput();
+  MaybeRead();
+}
+
+bool Connection::ReadInput() {
+  ssize_t n;
+  do {
+    n = ::recv(socket_.native_handle(), read_buf_.data(), read_buf_.size(), MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // read meanwhile
+  if (n <= 0) {  // the peer closed, or the connection failed
+    Close();
+    return false;
+  }
+  return TakeInput(static_cast<size_t>(n));
+}
+
+bool Connection::TakeInput(size_t n) {
   ServerContext& ctx = server_->context();
   ctx.stats().total_net_input_bytes += n;
   input_.append(read_buf_.data(), n);
@@ -153,10 +183,40 @@ void Connection::OnRead(const boost::system::error_code& ec, size_t n) {
                  client_.addr(), input_.size());
     ctx.stats().client_query_buffer_limit_disconnections++;
     Close();
-    return;
+    return false;
   }
-  ProcessInput();
-  MaybeRead();
+  return true;
+}
+
+bool Connection::ServableWhileBusy() const {
+  // reading_: its wait for input is pending (the loop is not about to run it); and nothing of
+  // its own is on the way: output, a WAL sync, blocks from disk, a stalled write.
+  // A TLS connection's bytes are records only its stream may read.
+  return tls_ == nullptr && reading_ && !closed_ && !writing_ && !Waiting() &&
+         !close_after_write_ && out_.empty();
+}
+
+void Connection::ServeWhileBusy() {
+  if (!ReadInput()) return;
+  ProcessInput();  // its replies leave at once (StartWrite)
+}
+
+size_t Connection::SendNow() {
+  if (tls_ != nullptr) return 0;  // TLS output is encrypted and written by the stream
+  size_t sent = 0;
+  while (sent < out_.size()) {
+    const ssize_t n = ::send(socket_.native_handle(), out_.data() + sent, out_.size() - sent,
+                             MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (n <= 0) {
+      Close();
+      return 0;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  server_->context().stats().total_net_output_bytes += sent;
+  return sent;
 }
 
 void Connection::ProcessInput() {
@@ -231,6 +291,7 @@ void Connection::ProcessInput() {
     if (result.is_write) write_replies.emplace_back(before, batch.size());
     if (ctx.shutdown_requested() || closing) break;
   }
+  output_paused_ = PendingOutput() + batch.size() >= kPauseReadingBytes;
   batch_ = nullptr;
   input_.erase(0, offset);
   // The connection stops running (more input, output to drain, a WAL sync): the blocks pinned
@@ -331,16 +392,43 @@ void Connection::OnBlocksRead() {
 
 void Connection::StartWrite() {
   if (closed_ || writing_) return;
+  // Replies leave here, with one non-blocking send; only what the socket does not take now waits
+  // for the loop (async_write). So no reply of a connection that is not writing_ sits in a
+  // completed write whose handler has not run, and a busy script's ServeWhileBusy, which runs
+  // no handler, can answer it and send at once.
+  size_t sent = 0;
+  if (!out_.empty()) {
+    sent = SendNow();
+    if (closed_) return;
+    if (sent == out_.size()) {
+      out_.clear();
+      soft_limit_since_ms_ = 0;
+      if (output_paused_) {
+        // Requests left in input_ when parsing paused on output run now, after this handler.
+        output_paused_ = false;
+        boost::asio::post(server_->io(), [self = shared_from_this()] {
+          self->ProcessInput();
+          self->MaybeRead();
+        });
+      } else {
+        MaybeRead();  // reading may have paused on the output just sent
+      }
+    }
+  }
   if (out_.empty()) {
     if (close_after_write_ && !sync_pending_ && !parked_request_) Close();
     return;
   }
+  // The whole buffer stays in flight (and counts as pending output) until the rest is written.
   writing_ = true;
   in_flight_.swap(out_);
   out_.clear();
-  WriteAll([self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+  auto done = [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
     self->OnWrite(ec, n);
-  });
+  };
+  const auto rest = boost::asio::buffer(in_flight_.data() + sent, in_flight_.size() - sent);
+  if (tls_ != nullptr) return boost::asio::async_write(*tls_, rest, done);
+  boost::asio::async_write(socket_, rest, done);
 }
 
 void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {

@@ -1,8 +1,12 @@
 // Connection: one client's TCP connection — read, parse, dispatch, reply.
 //
-// The loop of a connection: read what arrived into `input_`, parse every complete request
-// (arguments are views into `input_`), dispatch each, append every reply to one output buffer,
-// and write that buffer with ONE async_write. Replies therefore leave in request order.
+// The loop of a connection: wait until the socket is readable, read what arrived into `input_`
+// (recv), parse every complete request (arguments are views into `input_`), dispatch each,
+// append every reply to one output buffer, and send that buffer with ONE non-blocking send
+// (what the socket does not take: one async_write). Replies therefore leave in request order.
+// The connection does its reads and sends itself, so no byte of it is ever held by a completed
+// Asio operation whose handler has not run: a busy script serves clients without the loop
+// (ServeWhileBusy; docs/scripting.md, "Busy scripts").
 //
 // Group commit: when a batch ran a write command, its replies are held until this loop turn's
 // WalTurnCommit has synced the batch's writes to disk (wal-fsync always) or handed them to the OS
@@ -85,10 +89,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   Client& client() { return client_; }
   bool closed() const { return closed_; }
+  int native_handle() { return socket_.native_handle(); }
+
+  // While a script is busy (docs/scripting.md, "Busy scripts"; the loop runs no handler): true
+  // when the connection may be served now — it waits for input and has nothing on the way.
+  bool ServableWhileBusy() const;
+  // Reads what the socket holds and serves it (most commands get -BUSY from the dispatcher);
+  // the replies are sent at once. REQUIRES: ServableWhileBusy().
+  void ServeWhileBusy();
 
  private:
   void MaybeRead();
-  void OnRead(const boost::system::error_code& ec, size_t n);
+  void OnReadable(const boost::system::error_code& ec);
+  // Reads what the socket holds now (no wait) into input_. False when the connection closed:
+  // the peer closed, an error, or input_ over client-query-buffer-limit.
+  bool ReadInput();
+  // A TLS connection's read: the stream decrypted n bytes into read_buf_.
+  void OnTlsRead(const boost::system::error_code& ec, size_t n);
+  // Appends read_buf_'s first n bytes to input_; false (and closed) over
+  // client-query-buffer-limit.
+  bool TakeInput(size_t n);
+  // Sends as much of out_ as the socket takes now (no wait) and returns how many bytes; closes on
+  // an error (returning 0). A TLS connection sends nothing here: its stream writes.
+  size_t SendNow();
   // Parses and runs complete requests from input_; returns when input needs more bytes, the
   // output is large, the client must close, or a sync must complete first.
   void ProcessInput();
@@ -127,12 +150,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr size_t kShrinkThresholdBytes = 32 * 1024;  // Redis's PROTO_RESIZE_THRESHOLD
   static constexpr int64_t kIdleShrinkMs = 2000;
 
-  // Reads and writes through TLS when tls_ is set, else on the socket.
-  template <typename Handler>
-  void ReadSome(Handler&& handler);
-  template <typename Handler>
-  void WriteAll(Handler&& handler);
-
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
   // The TLS session over socket_ (tls-port), or null for a plain connection.
@@ -160,6 +177,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string* batch_ = nullptr;     // ProcessInput's reply batch while it runs
   bool push_refused_ = false;        // over the limit by a push: closing, pushes dropped
   bool push_write_posted_ = false;   // a StartWrite for pushed messages is posted
+  bool output_paused_ = false;       // ProcessInput stopped at kPauseReadingBytes of output
 };
 
 }  // namespace ebb::server

@@ -2,7 +2,10 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
@@ -23,7 +26,8 @@ using boost::asio::ip::tcp;
 
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
 constexpr auto kDrainPoll = std::chrono::milliseconds(10);
-constexpr int kDrainRounds = 300;  // up to 3 s for in-flight replies at shutdown
+constexpr int kDrainRounds = 300;         // up to 3 s for in-flight replies at shutdown
+constexpr int kBusyAcceptsPerRound = 16;  // new clients one ServeWhileBusy round takes
 
 }  // namespace
 
@@ -52,6 +56,7 @@ Server::Server(ServerContext* context)
     context_->set_replication_master(replication_master_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
+  context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
 }
 
 Server::~Server() {
@@ -60,6 +65,7 @@ Server::~Server() {
   if (context_->has_keyspace()) context_->keyspace().db().SetWriteStallListener(nullptr);
   context_->set_block_reader(nullptr);
   context_->set_shutdown_hook(nullptr);
+  context_->set_busy_hook(nullptr);
 }
 
 bool Server::Listen(std::string* error) {
@@ -123,6 +129,49 @@ void Server::Run() {
   RunLoop();
   // Before main closes the keyspace: no snapshot worker may be reading the engine then.
   if (replication_master_) replication_master_->Stop();
+}
+
+void Server::ServeWhileBusy(const Client& caller) {
+  if (shutting_down_) return;
+  busy_fds_.clear();
+  busy_served_.clear();
+  for (auto& [acceptor, tls] : acceptors_) {
+    busy_fds_.push_back({acceptor->native_handle(), POLLIN, 0});
+  }
+  for (const auto& [raw, connection] : connections_) {
+    if (&connection->client() == &caller || !connection->ServableWhileBusy()) continue;
+    busy_fds_.push_back({connection->native_handle(), POLLIN, 0});
+    busy_served_.push_back(connection);
+  }
+  if (::poll(busy_fds_.data(), busy_fds_.size(), 0) <= 0) return;
+  size_t i = 0;
+  for (auto& [acceptor, tls] : acceptors_) {
+    if (busy_fds_[i++].revents != 0) AcceptWhileBusy(*acceptor, tls);
+  }
+  for (const auto& connection : busy_served_) {
+    // Checked again: serving the ones before may have changed it.
+    if (busy_fds_[i++].revents != 0 && connection->ServableWhileBusy()) {
+      connection->ServeWhileBusy();
+    }
+  }
+  busy_served_.clear();  // a connection closed meanwhile is released here, not inside its own call
+}
+
+void Server::AcceptWhileBusy(tcp::acceptor& acceptor, bool tls) {
+  // The acceptor is non-blocking (its pending async_accept made it so): this takes the clients
+  // waiting now; the pending accept finds the queue empty when the loop runs again.
+  for (int n = 0; n < kBusyAcceptsPerRound; ++n) {
+    const int fd = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return;
+    tcp::socket socket(io_);
+    boost::system::error_code ec;
+    socket.assign(acceptor.local_endpoint(ec).protocol(), fd, ec);
+    if (ec) {
+      ::close(fd);
+      return;
+    }
+    OnAccept(std::move(socket), tls);
+  }
 }
 
 void Server::RunLoop() {

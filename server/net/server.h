@@ -9,6 +9,8 @@
 // Thread-safety: every method on the io thread, except construction and Run.
 #pragma once
 
+#include <poll.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -27,6 +29,7 @@
 
 namespace ebb::server {
 
+class Client;
 class Connection;
 class ServerContext;
 
@@ -76,6 +79,14 @@ class Server {
   // Listens on every bind address at `port`; `tls`: connections accepted there speak TLS.
   bool Bind(int port, bool tls, std::string* error);
   void Accept(boost::asio::ip::tcp::acceptor& acceptor, bool tls);
+  // A busy script's hook (ServerContext::ServeWhileBusy; docs/scripting.md, "Busy scripts"): the
+  // loop's handler is still on the stack and io_ may not run, so this polls the listening
+  // sockets and the connections that wait for input itself, without waiting, accepts the new
+  // clients and serves every connection with input (the dispatcher answers -BUSY to what is not
+  // allowed meanwhile). The caller's own connection is left alone, and so are TLS connections
+  // (their stream reads only when the loop runs).
+  void ServeWhileBusy(const Client& caller);
+  void AcceptWhileBusy(boost::asio::ip::tcp::acceptor& acceptor, bool tls);
   void OnAccept(boost::asio::ip::tcp::socket socket, bool tls);
   void ScheduleCron();
   // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/expiry_events.h).
@@ -112,6 +123,8 @@ class Server {
   std::unique_ptr<BlockReader> block_reader_;
   std::unique_ptr<ReplicationMaster> replication_master_;
   bool shutting_down_ = false;
+  std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
+  std::vector<std::shared_ptr<Connection>> busy_served_;
 };
 
 }  // namespace ebb::server

@@ -14,6 +14,7 @@ extern "C" {
 #include "protocol/split_args.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/errors.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 #include "server/scripting/script_engine.h"
@@ -338,27 +339,31 @@ bool ScriptEngine::LoadLibraryInto(std::string_view code, bool replace,
 }
 
 bool ScriptEngine::LoadLibrary(std::string_view code, bool replace, std::string* result) {
+  const std::string before = DumpLibraries();
   if (!LoadLibraryInto(code, replace, &libraries_, result)) return false;
   IndexFunctions();
-  SaveLibraries();
-  return true;
+  return Persist(before, result);
 }
 
-bool ScriptEngine::DeleteLibrary(std::string_view name) {
+bool ScriptEngine::DeleteLibrary(std::string_view name, std::string* error) {
   const auto it = libraries_.find(std::string(name));
-  if (it == libraries_.end()) return false;
+  if (it == libraries_.end()) {
+    *error = "ERR Library not found";
+    return false;
+  }
+  const std::string before = DumpLibraries();
   ReleaseLibrary(it->second);
   libraries_.erase(it);
   IndexFunctions();
-  SaveLibraries();
-  return true;
+  return Persist(before, error);
 }
 
-void ScriptEngine::FlushLibraries() {
+bool ScriptEngine::FlushLibraries(std::string* error) {
+  const std::string before = DumpLibraries();
   for (const auto& [name, library] : libraries_) ReleaseLibrary(library);
   libraries_.clear();
   IndexFunctions();
-  SaveLibraries();
+  return Persist(before, error);
 }
 
 std::string ScriptEngine::DumpLibraries() const {
@@ -414,6 +419,7 @@ bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy poli
       return false;
     }
   }
+  const std::string before = DumpLibraries();
   if (policy == RestorePolicy::kFlush) {
     for (const auto& [name, library] : libraries_) ReleaseLibrary(library);
     libraries_ = std::move(loaded);
@@ -446,8 +452,7 @@ bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy poli
     }
   }
   IndexFunctions();
-  SaveLibraries();
-  return true;
+  return Persist(before, error);
 }
 
 bool ScriptEngine::OpenFunctionsFile(const std::string& path, std::string* error) {
@@ -477,8 +482,23 @@ bool ScriptEngine::OpenFunctionsFile(const std::string& path, std::string* error
   return ok;
 }
 
-void ScriptEngine::SaveLibraries() {
-  if (functions_path_.empty()) return;
+bool ScriptEngine::Persist(const std::string& before, std::string* error) {
+  const storage::Status s = SaveLibraries();
+  if (s.ok()) return true;
+  spdlog::error("Cannot write the functions file {}: {}", functions_path_, s.ToString());
+  // Back to what the file still holds (a payload DumpLibraries made loads again), without
+  // writing it again.
+  std::string ignored;
+  std::string path;
+  path.swap(functions_path_);
+  RestoreLibraries(before, RestorePolicy::kFlush, &ignored);
+  functions_path_.swap(path);
+  *error = MisconfError(s.message());
+  return false;
+}
+
+storage::Status ScriptEngine::SaveLibraries() {
+  if (functions_path_.empty()) return storage::Status::OK();
   const auto fs = storage::DefaultFileSystem();
   const std::string temporary = functions_path_ + ".tmp";
   std::unique_ptr<storage::WritableFile> file;
@@ -491,8 +511,7 @@ void ScriptEngine::SaveLibraries() {
     const size_t slash = functions_path_.rfind('/');
     s = fs->SyncDir(slash == std::string::npos ? "." : functions_path_.substr(0, slash));
   }
-  if (!s.ok())
-    spdlog::error("Cannot write the functions file {}: {}", functions_path_, s.ToString());
+  return s;  // a half-written functions.tmp is never read, and the next save truncates it
 }
 
 void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool read_only,
@@ -506,7 +525,8 @@ void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool
                .ctx = &ctx,
                .read_only = read_only || (f.flags & kScriptNoWrites) != 0,
                .allow_oom = (f.flags & kScriptAllowOom) != 0,
-               .db = ctx.client.db_index()};
+               .db = ctx.client.db_index(),
+               .eval = false};
   lua_State* L = L_;
   lua_settop(L, 0);
   lua_pushlightuserdata(L, &kHandlerKey);

@@ -22,6 +22,7 @@ extern "C" {
 #include "server/commands/reply.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
+#include "server/scripting/lua_libraries.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 #include "server/scripting/sandbox.lua.h"
@@ -34,6 +35,9 @@ namespace ebb::server::scripting {
 namespace {
 
 constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
+// Lua instructions between two calls of a running script's hook (Redis's LUA_MASKCOUNT 100000):
+// how often a busy script serves the other clients, well under a millisecond apart.
+constexpr int kBusyHookInstructions = 100000;
 
 // Redis's redisLrand48: the 48-bit linear congruential generator of POSIX lrand48, so math.random
 // gives the same sequence on every platform. One sequence per process, as in Redis.
@@ -224,7 +228,7 @@ void OpenLibrary(lua_State* L, const char* name, lua_CFunction open) {
   lua_pushcfunction(L, open);
   lua_pushstring(L, name);
   lua_call(L, 1, 1);
-  // cjson and bit register their global themselves; make sure of it.
+  // cjson and bit register their global themselves; make sure of it for every library.
   if (lua_istable(L, -1) && name[0] != '\0') {
     lua_setglobal(L, name);
   } else {
@@ -375,6 +379,8 @@ void ScriptEngine::Open() {
   OpenLibrary(L, LUA_DBLIBNAME, luaopen_debug);
   OpenLibrary(L, "cjson", luaopen_cjson);
   OpenLibrary(L, "bit", luaopen_bit);
+  OpenLibrary(L, "cmsgpack", OpenCmsgpack);
+  OpenLibrary(L, "struct", OpenStruct);
   lua_pushcfunction(L, Pcall);
   lua_setglobal(L, "pcall");
   RegisterRedisApi(L);
@@ -466,6 +472,38 @@ bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* er
   scripts_memory_ += body.size() + sha->size();
   scripts_.emplace(*sha, Script{std::string(body), flags});
   return true;
+}
+
+ScriptEngine::KillResult ScriptEngine::Kill(bool eval) {
+  if (running_ == nullptr) return KillResult::kNotBusy;
+  if (running_->wrote) return KillResult::kUnkillable;
+  if (running_->eval != eval) return KillResult::kWrongKind;
+  running_->killed = true;
+  return KillResult::kKilled;
+}
+
+void ScriptEngine::BusyHook(lua_State* L, lua_Debug*) {
+  RunState* run = CurrentRun(L);
+  if (run == nullptr) return;
+  ServerContext& server = *run->engine->server_;
+  if (!run->timed_out) {
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - run->start);
+    if (elapsed.count() < server.config().busy_reply_threshold_ms) return;
+    run->timed_out = true;
+    spdlog::warn(
+        "Slow script detected: still in execution after {} milliseconds. You can try killing "
+        "the script using the {} command. Script name is: {}.",
+        elapsed.count(), run->eval ? "SCRIPT KILL" : "FUNCTION KILL", *run->name);
+    server.set_busy_error(run->eval ? kBusyScriptError : kBusyFunctionError);
+  }
+  server.ServeWhileBusy(run->ctx->client);
+  if (!run->killed) return;
+  spdlog::warn("Lua script killed by user with {}.", run->eval ? "SCRIPT KILL" : "FUNCTION KILL");
+  // From now on every line raises again, so a pcall in the script cannot swallow the kill.
+  lua_sethook(L, BusyHook, LUA_MASKLINE, 0);
+  PushErrorTable(L, "Script killed by user with SCRIPT KILL...");
+  lua_error(L);
 }
 
 ScriptEngine::RunState* ScriptEngine::CurrentRun(lua_State* L) {
@@ -651,8 +689,22 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   lua_pushlightuserdata(L, &kRunKey);
   lua_pushlightuserdata(L, &run);
   lua_rawset(L, LUA_REGISTRYINDEX);
+  run.name = &name;
+  run.start = std::chrono::steady_clock::now();
+  running_ = &run;
+  lua_sethook(L, BusyHook, LUA_MASKCOUNT, kBusyHookInstructions);
 
   const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
+
+  lua_sethook(L, nullptr, 0, 0);
+  running_ = nullptr;
+  if (run.timed_out) {
+    server_->set_busy_error({});
+    spdlog::warn("Slow script ended after {} milliseconds.",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - run.start)
+                     .count());
+  }
 
   // The reply is built aside: if the batch cannot be written, the script answers that error.
   std::string out;

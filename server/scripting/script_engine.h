@@ -38,7 +38,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/status.h"
+
 struct lua_State;
+struct lua_Debug;
 
 namespace ebb::server {
 struct CommandContext;
@@ -121,11 +124,16 @@ class ScriptEngine {
   // Where the libraries persist ("" until set: kept in memory only). Loads the file if it
   // exists; false with *error when it cannot be read or a library in it fails to load.
   bool OpenFunctionsFile(const std::string& path, std::string* error);
+  // The changes below (LOAD, DELETE, FLUSH, RESTORE) are acknowledged only once the functions
+  // file holds them: when it cannot be written, the libraries go back to what it holds and the
+  // error is "MISCONF Errors writing to the data directory: <os error>".
+  //
   // FUNCTION LOAD [REPLACE]: *result is the library's name, or the error reply.
   bool LoadLibrary(std::string_view code, bool replace, std::string* result);
-  // FUNCTION DELETE: false when there is no such library.
-  bool DeleteLibrary(std::string_view name);
-  void FlushLibraries();
+  // FUNCTION DELETE: false with the error reply ("ERR Library not found", or the file's).
+  bool DeleteLibrary(std::string_view name, std::string* error);
+  // FUNCTION FLUSH: false with the error reply when the file cannot be written.
+  bool FlushLibraries(std::string* error);
   const std::map<std::string, Library>& libraries() const { return libraries_; }
   size_t function_count() const;
   // FUNCTION DUMP: every library, in the format docs/scripting.md describes.
@@ -144,12 +152,31 @@ class ScriptEngine {
     bool own_batch = false;  // the script opened the keyspace batch (at its first write)
     int resp = 2;            // redis.setresp
     int db;                  // the script's SELECTed database
+    // Busy scripts (docs/scripting.md): set by Execute and the hook.
+    bool eval = true;                   // EVAL and its variants; false for FCALL
+    const std::string* name = nullptr;  // the script's SHA-1 or the function's name
+    std::chrono::steady_clock::time_point start;
+    bool timed_out = false;  // ran past busy-reply-threshold: other clients are answered -BUSY
+    bool killed = false;     // SCRIPT KILL or FUNCTION KILL: the hook raises at every line
   };
   // The library being loaded, reached by redis.register_function (kLoadKey).
   struct LoadState {
     Library* library;
     std::chrono::steady_clock::time_point start;
   };
+
+  // The script or function running now, as a command served while it is busy sees it
+  // (FUNCTION STATS); nullptr when none runs.
+  const RunState* running() const { return running_; }
+  enum class KillResult {
+    kNotBusy,     // nothing runs: "NOTBUSY No scripts in execution right now."
+    kUnkillable,  // it has written: only its end or SHUTDOWN NOSAVE stops it
+    kWrongKind,   // SCRIPT KILL of a function or FUNCTION KILL of a script: the BUSY error
+    kKilled,      // it ends at its next hook with "Script killed by user with SCRIPT KILL..."
+  };
+  // SCRIPT KILL (eval = true) or FUNCTION KILL. A killed script has not written, so it leaves
+  // nothing behind; it cannot catch the error (the hook raises it again at every line).
+  KillResult Kill(bool eval);
 
   // FCALL / FCALL_RO: runs the function `name` and replies its result, as Run does for scripts.
   void CallFunction(CommandContext& ctx, std::string_view name, bool read_only,
@@ -170,8 +197,11 @@ class ScriptEngine {
   bool LoadLibraryInto(std::string_view code, bool replace, std::map<std::string, Library>* into,
                        std::string* result);
   void ReleaseLibrary(const Library& library);
-  // Writes the libraries to the functions file (atomically); logs a failure.
-  void SaveLibraries();
+  // Writes the libraries to the functions file (atomically), if there is one.
+  storage::Status SaveLibraries();
+  // After a change to the libraries: saves them; when that fails, logs it, puts back `before`
+  // (DumpLibraries's payload from before the change) and sets *error to the reply.
+  bool Persist(const std::string& before, std::string* error);
 
   void Open();
   void Close();
@@ -183,6 +213,9 @@ class ScriptEngine {
   // Returns false for a refusal (reply_ then holds the error text alone).
   bool Dispatch(RunState& run);
   static RunState* CurrentRun(lua_State* L);
+  // The count hook of a running script: past busy-reply-threshold it marks the server busy,
+  // serves the other clients (ServerContext::ServeWhileBusy) and ends a killed script.
+  static void BusyHook(lua_State* L, lua_Debug* ar);
   static void RegisterRedisApi(lua_State* L);
   // Pushes the redis table libraries see while they load (register_function, log).
   static void RegisterLoadApi(lua_State* L);
@@ -199,6 +232,7 @@ class ScriptEngine {
   std::string functions_path_;
   size_t scripts_memory_ = 0;
   uint64_t runs_ = 0;  // scripts run, for the periodic GC step
+  RunState* running_ = nullptr;
   // Reused by every redis.call: the arguments and the reply buffer.
   std::vector<std::string> args_;
   std::vector<std::string_view> arg_views_;

@@ -116,6 +116,8 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
                 "    Return details about multiple commands.",
                 "DOCS [<command-name> ...]",
                 "    Return documentation details about multiple commands.",
+                "GETKEYS <full-command>",
+                "    Return the keys from a full Redis command.",
                 "HELP",
                 "    Print this help.",
             }));

@@ -1,7 +1,11 @@
 // Scripting against a spawned ebb-server: function libraries survive a restart (the functions
-// file), and a script's writes are all or nothing across a crash: killed while the script runs,
-// the server comes back without any of them; killed after the reply, with all of them.
+// file), a change the file cannot take is refused and undone, and a script's writes are all or
+// nothing across a crash: killed while the script runs, the server comes back without any of
+// them; killed after the reply, with all of them.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -24,6 +28,31 @@ TEST_F(ScriptingServerTest, FunctionsSurviveRestart) {
   Restart();
   EXPECT_EQ(Do({"FCALL", "bump", "1", "n"}), "-ERR Function not found");
   EXPECT_EQ(Do({"FUNCTION", "LIST"}), "[]");
+}
+
+// A change the functions file cannot take is refused and undone: what the client was told is
+// what a restart finds. (A directory where functions.tmp goes makes every save fail.)
+TEST_F(ScriptingServerTest, AFunctionChangeThatCannotBeSavedIsRefusedAndUndone) {
+  const std::string library =
+      "#!lua name=lib\nredis.register_function('one', function() return 1 end)";
+  const std::string temporary = server_.data_dir() + "/functions.tmp";
+  ASSERT_EQ(::mkdir(temporary.c_str(), 0755), 0);
+  EXPECT_THAT(Do({"FUNCTION", "LOAD", library}),
+              ::testing::StartsWith("-MISCONF Errors writing to the data directory: "));
+  EXPECT_EQ(Do({"FUNCTION", "LIST"}), "[]");
+  EXPECT_EQ(Do({"FCALL", "one", "0"}), "-ERR Function not found");
+  ASSERT_EQ(::rmdir(temporary.c_str()), 0);
+  EXPECT_EQ(Do({"FUNCTION", "LOAD", library}), "$lib");
+
+  ASSERT_EQ(::mkdir(temporary.c_str(), 0755), 0);
+  EXPECT_THAT(Do({"FUNCTION", "DELETE", "lib"}), ::testing::StartsWith("-MISCONF"));
+  EXPECT_THAT(Do({"FUNCTION", "FLUSH"}), ::testing::StartsWith("-MISCONF"));
+  EXPECT_THAT(Do({"FUNCTION", "RESTORE", Cmd(conn_.get(), {"FUNCTION", "DUMP"}).str(), "FLUSH"}),
+              ::testing::StartsWith("-MISCONF"));
+  EXPECT_EQ(Do({"FCALL", "one", "0"}), ":1");
+  ASSERT_EQ(::rmdir(temporary.c_str()), 0);
+  Restart();
+  EXPECT_EQ(Do({"FCALL", "one", "0"}), ":1");
 }
 
 TEST_F(ScriptingServerTest, AcknowledgedScriptWritesSurviveACrash) {
