@@ -347,12 +347,24 @@ void ScriptEngine::RegisterRedisApi(lua_State* L) {
     if (lua_gettop(L) < 1 || !lua_isstring(L, 1)) {
       return RaiseError(L, "Please specify at least one argument for this redis lib call");
     }
-    size_t length = 0;
-    const char* name = lua_tolstring(L, 1, &length);
-    if (run->engine->server_->commands().Find(std::string_view(name, length)) == nullptr) {
-      return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+    ScriptEngine& engine = *run->engine;
+    if (!engine.ReadCallArgs(L, lua_gettop(L))) {
+      return RaiseError(L, "Lua redis lib command arguments must be strings or integers");
     }
-    lua_pushboolean(L, 1);  // ebb has one user, allowed everything
+    // Whether the script's caller may run this command on these keys and channels.
+    const std::span<const std::string_view> args(engine.arg_views_);
+    const CommandSpec* spec = engine.server_->commands().Find(args[0]);
+    uint32_t flags = spec != nullptr ? spec->flags : 0;
+    if (spec != nullptr && !spec->subcommands.empty() && args.size() >= 2) {
+      spec = CommandTable::FindSubcommand(*spec, args[1]);
+      if (spec != nullptr) flags |= spec->flags;
+    }
+    if (spec == nullptr) return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+    const Client& caller = run->ctx->client;
+    const AclUser* user =
+        caller.user() != nullptr ? caller.user() : engine.server_->acl().anonymous();
+    lua_pushboolean(L, user != nullptr && Acl::Check(*user, *spec, flags, args) ==
+                                              AclVerdict::kAllowed);
     return 1;
   });
   SetVersion(L);
@@ -525,10 +537,27 @@ int ScriptEngine::Call(lua_State* L, bool raise) {
     PushErrorTable(L, "Please specify at least one argument for this redis lib call");
     return raise ? lua_error(L) : 1;
   }
-  if (engine.args_.size() < static_cast<size_t>(argc)) engine.args_.resize(argc);
+  if (!engine.ReadCallArgs(L, argc)) {
+    PushErrorTable(L, "Lua redis lib command arguments must be strings or integers");
+    return raise ? lua_error(L) : 1;
+  }
+  bool error;
+  if (engine.Dispatch(*run)) {
+    PushReply(L, engine.reply_);
+    error = !engine.reply_.empty() && engine.reply_[0] == '-';
+  } else {
+    PushErrorTable(L, engine.reply_);
+    error = true;
+  }
+  if (error && raise) return lua_error(L);
+  return 1;
+}
+
+bool ScriptEngine::ReadCallArgs(lua_State* L, int argc) {
+  if (args_.size() < static_cast<size_t>(argc)) args_.resize(argc);
   bool strings = true;
   for (int i = 1; i <= argc && strings; ++i) {
-    std::string& arg = engine.args_[i - 1];
+    std::string& arg = args_[i - 1];
     if (lua_type(L, i) == LUA_TNUMBER) {
       // Not lua_tolstring: Lua's "%.14g" would lose precision.
       char buffer[64];
@@ -544,21 +573,8 @@ int ScriptEngine::Call(lua_State* L, bool raise) {
     }
   }
   lua_pop(L, argc);
-  if (!strings) {
-    PushErrorTable(L, "Lua redis lib command arguments must be strings or integers");
-    return raise ? lua_error(L) : 1;
-  }
-  engine.arg_views_.assign(engine.args_.begin(), engine.args_.begin() + argc);
-  bool error;
-  if (engine.Dispatch(*run)) {
-    PushReply(L, engine.reply_);
-    error = !engine.reply_.empty() && engine.reply_[0] == '-';
-  } else {
-    PushErrorTable(L, engine.reply_);
-    error = true;
-  }
-  if (error && raise) return lua_error(L);
-  return 1;
+  if (strings) arg_views_.assign(args_.begin(), args_.begin() + argc);
+  return strings;
 }
 
 bool ScriptEngine::Dispatch(RunState& run) {

@@ -209,6 +209,9 @@ class ScriptEngine {
   static int Call(lua_State* L, bool raise);
   static int RedisCall(lua_State* L) { return Call(L, true); }
   static int RedisPcall(lua_State* L) { return Call(L, false); }
+  // Takes the `argc` values on the Lua stack (popping them) into args_ / arg_views_: strings as
+  // they are, numbers as "%.17g". False (stack popped, views unset) if one is neither.
+  bool ReadCallArgs(lua_State* L, int argc);
   // Runs the command in args_ for `run`; writes its reply (or the refusal) to reply_.
   // Returns false for a refusal (reply_ then holds the error text alone).
   bool Dispatch(RunState& run);

@@ -224,6 +224,10 @@ TEST_F(AclTest, ScriptsRunWithTheirCallersPermissions) {
   EXPECT_NE(denied.find("The user executing the script can't run this command or subcommand"),
             std::string::npos)
       << denied;
+  // redis.acl_check_cmd asks the same question without running the command.
+  EXPECT_EQ(Do({"EVAL", "return redis.acl_check_cmd('get', 'k1')", "0"}), ":1");
+  EXPECT_EQ(Do({"EVAL", "return redis.acl_check_cmd('set', 'k1', 'v')", "0"}), "nil");
+  EXPECT_EQ(Do({"EVAL", "return redis.acl_check_cmd('get', 'zz')", "0"}), "nil");
   const std::string key = Do({"EVAL", "return redis.call('GET', 'other')", "0"});
   EXPECT_NE(key.find("can't access at least one of the keys mentioned in the command arguments"),
             std::string::npos)
