@@ -363,8 +363,8 @@ void ScriptEngine::RegisterRedisApi(lua_State* L) {
     const Client& caller = run->ctx->client;
     const AclUser* user =
         caller.user() != nullptr ? caller.user() : engine.server_->acl().anonymous();
-    lua_pushboolean(L, user != nullptr && Acl::Check(*user, *spec, flags, args) ==
-                                              AclVerdict::kAllowed);
+    lua_pushboolean(
+        L, user != nullptr && Acl::Check(*user, *spec, flags, args) == AclVerdict::kAllowed);
     return 1;
   });
   SetVersion(L);
