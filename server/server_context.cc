@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/wall_clock.h"
+#include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
 
@@ -17,6 +18,18 @@ ServerContext::~ServerContext() = default;
 scripting::ScriptEngine& ServerContext::scripts() {
   if (scripts_ == nullptr) scripts_ = std::make_unique<scripting::ScriptEngine>(this);
   return *scripts_;
+}
+
+bool ServerContext::is_replica() const {
+  return replica_link_ != nullptr && replica_link_->is_replica();
+}
+
+bool ServerContext::RefusesWrites(const Client& client) const {
+  return config().replica_read_only && is_replica() && !client.is_master_link();
+}
+
+bool ServerContext::RefusesStaleData() const {
+  return !config().replica_serve_stale_data && is_replica() && !replica_link_->link_up();
 }
 
 void ServerContext::RequestShutdown() {

@@ -32,6 +32,7 @@ namespace ebb::server {
 class BlockReader;
 class CommandTable;
 class ReplicationMaster;
+class ReplicaLink;
 namespace scripting {
 class ScriptEngine;
 }
@@ -94,6 +95,17 @@ class ServerContext {
   // keyspace). The server installs it.
   ReplicationMaster* replication_master() const { return replication_master_; }
   void set_replication_master(ReplicationMaster* master) { replication_master_ = master; }
+  // The replica side (server/replication/replica.h), or nullptr (no server or no keyspace).
+  ReplicaLink* replica_link() const { return replica_link_; }
+  void set_replica_link(ReplicaLink* link) { replica_link_ = link; }
+  // True when this server is a replica (REPLICAOF host port).
+  bool is_replica() const;
+  // True when `client`'s writes are refused with -READONLY: this server is a replica under
+  // replica-read-only yes (the master's link never runs commands).
+  bool RefusesWrites(const Client& client) const;
+  // True when data commands are refused with -MASTERDOWN: a replica whose link is down under
+  // replica-serve-stale-data no.
+  bool RefusesStaleData() const;
 
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
@@ -121,6 +133,7 @@ class ServerContext {
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   BlockReader* block_reader_ = nullptr;
   ReplicationMaster* replication_master_ = nullptr;
+  ReplicaLink* replica_link_ = nullptr;
   ServerStats stats_;
   CommandStats command_stats_;
   ClientRegistry clients_;
