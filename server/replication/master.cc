@@ -169,6 +169,7 @@ void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std:
 
   if (backlog_ && offset > 0 && ids_.SameHistory(replid, static_cast<uint64_t>(offset)) &&
       backlog_->Holds(static_cast<uint64_t>(offset))) {
+    sync_counts_.partial_ok++;
     reply.SimpleString("CONTINUE " + ids_.replid);
     std::string bytes;
     backlog_->CopyFrom(static_cast<uint64_t>(offset), &bytes);
@@ -181,6 +182,8 @@ void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std:
     return;
   }
 
+  sync_counts_.full++;
+  if (replid != "?") sync_counts_.partial_err++;
   EnsureBacklog();
   reply.SimpleString("FULLRESYNC " + ids_.replid + " " + std::to_string(backlog_->end_offset()));
   replica.state = ReplicaState::kWaitSnapshot;

@@ -115,6 +115,15 @@ class ReplicationMaster {
   void StopFollowing();
   bool following() const { return following_; }
 
+  // INFO stats: full resynchronisations served, partial ones accepted, partial ones refused
+  // (answered with a full one instead).
+  struct SyncCounts {
+    uint64_t full = 0;
+    uint64_t partial_ok = 0;
+    uint64_t partial_err = 0;
+  };
+  const SyncCounts& sync_counts() const { return sync_counts_; }
+
   const ReplicationIds& ids() const { return ids_; }
   // master_repl_offset: the stream bytes produced under this history.
   uint64_t end_offset() const { return backlog_ ? backlog_->end_offset() : 0; }
@@ -152,6 +161,7 @@ class ReplicationMaster {
   std::function<void()> ack_listener_;
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
   bool following_ = false;
+  SyncCounts sync_counts_;
   std::atomic<bool> stopping_{false};
   struct Worker {
     std::thread thread;
