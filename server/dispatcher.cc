@@ -149,6 +149,10 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reject(kReadOnlyReplica, spec);
     return result;
   }
+  if ((flags & kCmdWrite) && server_->RefusesWritesForReplicas()) {
+    reject(kNoReplicas, spec);
+    return result;
+  }
   if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
     reject(kMasterDown, spec);
     return result;

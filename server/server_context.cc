@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/wall_clock.h"
+#include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
@@ -26,6 +27,14 @@ bool ServerContext::is_replica() const {
 
 bool ServerContext::RefusesWrites(const Client& client) const {
   return config().replica_read_only && is_replica() && !client.is_master_link();
+}
+
+bool ServerContext::RefusesWritesForReplicas() const {
+  const Config& c = config();
+  if (c.min_replicas_to_write == 0 || c.min_replicas_max_lag_s == 0) return false;
+  if (replication_master_ == nullptr || is_replica()) return false;
+  return replication_master_->CountGood(WallMs(), c.min_replicas_max_lag_s) <
+         c.min_replicas_to_write;
 }
 
 bool ServerContext::RefusesStaleData() const {

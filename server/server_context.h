@@ -103,6 +103,9 @@ class ServerContext {
   // True when `client`'s writes are refused with -READONLY: this server is a replica under
   // replica-read-only yes (the master's link never runs commands).
   bool RefusesWrites(const Client& client) const;
+  // True when writes are refused with -NOREPLICAS: a master with min-replicas-to-write and
+  // min-replicas-max-lag set and fewer good replicas than that.
+  bool RefusesWritesForReplicas() const;
   // True when data commands are refused with -MASTERDOWN: a replica whose link is down under
   // replica-serve-stale-data no.
   bool RefusesStaleData() const;

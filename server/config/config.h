@@ -90,6 +90,11 @@ struct Config {
   std::string replica_announce_ip;  // sent as REPLCONF ip-address ("": none)
   int replica_announce_port = 0;    // sent as REPLCONF listening-port instead of port (0: port)
   bool replica_announced = true;
+  // A master refuses writes (-NOREPLICAS) while fewer than min_replicas_to_write replicas have
+  // acknowledged within min_replicas_max_lag_s seconds (either 0: never).
+  int min_replicas_to_write = 0;
+  int min_replicas_max_lag_s = 10;
+  int64_t repl_backlog_ttl_s = 3600;  // a master frees its backlog this long after its last replica
 };
 
 class ConfigRegistry {

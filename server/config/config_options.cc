@@ -452,7 +452,17 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Memory("repl-backlog-size",
                      "bytes of the replication stream kept so a replica that lost its link "
                      "resumes with a partial resynchronisation",
-                     kImmutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
+                     kMutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
+  t.push_back(Integer("repl-backlog-ttl",
+                      "seconds after its last replica left that a master frees its backlog (0: "
+                      "never)",
+                      kMutable, &Config::repl_backlog_ttl_s, 0, INT_MAX));
+  t.push_back(Integer("min-replicas-to-write",
+                      "a master refuses writes while fewer replicas are good (0: never)", kMutable,
+                      &Config::min_replicas_to_write, 0, INT_MAX));
+  t.push_back(Integer("min-replicas-max-lag",
+                      "seconds since its last acknowledgement within which a replica is good",
+                      kMutable, &Config::min_replicas_max_lag_s, 0, INT_MAX));
   t.push_back(ReplicaOf());
   t.push_back(String("masterauth", "password a replica gives its master's AUTH", kMutable,
                      &Config::masterauth));

@@ -92,6 +92,8 @@ std::string_view MapRedisOptionName(std::string_view name) {
       {"slave-announce-ip", "replica-announce-ip"},
       {"slave-announce-port", "replica-announce-port"},
       {"slave-announced", "replica-announced"},
+      {"min-slaves-to-write", "min-replicas-to-write"},
+      {"min-slaves-max-lag", "min-replicas-max-lag"},
   };
   for (const auto& [alias, name_now] : kAliases) {
     if (name == alias) return name_now;

@@ -252,6 +252,7 @@ void Server::ScheduleCron() {
     all.reserve(connections_.size());
     for (auto& [ptr, conn] : connections_) all.push_back(conn);
     for (auto& conn : all) conn->Cron(now);
+    if (replication_master_) replication_master_->Cron(now);
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

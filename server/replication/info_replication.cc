@@ -72,6 +72,11 @@ void AppendReplicationInfo(ServerContext& context, std::string* out) {
   }
   const auto& replicas = master->replicas();
   *out += fmt::format("connected_slaves:{}\r\n", replicas.size());
+  const Config& config = context.config();
+  if (config.min_replicas_to_write > 0 && config.min_replicas_max_lag_s > 0) {
+    *out += fmt::format("min_slaves_good_slaves:{}\r\n",
+                        master->CountGood(now_ms, config.min_replicas_max_lag_s));
+  }
   for (size_t i = 0; i < replicas.size(); i++) {
     const auto& r = replicas[i];
     *out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip,

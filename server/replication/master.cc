@@ -230,6 +230,34 @@ int64_t ReplicationMaster::CountAcked(uint64_t offset) const {
   return n;
 }
 
+int64_t ReplicationMaster::CountGood(int64_t now_ms, int64_t max_lag_s) const {
+  int64_t n = 0;
+  for (const Replica& replica : replicas_) {
+    if (replica.state == ReplicaState::kOnline && (now_ms - replica.ack_time_ms) / 1000 <= max_lag_s &&
+        context_->clients().Find(replica.client_id) != nullptr) {
+      n++;
+    }
+  }
+  return n;
+}
+
+void ReplicationMaster::Cron(int64_t now_ms) {
+  DropClosed();
+  if (!replicas_.empty() || following_ || !backlog_) {
+    alone_since_ms_ = 0;
+    return;
+  }
+  if (alone_since_ms_ == 0) alone_since_ms_ = now_ms;
+  const int64_t ttl_s = context_->config().repl_backlog_ttl_s;
+  if (ttl_s == 0 || now_ms - alone_since_ms_ < ttl_s * 1000) return;
+  spdlog::info("Replication backlog freed after {} seconds without connected replicas.", ttl_s);
+  context_->keyspace().db().SetReplicationTap(nullptr);
+  backlog_.reset();
+  ids_.replid = ReplicationIds::NewId();
+  ids_.ClearSecond();
+  alone_since_ms_ = 0;
+}
+
 bool ReplicationMaster::OnIoThread(std::function<void()> fn) {
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> ran = done->get_future();

@@ -89,6 +89,17 @@ class ReplicationMaster {
 
   // How many online replicas have acknowledged every stream byte up to `offset` (WAIT).
   int64_t CountAcked(uint64_t offset) const;
+  // Online replicas whose last acknowledgement is at most `max_lag_s` seconds old
+  // (min-replicas-to-write's good replicas).
+  int64_t CountGood(int64_t now_ms, int64_t max_lag_s) const;
+  // The periodic check (the server's cron): frees the backlog repl-backlog-ttl seconds after
+  // the last replica left, as Redis does — the history then restarts under a new ID, so no
+  // replica continues from bytes no longer held. Not while following a master.
+  void Cron(int64_t now_ms);
+  // CONFIG SET repl-backlog-size: the backlog keeps its newest bytes that fit.
+  void ResizeBacklog(size_t capacity) {
+    if (backlog_) backlog_->Resize(capacity);
+  }
   // Called (on the io thread) after every acknowledgement: the server resumes the WAITs.
   void set_ack_listener(std::function<void()> listener) { ack_listener_ = std::move(listener); }
 
@@ -162,6 +173,7 @@ class ReplicationMaster {
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
   bool following_ = false;
   SyncCounts sync_counts_;
+  int64_t alone_since_ms_ = 0;  // when the last replica left (0: there are replicas)
   std::atomic<bool> stopping_{false};
   struct Worker {
     std::thread thread;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <cerrno>
 #include <cstring>
@@ -117,7 +118,8 @@ void ReplicaLink::Start() {
     spdlog::info("Replication position {}:{} loaded: a partial resynchronisation is possible",
                  position.replid, position.offset);
   }
-  ReplicateFrom(config.replicaof_host, config.replicaof_port);
+  master_->Follow();
+  ConnectTo(config.replicaof_host, config.replicaof_port);  // without a position: PSYNC ? -1
 }
 
 void ReplicaLink::ReplicateFrom(const std::string& host, int port) {
@@ -133,6 +135,10 @@ void ReplicaLink::ReplicateFrom(const std::string& host, int port) {
       master_->AdoptMasterHistory(replid_, offset_);
     }
   }
+  ConnectTo(host, port);
+}
+
+void ReplicaLink::ConnectTo(const std::string& host, int port) {
   CloseSocket();
   host_ = host;
   port_ = port;
@@ -547,6 +553,17 @@ bool ReplicaLink::ApplyStream() {
     master_->FeedFromMaster(std::string_view(in_).substr(0, consumed));
     offset_ += consumed;
     in_.erase(0, consumed);
+    // Acknowledge what was applied once this turn of the loop is over (one ACK however many
+    // reads it applied), so the master's WAIT answers without waiting for the periodic ACK.
+    if (!ack_posted_) {
+      ack_posted_ = true;
+      boost::asio::post(io_, [this, generation = generation_] {
+        ack_posted_ = false;
+        if (generation == generation_ && state_ == State::kConnected) {
+          SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
+        }
+      });
+    }
   }
   if (failed) {
     Fail("Replication stream broken");

@@ -15,8 +15,8 @@
 // sequences reproduced; skipped when already held; a gap drops the link and asks for a full
 // resynchronisation), every touched key's watchers invalidated, the applied bytes handed on to
 // ReplicationMaster::FeedFromMaster (this server's backlog and replicas). The offset it
-// acknowledges (REPLCONF ACK, every second) counts whole records applied — and, under
-// `wal-fsync always`, synced.
+// acknowledges (REPLCONF ACK: after each turn of the loop that applied records, and every
+// second) counts whole records applied — and, under `wal-fsync always`, synced.
 //
 // A failed or lost link is retried after a backoff (kFirstRetry doubling up to kMaxRetry). The
 // link is registered as a client (CLIENT LIST flag M, CLIENT KILL TYPE master closes it).
@@ -117,6 +117,8 @@ class ReplicaLink {
     uint64_t sequence = 0;
   };
 
+  // Follows host:port from now on (the link to any other master closed).
+  void ConnectTo(const std::string& host, int port);
   void Connect();
   void OnConnected();
   void ReadMore();
@@ -168,6 +170,7 @@ class ReplicaLink {
   std::vector<std::vector<std::string>> steps_;  // the handshake's commands, in order
   size_t step_ = 0;                              // the one awaiting its reply
   bool writing_ = false;
+  bool ack_posted_ = false;  // an ACK of the records just applied is on its way
   std::string out_, out_sending_;
 
   // The history followed: the master's replid, the offset applied, the engine's sequence then.

@@ -559,6 +559,7 @@ bool ScriptEngine::Dispatch(RunState& run) {
   if (flags & kCmdWrite) {
     if (run.read_only) return refuse("Write commands are not allowed from read-only scripts.");
     if (server_->RefusesWrites(run.ctx->client)) return refuse("-" + std::string(kReadOnlyReplica));
+    if (server_->RefusesWritesForReplicas()) return refuse("-" + std::string(kNoReplicas));
     // Above maxmemory a script may go on writing once it has written (Redis's scriptVerifyOOM).
     if ((flags & kCmdDenyOom) && !run.allow_oom && !run.wrote && server_->OverMaxmemory()) {
       return refuse("-" + std::string(kOomError));

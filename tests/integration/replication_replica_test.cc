@@ -121,6 +121,17 @@ TEST_F(ReplicationReplicaTest, FullSyncWithWritesThenPartialResyncsAndExpiry) {
   EXPECT_EQ(Cmd(m.get(), {"WAIT", "2", "5000"}).integer(), 2);
   EXPECT_EQ(Cmd(c2.get(), {"GET", "waited"}).str(), "1");
 
+  // min-replicas-to-write counts the replicas that acknowledged within min-replicas-max-lag.
+  ASSERT_EQ(Cmd(m.get(), {"CONFIG", "SET", "min-replicas-to-write", "3"}).str(), "OK");
+  EXPECT_EQ(Cmd(m.get(), {"SET", "refused", "1"}).str(),
+            "NOREPLICAS Not enough good replicas to write.");
+  EXPECT_EQ(InfoText(m.get(), "replication", "min_slaves_good_slaves"), "2");
+  ASSERT_EQ(Cmd(m.get(), {"CONFIG", "SET", "min-slaves-to-write", "2"}).str(), "OK");
+  EXPECT_EQ(Cmd(m.get(), {"SET", "accepted", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(m.get(), {"CONFIG", "SET", "min-replicas-to-write", "0"}).str(), "OK");
+  ASSERT_EQ(Cmd(m.get(), {"CONFIG", "SET", "repl-backlog-size", "2mb"}).str(), "OK");
+  EXPECT_EQ(InfoText(m.get(), "replication", "repl_backlog_size"), "2097152");
+
   // A replica killed and started again resumes from its saved position; one whose link is
   // killed resumes from the backlog. Neither needs a full resynchronisation.
   r2_.Kill();
