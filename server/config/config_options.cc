@@ -387,7 +387,7 @@ Option DebugCommand() {
 Option ReplicaOf() {
   Option o;
   o.name = "replicaof";
-  o.doc = "replicate the master at <host> <port> (docs/replication.md)";
+  o.doc = "replicate the master at host and port (docs/replication.md)";
   o.mutable_at_runtime = false;
   o.min_values = 2;
   o.max_values = 2;
@@ -466,8 +466,8 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(ReplicaOf());
   t.push_back(String("masterauth", "password a replica gives its master's AUTH", kMutable,
                      &Config::masterauth));
-  t.push_back(String("masteruser", "user a replica gives its master's AUTH (empty: none)",
-                     kMutable, &Config::masteruser));
+  t.push_back(String("masteruser", "user a replica gives its master's AUTH (empty: none)", kMutable,
+                     &Config::masteruser));
   t.push_back(Bool("replica-read-only", "a replica refuses writes from its clients (-READONLY)",
                    kMutable, &Config::replica_read_only));
   t.push_back(Bool("replica-serve-stale-data",

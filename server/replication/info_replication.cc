@@ -27,8 +27,8 @@ std::string_view StateName(ReplicationMaster::ReplicaState state) {
 void AppendReplicaFields(ServerContext& context, const ReplicaLink& link, int64_t now_ms,
                          std::string* out) {
   const Config& config = context.config();
-  const bool syncing = link.state() == ReplicaLink::State::kTransfer ||
-                       link.state() == ReplicaLink::State::kLoading;
+  const bool syncing =
+      link.state() == ReplicaLink::State::kTransfer || link.state() == ReplicaLink::State::kLoading;
   *out += fmt::format(
       "# Replication\r\nrole:slave\r\nmaster_host:{}\r\nmaster_port:{}\r\n"
       "master_link_status:{}\r\nmaster_last_io_seconds_ago:{}\r\nmaster_sync_in_progress:{}\r\n"

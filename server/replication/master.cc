@@ -233,7 +233,8 @@ int64_t ReplicationMaster::CountAcked(uint64_t offset) const {
 int64_t ReplicationMaster::CountGood(int64_t now_ms, int64_t max_lag_s) const {
   int64_t n = 0;
   for (const Replica& replica : replicas_) {
-    if (replica.state == ReplicaState::kOnline && (now_ms - replica.ack_time_ms) / 1000 <= max_lag_s &&
+    if (replica.state == ReplicaState::kOnline &&
+        (now_ms - replica.ack_time_ms) / 1000 <= max_lag_s &&
         context_->clients().Find(replica.client_id) != nullptr) {
       n++;
     }

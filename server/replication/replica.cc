@@ -226,8 +226,8 @@ void ReplicaLink::Connect() {
             socket_, found,
             [this, generation](const boost::system::error_code& connect_ec, const tcp::endpoint&) {
               if (generation != generation_) return;
-              if (connect_ec) return Fail("Error condition on socket for SYNC: " +
-                                          connect_ec.message());
+              if (connect_ec)
+                return Fail("Error condition on socket for SYNC: " + connect_ec.message());
               OnConnected();
             });
       });
@@ -470,12 +470,11 @@ void ReplicaLink::Swap() {
   SavePosition(sync_dir, position);
   std::error_code ec;
   if (fs::exists(dir + "/functions", ec)) {
-    fs::copy_file(dir + "/functions", sync_dir + "/functions",
-                  fs::copy_options::overwrite_existing, ec);
+    fs::copy_file(dir + "/functions", sync_dir + "/functions", fs::copy_options::overwrite_existing,
+                  ec);
   }
   storage::Status swapped;
-  storage::Status s =
-      keyspace.ReopenEngine([&] { swapped = ExchangeDirectories(dir, sync_dir); });
+  storage::Status s = keyspace.ReopenEngine([&] { swapped = ExchangeDirectories(dir, sync_dir); });
   if (!s.ok()) {
     // The data directory is startable (whichever side of the exchange it is on), but this
     // process has no engine left to serve from.
@@ -695,7 +694,9 @@ void ReplicaLink::SendAck() {
   }
 }
 
-std::string ReplicaLink::PositionPath() const { return context_->keyspace().dir() + "/replication"; }
+std::string ReplicaLink::PositionPath() const {
+  return context_->keyspace().dir() + "/replication";
+}
 
 void ReplicaLink::SavePosition(const std::string& dir, const Position& position) {
   const std::string path = dir + "/replication";

@@ -30,10 +30,10 @@
 // Thread-safety: every method on the io thread.
 #pragma once
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -166,7 +166,7 @@ class ReplicaLink {
   boost::asio::steady_timer swap_timer_;
   std::chrono::milliseconds retry_delay_ = kFirstRetry;
   std::array<char, 64 * 1024> buffer_;
-  std::string in_;  // bytes received and not yet handled
+  std::string in_;                               // bytes received and not yet handled
   std::vector<std::vector<std::string>> steps_;  // the handshake's commands, in order
   size_t step_ = 0;                              // the one awaiting its reply
   bool writing_ = false;

@@ -107,8 +107,9 @@ TEST_F(ReplicationReplicaTest, FullSyncWithWritesThenPartialResyncsAndExpiry) {
             ReplicaOfArg(master_));
   EXPECT_EQ(Cmd(c1.get(), {"SET", "x", "1"}).str(),
             "READONLY You can't write against a read only replica.");
-  EXPECT_NE(Cmd(c1.get(), {"EVAL", "return redis.call('set', 'x', '1')", "0"}).str().find(
-                "READONLY You can't write against a read only replica."),
+  EXPECT_NE(Cmd(c1.get(), {"EVAL", "return redis.call('set', 'x', '1')", "0"})
+                .str()
+                .find("READONLY You can't write against a read only replica."),
             std::string::npos);
   ASSERT_EQ(Cmd(c1.get(), {"MULTI"}).str(), "OK");
   EXPECT_EQ(Cmd(c1.get(), {"SET", "x", "1"}).str(),
@@ -213,7 +214,8 @@ TEST_F(ReplicationReplicaTest, PromotionAndTheOtherReplicaContinuesPartially) {
 TEST_F(ReplicationReplicaTest, StaleDataAndTheOptions) {
   // A master that is not there: the link stays down.
   const int nowhere = TestServer::FreePort();
-  StartReplica(&r1_, {"--replicaof", "127.0.0.1 " + std::to_string(nowhere), "--slave-priority", "7"});
+  StartReplica(&r1_,
+               {"--replicaof", "127.0.0.1 " + std::to_string(nowhere), "--slave-priority", "7"});
   auto c = r1_.Connect();
   // (Set after the start: the harness's PING is a data command too, as in Redis.)
   ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", "replica-serve-stale-data", "no"}).str(), "OK");
