@@ -160,6 +160,18 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
   ctx.defer = true;
 }
 
+// REPLICAOF and its old name SLAVEOF: one command under two names.
+CommandSpec ReplicaOfRow(std::string_view name, std::string_view since, std::string_view summary) {
+  return {.name = name,
+          .arity = 3,
+          .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+          .group = "server",
+          .since = since,
+          .summary = summary,
+          .arguments = {{.name = "host"}, {.name = "port"}},
+          .handler = Handler<ParseReplicaOf, ExecuteReplicaOf>};
+}
+
 }  // namespace
 
 std::vector<CommandSpec> ReplicationCommands() {
@@ -180,23 +192,11 @@ std::vector<CommandSpec> ReplicationCommands() {
        .summary = "An internal command used in replication.",
        .arguments = {{.name = "replicationid"}, {.name = "offset", .type = ArgType::kInteger}},
        .handler = Handler<ParsePsync, ExecutePsync>},
-      {.name = "replicaof",
-       .arity = 3,
-       .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
-       .group = "server",
-       .since = "5.0.0",
-       .summary = "Configures a server as replica of another, or promotes it to a master.",
-       .arguments = {{.name = "host"}, {.name = "port"}},
-       .handler = Handler<ParseReplicaOf, ExecuteReplicaOf>},
-      {.name = "slaveof",
-       .arity = 3,
-       .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
-       .group = "server",
-       .since = "1.0.0",
-       .summary = "Sets a Redis server as a replica of another, or promotes it to being a "
-                  "master. (REPLICAOF's old name.)",
-       .arguments = {{.name = "host"}, {.name = "port"}},
-       .handler = Handler<ParseReplicaOf, ExecuteReplicaOf>},
+      ReplicaOfRow("replicaof", "5.0.0",
+                   "Configures a server as replica of another, or promotes it to a master."),
+      ReplicaOfRow("slaveof", "1.0.0",
+                   "Sets a Redis server as a replica of another, or promotes it to being a "
+                   "master. (REPLICAOF's old name.)"),
       {.name = "role",
        .arity = 1,
        .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,
