@@ -76,7 +76,8 @@ storage::Status ExchangeDirectories(const std::string& a, const std::string& b) 
   return storage::Status::OK();
 }
 
-void RecoverDataDirectory(const std::string& dir) {
+void RecoverDataDirectory(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   std::error_code ec;
   const std::string old = dir + ".old";
   if (!fs::exists(dir, ec) && fs::exists(old, ec)) {
@@ -106,9 +107,9 @@ ReplicaLink::~ReplicaLink() { Stop(); }
 void ReplicaLink::Start() {
   const Config& config = context_->config();
   if (config.replicaof_host.empty()) return;
+  master_->Follow();
   Position position;
   if (LoadPosition(&position)) {
-    master_->Follow();
     master_->AdoptMasterHistory(position.replid, position.offset);
     replid_ = position.replid;
     offset_ = read_offset_ = position.offset;
@@ -118,7 +119,6 @@ void ReplicaLink::Start() {
     spdlog::info("Replication position {}:{} loaded: a partial resynchronisation is possible",
                  position.replid, position.offset);
   }
-  master_->Follow();
   ConnectTo(config.replicaof_host, config.replicaof_port);  // without a position: PSYNC ? -1
 }
 
@@ -398,7 +398,7 @@ bool ReplicaLink::OnPsyncReply(std::string_view line) {
 }
 
 bool ReplicaLink::ReadSnapshot() {
-  const std::string sync_dir = context_->keyspace().dir() + ".sync";
+  const std::string sync_dir = DataDir() + ".sync";
   if (bulk_total_ < 0) {
     while (!in_.empty() && in_.front() == '\n') in_.erase(0, 1);  // a master's keepalive
     const size_t end = in_.find("\r\n");
@@ -459,7 +459,7 @@ void ReplicaLink::TrySwap() {
 
 void ReplicaLink::Swap() {
   types::Keyspace& keyspace = context_->keyspace();
-  const std::string dir = keyspace.dir();
+  const std::string dir = DataDir();
   const std::string sync_dir = dir + ".sync";
   spdlog::info("MASTER <-> REPLICA sync: loading the snapshot (sequence {})", sink_->sequence());
   // This server's replicas and snapshot workers go first: they read the engine.
@@ -657,7 +657,7 @@ void ReplicaLink::CloseSocket() {
   if (state_ == State::kTransfer || state_ == State::kLoading) {
     sink_.reset();
     std::error_code fs_ec;
-    fs::remove_all(context_->keyspace().dir() + ".sync", fs_ec);
+    fs::remove_all(DataDir() + ".sync", fs_ec);
   }
   read_offset_ = offset_;
   if (client_) {
@@ -692,6 +692,12 @@ void ReplicaLink::SendAck() {
   if (now.replid != saved_.replid || now.offset != saved_.offset) {
     SavePosition(context_->keyspace().dir(), now);
   }
+}
+
+std::string ReplicaLink::DataDir() const {
+  std::string dir = context_->keyspace().dir();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "data/" and "data" alike
+  return dir;
 }
 
 std::string ReplicaLink::PositionPath() const {

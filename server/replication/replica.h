@@ -55,9 +55,10 @@ class ServerContext;
 // parent; where the filesystem cannot exchange, renames `a` to `a.old` and `b` to `a` (a crash
 // between the two leaves `a.old`, which RecoverDataDirectory puts back).
 storage::Status ExchangeDirectories(const std::string& a, const std::string& b);
-// At start, before the engine opens `dir`: puts `dir.old` back when `dir` is missing (a swap
-// cut short) and removes the leftovers of a full resynchronisation (`dir.sync`, `dir.old`).
-void RecoverDataDirectory(const std::string& dir);
+// At start, before the engine opens `dir` (named with or without a trailing '/'): puts
+// `dir.old` back when `dir` is missing (a swap cut short) and removes the leftovers of a full
+// resynchronisation (`dir.sync`, `dir.old`).
+void RecoverDataDirectory(std::string dir);
 
 class ReplicaLink {
  public:
@@ -147,6 +148,8 @@ class ReplicaLink {
   void SavePosition(const std::string& dir, const Position& position);
   bool LoadPosition(Position* position);
   std::string PositionPath() const;
+  // The data directory without a trailing '/': `<DataDir()>.sync` is its sibling.
+  std::string DataDir() const;
   // Invalidates the watchers of every key the record touched.
   void SignalRecordKeys(uint8_t kind, std::string_view payload);
 
