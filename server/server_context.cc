@@ -21,24 +21,15 @@ scripting::ScriptEngine& ServerContext::scripts() {
   return *scripts_;
 }
 
-bool ServerContext::is_replica() const {
-  return replica_link_ != nullptr && replica_link_->is_replica();
-}
-
-bool ServerContext::RefusesWrites(const Client& client) const {
-  return config().replica_read_only && is_replica() && !client.is_master_link();
-}
-
-bool ServerContext::RefusesWritesForReplicas() const {
+bool ServerContext::TooFewGoodReplicas() const {
   const Config& c = config();
-  if (c.min_replicas_to_write == 0 || c.min_replicas_max_lag_s == 0) return false;
-  if (replication_master_ == nullptr || is_replica()) return false;
+  if (c.min_replicas_max_lag_s == 0 || replication_master_ == nullptr || is_replica_) return false;
   return replication_master_->CountGood(WallMs(), c.min_replicas_max_lag_s) <
          c.min_replicas_to_write;
 }
 
-bool ServerContext::RefusesStaleData() const {
-  return !config().replica_serve_stale_data && is_replica() && !replica_link_->link_up();
+bool ServerContext::MasterLinkDown() const {
+  return replica_link_ != nullptr && !replica_link_->link_up();
 }
 
 void ServerContext::RequestShutdown() {

@@ -142,6 +142,7 @@ void ReplicaLink::ConnectTo(const std::string& host, int port) {
   CloseSocket();
   host_ = host;
   port_ = port;
+  context_->set_is_replica(true);
   retry_delay_ = kFirstRetry;
   context_->config_registry().SetReplicaOf(host, port);
   spdlog::info("Connecting to MASTER {}:{}", host, port);
@@ -159,6 +160,7 @@ void ReplicaLink::Promote() {
   swap_timer_.cancel();
   host_.clear();
   port_ = 0;
+  context_->set_is_replica(false);
   state_ = State::kNone;
   sink_.reset();
   context_->config_registry().SetReplicaOf("", 0);
@@ -178,6 +180,7 @@ void ReplicaLink::Stop() {
   }
   if (context_->has_keyspace()) CloseSocket();
   host_.clear();
+  context_->set_is_replica(false);
   state_ = State::kNone;
   retry_timer_.cancel();
   ack_timer_.cancel();
