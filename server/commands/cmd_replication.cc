@@ -143,6 +143,12 @@ WaitOptions ParseWait(ArgParser& args) {
 // before the WAIT, once numreplicas have or the timeout (ms; 0: none) passes. Inside MULTI, and
 // when the request cannot wait, it answers at once.
 void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
+  if (ctx.server.is_replica()) {
+    return ctx.reply.Error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+  }
   ReplicationMaster* master = ctx.server.replication_master();
   Client::PendingWait& wait = ctx.client.pending_wait();
   const int64_t now = WallMs();

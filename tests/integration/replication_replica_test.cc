@@ -217,6 +217,10 @@ TEST_F(ReplicationReplicaTest, PromotionAndTheOtherReplicaContinuesPartially) {
   EXPECT_EQ(Digest(c2.get()), Digest(c1.get()));
   EXPECT_EQ(Cmd(c2.get(), {"DEL", "after"}).str(),
             "READONLY You can't write against a read only replica.");
+  EXPECT_EQ(Cmd(c2.get(), {"WAIT", "1", "0"})
+                .str()
+                .rfind("ERR WAIT cannot be used with replica instances.", 0),
+            0u);
 }
 
 TEST_F(ReplicationReplicaTest, StaleDataAndTheOptions) {
