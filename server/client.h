@@ -119,6 +119,9 @@ class Client {
   // A replica attached with PSYNC (CLIENT LIST flag S; server/replication/master.h).
   bool is_replica() const { return is_replica_; }
   void set_replica(bool replica) { is_replica_ = replica; }
+  // The link of this replica to its master (CLIENT LIST flag M; server/replication/replica.h).
+  bool is_master_link() const { return is_master_link_; }
+  void set_master_link(bool link) { is_master_link_ = link; }
 
   // CLIENT REPLY ON|OFF|SKIP: whether the replies of this client's commands are sent. Messages
   // pushed to it (Push: Pub/Sub messages and confirmations) are sent regardless, as in Redis.
@@ -168,6 +171,7 @@ class Client {
   std::function<void(std::string_view)> push_hook_;
   std::function<size_t()> pending_output_hook_;
   bool is_replica_ = false;
+  bool is_master_link_ = false;
   PendingWait pending_wait_;
 };
 

@@ -143,6 +143,19 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reject(SubscriberModeError(spec->full_name), spec);
     return result;
   }
+  // A replica (Redis's processCommand order: read-only, then stale data).
+  if ((flags & kCmdWrite) && server_->RefusesWrites(client)) {
+    reject(kReadOnlyReplica, spec);
+    return result;
+  }
+  if ((flags & kCmdWrite) && server_->RefusesWritesForReplicas()) {
+    reject(kNoReplicas, spec);
+    return result;
+  }
+  if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
+    reject(kMasterDown, spec);
+    return result;
+  }
   if (((flags & kCmdWrite) || spec->name == "ping") && RefusedForDiskError(reply)) {
     if (multi.active) multi.dirty_exec = true;
     result.refused = spec;

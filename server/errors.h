@@ -46,6 +46,14 @@ inline constexpr std::string_view kMustBePositive = "ERR value is out of range, 
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+// A write on a replica under replica-read-only yes.
+inline constexpr std::string_view kReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
+// A write on a master with fewer good replicas than min-replicas-to-write.
+inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+// A data command on a replica whose master link is down, under replica-serve-stale-data no.
+inline constexpr std::string_view kMasterDown =
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 // Transactions (Redis's multi.c).
 inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";

@@ -55,6 +55,13 @@ class ExpiryEvents {
   void Note(int db, std::string_view key);
   // Fires every due expiry. Cheap when nothing is due.
   void Poll();
+  // Forgets the index: the engine under it was replaced (a replica's full resynchronisation).
+  // The next Poll rebuilds it from the data when expired events are selected.
+  void Reset() {
+    entries_.clear();
+    horizon_.reset();
+    built_ = false;
+  }
   // Entries held (for tests and INFO).
   size_t size() const { return entries_.size(); }
   // The bound on entries (tests use a small one to exercise the horizon).

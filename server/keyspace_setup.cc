@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/replication/master.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -58,6 +59,10 @@ void ApplyRuntimeChange(std::string_view name, const Config& config, ServerConte
     ks.db().SetWholeFileExpiry(config.expiry_whole_file);
   } else if (name == "expiry-purge-deadline") {
     ks.db().SetPurgeDeadline(config.expiry_purge_deadline_ms);
+  } else if (name == "repl-backlog-size") {
+    if (ReplicationMaster* master = ctx->replication_master()) {
+      master->ResizeBacklog(config.repl_backlog_size);
+    }
   } else if (name == "notify-keyspace-events") {
     ctx->expiry_events().Poll();  // builds (or drops) the expiry index now, before keys expire
   }

@@ -21,6 +21,7 @@
 #include "server/keyspace_setup.h"
 #include "server/net/server.h"
 #include "server/open_files.h"
+#include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/clock.h"
@@ -136,6 +137,7 @@ int Main(int argc, char** argv) {
   auto clock = std::make_shared<storage::PinnableClock>();
   std::unique_ptr<types::Keyspace> keyspace;
   std::error_code fs_error;
+  RecoverDataDirectory(config.dir);  // a replica's full resynchronisation cut short
   std::filesystem::create_directories(config.dir, fs_error);
   const int table_cache = AdjustOpenFilesLimit(&registry);
   if (table_cache == 0) return 1;

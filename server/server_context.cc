@@ -4,6 +4,8 @@
 
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
+#include "server/replication/master.h"
+#include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
 
@@ -31,6 +33,17 @@ Acl& ServerContext::acl() {
     acl_->SetRequirePass(config().requirepass);
   }
   return *acl_;
+}
+
+bool ServerContext::TooFewGoodReplicas() const {
+  const Config& c = config();
+  if (c.min_replicas_max_lag_s == 0 || replication_master_ == nullptr || is_replica_) return false;
+  return replication_master_->CountGood(WallMs(), c.min_replicas_max_lag_s) <
+         c.min_replicas_to_write;
+}
+
+bool ServerContext::MasterLinkDown() const {
+  return replica_link_ != nullptr && !replica_link_->link_up();
 }
 
 void ServerContext::RequestShutdown() {

@@ -34,6 +34,7 @@ class Acl;
 class BlockReader;
 class CommandTable;
 class ReplicationMaster;
+class ReplicaLink;
 namespace scripting {
 class ScriptEngine;
 }
@@ -112,6 +113,28 @@ class ServerContext {
   // keyspace). The server installs it.
   ReplicationMaster* replication_master() const { return replication_master_; }
   void set_replication_master(ReplicationMaster* master) { replication_master_ = master; }
+  // The replica side (server/replication/replica.h), or nullptr (no server or no keyspace).
+  ReplicaLink* replica_link() const { return replica_link_; }
+  void set_replica_link(ReplicaLink* link) { replica_link_ = link; }
+  // True when this server is a replica (REPLICAOF host port); the link sets it.
+  bool is_replica() const { return is_replica_; }
+  void set_is_replica(bool replica) { is_replica_ = replica; }
+  // The dispatcher's checks, inline: every command pays for them.
+  // True when `client`'s writes are refused with -READONLY: this server is a replica under
+  // replica-read-only yes (the master's link never runs commands).
+  bool RefusesWrites(const Client& client) const {
+    return is_replica_ && config().replica_read_only && !client.is_master_link();
+  }
+  // True when writes are refused with -NOREPLICAS: a master with min-replicas-to-write and
+  // min-replicas-max-lag set and fewer good replicas than that.
+  bool RefusesWritesForReplicas() const {
+    return config().min_replicas_to_write != 0 && TooFewGoodReplicas();
+  }
+  // True when data commands are refused with -MASTERDOWN: a replica whose link is down under
+  // replica-serve-stale-data no.
+  bool RefusesStaleData() const {
+    return is_replica_ && !config().replica_serve_stale_data && MasterLinkDown();
+  }
 
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
@@ -132,6 +155,9 @@ class ServerContext {
   bool OverMaxmemory();
 
  private:
+  bool TooFewGoodReplicas() const;
+  bool MasterLinkDown() const;
+
   ConfigRegistry* registry_;
   const CommandTable* commands_;
   storage::PinnableClock* clock_;
@@ -139,6 +165,8 @@ class ServerContext {
   storage::FaultInjectionFileSystem* disk_faults_ = nullptr;
   BlockReader* block_reader_ = nullptr;
   ReplicationMaster* replication_master_ = nullptr;
+  ReplicaLink* replica_link_ = nullptr;
+  bool is_replica_ = false;
   ServerStats stats_;
   CommandStats command_stats_;
   ClientRegistry clients_;

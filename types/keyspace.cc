@@ -71,9 +71,17 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
   if (!s.ok()) return s;
   filter->SetDb(db.get());
   std::unique_ptr<Keyspace> ks(new Keyspace(std::move(db), options.clock, std::move(filter)));
+  ks->options_ = options;
+  ks->dir_ = dir;
+  s = ks->ReloadVersionMark();
+  if (!s.ok()) return s;
+  *keyspace = std::move(ks);
+  return Status::OK();
+}
 
+Status Keyspace::ReloadVersionMark() {
   storage::Row hwm;
-  s = ks->db_->Get(storage::ReadOptions(), SystemKey(kVersionHwmRow), &hwm);
+  Status s = db_->Get(storage::ReadOptions(), SystemKey(kVersionHwmRow), &hwm);
   uint64_t start = 0;
   if (s.ok()) {
     std::string_view in = hwm.value;
@@ -81,10 +89,25 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
   } else if (!s.IsNotFound()) {
     return s;
   }
-  ks->next_version_ = std::max<uint64_t>(start, 1);
-  ks->version_limit_ = ks->next_version_;  // the first NewVersion persists a new mark
-  *keyspace = std::move(ks);
+  next_version_ = std::max<uint64_t>(start, 1);
+  version_limit_ = next_version_;  // the first NewVersion persists a new mark
   return Status::OK();
+}
+
+Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
+  assert(!in_batch());
+  filter_->SetDb(nullptr);
+  active_ = nullptr;
+  db_.reset();
+  while_closed();
+  Status s = storage::DB::Open(options_, dir_, &db_);
+  if (!s.ok()) return s;
+  filter_->SetDb(db_.get());
+  active_ = db_.get();
+  tlog_heads_.Clear();
+  counted_expiries_.clear();
+  counted_order_.clear();
+  return ReloadVersionMark();
 }
 
 storage::WriteOptions Keyspace::WriteOptions() const {

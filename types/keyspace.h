@@ -108,6 +108,19 @@ class Keyspace {
 
   ~Keyspace();
   Keyspace(const Keyspace&) = delete;
+
+  // Closes the engine, runs `while_closed` (which may replace the engine's directory: a
+  // replica's full resynchronisation, docs/replication.md), then opens the engine in the same
+  // directory with the same options and starts afresh what the keyspace derived from it (the
+  // version mark, the TLOG head cache, the counted expiries). Not OK: the engine did not open
+  // — then the keyspace has no engine and must not be used again.
+  // REQUIRES: !in_batch(); nothing else uses the engine meanwhile (no reads in flight, no
+  // thread holding it).
+  storage::Status ReopenEngine(const std::function<void()>& while_closed);
+  const std::string& dir() const { return dir_; }
+  // Reads the version high-water mark again from the engine: after a replica applied its
+  // master's writes, before it writes itself (promotion).
+  storage::Status ReloadVersionMark();
   Keyspace& operator=(const Keyspace&) = delete;
 
   // The engine, or while a batch is open the batch over it (every type reads and writes here).
@@ -276,6 +289,8 @@ class Keyspace {
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
   std::unique_ptr<storage::DB> db_;  // the engine
+  storage::Options options_;         // what it was opened with
+  std::string dir_;                  // where
   std::unique_ptr<BatchDB> batch_;   // the open batch, or null
   storage::DB* active_ = nullptr;    // batch_ when open, else db_
   std::shared_ptr<storage::Clock> clock_;

@@ -93,11 +93,13 @@ void ExecuteSetInfo(CommandContext& ctx, const SetInfoOptions& o) {
   ctx.reply.Ok();
 }
 
-// Client types as CLIENT LIST/KILL TYPE names them. ebb's clients are normal or, in subscriber
-// mode, pubsub (Redis's getClientType); master and replica match none.
-enum class ClientType { kAny, kNormal, kPubSub, kNone };
+// Client types as CLIENT LIST/KILL TYPE names them (Redis's getClientType): the link to this
+// replica's master, a replica of this server, a client in subscriber mode, or normal.
+enum class ClientType { kAny, kNormal, kPubSub, kMaster, kReplica, kNone };
 
 ClientType TypeOf(const Client& c) {
+  if (c.is_master_link()) return ClientType::kMaster;
+  if (c.is_replica()) return ClientType::kReplica;
   return c.in_subscriber_mode() ? ClientType::kPubSub : ClientType::kNormal;
 }
 bool TypeMatches(ClientType wanted, const Client& c) {
@@ -115,7 +117,19 @@ ClientType ParseClientType(ArgParser& args, bool allow_slave) {
   const int known = allow_slave ? args.Choice({"normal", "master", "replica", "pubsub", "slave"})
                                 : args.Choice({"normal", "master", "replica", "pubsub"});
   if (known < 0) args.Fail(UnknownClientTypeError(type));
-  return known == 0 ? ClientType::kNormal : known == 3 ? ClientType::kPubSub : ClientType::kNone;
+  switch (known) {
+    case 0:
+      return ClientType::kNormal;
+    case 1:
+      return ClientType::kMaster;
+    case 2:
+    case 4:
+      return ClientType::kReplica;
+    case 3:
+      return ClientType::kPubSub;
+    default:
+      return ClientType::kNone;
+  }
 }
 
 struct ListOptions {

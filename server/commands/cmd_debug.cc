@@ -1,5 +1,7 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|HELP: test
-// hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|HELP:
+// test hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
+// DEBUG DIGEST names the data's visible content in 40 hex digits, so a test compares a master
+// and its replicas (docs/replication.md, "Comparing a replica with its master").
 // DEBUG CLOCK moves the server's clock so TTL tests never sleep; DEBUG DISK-FAULT makes the data
 // directory's writes and fsyncs fail so tests see MISCONF without filling a disk, or holds new
 // table files so tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power
@@ -28,6 +30,7 @@
 #include "server/errors.h"
 #include "server/expiry_events.h"
 #include "server/net/block_reader.h"
+#include "server/scripting/sha1.h"
 #include "server/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
@@ -99,6 +102,35 @@ void ExecuteFlushMemtable(CommandContext& ctx, const NoOptions&) {
 
 void ExecuteCompact(CommandContext& ctx, const NoOptions&) {
   ReplyStatus(ctx, ctx.server.keyspace().db().CompactAll());
+}
+
+// DEBUG DIGEST: compacts the engine whole (the types' compaction filter then has dropped every
+// row no read can see: TLOG entries below a cutoff, expired rows), then chains the SHA-1 of
+// every row a read at retrieval grace 0 and then at full grace returns — key, value, timestamp,
+// expire_at — in key order. Two servers with equal digests answer every read alike. 40 zeros
+// for an empty engine, as Redis. Reads wait for the disk inline: a test hook, not for large data.
+void ExecuteDigest(CommandContext& ctx, const NoOptions&) {
+  storage::DB& db = ctx.server.keyspace().db();
+  storage::Status s = db.CompactAll();
+  if (!s.ok()) return ReplyStatus(ctx, s);
+  std::string digest;
+  std::string row;
+  for (int64_t grace : {int64_t{0}, int64_t{1} << 60}) {
+    storage::ReadOptions options;
+    options.retrieval_grace_ms = grace;
+    auto it = db.NewIterator(options);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const storage::RowMeta meta = it->meta();
+      row = digest;
+      row += std::to_string(it->key().size()) + ":" + std::string(it->key()) + "=" +
+             std::to_string(it->value().size()) + ":" + std::string(it->value()) + "@" +
+             std::to_string(meta.timestamp_ms.value_or(-1)) + "/" +
+             std::to_string(meta.expire_at_ms.value_or(-1)) + ";" + std::to_string(grace);
+      digest = scripting::Sha1Hex(row);
+    }
+    if (!it->status().ok()) return ReplyStatus(ctx, it->status());
+  }
+  ctx.reply.Bulk(digest.empty() ? std::string(40, '0') : digest);
 }
 
 struct DiskFaultOptions {
@@ -217,6 +249,12 @@ const CommandSpec& DebugTable() {
            .arity = 2,
            .help = {{.text = "Compact every level down to the last, applying expiry."}},
            .handler = Handler<ParseNothing, ExecuteCompact>},
+          {.name = "digest",
+           .arity = 2,
+           .help = {{.text = "Compact the data, then return a digest of every row a read can "
+                             "see (key, value, timestamp, expire_at): equal on a master and its "
+                             "replicas once they hold the same data."}},
+           .handler = Handler<ParseNothing, ExecuteDigest>},
           {.name = "disk-fault",
            .arity = -3,
            .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",

@@ -23,6 +23,7 @@
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
 #include "server/replication/info_replication.h"
+#include "server/replication/master.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/stats.h"
@@ -119,16 +120,21 @@ void InfoPersistence(ServerContext& ctx, std::string* out) {
 void InfoStats(ServerContext& ctx, std::string* out) {
   const ServerStats& s = ctx.stats();
   uint64_t expired = ctx.has_keyspace() ? ctx.keyspace().expired_keys() : 0;
+  const ReplicationMaster::SyncCounts syncs = ctx.replication_master()
+                                                  ? ctx.replication_master()->sync_counts()
+                                                  : ReplicationMaster::SyncCounts{};
   *out += fmt::format(
       "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\n"
       "total_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\n"
+      "sync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n"
       "expired_keys:{}\r\nevicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\n"
       "total_error_replies:{}\r\nclient_query_buffer_limit_disconnections:{}\r\n"
       "client_output_buffer_limit_disconnections:{}\r\nwal_group_commits:{}\r\n",
       s.total_connections_received, s.total_commands_processed, s.total_net_input_bytes,
-      s.total_net_output_bytes, s.rejected_connections, expired, s.keyspace_hits, s.keyspace_misses,
-      s.total_error_replies, s.client_query_buffer_limit_disconnections,
-      s.client_output_buffer_limit_disconnections, s.wal_group_commits);
+      s.total_net_output_bytes, s.rejected_connections, syncs.full, syncs.partial_ok,
+      syncs.partial_err, expired, s.keyspace_hits, s.keyspace_misses, s.total_error_replies,
+      s.client_query_buffer_limit_disconnections, s.client_output_buffer_limit_disconnections,
+      s.wal_group_commits);
   // Commands that waited for table blocks (server/dispatcher.h, "Restartable commands").
   const BlockReader* reader = ctx.block_reader();
   *out += fmt::format(

@@ -1,5 +1,5 @@
-// Replication's commands, master side: REPLCONF, PSYNC, ROLE and WAIT (docs/replication.md). Redis
-// 7's wording and reply shapes.
+// Replication's commands: REPLCONF, PSYNC, WAIT (the master side), REPLICAOF / SLAVEOF (the
+// replica side) and ROLE (docs/replication.md). Redis 7's wording and reply shapes.
 #include <string>
 
 #include "common/strings.h"
@@ -10,6 +10,7 @@
 #include "server/commands/register.h"
 #include "server/errors.h"
 #include "server/replication/master.h"
+#include "server/replication/replica.h"
 #include "server/server_context.h"
 
 namespace ebb::server {
@@ -66,8 +67,51 @@ void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
   master->Psync(ctx.client, ctx.reply, o.replid, o.offset);
 }
 
-// ROLE, as a master: ["master", offset, [[ip, port, ack offset], ...]].
+struct ReplicaOfOptions {
+  std::string_view host;
+  std::string_view port;
+};
+ReplicaOfOptions ParseReplicaOf(ArgParser& args) {
+  ReplicaOfOptions o;
+  o.host = args.Next();
+  o.port = args.Next();
+  return o;
+}
+
+// REPLICAOF host port | NO ONE (and SLAVEOF): follow a master, or stop following one and keep
+// the data (server/replication/replica.h).
+void ExecuteReplicaOf(CommandContext& ctx, const ReplicaOfOptions& o) {
+  ReplicaLink* link = ctx.server.replica_link();
+  if (link == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  if (ctx.client.is_replica()) {
+    return ctx.reply.Error("ERR Command is not valid when client is a replica.");
+  }
+  if (EqualsIgnoreCase(o.host, "no") && EqualsIgnoreCase(o.port, "one")) {
+    link->Promote();
+    return ctx.reply.Ok();
+  }
+  int64_t port = 0;
+  if (!ParseInt64(o.port, &port)) return ctx.reply.Error(kNotInteger);
+  if (port < 0 || port > 65535) return ctx.reply.Error("ERR Invalid master port");
+  if (link->is_replica() && EqualsIgnoreCase(link->host(), o.host) && link->port() == port) {
+    return ctx.reply.SimpleString("OK Already connected to specified master");
+  }
+  link->ReplicateFrom(std::string(o.host), static_cast<int>(port));
+  ctx.reply.Ok();
+}
+
+// ROLE, as a master: ["master", offset, [[ip, port, ack offset], ...]]; as a replica: ["slave",
+// master host, master port, link state, offset applied (-1 while not connected)].
 void ExecuteRole(CommandContext& ctx, const NoOptions&) {
+  if (ReplicaLink* link = ctx.server.replica_link(); link != nullptr && link->is_replica()) {
+    ctx.reply.ArrayHeader(5);
+    ctx.reply.Bulk("slave");
+    ctx.reply.Bulk(link->host());
+    ctx.reply.Integer(link->port());
+    ctx.reply.Bulk(link->StateName());
+    ctx.reply.Integer(link->link_up() ? static_cast<int64_t>(link->offset()) : -1);
+    return;
+  }
   ReplicationMaster* master = ctx.server.replication_master();
   ctx.reply.ArrayHeader(3);
   ctx.reply.Bulk("master");
@@ -99,6 +143,12 @@ WaitOptions ParseWait(ArgParser& args) {
 // before the WAIT, once numreplicas have or the timeout (ms; 0: none) passes. Inside MULTI, and
 // when the request cannot wait, it answers at once.
 void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
+  if (ctx.server.is_replica()) {
+    return ctx.reply.Error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+  }
   ReplicationMaster* master = ctx.server.replication_master();
   Client::PendingWait& wait = ctx.client.pending_wait();
   const int64_t now = WallMs();
@@ -114,6 +164,18 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
     return ctx.reply.Integer(acked);
   }
   ctx.defer = true;
+}
+
+// REPLICAOF and its old name SLAVEOF: one command under two names.
+CommandSpec ReplicaOfRow(std::string_view name, std::string_view since, std::string_view summary) {
+  return {.name = name,
+          .arity = 3,
+          .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+          .group = "server",
+          .since = since,
+          .summary = summary,
+          .arguments = {{.name = "host"}, {.name = "port"}},
+          .handler = Handler<ParseReplicaOf, ExecuteReplicaOf>};
 }
 
 }  // namespace
@@ -136,6 +198,11 @@ std::vector<CommandSpec> ReplicationCommands() {
        .summary = "An internal command used in replication.",
        .arguments = {{.name = "replicationid"}, {.name = "offset", .type = ArgType::kInteger}},
        .handler = Handler<ParsePsync, ExecutePsync>},
+      ReplicaOfRow("replicaof", "5.0.0",
+                   "Configures a server as replica of another, or promotes it to a master."),
+      ReplicaOfRow("slaveof", "1.0.0",
+                   "Sets a Redis server as a replica of another, or promotes it to being a "
+                   "master. (REPLICAOF's old name.)"),
       {.name = "role",
        .arity = 1,
        .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,

@@ -85,7 +85,7 @@ ConfigRegistry::ConfigRegistry() : options_(BuildOptionTable()) {}
 ConfigRegistry::~ConfigRegistry() = default;
 
 const ConfigRegistry::Option* ConfigRegistry::Find(std::string_view name) const {
-  const std::string lower = AsciiLower(name);
+  const std::string lower(MapRedisOptionName(AsciiLower(name)));
   for (const Option& opt : options_) {
     if (opt.name == lower) return &opt;
   }

@@ -103,6 +103,22 @@ struct Config {
   int64_t default_retrieval_grace_ms = 0;
   bool expiry_whole_file = true;
   int64_t expiry_purge_deadline_ms = 86400000;
+  // Replication, the replica side (docs/replication.md). replicaof_host empty: a master.
+  std::string replicaof_host;
+  int replicaof_port = 0;
+  std::string masterauth;  // AUTH password for the master ("": none)
+  std::string masteruser;  // AUTH user for the master ("": the password alone)
+  bool replica_read_only = true;
+  bool replica_serve_stale_data = true;
+  int replica_priority = 100;
+  std::string replica_announce_ip;  // sent as REPLCONF ip-address ("": none)
+  int replica_announce_port = 0;    // sent as REPLCONF listening-port instead of port (0: port)
+  bool replica_announced = true;
+  // A master refuses writes (-NOREPLICAS) while fewer than min_replicas_to_write replicas have
+  // acknowledged within min_replicas_max_lag_s seconds (either 0: never).
+  int min_replicas_to_write = 0;
+  int min_replicas_max_lag_s = 10;
+  int64_t repl_backlog_ttl_s = 3600;  // a master frees its backlog this long after its last replica
 };
 
 class ConfigRegistry {
@@ -164,6 +180,13 @@ class ConfigRegistry {
   // canonical option name and the new Config. On failure nothing changed.
   bool Set(std::string_view name, std::string_view value, std::string* error,
            bool may_set_protected = true);
+  // Records the master the server replicates from (REPLICAOF host port; "" and 0: none) as the
+  // `replicaof` option, which CONFIG SET cannot change but CONFIG GET and REWRITE show. No hook
+  // runs.
+  void SetReplicaOf(std::string host, int port) {
+    config_.replicaof_host = std::move(host);
+    config_.replicaof_port = port;
+  }
 
   // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
   void OnChange(std::function<void(std::string_view name, const Config&)> hook);

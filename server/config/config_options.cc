@@ -387,6 +387,40 @@ Option ProtectedAction(std::string name, std::string doc, DebugCommandPolicy Con
       });
 }
 
+// `replicaof <host> <port>`: the master this server replicates from (no line: none).
+Option ReplicaOf() {
+  Option o;
+  o.name = "replicaof";
+  o.doc = "replicate the master at host and port (docs/replication.md)";
+  o.mutable_at_runtime = false;
+  o.min_values = 2;
+  o.max_values = 2;
+  o.apply = [](Config* c, const Values& v, bool, std::string* reason) {
+    int64_t port = 0;
+    if (!ParseInt64(v[1], &port) || port < 0 || port > 65535) {
+      *reason = "Invalid master port";
+      return false;
+    }
+    if (AsciiLower(v[0]) == "no" && AsciiLower(v[1]) == "one") {
+      c->replicaof_host.clear();
+      c->replicaof_port = 0;
+      return true;
+    }
+    c->replicaof_host = v[0];
+    c->replicaof_port = static_cast<int>(port);
+    return true;
+  };
+  o.get = [](const Config& c) {
+    return c.replicaof_host.empty() ? std::string()
+                                    : c.replicaof_host + " " + std::to_string(c.replicaof_port);
+  };
+  o.lines = [](const Config& c) {
+    if (c.replicaof_host.empty()) return Lines{};
+    return Lines{{c.replicaof_host, std::to_string(c.replicaof_port)}};
+  };
+  return o;
+}
+
 // What CONFIG SET may change only for clients enable-protected-configs admits: who may connect
 // and how they authenticate, and the limits that bound the server's memory and connections.
 constexpr std::string_view kProtectedOptions[] = {
@@ -463,7 +497,37 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Memory("repl-backlog-size",
                      "bytes of the replication stream kept so a replica that lost its link "
                      "resumes with a partial resynchronisation",
-                     kImmutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
+                     kMutable, &Config::repl_backlog_size, 16 * 1024, INT64_MAX));
+  t.push_back(Integer("repl-backlog-ttl",
+                      "seconds after its last replica left that a master frees its backlog (0: "
+                      "never)",
+                      kMutable, &Config::repl_backlog_ttl_s, 0, INT_MAX));
+  t.push_back(Integer("min-replicas-to-write",
+                      "a master refuses writes while fewer replicas are good (0: never)", kMutable,
+                      &Config::min_replicas_to_write, 0, INT_MAX));
+  t.push_back(Integer("min-replicas-max-lag",
+                      "seconds since its last acknowledgement within which a replica is good",
+                      kMutable, &Config::min_replicas_max_lag_s, 0, INT_MAX));
+  t.push_back(ReplicaOf());
+  t.push_back(String("masterauth", "password a replica gives its master's AUTH", kMutable,
+                     &Config::masterauth));
+  t.push_back(String("masteruser", "user a replica gives its master's AUTH (empty: none)", kMutable,
+                     &Config::masteruser));
+  t.push_back(Bool("replica-read-only", "a replica refuses writes from its clients (-READONLY)",
+                   kMutable, &Config::replica_read_only));
+  t.push_back(Bool("replica-serve-stale-data",
+                   "a replica whose master link is down still answers data commands", kMutable,
+                   &Config::replica_serve_stale_data));
+  t.push_back(Integer("replica-priority",
+                      "the replica's priority for promotion by Sentinel (lower first, 0: never)",
+                      kMutable, &Config::replica_priority, 0, INT_MAX));
+  t.push_back(String("replica-announce-ip", "the address a replica gives its master", kMutable,
+                     &Config::replica_announce_ip));
+  t.push_back(Integer("replica-announce-port",
+                      "the port a replica gives its master (0: its own port)", kMutable,
+                      &Config::replica_announce_port, 0, 65535));
+  t.push_back(Bool("replica-announced", "whether Sentinel lists this replica", kMutable,
+                   &Config::replica_announced));
   t.push_back(OutputBufferLimit());
   t.push_back(NotifyKeyspaceEvents());
   t.push_back(ProtectedAction("enable-debug-command",

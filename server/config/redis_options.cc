@@ -1,5 +1,7 @@
 #include "server/config/redis_options.h"
 
+#include <utility>
+
 namespace ebb::server {
 namespace {
 
@@ -80,8 +82,23 @@ const char* RedisOnlyOption(std::string_view name) {
 }
 
 std::string_view MapRedisOptionName(std::string_view name) {
-  if (name == "appendfsync") return "wal-fsync";
-  if (name == "lua-time-limit") return "busy-reply-threshold";
+  // Redis's older names of the replication options (slave-read-only, slaveof, ...).
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      {"appendfsync", "wal-fsync"},
+      {"lua-time-limit", "busy-reply-threshold"},
+      {"slaveof", "replicaof"},
+      {"slave-read-only", "replica-read-only"},
+      {"slave-serve-stale-data", "replica-serve-stale-data"},
+      {"slave-priority", "replica-priority"},
+      {"slave-announce-ip", "replica-announce-ip"},
+      {"slave-announce-port", "replica-announce-port"},
+      {"slave-announced", "replica-announced"},
+      {"min-slaves-to-write", "min-replicas-to-write"},
+      {"min-slaves-max-lag", "min-replicas-max-lag"},
+  };
+  for (const auto& [alias, name_now] : kAliases) {
+    if (name == alias) return name_now;
+  }
   return name;
 }
 

@@ -15,7 +15,8 @@ namespace ebb::server {
 // Why ebb ignores Redis's option `name` (lower case), or nullptr when it is not such an option.
 const char* RedisOnlyOption(std::string_view name);
 
-// The ebb option a Redis option name stands for ("appendfsync" -> "wal-fsync"), or `name`.
+// The ebb option a Redis option name stands for ("appendfsync" -> "wal-fsync",
+// "slave-read-only" -> "replica-read-only"), or `name`.
 std::string_view MapRedisOptionName(std::string_view name);
 
 }  // namespace ebb::server

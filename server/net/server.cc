@@ -44,9 +44,7 @@ Server::Server(ServerContext* context)
         io_, [ks] { return ks->db().SyncWal(); },
         [this] { return std::chrono::microseconds(context_->config().wal_sync_delay_us); });
     wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
-    // Called on an engine thread with its lock held: only post.
-    ks->db().SetWriteStallListener(
-        [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+    WireEngine();
     block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
     context_->set_block_reader(block_reader_.get());
     replication_master_ = std::make_unique<ReplicationMaster>(context_, io_);
@@ -54,12 +52,30 @@ Server::Server(ServerContext* context)
     replication_master_->set_ack_listener(
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     context_->set_replication_master(replication_master_.get());
+    ReplicaLink::Hooks hooks;
+    hooks.engine_idle = [this] { return block_reader_->idle(); };
+    hooks.engine_reopened = [this] {
+      WireEngine();
+      context_->expiry_events().Reset();
+      context_->expiry_events().Poll();
+    };
+    replica_link_ =
+        std::make_unique<ReplicaLink>(context_, io_, replication_master_.get(), std::move(hooks));
+    context_->set_replica_link(replica_link_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
 }
 
+void Server::WireEngine() {
+  // Called on an engine thread with its lock held: only post.
+  context_->keyspace().db().SetWriteStallListener(
+      [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+}
+
 Server::~Server() {
+  context_->set_replica_link(nullptr);
+  replica_link_.reset();
   context_->set_replication_master(nullptr);
   replication_master_.reset();  // waits for its snapshot workers, removes the engine's tap
   if (context_->has_keyspace()) context_->keyspace().db().SetWriteStallListener(nullptr);
@@ -126,8 +142,11 @@ void Server::Run() {
   context_->expiry_events().Poll();  // builds the expiry index from the data when selected
   ScheduleExpiryPoll();
   spdlog::info("Ready to accept connections tcp");
+  if (replica_link_) replica_link_->Start();
   RunLoop();
-  // Before main closes the keyspace: no snapshot worker may be reading the engine then.
+  // Before main closes the keyspace: no snapshot worker may be reading the engine then, and the
+  // replica's position is written while the engine is there to say its sequence.
+  if (replica_link_) replica_link_->Stop();
   if (replication_master_) replication_master_->Stop();
 }
 
@@ -293,6 +312,7 @@ void Server::ScheduleCron() {
     all.reserve(connections_.size());
     for (auto& [ptr, conn] : connections_) all.push_back(conn);
     for (auto& conn : all) conn->Cron(now);
+    if (replication_master_) replication_master_->Cron(now);
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

@@ -26,6 +26,7 @@
 #include "server/net/block_reader.h"
 #include "server/net/wal_turn_commit.h"
 #include "server/replication/master.h"
+#include "server/replication/replica.h"
 
 namespace ebb::server {
 
@@ -94,6 +95,9 @@ class Server {
   // Resumes every connection waiting in AwaitWriteRoom; those still stalled wait again.
   void ResumeWriteStalled();
   void WaitDrained(int rounds_left);
+  // Connects the server to the engine: its write-stall listener (again after a replica's full
+  // resynchronisation replaced the engine).
+  void WireEngine();
   // Runs io_ until it stops. After a turn that ran handlers it polls (non-blocking) for up to
   // io-poll-us more before blocking: a request arriving in that window is served without the
   // thread going to sleep, and its sender's send(2) does not have to wake the thread (a cost
@@ -122,6 +126,7 @@ class Server {
   // After connections_: destroyed first, it drops the connections its pending reads hold.
   std::unique_ptr<BlockReader> block_reader_;
   std::unique_ptr<ReplicationMaster> replication_master_;
+  std::unique_ptr<ReplicaLink> replica_link_;
   bool shutting_down_ = false;
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;

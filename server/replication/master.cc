@@ -32,26 +32,84 @@ void ReplicationMaster::Stop() {
   for (Worker& worker : workers_) worker.thread.join();
   workers_.clear();
   // main closes the keyspace before the server goes (server/main.cc): then there is no tap left.
-  if (backlog_ && context_->has_keyspace()) context_->keyspace().db().SetReplicationTap(nullptr);
+  if (backlog_ && !following_ && context_->has_keyspace()) {
+    context_->keyspace().db().SetReplicationTap(nullptr);
+  }
   replicas_.clear();
 }
 
 void ReplicationMaster::EnsureBacklog() {
   if (backlog_) return;
   backlog_ = std::make_unique<ReplicationBacklog>(context_->config().repl_backlog_size, 0);
-  context_->keyspace().db().SetReplicationTap(
-      [this](const storage::ReplicationRecord& record) { OnRecord(record); });
+  if (!following_) {
+    context_->keyspace().db().SetReplicationTap(
+        [this](const storage::ReplicationRecord& record) { OnRecord(record); });
+  }
 }
 
 void ReplicationMaster::OnRecord(const storage::ReplicationRecord& record) {
   record_.clear();
   storage::AppendReplicationRecord(&record_, record);
-  backlog_->Append(record_);
+  Stream(record_);
+}
+
+void ReplicationMaster::Follow() {
+  if (following_) return;
+  following_ = true;
+  if (backlog_ && context_->has_keyspace()) context_->keyspace().db().SetReplicationTap(nullptr);
+}
+
+void ReplicationMaster::DropReplicas() {
+  for (const Replica& replica : replicas_) {
+    if (Client* client = context_->clients().Find(replica.client_id)) client->RequestClose();
+  }
+  replicas_.clear();
+  // Each worker stops at its next chunk (its replica is gone); wait for them, as they read the
+  // engine.
+  stopping_ = true;
+  for (Worker& worker : workers_) worker.thread.join();
+  workers_.clear();
+  stopping_ = false;
+}
+
+void ReplicationMaster::AdoptMasterHistory(std::string_view replid, uint64_t offset) {
+  DropReplicas();
+  ids_.replid = std::string(replid);
+  ids_.ClearSecond();
+  backlog_ = std::make_unique<ReplicationBacklog>(context_->config().repl_backlog_size, offset);
+}
+
+void ReplicationMaster::ContinueMasterHistory(std::string_view replid) {
+  if (replid.empty() || replid == ids_.replid) return;
+  DropReplicas();
+  ids_.replid2 = ids_.replid;
+  ids_.second_offset = static_cast<int64_t>(end_offset()) + 1;
+  ids_.replid = std::string(replid);
+}
+
+void ReplicationMaster::FeedFromMaster(std::string_view bytes) {
+  EnsureBacklog();
+  Stream(bytes);
+}
+
+void ReplicationMaster::StopFollowing() {
+  if (!following_) return;
+  following_ = false;
+  DropReplicas();
+  ids_.Shift(end_offset());
+  if (backlog_) {
+    context_->keyspace().db().SetReplicationTap(
+        [this](const storage::ReplicationRecord& record) { OnRecord(record); });
+  }
+}
+
+void ReplicationMaster::Stream(std::string_view bytes) {
+  backlog_->Append(bytes);
   const uint64_t hard_limit = context_->config().client_output_buffer_limit_replica.hard_bytes;
   bool overflowed = false;
   for (Replica& replica : replicas_) {
     if (replica.state != ReplicaState::kOnline) {
-      replica.held.append(record_);
+      replica.held.append(bytes);
       // The stream held during a full resynchronisation counts as the replica's output: past
       // the replica class's hard limit the link goes, as Redis drops a replica whose output
       // buffer overflows during its bgsave.
@@ -64,7 +122,7 @@ void ReplicationMaster::OnRecord(const storage::ReplicationRecord& record) {
         if (Client* client = context_->clients().Find(replica.client_id)) client->RequestClose();
       }
     } else if (Client* client = context_->clients().Find(replica.client_id)) {
-      client->Push(record_);
+      client->Push(bytes);
     }
   }
   // A replica dropped here is gone for its snapshot worker too (it finds no replica).
@@ -111,6 +169,7 @@ void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std:
 
   if (backlog_ && offset > 0 && ids_.SameHistory(replid, static_cast<uint64_t>(offset)) &&
       backlog_->Holds(static_cast<uint64_t>(offset))) {
+    sync_counts_.partial_ok++;
     reply.SimpleString("CONTINUE " + ids_.replid);
     std::string bytes;
     backlog_->CopyFrom(static_cast<uint64_t>(offset), &bytes);
@@ -123,6 +182,8 @@ void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std:
     return;
   }
 
+  sync_counts_.full++;
+  if (replid != "?") sync_counts_.partial_err++;
   EnsureBacklog();
   reply.SimpleString("FULLRESYNC " + ids_.replid + " " + std::to_string(backlog_->end_offset()));
   replica.state = ReplicaState::kWaitSnapshot;
@@ -169,6 +230,35 @@ int64_t ReplicationMaster::CountAcked(uint64_t offset) const {
   return n;
 }
 
+int64_t ReplicationMaster::CountGood(int64_t now_ms, int64_t max_lag_s) const {
+  int64_t n = 0;
+  for (const Replica& replica : replicas_) {
+    if (replica.state == ReplicaState::kOnline &&
+        (now_ms - replica.ack_time_ms) / 1000 <= max_lag_s &&
+        context_->clients().Find(replica.client_id) != nullptr) {
+      n++;
+    }
+  }
+  return n;
+}
+
+void ReplicationMaster::Cron(int64_t now_ms) {
+  DropClosed();
+  if (!replicas_.empty() || following_ || !backlog_) {
+    alone_since_ms_ = 0;
+    return;
+  }
+  if (alone_since_ms_ == 0) alone_since_ms_ = now_ms;
+  const int64_t ttl_s = context_->config().repl_backlog_ttl_s;
+  if (ttl_s == 0 || now_ms - alone_since_ms_ < ttl_s * 1000) return;
+  spdlog::info("Replication backlog freed after {} seconds without connected replicas.", ttl_s);
+  context_->keyspace().db().SetReplicationTap(nullptr);
+  backlog_.reset();
+  ids_.replid = ReplicationIds::NewId();
+  ids_.ClearSecond();
+  alone_since_ms_ = 0;
+}
+
 bool ReplicationMaster::OnIoThread(std::function<void()> fn) {
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> ran = done->get_future();
@@ -189,8 +279,11 @@ void ReplicationMaster::SendSnapshot(uint64_t client_id, std::string dir) {
   std::vector<std::string> files;
   // The engine itself (never a MULTI's batch: PSYNC is refused inside MULTI, and the batch
   // only forwards Checkpoint anyway).
-  storage::DB* db = nullptr;
-  if (!OnIoThread([this, &db] { db = &context_->keyspace().db(); })) return;
+  // What the io thread hands back is held by both sides: OnIoThread may give up (stopping)
+  // before the io thread runs the function.
+  auto db_slot = std::make_shared<storage::DB*>(nullptr);
+  if (!OnIoThread([this, db_slot] { *db_slot = &context_->keyspace().db(); })) return;
+  storage::DB* db = *db_slot;
   storage::Status s = db->Checkpoint(dir, &sequence, &files);
   std::unique_ptr<storage::SnapshotSource> source;
   if (s.ok())
@@ -204,7 +297,12 @@ void ReplicationMaster::SendSnapshot(uint64_t client_id, std::string dir) {
     if (Replica* replica = Find(client_id)) replica->state = ReplicaState::kSendingSnapshot;
   });
   auto chunk = std::make_shared<std::string>("$" + std::to_string(source->size()) + "\r\n");
-  bool gone = false;
+  struct PushState {
+    std::atomic<bool> pushed{false};
+    std::atomic<bool> gone{false};
+  };
+  auto state = std::make_shared<PushState>();
+  std::atomic<bool>& gone = state->gone;
   while (!gone && !stopping_) {
     if (!source->done()) s = source->Read(kSnapshotChunkBytes, chunk.get());
     if (!s.ok()) {
@@ -213,19 +311,19 @@ void ReplicationMaster::SendSnapshot(uint64_t client_id, std::string dir) {
     }
     // Push the chunk once the replica's output has room for it.
     for (;;) {
-      bool pushed = false;
-      if (!OnIoThread([this, client_id, chunk, &pushed, &gone] {
+      state->pushed = false;
+      if (!OnIoThread([this, client_id, chunk, state] {
             Client* client = context_->clients().Find(client_id);
             if (client == nullptr || Find(client_id) == nullptr) {
-              gone = true;
+              state->gone = true;
             } else if (client->PendingOutput() < kSnapshotOutputRoom) {
               client->Push(*chunk);
-              pushed = true;
+              state->pushed = true;
             }
           })) {
         gone = true;
       }
-      if (pushed || gone) break;
+      if (state->pushed || gone) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     chunk->clear();

@@ -16,6 +16,12 @@
 // a chunk at a time; the io thread pushes each chunk once the replica's output has room, so the
 // event loop never waits for the disk and memory stays bounded.
 //
+// A replica's history (docs/replication.md, "The replica side"): while the server follows a
+// master (Follow), the tap is not installed; the replica link hands every stream record it
+// applied to FeedFromMaster, byte for byte, so this server's backlog and offsets are its
+// master's and its own replicas (and, after a promotion, its old master's other replicas)
+// continue from them. StopFollowing (REPLICAOF NO ONE) shifts the IDs and installs the tap.
+//
 // Thread-safety: every method on the io thread; the snapshot workers touch only their own job
 // and talk to the io thread by posting.
 #pragma once
@@ -83,8 +89,51 @@ class ReplicationMaster {
 
   // How many online replicas have acknowledged every stream byte up to `offset` (WAIT).
   int64_t CountAcked(uint64_t offset) const;
+  // Online replicas whose last acknowledgement is at most `max_lag_s` seconds old
+  // (min-replicas-to-write's good replicas).
+  int64_t CountGood(int64_t now_ms, int64_t max_lag_s) const;
+  // The periodic check (the server's cron): frees the backlog repl-backlog-ttl seconds after
+  // the last replica left, as Redis does — the history then restarts under a new ID, so no
+  // replica continues from bytes no longer held. Not while following a master.
+  void Cron(int64_t now_ms);
+  // CONFIG SET repl-backlog-size: the backlog keeps its newest bytes that fit.
+  void ResizeBacklog(size_t capacity) {
+    if (backlog_) backlog_->Resize(capacity);
+  }
   // Called (on the io thread) after every acknowledgement: the server resumes the WAITs.
   void set_ack_listener(std::function<void()> listener) { ack_listener_ = std::move(listener); }
+
+  // ---- the replica side's history (server/replication/replica.h)
+
+  // The server follows a master from now on: the engine's tap is removed (the link feeds the
+  // stream). Idempotent.
+  void Follow();
+  // A full resynchronisation from the master whose history is `replid`, at stream offset
+  // `offset`: every replica of this server is dropped (their data is about to be replaced), the
+  // snapshot workers end, and the history restarts as the master's, with an empty backlog
+  // at `offset`. The caller then replaces the engine. REQUIRES: following().
+  void AdoptMasterHistory(std::string_view replid, uint64_t offset);
+  // The link continued (+CONTINUE) with a master whose ID is `replid` at this server's offset:
+  // when the ID is new, the old one becomes the second ID (valid up to this offset) and this
+  // server's replicas are dropped to learn it, as Redis does.
+  void ContinueMasterHistory(std::string_view replid);
+  // Stream bytes the link received and applied (whole records): appended to the backlog and
+  // sent on to this server's replicas. REQUIRES: following().
+  void FeedFromMaster(std::string_view bytes);
+  // Promotion (REPLICAOF NO ONE): the master's ID becomes the second one (valid up to this
+  // offset + 1), a new ID starts, the tap is installed and this server's replicas are dropped
+  // so they resume from it with +CONTINUE. Idempotent.
+  void StopFollowing();
+  bool following() const { return following_; }
+
+  // INFO stats: full resynchronisations served, partial ones accepted, partial ones refused
+  // (answered with a full one instead).
+  struct SyncCounts {
+    uint64_t full = 0;
+    uint64_t partial_ok = 0;
+    uint64_t partial_err = 0;
+  };
+  const SyncCounts& sync_counts() const { return sync_counts_; }
 
   const ReplicationIds& ids() const { return ids_; }
   // master_repl_offset: the stream bytes produced under this history.
@@ -97,6 +146,11 @@ class ReplicationMaster {
   // The tap: one committed record.
   void OnRecord(const storage::ReplicationRecord& record);
   void EnsureBacklog();
+  // Appends encoded stream bytes to the backlog and sends them to every replica (held for those
+  // still waiting for their snapshot).
+  void Stream(std::string_view bytes);
+  // Closes every replica's connection and forgets them; joins the snapshot workers.
+  void DropReplicas();
   Replica* Find(uint64_t client_id);
   // Forgets replicas whose client is gone.
   void DropClosed();
@@ -117,6 +171,9 @@ class ReplicationMaster {
   uint64_t snapshots_started_ = 0;
   std::function<void()> ack_listener_;
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
+  bool following_ = false;
+  SyncCounts sync_counts_;
+  int64_t alone_since_ms_ = 0;  // when the last replica left (0: there are replicas)
   std::atomic<bool> stopping_{false};
   struct Worker {
     std::thread thread;

@@ -613,6 +613,8 @@ bool ScriptEngine::Dispatch(RunState& run) {
   }
   if (flags & kCmdWrite) {
     if (run.read_only) return refuse("Write commands are not allowed from read-only scripts.");
+    if (server_->RefusesWrites(run.ctx->client)) return refuse("-" + std::string(kReadOnlyReplica));
+    if (server_->RefusesWritesForReplicas()) return refuse("-" + std::string(kNoReplicas));
     // Above maxmemory a script may go on writing once it has written (Redis's scriptVerifyOOM).
     if ((flags & kCmdDenyOom) && !run.allow_oom && !run.wrote && server_->OverMaxmemory()) {
       return refuse("-" + std::string(kOomError));
@@ -642,6 +644,10 @@ bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
   // A script that may write.
   if (read_only) {
     ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+    return false;
+  }
+  if (server_->RefusesWrites(ctx.client)) {
+    ctx.reply.Error(kReadOnlyReplica);
     return false;
   }
   if (!(flags & kScriptAllowOom) && server_->OverMaxmemory()) {

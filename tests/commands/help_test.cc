@@ -122,19 +122,20 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
                 "    Print this help.",
             }));
   const std::vector<std::string> debug = Lines({"DEBUG", "HELP"});
-  ASSERT_EQ(debug.size(), 25u);
+  ASSERT_EQ(debug.size(), 27u);
   EXPECT_EQ(debug[0], "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   EXPECT_EQ(debug[1], "SLEEP <seconds>");
   EXPECT_EQ(debug[3], "CLOCK GET");
-  EXPECT_EQ(debug[13], "DISK-FAULT ON [ENOSPC|EIO]");
-  EXPECT_EQ(debug[14],
+  EXPECT_EQ(debug[13], "DIGEST");
+  EXPECT_EQ(debug[15], "DISK-FAULT ON [ENOSPC|EIO]");
+  EXPECT_EQ(debug[16],
             "    Fail every write-out, fsync and file creation in the data directory (default "
             "ENOSPC).");
-  EXPECT_EQ(debug[15], "DISK-FAULT HOLD");
-  EXPECT_EQ(debug[17], "DISK-FAULT OFF");
-  EXPECT_EQ(debug[19], "POWER-CUT [<seed>]");
-  EXPECT_EQ(debug[21], "BLOCK-READ-DELAY <ms>");
-  EXPECT_EQ(debug[24], "    Print this help.");
+  EXPECT_EQ(debug[17], "DISK-FAULT HOLD");
+  EXPECT_EQ(debug[19], "DISK-FAULT OFF");
+  EXPECT_EQ(debug[21], "POWER-CUT [<seed>]");
+  EXPECT_EQ(debug[23], "BLOCK-READ-DELAY <ms>");
+  EXPECT_EQ(debug[26], "    Print this help.");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "storage/replication_snapshot.h"
 #include "tests/support/engine_dump.h"
 #include "tests/support/test_server.h"
+#include "tests/support/write_mix.h"
 #include "types/keyspace.h"
 
 namespace ebb::test {
@@ -136,41 +137,6 @@ class ReplicationMasterTest : public ServerTest {
   uint64_t MasterOffset() {
     Reply role = Cmd(conn_.get(), {"ROLE"});
     return static_cast<uint64_t>(role.elements().at(1).integer());
-  }
-  // Writes of every kind: strings with and without expiry, TLOG entries and cutoffs, TREG,
-  // PUT with timestamps, deletes, a transaction, another database.
-  void WriteMix(redisContext* c, int from, int to) {
-    size_t queued = 0;
-    for (int i = from; i < to; i++) {
-      const std::string n = std::to_string(i);
-      Append(c, {"SET", "s" + n, std::string(100, 'a' + i % 26)});
-      queued++;
-      if (i % 5 == 0) {
-        Append(c, {"SET", "e" + n, "x", "PX", std::to_string(100'000 + i)});
-        queued++;
-      }
-      if (i % 7 == 0) {
-        Append(c, {"TLOG", "INS", "log" + std::to_string(i % 13), n, n});
-        queued++;
-      }
-      if (i % 11 == 0) {
-        Append(c, {"TREG", "SET", "reg" + std::to_string(i % 3), n, n});
-        queued++;
-      }
-      if (i % 17 == 0) {
-        Append(c, {"DEL", "s" + std::to_string(i - 1)});
-        queued++;
-      }
-    }
-    for (size_t i = 0; i < queued; i++) ASSERT_FALSE(ReadReply(c).is_error());
-    ASSERT_EQ(Cmd(c, {"TLOG", "TRIMAT", "log1", std::to_string(from + 50)}).is_error(), false);
-    ASSERT_EQ(Cmd(c, {"MULTI"}).str(), "OK");
-    Cmd(c, {"SET", "tx-a", std::to_string(from)});
-    Cmd(c, {"SET", "tx-b", std::to_string(from)});
-    ASSERT_EQ(Cmd(c, {"EXEC"}).size(), 2u);
-    ASSERT_EQ(Cmd(c, {"SELECT", "3"}).str(), "OK");
-    ASSERT_EQ(Cmd(c, {"SET", "db3", std::to_string(from)}).str(), "OK");
-    ASSERT_EQ(Cmd(c, {"SELECT", "0"}).str(), "OK");
   }
 };
 

@@ -1,0 +1,737 @@
+#include "server/replication/replica.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/wall_clock.h"
+#include "server/client.h"
+#include "server/replication/master.h"
+#include "server/server_context.h"
+#include "storage/key_range.h"
+#include "storage/replication_record.h"
+#include "storage/write_batch.h"
+#include "types/key_encoding.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Syncs the directory `dir` (a rename in it is then durable).
+bool SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string ParentOf(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+std::string EncodeCommand(const std::vector<std::string>& args) {
+  std::string out = "*" + std::to_string(args.size()) + "\r\n";
+  for (const std::string& arg : args) {
+    out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+  }
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+
+}  // namespace
+
+storage::Status ExchangeDirectories(const std::string& a, const std::string& b) {
+  if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+      return storage::Status::IOError("exchanging " + a + " and " + b + ": " + strerror(errno));
+    }
+    // No atomic exchange here: two renames, the first undone at start if the second never came.
+    const std::string old = a + ".old";
+    std::error_code ec;
+    fs::remove_all(old, ec);
+    if (::rename(a.c_str(), old.c_str()) != 0 || ::rename(b.c_str(), a.c_str()) != 0 ||
+        ::rename(old.c_str(), b.c_str()) != 0) {
+      return storage::Status::IOError("renaming " + b + " to " + a + ": " + strerror(errno));
+    }
+  }
+  if (!SyncDirectory(ParentOf(a))) {
+    return storage::Status::IOError("syncing the directory of " + a + ": " + strerror(errno));
+  }
+  return storage::Status::OK();
+}
+
+void RecoverDataDirectory(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::error_code ec;
+  const std::string old = dir + ".old";
+  if (!fs::exists(dir, ec) && fs::exists(old, ec)) {
+    spdlog::warn("Putting back {} (a full resynchronisation was cut short)", old);
+    fs::rename(old, dir, ec);
+    SyncDirectory(ParentOf(dir));
+  }
+  for (const std::string& leftover : {dir + ".sync", old}) {
+    if (fs::exists(leftover, ec)) fs::remove_all(leftover, ec);
+  }
+}
+
+ReplicaLink::ReplicaLink(ServerContext* context, boost::asio::io_context& io,
+                         ReplicationMaster* master, Hooks hooks)
+    : context_(context),
+      io_(io),
+      master_(master),
+      hooks_(std::move(hooks)),
+      resolver_(io),
+      socket_(io),
+      retry_timer_(io),
+      ack_timer_(io),
+      swap_timer_(io) {}
+
+ReplicaLink::~ReplicaLink() { Stop(); }
+
+void ReplicaLink::Start() {
+  const Config& config = context_->config();
+  if (config.replicaof_host.empty()) return;
+  master_->Follow();
+  Position position;
+  if (LoadPosition(&position)) {
+    master_->AdoptMasterHistory(position.replid, position.offset);
+    replid_ = position.replid;
+    offset_ = read_offset_ = position.offset;
+    applied_sequence_ = context_->keyspace().db().LastSequence();
+    have_history_ = true;
+    saved_ = position;
+    spdlog::info("Replication position {}:{} loaded: a partial resynchronisation is possible",
+                 position.replid, position.offset);
+  }
+  ConnectTo(config.replicaof_host, config.replicaof_port);  // without a position: PSYNC ? -1
+}
+
+void ReplicaLink::ReplicateFrom(const std::string& host, int port) {
+  if (!is_replica()) {
+    // A master becoming a replica asks PSYNC with its own history (Redis's
+    // replicationCacheMasterUsingMyself): a master that shares it continues partially.
+    master_->Follow();
+    if (!have_history_) {
+      replid_ = master_->ids().replid;
+      offset_ = read_offset_ = master_->end_offset();
+      applied_sequence_ = context_->keyspace().db().LastSequence();
+      have_history_ = true;
+      master_->AdoptMasterHistory(replid_, offset_);
+    }
+  }
+  ConnectTo(host, port);
+}
+
+void ReplicaLink::ConnectTo(const std::string& host, int port) {
+  CloseSocket();
+  host_ = host;
+  port_ = port;
+  context_->set_is_replica(true);
+  retry_delay_ = kFirstRetry;
+  context_->config_registry().SetReplicaOf(host, port);
+  spdlog::info("Connecting to MASTER {}:{}", host, port);
+  state_ = State::kConnect;
+  retry_timer_.cancel();
+  Connect();
+  ScheduleAck();
+}
+
+void ReplicaLink::Promote() {
+  if (!is_replica()) return;
+  CloseSocket();
+  retry_timer_.cancel();
+  ack_timer_.cancel();
+  swap_timer_.cancel();
+  host_.clear();
+  port_ = 0;
+  context_->set_is_replica(false);
+  state_ = State::kNone;
+  sink_.reset();
+  context_->config_registry().SetReplicaOf("", 0);
+  master_->StopFollowing();
+  // The engine holds the master's writes: versions continue from its mark.
+  storage::Status s = context_->keyspace().ReloadVersionMark();
+  if (!s.ok()) spdlog::warn("Reading the version mark after promotion: {}", s.ToString());
+  have_history_ = false;
+  std::error_code ec;
+  fs::remove(PositionPath(), ec);  // a master's data is its own from now on
+  spdlog::info("MASTER MODE enabled (user request from replication)");
+}
+
+void ReplicaLink::Stop() {
+  if (is_replica() && have_history_ && context_->has_keyspace()) {
+    SavePosition(context_->keyspace().dir(), Position{replid_, offset_, applied_sequence_});
+  }
+  if (context_->has_keyspace()) CloseSocket();
+  host_.clear();
+  context_->set_is_replica(false);
+  state_ = State::kNone;
+  retry_timer_.cancel();
+  ack_timer_.cancel();
+  swap_timer_.cancel();
+}
+
+std::string_view ReplicaLink::StateName() const {
+  switch (state_) {
+    case State::kNone:
+      return "none";
+    case State::kConnect:
+      return "connect";
+    case State::kConnecting:
+      return "connecting";
+    case State::kHandshake:
+      return "handshake";
+    case State::kTransfer:
+    case State::kLoading:
+      return "sync";
+    case State::kConnected:
+      return "connected";
+  }
+  return "none";
+}
+
+int64_t ReplicaLink::LastIoSecondsAgo(int64_t now_ms) const {
+  if (state_ != State::kConnected && state_ != State::kTransfer && state_ != State::kLoading) {
+    return -1;
+  }
+  return (now_ms - last_io_ms_) / 1000;
+}
+
+int64_t ReplicaLink::DownSinceSeconds(int64_t now_ms) const {
+  return down_since_ms_ == 0 ? -1 : (now_ms - down_since_ms_) / 1000;
+}
+
+void ReplicaLink::Connect() {
+  state_ = State::kConnecting;
+  const uint64_t generation = ++generation_;
+  resolver_.async_resolve(
+      host_, std::to_string(port_),
+      [this, generation](const boost::system::error_code& ec, tcp::resolver::results_type found) {
+        if (generation != generation_) return;
+        if (ec) return Fail("Unable to resolve the master: " + ec.message());
+        boost::asio::async_connect(
+            socket_, found,
+            [this, generation](const boost::system::error_code& connect_ec, const tcp::endpoint&) {
+              if (generation != generation_) return;
+              if (connect_ec)
+                return Fail("Error condition on socket for SYNC: " + connect_ec.message());
+              OnConnected();
+            });
+      });
+}
+
+void ReplicaLink::OnConnected() {
+  boost::system::error_code ec;
+  socket_.set_option(tcp::no_delay(true), ec);
+  spdlog::info("MASTER <-> REPLICA sync started");
+  state_ = State::kHandshake;
+  last_io_ms_ = WallMs();
+  in_.clear();
+  const Config& config = context_->config();
+  steps_.clear();
+  step_ = 0;
+  steps_.push_back({"PING"});
+  if (!config.masterauth.empty()) {
+    if (config.masteruser.empty()) {
+      steps_.push_back({"AUTH", config.masterauth});
+    } else {
+      steps_.push_back({"AUTH", config.masteruser, config.masterauth});
+    }
+  }
+  const int announce_port =
+      config.replica_announce_port != 0 ? config.replica_announce_port : config.port;
+  steps_.push_back({"REPLCONF", "listening-port", std::to_string(announce_port)});
+  if (!config.replica_announce_ip.empty()) {
+    steps_.push_back({"REPLCONF", "ip-address", config.replica_announce_ip});
+  }
+  steps_.push_back({"REPLCONF", "capa", "eof", "capa", "psync2"});
+  if (have_history_) {
+    steps_.push_back({"PSYNC", replid_, std::to_string(offset_ + 1)});
+  } else {
+    steps_.push_back({"PSYNC", "?", "-1"});
+  }
+  SendHandshakeStep();
+  ReadMore();
+}
+
+void ReplicaLink::SendHandshakeStep() { SendCommand(steps_[step_]); }
+
+void ReplicaLink::SendCommand(const std::vector<std::string>& args) {
+  out_ += EncodeCommand(args);
+  Flush();
+}
+
+void ReplicaLink::Flush() {
+  if (writing_ || out_.empty() || !socket_.is_open()) return;
+  writing_ = true;
+  out_sending_.swap(out_);
+  out_.clear();
+  const uint64_t generation = generation_;
+  boost::asio::async_write(socket_, boost::asio::buffer(out_sending_),
+                           [this, generation](const boost::system::error_code& ec, size_t) {
+                             if (generation != generation_) return;
+                             writing_ = false;
+                             out_sending_.clear();
+                             if (ec) return Fail("Writing to the master: " + ec.message());
+                             Flush();
+                           });
+}
+
+void ReplicaLink::ReadMore() {
+  if (!socket_.is_open()) return;
+  const uint64_t generation = generation_;
+  socket_.async_read_some(boost::asio::buffer(buffer_),
+                          [this, generation](const boost::system::error_code& ec, size_t n) {
+                            OnRead(ec, n, generation);
+                          });
+}
+
+void ReplicaLink::OnRead(const boost::system::error_code& ec, size_t n, uint64_t generation) {
+  if (generation != generation_) return;
+  if (ec) {
+    return Fail(ec == boost::asio::error::eof ? "Connection with master lost"
+                                              : "Reading from the master: " + ec.message());
+  }
+  last_io_ms_ = WallMs();
+  in_.append(buffer_.data(), n);
+  if (state_ == State::kConnected) read_offset_ += n;
+  if (Process()) ReadMore();
+}
+
+bool ReplicaLink::Process() {
+  for (;;) {
+    switch (state_) {
+      case State::kHandshake: {
+        const size_t end = in_.find("\r\n");
+        if (end == std::string::npos) return true;
+        const std::string line = in_.substr(0, end);
+        in_.erase(0, end + 2);
+        if (!OnHandshakeReply(line)) return false;
+        break;
+      }
+      case State::kTransfer:
+        return ReadSnapshot();
+      case State::kConnected:
+        return ApplyStream();
+      default:
+        return false;
+    }
+  }
+}
+
+bool ReplicaLink::OnHandshakeReply(std::string_view line) {
+  const std::vector<std::string>& step = steps_[step_];
+  const std::string& command = step[0];
+  if (command == "PSYNC") return OnPsyncReply(line);
+  if (command == "PING") {
+    // An error that only says AUTH comes next is fine, as in Redis.
+    if (line[0] != '+' && !StartsWith(line, "-NOAUTH") && !StartsWith(line, "-NOPERM") &&
+        !StartsWith(line, "-ERR operation not permitted")) {
+      Fail("Error reply to PING from master: '" + std::string(line) + "'");
+      return false;
+    }
+  } else if (command == "AUTH") {
+    if (line[0] == '-') {
+      Fail("Unable to AUTH to MASTER: " + std::string(line));
+      return false;
+    }
+  } else if (line[0] == '-') {  // REPLCONF: a master that does not know an option is fine
+    spdlog::info("Master does not understand REPLCONF {}: {}", step[1], line);
+  }
+  step_++;
+  SendHandshakeStep();
+  return true;
+}
+
+bool ReplicaLink::OnPsyncReply(std::string_view line) {
+  if (StartsWith(line, "+FULLRESYNC")) {
+    std::istringstream in{std::string(line.substr(11))};
+    std::string replid;
+    uint64_t offset = 0;
+    if (!(in >> replid >> offset) || replid.size() != 40) {
+      Fail("Master replied with wrong +FULLRESYNC syntax: " + std::string(line));
+      return false;
+    }
+    spdlog::info("Full resync from master: {}:{}", replid, offset);
+    sync_replid_ = replid;
+    sync_offset_ = offset;
+    bulk_total_ = -1;
+    bulk_read_ = 0;
+    state_ = State::kTransfer;
+    return true;
+  }
+  if (StartsWith(line, "+CONTINUE")) {
+    std::string_view new_id = line.substr(9);
+    while (!new_id.empty() && new_id.front() == ' ') new_id.remove_prefix(1);
+    spdlog::info("Successful partial resynchronization with master.");
+    if (!new_id.empty() && new_id != replid_) {
+      spdlog::info("Master replication ID changed to {}", new_id);
+      master_->ContinueMasterHistory(new_id);
+      replid_ = std::string(new_id);
+    }
+    state_ = State::kConnected;
+    read_offset_ = offset_ + in_.size();
+    retry_delay_ = kFirstRetry;
+    AttachClient();
+    SendAck();
+    return true;
+  }
+  if (StartsWith(line, "-NOMASTERLINK") || StartsWith(line, "-LOADING")) {
+    Fail("Master is currently unable to PSYNC but should be in the future: " + std::string(line));
+    return false;
+  }
+  Fail("Unexpected reply to PSYNC from master: " + std::string(line));
+  return false;
+}
+
+bool ReplicaLink::ReadSnapshot() {
+  const std::string sync_dir = DataDir() + ".sync";
+  if (bulk_total_ < 0) {
+    while (!in_.empty() && in_.front() == '\n') in_.erase(0, 1);  // a master's keepalive
+    const size_t end = in_.find("\r\n");
+    if (end == std::string::npos) return true;
+    const std::string line = in_.substr(0, end);
+    in_.erase(0, end + 2);
+    if (line.empty() || line[0] != '$') {
+      Fail("Bad protocol from MASTER, the first byte is not '$': " + line);
+      return false;
+    }
+    try {
+      bulk_total_ = std::stoll(line.substr(1));
+    } catch (...) {
+      bulk_total_ = -1;
+    }
+    if (bulk_total_ < 0) {
+      Fail("Bad snapshot length from MASTER: " + line);
+      return false;
+    }
+    spdlog::info("MASTER <-> REPLICA sync: receiving {} bytes from master to disk", bulk_total_);
+    std::error_code ec;
+    fs::remove_all(sync_dir, ec);
+    sink_ = std::make_unique<storage::SnapshotSink>(storage::DefaultFileSystem(), sync_dir);
+  }
+  const size_t n = std::min<uint64_t>(in_.size(), bulk_total_ - bulk_read_);
+  if (n > 0) {
+    storage::Status s = sink_->Feed(std::string_view(in_).substr(0, n));
+    in_.erase(0, n);
+    bulk_read_ += static_cast<int64_t>(n);
+    if (!s.ok()) {
+      Fail("Writing the snapshot to " + sync_dir + ": " + s.ToString());
+      return false;
+    }
+  }
+  if (bulk_read_ < bulk_total_) return true;
+  if (!sink_->done()) {
+    Fail("The snapshot ended before its last file");
+    return false;
+  }
+  state_ = State::kLoading;
+  TrySwap();
+  return false;
+}
+
+void ReplicaLink::TrySwap() {
+  if (state_ != State::kLoading) return;
+  if (hooks_.engine_idle && !hooks_.engine_idle()) {
+    // Reads in flight still hold the engine's tables: wait for them (no bytes are read
+    // meanwhile; clients keep being served from the old data).
+    swap_timer_.expires_after(std::chrono::milliseconds(1));
+    swap_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) TrySwap();
+    });
+    return;
+  }
+  Swap();
+}
+
+void ReplicaLink::Swap() {
+  types::Keyspace& keyspace = context_->keyspace();
+  const std::string dir = DataDir();
+  const std::string sync_dir = dir + ".sync";
+  spdlog::info("MASTER <-> REPLICA sync: loading the snapshot (sequence {})", sink_->sequence());
+  // This server's replicas and snapshot workers go first: they read the engine.
+  master_->AdoptMasterHistory(sync_replid_, sync_offset_);
+  const Position position{sync_replid_, sync_offset_, sink_->sequence()};
+  sink_.reset();
+  // The position travels with the snapshot; the function libraries stay this server's.
+  SavePosition(sync_dir, position);
+  std::error_code ec;
+  if (fs::exists(dir + "/functions", ec)) {
+    fs::copy_file(dir + "/functions", sync_dir + "/functions", fs::copy_options::overwrite_existing,
+                  ec);
+  }
+  storage::Status swapped;
+  storage::Status s = keyspace.ReopenEngine([&] { swapped = ExchangeDirectories(dir, sync_dir); });
+  if (!s.ok()) {
+    // The data directory is startable (whichever side of the exchange it is on), but this
+    // process has no engine left to serve from.
+    spdlog::critical("Failed opening the engine after a full resynchronisation: {}. Exiting.",
+                     s.ToString());
+    spdlog::default_logger()->flush();
+    std::_Exit(1);
+  }
+  fs::remove_all(sync_dir, ec);  // the old data, or an unused snapshot
+  if (hooks_.engine_reopened) hooks_.engine_reopened();
+  // Every watched key may have changed.
+  for (const auto& [key_db, key] : context_->watches().WatchedIn(-1)) {
+    context_->watches().Touch(key_db, key);
+  }
+  if (!swapped.ok()) {
+    have_history_ = false;
+    Fail("Swapping in the snapshot: " + swapped.ToString());
+    return;
+  }
+  replid_ = sync_replid_;
+  offset_ = sync_offset_;
+  read_offset_ = offset_ + in_.size();
+  applied_sequence_ = keyspace.db().LastSequence();
+  have_history_ = true;
+  saved_ = position;
+  state_ = State::kConnected;
+  retry_delay_ = kFirstRetry;
+  AttachClient();
+  spdlog::info("MASTER <-> REPLICA sync: Finished with success");
+  if (Process()) ReadMore();
+}
+
+bool ReplicaLink::ApplyStream() {
+  storage::DB& db = context_->keyspace().db();
+  storage::WriteOptions options;
+  options.defer_sync = true;  // one sync or write-out for the whole read below
+  std::string_view in = in_;
+  bool failed = false;
+  while (!failed) {
+    storage::ReplicationRecord record;
+    bool complete = false;
+    std::string_view rest = in;
+    storage::Status s = storage::ParseReplicationRecord(&rest, &record, &complete);
+    if (!s.ok()) {
+      Fail("Bad record in the replication stream: " + s.ToString());
+      have_history_ = false;
+      return false;
+    }
+    if (!complete) break;
+    if (db.LastSequence() != applied_sequence_) {
+      // Something other than the master wrote to this engine (replica-read-only no): its
+      // sequences no longer follow the master's.
+      s = storage::Status::Corruption("the engine was written outside the replication stream");
+    } else {
+      bool applied = false;
+      s = storage::ApplyReplicationRecord(&db, options, record, &applied);
+      if (s.ok() && applied) {
+        applied_sequence_ = db.LastSequence();
+        SignalRecordKeys(static_cast<uint8_t>(record.kind), record.payload);
+      }
+    }
+    if (!s.ok()) {
+      spdlog::warn("Replication stream not applicable ({}): asking for a full resynchronisation",
+                   s.ToString());
+      have_history_ = false;
+      failed = true;
+      break;
+    }
+    in = rest;
+  }
+  const size_t consumed = in_.size() - in.size();
+  if (consumed > 0) {
+    storage::Status s = context_->config().wal_fsync == "always" ? db.SyncWal() : db.FlushWal();
+    if (!s.ok()) spdlog::warn("Replica WAL write: {}", s.ToString());
+    master_->FeedFromMaster(std::string_view(in_).substr(0, consumed));
+    offset_ += consumed;
+    in_.erase(0, consumed);
+    // Acknowledge what was applied once this turn of the loop is over (one ACK however many
+    // reads it applied), so the master's WAIT answers without waiting for the periodic ACK.
+    if (!ack_posted_) {
+      ack_posted_ = true;
+      boost::asio::post(io_, [this, generation = generation_] {
+        ack_posted_ = false;
+        if (generation == generation_ && state_ == State::kConnected) {
+          SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
+        }
+      });
+    }
+  }
+  if (failed) {
+    Fail("Replication stream broken");
+    return false;
+  }
+  return true;
+}
+
+void ReplicaLink::SignalRecordKeys(uint8_t kind, std::string_view payload) {
+  WatchRegistry& watches = context_->watches();
+  ExpiryEvents& expiries = context_->expiry_events();
+  const bool note_expiries = expiries.enabled();
+  if (watches.empty() && !note_expiries) return;
+  if (kind == static_cast<uint8_t>(storage::ReplicationRecord::Kind::kRangeDeletion)) {
+    // FLUSHDB / FLUSHALL: every watcher.
+    for (const auto& [key_db, key] : watches.WatchedIn(-1)) watches.Touch(key_db, key);
+    return;
+  }
+  storage::WriteBatch batch;
+  if (!storage::WriteBatch::FromRep(payload, &batch).ok()) return;
+  struct Signal : storage::WriteBatch::Handler {
+    WatchRegistry* watches;
+    ExpiryEvents* expiries;
+    bool note_expiries;
+    void Apply(const storage::WriteBatch::Entry& entry) override {
+      int db = 0;
+      std::string_view key;
+      if (!types::ParseMetaKey(entry.key, &db, &key)) {
+        types::SubRowKeyParts parts;
+        if (!types::ParseSubRowKey(entry.key, &parts)) return;  // a system row
+        db = parts.db;
+        key = parts.user_key;
+      }
+      watches->Touch(db, key);
+      if (note_expiries) expiries->Note(db, key);
+    }
+  } signal;
+  signal.watches = &watches;
+  signal.expiries = &expiries;
+  signal.note_expiries = note_expiries;
+  batch.Iterate(&signal);
+}
+
+void ReplicaLink::AttachClient() {
+  if (client_) context_->clients().Remove(client_->id());
+  boost::system::error_code ec;
+  const tcp::endpoint remote = socket_.remote_endpoint(ec);
+  const tcp::endpoint local = socket_.local_endpoint(ec);
+  auto addr = [](const tcp::endpoint& e) {
+    return e.address().to_string() + ":" + std::to_string(e.port());
+  };
+  client_ = std::make_unique<Client>(context_->clients().NextId(), addr(remote), addr(local),
+                                     socket_.native_handle(), WallMs());
+  client_->set_master_link(true);
+  client_->set_authenticated(true);
+  client_->set_close_hook([this, generation = generation_] {
+    boost::asio::post(io_, [this, generation] {
+      if (generation == generation_) DropLink("killed by CLIENT KILL");
+    });
+  });
+  context_->clients().Add(client_.get());
+}
+
+void ReplicaLink::DropLink(std::string_view why) {
+  if (!is_replica() || state_ == State::kConnect) return;
+  Fail(why);
+}
+
+void ReplicaLink::Fail(std::string_view why) {
+  spdlog::warn("MASTER <-> REPLICA link: {}", why);
+  CloseSocket();
+  if (is_replica()) {
+    state_ = State::kConnect;
+    ScheduleRetry();
+  }
+}
+
+void ReplicaLink::CloseSocket() {
+  generation_++;
+  boost::system::error_code ec;
+  resolver_.cancel();
+  if (socket_.is_open()) {
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+  }
+  swap_timer_.cancel();
+  writing_ = false;
+  out_.clear();
+  out_sending_.clear();
+  in_.clear();
+  if (state_ == State::kConnected) down_since_ms_ = WallMs();
+  if (state_ == State::kTransfer || state_ == State::kLoading) {
+    sink_.reset();
+    std::error_code fs_ec;
+    fs::remove_all(DataDir() + ".sync", fs_ec);
+  }
+  read_offset_ = offset_;
+  if (client_) {
+    context_->clients().Remove(client_->id());
+    client_.reset();
+  }
+}
+
+void ReplicaLink::ScheduleRetry() {
+  retry_timer_.expires_after(retry_delay_);
+  retry_delay_ = std::min(retry_delay_ * 2, std::chrono::milliseconds(kMaxRetry));
+  retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || !is_replica() || state_ != State::kConnect) return;
+    spdlog::info("Connecting to MASTER {}:{}", host_, port_);
+    Connect();
+  });
+}
+
+void ReplicaLink::ScheduleAck() {
+  ack_timer_.expires_after(std::chrono::seconds(1));
+  ack_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || !is_replica()) return;
+    SendAck();
+    ScheduleAck();
+  });
+}
+
+void ReplicaLink::SendAck() {
+  if (state_ != State::kConnected) return;
+  SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
+  const Position now{replid_, offset_, applied_sequence_};
+  if (now.replid != saved_.replid || now.offset != saved_.offset) {
+    SavePosition(context_->keyspace().dir(), now);
+  }
+}
+
+std::string ReplicaLink::DataDir() const {
+  std::string dir = context_->keyspace().dir();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "data/" and "data" alike
+  return dir;
+}
+
+std::string ReplicaLink::PositionPath() const {
+  return context_->keyspace().dir() + "/replication";
+}
+
+void ReplicaLink::SavePosition(const std::string& dir, const Position& position) {
+  const std::string path = dir + "/replication";
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << position.replid << " " << position.offset << " " << position.sequence << "\n";
+    if (!out) {
+      spdlog::warn("Writing the replication position to {} failed", tmp);
+      return;
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    spdlog::warn("Renaming {}: {}", tmp, strerror(errno));
+    return;
+  }
+  saved_ = position;
+}
+
+bool ReplicaLink::LoadPosition(Position* position) {
+  std::ifstream in(PositionPath());
+  if (!in || !(in >> position->replid >> position->offset >> position->sequence)) return false;
+  if (position->replid.size() != 40) return false;
+  // The engine must hold every record up to the position (a power cut may have taken the WAL's
+  // tail): records past it are then applied or skipped, never missing.
+  return context_->keyspace().db().LastSequence() >= position->sequence;
+}
+
+}  // namespace ebb::server
