@@ -15,7 +15,9 @@
 #include <sstream>
 
 #include "common/wall_clock.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
+#include "server/net/server.h"
 #include "server/replication/master.h"
 #include "server/server_context.h"
 #include "storage/key_range.h"
@@ -618,9 +620,12 @@ void ReplicaLink::AttachClient() {
     return e.address().to_string() + ":" + std::to_string(e.port());
   };
   client_ = std::make_unique<Client>(context_->clients().NextId(), addr(remote), addr(local),
-                                     socket_.native_handle(), WallMs());
+                                     socket_.native_handle(), WallMs(),
+                                     IsLoopbackPeer(remote.address()));
   client_->set_master_link(true);
-  client_->set_authenticated(true);
+  // The link runs no command through the dispatcher (it applies the stream to the engine); it
+  // shows in CLIENT LIST as the default user, as Redis's master client does.
+  client_->set_user(&context_->acl().default_user());
   client_->set_close_hook([this, generation = generation_] {
     boost::asio::post(io_, [this, generation] {
       if (generation == generation_) DropLink("killed by CLIENT KILL");

@@ -63,7 +63,9 @@ class ReplicationReplicaTest : public ::testing::Test {
   // way out either).
   void TearDown() override {
     for (TestServer* server : {&master_, &r1_, &r2_}) {
-      if (server->Running()) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
     }
   }
 

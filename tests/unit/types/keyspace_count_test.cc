@@ -31,7 +31,9 @@ class KeyspaceCountTest : public TypesTest {
         batch.Clear();
       }
     }
-    if (batch.Count() > 0) ASSERT_TRUE(ks_->db().Write(ks_->WriteOptions(), batch).ok());
+    if (batch.Count() > 0) {
+      ASSERT_TRUE(ks_->db().Write(ks_->WriteOptions(), batch).ok());
+    }
   }
 };
 
