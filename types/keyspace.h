@@ -208,6 +208,35 @@ class Keyspace {
   // The key's expiry (nullopt: persistent). kNotFound if the key is absent.
   OpResult<std::optional<int64_t>> GetExpireAt(int db, std::string_view key);
 
+  // ---- copying a key (RENAME, RENAMENX, COPY, MOVE; types/keyspace_copy.cc)
+
+  enum class CopyOutcome {
+    kCopied,
+    kNoSource,      // the source is absent (never written, deleted or expired): nothing written
+    kTargetExists,  // the target is live and `replace` is false: nothing written
+  };
+  struct CopyRequest {
+    int src_db = 0;
+    std::string_view src;
+    int dst_db = 0;
+    std::string_view dst;
+    bool replace = false;        // a live target is overwritten (else kTargetExists)
+    bool remove_source = false;  // the source is deleted (RENAME, MOVE)
+  };
+  // Gives the target (dst_db, dst) the source's value, whatever its type, with its expiry and
+  // every timestamp exactly: a string key every version some read of it could take at some
+  // grace (DB::GetVersions, tombstones included, in their order), a TREG its register, a TLOG
+  // its cutoff, window and every entry at or above the cutoff with the entry's own expiry, under
+  // a new incarnation version. It is ONE engine write (one WAL record: all or none of it after a
+  // crash): a wipe of the target (its old versions can never mix with the copied ones), the
+  // copy, and with remove_source a wipe of the source.
+  // Memory: the write is built whole before it is written — about the size of the key's data
+  // (for a TLOG, its entries' values plus ~30 bytes each), as one WAL record.
+  // Limit: a string key's older versions of another type (a TLOG written before a SET and not
+  // yet compacted away) are not copied; a TREG version is.
+  // REQUIRES: (src_db, src) != (dst_db, dst).
+  OpResult<CopyOutcome> CopyKey(const CopyRequest& request);
+
   // ---- whole-database operations (types/keyspace_db.cc)
 
   // One SCAN step: examines up to `count` keys (>= 1) from the position `cursor` names

@@ -588,15 +588,11 @@ void DBImpl::PublishReadState() {
   spare_iterator_.reset();
 }
 
-Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
-  uint64_t sequence;
-  std::optional<int64_t> view_expiry_now;
-  const std::shared_ptr<const ReadState> read_state =
-      GetReadState(options.snapshot, &sequence, &view_expiry_now);
-  const ReadState& state = *read_state;
-  VersionChooser chooser(options.retrieval_grace_ms, state.version->DeletionFloor(key, sequence));
-  std::string lookup;  // built when a table file is reached
+template <typename Offer>
+Status DBImpl::WalkVersions(const ReadState& state, uint64_t sequence, std::string_view key,
+                            const ReadOptions& options, Offer&& offer) {
   Status status;
+  bool go_on = true;
   // Memtables: the key's own version chain, found through the hash index (no iterator needed).
   auto walk_memtable = [&](const MemTable& mem) {
     for (auto c = mem.FindVersions(key, sequence); c.Valid(); c.Next()) {
@@ -606,13 +602,14 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
         status = Status::Corruption("get: malformed memtable row");
         return false;
       }
-      if (!chooser.Offer(c.kind(), meta, value, c.sequence())) return false;
+      if (!offer(c.kind(), meta, value, c.sequence())) return false;
     }
     return true;
   };
-  bool go_on = walk_memtable(*state.mem);
+  go_on = walk_memtable(*state.mem);
   for (size_t i = 0; go_on && i < state.imms.size(); i++) go_on = walk_memtable(*state.imms[i]);
   // Table files: TableCache::Get offers the key's versions, newest first (no iterators).
+  std::string lookup;  // built when a table file is reached
   auto offer_entry = [&](std::string_view internal_key, std::string_view encoded_row) {
     ParsedInternalKey ikey;
     RowMeta meta;
@@ -621,7 +618,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
       status = Status::Corruption("get: malformed internal entry");
       return go_on = false;
     }
-    return go_on = chooser.Offer(ikey.kind, meta, value, ikey.sequence);
+    return go_on = offer(ikey.kind, meta, value, ikey.sequence);
   };
   for (int level = 0; go_on && level < kNumLevels; level++) {
     const auto& files = state.version->files[level];
@@ -639,6 +636,20 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
       if (!s.ok()) return s;
     }
   }
+  return status;
+}
+
+Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
+  uint64_t sequence;
+  std::optional<int64_t> view_expiry_now;
+  const std::shared_ptr<const ReadState> read_state =
+      GetReadState(options.snapshot, &sequence, &view_expiry_now);
+  VersionChooser chooser(options.retrieval_grace_ms,
+                         read_state->version->DeletionFloor(key, sequence));
+  Status status =
+      WalkVersions(*read_state, sequence, key, options,
+                   [&chooser](RowKind kind, const RowMeta& meta, std::string_view value,
+                              uint64_t seq) { return chooser.Offer(kind, meta, value, seq); });
   if (!status.ok()) return status;
   if (options.dead_version != nullptr) options.dead_version->reset();
   // The clock is read only for a version that can expire: a clock read costs ~3% of a cached
@@ -655,6 +666,23 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   row->value = chooser.TakeValue();
   row->meta = chooser.meta();
   return Status::OK();
+}
+
+Status DBImpl::GetVersions(const ReadOptions& options, std::string_view key,
+                           std::vector<VersionRow>* versions) {
+  versions->clear();
+  uint64_t sequence;
+  std::optional<int64_t> view_expiry_now;
+  const std::shared_ptr<const ReadState> read_state =
+      GetReadState(options.snapshot, &sequence, &view_expiry_now);
+  const uint64_t floor = read_state->version->DeletionFloor(key, sequence);
+  return WalkVersions(
+      *read_state, sequence, key, options,
+      [versions, floor](RowKind kind, const RowMeta& meta, std::string_view value, uint64_t seq) {
+        if (kind == RowKind::kWipe || seq < floor) return false;
+        versions->push_back(VersionRow{kind, meta, std::string(value)});
+        return true;
+      });
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {

@@ -63,6 +63,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status DeleteRange(const std::vector<KeyRange>& ranges) override;
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  Status GetVersions(const ReadOptions& options, std::string_view key,
+                     std::vector<VersionRow>* versions) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
   Status SyncWal() override;
@@ -150,6 +152,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // read state at ReadSequence. *expiry_now is set for a view (its fixed expiry time).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
                                                 std::optional<int64_t>* expiry_now);
+  // Offers the versions of `key` visible at `sequence` in `state` to `offer(kind, meta, value,
+  // sequence)`, most recently written first, until it returns false (Get and GetVersions).
+  template <typename Offer>
+  Status WalkVersions(const ReadState& state, uint64_t sequence, std::string_view key,
+                      const ReadOptions& options, Offer&& offer);
   // The expiry clock: now while expiration is on, else the time it was switched off.
   int64_t ExpiryNow() const {
     return expiration_enabled_.load() ? clock_->NowMs() : expiry_frozen_at_.load();
