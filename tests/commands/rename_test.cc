@@ -312,6 +312,17 @@ TEST_F(RenameTest, InsideATransactionItSeesTheTransactionsWrites) {
   EXPECT_EQ(Do({"EXISTS", "a", "l"}), ":0");
   EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "GET", "l"}), "[[$y,:2],[$x,:1]]");
+  // A DEL in the transaction hides the versions before it from the renamed key, at every grace.
+  EXPECT_EQ(Do({"SELECT", "0"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "before", "TS", "200"}), "+OK");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"DEL", "p"}), "+QUEUED");
+  EXPECT_EQ(Do({"PUT", "p", "after", "TS", "100"}), "+QUEUED");
+  EXPECT_EQ(Do({"PUT", "p", "last", "TS", "50"}), "+QUEUED");
+  EXPECT_EQ(Do({"RENAME", "p", "q"}), "+QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "[:1,+OK,+OK,+OK]");
+  EXPECT_EQ(Do({"GET", "q"}), "$last");
+  EXPECT_EQ(Do({"GET", "q", "GRACE", "1000"}), "$after");
 }
 
 TEST_F(RenameTest, SurvivesARestart) {
