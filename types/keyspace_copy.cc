@@ -1,5 +1,8 @@
 // Keyspace::CopyKey: one key's whole value under another name or database, as one engine write
 // (RENAME, RENAMENX, COPY, MOVE). The layout it copies is docs/key-encoding.md's.
+#include <algorithm>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +26,38 @@ storage::WriteOptions WithMeta(storage::WriteOptions options, const storage::Row
 }
 
 }  // namespace
+
+Status Keyspace::GetStringVersions(int db, std::string_view key,
+                                   std::vector<storage::VersionRow>* versions) {
+  Status s = active_->GetVersions(ReadOptions(), MetaKey(db, key), versions);
+  if (!s.ok()) return s;
+  std::erase_if(*versions, [](const storage::VersionRow& v) {
+    KeyType type;
+    std::string_view payload;
+    // A version of a collection or a register names another type's state: it is left behind.
+    return v.kind == storage::RowKind::kValue &&
+           (!DecodeMetaValue(v.value, &type, &payload) || type != KeyType::kString);
+  });
+  return Status::OK();
+}
+
+Status Keyspace::ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
+                                  const std::function<void(std::string_view element, uint64_t ts,
+                                                           const storage::RowMeta& meta)>& visit) {
+  const std::string prefix = SubRowPrefix(db, key, log.version);
+  storage::ReadOptions read = ReadOptions();
+  read.lower_bound = prefix;
+  read.upper_bound = PrefixUpperBound(prefix);
+  std::unique_ptr<storage::Iterator> it = active_->NewIterator(read);
+  for (it->Seek(prefix); it->Valid(); it->Next()) {
+    const std::string_view element = it->key().substr(prefix.size());
+    uint64_t ts = 0;
+    if (!DecodeTlogElementTs(element, &ts)) return Status::Corruption("malformed TLOG entry key");
+    if (ts < log.cutoff) break;  // every later entry is older still
+    visit(element, ts, it->meta());
+  }
+  return it->status();
+}
 
 OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
   KeyMetaRow source;
@@ -48,20 +83,14 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
     case KeyType::kString: {
       // Every version a read at some grace could take, rewritten oldest first.
       std::vector<storage::VersionRow> versions;
-      s = active_->GetVersions(ReadOptions(), MetaKey(r.src_db, r.src), &versions);
+      s = GetStringVersions(r.src_db, r.src, &versions);
       if (!s.ok()) return s;
       for (auto v = versions.rbegin(); v != versions.rend(); ++v) {
         if (v->kind == storage::RowKind::kTombstone) {
           batch.Delete(WithMeta(options, v->meta), dst_meta_key);
-          continue;
+        } else {
+          batch.Put(WithMeta(options, v->meta), dst_meta_key, v->value, now);
         }
-        KeyType type;
-        std::string_view payload;
-        if (!DecodeMetaValue(v->value, &type, &payload)) {
-          return Status::Corruption("copy: malformed metadata version");
-        }
-        if (IsCollectionType(type)) continue;  // its sub-rows belong to the source's name
-        batch.Put(WithMeta(options, v->meta), dst_meta_key, v->value, now);
       }
       break;
     }
@@ -74,27 +103,16 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       if (!DecodeTlogMeta(source.payload, &log)) {
         return Status::Corruption("copy: malformed TLOG metadata");
       }
-      const std::string src_prefix = SubRowPrefix(r.src_db, r.src, log.version);
       uint64_t version = 0;
       s = NewVersion(&version);
       if (!s.ok()) return s;
-      // The entries at or above the cutoff, newest first; each keeps its row meta (a retention
-      // window's entries carry their own expiry).
-      storage::ReadOptions read = ReadOptions();
-      read.lower_bound = src_prefix;
-      read.upper_bound = PrefixUpperBound(src_prefix);
-      std::unique_ptr<storage::Iterator> it = active_->NewIterator(read);
-      for (it->Seek(src_prefix); it->Valid(); it->Next()) {
-        const std::string_view element = it->key().substr(src_prefix.size());
-        uint64_t ts = 0;
-        if (!DecodeTlogElementTs(element, &ts)) {
-          return Status::Corruption("copy: malformed TLOG entry");
-        }
-        if (ts < log.cutoff) break;  // every later entry is older still
-        batch.Put(WithMeta(options, it->meta()), SubRowKey(r.dst_db, r.dst, version, element),
-                  it->value(), now);
-      }
-      if (!it->status().ok()) return it->status();
+      // Each entry keeps its row meta (a retention window's entries carry their own expiry).
+      s = ForEachTlogEntry(r.src_db, r.src, log,
+                           [&](std::string_view element, uint64_t, const storage::RowMeta& meta) {
+                             batch.Put(WithMeta(options, meta),
+                                       SubRowKey(r.dst_db, r.dst, version, element), "", now);
+                           });
+      if (!s.ok()) return s;
       log.version = version;
       batch.Put(WithMeta(options, source.meta), dst_meta_key,
                 EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(log)), now);
