@@ -10,6 +10,8 @@
 //                  cycle_clock.h; INFO prints microseconds);
 //   rejected_calls refused before the handler ran (arity, NOAUTH, OOM, MISCONF, ...);
 //   failed_calls   the handler ran and replied an error.
+// With latency-tracking on, each call's time also goes into the row's LatencyHistogram (INFO
+// latencystats), made at the row's first call.
 // Like Redis, at most kMaxErrorCodes distinct codes are tracked; errors with other codes still
 // count in total_error_replies but in no errorstat line.
 // Thread-safety: none; the command (io) thread only.
@@ -17,9 +19,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "server/latency_histogram.h"
 
 namespace ebb::server {
 
@@ -41,6 +46,17 @@ class CommandStats {
   }
   const CommandCallStats* find(size_t id) const { return id < rows_.size() ? &rows_[id] : nullptr; }
 
+  // Adds one call of row `id` that took `ticks` to its latency histogram.
+  void RecordLatency(size_t id, uint64_t ticks) {
+    if (id >= latencies_.size()) latencies_.resize(id + 1);
+    if (!latencies_[id]) latencies_[id] = std::make_unique<LatencyHistogram>();
+    latencies_[id]->Record(ticks);
+  }
+  // Row `id`'s histogram; nullptr before its first recorded call.
+  const LatencyHistogram* latency(size_t id) const {
+    return id < latencies_.size() ? latencies_[id].get() : nullptr;
+  }
+
   // Counts one error reply by its code: the text up to the first space, as Redis's
   // errorstats (a reply with no space counts as a whole; "-" is not part of the code).
   void CountError(std::string_view error_text);
@@ -50,11 +66,13 @@ class CommandStats {
   void Reset() {
     rows_.clear();
     errors_.clear();
+    latencies_.clear();
   }
 
  private:
   std::vector<CommandCallStats> rows_;
   std::map<std::string, uint64_t, std::less<>> errors_;
+  std::vector<std::unique_ptr<LatencyHistogram>> latencies_;
 };
 
 }  // namespace ebb::server

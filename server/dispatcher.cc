@@ -199,9 +199,12 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
 }
 
 void Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
-  CommandCallStats& row = server_->command_stats().row(spec.id);
+  CommandStats& stats = server_->command_stats();
+  CommandCallStats& row = stats.row(spec.id);
+  const uint64_t ticks = CycleClock::Now() - began;
   row.calls++;
-  row.ticks += CycleClock::Now() - began;
+  row.ticks += ticks;
+  if (server_->config().latency_tracking) stats.RecordLatency(spec.id, ticks);
 }
 
 bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
