@@ -175,11 +175,9 @@ TEST_F(DumpTest, EventsAndWatch) {
   EXPECT_EQ(Restore("k", "0", encoded), "+OK");
   EXPECT_EQ(Restore("k", std::to_string(kNow - 1), encoded, {"ABSTTL", "REPLACE"}), "+OK");
   EXPECT_EQ(Do({"EXISTS", "k"}), ":0");
-  std::string pushed;
-  for (const Reply& r : ParseAll(ebb_->TakePushed(sub))) pushed += Canon(r) + " ";
-  EXPECT_EQ(pushed,
+  EXPECT_EQ(Pushed(sub),
             "[$pmessage,$__keyevent@0__:*,$__keyevent@0__:restore,$k] "
-            "[$pmessage,$__keyevent@0__:*,$__keyevent@0__:del,$k] ");
+            "[$pmessage,$__keyevent@0__:*,$__keyevent@0__:del,$k]");
   const size_t other = ebb_->AddClient();
   EXPECT_EQ(Do({"WATCH", "w"}), "+OK");
   EXPECT_EQ(DoAs(other, {"RESTORE", "w", "0", encoded}), "+OK");

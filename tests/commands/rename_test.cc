@@ -19,14 +19,6 @@ class RenameTest : public CommandTest {
     CommandTest::SetUp();
     PinClock(kNow);
   }
-  // The messages pushed to `client` since the last call, one Canon line each.
-  std::string Pushed(size_t client) {
-    std::string out;
-    for (const Reply& r : ParseAll(ebb_->TakePushed(client))) {
-      out += (out.empty() ? "" : " ") + Canon(r);
-    }
-    return out;
-  }
 };
 
 TEST_F(RenameTest, RenameMovesTheValueAndItsTtl) {
