@@ -11,7 +11,7 @@
 //   rejected_calls refused before the handler ran (arity, NOAUTH, OOM, MISCONF, ...);
 //   failed_calls   the handler ran and replied an error.
 // With latency-tracking on, each call's time also goes into the row's LatencyHistogram (INFO
-// latencystats), made at the row's first call.
+// latencystats), made at the row's first recorded call.
 // Like Redis, at most kMaxErrorCodes distinct codes are tracked; errors with other codes still
 // count in total_error_replies but in no errorstat line.
 // Thread-safety: none; the command (io) thread only.
@@ -33,6 +33,14 @@ struct CommandCallStats {
   uint64_t ticks = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  // The calls' times (latency-tracking), made at the first one recorded.
+  std::unique_ptr<LatencyHistogram> latency;
+
+  // Adds one call's time to `latency`.
+  void RecordLatency(uint64_t call_ticks) {
+    if (!latency) latency = std::make_unique<LatencyHistogram>();
+    latency->Record(call_ticks);
+  }
 };
 
 class CommandStats {
@@ -46,17 +54,6 @@ class CommandStats {
   }
   const CommandCallStats* find(size_t id) const { return id < rows_.size() ? &rows_[id] : nullptr; }
 
-  // Adds one call of row `id` that took `ticks` to its latency histogram.
-  void RecordLatency(size_t id, uint64_t ticks) {
-    if (id >= latencies_.size()) latencies_.resize(id + 1);
-    if (!latencies_[id]) latencies_[id] = std::make_unique<LatencyHistogram>();
-    latencies_[id]->Record(ticks);
-  }
-  // Row `id`'s histogram; nullptr before its first recorded call.
-  const LatencyHistogram* latency(size_t id) const {
-    return id < latencies_.size() ? latencies_[id].get() : nullptr;
-  }
-
   // Counts one error reply by its code: the text up to the first space, as Redis's
   // errorstats (a reply with no space counts as a whole; "-" is not part of the code).
   void CountError(std::string_view error_text);
@@ -66,13 +63,11 @@ class CommandStats {
   void Reset() {
     rows_.clear();
     errors_.clear();
-    latencies_.clear();
   }
 
  private:
   std::vector<CommandCallStats> rows_;
   std::map<std::string, uint64_t, std::less<>> errors_;
-  std::vector<std::unique_ptr<LatencyHistogram>> latencies_;
 };
 
 }  // namespace ebb::server

@@ -39,7 +39,8 @@ void AppendRow(const CommandSpec& spec, const CommandStats& stats, double ticks_
 void AppendLatencyRow(const CommandSpec& spec, const CommandStats& stats,
                       const std::vector<double>& percentiles, double ticks_per_us,
                       std::string* out) {
-  const LatencyHistogram* histogram = stats.latency(spec.id);
+  const CommandCallStats* row = stats.find(spec.id);
+  const LatencyHistogram* histogram = row != nullptr ? row->latency.get() : nullptr;
   if (histogram == nullptr || histogram->total() == 0) return;
   *out += fmt::format("latency_percentiles_usec_{}:", spec.full_name);
   for (size_t i = 0; i < percentiles.size(); ++i) {
