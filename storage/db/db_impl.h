@@ -152,11 +152,6 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // read state at ReadSequence. *expiry_now is set for a view (its fixed expiry time).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
                                                 std::optional<int64_t>* expiry_now);
-  // Offers the versions of `key` visible at `sequence` in `state` to `offer(kind, meta, value,
-  // sequence)`, most recently written first, until it returns false (Get and GetVersions).
-  template <typename Offer>
-  Status WalkVersions(const ReadState& state, uint64_t sequence, std::string_view key,
-                      const ReadOptions& options, Offer&& offer);
   // The expiry clock: now while expiration is on, else the time it was switched off.
   int64_t ExpiryNow() const {
     return expiration_enabled_.load() ? clock_->NowMs() : expiry_frozen_at_.load();
