@@ -10,6 +10,8 @@
 //                  cycle_clock.h; INFO prints microseconds);
 //   rejected_calls refused before the handler ran (arity, NOAUTH, OOM, MISCONF, ...);
 //   failed_calls   the handler ran and replied an error.
+// With latency-tracking on, each call's time also goes into the row's LatencyHistogram (INFO
+// latencystats), made at the row's first recorded call.
 // Like Redis, at most kMaxErrorCodes distinct codes are tracked; errors with other codes still
 // count in total_error_replies but in no errorstat line.
 // Thread-safety: none; the command (io) thread only.
@@ -17,9 +19,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "server/latency_histogram.h"
 
 namespace ebb::server {
 
@@ -28,6 +33,14 @@ struct CommandCallStats {
   uint64_t ticks = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  // The calls' times (latency-tracking), made at the first one recorded.
+  std::unique_ptr<LatencyHistogram> latency;
+
+  // Adds one call's time to `latency`.
+  void RecordLatency(uint64_t call_ticks) {
+    if (!latency) latency = std::make_unique<LatencyHistogram>();
+    latency->Record(call_ticks);
+  }
 };
 
 class CommandStats {

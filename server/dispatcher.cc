@@ -216,8 +216,10 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
 
 void Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
   CommandCallStats& row = server_->command_stats().row(spec.id);
+  const uint64_t ticks = CycleClock::Now() - began;
   row.calls++;
-  row.ticks += CycleClock::Now() - began;
+  row.ticks += ticks;
+  if (server_->config().latency_tracking) row.RecordLatency(ticks);
 }
 
 bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {

@@ -82,6 +82,15 @@ class DB {
   // The live row for `key` per the read rule above; NotFound if absent, tombstoned or expired.
   virtual Status Get(const ReadOptions& options, std::string_view key, Row* row) = 0;
 
+  // Every version of `key` that some read of it could reach, most recently written first: the
+  // read rule's walk under full grace — values (expired ones too) and timestamped tombstones, up
+  // to the first wipe or range deletion, which is not included (a key whose newest version is a
+  // wipe has none). Writing a wipe and then these versions, oldest first with their metas, under
+  // another key gives that key the same answer to every read at every grace (RENAME, COPY).
+  // options.retrieval_grace_ms and dead_version are ignored.
+  virtual Status GetVersions(const ReadOptions& options, std::string_view key,
+                             std::vector<VersionRow>* versions) = 0;
+
   // An iterator over a consistent snapshot (options.snapshot, or now); it shows each key as Get
   // with the same options would return it.
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;

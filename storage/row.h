@@ -32,6 +32,14 @@ struct RowMeta {
   bool operator==(const RowMeta&) const = default;
 };
 
+// One version of a key as DB::GetVersions returns it: a value (live or expired) or a tombstone,
+// never a wipe.
+struct VersionRow {
+  RowKind kind = RowKind::kValue;
+  RowMeta meta;
+  std::string value;
+};
+
 // A live row as returned by DB::Get.
 struct Row {
   std::string value;

@@ -267,6 +267,25 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
   return Status::OK();
 }
 
+Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,
+                            std::vector<storage::VersionRow>* versions) {
+  auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
+  if (it == index_.end()) return base_->GetVersions(options, key, versions);
+  std::vector<storage::VersionRow> pending;
+  for (auto v = it->second.rbegin(); v != it->second.rend(); ++v) {
+    if (v->kind == RowKind::kWipe) {
+      *versions = std::move(pending);
+      return Status::OK();
+    }
+    pending.push_back(storage::VersionRow{v->kind, v->meta, v->value});
+  }
+  Status s = base_->GetVersions(options, key, versions);
+  if (!s.ok()) return s;
+  versions->insert(versions->begin(), std::make_move_iterator(pending.begin()),
+                   std::make_move_iterator(pending.end()));
+  return Status::OK();
+}
+
 std::unique_ptr<storage::Iterator> BatchDB::NewIterator(const storage::ReadOptions& options) {
   std::unique_ptr<storage::Iterator> base = base_->NewIterator(options);
   if (options.snapshot != nullptr || index_.empty()) return base;

@@ -62,6 +62,10 @@ class BatchDB final : public storage::DB {
   storage::Status Get(const storage::ReadOptions& options, std::string_view key,
                       storage::Row* row) override;
   std::unique_ptr<storage::Iterator> NewIterator(const storage::ReadOptions& options) override;
+  // The pending versions of `key`, newest first, then (unless a pending wipe ends the walk) the
+  // engine's.
+  storage::Status GetVersions(const storage::ReadOptions& options, std::string_view key,
+                              std::vector<storage::VersionRow>* versions) override;
 
   const storage::Snapshot* GetSnapshot() override { return base_->GetSnapshot(); }
   void ReleaseSnapshot(const storage::Snapshot* s) override { base_->ReleaseSnapshot(s); }

@@ -50,6 +50,7 @@
 #include "storage/status.h"
 #include "types/batch_db.h"
 #include "types/compaction_filter.h"
+#include "types/dump_codec.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/op_result.h"
@@ -221,6 +222,51 @@ class Keyspace {
   // The key's expiry (nullopt: persistent). kNotFound if the key is absent.
   OpResult<std::optional<int64_t>> GetExpireAt(int db, std::string_view key);
 
+  // ---- copying a key (RENAME, RENAMENX, COPY, MOVE; types/keyspace_copy.cc)
+
+  enum class CopyOutcome {
+    kCopied,
+    kNoSource,      // the source is absent (never written, deleted or expired): nothing written
+    kTargetExists,  // the target is live and `replace` is false: nothing written
+  };
+  struct CopyRequest {
+    int src_db = 0;
+    std::string_view src;
+    int dst_db = 0;
+    std::string_view dst;
+    bool replace = false;        // a live target is overwritten (else kTargetExists)
+    bool remove_source = false;  // the source is deleted (RENAME, MOVE)
+  };
+  // Gives the target (dst_db, dst) the source's value, whatever its type, with its expiry and
+  // every timestamp exactly: a string key every version some read of it could take at some
+  // grace (DB::GetVersions, tombstones included, in their order), a TREG its register, a TLOG
+  // its cutoff, window and every entry at or above the cutoff with the entry's own expiry, under
+  // a new incarnation version. It is ONE engine write (one WAL record: all or none of it after a
+  // crash): a wipe of the target (its old versions can never mix with the copied ones), the
+  // copy, and with remove_source a wipe of the source.
+  // Memory: the write is built whole before it is written — about the size of the key's data
+  // (for a TLOG, its entries' values plus ~30 bytes each), as one WAL record.
+  // Limit: a string key's older versions of another type (a TLOG or TREG written before a SET
+  // and not yet compacted away) are left behind.
+  // REQUIRES: (src_db, src) != (dst_db, dst).
+  OpResult<CopyOutcome> CopyKey(const CopyRequest& request);
+
+  // ---- DUMP and RESTORE (types/keyspace_dump.cc; the payload is types/dump_codec.h)
+
+  // The live key's value and timestamps as a DUMP payload (docs/dump-format.md); nullopt if the
+  // key is absent. A string key's versions are those CopyKey copies, an expired one written as
+  // a tombstone at its timestamp (reads treat the two alike); the expiry is not in the payload.
+  OpResult<std::optional<std::string>> DumpKey(int db, std::string_view key);
+  // Writes `dump` as the key (db, key), whatever was there, as ONE engine write: a wipe, then the
+  // value with every timestamp of the dump, each value version and the metadata row expiring at
+  // `expire_at_ms` (nullopt: persistent); a TLOG under a new incarnation, its entries expiring by
+  // its window as its inserts do. `last_write_ms`, when given, replaces a TREG's or TLOG's
+  // metadata timestamp (RESTORE IDLETIME: OBJECT IDLETIME counts from it); a string's
+  // timestamps are its versions' own and stay.
+  OpResult<void> RestoreKey(int db, std::string_view key, const KeyDump& dump,
+                            std::optional<int64_t> expire_at_ms,
+                            std::optional<int64_t> last_write_ms);
+
   // ---- whole-database operations (types/keyspace_db.cc)
 
   // One SCAN step: examines up to `count` keys (>= 1) from the position `cursor` names
@@ -271,6 +317,15 @@ class Keyspace {
       int db, std::string_view start,
       const std::function<bool(std::string_view user_key, std::string_view value,
                                const storage::RowMeta& meta)>& visit);
+  // Visits the live entries of the TLOG incarnation `log` of (db, key) at or above its cutoff,
+  // newest first: each sub-row's element (types/tlog_codec.h), its timestamp and its row meta.
+  storage::Status ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
+                                   const std::function<void(std::string_view element, uint64_t ts,
+                                                            const storage::RowMeta& meta)>& visit);
+  // The versions of a string key's metadata row (db, key) that a copy or a dump carries: those
+  // DB::GetVersions returns that are string values or tombstones, most recently written first.
+  storage::Status GetStringVersions(int db, std::string_view key,
+                                    std::vector<storage::VersionRow>* versions);
   // Writes a wipe of `key` (a whole-key delete).
   storage::Status WriteWipe(int db, std::string_view key);
   // Delete's reads: whether `key` exists at the default grace (*exists), and whether it needs a

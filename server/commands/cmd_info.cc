@@ -1,7 +1,8 @@
 // INFO [section ...]: Redis 7's sections and field names where the concept matches (server,
 // clients, memory, persistence, stats, replication, cpu, modules, commandstats, errorstats,
-// cluster, keyspace) plus `storage` for the engine. Several sections may be named in one call,
-// in any case; `default` (or no argument) is every section but commandstats, `all` and
+// latencystats, cluster, keyspace) plus `storage` for the engine. Several sections may be named
+// in one call, in any case; `default` (or no argument) is every section but commandstats and
+// latencystats, `all` and
 // `everything` are every section; a name INFO does not know adds nothing. Sections come in
 // Redis's order, each once. RESP3 replies are a verbatim "txt" string, RESP2 a bulk string.
 #include <fmt/format.h>
@@ -228,6 +229,7 @@ constexpr Section kSections[] = {
     {"modules", true, InfoModules},
     {"commandstats", false, InfoCommandStats},
     {"errorstats", true, InfoErrorStats},
+    {"latencystats", false, InfoLatencyStats},
     {"cluster", true, InfoCluster},
     {"keyspace", true, InfoKeyspace},
     {"storage", true, InfoStorage},

@@ -1,14 +1,17 @@
-// INFO cpu, commandstats and errorstats: what the process and each command row cost, and which
-// errors clients were answered with (server/command_stats.h), in Redis 7's field names.
+// INFO cpu, commandstats, errorstats and latencystats: what the process and each command row
+// cost, which errors clients were answered with (server/command_stats.h) and how each
+// command's latency is distributed, in Redis 7's field names.
 #include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <string>
+#include <vector>
 
 #include "common/cycle_clock.h"
 #include "server/command.h"
 #include "server/command_stats.h"
 #include "server/commands/info_sections.h"
+#include "server/latency_histogram.h"
 #include "server/server_context.h"
 
 namespace ebb::server {
@@ -30,6 +33,22 @@ void AppendRow(const CommandSpec& spec, const CommandStats& stats, double ticks_
       "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
       spec.full_name, row->calls, static_cast<uint64_t>(usec), per_call, row->rejected_calls,
       row->failed_calls);
+}
+
+// latency_percentiles_usec_<cmd>:p50=..,p99=..,p99.9=.. for a row with recorded calls.
+void AppendLatencyRow(const CommandSpec& spec, const CommandStats& stats,
+                      const std::vector<double>& percentiles, double ticks_per_us,
+                      std::string* out) {
+  const CommandCallStats* row = stats.find(spec.id);
+  const LatencyHistogram* histogram = row != nullptr ? row->latency.get() : nullptr;
+  if (histogram == nullptr || histogram->total() == 0) return;
+  *out += fmt::format("latency_percentiles_usec_{}:", spec.full_name);
+  for (size_t i = 0; i < percentiles.size(); ++i) {
+    const double usec =
+        static_cast<double>(histogram->ValueAtPercentile(percentiles[i])) / ticks_per_us;
+    *out += fmt::format("{}p{}={:.3f}", i == 0 ? "" : ",", PercentileText(percentiles[i]), usec);
+  }
+  *out += "\r\n";
 }
 
 }  // namespace
@@ -54,6 +73,19 @@ void InfoCommandStats(ServerContext& ctx, std::string* out) {
   for (const auto& [name, spec] : ctx.commands().rows()) {
     AppendRow(spec, stats, ticks_per_us, out);
     for (const CommandSpec& sub : spec.subcommands) AppendRow(sub, stats, ticks_per_us, out);
+  }
+}
+
+void InfoLatencyStats(ServerContext& ctx, std::string* out) {
+  *out += "# Latencystats\r\n";
+  const CommandStats& stats = ctx.command_stats();
+  const std::vector<double>& percentiles = ctx.config().latency_tracking_info_percentiles;
+  const double ticks_per_us = CycleClock::TicksPerMicrosecond();
+  for (const auto& [name, spec] : ctx.commands().rows()) {
+    AppendLatencyRow(spec, stats, percentiles, ticks_per_us, out);
+    for (const CommandSpec& sub : spec.subcommands) {
+      AppendLatencyRow(sub, stats, percentiles, ticks_per_us, out);
+    }
   }
 }
 

@@ -19,6 +19,7 @@ void InfoCpu(ServerContext& ctx, std::string* out);  // info_commandstats.cc
 void InfoModules(ServerContext& ctx, std::string* out);
 void InfoCommandStats(ServerContext& ctx, std::string* out);  // info_commandstats.cc
 void InfoErrorStats(ServerContext& ctx, std::string* out);    // info_commandstats.cc
+void InfoLatencyStats(ServerContext& ctx, std::string* out);  // info_commandstats.cc
 void InfoCluster(ServerContext& ctx, std::string* out);
 void InfoKeyspace(ServerContext& ctx, std::string* out);
 void InfoStorage(ServerContext& ctx, std::string* out);  // the engine: levels, caches, WAL

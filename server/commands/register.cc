@@ -6,7 +6,7 @@ void RegisterAllCommands(CommandTable& table) {
   for (auto area :
        {ConnectionCommands,  ServerCommands, ClientCommands,      ConfigCommands, InfoCommands,
         CommandCommands,     DebugCommands,  StringCommands,      BitCommands,    BitFieldCommands,
-        LcsCommands,         ObjectCommands, KvCommands,          KeyCommands,    ExpireCommands,
+        LcsCommands,         ObjectCommands, KvCommands,          KeyCommands,    RenameCommands, DumpCommands, ExpireCommands,
         TlogCommands,        TregCommands,   TransactionCommands, PubSubCommands, ScriptingCommands,
         ReplicationCommands, AclCommands}) {
     table.Add(area());

@@ -23,6 +23,8 @@ std::vector<CommandSpec> LcsCommands();          // LCS
 std::vector<CommandSpec> ObjectCommands();       // OBJECT ... TOUCH (cmd_object.cc)
 std::vector<CommandSpec> KvCommands();           // PUT GET GETMETA DELETE (cmd_kv.cc)
 std::vector<CommandSpec> KeyCommands();          // DEL EXISTS TYPE KEYS SCAN ... (cmd_keys.cc)
+std::vector<CommandSpec> RenameCommands();       // RENAME RENAMENX COPY MOVE (cmd_rename.cc)
+std::vector<CommandSpec> DumpCommands();         // DUMP RESTORE (cmd_dump.cc)
 std::vector<CommandSpec> ExpireCommands();       // EXPIRE TTL PERSIST ... (cmd_expire.cc)
 std::vector<CommandSpec> TlogCommands();         // TLOG ...
 std::vector<CommandSpec> TregCommands();         // TREG ...

@@ -12,6 +12,7 @@
 #include "common/units.h"
 #include "server/config/config_option.h"
 #include "server/keyspace_events.h"
+#include "server/latency_histogram.h"
 
 namespace ebb::server {
 
@@ -421,6 +422,47 @@ Option ReplicaOf() {
   return o;
 }
 
+Option LatencyPercentiles() {
+  Option o;
+  o.name = "latency-tracking-info-percentiles";
+  o.doc = "percentiles of each command's latency INFO latencystats prints (\"\": none)";
+  o.max_values = -1;
+  o.split_set_value = true;
+  o.apply = [](Config* c, const Values& v, bool, std::string* reason) {
+    std::vector<double> percentiles;
+    if (!(v.size() == 1 && v[0].empty())) {  // "" is the empty list, as Redis
+      for (const std::string& text : v) {
+        double p = 0;
+        if (!ParseDouble(text, &p)) {
+          *reason = "Invalid latency-tracking-info-percentiles parameters";
+          return false;
+        }
+        if (p > 100.0 || p < 0.0) {
+          *reason = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+          return false;
+        }
+        percentiles.push_back(p);
+      }
+    }
+    c->latency_tracking_info_percentiles = std::move(percentiles);
+    return true;
+  };
+  o.get = [](const Config& c) {
+    std::string text;
+    for (double p : c.latency_tracking_info_percentiles) {
+      text += (text.empty() ? "" : " ") + PercentileText(p);
+    }
+    return text;
+  };
+  o.lines = [](const Config& c) {
+    Lines::value_type words;
+    for (double p : c.latency_tracking_info_percentiles) words.push_back(PercentileText(p));
+    if (words.empty()) words.push_back("");
+    return Lines{words};
+  };
+  return o;
+}
+
 // What CONFIG SET may change only for clients enable-protected-configs admits: who may connect
 // and how they authenticate, and the limits that bound the server's memory and connections.
 constexpr std::string_view kProtectedOptions[] = {
@@ -530,6 +572,9 @@ std::vector<Option> BuildOptionTable() {
                    &Config::replica_announced));
   t.push_back(OutputBufferLimit());
   t.push_back(NotifyKeyspaceEvents());
+  t.push_back(Bool("latency-tracking", "record each command's latency for INFO latencystats",
+                   kMutable, &Config::latency_tracking));
+  t.push_back(LatencyPercentiles());
   t.push_back(ProtectedAction("enable-debug-command",
                               "allow DEBUG: no, yes, or local (only from loopback clients)",
                               &Config::enable_debug_command));

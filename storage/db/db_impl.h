@@ -63,6 +63,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status DeleteRange(const std::vector<KeyRange>& ranges) override;
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  Status GetVersions(const ReadOptions& options, std::string_view key,
+                     std::vector<VersionRow>* versions) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
   Status SyncWal() override;

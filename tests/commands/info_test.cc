@@ -1,9 +1,11 @@
 // INFO as Redis 7 answers it: the sections one call selects (several names, `default`, `all`,
 // `everything`, any case), in Redis's order and each once; commandstats (calls, rejected and
-// failed calls per command row, subcommands as "cmd|sub"), errorstats by error code, and
-// CONFIG RESETSTAT clearing both.
+// failed calls per command row, subcommands as "cmd|sub"), errorstats by error code,
+// latencystats (percentiles per command row, latency-tracking and its percentiles), and
+// CONFIG RESETSTAT clearing them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,7 @@ TEST_F(InfoTest, DefaultAllAndEverything) {
   EXPECT_EQ(Titles(Info({"INFO", "default"})), kDefault);
   std::vector<std::string> all = kDefault;
   all.insert(all.begin() + 8, "Commandstats");
+  all.insert(all.begin() + 10, "Latencystats");
   EXPECT_EQ(Titles(Info({"INFO", "all"})), all);
   EXPECT_EQ(Titles(Info({"INFO", "everything"})), all);
   EXPECT_EQ(Titles(Info({"INFO", "ALL"})), all);
@@ -62,7 +65,9 @@ TEST_F(InfoTest, SeveralSectionsInRedisOrderEachOnce) {
   std::vector<std::string> with_commandstats = kDefault;
   with_commandstats.insert(with_commandstats.begin() + 8, "Commandstats");
   EXPECT_EQ(Titles(Info({"INFO", "commandstats", "default"})), with_commandstats);
-  EXPECT_EQ(Titles(Info({"INFO", "cpu", "all"})), with_commandstats);
+  std::vector<std::string> all = with_commandstats;
+  all.insert(all.begin() + 10, "Latencystats");
+  EXPECT_EQ(Titles(Info({"INFO", "cpu", "all"})), all);
   // Names INFO does not know add nothing, as Redis (sentinel on a plain server).
   EXPECT_EQ(Info({"INFO", "sentinel"}), "");
   EXPECT_EQ(Titles(Info({"INFO", "sentinel", "cpu"})), (std::vector<std::string>{"CPU"}));
@@ -128,6 +133,58 @@ TEST_F(InfoTest, ErrorStatsByCodeAndReset) {
   EXPECT_EQ(Info({"INFO", "errorstats"}), "# Errorstats\r\n");
   EXPECT_EQ(Line(Info({"INFO", "commandstats"}), "cmdstat_incr"), "");
   EXPECT_EQ(InfoField(Info({"INFO", "stats"}), "total_error_replies"), 0);
+}
+
+// Redis 7's line: latency_percentiles_usec_<cmd>:p50=<usec>,p99=<usec>,p99.9=<usec>, three
+// decimals each, the percentiles in increasing order giving values that do not decrease.
+TEST_F(InfoTest, LatencyStatsPerCommandRow) {
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(Do({"SET", "k", std::to_string(i)}), "+OK");
+  ASSERT_EQ(Do({"CONFIG", "GET", "maxclients"}).substr(0, 1), "[");
+  const std::string info = Info({"INFO", "latencystats"});
+  EXPECT_EQ(Titles(info), (std::vector<std::string>{"Latencystats"}));
+  const std::string set = Line(info, "latency_percentiles_usec_set");
+  double p50 = -1, p99 = -1, p999 = -1;
+  ASSERT_EQ(std::sscanf(set.c_str(), "p50=%lf,p99=%lf,p99.9=%lf", &p50, &p99, &p999), 3) << set;
+  EXPECT_GT(p50, 0);
+  EXPECT_LE(p50, p99);
+  EXPECT_LE(p99, p999);
+  EXPECT_NE(set.find('.'), std::string::npos);
+  EXPECT_NE(Line(info, "latency_percentiles_usec_config|get"), "");
+  EXPECT_EQ(Line(info, "latency_percentiles_usec_get"), "");  // never called
+  // Not a default section.
+  EXPECT_EQ(Line(Info({"INFO"}), "latency_percentiles_usec_set"), "");
+  // Other percentiles, printed as Redis prints them; "" prints none.
+  EXPECT_EQ(Do({"CONFIG", "SET", "latency-tracking-info-percentiles", "0 50.5 100"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "GET", "latency-tracking-info-percentiles"}),
+            "[$latency-tracking-info-percentiles,$0 50.5 100]");
+  const std::string other = Line(Info({"INFO", "latencystats"}), "latency_percentiles_usec_set");
+  EXPECT_EQ(std::sscanf(other.c_str(), "p0=%lf,p50.5=%lf,p100=%lf", &p50, &p99, &p999), 3) << other;
+  EXPECT_EQ(Do({"CONFIG", "SET", "latency-tracking-info-percentiles", ""}), "+OK");
+  EXPECT_EQ(Line(Info({"INFO", "latencystats"}), "latency_percentiles_usec_set"), "");
+  EXPECT_NE(Info({"INFO", "latencystats"}).find("\r\nlatency_percentiles_usec_set:\r\n"),
+            std::string::npos);
+  EXPECT_EQ(Do({"CONFIG", "SET", "latency-tracking-info-percentiles", "101"}),
+            "-ERR CONFIG SET failed (possibly related to argument "
+            "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters "
+            "should sit between [0.0,100.0]");
+  EXPECT_EQ(Do({"CONFIG", "SET", "latency-tracking-info-percentiles", "a"}),
+            "-ERR CONFIG SET failed (possibly related to argument "
+            "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+            "parameters");
+}
+
+TEST_F(InfoTest, LatencyTrackingOffAndResetStat) {
+  EXPECT_EQ(Do({"CONFIG", "GET", "latency-tracking"}), "[$latency-tracking,$yes]");
+  EXPECT_EQ(Do({"CONFIG", "SET", "latency-tracking", "no"}), "+OK");
+  ASSERT_EQ(Do({"SET", "k", "v"}), "+OK");
+  // Still counted in commandstats, not in latencystats.
+  EXPECT_NE(Line(Info({"INFO", "commandstats"}), "cmdstat_set"), "");
+  EXPECT_EQ(Line(Info({"INFO", "latencystats"}), "latency_percentiles_usec_set"), "");
+  EXPECT_EQ(Do({"CONFIG", "SET", "latency-tracking", "yes"}), "+OK");
+  ASSERT_EQ(Do({"SET", "k", "v"}), "+OK");
+  EXPECT_NE(Line(Info({"INFO", "latencystats"}), "latency_percentiles_usec_set"), "");
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Line(Info({"INFO", "latencystats"}), "latency_percentiles_usec_set"), "");
 }
 
 }  // namespace

@@ -11,17 +11,7 @@
 namespace ebb::test {
 namespace {
 
-class PubSubTest : public CommandTest {
- protected:
-  // The messages pushed to `client` since the last call, one Canon line each.
-  std::string Pushed(size_t client) {
-    std::string out;
-    for (const Reply& r : ParseAll(ebb_->TakePushed(client))) {
-      out += (out.empty() ? "" : " ") + Canon(r);
-    }
-    return out;
-  }
-};
+class PubSubTest : public CommandTest {};
 
 TEST_F(PubSubTest, SubscribeConfirmsEachChannelWithTheCount) {
   EXPECT_EQ(ebb_->Raw({"SUBSCRIBE", "a", "b", "a"}),

@@ -30,7 +30,7 @@ class Script {
   explicit Script(uint64_t seed) : rng_(seed) {}
 
   Args Next() {
-    switch (Pick(29)) {
+    switch (Pick(30)) {
       case 0:
         return {"GET", Str()};
       case 1:
@@ -102,6 +102,21 @@ class Script {
         }
       case 27:
         return {"INCRBYFLOAT", Counter(), "0.5"};
+      case 28: {
+        // Two names of one kind, so the kinds' own commands keep finding their type.
+        const int kind = Pick(3);
+        auto name = [&] { return kind == 0 ? Log() : kind == 1 ? Reg() : Str(); };
+        switch (Pick(4)) {
+          case 0:
+            return {"RENAME", name(), name()};
+          case 1:
+            return {"RENAMENX", name(), name()};
+          case 2:
+            return {"COPY", name(), name(), "REPLACE"};
+          default:
+            return {"MOVE", name(), "1"};
+        }
+      }
       default:
         switch (Pick(3)) {
           case 0:

@@ -1,6 +1,6 @@
 // Crash loop: ebb-server is SIGKILLed at random moments while several clients write, then
 // restarted on the same data directory; every write the server acknowledged must be there, and
-// every MSET and every MULTI/EXEC transaction must be all or nothing.
+// every MSET, every MULTI/EXEC transaction and every RENAME and COPY must be all or nothing.
 //
 // Bounded: EBB_CRASH_SECONDS (default 30) of cycles; `make soak` raises it. Each cycle's writers
 // stop on their own when the server dies; every wait is bounded.
@@ -37,8 +37,13 @@ struct WriterLog {
   uint64_t treg_ts = 0;                                     // greatest acknowledged TREG SET ts
   std::vector<std::pair<std::string, std::string>> msets;   // key pairs, attempted
   std::vector<std::string> transactions;  // the suffix of each transaction's keys, attempted
+  // The suffix of each RENAME of a whole TLOG (kRenamedEntries entries), attempted, and whether
+  // the server acknowledged it; then a COPY of the renamed log, attempted.
+  std::vector<std::pair<std::string, bool>> renames;
   int acked = 0;
 };
+
+constexpr int kRenamedEntries = 8;
 
 // Writes until the connection fails; appends to `log` only after the server's reply.
 void Writer(int port, int writer, int cycle, WriterLog* log) {
@@ -52,7 +57,7 @@ void Writer(int port, int writer, int cycle, WriterLog* log) {
     const std::string n = std::to_string(cycle) + ":" + std::to_string(i);
     const uint64_t ts = static_cast<uint64_t>(cycle) * 10'000'000 + i + 1;
     Reply r;
-    switch (i % 6) {
+    switch (i % 7) {
       case 0: {
         const std::string key = "put:" + id + ":" + n, value = "p" + n;
         r = Cmd(c.get(), {"PUT", key, value});
@@ -104,6 +109,24 @@ void Writer(int port, int writer, int cycle, WriterLog* log) {
         log->strings["tx:a:" + sfx] = "2";
         break;
       }
+      case 6: {
+        // A log filled and acknowledged, then renamed and copied, pipelined.
+        const std::string sfx = id + ":" + n;
+        for (int e = 0; e < kRenamedEntries; ++e) {
+          Append(c.get(), {"TLOG", "INS", "rn:src:" + sfx, "e" + std::to_string(e),
+                           std::to_string(ts + static_cast<uint64_t>(e))});
+        }
+        for (int e = 0; e < kRenamedEntries; ++e) {
+          if (!ReadReply(c.get()).is_status()) return;
+        }
+        log->renames.emplace_back(sfx, false);
+        Append(c.get(), {"RENAME", "rn:src:" + sfx, "rn:dst:" + sfx});
+        Append(c.get(), {"COPY", "rn:dst:" + sfx, "rn:copy:" + sfx});
+        if (!ReadReply(c.get()).is_status()) return;
+        log->renames.back().second = true;
+        if (ReadReply(c.get()).integer() != 1) return;
+        break;
+      }
     }
     ++log->acked;
   }
@@ -124,6 +147,26 @@ void Verify(redisContext* c, int writer, const WriterLog& log) {
     const long long a = Cmd(c, {"EXISTS", "tx:a:" + sfx}).integer();
     ASSERT_EQ(Cmd(c, {"EXISTS", "tx:log:" + sfx}).integer(), a) << "transaction torn: " << sfx;
     ASSERT_EQ(Cmd(c, {"EXISTS", "tx:reg:" + sfx}).integer(), a) << "transaction torn: " << sfx;
+  }
+  for (const auto& [sfx, acked] : log.renames) {
+    const long long src = Cmd(c, {"EXISTS", "rn:src:" + sfx}).integer();
+    const long long dst = Cmd(c, {"EXISTS", "rn:dst:" + sfx}).integer();
+    ASSERT_EQ(src + dst, 1) << "RENAME torn: " << sfx;
+    if (acked) {
+      ASSERT_EQ(dst, 1) << "acknowledged RENAME lost: " << sfx;
+    }
+    ASSERT_EQ(Cmd(c, {"TLOG", "SIZE", src ? "rn:src:" + sfx : "rn:dst:" + sfx}).integer(),
+              kRenamedEntries)
+        << sfx;
+    ASSERT_EQ(Cmd(c, {"TLOG", "GET", src ? "rn:src:" + sfx : "rn:dst:" + sfx, "100"}).size(),
+              static_cast<size_t>(kRenamedEntries))
+        << sfx;
+    if (Cmd(c, {"EXISTS", "rn:copy:" + sfx}).integer() == 1) {
+      ASSERT_EQ(dst, 1) << "COPY without its RENAME: " << sfx;
+      ASSERT_EQ(Cmd(c, {"TLOG", "GET", "rn:copy:" + sfx, "100"}).size(),
+                static_cast<size_t>(kRenamedEntries))
+          << "COPY torn: " << sfx;
+    }
   }
   if (!log.tlog_entries.empty()) {
     Reply all = Cmd(c, {"TLOG", "GET", "log:" + id});
@@ -182,6 +225,8 @@ TEST(CrashLoop, AcknowledgedWritesSurviveSigkillUnderWalFsyncAlways) {
       log.msets.insert(log.msets.end(), cycle_logs[w].msets.begin(), cycle_logs[w].msets.end());
       log.transactions.insert(log.transactions.end(), cycle_logs[w].transactions.begin(),
                               cycle_logs[w].transactions.end());
+      log.renames.insert(log.renames.end(), cycle_logs[w].renames.begin(),
+                         cycle_logs[w].renames.end());
       total_acked += cycle_logs[w].acked;
     }
     c.reset();

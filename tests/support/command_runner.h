@@ -117,6 +117,15 @@ class CommandTest : public ::testing::Test {
   std::string R(const std::vector<std::string>& args) { return ebb_->Cmd(args).ToString(); }
   Reply Cmd(std::initializer_list<std::string_view> args) { return ebb_->Cmd(args); }
   Reply Cmd(const std::vector<std::string>& args) { return ebb_->Cmd(args); }
+  // The messages pushed to `client` since the last call (TakePushed), one Canon each,
+  // separated by spaces.
+  std::string Pushed(size_t client) {
+    std::string out;
+    for (const Reply& r : ParseAll(ebb_->TakePushed(client))) {
+      out += (out.empty() ? "" : " ") + Canon(r);
+    }
+    return out;
+  }
   // Pins the server clock (DEBUG CLOCK SET) / moves it (DEBUG CLOCK ADVANCE).
   void PinClock(int64_t ms);
   void Advance(int64_t ms);

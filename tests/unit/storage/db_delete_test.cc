@@ -215,5 +215,46 @@ TEST_F(DeleteTest, AGraceScanShowsTheKeyAfterADeadOne) {
   EXPECT_EQ(Scan(ro), "b=b1,d=d1");
 }
 
+// GetVersions: the versions the read rule could reach, newest first, stopping at a wipe or a
+// range deletion — in the memtable, in files and across both.
+TEST_F(DeleteTest, GetVersionsStopsAtTheFirstWholeKeyDelete) {
+  Open();
+  auto versions = [this](const std::string& key) {
+    std::vector<VersionRow> rows;
+    EXPECT_TRUE(db_->GetVersions(ReadOptions(), key, &rows).ok());
+    std::string out;
+    for (const VersionRow& v : rows) {
+      out += (out.empty() ? "" : ",") +
+             (v.kind == RowKind::kTombstone ? std::string("del") : v.value) + "@" +
+             std::to_string(v.meta.timestamp_or_zero());
+    }
+    return out;
+  };
+  EXPECT_EQ(versions("k"), "");
+  Put("k", "under", 1);
+  Wipe("k");
+  Put("k", "a", 300);
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  Del("k", 100);
+  Put("k", "b", 200, 5'000);
+  // "b" expired at 200 + 5000, long ago: it is returned all the same (it hides older versions),
+  // with its meta.
+  EXPECT_EQ(versions("k"), "b@200,del@100,a@300");
+  std::vector<VersionRow> rows;
+  ASSERT_TRUE(db_->GetVersions(ReadOptions(), "k", &rows).ok());
+  EXPECT_EQ(rows[0].meta.expire_at_ms, 5'200);
+  Wipe("k");
+  EXPECT_EQ(versions("k"), "");
+  Put("k", "c", 1);
+  EXPECT_EQ(versions("k"), "c@1");
+  // A range deletion ends the walk like a wipe.
+  Put("r", "old", 1);
+  DeleteRange({KeyRange{"r", "s"}});
+  Put("r", "new", 2);
+  EXPECT_EQ(versions("r"), "new@2");
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(versions("r"), "new@2");
+}
+
 }  // namespace
 }  // namespace ebb::storage

@@ -1,0 +1,205 @@
+// DUMP and RESTORE through the command layer, as Redis 7 answers them (tests/unit/dump.tcl):
+// the round trip of every type with every timestamp, TTL / ABSTTL / REPLACE / IDLETIME / FREQ,
+// BUSYKEY, payloads that are damaged or of another format, events and restarts.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/command_runner.h"
+
+namespace ebb::test {
+namespace {
+
+constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
+
+class DumpTest : public CommandTest {
+ protected:
+  void SetUp() override {
+    CommandTest::SetUp();
+    PinClock(kNow);
+  }
+  std::string Dump(const std::string& key) {
+    Reply r = Cmd(std::vector<std::string>{"DUMP", key});
+    EXPECT_TRUE(r.is_string()) << r.ToString();
+    return r.str();
+  }
+  std::string Restore(const std::string& key, const std::string& ttl, const std::string& payload,
+                      std::vector<std::string> options = {}) {
+    std::vector<std::string> args = {"RESTORE", key, ttl, payload};
+    args.insert(args.end(), options.begin(), options.end());
+    return Do(args);
+  }
+};
+
+TEST_F(DumpTest, RoundTripOfASimpleKey) {
+  ASSERT_EQ(Do({"SET", "foo", "bar"}), "+OK");
+  const std::string encoded = Dump("foo");
+  EXPECT_EQ(encoded.substr(0, 4), std::string("EBB\x01", 4));
+  ASSERT_EQ(Do({"DEL", "foo"}), ":1");
+  EXPECT_EQ(Restore("foo", "0", encoded), "+OK");
+  EXPECT_EQ(Do({"TTL", "foo"}), ":-1");
+  EXPECT_EQ(Do({"GET", "foo"}), "$bar");
+  EXPECT_EQ(Do({"DUMP", "nokey"}), "nil");
+}
+
+TEST_F(DumpTest, TtlAbsTtlAndAnExpiryInThePast) {
+  ASSERT_EQ(Do({"SET", "foo", "bar", "EX", "100"}), "+OK");
+  const std::string encoded = Dump("foo");
+  ASSERT_EQ(Do({"DEL", "foo"}), ":1");
+  // The TTL is not in the payload: RESTORE's argument gives it.
+  EXPECT_EQ(Restore("foo", "3000", encoded), "+OK");
+  EXPECT_EQ(Do({"PTTL", "foo"}), ":3000");
+  ASSERT_EQ(Do({"DEL", "foo"}), ":1");
+  EXPECT_EQ(Restore("foo", std::to_string(kNow + 3000), encoded, {"ABSTTL"}), "+OK");
+  EXPECT_EQ(Do({"PTTL", "foo"}), ":3000");
+  ASSERT_EQ(Do({"DEL", "foo"}), ":1");
+  EXPECT_EQ(Restore("foo", std::to_string(kNow - 3000), encoded, {"ABSTTL"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "foo"}), ":0");
+  EXPECT_EQ(Do({"DEBUG", "OBJECT", "foo"}).substr(0, 1), "-");
+}
+
+TEST_F(DumpTest, ReplaceAndBusyKey) {
+  ASSERT_EQ(Do({"SET", "foo", "bar"}), "+OK");
+  const std::string encoded = Dump("foo");
+  ASSERT_EQ(Do({"SET", "foo", "bar2"}), "+OK");
+  EXPECT_EQ(Restore("foo", "0", encoded), "-BUSYKEY Target key name already exists.");
+  // BUSYKEY comes before the TTL's and the payload's checks, as in Redis.
+  EXPECT_EQ(Restore("foo", "abc", "junk"), "-BUSYKEY Target key name already exists.");
+  EXPECT_EQ(Do({"GET", "foo"}), "$bar2");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"REPLACE"}), "+OK");
+  EXPECT_EQ(Do({"GET", "foo"}), "$bar");
+  // A key of another type is replaced whole.
+  ASSERT_EQ(Do({"TLOG", "INS", "log", "x", "1"}), "+OK");
+  EXPECT_EQ(Restore("log", "0", encoded, {"replace"}), "+OK");
+  EXPECT_EQ(Do({"TYPE", "log"}), "+string");
+}
+
+TEST_F(DumpTest, Errors) {
+  ASSERT_EQ(Do({"SET", "foo", "bar"}), "+OK");
+  const std::string encoded = Dump("foo");
+  ASSERT_EQ(Do({"DEL", "foo"}), ":1");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"invalid-option"}), "-ERR syntax error");
+  EXPECT_EQ(Restore("foo", "-1", encoded), "-ERR Invalid TTL value, must be >= 0");
+  EXPECT_EQ(Restore("foo", "x", encoded), "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"IDLETIME", "-1"}),
+            "-ERR Invalid IDLETIME value, must be >= 0");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"IDLETIME", "x"}),
+            "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"FREQ", "256"}),
+            "-ERR Invalid FREQ value, must be >= 0 and <= 255");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"IDLETIME", "1", "FREQ", "1"}), "-ERR syntax error");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"FREQ", "1", "IDLETIME", "1"}), "-ERR syntax error");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"IDLETIME"}), "-ERR syntax error");
+  EXPECT_EQ(Do({"RESTORE", "foo", "0"}), "-ERR wrong number of arguments for 'restore' command");
+  // Damaged, truncated, foreign payloads.
+  const std::string kBad = "-ERR DUMP payload version or checksum are wrong";
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    std::string flipped = encoded;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x20);
+    EXPECT_EQ(Restore("foo", "0", flipped), kBad) << "byte " << i;
+  }
+  EXPECT_EQ(Restore("foo", "0", encoded.substr(0, encoded.size() - 1)), kBad);
+  EXPECT_EQ(Restore("foo", "0", ""), kBad);
+  EXPECT_EQ(Restore("foo", "0", "hello world"), kBad);
+  // Redis 7's own payload of SET foo bar: another format.
+  EXPECT_EQ(Restore("foo", "0",
+                    std::string("\x00\x03"
+                                "bar\x0a\x00\xbc\x9b\x1e\x4b\x6d\x4c\x5b\x88",
+                                14)),
+            kBad);
+  EXPECT_EQ(Do({"EXISTS", "foo"}), ":0");
+  EXPECT_EQ(Restore("foo", "0", encoded, {"FREQ", "100"}), "+OK");  // accepted, no LFU policy
+}
+
+TEST_F(DumpTest, TlogKeepsItsEntriesCutoffAndTimestamps) {
+  for (int ts = 1; ts <= 30; ts++) {
+    ASSERT_EQ(Do({"TLOG", "INS", "log", "e" + std::to_string(ts % 7), std::to_string(ts)}), "+OK");
+  }
+  ASSERT_EQ(Do({"TLOG", "INS", "log", std::string("bin\0ary", 7), "30"}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "TRIMAT", "log", "6"}), "+OK");
+  const std::string before = Do({"TLOG", "GET", "log", "100"});
+  Advance(5000);
+  const std::string encoded = Dump("log");
+  EXPECT_EQ(Restore("copy", "0", encoded), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "copy", "100"}), before);
+  EXPECT_EQ(Do({"TLOG", "SIZE", "copy"}), ":26");
+  EXPECT_EQ(Do({"TLOG", "CUTOFF", "copy"}), ":6");
+  // The last write's time came along too.
+  EXPECT_EQ(Do({"OBJECT", "IDLETIME", "copy"}), ":5");
+  EXPECT_EQ(Do({"TLOG", "INS", "copy", "below", "5"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "copy"}), ":26");
+  // IDLETIME sets when it was last written.
+  EXPECT_EQ(Restore("idle", "0", encoded, {"IDLETIME", "1000"}), "+OK");
+  EXPECT_EQ(Do({"OBJECT", "IDLETIME", "idle"}), ":1000");
+}
+
+TEST_F(DumpTest, TregAndPutVersionsKeepTheirTimestamps) {
+  ASSERT_EQ(Do({"TREG", "SET", "reg", "v", "7"}), "+OK");
+  EXPECT_EQ(Restore("reg2", "0", Dump("reg")), "+OK");
+  EXPECT_EQ(R({"TREG", "GET", "reg2"}), "1) \"v\"\n2) (integer) 7");
+  EXPECT_EQ(Do({"TREG", "SET", "reg2", "w", "6"}), "+OK");  // older: loses, as before
+  EXPECT_EQ(R({"TREG", "GET", "reg2"}), "1) \"v\"\n2) (integer) 7");
+
+  ASSERT_EQ(Do({"PUT", "p", "a", "TS", "200"}), "+OK");
+  ASSERT_EQ(Do({"DELETE", "p", "TS", "100"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "b", "TS", "150"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "gone", "TS", "120", "TTL", "10"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "c", "TS", "90"}), "+OK");
+  EXPECT_EQ(Restore("q", "0", Dump("p")), "+OK");
+  for (const char* grace : {"0", "20", "40", "60", "100", "1000"}) {
+    SCOPED_TRACE(grace);
+    EXPECT_EQ(Do({"GET", "q", "GRACE", grace}), Do({"GET", "p", "GRACE", grace}));
+    EXPECT_EQ(Do({"GETMETA", "q", "GRACE", grace}), Do({"GETMETA", "p", "GRACE", grace}));
+  }
+}
+
+TEST_F(DumpTest, RetentionWindowLog) {
+  ASSERT_EQ(Do({"CONFIG", "SET", "ttl-rule", "w:* 10s"}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "w:log", "old", std::to_string(kNow - 8000)}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "w:log", "new", std::to_string(kNow)}), "+OK");
+  EXPECT_EQ(Restore("w:copy", "0", Dump("w:log")), "+OK");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "w:copy"}), ":2");
+  Advance(2000);  // "old" leaves its window in the copy too
+  EXPECT_EQ(Do({"TLOG", "GET", "w:copy"}), "[[$new,:" + std::to_string(kNow) + "]]");
+  EXPECT_EQ(Do({"TLOG", "GET", "w:copy"}), Do({"TLOG", "GET", "w:log"}));
+}
+
+TEST_F(DumpTest, EventsAndWatch) {
+  const size_t sub = ebb_->AddClient();
+  ASSERT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "Eg"}), "+OK");
+  ebb_->DoAs(sub, {"PSUBSCRIBE", "__keyevent@0__:*"});
+  ebb_->TakePushed(sub);
+  ASSERT_EQ(Do({"SET", "foo", "bar"}), "+OK");
+  const std::string encoded = Dump("foo");
+  EXPECT_EQ(Restore("k", "0", encoded), "+OK");
+  EXPECT_EQ(Restore("k", std::to_string(kNow - 1), encoded, {"ABSTTL", "REPLACE"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "k"}), ":0");
+  EXPECT_EQ(Pushed(sub),
+            "[$pmessage,$__keyevent@0__:*,$__keyevent@0__:restore,$k] "
+            "[$pmessage,$__keyevent@0__:*,$__keyevent@0__:del,$k]");
+  const size_t other = ebb_->AddClient();
+  EXPECT_EQ(Do({"WATCH", "w"}), "+OK");
+  EXPECT_EQ(DoAs(other, {"RESTORE", "w", "0", encoded}), "+OK");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"EXEC"}), "nil");
+}
+
+TEST_F(DumpTest, InsideATransactionAndAcrossARestart) {
+  ASSERT_EQ(Do({"TLOG", "INS", "log", "a", "1"}), "+OK");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "b", "2"}), "+QUEUED");
+  EXPECT_EQ(Do({"DUMP", "log"}), "+QUEUED");
+  Reply exec = Cmd({"EXEC"});
+  ASSERT_EQ(exec.size(), 2u) << exec.ToString();
+  const std::string encoded = exec[1].str();
+  EXPECT_EQ(Restore("copy", "500", encoded), "+OK");
+  ebb_->Reopen();
+  PinClock(kNow);
+  EXPECT_EQ(Do({"TLOG", "GET", "copy"}), "[[$b,:2],[$a,:1]]");
+  EXPECT_EQ(Do({"TTL", "copy"}), ":1");
+  EXPECT_EQ(Do({"PTTL", "copy"}), ":500");
+}
+
+}  // namespace
+}  // namespace ebb::test

@@ -1,0 +1,141 @@
+#include "types/dump_codec.h"
+
+#include "storage/util/coding.h"
+#include "storage/util/crc32c.h"
+
+namespace ebb::types {
+namespace {
+
+constexpr std::string_view kMagic = "EBB";
+constexpr uint8_t kFormat = 1;
+constexpr size_t kHeader = 5;   // magic, format, type
+constexpr size_t kTrailer = 4;  // crc32c
+
+// Version flags (string versions).
+constexpr uint8_t kTombstone = 1;
+constexpr uint8_t kHasTs = 2;
+
+bool GetByte(std::string_view* in, uint8_t* b) {
+  if (in->empty()) return false;
+  *b = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  return true;
+}
+
+bool GetInt64(std::string_view* in, int64_t* v) {
+  uint64_t u = 0;
+  if (!storage::GetFixed64(in, &u)) return false;
+  *v = static_cast<int64_t>(u);
+  return true;
+}
+
+bool GetString(std::string_view* in, std::string* s) {
+  std::string_view view;
+  if (!storage::GetLengthPrefixed(in, &view)) return false;
+  s->assign(view);
+  return true;
+}
+
+bool DecodeBody(std::string_view in, KeyDump* d) {
+  switch (d->type) {
+    case KeyType::kString: {
+      uint64_t n = 0;
+      if (!storage::GetVarint64(&in, &n) || n == 0 || n > in.size()) return false;
+      d->versions.resize(n);
+      for (DumpVersion& v : d->versions) {
+        uint8_t flags = 0;
+        if (!GetByte(&in, &flags) || (flags & ~(kTombstone | kHasTs)) != 0) return false;
+        v.tombstone = (flags & kTombstone) != 0;
+        if (flags & kHasTs) {
+          int64_t ts = 0;
+          if (!GetInt64(&in, &ts)) return false;
+          v.ts = ts;
+        }
+        if (!v.tombstone && !GetString(&in, &v.value)) return false;
+      }
+      break;
+    }
+    case KeyType::kTreg:
+      if (!GetInt64(&in, &d->meta_ts) || !storage::GetFixed64(&in, &d->treg_ts) ||
+          !GetString(&in, &d->treg_value)) {
+        return false;
+      }
+      break;
+    case KeyType::kTlog: {
+      uint64_t n = 0;
+      if (!GetInt64(&in, &d->meta_ts) || !storage::GetFixed64(&in, &d->log.cutoff) ||
+          !storage::GetVarint64(&in, &d->log.window_ms) ||
+          !storage::GetFixed64(&in, &d->log.newest) || !storage::GetVarint64(&in, &n) ||
+          n > in.size()) {
+        return false;
+      }
+      d->entries.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        DumpEntry& e = d->entries[i];
+        if (!storage::GetFixed64(&in, &e.ts) || !GetString(&in, &e.value)) return false;
+        // Newest first, none below the cutoff, no entry twice (the sub-rows' order).
+        if (e.ts < d->log.cutoff) return false;
+        if (i > 0) {
+          const DumpEntry& prev = d->entries[i - 1];
+          if (e.ts > prev.ts || (e.ts == prev.ts && e.value >= prev.value)) return false;
+        }
+      }
+      break;
+    }
+    default:
+      return false;
+  }
+  return in.empty();
+}
+
+}  // namespace
+
+std::string EncodeDump(const KeyDump& d) {
+  std::string out(kMagic);
+  out.push_back(static_cast<char>(kFormat));
+  out.push_back(static_cast<char>(d.type));
+  switch (d.type) {
+    case KeyType::kString:
+      storage::PutVarint64(&out, d.versions.size());
+      for (const DumpVersion& v : d.versions) {
+        out.push_back(static_cast<char>((v.tombstone ? kTombstone : 0) | (v.ts ? kHasTs : 0)));
+        if (v.ts) storage::PutFixed64(&out, static_cast<uint64_t>(*v.ts));
+        if (!v.tombstone) storage::PutLengthPrefixed(&out, v.value);
+      }
+      break;
+    case KeyType::kTreg:
+      storage::PutFixed64(&out, static_cast<uint64_t>(d.meta_ts));
+      storage::PutFixed64(&out, d.treg_ts);
+      storage::PutLengthPrefixed(&out, d.treg_value);
+      break;
+    case KeyType::kTlog:
+      storage::PutFixed64(&out, static_cast<uint64_t>(d.meta_ts));
+      storage::PutFixed64(&out, d.log.cutoff);
+      storage::PutVarint64(&out, d.log.window_ms);
+      storage::PutFixed64(&out, d.log.newest);
+      storage::PutVarint64(&out, d.entries.size());
+      for (const DumpEntry& e : d.entries) {
+        storage::PutFixed64(&out, e.ts);
+        storage::PutLengthPrefixed(&out, e.value);
+      }
+      break;
+  }
+  storage::PutFixed32(&out, storage::crc32c::Value(out));
+  return out;
+}
+
+DumpDecode DecodeDump(std::string_view payload, KeyDump* dump) {
+  if (payload.size() < kHeader + kTrailer || payload.substr(0, kMagic.size()) != kMagic ||
+      static_cast<uint8_t>(payload[3]) != kFormat) {
+    return DumpDecode::kBadVersionOrChecksum;
+  }
+  const std::string_view covered = payload.substr(0, payload.size() - kTrailer);
+  if (storage::DecodeFixed32(payload.data() + covered.size()) != storage::crc32c::Value(covered)) {
+    return DumpDecode::kBadVersionOrChecksum;
+  }
+  *dump = KeyDump{};
+  dump->type = static_cast<KeyType>(static_cast<uint8_t>(payload[4]));
+  return DecodeBody(covered.substr(kHeader), dump) ? DumpDecode::kOk : DumpDecode::kBadFormat;
+}
+
+}  // namespace ebb::types
