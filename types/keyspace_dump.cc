@@ -41,11 +41,14 @@ OpResult<std::optional<std::string>> Keyspace::DumpKey(int db, std::string_view 
       }
       break;
     }
-    case KeyType::kTreg:
-      if (!DecodeTregPayload(meta.payload, &dump.treg_value, &dump.treg_ts)) {
+    case KeyType::kTreg: {
+      std::string_view value;
+      if (!DecodeTregPayload(meta.payload, &value, &dump.treg_ts)) {
         return Status::Corruption("dump: malformed TREG payload");
       }
+      dump.treg_value.assign(value);
       break;
+    }
     case KeyType::kTlog: {
       if (!DecodeTlogMeta(meta.payload, &dump.log)) {
         return Status::Corruption("dump: malformed TLOG metadata");

@@ -3,12 +3,12 @@
 namespace ebb::server {
 
 void RegisterAllCommands(CommandTable& table) {
-  for (auto area :
-       {ConnectionCommands,  ServerCommands, ClientCommands,      ConfigCommands, InfoCommands,
-        CommandCommands,     DebugCommands,  StringCommands,      BitCommands,    BitFieldCommands,
-        LcsCommands,         ObjectCommands, KvCommands,          KeyCommands,    RenameCommands, DumpCommands, ExpireCommands,
-        TlogCommands,        TregCommands,   TransactionCommands, PubSubCommands, ScriptingCommands,
-        ReplicationCommands, AclCommands}) {
+  for (auto area : {ConnectionCommands, ServerCommands,    ClientCommands,      ConfigCommands,
+                    InfoCommands,       CommandCommands,   DebugCommands,       StringCommands,
+                    BitCommands,        BitFieldCommands,  LcsCommands,         ObjectCommands,
+                    KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
+                    ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
+                    PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands}) {
     table.Add(area());
   }
 }

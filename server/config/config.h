@@ -75,8 +75,8 @@ struct Config {
   bool latency_tracking = true;         // each command's time goes into INFO latencystats
   // The percentiles INFO latencystats prints (latency-tracking-info-percentiles).
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
-  std::string aclfile;                  // "" = users in memory only (server/acl/acl.h)
-  int tls_port = 0;                     // 0: no TLS listener (server/net/tls.h)
+  std::string aclfile;  // "" = users in memory only (server/acl/acl.h)
+  int tls_port = 0;     // 0: no TLS listener (server/net/tls.h)
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_key_file_pass;

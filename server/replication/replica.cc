@@ -619,9 +619,9 @@ void ReplicaLink::AttachClient() {
   auto addr = [](const tcp::endpoint& e) {
     return e.address().to_string() + ":" + std::to_string(e.port());
   };
-  client_ = std::make_unique<Client>(context_->clients().NextId(), addr(remote), addr(local),
-                                     socket_.native_handle(), WallMs(),
-                                     IsLoopbackPeer(remote.address()));
+  client_ =
+      std::make_unique<Client>(context_->clients().NextId(), addr(remote), addr(local),
+                               socket_.native_handle(), WallMs(), IsLoopbackPeer(remote.address()));
   client_->set_master_link(true);
   // The link runs no command through the dispatcher (it applies the stream to the engine); it
   // shows in CLIENT LIST as the default user, as Redis's master client does.
