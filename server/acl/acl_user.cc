@@ -1,7 +1,5 @@
 #include "server/acl/acl_user.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <climits>
 
@@ -10,6 +8,7 @@
 #include "common/strings.h"
 #include "server/acl/acl_categories.h"
 #include "server/command.h"
+#include "server/digest.h"
 
 namespace ebb::server {
 namespace {
@@ -33,20 +32,6 @@ void ForEachRow(const CommandTable& table, F&& f) {
 }
 
 }  // namespace
-
-std::string Sha256Hex(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
-    hex.push_back(kHex[digest[i] >> 4]);
-    hex.push_back(kHex[digest[i] & 0xf]);
-  }
-  return hex;
-}
 
 AclUser::AclUser(std::string name, const CommandTable* table)
     : name_(std::move(name)), table_(table), allowed_(table->row_count(), false) {}

@@ -94,7 +94,4 @@ class AclUser {
   bool unrestricted_ = false;
 };
 
-// SHA-256 of `text` as 64 lowercase hex characters (ACL password hashes).
-std::string Sha256Hex(std::string_view text);
-
 }  // namespace ebb::server

@@ -27,10 +27,10 @@
 #include "server/command_docs.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
+#include "server/digest.h"
 #include "server/errors.h"
 #include "server/expiry_events.h"
 #include "server/net/block_reader.h"
-#include "server/scripting/sha1.h"
 #include "server/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
@@ -126,7 +126,7 @@ void ExecuteDigest(CommandContext& ctx, const NoOptions&) {
              std::to_string(it->value().size()) + ":" + std::string(it->value()) + "@" +
              std::to_string(meta.timestamp_ms.value_or(-1)) + "/" +
              std::to_string(meta.expire_at_ms.value_or(-1)) + ";" + std::to_string(grace);
-      digest = scripting::Sha1Hex(row);
+      digest = Sha1Hex(row);
     }
     if (!it->status().ok()) return ReplyStatus(ctx, it->status());
   }

@@ -11,6 +11,7 @@
 
 #include "server/acl/acl_user.h"
 #include "server/client.h"
+#include "server/digest.h"
 #include "server/server_context.h"
 #include "tests/support/command_runner.h"
 
