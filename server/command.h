@@ -223,6 +223,12 @@ class CommandTable {
   // Case-insensitive lookup; nullptr if absent.
   const CommandSpec* Find(std::string_view name) const;
   static const CommandSpec* FindSubcommand(const CommandSpec& container, std::string_view name);
+  // The row a request names: args[0]'s row, or its subcommand row when the row is a container
+  // and args[1] exists. *flags gets the row's flags with its container's, *first_arg the index
+  // of the first argument after the name(s). nullptr when the command or subcommand does not
+  // exist. REQUIRES: !args.empty().
+  const CommandSpec* Resolve(std::span<const std::string_view> args, uint32_t* flags,
+                             size_t* first_arg) const;
   const std::map<std::string, CommandSpec, std::less<>>& rows() const { return rows_; }
   // Rows added so far, subcommand rows included (ids are below it).
   size_t row_count() const { return row_count_; }

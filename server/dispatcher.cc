@@ -123,7 +123,7 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
       return result;
     }
   }
-  const AclUser* user = client.user() != nullptr ? client.user() : server_->acl().anonymous();
+  const AclUser* user = server_->acl().UserOf(client);
   if (user == nullptr && !(flags & kCmdNoAuth)) {
     reject(kNoAuth, spec);
     return result;
@@ -261,27 +261,11 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   return true;
 }
 
-const CommandSpec* Dispatcher::Resolve(std::span<const std::string_view> args, uint32_t* flags,
-                                       size_t* first_arg) const {
-  const CommandSpec* spec = server_->commands().Find(args[0]);
-  if (spec == nullptr) return nullptr;
-  *flags = spec->flags;
-  *first_arg = 1;
-  if (!spec->subcommands.empty() && args.size() >= 2) {
-    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
-    if (sub == nullptr) return nullptr;
-    *flags |= sub->flags;
-    *first_arg = 2;
-    spec = sub;
-  }
-  return spec;
-}
-
 bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {
   if (!server_->has_keyspace() || args.empty()) return false;
   uint32_t flags = 0;
   size_t first_arg = 1;
-  const CommandSpec* spec = Resolve(args, &flags, &first_arg);
+  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
   if (spec == nullptr || spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
     return false;
   }
@@ -290,7 +274,7 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
     return false;
   }
   // Only for clients the ACL lets run anything: a refused command must not even touch the disk.
-  const AclUser* user = client.user() != nullptr ? client.user() : server_->acl().anonymous();
+  const AclUser* user = server_->acl().UserOf(client);
   if (user == nullptr || !user->unrestricted()) return false;
   std::string discarded;
   protocol::ReplyWriter reply(&discarded, client.resp());

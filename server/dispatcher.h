@@ -124,10 +124,6 @@ class Dispatcher {
   void CountCall(const CommandSpec& spec, uint64_t began);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
-  // The row `args` names (a container's subcommand row, when one is named) and, in *flags, its
-  // flags with the container's; nullptr when the command or the subcommand does not exist.
-  const CommandSpec* Resolve(std::span<const std::string_view> args, uint32_t* flags,
-                             size_t* first_arg) const;
 
   ServerContext* server_;
   bool refusing_writes_ = false;  // the last check saw the engine's error state

@@ -172,7 +172,8 @@ AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t fla
       if (!user.CanAccessKey(args[i], need)) return AclVerdict::kDeniedKey;
     }
   }
-  switch (ChannelArgsOf(spec)) {
+  const ChannelArgs channels = ChannelArgsOf(spec);
+  switch (channels) {
     case ChannelArgs::kNone:
       break;
     case ChannelArgs::kFirst:
@@ -183,7 +184,7 @@ AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t fla
     case ChannelArgs::kAll:
     case ChannelArgs::kAllPatterns:
       for (size_t i = 1; i < args.size(); i++) {
-        if (!user.CanAccessChannel(args[i], ChannelArgsOf(spec) == ChannelArgs::kAllPatterns)) {
+        if (!user.CanAccessChannel(args[i], channels == ChannelArgs::kAllPatterns)) {
           return AclVerdict::kDeniedChannel;
         }
       }

@@ -23,10 +23,9 @@
 #include <vector>
 
 #include "server/acl/acl_user.h"
+#include "server/client.h"
 
 namespace ebb::server {
-
-class ClientRegistry;
 
 // Why a command is refused (Redis's ACL_DENIED_*).
 enum class AclVerdict { kAllowed, kDeniedCommand, kDeniedKey, kDeniedChannel };
@@ -40,6 +39,11 @@ class Acl {
   // Whom a client that has not authenticated acts as: `default` while it is on and nopass,
   // else nullptr (the client must AUTH: NOAUTH).
   const AclUser* anonymous() const { return anonymous_; }
+  // Whom `client` acts as: the user it authenticated as, else anonymous(); nullptr when it must
+  // authenticate first (NOAUTH).
+  const AclUser* UserOf(const Client& client) const {
+    return client.user() != nullptr ? client.user() : anonymous_;
+  }
 
   // `requirepass`: "" makes `default` nopass, anything else its one password.
   void SetRequirePass(std::string_view password);
@@ -70,6 +74,11 @@ class Acl {
   // or what failed.
   std::string SaveFile(const std::string& path) const;
 
+  // ACL LIST's line for a user: "user <name> <rules>" (also the aclfile's lines).
+  static std::string ListLine(const AclUser& user) {
+    return "user " + user.name() + " " + user.Describe();
+  }
+
   // Every user by name, in name order (ACL LIST, ACL USERS).
   const std::map<std::string, std::unique_ptr<AclUser>, std::less<>>& users() const {
     return users_;
@@ -93,12 +102,6 @@ class Acl {
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
   AclUser* default_;          // users_["default"], which is never removed
   const AclUser* anonymous_;  // see anonymous()
-
- public:
-  // ACL LIST's line for a user: "user <name> <rules>".
-  static std::string ListLine(const AclUser& user) {
-    return "user " + user.name() + " " + user.Describe();
-  }
 };
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.

@@ -141,12 +141,9 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
     return ctx.reply.Error("ERR User '" + std::string(o.args[0]) + "' not found");
   }
   const std::span<const std::string_view> request(o.args.data() + 1, o.args.size() - 1);
-  const CommandSpec* spec = ctx.server.commands().Find(request[0]);
-  uint32_t flags = spec != nullptr ? spec->flags : 0;
-  if (spec != nullptr && !spec->subcommands.empty() && request.size() >= 2) {
-    spec = CommandTable::FindSubcommand(*spec, request[1]);
-    if (spec != nullptr) flags |= spec->flags;
-  }
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = ctx.server.commands().Resolve(request, &flags, &first_arg);
   if (spec == nullptr) {
     return ctx.reply.Error("ERR Command '" + std::string(request[0]) + "' not found");
   }

@@ -118,10 +118,9 @@ void ExecuteList(CommandContext& ctx, const ListOptions& o) {
 // (a container's subcommand row when one is named), in Redis's words.
 void ExecuteGetKeys(CommandContext& ctx, const RestOptions& o) {
   const std::vector<std::string_view>& args = o.args;
-  const CommandSpec* spec = ctx.server.commands().Find(args[0]);
-  if (spec != nullptr && !spec->subcommands.empty() && args.size() >= 2) {
-    spec = CommandTable::FindSubcommand(*spec, args[1]);
-  }
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = ctx.server.commands().Resolve(args, &flags, &first_arg);
   if (spec == nullptr) return ctx.reply.Error("ERR Invalid command specified");
   const KeySpec& keys = spec->keys;
   if (keys.first <= 0 && keys.numkeys <= 0) {

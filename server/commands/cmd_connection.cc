@@ -81,7 +81,7 @@ void ExecuteHello(CommandContext& ctx, const HelloOptions& o) {
     if (user == nullptr) return ctx.reply.Error(kWrongPass);
     ctx.client.set_user(user);
   }
-  if (!ctx.client.authenticated() && acl.anonymous() == nullptr) {
+  if (acl.UserOf(ctx.client) == nullptr) {
     return ctx.reply.Error(kHelloNoAuth);
   }
   if (o.name) {

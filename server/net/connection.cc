@@ -235,7 +235,7 @@ void Connection::ProcessInput() {
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;
-    if (!client_.authenticated() && server_->context().acl().anonymous() == nullptr) {
+    if (server_->context().acl().UserOf(client_) == nullptr) {
       limits = protocol::ParserLimits::Unauthenticated();
     }
     limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);

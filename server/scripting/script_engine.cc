@@ -353,16 +353,11 @@ void ScriptEngine::RegisterRedisApi(lua_State* L) {
     }
     // Whether the script's caller may run this command on these keys and channels.
     const std::span<const std::string_view> args(engine.arg_views_);
-    const CommandSpec* spec = engine.server_->commands().Find(args[0]);
-    uint32_t flags = spec != nullptr ? spec->flags : 0;
-    if (spec != nullptr && !spec->subcommands.empty() && args.size() >= 2) {
-      spec = CommandTable::FindSubcommand(*spec, args[1]);
-      if (spec != nullptr) flags |= spec->flags;
-    }
+    uint32_t flags = 0;
+    size_t first_arg = 1;
+    const CommandSpec* spec = engine.server_->commands().Resolve(args, &flags, &first_arg);
     if (spec == nullptr) return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
-    const Client& caller = run->ctx->client;
-    const AclUser* user =
-        caller.user() != nullptr ? caller.user() : engine.server_->acl().anonymous();
+    const AclUser* user = engine.server_->acl().UserOf(run->ctx->client);
     lua_pushboolean(
         L, user != nullptr && Acl::Check(*user, *spec, flags, args) == AclVerdict::kAllowed);
     return 1;
@@ -584,17 +579,10 @@ bool ScriptEngine::Dispatch(RunState& run) {
     reply_.assign(error);
     return false;
   };
-  const CommandSpec* spec = server_->commands().Find(args[0]);
-  if (spec == nullptr) return refuse("Unknown Redis command called from script");
-  uint32_t flags = spec->flags;
+  uint32_t flags = 0;
   size_t first_arg = 1;
-  if (!spec->subcommands.empty() && args.size() >= 2) {
-    const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
-    if (sub == nullptr) return refuse("Unknown Redis command called from script");
-    spec = sub;
-    flags |= sub->flags;
-    first_arg = 2;
-  }
+  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+  if (spec == nullptr) return refuse("Unknown Redis command called from script");
   if (spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
     return refuse("Wrong number of args calling Redis command from script");
   }
@@ -605,8 +593,7 @@ bool ScriptEngine::Dispatch(RunState& run) {
       return refuse("-" + std::string(kDebugNotAllowed));
     }
   }
-  const Client& caller = run.ctx->client;
-  const AclUser* user = caller.user() != nullptr ? caller.user() : server_->acl().anonymous();
+  const AclUser* user = server_->acl().UserOf(run.ctx->client);
   if (user != nullptr && !user->unrestricted()) {
     const AclVerdict verdict = Acl::Check(*user, *spec, flags, args);
     if (verdict != AclVerdict::kAllowed) return refuse(AclScriptDeniedError(verdict));
