@@ -245,6 +245,10 @@ std::string AclUser::CommandRules() const {
   std::vector<bool> fake(allowed_.size(), !additive);
   std::vector<bool> temp = allowed_;
   std::vector<bool> applied(AclCategoryNames().size(), false);
+  // Each row's categories, once: the search below counts them for every category, every round.
+  std::vector<uint64_t> row_categories(allowed_.size(), 0);
+  ForEachRow(*table_,
+             [&](const CommandSpec& spec) { row_categories[spec.id] = AclCategoriesOf(spec); });
   for (;;) {
     int best = -1;
     size_t min_diff = SIZE_MAX, max_same = 0;
@@ -252,7 +256,7 @@ std::string AclUser::CommandRules() const {
       if (applied[j]) continue;
       size_t on = 0, off = 0;
       ForEachRow(*table_, [&](const CommandSpec& spec) {
-        if (AclCategoriesOf(spec) & (uint64_t{1} << j)) (temp[spec.id] ? on : off)++;
+        if (row_categories[spec.id] & (uint64_t{1} << j)) (temp[spec.id] ? on : off)++;
       });
       const size_t diff = additive ? off : on;
       const size_t same = additive ? on : off;
