@@ -14,7 +14,8 @@ temporary directory. The test proves, in order:
 4. redis-py's Sentinel(...).master_for() and ioredis with `sentinels` write and read through the
    new master;
 5. the old master, restarted, is made a replica of the new one by the sentinels and ends with
-   the same content (DEBUG DIGEST) as the others; the configuration files hold the new topology.
+   the same content (DEBUG DIGEST) as the others; the configuration files hold the new topology;
+6. SENTINEL FAILOVER moves the master role once more, the live master becoming a replica.
 
 Prints the failover time (kill -> the new master answers writes). Every wait is a bounded poll.
 Usage: sentinel_test.py <ebb-server> <work dir>; needs redis-sentinel, python3-redis, node.
@@ -88,8 +89,9 @@ class Group:
 
     def __init__(self, root):
         self.root = root
-        self.ebb_ports = free_ports(3)
-        self.sentinel_ports = free_ports(3)
+        ports = free_ports(6)
+        self.ebb_ports = ports[:3]
+        self.sentinel_ports = ports[3:]
         self.procs = {}  # name -> Popen
 
     def ebb_conf(self, i):
@@ -357,6 +359,26 @@ def run(group):
     assert "replicaof" not in conf(promoted_index), conf(promoted_index)
     for i in (0, other_index):
         assert "replicaof 127.0.0.1 %d\n" % new_master in conf(i), conf(i)
+
+    # 6. A failover asked for (SENTINEL FAILOVER): the live master is made a replica in turn.
+    manual_time = time.monotonic()
+    poll("SENTINEL FAILOVER accepted",
+         lambda: client(group.sentinel_ports[0]).execute_command("SENTINEL", "FAILOVER", GROUP),
+         20, interval=0.2)
+    third = poll("the sentinels name another master",
+                 lambda: (lambda a: a and a[1] != new_master and a[1])(
+                     announced_master(group.sentinel_ports[0])), 30)
+    for port in group.ebb_ports:
+        if port != third:
+            poll("%d follows %d" % (port, third), lambda: role_is_replica_of(port, third), 45,
+                 interval=0.1)
+    last = server(third)
+    last.set("after", "manual failover")
+    assert last.execute_command("WAIT", 2, 10000) == 2
+    digests = [server(p).execute_command("DEBUG", "DIGEST") for p in group.ebb_ports]
+    assert len(set(digests)) == 1, digests
+    log("SENTINEL FAILOVER: %d is master, both others follow it, same DEBUG DIGEST after %.1f s" %
+        (third, time.monotonic() - manual_time))
 
 
 if __name__ == "__main__":
