@@ -118,8 +118,10 @@ class Group:
 
     def start_ebb(self, i):
         name = "ebb%d" % i
-        self.procs[name] = subprocess.Popen([EBB, self.ebb_conf(i)], stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.STDOUT)
+        # Its log goes to its logfile; what reaches stderr (a sanitizer's report) goes here.
+        with open(os.path.join(self.root, "ebb%d.stderr.log" % i), "a") as output:
+            self.procs[name] = subprocess.Popen([EBB, self.ebb_conf(i)], stdout=output,
+                                                stderr=subprocess.STDOUT)
         poll(name + " answers PING", lambda: server(self.ebb_ports[i]).ping(), 10)
 
     def kill_ebb(self, i):
@@ -149,15 +151,21 @@ class Group:
         poll(name + " answers PING", lambda: client(self.sentinel_ports[i]).ping(), 10)
 
     def stop(self):
+        """Stops every process with SIGTERM; returns those that did not exit with status 0 (a
+        sanitizer's report makes a server exit with another)."""
         for proc in self.procs.values():
             proc.send_signal(signal.SIGTERM)
-        for proc in self.procs.values():
+        failed = []
+        for name, proc in self.procs.items():
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+            if proc.returncode != 0:
+                failed.append("%s exited with %d" % (name, proc.returncode))
         self.procs.clear()
+        return failed
 
     def print_logs(self):
         for name in sorted(os.listdir(self.root)):
@@ -165,8 +173,9 @@ class Group:
                 with open(os.path.join(self.root, name), errors="replace") as f:
                     lines = [line for line in f
                              if " - Accepted " not in line and " - Client closed " not in line]
-                print("---- %s (last 40 lines, without connections)" % name)
-                sys.stdout.writelines(lines[-40:])
+                keep = 300 if name.endswith(".stderr.log") else 40
+                print("---- %s (last %d lines, without connections)" % (name, keep))
+                sys.stdout.writelines(lines[-keep:])
 
 
 def sentinel_view(port):
@@ -236,10 +245,11 @@ def main():
         run(group)
         ok = True
     finally:
-        group.stop()
-        if not ok:
+        failed = group.stop()
+        if failed or not ok:
             group.print_logs()
         shutil.rmtree(root, ignore_errors=True)
+    assert not failed, failed
     log("passed")
 
 
