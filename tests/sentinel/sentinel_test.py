@@ -8,14 +8,15 @@ temporary directory. The test proves, in order:
    __sentinel__:hello; the servers ask for a password, the replicas give it to their master);
 2. a script busy on a replica is stopped by the sentinels (-BUSY to their PING, SCRIPT KILL);
 3. under a steady write load, each write followed by WAIT 1, kill -9 of the master: a replica is
-   promoted (MULTI; REPLICAOF NO ONE; CONFIG REWRITE; CLIENT KILL; EXEC), SENTINEL
-   get-master-addr-by-name names it, the other replica follows it, and every write WAIT 1
-   acknowledged is on the new master;
+   promoted (MULTI; REPLICAOF NO ONE; CONFIG REWRITE; CLIENT KILL; EXEC) — never the one with
+   replica-priority 0 —, SENTINEL get-master-addr-by-name names it, the other replica follows
+   it, and every write WAIT 1 acknowledged is on the new master;
 4. redis-py's Sentinel(...).master_for() and ioredis with `sentinels` write and read through the
    new master;
 5. the old master, restarted, is made a replica of the new one by the sentinels and ends with
    the same content (DEBUG DIGEST) as the others; the configuration files hold the new topology;
-6. SENTINEL FAILOVER moves the master role once more, the live master becoming a replica.
+6. SENTINEL FAILOVER moves the master role once more, to the old master (the other replica has
+   priority 0), the live master becoming a replica.
 
 Prints the failover time (kill -> the new master answers writes). Every wait is a bounded poll.
 Usage: sentinel_test.py <ebb-server> <work dir>; needs redis-sentinel, python3-redis, node.
@@ -113,6 +114,8 @@ class Group:
         ]
         if master_port is not None:
             lines.append("replicaof 127.0.0.1 %d" % master_port)
+        if i == 2:
+            lines.append("replica-priority 0")  # never promoted: the sentinels must pick another
         with open(self.ebb_conf(i), "w") as f:
             f.write("\n".join(lines) + "\n")
 
@@ -182,6 +185,12 @@ def sentinel_view(port):
     """(num-slaves, num-other-sentinels) of the group as one sentinel sees it."""
     master = client(port).sentinel_master(GROUP)
     return master["num-slaves"], master["num-other-sentinels"]
+
+
+def master_addr(port):
+    """SENTINEL get-master-addr-by-name as (host, port)."""
+    host, master_port = client(port).sentinel_get_master_addr_by_name(GROUP)
+    return host, int(master_port)
 
 
 def role_is_replica_of(port, master_port):
@@ -299,10 +308,11 @@ def run(group):
 
     new_master = poll("a replica answers writes", promoted, 30, interval=0.02)
     writes_time = time.monotonic() - kill_time
+    assert new_master == group.ebb_ports[1], "the replica with replica-priority 0 was promoted"
 
     def announced_master(port):
-        host, announced_port = client(port).sentinel_get_master_addr_by_name(GROUP)
-        return (host, int(announced_port)) if int(announced_port) != master_port else None
+        addr = master_addr(port)
+        return addr if addr[1] != master_port else None
 
     poll("SENTINEL get-master-addr-by-name names a new master",
          lambda: announced_master(group.sentinel_ports[0]), 30, interval=0.02)
@@ -376,8 +386,9 @@ def run(group):
          lambda: client(group.sentinel_ports[0]).execute_command("SENTINEL", "FAILOVER", GROUP),
          20, interval=0.2)
     third = poll("the sentinels name another master",
-                 lambda: (lambda a: a and a[1] != new_master and a[1])(
-                     announced_master(group.sentinel_ports[0])), 30)
+                 lambda: (lambda a: a[1] if a[1] != new_master else None)(
+                     master_addr(group.sentinel_ports[0])), 30)
+    assert third == master_port, "the replica with replica-priority 0 was promoted"
     for port in group.ebb_ports:
         if port != third:
             poll("%d follows %d" % (port, third), lambda: role_is_replica_of(port, third), 45,
