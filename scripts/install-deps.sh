@@ -11,6 +11,7 @@ packages=(
   libssl-dev  # TLS, ACL password digests, script SHA-1
   openssl     # tests: certificates for the TLS tests
   redis-server redis-tools librocksdb-dev
+  redis-sentinel  # tests/sentinel: Sentinel manages a group of ebb servers
   python3-redis  # tests/clients: redis-py
 )
 # tests/clients: ioredis and node-redis come from npm; Node.js and npm from Debian unless a Node.js

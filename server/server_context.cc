@@ -6,6 +6,7 @@
 #include "server/acl/acl.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
+#include "server/replication/replication_id.h"
 #include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
 
@@ -13,7 +14,11 @@ namespace ebb::server {
 
 ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* commands,
                              storage::PinnableClock* clock)
-    : registry_(registry), commands_(commands), clock_(clock), start_time_ms_(WallMs()) {
+    : registry_(registry),
+      commands_(commands),
+      clock_(clock),
+      start_time_ms_(WallMs()),
+      run_id_(ReplicationIds::NewId()) {
   // REQUIRES (ServerContext's contract): the registry outlives the context.
   registry_->OnChange([this](std::string_view name, const Config& config) {
     if (name == "requirepass" && acl_ != nullptr) acl_->SetRequirePass(config.requirepass);

@@ -138,6 +138,9 @@ class ServerContext {
 
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
+  // 40 random hex characters chosen when the server starts (INFO's run_id): Redis Sentinel
+  // tells a restart of an instance from a reconnection by its change.
+  const std::string& run_id() const { return run_id_; }
 
   // What `maxmemory` bounds (INFO memory): the engine's memtables and the index and filter
   // blocks of its open tables, the TLOG head cache, and every client's buffers. The block
@@ -180,6 +183,7 @@ class ServerContext {
   std::string_view busy_error_;
   std::function<void(const Client&)> busy_hook_;
   int64_t start_time_ms_;
+  std::string run_id_;
   std::string version_ = "unknown";
   uint64_t memory_checked_ns_ = 0;  // steady clock of OverMaxmemory's last figure
   uint64_t memory_total_ = 0;

@@ -62,11 +62,11 @@ void InfoServer(ServerContext& ctx, std::string* out) {
   *out += fmt::format(
       "# Server\r\nredis_version:7.0.0\r\nebb_version:{}\r\nredis_mode:standalone\r\n"
       "os:{} {} {}\r\narch_bits:{}\r\nmultiplexing_api:epoll\r\nprocess_id:{}\r\n"
-      "tcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\n"
-      "executable:ebb-server\r\nconfig_file:{}\r\n",
+      "run_id:{}\r\ntcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\n"
+      "uptime_in_days:{}\r\nexecutable:ebb-server\r\nconfig_file:{}\r\n",
       ctx.version(), un.sysname, un.release, un.machine, sizeof(void*) * 8,
-      static_cast<int>(getpid()), ctx.config().port, WallMs() * 1000, uptime_s, uptime_s / 86400,
-      ctx.config_registry().config_file());
+      static_cast<int>(getpid()), ctx.run_id(), ctx.config().port, WallMs() * 1000, uptime_s,
+      uptime_s / 86400, ctx.config_registry().config_file());
 }
 
 void InfoClients(ServerContext& ctx, std::string* out) {

@@ -19,8 +19,5 @@ for _ in $(seq 1 100); do
 done
 timeout 60 /usr/bin/python3 "$here/redis_py_test.py" "$port"
 modules="$work/clients-node"
-if [[ ! -d "$modules/node_modules/ioredis" || ! -d "$modules/node_modules/redis" ]]; then
-  mkdir -p "$modules"
-  timeout 300 npm install --prefix "$modules" --no-audit --no-fund --silent ioredis@5 redis@4 >/dev/null
-fi
+bash "$here/node-modules.sh" "$modules"
 timeout 60 node "$here/node_clients_test.mjs" "$port" "$modules/node_modules"

@@ -74,6 +74,12 @@ TEST_F(InfoTest, SeveralSectionsInRedisOrderEachOnce) {
 }
 
 TEST_F(InfoTest, SectionFields) {
+  // run_id: 40 hex characters, the same for the whole life of the server (Sentinel reads a
+  // change as a restart).
+  const std::string run_id = Line(Info({"INFO", "server"}), "run_id");
+  EXPECT_EQ(run_id.size(), 40u) << run_id;
+  EXPECT_EQ(run_id.find_first_not_of("0123456789abcdef"), std::string::npos) << run_id;
+  EXPECT_EQ(Line(Info({"INFO"}), "run_id"), run_id);
   const std::string cpu = Info({"INFO", "cpu"});
   for (const char* field :
        {"used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children",
