@@ -587,6 +587,11 @@ bool ScriptEngine::Dispatch(RunState& run) {
     return refuse("Wrong number of args calling Redis command from script");
   }
   if (flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
+  // Only an allow-stale script runs on a stale replica; it may call only what a stale replica
+  // serves.
+  if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
+    return refuse("Can not execute the command on a stale replica");
+  }
   if (flags & kCmdDebug) {
     if (!AllowsProtectedAction(server_->config().enable_debug_command,
                                run.ctx->client.is_local())) {
@@ -627,17 +632,40 @@ bool ScriptEngine::Dispatch(RunState& run) {
 }
 
 bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
-  if ((flags & kScriptEvalCompat) || (flags & kScriptNoWrites)) return true;
-  // A script that may write.
-  if (read_only) {
-    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+  const bool stale = server_->RefusesStaleData();
+  if (flags & kScriptEvalCompat) {
+    // No shebang: only a stale replica refuses it up front; its writes are checked one by one.
+    if (stale) ctx.reply.Error(kMasterDown);
+    return !stale;
+  }
+  if (stale && !(flags & kScriptAllowStale)) {
+    ctx.reply.Error(
+        "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+        "'allow-stale' flag is not set on the script.");
     return false;
   }
-  if (server_->RefusesWrites(ctx.client)) {
-    ctx.reply.Error(kReadOnlyReplica);
-    return false;
+  if (!(flags & kScriptNoWrites)) {
+    // A script that may write is refused where a write would be, before it runs.
+    if (server_->RefusesWrites(ctx.client)) {
+      ctx.reply.Error("READONLY Can not run script with write flag on readonly replica");
+      return false;
+    }
+    if (server_->has_keyspace()) {
+      if (const storage::Status error = server_->keyspace().db().BackgroundError(); !error.ok()) {
+        ctx.reply.Error(MisconfError(error.message()));
+        return false;
+      }
+    }
+    if (read_only) {
+      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+      return false;
+    }
+    if (server_->RefusesWritesForReplicas()) {
+      ctx.reply.Error(kNoReplicas);
+      return false;
+    }
   }
-  if (!(flags & kScriptAllowOom) && server_->OverMaxmemory()) {
+  if (!(flags & (kScriptAllowOom | kScriptNoWrites)) && server_->OverMaxmemory()) {
     ctx.reply.Error(
         "OOM allow-oom flag is not set on the script, can not run it when used memory > "
         "'maxmemory'");

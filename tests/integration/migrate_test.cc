@@ -73,8 +73,7 @@ TEST_F(MigrateTest, AuthenticatesWithTheTargetsPassword) {
   EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "k", "0", "5000"}),
             "(error) ERR Target instance replied with error: NOAUTH Authentication required.");
   EXPECT_EQ(R({"GET", "k"}), "\"v\"");
-  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "k", "0", "5000", "AUTH2", "default", "pw"}),
-            "OK");
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "k", "0", "5000", "AUTH2", "default", "pw"}), "OK");
   EXPECT_EQ(R({"EXISTS", "k"}), "(integer) 0");
   EXPECT_EQ(T({"AUTH", "pw"}), "OK");
   EXPECT_EQ(T({"GET", "k"}), "\"v\"");
