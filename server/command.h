@@ -155,6 +155,9 @@ struct CommandContext {
   // and at the latest at the next 100 ms cron (WAIT).
   bool may_defer = false;
   bool defer = false;
+  // Set by a handler whose error reply passes on an error INFO errorstats already counted (a
+  // script's redis.call error): the reply then counts only as the command's failed call.
+  bool error_counted = false;
 };
 
 using CommandHandler = void (*)(CommandContext& ctx);
