@@ -104,18 +104,23 @@ struct ArgSpec {
   std::string_view token;  // a literal keyword that introduces the argument ("EX")
   bool optional = false;
   bool multiple = false;
+  bool multiple_token = false;    // with `multiple`: the token repeats with each value
   std::vector<ArgSpec> children;  // for kOneOf / kBlock
 };
 
 // Where a command's keys are, counting the name as argument 0 (Redis's legacy key spec, which
 // COMMAND INFO, COMMAND GETKEYS and cluster routing read): first (0: no keys), last (-1: the last
 // argument) and step. Or, for EVAL and FCALL, whose keys move (COMMAND INFO shows 0 0 0):
-// `numkeys`, the argument that counts the keys right after it (Redis's keynum key spec).
+// `numkeys`, the argument that counts the keys right after it (Redis's keynum key spec). MIGRATE
+// names its keys after a `keyword` among its options (from argument `keyword_from` on) when its
+// key argument is empty. server/key_positions.h reads a spec against a request.
 struct KeySpec {
   int first = 0;
   int last = 0;
   int step = 0;
   int numkeys = 0;
+  std::string_view keyword = {};
+  int keyword_from = 0;
 };
 inline constexpr KeySpec kNoKeys{};
 inline constexpr KeySpec kFirstKey{1, 1, 1};        // CMD key ...
@@ -150,6 +155,9 @@ struct CommandContext {
   // and at the latest at the next 100 ms cron (WAIT).
   bool may_defer = false;
   bool defer = false;
+  // Set by a handler whose error reply passes on an error INFO errorstats already counted (a
+  // script's redis.call error): the reply then counts only as the command's failed call.
+  bool error_counted = false;
 };
 
 using CommandHandler = void (*)(CommandContext& ctx);

@@ -2,6 +2,7 @@
 
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/strings.h"
@@ -38,32 +39,59 @@ void StatusSet(ReplyWriter& w, const std::vector<std::string>& items) {
   for (const auto& s : items) w.SimpleString(s);
 }
 
-void KeySpecs(ReplyWriter& w, const CommandSpec& spec) {
-  if (spec.keys.first <= 0) return w.ArrayHeader(0);
-  w.ArrayHeader(1);
+// One key spec of COMMAND INFO / DOCS: flags, begin_search {type, spec}, find_keys {type, spec}.
+void OneKeySpec(ReplyWriter& w, const CommandSpec& spec, std::string_view search_type,
+                const std::vector<std::pair<std::string_view, int64_t>>& search,
+                std::string_view search_keyword, std::string_view find_type,
+                const std::vector<std::pair<std::string_view, int64_t>>& find) {
   w.MapHeader(3);
   w.Bulk("flags");
   StatusSet(w, {(spec.flags & kCmdWrite) ? "RW" : "RO"});
   w.Bulk("begin_search");
   w.MapHeader(2);
   w.Bulk("type");
-  w.Bulk("index");
+  w.Bulk(search_type);
   w.Bulk("spec");
-  w.MapHeader(1);
-  w.Bulk("index");
-  w.Integer(spec.keys.first);
+  w.MapHeader(search.size() + (search_keyword.empty() ? 0 : 1));
+  if (!search_keyword.empty()) {
+    w.Bulk("keyword");
+    w.Bulk(search_keyword);
+  }
+  for (const auto& [name, value] : search) {
+    w.Bulk(name);
+    w.Integer(value);
+  }
   w.Bulk("find_keys");
   w.MapHeader(2);
   w.Bulk("type");
-  w.Bulk("range");
+  w.Bulk(find_type);
   w.Bulk("spec");
-  w.MapHeader(3);
-  w.Bulk("lastkey");
-  w.Integer(spec.keys.last < 0 ? spec.keys.last : spec.keys.last - spec.keys.first);
-  w.Bulk("keystep");
-  w.Integer(spec.keys.step);
-  w.Bulk("limit");
-  w.Integer(0);
+  w.MapHeader(find.size());
+  for (const auto& [name, value] : find) {
+    w.Bulk(name);
+    w.Integer(value);
+  }
+}
+
+// Redis 7's key specs for a row: a range from `first` (and, for MIGRATE, the keys after its
+// keyword), or EVAL's and FCALL's count of keys.
+void KeySpecs(ReplyWriter& w, const CommandSpec& spec) {
+  const KeySpec& keys = spec.keys;
+  if (keys.numkeys > 0) {
+    w.ArrayHeader(1);
+    return OneKeySpec(w, spec, "index", {{"index", keys.numkeys}}, "", "keynum",
+                      {{"keynumidx", 0}, {"firstkey", 1}, {"keystep", 1}});
+  }
+  if (keys.first <= 0) return w.ArrayHeader(0);
+  w.ArrayHeader(keys.keyword.empty() ? 1 : 2);
+  OneKeySpec(w, spec, "index", {{"index", keys.first}}, "", "range",
+             {{"lastkey", keys.last < 0 ? keys.last : keys.last - keys.first},
+              {"keystep", keys.step},
+              {"limit", 0}});
+  if (!keys.keyword.empty()) {
+    OneKeySpec(w, spec, "keyword", {{"startfrom", -2}}, keys.keyword, "range",
+               {{"lastkey", -1}, {"keystep", 1}, {"limit", 0}});
+  }
 }
 
 }  // namespace
@@ -72,7 +100,10 @@ void WriteCommandInfo(ReplyWriter& w, const CommandSpec& spec, uint32_t inherite
   w.ArrayHeader(10);
   w.Bulk(spec.full_name);
   w.Integer(spec.arity);
-  StatusSet(w, FlagNames(spec.flags | inherited_flags));
+  std::vector<std::string> flags = FlagNames(spec.flags | inherited_flags);
+  // Keys a client cannot find from first/last/step alone: it asks COMMAND GETKEYS.
+  if (spec.keys.numkeys > 0 || !spec.keys.keyword.empty()) flags.push_back("movablekeys");
+  StatusSet(w, flags);
   w.Integer(spec.keys.first);
   w.Integer(spec.keys.last);
   w.Integer(spec.keys.step);
@@ -219,8 +250,14 @@ std::string SynopsisArg(const ArgSpec& arg) {
   } else if (arg.type == ArgType::kPureToken) {
     out = std::string(arg.token);
   } else {
-    if (!arg.token.empty()) out = std::string(arg.token) + " ";
-    out += arg.name;
+    out = arg.name;
+    if (arg.multiple && !arg.multiple_token) {
+      out += " [" + out + " ...]";  // KEYS key [key ...]: the token once
+    }
+    if (!arg.token.empty()) out = std::string(arg.token) + " " + out;
+    if (arg.multiple && arg.multiple_token) out += " [" + out + " ...]";
+    if (arg.optional) out = "[" + out + "]";
+    return out;
   }
   if (arg.multiple) out += " [" + out + " ...]";
   if (arg.optional) out = "[" + out + "]";

@@ -51,14 +51,15 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   Result result = Route(args, client, reply);
   if (!result.incomplete && !result.deferred) {
     CountReply(result.command != nullptr ? result.command : result.refused,
-               result.command != nullptr, reply.Since(start));
+               result.command != nullptr, reply.Since(start), result.error_counted);
   }
   return result;
 }
 
-void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view reply) {
+void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
+                            bool error_counted) {
   const bool error = !reply.empty() && reply.front() == '-';
-  if (error) {
+  if (error && !error_counted) {
     server_->stats().total_error_replies++;
     server_->command_stats().CountError(reply);
   }
@@ -68,6 +69,11 @@ void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view 
   } else if (error) {
     server_->command_stats().row(spec->id).failed_calls++;
   }
+}
+
+void Dispatcher::CountScriptRefusal(const CommandSpec* spec, std::string_view error) {
+  CountReply(spec, false,
+             error.starts_with('-') ? std::string(error) : "-ERR " + std::string(error));
 }
 
 Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
@@ -196,6 +202,7 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
   }
   result.command = spec;
   result.is_write = (flags & kCmdWrite) != 0 || ctx.wrote;
+  result.error_counted = ctx.error_counted;
   return result;
 }
 
@@ -210,7 +217,7 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   const uint64_t began = CycleClock::Now();
   spec.handler(ctx);
   CountCall(spec, began);
-  CountReply(&spec, true, reply.Since(start));
+  CountReply(&spec, true, reply.Since(start), ctx.error_counted);
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
 }
 

@@ -86,7 +86,14 @@ class Dispatcher {
     bool incomplete = false;
     // The row refused before its handler ran (arity, NOAUTH, OOM, ...), when there was one.
     const CommandSpec* refused = nullptr;
+    // The reply's error was counted already (CommandContext::error_counted).
+    bool error_counted = false;
   };
+
+  // Counts a command a script called that was refused before it ran, as Redis's scriptCall
+  // does: INFO errorstats (its code, or ERR when `error` does not start with "-CODE") and the
+  // row's rejected_calls when `spec` is known.
+  void CountScriptRefusal(const CommandSpec* spec, std::string_view error);
 
   // Lookahead (above): dry-runs `args` if it is a point read the client may run, adding its
   // block wants to client.block_fetch(). False for any other request: look no further. Nothing
@@ -117,8 +124,10 @@ class Dispatcher {
   Result Route(std::span<const std::string_view> args, Client& client,
                protocol::ReplyWriter& reply);
   // Counts a finished request's reply (INFO stats and errorstats, and commandstats's
-  // rejected_calls or failed_calls of `spec` when there is a row): `ran` says the handler ran.
-  void CountReply(const CommandSpec* spec, bool ran, std::string_view reply);
+  // rejected_calls or failed_calls of `spec` when there is a row): `ran` says the handler ran;
+  // an error already counted (CommandContext::error_counted) counts only as a failed call.
+  void CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
+                  bool error_counted = false);
   // Counts one completed run of `spec`'s handler that began at `began` (commandstats).
   // `began` is a CycleClock reading.
   void CountCall(const CommandSpec& spec, uint64_t began);

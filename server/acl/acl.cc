@@ -9,6 +9,7 @@
 #include "common/atomic_file.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/key_positions.h"
 
 namespace ebb::server {
 namespace {
@@ -164,11 +165,11 @@ std::string Acl::SaveFile(const std::string& path) const {
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
                       std::span<const std::string_view> args) {
   if (!(flags & kCmdNoAuth) && !user.CanRun(spec)) return AclVerdict::kDeniedCommand;
-  if (spec.keys.first > 0) {
+  if (spec.keys.first > 0 || spec.keys.numkeys > 0) {
     const uint32_t need = (spec.flags & kCmdWrite) ? kAclReadWrite : kAclRead;
-    const int count = static_cast<int>(args.size());
-    const int last = spec.keys.last < 0 ? count + spec.keys.last : spec.keys.last;
-    for (int i = spec.keys.first; i <= last && i < count; i += spec.keys.step) {
+    std::vector<size_t> positions;
+    FindKeyPositions(spec.keys, args, &positions);
+    for (size_t i : positions) {
       if (!user.CanAccessKey(args[i], need)) return AclVerdict::kDeniedKey;
     }
   }

@@ -14,6 +14,7 @@
 #include "server/command_docs.h"
 #include "server/commands/register.h"
 #include "server/errors.h"
+#include "server/key_positions.h"
 #include "server/server_context.h"
 
 namespace ebb::server {
@@ -122,33 +123,18 @@ void ExecuteGetKeys(CommandContext& ctx, const RestOptions& o) {
   size_t first_arg = 1;
   const CommandSpec* spec = ctx.server.commands().Resolve(args, &flags, &first_arg);
   if (spec == nullptr) return ctx.reply.Error("ERR Invalid command specified");
-  const KeySpec& keys = spec->keys;
-  if (keys.first <= 0 && keys.numkeys <= 0) {
+  if (spec->keys.first <= 0 && spec->keys.numkeys <= 0) {
     return ctx.reply.Error("ERR The command has no key arguments");
   }
-  const size_t argc = args.size();
-  if ((spec->arity >= 0 && argc != static_cast<size_t>(spec->arity)) ||
-      (spec->arity < 0 && argc < static_cast<size_t>(-spec->arity))) {
+  if (!ArityOk(spec->arity, args.size())) {
     return ctx.reply.Error("ERR Invalid number of arguments specified for command");
   }
-  size_t first = 0, last = 0, step = 1;  // [first, last) of args
-  if (keys.numkeys > 0) {
-    // EVAL and FCALL may name no key: a count that does not fit is no keys, as in Redis.
-    int64_t count = 0;
-    const size_t at = static_cast<size_t>(keys.numkeys);
-    if (at < argc && ParseInt64(args[at], &count) && count >= 0 &&
-        static_cast<uint64_t>(count) <= argc - at - 1) {
-      first = at + 1;
-      last = first + static_cast<size_t>(count);
-    }
-  } else {
-    first = static_cast<size_t>(keys.first);
-    last = keys.last < 0 ? argc + 1 + keys.last : static_cast<size_t>(keys.last) + 1;
-    step = static_cast<size_t>(keys.step);
-    if (last > argc) return ctx.reply.Error("ERR Invalid arguments specified for command");
+  std::vector<size_t> positions;
+  if (!FindKeyPositions(spec->keys, args, &positions)) {
+    return ctx.reply.Error("ERR Invalid arguments specified for command");
   }
-  ctx.reply.ArrayHeader(last > first ? (last - first + step - 1) / step : 0);
-  for (size_t i = first; i < last; i += step) ctx.reply.Bulk(args[i]);
+  ctx.reply.ArrayHeader(positions.size());
+  for (size_t i : positions) ctx.reply.Bulk(args[i]);
 }
 
 constexpr uint32_t kFlags = kCmdLoading | kCmdStale;

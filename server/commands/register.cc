@@ -8,7 +8,8 @@ void RegisterAllCommands(CommandTable& table) {
                     BitCommands,        BitFieldCommands,  LcsCommands,         ObjectCommands,
                     KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
                     ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
-                    PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands}) {
+                    PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
+                    MigrateCommands}) {
     table.Add(area());
   }
 }

@@ -25,6 +25,7 @@ std::vector<CommandSpec> KvCommands();           // PUT GET GETMETA DELETE (cmd_
 std::vector<CommandSpec> KeyCommands();          // DEL EXISTS TYPE KEYS SCAN ... (cmd_keys.cc)
 std::vector<CommandSpec> RenameCommands();       // RENAME RENAMENX COPY MOVE (cmd_rename.cc)
 std::vector<CommandSpec> DumpCommands();         // DUMP RESTORE (cmd_dump.cc)
+std::vector<CommandSpec> MigrateCommands();      // MIGRATE (cmd_migrate.cc)
 std::vector<CommandSpec> ExpireCommands();       // EXPIRE TTL PERSIST ... (cmd_expire.cc)
 std::vector<CommandSpec> TlogCommands();         // TLOG ...
 std::vector<CommandSpec> TregCommands();         // TREG ...

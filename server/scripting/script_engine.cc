@@ -35,6 +35,9 @@ namespace ebb::server::scripting {
 namespace {
 
 constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
+// The field redis.call and redis.pcall set on the error tables they make (Redis's name): the
+// error was counted in INFO errorstats when the command failed or was refused.
+constexpr const char* kErrorCountedField = "ignore_error_stats_update";
 // Lua instructions between two calls of a running script's hook (Redis's LUA_MASKCOUNT 100000):
 // how often a busy script serves the other clients, well under a millisecond apart.
 constexpr int kBusyHookInstructions = 100000;
@@ -544,8 +547,13 @@ int ScriptEngine::Call(lua_State* L, bool raise) {
     PushErrorTable(L, engine.reply_);
     error = true;
   }
-  if (error && raise) return lua_error(L);
-  return 1;
+  if (!error) return 1;
+  // Counted in INFO errorstats already (the command's reply, or its refusal): the script's own
+  // reply passing it on is not counted again.
+  lua_pushstring(L, kErrorCountedField);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  return raise ? lua_error(L) : 1;
 }
 
 bool ScriptEngine::ReadCallArgs(lua_State* L, int argc) {
@@ -575,18 +583,24 @@ bool ScriptEngine::ReadCallArgs(lua_State* L, int argc) {
 bool ScriptEngine::Dispatch(RunState& run) {
   reply_.clear();
   const std::span<const std::string_view> args(arg_views_);
-  auto refuse = [&](std::string_view error) {
-    reply_.assign(error);
-    return false;
-  };
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+  auto refuse = [&](std::string_view error) {
+    reply_.assign(error);
+    if (run.ctx->dispatcher != nullptr) run.ctx->dispatcher->CountScriptRefusal(spec, error);
+    return false;
+  };
   if (spec == nullptr) return refuse("Unknown Redis command called from script");
   if (spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
     return refuse("Wrong number of args calling Redis command from script");
   }
   if (flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
+  // Only an allow-stale script runs on a stale replica; it may call only what a stale replica
+  // serves.
+  if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
+    return refuse("Can not execute the command on a stale replica");
+  }
   if (flags & kCmdDebug) {
     if (!AllowsProtectedAction(server_->config().enable_debug_command,
                                run.ctx->client.is_local())) {
@@ -627,17 +641,40 @@ bool ScriptEngine::Dispatch(RunState& run) {
 }
 
 bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
-  if ((flags & kScriptEvalCompat) || (flags & kScriptNoWrites)) return true;
-  // A script that may write.
-  if (read_only) {
-    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+  const bool stale = server_->RefusesStaleData();
+  if (flags & kScriptEvalCompat) {
+    // No shebang: only a stale replica refuses it up front; its writes are checked one by one.
+    if (stale) ctx.reply.Error(kMasterDown);
+    return !stale;
+  }
+  if (stale && !(flags & kScriptAllowStale)) {
+    ctx.reply.Error(
+        "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+        "'allow-stale' flag is not set on the script.");
     return false;
   }
-  if (server_->RefusesWrites(ctx.client)) {
-    ctx.reply.Error(kReadOnlyReplica);
-    return false;
+  if (!(flags & kScriptNoWrites)) {
+    // A script that may write is refused where a write would be, before it runs.
+    if (server_->RefusesWrites(ctx.client)) {
+      ctx.reply.Error("READONLY Can not run script with write flag on readonly replica");
+      return false;
+    }
+    if (server_->has_keyspace()) {
+      if (const storage::Status error = server_->keyspace().db().BackgroundError(); !error.ok()) {
+        ctx.reply.Error(MisconfError(error.message()));
+        return false;
+      }
+    }
+    if (read_only) {
+      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+      return false;
+    }
+    if (server_->RefusesWritesForReplicas()) {
+      ctx.reply.Error(kNoReplicas);
+      return false;
+    }
   }
-  if (!(flags & kScriptAllowOom) && server_->OverMaxmemory()) {
+  if (!(flags & (kScriptAllowOom | kScriptNoWrites)) && server_->OverMaxmemory()) {
     ctx.reply.Error(
         "OOM allow-oom flag is not set on the script, can not run it when used memory > "
         "'maxmemory'");
@@ -718,6 +755,13 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   // The reply is built aside: if the batch cannot be written, the script answers that error.
   std::string out;
   protocol::ReplyWriter writer(&out, ctx.reply.protocol());
+  if (lua_istable(L, -1)) {
+    // Raw: the result may be any table, with a metatable that raises on a missing field (_G).
+    lua_pushstring(L, kErrorCountedField);
+    lua_rawget(L, -2);
+    ctx.error_counted = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
   if (status == 0) {
     WriteResult(L, run.resp, writer);
   } else if (!lua_istable(L, -1)) {

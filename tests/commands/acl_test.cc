@@ -229,6 +229,9 @@ TEST_F(AclTest, ScriptsRunWithTheirCallersPermissions) {
   EXPECT_EQ(Do({"EVAL", "return redis.acl_check_cmd('get', 'k1')", "0"}), ":1");
   EXPECT_EQ(Do({"EVAL", "return redis.acl_check_cmd('set', 'k1', 'v')", "0"}), "nil");
   EXPECT_EQ(Do({"EVAL", "return redis.acl_check_cmd('get', 'zz')", "0"}), "nil");
+  // The keys a script declares are checked before it runs, as any command's keys are.
+  EXPECT_EQ(Do({"EVAL", "return 1", "2", "k1", "zz"}),
+            "-NOPERM this user has no permissions to access one of the keys used as arguments");
   const std::string key = Do({"EVAL", "return redis.call('GET', 'other')", "0"});
   EXPECT_NE(key.find("can't access at least one of the keys mentioned in the command arguments"),
             std::string::npos)

@@ -26,6 +26,18 @@ TEST_F(CommandGetKeysTest, EvalAndFcallKeysFollowNumkeys) {
   EXPECT_EQ(Do({"COMMAND", "GETKEYS", "EVAL", "return 1", "x", "a"}), "[]");
 }
 
+TEST_F(CommandGetKeysTest, MigrateKeysFollowKeysWhenItsKeyIsEmpty) {
+  EXPECT_EQ(Do({"COMMAND", "GETKEYS", "MIGRATE", "h", "1", "k", "0", "5"}), "[$k]");
+  EXPECT_EQ(Do({"COMMAND", "GETKEYS", "MIGRATE", "h", "1", "", "0", "5", "COPY", "AUTH", "keys",
+                "KEYS", "a", "b"}),
+            "[$a,$b]");
+  EXPECT_EQ(Do({"COMMAND", "GETKEYS", "MIGRATE", "h", "1", "", "0", "5", "AUTH2", "u", "keys",
+                "keys", "a"}),
+            "[$a]");
+  // A key argument that is not empty is the one key, KEYS or not (MIGRATE itself refuses both).
+  EXPECT_EQ(Do({"COMMAND", "GETKEYS", "MIGRATE", "h", "1", "k", "0", "5", "KEYS", "a"}), "[$k]");
+}
+
 TEST_F(CommandGetKeysTest, Errors) {
   EXPECT_EQ(Do({"COMMAND", "GETKEYS", "NOSUCH", "a"}), "-ERR Invalid command specified");
   EXPECT_EQ(Do({"COMMAND", "GETKEYS", "PING", "a"}), "-ERR The command has no key arguments");

@@ -141,6 +141,42 @@ TEST_F(InfoTest, ErrorStatsByCodeAndReset) {
   EXPECT_EQ(InfoField(Info({"INFO", "stats"}), "total_error_replies"), 0);
 }
 
+// A command a script calls counts as if a client had sent it: refused (rejected_calls) or failed
+// (failed_calls), its error once in errorstats. The script's reply passing that error on counts
+// as the script's failed call only, as Redis counts it.
+TEST_F(InfoTest, ErrorsInsideScriptsCountOnce) {
+  EXPECT_EQ(Do({"SET", "s", "text"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "return redis.call('incr', 's')", "0"})
+                .starts_with("-ERR value is not an integer or out of range script: "),
+            true);
+  EXPECT_EQ(Line(Info({"INFO", "errorstats"}), "errorstat_ERR"), "count=1");
+  EXPECT_EQ(InfoField(Info({"INFO", "stats"}), "total_error_replies"), 1);
+  std::string stats = Info({"INFO", "commandstats"});
+  EXPECT_TRUE(Line(stats, "cmdstat_incr").ends_with(",rejected_calls=0,failed_calls=1")) << stats;
+  EXPECT_TRUE(Line(stats, "cmdstat_eval").ends_with(",rejected_calls=0,failed_calls=1")) << stats;
+
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "local t = redis.pcall('get') return 1", "0"}), ":1");
+  EXPECT_EQ(Line(Info({"INFO", "errorstats"}), "errorstat_ERR"), "count=1");
+  stats = Info({"INFO", "commandstats"});
+  EXPECT_TRUE(Line(stats, "cmdstat_get").starts_with("calls=0,")) << stats;
+  EXPECT_TRUE(Line(stats, "cmdstat_get").ends_with(",rejected_calls=1,failed_calls=0")) << stats;
+  EXPECT_TRUE(Line(stats, "cmdstat_eval").ends_with(",rejected_calls=0,failed_calls=0")) << stats;
+
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "return redis.pcall('get')", "0"}),
+            "-ERR Wrong number of args calling Redis command from script");
+  EXPECT_EQ(Line(Info({"INFO", "errorstats"}), "errorstat_ERR"), "count=1");
+  EXPECT_EQ(InfoField(Info({"INFO", "stats"}), "total_error_replies"), 1);
+  stats = Info({"INFO", "commandstats"});
+  EXPECT_TRUE(Line(stats, "cmdstat_eval").ends_with(",rejected_calls=0,failed_calls=1")) << stats;
+  // An error the script makes itself is the script's, counted once.
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "return redis.error_reply('MINE failed')", "0"}), "-MINE failed");
+  EXPECT_EQ(Line(Info({"INFO", "errorstats"}), "errorstat_MINE"), "count=1");
+}
+
 // Redis 7's line: latency_percentiles_usec_<cmd>:p50=<usec>,p99=<usec>,p99.9=<usec>, three
 // decimals each, the percentiles in increasing order giving values that do not decrease.
 TEST_F(InfoTest, LatencyStatsPerCommandRow) {

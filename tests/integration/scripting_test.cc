@@ -16,6 +16,47 @@ namespace {
 
 class ScriptingServerTest : public ServerTest {};
 
+// With too few good replicas (min-replicas-to-write), a script whose shebang lets it write is
+// refused before it runs; one without a shebang runs, and only its writes are refused.
+TEST_F(ScriptingServerTest, TooFewReplicasRefuseScriptsThatMayWrite) {
+  EXPECT_EQ(Do({"SET", "x", "some value"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "SET", "min-replicas-to-write", "1"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'x')", "0"}),
+            "$some value");
+  EXPECT_EQ(Do({"EVAL", "return redis.call('get', 'x')", "0"}), "$some value");
+  EXPECT_EQ(Do({"EVAL", "#!lua\nreturn redis.call('get', 'x')", "0"}),
+            "-NOREPLICAS Not enough good replicas to write.");
+  EXPECT_THAT(Do({"EVAL", "return redis.call('set', 'x', 1)", "0"}),
+              ::testing::StartsWith("-NOREPLICAS Not enough good replicas to write."));
+  EXPECT_EQ(Do({"CONFIG", "SET", "min-replicas-to-write", "0"}), "+OK");
+  EXPECT_EQ(Do({"GET", "x"}), "$some value");
+}
+
+// A replica whose link is down under replica-serve-stale-data no runs only allow-stale scripts,
+// and those only call what a stale replica serves.
+TEST_F(ScriptingServerTest, AStaleReplicaRunsOnlyAllowStaleScripts) {
+  EXPECT_EQ(Do({"CONFIG", "SET", "replica-serve-stale-data", "no"}), "+OK");
+  EXPECT_EQ(Do({"REPLICAOF", "127.0.0.1", std::to_string(TestServer::FreePort())}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "return 1", "0"}),
+            "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+  EXPECT_EQ(Do({"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}),
+            "-MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+            "'allow-stale' flag is not set on the script.");
+  EXPECT_EQ(
+      Do({"EVAL", "#!lua flags=no-writes,allow-stale\nreturn type(redis.call('info', 'server'))",
+          "0"}),
+      "$string");
+  EXPECT_THAT(Do({"EVAL", "#!lua flags=no-writes,allow-stale\nreturn redis.call('get', 'x')", "0"}),
+              ::testing::StartsWith("-ERR Can not execute the command on a stale replica"));
+  EXPECT_EQ(Do({"EVAL", "#!lua\nreturn 1", "0"}),
+            "-MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+            "'allow-stale' flag is not set on the script.");
+  EXPECT_EQ(Do({"CONFIG", "SET", "replica-serve-stale-data", "yes"}), "+OK");
+  EXPECT_EQ(Do({"EVAL", "#!lua\nreturn 1", "0"}),
+            "-READONLY Can not run script with write flag on readonly replica");
+  EXPECT_EQ(Do({"REPLICAOF", "NO", "ONE"}), "+OK");
+}
+
 TEST_F(ScriptingServerTest, FunctionsSurviveRestart) {
   EXPECT_EQ(Do({"FUNCTION", "LOAD",
                 "#!lua name=counter\nredis.register_function('bump', function(keys)\n"

@@ -197,6 +197,24 @@ TEST(ServerTest, TimeAndCommandIntrospection) {
   EXPECT_EQ(info[2][9].size(), 5u);  // config's subcommands
   EXPECT_EQ(info[2][9][0][0].str(), "config|get");
 
+  // Key specs as Redis 7 gives them; keys a client cannot find by position make the command
+  // movablekeys (cluster clients then ask COMMAND GETKEYS).
+  Reply movable = Cmd(c.get(), {"COMMAND", "INFO", "get", "eval", "migrate"});
+  ASSERT_EQ(movable.size(), 3u);
+  EXPECT_EQ(movable[0][2].ToString().find("movablekeys"), std::string::npos);
+  EXPECT_EQ(movable[0][8].ToString(),
+            "1) 1) \"flags\"\n   2) 1) RO\n   3) \"begin_search\"\n   4) 1) \"type\"\n"
+            "      2) \"index\"\n      3) \"spec\"\n      4) 1) \"index\"\n         2) "
+            "(integer) 1\n   5) \"find_keys\"\n   6) 1) \"type\"\n      2) \"range\"\n"
+            "      3) \"spec\"\n      4) 1) \"lastkey\"\n         2) (integer) 0\n"
+            "         3) \"keystep\"\n         4) (integer) 1\n         5) \"limit\"\n"
+            "         6) (integer) 0");
+  EXPECT_NE(movable[1][2].ToString().find("movablekeys"), std::string::npos);
+  EXPECT_NE(movable[1][8].ToString().find("\"keynum\""), std::string::npos);
+  EXPECT_NE(movable[2][2].ToString().find("movablekeys"), std::string::npos);
+  EXPECT_EQ(movable[2][8].size(), 2u);
+  EXPECT_NE(movable[2][8][1].ToString().find("\"KEYS\""), std::string::npos);
+
   Reply docs = Cmd(c.get(), {"COMMAND", "DOCS", "echo"});
   ASSERT_EQ(docs.size(), 2u) << docs.ToString();
   EXPECT_EQ(docs[0].str(), "echo");
