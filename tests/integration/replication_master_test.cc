@@ -86,6 +86,15 @@ class HandReplica {
     EXPECT_EQ(db_->LastSequence(), sink.sequence());
   }
 
+  // A full resynchronisation from nothing: the handshake with `PSYNC ? -1`, +FULLRESYNC, the
+  // snapshot read and opened; the offset set to the one the master gave.
+  void FullResync() {
+    const std::string reply = Handshake("?", -1);
+    ASSERT_EQ(reply.rfind("+FULLRESYNC ", 0), 0u) << reply;
+    offset_ = std::stoull(reply.substr(53));
+    ReadSnapshot();
+  }
+
   // Reads and applies stream bytes until `offset` bytes past the start are applied.
   void ApplyUntil(uint64_t offset) {
     while (offset_ < offset) {
@@ -243,10 +252,7 @@ TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
   EXPECT_EQ(Do({"WAIT", "x", "0"}), "-ERR value is not an integer or out of range");
 
   HandReplica replica(server_.port(), ReplicaDir("replica"));
-  const std::string reply = replica.Handshake("?", -1);
-  ASSERT_EQ(reply.rfind("+FULLRESYNC ", 0), 0u) << reply;
-  replica.set_offset(std::stoull(reply.substr(53)));
-  replica.ReadSnapshot();
+  ASSERT_NO_FATAL_FAILURE(replica.FullResync());
   ASSERT_EQ(Do({"SET", "k", "1"}), "+OK");
   EXPECT_EQ(Do({"WAIT", "1", "100"}), ":0");  // written, not yet acknowledged
 
@@ -277,10 +283,7 @@ TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
 TEST_F(ReplicationMasterTest, WaitAsksForAnAckOnTheStreamAndPingsCountInTheOffsets) {
   EXPECT_EQ(Do({"CONFIG", "SET", "repl-ping-replica-period", "3600"}), "+OK");
   HandReplica replica(server_.port(), ReplicaDir("replica"));
-  const std::string reply = replica.Handshake("?", -1);
-  ASSERT_EQ(reply.rfind("+FULLRESYNC ", 0), 0u) << reply;
-  replica.set_offset(std::stoull(reply.substr(53)));
-  replica.ReadSnapshot();
+  ASSERT_NO_FATAL_FAILURE(replica.FullResync());
   ASSERT_EQ(Do({"SET", "k", "1"}), "+OK");
   const uint64_t written = MasterOffset();
 
