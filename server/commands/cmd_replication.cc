@@ -187,7 +187,8 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
   ReplicationMaster* master = ctx.server.replication_master();
   Client::PendingWait& wait = ctx.client.pending_wait();
   const int64_t now = WallMs();
-  if (!wait.active) {
+  const bool first_run = !wait.active;  // it runs again at every acknowledgement while it waits
+  if (first_run) {
     wait.active = true;
     wait.offset = master ? master->data_end_offset() : 0;
     wait.deadline_ms = o.timeout_ms > 0 ? now + o.timeout_ms : 0;
@@ -199,8 +200,9 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
     return ctx.reply.Integer(acked);
   }
   // Ask the replicas where they are now rather than wait for their next one-second ACK (the
-  // requests of one turn share one GETACK).
-  master->RequestAck();
+  // requests of one turn share one GETACK). Once: asking at every run would make each answer
+  // ask again.
+  if (first_run) master->RequestAck();
   ctx.defer = true;
 }
 

@@ -312,11 +312,21 @@ TEST_F(ReplicationMasterTest, WaitAsksForAnAckOnTheStreamAndPingsCountInTheOffse
   EXPECT_EQ(Canon(ReadReply(waiter.get())), ":1");
   EXPECT_NE(R({"ROLE"}).find("\"" + std::to_string(acked) + "\""), std::string::npos);
 
+  // A WAIT its replicas cannot satisfy asks once: the answer to its GETACK, which resumes it,
+  // does not make it ask again.
+  Append(waiter.get(), {"WAIT", "2", "500"});
+  redisBufferWrite(waiter.get(), nullptr);
+  const std::string asked = replica.conn().ReadUntil(std::string("\x06getack"), 10'000);
+  EXPECT_EQ(asked.size(), 16u);
+  EXPECT_TRUE(replica.conn().Send("REPLCONF ACK " + std::to_string(acked + 16) + "\r\n"));
+  EXPECT_EQ(Canon(ReadReply(waiter.get())), ":1");
+  EXPECT_EQ(MasterOffset(), acked + 16);
+
   // A ping: 14 bytes more on the stream, with no write.
   EXPECT_EQ(Do({"CONFIG", "SET", "repl-ping-replica-period", "1"}), "+OK");
   const std::string ping = replica.conn().ReadUntil(std::string("\x04ping"), 10'000);
   EXPECT_EQ(ping, std::string("\x03\0\0\0\0\0\0\0\0\x04ping", 14));
-  EXPECT_GE(MasterOffset(), acked + 14);
+  EXPECT_GE(MasterOffset(), acked + 16 + 14);
 }
 
 // A shutdown while a snapshot is being sent (its replica reads nothing) ends the sender before
