@@ -31,6 +31,19 @@ bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
   return true;
 }
 
+bool Dispatcher::MayWrite(const CommandSpec& spec, uint32_t flags, const Client& client) {
+  if (flags & kCmdWrite) return true;
+  // A script may write (the read-only variants cannot); an EXEC writes what it queued.
+  if (spec.full_name == "eval" || spec.full_name == "evalsha" || spec.full_name == "fcall") {
+    return true;
+  }
+  if (spec.full_name != "exec") return false;
+  for (const QueuedCommand& queued : client.multi().queued) {
+    if (MayWrite(*queued.spec, queued.spec->flags, client)) return true;
+  }
+  return false;
+}
+
 bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) {
   if (!server_->has_keyspace()) return false;
   const storage::Status stall = server_->keyspace().db().CheckWriteStall();
@@ -173,6 +186,11 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
   }
   if (!server_->busy_error().empty() && !(flags & kCmdAllowBusy)) {
     reject(server_->busy_error(), spec);
+    return result;
+  }
+  if (server_->writes_paused() && !client.is_replica() && MayWrite(*spec, flags, client)) {
+    result.deferred = true;  // FAILOVER: run it once the pause lifts
+    result.refused = spec;
     return result;
   }
   if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) {

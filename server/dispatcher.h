@@ -15,7 +15,9 @@
 // write stall: storage/db.h, CheckWriteStall) is not run: Dispatch returns `deferred` with no
 // reply, and the connection runs it again once the engine's stall listener fires (the event loop
 // never waits); one whose wait could not end (a compaction that keeps failing) is refused with
-// the cause. Inside MULTI a command that passed every check is queued (+QUEUED) unless flagged
+// the cause. While a FAILOVER pauses writes (ServerContext::writes_paused) every request that
+// may write (MayWrite) is deferred the same way, replicas' excepted. Inside MULTI a command that
+// passed every check is queued (+QUEUED) unless flagged
 // kCmdNoQueue, and a refusal marks the transaction aborted (server/transaction.h). Then it runs
 // the handler.
 //
@@ -117,6 +119,10 @@ class Dispatcher {
   // True if the request must be refused with MISCONF (replied to `reply`); logs the first
   // refusal and the first write accepted again.
   bool RefusedForDiskError(protocol::ReplyWriter& reply);
+  // True when the request may write (FAILOVER's write pause holds it back, as Redis's pause
+  // holds its may-replicate commands): a write command, EVAL, EVALSHA, FCALL, or an EXEC whose
+  // queue holds one.
+  static bool MayWrite(const CommandSpec& spec, uint32_t flags, const Client& client);
   // For a write command: true (and *deferred, with no reply) while the engine's write stall
   // lasts; true with an error reply if the write is refused; false to run it.
   bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);

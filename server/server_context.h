@@ -33,6 +33,7 @@ namespace ebb::server {
 class Acl;
 class BlockReader;
 class CommandTable;
+class Failover;
 class ReplicationMaster;
 class ReplicaLink;
 namespace scripting {
@@ -116,6 +117,13 @@ class ServerContext {
   // The replica side (server/replication/replica.h), or nullptr (no server or no keyspace).
   ReplicaLink* replica_link() const { return replica_link_; }
   void set_replica_link(ReplicaLink* link) { replica_link_ = link; }
+  // FAILOVER (server/replication/failover.h), or nullptr (no server or no keyspace).
+  Failover* failover() const { return failover_; }
+  void set_failover(Failover* failover) { failover_ = failover; }
+  // True while a FAILOVER holds the clients' writes back (the dispatcher defers them until it
+  // ends); the failover sets it.
+  bool writes_paused() const { return writes_paused_; }
+  void set_writes_paused(bool paused) { writes_paused_ = paused; }
   // True when this server is a replica (REPLICAOF host port); the link sets it.
   bool is_replica() const { return is_replica_; }
   void set_is_replica(bool replica) { is_replica_ = replica; }
@@ -169,6 +177,8 @@ class ServerContext {
   BlockReader* block_reader_ = nullptr;
   ReplicationMaster* replication_master_ = nullptr;
   ReplicaLink* replica_link_ = nullptr;
+  Failover* failover_ = nullptr;
+  bool writes_paused_ = false;
   bool is_replica_ = false;
   ServerStats stats_;
   CommandStats command_stats_;

@@ -44,7 +44,8 @@ Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record
   std::string_view in = *input;
   if (in.empty()) return Status::OK();
   const auto kind = static_cast<ReplicationRecord::Kind>(static_cast<uint8_t>(in[0]));
-  if (kind != ReplicationRecord::Kind::kBatch && kind != ReplicationRecord::Kind::kRangeDeletion) {
+  if (kind != ReplicationRecord::Kind::kBatch && kind != ReplicationRecord::Kind::kRangeDeletion &&
+      kind != ReplicationRecord::Kind::kControl) {
     return Status::Corruption("replication: unknown record kind " +
                               std::to_string(static_cast<uint8_t>(in[0])));
   }
@@ -72,6 +73,7 @@ Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record
 Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const ReplicationRecord& record,
                               bool* applied) {
   *applied = false;
+  if (record.kind == ReplicationRecord::Kind::kControl) return Status::OK();
   const uint64_t last = db->LastSequence();
   if (record.first_sequence <= last) return Status::OK();
   if (record.first_sequence != last + 1) {

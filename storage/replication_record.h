@@ -1,6 +1,6 @@
 // ReplicationRecord: one unit of the replication stream — a write batch or a range deletion as
-// the engine committed it, with the sequence number the engine gave it (docs/replication.md,
-// "What flows").
+// the engine committed it, with the sequence number the engine gave it, or a control word from
+// the master to its replicas (docs/replication.md, "What flows").
 //
 // The master appends each record its DB's replication tap reports (DB::SetReplicationTap) to
 // the stream; a replica parses records off the stream and applies them with
@@ -25,14 +25,27 @@ class DB;
 
 struct ReplicationRecord {
   // On the wire: never change.
-  enum class Kind : uint8_t { kBatch = 1, kRangeDeletion = 2 };
+  enum class Kind : uint8_t { kBatch = 1, kRangeDeletion = 2, kControl = 3 };
 
   Kind kind = Kind::kBatch;
+  // kControl: 0 (a control record changes no data and takes no sequence number).
   uint64_t first_sequence = 0;
-  // kBatch: WriteBatch::rep(). kRangeDeletion: EncodeRangeDeletion's bytes. A view: into the
-  // stream ParseReplicationRecord read it from, or the tap's argument.
+  // kBatch: WriteBatch::rep(). kRangeDeletion: EncodeRangeDeletion's bytes. kControl: a control
+  // word (kControlPing, kControlGetAck; a replica ignores one it does not know). A view: into
+  // the stream ParseReplicationRecord read it from, or the tap's argument.
   std::string_view payload;
 };
+
+// The control words. "ping": the master is alive (sent every repl-ping-replica-period seconds,
+// so a replica can tell a silent master from a dead one). "getack": the replica answers
+// `REPLCONF ACK <offset>` as soon as it has applied the record (WAIT, FAILOVER).
+inline constexpr std::string_view kControlPing = "ping";
+inline constexpr std::string_view kControlGetAck = "getack";
+
+// A control record carrying `word`. REQUIRES: `word` outlives the record.
+inline ReplicationRecord ControlRecord(std::string_view word) {
+  return ReplicationRecord{ReplicationRecord::Kind::kControl, 0, word};
+}
 
 // Appends one record to `stream`: kind:u8 first_sequence:fixed64 length:varint32 payload.
 void AppendReplicationRecord(std::string* stream, const ReplicationRecord& record);
@@ -51,7 +64,8 @@ Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record
 // first_sequence <= db's last sequence: skipped (*applied = false); == last + 1: written with
 // DB::Write(options, batch) or DB::DeleteRange, which give it the master's sequence numbers
 // (*applied = true); beyond: Corruption naming the gap. A payload that does not decode is
-// Corruption and changes nothing.
+// Corruption and changes nothing. A control record changes nothing (*applied = false): the
+// caller acts on its word.
 Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const ReplicationRecord& record,
                               bool* applied);
 

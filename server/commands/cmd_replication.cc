@@ -1,5 +1,7 @@
 // Replication's commands: REPLCONF, PSYNC, WAIT (the master side), REPLICAOF / SLAVEOF (the
-// replica side) and ROLE (docs/replication.md). Redis 7's wording and reply shapes.
+// replica side), ROLE and FAILOVER (docs/replication.md). Redis 7's wording and reply shapes.
+#include <spdlog/spdlog.h>
+
 #include <string>
 
 #include "common/strings.h"
@@ -9,6 +11,7 @@
 #include "server/command.h"
 #include "server/commands/register.h"
 #include "server/errors.h"
+#include "server/replication/failover.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/server_context.h"
@@ -18,8 +21,10 @@ namespace ebb::server {
 namespace {
 
 // REPLCONF <option> <value> [<option> <value> ...]: a replica's facts and acknowledgements.
-// ACK answers nothing (a replica never reads replies on its link); GETACK is a replica's
-// command, ignored by a master as Redis ignores it; every other known option answers +OK.
+// ACK answers nothing (a replica never reads replies on its link); GETACK, which Redis's master
+// sends its replicas as a command, travels on ebb's stream as a control record
+// (storage/replication_record.h): sent to a server as a command it is ignored, as Redis's master
+// ignores it; every other known option answers +OK.
 void ExecuteReplconf(CommandContext& ctx, const RestOptions& o) {
   if (o.args.size() % 2 != 0) return ctx.reply.Error(kSyntaxError);
   ReplicationMaster* master = ctx.server.replication_master();
@@ -51,19 +56,44 @@ void ExecuteReplconf(CommandContext& ctx, const RestOptions& o) {
 struct PsyncOptions {
   std::string_view replid;
   int64_t offset = 0;
+  bool failover = false;
 };
 PsyncOptions ParsePsync(ArgParser& args) {
   PsyncOptions o;
   o.replid = args.Next();
   o.offset = args.Int64();
+  // Redis looks at the third argument only for FAILOVER and ignores any other.
+  if (args.HasMore()) o.failover = EqualsIgnoreCase(args.Next(), "failover");
+  while (args.HasMore()) args.Next();
   return o;
 }
 
-// PSYNC <replid> <offset>: +CONTINUE or +FULLRESYNC, then the stream (server/replication/master.h).
+// PSYNC <replid> <offset> [FAILOVER]: +CONTINUE or +FULLRESYNC, then the stream
+// (server/replication/master.h). FAILOVER: a master failing over to this replica asks it to
+// promote itself first (server/replication/failover.h); its replid must be this one's.
 void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
   ReplicationMaster* master = ctx.server.replication_master();
-  if (master == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  ReplicaLink* link = ctx.server.replica_link();
+  if (master == nullptr || link == nullptr) {
+    return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  }
   if (ctx.client.is_replica()) return;  // Redis ignores PSYNC on a replica's link
+  if (o.failover) {
+    spdlog::warn("Failover request received for replid {}.", o.replid);
+    if (!link->is_replica())
+      return ctx.reply.Error("ERR PSYNC FAILOVER can't be sent to a master.");
+    if (o.replid != master->ids().replid) {
+      return ctx.reply.Error("ERR PSYNC FAILOVER replid must match my replid.");
+    }
+    link->Promote("failover request from '" + ctx.client.addr() + "'");
+  }
+  const Failover* failover = ctx.server.failover();
+  if (failover != nullptr && failover->state() != Failover::State::kNone) {
+    return ctx.reply.Error("NOMASTERLINK Can't SYNC while failing over");
+  }
+  if (link->is_replica() && !link->link_up()) {
+    return ctx.reply.Error("NOMASTERLINK Can't SYNC while not connected with my master");
+  }
   master->Psync(ctx.client, ctx.reply, o.replid, o.offset);
 }
 
@@ -85,6 +115,10 @@ void ExecuteReplicaOf(CommandContext& ctx, const ReplicaOfOptions& o) {
   if (link == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
   if (ctx.client.is_replica()) {
     return ctx.reply.Error("ERR Command is not valid when client is a replica.");
+  }
+  if (const Failover* failover = ctx.server.failover();
+      failover != nullptr && failover->state() != Failover::State::kNone) {
+    return ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
   }
   if (EqualsIgnoreCase(o.host, "no") && EqualsIgnoreCase(o.port, "one")) {
     link->Promote();
@@ -139,9 +173,10 @@ WaitOptions ParseWait(ArgParser& args) {
   return o;
 }
 
-// WAIT numreplicas timeout: the number of replicas that acknowledged every stream byte produced
-// before the WAIT, once numreplicas have or the timeout (ms; 0: none) passes. Inside MULTI, and
-// when the request cannot wait, it answers at once.
+// WAIT numreplicas timeout: the number of replicas that acknowledged every data byte of the
+// stream produced before the WAIT (its pings and GETACKs need no acknowledgement), once
+// numreplicas have or the timeout (ms; 0: none) passes. Inside MULTI, and when the request
+// cannot wait, it answers at once.
 void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
   if (ctx.server.is_replica()) {
     return ctx.reply.Error(
@@ -152,9 +187,10 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
   ReplicationMaster* master = ctx.server.replication_master();
   Client::PendingWait& wait = ctx.client.pending_wait();
   const int64_t now = WallMs();
-  if (!wait.active) {
+  const bool first_run = !wait.active;  // it runs again at every acknowledgement while it waits
+  if (first_run) {
     wait.active = true;
-    wait.offset = master ? master->end_offset() : 0;
+    wait.offset = master ? master->data_end_offset() : 0;
     wait.deadline_ms = o.timeout_ms > 0 ? now + o.timeout_ms : 0;
   }
   const int64_t acked = master ? master->CountAcked(wait.offset) : 0;
@@ -163,7 +199,62 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
     wait.active = false;
     return ctx.reply.Integer(acked);
   }
+  // Ask the replicas where they are now rather than wait for their next one-second ACK (the
+  // requests of one turn share one GETACK). Once: asking at every run would make each answer
+  // ask again.
+  if (first_run) master->RequestAck();
   ctx.defer = true;
+}
+
+struct FailoverOptions {
+  bool abort = false;
+  Failover::Request request;
+};
+// FAILOVER [TO host port [FORCE]] [TIMEOUT ms] | FAILOVER ABORT, parsed as Redis does: each
+// option at most once (a repeat is a syntax error), ABORT only alone.
+FailoverOptions ParseFailover(ArgParser& args) {
+  FailoverOptions o;
+  if (args.remaining() == 1 && EqualsIgnoreCase(args.Peek(), "abort")) {
+    args.Next();
+    o.abort = true;
+    return o;
+  }
+  bool has_timeout = false, has_to = false;
+  while (args.HasMore()) {
+    const std::string_view word = args.Next();
+    if (EqualsIgnoreCase(word, "timeout") && args.remaining() >= 1 && !has_timeout) {
+      has_timeout = true;
+      o.request.timeout_ms = args.Int64();
+      if (!args.failed() && o.request.timeout_ms <= 0) {
+        args.Fail("ERR FAILOVER timeout must be greater than 0");
+      }
+    } else if (EqualsIgnoreCase(word, "to") && args.remaining() >= 2 && !has_to) {
+      has_to = true;
+      o.request.host = std::string(args.Next());
+      const int64_t port = args.Int64();
+      o.request.port = static_cast<int>(port);
+    } else if (EqualsIgnoreCase(word, "force") && !o.request.force) {
+      o.request.force = true;
+    } else {
+      args.Fail(kSyntaxError);
+    }
+  }
+  return o;
+}
+
+// FAILOVER: hands the master's role to a replica (server/replication/failover.h).
+void ExecuteFailover(CommandContext& ctx, const FailoverOptions& o) {
+  Failover* failover = ctx.server.failover();
+  if (failover == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  if (o.abort) {
+    if (!failover->Abort("Failover manually aborted")) {
+      return ctx.reply.Error("ERR No failover in progress.");
+    }
+    return ctx.reply.Ok();
+  }
+  const std::string error = failover->Start(o.request, WallMs());
+  if (!error.empty()) return ctx.reply.Error(error);
+  ctx.reply.Ok();
 }
 
 // REPLICAOF and its old name SLAVEOF: one command under two names.
@@ -191,7 +282,7 @@ std::vector<CommandSpec> ReplicationCommands() {
        .arguments = {{.name = "option", .multiple = true}},
        .handler = Handler<ParseRest, ExecuteReplconf>},
       {.name = "psync",
-       .arity = 3,
+       .arity = -3,
        .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
        .group = "server",
        .since = "2.8.0",
@@ -203,6 +294,29 @@ std::vector<CommandSpec> ReplicationCommands() {
       ReplicaOfRow("slaveof", "1.0.0",
                    "Sets a Redis server as a replica of another, or promotes it to being a "
                    "master. (REPLICAOF's old name.)"),
+      {.name = "failover",
+       .arity = -1,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdStale,
+       .group = "server",
+       .since = "6.2.0",
+       .summary = "Starts a coordinated failover from a server to one of its replicas.",
+       .arguments =
+           {{.name = "target",
+             .type = ArgType::kBlock,
+             .token = "TO",
+             .optional = true,
+             .children = {{.name = "host"},
+                          {.name = "port", .type = ArgType::kInteger},
+                          {.name = "force",
+                           .type = ArgType::kPureToken,
+                           .token = "FORCE",
+                           .optional = true}}},
+            {.name = "abort", .type = ArgType::kPureToken, .token = "ABORT", .optional = true},
+            {.name = "milliseconds",
+             .type = ArgType::kInteger,
+             .token = "TIMEOUT",
+             .optional = true}},
+       .handler = Handler<ParseFailover, ExecuteFailover>},
       {.name = "role",
        .arity = 1,
        .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast,

@@ -122,6 +122,10 @@ struct Config {
   int min_replicas_to_write = 0;
   int min_replicas_max_lag_s = 10;
   int64_t repl_backlog_ttl_s = 3600;  // a master frees its backlog this long after its last replica
+  // A master drops a replica that has not acknowledged for longer than repl_timeout_s seconds;
+  // a replica drops a link its master sent nothing on for longer (then reconnects).
+  int64_t repl_timeout_s = 60;
+  int64_t repl_ping_replica_period_s = 10;  // a master pings its replicas this often (seconds)
 };
 
 class ConfigRegistry {

@@ -544,6 +544,13 @@ std::vector<Option> BuildOptionTable() {
                       "seconds after its last replica left that a master frees its backlog (0: "
                       "never)",
                       kMutable, &Config::repl_backlog_ttl_s, 0, INT_MAX));
+  t.push_back(Integer("repl-timeout",
+                      "seconds without an acknowledgement before a master drops a replica, and "
+                      "without data or ping before a replica drops its master's link",
+                      kMutable, &Config::repl_timeout_s, 1, INT_MAX));
+  t.push_back(Integer("repl-ping-replica-period",
+                      "seconds between the pings a master sends its replicas on the stream",
+                      kMutable, &Config::repl_ping_replica_period_s, 1, INT_MAX));
   t.push_back(Integer("min-replicas-to-write",
                       "a master refuses writes while fewer replicas are good (0: never)", kMutable,
                       &Config::min_replicas_to_write, 0, INT_MAX));

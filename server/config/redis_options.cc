@@ -95,6 +95,7 @@ std::string_view MapRedisOptionName(std::string_view name) {
       {"slave-announced", "replica-announced"},
       {"min-slaves-to-write", "min-replicas-to-write"},
       {"min-slaves-max-lag", "min-replicas-max-lag"},
+      {"repl-ping-slave-period", "repl-ping-replica-period"},
   };
   for (const auto& [alias, name_now] : kAliases) {
     if (name == alias) return name_now;

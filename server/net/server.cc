@@ -62,6 +62,12 @@ Server::Server(ServerContext* context)
     replica_link_ =
         std::make_unique<ReplicaLink>(context_, io_, replication_master_.get(), std::move(hooks));
     context_->set_replica_link(replica_link_.get());
+    failover_ =
+        std::make_unique<Failover>(context_, replication_master_.get(), replica_link_.get());
+    // The writes a FAILOVER held back run again once it ends.
+    failover_->set_resume_listener(
+        [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+    context_->set_failover(failover_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -74,6 +80,9 @@ void Server::WireEngine() {
 }
 
 Server::~Server() {
+  context_->set_failover(nullptr);
+  context_->set_writes_paused(false);
+  failover_.reset();
   context_->set_replica_link(nullptr);
   replica_link_.reset();
   context_->set_replication_master(nullptr);
@@ -312,6 +321,7 @@ void Server::ScheduleCron() {
     all.reserve(connections_.size());
     for (auto& [ptr, conn] : connections_) all.push_back(conn);
     for (auto& conn : all) conn->Cron(now);
+    if (failover_) failover_->Cron(now);  // first, as Redis's replicationCron
     if (replication_master_) replication_master_->Cron(now);
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();

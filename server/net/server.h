@@ -25,6 +25,7 @@
 #include "server/dispatcher.h"
 #include "server/net/block_reader.h"
 #include "server/net/wal_turn_commit.h"
+#include "server/replication/failover.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 
@@ -72,8 +73,9 @@ class Server {
   // Forgets a closed connection. REQUIRES: the io thread.
   void Remove(Connection* connection);
   // Resumes `connection` (Connection::ResumeAfterWriteStall) once the engine's write stall may
-  // be over, or a deferred command (WAIT) may answer: when the engine's stall listener fires or
-  // a replica acknowledges, and at the latest at the next periodic check.
+  // be over, or a deferred command (WAIT) may answer, or a FAILOVER's write pause lifted: when
+  // the engine's stall listener fires, a replica acknowledges or the failover ends, and at the
+  // latest at the next periodic check.
   void AwaitWriteRoom(const std::shared_ptr<Connection>& connection);
 
  private:
@@ -127,6 +129,7 @@ class Server {
   std::unique_ptr<BlockReader> block_reader_;
   std::unique_ptr<ReplicationMaster> replication_master_;
   std::unique_ptr<ReplicaLink> replica_link_;
+  std::unique_ptr<Failover> failover_;
   bool shutting_down_ = false;
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;

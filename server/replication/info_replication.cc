@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/wall_clock.h"
+#include "server/replication/failover.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/server_context.h"
@@ -85,11 +86,13 @@ void AppendReplicationInfo(ServerContext& context, std::string* out) {
   }
   const ReplicationIds& ids = master->ids();
   const ReplicationBacklog* backlog = master->backlog();
+  const Failover* failover = context.failover();
   *out += fmt::format(
-      "master_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\n"
+      "master_failover_state:{}\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\n"
       "master_repl_offset:{}\r\nsecond_repl_offset:{}\r\nrepl_backlog_active:{}\r\n"
       "repl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{}\r\nrepl_backlog_histlen:{}\r\n",
-      ids.replid, ids.replid2, master->end_offset(), ids.second_offset, backlog ? 1 : 0,
+      failover ? failover->StateName() : "no-failover", ids.replid, ids.replid2,
+      master->end_offset(), ids.second_offset, backlog ? 1 : 0,
       backlog ? backlog->capacity() : context.config().repl_backlog_size,
       backlog ? backlog->first_offset() : 0, backlog ? backlog->histlen() : 0);
 }

@@ -41,6 +41,7 @@ void ReplicationMaster::Stop() {
 void ReplicationMaster::EnsureBacklog() {
   if (backlog_) return;
   backlog_ = std::make_unique<ReplicationBacklog>(context_->config().repl_backlog_size, 0);
+  data_end_ = 0;
   if (!following_) {
     context_->keyspace().db().SetReplicationTap(
         [this](const storage::ReplicationRecord& record) { OnRecord(record); });
@@ -51,6 +52,22 @@ void ReplicationMaster::OnRecord(const storage::ReplicationRecord& record) {
   record_.clear();
   storage::AppendReplicationRecord(&record_, record);
   Stream(record_);
+  data_end_ = backlog_->end_offset();
+}
+
+void ReplicationMaster::StreamControl(std::string_view word) {
+  record_.clear();
+  storage::AppendReplicationRecord(&record_, storage::ControlRecord(word));
+  Stream(record_);
+}
+
+void ReplicationMaster::RequestAck() {
+  if (ack_requested_ || following_ || replicas_.empty()) return;
+  ack_requested_ = true;
+  boost::asio::post(io_, [this] {
+    ack_requested_ = false;
+    if (!following_ && backlog_ && !replicas_.empty()) StreamControl(storage::kControlGetAck);
+  });
 }
 
 void ReplicationMaster::Follow() {
@@ -77,6 +94,7 @@ void ReplicationMaster::AdoptMasterHistory(std::string_view replid, uint64_t off
   ids_.replid = std::string(replid);
   ids_.ClearSecond();
   backlog_ = std::make_unique<ReplicationBacklog>(context_->config().repl_backlog_size, offset);
+  data_end_ = offset;
 }
 
 void ReplicationMaster::ContinueMasterHistory(std::string_view replid) {
@@ -97,6 +115,7 @@ void ReplicationMaster::StopFollowing() {
   following_ = false;
   DropReplicas();
   ids_.Shift(end_offset());
+  data_end_ = end_offset();
   if (backlog_) {
     context_->keyspace().db().SetReplicationTap(
         [this](const storage::ReplicationRecord& record) { OnRecord(record); });
@@ -158,10 +177,11 @@ void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std:
                               int64_t offset) {
   DropClosed();
   std::erase_if(replicas_, [&](const Replica& r) { return r.client_id == client.id(); });
+  if (replicas_.empty()) last_ping_ms_ = WallMs();  // the first ping comes a period from now
   Replica replica;
   replica.client_id = client.id();
   replica.ip = IpOf(client.addr());
-  replica.ack_time_ms = WallMs();
+  replica.ack_time_ms = replica.snapshot_push_ms = WallMs();
   if (auto it = listening_ports_.find(client.id()); it != listening_ports_.end()) {
     replica.listening_port = it->second;
   }
@@ -205,6 +225,14 @@ void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std:
                             done});
 }
 
+const ReplicationMaster::Replica* ReplicationMaster::FindByAddress(std::string_view host,
+                                                                   int port) {
+  for (const Replica& replica : replicas()) {
+    if (replica.ip == host && replica.listening_port == port) return &replica;
+  }
+  return nullptr;
+}
+
 void ReplicationMaster::SetListeningPort(Client& client, int port) {
   // Told before PSYNC: kept on the client until it attaches.
   listening_ports_[client.id()] = port;
@@ -242,8 +270,41 @@ int64_t ReplicationMaster::CountGood(int64_t now_ms, int64_t max_lag_s) const {
   return n;
 }
 
+void ReplicationMaster::DropTimedOut(int64_t now_ms) {
+  const int64_t timeout_ms = context_->config().repl_timeout_s * 1000;
+  std::erase_if(replicas_, [&](const Replica& replica) {
+    const char* what = nullptr;
+    if (replica.state == ReplicaState::kOnline && now_ms - replica.ack_time_ms > timeout_ms) {
+      what = "streaming sync";
+    } else if (replica.state == ReplicaState::kSendingSnapshot &&
+               now_ms - replica.snapshot_push_ms > timeout_ms) {
+      what = "full sync";
+    }
+    if (what == nullptr) return false;
+    const std::string name = replica.listening_port != 0
+                                 ? replica.ip + ":" + std::to_string(replica.listening_port)
+                                 : "client id #" + std::to_string(replica.client_id);
+    spdlog::warn("Disconnecting timedout replica ({}): {}", what, name);
+    if (Client* client = context_->clients().Find(replica.client_id)) client->RequestClose();
+    return true;
+  });
+}
+
 void ReplicationMaster::Cron(int64_t now_ms) {
   DropClosed();
+  DropTimedOut(now_ms);
+  if (!following_ && backlog_ && !replicas_.empty() &&
+      now_ms - last_ping_ms_ >= context_->config().repl_ping_replica_period_s * 1000) {
+    last_ping_ms_ = now_ms;
+    StreamControl(storage::kControlPing);
+  }
+  if (now_ms - last_newline_ms_ >= 1000) {
+    last_newline_ms_ = now_ms;
+    for (const Replica& replica : replicas_) {
+      if (replica.state != ReplicaState::kWaitSnapshot) continue;
+      if (Client* client = context_->clients().Find(replica.client_id)) client->Push("\n");
+    }
+  }
   if (!replicas_.empty() || following_ || !backlog_) {
     alone_since_ms_ = 0;
     return;
@@ -254,6 +315,7 @@ void ReplicationMaster::Cron(int64_t now_ms) {
   spdlog::info("Replication backlog freed after {} seconds without connected replicas.", ttl_s);
   context_->keyspace().db().SetReplicationTap(nullptr);
   backlog_.reset();
+  data_end_ = 0;
   ids_.replid = ReplicationIds::NewId();
   ids_.ClearSecond();
   alone_since_ms_ = 0;
@@ -294,7 +356,10 @@ void ReplicationMaster::SendSnapshot(uint64_t client_id, std::string dir) {
     return;
   }
   OnIoThread([this, client_id] {
-    if (Replica* replica = Find(client_id)) replica->state = ReplicaState::kSendingSnapshot;
+    if (Replica* replica = Find(client_id)) {
+      replica->state = ReplicaState::kSendingSnapshot;
+      replica->snapshot_push_ms = WallMs();
+    }
   });
   auto chunk = std::make_shared<std::string>("$" + std::to_string(source->size()) + "\r\n");
   struct PushState {
@@ -318,6 +383,7 @@ void ReplicationMaster::SendSnapshot(uint64_t client_id, std::string dir) {
               state->gone = true;
             } else if (client->PendingOutput() < kSnapshotOutputRoom) {
               client->Push(*chunk);
+              Find(client_id)->snapshot_push_ms = WallMs();
               state->pushed = true;
             }
           })) {

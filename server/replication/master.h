@@ -6,6 +6,8 @@
 // deletion the engine commits is encoded as a stream record, appended to the backlog and pushed
 // to every online replica's connection (Client::Push: after the replies already produced, in
 // commit order). The tap runs inside DB::Write on the io thread, so the stream needs no lock.
+// Control records join the stream the same way: a `ping` every repl-ping-replica-period seconds
+// (Cron) and a `getack` when someone waits for acknowledgements (RequestAck).
 //
 // PSYNC <replid> <offset>: +CONTINUE <replid> and the backlog's bytes from `offset` when the
 // replid is this history (ReplicationIds::SameHistory) and the backlog holds `offset`; else
@@ -73,9 +75,10 @@ class ReplicationMaster {
     std::string ip;
     int listening_port = 0;  // REPLCONF listening-port; 0: not told
     ReplicaState state = ReplicaState::kWaitSnapshot;
-    std::string held;         // stream bytes waiting for the snapshot to be sent
-    uint64_t ack_offset = 0;  // REPLCONF ACK's
-    int64_t ack_time_ms = 0;  // when it last acknowledged (or attached)
+    std::string held;              // stream bytes waiting for the snapshot to be sent
+    uint64_t ack_offset = 0;       // REPLCONF ACK's
+    int64_t ack_time_ms = 0;       // when it last acknowledged (or attached)
+    int64_t snapshot_push_ms = 0;  // when a chunk of its snapshot last went out (or it attached)
   };
 
   // PSYNC from `client`: writes +CONTINUE or +FULLRESYNC to `reply` and attaches the client as a
@@ -92,10 +95,23 @@ class ReplicationMaster {
   // Online replicas whose last acknowledgement is at most `max_lag_s` seconds old
   // (min-replicas-to-write's good replicas).
   int64_t CountGood(int64_t now_ms, int64_t max_lag_s) const;
-  // The periodic check (the server's cron): frees the backlog repl-backlog-ttl seconds after
-  // the last replica left, as Redis does — the history then restarts under a new ID, so no
-  // replica continues from bytes no longer held. Not while following a master.
+  // The periodic check (the server's cron), Redis's replicationCron: pings the replicas on the
+  // stream every repl-ping-replica-period seconds; sends a newline every second to those
+  // waiting for their snapshot to begin (outside the stream: it counts in no offset); drops a
+  // replica whose acknowledgements stopped, or whose snapshot made no progress, for longer than
+  // repl-timeout; frees the backlog repl-backlog-ttl seconds after the last replica left — the
+  // history then restarts under a new ID, so no replica continues from bytes no longer held.
+  // While following a master only the timeouts apply (the stream is the master's, pings
+  // included).
   void Cron(int64_t now_ms);
+  // Asks every replica for an acknowledgement: a GETACK control record goes on the stream once
+  // this turn of the event loop is over (one however many callers asked meanwhile), and each
+  // replica answers REPLCONF ACK once it has applied everything before it (WAIT, FAILOVER).
+  // No effect while following a master or without replicas.
+  void RequestAck();
+  // The replica FAILOVER TO host port names: the one whose address (the IP it connected from)
+  // is `host` and whose REPLCONF listening-port is `port`, or nullptr.
+  const Replica* FindByAddress(std::string_view host, int port);
   // CONFIG SET repl-backlog-size: the backlog keeps its newest bytes that fit.
   void ResizeBacklog(size_t capacity) {
     if (backlog_) backlog_->Resize(capacity);
@@ -138,6 +154,9 @@ class ReplicationMaster {
   const ReplicationIds& ids() const { return ids_; }
   // master_repl_offset: the stream bytes produced under this history.
   uint64_t end_offset() const { return backlog_ ? backlog_->end_offset() : 0; }
+  // The offset of the last data byte (the end of the last batch or range deletion; control
+  // records after it not counted): what a WAIT waits for. <= end_offset().
+  uint64_t data_end_offset() const { return data_end_; }
   const ReplicationBacklog* backlog() const { return backlog_.get(); }
   // The attached replicas, in the order they attached (closed ones are dropped first).
   const std::vector<Replica>& replicas();
@@ -145,6 +164,10 @@ class ReplicationMaster {
  private:
   // The tap: one committed record.
   void OnRecord(const storage::ReplicationRecord& record);
+  // Streams a control record (storage/replication_record.h) carrying `word`.
+  void StreamControl(std::string_view word);
+  // Cron's repl-timeout check.
+  void DropTimedOut(int64_t now_ms);
   void EnsureBacklog();
   // Appends encoded stream bytes to the backlog and sends them to every replica (held for those
   // still waiting for their snapshot).
@@ -173,7 +196,11 @@ class ReplicationMaster {
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
   bool following_ = false;
   SyncCounts sync_counts_;
-  int64_t alone_since_ms_ = 0;  // when the last replica left (0: there are replicas)
+  int64_t alone_since_ms_ = 0;   // when the last replica left (0: there are replicas)
+  int64_t last_ping_ms_ = 0;     // when Cron last pinged the replicas
+  int64_t last_newline_ms_ = 0;  // when Cron last sent the waiting replicas a newline
+  bool ack_requested_ = false;   // a GETACK is posted for the end of this turn
+  uint64_t data_end_ = 0;        // data_end_offset()
   std::atomic<bool> stopping_{false};
   struct Worker {
     std::thread thread;

@@ -18,6 +18,7 @@
 #include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/net/server.h"
+#include "server/replication/failover.h"
 #include "server/replication/master.h"
 #include "server/server_context.h"
 #include "storage/key_range.h"
@@ -154,7 +155,7 @@ void ReplicaLink::ConnectTo(const std::string& host, int port) {
   ScheduleAck();
 }
 
-void ReplicaLink::Promote() {
+void ReplicaLink::Promote(std::string_view why) {
   if (!is_replica()) return;
   CloseSocket();
   retry_timer_.cancel();
@@ -173,7 +174,7 @@ void ReplicaLink::Promote() {
   have_history_ = false;
   std::error_code ec;
   fs::remove(PositionPath(), ec);  // a master's data is its own from now on
-  spdlog::info("MASTER MODE enabled (user request from replication)");
+  spdlog::info("MASTER MODE enabled ({})", why);
 }
 
 void ReplicaLink::Stop() {
@@ -221,6 +222,7 @@ int64_t ReplicaLink::DownSinceSeconds(int64_t now_ms) const {
 
 void ReplicaLink::Connect() {
   state_ = State::kConnecting;
+  last_io_ms_ = WallMs();  // repl-timeout bounds the connection and the handshake too
   const uint64_t generation = ++generation_;
   resolver_.async_resolve(
       host_, std::to_string(port_),
@@ -267,6 +269,11 @@ void ReplicaLink::OnConnected() {
     steps_.push_back({"PSYNC", replid_, std::to_string(offset_ + 1)});
   } else {
     steps_.push_back({"PSYNC", "?", "-1"});
+  }
+  // A master failing over to this one tells it to promote itself (server/replication/failover.h).
+  Failover* failover = context_->failover();
+  if (failover != nullptr && failover->state() == Failover::State::kInProgress) {
+    steps_.back().push_back("FAILOVER");
   }
   SendHandshakeStep();
   ReadMore();
@@ -362,6 +369,13 @@ bool ReplicaLink::OnHandshakeReply(std::string_view line) {
 }
 
 bool ReplicaLink::OnPsyncReply(std::string_view line) {
+  if (steps_[step_].back() == "FAILOVER" && context_->failover() != nullptr) {
+    // Accepted: the target is the master now. Refused: the failover is aborted, which makes
+    // this server a master again (and closes this link).
+    const bool accepted = StartsWith(line, "+FULLRESYNC") || StartsWith(line, "+CONTINUE");
+    context_->failover()->OnPsyncReply(accepted);
+    if (!accepted) return false;
+  }
   if (StartsWith(line, "+FULLRESYNC")) {
     std::istringstream in{std::string(line.substr(11))};
     std::string replid;
@@ -507,6 +521,7 @@ void ReplicaLink::Swap() {
   saved_ = position;
   state_ = State::kConnected;
   retry_delay_ = kFirstRetry;
+  last_io_ms_ = WallMs();  // loading read nothing from the master
   AttachClient();
   spdlog::info("MASTER <-> REPLICA sync: Finished with success");
   if (Process()) ReadMore();
@@ -518,6 +533,7 @@ bool ReplicaLink::ApplyStream() {
   options.defer_sync = true;  // one sync or write-out for the whole read below
   std::string_view in = in_;
   bool failed = false;
+  bool getack = false;  // the master asked for an acknowledgement
   while (!failed) {
     storage::ReplicationRecord record;
     bool complete = false;
@@ -529,7 +545,10 @@ bool ReplicaLink::ApplyStream() {
       return false;
     }
     if (!complete) break;
-    if (db.LastSequence() != applied_sequence_) {
+    if (record.kind == storage::ReplicationRecord::Kind::kControl) {
+      // Nothing to apply: its bytes count like any record's.
+      getack |= record.payload == storage::kControlGetAck;
+    } else if (db.LastSequence() != applied_sequence_) {
       // Something other than the master wrote to this engine (replica-read-only no): its
       // sequences no longer follow the master's.
       s = storage::Status::Corruption("the engine was written outside the replication stream");
@@ -557,17 +576,8 @@ bool ReplicaLink::ApplyStream() {
     master_->FeedFromMaster(std::string_view(in_).substr(0, consumed));
     offset_ += consumed;
     in_.erase(0, consumed);
-    // Acknowledge what was applied once this turn of the loop is over (one ACK however many
-    // reads it applied), so the master's WAIT answers without waiting for the periodic ACK.
-    if (!ack_posted_) {
-      ack_posted_ = true;
-      boost::asio::post(io_, [this, generation = generation_] {
-        ack_posted_ = false;
-        if (generation == generation_ && state_ == State::kConnected) {
-          SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
-        }
-      });
-    }
+    // GETACK: acknowledge at once everything applied (and synced) so far, the request included.
+    if (getack && !failed) SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
   }
   if (failed) {
     Fail("Replication stream broken");
@@ -688,9 +698,30 @@ void ReplicaLink::ScheduleAck() {
   ack_timer_.expires_after(std::chrono::seconds(1));
   ack_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || !is_replica()) return;
-    SendAck();
+    if (!TimedOut(WallMs())) SendAck();
     ScheduleAck();
   });
+}
+
+bool ReplicaLink::TimedOut(int64_t now_ms) {
+  if (now_ms - last_io_ms_ <= context_->config().repl_timeout_s * 1000) return false;
+  // Redis's wording (replicationCron).
+  switch (state_) {
+    case State::kConnecting:
+    case State::kHandshake:
+      Fail("Timeout connecting to the MASTER...");
+      return true;
+    case State::kTransfer:
+      Fail(
+          "Timeout receiving bulk data from MASTER... If the problem persists try to set the "
+          "'repl-timeout' parameter in redis.conf to a larger value.");
+      return true;
+    case State::kConnected:
+      Fail("MASTER timeout: no data nor PING received...");
+      return true;
+    default:  // not connected, or loading the snapshot (nothing is read meanwhile)
+      return false;
+  }
 }
 
 void ReplicaLink::SendAck() {

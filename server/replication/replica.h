@@ -14,9 +14,13 @@
 // then applies the stream: each whole record through ApplyReplicationRecord (the master's
 // sequences reproduced; skipped when already held; a gap drops the link and asks for a full
 // resynchronisation), every touched key's watchers invalidated, the applied bytes handed on to
-// ReplicationMaster::FeedFromMaster (this server's backlog and replicas). The offset it
-// acknowledges (REPLCONF ACK: after each turn of the loop that applied records, and every
-// second) counts whole records applied — and, under `wal-fsync always`, synced.
+// ReplicationMaster::FeedFromMaster (this server's backlog and replicas). Control records
+// (storage/replication_record.h) change no data; a GETACK is answered with REPLCONF ACK as soon
+// as the read that held it is applied. The offset it acknowledges (REPLCONF ACK: on GETACK, and
+// every second) counts whole records applied — and, under `wal-fsync always`, synced.
+//
+// repl-timeout: a link on which the master sent nothing (no record, no ping, no keepalive
+// newline) for longer is dropped and reconnected, as Redis's replicationCron does.
 //
 // A failed or lost link is retried after a backoff (kFirstRetry doubling up to kMaxRetry). The
 // link is registered as a client (CLIENT LIST flag M, CLIENT KILL TYPE master closes it).
@@ -84,9 +88,10 @@ class ReplicaLink {
   // Asks PSYNC with this server's replid and offset, so a server that held the same history
   // continues partially.
   void ReplicateFrom(const std::string& host, int port);
-  // REPLICAOF NO ONE: closes the link, keeps the data, and becomes a master (the IDs shift:
-  // ReplicationMaster::StopFollowing). No effect when not a replica.
-  void Promote();
+  // REPLICAOF NO ONE (or PSYNC FAILOVER, or an aborted FAILOVER): closes the link, keeps the
+  // data, and becomes a master (the IDs shift: ReplicationMaster::StopFollowing); `why` goes in
+  // the log line. No effect when not a replica.
+  void Promote(std::string_view why = "user request from replication");
   // Closes the link and writes the position (the server is stopping). Idempotent.
   void Stop();
   // Closes the link (CLIENT KILL TYPE master); it reconnects after the backoff.
@@ -145,6 +150,9 @@ class ReplicaLink {
   void ScheduleRetry();
   void ScheduleAck();
   void SendAck();
+  // repl-timeout: drops the link (it reconnects) when the master sent nothing for longer while
+  // connecting, in the handshake, receiving the snapshot or streaming. True if it dropped it.
+  bool TimedOut(int64_t now_ms);
   void SavePosition(const std::string& dir, const Position& position);
   bool LoadPosition(Position* position);
   std::string PositionPath() const;
@@ -173,7 +181,6 @@ class ReplicaLink {
   std::vector<std::vector<std::string>> steps_;  // the handshake's commands, in order
   size_t step_ = 0;                              // the one awaiting its reply
   bool writing_ = false;
-  bool ack_posted_ = false;  // an ACK of the records just applied is on its way
   std::string out_, out_sending_;
 
   // The history followed: the master's replid, the offset applied, the engine's sequence then.

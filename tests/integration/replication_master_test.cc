@@ -70,6 +70,8 @@ class HandReplica {
   // After +FULLRESYNC: reads the snapshot into dir_ and opens it.
   void ReadSnapshot() {
     std::string header = conn_.ReadUntil("\r\n");
+    // A master still making the snapshot sends a newline a second to keep the link alive.
+    header.erase(0, header.find_first_not_of('\n'));
     ASSERT_EQ(header[0], '$') << header;
     uint64_t left = std::stoull(header.substr(1));
     storage::SnapshotSink sink(storage::DefaultFileSystem(), dir_);
@@ -82,6 +84,15 @@ class HandReplica {
     ASSERT_TRUE(sink.done());
     ASSERT_TRUE(storage::DB::Open(ReplicaOptions(), dir_, &db_).ok());
     EXPECT_EQ(db_->LastSequence(), sink.sequence());
+  }
+
+  // A full resynchronisation from nothing: the handshake with `PSYNC ? -1`, +FULLRESYNC, the
+  // snapshot read and opened; the offset set to the one the master gave.
+  void FullResync() {
+    const std::string reply = Handshake("?", -1);
+    ASSERT_EQ(reply.rfind("+FULLRESYNC ", 0), 0u) << reply;
+    offset_ = std::stoull(reply.substr(53));
+    ReadSnapshot();
   }
 
   // Reads and applies stream bytes until `offset` bytes past the start are applied.
@@ -241,10 +252,7 @@ TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
   EXPECT_EQ(Do({"WAIT", "x", "0"}), "-ERR value is not an integer or out of range");
 
   HandReplica replica(server_.port(), ReplicaDir("replica"));
-  const std::string reply = replica.Handshake("?", -1);
-  ASSERT_EQ(reply.rfind("+FULLRESYNC ", 0), 0u) << reply;
-  replica.set_offset(std::stoull(reply.substr(53)));
-  replica.ReadSnapshot();
+  ASSERT_NO_FATAL_FAILURE(replica.FullResync());
   ASSERT_EQ(Do({"SET", "k", "1"}), "+OK");
   EXPECT_EQ(Do({"WAIT", "1", "100"}), ":0");  // written, not yet acknowledged
 
@@ -267,6 +275,58 @@ TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
   EXPECT_EQ(Do({"WAIT", "1", "0"}), "+QUEUED");
   EXPECT_EQ(R({"EXEC"}), "1) OK\n2) (integer) 1");
   EXPECT_EQ(Do({"WAIT", "1", "20"}), ":0");
+}
+
+// A WAIT that has to wait puts a GETACK control record on the stream, after the write it waits
+// for; the replica's REPLCONF ACK of the offset after it answers the WAIT. The master's pings
+// are control records too, counted in the offsets like every byte.
+TEST_F(ReplicationMasterTest, WaitAsksForAnAckOnTheStreamAndPingsCountInTheOffsets) {
+  EXPECT_EQ(Do({"CONFIG", "SET", "repl-ping-replica-period", "3600"}), "+OK");
+  HandReplica replica(server_.port(), ReplicaDir("replica"));
+  ASSERT_NO_FATAL_FAILURE(replica.FullResync());
+  ASSERT_EQ(Do({"SET", "k", "1"}), "+OK");
+  const uint64_t written = MasterOffset();
+
+  auto waiter = server_.Connect();
+  Append(waiter.get(), {"WAIT", "1", "0"});
+  redisBufferWrite(waiter.get(), nullptr);
+  // The SET's batch, then the GETACK.
+  const std::string stream = replica.conn().ReadUntil(std::string("\x06getack"), 10'000);
+  ASSERT_FALSE(stream.empty());
+  std::string_view in = stream;
+  std::vector<storage::ReplicationRecord::Kind> kinds;
+  storage::ReplicationRecord record;
+  bool complete = false;
+  while (storage::ParseReplicationRecord(&in, &record, &complete).ok() && complete) {
+    kinds.push_back(record.kind);
+  }
+  EXPECT_TRUE(in.empty());
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0], storage::ReplicationRecord::Kind::kBatch);
+  EXPECT_EQ(kinds[1], storage::ReplicationRecord::Kind::kControl);
+  EXPECT_EQ(record.payload, "getack");
+  const uint64_t acked = replica.offset() + stream.size();
+  EXPECT_EQ(acked, written + 16);  // the record: kind, sequence 0, length 6, "getack"
+  EXPECT_EQ(MasterOffset(), acked);
+  EXPECT_TRUE(replica.conn().Send("REPLCONF ACK " + std::to_string(acked) + "\r\n"));
+  EXPECT_EQ(Canon(ReadReply(waiter.get())), ":1");
+  EXPECT_NE(R({"ROLE"}).find("\"" + std::to_string(acked) + "\""), std::string::npos);
+
+  // A WAIT its replicas cannot satisfy asks once: the answer to its GETACK, which resumes it,
+  // does not make it ask again.
+  Append(waiter.get(), {"WAIT", "2", "500"});
+  redisBufferWrite(waiter.get(), nullptr);
+  const std::string asked = replica.conn().ReadUntil(std::string("\x06getack"), 10'000);
+  EXPECT_EQ(asked.size(), 16u);
+  EXPECT_TRUE(replica.conn().Send("REPLCONF ACK " + std::to_string(acked + 16) + "\r\n"));
+  EXPECT_EQ(Canon(ReadReply(waiter.get())), ":1");
+  EXPECT_EQ(MasterOffset(), acked + 16);
+
+  // A ping: 14 bytes more on the stream, with no write.
+  EXPECT_EQ(Do({"CONFIG", "SET", "repl-ping-replica-period", "1"}), "+OK");
+  const std::string ping = replica.conn().ReadUntil(std::string("\x04ping"), 10'000);
+  EXPECT_EQ(ping, std::string("\x03\0\0\0\0\0\0\0\0\x04ping", 14));
+  EXPECT_GE(MasterOffset(), acked + 16 + 14);
 }
 
 // A shutdown while a snapshot is being sent (its replica reads nothing) ends the sender before

@@ -18,16 +18,6 @@
 namespace ebb::test {
 namespace {
 
-// The text of INFO `section`'s `field` ("" if absent).
-std::string InfoText(redisContext* c, const std::string& section, const std::string& field) {
-  const std::string info = Cmd(c, {"INFO", section}).str();
-  const std::string key = "\r\n" + field + ":";
-  const size_t at = info.find(key);
-  if (at == std::string::npos) return "";
-  const size_t from = at + key.size();
-  return info.substr(from, info.find("\r\n", from) - from);
-}
-
 std::string Digest(redisContext* c) { return Cmd(c, {"DEBUG", "DIGEST"}).str(); }
 
 class ReplicationReplicaTest : public ::testing::Test {
@@ -45,18 +35,9 @@ class ReplicationReplicaTest : public ::testing::Test {
     return "127.0.0.1 " + std::to_string(master.port());
   }
 
-  // Waits (bounded) until `replica` has applied every stream byte `master` produced. The master
-  // must not be written meanwhile.
+  // Waits (bounded) until `replica` has applied every stream byte `master` produced.
   void WaitCaughtUp(redisContext* replica, redisContext* master) {
-    const std::string want = InfoText(master, "replication", "master_repl_offset");
-    std::string link, got;
-    for (int i = 0; i < 1000; i++) {  // 10 s
-      link = InfoText(replica, "replication", "master_link_status");
-      got = InfoText(replica, "replication", "slave_repl_offset");
-      if (link == "up" && got == want) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    FAIL() << "replica at " << got << " (link " << link << "), master at " << want;
+    EXPECT_EQ(ebb::test::WaitCaughtUp(replica, master), "");
   }
 
   // Every server still running stops cleanly (exit 0: under the sanitizers, no error on the

@@ -62,6 +62,29 @@ long long InfoField(redisContext* c, const std::string& section, const std::stri
   return InfoField(Cmd(c, {"INFO", section}).str(), field);
 }
 
+std::string InfoText(redisContext* c, const std::string& section, const std::string& field) {
+  const std::string info = Cmd(c, {"INFO", section}).str();
+  const std::string key = "\r\n" + field + ":";
+  const size_t at = info.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size();
+  return info.substr(from, info.find("\r\n", from) - from);
+}
+
+std::string WaitCaughtUp(redisContext* replica, redisContext* master) {
+  const long long want = InfoField(master, "replication", "master_repl_offset");
+  std::string link;
+  long long got = -1;
+  for (int i = 0; i < 1000; i++) {
+    link = InfoText(replica, "replication", "master_link_status");
+    got = InfoField(replica, "replication", "slave_repl_offset");
+    if (link == "up" && got >= want) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "replica at " + std::to_string(got) + " (link " + link + "), master at " +
+         std::to_string(want);
+}
+
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
                         long long want, std::chrono::milliseconds timeout) {
   constexpr auto kPoll = std::chrono::milliseconds(20);

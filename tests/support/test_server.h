@@ -38,6 +38,13 @@ bool EnsureFileLimit(uint64_t fds);
 
 // The integer value of `field` in `INFO section`, or -1 if absent.
 long long InfoField(redisContext* c, const std::string& section, const std::string& field);
+// The text of `field` in `INFO section` ("" if absent).
+std::string InfoText(redisContext* c, const std::string& section, const std::string& field);
+// Polls (every 10 ms, for up to 10 s) until `replica`'s link is up and it has applied every
+// replication stream byte `master` had produced when called (INFO's slave_repl_offset against
+// master_repl_offset; the master's pings may add bytes meanwhile). "" once it has, else what it
+// saw last.
+std::string WaitCaughtUp(redisContext* replica, redisContext* master);
 // Polls INFO every 20 ms until `field` reaches `want` or `timeout` passes. Returns the last value.
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
                         long long want,

@@ -57,6 +57,37 @@ TEST(ReplicationRecordTest, RoundTripsAndWaitsForWholeRecords) {
   EXPECT_TRUE(ParseReplicationRecord(&bad, &record, &complete).IsCorruption());
 }
 
+// The control record: kind 3, sequence 0, the word as its payload, parsed like any record and
+// counted in the stream's bytes (so in the offsets) like any other.
+TEST(ReplicationRecordTest, ControlRecordsCarryPingAndGetAck) {
+  std::string stream;
+  AppendReplicationRecord(&stream, ControlRecord(kControlPing));
+  AppendReplicationRecord(&stream, ControlRecord(kControlGetAck));
+  EXPECT_EQ(stream, std::string("\x03\0\0\0\0\0\0\0\0\x04ping"
+                                "\x03\0\0\0\0\0\0\0\0\x06getack",
+                                14 + 16));
+  for (size_t n = 0; n < 14; n++) {  // a part of the first is not a record yet
+    std::string_view in(stream.data(), n);
+    ReplicationRecord record;
+    bool complete = true;
+    ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+    EXPECT_FALSE(complete) << n;
+  }
+  std::string_view in = stream;
+  ReplicationRecord record;
+  bool complete = false;
+  ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+  ASSERT_TRUE(complete);
+  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kControl);
+  EXPECT_EQ(record.first_sequence, 0u);
+  EXPECT_EQ(record.payload, "ping");
+  EXPECT_EQ(in.size(), 16u);
+  ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+  ASSERT_TRUE(complete);
+  EXPECT_EQ(record.payload, "getack");
+  EXPECT_TRUE(in.empty());
+}
+
 // A master DB whose tap collects the stream, and replica DBs in directories of their own.
 class DBReplicationTest : public DBTest {
  protected:
@@ -206,6 +237,31 @@ TEST_F(DBReplicationTest, ReplicaRefusesAGap) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_FALSE(applied);
   EXPECT_EQ(replica_->LastSequence(), 0u);
+}
+
+// A control record between batches changes nothing on the replica and does not disturb the
+// sequence rule: the batch after it applies as if it were not there.
+TEST_F(DBReplicationTest, ReplicaAppliesControlRecordsAsNothing) {
+  Open();
+  StartTap();
+  Put("a", "1");
+  AppendReplicationRecord(&stream_, ControlRecord(kControlGetAck));
+  Put("b", "2");
+  OpenReplica(NewDir());
+  std::string_view in = stream_;
+  ReplicationRecord record;
+  bool complete = false;
+  int records = 0;
+  while (ParseReplicationRecord(&in, &record, &complete).ok() && complete) {
+    bool applied = false;
+    ASSERT_TRUE(ApplyReplicationRecord(replica_.get(), WriteOptions(), record, &applied).ok());
+    EXPECT_EQ(applied, record.kind != ReplicationRecord::Kind::kControl);
+    records++;
+  }
+  EXPECT_EQ(records, 3);
+  EXPECT_TRUE(in.empty());
+  EXPECT_EQ(replica_->LastSequence(), 2u);
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
 }
 
 // A full resynchronisation: checkpoint taken while another thread writes, the stream collected
