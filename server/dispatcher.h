@@ -52,7 +52,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace ebb::protocol {
@@ -114,9 +116,9 @@ class Dispatcher {
            Client& client, protocol::ReplyWriter& reply);
 
  private:
-  // True if the request must be refused with MISCONF (replied to `reply`); logs the first
-  // refusal and the first write accepted again.
-  bool RefusedForDiskError(protocol::ReplyWriter& reply);
+  // The MISCONF error a write is refused with while the engine has a disk error, or nothing;
+  // logs the first refusal and the first write accepted again.
+  std::optional<std::string> DiskErrorRefusal();
   // For a write command: true (and *deferred, with no reply) while the engine's write stall
   // lasts; true with an error reply if the write is refused; false to run it.
   bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
