@@ -132,6 +132,8 @@ void ReplyWriter::MapHeader(size_t pairs) {
 
 void ReplyWriter::SetHeader(size_t n) { Header(protocol_ >= 3 ? '~' : '*', n); }
 
+void ReplyWriter::AttributeHeader(size_t pairs) { Header('|', pairs); }
+
 void ReplyWriter::Double(double d) {
   std::string text = FormatDouble(d);
   if (protocol_ >= 3) {

@@ -52,6 +52,9 @@ class ReplyWriter {
   void PushHeader(size_t n);   // RESP3 "><n>" (an out-of-band push), RESP2 "*<n>"
   void MapHeader(size_t pairs);
   void SetHeader(size_t n);
+  // RESP3 "|<pairs>": attributes about the reply that follows. REQUIRES: protocol() is 3 (RESP2
+  // has no attributes: leave them out).
+  void AttributeHeader(size_t pairs);
   void Double(double d);
   void Bool(bool b);
   // REQUIRES: format3 is 3 bytes ("txt", "mkd").

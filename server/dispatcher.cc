@@ -15,20 +15,19 @@
 
 namespace ebb::server {
 
-bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
-  if (!server_->has_keyspace()) return false;
+std::optional<std::string> Dispatcher::DiskErrorRefusal() {
+  if (!server_->has_keyspace()) return std::nullopt;
   const storage::Status error = server_->keyspace().db().BackgroundError();
   if (error.ok()) {
     if (refusing_writes_) spdlog::warn("The data directory is writable again: writes accepted");
     refusing_writes_ = false;
-    return false;
+    return std::nullopt;
   }
   if (!refusing_writes_) {
     spdlog::warn("Refusing writes until the disk error clears: {}", error.ToString());
   }
   refusing_writes_ = true;
-  reply.Error(MisconfError(error.message()));
-  return true;
+  return MisconfError(error.message());
 }
 
 bool Dispatcher::MayWrite(const CommandSpec& spec, uint32_t flags, const Client& client) {
@@ -136,6 +135,14 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reject(WrongArgsError(spec->full_name), spec);
     return result;
   }
+  if (multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec") {
+    // EXEC is refused as its queue would be (Redis's processCommand): as a write when a queued
+    // command writes, past maxmemory when one uses memory, on a stale replica when one reads.
+    for (const QueuedCommand& queued : multi.queued) {
+      flags |= queued.spec->flags & (kCmdWrite | kCmdDenyOom);
+      if (!(queued.spec->flags & kCmdStale)) flags &= ~kCmdStale;
+    }
+  }
   if (flags & kCmdDebug) {
     if (!AllowsProtectedAction(server_->config().enable_debug_command, client.is_local())) {
       reject(kDebugNotAllowed, spec);
@@ -175,10 +182,11 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reject(kMasterDown, spec);
     return result;
   }
-  if (((flags & kCmdWrite) || spec->name == "ping") && RefusedForDiskError(reply)) {
-    if (multi.active) multi.dirty_exec = true;
-    result.refused = spec;
-    return result;
+  if ((flags & kCmdWrite) || spec->name == "ping") {
+    if (std::optional<std::string> refusal = DiskErrorRefusal()) {
+      reject(*refusal, spec);
+      return result;
+    }
   }
   if ((flags & kCmdDenyOom) && server_->OverMaxmemory()) {
     reject(kOomError, spec);

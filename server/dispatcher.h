@@ -54,7 +54,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace ebb::protocol {
@@ -116,9 +118,9 @@ class Dispatcher {
            Client& client, protocol::ReplyWriter& reply);
 
  private:
-  // True if the request must be refused with MISCONF (replied to `reply`); logs the first
-  // refusal and the first write accepted again.
-  bool RefusedForDiskError(protocol::ReplyWriter& reply);
+  // The MISCONF error a write is refused with while the engine has a disk error, or nothing;
+  // logs the first refusal and the first write accepted again.
+  std::optional<std::string> DiskErrorRefusal();
   // True when the request may write (FAILOVER's write pause holds it back, as Redis's pause
   // holds its may-replicate commands): a write command, EVAL, EVALSHA, FCALL, or an EXEC whose
   // queue holds one.

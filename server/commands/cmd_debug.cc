@@ -1,4 +1,5 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|HELP:
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|
+// HELP:
 // test hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
 // DEBUG DIGEST names the data's visible content in 40 hex digits, so a test compares a master
 // and its replicas (docs/replication.md, "Comparing a replica with its master").
@@ -6,7 +7,8 @@
 // directory's writes and fsyncs fail so tests see MISCONF without filling a disk, or holds new
 // table files so tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power
 // failure would and kills the process, for the power-cut tests; DEBUG BLOCK-READ-DELAY holds
-// commands that wait for the disk for a while, so tests can act while they wait.
+// commands that wait for the disk for a while, so tests can act while they wait; DEBUG PROTOCOL
+// answers one sample of each RESP type, as Redis's test suites ask for them.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
@@ -221,6 +223,59 @@ void ExecuteReadDelay(CommandContext& ctx, const ReadDelayOptions& o) {
   ctx.reply.Ok();
 }
 
+// DEBUG PROTOCOL type: one reply of each RESP type, as Redis's test suites ask for them.
+struct ProtocolOptions {
+  std::string_view type;
+};
+
+ProtocolOptions ParseProtocol(ArgParser& args) { return {args.Next()}; }
+
+void ExecuteProtocol(CommandContext& ctx, const ProtocolOptions& o) {
+  protocol::ReplyWriter& r = ctx.reply;
+  const std::string type = AsciiLower(o.type);
+  if (type == "string") return r.Bulk("Hello World");
+  if (type == "integer") return r.Integer(12345);
+  if (type == "double") return r.Double(3.141);
+  if (type == "bignum") return r.BigNumber("1234567999999999999999999999999999999");
+  if (type == "null") return r.Null();
+  if (type == "true" || type == "false") return r.Bool(type == "true");
+  if (type == "verbatim") return r.Verbatim("txt", "This is a verbatim\nstring");
+  if (type == "array" || type == "set") {
+    type == "array" ? r.ArrayHeader(3) : r.SetHeader(3);
+    for (int i = 0; i < 3; i++) r.Integer(i);
+    return;
+  }
+  if (type == "map") {
+    r.MapHeader(3);
+    for (int i = 0; i < 3; i++) {
+      r.Integer(i);
+      r.Bool(i == 1);
+    }
+    return;
+  }
+  if (type == "attrib") {
+    // An attribute is not a reply: a real one follows it (and alone is sent to RESP2).
+    if (r.protocol() >= 3) {
+      r.AttributeHeader(1);
+      r.Bulk("key-popularity");
+      r.ArrayHeader(2);
+      r.Bulk("key:123");
+      r.Integer(90);
+    }
+    return r.Bulk("Some real reply following the attribute");
+  }
+  if (type == "push") {
+    if (r.protocol() < 3) return r.Error("ERR RESP2 is not supported by this command");
+    r.PushHeader(2);
+    r.Bulk("server-cpu-usage");
+    r.Integer(42);
+    return r.Bulk("Some real reply following the push reply");
+  }
+  r.Error(
+      "ERR Wrong protocol type name. Please use one of the following: "
+      "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+}
+
 // DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the
 // subcommand).
 const CommandSpec& DebugTable() {
@@ -282,6 +337,14 @@ const CommandSpec& DebugTable() {
            .help = {{.text = "Make every command that waits for table blocks wait at least "
                              "<ms> (0: no delay)."}},
            .handler = Handler<ParseReadDelay, ExecuteReadDelay>},
+          {.name = "protocol",
+           .arity = 3,
+           .arguments = {{.name = "type"}},
+           .help = {{.usage = "PROTOCOL <type>",
+                     .text = "Reply with a sample of a RESP type: string, integer, double, "
+                             "bignum, null, array, set, map, attrib, push, verbatim, true or "
+                             "false."}},
+           .handler = Handler<ParseProtocol, ExecuteProtocol>},
           {.name = "help",
            .arity = 2,
            .help = {{.text = "Print this help."}},

@@ -65,6 +65,25 @@ TEST_F(TransactionTest, RefusedExecCarriesItsReason) {
   EXPECT_EQ(Do({"DISCARD"}), "-ERR DISCARD without MULTI");
 }
 
+// EXEC is refused as its queue would be when the server's state changed after queueing: past
+// maxmemory a transaction that uses memory is discarded whole, one that only reads runs.
+TEST_F(TransactionTest, ExecIsRefusedAsItsQueueWouldBe) {
+  EXPECT_EQ(Do({"SET", "xx", "1"}), "+OK");
+  const size_t other = ebb_->AddClient();
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"INCR", "xx"}), "+QUEUED");
+  EXPECT_EQ(DoAs(other, {"CONFIG", "SET", "maxmemory", "1"}), "+OK");
+  EXPECT_EQ(Do({"EXEC"}),
+            "-EXECABORT Transaction discarded because of: OOM command not allowed when used "
+            "memory > 'maxmemory'.");
+  EXPECT_EQ(Do({"GET", "xx"}), "$1");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"GET", "xx"}), "+QUEUED");
+  EXPECT_EQ(Do({"DEL", "xx"}), "+QUEUED");  // frees memory: not refused
+  EXPECT_EQ(Do({"EXEC"}), "[$1,:1]");
+  EXPECT_EQ(DoAs(other, {"CONFIG", "SET", "maxmemory", "0"}), "+OK");
+}
+
 TEST_F(TransactionTest, ShutdownIsRefusedInsideMulti) {
   EXPECT_EQ(Do({"MULTI"}), "+OK");
   EXPECT_EQ(Do({"SET", "foo", "bar"}), "+QUEUED");
