@@ -122,7 +122,7 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
                 "    Print this help.",
             }));
   const std::vector<std::string> debug = Lines({"DEBUG", "HELP"});
-  ASSERT_EQ(debug.size(), 27u);
+  ASSERT_EQ(debug.size(), 29u);
   EXPECT_EQ(debug[0], "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   EXPECT_EQ(debug[1], "SLEEP <seconds>");
   EXPECT_EQ(debug[3], "CLOCK GET");
@@ -135,7 +135,8 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
   EXPECT_EQ(debug[19], "DISK-FAULT OFF");
   EXPECT_EQ(debug[21], "POWER-CUT [<seed>]");
   EXPECT_EQ(debug[23], "BLOCK-READ-DELAY <ms>");
-  EXPECT_EQ(debug[26], "    Print this help.");
+  EXPECT_EQ(debug[25], "PROTOCOL <type>");
+  EXPECT_EQ(debug[28], "    Print this help.");
 }
 
 }  // namespace
