@@ -140,8 +140,8 @@ class Keyspace {
   bool in_batch() const { return batch_ != nullptr; }
   // Writes the pending writes with one DB::Write (one WAL record; all or nothing across a
   // crash) under WriteOptions() — under defer_sync the caller syncs the WAL before it
-  // acknowledges, as for any write — and ends the batch. On failure the engine took none of it
-  // (save what a range deletion inside the batch committed early, batch_db.h), the TLOG head
+  // acknowledges, as for any write; a batch holding FLUSHDB/FLUSHALL is durable on return) — and
+  // ends the batch. On failure the engine took none of it, the TLOG head
   // cache is cleared, and the status says why. REQUIRES: in_batch().
   storage::Status CommitBatch();
   // Ends the batch, dropping its writes (the TLOG head cache forgets what it saw of them).

@@ -538,7 +538,7 @@ bool ReplicaLink::ApplyStream() {
       s = storage::ApplyReplicationRecord(&db, options, record, &applied);
       if (s.ok() && applied) {
         applied_sequence_ = db.LastSequence();
-        SignalRecordKeys(static_cast<uint8_t>(record.kind), record.payload);
+        SignalRecordKeys(record.payload);
       }
     }
     if (!s.ok()) {
@@ -576,16 +576,11 @@ bool ReplicaLink::ApplyStream() {
   return true;
 }
 
-void ReplicaLink::SignalRecordKeys(uint8_t kind, std::string_view payload) {
+void ReplicaLink::SignalRecordKeys(std::string_view payload) {
   WatchRegistry& watches = context_->watches();
   ExpiryEvents& expiries = context_->expiry_events();
   const bool note_expiries = expiries.enabled();
   if (watches.empty() && !note_expiries) return;
-  if (kind == static_cast<uint8_t>(storage::ReplicationRecord::Kind::kRangeDeletion)) {
-    // FLUSHDB / FLUSHALL: every watcher.
-    for (const auto& [key_db, key] : watches.WatchedIn(-1)) watches.Touch(key_db, key);
-    return;
-  }
   storage::WriteBatch batch;
   if (!storage::WriteBatch::FromRep(payload, &batch).ok()) return;
   struct Signal : storage::WriteBatch::Handler {
@@ -593,6 +588,11 @@ void ReplicaLink::SignalRecordKeys(uint8_t kind, std::string_view payload) {
     ExpiryEvents* expiries;
     bool note_expiries;
     void Apply(const storage::WriteBatch::Entry& entry) override {
+      if (entry.op == storage::WriteBatch::Op::kDeleteRange) {
+        // FLUSHDB / FLUSHALL: every watcher.
+        for (const auto& [key_db, key] : watches->WatchedIn(-1)) watches->Touch(key_db, key);
+        return;
+      }
       int db = 0;
       std::string_view key;
       if (!types::ParseMetaKey(entry.key, &db, &key)) {

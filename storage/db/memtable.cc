@@ -427,12 +427,15 @@ std::unique_ptr<InternalIterator> MemTable::NewFlushIterator(std::shared_ptr<con
 
 namespace {
 
-// Applies batch entries to a memtable with consecutive sequence numbers.
+// Applies batch entries to a memtable with consecutive sequence numbers. A range deletion takes
+// its number and adds no row (the DB records it in the version: DBImpl::Write).
 class MemTableInserter final : public WriteBatch::Handler {
  public:
   MemTableInserter(MemTable* mem, uint64_t first_sequence) : mem_(mem), sequence_(first_sequence) {}
   void Apply(const WriteBatch::Entry& e) override {
-    mem_->Add(sequence_++, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
+    const uint64_t sequence = sequence_++;
+    if (e.op == WriteBatch::Op::kDeleteRange) return;
+    mem_->Add(sequence, WriteBatch::KindOf(e.op), e.key, e.encoded_row, e.meta);
   }
 
  private:

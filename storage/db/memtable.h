@@ -161,7 +161,8 @@ class MemTable {
 };
 
 // Adds every entry of `batch` with consecutive sequence numbers from `first_sequence` (the
-// WAL record's). REQUIRES: as MemTable::Add. Corruption only if the batch is malformed (a
+// WAL record's); a range deletion takes its number and adds nothing (the DB records it in the
+// version). REQUIRES: as MemTable::Add. Corruption only if the batch is malformed (a
 // batch from WriteBatch::FromRep or built by Put/Delete never is).
 Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch);
 

@@ -19,8 +19,10 @@ TEST(ReplicationRecordTest, RoundTripsAndWaitsForWholeRecords) {
   std::string stream;
   const std::string batch_payload("\x01\x01\x01k\x01\x00", 6);  // not decoded here
   AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kBatch, 7, batch_payload});
-  const std::string ranges = EncodeRangeDeletion({{"a", "b"}, {std::string("\0x", 2), "zz"}});
-  AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kRangeDeletion, 9, ranges});
+  WriteBatch ranges;
+  ranges.DeleteRange({"a", "b"});
+  ranges.DeleteRange({std::string("\0x", 2), "zz"});
+  AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kBatch, 9, ranges.rep()});
   // kind, fixed64 sequence, varint32 length, payload.
   EXPECT_EQ(stream.substr(0, 10), std::string("\x01\x07\0\0\0\0\0\0\0\x06", 10));
 
@@ -44,14 +46,10 @@ TEST(ReplicationRecordTest, RoundTripsAndWaitsForWholeRecords) {
   EXPECT_EQ(record.payload, batch_payload);
   ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
   ASSERT_TRUE(complete);
-  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kRangeDeletion);
+  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kBatch);
   EXPECT_EQ(record.first_sequence, 9u);
+  EXPECT_EQ(record.payload, ranges.rep());
   EXPECT_TRUE(in.empty());
-  std::vector<KeyRange> decoded;
-  ASSERT_TRUE(DecodeRangeDeletion(record.payload, &decoded).ok());
-  EXPECT_EQ(decoded, (std::vector<KeyRange>{{"a", "b"}, {std::string("\0x", 2), "zz"}}));
-  EXPECT_TRUE(DecodeRangeDeletion(ranges + "x", &decoded).IsCorruption());
-  EXPECT_TRUE(DecodeRangeDeletion(ranges.substr(0, ranges.size() - 1), &decoded).IsCorruption());
 
   std::string_view bad = "\x05rest";
   EXPECT_TRUE(ParseReplicationRecord(&bad, &record, &complete).IsCorruption());
@@ -138,7 +136,7 @@ TEST_F(DBReplicationTest, TapReportsEveryWriteInSequenceOrder) {
   }
   using K = ReplicationRecord::Kind;
   EXPECT_EQ(seen, (std::vector<std::pair<K, uint64_t>>{
-                      {K::kBatch, 1}, {K::kBatch, 2}, {K::kBatch, 3}, {K::kRangeDeletion, 5}}));
+                      {K::kBatch, 1}, {K::kBatch, 2}, {K::kBatch, 3}, {K::kBatch, 5}}));
   EXPECT_EQ(db_->LastSequence(), 5u);
 }
 
