@@ -21,6 +21,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
@@ -35,7 +36,7 @@ bool ReadMetaOrReply(CommandContext& ctx, std::string_view key,
   types::KeyMetaRow row;
   const storage::Status s = ctx.server.keyspace().GetMeta(ctx.client.db_index(), key, &row);
   if (s.IsNotFound()) {
-    ctx.server.stats().keyspace_misses++;
+    SignalKeyMiss(ctx, key);
     meta->reset();
     return true;
   }

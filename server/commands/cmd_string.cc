@@ -206,7 +206,7 @@ void ExecuteGetEx(CommandContext& ctx, const GetExOptions& o) {
 void ExecuteGetDel(CommandContext& ctx, const KeyOptions& o) {
   OpResult<types::KvRow> row = KvOf(ctx).GetDel(o.key);
   if (row.status() == OpStatus::kNotFound) {
-    ctx.server.stats().keyspace_misses++;
+    SignalKeyMiss(ctx, o.key);
     return ctx.reply.Null();
   }
   if (!row.ok()) return ReplyError(ctx, row);
@@ -230,10 +230,14 @@ void ExecuteMGet(CommandContext& ctx, const RestOptions& o) {
     if (row.ok()) {
       ctx.server.stats().keyspace_hits++;
       ctx.reply.Bulk(row->value);
-    } else {
-      ctx.server.stats().keyspace_misses++;
-      ctx.reply.Null();  // an engine error here cannot become an error reply mid-array
+      continue;
     }
+    if (row.status() == OpStatus::kNotFound) {
+      SignalKeyMiss(ctx, key);
+    } else {
+      ctx.server.stats().keyspace_hits++;  // a key of another type (Redis's lookup found it)
+    }
+    ctx.reply.Null();  // an engine error here cannot become an error reply mid-array
   }
 }
 
