@@ -153,7 +153,7 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   }
   if (!s.ok()) return s;
   std::string_view payload;
-  if (!DecodeMetaValue(row.value, &out->type, &payload)) {
+  if (!DecodeMetaValue(row.value, &out->type, &payload, &out->raw_string)) {
     return Status::Corruption("bad metadata row value");
   }
   // The payload is the value's tail: keep the value's buffer rather than copy it.
@@ -321,7 +321,8 @@ OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
   options.expire_at_ms = expire_at_ms;
-  s = active_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  s = active_->Put(options, MetaKey(db, key),
+                   EncodeMetaValue(meta.type, meta.payload, meta.raw_string));
   if (!s.ok()) return s;
   return true;
 }
@@ -334,7 +335,8 @@ OpResult<bool> Keyspace::Persist(int db, std::string_view key) {
   if (!meta.meta.expire_at_ms) return false;
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
-  s = active_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  s = active_->Put(options, MetaKey(db, key),
+                   EncodeMetaValue(meta.type, meta.payload, meta.raw_string));
   if (!s.ok()) return s;
   return true;
 }
