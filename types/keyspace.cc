@@ -94,6 +94,21 @@ Status Keyspace::ReloadVersionMark() {
   return Status::OK();
 }
 
+std::string Keyspace::SystemRowKey(std::string_view name) { return SystemKey(name); }
+
+Status Keyspace::GetSystemRow(std::string_view name, std::string* value) {
+  storage::Row row;
+  Status s = db_->Get(storage::ReadOptions(), SystemKey(name), &row);
+  if (s.ok()) *value = std::move(row.value);
+  return s;
+}
+
+Status Keyspace::PutSystemRow(std::string_view name, std::string_view value) {
+  Status s = db_->Put(storage::WriteOptions(), SystemKey(name), value);
+  if (s.ok()) s = db_->SyncWal();
+  return s;
+}
+
 Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   assert(!in_batch());
   filter_->SetDb(nullptr);

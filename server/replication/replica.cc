@@ -19,6 +19,7 @@
 #include "server/client.h"
 #include "server/net/server.h"
 #include "server/replication/master.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/key_range.h"
 #include "storage/replication_record.h"
@@ -471,13 +472,10 @@ void ReplicaLink::Swap() {
   master_->AdoptMasterHistory(sync_replid_, sync_offset_);
   const Position position{sync_replid_, sync_offset_, sink_->sequence()};
   sink_.reset();
-  // The position travels with the snapshot; the function libraries stay this server's.
+  // The position travels with the snapshot (and the master's function libraries in it: the
+  // engine_reopened hook loads them).
   SavePosition(sync_dir, position);
   std::error_code ec;
-  if (fs::exists(dir + "/functions", ec)) {
-    fs::copy_file(dir + "/functions", sync_dir + "/functions", fs::copy_options::overwrite_existing,
-                  ec);
-  }
   storage::Status swapped;
   storage::Status s = keyspace.ReopenEngine([&] { swapped = ExchangeDirectories(dir, sync_dir); });
   if (!s.ok()) {
@@ -577,6 +575,11 @@ bool ReplicaLink::ApplyStream() {
 }
 
 void ReplicaLink::SignalRecordKeys(std::string_view payload) {
+  // FUNCTION LOAD, DELETE, FLUSH or RESTORE on the master rewrote its libraries row. (A value
+  // holding those bytes only costs a comparison: ReloadLibraries skips an unchanged row.)
+  static const std::string kLibrariesKey =
+      types::Keyspace::SystemRowKey(types::Keyspace::kFunctionLibrariesRow);
+  if (payload.find(kLibrariesKey) != std::string_view::npos) context_->scripts().ReloadLibraries();
   WatchRegistry& watches = context_->watches();
   ExpiryEvents& expiries = context_->expiry_events();
   const bool note_expiries = expiries.enabled();

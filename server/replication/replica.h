@@ -151,7 +151,7 @@ class ReplicaLink {
   // The data directory without a trailing '/': `<DataDir()>.sync` is its sibling.
   std::string DataDir() const;
   // Invalidates the watchers of every key the record's batch touched (every watcher when it
-  // deletes ranges).
+  // deletes ranges), and loads the function libraries again when it wrote their row.
   void SignalRecordKeys(std::string_view payload);
 
   ServerContext* context_;
