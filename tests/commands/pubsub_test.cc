@@ -11,7 +11,20 @@
 namespace ebb::test {
 namespace {
 
-class PubSubTest : public CommandTest {};
+class PubSubTest : public CommandTest {
+ protected:
+  // Runs `command`, then the events it published to client `subscriber` (pattern-subscribed to
+  // __keyevent@0__:*) as "event:key", space separated.
+  std::string EventsOf(size_t subscriber, std::initializer_list<std::string_view> command) {
+    ebb_->Do(command);
+    std::string out;
+    for (const Reply& m : ParseAll(ebb_->TakePushed(subscriber))) {
+      const std::vector<Reply> e = m.elements();
+      out += (out.empty() ? "" : " ") + e[2].str().substr(15) + ":" + e[3].str();
+    }
+    return out;
+  }
+};
 
 TEST_F(PubSubTest, SubscribeConfirmsEachChannelWithTheCount) {
   EXPECT_EQ(ebb_->Raw({"SUBSCRIBE", "a", "b", "a"}),
@@ -149,15 +162,7 @@ TEST_F(PubSubTest, EveryWriteNotifiesItsEvent) {
   const size_t a = ebb_->AddClient();
   EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "KEA"}), "+OK");
   ebb_->DoAs(a, {"PSUBSCRIBE", "__keyevent@0__:*"});
-  auto events = [&](std::initializer_list<std::string_view> write) {
-    ebb_->Do(write);
-    std::string out;
-    for (const Reply& m : ParseAll(ebb_->TakePushed(a))) {
-      const std::vector<Reply> e = m.elements();
-      out += (out.empty() ? "" : " ") + e[2].str().substr(15) + ":" + e[3].str();
-    }
-    return out;
-  };
+  auto events = [&](std::initializer_list<std::string_view> write) { return EventsOf(a, write); };
   EXPECT_EQ(events({"SET", "s", "1"}), "set:s");
   EXPECT_EQ(events({"SET", "s", "1", "EX", "100"}), "set:s expire:s");
   EXPECT_EQ(events({"SET", "s", "2", "NX"}), "");
@@ -193,13 +198,7 @@ TEST_F(PubSubTest, NewKeyAndKeyMissEvents) {
   const size_t a = ebb_->AddClient();
   ebb_->DoAs(a, {"PSUBSCRIBE", "__keyevent@0__:*"});
   auto events = [&](std::initializer_list<std::string_view> command) {
-    ebb_->Do(command);
-    std::string out;
-    for (const Reply& m : ParseAll(ebb_->TakePushed(a))) {
-      const std::vector<Reply> e = m.elements();
-      out += (out.empty() ? "" : " ") + e[2].str().substr(15) + ":" + e[3].str();
-    }
-    return out;
+    return EventsOf(a, command);
   };
   EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "KEA"}), "+OK");
   EXPECT_EQ(events({"SET", "s", "1"}), "set:s");
