@@ -35,25 +35,6 @@ class SnapshotImpl final : public Snapshot {
   const uint64_t sequence_;
 };
 
-// Appends the range deletions of `batch` (whose first entry has sequence `first`) to *out, each
-// with its entry's sequence.
-void RangeDeletionsOf(const WriteBatch& batch, uint64_t first, std::vector<RangeDeletion>* out) {
-  if (!batch.HasRangeDeletions()) return;
-  struct Collector final : WriteBatch::Handler {
-    uint64_t sequence;
-    std::vector<RangeDeletion>* out;
-    void Apply(const WriteBatch::Entry& e) override {
-      const uint64_t s = sequence++;
-      if (e.op != WriteBatch::Op::kDeleteRange) return;
-      out->push_back(RangeDeletion{KeyRange{std::string(e.key), std::string(e.value)}, s});
-    }
-  } collector;
-  collector.sequence = first;
-  collector.out = out;
-  Status s = batch.Iterate(&collector);  // valid by construction (write_batch.h)
-  (void)s;
-}
-
 }  // namespace
 
 Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {

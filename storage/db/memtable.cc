@@ -450,4 +450,22 @@ Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch)
   return batch.Iterate(&inserter);
 }
 
+void RangeDeletionsOf(const WriteBatch& batch, uint64_t first_sequence,
+                      std::vector<RangeDeletion>* out) {
+  if (!batch.HasRangeDeletions()) return;
+  struct Collector final : WriteBatch::Handler {
+    uint64_t sequence;
+    std::vector<RangeDeletion>* out;
+    void Apply(const WriteBatch::Entry& e) override {
+      const uint64_t s = sequence++;
+      if (e.op != WriteBatch::Op::kDeleteRange) return;
+      out->push_back(RangeDeletion{KeyRange{std::string(e.key), std::string(e.value)}, s});
+    }
+  } collector;
+  collector.sequence = first_sequence;
+  collector.out = out;
+  Status s = batch.Iterate(&collector);  // valid by construction (write_batch.h)
+  (void)s;
+}
+
 }  // namespace ebb::storage
