@@ -157,6 +157,11 @@ TEST_F(DBReplicationTest, ReplicaAppliesTheStreamAsItIsWhateverItsClock) {
   }
   ASSERT_TRUE(db_->DeleteRange({{"k5", "k6"}}).ok());
   Put("k55", "after", std::nullopt, 60'000);  // relative ttl: resolved with the master's clock
+  WriteBatch transaction;  // a write, a FLUSHDB, a write: one record, applied whole
+  transaction.Put(WriteOptions(), "k70", "gone", 0);
+  transaction.DeleteRange({"k7", "k8"});
+  transaction.Put(WriteOptions(), "k71", "kept", 0);
+  ASSERT_TRUE(db_->Write(WriteOptions(), transaction).ok());
 
   // The replica's clock is elsewhere: nothing it decides depends on it.
   auto replica_clock = std::make_shared<ManualClock>(1'000'000);
@@ -166,6 +171,11 @@ TEST_F(DBReplicationTest, ReplicaAppliesTheStreamAsItIsWhateverItsClock) {
   replica_clock->Advance(123);
   EXPECT_GT(ApplyStream(), 300);
   EXPECT_EQ(replica_->LastSequence(), db_->LastSequence());
+  Row row;
+  EXPECT_TRUE(replica_->Get(ReadOptions(), "k70", &row).IsNotFound());
+  EXPECT_TRUE(replica_->Get(ReadOptions(), "k7", &row).IsNotFound());
+  ASSERT_TRUE(replica_->Get(ReadOptions(), "k71", &row).ok());
+  EXPECT_EQ(row.value, "kept");
   const auto full_grace = [](DB* db) {
     const std::string dump = Dump(db);
     return dump.substr(dump.find('|'));
