@@ -14,6 +14,15 @@
 #include "types/keyspace.h"
 
 namespace ebb::server {
+namespace {
+
+// True when a run of `spec` must first note which of its keys are absent: a write while class n
+// ("new" events) is selected (server/keyspace_events.h). Inline, as every command asks.
+bool NotesNewKeys(const ServerContext& server, const CommandSpec& spec) {
+  return (spec.flags & kCmdWrite) && (server.config().notify_keyspace_events & kNotifyNew);
+}
+
+}  // namespace
 
 bool Dispatcher::RefusedForDiskError(protocol::ReplyWriter& reply) {
   if (!server_->has_keyspace()) return false;
@@ -208,9 +217,9 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   ctx.dispatcher = this;
   const size_t start = reply.size();
   const uint64_t began = CycleClock::Now();
-  BeginKeyEvents(*server_, spec, client.db_index(), args);
+  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
   spec.handler(ctx);
-  EndKeyEvents(*server_, true);
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
   CountCall(spec, began);
   CountReply(&spec, true, reply.Since(start));
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
@@ -245,11 +254,11 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   const ServerStats::HandlerCounts counts = stats.handler_counts();
   const size_t reply_size = ctx.reply.size();
   const uint64_t inline_reads = fetch.inline_reads();
-  BeginKeyEvents(*server_, spec, ctx.client.db_index(), ctx.args);
+  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, ctx.client.db_index(), ctx.args);
   keyspace.set_block_fetch(&fetch);
   spec.handler(ctx);
   keyspace.set_block_fetch(nullptr);
-  EndKeyEvents(*server_, !fetch.incomplete());
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, !fetch.incomplete());
   if (fetch.incomplete()) {
     // Nothing was written (the engine refused it); withdraw the reply and the counts.
     stats.Withdraw(counts);
@@ -290,8 +299,8 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
   server_->keyspace().set_block_fetch(&fetch);
   spec->handler(ctx);
   server_->keyspace().set_block_fetch(nullptr);
-  stats.Withdraw(counts);         // the real run counts them
-  EndKeyEvents(*server_, false);  // and publishes its events
+  stats.Withdraw(counts);  // the real run counts them and publishes its events
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, false);
   return true;
 }
 

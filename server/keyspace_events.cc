@@ -113,7 +113,6 @@ void BeginKeyEvents(ServerContext& server, const CommandSpec& spec, int db,
                     std::span<const std::string_view> args) {
   KeyEventScratch& scratch = server.key_events();
   scratch.absent.clear();
-  scratch.misses.clear();
   if (!(spec.flags & kCmdWrite) || spec.keys.first <= 0 || !server.has_keyspace() ||
       !(server.config().notify_keyspace_events & kNotifyNew) || !server.pubsub().HasSubscribers()) {
     return;

@@ -77,17 +77,21 @@ void SignalFlush(ServerContext& server, int db);
 // class m, queues the "keymiss" event for EndKeyEvents.
 void SignalKeyMiss(CommandContext& ctx, std::string_view key);
 
-// What the running command has noted for classes n and m (ServerContext::key_events()).
+// What the running command has noted for classes n and m (ServerContext::key_events()). Empty
+// between commands, and all along while neither class is selected.
 struct KeyEventScratch {
   std::vector<std::pair<int, std::string>> absent;  // keys the command may create
   std::vector<std::pair<int, std::string>> misses;  // keymiss events to publish
+  bool empty() const { return absent.empty() && misses.empty(); }
 };
 // Before a command runs in database `db`: under class n, notes which keys of a write command
-// (its key spec over `args`) do not exist yet.
+// (its key spec over `args`) do not exist yet. The dispatcher calls it only for a write command
+// while class n is selected (the check is its own, inline).
 void BeginKeyEvents(ServerContext& server, const CommandSpec& spec, int db,
                     std::span<const std::string_view> args);
 // After the run: publishes the queued keymiss events when `complete` (the run counts), and
-// forgets what BeginKeyEvents and SignalKeyMiss noted.
+// forgets what BeginKeyEvents and SignalKeyMiss noted. Needed only when the scratch is not
+// empty.
 void EndKeyEvents(ServerContext& server, bool complete);
 
 }  // namespace ebb::server
