@@ -14,6 +14,15 @@
 #include "types/keyspace.h"
 
 namespace ebb::server {
+namespace {
+
+// True when a run of `spec` must first note which of its keys are absent: a write while class n
+// ("new" events) is selected (server/keyspace_events.h). Inline, as every command asks.
+bool NotesNewKeys(const ServerContext& server, const CommandSpec& spec) {
+  return (spec.flags & kCmdWrite) && (server.config().notify_keyspace_events & kNotifyNew);
+}
+
+}  // namespace
 
 std::optional<std::string> Dispatcher::DiskErrorRefusal() {
   if (!server_->has_keyspace()) return std::nullopt;
@@ -241,7 +250,9 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   ctx.dispatcher = this;
   const size_t start = reply.size();
   const uint64_t began = CycleClock::Now();
+  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
   spec.handler(ctx);
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
   CountCall(spec, began);
   CountReply(&spec, true, reply.Since(start), ctx.error_counted);
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
@@ -276,9 +287,11 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   const ServerStats::HandlerCounts counts = stats.handler_counts();
   const size_t reply_size = ctx.reply.size();
   const uint64_t inline_reads = fetch.inline_reads();
+  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, ctx.client.db_index(), ctx.args);
   keyspace.set_block_fetch(&fetch);
   spec.handler(ctx);
   keyspace.set_block_fetch(nullptr);
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, !fetch.incomplete());
   if (fetch.incomplete()) {
     // Nothing was written (the engine refused it); withdraw the reply and the counts.
     stats.Withdraw(counts);
@@ -319,7 +332,8 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
   server_->keyspace().set_block_fetch(&fetch);
   spec->handler(ctx);
   server_->keyspace().set_block_fetch(nullptr);
-  stats.Withdraw(counts);  // the real run counts them
+  stats.Withdraw(counts);  // the real run counts them and publishes its events
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, false);
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "server/keyspace_events.h"
 
+#include <algorithm>
 #include <string>
 
 #include "server/client.h"
@@ -81,12 +82,57 @@ void SignalKeyChange(ServerContext& server, int db, std::string_view key, Notify
   if (server.watches().empty() && server.config().notify_keyspace_events == 0) return;
   server.watches().Touch(db, key);
   if (type != kNotifyExpired) server.expiry_events().Note(db, key);
+  auto& absent = server.key_events().absent;
+  if (!absent.empty()) {
+    auto it = std::find_if(absent.begin(), absent.end(),
+                           [&](const auto& a) { return a.first == db && a.second == key; });
+    if (it != absent.end()) {
+      absent.erase(it);
+      auto exists = server.keyspace().Exists(db, key);
+      if (exists.ok() && *exists) Notify(server, db, key, kNotifyNew, "new");
+    }
+  }
   Notify(server, db, key, type, event);
 }
 
 void SignalKeyChange(CommandContext& ctx, std::string_view key, NotifyClass type,
                      std::string_view event) {
   SignalKeyChange(ctx.server, ctx.client.db_index(), key, type, event);
+}
+
+void SignalKeyMiss(CommandContext& ctx, std::string_view key) {
+  ctx.server.stats().keyspace_misses++;
+  if (!(ctx.server.config().notify_keyspace_events & kNotifyKeyMiss) ||
+      !ctx.server.pubsub().HasSubscribers()) {
+    return;
+  }
+  ctx.server.key_events().misses.emplace_back(ctx.client.db_index(), std::string(key));
+}
+
+void BeginKeyEvents(ServerContext& server, const CommandSpec& spec, int db,
+                    std::span<const std::string_view> args) {
+  KeyEventScratch& scratch = server.key_events();
+  scratch.absent.clear();
+  if (!(spec.flags & kCmdWrite) || spec.keys.first <= 0 || !server.has_keyspace() ||
+      !(server.config().notify_keyspace_events & kNotifyNew) || !server.pubsub().HasSubscribers()) {
+    return;
+  }
+  const int count = static_cast<int>(args.size());
+  const int last = spec.keys.last < 0 ? count + spec.keys.last : spec.keys.last;
+  for (int i = spec.keys.first; i <= last && i < count; i += spec.keys.step) {
+    auto exists = server.keyspace().Exists(db, args[i]);
+    if (exists.ok() && !*exists) scratch.absent.emplace_back(db, std::string(args[i]));
+  }
+}
+
+void EndKeyEvents(ServerContext& server, bool complete) {
+  KeyEventScratch& scratch = server.key_events();
+  scratch.absent.clear();
+  if (scratch.misses.empty()) return;
+  std::vector<std::pair<int, std::string>> misses = std::move(scratch.misses);
+  scratch.misses.clear();
+  if (!complete) return;
+  for (const auto& [db, key] : misses) Notify(server, db, key, kNotifyKeyMiss, "keymiss");
 }
 
 void SignalFlush(ServerContext& server, int db) {

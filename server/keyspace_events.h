@@ -11,6 +11,12 @@
 // change no key (a failed write) are not signalled. Expiry calls it with kNotifyExpired and
 // "expired" when the key's time passes (server/expiry_events.h).
 //
+// Two classes are outside A, as in Redis 7: n publishes "new" when a command creates a key
+// (before that command's own event for the key; BeginKeyEvents notes which of a write command's
+// keys are absent), and m publishes "keymiss" when a read finds no key (SignalKeyMiss; published
+// once the command's run is complete, so a run the dispatcher repeats or a lookahead publishes
+// nothing twice).
+//
 // The classes are Redis's notify-keyspace-events letters; ebb's own types have one more:
 // T (TLOG and TREG: tlog_ins, tlog_trim, tlog_clr, treg_set). PUT and DELETE are string
 // writes ($: put, delete). docs/commands.md lists every command's events.
@@ -18,12 +24,16 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ebb::server {
 
 struct CommandContext;
+struct CommandSpec;
 class ServerContext;
 
 enum NotifyClass : uint32_t {
@@ -62,5 +72,26 @@ void SignalKeyChange(ServerContext& server, int db, std::string_view key, Notify
 // Before FLUSHDB (db >= 0) or FLUSHALL (db < 0) removes everything: touches the watchers of
 // every watched key that exists (Redis's touchAllWatchedKeysInDb).
 void SignalFlush(ServerContext& server, int db);
+
+// A read of `key` in the client's database found nothing: counts a keyspace miss and, under
+// class m, queues the "keymiss" event for EndKeyEvents.
+void SignalKeyMiss(CommandContext& ctx, std::string_view key);
+
+// What the running command has noted for classes n and m (ServerContext::key_events()). Empty
+// between commands, and all along while neither class is selected.
+struct KeyEventScratch {
+  std::vector<std::pair<int, std::string>> absent;  // keys the command may create
+  std::vector<std::pair<int, std::string>> misses;  // keymiss events to publish
+  bool empty() const { return absent.empty() && misses.empty(); }
+};
+// Before a command runs in database `db`: under class n, notes which keys of a write command
+// (its key spec over `args`) do not exist yet. The dispatcher calls it only for a write command
+// while class n is selected (the check is its own, inline).
+void BeginKeyEvents(ServerContext& server, const CommandSpec& spec, int db,
+                    std::span<const std::string_view> args);
+// After the run: publishes the queued keymiss events when `complete` (the run counts), and
+// forgets what BeginKeyEvents and SignalKeyMiss noted. Needed only when the scratch is not
+// empty.
+void EndKeyEvents(ServerContext& server, bool complete);
 
 }  // namespace ebb::server

@@ -163,8 +163,9 @@ int Main(int argc, char** argv) {
   ApplyTypeSettings(config, keyspace.get());
   ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
-  // The function libraries persist beside the engine's files (docs/scripting.md).
-  if (!ctx.scripts().OpenFunctionsFile(config.dir + "/functions", &error)) {
+  // The function libraries live in an engine row; an older ebb's functions file moves there
+  // (docs/scripting.md, "Where the libraries live").
+  if (!ctx.scripts().OpenLibraries(config.dir + "/functions", &error)) {
     spdlog::critical("Cannot load the functions: {}", error);
     return 1;
   }

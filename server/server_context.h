@@ -16,6 +16,7 @@
 #include "server/command_stats.h"
 #include "server/config/config.h"
 #include "server/expiry_events.h"
+#include "server/keyspace_events.h"
 #include "server/pubsub.h"
 #include "server/server_stats.h"
 #include "server/transaction.h"
@@ -71,6 +72,8 @@ class ServerContext {
   Acl& acl();
   // The index of upcoming expiries behind on-time `expired` events (server/expiry_events.h).
   ExpiryEvents& expiry_events() { return expiry_events_; }
+  // The running command's notes for the "new" and "keymiss" events (server/keyspace_events.h).
+  KeyEventScratch& key_events() { return key_events_; }
 
   // True under `wal-fsync always` (the keyspace's group-commit setting): the types write with
   // WriteOptions::defer_sync = true and the connection syncs the WAL once per read batch before
@@ -186,6 +189,7 @@ class ServerContext {
   WatchRegistry watches_;
   PubSub pubsub_;
   ExpiryEvents expiry_events_{this};
+  KeyEventScratch key_events_;
   std::unique_ptr<scripting::ScriptEngine> scripts_;
   std::unique_ptr<Acl> acl_;
   bool shutdown_requested_ = false;

@@ -72,11 +72,14 @@ class DB {
   virtual Status Put(const WriteOptions& options, std::string_view key, std::string_view value) = 0;
   // Writes a tombstone version (with options.timestamp_ms if given).
   virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
+  // A batch holding range deletions (WriteBatch::DeleteRange) is still one WAL record, all or
+  // nothing across a crash; it is made durable (fdatasync) before its deletions are recorded in
+  // the manifest, whatever the wal-fsync mode, so it is durable when Write returns.
   virtual Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
   // Deletes every version of every key in `ranges` written before this call, whatever its
-  // timestamp: one record, durable when it returns (the manifest is fsynced), atomic across
-  // crashes for all the ranges. Versions written after it are untouched. The space comes back as
-  // compaction applies it (whole files at once where a file lies inside a range).
+  // timestamp: a Write of a batch holding only these range deletions. Versions written after it
+  // are untouched. The space comes back as compaction applies it (whole files at once where a
+  // file lies inside a range).
   virtual Status DeleteRange(const std::vector<KeyRange>& ranges) = 0;
 
   // The live row for `key` per the read rule above; NotFound if absent, tombstoned or expired.

@@ -12,40 +12,12 @@ void AppendReplicationRecord(std::string* stream, const ReplicationRecord& recor
   PutLengthPrefixed(stream, record.payload);
 }
 
-std::string EncodeRangeDeletion(const std::vector<KeyRange>& ranges) {
-  std::string out;
-  PutVarint32(&out, static_cast<uint32_t>(ranges.size()));
-  for (const KeyRange& range : ranges) {
-    PutLengthPrefixed(&out, range.begin);
-    PutLengthPrefixed(&out, range.end);
-  }
-  return out;
-}
-
-Status DecodeRangeDeletion(std::string_view payload, std::vector<KeyRange>* ranges) {
-  ranges->clear();
-  uint32_t count = 0;
-  const char* p = GetVarint32Ptr(payload.data(), payload.data() + payload.size(), &count);
-  if (p == nullptr) return Status::Corruption("replication: range deletion: bad count");
-  payload.remove_prefix(p - payload.data());
-  for (uint32_t i = 0; i < count; i++) {
-    std::string_view begin, end;
-    if (!GetLengthPrefixed(&payload, &begin) || !GetLengthPrefixed(&payload, &end)) {
-      return Status::Corruption("replication: range deletion: truncated range");
-    }
-    ranges->push_back(KeyRange{std::string(begin), std::string(end)});
-  }
-  if (!payload.empty()) return Status::Corruption("replication: range deletion: trailing bytes");
-  return Status::OK();
-}
-
 Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record, bool* complete) {
   *complete = false;
   std::string_view in = *input;
   if (in.empty()) return Status::OK();
   const auto kind = static_cast<ReplicationRecord::Kind>(static_cast<uint8_t>(in[0]));
-  if (kind != ReplicationRecord::Kind::kBatch && kind != ReplicationRecord::Kind::kRangeDeletion &&
-      kind != ReplicationRecord::Kind::kControl) {
+  if (kind != ReplicationRecord::Kind::kBatch && kind != ReplicationRecord::Kind::kControl) {
     return Status::Corruption("replication: unknown record kind " +
                               std::to_string(static_cast<uint8_t>(in[0])));
   }
@@ -81,16 +53,9 @@ Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const Replica
                               std::to_string(record.first_sequence) + " after " +
                               std::to_string(last));
   }
-  Status s;
-  if (record.kind == ReplicationRecord::Kind::kBatch) {
-    WriteBatch batch;
-    s = WriteBatch::FromRep(record.payload, &batch);
-    if (s.ok()) s = db->Write(options, batch);
-  } else {
-    std::vector<KeyRange> ranges;
-    s = DecodeRangeDeletion(record.payload, &ranges);
-    if (s.ok()) s = db->DeleteRange(ranges);
-  }
+  WriteBatch batch;
+  Status s = WriteBatch::FromRep(record.payload, &batch);
+  if (s.ok()) s = db->Write(options, batch);
   *applied = s.ok();
   return s;
 }

@@ -1,6 +1,7 @@
-// ReplicationRecord: one unit of the replication stream — a write batch or a range deletion as
-// the engine committed it, with the sequence number the engine gave it, or a control word from
-// the master to its replicas (docs/replication.md, "What flows").
+// ReplicationRecord: one unit of the replication stream — a write batch (range deletions
+// included: FLUSHDB, FLUSHALL, and a transaction holding them) as the engine committed it, with
+// the sequence number the engine gave it, or a control word from the master to its replicas
+// (docs/replication.md, "What flows").
 //
 // The master appends each record its DB's replication tap reports (DB::SetReplicationTap) to
 // the stream; a replica parses records off the stream and applies them with
@@ -13,9 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "storage/key_range.h"
 #include "storage/options.h"
 #include "storage/status.h"
 
@@ -25,14 +24,15 @@ class DB;
 
 struct ReplicationRecord {
   // On the wire: never change.
-  enum class Kind : uint8_t { kBatch = 1, kRangeDeletion = 2, kControl = 3 };
+  // (2 was a separate range-deletion record; range deletions travel inside batches now.)
+  enum class Kind : uint8_t { kBatch = 1, kControl = 3 };
 
   Kind kind = Kind::kBatch;
   // kControl: 0 (a control record changes no data and takes no sequence number).
   uint64_t first_sequence = 0;
-  // kBatch: WriteBatch::rep(). kRangeDeletion: EncodeRangeDeletion's bytes. kControl: a control
-  // word (kControlPing, kControlGetAck; a replica ignores one it does not know). A view: into
-  // the stream ParseReplicationRecord read it from, or the tap's argument.
+  // kBatch: WriteBatch::rep(). kControl: a control word (kControlPing, kControlGetAck; a replica
+  // ignores one it does not know). A view: into the stream ParseReplicationRecord read it from,
+  // or the tap's argument.
   std::string_view payload;
 };
 
@@ -50,10 +50,6 @@ inline ReplicationRecord ControlRecord(std::string_view word) {
 // Appends one record to `stream`: kind:u8 first_sequence:fixed64 length:varint32 payload.
 void AppendReplicationRecord(std::string* stream, const ReplicationRecord& record);
 
-// The range-deletion payload: count:varint32, then each range's begin and end length-prefixed.
-std::string EncodeRangeDeletion(const std::vector<KeyRange>& ranges);
-Status DecodeRangeDeletion(std::string_view payload, std::vector<KeyRange>* ranges);
-
 // Parses the record at the front of *input. OK with *complete = true: *record is set (its
 // payload a view into the input) and *input advanced past it. OK with *complete = false: the
 // record is not all there yet; *input is unchanged. Corruption: the bytes are not a record
@@ -62,10 +58,9 @@ Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record
 
 // Applies `record` to `db` (docs/replication.md, "Applying a record on a replica"):
 // first_sequence <= db's last sequence: skipped (*applied = false); == last + 1: written with
-// DB::Write(options, batch) or DB::DeleteRange, which give it the master's sequence numbers
-// (*applied = true); beyond: Corruption naming the gap. A payload that does not decode is
-// Corruption and changes nothing. A control record changes nothing (*applied = false): the
-// caller acts on its word.
+// DB::Write(options, batch), which gives it the master's sequence numbers (*applied = true);
+// beyond: Corruption naming the gap. A payload that does not decode is Corruption and changes
+// nothing. A control record changes nothing (*applied = false): the caller acts on its word.
 Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const ReplicationRecord& record,
                               bool* applied);
 

@@ -35,7 +35,7 @@ struct Stats {
   uint64_t filter_rows_dropped = 0;     // dropped by the CompactionFilter
   uint64_t files_expired_whole = 0;     // deleted by whole-file expiry
   uint64_t bytes_expired_whole = 0;     // their sizes
-  uint64_t range_deletions = 0;         // DeleteRange calls
+  uint64_t range_deletions = 0;         // ranges deleted (DeleteRange, batches holding them)
   uint64_t files_deleted_by_range = 0;  // deleted whole because a range deletion covers them
   uint64_t bytes_deleted_by_range = 0;
   uint64_t versions_deleted = 0;  // versions compaction dropped under a wipe or range deletion

@@ -2,7 +2,8 @@
 //   rep   = count:varint32 entry*
 //   entry = op:u8 (WriteBatch::Op) | key:length-prefixed | row:length-prefixed (encoded row,
 //           format/internal_key.h; a tombstone's or wipe's row carries its timestamp and an
-//           empty value)
+//           empty value); a range deletion's is op:u8 | begin:length-prefixed |
+//           end:length-prefixed
 // The DB prepends fixed64 first-sequence when it writes the batch to the WAL.
 #include "storage/write_batch.h"
 
@@ -52,6 +53,7 @@ void WriteBatch::Clear() {
   rep_.clear();
   rep_.push_back('\0');  // count 0
   count_ = 0;
+  range_deletions_ = 0;
 }
 
 void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::string_view value,
@@ -81,9 +83,18 @@ void WriteBatch::Wipe(const WriteOptions& options, std::string_view key) {
   SetCount(&rep_, ++count_);
 }
 
+void WriteBatch::DeleteRange(const KeyRange& range) {
+  rep_.push_back(static_cast<char>(Op::kDeleteRange));
+  PutLengthPrefixed(&rep_, range.begin);
+  PutLengthPrefixed(&rep_, range.end);
+  SetCount(&rep_, ++count_);
+  range_deletions_++;
+}
+
 RowKind WriteBatch::KindOf(Op op) {
   switch (op) {
     case Op::kDelete:
+    case Op::kDeleteRange:  // writes no row (REQUIRES above)
       return RowKind::kTombstone;
     case Op::kPut:
       return RowKind::kValue;
@@ -95,19 +106,29 @@ RowKind WriteBatch::KindOf(Op op) {
 
 namespace {
 
-// Decodes rep, calling handler (if any) per entry; sets *count.
-Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count) {
+// Decodes rep, calling handler (if any) per entry; sets *count and *range_deletions.
+Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count,
+              size_t* range_deletions) {
+  *range_deletions = 0;
   uint32_t n = 0;
   if (!GetVarint32(&rep, &n)) return Status::Corruption("write batch: malformed count");
   for (uint32_t i = 0; i < n; ++i) {
     if (rep.empty()) return Status::Corruption("write batch: fewer entries than its count");
     const uint8_t op = static_cast<uint8_t>(rep[0]);
     rep.remove_prefix(1);
-    if (op > static_cast<uint8_t>(WriteBatch::Op::kWipe)) {
+    if (op > static_cast<uint8_t>(WriteBatch::Op::kDeleteRange)) {
       return Status::Corruption("write batch: unknown op " + std::to_string(op));
     }
     WriteBatch::Entry entry;
     entry.op = static_cast<WriteBatch::Op>(op);
+    if (entry.op == WriteBatch::Op::kDeleteRange) {
+      if (!GetLengthPrefixed(&rep, &entry.key) || !GetLengthPrefixed(&rep, &entry.value)) {
+        return Status::Corruption("write batch: truncated range deletion");
+      }
+      ++*range_deletions;
+      if (handler != nullptr) handler->Apply(entry);
+      continue;
+    }
     std::string_view row;
     if (!GetLengthPrefixed(&rep, &entry.key) || !GetLengthPrefixed(&rep, &row)) {
       return Status::Corruption("write batch: truncated entry");
@@ -129,16 +150,17 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count)
 }  // namespace
 
 Status WriteBatch::Iterate(Handler* handler) const {
-  size_t count = 0;
-  return Decode(rep_, handler, &count);
+  size_t count = 0, range_deletions = 0;
+  return Decode(rep_, handler, &count, &range_deletions);
 }
 
 Status WriteBatch::FromRep(std::string_view rep, WriteBatch* batch) {
-  size_t count = 0;
-  Status s = Decode(rep, nullptr, &count);
+  size_t count = 0, range_deletions = 0;
+  Status s = Decode(rep, nullptr, &count, &range_deletions);
   if (!s.ok()) return s;
   batch->rep_.assign(rep);
   batch->count_ = count;
+  batch->range_deletions_ = range_deletions;
   return Status::OK();
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "storage/format/internal_key.h"
+#include "storage/key_range.h"
 #include "storage/options.h"
 #include "storage/row.h"
 #include "storage/status.h"
@@ -20,9 +21,12 @@ class WriteBatch {
  public:
   // on-disk: never change (stored in WAL records). The row kind each op writes:
   // kDelete -> RowKind::kTombstone, kPut -> kValue, kWipe -> kWipe (format/internal_key.h).
-  enum class Op : uint8_t { kDelete = 0, kPut = 1, kWipe = 2 };
+  // kDeleteRange writes no row: it deletes every version of the keys [key, value) written before
+  // it (DB::DeleteRange), those of this batch's earlier entries included.
+  enum class Op : uint8_t { kDelete = 0, kPut = 1, kWipe = 2, kDeleteRange = 3 };
 
-  // One decoded entry. Views point into the batch.
+  // One decoded entry. Views point into the batch. kDeleteRange: key and value are the range's
+  // begin and end, meta is empty and encoded_row is empty.
   struct Entry {
     Op op;
     std::string_view key;
@@ -37,7 +41,7 @@ class WriteBatch {
     virtual void Apply(const Entry& entry) = 0;
   };
 
-  // The row kind an entry of `op` writes.
+  // The row kind an entry of `op` writes. REQUIRES: op != kDeleteRange.
   static RowKind KindOf(Op op);
 
   WriteBatch();
@@ -48,9 +52,16 @@ class WriteBatch {
   void Delete(const WriteOptions& options, std::string_view key);
   // A whole-key delete: hides every version of `key` written before it (storage/db.h).
   void Wipe(const WriteOptions& options, std::string_view key);
+  // Deletes every version of every key in `range` written before this entry: the engine's
+  // versions and this batch's earlier entries alike, none of the later ones. Like every entry it
+  // takes one sequence number.
+  void DeleteRange(const KeyRange& range);
   void Clear();
 
+  // Entries, range deletions included (each takes one sequence number).
   size_t Count() const { return count_; }
+  // True when some entry is a range deletion.
+  bool HasRangeDeletions() const { return range_deletions_ > 0; }
   size_t ByteSize() const { return rep_.size(); }
   bool Empty() const { return count_ == 0; }
 
@@ -67,6 +78,7 @@ class WriteBatch {
  private:
   std::string rep_;
   size_t count_ = 0;
+  size_t range_deletions_ = 0;
 };
 
 }  // namespace ebb::storage

@@ -151,10 +151,76 @@ class MergedIterator final : public storage::Iterator {
   Source source_ = Source::kNone;
 };
 
+// The engine's iterator without the keys of the batch's range deletions: a key inside one is
+// skipped by seeking past the range, so a FLUSHALL costs one seek, not one step per key.
+class RangeHidingIterator final : public storage::Iterator {
+ public:
+  RangeHidingIterator(std::unique_ptr<storage::Iterator> base,
+                      const std::vector<storage::KeyRange>& ranges)
+      : base_(std::move(base)), ranges_(ranges) {}
+
+  bool Valid() const override { return base_->Valid(); }
+  void SeekToFirst() override {
+    base_->SeekToFirst();
+    SkipForward();
+  }
+  void Seek(std::string_view target) override {
+    base_->Seek(target);
+    SkipForward();
+  }
+  void Next() override {
+    base_->Next();
+    SkipForward();
+  }
+  void SeekToLast() override {
+    base_->SeekToLast();
+    SkipBackward();
+  }
+  void SeekForPrev(std::string_view target) override {
+    base_->SeekForPrev(target);
+    SkipBackward();
+  }
+  void Prev() override {
+    base_->Prev();
+    SkipBackward();
+  }
+  std::string_view key() const override { return base_->key(); }
+  std::string_view value() const override { return base_->value(); }
+  storage::RowMeta meta() const override { return base_->meta(); }
+  Status status() const override { return base_->status(); }
+
+ private:
+  const storage::KeyRange* Covering(std::string_view key) const {
+    for (const storage::KeyRange& r : ranges_) {
+      if (r.Contains(key)) return &r;
+    }
+    return nullptr;
+  }
+  void SkipForward() {
+    while (base_->Valid()) {
+      const storage::KeyRange* r = Covering(base_->key());
+      if (r == nullptr) return;
+      base_->Seek(r->end);
+    }
+  }
+  void SkipBackward() {
+    while (base_->Valid()) {
+      const storage::KeyRange* r = Covering(base_->key());
+      if (r == nullptr) return;
+      base_->SeekForPrev(r->begin);
+      if (base_->Valid() && base_->key() == r->begin) base_->Prev();
+    }
+  }
+
+  std::unique_ptr<storage::Iterator> base_;
+  const std::vector<storage::KeyRange>& ranges_;
+};
+
 // Adds one entry to the pending batch.
 class Appender final : public WriteBatch::Handler {
  public:
-  Appender(WriteBatch* batch, BatchDB::Index* index) : batch_(batch), index_(index) {}
+  Appender(WriteBatch* batch, BatchDB::Index* index, std::vector<storage::KeyRange>* ranges)
+      : batch_(batch), index_(index), ranges_(ranges) {}
   void Apply(const WriteBatch::Entry& e) override {
     const storage::WriteOptions options = OptionsOf(e.meta);
     switch (e.op) {
@@ -167,6 +233,17 @@ class Appender final : public WriteBatch::Handler {
       case WriteBatch::Op::kWipe:
         batch_->Wipe(options, e.key);
         break;
+      case WriteBatch::Op::kDeleteRange: {
+        storage::KeyRange range{std::string(e.key), std::string(e.value)};
+        batch_->DeleteRange(range);
+        // The pending versions in the range are deleted with the engine's.
+        for (auto it = index_->lower_bound(range.begin);
+             it != index_->end() && range.Contains(it->first);) {
+          it = index_->erase(it);
+        }
+        ranges_->push_back(std::move(range));
+        return;
+      }
     }
     auto it = index_->find(e.key);
     if (it == index_->end())
@@ -178,12 +255,13 @@ class Appender final : public WriteBatch::Handler {
  private:
   WriteBatch* batch_;
   BatchDB::Index* index_;
+  std::vector<storage::KeyRange>* ranges_;
 };
 
 }  // namespace
 
 void BatchDB::Append(const WriteBatch& batch) {
-  Appender appender(&batch_, &index_);
+  Appender appender(&batch_, &index_, &deleted_ranges_);
   // A batch built by WriteBatch's own methods always decodes (write_batch.h).
   Status s = batch.Iterate(&appender);
   (void)s;
@@ -210,13 +288,17 @@ Status BatchDB::Write(const storage::WriteOptions&, const WriteBatch& batch) {
 }
 
 Status BatchDB::DeleteRange(const std::vector<storage::KeyRange>& ranges) {
-  if (!batch_.Empty()) {
-    storage::WriteOptions options;  // synced: DeleteRange below is durable when it returns
-    Status s = Commit(options);
-    if (!s.ok()) return s;
-    committed_early_ = true;
+  WriteBatch deletions;
+  for (const storage::KeyRange& range : ranges) deletions.DeleteRange(range);
+  Append(deletions);
+  return Status::OK();
+}
+
+bool BatchDB::DeletedByRange(std::string_view key) const {
+  for (const storage::KeyRange& r : deleted_ranges_) {
+    if (r.Contains(key)) return true;
   }
-  return base_->DeleteRange(ranges);
+  return false;
 }
 
 Status BatchDB::Commit(const storage::WriteOptions& options) {
@@ -228,18 +310,24 @@ Status BatchDB::Commit(const storage::WriteOptions& options) {
 void BatchDB::Discard() {
   batch_.Clear();
   index_.clear();
+  deleted_ranges_.clear();
 }
 
 Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, storage::Row* row) {
   auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
-  if (it == index_.end()) return base_->Get(options, key, row);
+  const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
+  if (it == index_.end()) {
+    if (!engine_hidden) return base_->Get(options, key, row);
+    if (options.dead_version != nullptr) options.dead_version->reset();
+    return Status::NotFound();
+  }
   storage::VersionChooser chooser(options.retrieval_grace_ms);
   constexpr uint64_t kPendingSequence = std::numeric_limits<uint64_t>::max();
   bool go_on = true;
   for (auto v = it->second.rbegin(); go_on && v != it->second.rend(); ++v) {
     go_on = chooser.Offer(v->kind, v->meta, v->value, kPendingSequence);
   }
-  if (go_on) {
+  if (go_on && !engine_hidden) {
     // The engine's versions, as the one its own read takes.
     std::optional<storage::DeadVersion> dead;
     storage::ReadOptions base_options = options;
@@ -270,7 +358,12 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
 Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,
                             std::vector<storage::VersionRow>* versions) {
   auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
-  if (it == index_.end()) return base_->GetVersions(options, key, versions);
+  const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
+  if (it == index_.end()) {
+    if (!engine_hidden) return base_->GetVersions(options, key, versions);
+    versions->clear();
+    return Status::OK();
+  }
   std::vector<storage::VersionRow> pending;
   for (auto v = it->second.rbegin(); v != it->second.rend(); ++v) {
     if (v->kind == RowKind::kWipe) {
@@ -278,6 +371,10 @@ Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_vie
       return Status::OK();
     }
     pending.push_back(storage::VersionRow{v->kind, v->meta, v->value});
+  }
+  if (engine_hidden) {
+    *versions = std::move(pending);
+    return Status::OK();
   }
   Status s = base_->GetVersions(options, key, versions);
   if (!s.ok()) return s;
@@ -288,7 +385,11 @@ Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_vie
 
 std::unique_ptr<storage::Iterator> BatchDB::NewIterator(const storage::ReadOptions& options) {
   std::unique_ptr<storage::Iterator> base = base_->NewIterator(options);
-  if (options.snapshot != nullptr || index_.empty()) return base;
+  if (options.snapshot != nullptr) return base;
+  if (!deleted_ranges_.empty()) {
+    base = std::make_unique<RangeHidingIterator>(std::move(base), deleted_ranges_);
+  }
+  if (index_.empty()) return base;
   return std::make_unique<MergedIterator>(std::move(base), index_, options.lower_bound,
                                           options.upper_bound, base_->ExpiryNowMs());
 }

@@ -12,15 +12,15 @@
 //     needs out-of-order timestamps and a grace inside one batch.
 //   - NewIterator merges the pending keys (their newest pending version) with the engine's
 //     iterator: a pending tombstone, wipe or expired row hides the key.
+//   - DeleteRange (FLUSHDB, FLUSHALL) joins the batch as a range-deletion entry
+//     (WriteBatch::DeleteRange): the pending versions in the range are forgotten, and from then
+//     on the engine's versions of keys in the range are invisible to Get, GetVersions and
+//     iterators (the pending versions written after it are not).
 //   - Reads with a snapshot go to the engine unchanged (a snapshot predates the batch).
 // Commit writes the batch to the engine with ONE DB::Write: one WAL record, all of it or none of
-// it after a crash, durable per wal-fsync like any write (the caller syncs under defer_sync as
-// for any write). Discard drops it: the engine never saw it.
-//
-// DeleteRange (FLUSHDB, FLUSHALL) cannot join a WriteBatch: it commits the writes pending so far,
-// then deletes the ranges in the engine, and the batch goes on empty. A batch holding a range
-// deletion is therefore applied in order but not atomically across a crash (the writes before
-// the range deletion may survive without those after it).
+// it after a crash, range deletions included, durable per wal-fsync like any write (the caller
+// syncs under defer_sync as for any write; a batch deleting ranges is durable when Commit
+// returns, storage/db.h). Discard drops it: the engine never saw it.
 //
 // Everything else (SyncWal, stats, settings, ...) is the engine's.
 // Thread-safety: none; one command thread uses it (the engine's background threads never see
@@ -50,8 +50,6 @@ class BatchDB final : public storage::DB {
   bool empty() const { return batch_.Empty(); }
   // Entries pending (each Put, Delete or wipe of the batch).
   size_t pending_count() const { return batch_.Count(); }
-  // True when some DeleteRange committed part of the batch early (see above).
-  bool committed_early() const { return committed_early_; }
 
   storage::Status Put(const storage::WriteOptions& options, std::string_view key,
                       std::string_view value) override;
@@ -112,11 +110,14 @@ class BatchDB final : public storage::DB {
  private:
   // Appends every entry of `batch` to the pending batch and the index.
   void Append(const storage::WriteBatch& batch);
+  // True when a pending range deletion hides the engine's versions of `key`.
+  bool DeletedByRange(std::string_view key) const;
 
   storage::DB* base_;
   storage::WriteBatch batch_;
   Index index_;
-  bool committed_early_ = false;
+  // The pending range deletions, in write order.
+  std::vector<storage::KeyRange> deleted_ranges_;
 };
 
 }  // namespace ebb::types

@@ -32,18 +32,22 @@ std::optional<KeyType> KeyTypeFromName(std::string_view name) {
 
 bool IsCollectionType(KeyType type) { return type == KeyType::kTlog; }
 
-std::string EncodeMetaValue(KeyType type, std::string_view payload) {
+std::string EncodeMetaValue(KeyType type, std::string_view payload, bool raw_string) {
   std::string value;
   value.reserve(1 + payload.size());
-  value.push_back(static_cast<char>(type));
+  value.push_back(raw_string ? static_cast<char>(kRawStringTag) : static_cast<char>(type));
   value.append(payload);
   return value;
 }
 
-bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* payload) {
+bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* payload,
+                     bool* raw_string) {
   if (value.empty()) return false;
   auto tag = static_cast<uint8_t>(value[0]);
+  const bool raw = tag == kRawStringTag;
+  if (raw) tag = static_cast<uint8_t>(KeyType::kString);
   if (tag > static_cast<uint8_t>(KeyType::kTlog)) return false;
+  if (raw_string != nullptr) *raw_string = raw;
   *type = static_cast<KeyType>(tag);
   *payload = value.substr(1);
   return true;

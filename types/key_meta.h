@@ -16,8 +16,15 @@
 
 namespace ebb::types {
 
-// on-disk: never change (first byte of every metadata row value). 3-255 reserved.
+// on-disk: never change (first byte of every metadata row value). 3 is a string too
+// (kRawStringTag); 4-255 reserved.
 enum class KeyType : uint8_t { kString = 0, kTreg = 1, kTlog = 2 };
+
+// The first byte of a string whose last write leaves it in Redis's "raw" encoding, as Redis 7's
+// SETRANGE, APPEND to an existing key, SETBIT, BITFIELD and BITOP do (they unshare or create a
+// raw object). Every reader sees KeyType::kString; OBJECT ENCODING answers "raw" for it. Writes
+// that keep the value (EXPIRE, PERSIST, GETEX, RENAME, COPY, MOVE) keep it; the rest write tag 0.
+inline constexpr uint8_t kRawStringTag = 3;
 
 // "string", "treg", "tlog" (what TYPE replies).
 std::string_view KeyTypeName(KeyType type);
@@ -26,19 +33,22 @@ std::optional<KeyType> KeyTypeFromName(std::string_view name);
 // True for types whose elements live in sub-rows (payload starts with varint64 version).
 bool IsCollectionType(KeyType type);
 
-// type | payload.
-std::string EncodeMetaValue(KeyType type, std::string_view payload);
-// Splits a metadata row value; `payload` views into `value`. False if empty or the tag is
-// unknown.
-bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* payload);
+// type | payload (kRawStringTag | payload for a raw string). REQUIRES: raw_string only with
+// KeyType::kString.
+std::string EncodeMetaValue(KeyType type, std::string_view payload, bool raw_string = false);
+// Splits a metadata row value; `payload` views into `value`; *raw_string (when given) says
+// whether the tag was kRawStringTag. False if empty or the tag is unknown.
+bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* payload,
+                     bool* raw_string = nullptr);
 // The version at the front of a collection payload. False if malformed.
 bool DecodeCollectionVersion(std::string_view payload, uint64_t* version);
 
 // A key's live metadata row as Keyspace::GetMeta returns it.
 struct KeyMetaRow {
   KeyType type = KeyType::kString;
-  std::string payload;    // the row value after the type byte
-  storage::RowMeta meta;  // the engine row's timestamp and whole-key expiry (absent: persistent)
+  bool raw_string = false;  // a string in Redis's raw encoding (kRawStringTag)
+  std::string payload;      // the row value after the type byte
+  storage::RowMeta meta;    // the engine row's timestamp and whole-key expiry (absent: persistent)
 };
 
 }  // namespace ebb::types

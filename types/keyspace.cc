@@ -94,6 +94,21 @@ Status Keyspace::ReloadVersionMark() {
   return Status::OK();
 }
 
+std::string Keyspace::SystemRowKey(std::string_view name) { return SystemKey(name); }
+
+Status Keyspace::GetSystemRow(std::string_view name, std::string* value) {
+  storage::Row row;
+  Status s = db_->Get(storage::ReadOptions(), SystemKey(name), &row);
+  if (s.ok()) *value = std::move(row.value);
+  return s;
+}
+
+Status Keyspace::PutSystemRow(std::string_view name, std::string_view value) {
+  Status s = db_->Put(storage::WriteOptions(), SystemKey(name), value);
+  if (s.ok()) s = db_->SyncWal();
+  return s;
+}
+
 Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   assert(!in_batch());
   filter_->SetDb(nullptr);
@@ -153,7 +168,7 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   }
   if (!s.ok()) return s;
   std::string_view payload;
-  if (!DecodeMetaValue(row.value, &out->type, &payload)) {
+  if (!DecodeMetaValue(row.value, &out->type, &payload, &out->raw_string)) {
     return Status::Corruption("bad metadata row value");
   }
   // The payload is the value's tail: keep the value's buffer rather than copy it.
@@ -321,7 +336,8 @@ OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
   options.expire_at_ms = expire_at_ms;
-  s = active_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  s = active_->Put(options, MetaKey(db, key),
+                   EncodeMetaValue(meta.type, meta.payload, meta.raw_string));
   if (!s.ok()) return s;
   return true;
 }
@@ -334,7 +350,8 @@ OpResult<bool> Keyspace::Persist(int db, std::string_view key) {
   if (!meta.meta.expire_at_ms) return false;
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
-  s = active_->Put(options, MetaKey(db, key), EncodeMetaValue(meta.type, meta.payload));
+  s = active_->Put(options, MetaKey(db, key),
+                   EncodeMetaValue(meta.type, meta.payload, meta.raw_string));
   if (!s.ok()) return s;
   return true;
 }

@@ -122,6 +122,20 @@ class Keyspace {
   // Reads the version high-water mark again from the engine: after a replica applied its
   // master's writes, before it writes itself (promotion).
   storage::Status ReloadVersionMark();
+
+  // ---- system rows (docs/key-encoding.md, "System rows"): ebb's own state kept in the engine,
+  // outside every database, so the WAL, the replication stream and a replica's snapshot carry
+  // it like any row. FLUSHDB and FLUSHALL leave them.
+  //
+  // The function libraries (FUNCTION DUMP's payload; server/scripting/script_engine.h).
+  static constexpr std::string_view kFunctionLibrariesRow = "function-libraries";
+  // The engine key of system row `name`.
+  static std::string SystemRowKey(std::string_view name);
+  // The value of system row `name` into *value; NotFound when there is none.
+  storage::Status GetSystemRow(std::string_view name, std::string* value);
+  // Writes system row `name` straight to the engine (never into an open batch) and syncs the
+  // WAL: durable when it returns, whatever wal-fsync says.
+  storage::Status PutSystemRow(std::string_view name, std::string_view value);
   Keyspace& operator=(const Keyspace&) = delete;
 
   // The engine, or while a batch is open the batch over it (every type reads and writes here).
@@ -140,8 +154,8 @@ class Keyspace {
   bool in_batch() const { return batch_ != nullptr; }
   // Writes the pending writes with one DB::Write (one WAL record; all or nothing across a
   // crash) under WriteOptions() — under defer_sync the caller syncs the WAL before it
-  // acknowledges, as for any write — and ends the batch. On failure the engine took none of it
-  // (save what a range deletion inside the batch committed early, batch_db.h), the TLOG head
+  // acknowledges, as for any write; a batch holding FLUSHDB/FLUSHALL is durable on return) — and
+  // ends the batch. On failure the engine took none of it, the TLOG head
   // cache is cleared, and the status says why. REQUIRES: in_batch().
   storage::Status CommitBatch();
   // Ends the batch, dropping its writes (the TLOG head cache forgets what it saw of them).

@@ -96,7 +96,7 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
     }
     case KeyType::kTreg:
       batch.Put(WithMeta(options, source.meta), dst_meta_key,
-                EncodeMetaValue(source.type, source.payload), now);
+                EncodeMetaValue(source.type, source.payload, source.raw_string), now);
       break;
     case KeyType::kTlog: {
       TlogMeta log;

@@ -34,6 +34,7 @@ OpResult<KvRow> Kv::Get(std::string_view key, std::optional<int64_t> grace_ms) {
   row.value = std::move((*meta)->payload);
   row.ts = (*meta)->meta.timestamp_or_zero();
   row.expire_at_ms = (*meta)->meta.expire_at_ms;
+  row.raw = (*meta)->raw_string;
   return row;
 }
 
@@ -45,7 +46,7 @@ OpResult<bool> Kv::Exists(std::string_view key) {
 
 OpResult<void> Kv::Put(const KvPut& put) {
   return keyspace_.db().Put(WriteOptionsFor(put.ts, put.expire_at_ms), MetaKey(db_, put.key),
-                            EncodeMetaValue(KeyType::kString, put.value));
+                            EncodeMetaValue(KeyType::kString, put.value, put.raw));
 }
 
 OpResult<void> Kv::Delete(std::string_view key, int64_t ts) {
@@ -59,7 +60,7 @@ OpResult<void> Kv::MultiPut(const std::vector<KvPut>& puts) {
   const int64_t now_ms = keyspace_.NowMs();
   for (const KvPut& put : puts) {
     batch.Put(WriteOptionsFor(put.ts, put.expire_at_ms), MetaKey(db_, put.key),
-              EncodeMetaValue(KeyType::kString, put.value), now_ms);
+              EncodeMetaValue(KeyType::kString, put.value, put.raw), now_ms);
   }
   return keyspace_.db().Write(keyspace_.WriteOptions(), batch);
 }
@@ -114,9 +115,9 @@ OpResult<std::optional<KvRow>> Kv::ReadForUpdate(std::string_view key) {
 
 OpResult<void> Kv::PutDerived(std::string_view key, std::string_view value,
                               const std::optional<KvRow>& base, int64_t now_ms,
-                              std::optional<int64_t> new_key_expire_at) {
-  if (base) return Put({key, value, std::max(now_ms, base->ts), base->expire_at_ms});
-  return Put({key, value, now_ms, new_key_expire_at});
+                              std::optional<int64_t> new_key_expire_at, bool raw) {
+  if (base) return Put({key, value, std::max(now_ms, base->ts), base->expire_at_ms, raw});
+  return Put({key, value, now_ms, new_key_expire_at, raw});
 }
 
 OpResult<int64_t> Kv::Append(std::string_view key, std::string_view suffix, int64_t now_ms,
@@ -126,7 +127,8 @@ OpResult<int64_t> Kv::Append(std::string_view key, std::string_view suffix, int6
   std::string value = *base ? (*base)->value : std::string();
   if (value.size() + suffix.size() > max_length) return OpStatus::kTooLarge;
   value.append(suffix);
-  OpResult<void> put = PutDerived(key, value, *base, now_ms, new_key_expire_at);
+  // Redis appends to an existing value in place (raw); a new key is encoded like SET's value.
+  OpResult<void> put = PutDerived(key, value, *base, now_ms, new_key_expire_at, base->has_value());
   if (!put.ok()) return FailureOf(put);
   return static_cast<int64_t>(value.size());
 }
@@ -143,7 +145,7 @@ OpResult<int64_t> Kv::IncrBy(std::string_view key, int64_t delta, int64_t now_ms
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), next);
   (void)ec;  // 24 bytes always hold an int64
   const std::string_view text(buf, static_cast<size_t>(end - buf));
-  OpResult<void> put = PutDerived(key, text, *base, now_ms, new_key_expire_at);
+  OpResult<void> put = PutDerived(key, text, *base, now_ms, new_key_expire_at, /*raw=*/false);
   if (!put.ok()) return FailureOf(put);
   return next;
 }
@@ -159,7 +161,7 @@ OpResult<int64_t> Kv::SetRange(std::string_view key, uint64_t offset, std::strin
   const size_t end = static_cast<size_t>(offset) + value.size();
   if (text.size() < end) text.resize(end, '\0');
   text.replace(static_cast<size_t>(offset), value.size(), value);
-  OpResult<void> put = PutDerived(key, text, *base, now_ms, new_key_expire_at);
+  OpResult<void> put = PutDerived(key, text, *base, now_ms, new_key_expire_at, /*raw=*/true);
   if (!put.ok()) return FailureOf(put);
   return static_cast<int64_t>(text.size());
 }

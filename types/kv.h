@@ -36,6 +36,7 @@ struct KvRow {
   std::string value;
   int64_t ts = 0;
   std::optional<int64_t> expire_at_ms;  // nullopt: never expires
+  bool raw = false;                     // in Redis's raw encoding (key_meta.h, kRawStringTag)
 };
 
 // One row of a PUT/MSET.
@@ -44,6 +45,7 @@ struct KvPut {
   std::string_view value;
   int64_t ts = 0;
   std::optional<int64_t> expire_at_ms;
+  bool raw = false;  // written in Redis's raw encoding (key_meta.h, kRawStringTag)
 };
 
 // SET's options (Redis 7 semantics). The caller has resolved EX/PX/EXAT/PXAT/policy into
@@ -121,10 +123,10 @@ class Kv {
   OpResult<std::optional<KvRow>> ReadForUpdate(std::string_view key);
   // Writes the result of a read-modify-write: over an existing `base` it keeps the expiry and
   // supersedes the base (ts >= base's, so it wins under every grace); a new key gets
-  // `new_key_expire_at`.
+  // `new_key_expire_at`. `raw`: the result is in Redis's raw encoding (SETBIT, BITFIELD).
   OpResult<void> PutDerived(std::string_view key, std::string_view value,
                             const std::optional<KvRow>& base, int64_t now_ms,
-                            std::optional<int64_t> new_key_expire_at);
+                            std::optional<int64_t> new_key_expire_at, bool raw);
 
  private:
   // Reads the metadata row (any type); nullopt when the key is absent.

@@ -270,7 +270,8 @@ void ExecuteBitField(CommandContext& ctx, const BitFieldArgs& o) {
   if (grown || changed) {
     const int64_t now = ctx.server.clock().NowMs();
     OpResult<void> put =
-        kv.PutDerived(o.key, value, *base, now, ctx.server.keyspace().PolicyExpireAt(o.key, now));
+        kv.PutDerived(o.key, value, *base, now, ctx.server.keyspace().PolicyExpireAt(o.key, now),
+                      /*raw=*/true);
     if (!put.ok()) return ReplyError(ctx, put);
     if (changed) SignalKeyChange(ctx, o.key, kNotifyString, "setbit");
   }

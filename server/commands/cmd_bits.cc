@@ -93,7 +93,8 @@ void ExecuteSetBit(CommandContext& ctx, const BitArgs& o) {
                                         : (static_cast<uint8_t>(value[byte]) & ~mask));
     const int64_t now = ctx.server.clock().NowMs();
     OpResult<void> put =
-        kv.PutDerived(o.key, value, *base, now, ctx.server.keyspace().PolicyExpireAt(o.key, now));
+        kv.PutDerived(o.key, value, *base, now, ctx.server.keyspace().PolicyExpireAt(o.key, now),
+                      /*raw=*/true);
     if (!put.ok()) return ReplyError(ctx, put);
     SignalKeyChange(ctx, o.key, kNotifyString, "setbit");
   }
@@ -301,7 +302,8 @@ void ExecuteBitOp(CommandContext& ctx, const BitOpOptions& o) {
   }
   const int64_t now = ctx.server.clock().NowMs();
   OpResult<void> put =
-      kv.Put({o.dest, result, now, ctx.server.keyspace().PolicyExpireAt(o.dest, now)});
+      kv.Put({o.dest, result, now, ctx.server.keyspace().PolicyExpireAt(o.dest, now),
+              /*raw=*/true});
   if (!put.ok()) return ReplyError(ctx, put);
   SignalKeyChange(ctx, o.dest, kNotifyString, "set");
   ctx.reply.Integer(static_cast<int64_t>(length));

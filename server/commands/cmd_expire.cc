@@ -93,8 +93,12 @@ template <bool kMillis, bool kAbsolute>
 void ExecuteTtl(CommandContext& ctx, const KeyOptions& o) {
   OpResult<std::optional<int64_t>> expire_at =
       ctx.server.keyspace().GetExpireAt(ctx.client.db_index(), o.key);
-  if (expire_at.status() == types::OpStatus::kNotFound) return ctx.reply.Integer(-2);
+  if (expire_at.status() == types::OpStatus::kNotFound) {
+    SignalKeyMiss(ctx, o.key);
+    return ctx.reply.Integer(-2);
+  }
   if (!expire_at.ok()) return ReplyError(ctx, expire_at);
+  ctx.server.stats().keyspace_hits++;
   if (!*expire_at) return ctx.reply.Integer(-1);
   const int64_t at = **expire_at;
   if (kAbsolute) return ctx.reply.Integer(kMillis ? at : at / 1000);

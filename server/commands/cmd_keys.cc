@@ -43,7 +43,12 @@ void ExecuteExists(CommandContext& ctx, const RestOptions& o) {
       if (!failure) failure = types::FailureOf(exists);
       continue;
     }
-    count += *exists ? 1 : 0;
+    if (*exists) {
+      ctx.server.stats().keyspace_hits++;
+      count++;
+    } else {
+      SignalKeyMiss(ctx, key);
+    }
   }
   if (failure) return ReplyError(ctx, *failure);
   ctx.reply.Integer(count);
@@ -53,6 +58,11 @@ void ExecuteType(CommandContext& ctx, const KeyOptions& o) {
   OpResult<std::optional<types::KeyType>> type =
       ctx.server.keyspace().Type(ctx.client.db_index(), o.key);
   if (!type.ok()) return ReplyError(ctx, type);
+  if (*type) {
+    ctx.server.stats().keyspace_hits++;
+  } else {
+    SignalKeyMiss(ctx, o.key);
+  }
   ctx.reply.SimpleString(*type ? types::KeyTypeName(**type) : "none");
 }
 

@@ -2,7 +2,8 @@
 //
 // What ebb answers where Redis describes its in-memory objects:
 //   ENCODING  a string as Redis would encode the value SET writes: "int" (a 64-bit integer in
-//             canonical form), "embstr" (up to 44 bytes), "raw"; a TLOG "tlog", a TREG "treg".
+//             canonical form), "embstr" (up to 44 bytes), "raw"; "raw" also after the writes
+//             Redis leaves raw (types/key_meta.h, kRawStringTag); a TLOG "tlog", a TREG "treg".
 //   IDLETIME  seconds since the key's newest version was written (ebb keeps no access times; a
 //             read does not reset it).
 //   REFCOUNT  1: ebb shares no values between keys.
@@ -21,6 +22,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
@@ -35,7 +37,7 @@ bool ReadMetaOrReply(CommandContext& ctx, std::string_view key,
   types::KeyMetaRow row;
   const storage::Status s = ctx.server.keyspace().GetMeta(ctx.client.db_index(), key, &row);
   if (s.IsNotFound()) {
-    ctx.server.stats().keyspace_misses++;
+    SignalKeyMiss(ctx, key);
     meta->reset();
     return true;
   }
@@ -62,7 +64,9 @@ void ExecuteEncoding(CommandContext& ctx, const KeyOptions& o) {
   std::optional<types::KeyMetaRow> meta;
   if (!ReadMetaOrReply(ctx, o.key, &meta)) return;
   if (!meta) return ctx.reply.Null();
-  if (meta->type == types::KeyType::kString) return ctx.reply.Bulk(StringEncoding(meta->payload));
+  if (meta->type == types::KeyType::kString) {
+    return ctx.reply.Bulk(meta->raw_string ? "raw" : StringEncoding(meta->payload));
+  }
   ctx.reply.Bulk(types::KeyTypeName(meta->type));
 }
 

@@ -195,7 +195,7 @@ void ExecuteGetEx(CommandContext& ctx, const GetExOptions& o) {
     expire_at = std::nullopt;
   }
   if (expire_at != row->expire_at_ms) {
-    OpResult<void> put = KvOf(ctx).Put({o.key, row->value, row->ts, expire_at});
+    OpResult<void> put = KvOf(ctx).Put({o.key, row->value, row->ts, expire_at, row->raw});
     if (!put.ok()) return ReplyError(ctx, put);
     const bool gone = expire_at && *expire_at <= NowMs(ctx);
     SignalKeyChange(ctx, o.key, kNotifyGeneric, gone ? "del" : o.persist ? "persist" : "expire");
@@ -206,7 +206,7 @@ void ExecuteGetEx(CommandContext& ctx, const GetExOptions& o) {
 void ExecuteGetDel(CommandContext& ctx, const KeyOptions& o) {
   OpResult<types::KvRow> row = KvOf(ctx).GetDel(o.key);
   if (row.status() == OpStatus::kNotFound) {
-    ctx.server.stats().keyspace_misses++;
+    SignalKeyMiss(ctx, o.key);
     return ctx.reply.Null();
   }
   if (!row.ok()) return ReplyError(ctx, row);
@@ -230,10 +230,14 @@ void ExecuteMGet(CommandContext& ctx, const RestOptions& o) {
     if (row.ok()) {
       ctx.server.stats().keyspace_hits++;
       ctx.reply.Bulk(row->value);
-    } else {
-      ctx.server.stats().keyspace_misses++;
-      ctx.reply.Null();  // an engine error here cannot become an error reply mid-array
+      continue;
     }
+    if (row.status() == OpStatus::kNotFound) {
+      SignalKeyMiss(ctx, key);
+    } else {
+      ctx.server.stats().keyspace_hits++;  // a key of another type (Redis's lookup found it)
+    }
+    ctx.reply.Null();  // an engine error here cannot become an error reply mid-array
   }
 }
 
@@ -444,7 +448,8 @@ void ExecuteIncrByFloat(CommandContext& ctx, const SetOptions& o) {
   if (std::isnan(value) || std::isinf(value)) return ctx.reply.Error(kNanOrInfinity);
   const std::string text = HumanLongDouble(value);
   const int64_t now = NowMs(ctx);
-  OpResult<void> put = kv.PutDerived(o.key, text, *base, now, PolicyExpireAt(ctx, o.key, now));
+  OpResult<void> put =
+      kv.PutDerived(o.key, text, *base, now, PolicyExpireAt(ctx, o.key, now), /*raw=*/false);
   if (!put.ok()) return ReplyError(ctx, put);
   SignalKeyChange(ctx, o.key, kNotifyString, "incrbyfloat");
   ctx.reply.Bulk(text);

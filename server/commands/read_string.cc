@@ -4,6 +4,7 @@
 
 #include "server/client.h"
 #include "server/commands/reply.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -17,7 +18,7 @@ bool ReadStringOrReply(CommandContext& ctx, std::string_view key, std::optional<
                        std::optional<types::KvRow>* row) {
   types::OpResult<types::KvRow> read = KvOf(ctx).Get(key, grace_ms);
   if (read.status() == types::OpStatus::kNotFound) {
-    ctx.server.stats().keyspace_misses++;
+    SignalKeyMiss(ctx, key);
     return true;
   }
   if (!read.ok()) {

@@ -16,6 +16,7 @@
 #include "server/errors.h"
 #include "server/net/connection.h"
 #include "server/net/tls.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -56,6 +57,7 @@ Server::Server(ServerContext* context)
     hooks.engine_idle = [this] { return block_reader_->idle(); };
     hooks.engine_reopened = [this] {
       WireEngine();
+      context_->scripts().ReloadLibraries();  // the master's, from the snapshot
       context_->expiry_events().Reset();
       context_->expiry_events().Poll();
     };

@@ -20,6 +20,7 @@
 #include "server/net/server.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
+#include "server/scripting/script_engine.h"
 #include "server/server_context.h"
 #include "storage/key_range.h"
 #include "storage/replication_record.h"
@@ -485,13 +486,10 @@ void ReplicaLink::Swap() {
   master_->AdoptMasterHistory(sync_replid_, sync_offset_);
   const Position position{sync_replid_, sync_offset_, sink_->sequence()};
   sink_.reset();
-  // The position travels with the snapshot; the function libraries stay this server's.
+  // The position travels with the snapshot (and the master's function libraries in it: the
+  // engine_reopened hook loads them).
   SavePosition(sync_dir, position);
   std::error_code ec;
-  if (fs::exists(dir + "/functions", ec)) {
-    fs::copy_file(dir + "/functions", sync_dir + "/functions", fs::copy_options::overwrite_existing,
-                  ec);
-  }
   storage::Status swapped;
   storage::Status s = keyspace.ReopenEngine([&] { swapped = ExchangeDirectories(dir, sync_dir); });
   if (!s.ok()) {
@@ -557,7 +555,7 @@ bool ReplicaLink::ApplyStream() {
       s = storage::ApplyReplicationRecord(&db, options, record, &applied);
       if (s.ok() && applied) {
         applied_sequence_ = db.LastSequence();
-        SignalRecordKeys(static_cast<uint8_t>(record.kind), record.payload);
+        SignalRecordKeys(record.payload);
       }
     }
     if (!s.ok()) {
@@ -586,16 +584,16 @@ bool ReplicaLink::ApplyStream() {
   return true;
 }
 
-void ReplicaLink::SignalRecordKeys(uint8_t kind, std::string_view payload) {
+void ReplicaLink::SignalRecordKeys(std::string_view payload) {
+  // FUNCTION LOAD, DELETE, FLUSH or RESTORE on the master rewrote its libraries row. (A value
+  // holding those bytes only costs a comparison: ReloadLibraries skips an unchanged row.)
+  static const std::string kLibrariesKey =
+      types::Keyspace::SystemRowKey(types::Keyspace::kFunctionLibrariesRow);
+  if (payload.find(kLibrariesKey) != std::string_view::npos) context_->scripts().ReloadLibraries();
   WatchRegistry& watches = context_->watches();
   ExpiryEvents& expiries = context_->expiry_events();
   const bool note_expiries = expiries.enabled();
   if (watches.empty() && !note_expiries) return;
-  if (kind == static_cast<uint8_t>(storage::ReplicationRecord::Kind::kRangeDeletion)) {
-    // FLUSHDB / FLUSHALL: every watcher.
-    for (const auto& [key_db, key] : watches.WatchedIn(-1)) watches.Touch(key_db, key);
-    return;
-  }
   storage::WriteBatch batch;
   if (!storage::WriteBatch::FromRep(payload, &batch).ok()) return;
   struct Signal : storage::WriteBatch::Handler {
@@ -603,6 +601,11 @@ void ReplicaLink::SignalRecordKeys(uint8_t kind, std::string_view payload) {
     ExpiryEvents* expiries;
     bool note_expiries;
     void Apply(const storage::WriteBatch::Entry& entry) override {
+      if (entry.op == storage::WriteBatch::Op::kDeleteRange) {
+        // FLUSHDB / FLUSHALL: every watcher.
+        for (const auto& [key_db, key] : watches->WatchedIn(-1)) watches->Touch(key_db, key);
+        return;
+      }
       int db = 0;
       std::string_view key;
       if (!types::ParseMetaKey(entry.key, &db, &key)) {

@@ -158,8 +158,9 @@ class ReplicaLink {
   std::string PositionPath() const;
   // The data directory without a trailing '/': `<DataDir()>.sync` is its sibling.
   std::string DataDir() const;
-  // Invalidates the watchers of every key the record touched.
-  void SignalRecordKeys(uint8_t kind, std::string_view payload);
+  // Invalidates the watchers of every key the record's batch touched (every watcher when it
+  // deletes ranges), and loads the function libraries again when it wrote their row.
+  void SignalRecordKeys(std::string_view payload);
 
   ServerContext* context_;
   boost::asio::io_context& io_;

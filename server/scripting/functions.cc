@@ -1,5 +1,5 @@
 // ScriptEngine's functions: FUNCTION LOAD's libraries, redis.register_function, FCALL, and the
-// functions file (script_engine.h, "Functions"; docs/scripting.md).
+// engine row that keeps the libraries (script_engine.h, "Functions"; docs/scripting.md).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -18,9 +18,11 @@ extern "C" {
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 #include "server/scripting/script_engine.h"
+#include "server/server_context.h"
 #include "storage/env/file.h"
 #include "storage/util/coding.h"
 #include "storage/util/crc32c.h"
+#include "types/keyspace.h"
 
 namespace ebb::server::scripting {
 
@@ -455,63 +457,105 @@ bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy poli
   return Persist(before, error);
 }
 
-bool ScriptEngine::OpenFunctionsFile(const std::string& path, std::string* error) {
-  functions_path_.clear();  // nothing is written while the file loads
-  const auto fs = storage::DefaultFileSystem();
-  bool ok = true;
-  if (fs->FileExists(path)) {
-    std::unique_ptr<storage::SequentialFile> file;
-    storage::Status s = fs->NewSequentialFile(path, &file);
-    std::string payload;
-    std::vector<char> scratch(1 << 16);
-    while (s.ok()) {
-      std::string_view chunk;
-      s = file->Read(scratch.size(), &chunk, scratch.data());
-      if (!s.ok() || chunk.empty()) break;
-      payload.append(chunk);
+bool ScriptEngine::OpenLibraries(const std::string& legacy_file, std::string* error) {
+  persist_ = false;  // nothing is written while the libraries load
+  types::Keyspace& keyspace = server_->keyspace();
+  std::string payload;
+  storage::Status s = keyspace.GetSystemRow(types::Keyspace::kFunctionLibrariesRow, &payload);
+  if (s.ok()) {
+    if (!RestoreLibraries(payload, RestorePolicy::kFlush, error)) {
+      *error = "the function libraries row: " + *error;
+      return false;
     }
-    if (!s.ok()) {
-      *error = "cannot read " + path + ": " + s.ToString();
-      ok = false;
-    } else if (!RestoreLibraries(payload, RestorePolicy::kFlush, error)) {
-      *error = path + ": " + *error;
-      ok = false;
-    }
+    persist_ = true;
+    return true;
   }
-  functions_path_ = path;
-  return ok;
+  if (!s.IsNotFound()) {
+    *error = "cannot read the function libraries row: " + s.ToString();
+    return false;
+  }
+  const auto fs = storage::DefaultFileSystem();
+  if (!fs->FileExists(legacy_file)) {
+    persist_ = true;
+    return true;
+  }
+  // An older ebb's functions file: the same payload. Moved into the row, then removed.
+  std::unique_ptr<storage::SequentialFile> file;
+  s = fs->NewSequentialFile(legacy_file, &file);
+  std::vector<char> scratch(1 << 16);
+  while (s.ok()) {
+    std::string_view chunk;
+    s = file->Read(scratch.size(), &chunk, scratch.data());
+    if (!s.ok() || chunk.empty()) break;
+    payload.append(chunk);
+  }
+  if (!s.ok()) {
+    *error = "cannot read " + legacy_file + ": " + s.ToString();
+    return false;
+  }
+  if (!RestoreLibraries(payload, RestorePolicy::kFlush, error)) {
+    *error = legacy_file + ": " + *error;
+    return false;
+  }
+  persist_ = true;
+  s = SaveLibraries();
+  if (s.ok()) s = fs->RemoveFile(legacy_file);
+  if (!s.ok()) {
+    *error = "moving " + legacy_file + " into the engine: " + s.ToString();
+    return false;
+  }
+  spdlog::info("Moved the function libraries of {} into the engine", legacy_file);
+  return true;
+}
+
+void ScriptEngine::ReloadLibraries() {
+  std::string payload;
+  storage::Status s =
+      server_->keyspace().GetSystemRow(types::Keyspace::kFunctionLibrariesRow, &payload);
+  if (s.IsNotFound()) {  // the master has none
+    for (const auto& [name, library] : libraries_) ReleaseLibrary(library);
+    libraries_.clear();
+    IndexFunctions();
+    return;
+  }
+  if (!s.ok()) {
+    spdlog::error("Cannot read the function libraries row: {}", s.ToString());
+    return;
+  }
+  if (payload == DumpLibraries()) return;
+  const bool persist = persist_;
+  persist_ = false;  // the row already holds them
+  std::string error;
+  if (!RestoreLibraries(payload, RestorePolicy::kFlush, &error)) {
+    spdlog::error("Cannot load the function libraries row: {}", error);
+  }
+  persist_ = persist;
 }
 
 bool ScriptEngine::Persist(const std::string& before, std::string* error) {
   const storage::Status s = SaveLibraries();
   if (s.ok()) return true;
-  spdlog::error("Cannot write the functions file {}: {}", functions_path_, s.ToString());
-  // Back to what the file still holds (a payload DumpLibraries made loads again), without
-  // writing it again.
-  std::string ignored;
-  std::string path;
-  path.swap(functions_path_);
-  RestoreLibraries(before, RestorePolicy::kFlush, &ignored);
-  functions_path_.swap(path);
+  spdlog::error("Cannot write the function libraries: {}", s.ToString());
   *error = MisconfError(s.message());
+  // The libraries follow the row, so that a restart finds what the server shows. The row holds
+  // the change when the write reached the engine and only its sync failed (it then survives a
+  // restart, as any write meeting that fault does); otherwise it still holds `before`, which
+  // loads again (a payload DumpLibraries made) without being written again.
+  std::string row;
+  if (server_->keyspace().GetSystemRow(types::Keyspace::kFunctionLibrariesRow, &row).ok() &&
+      row == DumpLibraries()) {
+    return false;
+  }
+  std::string ignored;
+  persist_ = false;
+  RestoreLibraries(before, RestorePolicy::kFlush, &ignored);
+  persist_ = true;
   return false;
 }
 
 storage::Status ScriptEngine::SaveLibraries() {
-  if (functions_path_.empty()) return storage::Status::OK();
-  const auto fs = storage::DefaultFileSystem();
-  const std::string temporary = functions_path_ + ".tmp";
-  std::unique_ptr<storage::WritableFile> file;
-  storage::Status s = fs->NewWritableFile(temporary, &file);
-  if (s.ok()) s = file->Append(DumpLibraries());
-  if (s.ok()) s = file->Sync();
-  if (s.ok()) s = file->Close();
-  if (s.ok()) s = fs->RenameFile(temporary, functions_path_);
-  if (s.ok()) {
-    const size_t slash = functions_path_.rfind('/');
-    s = fs->SyncDir(slash == std::string::npos ? "." : functions_path_.substr(0, slash));
-  }
-  return s;  // a half-written functions.tmp is never read, and the next save truncates it
+  if (!persist_) return storage::Status::OK();
+  return server_->keyspace().PutSystemRow(types::Keyspace::kFunctionLibrariesRow, DumpLibraries());
 }
 
 void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool read_only,

@@ -108,8 +108,9 @@ class ScriptEngine {
 
   // ---- Functions (FUNCTION, FCALL; server/scripting/functions.cc) ----
   // A library is Lua code headed `#!lua name=<library>` that registers functions with
-  // redis.register_function when loaded. The libraries persist in the data directory
-  // (docs/scripting.md, "The functions file"), rewritten atomically after every change.
+  // redis.register_function when loaded. The libraries persist in one engine row, rewritten
+  // whole after every change, which the WAL, the replication stream and a replica's snapshot
+  // carry (docs/scripting.md, "Where the libraries live").
   struct Function {
     std::string name;
     std::string description;  // empty: none
@@ -121,12 +122,20 @@ class ScriptEngine {
     std::string code;  // as loaded, shebang included
     std::map<std::string, Function> functions;
   };
-  // Where the libraries persist ("" until set: kept in memory only). Loads the file if it
-  // exists; false with *error when it cannot be read or a library in it fails to load.
-  bool OpenFunctionsFile(const std::string& path, std::string* error);
-  // The changes below (LOAD, DELETE, FLUSH, RESTORE) are acknowledged only once the functions
-  // file holds them: when it cannot be written, the libraries go back to what it holds and the
-  // error is "MISCONF Errors writing to the data directory: <os error>".
+  // Starts keeping the libraries in the engine's system row (types::Keyspace::
+  // kFunctionLibrariesRow); until then they are kept in memory only. Loads them from the row;
+  // when there is none and `legacy_file` (the functions file of an older ebb) exists, loads the
+  // file, writes the row and removes the file. False with *error when the row or the file
+  // cannot be read, a library in it fails to load, or the row cannot be written.
+  bool OpenLibraries(const std::string& legacy_file, std::string* error);
+  // Loads the libraries again from the engine's row after something else wrote it: a replica
+  // that applied its master's stream or snapshot (no row: no libraries). Writes nothing; logs a
+  // row that fails to load (the libraries then stay as they were).
+  void ReloadLibraries();
+  // The changes below (LOAD, DELETE, FLUSH, RESTORE) are acknowledged only once the engine's
+  // row holds them durably. When that fails the reply is "MISCONF Errors writing to the data
+  // directory: <error>" and the libraries are what the row holds: the change when it reached
+  // the engine and only the sync failed, else what they were before.
   //
   // FUNCTION LOAD [REPLACE]: *result is the library's name, or the error reply.
   bool LoadLibrary(std::string_view code, bool replace, std::string* result);
@@ -197,10 +206,11 @@ class ScriptEngine {
   bool LoadLibraryInto(std::string_view code, bool replace, std::map<std::string, Library>* into,
                        std::string* result);
   void ReleaseLibrary(const Library& library);
-  // Writes the libraries to the functions file (atomically), if there is one.
+  // Writes the libraries to the engine's row (durably), once OpenLibraries has run.
   storage::Status SaveLibraries();
-  // After a change to the libraries: saves them; when that fails, logs it, puts back `before`
-  // (DumpLibraries's payload from before the change) and sets *error to the reply.
+  // After a change to the libraries: saves them; when that fails, logs it, sets *error to the
+  // reply, and puts back `before` (DumpLibraries's payload from before the change) unless the
+  // engine's row holds the change.
   bool Persist(const std::string& before, std::string* error);
 
   void Open();
@@ -232,7 +242,7 @@ class ScriptEngine {
   std::unordered_map<std::string, Script> scripts_;                  // by lower-case SHA-1
   std::map<std::string, Library> libraries_;                         // by name
   std::unordered_map<std::string, const Function*> function_index_;  // lower-case names
-  std::string functions_path_;
+  bool persist_ = false;  // OpenLibraries has run: changes are written to the engine
   size_t scripts_memory_ = 0;
   uint64_t runs_ = 0;  // scripts run, for the periodic GC step
   RunState* running_ = nullptr;

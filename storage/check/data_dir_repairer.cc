@@ -56,6 +56,9 @@ struct DataDirRepairer::State {
   uint64_t log_number = 0;
   uint64_t next_file = 0;
   uint64_t last_sequence = 0;
+  // Range deletions in force (the manifest's, then the WALs'): they keep what FLUSHDB and
+  // FLUSHALL deleted deleted in the repaired state.
+  std::vector<RangeDeletion> range_deletions;
   bool lost_named_table = false;
   // The result.
   std::vector<TableEntry> tables;
@@ -188,6 +191,7 @@ Status DataDirRepairer::ReplayManifest(State* st, const std::string& name, bool*
     return Status::OK();
   }
   st->named.clear();
+  st->range_deletions.clear();
   st->manifest_complete = true;
   LogReader reader(std::move(file), path);
   std::string record;
@@ -198,6 +202,10 @@ Status DataDirRepairer::ReplayManifest(State* st, const std::string& name, bool*
     if (!s.ok()) break;
     for (const auto& [level, number] : edit.deleted_files()) st->named.erase(number);
     for (const auto& [level, f] : edit.new_files()) st->named[f.number] = {level, f};
+    for (const RangeDeletion& d : edit.range_deletions()) st->range_deletions.push_back(d);
+    for (const RangeDeletion& d : edit.retired_range_deletions()) {
+      std::erase(st->range_deletions, d);
+    }
     if (edit.log_number()) log_number = edit.log_number();
     if (edit.next_file_number()) next_file = edit.next_file_number();
     if (edit.last_sequence()) last_sequence = edit.last_sequence();
@@ -369,6 +377,14 @@ Status DataDirRepairer::ConvertWal(State* st, uint64_t number) {
         continue;
       }
       records++;
+      std::vector<RangeDeletion> deletions;
+      RangeDeletionsOf(batch, first_sequence, &deletions);
+      for (const RangeDeletion& d : deletions) {
+        if (std::find(st->range_deletions.begin(), st->range_deletions.end(), d) ==
+            st->range_deletions.end()) {
+          st->range_deletions.push_back(d);
+        }
+      }
       if (batch.Count() > 0) {
         st->last_sequence = std::max(st->last_sequence, first_sequence + batch.Count() - 1);
       }
@@ -459,6 +475,10 @@ Status DataDirRepairer::WriteNewManifest(State* st) {
   for (const TableEntry& t : st->tables) {
     snapshot.AddFile(t.level, t.meta);
     st->last_sequence = std::max(st->last_sequence, t.meta.props.max_sequence);
+  }
+  for (const RangeDeletion& d : st->range_deletions) {
+    snapshot.AddRangeDeletion(d);
+    st->last_sequence = std::max(st->last_sequence, d.sequence);
   }
   const uint64_t log_number = st->NewNumber();  // no WAL is needed: they are all in tables
   const uint64_t manifest_number = st->NewNumber();

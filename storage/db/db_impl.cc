@@ -125,8 +125,9 @@ Status DBImpl::Recover() {
   }
   std::sort(logs.begin(), logs.end());
   uint64_t max_sequence = versions_.last_sequence();
+  std::vector<RangeDeletion> replayed_deletions;
   for (uint64_t number : logs) {
-    s = ReplayLog(number, &max_sequence);
+    s = ReplayLog(number, &max_sequence, &replayed_deletions);
     if (!s.ok()) return s;
   }
   versions_.SetLastSequence(max_sequence);
@@ -147,6 +148,16 @@ Status DBImpl::Recover() {
   // The manifest's log number: the oldest WAL still holding unflushed writes.
   VersionEdit edit;
   edit.SetLogNumber(logs.empty() ? log_file_number_ : logs.front());
+  // A replayed batch's range deletions the manifest does not hold (a crash came between the
+  // batch's WAL sync and its manifest edit, or compaction has retired them since: applying one
+  // again deletes only what it deleted before).
+  for (const RangeDeletion& d : replayed_deletions) {
+    if (std::find(versions_.current()->range_deletions.begin(),
+                  versions_.current()->range_deletions.end(),
+                  d) == versions_.current()->range_deletions.end()) {
+      edit.AddRangeDeletion(d);
+    }
+  }
   // The expiry clock: frozen where the last run left it (or now) while expiration is off.
   if (options_.expiration_enabled) {
     edit.SetExpiryFrozenAt(VersionEdit::kExpiryRunning);
@@ -193,7 +204,8 @@ Status DBImpl::CheckLiveTables(const std::vector<std::string>& names) {
   return Status::OK();
 }
 
-Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
+Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence,
+                         std::vector<RangeDeletion>* deletions) {
   const std::string name = LogFileName(dir_, number);
   std::unique_ptr<SequentialFile> file;
   Status s = fs_->NewSequentialFile(name, &file);
@@ -215,6 +227,7 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence) {
     }
     s = AddBatch(mem_.get(), first_sequence, batch);
     if (!s.ok()) return s;
+    RangeDeletionsOf(batch, first_sequence, deletions);
     if (batch.Count() > 0) {
       *max_sequence = std::max(*max_sequence, first_sequence + batch.Count() - 1);
     }
@@ -286,12 +299,22 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     std::unique_lock lock(mu_);
     Status s = MakeRoomForWrite(lock, false);
     if (!s.ok()) return s;
+    const bool deletes_ranges = batch.HasRangeDeletions();
+    // What the memtable holds is older than the range deletions: freeze it, so its flush (which
+    // leaves out what they hide) clears the way for applying them to the files.
+    if (deletes_ranges && !mem_->empty()) {
+      s = SwitchMemtable();
+      if (!s.ok()) return s;
+    }
     const uint64_t first = versions_.last_sequence() + 1;
     std::string& record = wal_record_;
     record.clear();
     PutFixed64(&record, first);
     record.append(batch.rep());
     s = log_->AddRecord(record);
+    // A batch that deletes ranges is durable before the manifest names its deletions: then a
+    // crash leaves the whole batch (replay applies the deletions the manifest lacks) or none.
+    if (s.ok() && deletes_ranges) s = log_->Sync();
     if (!s.ok()) {
       // A partial record may be in the WAL: refuse further writes until Resume replaces it.
       log_broken_ = true;
@@ -300,6 +323,21 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     }
     stats_.wal_bytes += record.size();
     if (record.capacity() > (1 << 20)) std::string().swap(record);  // after a huge batch
+    if (deletes_ranges) {
+      std::vector<RangeDeletion> deletions;
+      RangeDeletionsOf(batch, first, &deletions);
+      VersionEdit edit;
+      for (const RangeDeletion& d : deletions) edit.AddRangeDeletion(d);
+      s = ApplyEdit(&edit);
+      if (!s.ok()) {
+        // Nothing of the batch is visible; its WAL record applies it whole if a restart
+        // replays it (Resume moves to a new WAL without it).
+        SetBgError(s);
+        return s;
+      }
+      stats_.range_deletions += deletions.size();
+      bg_cv_.notify_one();
+    }
     s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
@@ -313,31 +351,9 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
 }
 
 Status DBImpl::DeleteRange(const std::vector<KeyRange>& ranges) {
-  if (ranges.empty()) return Status::OK();
-  std::unique_lock lock(mu_);
-  if (!bg_error_.ok()) return bg_error_;
-  // Every version in the memtable is older than the deletion: freeze it, so its flush (which
-  // leaves out what the deletion hides) clears the way for applying the deletion to the files.
-  if (!mem_->empty()) {
-    Status s = SwitchMemtable();
-    if (!s.ok()) return s;
-  }
-  const uint64_t sequence = versions_.last_sequence() + 1;
-  versions_.SetLastSequence(sequence);
-  VersionEdit edit;
-  for (const KeyRange& range : ranges) edit.AddRangeDeletion(RangeDeletion{range, sequence});
-  Status s = ApplyEdit(&edit);
-  if (!s.ok()) {
-    SetBgError(s);
-    return s;
-  }
-  stats_.range_deletions++;
-  if (replication_tap_) {
-    const std::string payload = EncodeRangeDeletion(ranges);
-    replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kRangeDeletion, sequence, payload});
-  }
-  bg_cv_.notify_one();
-  return Status::OK();
+  WriteBatch batch;
+  for (const KeyRange& range : ranges) batch.DeleteRange(range);
+  return Write(WriteOptions(), batch);
 }
 
 Status DBImpl::SetExpirationEnabled(bool enabled) {

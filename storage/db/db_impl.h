@@ -130,7 +130,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Corruption naming the first table the recovered version needs that is missing from
   // `names` (the directory listing) or whose size differs from the manifest's record.
   Status CheckLiveTables(const std::vector<std::string>& names);
-  Status ReplayLog(uint64_t number, uint64_t* max_sequence);
+  // Adds the log's batches to mem_ and its range deletions to *deletions.
+  Status ReplayLog(uint64_t number, uint64_t* max_sequence, std::vector<RangeDeletion>* deletions);
   // Starts a new WAL file (and fsyncs the directory). With sync_old, the old WAL is synced first
   // and a failure aborts the switch. REQUIRES: mu_.
   Status NewLog(bool sync_old);

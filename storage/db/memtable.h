@@ -26,9 +26,11 @@
 #include <cstdlib>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "storage/db/arena.h"
 #include "storage/db/skiplist.h"
+#include "storage/db/version_edit.h"
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
 #include "storage/options.h"
@@ -161,8 +163,13 @@ class MemTable {
 };
 
 // Adds every entry of `batch` with consecutive sequence numbers from `first_sequence` (the
-// WAL record's). REQUIRES: as MemTable::Add. Corruption only if the batch is malformed (a
+// WAL record's); a range deletion takes its number and adds nothing (the DB records it in the
+// version). REQUIRES: as MemTable::Add. Corruption only if the batch is malformed (a
 // batch from WriteBatch::FromRep or built by Put/Delete never is).
 Status AddBatch(MemTable* mem, uint64_t first_sequence, const WriteBatch& batch);
+// Appends the range deletions of `batch`, whose first entry has sequence `first_sequence`, to
+// *out, each at its entry's sequence (what the DB records in the version for them).
+void RangeDeletionsOf(const WriteBatch& batch, uint64_t first_sequence,
+                      std::vector<RangeDeletion>* out);
 
 }  // namespace ebb::storage

@@ -225,6 +225,48 @@ TEST_F(BitsTest, IncrByFloat) {
   EXPECT_EQ(Do({"PTTL", "t"}), ":4000");
 }
 
+// Redis 7 leaves a string "raw" after SETRANGE, APPEND to an existing key, SETBIT, BITFIELD and
+// BITOP, whatever its value, until a write replaces it (unit/type/string.tcl, "SETRANGE against
+// integer-encoded key"); the writes that keep the value keep the encoding.
+TEST_F(BitsTest, WritesRedisLeavesRawAreRaw) {
+  EXPECT_EQ(Do({"SET", "k", "1234"}), "+OK");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "k"}), "$int");
+  EXPECT_EQ(Do({"SETRANGE", "k", "0", "2"}), ":4");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "k"}), "$raw");
+  EXPECT_EQ(Do({"GET", "k"}), "$2234");
+  EXPECT_EQ(Do({"SET", "k", "1234"}), "+OK");
+  EXPECT_EQ(Do({"SETRANGE", "k", "0", ""}), ":4");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "k"}), "$int");  // nothing was set
+  EXPECT_EQ(Do({"SETRANGE", "k", "1", "3"}), ":4");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "k"}), "$raw");
+  EXPECT_EQ(Do({"SETRANGE", "new", "0", "7"}), ":1");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "new"}), "$raw");
+  // APPEND: a new key is encoded as SET's value would be; appending to an existing one is raw.
+  EXPECT_EQ(Do({"APPEND", "a", "12"}), ":2");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "a"}), "$int");
+  EXPECT_EQ(Do({"APPEND", "a", "3"}), ":3");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "a"}), "$raw");
+  EXPECT_EQ(Do({"EXPIRE", "a", "100"}), ":1");
+  EXPECT_EQ(Do({"PERSIST", "a"}), ":1");
+  EXPECT_EQ(Do({"RENAME", "a", "b"}), "+OK");
+  EXPECT_EQ(Do({"COPY", "b", "c"}), ":1");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "b"}), "$raw");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "c"}), "$raw");
+  EXPECT_EQ(Do({"TYPE", "c"}), "+string");
+  EXPECT_EQ(Do({"INCR", "b"}), ":124");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "b"}), "$int");
+  EXPECT_EQ(Do({"SET", "c", "5"}), "+OK");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "c"}), "$int");
+  EXPECT_EQ(Do({"SET", "s", "1"}), "+OK");
+  EXPECT_EQ(Do({"SETBIT", "s", "6", "1"}), ":0");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "s"}), "$raw");
+  EXPECT_EQ(Do({"BITOP", "OR", "dest", "c"}), ":1");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "dest"}), "$raw");
+  EXPECT_EQ(Do({"SET", "f", "7"}), "+OK");
+  EXPECT_EQ(Do({"BITFIELD", "f", "SET", "u8", "0", "50"}), "[:55]");
+  EXPECT_EQ(Do({"OBJECT", "ENCODING", "f"}), "$raw");
+}
+
 TEST_F(BitsTest, ObjectAndTouch) {
   PinClock(kNow);
   EXPECT_EQ(Do({"SET", "i", "12345"}), "+OK");

@@ -11,7 +11,20 @@
 namespace ebb::test {
 namespace {
 
-class PubSubTest : public CommandTest {};
+class PubSubTest : public CommandTest {
+ protected:
+  // Runs `command`, then the events it published to client `subscriber` (pattern-subscribed to
+  // __keyevent@0__:*) as "event:key", space separated.
+  std::string EventsOf(size_t subscriber, std::initializer_list<std::string_view> command) {
+    ebb_->Do(command);
+    std::string out;
+    for (const Reply& m : ParseAll(ebb_->TakePushed(subscriber))) {
+      const std::vector<Reply> e = m.elements();
+      out += (out.empty() ? "" : " ") + e[2].str().substr(15) + ":" + e[3].str();
+    }
+    return out;
+  }
+};
 
 TEST_F(PubSubTest, SubscribeConfirmsEachChannelWithTheCount) {
   EXPECT_EQ(ebb_->Raw({"SUBSCRIBE", "a", "b", "a"}),
@@ -149,15 +162,7 @@ TEST_F(PubSubTest, EveryWriteNotifiesItsEvent) {
   const size_t a = ebb_->AddClient();
   EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "KEA"}), "+OK");
   ebb_->DoAs(a, {"PSUBSCRIBE", "__keyevent@0__:*"});
-  auto events = [&](std::initializer_list<std::string_view> write) {
-    ebb_->Do(write);
-    std::string out;
-    for (const Reply& m : ParseAll(ebb_->TakePushed(a))) {
-      const std::vector<Reply> e = m.elements();
-      out += (out.empty() ? "" : " ") + e[2].str().substr(15) + ":" + e[3].str();
-    }
-    return out;
-  };
+  auto events = [&](std::initializer_list<std::string_view> write) { return EventsOf(a, write); };
   EXPECT_EQ(events({"SET", "s", "1"}), "set:s");
   EXPECT_EQ(events({"SET", "s", "1", "EX", "100"}), "set:s expire:s");
   EXPECT_EQ(events({"SET", "s", "2", "NX"}), "");
@@ -185,6 +190,48 @@ TEST_F(PubSubTest, EveryWriteNotifiesItsEvent) {
   EXPECT_EQ(events({"TLOG", "CLR", "log"}), "tlog_clr:log");
   EXPECT_EQ(events({"TREG", "SET", "reg", "v", "5"}), "treg_set:reg");
   EXPECT_EQ(events({"FLUSHALL"}), "");
+}
+
+// Classes n and m, as Redis 7: outside A; "new" when a command creates a key, before the
+// command's own event; "keymiss" when a read finds no key (writes that find none do not).
+TEST_F(PubSubTest, NewKeyAndKeyMissEvents) {
+  const size_t a = ebb_->AddClient();
+  ebb_->DoAs(a, {"PSUBSCRIBE", "__keyevent@0__:*"});
+  auto events = [&](std::initializer_list<std::string_view> command) {
+    return EventsOf(a, command);
+  };
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "KEA"}), "+OK");
+  EXPECT_EQ(events({"SET", "s", "1"}), "set:s");
+  EXPECT_EQ(events({"GET", "missing"}), "");
+
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "En$"}), "+OK");
+  EXPECT_EQ(Do({"CONFIG", "GET", "notify-keyspace-events"}), "[$notify-keyspace-events,$$En]");
+  EXPECT_EQ(events({"SET", "fresh", "1"}), "new:fresh set:fresh");
+  EXPECT_EQ(events({"SET", "fresh", "2"}), "set:fresh");
+  EXPECT_EQ(events({"MSET", "m1", "1", "fresh", "3", "m2", "2"}),
+            "new:m1 set:m1 set:fresh new:m2 set:m2");
+  EXPECT_EQ(events({"INCR", "counter"}), "new:counter incrby:counter");
+  EXPECT_EQ(events({"TLOG", "INS", "log", "e", "5"}), "new:log");  // T is not selected
+  EXPECT_EQ(events({"TLOG", "INS", "log", "f", "6"}), "");
+  EXPECT_EQ(events({"SET", "nx", "1", "NX", "GET"}), "new:nx set:nx");
+  EXPECT_EQ(events({"SETNX", "nx", "2"}), "");
+  EXPECT_EQ(events({"MULTI"}), "");
+  EXPECT_EQ(events({"SET", "tx", "1"}), "");
+  EXPECT_EQ(events({"EXEC"}), "new:tx set:tx");
+
+  EXPECT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "Em"}), "+OK");
+  EXPECT_EQ(events({"GET", "nothing"}), "keymiss:nothing");
+  EXPECT_EQ(events({"GET", "s"}), "");
+  EXPECT_EQ(events({"MGET", "s", "x", "y"}), "keymiss:x keymiss:y");
+  EXPECT_EQ(events({"EXISTS", "s", "z"}), "keymiss:z");
+  EXPECT_EQ(events({"TYPE", "z"}), "keymiss:z");
+  EXPECT_EQ(events({"TTL", "z"}), "keymiss:z");
+  EXPECT_EQ(events({"STRLEN", "z"}), "keymiss:z");
+  EXPECT_EQ(events({"SET", "z", "1"}), "");  // a write's lookup is not a miss
+  EXPECT_EQ(events({"INCR", "w"}), "");
+  EXPECT_EQ(events({"SET", "s", "2", "EX", "1"}), "");
+  EXPECT_EQ(Do({"DEBUG", "CLOCK", "ADVANCE", "2000"}), "+OK");
+  EXPECT_EQ(events({"GET", "s"}), "keymiss:s");  // expired
 }
 
 TEST_F(PubSubTest, KeyspaceChannelCarriesTheEventAndClassesFilter) {

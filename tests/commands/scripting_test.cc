@@ -235,6 +235,21 @@ TEST_F(ScriptingTest, EveryEbbCommandIsCallable) {
             Do({"PUT", "p2", "x"}));
 }
 
+// FLUSHALL and FLUSHDB inside a script join its one batch: later calls see only what the script
+// wrote since, and the whole of it holds after a restart.
+TEST_F(ScriptingTest, AFlushInsideAScriptIsPartOfItsBatch) {
+  EXPECT_EQ(Do({"MSET", "x", "1", "y", "2"}), "+OK");
+  EXPECT_EQ(Eval("redis.call('set', 'a', '1') redis.call('flushall') redis.call('set', 'b', '2') "
+                 "return {redis.call('dbsize'), redis.call('exists', 'x', 'a', 'b')}"),
+            "[:1,:1]");
+  ebb_->Reopen();
+  EXPECT_EQ(Do({"KEYS", "*"}), "[$b]");
+  EXPECT_EQ(Eval("redis.call('set', 'c', '3') redis.call('flushdb') return redis.call('dbsize')"),
+            ":0");
+  ebb_->Reopen();
+  EXPECT_EQ(Do({"DBSIZE"}), ":0");
+}
+
 TEST_F(ScriptingTest, WritesAreOneBatchAndSignalWatchers) {
   // A script's writes are visible to its own later reads, and after it, to everyone.
   EXPECT_EQ(Eval("redis.call('set', 'a', '1') redis.call('incr', 'a') return redis.call('get', "

@@ -317,6 +317,44 @@ TEST_F(TransactionTest, TransactionSurvivesReopenWhole) {
   EXPECT_EQ(Do({"TREG", "GET", "reg"}), "[$r,:9]");
 }
 
+// FLUSHDB and FLUSHALL join the transaction's one write: reads after them inside it see only
+// what the transaction wrote since, every other database keeps its keys, and the whole of it
+// (the flush included) holds after a restart.
+TEST_F(TransactionTest, FlushInsideATransactionIsPartOfItsOneWrite) {
+  EXPECT_EQ(Do({"MSET", "a", "1", "b", "2"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "e", "7"}), "+OK");
+  EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
+  EXPECT_EQ(Do({"SET", "other", "x"}), "+OK");
+  EXPECT_EQ(Do({"SELECT", "0"}), "+OK");
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"SET", "before", "1"}), "+QUEUED");
+  EXPECT_EQ(Do({"FLUSHDB"}), "+QUEUED");
+  EXPECT_EQ(Do({"GET", "a"}), "+QUEUED");
+  EXPECT_EQ(Do({"GET", "before"}), "+QUEUED");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "f", "8"}), "+QUEUED");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "+QUEUED");
+  EXPECT_EQ(Do({"SET", "after", "2"}), "+QUEUED");
+  EXPECT_EQ(Do({"KEYS", "*"}), "+QUEUED");
+  EXPECT_EQ(Do({"DBSIZE"}), "+QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "[+OK,+OK,nil,nil,+OK,[[$f,:8]],+OK,[$after,$log],:2]");
+  ebb_->Reopen();
+  EXPECT_EQ(Do({"KEYS", "*"}), "[$after,$log]");
+  EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[[$f,:8]]");
+  EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
+  EXPECT_EQ(Do({"GET", "other"}), "$x");
+  EXPECT_EQ(Do({"SELECT", "0"}), "+OK");
+
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_EQ(Do({"FLUSHALL"}), "+QUEUED");
+  EXPECT_EQ(Do({"SET", "k", "v"}), "+QUEUED");
+  EXPECT_EQ(Do({"SCAN", "0"}), "+QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "[+OK,+OK,[$0,[$k]]]");
+  ebb_->Reopen();
+  EXPECT_EQ(Do({"KEYS", "*"}), "[$k]");
+  EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
+  EXPECT_EQ(Do({"DBSIZE"}), ":0");
+}
+
 TEST_F(TransactionTest, DiscardedTransactionLeavesNoTrace) {
   EXPECT_EQ(Do({"TLOG", "INS", "log", "a", "1"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "GET", "log"}), "[[$a,:1]]");  // fills the head cache

@@ -65,8 +65,11 @@ void SubRowKeys(std::string_view bytes) {
 void MetaValues(std::string_view bytes) {
   KeyType type;
   std::string_view payload;
-  if (!DecodeMetaValue(bytes, &type, &payload)) return;
-  Check(EncodeMetaValue(type, payload) == bytes, "a metadata value does not re-encode to itself");
+  bool raw_string = false;
+  if (!DecodeMetaValue(bytes, &type, &payload, &raw_string)) return;
+  Check(!raw_string || type == KeyType::kString, "a raw tag decoded to a type other than string");
+  Check(EncodeMetaValue(type, payload, raw_string) == bytes,
+        "a metadata value does not re-encode to itself");
   Check(!KeyTypeName(type).empty() && KeyTypeFromName(KeyTypeName(type)) == type,
         "a decoded type has no name that maps back to it");
   uint64_t version = 0;

@@ -45,6 +45,11 @@ struct Decoded {
 class Collector final : public WriteBatch::Handler {
  public:
   void Apply(const WriteBatch::Entry& e) override {
+    if (e.op == WriteBatch::Op::kDeleteRange) {
+      Check(e.encoded_row.empty() && e.meta == RowMeta{}, "a range deletion carries a row");
+      entries.push_back({e.op, std::string(e.key), std::string(e.value), e.meta});
+      return;
+    }
     RowMeta meta;
     std::string_view value;
     Check(ebb::storage::DecodeRow(e.encoded_row, &meta, &value), "entry row does not decode");
@@ -87,6 +92,9 @@ WriteBatch Encode(const std::vector<Decoded>& entries) {
       case WriteBatch::Op::kWipe:
         batch.Wipe(options, e.key);
         break;
+      case WriteBatch::Op::kDeleteRange:
+        batch.DeleteRange({e.key, e.value});
+        break;
     }
   }
   return batch;
@@ -105,9 +113,14 @@ void Written(FuzzedDataProvider& fdp) {
   const size_t count = fdp.ConsumeIntegralInRange<size_t>(0, 20);
   for (size_t i = 0; i < count && fdp.remaining_bytes() > 0; ++i) {
     Decoded e;
-    e.op = fdp.PickValueInArray(
-        {WriteBatch::Op::kPut, WriteBatch::Op::kDelete, WriteBatch::Op::kWipe});
+    e.op = fdp.PickValueInArray({WriteBatch::Op::kPut, WriteBatch::Op::kDelete,
+                                 WriteBatch::Op::kWipe, WriteBatch::Op::kDeleteRange});
     e.key = fdp.ConsumeRandomLengthString(64);
+    if (e.op == WriteBatch::Op::kDeleteRange) {
+      e.value = fdp.ConsumeRandomLengthString(64);  // the range's end
+      entries.push_back(std::move(e));
+      continue;
+    }
     if (fdp.ConsumeBool()) e.meta.timestamp_ms = fdp.ConsumeIntegral<int64_t>();
     if (e.op == WriteBatch::Op::kPut) {
       e.value = fdp.ConsumeRandomLengthString(300);

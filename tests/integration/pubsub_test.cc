@@ -129,5 +129,38 @@ TEST(PubSubServerTest, ExpiredEventsFireOnTheirOwnAfterARestart) {
   EXPECT_EQ(InfoField(c.get(), "stats", "expired_keys"), 2);
 }
 
+// Classes n and m through a real server: "new" once per key created (not when it is overwritten)
+// and "keymiss" once per read that finds nothing, with the data in table files (reads that wait
+// for the disk run a command more than once; its events are published once).
+TEST(PubSubServerTest, NewAndKeymissEventsReachASubscriber) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--notify-keyspace-events", "Enm", "--memtable-size", "65536"}))
+      << server.error();
+  RawConnection listener(server.port());
+  ASSERT_TRUE(listener.Send("PSUBSCRIBE __keyevent@0__:*\r\n"));
+  listener.ReadUntil(":1\r\n");
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).str(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"SET", "k", "w"}).str(), "OK");
+  for (int i = 0; i < 200; i++) {
+    ASSERT_EQ(Cmd(c.get(), {"SET", "filler" + std::to_string(i), std::string(1000, 'x')}).str(),
+              "OK");
+  }
+  EXPECT_EQ(Cmd(c.get(), {"DEBUG", "FLUSH-MEMTABLE"}).str(), "OK");
+  EXPECT_TRUE(Cmd(c.get(), {"GET", "missing"}).is_nil());
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "w");
+  auto pmessage = [](std::string_view event, std::string_view key) {
+    const std::string channel = "__keyevent@0__:" + std::string(event);
+    return "*4\r\n$8\r\npmessage\r\n$16\r\n__keyevent@0__:*\r\n$" + std::to_string(channel.size()) +
+           "\r\n" + channel + "\r\n$" + std::to_string(key.size()) + "\r\n" + std::string(key) +
+           "\r\n";
+  };
+  std::string expected = pmessage("new", "k");
+  for (int i = 0; i < 200; i++) expected += pmessage("new", "filler" + std::to_string(i));
+  expected += pmessage("keymiss", "missing");
+  EXPECT_EQ(listener.ReadExactly(expected.size(), 10000), expected);
+  EXPECT_EQ(listener.ReadExactly(1, 300), "");  // nothing twice
+}
+
 }  // namespace
 }  // namespace ebb::test

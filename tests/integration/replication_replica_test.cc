@@ -234,5 +234,65 @@ TEST_F(ReplicationReplicaTest, StaleDataAndTheOptions) {
   EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).str(), "OK");
 }
 
+// Function libraries travel with the data: a full sync's snapshot brings the master's (the
+// replica's own are replaced, as by Redis's RDB), the stream carries every FUNCTION LOAD, DELETE,
+// FLUSH and RESTORE, a restarted replica keeps them, and a promoted replica runs them.
+TEST_F(ReplicationReplicaTest, FunctionLibrariesReplicate) {
+  const std::string lib_a =
+      "#!lua name=a\nredis.register_function('fa', function(keys, args)\n"
+      "  return redis.call('set', keys[1], args[1]) end)";
+  const std::string lib_b =
+      "#!lua name=b\nredis.register_function{function_name='fb', callback=function() return "
+      "'b' end, flags={'no-writes'}}";
+  StartMaster(&master_);
+  auto m = master_.Connect();
+  ASSERT_EQ(Cmd(m.get(), {"FUNCTION", "LOAD", lib_a}).str(), "a");
+  StartReplica(&r1_);
+  auto c1 = r1_.Connect();
+  ASSERT_EQ(Cmd(c1.get(), {"FUNCTION", "LOAD", lib_b}).str(), "b");  // the replica's own
+  ASSERT_EQ(Cmd(c1.get(), {"REPLICAOF", "127.0.0.1", std::to_string(master_.port())}).str(), "OK");
+  StartReplica(&r2_, {"--replicaof", ReplicaOfArg(master_)});
+  auto c2 = r2_.Connect();
+  WaitCaughtUp(c1.get(), m.get());
+  WaitCaughtUp(c2.get(), m.get());
+  auto dump = [](redisContext* c) { return Cmd(c, {"FUNCTION", "DUMP"}).str(); };
+  EXPECT_EQ(dump(c1.get()), dump(m.get()));
+  EXPECT_EQ(dump(c2.get()), dump(m.get()));
+  EXPECT_EQ(Cmd(c1.get(), {"FCALL_RO", "fb", "0"}).str(), "ERR Function not found");
+
+  // The stream: each change reaches both replicas.
+  ASSERT_EQ(Cmd(m.get(), {"FUNCTION", "LOAD", lib_b}).str(), "b");
+  WaitCaughtUp(c1.get(), m.get());
+  WaitCaughtUp(c2.get(), m.get());
+  EXPECT_EQ(Cmd(c1.get(), {"FCALL_RO", "fb", "0"}).str(), "b");
+  EXPECT_EQ(Cmd(c2.get(), {"FCALL_RO", "fb", "0"}).str(), "b");
+  const std::string both = dump(m.get());
+  ASSERT_EQ(Cmd(m.get(), {"FUNCTION", "DELETE", "b"}).str(), "OK");
+  WaitCaughtUp(c2.get(), m.get());
+  EXPECT_EQ(Cmd(c2.get(), {"FCALL_RO", "fb", "0"}).str(), "ERR Function not found");
+  ASSERT_EQ(Cmd(m.get(), {"FUNCTION", "FLUSH"}).str(), "OK");
+  WaitCaughtUp(c2.get(), m.get());
+  EXPECT_EQ(Cmd(c2.get(), {"FUNCTION", "LIST"}).size(), 0u);
+  ASSERT_EQ(Cmd(m.get(), {"FUNCTION", "RESTORE", both}).str(), "OK");
+  WaitCaughtUp(c1.get(), m.get());
+  WaitCaughtUp(c2.get(), m.get());
+  EXPECT_EQ(dump(c1.get()), both);
+  EXPECT_EQ(dump(c2.get()), both);
+  // FUNCTION is a write on a replica: refused.
+  EXPECT_NE(Cmd(c2.get(), {"FUNCTION", "FLUSH"}).str().find("READONLY"), std::string::npos);
+
+  // A restarted replica has them before it hears from its master again.
+  r2_.Kill();
+  ASSERT_TRUE(r2_.Restart()) << r2_.error();
+  c2 = r2_.Connect();
+  EXPECT_EQ(dump(c2.get()), both);
+  WaitCaughtUp(c2.get(), m.get());
+
+  // A promoted replica runs them, writes included.
+  EXPECT_EQ(Cmd(c2.get(), {"REPLICAOF", "NO", "ONE"}).str(), "OK");
+  EXPECT_EQ(Cmd(c2.get(), {"FCALL", "fa", "1", "k", "v"}).str(), "OK");
+  EXPECT_EQ(Cmd(c2.get(), {"GET", "k"}).str(), "v");
+}
+
 }  // namespace
 }  // namespace ebb::test

@@ -1,12 +1,15 @@
-// Scripting against a spawned ebb-server: function libraries survive a restart (the functions
-// file), a change the file cannot take is refused and undone, and a script's writes are all or
-// nothing across a crash: killed while the script runs, the server comes back without any of
-// them; killed after the reply, with all of them.
+// Scripting against a spawned ebb-server: function libraries survive a restart (their engine
+// row), a change the disk cannot take is refused and undone, an older ebb's functions file moves
+// into the engine, and a script's writes are all or nothing across a crash: killed while the
+// script runs, the server comes back without any of them; killed after the reply, with all of
+// them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "tests/support/test_server.h"
@@ -71,29 +74,59 @@ TEST_F(ScriptingServerTest, FunctionsSurviveRestart) {
   EXPECT_EQ(Do({"FUNCTION", "LIST"}), "[]");
 }
 
-// A change the functions file cannot take is refused and undone: what the client was told is
-// what a restart finds. (A directory where functions.tmp goes makes every save fail.)
-TEST_F(ScriptingServerTest, AFunctionChangeThatCannotBeSavedIsRefusedAndUndone) {
-  const std::string library =
-      "#!lua name=lib\nredis.register_function('one', function() return 1 end)";
-  const std::string temporary = server_.data_dir() + "/functions.tmp";
-  ASSERT_EQ(::mkdir(temporary.c_str(), 0755), 0);
-  EXPECT_THAT(Do({"FUNCTION", "LOAD", library}),
-              ::testing::StartsWith("-MISCONF Errors writing to the data directory: "));
-  EXPECT_EQ(Do({"FUNCTION", "LIST"}), "[]");
+// A change the disk cannot take is answered MISCONF, and what the server shows afterwards is
+// what a restart finds: the first change meeting the fault reaches the engine (only its sync
+// fails) and stays; the next ones are refused by the engine and undone.
+TEST_F(ScriptingServerTest, AFunctionChangeMeetingADiskFaultIsWhatARestartFinds) {
+  EXPECT_EQ(Do({"FUNCTION", "LOAD",
+                "#!lua name=lib1\nredis.register_function('one', function() return 1 end)"}),
+            "$lib1");
+  EXPECT_EQ(Do({"FUNCTION", "LOAD",
+                "#!lua name=lib2\nredis.register_function('two', function() return 2 end)"}),
+            "$lib2");
+  const std::string payload = Cmd(conn_.get(), {"FUNCTION", "DUMP"}).str();
+  ASSERT_EQ(Do({"DEBUG", "DISK-FAULT", "ON"}), "+OK");
+  EXPECT_THAT(Do({"FUNCTION", "DELETE", "lib1"}), ::testing::StartsWith("-MISCONF"));
   EXPECT_EQ(Do({"FCALL", "one", "0"}), "-ERR Function not found");
-  ASSERT_EQ(::rmdir(temporary.c_str()), 0);
-  EXPECT_EQ(Do({"FUNCTION", "LOAD", library}), "$lib");
-
-  ASSERT_EQ(::mkdir(temporary.c_str(), 0755), 0);
-  EXPECT_THAT(Do({"FUNCTION", "DELETE", "lib"}), ::testing::StartsWith("-MISCONF"));
   EXPECT_THAT(Do({"FUNCTION", "FLUSH"}), ::testing::StartsWith("-MISCONF"));
-  EXPECT_THAT(Do({"FUNCTION", "RESTORE", Cmd(conn_.get(), {"FUNCTION", "DUMP"}).str(), "FLUSH"}),
+  EXPECT_THAT(Do({"FUNCTION", "RESTORE", payload, "FLUSH"}), ::testing::StartsWith("-MISCONF"));
+  EXPECT_THAT(Do({"FUNCTION", "LOAD",
+                  "#!lua name=lib3\nredis.register_function('three', function() return 3 end)"}),
               ::testing::StartsWith("-MISCONF"));
-  EXPECT_EQ(Do({"FCALL", "one", "0"}), ":1");
-  ASSERT_EQ(::rmdir(temporary.c_str()), 0);
+  EXPECT_EQ(Do({"FCALL", "one", "0"}), "-ERR Function not found");
+  EXPECT_EQ(Do({"FCALL", "two", "0"}), ":2");
+  EXPECT_EQ(Do({"FCALL", "three", "0"}), "-ERR Function not found");
+  ASSERT_EQ(Do({"DEBUG", "DISK-FAULT", "OFF"}), "+OK");
   Restart();
-  EXPECT_EQ(Do({"FCALL", "one", "0"}), ":1");
+  EXPECT_EQ(Do({"FCALL", "one", "0"}), "-ERR Function not found");
+  EXPECT_EQ(Do({"FCALL", "two", "0"}), ":2");
+  EXPECT_EQ(Do({"FCALL", "three", "0"}), "-ERR Function not found");
+}
+
+// The functions file an older ebb kept in the data directory (FUNCTION DUMP's payload) is
+// loaded once, written to the engine and removed; FLUSHALL leaves the libraries.
+TEST_F(ScriptingServerTest, AnOlderFunctionsFileMovesIntoTheEngine) {
+  EXPECT_EQ(Do({"FUNCTION", "LOAD",
+                "#!lua name=old\nredis.register_function('two', function() return 2 end)"}),
+            "$old");
+  const std::string payload = Cmd(conn_.get(), {"FUNCTION", "DUMP"}).str();
+  ASSERT_EQ(server_.Stop(), 0);
+  // A data directory as an older ebb left it: the engine without the libraries row, the file.
+  std::filesystem::remove_all(server_.data_dir());
+  std::filesystem::create_directories(server_.data_dir());
+  const std::string file = server_.data_dir() + "/functions";
+  {
+    FILE* f = std::fopen(file.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(payload.data(), 1, payload.size(), f), payload.size());
+    std::fclose(f);
+  }
+  Start({});
+  EXPECT_EQ(Do({"FCALL", "two", "0"}), ":2");
+  EXPECT_NE(::access(file.c_str(), F_OK), 0);
+  EXPECT_EQ(Do({"FLUSHALL"}), "+OK");
+  Restart();
+  EXPECT_EQ(Do({"FCALL", "two", "0"}), ":2");
 }
 
 TEST_F(ScriptingServerTest, AcknowledgedScriptWritesSurviveACrash) {

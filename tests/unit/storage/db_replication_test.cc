@@ -19,8 +19,10 @@ TEST(ReplicationRecordTest, RoundTripsAndWaitsForWholeRecords) {
   std::string stream;
   const std::string batch_payload("\x01\x01\x01k\x01\x00", 6);  // not decoded here
   AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kBatch, 7, batch_payload});
-  const std::string ranges = EncodeRangeDeletion({{"a", "b"}, {std::string("\0x", 2), "zz"}});
-  AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kRangeDeletion, 9, ranges});
+  WriteBatch ranges;
+  ranges.DeleteRange({"a", "b"});
+  ranges.DeleteRange({std::string("\0x", 2), "zz"});
+  AppendReplicationRecord(&stream, {ReplicationRecord::Kind::kBatch, 9, ranges.rep()});
   // kind, fixed64 sequence, varint32 length, payload.
   EXPECT_EQ(stream.substr(0, 10), std::string("\x01\x07\0\0\0\0\0\0\0\x06", 10));
 
@@ -44,14 +46,10 @@ TEST(ReplicationRecordTest, RoundTripsAndWaitsForWholeRecords) {
   EXPECT_EQ(record.payload, batch_payload);
   ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
   ASSERT_TRUE(complete);
-  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kRangeDeletion);
+  EXPECT_EQ(record.kind, ReplicationRecord::Kind::kBatch);
   EXPECT_EQ(record.first_sequence, 9u);
+  EXPECT_EQ(record.payload, ranges.rep());
   EXPECT_TRUE(in.empty());
-  std::vector<KeyRange> decoded;
-  ASSERT_TRUE(DecodeRangeDeletion(record.payload, &decoded).ok());
-  EXPECT_EQ(decoded, (std::vector<KeyRange>{{"a", "b"}, {std::string("\0x", 2), "zz"}}));
-  EXPECT_TRUE(DecodeRangeDeletion(ranges + "x", &decoded).IsCorruption());
-  EXPECT_TRUE(DecodeRangeDeletion(ranges.substr(0, ranges.size() - 1), &decoded).IsCorruption());
 
   std::string_view bad = "\x05rest";
   EXPECT_TRUE(ParseReplicationRecord(&bad, &record, &complete).IsCorruption());
@@ -169,7 +167,7 @@ TEST_F(DBReplicationTest, TapReportsEveryWriteInSequenceOrder) {
   }
   using K = ReplicationRecord::Kind;
   EXPECT_EQ(seen, (std::vector<std::pair<K, uint64_t>>{
-                      {K::kBatch, 1}, {K::kBatch, 2}, {K::kBatch, 3}, {K::kRangeDeletion, 5}}));
+                      {K::kBatch, 1}, {K::kBatch, 2}, {K::kBatch, 3}, {K::kBatch, 5}}));
   EXPECT_EQ(db_->LastSequence(), 5u);
 }
 
@@ -190,6 +188,11 @@ TEST_F(DBReplicationTest, ReplicaAppliesTheStreamAsItIsWhateverItsClock) {
   }
   ASSERT_TRUE(db_->DeleteRange({{"k5", "k6"}}).ok());
   Put("k55", "after", std::nullopt, 60'000);  // relative ttl: resolved with the master's clock
+  WriteBatch transaction;  // a write, a FLUSHDB, a write: one record, applied whole
+  transaction.Put(WriteOptions(), "k70", "gone", 0);
+  transaction.DeleteRange({"k7", "k8"});
+  transaction.Put(WriteOptions(), "k71", "kept", 0);
+  ASSERT_TRUE(db_->Write(WriteOptions(), transaction).ok());
 
   // The replica's clock is elsewhere: nothing it decides depends on it.
   auto replica_clock = std::make_shared<ManualClock>(1'000'000);
@@ -199,6 +202,11 @@ TEST_F(DBReplicationTest, ReplicaAppliesTheStreamAsItIsWhateverItsClock) {
   replica_clock->Advance(123);
   EXPECT_GT(ApplyStream(), 300);
   EXPECT_EQ(replica_->LastSequence(), db_->LastSequence());
+  Row row;
+  EXPECT_TRUE(replica_->Get(ReadOptions(), "k70", &row).IsNotFound());
+  EXPECT_TRUE(replica_->Get(ReadOptions(), "k7", &row).IsNotFound());
+  ASSERT_TRUE(replica_->Get(ReadOptions(), "k71", &row).ok());
+  EXPECT_EQ(row.value, "kept");
   const auto full_grace = [](DB* db) {
     const std::string dump = Dump(db);
     return dump.substr(dump.find('|'));

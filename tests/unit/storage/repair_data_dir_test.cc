@@ -18,6 +18,7 @@
 #include "storage/db.h"
 #include "storage/env/file.h"
 #include "storage/wal/log_reader.h"
+#include "storage/write_batch.h"
 #include "tests/file_damage.h"
 
 namespace ebb::storage {
@@ -168,6 +169,35 @@ TEST_F(RepairDataDirTest, DeletedKeysStayDeletedAndLeftOverTablesAreSetAside) {
   }
   Close();
   ExpectRepaired([&](const std::string& key) { return damaged_keys.count(key) > 0; });
+}
+
+// Range deletions (FLUSHDB, FLUSHALL) hold across a repair, whether the manifest recorded them
+// or only a WAL record still holds them.
+TEST_F(RepairDataDirTest, RangeDeletionsStayInForce) {
+  Open();
+  Table(0);
+  Table(1);
+  Table(2);
+  ASSERT_TRUE(db_->DeleteRange({{"t0-", "t0."}}).ok());  // the manifest records it
+  WriteBatch batch;
+  batch.Put(WriteOptions(), "t1-before", "x", 0);
+  batch.DeleteRange({"t1-", "t1."});  // only a WAL record holds it: the repair converts it
+  batch.Put(WriteOptions(), "t1-late", "y", 0);
+  ASSERT_TRUE(db_->Write(WriteOptions(), batch).ok());
+  Close();
+  for (auto it = model_.begin(); it != model_.end();) {
+    it = it->first.starts_with("t0-") || it->first.starts_with("t1-") ? model_.erase(it) : ++it;
+  }
+  model_["t1-late"] = "y";
+  Repair();
+  Open();
+  for (int i = 0; i < 60; i++) {
+    EXPECT_EQ(Get("t0-" + std::to_string(100 + i)), "NOT_FOUND") << i;
+    EXPECT_EQ(Get("t1-" + std::to_string(100 + i)), "NOT_FOUND") << i;
+  }
+  EXPECT_EQ(Get("t1-before"), "NOT_FOUND");
+  Close();
+  ExpectRepaired([](const std::string&) { return false; });
 }
 
 TEST_F(RepairDataDirTest, ATableTheManifestNamesIsGoneTheRestOpens) {

@@ -119,6 +119,39 @@ TEST(WalWriteBatchTest, DamagedEncodingsAreCorruption) {
   EXPECT_TRUE(WriteBatch::FromRep(bad_count, &out).IsCorruption());
 }
 
+TEST(WalWriteBatchTest, RangeDeletionsRoundTripInOrder) {
+  WriteBatch batch;
+  batch.Put(WriteOptions{}, "a", "1", 0);
+  batch.DeleteRange({"a", "b"});
+  batch.Put(WriteOptions{}, "a", "2", 0);
+  EXPECT_EQ(batch.Count(), 3u);
+  EXPECT_TRUE(batch.HasRangeDeletions());
+  WriteBatch copy;
+  ASSERT_TRUE(WriteBatch::FromRep(batch.rep(), &copy).ok());
+  EXPECT_TRUE(copy.HasRangeDeletions());
+  Collector c;
+  ASSERT_TRUE(copy.Iterate(&c).ok());
+  ASSERT_EQ(c.entries.size(), 3u);
+  EXPECT_EQ(c.entries[1].op, WriteBatch::Op::kDeleteRange);
+  EXPECT_EQ(c.entries[1].key, "a");
+  EXPECT_EQ(c.entries[1].value, "b");
+  EXPECT_EQ(c.entries[2].value, "2");
+  // The documented bytes (docs/wal-format.md): op 3, begin and end length-prefixed.
+  WriteBatch only;
+  only.DeleteRange({"a", "b"});
+  EXPECT_EQ(only.rep(), std::string("\x01\x03\x01"
+                                    "a\x01"
+                                    "b",
+                                    6));
+  for (size_t n = 1; n < only.rep().size(); ++n) {
+    EXPECT_TRUE(WriteBatch::FromRep(only.rep().substr(0, n), &copy).IsCorruption()) << n;
+  }
+  WriteBatch plain;
+  plain.Put(WriteOptions{}, "a", "1", 0);
+  ASSERT_TRUE(WriteBatch::FromRep(plain.rep(), &copy).ok());
+  EXPECT_FALSE(copy.HasRangeDeletions());
+}
+
 TEST(WalWriteBatchTest, DocumentedBytes) {
   // The example of docs/wal-format.md.
   WriteBatch batch;

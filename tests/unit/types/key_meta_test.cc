@@ -29,8 +29,25 @@ TEST(KeyMetaTest, DecodeRejectsEmptyAndUnknownTags) {
   KeyType type;
   std::string_view payload;
   EXPECT_FALSE(DecodeMetaValue("", &type, &payload));
-  EXPECT_FALSE(DecodeMetaValue(std::string("\x03x", 2), &type, &payload));
+  EXPECT_FALSE(DecodeMetaValue(std::string("\x04x", 2), &type, &payload));
   EXPECT_FALSE(DecodeMetaValue(std::string("\xff", 1), &type, &payload));
+}
+
+// Tag 3 is a string in Redis's raw encoding: a string to every reader.
+TEST(KeyMetaTest, RawStringTagIsAString) {
+  KeyType type = KeyType::kTlog;
+  std::string_view payload;
+  bool raw = false;
+  const std::string raw_value("\x03x", 2), plain_value("\x00x", 2);
+  ASSERT_TRUE(DecodeMetaValue(raw_value, &type, &payload, &raw));
+  EXPECT_EQ(type, KeyType::kString);
+  EXPECT_EQ(payload, "x");
+  EXPECT_TRUE(raw);
+  ASSERT_TRUE(DecodeMetaValue(plain_value, &type, &payload, &raw));
+  EXPECT_EQ(payload, "x");
+  EXPECT_FALSE(raw);
+  EXPECT_EQ(EncodeMetaValue(KeyType::kString, "x", /*raw_string=*/true), std::string("\x03x", 2));
+  EXPECT_EQ(EncodeMetaValue(KeyType::kString, "x"), std::string("\x00x", 2));
 }
 
 TEST(KeyMetaTest, TypeNamesMatchTypeReplies) {
