@@ -81,8 +81,10 @@ TEST_F(ScriptingServerTest, AFunctionChangeMeetingADiskFaultIsWhatARestartFinds)
   EXPECT_EQ(Do({"FUNCTION", "LOAD",
                 "#!lua name=lib1\nredis.register_function('one', function() return 1 end)"}),
             "$lib1");
+  // `two` may not write, so it runs while writes are refused.
   EXPECT_EQ(Do({"FUNCTION", "LOAD",
-                "#!lua name=lib2\nredis.register_function('two', function() return 2 end)"}),
+                "#!lua name=lib2\nredis.register_function{function_name='two', "
+                "callback=function() return 2 end, flags={'no-writes'}}"}),
             "$lib2");
   const std::string payload = Cmd(conn_.get(), {"FUNCTION", "DUMP"}).str();
   ASSERT_EQ(Do({"DEBUG", "DISK-FAULT", "ON"}), "+OK");
