@@ -74,6 +74,7 @@ bench: build
 	@scripts/install-deps.sh --bench
 	python3 bench/server_bench.py --ebb $(BUILD)/ebb-server --out bench/results
 	python3 bench/disk_bench.py --ebb $(BUILD)/ebb-server --out bench/results
+	python3 bench/replication_bench.py --ebb $(BUILD)/ebb-server --out bench/results
 	@if [ -x $(BUILD)/engine_bench ]; then $(BUILD)/engine_bench | tee bench/results/engine_bench.md; fi
 
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h')
