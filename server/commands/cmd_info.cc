@@ -129,6 +129,8 @@ void InfoStats(ServerContext& ctx, std::string* out) {
       "total_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\nrejected_connections:{}\r\n"
       "sync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n"
       "expired_keys:{}\r\nevicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\n"
+      // MIGRATE keeps no connection between calls (server/commands/cmd_migrate.cc).
+      "migrate_cached_sockets:0\r\n"
       "total_error_replies:{}\r\nclient_query_buffer_limit_disconnections:{}\r\n"
       "client_output_buffer_limit_disconnections:{}\r\nwal_group_commits:{}\r\n",
       s.total_connections_received, s.total_commands_processed, s.total_net_input_bytes,
