@@ -117,10 +117,12 @@ class Dispatcher {
   bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
            Client& client, protocol::ReplyWriter& reply);
 
- private:
   // The MISCONF error a write is refused with while the engine has a disk error, or nothing;
-  // logs the first refusal and the first write accepted again.
+  // logs the first refusal and the first write accepted again. Also asked before a script that
+  // may write runs.
   std::optional<std::string> DiskErrorRefusal();
+
+ private:
   // True when the request may write (FAILOVER's write pause holds it back, as Redis's pause
   // holds its may-replicate commands): a write command, EVAL, EVALSHA, FCALL, or an EXEC whose
   // queue holds one.

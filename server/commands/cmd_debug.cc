@@ -353,10 +353,6 @@ const CommandSpec& DebugTable() {
   return *kDebug;
 }
 
-bool ArityOk(int arity, size_t argc) {
-  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
-}
-
 // DEBUG <subcommand> [arg ...]
 void DebugCommand(CommandContext& ctx) {
   const CommandSpec& debug = DebugTable();

@@ -659,11 +659,9 @@ bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
       ctx.reply.Error("READONLY Can not run script with write flag on readonly replica");
       return false;
     }
-    if (server_->has_keyspace()) {
-      if (const storage::Status error = server_->keyspace().db().BackgroundError(); !error.ok()) {
-        ctx.reply.Error(MisconfError(error.message()));
-        return false;
-      }
+    if (std::optional<std::string> refusal = ctx.dispatcher->DiskErrorRefusal()) {
+      ctx.reply.Error(*refusal);
+      return false;
     }
     if (read_only) {
       ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");

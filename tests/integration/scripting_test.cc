@@ -98,6 +98,8 @@ TEST_F(ScriptingServerTest, AFunctionChangeMeetingADiskFaultIsWhatARestartFinds)
   EXPECT_EQ(Do({"FCALL", "one", "0"}), "-ERR Function not found");
   EXPECT_EQ(Do({"FCALL", "two", "0"}), ":2");
   EXPECT_EQ(Do({"FCALL", "three", "0"}), "-ERR Function not found");
+  // A script that may write is refused before it runs, as a write is.
+  EXPECT_THAT(Do({"EVAL", "#!lua\nreturn 1", "0"}), ::testing::StartsWith("-MISCONF"));
   ASSERT_EQ(Do({"DEBUG", "DISK-FAULT", "OFF"}), "+OK");
   Restart();
   EXPECT_EQ(Do({"FCALL", "one", "0"}), "-ERR Function not found");
