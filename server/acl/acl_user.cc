@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 #include "common/glob.h"
 #include "common/secrets.h"
@@ -16,10 +17,22 @@ namespace {
 constexpr std::string_view kSyntaxError = "Syntax error";
 constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
 
+constexpr std::string_view kBadHash =
+    "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
+    "characters";
+
 bool IsSha256Hex(std::string_view text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
+}
+
+// The SHA-256 hex digest a password rule names: of the text after `plain` ('>' adds, '<'
+// removes), or given after the other sign ('#', '!'); nothing when a given digest is malformed.
+std::optional<std::string> PasswordRuleHash(std::string_view rule, char plain) {
+  if (rule[0] == plain) return Sha256Hex(rule.substr(1));
+  if (!IsSha256Hex(rule.substr(1))) return std::nullopt;
+  return std::string(rule.substr(1));
 }
 
 // Every row of the table, subcommands after their container, in name order.
@@ -61,25 +74,17 @@ std::string AclUser::Apply(std::string_view rule) {
   } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
     skip_sanitize_payload_ = true;
   } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
-    const std::string hash =
-        rule[0] == '>' ? Sha256Hex(rule.substr(1)) : std::string(rule.substr(1));
-    if (rule[0] == '#' && !IsSha256Hex(hash)) {
-      return "The password hash must be exactly 64 characters and contain only lowercase "
-             "hexadecimal characters";
-    }
-    if (std::find(password_hashes_.begin(), password_hashes_.end(), hash) ==
+    const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
+    if (!hash) return std::string(kBadHash);
+    if (std::find(password_hashes_.begin(), password_hashes_.end(), *hash) ==
         password_hashes_.end()) {
-      password_hashes_.push_back(hash);
+      password_hashes_.push_back(*hash);
     }
     nopass_ = false;
   } else if (!rule.empty() && (rule[0] == '<' || rule[0] == '!')) {
-    const std::string hash =
-        rule[0] == '<' ? Sha256Hex(rule.substr(1)) : std::string(rule.substr(1));
-    if (rule[0] == '!' && !IsSha256Hex(hash)) {
-      return "The password hash must be exactly 64 characters and contain only lowercase "
-             "hexadecimal characters";
-    }
-    auto it = std::find(password_hashes_.begin(), password_hashes_.end(), hash);
+    const std::optional<std::string> hash = PasswordRuleHash(rule, '<');
+    if (!hash) return std::string(kBadHash);
+    auto it = std::find(password_hashes_.begin(), password_hashes_.end(), *hash);
     if (it == password_hashes_.end()) {
       return "The password you are trying to remove from the user does not exist";
     }
