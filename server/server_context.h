@@ -40,6 +40,9 @@ class ReplicaLink;
 namespace scripting {
 class ScriptEngine;
 }
+namespace cluster {
+class SlotOwnership;
+}
 
 class ServerContext {
  public:
@@ -123,6 +126,10 @@ class ServerContext {
   // FAILOVER (server/replication/failover.h), or nullptr (no server or no keyspace).
   Failover* failover() const { return failover_; }
   void set_failover(Failover* failover) { failover_ = failover; }
+  // The cluster node's slot routing (server/cluster/slot_ownership.h) with cluster-enabled yes;
+  // nullptr otherwise. The server installs it.
+  cluster::SlotOwnership* cluster() const { return cluster_; }
+  void set_cluster(cluster::SlotOwnership* cluster) { cluster_ = cluster; }
   // True while a FAILOVER holds the clients' writes back (the dispatcher defers them until it
   // ends); the failover sets it.
   bool writes_paused() const { return writes_paused_; }
@@ -181,6 +188,7 @@ class ServerContext {
   ReplicationMaster* replication_master_ = nullptr;
   ReplicaLink* replica_link_ = nullptr;
   Failover* failover_ = nullptr;
+  cluster::SlotOwnership* cluster_ = nullptr;
   bool writes_paused_ = false;
   bool is_replica_ = false;
   ServerStats stats_;

@@ -126,6 +126,16 @@ struct Config {
   // a replica drops a link its master sent nothing on for longer (then reconnects).
   int64_t repl_timeout_s = 60;
   int64_t repl_ping_replica_period_s = 10;  // a master pings its replicas this often (seconds)
+  // Redis Cluster (docs/cluster.md). cluster_port 0: port + 10000.
+  bool cluster_enabled = false;
+  std::string cluster_config_file = "nodes.conf";
+  int64_t cluster_node_timeout_ms = 15000;
+  int cluster_port = 0;
+  std::string cluster_announce_ip;    // "": the address the bus sees
+  int cluster_announce_port = 0;      // 0: port
+  int cluster_announce_bus_port = 0;  // 0: the bus port
+  bool cluster_require_full_coverage = true;
+  bool cluster_allow_reads_when_down = false;
 };
 
 class ConfigRegistry {

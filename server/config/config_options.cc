@@ -567,6 +567,28 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bool("replica-serve-stale-data",
                    "a replica whose master link is down still answers data commands", kMutable,
                    &Config::replica_serve_stale_data));
+  t.push_back(Bool("cluster-enabled", "whether this server is a Redis Cluster node", kImmutable,
+                   &Config::cluster_enabled));
+  t.push_back(String("cluster-config-file",
+                     "the cluster node's own state file, in the dir (written by ebb)", kImmutable,
+                     &Config::cluster_config_file));
+  t.push_back(Integer("cluster-node-timeout",
+                      "milliseconds a node may be unreachable before it is failing", kMutable,
+                      &Config::cluster_node_timeout_ms, 1, INT64_MAX));
+  t.push_back(Integer("cluster-port", "TCP port of the cluster bus (0: port + 10000)", kImmutable,
+                      &Config::cluster_port, 0, 65535));
+  t.push_back(String("cluster-announce-ip", "the address other nodes and clients are given",
+                     kMutable, &Config::cluster_announce_ip));
+  t.push_back(Integer("cluster-announce-port", "the client port announced (0: port)", kMutable,
+                      &Config::cluster_announce_port, 0, 65535));
+  t.push_back(Integer("cluster-announce-bus-port", "the bus port announced (0: cluster-port)",
+                      kMutable, &Config::cluster_announce_bus_port, 0, 65535));
+  t.push_back(Bool("cluster-require-full-coverage",
+                   "whether the cluster stops serving when any slot has no node", kMutable,
+                   &Config::cluster_require_full_coverage));
+  t.push_back(Bool("cluster-allow-reads-when-down",
+                   "whether reads are served while the cluster is down", kMutable,
+                   &Config::cluster_allow_reads_when_down));
   t.push_back(Integer("replica-priority",
                       "the replica's priority for promotion by Sentinel (lower first, 0: never)",
                       kMutable, &Config::replica_priority, 0, INT_MAX));
