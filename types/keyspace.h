@@ -304,6 +304,13 @@ class Keyspace {
   // over their metadata and sub-rows, durable when it returns.
   OpResult<void> FlushDb(int db);
   OpResult<void> FlushAll();
+  // ---- Redis Cluster's hash slots (common/key_slot.h). A cluster node has one database, 0.
+  // The number of live keys of database 0 in `slot`.
+  OpResult<uint64_t> CountKeysInSlot(int slot);
+  // Up to `count` live keys of database 0 in `slot`, in byte order.
+  OpResult<std::vector<std::string>> KeysInSlot(int slot, size_t count);
+  // Removes every key of database 0 in `slot` (a node that no longer serves the slot).
+  OpResult<void> DeleteSlot(int slot);
   // Visits every live key of `db` that has an expiry, in key order (the expiry-event index
   // rebuilds itself from it).
   storage::Status ForEachExpiring(

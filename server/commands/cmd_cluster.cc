@@ -1,7 +1,7 @@
 // CLUSTER: the container of the cluster's subcommands (server/commands/cluster_subcommands.h).
 
-#include "server/commands/cluster_subcommands.h"
 #include "server/command_docs.h"
+#include "server/commands/cluster_subcommands.h"
 #include "server/commands/register.h"
 
 namespace ebb::server {
