@@ -70,6 +70,12 @@ Server::Server(ServerContext* context)
     failover_->set_resume_listener(
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     context_->set_failover(failover_.get());
+    if (context_->config().cluster_enabled) {
+      cluster_ = std::make_unique<cluster::Cluster>(context_, io_);
+      // The writes a manual failover held back run again once it ends.
+      cluster_->set_resume_listener(
+          [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+    }
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -82,6 +88,8 @@ void Server::WireEngine() {
 }
 
 Server::~Server() {
+  context_->set_cluster(nullptr);
+  cluster_.reset();
   context_->set_failover(nullptr);
   context_->set_writes_paused(false);
   failover_.reset();
@@ -106,6 +114,10 @@ bool Server::Listen(std::string* error) {
   if (acceptors_.empty()) {
     *error = "No address to listen on";
     return false;
+  }
+  if (cluster_ != nullptr) {
+    if (!cluster_->Load(error) || !cluster_->Listen(error)) return false;
+    context_->set_cluster(cluster_.get());
   }
   return true;
 }
@@ -154,7 +166,9 @@ void Server::Run() {
   ScheduleExpiryPoll();
   spdlog::info("Ready to accept connections tcp");
   if (replica_link_) replica_link_->Start();
+  if (cluster_) cluster_->Start();
   RunLoop();
+  if (cluster_) cluster_->Stop();
   // Before main closes the keyspace: no snapshot worker may be reading the engine then, and the
   // replica's position is written while the engine is there to say its sequence.
   if (replica_link_) replica_link_->Stop();
@@ -340,6 +354,7 @@ void Server::Shutdown() {
   signals_.cancel(ec);
   cron_timer_.cancel();
   expiry_timer_.cancel();
+  if (cluster_) cluster_->Stop();
   std::vector<std::shared_ptr<Connection>> all;
   for (auto& [ptr, conn] : connections_) all.push_back(conn);
   for (auto& conn : all) conn->CloseAfterWrite();
