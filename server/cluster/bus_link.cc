@@ -90,10 +90,9 @@ std::string BusLink::PeerIp() const {
 
 void BusLink::ReadMore() {
   auto self = shared_from_this();
-  socket_.async_read_some(boost::asio::buffer(read_buffer_),
-                          [self](const boost::system::error_code& ec, size_t n) {
-                            self->OnRead(ec, n);
-                          });
+  socket_.async_read_some(
+      boost::asio::buffer(read_buffer_),
+      [self](const boost::system::error_code& ec, size_t n) { self->OnRead(ec, n); });
 }
 
 void BusLink::OnRead(const boost::system::error_code& ec, size_t n) {

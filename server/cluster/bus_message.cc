@@ -40,7 +40,8 @@ void PutSlots(std::string& b, size_t at, const SlotBitmap& slots) {
 }
 
 uint16_t Get16(std::string_view b, size_t at) {
-  return static_cast<uint16_t>((static_cast<uint8_t>(b[at]) << 8) | static_cast<uint8_t>(b[at + 1]));
+  return static_cast<uint16_t>((static_cast<uint8_t>(b[at]) << 8) |
+                               static_cast<uint8_t>(b[at + 1]));
 }
 uint32_t Get32(std::string_view b, size_t at) {
   uint32_t v = 0;
@@ -76,7 +77,7 @@ bool IsPingLike(MessageType t) {
 
 std::string_view MessageTypeName(int type) {
   static constexpr std::string_view kNames[kMessageTypeCount] = {
-      "ping", "pong",   "meet",   "fail",  "publish",     "auth-req",
+      "ping",     "pong",   "meet",    "fail",   "publish",     "auth-req",
       "auth-ack", "update", "mfstart", "module", "publishshard"};
   return type >= 0 && type < kMessageTypeCount ? kNames[type] : "unknown";
 }

@@ -24,8 +24,8 @@
 
 namespace ebb::server::cluster {
 
-inline constexpr size_t kNameLength = 40;    // a node's name: 40 lower-case hex digits
-inline constexpr size_t kIpLength = 46;      // NET_IP_STR_LEN
+inline constexpr size_t kNameLength = 40;  // a node's name: 40 lower-case hex digits
+inline constexpr size_t kIpLength = 46;    // NET_IP_STR_LEN
 inline constexpr size_t kHeaderLength = 2256;
 inline constexpr size_t kGossipLength = 104;
 inline constexpr uint16_t kProtocolVersion = 1;
@@ -70,7 +70,7 @@ inline constexpr uint8_t kMsgFlagExtData = 4;   // ping extensions follow the go
 using SlotBitmap = std::bitset<16384>;
 
 struct GossipEntry {
-  std::string name;  // 40 hex
+  std::string name;            // 40 hex
   uint32_t ping_sent = 0;      // seconds
   uint32_t pong_received = 0;  // seconds
   std::string ip;
@@ -96,8 +96,8 @@ struct BusMessage {
   uint8_t state = 0;  // 0 ok, 1 fail
   uint8_t mflags0 = 0;
 
-  std::vector<GossipEntry> gossip;  // PING, PONG, MEET
-  std::string about;                // FAIL: the failed node; UPDATE: the node described
+  std::vector<GossipEntry> gossip;   // PING, PONG, MEET
+  std::string about;                 // FAIL: the failed node; UPDATE: the node described
   uint64_t update_config_epoch = 0;  // UPDATE
   SlotBitmap update_slots;           // UPDATE
   std::string channel, message;      // PUBLISH, PUBLISHSHARD

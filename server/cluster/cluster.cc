@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <boost/asio/post.hpp>
 #include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/post.hpp>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -79,7 +79,8 @@ bool Cluster::Load(std::string* error) {
   Node* me = state_->myself();
   me->port = MyPort();
   me->cport = MyBusPort();
-  if (!context_->config().cluster_announce_ip.empty()) me->ip = context_->config().cluster_announce_ip;
+  if (!context_->config().cluster_announce_ip.empty())
+    me->ip = context_->config().cluster_announce_ip;
   state_->UpdateHealth(context_->config().cluster_require_full_coverage);
   const std::string save_error = SaveNow();
   if (!save_error.empty()) {
@@ -91,10 +92,11 @@ bool Cluster::Load(std::string* error) {
 
 bool Cluster::Listen(std::string* error) {
   const int port = context_->config().cluster_port != 0 ? context_->config().cluster_port
-                                                          : context_->config().port + 10000;
+                                                        : context_->config().port + 10000;
   if (port > 65535) {
-    *error = "Redis port number too high. Cluster communication port is 10,000 port numbers "
-             "higher than your Redis port. Your Redis port number must be 55535 or less.";
+    *error =
+        "Redis port number too high. Cluster communication port is 10,000 port numbers "
+        "higher than your Redis port. Your Redis port number must be 55535 or less.";
     return false;
   }
   for (std::string address : context_->config().bind) {
@@ -115,8 +117,8 @@ bool Cluster::Listen(std::string* error) {
     if (!ec) acceptor->listen(511, ec);
     if (ec) {
       if (optional) continue;
-      *error = "Could not bind the cluster bus on " + address + ":" + std::to_string(port) +
-               ": " + ec.message();
+      *error = "Could not bind the cluster bus on " + address + ":" + std::to_string(port) + ": " +
+               ec.message();
       return false;
     }
     acceptors_.push_back(std::move(acceptor));
@@ -178,7 +180,8 @@ void Cluster::RunTodo() {
   const int todo = todo_;
   todo_ = 0;
   if (todo & kTodoHandleFailover) HandleReplicaFailover(WallMs());
-  if (todo & kTodoUpdateState) state_->UpdateHealth(context_->config().cluster_require_full_coverage);
+  if (todo & kTodoUpdateState)
+    state_->UpdateHealth(context_->config().cluster_require_full_coverage);
   if (todo & kTodoSave) {
     const std::string error = SaveNow();
     if (!error.empty()) spdlog::warn("Could not save the cluster config file: {}", error);
@@ -200,9 +203,7 @@ bool Cluster::ReplicatesSlot(int slot) const {
   return me->is_replica() && me->master != nullptr && state_->slot_owner(slot) == me->master;
 }
 
-NodeAddress Cluster::ClientAddress(const Node& n) const {
-  return {n.ip, n.port};
-}
+NodeAddress Cluster::ClientAddress(const Node& n) const { return {n.ip, n.port}; }
 
 bool Cluster::SlotOwner(int slot, NodeAddress* owner) const {
   const Node* n = state_->slot_owner(slot);
@@ -366,8 +367,8 @@ void Cluster::BroadcastPong(bool local_replicas_only) {
   for (const auto& [name, n] : state_->nodes()) {
     if (n->link == nullptr || n->is_myself() || n->in_handshake()) continue;
     if (local_replicas_only) {
-      const bool local = n->is_replica() && n->master != nullptr &&
-                         (n->master == me->master || n->master == me);
+      const bool local =
+          n->is_replica() && n->master != nullptr && (n->master == me->master || n->master == me);
       if (!local) continue;
     }
     SendPing(n->link, MessageType::kPong);
@@ -470,8 +471,8 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
     }
   }
 
-  const bool ping_like = m.type == MessageType::kPing || m.type == MessageType::kPong ||
-                         m.type == MessageType::kMeet;
+  const bool ping_like =
+      m.type == MessageType::kPing || m.type == MessageType::kPong || m.type == MessageType::kMeet;
   if (m.type == MessageType::kPing || m.type == MessageType::kMeet) {
     // Learn the address this node is reached at from the connection, unless it is announced.
     if ((me->ip.empty() || m.type == MessageType::kMeet) &&
@@ -520,8 +521,10 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
       } else if (ln->name != m.sender) {
         // The node at this address is another node now: forget the address until gossip or
         // a new MEET tells it.
-        spdlog::info("PONG contains mismatching sender ID. About node {} added {} ms ago, "
-                     "having flags {}", ln->name, now - ln->ctime_ms, ln->flags);
+        spdlog::info(
+            "PONG contains mismatching sender ID. About node {} added {} ms ago, "
+            "having flags {}",
+            ln->name, now - ln->ctime_ms, ln->flags);
         ln->flags |= kFlagNoAddr;
         ln->ip.clear();
         ln->port = 0;
@@ -615,8 +618,7 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
       return;
     case MessageType::kFailoverAuthAck:
       if (sender == nullptr) return;
-      if (sender->is_master() && sender->num_slots > 0 &&
-          m.current_epoch >= failover_auth_epoch_) {
+      if (sender->is_master() && sender->num_slots > 0 && m.current_epoch >= failover_auth_epoch_) {
         failover_auth_count_++;
         Later(kTodoHandleFailover);
       }
@@ -742,8 +744,8 @@ void Cluster::HandleConfigEpochCollision(Node* sender) {
   state_->set_current_epoch(state_->current_epoch() + 1);
   me->config_epoch = state_->current_epoch();
   Later(kTodoSave);
-  spdlog::warn("WARNING: configEpoch collision with node {}. configEpoch set to {}",
-               sender->name, me->config_epoch);
+  spdlog::warn("WARNING: configEpoch collision with node {}. configEpoch set to {}", sender->name,
+               me->config_epoch);
 }
 
 void Cluster::MarkFailingIfNeeded(Node* n) {
@@ -768,8 +770,10 @@ void Cluster::ClearFailureIfNeeded(Node* n) {
     n->flags &= static_cast<uint16_t>(~kFlagFail);
     Later(kTodoSave | kTodoUpdateState);
   } else if (now - n->fail_time_ms > node_timeout() * 2) {
-    spdlog::info("Clear FAIL state for node {}: is reachable again and nobody is serving its "
-                 "slots after some time.", n->name);
+    spdlog::info(
+        "Clear FAIL state for node {}: is reachable again and nobody is serving its "
+        "slots after some time.",
+        n->name);
     n->flags &= static_cast<uint16_t>(~kFlagFail);
     Later(kTodoSave | kTodoUpdateState);
   }
@@ -830,8 +834,7 @@ void Cluster::Cron() {
       FreeLink(n->link);
     }
     // A link still connecting queues the ping: a node that refuses connections times out.
-    if (n->link != nullptr && n->ping_sent_ms == 0 &&
-        now - n->pong_received_ms > timeout / 2) {
+    if (n->link != nullptr && n->ping_sent_ms == 0 && now - n->pong_received_ms > timeout / 2) {
       SendPing(n->link, MessageType::kPing);
       continue;
     }
@@ -854,8 +857,10 @@ void Cluster::Cron() {
     HandleManualFailover();
     HandleReplicaFailover(now);
   }
-  if (update || state_->health() == ClusterState::Health::kFail) Later(kTodoUpdateState);
-  else state_->UpdateHealth(context_->config().cluster_require_full_coverage);
+  if (update || state_->health() == ClusterState::Health::kFail)
+    Later(kTodoUpdateState);
+  else
+    state_->UpdateHealth(context_->config().cluster_require_full_coverage);
 
   cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -962,8 +967,7 @@ std::string Cluster::SetSlotNode(int slot, std::string_view node) {
   state_->AddSlot(n, slot);
   if (was_mine && n != me && me->num_slots == 0 &&
       context_->config().cluster_allow_replica_migration) {
-    spdlog::warn("Configuration change detected. Reconfiguring myself as a replica of {}",
-                 n->name);
+    spdlog::warn("Configuration change detected. Reconfiguring myself as a replica of {}", n->name);
     SetMyMaster(n);
   }
   if (n == me && state_->importing_from(slot) != nullptr) {
@@ -1107,15 +1111,17 @@ std::string Cluster::InfoText() const {
   for (int i = 0; i < kMessageTypeCount; i++) {
     if (received_[i] == 0) continue;
     total += received_[i];
-    out += fmt::format("cluster_stats_messages_{}_received:{}\r\n", MessageTypeName(i),
-                       received_[i]);
+    out +=
+        fmt::format("cluster_stats_messages_{}_received:{}\r\n", MessageTypeName(i), received_[i]);
   }
   out += fmt::format("cluster_stats_messages_received:{}\r\n", total);
   out += "total_cluster_links_buffer_limit_exceeded:0\r\n";
   return out;
 }
 
-std::string Cluster::NodesText() const { return DescribeNodes(*state_, /*include_handshake=*/true); }
+std::string Cluster::NodesText() const {
+  return DescribeNodes(*state_, /*include_handshake=*/true);
+}
 
 std::vector<Cluster::LinkInfo> Cluster::Links() const {
   std::vector<LinkInfo> out;

@@ -21,10 +21,10 @@
 // Thread-safety: the io thread only.
 #pragma once
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -154,8 +154,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void SendUpdate(BusLink* link, Node* n);
   void Process(BusLink* link, const BusMessage& m);
   void ProcessGossip(const BusMessage& m, Node* sender, BusLink* link);
-  void UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch,
-                             const SlotBitmap& slots);
+  void UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch, const SlotBitmap& slots);
   void HandleConfigEpochCollision(Node* sender);
   void MarkFailingIfNeeded(Node* n);
   void ClearFailureIfNeeded(Node* n);

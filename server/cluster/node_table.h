@@ -47,8 +47,8 @@ struct Node {
   int port = 0;
   int pport = 0;
   int cport = 0;
-  BusLink* link = nullptr;          // the link this node opened to it
-  BusLink* inbound_link = nullptr;  // the link it opened to this node
+  BusLink* link = nullptr;                       // the link this node opened to it
+  BusLink* inbound_link = nullptr;               // the link it opened to this node
   std::map<struct Node*, int64_t> fail_reports;  // master reporting it -> when
 
   bool is_master() const { return flags & kFlagMaster; }
@@ -74,9 +74,7 @@ class ClusterState {
 
   Node* myself() const { return myself_; }
   Node* Find(std::string_view name) const;
-  const std::map<std::string, std::unique_ptr<Node>, std::less<>>& nodes() const {
-    return nodes_;
-  }
+  const std::map<std::string, std::unique_ptr<Node>, std::less<>>& nodes() const { return nodes_; }
   // Adds a node (flags given) and returns it. REQUIRES: no node has that name.
   Node* AddNode(std::string name, uint16_t flags, int64_t now_ms);
   // Removes `n` and every reference to it: its slots become unassigned, migrating/importing

@@ -14,9 +14,10 @@ struct FlagName {
   std::string_view name;
 };
 constexpr FlagName kFlagNames[] = {
-    {kFlagMyself, "myself"},  {kFlagMaster, "master"},       {kFlagSlave, "slave"},
-    {kFlagPfail, "fail?"},    {kFlagFail, "fail"},           {kFlagHandshake, "handshake"},
-    {kFlagNoAddr, "noaddr"},  {kFlagNoFailover, "nofailover"},
+    {kFlagMyself, "myself"}, {kFlagMaster, "master"},
+    {kFlagSlave, "slave"},   {kFlagPfail, "fail?"},
+    {kFlagFail, "fail"},     {kFlagHandshake, "handshake"},
+    {kFlagNoAddr, "noaddr"}, {kFlagNoFailover, "nofailover"},
 };
 
 std::vector<std::string_view> SplitSpaces(std::string_view line) {
@@ -231,8 +232,8 @@ bool ParseNodesConfig(std::string_view text, int64_t now_ms, std::unique_ptr<Clu
       if (dash == std::string_view::npos) {
         if (!ParseSlot(s, &first)) return fail("bad slot");
         last = first;
-      } else if (!ParseSlot(s.substr(0, dash), &first) ||
-                 !ParseSlot(s.substr(dash + 1), &last) || first > last) {
+      } else if (!ParseSlot(s.substr(0, dash), &first) || !ParseSlot(s.substr(dash + 1), &last) ||
+                 first > last) {
         return fail("bad slot range");
       }
       for (int j = first; j <= last; j++) {

@@ -200,8 +200,8 @@ void ExecuteMeet(CommandContext& ctx, const RestOptions& o) {
   } else {
     cport = port + 10000;
   }
-  ReplyResult(ctx, c->Meet(std::string(o.args[0]), static_cast<int>(port),
-                           static_cast<int>(cport)));
+  ReplyResult(ctx,
+              c->Meet(std::string(o.args[0]), static_cast<int>(port), static_cast<int>(cport)));
 }
 
 // ADDSLOTS / DELSLOTS / their RANGE forms: every slot checked before any changes.
@@ -251,8 +251,12 @@ void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args,
   ctx.reply.Ok();
 }
 
-void ExecuteAddSlots(CommandContext& ctx, const RestOptions& o) { ChangeSlots(ctx, o.args, false, false); }
-void ExecuteDelSlots(CommandContext& ctx, const RestOptions& o) { ChangeSlots(ctx, o.args, false, true); }
+void ExecuteAddSlots(CommandContext& ctx, const RestOptions& o) {
+  ChangeSlots(ctx, o.args, false, false);
+}
+void ExecuteDelSlots(CommandContext& ctx, const RestOptions& o) {
+  ChangeSlots(ctx, o.args, false, true);
+}
 void ExecuteAddSlotsRange(CommandContext& ctx, const RestOptions& o) {
   ChangeSlots(ctx, o.args, true, false);
 }
@@ -263,7 +267,8 @@ void ExecuteDelSlotsRange(CommandContext& ctx, const RestOptions& o) {
 void ExecuteFlushSlots(CommandContext& ctx, const NoOptions&) {
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
-  if (!c->DatabaseEmpty()) return ctx.reply.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
+  if (!c->DatabaseEmpty())
+    return ctx.reply.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
   c->FlushSlots();
   ctx.reply.Ok();
 }
@@ -388,7 +393,9 @@ CommandSpec Sub(CommandSpec spec) {
 }
 
 ArgSpec NodeIdArg() { return {.name = "node-id"}; }
-ArgSpec SlotArg(std::string_view name = "slot") { return {.name = name, .type = ArgType::kInteger}; }
+ArgSpec SlotArg(std::string_view name = "slot") {
+  return {.name = name, .type = ArgType::kInteger};
+}
 
 }  // namespace
 
@@ -456,8 +463,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .summary = "Forces a node to handshake with another node.",
            .arguments = {{.name = "ip"},
                          {.name = "port", .type = ArgType::kInteger},
-                         {.name = "cluster-bus-port", .type = ArgType::kInteger,
-                          .optional = true}},
+                         {.name = "cluster-bus-port", .type = ArgType::kInteger, .optional = true}},
            .help = {{.usage = "MEET <ip> <port> [<bus-port>]",
                      .text = "Connect nodes into a working cluster."}},
            .handler = Handler<ParseRest, ExecuteMeet>}),
@@ -521,14 +527,14 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .arity = -4,
            .flags = kAdminFlags,
            .summary = "Binds a hash slot to a node.",
-           .arguments = {SlotArg(),
-                         {.name = "subcommand",
-                          .type = ArgType::kOneOf,
-                          .children = {{.name = "node-id", .token = "IMPORTING"},
-                                       {.name = "node-id", .token = "MIGRATING"},
-                                       {.name = "node-id", .token = "NODE"},
-                                       {.name = "stable", .type = ArgType::kPureToken,
-                                        .token = "STABLE"}}}},
+           .arguments =
+               {SlotArg(),
+                {.name = "subcommand",
+                 .type = ArgType::kOneOf,
+                 .children = {{.name = "node-id", .token = "IMPORTING"},
+                              {.name = "node-id", .token = "MIGRATING"},
+                              {.name = "node-id", .token = "NODE"},
+                              {.name = "stable", .type = ArgType::kPureToken, .token = "STABLE"}}}},
            .help = {{.usage = "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|"
                               "NODE <node-id>)",
                      .text = "Set slot state."}},
@@ -559,14 +565,13 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .summary = "Resets a node.",
            .complexity = "O(N) where N is the number of known nodes. The command may execute a "
                          "FLUSHALL as a side effect.",
-           .arguments = {{.name = "reset-type",
-                          .type = ArgType::kOneOf,
-                          .optional = true,
-                          .children = {{.name = "hard", .type = ArgType::kPureToken, .token = "HARD"},
-                                       {.name = "soft", .type = ArgType::kPureToken,
-                                        .token = "SOFT"}}}},
-           .help = {{.usage = "RESET [HARD|SOFT]",
-                     .text = "Reset current node (default: soft)."}},
+           .arguments =
+               {{.name = "reset-type",
+                 .type = ArgType::kOneOf,
+                 .optional = true,
+                 .children = {{.name = "hard", .type = ArgType::kPureToken, .token = "HARD"},
+                              {.name = "soft", .type = ArgType::kPureToken, .token = "SOFT"}}}},
+           .help = {{.usage = "RESET [HARD|SOFT]", .text = "Reset current node (default: soft)."}},
            .handler = Handler<ParseRest, ExecuteReset>}),
       Sub({.name = "forget",
            .arity = 3,
@@ -589,8 +594,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .since = "5.0.0",
            .summary = "Lists the replica nodes of a master node.",
            .arguments = {NodeIdArg()},
-           .help = {{.usage = "REPLICAS <node-id>",
-                     .text = "Return <node-id> replicas."}},
+           .help = {{.usage = "REPLICAS <node-id>", .text = "Return <node-id> replicas."}},
            .handler = Handler<ParseKey, ExecuteReplicas>}),
       Sub({.name = "slaves",
            .arity = 3,
@@ -612,13 +616,13 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .arity = -2,
            .flags = kAdminFlags,
            .summary = "Forces a replica to perform a manual failover of its master.",
-           .arguments = {{.name = "options",
-                          .type = ArgType::kOneOf,
-                          .optional = true,
-                          .children = {{.name = "force", .type = ArgType::kPureToken,
-                                        .token = "FORCE"},
-                                       {.name = "takeover", .type = ArgType::kPureToken,
-                                        .token = "TAKEOVER"}}}},
+           .arguments =
+               {{.name = "options",
+                 .type = ArgType::kOneOf,
+                 .optional = true,
+                 .children =
+                     {{.name = "force", .type = ArgType::kPureToken, .token = "FORCE"},
+                      {.name = "takeover", .type = ArgType::kPureToken, .token = "TAKEOVER"}}}},
            .help = {{.usage = "FAILOVER [FORCE|TAKEOVER]",
                      .text = "Promote current replica node to being a master."}},
            .handler = Handler<ParseRest, ExecuteFailover>}),

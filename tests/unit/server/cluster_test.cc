@@ -227,12 +227,11 @@ TEST(ClusterNodesConf, RoundTripsTheTable) {
   state.AddNode(std::string(40, 'd'), kFlagHandshake, 1);  // left out of the file
 
   const std::string text = NodesConfigText(state);
-  EXPECT_EQ(text,
-            kA + " 127.0.0.1:7000@17000 myself,master - 0 0 3 connected 0-5460 6000 [10->-" + kB +
-                "] [7000-<-" + kB + "]\n" + kB +
-                " 127.0.0.1:7001@17001 master - 0 1234 4 disconnected 5461-5999\n" + kC +
-                " 127.0.0.1:7002@17002 slave,fail " + kB + " 0 0 4 disconnected\n" +
-                "vars currentEpoch 9 lastVoteEpoch 7\n");
+  EXPECT_EQ(text, kA + " 127.0.0.1:7000@17000 myself,master - 0 0 3 connected 0-5460 6000 [10->-" +
+                      kB + "] [7000-<-" + kB + "]\n" + kB +
+                      " 127.0.0.1:7001@17001 master - 0 1234 4 disconnected 5461-5999\n" + kC +
+                      " 127.0.0.1:7002@17002 slave,fail " + kB + " 0 0 4 disconnected\n" +
+                      "vars currentEpoch 9 lastVoteEpoch 7\n");
   std::unique_ptr<ClusterState> loaded;
   std::string error;
   ASSERT_TRUE(ParseNodesConfig(text, 5000, &loaded, &error)) << error;
@@ -274,12 +273,12 @@ TEST(ClusterNodesConf, ReadsRedisServerFilesAndRefusesDamagedOnes) {
 
   EXPECT_FALSE(ParseNodesConfig("vars currentEpoch 1 lastVoteEpoch 0\n", 1, &state, &error));
   EXPECT_NE(error.find("myself"), std::string::npos);
-  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0\n", 1, &state,
-                                &error));
-  EXPECT_FALSE(ParseNodesConfig(
-      kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 5-3\n", 1, &state, &error));
-  EXPECT_FALSE(ParseNodesConfig(
-      kA + " 127.0.0.1:7000@17000 myself,bogus - 0 0 0 connected\n", 1, &state, &error));
+  EXPECT_FALSE(
+      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0\n", 1, &state, &error));
+  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 5-3\n",
+                                1, &state, &error));
+  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,bogus - 0 0 0 connected\n", 1,
+                                &state, &error));
   EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 1\n" +
                                     kB + " 127.0.0.1:7001@17001 master - 0 0 0 connected 1\n",
                                 1, &state, &error));
