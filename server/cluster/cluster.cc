@@ -381,6 +381,19 @@ void Cluster::BroadcastFail(Node* n) {
   Broadcast(m);
 }
 
+void Cluster::PropagatePublish(bool shard, std::string_view channel, std::string_view message) {
+  BusMessage m = Header(shard ? MessageType::kPublishShard : MessageType::kPublish);
+  m.channel = std::string(channel);
+  m.message = std::string(message);
+  if (!shard) return Broadcast(m);
+  const Node* me = state_->myself();
+  const Node* master = me->is_replica() && me->master != nullptr ? me->master : me;
+  for (const auto& [name, n] : state_->nodes()) {
+    if (n->link == nullptr || n->is_myself() || n->in_handshake()) continue;
+    if (n.get() == master || n->master == master) Send(n->link, m);
+  }
+}
+
 void Cluster::SendUpdate(BusLink* link, Node* n) {
   if (link == nullptr) return;
   BusMessage m = Header(MessageType::kUpdate);

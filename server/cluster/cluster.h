@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -75,6 +76,10 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   bool SlotOwner(int slot, NodeAddress* owner) const override;
   bool MigratingTo(int slot, NodeAddress* target) const override;
   bool Importing(int slot) const override;
+
+  // PUBLISH (shard false): sends the message to every other node, whose subscribers receive
+  // it; SPUBLISH (shard true): to the other nodes of this node's shard (its master and replicas).
+  void PropagatePublish(bool shard, std::string_view channel, std::string_view message);
 
   // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns ""
   // or the error reply's text (without '-'), in Redis 7's words.

@@ -267,6 +267,16 @@ TEST_F(ClusterTest, ThreeNodesMeetThroughOneAndLearnEachOtherByGossip) {
   });
   EXPECT_TRUE(distinct) << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
 
+  // PUBLISH reaches the subscribers of every node; the reply counts this node's.
+  auto subscriber = nodes_[2]->Connect();
+  ASSERT_EQ(Cmd(subscriber.get(), {"SUBSCRIBE", "news"})[0].str(), "subscribe");
+  EXPECT_EQ(Cmd(a.get(), {"PUBLISH", "news", "hello"}).integer(), 0);
+  Reply message = ReadReply(subscriber.get());
+  ASSERT_EQ(message.size(), 3u) << message.ToString();
+  EXPECT_EQ(message[0].str(), "message");
+  EXPECT_EQ(message[1].str(), "news");
+  EXPECT_EQ(message[2].str(), "hello");
+
   // FORGET: gone from the table (and not brought back by gossip for a minute).
   ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "FORGET", ids[2]}).str(), "OK");
   EXPECT_EQ(NodeLine(a.get(), ids[2]), "");
