@@ -131,23 +131,26 @@ bool Cluster::Listen(std::string* error) {
 }
 
 void Cluster::Start() {
-  for (auto& acceptor : acceptors_) {
-    tcp::acceptor* raw = acceptor.get();
-    auto accept = std::make_shared<std::function<void()>>();
-    *accept = [this, raw, accept] {
-      raw->async_accept([this, raw, accept](const boost::system::error_code& ec, tcp::socket s) {
-        if (stopped_ || ec == boost::asio::error::operation_aborted) return;
-        if (!ec) {
-          auto link = std::make_shared<BusLink>(io_, this, /*inbound=*/true, WallMs());
-          links_[link.get()] = link;
-          link->Start(std::move(s));
-        }
-        (*accept)();
-      });
-    };
-    (*accept)();
-  }
+  for (auto& acceptor : acceptors_) Accept(acceptor.get());
   Cron();
+}
+
+void Cluster::Accept(tcp::acceptor* acceptor) {
+  acceptor->async_accept([this, acceptor](const boost::system::error_code& ec, tcp::socket s) {
+    if (stopped_ || ec == boost::asio::error::operation_aborted) return;
+    if (!ec) {
+      auto link = std::make_shared<BusLink>(io_, this, /*inbound=*/true, WallMs());
+      links_[link.get()] = link;
+      link->Start(std::move(s));
+      return Accept(acceptor);
+    }
+    // E.g. out of file descriptors: retry shortly instead of spinning.
+    spdlog::warn("Accepting a cluster bus connection: {}", ec.message());
+    auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(100));
+    timer->async_wait([this, timer, acceptor](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && !stopped_) Accept(acceptor);
+    });
+  });
 }
 
 void Cluster::Stop() {
@@ -505,7 +508,7 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
       n->cport = m.cport;
       Later(kTodoSave);
       // Trusted because it is a MEET: whoever the sender knows, this node will meet.
-      ProcessGossip(m, nullptr, link);
+      ProcessGossip(m, nullptr);
     }
     SendPing(link, MessageType::kPong);
   }
@@ -601,7 +604,7 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
       }
     }
     if (sender->is_master() && me->is_master()) HandleConfigEpochCollision(sender);
-    ProcessGossip(m, sender, link);
+    ProcessGossip(m, sender);
     return;
   }
 
@@ -661,7 +664,7 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
   }
 }
 
-void Cluster::ProcessGossip(const BusMessage& m, Node* sender, BusLink* link) {
+void Cluster::ProcessGossip(const BusMessage& m, Node* sender) {
   const int64_t now = WallMs();
   for (const GossipEntry& g : m.gossip) {
     if (!IsNodeName(g.name)) continue;
@@ -699,7 +702,6 @@ void Cluster::ProcessGossip(const BusMessage& m, Node* sender, BusLink* link) {
       StartHandshake(g.ip, g.port, g.cport);
     }
   }
-  (void)link;
 }
 
 void Cluster::UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch,
@@ -835,7 +837,6 @@ void Cluster::Cron() {
     if (oldest != nullptr) SendPing(oldest->link, MessageType::kPing);
   }
 
-  bool update = false;
   for (Node* n : all) {
     if (n->flags & (kFlagMyself | kFlagNoAddr | kFlagHandshake)) continue;
     const int64_t ping_delay = now - n->ping_sent_ms;
@@ -860,7 +861,6 @@ void Cluster::Cron() {
     if (node_delay > timeout && !(n->flags & (kFlagPfail | kFlagFail))) {
       spdlog::debug("*** NODE {} possibly failing", n->name);
       n->flags |= kFlagPfail;
-      update = true;
     }
   }
 
@@ -870,10 +870,7 @@ void Cluster::Cron() {
     HandleManualFailover();
     HandleReplicaFailover(now);
   }
-  if (update || state_->health() == ClusterState::Health::kFail)
-    Later(kTodoUpdateState);
-  else
-    state_->UpdateHealth(context_->config().cluster_require_full_coverage);
+  state_->UpdateHealth(context_->config().cluster_require_full_coverage);
 
   cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {

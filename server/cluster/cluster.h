@@ -131,7 +131,8 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void Later(int todo);
   void RunTodo();
 
-  void Accept();
+  // Accepts the bus connections of `acceptor`, one after the other.
+  void Accept(boost::asio::ip::tcp::acceptor* acceptor);
   void Cron();
   int64_t node_timeout() const;
   // This node's addresses as the bus announces them.
@@ -158,7 +159,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void BroadcastFail(Node* n);
   void SendUpdate(BusLink* link, Node* n);
   void Process(BusLink* link, const BusMessage& m);
-  void ProcessGossip(const BusMessage& m, Node* sender, BusLink* link);
+  void ProcessGossip(const BusMessage& m, Node* sender);
   void UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch, const SlotBitmap& slots);
   void HandleConfigEpochCollision(Node* sender);
   void MarkFailingIfNeeded(Node* n);

@@ -86,9 +86,13 @@ void Cluster::HandleReplicaFailover(int64_t now) {
     state_->set_current_epoch(state_->current_epoch() + 1);
     failover_auth_epoch_ = state_->current_epoch();
     spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
+    // The epoch is on disk before anyone votes in it.
+    if (const std::string error = SaveNow(); !error.empty()) {
+      spdlog::warn("Could not save the cluster config file: {}", error);
+    }
     RequestFailoverAuth();
     failover_auth_sent_ = true;
-    Later(kTodoSave | kTodoUpdateState);
+    Later(kTodoUpdateState);
     return;
   }
   const int quorum = state_->size() / 2 + 1;
@@ -125,7 +129,11 @@ void Cluster::SendFailoverAuthIfNeeded(Node* node, const BusMessage& request) {
   }
   state_->set_last_vote_epoch(state_->current_epoch());
   master->voted_time_ms = now;
-  Later(kTodoSave);
+  // On disk before the vote leaves: a master that restarts must not vote twice in an epoch.
+  if (const std::string error = SaveNow(); !error.empty()) {
+    spdlog::warn("Could not save the cluster config file before voting: {}", error);
+    return;
+  }
   spdlog::warn("Failover auth granted to {} for epoch {}", node->name, state_->current_epoch());
   Send(node->link != nullptr ? node->link : node->inbound_link,
        Header(MessageType::kFailoverAuthAck));
