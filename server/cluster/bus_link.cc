@@ -4,6 +4,7 @@
 #include <boost/asio/write.hpp>
 
 #include "server/cluster/bus_message.h"
+#include "server/net/listen.h"
 
 namespace ebb::server::cluster {
 
@@ -66,26 +67,14 @@ void BusLink::Close() {
 
 std::string BusLink::LocalIp() const {
   boost::system::error_code ec;
-  auto endpoint = socket_.local_endpoint(ec);
-  if (ec) return "";
-  auto address = endpoint.address();
-  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
-    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6())
-        .to_string();
-  }
-  return address.to_string();
+  const auto endpoint = socket_.local_endpoint(ec);
+  return ec ? "" : AddressText(endpoint.address());
 }
 
 std::string BusLink::PeerIp() const {
   boost::system::error_code ec;
-  auto endpoint = socket_.remote_endpoint(ec);
-  if (ec) return "";
-  auto address = endpoint.address();
-  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
-    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6())
-        .to_string();
-  }
-  return address.to_string();
+  const auto endpoint = socket_.remote_endpoint(ec);
+  return ec ? "" : AddressText(endpoint.address());
 }
 
 void BusLink::ReadMore() {

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
 #include <fstream>
 #include <random>
@@ -13,6 +12,7 @@
 #include "common/atomic_file.h"
 #include "common/wall_clock.h"
 #include "server/cluster/nodes_conf.h"
+#include "server/net/listen.h"
 #include "server/pubsub.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
@@ -99,29 +99,9 @@ bool Cluster::Listen(std::string* error) {
         "higher than your Redis port. Your Redis port number must be 55535 or less.";
     return false;
   }
-  for (std::string address : context_->config().bind) {
-    const bool optional = !address.empty() && address[0] == '-';
-    if (optional) address.erase(0, 1);
-    boost::system::error_code ec;
-    auto ip = boost::asio::ip::make_address(address == "*" ? "0.0.0.0" : address, ec);
-    if (ec) {
-      *error = "Invalid bind address '" + address + "'";
-      return false;
-    }
-    auto acceptor = std::make_unique<tcp::acceptor>(io_);
-    tcp::endpoint endpoint(ip, static_cast<uint16_t>(port));
-    acceptor->open(endpoint.protocol(), ec);
-    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec && ip.is_v6()) acceptor->set_option(boost::asio::ip::v6_only(true), ec);
-    if (!ec) acceptor->bind(endpoint, ec);
-    if (!ec) acceptor->listen(511, ec);
-    if (ec) {
-      if (optional) continue;
-      *error = "Could not bind the cluster bus on " + address + ":" + std::to_string(port) + ": " +
-               ec.message();
-      return false;
-    }
-    acceptors_.push_back(std::move(acceptor));
+  if (!ListenOnAddresses(io_, context_->config().bind, port, &acceptors_, error)) {
+    *error = "Cluster bus: " + *error;
+    return false;
   }
   if (acceptors_.empty()) {
     *error = "No address to listen on for the cluster bus";
@@ -419,11 +399,7 @@ std::string Cluster::StartHandshake(const std::string& ip, int port, int cport) 
   boost::system::error_code ec;
   auto address = boost::asio::ip::make_address(ip, ec);
   if (ec || port <= 0 || port > 65535 || cport <= 0 || cport > 65535) return "invalid";
-  std::string normalized = address.to_string();
-  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
-    normalized =
-        boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).to_string();
-  }
+  const std::string normalized = AddressText(address);
   if (HandshakeInProgress(normalized, port, cport)) return "";
   Node* n = state_->AddNode(RandomNodeName(), kFlagHandshake | kFlagMeet, WallMs());
   n->ip = normalized;

@@ -397,6 +397,24 @@ ArgSpec SlotArg(std::string_view name = "slot") {
   return {.name = name, .type = ArgType::kInteger};
 }
 
+// ADDSLOTSRANGE and DELSLOTSRANGE: one row shape.
+CommandSpec SlotRangesRow(std::string_view name, std::string_view summary, std::string_view usage,
+                          std::string_view text, CommandHandler handler) {
+  return Sub({.name = name,
+              .arity = -4,
+              .flags = kAdminFlags,
+              .since = "7.0.0",
+              .summary = summary,
+              .complexity = "O(N) where N is the total number of the slots between the start "
+                            "slot and end slot arguments.",
+              .arguments = {{.name = "range",
+                             .type = ArgType::kBlock,
+                             .multiple = true,
+                             .children = {SlotArg("start-slot"), SlotArg("end-slot")}}},
+              .help = {{.usage = usage, .text = text}},
+              .handler = handler});
+}
+
 }  // namespace
 
 std::vector<CommandSpec> ClusterNodeSubcommands() {
@@ -476,22 +494,10 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .help = {{.usage = "ADDSLOTS <slot> [<slot> ...]",
                      .text = "Assign slots to current node."}},
            .handler = Handler<ParseRest, ExecuteAddSlots>}),
-      Sub({.name = "addslotsrange",
-           .arity = -4,
-           .flags = kAdminFlags,
-           .since = "7.0.0",
-           .summary = "Assigns new hash slot ranges to a node.",
-           .complexity = "O(N) where N is the total number of the slots between the start slot "
-                         "and end slot arguments.",
-           .arguments = {{.name = "range",
-                          .type = ArgType::kBlock,
-                          .multiple = true,
-                          .children = {SlotArg("start-slot"), SlotArg("end-slot")}}},
-           .help = {{.usage = "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> "
-                              "...]",
-                     .text = "Assign slots which are between <start-slot> and <end-slot> to "
-                             "current node."}},
-           .handler = Handler<ParseRest, ExecuteAddSlotsRange>}),
+      SlotRangesRow("addslotsrange", "Assigns new hash slot ranges to a node.",
+                    "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+                    "Assign slots which are between <start-slot> and <end-slot> to current node.",
+                    Handler<ParseRest, ExecuteAddSlotsRange>),
       Sub({.name = "delslots",
            .arity = -3,
            .flags = kAdminFlags,
@@ -501,22 +507,11 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .help = {{.usage = "DELSLOTS <slot> [<slot> ...]",
                      .text = "Delete slots information from current node."}},
            .handler = Handler<ParseRest, ExecuteDelSlots>}),
-      Sub({.name = "delslotsrange",
-           .arity = -4,
-           .flags = kAdminFlags,
-           .since = "7.0.0",
-           .summary = "Sets hash slot ranges as unbound for a node.",
-           .complexity = "O(N) where N is the total number of the slots between the start slot "
-                         "and end slot arguments.",
-           .arguments = {{.name = "range",
-                          .type = ArgType::kBlock,
-                          .multiple = true,
-                          .children = {SlotArg("start-slot"), SlotArg("end-slot")}}},
-           .help = {{.usage = "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> "
-                              "...]",
-                     .text = "Delete slots information which are between <start-slot> and "
-                             "<end-slot> from current node."}},
-           .handler = Handler<ParseRest, ExecuteDelSlotsRange>}),
+      SlotRangesRow("delslotsrange", "Sets hash slot ranges as unbound for a node.",
+                    "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+                    "Delete slots information which are between <start-slot> and <end-slot> from "
+                    "current node.",
+                    Handler<ParseRest, ExecuteDelSlotsRange>),
       Sub({.name = "flushslots",
            .arity = 2,
            .flags = kAdminFlags,

@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "common/wall_clock.h"
 #include "server/errors.h"
 #include "server/net/connection.h"
+#include "server/net/listen.h"
 #include "server/net/tls.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
@@ -123,34 +123,9 @@ bool Server::Listen(std::string* error) {
 }
 
 bool Server::Bind(int port, bool tls, std::string* error) {
-  const Config& config = context_->config();
-  for (std::string address : config.bind) {
-    // Redis's "-" prefix marks an optional address: skip it if unavailable.
-    bool optional = !address.empty() && address[0] == '-';
-    if (optional) address.erase(0, 1);
-    boost::system::error_code ec;
-    auto ip = boost::asio::ip::make_address(address == "*" ? "0.0.0.0" : address, ec);
-    if (ec) {
-      *error = "Invalid bind address '" + address + "'";
-      return false;
-    }
-    auto acceptor = std::make_unique<tcp::acceptor>(io_);
-    tcp::endpoint endpoint(ip, static_cast<uint16_t>(port));
-    acceptor->open(endpoint.protocol(), ec);
-    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec && ip.is_v6()) acceptor->set_option(boost::asio::ip::v6_only(true), ec);
-    if (!ec) acceptor->bind(endpoint, ec);
-    if (!ec) acceptor->listen(511, ec);
-    if (ec) {
-      if (optional) {
-        spdlog::warn("Could not bind optional address {}:{}: {}", address, port, ec.message());
-        continue;
-      }
-      *error = "Could not bind " + address + ":" + std::to_string(port) + ": " + ec.message();
-      return false;
-    }
-    acceptors_.push_back({std::move(acceptor), tls});
-  }
+  std::vector<std::unique_ptr<tcp::acceptor>> opened;
+  if (!ListenOnAddresses(io_, context_->config().bind, port, &opened, error)) return false;
+  for (auto& acceptor : opened) acceptors_.push_back({std::move(acceptor), tls});
   return true;
 }
 

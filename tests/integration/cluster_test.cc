@@ -38,19 +38,6 @@ bool Eventually(const std::function<bool()>& done, int seconds = 20) {
   return done();
 }
 
-std::string Shell(const std::string& command, int* status) {
-  std::string out;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) out.append(buf, n);
-  *status = ::pclose(pipe);
-  return out;
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
