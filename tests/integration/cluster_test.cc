@@ -271,6 +271,39 @@ TEST_F(ClusterTest, ThreeNodesMeetThroughOneAndLearnEachOtherByGossip) {
   EXPECT_EQ(NodeLine(a.get(), ids[2]), "");
 }
 
+// A slot claimed under a newer configEpoch moves: the old owner gives it up and deletes the
+// keys it held there, keeping its other slots and keys.
+TEST_F(ClusterTest, ANewerEpochsClaimTakesTheSlotAndTheOldOwnerDeletesItsKeys) {
+  StartNodes(2);
+  auto a = nodes_[0]->Connect();
+  auto b = nodes_[1]->Connect();
+  const std::string a_id = Id(*nodes_[0]), b_id = Id(*nodes_[1]);
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "8191"}).str(), "OK");
+  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "ADDSLOTSRANGE", "8192", "16383"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "2"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[1]->port()),
+                          std::to_string(bus_ports_[1])})
+                .str(),
+            "OK");
+  ASSERT_TRUE(Eventually([&] { return ClusterInfo(a.get(), "cluster_state") == "ok"; }))
+      << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  const std::string moved = KeyInSlot(100), kept = KeyInSlot(200);
+  ASSERT_EQ(Cmd(a.get(), {"SET", moved, "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"SET", kept, "2"}).str(), "OK");
+
+  // B takes slot 100; its epoch (2) is greater than A's (1): its pings win the slot.
+  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SETSLOT", "100", "NODE", b_id}).str(), "OK");
+  EXPECT_EQ(Cmd(b.get(), {"CLUSTER", "BUMPEPOCH"}).str(), "STILL 2");  // already the greatest
+  EXPECT_TRUE(Eventually([&] {
+    return NodeLine(a.get(), b_id).find(" connected 100 8192-16383") != std::string::npos &&
+           Cmd(a.get(), {"EXISTS", moved}).integer() == 0;
+  })) << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  EXPECT_NE(NodeLine(a.get(), a_id).find(" connected 0-99 101-8191"), std::string::npos);
+  EXPECT_EQ(Cmd(a.get(), {"GET", kept}).str(), "2");
+  EXPECT_EQ(ClusterInfo(a.get(), "cluster_state"), "ok");
+}
+
 // redis-cli's cluster manager, unchanged, against six ebb nodes; then a master killed with
 // SIGKILL and a manual failover.
 TEST_F(ClusterTest, RedisCliCreatesAClusterThatFailsOverAndTakesTheOldMasterBack) {
