@@ -593,10 +593,11 @@ std::vector<Option> BuildOptionTable() {
                       "a replica disconnected longer than node-timeout x this does not fail over "
                       "(0: always may)",
                       kMutable, &Config::cluster_replica_validity_factor, 0, INT32_MAX));
-  t.push_back(Integer("cluster-migration-barrier",
-                      "replicas a master keeps before one may migrate to an orphaned master (accepted; "
-                      "ebb does not migrate replicas)",
-                      kMutable, &Config::cluster_migration_barrier, 0, INT32_MAX));
+  t.push_back(
+      Integer("cluster-migration-barrier",
+              "replicas a master keeps before one may migrate to an orphaned master (accepted; "
+              "ebb does not migrate replicas)",
+              kMutable, &Config::cluster_migration_barrier, 0, INT32_MAX));
   t.push_back(Bool("cluster-allow-replica-migration",
                    "whether a master left without slots becomes a replica of their new owner",
                    kMutable, &Config::cluster_allow_replica_migration));
