@@ -1,7 +1,627 @@
+// CLUSTER's node subcommands (server/cluster/cluster.h): the node table (MYID, MYSHARDID, NODES,
+// SLOTS, SHARDS, INFO, LINKS, REPLICAS), membership (MEET, FORGET, RESET, REPLICATE), slots
+// (ADDSLOTS[RANGE], DELSLOTS[RANGE], FLUSHSLOTS, SETSLOT), epochs (SET-CONFIG-EPOCH, BUMPEPOCH),
+// SAVECONFIG, COUNT-FAILURE-REPORTS and FAILOVER. Redis 7's replies and errors; without
+// cluster-enabled every one answers "ERR This instance has cluster support disabled".
+#include <string>
+#include <vector>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/cluster/cluster.h"
+#include "server/cluster/nodes_conf.h"
+#include "server/command.h"
 #include "server/commands/cluster_subcommands.h"
+#include "server/errors.h"
+#include "server/server_context.h"
 
 namespace ebb::server {
+namespace {
 
-std::vector<CommandSpec> ClusterNodeSubcommands() { return {}; }
+using cluster::Cluster;
+using cluster::Node;
+
+constexpr uint32_t kInfoFlags = kCmdStale | kCmdNoScript;
+constexpr uint32_t kAdminFlags = kCmdAdmin | kCmdStale | kCmdNoScript;
+
+// The node, or nullptr after replying the error.
+Cluster* ClusterOrReply(CommandContext& ctx) {
+  auto* node = dynamic_cast<Cluster*>(ctx.server.cluster());
+  if (node == nullptr) ctx.reply.Error("ERR This instance has cluster support disabled");
+  return node;
+}
+
+void ReplyResult(CommandContext& ctx, const std::string& error) {
+  if (error.empty()) return ctx.reply.Ok();
+  ctx.reply.Error(error);
+}
+
+// A slot number, as Redis's getSlotOrReply reads it.
+bool ParseSlot(std::string_view text, int* slot) {
+  int64_t v = 0;
+  if (!ParseInt64(text, &v) || v < 0 || v >= cluster::kSlots) return false;
+  *slot = static_cast<int>(v);
+  return true;
+}
+constexpr std::string_view kBadSlot = "ERR Invalid or out of range slot";
+
+void ExecuteMyId(CommandContext& ctx, const NoOptions&) {
+  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Bulk(c->state().myself()->name);
+}
+
+// A shard is a master and its replicas; its ID is the master's name.
+void ExecuteMyShardId(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  const Node* me = c->state().myself();
+  ctx.reply.Bulk(me->is_replica() && me->master != nullptr ? me->master->name : me->name);
+}
+
+void ExecuteNodes(CommandContext& ctx, const NoOptions&) {
+  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Verbatim("txt", c->NodesText());
+}
+
+void ExecuteInfo(CommandContext& ctx, const NoOptions&) {
+  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Verbatim("txt", c->InfoText());
+}
+
+// [ip, port, id, {}]: a node as CLUSTER SLOTS lists it.
+void ReplySlotsNode(CommandContext& ctx, const Cluster& c, const Node& n) {
+  const cluster::NodeAddress address = c.ClientAddress(n);
+  ctx.reply.ArrayHeader(4);
+  ctx.reply.Bulk(address.host);
+  ctx.reply.Integer(address.port);
+  ctx.reply.Bulk(n.name);
+  ctx.reply.MapHeader(0);
+}
+
+// A replica clients may read from: not failed and past its first synchronisation.
+bool ReplicaAvailable(const Cluster& c, const Node& n) {
+  return !n.failed() && c.ReplicationOffset(n) != 0;
+}
+
+void ExecuteSlots(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  struct Range {
+    int first, last;
+    const Node* owner;
+  };
+  std::vector<Range> ranges;
+  for (int j = 0; j < cluster::kSlots; j++) {
+    const Node* owner = c->state().slot_owner(j);
+    if (owner == nullptr) continue;
+    if (!ranges.empty() && ranges.back().owner == owner && ranges.back().last == j - 1) {
+      ranges.back().last = j;
+    } else {
+      ranges.push_back({j, j, owner});
+    }
+  }
+  ctx.reply.ArrayHeader(ranges.size());
+  for (const Range& r : ranges) {
+    std::vector<const Node*> replicas;
+    for (const Node* replica : r.owner->replicas) {
+      if (ReplicaAvailable(*c, *replica)) replicas.push_back(replica);
+    }
+    ctx.reply.ArrayHeader(3 + replicas.size());
+    ctx.reply.Integer(r.first);
+    ctx.reply.Integer(r.last);
+    ReplySlotsNode(ctx, *c, *r.owner);
+    for (const Node* replica : replicas) ReplySlotsNode(ctx, *c, *replica);
+  }
+}
+
+void ReplyShardNode(CommandContext& ctx, const Cluster& c, const Node& n) {
+  const cluster::NodeAddress address = c.ClientAddress(n);
+  const uint64_t offset = c.ReplicationOffset(n);
+  ctx.reply.MapHeader(7);
+  ctx.reply.Bulk("id");
+  ctx.reply.Bulk(n.name);
+  ctx.reply.Bulk("port");
+  ctx.reply.Integer(address.port);
+  ctx.reply.Bulk("ip");
+  ctx.reply.Bulk(address.host);
+  ctx.reply.Bulk("endpoint");
+  ctx.reply.Bulk(address.host);
+  ctx.reply.Bulk("role");
+  ctx.reply.Bulk(n.is_master() ? "master" : "replica");
+  ctx.reply.Bulk("replication-offset");
+  ctx.reply.Integer(static_cast<int64_t>(offset));
+  ctx.reply.Bulk("health");
+  ctx.reply.Bulk(n.failed() ? "fail" : (n.is_replica() && offset == 0) ? "loading" : "online");
+}
+
+void ExecuteShards(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  std::vector<const Node*> masters;
+  for (const auto& [name, n] : c->state().nodes()) {
+    if (n->is_master() && !n->in_handshake()) masters.push_back(n.get());
+  }
+  ctx.reply.ArrayHeader(masters.size());
+  for (const Node* master : masters) {
+    ctx.reply.MapHeader(2);
+    ctx.reply.Bulk("slots");
+    std::vector<int> bounds;
+    for (int j = 0; j < cluster::kSlots; j++) {
+      if (!master->slots.test(j)) continue;
+      int last = j;
+      while (last + 1 < cluster::kSlots && master->slots.test(last + 1)) last++;
+      bounds.push_back(j);
+      bounds.push_back(last);
+      j = last;
+    }
+    ctx.reply.ArrayHeader(bounds.size());
+    for (int b : bounds) ctx.reply.Integer(b);
+    ctx.reply.Bulk("nodes");
+    ctx.reply.ArrayHeader(1 + master->replicas.size());
+    ReplyShardNode(ctx, *c, *master);
+    for (const Node* replica : master->replicas) ReplyShardNode(ctx, *c, *replica);
+  }
+}
+
+void ExecuteLinks(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  const auto links = c->Links();
+  ctx.reply.ArrayHeader(links.size());
+  for (const auto& link : links) {
+    ctx.reply.MapHeader(6);
+    ctx.reply.Bulk("direction");
+    ctx.reply.Bulk(link.outbound ? "to" : "from");
+    ctx.reply.Bulk("node");
+    ctx.reply.Bulk(link.node);
+    ctx.reply.Bulk("create-time");
+    ctx.reply.Integer(link.ctime_ms);
+    ctx.reply.Bulk("events");
+    ctx.reply.Bulk(link.writing ? "rw" : "r");
+    ctx.reply.Bulk("send-buffer-allocated");
+    ctx.reply.Integer(static_cast<int64_t>(link.send_buffer_used));
+    ctx.reply.Bulk("send-buffer-used");
+    ctx.reply.Integer(static_cast<int64_t>(link.send_buffer_used));
+  }
+}
+
+void ExecuteMeet(CommandContext& ctx, const RestOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  if (o.args.size() != 2 && o.args.size() != 3) {
+    return ctx.reply.Error(
+        "ERR Unknown subcommand or wrong number of arguments for 'meet'. Try CLUSTER HELP.");
+  }
+  int64_t port = 0, cport = 0;
+  if (!ParseInt64(o.args[1], &port)) {
+    return ctx.reply.Error("ERR Invalid TCP base port specified: " + std::string(o.args[1]));
+  }
+  if (o.args.size() == 3) {
+    if (!ParseInt64(o.args[2], &cport)) {
+      return ctx.reply.Error("ERR Invalid TCP bus port specified: " + std::string(o.args[2]));
+    }
+  } else {
+    cport = port + 10000;
+  }
+  ReplyResult(ctx,
+              c->Meet(std::string(o.args[0]), static_cast<int>(port), static_cast<int>(cport)));
+}
+
+// ADDSLOTS / DELSLOTS / their RANGE forms: every slot checked before any changes.
+void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args, bool ranges,
+                 bool del) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  if (ranges && args.size() % 2 != 0) {
+    return ctx.reply.Error(std::string("ERR wrong number of arguments for 'cluster|") +
+                           (del ? "delslotsrange" : "addslotsrange") + "' command");
+  }
+  std::vector<int> parsed;
+  for (std::string_view arg : args) {
+    int slot = 0;
+    if (!ParseSlot(arg, &slot)) return ctx.reply.Error(kBadSlot);
+    parsed.push_back(slot);
+  }
+  std::vector<uint8_t> seen(cluster::kSlots, 0);
+  std::vector<int> slots;
+  const size_t step = ranges ? 2 : 1;
+  for (size_t i = 0; i < parsed.size(); i += step) {
+    const int first = parsed[i];
+    const int last = ranges ? parsed[i + 1] : first;
+    if (first > last) {
+      return ctx.reply.Error("ERR start slot number " + std::to_string(first) +
+                             " is greater than end slot number " + std::to_string(last));
+    }
+    for (int j = first; j <= last; j++) {
+      const bool owned = c->state().slot_owner(j) != nullptr;
+      if (del && !owned) {
+        return ctx.reply.Error("ERR Slot " + std::to_string(j) + " is already unassigned");
+      }
+      if (!del && owned) {
+        return ctx.reply.Error("ERR Slot " + std::to_string(j) + " is already busy");
+      }
+      if (seen[j]++ == 1) {
+        return ctx.reply.Error("ERR Slot " + std::to_string(j) + " specified multiple times");
+      }
+      slots.push_back(j);
+    }
+  }
+  if (del) {
+    c->DelSlots(slots);
+  } else {
+    c->AddSlots(slots);
+  }
+  ctx.reply.Ok();
+}
+
+void ExecuteAddSlots(CommandContext& ctx, const RestOptions& o) {
+  ChangeSlots(ctx, o.args, false, false);
+}
+void ExecuteDelSlots(CommandContext& ctx, const RestOptions& o) {
+  ChangeSlots(ctx, o.args, false, true);
+}
+void ExecuteAddSlotsRange(CommandContext& ctx, const RestOptions& o) {
+  ChangeSlots(ctx, o.args, true, false);
+}
+void ExecuteDelSlotsRange(CommandContext& ctx, const RestOptions& o) {
+  ChangeSlots(ctx, o.args, true, true);
+}
+
+void ExecuteFlushSlots(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  if (!c->DatabaseEmpty())
+    return ctx.reply.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
+  c->FlushSlots();
+  ctx.reply.Ok();
+}
+
+// SETSLOT slot IMPORTING|MIGRATING node | STABLE | NODE node.
+void ExecuteSetSlot(CommandContext& ctx, const RestOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  if (c->state().myself()->is_replica()) {
+    return ctx.reply.Error("ERR Please use SETSLOT only with masters.");
+  }
+  int slot = 0;
+  if (!ParseSlot(o.args[0], &slot)) return ctx.reply.Error(kBadSlot);
+  const std::string_view action = o.args[1];
+  if (EqualsIgnoreCase(action, "migrating") && o.args.size() == 3) {
+    return ReplyResult(ctx, c->SetSlotMigrating(slot, o.args[2]));
+  }
+  if (EqualsIgnoreCase(action, "importing") && o.args.size() == 3) {
+    return ReplyResult(ctx, c->SetSlotImporting(slot, o.args[2]));
+  }
+  if (EqualsIgnoreCase(action, "stable") && o.args.size() == 2) {
+    c->SetSlotStable(slot);
+    return ctx.reply.Ok();
+  }
+  if (EqualsIgnoreCase(action, "node") && o.args.size() == 3) {
+    return ReplyResult(ctx, c->SetSlotNode(slot, o.args[2]));
+  }
+  ctx.reply.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+}
+
+void ExecuteSetConfigEpoch(CommandContext& ctx, const KeyOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  int64_t epoch = 0;
+  if (!ParseInt64(o.key, &epoch)) return ctx.reply.Error(kNotInteger);
+  ReplyResult(ctx, c->SetConfigEpoch(epoch));
+}
+
+void ExecuteBumpEpoch(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  const bool bumped = c->BumpEpoch();
+  ctx.reply.SimpleString((bumped ? "BUMPED " : "STILL ") +
+                         std::to_string(c->state().myself()->config_epoch));
+}
+
+void ExecuteSaveConfig(CommandContext& ctx, const NoOptions&) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  const std::string error = c->SaveNow();
+  if (!error.empty()) return ctx.reply.Error("ERR error saving the cluster node config: " + error);
+  ctx.reply.Ok();
+}
+
+void ExecuteReset(CommandContext& ctx, const RestOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  bool hard = false;
+  if (o.args.size() == 1) {
+    if (EqualsIgnoreCase(o.args[0], "hard")) {
+      hard = true;
+    } else if (!EqualsIgnoreCase(o.args[0], "soft")) {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  } else if (o.args.size() > 1) {
+    return ctx.reply.Error(kSyntaxError);
+  }
+  ReplyResult(ctx, c->Reset(hard));
+}
+
+void ExecuteForget(CommandContext& ctx, const KeyOptions& o) {
+  if (Cluster* c = ClusterOrReply(ctx)) ReplyResult(ctx, c->Forget(o.key));
+}
+
+void ExecuteReplicate(CommandContext& ctx, const KeyOptions& o) {
+  if (Cluster* c = ClusterOrReply(ctx)) ReplyResult(ctx, c->Replicate(o.key));
+}
+
+void ExecuteReplicas(CommandContext& ctx, const KeyOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  const Node* n = c->state().Find(o.key);
+  if (n == nullptr) return ctx.reply.Error("ERR Unknown node " + std::string(o.key));
+  if (n->is_replica()) return ctx.reply.Error("ERR The specified node is not a master");
+  ctx.reply.ArrayHeader(n->replicas.size());
+  for (const Node* replica : n->replicas) {
+    ctx.reply.Bulk(cluster::DescribeNode(c->state(), *replica));
+  }
+}
+
+void ExecuteCountFailureReports(CommandContext& ctx, const KeyOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  std::string error;
+  const int64_t count = c->CountFailureReports(o.key, &error);
+  if (!error.empty()) return ctx.reply.Error(error);
+  ctx.reply.Integer(count);
+}
+
+void ExecuteFailover(CommandContext& ctx, const RestOptions& o) {
+  Cluster* c = ClusterOrReply(ctx);
+  if (c == nullptr) return;
+  bool force = false, takeover = false;
+  if (o.args.size() == 1) {
+    if (EqualsIgnoreCase(o.args[0], "force")) {
+      force = true;
+    } else if (EqualsIgnoreCase(o.args[0], "takeover")) {
+      takeover = force = true;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  } else if (o.args.size() > 1) {
+    return ctx.reply.Error(kSyntaxError);
+  }
+  ReplyResult(ctx, c->StartManualFailover(force, takeover));
+}
+
+CommandSpec Sub(CommandSpec spec) {
+  spec.group = "cluster";
+  if (spec.since == "1.0.0") spec.since = "3.0.0";
+  return spec;
+}
+
+ArgSpec NodeIdArg() { return {.name = "node-id"}; }
+ArgSpec SlotArg(std::string_view name = "slot") {
+  return {.name = name, .type = ArgType::kInteger};
+}
+
+// ADDSLOTSRANGE and DELSLOTSRANGE: one row shape.
+CommandSpec SlotRangesRow(std::string_view name, std::string_view summary, std::string_view usage,
+                          std::string_view text, CommandHandler handler) {
+  return Sub({.name = name,
+              .arity = -4,
+              .flags = kAdminFlags,
+              .since = "7.0.0",
+              .summary = summary,
+              .complexity = "O(N) where N is the total number of the slots between the start "
+                            "slot and end slot arguments.",
+              .arguments = {{.name = "range",
+                             .type = ArgType::kBlock,
+                             .multiple = true,
+                             .children = {SlotArg("start-slot"), SlotArg("end-slot")}}},
+              .help = {{.usage = usage, .text = text}},
+              .handler = handler});
+}
+
+}  // namespace
+
+std::vector<CommandSpec> ClusterNodeSubcommands() {
+  return {
+      Sub({.name = "myid",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .summary = "Returns the ID of a node.",
+           .help = {{.text = "Return the node id."}},
+           .handler = Handler<ParseNothing, ExecuteMyId>}),
+      Sub({.name = "myshardid",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .since = "7.2.0",
+           .summary = "Returns the shard ID of a node.",
+           .help = {{.text = "Return the node's shard id (its master's id)."}},
+           .handler = Handler<ParseNothing, ExecuteMyShardId>}),
+      Sub({.name = "nodes",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .summary = "Returns the cluster configuration for a node.",
+           .complexity = "O(N) where N is the total number of Cluster nodes",
+           .help = {{.text = "Return cluster configuration seen by node. Output format:\n"
+                             "    <id> <ip:port@bus-port> <flags> <master> <pings> <pongs> "
+                             "<epoch> <link> <slot> ..."}},
+           .handler = Handler<ParseNothing, ExecuteNodes>}),
+      Sub({.name = "slots",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .summary = "Returns the mapping of cluster slots to nodes.",
+           .complexity = "O(N) where N is the total number of Cluster nodes",
+           .help = {{.text = "Return information about slots range mappings. Each range is made "
+                             "of:\n    start, end, master and replicas IP addresses, ports and "
+                             "ids"}},
+           .handler = Handler<ParseNothing, ExecuteSlots>}),
+      Sub({.name = "shards",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .since = "7.0.0",
+           .summary = "Returns the mapping of cluster slots to shards.",
+           .complexity = "O(N) where N is the total number of cluster nodes",
+           .help = {{.text = "Return information about slot range mappings and the nodes "
+                             "associated with them."}},
+           .handler = Handler<ParseNothing, ExecuteShards>}),
+      Sub({.name = "info",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .summary = "Returns information about the state of a node.",
+           .help = {{.text = "Return information about the cluster."}},
+           .handler = Handler<ParseNothing, ExecuteInfo>}),
+      Sub({.name = "links",
+           .arity = 2,
+           .flags = kInfoFlags,
+           .since = "7.0.0",
+           .summary = "Returns a list of all TCP links to and from peer nodes.",
+           .complexity = "O(N) where N is the total number of Cluster nodes",
+           .help = {{.text = "Return information about all network links between this node and "
+                             "its peers.\nOutput format is an array where each array element "
+                             "is a map containing attributes of a link"}},
+           .handler = Handler<ParseNothing, ExecuteLinks>}),
+      Sub({.name = "meet",
+           .arity = -4,
+           .flags = kAdminFlags,
+           .summary = "Forces a node to handshake with another node.",
+           .arguments = {{.name = "ip"},
+                         {.name = "port", .type = ArgType::kInteger},
+                         {.name = "cluster-bus-port", .type = ArgType::kInteger, .optional = true}},
+           .help = {{.usage = "MEET <ip> <port> [<bus-port>]",
+                     .text = "Connect nodes into a working cluster."}},
+           .handler = Handler<ParseRest, ExecuteMeet>}),
+      Sub({.name = "addslots",
+           .arity = -3,
+           .flags = kAdminFlags,
+           .summary = "Assigns new hash slots to a node.",
+           .complexity = "O(N) where N is the total number of hash slot arguments",
+           .arguments = {{.name = "slot", .type = ArgType::kInteger, .multiple = true}},
+           .help = {{.usage = "ADDSLOTS <slot> [<slot> ...]",
+                     .text = "Assign slots to current node."}},
+           .handler = Handler<ParseRest, ExecuteAddSlots>}),
+      SlotRangesRow("addslotsrange", "Assigns new hash slot ranges to a node.",
+                    "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+                    "Assign slots which are between <start-slot> and <end-slot> to current node.",
+                    Handler<ParseRest, ExecuteAddSlotsRange>),
+      Sub({.name = "delslots",
+           .arity = -3,
+           .flags = kAdminFlags,
+           .summary = "Sets hash slots as unbound for a node.",
+           .complexity = "O(N) where N is the total number of hash slot arguments",
+           .arguments = {{.name = "slot", .type = ArgType::kInteger, .multiple = true}},
+           .help = {{.usage = "DELSLOTS <slot> [<slot> ...]",
+                     .text = "Delete slots information from current node."}},
+           .handler = Handler<ParseRest, ExecuteDelSlots>}),
+      SlotRangesRow("delslotsrange", "Sets hash slot ranges as unbound for a node.",
+                    "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+                    "Delete slots information which are between <start-slot> and <end-slot> from "
+                    "current node.",
+                    Handler<ParseRest, ExecuteDelSlotsRange>),
+      Sub({.name = "flushslots",
+           .arity = 2,
+           .flags = kAdminFlags,
+           .summary = "Deletes all slots information from a node.",
+           .help = {{.text = "Delete current node own slots information."}},
+           .handler = Handler<ParseNothing, ExecuteFlushSlots>}),
+      Sub({.name = "setslot",
+           .arity = -4,
+           .flags = kAdminFlags,
+           .summary = "Binds a hash slot to a node.",
+           .arguments =
+               {SlotArg(),
+                {.name = "subcommand",
+                 .type = ArgType::kOneOf,
+                 .children = {{.name = "node-id", .token = "IMPORTING"},
+                              {.name = "node-id", .token = "MIGRATING"},
+                              {.name = "node-id", .token = "NODE"},
+                              {.name = "stable", .type = ArgType::kPureToken, .token = "STABLE"}}}},
+           .help = {{.usage = "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|"
+                              "NODE <node-id>)",
+                     .text = "Set slot state."}},
+           .handler = Handler<ParseRest, ExecuteSetSlot>}),
+      Sub({.name = "set-config-epoch",
+           .arity = 3,
+           .flags = kAdminFlags,
+           .summary = "Sets the configuration epoch for a new node.",
+           .arguments = {{.name = "config-epoch", .type = ArgType::kInteger}},
+           .help = {{.usage = "SET-CONFIG-EPOCH <epoch>",
+                     .text = "Set config epoch of current node."}},
+           .handler = Handler<ParseKey, ExecuteSetConfigEpoch>}),
+      Sub({.name = "bumpepoch",
+           .arity = 2,
+           .flags = kAdminFlags,
+           .summary = "Advances the cluster config epoch.",
+           .help = {{.text = "Advance the cluster config epoch."}},
+           .handler = Handler<ParseNothing, ExecuteBumpEpoch>}),
+      Sub({.name = "saveconfig",
+           .arity = 2,
+           .flags = kAdminFlags,
+           .summary = "Forces a node to save the cluster configuration to disk.",
+           .help = {{.text = "Force saving cluster configuration on disk."}},
+           .handler = Handler<ParseNothing, ExecuteSaveConfig>}),
+      Sub({.name = "reset",
+           .arity = -2,
+           .flags = kAdminFlags | kCmdNoMulti,
+           .summary = "Resets a node.",
+           .complexity = "O(N) where N is the number of known nodes. The command may execute a "
+                         "FLUSHALL as a side effect.",
+           .arguments =
+               {{.name = "reset-type",
+                 .type = ArgType::kOneOf,
+                 .optional = true,
+                 .children = {{.name = "hard", .type = ArgType::kPureToken, .token = "HARD"},
+                              {.name = "soft", .type = ArgType::kPureToken, .token = "SOFT"}}}},
+           .help = {{.usage = "RESET [HARD|SOFT]", .text = "Reset current node (default: soft)."}},
+           .handler = Handler<ParseRest, ExecuteReset>}),
+      Sub({.name = "forget",
+           .arity = 3,
+           .flags = kAdminFlags,
+           .summary = "Removes a node from the nodes table.",
+           .arguments = {NodeIdArg()},
+           .help = {{.usage = "FORGET <node-id>", .text = "Remove a node from the cluster."}},
+           .handler = Handler<ParseKey, ExecuteForget>}),
+      Sub({.name = "replicate",
+           .arity = 3,
+           .flags = kAdminFlags,
+           .summary = "Configure a node as replica of a master node.",
+           .arguments = {NodeIdArg()},
+           .help = {{.usage = "REPLICATE <node-id>",
+                     .text = "Configure current node as replica to <node-id>."}},
+           .handler = Handler<ParseKey, ExecuteReplicate>}),
+      Sub({.name = "replicas",
+           .arity = 3,
+           .flags = kAdminFlags,
+           .since = "5.0.0",
+           .summary = "Lists the replica nodes of a master node.",
+           .arguments = {NodeIdArg()},
+           .help = {{.usage = "REPLICAS <node-id>", .text = "Return <node-id> replicas."}},
+           .handler = Handler<ParseKey, ExecuteReplicas>}),
+      Sub({.name = "slaves",
+           .arity = 3,
+           .flags = kAdminFlags,
+           .summary = "Lists the replica nodes of a master node. (CLUSTER REPLICAS's old name.)",
+           .arguments = {NodeIdArg()},
+           .help = {{.usage = "SLAVES <node-id>", .text = "Return <node-id> replicas."}},
+           .handler = Handler<ParseKey, ExecuteReplicas>}),
+      Sub({.name = "count-failure-reports",
+           .arity = 3,
+           .flags = kAdminFlags,
+           .summary = "Returns the number of active failure reports active for a node.",
+           .complexity = "O(N) where N is the number of failure reports",
+           .arguments = {NodeIdArg()},
+           .help = {{.usage = "COUNT-FAILURE-REPORTS <node-id>",
+                     .text = "Return number of failure reports for <node-id>."}},
+           .handler = Handler<ParseKey, ExecuteCountFailureReports>}),
+      Sub({.name = "failover",
+           .arity = -2,
+           .flags = kAdminFlags,
+           .summary = "Forces a replica to perform a manual failover of its master.",
+           .arguments =
+               {{.name = "options",
+                 .type = ArgType::kOneOf,
+                 .optional = true,
+                 .children =
+                     {{.name = "force", .type = ArgType::kPureToken, .token = "FORCE"},
+                      {.name = "takeover", .type = ArgType::kPureToken, .token = "TAKEOVER"}}}},
+           .help = {{.usage = "FAILOVER [FORCE|TAKEOVER]",
+                     .text = "Promote current replica node to being a master."}},
+           .handler = Handler<ParseRest, ExecuteFailover>}),
+  };
+}
 
 }  // namespace ebb::server

@@ -210,7 +210,10 @@ void InfoStorage(ServerContext& ctx, std::string* out) {
 
 void InfoModules(ServerContext&, std::string* out) { *out += "# Modules\r\n"; }
 
-void InfoCluster(ServerContext&, std::string* out) { *out += "# Cluster\r\ncluster_enabled:0\r\n"; }
+void InfoCluster(ServerContext& ctx, std::string* out) {
+  *out += ctx.config().cluster_enabled ? "# Cluster\r\ncluster_enabled:1\r\n"
+                                       : "# Cluster\r\ncluster_enabled:0\r\n";
+}
 
 namespace {
 

@@ -1,7 +1,9 @@
 // Pub/Sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, SSUBSCRIBE, SUNSUBSCRIBE, PUBLISH,
 // SPUBLISH and PUBSUB CHANNELS|NUMSUB|NUMPAT|SHARDCHANNELS|SHARDNUMSUB (Redis 7's pubsub.c).
-// ebb is one node: a shard channel is a channel of its own namespace, as on a Redis without
-// cluster mode. Delivery and the subscriber-mode rules: server/pubsub.h, server/dispatcher.h.
+// A shard channel is a channel of its own namespace. In cluster mode PUBLISH reaches every node's
+// subscribers and SPUBLISH those of the node's shard, over the cluster bus as Redis 7 sends them
+// (server/cluster/cluster.h). Delivery and the subscriber-mode rules: server/pubsub.h,
+// server/dispatcher.h.
 // (UN)SUBSCRIBE's confirmations are pushed (Client::Push): the commands append no reply of their
 // own.
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "protocol/reply_writer.h"
 #include "server/client.h"
+#include "server/cluster/cluster.h"
 #include "server/command.h"
 #include "server/command_docs.h"
 #include "server/commands/register.h"
@@ -47,7 +50,11 @@ PublishOptions ParsePublish(ArgParser& args) {
 
 template <Kind kKind>
 void ExecutePublish(CommandContext& ctx, const PublishOptions& o) {
+  // The reply counts this node's receivers, as Redis's does.
   ctx.reply.Integer(ctx.server.pubsub().Publish(kKind, o.channel, o.message));
+  if (auto* node = dynamic_cast<cluster::Cluster*>(ctx.server.cluster())) {
+    node->PropagatePublish(kKind == Kind::kShard, o.channel, o.message);
+  }
 }
 
 struct PatternOptions {

@@ -111,6 +111,9 @@ ReplicaOfOptions ParseReplicaOf(ArgParser& args) {
 // REPLICAOF host port | NO ONE (and SLAVEOF): follow a master, or stop following one and keep
 // the data (server/replication/replica.h).
 void ExecuteReplicaOf(CommandContext& ctx, const ReplicaOfOptions& o) {
+  if (ctx.server.config().cluster_enabled) {
+    return ctx.reply.Error("ERR REPLICAOF not allowed in cluster mode.");
+  }
   ReplicaLink* link = ctx.server.replica_link();
   if (link == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
   if (ctx.client.is_replica()) {

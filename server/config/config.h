@@ -136,6 +136,12 @@ struct Config {
   int cluster_announce_bus_port = 0;  // 0: the bus port
   bool cluster_require_full_coverage = true;
   bool cluster_allow_reads_when_down = false;
+  // A replica whose data is older than repl-ping-replica-period + node-timeout x factor does
+  // not stand for election (0: always stands).
+  int64_t cluster_replica_validity_factor = 10;
+  int64_t cluster_migration_barrier = 1;
+  bool cluster_allow_replica_migration = true;
+  bool cluster_replica_no_failover = false;  // never fail over automatically
 };
 
 class ConfigRegistry {

@@ -589,6 +589,21 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bool("cluster-allow-reads-when-down",
                    "whether reads are served while the cluster is down", kMutable,
                    &Config::cluster_allow_reads_when_down));
+  t.push_back(Integer("cluster-replica-validity-factor",
+                      "a replica disconnected longer than node-timeout x this does not fail over "
+                      "(0: always may)",
+                      kMutable, &Config::cluster_replica_validity_factor, 0, INT32_MAX));
+  t.push_back(
+      Integer("cluster-migration-barrier",
+              "replicas a master keeps before one may migrate to an orphaned master (accepted; "
+              "ebb does not migrate replicas)",
+              kMutable, &Config::cluster_migration_barrier, 0, INT32_MAX));
+  t.push_back(Bool("cluster-allow-replica-migration",
+                   "whether a master left without slots becomes a replica of their new owner",
+                   kMutable, &Config::cluster_allow_replica_migration));
+  t.push_back(Bool("cluster-replica-no-failover",
+                   "whether this replica never starts an automatic failover", kMutable,
+                   &Config::cluster_replica_no_failover));
   t.push_back(Integer("replica-priority",
                       "the replica's priority for promotion by Sentinel (lower first, 0: never)",
                       kMutable, &Config::replica_priority, 0, INT_MAX));

@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "common/wall_clock.h"
 #include "server/errors.h"
 #include "server/net/connection.h"
+#include "server/net/listen.h"
 #include "server/net/tls.h"
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
@@ -70,6 +70,12 @@ Server::Server(ServerContext* context)
     failover_->set_resume_listener(
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     context_->set_failover(failover_.get());
+    if (context_->config().cluster_enabled) {
+      cluster_ = std::make_unique<cluster::Cluster>(context_, io_);
+      // The writes a manual failover held back run again once it ends.
+      cluster_->set_resume_listener(
+          [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
+    }
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -82,6 +88,8 @@ void Server::WireEngine() {
 }
 
 Server::~Server() {
+  context_->set_cluster(nullptr);
+  cluster_.reset();
   context_->set_failover(nullptr);
   context_->set_writes_paused(false);
   failover_.reset();
@@ -107,38 +115,17 @@ bool Server::Listen(std::string* error) {
     *error = "No address to listen on";
     return false;
   }
+  if (cluster_ != nullptr) {
+    if (!cluster_->Load(error) || !cluster_->Listen(error)) return false;
+    context_->set_cluster(cluster_.get());
+  }
   return true;
 }
 
 bool Server::Bind(int port, bool tls, std::string* error) {
-  const Config& config = context_->config();
-  for (std::string address : config.bind) {
-    // Redis's "-" prefix marks an optional address: skip it if unavailable.
-    bool optional = !address.empty() && address[0] == '-';
-    if (optional) address.erase(0, 1);
-    boost::system::error_code ec;
-    auto ip = boost::asio::ip::make_address(address == "*" ? "0.0.0.0" : address, ec);
-    if (ec) {
-      *error = "Invalid bind address '" + address + "'";
-      return false;
-    }
-    auto acceptor = std::make_unique<tcp::acceptor>(io_);
-    tcp::endpoint endpoint(ip, static_cast<uint16_t>(port));
-    acceptor->open(endpoint.protocol(), ec);
-    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec && ip.is_v6()) acceptor->set_option(boost::asio::ip::v6_only(true), ec);
-    if (!ec) acceptor->bind(endpoint, ec);
-    if (!ec) acceptor->listen(511, ec);
-    if (ec) {
-      if (optional) {
-        spdlog::warn("Could not bind optional address {}:{}: {}", address, port, ec.message());
-        continue;
-      }
-      *error = "Could not bind " + address + ":" + std::to_string(port) + ": " + ec.message();
-      return false;
-    }
-    acceptors_.push_back({std::move(acceptor), tls});
-  }
+  std::vector<std::unique_ptr<tcp::acceptor>> opened;
+  if (!ListenOnAddresses(io_, context_->config().bind, port, &opened, error)) return false;
+  for (auto& acceptor : opened) acceptors_.push_back({std::move(acceptor), tls});
   return true;
 }
 
@@ -154,7 +141,9 @@ void Server::Run() {
   ScheduleExpiryPoll();
   spdlog::info("Ready to accept connections tcp");
   if (replica_link_) replica_link_->Start();
+  if (cluster_) cluster_->Start();
   RunLoop();
+  if (cluster_) cluster_->Stop();
   // Before main closes the keyspace: no snapshot worker may be reading the engine then, and the
   // replica's position is written while the engine is there to say its sequence.
   if (replica_link_) replica_link_->Stop();
@@ -340,6 +329,7 @@ void Server::Shutdown() {
   signals_.cancel(ec);
   cron_timer_.cancel();
   expiry_timer_.cancel();
+  if (cluster_) cluster_->Stop();
   std::vector<std::shared_ptr<Connection>> all;
   for (auto& [ptr, conn] : connections_) all.push_back(conn);
   for (auto& conn : all) conn->CloseAfterWrite();

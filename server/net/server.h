@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/cluster/cluster.h"
 #include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/net/block_reader.h"
@@ -52,8 +53,9 @@ class Server {
   ~Server();
 
   // Binds and listens on every configured address at `port` (unless 0) and at `tls-port` (when
-  // set, with the TLS context built from the tls-* options). Returns false with *error naming
-  // the address, or what TLS could not load, on failure.
+  // set, with the TLS context built from the tls-* options); with cluster-enabled yes, loads the
+  // cluster-config-file and listens on the cluster bus port too. Returns false with *error
+  // naming the address, or what TLS or the cluster config could not load, on failure.
   bool Listen(std::string* error);
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
@@ -130,6 +132,8 @@ class Server {
   std::unique_ptr<ReplicationMaster> replication_master_;
   std::unique_ptr<ReplicaLink> replica_link_;
   std::unique_ptr<Failover> failover_;
+  // With cluster-enabled yes: this server's cluster node and its bus (server/cluster/cluster.h).
+  std::unique_ptr<cluster::Cluster> cluster_;
   bool shutting_down_ = false;
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;

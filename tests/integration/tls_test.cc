@@ -11,20 +11,6 @@
 namespace ebb::test {
 namespace {
 
-// Runs a shell command; returns its stdout (stderr joined) and sets *status to its exit status.
-std::string Shell(const std::string& command, int* status) {
-  std::string out;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) out.append(buf, n);
-  *status = ::pclose(pipe);
-  return out;
-}
-
 class TlsTest : public ::testing::Test {
  protected:
   // A CA, and a server and a client certificate it signs, in `dir`.

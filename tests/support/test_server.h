@@ -36,6 +36,9 @@ void Append(redisContext* c, const std::vector<std::string>& args);
 // the limit): raises the soft limit up to the hard one. False if the hard limit is too low.
 bool EnsureFileLimit(uint64_t fds);
 
+// Runs `command` with sh (stderr joined to stdout); returns its output, *status as pclose's.
+std::string Shell(const std::string& command, int* status);
+
 // The integer value of `field` in `INFO section`, or -1 if absent.
 long long InfoField(redisContext* c, const std::string& section, const std::string& field);
 // The text of `field` in `INFO section` ("" if absent).

@@ -1,0 +1,261 @@
+#include "server/cluster/bus_message.h"
+
+#include <cstring>
+
+namespace ebb::server::cluster {
+namespace {
+
+// Field offsets in the header (Redis's static_asserts on clusterMsg).
+constexpr size_t kOffTotlen = 4, kOffVer = 8, kOffPort = 10, kOffType = 12, kOffCount = 14;
+constexpr size_t kOffCurrentEpoch = 16, kOffConfigEpoch = 24, kOffOffset = 32, kOffSender = 40;
+constexpr size_t kOffSlots = 80, kOffSlaveof = 2128, kOffMyip = 2168, kOffExtensions = 2214;
+constexpr size_t kOffPport = 2246, kOffCport = 2248, kOffFlags = 2250, kOffState = 2252;
+constexpr size_t kOffMflags = 2253;
+constexpr size_t kUpdateLength = 8 + kNameLength + kSlotBytes;
+constexpr size_t kPublishFixed = 8;  // channel_len, message_len
+
+void Put16(std::string& b, size_t at, uint16_t v) {
+  b[at] = static_cast<char>(v >> 8);
+  b[at + 1] = static_cast<char>(v);
+}
+void Put32(std::string& b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; i++) b[at + i] = static_cast<char>(v >> (24 - 8 * i));
+}
+void Put64(std::string& b, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; i++) b[at + i] = static_cast<char>(v >> (56 - 8 * i));
+}
+// Copies at most `width` bytes of `s`; the rest of the field stays NUL.
+void PutField(std::string& b, size_t at, std::string_view s, size_t width) {
+  std::memcpy(b.data() + at, s.data(), std::min(s.size(), width));
+}
+void PutSlots(std::string& b, size_t at, const SlotBitmap& slots) {
+  // Redis's bitmap: slot j is bit (j & 7) of byte j >> 3.
+  for (size_t byte = 0; byte < kSlotBytes; byte++) {
+    uint8_t v = 0;
+    for (int bit = 0; bit < 8; bit++) {
+      if (slots.test(byte * 8 + bit)) v |= static_cast<uint8_t>(1u << bit);
+    }
+    b[at + byte] = static_cast<char>(v);
+  }
+}
+
+uint16_t Get16(std::string_view b, size_t at) {
+  return static_cast<uint16_t>((static_cast<uint8_t>(b[at]) << 8) |
+                               static_cast<uint8_t>(b[at + 1]));
+}
+uint32_t Get32(std::string_view b, size_t at) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
+  return v;
+}
+uint64_t Get64(std::string_view b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
+  return v;
+}
+// A NUL-padded field: its bytes up to the first NUL.
+std::string GetField(std::string_view b, size_t at, size_t width) {
+  std::string_view field = b.substr(at, width);
+  return std::string(field.substr(0, field.find('\0')));
+}
+void GetSlots(std::string_view b, size_t at, SlotBitmap* slots) {
+  slots->reset();
+  for (size_t byte = 0; byte < kSlotBytes; byte++) {
+    const uint8_t v = static_cast<uint8_t>(b[at + byte]);
+    if (v == 0) continue;
+    for (int bit = 0; bit < 8; bit++) {
+      if (v & (1u << bit)) slots->set(byte * 8 + bit);
+    }
+  }
+}
+
+bool IsPingLike(MessageType t) {
+  return t == MessageType::kPing || t == MessageType::kPong || t == MessageType::kMeet;
+}
+
+}  // namespace
+
+std::string_view MessageTypeName(int type) {
+  static constexpr std::string_view kNames[kMessageTypeCount] = {
+      "ping",     "pong",   "meet",    "fail",   "publish",     "auth-req",
+      "auth-ack", "update", "mfstart", "module", "publishshard"};
+  return type >= 0 && type < kMessageTypeCount ? kNames[type] : "unknown";
+}
+
+std::string EncodeMessage(const BusMessage& m) {
+  size_t length = kHeaderLength;
+  if (IsPingLike(m.type)) {
+    length += m.gossip.size() * kGossipLength;
+  } else if (m.type == MessageType::kFail) {
+    length += kNameLength;
+  } else if (m.type == MessageType::kUpdate) {
+    length += kUpdateLength;
+  } else if (m.type == MessageType::kPublish || m.type == MessageType::kPublishShard) {
+    length += kPublishFixed + m.channel.size() + m.message.size();
+  }
+  std::string b(length, '\0');
+  std::memcpy(b.data(), "RCmb", 4);
+  Put32(b, kOffTotlen, static_cast<uint32_t>(length));
+  Put16(b, kOffVer, kProtocolVersion);
+  Put16(b, kOffPort, m.port);
+  Put16(b, kOffType, static_cast<uint16_t>(m.type));
+  Put16(b, kOffCount, IsPingLike(m.type) ? static_cast<uint16_t>(m.gossip.size()) : 0);
+  Put64(b, kOffCurrentEpoch, m.current_epoch);
+  Put64(b, kOffConfigEpoch, m.config_epoch);
+  Put64(b, kOffOffset, m.offset);
+  PutField(b, kOffSender, m.sender, kNameLength);
+  PutSlots(b, kOffSlots, m.slots);
+  PutField(b, kOffSlaveof, m.slaveof, kNameLength);
+  PutField(b, kOffMyip, m.myip, kIpLength - 1);
+  Put16(b, kOffExtensions, 0);
+  Put16(b, kOffPport, m.pport);
+  Put16(b, kOffCport, m.cport);
+  Put16(b, kOffFlags, m.flags);
+  b[kOffState] = static_cast<char>(m.state);
+  // No extensions are sent: the ext-data flag stays clear whatever the caller set.
+  b[kOffMflags] = static_cast<char>(m.mflags0 & ~kMsgFlagExtData);
+  size_t at = kHeaderLength;
+  if (IsPingLike(m.type)) {
+    for (const GossipEntry& g : m.gossip) {
+      PutField(b, at, g.name, kNameLength);
+      Put32(b, at + 40, g.ping_sent);
+      Put32(b, at + 44, g.pong_received);
+      PutField(b, at + 48, g.ip, kIpLength - 1);
+      Put16(b, at + 94, g.port);
+      Put16(b, at + 96, g.cport);
+      Put16(b, at + 98, g.flags);
+      Put16(b, at + 100, g.pport);
+      at += kGossipLength;
+    }
+  } else if (m.type == MessageType::kFail) {
+    PutField(b, at, m.about, kNameLength);
+  } else if (m.type == MessageType::kUpdate) {
+    Put64(b, at, m.update_config_epoch);
+    PutField(b, at + 8, m.about, kNameLength);
+    PutSlots(b, at + 8 + kNameLength, m.update_slots);
+  } else if (m.type == MessageType::kPublish || m.type == MessageType::kPublishShard) {
+    Put32(b, at, static_cast<uint32_t>(m.channel.size()));
+    Put32(b, at + 4, static_cast<uint32_t>(m.message.size()));
+    std::memcpy(b.data() + at + 8, m.channel.data(), m.channel.size());
+    std::memcpy(b.data() + at + 8 + m.channel.size(), m.message.data(), m.message.size());
+  }
+  return b;
+}
+
+uint32_t MessageLength(std::string_view header) {
+  if (header.size() < 8 || header.substr(0, 4) != "RCmb") return 0;
+  return Get32(header, kOffTotlen);
+}
+
+bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
+  if (b.size() < kHeaderLength || b.substr(0, 4) != "RCmb") {
+    *error = "not a cluster bus message";
+    return false;
+  }
+  if (Get32(b, kOffTotlen) != b.size()) {
+    *error = "length mismatch";
+    return false;
+  }
+  if (Get16(b, kOffVer) != kProtocolVersion) {
+    *error = "unsupported protocol version";
+    return false;
+  }
+  const uint16_t type = Get16(b, kOffType);
+  if (type >= kMessageTypeCount) {
+    *error = "unknown message type " + std::to_string(type);
+    return false;
+  }
+  m->type = static_cast<MessageType>(type);
+  m->port = Get16(b, kOffPort);
+  const uint16_t count = Get16(b, kOffCount);
+  m->current_epoch = Get64(b, kOffCurrentEpoch);
+  m->config_epoch = Get64(b, kOffConfigEpoch);
+  m->offset = Get64(b, kOffOffset);
+  m->sender = GetField(b, kOffSender, kNameLength);
+  GetSlots(b, kOffSlots, &m->slots);
+  m->slaveof = GetField(b, kOffSlaveof, kNameLength);
+  m->myip = GetField(b, kOffMyip, kIpLength);
+  const uint16_t extensions = Get16(b, kOffExtensions);
+  m->pport = Get16(b, kOffPport);
+  m->cport = Get16(b, kOffCport);
+  m->flags = Get16(b, kOffFlags);
+  m->state = static_cast<uint8_t>(b[kOffState]);
+  m->mflags0 = static_cast<uint8_t>(b[kOffMflags]);
+  m->gossip.clear();
+  size_t expected = kHeaderLength;
+  const size_t at = kHeaderLength;
+  switch (m->type) {
+    case MessageType::kPing:
+    case MessageType::kPong:
+    case MessageType::kMeet: {
+      expected += static_cast<size_t>(count) * kGossipLength;
+      if (b.size() < expected) break;
+      for (size_t i = 0; i < count; i++) {
+        const size_t g = at + i * kGossipLength;
+        GossipEntry e;
+        e.name = GetField(b, g, kNameLength);
+        e.ping_sent = Get32(b, g + 40);
+        e.pong_received = Get32(b, g + 44);
+        e.ip = GetField(b, g + 48, kIpLength);
+        e.port = Get16(b, g + 94);
+        e.cport = Get16(b, g + 96);
+        e.flags = Get16(b, g + 98);
+        e.pport = Get16(b, g + 100);
+        m->gossip.push_back(std::move(e));
+      }
+      if (m->mflags0 & kMsgFlagExtData) {
+        // Each extension: uint32 length (its header included, 8-byte aligned), type, padding.
+        for (uint16_t i = 0; i < extensions; i++) {
+          if (b.size() < expected + 8) {
+            expected += 8;
+            break;
+          }
+          const uint32_t ext_length = Get32(b, expected);
+          if (ext_length < 8) {
+            *error = "malformed ping extension";
+            return false;
+          }
+          expected += ext_length;
+        }
+      }
+      break;
+    }
+    case MessageType::kFail:
+      expected += kNameLength;
+      if (b.size() >= expected) m->about = GetField(b, at, kNameLength);
+      break;
+    case MessageType::kUpdate:
+      expected += kUpdateLength;
+      if (b.size() >= expected) {
+        m->update_config_epoch = Get64(b, at);
+        m->about = GetField(b, at + 8, kNameLength);
+        GetSlots(b, at + 8 + kNameLength, &m->update_slots);
+      }
+      break;
+    case MessageType::kPublish:
+    case MessageType::kPublishShard: {
+      expected += kPublishFixed;
+      if (b.size() < expected) break;
+      const uint32_t channel_length = Get32(b, at);
+      const uint32_t message_length = Get32(b, at + 4);
+      expected += static_cast<size_t>(channel_length) + message_length;
+      if (b.size() == expected) {
+        m->channel = std::string(b.substr(at + 8, channel_length));
+        m->message = std::string(b.substr(at + 8 + channel_length, message_length));
+      }
+      break;
+    }
+    case MessageType::kModule:
+      expected = b.size();  // not interpreted: ebb has no modules
+      break;
+    default:
+      break;
+  }
+  if (expected != b.size()) {
+    *error = "length mismatch for a " + std::string(MessageTypeName(type)) + " message";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ebb::server::cluster

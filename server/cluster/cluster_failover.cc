@@ -1,0 +1,214 @@
+// Cluster's failover (Redis 7.0's clusterHandleSlaveFailover and friends; docs/cluster.md,
+// "Failover"): a replica whose master is FAIL waits a delay that grows with its rank (replicas
+// with a larger replication offset go first), asks every master for its vote in a new epoch,
+// and with a majority of the masters serving slots replaces its master: it promotes itself
+// (ReplicaLink::Promote), claims the master's slots under the election's epoch and tells every
+// node. Masters vote once per epoch, for a replica whose master is FAIL (or, in a manual
+// failover, any replica of theirs: FORCEACK), at most once per two node timeouts per master.
+// CLUSTER FAILOVER pauses the master's writes (MFSTART) until the replica has its offset.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+#include "common/wall_clock.h"
+#include "server/cluster/cluster.h"
+#include "server/replication/replica.h"
+#include "server/server_context.h"
+
+namespace ebb::server::cluster {
+
+int Cluster::ReplicaRank() const {
+  const Node* me = state_->myself();
+  const Node* master = me->master;
+  if (master == nullptr) return 0;
+  const uint64_t mine = MyReplicationOffset();
+  int rank = 0;
+  for (const Node* replica : master->replicas) {
+    if (replica != me && !(replica->flags & kFlagNoFailover) && replica->repl_offset > mine) {
+      rank++;
+    }
+  }
+  return rank;
+}
+
+void Cluster::HandleReplicaFailover(int64_t now) {
+  Node* me = state_->myself();
+  const Config& config = context_->config();
+  const bool manual = mf_end_ms_ != 0 && mf_can_start_;
+  const int64_t auth_timeout = std::max<int64_t>(node_timeout() * 2, 2000);
+  const int64_t auth_retry = auth_timeout * 2;
+  if (me->is_master() || me->master == nullptr || (!me->master->failed() && !manual) ||
+      (config.cluster_replica_no_failover && !manual) || me->master->num_slots == 0) {
+    return;
+  }
+  // How old this replica's data is: the time since the link to the master went down.
+  int64_t data_age = 0;
+  if (const ReplicaLink* link = context_->replica_link(); link != nullptr) {
+    data_age = link->link_up() ? link->LastIoSecondsAgo(now) * 1000
+                               : std::max<int64_t>(0, link->DownSinceSeconds(now)) * 1000;
+  }
+  if (data_age > node_timeout()) data_age -= node_timeout();
+  if (config.cluster_replica_validity_factor != 0 &&
+      data_age > config.repl_ping_replica_period_s * 1000 +
+                     node_timeout() * config.cluster_replica_validity_factor &&
+      !manual) {
+    return;
+  }
+  const int64_t auth_age = now - failover_auth_time_ms_;
+  if (auth_age > auth_retry) {
+    static thread_local std::mt19937 rng{std::random_device{}()};
+    failover_auth_time_ms_ = now + 500 + static_cast<int64_t>(rng() % 500);
+    failover_auth_count_ = 0;
+    failover_auth_sent_ = false;
+    failover_auth_rank_ = ReplicaRank();
+    failover_auth_time_ms_ += failover_auth_rank_ * 1000;
+    if (mf_end_ms_ != 0) {
+      failover_auth_time_ms_ = now;
+      failover_auth_rank_ = 0;
+      Later(kTodoHandleFailover);
+    }
+    spdlog::warn("Start of election delayed for {} milliseconds (rank #{}, offset {}).",
+                 failover_auth_time_ms_ - now, failover_auth_rank_, MyReplicationOffset());
+    BroadcastPong(/*local_replicas_only=*/true);
+    return;
+  }
+  if (!failover_auth_sent_ && mf_end_ms_ == 0) {
+    const int rank = ReplicaRank();
+    if (rank > failover_auth_rank_) {
+      failover_auth_time_ms_ += (rank - failover_auth_rank_) * 1000;
+      failover_auth_rank_ = rank;
+    }
+  }
+  if (now < failover_auth_time_ms_) return;
+  if (auth_age > auth_timeout) return;  // this election expired: the next retry starts another
+  if (!failover_auth_sent_) {
+    state_->set_current_epoch(state_->current_epoch() + 1);
+    failover_auth_epoch_ = state_->current_epoch();
+    spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
+    // The epoch is on disk before anyone votes in it.
+    if (const std::string error = SaveNow(); !error.empty()) {
+      spdlog::warn("Could not save the cluster config file: {}", error);
+    }
+    RequestFailoverAuth();
+    failover_auth_sent_ = true;
+    Later(kTodoUpdateState);
+    return;
+  }
+  const int quorum = state_->size() / 2 + 1;
+  if (failover_auth_count_ >= quorum) {
+    spdlog::warn("Failover election won: I'm the new master.");
+    if (me->config_epoch < failover_auth_epoch_) {
+      me->config_epoch = failover_auth_epoch_;
+      spdlog::warn("configEpoch set to {} after successful failover", me->config_epoch);
+    }
+    ReplaceMyMaster();
+  }
+}
+
+void Cluster::RequestFailoverAuth() {
+  BusMessage m = Header(MessageType::kFailoverAuthRequest);
+  if (mf_end_ms_ != 0) m.mflags0 |= kMsgFlagForceAck;
+  Broadcast(m);
+}
+
+void Cluster::SendFailoverAuthIfNeeded(Node* node, const BusMessage& request) {
+  Node* me = state_->myself();
+  if (me->is_replica() || me->num_slots == 0) return;
+  if (request.current_epoch < state_->current_epoch()) return;
+  if (state_->last_vote_epoch() == state_->current_epoch()) return;
+  Node* master = node->master;
+  const bool force_ack = request.mflags0 & kMsgFlagForceAck;
+  if (node->is_master() || master == nullptr || (!master->failed() && !force_ack)) return;
+  const int64_t now = WallMs();
+  if (now - master->voted_time_ms < node_timeout() * 2) return;
+  for (int j = 0; j < kSlots; j++) {
+    if (!request.slots.test(j)) continue;
+    const Node* owner = state_->slot_owner(j);
+    if (owner != nullptr && owner->config_epoch > request.config_epoch) return;
+  }
+  state_->set_last_vote_epoch(state_->current_epoch());
+  master->voted_time_ms = now;
+  // On disk before the vote leaves: a master that restarts must not vote twice in an epoch.
+  if (const std::string error = SaveNow(); !error.empty()) {
+    spdlog::warn("Could not save the cluster config file before voting: {}", error);
+    return;
+  }
+  spdlog::warn("Failover auth granted to {} for epoch {}", node->name, state_->current_epoch());
+  Send(node->link != nullptr ? node->link : node->inbound_link,
+       Header(MessageType::kFailoverAuthAck));
+}
+
+void Cluster::ReplaceMyMaster() {
+  Node* me = state_->myself();
+  Node* old_master = me->master;
+  if (me->is_master() || old_master == nullptr) return;
+  state_->SetAsMaster(me);
+  if (ReplicaLink* link = context_->replica_link()) link->Promote("cluster failover");
+  for (int j = 0; j < kSlots; j++) {
+    if (state_->slot_owner(j) == old_master) {
+      state_->DelSlot(j);
+      state_->AddSlot(me, j);
+    }
+  }
+  state_->UpdateHealth(context_->config().cluster_require_full_coverage);
+  SaveNow();
+  BroadcastPong(/*local_replicas_only=*/false);
+  ResetManualFailover();
+}
+
+void Cluster::HandleManualFailover() {
+  if (mf_end_ms_ == 0 || mf_can_start_ || mf_master_offset_ < 0) return;
+  if (static_cast<int64_t>(MyReplicationOffset()) >= mf_master_offset_) {
+    mf_can_start_ = true;
+    spdlog::warn("All master replication stream processed, manual failover can start.");
+    Later(kTodoHandleFailover);
+  }
+}
+
+void Cluster::CheckManualFailoverTimeout(int64_t now) {
+  if (mf_end_ms_ != 0 && mf_end_ms_ < now) {
+    spdlog::warn("Manual failover timed out.");
+    ResetManualFailover();
+  }
+}
+
+void Cluster::ResetManualFailover() {
+  mf_end_ms_ = 0;
+  mf_replica_ = nullptr;
+  mf_master_offset_ = -1;
+  mf_can_start_ = false;
+  PauseWrites(false);
+}
+
+void Cluster::PauseWrites(bool paused) {
+  if (writes_paused_ == paused) return;
+  writes_paused_ = paused;
+  context_->set_writes_paused(paused);
+  if (!paused && resume_) resume_();
+}
+
+std::string Cluster::StartManualFailover(bool force, bool takeover) {
+  Node* me = state_->myself();
+  if (me->is_master()) return "ERR You should send CLUSTER FAILOVER to a replica";
+  if (me->master == nullptr) return "ERR I'm a replica but my master is unknown to me";
+  if (!force && (me->master->failed() || me->master->link == nullptr)) {
+    return "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
+  }
+  ResetManualFailover();
+  mf_end_ms_ = WallMs() + kManualFailoverTimeoutMs;
+  if (takeover) {
+    spdlog::warn("Taking over the master (user request).");
+    state_->BumpConfigEpochWithoutConsensus();
+    ReplaceMyMaster();
+  } else if (force) {
+    spdlog::warn("Forced failover user request accepted.");
+    mf_can_start_ = true;
+  } else {
+    spdlog::warn("Manual failover user request accepted.");
+    Send(me->master->link, Header(MessageType::kMfStart));
+  }
+  return "";
+}
+
+}  // namespace ebb::server::cluster

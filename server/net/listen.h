@@ -1,0 +1,26 @@
+// Opening the listening sockets of a port on every `bind` address (the clients' port, tls-port,
+// the cluster bus port), the way Redis reads `bind`: "*" is every IPv4 address, a leading "-"
+// marks an address that may be unavailable (skipped with a warning), an IPv6 address listens on
+// IPv6 only.
+// Thread-safety: none; call before the io_context runs.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ebb::server {
+
+// Binds and listens on `port` at each address of `bind`, appending the acceptors to *out.
+// False with *error naming the address when a required one fails or an address is malformed.
+bool ListenOnAddresses(boost::asio::io_context& io, const std::vector<std::string>& bind, int port,
+                       std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>>* out,
+                       std::string* error);
+
+// `address` as text, an IPv4 address seen through a dual-stack socket (::ffff:a.b.c.d) as IPv4.
+std::string AddressText(const boost::asio::ip::address& address);
+
+}  // namespace ebb::server
