@@ -125,6 +125,17 @@ void ExecuteRestore(CommandContext& ctx, const RestoreOptions& o) {
   ctx.reply.Ok();
 }
 
+// RESTORE's arguments (RESTORE-ASKING takes the same).
+std::vector<ArgSpec> RestoreArguments() {
+  return {{.name = "key", .type = ArgType::kKey},
+          {.name = "ttl", .type = ArgType::kInteger},
+          {.name = "serialized-value"},
+          {.name = "replace", .type = ArgType::kPureToken, .token = "REPLACE", .optional = true},
+          {.name = "absttl", .type = ArgType::kPureToken, .token = "ABSTTL", .optional = true},
+          {.name = "seconds", .type = ArgType::kInteger, .token = "IDLETIME", .optional = true},
+          {.name = "frequency", .type = ArgType::kInteger, .token = "FREQ", .optional = true}};
+}
+
 }  // namespace
 
 std::vector<CommandSpec> DumpCommands() {
@@ -150,14 +161,21 @@ std::vector<CommandSpec> DumpCommands() {
        .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the "
                      "serialized value, where N is the number of Redis objects composing the "
                      "value and M their average size.",
-       .arguments =
-           {{.name = "key", .type = ArgType::kKey},
-            {.name = "ttl", .type = ArgType::kInteger},
-            {.name = "serialized-value"},
-            {.name = "replace", .type = ArgType::kPureToken, .token = "REPLACE", .optional = true},
-            {.name = "absttl", .type = ArgType::kPureToken, .token = "ABSTTL", .optional = true},
-            {.name = "seconds", .type = ArgType::kInteger, .token = "IDLETIME", .optional = true},
-            {.name = "frequency", .type = ArgType::kInteger, .token = "FREQ", .optional = true}},
+       .arguments = RestoreArguments(),
+       .handler = Handler<ParseRestore, ExecuteRestore>},
+      // What MIGRATE sends a cluster node: RESTORE that runs on a slot the target is importing
+      // without a separate ASKING (kCmdAsking).
+      {.name = "restore-asking",
+       .arity = -4,
+       .flags = kCmdWrite | kCmdDenyOom | kCmdAsking,
+       .keys = kFirstKey,
+       .group = "server",
+       .since = "3.0.0",
+       .summary = "An internal command for migrating keys in a cluster.",
+       .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the "
+                     "serialized value, where N is the number of Redis objects composing the "
+                     "value and M their average size.",
+       .arguments = RestoreArguments(),
        .handler = Handler<ParseRestore, ExecuteRestore>},
   };
 }

@@ -3,13 +3,14 @@
 namespace ebb::server {
 
 void RegisterAllCommands(CommandTable& table) {
-  for (auto area : {ConnectionCommands, ServerCommands,    ClientCommands,      ConfigCommands,
-                    InfoCommands,       CommandCommands,   DebugCommands,       StringCommands,
-                    BitCommands,        BitFieldCommands,  LcsCommands,         ObjectCommands,
-                    KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
-                    ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
-                    PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
-                    MigrateCommands,    ClusterCommands}) {
+  for (auto area :
+       {ConnectionCommands, ServerCommands,    ClientCommands,       ConfigCommands,
+        InfoCommands,       CommandCommands,   DebugCommands,        StringCommands,
+        BitCommands,        BitFieldCommands,  LcsCommands,          ObjectCommands,
+        KvCommands,         KeyCommands,       RenameCommands,       DumpCommands,
+        ExpireCommands,     TlogCommands,      TregCommands,         TransactionCommands,
+        PubSubCommands,     ScriptingCommands, ReplicationCommands,  AclCommands,
+        MigrateCommands,    ClusterCommands,   ClusterClientCommands}) {
     table.Add(area());
   }
 }
