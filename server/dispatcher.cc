@@ -83,19 +83,24 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   return result;
 }
 
+cluster::Route Dispatcher::RouteKeys(std::span<const cluster::RoutedCommand> commands,
+                                     uint32_t flags, const Client& client) {
+  const cluster::RouteFlags route_flags{
+      .asking = client.asking() || (flags & kCmdAsking) != 0,
+      .readonly = client.cluster_readonly(),
+      .write = (flags & kCmdWrite) != 0,
+      .allow_reads_when_down = server_->config().cluster_allow_reads_when_down};
+  return cluster::RouteRequest(*server_->cluster(), commands, route_flags,
+                               server_->has_keyspace() ? &server_->keyspace() : nullptr,
+                               &key_positions_scratch_);
+}
+
 std::optional<std::string_view> Dispatcher::ScriptCallRefusal(
     const CommandSpec& spec, uint32_t flags, std::span<const std::string_view> args,
     bool allow_cross_slot, Client& caller) {
   if (caller.is_master_link() || !cluster::RoutesByKeys(spec)) return std::nullopt;
   const cluster::RoutedCommand command{&spec, args};
-  const cluster::RouteFlags route_flags{
-      .asking = caller.asking() || (flags & kCmdAsking) != 0,
-      .readonly = caller.cluster_readonly(),
-      .write = (flags & kCmdWrite) != 0,
-      .allow_reads_when_down = server_->config().cluster_allow_reads_when_down};
-  const cluster::Route route = cluster::RouteRequest(
-      *server_->cluster(), std::span(&command, 1), route_flags,
-      server_->has_keyspace() ? &server_->keyspace() : nullptr, &key_positions_scratch_);
+  const cluster::Route route = RouteKeys(std::span(&command, 1), flags, caller);
   switch (route.redirect) {
     case cluster::Redirect::kNone:
       break;
@@ -117,10 +122,8 @@ std::optional<std::string_view> Dispatcher::ScriptCallRefusal(
 
 std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, uint32_t flags,
                                                        std::span<const std::string_view> args,
-                                                       Client& client) {
+                                                       bool exec, Client& client) {
   client.set_cluster_slot(-1);
-  const MultiState& multi = client.multi();
-  const bool exec = multi.active && (flags & kCmdNoQueue) && spec.full_name == "exec";
   if (!exec && !cluster::RoutesByKeys(spec)) return std::nullopt;
   std::vector<cluster::RoutedCommand>& commands = routed_scratch_;
   commands.clear();
@@ -128,12 +131,12 @@ std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, 
     // Views of the queued arguments, all made before any span into them is taken.
     std::vector<std::string_view>& views = exec_views_scratch_;
     views.clear();
-    for (const QueuedCommand& queued : multi.queued) {
-      if (cluster::RoutesByKeys(*queued.spec))
-        views.insert(views.end(), queued.args.begin(), queued.args.end());
+    for (const QueuedCommand& queued : client.multi().queued) {
+      if (!cluster::RoutesByKeys(*queued.spec)) continue;
+      views.insert(views.end(), queued.args.begin(), queued.args.end());
     }
     size_t at = 0;
-    for (const QueuedCommand& queued : multi.queued) {
+    for (const QueuedCommand& queued : client.multi().queued) {
       if (!cluster::RoutesByKeys(*queued.spec)) continue;
       commands.push_back({queued.spec, std::span(views).subspan(at, queued.args.size())});
       at += queued.args.size();
@@ -141,14 +144,7 @@ std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, 
   } else {
     commands.push_back({&spec, args});
   }
-  const cluster::RouteFlags route_flags{
-      .asking = client.asking() || (flags & kCmdAsking) != 0,
-      .readonly = client.cluster_readonly(),
-      .write = (flags & kCmdWrite) != 0,
-      .allow_reads_when_down = server_->config().cluster_allow_reads_when_down};
-  const cluster::Route route = cluster::RouteRequest(
-      *server_->cluster(), commands, route_flags,
-      server_->has_keyspace() ? &server_->keyspace() : nullptr, &key_positions_scratch_);
+  const cluster::Route route = RouteKeys(commands, flags, client);
   if (route.redirect == cluster::Redirect::kNone) {
     client.set_cluster_slot(route.slot);
     return std::nullopt;
@@ -257,9 +253,10 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     // Redis Cluster (Redis's processCommand: after the ACL, before everything else): a request
     // whose keys this node does not serve is redirected. A refused EXEC discards its transaction
     // and answers the redirection itself (no EXECABORT), as Redis does.
-    std::optional<std::string> redirect = ClusterRedirect(*spec, flags, args, client);
+    const bool exec = multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec";
+    std::optional<std::string> redirect = ClusterRedirect(*spec, flags, args, exec, client);
     if (redirect) {
-      if (multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec") {
+      if (exec) {
         DiscardTransaction(*server_, client);
         result.refused = spec;
         reply.Error(*redirect);

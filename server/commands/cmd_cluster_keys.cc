@@ -1,5 +1,6 @@
-// CLUSTER KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT: the hash slots of keys and the keys of a slot
-// (docs/cluster.md, "Keys, slots and redirections").
+// The keys' side of Redis Cluster (docs/cluster.md, "Keys, slots and redirections"): CLUSTER
+// KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT (the hash slots of keys and the keys of a slot), and
+// ASKING, READONLY, READWRITE (a cluster client's per-connection routing state, server/client.h).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -7,8 +8,10 @@
 #include "common/key_slot.h"
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/client.h"
 #include "server/command.h"
 #include "server/commands/cluster_subcommands.h"
+#include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
 #include "server/server_context.h"
@@ -17,7 +20,7 @@
 namespace ebb::server {
 namespace {
 
-// CLUSTER answers only on a cluster node (Redis checks it before the arguments).
+// These commands answer only on a cluster node (Redis checks it before the arguments).
 bool ClusterEnabledOrReply(CommandContext& ctx) {
   if (ctx.server.config().cluster_enabled) return true;
   ctx.reply.Error(kClusterDisabled);
@@ -62,7 +65,46 @@ void ClusterGetKeysInSlot(CommandContext& ctx) {
   for (const std::string& key : *keys) ctx.reply.Bulk(key);
 }
 
+void ExecuteAsking(CommandContext& ctx, const NoOptions&) {
+  if (!ClusterEnabledOrReply(ctx)) return;
+  ctx.client.set_asking(true);
+  ctx.reply.Ok();
+}
+
+template <bool kReadOnly>
+void ExecuteReadMode(CommandContext& ctx, const NoOptions&) {
+  if (!ClusterEnabledOrReply(ctx)) return;
+  ctx.client.set_cluster_readonly(kReadOnly);
+  ctx.reply.Ok();
+}
+
 }  // namespace
+
+std::vector<CommandSpec> ClusterClientCommands() {
+  return {
+      {.name = "asking",
+       .arity = 1,
+       .flags = kCmdFast,
+       .group = "cluster",
+       .since = "3.0.0",
+       .summary = "Signals that a cluster client is following an -ASK redirect.",
+       .handler = Handler<ParseNothing, ExecuteAsking>},
+      {.name = "readonly",
+       .arity = 1,
+       .flags = kCmdFast | kCmdLoading | kCmdStale,
+       .group = "cluster",
+       .since = "3.0.0",
+       .summary = "Enables read-only queries for a connection to a Redis Cluster replica node.",
+       .handler = Handler<ParseNothing, ExecuteReadMode<true>>},
+      {.name = "readwrite",
+       .arity = 1,
+       .flags = kCmdFast | kCmdLoading | kCmdStale,
+       .group = "cluster",
+       .since = "3.0.0",
+       .summary = "Enables read-write queries for a connection to a Redis Cluster replica node.",
+       .handler = Handler<ParseNothing, ExecuteReadMode<false>>},
+  };
+}
 
 std::vector<CommandSpec> ClusterKeySubcommands() {
   return {

@@ -125,21 +125,10 @@ void ExecuteRestore(CommandContext& ctx, const RestoreOptions& o) {
   ctx.reply.Ok();
 }
 
-// RESTORE's arguments (RESTORE-ASKING takes the same).
-std::vector<ArgSpec> RestoreArguments() {
-  return {{.name = "key", .type = ArgType::kKey},
-          {.name = "ttl", .type = ArgType::kInteger},
-          {.name = "serialized-value"},
-          {.name = "replace", .type = ArgType::kPureToken, .token = "REPLACE", .optional = true},
-          {.name = "absttl", .type = ArgType::kPureToken, .token = "ABSTTL", .optional = true},
-          {.name = "seconds", .type = ArgType::kInteger, .token = "IDLETIME", .optional = true},
-          {.name = "frequency", .type = ArgType::kInteger, .token = "FREQ", .optional = true}};
-}
-
 }  // namespace
 
 std::vector<CommandSpec> DumpCommands() {
-  return {
+  std::vector<CommandSpec> rows = {
       {.name = "dump",
        .arity = 2,
        .flags = kCmdReadOnly,
@@ -161,23 +150,26 @@ std::vector<CommandSpec> DumpCommands() {
        .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the "
                      "serialized value, where N is the number of Redis objects composing the "
                      "value and M their average size.",
-       .arguments = RestoreArguments(),
-       .handler = Handler<ParseRestore, ExecuteRestore>},
-      // What MIGRATE sends a cluster node: RESTORE that runs on a slot the target is importing
-      // without a separate ASKING (kCmdAsking).
-      {.name = "restore-asking",
-       .arity = -4,
-       .flags = kCmdWrite | kCmdDenyOom | kCmdAsking,
-       .keys = kFirstKey,
-       .group = "server",
-       .since = "3.0.0",
-       .summary = "An internal command for migrating keys in a cluster.",
-       .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the "
-                     "serialized value, where N is the number of Redis objects composing the "
-                     "value and M their average size.",
-       .arguments = RestoreArguments(),
+       .arguments =
+           {{.name = "key", .type = ArgType::kKey},
+            {.name = "ttl", .type = ArgType::kInteger},
+            {.name = "serialized-value"},
+            {.name = "replace", .type = ArgType::kPureToken, .token = "REPLACE", .optional = true},
+            {.name = "absttl", .type = ArgType::kPureToken, .token = "ABSTTL", .optional = true},
+            {.name = "seconds", .type = ArgType::kInteger, .token = "IDLETIME", .optional = true},
+            {.name = "frequency", .type = ArgType::kInteger, .token = "FREQ", .optional = true}},
        .handler = Handler<ParseRestore, ExecuteRestore>},
   };
+  // What MIGRATE sends a cluster node: RESTORE that runs on a slot the target is importing
+  // without a separate ASKING (kCmdAsking).
+  CommandSpec restore_asking = rows.back();
+  restore_asking.name = "restore-asking";
+  restore_asking.flags |= kCmdAsking;
+  restore_asking.group = "server";
+  restore_asking.since = "3.0.0";
+  restore_asking.summary = "An internal command for migrating keys in a cluster.";
+  rows.push_back(std::move(restore_asking));
+  return rows;
 }
 
 }  // namespace ebb::server

@@ -61,7 +61,16 @@ TEST_F(ClusterRoutingTest, SingleKeyRunsHereOrIsMovedOrNotServed) {
   EXPECT_EQ(Do({"GETMETA", "bar"}), Moved(kBar));
   EXPECT_EQ(Do({"DELETE", "bar"}), Moved(kBar));
   EXPECT_EQ(Do({"TLOG", "INS", "foo:log{foo}", "v", "1"}), "+OK");
-  // Nothing ran for a redirected request.
+  // Nothing ran for a redirected request; it counts as a rejected call and by its code.
+  const std::string stats = Cmd({"INFO", "commandstats"}).str();
+  const size_t set_row = stats.find("cmdstat_set:calls=1,");
+  ASSERT_NE(set_row, std::string::npos) << stats;
+  EXPECT_NE(stats.substr(set_row, stats.find('\n', set_row) - set_row).find("rejected_calls=1,"),
+            std::string::npos)
+      << stats;
+  const std::string errors = Cmd({"INFO", "errorstats"}).str();
+  EXPECT_NE(errors.find("errorstat_MOVED:count=8"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("errorstat_CLUSTERDOWN:count=1"), std::string::npos) << errors;
   cluster_.mine.insert(kBar);
   EXPECT_EQ(Do({"EXISTS", "bar"}), ":0");
 }
@@ -151,6 +160,8 @@ TEST_F(ClusterRoutingTest, ImportingSlotServesAskingForOneCommand) {
   const std::string payload = Cmd({"DUMP", "foo"}).str();
   EXPECT_EQ(Do({"RESTORE", "{bar}r", "0", payload}), Moved(kBar));
   EXPECT_EQ(Do({"RESTORE-ASKING", "{bar}r", "0", payload}), "+OK");
+  EXPECT_EQ(Do({"ASKING"}), "+OK");
+  EXPECT_EQ(Do({"RESTORE", "{bar}r2", "0", payload}), "+OK");
   EXPECT_EQ(Do({"ASKING"}), "+OK");
   EXPECT_EQ(Do({"GET", "{bar}r"}), "$x");
 }
