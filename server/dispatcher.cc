@@ -123,11 +123,11 @@ std::optional<std::string_view> Dispatcher::ScriptCallRefusal(
 std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, uint32_t flags,
                                                        std::span<const std::string_view> args,
                                                        bool exec, Client& client) {
-  client.set_cluster_slot(-1);
-  if (!exec && !cluster::RoutesByKeys(spec)) return std::nullopt;
-  std::vector<cluster::RoutedCommand>& commands = routed_scratch_;
-  commands.clear();
+  const cluster::RoutedCommand one{&spec, args};
+  std::span<const cluster::RoutedCommand> commands(&one, 1);
   if (exec) {
+    std::vector<cluster::RoutedCommand>& queue = routed_scratch_;
+    queue.clear();
     // Views of the queued arguments, all made before any span into them is taken.
     std::vector<std::string_view>& views = exec_views_scratch_;
     views.clear();
@@ -138,17 +138,14 @@ std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, 
     size_t at = 0;
     for (const QueuedCommand& queued : client.multi().queued) {
       if (!cluster::RoutesByKeys(*queued.spec)) continue;
-      commands.push_back({queued.spec, std::span(views).subspan(at, queued.args.size())});
+      queue.push_back({queued.spec, std::span(views).subspan(at, queued.args.size())});
       at += queued.args.size();
     }
-  } else {
-    commands.push_back({&spec, args});
+    commands = queue;
   }
   const cluster::Route route = RouteKeys(commands, flags, client);
-  if (route.redirect == cluster::Redirect::kNone) {
-    client.set_cluster_slot(route.slot);
-    return std::nullopt;
-  }
+  client.set_cluster_slot(route.slot);
+  if (route.redirect == cluster::Redirect::kNone) return std::nullopt;
   return cluster::RedirectError(route);
 }
 
@@ -254,7 +251,16 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     // whose keys this node does not serve is redirected. A refused EXEC discards its transaction
     // and answers the redirection itself (no EXECABORT), as Redis does.
     const bool exec = multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec";
-    std::optional<std::string> redirect = ClusterRedirect(*spec, flags, args, exec, client);
+    // Most requests name one key of a slot this node serves: one CRC16 and the slot table.
+    int slot = -1;
+    if (!exec && cluster::RoutesByKeys(*spec)) {
+      slot = cluster::StableLocalSlot(*server_->cluster(), *spec, args);
+    }
+    client.set_cluster_slot(slot);
+    std::optional<std::string> redirect;
+    if (slot < 0 && (exec || cluster::RoutesByKeys(*spec))) {
+      redirect = ClusterRedirect(*spec, flags, args, exec, client);
+    }
     if (redirect) {
       if (exec) {
         DiscardTransaction(*server_, client);

@@ -157,9 +157,9 @@ class Dispatcher {
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
 
-  // Redis Cluster routing (server/cluster/redirect.h) of a request, or with `exec` of the
-  // client's transaction queue: the redirection error to answer, or nothing to run it here (the
-  // client's cluster_slot then holds its keys' slot, -1 for none).
+  // Redis Cluster routing (server/cluster/redirect.h) of a request that names keys, or with
+  // `exec` of the client's transaction queue: the redirection error to answer, or nothing to run
+  // it here (the client's cluster_slot then holds its keys' slot, -1 for none).
   std::optional<std::string> ClusterRedirect(const CommandSpec& spec, uint32_t flags,
                                              std::span<const std::string_view> args, bool exec,
                                              Client& client);

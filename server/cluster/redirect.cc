@@ -21,10 +21,6 @@ bool KeyHere(types::Keyspace* keyspace, std::string_view key) {
 
 }  // namespace
 
-bool RoutesByKeys(const CommandSpec& spec) {
-  return (spec.keys.first > 0 || spec.keys.numkeys > 0) && !(spec.flags & kCmdPubSub);
-}
-
 Route RouteRequest(const SlotOwnership& cluster, std::span<const RoutedCommand> commands,
                    const RouteFlags& flags, types::Keyspace* keyspace,
                    std::vector<size_t>* scratch) {

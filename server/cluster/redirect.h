@@ -14,14 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/key_slot.h"
 #include "server/cluster/slot_ownership.h"
+#include "server/command.h"
 
 namespace ebb::types {
 class Keyspace;
-}
-
-namespace ebb::server {
-struct CommandSpec;
 }
 
 namespace ebb::server::cluster {
@@ -76,12 +74,34 @@ Route RouteRequest(const SlotOwnership& cluster, std::span<const RoutedCommand> 
                    const RouteFlags& flags, types::Keyspace* keyspace,
                    std::vector<size_t>* scratch);
 
+// The common case, inline so that routing it costs one CRC16 and the slot table's answers: one
+// command naming one key (GET, SET, TLOG INS, ...) of a slot this node owns, not migrating or
+// importing, in a healthy cluster. Returns that slot (RouteRequest would serve it there); -1
+// when the request needs RouteRequest.
+inline int StableLocalSlot(const SlotOwnership& cluster, const CommandSpec& spec,
+                           std::span<const std::string_view> args) {
+  const KeySpec& keys = spec.keys;
+  if (keys.first <= 0 || keys.last != keys.first || keys.numkeys != 0 || !keys.keyword.empty() ||
+      static_cast<size_t>(keys.first) >= args.size()) {
+    return -1;
+  }
+  const int slot = KeySlot(args[keys.first]);
+  NodeAddress target;
+  if (!cluster.OwnsSlot(slot) || !cluster.cluster_ok() || cluster.MigratingTo(slot, &target) ||
+      cluster.Importing(slot)) {
+    return -1;
+  }
+  return slot;
+}
+
 // The error a client gets for a route that is not kNone, in Redis's words, without the '-':
 // "MOVED 3999 127.0.0.1:6381", "ASK 3999 127.0.0.1:6381", "CROSSSLOT ...", ...
 std::string RedirectError(const Route& route);
 
 // True when a row is routed at all: it names keys (or may: EVAL's numkeys, MIGRATE's KEYS) and is
 // not a Pub/Sub command. EXEC is routed over its queue separately.
-bool RoutesByKeys(const CommandSpec& spec);
+inline bool RoutesByKeys(const CommandSpec& spec) {
+  return (spec.keys.first > 0 || spec.keys.numkeys > 0) && !(spec.flags & kCmdPubSub);
+}
 
 }  // namespace ebb::server::cluster
