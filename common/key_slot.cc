@@ -1,6 +1,7 @@
 #include "common/key_slot.h"
 
 #include <array>
+#include <string>
 
 namespace ebb {
 namespace {
@@ -55,6 +56,12 @@ uint16_t Crc16(std::string_view bytes) {
 }
 
 int KeySlot(std::string_view key) {
+  // A command's key is hashed by the routing and again by each engine key the keyspace builds
+  // for it (a cluster node's rows are grouped by slot): the thread's last answer is kept.
+  thread_local std::string last_key;
+  thread_local int last_slot = -1;
+  if (last_slot >= 0 && key == last_key) return last_slot;
+  last_key.assign(key);
   const size_t open = key.find('{');
   if (open != std::string_view::npos) {
     const size_t close = key.find('}', open + 1);
@@ -62,7 +69,8 @@ int KeySlot(std::string_view key) {
       key = key.substr(open + 1, close - open - 1);
     }
   }
-  return Crc16(key) & (kClusterSlots - 1);
+  last_slot = Crc16(key) & (kClusterSlots - 1);
+  return last_slot;
 }
 
 }  // namespace ebb
