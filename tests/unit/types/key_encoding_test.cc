@@ -172,11 +172,13 @@ TEST(KeyEncodingTest, SlotLayoutKeysParse) {
   int db = -1;
   std::string_view user_key;
   KeyLayout layout = KeyLayout::kByDatabase;
-  ASSERT_TRUE(ParseMetaKey(MetaKey(KeyLayout::kBySlot, 0, "k"), &db, &user_key, &layout));
+  const std::string slot_key = MetaKey(KeyLayout::kBySlot, 0, "k");
+  ASSERT_TRUE(ParseMetaKey(slot_key, &db, &user_key, &layout));
   EXPECT_EQ(db, 0);
   EXPECT_EQ(user_key, "k");
   EXPECT_EQ(layout, KeyLayout::kBySlot);
-  ASSERT_TRUE(ParseMetaKey(MetaKey(3, "k"), &db, &user_key, &layout));
+  const std::string db_key = MetaKey(3, "k");
+  ASSERT_TRUE(ParseMetaKey(db_key, &db, &user_key, &layout));
   EXPECT_EQ(layout, KeyLayout::kByDatabase);
   EXPECT_EQ(db, 3);
   EXPECT_FALSE(ParseMetaKey(std::string("\x03\x00", 2), &db, &user_key));
