@@ -3,16 +3,16 @@
 namespace ebb::server {
 
 void RegisterAllCommands(CommandTable& table) {
-  for (auto area :
-       {ConnectionCommands, ServerCommands,    ClientCommands,       ConfigCommands,
-        InfoCommands,       CommandCommands,   DebugCommands,        StringCommands,
-        BitCommands,        BitFieldCommands,  LcsCommands,          ObjectCommands,
-        KvCommands,         KeyCommands,       RenameCommands,       DumpCommands,
-        ExpireCommands,     TlogCommands,      TregCommands,         TransactionCommands,
-        PubSubCommands,     ScriptingCommands, ReplicationCommands,  AclCommands,
-        MigrateCommands,    ClusterCommands,   ClusterClientCommands}) {
+  for (auto area : {ConnectionCommands, ServerCommands,    ClientCommands,      ConfigCommands,
+                    InfoCommands,       CommandCommands,   DebugCommands,       StringCommands,
+                    BitCommands,        BitFieldCommands,  LcsCommands,         ObjectCommands,
+                    KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
+                    ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
+                    PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
+                    MigrateCommands,    ClusterCommands}) {
     table.Add(area());
   }
+  table.Add(ClusterClientCommands());
 }
 
 }  // namespace ebb::server

@@ -54,7 +54,7 @@ void MetaKeys(std::string_view bytes) {
   const std::string prefix = MetaKeyPrefix(layout, db);
   Check(bytes.starts_with(prefix), "a metadata key outside its database's prefix");
   Check(bytes < PrefixUpperBound(prefix), "a metadata key above its database's upper bound");
-  if (layout == KeyLayout::kByDatabase || head == SlotMetaPrefix(KeySlot(user_key))) {
+  if (layout == KeyLayout::kByDatabase || head == SlotMetaPrefix(ebb::KeySlot(user_key))) {
     Check(MetaKey(layout, db, user_key) == bytes, "a metadata key does not re-encode to itself");
   }
   Check(SubRowSeekPrefixLength(bytes) == 0, "a metadata key has a sub-row seek prefix");
@@ -75,7 +75,7 @@ void SubRowKeys(std::string_view bytes) {
                              SubRowPrefix(parts.db, parts.user_key, parts.version).substr(2);
   Check(prefix + std::string(parts.element) == bytes, "a sub-row key does not re-encode to itself");
   if (parts.layout == KeyLayout::kByDatabase ||
-      bytes.starts_with(SlotSubRowPrefix(KeySlot(parts.user_key)))) {
+      bytes.starts_with(SlotSubRowPrefix(ebb::KeySlot(parts.user_key)))) {
     Check(SubRowPrefix(parts.layout, parts.db, parts.user_key, parts.version) == prefix,
           "a sub-row prefix does not re-encode to itself");
   }
