@@ -2,7 +2,7 @@
 // key, or of its hash tag — the bytes between the first '{' and the first '}' after it, when
 // there is at least one byte between them — modulo 16384. Keys with the same hash tag share a
 // slot, so multi-key commands can name them together in a cluster.
-// Thread-safety: pure functions.
+// Thread-safety: safe from any thread (KeySlot remembers each thread's last key and slot).
 #pragma once
 
 #include <cstdint>

@@ -20,13 +20,14 @@ void Client::RequestClose() {
 }
 
 std::string Client::InfoLine(int64_t now_ms) const {
-  // Redis's flags: S a replica, M the master's link, P in subscriber mode, x inside MULTI, N for
-  // none.
+  // Redis's flags: S a replica, M the master's link, P in subscriber mode, x inside MULTI, r
+  // READONLY (cluster), N for none.
   std::string flags;
   if (is_replica_) flags += 'S';
   if (is_master_link_) flags += 'M';
   if (in_subscriber_mode()) flags += 'P';
   if (multi_.active) flags += 'x';
+  if (cluster_readonly_) flags += 'r';
   if (flags.empty()) flags = "N";
   const int64_t multi = multi_.active ? static_cast<int64_t>(multi_.queued.size()) : -1;
   return fmt::format(

@@ -135,6 +135,19 @@ class Client {
     if (reply_mode_ == ReplyMode::kSkipNext) reply_mode_ = ReplyMode::kSkipThis;
   }
 
+  // Redis Cluster (docs/cluster.md, "Keys, slots and redirections"). ASKING lets the next command
+  // (or the next transaction, when sent before or inside MULTI) run on a slot this node is
+  // importing; the dispatcher clears it after any other command. READONLY lets reads of slots
+  // this replica's master serves run here; READWRITE (and RESET) clears it.
+  bool asking() const { return asking_; }
+  void set_asking(bool asking) { asking_ = asking; }
+  bool cluster_readonly() const { return cluster_readonly_; }
+  void set_cluster_readonly(bool readonly) { cluster_readonly_ = readonly; }
+  // The hash slot of the keys of the command running (set by the dispatcher's routing; -1 when
+  // it names none): a script's calls must stay in it.
+  int cluster_slot() const { return cluster_slot_; }
+  void set_cluster_slot(int slot) { cluster_slot_ = slot; }
+
   // MULTI/EXEC and WATCH state (server/transaction.h).
   MultiState& multi() { return multi_; }
   const MultiState& multi() const { return multi_; }
@@ -172,6 +185,9 @@ class Client {
   std::function<size_t()> pending_output_hook_;
   bool is_replica_ = false;
   bool is_master_link_ = false;
+  bool asking_ = false;
+  bool cluster_readonly_ = false;
+  int cluster_slot_ = -1;
   PendingWait pending_wait_;
 };
 

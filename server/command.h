@@ -82,6 +82,9 @@ enum CommandFlag : uint32_t {
   // HELLO, QUIT, RESET, MULTI, DISCARD, WATCH, UNWATCH, REPLCONF); every other command is
   // answered -BUSY (docs/scripting.md, "Busy scripts").
   kCmdAllowBusy = 1 << 15,
+  // Runs on a slot this cluster node is importing as if the client had sent ASKING (Redis's
+  // CMD_ASKING: RESTORE-ASKING, what MIGRATE sends).
+  kCmdAsking = 1 << 16,
 };
 
 // COMMAND DOCS argument types, as Redis names them.

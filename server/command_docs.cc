@@ -29,6 +29,7 @@ std::vector<std::string> FlagNames(uint32_t flags) {
   if (flags & kCmdPubSub) out.push_back("pubsub");
   if (flags & kCmdNoMulti) out.push_back("no_multi");
   if (flags & kCmdAllowBusy) out.push_back("allow_busy");
+  if (flags & kCmdAsking) out.push_back("asking");
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
 #include "server/client.h"
+#include "server/cluster/redirect.h"
 #include "server/command.h"
 #include "server/errors.h"
 #include "server/server_context.h"
@@ -73,8 +74,79 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
   if (!result.incomplete && !result.deferred) {
     CountReply(result.command != nullptr ? result.command : result.refused,
                result.command != nullptr, reply.Since(start), result.error_counted);
+    // ASKING lasts for the next command, or the transaction it is sent before or in.
+    if (client.asking() && !client.multi().active &&
+        (result.command == nullptr || result.command->full_name != "asking")) {
+      client.set_asking(false);
+    }
   }
   return result;
+}
+
+cluster::Route Dispatcher::RouteKeys(std::span<const cluster::RoutedCommand> commands,
+                                     uint32_t flags, const Client& client) {
+  const cluster::RouteFlags route_flags{
+      .asking = client.asking() || (flags & kCmdAsking) != 0,
+      .readonly = client.cluster_readonly(),
+      .write = (flags & kCmdWrite) != 0,
+      .allow_reads_when_down = server_->config().cluster_allow_reads_when_down};
+  return cluster::RouteRequest(*server_->cluster(), commands, route_flags,
+                               server_->has_keyspace() ? &server_->keyspace() : nullptr,
+                               &key_positions_scratch_);
+}
+
+std::optional<std::string_view> Dispatcher::ScriptCallRefusal(
+    const CommandSpec& spec, uint32_t flags, std::span<const std::string_view> args,
+    bool allow_cross_slot, Client& caller) {
+  if (caller.is_master_link() || !cluster::RoutesByKeys(spec)) return std::nullopt;
+  const cluster::RoutedCommand command{&spec, args};
+  const cluster::Route route = RouteKeys(std::span(&command, 1), flags, caller);
+  switch (route.redirect) {
+    case cluster::Redirect::kNone:
+      break;
+    case cluster::Redirect::kDown:
+      return kScriptClusterDown;
+    case cluster::Redirect::kDownReadOnly:
+      return kScriptClusterDownReadOnly;
+    default:
+      return kScriptNonLocalKey;
+  }
+  if (route.slot == -1 || allow_cross_slot) return std::nullopt;
+  if (caller.cluster_slot() == -1) {
+    caller.set_cluster_slot(route.slot);
+  } else if (caller.cluster_slot() != route.slot) {
+    return kScriptCrossSlot;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, uint32_t flags,
+                                                       std::span<const std::string_view> args,
+                                                       bool exec, Client& client) {
+  const cluster::RoutedCommand one{&spec, args};
+  std::span<const cluster::RoutedCommand> commands(&one, 1);
+  if (exec) {
+    std::vector<cluster::RoutedCommand>& queue = routed_scratch_;
+    queue.clear();
+    // Views of the queued arguments, all made before any span into them is taken.
+    std::vector<std::string_view>& views = exec_views_scratch_;
+    views.clear();
+    for (const QueuedCommand& queued : client.multi().queued) {
+      if (!cluster::RoutesByKeys(*queued.spec)) continue;
+      views.insert(views.end(), queued.args.begin(), queued.args.end());
+    }
+    size_t at = 0;
+    for (const QueuedCommand& queued : client.multi().queued) {
+      if (!cluster::RoutesByKeys(*queued.spec)) continue;
+      queue.push_back({queued.spec, std::span(views).subspan(at, queued.args.size())});
+      at += queued.args.size();
+    }
+    commands = queue;
+  }
+  const cluster::Route route = RouteKeys(commands, flags, client);
+  client.set_cluster_slot(route.slot);
+  if (route.redirect == cluster::Redirect::kNone) return std::nullopt;
+  return cluster::RedirectError(route);
 }
 
 void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
@@ -171,6 +243,32 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     const AclVerdict verdict = Acl::Check(*user, *spec, flags, args);
     if (verdict != AclVerdict::kAllowed) {
       reject(AclDeniedError(verdict, *spec), spec);
+      return result;
+    }
+  }
+  if (server_->cluster() != nullptr && !client.is_master_link()) {
+    // Redis Cluster (Redis's processCommand: after the ACL, before everything else): a request
+    // whose keys this node does not serve is redirected. A refused EXEC discards its transaction
+    // and answers the redirection itself (no EXECABORT), as Redis does.
+    const bool exec = multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec";
+    // Most requests name one key of a slot this node serves: one CRC16 and the slot table.
+    int slot = -1;
+    if (!exec && cluster::RoutesByKeys(*spec)) {
+      slot = cluster::StableLocalSlot(*server_->cluster(), *spec, args);
+    }
+    client.set_cluster_slot(slot);
+    std::optional<std::string> redirect;
+    if (slot < 0 && (exec || cluster::RoutesByKeys(*spec))) {
+      redirect = ClusterRedirect(*spec, flags, args, exec, client);
+    }
+    if (redirect) {
+      if (exec) {
+        DiscardTransaction(*server_, client);
+        result.refused = spec;
+        reply.Error(*redirect);
+      } else {
+        reject(*redirect, spec);
+      }
       return result;
     }
   }

@@ -58,6 +58,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "server/cluster/redirect.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -117,6 +120,16 @@ class Dispatcher {
   bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
            Client& client, protocol::ReplyWriter& reply);
 
+  // On a cluster node, why a script running for `caller` may not call `spec` with `args`, in
+  // Redis's words (scriptVerifyClusterState): a key another node serves (or the cluster down),
+  // or, unless `allow_cross_slot`, keys of another slot than the script's declared keys or its
+  // earlier calls. Nothing when it may; the caller's cluster_slot then holds the slot its calls
+  // are bound to.
+  // REQUIRES: the server has a cluster (ServerContext::cluster()).
+  std::optional<std::string_view> ScriptCallRefusal(const CommandSpec& spec, uint32_t flags,
+                                                    std::span<const std::string_view> args,
+                                                    bool allow_cross_slot, Client& caller);
+
   // The MISCONF error a write is refused with while the engine has a disk error, or nothing;
   // logs the first refusal and the first write accepted again. Also asked before a script that
   // may write runs.
@@ -144,8 +157,22 @@ class Dispatcher {
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
 
+  // Redis Cluster routing (server/cluster/redirect.h) of a request that names keys, or with
+  // `exec` of the client's transaction queue: the redirection error to answer, or nothing to run
+  // it here (the client's cluster_slot then holds its keys' slot, -1 for none).
+  std::optional<std::string> ClusterRedirect(const CommandSpec& spec, uint32_t flags,
+                                             std::span<const std::string_view> args, bool exec,
+                                             Client& client);
+  // Routes `commands` for `client`; `flags` are the request's (kCmdWrite, kCmdAsking).
+  cluster::Route RouteKeys(std::span<const cluster::RoutedCommand> commands, uint32_t flags,
+                           const Client& client);
+
   ServerContext* server_;
-  bool refusing_writes_ = false;  // the last check saw the engine's error state
+  bool refusing_writes_ = false;
+  // Reused by ClusterRedirect, so routing a command allocates nothing.
+  std::vector<cluster::RoutedCommand> routed_scratch_;
+  std::vector<size_t> key_positions_scratch_;
+  std::vector<std::string_view> exec_views_scratch_;  // the last check saw the engine's error state
 };
 
 }  // namespace ebb::server

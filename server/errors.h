@@ -97,6 +97,33 @@ inline constexpr std::string_view kDebugNotAllowed =
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
+// Redis Cluster: the routing refusals (server/cluster/redirect.h formats MOVED and ASK) and the
+// commands a cluster node refuses.
+inline constexpr std::string_view kCrossSlot =
+    "CROSSSLOT Keys in request don't hash to the same slot";
+inline constexpr std::string_view kTryAgain =
+    "TRYAGAIN Multiple keys request during rehashing of slot";
+inline constexpr std::string_view kClusterDown = "CLUSTERDOWN The cluster is down";
+inline constexpr std::string_view kClusterDownReadOnly =
+    "CLUSTERDOWN The cluster is down and only accepts read commands";
+inline constexpr std::string_view kSlotNotServed = "CLUSTERDOWN Hash slot not served";
+inline constexpr std::string_view kClusterDisabled =
+    "ERR This instance has cluster support disabled";
+inline constexpr std::string_view kSelectInCluster = "ERR SELECT is not allowed in cluster mode";
+inline constexpr std::string_view kMoveInCluster = "ERR MOVE is not allowed in cluster mode";
+inline constexpr std::string_view kCopyDbInCluster =
+    "ERR Copying to another database is not allowed in cluster mode";
+inline constexpr std::string_view kInvalidSlot = "ERR Invalid slot";
+inline constexpr std::string_view kInvalidSlotOrCount = "ERR Invalid slot or number of keys";
+// A script's call refused by routing (scripts prefix them with ERR, as Redis's scriptCall).
+inline constexpr std::string_view kScriptNonLocalKey =
+    "Script attempted to access a non local key in a cluster node";
+inline constexpr std::string_view kScriptCrossSlot =
+    "Script attempted to access keys that do not hash to the same slot";
+inline constexpr std::string_view kScriptClusterDown =
+    "Script attempted to execute a command while the cluster is down";
+inline constexpr std::string_view kScriptClusterDownReadOnly =
+    "Script attempted to execute a write command while the cluster is down and readonly";
 inline constexpr std::string_view kTimeoutNotInteger =
     "ERR timeout is not an integer or out of range";
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";

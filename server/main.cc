@@ -149,7 +149,9 @@ int Main(int argc, char** argv) {
     disk_faults = std::make_shared<storage::FaultInjectionFileSystem>(storage::DefaultFileSystem());
     engine_options.file_system = disk_faults;
   }
-  storage::Status s = types::Keyspace::Open(engine_options, config.dir, &keyspace);
+  storage::Status s = types::Keyspace::Open(
+      engine_options, config.dir, &keyspace,
+      config.cluster_enabled ? types::KeyLayout::kBySlot : types::KeyLayout::kByDatabase);
   if (!s.ok()) {
     spdlog::critical("Cannot open the data in '{}': {}", config.dir, s.ToString());
     return 1;

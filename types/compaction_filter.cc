@@ -39,9 +39,10 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
                   int64_t now_ms, std::string* new_value) const override {
     SubRowKeyParts parts;
     if (!ParseSubRowKey(user_key, &parts)) return Decision::kKeep;
-    if (!has_verdict_ || parts.db != db_ || parts.user_key != key_) {
-      verdict_ = parent_.ReadVerdict(parts.db, parts.user_key, view_);
+    if (!has_verdict_ || parts.layout != layout_ || parts.db != db_ || parts.user_key != key_) {
+      verdict_ = parent_.ReadVerdict(parts.layout, parts.db, parts.user_key, view_);
       has_verdict_ = true;
+      layout_ = parts.layout;
       db_ = parts.db;
       key_.assign(parts.user_key);
     }
@@ -54,6 +55,7 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   const storage::Snapshot* const view_;
   // The last key read and its verdict (Filter is const by the interface; a run has one caller).
   mutable bool has_verdict_ = false;
+  mutable KeyLayout layout_ = KeyLayout::kByDatabase;
   mutable int db_ = 0;
   mutable std::string key_;
   mutable KeyVerdict verdict_;
@@ -65,7 +67,7 @@ std::unique_ptr<storage::CompactionFilter> TypesCompactionFilter::StartCompactio
 }
 
 TypesCompactionFilter::KeyVerdict TypesCompactionFilter::ReadVerdict(
-    int db, std::string_view key, const storage::Snapshot* view) const {
+    KeyLayout layout, int db, std::string_view key, const storage::Snapshot* view) const {
   KeyVerdict verdict;  // kKeepAll
   std::shared_lock lock(mu_);
   if (db_ == nullptr) return verdict;
@@ -73,7 +75,7 @@ TypesCompactionFilter::KeyVerdict TypesCompactionFilter::ReadVerdict(
   storage::ReadOptions options;
   options.snapshot = view;
   options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
-  storage::Status s = db_->Get(options, MetaKey(db, key), &row);
+  storage::Status s = db_->Get(options, MetaKey(layout, db, key), &row);
   if (s.IsNotFound()) {
     verdict.kind = KeyVerdict::Kind::kDropAll;
     return verdict;
@@ -117,8 +119,8 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Filter(std::string_vi
                                                                   std::string* new_value) const {
   SubRowKeyParts parts;
   if (!ParseSubRowKey(user_key, &parts)) return Decision::kKeep;
-  return Decide(ReadVerdict(parts.db, parts.user_key, nullptr), parts, meta, value, now_ms,
-                new_value);
+  return Decide(ReadVerdict(parts.layout, parts.db, parts.user_key, nullptr), parts, meta, value,
+                now_ms, new_value);
 }
 
 namespace {
@@ -138,15 +140,16 @@ bool UserKeyOf(std::string_view engine_key, std::string_view* user_key) {
 bool OwnedEntries(std::string_view engine_key, std::string_view value, storage::KeyRange* range) {
   int db;
   std::string_view user_key;
+  KeyLayout layout;
   KeyType type;
   std::string_view payload;
   TlogMeta tlog;
-  if (!ParseMetaKey(engine_key, &db, &user_key) || !DecodeMetaValue(value, &type, &payload) ||
-      type != KeyType::kTlog || !DecodeTlogMeta(payload, &tlog) || tlog.window_ms > 0 ||
-      tlog.size == 0) {
+  if (!ParseMetaKey(engine_key, &db, &user_key, &layout) ||
+      !DecodeMetaValue(value, &type, &payload) || type != KeyType::kTlog ||
+      !DecodeTlogMeta(payload, &tlog) || tlog.window_ms > 0 || tlog.size == 0) {
     return false;
   }
-  range->begin = SubRowPrefix(db, user_key, tlog.version);
+  range->begin = SubRowPrefix(layout, db, user_key, tlog.version);
   range->end = PrefixUpperBound(range->begin);
   return true;
 }

@@ -77,7 +77,8 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
     KeyMetaRow meta;       // kAskHook: the row, for the type's hook
   };
   // Reads through `view` (nullptr: the latest state).
-  KeyVerdict ReadVerdict(int db, std::string_view key, const storage::Snapshot* view) const;
+  KeyVerdict ReadVerdict(KeyLayout layout, int db, std::string_view key,
+                         const storage::Snapshot* view) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,
                   const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
                   std::string* new_value) const;

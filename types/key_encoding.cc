@@ -1,5 +1,6 @@
 #include "types/key_encoding.h"
 
+#include "common/key_slot.h"
 #include "storage/util/coding.h"
 
 namespace ebb::types {
@@ -34,11 +35,21 @@ std::string MetaKeyPrefix(int db) { return MetaKey(db, {}); }
 
 std::string MetaKeyUpperBound(int db) { return PrefixUpperBound(MetaKeyPrefix(db)); }
 
-bool ParseMetaKey(std::string_view engine_key, int* db, std::string_view* user_key) {
-  if (engine_key.empty() || engine_key[0] != Byte(KeyTag::kMeta)) return false;
+bool ParseMetaKey(std::string_view engine_key, int* db, std::string_view* user_key,
+                  KeyLayout* layout) {
+  if (engine_key.empty()) return false;
+  if (engine_key[0] == Byte(KeyTag::kSlotMeta)) {
+    if (engine_key.size() < 3) return false;
+    *db = 0;
+    *user_key = engine_key.substr(3);
+    if (layout != nullptr) *layout = KeyLayout::kBySlot;
+    return true;
+  }
+  if (engine_key[0] != Byte(KeyTag::kMeta)) return false;
   engine_key.remove_prefix(1);
   if (!GetDb(&engine_key, db)) return false;
   *user_key = engine_key;
+  if (layout != nullptr) *layout = KeyLayout::kByDatabase;
   return true;
 }
 
@@ -80,9 +91,19 @@ std::string PrefixUpperBound(std::string_view prefix) {
 }
 
 bool ParseSubRowKey(std::string_view engine_key, SubRowKeyParts* parts) {
-  if (engine_key.empty() || engine_key[0] != Byte(KeyTag::kSubRow)) return false;
-  engine_key.remove_prefix(1);
-  if (!GetDb(&engine_key, &parts->db)) return false;
+  if (engine_key.empty()) return false;
+  if (engine_key[0] == Byte(KeyTag::kSlotSubRow)) {
+    if (engine_key.size() < 3) return false;
+    engine_key.remove_prefix(3);
+    parts->layout = KeyLayout::kBySlot;
+    parts->db = 0;
+  } else if (engine_key[0] == Byte(KeyTag::kSubRow)) {
+    engine_key.remove_prefix(1);
+    if (!GetDb(&engine_key, &parts->db)) return false;
+    parts->layout = KeyLayout::kByDatabase;
+  } else {
+    return false;
+  }
   const size_t before_length = engine_key.size();
   if (!storage::GetLengthPrefixed(&engine_key, &parts->user_key)) return false;
   // Only the shortest varint, as SubRowPrefix writes it: one sub-row, one engine key.
@@ -99,6 +120,71 @@ size_t SubRowSeekPrefixLength(std::string_view engine_key) {
   SubRowKeyParts parts;
   if (!ParseSubRowKey(engine_key, &parts)) return 0;
   return engine_key.size() - parts.element.size();
+}
+
+namespace {
+
+void PutSlot(std::string* out, int slot) {
+  out->push_back(static_cast<char>(static_cast<uint8_t>(slot >> 8)));
+  out->push_back(static_cast<char>(static_cast<uint8_t>(slot)));
+}
+
+}  // namespace
+
+std::string MetaKey(KeyLayout layout, int db, std::string_view user_key) {
+  std::string key;
+  AssignMetaKey(layout, db, user_key, &key);
+  return key;
+}
+
+void AssignMetaKey(KeyLayout layout, int db, std::string_view user_key, std::string* out) {
+  if (layout == KeyLayout::kByDatabase) return AssignMetaKey(db, user_key, out);
+  out->clear();
+  out->push_back(Byte(KeyTag::kSlotMeta));
+  PutSlot(out, KeySlot(user_key));
+  out->append(user_key);
+}
+
+std::string MetaKeyPrefix(KeyLayout layout, int db) {
+  if (layout == KeyLayout::kByDatabase) return MetaKeyPrefix(db);
+  return std::string(1, Byte(KeyTag::kSlotMeta));
+}
+
+std::string SubRowPrefix(KeyLayout layout, int db, std::string_view user_key, uint64_t version) {
+  if (layout == KeyLayout::kByDatabase) return SubRowPrefix(db, user_key, version);
+  std::string key;
+  key.reserve(3 + 5 + user_key.size() + 8 + 32);
+  key.push_back(Byte(KeyTag::kSlotSubRow));
+  PutSlot(&key, KeySlot(user_key));
+  storage::PutLengthPrefixed(&key, user_key);
+  PutFixed64BE(&key, version);
+  return key;
+}
+
+std::string SubRowDbPrefix(KeyLayout layout, int db) {
+  if (layout == KeyLayout::kByDatabase) return SubRowDbPrefix(db);
+  return std::string(1, Byte(KeyTag::kSlotSubRow));
+}
+
+std::string MetaKeyPosition(KeyLayout layout, std::string_view user_key) {
+  if (layout == KeyLayout::kByDatabase) return std::string(user_key);
+  std::string position;
+  position.reserve(2 + user_key.size());
+  PutSlot(&position, KeySlot(user_key));
+  position.append(user_key);
+  return position;
+}
+
+std::string SlotMetaPrefix(int slot) {
+  std::string prefix(1, Byte(KeyTag::kSlotMeta));
+  PutSlot(&prefix, slot);
+  return prefix;
+}
+
+std::string SlotSubRowPrefix(int slot) {
+  std::string prefix(1, Byte(KeyTag::kSlotSubRow));
+  PutSlot(&prefix, slot);
+  return prefix;
 }
 
 std::string SystemKey(std::string_view name) {

@@ -15,6 +15,9 @@ namespace ebb::types {
 namespace {
 
 constexpr std::string_view kVersionHwmRow = "version-hwm";
+// Present, holding "slot", in an engine whose user keys are in the slot layout.
+constexpr std::string_view kKeyLayoutRow = "key-layout";
+constexpr std::string_view kSlotLayoutMark = "slot";
 constexpr uint64_t kVersionBlock = 65536;
 
 using storage::Status;
@@ -60,7 +63,7 @@ Keyspace::~Keyspace() {
 }
 
 Status Keyspace::Open(storage::Options options, const std::string& dir,
-                      std::unique_ptr<Keyspace>* keyspace) {
+                      std::unique_ptr<Keyspace>* keyspace, KeyLayout layout) {
   if (!options.clock) return Status::InvalidArgument("Keyspace::Open needs a clock");
   auto filter = std::make_shared<TypesCompactionFilter>();
   RegisterTlogCompactionHook(*filter);  // entries below a log's cutoff are dropped
@@ -73,10 +76,43 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
   std::unique_ptr<Keyspace> ks(new Keyspace(std::move(db), options.clock, std::move(filter)));
   ks->options_ = options;
   ks->dir_ = dir;
+  ks->layout_ = layout;
+  s = ks->CheckKeyLayout();
+  if (!s.ok()) return s;
   s = ks->ReloadVersionMark();
   if (!s.ok()) return s;
   *keyspace = std::move(ks);
   return Status::OK();
+}
+
+Status Keyspace::CheckKeyLayout() {
+  std::string mark;
+  Status s = GetSystemRow(kKeyLayoutRow, &mark);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  const bool slot_marked = s.ok() && mark == kSlotLayoutMark;
+  if (layout_ == KeyLayout::kByDatabase) {
+    if (!slot_marked) return Status::OK();
+    return Status::InvalidArgument(
+        "the data directory holds a cluster node's keys (grouped by hash slot): start the "
+        "server with cluster-enabled yes");
+  }
+  if (slot_marked) return Status::OK();
+  // Unmarked: a new directory, or one a server without cluster-enabled wrote.
+  storage::ReadOptions options;
+  options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
+  options.lower_bound = std::string(1, static_cast<char>(KeyTag::kMeta));
+  options.upper_bound = std::string(1, static_cast<char>(KeyTag::kSlotMeta));
+  options.fill_cache = false;
+  std::unique_ptr<storage::Iterator> it = db_->NewIterator(options);
+  it->Seek(*options.lower_bound);
+  if (!it->status().ok()) return it->status();
+  if (it->Valid()) {
+    return Status::InvalidArgument(
+        "the data directory holds the keys of a server without cluster-enabled (grouped by "
+        "database): start it with cluster-enabled no, or move its keys to an empty cluster node "
+        "with MIGRATE");
+  }
+  return PutSystemRow(kKeyLayoutRow, kSlotLayoutMark);
 }
 
 Status Keyspace::ReloadVersionMark() {
@@ -122,6 +158,8 @@ Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   tlog_heads_.Clear();
   counted_expiries_.clear();
   counted_order_.clear();
+  s = CheckKeyLayout();
+  if (!s.ok()) return s;
   return ReloadVersionMark();
 }
 
@@ -158,7 +196,7 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   std::optional<storage::DeadVersion> dead_version;
   options.dead_version = dead != nullptr ? dead : &dead_version;
   storage::Row row;
-  AssignMetaKey(db, key, &meta_key_);
+  AssignMetaKey(layout_, db, key, &meta_key_);
   Status s = active_->Get(options, meta_key_, &row);
   if (s.IsNotFound()) {
     const std::optional<storage::DeadVersion>& found = *options.dead_version;
@@ -215,7 +253,7 @@ Status Keyspace::TypeWriteTimestamp(int db, std::string_view key, const KeyMetaR
 }
 
 void Keyspace::NoteExpired(int db, std::string_view key, int64_t expire_at_ms) {
-  std::string id = MetaKey(db, key);
+  std::string id = MetaKey(layout_, db, key);
   storage::PutFixed64(&id, static_cast<uint64_t>(expire_at_ms));
   if (!counted_expiries_.insert(id).second) return;
   ++expired_keys_;
@@ -246,7 +284,7 @@ Status Keyspace::WriteWipe(int db, std::string_view key) {
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = NowMs();
   storage::WriteBatch batch;
-  batch.Wipe(options, MetaKey(db, key));
+  batch.Wipe(options, MetaKey(layout_, db, key));
   return active_->Write(options, batch);
 }
 
@@ -275,7 +313,7 @@ OpResult<int64_t> Keyspace::Delete(int db, std::span<const std::string_view> key
       if (failure.ok()) failure = s;
       continue;
     }
-    if (wipe) batch.Wipe(options, MetaKey(db, key));
+    if (wipe) batch.Wipe(options, MetaKey(layout_, db, key));
     if (exists) {
       ++deleted;
       if (existed != nullptr) existed->push_back(key);
@@ -336,7 +374,7 @@ OpResult<bool> Keyspace::Expire(int db, std::string_view key, int64_t expire_at_
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
   options.expire_at_ms = expire_at_ms;
-  s = active_->Put(options, MetaKey(db, key),
+  s = active_->Put(options, MetaKey(layout_, db, key),
                    EncodeMetaValue(meta.type, meta.payload, meta.raw_string));
   if (!s.ok()) return s;
   return true;
@@ -350,7 +388,7 @@ OpResult<bool> Keyspace::Persist(int db, std::string_view key) {
   if (!meta.meta.expire_at_ms) return false;
   storage::WriteOptions options = WriteOptions();
   options.timestamp_ms = meta.meta.timestamp_ms;
-  s = active_->Put(options, MetaKey(db, key),
+  s = active_->Put(options, MetaKey(layout_, db, key),
                    EncodeMetaValue(meta.type, meta.payload, meta.raw_string));
   if (!s.ok()) return s;
   return true;

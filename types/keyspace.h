@@ -104,8 +104,13 @@ class Keyspace {
  public:
   // Opens the engine in `dir` with `options` (its clock must be set), installing the types'
   // compaction filter (any options.compaction_filter given is replaced).
+  // `layout` places the user keys (types/key_encoding.h): kBySlot on a Redis Cluster node.
+  // It is fixed for the data directory: one written in the other layout is refused
+  // (InvalidArgument, saying which option it needs).
   static storage::Status Open(storage::Options options, const std::string& dir,
-                              std::unique_ptr<Keyspace>* keyspace);
+                              std::unique_ptr<Keyspace>* keyspace,
+                              KeyLayout layout = KeyLayout::kByDatabase);
+  KeyLayout layout() const { return layout_; }
 
   ~Keyspace();
   Keyspace(const Keyspace&) = delete;
@@ -290,7 +295,8 @@ class Keyspace {
   // kInvalidCursor if `cursor` is not a string of digits.
   OpResult<ScanResult> Scan(int db, std::string_view cursor, const KeyMatcher* match, size_t count,
                             std::optional<KeyType> type);
-  // Every live key matching `match` (null: all), in byte order.
+  // Every live key matching `match` (null: all), in byte order (by slot first in the slot
+  // layout).
   OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
   // A random live key; nullopt if the database is empty. Uniform while the database is
   // counted exactly (DbSize); above that, the first key after a random position.
@@ -305,11 +311,14 @@ class Keyspace {
   OpResult<void> FlushDb(int db);
   OpResult<void> FlushAll();
   // ---- Redis Cluster's hash slots (common/key_slot.h). A cluster node has one database, 0.
+  // In the slot layout each reads or deletes the slot's own engine range; in the database layout
+  // (a keyspace that is not a cluster node's) they walk database 0.
   // The number of live keys of database 0 in `slot`.
   OpResult<uint64_t> CountKeysInSlot(int slot);
   // Up to `count` live keys of database 0 in `slot`, in byte order.
   OpResult<std::vector<std::string>> KeysInSlot(int slot, size_t count);
-  // Removes every key of database 0 in `slot` (a node that no longer serves the slot).
+  // Removes every key of database 0 in `slot` (a node that no longer serves the slot): in the
+  // slot layout one range deletion, durable when it returns.
   OpResult<void> DeleteSlot(int slot);
   // Visits every live key of `db` that has an expiry, in key order (the expiry-event index
   // rebuilds itself from it).
@@ -332,12 +341,24 @@ class Keyspace {
   Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clock> clock,
            std::shared_ptr<TypesCompactionFilter> filter);
 
-  // Visits every live metadata row of `db` in key order, from `start` (inclusive; empty: the
+  // Visits every live metadata row of `db` in engine key order, from the position `start`
+  // (MetaKeyPosition: the user key, after its slot in the slot layout; inclusive; empty: the
   // first); stops when `visit` returns false.
   storage::Status ForEachMeta(
       int db, std::string_view start,
       const std::function<bool(std::string_view user_key, std::string_view value,
                                const storage::RowMeta& meta)>& visit);
+  // The same over the metadata rows in the engine range [lower, upper).
+  storage::Status ForEachMetaIn(
+      std::string lower, std::string upper,
+      const std::function<bool(std::string_view user_key, std::string_view value,
+                               const storage::RowMeta& meta)>& visit);
+  // Visits the live keys of database 0 in `slot`, in byte order, until `visit` returns false.
+  storage::Status ForEachKeyInSlot(int slot,
+                                   const std::function<bool(std::string_view key)>& visit);
+  // Checks that the engine's user keys are in layout_ (docs/key-encoding.md, "Key layouts"),
+  // and marks a slot-layout engine as such; Corruption-free refusal (InvalidArgument) otherwise.
+  storage::Status CheckKeyLayout();
   // Visits the live entries of the TLOG incarnation `log` of (db, key) at or above its cutoff,
   // newest first: each sub-row's element (types/tlog_codec.h), its timestamp and its row meta.
   storage::Status ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
@@ -365,10 +386,11 @@ class Keyspace {
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
   std::unique_ptr<storage::DB> db_;  // the engine
-  storage::Options options_;         // what it was opened with
-  std::string dir_;                  // where
-  std::unique_ptr<BatchDB> batch_;   // the open batch, or null
-  storage::DB* active_ = nullptr;    // batch_ when open, else db_
+  KeyLayout layout_ = KeyLayout::kByDatabase;
+  storage::Options options_;        // what it was opened with
+  std::string dir_;                 // where
+  std::unique_ptr<BatchDB> batch_;  // the open batch, or null
+  storage::DB* active_ = nullptr;   // batch_ when open, else db_
   std::shared_ptr<storage::Clock> clock_;
   std::shared_ptr<TypesCompactionFilter> filter_;
   TypeSettings settings_;

@@ -29,7 +29,7 @@ storage::WriteOptions WithMeta(storage::WriteOptions options, const storage::Row
 
 Status Keyspace::GetStringVersions(int db, std::string_view key,
                                    std::vector<storage::VersionRow>* versions) {
-  Status s = active_->GetVersions(ReadOptions(), MetaKey(db, key), versions);
+  Status s = active_->GetVersions(ReadOptions(), MetaKey(layout_, db, key), versions);
   if (!s.ok()) return s;
   std::erase_if(*versions, [](const storage::VersionRow& v) {
     KeyType type;
@@ -44,7 +44,7 @@ Status Keyspace::GetStringVersions(int db, std::string_view key,
 Status Keyspace::ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
                                   const std::function<void(std::string_view element, uint64_t ts,
                                                            const storage::RowMeta& meta)>& visit) {
-  const std::string prefix = SubRowPrefix(db, key, log.version);
+  const std::string prefix = SubRowPrefix(layout_, db, key, log.version);
   storage::ReadOptions read = ReadOptions();
   read.lower_bound = prefix;
   read.upper_bound = PrefixUpperBound(prefix);
@@ -73,7 +73,7 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
 
   const storage::WriteOptions options = WriteOptions();
   const int64_t now = NowMs();
-  const std::string dst_meta_key = MetaKey(r.dst_db, r.dst);
+  const std::string dst_meta_key = MetaKey(layout_, r.dst_db, r.dst);
   storage::WriteBatch batch;
   storage::WriteOptions wipe_options = options;
   wipe_options.timestamp_ms = now;
@@ -107,10 +107,12 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       s = NewVersion(&version);
       if (!s.ok()) return s;
       // Each entry keeps its row meta (a retention window's entries carry their own expiry).
+      const std::string dst_prefix = SubRowPrefix(layout_, r.dst_db, r.dst, version);
+      std::string dst_key;
       s = ForEachTlogEntry(r.src_db, r.src, log,
                            [&](std::string_view element, uint64_t, const storage::RowMeta& meta) {
-                             batch.Put(WithMeta(options, meta),
-                                       SubRowKey(r.dst_db, r.dst, version, element), "", now);
+                             dst_key.assign(dst_prefix).append(element);
+                             batch.Put(WithMeta(options, meta), dst_key, "", now);
                            });
       if (!s.ok()) return s;
       log.version = version;
@@ -120,7 +122,7 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
     }
   }
 
-  if (r.remove_source) batch.Wipe(wipe_options, MetaKey(r.src_db, r.src));
+  if (r.remove_source) batch.Wipe(wipe_options, MetaKey(layout_, r.src_db, r.src));
   s = active_->Write(options, batch);
   if (!s.ok()) return s;
   return CopyOutcome::kCopied;

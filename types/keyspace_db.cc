@@ -29,16 +29,25 @@ using storage::Status;
 Status Keyspace::ForEachMeta(
     int db, std::string_view start,
     const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit) {
+  std::string prefix = MetaKeyPrefix(layout_, db);
+  std::string upper = PrefixUpperBound(prefix);
+  prefix.append(start);
+  return ForEachMetaIn(std::move(prefix), std::move(upper), visit);
+}
+
+Status Keyspace::ForEachMetaIn(
+    std::string lower, std::string upper,
+    const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit) {
   storage::ReadOptions options = ReadOptions();
-  options.lower_bound = MetaKey(db, start);
-  options.upper_bound = MetaKeyUpperBound(db);
+  options.lower_bound = std::move(lower);
+  options.upper_bound = std::move(upper);
   options.fill_cache = false;
   options.retrieval_grace_ms = settings_.default_retrieval_grace_ms;
   std::unique_ptr<storage::Iterator> it = active_->NewIterator(options);
   for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
     int key_db = 0;
     std::string_view user_key;
-    if (!ParseMetaKey(it->key(), &key_db, &user_key) || key_db != db) break;
+    if (!ParseMetaKey(it->key(), &key_db, &user_key)) break;
     if (!visit(user_key, it->value(), it->meta())) break;
   }
   return it->status();
@@ -89,7 +98,8 @@ OpResult<ScanResult> Keyspace::Scan(int db, std::string_view cursor, const KeyMa
   Status s = ForEachMeta(
       db, start, [&](std::string_view key, std::string_view value, const storage::RowMeta&) {
         if (examined == count) {
-          out->cursor = EncodeScanCursor(key);  // the next key: where the next call starts
+          // The next key: where the next call starts.
+          out->cursor = EncodeScanCursor(MetaKeyPosition(layout_, key));
           return false;
         }
         ++examined;
@@ -118,7 +128,8 @@ OpResult<std::vector<std::string>> Keyspace::Keys(int db, const KeyMatcher* matc
 }
 
 Status Keyspace::CountKeys(int db, KeyCount* count) {
-  const uint64_t estimate = db_->EstimateKeys(MetaKeyPrefix(db), MetaKeyUpperBound(db));
+  const std::string prefix = MetaKeyPrefix(layout_, db);
+  const uint64_t estimate = db_->EstimateKeys(prefix, PrefixUpperBound(prefix));
   if (estimate > kExactCountLimit) {
     *count = {estimate, false};
     return Status::OK();
@@ -181,15 +192,17 @@ OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
 }
 
 OpResult<void> Keyspace::FlushDb(int db) {
-  const std::string subrows = SubRowDbPrefix(db);
+  const std::string meta = MetaKeyPrefix(layout_, db);
+  const std::string subrows = SubRowDbPrefix(layout_, db);
   return active_->DeleteRange(
-      {{MetaKeyPrefix(db), MetaKeyUpperBound(db)}, {subrows, PrefixUpperBound(subrows)}});
+      {{meta, PrefixUpperBound(meta)}, {subrows, PrefixUpperBound(subrows)}});
 }
 
 OpResult<void> Keyspace::FlushAll() {
-  // Every metadata row and sub-row of every database; the system rows (0x00) stay.
+  // Every metadata row and sub-row of every database, in either layout; the system rows (0x00)
+  // stay.
   const char meta = static_cast<char>(KeyTag::kMeta);
-  const char after_subrows = static_cast<char>(static_cast<uint8_t>(KeyTag::kSubRow) + 1);
+  const char after_subrows = static_cast<char>(static_cast<uint8_t>(KeyTag::kSlotSubRow) + 1);
   return active_->DeleteRange({{std::string(1, meta), std::string(1, after_subrows)}});
 }
 

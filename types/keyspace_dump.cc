@@ -72,7 +72,7 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
                                     std::optional<int64_t> last_write_ms) {
   storage::WriteOptions options = WriteOptions();
   const int64_t now = NowMs();
-  const std::string meta_key = MetaKey(db, key);
+  const std::string meta_key = MetaKey(layout_, db, key);
   storage::WriteBatch batch;
   storage::WriteOptions wipe = options;
   wipe.timestamp_ms = now;
@@ -103,7 +103,7 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
       Status s = NewVersion(&log.version);
       if (!s.ok()) return s;
       log.size = dump.entries.size();
-      std::string sub_key = SubRowPrefix(db, key, log.version);
+      std::string sub_key = SubRowPrefix(layout_, db, key, log.version);
       const size_t prefix = sub_key.size();
       for (const DumpEntry& e : dump.entries) {
         storage::WriteOptions entry = options;

@@ -45,21 +45,22 @@ OpResult<bool> Kv::Exists(std::string_view key) {
 }
 
 OpResult<void> Kv::Put(const KvPut& put) {
-  return keyspace_.db().Put(WriteOptionsFor(put.ts, put.expire_at_ms), MetaKey(db_, put.key),
+  return keyspace_.db().Put(WriteOptionsFor(put.ts, put.expire_at_ms),
+                            MetaKey(keyspace_.layout(), db_, put.key),
                             EncodeMetaValue(KeyType::kString, put.value, put.raw));
 }
 
 OpResult<void> Kv::Delete(std::string_view key, int64_t ts) {
   storage::WriteOptions options = keyspace_.WriteOptions();
   options.timestamp_ms = ts;
-  return keyspace_.db().Delete(options, MetaKey(db_, key));
+  return keyspace_.db().Delete(options, MetaKey(keyspace_.layout(), db_, key));
 }
 
 OpResult<void> Kv::MultiPut(const std::vector<KvPut>& puts) {
   storage::WriteBatch batch;
   const int64_t now_ms = keyspace_.NowMs();
   for (const KvPut& put : puts) {
-    batch.Put(WriteOptionsFor(put.ts, put.expire_at_ms), MetaKey(db_, put.key),
+    batch.Put(WriteOptionsFor(put.ts, put.expire_at_ms), MetaKey(keyspace_.layout(), db_, put.key),
               EncodeMetaValue(KeyType::kString, put.value, put.raw), now_ms);
   }
   return keyspace_.db().Write(keyspace_.WriteOptions(), batch);

@@ -94,8 +94,8 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& 
     options.timestamp_ms = ts;
   }
   if (meta.window_ms > 0) options.expire_at_ms = WindowEnd(meta);
-  batch->Put(options, MetaKey(db_, key), EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(meta)),
-             now);
+  batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
+             EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(meta)), now);
   return keyspace_.db().Write(options, *batch);
 }
 
@@ -111,7 +111,7 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
   }
   if (ts < EffectiveCutoff(meta)) return {};  // outdated: ignored
 
-  std::string sub_key = SubRowPrefix(db_, key, meta.version);
+  std::string sub_key = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   AppendTlogElement(&sub_key, ts, value);
   if (found.live) {
     storage::Row existing;
@@ -159,7 +159,7 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
                                  ? std::min<uint64_t>(TlogHeadCache::kMaxEntries, meta.size)
                                  : 0;
   const uint64_t scan = std::max(want, head_size);
-  std::string prefix = SubRowPrefix(db_, key, meta.version);
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
   // scan <= the entries at or above the cutoff; the cap only guards against a damaged size.
   entries->reserve(std::min<uint64_t>(scan, 1024));
@@ -183,7 +183,7 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
 
 Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t* count) {
   *count = 0;
-  std::string prefix = SubRowPrefix(db_, key, meta.version);
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
   for (; it->Valid(); it->Next()) {
     uint64_t ts;
@@ -217,7 +217,7 @@ Status Tlog::CountBelow(std::string_view key, const TlogMeta& meta, uint64_t cut
                         uint64_t* count) {
   *count = 0;
   if (cutoff == 0) return Status::OK();
-  std::string prefix = SubRowPrefix(db_, key, meta.version);
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, TlogElementSeekTs(cutoff - 1));
   for (; it->Valid(); it->Next()) {
     uint64_t ts;
@@ -273,7 +273,7 @@ OpResult<void> Tlog::Trim(std::string_view key, uint64_t count) {
   TlogMeta meta = found.meta;
   if (meta.window_ms == 0 && meta.size < count) return {};
   // The timestamp of entry count-1 (the count-th newest).
-  std::string prefix = SubRowPrefix(db_, key, meta.version);
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
   for (uint64_t i = 1; i < count && it->Valid(); ++i) it->Next();
   if (!it->status().ok()) return it->status();
@@ -299,7 +299,7 @@ OpResult<void> Tlog::Clear(std::string_view key) {
   const Found& found = *read;
   if (!found.live || (found.meta.window_ms == 0 && found.meta.size == 0)) return {};
   const TlogMeta& meta = found.meta;
-  std::string prefix = SubRowPrefix(db_, key, meta.version);
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   uint64_t newest;
   {
     std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");

@@ -70,7 +70,7 @@ OpResult<void> Treg::Set(std::string_view key, std::string_view value, uint64_t 
   } else if (found) {
     options.expire_at_ms = row.meta.expire_at_ms;
   }
-  return keyspace_.db().Put(options, MetaKey(db_, key),
+  return keyspace_.db().Put(options, MetaKey(keyspace_.layout(), db_, key),
                             EncodeMetaValue(KeyType::kTreg, EncodeTregPayload(value, ts)));
 }
 

@@ -145,6 +145,8 @@ SelectOptions ParseSelect(ArgParser& args) {
 }
 
 void ExecuteSelect(CommandContext& ctx, const SelectOptions& o) {
+  // A cluster node has one database.
+  if (ctx.server.config().cluster_enabled && o.db != 0) return ctx.reply.Error(kSelectInCluster);
   if (o.db < 0 || o.db >= ctx.server.config().databases) {
     return ctx.reply.Error(kDbIndexOutOfRange);
   }
@@ -171,6 +173,8 @@ void ExecuteReset(CommandContext& ctx, const NoOptions&) {
   ctx.reply.set_protocol(2);
   ctx.client.set_name("");
   ctx.client.set_user(ctx.server.acl().anonymous());  // `default` again if it needs no password
+  ctx.client.set_asking(false);
+  ctx.client.set_cluster_readonly(false);
   ctx.reply.SimpleString("RESET");
 }
 

@@ -128,7 +128,7 @@ void ExecuteRestore(CommandContext& ctx, const RestoreOptions& o) {
 }  // namespace
 
 std::vector<CommandSpec> DumpCommands() {
-  return {
+  std::vector<CommandSpec> rows = {
       {.name = "dump",
        .arity = 2,
        .flags = kCmdReadOnly,
@@ -160,6 +160,16 @@ std::vector<CommandSpec> DumpCommands() {
             {.name = "frequency", .type = ArgType::kInteger, .token = "FREQ", .optional = true}},
        .handler = Handler<ParseRestore, ExecuteRestore>},
   };
+  // What MIGRATE sends a cluster node: RESTORE that runs on a slot the target is importing
+  // without a separate ASKING (kCmdAsking).
+  CommandSpec restore_asking = rows.back();
+  restore_asking.name = "restore-asking";
+  restore_asking.flags |= kCmdAsking;
+  restore_asking.group = "server";
+  restore_asking.since = "3.0.0";
+  restore_asking.summary = "An internal command for migrating keys in a cluster.";
+  rows.push_back(std::move(restore_asking));
+  return rows;
 }
 
 }  // namespace ebb::server

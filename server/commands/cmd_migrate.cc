@@ -2,7 +2,8 @@
 //         [AUTH2 username password] [KEYS key [key ...]]
 //
 // Moves keys to another server as Redis 7 does (cluster.c): DUMP each key here, send the target
-// [AUTH] SELECT db and one RESTORE key ttl payload [REPLACE] per key in one write, read the
+// [AUTH] SELECT db and one RESTORE key ttl payload [REPLACE] per key in one write (RESTORE-ASKING
+// from a cluster node, so that a target importing the slot runs it), read the
 // replies, and delete here each key the target restored (unless COPY). Like Redis, the command
 // waits for the target on the event loop, each connect, write and read bounded by `timeout` ms
 // (<= 0: 1000). Unlike Redis, no connection is kept for the next MIGRATE: each opens its own (so
@@ -151,7 +152,10 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
   }
   AppendCommand(target.get(), {"SELECT", db_text});
   for (const Outgoing& out : outgoing) {
-    std::vector<std::string_view> restore = {"RESTORE", out.key, out.ttl, out.payload};
+    // A cluster node sends RESTORE-ASKING, which a target importing the slot runs (Redis).
+    const std::string_view restore_command =
+        ctx.server.config().cluster_enabled ? "RESTORE-ASKING" : "RESTORE";
+    std::vector<std::string_view> restore = {restore_command, out.key, out.ttl, out.payload};
     if (o.replace) restore.push_back("REPLACE");
     AppendCommand(target.get(), restore);
   }

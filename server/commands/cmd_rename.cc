@@ -97,6 +97,9 @@ void ExecuteCopy(CommandContext& ctx, const CopyOptions& o) {
   const int src_db = ctx.client.db_index();
   if (o.db && !ValidDbOrReply(ctx, *o.db)) return;
   const int dst_db = o.db ? static_cast<int>(*o.db) : src_db;
+  if (ctx.server.config().cluster_enabled && (src_db != 0 || dst_db != 0)) {
+    return ctx.reply.Error(kCopyDbInCluster);
+  }
   if (src_db == dst_db && o.source == o.destination) return ctx.reply.Error(kSameObject);
   types::OpResult<CopyOutcome> copied = ctx.server.keyspace().CopyKey({.src_db = src_db,
                                                                        .src = o.source,
@@ -124,6 +127,7 @@ MoveOptions ParseMove(ArgParser& args) {
 
 // -> 1 if moved; 0 if the key is absent or exists in the target database.
 void ExecuteMove(CommandContext& ctx, const MoveOptions& o) {
+  if (ctx.server.config().cluster_enabled) return ctx.reply.Error(kMoveInCluster);
   const int src_db = ctx.client.db_index();
   if (!ValidDbOrReply(ctx, o.db)) return;
   const int dst_db = static_cast<int>(o.db);

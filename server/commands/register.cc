@@ -12,6 +12,7 @@ void RegisterAllCommands(CommandTable& table) {
                     MigrateCommands,    ClusterCommands}) {
     table.Add(area());
   }
+  table.Add(ClusterClientCommands());
 }
 
 }  // namespace ebb::server

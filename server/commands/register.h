@@ -34,6 +34,8 @@ std::vector<CommandSpec> PubSubCommands();       // (P|S)(UN)SUBSCRIBE (S)PUBLIS
 std::vector<CommandSpec> ScriptingCommands();    // EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
 std::vector<CommandSpec> ReplicationCommands();  // REPLCONF PSYNC ROLE WAIT
 std::vector<CommandSpec> ClusterCommands();      // CLUSTER ... (cmd_cluster.cc)
+std::vector<CommandSpec>
+ClusterClientCommands();  // ASKING READONLY READWRITE (cmd_cluster_keys.cc)
 
 // Every command ebb serves.
 void RegisterAllCommands(CommandTable& table);

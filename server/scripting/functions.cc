@@ -569,6 +569,7 @@ void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool
                .ctx = &ctx,
                .read_only = read_only || (f.flags & kScriptNoWrites) != 0,
                .allow_oom = (f.flags & kScriptAllowOom) != 0,
+               .allow_cross_slot = (f.flags & kScriptAllowCrossSlot) != 0,
                .db = ctx.client.db_index(),
                .eval = false};
   lua_State* L = L_;

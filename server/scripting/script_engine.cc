@@ -627,6 +627,13 @@ bool ScriptEngine::Dispatch(RunState& run) {
       run.own_batch = true;
     }
   }
+  if (server_->cluster() != nullptr && run.ctx->dispatcher != nullptr) {
+    // On a cluster node a script may touch only keys of this node, in one slot.
+    if (std::optional<std::string_view> refusal = run.ctx->dispatcher->ScriptCallRefusal(
+            *spec, flags, args, run.allow_cross_slot, run.ctx->client)) {
+      return refuse(*refusal);
+    }
+  }
   Client& client = run.ctx->client;
   const int caller_db = client.db_index();
   const int caller_resp = client.resp();
@@ -698,6 +705,7 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
                .ctx = &ctx,
                .read_only = eval.read_only || (flags & kScriptNoWrites) != 0,
                .allow_oom = (flags & kScriptAllowOom) != 0,
+               .allow_cross_slot = (flags & (kScriptAllowCrossSlot | kScriptEvalCompat)) != 0,
                .db = ctx.client.db_index()};
   lua_State* L = L_;
   lua_settop(L, 0);

@@ -155,8 +155,11 @@ class ScriptEngine {
   struct RunState {
     ScriptEngine* engine;
     CommandContext* ctx;
-    bool read_only;          // EVAL_RO, FCALL_RO or `no-writes`: write commands refused
-    bool allow_oom;          // `allow-oom`: deny-oom commands run above maxmemory
+    bool read_only;  // EVAL_RO, FCALL_RO or `no-writes`: write commands refused
+    bool allow_oom;  // `allow-oom`: deny-oom commands run above maxmemory
+    // `allow-cross-slot-keys`, or no shebang: on a cluster node its calls may name keys of any
+    // slot this node serves (else only the slot of its declared keys or first call).
+    bool allow_cross_slot;
     bool wrote = false;      // a write command ran
     bool own_batch = false;  // the script opened the keyspace batch (at its first write)
     int resp = 2;            // redis.setresp

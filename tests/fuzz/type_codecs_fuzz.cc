@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/key_slot.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/tlog_codec.h"
@@ -34,14 +35,28 @@ void Check(bool ok, const char* what) {
   }
 }
 
+// The bytes before the user key's part of an engine key: tag and database (2), or tag and slot
+// (3) in the slot layout, whose slot bytes a parse takes as they are.
+std::string_view LayoutHead(std::string_view bytes, KeyLayout layout) {
+  return bytes.substr(0, layout == KeyLayout::kBySlot ? 3 : 2);
+}
+
 void MetaKeys(std::string_view bytes) {
   int db = -1;
   std::string_view user_key;
-  if (!ParseMetaKey(bytes, &db, &user_key)) return;
+  KeyLayout layout;
+  if (!ParseMetaKey(bytes, &db, &user_key, &layout)) return;
   Check(db >= 0 && db < kMaxDatabases, "a metadata key's database is out of range");
-  Check(MetaKey(db, user_key) == bytes, "a metadata key does not re-encode to itself");
-  Check(bytes.starts_with(MetaKeyPrefix(db)), "a metadata key outside its database's prefix");
-  Check(bytes < MetaKeyUpperBound(db), "a metadata key above its database's upper bound");
+  Check(layout == KeyLayout::kByDatabase || db == 0, "a slot-layout key outside database 0");
+  const std::string_view head = LayoutHead(bytes, layout);
+  Check(std::string(head) + std::string(user_key) == bytes,
+        "a metadata key does not re-encode to itself");
+  const std::string prefix = MetaKeyPrefix(layout, db);
+  Check(bytes.starts_with(prefix), "a metadata key outside its database's prefix");
+  Check(bytes < PrefixUpperBound(prefix), "a metadata key above its database's upper bound");
+  if (layout == KeyLayout::kByDatabase || head == SlotMetaPrefix(ebb::KeySlot(user_key))) {
+    Check(MetaKey(layout, db, user_key) == bytes, "a metadata key does not re-encode to itself");
+  }
   Check(SubRowSeekPrefixLength(bytes) == 0, "a metadata key has a sub-row seek prefix");
 }
 
@@ -53,9 +68,17 @@ void SubRowKeys(std::string_view bytes) {
     return;
   }
   Check(parts.db >= 0 && parts.db < kMaxDatabases, "a sub-row's database is out of range");
-  const std::string prefix = SubRowPrefix(parts.db, parts.user_key, parts.version);
-  Check(SubRowKey(parts.db, parts.user_key, parts.version, parts.element) == bytes,
-        "a sub-row key does not re-encode to itself");
+  Check(parts.layout == KeyLayout::kByDatabase || parts.db == 0,
+        "a slot-layout sub-row outside database 0");
+  // The incarnation's prefix as written, with the head the key carries.
+  const std::string prefix = std::string(LayoutHead(bytes, parts.layout)) +
+                             SubRowPrefix(parts.db, parts.user_key, parts.version).substr(2);
+  Check(prefix + std::string(parts.element) == bytes, "a sub-row key does not re-encode to itself");
+  if (parts.layout == KeyLayout::kByDatabase ||
+      bytes.starts_with(SlotSubRowPrefix(ebb::KeySlot(parts.user_key)))) {
+    Check(SubRowPrefix(parts.layout, parts.db, parts.user_key, parts.version) == prefix,
+          "a sub-row prefix does not re-encode to itself");
+  }
   Check(seek == prefix.size(), "the seek prefix is not the incarnation's prefix");
   const std::string upper = PrefixUpperBound(prefix);
   Check(bytes.starts_with(prefix) && (upper.empty() || bytes < upper),

@@ -1,10 +1,16 @@
 // MIGRATE between two spawned ebb servers: keys of every type move with their TTLs into the
 // target's database and leave the source (or stay, with COPY); KEYS moves several at once; the
 // target's refusals and an unreachable target reach the client in Redis's words and lose nothing.
+// The form redis-cli --cluster reshard sends ("" 0 timeout AUTH pw REPLACE KEYS ...) keeps every
+// key's value, timestamps, versions and TTL; a cluster node sends RESTORE-ASKING.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "common/key_slot.h"
+#include "server/server_context.h"
+#include "tests/support/command_runner.h"
+#include "tests/support/fake_cluster.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -93,6 +99,48 @@ TEST_F(MigrateTest, ErrorsLoseNothing) {
             "(error) ERR syntax error");
   EXPECT_EQ(R({"GET", "k"}), "\"v\"");
   EXPECT_EQ(T({"EXISTS", "k"}), "(integer) 0");
+}
+
+TEST_F(MigrateTest, ReshardFormKeepsTimestampsVersionsAndTtls) {
+  EXPECT_EQ(T({"CONFIG", "SET", "requirepass", "pw"}), "OK");
+  EXPECT_EQ(R({"PUT", "{s}row", "newer", "TS", "1700000000100"}), "OK");
+  EXPECT_EQ(R({"PUT", "{s}row", "older", "TS", "1700000000050"}), "OK");  // out of order
+  EXPECT_EQ(R({"TLOG", "INS", "{s}log", "a", "5"}), "OK");
+  EXPECT_EQ(R({"TLOG", "INS", "{s}log", "b", "9"}), "OK");
+  EXPECT_EQ(R({"TLOG", "TRIMAT", "{s}log", "6"}), "OK");
+  EXPECT_EQ(R({"TREG", "SET", "{s}reg", "v", "7"}), "OK");
+  EXPECT_EQ(R({"PEXPIRE", "{s}reg", "50000"}), "(integer) 1");
+  const std::string row_meta = R({"GETMETA", "{s}row"});
+  const std::string row_grace = R({"GET", "{s}row", "GRACE", "100"});
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "", "0", "5000", "AUTH", "pw", "REPLACE", "KEYS",
+               "{s}row", "{s}log", "{s}reg"}),
+            "OK");
+  EXPECT_EQ(R({"DBSIZE"}), "(integer) 0");
+  EXPECT_EQ(T({"AUTH", "pw"}), "OK");
+  EXPECT_EQ(T({"GET", "{s}row"}), "\"older\"");
+  EXPECT_EQ(T({"GET", "{s}row", "GRACE", "100"}), row_grace);
+  EXPECT_EQ(row_grace, "\"newer\"");
+  EXPECT_EQ(T({"GETMETA", "{s}row"}), row_meta);
+  EXPECT_EQ(T({"TLOG", "GET", "{s}log"}), "1) 1) \"b\"\n   2) (integer) 9");
+  EXPECT_EQ(T({"TLOG", "CUTOFF", "{s}log"}), "(integer) 6");
+  EXPECT_EQ(T({"TREG", "GET", "{s}reg"}), "1) \"v\"\n2) (integer) 7");
+  const long long ttl = Cmd(target_conn_.get(), {"PTTL", "{s}reg"}).integer();
+  EXPECT_GT(ttl, 40000);
+  EXPECT_LE(ttl, 50000);
+}
+
+TEST_F(MigrateTest, AClusterNodeSendsRestoreAsking) {
+  CommandRunner node({"--cluster-enabled", "yes"});
+  FakeCluster cluster;
+  cluster.mine.insert(KeySlot("k"));
+  node.context().set_cluster(&cluster);
+  EXPECT_EQ(node.Do({"SET", "k", "v"}), "+OK");
+  cluster.migrating[KeySlot("k")] = {"127.0.0.1", target_.port()};
+  EXPECT_EQ(node.Do({"MIGRATE", "127.0.0.1", Port(), "", "0", "5000", "KEYS", "k"}), "+OK");
+  EXPECT_EQ(node.Do({"GET", "k"}), "-ASK " + std::to_string(KeySlot("k")) + " 127.0.0.1:" + Port());
+  EXPECT_EQ(T({"GET", "k"}), "\"v\"");
+  EXPECT_NE(T({"INFO", "commandstats"}).find("cmdstat_restore-asking:calls=1,"), std::string::npos);
+  node.context().set_cluster(nullptr);
 }
 
 }  // namespace

@@ -123,7 +123,9 @@ void CommandRunner::Open() {
   state_->dispatcher.reset();
   state_->context->set_keyspace(nullptr);
   state_->keyspace.reset();
-  storage::Status s = types::Keyspace::Open(options, data_dir_, &state_->keyspace);
+  storage::Status s = types::Keyspace::Open(
+      options, data_dir_, &state_->keyspace,
+      config.cluster_enabled ? types::KeyLayout::kBySlot : types::KeyLayout::kByDatabase);
   ASSERT_TRUE(s.ok()) << s.ToString();
   state_->keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
   server::ApplyTypeSettings(config, state_->keyspace.get());

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/key_slot.h"
+
 namespace ebb::types {
 namespace {
 
@@ -131,6 +133,68 @@ TEST(KeyEncodingTest, Fixed64BigEndianRoundTripsAndPreservesOrder) {
   std::string_view short_input("1234567");
   uint64_t v;
   EXPECT_FALSE(GetFixed64BE(&short_input, &v));
+}
+
+}  // namespace
+}  // namespace ebb::types
+
+namespace ebb::types {
+namespace {
+
+// The slot layout: 0x03 | slot:u16-BE | user_key and 0x04 | slot:u16-BE | varint len | user_key
+// | version | element, with the slot of the key's hash tag (foo: 12182 = 0x2F96).
+TEST(KeyEncodingTest, SlotLayoutGroupsRowsBySlot) {
+  EXPECT_EQ(MetaKey(KeyLayout::kBySlot, 0, "foo"), std::string("\x03\x2f\x96"
+                                                               "foo",
+                                                               6));
+  EXPECT_EQ(MetaKey(KeyLayout::kBySlot, 0, "{foo}x"), std::string("\x03\x2f\x96{foo}x", 9));
+  EXPECT_EQ(MetaKey(KeyLayout::kByDatabase, 2, "foo"), MetaKey(2, "foo"));
+  EXPECT_EQ(SubRowPrefix(KeyLayout::kBySlot, 0, "foo", 7), std::string("\x04\x2f\x96\x03"
+                                                                       "foo"
+                                                                       "\0\0\0\0\0\0\0\x07",
+                                                                       15));
+  EXPECT_EQ(SlotMetaPrefix(12182), std::string("\x03\x2f\x96", 3));
+  EXPECT_EQ(SlotSubRowPrefix(16383), std::string("\x04\x3f\xff", 3));
+  EXPECT_EQ(MetaKeyPrefix(KeyLayout::kBySlot, 0), std::string(1, '\x03'));
+  EXPECT_EQ(SubRowDbPrefix(KeyLayout::kBySlot, 0), std::string(1, '\x04'));
+  EXPECT_EQ(MetaKeyPosition(KeyLayout::kBySlot, "foo"), std::string("\x2f\x96"
+                                                                    "foo",
+                                                                    5));
+  EXPECT_EQ(MetaKeyPosition(KeyLayout::kByDatabase, "foo"), "foo");
+  // Every key of a slot is inside the slot's range, whatever its bytes.
+  for (std::string_view key : {"foo", "{foo}", "{foo}\xff\xff", "a{foo}"}) {
+    const std::string meta = MetaKey(KeyLayout::kBySlot, 0, key);
+    EXPECT_TRUE(meta.starts_with(SlotMetaPrefix(KeySlot(key)))) << key;
+  }
+}
+
+TEST(KeyEncodingTest, SlotLayoutKeysParse) {
+  int db = -1;
+  std::string_view user_key;
+  KeyLayout layout = KeyLayout::kByDatabase;
+  const std::string slot_key = MetaKey(KeyLayout::kBySlot, 0, "k");
+  ASSERT_TRUE(ParseMetaKey(slot_key, &db, &user_key, &layout));
+  EXPECT_EQ(db, 0);
+  EXPECT_EQ(user_key, "k");
+  EXPECT_EQ(layout, KeyLayout::kBySlot);
+  const std::string db_key = MetaKey(3, "k");
+  ASSERT_TRUE(ParseMetaKey(db_key, &db, &user_key, &layout));
+  EXPECT_EQ(layout, KeyLayout::kByDatabase);
+  EXPECT_EQ(db, 3);
+  EXPECT_FALSE(ParseMetaKey(std::string("\x03\x00", 2), &db, &user_key));
+
+  const std::string sub = SubRowPrefix(KeyLayout::kBySlot, 0, "log", 9) + "elem";
+  SubRowKeyParts parts;
+  ASSERT_TRUE(ParseSubRowKey(sub, &parts));
+  EXPECT_EQ(parts.layout, KeyLayout::kBySlot);
+  EXPECT_EQ(parts.db, 0);
+  EXPECT_EQ(parts.user_key, "log");
+  EXPECT_EQ(parts.version, 9u);
+  EXPECT_EQ(parts.element, "elem");
+  EXPECT_EQ(SubRowSeekPrefixLength(sub), sub.size() - 4);
+  EXPECT_FALSE(ParseSubRowKey(std::string("\x04\x00", 2), &parts));
+  EXPECT_FALSE(ParseMetaKey(sub, &db, &user_key));
+  EXPECT_FALSE(ParseSubRowKey(MetaKey(KeyLayout::kBySlot, 0, "log"), &parts));
 }
 
 }  // namespace

@@ -58,12 +58,14 @@ class TypesTest : public ::testing::Test {
   // Opens the keyspace (again: what a restart keeps) with options_.
   void Open() {
     ks_.reset();
-    ASSERT_TRUE(Keyspace::Open(options_, dir_, &ks_).ok());
+    storage::Status s = Keyspace::Open(options_, dir_, &ks_, layout_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
   std::shared_ptr<storage::ManualClock> clock_;
   std::string dir_;
   storage::Options options_;
+  KeyLayout layout_ = KeyLayout::kByDatabase;  // what Open uses
   std::unique_ptr<Keyspace> ks_;
 };
 
