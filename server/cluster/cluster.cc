@@ -9,7 +9,6 @@
 #include <random>
 #include <sstream>
 
-#include "common/atomic_file.h"
 #include "common/wall_clock.h"
 #include "server/cluster/nodes_conf.h"
 #include "server/net/listen.h"
@@ -60,6 +59,7 @@ int Cluster::MyBusPort() const {
 
 bool Cluster::Load(std::string* error) {
   const std::string path = ConfigPath();
+  config_writer_ = std::make_unique<ConfigWriter>(path);
   std::ifstream in(path, std::ios::binary);
   std::string text;
   if (in) {
@@ -145,6 +145,7 @@ void Cluster::Stop() {
     for (const auto& [name, n] : state_->nodes()) n->link = n->inbound_link = nullptr;
     if (todo_ & kTodoSave) SaveNow();
   }
+  if (config_writer_ != nullptr) config_writer_->Flush();
   PauseWrites(false);
 }
 
@@ -165,15 +166,10 @@ void Cluster::RunTodo() {
   if (todo & kTodoHandleFailover) HandleReplicaFailover(WallMs());
   if (todo & kTodoUpdateState)
     state_->UpdateHealth(context_->config().cluster_require_full_coverage);
-  if (todo & kTodoSave) {
-    const std::string error = SaveNow();
-    if (!error.empty()) spdlog::warn("Could not save the cluster config file: {}", error);
-  }
+  if (todo & kTodoSave) config_writer_->Submit(NodesConfigText(*state_));  // logs its errors
 }
 
-std::string Cluster::SaveNow() {
-  return ReplaceFileAtomically(ConfigPath(), NodesConfigText(*state_));
-}
+std::string Cluster::SaveNow() { return config_writer_->Write(NodesConfigText(*state_)); }
 
 // ---------------------------------------------------------------- SlotOwnership
 

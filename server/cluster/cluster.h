@@ -16,8 +16,10 @@
 // (ReplicaLink::Promote). A manual failover pauses the master's clients' writes as FAILOVER does
 // (ServerContext::set_writes_paused).
 //
-// Every change Redis saves is written to the cluster-config-file at the end of the loop turn
-// (once, whatever changed), atomically and fsynced (common/atomic_file.h).
+// Every change Redis saves is handed to the cluster-config-file's writer at the end of the loop
+// turn (once, whatever changed), which replaces the file atomically and fsynced off the io
+// thread (server/cluster/config_writer.h); what must be durable before a message leaves (votes,
+// a new epoch) and CLUSTER SAVECONFIG wait for their write.
 // Thread-safety: the io thread only.
 #pragma once
 
@@ -35,6 +37,7 @@
 
 #include "server/cluster/bus_link.h"
 #include "server/cluster/bus_message.h"
+#include "server/cluster/config_writer.h"
 #include "server/cluster/node_table.h"
 #include "server/cluster/slot_ownership.h"
 
@@ -189,6 +192,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   ServerContext* context_;
   boost::asio::io_context& io_;
   std::unique_ptr<ClusterState> state_;
+  std::unique_ptr<ConfigWriter> config_writer_;  // made by Load
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   std::unordered_map<BusLink*, std::shared_ptr<BusLink>> links_;
   boost::asio::steady_timer cron_timer_;

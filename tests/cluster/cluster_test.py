@@ -217,9 +217,14 @@ def create(cluster):
         poll("node %d: cluster_state ok and 6 nodes" % port,
              lambda: cluster_info(port)["cluster_state"] == "ok"
              and cluster_info(port)["cluster_known_nodes"] == "6", 30)
-    view = nodes_view(cluster.ports[0])
-    assert len([n for n in view.values() if "master" in n["flags"]]) == 3, view
-    assert len([n for n in view.values() if "slave" in n["flags"]]) == 3, view
+    def three_and_three(port):
+        view = nodes_view(port)
+        return (len([n for n in view.values() if "master" in n["flags"] and n["slots"]]) == 3
+                and len([n for n in view.values() if "slave" in n["flags"]]) == 3)
+
+    for port in cluster.ports:  # the replicas' role reaches the other nodes by gossip
+        poll("node %d sees 3 masters with slots and 3 replicas" % port,
+             lambda: three_and_three(port), 30)
 
 
 def clients(cluster):
