@@ -13,7 +13,10 @@ ports, each with its own directory, configuration file and log. The test proves,
    owns its slot, with its value, timestamps and TTL, and no read ever returned a wrong value;
 4. kill -9 of a master: its replica is promoted, every slot is served again, every write the
    client made before the kill and WAIT acknowledged is there, and the old master, restarted,
-   rejoins as a replica of the new one.
+   rejoins as a replica of the new one;
+5. `redis-cli --cluster fix` closes a slot left open (MIGRATING/IMPORTING), `add-node` adds a
+   seventh node, `rebalance --cluster-use-empty-masters` gives it slots and their keys, `reshard`
+   empties it again and `del-node` removes it from every node's table.
 
 Prints the failover time (kill -> every slot served). Every wait is a bounded poll.
 Usage: cluster_test.py <ebb-server | redis-server> <work dir>. With redis-server the same steps
@@ -99,7 +102,8 @@ class Cluster:
 
     def __init__(self, root):
         self.root = root
-        self.ports = free_ports(6)
+        self.ports = free_ports(7)
+        self.spare = self.ports.pop()  # added later with add-node
         self.procs = {}  # port -> Popen
 
     def conf(self, port):
@@ -344,6 +348,7 @@ def reshard(cluster):
         time.sleep(0.5)
     log("the load wrote %d keys during the reshard" % len(load.acknowledged))
     assert not load.wrong, "wrong reads: %r" % load.wrong[:5]
+    assert not load.errors, "errors the client saw: %r" % load.errors[:5]
     assert len(load.acknowledged) > 200
     poll("redis-cli --cluster check is clean after the reshard",
          lambda: check_clean(cluster.ports[0]), 60, 0.5)
@@ -409,6 +414,57 @@ def failover(cluster):
          lambda: check_clean(survivor), 60, 0.5)
 
 
+def operations(cluster, spare_port):
+    """An open slot closed by --cluster fix; a new master added, given slots by rebalance,
+    emptied by reshard and removed by del-node."""
+    view = masters(cluster.ports[0])
+    ports = sorted(view)
+    owner, other = ports[0], ports[1]
+    slot = int(next(n["slots"][0] for n in nodes_view(owner).values() if "myself" in n["flags"])
+               .split("-")[0])
+    log("an open slot (%d MIGRATING on %d, IMPORTING on %d) closed by --cluster fix"
+        % (slot, owner, other))
+    assert node(owner).execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", view[other])
+    assert node(other).execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", view[owner])
+    status, output = cli("--cluster", "check", "127.0.0.1:%d" % owner)
+    assert "open slot" in output.lower(), output
+    status, output = cli("--cluster", "fix", "127.0.0.1:%d" % owner, "--cluster-yes")
+    assert status == 0, "fix failed:\n" + output[-3000:]
+    poll("redis-cli --cluster check is clean after fix", lambda: check_clean(owner), 60, 0.5)
+
+    log("add-node %d, rebalance onto it, then reshard it empty and del-node" % spare_port)
+    cluster.start(spare_port)
+    status, output = cli("--cluster", "add-node", "127.0.0.1:%d" % spare_port,
+                         "127.0.0.1:%d" % owner)
+    assert status == 0, "add-node failed:\n" + output[-3000:]
+    new_id = node(spare_port).execute_command("CLUSTER", "MYID")
+    poll("every node knows the new one",
+         lambda: all(new_id in nodes_view(p) for p in masters(owner)), 30)
+    status, output = cli("--cluster", "rebalance", "127.0.0.1:%d" % owner,
+                         "--cluster-use-empty-masters", timeout=600)
+    assert status == 0, "rebalance failed:\n" + output[-3000:]
+    poll("the new master owns slots", lambda: spare_port in masters(owner), 30)
+    poll("redis-cli --cluster check is clean after rebalance", lambda: check_clean(owner), 60,
+         0.5)
+    held = node(spare_port).dbsize()
+    assert held > 0, "rebalance moved no keys"
+    status, output = cli("--cluster", "reshard", "127.0.0.1:%d" % owner, "--cluster-from",
+                         new_id, "--cluster-to", view[owner], "--cluster-slots", 16384,
+                         "--cluster-yes", timeout=600)
+    assert status == 0, "reshard off the new master failed:\n" + output[-3000:]
+    poll("the new master is empty", lambda: node(spare_port).dbsize() == 0, 30)
+    status, output = cli("--cluster", "del-node", "127.0.0.1:%d" % owner, new_id)
+    assert status == 0, "del-node failed:\n" + output[-3000:]
+    poll("no node knows the removed one",
+         lambda: all(new_id not in nodes_view(p) for p in masters(owner)), 30)
+    poll("redis-cli --cluster check is clean after del-node", lambda: check_clean(owner), 60,
+         0.5)
+    rc = cluster_client(owner)
+    for i in range(2000):
+        assert rc.get("key:%d" % i) == "v%d" % i
+    rc.close()
+
+
 def main():
     root = tempfile.mkdtemp(prefix="cluster-", dir=WORK)
     cluster = Cluster(root)
@@ -420,6 +476,7 @@ def main():
         clients(cluster)
         reshard(cluster)
         failover(cluster)
+        operations(cluster, cluster.spare)
         ok = True
     finally:
         failed = cluster.stop()
