@@ -440,6 +440,10 @@ def operations(cluster, spare_port):
     new_id = node(spare_port).execute_command("CLUSTER", "MYID")
     poll("every node knows the new one",
          lambda: all(new_id in nodes_view(p) for p in masters(owner)), 30)
+    # Until it has learned every slot's owner the new node is down and refuses what the
+    # rebalance sends it (-CLUSTERDOWN), on redis-server as on ebb.
+    poll("the new node's cluster_state is ok",
+         lambda: cluster_info(spare_port)["cluster_state"] == "ok", 30)
     status, output = cli("--cluster", "rebalance", "127.0.0.1:%d" % owner,
                          "--cluster-use-empty-masters", timeout=600)
     assert status == 0, "rebalance failed:\n" + output[-3000:]
