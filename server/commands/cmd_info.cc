@@ -1,6 +1,6 @@
 // INFO [section ...]: Redis 7's sections and field names where the concept matches (server,
 // clients, memory, persistence, stats, replication, cpu, modules, commandstats, errorstats,
-// latencystats, cluster, keyspace) plus `storage` for the engine. Several sections may be named
+// latencystats, cluster, keyspace) plus `peers` (active-active) and `storage` for the engine. Several sections may be named
 // in one call, in any case; `default` (or no argument) is every section but commandstats and
 // latencystats, `all` and
 // `everything` are every section; a name INFO does not know adds nothing. Sections come in
@@ -23,6 +23,7 @@
 #include "server/commands/info_sections.h"
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
+#include "server/active_active/active_active.h"
 #include "server/replication/info_replication.h"
 #include "server/replication/master.h"
 #include "server/scripting/script_engine.h"
@@ -214,6 +215,12 @@ void InfoCluster(ServerContext&, std::string* out) { *out += "# Cluster\r\nclust
 
 namespace {
 
+// INFO peers: active-active mode and each peer's link (server/active_active/active_active.h).
+void InfoPeers(ServerContext& ctx, std::string* out) {
+  if (ActiveActive* aa = ctx.active_active()) return aa->AppendInfo(out);
+  *out += "# Peers\r\nactive_active:no\r\n";
+}
+
 struct Section {
   const char* name;
   bool in_default;
@@ -227,6 +234,7 @@ constexpr Section kSections[] = {
     {"persistence", true, InfoPersistence},
     {"stats", true, InfoStats},
     {"replication", true, AppendReplicationInfo},
+    {"peers", true, InfoPeers},
     {"cpu", true, InfoCpu},
     {"modules", true, InfoModules},
     {"commandstats", false, InfoCommandStats},

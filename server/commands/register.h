@@ -33,6 +33,7 @@ std::vector<CommandSpec> TransactionCommands();  // MULTI EXEC DISCARD WATCH UNW
 std::vector<CommandSpec> PubSubCommands();       // (P|S)(UN)SUBSCRIBE (S)PUBLISH PUBSUB
 std::vector<CommandSpec> ScriptingCommands();    // EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
 std::vector<CommandSpec> ReplicationCommands();  // REPLCONF PSYNC ROLE WAIT
+std::vector<CommandSpec> PeerCommands();         // PEER ... (cmd_peer.cc)
 
 // Every command ebb serves.
 void RegisterAllCommands(CommandTable& table);

@@ -70,6 +70,8 @@ Server::Server(ServerContext* context)
     failover_->set_resume_listener(
         [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     context_->set_failover(failover_.get());
+    active_active_ = std::make_unique<ActiveActive>(context_, io_);
+    context_->set_active_active(active_active_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -82,6 +84,8 @@ void Server::WireEngine() {
 }
 
 Server::~Server() {
+  context_->set_active_active(nullptr);
+  active_active_.reset();  // joins the peer links
   context_->set_failover(nullptr);
   context_->set_writes_paused(false);
   failover_.reset();
@@ -106,6 +110,14 @@ bool Server::Listen(std::string* error) {
   if (acceptors_.empty()) {
     *error = "No address to listen on";
     return false;
+  }
+  if (active_active_) {
+    storage::Status s = active_active_->Open();
+    if (!s.ok()) {
+      *error = "Active-active state unreadable: " + s.ToString();
+      return false;
+    }
+    if (!active_active_->Start(error)) return false;
   }
   return true;
 }
@@ -159,6 +171,7 @@ void Server::Run() {
   // replica's position is written while the engine is there to say its sequence.
   if (replica_link_) replica_link_->Stop();
   if (replication_master_) replication_master_->Stop();
+  if (active_active_) active_active_->Stop();
 }
 
 void Server::ServeWhileBusy(const Client& caller) {
@@ -325,6 +338,7 @@ void Server::ScheduleCron() {
     for (auto& conn : all) conn->Cron(now);
     if (failover_) failover_->Cron(now);  // first, as Redis's replicationCron
     if (replication_master_) replication_master_->Cron(now);
+    if (active_active_) active_active_->Cron(now);
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/active_active/active_active.h"
 #include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/net/block_reader.h"
@@ -53,7 +54,8 @@ class Server {
 
   // Binds and listens on every configured address at `port` (unless 0) and at `tls-port` (when
   // set, with the TLS context built from the tls-* options). Returns false with *error naming
-  // the address, or what TLS could not load, on failure.
+  // the address, or what TLS could not load, on failure. Then opens the active-active state and
+  // links the `peer` options (docs/active-active.md): false with *error when that fails.
   bool Listen(std::string* error);
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
@@ -130,6 +132,7 @@ class Server {
   std::unique_ptr<ReplicationMaster> replication_master_;
   std::unique_ptr<ReplicaLink> replica_link_;
   std::unique_ptr<Failover> failover_;
+  std::unique_ptr<ActiveActive> active_active_;
   bool shutting_down_ = false;
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;
