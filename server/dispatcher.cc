@@ -224,7 +224,7 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reply.SimpleString("QUEUED");
     return result;
   }
-  if (server_->active_active() != nullptr) {
+  if (const ActiveActive* aa = server_->active_active(); aa != nullptr && aa->enabled()) {
     bool handled = false;
     Result planned = RouteActiveActive(*spec, first_arg, args, client, reply, &handled);
     if (handled) return planned;
