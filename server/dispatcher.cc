@@ -262,9 +262,10 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
   types::Keyspace& keyspace = server_->keyspace();
   if (plan.kind == Kind::kRefuse || keyspace.in_batch()) {
     result.refused = &spec;
-    reply.Error(plan.kind == Kind::kRefuse ? plan.error : "ERR " + std::string(spec.full_name) +
-                                                              " cannot run inside a batch in "
-                                                              "active-active mode");
+    reply.Error(plan.kind == Kind::kRefuse ? plan.error
+                                           : "ERR " + std::string(spec.full_name) +
+                                                 " cannot run inside a batch in "
+                                                 "active-active mode");
     return result;
   }
   client.set_last_command(spec.full_name);

@@ -92,8 +92,7 @@ storage::Status ActiveActive::LoadLog() {
     end_offset_ = delta.offset;
   }
   const std::string applied_prefix = types::Keyspace::SystemRowKey(kAppliedRowPrefix);
-  for (it->Seek(applied_prefix); it->Valid() && it->key().starts_with(applied_prefix);
-       it->Next()) {
+  for (it->Seek(applied_prefix); it->Valid() && it->key().starts_with(applied_prefix); it->Next()) {
     int64_t offset = 0;
     if (!ParseInt64(it->value(), &offset)) {
       return storage::Status::Corruption("active-active vector row " + std::string(it->key()));
@@ -250,8 +249,9 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     }
     if (name == "treg|set" && ks.PolicyExpireAt(args[2], now).has_value()) {
       // Each accepted SET would renew the key's TTL from the clock of the node applying it.
-      refuse("ERR TREG SET on a key a ttl-rule or default-ttl gives a TTL is not allowed in "
-             "active-active mode: the TTL would be renewed from each node's own clock");
+      refuse(
+          "ERR TREG SET on a key a ttl-rule or default-ttl gives a TTL is not allowed in "
+          "active-active mode: the TTL would be renewed from each node's own clock");
       return plan;
     }
     std::vector<std::string> canonical(args.begin(), args.end());
@@ -412,13 +412,14 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
 
 // ---- the stream
 
-void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
-                             std::string_view peer_id, uint64_t from) {
+void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
+                             uint64_t from) {
   if (!enabled_) return reply.Error("ERR this node is not in active-active mode");
   const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
   if (from == 0 || from > end_offset_ + 1) {
-    return reply.Error("ERR origin offset " + std::to_string(from) + " is not in this node's log (" +
-                       std::to_string(first) + ".." + std::to_string(end_offset_) + ")");
+    return reply.Error("ERR origin offset " + std::to_string(from) +
+                       " is not in this node's log (" + std::to_string(first) + ".." +
+                       std::to_string(end_offset_) + ")");
   }
   if (from < first) {
     return reply.Error("PEERBEHIND origin offset " + std::to_string(from) +
@@ -453,9 +454,10 @@ void ActiveActive::Cron(int64_t now_ms) {
     Client* client = context_->clients().Find(s.client_id);
     if (client == nullptr) return true;
     if (client->PendingOutput() > context_->config().peer_output_limit) {
-      spdlog::warn("Peer {} ({}) reads too slowly: closing its stream (it resumes from its "
-                   "offset)",
-                   client->addr(), s.peer_id);
+      spdlog::warn(
+          "Peer {} ({}) reads too slowly: closing its stream (it resumes from its "
+          "offset)",
+          client->addr(), s.peer_id);
       client->RequestClose();
       return true;
     }
@@ -473,8 +475,7 @@ bool ActiveActive::ApplyDelta(const std::string& origin_id, const PeerDelta& del
   const uint64_t applied = applied_offset(origin_id);
   if (delta.offset <= applied) return true;
   if (delta.offset != applied + 1) {
-    spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta.offset,
-                 applied);
+    spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta.offset, applied);
     return false;
   }
   if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
@@ -489,9 +490,9 @@ bool ActiveActive::ApplyDelta(const std::string& origin_id, const PeerDelta& del
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = context_->commands().Resolve(views, &flags, &first_arg);
-  const bool known = spec != nullptr && spec->handler != nullptr &&
-                     (args[0] == "put" || args[0] == "delete" || args[0] == "tlog" ||
-                      args[0] == "treg");
+  const bool known =
+      spec != nullptr && spec->handler != nullptr &&
+      (args[0] == "put" || args[0] == "delete" || args[0] == "tlog" || args[0] == "treg");
   if (!known || (args[0] != "put" && args[0] != "delete" && args.size() < 3)) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): reconnecting", origin_id,
                  delta.offset, args[0]);
@@ -541,8 +542,9 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += std::string("active_active:") + (enabled_ ? "yes" : "no") + "\r\n";
   *out += "node_id:" + node_id_ + "\r\n";
   *out += "origin_offset:" + std::to_string(end_offset_) + "\r\n";
-  *out += "origin_log_first:" +
-          std::to_string(log_.empty() ? end_offset_ + 1 : log_.front().first) + "\r\n";
+  *out +=
+      "origin_log_first:" + std::to_string(log_.empty() ? end_offset_ + 1 : log_.front().first) +
+      "\r\n";
   *out += "subscribed_peers:" + std::to_string(subscribers_.size()) + "\r\n";
   *out += "skewed_writes:" + std::to_string(skewed_writes_) + "\r\n";
   const std::vector<PeerInfo> peers = Peers();
@@ -555,8 +557,9 @@ void ActiveActive::AppendInfo(std::string* out) const {
             ",state=" + p.state + ",id=" + p.peer_id + ",applied=" + std::to_string(p.applied) +
             ",origin_end=" + std::to_string(p.remote_end) + ",lag_deltas=" + std::to_string(lag) +
             ",lag_ms=" + std::to_string(p.lag_ms) +
-            ",clock_skew_ms=" + std::to_string(p.clock_skew_ms) + ",last_io_ms_ago=" +
-            std::to_string(p.last_io_ms == 0 ? -1 : now - p.last_io_ms) + "\r\n";
+            ",clock_skew_ms=" + std::to_string(p.clock_skew_ms) +
+            ",last_io_ms_ago=" + std::to_string(p.last_io_ms == 0 ? -1 : now - p.last_io_ms) +
+            "\r\n";
   }
 }
 

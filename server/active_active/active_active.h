@@ -29,6 +29,7 @@
 // read it when they connect).
 #pragma once
 
+#include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -39,8 +40,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/asio/io_context.hpp>
 
 #include "server/active_active/peer_delta.h"
 #include "server/dispatcher.h"
@@ -84,11 +83,11 @@ class ActiveActive {
   // What to do with one client write.
   struct LocalWrite {
     enum class Kind {
-      kPass,       // not a write: run it as it is, nothing to log
-      kRefuse,     // reply `error`
-      kReplyOk,    // a string version that loses to the one held: +OK, nothing written
-      kRun,        // run `args` (the canonical form) in a batch, then Finish
-      kValidate,   // run the original request only to get its error; any success is refused
+      kPass,      // not a write: run it as it is, nothing to log
+      kRefuse,    // reply `error`
+      kReplyOk,   // a string version that loses to the one held: +OK, nothing written
+      kRun,       // run `args` (the canonical form) in a batch, then Finish
+      kValidate,  // run the original request only to get its error; any success is refused
     } kind = Kind::kPass;
     std::string error;
     std::vector<std::string> args;  // the canonical command (kRun)
@@ -115,11 +114,11 @@ class ActiveActive {
     int port = 0;
     std::string state;  // connecting, handshake, connected, behind, paused
     std::string peer_id;
-    uint64_t applied = 0;      // the last origin offset of this peer applied here
-    uint64_t remote_end = 0;   // the peer's end offset as its last tick said
-    int64_t lag_ms = 0;        // how long this node has been behind the peer (0: caught up)
-    int64_t clock_skew_ms = 0; // the peer's clock minus this node's, at its last tick
-    int64_t last_io_ms = 0;    // when the link last received something (0: never)
+    uint64_t applied = 0;       // the last origin offset of this peer applied here
+    uint64_t remote_end = 0;    // the peer's end offset as its last tick said
+    int64_t lag_ms = 0;         // how long this node has been behind the peer (0: caught up)
+    int64_t clock_skew_ms = 0;  // the peer's clock minus this node's, at its last tick
+    int64_t last_io_ms = 0;     // when the link last received something (0: never)
   };
   std::vector<PeerInfo> Peers() const;
   // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
@@ -161,10 +160,10 @@ class ActiveActive {
   boost::asio::io_context& io_;
   std::string node_id_;
   bool enabled_ = false;
-  uint64_t end_offset_ = 0;                                 // the last origin offset given
-  std::deque<std::pair<uint64_t, std::string>> log_;        // offset, wire form (oldest first)
-  std::map<std::string, uint64_t> applied_;                 // origin id -> offset applied
-  mutable std::mutex applied_mu_;                           // guards applied_ for the links
+  uint64_t end_offset_ = 0;                           // the last origin offset given
+  std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
+  std::map<std::string, uint64_t> applied_;           // origin id -> offset applied
+  mutable std::mutex applied_mu_;                     // guards applied_ for the links
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<PeerLink>> links_;
   std::unique_ptr<Client> applier_;  // the client deltas run as

@@ -91,8 +91,7 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
   } else if (dead && dead->kind == storage::RowKind::kValue) {
     types::KeyType type;
     std::string_view payload;
-    if (!types::DecodeMetaValue(dead->value, &type, &payload) ||
-        type != types::KeyType::kString) {
+    if (!types::DecodeMetaValue(dead->value, &type, &payload) || type != types::KeyType::kString) {
       return storage::Status::OK();  // an expired log or register: the key is free
     }
     held.ts = dead->meta.timestamp_or_zero();

@@ -27,10 +27,10 @@ class Keyspace;
 namespace ebb::server {
 
 enum class MergeVerdict {
-  kWrite,         // apply the delta as it is
-  kLoses,         // a string version not greater than the one held: nothing to write
-  kOtherTypeWins, // the key holds a type of higher precedence: nothing to write
-  kReplaceFirst,  // the key holds a type of lower precedence: wipe it, then apply
+  kWrite,          // apply the delta as it is
+  kLoses,          // a string version not greater than the one held: nothing to write
+  kOtherTypeWins,  // the key holds a type of higher precedence: nothing to write
+  kReplaceFirst,   // the key holds a type of lower precedence: wipe it, then apply
 };
 
 // Judges canonical delta `args` (args[0] lower-case) against database `db`.

@@ -24,8 +24,8 @@ ReplyPtr Command(redisContext* c, const std::vector<std::string>& args) {
     argv.push_back(a.data());
     lens.push_back(a.size());
   }
-  return ReplyPtr(static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(argv.size()),
-                                                            argv.data(), lens.data())),
+  return ReplyPtr(static_cast<redisReply*>(
+                      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())),
                   freeReplyObject);
 }
 
@@ -53,8 +53,8 @@ bool ParseMessage(const redisReply* r, Message* m) {
     return true;
   }
   int64_t db = 0;
-  if (str(0) != "delta" || r->elements < 5 || !ParseInt64(str(1), &a) ||
-      !ParseInt64(str(2), &b) || !ParseInt64(str(3), &db)) {
+  if (str(0) != "delta" || r->elements < 5 || !ParseInt64(str(1), &a) || !ParseInt64(str(2), &b) ||
+      !ParseInt64(str(3), &db)) {
     return false;
   }
   m->delta.offset = static_cast<uint64_t>(a);
@@ -214,8 +214,7 @@ void PeerLink::Session() {
       }
       batch.push_back(std::move(m));
       raw = nullptr;
-    } while (batch.size() < 1024 && redisGetReplyFromReader(c, &raw) == REDIS_OK &&
-             raw != nullptr);
+    } while (batch.size() < 1024 && redisGetReplyFromReader(c, &raw) == REDIS_OK && raw != nullptr);
     if (bad) {
       spdlog::warn("Peer {}:{}: malformed stream message: reconnecting", host_, port_);
       break;
@@ -225,29 +224,29 @@ void PeerLink::Session() {
       shared_->status.last_io_ms = WallMs();
     }
     shared_->in_flight += static_cast<int>(batch.size());
-    boost::asio::post(io_, [shared = shared_, owner = owner_, peer_id,
-                            messages = std::move(batch)] {
-      shared->in_flight -= static_cast<int>(messages.size());
-      if (!shared->alive || shared->reconnect) return;
-      for (const Message& m : messages) {
-        if (m.tick) {
-          const uint64_t applied = owner->applied_offset(peer_id);
-          const int64_t now = WallMs();
-          std::lock_guard lock(shared->mu);
-          Status& st = shared->status;
-          st.remote_end = m.tick_end;
-          st.clock_skew_ms = m.tick_ms - now;
-          if (applied >= m.tick_end) {
-            st.behind_since_ms = 0;
-          } else if (st.behind_since_ms == 0) {
-            st.behind_since_ms = now;
-          }
-        } else if (!owner->ApplyDelta(peer_id, m.delta)) {
-          shared->reconnect = true;
-          return;
-        }
-      }
-    });
+    boost::asio::post(io_,
+                      [shared = shared_, owner = owner_, peer_id, messages = std::move(batch)] {
+                        shared->in_flight -= static_cast<int>(messages.size());
+                        if (!shared->alive || shared->reconnect) return;
+                        for (const Message& m : messages) {
+                          if (m.tick) {
+                            const uint64_t applied = owner->applied_offset(peer_id);
+                            const int64_t now = WallMs();
+                            std::lock_guard lock(shared->mu);
+                            Status& st = shared->status;
+                            st.remote_end = m.tick_end;
+                            st.clock_skew_ms = m.tick_ms - now;
+                            if (applied >= m.tick_end) {
+                              st.behind_since_ms = 0;
+                            } else if (st.behind_since_ms == 0) {
+                              st.behind_since_ms = now;
+                            }
+                          } else if (!owner->ApplyDelta(peer_id, m.delta)) {
+                            shared->reconnect = true;
+                            return;
+                          }
+                        }
+                      });
     batch = {};
     while (shared_->in_flight > kMaxInFlight && !stop_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

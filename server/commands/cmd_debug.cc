@@ -141,8 +141,7 @@ void ExecuteDigest(CommandContext& ctx, const NoOptions&) {
 // logical_digest.h).
 void ExecuteDigestLogical(CommandContext& ctx, const NoOptions&) {
   std::string hex;
-  storage::Status s =
-      LogicalDigest(ctx.server.keyspace(), ctx.server.config().databases, &hex);
+  storage::Status s = LogicalDigest(ctx.server.keyspace(), ctx.server.config().databases, &hex);
   if (!s.ok()) return ReplyStatus(ctx, s);
   ctx.reply.Bulk(hex);
 }

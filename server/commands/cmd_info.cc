@@ -1,10 +1,10 @@
 // INFO [section ...]: Redis 7's sections and field names where the concept matches (server,
 // clients, memory, persistence, stats, replication, cpu, modules, commandstats, errorstats,
-// latencystats, cluster, keyspace) plus `peers` (active-active) and `storage` for the engine. Several sections may be named
-// in one call, in any case; `default` (or no argument) is every section but commandstats and
-// latencystats, `all` and
-// `everything` are every section; a name INFO does not know adds nothing. Sections come in
-// Redis's order, each once. RESP3 replies are a verbatim "txt" string, RESP2 a bulk string.
+// latencystats, cluster, keyspace) plus `peers` (active-active) and `storage` for the engine.
+// Several sections may be named in one call, in any case; `default` (or no argument) is every
+// section but commandstats and latencystats, `all` and `everything` are every section; a name INFO
+// does not know adds nothing. Sections come in Redis's order, each once. RESP3 replies are a
+// verbatim "txt" string, RESP2 a bulk string.
 #include <fmt/format.h>
 #include <malloc.h>
 #include <sys/utsname.h>
@@ -19,11 +19,11 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
 #include "server/command.h"
 #include "server/commands/info_sections.h"
 #include "server/commands/register.h"
 #include "server/net/block_reader.h"
-#include "server/active_active/active_active.h"
 #include "server/replication/info_replication.h"
 #include "server/replication/master.h"
 #include "server/scripting/script_engine.h"
@@ -234,7 +234,7 @@ constexpr Section kSections[] = {
     {"persistence", true, InfoPersistence},
     {"stats", true, InfoStats},
     {"replication", true, AppendReplicationInfo},
-    {"peers", true, InfoPeers},
+    {"peers", true, InfoPeers},  // active-active
     {"cpu", true, InfoCpu},
     {"modules", true, InfoModules},
     {"commandstats", false, InfoCommandStats},

@@ -426,8 +426,9 @@ Option ReplicaOf() {
 Option Peers() {
   Option o;
   o.name = "peer";
-  o.doc = "an active-active peer at host and port, linked at start; repeatable "
-          "(docs/active-active.md)";
+  o.doc =
+      "an active-active peer at host and port, linked at start; repeatable "
+      "(docs/active-active.md)";
   o.mutable_at_runtime = false;
   o.min_values = 2;
   o.max_values = 2;
@@ -603,8 +604,8 @@ std::vector<Option> BuildOptionTable() {
                    "peers)",
                    kMutable, &Config::max_clock_skew_action, {"refuse", "flag"}));
   t.push_back(Integer("peer-backlog-size",
-                      "deltas of this node's origin log kept for its active-active peers",
-                      kMutable, &Config::peer_backlog_size, 1, INT64_MAX));
+                      "deltas of this node's origin log kept for its active-active peers", kMutable,
+                      &Config::peer_backlog_size, 1, INT64_MAX));
   t.push_back(Memory("peer-output-limit",
                      "output a peer's stream may hold before the peer is dropped (it resumes)",
                      kMutable, &Config::peer_output_limit, 1024 * 1024, INT64_MAX));

@@ -55,12 +55,12 @@ std::string WaitConverged(const std::vector<redisContext*>& nodes,
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
              const TestServer& b_server, bool up) {
   const char* state = up ? "UP" : "DOWN";
-  ASSERT_EQ(Cmd(a, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(b_server.port()), state})
-                .str(),
-            "OK");
-  ASSERT_EQ(Cmd(b, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(a_server.port()), state})
-                .str(),
-            "OK");
+  ASSERT_EQ(
+      Cmd(a, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(b_server.port()), state}).str(),
+      "OK");
+  ASSERT_EQ(
+      Cmd(b, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(a_server.port()), state}).str(),
+      "OK");
 }
 
 // A random write: small key, value and timestamp ranges, so versions tie and types collide on
@@ -270,13 +270,23 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
   const Reply list = Cmd(c0.get(), {"PEER", "LIST"});
   ASSERT_EQ(list.size(), 1u);
 
-  const std::vector<std::vector<std::string>> refused = {
-      {"INCR", "n"},           {"APPEND", "k", "x"},      {"SETRANGE", "k", "0", "x"},
-      {"GETDEL", "k"},         {"RENAME", "k", "k2"},     {"DEL", "k"},
-      {"EXPIRE", "k", "10"},   {"PERSIST", "k"},          {"FLUSHDB"},
-      {"FLUSHALL"},            {"MULTI"},                 {"WATCH", "k"},
-      {"EVAL", "return 1", "0"}, {"SET", "k", "v", "NX"}, {"SET", "k", "v", "GET"},
-      {"MSET", "a", "1"},      {"RESTORE", "k", "0", "x"}};
+  const std::vector<std::vector<std::string>> refused = {{"INCR", "n"},
+                                                         {"APPEND", "k", "x"},
+                                                         {"SETRANGE", "k", "0", "x"},
+                                                         {"GETDEL", "k"},
+                                                         {"RENAME", "k", "k2"},
+                                                         {"DEL", "k"},
+                                                         {"EXPIRE", "k", "10"},
+                                                         {"PERSIST", "k"},
+                                                         {"FLUSHDB"},
+                                                         {"FLUSHALL"},
+                                                         {"MULTI"},
+                                                         {"WATCH", "k"},
+                                                         {"EVAL", "return 1", "0"},
+                                                         {"SET", "k", "v", "NX"},
+                                                         {"SET", "k", "v", "GET"},
+                                                         {"MSET", "a", "1"},
+                                                         {"RESTORE", "k", "0", "x"}};
   for (const auto& args : refused) {
     const Reply r = Cmd(c0.get(), args);
     EXPECT_TRUE(r.is_error()) << args[0];
@@ -305,8 +315,7 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
   EXPECT_NE(r.str().find("cannot join"), std::string::npos) << r.str();
   EXPECT_EQ(InfoText(c2.get(), "peers", "active_active"), "no");
 
-  EXPECT_EQ(Cmd(c0.get(), {"PEER", "REMOVE", "127.0.0.1", std::to_string(n1_.port())}).str(),
-            "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"PEER", "REMOVE", "127.0.0.1", std::to_string(n1_.port())}).str(), "OK");
   EXPECT_EQ(Cmd(c0.get(), {"PEER", "LIST"}).size(), 0u);
   // Still in the mode: writes are still logged and refusals still apply.
   EXPECT_EQ(InfoText(c0.get(), "peers", "active_active"), "yes");
