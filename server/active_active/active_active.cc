@@ -60,21 +60,33 @@ ActiveActive::ActiveActive(ServerContext* context, boost::asio::io_context& io)
 ActiveActive::~ActiveActive() { Stop(); }
 
 storage::Status ActiveActive::Open() {
+  applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
+                                      /*local=*/true);
+  applier_->set_user(&context_->acl().default_user());
+  std::string mode;
+  storage::Status s = context_->keyspace().GetSystemRow(kModeRow, &mode);
+  if (s.IsNotFound()) return storage::Status::OK();  // never in the mode: nothing more to read
+  if (!s.ok()) {
+    // A damaged table must not keep a server that has no peers from starting.
+    if (!context_->config().peers.empty()) return s;
+    spdlog::warn("The active-active mode row is unreadable ({}): starting outside the mode",
+                 s.ToString());
+    return storage::Status::OK();
+  }
+  enabled_ = true;
+  s = LoadNodeId();
+  if (!s.ok()) return s;
+  return LoadLog();
+}
+
+storage::Status ActiveActive::LoadNodeId() {
   types::Keyspace& ks = context_->keyspace();
   storage::Status s = ks.GetSystemRow(kNodeIdRow, &node_id_);
   if (s.IsNotFound()) {
     node_id_ = ReplicationIds::NewId();
     s = ks.PutSystemRow(kNodeIdRow, node_id_);
   }
-  if (!s.ok()) return s;
-  std::string mode;
-  s = ks.GetSystemRow(kModeRow, &mode);
-  if (!s.ok() && !s.IsNotFound()) return s;
-  enabled_ = s.ok();
-  applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
-                                      /*local=*/true);
-  applier_->set_user(&context_->acl().default_user());
-  return LoadLog();
+  return s;
 }
 
 storage::Status ActiveActive::LoadLog() {
@@ -117,7 +129,8 @@ storage::Status ActiveActive::EnterMode() {
           "start it empty");
     }
   }
-  storage::Status s = ks.PutSystemRow(kModeRow, "1");
+  storage::Status s = LoadNodeId();
+  if (s.ok()) s = ks.PutSystemRow(kModeRow, "1");
   if (s.ok()) enabled_ = true;
   return s;
 }

@@ -67,8 +67,8 @@ class ActiveActive {
   ActiveActive(ServerContext* context, boost::asio::io_context& io);
   ~ActiveActive();
 
-  // Reads the node id (made and persisted on first start), the mode, the log and the applied
-  // vector from the engine. Called once, before any command runs.
+  // Reads the mode and, in the mode, the node id, the log and the applied vector from the
+  // engine. Called once, before any command runs. A node never in the mode reads one row.
   storage::Status Open();
   // Starts a link to every `peer` option. False (and *error) if the node cannot enter the mode.
   bool Start(std::string* error);
@@ -76,6 +76,7 @@ class ActiveActive {
   void Stop();
 
   bool enabled() const { return enabled_; }
+  // This node's id: 40 hex characters made when it first entered the mode ("" before).
   const std::string& node_id() const { return node_id_; }
 
   // ---- the origin side: the dispatcher's hook (server/dispatcher.cc)
@@ -149,6 +150,8 @@ class ActiveActive {
     uint64_t client_id = 0;
     std::string peer_id;
   };
+  // Reads the node id, or makes and persists one.
+  storage::Status LoadNodeId();
   storage::Status LoadLog();
   storage::Status EnterMode();
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
