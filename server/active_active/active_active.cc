@@ -553,6 +553,7 @@ bool ActiveActive::ApplyDelta(const std::string& origin_id, const PeerDelta& del
 void ActiveActive::AppendInfo(std::string* out) const {
   *out += "# Peers\r\n";
   *out += std::string("active_active:") + (enabled_ ? "yes" : "no") + "\r\n";
+  if (!enabled_) return;
   *out += "node_id:" + node_id_ + "\r\n";
   *out += "origin_offset:" + std::to_string(end_offset_) + "\r\n";
   *out +=
