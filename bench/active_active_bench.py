@@ -70,7 +70,7 @@ def throughput(ebb_bin, workdir, requests):
                              redis_dir, "--appendonly", "yes", "--appendfsync", "everysec",
                              "--save", ""], port, workdir)
     try:
-        redis_rps = {p: bench(port, ["set", "key:__rand_int__", "v"], requests, p, 50)["rps"]
+        redis_rps = {p: bench(port, ["set", "key:__rand_int__", "v"], requests, p, 50)
                      for p in (1, 16)}
     finally:
         redis.stop()
@@ -78,7 +78,7 @@ def throughput(ebb_bin, workdir, requests):
         mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}")
         try:
             for p in (1, 16):
-                r = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, p, 50)["rps"]
+                r = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, p, 50)
                 rows.append((peers, p, r, redis_rps[p]))
         finally:
             for s in mesh:

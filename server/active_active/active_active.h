@@ -21,7 +21,7 @@
 // ORIGINATED here are streamed: nothing received from a peer is forwarded. An offset older than
 // the log holds is refused (-PEERBEHIND).
 //
-// Applying. ApplyDelta runs a peer's delta through the merge gate (merge_gate.h) and the
+// Applying. ApplyDeltas runs each of a peer's deltas through the merge gate (merge_gate.h) and the
 // command's own handler, and writes `aa-applied:<origin id>` = its offset in the same batch:
 // the per-origin vector, so a restarted node resumes each link exactly where it stopped.
 //
@@ -131,9 +131,10 @@ class ActiveActive {
 
   // ---- the applying side
 
-  // Applies `delta` of origin `origin_id` (skipped when already applied). False on a gap (the
-  // link must reconnect) or an engine error.
-  bool ApplyDelta(const std::string& origin_id, const PeerDelta& delta);
+  // Applies consecutive deltas of origin `origin_id` in ONE engine write with the vector row
+  // (those already applied are skipped). False on a gap or a malformed delta (what came before
+  // it is applied) or an engine error (none of them is): the link must reconnect.
+  bool ApplyDeltas(const std::string& origin_id, std::span<const PeerDelta* const> deltas);
   // The last origin offset of `origin_id` applied here (0: none). Any thread.
   uint64_t applied_offset(const std::string& origin_id) const;
 
@@ -153,6 +154,9 @@ class ActiveActive {
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
   storage::Status LoadLog();
+  enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
+  // One delta into the open batch.
+  ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
   storage::Status EnterMode();
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
   bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);

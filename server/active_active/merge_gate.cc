@@ -11,8 +11,11 @@
 namespace ebb::server {
 namespace {
 
-// A read that takes the greatest timestamp of all the key's versions.
-constexpr int64_t kFullGrace = int64_t{1} << 60;
+// The gate reads the most recently written version (retrieval grace 0), one step whatever the
+// key's history: in the mode every version a node writes is greater than the one it read here,
+// so the most recent version is also the greatest, the one a full-grace read would walk every
+// version to find.
+constexpr int64_t kNewestVersion = 0;
 
 // A string version's place in the last-writer-wins order.
 struct StringVersion {
@@ -61,7 +64,7 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
   const std::string& key = string_write ? args[1] : args[2];
   types::KeyMetaRow row;
   std::optional<storage::DeadVersion> dead;
-  storage::Status s = keyspace.GetMeta(db, key, &row, kFullGrace, &dead);
+  storage::Status s = keyspace.GetMeta(db, key, &row, kNewestVersion, &dead);
   if (!s.ok() && !s.IsNotFound()) return s;
   const bool live = s.ok();
 

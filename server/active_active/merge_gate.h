@@ -6,9 +6,10 @@
 // the gate adds:
 //  - string rows (PUT, DELETE) are a last-writer-wins register over the tuple
 //    (timestamp, tombstone, value bytes, expire_at with "never" greatest): a version is written
-//    only when its tuple is greater than that of the version a full-grace read takes (live,
-//    tombstone or expired). So the version written last is always the greatest, and a read at
-//    any retrieval grace answers the same on every node. Equal tuples are the same version.
+//    only when its tuple is greater than that of the most recently written version (live,
+//    tombstone or expired). So the version written last is always the greatest — a read at any
+//    retrieval grace answers the same on every node — and the gate reads one version, never the
+//    key's history. Equal tuples are the same version.
 //  - a key used as two types at once resolves by a fixed precedence, TLOG > TREG > string: a
 //    write of a lower type on a live key of a higher one loses; a write of a higher type on a live
 //    key of a lower one replaces it (the key is wiped first).

@@ -228,24 +228,33 @@ void PeerLink::Session() {
                       [shared = shared_, owner = owner_, peer_id, messages = std::move(batch)] {
                         shared->in_flight -= static_cast<int>(messages.size());
                         if (!shared->alive || shared->reconnect) return;
+                        // Runs of deltas are applied as one engine write each; a tick ends a run.
+                        std::vector<const PeerDelta*> run;
+                        auto flush = [&] {
+                          const bool ok = run.empty() || owner->ApplyDeltas(peer_id, run);
+                          run.clear();
+                          if (!ok) shared->reconnect = true;
+                          return ok;
+                        };
                         for (const Message& m : messages) {
-                          if (m.tick) {
-                            const uint64_t applied = owner->applied_offset(peer_id);
-                            const int64_t now = WallMs();
-                            std::lock_guard lock(shared->mu);
-                            Status& st = shared->status;
-                            st.remote_end = m.tick_end;
-                            st.clock_skew_ms = m.tick_ms - now;
-                            if (applied >= m.tick_end) {
-                              st.behind_since_ms = 0;
-                            } else if (st.behind_since_ms == 0) {
-                              st.behind_since_ms = now;
-                            }
-                          } else if (!owner->ApplyDelta(peer_id, m.delta)) {
-                            shared->reconnect = true;
-                            return;
+                          if (!m.tick) {
+                            run.push_back(&m.delta);
+                            continue;
+                          }
+                          if (!flush()) return;
+                          const uint64_t applied = owner->applied_offset(peer_id);
+                          const int64_t now = WallMs();
+                          std::lock_guard lock(shared->mu);
+                          Status& st = shared->status;
+                          st.remote_end = m.tick_end;
+                          st.clock_skew_ms = m.tick_ms - now;
+                          if (applied >= m.tick_end) {
+                            st.behind_since_ms = 0;
+                          } else if (st.behind_since_ms == 0) {
+                            st.behind_since_ms = now;
                           }
                         }
+                        flush();
                       });
     batch = {};
     while (shared_->in_flight > kMaxInFlight && !stop_) {

@@ -4,13 +4,13 @@
 // The link is a thread of its own speaking RESP through hiredis: it connects (1 s timeout),
 // authenticates with masterauth (and masteruser) when set, asks `PEER ID`, then
 // `PEER SYNC <this node's id> <applied offset of that peer + 1>` and reads the stream. Every
-// batch of replies read is posted to the io thread, which applies the deltas in order
-// (ActiveActive::ApplyDelta) and notes the ticks (the peer's clock and end offset: lag and clock
-// skew). A lost link, a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine
-// error close the session; the link reconnects after a backoff (50 ms doubling to 1 s) and
-// resumes from the vector. No more than kMaxInFlight deltas wait for the io thread: the link
-// stops reading meanwhile (TCP then holds the peer back, and the peer drops a subscriber whose
-// output grows past its limit).
+// batch of replies read is posted to the io thread, which applies the deltas in order, each run
+// of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
+// and end offset: lag and clock skew). A lost link, a read silent for 3 s (the peer ticks every 100
+// ms), a gap or an engine error close the session; the link reconnects after a backoff (50 ms
+// doubling to 1 s) and resumes from the vector. No more than kMaxInFlight deltas wait for the io
+// thread: the link stops reading meanwhile (TCP then holds the peer back, and the peer drops a
+// subscriber whose output grows past its limit).
 //
 // Thread-safety: Start, Stop, SetPaused and status() from the io thread; the thread talks to the
 // io thread only by posting and through the mutex-guarded status.
