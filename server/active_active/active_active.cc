@@ -138,6 +138,10 @@ storage::Status ActiveActive::EnterMode() {
 bool ActiveActive::Start(std::string* error) {
   const Config& config = context_->config();
   if (config.peers.empty()) return true;
+  if (!config.replicaof_host.empty()) {
+    *error = "a replica cannot have active-active peers (replicaof and peer)";
+    return false;
+  }
   storage::Status s = EnterMode();
   if (!s.ok()) {
     *error = s.message();
@@ -165,6 +169,7 @@ std::optional<std::string> ActiveActive::AddPeer(const std::string& host, int po
       return "ERR peer " + host + ":" + std::to_string(port) + " is already linked";
     }
   }
+  if (context_->is_replica()) return std::string("ERR a replica cannot have active-active peers");
   storage::Status s = EnterMode();
   if (!s.ok()) return "ERR " + s.message();
   StartLink(host, port);

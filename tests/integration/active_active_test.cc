@@ -293,12 +293,16 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
     EXPECT_NE(r.str().find("active-active"), std::string::npos) << args[0] << ": " << r.str();
   }
   EXPECT_EQ(Cmd(c0.get(), {"GET", "k"}).str(), "v");  // nothing was changed
+  Reply r;
+  // A replica's engine is its master's: no origin log or vector would survive.
+  r = Cmd(c0.get(), {"REPLICAOF", "127.0.0.1", std::to_string(n1_.port())});
+  EXPECT_EQ(r.str(), "ERR REPLICAOF is not allowed in active-active mode");
 
   // A timestamp an hour ahead: refused, then (flag) written and counted.
   const int64_t now = Cmd(c0.get(), {"DEBUG", "CLOCK", "GET"}).integer();
   const std::string ahead = std::to_string(now + 3'600'000);
   ASSERT_EQ(Cmd(c0.get(), {"CONFIG", "SET", "max-clock-skew", "60000"}).str(), "OK");
-  Reply r = Cmd(c0.get(), {"PUT", "skew", "v", "TS", ahead});
+  r = Cmd(c0.get(), {"PUT", "skew", "v", "TS", ahead});
   EXPECT_NE(r.str().find("max-clock-skew"), std::string::npos) << r.str();
   EXPECT_TRUE(Cmd(c0.get(), {"GET", "skew"}).is_nil());
   ASSERT_EQ(Cmd(c0.get(), {"CONFIG", "SET", "max-clock-skew-action", "flag"}).str(), "OK");
