@@ -5,6 +5,7 @@
 #include "common/cycle_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
+#include "server/active_active/active_active.h"
 #include "server/client.h"
 #include "server/cluster/redirect.h"
 #include "server/command.h"
@@ -321,6 +322,11 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     reply.SimpleString("QUEUED");
     return result;
   }
+  if (const ActiveActive* aa = server_->active_active(); aa != nullptr && aa->enabled()) {
+    bool handled = false;
+    Result planned = RouteActiveActive(*spec, first_arg, args, client, reply, &handled);
+    if (handled) return planned;
+  }
   client.set_last_command(spec->full_name);
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
@@ -335,6 +341,68 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
   }
   result.command = spec;
   result.is_write = (flags & kCmdWrite) != 0 || ctx.wrote;
+  result.error_counted = ctx.error_counted;
+  return result;
+}
+
+Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t first_arg,
+                                                 std::span<const std::string_view> args,
+                                                 Client& client, protocol::ReplyWriter& reply,
+                                                 bool* handled) {
+  Result result;
+  *handled = false;
+  ActiveActive& aa = *server_->active_active();
+  if (!aa.enabled()) return result;
+  using Kind = ActiveActive::LocalWrite::Kind;
+  ActiveActive::LocalWrite plan = aa.PlanLocalWrite(spec, args, client);
+  if (plan.kind == Kind::kPass) return result;
+  *handled = true;
+  types::Keyspace& keyspace = server_->keyspace();
+  if (plan.kind == Kind::kRefuse || keyspace.in_batch()) {
+    result.refused = &spec;
+    reply.Error(plan.kind == Kind::kRefuse ? plan.error
+                                           : "ERR " + std::string(spec.full_name) +
+                                                 " cannot run inside a batch in "
+                                                 "active-active mode");
+    return result;
+  }
+  client.set_last_command(spec.full_name);
+  result.command = &spec;
+  result.is_write = true;
+  if (plan.kind == Kind::kReplyOk) {  // a string version that loses: nothing to write
+    server_->stats().total_commands_processed++;
+    reply.Ok();
+    return result;
+  }
+  const CommandSpec* run_spec = &spec;
+  std::span<const std::string_view> run_args = args;
+  if (plan.kind == Kind::kRun) {
+    uint32_t flags = 0;
+    run_spec = server_->commands().Resolve(plan.views, &flags, &first_arg);
+    run_args = plan.views;
+  }
+  const size_t start = reply.size();
+  keyspace.BeginBatch();
+  CommandContext ctx{run_args, first_arg, reply, client, *server_};
+  ctx.dispatcher = this;
+  if (!RunHandler(*run_spec, ctx)) {
+    keyspace.DiscardBatch();
+    result.incomplete = true;
+    return result;
+  }
+  const bool failed = reply.Since(start).starts_with('-');
+  if (plan.kind == Kind::kValidate) {
+    // Run only for its error; a form the plan did not understand is refused, never shipped.
+    keyspace.DiscardBatch();
+    if (!failed) {
+      reply.Truncate(start);
+      reply.Error("ERR this form of '" + std::string(spec.full_name) +
+                  "' is not allowed in active-active mode");
+    }
+  } else if (storage::Status s = aa.FinishLocalWrite(plan, !failed); !s.ok()) {
+    reply.Truncate(start);
+    reply.Error("ERR " + s.ToString());
+  }
   result.error_counted = ctx.error_counted;
   return result;
 }

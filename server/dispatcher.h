@@ -156,6 +156,12 @@ class Dispatcher {
   void CountCall(const CommandSpec& spec, uint64_t began);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
+  // Active-active mode (server/active_active/active_active.h): a client write runs in its
+  // canonical form inside a keyspace batch that also logs it for the peers, or is refused.
+  // *handled false: the request is none of its concern, Route runs it as usual.
+  Result RouteActiveActive(const CommandSpec& spec, size_t first_arg,
+                           std::span<const std::string_view> args, Client& client,
+                           protocol::ReplyWriter& reply, bool* handled);
 
   // Redis Cluster routing (server/cluster/redirect.h) of a request that names keys, or with
   // `exec` of the client's transaction queue: the redirection error to answer, or nothing to run

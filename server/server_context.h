@@ -32,6 +32,7 @@ class FaultInjectionFileSystem;
 namespace ebb::server {
 
 class Acl;
+class ActiveActive;
 class BlockReader;
 class CommandTable;
 class Failover;
@@ -130,6 +131,10 @@ class ServerContext {
   // nullptr otherwise. The server installs it.
   cluster::SlotOwnership* cluster() const { return cluster_; }
   void set_cluster(cluster::SlotOwnership* cluster) { cluster_ = cluster; }
+  // The active-active peers (server/active_active/active_active.h), or nullptr (no server or no
+  // keyspace). The server installs it.
+  ActiveActive* active_active() const { return active_active_; }
+  void set_active_active(ActiveActive* aa) { active_active_ = aa; }
   // True while a FAILOVER holds the clients' writes back (the dispatcher defers them until it
   // ends); the failover sets it.
   bool writes_paused() const { return writes_paused_; }
@@ -189,6 +194,7 @@ class ServerContext {
   ReplicaLink* replica_link_ = nullptr;
   Failover* failover_ = nullptr;
   cluster::SlotOwnership* cluster_ = nullptr;
+  ActiveActive* active_active_ = nullptr;
   bool writes_paused_ = false;
   bool is_replica_ = false;
   ServerStats stats_;

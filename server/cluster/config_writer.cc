@@ -8,8 +8,7 @@
 
 namespace ebb::server::cluster {
 
-ConfigWriter::ConfigWriter(std::string path)
-    : path_(std::move(path)), thread_([this] { Run(); }) {}
+ConfigWriter::ConfigWriter(std::string path) : path_(std::move(path)), thread_([this] { Run(); }) {}
 
 ConfigWriter::~ConfigWriter() {
   {

@@ -25,6 +25,8 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
+#include "server/active_active/logical_digest.h"
 #include "server/command.h"
 #include "server/command_docs.h"
 #include "server/commands/register.h"
@@ -133,6 +135,43 @@ void ExecuteDigest(CommandContext& ctx, const NoOptions&) {
     if (!it->status().ok()) return ReplyStatus(ctx, it->status());
   }
   ctx.reply.Bulk(digest.empty() ? std::string(40, '0') : digest);
+}
+
+// DEBUG DIGEST-LOGICAL: the digest active-active nodes compare (server/active_active/
+// logical_digest.h).
+void ExecuteDigestLogical(CommandContext& ctx, const NoOptions&) {
+  std::string hex;
+  storage::Status s = LogicalDigest(ctx.server.keyspace(), ctx.server.config().databases, &hex);
+  if (!s.ok()) return ReplyStatus(ctx, s);
+  ctx.reply.Bulk(hex);
+}
+
+struct PeerLinkOptions {
+  std::string host;
+  int64_t port = 0;
+  bool up = true;
+};
+PeerLinkOptions ParsePeerLink(ArgParser& args) {
+  PeerLinkOptions o;
+  o.host = std::string(args.Next());
+  o.port = args.Int64InRange(1, 65535, "ERR Invalid peer port");
+  const std::string_view state = args.Next();
+  if (EqualsIgnoreCase(state, "down")) {
+    o.up = false;
+  } else if (!EqualsIgnoreCase(state, "up")) {
+    args.Fail(kSyntaxError);
+  }
+  return o;
+}
+
+// DEBUG PEER-LINK host port up|down: a test's partition — the link from this node to that peer
+// closes and stays closed until up (server/active_active/peer_link.h).
+void ExecutePeerLink(CommandContext& ctx, const PeerLinkOptions& o) {
+  ActiveActive* aa = ctx.server.active_active();
+  if (aa == nullptr || !aa->SetLinkPaused(o.host, static_cast<int>(o.port), !o.up)) {
+    return ctx.reply.Error("ERR no peer " + o.host + ":" + std::to_string(o.port));
+  }
+  ctx.reply.Ok();
 }
 
 struct DiskFaultOptions {
@@ -310,6 +349,18 @@ const CommandSpec& DebugTable() {
                              "see (key, value, timestamp, expire_at): equal on a master and its "
                              "replicas once they hold the same data."}},
            .handler = Handler<ParseNothing, ExecuteDigest>},
+          {.name = "digest-logical",
+           .arity = 2,
+           .help = {{.text = "Return a digest of every key a read can see, in the terms every "
+                             "active-active node shares (value, timestamps, TLOG entries and "
+                             "cutoff, expiry): equal on peers that converged."}},
+           .handler = Handler<ParseNothing, ExecuteDigestLogical>},
+          {.name = "peer-link",
+           .arity = 5,
+           .help = {{.usage = "PEER-LINK <host> <port> UP|DOWN",
+                     .text = "Close the link to an active-active peer and keep it closed (DOWN) "
+                             "until UP."}},
+           .handler = Handler<ParsePeerLink, ExecutePeerLink>},
           {.name = "disk-fault",
            .arity = -3,
            .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",

@@ -1,10 +1,10 @@
 // INFO [section ...]: Redis 7's sections and field names where the concept matches (server,
 // clients, memory, persistence, stats, replication, cpu, modules, commandstats, errorstats,
-// latencystats, cluster, keyspace) plus `storage` for the engine. Several sections may be named
-// in one call, in any case; `default` (or no argument) is every section but commandstats and
-// latencystats, `all` and
-// `everything` are every section; a name INFO does not know adds nothing. Sections come in
-// Redis's order, each once. RESP3 replies are a verbatim "txt" string, RESP2 a bulk string.
+// latencystats, cluster, keyspace) plus `peers` (active-active) and `storage` for the engine.
+// Several sections may be named in one call, in any case; `default` (or no argument) is every
+// section but commandstats and latencystats, `all` and `everything` are every section; a name INFO
+// does not know adds nothing. Sections come in Redis's order, each once. RESP3 replies are a
+// verbatim "txt" string, RESP2 a bulk string.
 #include <fmt/format.h>
 #include <malloc.h>
 #include <sys/utsname.h>
@@ -19,6 +19,7 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
 #include "server/command.h"
 #include "server/commands/info_sections.h"
 #include "server/commands/register.h"
@@ -217,6 +218,12 @@ void InfoCluster(ServerContext& ctx, std::string* out) {
 
 namespace {
 
+// INFO peers: active-active mode and each peer's link (server/active_active/active_active.h).
+void InfoPeers(ServerContext& ctx, std::string* out) {
+  if (ActiveActive* aa = ctx.active_active()) return aa->AppendInfo(out);
+  *out += "# Peers\r\nactive_active:no\r\n";
+}
+
 struct Section {
   const char* name;
   bool in_default;
@@ -230,6 +237,7 @@ constexpr Section kSections[] = {
     {"persistence", true, InfoPersistence},
     {"stats", true, InfoStats},
     {"replication", true, AppendReplicationInfo},
+    {"peers", true, InfoPeers},  // active-active
     {"cpu", true, InfoCpu},
     {"modules", true, InfoModules},
     {"commandstats", false, InfoCommandStats},

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/register.h"
@@ -122,6 +123,11 @@ void ExecuteReplicaOf(CommandContext& ctx, const ReplicaOfOptions& o) {
   if (const Failover* failover = ctx.server.failover();
       failover != nullptr && failover->state() != Failover::State::kNone) {
     return ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
+  }
+  if (const ActiveActive* aa = ctx.server.active_active();
+      aa != nullptr && aa->enabled() && !EqualsIgnoreCase(o.host, "no")) {
+    // A replica's engine is replaced by its master's: the origin log and the vector with it.
+    return ctx.reply.Error("ERR REPLICAOF is not allowed in active-active mode");
   }
   if (EqualsIgnoreCase(o.host, "no") && EqualsIgnoreCase(o.port, "one")) {
     link->Promote();

@@ -9,7 +9,7 @@ void RegisterAllCommands(CommandTable& table) {
                     KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
                     ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
                     PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
-                    MigrateCommands,    ClusterCommands}) {
+                    MigrateCommands,    ClusterCommands,   PeerCommands}) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());

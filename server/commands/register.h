@@ -35,7 +35,8 @@ std::vector<CommandSpec> ScriptingCommands();    // EVAL EVALSHA EVAL_RO EVALSHA
 std::vector<CommandSpec> ReplicationCommands();  // REPLCONF PSYNC ROLE WAIT
 std::vector<CommandSpec> ClusterCommands();      // CLUSTER ... (cmd_cluster.cc)
 std::vector<CommandSpec>
-ClusterClientCommands();  // ASKING READONLY READWRITE (cmd_cluster_keys.cc)
+ClusterClientCommands();                  // ASKING READONLY READWRITE (cmd_cluster_keys.cc)
+std::vector<CommandSpec> PeerCommands();  // PEER ... (cmd_peer.cc)
 
 // Every command ebb serves.
 void RegisterAllCommands(CommandTable& table);

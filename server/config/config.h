@@ -142,6 +142,14 @@ struct Config {
   int64_t cluster_migration_barrier = 1;
   bool cluster_allow_replica_migration = true;
   bool cluster_replica_no_failover = false;  // never fail over automatically
+  // Active-active peers (docs/active-active.md): the nodes this one links to at start.
+  std::vector<std::pair<std::string, int>> peers;
+  // A write whose timestamp is more than this many ms ahead of the clock is refused or counted
+  // (max_clock_skew_action "refuse" | "flag"); 0: no check.
+  int64_t max_clock_skew_ms = 0;
+  std::string max_clock_skew_action = "refuse";
+  uint64_t peer_backlog_size = 1000000;       // deltas of this node's origin log kept
+  uint64_t peer_output_limit = 256ull << 20;  // a peer reading slower is dropped (it resumes)
 };
 
 class ConfigRegistry {

@@ -422,6 +422,42 @@ Option ReplicaOf() {
   return o;
 }
 
+// `peer <host> <port>`: an active-active peer linked at start; repeatable.
+Option Peers() {
+  Option o;
+  o.name = "peer";
+  o.doc =
+      "an active-active peer at host and port, linked at start; repeatable "
+      "(docs/active-active.md)";
+  o.mutable_at_runtime = false;
+  o.min_values = 2;
+  o.max_values = 2;
+  o.repeatable = true;
+  o.apply = [](Config* c, const Values& v, bool append, std::string* reason) {
+    int64_t port = 0;
+    if (!ParseInt64(v[1], &port) || port <= 0 || port > 65535) {
+      *reason = "Invalid peer port";
+      return false;
+    }
+    if (!append) c->peers.clear();
+    c->peers.emplace_back(v[0], static_cast<int>(port));
+    return true;
+  };
+  o.get = [](const Config& c) {
+    std::string out;
+    for (const auto& [host, port] : c.peers) {
+      out += (out.empty() ? "" : " ") + host + " " + std::to_string(port);
+    }
+    return out;
+  };
+  o.lines = [](const Config& c) {
+    Lines lines;
+    for (const auto& [host, port] : c.peers) lines.push_back({host, std::to_string(port)});
+    return lines;
+  };
+  return o;
+}
+
 Option LatencyPercentiles() {
   Option o;
   o.name = "latency-tracking-info-percentiles";
@@ -558,6 +594,21 @@ std::vector<Option> BuildOptionTable() {
                       "seconds since its last acknowledgement within which a replica is good",
                       kMutable, &Config::min_replicas_max_lag_s, 0, INT_MAX));
   t.push_back(ReplicaOf());
+  t.push_back(Peers());
+  t.push_back(Integer("max-clock-skew",
+                      "ms a write's timestamp may be ahead of the clock in active-active mode "
+                      "(0: no check)",
+                      kMutable, &Config::max_clock_skew_ms, 0, INT64_MAX));
+  t.push_back(Enum("max-clock-skew-action",
+                   "what a write too far ahead gets: refuse (an error) or flag (counted in INFO "
+                   "peers)",
+                   kMutable, &Config::max_clock_skew_action, {"refuse", "flag"}));
+  t.push_back(Integer("peer-backlog-size",
+                      "deltas of this node's origin log kept for its active-active peers", kMutable,
+                      &Config::peer_backlog_size, 1, INT64_MAX));
+  t.push_back(Memory("peer-output-limit",
+                     "output a peer's stream may hold before the peer is dropped (it resumes)",
+                     kMutable, &Config::peer_output_limit, 1024 * 1024, INT64_MAX));
   t.push_back(String("masterauth", "password a replica gives its master's AUTH", kMutable,
                      &Config::masterauth));
   t.push_back(String("masteruser", "user a replica gives its master's AUTH (empty: none)", kMutable,

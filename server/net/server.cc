@@ -76,6 +76,8 @@ Server::Server(ServerContext* context)
       cluster_->set_resume_listener(
           [this] { boost::asio::post(io_, [this] { ResumeWriteStalled(); }); });
     }
+    active_active_ = std::make_unique<ActiveActive>(context_, io_);
+    context_->set_active_active(active_active_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -90,6 +92,8 @@ void Server::WireEngine() {
 Server::~Server() {
   context_->set_cluster(nullptr);
   cluster_.reset();
+  context_->set_active_active(nullptr);
+  active_active_.reset();  // joins the peer links
   context_->set_failover(nullptr);
   context_->set_writes_paused(false);
   failover_.reset();
@@ -118,6 +122,14 @@ bool Server::Listen(std::string* error) {
   if (cluster_ != nullptr) {
     if (!cluster_->Load(error) || !cluster_->Listen(error)) return false;
     context_->set_cluster(cluster_.get());
+  }
+  if (active_active_) {
+    storage::Status s = active_active_->Open();
+    if (!s.ok()) {
+      *error = "Active-active state unreadable: " + s.ToString();
+      return false;
+    }
+    if (!active_active_->Start(error)) return false;
   }
   return true;
 }
@@ -148,6 +160,7 @@ void Server::Run() {
   // replica's position is written while the engine is there to say its sequence.
   if (replica_link_) replica_link_->Stop();
   if (replication_master_) replication_master_->Stop();
+  if (active_active_) active_active_->Stop();
 }
 
 void Server::ServeWhileBusy(const Client& caller) {
@@ -314,6 +327,7 @@ void Server::ScheduleCron() {
     for (auto& conn : all) conn->Cron(now);
     if (failover_) failover_->Cron(now);  // first, as Redis's replicationCron
     if (replication_master_) replication_master_->Cron(now);
+    if (active_active_) active_active_->Cron(now);
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

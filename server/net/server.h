@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/active_active/active_active.h"
 #include "server/cluster/cluster.h"
 #include "server/config/config.h"
 #include "server/dispatcher.h"
@@ -54,8 +55,9 @@ class Server {
 
   // Binds and listens on every configured address at `port` (unless 0) and at `tls-port` (when
   // set, with the TLS context built from the tls-* options); with cluster-enabled yes, loads the
-  // cluster-config-file and listens on the cluster bus port too. Returns false with *error
-  // naming the address, or what TLS or the cluster config could not load, on failure.
+  // cluster-config-file and listens on the cluster bus port too. Then opens the active-active
+  // state and links the `peer` options (docs/active-active.md). Returns false with *error naming
+  // the address, or what TLS, the cluster config or the active-active state could not load.
   bool Listen(std::string* error);
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
@@ -134,6 +136,7 @@ class Server {
   std::unique_ptr<Failover> failover_;
   // With cluster-enabled yes: this server's cluster node and its bus (server/cluster/cluster.h).
   std::unique_ptr<cluster::Cluster> cluster_;
+  std::unique_ptr<ActiveActive> active_active_;
   bool shutting_down_ = false;
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;

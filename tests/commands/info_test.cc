@@ -41,16 +41,16 @@ class InfoTest : public CommandTest {
   }
 };
 
-const std::vector<std::string> kDefault = {"Server",     "Clients",     "Memory",   "Persistence",
-                                           "Stats",      "Replication", "CPU",      "Modules",
-                                           "Errorstats", "Cluster",     "Keyspace", "Storage"};
+const std::vector<std::string> kDefault = {
+    "Server", "Clients", "Memory",     "Persistence", "Stats",    "Replication", "Peers",
+    "CPU",    "Modules", "Errorstats", "Cluster",     "Keyspace", "Storage"};
 
 TEST_F(InfoTest, DefaultAllAndEverything) {
   EXPECT_EQ(Titles(Info({"INFO"})), kDefault);
   EXPECT_EQ(Titles(Info({"INFO", "default"})), kDefault);
   std::vector<std::string> all = kDefault;
-  all.insert(all.begin() + 8, "Commandstats");
-  all.insert(all.begin() + 10, "Latencystats");
+  all.insert(all.begin() + 9, "Commandstats");
+  all.insert(all.begin() + 11, "Latencystats");
   EXPECT_EQ(Titles(Info({"INFO", "all"})), all);
   EXPECT_EQ(Titles(Info({"INFO", "everything"})), all);
   EXPECT_EQ(Titles(Info({"INFO", "ALL"})), all);
@@ -63,10 +63,10 @@ TEST_F(InfoTest, SeveralSectionsInRedisOrderEachOnce) {
             (std::vector<std::string>{"CPU", "Commandstats"}));
   // A section with `default`: the defaults and it; `all` with one: everything once.
   std::vector<std::string> with_commandstats = kDefault;
-  with_commandstats.insert(with_commandstats.begin() + 8, "Commandstats");
+  with_commandstats.insert(with_commandstats.begin() + 9, "Commandstats");
   EXPECT_EQ(Titles(Info({"INFO", "commandstats", "default"})), with_commandstats);
   std::vector<std::string> all = with_commandstats;
-  all.insert(all.begin() + 10, "Latencystats");
+  all.insert(all.begin() + 11, "Latencystats");
   EXPECT_EQ(Titles(Info({"INFO", "cpu", "all"})), all);
   // Names INFO does not know add nothing, as Redis (sentinel on a plain server).
   EXPECT_EQ(Info({"INFO", "sentinel"}), "");

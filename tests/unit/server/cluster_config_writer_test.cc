@@ -1,11 +1,11 @@
-#include "server/cluster/config_writer.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "server/cluster/config_writer.h"
 
 namespace ebb::server::cluster {
 namespace {

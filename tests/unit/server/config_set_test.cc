@@ -38,8 +38,9 @@ TEST(ConfigGetTest, GlobPatternsCaseInsensitiveInTableOrder) {
   auto all = r.Get("*");
   ASSERT_EQ(all.size(), r.Options().size());
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].first, r.Options()[i].name);
-  // repl-backlog-size, memtable-size, block-cache-size, tlog-cache-size, block-size
-  EXPECT_EQ(r.Get("*-size").size(), 5u);
+  // repl-backlog-size, peer-backlog-size, memtable-size, block-cache-size, tlog-cache-size,
+  // block-size
+  EXPECT_EQ(r.Get("*-size").size(), 6u);
 }
 
 TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {

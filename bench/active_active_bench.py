@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Active-active benchmark (docs/active-active.md): ebb-server beside redis-server in one run.
+
+1. Write throughput per node with 0, 2 and 4 peers: redis-benchmark SET (50 clients, P=1 and
+   P=16, 1000 keys) against one node of a fully linked mesh of 1, 3 or 5 ebb-servers on this
+   machine (every node a process; the peers apply its deltas meanwhile), wal-fsync everysec.
+   redis-server (appendonly yes, appendfsync everysec, no RDB saves) runs the same load alone in
+   the same run: Redis has no open active-active mode, so it is the single-node reference.
+2. Convergence after a partition: three linked nodes; node 0's links are cut both ways (DEBUG
+   PEER-LINK), `--writes` SETs are made at node 0 (redis-benchmark, P=16), the links heal, and the
+   clock runs until both other nodes report node 0's last origin offset applied (INFO peers).
+
+Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
+                                    [--writes 10000,100000]
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_bench import Server, bench, call, free_port, info  # noqa: E402
+
+
+def start_mesh(ebb_bin, workdir, n, tag):
+    ports = [free_port() for _ in range(n)]
+    servers = []
+    for i, port in enumerate(ports):
+        d = os.path.join(workdir, f"{tag}-{i}")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        argv = [os.path.abspath(ebb_bin), "--port", str(port), "--bind", "127.0.0.1", "--dir", d,
+                "--wal-fsync", "everysec", "--enable-debug-command", "yes"]
+        for j, other in enumerate(ports):
+            if j != i:
+                argv += ["--peer", "127.0.0.1", str(other)]
+        servers.append(Server(f"{tag}-{i}", argv, port, workdir))
+    wait_linked(servers)
+    return servers
+
+
+def wait_linked(servers, deadline_s=30):
+    end = time.time() + deadline_s
+    for s in servers:
+        while True:
+            peers = info(s.port, "peers")
+            states = [v for k, v in peers.items() if k.startswith("peer") and k[4:].isdigit()]
+            if all("state=connected" in v for v in states):
+                break
+            if time.time() > end:
+                raise RuntimeError(f"{s.name}: links not up: {states}")
+            time.sleep(0.05)
+
+
+def applied_from(port, origin_id):
+    for k, v in info(port, "peers").items():
+        if k.startswith("peer") and f"id={origin_id}," in v:
+            return int(v.split("applied=")[1].split(",")[0])
+    return -1
+
+
+def throughput(ebb_bin, workdir, requests):
+    rows = []
+    redis_dir = os.path.join(workdir, "redis")
+    os.makedirs(redis_dir, exist_ok=True)
+    port = free_port()
+    redis = Server("redis", ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir",
+                             redis_dir, "--appendonly", "yes", "--appendfsync", "everysec",
+                             "--save", ""], port, workdir)
+    try:
+        redis_rps = {p: bench(port, ["set", "key:__rand_int__", "v"], requests, p, 50)
+                     for p in (1, 16)}
+    finally:
+        redis.stop()
+    for peers in (0, 2, 4):
+        mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}")
+        try:
+            for p in (1, 16):
+                r = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, p, 50)
+                rows.append((peers, p, r, redis_rps[p]))
+        finally:
+            for s in mesh:
+                s.stop()
+    print("| peers | pipeline | ebb SET/s | redis-server SET/s (alone) | ratio |")
+    print("|---|---|---|---|---|")
+    for peers, p, r, ref in rows:
+        print(f"| {peers} | {p} | {r:,.0f} | {ref:,.0f} | {r / ref:.2f} |")
+
+
+def convergence(ebb_bin, workdir, writes_list):
+    print("\n| writes during the partition | time to converge after the heal (s) |")
+    print("|---|---|")
+    for writes in writes_list:
+        mesh = start_mesh(ebb_bin, workdir, 3, f"cv{writes}")
+        try:
+            origin = call(mesh[0].port, "PEER", "ID").decode().split("\r\n")[1]
+            for s in mesh[1:]:
+                call(mesh[0].port, "DEBUG", "PEER-LINK", "127.0.0.1", str(s.port), "DOWN")
+                call(s.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(mesh[0].port), "DOWN")
+            bench(mesh[0].port, ["set", "key:__rand_int__", "v"], writes, 16, 50,
+                  key_range=writes)
+            end = int(info(mesh[0].port, "peers")["origin_offset"])
+            began = time.time()
+            for s in mesh[1:]:
+                call(mesh[0].port, "DEBUG", "PEER-LINK", "127.0.0.1", str(s.port), "UP")
+                call(s.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(mesh[0].port), "UP")
+            deadline = began + 600
+            while any(applied_from(s.port, origin) < end for s in mesh[1:]):
+                if time.time() > deadline:
+                    raise RuntimeError("no convergence within 600 s")
+                time.sleep(0.005)
+            print(f"| {writes:,} | {time.time() - began:.3f} |")
+        finally:
+            for s in mesh:
+                s.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ebb", default="build/ebb-server")
+    parser.add_argument("--requests", type=int, default=200000)
+    parser.add_argument("--writes", default="10000,100000")
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
+    try:
+        throughput(args.ebb, workdir, args.requests)
+        convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")])
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+// ActiveActive: this node as one writable peer among several (docs/active-active.md).
+//
+// The mode. A node is in active-active mode once it has had a peer (`peer host port` at start,
+// or PEER ADD): the mode is a system row and stays after the last peer is removed, so no write
+// made meanwhile escapes the log. In this mode every client write goes through PlanLocalWrite:
+// the commands with a convergent meaning are rewritten into their canonical delta
+// (server/active_active/peer_delta.h) and run in that form; the others are refused with
+// kRefusedError. A node with data and no history of the mode cannot join (snapshots are not
+// transferred yet, docs/active-active.md "Status").
+//
+// The origin log. Each delta that originated here gets the next origin offset and is written as
+// the system row `aa-log:<offset>` in the SAME engine write as the data it changes (the
+// dispatcher opens a keyspace batch around the command), so a crash keeps both or neither, and
+// offsets continue across restarts. The newest peer-backlog-size deltas are kept (the older
+// rows are deleted as new ones come) and mirrored in memory, pre-encoded for the wire.
+//
+// The stream. A peer pulls: its link (server/active_active/peer_link.h) connects, authenticates
+// (masterauth / masteruser), asks PEER ID, then PEER SYNC <its node id> <first offset it lacks>.
+// This node answers +CONTINUE <end offset> and pushes every delta of its own log from there,
+// then each new one as it commits, and a tick (clock, end offset) every 100 ms. Only deltas that
+// ORIGINATED here are streamed: nothing received from a peer is forwarded. An offset older than
+// the log holds is refused (-PEERBEHIND).
+//
+// Applying. ApplyDeltas runs each of a peer's deltas through the merge gate (merge_gate.h) and the
+// command's own handler, and writes `aa-applied:<origin id>` = its offset in the same batch:
+// the per-origin vector, so a restarted node resumes each link exactly where it stopped.
+//
+// Thread-safety: every method on the io thread, except applied_offset (any thread: the links
+// read it when they connect).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/active_active/peer_delta.h"
+#include "server/dispatcher.h"
+#include "storage/status.h"
+
+namespace ebb::protocol {
+class ReplyWriter;
+}
+
+namespace ebb::server {
+
+class Client;
+class PeerLink;
+class ServerContext;
+struct CommandSpec;
+
+class ActiveActive {
+ public:
+  static constexpr std::string_view kNodeIdRow = "aa-node-id";
+  static constexpr std::string_view kModeRow = "aa-mode";
+  static constexpr std::string_view kLogRowPrefix = "aa-log:";
+  static constexpr std::string_view kAppliedRowPrefix = "aa-applied:";
+
+  // REQUIRES: context (with a keyspace) and io outlive this object.
+  ActiveActive(ServerContext* context, boost::asio::io_context& io);
+  ~ActiveActive();
+
+  // Reads the mode and, in the mode, the node id, the log and the applied vector from the
+  // engine. Called once, before any command runs. A node never in the mode reads one row.
+  storage::Status Open();
+  // Starts a link to every `peer` option. False (and *error) if the node cannot enter the mode.
+  bool Start(std::string* error);
+  // Stops every link (joins their threads). Idempotent.
+  void Stop();
+
+  bool enabled() const { return enabled_; }
+  // This node's id: 40 hex characters made when it first entered the mode ("" before).
+  const std::string& node_id() const { return node_id_; }
+
+  // ---- the origin side: the dispatcher's hook (server/dispatcher.cc)
+
+  // What to do with one client write.
+  struct LocalWrite {
+    enum class Kind {
+      kPass,      // not a write: run it as it is, nothing to log
+      kRefuse,    // reply `error`
+      kReplyOk,   // a string version that loses to the one held: +OK, nothing written
+      kRun,       // run `args` (the canonical form) in a batch, then Finish
+      kValidate,  // run the original request only to get its error; any success is refused
+    } kind = Kind::kPass;
+    std::string error;
+    std::vector<std::string> args;  // the canonical command (kRun)
+    std::vector<std::string_view> views;
+    int db = 0;
+    bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left
+  };
+  // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
+  LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,
+                            const Client& client);
+  // After the run of a kRun plan inside the open keyspace batch: when `succeeded` (the reply is
+  // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
+  // was written (the caller replaces the reply with the error).
+  storage::Status FinishLocalWrite(const LocalWrite& plan, bool succeeded);
+
+  // ---- PEER ADD / REMOVE / LIST / SYNC (server/commands/cmd_peer.cc)
+
+  // Adds a link to host:port (entering the mode). An error text when refused.
+  std::optional<std::string> AddPeer(const std::string& host, int port);
+  // False when there is no such peer.
+  bool RemovePeer(const std::string& host, int port);
+  struct PeerInfo {
+    std::string host;
+    int port = 0;
+    std::string state;  // connecting, handshake, connected, behind, paused
+    std::string peer_id;
+    uint64_t applied = 0;       // the last origin offset of this peer applied here
+    uint64_t remote_end = 0;    // the peer's end offset as its last tick said
+    int64_t lag_ms = 0;         // how long this node has been behind the peer (0: caught up)
+    int64_t clock_skew_ms = 0;  // the peer's clock minus this node's, at its last tick
+    int64_t last_io_ms = 0;     // when the link last received something (0: never)
+  };
+  std::vector<PeerInfo> Peers() const;
+  // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
+  // offset `from`, or replies -PEERBEHIND.
+  void Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
+                 uint64_t from);
+  // DEBUG PEER-LINK host port up|down (a test's partition). False: no such peer.
+  bool SetLinkPaused(const std::string& host, int port, bool paused);
+
+  // ---- the applying side
+
+  // Applies consecutive deltas of origin `origin_id` in ONE engine write with the vector row
+  // (those already applied are skipped). False on a gap or a malformed delta (what came before
+  // it is applied) or an engine error (none of them is): the link must reconnect.
+  bool ApplyDeltas(const std::string& origin_id, std::span<const PeerDelta* const> deltas);
+  // The last origin offset of `origin_id` applied here (0: none). Any thread.
+  uint64_t applied_offset(const std::string& origin_id) const;
+
+  // The server's cron: ticks to every subscribed peer, drops those whose client went.
+  void Cron(int64_t now_ms);
+  // INFO peers.
+  void AppendInfo(std::string* out) const;
+
+  uint64_t end_offset() const { return end_offset_; }
+  uint64_t skewed_writes() const { return skewed_writes_; }
+
+ private:
+  struct Subscriber {
+    uint64_t client_id = 0;
+    std::string peer_id;
+  };
+  // Reads the node id, or makes and persists one.
+  storage::Status LoadNodeId();
+  storage::Status LoadLog();
+  enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
+  // One delta into the open batch.
+  ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
+  storage::Status EnterMode();
+  // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
+  bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);
+  void Push(const std::string& wire);
+  void StartLink(const std::string& host, int port);
+
+  ServerContext* context_;
+  boost::asio::io_context& io_;
+  std::string node_id_;
+  bool enabled_ = false;
+  uint64_t end_offset_ = 0;                           // the last origin offset given
+  std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
+  std::map<std::string, uint64_t> applied_;           // origin id -> offset applied
+  mutable std::mutex applied_mu_;                     // guards applied_ for the links
+  std::vector<Subscriber> subscribers_;
+  std::vector<std::unique_ptr<PeerLink>> links_;
+  std::unique_ptr<Client> applier_;  // the client deltas run as
+  Dispatcher dispatcher_;
+  uint64_t skewed_writes_ = 0;
+  int64_t last_tick_ms_ = 0;
+};
+
+}  // namespace ebb::server

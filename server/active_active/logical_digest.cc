@@ -1,0 +1,86 @@
+#include "server/active_active/logical_digest.h"
+
+#include "server/digest.h"
+#include "types/keyspace.h"
+#include "types/kv.h"
+#include "types/tlog.h"
+#include "types/treg.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr int64_t kFullGrace = int64_t{1} << 60;
+
+template <typename T>
+storage::Status Failed(const types::OpResult<T>& r) {
+  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
+                                                     : storage::Status::Corruption("unreadable");
+}
+
+void AppendVersion(std::string* row, const std::string& value, int64_t ts,
+                   std::optional<int64_t> expire_at) {
+  *row += "v" + std::to_string(value.size()) + ":" + value + "@" + std::to_string(ts) + "/" +
+          std::to_string(expire_at.value_or(-1)) + ";";
+}
+
+}  // namespace
+
+storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::string* hex) {
+  std::string digest;
+  std::string row;
+  for (int db = 0; db < databases; db++) {
+    auto keys = keyspace.Keys(db, nullptr);
+    if (!keys.ok()) return Failed(keys);
+    for (const std::string& key : keys.value()) {
+      auto type = keyspace.Type(db, key);
+      if (!type.ok()) return Failed(type);
+      if (!type.value()) continue;  // gone since the listing (expired)
+      row = digest + std::to_string(db) + ":" + key + "=" +
+            std::string(types::KeyTypeName(*type.value())) + ";";
+      auto expire = keyspace.GetExpireAt(db, key);
+      const std::optional<int64_t> expire_at =
+          expire.ok() ? expire.value() : std::optional<int64_t>();
+      switch (*type.value()) {
+        case types::KeyType::kString: {
+          types::Kv kv(keyspace, db);
+          for (int64_t grace : {int64_t{0}, kFullGrace}) {
+            auto r = kv.Get(key, grace);
+            if (r.ok()) {
+              AppendVersion(&row, r.value().value, r.value().ts, r.value().expire_at_ms);
+            } else if (r.status() == types::OpStatus::kNotFound) {
+              row += "absent;";
+            } else {
+              return Failed(r);
+            }
+          }
+          break;
+        }
+        case types::KeyType::kTreg: {
+          auto r = types::Treg(keyspace, db).Get(key);
+          if (!r.ok()) return Failed(r);
+          AppendVersion(&row, r.value().value(), static_cast<int64_t>(r.value().ts()), expire_at);
+          break;
+        }
+        case types::KeyType::kTlog: {
+          types::Tlog tlog(keyspace, db, nullptr);
+          auto cutoff = tlog.Cutoff(key);
+          if (!cutoff.ok()) return Failed(cutoff);
+          row += "c" + std::to_string(cutoff.value()) + ";";
+          auto entries = tlog.Get(key, UINT64_MAX);
+          if (!entries.ok()) return Failed(entries);
+          for (const types::TlogEntry& e : entries.value()) {
+            row += "e" + std::to_string(e.value.size()) + ":" + e.value + "@" +
+                   std::to_string(e.ts) + ";";
+          }
+          row += "x" + std::to_string(expire_at.value_or(-1)) + ";";
+          break;
+        }
+      }
+      digest = Sha1Hex(row);
+    }
+  }
+  *hex = digest.empty() ? std::string(40, '0') : digest;
+  return storage::Status::OK();
+}
+
+}  // namespace ebb::server

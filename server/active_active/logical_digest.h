@@ -1,0 +1,29 @@
+// The logical digest (DEBUG DIGEST-LOGICAL): a SHA-1 over everything a read can see, in the
+// terms every active-active node shares — unlike DEBUG DIGEST, which hashes engine rows, whose
+// TLOG incarnation versions, metadata timestamps and system rows differ from node to node.
+//
+// For every database (0 .. databases-1) and every live key in byte order, the chain hashes
+// "db:key=type;" followed by:
+//   string: value, timestamp and expire_at read at retrieval grace 0, then the same at full
+//           grace ("v<len>:<value>@<ts>/<expire_at or -1>" each);
+//   treg:   "v<len>:<value>@<ts>" and the key's expire_at;
+//   tlog:   "c<cutoff>", each entry newest first "e<len>:<value>@<ts>", and the key's expire_at.
+// The answer is 40 hex digits; 40 zeros when no key is live. Two nodes with the same digest
+// answer every read of every key alike (given the same clock: expiry is part of what is read).
+// Reads wait for the disk on the calling thread: a test's tool.
+// Thread-safety: the command (io) thread.
+#pragma once
+
+#include <string>
+
+#include "storage/status.h"
+
+namespace ebb::types {
+class Keyspace;
+}
+
+namespace ebb::server {
+
+storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::string* hex);
+
+}  // namespace ebb::server

@@ -1,0 +1,110 @@
+#include "server/active_active/merge_gate.h"
+
+#include <limits>
+#include <optional>
+#include <tuple>
+
+#include "common/strings.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+// The gate reads the most recently written version (retrieval grace 0), one step whatever the
+// key's history: in the mode every version a node writes is greater than the one it read here,
+// so the most recent version is also the greatest, the one a full-grace read would walk every
+// version to find.
+constexpr int64_t kNewestVersion = 0;
+
+// A string version's place in the last-writer-wins order.
+struct StringVersion {
+  int64_t ts = 0;
+  bool tombstone = false;
+  std::string value;
+  int64_t expire_at = std::numeric_limits<int64_t>::max();  // never: greatest
+
+  auto tie() const { return std::tie(ts, tombstone, value, expire_at); }
+};
+
+// The incoming version of canonical `PUT key value TS ts PXAT ms|NOTTL` or `DELETE key TS ts`.
+bool IncomingVersion(std::span<const std::string> args, StringVersion* v) {
+  if (args[0] == "put" && args.size() >= 6) {
+    if (!ParseInt64(args[4], &v->ts)) return false;
+    v->value = args[2];
+    if (args.size() == 7 && !ParseInt64(args[6], &v->expire_at)) return false;
+    return true;
+  }
+  if (args[0] == "delete" && args.size() == 4) {
+    v->tombstone = true;
+    return ParseInt64(args[3], &v->ts);
+  }
+  return false;
+}
+
+// 2 for TLOG, 1 for TREG, 0 for a string.
+int Precedence(types::KeyType type) {
+  switch (type) {
+    case types::KeyType::kTlog:
+      return 2;
+    case types::KeyType::kTreg:
+      return 1;
+    case types::KeyType::kString:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,
+                           MergeVerdict* verdict) {
+  *verdict = MergeVerdict::kWrite;
+  const bool string_write = args[0] == "put" || args[0] == "delete";
+  const std::string& key = string_write ? args[1] : args[2];
+  types::KeyMetaRow row;
+  std::optional<storage::DeadVersion> dead;
+  storage::Status s = keyspace.GetMeta(db, key, &row, kNewestVersion, &dead);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  const bool live = s.ok();
+
+  if (!string_write) {
+    const int incoming = args[0] == "tlog" ? 2 : 1;
+    if (!live) return storage::Status::OK();
+    const int held = Precedence(row.type);
+    if (held > incoming) *verdict = MergeVerdict::kOtherTypeWins;
+    if (held < incoming) *verdict = MergeVerdict::kReplaceFirst;
+    return storage::Status::OK();
+  }
+
+  StringVersion incoming;
+  if (!IncomingVersion(args, &incoming)) return storage::Status::InvalidArgument("bad delta");
+  StringVersion held;
+  if (live) {
+    if (row.type != types::KeyType::kString) {
+      *verdict = MergeVerdict::kOtherTypeWins;
+      return storage::Status::OK();
+    }
+    held.ts = row.meta.timestamp_or_zero();
+    held.value = row.payload;
+    held.expire_at = row.meta.expire_at_ms.value_or(held.expire_at);
+  } else if (dead && dead->kind == storage::RowKind::kTombstone) {
+    held.ts = dead->meta.timestamp_or_zero();
+    held.tombstone = true;
+  } else if (dead && dead->kind == storage::RowKind::kValue) {
+    types::KeyType type;
+    std::string_view payload;
+    if (!types::DecodeMetaValue(dead->value, &type, &payload) || type != types::KeyType::kString) {
+      return storage::Status::OK();  // an expired log or register: the key is free
+    }
+    held.ts = dead->meta.timestamp_or_zero();
+    held.value = std::string(payload);
+    held.expire_at = dead->meta.expire_at_ms.value_or(held.expire_at);
+  } else {
+    return storage::Status::OK();  // never written, or wiped
+  }
+  if (!(held.tie() < incoming.tie())) *verdict = MergeVerdict::kLoses;
+  return storage::Status::OK();
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,41 @@
+// The merge gate: how one canonical delta (server/active_active/peer_delta.h) meets what a node
+// already holds, so that every node ends in the same state whatever order deltas arrive in
+// (docs/active-active.md, "Merge rules").
+//
+// TLOG and TREG merge by their own commands (union with cutoff = max; greater (ts, value)). What
+// the gate adds:
+//  - string rows (PUT, DELETE) are a last-writer-wins register over the tuple
+//    (timestamp, tombstone, value bytes, expire_at with "never" greatest): a version is written
+//    only when its tuple is greater than that of the most recently written version (live,
+//    tombstone or expired). So the version written last is always the greatest — a read at any
+//    retrieval grace answers the same on every node — and the gate reads one version, never the
+//    key's history. Equal tuples are the same version.
+//  - a key used as two types at once resolves by a fixed precedence, TLOG > TREG > string: a
+//    write of a lower type on a live key of a higher one loses; a write of a higher type on a live
+//    key of a lower one replaces it (the key is wiped first).
+// Thread-safety: the command (io) thread, as every keyspace operation.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "storage/status.h"
+
+namespace ebb::types {
+class Keyspace;
+}
+
+namespace ebb::server {
+
+enum class MergeVerdict {
+  kWrite,          // apply the delta as it is
+  kLoses,          // a string version not greater than the one held: nothing to write
+  kOtherTypeWins,  // the key holds a type of higher precedence: nothing to write
+  kReplaceFirst,   // the key holds a type of lower precedence: wipe it, then apply
+};
+
+// Judges canonical delta `args` (args[0] lower-case) against database `db`.
+storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,
+                           MergeVerdict* verdict);
+
+}  // namespace ebb::server

@@ -1,0 +1,43 @@
+// PeerDelta: one write that originated on this node, as active-active peers exchange it
+// (docs/active-active.md, "Deltas").
+//
+// A delta is a logical operation, not an engine row: a command in its canonical, fully resolved
+// form (explicit timestamps, absolute expiry), which every node applies through the same type
+// code a client's command runs — `TLOG INS key value ts`, `TLOG TRIMAT key ts`, `TREG SET key
+// value ts`, `PUT key value TS ts PXAT ms|NOTTL`, `DELETE key TS ts`. Each carries the origin
+// node's offset (1, 2, 3, ... in the order the origin committed them), the origin's clock when it
+// made it and the database.
+//
+// Two encodings:
+//  - the origin's log row (a system row, docs/key-encoding.md): EncodePeerDelta /
+//    DecodePeerDelta, fixed64 offset, fixed64 origin_ms, fixed32 db, fixed32 argc, then each
+//    argument length-prefixed (varint32 length, bytes);
+//  - the wire (PEER SYNC's stream): a RESP array
+//    ["delta", offset, origin_ms, db, arg0, arg1, ...], and the origin's heartbeat
+//    ["tick", now_ms, end_offset] (AppendDeltaResp, AppendTickResp).
+// Thread-safety: pure functions and plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ebb::server {
+
+struct PeerDelta {
+  uint64_t offset = 0;    // the origin's offset: 1 for its first delta
+  int64_t origin_ms = 0;  // the origin's clock when it committed the write
+  int db = 0;
+  std::vector<std::string> args;  // the canonical command, args[0] its name
+};
+
+std::string EncodePeerDelta(const PeerDelta& delta);
+// False if `encoded` is malformed.
+bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta);
+
+// Appends the wire form of `delta` / of a heartbeat to *out.
+void AppendDeltaResp(std::string* out, const PeerDelta& delta);
+void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset);
+
+}  // namespace ebb::server

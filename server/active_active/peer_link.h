@@ -1,0 +1,90 @@
+// PeerLink: this node's link to one active-active peer, pulling the deltas that originated there
+// (docs/active-active.md, "Links").
+//
+// The link is a thread of its own speaking RESP through hiredis: it connects (1 s timeout),
+// authenticates with masterauth (and masteruser) when set, asks `PEER ID`, then
+// `PEER SYNC <this node's id> <applied offset of that peer + 1>` and reads the stream. Every
+// batch of replies read is posted to the io thread, which applies the deltas in order, each run
+// of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
+// and end offset: lag and clock skew). A lost link, a read silent for 3 s (the peer ticks every 100
+// ms), a gap or an engine error close the session; the link reconnects after a backoff (50 ms
+// doubling to 1 s) and resumes from the vector. No more than kMaxInFlight deltas wait for the io
+// thread: the link stops reading meanwhile (TCP then holds the peer back, and the peer drops a
+// subscriber whose output grows past its limit).
+//
+// Thread-safety: Start, Stop, SetPaused and status() from the io thread; the thread talks to the
+// io thread only by posting and through the mutex-guarded status.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace ebb::server {
+
+class ActiveActive;
+
+class PeerLink {
+ public:
+  static constexpr int kMaxInFlight = 20000;
+
+  struct Status {
+    std::string state = "connecting";  // connecting, handshake, connected, behind, paused
+    std::string peer_id;
+    uint64_t remote_end = 0;
+    int64_t behind_since_ms = 0;  // 0: caught up at the last tick
+    int64_t clock_skew_ms = 0;
+    int64_t last_io_ms = 0;
+  };
+
+  // REQUIRES: owner and io outlive the link (Stop before either goes).
+  PeerLink(ActiveActive* owner, boost::asio::io_context& io, std::string host, int port,
+           std::string node_id, std::string auth_user, std::string auth_pass);
+  ~PeerLink();
+
+  void Start();
+  // Ends the session and joins the thread; deltas already posted are dropped. Idempotent.
+  void Stop();
+  // A test's partition: a paused link closes its session and does not reconnect until resumed.
+  void SetPaused(bool paused);
+
+  const std::string& host() const { return host_; }
+  int port() const { return port_; }
+  Status status() const;
+
+ private:
+  // What the thread and the io thread share; outlives the link while posts are pending.
+  struct Shared {
+    std::mutex mu;
+    Status status;
+    std::atomic<bool> alive{true};       // false once stopped: pending posts do nothing
+    std::atomic<bool> reconnect{false};  // the io thread asks the session to end
+    std::atomic<int> in_flight{0};
+  };
+
+  void Run();
+  // One connection; returns when it ends.
+  void Session();
+  void SetState(const char* state);
+  void CloseSocket();
+
+  ActiveActive* owner_;
+  boost::asio::io_context& io_;
+  const std::string host_;
+  const int port_;
+  const std::string node_id_;
+  const std::string auth_user_;
+  const std::string auth_pass_;
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> paused_{false};
+  std::mutex fd_mu_;
+  int fd_ = -1;  // the session's socket, to cut a blocking read short
+  std::thread thread_;
+};
+
+}  // namespace ebb::server

@@ -1,0 +1,164 @@
+// PEER: active-active peers (docs/active-active.md) — ADD, REMOVE, LIST, and the two requests a
+// peer's link sends, ID and SYNC.
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+
+namespace ebb::server {
+namespace {
+
+ActiveActive* PeersOrReply(CommandContext& ctx) {
+  ActiveActive* aa = ctx.server.active_active();
+  if (aa == nullptr) ctx.reply.Error("ERR active-active needs a server with a keyspace");
+  return aa;
+}
+
+struct HostPortOptions {
+  std::string host;
+  int64_t port = 0;
+};
+HostPortOptions ParseHostPort(ArgParser& args) {
+  HostPortOptions o;
+  o.host = std::string(args.Next());
+  o.port = args.Int64InRange(1, 65535, "ERR Invalid peer port");
+  return o;
+}
+
+// PEER ADD host port: links this node to a peer (entering active-active mode).
+void ExecuteAdd(CommandContext& ctx, const HostPortOptions& o) {
+  ActiveActive* aa = PeersOrReply(ctx);
+  if (aa == nullptr) return;
+  if (std::optional<std::string> error = aa->AddPeer(o.host, static_cast<int>(o.port))) {
+    return ctx.reply.Error(*error);
+  }
+  ctx.reply.Ok();
+}
+
+// PEER REMOVE host port: closes the link (the node stays in active-active mode).
+void ExecuteRemove(CommandContext& ctx, const HostPortOptions& o) {
+  ActiveActive* aa = PeersOrReply(ctx);
+  if (aa == nullptr) return;
+  if (!aa->RemovePeer(o.host, static_cast<int>(o.port))) {
+    return ctx.reply.Error("ERR no peer " + o.host + ":" + std::to_string(o.port));
+  }
+  ctx.reply.Ok();
+}
+
+// PEER LIST: one map per peer (a flat array in RESP2).
+void ExecuteList(CommandContext& ctx, const NoOptions&) {
+  ActiveActive* aa = PeersOrReply(ctx);
+  if (aa == nullptr) return;
+  const std::vector<ActiveActive::PeerInfo> peers = aa->Peers();
+  ctx.reply.ArrayHeader(peers.size());
+  for (const ActiveActive::PeerInfo& p : peers) {
+    ctx.reply.MapHeader(7);
+    ctx.reply.Bulk("host");
+    ctx.reply.Bulk(p.host);
+    ctx.reply.Bulk("port");
+    ctx.reply.Integer(p.port);
+    ctx.reply.Bulk("state");
+    ctx.reply.Bulk(p.state);
+    ctx.reply.Bulk("id");
+    ctx.reply.Bulk(p.peer_id);
+    ctx.reply.Bulk("applied");
+    ctx.reply.Integer(static_cast<int64_t>(p.applied));
+    ctx.reply.Bulk("lag_ms");
+    ctx.reply.Integer(p.lag_ms);
+    ctx.reply.Bulk("clock_skew_ms");
+    ctx.reply.Integer(p.clock_skew_ms);
+  }
+}
+
+// PEER ID: this node's id (40 hex characters, kept in the data).
+void ExecuteId(CommandContext& ctx, const NoOptions&) {
+  ActiveActive* aa = PeersOrReply(ctx);
+  if (aa == nullptr) return;
+  if (!aa->enabled()) return ctx.reply.Error("ERR this node is not in active-active mode");
+  ctx.reply.Bulk(aa->node_id());
+}
+
+struct SyncOptions {
+  std::string_view peer_id;
+  uint64_t from = 0;
+};
+SyncOptions ParseSync(ArgParser& args) {
+  SyncOptions o;
+  o.peer_id = args.Next();
+  o.from = args.Uint64();
+  return o;
+}
+
+// PEER SYNC peer-id offset: the connection becomes the stream of this node's deltas from origin
+// offset `offset` on.
+void ExecuteSync(CommandContext& ctx, const SyncOptions& o) {
+  ActiveActive* aa = PeersOrReply(ctx);
+  if (aa == nullptr) return;
+  aa->Subscribe(ctx.client, ctx.reply, o.peer_id, o.from);
+}
+
+constexpr uint32_t kPeerFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+
+}  // namespace
+
+std::vector<CommandSpec> PeerCommands() {
+  const std::vector<ArgSpec> host_port = {{.name = "host"},
+                                          {.name = "port", .type = ArgType::kInteger}};
+  return {{
+      .name = "peer",
+      .arity = -2,
+      .group = "server",
+      .summary = "A container for active-active peer commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands =
+          {{.name = "add",
+            .arity = 4,
+            .flags = kPeerFlags,
+            .group = "server",
+            .summary = "Links this node to an active-active peer; the node enters active-active "
+                       "mode.",
+            .arguments = host_port,
+            .help = {{.text = "Link to the peer at <host> <port> and stream its writes."}},
+            .handler = Handler<ParseHostPort, ExecuteAdd>},
+           {.name = "remove",
+            .arity = 4,
+            .flags = kPeerFlags,
+            .group = "server",
+            .summary = "Closes the link to an active-active peer.",
+            .arguments = host_port,
+            .help = {{.text = "Close the link to the peer at <host> <port>."}},
+            .handler = Handler<ParseHostPort, ExecuteRemove>},
+           {.name = "list",
+            .arity = 2,
+            .flags = kPeerFlags,
+            .group = "server",
+            .summary = "Lists the active-active peers and the state of each link.",
+            .help = {{.text = "Return each peer's host, port, link state, id, last applied "
+                              "origin offset, lag and clock skew."}},
+            .handler = Handler<ParseNothing, ExecuteList>},
+           {.name = "id",
+            .arity = 2,
+            .flags = kPeerFlags | kCmdFast,
+            .group = "server",
+            .summary = "Returns this node's active-active id.",
+            .help = {{.text = "Return this node's id."}},
+            .handler = Handler<ParseNothing, ExecuteId>},
+           {.name = "sync",
+            .arity = 4,
+            .flags = kPeerFlags,
+            .group = "server",
+            .summary = "Streams the deltas that originated on this node to a peer (sent by a "
+                       "peer's link).",
+            .arguments = {{.name = "peer-id"}, {.name = "offset", .type = ArgType::kInteger}},
+            .help = {{.text = "Stream this node's deltas from origin <offset> (a peer's link)."}},
+            .handler = Handler<ParseSync, ExecuteSync>},
+           HelpSubcommand("server", "Returns helpful text about PEER.", kCmdLoading | kCmdStale)},
+  }};
+}
+
+}  // namespace ebb::server

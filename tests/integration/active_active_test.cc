@@ -1,0 +1,330 @@
+// Active-active peers against spawned ebb-servers (docs/active-active.md): three nodes linked in
+// a mesh take random TLOG / TREG / PUT / DELETE / SET writes at every node while a node is cut
+// off (DEBUG PEER-LINK) and another is killed and restarted; after the heal every node has the
+// same DEBUG DIGEST-LOGICAL, and so does a fourth node that joins empty and applies everyone's
+// log. Then expiry at the same clock time on every node, the commands refused in the mode,
+// authenticated links, max-clock-skew and INFO peers. Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/test_seed.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string LogicalDigest(redisContext* c) { return Cmd(c, {"DEBUG", "DIGEST-LOGICAL"}).str(); }
+
+std::vector<std::string> PeerArgs(const std::vector<const TestServer*>& others) {
+  std::vector<std::string> args;
+  for (const TestServer* other : others) {
+    args.insert(args.end(), {"--peer", "127.0.0.1", std::to_string(other->port())});
+  }
+  return args;
+}
+
+// Polls (every 20 ms, up to `timeout`) until every connection answers the same logical digest;
+// "" then, else the digests seen last.
+std::string WaitConverged(const std::vector<redisContext*>& nodes,
+                          milliseconds timeout = milliseconds(15000)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string seen;
+  for (;;) {
+    std::vector<std::string> digests;
+    for (redisContext* c : nodes) digests.push_back(LogicalDigest(c));
+    bool equal = true;
+    seen.clear();
+    for (const std::string& d : digests) {
+      equal = equal && d == digests.front();
+      seen += d + " ";
+    }
+    if (equal) return "";
+    if (std::chrono::steady_clock::now() > deadline) return seen;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+}
+
+// The link between two nodes cut (both directions) or healed.
+void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
+             const TestServer& b_server, bool up) {
+  const char* state = up ? "UP" : "DOWN";
+  ASSERT_EQ(
+      Cmd(a, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(b_server.port()), state}).str(),
+      "OK");
+  ASSERT_EQ(
+      Cmd(b, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(a_server.port()), state}).str(),
+      "OK");
+}
+
+// A random write: small key, value and timestamp ranges, so versions tie and types collide on
+// the key "mix". `expect_refused` is set for a command the mode refuses.
+std::vector<std::string> RandomWrite(std::mt19937_64& rng, bool* expect_refused) {
+  auto pick = [&rng](uint64_t n) { return rng() % n; };
+  const std::string value = std::string(1, static_cast<char>('a' + pick(3)));
+  const std::string ts = std::to_string(1 + pick(400));
+  const bool mix = pick(10) == 0;
+  auto key = [&](const char* prefix) {
+    return mix ? std::string("mix") : prefix + std::to_string(pick(5));
+  };
+  *expect_refused = false;
+  switch (pick(12)) {
+    case 0:
+    case 1:
+      return {"TLOG", "INS", key("t"), value + std::to_string(pick(4)), ts};
+    case 2:
+      return {"TLOG", "TRIMAT", key("t"), std::to_string(1 + pick(150))};
+    case 3:
+      return pick(2) == 0 ? std::vector<std::string>{"TLOG", "TRIM", key("t"), "3"}
+                          : std::vector<std::string>{"TLOG", "CLR", key("t")};
+    case 4:
+    case 5:
+      return {"TREG", "SET", key("r"), value, ts};
+    case 6:
+    case 7:
+      return {"PUT", key("s"), value, "TS", ts};
+    case 8:
+      return {"PUT", key("s"), value, "TS", ts, "PXAT", "4102444800000"};  // 2100
+    case 9:
+      return {"DELETE", key("s"), "TS", ts};
+    case 10:
+      return {"SET", key("s"), value, "EX", "86400"};
+    default:
+      *expect_refused = true;
+      return {"INCR", "counter"};
+  }
+}
+
+class ActiveActiveTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (TestServer* server : {&n0_, &n1_, &n2_, &n3_}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+  // Starts n0..n2, each with the other two as `peer` options.
+  void StartMesh(const std::vector<std::string>& extra = {}) {
+    TestServer* nodes[] = {&n0_, &n1_, &n2_};
+    for (int i = 0; i < 3; i++) {
+      std::vector<const TestServer*> others;
+      for (int j = 0; j < 3; j++) {
+        if (j != i) others.push_back(nodes[j]);
+      }
+      std::vector<std::string> args = PeerArgs(others);
+      args.insert(args.end(), extra.begin(), extra.end());
+      ASSERT_TRUE(nodes[i]->Start(args)) << nodes[i]->error();
+    }
+  }
+
+  TestServer n0_, n1_, n2_, n3_;
+};
+
+// Random writes at every node through a partition, a kill -9 and restart, then a heal: every
+// node converges, and a node joining empty afterwards reaches the same digest from the logs.
+TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
+  StartMesh({"--memtable-size", "65536"});
+  std::vector<RedisConnection> c;
+  for (TestServer* s : {&n0_, &n1_, &n2_}) c.push_back(s->Connect());
+  const uint64_t seed = TestSeed(20);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int refused = 0;
+  auto write_at = [&](redisContext* node, int count) {
+    for (int i = 0; i < count; i++) {
+      bool expect_refused = false;
+      const std::vector<std::string> args = RandomWrite(rng, &expect_refused);
+      const Reply r = Cmd(node, args);
+      if (expect_refused) {
+        ASSERT_TRUE(r.is_error()) << args[0];
+        ASSERT_NE(r.str().find("active-active"), std::string::npos) << r.str();
+        refused++;
+      } else if (r.is_error()) {
+        // Only a type collision on "mix" may fail, as it would on a single node.
+        ASSERT_EQ(args[args[0] == "TLOG" || args[0] == "TREG" ? 2 : 1], "mix") << r.str();
+        ASSERT_EQ(r.str().rfind("WRONGTYPE", 0), 0u) << r.str();
+      }
+    }
+  };
+  auto round_robin = [&](const std::vector<redisContext*>& nodes, int rounds) {
+    for (int i = 0; i < rounds; i++) {
+      for (redisContext* node : nodes) write_at(node, 1);
+    }
+  };
+
+  round_robin({c[0].get(), c[1].get(), c[2].get()}, 60);
+
+  // n0 cut off from both others; everyone keeps writing.
+  SetLink(c[0].get(), n0_, c[1].get(), n1_, false);
+  SetLink(c[0].get(), n0_, c[2].get(), n2_, false);
+  round_robin({c[0].get(), c[1].get(), c[2].get()}, 60);
+  EXPECT_NE(LogicalDigest(c[0].get()), LogicalDigest(c[1].get()));  // the partition shows
+
+  // n2 killed while n0 and n1 write, then restarted on its data: it resumes from its vector.
+  const std::string n2_id = Cmd(c[2].get(), {"PEER", "ID"}).str();
+  n2_.Kill();
+  round_robin({c[0].get(), c[1].get()}, 40);
+  ASSERT_TRUE(n2_.Start(PeerArgs({&n0_, &n1_}))) << n2_.error();
+  c[2] = n2_.Connect();
+  EXPECT_EQ(Cmd(c[2].get(), {"PEER", "ID"}).str(), n2_id);  // the id is kept in the data
+  round_robin({c[0].get(), c[1].get(), c[2].get()}, 40);
+
+  SetLink(c[0].get(), n0_, c[1].get(), n1_, true);
+  SetLink(c[0].get(), n0_, c[2].get(), n2_, true);
+  EXPECT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
+  EXPECT_GT(refused, 0);
+
+  // After the restart, n2's link to n1 resumed past the start of n1's log: the line n1 logs
+  // for it names an offset above 1.
+  const std::string log = n1_.ReadLog();
+  const std::string marker = "(" + n2_id + ") streams this node's deltas from offset ";
+  const size_t at = log.rfind(marker);
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_GT(std::stoll(log.substr(at + marker.size())), 1) << log.substr(at, 200);
+
+  // A fourth node joining empty replays the three logs and reaches the same state.
+  ASSERT_TRUE(n3_.Start(PeerArgs({&n0_, &n1_, &n2_}))) << n3_.error();
+  auto c3 = n3_.Connect();
+  EXPECT_EQ(WaitConverged({c[0].get(), c3.get()}), "");
+
+  // The digest sees what reads see: a key written once more on one node moves it until the
+  // others have it too.
+  const std::string before = LogicalDigest(c[1].get());
+  ASSERT_EQ(Cmd(c[0].get(), {"PUT", "fresh", "x", "TS", "1000"}).str(), "OK");
+  EXPECT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get(), c3.get()}), "");
+  EXPECT_NE(LogicalDigest(c[1].get()), before);
+  EXPECT_EQ(Cmd(c3.get(), {"GET", "fresh"}).str(), "x");
+}
+
+// With the same DEBUG CLOCK on every node, a row expires everywhere at the same clock time,
+// including one written on a node cut off from the others.
+TEST_F(ActiveActiveTest, ExpiryAtTheSameClockTimeOnEveryNode) {
+  StartMesh();
+  std::vector<RedisConnection> c;
+  for (TestServer* s : {&n0_, &n1_, &n2_}) c.push_back(s->Connect());
+  const int64_t t = 1'900'000'000'000;
+  for (auto& node : c) {
+    ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t)}).str(), "OK");
+  }
+  ASSERT_EQ(Cmd(c[0].get(), {"SET", "e1", "v", "PX", "1000"}).str(), "OK");
+  SetLink(c[1].get(), n1_, c[0].get(), n0_, false);
+  SetLink(c[1].get(), n1_, c[2].get(), n2_, false);
+  ASSERT_EQ(Cmd(c[1].get(), {"PUT", "e2", "w", "PXAT", std::to_string(t + 2000)}).str(), "OK");
+  ASSERT_EQ(Cmd(c[1].get(), {"TLOG", "INS", "log", "entry", "7"}).str(), "OK");
+  SetLink(c[1].get(), n1_, c[0].get(), n0_, true);
+  SetLink(c[1].get(), n1_, c[2].get(), n2_, true);
+  ASSERT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
+  for (auto& node : c) {
+    EXPECT_EQ(Cmd(node.get(), {"PEXPIRETIME", "e1"}).integer(), t + 1000);
+    EXPECT_EQ(Cmd(node.get(), {"PEXPIRETIME", "e2"}).integer(), t + 2000);
+  }
+  for (auto& node : c) {
+    ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t + 999)}).str(), "OK");
+    EXPECT_EQ(Cmd(node.get(), {"EXISTS", "e1", "e2"}).integer(), 2);
+  }
+  for (auto& node : c) {
+    ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t + 1000)}).str(), "OK");
+    EXPECT_EQ(Cmd(node.get(), {"EXISTS", "e1"}).integer(), 0);
+    EXPECT_EQ(Cmd(node.get(), {"EXISTS", "e2"}).integer(), 1);
+  }
+  for (auto& node : c) {
+    ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t + 2000)}).str(), "OK");
+    EXPECT_EQ(Cmd(node.get(), {"EXISTS", "e2"}).integer(), 0);
+    EXPECT_EQ(Cmd(node.get(), {"TLOG", "SIZE", "log"}).integer(), 1);
+  }
+  EXPECT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
+  // A write older than the expired version does not bring the key back on any node.
+  ASSERT_EQ(Cmd(c[2].get(), {"PUT", "e2", "old", "TS", std::to_string(t - 5)}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
+  for (auto& node : c) EXPECT_TRUE(Cmd(node.get(), {"GET", "e2"}).is_nil());
+}
+
+// Authenticated links, the commands the mode refuses, max-clock-skew, INFO peers and PEER.
+TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
+  const std::vector<std::string> auth = {"--requirepass", "s3cret", "--masterauth", "s3cret"};
+  std::vector<std::string> a0 = PeerArgs({&n1_});
+  a0.insert(a0.end(), auth.begin(), auth.end());
+  std::vector<std::string> a1 = PeerArgs({&n0_});
+  a1.insert(a1.end(), auth.begin(), auth.end());
+  ASSERT_TRUE(n0_.Start(a0)) << n0_.error();
+  ASSERT_TRUE(n1_.Start(a1)) << n1_.error();
+  auto c0 = n0_.Connect();
+  auto c1 = n1_.Connect();
+  ASSERT_EQ(Cmd(c0.get(), {"AUTH", "s3cret"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1.get(), {"AUTH", "s3cret"}).str(), "OK");
+
+  ASSERT_EQ(Cmd(c0.get(), {"SET", "k", "v"}).str(), "OK");
+  for (int i = 0; i < 500 && Cmd(c1.get(), {"GET", "k"}).str() != "v"; i++) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_EQ(Cmd(c1.get(), {"GET", "k"}).str(), "v");
+  EXPECT_EQ(InfoText(c0.get(), "peers", "active_active"), "yes");
+  EXPECT_NE(InfoText(c1.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+  const Reply list = Cmd(c0.get(), {"PEER", "LIST"});
+  ASSERT_EQ(list.size(), 1u);
+
+  const std::vector<std::vector<std::string>> refused = {{"INCR", "n"},
+                                                         {"APPEND", "k", "x"},
+                                                         {"SETRANGE", "k", "0", "x"},
+                                                         {"GETDEL", "k"},
+                                                         {"RENAME", "k", "k2"},
+                                                         {"DEL", "k"},
+                                                         {"EXPIRE", "k", "10"},
+                                                         {"PERSIST", "k"},
+                                                         {"FLUSHDB"},
+                                                         {"FLUSHALL"},
+                                                         {"MULTI"},
+                                                         {"WATCH", "k"},
+                                                         {"EVAL", "return 1", "0"},
+                                                         {"SET", "k", "v", "NX"},
+                                                         {"SET", "k", "v", "GET"},
+                                                         {"MSET", "a", "1"},
+                                                         {"RESTORE", "k", "0", "x"}};
+  for (const auto& args : refused) {
+    const Reply r = Cmd(c0.get(), args);
+    EXPECT_TRUE(r.is_error()) << args[0];
+    EXPECT_NE(r.str().find("active-active"), std::string::npos) << args[0] << ": " << r.str();
+  }
+  EXPECT_EQ(Cmd(c0.get(), {"GET", "k"}).str(), "v");  // nothing was changed
+  Reply r;
+  // A replica's engine is its master's: no origin log or vector would survive.
+  r = Cmd(c0.get(), {"REPLICAOF", "127.0.0.1", std::to_string(n1_.port())});
+  EXPECT_EQ(r.str(), "ERR REPLICAOF is not allowed in active-active mode");
+
+  // A timestamp an hour ahead: refused, then (flag) written and counted.
+  const int64_t now = Cmd(c0.get(), {"DEBUG", "CLOCK", "GET"}).integer();
+  const std::string ahead = std::to_string(now + 3'600'000);
+  ASSERT_EQ(Cmd(c0.get(), {"CONFIG", "SET", "max-clock-skew", "60000"}).str(), "OK");
+  r = Cmd(c0.get(), {"PUT", "skew", "v", "TS", ahead});
+  EXPECT_NE(r.str().find("max-clock-skew"), std::string::npos) << r.str();
+  EXPECT_TRUE(Cmd(c0.get(), {"GET", "skew"}).is_nil());
+  ASSERT_EQ(Cmd(c0.get(), {"CONFIG", "SET", "max-clock-skew-action", "flag"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"PUT", "skew", "v", "TS", ahead}).str(), "OK");
+  EXPECT_EQ(InfoField(c0.get(), "peers", "skewed_writes"), 1);
+
+  // A node holding data written outside the mode cannot join (its data would never reach the
+  // peers); an empty one can.
+  ASSERT_TRUE(n2_.Start()) << n2_.error();
+  auto c2 = n2_.Connect();
+  ASSERT_EQ(Cmd(c2.get(), {"SET", "local", "1"}).str(), "OK");
+  r = Cmd(c2.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(n0_.port())});
+  EXPECT_TRUE(r.is_error());
+  EXPECT_NE(r.str().find("cannot join"), std::string::npos) << r.str();
+  EXPECT_EQ(InfoText(c2.get(), "peers", "active_active"), "no");
+
+  EXPECT_EQ(Cmd(c0.get(), {"PEER", "REMOVE", "127.0.0.1", std::to_string(n1_.port())}).str(), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"PEER", "LIST"}).size(), 0u);
+  // Still in the mode: writes are still logged and refusals still apply.
+  EXPECT_EQ(InfoText(c0.get(), "peers", "active_active"), "yes");
+  EXPECT_TRUE(Cmd(c0.get(), {"INCR", "n"}).is_error());
+}
+
+}  // namespace
+}  // namespace ebb::test
