@@ -183,7 +183,11 @@ TEST_F(ClusterTest, OneNodesSubcommandsErrorsAndConfigFile) {
   EXPECT_EQ(ClusterInfo(c.get(), "cluster_my_epoch"), "5");
   EXPECT_EQ(ClusterInfo(c.get(), "cluster_current_epoch"), "5");
 
-  // RESET: refused while the master holds keys; HARD gives a new name and epoch 0.
+  // RESET: refused while the master holds keys; HARD gives a new name and epoch 0. With 8 of
+  // the 16384 slots served the node is down unless it may serve partial coverage.
+  EXPECT_EQ(Cmd(c.get(), {"SET", KeyInSlot(0), "v"}).str(), "CLUSTERDOWN The cluster is down");
+  ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", "cluster-require-full-coverage", "no"}).str(), "OK");
+  EXPECT_TRUE(Eventually([&] { return ClusterInfo(c.get(), "cluster_state") == "ok"; }, 5));
   ASSERT_EQ(Cmd(c.get(), {"SET", KeyInSlot(0), "v"}).str(), "OK");
   EXPECT_EQ(error({"CLUSTER", "FLUSHSLOTS"}),
             "ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
@@ -394,6 +398,7 @@ TEST_F(ClusterTest, RedisCliCreatesAClusterThatFailsOverAndTakesTheOldMasterBack
   const std::string replica_id = Id(*nodes_[replica]);
   EXPECT_TRUE(Eventually([&] {
     auto back = nodes_[master]->Connect();
+    Cmd(back.get(), {"READONLY"});  // a replica serves its master's slots to READONLY clients
     Reply role = Cmd(back.get(), {"ROLE"});
     return role[0].str() == "slave" && role[2].integer() == nodes_[replica]->port() &&
            role[3].str() == "connected" && Cmd(back.get(), {"GET", key}).str() == "after-failover";
