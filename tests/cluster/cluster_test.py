@@ -36,6 +36,9 @@ import time
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from spawned import poll, print_logs, stop_processes  # noqa: E402
+
 SERVER = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -68,21 +71,6 @@ def free_ports(count):
             continue
         ports.append(port)
     return ports
-
-
-def poll(what, probe, timeout, interval=0.1):
-    """probe()'s first truthy answer within `timeout` seconds; a connection error is a no."""
-    deadline = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < deadline:
-        try:
-            value = probe()
-            if value:
-                return value
-        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError) as e:
-            last_error = e
-        time.sleep(interval)
-    raise AssertionError("%s: not within %.0f s (last error: %s)" % (what, timeout, last_error))
 
 
 def node(port, socket_timeout=5):
@@ -141,30 +129,13 @@ class Cluster:
         proc.wait(timeout=10)
 
     def stop(self):
-        """SIGTERM to every process; returns those that did not exit with status 0."""
-        for proc in self.procs.values():
-            proc.send_signal(signal.SIGTERM)
-        failed = []
-        for port, proc in self.procs.items():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-            if proc.returncode != 0:
-                failed.append("node %d exited with %d" % (port, proc.returncode))
+        """Stops every process; returns those that did not exit with status 0."""
+        procs = {"node %d" % port: proc for port, proc in self.procs.items()}
         self.procs.clear()
-        return failed
+        return stop_processes(procs)
 
     def print_logs(self):
-        for name in sorted(os.listdir(self.root)):
-            if name.endswith(".log"):
-                with open(os.path.join(self.root, name), errors="replace") as f:
-                    lines = [line for line in f
-                             if " - Accepted " not in line and " - Client closed " not in line]
-                keep = 200 if name.endswith(".stderr.log") else 40
-                print("---- %s (last %d lines, without connections)" % (name, keep))
-                sys.stdout.writelines(lines[-keep:])
+        print_logs(self.root, stderr_lines=200)
 
 
 def nodes_view(port):

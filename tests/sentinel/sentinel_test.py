@@ -34,6 +34,9 @@ import time
 import redis
 from redis.sentinel import Sentinel
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from spawned import poll, print_logs, stop_processes  # noqa: E402
+
 EBB = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,21 +61,6 @@ def free_ports(count):
     for s in sockets:
         s.close()
     return ports
-
-
-def poll(what, probe, timeout, interval=0.05):
-    """probe()'s first truthy answer within `timeout` seconds; a connection error is a no."""
-    deadline = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < deadline:
-        try:
-            value = probe()
-            if value:
-                return value
-        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError) as e:
-            last_error = e
-        time.sleep(interval)
-    raise AssertionError("%s: not within %.0f s (last error: %s)" % (what, timeout, last_error))
 
 
 def client(port, socket_timeout=5, password=None):
@@ -154,31 +142,11 @@ class Group:
         poll(name + " answers PING", lambda: client(self.sentinel_ports[i]).ping(), 10)
 
     def stop(self):
-        """Stops every process with SIGTERM; returns those that did not exit with status 0 (a
-        sanitizer's report makes a server exit with another)."""
-        for proc in self.procs.values():
-            proc.send_signal(signal.SIGTERM)
-        failed = []
-        for name, proc in self.procs.items():
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-            if proc.returncode != 0:
-                failed.append("%s exited with %d" % (name, proc.returncode))
-        self.procs.clear()
-        return failed
+        """Stops every process; returns those that did not exit with status 0."""
+        return stop_processes(self.procs, timeout=10)
 
     def print_logs(self):
-        for name in sorted(os.listdir(self.root)):
-            if name.endswith(".log"):
-                with open(os.path.join(self.root, name), errors="replace") as f:
-                    lines = [line for line in f
-                             if " - Accepted " not in line and " - Client closed " not in line]
-                keep = 300 if name.endswith(".stderr.log") else 40
-                print("---- %s (last %d lines, without connections)" % (name, keep))
-                sys.stdout.writelines(lines[-keep:])
+        print_logs(self.root, stderr_lines=300)
 
 
 def sentinel_view(port):
