@@ -20,6 +20,8 @@
 // turn (once, whatever changed), which replaces the file atomically and fsynced off the io
 // thread (server/cluster/config_writer.h); what must be durable before a message leaves (votes,
 // a new epoch) and CLUSTER SAVECONFIG wait for their write.
+// Definitions: cluster.cc, cluster_receive.cc (bus messages), cluster_commands.cc (CLUSTER
+// subcommands), cluster_failover.cc.
 // Thread-safety: the io thread only.
 #pragma once
 
