@@ -352,7 +352,6 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
   Result result;
   *handled = false;
   ActiveActive& aa = *server_->active_active();
-  if (!aa.enabled()) return result;
   using Kind = ActiveActive::LocalWrite::Kind;
   ActiveActive::LocalWrite plan = aa.PlanLocalWrite(spec, args, client);
   if (plan.kind == Kind::kPass) return result;

@@ -158,7 +158,8 @@ class Dispatcher {
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
   // Active-active mode (server/active_active/active_active.h): a client write runs in its
   // canonical form inside a keyspace batch that also logs it for the peers, or is refused.
-  // *handled false: the request is none of its concern, Route runs it as usual.
+  // REQUIRES: the node is in the mode. *handled false: the request is none of its concern,
+  // Route runs it as usual.
   Result RouteActiveActive(const CommandSpec& spec, size_t first_arg,
                            std::span<const std::string_view> args, Client& client,
                            protocol::ReplyWriter& reply, bool* handled);

@@ -190,8 +190,8 @@ def create(cluster):
     poll("redis-cli --cluster check is clean", lambda: check_clean(cluster.ports[0]), 60, 0.5)
     for port in cluster.ports:
         poll("node %d: cluster_state ok and 6 nodes" % port,
-             lambda: cluster_info(port)["cluster_state"] == "ok"
-             and cluster_info(port)["cluster_known_nodes"] == "6", 30)
+             lambda: cluster_info(port)
+             .items() >= {("cluster_state", "ok"), ("cluster_known_nodes", "6")}, 30)
     def three_and_three(port):
         view = nodes_view(port)
         return (len([n for n in view.values() if "master" in n["flags"] and n["slots"]]) == 3
@@ -298,7 +298,7 @@ class Load:
 def key_owner_counts(cluster_ports, keys):
     """For each key, the masters holding it (KEYS per master, outside the cluster client)."""
     holders = {k: [] for k in keys}
-    for port, _ in masters(cluster_ports[0]).items():
+    for port in masters(cluster_ports[0]):
         for k in node(port, 30).keys("*"):
             if k in holders:
                 holders[k].append(port)
@@ -324,7 +324,7 @@ def reshard(cluster):
     poll("redis-cli --cluster check is clean after the reshard",
          lambda: check_clean(cluster.ports[0]), 60, 0.5)
     after = nodes_view(cluster.ports[0])
-    assert sum(1 for s in after[target]["slots"] for _ in [0]) >= 1
+    assert after[target]["slots"], after[target]
     holders = key_owner_counts(cluster.ports, load.acknowledged)
     misplaced = [(k, h) for k, h in holders.items() if len(h) != 1]
     assert not misplaced, "keys not on exactly one master: %r" % misplaced[:5]
