@@ -5,15 +5,22 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
+// The bus port is chosen free like the client port: the default (port + 10000) may be taken, or
+// past 65535 when the client port is high.
+std::vector<std::string> ClusterOptions() {
+  return {"--cluster-enabled", "yes", "--cluster-port", std::to_string(TestServer::FreePort())};
+}
+
 TEST(ClusterDataDirTest, EachModeRefusesTheOthersDirectory) {
   TestServer cluster_node;
-  ASSERT_TRUE(cluster_node.Start({"--cluster-enabled", "yes"})) << cluster_node.error();
+  ASSERT_TRUE(cluster_node.Start(ClusterOptions())) << cluster_node.error();
   {
     RedisConnection c = cluster_node.Connect();
     ASSERT_TRUE(c != nullptr);
@@ -28,7 +35,7 @@ TEST(ClusterDataDirTest, EachModeRefusesTheOthersDirectory) {
                                       "hash slot): start the server with cluster-enabled yes"),
             std::string::npos)
       << cluster_node.error();
-  ASSERT_TRUE(cluster_node.Start({"--cluster-enabled", "yes"})) << cluster_node.error();
+  ASSERT_TRUE(cluster_node.Start(ClusterOptions())) << cluster_node.error();
 
   TestServer standalone;
   ASSERT_TRUE(standalone.Start({})) << standalone.error();
@@ -38,7 +45,7 @@ TEST(ClusterDataDirTest, EachModeRefusesTheOthersDirectory) {
     EXPECT_EQ(Cmd(c.get(), {"SET", "k", "v"}).ToString(), "OK");
   }
   EXPECT_EQ(standalone.Stop(), 0);
-  EXPECT_FALSE(standalone.Start({"--cluster-enabled", "yes"}));
+  EXPECT_FALSE(standalone.Start(ClusterOptions()));
   EXPECT_NE(standalone.error().find("start it with cluster-enabled no"), std::string::npos)
       << standalone.error();
   ASSERT_TRUE(standalone.Start({})) << standalone.error();
