@@ -97,6 +97,11 @@ struct ReadOptions {
   // Iterators only: bounds on user keys, [lower_bound, upper_bound). Empty optional: unbounded.
   std::optional<std::string> lower_bound;
   std::optional<std::string> upper_bound;
+  // Iterators only, with retrieval_grace_ms <= 0: also show the keys whose most recently written
+  // version is a tombstone or an expired value (the key's dead version: its kind is not shown;
+  // Get with dead_version tells it). Keys ending in a wipe or hidden by a range deletion are
+  // still skipped. What an active-active snapshot lists: deletions travel too.
+  bool include_dead = false;
   bool fill_cache = true;
   // DB::Get only, optional: when the key is absent because of the version the read rule took
   // (a tombstone, a wipe or an expired value), receives that version; reset otherwise (a live

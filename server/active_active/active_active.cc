@@ -12,6 +12,7 @@
 #include "server/acl/acl.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_link.h"
+#include "server/active_active/peer_snapshot.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/errors.h"
@@ -100,6 +101,7 @@ storage::Status ActiveActive::LoadLog() {
     }
     std::string wire;
     AppendDeltaResp(&wire, delta);
+    end_bytes_ += wire.size();
     log_.emplace_back(delta.offset, std::move(wire));
     end_offset_ = delta.offset;
   }
@@ -158,6 +160,7 @@ bool ActiveActive::Start(std::string* error) {
 void ActiveActive::Stop() {
   for (auto& link : links_) link->Stop();
   links_.clear();
+  snapshots_.clear();  // each holds an engine snapshot: released before the engine closes
 }
 
 void ActiveActive::StartLink(const std::string& host, int port) {
@@ -180,6 +183,7 @@ std::optional<std::string> ActiveActive::AddPeer(const std::string& host, int po
   storage::Status s = EnterMode();
   if (!s.ok()) return "ERR " + s.message();
   StartLink(host, port);
+  RecordPeers();
   return std::nullopt;
 }
 
@@ -188,10 +192,17 @@ bool ActiveActive::RemovePeer(const std::string& host, int port) {
     if (EqualsIgnoreCase((*it)->host(), host) && (*it)->port() == port) {
       (*it)->Stop();
       links_.erase(it);
+      RecordPeers();
       return true;
     }
   }
   return false;
+}
+
+void ActiveActive::RecordPeers() {
+  std::vector<std::pair<std::string, int>> peers;
+  for (const auto& link : links_) peers.emplace_back(link->host(), link->port());
+  context_->config_registry().SetPeers(std::move(peers));
 }
 
 bool ActiveActive::SetLinkPaused(const std::string& host, int port, bool paused) {
@@ -216,6 +227,12 @@ std::vector<ActiveActive::PeerInfo> ActiveActive::Peers() const {
     info.peer_id = st.peer_id;
     info.applied = st.peer_id.empty() ? 0 : applied_offset(st.peer_id);
     info.remote_end = st.remote_end;
+    if (info.remote_end > info.applied) {
+      info.lag_deltas = info.remote_end - info.applied;
+      if (st.remote_end_bytes > st.applied_bytes) {
+        info.lag_bytes = st.remote_end_bytes - st.applied_bytes;
+      }
+    }
     info.lag_ms = st.behind_since_ms == 0 ? 0 : now - st.behind_since_ms;
     info.clock_skew_ms = st.clock_skew_ms;
     info.last_io_ms = st.last_io_ms;
@@ -429,6 +446,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   end_offset_ = delta.offset;
   std::string wire;
   AppendDeltaResp(&wire, delta);
+  end_bytes_ += wire.size();
   Push(wire);
   log_.emplace_back(delta.offset, std::move(wire));
   while (log_.size() > capacity) log_.pop_front();
@@ -446,14 +464,35 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
                        " is not in this node's log (" + std::to_string(first) + ".." +
                        std::to_string(end_offset_) + ")");
   }
-  if (from < first) {
-    return reply.Error("PEERBEHIND origin offset " + std::to_string(from) +
-                       " is no longer in this node's log, which starts at " +
-                       std::to_string(first));
-  }
-  reply.SimpleString("CONTINUE " + std::to_string(end_offset_));
+  std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
+  std::erase_if(snapshots_, [&](const auto& sender) { return sender->client_id() == client.id(); });
+  if (from >= first) return StreamFrom(client, &reply, peer_id, from);
+  // The peer lacks deltas the log no longer holds: this node's content first, as of now.
+  reply.SimpleString("SNAPSHOT " + std::to_string(end_offset_) + " " + std::to_string(end_bytes_));
+  spdlog::info(
+      "Peer {} ({}) asked for origin offset {}, before this node's log ({}): sending a "
+      "snapshot at offset {}",
+      client.addr(), peer_id, from, first, end_offset_);
+  snapshots_sent_++;
+  snapshots_.push_back(std::make_unique<SnapshotSender>(
+      context_, io_, client.id(), std::string(peer_id), end_offset_, end_bytes_,
+      [this](SnapshotSender* sender, bool complete) { SnapshotDone(sender, complete); }));
+  snapshots_.back()->Start();
+}
+
+void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
+                              std::string_view peer_id, uint64_t from) {
+  const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
   std::string bytes;
-  for (auto it = log_.begin() + static_cast<ptrdiff_t>(from - first); it != log_.end(); ++it) {
+  uint64_t streamed = 0;
+  const auto begin = log_.begin() + static_cast<ptrdiff_t>(from - first);
+  for (auto it = begin; it != log_.end(); ++it) streamed += it->second.size();
+  if (reply != nullptr) {
+    // The byte position before `from`: the receiver counts its lag in bytes from it.
+    reply->SimpleString("CONTINUE " + std::to_string(end_offset_) + " " +
+                        std::to_string(end_bytes_ - streamed));
+  }
+  for (auto it = begin; it != log_.end(); ++it) {
     bytes += it->second;
     if (bytes.size() > (1 << 20)) {
       client.Push(bytes);
@@ -461,10 +500,27 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
     }
   }
   if (!bytes.empty()) client.Push(bytes);
-  std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
   subscribers_.push_back({client.id(), std::string(peer_id)});
   spdlog::info("Peer {} ({}) streams this node's deltas from offset {}", client.addr(), peer_id,
                from);
+}
+
+void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
+  Client* client = context_->clients().Find(sender->client_id());
+  if (!complete || client == nullptr) return;  // swept from snapshots_ by the next Cron
+  const uint64_t from = sender->offset() + 1;
+  const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
+  if (from < first) {
+    // More than peer-backlog-size deltas were written during the transfer: the peer asks again
+    // (its vector now says the snapshot's offset) and gets a newer snapshot.
+    spdlog::warn(
+        "Peer {} ({}): the log moved past the snapshot's offset {} during the transfer: "
+        "closing the stream",
+        client->addr(), sender->peer_id(), sender->offset());
+    client->RequestClose();
+    return;
+  }
+  StreamFrom(*client, nullptr, sender->peer_id(), from);
 }
 
 void ActiveActive::Push(const std::string& wire) {
@@ -475,6 +531,7 @@ void ActiveActive::Push(const std::string& wire) {
 
 void ActiveActive::Cron(int64_t now_ms) {
   (void)now_ms;
+  std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);
     if (client == nullptr) return true;
@@ -488,10 +545,14 @@ void ActiveActive::Cron(int64_t now_ms) {
     }
     return false;
   });
-  if (subscribers_.empty()) return;
+  if (subscribers_.empty() && snapshots_.empty()) return;
   std::string tick;
-  AppendTickResp(&tick, context_->keyspace().NowMs(), end_offset_);
+  AppendTickResp(&tick, context_->keyspace().NowMs(), end_offset_, end_bytes_);
   Push(tick);
+  // A snapshot's receiver hears the ticks too (its link times out after 3 s of silence).
+  for (const auto& sender : snapshots_) {
+    if (Client* client = context_->clients().Find(sender->client_id())) client->Push(tick);
+  }
 }
 
 // ---- applying
@@ -542,6 +603,42 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
   std::lock_guard lock(applied_mu_);
   applied_[origin_id] = last;
   return ok;
+}
+
+bool ActiveActive::ApplySnapshot(const std::string& origin_id,
+                                 std::span<const PeerDelta* const> pieces,
+                                 std::optional<uint64_t> end) {
+  types::Keyspace& ks = context_->keyspace();
+  const uint64_t applied = applied_offset(origin_id);
+  ks.BeginBatch();
+  for (const PeerDelta* piece : pieces) {
+    if (ApplyOne(origin_id, *piece) != ApplyOutcome::kApplied) {
+      ks.DiscardBatch();
+      return false;
+    }
+  }
+  storage::Status s;
+  const bool advance = end.has_value() && *end > applied;
+  if (advance) {
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
+                    std::to_string(*end));
+  }
+  if (!s.ok()) {
+    ks.DiscardBatch();
+  } else {
+    s = ks.CommitBatch();
+    if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
+  }
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
+    return false;
+  }
+  if (advance) {
+    spdlog::info("Peer {}: snapshot at origin offset {} applied", origin_id, *end);
+    std::lock_guard lock(applied_mu_);
+    applied_[origin_id] = *end;
+  }
+  return true;
 }
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
@@ -606,16 +703,17 @@ void ActiveActive::AppendInfo(std::string* out) const {
       "\r\n";
   *out += "subscribed_peers:" + std::to_string(subscribers_.size()) + "\r\n";
   *out += "skewed_writes:" + std::to_string(skewed_writes_) + "\r\n";
+  *out += "snapshots_sent:" + std::to_string(snapshots_sent_) + "\r\n";
   const std::vector<PeerInfo> peers = Peers();
   *out += "peers:" + std::to_string(peers.size()) + "\r\n";
   const int64_t now = WallMs();
   for (size_t i = 0; i < peers.size(); i++) {
     const PeerInfo& p = peers[i];
-    const uint64_t lag = p.remote_end > p.applied ? p.remote_end - p.applied : 0;
     *out += "peer" + std::to_string(i) + ":host=" + p.host + ",port=" + std::to_string(p.port) +
             ",state=" + p.state + ",id=" + p.peer_id + ",applied=" + std::to_string(p.applied) +
-            ",origin_end=" + std::to_string(p.remote_end) + ",lag_deltas=" + std::to_string(lag) +
-            ",lag_ms=" + std::to_string(p.lag_ms) +
+            ",origin_end=" + std::to_string(p.remote_end) +
+            ",lag_deltas=" + std::to_string(p.lag_deltas) +
+            ",lag_bytes=" + std::to_string(p.lag_bytes) + ",lag_ms=" + std::to_string(p.lag_ms) +
             ",clock_skew_ms=" + std::to_string(p.clock_skew_ms) +
             ",last_io_ms_ago=" + std::to_string(p.last_io_ms == 0 ? -1 : now - p.last_io_ms) +
             "\r\n";

@@ -5,8 +5,8 @@
 // made meanwhile escapes the log. In this mode every client write goes through PlanLocalWrite:
 // the commands with a convergent meaning are rewritten into their canonical delta
 // (server/active_active/peer_delta.h) and run in that form; the others are refused with
-// kRefusedError. A node with data and no history of the mode cannot join (snapshots are not
-// transferred yet, docs/active-active.md "Status").
+// kRefusedError. A node with data and no history of the mode cannot join (its data is in no log:
+// docs/active-active.md, "The mode").
 //
 // The origin log. Each delta that originated here gets the next origin offset and is written as
 // the system row `aa-log:<offset>` in the SAME engine write as the data it changes (the
@@ -18,12 +18,16 @@
 // (masterauth / masteruser), asks PEER ID, then PEER SYNC <its node id> <first offset it lacks>.
 // This node answers +CONTINUE <end offset> and pushes every delta of its own log from there,
 // then each new one as it commits, and a tick (clock, end offset) every 100 ms. Only deltas that
-// ORIGINATED here are streamed: nothing received from a peer is forwarded. An offset older than
-// the log holds is refused (-PEERBEHIND).
+// ORIGINATED here are streamed: nothing received from a peer is forwarded. A peer whose offset
+// is older than the log holds (new, long gone, or too slow) gets a snapshot first
+// (server/active_active/peer_snapshot.h: +SNAPSHOT, this node's content as canonical deltas,
+// then the stream from the snapshot's offset).
 //
 // Applying. ApplyDeltas runs each of a peer's deltas through the merge gate (merge_gate.h) and the
 // command's own handler, and writes `aa-applied:<origin id>` = its offset in the same batch:
 // the per-origin vector, so a restarted node resumes each link exactly where it stopped.
+// ApplySnapshot runs a peer's snapshot pieces the same way and sets the vector entry to the
+// snapshot's offset with its last piece.
 //
 // Thread-safety: every method on the io thread, except applied_offset (any thread: the links
 // read it when they connect).
@@ -54,6 +58,7 @@ namespace ebb::server {
 class Client;
 class PeerLink;
 class ServerContext;
+class SnapshotSender;
 struct CommandSpec;
 
 class ActiveActive {
@@ -113,17 +118,20 @@ class ActiveActive {
   struct PeerInfo {
     std::string host;
     int port = 0;
-    std::string state;  // connecting, handshake, connected, behind, paused
+    std::string state;  // connecting, handshake, snapshot, connected, paused
     std::string peer_id;
     uint64_t applied = 0;       // the last origin offset of this peer applied here
     uint64_t remote_end = 0;    // the peer's end offset as its last tick said
+    uint64_t lag_deltas = 0;    // remote_end - applied (0 when caught up)
+    uint64_t lag_bytes = 0;     // the wire bytes of the peer's deltas not applied here
     int64_t lag_ms = 0;         // how long this node has been behind the peer (0: caught up)
     int64_t clock_skew_ms = 0;  // the peer's clock minus this node's, at its last tick
     int64_t last_io_ms = 0;     // when the link last received something (0: never)
   };
   std::vector<PeerInfo> Peers() const;
   // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
-  // offset `from`, or replies -PEERBEHIND.
+  // offset `from`; when `from` is no longer in the log, replies +SNAPSHOT and starts sending a
+  // snapshot, after which the stream follows.
   void Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
                  uint64_t from);
   // DEBUG PEER-LINK host port up|down (a test's partition). False: no such peer.
@@ -135,6 +143,12 @@ class ActiveActive {
   // (those already applied are skipped). False on a gap or a malformed delta (what came before
   // it is applied) or an engine error (none of them is): the link must reconnect.
   bool ApplyDeltas(const std::string& origin_id, std::span<const PeerDelta* const> deltas);
+  // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
+  // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
+  // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
+  // a malformed piece (none of the run is applied): the link must reconnect.
+  bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
+                     std::optional<uint64_t> end);
   // The last origin offset of `origin_id` applied here (0: none). Any thread.
   uint64_t applied_offset(const std::string& origin_id) const;
 
@@ -144,6 +158,11 @@ class ActiveActive {
   void AppendInfo(std::string* out) const;
 
   uint64_t end_offset() const { return end_offset_; }
+  // The wire bytes of every delta logged since this process opened the log (the stream's byte
+  // position: lag in bytes is the difference of two of them).
+  uint64_t end_bytes() const { return end_bytes_; }
+  // Snapshots this node has started sending since it started (INFO peers).
+  uint64_t snapshots_sent() const { return snapshots_sent_; }
   uint64_t skewed_writes() const { return skewed_writes_; }
 
  private:
@@ -161,17 +180,28 @@ class ActiveActive {
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
   bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);
   void Push(const std::string& wire);
+  // Replies +CONTINUE and streams the log from `from` to `client`, attaching it as a subscriber.
+  // REQUIRES: `from` is in the log (first <= from <= end_offset_ + 1).
+  void StreamFrom(Client& client, protocol::ReplyWriter* reply, std::string_view peer_id,
+                  uint64_t from);
+  // A snapshot's transfer ended: when complete, the stream from its offset follows.
+  void SnapshotDone(SnapshotSender* sender, bool complete);
   void StartLink(const std::string& host, int port);
+  // The `peer` lines CONFIG REWRITE writes: the running links.
+  void RecordPeers();
 
   ServerContext* context_;
   boost::asio::io_context& io_;
   std::string node_id_;
   bool enabled_ = false;
   uint64_t end_offset_ = 0;                           // the last origin offset given
+  uint64_t end_bytes_ = 0;                            // see end_bytes()
   std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
   std::map<std::string, uint64_t> applied_;           // origin id -> offset applied
   mutable std::mutex applied_mu_;                     // guards applied_ for the links
   std::vector<Subscriber> subscribers_;
+  std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
+  uint64_t snapshots_sent_ = 0;
   std::vector<std::unique_ptr<PeerLink>> links_;
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;

@@ -35,9 +35,7 @@ bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta) {
   return encoded.empty() && argc > 0;
 }
 
-namespace {
-
-void AppendBulk(std::string* out, std::string_view s) {
+void AppendRespBulk(std::string* out, std::string_view s) {
   *out += '$';
   *out += std::to_string(s.size());
   *out += "\r\n";
@@ -45,24 +43,23 @@ void AppendBulk(std::string* out, std::string_view s) {
   *out += "\r\n";
 }
 
-}  // namespace
-
 void AppendDeltaResp(std::string* out, const PeerDelta& delta) {
   *out += '*';
   *out += std::to_string(4 + delta.args.size());
   *out += "\r\n";
-  AppendBulk(out, "delta");
-  AppendBulk(out, std::to_string(delta.offset));
-  AppendBulk(out, std::to_string(delta.origin_ms));
-  AppendBulk(out, std::to_string(delta.db));
-  for (const std::string& arg : delta.args) AppendBulk(out, arg);
+  AppendRespBulk(out, "delta");
+  AppendRespBulk(out, std::to_string(delta.offset));
+  AppendRespBulk(out, std::to_string(delta.origin_ms));
+  AppendRespBulk(out, std::to_string(delta.db));
+  for (const std::string& arg : delta.args) AppendRespBulk(out, arg);
 }
 
-void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset) {
-  *out += "*3\r\n";
-  AppendBulk(out, "tick");
-  AppendBulk(out, std::to_string(now_ms));
-  AppendBulk(out, std::to_string(end_offset));
+void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes) {
+  *out += "*4\r\n";
+  AppendRespBulk(out, "tick");
+  AppendRespBulk(out, std::to_string(now_ms));
+  AppendRespBulk(out, std::to_string(end_offset));
+  AppendRespBulk(out, std::to_string(end_bytes));
 }
 
 }  // namespace ebb::server

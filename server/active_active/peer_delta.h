@@ -14,7 +14,9 @@
 //    argument length-prefixed (varint32 length, bytes);
 //  - the wire (PEER SYNC's stream): a RESP array
 //    ["delta", offset, origin_ms, db, arg0, arg1, ...], and the origin's heartbeat
-//    ["tick", now_ms, end_offset] (AppendDeltaResp, AppendTickResp).
+//    ["tick", now_ms, end_offset, end_bytes] (AppendDeltaResp, AppendTickResp), end_bytes the
+//    origin's byte position: the wire bytes of every delta it has logged (docs/active-active.md,
+//    "INFO peers": lag in bytes).
 // Thread-safety: pure functions and plain values.
 #pragma once
 
@@ -38,6 +40,8 @@ bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta);
 
 // Appends the wire form of `delta` / of a heartbeat to *out.
 void AppendDeltaResp(std::string* out, const PeerDelta& delta);
-void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset);
+void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes);
+// Appends one RESP bulk string.
+void AppendRespBulk(std::string* out, std::string_view s);
 
 }  // namespace ebb::server

@@ -6,6 +6,7 @@
 
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "common/strings.h"
@@ -29,13 +30,31 @@ ReplyPtr Command(redisContext* c, const std::vector<std::string>& args) {
                   freeReplyObject);
 }
 
-// One stream message: a delta, or a tick (args: now_ms, end_offset).
+// One stream message: a delta, a tick (now_ms, end_offset, end_bytes), a snapshot piece (in
+// `delta`, offset 0), or the snapshot's end (its offset and byte position).
 struct Message {
-  bool tick = false;
+  enum class Kind { kDelta, kTick, kPiece, kSnapshotEnd } kind = Kind::kDelta;
   PeerDelta delta;
   int64_t tick_ms = 0;
-  uint64_t tick_end = 0;
+  uint64_t end = 0;        // tick: the peer's end offset; snapshot end: its offset
+  uint64_t end_bytes = 0;  // tick and snapshot end: the byte position; a delta: its size
 };
+
+// The size of the RESP array `r` on the wire (a delta's share of the byte position).
+uint64_t WireSize(const redisReply* r) {
+  auto header = [](uint64_t n) { return 3 + std::to_string(n).size(); };
+  uint64_t size = header(r->elements);
+  for (size_t i = 0; i < r->elements; i++)
+    size += header(r->element[i]->len) + r->element[i]->len + 2;
+  return size;
+}
+
+bool ParseUint(std::string_view text, uint64_t* out) {
+  int64_t v = 0;
+  if (!ParseInt64(text, &v) || v < 0) return false;
+  *out = static_cast<uint64_t>(v);
+  return true;
+}
 
 bool ParseMessage(const redisReply* r, Message* m) {
   if (r == nullptr || r->type != REDIS_REPLY_ARRAY || r->elements < 3) return false;
@@ -43,26 +62,101 @@ bool ParseMessage(const redisReply* r, Message* m) {
   for (size_t i = 0; i < r->elements; i++) {
     if (r->element[i]->type != REDIS_REPLY_STRING) return false;
   }
-  int64_t a = 0;
-  int64_t b = 0;
-  if (str(0) == "tick") {
-    if (!ParseInt64(str(1), &a) || !ParseInt64(str(2), &b)) return false;
-    m->tick = true;
-    m->tick_ms = a;
-    m->tick_end = static_cast<uint64_t>(b);
-    return true;
+  const std::string_view kind = str(0);
+  if (kind == "tick" || kind == "snapend") {
+    m->kind = kind == "tick" ? Message::Kind::kTick : Message::Kind::kSnapshotEnd;
+    size_t at = 1;
+    if (m->kind == Message::Kind::kTick && !ParseInt64(str(at++), &m->tick_ms)) return false;
+    if (!ParseUint(str(at++), &m->end)) return false;
+    // A tick without a byte position (an older peer): lag in bytes stays unknown (0).
+    return at >= r->elements || ParseUint(str(at), &m->end_bytes);
   }
   int64_t db = 0;
-  if (str(0) != "delta" || r->elements < 5 || !ParseInt64(str(1), &a) || !ParseInt64(str(2), &b) ||
-      !ParseInt64(str(3), &db)) {
-    return false;
+  size_t first_arg = 0;
+  m->delta.offset = 0;
+  m->delta.origin_ms = 0;
+  if (kind == "snap") {
+    m->kind = Message::Kind::kPiece;
+    if (!ParseInt64(str(1), &db)) return false;
+    first_arg = 2;
+  } else {
+    m->kind = Message::Kind::kDelta;
+    if (kind != "delta" || r->elements < 5 || !ParseUint(str(1), &m->delta.offset) ||
+        !ParseInt64(str(2), &m->delta.origin_ms) || !ParseInt64(str(3), &db)) {
+      return false;
+    }
+    m->end_bytes = WireSize(r);
+    first_arg = 4;
   }
-  m->delta.offset = static_cast<uint64_t>(a);
-  m->delta.origin_ms = b;
+  if (db < 0 || db > INT32_MAX) return false;
   m->delta.db = static_cast<int>(db);
   m->delta.args.clear();
-  for (size_t i = 4; i < r->elements; i++) m->delta.args.emplace_back(str(i));
+  for (size_t i = first_arg; i < r->elements; i++) m->delta.args.emplace_back(str(i));
   return true;
+}
+
+// On the io thread: applies one batch of stream messages in order and notes what they say in
+// `status` (under `mu`). Runs of deltas, and runs of snapshot pieces, are applied as one engine
+// write each; a tick or the snapshot's end ends a run. False when the link must reconnect (a gap,
+// a malformed delta, an engine error).
+bool Deliver(ActiveActive& owner, const std::string& peer_id, const std::vector<Message>& messages,
+             std::mutex& mu, PeerLink::Status& status) {
+  std::vector<const PeerDelta*> run;
+  Message::Kind run_kind = Message::Kind::kDelta;
+  const Message* last_delta = nullptr;
+  auto flush = [&](std::optional<uint64_t> snapshot_end) {
+    if (run.empty() && !snapshot_end) return true;
+    bool ok = true;
+    if (run_kind == Message::Kind::kPiece || snapshot_end) {
+      ok = owner.ApplySnapshot(peer_id, run, snapshot_end);
+    } else {
+      ok = owner.ApplyDeltas(peer_id, run);
+      // The byte position after the last delta applied (all of the run unless it failed).
+      const uint64_t applied = owner.applied_offset(peer_id);
+      if (last_delta != nullptr && last_delta->delta.offset <= applied) {
+        std::lock_guard lock(mu);
+        status.applied_bytes = last_delta->end_bytes;
+      }
+    }
+    run.clear();
+    return ok;
+  };
+  for (const Message& m : messages) {
+    switch (m.kind) {
+      case Message::Kind::kDelta:
+      case Message::Kind::kPiece:
+        if (m.kind != run_kind && !flush(std::nullopt)) return false;
+        run_kind = m.kind;
+        run.push_back(&m.delta);
+        if (m.kind == Message::Kind::kDelta) last_delta = &m;
+        break;
+      case Message::Kind::kSnapshotEnd: {
+        if (run_kind != Message::Kind::kPiece && !flush(std::nullopt)) return false;
+        run_kind = Message::Kind::kPiece;
+        if (!flush(m.end)) return false;
+        std::lock_guard lock(mu);
+        status.applied_bytes = m.end_bytes;
+        if (status.state == "snapshot") status.state = "connected";
+        break;
+      }
+      case Message::Kind::kTick: {
+        if (!flush(std::nullopt)) return false;
+        const uint64_t applied = owner.applied_offset(peer_id);
+        const int64_t now = WallMs();
+        std::lock_guard lock(mu);
+        status.remote_end = m.end;
+        status.remote_end_bytes = m.end_bytes;
+        status.clock_skew_ms = m.tick_ms - now;
+        if (applied >= m.end) {
+          status.behind_since_ms = 0;
+        } else if (status.behind_since_ms == 0) {
+          status.behind_since_ms = now;
+        }
+        break;
+      }
+    }
+  }
+  return flush(std::nullopt);
 }
 
 }  // namespace
@@ -187,17 +281,31 @@ void PeerLink::Session() {
   }
   const uint64_t from = owner_->applied_offset(peer_id) + 1;
   ReplyPtr sync = Command(c, {"PEER", "SYNC", node_id_, std::to_string(from)});
-  if (!sync || sync->type != REDIS_REPLY_STATUS) {
-    const bool behind = sync && sync->type == REDIS_REPLY_ERROR &&
-                        std::string_view(sync->str).starts_with("PEERBEHIND");
+  // +CONTINUE <end offset> <byte position before `from`> or +SNAPSHOT <offset> <byte position>
+  // (an older peer sends no byte position).
+  const std::string_view answer =
+      sync && sync->type == REDIS_REPLY_STATUS ? std::string_view(sync->str, sync->len) : "";
+  const bool snapshot = answer.starts_with("SNAPSHOT ");
+  if (!snapshot && !answer.starts_with("CONTINUE")) {
     spdlog::warn("Peer {}:{}: PEER SYNC from {} refused: {}", host_, port_, from,
                  sync && sync->type == REDIS_REPLY_ERROR ? sync->str : "no reply");
-    end_session();
-    if (behind) SetState("behind");
-    return;
+    return end_session();
   }
-  spdlog::info("Peer {}:{} ({}): streaming from origin offset {}", host_, port_, peer_id, from);
-  SetState("connected");
+  uint64_t position = 0;  // the byte position of the stream so far
+  if (const size_t space = answer.rfind(' '); space != answer.find(' ')) {
+    uint64_t parsed = 0;
+    if (ParseUint(answer.substr(space + 1), &parsed)) position = parsed;
+  }
+  if (snapshot) {
+    spdlog::info("Peer {}:{} ({}): origin offset {} is no longer in its log: receiving a snapshot",
+                 host_, port_, peer_id, from);
+    SetState("snapshot");
+  } else {
+    spdlog::info("Peer {}:{} ({}): streaming from origin offset {}", host_, port_, peer_id, from);
+    SetState("connected");
+    std::lock_guard lock(shared_->mu);
+    shared_->status.applied_bytes = position;
+  }
   shared_->reconnect = false;
   std::vector<Message> batch;
   while (!stop_ && !paused_ && !shared_->reconnect) {
@@ -211,6 +319,10 @@ void PeerLink::Session() {
       if (!ParseMessage(r.get(), &m)) {
         bad = true;
         break;
+      }
+      if (m.kind == Message::Kind::kDelta) {
+        position += m.end_bytes;
+        m.end_bytes = position;  // now the position just after this delta
       }
       batch.push_back(std::move(m));
       raw = nullptr;
@@ -228,33 +340,8 @@ void PeerLink::Session() {
                       [shared = shared_, owner = owner_, peer_id, messages = std::move(batch)] {
                         shared->in_flight -= static_cast<int>(messages.size());
                         if (!shared->alive || shared->reconnect) return;
-                        // Runs of deltas are applied as one engine write each; a tick ends a run.
-                        std::vector<const PeerDelta*> run;
-                        auto flush = [&] {
-                          const bool ok = run.empty() || owner->ApplyDeltas(peer_id, run);
-                          run.clear();
-                          if (!ok) shared->reconnect = true;
-                          return ok;
-                        };
-                        for (const Message& m : messages) {
-                          if (!m.tick) {
-                            run.push_back(&m.delta);
-                            continue;
-                          }
-                          if (!flush()) return;
-                          const uint64_t applied = owner->applied_offset(peer_id);
-                          const int64_t now = WallMs();
-                          std::lock_guard lock(shared->mu);
-                          Status& st = shared->status;
-                          st.remote_end = m.tick_end;
-                          st.clock_skew_ms = m.tick_ms - now;
-                          if (applied >= m.tick_end) {
-                            st.behind_since_ms = 0;
-                          } else if (st.behind_since_ms == 0) {
-                            st.behind_since_ms = now;
-                          }
-                        }
-                        flush();
+                        if (!Deliver(*owner, peer_id, messages, shared->mu, shared->status))
+                          shared->reconnect = true;
                       });
     batch = {};
     while (shared_->in_flight > kMaxInFlight && !stop_) {

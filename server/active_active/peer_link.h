@@ -3,7 +3,10 @@
 //
 // The link is a thread of its own speaking RESP through hiredis: it connects (1 s timeout),
 // authenticates with masterauth (and masteruser) when set, asks `PEER ID`, then
-// `PEER SYNC <this node's id> <applied offset of that peer + 1>` and reads the stream. Every
+// `PEER SYNC <this node's id> <applied offset of that peer + 1>` and reads the stream — first a
+// snapshot when the peer answers +SNAPSHOT (its offset is no longer in the peer's log: the
+// pieces are applied as they come, the vector set with the last; state `snapshot` meanwhile),
+// then the deltas. Every
 // batch of replies read is posted to the io thread, which applies the deltas in order, each run
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
 // and end offset: lag and clock skew). A lost link, a read silent for 3 s (the peer ticks every 100
@@ -33,9 +36,13 @@ class PeerLink {
   static constexpr int kMaxInFlight = 20000;
 
   struct Status {
-    std::string state = "connecting";  // connecting, handshake, connected, behind, paused
+    std::string state = "connecting";  // connecting, handshake, snapshot, connected, paused
     std::string peer_id;
     uint64_t remote_end = 0;
+    // Byte positions in the peer's stream (its count of the wire bytes of its deltas): at its last
+    // tick, and just after the last delta of it applied here. Their difference is the lag in bytes.
+    uint64_t remote_end_bytes = 0;
+    uint64_t applied_bytes = 0;
     int64_t behind_since_ms = 0;  // 0: caught up at the last tick
     int64_t clock_skew_ms = 0;
     int64_t last_io_ms = 0;

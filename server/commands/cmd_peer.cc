@@ -57,7 +57,7 @@ void ExecuteList(CommandContext& ctx, const NoOptions&) {
   const std::vector<ActiveActive::PeerInfo> peers = aa->Peers();
   ctx.reply.ArrayHeader(peers.size());
   for (const ActiveActive::PeerInfo& p : peers) {
-    ctx.reply.MapHeader(7);
+    ctx.reply.MapHeader(9);
     ctx.reply.Bulk("host");
     ctx.reply.Bulk(p.host);
     ctx.reply.Bulk("port");
@@ -68,6 +68,10 @@ void ExecuteList(CommandContext& ctx, const NoOptions&) {
     ctx.reply.Bulk(p.peer_id);
     ctx.reply.Bulk("applied");
     ctx.reply.Integer(static_cast<int64_t>(p.applied));
+    ctx.reply.Bulk("lag_deltas");
+    ctx.reply.Integer(static_cast<int64_t>(p.lag_deltas));
+    ctx.reply.Bulk("lag_bytes");
+    ctx.reply.Integer(static_cast<int64_t>(p.lag_bytes));
     ctx.reply.Bulk("lag_ms");
     ctx.reply.Integer(p.lag_ms);
     ctx.reply.Bulk("clock_skew_ms");
@@ -139,7 +143,7 @@ std::vector<CommandSpec> PeerCommands() {
             .group = "server",
             .summary = "Lists the active-active peers and the state of each link.",
             .help = {{.text = "Return each peer's host, port, link state, id, last applied "
-                              "origin offset, lag and clock skew."}},
+                              "origin offset, lag (deltas, bytes, milliseconds) and clock skew."}},
             .handler = Handler<ParseNothing, ExecuteList>},
            {.name = "id",
             .arity = 2,

@@ -219,6 +219,12 @@ class ConfigRegistry {
     config_.replicaof_port = port;
   }
 
+  // Records the running active-active peers (PEER ADD / REMOVE) as the `peer` lines, which
+  // CONFIG GET and REWRITE show. No hook runs.
+  void SetPeers(std::vector<std::pair<std::string, int>> peers) {
+    config_.peers = std::move(peers);
+  }
+
   // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
   void OnChange(std::function<void(std::string_view name, const Config&)> hook);
   // Registers a check Set() runs once the new value is parsed, before it takes effect: a

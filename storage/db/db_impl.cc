@@ -760,6 +760,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   tree->block_fetch = options.block_fetch;
   params.expiry_now_ms = view_expiry_now ? *view_expiry_now : ExpiryNow();
   params.retrieval_grace_ms = options.retrieval_grace_ms;
+  params.include_dead = options.include_dead;
   const auto& deletions = static_cast<const ReadState*>(tree->source)->version->range_deletions;
   if (!deletions.empty()) params.range_deletions = &deletions;
   // A view's tree reads a pinned state that is not read_state_: it is never recycled.

@@ -111,7 +111,8 @@ class DBIter final : public Iterator {
   bool Choose(const ParsedInternalKey& ikey, const RowMeta& meta, std::string_view value) {
     const uint64_t floor = Floor(ikey.user_key);
     if (params_.retrieval_grace_ms <= 0) {
-      if (ikey.sequence < floor || IsDead(ikey.kind, meta)) return false;
+      if (ikey.sequence < floor || ikey.kind == RowKind::kWipe) return false;
+      if (!params_.include_dead && IsDead(ikey.kind, meta)) return false;
       Save(ikey.user_key, meta, value);
       return true;
     }

@@ -3,8 +3,8 @@
 // For each user key it shows the version the read rule (storage/db.h, "Reading one key") takes
 // among those with sequence <= the snapshot, with the iterator's retrieval grace and the range
 // deletions of the read state; keys whose chosen version is a tombstone, a wipe, or a value
-// expired at `expiry_now_ms` (fixed at creation) are skipped. Bounds [lower, upper) apply to
-// user keys.
+// expired at `expiry_now_ms` (fixed at creation) are skipped (with include_dead and no grace,
+// only wipes are). Bounds [lower, upper) apply to user keys.
 // Invariant while Valid(): the internal iterator sits on a version of the shown key or on the
 // first entry after them.
 // Thread-safety: one thread at a time.
@@ -60,6 +60,7 @@ struct DBIterParams {
   uint64_t sequence = 0;
   int64_t expiry_now_ms = 0;
   int64_t retrieval_grace_ms = 0;
+  bool include_dead = false;  // ReadOptions::include_dead (with a grace <= 0 only)
   // The read state's range deletions (kept alive by the tree's pins); may be null.
   const std::vector<RangeDeletion>* range_deletions = nullptr;
 };

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/active_active_support.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
@@ -19,49 +20,6 @@ namespace ebb::test {
 namespace {
 
 using std::chrono::milliseconds;
-
-std::string LogicalDigest(redisContext* c) { return Cmd(c, {"DEBUG", "DIGEST-LOGICAL"}).str(); }
-
-std::vector<std::string> PeerArgs(const std::vector<const TestServer*>& others) {
-  std::vector<std::string> args;
-  for (const TestServer* other : others) {
-    args.insert(args.end(), {"--peer", "127.0.0.1", std::to_string(other->port())});
-  }
-  return args;
-}
-
-// Polls (every 20 ms, up to `timeout`) until every connection answers the same logical digest;
-// "" then, else the digests seen last.
-std::string WaitConverged(const std::vector<redisContext*>& nodes,
-                          milliseconds timeout = milliseconds(15000)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string seen;
-  for (;;) {
-    std::vector<std::string> digests;
-    for (redisContext* c : nodes) digests.push_back(LogicalDigest(c));
-    bool equal = true;
-    seen.clear();
-    for (const std::string& d : digests) {
-      equal = equal && d == digests.front();
-      seen += d + " ";
-    }
-    if (equal) return "";
-    if (std::chrono::steady_clock::now() > deadline) return seen;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-}
-
-// The link between two nodes cut (both directions) or healed.
-void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
-             const TestServer& b_server, bool up) {
-  const char* state = up ? "UP" : "DOWN";
-  ASSERT_EQ(
-      Cmd(a, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(b_server.port()), state}).str(),
-      "OK");
-  ASSERT_EQ(
-      Cmd(b, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(a_server.port()), state}).str(),
-      "OK");
-}
 
 // A random write: small key, value and timestamp ranges, so versions tie and types collide on
 // the key "mix". `expect_refused` is set for a command the mode refuses.

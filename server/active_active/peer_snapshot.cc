@@ -1,0 +1,204 @@
+#include "server/active_active/peer_snapshot.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "server/active_active/peer_delta.h"
+#include "server/client.h"
+#include "server/server_context.h"
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+#include "types/tlog.h"
+#include "types/treg.h"
+
+namespace ebb::server {
+namespace {
+
+template <typename T>
+storage::Status Failed(const types::OpResult<T>& r) {
+  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
+                                                     : storage::Status::Corruption("unreadable");
+}
+
+std::vector<std::string> StringPut(std::string_view key, std::string_view value,
+                                   const storage::RowMeta& meta) {
+  std::vector<std::string> put = {"put", std::string(key), std::string(value), "TS",
+                                  std::to_string(meta.timestamp_or_zero())};
+  if (meta.expire_at_ms) {
+    put.push_back("PXAT");
+    put.push_back(std::to_string(*meta.expire_at_ms));
+  } else {
+    put.push_back("NOTTL");
+  }
+  return put;
+}
+
+}  // namespace
+
+storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
+                            std::vector<std::vector<std::string>>* pieces) {
+  types::KeyMetaRow row;
+  std::optional<storage::DeadVersion> dead;
+  // Grace 0: the most recently written version, which the merge gate keeps the greatest.
+  storage::Status s = keyspace.GetMeta(db, key, &row, 0, &dead);
+  if (s.IsNotFound()) {
+    if (!dead) return storage::Status::OK();  // never written, or wiped
+    if (dead->kind == storage::RowKind::kTombstone) {
+      pieces->push_back(
+          {"delete", std::string(key), "TS", std::to_string(dead->meta.timestamp_or_zero())});
+      return storage::Status::OK();
+    }
+    types::KeyType type;
+    std::string_view payload;
+    if (dead->kind == storage::RowKind::kValue &&
+        types::DecodeMetaValue(dead->value, &type, &payload) && type == types::KeyType::kString) {
+      pieces->push_back(StringPut(key, payload, dead->meta));  // expired: hides older versions
+    }
+    return storage::Status::OK();  // an expired TLOG or TREG leaves the key free
+  }
+  if (!s.ok()) return s;
+  switch (row.type) {
+    case types::KeyType::kString:
+      pieces->push_back(StringPut(key, row.payload, row.meta));
+      break;
+    case types::KeyType::kTreg: {
+      auto reg = types::Treg(keyspace, db).Get(key);
+      if (reg.status() == types::OpStatus::kNotFound) break;
+      if (!reg.ok()) return Failed(reg);
+      if (!reg.value().present()) break;
+      pieces->push_back(
+          {"treg", "set", std::string(key), reg.value().value(), std::to_string(reg.value().ts())});
+      break;
+    }
+    case types::KeyType::kTlog: {
+      types::Tlog tlog(keyspace, db, nullptr);
+      auto cutoff = tlog.Cutoff(key);
+      if (!cutoff.ok()) return Failed(cutoff);
+      if (cutoff.value() > 0) {
+        pieces->push_back({"tlog", "trimat", std::string(key), std::to_string(cutoff.value())});
+      }
+      auto entries = tlog.Get(key, UINT64_MAX);
+      if (!entries.ok()) return Failed(entries);
+      for (const types::TlogEntry& e : entries.value()) {
+        pieces->push_back({"tlog", "ins", std::string(key), e.value, std::to_string(e.ts)});
+      }
+      break;
+    }
+  }
+  return storage::Status::OK();
+}
+
+void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args) {
+  *out += '*';
+  *out += std::to_string(2 + args.size());
+  *out += "\r\n";
+  AppendRespBulk(out, "snap");
+  AppendRespBulk(out, std::to_string(db));
+  for (const std::string& arg : args) AppendRespBulk(out, arg);
+}
+
+void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_position) {
+  *out += "*3\r\n";
+  AppendRespBulk(out, "snapend");
+  AppendRespBulk(out, std::to_string(offset));
+  AppendRespBulk(out, std::to_string(byte_position));
+}
+
+SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& io,
+                               uint64_t client_id, std::string peer_id, uint64_t offset,
+                               uint64_t byte_position, Done done)
+    : context_(context),
+      timer_(io),
+      client_id_(client_id),
+      peer_id_(std::move(peer_id)),
+      offset_(offset),
+      byte_position_(byte_position),
+      done_(std::move(done)),
+      snapshot_(context->keyspace().db().GetSnapshot()) {}
+
+SnapshotSender::~SnapshotSender() {
+  *alive_ = false;
+  timer_.cancel();
+  iter_.reset();
+  if (snapshot_ != nullptr) context_->keyspace().db().ReleaseSnapshot(snapshot_);
+}
+
+void SnapshotSender::Start() {
+  OpenDatabase();
+  Schedule(0);
+}
+
+void SnapshotSender::Schedule(int delay_ms) {
+  timer_.expires_after(std::chrono::milliseconds(delay_ms));
+  timer_.async_wait([this, alive = alive_](const boost::system::error_code& error) {
+    if (error || !*alive) return;
+    Step();
+  });
+}
+
+void SnapshotSender::OpenDatabase() {
+  iter_.reset();
+  if (db_ >= context_->config().databases) return;
+  storage::ReadOptions options;
+  options.snapshot = snapshot_;
+  options.include_dead = true;
+  options.fill_cache = false;
+  options.lower_bound = types::MetaKeyPrefix(db_);
+  options.upper_bound = types::MetaKeyUpperBound(db_);
+  iter_ = context_->keyspace().db().NewIterator(options);
+  iter_->SeekToFirst();
+}
+
+void SnapshotSender::Step() {
+  Client* client = context_->clients().Find(client_id_);
+  if (client == nullptr) return Finish(false);
+  if (client->PendingOutput() > kMaxPendingOutput) return Schedule(kWaitMs);
+  types::Keyspace& keyspace = context_->keyspace();
+  std::string out;
+  std::vector<std::vector<std::string>> pieces;
+  while (out.size() < kStepBytes) {
+    if (iter_ == nullptr) {
+      AppendSnapshotEndResp(&out, offset_, byte_position_);
+      client->Push(out);
+      spdlog::info("Peer {} ({}): snapshot at origin offset {} sent ({} keys)", client->addr(),
+                   peer_id_, offset_, keys_sent_);
+      return Finish(true);
+    }
+    if (!iter_->Valid()) {
+      if (!iter_->status().ok()) {
+        spdlog::warn("Peer {}: snapshot stopped: {}", peer_id_, iter_->status().ToString());
+        client->RequestClose();
+        return Finish(false);
+      }
+      db_++;
+      OpenDatabase();
+      continue;
+    }
+    int db = 0;
+    std::string_view user_key;
+    if (types::ParseMetaKey(iter_->key(), &db, &user_key)) {
+      pieces.clear();
+      storage::Status s = SnapshotKey(keyspace, db, user_key, &pieces);
+      if (!s.ok()) {
+        spdlog::warn("Peer {}: snapshot stopped: {}", peer_id_, s.ToString());
+        client->RequestClose();
+        return Finish(false);
+      }
+      for (const std::vector<std::string>& piece : pieces) AppendSnapshotPieceResp(&out, db, piece);
+      keys_sent_ += pieces.empty() ? 0 : 1;
+    }
+    iter_->Next();
+  }
+  client->Push(out);
+  Schedule(0);
+}
+
+void SnapshotSender::Finish(bool complete) {
+  finished_ = true;
+  iter_.reset();
+  if (done_) done_(this, complete);
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,113 @@
+// The snapshot an active-active node sends a peer whose offset is no longer in its origin log
+// (docs/active-active.md, "Snapshots"): a new peer joining after the log has dropped its first
+// deltas, or one that was away (or too slow) for longer than peer-backlog-size deltas.
+//
+// A snapshot is this node's logical content as canonical deltas — the same operations the
+// stream carries, applied by the receiver through the same merge gate, so a snapshot that
+// overlaps what the receiver holds changes nothing it should not (every piece is idempotent and
+// commutes with every delta):
+//   TLOG   `tlog trimat key <cutoff>` (when > 0), then `tlog ins key <value> <ts>` per entry
+//   TREG   `treg set key <value> <ts>`
+//   string the key's newest version — the greatest, as the merge gate keeps it: a live or expired
+//          value as `put key <value> TS <ts> PXAT <expire_at>|NOTTL`, a tombstone as
+//          `delete key TS <ts>`
+// (SnapshotKey). A per-key marker another kind of delta needs (a whole-key delete up to a time,
+// an expiry register) is one more case there and one more delta kind the gate judges.
+//
+// On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
+// ["snap", db, arg0, arg1, ...], and the end is ["snapend", offset, byte position]; the stream of
+// deltas from offset + 1 follows on the same connection. `offset` is this node's last origin
+// offset when the snapshot began: every delta up to it is reflected in what the snapshot holds.
+//
+// SnapshotSender produces one snapshot on the io thread, a step at a time: the keys come from
+// ONE engine snapshot taken with the offset (an iterator per database over it, dead keys
+// included: their tombstones and expired versions travel too); each key's content is read when
+// its turn comes — it then holds at least what it held at the snapshot, since merges only add to
+// a key (a later change arrives again through the stream; applying it twice is harmless). A step
+// writes up to kStepBytes and yields to the event loop; while the peer's connection holds more
+// than kMaxPendingOutput unsent bytes the sender waits (kWaitMs), so memory stays bounded
+// whatever the data's size and the peer's speed.
+//
+// Thread-safety: the io thread only. The sender must be destroyed before the engine (it holds an
+// engine snapshot and an iterator).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/db.h"
+#include "storage/status.h"
+
+namespace ebb::types {
+class Keyspace;
+}
+
+namespace ebb::server {
+
+class ServerContext;
+
+// Appends to *pieces the canonical deltas that carry (db, key)'s content as this node holds it
+// now (see above); nothing for a key that holds nothing a peer needs (never written, wiped, an
+// expired TLOG or TREG). Not OK on an engine error.
+storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
+                            std::vector<std::vector<std::string>>* pieces);
+
+// Appends the wire form of one snapshot piece / of the snapshot's end to *out.
+void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args);
+void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_position);
+
+class SnapshotSender {
+ public:
+  static constexpr size_t kStepBytes = 256 * 1024;
+  static constexpr size_t kMaxPendingOutput = 4 * 1024 * 1024;
+  static constexpr int kWaitMs = 5;
+
+  // Called once, on the io thread, when the snapshot's end has been pushed (true) or the
+  // transfer stopped (false: the client went, or an engine error closed it).
+  using Done = std::function<void(SnapshotSender* sender, bool complete)>;
+
+  // Sends to client `client_id` the snapshot of databases 0..databases-1 that corresponds to
+  // origin offset `offset` (this node's end offset now) at byte position `byte_position`.
+  // REQUIRES: called on the io thread, with no keyspace batch open.
+  SnapshotSender(ServerContext* context, boost::asio::io_context& io, uint64_t client_id,
+                 std::string peer_id, uint64_t offset, uint64_t byte_position, Done done);
+  ~SnapshotSender();
+  SnapshotSender(const SnapshotSender&) = delete;
+
+  void Start();
+
+  uint64_t client_id() const { return client_id_; }
+  const std::string& peer_id() const { return peer_id_; }
+  uint64_t offset() const { return offset_; }
+  bool finished() const { return finished_; }
+  uint64_t keys_sent() const { return keys_sent_; }
+
+ private:
+  void Schedule(int delay_ms);
+  void Step();
+  // Positions iter_ on the first key of database db_ (or past the last database).
+  void OpenDatabase();
+  void Finish(bool complete);
+
+  ServerContext* context_;
+  boost::asio::steady_timer timer_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  const uint64_t client_id_;
+  const std::string peer_id_;
+  const uint64_t offset_;
+  const uint64_t byte_position_;
+  Done done_;
+  const storage::Snapshot* snapshot_ = nullptr;
+  std::unique_ptr<storage::Iterator> iter_;
+  int db_ = 0;
+  bool finished_ = false;
+  uint64_t keys_sent_ = 0;
+};
+
+}  // namespace ebb::server
