@@ -87,7 +87,14 @@ class Client {
   // Asks the connection to close once the replies already produced are written. Safe to call
   // on the client currently running a command (it closes after this reply) or on another one.
   void RequestClose();
+  // The same, dropping the replies not yet written (a peer's stream past the bounded backlog:
+  // what waits for it is no longer needed, as Redis drops a client over its output limit).
+  void RequestCloseDiscardingOutput() {
+    discard_output_ = true;
+    RequestClose();
+  }
   bool close_requested() const { return close_requested_; }
+  bool discard_output_on_close() const { return discard_output_; }
   // Installed by the connection: how to close it when RequestClose is called from elsewhere.
   void set_close_hook(std::function<void()> hook) { close_hook_ = std::move(hook); }
 
@@ -171,6 +178,7 @@ class Client {
   int resp_ = 2;
   const AclUser* user_ = nullptr;
   bool close_requested_ = false;
+  bool discard_output_ = false;
   std::string name_;
   std::string lib_name_;
   std::string lib_ver_;

@@ -24,6 +24,10 @@
 namespace ebb::server {
 namespace {
 
+// The unsent bytes below which a subscriber still gets ticks (so at most this much of its
+// pending output is ticks).
+constexpr size_t kTickSlack = 64 * 1024;
+
 // Log rows sort by offset: the offset is written as 20 decimal digits.
 std::string LogRowName(uint64_t offset) {
   std::array<char, 32> digits;
@@ -102,6 +106,7 @@ storage::Status ActiveActive::LoadLog() {
     std::string wire;
     AppendDeltaResp(&wire, delta);
     end_bytes_ += wire.size();
+    log_bytes_ += wire.size();
     log_.emplace_back(delta.offset, std::move(wire));
     end_offset_ = delta.offset;
   }
@@ -448,8 +453,12 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   AppendDeltaResp(&wire, delta);
   end_bytes_ += wire.size();
   Push(wire);
+  log_bytes_ += wire.size();
   log_.emplace_back(delta.offset, std::move(wire));
-  while (log_.size() > capacity) log_.pop_front();
+  while (log_.size() > capacity) {
+    log_bytes_ -= log_.front().second.size();
+    log_.pop_front();
+  }
   return storage::Status::OK();
 }
 
@@ -535,12 +544,17 @@ void ActiveActive::Cron(int64_t now_ms) {
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);
     if (client == nullptr) return true;
-    if (client->PendingOutput() > context_->config().peer_output_limit) {
+    // Its unsent output is deltas and at most kTickSlack bytes of ticks: more than the log holds
+    // besides means its oldest unsent delta has left the log — the bounded backlog is spent.
+    const size_t pending = client->PendingOutput();
+    const bool past_log = pending > log_bytes_ + kTickSlack;
+    if (past_log || pending > context_->config().peer_output_limit) {
       spdlog::warn(
-          "Peer {} ({}) reads too slowly: closing its stream (it resumes from its "
-          "offset)",
-          client->addr(), s.peer_id);
-      client->RequestClose();
+          "Peer {} ({}) reads too slowly: {} bytes wait for it, more than {}: closing its "
+          "stream (it resumes from its offset, with a snapshot if that left the log)",
+          client->addr(), s.peer_id, pending,
+          past_log ? "this node's log (peer-backlog-size) holds" : "peer-output-limit");
+      client->RequestCloseDiscardingOutput();
       return true;
     }
     return false;
@@ -548,7 +562,11 @@ void ActiveActive::Cron(int64_t now_ms) {
   if (subscribers_.empty() && snapshots_.empty()) return;
   std::string tick;
   AppendTickResp(&tick, context_->keyspace().NowMs(), end_offset_, end_bytes_);
-  Push(tick);
+  // Not to a peer that has kTickSlack bytes waiting: it is being sent deltas.
+  for (const Subscriber& subscriber : subscribers_) {
+    Client* client = context_->clients().Find(subscriber.client_id);
+    if (client != nullptr && client->PendingOutput() < kTickSlack) client->Push(tick);
+  }
   // A snapshot's receiver hears the ticks too (its link times out after 3 s of silence).
   for (const auto& sender : snapshots_) {
     if (Client* client = context_->clients().Find(sender->client_id())) client->Push(tick);

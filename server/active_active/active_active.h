@@ -196,6 +196,7 @@ class ActiveActive {
   bool enabled_ = false;
   uint64_t end_offset_ = 0;                           // the last origin offset given
   uint64_t end_bytes_ = 0;                            // see end_bytes()
+  uint64_t log_bytes_ = 0;                            // the wire bytes log_ holds
   std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
   std::map<std::string, uint64_t> applied_;           // origin id -> offset applied
   mutable std::mutex applied_mu_;                     // guards applied_ for the links

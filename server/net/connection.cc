@@ -96,7 +96,10 @@ void Connection::Start() {
   boost::asio::io_context& io = server_->io();
   client_.set_close_hook([weak, &io] {
     boost::asio::post(io, [weak] {
-      if (auto self = weak.lock()) self->CloseAfterWrite();
+      if (auto self = weak.lock()) {
+        if (self->client_.discard_output_on_close()) return self->Close();
+        self->CloseAfterWrite();
+      }
     });
   });
   client_.set_push_hook([this](std::string_view message) { OnPush(message); });

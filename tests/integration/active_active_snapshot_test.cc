@@ -7,7 +7,9 @@
 // again), and each node's vector names every peer's last origin offset. Then lag in bytes, INFO
 // peers' snapshot fields, and CONFIG REWRITE's `peer` lines. Every wait is a bounded poll.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <fstream>
@@ -314,6 +316,45 @@ TEST_F(ActiveActiveSnapshotTest, LagInBytesAfterCatchUpAndSnapshot) {
   // The origin's INFO says where its log starts and how many snapshots it sent (none yet).
   EXPECT_EQ(InfoField(ca.get(), "peers", "snapshots_sent"), 0);
   EXPECT_EQ(InfoField(ca.get(), "peers", "origin_offset"), 31);
+}
+
+// Backpressure: a peer that stops reading while this node writes more than its log holds has
+// its stream closed (the deltas it lacks have left the log); when it reads again it reconnects,
+// gets a snapshot, and catches up.
+TEST_F(ActiveActiveSnapshotTest, APeerPastTheBacklogIsMovedToASnapshot) {
+  TestServer& a = nodes_[0];
+  TestServer& b = nodes_[1];
+  ASSERT_TRUE(
+      a.Start({"--peer", "127.0.0.1", std::to_string(b.port()), "--peer-backlog-size", "100"}))
+      << a.error();
+  ASSERT_TRUE(b.Start(PeerArgs({&a}))) << b.error();
+  auto ca = a.Connect();
+  auto cb = b.Connect();
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "start", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  ASSERT_EQ(InfoField(ca.get(), "peers", "subscribed_peers"), 1);
+
+  // b stops (SIGSTOP): its socket fills, then a's output for it grows past the log.
+  ASSERT_EQ(kill(b.pid(), SIGSTOP), 0);
+  const std::string value(16 * 1024, 'x');
+  int64_t subscribed = 1;
+  for (int i = 0; i < 4000 && subscribed != 0; i++) {
+    ASSERT_EQ(Cmd(ca.get(), {"SET", "big" + std::to_string(i % 500), value}).str(), "OK");
+    if (i % 100 == 99) subscribed = InfoField(ca.get(), "peers", "subscribed_peers");
+  }
+  for (int i = 0; i < 100 && subscribed != 0; i++) {
+    std::this_thread::sleep_for(milliseconds(20));
+    subscribed = InfoField(ca.get(), "peers", "subscribed_peers");
+  }
+  EXPECT_EQ(subscribed, 0);
+  ASSERT_EQ(kill(b.pid(), SIGCONT), 0);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  std::vector<RedisConnection> conns;
+  conns.push_back(a.Connect());
+  EXPECT_EQ(WaitVector(cb.get(), {0}, conns), "");
+  EXPECT_EQ(InfoField(ca.get(), "peers", "snapshots_sent"), 1);
+  EXPECT_NE(a.ReadLog().find("more than this node's log (peer-backlog-size) holds"),
+            std::string::npos);
 }
 
 // CONFIG REWRITE writes the running peers as `peer host port` lines: PEER ADD and PEER REMOVE
