@@ -258,3 +258,32 @@ TEST_F(DeleteTest, GetVersionsStopsAtTheFirstWholeKeyDelete) {
 
 }  // namespace
 }  // namespace ebb::storage
+
+namespace ebb::storage {
+namespace {
+
+// ReadOptions::include_dead: an iterator also lists the keys whose newest version is a tombstone
+// or an expired value (what an active-active snapshot must carry), never a wiped key or one a
+// range deletion hides; in memory and in files alike.
+TEST_F(DeleteTest, IncludeDeadListsTombstonedAndExpiredKeysOnly) {
+  Open();
+  Put("live", "v", 10);
+  Put("tomb", "v", 10);
+  Del("tomb", 20);
+  Put("expired", "v", 10, 5);  // expires 5 ms after the clock's now
+  Put("wiped", "v", 10);
+  Wipe("wiped");
+  Put("ranged", "v", 10);
+  DeleteRange({KeyRange{"ranged", "ranged\x01"}});
+  clock_->Advance(10);
+  ReadOptions dead;
+  dead.include_dead = true;
+  EXPECT_EQ(Scan(), "live=v");
+  EXPECT_EQ(Scan(dead), "expired=v,live=v,tomb=");
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  EXPECT_EQ(Scan(dead), "expired=v,live=v,tomb=");
+  EXPECT_EQ(Scan(), "live=v");
+}
+
+}  // namespace
+}  // namespace ebb::storage
