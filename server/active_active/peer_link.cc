@@ -36,8 +36,10 @@ struct Message {
   enum class Kind { kDelta, kTick, kPiece, kSnapshotEnd } kind = Kind::kDelta;
   PeerDelta delta;
   int64_t tick_ms = 0;
-  uint64_t end = 0;        // tick: the peer's end offset; snapshot end: its offset
-  uint64_t end_bytes = 0;  // tick and snapshot end: the byte position; a delta: its size
+  uint64_t end = 0;  // tick: the peer's end offset; snapshot end: its offset
+  // Tick and snapshot end: the byte position they carry. A delta: its wire size as parsed, then
+  // (set by the session) the byte position just after it.
+  uint64_t end_bytes = 0;
 };
 
 // The size of the RESP array `r` on the wire (a delta's share of the byte position).
@@ -340,8 +342,9 @@ void PeerLink::Session() {
                       [shared = shared_, owner = owner_, peer_id, messages = std::move(batch)] {
                         shared->in_flight -= static_cast<int>(messages.size());
                         if (!shared->alive || shared->reconnect) return;
-                        if (!Deliver(*owner, peer_id, messages, shared->mu, shared->status))
+                        if (!Deliver(*owner, peer_id, messages, shared->mu, shared->status)) {
                           shared->reconnect = true;
+                        }
                       });
     batch = {};
     while (shared_->in_flight > kMaxInFlight && !stop_) {
