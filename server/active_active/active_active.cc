@@ -604,23 +604,34 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     ks.DiscardBatch();
     return ok;
   }
-  storage::Status s =
-      ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
-                  std::to_string(last));
-  if (!s.ok()) {
-    ks.DiscardBatch();
-  } else {
-    s = ks.CommitBatch();
-    if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
-  }
+  const storage::Status s = CommitApplied(origin_id, last);
   if (!s.ok()) {
     spdlog::warn("Peer {}: deltas {}..{} not applied: {}", origin_id, applied + 1, last,
                  s.ToString());
     return false;
   }
-  std::lock_guard lock(applied_mu_);
-  applied_[origin_id] = last;
   return ok;
+}
+
+storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
+                                            std::optional<uint64_t> applied) {
+  types::Keyspace& ks = context_->keyspace();
+  storage::Status s;
+  if (applied) {
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
+                    std::to_string(*applied));
+  }
+  if (!s.ok()) {
+    ks.DiscardBatch();
+    return s;
+  }
+  s = ks.CommitBatch();
+  if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
+  if (s.ok() && applied) {
+    std::lock_guard lock(applied_mu_);
+    applied_[origin_id] = *applied;
+  }
+  return s;
 }
 
 bool ActiveActive::ApplySnapshot(const std::string& origin_id,
@@ -635,27 +646,13 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
       return false;
     }
   }
-  storage::Status s;
   const bool advance = end.has_value() && *end > applied;
-  if (advance) {
-    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
-                    std::to_string(*end));
-  }
-  if (!s.ok()) {
-    ks.DiscardBatch();
-  } else {
-    s = ks.CommitBatch();
-    if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
-  }
+  const storage::Status s = CommitApplied(origin_id, advance ? end : std::nullopt);
   if (!s.ok()) {
     spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
     return false;
   }
-  if (advance) {
-    spdlog::info("Peer {}: snapshot at origin offset {} applied", origin_id, *end);
-    std::lock_guard lock(applied_mu_);
-    applied_[origin_id] = *end;
-  }
+  if (advance) spdlog::info("Peer {}: snapshot at origin offset {} applied", origin_id, *end);
   return true;
 }
 

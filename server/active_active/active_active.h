@@ -176,6 +176,9 @@ class ActiveActive {
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
+  // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =
+  // *applied when given (synced under wal-fsync always); the batch is discarded on failure.
+  storage::Status CommitApplied(const std::string& origin_id, std::optional<uint64_t> applied);
   storage::Status EnterMode();
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
   bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);
