@@ -2,7 +2,8 @@
 //
 // Keys are ordered bytewise (unsigned). Each user key appears once, with its most recently
 // written version (retrieval grace 0); keys whose version is a tombstone or has expired at the
-// time the iterator was created are skipped. Bounds from ReadOptions are honoured.
+// time the iterator was created are skipped (unless ReadOptions::include_dead). Bounds from
+// ReadOptions are honoured.
 // Thread-safety: one iterator is used by one thread at a time; it pins the files it reads, so
 // it stays valid across flushes and compactions. Destroy every iterator before the DB.
 #pragma once
