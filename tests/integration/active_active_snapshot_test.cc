@@ -247,10 +247,13 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
 
   // Node 4 took a snapshot from each of the others and its vector says their last offsets.
   const std::string log4 = nodes_[4].ReadLog();
-  int snapshots = 0;
-  for (size_t at = log4.find("snapshot at origin offset"); at != std::string::npos;
-       at = log4.find("snapshot at origin offset", at + 1)) {
-    snapshots++;
+  int snapshots = 0;  // lines "Peer <id>: snapshot at origin offset N applied"
+  std::istringstream lines(log4);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(": snapshot at origin offset ") != std::string::npos &&
+        line.ends_with(" applied")) {
+      snapshots++;
+    }
   }
   EXPECT_GE(snapshots, 4) << log4;
   EXPECT_EQ(WaitVector(c[4].get(), {0, 1, 2, 3}, c), "");
