@@ -603,9 +603,11 @@ std::vector<Option> BuildOptionTable() {
                    "what a write too far ahead gets: refuse (an error) or flag (counted in INFO "
                    "peers)",
                    kMutable, &Config::max_clock_skew_action, {"refuse", "flag"}));
-  t.push_back(Integer("peer-backlog-size",
-                      "deltas of this node's origin log kept for its active-active peers", kMutable,
-                      &Config::peer_backlog_size, 1, INT64_MAX));
+  t.push_back(
+      Integer("peer-backlog-size",
+              "deltas of this node's origin log kept for its active-active peers (one further "
+              "behind gets a snapshot)",
+              kMutable, &Config::peer_backlog_size, 1, INT64_MAX));
   t.push_back(Memory("peer-output-limit",
                      "output a peer's stream may hold before the peer is dropped (it resumes)",
                      kMutable, &Config::peer_output_limit, 1024 * 1024, INT64_MAX));
