@@ -99,6 +99,7 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
     r.batch = b;
     r.index = i;
     r.want = &wants[i];
+    stats_->disk_read_bytes += r.want->read_length;
     r.buffer = TakeBuffer(*r.want);
     if (ring_ready_ && r.want->fd >= 0) {
       if (at_kernel_ < kRingEntries) {

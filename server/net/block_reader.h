@@ -68,7 +68,8 @@ class BlockReader {
   static constexpr size_t kSpareBuffers = 128;
 
   // Uses io_uring when `preferred` is kIoUring and the kernel allows it, else reader threads.
-  // Counts reads and failed reads in *stats (disk_reads, disk_read_errors).
+  // Counts reads, their bytes and failed reads in *stats (disk_reads, disk_read_bytes,
+  // disk_read_errors).
   // REQUIRES: io and stats outlive the reader.
   BlockReader(boost::asio::io_context& io, ServerStats* stats,
               Backend preferred = Backend::kIoUring);

@@ -23,7 +23,7 @@
 namespace ebb::storage {
 
 struct TableOptions {
-  size_t block_size = 4096;     // target uncompressed size of a data block
+  size_t block_size = 4096;  // target uncompressed size of a data block
   // 0: data blocks are written back to back. A power of two N: no data block that fits in N
   // bytes with its trailer straddles a multiple of N (the builder cuts data blocks early so that
   // they fit, and pads with zeros up to the next multiple when the next block would not fit in

@@ -170,9 +170,8 @@ TEST(TableTest, AlignedDataBlocksNeverStraddleAnAlignmentBoundary) {
   }
   // Unaligned, the same rows put blocks across pages.
   const Built plain = Build(RandomModel(3, 4000, 1000), TableOptions{});
-  EXPECT_LT(plain.contents.size(), Build(RandomModel(3, 4000, 1000),
-                                         TableOptions{.block_align = 4096})
-                                       .contents.size());
+  EXPECT_LT(plain.contents.size(),
+            Build(RandomModel(3, 4000, 1000), TableOptions{.block_align = 4096}).contents.size());
 }
 
 TEST(TableTest, AwkwardUserKeysAgainstModel) {
