@@ -168,6 +168,15 @@ TEST(TableTest, AlignedDataBlocksNeverStraddleAnAlignmentBoundary) {
       EXPECT_EQ(offset / 4096, (offset + n - 1) / 4096) << offset << " " << n;
     }
   }
+  // Rows larger than a page make blocks larger than a page: written unpadded, read as any.
+  Model big = RandomModel(4, 500, 300);
+  for (int i = 0; i < 20; ++i) {
+    std::string key;
+    AppendInternalKey(&key, "key" + std::to_string(i * 13), 2000000, RowKind::kValue);
+    big[key] = Row(std::nullopt, std::nullopt, std::string(5000 + i, 'x'));
+  }
+  const Built built_big = Build(big, TableOptions{.block_align = 4096});
+  CheckAgainstModel(*Open(built_big.contents), big, 4);
   // Unaligned, the same rows put blocks across pages.
   const Built plain = Build(RandomModel(3, 4000, 1000), TableOptions{});
   EXPECT_LT(plain.contents.size(),
