@@ -6,13 +6,12 @@
 // Read takes every block the fetch wants and reads them all concurrently: through io_uring
 // (liburing; the reads of one turn of the event loop go to the kernel in one io_uring_submit,
 // and their completions come back through an eventfd the io_context watches, at most
-// kCompletionsPerTurn of them handled per turn), or, where the
-// kernel refuses io_uring (an old kernel, a seccomp profile) and for files that are not a plain
-// descriptor, on a pool of reader threads. When the last block of a Read has arrived it Fills
-// each block, or the error its read gave, into the fetch — on the io thread — and calls `done`.
-// A failed read reaches only the fetch that wanted the block. Reads of a file opened for direct
-// I/O use aligned buffers; reads end early only at the end of a file (short reads are
-// resubmitted for the rest).
+// kCompletionsPerTurn of them handled per turn), or, where the kernel refuses io_uring (an old
+// kernel, a seccomp profile) and for files that are not a plain descriptor, on a pool of reader
+// threads. When the last block of a Read has arrived it Fills each block, or the error its read
+// gave, into the fetch — on the io thread — and calls `done`. A failed read reaches only the
+// fetch that wanted the block. Reads of a file opened for direct I/O use aligned buffers; reads
+// end early only at the end of a file (short reads are resubmitted for the rest).
 //
 // Lifetime. The caller keeps the fetch alive until `done` runs; a connection does by holding a
 // reference to itself in `done`, so a client that disconnects meanwhile is freed when its reads
