@@ -159,6 +159,7 @@ def run(args, workdir):
         misses = int(after[0]["block_cache_misses"]) - int(before[0]["block_cache_misses"])
         r["hit_rate"] = hits / max(hits + misses, 1)
         r["disk_reads"] = int(after[1]["disk_reads"]) - int(before[1]["disk_reads"])
+        r["disk_read_bytes"] = int(after[1]["disk_read_bytes"]) - int(before[1]["disk_read_bytes"])
         r["gets"] = sum(args.requests * (2 if p > 1 else 1) for p in (1, 16)) * args.rounds
         r["key_misses"] = int(after[1]["keyspace_misses"]) - int(before[1]["keyspace_misses"])
         r["inline_block_reads"] = int(after[1]["inline_block_reads"])
@@ -211,7 +212,9 @@ def markdown(r):
               f"({m['engine_table_filter_bytes'] / r['keys']:.2f} B/key), memtable "
               f"{m['engine_memtable_bytes'] / (1 << 20):,.1f} MiB. During the GETs: block cache hit "
               f"rate {r['hit_rate']:.1%}, {r['disk_reads']:,} block reads for {r['gets']:,} GETs "
-              f"({r['disk_reads'] / max(r['gets'], 1):.2f} per GET) through {r['disk_reader']}, "
+              f"({r['disk_reads'] / max(r['gets'], 1):.2f} per GET, "
+              f"{r['disk_read_bytes'] / max(r['disk_reads'], 1):,.0f} bytes each) through "
+              f"{r['disk_reader']}, "
               f"{r['inline_block_reads']} on the event loop, {r['key_misses']} GETs missed a key; "
               f"ebb's CPU per GET {r['ebb_cpu_us'][1]:.1f} us at P=1, "
               f"{r['ebb_cpu_us'][16]:.1f} us at P=16. Load: "

@@ -24,12 +24,15 @@ struct ServerStats {
   uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t wal_group_commits = 0;  // SyncWal calls made for wal-fsync always batches
   // Restartable commands (server/dispatcher.h): runs that came back incomplete and waited for
-  // blocks; blocks read off the command thread for them, and those whose read failed; runs that
+  // blocks; blocks read off the command thread for them (and the bytes those reads asked the
+  // device for: a block, its trailer and the rest of the aligned pages they touch), and those
+  // whose read failed; runs that
   // read inline because a request reached the bound on rounds or pinned bytes; and blocks read
   // inline on the command thread by commands after their first write (none do: every handler
   // reads first).
   uint64_t disk_waits = 0;
   uint64_t disk_reads = 0;
+  uint64_t disk_read_bytes = 0;
   uint64_t disk_read_errors = 0;
   uint64_t disk_wait_fallbacks = 0;
   uint64_t inline_block_reads = 0;

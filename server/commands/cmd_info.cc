@@ -142,10 +142,12 @@ void InfoStats(ServerContext& ctx, std::string* out) {
   // Commands that waited for table blocks (server/dispatcher.h, "Restartable commands").
   const BlockReader* reader = ctx.block_reader();
   *out += fmt::format(
-      "disk_reader:{}\r\ndisk_waits:{}\r\ndisk_reads:{}\r\ndisk_read_errors:{}\r\n"
-      "disk_reads_in_flight:{}\r\ndisk_wait_fallbacks:{}\r\ninline_block_reads:{}\r\n",
-      reader ? reader->backend_name() : "none", s.disk_waits, s.disk_reads, s.disk_read_errors,
-      reader ? reader->reads_in_flight() : 0, s.disk_wait_fallbacks, s.inline_block_reads);
+      "disk_reader:{}\r\ndisk_waits:{}\r\ndisk_reads:{}\r\ndisk_read_bytes:{}\r\n"
+      "disk_read_errors:{}\r\ndisk_reads_in_flight:{}\r\ndisk_wait_fallbacks:{}\r\n"
+      "inline_block_reads:{}\r\n",
+      reader ? reader->backend_name() : "none", s.disk_waits, s.disk_reads, s.disk_read_bytes,
+      s.disk_read_errors, reader ? reader->reads_in_flight() : 0, s.disk_wait_fallbacks,
+      s.inline_block_reads);
 }
 
 void InfoKeyspace(ServerContext& ctx, std::string* out) {

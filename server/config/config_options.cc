@@ -698,7 +698,8 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Memory("block-cache-size", "capacity of the SST block cache", kImmutable,
                      &Config::block_cache_size, 0));
   t.push_back(Bool("use-direct-reads",
-                   "read SST files with O_DIRECT, so the block cache is their only cache",
+                   "read SST files with O_DIRECT (the block cache is their only cache); "
+                   "align new ones' blocks to pages",
                    kImmutable, &Config::use_direct_reads));
   t.push_back(Memory("tlog-cache-size", "memory for the newest entries of recently read logs",
                      kImmutable, &Config::tlog_cache_size, 0));

@@ -99,7 +99,8 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
     r.batch = b;
     r.index = i;
     r.want = &wants[i];
-    r.buffer = storage::AlignedBuffer(r.want->alignment, r.want->read_length);
+    stats_->disk_read_bytes += r.want->read_length;
+    r.buffer = TakeBuffer(*r.want);
     if (ring_ready_ && r.want->fd >= 0) {
       if (at_kernel_ < kRingEntries) {
         Prepare(&r);
@@ -122,6 +123,22 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
     boost::asio::post(io_, [this, b, alive = std::weak_ptr<bool>(alive_)] {
       if (alive.lock()) Finish(b);
     });
+  }
+}
+
+storage::AlignedBuffer BlockReader::TakeBuffer(const storage::BlockFetch::Want& want) {
+  if (want.read_length > kSpareBufferBytes || want.alignment > kSpareBufferAlignment) {
+    return storage::AlignedBuffer(want.alignment, want.read_length);
+  }
+  if (spare_.empty()) return storage::AlignedBuffer(kSpareBufferAlignment, kSpareBufferBytes);
+  storage::AlignedBuffer buffer = std::move(spare_.back());
+  spare_.pop_back();
+  return buffer;
+}
+
+void BlockReader::GiveBack(storage::AlignedBuffer buffer) {
+  if (buffer.size() == kSpareBufferBytes && spare_.size() < kSpareBuffers) {
+    spare_.push_back(std::move(buffer));
   }
 }
 
@@ -185,11 +202,12 @@ void BlockReader::WaitForCompletions() {
 }
 
 void BlockReader::OnCompletions() {
-  uint64_t count;
-  while (::read(event_fd_, &count, sizeof(count)) > 0) {
-  }
+  uint64_t count;  // one read takes the whole count (not a semaphore eventfd)
+  [[maybe_unused]] const ssize_t n = ::read(event_fd_, &count, sizeof(count));
   io_uring_cqe* cqe = nullptr;
-  while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
+  size_t taken = 0;
+  while (taken < kCompletionsPerTurn && io_uring_peek_cqe(&ring_, &cqe) == 0) {
+    ++taken;
     auto* request = static_cast<Request*>(io_uring_cqe_get_data(cqe));
     const int res = cqe->res;
     io_uring_cqe_seen(&ring_, cqe);
@@ -215,6 +233,15 @@ void BlockReader::OnCompletions() {
     Request* request = queued_.front();
     queued_.pop_front();
     Prepare(request);
+  }
+  if (taken == kCompletionsPerTurn && io_uring_cq_ready(&ring_) > 0 && !reap_posted_) {
+    // The rest after the sockets that are ready now (see kCompletionsPerTurn).
+    reap_posted_ = true;
+    boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+      if (!alive.lock()) return;
+      reap_posted_ = false;
+      OnCompletions();
+    });
   }
   if (at_kernel_ > 0) WaitForCompletions();
 }
@@ -276,6 +303,7 @@ void BlockReader::Finish(Batch* batch) {
                          [batch](const std::unique_ptr<Batch>& b) { return b.get() == batch; });
   std::unique_ptr<Batch> owned = std::move(*it);
   batches_.erase(it);
+  for (Request& r : owned->requests) GiveBack(std::move(r.buffer));
   owned->done();
 }
 

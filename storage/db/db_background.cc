@@ -7,12 +7,17 @@
 #include "storage/db/filename.h"
 #include "storage/db/table_cache.h"
 #include "storage/db/table_writer.h"
+#include "storage/env/posix_file_system.h"
 
 namespace ebb::storage {
 
 TableOptions DBImpl::MakeTableOptions(int64_t expiry_now_ms) const {
   TableOptions t;
   t.block_size = options_.block_size;
+  // Read with O_DIRECT, a data block of 4 KiB or less is then one aligned read, not two.
+  if (options_.use_direct_reads && options_.block_size <= kDirectIoAlignment) {
+    t.block_align = kDirectIoAlignment;
+  }
   t.bloom_bits_per_key = options_.bloom_bits_per_key;
   t.compression = options_.compression;
   t.expiry_now_ms = expiry_now_ms;

@@ -132,16 +132,15 @@ Status ReadBlockContents(const RandomAccessFile& file, const std::string& name,
 
 Status DecodeBlockContents(std::string_view data, const std::string& name,
                            const BlockHandle& handle, std::string* contents) {
-  const std::string where = " at offset " + std::to_string(handle.offset);
-  if (handle.size > (1ull << 32)) return Status::Corruption(name + ": block too large" + where);
+  // Built only for an error: a block read from disk for every GET of a key on disk decodes here.
+  auto corruption = [&](const std::string& what) {
+    return Status::Corruption(name + ": " + what + " at offset " + std::to_string(handle.offset));
+  };
+  if (handle.size > (1ull << 32)) return corruption("block too large");
   const size_t n = static_cast<size_t>(handle.size);
-  if (data.size() != n + kBlockTrailerSize) {
-    return Status::Corruption(name + ": truncated block" + where);
-  }
+  if (data.size() != n + kBlockTrailerSize) return corruption("truncated block");
   const uint32_t expected = crc32c::Unmask(DecodeFixed32(data.data() + n + 1));
-  if (crc32c::Value(data.data(), n + 1) != expected) {
-    return Status::Corruption(name + ": block checksum mismatch" + where);
-  }
+  if (crc32c::Value(data.data(), n + 1) != expected) return corruption("block checksum mismatch");
   const uint8_t type = static_cast<uint8_t>(data[n]);
   switch (type) {
     case static_cast<uint8_t>(Compression::kNone):
@@ -151,12 +150,11 @@ Status DecodeBlockContents(std::string_view data, const std::string& name,
     case static_cast<uint8_t>(Compression::kZstd): {
       if (contents == nullptr) return Status::OK();
       Status s = Decompress(static_cast<Compression>(type), data.substr(0, n), contents);
-      if (!s.ok()) return Status::Corruption(name + ": " + s.message() + where);
+      if (!s.ok()) return corruption(s.message());
       return Status::OK();
     }
     default:
-      return Status::Corruption(name + ": unknown block compression type " + std::to_string(type) +
-                                where);
+      return corruption("unknown block compression type " + std::to_string(type));
   }
 }
 

@@ -9,7 +9,10 @@ bool Readahead::Read(const RandomAccessFile& file, const BlockHandle& handle,
   const size_t alignment = file.alignment();
   if (alignment == 1) return false;  // the OS reads ahead
   const uint64_t end = handle.offset + handle.size + kBlockTrailerSize;
-  const bool sequential = handle.offset == expected_offset_;
+  // The next block follows, or starts at the next multiple of the alignment after the padding
+  // of a table written with block_align.
+  const bool sequential = expected_offset_ != UINT64_MAX && handle.offset >= expected_offset_ &&
+                          handle.offset <= AlignUp(expected_offset_, alignment);
   expected_offset_ = end;
   if (handle.offset >= start_ && end <= start_ + length_) {
     *data = std::string_view(base_ + (handle.offset - start_),

@@ -35,11 +35,13 @@ struct TableBuilder::Rep {
   bool pending_index_entry = false;
   BlockHandle pending_handle;  // of the last written data block, not yet indexed
 
-  // Writes `raw` as a block (compressed per options if it pays), with its trailer.
-  BlockHandle WriteBlock(std::string_view raw, bool compress) {
+  // Writes `raw` as a block (compressed per options if it pays), with its trailer; a data
+  // block (`align`) after the padding options.block_align asks for.
+  BlockHandle WriteBlock(std::string_view raw, bool compress, bool align = false) {
     compressed.clear();
     const Compression type =
         CompressBlock(raw, compress ? options.compression : Compression::kNone, &compressed);
+    if (align) PadForBlock(compressed.size() + kBlockTrailerSize);
     BlockHandle handle{offset, compressed.size()};
     char trailer[kBlockTrailerSize];
     trailer[0] = static_cast<char>(type);
@@ -52,10 +54,33 @@ struct TableBuilder::Rep {
     return handle;
   }
 
+  // Zeros up to the next multiple of options.block_align when a block of `bytes` (trailer
+  // included) fits in one but not in what is left of the current one.
+  void PadForBlock(uint64_t bytes) {
+    const uint64_t align = options.block_align;
+    if (align == 0 || bytes > align) return;
+    const uint64_t used = offset % align;
+    if (used == 0 || used + bytes <= align) return;
+    const std::string zeros(static_cast<size_t>(align - used), '\0');
+    if (status.ok()) status = file->Append(zeros);
+    if (status.ok()) offset += zeros.size();
+  }
+
+  // Whether adding an entry of this key and row could take the data block past what one
+  // options.block_align holds with its trailer: it is cut before then.
+  bool EntryWouldOverflowAlignment(std::string_view key, std::string_view row) const {
+    if (options.block_align == 0 || data_block.empty()) return false;
+    // Three varint32 lengths and, at most, one more restart point.
+    constexpr size_t kEntryOverhead = 3 * 5 + 4;
+    return data_block.CurrentSizeEstimate() + key.size() + row.size() + kEntryOverhead +
+               kBlockTrailerSize >
+           options.block_align;
+  }
+
   // Writes the data block; its index entry waits for the next key (see AddPendingIndexEntry).
   void FlushDataBlock() {
     if (data_block.empty() || !status.ok()) return;
-    pending_handle = WriteBlock(data_block.Finish(), true);
+    pending_handle = WriteBlock(data_block.Finish(), true, /*align=*/true);
     pending_index_entry = true;
     data_block.Reset();
   }
@@ -167,6 +192,7 @@ void TableBuilder::Add(std::string_view internal_key, std::string_view encoded_r
     r.bloom->AddKey(parsed.user_key);
     r.last_user_key.assign(parsed.user_key);
   }
+  if (r.EntryWouldOverflowAlignment(internal_key, encoded_row)) r.FlushDataBlock();
   r.AddPendingIndexEntry(internal_key);
   r.Account(parsed, internal_key, encoded_row, meta, value);
   r.last_key.assign(internal_key);

@@ -23,7 +23,13 @@
 namespace ebb::storage {
 
 struct TableOptions {
-  size_t block_size = 4096;     // target uncompressed size of a data block
+  size_t block_size = 4096;  // target uncompressed size of a data block
+  // 0: data blocks are written back to back. A power of two N: no data block that fits in N
+  // bytes with its trailer straddles a multiple of N (the builder cuts data blocks early so that
+  // they fit, and pads with zeros up to the next multiple when the next block would not fit in
+  // what is left of the current one), so a direct read of a block is one N-byte read, not two
+  // (RocksDB's block_align). Costs the padding: about 1.5% with 4 KiB blocks of 100-byte rows.
+  size_t block_align = 0;
   int bloom_bits_per_key = 10;  // 0: no filter
   Compression compression = Compression::kLz4;
   // The expiry clock, for TableProperties::expired_at_write (INT64_MIN: nothing counts).

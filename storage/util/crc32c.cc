@@ -30,14 +30,66 @@ constexpr std::array<std::array<uint32_t, 256>, 4> MakeTables() {
 constexpr auto kTables = MakeTables();
 
 #if defined(__x86_64__)
+// The hardware path runs three crc32 instructions at once, over three stretches of kStride
+// bytes (one instruction's latency is three times its throughput), then joins the three: the
+// crc of A then B, from crc a of A, is Shift(a) ^ (the crc of B started from 0), where Shift
+// feeds kStride zero bytes. Shift is linear, so it is four table lookups, one per byte of a:
+// kShift[k][b] = Shift(b << 8k).
+constexpr size_t kStride = 256;
+
+constexpr std::array<std::array<uint32_t, 256>, 4> MakeShiftTables() {
+  std::array<uint32_t, 32> bit{};  // Shift(1 << i)
+  for (int i = 0; i < 32; ++i) {
+    uint32_t crc = 1u << i;
+    for (size_t z = 0; z < kStride; ++z) crc = (crc >> 8) ^ kTables[0][crc & 0xff];
+    bit[i] = crc;
+  }
+  std::array<std::array<uint32_t, 256>, 4> t{};
+  for (int k = 0; k < 4; ++k) {
+    for (uint32_t b = 0; b < 256; ++b) {
+      uint32_t v = 0;
+      for (int i = 0; i < 8; ++i) {
+        if (b & (1u << i)) v ^= bit[8 * k + i];
+      }
+      t[k][b] = v;
+    }
+  }
+  return t;
+}
+
+constexpr auto kShift = MakeShiftTables();
+
+inline uint32_t ShiftStride(uint32_t crc) {
+  return kShift[0][crc & 0xff] ^ kShift[1][(crc >> 8) & 0xff] ^ kShift[2][(crc >> 16) & 0xff] ^
+         kShift[3][crc >> 24];
+}
+
+inline uint64_t Load64(const unsigned char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+#endif
+
+#if defined(__x86_64__)
 __attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t init_crc, const char* data,
                                                        size_t n) {
   uint64_t crc = ~init_crc;
   const auto* p = reinterpret_cast<const unsigned char*>(data);
+  while (n >= 3 * kStride) {
+    uint64_t crc1 = 0, crc2 = 0;
+    for (size_t i = 0; i < kStride; i += 8) {
+      crc = _mm_crc32_u64(crc, Load64(p + i));
+      crc1 = _mm_crc32_u64(crc1, Load64(p + kStride + i));
+      crc2 = _mm_crc32_u64(crc2, Load64(p + 2 * kStride + i));
+    }
+    crc = ShiftStride(static_cast<uint32_t>(crc)) ^ crc1;
+    crc = ShiftStride(static_cast<uint32_t>(crc)) ^ crc2;
+    p += 3 * kStride;
+    n -= 3 * kStride;
+  }
   while (n >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    crc = _mm_crc32_u64(crc, word);
+    crc = _mm_crc32_u64(crc, Load64(p));
     p += 8;
     n -= 8;
   }

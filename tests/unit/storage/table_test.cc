@@ -134,6 +134,55 @@ TEST(TableTest, ManyVersionsAgainstModelEveryCompression) {
   }
 }
 
+TEST(TableTest, AlignedDataBlocksNeverStraddleAnAlignmentBoundary) {
+  for (Compression c : {Compression::kNone, Compression::kLz4}) {
+    const Model model = RandomModel(3, 4000, 1000);
+    TableOptions options;
+    options.compression = c;
+    options.block_align = 4096;
+    const Built built = Build(model, options);
+    auto file = std::make_unique<MemRandomAccessFile>(built.contents);
+    MemRandomAccessFile* log = file.get();
+    std::unique_ptr<Table> table;
+    ASSERT_TRUE(Table::Open(TableOptions{}, std::move(file), built.contents.size(), 7, nullptr,
+                            "/db/000007.sst", &table)
+                    .ok());
+    SCOPED_TRACE("compression " + std::to_string(static_cast<int>(c)));
+    CheckAgainstModel(*table, model, 3);
+    // Every data block (read with its trailer, one read each) lies within one 4 KiB page.
+    log->read_log.clear();
+    for (const auto& [key, row] : model) {
+      bool found = false;
+      ASSERT_TRUE(table
+                      ->Get(key, false,
+                            [&](std::string_view k, std::string_view v) {
+                              found = k == key && v == row;
+                              return false;
+                            })
+                      .ok());
+      ASSERT_TRUE(found);
+    }
+    ASSERT_FALSE(log->read_log.empty());
+    for (const auto& [offset, n] : log->read_log) {
+      ASSERT_LE(n, 4096u);
+      EXPECT_EQ(offset / 4096, (offset + n - 1) / 4096) << offset << " " << n;
+    }
+  }
+  // Rows larger than a page make blocks larger than a page: written unpadded, read as any.
+  Model big = RandomModel(4, 500, 300);
+  for (int i = 0; i < 20; ++i) {
+    std::string key;
+    AppendInternalKey(&key, "key" + std::to_string(i * 13), 2000000, RowKind::kValue);
+    big[key] = Row(std::nullopt, std::nullopt, std::string(5000 + i, 'x'));
+  }
+  const Built built_big = Build(big, TableOptions{.block_align = 4096});
+  CheckAgainstModel(*Open(built_big.contents), big, 4);
+  // Unaligned, the same rows put blocks across pages.
+  const Built plain = Build(RandomModel(3, 4000, 1000), TableOptions{});
+  EXPECT_LT(plain.contents.size(),
+            Build(RandomModel(3, 4000, 1000), TableOptions{.block_align = 4096}).contents.size());
+}
+
 TEST(TableTest, AwkwardUserKeysAgainstModel) {
   // Keys that are prefixes of each other, contain 0x00 / 0xff bytes and share long prefixes:
   // the index separators between blocks must still order correctly.
