@@ -63,6 +63,7 @@ storage::Status ActiveActive::Open() {
   applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
                                       /*local=*/true);
   applier_->set_user(&context_->acl().default_user());
+  whole_key_ = std::make_unique<WholeKeyDeletes>(context_->keyspace(), context_->config().databases);
   std::string mode;
   storage::Status s = context_->keyspace().GetSystemRow(kModeRow, &mode);
   if (s.IsNotFound()) return storage::Status::OK();  // never in the mode: nothing more to read
@@ -75,6 +76,7 @@ storage::Status ActiveActive::Open() {
   }
   enabled_ = true;
   s = LoadNodeId();
+  if (s.ok()) s = whole_key_->Load();
   if (!s.ok()) return s;
   return LoadLog();
 }
@@ -283,6 +285,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     canonical[0] = AsciiLower(canonical[0]);
     canonical[1] = AsciiLower(canonical[1]);
     run(std::move(canonical));
+    AdmitLocal(&plan);
     return plan;
   }
   if (name == "tlog|trim" || name == "tlog|clr") {
@@ -383,6 +386,11 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
       return plan;
     }
     run(std::move(canonical));
+    AdmitLocal(&plan);
+    return plan;
+  }
+  if (name == "del" || name == "unlink" || name == "flushdb" || name == "flushall") {
+    PlanWholeKeyDelete(name, args, &plan);
     return plan;
   }
   if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(name)) refuse(RefusedError(name));
@@ -554,6 +562,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   std::vector<std::string> args = delta.args;
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
+  if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
   const std::vector<std::string_view> views = Views(args);
   uint32_t flags = 0;
   size_t first_arg = 1;
@@ -567,11 +576,26 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
+  const std::string& key = string_write ? args[1] : args[2];
+  WholeKeyDeletes::Admission admission;
+  storage::Status s = whole_key_->Judge(delta.db, args, &admission);
+  if (s.IsInvalidArgument()) {
+    spdlog::warn("Peer {}: delta {} is malformed: reconnecting", origin_id, delta.offset);
+    return ApplyOutcome::kMalformed;
+  }
+  if (s.ok() && admission.covered) {
+    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+    if (s.ok()) return ApplyOutcome::kApplied;
+  }
+  if (s.ok() && admission.below_floor) return ApplyOutcome::kApplied;
   MergeVerdict verdict = MergeVerdict::kWrite;
-  storage::Status s = JudgeDelta(ks, delta.db, args, &verdict);
+  if (s.ok()) s = JudgeDelta(ks, delta.db, args, &verdict);
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
-    auto deleted = ks.Delete(delta.db, string_write ? args[1] : args[2]);
+    auto deleted = ks.Delete(delta.db, key);
     if (!deleted.ok()) s = deleted.engine_status();
+  }
+  if (s.ok() && admission.tlog_min_cutoff && verdict != MergeVerdict::kOtherTypeWins) {
+    s = whole_key_->EnsureTlogCutoff(delta.db, key, *admission.tlog_min_cutoff);
   }
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());

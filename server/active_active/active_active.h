@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/whole_key.h"
 #include "server/dispatcher.h"
 #include "storage/status.h"
 
@@ -89,12 +90,17 @@ class ActiveActive {
       kReplyOk,   // a string version that loses to the one held: +OK, nothing written
       kRun,       // run `args` (the canonical form) in a batch, then Finish
       kValidate,  // run the original request only to get its error; any success is refused
+      kRunHere,   // RunHere runs `args` in a batch (a whole-key delete, or a write that must
+                  // meet a delete's marker first), then Finish
     } kind = Kind::kPass;
     std::string error;
     std::vector<std::string> args;  // the canonical command (kRun)
     std::vector<std::string_view> views;
     int db = 0;
     bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left
+    // kRunHere, TLOG INS on a deleted key: the log's cutoff is raised to this first
+    // (whole_key.h).
+    std::optional<uint64_t> tlog_min_cutoff;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,
@@ -103,6 +109,8 @@ class ActiveActive {
   // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
   // was written (the caller replaces the reply with the error).
   storage::Status FinishLocalWrite(const LocalWrite& plan, bool succeeded);
+  // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`.
+  void RunHere(const LocalWrite& plan, Client& client, protocol::ReplyWriter& reply);
 
   // ---- PEER ADD / REMOVE / LIST / SYNC (server/commands/cmd_peer.cc)
 
@@ -155,6 +163,15 @@ class ActiveActive {
   storage::Status LoadNodeId();
   storage::Status LoadLog();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
+  // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
+  void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
+                          LocalWrite* plan);
+  // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
+  // written), below the key's type floor (WRONGTYPE), or run here after raising a log's cutoff.
+  void AdmitLocal(LocalWrite* plan);
+  // A peer's whole-key delta (del-at, flushdb-at, flushall-at) into the open batch.
+  ApplyOutcome ApplyWholeKey(const std::string& origin_id, const PeerDelta& delta,
+                             const std::vector<std::string>& args);
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
   storage::Status EnterMode();
@@ -173,6 +190,7 @@ class ActiveActive {
   mutable std::mutex applied_mu_;                     // guards applied_ for the links
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<PeerLink>> links_;
+  std::unique_ptr<WholeKeyDeletes> whole_key_;
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;
   uint64_t skewed_writes_ = 0;

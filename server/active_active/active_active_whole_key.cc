@@ -1,0 +1,170 @@
+// ActiveActive's whole-key deletes: DEL, UNLINK, FLUSHDB and FLUSHALL planned on the origin and
+// applied from peers (the rule and the rows: whole_key.h).
+//
+// Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
+// `flushall-at <T>`. On the origin T is the clock, raised to the greatest timestamp the named
+// keys (the database, every database) hold, so a delete removes everything its origin sees, as
+// DEL does on one node.
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr std::string_view kDelAt = "del-at";
+constexpr std::string_view kFlushDbAt = "flushdb-at";
+constexpr std::string_view kFlushAllAt = "flushall-at";
+
+// Raises *ts to the greatest timestamp any live key of `db` holds.
+storage::Status RaiseToNewestInDb(types::Keyspace& ks, WholeKeyDeletes& whole_key, int db,
+                                  int64_t* ts) {
+  auto keys = ks.Keys(db, nullptr);
+  if (!keys.ok()) return keys.engine_status();
+  for (const std::string& key : *keys) {
+    bool existed = false;
+    storage::Status s = whole_key.RaiseToNewest(db, key, ts, &existed);
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+}  // namespace
+
+void ActiveActive::PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
+                                      LocalWrite* plan) {
+  types::Keyspace& ks = context_->keyspace();
+  int64_t ts = ks.NowMs();
+  std::vector<std::string> canonical;
+  storage::Status s;
+  if (name == "del" || name == "unlink") {
+    canonical = {std::string(kDelAt), ""};
+    std::set<std::string_view> seen;
+    for (std::string_view key : args.subspan(1)) {
+      if (!seen.insert(key).second) continue;
+      bool existed = false;
+      if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &ts, &existed);
+      canonical.emplace_back(key);
+    }
+  } else {
+    const bool flag_ok =
+        args.size() == 1 || (args.size() == 2 && (EqualsIgnoreCase(args[1], "async") ||
+                                                  EqualsIgnoreCase(args[1], "sync")));
+    if (!flag_ok) {
+      plan->kind = LocalWrite::Kind::kValidate;
+      return;
+    }
+    canonical = {std::string(name == "flushdb" ? kFlushDbAt : kFlushAllAt), ""};
+    const int first = name == "flushdb" ? plan->db : 0;
+    const int last = name == "flushdb" ? plan->db : context_->config().databases - 1;
+    for (int db = first; db <= last && s.ok(); db++)
+      s = RaiseToNewestInDb(ks, *whole_key_, db, &ts);
+  }
+  if (!s.ok()) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = "ERR " + s.ToString();
+    return;
+  }
+  canonical[1] = std::to_string(ts);
+  plan->kind = LocalWrite::Kind::kRunHere;
+  plan->args = std::move(canonical);
+  plan->views.assign(plan->args.begin(), plan->args.end());
+}
+
+void ActiveActive::AdmitLocal(LocalWrite* plan) {
+  if (!whole_key_->any() || plan->kind != LocalWrite::Kind::kRun) return;
+  WholeKeyDeletes::Admission admission;
+  storage::Status s = whole_key_->Judge(plan->db, plan->args, &admission);
+  if (!s.ok()) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = "ERR " + s.ToString();
+  } else if (admission.covered) {
+    plan->kind = LocalWrite::Kind::kReplyOk;  // the delete wins: nothing to write or log
+  } else if (admission.below_floor) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = std::string(kWrongType);
+  } else if (admission.tlog_min_cutoff) {
+    plan->kind = LocalWrite::Kind::kRunHere;
+    plan->tlog_min_cutoff = admission.tlog_min_cutoff;
+  }
+}
+
+void ActiveActive::RunHere(const LocalWrite& plan, Client& client, protocol::ReplyWriter& reply) {
+  types::Keyspace& ks = context_->keyspace();
+  const std::string& op = plan.args[0];
+  storage::Status s;
+  if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
+    int64_t ts = 0;
+    ParseInt64(plan.args[1], &ts);  // written by PlanWholeKeyDelete
+    int64_t existed = 0;
+    if (op == kDelAt) {
+      for (size_t i = 2; i < plan.args.size() && s.ok(); i++) {
+        auto exists = ks.Exists(plan.db, plan.args[i]);
+        if (exists.ok()) {
+          existed += *exists ? 1 : 0;
+        } else {
+          s = exists.engine_status();
+        }
+      }
+      if (s.ok()) {
+        s = whole_key_->DeleteKeys(plan.db, ts, std::span<const std::string>(plan.args).subspan(2));
+      }
+    } else {
+      const bool all = op == kFlushAllAt;
+      for (int db = all ? 0 : plan.db; db <= (all ? context_->config().databases - 1 : plan.db);
+           db++) {
+        if (s.ok()) s = whole_key_->FlushDb(db, ts);
+      }
+    }
+    if (!s.ok()) return reply.Error("ERR " + s.ToString());
+    if (op == kDelAt) return reply.Integer(existed);
+    return reply.Ok();
+  }
+  if (plan.tlog_min_cutoff) {
+    s = whole_key_->EnsureTlogCutoff(plan.db, plan.args[2], *plan.tlog_min_cutoff);
+    if (!s.ok()) return reply.Error("ERR " + s.ToString());
+  }
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
+  dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
+}
+
+ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin_id,
+                                                       const PeerDelta& delta,
+                                                       const std::vector<std::string>& args) {
+  int64_t ts = 0;
+  const bool known = (args[0] == kDelAt && args.size() >= 3) ||
+                     ((args[0] == kFlushDbAt || args[0] == kFlushAllAt) && args.size() == 2);
+  if (!known || !ParseInt64(args[1], &ts)) {
+    spdlog::warn("Peer {}: delta {} is not a known operation ({}): reconnecting", origin_id,
+                 delta.offset, args[0]);
+    return ApplyOutcome::kMalformed;
+  }
+  storage::Status s;
+  if (args[0] == kDelAt) {
+    s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
+  } else if (args[0] == kFlushDbAt) {
+    s = whole_key_->FlushDb(delta.db, ts);
+  } else {
+    for (int db = 0; db < context_->config().databases && s.ok(); db++) {
+      s = whole_key_->FlushDb(db, ts);
+    }
+  }
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  return ApplyOutcome::kApplied;
+}
+
+}  // namespace ebb::server

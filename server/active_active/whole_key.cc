@@ -1,0 +1,318 @@
+#include "server/active_active/whole_key.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "storage/row.h"
+#include "storage/util/coding.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+#include "types/tlog.h"
+#include "types/treg.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr uint8_t kMarkerVersion = 1;
+constexpr std::string_view kKeyMarkerPrefix = "aa-key:";
+constexpr std::string_view kHorizonPrefix = "aa-horizon:";
+// The most recently written version: in the mode it is also the greatest (merge_gate.h).
+constexpr int64_t kNewestVersion = 0;
+
+int Precedence(types::KeyType type) {
+  switch (type) {
+    case types::KeyType::kTlog:
+      return 2;
+    case types::KeyType::kTreg:
+      return 1;
+    case types::KeyType::kString:
+      return 0;
+  }
+  return 0;
+}
+
+// Timestamps of TLOG entries and TREG pairs are unsigned; a marker is signed.
+int64_t ClampToSigned(uint64_t ts) {
+  return ts > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(ts);
+}
+
+bool ParseUnsigned(std::string_view text, __int128* out) {
+  uint64_t v = 0;
+  if (!ParseUint64(text, &v)) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseSigned(std::string_view text, __int128* out) {
+  int64_t v = 0;
+  if (!ParseInt64(text, &v)) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeKeyMarker(const KeyMarker& marker) {
+  std::string out(1, static_cast<char>(kMarkerVersion));
+  storage::PutFixed64(&out, static_cast<uint64_t>(marker.deleted_up_to));
+  out.push_back(static_cast<char>(marker.floor));
+  return out;
+}
+
+bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
+  if (encoded.size() != 10 || static_cast<uint8_t>(encoded[0]) != kMarkerVersion) return false;
+  encoded.remove_prefix(1);
+  uint64_t up_to = 0;
+  if (!storage::GetFixed64(&encoded, &up_to)) return false;
+  const int floor = static_cast<uint8_t>(encoded[0]);
+  if (floor > 2) return false;
+  marker->deleted_up_to = static_cast<int64_t>(up_to);
+  marker->floor = floor;
+  return true;
+}
+
+std::string KeyMarkerRowName(int db, std::string_view key) {
+  return std::string(kKeyMarkerPrefix) + std::to_string(db) + ":" + std::string(key);
+}
+
+std::string HorizonRowName(int db) { return std::string(kHorizonPrefix) + std::to_string(db); }
+
+storage::Status WholeKeyDeletes::Load() {
+  auto it = keyspace_.db().NewIterator(storage::ReadOptions());
+  for (std::string_view prefix : {kKeyMarkerPrefix, kHorizonPrefix}) {
+    const std::string start = types::Keyspace::SystemRowKey(prefix);
+    it->Seek(start);
+    if (it->Valid() && it->key().starts_with(start)) any_ = true;
+  }
+  return it->status();
+}
+
+storage::Status WholeKeyDeletes::PutRow(const std::string& name, const std::string& value) {
+  any_ = true;
+  return keyspace_.db().Put(keyspace_.WriteOptions(), types::Keyspace::SystemRowKey(name), value);
+}
+
+storage::Status WholeKeyDeletes::ReadHorizon(int db, int64_t* horizon) {
+  *horizon = KeyMarker::kNothingDeleted;
+  storage::Row row;
+  storage::Status s = keyspace_.db().Get(keyspace_.ReadOptions(),
+                                         types::Keyspace::SystemRowKey(HorizonRowName(db)), &row);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  if (!ParseInt64(row.value, horizon)) return storage::Status::Corruption("active-active horizon");
+  return s;
+}
+
+storage::Status WholeKeyDeletes::Marker(int db, std::string_view key, KeyMarker* marker,
+                                        bool* has_row) {
+  *marker = KeyMarker();
+  *has_row = false;
+  if (!any_) return storage::Status::OK();
+  storage::Row row;
+  storage::Status s = keyspace_.db().Get(
+      keyspace_.ReadOptions(), types::Keyspace::SystemRowKey(KeyMarkerRowName(db, key)), &row);
+  if (s.ok()) {
+    if (!DecodeKeyMarker(row.value, marker)) {
+      return storage::Status::Corruption("active-active key marker");
+    }
+    *has_row = true;
+  } else if (!s.IsNotFound()) {
+    return s;
+  }
+  int64_t horizon = 0;
+  s = ReadHorizon(db, &horizon);
+  marker->deleted_up_to = std::max(marker->deleted_up_to, horizon);
+  return s;
+}
+
+storage::Status WholeKeyDeletes::Judge(int db, std::span<const std::string> args,
+                                       Admission* admission) {
+  *admission = Admission();
+  const bool string_write = args[0] == "put" || args[0] == "delete";
+  const bool trimat = args[0] == "tlog" && args[1] == "trimat";
+  admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
+  if (!any_) return storage::Status::OK();
+  const std::string& key = string_write ? args[1] : args[2];
+  // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; TREG SET / TLOG INS key v ts;
+  // TLOG TRIMAT key cutoff stands for cutoff - 1 (it removes what lies below it).
+  __int128 ts = 0;
+  const bool parsed = string_write ? ParseSigned(args[0] == "put" ? args[4] : args[3], &ts)
+                                   : ParseUnsigned(args.back(), &ts);
+  if (!parsed) return storage::Status::InvalidArgument("bad delta timestamp");
+  if (trimat) ts -= 1;
+  KeyMarker marker;
+  bool has_row = false;
+  storage::Status s = Marker(db, key, &marker, &has_row);
+  if (!s.ok()) return s;
+  if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
+  if (ts <= marker.deleted_up_to) {
+    admission->covered = true;
+    return s;
+  }
+  if (admission->precedence < marker.floor) {
+    admission->below_floor = true;
+    return s;
+  }
+  if (args[0] == "tlog" && args[1] == "ins" && marker.deleted_up_to >= 0) {
+    const uint64_t min_cutoff = static_cast<uint64_t>(marker.deleted_up_to) + 1;
+    auto cutoff = types::Tlog(keyspace_, db).Cutoff(key);
+    if (cutoff.status() == types::OpStatus::kEngineError) return cutoff.engine_status();
+    // Another type: the gate wipes it before the insert, which then makes a new log.
+    if (!cutoff.ok() || *cutoff < min_cutoff) admission->tlog_min_cutoff = min_cutoff;
+  }
+  return s;
+}
+
+storage::Status WholeKeyDeletes::RaiseFloor(int db, std::string_view key, int precedence) {
+  KeyMarker marker;
+  bool has_row = false;
+  storage::Status s = Marker(db, key, &marker, &has_row);
+  if (!s.ok() || precedence <= marker.floor) return s;
+  types::KeyMetaRow row;
+  s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  const bool live = s.ok();
+  if (live && Precedence(row.type) >= precedence) return storage::Status::OK();
+  if (live) {
+    auto wiped = keyspace_.Delete(db, key);
+    if (!wiped.ok()) return wiped.engine_status();
+  }
+  // Keep the row's own deleted_up_to (the horizon may have raised `marker`'s).
+  KeyMarker stored;
+  storage::Row existing;
+  s = keyspace_.db().Get(keyspace_.ReadOptions(),
+                         types::Keyspace::SystemRowKey(KeyMarkerRowName(db, key)), &existing);
+  if (s.ok() && !DecodeKeyMarker(existing.value, &stored)) {
+    return storage::Status::Corruption("active-active key marker");
+  }
+  if (!s.ok() && !s.IsNotFound()) return s;
+  stored.floor = precedence;
+  return PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored));
+}
+
+storage::Status WholeKeyDeletes::EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff) {
+  types::Tlog log(keyspace_, db);
+  auto held = log.Cutoff(key);
+  if (held.status() == types::OpStatus::kEngineError) return held.engine_status();
+  if (held.ok() && *held >= cutoff) return storage::Status::OK();
+  auto trimmed = log.TrimAt(key, cutoff);
+  if (trimmed.status() == types::OpStatus::kEngineError) return trimmed.engine_status();
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyDeletes::RaiseToNewest(int db, std::string_view key, int64_t* ts,
+                                               bool* existed) {
+  types::KeyMetaRow row;
+  storage::Status s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
+  *existed = s.ok();
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  int64_t newest = KeyMarker::kNothingDeleted;
+  switch (row.type) {
+    case types::KeyType::kString:
+      newest = row.meta.timestamp_or_zero();
+      break;
+    case types::KeyType::kTreg: {
+      std::string_view value;
+      uint64_t pair_ts = 0;
+      if (!types::DecodeTregPayload(row.payload, &value, &pair_ts)) {
+        return storage::Status::Corruption("TREG payload");
+      }
+      newest = ClampToSigned(pair_ts);
+      break;
+    }
+    case types::KeyType::kTlog: {
+      types::Tlog log(keyspace_, db);
+      auto entries = log.Get(key, 1);
+      auto cutoff = log.Cutoff(key);
+      if (!entries.ok()) return entries.engine_status();
+      if (!cutoff.ok()) return cutoff.engine_status();
+      if (!entries->empty()) newest = ClampToSigned(entries->front().ts);
+      if (*cutoff > 0) newest = std::max(newest, ClampToSigned(*cutoff - 1));
+      break;
+    }
+  }
+  *ts = std::max(*ts, newest);
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyDeletes::DeleteContent(int db, std::string_view key, int64_t ts,
+                                               int* precedence) {
+  *precedence = -1;
+  types::KeyMetaRow row;
+  storage::Status s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  *precedence = Precedence(row.type);
+  bool wipe = false;
+  if (row.type == types::KeyType::kTlog) {
+    if (ts < 0) return storage::Status::OK();  // entries are never below 0
+    const uint64_t min_cutoff = static_cast<uint64_t>(ts) + 1;
+    types::Tlog log(keyspace_, db);
+    auto entries = log.Get(key, 1);
+    auto cutoff = log.Cutoff(key);
+    if (!entries.ok()) return entries.engine_status();
+    if (!cutoff.ok()) return cutoff.engine_status();
+    const bool newer_entry = !entries->empty() && entries->front().ts > static_cast<uint64_t>(ts);
+    if (!newer_entry && *cutoff <= min_cutoff) {
+      wipe = true;
+    } else if (*cutoff < min_cutoff) {
+      auto trimmed = log.TrimAt(key, min_cutoff);
+      if (!trimmed.ok()) return trimmed.engine_status();
+    }
+  } else {
+    int64_t newest = KeyMarker::kNothingDeleted;
+    bool existed = false;
+    s = RaiseToNewest(db, key, &newest, &existed);
+    if (!s.ok()) return s;
+    wipe = newest <= ts;
+  }
+  if (!wipe) return storage::Status::OK();
+  auto wiped = keyspace_.Delete(db, key);
+  return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
+}
+
+storage::Status WholeKeyDeletes::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
+  for (const std::string& key : keys) {
+    int precedence = -1;
+    storage::Status s = DeleteContent(db, key, ts, &precedence);
+    if (!s.ok()) return s;
+    KeyMarker marker;
+    storage::Row existing;
+    const std::string name = KeyMarkerRowName(db, key);
+    s = keyspace_.db().Get(keyspace_.ReadOptions(), types::Keyspace::SystemRowKey(name), &existing);
+    if (s.ok() && !DecodeKeyMarker(existing.value, &marker)) {
+      return storage::Status::Corruption("active-active key marker");
+    }
+    if (!s.ok() && !s.IsNotFound()) return s;
+    const KeyMarker before = marker;
+    marker.deleted_up_to = std::max(marker.deleted_up_to, ts);
+    marker.floor = std::max(marker.floor, precedence);
+    if (marker == before && s.ok()) continue;
+    s = PutRow(name, EncodeKeyMarker(marker));
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyDeletes::FlushDb(int db, int64_t ts) {
+  int64_t horizon = 0;
+  storage::Status s = ReadHorizon(db, &horizon);
+  if (!s.ok()) return s;
+  if (ts > horizon) s = PutRow(HorizonRowName(db), std::to_string(ts));
+  if (!s.ok()) return s;
+  auto keys = keyspace_.Keys(db, nullptr);
+  if (!keys.ok()) return keys.engine_status();
+  for (const std::string& key : *keys) {
+    int precedence = -1;
+    s = DeleteContent(db, key, ts, &precedence);
+    if (!s.ok()) return s;
+    // A string is the lowest floor: the horizon alone covers it. A log or a register leaves its
+    // type as the key's floor.
+    if (precedence > 0) s = RaiseFloor(db, key, precedence);
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,116 @@
+// Whole-key deletes between active-active peers: DEL, UNLINK, FLUSHDB and FLUSHALL as
+// timestamped operations (docs/active-active.md, "Whole-key deletes").
+//
+// The rule. A delete of a key at origin time T removes everything the key held that was written
+// at or before T, of every type, and every such write that arrives later: delete wins over older
+// and equal writes, the newer ones survive it. FLUSHDB at T does the same to every key of its
+// database (FLUSHALL: of every database) through one horizon row instead of a marker per key.
+// What a node keeps for it (docs/key-encoding.md, "Active-active markers"):
+//   - the key marker, system row `aa-key:<db>:<key>` = KeyMarker: the greatest T of the key's
+//     deletes (`deleted_up_to`) and the key's type floor (below);
+//   - the database horizon, system row `aa-horizon:<db>` = the greatest T of its flushes.
+// A write is *covered* when its timestamp is at or below max(deleted_up_to, horizon) (a TLOG
+// TRIMAT c when c <= that + 1): it is dropped wherever and whenever it arrives.
+//
+// Canonical content after a delete at T, so that every order of arrival leaves the same rows:
+//   string  the newest version (under the LWW gate also the greatest) stays when its ts > T;
+//           otherwise the key is wiped;
+//   TREG    stays when its pair's ts > T, else wiped;
+//   TLOG    entries at or below T go: the cutoff becomes max(cutoff, T + 1), and a log left with
+//           no entries and a cutoff <= T + 1 is wiped. Every TLOG write that passes a marker M
+//           first raises the log's cutoff to M + 1, so a log made after the delete has the
+//           cutoff it would have had before it.
+//
+// The type floor. Between peers a key used as two types takes the type of higher precedence
+// (TLOG > TREG > string) whatever the timestamps (merge_gate.h), so a lower-type write that met a
+// live higher type was dropped for good on that node. A delete must not make it resurface
+// elsewhere: the marker keeps the highest precedence the key ever held or was written with, a
+// covered write still raises it (wiping live content of a lower type), and a write of a type
+// below the floor loses. So on every node a deleted key's type stays the highest ever written.
+//
+// Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "storage/status.h"
+
+namespace ebb::types {
+class Keyspace;
+}
+
+namespace ebb::server {
+
+// The value of a key marker row. on-disk: version:u8 (1) deleted_up_to:fixed64 (int64, two's
+// complement) floor:u8 (0 string, 1 TREG, 2 TLOG).
+struct KeyMarker {
+  static constexpr int64_t kNothingDeleted = std::numeric_limits<int64_t>::min();
+  int64_t deleted_up_to = kNothingDeleted;
+  int floor = 0;
+
+  bool operator==(const KeyMarker&) const = default;
+};
+std::string EncodeKeyMarker(const KeyMarker& marker);
+// False when `encoded` is not a key marker of a known version.
+bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker);
+
+// System row names.
+std::string KeyMarkerRowName(int db, std::string_view key);
+std::string HorizonRowName(int db);
+
+class WholeKeyDeletes {
+ public:
+  // REQUIRES: keyspace outlives this object.
+  WholeKeyDeletes(types::Keyspace& keyspace, int databases)
+      : keyspace_(keyspace), databases_(databases) {}
+
+  // Whether any marker or horizon row exists (read once at start, then kept): when none does,
+  // no write needs a marker read.
+  storage::Status Load();
+  bool any() const { return any_; }
+
+  // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers.
+  struct Admission {
+    bool covered = false;      // at or below the delete: dropped
+    bool below_floor = false;  // a type below the key's floor: loses
+    int precedence = 0;        // the delta's type
+    // A TLOG INS that passes: raise the log's cutoff to this first.
+    std::optional<uint64_t> tlog_min_cutoff;
+  };
+  // Reads only. REQUIRES: args is a canonical data delta (args[0], args[1] lower-case).
+  storage::Status Judge(int db, std::span<const std::string> args, Admission* admission);
+  // A covered delta's one effect: the key's floor rises to its type, wiping live content of a
+  // lower type.
+  storage::Status RaiseFloor(int db, std::string_view key, int precedence);
+  // Raises a live log's cutoff (or makes an empty log) to `cutoff` when it is lower.
+  storage::Status EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff);
+
+  // The greatest timestamp `key` holds (string and TREG ts, newest TLOG entry, cutoff - 1),
+  // raised into *ts; nothing for an absent key. *existed says whether it is live.
+  storage::Status RaiseToNewest(int db, std::string_view key, int64_t* ts, bool* existed);
+
+  // DEL at `ts` of each key (origin and peers alike).
+  storage::Status DeleteKeys(int db, int64_t ts, std::span<const std::string> keys);
+  // FLUSHDB at `ts`.
+  storage::Status FlushDb(int db, int64_t ts);
+
+  // The effective marker of `key`: its row's, with deleted_up_to raised to the horizon.
+  storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
+
+ private:
+  // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
+  storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
+  storage::Status PutRow(const std::string& name, const std::string& value);
+  storage::Status ReadHorizon(int db, int64_t* horizon);
+
+  types::Keyspace& keyspace_;
+  int databases_;
+  bool any_ = false;
+};
+
+}  // namespace ebb::server
