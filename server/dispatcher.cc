@@ -377,8 +377,9 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
     server_->stats().total_commands_processed++;
     const size_t start = reply.size();
     keyspace.BeginBatch();
-    aa.RunHere(plan, client, reply);
-    if (storage::Status s = aa.FinishLocalWrite(plan, !reply.Since(start).starts_with('-'));
+    const bool wrote = aa.RunHere(&plan, client, reply);
+    if (storage::Status s =
+            aa.FinishLocalWrite(plan, wrote && !reply.Since(start).starts_with('-'));
         !s.ok()) {
       reply.Truncate(start);
       reply.Error("ERR " + s.ToString());

@@ -63,7 +63,8 @@ storage::Status ActiveActive::Open() {
   applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
                                       /*local=*/true);
   applier_->set_user(&context_->acl().default_user());
-  whole_key_ = std::make_unique<WholeKeyDeletes>(context_->keyspace(), context_->config().databases);
+  whole_key_ =
+      std::make_unique<WholeKeyMarkers>(context_->keyspace(), context_->config().databases);
   std::string mode;
   storage::Status s = context_->keyspace().GetSystemRow(kModeRow, &mode);
   if (s.IsNotFound()) return storage::Status::OK();  // never in the mode: nothing more to read
@@ -371,8 +372,10 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
         canonical.push_back("NOTTL");
       }
     }
+    // A PUT at or before the key's expiry register takes the register's expiry.
+    storage::Status s = whole_key_->TakeRegisteredExpiry(plan.db, &canonical);
     MergeVerdict verdict = MergeVerdict::kWrite;
-    storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
+    if (s.ok()) s = JudgeDelta(ks, plan.db, canonical, &verdict);
     if (!s.ok()) {
       refuse("ERR " + s.ToString());
       return plan;
@@ -391,6 +394,11 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
   }
   if (name == "del" || name == "unlink" || name == "flushdb" || name == "flushall") {
     PlanWholeKeyDelete(name, args, &plan);
+    return plan;
+  }
+  if (name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
+      name == "persist") {
+    PlanExpiry(name, args, &plan);
     return plan;
   }
   if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(name)) refuse(RefusedError(name));
@@ -563,6 +571,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
   if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
+  if (storage::Status s = whole_key_->TakeRegisteredExpiry(delta.db, &args); !s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return s.IsInvalidArgument() ? ApplyOutcome::kMalformed : ApplyOutcome::kEngineError;
+  }
   const std::vector<std::string_view> views = Views(args);
   uint32_t flags = 0;
   size_t first_arg = 1;
@@ -577,7 +589,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     return ApplyOutcome::kMalformed;
   }
   const std::string& key = string_write ? args[1] : args[2];
-  WholeKeyDeletes::Admission admission;
+  WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(delta.db, args, &admission);
   if (s.IsInvalidArgument()) {
     spdlog::warn("Peer {}: delta {} is malformed: reconnecting", origin_id, delta.offset);

@@ -101,6 +101,7 @@ class ActiveActive {
     // kRunHere, TLOG INS on a deleted key: the log's cutoff is raised to this first
     // (whole_key.h).
     std::optional<uint64_t> tlog_min_cutoff;
+    uint32_t expire_flags = 0;  // kRunHere, EXPIRE family: types::ExpireFlag bits
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,
@@ -109,8 +110,9 @@ class ActiveActive {
   // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
   // was written (the caller replaces the reply with the error).
   storage::Status FinishLocalWrite(const LocalWrite& plan, bool succeeded);
-  // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`.
-  void RunHere(const LocalWrite& plan, Client& client, protocol::ReplyWriter& reply);
+  // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`, and
+  // completes its delta (the timestamp it takes). False: nothing to log (EXPIRE answered 0).
+  bool RunHere(LocalWrite* plan, Client& client, protocol::ReplyWriter& reply);
 
   // ---- PEER ADD / REMOVE / LIST / SYNC (server/commands/cmd_peer.cc)
 
@@ -166,6 +168,10 @@ class ActiveActive {
   // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
   void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
                           LocalWrite* plan);
+  // The EXPIRE family and PERSIST into an expiry register delta (whole_key.h).
+  void PlanExpiry(std::string_view name, std::span<const std::string_view> args, LocalWrite* plan);
+  // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
+  bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
   // written), below the key's type floor (WRONGTYPE), or run here after raising a log's cutoff.
   void AdmitLocal(LocalWrite* plan);
@@ -190,7 +196,7 @@ class ActiveActive {
   mutable std::mutex applied_mu_;                     // guards applied_ for the links
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<PeerLink>> links_;
-  std::unique_ptr<WholeKeyDeletes> whole_key_;
+  std::unique_ptr<WholeKeyMarkers> whole_key_;
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;
   uint64_t skewed_writes_ = 0;

@@ -7,6 +7,7 @@
 #include "storage/util/coding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/kv.h"
 #include "types/tlog.h"
 #include "types/treg.h"
 
@@ -56,18 +57,42 @@ std::string EncodeKeyMarker(const KeyMarker& marker) {
   std::string out(1, static_cast<char>(kMarkerVersion));
   storage::PutFixed64(&out, static_cast<uint64_t>(marker.deleted_up_to));
   out.push_back(static_cast<char>(marker.floor));
+  if (const auto& reg = marker.expiry) {
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
+    out.push_back(reg->expire_at ? 1 : 0);
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
+    storage::PutLengthPrefixed(&out, reg->origin);
+  }
   return out;
 }
 
 bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
-  if (encoded.size() != 10 || static_cast<uint8_t>(encoded[0]) != kMarkerVersion) return false;
+  if (encoded.size() < 10 || static_cast<uint8_t>(encoded[0]) != kMarkerVersion) return false;
   encoded.remove_prefix(1);
   uint64_t up_to = 0;
   if (!storage::GetFixed64(&encoded, &up_to)) return false;
   const int floor = static_cast<uint8_t>(encoded[0]);
+  encoded.remove_prefix(1);
   if (floor > 2) return false;
   marker->deleted_up_to = static_cast<int64_t>(up_to);
   marker->floor = floor;
+  marker->expiry.reset();
+  if (encoded.empty()) return true;
+  ExpiryRegister reg;
+  uint64_t ts = 0;
+  uint64_t expire_at = 0;
+  std::string_view origin;
+  if (!storage::GetFixed64(&encoded, &ts) || encoded.empty()) return false;
+  const uint8_t has_expiry = static_cast<uint8_t>(encoded[0]);
+  encoded.remove_prefix(1);
+  if (has_expiry > 1 || !storage::GetFixed64(&encoded, &expire_at) ||
+      !storage::GetLengthPrefixed(&encoded, &origin) || !encoded.empty()) {
+    return false;
+  }
+  reg.ts = static_cast<int64_t>(ts);
+  if (has_expiry) reg.expire_at = static_cast<int64_t>(expire_at);
+  reg.origin = std::string(origin);
+  marker->expiry = std::move(reg);
   return true;
 }
 
@@ -77,7 +102,7 @@ std::string KeyMarkerRowName(int db, std::string_view key) {
 
 std::string HorizonRowName(int db) { return std::string(kHorizonPrefix) + std::to_string(db); }
 
-storage::Status WholeKeyDeletes::Load() {
+storage::Status WholeKeyMarkers::Load() {
   auto it = keyspace_.db().NewIterator(storage::ReadOptions());
   for (std::string_view prefix : {kKeyMarkerPrefix, kHorizonPrefix}) {
     const std::string start = types::Keyspace::SystemRowKey(prefix);
@@ -87,12 +112,12 @@ storage::Status WholeKeyDeletes::Load() {
   return it->status();
 }
 
-storage::Status WholeKeyDeletes::PutRow(const std::string& name, const std::string& value) {
+storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::string& value) {
   any_ = true;
   return keyspace_.db().Put(keyspace_.WriteOptions(), types::Keyspace::SystemRowKey(name), value);
 }
 
-storage::Status WholeKeyDeletes::ReadHorizon(int db, int64_t* horizon) {
+storage::Status WholeKeyMarkers::ReadHorizon(int db, int64_t* horizon) {
   *horizon = KeyMarker::kNothingDeleted;
   storage::Row row;
   storage::Status s = keyspace_.db().Get(keyspace_.ReadOptions(),
@@ -103,29 +128,34 @@ storage::Status WholeKeyDeletes::ReadHorizon(int db, int64_t* horizon) {
   return s;
 }
 
-storage::Status WholeKeyDeletes::Marker(int db, std::string_view key, KeyMarker* marker,
-                                        bool* has_row) {
+storage::Status WholeKeyMarkers::ReadRow(int db, std::string_view key, KeyMarker* marker,
+                                         bool* found) {
   *marker = KeyMarker();
-  *has_row = false;
+  *found = false;
   if (!any_) return storage::Status::OK();
   storage::Row row;
   storage::Status s = keyspace_.db().Get(
       keyspace_.ReadOptions(), types::Keyspace::SystemRowKey(KeyMarkerRowName(db, key)), &row);
-  if (s.ok()) {
-    if (!DecodeKeyMarker(row.value, marker)) {
-      return storage::Status::Corruption("active-active key marker");
-    }
-    *has_row = true;
-  } else if (!s.IsNotFound()) {
-    return s;
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  if (!DecodeKeyMarker(row.value, marker)) {
+    return storage::Status::Corruption("active-active key marker");
   }
+  *found = true;
+  return s;
+}
+
+storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker* marker,
+                                        bool* has_row) {
+  storage::Status s = ReadRow(db, key, marker, has_row);
+  if (!s.ok() || !any_) return s;
   int64_t horizon = 0;
   s = ReadHorizon(db, &horizon);
   marker->deleted_up_to = std::max(marker->deleted_up_to, horizon);
   return s;
 }
 
-storage::Status WholeKeyDeletes::Judge(int db, std::span<const std::string> args,
+storage::Status WholeKeyMarkers::Judge(int db, std::span<const std::string> args,
                                        Admission* admission) {
   *admission = Admission();
   const bool string_write = args[0] == "put" || args[0] == "delete";
@@ -163,7 +193,7 @@ storage::Status WholeKeyDeletes::Judge(int db, std::span<const std::string> args
   return s;
 }
 
-storage::Status WholeKeyDeletes::RaiseFloor(int db, std::string_view key, int precedence) {
+storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int precedence) {
   KeyMarker marker;
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
@@ -179,18 +209,13 @@ storage::Status WholeKeyDeletes::RaiseFloor(int db, std::string_view key, int pr
   }
   // Keep the row's own deleted_up_to (the horizon may have raised `marker`'s).
   KeyMarker stored;
-  storage::Row existing;
-  s = keyspace_.db().Get(keyspace_.ReadOptions(),
-                         types::Keyspace::SystemRowKey(KeyMarkerRowName(db, key)), &existing);
-  if (s.ok() && !DecodeKeyMarker(existing.value, &stored)) {
-    return storage::Status::Corruption("active-active key marker");
-  }
-  if (!s.ok() && !s.IsNotFound()) return s;
+  s = ReadRow(db, key, &stored, &has_row);
+  if (!s.ok()) return s;
   stored.floor = precedence;
   return PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored));
 }
 
-storage::Status WholeKeyDeletes::EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff) {
+storage::Status WholeKeyMarkers::EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff) {
   types::Tlog log(keyspace_, db);
   auto held = log.Cutoff(key);
   if (held.status() == types::OpStatus::kEngineError) return held.engine_status();
@@ -200,7 +225,7 @@ storage::Status WholeKeyDeletes::EnsureTlogCutoff(int db, std::string_view key, 
   return storage::Status::OK();
 }
 
-storage::Status WholeKeyDeletes::RaiseToNewest(int db, std::string_view key, int64_t* ts,
+storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int64_t* ts,
                                                bool* existed) {
   types::KeyMetaRow row;
   storage::Status s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
@@ -236,7 +261,7 @@ storage::Status WholeKeyDeletes::RaiseToNewest(int db, std::string_view key, int
   return storage::Status::OK();
 }
 
-storage::Status WholeKeyDeletes::DeleteContent(int db, std::string_view key, int64_t ts,
+storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int64_t ts,
                                                int* precedence) {
   *precedence = -1;
   types::KeyMetaRow row;
@@ -272,30 +297,84 @@ storage::Status WholeKeyDeletes::DeleteContent(int db, std::string_view key, int
   return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
 }
 
-storage::Status WholeKeyDeletes::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
+storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
   for (const std::string& key : keys) {
     int precedence = -1;
     storage::Status s = DeleteContent(db, key, ts, &precedence);
     if (!s.ok()) return s;
     KeyMarker marker;
-    storage::Row existing;
-    const std::string name = KeyMarkerRowName(db, key);
-    s = keyspace_.db().Get(keyspace_.ReadOptions(), types::Keyspace::SystemRowKey(name), &existing);
-    if (s.ok() && !DecodeKeyMarker(existing.value, &marker)) {
-      return storage::Status::Corruption("active-active key marker");
-    }
-    if (!s.ok() && !s.IsNotFound()) return s;
+    bool found = false;
+    s = ReadRow(db, key, &marker, &found);
+    if (!s.ok()) return s;
     const KeyMarker before = marker;
     marker.deleted_up_to = std::max(marker.deleted_up_to, ts);
     marker.floor = std::max(marker.floor, precedence);
-    if (marker == before && s.ok()) continue;
-    s = PutRow(name, EncodeKeyMarker(marker));
+    if (marker == before && found) continue;
+    s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
     if (!s.ok()) return s;
   }
   return storage::Status::OK();
 }
 
-storage::Status WholeKeyDeletes::FlushDb(int db, int64_t ts) {
+storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
+                                           const ExpiryRegister& reg) {
+  KeyMarker marker;
+  bool found = false;
+  storage::Status s = ReadRow(db, key, &marker, &found);
+  if (!s.ok()) return s;
+  if (marker.expiry && !marker.expiry->Precedes(reg)) return s;  // an equal or later one holds
+  marker.expiry = reg;
+  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
+  if (!s.ok()) return s;
+  types::KeyMetaRow row;
+  s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  const int64_t version_ts = row.meta.timestamp_or_zero();
+  if (row.type != types::KeyType::kString || version_ts > reg.ts ||
+      row.meta.expire_at_ms == reg.expire_at) {
+    return storage::Status::OK();
+  }
+  // The same version (timestamp, value) with the register's expiry.
+  types::KvPut put{.key = key,
+                   .value = row.payload,
+                   .ts = version_ts,
+                   .expire_at_ms = reg.expire_at,
+                   .raw = row.raw_string};
+  auto written = types::Kv(keyspace_, db).Put(put);
+  return written.ok() ? storage::Status::OK() : written.engine_status();
+}
+
+storage::Status WholeKeyMarkers::RaiseAboveRegister(int db, std::string_view key, int64_t* ts) {
+  KeyMarker marker;
+  bool found = false;
+  storage::Status s = ReadRow(db, key, &marker, &found);
+  if (s.ok() && marker.expiry && marker.expiry->ts < INT64_MAX) {
+    *ts = std::max(*ts, marker.expiry->ts + 1);
+  }
+  return s;
+}
+
+storage::Status WholeKeyMarkers::TakeRegisteredExpiry(int db, std::vector<std::string>* args) {
+  if (!any_ || (*args)[0] != "put" || args->size() < 6) return storage::Status::OK();
+  KeyMarker marker;
+  bool found = false;
+  storage::Status s = ReadRow(db, (*args)[1], &marker, &found);
+  int64_t ts = 0;
+  if (!s.ok() || !marker.expiry) return s;
+  if (!ParseInt64((*args)[4], &ts)) return storage::Status::InvalidArgument("bad delta timestamp");
+  if (ts > marker.expiry->ts) return s;
+  args->resize(5);
+  if (marker.expiry->expire_at) {
+    args->push_back("PXAT");
+    args->push_back(std::to_string(*marker.expiry->expire_at));
+  } else {
+    args->push_back("NOTTL");
+  }
+  return s;
+}
+
+storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
   int64_t horizon = 0;
   storage::Status s = ReadHorizon(db, &horizon);
   if (!s.ok()) return s;

@@ -1,5 +1,6 @@
-// Whole-key deletes between active-active peers: DEL, UNLINK, FLUSHDB and FLUSHALL as
-// timestamped operations (docs/active-active.md, "Whole-key deletes").
+// Whole-key operations between active-active peers: DEL, UNLINK, FLUSHDB and FLUSHALL as
+// timestamped deletes, the EXPIRE family and PERSIST as a timestamped expiry register
+// (docs/active-active.md, "Whole-key deletes" and "Expiry changes").
 //
 // The rule. A delete of a key at origin time T removes everything the key held that was written
 // at or before T, of every type, and every such write that arrives later: delete wins over older
@@ -28,6 +29,15 @@
 // covered write still raises it (wiping live content of a lower type), and a write of a type
 // below the floor loses. So on every node a deleted key's type stays the highest ever written.
 //
+// The expiry register. EXPIRE (any form) or PERSIST of a string key at origin time T is a
+// last-writer-wins register per key, ordered by (T, origin node id), kept in the key marker: the
+// greater register replaces the smaller, and its expiry (an absolute expire_at, or none) applies
+// to every string version written at or before its T — the one a node holds when the register
+// arrives (rewritten with the same timestamp and value), and every PUT at or before T that
+// arrives later (its expiry replaced before the LWW gate judges it). A version after T keeps its
+// own expiry. Logs and registers keep theirs: EXPIRE and PERSIST of a TLOG or TREG key are
+// refused on the origin, and a register never touches them.
+//
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
 
@@ -37,6 +47,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/status.h"
 
@@ -46,12 +57,27 @@ class Keyspace;
 
 namespace ebb::server {
 
-// The value of a key marker row. on-disk: version:u8 (1) deleted_up_to:fixed64 (int64, two's
-// complement) floor:u8 (0 string, 1 TREG, 2 TLOG).
+// An expiry change: at origin time `ts` by node `origin`, to `expire_at` (nullopt: PERSIST).
+struct ExpiryRegister {
+  int64_t ts = 0;
+  std::string origin;
+  std::optional<int64_t> expire_at;
+
+  // The register order: (ts, origin).
+  bool Precedes(const ExpiryRegister& other) const {
+    return ts != other.ts ? ts < other.ts : origin < other.origin;
+  }
+  bool operator==(const ExpiryRegister&) const = default;
+};
+
+// The value of a key marker row. on-disk (docs/key-encoding.md, "Active-active markers"):
+//   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 (0 string, 1 TREG,
+//   2 TLOG) [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32 origin]
 struct KeyMarker {
   static constexpr int64_t kNothingDeleted = std::numeric_limits<int64_t>::min();
   int64_t deleted_up_to = kNothingDeleted;
   int floor = 0;
+  std::optional<ExpiryRegister> expiry;
 
   bool operator==(const KeyMarker&) const = default;
 };
@@ -63,10 +89,10 @@ bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker);
 std::string KeyMarkerRowName(int db, std::string_view key);
 std::string HorizonRowName(int db);
 
-class WholeKeyDeletes {
+class WholeKeyMarkers {
  public:
   // REQUIRES: keyspace outlives this object.
-  WholeKeyDeletes(types::Keyspace& keyspace, int databases)
+  WholeKeyMarkers(types::Keyspace& keyspace, int databases)
       : keyspace_(keyspace), databases_(databases) {}
 
   // Whether any marker or horizon row exists (read once at start, then kept): when none does,
@@ -99,6 +125,16 @@ class WholeKeyDeletes {
   // FLUSHDB at `ts`.
   storage::Status FlushDb(int db, int64_t ts);
 
+  // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied
+  // to the string version held (when written at or before reg.ts).
+  storage::Status SetExpiry(int db, std::string_view key, const ExpiryRegister& reg);
+  // Raises *ts above the key's register, so that a change made after it follows it in the
+  // register order whatever the clocks.
+  storage::Status RaiseAboveRegister(int db, std::string_view key, int64_t* ts);
+  // A canonical PUT (`args`) at or before the key's register takes the register's expiry:
+  // rewrites args' PXAT/NOTTL. Reads only.
+  storage::Status TakeRegisteredExpiry(int db, std::vector<std::string>* args);
+
   // The effective marker of `key`: its row's, with deleted_up_to raised to the horizon.
   storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
 
@@ -106,6 +142,8 @@ class WholeKeyDeletes {
   // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
   storage::Status PutRow(const std::string& name, const std::string& value);
+  // The key's own marker row (no horizon); *found says whether there is one.
+  storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
   storage::Status ReadHorizon(int db, int64_t* horizon);
 
   types::Keyspace& keyspace_;

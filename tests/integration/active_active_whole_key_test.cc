@@ -1,7 +1,10 @@
-// Whole-key deletes between active-active peers (docs/active-active.md, "Whole-key deletes"),
-// against spawned ebb-servers: a DEL or FLUSHDB at T removes every write at or before T of
-// every type, including those that reach a node after the delete (after a restart too), and
-// none written after T; a type once held stays the key's floor. Every wait is a bounded poll.
+// Whole-key operations between active-active peers (docs/active-active.md, "Whole-key deletes"
+// and "Expiry changes"), against spawned ebb-servers: a DEL or FLUSHDB at T removes every write
+// at or before T of every type, including those that reach a node after the delete (after a
+// restart too), and none written after T; a type once held stays the key's floor. An EXPIRE or
+// PERSIST at T sets the expiry of every string version written at or before T, wherever and
+// whenever it arrives; the greater (T, origin) wins; every node expires at the same clock time.
+// Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,7 +18,7 @@ namespace {
 
 constexpr int64_t kT = 1'900'000'000'000;
 
-class ActiveActiveDeleteTest : public ::testing::Test {
+class ActiveActiveWholeKeyTest : public ::testing::Test {
  protected:
   void TearDown() override {
     for (TestServer* server : {&n0_, &n1_}) {
@@ -56,7 +59,7 @@ class ActiveActiveDeleteTest : public ::testing::Test {
 
 // A DEL at T on n0; writes at T - 1 and T on n1 reach n0 after it (n0 restarted meanwhile, so
 // the marker is read back from its data): deleted on both nodes. Writes at T + 1 live on both.
-TEST_F(ActiveActiveDeleteTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
+TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
   StartCutPair();
   WriteAll(c0_.get(), kT - 10, "before");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
@@ -92,7 +95,7 @@ TEST_F(ActiveActiveDeleteTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
 }
 
 // Writes newer than the delete that arrive before it survive it; older ones in the same log go.
-TEST_F(ActiveActiveDeleteTest, NewerWritesArrivingFirstSurviveTheDelete) {
+TEST_F(ActiveActiveWholeKeyTest, NewerWritesArrivingFirstSurviveTheDelete) {
   StartCutPair();
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kT + 1)}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "old", std::to_string(kT - 1)}).str(), "OK");
@@ -109,7 +112,7 @@ TEST_F(ActiveActiveDeleteTest, NewerWritesArrivingFirstSurviveTheDelete) {
 
 // FLUSHDB at T: every key of the database, and every write at or before T arriving later; the
 // other databases keep theirs.
-TEST_F(ActiveActiveDeleteTest, FlushDbIsAHorizonForItsDatabase) {
+TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
   StartCutPair();
   WriteAll(c0_.get(), kT - 5, "x");
   ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "1"}).str(), "OK");
@@ -136,7 +139,7 @@ TEST_F(ActiveActiveDeleteTest, FlushDbIsAHorizonForItsDatabase) {
 
 // A string write that met a live log was dropped; the log's delete must not let it resurface
 // on the node that held the string: the key's type floor stays TLOG on both nodes.
-TEST_F(ActiveActiveDeleteTest, TypeFloorKeepsTypeCollisionsConvergent) {
+TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
   StartCutPair();
   ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "k", "e", std::to_string(kT - 5)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"DEL", "k"}).integer(), 1);
@@ -151,6 +154,75 @@ TEST_F(ActiveActiveDeleteTest, TypeFloorKeepsTypeCollisionsConvergent) {
   EXPECT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "k", "e2", std::to_string(kT + 9)}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c0_.get(), {"TLOG", "SIZE", "k"}).integer(), 1);
+}
+
+// EXPIRE at T on n0; an older write on n1 reaching n0 later takes its expiry, a newer one keeps
+// its own; both nodes expire the key at the same DEBUG CLOCK time.
+TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToWritesAtOrBeforeIt) {
+  StartCutPair();
+  const std::string at = std::to_string(kT + 1000);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "u", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", "s", at}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "u", "1"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "absent", "1"}).integer(), 0);
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "b", "TS", std::to_string(kT - 5), "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "u", "c", "TS", std::to_string(kT + 5), "NOTTL"}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "b");
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"GET", "u"}).str(), "c");
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "u"}).integer(), -1);
+  }
+  // A write at or before the register that reaches the origin later takes it too, there.
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "c", "TS", std::to_string(kT), "NOTTL"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  SetClock(kT + 999);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "c");
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+  }
+  SetClock(kT + 1000);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "s", "u"}).integer(), 1);
+    EXPECT_TRUE(Cmd(c, {"GET", "s"}).is_nil());
+  }
+}
+
+// Concurrent EXPIRE and PERSIST: the one at the later origin time wins on both nodes; the
+// conditions are judged on the origin, Redis's way; logs and registers keep their own expiry.
+TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  c0_ = n0_.Connect();
+  c1_ = n1_.Connect();
+  SetClock(kT);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "p", "x", "TS", std::to_string(kT - 20), "PXAT",
+                            std::to_string(kT + 50'000)})
+                .str(),
+            "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRE", "p", "100"}).integer(), 1);
+  EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "p"}).integer(), 1);
+  EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "p"}).integer(), 0);
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "p"}).integer(), -1);
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "100", "XX"}).integer(), 0);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "100", "GT"}).integer(), 0);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "100", "LT"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "200", "NX"}).integer(), 0);
+  EXPECT_TRUE(Cmd(c0_.get(), {"EXPIRE", "p", "1", "NX", "XX"}).is_error());
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(Cmd(c1_.get(), {"PEXPIRETIME", "p"}).integer(), kT + 100'000);
+
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", "5"}).str(), "OK");
+  const Reply r = Cmd(c0_.get(), {"EXPIRE", "r", "10"});
+  EXPECT_NE(r.str().find("active-active"), std::string::npos) << r.str();
 }
 
 }  // namespace
