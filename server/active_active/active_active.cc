@@ -372,10 +372,8 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
         canonical.push_back("NOTTL");
       }
     }
-    // A PUT at or before the key's expiry register takes the register's expiry.
-    storage::Status s = whole_key_->TakeRegisteredExpiry(plan.db, &canonical);
     MergeVerdict verdict = MergeVerdict::kWrite;
-    if (s.ok()) s = JudgeDelta(ks, plan.db, canonical, &verdict);
+    storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
     if (!s.ok()) {
       refuse("ERR " + s.ToString());
       return plan;
@@ -571,11 +569,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
   if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
-  if (storage::Status s = whole_key_->TakeRegisteredExpiry(delta.db, &args); !s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return s.IsInvalidArgument() ? ApplyOutcome::kMalformed : ApplyOutcome::kEngineError;
-  }
-  const std::vector<std::string_view> views = Views(args);
+  std::vector<std::string_view> views = Views(args);
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = context_->commands().Resolve(views, &flags, &first_arg);
@@ -588,13 +582,14 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
-  const std::string& key = string_write ? args[1] : args[2];
   WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(delta.db, args, &admission);
+  storage::Status s = whole_key_->Judge(delta.db, &args, &admission);
   if (s.IsInvalidArgument()) {
     spdlog::warn("Peer {}: delta {} is malformed: reconnecting", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
+  views = Views(args);  // Judge may have rewritten a PUT's expiry
+  const std::string& key = string_write ? args[1] : args[2];
   if (s.ok() && admission.covered) {
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
     if (s.ok()) return ApplyOutcome::kApplied;

@@ -85,7 +85,9 @@ void ActiveActive::PlanWholeKeyDelete(std::string_view name, std::span<const std
 void ActiveActive::AdmitLocal(LocalWrite* plan) {
   if (!whole_key_->any() || plan->kind != LocalWrite::Kind::kRun) return;
   WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(plan->db, plan->args, &admission);
+  storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
+  plan->views.assign(plan->args.begin(), plan->args.end());  // a PUT's expiry may be rewritten
+  if (s.IsInvalidArgument()) return;  // a timestamp the command's handler refuses with its error
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = "ERR " + s.ToString();

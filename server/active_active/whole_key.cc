@@ -107,7 +107,9 @@ storage::Status WholeKeyMarkers::Load() {
   for (std::string_view prefix : {kKeyMarkerPrefix, kHorizonPrefix}) {
     const std::string start = types::Keyspace::SystemRowKey(prefix);
     it->Seek(start);
-    if (it->Valid() && it->key().starts_with(start)) any_ = true;
+    const bool found = it->Valid() && it->key().starts_with(start);
+    any_ = any_ || found;
+    if (prefix == kHorizonPrefix) any_horizon_ = found;
   }
   return it->status();
 }
@@ -148,21 +150,25 @@ storage::Status WholeKeyMarkers::ReadRow(int db, std::string_view key, KeyMarker
 storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker* marker,
                                         bool* has_row) {
   storage::Status s = ReadRow(db, key, marker, has_row);
-  if (!s.ok() || !any_) return s;
+  if (!s.ok() || !any_horizon_) return s;
   int64_t horizon = 0;
   s = ReadHorizon(db, &horizon);
   marker->deleted_up_to = std::max(marker->deleted_up_to, horizon);
   return s;
 }
 
-storage::Status WholeKeyMarkers::Judge(int db, std::span<const std::string> args,
+storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
                                        Admission* admission) {
   *admission = Admission();
+  const std::vector<std::string>& args = *delta;
   const bool string_write = args[0] == "put" || args[0] == "delete";
   const bool trimat = args[0] == "tlog" && args[1] == "trimat";
   admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
   if (!any_) return storage::Status::OK();
-  const std::string& key = string_write ? args[1] : args[2];
+  if (args.size() < (args[0] == "put" ? 6u : string_write ? 4u : 5u - trimat)) {
+    return storage::Status::InvalidArgument("bad delta");
+  }
+  const std::string key = string_write ? args[1] : args[2];
   // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; TREG SET / TLOG INS key v ts;
   // TLOG TRIMAT key cutoff stands for cutoff - 1 (it removes what lies below it).
   __int128 ts = 0;
@@ -174,6 +180,16 @@ storage::Status WholeKeyMarkers::Judge(int db, std::span<const std::string> args
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
   if (!s.ok()) return s;
+  if (args[0] == "put" && marker.expiry && ts <= marker.expiry->ts) {
+    // At or before the key's expiry register: the register's expiry replaces the write's.
+    delta->resize(5);
+    if (marker.expiry->expire_at) {
+      delta->push_back("PXAT");
+      delta->push_back(std::to_string(*marker.expiry->expire_at));
+    } else {
+      delta->push_back("NOTTL");
+    }
+  }
   if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
   if (ts <= marker.deleted_up_to) {
     admission->covered = true;
@@ -193,19 +209,49 @@ storage::Status WholeKeyMarkers::Judge(int db, std::span<const std::string> args
   return s;
 }
 
+storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types::KeyMetaRow* row,
+                                            bool* found) {
+  std::optional<storage::DeadVersion> dead;
+  storage::Status s = keyspace_.GetMeta(db, key, row, kNewestVersion, &dead);
+  *found = s.ok();
+  if (!s.IsNotFound()) return s;
+  if (!dead || dead->kind != storage::RowKind::kValue) return storage::Status::OK();
+  std::string_view payload;
+  types::KeyType type;
+  if (!types::DecodeMetaValue(dead->value, &type, &payload, &row->raw_string) ||
+      type != types::KeyType::kString) {
+    return storage::Status::OK();  // an expired log or register: its key is gone
+  }
+  row->type = type;
+  row->payload = std::string(payload);
+  row->meta = dead->meta;
+  *found = true;
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::RemoveNewest(int db, std::string_view key,
+                                              const types::KeyMetaRow& row, bool live) {
+  if (live) {
+    auto wiped = keyspace_.Delete(db, key);
+    return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
+  }
+  auto deleted = types::Kv(keyspace_, db).Delete(key, row.meta.timestamp_or_zero());
+  return deleted.ok() ? storage::Status::OK() : deleted.engine_status();
+}
+
 storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int precedence) {
   KeyMarker marker;
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
   if (!s.ok() || precedence <= marker.floor) return s;
   types::KeyMetaRow row;
-  s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
-  if (!s.ok() && !s.IsNotFound()) return s;
-  const bool live = s.ok();
-  if (live && Precedence(row.type) >= precedence) return storage::Status::OK();
-  if (live) {
-    auto wiped = keyspace_.Delete(db, key);
-    if (!wiped.ok()) return wiped.engine_status();
+  bool found = false;
+  s = ReadNewest(db, key, &row, &found);
+  if (!s.ok()) return s;
+  if (found && Precedence(row.type) >= precedence) return storage::Status::OK();
+  if (found) {
+    s = RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+    if (!s.ok()) return s;
   }
   // Keep the row's own deleted_up_to (the horizon may have raised `marker`'s).
   KeyMarker stored;
@@ -265,9 +311,9 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
                                                int* precedence) {
   *precedence = -1;
   types::KeyMetaRow row;
-  storage::Status s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
-  if (s.IsNotFound()) return storage::Status::OK();
-  if (!s.ok()) return s;
+  bool found = false;
+  storage::Status s = ReadNewest(db, key, &row, &found);
+  if (!s.ok() || !found) return s;
   *precedence = Precedence(row.type);
   bool wipe = false;
   if (row.type == types::KeyType::kTlog) {
@@ -285,6 +331,8 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
       auto trimmed = log.TrimAt(key, min_cutoff);
       if (!trimmed.ok()) return trimmed.engine_status();
     }
+  } else if (row.type == types::KeyType::kString) {
+    wipe = row.meta.timestamp_or_zero() <= ts;
   } else {
     int64_t newest = KeyMarker::kNothingDeleted;
     bool existed = false;
@@ -293,8 +341,7 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
     wipe = newest <= ts;
   }
   if (!wipe) return storage::Status::OK();
-  auto wiped = keyspace_.Delete(db, key);
-  return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
+  return RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
 }
 
 storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
@@ -327,14 +374,17 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
   if (!s.ok()) return s;
   types::KeyMetaRow row;
-  s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
-  if (s.IsNotFound()) return storage::Status::OK();
-  if (!s.ok()) return s;
+  s = ReadNewest(db, key, &row, &found);
+  if (!s.ok() || !found) return s;
   const int64_t version_ts = row.meta.timestamp_or_zero();
   if (row.type != types::KeyType::kString || version_ts > reg.ts ||
       row.meta.expire_at_ms == reg.expire_at) {
     return storage::Status::OK();
   }
+  // A version a delete covers stays deleted (a flush passes over what has expired here).
+  KeyMarker effective;
+  s = Marker(db, key, &effective, &found);
+  if (!s.ok() || version_ts <= effective.deleted_up_to) return s;
   // The same version (timestamp, value) with the register's expiry.
   types::KvPut put{.key = key,
                    .value = row.payload,
@@ -355,30 +405,14 @@ storage::Status WholeKeyMarkers::RaiseAboveRegister(int db, std::string_view key
   return s;
 }
 
-storage::Status WholeKeyMarkers::TakeRegisteredExpiry(int db, std::vector<std::string>* args) {
-  if (!any_ || (*args)[0] != "put" || args->size() < 6) return storage::Status::OK();
-  KeyMarker marker;
-  bool found = false;
-  storage::Status s = ReadRow(db, (*args)[1], &marker, &found);
-  int64_t ts = 0;
-  if (!s.ok() || !marker.expiry) return s;
-  if (!ParseInt64((*args)[4], &ts)) return storage::Status::InvalidArgument("bad delta timestamp");
-  if (ts > marker.expiry->ts) return s;
-  args->resize(5);
-  if (marker.expiry->expire_at) {
-    args->push_back("PXAT");
-    args->push_back(std::to_string(*marker.expiry->expire_at));
-  } else {
-    args->push_back("NOTTL");
-  }
-  return s;
-}
-
 storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
   int64_t horizon = 0;
   storage::Status s = ReadHorizon(db, &horizon);
   if (!s.ok()) return s;
-  if (ts > horizon) s = PutRow(HorizonRowName(db), std::to_string(ts));
+  if (ts > horizon) {
+    any_horizon_ = true;
+    s = PutRow(HorizonRowName(db), std::to_string(ts));
+  }
   if (!s.ok()) return s;
   auto keys = keyspace_.Keys(db, nullptr);
   if (!keys.ok()) return keys.engine_status();

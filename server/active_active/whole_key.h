@@ -36,7 +36,9 @@
 // arrives (rewritten with the same timestamp and value), and every PUT at or before T that
 // arrives later (its expiry replaced before the LWW gate judges it). A version after T keeps its
 // own expiry. Logs and registers keep theirs: EXPIRE and PERSIST of a TLOG or TREG key are
-// refused on the origin, and a register never touches them.
+// refused on the origin, and a register never touches them. Clocks differ between nodes, so the
+// held string version counts whether or not it has expired by this node's clock (ReadNewest):
+// otherwise a node that saw it expire would keep it dead while the others rewrite or wipe it.
 //
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
@@ -53,7 +55,8 @@
 
 namespace ebb::types {
 class Keyspace;
-}
+struct KeyMetaRow;
+}  // namespace ebb::types
 
 namespace ebb::server {
 
@@ -100,7 +103,9 @@ class WholeKeyMarkers {
   storage::Status Load();
   bool any() const { return any_; }
 
-  // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers.
+  // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers. A PUT
+  // at or before the key's expiry register takes the register's expiry: *delta's PXAT/NOTTL is
+  // rewritten (one marker read serves both).
   struct Admission {
     bool covered = false;      // at or below the delete: dropped
     bool below_floor = false;  // a type below the key's floor: loses
@@ -108,8 +113,9 @@ class WholeKeyMarkers {
     // A TLOG INS that passes: raise the log's cutoff to this first.
     std::optional<uint64_t> tlog_min_cutoff;
   };
-  // Reads only. REQUIRES: args is a canonical data delta (args[0], args[1] lower-case).
-  storage::Status Judge(int db, std::span<const std::string> args, Admission* admission);
+  // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
+  // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
+  storage::Status Judge(int db, std::vector<std::string>* delta, Admission* admission);
   // A covered delta's one effect: the key's floor rises to its type, wiping live content of a
   // lower type.
   storage::Status RaiseFloor(int db, std::string_view key, int precedence);
@@ -131,14 +137,19 @@ class WholeKeyMarkers {
   // Raises *ts above the key's register, so that a change made after it follows it in the
   // register order whatever the clocks.
   storage::Status RaiseAboveRegister(int db, std::string_view key, int64_t* ts);
-  // A canonical PUT (`args`) at or before the key's register takes the register's expiry:
-  // rewrites args' PXAT/NOTTL. Reads only.
-  storage::Status TakeRegisteredExpiry(int db, std::vector<std::string>* args);
 
   // The effective marker of `key`: its row's, with deleted_up_to raised to the horizon.
   storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
 
  private:
+  // The key's newest version when it is live, or a string value that has expired: clocks differ
+  // between nodes, so what one node has seen expire another may still hold live, and every rule
+  // here must leave both alike. *found false: absent, a tombstone, or wiped.
+  storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
+  // Removes that version (live: a wipe; expired: a tombstone at its timestamp, since a wipe
+  // writes nothing for a key no read can see).
+  storage::Status RemoveNewest(int db, std::string_view key, const types::KeyMetaRow& row,
+                               bool live);
   // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
   storage::Status PutRow(const std::string& name, const std::string& value);
@@ -148,7 +159,8 @@ class WholeKeyMarkers {
 
   types::Keyspace& keyspace_;
   int databases_;
-  bool any_ = false;
+  bool any_ = false;          // some marker or horizon row exists (never reset)
+  bool any_horizon_ = false;  // some horizon row exists (never reset)
 };
 
 }  // namespace ebb::server
