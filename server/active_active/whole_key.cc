@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "server/active_active/merge_gate.h"
 #include "storage/row.h"
 #include "storage/util/coding.h"
 #include "types/key_meta.h"
@@ -19,18 +20,6 @@ constexpr std::string_view kKeyMarkerPrefix = "aa-key:";
 constexpr std::string_view kHorizonPrefix = "aa-horizon:";
 // The most recently written version: in the mode it is also the greatest (merge_gate.h).
 constexpr int64_t kNewestVersion = 0;
-
-int Precedence(types::KeyType type) {
-  switch (type) {
-    case types::KeyType::kTlog:
-      return 2;
-    case types::KeyType::kTreg:
-      return 1;
-    case types::KeyType::kString:
-      return 0;
-  }
-  return 0;
-}
 
 // Timestamps of TLOG entries and TREG pairs are unsigned; a marker is signed.
 int64_t ClampToSigned(uint64_t ts) {
@@ -248,7 +237,7 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
   bool found = false;
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok()) return s;
-  if (found && Precedence(row.type) >= precedence) return storage::Status::OK();
+  if (found && TypePrecedence(row.type) >= precedence) return storage::Status::OK();
   if (found) {
     s = RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
     if (!s.ok()) return s;
@@ -314,7 +303,7 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   bool found = false;
   storage::Status s = ReadNewest(db, key, &row, &found);
   if (!s.ok() || !found) return s;
-  *precedence = Precedence(row.type);
+  *precedence = TypePrecedence(row.type);
   bool wipe = false;
   if (row.type == types::KeyType::kTlog) {
     if (ts < 0) return storage::Status::OK();  // entries are never below 0
