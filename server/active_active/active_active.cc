@@ -407,6 +407,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   types::Keyspace& ks = context_->keyspace();
   if (!succeeded) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return storage::Status::OK();
   }
   PeerDelta delta;
@@ -420,6 +421,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
     auto cutoff = types::Tlog(ks, plan.db).Cutoff(key);
     if (!cutoff.ok()) {
       ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
       return cutoff.status() == types::OpStatus::kEngineError
                  ? cutoff.engine_status()
                  : storage::Status::InvalidArgument("TLOG cutoff unreadable");
@@ -436,6 +438,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   }
   if (!s.ok()) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return s;
   }
   s = ks.CommitBatch();
@@ -526,7 +529,9 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     }
     const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
     if (outcome == ApplyOutcome::kEngineError) {
-      ks.DiscardBatch();  // the failed delta may be half written: none of the group stays
+      ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();  // the failed delta may be half written: none of the
+                                           // group stays
       return false;
     }
     if (outcome == ApplyOutcome::kMalformed) {
@@ -537,6 +542,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
   }
   if (last == applied) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return ok;
   }
   storage::Status s =
@@ -544,6 +550,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
                   std::to_string(last));
   if (!s.ok()) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
   } else {
     s = ks.CommitBatch();
     if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();

@@ -110,13 +110,19 @@ storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::stri
 
 storage::Status WholeKeyMarkers::ReadHorizon(int db, int64_t* horizon) {
   *horizon = KeyMarker::kNothingDeleted;
+  if (horizons_[db]) {
+    *horizon = *horizons_[db];
+    return storage::Status::OK();
+  }
   storage::Row row;
   storage::Status s = keyspace_.db().Get(keyspace_.ReadOptions(),
                                          types::Keyspace::SystemRowKey(HorizonRowName(db)), &row);
-  if (s.IsNotFound()) return storage::Status::OK();
-  if (!s.ok()) return s;
-  if (!ParseInt64(row.value, horizon)) return storage::Status::Corruption("active-active horizon");
-  return s;
+  if (s.ok() && !ParseInt64(row.value, horizon)) {
+    return storage::Status::Corruption("active-active horizon");
+  }
+  if (!s.ok() && !s.IsNotFound()) return s;
+  horizons_[db] = *horizon;
+  return storage::Status::OK();
 }
 
 storage::Status WholeKeyMarkers::ReadRow(int db, std::string_view key, KeyMarker* marker,
@@ -400,6 +406,7 @@ storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
   if (!s.ok()) return s;
   if (ts > horizon) {
     any_horizon_ = true;
+    horizons_[db] = ts;
     s = PutRow(HorizonRowName(db), std::to_string(ts));
   }
   if (!s.ok()) return s;

@@ -96,12 +96,15 @@ class WholeKeyMarkers {
  public:
   // REQUIRES: keyspace outlives this object.
   WholeKeyMarkers(types::Keyspace& keyspace, int databases)
-      : keyspace_(keyspace), databases_(databases) {}
+      : keyspace_(keyspace), databases_(databases), horizons_(databases) {}
 
   // Whether any marker or horizon row exists (read once at start, then kept): when none does,
   // no write needs a marker read.
   storage::Status Load();
   bool any() const { return any_; }
+  // The horizons are cached once read or written, for every write reads its database's. The
+  // caller drops the cache whenever it discards a keyspace batch (a flush in it never happened).
+  void ForgetCachedHorizons() { horizons_.assign(horizons_.size(), std::nullopt); }
 
   // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers. A PUT
   // at or before the key's expiry register takes the register's expiry: *delta's PXAT/NOTTL is
@@ -159,8 +162,9 @@ class WholeKeyMarkers {
 
   types::Keyspace& keyspace_;
   int databases_;
-  bool any_ = false;          // some marker or horizon row exists (never reset)
-  bool any_horizon_ = false;  // some horizon row exists (never reset)
+  bool any_ = false;                              // some marker or horizon row exists (never reset)
+  bool any_horizon_ = false;                      // some horizon row exists (never reset)
+  std::vector<std::optional<int64_t>> horizons_;  // per database, once read or written
 };
 
 }  // namespace ebb::server
