@@ -529,9 +529,9 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     }
     const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
     if (outcome == ApplyOutcome::kEngineError) {
+      // The failed delta may be half written: none of the group stays.
       ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();  // the failed delta may be half written: none of the
-                                           // group stays
+      whole_key_->ForgetCachedHorizons();
       return false;
     }
     if (outcome == ApplyOutcome::kMalformed) {
