@@ -373,6 +373,19 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
     reply.Ok();
     return result;
   }
+  if (plan.kind == Kind::kRunHere) {  // a whole-key delete, or a write meeting its marker
+    server_->stats().total_commands_processed++;
+    const size_t start = reply.size();
+    keyspace.BeginBatch();
+    const bool wrote = aa.RunHere(&plan, client, reply);
+    if (storage::Status s =
+            aa.FinishLocalWrite(plan, wrote && !reply.Since(start).starts_with('-'));
+        !s.ok()) {
+      reply.Truncate(start);
+      reply.Error("ERR " + s.ToString());
+    }
+    return result;
+  }
   const CommandSpec* run_spec = &spec;
   std::span<const std::string_view> run_args = args;
   if (plan.kind == Kind::kRun) {

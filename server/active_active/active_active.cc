@@ -68,6 +68,8 @@ storage::Status ActiveActive::Open() {
   applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
                                       /*local=*/true);
   applier_->set_user(&context_->acl().default_user());
+  whole_key_ =
+      std::make_unique<WholeKeyMarkers>(context_->keyspace(), context_->config().databases);
   std::string mode;
   storage::Status s = context_->keyspace().GetSystemRow(kModeRow, &mode);
   if (s.IsNotFound()) return storage::Status::OK();  // never in the mode: nothing more to read
@@ -80,6 +82,7 @@ storage::Status ActiveActive::Open() {
   }
   enabled_ = true;
   s = LoadNodeId();
+  if (s.ok()) s = whole_key_->Load();
   if (!s.ok()) return s;
   return LoadLog();
 }
@@ -305,6 +308,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     canonical[0] = AsciiLower(canonical[0]);
     canonical[1] = AsciiLower(canonical[1]);
     run(std::move(canonical));
+    AdmitLocal(&plan);
     return plan;
   }
   if (name == "tlog|trim" || name == "tlog|clr") {
@@ -405,6 +409,16 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
       return plan;
     }
     run(std::move(canonical));
+    AdmitLocal(&plan);
+    return plan;
+  }
+  if (name == "del" || name == "unlink" || name == "flushdb" || name == "flushall") {
+    PlanWholeKeyDelete(name, args, &plan);
+    return plan;
+  }
+  if (name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
+      name == "persist") {
+    PlanExpiry(name, args, &plan);
     return plan;
   }
   if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(name)) refuse(RefusedError(name));
@@ -415,6 +429,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   types::Keyspace& ks = context_->keyspace();
   if (!succeeded) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return storage::Status::OK();
   }
   PeerDelta delta;
@@ -428,6 +443,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
     auto cutoff = types::Tlog(ks, plan.db).Cutoff(key);
     if (!cutoff.ok()) {
       ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
       return cutoff.status() == types::OpStatus::kEngineError
                  ? cutoff.engine_status()
                  : storage::Status::InvalidArgument("TLOG cutoff unreadable");
@@ -444,6 +460,7 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   }
   if (!s.ok()) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return s;
   }
   s = ks.CommitBatch();
@@ -591,7 +608,9 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     }
     const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
     if (outcome == ApplyOutcome::kEngineError) {
-      ks.DiscardBatch();  // the failed delta may be half written: none of the group stays
+      // The failed delta may be half written: none of the group stays.
+      ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
       return false;
     }
     if (outcome == ApplyOutcome::kMalformed) {
@@ -602,6 +621,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
   }
   if (last == applied) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return ok;
   }
   const storage::Status s = CommitApplied(origin_id, last);
@@ -623,6 +643,7 @@ storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
   }
   if (!s.ok()) {
     ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
     return s;
   }
   s = ks.CommitBatch();
@@ -643,6 +664,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
   for (const PeerDelta* piece : pieces) {
     if (ApplyOne(origin_id, *piece) != ApplyOutcome::kApplied) {
       ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
       return false;
     }
   }
@@ -666,7 +688,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   std::vector<std::string> args = delta.args;
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
-  const std::vector<std::string_view> views = Views(args);
+  if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
+  std::vector<std::string_view> views = Views(args);
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = context_->commands().Resolve(views, &flags, &first_arg);
@@ -679,11 +702,27 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
+  WholeKeyMarkers::Admission admission;
+  storage::Status s = whole_key_->Judge(delta.db, &args, &admission);
+  if (s.IsInvalidArgument()) {
+    spdlog::warn("Peer {}: delta {} is malformed: reconnecting", origin_id, delta.offset);
+    return ApplyOutcome::kMalformed;
+  }
+  views = Views(args);  // Judge may have rewritten a PUT's expiry
+  const std::string& key = string_write ? args[1] : args[2];
+  if (s.ok() && admission.covered) {
+    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+    if (s.ok()) return ApplyOutcome::kApplied;
+  }
+  if (s.ok() && admission.below_floor) return ApplyOutcome::kApplied;
   MergeVerdict verdict = MergeVerdict::kWrite;
-  storage::Status s = JudgeDelta(ks, delta.db, args, &verdict);
+  if (s.ok()) s = JudgeDelta(ks, delta.db, args, &verdict);
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
-    auto deleted = ks.Delete(delta.db, string_write ? args[1] : args[2]);
+    auto deleted = ks.Delete(delta.db, key);
     if (!deleted.ok()) s = deleted.engine_status();
+  }
+  if (s.ok() && admission.tlog_min_cutoff && verdict != MergeVerdict::kOtherTypeWins) {
+    s = whole_key_->EnsureTlogCutoff(delta.db, key, *admission.tlog_min_cutoff);
   }
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());

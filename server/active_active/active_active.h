@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/whole_key.h"
 #include "server/dispatcher.h"
 #include "storage/status.h"
 
@@ -94,12 +95,18 @@ class ActiveActive {
       kReplyOk,   // a string version that loses to the one held: +OK, nothing written
       kRun,       // run `args` (the canonical form) in a batch, then Finish
       kValidate,  // run the original request only to get its error; any success is refused
+      kRunHere,   // RunHere runs `args` in a batch (a whole-key delete, or a write that must
+                  // meet a delete's marker first), then Finish
     } kind = Kind::kPass;
     std::string error;
     std::vector<std::string> args;  // the canonical command (kRun)
     std::vector<std::string_view> views;
     int db = 0;
     bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left
+    // kRunHere, TLOG INS on a deleted key: the log's cutoff is raised to this first
+    // (whole_key.h).
+    std::optional<uint64_t> tlog_min_cutoff;
+    uint32_t expire_flags = 0;  // kRunHere, EXPIRE family: types::ExpireFlag bits
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,
@@ -108,6 +115,9 @@ class ActiveActive {
   // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
   // was written (the caller replaces the reply with the error).
   storage::Status FinishLocalWrite(const LocalWrite& plan, bool succeeded);
+  // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`, and
+  // completes its delta (the timestamp it takes). False: nothing to log (EXPIRE answered 0).
+  bool RunHere(LocalWrite* plan, Client& client, protocol::ReplyWriter& reply);
 
   // ---- PEER ADD / REMOVE / LIST / SYNC (server/commands/cmd_peer.cc)
 
@@ -174,6 +184,19 @@ class ActiveActive {
   storage::Status LoadNodeId();
   storage::Status LoadLog();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
+  // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
+  void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
+                          LocalWrite* plan);
+  // The EXPIRE family and PERSIST into an expiry register delta (whole_key.h).
+  void PlanExpiry(std::string_view name, std::span<const std::string_view> args, LocalWrite* plan);
+  // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
+  bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
+  // written), below the key's type floor (WRONGTYPE), or run here after raising a log's cutoff.
+  void AdmitLocal(LocalWrite* plan);
+  // A peer's whole-key delta (del-at, flushdb-at, flushall-at) into the open batch.
+  ApplyOutcome ApplyWholeKey(const std::string& origin_id, const PeerDelta& delta,
+                             const std::vector<std::string>& args);
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
   // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =
@@ -207,6 +230,7 @@ class ActiveActive {
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
   std::vector<std::unique_ptr<PeerLink>> links_;
+  std::unique_ptr<WholeKeyMarkers> whole_key_;
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;
   uint64_t skewed_writes_ = 0;

@@ -42,8 +42,9 @@ bool IncomingVersion(std::span<const std::string> args, StringVersion* v) {
   return false;
 }
 
-// 2 for TLOG, 1 for TREG, 0 for a string.
-int Precedence(types::KeyType type) {
+}  // namespace
+
+int TypePrecedence(types::KeyType type) {
   switch (type) {
     case types::KeyType::kTlog:
       return 2;
@@ -54,8 +55,6 @@ int Precedence(types::KeyType type) {
   }
   return 0;
 }
-
-}  // namespace
 
 storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,
                            MergeVerdict* verdict) {
@@ -71,7 +70,7 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
   if (!string_write) {
     const int incoming = args[0] == "tlog" ? 2 : 1;
     if (!live) return storage::Status::OK();
-    const int held = Precedence(row.type);
+    const int held = TypePrecedence(row.type);
     if (held > incoming) *verdict = MergeVerdict::kOtherTypeWins;
     if (held < incoming) *verdict = MergeVerdict::kReplaceFirst;
     return storage::Status::OK();

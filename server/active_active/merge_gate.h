@@ -20,6 +20,7 @@
 #include <string>
 
 #include "storage/status.h"
+#include "types/key_meta.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -33,6 +34,9 @@ enum class MergeVerdict {
   kOtherTypeWins,  // the key holds a type of higher precedence: nothing to write
   kReplaceFirst,   // the key holds a type of lower precedence: wipe it, then apply
 };
+
+// A type's precedence when a key is used as two types: 2 for TLOG, 1 for TREG, 0 for a string.
+int TypePrecedence(types::KeyType type);
 
 // Judges canonical delta `args` (args[0] lower-case) against database `db`.
 storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,

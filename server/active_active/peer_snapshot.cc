@@ -4,7 +4,9 @@
 
 #include <chrono>
 
+#include "common/strings.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/whole_key.h"
 #include "server/client.h"
 #include "server/server_context.h"
 #include "types/key_encoding.h"
@@ -90,6 +92,31 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
   return storage::Status::OK();
 }
 
+storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value, int* db,
+                                  std::vector<std::vector<std::string>>* pieces) {
+  std::string_view key;
+  if (ParseKeyMarkerRowName(name, db, &key)) {
+    KeyMarker marker;
+    if (!DecodeKeyMarker(value, &marker)) return storage::Status::Corruption("key marker");
+    std::vector<std::string> piece = {"marker-at", std::to_string(marker.deleted_up_to),
+                                      std::string(key), std::to_string(marker.floor)};
+    if (marker.expiry) {
+      piece.push_back(std::to_string(marker.expiry->ts));
+      piece.push_back(marker.expiry->expire_at ? std::to_string(*marker.expiry->expire_at)
+                                               : "persist");
+      piece.push_back(marker.expiry->origin);
+    }
+    pieces->push_back(std::move(piece));
+    return storage::Status::OK();
+  }
+  if (ParseHorizonRowName(name, db)) {
+    int64_t horizon = 0;
+    if (!ParseInt64(value, &horizon)) return storage::Status::Corruption("horizon");
+    pieces->push_back({"flushdb-at", std::string(value)});
+  }
+  return storage::Status::OK();
+}
+
 void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args) {
   *out += '*';
   *out += std::to_string(2 + args.size());
@@ -126,7 +153,7 @@ SnapshotSender::~SnapshotSender() {
 }
 
 void SnapshotSender::Start() {
-  OpenDatabase();
+  OpenPhase();
   Schedule(0);
 }
 
@@ -138,24 +165,49 @@ void SnapshotSender::Schedule(int delay_ms) {
   });
 }
 
-void SnapshotSender::OpenDatabase() {
+void SnapshotSender::OpenPhase() {
   iter_.reset();
-  if (db_ >= context_->config().databases) return;
+  const int databases = context_->config().databases;
   storage::ReadOptions options;
   options.snapshot = snapshot_;
-  options.include_dead = true;
   options.fill_cache = false;
-  options.lower_bound = types::MetaKeyPrefix(db_);
-  options.upper_bound = types::MetaKeyUpperBound(db_);
+  std::string lower;
+  std::string upper;
+  if (phase_ < databases) {
+    options.include_dead = true;
+    lower = types::MetaKeyPrefix(phase_);
+    upper = types::MetaKeyUpperBound(phase_);
+  } else if (phase_ - databases < 2) {
+    const std::string_view prefix = phase_ == databases ? kKeyMarkerRowPrefix : kHorizonRowPrefix;
+    lower = types::Keyspace::SystemRowKey(prefix);
+    upper = lower;
+    upper.back()++;  // past every name with the prefix (it ends in ':')
+  } else {
+    return;
+  }
+  options.lower_bound = lower;
+  options.upper_bound = upper;
   iter_ = context_->keyspace().db().NewIterator(options);
   iter_->SeekToFirst();
+}
+
+storage::Status SnapshotSender::PiecesOfRow(int* db,
+                                            std::vector<std::vector<std::string>>* pieces) {
+  if (phase_ < context_->config().databases) {
+    std::string_view user_key;
+    if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
+    return SnapshotKey(context_->keyspace(), *db, user_key, pieces);
+  }
+  const std::string system_prefix = types::Keyspace::SystemRowKey("");
+  std::string_view name = iter_->key();
+  name.remove_prefix(system_prefix.size());
+  return SnapshotMarkerRow(name, iter_->value(), db, pieces);
 }
 
 void SnapshotSender::Step() {
   Client* client = context_->clients().Find(client_id_);
   if (client == nullptr) return Finish(false);
   if (client->PendingOutput() > kMaxPendingOutput) return Schedule(kWaitMs);
-  types::Keyspace& keyspace = context_->keyspace();
   std::string out;
   std::vector<std::vector<std::string>> pieces;
   while (out.size() < kStepBytes) {
@@ -172,23 +224,20 @@ void SnapshotSender::Step() {
         client->RequestClose();
         return Finish(false);
       }
-      db_++;
-      OpenDatabase();
+      phase_++;
+      OpenPhase();
       continue;
     }
     int db = 0;
-    std::string_view user_key;
-    if (types::ParseMetaKey(iter_->key(), &db, &user_key)) {
-      pieces.clear();
-      storage::Status s = SnapshotKey(keyspace, db, user_key, &pieces);
-      if (!s.ok()) {
-        spdlog::warn("Peer {}: snapshot stopped: {}", peer_id_, s.ToString());
-        client->RequestClose();
-        return Finish(false);
-      }
-      for (const std::vector<std::string>& piece : pieces) AppendSnapshotPieceResp(&out, db, piece);
-      keys_sent_ += pieces.empty() ? 0 : 1;
+    pieces.clear();
+    storage::Status s = PiecesOfRow(&db, &pieces);
+    if (!s.ok()) {
+      spdlog::warn("Peer {}: snapshot stopped: {}", peer_id_, s.ToString());
+      client->RequestClose();
+      return Finish(false);
     }
+    for (const std::vector<std::string>& piece : pieces) AppendSnapshotPieceResp(&out, db, piece);
+    keys_sent_ += pieces.empty() ? 0 : 1;
     iter_->Next();
   }
   client->Push(out);

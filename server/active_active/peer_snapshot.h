@@ -11,8 +11,12 @@
 //   string the key's newest version — the greatest, as the merge gate keeps it: a live or expired
 //          value as `put key <value> TS <ts> PXAT <expire_at>|NOTTL`, a tombstone as
 //          `delete key TS <ts>`
-// (SnapshotKey). A per-key marker another kind of delta needs (a whole-key delete up to a time,
-// an expiry register) is one more case there and one more delta kind the gate judges.
+// (SnapshotKey). After the keys come the whole-key markers (whole_key.h), read from the same
+// engine snapshot (SnapshotMarkerRow):
+//   a key marker       `marker-at <deleted_up_to> key <floor> [<register ts>
+//                      <expire_at>|persist <register origin>]`, applied as the delete, the floor
+//                      and the register that made it
+//   a database horizon `flushdb-at <T>`
 //
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
 // ["snap", db, arg0, arg1, ...], and the end is ["snapend", offset, byte position]; the stream of
@@ -58,6 +62,12 @@ class ServerContext;
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
                             std::vector<std::vector<std::string>>* pieces);
 
+// Appends to *pieces the delta that carries system row `name` = `value` when it is a key marker
+// or a database horizon (whole_key.h), and sets *db to that row's database; nothing for a row of
+// any other kind. Corruption for a marker or horizon that does not decode.
+storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value, int* db,
+                                  std::vector<std::vector<std::string>>* pieces);
+
 // Appends the wire form of one snapshot piece / of the snapshot's end to *out.
 void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args);
 void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_position);
@@ -91,8 +101,12 @@ class SnapshotSender {
  private:
   void Schedule(int delay_ms);
   void Step();
-  // Positions iter_ on the first key of database db_ (or past the last database).
-  void OpenDatabase();
+  // Positions iter_ on the first row of phase phase_: database phase_'s keys while phase_ is
+  // below the number of databases, then the key markers, then the horizons; iter_ is null past
+  // the last phase.
+  void OpenPhase();
+  // Appends the pieces of the row iter_ is on; *db: their database.
+  storage::Status PiecesOfRow(int* db, std::vector<std::vector<std::string>>* pieces);
   void Finish(bool complete);
 
   ServerContext* context_;
@@ -105,7 +119,7 @@ class SnapshotSender {
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;
   std::unique_ptr<storage::Iterator> iter_;
-  int db_ = 0;
+  int phase_ = 0;
   bool finished_ = false;
   uint64_t keys_sent_ = 0;
 };

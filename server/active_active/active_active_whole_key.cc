@@ -1,0 +1,311 @@
+// ActiveActive's whole-key operations: DEL, UNLINK, FLUSHDB, FLUSHALL, the EXPIRE family and
+// PERSIST planned on the origin and applied from peers (the rules and the rows: whole_key.h).
+//
+// Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
+// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist`. On the origin T is the clock,
+// raised to the greatest timestamp the named keys (the database, every database; the key's
+// version) hold, so the operation covers everything its origin sees, as on one node.
+// Snapshots (peer_snapshot.h) carry a key marker whole as `marker-at <deleted_up_to> key <floor>
+// [<register ts> <expire_at ms>|persist <register origin>]` and a horizon as `flushdb-at <T>`.
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
+#include "server/active_active/merge_gate.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr std::string_view kDelAt = "del-at";
+constexpr std::string_view kFlushDbAt = "flushdb-at";
+constexpr std::string_view kFlushAllAt = "flushall-at";
+constexpr std::string_view kExpiryAt = "expiry-at";
+constexpr std::string_view kMarkerAt = "marker-at";
+constexpr std::string_view kPersist = "persist";
+
+// Raises *ts to the greatest timestamp any live key of `db` holds.
+storage::Status RaiseToNewestInDb(types::Keyspace& ks, WholeKeyMarkers& whole_key, int db,
+                                  int64_t* ts) {
+  auto keys = ks.Keys(db, nullptr);
+  if (!keys.ok()) return keys.engine_status();
+  for (const std::string& key : *keys) {
+    bool existed = false;
+    storage::Status s = whole_key.RaiseToNewest(db, key, ts, &existed);
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+}  // namespace
+
+void ActiveActive::PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
+                                      LocalWrite* plan) {
+  types::Keyspace& ks = context_->keyspace();
+  int64_t ts = ks.NowMs();
+  std::vector<std::string> canonical;
+  storage::Status s;
+  if (name == "del" || name == "unlink") {
+    canonical = {std::string(kDelAt), ""};
+    std::set<std::string_view> seen;
+    for (std::string_view key : args.subspan(1)) {
+      if (!seen.insert(key).second) continue;
+      bool existed = false;
+      if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &ts, &existed);
+      canonical.emplace_back(key);
+    }
+  } else {
+    const bool flag_ok =
+        args.size() == 1 || (args.size() == 2 && (EqualsIgnoreCase(args[1], "async") ||
+                                                  EqualsIgnoreCase(args[1], "sync")));
+    if (!flag_ok) {
+      plan->kind = LocalWrite::Kind::kValidate;
+      return;
+    }
+    canonical = {std::string(name == "flushdb" ? kFlushDbAt : kFlushAllAt), ""};
+    const int first = name == "flushdb" ? plan->db : 0;
+    const int last = name == "flushdb" ? plan->db : context_->config().databases - 1;
+    for (int db = first; db <= last && s.ok(); db++)
+      s = RaiseToNewestInDb(ks, *whole_key_, db, &ts);
+  }
+  if (!s.ok()) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = "ERR " + s.ToString();
+    return;
+  }
+  canonical[1] = std::to_string(ts);
+  plan->kind = LocalWrite::Kind::kRunHere;
+  plan->args = std::move(canonical);
+  plan->views.assign(plan->args.begin(), plan->args.end());
+}
+
+void ActiveActive::AdmitLocal(LocalWrite* plan) {
+  if (!whole_key_->any() || plan->kind != LocalWrite::Kind::kRun) return;
+  WholeKeyMarkers::Admission admission;
+  storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
+  plan->views.assign(plan->args.begin(), plan->args.end());  // a PUT's expiry may be rewritten
+  if (s.IsInvalidArgument()) return;  // a timestamp the command's handler refuses with its error
+  if (!s.ok()) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = "ERR " + s.ToString();
+  } else if (admission.covered) {
+    plan->kind = LocalWrite::Kind::kReplyOk;  // the delete wins: nothing to write or log
+  } else if (admission.below_floor) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = std::string(kWrongType);
+  } else if (admission.tlog_min_cutoff) {
+    plan->kind = LocalWrite::Kind::kRunHere;
+    plan->tlog_min_cutoff = admission.tlog_min_cutoff;
+  }
+}
+
+bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyWriter& reply) {
+  const LocalWrite& plan = *planned;
+  types::Keyspace& ks = context_->keyspace();
+  const std::string& op = plan.args[0];
+  if (op == kExpiryAt) return RunExpiry(planned, reply);
+  storage::Status s;
+  if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
+    int64_t ts = 0;
+    ParseInt64(plan.args[1], &ts);  // written by PlanWholeKeyDelete
+    int64_t existed = 0;
+    if (op == kDelAt) {
+      for (size_t i = 2; i < plan.args.size() && s.ok(); i++) {
+        auto exists = ks.Exists(plan.db, plan.args[i]);
+        if (exists.ok()) {
+          existed += *exists ? 1 : 0;
+        } else {
+          s = exists.engine_status();
+        }
+      }
+      if (s.ok()) {
+        s = whole_key_->DeleteKeys(plan.db, ts, std::span<const std::string>(plan.args).subspan(2));
+      }
+    } else {
+      const bool all = op == kFlushAllAt;
+      for (int db = all ? 0 : plan.db; db <= (all ? context_->config().databases - 1 : plan.db);
+           db++) {
+        if (s.ok()) s = whole_key_->FlushDb(db, ts);
+      }
+    }
+    if (!s.ok()) {
+      reply.Error("ERR " + s.ToString());
+    } else if (op == kDelAt) {
+      reply.Integer(existed);
+    } else {
+      reply.Ok();
+    }
+    return true;
+  }
+  if (plan.tlog_min_cutoff) {
+    s = whole_key_->EnsureTlogCutoff(plan.db, plan.args[2], *plan.tlog_min_cutoff);
+    if (!s.ok()) {
+      reply.Error("ERR " + s.ToString());
+      return false;
+    }
+  }
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
+  dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
+  return true;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin_id,
+                                                       const PeerDelta& delta,
+                                                       const std::vector<std::string>& args) {
+  int64_t ts = 0;
+  int64_t expire_at = 0;
+  int64_t floor = 0;
+  int64_t register_ts = 0;
+  const bool known_marker =
+      args[0] == kMarkerAt && (args.size() == 4 || args.size() == 7) &&
+      ParseInt64(args[3], &floor) && floor >= 0 && floor <= TypePrecedence(types::KeyType::kTlog) &&
+      (args.size() == 4 || (ParseInt64(args[4], &register_ts) &&
+                            (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
+  const bool known = (args[0] == kDelAt && args.size() >= 3) ||
+                     ((args[0] == kFlushDbAt || args[0] == kFlushAllAt) && args.size() == 2) ||
+                     (args[0] == kExpiryAt && args.size() == 4 &&
+                      (args[3] == kPersist || ParseInt64(args[3], &expire_at))) ||
+                     known_marker;
+  if (!known || !ParseInt64(args[1], &ts)) {
+    spdlog::warn("Peer {}: delta {} is not a known operation ({}): reconnecting", origin_id,
+                 delta.offset, args[0]);
+    return ApplyOutcome::kMalformed;
+  }
+  storage::Status s;
+  if (args[0] == kMarkerAt) {
+    // The sender's marker, merged as the operations that made it: its delete, its floor, its
+    // register (with the register's own origin, which orders it).
+    const std::string& key = args[2];
+    if (ts != KeyMarker::kNothingDeleted) {
+      s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(&key, 1));
+    }
+    if (s.ok() && floor > 0) s = whole_key_->RaiseFloor(delta.db, key, static_cast<int>(floor));
+    if (s.ok() && args.size() == 7) {
+      ExpiryRegister reg{.ts = register_ts, .origin = args[6]};
+      if (args[5] != kPersist) reg.expire_at = expire_at;
+      s = whole_key_->SetExpiry(delta.db, key, reg);
+    }
+  } else if (args[0] == kDelAt) {
+    s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
+  } else if (args[0] == kExpiryAt) {
+    ExpiryRegister reg{.ts = ts, .origin = origin_id};
+    if (args[3] != kPersist) reg.expire_at = expire_at;
+    s = whole_key_->SetExpiry(delta.db, args[2], reg);
+  } else if (args[0] == kFlushDbAt) {
+    s = whole_key_->FlushDb(delta.db, ts);
+  } else {
+    for (int db = 0; db < context_->config().databases && s.ok(); db++) {
+      s = whole_key_->FlushDb(db, ts);
+    }
+  }
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  return ApplyOutcome::kApplied;
+}
+
+void ActiveActive::PlanExpiry(std::string_view name, std::span<const std::string_view> args,
+                              LocalWrite* plan) {
+  // Any form the plan does not take as valid runs as sent, only for its error.
+  plan->kind = LocalWrite::Kind::kValidate;
+  std::string expiry(kPersist);
+  if (name != "persist") {
+    int64_t when = 0;
+    if (args.size() < 3 || !ParseInt64(args[2], &when)) return;
+    uint32_t flags = 0;
+    for (std::string_view option : args.subspan(3)) {
+      if (EqualsIgnoreCase(option, "nx")) {
+        flags |= types::kExpireNx;
+      } else if (EqualsIgnoreCase(option, "xx")) {
+        flags |= types::kExpireXx;
+      } else if (EqualsIgnoreCase(option, "gt")) {
+        flags |= types::kExpireGt;
+      } else if (EqualsIgnoreCase(option, "lt")) {
+        flags |= types::kExpireLt;
+      } else {
+        return;
+      }
+    }
+    if ((flags & types::kExpireNx) && flags != types::kExpireNx) return;
+    if ((flags & types::kExpireGt) && (flags & types::kExpireLt)) return;
+    const bool seconds = name == "expire" || name == "expireat";
+    if (seconds && __builtin_mul_overflow(when, 1000, &when)) return;
+    if ((name == "expire" || name == "pexpire") &&
+        __builtin_add_overflow(when, context_->keyspace().NowMs(), &when)) {
+      return;
+    }
+    plan->expire_flags = flags;
+    expiry = std::to_string(when);
+  } else if (args.size() != 2) {
+    return;
+  }
+  plan->kind = LocalWrite::Kind::kRunHere;
+  plan->args = {std::string(kExpiryAt), "", std::string(args[1]), std::move(expiry)};
+  plan->views.assign(plan->args.begin(), plan->args.end());
+}
+
+bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
+  types::Keyspace& ks = context_->keyspace();
+  const std::string& key = plan->args[2];
+  types::KeyMetaRow row;
+  storage::Status s = ks.GetMeta(plan->db, key, &row);
+  if (s.IsNotFound()) {
+    reply.Integer(0);
+    return false;
+  }
+  if (s.ok() && row.type != types::KeyType::kString) {
+    reply.Error(
+        "ERR EXPIRE and PERSIST of a TLOG or TREG key are not allowed in active-active mode: a "
+        "log's or register's expiry is the one its writes give it");
+    return false;
+  }
+  if (!s.ok()) {
+    reply.Error("ERR " + s.ToString());
+    return false;
+  }
+  ExpiryRegister reg{.ts = std::max(ks.NowMs(), row.meta.timestamp_or_zero()), .origin = node_id_};
+  s = whole_key_->RaiseAboveRegister(plan->db, key, &reg.ts);
+  if (!s.ok()) {
+    reply.Error("ERR " + s.ToString());
+    return false;
+  }
+  const std::optional<int64_t>& current = row.meta.expire_at_ms;
+  const uint32_t flags = plan->expire_flags;
+  bool applies = true;
+  if (plan->args[3] == kPersist) {
+    applies = current.has_value();
+  } else {
+    int64_t when = 0;
+    ParseInt64(plan->args[3], &when);  // written by PlanExpiry
+    reg.expire_at = when;
+    // Redis's conditions; a persistent key has an infinite TTL: never "greater", always "less".
+    if ((flags & types::kExpireNx) && current) applies = false;
+    if ((flags & types::kExpireXx) && !current) applies = false;
+    if ((flags & types::kExpireGt) && (!current || when <= *current)) applies = false;
+    if ((flags & types::kExpireLt) && current && when >= *current) applies = false;
+  }
+  if (!applies) {
+    reply.Integer(0);
+    return false;
+  }
+  s = whole_key_->SetExpiry(plan->db, key, reg);
+  if (!s.ok()) {
+    reply.Error("ERR " + s.ToString());
+    return false;
+  }
+  plan->args[1] = std::to_string(reg.ts);
+  reply.Integer(1);
+  return true;
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,454 @@
+#include "server/active_active/whole_key.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "server/active_active/merge_gate.h"
+#include "storage/row.h"
+#include "storage/util/coding.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+#include "types/kv.h"
+#include "types/tlog.h"
+#include "types/treg.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr uint8_t kMarkerVersion = 1;
+// The most recently written version: in the mode it is also the greatest (merge_gate.h).
+constexpr int64_t kNewestVersion = 0;
+
+// Timestamps of TLOG entries and TREG pairs are unsigned; a marker is signed.
+int64_t ClampToSigned(uint64_t ts) {
+  return ts > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(ts);
+}
+
+bool ParseUnsigned(std::string_view text, __int128* out) {
+  uint64_t v = 0;
+  if (!ParseUint64(text, &v)) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseSigned(std::string_view text, __int128* out) {
+  int64_t v = 0;
+  if (!ParseInt64(text, &v)) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeKeyMarker(const KeyMarker& marker) {
+  std::string out(1, static_cast<char>(kMarkerVersion));
+  storage::PutFixed64(&out, static_cast<uint64_t>(marker.deleted_up_to));
+  out.push_back(static_cast<char>(marker.floor));
+  if (const auto& reg = marker.expiry) {
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
+    out.push_back(reg->expire_at ? 1 : 0);
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
+    storage::PutLengthPrefixed(&out, reg->origin);
+  }
+  return out;
+}
+
+bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
+  if (encoded.size() < 10 || static_cast<uint8_t>(encoded[0]) != kMarkerVersion) return false;
+  encoded.remove_prefix(1);
+  uint64_t up_to = 0;
+  if (!storage::GetFixed64(&encoded, &up_to)) return false;
+  const int floor = static_cast<uint8_t>(encoded[0]);
+  encoded.remove_prefix(1);
+  if (floor > 2) return false;
+  marker->deleted_up_to = static_cast<int64_t>(up_to);
+  marker->floor = floor;
+  marker->expiry.reset();
+  if (encoded.empty()) return true;
+  ExpiryRegister reg;
+  uint64_t ts = 0;
+  uint64_t expire_at = 0;
+  std::string_view origin;
+  if (!storage::GetFixed64(&encoded, &ts) || encoded.empty()) return false;
+  const uint8_t has_expiry = static_cast<uint8_t>(encoded[0]);
+  encoded.remove_prefix(1);
+  if (has_expiry > 1 || !storage::GetFixed64(&encoded, &expire_at) ||
+      !storage::GetLengthPrefixed(&encoded, &origin) || !encoded.empty()) {
+    return false;
+  }
+  reg.ts = static_cast<int64_t>(ts);
+  if (has_expiry) reg.expire_at = static_cast<int64_t>(expire_at);
+  reg.origin = std::string(origin);
+  marker->expiry = std::move(reg);
+  return true;
+}
+
+std::string KeyMarkerRowName(int db, std::string_view key) {
+  return std::string(kKeyMarkerRowPrefix) + std::to_string(db) + ":" + std::string(key);
+}
+
+std::string HorizonRowName(int db) { return std::string(kHorizonRowPrefix) + std::to_string(db); }
+
+namespace {
+
+// The decimal database number that is `text` up to `end` (npos: all of it).
+bool ParseDbNumber(std::string_view text, size_t end, int* db) {
+  const std::string_view digits = text.substr(0, end);
+  if (digits.empty() || digits.size() > 5) return false;
+  int64_t value = 0;
+  if (!ParseInt64(digits, &value) || value < 0) return false;
+  *db = static_cast<int>(value);
+  return true;
+}
+
+}  // namespace
+
+bool ParseKeyMarkerRowName(std::string_view name, int* db, std::string_view* key) {
+  if (!name.starts_with(kKeyMarkerRowPrefix)) return false;
+  name.remove_prefix(kKeyMarkerRowPrefix.size());
+  const size_t colon = name.find(':');
+  if (colon == std::string_view::npos || !ParseDbNumber(name, colon, db)) return false;
+  *key = name.substr(colon + 1);
+  return true;
+}
+
+bool ParseHorizonRowName(std::string_view name, int* db) {
+  if (!name.starts_with(kHorizonRowPrefix)) return false;
+  name.remove_prefix(kHorizonRowPrefix.size());
+  return ParseDbNumber(name, std::string_view::npos, db);
+}
+
+storage::Status WholeKeyMarkers::Load() {
+  auto it = keyspace_.db().NewIterator(storage::ReadOptions());
+  for (std::string_view prefix : {kKeyMarkerRowPrefix, kHorizonRowPrefix}) {
+    const std::string start = types::Keyspace::SystemRowKey(prefix);
+    it->Seek(start);
+    const bool found = it->Valid() && it->key().starts_with(start);
+    any_ = any_ || found;
+    if (prefix == kHorizonRowPrefix) any_horizon_ = found;
+  }
+  return it->status();
+}
+
+storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::string& value) {
+  any_ = true;
+  return keyspace_.db().Put(keyspace_.WriteOptions(), types::Keyspace::SystemRowKey(name), value);
+}
+
+storage::Status WholeKeyMarkers::ReadHorizon(int db, int64_t* horizon) {
+  *horizon = KeyMarker::kNothingDeleted;
+  if (horizons_[db]) {
+    *horizon = *horizons_[db];
+    return storage::Status::OK();
+  }
+  storage::Row row;
+  storage::Status s = keyspace_.db().Get(keyspace_.ReadOptions(),
+                                         types::Keyspace::SystemRowKey(HorizonRowName(db)), &row);
+  if (s.ok() && !ParseInt64(row.value, horizon)) {
+    return storage::Status::Corruption("active-active horizon");
+  }
+  if (!s.ok() && !s.IsNotFound()) return s;
+  horizons_[db] = *horizon;
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::ReadRow(int db, std::string_view key, KeyMarker* marker,
+                                         bool* found) {
+  *marker = KeyMarker();
+  *found = false;
+  if (!any_) return storage::Status::OK();
+  storage::Row row;
+  storage::Status s = keyspace_.db().Get(
+      keyspace_.ReadOptions(), types::Keyspace::SystemRowKey(KeyMarkerRowName(db, key)), &row);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  if (!DecodeKeyMarker(row.value, marker)) {
+    return storage::Status::Corruption("active-active key marker");
+  }
+  *found = true;
+  return s;
+}
+
+storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker* marker,
+                                        bool* has_row) {
+  storage::Status s = ReadRow(db, key, marker, has_row);
+  if (!s.ok() || !any_horizon_) return s;
+  int64_t horizon = 0;
+  s = ReadHorizon(db, &horizon);
+  marker->deleted_up_to = std::max(marker->deleted_up_to, horizon);
+  return s;
+}
+
+storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
+                                       Admission* admission) {
+  *admission = Admission();
+  const std::vector<std::string>& args = *delta;
+  const bool string_write = args[0] == "put" || args[0] == "delete";
+  const bool trimat = args[0] == "tlog" && args[1] == "trimat";
+  admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
+  if (!any_) return storage::Status::OK();
+  if (args.size() < (args[0] == "put" ? 6u : string_write ? 4u : 5u - trimat)) {
+    return storage::Status::InvalidArgument("bad delta");
+  }
+  const std::string key = string_write ? args[1] : args[2];
+  // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; TREG SET / TLOG INS key v ts;
+  // TLOG TRIMAT key cutoff stands for cutoff - 1 (it removes what lies below it).
+  __int128 ts = 0;
+  const bool parsed = string_write ? ParseSigned(args[0] == "put" ? args[4] : args[3], &ts)
+                                   : ParseUnsigned(args.back(), &ts);
+  if (!parsed) return storage::Status::InvalidArgument("bad delta timestamp");
+  if (trimat) ts -= 1;
+  KeyMarker marker;
+  bool has_row = false;
+  storage::Status s = Marker(db, key, &marker, &has_row);
+  if (!s.ok()) return s;
+  if (args[0] == "put" && marker.expiry && ts <= marker.expiry->ts) {
+    // At or before the key's expiry register: the register's expiry replaces the write's.
+    delta->resize(5);
+    if (marker.expiry->expire_at) {
+      delta->push_back("PXAT");
+      delta->push_back(std::to_string(*marker.expiry->expire_at));
+    } else {
+      delta->push_back("NOTTL");
+    }
+  }
+  if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
+  if (ts <= marker.deleted_up_to) {
+    admission->covered = true;
+    return s;
+  }
+  if (admission->precedence < marker.floor) {
+    admission->below_floor = true;
+    return s;
+  }
+  if (args[0] == "tlog" && args[1] == "ins" && marker.deleted_up_to >= 0) {
+    const uint64_t min_cutoff = static_cast<uint64_t>(marker.deleted_up_to) + 1;
+    auto cutoff = types::Tlog(keyspace_, db).Cutoff(key);
+    if (cutoff.status() == types::OpStatus::kEngineError) return cutoff.engine_status();
+    // Another type: the gate wipes it before the insert, which then makes a new log.
+    if (!cutoff.ok() || *cutoff < min_cutoff) admission->tlog_min_cutoff = min_cutoff;
+  }
+  return s;
+}
+
+storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types::KeyMetaRow* row,
+                                            bool* found) {
+  std::optional<storage::DeadVersion> dead;
+  storage::Status s = keyspace_.GetMeta(db, key, row, kNewestVersion, &dead);
+  *found = s.ok();
+  if (!s.IsNotFound()) return s;
+  if (!dead || dead->kind != storage::RowKind::kValue) return storage::Status::OK();
+  std::string_view payload;
+  types::KeyType type;
+  if (!types::DecodeMetaValue(dead->value, &type, &payload, &row->raw_string) ||
+      type != types::KeyType::kString) {
+    return storage::Status::OK();  // an expired log or register: its key is gone
+  }
+  row->type = type;
+  row->payload = std::string(payload);
+  row->meta = dead->meta;
+  *found = true;
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::RemoveNewest(int db, std::string_view key,
+                                              const types::KeyMetaRow& row, bool live) {
+  if (live) {
+    auto wiped = keyspace_.Delete(db, key);
+    return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
+  }
+  auto deleted = types::Kv(keyspace_, db).Delete(key, row.meta.timestamp_or_zero());
+  return deleted.ok() ? storage::Status::OK() : deleted.engine_status();
+}
+
+storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int precedence) {
+  KeyMarker marker;
+  bool has_row = false;
+  storage::Status s = Marker(db, key, &marker, &has_row);
+  if (!s.ok() || precedence <= marker.floor) return s;
+  types::KeyMetaRow row;
+  bool found = false;
+  s = ReadNewest(db, key, &row, &found);
+  if (!s.ok()) return s;
+  if (found && TypePrecedence(row.type) >= precedence) return storage::Status::OK();
+  if (found) {
+    s = RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+    if (!s.ok()) return s;
+  }
+  // Keep the row's own deleted_up_to (the horizon may have raised `marker`'s).
+  KeyMarker stored;
+  s = ReadRow(db, key, &stored, &has_row);
+  if (!s.ok()) return s;
+  stored.floor = precedence;
+  return PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored));
+}
+
+storage::Status WholeKeyMarkers::EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff) {
+  types::Tlog log(keyspace_, db);
+  auto held = log.Cutoff(key);
+  if (held.status() == types::OpStatus::kEngineError) return held.engine_status();
+  if (held.ok() && *held >= cutoff) return storage::Status::OK();
+  auto trimmed = log.TrimAt(key, cutoff);
+  if (trimmed.status() == types::OpStatus::kEngineError) return trimmed.engine_status();
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int64_t* ts,
+                                               bool* existed) {
+  types::KeyMetaRow row;
+  storage::Status s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
+  *existed = s.ok();
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  int64_t newest = KeyMarker::kNothingDeleted;
+  switch (row.type) {
+    case types::KeyType::kString:
+      newest = row.meta.timestamp_or_zero();
+      break;
+    case types::KeyType::kTreg: {
+      std::string_view value;
+      uint64_t pair_ts = 0;
+      if (!types::DecodeTregPayload(row.payload, &value, &pair_ts)) {
+        return storage::Status::Corruption("TREG payload");
+      }
+      newest = ClampToSigned(pair_ts);
+      break;
+    }
+    case types::KeyType::kTlog: {
+      types::Tlog log(keyspace_, db);
+      auto entries = log.Get(key, 1);
+      auto cutoff = log.Cutoff(key);
+      if (!entries.ok()) return entries.engine_status();
+      if (!cutoff.ok()) return cutoff.engine_status();
+      if (!entries->empty()) newest = ClampToSigned(entries->front().ts);
+      if (*cutoff > 0) newest = std::max(newest, ClampToSigned(*cutoff - 1));
+      break;
+    }
+  }
+  *ts = std::max(*ts, newest);
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int64_t ts,
+                                               int* precedence) {
+  *precedence = -1;
+  types::KeyMetaRow row;
+  bool found = false;
+  storage::Status s = ReadNewest(db, key, &row, &found);
+  if (!s.ok() || !found) return s;
+  *precedence = TypePrecedence(row.type);
+  bool wipe = false;
+  if (row.type == types::KeyType::kTlog) {
+    if (ts < 0) return storage::Status::OK();  // entries are never below 0
+    const uint64_t min_cutoff = static_cast<uint64_t>(ts) + 1;
+    types::Tlog log(keyspace_, db);
+    auto entries = log.Get(key, 1);
+    auto cutoff = log.Cutoff(key);
+    if (!entries.ok()) return entries.engine_status();
+    if (!cutoff.ok()) return cutoff.engine_status();
+    const bool newer_entry = !entries->empty() && entries->front().ts > static_cast<uint64_t>(ts);
+    if (!newer_entry && *cutoff <= min_cutoff) {
+      wipe = true;
+    } else if (*cutoff < min_cutoff) {
+      auto trimmed = log.TrimAt(key, min_cutoff);
+      if (!trimmed.ok()) return trimmed.engine_status();
+    }
+  } else if (row.type == types::KeyType::kString) {
+    wipe = row.meta.timestamp_or_zero() <= ts;
+  } else {
+    int64_t newest = KeyMarker::kNothingDeleted;
+    bool existed = false;
+    s = RaiseToNewest(db, key, &newest, &existed);
+    if (!s.ok()) return s;
+    wipe = newest <= ts;
+  }
+  if (!wipe) return storage::Status::OK();
+  return RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+}
+
+storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
+  for (const std::string& key : keys) {
+    int precedence = -1;
+    storage::Status s = DeleteContent(db, key, ts, &precedence);
+    if (!s.ok()) return s;
+    KeyMarker marker;
+    bool found = false;
+    s = ReadRow(db, key, &marker, &found);
+    if (!s.ok()) return s;
+    const KeyMarker before = marker;
+    marker.deleted_up_to = std::max(marker.deleted_up_to, ts);
+    marker.floor = std::max(marker.floor, precedence);
+    if (marker == before && found) continue;
+    s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
+                                           const ExpiryRegister& reg) {
+  KeyMarker marker;
+  bool found = false;
+  storage::Status s = ReadRow(db, key, &marker, &found);
+  if (!s.ok()) return s;
+  if (marker.expiry && !marker.expiry->Precedes(reg)) return s;  // an equal or later one holds
+  marker.expiry = reg;
+  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
+  if (!s.ok()) return s;
+  types::KeyMetaRow row;
+  s = ReadNewest(db, key, &row, &found);
+  if (!s.ok() || !found) return s;
+  const int64_t version_ts = row.meta.timestamp_or_zero();
+  if (row.type != types::KeyType::kString || version_ts > reg.ts ||
+      row.meta.expire_at_ms == reg.expire_at) {
+    return storage::Status::OK();
+  }
+  // A version a delete covers stays deleted (a flush passes over what has expired here).
+  KeyMarker effective;
+  s = Marker(db, key, &effective, &found);
+  if (!s.ok() || version_ts <= effective.deleted_up_to) return s;
+  // The same version (timestamp, value) with the register's expiry.
+  types::KvPut put{.key = key,
+                   .value = row.payload,
+                   .ts = version_ts,
+                   .expire_at_ms = reg.expire_at,
+                   .raw = row.raw_string};
+  auto written = types::Kv(keyspace_, db).Put(put);
+  return written.ok() ? storage::Status::OK() : written.engine_status();
+}
+
+storage::Status WholeKeyMarkers::RaiseAboveRegister(int db, std::string_view key, int64_t* ts) {
+  KeyMarker marker;
+  bool found = false;
+  storage::Status s = ReadRow(db, key, &marker, &found);
+  if (s.ok() && marker.expiry && marker.expiry->ts < INT64_MAX) {
+    *ts = std::max(*ts, marker.expiry->ts + 1);
+  }
+  return s;
+}
+
+storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
+  int64_t horizon = 0;
+  storage::Status s = ReadHorizon(db, &horizon);
+  if (!s.ok()) return s;
+  if (ts > horizon) {
+    any_horizon_ = true;
+    horizons_[db] = ts;
+    s = PutRow(HorizonRowName(db), std::to_string(ts));
+  }
+  if (!s.ok()) return s;
+  auto keys = keyspace_.Keys(db, nullptr);
+  if (!keys.ok()) return keys.engine_status();
+  for (const std::string& key : *keys) {
+    int precedence = -1;
+    s = DeleteContent(db, key, ts, &precedence);
+    if (!s.ok()) return s;
+    // A string is the lowest floor: the horizon alone covers it. A log or a register leaves its
+    // type as the key's floor.
+    if (precedence > 0) s = RaiseFloor(db, key, precedence);
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+}  // namespace ebb::server

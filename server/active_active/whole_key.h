@@ -1,0 +1,176 @@
+// Whole-key operations between active-active peers: DEL, UNLINK, FLUSHDB and FLUSHALL as
+// timestamped deletes, the EXPIRE family and PERSIST as a timestamped expiry register
+// (docs/active-active.md, "Whole-key deletes" and "Expiry changes").
+//
+// The rule. A delete of a key at origin time T removes everything the key held that was written
+// at or before T, of every type, and every such write that arrives later: delete wins over older
+// and equal writes, the newer ones survive it. FLUSHDB at T does the same to every key of its
+// database (FLUSHALL: of every database) through one horizon row instead of a marker per key.
+// What a node keeps for it (docs/key-encoding.md, "Active-active markers"):
+//   - the key marker, system row `aa-key:<db>:<key>` = KeyMarker: the greatest T of the key's
+//     deletes (`deleted_up_to`) and the key's type floor (below);
+//   - the database horizon, system row `aa-horizon:<db>` = the greatest T of its flushes.
+// A write is *covered* when its timestamp is at or below max(deleted_up_to, horizon) (a TLOG
+// TRIMAT c when c <= that + 1): it is dropped wherever and whenever it arrives.
+//
+// Canonical content after a delete at T, so that every order of arrival leaves the same rows:
+//   string  the newest version (under the LWW gate also the greatest) stays when its ts > T;
+//           otherwise the key is wiped;
+//   TREG    stays when its pair's ts > T, else wiped;
+//   TLOG    entries at or below T go: the cutoff becomes max(cutoff, T + 1), and a log left with
+//           no entries and a cutoff <= T + 1 is wiped. Every TLOG write that passes a marker M
+//           first raises the log's cutoff to M + 1, so a log made after the delete has the
+//           cutoff it would have had before it.
+//
+// The type floor. Between peers a key used as two types takes the type of higher precedence
+// (TLOG > TREG > string) whatever the timestamps (merge_gate.h), so a lower-type write that met a
+// live higher type was dropped for good on that node. A delete must not make it resurface
+// elsewhere: the marker keeps the highest precedence the key ever held or was written with, a
+// covered write still raises it (wiping live content of a lower type), and a write of a type
+// below the floor loses. So on every node a deleted key's type stays the highest ever written.
+//
+// The expiry register. EXPIRE (any form) or PERSIST of a string key at origin time T is a
+// last-writer-wins register per key, ordered by (T, origin node id), kept in the key marker: the
+// greater register replaces the smaller, and its expiry (an absolute expire_at, or none) applies
+// to every string version written at or before its T — the one a node holds when the register
+// arrives (rewritten with the same timestamp and value), and every PUT at or before T that
+// arrives later (its expiry replaced before the LWW gate judges it). A version after T keeps its
+// own expiry. Logs and registers keep theirs: EXPIRE and PERSIST of a TLOG or TREG key are
+// refused on the origin, and a register never touches them. Clocks differ between nodes, so the
+// held string version counts whether or not it has expired by this node's clock (ReadNewest):
+// otherwise a node that saw it expire would keep it dead while the others rewrite or wipe it.
+//
+// Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+
+namespace ebb::types {
+class Keyspace;
+struct KeyMetaRow;
+}  // namespace ebb::types
+
+namespace ebb::server {
+
+// An expiry change: at origin time `ts` by node `origin`, to `expire_at` (nullopt: PERSIST).
+struct ExpiryRegister {
+  int64_t ts = 0;
+  std::string origin;
+  std::optional<int64_t> expire_at;
+
+  // The register order: (ts, origin).
+  bool Precedes(const ExpiryRegister& other) const {
+    return ts != other.ts ? ts < other.ts : origin < other.origin;
+  }
+  bool operator==(const ExpiryRegister&) const = default;
+};
+
+// The value of a key marker row. on-disk (docs/key-encoding.md, "Active-active markers"):
+//   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 (0 string, 1 TREG,
+//   2 TLOG) [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32 origin]
+struct KeyMarker {
+  static constexpr int64_t kNothingDeleted = std::numeric_limits<int64_t>::min();
+  int64_t deleted_up_to = kNothingDeleted;
+  int floor = 0;
+  std::optional<ExpiryRegister> expiry;
+
+  bool operator==(const KeyMarker&) const = default;
+};
+std::string EncodeKeyMarker(const KeyMarker& marker);
+// False when `encoded` is not a key marker of a known version.
+bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker);
+
+// System row names: `aa-key:<db>:<key>` and `aa-horizon:<db>`.
+inline constexpr std::string_view kKeyMarkerRowPrefix = "aa-key:";
+inline constexpr std::string_view kHorizonRowPrefix = "aa-horizon:";
+std::string KeyMarkerRowName(int db, std::string_view key);
+std::string HorizonRowName(int db);
+// The database and key a key marker row's name names; false for any other name.
+bool ParseKeyMarkerRowName(std::string_view name, int* db, std::string_view* key);
+// The database a horizon row's name names; false for any other name.
+bool ParseHorizonRowName(std::string_view name, int* db);
+
+class WholeKeyMarkers {
+ public:
+  // REQUIRES: keyspace outlives this object.
+  WholeKeyMarkers(types::Keyspace& keyspace, int databases)
+      : keyspace_(keyspace), databases_(databases), horizons_(databases) {}
+
+  // Whether any marker or horizon row exists (read once at start, then kept): when none does,
+  // no write needs a marker read.
+  storage::Status Load();
+  bool any() const { return any_; }
+  // The horizons are cached once read or written, for every write reads its database's. The
+  // caller drops the cache whenever it discards a keyspace batch (a flush in it never happened).
+  void ForgetCachedHorizons() { horizons_.assign(horizons_.size(), std::nullopt); }
+
+  // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers. A PUT
+  // at or before the key's expiry register takes the register's expiry: *delta's PXAT/NOTTL is
+  // rewritten (one marker read serves both).
+  struct Admission {
+    bool covered = false;      // at or below the delete: dropped
+    bool below_floor = false;  // a type below the key's floor: loses
+    int precedence = 0;        // the delta's type
+    // A TLOG INS that passes: raise the log's cutoff to this first.
+    std::optional<uint64_t> tlog_min_cutoff;
+  };
+  // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
+  // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
+  storage::Status Judge(int db, std::vector<std::string>* delta, Admission* admission);
+  // A covered delta's one effect: the key's floor rises to its type, wiping live content of a
+  // lower type.
+  storage::Status RaiseFloor(int db, std::string_view key, int precedence);
+  // Raises a live log's cutoff (or makes an empty log) to `cutoff` when it is lower.
+  storage::Status EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff);
+
+  // The greatest timestamp `key` holds (string and TREG ts, newest TLOG entry, cutoff - 1),
+  // raised into *ts; nothing for an absent key. *existed says whether it is live.
+  storage::Status RaiseToNewest(int db, std::string_view key, int64_t* ts, bool* existed);
+
+  // DEL at `ts` of each key (origin and peers alike).
+  storage::Status DeleteKeys(int db, int64_t ts, std::span<const std::string> keys);
+  // FLUSHDB at `ts`.
+  storage::Status FlushDb(int db, int64_t ts);
+
+  // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied
+  // to the string version held (when written at or before reg.ts).
+  storage::Status SetExpiry(int db, std::string_view key, const ExpiryRegister& reg);
+  // Raises *ts above the key's register, so that a change made after it follows it in the
+  // register order whatever the clocks.
+  storage::Status RaiseAboveRegister(int db, std::string_view key, int64_t* ts);
+
+  // The effective marker of `key`: its row's, with deleted_up_to raised to the horizon.
+  storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
+
+ private:
+  // The key's newest version when it is live, or a string value that has expired: clocks differ
+  // between nodes, so what one node has seen expire another may still hold live, and every rule
+  // here must leave both alike. *found false: absent, a tombstone, or wiped.
+  storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
+  // Removes that version (live: a wipe; expired: a tombstone at its timestamp, since a wipe
+  // writes nothing for a key no read can see).
+  storage::Status RemoveNewest(int db, std::string_view key, const types::KeyMetaRow& row,
+                               bool live);
+  // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
+  storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
+  storage::Status PutRow(const std::string& name, const std::string& value);
+  // The key's own marker row (no horizon); *found says whether there is one.
+  storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
+  storage::Status ReadHorizon(int db, int64_t* horizon);
+
+  types::Keyspace& keyspace_;
+  int databases_;
+  bool any_ = false;                              // some marker or horizon row exists (never reset)
+  bool any_horizon_ = false;                      // some horizon row exists (never reset)
+  std::vector<std::optional<int64_t>> horizons_;  // per database, once read or written
+};
+
+}  // namespace ebb::server

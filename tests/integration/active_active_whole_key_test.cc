@@ -1,0 +1,229 @@
+// Whole-key operations between active-active peers (docs/active-active.md, "Whole-key deletes"
+// and "Expiry changes"), against spawned ebb-servers: a DEL or FLUSHDB at T removes every write
+// at or before T of every type, including those that reach a node after the delete (after a
+// restart too), and none written after T; a type once held stays the key's floor. An EXPIRE or
+// PERSIST at T sets the expiry of every string version written at or before T, wherever and
+// whenever it arrives; the greater (T, origin) wins; every node expires at the same clock time.
+// Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+constexpr int64_t kT = 1'900'000'000'000;
+
+class ActiveActiveWholeKeyTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (TestServer* server : {&n0_, &n1_}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+  // Two linked nodes, both clocks pinned at kT, the link between them cut.
+  void StartCutPair() {
+    ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+    ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+    c0_ = n0_.Connect();
+    c1_ = n1_.Connect();
+    SetClock(kT);
+    SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  }
+  void SetClock(int64_t ms) {
+    for (redisContext* c : {c0_.get(), c1_.get()}) {
+      ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
+    }
+  }
+  void HealAndConverge() {
+    SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
+    ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  }
+  // The writes at `ts` of every type, on `c`: string s, register r, log l.
+  static void WriteAll(redisContext* c, int64_t ts, const std::string& value) {
+    const std::string t = std::to_string(ts);
+    ASSERT_EQ(Cmd(c, {"PUT", "s", value, "TS", t}).str(), "OK");
+    ASSERT_EQ(Cmd(c, {"TREG", "SET", "r", value, t}).str(), "OK");
+    ASSERT_EQ(Cmd(c, {"TLOG", "INS", "l", value, t}).str(), "OK");
+  }
+
+  TestServer n0_, n1_;
+  RedisConnection c0_, c1_;
+};
+
+// A DEL at T on n0; writes at T - 1 and T on n1 reach n0 after it (n0 restarted meanwhile, so
+// the marker is read back from its data): deleted on both nodes. Writes at T + 1 live on both.
+TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
+  StartCutPair();
+  WriteAll(c0_.get(), kT - 10, "before");
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
+  WriteAll(c1_.get(), kT - 1, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kT)}).str(), "OK");
+
+  n0_.Kill();
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  c0_ = n0_.Connect();
+  SetClock(kT);
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "s", "r", "l"}).integer(), 0);
+    EXPECT_TRUE(Cmd(c, {"GET", "s", "GRACE", "9223372036854775807"}).is_nil());
+  }
+  // On the origin, a client's write at or before the delete answers +OK and changes nothing.
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kT)}).str(), "OK");
+  EXPECT_TRUE(Cmd(c0_.get(), {"GET", "s"}).is_nil());
+
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  WriteAll(c1_.get(), kT + 1, "newer");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "newer");
+    const Reply treg = Cmd(c, {"TREG", "GET", "r"});
+    ASSERT_EQ(treg.size(), 2u);
+    EXPECT_EQ(treg[0].str(), "newer");
+    EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "l"}).integer(), 1);
+    // A log made after the delete has the cutoff it would have had before it.
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT + 1);
+  }
+}
+
+// Writes newer than the delete that arrive before it survive it; older ones in the same log go.
+TEST_F(ActiveActiveWholeKeyTest, NewerWritesArrivingFirstSurviveTheDelete) {
+  StartCutPair();
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kT + 1)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "old", std::to_string(kT - 1)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "new", std::to_string(kT + 1)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "l"}).integer(), 0);  // n0 holds neither yet
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "v");
+    const Reply entries = Cmd(c, {"TLOG", "GET", "l"});
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT + 1);
+  }
+}
+
+// FLUSHDB at T: every key of the database, and every write at or before T arriving later; the
+// other databases keep theirs.
+TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
+  StartCutPair();
+  WriteAll(c0_.get(), kT - 5, "x");
+  ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "other-db", "kept", "TS", "5"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "0"}).str(), "OK");
+  WriteAll(c1_.get(), kT - 1, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "fresh", "y", "TS", std::to_string(kT + 1)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"DBSIZE"}).integer(), 0);
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "s", "r", "l"}).integer(), 0);
+    EXPECT_EQ(Cmd(c, {"GET", "fresh"}).str(), "y");
+    ASSERT_EQ(Cmd(c, {"SELECT", "1"}).str(), "OK");
+    EXPECT_EQ(Cmd(c, {"GET", "other-db"}).str(), "kept");
+    ASSERT_EQ(Cmd(c, {"SELECT", "0"}).str(), "OK");
+  }
+  // FLUSHALL reaches every database.
+  ASSERT_EQ(Cmd(c1_.get(), {"FLUSHALL"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  ASSERT_EQ(Cmd(c0_.get(), {"SELECT", "1"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"DBSIZE"}).integer(), 0);
+}
+
+// A string write that met a live log was dropped; the log's delete must not let it resurface
+// on the node that held the string: the key's type floor stays TLOG on both nodes.
+TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
+  StartCutPair();
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "k", "e", std::to_string(kT - 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"DEL", "k"}).integer(), 1);
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "k", "s", "TS", std::to_string(kT + 5)}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "k"}).integer(), 0);
+    // A string after the delete: WRONGTYPE, the key's type is TLOG.
+    const Reply r = Cmd(c, {"PUT", "k", "v", "TS", std::to_string(kT + 20)});
+    EXPECT_EQ(r.str().rfind("WRONGTYPE", 0), 0u) << r.str();
+  }
+  EXPECT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "k", "e2", std::to_string(kT + 9)}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(Cmd(c0_.get(), {"TLOG", "SIZE", "k"}).integer(), 1);
+}
+
+// EXPIRE at T on n0; an older write on n1 reaching n0 later takes its expiry, a newer one keeps
+// its own; both nodes expire the key at the same DEBUG CLOCK time.
+TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToWritesAtOrBeforeIt) {
+  StartCutPair();
+  const std::string at = std::to_string(kT + 1000);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "u", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", "s", at}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "u", "1"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "absent", "1"}).integer(), 0);
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "b", "TS", std::to_string(kT - 5), "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "u", "c", "TS", std::to_string(kT + 5), "NOTTL"}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "b");
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"GET", "u"}).str(), "c");
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "u"}).integer(), -1);
+  }
+  // A write at or before the register that reaches the origin later takes it too, there.
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "c", "TS", std::to_string(kT), "NOTTL"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  SetClock(kT + 999);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "c");
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+  }
+  SetClock(kT + 1000);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "s", "u"}).integer(), 1);
+    EXPECT_TRUE(Cmd(c, {"GET", "s"}).is_nil());
+  }
+}
+
+// Concurrent EXPIRE and PERSIST: the one at the later origin time wins on both nodes; the
+// conditions are judged on the origin, Redis's way; logs and registers keep their own expiry.
+TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  c0_ = n0_.Connect();
+  c1_ = n1_.Connect();
+  SetClock(kT);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "p", "x", "TS", std::to_string(kT - 20), "PXAT",
+                            std::to_string(kT + 50'000)})
+                .str(),
+            "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRE", "p", "100"}).integer(), 1);
+  EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "p"}).integer(), 1);
+  EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "p"}).integer(), 0);
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "p"}).integer(), -1);
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "100", "XX"}).integer(), 0);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "100", "GT"}).integer(), 0);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "100", "LT"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "200", "NX"}).integer(), 0);
+  EXPECT_TRUE(Cmd(c0_.get(), {"EXPIRE", "p", "1", "NX", "XX"}).is_error());
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(Cmd(c1_.get(), {"PEXPIRETIME", "p"}).integer(), kT + 100'000);
+
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", "5"}).str(), "OK");
+  const Reply r = Cmd(c0_.get(), {"EXPIRE", "r", "10"});
+  EXPECT_NE(r.str().find("active-active"), std::string::npos) << r.str();
+}
+
+}  // namespace
+}  // namespace ebb::test
