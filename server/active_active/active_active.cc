@@ -509,6 +509,7 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
 void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
                               std::string_view peer_id, uint64_t from) {
   const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
+  const size_t pending_before = client.PendingOutput();
   std::string bytes;
   uint64_t streamed = 0;
   const auto begin = log_.begin() + static_cast<ptrdiff_t>(from - first);
@@ -526,7 +527,7 @@ void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
     }
   }
   if (!bytes.empty()) client.Push(bytes);
-  subscribers_.push_back({client.id(), std::string(peer_id)});
+  subscribers_.push_back({client.id(), std::string(peer_id), pending_before});
   spdlog::info("Peer {} ({}) streams this node's deltas from offset {}", client.addr(), peer_id,
                from);
 }
@@ -561,10 +562,13 @@ void ActiveActive::Cron(int64_t now_ms) {
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);
     if (client == nullptr) return true;
-    // Its unsent output is deltas and at most kTickSlack bytes of ticks: more than the log holds
-    // besides means its oldest unsent delta has left the log — the bounded backlog is spent.
+    // Its unsent output past what waited when the stream began (a snapshot's tail) is deltas
+    // and at most kTickSlack bytes of ticks: more than the log holds besides means its oldest
+    // unsent delta has left the log — the bounded backlog is spent. (Counting the snapshot's
+    // tail would close a slow receiver's stream before the snapshot's end reached it, and the
+    // next snapshot the same way.)
     const size_t pending = client->PendingOutput();
-    const bool past_log = pending > log_bytes_ + kTickSlack;
+    const bool past_log = pending > s.pending_before + log_bytes_ + kTickSlack;
     if (past_log || pending > context_->config().peer_output_limit) {
       spdlog::warn(
           "Peer {} ({}) reads too slowly: {} bytes wait for it, more than {}: closing its "

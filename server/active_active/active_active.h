@@ -179,6 +179,9 @@ class ActiveActive {
   struct Subscriber {
     uint64_t client_id = 0;
     std::string peer_id;
+    // The client's unsent output when its stream began (a snapshot's tail, which goes first):
+    // the backlog check counts what is unsent beyond it.
+    size_t pending_before = 0;
   };
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
