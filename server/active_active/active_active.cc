@@ -68,6 +68,7 @@ storage::Status ActiveActive::Open() {
   applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
                                       /*local=*/true);
   applier_->set_user(&context_->acl().default_user());
+  applier_->set_applies_peer_deltas(true);
   whole_key_ =
       std::make_unique<WholeKeyMarkers>(context_->keyspace(), context_->config().databases);
   std::string mode;

@@ -18,6 +18,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -114,15 +115,15 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   storage::Status s;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     int64_t ts = 0;
-    ParseInt64(plan.args[1], &ts);  // written by PlanWholeKeyDelete
-    int64_t existed = 0;
+    ParseInt64(plan.args[1], &ts);          // written by PlanWholeKeyDelete
+    std::vector<std::string_view> existed;  // DEL's reply and its `del` events
     if (op == kDelAt) {
       for (size_t i = 2; i < plan.args.size() && s.ok(); i++) {
         auto exists = ks.Exists(plan.db, plan.args[i]);
-        if (exists.ok()) {
-          existed += *exists ? 1 : 0;
-        } else {
+        if (!exists.ok()) {
           s = exists.engine_status();
+        } else if (*exists) {
+          existed.push_back(plan.args[i]);
         }
       }
       if (s.ok()) {
@@ -130,6 +131,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
       }
     } else {
       const bool all = op == kFlushAllAt;
+      SignalFlush(*context_, all ? -1 : plan.db);  // as FLUSHDB / FLUSHALL: no event, as in Redis
       for (int db = all ? 0 : plan.db; db <= (all ? context_->config().databases - 1 : plan.db);
            db++) {
         if (s.ok()) s = whole_key_->FlushDb(db, ts);
@@ -138,7 +140,10 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
     if (!s.ok()) {
       reply.Error("ERR " + s.ToString());
     } else if (op == kDelAt) {
-      reply.Integer(existed);
+      for (std::string_view key : existed) {
+        SignalKeyChange(*context_, plan.db, key, kNotifyGeneric, "del");
+      }
+      reply.Integer(static_cast<int64_t>(existed.size()));
     } else {
       reply.Ok();
     }
@@ -194,15 +199,20 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
       if (args[5] != kPersist) reg.expire_at = expire_at;
       s = whole_key_->SetExpiry(delta.db, key, reg);
     }
+    if (s.ok()) NoteKeyChange(*context_, delta.db, key);
   } else if (args[0] == kDelAt) {
     s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
+    for (size_t i = 2; i < args.size() && s.ok(); i++) NoteKeyChange(*context_, delta.db, args[i]);
   } else if (args[0] == kExpiryAt) {
     ExpiryRegister reg{.ts = ts, .origin = origin_id};
     if (args[3] != kPersist) reg.expire_at = expire_at;
     s = whole_key_->SetExpiry(delta.db, args[2], reg);
+    if (s.ok()) NoteKeyChange(*context_, delta.db, args[2]);
   } else if (args[0] == kFlushDbAt) {
+    SignalFlush(*context_, delta.db);
     s = whole_key_->FlushDb(delta.db, ts);
   } else {
+    SignalFlush(*context_, -1);
     for (int db = 0; db < context_->config().databases && s.ok(); db++) {
       s = whole_key_->FlushDb(db, ts);
     }
@@ -304,6 +314,9 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);
+  // Redis's events: an expiry already passed deletes the key.
+  const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";
+  SignalKeyChange(*context_, plan->db, key, kNotifyGeneric, event);
   reply.Integer(1);
   return true;
 }

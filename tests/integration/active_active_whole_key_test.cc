@@ -225,5 +225,58 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
   EXPECT_NE(r.str().find("active-active"), std::string::npos) << r.str();
 }
 
+// Keyspace events in the mode are Redis's, published on the node whose client ran the command:
+// DEL and an EXPIRE to a passed time `del`, EXPIRE `expire`, PERSIST `persist`, FLUSHDB nothing.
+// The same writes applied from a peer publish nothing there.
+TEST_F(ActiveActiveWholeKeyTest, KeyspaceEventsFireOnTheOriginOnly) {
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  c0_ = n0_.Connect();
+  c1_ = n1_.Connect();
+  SetClock(kT);
+  RawConnection l0(n0_.port());
+  RawConnection l1(n1_.port());
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    ASSERT_EQ(Cmd(c, {"CONFIG", "SET", "notify-keyspace-events", "KEA"}).str(), "OK");
+  }
+  for (RawConnection* listener : {&l0, &l1}) {
+    ASSERT_TRUE(listener->Send("PSUBSCRIBE __keyevent@0__:*\r\n"));
+    listener->ReadUntil(":1\r\n");
+  }
+  for (const char* key : {"a", "b", "c"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "v"}).str(), "OK");
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRE", "a", "100000"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"PERSIST", "a"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"PERSIST", "a"}).integer(), 0);  // nothing changed: no event
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", "b", "1"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "a", "absent"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"UNLINK", "c"}).integer(), 1);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "d", "v"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"FLUSHALL"}).str(), "OK");
+  SetClock(kT + 1);  // after the flushes' T
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "e", "v"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  auto pmessage = [](std::string_view event, std::string_view key) {
+    const std::string channel = "__keyevent@0__:" + std::string(event);
+    return "*4\r\n$8\r\npmessage\r\n$16\r\n__keyevent@0__:*\r\n$" + std::to_string(channel.size()) +
+           "\r\n" + channel + "\r\n$" + std::to_string(key.size()) + "\r\n" + std::string(key) +
+           "\r\n";
+  };
+  const std::string expected = pmessage("put", "a") + pmessage("put", "b") + pmessage("put", "c") +
+                               pmessage("expire", "a") + pmessage("persist", "a") +
+                               pmessage("del", "b") + pmessage("del", "a") + pmessage("del", "c") +
+                               pmessage("put", "d") + pmessage("put", "e");
+  EXPECT_EQ(l0.ReadExactly(expected.size(), 10000), expected);
+  EXPECT_EQ(l0.ReadExactly(1, 300), "");
+  // n1 applied all of it and published nothing; its own client's write publishes there only.
+  EXPECT_EQ(l1.ReadExactly(1, 300), "");
+  EXPECT_EQ(Cmd(c1_.get(), {"DEL", "e"}).integer(), 1);
+  EXPECT_EQ(l1.ReadExactly(pmessage("del", "e").size(), 10000), pmessage("del", "e"));
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(l0.ReadExactly(1, 300), "");
+}
+
 }  // namespace
 }  // namespace ebb::test
