@@ -715,7 +715,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
     if (s.ok()) return ApplyOutcome::kApplied;
   }
-  if (s.ok() && admission.below_floor) return ApplyOutcome::kApplied;
+  if (s.ok() && (admission.below_floor || admission.loses)) return ApplyOutcome::kApplied;
   MergeVerdict verdict = MergeVerdict::kWrite;
   if (s.ok()) s = JudgeDelta(ks, delta.db, args, &verdict);
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
@@ -740,6 +740,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
       // A type the gate did not foresee loses, as under kOtherTypeWins; any other error (the
       // engine's) leaves the delta to be applied again.
       if (!out.starts_with("-WRONGTYPE")) return ApplyOutcome::kEngineError;
+    }
+    if (admission.settle_treg_expiry) s = whole_key_->SettleTregExpiry(delta.db, key);
+    if (!s.ok()) {
+      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+      return ApplyOutcome::kEngineError;
     }
   }
   return ApplyOutcome::kApplied;

@@ -21,6 +21,7 @@
 #include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
+#include "types/treg.h"
 
 namespace ebb::server {
 namespace {
@@ -96,14 +97,15 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = "ERR " + s.ToString();
-  } else if (admission.covered) {
+  } else if (admission.covered || admission.loses) {
     plan->kind = LocalWrite::Kind::kReplyOk;  // the delete wins: nothing to write or log
   } else if (admission.below_floor) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = std::string(kWrongType);
-  } else if (admission.tlog_min_cutoff) {
+  } else if (admission.tlog_min_cutoff || admission.settle_treg_expiry) {
     plan->kind = LocalWrite::Kind::kRunHere;
     plan->tlog_min_cutoff = admission.tlog_min_cutoff;
+    plan->settle_treg_expiry = admission.settle_treg_expiry;
   }
 }
 
@@ -159,7 +161,16 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
+  const size_t start = reply.size();
   dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
+  if (plan.settle_treg_expiry && !reply.Since(start).starts_with('-')) {
+    s = whole_key_->SettleTregExpiry(plan.db, plan.args[2]);
+    if (!s.ok()) {
+      reply.Truncate(start);
+      reply.Error("ERR " + s.ToString());
+      return false;
+    }
+  }
   return true;
 }
 
@@ -273,17 +284,28 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Integer(0);
     return false;
   }
-  if (s.ok() && row.type != types::KeyType::kString) {
+  if (s.ok() && row.type == types::KeyType::kTlog) {
     reply.Error(
-        "ERR EXPIRE and PERSIST of a TLOG or TREG key are not allowed in active-active mode: a "
-        "log's or register's expiry is the one its writes give it");
+        "ERR EXPIRE and PERSIST of a TLOG key are not allowed in active-active mode: a log's "
+        "expiry is the one its writes give it");
     return false;
+  }
+  // The version the register must cover: a string's timestamp, a TREG pair's.
+  int64_t version_ts = row.meta.timestamp_or_zero();
+  std::string_view pair_value;
+  uint64_t pair_ts = 0;
+  if (s.ok() && row.type == types::KeyType::kTreg) {
+    if (!types::DecodeTregPayload(row.payload, &pair_value, &pair_ts)) {
+      s = storage::Status::Corruption("TREG payload");
+    }
+    version_ts =
+        pair_ts > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(pair_ts);
   }
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
     return false;
   }
-  ExpiryRegister reg{.ts = std::max(ks.NowMs(), row.meta.timestamp_or_zero()), .origin = node_id_};
+  ExpiryRegister reg{.ts = std::max(ks.NowMs(), version_ts), .origin = node_id_};
   s = whole_key_->RaiseAboveRegister(plan->db, key, &reg.ts);
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());

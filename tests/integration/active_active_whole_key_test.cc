@@ -220,9 +220,58 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c1_.get(), {"PEXPIRETIME", "p"}).integer(), kT + 100'000);
 
-  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", "5"}).str(), "OK");
-  const Reply r = Cmd(c0_.get(), {"EXPIRE", "r", "10"});
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "l", "v", "5"}).str(), "OK");
+  const Reply r = Cmd(c0_.get(), {"EXPIRE", "l", "10"});
   EXPECT_NE(r.str().find("active-active"), std::string::npos) << r.str();
+}
+
+// The register applies to a TREG pair written at or before its T, wherever and whenever the pair
+// arrives, and not to a later pair (which has no expiry): EXPIRE on n0 while n1, cut off, sets
+// an older pair on one key and a newer one on another; a newer local SET after the EXPIRE drops
+// it on the origin too. Both nodes converge and expire at the same DEBUG CLOCK time; a PERSIST
+// made where the pair is still live brings it back on a node whose clock passed its expiry.
+TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToTregPairsAtOrBeforeIt) {
+  StartCutPair();
+  const std::string at = std::to_string(kT + 1000);
+  for (const char* key : {"older", "newer", "local"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "a", std::to_string(kT - 10)}).str(), "OK");
+    EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", key, at}).integer(), 1);
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), kT + 1000);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "local", "z", std::to_string(kT + 7)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), -1);
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "older", "b", std::to_string(kT - 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "newer", "c", std::to_string(kT + 5)}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "newer"}).integer(), -1);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "local"}).integer(), -1);
+  }
+  SetClock(kT + 999);
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "older", "newer", "local"}).integer(), 3);
+  }
+  SetClock(kT + 1000);
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "older", "newer", "local"}).integer(), 2);
+  }
+  // Clocks apart: n1 still sees "older" live and persists it; n0, whose clock passed the expiry,
+  // holds the expired pair and takes the PERSIST too. An older SET arriving meanwhile loses there
+  // as on n1.
+  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 500)}).str(), "OK");
+  EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "older"}).integer(), 1);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "older", "x", std::to_string(kT - 7)}).str(), "OK");
+  SetClock(kT + 2000);
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), -1);
+    const Reply treg = Cmd(c, {"TREG", "GET", "older"});
+    ASSERT_EQ(treg.size(), 2u);
+    EXPECT_EQ(treg[0].str(), "b");
+  }
 }
 
 // Keyspace events in the mode are Redis's, published on the node whose client ran the command:
