@@ -254,7 +254,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
 }
 
 storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types::KeyMetaRow* row,
-                                            bool* found) {
+                                            bool* found, types::KeyType expired_type) {
   std::optional<storage::DeadVersion> dead;
   storage::Status s = keyspace_.GetMeta(db, key, row, kNewestVersion, &dead);
   *found = s.ok();
@@ -263,8 +263,8 @@ storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types:
   std::string_view payload;
   types::KeyType type;
   if (!types::DecodeMetaValue(dead->value, &type, &payload, &row->raw_string) ||
-      type != types::KeyType::kString) {
-    return storage::Status::OK();  // an expired log or register: its key is gone
+      type != expired_type) {
+    return storage::Status::OK();  // an expired log (or register): its key is gone
   }
   row->type = type;
   row->payload = std::string(payload);
@@ -275,21 +275,9 @@ storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types:
 
 storage::Status WholeKeyMarkers::ReadTreg(int db, std::string_view key, types::KeyMetaRow* row,
                                           bool* found) {
-  std::optional<storage::DeadVersion> dead;
-  storage::Status s = keyspace_.GetMeta(db, key, row, kNewestVersion, &dead);
-  *found = s.ok() && row->type == types::KeyType::kTreg;
-  if (!s.IsNotFound()) return s;
-  std::string_view payload;
-  types::KeyType type;
-  if (!dead || dead->kind != storage::RowKind::kValue ||
-      !types::DecodeMetaValue(dead->value, &type, &payload) || type != types::KeyType::kTreg) {
-    return storage::Status::OK();
-  }
-  row->type = type;
-  row->payload = std::string(payload);
-  row->meta = dead->meta;
-  *found = true;
-  return storage::Status::OK();
+  storage::Status s = ReadNewest(db, key, row, found, types::KeyType::kTreg);
+  *found = *found && row->type == types::KeyType::kTreg;
+  return s;
 }
 
 storage::Status WholeKeyMarkers::RemoveNewest(int db, std::string_view key,

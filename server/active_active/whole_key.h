@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "storage/status.h"
+#include "types/key_meta.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -163,11 +164,13 @@ class WholeKeyMarkers {
   storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
 
  private:
-  // The key's newest version when it is live, or a string value that has expired: clocks differ
-  // between nodes, so what one node has seen expire another may still hold live, and every rule
-  // here must leave both alike. *found false: absent, a tombstone, or wiped.
-  storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
-  // The key's newest version when it is a TREG, live or expired.
+  // The key's newest version when it is live, or a value of type `expired_type` that has
+  // expired (a string's, or a TREG's the expiry register gave it): clocks differ between nodes,
+  // so what one node has seen expire another may still hold live, and every rule here must leave
+  // both alike. *found false: absent, a tombstone, wiped, or expired of another type.
+  storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found,
+                             types::KeyType expired_type = types::KeyType::kString);
+  // ReadNewest's version when it is a TREG, live or expired.
   storage::Status ReadTreg(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
   // Removes that version (live: a wipe; expired: a tombstone at its timestamp, since a wipe
   // writes nothing for a key no read can see).
