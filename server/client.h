@@ -129,6 +129,10 @@ class Client {
   // The link of this replica to its master (CLIENT LIST flag M; server/replication/replica.h).
   bool is_master_link() const { return is_master_link_; }
   void set_master_link(bool link) { is_master_link_ = link; }
+  // The client active-active peers' deltas run as (server/active_active/active_active.h): the
+  // writes it makes publish no keyspace events, which belong to the node whose client wrote.
+  bool applies_peer_deltas() const { return applies_peer_deltas_; }
+  void set_applies_peer_deltas(bool applies) { applies_peer_deltas_ = applies; }
 
   // CLIENT REPLY ON|OFF|SKIP: whether the replies of this client's commands are sent. Messages
   // pushed to it (Push: Pub/Sub messages and confirmations) are sent regardless, as in Redis.
@@ -193,6 +197,7 @@ class Client {
   std::function<size_t()> pending_output_hook_;
   bool is_replica_ = false;
   bool is_master_link_ = false;
+  bool applies_peer_deltas_ = false;
   bool asking_ = false;
   bool cluster_readonly_ = false;
   int cluster_slot_ = -1;

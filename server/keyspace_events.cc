@@ -76,6 +76,12 @@ std::string NotifyClassesText(uint32_t classes) {
   return out;
 }
 
+void NoteKeyChange(ServerContext& server, int db, std::string_view key) {
+  if (server.watches().empty() && server.config().notify_keyspace_events == 0) return;
+  server.watches().Touch(db, key);
+  server.expiry_events().Note(db, key);
+}
+
 void SignalKeyChange(ServerContext& server, int db, std::string_view key, NotifyClass type,
                      std::string_view event) {
   // The common case, every write pays for it: nobody watches and no event is published.
@@ -97,6 +103,8 @@ void SignalKeyChange(ServerContext& server, int db, std::string_view key, Notify
 
 void SignalKeyChange(CommandContext& ctx, std::string_view key, NotifyClass type,
                      std::string_view event) {
+  if (ctx.client.applies_peer_deltas())
+    return NoteKeyChange(ctx.server, ctx.client.db_index(), key);
   SignalKeyChange(ctx.server, ctx.client.db_index(), key, type, event);
 }
 

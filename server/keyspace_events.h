@@ -69,6 +69,11 @@ void SignalKeyChange(CommandContext& ctx, std::string_view key, NotifyClass type
 // The same for database `db`, outside a command (expiry).
 void SignalKeyChange(ServerContext& server, int db, std::string_view key, NotifyClass type,
                      std::string_view event);
+// A change that publishes nothing: invalidates the key's WATCHers and indexes its expiry for
+// `expired` events. For writes applied from active-active peers: their events belong to the node
+// whose client made them (docs/active-active.md, "Keyspace notifications"); SignalKeyChange on a
+// client that applies peer deltas comes here.
+void NoteKeyChange(ServerContext& server, int db, std::string_view key);
 // Before FLUSHDB (db >= 0) or FLUSHALL (db < 0) removes everything: touches the watchers of
 // every watched key that exists (Redis's touchAllWatchedKeysInDb).
 void SignalFlush(ServerContext& server, int db);

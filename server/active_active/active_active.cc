@@ -68,6 +68,7 @@ storage::Status ActiveActive::Open() {
   applier_ = std::make_unique<Client>(context_->clients().NextId(), "peer", "", -1, WallMs(),
                                       /*local=*/true);
   applier_->set_user(&context_->acl().default_user());
+  applier_->set_applies_peer_deltas(true);
   whole_key_ =
       std::make_unique<WholeKeyMarkers>(context_->keyspace(), context_->config().databases);
   std::string mode;
@@ -718,7 +719,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
     if (s.ok()) return ApplyOutcome::kApplied;
   }
-  if (s.ok() && admission.below_floor) return ApplyOutcome::kApplied;
+  if (s.ok() && (admission.below_floor || admission.loses)) return ApplyOutcome::kApplied;
   MergeVerdict verdict = MergeVerdict::kWrite;
   if (s.ok()) s = JudgeDelta(ks, delta.db, args, &verdict);
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
@@ -743,6 +744,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
       // A type the gate did not foresee loses, as under kOtherTypeWins; any other error (the
       // engine's) leaves the delta to be applied again.
       if (!out.starts_with("-WRONGTYPE")) return ApplyOutcome::kEngineError;
+    }
+    if (admission.settle_treg_expiry) s = whole_key_->SettleTregExpiry(delta.db, key);
+    if (!s.ok()) {
+      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+      return ApplyOutcome::kEngineError;
     }
   }
   return ApplyOutcome::kApplied;

@@ -18,8 +18,10 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/errors.h"
+#include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
+#include "types/treg.h"
 
 namespace ebb::server {
 namespace {
@@ -95,14 +97,15 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = "ERR " + s.ToString();
-  } else if (admission.covered) {
+  } else if (admission.covered || admission.loses) {
     plan->kind = LocalWrite::Kind::kReplyOk;  // the delete wins: nothing to write or log
   } else if (admission.below_floor) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = std::string(kWrongType);
-  } else if (admission.tlog_min_cutoff) {
+  } else if (admission.tlog_min_cutoff || admission.settle_treg_expiry) {
     plan->kind = LocalWrite::Kind::kRunHere;
     plan->tlog_min_cutoff = admission.tlog_min_cutoff;
+    plan->settle_treg_expiry = admission.settle_treg_expiry;
   }
 }
 
@@ -114,15 +117,15 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   storage::Status s;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     int64_t ts = 0;
-    ParseInt64(plan.args[1], &ts);  // written by PlanWholeKeyDelete
-    int64_t existed = 0;
+    ParseInt64(plan.args[1], &ts);          // written by PlanWholeKeyDelete
+    std::vector<std::string_view> existed;  // DEL's reply and its `del` events
     if (op == kDelAt) {
       for (size_t i = 2; i < plan.args.size() && s.ok(); i++) {
         auto exists = ks.Exists(plan.db, plan.args[i]);
-        if (exists.ok()) {
-          existed += *exists ? 1 : 0;
-        } else {
+        if (!exists.ok()) {
           s = exists.engine_status();
+        } else if (*exists) {
+          existed.push_back(plan.args[i]);
         }
       }
       if (s.ok()) {
@@ -130,6 +133,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
       }
     } else {
       const bool all = op == kFlushAllAt;
+      SignalFlush(*context_, all ? -1 : plan.db);  // as FLUSHDB / FLUSHALL: no event, as in Redis
       for (int db = all ? 0 : plan.db; db <= (all ? context_->config().databases - 1 : plan.db);
            db++) {
         if (s.ok()) s = whole_key_->FlushDb(db, ts);
@@ -138,7 +142,10 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
     if (!s.ok()) {
       reply.Error("ERR " + s.ToString());
     } else if (op == kDelAt) {
-      reply.Integer(existed);
+      for (std::string_view key : existed) {
+        SignalKeyChange(*context_, plan.db, key, kNotifyGeneric, "del");
+      }
+      reply.Integer(static_cast<int64_t>(existed.size()));
     } else {
       reply.Ok();
     }
@@ -154,7 +161,16 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
+  const size_t start = reply.size();
   dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
+  if (plan.settle_treg_expiry && !reply.Since(start).starts_with('-')) {
+    s = whole_key_->SettleTregExpiry(plan.db, plan.args[2]);
+    if (!s.ok()) {
+      reply.Truncate(start);
+      reply.Error("ERR " + s.ToString());
+      return false;
+    }
+  }
   return true;
 }
 
@@ -194,15 +210,20 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
       if (args[5] != kPersist) reg.expire_at = expire_at;
       s = whole_key_->SetExpiry(delta.db, key, reg);
     }
+    if (s.ok()) NoteKeyChange(*context_, delta.db, key);
   } else if (args[0] == kDelAt) {
     s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
+    for (size_t i = 2; i < args.size() && s.ok(); i++) NoteKeyChange(*context_, delta.db, args[i]);
   } else if (args[0] == kExpiryAt) {
     ExpiryRegister reg{.ts = ts, .origin = origin_id};
     if (args[3] != kPersist) reg.expire_at = expire_at;
     s = whole_key_->SetExpiry(delta.db, args[2], reg);
+    if (s.ok()) NoteKeyChange(*context_, delta.db, args[2]);
   } else if (args[0] == kFlushDbAt) {
+    SignalFlush(*context_, delta.db);
     s = whole_key_->FlushDb(delta.db, ts);
   } else {
+    SignalFlush(*context_, -1);
     for (int db = 0; db < context_->config().databases && s.ok(); db++) {
       s = whole_key_->FlushDb(db, ts);
     }
@@ -263,17 +284,28 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Integer(0);
     return false;
   }
-  if (s.ok() && row.type != types::KeyType::kString) {
+  if (s.ok() && row.type == types::KeyType::kTlog) {
     reply.Error(
-        "ERR EXPIRE and PERSIST of a TLOG or TREG key are not allowed in active-active mode: a "
-        "log's or register's expiry is the one its writes give it");
+        "ERR EXPIRE and PERSIST of a TLOG key are not allowed in active-active mode: a log's "
+        "expiry is the one its writes give it");
     return false;
+  }
+  // The version the register must cover: a string's timestamp, a TREG pair's.
+  int64_t version_ts = row.meta.timestamp_or_zero();
+  std::string_view pair_value;
+  uint64_t pair_ts = 0;
+  if (s.ok() && row.type == types::KeyType::kTreg) {
+    if (!types::DecodeTregPayload(row.payload, &pair_value, &pair_ts)) {
+      s = storage::Status::Corruption("TREG payload");
+    }
+    version_ts =
+        pair_ts > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(pair_ts);
   }
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
     return false;
   }
-  ExpiryRegister reg{.ts = std::max(ks.NowMs(), row.meta.timestamp_or_zero()), .origin = node_id_};
+  ExpiryRegister reg{.ts = std::max(ks.NowMs(), version_ts), .origin = node_id_};
   s = whole_key_->RaiseAboveRegister(plan->db, key, &reg.ts);
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
@@ -304,6 +336,9 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);
+  // Redis's events: an expiry already passed deletes the key.
+  const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";
+  SignalKeyChange(*context_, plan->db, key, kNotifyGeneric, event);
   reply.Integer(1);
   return true;
 }

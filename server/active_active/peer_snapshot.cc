@@ -54,11 +54,20 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
     }
     types::KeyType type;
     std::string_view payload;
-    if (dead->kind == storage::RowKind::kValue &&
-        types::DecodeMetaValue(dead->value, &type, &payload) && type == types::KeyType::kString) {
-      pieces->push_back(StringPut(key, payload, dead->meta));  // expired: hides older versions
+    if (dead->kind != storage::RowKind::kValue ||
+        !types::DecodeMetaValue(dead->value, &type, &payload)) {
+      return storage::Status::OK();
     }
-    return storage::Status::OK();  // an expired TLOG or TREG leaves the key free
+    std::string_view value;
+    uint64_t ts = 0;
+    if (type == types::KeyType::kString) {
+      pieces->push_back(StringPut(key, payload, dead->meta));  // expired: hides older versions
+    } else if (type == types::KeyType::kTreg && types::DecodeTregPayload(payload, &value, &ts)) {
+      // Expired by an expiry register (the marker that follows gives it that expiry again): a
+      // later register may bring it back, on the receiver as here.
+      pieces->push_back({"treg", "set", std::string(key), std::string(value), std::to_string(ts)});
+    }
+    return storage::Status::OK();  // an expired TLOG leaves the key free
   }
   if (!s.ok()) return s;
   switch (row.type) {

@@ -58,7 +58,7 @@ class ServerContext;
 
 // Appends to *pieces the canonical deltas that carry (db, key)'s content as this node holds it
 // now (see above); nothing for a key that holds nothing a peer needs (never written, wiped, an
-// expired TLOG or TREG). Not OK on an engine error.
+// expired TLOG; a TREG expired by an expiry register is carried). Not OK on an engine error.
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
                             std::vector<std::vector<std::string>>* pieces);
 

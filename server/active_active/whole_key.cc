@@ -6,11 +6,13 @@
 #include "server/active_active/merge_gate.h"
 #include "storage/row.h"
 #include "storage/util/coding.h"
+#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
 #include "types/tlog.h"
 #include "types/treg.h"
+#include "types/treg_state.h"
 
 namespace ebb::server {
 namespace {
@@ -179,6 +181,10 @@ storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker*
   return s;
 }
 
+namespace {
+bool marker_covers(const KeyMarker& marker, __int128 ts) { return ts <= marker.deleted_up_to; }
+}  // namespace
+
 storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
                                        Admission* admission) {
   *admission = Admission();
@@ -202,6 +208,22 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
   if (!s.ok()) return s;
+  admission->settle_treg_expiry = args[0] == "treg" && marker.expiry.has_value();
+  if (admission->settle_treg_expiry && !marker_covers(marker, ts)) {
+    // A register may have expired the pair by this node's clock and not by another's: the held
+    // pair counts either way, as for strings.
+    types::KeyMetaRow held;
+    bool found = false;
+    s = ReadTreg(db, key, &held, &found);
+    if (!s.ok()) return s;
+    std::string_view value;
+    uint64_t held_ts = 0;
+    if (found && types::DecodeTregPayload(held.payload, &value, &held_ts) &&
+        !types::TregWins(args[3], static_cast<uint64_t>(ts), value, held_ts)) {
+      admission->loses = true;
+      return s;
+    }
+  }
   if (args[0] == "put" && marker.expiry && ts <= marker.expiry->ts) {
     // At or before the key's expiry register: the register's expiry replaces the write's.
     delta->resize(5);
@@ -232,7 +254,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
 }
 
 storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types::KeyMetaRow* row,
-                                            bool* found) {
+                                            bool* found, types::KeyType expired_type) {
   std::optional<storage::DeadVersion> dead;
   storage::Status s = keyspace_.GetMeta(db, key, row, kNewestVersion, &dead);
   *found = s.ok();
@@ -241,14 +263,21 @@ storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types:
   std::string_view payload;
   types::KeyType type;
   if (!types::DecodeMetaValue(dead->value, &type, &payload, &row->raw_string) ||
-      type != types::KeyType::kString) {
-    return storage::Status::OK();  // an expired log or register: its key is gone
+      type != expired_type) {
+    return storage::Status::OK();  // an expired log (or register): its key is gone
   }
   row->type = type;
   row->payload = std::string(payload);
   row->meta = dead->meta;
   *found = true;
   return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::ReadTreg(int db, std::string_view key, types::KeyMetaRow* row,
+                                          bool* found) {
+  storage::Status s = ReadNewest(db, key, row, found, types::KeyType::kTreg);
+  *found = *found && row->type == types::KeyType::kTreg;
+  return s;
 }
 
 storage::Status WholeKeyMarkers::RemoveNewest(int db, std::string_view key,
@@ -395,6 +424,8 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   marker.expiry = reg;
   s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
   if (!s.ok()) return s;
+  s = ApplyRegisterToTreg(db, key, reg);  // nothing unless the key holds a TREG
+  if (!s.ok()) return s;
   types::KeyMetaRow row;
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok() || !found) return s;
@@ -415,6 +446,42 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
                    .raw = row.raw_string};
   auto written = types::Kv(keyspace_, db).Put(put);
   return written.ok() ? storage::Status::OK() : written.engine_status();
+}
+
+storage::Status WholeKeyMarkers::SettleTregExpiry(int db, std::string_view key) {
+  KeyMarker marker;
+  bool found = false;
+  storage::Status s = ReadRow(db, key, &marker, &found);
+  if (!s.ok() || !marker.expiry) return s;
+  return ApplyRegisterToTreg(db, key, *marker.expiry);
+}
+
+storage::Status WholeKeyMarkers::ApplyRegisterToTreg(int db, std::string_view key,
+                                                     const ExpiryRegister& reg) {
+  types::KeyMetaRow row;
+  bool found = false;
+  storage::Status s = ReadTreg(db, key, &row, &found);
+  if (!s.ok() || !found) return s;
+  std::string_view value;
+  uint64_t pair_ts = 0;
+  if (!types::DecodeTregPayload(row.payload, &value, &pair_ts)) {
+    return storage::Status::Corruption("TREG payload");
+  }
+  const int64_t version_ts = ClampToSigned(pair_ts);
+  const std::optional<int64_t> expiry = version_ts <= reg.ts ? reg.expire_at : std::nullopt;
+  if (row.meta.expire_at_ms == expiry) return storage::Status::OK();
+  // A pair a delete covers stays deleted (a delete passes over a register expired here).
+  KeyMarker effective;
+  s = Marker(db, key, &effective, &found);
+  if (!s.ok() || version_ts <= effective.deleted_up_to) return s;
+  // The same metadata row with the register's expiry, kept even when that has passed by this
+  // node's clock (not wiped, as a single node's EXPIRE would): another node may still hold it
+  // live, and a later register must find it on both.
+  storage::WriteOptions options = keyspace_.WriteOptions();
+  options.timestamp_ms = row.meta.timestamp_ms;
+  options.expire_at_ms = expiry;
+  return keyspace_.db().Put(options, types::MetaKey(keyspace_.layout(), db, key),
+                            types::EncodeMetaValue(types::KeyType::kTreg, row.payload));
 }
 
 storage::Status WholeKeyMarkers::RaiseAboveRegister(int db, std::string_view key, int64_t* ts) {

@@ -35,10 +35,13 @@
 // to every string version written at or before its T — the one a node holds when the register
 // arrives (rewritten with the same timestamp and value), and every PUT at or before T that
 // arrives later (its expiry replaced before the LWW gate judges it). A version after T keeps its
-// own expiry. Logs and registers keep theirs: EXPIRE and PERSIST of a TLOG or TREG key are
-// refused on the origin, and a register never touches them. Clocks differ between nodes, so the
-// held string version counts whether or not it has expired by this node's clock (ReadNewest):
-// otherwise a node that saw it expire would keep it dead while the others rewrite or wipe it.
+// own expiry. A TREG takes the register's expiry the same way while its pair's ts <= T, and has
+// none once a later pair replaces it (SettleTregExpiry after every TREG SET), so its expiry is a
+// function of the greatest pair and the greatest register. Logs keep theirs: EXPIRE and PERSIST
+// of a TLOG key are refused on the origin, and a register never touches one. Clocks differ between
+// nodes, so the held string version counts whether or not it has expired by this node's clock
+// (ReadNewest): otherwise a node that saw it expire would keep it dead while the others rewrite or
+// wipe it.
 //
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
@@ -52,6 +55,7 @@
 #include <vector>
 
 #include "storage/status.h"
+#include "types/key_meta.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -121,6 +125,11 @@ class WholeKeyMarkers {
     int precedence = 0;        // the delta's type
     // A TLOG INS that passes: raise the log's cutoff to this first.
     std::optional<uint64_t> tlog_min_cutoff;
+    // A TREG SET on a key with an expiry register: SettleTregExpiry after it runs.
+    bool settle_treg_expiry = false;
+    // A TREG SET that does not beat the held pair (live, or expired by a register here): nothing
+    // to write.
+    bool loses = false;
   };
   // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
   // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
@@ -143,6 +152,10 @@ class WholeKeyMarkers {
   // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied
   // to the string version held (when written at or before reg.ts).
   storage::Status SetExpiry(int db, std::string_view key, const ExpiryRegister& reg);
+  // A TREG's expiry under the key's register: the register's when the pair was written at or
+  // before the register's T, else none (a TREG SET in the mode carries no expiry of its own).
+  // Nothing for a key that holds no live TREG or has no register.
+  storage::Status SettleTregExpiry(int db, std::string_view key);
   // Raises *ts above the key's register, so that a change made after it follows it in the
   // register order whatever the clocks.
   storage::Status RaiseAboveRegister(int db, std::string_view key, int64_t* ts);
@@ -151,10 +164,14 @@ class WholeKeyMarkers {
   storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
 
  private:
-  // The key's newest version when it is live, or a string value that has expired: clocks differ
-  // between nodes, so what one node has seen expire another may still hold live, and every rule
-  // here must leave both alike. *found false: absent, a tombstone, or wiped.
-  storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
+  // The key's newest version when it is live, or a value of type `expired_type` that has
+  // expired (a string's, or a TREG's the expiry register gave it): clocks differ between nodes,
+  // so what one node has seen expire another may still hold live, and every rule here must leave
+  // both alike. *found false: absent, a tombstone, wiped, or expired of another type.
+  storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found,
+                             types::KeyType expired_type = types::KeyType::kString);
+  // ReadNewest's version when it is a TREG, live or expired.
+  storage::Status ReadTreg(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
   // Removes that version (live: a wipe; expired: a tombstone at its timestamp, since a wipe
   // writes nothing for a key no read can see).
   storage::Status RemoveNewest(int db, std::string_view key, const types::KeyMetaRow& row,
@@ -162,6 +179,8 @@ class WholeKeyMarkers {
   // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
   storage::Status PutRow(const std::string& name, const std::string& value);
+  // SettleTregExpiry under `reg`.
+  storage::Status ApplyRegisterToTreg(int db, std::string_view key, const ExpiryRegister& reg);
   // The key's own marker row (no horizon); *found says whether there is one.
   storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
   storage::Status ReadHorizon(int db, int64_t* horizon);

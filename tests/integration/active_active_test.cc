@@ -70,12 +70,14 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
     case 13:
       return pick(10) == 0 ? std::vector<std::string>{"FLUSHDB"}
                            : std::vector<std::string>{"DEL", any_key(), "mix"};
-    case 14:  // at once, or long after the test
-      return {"PEXPIREAT", key("s"), std::to_string(now + (pick(2) == 0 ? -100 : 10'000'000))};
+    case 14:  // at once, or long after the test; of a string or a TREG key
+      return {"PEXPIREAT", key(pick(2) == 0 ? "s" : "r"),
+              std::to_string(now + (pick(2) == 0 ? -100 : 10'000'000))};
     case 15: {
       static constexpr const char* kConditions[] = {"NX", "XX", "GT", "LT"};
-      if (pick(3) == 0) return {"PERSIST", key("s")};
-      std::vector<std::string> expire = {"EXPIRE", key("s"), std::to_string(10'000 + pick(3))};
+      const std::string target = key(pick(2) == 0 ? "s" : "r");
+      if (pick(3) == 0) return {"PERSIST", target};
+      std::vector<std::string> expire = {"EXPIRE", target, std::to_string(10'000 + pick(3))};
       if (pick(2) == 0) expire.push_back(kConditions[pick(4)]);
       return expire;
     }
@@ -141,7 +143,7 @@ TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
         refused++;
       } else if (r.is_error()) {
         // Only a type collision on "mix" may fail, as it would on a single node (EXPIRE and
-        // PERSIST of a log or register: refused).
+        // PERSIST of a log: refused).
         ASSERT_EQ(args[args[0] == "TLOG" || args[0] == "TREG" ? 2 : 1], "mix") << r.str();
         ASSERT_TRUE(r.str().rfind("WRONGTYPE", 0) == 0 ||
                     r.str().find("active-active") != std::string::npos)

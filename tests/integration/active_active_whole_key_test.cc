@@ -220,9 +220,111 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c1_.get(), {"PEXPIRETIME", "p"}).integer(), kT + 100'000);
 
-  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", "5"}).str(), "OK");
-  const Reply r = Cmd(c0_.get(), {"EXPIRE", "r", "10"});
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "l", "v", "5"}).str(), "OK");
+  const Reply r = Cmd(c0_.get(), {"EXPIRE", "l", "10"});
   EXPECT_NE(r.str().find("active-active"), std::string::npos) << r.str();
+}
+
+// The register applies to a TREG pair written at or before its T, wherever and whenever the pair
+// arrives, and not to a later pair (which has no expiry): EXPIRE on n0 while n1, cut off, sets
+// an older pair on one key and a newer one on another; a newer local SET after the EXPIRE drops
+// it on the origin too. Both nodes converge and expire at the same DEBUG CLOCK time; a PERSIST
+// made where the pair is still live brings it back on a node whose clock passed its expiry.
+TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToTregPairsAtOrBeforeIt) {
+  StartCutPair();
+  const std::string at = std::to_string(kT + 1000);
+  for (const char* key : {"older", "newer", "local"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "a", std::to_string(kT - 10)}).str(), "OK");
+    EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", key, at}).integer(), 1);
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), kT + 1000);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "local", "z", std::to_string(kT + 7)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), -1);
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "older", "b", std::to_string(kT - 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "newer", "c", std::to_string(kT + 5)}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "newer"}).integer(), -1);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "local"}).integer(), -1);
+  }
+  SetClock(kT + 999);
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "older", "newer", "local"}).integer(), 3);
+  }
+  SetClock(kT + 1000);
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "older", "newer", "local"}).integer(), 2);
+  }
+  // Clocks apart: n1 still sees "older" live and persists it; n0, whose clock passed the expiry,
+  // holds the expired pair and takes the PERSIST too. An older SET arriving meanwhile loses there
+  // as on n1.
+  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 500)}).str(), "OK");
+  EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "older"}).integer(), 1);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "older", "x", std::to_string(kT - 7)}).str(), "OK");
+  SetClock(kT + 2000);
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), -1);
+    const Reply treg = Cmd(c, {"TREG", "GET", "older"});
+    ASSERT_EQ(treg.size(), 2u);
+    EXPECT_EQ(treg[0].str(), "b");
+  }
+}
+
+// Keyspace events in the mode are Redis's, published on the node whose client ran the command:
+// DEL and an EXPIRE to a passed time `del`, EXPIRE `expire`, PERSIST `persist`, FLUSHDB nothing.
+// The same writes applied from a peer publish nothing there.
+TEST_F(ActiveActiveWholeKeyTest, KeyspaceEventsFireOnTheOriginOnly) {
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  c0_ = n0_.Connect();
+  c1_ = n1_.Connect();
+  SetClock(kT);
+  RawConnection l0(n0_.port());
+  RawConnection l1(n1_.port());
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    ASSERT_EQ(Cmd(c, {"CONFIG", "SET", "notify-keyspace-events", "KEA"}).str(), "OK");
+  }
+  for (RawConnection* listener : {&l0, &l1}) {
+    ASSERT_TRUE(listener->Send("PSUBSCRIBE __keyevent@0__:*\r\n"));
+    listener->ReadUntil(":1\r\n");
+  }
+  for (const char* key : {"a", "b", "c"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "v"}).str(), "OK");
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRE", "a", "100000"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"PERSIST", "a"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"PERSIST", "a"}).integer(), 0);  // nothing changed: no event
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", "b", "1"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "a", "absent"}).integer(), 1);
+  EXPECT_EQ(Cmd(c0_.get(), {"UNLINK", "c"}).integer(), 1);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "d", "v"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"FLUSHALL"}).str(), "OK");
+  SetClock(kT + 1);  // after the flushes' T
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "e", "v"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  auto pmessage = [](std::string_view event, std::string_view key) {
+    const std::string channel = "__keyevent@0__:" + std::string(event);
+    return "*4\r\n$8\r\npmessage\r\n$16\r\n__keyevent@0__:*\r\n$" + std::to_string(channel.size()) +
+           "\r\n" + channel + "\r\n$" + std::to_string(key.size()) + "\r\n" + std::string(key) +
+           "\r\n";
+  };
+  const std::string expected = pmessage("put", "a") + pmessage("put", "b") + pmessage("put", "c") +
+                               pmessage("expire", "a") + pmessage("persist", "a") +
+                               pmessage("del", "b") + pmessage("del", "a") + pmessage("del", "c") +
+                               pmessage("put", "d") + pmessage("put", "e");
+  EXPECT_EQ(l0.ReadExactly(expected.size(), 10000), expected);
+  EXPECT_EQ(l0.ReadExactly(1, 300), "");
+  // n1 applied all of it and published nothing; its own client's write publishes there only.
+  EXPECT_EQ(l1.ReadExactly(1, 300), "");
+  EXPECT_EQ(Cmd(c1_.get(), {"DEL", "e"}).integer(), 1);
+  EXPECT_EQ(l1.ReadExactly(pmessage("del", "e").size(), 10000), pmessage("del", "e"));
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(l0.ReadExactly(1, 300), "");
 }
 
 }  // namespace
