@@ -4,18 +4,12 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import { within } from '../support/within.mjs';
+
 const port = Number(process.argv[2]);
 const require = createRequire(path.join(path.resolve(process.argv[3]), 'x.js'));
 const Redis = require('ioredis');
 const { createClient } = require('redis');
-
-function within(ms, promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 async function ioredis() {
   const r = new Redis({ port, lazyConnect: true });

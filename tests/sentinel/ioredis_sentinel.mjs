@@ -7,17 +7,11 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import { within } from '../support/within.mjs';
+
 const [name, password, expected, modules, ...sentinelPorts] = process.argv.slice(2);
 const require = createRequire(path.join(path.resolve(modules), 'x.js'));
 const Redis = require('ioredis');
-
-function within(ms, promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 const r = new Redis({
   sentinels: sentinelPorts.map((port) => ({ host: '127.0.0.1', port: Number(port) })),
