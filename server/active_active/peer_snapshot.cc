@@ -207,9 +207,9 @@ storage::Status SnapshotSender::PiecesOfRow(int* db,
     if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
     return SnapshotKey(context_->keyspace(), *db, user_key, pieces);
   }
-  const std::string system_prefix = types::Keyspace::SystemRowKey("");
+  static const size_t kSystemKeyPrefix = types::Keyspace::SystemRowKey("").size();
   std::string_view name = iter_->key();
-  name.remove_prefix(system_prefix.size());
+  name.remove_prefix(kSystemKeyPrefix);
   return SnapshotMarkerRow(name, iter_->value(), db, pieces);
 }
 
