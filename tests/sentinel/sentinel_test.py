@@ -146,7 +146,9 @@ class Group:
         return stop_processes(self.procs, timeout=10)
 
     def print_logs(self):
-        print_logs(self.root, stderr_lines=300)
+        # The sentinels' logs keep their events (+sdown, +switch-master, ...): the story of a
+        # failover, which the last lines of a verbose log would not hold.
+        print_logs(self.root, stderr_lines=300, event_logs=("sentinel",))
 
 
 def sentinel_view(port):
@@ -164,6 +166,40 @@ def master_addr(port):
 def role_is_replica_of(port, master_port):
     role = server(port).execute_command("ROLE")
     return role[0] == "slave" and int(role[2]) == master_port and role[3] == "connected"
+
+
+def failover_settled(group, new_master):
+    """Every sentinel names new_master, has no failover in progress, and all hold one epoch."""
+    views = [client(port).sentinel_master(GROUP) for port in group.sentinel_ports]
+    return all(v["port"] == new_master and "failover_in_progress" not in v["flags"]
+               for v in views) and len({v["config-epoch"] for v in views}) == 1
+
+
+def replicas_settled(group, master, replicas):
+    """Every sentinel lists each of `replicas` as up, reporting the role slave of `master`."""
+    for port in group.sentinel_ports:
+        listed = {int(r["port"]): r for r in client(port).sentinel_slaves(GROUP)}
+        for replica in replicas:
+            r = listed.get(replica)
+            if (r is None or r["role-reported"] != "slave" or int(r["master-port"]) != master
+                    or r["master-link-status"] != "ok" or "s_down" in r["flags"]
+                    or "disconnected" in r["flags"]):
+                return False
+    return True
+
+
+def print_sentinel_views(group):
+    """What each sentinel believes of the group, for the failure report."""
+    for port in group.sentinel_ports:
+        try:
+            c = client(port)
+            master = c.sentinel_master(GROUP)
+            replicas = c.sentinel_slaves(GROUP)
+            print("sentinel %d: master %s:%s flags %s config-epoch %s; replicas %s" % (
+                port, master["ip"], master["port"], master["flags"], master["config-epoch"],
+                ", ".join("%s %s" % (r["port"], r["flags"]) for r in replicas)), flush=True)
+        except (redis.RedisError, OSError) as e:
+            print("sentinel %d: %s" % (port, e), flush=True)
 
 
 def busy_script_is_killed(group, replica_port):
@@ -222,6 +258,8 @@ def main():
         run(group)
         ok = True
     finally:
+        if not ok:
+            print_sentinel_views(group)
         failed = group.stop()
         if failed or not ok:
             group.print_logs()
@@ -322,7 +360,12 @@ def run(group):
                     str(new_master), os.path.join(modules, "node_modules")] +
                    [str(p) for p in group.sentinel_ports], check=True, timeout=60)
 
-    # 5. The old master comes back and is made a replica of the new one.
+    # 5. The old master comes back and is made a replica of the new one. First every sentinel
+    # must be done with the failover and hold its configuration (the leader ends it only once the
+    # replicas are reconfigured): a sentinel still on the old configuration would, as Redis's
+    # do, make the restarted old master the master again.
+    poll("every sentinel ended the failover with the same configuration",
+         lambda: failover_settled(group, new_master), 30, interval=0.1)
     restart_time = time.monotonic()
     group.start_ebb(0)
     poll("the old master rejoins as a replica of the new one",
@@ -349,6 +392,11 @@ def run(group):
         assert "replicaof 127.0.0.1 %d\n" % new_master in conf(i), conf(i)
 
     # 6. A failover asked for (SENTINEL FAILOVER): the live master is made a replica in turn.
+    # Each sentinel must first have seen the old master report itself a replica (it asks a
+    # replica's INFO every 10 s): one that still remembers it as a master would, as Redis's do,
+    # turn it back into a replica right after the failover promotes it.
+    poll("every sentinel sees both replicas following the master",
+         lambda: replicas_settled(group, new_master, [master_port, other]), 30, interval=0.2)
     manual_time = time.monotonic()
     poll("SENTINEL FAILOVER accepted",
          lambda: client(group.sentinel_ports[0]).execute_command("SENTINEL", "FAILOVER", GROUP),

@@ -4,6 +4,7 @@ tests/sentinel/sentinel_test.py and tests/cluster/cluster_test.py import it (the
 parent's support/ is put on sys.path).
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -46,13 +47,19 @@ def stop_processes(procs, timeout=15):
     return failed
 
 
-def print_logs(root, stderr_lines=300):
-    """The tail of every *.log file in `root`, without the lines of clients connecting."""
+def print_logs(root, stderr_lines=300, event_logs=()):
+    """The tail of every *.log file in `root`, without the lines of clients connecting.
+
+    A log whose name starts with one of `event_logs` (redis-sentinel's) keeps only its event
+    lines (" +event" / " -event"), the last 80 of them."""
     for name in sorted(os.listdir(root)):
         if name.endswith(".log"):
+            events = name.startswith(tuple(event_logs)) if event_logs else False
             with open(os.path.join(root, name), errors="replace") as f:
                 lines = [line for line in f
-                         if " - Accepted " not in line and " - Client closed " not in line]
-            keep = stderr_lines if name.endswith(".stderr.log") else 40
-            print("---- %s (last %d lines, without connections)" % (name, keep))
+                         if " - Accepted " not in line and " - Client closed " not in line
+                         and (not events or re.search(r" [#*-] [+-][a-z]", line))]
+            keep = stderr_lines if name.endswith(".stderr.log") else 80 if events else 40
+            print("---- %s (last %d lines, without connections%s)" %
+                  (name, keep, ", events only" if events else ""))
             sys.stdout.writelines(lines[-keep:])
