@@ -64,13 +64,6 @@ std::optional<int64_t> AddMs(uint64_t a, uint64_t b) {
   return static_cast<int64_t>(a + b);
 }
 
-// When the retention window has passed every entry and the cutoff of a windowed log: the
-// metadata row's expiry (nullopt: never, beyond the int64 range).
-std::optional<int64_t> WindowEnd(const TlogMeta& meta) {
-  const uint64_t last = meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
-  return AddMs(last, meta.window_ms);
-}
-
 }  // namespace
 
 uint64_t Tlog::EffectiveCutoff(const TlogMeta& meta) const {
@@ -93,7 +86,7 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& 
     if (!s.ok()) return s;
     options.timestamp_ms = ts;
   }
-  if (meta.window_ms > 0) options.expire_at_ms = WindowEnd(meta);
+  if (meta.window_ms > 0) options.expire_at_ms = TlogOwnExpiry(meta);
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
              EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(meta)), now);
   return keyspace_.db().Write(options, *batch);

@@ -28,6 +28,15 @@ bool GetFixed64BE(std::string_view* input, uint64_t* v) {
 
 }  // namespace
 
+std::optional<int64_t> TlogOwnExpiry(const TlogMeta& meta) {
+  if (meta.window_ms == 0) return std::nullopt;
+  const uint64_t last = meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
+  if (last > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - meta.window_ms) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(last + meta.window_ms);
+}
+
 std::string EncodeTlogMeta(const TlogMeta& meta) {
   std::string out;
   storage::PutVarint64(&out, meta.version);

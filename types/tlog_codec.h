@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,11 @@ struct TlogMeta {
 
   bool operator==(const TlogMeta&) const = default;
 };
+
+// The expiry a log's own writes give its metadata row: with a retention window, when the window
+// has passed every entry and the cutoff (nullopt beyond the int64 range); without one, none.
+// (EXPIRE and PERSIST change it until the next write.)
+std::optional<int64_t> TlogOwnExpiry(const TlogMeta& meta);
 
 // The metadata payload (without the type byte).
 std::string EncodeTlogMeta(const TlogMeta& meta);
