@@ -10,6 +10,7 @@
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
+#include "server/active_active/entry_content.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_link.h"
 #include "server/active_active/peer_snapshot.h"
@@ -114,6 +115,17 @@ storage::Status ActiveActive::LoadLog() {
     log_.emplace_back(delta.offset, std::move(wire));
     end_offset_ = delta.offset;
   }
+  std::string entry_content;
+  storage::Status s = context_->keyspace().GetSystemRow(kEntryContentRow, &entry_content);
+  if (s.ok()) {
+    int64_t offset = 0;
+    if (!ParseInt64(entry_content, &offset) || offset < 0) {
+      return storage::Status::Corruption("active-active row " + std::string(kEntryContentRow));
+    }
+    end_offset_ = std::max(end_offset_, static_cast<uint64_t>(offset));
+  } else if (!s.IsNotFound()) {
+    return s;
+  }
   const std::string applied_prefix = types::Keyspace::SystemRowKey(kAppliedRowPrefix);
   for (it->Seek(applied_prefix); it->Valid() && it->key().starts_with(applied_prefix); it->Next()) {
     int64_t offset = 0;
@@ -131,19 +143,38 @@ storage::Status ActiveActive::LoadLog() {
 storage::Status ActiveActive::EnterMode() {
   if (enabled_) return storage::Status::OK();
   types::Keyspace& ks = context_->keyspace();
-  for (int db = 0; db < context_->config().databases; db++) {
-    auto size = ks.DbSize(db);
-    if (!size.ok()) return size.engine_status();
-    if (size.value() != 0) {
-      return storage::Status::InvalidArgument(
-          "a node with data cannot join active-active peers (its data would not reach them): "
-          "start it empty");
-    }
-  }
   storage::Status s = LoadNodeId();
-  if (s.ok()) s = ks.PutSystemRow(kModeRow, "1");
-  if (s.ok()) enabled_ = true;
-  return s;
+  uint64_t keys = 0;
+  if (s.ok()) {
+    s = PrepareEntryContent(ks, *whole_key_, context_->config().databases, node_id_, &keys);
+  }
+  if (!s.ok()) return s;
+  // The mode, and for a node with data origin offset 1 standing for that data (no delta row:
+  // every peer asks for offset 1 and receives it as a snapshot), in the batch of the
+  // preparation.
+  const storage::WriteOptions options = ks.WriteOptions();
+  s = ks.db().Put(options, types::Keyspace::SystemRowKey(kModeRow), "1");
+  if (s.ok() && keys > 0) {
+    s = ks.db().Put(options, types::Keyspace::SystemRowKey(kEntryContentRow),
+                    std::to_string(kEntryContentOffset));
+  }
+  if (!s.ok()) {
+    ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
+    return s;
+  }
+  s = ks.CommitBatch();
+  if (s.ok()) s = ks.db().SyncWal();
+  if (!s.ok()) return s;
+  enabled_ = true;
+  if (keys > 0) {
+    end_offset_ = kEntryContentOffset;
+    spdlog::info(
+        "Entered active-active mode holding {} keys: origin offset {} is that content, which "
+        "peers receive as a snapshot",
+        keys, kEntryContentOffset);
+  }
+  return storage::Status::OK();
 }
 
 bool ActiveActive::Start(std::string* error) {

@@ -5,8 +5,9 @@
 // made meanwhile escapes the log. In this mode every client write goes through PlanLocalWrite:
 // the commands with a convergent meaning are rewritten into their canonical delta
 // (server/active_active/peer_delta.h) and run in that form; the others are refused with
-// kRefusedError. A node with data and no history of the mode cannot join (its data is in no log:
-// docs/active-active.md, "The mode").
+// kRefusedError. A node with data enters the mode with origin offset 1 standing for that data
+// (kEntryContentRow; entry_content.h): every peer asks for offset 1 and receives the data as a
+// snapshot; the node's own first delta is offset 2 (docs/active-active.md, "The mode").
 //
 // The origin log. Each delta that originated here gets the next origin offset and is written as
 // the system row `aa-log:<offset>` in the SAME engine write as the data it changes (the
@@ -68,6 +69,10 @@ class ActiveActive {
   static constexpr std::string_view kModeRow = "aa-mode";
   static constexpr std::string_view kLogRowPrefix = "aa-log:";
   static constexpr std::string_view kAppliedRowPrefix = "aa-applied:";
+  // Written when a node with data enters the mode: the origin offset that stands for that data
+  // (kEntryContentOffset), which has no delta row, so peers receive it as a snapshot.
+  static constexpr std::string_view kEntryContentRow = "aa-entry-content";
+  static constexpr uint64_t kEntryContentOffset = 1;
 
   // REQUIRES: context (with a keyspace) and io outlive this object.
   ActiveActive(ServerContext* context, boost::asio::io_context& io);

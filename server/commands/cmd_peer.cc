@@ -122,7 +122,8 @@ std::vector<CommandSpec> PeerCommands() {
       .subcommands =
           {{.name = "add",
             .arity = 4,
-            .flags = kPeerFlags,
+            // Entering the mode is an engine write of its own (never inside EXEC's).
+            .flags = kPeerFlags | kCmdNoMulti,
             .group = "server",
             .summary = "Links this node to an active-active peer; the node enters active-active "
                        "mode.",

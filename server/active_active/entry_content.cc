@@ -1,0 +1,144 @@
+#include "server/active_active/entry_content.h"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "server/active_active/whole_key.h"
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+#include "types/tlog_codec.h"
+#include "types/treg.h"
+
+namespace ebb::server {
+namespace {
+
+// A grace no two versions of a key are ever apart by: the read takes the greatest version.
+constexpr int64_t kFullGrace = int64_t{1} << 60;
+
+// The version a read of a key takes, as a row: what it holds, or none (never written, wiped).
+struct Version {
+  storage::RowKind kind = storage::RowKind::kWipe;  // kWipe: nothing to write again
+  bool live = false;
+  storage::RowMeta meta;
+  std::string value;  // the metadata row's value (kValue)
+
+  bool operator==(const Version& other) const {
+    return kind == other.kind && meta.timestamp_ms == other.meta.timestamp_ms &&
+           meta.expire_at_ms == other.meta.expire_at_ms && value == other.value;
+  }
+};
+
+storage::Status ReadVersion(types::Keyspace& keyspace, int db, std::string_view key, int64_t grace,
+                            Version* version) {
+  types::KeyMetaRow row;
+  std::optional<storage::DeadVersion> dead;
+  storage::Status s = keyspace.GetMeta(db, key, &row, grace, &dead);
+  if (s.ok()) {
+    version->kind = storage::RowKind::kValue;
+    version->live = true;
+    version->meta = row.meta;
+    version->value = types::EncodeMetaValue(row.type, row.payload, row.raw_string);
+    return s;
+  }
+  if (!s.IsNotFound()) return s;
+  if (dead) {
+    version->kind = dead->kind;
+    version->meta = dead->meta;
+    version->value = std::move(dead->value);
+  }
+  return storage::Status::OK();
+}
+
+// A key to change: its greatest version to write again (kWipe: none), and the expiry register a
+// TREG takes.
+struct Change {
+  int db = 0;
+  std::string key;
+  Version greatest;
+  std::optional<ExpiryRegister> treg_register;
+};
+
+}  // namespace
+
+storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& markers,
+                                    int databases, const std::string& node_id, uint64_t* keys) {
+  *keys = 0;
+  std::vector<Change> changes;
+  for (int db = 0; db < databases; db++) {
+    const std::string lower = types::MetaKeyPrefix(db);
+    const std::string upper = types::MetaKeyUpperBound(db);
+    storage::ReadOptions options;
+    options.include_dead = true;
+    options.fill_cache = false;
+    options.lower_bound = lower;
+    options.upper_bound = upper;
+    auto it = keyspace.db().NewIterator(options);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      int key_db = 0;
+      std::string_view key;
+      if (!types::ParseMetaKey(it->key(), &key_db, &key)) continue;
+      ++*keys;
+      Change change{.db = db, .key = std::string(key)};
+      Version newest;
+      storage::Status s = ReadVersion(keyspace, db, key, 0, &newest);
+      if (s.ok()) s = ReadVersion(keyspace, db, key, kFullGrace, &change.greatest);
+      if (!s.ok()) return s;
+      if (change.greatest == newest) change.greatest.kind = storage::RowKind::kWipe;
+      const Version& kept =
+          change.greatest.kind == storage::RowKind::kWipe ? newest : change.greatest;
+      types::KeyType type;
+      std::string_view payload;
+      std::string_view pair_value;
+      uint64_t pair_ts = 0;
+      types::TlogMeta log;
+      const bool decoded = kept.kind == storage::RowKind::kValue &&
+                           types::DecodeMetaValue(kept.value, &type, &payload);
+      if (decoded && kept.live && type == types::KeyType::kTlog &&
+          types::DecodeTlogMeta(payload, &log) &&
+          kept.meta.expire_at_ms != types::TlogOwnExpiry(log)) {
+        return storage::Status::InvalidArgument(
+            "a node with data cannot join active-active peers while TLOG key '" + std::string(key) +
+            "' (database " + std::to_string(db) +
+            ") has an expiry set by EXPIRE or PERSIST, which peers cannot carry: DEL the key, "
+            "PERSIST it (a log without a retention window) or insert into it (a log with one)");
+      }
+      if (decoded && kept.meta.expire_at_ms && type == types::KeyType::kTreg &&
+          types::DecodeTregPayload(payload, &pair_value, &pair_ts)) {
+        change.treg_register = ExpiryRegister{.ts = static_cast<int64_t>(pair_ts),
+                                              .origin = node_id,
+                                              .expire_at = kept.meta.expire_at_ms};
+      }
+      if (change.greatest.kind != storage::RowKind::kWipe || change.treg_register) {
+        changes.push_back(std::move(change));
+      }
+    }
+    if (!it->status().ok()) return it->status();
+  }
+
+  keyspace.BeginBatch();
+  for (const Change& change : changes) {
+    const std::string meta_key = types::MetaKey(change.db, change.key);
+    storage::WriteOptions options = keyspace.WriteOptions();
+    options.timestamp_ms = change.greatest.meta.timestamp_ms;
+    options.expire_at_ms = change.greatest.meta.expire_at_ms;
+    storage::Status s;
+    if (change.greatest.kind == storage::RowKind::kValue) {
+      s = keyspace.db().Put(options, meta_key, change.greatest.value);
+    } else if (change.greatest.kind == storage::RowKind::kTombstone) {
+      s = keyspace.db().Delete(options, meta_key);
+    }
+    if (s.ok() && change.treg_register) {
+      s = markers.SetExpiry(change.db, change.key, *change.treg_register);
+    }
+    if (!s.ok()) {
+      keyspace.DiscardBatch();
+      markers.ForgetCachedHorizons();
+      return s;
+    }
+  }
+  return storage::Status::OK();
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,240 @@
+// A node holding data joins active-active peers (docs/active-active.md, "The mode"): it takes
+// writes of every type alone — strings with and without a TTL, PUT versions out of timestamp
+// order, DELETE tombstones, TLOG, TREG with and without an expiry, an expired string and an
+// expired TREG, INCR and APPEND values, two databases — then enters the mode, by PEER ADD into a
+// running pair or by `peer` options at start. Origin offset 1 stands for that data, so every peer
+// receives it as a snapshot, also after the joiner restarted before they linked it; every node
+// then reaches the same DEBUG DIGEST-LOGICAL, holds the joiner's data as the joiner reads it, and
+// converges again after concurrent writes at every node. Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A grace wider than any two timestamps here: the read takes the greatest version.
+constexpr const char* kFullGrace = "1000000000000";
+
+// Writes outside the mode, every key named with `prefix`, in databases 0 and 3. Leaves the
+// connection in database 0.
+void WriteAlone(redisContext* c, const std::string& prefix) {
+  auto ok = [&](const std::vector<std::string>& args) {
+    const Reply r = Cmd(c, args);
+    ASSERT_FALSE(r.is_error()) << args[0] << ": " << r.str();
+  };
+  ok({"SET", prefix + "ttl", "hello", "EX", "3600"});
+  ok({"SET", prefix + "plain", "x"});
+  // Out of timestamp order: a read at grace 0 takes b@50, one at full grace a@100.
+  ok({"PUT", prefix + "late", "a", "TS", "100"});
+  ok({"PUT", prefix + "late", "b", "TS", "50"});
+  ok({"PUT", prefix + "until2100", "v", "TS", "200", "PXAT", "4102444800000"});
+  ok({"PUT", prefix + "deleted", "v", "TS", "250"});
+  ok({"DELETE", prefix + "deleted", "TS", "300"});
+  // An older tombstone written last: live at full grace only.
+  ok({"PUT", prefix + "revived", "live", "TS", "500"});
+  ok({"DELETE", prefix + "revived", "TS", "400"});
+  ok({"TLOG", "INS", prefix + "log", "e1", "10"});
+  ok({"TLOG", "INS", prefix + "log", "e2", "20"});
+  ok({"TLOG", "INS", prefix + "log", "e3", "30"});
+  ok({"TLOG", "TRIMAT", prefix + "log", "15"});
+  ok({"TREG", "SET", prefix + "reg", "r", "42"});
+  ok({"TREG", "SET", prefix + "regttl", "r", "43"});
+  ok({"EXPIRE", prefix + "regttl", "3600"});
+  ok({"TREG", "SET", prefix + "regexpired", "r", "44"});
+  ok({"PEXPIRE", prefix + "regexpired", "100"});
+  ok({"SET", prefix + "strexpired", "v", "PX", "100"});
+  for (int i = 0; i < 3; i++) ok({"INCR", prefix + "counter"});
+  ok({"APPEND", prefix + "appended", "foo"});
+  ok({"APPEND", prefix + "appended", "bar"});
+  ok({"SELECT", "3"});
+  ok({"SET", prefix + "db3", "three"});
+  ok({"TLOG", "INS", prefix + "db3log", "e", "7"});
+  ok({"SELECT", "0"});
+  std::this_thread::sleep_for(milliseconds(250));  // the PX/PEXPIRE 100 keys expire
+}
+
+// What every node must answer for WriteAlone's keys.
+void ExpectJoinerData(redisContext* c, const std::string& prefix, const std::string& node) {
+  SCOPED_TRACE(node + " reading " + prefix);
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "ttl"}).str(), "hello");
+  EXPECT_GT(Cmd(c, {"TTL", prefix + "ttl"}).integer(), 3000);
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "plain"}).str(), "x");
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "late"}).str(), "a");
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "late", "GRACE", kFullGrace}).str(), "a");
+  EXPECT_EQ(Cmd(c, {"PEXPIRETIME", prefix + "until2100"}).integer(), 4102444800000);
+  EXPECT_TRUE(Cmd(c, {"GET", prefix + "deleted"}).is_nil());
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "revived"}).str(), "live");
+  const Reply log = Cmd(c, {"TLOG", "GET", prefix + "log"});
+  ASSERT_EQ(log.size(), 2u) << log.ToString();
+  EXPECT_EQ(Cmd(c, {"TREG", "GET", prefix + "reg"})[0].str(), "r");
+  EXPECT_EQ(Cmd(c, {"TREG", "GET", prefix + "regttl"})[0].str(), "r");
+  EXPECT_GT(Cmd(c, {"TTL", prefix + "regttl"}).integer(), 3000);
+  EXPECT_EQ(Cmd(c, {"EXISTS", prefix + "regexpired", prefix + "strexpired"}).integer(), 0);
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "counter"}).str(), "3");
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "appended"}).str(), "foobar");
+  EXPECT_EQ(Cmd(c, {"SELECT", "3"}).str(), "OK");
+  EXPECT_EQ(Cmd(c, {"GET", prefix + "db3"}).str(), "three");
+  EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", prefix + "db3log"}).integer(), 1);
+  EXPECT_EQ(Cmd(c, {"SELECT", "0"}).str(), "OK");
+}
+
+// A few concurrent writes at a node, on the joiner's keys and new ones.
+void WriteInMode(redisContext* c, const std::string& prefix, const std::string& node) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"PUT", prefix + "late", node, "TS", "150"},
+           {"SET", "from-" + node, node},
+           {"TLOG", "INS", prefix + "log", node, "25"},
+           {"TREG", "SET", prefix + "regttl", node, "60"},
+           {"DEL", prefix + "plain"},
+           {"EXPIRE", prefix + "counter", "7200"},
+       }) {
+    const Reply r = Cmd(c, args);
+    EXPECT_FALSE(r.is_error()) << node << " " << args[0] << ": " << r.str();
+  }
+}
+
+class ActiveActiveJoinTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (TestServer* server : {&n0_, &n1_, &n2_}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+  TestServer n0_, n1_, n2_;
+};
+
+TEST_F(ActiveActiveJoinTest, ANodeWithDataJoinsARunningPairByPeerAdd) {
+  // The pair, empty when it entered the mode: its first delta is offset 1.
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  auto c0 = n0_.Connect();
+  auto c1 = n1_.Connect();
+  EXPECT_EQ(InfoField(c0.get(), "peers", "origin_log_first"), 1);
+  ASSERT_EQ(Cmd(c0.get(), {"SET", "pair0", "a"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1.get(), {"TLOG", "INS", "pairlog", "x", "5"}).str(), "OK");
+  EXPECT_EQ(InfoField(c0.get(), "peers", "origin_offset"), 1);
+
+  // The joiner, alone.
+  ASSERT_TRUE(n2_.Start()) << n2_.error();
+  auto c2 = n2_.Connect();
+  ASSERT_NO_FATAL_FAILURE(WriteAlone(c2.get(), "j:"));
+  ASSERT_EQ(InfoText(c2.get(), "peers", "active_active"), "no");
+
+  // Not while a log has an expiry set by EXPIRE: peers could not carry it. Nothing changes.
+  ASSERT_EQ(Cmd(c2.get(), {"TLOG", "INS", "j:logttl", "e", "10"}).str(), "OK");
+  ASSERT_EQ(Cmd(c2.get(), {"EXPIRE", "j:logttl", "3600"}).integer(), 1);
+  const std::string peer0 = std::to_string(n0_.port());
+  Reply r = Cmd(c2.get(), {"PEER", "ADD", "127.0.0.1", peer0});
+  EXPECT_EQ(r.str().rfind("ERR a node with data cannot join active-active peers while TLOG key "
+                          "'j:logttl' (database 0) has an expiry set by EXPIRE or PERSIST",
+                          0),
+            0u)
+      << r.str();
+  EXPECT_EQ(InfoText(c2.get(), "peers", "active_active"), "no");
+  EXPECT_EQ(Cmd(c2.get(), {"PEER", "LIST"}).size(), 0u);
+  ASSERT_EQ(Cmd(c2.get(), {"PERSIST", "j:logttl"}).integer(), 1);
+  // Nor inside a transaction: entering is an engine write of its own.
+  ASSERT_EQ(Cmd(c2.get(), {"MULTI"}).str(), "OK");
+  EXPECT_EQ(Cmd(c2.get(), {"PEER", "ADD", "127.0.0.1", peer0}).str(),
+            "ERR Command not allowed inside a transaction");
+  EXPECT_TRUE(Cmd(c2.get(), {"EXEC"}).is_error());
+  EXPECT_EQ(InfoText(c2.get(), "peers", "active_active"), "no");
+
+  // It enters the mode: offset 1 is its data, its own first delta is offset 2.
+  for (const TestServer* peer : {&n0_, &n1_}) {
+    ASSERT_EQ(Cmd(c2.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(peer->port())}).str(),
+              "OK");
+  }
+  EXPECT_EQ(InfoText(c2.get(), "peers", "active_active"), "yes");
+  EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 1);
+  EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);
+  // Its own reads already answer as its peers will (the full-grace version of "late").
+  EXPECT_EQ(Cmd(c2.get(), {"GET", "j:late"}).str(), "a");
+
+  // Restarted before its peers link it, with no delta written yet: offset 1 still stands for its
+  // data (it has no log row), and its own first delta is offset 2.
+  EXPECT_EQ(n2_.Stop(), 0) << n2_.ReadLog();
+  ASSERT_TRUE(n2_.Start(PeerArgs({&n0_, &n1_}))) << n2_.error();
+  c2 = n2_.Connect();
+  EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 1);
+  EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);
+  // Refused in the mode; the counter written before it is just a value.
+  EXPECT_TRUE(Cmd(c2.get(), {"INCR", "j:counter"}).is_error());
+  ASSERT_EQ(Cmd(c2.get(), {"SET", "j:after-entry", "1"}).str(), "OK");
+  EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 2);
+  EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);
+
+  for (redisContext* c : {c0.get(), c1.get()}) {
+    ASSERT_EQ(Cmd(c, {"PEER", "ADD", "127.0.0.1", std::to_string(n2_.port())}).str(), "OK");
+  }
+  std::vector<redisContext*> all = {c0.get(), c1.get(), c2.get()};
+  EXPECT_EQ(WaitConverged(all), "");
+  // Both peers took the joiner's data through a snapshot.
+  EXPECT_EQ(InfoField(c2.get(), "peers", "snapshots_sent"), 2);
+  for (int i = 0; i < 3; i++) {
+    ExpectJoinerData(all[i], "j:", "n" + std::to_string(i));
+    EXPECT_EQ(Cmd(all[i], {"GET", "j:after-entry"}).str(), "1");
+    EXPECT_EQ(Cmd(all[i], {"GET", "pair0"}).str(), "a");
+    EXPECT_EQ(Cmd(all[i], {"TLOG", "SIZE", "pairlog"}).integer(), 1);
+  }
+
+  // Concurrent writes at all three converge.
+  for (int i = 0; i < 3; i++) WriteInMode(all[i], "j:", "n" + std::to_string(i));
+  EXPECT_EQ(WaitConverged(all), "");
+  for (int i = 0; i < 3; i++) {
+    SCOPED_TRACE("n" + std::to_string(i));
+    EXPECT_EQ(Cmd(all[i], {"GET", "j:late"}).str(), "n2");           // equal TS: the greatest value
+    EXPECT_EQ(Cmd(all[i], {"TLOG", "SIZE", "j:log"}).integer(), 5);  // e2, e3, one per node
+    EXPECT_EQ(Cmd(all[i], {"TTL", "j:regttl"}).integer(), -1);  // a newer pair drops the expiry
+    EXPECT_EQ(Cmd(all[i], {"EXISTS", "j:plain"}).integer(), 0);
+    EXPECT_GT(Cmd(all[i], {"TTL", "j:counter"}).integer(), 3600);
+    EXPECT_EQ(Cmd(all[i], {"GET", "from-n0"}).str(), "n0");
+  }
+}
+
+TEST_F(ActiveActiveJoinTest, NodesWithDataStartWithPeerOptions) {
+  // Two nodes take writes alone, one key on both with the same timestamp; then each restarts
+  // with the other as its peer.
+  ASSERT_TRUE(n0_.Start()) << n0_.error();
+  ASSERT_TRUE(n1_.Start()) << n1_.error();
+  {
+    auto c0 = n0_.Connect();
+    auto c1 = n1_.Connect();
+    ASSERT_NO_FATAL_FAILURE(WriteAlone(c0.get(), "a:"));
+    ASSERT_NO_FATAL_FAILURE(WriteAlone(c1.get(), "b:"));
+    ASSERT_EQ(Cmd(c0.get(), {"PUT", "both", "x", "TS", "100"}).str(), "OK");
+    ASSERT_EQ(Cmd(c1.get(), {"PUT", "both", "y", "TS", "100"}).str(), "OK");
+  }
+  EXPECT_EQ(n0_.Stop(), 0) << n0_.ReadLog();
+  EXPECT_EQ(n1_.Stop(), 0) << n1_.ReadLog();
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  auto c0 = n0_.Connect();
+  auto c1 = n1_.Connect();
+  std::vector<redisContext*> all = {c0.get(), c1.get()};
+  EXPECT_EQ(WaitConverged(all), "");
+  for (int i = 0; i < 2; i++) {
+    EXPECT_EQ(InfoField(all[i], "peers", "origin_log_first"), 2);
+    EXPECT_EQ(InfoField(all[i], "peers", "snapshots_sent"), 1);
+    ExpectJoinerData(all[i], "a:", "n" + std::to_string(i));
+    ExpectJoinerData(all[i], "b:", "n" + std::to_string(i));
+    EXPECT_EQ(Cmd(all[i], {"GET", "both"}).str(), "y");  // equal TS: the greatest value
+  }
+  WriteInMode(c0.get(), "b:", "n0");
+  WriteInMode(c1.get(), "a:", "n1");
+  EXPECT_EQ(WaitConverged(all), "");
+}
+
+}  // namespace
+}  // namespace ebb::test
