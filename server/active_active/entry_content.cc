@@ -81,13 +81,23 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
       if (!types::ParseMetaKey(it->key(), &key_db, &key)) continue;
       ++*keys;
       Change change{.db = db, .key = std::string(key)};
-      Version newest;
-      storage::Status s = ReadVersion(keyspace, db, key, 0, &newest);
-      if (s.ok()) s = ReadVersion(keyspace, db, key, kFullGrace, &change.greatest);
+      storage::Status s = ReadVersion(keyspace, db, key, kFullGrace, &change.greatest);
       if (!s.ok()) return s;
-      if (change.greatest == newest) change.greatest.kind = storage::RowKind::kWipe;
-      const Version& kept =
-          change.greatest.kind == storage::RowKind::kWipe ? newest : change.greatest;
+      // The iterator is on the newest version: when it is the greatest (the usual case) nothing
+      // is rewritten, with no second read. A dead newest version, which the iterator shows
+      // without its kind, is read again at grace 0.
+      const Version& greatest = change.greatest;
+      bool rewrite = !(greatest.kind == storage::RowKind::kValue && !it->value().empty() &&
+                       greatest.value == it->value() &&
+                       greatest.meta.timestamp_ms == it->meta().timestamp_ms &&
+                       greatest.meta.expire_at_ms == it->meta().expire_at_ms);
+      if (rewrite) {
+        Version newest;
+        s = ReadVersion(keyspace, db, key, 0, &newest);
+        if (!s.ok()) return s;
+        rewrite = !(newest == greatest);
+      }
+      const Version& kept = greatest;
       types::KeyType type;
       std::string_view payload;
       std::string_view pair_value;
@@ -110,6 +120,7 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
                                               .origin = node_id,
                                               .expire_at = kept.meta.expire_at_ms};
       }
+      if (!rewrite) change.greatest.kind = storage::RowKind::kWipe;  // nothing to write again
       if (change.greatest.kind != storage::RowKind::kWipe || change.treg_register) {
         changes.push_back(std::move(change));
       }

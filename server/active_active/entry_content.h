@@ -42,8 +42,10 @@ class WholeKeyMarkers;
 // writes into it only the rows that change (out-of-order string keys, TREGs with an expiry). On
 // OK the batch stays open for the caller, who adds the mode's own rows and commits it: entering
 // the mode is one atomic write. *keys: the keys seen, deleted and expired ones included — 0 when
-// the node holds nothing a peer needs. InvalidArgument (nothing written, no batch open) for a
-// TLOG as above. REQUIRES: no keyspace batch is open.
+// the node holds nothing a peer needs. Not OK: nothing written and no batch open
+// (InvalidArgument for a TLOG as above, else the engine's error). Each key costs one read at
+// full grace beside the walk (two when its newest version is dead). REQUIRES: no keyspace batch
+// is open.
 storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& markers,
                                     int databases, const std::string& node_id, uint64_t* keys);
 
