@@ -4,12 +4,13 @@
 //   reader.Read(&client.block_fetch(), [self] { self->OnBlocksRead(); });
 //
 // Read takes every block the fetch wants and reads them all concurrently: through io_uring
-// (liburing; the reads of one turn of the event loop go to the kernel in one io_uring_submit,
-// and their completions come back through an eventfd the io_context watches, at most
-// kCompletionsPerTurn of them handled per turn), or, where the kernel refuses io_uring (an old
-// kernel, a seccomp profile) and for files that are not a plain descriptor, on a pool of reader
-// threads. When the last block of a Read has arrived it Fills each block, or the error its read
-// gave, into the fetch — on the io thread — and calls `done`. A failed read reaches only the
+// (liburing; the reads of one turn of the event loop go to the kernel in one system call, which
+// also collects the completions ready by then; the kernel posts completions only when the io
+// thread asks for them (DEFER_TASKRUN) and tells it through an eventfd the io_context watches;
+// at most kCompletionsPerTurn of them are handled per turn), or, where the kernel refuses io_uring
+// (an old kernel, a seccomp profile) and for files that are not a plain descriptor, on a pool of
+// reader threads. When the last block of a Read has arrived it Fills each block, or the error its
+// read gave, into the fetch — on the io thread — and calls `done`. A failed read reaches only the
 // fetch that wanted the block. Reads of a file opened for direct I/O use aligned buffers; reads
 // end early only at the end of a file (short reads are resubmitted for the rest).
 //
@@ -20,8 +21,9 @@
 // kernel or a reader thread still has (their buffers must outlive them) and drops the rest
 // without calling their `done`.
 //
-// Thread-safety: every method on the io thread; the reader threads only read files into the
-// buffers they are handed and post the result back.
+// Thread-safety: every method on the io thread, the constructor and destructor included (the
+// ring accepts submissions from the thread that made it only); the reader threads only read
+// files into the buffers they are handed and post the result back.
 #pragma once
 
 #include <liburing.h>
@@ -119,7 +121,8 @@ class BlockReader {
   void GiveBack(storage::AlignedBuffer buffer);
   // io_uring: prepares the rest of `request`'s read (submitted at the end of the turn).
   void Prepare(Request* request);
-  // Hands the prepared reads to the kernel (one io_uring_submit); retries shortly if it fails.
+  // Hands the prepared reads to the kernel and collects the completions it has finished, in one
+  // system call; retries shortly if the kernel took not all of them.
   void SubmitPrepared();
   void WaitForCompletions();
   void OnCompletions();
