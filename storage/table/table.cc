@@ -306,8 +306,9 @@ Status Table::ReadData(const BlockHandle& handle, bool fill_cache, BlockFetch* f
     if (fetch->cache_only()) {
       if (std::shared_ptr<const Table> self = weak_from_this().lock()) {
         fetch->AddWant(std::move(self), handle, fill_cache);
-        return Status::Incomplete(rep_->name + ": block at offset " +
-                                  std::to_string(handle.offset) + " is not in memory");
+        // The want names the block. A message short enough to need no allocation: every GET
+        // of a key on disk passes here, and the status is copied on its way up.
+        return Status::Incomplete("not in memory");
       }
     }
     fetch->CountInlineRead();
