@@ -96,10 +96,17 @@ std::string_view BlockReader::backend_name() const {
 }
 
 void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
-  auto batch = std::make_unique<Batch>();
+  std::unique_ptr<Batch> batch;
+  if (spare_batches_.empty()) {
+    batch = std::make_unique<Batch>();
+  } else {
+    batch = std::move(spare_batches_.back());
+    spare_batches_.pop_back();
+  }
   batch->fetch = fetch;
   batch->done = std::move(done);
-  batch->started = std::chrono::steady_clock::now();
+  batch->started = delay_.count() > 0 ? std::chrono::steady_clock::now()
+                                      : std::chrono::steady_clock::time_point{};
   const auto& wants = fetch->wants();
   batch->requests.resize(wants.size());
   batch->pending = wants.size();
@@ -306,7 +313,7 @@ void BlockReader::Complete(Request* request) {
 
 void BlockReader::Finish(Batch* batch) {
   const auto ready = batch->started + delay_;
-  if (std::chrono::steady_clock::now() < ready) {
+  if (delay_.count() > 0 && std::chrono::steady_clock::now() < ready) {
     auto timer = std::make_shared<boost::asio::steady_timer>(io_, ready);
     timer->async_wait([this, batch, timer,
                        alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code&) {
@@ -325,7 +332,14 @@ void BlockReader::Finish(Batch* batch) {
   std::unique_ptr<Batch> owned = std::move(*it);
   batches_.erase(it);
   for (Request& r : owned->requests) GiveBack(std::move(r.buffer));
-  owned->done();
+  std::function<void()> done = std::move(owned->done);
+  if (spare_batches_.size() < kSpareBatches) {
+    owned->requests.clear();  // keeps its capacity for the next Read
+    owned->fetch = nullptr;
+    owned->done = nullptr;
+    spare_batches_.push_back(std::move(owned));
+  }
+  done();
 }
 
 }  // namespace ebb::server

@@ -67,6 +67,8 @@ class BlockReader {
   static constexpr size_t kSpareBufferBytes = 16 << 10;
   static constexpr size_t kSpareBufferAlignment = 4096;
   static constexpr size_t kSpareBuffers = 128;
+  // The bookkeeping of a Read is reused too: up to kSpareBatches of them are kept.
+  static constexpr size_t kSpareBatches = 64;
 
   // Uses io_uring when `preferred` is kIoUring and the kernel allows it, else reader threads.
   // Counts reads, their bytes and failed reads in *stats (disk_reads, disk_read_bytes,
@@ -140,8 +142,9 @@ class BlockReader {
   std::shared_ptr<bool> alive_;
   Backend backend_ = Backend::kThreads;
   std::chrono::milliseconds delay_{0};
-  std::vector<std::unique_ptr<Batch>> batches_;  // every Read not done
-  std::vector<storage::AlignedBuffer> spare_;    // kSpareBufferBytes each
+  std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done
+  std::vector<std::unique_ptr<Batch>> spare_batches_;  // done, kept for the next Reads
+  std::vector<storage::AlignedBuffer> spare_;          // kSpareBufferBytes each
   size_t reads_in_flight_ = 0;
 
   // io_uring
