@@ -194,6 +194,10 @@ std::string SubcommandSyntaxError(std::string_view container, std::string_view s
 
 // "ERR <engine status>" for a storage engine failure (e.g. "ERR IO error: write ...").
 std::string EngineError(std::string_view status_text);
+// The reply to a read that came back Incomplete (it needs a table block not in memory). The
+// dispatcher withdraws it and runs the command again once the block is read, so no client sees
+// it (server/dispatcher.h, "Restartable commands").
+inline constexpr std::string_view kWaitingForDisk = "ERR waiting for a table block";
 
 // A RESP2 subscriber's refused command: "ERR Can't execute '<cmd>': only (P|S)SUBSCRIBE /
 // (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context".

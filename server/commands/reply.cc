@@ -20,6 +20,10 @@ void ReplyError(CommandContext& ctx, const types::OpFailure& failure) {
     case OpStatus::kInvalidCursor:
       return ctx.reply.Error(kInvalidCursor);
     case OpStatus::kEngineError:
+      // A read that needs a table block not in memory: the dispatcher withdraws the reply and
+      // runs the command again once the block is read (server/dispatcher.h, "Restartable
+      // commands"), so nobody sees it; every GET of a key on disk passes here.
+      if (failure.engine_status.IsIncomplete()) return ctx.reply.Error(kWaitingForDisk);
       return ctx.reply.Error(EngineError(failure.engine_status.ToString()));
     case OpStatus::kOk:
     case OpStatus::kNotFound:

@@ -34,7 +34,21 @@ BlockReader::BlockReader(boost::asio::io_context& io, ServerStats* stats, Backen
 }
 
 bool BlockReader::InitRing() {
-  const int err = io_uring_queue_init(kRingEntries, &ring_, 0);
+  // The kernel finishes a completed read (posts its completion) when this thread next asks for
+  // completions (DEFER_TASKRUN), rather than interrupting it for each one, and flags that it has
+  // some to finish (TASKRUN_FLAG), so a turn of the loop enters the kernel only when it has
+  // reads to submit or completions to collect (SubmitPrepared, OnCompletions). Older kernels:
+  // without deferral, still without the interruption (COOP_TASKRUN); else none of these.
+  static constexpr unsigned kFlagSets[] = {
+      IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+      IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, 0};
+  int err = -EINVAL;
+  for (const unsigned flags : kFlagSets) {
+    io_uring_params params{};
+    params.flags = flags;
+    err = io_uring_queue_init_params(kRingEntries, &ring_, &params);
+    if (err != -EINVAL) break;
+  }
   if (err < 0) {
     spdlog::warn("io_uring is not available ({}): table blocks are read on {} threads",
                  std::strerror(-err), kThreads);
@@ -82,10 +96,17 @@ std::string_view BlockReader::backend_name() const {
 }
 
 void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
-  auto batch = std::make_unique<Batch>();
+  std::unique_ptr<Batch> batch;
+  if (spare_batches_.empty()) {
+    batch = std::make_unique<Batch>();
+  } else {
+    batch = std::move(spare_batches_.back());
+    spare_batches_.pop_back();
+  }
   batch->fetch = fetch;
   batch->done = std::move(done);
-  batch->started = std::chrono::steady_clock::now();
+  batch->started = delay_.count() > 0 ? std::chrono::steady_clock::now()
+                                      : std::chrono::steady_clock::time_point{};
   const auto& wants = fetch->wants();
   batch->requests.resize(wants.size());
   batch->pending = wants.size();
@@ -177,7 +198,9 @@ void BlockReader::SubmitPrepared() {
   if (prepared_ == 0) return;
   int n;
   do {
-    n = io_uring_submit(&ring_);
+    // Collects the completions the kernel has finished meanwhile in the same system call (the
+    // eventfd has told, or will tell, OnCompletions about them).
+    n = io_uring_submit_and_get_events(&ring_);
   } while (n == -EINTR);
   if (n > 0) prepared_ -= std::min<unsigned>(prepared_, static_cast<unsigned>(n));
   if (n < 0) spdlog::warn("io_uring_submit: {}: retrying", std::strerror(-n));
@@ -204,6 +227,11 @@ void BlockReader::WaitForCompletions() {
 void BlockReader::OnCompletions() {
   uint64_t count;  // one read takes the whole count (not a semaphore eventfd)
   [[maybe_unused]] const ssize_t n = ::read(event_fd_, &count, sizeof(count));
+  if (prepared_ > 0) {
+    SubmitPrepared();  // and collects completions, in one system call
+  } else if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) {
+    io_uring_get_events(&ring_);  // completions the kernel has yet to post
+  }
   io_uring_cqe* cqe = nullptr;
   size_t taken = 0;
   while (taken < kCompletionsPerTurn && io_uring_peek_cqe(&ring_, &cqe) == 0) {
@@ -285,7 +313,7 @@ void BlockReader::Complete(Request* request) {
 
 void BlockReader::Finish(Batch* batch) {
   const auto ready = batch->started + delay_;
-  if (std::chrono::steady_clock::now() < ready) {
+  if (delay_.count() > 0 && std::chrono::steady_clock::now() < ready) {
     auto timer = std::make_shared<boost::asio::steady_timer>(io_, ready);
     timer->async_wait([this, batch, timer,
                        alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code&) {
@@ -304,7 +332,14 @@ void BlockReader::Finish(Batch* batch) {
   std::unique_ptr<Batch> owned = std::move(*it);
   batches_.erase(it);
   for (Request& r : owned->requests) GiveBack(std::move(r.buffer));
-  owned->done();
+  std::function<void()> done = std::move(owned->done);
+  if (spare_batches_.size() < kSpareBatches) {
+    owned->requests.clear();  // keeps its capacity for the next Read
+    owned->fetch = nullptr;
+    owned->done = nullptr;
+    spare_batches_.push_back(std::move(owned));
+  }
+  done();
 }
 
 }  // namespace ebb::server

@@ -4,12 +4,13 @@
 //   reader.Read(&client.block_fetch(), [self] { self->OnBlocksRead(); });
 //
 // Read takes every block the fetch wants and reads them all concurrently: through io_uring
-// (liburing; the reads of one turn of the event loop go to the kernel in one io_uring_submit,
-// and their completions come back through an eventfd the io_context watches, at most
-// kCompletionsPerTurn of them handled per turn), or, where the kernel refuses io_uring (an old
-// kernel, a seccomp profile) and for files that are not a plain descriptor, on a pool of reader
-// threads. When the last block of a Read has arrived it Fills each block, or the error its read
-// gave, into the fetch — on the io thread — and calls `done`. A failed read reaches only the
+// (liburing; the reads of one turn of the event loop go to the kernel in one system call, which
+// also collects the completions ready by then; the kernel posts completions only when the io
+// thread asks for them (DEFER_TASKRUN) and tells it through an eventfd the io_context watches;
+// at most kCompletionsPerTurn of them are handled per turn), or, where the kernel refuses io_uring
+// (an old kernel, a seccomp profile) and for files that are not a plain descriptor, on a pool of
+// reader threads. When the last block of a Read has arrived it Fills each block, or the error its
+// read gave, into the fetch — on the io thread — and calls `done`. A failed read reaches only the
 // fetch that wanted the block. Reads of a file opened for direct I/O use aligned buffers; reads
 // end early only at the end of a file (short reads are resubmitted for the rest).
 //
@@ -20,8 +21,9 @@
 // kernel or a reader thread still has (their buffers must outlive them) and drops the rest
 // without calling their `done`.
 //
-// Thread-safety: every method on the io thread; the reader threads only read files into the
-// buffers they are handed and post the result back.
+// Thread-safety: every method on the io thread, the constructor and destructor included (the
+// ring accepts submissions from the thread that made it only); the reader threads only read
+// files into the buffers they are handed and post the result back.
 #pragma once
 
 #include <liburing.h>
@@ -65,6 +67,8 @@ class BlockReader {
   static constexpr size_t kSpareBufferBytes = 16 << 10;
   static constexpr size_t kSpareBufferAlignment = 4096;
   static constexpr size_t kSpareBuffers = 128;
+  // The bookkeeping of a Read is reused too: up to kSpareBatches of them are kept.
+  static constexpr size_t kSpareBatches = 64;
 
   // Uses io_uring when `preferred` is kIoUring and the kernel allows it, else reader threads.
   // Counts reads, their bytes and failed reads in *stats (disk_reads, disk_read_bytes,
@@ -119,7 +123,8 @@ class BlockReader {
   void GiveBack(storage::AlignedBuffer buffer);
   // io_uring: prepares the rest of `request`'s read (submitted at the end of the turn).
   void Prepare(Request* request);
-  // Hands the prepared reads to the kernel (one io_uring_submit); retries shortly if it fails.
+  // Hands the prepared reads to the kernel and collects the completions it has finished, in one
+  // system call; retries shortly if the kernel took not all of them.
   void SubmitPrepared();
   void WaitForCompletions();
   void OnCompletions();
@@ -137,8 +142,9 @@ class BlockReader {
   std::shared_ptr<bool> alive_;
   Backend backend_ = Backend::kThreads;
   std::chrono::milliseconds delay_{0};
-  std::vector<std::unique_ptr<Batch>> batches_;  // every Read not done
-  std::vector<storage::AlignedBuffer> spare_;    // kSpareBufferBytes each
+  std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done
+  std::vector<std::unique_ptr<Batch>> spare_batches_;  // done, kept for the next Reads
+  std::vector<storage::AlignedBuffer> spare_;          // kSpareBufferBytes each
   size_t reads_in_flight_ = 0;
 
   // io_uring

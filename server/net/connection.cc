@@ -230,6 +230,7 @@ void Connection::ProcessInput() {
   ServerContext& ctx = server_->context();
   const Config& config = ctx.config();
   std::string batch;
+  batch.swap(spare_batch_);  // a buffer an earlier run left: no allocation for most batches
   batch_ = &batch;  // messages pushed to this client meanwhile follow the replies before them
   protocol::ReplyWriter writer(&batch, client_.resp());
   bool wrote = false;
@@ -325,9 +326,13 @@ void Connection::ProcessInput() {
     };
     if (ctx.defer_sync()) ctx.stats().wal_group_commits++;
     commit->Request(std::move(done));
+  } else if (out_.empty()) {
+    out_.swap(batch);  // no copy; `batch` takes out_'s buffer
   } else {
     out_ += batch;
   }
+  batch.clear();
+  if (batch.capacity() <= kShrinkThresholdBytes) spare_batch_.swap(batch);
   if (!CheckOutputLimits(std::nullopt)) return;
   UpdateClientSizes();
   StartWrite();
@@ -536,7 +541,7 @@ void Connection::UpdateClientSizes() {
   memory.read = read_buf_.size();
   memory.output = PendingOutput();
   memory.total = sizeof(Connection) + input_.capacity() + memory.argv + out_.capacity() +
-                 in_flight_.capacity() + held_bytes_;
+                 in_flight_.capacity() + spare_batch_.capacity() + held_bytes_;
   client_.set_memory(memory);
 }
 

@@ -160,6 +160,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string input_;      // received, not yet consumed by the parser
   size_t input_peak_ = 0;  // the most input_ held since the last Cron
   std::string out_;        // replies ready to send
+  // An empty buffer (at most kShrinkThresholdBytes of capacity) ProcessInput builds its next
+  // batch of replies in.
+  std::string spare_batch_;
   std::string in_flight_;  // the buffer of the outstanding async_write
   size_t held_bytes_ = 0;  // replies waiting for a WAL sync
   bool reading_ = false;

@@ -1,5 +1,6 @@
 #include "storage/table/block_fetch.h"
 
+#include <functional>
 #include <utility>
 
 #include "storage/env/file.h"
@@ -56,6 +57,7 @@ void BlockFetch::ReadAndFillAll() {
 
 void BlockFetch::DropPins() {
   pins_.clear();
+  hints_.clear();
   pinned_bytes_ = 0;
 }
 
@@ -72,6 +74,26 @@ bool BlockFetch::FindPinned(uint64_t file_number, uint64_t offset,
   *block = it->second.block;
   *error = it->second.error;
   return true;
+}
+
+void BlockFetch::NoteBlockFor(uint64_t file_number, std::string_view user_key, uint64_t offset) {
+  if (hints_.size() >= kMaxHints) return;  // the rest search the index again
+  hints_.push_back(Hint{file_number, std::hash<std::string_view>()(user_key), offset});
+}
+
+std::shared_ptr<const Block> BlockFetch::PinnedBlockFor(uint64_t file_number,
+                                                        std::string_view user_key,
+                                                        uint64_t* offset) const {
+  if (hints_.empty()) return nullptr;
+  const size_t key_hash = std::hash<std::string_view>()(user_key);
+  for (const Hint& hint : hints_) {
+    if (hint.file_number != file_number || hint.key_hash != key_hash) continue;
+    auto it = pins_.find(Key{file_number, hint.offset});
+    if (it == pins_.end() || it->second.block == nullptr) return nullptr;
+    *offset = hint.offset;
+    return it->second.block;
+  }
+  return nullptr;
 }
 
 void BlockFetch::AddWant(std::shared_ptr<const Table> table, const BlockHandle& handle,

@@ -20,6 +20,11 @@
 // EndRequest ends the request the passes ran for: it drops the wants, the round count and the
 // pins (unless a lookahead keeps them).
 //
+// Seek hints. A point read (Table::Get) whose block was wanted notes which block of the table
+// its key led to (NoteBlockFor); the rerun takes that block from the pins (PinnedBlockFor)
+// instead of searching the table's index and filter again, after checking that the block still
+// fits the key. Hints go with the pins.
+//
 // Lookahead. A driver that has further requests queued behind an incomplete one (a pipeline)
 // may run them too, read-only, before it reads the blocks: BeginLookahead starts a pass that
 // adds to the wants instead of replacing them and keeps every pin until Release, so one round
@@ -125,7 +130,7 @@ class BlockFetch {
     cache_only_ = false;
     ClearWants();
     rounds_ = 0;
-    if (!keep_pins_ && !pins_.empty()) DropPins();
+    if (!keep_pins_ && (!pins_.empty() || !hints_.empty())) DropPins();
   }
   // EndRequest, and drops every pin (a lookahead's too).
   void Release();
@@ -138,6 +143,12 @@ class BlockFetch {
   // Adds the block `handle` of `table` to the wants unless it is wanted already.
   void AddWant(std::shared_ptr<const Table> table, const BlockHandle& handle, bool fill_cache);
   void CountInlineRead() { ++inline_reads_; }
+  // Seek hints (above): the block at `offset` of table `file_number` is where `user_key` led.
+  void NoteBlockFor(uint64_t file_number, std::string_view user_key, uint64_t offset);
+  // The block, pinned without error, that a pass noted for `user_key` in the table (*offset set),
+  // or nullptr. A hint may be wrong for the key (hashes collide): the caller checks the block.
+  std::shared_ptr<const Block> PinnedBlockFor(uint64_t file_number, std::string_view user_key,
+                                              uint64_t* offset) const;
   // A write of the pass is about to be made: false if it must be refused (incomplete());
   // otherwise ends cache_only and returns true.
   bool AdmitWrite();
@@ -157,6 +168,14 @@ class BlockFetch {
     std::shared_ptr<const Block> block;  // nullptr when the read failed
     Status error;
   };
+  // Hints are looked for one by one: a request keeps this many at most (a lookahead's point
+  // reads are at most 64).
+  static constexpr size_t kMaxHints = 64;
+  struct Hint {
+    uint64_t file_number;
+    size_t key_hash;
+    uint64_t offset;
+  };
 
   // Drops the wants of an incomplete pass (counting it in rounds_); nothing if there are none.
   // Every command passes here twice, inline: a set's clear() writes its whole bucket array, so
@@ -165,7 +184,7 @@ class BlockFetch {
     if (!wants_.empty()) ClearWantsOfAnIncompletePass();
   }
   void ClearWantsOfAnIncompletePass();
-  // Drops every pin (pinned_bytes_ back to 0).
+  // Drops every pin and hint (pinned_bytes_ back to 0).
   void DropPins();
 
   bool cache_only_ = false;
@@ -174,6 +193,7 @@ class BlockFetch {
   size_t wanted_bytes_ = 0;
   std::unordered_set<Key, KeyHash> wanted_;  // the keys of wants_
   std::unordered_map<Key, Pin, KeyHash> pins_;
+  std::vector<Hint> hints_;  // at most kMaxHints, each for a block wanted since the pins began
   size_t rounds_ = 0;
   size_t pinned_bytes_ = 0;
   uint64_t inline_reads_ = 0;

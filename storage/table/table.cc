@@ -306,8 +306,9 @@ Status Table::ReadData(const BlockHandle& handle, bool fill_cache, BlockFetch* f
     if (fetch->cache_only()) {
       if (std::shared_ptr<const Table> self = weak_from_this().lock()) {
         fetch->AddWant(std::move(self), handle, fill_cache);
-        return Status::Incomplete(rep_->name + ": block at offset " +
-                                  std::to_string(handle.offset) + " is not in memory");
+        // The want names the block. A message short enough to need no allocation: every GET
+        // of a key on disk passes here, and the status is copied on its way up.
+        return Status::Incomplete("not in memory");
       }
     }
     fetch->CountInlineRead();
@@ -355,33 +356,95 @@ Status Table::InstallBlock(const BlockHandle& handle, std::string_view data, boo
   return Status::OK();
 }
 
+namespace {
+
+enum class VisitEnd { kDone, kNextBlock, kCorrupt };
+
+// Offers `visitor` the entries of user_key from `data`'s position on. kDone: a different user key
+// came, or the visitor stopped; kNextBlock: the block ended, the key's versions may go on in the
+// next one; kCorrupt: a malformed entry.
+VisitEnd VisitVersions(BlockCursor* data, std::string_view user_key, const EntryVisitor& visitor) {
+  for (; data->Valid(); data->Next()) {
+    const std::string_view key = data->key();
+    if (key.size() < kInternalKeyTrailer) return VisitEnd::kCorrupt;
+    if (CompareUserKeys(ExtractUserKey(key), user_key) != 0) return VisitEnd::kDone;
+    if (!visitor(key, data->value())) return VisitEnd::kDone;
+  }
+  return data->corrupted() ? VisitEnd::kCorrupt : VisitEnd::kNextBlock;
+}
+
+}  // namespace
+
 Status Table::Get(std::string_view lookup_key, bool fill_cache, EntryVisitor visitor,
                   BlockFetch* fetch) const {
   if (lookup_key.size() < kInternalKeyTrailer) {
     return Status::InvalidArgument("table get: lookup key shorter than its trailer");
   }
   const std::string_view user_key = ExtractUserKey(lookup_key);
-  if (!KeyMayMatch(user_key)) return Status::OK();
   BlockCursor index(*rep_->index_block, CompareInternalKeys);
-  index.Seek(lookup_key);
-  for (bool first_block = true; index.Valid(); index.Next(), first_block = false) {
+  bool first_block = true;  // the block the index leads to: seek in it
+  uint64_t hinted_offset = 0;
+  std::shared_ptr<const Block> hinted =
+      fetch != nullptr ? fetch->PinnedBlockFor(rep_->file_number, user_key, &hinted_offset)
+                       : nullptr;
+  if (hinted != nullptr) {
+    // A rerun (block_fetch.h, "Seek hints"): the filter admitted the key before. The block is
+    // the one the index leads to if its first key is at or before lookup_key: the blocks before
+    // it hold only keys before that one. The index is searched only if the key's versions may
+    // go on past it.
+    BlockCursor data(*hinted, CompareInternalKeys);
+    data.SeekToFirst();
+    if (data.Valid() && CompareInternalKeys(data.key(), lookup_key) <= 0) {
+      data.Seek(lookup_key);
+      const VisitEnd end = VisitVersions(&data, user_key, visitor);
+      if (end == VisitEnd::kDone) return Status::OK();
+      index.Seek(lookup_key);
+      if (end == VisitEnd::kCorrupt) {
+        return Status::Corruption(rep_->name + ": bad entry in block at offset " +
+                                  std::to_string(hinted_offset));
+      }
+      // The index leads to the hinted block, unless no key of it is at or after lookup_key.
+      BlockHandle handle;
+      std::string_view in = index.Valid() ? index.value() : std::string_view();
+      if (index.Valid() && handle.DecodeFrom(&in) && handle.offset == hinted_offset) {
+        index.Next();
+        first_block = false;
+      }
+    } else {
+      hinted = nullptr;  // not the key's block: search as without a hint
+    }
+  }
+  if (hinted == nullptr) {
+    if (!KeyMayMatch(user_key)) return Status::OK();
+    index.Seek(lookup_key);
+  }
+  for (; index.Valid(); index.Next(), first_block = false) {
+    BlockHandle handle;
+    std::string_view in = index.value();
+    if (!handle.DecodeFrom(&in)) {
+      return Status::Corruption(rep_->name + ": bad block handle in index");
+    }
     std::shared_ptr<const Block> block;
-    Status s = ReadDataBlock(index.value(), fill_cache, &block, fetch);
-    if (!s.ok()) return s;
+    Status s = ReadData(handle, fill_cache, fetch, nullptr, &block);
+    if (!s.ok()) {
+      if (s.IsIncomplete() && first_block) {
+        fetch->NoteBlockFor(rep_->file_number, user_key, handle.offset);
+      }
+      return s;
+    }
     BlockCursor data(*block, CompareInternalKeys);
     if (first_block) {
       data.Seek(lookup_key);
     } else {
       data.SeekToFirst();  // the key's versions continue into this block
     }
-    for (; data.Valid(); data.Next()) {
-      const std::string_view key = data.key();
-      if (key.size() < kInternalKeyTrailer) break;  // reported as corruption below
-      if (CompareUserKeys(ExtractUserKey(key), user_key) != 0) return Status::OK();
-      if (!visitor(key, data.value())) return Status::OK();
-    }
-    if (data.corrupted() || data.Valid()) {
-      return DataBlockCorruption(rep_->name, index.value(), "bad entry in block");
+    switch (VisitVersions(&data, user_key, visitor)) {
+      case VisitEnd::kDone:
+        return Status::OK();
+      case VisitEnd::kCorrupt:
+        return DataBlockCorruption(rep_->name, index.value(), "bad entry in block");
+      case VisitEnd::kNextBlock:
+        break;
     }
   }
   if (index.corrupted()) return IndexBlockCorruption(rep_->name, "bad entry in block");

@@ -188,6 +188,89 @@ TEST_F(BlockFetchTest, ALookaheadAddsItsWantsAndKeepsItsPinsUntilRelease) {
   fetch.Release();
 }
 
+// A rerun starts at the block its key led to before (a seek hint), after checking that the block
+// fits the key: hints that lead a key to a block past its own or before it (as colliding hashes
+// would) still find the right rows, without reading more.
+TEST_F(BlockFetchTest, ARerunChecksTheNotedBlockFitsTheKey) {
+  Open(0);
+  uint64_t block5 = 0, block300 = 0;
+  {
+    BlockFetch probe;  // where keys 5 and 300 are
+    probe.BeginPass(true);
+    Status s;
+    Get(5, &probe, &s);
+    Get(300, &probe, &s);
+    ASSERT_EQ(probe.wants().size(), 2u);
+    block5 = probe.wants()[0].handle.offset;
+    block300 = probe.wants()[1].handle.offset;
+  }
+  BlockFetch fetch;
+  fetch.NoteBlockFor(9, UserKey(5), block300);  // looked at first, so these win
+  fetch.NoteBlockFor(9, UserKey(300), block5);
+  Status s;
+  fetch.BeginPass(true);
+  Get(5, &fetch, &s);
+  EXPECT_TRUE(s.IsIncomplete());
+  Get(300, &fetch, &s);
+  EXPECT_TRUE(s.IsIncomplete());
+  EXPECT_EQ(fetch.wants().size(), 2u);
+  fetch.ReadAndFillAll();
+  const int reads = file_->reads;
+  fetch.BeginPass(true);
+  EXPECT_EQ(Get(5, &fetch, &s), std::string(40, 'a' + 5 % 26));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Get(300, &fetch, &s), std::string(40, 'a' + 300 % 26));
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(fetch.incomplete());
+  EXPECT_EQ(file_->reads, reads);
+  fetch.Release();
+  uint64_t offset = 0;
+  EXPECT_EQ(fetch.PinnedBlockFor(9, UserKey(5), &offset), nullptr);  // hints go with the pins
+}
+
+// The versions of one key fill more than a block: the rerun that starts at the noted block goes
+// on into the next one, and a rerun at a newer snapshot than the first pass (whose key leads to
+// an earlier block) gets every version.
+TEST(BlockFetchHints, AKeyWhoseVersionsSpanBlocksIsReadWhole) {
+  Model model;
+  for (uint64_t seq = 1; seq <= 30; ++seq) model[Key("k", seq)] = Row(std::string(40, 'v'));
+  model[Key("a", 1)] = Row("first");
+  model[Key("z", 1)] = Row("last");
+  MemFile out;
+  TableBuilder builder(TableOptions{.block_size = 512, .compression = Compression::kNone}, &out);
+  for (const auto& [k, v] : model) builder.Add(k, v);
+  ASSERT_TRUE(builder.Finish().ok());
+  std::unique_ptr<Table> owned;
+  ASSERT_TRUE(Table::Open(TableOptions{}, std::make_unique<MemRandomAccessFile>(out.contents),
+                          out.contents.size(), 5, nullptr, "t", &owned)
+                  .ok());
+  std::shared_ptr<Table> table = std::move(owned);
+  BlockFetch fetch;
+  std::vector<uint64_t> sequences;
+  Status s;
+  size_t passes = 0;
+  for (uint64_t snapshot : {uint64_t{12}, kMaxSequence, kMaxSequence, kMaxSequence, kMaxSequence}) {
+    fetch.BeginPass(true);
+    sequences.clear();
+    ++passes;
+    s = table->Get(
+        LookupKey("k", snapshot), true,
+        [&](std::string_view key, std::string_view) {
+          ParsedInternalKey parsed;
+          EXPECT_TRUE(ParseInternalKey(key, &parsed));
+          sequences.push_back(parsed.sequence);
+          return true;
+        },
+        &fetch);
+    if (!s.IsIncomplete()) break;
+    fetch.ReadAndFillAll();
+  }
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_GE(passes, 3u);  // at least two blocks were read
+  ASSERT_EQ(sequences.size(), 30u);
+  for (size_t i = 0; i < sequences.size(); ++i) EXPECT_EQ(sequences[i], 30 - i);
+}
+
 TEST_F(BlockFetchTest, AFailedReadReachesOnlyTheFetchThatWantedIt) {
   Open(1 << 20);
   BlockFetch failing, other;
