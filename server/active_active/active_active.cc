@@ -745,7 +745,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
       // engine's) leaves the delta to be applied again.
       if (!out.starts_with("-WRONGTYPE")) return ApplyOutcome::kEngineError;
     }
-    if (admission.settle_treg_expiry) s = whole_key_->SettleTregExpiry(delta.db, key);
+    if (admission.settle_expiry) s = whole_key_->SettleExpiry(delta.db, key);
     if (!s.ok()) {
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
       return ApplyOutcome::kEngineError;

@@ -21,7 +21,6 @@
 #include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
-#include "types/treg.h"
 
 namespace ebb::server {
 namespace {
@@ -102,10 +101,10 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   } else if (admission.below_floor) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = std::string(kWrongType);
-  } else if (admission.tlog_min_cutoff || admission.settle_treg_expiry) {
+  } else if (admission.tlog_min_cutoff || admission.settle_expiry) {
     plan->kind = LocalWrite::Kind::kRunHere;
     plan->tlog_min_cutoff = admission.tlog_min_cutoff;
-    plan->settle_treg_expiry = admission.settle_treg_expiry;
+    plan->settle_expiry = admission.settle_expiry;
   }
 }
 
@@ -163,8 +162,8 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
   const size_t start = reply.size();
   dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
-  if (plan.settle_treg_expiry && !reply.Since(start).starts_with('-')) {
-    s = whole_key_->SettleTregExpiry(plan.db, plan.args[2]);
+  if (plan.settle_expiry && !reply.Since(start).starts_with('-')) {
+    s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
     if (!s.ok()) {
       reply.Truncate(start);
       reply.Error("ERR " + s.ToString());
@@ -284,23 +283,11 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Integer(0);
     return false;
   }
-  if (s.ok() && row.type == types::KeyType::kTlog) {
-    reply.Error(
-        "ERR EXPIRE and PERSIST of a TLOG key are not allowed in active-active mode: a log's "
-        "expiry is the one its writes give it");
-    return false;
-  }
-  // The version the register must cover: a string's timestamp, a TREG pair's.
-  int64_t version_ts = row.meta.timestamp_or_zero();
-  std::string_view pair_value;
-  uint64_t pair_ts = 0;
-  if (s.ok() && row.type == types::KeyType::kTreg) {
-    if (!types::DecodeTregPayload(row.payload, &pair_value, &pair_ts)) {
-      s = storage::Status::Corruption("TREG payload");
-    }
-    version_ts =
-        pair_ts > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(pair_ts);
-  }
+  // The register must cover what the key holds: a string's version, a TREG pair, every entry
+  // of a log and its cutoff.
+  int64_t version_ts = KeyMarker::kNothingDeleted;
+  bool existed = false;
+  if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &version_ts, &existed);
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
     return false;
