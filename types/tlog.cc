@@ -419,6 +419,26 @@ Status Tlog::HeldNewest(std::string_view key, const TlogMeta& meta, uint64_t* ne
   return it->status();
 }
 
+OpResult<std::optional<uint64_t>> Tlog::HiddenCutoff(std::string_view key) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  const TlogMeta& meta = read->meta;
+  std::optional<uint64_t> none;
+  if (!read->live || !RegisterHides(meta)) return none;
+  const uint64_t covered = static_cast<uint64_t>(meta.expiry_register->ts);
+  const uint64_t cutoff = EffectiveCutoff(meta);
+  if (covered < cutoff) return none;
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, TlogElementSeekTs(covered));
+  uint64_t ts = 0;
+  if (it->Valid() && !DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
+    return Status::Corruption("bad TLOG sub-row key");
+  }
+  if (!it->status().ok()) return it->status();
+  if (!it->Valid() || ts < cutoff) return none;
+  return std::optional<uint64_t>(covered == kMaxTs ? kMaxTs : covered + 1);
+}
+
 OpResult<void> Tlog::SetExpiryRegister(std::string_view key, const TlogMeta::Register& reg) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);

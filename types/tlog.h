@@ -95,6 +95,8 @@ class Tlog {
   // Every entry at or above the cutoff, newest first, including those an expiry register hides,
   // of a live log or one its register expired (empty for neither); *cutoff: CUTOFF's answer.
   OpResult<std::vector<TlogEntry>> HeldEntries(std::string_view key, uint64_t* cutoff);
+  // When the log's expiry register hides entries now: the cutoff that cuts them (its T + 1).
+  OpResult<std::optional<uint64_t>> HiddenCutoff(std::string_view key);
   // Gives the log (live, or expired by an earlier register) the key's expiry register `reg`,
   // and its metadata row the expiry that follows. Nothing for a key that holds neither.
   OpResult<void> SetExpiryRegister(std::string_view key, const TlogMeta::Register& reg);

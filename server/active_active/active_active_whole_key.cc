@@ -2,7 +2,8 @@
 // PERSIST planned on the origin and applied from peers (the rules and the rows: whole_key.h).
 //
 // Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
-// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist`. On the origin T is the clock,
+// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff>]` (the cutoff: a TLOG
+// TRIMAT applied first, which cuts the entries the key's earlier register hid on the origin). On the origin T is the clock,
 // raised to the greatest timestamp the named keys (the database, every database; the key's
 // version) hold, so the operation covers everything its origin sees, as on one node.
 // Snapshots (peer_snapshot.h) carry a key marker whole as `marker-at <deleted_up_to> key <floor>
@@ -21,6 +22,7 @@
 #include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
+#include "types/tlog.h"
 
 namespace ebb::server {
 namespace {
@@ -187,7 +189,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
                             (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
   const bool known = (args[0] == kDelAt && args.size() >= 3) ||
                      ((args[0] == kFlushDbAt || args[0] == kFlushAllAt) && args.size() == 2) ||
-                     (args[0] == kExpiryAt && args.size() == 4 &&
+                     (args[0] == kExpiryAt && (args.size() == 4 || args.size() == 5) &&
                       (args[3] == kPersist || ParseInt64(args[3], &expire_at))) ||
                      known_marker;
   if (!known || !ParseInt64(args[1], &ts)) {
@@ -214,6 +216,13 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
     s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
     for (size_t i = 2; i < args.size() && s.ok(); i++) NoteKeyChange(*context_, delta.db, args[i]);
   } else if (args[0] == kExpiryAt) {
+    if (args.size() == 5) {
+      // The TRIMAT of a log's hidden entries made with it: applied as that delta is.
+      PeerDelta trimat = delta;
+      trimat.args = {"tlog", "trimat", args[2], args[4]};
+      const ApplyOutcome outcome = ApplyOne(origin_id, trimat);
+      if (outcome != ApplyOutcome::kApplied) return outcome;
+    }
     ExpiryRegister reg{.ts = ts, .origin = origin_id};
     if (args[3] != kPersist) reg.expire_at = expire_at;
     s = whole_key_->SetExpiry(delta.db, args[2], reg);
@@ -317,12 +326,28 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Integer(0);
     return false;
   }
-  s = whole_key_->SetExpiry(plan->db, key, reg);
+  // Entries of a log that the key's earlier register has hidden here stay gone, as the client
+  // saw: they are cut (a TRIMAT in the same delta) before the new register could bring them back.
+  std::optional<uint64_t> cut;
+  if (row.type == types::KeyType::kTlog) {
+    types::Tlog log(ks, plan->db);
+    auto hidden = log.HiddenCutoff(key);
+    if (!hidden.ok()) {
+      s = hidden.status() == types::OpStatus::kEngineError
+              ? hidden.engine_status()
+              : storage::Status::Corruption("TLOG metadata");
+    } else if ((cut = *hidden)) {
+      auto trimmed = log.TrimAt(key, *cut);
+      if (!trimmed.ok()) s = trimmed.engine_status();
+    }
+  }
+  if (s.ok()) s = whole_key_->SetExpiry(plan->db, key, reg);
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);
+  if (cut) plan->args.push_back(std::to_string(*cut));
   // Redis's events: an expiry already passed deletes the key.
   const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";
   SignalKeyChange(*context_, plan->db, key, kNotifyGeneric, event);

@@ -158,6 +158,15 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
   Ins(n2, "l", "late", kT - 1);
   ASSERT_EQ(WaitConverged(All()), "");
   for (redisContext* c : All()) EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}}));
+  // A new EXPIRE of what the client sees does not bring back what the first one hid there: the
+  // hidden entries are cut with it, on every node.
+  EXPECT_EQ(Cmd(n1, {"PEXPIRE", "l", "100000"}).integer(), 1);
+  ASSERT_EQ(WaitConverged(All()), "");
+  for (redisContext* c : All()) {
+    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}}));
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT + 1);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "l"}).integer(), kExpireAt + 100'000);
+  }
 }
 
 // A log the register expired stays that log: a later PERSIST (from a node whose clock is behind)
