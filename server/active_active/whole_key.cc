@@ -435,7 +435,7 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   marker.expiry = reg;
   s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
   if (!s.ok()) return s;
-  s = ApplyRegisterToTreg(db, key, reg);  // nothing unless the key holds a TREG
+  s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG
   if (s.ok()) s = ApplyRegisterToTlog(db, key, reg);  // nothing unless it holds a log
   if (!s.ok()) return s;
   types::KeyMetaRow row;
@@ -483,8 +483,8 @@ storage::Status WholeKeyMarkers::ApplyRegisterToTlog(int db, std::string_view ke
   }
   if (!s.ok()) return s;
   auto set = types::Tlog(keyspace_, db)
-                 .SetExpiryRegister(key, types::TlogMeta::Register{.ts = reg.ts,
-                                                                   .expire_at = reg.expire_at});
+                 .SetExpiryRegister(
+                     key, types::TlogMeta::Register{.ts = reg.ts, .expire_at = reg.expire_at});
   if (set.status() == types::OpStatus::kEngineError) return set.engine_status();
   return storage::Status::OK();  // another type: nothing to do
 }

@@ -242,7 +242,8 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "lapsed", "3000"}).integer(), 1);
   ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "thinned", "3000"}).integer(), 1);
   // Written after the EXPIRE (its T is this node's clock), so not covered by it.
-  const std::string later = std::to_string(std::stoll(Cmd(c[2].get(), {"TIME"})[0].str()) * 1000 + 60'000);
+  const std::string later =
+      std::to_string(std::stoll(Cmd(c[2].get(), {"TIME"})[0].str()) * 1000 + 60'000);
   ASSERT_EQ(Cmd(c[2].get(), {"TLOG", "INS", "thinned", "f", later}).str(), "OK");
   ASSERT_EQ(Cmd(db2.get(), {"FLUSHDB"}).str(), "OK");
   auto all_past = [&] {

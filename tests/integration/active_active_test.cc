@@ -82,7 +82,8 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
       const std::string target = expiry_key();
       const uint64_t when = pick(6);
       int64_t at = now + (when == 0 ? -100 : 10'000'000);
-      if ((target[0] == 't' || target[0] == 'e') && when < 3) at = now + 50 + static_cast<int64_t>(pick(100));
+      if ((target[0] == 't' || target[0] == 'e') && when < 3)
+        at = now + 50 + static_cast<int64_t>(pick(100));
       return {"PEXPIREAT", target, std::to_string(at)};
     }
     case 16: {

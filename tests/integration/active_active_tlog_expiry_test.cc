@@ -129,8 +129,7 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
   SetClock(kT + 10);
   HealAll();
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "l"),
-              Pairs({{"newer", kT + 50}, {"older", kT - 50}, {"base", kT - 100}}));
+    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}, {"older", kT - 50}, {"base", kT - 100}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "l"}).integer(), -1);  // the newer entry never expires
     EXPECT_EQ(Entries(c, "p"), Pairs({{"older", kT - 50}, {"base", kT - 100}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "p"}).integer(), -1);
@@ -212,8 +211,7 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
   SetClock(kT + 3000);
   HealAll();
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "q"),
-              Pairs({{"fresh", kT + 2000}, {"late", kT - 20}, {"a", kT - 100}}));
+    EXPECT_EQ(Entries(c, "q"), Pairs({{"fresh", kT + 2000}, {"late", kT - 20}, {"a", kT - 100}}));
     EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "q"}).integer(), kT - 200);
     EXPECT_EQ(Entries(c, "r"), Pairs({{"a", kT - 100}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "r"}).integer(), -1);

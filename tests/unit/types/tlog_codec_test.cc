@@ -49,12 +49,12 @@ TEST(TlogCodecTest, MetaWithARetentionWindow) {
 // docs/key-encoding.md, "TLOG": an active-active expiry register follows the window tail (its
 // window 0 when the log has none); a window of 0 with no register after it is malformed.
 TEST(TlogCodecTest, MetaWithAnExpiryRegister) {
-  const TlogMeta meta{.version = 7,
-                      .cutoff = 100,
-                      .size = 3,
-                      .newest = 1700000000000,
-                      .expiry_register = TlogMeta::Register{.ts = 1700000000001,
-                                                            .expire_at = 1700000060000}};
+  const TlogMeta meta{
+      .version = 7,
+      .cutoff = 100,
+      .size = 3,
+      .newest = 1700000000000,
+      .expiry_register = TlogMeta::Register{.ts = 1700000000001, .expire_at = 1700000060000}};
   const std::string payload = EncodeTlogMeta(meta);
   EXPECT_EQ(payload, std::string("\x07"
                                  "\x64\x00\x00\x00\x00\x00\x00\x00"
