@@ -46,11 +46,16 @@ class ActiveActiveTlogExpiryTest : public ::testing::Test {
       }
     }
   }
-  // Three linked nodes, their clocks pinned at kT.
-  void StartMesh() {
-    ASSERT_TRUE(n0_.Start(PeerArgs({&n1_, &n2_}))) << n0_.error();
-    ASSERT_TRUE(n1_.Start(PeerArgs({&n0_, &n2_}))) << n1_.error();
-    ASSERT_TRUE(n2_.Start(PeerArgs({&n0_, &n1_}))) << n2_.error();
+  // Three linked nodes started with `extra` arguments, their clocks pinned at kT.
+  void StartMesh(const std::vector<std::string>& extra = {}) {
+    auto args = [&](const std::vector<const TestServer*>& peers) {
+      std::vector<std::string> a = PeerArgs(peers);
+      a.insert(a.end(), extra.begin(), extra.end());
+      return a;
+    };
+    ASSERT_TRUE(n0_.Start(args({&n1_, &n2_}))) << n0_.error();
+    ASSERT_TRUE(n1_.Start(args({&n0_, &n2_}))) << n1_.error();
+    ASSERT_TRUE(n2_.Start(args({&n0_, &n1_}))) << n2_.error();
     c_[0] = n0_.Connect();
     c_[1] = n1_.Connect();
     c_[2] = n2_.Connect();
@@ -272,19 +277,7 @@ TEST_F(ActiveActiveTlogExpiryTest, RepliesAndEventsAreRedisOnTheOrigin) {
 // PERSIST leaves each entry its window's expiry. TRIMAT and CLR after the register, made on
 // another node during a partition, converge with it.
 TEST_F(ActiveActiveTlogExpiryTest, RetentionWindowAndTrimsConvergeWithTheRegister) {
-  const std::vector<std::string> window = {"--ttl-rule", "win:*", "2s"};
-  auto args = [&](std::vector<const TestServer*> peers) {
-    std::vector<std::string> a = PeerArgs(peers);
-    a.insert(a.end(), window.begin(), window.end());
-    return a;
-  };
-  ASSERT_TRUE(n0_.Start(args({&n1_, &n2_}))) << n0_.error();
-  ASSERT_TRUE(n1_.Start(args({&n0_, &n2_}))) << n1_.error();
-  ASSERT_TRUE(n2_.Start(args({&n0_, &n1_}))) << n2_.error();
-  c_[0] = n0_.Connect();
-  c_[1] = n1_.Connect();
-  c_[2] = n2_.Connect();
-  SetClock(kT);
+  StartMesh({"--ttl-rule", "win:*", "2s"});
   redisContext* n0 = c_[0].get();
   redisContext* n1 = c_[1].get();
   // win:a — entries kT-500 and kT; EXPIRE at kT+5000, after the window (kT+2000): the window
