@@ -308,6 +308,19 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     std::vector<std::string> canonical(args.begin(), args.end());
     canonical[0] = AsciiLower(canonical[0]);
     canonical[1] = AsciiLower(canonical[1]);
+    if (name == "treg|set") {
+      // A log its expiry register expired still holds the key (merge_gate.h).
+      MergeVerdict verdict = MergeVerdict::kWrite;
+      storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
+      if (!s.ok()) {
+        refuse("ERR " + s.ToString());
+        return plan;
+      }
+      if (verdict == MergeVerdict::kOtherTypeWins) {
+        refuse(std::string(kWrongType));
+        return plan;
+      }
+    }
     run(std::move(canonical));
     AdmitLocal(&plan);
     return plan;

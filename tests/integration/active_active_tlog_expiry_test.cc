@@ -186,8 +186,8 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
 
 // A log the register expired stays that log: a later PERSIST (from a node whose clock is behind)
 // brings back every entry it covers, on a node that saw the log expire whole as on one still
-// holding it live; a write reaching the expired log continues it with its cutoff. A DEL or a
-// FLUSHDB after the expiry is not undone by that PERSIST.
+// holding it live; a write reaching the expired log continues it with its cutoff, a write of
+// another type loses to it. A DEL or a FLUSHDB after the expiry is not undone by that PERSIST.
 TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredButNotADelete) {
   StartMesh();
   redisContext* n0 = c_[0].get();
@@ -214,6 +214,10 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
   Ins(n0, "q", "fresh", kT + 2000);
   EXPECT_EQ(Entries(n0, "q"), Pairs({{"fresh", kT + 2000}}));
   EXPECT_EQ(Cmd(n0, {"TLOG", "CUTOFF", "q"}).integer(), kT - 200);
+  // A log expired by its register still holds its key against other types, as on a node whose
+  // clock is behind, where it is live.
+  EXPECT_EQ(Cmd(n0, {"PUT", "r", "x"}).str().rfind("WRONGTYPE", 0), 0u);
+  EXPECT_EQ(Cmd(n0, {"TREG", "SET", "r", "x", "1"}).str().rfind("WRONGTYPE", 0), 0u);
   EXPECT_EQ(Cmd(n0, {"DEL", "d"}).integer(), 0);
   ASSERT_EQ(Cmd(n0, {"SELECT", "1"}).str(), "OK");
   EXPECT_EQ(Cmd(n0, {"FLUSHDB"}).str(), "OK");
