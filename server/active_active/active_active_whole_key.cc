@@ -286,7 +286,7 @@ void ActiveActive::PlanExpiry(std::string_view name, std::span<const std::string
 
 bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   types::Keyspace& ks = context_->keyspace();
-  const std::string& key = plan->args[2];
+  const std::string key = plan->args[2];  // a copy: a cutoff may be appended to plan->args
   types::KeyMetaRow row;
   storage::Status s = ks.GetMeta(plan->db, key, &row);
   if (s.IsNotFound()) {
@@ -348,7 +348,10 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);
-  if (cut) plan->args.push_back(std::to_string(*cut));
+  if (cut) {
+    plan->args.push_back(std::to_string(*cut));
+    plan->views.assign(plan->args.begin(), plan->args.end());
+  }
   // Redis's events: an expiry already passed deletes the key.
   const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";
   SignalKeyChange(*context_, plan->db, key, kNotifyGeneric, event);
