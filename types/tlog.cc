@@ -38,7 +38,22 @@ OpResult<Tlog::Found> Tlog::ReadMeta(std::string_view key) {
   KeyMetaRow row;
   Status s = keyspace_.GetMeta(db_, key, &row, keyspace_.settings().default_retrieval_grace_ms,
                                &found.dead);
-  if (s.IsNotFound()) return found;
+  if (s.IsNotFound()) {
+    // A log its expiry register expired stays this log: a later register may bring it back.
+    KeyType type;
+    std::string_view payload;
+    if (found.dead && found.dead->kind == storage::RowKind::kValue &&
+        DecodeMetaValue(found.dead->value, &type, &payload) && type == KeyType::kTlog &&
+        DecodeTlogMeta(payload, &found.meta) && found.meta.expiry_register &&
+        found.meta.expiry_register->expire_at &&
+        found.dead->meta.expire_at_ms == found.meta.expiry_register->expire_at) {
+      found.expired_by_register = true;
+      found.row_meta = found.dead->meta;
+    } else {
+      found.meta = TlogMeta();
+    }
+    return found;
+  }
   if (!s.ok()) return s;
   if (row.type != KeyType::kTlog) return OpStatus::kWrongType;
   if (!DecodeTlogMeta(row.payload, &found.meta)) {
@@ -64,7 +79,35 @@ std::optional<int64_t> AddMs(uint64_t a, uint64_t b) {
   return static_cast<int64_t>(a + b);
 }
 
+// The greatest timestamp a log holds: its newest entry, or the cutoff - 1.
+uint64_t Newest(const TlogMeta& meta) {
+  return meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
+}
+
+// The metadata row's expiry of a log under an expiry register: the window's end, or the
+// register's expiry when that covers everything the log holds and comes first.
+std::optional<int64_t> RegisterKeyExpiry(const TlogMeta& meta) {
+  const TlogMeta::Register& reg = *meta.expiry_register;
+  std::optional<int64_t> expiry;
+  if (meta.window_ms > 0) expiry = TlogOwnExpiry(meta);
+  const bool covers_all = reg.ts >= 0 && Newest(meta) <= static_cast<uint64_t>(reg.ts);
+  if (reg.expire_at && covers_all) expiry = std::min(expiry.value_or(INT64_MAX), *reg.expire_at);
+  return expiry;
+}
+
 }  // namespace
+
+bool Tlog::RegisterHides(const TlogMeta& meta) const {
+  const auto& reg = meta.expiry_register;
+  return reg && reg->ts >= 0 && reg->expire_at && *reg->expire_at <= keyspace_.db().ExpiryNowMs();
+}
+
+uint64_t Tlog::VisibleFloor(const TlogMeta& meta) const {
+  const uint64_t cutoff = EffectiveCutoff(meta);
+  if (!RegisterHides(meta)) return cutoff;
+  const uint64_t covered = static_cast<uint64_t>(meta.expiry_register->ts);
+  return covered == kMaxTs ? kMaxTs : std::max(cutoff, covered + 1);
+}
 
 uint64_t Tlog::EffectiveCutoff(const TlogMeta& meta) const {
   if (meta.window_ms == 0) return meta.cutoff;
@@ -77,7 +120,7 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& 
                        storage::WriteBatch* batch) {
   storage::WriteOptions options = keyspace_.WriteOptions();
   const int64_t now = keyspace_.NowMs();
-  if (previous.live) {
+  if (previous.live || previous.expired_by_register) {
     options.timestamp_ms = std::max(now, previous.row_meta.timestamp_or_zero());
     options.expire_at_ms = previous.row_meta.expire_at_ms;
   } else {
@@ -87,6 +130,9 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& 
     options.timestamp_ms = ts;
   }
   if (meta.window_ms > 0) options.expire_at_ms = TlogOwnExpiry(meta);
+  // Kept even when that expiry has passed by this node's clock: a later register may bring the
+  // log back, here as on a node whose clock is behind.
+  if (meta.expiry_register) options.expire_at_ms = RegisterKeyExpiry(meta);
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
              EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(meta)), now);
   return keyspace_.db().Write(options, *batch);
@@ -98,7 +144,8 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
   const Found& found = *read;
   TlogMeta meta = found.meta;
   Status s;
-  if (!found.live) {
+  const bool held = found.live || found.expired_by_register;
+  if (!held) {
     s = NewIncarnation(key, &meta);
     if (!s.ok()) return s;
   }
@@ -106,7 +153,7 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
 
   std::string sub_key = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   AppendTlogElement(&sub_key, ts, value);
-  if (found.live) {
+  if (held) {
     storage::Row existing;
     s = keyspace_.db().Get(keyspace_.ReadOptions(), sub_key, &existing);
     if (s.ok()) return {};  // duplicate: ignored
@@ -115,16 +162,14 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
   const TlogMeta before = meta;
   ++meta.size;
   storage::WriteOptions entry = keyspace_.WriteOptions();
-  if (meta.window_ms > 0) {
-    meta.newest = std::max(meta.newest, ts);
-    entry.expire_at_ms = AddMs(ts, meta.window_ms);
-  }
+  if (meta.window_ms > 0 || meta.expiry_register) meta.newest = std::max(meta.newest, ts);
+  if (meta.window_ms > 0) entry.expire_at_ms = AddMs(ts, meta.window_ms);
   storage::WriteBatch batch;
   batch.Put(entry, sub_key, "", keyspace_.NowMs());
   s = WriteMeta(key, meta, found, &batch);
   // A head exists only for a log read before (a new log gets one at its first GET); a windowed
-  // log has none.
-  if (s.ok() && found.live && heads_ != nullptr && meta.window_ms == 0) {
+  // log and a log under an expiry register have none.
+  if (s.ok() && found.live && heads_ != nullptr && meta.window_ms == 0 && !meta.expiry_register) {
     heads_->OnInsert(db_, key, before, meta, value, ts);
   }
   return s;
@@ -138,10 +183,13 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
   if (!read->live) return result;
   const TlogMeta meta = read->meta;
   const bool windowed = meta.window_ms > 0;
-  // A windowed log's size counts inserts, not live entries: the scan decides.
-  const uint64_t want = windowed ? count : std::min(count, meta.size);
+  const uint64_t floor = VisibleFloor(meta);
+  // A windowed log's size counts inserts, not live entries, and a register may hide some: the
+  // scan decides.
+  const uint64_t want = windowed || RegisterHides(meta) ? count : std::min(count, meta.size);
   if (want == 0) return result;
-  TlogHeadCache* heads = windowed ? nullptr : heads_;
+  // What a register hides changes with the clock, not the metadata: no cached head.
+  TlogHeadCache* heads = windowed || meta.expiry_register ? nullptr : heads_;
   const std::vector<TlogEntry>* head = heads != nullptr ? heads->Find(db_, key, meta) : nullptr;
   if (head != nullptr && want <= head->size()) {
     entries->assign(head->begin(), head->begin() + static_cast<ptrdiff_t>(want));
@@ -161,7 +209,7 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
     if (!DecodeTlogElement(it->key().substr(prefix.size()), &entry.ts, &entry.value)) {
       return Status::Corruption("bad TLOG sub-row key");
     }
-    if (entry.ts < meta.cutoff) break;
+    if (entry.ts < floor) break;
     entries->push_back(std::move(entry));
   }
   if (!it->status().ok()) return it->status();
@@ -174,7 +222,8 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
   return result;
 }
 
-Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t* count) {
+Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t floor,
+                       uint64_t* count) {
   *count = 0;
   std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
@@ -183,7 +232,7 @@ Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t* cou
     if (!DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
       return Status::Corruption("bad TLOG sub-row key");
     }
-    if (ts < meta.cutoff) break;
+    if (ts < floor) break;
     ++*count;
   }
   return it->status();
@@ -193,9 +242,9 @@ OpResult<uint64_t> Tlog::Size(std::string_view key) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return uint64_t{0};
-  if (read->meta.window_ms == 0) return read->meta.size;
+  if (read->meta.window_ms == 0 && !RegisterHides(read->meta)) return read->meta.size;
   uint64_t size;
-  Status s = CountLive(key, read->meta, &size);
+  Status s = CountLive(key, read->meta, VisibleFloor(read->meta), &size);
   if (!s.ok()) return s;
   return size;
 }
@@ -243,7 +292,7 @@ OpResult<void> Tlog::TrimAt(std::string_view key, uint64_t ts) {
   const Found& found = *read;
   TlogMeta meta = found.meta;
   Status s;
-  if (!found.live) {
+  if (!found.live && !found.expired_by_register) {
     if (ts == 0) return {};  // cutoff 0 on a missing key: still no key
     s = NewIncarnation(key, &meta);
     if (!s.ok()) return s;
@@ -264,7 +313,10 @@ OpResult<void> Tlog::Trim(std::string_view key, uint64_t count) {
   const Found& found = *read;
   if (!found.live) return {};
   TlogMeta meta = found.meta;
-  if (meta.window_ms == 0 && meta.size < count) return {};
+  // Entries a window or a register hides do not count: only the scan knows.
+  const bool all_counted = meta.window_ms == 0 && !RegisterHides(meta);
+  if (all_counted && meta.size < count) return {};
+  const uint64_t floor = VisibleFloor(meta);
   // The timestamp of entry count-1 (the count-th newest).
   std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
@@ -274,8 +326,8 @@ OpResult<void> Tlog::Trim(std::string_view key, uint64_t count) {
   if (it->Valid() && !DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
     return Status::Corruption("bad TLOG sub-row key");
   }
-  if (!it->Valid() || ts < meta.cutoff) {
-    if (meta.window_ms > 0) return {};  // fewer than count live entries
+  if (!it->Valid() || ts < floor) {
+    if (!all_counted) return {};  // fewer than count live entries
     return Status::Corruption("TLOG size above its entry count");
   }
   it.reset();
@@ -301,9 +353,9 @@ OpResult<void> Tlog::Clear(std::string_view key) {
     if (live && !DecodeTlogElementTs(it->key().substr(prefix.size()), &newest)) {
       return Status::Corruption("bad TLOG sub-row key");
     }
-    if (live && newest < meta.cutoff) live = false;
+    if (live && newest < VisibleFloor(meta)) live = false;
     if (!live) {
-      if (meta.window_ms > 0) return {};  // no live entry: nothing to clear
+      if (meta.window_ms > 0 || RegisterHides(meta)) return {};  // no live entry: nothing to clear
       return Status::Corruption("TLOG size above its entry count");
     }
   }
@@ -312,8 +364,92 @@ OpResult<void> Tlog::Clear(std::string_view key) {
   Status s = NewIncarnation(key, &cleared);
   if (!s.ok()) return s;
   cleared.cutoff = std::max(meta.cutoff, next);
+  cleared.expiry_register = meta.expiry_register;
   storage::WriteBatch batch;
   return WriteMeta(key, cleared, found, &batch);
+}
+
+OpResult<std::optional<TlogExtent>> Tlog::Extent(std::string_view key) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->live && !read->expired_by_register) return std::optional<TlogExtent>();
+  TlogExtent extent{.cutoff = EffectiveCutoff(read->meta)};
+  uint64_t newest = 0;
+  bool any = false;
+  Status s = HeldNewest(key, read->meta, &newest, &any);
+  if (!s.ok()) return s;
+  if (any && newest >= extent.cutoff) extent.newest = newest;
+  return std::optional<TlogExtent>(extent);
+}
+
+OpResult<std::vector<TlogEntry>> Tlog::HeldEntries(std::string_view key, uint64_t* cutoff) {
+  std::vector<TlogEntry> entries;
+  *cutoff = 0;
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->live && !read->expired_by_register) return entries;
+  *cutoff = EffectiveCutoff(read->meta);
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, read->meta.version);
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
+  for (; it->Valid(); it->Next()) {
+    TlogEntry entry;
+    if (!DecodeTlogElement(it->key().substr(prefix.size()), &entry.ts, &entry.value)) {
+      return Status::Corruption("bad TLOG sub-row key");
+    }
+    if (entry.ts < *cutoff) break;
+    entries.push_back(std::move(entry));
+  }
+  if (!it->status().ok()) return it->status();
+  return entries;
+}
+
+Status Tlog::HeldNewest(std::string_view key, const TlogMeta& meta, uint64_t* newest, bool* any) {
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, "");
+  *any = it->Valid();
+  if (*any && !DecodeTlogElementTs(it->key().substr(prefix.size()), newest)) {
+    return Status::Corruption("bad TLOG sub-row key");
+  }
+  return it->status();
+}
+
+OpResult<std::optional<uint64_t>> Tlog::HiddenCutoff(std::string_view key) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  const TlogMeta& meta = read->meta;
+  std::optional<uint64_t> none;
+  if (!read->live || !RegisterHides(meta)) return none;
+  const uint64_t covered = static_cast<uint64_t>(meta.expiry_register->ts);
+  const uint64_t cutoff = EffectiveCutoff(meta);
+  if (covered < cutoff) return none;
+  std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
+  std::unique_ptr<storage::Iterator> it = ScanLog(keyspace_, prefix, TlogElementSeekTs(covered));
+  uint64_t ts = 0;
+  if (it->Valid() && !DecodeTlogElementTs(it->key().substr(prefix.size()), &ts)) {
+    return Status::Corruption("bad TLOG sub-row key");
+  }
+  if (!it->status().ok()) return it->status();
+  if (!it->Valid() || ts < cutoff) return none;
+  return std::optional<uint64_t>(covered == kMaxTs ? kMaxTs : covered + 1);
+}
+
+OpResult<void> Tlog::SetExpiryRegister(std::string_view key, const TlogMeta::Register& reg) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  const Found& found = *read;
+  if (!found.live && !found.expired_by_register) return {};
+  TlogMeta meta = found.meta;
+  if (meta.expiry_register == reg) return {};
+  if (!meta.expiry_register && meta.window_ms == 0) {
+    // `newest` is kept from now on; until now it was not.
+    bool any = false;
+    Status s = HeldNewest(key, meta, &meta.newest, &any);
+    if (!s.ok()) return s;
+    if (!any) meta.newest = 0;
+  }
+  meta.expiry_register = reg;
+  storage::WriteBatch batch;
+  return WriteMeta(key, meta, found, &batch);
 }
 
 void RegisterTlogCompactionHook(TypesCompactionFilter& filter) {

@@ -29,6 +29,14 @@
 // disappears. SIZE and TRIM's count then count the live entries (a scan), and GET reads no
 // head cache.
 //
+// Expiry register (active-active mode only; docs/active-active.md, "Expiry changes"): a log may
+// carry its key's expiry register (T, expire_at or none) in its metadata. Once expire_at has
+// passed, the entries with ts <= T are hidden from Get, Size, Trim and Clear (they stay stored:
+// a later register may bring them back); CUTOFF and inserts are unaffected. The metadata row
+// expires at expire_at when the log holds nothing after T (newest entry and cutoff - 1 <= T), as
+// a log expired whole; such a log stays this log for writes (Insert, TrimAt continue it, with
+// its cutoff and entries) and for SetExpiryRegister, and reads see no key.
+//
 // With a TlogHeadCache, Get fills and uses it and Insert keeps it current; other writes change
 // the metadata, which retires the cached head (its stamp no longer matches).
 // Every operation returns kWrongType when the key holds another type (nothing is written), and
@@ -49,6 +57,12 @@
 #include "types/tlog_state.h"
 
 namespace ebb::types {
+
+// What a log holds, as a whole-key delete judges it (Tlog::Extent).
+struct TlogExtent {
+  uint64_t cutoff = 0;             // CUTOFF's answer
+  std::optional<uint64_t> newest;  // the newest entry at or above it, hidden or not
+};
 
 class Tlog {
  public:
@@ -76,12 +90,25 @@ class Tlog {
   // saturating at 2^64-1) and the log is emptied (TlogState::Clear).
   OpResult<void> Clear(std::string_view key);
 
+  // The log under `key`, live or expired by its expiry register; nullopt when there is none.
+  OpResult<std::optional<TlogExtent>> Extent(std::string_view key);
+  // Every entry at or above the cutoff, newest first, including those an expiry register hides,
+  // of a live log or one its register expired (empty for neither); *cutoff: CUTOFF's answer.
+  OpResult<std::vector<TlogEntry>> HeldEntries(std::string_view key, uint64_t* cutoff);
+  // When the log's expiry register hides entries now: the cutoff that cuts them (its T + 1).
+  OpResult<std::optional<uint64_t>> HiddenCutoff(std::string_view key);
+  // Gives the log (live, or expired by an earlier register) the key's expiry register `reg`,
+  // and its metadata row the expiry that follows. Nothing for a key that holds neither.
+  OpResult<void> SetExpiryRegister(std::string_view key, const TlogMeta::Register& reg);
+
  private:
   // What ReadMeta found: whether the key is a live log, its metadata and engine row meta
   // (expiry, timestamp), and (when absent) the version that made it absent, for the next
   // write's timestamp.
   struct Found {
     bool live = false;
+    // Not live, but a log its expiry register expired: writes continue it (`meta`, `row_meta`).
+    bool expired_by_register = false;
     TlogMeta meta;
     storage::RowMeta row_meta;
     std::optional<storage::DeadVersion> dead;
@@ -96,8 +123,16 @@ class Tlog {
                             storage::WriteBatch* batch);
   // The cutoff in force: the stored one, raised by the retention window.
   uint64_t EffectiveCutoff(const TlogMeta& meta) const;
-  // Counts the live entries of `meta`'s incarnation at or above the cutoff.
-  storage::Status CountLive(std::string_view key, const TlogMeta& meta, uint64_t* count);
+  // Whether the log's expiry register hides its entries at or before the register's T now.
+  bool RegisterHides(const TlogMeta& meta) const;
+  // The oldest timestamp a read shows: the cutoff in force, raised past a hiding register's T.
+  uint64_t VisibleFloor(const TlogMeta& meta) const;
+  // Counts the live entries of `meta`'s incarnation at or above `floor`.
+  storage::Status CountLive(std::string_view key, const TlogMeta& meta, uint64_t floor,
+                            uint64_t* count);
+  // The timestamp of the newest sub-row of `meta`'s incarnation (*any false: none).
+  storage::Status HeldNewest(std::string_view key, const TlogMeta& meta, uint64_t* newest,
+                             bool* any);
   // Raises the cutoff of an existing log to `cutoff` (> meta->cutoff), counting the entries
   // cut. REQUIRES: cutoff > meta->cutoff.
   storage::Status RaiseCutoff(std::string_view key, uint64_t cutoff, TlogMeta* meta);

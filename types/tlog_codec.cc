@@ -42,9 +42,14 @@ std::string EncodeTlogMeta(const TlogMeta& meta) {
   storage::PutVarint64(&out, meta.version);
   storage::PutFixed64(&out, meta.cutoff);
   storage::PutVarint64(&out, meta.size);
-  if (meta.window_ms > 0) {
+  if (meta.window_ms > 0 || meta.expiry_register) {
     storage::PutVarint64(&out, meta.window_ms);
     storage::PutFixed64(&out, meta.newest);
+  }
+  if (const auto& reg = meta.expiry_register) {
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
+    out.push_back(reg->expire_at ? 1 : 0);
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
   }
   return out;
 }
@@ -57,9 +62,25 @@ bool DecodeTlogMeta(std::string_view payload, TlogMeta* meta) {
   }
   meta->window_ms = 0;
   meta->newest = 0;
+  meta->expiry_register.reset();
   if (payload.empty()) return true;
-  return storage::GetVarint64(&payload, &meta->window_ms) && meta->window_ms > 0 &&
-         storage::GetFixed64(&payload, &meta->newest) && payload.empty();
+  if (!storage::GetVarint64(&payload, &meta->window_ms) ||
+      !storage::GetFixed64(&payload, &meta->newest)) {
+    return false;
+  }
+  if (payload.empty()) return meta->window_ms > 0;
+  uint64_t ts = 0;
+  uint64_t expire_at = 0;
+  if (!storage::GetFixed64(&payload, &ts) || payload.empty()) return false;
+  const uint8_t has_expiry = static_cast<uint8_t>(payload[0]);
+  payload.remove_prefix(1);
+  if (has_expiry > 1 || !storage::GetFixed64(&payload, &expire_at) || !payload.empty()) {
+    return false;
+  }
+  TlogMeta::Register reg{.ts = static_cast<int64_t>(ts)};
+  if (has_expiry) reg.expire_at = static_cast<int64_t>(expire_at);
+  meta->expiry_register = reg;
+  return true;
 }
 
 void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value) {

@@ -1,12 +1,17 @@
 // TLOG's on-disk encodings (docs/key-encoding.md, "TLOG"). on-disk: never change.
 //
 // Metadata payload (after the type byte 2 of the metadata row):
-//   varint64 version | fixed64-LE cutoff | varint64 size [| varint64 window | fixed64-LE newest]
+//   varint64 version | fixed64-LE cutoff | varint64 size
+//   [| varint64 window | fixed64-LE newest [| register]]
+//   register = fixed64-LE ts (int64) | u8 has_expiry (0|1) | fixed64-LE expire_at (int64)
 // `size` is the number of entries with ts >= cutoff in the sub-rows of `version` — kept exact
 // by every write, so SIZE is one point read. The bracketed tail is present only for a log kept
-// under a retention window (docs/expiry.md): `window` ms > 0, and `newest`, the greatest
-// timestamp ever inserted into this incarnation. Such a log's entries expire on their own
-// (ts + window), so its `size` counts inserts only and is not used.
+// under a retention window (docs/expiry.md) or an active-active expiry register: `window` ms
+// (> 0 unless a register follows; a log under a window has its entries expire on their own,
+// ts + window, so its `size` counts inserts only and is not used), and `newest`, the greatest
+// timestamp ever inserted into this incarnation (kept once the tail is present). `register` is
+// the key's active-active expiry register (docs/active-active.md, "Expiry changes"): its expiry
+// (`has_expiry` 0: none, PERSIST) applies to every entry with ts <= its `ts`.
 //
 // Sub-row element (the tail of 0x02|db|len|key|version|element), one row per entry, row value
 // empty:
@@ -33,7 +38,15 @@ struct TlogMeta {
   uint64_t cutoff = 0;
   uint64_t size = 0;
   uint64_t window_ms = 0;  // > 0: the log keeps each entry this long after its timestamp
-  uint64_t newest = 0;     // with a window: the greatest timestamp inserted
+  uint64_t newest = 0;     // with a window or a register: the greatest timestamp inserted
+  // With an active-active expiry register: its time T and expiry (nullopt: PERSIST). Entries
+  // with ts <= T are hidden once expire_at has passed.
+  struct Register {
+    int64_t ts = 0;
+    std::optional<int64_t> expire_at;
+    bool operator==(const Register&) const = default;
+  };
+  std::optional<Register> expiry_register;
 
   bool operator==(const TlogMeta&) const = default;
 };

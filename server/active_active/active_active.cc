@@ -322,6 +322,21 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     plan.kind = LocalWrite::Kind::kRefuse;
     plan.error = std::move(error);
   };
+  // The merge gate's verdict on a canonical write (merge_gate.h); nullopt when that refuses it:
+  // an engine error, or a type of higher precedence holding the key (WRONGTYPE).
+  auto judge = [&](const std::vector<std::string>& canonical) -> std::optional<MergeVerdict> {
+    MergeVerdict verdict = MergeVerdict::kWrite;
+    storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
+    if (!s.ok()) {
+      refuse("ERR " + s.ToString());
+      return std::nullopt;
+    }
+    if (verdict == MergeVerdict::kOtherTypeWins) {
+      refuse(std::string(kWrongType));
+      return std::nullopt;
+    }
+    return verdict;
+  };
 
   if (name == "tlog|ins" || name == "tlog|trimat" || name == "treg|set") {
     const std::string_view ts = args.back();
@@ -339,6 +354,8 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     std::vector<std::string> canonical(args.begin(), args.end());
     canonical[0] = AsciiLower(canonical[0]);
     canonical[1] = AsciiLower(canonical[1]);
+    // A log its expiry register expired still holds the key against a TREG SET (merge_gate.h).
+    if (name == "treg|set" && !judge(canonical)) return plan;
     run(std::move(canonical));
     AdmitLocal(&plan);
     return plan;
@@ -426,18 +443,10 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
         canonical.push_back("NOTTL");
       }
     }
-    MergeVerdict verdict = MergeVerdict::kWrite;
-    storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
-    if (!s.ok()) {
-      refuse("ERR " + s.ToString());
-      return plan;
-    }
-    if (verdict == MergeVerdict::kLoses) {
+    const std::optional<MergeVerdict> verdict = judge(canonical);
+    if (!verdict) return plan;
+    if (*verdict == MergeVerdict::kLoses) {
       plan.kind = LocalWrite::Kind::kReplyOk;
-      return plan;
-    }
-    if (verdict == MergeVerdict::kOtherTypeWins) {
-      refuse(std::string(kWrongType));
       return plan;
     }
     run(std::move(canonical));
@@ -776,7 +785,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
       // engine's) leaves the delta to be applied again.
       if (!out.starts_with("-WRONGTYPE")) return ApplyOutcome::kEngineError;
     }
-    if (admission.settle_treg_expiry) s = whole_key_->SettleTregExpiry(delta.db, key);
+    if (admission.settle_expiry) s = whole_key_->SettleExpiry(delta.db, key);
     if (!s.ok()) {
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
       return ApplyOutcome::kEngineError;

@@ -112,8 +112,9 @@ class ActiveActive {
     // (whole_key.h).
     std::optional<uint64_t> tlog_min_cutoff;
     uint32_t expire_flags = 0;  // kRunHere, EXPIRE family: types::ExpireFlag bits
-    // kRunHere, TREG SET on a key with an expiry register: its expiry is settled after it runs.
-    bool settle_treg_expiry = false;
+    // kRunHere, TREG SET or TLOG write on a key with an expiry register: its expiry is settled
+    // after it runs.
+    bool settle_expiry = false;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,

@@ -2,10 +2,12 @@
 // PERSIST planned on the origin and applied from peers (the rules and the rows: whole_key.h).
 //
 // Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
-// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist`. On the origin T is the clock,
-// raised to the greatest timestamp the named keys (the database, every database; the key's
-// version) hold, so the operation covers everything its origin sees, as on one node.
-// Snapshots (peer_snapshot.h) carry a key marker whole as `marker-at <deleted_up_to> key <floor>
+// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff>]` (the cutoff: a TLOG
+// TRIMAT applied first, which cuts the entries the key's earlier register hid on the origin). On
+// the origin T is the clock, raised to the greatest timestamp the named keys (the database, every
+// database; the key's version) hold, so the operation covers everything its origin sees, as on one
+// node. Snapshots (peer_snapshot.h) carry a key marker whole as `marker-at <deleted_up_to> key
+// <floor>
 // [<register ts> <expire_at ms>|persist <register origin>]` and a horizon as `flushdb-at <T>`.
 #include <spdlog/spdlog.h>
 
@@ -21,7 +23,7 @@
 #include "server/keyspace_events.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
-#include "types/treg.h"
+#include "types/tlog.h"
 
 namespace ebb::server {
 namespace {
@@ -102,10 +104,10 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   } else if (admission.below_floor) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = std::string(kWrongType);
-  } else if (admission.tlog_min_cutoff || admission.settle_treg_expiry) {
+  } else if (admission.tlog_min_cutoff || admission.settle_expiry) {
     plan->kind = LocalWrite::Kind::kRunHere;
     plan->tlog_min_cutoff = admission.tlog_min_cutoff;
-    plan->settle_treg_expiry = admission.settle_treg_expiry;
+    plan->settle_expiry = admission.settle_expiry;
   }
 }
 
@@ -163,8 +165,8 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
   const size_t start = reply.size();
   dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
-  if (plan.settle_treg_expiry && !reply.Since(start).starts_with('-')) {
-    s = whole_key_->SettleTregExpiry(plan.db, plan.args[2]);
+  if (plan.settle_expiry && !reply.Since(start).starts_with('-')) {
+    s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
     if (!s.ok()) {
       reply.Truncate(start);
       reply.Error("ERR " + s.ToString());
@@ -188,7 +190,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
                             (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
   const bool known = (args[0] == kDelAt && args.size() >= 3) ||
                      ((args[0] == kFlushDbAt || args[0] == kFlushAllAt) && args.size() == 2) ||
-                     (args[0] == kExpiryAt && args.size() == 4 &&
+                     (args[0] == kExpiryAt && (args.size() == 4 || args.size() == 5) &&
                       (args[3] == kPersist || ParseInt64(args[3], &expire_at))) ||
                      known_marker;
   if (!known || !ParseInt64(args[1], &ts)) {
@@ -215,6 +217,13 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
     s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
     for (size_t i = 2; i < args.size() && s.ok(); i++) NoteKeyChange(*context_, delta.db, args[i]);
   } else if (args[0] == kExpiryAt) {
+    if (args.size() == 5) {
+      // The TRIMAT of a log's hidden entries made with it: applied as that delta is.
+      PeerDelta trimat = delta;
+      trimat.args = {"tlog", "trimat", args[2], args[4]};
+      const ApplyOutcome outcome = ApplyOne(origin_id, trimat);
+      if (outcome != ApplyOutcome::kApplied) return outcome;
+    }
     ExpiryRegister reg{.ts = ts, .origin = origin_id};
     if (args[3] != kPersist) reg.expire_at = expire_at;
     s = whole_key_->SetExpiry(delta.db, args[2], reg);
@@ -277,30 +286,18 @@ void ActiveActive::PlanExpiry(std::string_view name, std::span<const std::string
 
 bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   types::Keyspace& ks = context_->keyspace();
-  const std::string& key = plan->args[2];
+  const std::string key = plan->args[2];  // a copy: a cutoff may be appended to plan->args
   types::KeyMetaRow row;
   storage::Status s = ks.GetMeta(plan->db, key, &row);
   if (s.IsNotFound()) {
     reply.Integer(0);
     return false;
   }
-  if (s.ok() && row.type == types::KeyType::kTlog) {
-    reply.Error(
-        "ERR EXPIRE and PERSIST of a TLOG key are not allowed in active-active mode: a log's "
-        "expiry is the one its writes give it");
-    return false;
-  }
-  // The version the register must cover: a string's timestamp, a TREG pair's.
-  int64_t version_ts = row.meta.timestamp_or_zero();
-  std::string_view pair_value;
-  uint64_t pair_ts = 0;
-  if (s.ok() && row.type == types::KeyType::kTreg) {
-    if (!types::DecodeTregPayload(row.payload, &pair_value, &pair_ts)) {
-      s = storage::Status::Corruption("TREG payload");
-    }
-    version_ts =
-        pair_ts > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(pair_ts);
-  }
+  // The register must cover what the key holds: a string's version, a TREG pair, every entry
+  // of a log and its cutoff.
+  int64_t version_ts = KeyMarker::kNothingDeleted;
+  bool existed = false;
+  if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &version_ts, &existed);
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
     return false;
@@ -330,12 +327,31 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Integer(0);
     return false;
   }
-  s = whole_key_->SetExpiry(plan->db, key, reg);
+  // Entries of a log that the key's earlier register has hidden here stay gone, as the client
+  // saw: they are cut (a TRIMAT in the same delta) before the new register could bring them back.
+  std::optional<uint64_t> cut;
+  if (row.type == types::KeyType::kTlog) {
+    types::Tlog log(ks, plan->db);
+    auto hidden = log.HiddenCutoff(key);
+    if (!hidden.ok()) {
+      s = hidden.status() == types::OpStatus::kEngineError
+              ? hidden.engine_status()
+              : storage::Status::Corruption("TLOG metadata");
+    } else if ((cut = *hidden)) {
+      auto trimmed = log.TrimAt(key, *cut);
+      if (!trimmed.ok()) s = trimmed.engine_status();
+    }
+  }
+  if (s.ok()) s = whole_key_->SetExpiry(plan->db, key, reg);
   if (!s.ok()) {
     reply.Error("ERR " + s.ToString());
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);
+  if (cut) {
+    plan->args.push_back(std::to_string(*cut));
+    plan->views.assign(plan->args.begin(), plan->args.end());
+  }
   // Redis's events: an expiry already passed deletes the key.
   const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";
   SignalKeyChange(*context_, plan->db, key, kNotifyGeneric, event);

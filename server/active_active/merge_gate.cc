@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/tlog_codec.h"
 
 namespace ebb::server {
 namespace {
@@ -42,6 +43,26 @@ bool IncomingVersion(std::span<const std::string> args, StringVersion* v) {
   return false;
 }
 
+// The type of a dead version that still holds its key between peers: a TREG pair or a log an
+// expiry register expired (in the mode nothing else gives a TREG an expiry; a log's metadata
+// expires at its register's expire_at only when the register covers it whole). Anything else
+// that expired leaves the key free. nullopt: free.
+std::optional<types::KeyType> HeldByRegister(const storage::DeadVersion& dead) {
+  types::KeyType type;
+  std::string_view payload;
+  if (dead.kind != storage::RowKind::kValue || !dead.meta.expire_at_ms ||
+      !types::DecodeMetaValue(dead.value, &type, &payload)) {
+    return std::nullopt;
+  }
+  if (type == types::KeyType::kTreg) return type;
+  types::TlogMeta log;
+  if (type == types::KeyType::kTlog && types::DecodeTlogMeta(payload, &log) &&
+      log.expiry_register && log.expiry_register->expire_at == dead.meta.expire_at_ms) {
+    return type;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int TypePrecedence(types::KeyType type) {
@@ -69,8 +90,14 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
 
   if (!string_write) {
     const int incoming = args[0] == "tlog" ? 2 : 1;
-    if (!live) return storage::Status::OK();
-    const int held = TypePrecedence(row.type);
+    std::optional<types::KeyType> held_type;
+    if (live) {
+      held_type = row.type;
+    } else if (dead) {
+      held_type = HeldByRegister(*dead);
+    }
+    if (!held_type) return storage::Status::OK();
+    const int held = TypePrecedence(*held_type);
     if (held > incoming) *verdict = MergeVerdict::kOtherTypeWins;
     if (held < incoming) *verdict = MergeVerdict::kReplaceFirst;
     return storage::Status::OK();
@@ -94,7 +121,9 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
     types::KeyType type;
     std::string_view payload;
     if (!types::DecodeMetaValue(dead->value, &type, &payload) || type != types::KeyType::kString) {
-      return storage::Status::OK();  // an expired log or register: the key is free
+      // A log or a register: still holding the key when an expiry register expired it.
+      if (HeldByRegister(*dead)) *verdict = MergeVerdict::kOtherTypeWins;
+      return storage::Status::OK();
     }
     held.ts = dead->meta.timestamp_or_zero();
     held.value = std::string(payload);

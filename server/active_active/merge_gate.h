@@ -12,7 +12,9 @@
 //    key's history. Equal tuples are the same version.
 //  - a key used as two types at once resolves by a fixed precedence, TLOG > TREG > string: a
 //    write of a lower type on a live key of a higher one loses; a write of a higher type on a live
-//    key of a lower one replaces it (the key is wiped first).
+//    key of a lower one replaces it (the key is wiped first). A TREG pair or a log an expiry
+//    register expired counts as live here: a node whose clock is behind still holds it live,
+//    and a later register may bring it back.
 // Thread-safety: the command (io) thread, as every keyspace operation.
 #pragma once
 

@@ -37,6 +37,22 @@ std::vector<std::string> StringPut(std::string_view key, std::string_view value,
   return put;
 }
 
+// A log, live or expired by its expiry register, with every entry it holds: those the register
+// hides too (the key's marker piece, after the keys, gives them the register again).
+storage::Status LogPieces(types::Keyspace& keyspace, int db, std::string_view key,
+                          std::vector<std::vector<std::string>>* pieces) {
+  uint64_t cutoff = 0;
+  auto entries = types::Tlog(keyspace, db, nullptr).HeldEntries(key, &cutoff);
+  if (!entries.ok()) return Failed(entries);
+  if (cutoff > 0) {
+    pieces->push_back({"tlog", "trimat", std::string(key), std::to_string(cutoff)});
+  }
+  for (const types::TlogEntry& e : entries.value()) {
+    pieces->push_back({"tlog", "ins", std::string(key), e.value, std::to_string(e.ts)});
+  }
+  return storage::Status::OK();
+}
+
 }  // namespace
 
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
@@ -66,8 +82,11 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
       // Expired by an expiry register (the marker that follows gives it that expiry again): a
       // later register may bring it back, on the receiver as here.
       pieces->push_back({"treg", "set", std::string(key), std::string(value), std::to_string(ts)});
+    } else if (type == types::KeyType::kTlog) {
+      // The same for a log; one expired by its retention window leaves the key free.
+      return LogPieces(keyspace, db, key, pieces);
     }
-    return storage::Status::OK();  // an expired TLOG leaves the key free
+    return storage::Status::OK();
   }
   if (!s.ok()) return s;
   switch (row.type) {
@@ -83,20 +102,8 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
           {"treg", "set", std::string(key), reg.value().value(), std::to_string(reg.value().ts())});
       break;
     }
-    case types::KeyType::kTlog: {
-      types::Tlog tlog(keyspace, db, nullptr);
-      auto cutoff = tlog.Cutoff(key);
-      if (!cutoff.ok()) return Failed(cutoff);
-      if (cutoff.value() > 0) {
-        pieces->push_back({"tlog", "trimat", std::string(key), std::to_string(cutoff.value())});
-      }
-      auto entries = tlog.Get(key, UINT64_MAX);
-      if (!entries.ok()) return Failed(entries);
-      for (const types::TlogEntry& e : entries.value()) {
-        pieces->push_back({"tlog", "ins", std::string(key), e.value, std::to_string(e.ts)});
-      }
-      break;
-    }
+    case types::KeyType::kTlog:
+      return LogPieces(keyspace, db, key, pieces);
   }
   return storage::Status::OK();
 }

@@ -6,7 +6,9 @@
 // stream carries, applied by the receiver through the same merge gate, so a snapshot that
 // overlaps what the receiver holds changes nothing it should not (every piece is idempotent and
 // commutes with every delta):
-//   TLOG   `tlog trimat key <cutoff>` (when > 0), then `tlog ins key <value> <ts>` per entry
+//   TLOG   `tlog trimat key <cutoff>` (when > 0), then `tlog ins key <value> <ts>` per entry,
+//          also the entries an expiry register hides and a log it expired whole (the key's
+//          marker gives them the register again)
 //   TREG   `treg set key <value> <ts>`
 //   string the key's newest version — the greatest, as the merge gate keeps it: a live or expired
 //          value as `put key <value> TS <ts> PXAT <expire_at>|NOTTL`, a tombstone as
@@ -57,8 +59,9 @@ namespace ebb::server {
 class ServerContext;
 
 // Appends to *pieces the canonical deltas that carry (db, key)'s content as this node holds it
-// now (see above); nothing for a key that holds nothing a peer needs (never written, wiped, an
-// expired TLOG; a TREG expired by an expiry register is carried). Not OK on an engine error.
+// now (see above); nothing for a key that holds nothing a peer needs (never written, wiped, a
+// TLOG its retention window expired; a TREG or TLOG expired by an expiry register is carried).
+// Not OK on an engine error.
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
                             std::vector<std::vector<std::string>>* pieces);
 

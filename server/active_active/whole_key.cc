@@ -208,8 +208,8 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
   if (!s.ok()) return s;
-  admission->settle_treg_expiry = args[0] == "treg" && marker.expiry.has_value();
-  if (admission->settle_treg_expiry && !marker_covers(marker, ts)) {
+  admission->settle_expiry = args[0] != "put" && args[0] != "delete" && marker.expiry.has_value();
+  if (args[0] == "treg" && admission->settle_expiry && !marker_covers(marker, ts)) {
     // A register may have expired the pair by this node's clock and not by another's: the held
     // pair counts either way, as for strings.
     types::KeyMetaRow held;
@@ -361,28 +361,20 @@ storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int
 storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int64_t ts,
                                                int* precedence) {
   *precedence = -1;
+  // A log, live or expired by its expiry register (which a later register may bring back).
+  bool is_log = false;
+  storage::Status s = DeleteFromLog(db, key, ts, &is_log);
+  if (!s.ok() || is_log) {
+    if (is_log) *precedence = TypePrecedence(types::KeyType::kTlog);
+    return s;
+  }
   types::KeyMetaRow row;
   bool found = false;
-  storage::Status s = ReadNewest(db, key, &row, &found);
+  s = ReadNewest(db, key, &row, &found);
   if (!s.ok() || !found) return s;
   *precedence = TypePrecedence(row.type);
   bool wipe = false;
-  if (row.type == types::KeyType::kTlog) {
-    if (ts < 0) return storage::Status::OK();  // entries are never below 0
-    const uint64_t min_cutoff = static_cast<uint64_t>(ts) + 1;
-    types::Tlog log(keyspace_, db);
-    auto entries = log.Get(key, 1);
-    auto cutoff = log.Cutoff(key);
-    if (!entries.ok()) return entries.engine_status();
-    if (!cutoff.ok()) return cutoff.engine_status();
-    const bool newer_entry = !entries->empty() && entries->front().ts > static_cast<uint64_t>(ts);
-    if (!newer_entry && *cutoff <= min_cutoff) {
-      wipe = true;
-    } else if (*cutoff < min_cutoff) {
-      auto trimmed = log.TrimAt(key, min_cutoff);
-      if (!trimmed.ok()) return trimmed.engine_status();
-    }
-  } else if (row.type == types::KeyType::kString) {
+  if (row.type == types::KeyType::kString) {
     wipe = row.meta.timestamp_or_zero() <= ts;
   } else {
     int64_t newest = KeyMarker::kNothingDeleted;
@@ -393,6 +385,25 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   }
   if (!wipe) return storage::Status::OK();
   return RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+}
+
+storage::Status WholeKeyMarkers::DeleteFromLog(int db, std::string_view key, int64_t ts,
+                                               bool* is_log) {
+  types::Tlog log(keyspace_, db);
+  auto extent = log.Extent(key);
+  *is_log = extent.ok() && extent->has_value();
+  if (extent.status() == types::OpStatus::kEngineError) return extent.engine_status();
+  if (!*is_log || ts < 0) return storage::Status::OK();  // entries are never below 0
+  const uint64_t min_cutoff = static_cast<uint64_t>(ts) + 1;
+  const types::TlogExtent& held = **extent;
+  const bool newer_entry = held.newest && *held.newest > static_cast<uint64_t>(ts);
+  if (!newer_entry && held.cutoff <= min_cutoff) {
+    auto wiped = keyspace_.Delete(db, key);
+    return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
+  }
+  if (held.cutoff >= min_cutoff) return storage::Status::OK();
+  auto trimmed = log.TrimAt(key, min_cutoff);
+  return trimmed.ok() ? storage::Status::OK() : trimmed.engine_status();
 }
 
 storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
@@ -424,7 +435,8 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   marker.expiry = reg;
   s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
   if (!s.ok()) return s;
-  s = ApplyRegisterToTreg(db, key, reg);  // nothing unless the key holds a TREG
+  s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG
+  if (s.ok()) s = ApplyRegisterToTlog(db, key, reg);  // nothing unless it holds a log
   if (!s.ok()) return s;
   types::KeyMetaRow row;
   s = ReadNewest(db, key, &row, &found);
@@ -448,12 +460,33 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   return written.ok() ? storage::Status::OK() : written.engine_status();
 }
 
-storage::Status WholeKeyMarkers::SettleTregExpiry(int db, std::string_view key) {
+storage::Status WholeKeyMarkers::SettleExpiry(int db, std::string_view key) {
   KeyMarker marker;
   bool found = false;
   storage::Status s = ReadRow(db, key, &marker, &found);
   if (!s.ok() || !marker.expiry) return s;
-  return ApplyRegisterToTreg(db, key, *marker.expiry);
+  s = ApplyRegisterToTreg(db, key, *marker.expiry);
+  if (!s.ok()) return s;
+  return ApplyRegisterToTlog(db, key, *marker.expiry);
+}
+
+storage::Status WholeKeyMarkers::ApplyRegisterToTlog(int db, std::string_view key,
+                                                     const ExpiryRegister& reg) {
+  // A delete passes over a log expired here (a flush lists only live keys): what it covers is
+  // removed before the register may bring the log back.
+  KeyMarker effective;
+  bool found = false;
+  storage::Status s = Marker(db, key, &effective, &found);
+  bool is_log = false;
+  if (s.ok() && effective.deleted_up_to != KeyMarker::kNothingDeleted) {
+    s = DeleteFromLog(db, key, effective.deleted_up_to, &is_log);
+  }
+  if (!s.ok()) return s;
+  auto set = types::Tlog(keyspace_, db)
+                 .SetExpiryRegister(
+                     key, types::TlogMeta::Register{.ts = reg.ts, .expire_at = reg.expire_at});
+  if (set.status() == types::OpStatus::kEngineError) return set.engine_status();
+  return storage::Status::OK();  // another type: nothing to do
 }
 
 storage::Status WholeKeyMarkers::ApplyRegisterToTreg(int db, std::string_view key,

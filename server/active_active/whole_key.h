@@ -36,12 +36,14 @@
 // arrives (rewritten with the same timestamp and value), and every PUT at or before T that
 // arrives later (its expiry replaced before the LWW gate judges it). A version after T keeps its
 // own expiry. A TREG takes the register's expiry the same way while its pair's ts <= T, and has
-// none once a later pair replaces it (SettleTregExpiry after every TREG SET), so its expiry is a
-// function of the greatest pair and the greatest register. Logs keep theirs: EXPIRE and PERSIST
-// of a TLOG key are refused on the origin, and a register never touches one. Clocks differ between
-// nodes, so the held string version counts whether or not it has expired by this node's clock
-// (ReadNewest): otherwise a node that saw it expire would keep it dead while the others rewrite or
-// wipe it.
+// none once a later pair replaces it (SettleExpiry after every TREG SET), so its expiry is a
+// function of the greatest pair and the greatest register. A TLOG carries the key's register in
+// its metadata (SettleExpiry after every TLOG write; types/tlog.h): once the register's expiry
+// has passed, its entries at or before T are hidden, and the log expires whole when it holds
+// nothing after T; entries after T keep their own expiry (none, or the retention window's). Clocks
+// differ between nodes, so the held string version, pair or log counts whether or not it has
+// expired by this node's clock (ReadNewest, Tlog::Extent): otherwise a node that saw it expire
+// would keep it dead while the others rewrite or wipe it.
 //
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
@@ -125,8 +127,8 @@ class WholeKeyMarkers {
     int precedence = 0;        // the delta's type
     // A TLOG INS that passes: raise the log's cutoff to this first.
     std::optional<uint64_t> tlog_min_cutoff;
-    // A TREG SET on a key with an expiry register: SettleTregExpiry after it runs.
-    bool settle_treg_expiry = false;
+    // A TREG SET or TLOG write on a key with an expiry register: SettleExpiry after it runs.
+    bool settle_expiry = false;
     // A TREG SET that does not beat the held pair (live, or expired by a register here): nothing
     // to write.
     bool loses = false;
@@ -150,12 +152,13 @@ class WholeKeyMarkers {
   storage::Status FlushDb(int db, int64_t ts);
 
   // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied
-  // to the string version held (when written at or before reg.ts).
+  // to the string version held (when written at or before reg.ts), the TREG pair or the log.
   storage::Status SetExpiry(int db, std::string_view key, const ExpiryRegister& reg);
-  // A TREG's expiry under the key's register: the register's when the pair was written at or
-  // before the register's T, else none (a TREG SET in the mode carries no expiry of its own).
-  // Nothing for a key that holds no live TREG or has no register.
-  storage::Status SettleTregExpiry(int db, std::string_view key);
+  // The key's register given to what a write left: a TREG's expiry is the register's when the
+  // pair was written at or before the register's T, else none (a TREG SET in the mode carries no
+  // expiry of its own); a log carries the register (types/tlog.h). Nothing for a key that holds
+  // neither or has no register.
+  storage::Status SettleExpiry(int db, std::string_view key);
   // Raises *ts above the key's register, so that a change made after it follows it in the
   // register order whatever the clocks.
   storage::Status RaiseAboveRegister(int db, std::string_view key, int64_t* ts);
@@ -179,8 +182,15 @@ class WholeKeyMarkers {
   // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
   storage::Status PutRow(const std::string& name, const std::string& value);
-  // SettleTregExpiry under `reg`.
+  // SettleExpiry under `reg`.
   storage::Status ApplyRegisterToTreg(int db, std::string_view key, const ExpiryRegister& reg);
+  // The same for a log (live, or expired by an earlier register): it carries the register in
+  // its metadata (types/tlog.h), after the key's deletes are applied to it.
+  storage::Status ApplyRegisterToTlog(int db, std::string_view key, const ExpiryRegister& reg);
+  // A delete at `ts` of the log `key` holds, live or expired by its register (*is_log): its
+  // entries at or before ts go (cutoff raised to ts + 1), and a log left with nothing after ts
+  // is wiped. *is_log false: the key holds no log, nothing done.
+  storage::Status DeleteFromLog(int db, std::string_view key, int64_t ts, bool* is_log);
   // The key's own marker row (no horizon); *found says whether there is one.
   storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
   storage::Status ReadHorizon(int db, int64_t* horizon);

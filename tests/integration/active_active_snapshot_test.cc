@@ -208,20 +208,26 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   ASSERT_EQ(Cmd(c[1].get(), {"PUT", "faded", "old", "TS", "1000"}).str(), "OK");
   ASSERT_EQ(Cmd(c[2].get(), {"TLOG", "INS", "dropped", "e", "1000"}).str(), "OK");
   ASSERT_EQ(Cmd(c[3].get(), {"PUT", "doomed", "v", "TS", "1000"}).str(), "OK");
+  // Logs expired by an EXPIRE while node 4 is away: "lapsed" whole; "thinned" keeps an entry
+  // written after the EXPIRE. Only the marker's register can expire them there, and the
+  // entries it hides must travel too, for a later register brings them back.
+  for (const char* log : {"lapsed", "thinned"}) {
+    ASSERT_EQ(Cmd(c[0].get(), {"TLOG", "INS", log, "e", "1000"}).str(), "OK");
+  }
   RedisConnection db2 = nodes_[1].Connect();
   ASSERT_EQ(Cmd(db2.get(), {"SELECT", "2"}).str(), "OK");
   ASSERT_EQ(Cmd(db2.get(), {"PUT", "flushed", "v", "TS", "1000"}).str(), "OK");
   RedisConnection db2_at_4 = nodes_[4].Connect();
   ASSERT_EQ(Cmd(db2_at_4.get(), {"SELECT", "2"}).str(), "OK");
   auto held_at_4 = [&] {
-    return Cmd(c[4].get(), {"EXISTS", "gone", "faded", "dropped", "doomed"}).integer() +
+    return Cmd(c[4].get(), {"EXISTS", "gone", "faded", "dropped", "doomed", "lapsed"}).integer() +
            Cmd(db2_at_4.get(), {"EXISTS", "flushed"}).integer();
   };
   for (int attempt = 0; attempt < 500; attempt++) {
-    if (held_at_4() == 5) break;
+    if (held_at_4() == 6 && Cmd(c[4].get(), {"EXISTS", "thinned"}).integer() == 1) break;
     std::this_thread::sleep_for(milliseconds(10));
   }
-  ASSERT_EQ(held_at_4(), 5);
+  ASSERT_EQ(held_at_4(), 6);
   for (int j = 0; j < 4; j++) {
     applied_at_kill[j] = LineField(PeerLine(c[4].get(), nodes_[j].port()), "applied");
   }
@@ -233,6 +239,12 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   ASSERT_EQ(Cmd(c[1].get(), {"PUT", "faded", "new", "TS", "2000", "PXAT", "3000"}).str(), "OK");
   ASSERT_EQ(Cmd(c[2].get(), {"DEL", "dropped"}).integer(), 1);
   ASSERT_EQ(Cmd(c[3].get(), {"PEXPIREAT", "doomed", "3000"}).integer(), 1);
+  ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "lapsed", "3000"}).integer(), 1);
+  ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "thinned", "3000"}).integer(), 1);
+  // Written after the EXPIRE (its T is this node's clock), so not covered by it.
+  const std::string later =
+      std::to_string(std::stoll(Cmd(c[2].get(), {"TIME"})[0].str()) * 1000 + 60'000);
+  ASSERT_EQ(Cmd(c[2].get(), {"TLOG", "INS", "thinned", "f", later}).str(), "OK");
   ASSERT_EQ(Cmd(db2.get(), {"FLUSHDB"}).str(), "OK");
   auto all_past = [&] {
     for (int j = 0; j < 4; j++) {
@@ -276,6 +288,9 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   db2_at_4 = nodes_[4].Connect();
   ASSERT_EQ(Cmd(db2_at_4.get(), {"SELECT", "2"}).str(), "OK");
   EXPECT_EQ(held_at_4(), 0);
+  const Reply thinned = Cmd(c[4].get(), {"TLOG", "GET", "thinned"});
+  ASSERT_EQ(thinned.size(), 1u);
+  EXPECT_EQ(thinned[0][0].str(), "f");
   int64_t sent = 0;
   for (int j = 0; j < 4; j++) sent += InfoField(c[j].get(), "peers", "snapshots_sent");
   EXPECT_GE(sent, 4);
@@ -291,6 +306,17 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   mesh.push_back(cj.get());
   ASSERT_EQ(WaitConverged(mesh, milliseconds(20000)), "");
   EXPECT_EQ(WaitVector(cj.get(), {0, 1, 2, 3, 4}, c), "");
+  // A later EXPIRE, from a node whose clock is behind the first register's expiry (it still
+  // sees the hidden entry), replaces the register: the entry comes back on every node, the
+  // joiner (built from snapshots) included.
+  const int64_t real_ms = std::stoll(Cmd(c[0].get(), {"TIME"})[0].str()) * 1000;
+  ASSERT_EQ(Cmd(c[3].get(), {"DEBUG", "CLOCK", "SET", "2000"}).str(), "OK");
+  EXPECT_EQ(Cmd(c[3].get(), {"TLOG", "SIZE", "thinned"}).integer(), 2);
+  const std::string in_a_day = std::to_string(real_ms + 86'400'000);
+  EXPECT_EQ(Cmd(c[3].get(), {"PEXPIREAT", "thinned", in_a_day}).integer(), 1);
+  ASSERT_EQ(Cmd(c[3].get(), {"DEBUG", "CLOCK", "SET", std::to_string(real_ms)}).str(), "OK");
+  ASSERT_EQ(WaitConverged(mesh, milliseconds(20000)), "");
+  EXPECT_EQ(Cmd(cj.get(), {"TLOG", "SIZE", "thinned"}).integer(), 2);
 
   // Writes after the snapshots reach the joiner through the streams.
   for (int i = 0; i < kMesh; i++) {

@@ -46,6 +46,44 @@ TEST(TlogCodecTest, MetaWithARetentionWindow) {
   EXPECT_FALSE(DecodeTlogMeta(payload.substr(0, payload.size() - 1), &decoded));
 }
 
+// docs/key-encoding.md, "TLOG": an active-active expiry register follows the window tail (its
+// window 0 when the log has none); a window of 0 with no register after it is malformed.
+TEST(TlogCodecTest, MetaWithAnExpiryRegister) {
+  const TlogMeta meta{
+      .version = 7,
+      .cutoff = 100,
+      .size = 3,
+      .newest = 1700000000000,
+      .expiry_register = TlogMeta::Register{.ts = 1700000000001, .expire_at = 1700000060000}};
+  const std::string payload = EncodeTlogMeta(meta);
+  EXPECT_EQ(payload, std::string("\x07"
+                                 "\x64\x00\x00\x00\x00\x00\x00\x00"
+                                 "\x03"
+                                 "\x00"
+                                 "\x00\x68\xe5\xcf\x8b\x01\x00\x00"
+                                 "\x01\x68\xe5\xcf\x8b\x01\x00\x00"
+                                 "\x01"
+                                 "\x60\x52\xe6\xcf\x8b\x01\x00\x00",
+                                 36));
+  TlogMeta decoded;
+  ASSERT_TRUE(DecodeTlogMeta(payload, &decoded));
+  EXPECT_EQ(decoded, meta);
+
+  TlogMeta persisted = meta;
+  persisted.window_ms = 60000;
+  persisted.expiry_register->expire_at.reset();
+  ASSERT_TRUE(DecodeTlogMeta(EncodeTlogMeta(persisted), &decoded));
+  EXPECT_EQ(decoded, persisted);
+
+  for (size_t cut = 1; cut < payload.size() - 10; cut++) {
+    EXPECT_FALSE(DecodeTlogMeta(payload.substr(0, payload.size() - cut), &decoded)) << cut;
+  }
+  EXPECT_FALSE(DecodeTlogMeta(payload + "x", &decoded));
+  std::string bad_flag = payload;
+  bad_flag[27] = 2;
+  EXPECT_FALSE(DecodeTlogMeta(bad_flag, &decoded));
+}
+
 TEST(TlogCodecTest, MetaRejectsTruncatedAndTrailingBytes) {
   std::string payload = EncodeTlogMeta({.version = 1, .cutoff = 2, .size = 3});
   TlogMeta decoded;

@@ -187,6 +187,65 @@ TEST_F(TlogTest, WritesKeepTheWholeKeyExpiry) {
   EXPECT_FALSE(Observe("k").exists());
 }
 
+// An active-active expiry register (T, expire_at) in the metadata: once expire_at passes, the
+// entries at or before T are hidden from GET, SIZE, TRIM and CLR but stay stored (Extent and
+// HeldEntries see them, compaction keeps them), so a later register brings them back; CUTOFF and
+// inserts are unchanged. A log holding nothing after T expires whole at expire_at, and writes
+// continue it afterwards.
+TEST_F(TlogTest, ExpiryRegisterHidesCoveredEntriesOnceItPasses) {
+  const int64_t now = clock_->NowMs();
+  for (auto [value, ts] : {std::pair{"a", 100}, {"b", 200}, {"c", 300}}) {
+    ASSERT_TRUE(log().Insert("k", value, ts).ok());
+  }
+  ASSERT_TRUE(log().TrimAt("k", 50).ok());
+  ASSERT_TRUE(log().SetExpiryRegister("k", {.ts = 250, .expire_at = now + 500}).ok());
+  EXPECT_EQ(Value(log().Size("k")), 3u);
+  EXPECT_EQ(Value(ks_->GetExpireAt(0, "k")), std::nullopt);  // c, after T, never expires
+  clock_->Advance(500);
+  const std::vector<TlogEntry> newest_only = {{"c", 300}};
+  EXPECT_EQ(Value(log().Get("k", 10)), newest_only);
+  EXPECT_EQ(Value(log().Size("k")), 1u);
+  EXPECT_EQ(Value(log().Cutoff("k")), 50u);
+  ASSERT_TRUE(log().Trim("k", 2).ok());  // one visible entry: nothing to trim
+  EXPECT_EQ(Value(log().Cutoff("k")), 50u);
+  ASSERT_TRUE(log().Insert("k", "d", 240).ok());  // covered: hidden at once
+  EXPECT_EQ(Value(log().Get("k", 10)), newest_only);
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  Open();
+  uint64_t cutoff = 0;
+  EXPECT_EQ(Value(log().HeldEntries("k", &cutoff)).size(), 4u);
+  EXPECT_EQ(cutoff, 50u);
+  const std::optional<TlogExtent> extent = Value(log().Extent("k"));
+  ASSERT_TRUE(extent.has_value());
+  EXPECT_EQ(extent->newest, 300u);
+  ASSERT_TRUE(log().SetExpiryRegister("k", {.ts = 400}).ok());  // a later PERSIST
+  const std::vector<TlogEntry> all = {{"c", 300}, {"d", 240}, {"b", 200}, {"a", 100}};
+  EXPECT_EQ(Value(log().Get("k", 10)), all);
+  EXPECT_EQ(Value(log().Size("k")), 4u);
+
+  // Expired whole, then continued.
+  ASSERT_TRUE(log().Insert("w", "x", 10).ok());
+  ASSERT_TRUE(log().SetExpiryRegister("w", {.ts = 50, .expire_at = clock_->NowMs() + 100}).ok());
+  EXPECT_EQ(Value(ks_->GetExpireAt(0, "w")), clock_->NowMs() + 100);
+  clock_->Advance(100);
+  EXPECT_FALSE(Value(ks_->Exists(0, "w")));
+  EXPECT_TRUE(Value(log().Get("w", 10)).empty());
+  EXPECT_TRUE(Value(log().Extent("w")).has_value());
+  ASSERT_TRUE(log().Insert("w", "y", 20).ok());  // covered: the log stays expired
+  EXPECT_FALSE(Value(ks_->Exists(0, "w")));
+  ASSERT_TRUE(log().Insert("w", "z", 60).ok());  // after T: the log is live again, the same log
+  EXPECT_EQ(Value(ks_->GetExpireAt(0, "w")), std::nullopt);
+  const std::vector<TlogEntry> z_only = {{"z", 60}};
+  EXPECT_EQ(Value(log().Get("w", 10)), z_only);
+  ASSERT_TRUE(log().SetExpiryRegister("w", {.ts = 70}).ok());
+  const std::vector<TlogEntry> revived = {{"z", 60}, {"y", 20}, {"x", 10}};
+  EXPECT_EQ(Value(log().Get("w", 10)), revived);
+  // A log with neither a live nor a register-expired incarnation: nothing.
+  EXPECT_FALSE(Value(log().Extent("none")).has_value());
+  ASSERT_TRUE(log().SetExpiryRegister("none", {.ts = 1}).ok());
+  EXPECT_FALSE(Value(ks_->Exists(0, "none")));
+}
+
 TEST_F(TlogTest, TregKeepsGreatestPairAndSurvivesReopen) {
   Treg reg(*ks_, 1);
   EXPECT_EQ(reg.Get("r").status(), OpStatus::kNotFound);
