@@ -52,12 +52,12 @@ storage::Status ReadVersion(types::Keyspace& keyspace, int db, std::string_view 
 }
 
 // A key to change: its greatest version to write again (kWipe: none), and the expiry register a
-// TREG takes.
+// TREG or a log takes.
 struct Change {
   int db = 0;
   std::string key;
   Version greatest;
-  std::optional<ExpiryRegister> treg_register;
+  std::optional<ExpiryRegister> expiry_register;
 };
 
 }  // namespace
@@ -108,20 +108,22 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
       if (decoded && kept.live && type == types::KeyType::kTlog &&
           types::DecodeTlogMeta(payload, &log) &&
           kept.meta.expire_at_ms != types::TlogOwnExpiry(log)) {
-        return storage::Status::InvalidArgument(
-            "a node with data cannot join active-active peers while TLOG key '" + std::string(key) +
-            "' (database " + std::to_string(db) +
-            ") has an expiry set by EXPIRE or PERSIST, which peers cannot carry: DEL the key, "
-            "PERSIST it (a log without a retention window) or insert into it (a log with one)");
+        // An expiry set by EXPIRE or PERSIST: a register covering every entry the log holds.
+        int64_t newest = 0;
+        bool existed = false;
+        s = markers.RaiseToNewest(db, key, &newest, &existed);
+        if (!s.ok()) return s;
+        change.expiry_register =
+            ExpiryRegister{.ts = newest, .origin = node_id, .expire_at = kept.meta.expire_at_ms};
       }
       if (decoded && kept.meta.expire_at_ms && type == types::KeyType::kTreg &&
           types::DecodeTregPayload(payload, &pair_value, &pair_ts)) {
-        change.treg_register = ExpiryRegister{.ts = static_cast<int64_t>(pair_ts),
-                                              .origin = node_id,
-                                              .expire_at = kept.meta.expire_at_ms};
+        change.expiry_register = ExpiryRegister{.ts = static_cast<int64_t>(pair_ts),
+                                                .origin = node_id,
+                                                .expire_at = kept.meta.expire_at_ms};
       }
       if (!rewrite) change.greatest.kind = storage::RowKind::kWipe;  // nothing to write again
-      if (change.greatest.kind != storage::RowKind::kWipe || change.treg_register) {
+      if (change.greatest.kind != storage::RowKind::kWipe || change.expiry_register) {
         changes.push_back(std::move(change));
       }
     }
@@ -140,8 +142,8 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
     } else if (change.greatest.kind == storage::RowKind::kTombstone) {
       s = keyspace.db().Delete(options, meta_key);
     }
-    if (s.ok() && change.treg_register) {
-      s = markers.SetExpiry(change.db, change.key, *change.treg_register);
+    if (s.ok() && change.expiry_register) {
+      s = markers.SetExpiry(change.db, change.key, *change.expiry_register);
     }
     if (!s.ok()) {
       keyspace.DiscardBatch();

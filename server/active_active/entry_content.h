@@ -16,8 +16,10 @@
 //     as origin: the snapshot's marker then gives the receivers the same expiry, and a later
 //     TREG SET with a greater timestamp drops it on every node alike.
 //   - a live TLOG whose expiry is not the one its own writes give it (EXPIRE or PERSIST before
-//     the mode) stops the entry (InvalidArgument naming the key): a log's expiry cannot travel
-//     between peers, so the receivers would hold it without.
+//     the mode) gets the register of that expiry with T = its newest timestamp (max(newest
+//     entry, cutoff - 1)), so it covers every entry the log holds and the receivers hide them
+//     at the same time (a register never extends a retention window: a windowed log PERSISTed
+//     before the mode takes its window's end again).
 // String versions carry no origin in the merge order (it is the tuple of timestamp, tombstone,
 // value and expiry), so no version of this content needs one; the register is the one ordered
 // by (T, origin).
@@ -42,8 +44,8 @@ class WholeKeyMarkers;
 // writes into it only the rows that change (out-of-order string keys, TREGs with an expiry). On
 // OK the batch stays open for the caller, who adds the mode's own rows and commits it: entering
 // the mode is one atomic write. *keys: the keys seen, deleted and expired ones included — 0 when
-// the node holds nothing a peer needs. Not OK: nothing written and no batch open
-// (InvalidArgument for a TLOG as above, else the engine's error). Each key costs one read at
+// the node holds nothing a peer needs. Not OK (the engine's error): nothing written and no batch
+// open. Each key costs one read at
 // full grace beside the walk (two when its newest version is dead). REQUIRES: no keyspace batch
 // is open.
 storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& markers,
