@@ -6,9 +6,9 @@
 // TRIMAT applied first, which cuts the entries the key's earlier register hid on the origin). On
 // the origin T is the clock, raised to the greatest timestamp the named keys (the database, every
 // database; the key's version) hold, so the operation covers everything its origin sees, as on one
-// node. Snapshots (peer_snapshot.h) carry a key marker whole as `marker-at <deleted_up_to> key
-// <floor>
-// [<register ts> <expire_at ms>|persist <register origin>]` and a horizon as `flushdb-at <T>`.
+// node. Snapshots (peer_snapshot.h) carry a key marker whole as
+// `marker-at <deleted_up_to> key <floor> [<register ts> <expire_at ms>|persist <register origin>]`
+// and a horizon as `flushdb-at <T>`.
 #include <spdlog/spdlog.h>
 
 #include <set>
