@@ -75,6 +75,17 @@ class CompactionFilter {
                                 std::vector<KeyRange>* ranges) const {
     (void)user_key, (void)value, (void)ranges;
   }
+  // True when `user_key`'s newest version, if it is dead (a tombstone, an expired value), must
+  // stay even with nothing under it: a write arriving later with an older timestamp — from an
+  // active-active peer — must still be hidden by it. It stays as a tombstone of its timestamp
+  // (an expired value's bytes still go), without an expiry at the bottom.
+  virtual bool KeepsNewestDead(std::string_view user_key) const {
+    (void)user_key;
+    return false;
+  }
+  // True when KeepsNewestDead may answer true for some key: whole-file expiry, which cannot ask
+  // row by row, then drops no table.
+  virtual bool KeepsDeadVersions() const { return false; }
   virtual const char* Name() const = 0;
 };
 

@@ -48,6 +48,10 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
     }
     return parent_.Decide(verdict_, parts, meta, value, now_ms, new_value);
   }
+  bool KeepsNewestDead(std::string_view user_key) const override {
+    return parent_.KeepsNewestDead(user_key);
+  }
+  bool KeepsDeadVersions() const override { return parent_.KeepsDeadVersions(); }
   const char* Name() const override { return parent_.Name(); }
 
  private:
@@ -60,6 +64,13 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   mutable std::string key_;
   mutable KeyVerdict verdict_;
 };
+
+bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
+  if (!keep_newest_dead_.load()) return false;
+  int db = 0;
+  std::string_view key;
+  return ParseMetaKey(user_key, &db, &key);
+}
 
 std::unique_ptr<storage::CompactionFilter> TypesCompactionFilter::StartCompaction(
     const storage::Snapshot* durable_view) const {

@@ -23,6 +23,7 @@
 // may be called from any thread at any time.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,10 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   void RegisterSubRowHook(KeyType type, SubRowHook hook);
   // The policy whose rules give keys their expiry mode; nullptr: every key kDefault.
   void SetTtlPolicy(std::shared_ptr<const TtlPolicy> policy);
+  // On: a metadata row that is its key's newest version stays when it is dead (as a tombstone),
+  // so that a peer's write with an older timestamp arriving later is still hidden — set for
+  // good once the node is in active-active mode (docs/active-active.md). Any thread.
+  void SetKeepNewestDead(bool on) { keep_newest_dead_.store(on); }
 
   // Outside a compaction run (tests): reads the latest state.
   Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
@@ -66,6 +71,8 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
                   const storage::RowMeta& meta) const override;
   void ExpiredRowRanges(std::string_view user_key, std::string_view value,
                         std::vector<storage::KeyRange>* ranges) const override;
+  bool KeepsNewestDead(std::string_view user_key) const override;
+  bool KeepsDeadVersions() const override { return keep_newest_dead_.load(); }
   const char* Name() const override { return "ebb.types"; }
 
  private:
@@ -84,6 +91,7 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
                   std::string* new_value) const;
 
   mutable std::shared_mutex mu_;  // guards db_, hooks_ and policy_
+  std::atomic<bool> keep_newest_dead_{false};
   storage::DB* db_ = nullptr;
   std::map<KeyType, SubRowHook> hooks_;
   std::shared_ptr<const TtlPolicy> policy_;

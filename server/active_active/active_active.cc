@@ -83,6 +83,7 @@ storage::Status ActiveActive::Open() {
     return storage::Status::OK();
   }
   enabled_ = true;
+  KeepNewestDeadVersions();
   s = LoadNodeId();
   if (s.ok()) s = whole_key_->Load();
   if (!s.ok()) return s;
@@ -167,6 +168,7 @@ storage::Status ActiveActive::EnterMode() {
   if (s.ok()) s = ks.db().SyncWal();
   if (!s.ok()) return s;
   enabled_ = true;
+  KeepNewestDeadVersions();
   if (keys > 0) {
     end_offset_ = kEntryContentOffset;
     spdlog::info(
@@ -175,6 +177,12 @@ storage::Status ActiveActive::EnterMode() {
         keys, kEntryContentOffset);
   }
   return storage::Status::OK();
+}
+
+void ActiveActive::KeepNewestDeadVersions() {
+  // A key's newest dead version hides a peer's write with an older timestamp that may still
+  // arrive: compaction keeps it (docs/active-active.md, "Dead versions").
+  context_->keyspace().compaction_filter().SetKeepNewestDead(true);
 }
 
 bool ActiveActive::Start(std::string* error) {

@@ -213,6 +213,8 @@ class ActiveActive {
   // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =
   // *applied when given (synced under wal-fsync always); the batch is discarded on failure.
   storage::Status CommitApplied(const std::string& origin_id, std::optional<uint64_t> applied);
+  // Tells compaction to keep keys' newest dead versions, for good (the mode never ends).
+  void KeepNewestDeadVersions();
   storage::Status EnterMode();
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
   bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);

@@ -138,6 +138,10 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   if (!bg_error_.ok()) return false;
   const int64_t expiry_now = ExpiryNow();
   const bool whole_file = whole_file_expiry_.load();
+  // A filter that keeps keys' newest dead versions (active-active mode) forbids expired drops:
+  // a table's expired rows may be such versions.
+  const bool expired_drops =
+      options_.compaction_filter == nullptr || !options_.compaction_filter->KeepsDeadVersions();
   auto v = versions_.current();
   VersionEdit edit;
   uint64_t expired = 0, expired_bytes = 0, deleted = 0, deleted_bytes = 0;
@@ -164,7 +168,7 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
       const uint64_t values = p.entries - p.tombstones;
       const bool mode_allows = p.per_item_rows == 0 && p.owner_rows == 0 &&
                                (whole_file || (values > 0 && p.whole_file_rows == values));
-      if (p.entries == 0 || p.has_non_expiring || !mode_allows ||
+      if (!expired_drops || p.entries == 0 || p.has_non_expiring || !mode_allows ||
           (values > 0 && p.max_expire_at > expiry_now)) {
         continue;
       }

@@ -186,6 +186,32 @@ TEST(ReduceVersionsTest, FilterDecides) {
             "1=changed@5");
 }
 
+// Keeps every key's newest dead version, as active-active mode asks for metadata rows.
+class KeepNewestDead final : public CompactionFilter {
+ public:
+  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
+                  std::string*) const override {
+    return Decision::kKeep;
+  }
+  bool KeepsNewestDead(std::string_view) const override { return true; }
+  bool KeepsDeadVersions() const override { return true; }
+  const char* Name() const override { return "test"; }
+};
+
+TEST(ReduceVersionsTest, AFilterKeepsTheNewestDeadVersionAsATombstone) {
+  KeepNewestDead filter;
+  // With nothing under it, the newest dead version stays (a tombstone of its timestamp, without
+  // an expiry and, for an expired value, without its bytes); what it hides still goes.
+  EXPECT_EQ(Reduce({T(2, 200), V(1, 100, "v")}, {.whole = true, .filter = &filter}), "2T@200");
+  EXPECT_EQ(Reduce({T(1, 200)}, {.bottom = true, .filter = &filter}), "1T@200");
+  EXPECT_EQ(Reduce({V(1, 200, "v", 10)}, {.bottom = true, .now = 20, .filter = &filter}), "1T@200");
+  // Without the filter both vanish; a dead version under a newer one with a greater timestamp
+  // goes either way.
+  EXPECT_EQ(Reduce({T(1, 200)}, {.bottom = true}), "");
+  EXPECT_EQ(Reduce({V(2, 300, "new"), T(1, 200)}, {.bottom = true, .filter = &filter}),
+            "2=new@300");
+}
+
 TEST(ReduceVersionsTest, AnExpiredRowNamesTheRangesThatLivedThroughIt) {
   DropOdd filter;
   std::vector<KeyRange> ranges;
