@@ -56,13 +56,12 @@ OpResult<std::optional<std::string>> Keyspace::DumpKey(int db, std::string_view 
       // Entries an active-active expiry register hides (types/tlog.h) are not what reads see;
       // `newest` counts only under a window (a register keeps it too).
       if (dump.log.window_ms == 0) dump.log.newest = 0;
-      const auto& reg = dump.log.expiry_register;
-      const bool hides =
-          reg && reg->ts >= 0 && reg->expire_at && *reg->expire_at <= active_->ExpiryNowMs();
+      const bool hides = TlogRegisterHides(dump.log, active_->ExpiryNowMs());
+      const int64_t covered = hides ? dump.log.expiry_register->ts : 0;
       bool malformed = false;
       s = ForEachTlogEntry(db, key, dump.log,
                            [&](std::string_view element, uint64_t ts, const storage::RowMeta&) {
-                             if (hides && ts <= static_cast<uint64_t>(reg->ts)) return;
+                             if (hides && ts <= static_cast<uint64_t>(covered)) return;
                              DumpEntry& e = dump.entries.emplace_back();
                              malformed |= !DecodeTlogElement(element, &e.ts, &e.value);
                            });

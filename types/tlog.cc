@@ -79,18 +79,13 @@ std::optional<int64_t> AddMs(uint64_t a, uint64_t b) {
   return static_cast<int64_t>(a + b);
 }
 
-// The greatest timestamp a log holds: its newest entry, or the cutoff - 1.
-uint64_t Newest(const TlogMeta& meta) {
-  return meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
-}
-
 // The metadata row's expiry of a log under an expiry register: the window's end, or the
 // register's expiry when that covers everything the log holds and comes first.
 std::optional<int64_t> RegisterKeyExpiry(const TlogMeta& meta) {
   const TlogMeta::Register& reg = *meta.expiry_register;
   std::optional<int64_t> expiry;
   if (meta.window_ms > 0) expiry = TlogOwnExpiry(meta);
-  const bool covers_all = reg.ts >= 0 && Newest(meta) <= static_cast<uint64_t>(reg.ts);
+  const bool covers_all = reg.ts >= 0 && TlogNewestTs(meta) <= static_cast<uint64_t>(reg.ts);
   if (reg.expire_at && covers_all) expiry = std::min(expiry.value_or(INT64_MAX), *reg.expire_at);
   return expiry;
 }
@@ -98,8 +93,7 @@ std::optional<int64_t> RegisterKeyExpiry(const TlogMeta& meta) {
 }  // namespace
 
 bool Tlog::RegisterHides(const TlogMeta& meta) const {
-  const auto& reg = meta.expiry_register;
-  return reg && reg->ts >= 0 && reg->expire_at && *reg->expire_at <= keyspace_.db().ExpiryNowMs();
+  return TlogRegisterHides(meta, keyspace_.db().ExpiryNowMs());
 }
 
 uint64_t Tlog::VisibleFloor(const TlogMeta& meta) const {

@@ -28,9 +28,18 @@ bool GetFixed64BE(std::string_view* input, uint64_t* v) {
 
 }  // namespace
 
+uint64_t TlogNewestTs(const TlogMeta& meta) {
+  return meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
+}
+
+bool TlogRegisterHides(const TlogMeta& meta, int64_t now_ms) {
+  const auto& reg = meta.expiry_register;
+  return reg && reg->ts >= 0 && reg->expire_at && *reg->expire_at <= now_ms;
+}
+
 std::optional<int64_t> TlogOwnExpiry(const TlogMeta& meta) {
   if (meta.window_ms == 0) return std::nullopt;
-  const uint64_t last = meta.cutoff > 0 ? std::max(meta.newest, meta.cutoff - 1) : meta.newest;
+  const uint64_t last = TlogNewestTs(meta);
   if (last > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - meta.window_ms) {
     return std::nullopt;
   }

@@ -51,6 +51,14 @@ struct TlogMeta {
   bool operator==(const TlogMeta&) const = default;
 };
 
+// The greatest timestamp a log holds: its newest entry or its cutoff - 1. `newest` is kept only
+// under a window or a register; without either it reads 0.
+uint64_t TlogNewestTs(const TlogMeta& meta);
+
+// Whether the log's expiry register hides its entries at or before the register's ts at
+// `now_ms` (its expiry has passed).
+bool TlogRegisterHides(const TlogMeta& meta, int64_t now_ms);
+
 // The expiry a log's own writes give its metadata row: with a retention window, when the window
 // has passed every entry and the cutoff (nullopt beyond the int64 range); without one, none.
 // (EXPIRE and PERSIST change it until the next write.)
