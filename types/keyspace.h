@@ -181,6 +181,12 @@ class Keyspace {
   std::optional<int64_t> PolicyExpireAt(std::string_view key, int64_t ts_ms) const {
     return settings_.ttl_policy.ExpireAt(key, ts_ms);
   }
+  // The retention window the TTL policy gives a new TLOG at `key` (docs/expiry.md), or nullopt.
+  std::optional<uint64_t> PolicyWindow(std::string_view key) const {
+    const std::optional<int64_t> ttl = settings_.ttl_policy.TtlFor(key);
+    if (!ttl || *ttl <= 0) return std::nullopt;
+    return static_cast<uint64_t>(*ttl);
+  }
   // Fresh write options carrying defer_sync and the block fetch (no timestamp, no expiry).
   storage::WriteOptions WriteOptions() const;
   // Fresh read options carrying the block fetch.

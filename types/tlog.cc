@@ -66,8 +66,7 @@ OpResult<Tlog::Found> Tlog::ReadMeta(std::string_view key) {
 
 Status Tlog::NewIncarnation(std::string_view key, TlogMeta* meta) {
   *meta = TlogMeta();
-  const std::optional<int64_t> ttl = keyspace_.settings().ttl_policy.TtlFor(key);
-  if (ttl && *ttl > 0) meta->window_ms = static_cast<uint64_t>(*ttl);
+  meta->window_ms = keyspace_.PolicyWindow(key).value_or(0);
   return keyspace_.NewVersion(&meta->version);
 }
 

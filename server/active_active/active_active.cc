@@ -768,6 +768,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     if (s.ok()) return ApplyOutcome::kApplied;
   }
   if (s.ok() && (admission.below_floor || admission.loses)) return ApplyOutcome::kApplied;
+  // Before the gate: raising the floor wipes a live string or register the log replaces, even
+  // when the entry itself is already outside its window and writes nothing.
+  if (s.ok() && admission.raise_floor) {
+    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+  }
   MergeVerdict verdict = MergeVerdict::kWrite;
   if (s.ok()) s = JudgeDelta(ks, delta.db, args, &verdict);
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {

@@ -115,6 +115,9 @@ class ActiveActive {
     // kRunHere, TREG SET or TLOG write on a key with an expiry register: its expiry is settled
     // after it runs.
     bool settle_expiry = false;
+    // kRunHere, TLOG write on a key with a retention window: the key's type floor rises to TLOG
+    // after it runs (whole_key.h, "type floor").
+    bool raise_floor = false;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,

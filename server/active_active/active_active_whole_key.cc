@@ -91,7 +91,9 @@ void ActiveActive::PlanWholeKeyDelete(std::string_view name, std::span<const std
 }
 
 void ActiveActive::AdmitLocal(LocalWrite* plan) {
-  if (!whole_key_->any() || plan->kind != LocalWrite::Kind::kRun) return;
+  if (plan->kind != LocalWrite::Kind::kRun) return;
+  // Without markers only a log's retention window asks anything of them (raise_floor).
+  if (!whole_key_->any() && plan->args[0] != "tlog") return;
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
   plan->views.assign(plan->args.begin(), plan->args.end());  // a PUT's expiry may be rewritten
@@ -104,10 +106,11 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   } else if (admission.below_floor) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = std::string(kWrongType);
-  } else if (admission.tlog_min_cutoff || admission.settle_expiry) {
+  } else if (admission.tlog_min_cutoff || admission.settle_expiry || admission.raise_floor) {
     plan->kind = LocalWrite::Kind::kRunHere;
     plan->tlog_min_cutoff = admission.tlog_min_cutoff;
     plan->settle_expiry = admission.settle_expiry;
+    plan->raise_floor = admission.raise_floor;
   }
 }
 
@@ -165,13 +168,17 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
   const size_t start = reply.size();
   dispatcher_.Run(*spec, first_arg, plan.views, client, reply);
-  if (plan.settle_expiry && !reply.Since(start).starts_with('-')) {
-    s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
-    if (!s.ok()) {
-      reply.Truncate(start);
-      reply.Error("ERR " + s.ToString());
-      return false;
-    }
+  if (reply.Since(start).starts_with('-')) return true;
+  // On the origin after the write (a peer raises it first): a log write on a key of another
+  // type answers -WRONGTYPE here, as on one node, and leaves the floor as it was.
+  if (plan.raise_floor) {
+    s = whole_key_->RaiseFloor(plan.db, plan.args[2], TypePrecedence(types::KeyType::kTlog));
+  }
+  if (s.ok() && plan.settle_expiry) s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
+  if (!s.ok()) {
+    reply.Truncate(start);
+    reply.Error("ERR " + s.ToString());
+    return false;
   }
   return true;
 }

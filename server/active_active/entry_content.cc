@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/merge_gate.h"
 #include "server/active_active/whole_key.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
@@ -51,13 +52,15 @@ storage::Status ReadVersion(types::Keyspace& keyspace, int db, std::string_view 
   return storage::Status::OK();
 }
 
-// A key to change: its greatest version to write again (kWipe: none), and the expiry register a
-// TREG or a log takes.
+// A key to change: its greatest version to write again (kWipe: none), the expiry register a
+// TREG or a log takes, and whether its type becomes the key's floor (a log under a retention
+// window, live or already gone: whole_key.h, "type floor").
 struct Change {
   int db = 0;
   std::string key;
   Version greatest;
   std::optional<ExpiryRegister> expiry_register;
+  bool tlog_floor = false;
 };
 
 }  // namespace
@@ -116,6 +119,8 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
         change.expiry_register =
             ExpiryRegister{.ts = newest, .origin = node_id, .expire_at = kept.meta.expire_at_ms};
       }
+      change.tlog_floor = decoded && type == types::KeyType::kTlog &&
+                          types::DecodeTlogMeta(payload, &log) && log.window_ms > 0;
       if (decoded && kept.meta.expire_at_ms && type == types::KeyType::kTreg &&
           types::DecodeTregPayload(payload, &pair_value, &pair_ts)) {
         change.expiry_register = ExpiryRegister{.ts = static_cast<int64_t>(pair_ts),
@@ -123,7 +128,8 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
                                                 .expire_at = kept.meta.expire_at_ms};
       }
       if (!rewrite) change.greatest.kind = storage::RowKind::kWipe;  // nothing to write again
-      if (change.greatest.kind != storage::RowKind::kWipe || change.expiry_register) {
+      if (change.greatest.kind != storage::RowKind::kWipe || change.expiry_register ||
+          change.tlog_floor) {
         changes.push_back(std::move(change));
       }
     }
@@ -144,6 +150,9 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
     }
     if (s.ok() && change.expiry_register) {
       s = markers.SetExpiry(change.db, change.key, *change.expiry_register);
+    }
+    if (s.ok() && change.tlog_floor) {
+      s = markers.RaiseFloor(change.db, change.key, TypePrecedence(types::KeyType::kTlog));
     }
     if (!s.ok()) {
       keyspace.DiscardBatch();

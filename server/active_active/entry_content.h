@@ -20,6 +20,8 @@
 //     entry, cutoff - 1)), so it covers every entry the log holds and the receivers hide them
 //     at the same time (a register never extends a retention window: a windowed log PERSISTed
 //     before the mode takes its window's end again).
+//   - a TLOG under a retention window, live or already expired, gets TLOG as its key's type
+//     floor (whole_key.h), as every log write under a window in the mode does.
 // String versions carry no origin in the merge order (it is the tuple of timestamp, tombstone,
 // value and expiry), so no version of this content needs one; the register is the one ordered
 // by (T, origin).
@@ -41,13 +43,12 @@ namespace ebb::server {
 class WholeKeyMarkers;
 
 // Prepares databases 0..databases-1 as above: reads them first, then opens a keyspace batch and
-// writes into it only the rows that change (out-of-order string keys, TREGs with an expiry). On
-// OK the batch stays open for the caller, who adds the mode's own rows and commits it: entering
-// the mode is one atomic write. *keys: the keys seen, deleted and expired ones included — 0 when
-// the node holds nothing a peer needs. Not OK (the engine's error): nothing written and no batch
-// open. Each key costs one read at
-// full grace beside the walk (two when its newest version is dead). REQUIRES: no keyspace batch
-// is open.
+// writes into it only the rows that change (out-of-order string keys, TREGs with an expiry,
+// windowed logs' floors). On OK the batch stays open for the caller, who adds the mode's own rows
+// and commits it: entering the mode is one atomic write. *keys: the keys seen, deleted and
+// expired ones included — 0 when the node holds nothing a peer needs. Not OK (the engine's
+// error): nothing written and no batch open. Each key costs one read at full grace beside the
+// walk (two when its newest version is dead). REQUIRES: no keyspace batch is open.
 storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& markers,
                                     int databases, const std::string& node_id, uint64_t* keys);
 

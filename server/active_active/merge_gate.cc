@@ -7,7 +7,6 @@
 #include "common/strings.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
-#include "types/tlog_codec.h"
 
 namespace ebb::server {
 namespace {
@@ -43,24 +42,18 @@ bool IncomingVersion(std::span<const std::string> args, StringVersion* v) {
   return false;
 }
 
-// The type of a dead version that still holds its key between peers: a TREG pair or a log an
-// expiry register expired (in the mode nothing else gives a TREG an expiry; a log's metadata
-// expires at its register's expire_at only when the register covers it whole). Anything else
-// that expired leaves the key free. nullopt: free.
-std::optional<types::KeyType> HeldByRegister(const storage::DeadVersion& dead) {
+// The type of a dead version that still holds its key between peers: a TREG pair or a log that
+// expired (in the mode a TREG expires only by an expiry register; a log by its register or its
+// retention window). A string that expired, a tombstone or a wipe leaves the key free. nullopt:
+// free.
+std::optional<types::KeyType> HeldByExpiredVersion(const storage::DeadVersion& dead) {
   types::KeyType type;
   std::string_view payload;
   if (dead.kind != storage::RowKind::kValue || !dead.meta.expire_at_ms ||
-      !types::DecodeMetaValue(dead.value, &type, &payload)) {
+      !types::DecodeMetaValue(dead.value, &type, &payload) || type == types::KeyType::kString) {
     return std::nullopt;
   }
-  if (type == types::KeyType::kTreg) return type;
-  types::TlogMeta log;
-  if (type == types::KeyType::kTlog && types::DecodeTlogMeta(payload, &log) &&
-      log.expiry_register && log.expiry_register->expire_at == dead.meta.expire_at_ms) {
-    return type;
-  }
-  return std::nullopt;
+  return type;
 }
 
 }  // namespace
@@ -75,6 +68,20 @@ int TypePrecedence(types::KeyType type) {
       return 0;
   }
   return 0;
+}
+
+storage::Status HeldType(types::Keyspace& keyspace, int db, std::string_view key,
+                         std::optional<types::KeyType>* type) {
+  type->reset();
+  types::KeyMetaRow row;
+  std::optional<storage::DeadVersion> dead;
+  storage::Status s = keyspace.GetMeta(db, key, &row, kNewestVersion, &dead);
+  if (s.ok()) {
+    *type = row.type;
+  } else if (s.IsNotFound() && dead) {
+    *type = HeldByExpiredVersion(*dead);
+  }
+  return s.IsNotFound() ? storage::Status::OK() : s;
 }
 
 storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,
@@ -94,7 +101,7 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
     if (live) {
       held_type = row.type;
     } else if (dead) {
-      held_type = HeldByRegister(*dead);
+      held_type = HeldByExpiredVersion(*dead);
     }
     if (!held_type) return storage::Status::OK();
     const int held = TypePrecedence(*held_type);
@@ -121,8 +128,8 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
     types::KeyType type;
     std::string_view payload;
     if (!types::DecodeMetaValue(dead->value, &type, &payload) || type != types::KeyType::kString) {
-      // A log or a register: still holding the key when an expiry register expired it.
-      if (HeldByRegister(*dead)) *verdict = MergeVerdict::kOtherTypeWins;
+      // A log or a register: still holding the key when it expired.
+      if (HeldByExpiredVersion(*dead)) *verdict = MergeVerdict::kOtherTypeWins;
       return storage::Status::OK();
     }
     held.ts = dead->meta.timestamp_or_zero();

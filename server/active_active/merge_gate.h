@@ -12,14 +12,18 @@
 //    key's history. Equal tuples are the same version.
 //  - a key used as two types at once resolves by a fixed precedence, TLOG > TREG > string: a
 //    write of a lower type on a live key of a higher one loses; a write of a higher type on a live
-//    key of a lower one replaces it (the key is wiped first). A TREG pair or a log an expiry
-//    register expired counts as live here: a node whose clock is behind still holds it live,
-//    and a later register may bring it back.
+//    key of a lower one replaces it (the key is wiped first). A TREG pair or a log that expired
+//    (by an expiry register, or a log by its retention window) counts as live here: a node whose
+//    clock is behind still holds it live, and a later register may bring it back. Once
+//    compaction has made such a version a plain tombstone, the key marker's type floor holds
+//    the key instead (whole_key.h).
 // Thread-safety: the command (io) thread, as every keyspace operation.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "storage/status.h"
 #include "types/key_meta.h"
@@ -39,6 +43,11 @@ enum class MergeVerdict {
 
 // A type's precedence when a key is used as two types: 2 for TLOG, 1 for TREG, 0 for a string.
 int TypePrecedence(types::KeyType type);
+
+// The type that holds `key` of `db` against writes of other types: the live version's, or that
+// of a TREG or log whose expired version the node still holds (above); nullopt when free.
+storage::Status HeldType(types::Keyspace& keyspace, int db, std::string_view key,
+                         std::optional<types::KeyType>* type);
 
 // Judges canonical delta `args` (args[0] lower-case) against database `db`.
 storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,

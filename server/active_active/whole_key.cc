@@ -192,11 +192,17 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   const bool string_write = args[0] == "put" || args[0] == "delete";
   const bool trimat = args[0] == "tlog" && args[1] == "trimat";
   admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
-  if (!any_) return storage::Status::OK();
   if (args.size() < (args[0] == "put" ? 6u : string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");
   }
   const std::string key = string_write ? args[1] : args[2];
+  // A log under a retention window goes when the window passes it, by each node's clock: its
+  // type must stay the key's floor (the header's "type floor").
+  const bool windowed_log = args[0] == "tlog" && keyspace_.PolicyWindow(key).has_value();
+  if (!any_) {
+    admission->raise_floor = windowed_log;
+    return storage::Status::OK();
+  }
   // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; TREG SET / TLOG INS key v ts;
   // TLOG TRIMAT key cutoff stands for cutoff - 1 (it removes what lies below it).
   __int128 ts = 0;
@@ -234,8 +240,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
       delta->push_back("NOTTL");
     }
   }
-  if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
-  if (ts <= marker.deleted_up_to) {
+  if (marker.deleted_up_to != KeyMarker::kNothingDeleted && ts <= marker.deleted_up_to) {
     admission->covered = true;
     return s;
   }
@@ -243,6 +248,8 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
     admission->below_floor = true;
     return s;
   }
+  admission->raise_floor = windowed_log && marker.floor < admission->precedence;
+  if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
   if (args[0] == "tlog" && args[1] == "ins" && marker.deleted_up_to >= 0) {
     const uint64_t min_cutoff = static_cast<uint64_t>(marker.deleted_up_to) + 1;
     auto cutoff = types::Tlog(keyspace_, db).Cutoff(key);
@@ -299,8 +306,7 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
   bool found = false;
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok()) return s;
-  if (found && TypePrecedence(row.type) >= precedence) return storage::Status::OK();
-  if (found) {
+  if (found && TypePrecedence(row.type) < precedence) {
     s = RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
     if (!s.ok()) return s;
   }
@@ -433,6 +439,11 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   if (!s.ok()) return s;
   if (marker.expiry && !marker.expiry->Precedes(reg)) return s;  // an equal or later one holds
   marker.expiry = reg;
+  // The register may make the key's content go: its type becomes the key's floor.
+  std::optional<types::KeyType> held;
+  s = HeldType(keyspace_, db, key, &held);
+  if (!s.ok()) return s;
+  if (held) marker.floor = std::max(marker.floor, TypePrecedence(*held));
   s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
   if (!s.ok()) return s;
   s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG

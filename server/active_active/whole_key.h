@@ -24,10 +24,15 @@
 //
 // The type floor. Between peers a key used as two types takes the type of higher precedence
 // (TLOG > TREG > string) whatever the timestamps (merge_gate.h), so a lower-type write that met a
-// live higher type was dropped for good on that node. A delete must not make it resurface
-// elsewhere: the marker keeps the highest precedence the key ever held or was written with, a
-// covered write still raises it (wiping live content of a lower type), and a write of a type
-// below the floor loses. So on every node a deleted key's type stays the highest ever written.
+// live higher type was dropped for good on that node. Content that goes away must not make it
+// resurface elsewhere: the marker keeps the highest precedence the key held or was written with
+// whenever that content can go — a delete (a covered write still raises the floor), an expiry
+// register (SetExpiry: the type it applies to), a TLOG write on a key its TTL policy gives a
+// retention window (Admission::raise_floor, on the origin and on every peer, whether or not the
+// entry is already outside the window) — raising it wipes live content of a lower type, and a
+// write of a type below the floor loses. So on every node the type of a key whose content
+// deletes, registers or windows removed stays the highest ever written, whatever the order of
+// arrival and whether or not compaction has forgotten the dead version's type yet.
 //
 // The expiry register. EXPIRE (any form) or PERSIST of a string key at origin time T is a
 // last-writer-wins register per key, ordered by (T, origin node id), kept in the key marker: the
@@ -132,12 +137,15 @@ class WholeKeyMarkers {
     // A TREG SET that does not beat the held pair (live, or expired by a register here): nothing
     // to write.
     bool loses = false;
+    // A TLOG write on a key whose log has a retention window, the key's floor below TLOG: raise
+    // the floor (RaiseFloor) before the write on a peer, after it succeeds on the origin.
+    bool raise_floor = false;
   };
   // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
   // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
   storage::Status Judge(int db, std::vector<std::string>* delta, Admission* admission);
-  // A covered delta's one effect: the key's floor rises to its type, wiping live content of a
-  // lower type.
+  // The key's floor rises to `precedence` (a covered delta's one effect, and Admission's
+  // raise_floor), wiping live content of a lower type.
   storage::Status RaiseFloor(int db, std::string_view key, int precedence);
   // Raises a live log's cutoff (or makes an empty log) to `cutoff` when it is lower.
   storage::Status EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff);

@@ -36,6 +36,33 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
     SetClock(kT);
     SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
   }
+  // StartCutPair with `extra` options on both nodes.
+  void StartCutPair(const std::vector<std::string>& extra) {
+    std::vector<std::string> a0 = PeerArgs({&n1_});
+    std::vector<std::string> a1 = PeerArgs({&n0_});
+    a0.insert(a0.end(), extra.begin(), extra.end());
+    a1.insert(a1.end(), extra.begin(), extra.end());
+    ASSERT_TRUE(n0_.Start(a0)) << n0_.error();
+    ASSERT_TRUE(n1_.Start(a1)) << n1_.error();
+    c0_ = n0_.Connect();
+    c1_ = n1_.Connect();
+    SetClock(kT);
+    SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  }
+  // Makes every row of `c`'s node pass through compaction: a dead version turns into the plain
+  // tombstone compaction keeps in the mode ("Dead versions").
+  static void Compact(redisContext* c) {
+    ASSERT_EQ(Cmd(c, {"DEBUG", "FLUSH-MEMTABLE"}).str(), "OK");
+    ASSERT_EQ(Cmd(c, {"DEBUG", "COMPACT"}).str(), "OK");
+  }
+  // Both nodes: `key` absent, and a string write on it refused, for its type is the floor's.
+  void ExpectStringRefused(const std::string& key) {
+    for (redisContext* c : {c0_.get(), c1_.get()}) {
+      EXPECT_EQ(Cmd(c, {"EXISTS", key}).integer(), 0) << key;
+      const Reply r = Cmd(c, {"SET", key, "later"});
+      EXPECT_EQ(r.str().rfind("WRONGTYPE", 0), 0u) << key << ": " << r.str();
+    }
+  }
   void SetClock(int64_t ms) {
     for (redisContext* c : {c0_.get(), c1_.get()}) {
       ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
@@ -180,6 +207,46 @@ TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
   EXPECT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "k", "e2", std::to_string(kT + 9)}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c0_.get(), {"TLOG", "SIZE", "k"}).integer(), 1);
+}
+
+// Logs under a retention window pass it on n0 — w1's dead version then compacted to a plain
+// tombstone, w2's still the log's — while n1, cut off, writes a string on both keys; the logs'
+// deltas reach n1 after their windows passed there too, so they write no entry. Both nodes end
+// with the keys gone and their type TLOG, whatever compaction did: the window's end is not a
+// point after which the order of arrival decides.
+TEST_F(ActiveActiveWholeKeyTest, ALogsRetentionWindowKeepsItsTypeAgainstAConcurrentString) {
+  StartCutPair({"--ttl-rule", "w*", "1s"});
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w1", "e", std::to_string(kT - 10)}).str(), "OK");
+  SetClock(kT + 5000);  // past w1's window on both clocks
+  ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "w1"}).integer(), 0);
+  Compact(c0_.get());
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w2", "e", std::to_string(kT + 4990)}).str(), "OK");
+  SetClock(kT + 10000);  // past w2's too
+  for (const char* key : {"w1", "w2"}) {
+    ASSERT_EQ(Cmd(c1_.get(), {"SET", key, "s"}).str(), "OK");
+  }
+  HealAndConverge();
+  ExpectStringRefused("w1");
+  ExpectStringRefused("w2");
+  // A log written again on the key is a log on both nodes.
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "w1", "e2", std::to_string(kT + 9900)}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(Cmd(c0_.get(), {"TLOG", "SIZE", "w1"}).integer(), 1);
+}
+
+// An expiry register expires a TREG on n0, whose dead version compaction then reduces to a plain
+// tombstone, while n1, cut off, writes a string on the key: both end with the key gone and its
+// type TREG.
+TEST_F(ActiveActiveWholeKeyTest, ARegisterExpiredTregKeepsItsTypeAfterCompaction) {
+  StartCutPair();
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
+  SetClock(kT + 5000);
+  ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "r"}).integer(), 0);
+  Compact(c0_.get());
+  ASSERT_EQ(Cmd(c1_.get(), {"SET", "r", "s"}).str(), "OK");
+  HealAndConverge();
+  ExpectStringRefused("r");
 }
 
 // EXPIRE at T on n0; an older write on n1 reaching n0 later takes its expiry, a newer one keeps
