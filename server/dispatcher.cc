@@ -379,7 +379,7 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
     keyspace.BeginBatch();
     const bool wrote = aa.RunHere(&plan, client, reply);
     if (storage::Status s =
-            aa.FinishLocalWrite(plan, wrote && !reply.Since(start).starts_with('-'));
+            aa.FinishLocalWrite(std::move(plan), wrote && !reply.Since(start).starts_with('-'));
         !s.ok()) {
       reply.Truncate(start);
       reply.Error("ERR " + s.ToString());
@@ -411,7 +411,7 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
       reply.Error("ERR this form of '" + std::string(spec.full_name) +
                   "' is not allowed in active-active mode");
     }
-  } else if (storage::Status s = aa.FinishLocalWrite(plan, !failed); !s.ok()) {
+  } else if (storage::Status s = aa.FinishLocalWrite(std::move(plan), !failed); !s.ok()) {
     reply.Truncate(start);
     reply.Error("ERR " + s.ToString());
   }

@@ -56,8 +56,7 @@ void WriteBatch::Clear() {
   range_deletions_ = 0;
 }
 
-void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::string_view value,
-                     int64_t now_ms) {
+RowMeta WriteBatch::PutMeta(const WriteOptions& options, int64_t now_ms) {
   RowMeta meta;
   meta.timestamp_ms = options.timestamp_ms;
   if (options.expire_at_ms) {
@@ -65,7 +64,12 @@ void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::str
   } else if (options.ttl_ms) {
     meta.expire_at_ms = SaturatingAdd(options.timestamp_ms.value_or(now_ms), *options.ttl_ms);
   }
-  AppendEntry(&rep_, Op::kPut, key, meta, value);
+  return meta;
+}
+
+void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::string_view value,
+                     int64_t now_ms) {
+  AppendEntry(&rep_, Op::kPut, key, PutMeta(options, now_ms), value);
   SetCount(&rep_, ++count_);
 }
 

@@ -43,6 +43,9 @@ class WriteBatch {
 
   // The row kind an entry of `op` writes. REQUIRES: op != kDeleteRange.
   static RowKind KindOf(Op op);
+  // The metadata Put gives its entry: options' timestamp, and its expire_at, or its ttl from the
+  // timestamp (else `now_ms`).
+  static RowMeta PutMeta(const WriteOptions& options, int64_t now_ms);
 
   WriteBatch();
 

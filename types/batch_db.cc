@@ -216,6 +216,16 @@ class RangeHidingIterator final : public storage::Iterator {
   const std::vector<storage::KeyRange>& ranges_;
 };
 
+// Records a pending version of `key` (a wipe hides the older ones: nothing older is ever read).
+void IndexVersion(BatchDB::Index* index, std::string_view key, storage::RowKind kind,
+                  const storage::RowMeta& meta, std::string_view value) {
+  auto it = index->find(key);
+  if (it == index->end())
+    it = index->emplace(std::string(key), BatchDB::Index::mapped_type{}).first;
+  if (kind == storage::RowKind::kWipe) it->second.clear();
+  it->second.push_back({kind, meta, std::string(value)});
+}
+
 // Adds one entry to the pending batch.
 class Appender final : public WriteBatch::Handler {
  public:
@@ -245,11 +255,7 @@ class Appender final : public WriteBatch::Handler {
         return;
       }
     }
-    auto it = index_->find(e.key);
-    if (it == index_->end())
-      it = index_->emplace(std::string(e.key), BatchDB::Index::mapped_type{}).first;
-    if (e.op == WriteBatch::Op::kWipe) it->second.clear();  // nothing older is ever read
-    it->second.push_back({WriteBatch::KindOf(e.op), e.meta, std::string(e.value)});
+    IndexVersion(index_, e.key, WriteBatch::KindOf(e.op), e.meta, e.value);
   }
 
  private:
@@ -267,18 +273,20 @@ void BatchDB::Append(const WriteBatch& batch) {
   (void)s;
 }
 
+// Put and Delete add their entry directly: the path every write of a keyspace batch takes.
 Status BatchDB::Put(const storage::WriteOptions& options, std::string_view key,
                     std::string_view value) {
-  WriteBatch one;
-  one.Put(options, key, value, base_->clock().NowMs());
-  Append(one);
+  const int64_t now = base_->clock().NowMs();
+  batch_.Put(options, key, value, now);
+  IndexVersion(&index_, key, storage::RowKind::kValue, WriteBatch::PutMeta(options, now), value);
   return Status::OK();
 }
 
 Status BatchDB::Delete(const storage::WriteOptions& options, std::string_view key) {
-  WriteBatch one;
-  one.Delete(options, key);
-  Append(one);
+  batch_.Delete(options, key);
+  storage::RowMeta meta;
+  meta.timestamp_ms = options.timestamp_ms;
+  IndexVersion(&index_, key, storage::RowKind::kTombstone, meta, {});
   return Status::OK();
 }
 

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
-#include <cstdio>
 
 #include "common/strings.h"
 #include "common/units.h"
@@ -31,9 +30,16 @@ constexpr size_t kTickSlack = 64 * 1024;
 
 // Log rows sort by offset: the offset is written as 20 decimal digits.
 std::string LogRowName(uint64_t offset) {
-  std::array<char, 32> digits;
-  std::snprintf(digits.data(), digits.size(), "%020llu", static_cast<unsigned long long>(offset));
-  return std::string(ActiveActive::kLogRowPrefix) + digits.data();
+  // The offset as 20 decimal digits, zero-padded (2^64 has 20), so names sort by offset.
+  std::array<char, 20> digits;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it, offset /= 10) {
+    *it = static_cast<char>('0' + offset % 10);
+  }
+  std::string name;
+  name.reserve(ActiveActive::kLogRowPrefix.size() + digits.size());
+  name += ActiveActive::kLogRowPrefix;
+  name.append(digits.data(), digits.size());
+  return name;
 }
 
 std::string AppliedRowName(std::string_view origin) {
@@ -474,7 +480,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
   return plan;
 }
 
-storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succeeded) {
+storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {
   types::Keyspace& ks = context_->keyspace();
   if (!succeeded) {
     ks.DiscardBatch();
@@ -485,10 +491,10 @@ storage::Status ActiveActive::FinishLocalWrite(const LocalWrite& plan, bool succ
   delta.offset = end_offset_ + 1;
   delta.origin_ms = ks.NowMs();
   delta.db = plan.db;
-  delta.args = plan.args;
+  delta.args = std::move(plan.args);
   if (plan.trim_after) {
     // TRIM and CLR are the TRIMAT of the cutoff they left: the same on every node.
-    const std::string key = plan.args[2];
+    const std::string key = delta.args[2];
     auto cutoff = types::Tlog(ks, plan.db).Cutoff(key);
     if (!cutoff.ok()) {
       ks.DiscardBatch();

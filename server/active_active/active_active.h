@@ -125,7 +125,7 @@ class ActiveActive {
   // After the run of a kRun plan inside the open keyspace batch: when `succeeded` (the reply is
   // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
   // was written (the caller replaces the reply with the error).
-  storage::Status FinishLocalWrite(const LocalWrite& plan, bool succeeded);
+  storage::Status FinishLocalWrite(LocalWrite&& plan, bool succeeded);
   // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`, and
   // completes its delta (the timestamp it takes). False: nothing to log (EXPIRE answered 0).
   bool RunHere(LocalWrite* plan, Client& client, protocol::ReplyWriter& reply);

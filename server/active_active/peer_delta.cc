@@ -1,5 +1,8 @@
 #include "server/active_active/peer_delta.h"
 
+#include <array>
+#include <charconv>
+
 #include "storage/util/coding.h"
 
 namespace ebb::server {
@@ -35,31 +38,52 @@ bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta) {
   return encoded.empty() && argc > 0;
 }
 
-void AppendRespBulk(std::string* out, std::string_view s) {
-  *out += '$';
-  *out += std::to_string(s.size());
+namespace {
+
+// `prefix`, the decimal digits of `n`, then CRLF.
+template <typename Int>
+void AppendNumberLine(std::string* out, char prefix, Int n) {
+  std::array<char, 24> digits;
+  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr;
+  *out += prefix;
+  out->append(digits.data(), end);
   *out += "\r\n";
+}
+
+// A bulk string of the decimal digits of `n`.
+template <typename Int>
+void AppendNumberBulk(std::string* out, Int n) {
+  std::array<char, 24> digits;
+  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr;
+  AppendRespBulk(out, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+}
+
+}  // namespace
+
+void AppendRespBulk(std::string* out, std::string_view s) {
+  AppendNumberLine(out, '$', s.size());
   *out += s;
   *out += "\r\n";
 }
 
 void AppendDeltaResp(std::string* out, const PeerDelta& delta) {
-  *out += '*';
-  *out += std::to_string(4 + delta.args.size());
-  *out += "\r\n";
+  size_t size = 80;  // the header and the four fixed fields
+  for (const std::string& arg : delta.args) size += arg.size() + 16;
+  out->reserve(out->size() + size);
+  AppendNumberLine(out, '*', 4 + delta.args.size());
   AppendRespBulk(out, "delta");
-  AppendRespBulk(out, std::to_string(delta.offset));
-  AppendRespBulk(out, std::to_string(delta.origin_ms));
-  AppendRespBulk(out, std::to_string(delta.db));
+  AppendNumberBulk(out, delta.offset);
+  AppendNumberBulk(out, delta.origin_ms);
+  AppendNumberBulk(out, delta.db);
   for (const std::string& arg : delta.args) AppendRespBulk(out, arg);
 }
 
 void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes) {
   *out += "*4\r\n";
   AppendRespBulk(out, "tick");
-  AppendRespBulk(out, std::to_string(now_ms));
-  AppendRespBulk(out, std::to_string(end_offset));
-  AppendRespBulk(out, std::to_string(end_bytes));
+  AppendNumberBulk(out, now_ms);
+  AppendNumberBulk(out, end_offset);
+  AppendNumberBulk(out, end_bytes);
 }
 
 }  // namespace ebb::server
