@@ -69,8 +69,13 @@ void ReplyWriter::Line(char type, std::string_view s) {
   out_->push_back(type);
   size_t start = out_->size();
   out_->append(s);
-  for (size_t i = start; i < out_->size(); ++i) {
-    if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
+  // A line break would end the line early: each becomes a space. Two memchr scans find none in
+  // nearly every line, cheaper than a look at each byte (every GET of a key on disk writes one
+  // error line, withdrawn, in its first run).
+  if (s.find('\r') != std::string_view::npos || s.find('\n') != std::string_view::npos) {
+    for (size_t i = start; i < out_->size(); ++i) {
+      if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
+    }
   }
   out_->append("\r\n", 2);
 }

@@ -111,6 +111,7 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
   batch->requests.resize(wants.size());
   batch->pending = wants.size();
   Batch* b = batch.get();
+  b->slot = batches_.size();
   batches_.push_back(std::move(batch));
   reads_in_flight_ += wants.size();
   stats_->disk_reads += wants.size();
@@ -326,11 +327,14 @@ void BlockReader::Finish(Batch* batch) {
   for (Request& r : batch->requests) {
     batch->fetch->Fill(r.index, r.status, std::string_view(r.buffer.data(), r.got));
   }
-  // Forget the batch before `done`, which may start the next Read.
-  auto it = std::find_if(batches_.begin(), batches_.end(),
-                         [batch](const std::unique_ptr<Batch>& b) { return b.get() == batch; });
-  std::unique_ptr<Batch> owned = std::move(*it);
-  batches_.erase(it);
+  // Forget the batch before `done`, which may start the next Read: the last batch takes its
+  // slot (no search, no shifting; with 50 clients at P=1 some 40 Reads are pending).
+  std::unique_ptr<Batch> owned = std::move(batches_[batch->slot]);
+  if (batch->slot + 1 < batches_.size()) {
+    batches_[batch->slot] = std::move(batches_.back());
+    batches_[batch->slot]->slot = batch->slot;
+  }
+  batches_.pop_back();
   for (Request& r : owned->requests) GiveBack(std::move(r.buffer));
   std::function<void()> done = std::move(owned->done);
   if (spare_batches_.size() < kSpareBatches) {

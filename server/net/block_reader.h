@@ -114,6 +114,7 @@ class BlockReader {
     std::vector<Request> requests;
     size_t pending = 0;  // requests not completed
     std::chrono::steady_clock::time_point started;
+    size_t slot = 0;  // its place in batches_
   };
 
   bool InitRing();
@@ -142,7 +143,7 @@ class BlockReader {
   std::shared_ptr<bool> alive_;
   Backend backend_ = Backend::kThreads;
   std::chrono::milliseconds delay_{0};
-  std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done
+  std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done, in no order
   std::vector<std::unique_ptr<Batch>> spare_batches_;  // done, kept for the next Reads
   std::vector<storage::AlignedBuffer> spare_;          // kSpareBufferBytes each
   size_t reads_in_flight_ = 0;

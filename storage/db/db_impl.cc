@@ -611,7 +611,11 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
       GetReadState(options.snapshot, &sequence, &view_expiry_now);
   const ReadState& state = *read_state;
   VersionChooser chooser(options.retrieval_grace_ms, state.version->DeletionFloor(key, sequence));
-  std::string lookup;  // built when a table file is reached
+  // The lookup key, built when a table file is reached: on the stack unless the key is long (a
+  // GET of a key on disk builds it in each of its runs; a string cost an allocation each time).
+  char lookup_buf[64];
+  std::string lookup_long;
+  std::string_view lookup;
   Status status;
   // Memtables: the key's own version chain, found through the hash index (no iterator needed).
   auto walk_memtable = [&](const MemTable& mem) {
@@ -649,7 +653,13 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
         continue;
       }
       if (CompareUserKeys(key, ExtractUserKey((*f)->largest)) > 0) continue;
-      if (lookup.empty()) lookup = LookupKey(key, sequence);
+      if (lookup.empty()) {
+        if (key.size() + kInternalKeyTrailer <= sizeof(lookup_buf)) {
+          lookup = EncodeLookupKey(lookup_buf, key, sequence);
+        } else {
+          lookup = lookup_long = LookupKey(key, sequence);
+        }
+      }
       Status s =
           table_cache_->Get(**f, lookup, options.fill_cache, offer_entry, options.block_fetch);
       if (!s.ok()) return s;

@@ -37,6 +37,12 @@ void AppendLookupKey(std::string* dst, std::string_view user_key, uint64_t seque
   PutFixed64(dst, (sequence << 8) | 0xff);
 }
 
+std::string_view EncodeLookupKey(char* dst, std::string_view user_key, uint64_t sequence) {
+  std::memcpy(dst, user_key.data(), user_key.size());
+  EncodeFixed64(dst + user_key.size(), (sequence << 8) | 0xff);
+  return std::string_view(dst, user_key.size() + kInternalKeyTrailer);
+}
+
 std::string LookupKey(std::string_view user_key, uint64_t sequence) {
   std::string key;
   key.reserve(user_key.size() + kInternalKeyTrailer);

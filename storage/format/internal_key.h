@@ -55,6 +55,9 @@ inline int CompareUserKeys(std::string_view a, std::string_view b) {
 // trailer has the greatest kind byte, so versions of any kind written at `sequence` follow it).
 std::string LookupKey(std::string_view user_key, uint64_t sequence);
 void AppendLookupKey(std::string* dst, std::string_view user_key, uint64_t sequence);
+// The same key written to dst, which has room for user_key.size() + kInternalKeyTrailer bytes;
+// returns a view of it.
+std::string_view EncodeLookupKey(char* dst, std::string_view user_key, uint64_t sequence);
 
 void AppendEncodedRow(std::string* dst, const RowMeta& meta, std::string_view value);
 size_t EncodedRowLength(const RowMeta& meta, std::string_view value);
