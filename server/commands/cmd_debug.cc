@@ -1,5 +1,5 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|
-// HELP:
+// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DIGEST-LOGICAL|PEER-LINK|PEER-APPLY|DISK-FAULT|
+// POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|HELP:
 // test hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
 // DEBUG DIGEST names the data's visible content in 40 hex digits, so a test compares a master
 // and its replicas (docs/replication.md, "Comparing a replica with its master").
@@ -19,6 +19,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -170,6 +172,36 @@ void ExecutePeerLink(CommandContext& ctx, const PeerLinkOptions& o) {
   ActiveActive* aa = ctx.server.active_active();
   if (aa == nullptr || !aa->SetLinkPaused(o.host, static_cast<int>(o.port), !o.up)) {
     return ctx.reply.Error("ERR no peer " + o.host + ":" + std::to_string(o.port));
+  }
+  ctx.reply.Ok();
+}
+
+struct PeerApplyOptions {
+  std::string origin;
+  int db = 0;
+  std::vector<std::string> delta;
+};
+PeerApplyOptions ParsePeerApply(ArgParser& args) {
+  PeerApplyOptions o;
+  o.origin = std::string(args.Next());
+  o.db = static_cast<int>(args.Int64InRange(0, INT32_MAX, "ERR DB index is out of range"));
+  while (args.HasMore()) o.delta.emplace_back(args.Next());
+  return o;
+}
+
+// DEBUG PEER-APPLY origin-id db op [arg ...]: applies one canonical delta as if it had come from
+// origin `origin-id` — through the merge gate, in one engine write, the applied vector untouched —
+// so a test can give one node every write of a mesh in an order of its choosing.
+void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
+  ActiveActive* aa = ctx.server.active_active();
+  if (aa == nullptr || !aa->enabled()) {
+    return ctx.reply.Error("ERR this node is not in active-active mode");
+  }
+  if (o.db >= ctx.server.config().databases) return ctx.reply.Error("ERR DB index is out of range");
+  const PeerDelta delta{.db = o.db, .args = o.delta};
+  const PeerDelta* const run[] = {&delta};
+  if (!aa->ApplySnapshot(o.origin, run, std::nullopt)) {
+    return ctx.reply.Error("ERR the delta was not applied (the server log says why)");
   }
   ctx.reply.Ok();
 }
@@ -361,6 +393,12 @@ const CommandSpec& DebugTable() {
                      .text = "Close the link to an active-active peer and keep it closed (DOWN) "
                              "until UP."}},
            .handler = Handler<ParsePeerLink, ExecutePeerLink>},
+          {.name = "peer-apply",
+           .arity = -5,
+           .help = {{.usage = "PEER-APPLY <origin-id> <db> <op> [<arg> ...]",
+                     .text = "Apply one active-active delta as if it came from <origin-id>, "
+                             "through the merge gate, without moving the applied vector."}},
+           .handler = Handler<ParsePeerApply, ExecutePeerApply>},
           {.name = "disk-fault",
            .arity = -3,
            .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",

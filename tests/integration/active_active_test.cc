@@ -1,11 +1,13 @@
 // Active-active peers against spawned ebb-servers (docs/active-active.md): three nodes linked in
 // a mesh take random TLOG / TREG / PUT / DELETE / SET writes at every node while a node is cut
 // off (DEBUG PEER-LINK) and another is killed and restarted; after the heal every node has the
-// same DEBUG DIGEST-LOGICAL, and so does a fourth node that joins empty and applies everyone's
-// log. Then expiry at the same clock time on every node, the commands refused in the mode,
-// authenticated links, max-clock-skew and INFO peers. Every wait is a bounded poll.
+// same DEBUG DIGEST-LOGICAL, and so do a fourth node that joins empty and applies everyone's
+// log, and nodes given every write of the three logs in another order. Then expiry at the same
+// clock time on every node, the commands refused in the mode, authenticated links, max-clock-skew
+// and INFO peers. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <string>
@@ -114,7 +116,7 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
 class ActiveActiveTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    for (TestServer* server : {&n0_, &n1_, &n2_, &n3_}) {
+    for (TestServer* server : {&n0_, &n1_, &n2_, &n3_, &ref_[0], &ref_[1]}) {
       if (server->Running()) {
         EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
       }
@@ -135,6 +137,7 @@ class ActiveActiveTest : public ::testing::Test {
   }
 
   TestServer n0_, n1_, n2_, n3_;
+  TestServer ref_[2];  // nodes given every write in one order each (DEBUG PEER-APPLY)
 };
 
 // Random writes at every node through a partition, a kill -9 and restart, then a heal: every
@@ -231,6 +234,69 @@ TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
   EXPECT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get(), c3.get()}), "");
   EXPECT_NE(LogicalDigest(c[1].get()), before);
   EXPECT_EQ(Cmd(c3.get(), {"GET", "fresh"}).str(), "x");
+
+  // The merge laws end to end: a node that applies every write of the mesh in any order holds
+  // what the mesh holds. Two orders: every log backwards (each delete before the writes it
+  // covers, each write before the writes it follows), and one random order across origins and
+  // within each log.
+  std::vector<LoggedDelta> all;
+  for (const TestServer* node : {&n0_, &n1_, &n2_}) {
+    std::vector<LoggedDelta> log = ReadOriginLog(*node);
+    ASSERT_FALSE(log.empty());
+    all.insert(all.end(), log.begin(), log.end());
+  }
+  const std::string mesh = LogicalDigest(c[0].get());
+  for (TestServer& ref : ref_) {
+    if (&ref == &ref_[0]) {
+      std::reverse(all.begin(), all.end());
+    } else {
+      std::shuffle(all.begin(), all.end(), rng);
+    }
+    std::vector<std::string> args = {"--peer", "127.0.0.1", std::to_string(TestServer::FreePort())};
+    args.insert(args.end(), kNodeOptions.begin(), kNodeOptions.end());
+    ASSERT_TRUE(ref.Start(args)) << ref.error();
+    auto conn = ref.Connect();
+    ASSERT_EQ(Cmd(conn.get(), pin_clock()).str(), "OK");
+    ApplyInOrder(conn.get(), all);
+    EXPECT_EQ(LogicalDigest(conn.get()), mesh) << all.size() << " deltas";
+  }
+}
+
+// DEBUG PEER-APPLY, the test hook the random test replays logs with: one delta through the merge
+// gate, as if from the origin named; refused outside the mode and for a delta no node could have
+// sent.
+TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
+  ASSERT_TRUE(n1_.Start()) << n1_.error();
+  auto alone = n1_.Connect();
+  EXPECT_EQ(
+      Cmd(alone.get(), {"DEBUG", "PEER-APPLY", "x", "0", "put", "k", "v", "TS", "100", "NOTTL"})
+          .str(),
+      "ERR this node is not in active-active mode");
+
+  ASSERT_TRUE(n0_.Start({"--peer", "127.0.0.1", std::to_string(TestServer::FreePort())}))
+      << n0_.error();
+  auto c0 = n0_.Connect();
+  const std::string origin(40, 'a');
+  auto apply = [&](std::vector<std::string> delta, const std::string& db = "0") {
+    delta.insert(delta.begin(), {"DEBUG", "PEER-APPLY", origin, db});
+    return Cmd(c0.get(), delta).str();
+  };
+  EXPECT_EQ(apply({"put", "k", "new", "TS", "100", "NOTTL"}), "OK");
+  EXPECT_EQ(apply({"put", "k", "old", "TS", "50", "NOTTL"}), "OK");  // loses, as from a peer
+  EXPECT_EQ(Cmd(c0.get(), {"GET", "k"}).str(), "new");
+  EXPECT_EQ(apply({"del-at", "100", "k"}), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "k"}).integer(), 0);
+  EXPECT_EQ(apply({"put", "k", "older", "TS", "99", "NOTTL"}), "OK");  // covered by the delete
+  EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "k"}).integer(), 0);
+  EXPECT_EQ(apply({"tlog", "ins", "l", "e", "7"}, "3"), "OK");
+  ASSERT_EQ(Cmd(c0.get(), {"SELECT", "3"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"TLOG", "SIZE", "l"}).integer(), 1);
+
+  EXPECT_EQ(apply({"incrby", "n", "1"}), "ERR the delta was not applied (the server log says why)");
+  EXPECT_EQ(apply({"put", "k", "v", "TS", "100", "NOTTL"}, "16"), "ERR DB index is out of range");
+  EXPECT_EQ(Cmd(c0.get(), {"DEBUG", "PEER-APPLY", origin}).str(),
+            "ERR unknown subcommand or wrong number of arguments for 'PEER-APPLY'. Try DEBUG "
+            "HELP.");
 }
 
 // With the same DEBUG CLOCK on every node, a row expires everywhere at the same clock time,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
 #include <thread>
 
 namespace ebb::test {
@@ -44,6 +45,48 @@ void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
   EXPECT_EQ(
       Cmd(b, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(a_server.port()), state}).str(),
       "OK");
+}
+
+std::vector<LoggedDelta> ReadOriginLog(const TestServer& node) {
+  std::vector<LoggedDelta> deltas;
+  RedisConnection c = node.Connect();
+  const std::string origin = Cmd(c.get(), {"PEER", "ID"}).str();
+  EXPECT_EQ(origin.size(), 40u) << origin;
+  // The reply is "CONTINUE <end offset> <byte position>"; a snapshot would mean the log no
+  // longer starts at offset 1.
+  const std::string start = Cmd(c.get(), {"PEER", "SYNC", std::string(40, 'f'), "1"}).str();
+  EXPECT_EQ(start.rfind("CONTINUE ", 0), 0u) << start;
+  if (start.rfind("CONTINUE ", 0) != 0) return deltas;
+  const uint64_t end = std::stoull(start.substr(9));
+  uint64_t offset = 0;
+  while (offset < end) {
+    void* raw = nullptr;
+    const Reply r =
+        ReplyFromHiredis(c.get(), redisGetReply(c.get(), &raw) == REDIS_OK ? raw : nullptr);
+    if (r.is_array() && r.size() > 0 && r[0].str() == "tick") continue;
+    if (!r.is_array() || r.size() < 5 || r[0].str() != "delta") {
+      ADD_FAILURE() << "after offset " << offset << " of " << end << ": " << r.ToString();
+      return deltas;
+    }
+    const uint64_t next = std::stoull(r[1].str());
+    EXPECT_EQ(next, offset + 1) << "a gap in the origin log";
+    offset = next;
+    LoggedDelta delta{.origin = origin, .db = std::stoi(r[3].str())};
+    for (size_t i = 4; i < r.size(); i++) delta.args.push_back(r[i].str());
+    deltas.push_back(std::move(delta));
+  }
+  return deltas;
+}
+
+void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {
+  for (const LoggedDelta& delta : deltas) {
+    std::vector<std::string> args = {"DEBUG", "PEER-APPLY", delta.origin, std::to_string(delta.db)};
+    args.insert(args.end(), delta.args.begin(), delta.args.end());
+    const Reply r = Cmd(node, args);
+    std::string what;
+    for (size_t i = 4; i < args.size(); i++) what += " " + args[i];
+    ASSERT_EQ(r.str(), "OK") << r.ToString() << " applying" << what;
+  }
 }
 
 }  // namespace ebb::test

@@ -1,6 +1,7 @@
 // Helpers for tests of active-active meshes of spawned ebb-servers (docs/active-active.md): the
-// `--peer` arguments, partitions with DEBUG PEER-LINK, and a bounded wait for every node to reach
-// the same DEBUG DIGEST-LOGICAL.
+// `--peer` arguments, partitions with DEBUG PEER-LINK, a bounded wait for every node to reach
+// the same DEBUG DIGEST-LOGICAL, and a node's origin log read as a peer reads it, to be given to
+// another node in an order of the test's choosing (DEBUG PEER-APPLY).
 // Thread-safety: none; use from the test's thread.
 #pragma once
 
@@ -29,5 +30,22 @@ std::string WaitConverged(const std::vector<redisContext*>& nodes,
 // Asserts (gtest) that both nodes answer OK.
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
              const TestServer& b_server, bool up);
+
+// One delta of a node's origin log: the canonical command, its database and its origin's id.
+struct LoggedDelta {
+  std::string origin;
+  int db = 0;
+  std::vector<std::string> args;
+};
+
+// Every delta `node` originated, from offset 1 to its end, read as a peer's link reads them
+// (PEER SYNC with a node id of the test's, ticks skipped), each read bounded by the connection's
+// 5 s timeout. Asserts (gtest) that the stream starts at offset 1 and has no gap; a failure
+// returns what was read.
+std::vector<LoggedDelta> ReadOriginLog(const TestServer& node);
+
+// Applies each of `deltas` to `node` in the order given, as if each came from its origin
+// (DEBUG PEER-APPLY: the merge gate, no applied vector). Asserts (gtest) that each is applied.
+void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
 
 }  // namespace ebb::test
