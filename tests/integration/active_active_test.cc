@@ -246,13 +246,15 @@ TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
     all.insert(all.end(), log.begin(), log.end());
   }
   const std::string mesh = LogicalDigest(c[0].get());
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
   for (TestServer& ref : ref_) {
     if (&ref == &ref_[0]) {
       std::reverse(all.begin(), all.end());
     } else {
       std::shuffle(all.begin(), all.end(), rng);
     }
-    std::vector<std::string> args = {"--peer", "127.0.0.1", std::to_string(TestServer::FreePort())};
+    std::vector<std::string> args = no_peer.PeerArgs();
     args.insert(args.end(), kNodeOptions.begin(), kNodeOptions.end());
     ASSERT_TRUE(ref.Start(args)) << ref.error();
     auto conn = ref.Connect();
@@ -273,8 +275,9 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
           .str(),
       "ERR this node is not in active-active mode");
 
-  ASSERT_TRUE(n0_.Start({"--peer", "127.0.0.1", std::to_string(TestServer::FreePort())}))
-      << n0_.error();
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
   auto c0 = n0_.Connect();
   const std::string origin(40, 'a');
   auto apply = [&](std::vector<std::string> delta, const std::string& db = "0") {

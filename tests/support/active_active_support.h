@@ -31,6 +31,25 @@ std::string WaitConverged(const std::vector<redisContext*>& nodes,
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
              const TestServer& b_server, bool up);
 
+// A loopback port the test binds and never listens on: a connection to it is refused, and no
+// server of a test running beside this one can take it while the object lives. A node started
+// with it as its `peer` enters active-active mode and never reaches a peer.
+class RefusingPort {
+ public:
+  RefusingPort();
+  ~RefusingPort();
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+  // 0 when no port could be bound.
+  int port() const { return port_; }
+  // `--peer 127.0.0.1 <port>`.
+  std::vector<std::string> PeerArgs() const;
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
 // One delta of a node's origin log: the canonical command, its database and its origin's id.
 struct LoggedDelta {
   std::string origin;
