@@ -235,6 +235,9 @@ def main():
     ap.add_argument("--fio-seconds", type=int, default=10)
     ap.add_argument("--out", default="bench/results")
     args = ap.parse_args()
+    missing = [tool for tool in ("fio", "redis-server", "redis-benchmark") if not shutil.which(tool)]
+    if missing:
+        sys.exit(f"missing {', '.join(missing)}: scripts/install-deps.sh --bench installs them")
     if args.keys * (KEY_LEN + args.value_size) < 10 * args.cache_mb * (1 << 20):
         print("warning: the data is less than 10x the block cache", file=sys.stderr)
     os.makedirs(args.out, exist_ok=True)
