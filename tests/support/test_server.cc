@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #ifndef EBB_SERVER_PATH
@@ -230,7 +231,9 @@ TestServer::TestServer() : port_(FreePort()) {
 
 TestServer::~TestServer() {
   Stop();
-  if (!root_.empty()) {
+  // EBB_KEEP_TEST_DIRS=1 keeps each server's directory (data and server.log) for a post-mortem.
+  const char* keep = std::getenv("EBB_KEEP_TEST_DIRS");
+  if (!root_.empty() && (keep == nullptr || std::string_view(keep) != "1")) {
     std::error_code ec;
     std::filesystem::remove_all(root_, ec);
   }
