@@ -240,11 +240,21 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   ASSERT_EQ(Cmd(c[2].get(), {"DEL", "dropped"}).integer(), 1);
   ASSERT_EQ(Cmd(c[3].get(), {"PEXPIREAT", "doomed", "3000"}).integer(), 1);
   ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "lapsed", "3000"}).integer(), 1);
-  ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "thinned", "3000"}).integer(), 1);
-  // Written after the EXPIRE (its T is this node's clock), so not covered by it.
-  const std::string later =
-      std::to_string(std::stoll(Cmd(c[2].get(), {"TIME"})[0].str()) * 1000 + 60'000);
-  ASSERT_EQ(Cmd(c[2].get(), {"TLOG", "INS", "thinned", "f", later}).str(), "OK");
+  // "thinned" expires a second from now, and every node inserts "f" at once, after the EXPIRE
+  // (so its T, this node's clock, does not cover it): no node ever holds the log expired whole.
+  // Compaction may purge what a register expired whole at any time after the expiry, and a later
+  // register could not bring that back where it is gone (docs/active-active.md, "Status"); the
+  // entries a register hides in a log that stays live are kept.
+  auto clock_ms = [&](redisContext* node) {
+    const Reply time = Cmd(node, {"TIME"});
+    return std::stoll(time[0].str()) * 1000 + std::stoll(time[1].str()) / 1000;
+  };
+  const int64_t thinned_expiry = clock_ms(c[0].get()) + 1000;
+  ASSERT_EQ(Cmd(c[0].get(), {"PEXPIREAT", "thinned", std::to_string(thinned_expiry)}).integer(), 1);
+  const std::string later = std::to_string(clock_ms(c[0].get()) + 60'000);
+  for (int j = 0; j < 4; j++) {
+    ASSERT_EQ(Cmd(c[j].get(), {"TLOG", "INS", "thinned", "f", later}).str(), "OK");
+  }
   ASSERT_EQ(Cmd(db2.get(), {"FLUSHDB"}).str(), "OK");
   auto all_past = [&] {
     for (int j = 0; j < 4; j++) {
@@ -261,6 +271,11 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
     set_link(a, b, pick(2) == 0);
   }
   ASSERT_TRUE(all_past());
+  // The register has expired before node 4 takes its snapshots: the entry it hides travels.
+  for (int i = 0; i < 200 && clock_ms(c[0].get()) <= thinned_expiry; i++) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_GT(clock_ms(c[0].get()), thinned_expiry);
   restart(4);
   write_round(6);
 
@@ -310,7 +325,8 @@ TEST_F(ActiveActiveSnapshotTest, FiveNodesConvergeThroughCutsKillsAndSnapshots) 
   // sees the hidden entry), replaces the register: the entry comes back on every node, the
   // joiner (built from snapshots) included.
   const int64_t real_ms = std::stoll(Cmd(c[0].get(), {"TIME"})[0].str()) * 1000;
-  ASSERT_EQ(Cmd(c[3].get(), {"DEBUG", "CLOCK", "SET", "2000"}).str(), "OK");
+  ASSERT_EQ(Cmd(c[3].get(), {"DEBUG", "CLOCK", "SET", std::to_string(thinned_expiry - 1000)}).str(),
+            "OK");
   EXPECT_EQ(Cmd(c[3].get(), {"TLOG", "SIZE", "thinned"}).integer(), 2);
   const std::string in_a_day = std::to_string(real_ms + 86'400'000);
   EXPECT_EQ(Cmd(c[3].get(), {"PEXPIREAT", "thinned", in_a_day}).integer(), 1);
