@@ -281,7 +281,8 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
     context.forget_newest_dead = job->may_collapse;
     context.whole_history = job->may_collapse && job->bottommost && context.snapshots.empty() &&
                             !NewerDataOverlaps(*version, *job);
-    context.expiry_now_ms = params.expiry_now_ms;
+    // Rows expired less than the retention ago stay whole (ExpiredRetentionMs).
+    context.expiry_now_ms = CompactionExpiryNow();
   }
   const Status s = DoCompaction(lock, job.get(), &context);
   if (result != nullptr) *result = s;
@@ -367,7 +368,7 @@ Status DBImpl::Level0CompactionBlocked() const {
 Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
                             ReduceContext* context) {
   const CompactionFilter* filter = options_.compaction_filter.get();
-  const TableOptions table_options = MakeTableOptions(context->expiry_now_ms);
+  const TableOptions table_options = MakeTableOptions(ExpiryNow());
   const int64_t window = ExpiryWindow(purge_deadline_ms_.load());
   // Outputs shorter than this are not cut for expiry: no file of a few blocks.
   const uint64_t min_cut_size =
@@ -385,7 +386,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   std::unique_ptr<View> view;
   std::unique_ptr<CompactionFilter> filter_run;
   if (filter != nullptr) {
-    view = NewDurableView();
+    view = NewDurableView(context->expiry_now_ms);
     if (view == nullptr) {
       lock.lock();
       return bg_error_.ok() ? Status::IOError("compaction: WAL sync failed") : bg_error_;

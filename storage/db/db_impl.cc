@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "storage/db/db_iter.h"
 #include "storage/db/filename.h"
@@ -374,18 +375,31 @@ Status DBImpl::SetExpirationEnabled(bool enabled) {
   return Status::OK();
 }
 
-std::unique_ptr<DBImpl::View> DBImpl::NewDurableView() {
+int64_t DBImpl::ExpiredRetentionMs() const {
+  constexpr int64_t kNoDeadlineRetention = 12ll * 3600 * 1000;
+  const CompactionFilter* filter = options_.compaction_filter.get();
+  if (filter == nullptr || !filter->KeepsDeadVersions()) return 0;
+  const int64_t deadline = purge_deadline_ms_.load();
+  return deadline < 0 ? kNoDeadlineRetention : deadline / 2;
+}
+
+int64_t DBImpl::CompactionExpiryNow() const {
+  const int64_t now = ExpiryNow();
+  const int64_t retention = ExpiredRetentionMs();
+  return now < std::numeric_limits<int64_t>::min() + retention ? std::numeric_limits<int64_t>::min()
+                                                               : now - retention;
+}
+
+std::unique_ptr<DBImpl::View> DBImpl::NewDurableView(int64_t expiry_now) {
   uint64_t sequence;
-  int64_t expiry_now;
   std::shared_ptr<const ReadState> state;
   {
     std::lock_guard lock(mu_);
     sequence = versions_.last_sequence();
-    expiry_now = ExpiryNow();
     state = read_state_;
   }
   // Every write up to `sequence` reached the WAL writer before it was counted; this sync covers
-  // them all. Writes after it were made at `expiry_now` or later.
+  // them all.
   if (!SyncWal().ok()) return nullptr;
   return std::make_unique<View>(sequence, std::move(state), expiry_now);
 }

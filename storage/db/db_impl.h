@@ -157,10 +157,18 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   int64_t ExpiryNow() const {
     return expiration_enabled_.load() ? clock_->NowMs() : expiry_frozen_at_.load();
   }
+  // The expiry clock compaction drops rows by: ExpiryNow(), less ExpiredRetentionMs().
+  int64_t CompactionExpiryNow() const;
+  // How long after its expiry a row stays whole in the tables: half the purge deadline (12 h when
+  // there is none) while the compaction filter keeps dead versions (active-active mode, where a
+  // later expiry change from a peer may bring the row back: docs/active-active.md, "Dead
+  // versions"), else 0. The purge deadline still holds: the purge scheduler picks a file at
+  // min_expire_at + deadline/2, when its first expired rows may go.
+  int64_t ExpiredRetentionMs() const;
   // Makes every write made so far durable (as SyncWal) and returns a view of the DB as of that
-  // point, expiry judged at its time. nullptr if the sync failed (the DB is then in the error
+  // point, expiry judged at `expiry_now`. nullptr if the sync failed (the DB is then in the error
   // state). REQUIRES: mu_ not held.
-  std::unique_ptr<View> NewDurableView();
+  std::unique_ptr<View> NewDurableView(int64_t expiry_now);
   // Facts about the memtables for compaction planning. REQUIRES: mu_.
   uint64_t MemtableMinSequence() const;
   // Publishes mem_, imms_ and the current version as read_state_, and drops the spare

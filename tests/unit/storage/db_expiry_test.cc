@@ -468,5 +468,72 @@ TEST_F(ExpiryTest, RowsThatLivedThroughAnExpiredRowArePurgedWithIt) {
   EXPECT_EQ(entries, 1u);  // "z"
 }
 
+// Keeps every key's newest dead version, as the types' filter does in active-active mode.
+class DeadVersionKeeper final : public CompactionFilter {
+ public:
+  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
+                  std::string*) const override {
+    return Decision::kKeep;
+  }
+  bool KeepsNewestDead(std::string_view) const override { return true; }
+  bool KeepsDeadVersions() const override { return true; }
+  const char* Name() const override { return "test"; }
+};
+
+// In active-active mode a peer's later expiry change may bring an expired row back, so
+// compaction keeps an expired row whole for half the purge deadline; then the purge scheduler's
+// compaction reduces it (the newest dead version to a bare tombstone), within the deadline.
+TEST_F(ExpiryTest, KeepingDeadVersionsKeepsExpiredRowsWholeForHalfThePurgeDeadline) {
+  options_.purge_deadline_ms = 10'000;
+  options_.compaction_filter = std::make_shared<DeadVersionKeeper>();
+  Open();
+  const int64_t expire_at = clock_->NowMs() + 100;
+  Put("k", "value", clock_->NowMs(), 100);
+  auto dead = [&] {
+    std::optional<DeadVersion> version;
+    ReadOptions ro;
+    ro.dead_version = &version;
+    Row row;
+    EXPECT_TRUE(db_->Get(ro, "k", &row).IsNotFound());
+    return version;
+  };
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  while (impl()->RunBackgroundCycle()) {
+  }
+  clock_->Set(expire_at + 4'999);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  for (int i = 0; i < 50 && impl()->RunBackgroundCycle(); i++) {
+  }
+  std::optional<DeadVersion> kept = dead();
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->kind, RowKind::kValue);
+  EXPECT_EQ(kept->value, "value");
+  EXPECT_EQ(kept->meta.expire_at_ms, expire_at);
+
+  // Due: the purge scheduler's own compaction reduces it, once.
+  clock_->Set(expire_at + 5'000);
+  int cycles = 0;
+  while (cycles < 50 && impl()->RunBackgroundCycle()) cycles++;
+  EXPECT_GT(cycles, 0);
+  EXPECT_LT(cycles, 50);
+  kept = dead();
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->kind, RowKind::kTombstone);
+  EXPECT_EQ(kept->value, "");
+
+  // Without the filter's hook the row goes at the first compaction after its expiry.
+  options_.compaction_filter = nullptr;
+  Reopen();
+  Put("j", "value", clock_->NowMs(), 100);
+  clock_->Advance(101);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  std::optional<DeadVersion> gone;
+  ReadOptions ro;
+  ro.dead_version = &gone;
+  Row row;
+  EXPECT_TRUE(db_->Get(ro, "j", &row).IsNotFound());
+  EXPECT_FALSE(gone.has_value());
+}
+
 }  // namespace
 }  // namespace ebb::storage
