@@ -17,6 +17,9 @@ namespace ebb::test {
 namespace {
 
 constexpr int64_t kT = 1'900'000'000'000;
+// Longer than compaction keeps an expired row whole in the mode (half the purge deadline, 1 day
+// by default): after it, a dead version is reduced to a plain tombstone.
+constexpr int64_t kPastRetention = 13ll * 3600 * 1000;
 
 class ActiveActiveWholeKeyTest : public ::testing::Test {
  protected:
@@ -95,7 +98,7 @@ TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPe
                             std::to_string(kT + 100)})
                 .str(),
             "OK");
-  SetClock(kT + 1000);  // "expired" has expired on both nodes' clocks
+  SetClock(kT + kPastRetention);  // "expired" expired long enough ago to be reduced
   ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "FLUSH-MEMTABLE"}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "COMPACT"}).str(), "OK");
   for (const char* key : {"deleted", "expired"}) {
@@ -241,12 +244,41 @@ TEST_F(ActiveActiveWholeKeyTest, ARegisterExpiredTregKeepsItsTypeAfterCompaction
   StartCutPair();
   ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
-  SetClock(kT + 5000);
+  SetClock(kT + kPastRetention);
   ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "r"}).integer(), 0);
   Compact(c0_.get());
   ASSERT_EQ(Cmd(c1_.get(), {"SET", "r", "s"}).str(), "OK");
   HealAndConverge();
   ExpectStringRefused("r");
+}
+
+// A string, a TREG pair and a log expire on n0 by its EXPIRE, and n0 compacts right after; n1,
+// whose clock is still before that expiry, then PERSISTs them (a later register): all three come
+// back on both nodes, for in the mode compaction keeps an expired row whole for half the purge
+// deadline. Once that has passed, a dead version is a plain tombstone (the tests above).
+TEST_F(ActiveActiveWholeKeyTest, ALaterRegisterBringsBackWhatCompactionHeldAfterTheExpiry) {
+  StartCutPair();
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
+  WriteAll(c0_.get(), kT - 10, "v");
+  for (const char* key : {"s", "r", "l"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"PEXPIREAT", key, std::to_string(kT + 100)}).integer(), 1) << key;
+  }
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1000)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
+  Compact(c0_.get());
+  for (const char* key : {"s", "r", "l"}) {
+    ASSERT_EQ(Cmd(c1_.get(), {"PERSIST", key}).integer(), 1) << key;
+  }
+  SetClock(kT + 1000);
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "v");
+    EXPECT_EQ(Cmd(c, {"TREG", "GET", "r"})[0].str(), "v");
+    EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "l"}).integer(), 1);
+    for (const char* key : {"s", "r", "l"}) EXPECT_EQ(Cmd(c, {"TTL", key}).integer(), -1) << key;
+  }
 }
 
 // EXPIRE at T on n0; an older write on n1 reaching n0 later takes its expiry, a newer one keeps
