@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/storage/dead_version_keeper.h"
+
 namespace ebb::storage {
 namespace {
 
@@ -186,20 +188,8 @@ TEST(ReduceVersionsTest, FilterDecides) {
             "1=changed@5");
 }
 
-// Keeps every key's newest dead version, as active-active mode asks for metadata rows.
-class KeepNewestDead final : public CompactionFilter {
- public:
-  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
-                  std::string*) const override {
-    return Decision::kKeep;
-  }
-  bool KeepsNewestDead(std::string_view) const override { return true; }
-  bool KeepsDeadVersions() const override { return true; }
-  const char* Name() const override { return "test"; }
-};
-
 TEST(ReduceVersionsTest, AFilterKeepsTheNewestDeadVersionAsATombstone) {
-  KeepNewestDead filter;
+  DeadVersionKeeper filter;
   // With nothing under it, the newest dead version stays (a tombstone of its timestamp, without
   // an expiry and, for an expired value, without its bytes); what it hides still goes.
   EXPECT_EQ(Reduce({T(2, 200), V(1, 100, "v")}, {.whole = true, .filter = &filter}), "2T@200");

@@ -9,6 +9,7 @@
 
 #include "storage/db/db_impl.h"
 #include "tests/unit/storage/db_test_fixture.h"
+#include "tests/unit/storage/dead_version_keeper.h"
 
 namespace ebb::storage {
 namespace {
@@ -467,18 +468,6 @@ TEST_F(ExpiryTest, RowsThatLivedThroughAnExpiredRowArePurgedWithIt) {
   for (const auto& level : stats.levels) entries += level.entries;
   EXPECT_EQ(entries, 1u);  // "z"
 }
-
-// Keeps every key's newest dead version, as the types' filter does in active-active mode.
-class DeadVersionKeeper final : public CompactionFilter {
- public:
-  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
-                  std::string*) const override {
-    return Decision::kKeep;
-  }
-  bool KeepsNewestDead(std::string_view) const override { return true; }
-  bool KeepsDeadVersions() const override { return true; }
-  const char* Name() const override { return "test"; }
-};
 
 // In active-active mode a peer's later expiry change may bring an expired row back, so
 // compaction keeps an expired row whole for half the purge deadline; then the purge scheduler's
