@@ -30,8 +30,6 @@ bool Eventually(const std::function<bool()>& done) {
   return done();
 }
 
-std::string Digest(redisContext* c) { return Cmd(c, {"DEBUG", "DIGEST"}).str(); }
-
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;

@@ -18,8 +18,6 @@
 namespace ebb::test {
 namespace {
 
-std::string Digest(redisContext* c) { return Cmd(c, {"DEBUG", "DIGEST"}).str(); }
-
 class ReplicationReplicaTest : public ::testing::Test {
  protected:
   // A master with a small memtable, so the data set spans table files.

@@ -45,6 +45,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A Connect()ion's reply timeout, and DEBUG DIGEST's.
+constexpr timeval kReplyTimeout{5, 0};
+constexpr timeval kDigestTimeout{120, 0};
+
 }  // namespace
 
 Reply Cmd(redisContext* c, const std::vector<std::string>& args) {
@@ -89,6 +93,7 @@ std::string InfoText(redisContext* c, const std::string& section, const std::str
 
 std::string WaitCaughtUp(redisContext* replica, redisContext* master) {
   const long long want = InfoField(master, "replication", "master_repl_offset");
+  if (want < 0) return "the master's INFO replication has no master_repl_offset";
   std::string link;
   long long got = -1;
   for (int i = 0; i < 1000; i++) {
@@ -99,6 +104,13 @@ std::string WaitCaughtUp(redisContext* replica, redisContext* master) {
   }
   return "replica at " + std::to_string(got) + " (link " + link + "), master at " +
          std::to_string(want);
+}
+
+std::string Digest(redisContext* c) {
+  redisSetTimeout(c, kDigestTimeout);
+  std::string digest = Cmd(c, {"DEBUG", "DIGEST"}).str();
+  redisSetTimeout(c, kReplyTimeout);
+  return digest;
 }
 
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
@@ -360,9 +372,8 @@ bool TestServer::Restart() {
 }
 
 RedisConnection TestServer::Connect() const {
-  timeval tv{5, 0};
-  RedisConnection c(redisConnectWithTimeout("127.0.0.1", port_, tv));
-  if (c && !c->err) redisSetTimeout(c.get(), tv);
+  RedisConnection c(redisConnectWithTimeout("127.0.0.1", port_, kReplyTimeout));
+  if (c && !c->err) redisSetTimeout(c.get(), kReplyTimeout);
   return c;
 }
 
