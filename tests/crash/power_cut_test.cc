@@ -320,8 +320,9 @@ TEST_P(PowerCutTest, AcknowledgedWritesDeletesTrimsAndExpiresSurvive) {
     EXPECT_EQ(size_mismatches, 0) << "TLOG SIZE differs from the entries TLOG GET returns";
     size_mismatches_total += size_mismatches;
     for (const auto& [key, ops] : key_ops) {
+      const std::string& name = key;  // a lambda cannot capture a structured binding (Clang 14)
       const bool ok = MatchesAPrefix(ops, required[key], key_states[key],
-                                     [&](const Op& op, KeyState* s) { Apply(op, key, s); });
+                                     [&](const Op& op, KeyState* s) { Apply(op, name, s); });
       ASSERT_TRUE(ok) << "cycle " << cycle << ": " << key << " reads "
                       << key_states[key].value.value_or("(absent)") << " ttl "
                       << key_states[key].has_ttl << ", after " << ops.size() << " op(s), "

@@ -151,12 +151,12 @@ TEST(TableTest, AlignedDataBlocksNeverStraddleAnAlignmentBoundary) {
     CheckAgainstModel(*table, model, 3);
     // Every data block (read with its trailer, one read each) lies within one 4 KiB page.
     log->read_log.clear();
-    for (const auto& [key, row] : model) {
+    for (const auto& entry : model) {
       bool found = false;
       ASSERT_TRUE(table
-                      ->Get(key, false,
+                      ->Get(entry.first, false,
                             [&](std::string_view k, std::string_view v) {
-                              found = k == key && v == row;
+                              found = k == entry.first && v == entry.second;
                               return false;
                             })
                       .ok());
