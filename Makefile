@@ -22,9 +22,13 @@ build: deps
 	@$(CMAKE) -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# AddressSanitizer + UndefinedBehaviorSanitizer: every test, server included.
+# AddressSanitizer + UndefinedBehaviorSanitizer, built by Clang: every test, server included, and
+# the libFuzzer targets of tests/fuzz/ (-DEBB_FUZZ=ON), so one build serves both passes.
+ASAN_CC  ?= clang-14
+ASAN_CXX ?= clang++-14
 asan: deps
-	@$(CMAKE) -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_SANITIZE=ON -DEBB_BUILD_BENCH=OFF >/dev/null
+	@CC=$(ASAN_CC) CXX=$(ASAN_CXX) $(CMAKE) -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DEBB_SANITIZE=ON \
+	  -DEBB_FUZZ=ON -DEBB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 
 # ThreadSanitizer: the engine's, the types' and the server's unit tests and the command tests
@@ -91,28 +95,19 @@ check-format: deps
 	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(TSAN) build-fuzz
+	rm -rf $(BUILD) $(ASAN) $(TSAN)
 
-# --- Fuzzing (clang + libFuzzer): CMake builds one binary per tests/fuzz/*_fuzz.cc into
-# $(FUZZ_DIR) (-DEBB_FUZZ=ON); runs are seeded from tests/fuzz/corpus/<name>/ (copied, so runs never
-# write into the repo).
-FUZZ_DIR     ?= build-fuzz
-FUZZ_CC      ?= clang-14
-FUZZ_CXX     ?= clang++-14
+# --- Fuzzing (libFuzzer): the sanitizer build ($(ASAN)) holds one binary per tests/fuzz/*_fuzz.cc;
+# runs are seeded from tests/fuzz/corpus/<name>/ (copied, so runs never write into the repo).
 FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_TARGETS := $(patsubst tests/fuzz/%_fuzz.cc,%,$(wildcard tests/fuzz/*_fuzz.cc))
 
-.PHONY: fuzz-build fuzz-smoke fuzz
-
-fuzz-build: deps
-	@CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) $(CMAKE) -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug -DEBB_FUZZ=ON \
-	  -DEBB_BUILD_BENCH=OFF >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
+.PHONY: fuzz-smoke fuzz
 
 # Every target for FUZZ_SMOKE_SECONDS (make fuzz: 300), JOBS targets at a time, each on a fresh copy
 # of its corpus replayed first (scripts/fuzz-run.sh).
-fuzz-smoke: fuzz-build
-	@scripts/fuzz-run.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS) $(JOBS) $(FUZZ_TARGETS)
+fuzz-smoke: asan
+	@scripts/fuzz-run.sh $(ASAN) $(FUZZ_SMOKE_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 
-fuzz: fuzz-build
-	@scripts/fuzz-run.sh $(FUZZ_DIR) 300 $(JOBS) $(FUZZ_TARGETS)
+fuzz: asan
+	@scripts/fuzz-run.sh $(ASAN) 300 $(JOBS) $(FUZZ_TARGETS)
