@@ -1,9 +1,6 @@
 #include "tests/support/active_active_support.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string_view>
@@ -51,17 +48,7 @@ void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
       "OK");
 }
 
-RefusingPort::RefusingPort() {
-  fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (fd_ >= 0 && bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port_ = ntohs(addr.sin_port);
-  }
-}
+RefusingPort::RefusingPort() { fd_ = BindFreeLoopbackPort(&port_); }
 
 RefusingPort::~RefusingPort() {
   if (fd_ >= 0) close(fd_);

@@ -210,19 +210,26 @@ bool RawConnection::WaitClosed(int timeout_ms) {
   return eof_;
 }
 
-int TestServer::FreePort() {
+int BindFreeLoopbackPort(int* port) {
+  *port = 0;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = 0;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    socklen_t len = sizeof(addr);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    port = ntohs(addr.sin_port);
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    *port = ntohs(addr.sin_port);
   }
-  close(fd);
+  return fd;
+}
+
+int TestServer::FreePort() {
+  int port = 0;
+  const int fd = BindFreeLoopbackPort(&port);
+  if (fd >= 0) close(fd);
   return port;
 }
 

@@ -87,6 +87,11 @@ class RawConnection {
   std::string buffer_;
 };
 
+// A TCP socket bound to a free port on 127.0.0.1 and not listening, so a connection to it is
+// refused: its descriptor (-1 on failure; the caller closes it), the port in *port (0 on
+// failure).
+int BindFreeLoopbackPort(int* port);
+
 class TestServer {
  public:
   TestServer();
@@ -123,7 +128,7 @@ class TestServer {
   std::string ReadLog() const;
   const std::string& error() const { return error_; }
 
-  // A free TCP port on 127.0.0.1 (bound then released).
+  // A free TCP port on 127.0.0.1 (bound then released: BindFreeLoopbackPort).
   static int FreePort();
 
  private:
