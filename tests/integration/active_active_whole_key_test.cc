@@ -17,7 +17,7 @@ namespace ebb::test {
 namespace {
 
 constexpr int64_t kT = 1'900'000'000'000;
-// Longer than compaction keeps an expired row whole in the mode (half the purge deadline, 1 day
+// Longer than compaction keeps an expired row whole in the mode (half the purge deadline: 12 h
 // by default): after it, a dead version is reduced to a plain tombstone.
 constexpr int64_t kPastRetention = 13ll * 3600 * 1000;
 
