@@ -220,7 +220,7 @@ void ActiveActive::Stop() {
 void ActiveActive::StartLink(const std::string& host, int port) {
   const Config& config = context_->config();
   links_.push_back(std::make_unique<PeerLink>(this, io_, host, port, node_id_, config.masteruser,
-                                              config.masterauth));
+                                              config.masterauth, peer_tls_));
   links_.back()->Start();
 }
 

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -81,6 +82,9 @@ class ActiveActive {
   // Reads the mode and, in the mode, the node id, the log and the applied vector from the
   // engine. Called once, before any command runs. A node never in the mode reads one row.
   storage::Status Open();
+  // tls-peers: links to peers (at start and PEER ADD) speak TLS with these settings
+  // (server/net/tls.h). REQUIRES: set before Start; `tls` outlives this object.
+  void set_tls(boost::asio::ssl::context* tls) { peer_tls_ = tls; }
   // Starts a link to every `peer` option. False (and *error) if the node cannot enter the mode.
   bool Start(std::string* error);
   // Stops every link (joins their threads). Idempotent.
@@ -246,6 +250,7 @@ class ActiveActive {
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
   std::vector<std::unique_ptr<PeerLink>> links_;
+  boost::asio::ssl::context* peer_tls_ = nullptr;  // tls-peers' client settings, or null
   std::unique_ptr<WholeKeyMarkers> whole_key_;
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;

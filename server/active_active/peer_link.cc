@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <array>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <optional>
@@ -12,23 +14,116 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "server/active_active/active_active.h"
+#include "server/net/tls.h"
 
 namespace ebb::server {
 namespace {
 
 using ReplyPtr = std::unique_ptr<redisReply, void (*)(void*)>;
+using tcp = boost::asio::ip::tcp;
 
-ReplyPtr Command(redisContext* c, const std::vector<std::string>& args) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
-  for (const std::string& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
+constexpr auto kConnectTimeout = std::chrono::seconds(1);
+constexpr auto kReadTimeout = std::chrono::seconds(3);  // the peer ticks every 100 ms
+
+// One session's connection, driven by the link's thread: a LinkStream (TLS with tls-peers) on
+// the session's own io_context, each operation run for at most its timeout; replies parsed by
+// hiredis's reader.
+class PeerConnection {
+ public:
+  explicit PeerConnection(boost::asio::ssl::context* tls)
+      : stream_(io_, tls), reader_(redisReaderCreate()) {}
+  ~PeerConnection() { redisReaderFree(reader_); }
+  PeerConnection(const PeerConnection&) = delete;
+  PeerConnection& operator=(const PeerConnection&) = delete;
+
+  // Resolves, connects and completes the TLS handshake (the peer's certificate verified). False
+  // with *why.
+  bool Connect(const std::string& host, int port, std::string* why) {
+    boost::system::error_code ec;
+    tcp::resolver resolver(io_);
+    const auto found = resolver.resolve(host, std::to_string(port), ec);
+    if (ec) {
+      *why = ec.message();
+      return false;
+    }
+    ec = Run(kConnectTimeout, [&](auto done) {
+      boost::asio::async_connect(
+          stream_.socket(), found,
+          [done](const boost::system::error_code& e, const tcp::endpoint&) { done(e, 0); });
+    });
+    if (!ec) {
+      stream_.socket().set_option(tcp::no_delay(true), ec);
+      ec = Run(kReadTimeout, [&](auto done) {
+        stream_.AsyncHandshake(LinkStream::Role::client,
+                               [done](const boost::system::error_code& e) { done(e, 0); });
+      });
+      if (ec) *why = "TLS handshake failed: " + ec.message();
+    } else {
+      *why = ec.message();
+    }
+    return !ec;
   }
-  return ReplyPtr(static_cast<redisReply*>(
-                      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())),
-                  freeReplyObject);
-}
+  int fd() { return stream_.socket().native_handle(); }
+
+  // Sends a command and reads its reply (null when the link failed or timed out).
+  ReplyPtr Command(const std::vector<std::string>& args) {
+    std::string out = "*" + std::to_string(args.size()) + "\r\n";
+    for (const std::string& arg : args) {
+      out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+    }
+    const auto ec = Run(kReadTimeout, [&](auto done) {
+      stream_.AsyncWrite(boost::asio::buffer(out),
+                         [done](const boost::system::error_code& e, size_t n) { done(e, n); });
+    });
+    if (ec) return ReplyPtr(nullptr, freeReplyObject);
+    return Read();
+  }
+  // The next reply, read from the peer when none is buffered (null on an error, the peer
+  // closing or kReadTimeout of silence).
+  ReplyPtr Read() {
+    void* reply = nullptr;
+    while (Buffered(&reply) && reply == nullptr) {
+      const auto ec = Run(kReadTimeout, [&](auto done) {
+        stream_.AsyncReadSome(boost::asio::buffer(buffer_),
+                              [done](const boost::system::error_code& e, size_t k) { done(e, k); });
+      });
+      if (ec || redisReaderFeed(reader_, buffer_.data(), last_bytes_) != REDIS_OK) break;
+    }
+    return ReplyPtr(static_cast<redisReply*>(reply), freeReplyObject);
+  }
+  // A reply already read and parsed, in *reply (null when none is whole yet); false when the
+  // bytes are not RESP.
+  bool Buffered(void** reply) { return redisReaderGetReply(reader_, reply) == REDIS_OK; }
+
+ private:
+  // Starts an operation with `start(done)` and runs the session's loop until it completes or
+  // `timeout` passes (then the socket is closed and the operation's error is timed_out).
+  template <typename Start>
+  boost::system::error_code Run(std::chrono::milliseconds timeout, Start start) {
+    bool completed = false;
+    boost::system::error_code result;
+    start([&](const boost::system::error_code& e, size_t n) {
+      completed = true;
+      result = e;
+      last_bytes_ = n;
+    });
+    io_.restart();
+    io_.run_for(timeout);
+    if (!completed) {
+      stream_.Close();
+      io_.restart();
+      io_.run();  // the operation ends, aborted
+      result = boost::asio::error::timed_out;
+    }
+    return result;
+  }
+
+  boost::asio::io_context io_;
+  LinkStream stream_;
+  redisReader* reader_;
+  std::array<char, 16 * 1024> buffer_;
+  size_t last_bytes_ = 0;
+};
 
 // One stream message: a delta, a tick (now_ms, end_offset, end_bytes), a snapshot piece (in
 // `delta`, offset 0), or the snapshot's end (its offset and byte position).
@@ -164,14 +259,16 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, const std::vector<
 }  // namespace
 
 PeerLink::PeerLink(ActiveActive* owner, boost::asio::io_context& io, std::string host, int port,
-                   std::string node_id, std::string auth_user, std::string auth_pass)
+                   std::string node_id, std::string auth_user, std::string auth_pass,
+                   boost::asio::ssl::context* tls)
     : owner_(owner),
       io_(io),
       host_(std::move(host)),
       port_(port),
       node_id_(std::move(node_id)),
       auth_user_(std::move(auth_user)),
-      auth_pass_(std::move(auth_pass)) {}
+      auth_pass_(std::move(auth_pass)),
+      tls_(tls) {}
 
 PeerLink::~PeerLink() { Stop(); }
 
@@ -234,37 +331,39 @@ void PeerLink::Run() {
 
 void PeerLink::Session() {
   if (!paused_) SetState("connecting");
-  redisContext* c = redisConnectWithTimeout(host_.c_str(), port_, timeval{1, 0});
-  if (c == nullptr || c->err) {
-    if (c != nullptr) redisFree(c);
+  PeerConnection c(tls_);
+  std::string why;
+  if (!c.Connect(host_, port_, &why)) {
+    // Said once per kind of failure, not at every retry.
+    if (why != last_failure_) spdlog::warn("Peer {}:{}: cannot link: {}", host_, port_, why);
+    last_failure_ = why;
     return;
   }
+  last_failure_.clear();
   {
     std::lock_guard lock(fd_mu_);
-    fd_ = c->fd;
+    fd_ = c.fd();
   }
   auto end_session = [&] {
     {
       std::lock_guard lock(fd_mu_);
       fd_ = -1;
     }
-    redisFree(c);
     if (!paused_ && !stop_) SetState("connecting");
   };
   if (stop_ || paused_) return end_session();
   SetState("handshake");
-  redisSetTimeout(c, timeval{3, 0});
   if (!auth_pass_.empty()) {
     std::vector<std::string> auth{"AUTH"};
     if (!auth_user_.empty()) auth.push_back(auth_user_);
     auth.push_back(auth_pass_);
-    ReplyPtr r = Command(c, auth);
+    ReplyPtr r = c.Command(auth);
     if (!r || r->type == REDIS_REPLY_ERROR) {
       spdlog::warn("Peer {}:{}: AUTH refused: {}", host_, port_, r ? r->str : "no reply");
       return end_session();
     }
   }
-  ReplyPtr id = Command(c, {"PEER", "ID"});
+  ReplyPtr id = c.Command({"PEER", "ID"});
   if (!id || id->type != REDIS_REPLY_STRING) {
     spdlog::warn("Peer {}:{}: PEER ID failed: {}", host_, port_,
                  id && id->type == REDIS_REPLY_ERROR ? id->str : "no reply");
@@ -282,7 +381,7 @@ void PeerLink::Session() {
     shared_->status.peer_id = peer_id;
   }
   const uint64_t from = owner_->applied_offset(peer_id) + 1;
-  ReplyPtr sync = Command(c, {"PEER", "SYNC", node_id_, std::to_string(from)});
+  ReplyPtr sync = c.Command({"PEER", "SYNC", node_id_, std::to_string(from)});
   // +CONTINUE <end offset> <byte position before `from`> or +SNAPSHOT <offset> <byte position>
   // (an older peer sends no byte position).
   const std::string_view answer =
@@ -311,8 +410,8 @@ void PeerLink::Session() {
   shared_->reconnect = false;
   std::vector<Message> batch;
   while (!stop_ && !paused_ && !shared_->reconnect) {
-    void* raw = nullptr;
-    if (redisGetReply(c, &raw) != REDIS_OK || raw == nullptr) break;
+    void* raw = c.Read().release();
+    if (raw == nullptr) break;
     batch.clear();
     bool bad = false;
     do {
@@ -328,7 +427,7 @@ void PeerLink::Session() {
       }
       batch.push_back(std::move(m));
       raw = nullptr;
-    } while (batch.size() < 1024 && redisGetReplyFromReader(c, &raw) == REDIS_OK && raw != nullptr);
+    } while (batch.size() < 1024 && c.Buffered(&raw) && raw != nullptr);
     if (bad) {
       spdlog::warn("Peer {}:{}: malformed stream message: reconnecting", host_, port_);
       break;

@@ -1,7 +1,9 @@
 // PeerLink: this node's link to one active-active peer, pulling the deltas that originated there
 // (docs/active-active.md, "Links").
 //
-// The link is a thread of its own speaking RESP through hiredis: it connects (1 s timeout),
+// The link is a thread of its own speaking RESP (hiredis's reader parses the replies) over a
+// LinkStream (server/net/tls.h) — TLS with tls-peers, the peer's certificate verified —
+// driven by the thread's own io_context: it connects (1 s timeout),
 // authenticates with masterauth (and masteruser) when set, asks `PEER ID`, then
 // `PEER SYNC <this node's id> <applied offset of that peer + 1>` and reads the stream — first a
 // snapshot when the peer answers +SNAPSHOT (its offset is no longer in the peer's log: the
@@ -21,6 +23,7 @@
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -49,8 +52,12 @@ class PeerLink {
   };
 
   // REQUIRES: owner and io outlive the link (Stop before either goes).
+  // `tls`: with tls-peers, the link speaks TLS with these settings (server/net/tls.h) to the
+  // peer's tls-port, verifying its certificate; null for clear text. REQUIRES: `tls` outlives
+  // the link.
   PeerLink(ActiveActive* owner, boost::asio::io_context& io, std::string host, int port,
-           std::string node_id, std::string auth_user, std::string auth_pass);
+           std::string node_id, std::string auth_user, std::string auth_pass,
+           boost::asio::ssl::context* tls);
   ~PeerLink();
 
   void Start();
@@ -86,6 +93,8 @@ class PeerLink {
   const std::string node_id_;
   const std::string auth_user_;
   const std::string auth_pass_;
+  boost::asio::ssl::context* const tls_;
+  std::string last_failure_;  // why the last connection failed (the thread's)
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::atomic<bool> stop_{false};
   std::atomic<bool> paused_{false};

@@ -10,8 +10,9 @@ namespace ebb::server::cluster {
 
 using boost::asio::ip::tcp;
 
-BusLink::BusLink(boost::asio::io_context& io, Listener* listener, bool inbound, int64_t now_ms)
-    : socket_(io), listener_(listener), inbound_(inbound), ctime_ms_(now_ms) {
+BusLink::BusLink(boost::asio::io_context& io, Listener* listener, bool inbound, int64_t now_ms,
+                 boost::asio::ssl::context* tls)
+    : stream_(io, tls), listener_(listener), inbound_(inbound), ctime_ms_(now_ms) {
   read_buffer_.resize(16 * 1024);
 }
 
@@ -23,32 +24,38 @@ void BusLink::Connect(const std::string& ip, int port) {
   if (ec) {
     // Reported from the loop, never inside the caller's own call.
     auto self = shared_from_this();
-    boost::asio::post(socket_.get_executor(), [self, ip] {
+    boost::asio::post(stream_.socket().get_executor(), [self, ip] {
       if (!self->closed_) self->Fail("bad address " + ip);
     });
     return;
   }
   auto self = shared_from_this();
-  socket_.async_connect(tcp::endpoint(address, static_cast<uint16_t>(port)),
-                        [self](const boost::system::error_code& connect_ec) {
-                          if (self->closed_) return;
-                          if (connect_ec) return self->Fail(connect_ec.message());
-                          boost::system::error_code ignored;
-                          self->socket_.set_option(tcp::no_delay(true), ignored);
-                          self->connected_ = true;
-                          self->listener_->OnLinkConnected(self.get());
-                          if (self->closed_) return;
-                          self->ReadMore();
-                          self->WriteMore();
-                        });
+  stream_.socket().async_connect(tcp::endpoint(address, static_cast<uint16_t>(port)),
+                                 [self](const boost::system::error_code& connect_ec) {
+                                   if (self->closed_) return;
+                                   if (connect_ec) return self->Fail(connect_ec.message());
+                                   self->Handshake(LinkStream::Role::client);
+                                 });
 }
 
 void BusLink::Start(tcp::socket socket) {
-  socket_ = std::move(socket);
+  stream_.Assign(std::move(socket));
+  Handshake(LinkStream::Role::server);
+}
+
+void BusLink::Handshake(LinkStream::Role role) {
   boost::system::error_code ignored;
-  socket_.set_option(tcp::no_delay(true), ignored);
-  connected_ = true;
-  ReadMore();
+  stream_.socket().set_option(tcp::no_delay(true), ignored);
+  auto self = shared_from_this();
+  stream_.AsyncHandshake(role, [self](const boost::system::error_code& ec) {
+    if (self->closed_) return;
+    if (ec) return self->Fail("TLS handshake failed: " + ec.message());
+    self->connected_ = true;
+    if (!self->inbound_) self->listener_->OnLinkConnected(self.get());
+    if (self->closed_) return;
+    self->ReadMore();
+    self->WriteMore();
+  });
 }
 
 void BusLink::Send(std::string bytes) {
@@ -61,25 +68,24 @@ void BusLink::Send(std::string bytes) {
 void BusLink::Close() {
   if (closed_) return;
   closed_ = true;
-  boost::system::error_code ignored;
-  socket_.close(ignored);
+  stream_.Close();
 }
 
 std::string BusLink::LocalIp() const {
   boost::system::error_code ec;
-  const auto endpoint = socket_.local_endpoint(ec);
+  const auto endpoint = stream_.socket().local_endpoint(ec);
   return ec ? "" : AddressText(endpoint.address());
 }
 
 std::string BusLink::PeerIp() const {
   boost::system::error_code ec;
-  const auto endpoint = socket_.remote_endpoint(ec);
+  const auto endpoint = stream_.socket().remote_endpoint(ec);
   return ec ? "" : AddressText(endpoint.address());
 }
 
 void BusLink::ReadMore() {
   auto self = shared_from_this();
-  socket_.async_read_some(
+  stream_.AsyncReadSome(
       boost::asio::buffer(read_buffer_),
       [self](const boost::system::error_code& ec, size_t n) { self->OnRead(ec, n); });
 }
@@ -108,15 +114,15 @@ void BusLink::WriteMore() {
   if (writing_ || out_.empty() || closed_) return;
   writing_ = true;
   auto self = shared_from_this();
-  boost::asio::async_write(socket_, boost::asio::buffer(out_.front()),
-                           [self](const boost::system::error_code& ec, size_t) {
-                             self->writing_ = false;
-                             if (self->closed_) return;
-                             if (ec) return self->Fail(ec.message());
-                             self->queued_bytes_ -= self->out_.front().size();
-                             self->out_.pop_front();
-                             self->WriteMore();
-                           });
+  stream_.AsyncWrite(boost::asio::buffer(out_.front()),
+                     [self](const boost::system::error_code& ec, size_t) {
+                       self->writing_ = false;
+                       if (self->closed_) return;
+                       if (ec) return self->Fail(ec.message());
+                       self->queued_bytes_ -= self->out_.front().size();
+                       self->out_.pop_front();
+                       self->WriteMore();
+                     });
 }
 
 void BusLink::Fail(std::string_view why) {

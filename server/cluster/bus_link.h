@@ -1,6 +1,7 @@
 // BusLink: one TCP connection of the cluster bus (Redis's clusterLink) — outbound, opened by
 // this node to a node it knows, or inbound, accepted on cluster-port — that frames whole
-// messages (server/cluster/bus_message.h) both ways without ever blocking the io thread.
+// messages (server/cluster/bus_message.h) both ways without ever blocking the io thread; over TLS
+// with tls-cluster.
 //
 // The owner (Cluster) creates a link, gives it to Connect (outbound) or Start (inbound), and
 // hears of it through the Listener: OnLinkConnected once an outbound connect succeeded, OnMessage
@@ -17,6 +18,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "server/net/tls.h"
 
 namespace ebb::server::cluster {
 
@@ -35,12 +38,18 @@ class BusLink : public std::enable_shared_from_this<BusLink> {
   // The largest message accepted (a PUBLISH carries its payload).
   static constexpr uint32_t kMaxMessageLength = 512u * 1024 * 1024;
 
-  BusLink(boost::asio::io_context& io, Listener* listener, bool inbound, int64_t now_ms);
+  // `tls`: the link speaks TLS with these settings (tls-cluster: the client context outbound, the
+  // bus's server context inbound; server/net/tls.h), or null for clear text. REQUIRES: `tls`
+  // outlives the link.
+  BusLink(boost::asio::io_context& io, Listener* listener, bool inbound, int64_t now_ms,
+          boost::asio::ssl::context* tls);
   ~BusLink();
 
-  // Outbound: connects to ip:port. REQUIRES: not inbound.
+  // Outbound: connects to ip:port (and completes the TLS handshake, the other node's certificate
+  // verified). REQUIRES: not inbound.
   void Connect(const std::string& ip, int port);
-  // Inbound: takes the accepted socket and starts reading.
+  // Inbound: takes the accepted socket, completes the TLS handshake (the connecting node's
+  // certificate required and verified) and starts reading. Messages queued meanwhile wait.
   void Start(boost::asio::ip::tcp::socket socket);
   // Queues `bytes` to send (dropped silently once the link is closed).
   void Send(std::string bytes);
@@ -59,12 +68,15 @@ class BusLink : public std::enable_shared_from_this<BusLink> {
   size_t send_buffer_used() const { return queued_bytes_; }
 
  private:
+  // No delay on the socket, then the TLS handshake (at once for a plain link); then reading and
+  // writing start (an outbound link tells the listener first).
+  void Handshake(LinkStream::Role role);
   void ReadMore();
   void OnRead(const boost::system::error_code& ec, size_t n);
   void WriteMore();
   void Fail(std::string_view why);
 
-  boost::asio::ip::tcp::socket socket_;
+  LinkStream stream_;
   Listener* listener_;
   bool inbound_;
   int64_t ctime_ms_;

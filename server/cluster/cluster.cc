@@ -46,13 +46,26 @@ int64_t Cluster::node_timeout() const { return context_->config().cluster_node_t
 
 int Cluster::MyPort() const {
   const Config& c = context_->config();
+  if (c.tls_cluster)
+    return c.cluster_announce_tls_port != 0 ? c.cluster_announce_tls_port : c.tls_port;
   return c.cluster_announce_port != 0 ? c.cluster_announce_port : c.port;
+}
+
+int Cluster::MyPlaintextPort() const {
+  const Config& c = context_->config();
+  if (!c.tls_cluster) return 0;
+  return c.cluster_announce_port != 0 ? c.cluster_announce_port : c.port;
+}
+
+int Cluster::BusPort() const {
+  const Config& c = context_->config();
+  if (c.cluster_port != 0) return c.cluster_port;
+  return (c.tls_cluster ? c.tls_port : c.port) + 10000;
 }
 
 int Cluster::MyBusPort() const {
   const Config& c = context_->config();
-  if (c.cluster_announce_bus_port != 0) return c.cluster_announce_bus_port;
-  return c.cluster_port != 0 ? c.cluster_port : c.port + 10000;
+  return c.cluster_announce_bus_port != 0 ? c.cluster_announce_bus_port : BusPort();
 }
 
 bool Cluster::Load(std::string* error) {
@@ -76,6 +89,7 @@ bool Cluster::Load(std::string* error) {
   }
   Node* me = state_->myself();
   me->port = MyPort();
+  me->pport = MyPlaintextPort();
   me->cport = MyBusPort();
   if (!context_->config().cluster_announce_ip.empty())
     me->ip = context_->config().cluster_announce_ip;
@@ -89,8 +103,7 @@ bool Cluster::Load(std::string* error) {
 }
 
 bool Cluster::Listen(std::string* error) {
-  const int port = context_->config().cluster_port != 0 ? context_->config().cluster_port
-                                                        : context_->config().port + 10000;
+  const int port = BusPort();
   if (port > 65535) {
     *error =
         "Redis port number too high. Cluster communication port is 10,000 port numbers "
@@ -117,7 +130,7 @@ void Cluster::Accept(tcp::acceptor* acceptor) {
   acceptor->async_accept([this, acceptor](const boost::system::error_code& ec, tcp::socket s) {
     if (stopped_ || ec == boost::asio::error::operation_aborted) return;
     if (!ec) {
-      auto link = std::make_shared<BusLink>(io_, this, /*inbound=*/true, WallMs());
+      auto link = std::make_shared<BusLink>(io_, this, /*inbound=*/true, WallMs(), bus_server_tls_);
       links_[link.get()] = link;
       link->Start(std::move(s));
       return Accept(acceptor);
@@ -201,7 +214,7 @@ bool Cluster::Importing(int slot) const { return state_->importing_from(slot) !=
 // ---------------------------------------------------------------- links
 
 void Cluster::CreateLink(Node* n, int64_t now_ms) {
-  auto link = std::make_shared<BusLink>(io_, this, /*inbound=*/false, now_ms);
+  auto link = std::make_shared<BusLink>(io_, this, /*inbound=*/false, now_ms, bus_client_tls_);
   link->node = n;
   n->link = link.get();
   links_[link.get()] = link;
@@ -264,6 +277,7 @@ BusMessage Cluster::Header(MessageType type) const {
   m.sender = me->name;
   m.myip = context_->config().cluster_announce_ip;
   m.port = static_cast<uint16_t>(MyPort());
+  m.pport = static_cast<uint16_t>(MyPlaintextPort());
   m.cport = static_cast<uint16_t>(MyBusPort());
   m.flags = me->flags;
   m.state = static_cast<uint8_t>(state_->health());
@@ -425,6 +439,7 @@ void Cluster::Cron() {
     me->ip = context_->config().cluster_announce_ip;
   }
   me->port = MyPort();
+  me->pport = MyPlaintextPort();
   me->cport = MyBusPort();
 
   std::vector<Node*> all;
@@ -515,8 +530,12 @@ void Cluster::FollowMasterIfNeeded() {
   if (link == nullptr || !me->is_replica() || me->master == nullptr) return;
   const Node* master = me->master;
   if (!master->has_address() || master->ip.empty() || master->port == 0) return;
-  if (link->is_replica() && link->host() == master->ip && link->port() == master->port) return;
-  link->ReplicateFrom(master->ip, master->port);
+  // Under tls-cluster the master announces its TLS port, and its plain one beside it: the
+  // replica connects to the one its tls-replication speaks.
+  const int port =
+      !context_->config().tls_replication && master->pport != 0 ? master->pport : master->port;
+  if (link->is_replica() && link->host() == master->ip && link->port() == port) return;
+  link->ReplicateFrom(master->ip, port);
 }
 
 }  // namespace ebb::server::cluster

@@ -2,7 +2,8 @@
 // table and nodes.conf, the cluster bus, failure detection and failover — and the routing the
 // dispatcher asks (SlotOwnership).
 //
-// The bus listens on cluster-port (port + 10000 by default) on the server's io_context, beside
+// The bus listens on cluster-port (port + 10000 by default; tls-port + 10000 with tls-cluster,
+// when every link speaks TLS and nodes announce their TLS port) on the server's io_context, beside
 // the clients: links (server/cluster/bus_link.h) connect, read and write asynchronously, and a
 // 100 ms cron (Redis's clusterCron) opens missing links, pings, times out handshakes, flags
 // nodes PFAIL and runs the replica's election. Messages follow Redis 7.0's clusterProcessPacket:
@@ -71,6 +72,12 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void Start();
   // Closes the listener and every link; writes the file if a change is pending.
   void Stop();
+  // tls-cluster: bus links speak TLS, outbound with `client`, inbound with `server`
+  // (server/net/tls.h). REQUIRES: set before Listen; both outlive the cluster.
+  void set_tls(boost::asio::ssl::context* client, boost::asio::ssl::context* server) {
+    bus_client_tls_ = client;
+    bus_server_tls_ = server;
+  }
   // Called when the writes a manual failover held back may run again.
   void set_resume_listener(std::function<void()> listener) { resume_ = std::move(listener); }
 
@@ -140,9 +147,15 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void Accept(boost::asio::ip::tcp::acceptor* acceptor);
   void Cron();
   int64_t node_timeout() const;
-  // This node's addresses as the bus announces them.
+  // This node's addresses as the bus announces them (Redis 7.0's deriveAnnouncedPorts): the
+  // client port — with tls-cluster the TLS one (cluster-announce-tls-port, else tls-port) —, the
+  // plaintext port beside it (tls-cluster only, else 0) and the bus port.
   int MyPort() const;
+  int MyPlaintextPort() const;
   int MyBusPort() const;
+  // The port the bus listens on: cluster-port, else 10000 above the client port (the TLS one
+  // with tls-cluster, as Redis).
+  int BusPort() const;
 
   // Links.
   void CreateLink(Node* n, int64_t now_ms);
@@ -197,6 +210,8 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   std::unique_ptr<ConfigWriter> config_writer_;  // made by Load
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   std::unordered_map<BusLink*, std::shared_ptr<BusLink>> links_;
+  boost::asio::ssl::context* bus_client_tls_ = nullptr;  // tls-cluster's, or null
+  boost::asio::ssl::context* bus_server_tls_ = nullptr;
   boost::asio::steady_timer cron_timer_;
   std::function<void()> resume_;
   int todo_ = 0;

@@ -86,6 +86,13 @@ struct Config {
   std::string tls_protocols;             // "" = TLSv1.2 and TLSv1.3
   std::string tls_ciphers;
   std::string tls_ciphersuites;
+  // The certificate outbound links present ("": tls-cert-file's; server/net/tls.h).
+  std::string tls_client_cert_file;
+  std::string tls_client_key_file;
+  std::string tls_client_key_file_pass;
+  bool tls_replication = false;  // a replica connects to its master over TLS
+  bool tls_cluster = false;      // the cluster bus speaks TLS; the TLS port is announced
+  bool tls_peers = false;        // active-active peer links connect over TLS
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   // Who may CONFIG SET a protected option. ebb protects more than Redis does (requirepass,
   // protected-mode, limits), so its default admits loopback clients.
@@ -133,6 +140,7 @@ struct Config {
   int cluster_port = 0;
   std::string cluster_announce_ip;    // "": the address the bus sees
   int cluster_announce_port = 0;      // 0: port
+  int cluster_announce_tls_port = 0;  // with tls-cluster, the TLS port announced (0: tls-port)
   int cluster_announce_bus_port = 0;  // 0: the bus port
   bool cluster_require_full_coverage = true;
   bool cluster_allow_reads_when_down = false;

@@ -544,6 +544,21 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(String("tls-ciphersuites",
                      "TLSv1.3 cipher suites (OpenSSL syntax; \"\": OpenSSL's default)", kImmutable,
                      &Config::tls_ciphersuites));
+  t.push_back(String("tls-client-cert-file",
+                     "the certificate links to other servers present (\"\": tls-cert-file)",
+                     kImmutable, &Config::tls_client_cert_file));
+  t.push_back(String("tls-client-key-file", "the private key of tls-client-cert-file", kImmutable,
+                     &Config::tls_client_key_file));
+  t.push_back(String("tls-client-key-file-pass",
+                     "the passphrase of tls-client-key-file, if it has one", kImmutable,
+                     &Config::tls_client_key_file_pass));
+  t.push_back(Bool("tls-replication", "a replica connects to its master over TLS", kImmutable,
+                   &Config::tls_replication));
+  t.push_back(Bool("tls-cluster",
+                   "the cluster bus speaks TLS and nodes announce their tls-port to clients",
+                   kImmutable, &Config::tls_cluster));
+  t.push_back(Bool("tls-peers", "active-active peer links connect over TLS, to the peers' tls-port",
+                   kImmutable, &Config::tls_peers));
   t.push_back(Bool("protected-mode",
                    "without requirepass, accept clients from loopback addresses only", kMutable,
                    &Config::protected_mode));
@@ -634,6 +649,9 @@ std::vector<Option> BuildOptionTable() {
                      kMutable, &Config::cluster_announce_ip));
   t.push_back(Integer("cluster-announce-port", "the client port announced (0: port)", kMutable,
                       &Config::cluster_announce_port, 0, 65535));
+  t.push_back(Integer("cluster-announce-tls-port",
+                      "with tls-cluster, the TLS client port announced (0: tls-port)", kMutable,
+                      &Config::cluster_announce_tls_port, 0, 65535));
   t.push_back(Integer("cluster-announce-bus-port", "the bus port announced (0: cluster-port)",
                       kMutable, &Config::cluster_announce_bus_port, 0, 65535));
   t.push_back(Bool("cluster-require-full-coverage",

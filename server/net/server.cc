@@ -113,6 +113,12 @@ bool Server::Listen(std::string* error) {
     tls_context_ = MakeTlsContext(config, error);
     if (tls_context_ == nullptr) return false;
   }
+  if (!MakeLinkTlsContexts(config, &link_tls_, error)) return false;
+  if (replica_link_ && config.tls_replication) replica_link_->set_tls(link_tls_.client.get());
+  if (cluster_ && config.tls_cluster) {
+    cluster_->set_tls(link_tls_.client.get(), link_tls_.bus_server.get());
+  }
+  if (active_active_ && config.tls_peers) active_active_->set_tls(link_tls_.client.get());
   if (config.port > 0 && !Bind(config.port, /*tls=*/false, error)) return false;
   if (config.tls_port > 0 && !Bind(config.tls_port, /*tls=*/true, error)) return false;
   if (acceptors_.empty()) {

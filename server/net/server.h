@@ -26,6 +26,7 @@
 #include "server/config/config.h"
 #include "server/dispatcher.h"
 #include "server/net/block_reader.h"
+#include "server/net/tls.h"
 #include "server/net/wal_turn_commit.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -54,10 +55,12 @@ class Server {
   ~Server();
 
   // Binds and listens on every configured address at `port` (unless 0) and at `tls-port` (when
-  // set, with the TLS context built from the tls-* options); with cluster-enabled yes, loads the
-  // cluster-config-file and listens on the cluster bus port too. Then opens the active-active
-  // state and links the `peer` options (docs/active-active.md). Returns false with *error naming
-  // the address, or what TLS, the cluster config or the active-active state could not load.
+  // set, with the TLS context built from the tls-* options), and builds the TLS settings of the
+  // links the tls-replication, tls-cluster and tls-peers options turn on (server/net/tls.h);
+  // with cluster-enabled yes, loads the cluster-config-file and listens on the cluster bus port
+  // too. Then opens the active-active state and links the `peer` options (docs/active-active.md).
+  // Returns false with *error naming the address, or what TLS, the cluster config or the
+  // active-active state could not load.
   bool Listen(std::string* error);
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
@@ -123,6 +126,8 @@ class Server {
   std::vector<Listener> acceptors_;
   // The TLS settings of tls-port's connections (server/net/tls.h), or null without tls-port.
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
+  // The TLS settings of the links to other servers (tls-replication, tls-cluster, tls-peers).
+  LinkTlsContexts link_tls_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer cron_timer_;
   boost::asio::steady_timer expiry_timer_;

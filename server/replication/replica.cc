@@ -101,7 +101,6 @@ ReplicaLink::ReplicaLink(ServerContext* context, boost::asio::io_context& io,
       master_(master),
       hooks_(std::move(hooks)),
       resolver_(io),
-      socket_(io),
       retry_timer_(io),
       ack_timer_(io),
       swap_timer_(io) {}
@@ -230,21 +229,36 @@ void ReplicaLink::Connect() {
       [this, generation](const boost::system::error_code& ec, tcp::resolver::results_type found) {
         if (generation != generation_) return;
         if (ec) return Fail("Unable to resolve the master: " + ec.message());
+        stream_ = std::make_shared<LinkStream>(io_, tls_);
         boost::asio::async_connect(
-            socket_, found,
-            [this, generation](const boost::system::error_code& connect_ec, const tcp::endpoint&) {
+            stream_->socket(), found,
+            [this, generation, stream = stream_](const boost::system::error_code& connect_ec,
+                                                 const tcp::endpoint&) {
               if (generation != generation_) return;
               if (connect_ec)
                 return Fail("Error condition on socket for SYNC: " + connect_ec.message());
-              OnConnected();
+              Handshake();
             });
+      });
+}
+
+void ReplicaLink::Handshake() {
+  const uint64_t generation = generation_;
+  // tls-replication: the master's certificate is verified before a byte of the handshake (or
+  // masterauth) is sent; a refused certificate fails the link, never falling back to clear text.
+  stream_->AsyncHandshake(
+      boost::asio::ssl::stream_base::client,
+      [this, generation, stream = stream_](const boost::system::error_code& ec) {
+        if (generation != generation_) return;
+        if (ec) return Fail("TLS handshake with the master failed: " + ec.message());
+        OnConnected();
       });
 }
 
 void ReplicaLink::OnConnected() {
   boost::system::error_code ec;
-  socket_.set_option(tcp::no_delay(true), ec);
-  spdlog::info("MASTER <-> REPLICA sync started");
+  stream_->socket().set_option(tcp::no_delay(true), ec);
+  spdlog::info("MASTER <-> REPLICA sync started{}", stream_->tls() ? " (TLS)" : "");
   state_ = State::kHandshake;
   last_io_ms_ = WallMs();
   in_.clear();
@@ -259,8 +273,10 @@ void ReplicaLink::OnConnected() {
       steps_.push_back({"AUTH", config.masteruser, config.masterauth});
     }
   }
-  const int announce_port =
-      config.replica_announce_port != 0 ? config.replica_announce_port : config.port;
+  // As Redis: over tls-replication a replica is reached at its tls-port (Sentinel, FAILOVER).
+  const int announce_port = config.replica_announce_port != 0 ? config.replica_announce_port
+                            : config.tls_replication && config.tls_port != 0 ? config.tls_port
+                                                                             : config.port;
   steps_.push_back({"REPLCONF", "listening-port", std::to_string(announce_port)});
   if (!config.replica_announce_ip.empty()) {
     steps_.push_back({"REPLCONF", "ip-address", config.replica_announce_ip});
@@ -288,28 +304,30 @@ void ReplicaLink::SendCommand(const std::vector<std::string>& args) {
 }
 
 void ReplicaLink::Flush() {
-  if (writing_ || out_.empty() || !socket_.is_open()) return;
+  if (writing_ || out_.empty() || stream_ == nullptr) return;
   writing_ = true;
   out_sending_.swap(out_);
   out_.clear();
   const uint64_t generation = generation_;
-  boost::asio::async_write(socket_, boost::asio::buffer(out_sending_),
-                           [this, generation](const boost::system::error_code& ec, size_t) {
-                             if (generation != generation_) return;
-                             writing_ = false;
-                             out_sending_.clear();
-                             if (ec) return Fail("Writing to the master: " + ec.message());
-                             Flush();
-                           });
+  stream_->AsyncWrite(
+      boost::asio::buffer(out_sending_),
+      [this, generation, stream = stream_](const boost::system::error_code& ec, size_t) {
+        if (generation != generation_) return;
+        writing_ = false;
+        out_sending_.clear();
+        if (ec) return Fail("Writing to the master: " + ec.message());
+        Flush();
+      });
 }
 
 void ReplicaLink::ReadMore() {
-  if (!socket_.is_open()) return;
+  if (stream_ == nullptr) return;
   const uint64_t generation = generation_;
-  socket_.async_read_some(boost::asio::buffer(buffer_),
-                          [this, generation](const boost::system::error_code& ec, size_t n) {
-                            OnRead(ec, n, generation);
-                          });
+  stream_->AsyncReadSome(
+      boost::asio::buffer(buffer_),
+      [this, generation, stream = stream_](const boost::system::error_code& ec, size_t n) {
+        OnRead(ec, n, generation);
+      });
 }
 
 void ReplicaLink::OnRead(const boost::system::error_code& ec, size_t n, uint64_t generation) {
@@ -627,14 +645,14 @@ void ReplicaLink::SignalRecordKeys(std::string_view payload) {
 void ReplicaLink::AttachClient() {
   if (client_) context_->clients().Remove(client_->id());
   boost::system::error_code ec;
-  const tcp::endpoint remote = socket_.remote_endpoint(ec);
-  const tcp::endpoint local = socket_.local_endpoint(ec);
+  const tcp::endpoint remote = stream_->socket().remote_endpoint(ec);
+  const tcp::endpoint local = stream_->socket().local_endpoint(ec);
   auto addr = [](const tcp::endpoint& e) {
     return e.address().to_string() + ":" + std::to_string(e.port());
   };
-  client_ =
-      std::make_unique<Client>(context_->clients().NextId(), addr(remote), addr(local),
-                               socket_.native_handle(), WallMs(), IsLoopbackPeer(remote.address()));
+  client_ = std::make_unique<Client>(context_->clients().NextId(), addr(remote), addr(local),
+                                     stream_->socket().native_handle(), WallMs(),
+                                     IsLoopbackPeer(remote.address()));
   client_->set_master_link(true);
   // The link runs no command through the dispatcher (it applies the stream to the engine); it
   // shows in CLIENT LIST as the default user, as Redis's master client does.
@@ -665,9 +683,9 @@ void ReplicaLink::CloseSocket() {
   generation_++;
   boost::system::error_code ec;
   resolver_.cancel();
-  if (socket_.is_open()) {
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+  if (stream_ != nullptr) {
+    stream_->Close();  // its pending operations keep it until their handlers have run
+    stream_.reset();
   }
   swap_timer_.cancel();
   writing_ = false;

@@ -3,7 +3,8 @@
 // with the master's snapshot, and the stream applied record by record.
 //
 // The link runs on the server's io_context, never blocking it on the network: it connects
-// (resolving the host), speaks Redis's handshake one command at a time (PING, AUTH [user] pass
+// (resolving the host; with tls-replication over TLS, the master's certificate verified
+// first), speaks Redis's handshake one command at a time (PING, AUTH [user] pass
 // when masterauth is set, REPLCONF listening-port, REPLCONF ip-address when
 // replica-announce-ip is set, REPLCONF capa eof capa psync2, PSYNC), then either
 //   +FULLRESYNC <replid> <offset>: the snapshot bulk is written through a SnapshotSink into
@@ -46,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/net/tls.h"
 #include "storage/replication_snapshot.h"
 #include "storage/status.h"
 
@@ -97,6 +99,10 @@ class ReplicaLink {
   // Closes the link (CLIENT KILL TYPE master); it reconnects after the backoff.
   void DropLink(std::string_view why);
 
+  // tls-replication: links to the master from now on speak TLS with these settings
+  // (server/net/tls.h). REQUIRES: set before Start; `tls` outlives the link.
+  void set_tls(boost::asio::ssl::context* tls) { tls_ = tls; }
+
   bool is_replica() const { return !host_.empty(); }
   const std::string& host() const { return host_; }
   int port() const { return port_; }
@@ -126,6 +132,8 @@ class ReplicaLink {
   // Follows host:port from now on (the link to any other master closed).
   void ConnectTo(const std::string& host, int port);
   void Connect();
+  // tls-replication: the TLS handshake (the master's certificate verified); then OnConnected.
+  void Handshake();
   void OnConnected();
   void ReadMore();
   void OnRead(const boost::system::error_code& ec, size_t n, uint64_t generation);
@@ -172,7 +180,9 @@ class ReplicaLink {
   State state_ = State::kNone;
   uint64_t generation_ = 0;  // bumped whenever the socket closes: stale callbacks are ignored
   tcp::resolver resolver_;
-  tcp::socket socket_;
+  // The connection to the master (made anew for each), or null.
+  std::shared_ptr<LinkStream> stream_;
+  boost::asio::ssl::context* tls_ = nullptr;  // tls-replication's client settings, or null
   boost::asio::steady_timer retry_timer_;
   boost::asio::steady_timer ack_timer_;
   boost::asio::steady_timer swap_timer_;

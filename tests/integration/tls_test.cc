@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/support/test_server.h"
+#include "tests/support/tls_certificates.h"
 
 namespace ebb::test {
 namespace {
@@ -15,26 +16,8 @@ class TlsTest : public ::testing::Test {
  protected:
   // A CA, and a server and a client certificate it signs, in `dir`.
   static void MakeCertificates(const std::string& dir) {
-    const std::string subj = " -subj /O=ebb-test/CN=";
-    for (const std::string& step : {
-             "openssl genrsa -out " + dir + "/ca.key 2048",
-             "openssl req -x509 -new -nodes -sha256 -days 2 -key " + dir + "/ca.key -out " + dir +
-                 "/ca.crt" + subj + "ca",
-             "openssl genrsa -out " + dir + "/server.key 2048",
-             "openssl req -new -sha256 -key " + dir + "/server.key -out " + dir + "/server.csr" +
-                 subj + "127.0.0.1",
-             "openssl x509 -req -sha256 -days 2 -CA " + dir + "/ca.crt -CAkey " + dir +
-                 "/ca.key -CAcreateserial -in " + dir + "/server.csr -out " + dir + "/server.crt",
-             "openssl genrsa -out " + dir + "/client.key 2048",
-             "openssl req -new -sha256 -key " + dir + "/client.key -out " + dir + "/client.csr" +
-                 subj + "client",
-             "openssl x509 -req -sha256 -days 2 -CA " + dir + "/ca.crt -CAkey " + dir +
-                 "/ca.key -CAcreateserial -in " + dir + "/client.csr -out " + dir + "/client.crt",
-         }) {
-      int status = 0;
-      const std::string out = Shell(step, &status);
-      ASSERT_EQ(status, 0) << step << "\n" << out;
-    }
+    const std::string failed = MakeTestCertificates(dir);
+    ASSERT_EQ(failed, "");
   }
 
   std::string Cli(const std::string& tls_args, const std::string& command, int* status) {

@@ -1,0 +1,234 @@
+// TLS on the links between servers (docs/security.md, "Links between servers"), against spawned
+// ebb-servers with certificates from a test CA: a replica following its master's tls-port with
+// tls-replication and masterauth (a full resynchronisation, then the stream), a replica trusting
+// another CA that refuses the master and says so instead of falling back to clear text, the
+// options refused at start without the certificates they need, two active-active peers linked
+// over TLS converging, and three cluster nodes whose bus speaks TLS reaching cluster_state:ok,
+// checked by redis-cli --cluster check --tls. Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_server.h"
+#include "tests/support/tls_certificates.h"
+
+namespace ebb::test {
+namespace {
+
+// Polls `done` every 50 ms for up to `seconds`.
+bool Eventually(const std::function<bool()>& done, int seconds = 20) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+std::vector<std::string> Join(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+class TlsLinksTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(MakeTestCertificates(certs_.dir()), ""); }
+  void TearDown() override {
+    for (TestServer* server : servers_) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+  // A server (stopped at the end of the test) with TLS on `tls_port` and `extra` options.
+  TestServer* StartWithTls(int tls_port, const std::vector<std::string>& extra) {
+    owned_.push_back(std::make_unique<TestServer>());
+    TestServer* server = owned_.back().get();
+    servers_.push_back(server);
+    EXPECT_TRUE(server->Start(Join(TlsServerArgs(d(), tls_port), extra))) << server->error();
+    return server;
+  }
+  std::string d() const { return certs_.dir(); }
+
+  TestServer certs_;  // never started: its directory holds the certificates
+  std::vector<std::unique_ptr<TestServer>> owned_;
+  std::vector<TestServer*> servers_;
+};
+
+TEST_F(TlsLinksTest, ReplicaFollowsItsMasterOverTlsWithMasterauth) {
+  const int master_tls = TestServer::FreePort();
+  TestServer* master = StartWithTls(master_tls, {"--requirepass", "s3cret"});
+  ASSERT_TRUE(master->Running());
+  auto m = master->Connect();
+  ASSERT_EQ(Cmd(m.get(), {"AUTH", "s3cret"}).str(), "OK");
+  for (int i = 0; i < 200; i++) {
+    ASSERT_EQ(Cmd(m.get(), {"SET", "before:" + std::to_string(i), std::string(1000, 'v')}).str(),
+              "OK");
+  }
+  const int replica_tls = TestServer::FreePort();
+  TestServer* replica =
+      StartWithTls(replica_tls, {"--tls-replication", "yes", "--masterauth", "s3cret",
+                                 "--replicaof", "127.0.0.1", std::to_string(master_tls)});
+  ASSERT_TRUE(replica->Running());
+  auto r = replica->Connect();
+  EXPECT_EQ(WaitCaughtUp(r.get(), m.get()), "");
+  EXPECT_EQ(Cmd(r.get(), {"GET", "before:199"}).str(), std::string(1000, 'v'));  // full sync
+  ASSERT_EQ(Cmd(m.get(), {"SET", "after", "streamed"}).str(), "OK");
+  EXPECT_EQ(WaitCaughtUp(r.get(), m.get()), "");
+  EXPECT_EQ(Cmd(r.get(), {"GET", "after"}).str(), "streamed");
+  EXPECT_EQ(InfoText(r.get(), "replication", "master_link_status"), "up");
+  EXPECT_NE(replica->ReadLog().find("MASTER <-> REPLICA sync started (TLS)"), std::string::npos);
+  // As Redis: the replica announces its TLS port (what Sentinel and FAILOVER connect to).
+  EXPECT_NE(InfoText(m.get(), "replication", "slave0").find("port=" + std::to_string(replica_tls)),
+            std::string::npos)
+      << InfoText(m.get(), "replication", "slave0");
+  EXPECT_EQ(Cmd(r.get(), {"CONFIG", "GET", "tls-replication"}).ToString(),
+            "1) \"tls-replication\"\n2) \"yes\"");
+}
+
+TEST_F(TlsLinksTest, AReplicaTrustingAnotherCaRefusesTheMasterAndSaysSo) {
+  const int master_tls = TestServer::FreePort();
+  TestServer* master = StartWithTls(master_tls, {});
+  ASSERT_TRUE(master->Running());
+  const int replica_tls = TestServer::FreePort();
+  TestServer* replica = StartWithTls(
+      replica_tls, {"--tls-replication", "yes", "--tls-ca-cert-file", d() + "/other-ca.crt",
+                    "--replicaof", "127.0.0.1", std::to_string(master_tls)});
+  ASSERT_TRUE(replica->Running());
+  const bool said = Eventually([&] {
+    return replica->ReadLog().find("TLS handshake with the master failed") != std::string::npos;
+  });
+  EXPECT_TRUE(said) << replica->ReadLog();
+  EXPECT_NE(replica->ReadLog().find("certificate verify failed"), std::string::npos)
+      << replica->ReadLog();
+  auto r = replica->Connect();
+  EXPECT_EQ(InfoText(r.get(), "replication", "master_link_status"), "down");
+  auto m = master->Connect();
+  EXPECT_EQ(InfoField(m.get(), "replication", "connected_slaves"), 0);
+  EXPECT_EQ(replica->ReadLog().find("MASTER <-> REPLICA sync started"), std::string::npos);
+}
+
+TEST_F(TlsLinksTest, LinkOptionsWithoutTheirCertificatesRefuseToStart) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::string tls_port = std::to_string(TestServer::FreePort());
+  const std::vector<Case> cases = {
+      {{"--tls-replication", "yes"}, "tls-cert-file and tls-key-file are required with "
+                                     "tls-replication"},
+      {{"--tls-peers", "yes", "--tls-cert-file", d() + "/server.crt", "--tls-key-file",
+        d() + "/server.key"},
+       "Either tls-ca-cert-file or tls-ca-cert-dir must be specified with tls-peers"},
+      {{"--tls-cluster", "yes", "--cluster-enabled", "yes", "--tls-cert-file", d() + "/server.crt",
+        "--tls-key-file", d() + "/server.key", "--tls-ca-cert-file", d() + "/ca.crt"},
+       "tls-cluster requires tls-port"},
+      {Join(TlsServerArgs(d(), std::stoi(tls_port)),
+            {"--tls-replication", "yes", "--tls-client-cert-file", d() + "/client.crt"}),
+       "tls-client-cert-file and tls-client-key-file must be given together"},
+      {Join(TlsServerArgs(d(), std::stoi(tls_port)),
+            {"--tls-peers", "yes", "--tls-client-cert-file", d() + "/missing.crt",
+             "--tls-client-key-file", d() + "/client.key"}),
+       "Failed to load certificate: " + d() + "/missing.crt"},
+  };
+  for (const Case& c : cases) {
+    TestServer server;
+    EXPECT_FALSE(server.Start(c.args)) << c.error;
+    EXPECT_NE(server.ReadLog().find(c.error), std::string::npos) << server.ReadLog();
+  }
+}
+
+TEST_F(TlsLinksTest, PeersLinkedOverTlsConverge) {
+  const int tls0 = TestServer::FreePort(), tls1 = TestServer::FreePort();
+  TestServer* n0 = StartWithTls(tls0, {"--tls-peers", "yes", "--peer", "127.0.0.1",
+                                       std::to_string(tls1), "--tls-client-cert-file",
+                                       d() + "/client.crt", "--tls-client-key-file",
+                                       d() + "/client.key"});
+  TestServer* n1 =
+      StartWithTls(tls1, {"--tls-peers", "yes", "--peer", "127.0.0.1", std::to_string(tls0)});
+  ASSERT_TRUE(n0->Running() && n1->Running());
+  auto c0 = n0->Connect();
+  auto c1 = n1->Connect();
+  const std::string ts = "1700000000000";
+  for (int i = 0; i < 50; i++) {
+    ASSERT_EQ(Cmd(c0.get(), {"TREG", "SET", "a:" + std::to_string(i), "x", ts}).str(), "OK");
+    ASSERT_EQ(Cmd(c1.get(), {"TLOG", "INS", "log", "y" + std::to_string(i), ts}).str(), "OK");
+  }
+  EXPECT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  EXPECT_EQ(Cmd(c1.get(), {"TREG", "GET", "a:49"})[0].str(), "x");
+  EXPECT_EQ(Cmd(c0.get(), {"TLOG", "SIZE", "log"}).integer(), 50);
+  EXPECT_NE(InfoText(c0.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+  EXPECT_NE(InfoText(c1.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+}
+
+TEST_F(TlsLinksTest, ThreeNodesWithATlsBusReachClusterStateOk) {
+  std::vector<TestServer*> nodes;
+  std::vector<int> tls_ports, bus_ports;
+  for (int i = 0; i < 3; i++) {
+    tls_ports.push_back(TestServer::FreePort());
+    bus_ports.push_back(TestServer::FreePort());
+    nodes.push_back(StartWithTls(
+        tls_ports[i], {"--cluster-enabled", "yes", "--tls-cluster", "yes", "--cluster-port",
+                       std::to_string(bus_ports[i]), "--cluster-node-timeout", "1500"}));
+    ASSERT_TRUE(nodes.back()->Running());
+  }
+  auto a = nodes[0]->Connect();
+  for (int i : {1, 2}) {
+    ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(tls_ports[i]),
+                            std::to_string(bus_ports[i])})
+                  .str(),
+              "OK");
+  }
+  const std::vector<std::pair<std::string, std::string>> ranges = {
+      {"0", "5460"}, {"5461", "10922"}, {"10923", "16383"}};
+  for (int i = 0; i < 3; i++) {
+    auto c = nodes[i]->Connect();
+    ASSERT_EQ(Cmd(c.get(), {"CLUSTER", "ADDSLOTSRANGE", ranges[i].first, ranges[i].second}).str(),
+              "OK");
+  }
+  const bool ok = Eventually([&] {
+    for (TestServer* node : nodes) {
+      auto c = node->Connect();
+      if (Cmd(c.get(), {"CLUSTER", "INFO"}).str().find("cluster_state:ok") == std::string::npos) {
+        return false;
+      }
+    }
+    return true;
+  });
+  for (TestServer* node : nodes) {
+    auto c = node->Connect();
+    EXPECT_TRUE(ok) << Cmd(c.get(), {"CLUSTER", "NODES"}).str() << node->ReadLog();
+  }
+  // The announced client port is the TLS one, beside the TLS bus port.
+  const std::string cluster_nodes = Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  for (int i = 0; i < 3; i++) {
+    const std::string address =
+        ":" + std::to_string(tls_ports[i]) + "@" + std::to_string(bus_ports[i]);
+    EXPECT_NE(cluster_nodes.find(address), std::string::npos) << cluster_nodes;
+  }
+  // redis-cli --cluster --tls reaches every node through what the cluster announces.
+  int status = 0;
+  const std::string check = Shell(
+      "timeout 30 redis-cli --tls --cacert " + d() + "/ca.crt --cert " + d() +
+          "/client.crt --key " + d() + "/client.key --cluster check 127.0.0.1:" +
+          std::to_string(tls_ports[0]),
+      &status);
+  EXPECT_EQ(status, 0) << check;
+  EXPECT_NE(check.find("[OK] All 16384 slots covered."), std::string::npos) << check;
+  // The bus port speaks TLS: a handshake with a certificate of the CA is accepted.
+  const std::string handshake = Shell(
+      "timeout 10 openssl s_client -connect 127.0.0.1:" + std::to_string(bus_ports[1]) +
+          " -CAfile " + d() + "/ca.crt -cert " + d() + "/client.crt -key " + d() +
+          "/client.key </dev/null",
+      &status);
+  EXPECT_NE(handshake.find("Verify return code: 0 (ok)"), std::string::npos) << handshake;
+}
+
+}  // namespace
+}  // namespace ebb::test
