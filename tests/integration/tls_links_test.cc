@@ -55,6 +55,16 @@ class TlsLinksTest : public ::testing::Test {
     return server;
   }
   std::string d() const { return certs_.dir(); }
+  // A cluster node whose bus speaks TLS: its TLS port in *tls_port, its bus port in *bus_port.
+  TestServer* StartTlsClusterNode(int* tls_port, int* bus_port,
+                                  const std::vector<std::string>& extra = {}) {
+    *tls_port = TestServer::FreePort();
+    *bus_port = TestServer::FreePort();
+    return StartWithTls(*tls_port,
+                        Join({"--cluster-enabled", "yes", "--tls-cluster", "yes", "--cluster-port",
+                              std::to_string(*bus_port), "--cluster-node-timeout", "1500"},
+                             extra));
+  }
 
   TestServer certs_;  // never started: its directory holds the certificates
   std::vector<std::unique_ptr<TestServer>> owned_;
@@ -121,8 +131,9 @@ TEST_F(TlsLinksTest, LinkOptionsWithoutTheirCertificatesRefuseToStart) {
   };
   const std::string tls_port = std::to_string(TestServer::FreePort());
   const std::vector<Case> cases = {
-      {{"--tls-replication", "yes"}, "tls-cert-file and tls-key-file are required with "
-                                     "tls-replication"},
+      {{"--tls-replication", "yes"},
+       "tls-cert-file and tls-key-file are required with "
+       "tls-replication"},
       {{"--tls-peers", "yes", "--tls-cert-file", d() + "/server.crt", "--tls-key-file",
         d() + "/server.key"},
        "Either tls-ca-cert-file or tls-ca-cert-dir must be specified with tls-peers"},
@@ -146,10 +157,10 @@ TEST_F(TlsLinksTest, LinkOptionsWithoutTheirCertificatesRefuseToStart) {
 
 TEST_F(TlsLinksTest, PeersLinkedOverTlsConverge) {
   const int tls0 = TestServer::FreePort(), tls1 = TestServer::FreePort();
-  TestServer* n0 = StartWithTls(tls0, {"--tls-peers", "yes", "--peer", "127.0.0.1",
-                                       std::to_string(tls1), "--tls-client-cert-file",
-                                       d() + "/client.crt", "--tls-client-key-file",
-                                       d() + "/client.key"});
+  TestServer* n0 =
+      StartWithTls(tls0, {"--tls-peers", "yes", "--peer", "127.0.0.1", std::to_string(tls1),
+                          "--tls-client-cert-file", d() + "/client.crt", "--tls-client-key-file",
+                          d() + "/client.key"});
   TestServer* n1 =
       StartWithTls(tls1, {"--tls-peers", "yes", "--peer", "127.0.0.1", std::to_string(tls0)});
   ASSERT_TRUE(n0->Running() && n1->Running());
@@ -171,12 +182,11 @@ TEST_F(TlsLinksTest, ThreeNodesWithATlsBusReachClusterStateOk) {
   std::vector<TestServer*> nodes;
   std::vector<int> tls_ports, bus_ports;
   for (int i = 0; i < 3; i++) {
-    tls_ports.push_back(TestServer::FreePort());
-    bus_ports.push_back(TestServer::FreePort());
-    nodes.push_back(StartWithTls(
-        tls_ports[i], {"--cluster-enabled", "yes", "--tls-cluster", "yes", "--cluster-port",
-                       std::to_string(bus_ports[i]), "--cluster-node-timeout", "1500"}));
+    int tls_port = 0, bus_port = 0;
+    nodes.push_back(StartTlsClusterNode(&tls_port, &bus_port));
     ASSERT_TRUE(nodes.back()->Running());
+    tls_ports.push_back(tls_port);
+    bus_ports.push_back(bus_port);
   }
   auto a = nodes[0]->Connect();
   for (int i : {1, 2}) {
@@ -214,20 +224,65 @@ TEST_F(TlsLinksTest, ThreeNodesWithATlsBusReachClusterStateOk) {
   }
   // redis-cli --cluster --tls reaches every node through what the cluster announces.
   int status = 0;
-  const std::string check = Shell(
-      "timeout 30 redis-cli --tls --cacert " + d() + "/ca.crt --cert " + d() +
-          "/client.crt --key " + d() + "/client.key --cluster check 127.0.0.1:" +
-          std::to_string(tls_ports[0]),
-      &status);
+  const std::string check =
+      Shell("timeout 30 redis-cli --tls --cacert " + d() + "/ca.crt --cert " + d() +
+                "/client.crt --key " + d() +
+                "/client.key --cluster check 127.0.0.1:" + std::to_string(tls_ports[0]),
+            &status);
   EXPECT_EQ(status, 0) << check;
   EXPECT_NE(check.find("[OK] All 16384 slots covered."), std::string::npos) << check;
   // The bus port speaks TLS: a handshake with a certificate of the CA is accepted.
-  const std::string handshake = Shell(
-      "timeout 10 openssl s_client -connect 127.0.0.1:" + std::to_string(bus_ports[1]) +
-          " -CAfile " + d() + "/ca.crt -cert " + d() + "/client.crt -key " + d() +
-          "/client.key </dev/null",
-      &status);
+  const std::string handshake =
+      Shell("timeout 10 openssl s_client -connect 127.0.0.1:" + std::to_string(bus_ports[1]) +
+                " -CAfile " + d() + "/ca.crt -cert " + d() + "/client.crt -key " + d() +
+                "/client.key </dev/null",
+            &status);
   EXPECT_NE(handshake.find("Verify return code: 0 (ok)"), std::string::npos) << handshake;
+}
+
+// Under tls-cluster a master announces its TLS port and its plain port beside it: a replica with
+// tls-replication follows the TLS one, a replica without it the plain one.
+TEST_F(TlsLinksTest, ClusterReplicasFollowTheMastersTlsOrPlainPort) {
+  int master_tls = 0, master_bus = 0, tls_replica_tls = 0, tls_replica_bus = 0, plain_tls = 0,
+      plain_bus = 0;
+  TestServer* master = StartTlsClusterNode(&master_tls, &master_bus);
+  TestServer* tls_replica =
+      StartTlsClusterNode(&tls_replica_tls, &tls_replica_bus, {"--tls-replication", "yes"});
+  TestServer* plain_replica = StartTlsClusterNode(&plain_tls, &plain_bus);
+  ASSERT_TRUE(master->Running() && tls_replica->Running() && plain_replica->Running());
+  auto m = master->Connect();
+  ASSERT_EQ(Cmd(m.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "16383"}).str(), "OK");
+  ASSERT_EQ(Cmd(m.get(), {"SET", "greeting", "hello"}).str(), "OK");
+  const std::string master_id = Cmd(m.get(), {"CLUSTER", "MYID"}).str();
+  for (const auto& [tls, bus] :
+       {std::pair{tls_replica_tls, tls_replica_bus}, {plain_tls, plain_bus}}) {
+    ASSERT_EQ(
+        Cmd(m.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(tls), std::to_string(bus)})
+            .str(),
+        "OK");
+  }
+  struct Expect {
+    TestServer* replica;
+    int master_port;
+  };
+  for (const Expect& e : {Expect{tls_replica, master_tls}, Expect{plain_replica, master->port()}}) {
+    auto r = e.replica->Connect();
+    const bool known = Eventually([&] {
+      return Cmd(r.get(), {"CLUSTER", "NODES"}).str().find(master_id) != std::string::npos;
+    });
+    ASSERT_TRUE(known) << Cmd(r.get(), {"CLUSTER", "NODES"}).str();
+    const bool replicated = Eventually([&] {
+      // Once the master's PONG has told its plain port.
+      if (Cmd(r.get(), {"CLUSTER", "REPLICATE", master_id}).str() != "OK") return false;
+      return InfoText(r.get(), "replication", "master_link_status") == "up" &&
+             InfoField(r.get(), "replication", "master_port") == e.master_port;
+    });
+    EXPECT_TRUE(replicated) << InfoText(r.get(), "replication", "master_port") << "\n"
+                            << e.replica->ReadLog();
+    EXPECT_EQ(WaitCaughtUp(r.get(), m.get()), "");
+    ASSERT_EQ(Cmd(r.get(), {"READONLY"}).str(), "OK");
+    EXPECT_EQ(Cmd(r.get(), {"GET", "greeting"}).str(), "hello");
+  }
 }
 
 }  // namespace
