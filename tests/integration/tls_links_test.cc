@@ -176,6 +176,20 @@ TEST_F(TlsLinksTest, PeersLinkedOverTlsConverge) {
   EXPECT_EQ(Cmd(c0.get(), {"TLOG", "SIZE", "log"}).integer(), 50);
   EXPECT_NE(InfoText(c0.get(), "peers", "peer0").find("state=connected"), std::string::npos);
   EXPECT_NE(InfoText(c1.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+  // A node trusting another CA refuses n0's certificate: no link, and its log says why.
+  TestServer* stranger = StartWithTls(
+      TestServer::FreePort(), {"--tls-peers", "yes", "--tls-ca-cert-file", d() + "/other-ca.crt",
+                               "--peer", "127.0.0.1", std::to_string(tls0)});
+  ASSERT_TRUE(stranger->Running());
+  const bool said = Eventually([&] {
+    return stranger->ReadLog().find(
+               "cannot link: TLS handshake failed: certificate verify "
+               "failed") != std::string::npos;
+  });
+  EXPECT_TRUE(said) << stranger->ReadLog();
+  auto cs = stranger->Connect();
+  EXPECT_EQ(InfoText(cs.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+  EXPECT_EQ(Cmd(cs.get(), {"TLOG", "SIZE", "log"}).integer(), 0);
 }
 
 TEST_F(TlsLinksTest, ThreeNodesWithATlsBusReachClusterStateOk) {
