@@ -4,11 +4,17 @@
 // another CA that refuses the master and says so instead of falling back to clear text, the
 // options refused at start without the certificates they need, two active-active peers linked
 // over TLS converging, and three cluster nodes whose bus speaks TLS reaching cluster_state:ok,
-// checked by redis-cli --cluster check --tls. Every wait is a bounded poll.
+// checked by redis-cli --cluster check --tls, with cluster replicas following their master's TLS or
+// plain port, and redis-sentinel failing over TLS-linked replicas. Every wait is a bounded poll.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -31,10 +37,53 @@ bool Eventually(const std::function<bool()>& done, int seconds = 20) {
   return done();
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 std::vector<std::string> Join(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
+
+// A redis-sentinel 7 process (Debian's) on a free port, from a configuration file in `dir`.
+class SentinelProcess {
+ public:
+  ~SentinelProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  // Writes `dir`/sentinel.conf (`port`, then `lines`) and starts redis-sentinel on it; true once
+  // it answers PING.
+  bool Start(const std::string& dir, const std::vector<std::string>& lines) {
+    port_ = TestServer::FreePort();
+    const std::string conf = dir + "/sentinel.conf";
+    {
+      std::ofstream out(conf);
+      out << "port " << port_ << "\nlogfile " << dir << "/sentinel.log\n";
+      for (const std::string& line : lines) out << line << "\n";
+    }
+    pid_ = fork();
+    if (pid_ == 0) {
+      execlp("redis-sentinel", "redis-sentinel", conf.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return Eventually(
+        [&] {
+          RedisConnection c(redisConnect("127.0.0.1", port_));
+          return c != nullptr && !c->err && Cmd(c.get(), {"PING"}).str() == "PONG";
+        },
+        10);
+  }
+  RedisConnection Connect() const { return RedisConnection(redisConnect("127.0.0.1", port_)); }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
 
 class TlsLinksTest : public ::testing::Test {
  protected:
@@ -297,6 +346,65 @@ TEST_F(TlsLinksTest, ClusterReplicasFollowTheMastersTlsOrPlainPort) {
     ASSERT_EQ(Cmd(r.get(), {"READONLY"}).str(), "OK");
     EXPECT_EQ(Cmd(r.get(), {"GET", "greeting"}).str(), "hello");
   }
+}
+
+// Redis Sentinel over TLS (its tls-replication yes): it monitors the master's TLS port, finds the
+// replicas at the TLS ports they announce, and after the master is killed promotes one and
+// points the other at the new master's TLS port.
+TEST_F(TlsLinksTest, SentinelFailsOverReplicasLinkedOverTls) {
+  const int master_tls = TestServer::FreePort();
+  TestServer* master = StartWithTls(master_tls, {});
+  ASSERT_TRUE(master->Running());
+  const std::vector<std::string> follow = {"--tls-replication", "yes", "--replicaof", "127.0.0.1",
+                                           std::to_string(master_tls)};
+  const int r1_tls = TestServer::FreePort(), r2_tls = TestServer::FreePort();
+  TestServer* r1 = StartWithTls(r1_tls, follow);
+  TestServer* r2 = StartWithTls(r2_tls, Join(follow, {"--replica-priority", "0"}));
+  ASSERT_TRUE(r1->Running() && r2->Running());
+  auto m = master->Connect();
+  ASSERT_EQ(WaitInfoField(m.get(), "replication", "connected_slaves", 2), 2);
+  SentinelProcess sentinel;
+  ASSERT_TRUE(sentinel.Start(
+      d(), {"tls-cert-file " + d() + "/server.crt", "tls-key-file " + d() + "/server.key",
+            "tls-ca-cert-file " + d() + "/ca.crt", "tls-replication yes",
+            "sentinel monitor group 127.0.0.1 " + std::to_string(master_tls) + " 1",
+            "sentinel down-after-milliseconds group 1000", "sentinel failover-timeout group 5000"}))
+      << ReadText(d() + "/sentinel.log");
+  auto s = sentinel.Connect();
+  // The master's INFO, read over TLS every 10 s, names both replicas at their TLS ports.
+  const bool found = Eventually(
+      [&] {
+        const std::string replicas = Cmd(s.get(), {"SENTINEL", "REPLICAS", "group"}).ToString();
+        return replicas.find("127.0.0.1:" + std::to_string(r1_tls)) != std::string::npos &&
+               replicas.find("127.0.0.1:" + std::to_string(r2_tls)) != std::string::npos;
+      },
+      30);
+  ASSERT_TRUE(found) << Cmd(s.get(), {"SENTINEL", "REPLICAS", "group"}).ToString();
+  master->Kill();
+  const bool switched = Eventually(
+      [&] {
+        const Reply addr = Cmd(s.get(), {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", "group"});
+        return addr.size() == 2 && addr[1].str() == std::to_string(r1_tls);
+      },
+      30);
+  EXPECT_TRUE(switched) << ReadText(d() + "/sentinel.log");
+  // The sentinel's reconfiguration kills the replicas' clients (CLIENT KILL TYPE normal): each
+  // poll connects anew.
+  const bool follows = Eventually([&] {
+    auto c2 = r2->Connect();
+    return InfoField(c2.get(), "replication", "master_port") == r1_tls &&
+           InfoText(c2.get(), "replication", "master_link_status") == "up";
+  });
+  EXPECT_TRUE(follows) << r2->ReadLog();
+  const bool written = Eventually([&] {
+    auto c1 = r1->Connect();
+    return Cmd(c1.get(), {"SET", "after-failover", "yes"}).str() == "OK";
+  });
+  ASSERT_TRUE(written) << r1->ReadLog();
+  auto c1 = r1->Connect();
+  auto c2 = r2->Connect();
+  EXPECT_EQ(WaitCaughtUp(c2.get(), c1.get()), "");
+  EXPECT_EQ(Cmd(c2.get(), {"GET", "after-failover"}).str(), "yes");
 }
 
 }  // namespace
