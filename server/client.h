@@ -45,6 +45,9 @@ class Client {
   // True when the peer is on a loopback address (enable-debug-command local), as the socket
   // reported it when the connection was accepted.
   bool is_local() const { return local_; }
+  // True for a connection accepted on tls-port (set once, when it is accepted).
+  bool tls() const { return tls_; }
+  void set_tls(bool tls) { tls_ = tls; }
 
   int db_index() const { return db_index_; }
   void set_db_index(int db) { db_index_ = db; }
@@ -176,6 +179,7 @@ class Client {
   const std::string laddr_;
   const int fd_;
   const bool local_;
+  bool tls_ = false;
   const int64_t created_ms_;
   int64_t last_interaction_ms_;
   int db_index_ = 0;

@@ -147,7 +147,7 @@ std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, 
   const cluster::Route route = RouteKeys(commands, flags, client);
   client.set_cluster_slot(route.slot);
   if (route.redirect == cluster::Redirect::kNone) return std::nullopt;
-  return cluster::RedirectError(route);
+  return cluster::RedirectError(route, client.tls());
 }
 
 void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view reply,

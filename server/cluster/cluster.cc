@@ -193,7 +193,7 @@ bool Cluster::ReplicatesSlot(int slot) const {
   return me->is_replica() && me->master != nullptr && state_->slot_owner(slot) == me->master;
 }
 
-NodeAddress Cluster::ClientAddress(const Node& n) const { return {n.ip, n.port}; }
+NodeAddress Cluster::ClientAddress(const Node& n) const { return {n.ip, n.port, n.pport}; }
 
 bool Cluster::SlotOwner(int slot, NodeAddress* owner) const {
   const Node* n = state_->slot_owner(slot);

@@ -119,8 +119,8 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   int64_t CountFailureReports(std::string_view node, std::string* error);
   // CLUSTER INFO's text.
   std::string InfoText() const;
-  // CLUSTER NODES's text.
-  std::string NodesText() const;
+  // CLUSTER NODES's text; `plaintext_ports` as DescribeNode's.
+  std::string NodesText(bool plaintext_ports) const;
   // The bus links, for CLUSTER LINKS.
   struct LinkInfo {
     bool outbound;

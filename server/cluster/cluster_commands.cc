@@ -244,8 +244,8 @@ std::string Cluster::InfoText() const {
   return out;
 }
 
-std::string Cluster::NodesText() const {
-  return DescribeNodes(*state_, /*include_handshake=*/true);
+std::string Cluster::NodesText(bool plaintext_ports) const {
+  return DescribeNodes(*state_, /*include_handshake=*/true, plaintext_ports);
 }
 
 std::vector<Cluster::LinkInfo> Cluster::Links() const {

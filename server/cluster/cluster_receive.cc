@@ -90,6 +90,8 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
     SendPing(link, MessageType::kPong);
   }
 
+  // Under tls-cluster the sender's plain port (its client port is the TLS one).
+  if (ping_like && sender != nullptr) sender->pport = m.pport;
   if (ping_like) {
     if (Node* ln = link->node; ln != nullptr && !link->inbound()) {
       if (ln->in_handshake()) {
@@ -98,6 +100,7 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
           if (sender->ip != ln->ip || sender->port != ln->port) {
             sender->ip = ln->ip;
             sender->port = m.port;
+            sender->pport = m.pport;
             sender->cport = m.cport;
             FreeNodeLinks(sender);
           }

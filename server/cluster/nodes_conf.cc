@@ -52,8 +52,9 @@ bool ParseSlot(std::string_view s, int* slot) {
 
 }  // namespace
 
-std::string DescribeNode(const ClusterState& state, const Node& n) {
-  std::string out = fmt::format("{} {}:{}@{} ", n.name, n.ip, n.port, n.cport);
+std::string DescribeNode(const ClusterState& state, const Node& n, bool plaintext_ports) {
+  const int port = plaintext_ports && n.pport != 0 ? n.pport : n.port;
+  std::string out = fmt::format("{} {}:{}@{} ", n.name, n.ip, port, n.cport);
   size_t flags_at = out.size();
   for (const FlagName& f : kFlagNames) {
     if (n.flags & f.flag) {
@@ -90,11 +91,11 @@ std::string DescribeNode(const ClusterState& state, const Node& n) {
   return out;
 }
 
-std::string DescribeNodes(const ClusterState& state, bool include_handshake) {
+std::string DescribeNodes(const ClusterState& state, bool include_handshake, bool plaintext_ports) {
   std::string out;
   for (const auto& [name, n] : state.nodes()) {
     if (!include_handshake && n->in_handshake()) continue;
-    out += DescribeNode(state, *n);
+    out += DescribeNode(state, *n, plaintext_ports);
     out += '\n';
   }
   return out;

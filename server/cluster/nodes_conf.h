@@ -22,10 +22,12 @@
 
 namespace ebb::server::cluster {
 
-// One node's line, without the newline.
-std::string DescribeNode(const ClusterState& state, const Node& node);
+// One node's line, without the newline. `plaintext_ports`: a node's plain port (pport, under
+// tls-cluster) in place of its client port, for a client connected in clear text (Redis 7.0).
+std::string DescribeNode(const ClusterState& state, const Node& node, bool plaintext_ports = false);
 // Every node's line, each ending with '\n' (CLUSTER NODES: include_handshake true).
-std::string DescribeNodes(const ClusterState& state, bool include_handshake);
+std::string DescribeNodes(const ClusterState& state, bool include_handshake,
+                          bool plaintext_ports = false);
 // The cluster-config-file's contents.
 std::string NodesConfigText(const ClusterState& state);
 // Reads a cluster-config-file's contents. False with *error (naming the line) when a line is

@@ -98,7 +98,7 @@ Route RouteRequest(const SlotOwnership& cluster, std::span<const RoutedCommand> 
   return route;
 }
 
-std::string RedirectError(const Route& route) {
+std::string RedirectError(const Route& route, bool tls_client) {
   switch (route.redirect) {
     case Redirect::kCrossSlot:
       return std::string(kCrossSlot);
@@ -113,7 +113,7 @@ std::string RedirectError(const Route& route) {
     case Redirect::kMoved:
     case Redirect::kAsk:
       return fmt::format("{} {} {}:{}", route.redirect == Redirect::kAsk ? "ASK" : "MOVED",
-                         route.slot, route.node.host, route.node.port);
+                         route.slot, route.node.host, PortFor(route.node, tls_client));
     case Redirect::kNone:
       break;
   }

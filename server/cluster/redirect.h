@@ -95,8 +95,10 @@ inline int StableLocalSlot(const SlotOwnership& cluster, const CommandSpec& spec
 }
 
 // The error a client gets for a route that is not kNone, in Redis's words, without the '-':
-// "MOVED 3999 127.0.0.1:6381", "ASK 3999 127.0.0.1:6381", "CROSSSLOT ...", ...
-std::string RedirectError(const Route& route);
+// "MOVED 3999 127.0.0.1:6381", "ASK 3999 127.0.0.1:6381", "CROSSSLOT ...", ... `tls_client`:
+// the client is connected over TLS (under tls-cluster others are sent to the plain port:
+// PortFor).
+std::string RedirectError(const Route& route, bool tls_client);
 
 // True when a row is routed at all: it names keys (or may: EVAL's numkeys, MIGRATE's KEYS) and is
 // not a Pub/Sub command. EXEC is routed over its queue separately.

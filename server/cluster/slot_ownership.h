@@ -21,7 +21,15 @@ inline constexpr int kSlots = 16384;
 struct NodeAddress {
   std::string host;
   int port = 0;
+  // With tls-cluster, `port` is the node's TLS port and this its plain one (0: none).
+  int plaintext_port = 0;
 };
+
+// The port a client is told for `address`, as Redis 7.0: under tls-cluster a client connected
+// in clear text gets the plain port, a TLS client the TLS one.
+inline int PortFor(const NodeAddress& address, bool tls_client) {
+  return !tls_client && address.plaintext_port != 0 ? address.plaintext_port : address.port;
+}
 
 class SlotOwnership {
  public:

@@ -58,7 +58,7 @@ void ExecuteMyShardId(CommandContext& ctx, const NoOptions&) {
 }
 
 void ExecuteNodes(CommandContext& ctx, const NoOptions&) {
-  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Verbatim("txt", c->NodesText());
+  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Verbatim("txt", c->NodesText(!ctx.client.tls()));
 }
 
 void ExecuteInfo(CommandContext& ctx, const NoOptions&) {
@@ -70,7 +70,7 @@ void ReplySlotsNode(CommandContext& ctx, const Cluster& c, const Node& n) {
   const cluster::NodeAddress address = c.ClientAddress(n);
   ctx.reply.ArrayHeader(4);
   ctx.reply.Bulk(address.host);
-  ctx.reply.Integer(address.port);
+  ctx.reply.Integer(cluster::PortFor(address, ctx.client.tls()));
   ctx.reply.Bulk(n.name);
   ctx.reply.MapHeader(0);
 }
@@ -114,11 +114,17 @@ void ExecuteSlots(CommandContext& ctx, const NoOptions&) {
 void ReplyShardNode(CommandContext& ctx, const Cluster& c, const Node& n) {
   const cluster::NodeAddress address = c.ClientAddress(n);
   const uint64_t offset = c.ReplicationOffset(n);
-  ctx.reply.MapHeader(7);
+  // As Redis 7.0: under tls-cluster, "port" is the plain port and "tls-port" the TLS one.
+  const bool tls_cluster = address.plaintext_port != 0;
+  ctx.reply.MapHeader(tls_cluster ? 8 : 7);
   ctx.reply.Bulk("id");
   ctx.reply.Bulk(n.name);
   ctx.reply.Bulk("port");
-  ctx.reply.Integer(address.port);
+  ctx.reply.Integer(tls_cluster ? address.plaintext_port : address.port);
+  if (tls_cluster) {
+    ctx.reply.Bulk("tls-port");
+    ctx.reply.Integer(address.port);
+  }
   ctx.reply.Bulk("ip");
   ctx.reply.Bulk(address.host);
   ctx.reply.Bulk("endpoint");
@@ -355,7 +361,7 @@ void ExecuteReplicas(CommandContext& ctx, const KeyOptions& o) {
   if (n->is_replica()) return ctx.reply.Error("ERR The specified node is not a master");
   ctx.reply.ArrayHeader(n->replicas.size());
   for (const Node* replica : n->replicas) {
-    ctx.reply.Bulk(cluster::DescribeNode(c->state(), *replica));
+    ctx.reply.Bulk(cluster::DescribeNode(c->state(), *replica, !ctx.client.tls()));
   }
 }
 

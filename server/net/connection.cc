@@ -83,7 +83,9 @@ Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint
                                                                                            *tls)
                : nullptr),
       client_(id, RemoteText(socket_), LocalText(socket_),
-              static_cast<int>(socket_.native_handle()), WallMs(), PeerIsLoopback(socket_)) {}
+              static_cast<int>(socket_.native_handle()), WallMs(), PeerIsLoopback(socket_)) {
+  client_.set_tls(tls != nullptr);
+}
 
 Connection::~Connection() = default;
 

@@ -278,15 +278,31 @@ TEST_F(TlsLinksTest, ThreeNodesWithATlsBusReachClusterStateOk) {
     auto c = node->Connect();
     EXPECT_TRUE(ok) << Cmd(c.get(), {"CLUSTER", "NODES"}).str() << node->ReadLog();
   }
-  // The announced client port is the TLS one, beside the TLS bus port.
-  const std::string cluster_nodes = Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  // As Redis 7.0: a TLS client is told the TLS ports, a clear-text client the plain ones.
+  int status = 0;
+  const std::string tls_cli = "timeout 10 redis-cli --tls --cacert " + d() + "/ca.crt --cert " +
+                              d() + "/client.crt --key " + d() + "/client.key -p " +
+                              std::to_string(tls_ports[0]) + " ";
+  const std::string tls_nodes = Shell(tls_cli + "CLUSTER NODES", &status);
+  const std::string plain_nodes = Cmd(a.get(), {"CLUSTER", "NODES"}).str();
   for (int i = 0; i < 3; i++) {
-    const std::string address =
-        ":" + std::to_string(tls_ports[i]) + "@" + std::to_string(bus_ports[i]);
-    EXPECT_NE(cluster_nodes.find(address), std::string::npos) << cluster_nodes;
+    const std::string bus = "@" + std::to_string(bus_ports[i]);
+    EXPECT_NE(tls_nodes.find(":" + std::to_string(tls_ports[i]) + bus), std::string::npos)
+        << tls_nodes;
+    EXPECT_NE(plain_nodes.find(":" + std::to_string(nodes[i]->port()) + bus), std::string::npos)
+        << plain_nodes;
+  }
+  // "a" hashes to slot 15495, served by the third node.
+  EXPECT_EQ(Shell(tls_cli + "GET a", &status),
+            "MOVED 15495 127.0.0.1:" + std::to_string(tls_ports[2]) + "\n\n");
+  EXPECT_EQ(Cmd(a.get(), {"GET", "a"}).ToString(),
+            "(error) MOVED 15495 127.0.0.1:" + std::to_string(nodes[2]->port()));
+  const std::string shards = Cmd(a.get(), {"CLUSTER", "SHARDS"}).ToString();
+  for (const std::string& part : {std::string("\"tls-port\""), std::to_string(tls_ports[0]),
+                                  std::to_string(nodes[0]->port())}) {
+    EXPECT_NE(shards.find(part), std::string::npos) << part << "\n" << shards;
   }
   // redis-cli --cluster --tls reaches every node through what the cluster announces.
-  int status = 0;
   const std::string check =
       Shell("timeout 30 redis-cli --tls --cacert " + d() + "/ca.crt --cert " + d() +
                 "/client.crt --key " + d() +
