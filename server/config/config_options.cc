@@ -545,8 +545,8 @@ std::vector<Option> BuildOptionTable() {
                      "TLSv1.3 cipher suites (OpenSSL syntax; \"\": OpenSSL's default)", kImmutable,
                      &Config::tls_ciphersuites));
   t.push_back(Bool("protected-mode",
-                   "without requirepass, accept clients from loopback addresses only", kMutable,
-                   &Config::protected_mode));
+                   "while the default user is nopass, accept clients from loopback addresses only",
+                   kMutable, &Config::protected_mode));
   t.push_back(String("requirepass", "password clients must AUTH with (empty: none)", kMutable,
                      &Config::requirepass));
   // At most 256: the database number is one byte of every engine key (docs/key-encoding.md).
