@@ -6,8 +6,11 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 namespace ebb {
 namespace {
@@ -33,6 +36,24 @@ mode_t ModeFor(const std::string& target) {
   return ::stat(target.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0600;
 }
 
+// Creates a fresh temporary file beside `target`, "<target>.tmp-<16 random hex digits>", 0600,
+// with O_EXCL|O_NOFOLLOW: a file or symbolic link planted under that name is never opened, let
+// alone followed; a name taken is retried with other digits. Returns the descriptor (the name
+// in *name) or -1 with errno set.
+int CreateTemporary(const std::string& target, std::string* name) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; attempt++) {
+    const uint64_t suffix = (uint64_t{random()} << 32) | random();
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(suffix));
+    *name = target + ".tmp-" + hex;
+    const int fd =
+        ::open(name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
 bool WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
@@ -49,9 +70,9 @@ bool WriteAll(int fd, std::string_view data) {
 
 std::string ReplaceFileAtomically(const std::string& path, std::string_view contents) {
   const std::string target = TargetOf(path);
-  const std::string temporary = target + ".tmp";
   const mode_t mode = ModeFor(target);
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::string temporary;
+  const int fd = CreateTemporary(target, &temporary);
   if (fd < 0) return Failed("can't create '" + temporary + "'");
   std::string error;
   if (!WriteAll(fd, contents)) {

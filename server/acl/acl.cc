@@ -51,7 +51,7 @@ const AclUser* Acl::Find(std::string_view name) const {
 }
 
 std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
-  if (name.find_first_of(std::string_view(" \0", 2)) != std::string_view::npos) {
+  if (AclStringHasSpaces(name)) {
     return "ERR Usernames can't contain spaces or null characters";
   }
   auto it = users_.find(name);
@@ -207,6 +207,26 @@ std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {
       break;
   }
   return "NOPERM no permission";
+}
+
+std::string AclExecDeniedError(AclVerdict verdict) {
+  std::string_view reason = "no permission";
+  switch (verdict) {
+    case AclVerdict::kDeniedCommand:
+      reason = "no permission to execute the command or subcommand";
+      break;
+    case AclVerdict::kDeniedKey:
+      reason = "no permission to touch the specified keys";
+      break;
+    case AclVerdict::kDeniedChannel:
+      reason = "no permission to access one of the channels used as arguments";
+      break;
+    case AclVerdict::kAllowed:
+      break;
+  }
+  return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
+         "EXEC call. This command is no longer allowed for the following reason: " +
+         std::string(reason);
 }
 
 std::string AclScriptDeniedError(AclVerdict verdict) {

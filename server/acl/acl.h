@@ -106,6 +106,11 @@ class Acl {
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.
 std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec);
+// The error EXEC answers, in place of its reply, for a queued command the ACL refuses when the
+// transaction runs (Redis 7's words): "NOPERM ACLs rules changed between the moment the
+// transaction was accumulated and the EXEC call. This command is no longer allowed for the
+// following reason: <reason>".
+std::string AclExecDeniedError(AclVerdict verdict);
 // The error a script's redis.call gets instead (Redis 7's words): "The user executing the script
 // can't run this command or subcommand", "... can't access at least one of the keys mentioned in
 // the command arguments", "... can't publish to the channel mentioned in the command".

@@ -1,6 +1,7 @@
 #include "server/acl/acl_user.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <optional>
 
@@ -45,6 +46,12 @@ void ForEachRow(const CommandTable& table, F&& f) {
 }
 
 }  // namespace
+
+bool AclStringHasSpaces(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return c == '\0' || std::isspace(static_cast<unsigned char>(c));
+  });
+}
 
 AclUser::AclUser(std::string name, const CommandTable* table)
     : name_(std::move(name)), table_(table), allowed_(table->row_count(), false) {}
@@ -117,6 +124,7 @@ std::string AclUser::Apply(std::string_view rule) {
       return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
              "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
     }
+    if (AclStringHasSpaces(pattern)) return std::string(kSyntaxError);
     if (pattern == "*" && access == kAclReadWrite) {
       all_keys_ = true;
       keys_.clear();
@@ -142,6 +150,7 @@ std::string AclUser::Apply(std::string_view rule) {
              "channels";
     }
     const std::string_view pattern = rule.substr(1);
+    if (AclStringHasSpaces(pattern)) return std::string(kSyntaxError);
     if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
       channels_.emplace_back(pattern);
     }

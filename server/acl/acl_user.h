@@ -27,6 +27,12 @@ struct CommandSpec;
 // What a key pattern admits: reads (%R~), writes (%W~) or both (~).
 enum AclKeyAccess : uint32_t { kAclRead = 1, kAclWrite = 2, kAclReadWrite = 3 };
 
+// Redis's ACLStringHasSpaces: true when `text` holds whitespace (isspace) or a NUL. A user name,
+// key pattern or channel pattern with one is refused ("Syntax error", "Usernames can't contain
+// spaces or null characters"): the aclfile could not read it back as the same rule, and a newline
+// would start a line of its own there.
+bool AclStringHasSpaces(std::string_view text);
+
 class AclUser {
  public:
   // A new user as ACL SETUSER creates one: off, no password, no command, key or channel.

@@ -4,12 +4,15 @@
 // (types/keyspace.h, "batches"): the commands read each other's writes, and the writes reach
 // the engine as one WAL record, acknowledged per wal-fsync like any write. EXEC is not
 // restartable (kCmdNoRestart): a block its commands need is read inline, on the command thread,
-// as Redis would; the queue is consumed once.
+// as Redis would; the queue is consumed once. Each queued command passes the ACL check again
+// when EXEC runs it, against the rules of that moment (Redis's execCommand).
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/register.h"
@@ -46,6 +49,18 @@ bool WatchedKeyExpired(CommandContext& ctx) {
   return false;
 }
 
+// Redis's execCommand re-check: the client's user's rules now, for a command queued earlier.
+AclVerdict AclVerdictAtExec(CommandContext& ctx, const QueuedCommand& q,
+                            std::span<const std::string_view> args) {
+  const AclUser* user = ctx.server.acl().UserOf(ctx.client);
+  if (user == nullptr) return AclVerdict::kDeniedCommand;  // no user to act as any more
+  if (user->unrestricted()) return AclVerdict::kAllowed;
+  uint32_t flags = 0;  // the row's with its container's, as when it was queued
+  size_t first_arg = 1;
+  if (ctx.server.commands().Resolve(args, &flags, &first_arg) != q.spec) flags = q.spec->flags;
+  return Acl::Check(*user, *q.spec, flags, args);
+}
+
 void ExecuteExec(CommandContext& ctx, const NoOptions&) {
   Client& client = ctx.client;
   MultiState& m = client.multi();
@@ -69,6 +84,12 @@ void ExecuteExec(CommandContext& ctx, const NoOptions&) {
   for (const QueuedCommand& q : queued) {
     const std::vector<std::string_view> args(q.args.begin(), q.args.end());
     writer.set_protocol(client.resp());  // HELLO inside the transaction switches it
+    // The ACL is asked again: rules changed since the command was queued refuse it alone.
+    const AclVerdict verdict = AclVerdictAtExec(ctx, q, args);
+    if (verdict != AclVerdict::kAllowed) {
+      writer.Error(AclExecDeniedError(verdict));
+      continue;
+    }
     ctx.dispatcher->Run(*q.spec, q.first_arg, args, client, writer);
   }
   client.set_last_command("exec");

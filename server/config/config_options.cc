@@ -560,8 +560,8 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bool("tls-peers", "active-active peer links connect over TLS, to the peers' tls-port",
                    kImmutable, &Config::tls_peers));
   t.push_back(Bool("protected-mode",
-                   "without requirepass, accept clients from loopback addresses only", kMutable,
-                   &Config::protected_mode));
+                   "while the default user is nopass, accept clients from loopback addresses only",
+                   kMutable, &Config::protected_mode));
   t.push_back(String("requirepass", "password clients must AUTH with (empty: none)", kMutable,
                      &Config::requirepass));
   // At most 256: the database number is one byte of every engine key (docs/key-encoding.md).

@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "common/wall_clock.h"
+#include "server/acl/acl.h"
 #include "server/errors.h"
 #include "server/net/connection.h"
 #include "server/net/listen.h"
@@ -249,8 +250,9 @@ bool IsLoopbackPeer(const boost::asio::ip::address& peer) {
          boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6()).is_loopback();
 }
 
-bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer) {
-  if (!config.protected_mode || !config.requirepass.empty()) return false;
+bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,
+                          const boost::asio::ip::address& peer) {
+  if (!config.protected_mode || !default_user.nopass()) return false;
   return !IsLoopbackPeer(peer);
 }
 
@@ -277,7 +279,7 @@ void Server::OnAccept(tcp::socket socket, bool tls) {
     return;
   }
   const tcp::endpoint peer = socket.remote_endpoint(ec);
-  if (!ec && ProtectedModeRefuses(config, peer.address())) {
+  if (!ec && ProtectedModeRefuses(config, context_->acl().default_user(), peer.address())) {
     context_->stats().rejected_connections++;
     spdlog::warn("Refused connection from {}: protected mode", peer.address().to_string());
     std::string reply = "-" + std::string(kProtectedModeDenied) + "\r\n";

@@ -34,13 +34,16 @@
 
 namespace ebb::server {
 
+class AclUser;
 class Client;
 class Connection;
 class ServerContext;
 
-// Protected mode (Redis's security default): while it is on and no password is set, only
-// loopback peers may connect; everyone else gets kProtectedModeDenied and is disconnected.
-bool ProtectedModeRefuses(const Config& config, const boost::asio::ip::address& peer);
+// Protected mode (Redis 7's security default): while it is on and the `default` user is nopass
+// (whatever set it: requirepass, ACL SETUSER default, the aclfile), only loopback peers may
+// connect; everyone else gets kProtectedModeDenied and is disconnected.
+bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,
+                          const boost::asio::ip::address& peer);
 
 // True when `peer` is a loopback address: 127.0.0.0/8, ::1, or an IPv4 loopback address seen
 // through a dual-stack socket (::ffff:127.x.y.z). What "local" means for protected mode and

@@ -3,6 +3,7 @@
 // as the default user's password, DELUSER disconnecting, scripts checked for their caller.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -93,7 +94,7 @@ TEST_F(AclTest, CategoriesAndSubcommands) {
             "+OK");
   const std::string rules = Do({"ACL", "GETUSER", "ops"});
   // Described as Redis describes a bitmap: the best-fitting categories, then single commands.
-  EXPECT_NE(rules.find("$+@all -@admin +config|get,"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("$+@all -@dangerous +config|get,"), std::string::npos) << rules;
   EXPECT_NE(rules.find("+config|get"), std::string::npos) << rules;
   EXPECT_EQ(Do({"AUTH", "ops", "x"}), "+OK");
   EXPECT_EQ(Do({"SET", "k", "v"}), "+OK");
@@ -238,6 +239,52 @@ TEST_F(AclTest, ScriptsRunWithTheirCallersPermissions) {
       << key;
 }
 
+// Redis's ACLStringHasSpaces: whitespace or NUL in a key or channel pattern is a syntax error,
+// in a user name its own error; nothing is changed.
+TEST_F(AclTest, PatternsAndNamesWithSpacesAreRefused) {
+  for (const std::string& rule :
+       {std::string("~a\nuser evil on nopass ~* &*"), std::string("~a b"), std::string("%R~a\tb"),
+        std::string("~a\rb"), std::string("~a\0b", 4), std::string("&c\nuser evil"),
+        std::string("&c d"), std::string("&c\vd")}) {
+    std::string shown = rule;  // a reply line shows a line break as a space
+    std::replace(shown.begin(), shown.end(), '\n', ' ');
+    std::replace(shown.begin(), shown.end(), '\r', ' ');
+    EXPECT_EQ(Do({"ACL", "SETUSER", "eve", "on", rule}),
+              "-ERR Error in ACL SETUSER modifier '" + shown + "': Syntax error");
+  }
+  EXPECT_EQ(Do({"ACL", "SETUSER", "e\nve"}),
+            "-ERR Usernames can't contain spaces or null characters");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "e\tve"}),
+            "-ERR Usernames can't contain spaces or null characters");
+  EXPECT_EQ(Do({"ACL", "SETUSER", std::string("e\0ve", 4)}),
+            "-ERR Usernames can't contain spaces or null characters");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$default]");
+}
+
+// A transaction's commands are checked again when EXEC runs them: one the user may no longer run
+// answers Redis's NOPERM in its place; the others run.
+TEST_F(AclTest, ExecChecksTheRulesAsTheyAreNow) {
+  EXPECT_EQ(Do({"SET", "keep", "1"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "low", "on", "nopass", "allkeys", "allchannels", "+@all"}),
+            "+OK");
+  const size_t low = ebb_->AddClient();
+  EXPECT_EQ(DoAs(low, {"AUTH", "low", "x"}), "+OK");
+  EXPECT_EQ(DoAs(low, {"MULTI"}), "+OK");
+  EXPECT_EQ(DoAs(low, {"SET", "other", "1"}), "+QUEUED");
+  EXPECT_EQ(DoAs(low, {"FLUSHDB"}), "+QUEUED");
+  EXPECT_EQ(DoAs(low, {"PUBLISH", "news", "m"}), "+QUEUED");
+  EXPECT_EQ(DoAs(low, {"SET", "k1", "v"}), "+QUEUED");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "low", "resetkeys", "~k*", "resetchannels", "-flushdb"}), "+OK");
+  const std::string changed =
+      "-NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
+      "EXEC call. This command is no longer allowed for the following reason: ";
+  EXPECT_EQ(DoAs(low, {"EXEC"}),
+            "[" + changed + "no permission to touch the specified keys," + changed +
+                "no permission to execute the command or subcommand," + changed +
+                "no permission to access one of the channels used as arguments,+OK]");
+  EXPECT_EQ(Do({"EXISTS", "keep", "other", "k1"}), ":2");
+}
+
 // ACL SAVE writes ACL LIST's lines to the aclfile; ACL LOAD replaces every user with the file's,
 // all or nothing, disconnecting the clients of replaced users.
 class AclFileTest : public CommandTest {
@@ -277,6 +324,19 @@ TEST_F(AclFileTest, SaveThenLoad) {
                 Path() +
                 ":3 should start with user keyword followed by the username. WARNING: ACL errors "
                 "detected, no change to the previously active ACL rules was performed");
+  EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
+}
+
+// A rule cannot smuggle a line into the aclfile: what ACL SAVE writes, ACL LOAD reads back as
+// the same users.
+TEST_F(AclFileTest, NoRuleAddsALineToTheFile) {
+  EXPECT_NE(Do({"ACL", "SETUSER", "alice", "on", "nopass", "~a\nuser evil on nopass ~* &*"}),
+            "+OK");
+  EXPECT_NE(Do({"ACL", "SETUSER", "alice", "on", "nopass", "&c\nuser evil on nopass ~* &*"}),
+            "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "alice", "on", ">pw", "~a:*", "&c"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SAVE"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LOAD"}), "+OK");
   EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
 }
 

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace ebb {
 namespace {
@@ -35,6 +37,16 @@ class ReplaceFileAtomicallyTest : public ::testing::Test {
     return st.st_mode & 07777;
   }
 
+  // The names in the directory, sorted.
+  std::vector<std::string> Names() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      names.push_back(entry.path().filename());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
   fs::path dir_;
 };
 
@@ -45,7 +57,7 @@ TEST_F(ReplaceFileAtomicallyTest, ReplacesTheContentsAndKeepsTheMode) {
   EXPECT_EQ(ReplaceFileAtomically(file, "port 2\n"), "");
   EXPECT_EQ(Read(file), "port 2\n");
   EXPECT_EQ(Mode(file), 0640u);
-  EXPECT_FALSE(fs::exists(dir_ / "ebb.conf.tmp"));
+  EXPECT_EQ(Names(), std::vector<std::string>{"ebb.conf"});  // no temporary left
 }
 
 TEST_F(ReplaceFileAtomicallyTest, ANewFileIsReadableByItsOwnerOnly) {
@@ -75,7 +87,27 @@ TEST_F(ReplaceFileAtomicallyTest, AFailureLeavesTheOriginalAndNoTemporary) {
   fs::create_directories(taken / "child");
   EXPECT_NE(ReplaceFileAtomically(taken, "x\n"), "");
   EXPECT_TRUE(fs::is_directory(taken / "child"));
-  EXPECT_FALSE(fs::exists(dir_ / "taken.tmp"));
+  EXPECT_EQ(Names(), std::vector<std::string>{"taken"});  // the temporary removed
+}
+
+// Whoever may write the directory cannot make the writer write elsewhere: a symbolic link
+// planted under the temporary name a writer would use (the fixed "<file>.tmp", or any other
+// guessable name) is neither followed nor removed; the file it points to stays as it was.
+TEST_F(ReplaceFileAtomicallyTest, APlantedSymbolicLinkIsNotFollowed) {
+  const fs::path victim = dir_ / "victim";
+  std::ofstream(victim) << "precious\n";
+  const fs::path file = dir_ / "users.acl";
+  std::ofstream(file) << "user default on nopass ~* &* +@all\n";
+  const std::vector<std::string> planted = {"users.acl.tmp", "users.acl.tmp-0",
+                                            "users.acl.tmp-" + std::to_string(::getpid())};
+  for (const std::string& name : planted) fs::create_symlink(victim, dir_ / name);
+  for (int i = 0; i < 20; i++) {
+    ASSERT_EQ(ReplaceFileAtomically(file, "user default on >x ~* &* +@all\n"), "");
+  }
+  EXPECT_EQ(Read(victim), "precious\n");
+  EXPECT_EQ(Read(file), "user default on >x ~* &* +@all\n");
+  for (const std::string& name : planted) EXPECT_TRUE(fs::is_symlink(dir_ / name)) << name;
+  EXPECT_EQ(Names().size(), planted.size() + 2);  // the links, the victim, the file: nothing else
 }
 
 }  // namespace

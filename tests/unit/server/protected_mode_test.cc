@@ -1,5 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "server/acl/acl.h"
+#include "server/command.h"
+#include "server/commands/register.h"
 #include "server/net/server.h"
 
 namespace ebb::server {
@@ -7,24 +15,59 @@ namespace {
 
 using boost::asio::ip::make_address;
 
-TEST(ProtectedMode, RefusesOnlyNonLoopbackPeersWithoutAPassword) {
+// The default user's rules, from a fresh Acl over the real command table.
+class ProtectedModeTest : public ::testing::Test {
+ protected:
+  ProtectedModeTest() { RegisterAllCommands(table_); }
+  bool Refuses(const Config& config, std::string_view peer) {
+    return ProtectedModeRefuses(config, acl_.default_user(), make_address(peer));
+  }
+  CommandTable table_;
+  Acl acl_{&table_};
+};
+
+TEST_F(ProtectedModeTest, RefusesOnlyNonLoopbackPeersWithoutAPassword) {
   Config config;  // defaults: protected-mode yes, no requirepass
-  EXPECT_FALSE(ProtectedModeRefuses(config, make_address("127.0.0.1")));
-  EXPECT_FALSE(ProtectedModeRefuses(config, make_address("127.3.4.5")));
-  EXPECT_FALSE(ProtectedModeRefuses(config, make_address("::1")));
-  EXPECT_FALSE(ProtectedModeRefuses(config, make_address("::ffff:127.0.0.1")));
-  EXPECT_TRUE(ProtectedModeRefuses(config, make_address("192.0.2.7")));
-  EXPECT_TRUE(ProtectedModeRefuses(config, make_address("2001:db8::1")));
-  EXPECT_TRUE(ProtectedModeRefuses(config, make_address("::ffff:192.0.2.7")));
+  EXPECT_FALSE(Refuses(config, "127.0.0.1"));
+  EXPECT_FALSE(Refuses(config, "127.3.4.5"));
+  EXPECT_FALSE(Refuses(config, "::1"));
+  EXPECT_FALSE(Refuses(config, "::ffff:127.0.0.1"));
+  EXPECT_TRUE(Refuses(config, "192.0.2.7"));
+  EXPECT_TRUE(Refuses(config, "2001:db8::1"));
+  EXPECT_TRUE(Refuses(config, "::ffff:192.0.2.7"));
 }
 
-TEST(ProtectedMode, APasswordOrTurningItOffAdmitsEveryone) {
+TEST_F(ProtectedModeTest, APasswordOrTurningItOffAdmitsEveryone) {
   Config with_password;
   with_password.requirepass = "secret";
-  EXPECT_FALSE(ProtectedModeRefuses(with_password, make_address("192.0.2.7")));
+  acl_.SetRequirePass(with_password.requirepass);
+  EXPECT_FALSE(Refuses(with_password, "192.0.2.7"));
   Config off;
   off.protected_mode = false;
-  EXPECT_FALSE(ProtectedModeRefuses(off, make_address("192.0.2.7")));
+  acl_.SetRequirePass("");
+  EXPECT_FALSE(Refuses(off, "192.0.2.7"));
+}
+
+// What counts is the default user, whatever gave it its password or took it away.
+TEST_F(ProtectedModeTest, FollowsTheDefaultUserNotRequirepass) {
+  Config config;
+  const std::string_view password[] = {">pw"};
+  ASSERT_EQ(acl_.SetUser("default", password), "");
+  EXPECT_FALSE(Refuses(config, "192.0.2.7"));  // no requirepass, yet a password
+
+  config.requirepass = "secret";
+  acl_.SetRequirePass(config.requirepass);
+  const std::string_view nopass[] = {"nopass"};
+  ASSERT_EQ(acl_.SetUser("default", nopass), "");
+  EXPECT_TRUE(Refuses(config, "192.0.2.7"));  // requirepass set, yet nopass
+
+  acl_.SetRequirePass(config.requirepass);
+  EXPECT_FALSE(Refuses(config, "192.0.2.7"));
+  const std::string path = ::testing::TempDir() + "protected_mode_users.acl";
+  std::ofstream(path) << "user default on nopass ~* &* +@all\n";
+  ASSERT_EQ(acl_.LoadFile(path, nullptr), "");
+  EXPECT_TRUE(Refuses(config, "192.0.2.7"));  // ACL LOAD made it nopass again
+  std::remove(path.c_str());
 }
 
 // What enable-debug-command local trusts: the socket's address, parsed, not a formatted string
