@@ -121,8 +121,10 @@ int Main(int argc, char** argv) {
   ConfigRegistry registry;
   std::string error;
   bool exit_now = false;
-  if (!registry.ParseCommandLine(argc, argv, &error, &exit_now)) {
-    std::fprintf(stderr, "*** FATAL CONFIG FILE ERROR ***\n%s\n", error.c_str());
+  bool in_file = false;
+  if (!registry.ParseCommandLine(argc, argv, &error, &exit_now, &in_file)) {
+    std::fprintf(stderr, "*** FATAL %s ERROR ***\n%s\n", in_file ? "CONFIG FILE" : "COMMAND LINE",
+                 error.c_str());
     return 1;
   }
   if (exit_now) return 0;

@@ -54,6 +54,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/op_result.h"
+#include "types/scan_cursor.h"
 #include "types/tlog_head_cache.h"
 #include "types/ttl_policy.h"
 
@@ -86,19 +87,9 @@ struct TypeSettings {
 };
 
 struct ScanResult {
-  std::string cursor = "0";       // "0": the iteration is complete (EncodeScanCursor)
+  uint64_t cursor = 0;            // 0: the iteration is complete (types/scan_cursor.h)
   std::vector<std::string> keys;  // user keys, in byte order
 };
-
-// SCAN cursors encode their position (docs/key-encoding.md, "SCAN cursors"): the next user key
-// to examine, as a decimal number — "1" followed by three digits (000-255) per key byte — so
-// every cursor is a non-negative integer to clients, any cursor is accepted, and an iteration
-// survives restarts. "0" starts (and ends) an iteration.
-std::string EncodeScanCursor(std::string_view next_key);
-// The position a cursor names: its digits after the first, three at a time, each group the
-// byte min(value, 255); a trailing group of fewer than three digits is ignored. Any string of
-// digits is accepted ("0": the first key). False if `cursor` is empty or has a non-digit.
-bool DecodeScanCursor(std::string_view cursor, std::string* start_key);
 
 class Keyspace {
  public:
@@ -295,11 +286,11 @@ class Keyspace {
   // ---- whole-database operations (types/keyspace_db.cc)
 
   // One SCAN step: examines up to `count` keys (>= 1) from the position `cursor` names
-  // (DecodeScanCursor; "0" starts), returns those matching `match` (null: all) and `type`
-  // (nullopt: all), and the cursor of the next key ("0": done). A full iteration returns every
-  // key that was live throughout it exactly once, across restarts and concurrent iterations.
-  // kInvalidCursor if `cursor` is not a string of digits.
-  OpResult<ScanResult> Scan(int db, std::string_view cursor, const KeyMatcher* match, size_t count,
+  // (types/scan_cursor.h; 0 starts), returns those matching `match` (null: all) and `type`
+  // (nullopt: all), and the cursor of the next key (0: done). A full iteration returns every
+  // key that was live throughout it exactly once; any number run side by side, from any
+  // connection. kInvalidCursor if `cursor` names no position (ScanCursors::Find).
+  OpResult<ScanResult> Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
                             std::optional<KeyType> type);
   // Every live key matching `match` (null: all), in byte order (by slot first in the slot
   // layout).
@@ -402,6 +393,7 @@ class Keyspace {
   TypeSettings settings_;
   storage::BlockFetch* block_fetch_ = nullptr;
   TlogHeadCache tlog_heads_;
+  ScanCursors scan_cursors_;  // the positions SCAN handed out
   uint64_t expired_keys_ = 0;
   // GetMeta's engine key, kept so a point read does not allocate one (one command thread).
   std::string meta_key_;

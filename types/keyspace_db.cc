@@ -62,44 +62,19 @@ Status Keyspace::ForEachExpiring(
                      });
 }
 
-std::string EncodeScanCursor(std::string_view next_key) {
-  std::string cursor = "1";
-  cursor.reserve(1 + 3 * next_key.size());
-  for (const char c : next_key) {
-    const auto byte = static_cast<unsigned char>(c);
-    cursor.push_back(static_cast<char>('0' + byte / 100));
-    cursor.push_back(static_cast<char>('0' + byte / 10 % 10));
-    cursor.push_back(static_cast<char>('0' + byte % 10));
-  }
-  return cursor;
-}
-
-bool DecodeScanCursor(std::string_view cursor, std::string* start_key) {
-  if (cursor.empty()) return false;
-  for (const char c : cursor) {
-    if (c < '0' || c > '9') return false;
-  }
-  start_key->clear();
-  for (size_t i = 1; i + 3 <= cursor.size(); i += 3) {
-    const int value = (cursor[i] - '0') * 100 + (cursor[i + 1] - '0') * 10 + (cursor[i + 2] - '0');
-    start_key->push_back(static_cast<char>(std::min(value, 255)));
-  }
-  return true;
-}
-
-OpResult<ScanResult> Keyspace::Scan(int db, std::string_view cursor, const KeyMatcher* match,
-                                    size_t count, std::optional<KeyType> type) {
+OpResult<ScanResult> Keyspace::Scan(int db, uint64_t cursor, const KeyMatcher* match, size_t count,
+                                    std::optional<KeyType> type) {
   ScanResult result;
   ScanResult* out = &result;
-  std::string start;
-  if (!DecodeScanCursor(cursor, &start)) return OpStatus::kInvalidCursor;
+  const std::optional<std::string> start = scan_cursors_.Find(cursor);
+  if (!start) return OpStatus::kInvalidCursor;
+  std::optional<std::string> next;  // the position of the next key, if any
   count = std::max<size_t>(count, 1);
   size_t examined = 0;
   Status s = ForEachMeta(
-      db, start, [&](std::string_view key, std::string_view value, const storage::RowMeta&) {
+      db, *start, [&](std::string_view key, std::string_view value, const storage::RowMeta&) {
         if (examined == count) {
-          // The next key: where the next call starts.
-          out->cursor = EncodeScanCursor(MetaKeyPosition(layout_, key));
+          next = MetaKeyPosition(layout_, key);  // where the next call starts
           return false;
         }
         ++examined;
@@ -113,6 +88,8 @@ OpResult<ScanResult> Keyspace::Scan(int db, std::string_view cursor, const KeyMa
         return true;
       });
   if (!s.ok()) return s;
+  // Saved only now: a step the engine could not finish (Incomplete) hands out nothing.
+  if (next) result.cursor = scan_cursors_.Save(*next);
   return result;
 }
 

@@ -28,7 +28,7 @@ enum class OpStatus {
   kNotInteger,     // INCR family: the value is not a 64-bit integer; nothing was written
   kOverflow,       // INCR family: the result would overflow; nothing was written
   kTooLarge,       // APPEND, SETRANGE: the result would exceed the maximum length
-  kInvalidCursor,  // SCAN: a cursor that was not handed out
+  kInvalidCursor,  // SCAN: a cursor naming no position (types/scan_cursor.h)
   kEngineError,    // the storage engine failed (engine_status())
 };
 

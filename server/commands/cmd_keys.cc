@@ -78,7 +78,7 @@ void ExecuteKeys(CommandContext& ctx, const KeyOptions& o) {
 }
 
 struct ScanOptions {
-  std::string_view cursor;   // digits (types::DecodeScanCursor): the position of the next key
+  uint64_t cursor = 0;       // names the position of the next key (types/scan_cursor.h)
   std::string_view pattern;  // empty: no MATCH (or MATCH *)
   int64_t count = 10;
   std::optional<types::KeyType> type;
@@ -89,9 +89,9 @@ struct ScanOptions {
 ScanOptions ParseScan(ArgParser& args) {
   ScanOptions o;
   // Checked first, as Redis does: a bad cursor is the error even when an option is bad too.
-  o.cursor = args.Next();
-  std::string start;
-  if (!types::DecodeScanCursor(o.cursor, &start)) args.Fail(kInvalidCursor);
+  const std::optional<uint64_t> cursor = types::ParseScanCursor(args.Next());
+  if (!cursor) args.Fail(kInvalidCursor);
+  o.cursor = cursor.value_or(0);
   while (args.HasMore()) {
     if (args.Token("MATCH")) {
       o.pattern = args.Next();
@@ -119,7 +119,7 @@ void ExecuteScan(CommandContext& ctx, const ScanOptions& o) {
                                  static_cast<size_t>(o.count), o.type);
   if (!result.ok()) return ReplyError(ctx, result);
   ctx.reply.ArrayHeader(2);
-  ctx.reply.Bulk(result->cursor);
+  ctx.reply.Bulk(std::to_string(result->cursor));
   ctx.reply.ArrayHeader(result->keys.size());
   for (const std::string& key : result->keys) ctx.reply.Bulk(key);
 }

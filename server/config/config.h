@@ -160,6 +160,9 @@ struct Config {
   uint64_t peer_output_limit = 256ull << 20;  // a peer reading slower is dropped (it resumes)
 };
 
+// What `ebb-server --version` prints, in redis-server's form: "ebb server v=<version> bits=64".
+std::string VersionLine();
+
 class ConfigRegistry {
  public:
   struct OptionInfo {
@@ -196,9 +199,12 @@ class ConfigRegistry {
   // it starts with "--", except after `--save` (`--save --port 7000`: save ""). A
   // multi-valued option given one value splits it at spaces (`--client-output-buffer-limit
   // "normal 8mb 4mb 5"`); `--name=value` also works. A repeatable option's first command-line
-  // line replaces the file's. On -h/--help: prints to stdout, sets *exit_now and returns true.
-  // On bad input: returns false with *error.
-  bool ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now);
+  // line replaces the file's. On -h/--help (anywhere) prints the help, and on -v/--version as
+  // the first argument (as redis-server) the version line (VersionLine), to stdout; both set
+  // *exit_now and return true. On bad input: returns false with *error, and *in_file (when
+  // given) says whether the configuration file was at fault rather than the command line.
+  bool ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now,
+                        bool* in_file = nullptr);
 
   // What loading the file and the command line noticed for the log (one line per Redis option
   // ebb ignores: server/config/redis_options.h), in order; main logs them once logging is set up.

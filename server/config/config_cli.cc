@@ -17,8 +17,19 @@ bool IsOptionName(std::string_view arg) { return arg.size() > 2 && arg.starts_wi
 
 }  // namespace
 
-bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now) {
+std::string VersionLine() {
+  return "ebb server v=" EBB_VERSION " bits=" + std::to_string(8 * sizeof(void*));
+}
+
+bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now,
+                                      bool* in_file) {
   *exit_now = false;
+  if (in_file) *in_file = false;
+  if (argc > 1 && (std::string_view(argv[1]) == "-v" || std::string_view(argv[1]) == "--version")) {
+    std::cout << VersionLine() << "\n";
+    *exit_now = true;
+    return true;
+  }
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg != "-h" && arg != "--help") continue;
@@ -68,7 +79,10 @@ bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error,
     lines.back().emplace_back(arg);
     value_due = false;
   }
-  if (!file.empty() && !LoadFile(file, error)) return false;
+  if (!file.empty() && !LoadFile(file, error)) {
+    if (in_file) *in_file = true;
+    return false;
+  }
   std::set<std::string> seen;
   for (std::vector<std::string>& line : lines) {
     if (!ApplyLine(std::move(line), "--", &seen, error)) return false;

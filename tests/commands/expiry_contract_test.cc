@@ -192,19 +192,23 @@ TEST_F(ExpiryContractTest, SetKeepTtlOnANewKeyTakesThePolicy) {
   EXPECT_EQ(R({"PTTL", "nk"}), "(integer) 9000");
 }
 
-// Defect 8: a SCAN cursor encodes its position: any cursor is accepted, an iteration survives a
-// restart and any number of scans run side by side.
-TEST_F(ExpiryContractTest, ScanCursorsSurviveRestartsAndAnyNumberOfIterations) {
+// Defect 8: SCAN cursors are integers every client holds (types/scan_cursor.h). Any number of
+// iterations run side by side; after a restart a cursor that holds its key goes on and one the
+// server kept is refused (ERR invalid cursor), never silently restarted.
+TEST_F(ExpiryContractTest, ScanCursorsRunSideBySideAndAreRefusedWhenLost) {
   StartWith();
   std::set<std::string> all;
   for (int i = 0; i < 300; i++) {
-    const std::string key = "key:" + std::to_string(i);
+    const std::string key = "key:" + std::to_string(i) + std::string(20, '.');
     ASSERT_EQ(R({"SET", key, "v"}), "OK");
     all.insert(key);
   }
-  EXPECT_EQ(R({"SCAN", "12345"}).substr(0, 7), "1) \"0\"\n");
-  // 5000 scans started side by side (more than any table of cursors would hold), each then
-  // resumed; a restart in the middle.
+  ASSERT_EQ(R({"SET", "a", "v"}), "OK");
+  ASSERT_EQ(R({"SET", "b", "v"}), "OK");
+  all.insert("a");
+  all.insert("b");
+  EXPECT_EQ(R({"SCAN", "12345"}), "(error) ERR invalid cursor");
+  // 5000 scans started side by side, each then resumable.
   std::vector<std::string> cursors;
   std::set<std::string> seen;
   for (int i = 0; i < 5000; i++) {
@@ -214,7 +218,7 @@ TEST_F(ExpiryContractTest, ScanCursorsSurviveRestartsAndAnyNumberOfIterations) {
       for (const Reply& k : r[1].elements()) seen.insert(k.str());
     }
   }
-  Restart();
+  EXPECT_EQ(Cmd({"SCAN", cursors[4999], "COUNT", "1000"})[1].size(), all.size() - 7);
   std::string cursor = cursors[0];
   for (int step = 0; step < 1000 && cursor != "0"; step++) {
     const Reply r = Cmd({"SCAN", cursor, "COUNT", "7"});
@@ -224,7 +228,12 @@ TEST_F(ExpiryContractTest, ScanCursorsSurviveRestartsAndAnyNumberOfIterations) {
   }
   EXPECT_EQ(cursor, "0");
   EXPECT_EQ(seen, all);
-  EXPECT_EQ(Cmd({"SCAN", cursors[4999], "COUNT", "1000"})[1].size(), 300u - 7u);
+  // "b" is next after "a": its cursor holds the key and survives a restart; the others do not.
+  const std::string at_b = Cmd({"SCAN", "0", "COUNT", "1"})[0].str();
+  Restart();
+  EXPECT_EQ(R({"SCAN", cursors[0]}), "(error) ERR invalid cursor");
+  EXPECT_EQ(R({"SCAN", cursors[4999]}), "(error) ERR invalid cursor");
+  EXPECT_EQ(Cmd({"SCAN", at_b, "COUNT", "1"})[1][0].str(), "b");
 }
 
 // Defect 9 and the policy options: the errors name what is accepted.

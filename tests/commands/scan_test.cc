@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "types/scan_cursor.h"
 
 namespace ebb::test {
 namespace {
@@ -110,13 +111,59 @@ TEST_F(ScanTest, GuaranteesUnderWriteLoad) {
   for (int i = 0; i < 90; ++i) EXPECT_TRUE(got.count("key:" + std::to_string(i))) << i;
 }
 
+// Thousands of keys with long names while keys are written and deleted between calls: every
+// cursor is an unsigned integer below 2^53 (what a 64-bit integer or a JavaScript Number holds),
+// every key present throughout is returned once, and cursors work from any connection.
+TEST_F(ScanTest, LongNamesUnderWriteLoadWithCursorsEveryClientHolds) {
+  const std::string prefix = "tenant:" + std::string(120, 'x') + ":object:";
+  std::set<std::string> stable;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string key = prefix + std::to_string(i);
+    ASSERT_EQ(R({"SET", key, "v"}), "OK");
+    if (i % 10 != 0) stable.insert(key);
+  }
+  const size_t other = ebb_->AddClient();
+  int step = 0;
+  std::set<std::string> seen;
+  size_t returned = 0;
+  std::string cursor = "0";
+  for (int calls = 0; calls < 5000; ++calls) {
+    // Every other call goes through a second connection (a pool hands out either).
+    const std::vector<std::string_view> args = {"SCAN", cursor, "COUNT", "37"};
+    Reply reply = ParseResp(calls % 2 ? ebb_->RawAs(other, args) : ebb_->Raw(args));
+    ASSERT_EQ(reply.size(), 2u) << reply.ToString();
+    cursor = reply[0].str();
+    for (const Reply& k : reply[1].elements()) {
+      seen.insert(k.str());
+      ++returned;
+    }
+    if (cursor == "0") break;
+    const std::optional<uint64_t> value = types::ParseScanCursor(cursor);
+    ASSERT_TRUE(value) << cursor;
+    EXPECT_LT(*value, uint64_t{1} << 53) << cursor;
+    // Between calls: delete and re-add keys that are not stable, add new ones.
+    Cmd({"DEL", prefix + std::to_string(10 * (step % 300))});
+    Cmd({"SET", prefix + "new:" + std::to_string(step), "v"});
+    Cmd({"SET", prefix + std::to_string(10 * ((step + 150) % 300)), "again"});
+    ++step;
+  }
+  EXPECT_EQ(cursor, "0");
+  EXPECT_EQ(seen.size(), returned) << "a key was returned twice";
+  for (const std::string& key : stable) EXPECT_TRUE(seen.count(key)) << key;
+}
+
 TEST_F(ScanTest, Errors) {
   EXPECT_EQ(R({"SCAN", "abc"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", "-1"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", "1.5"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", ""}), "(error) ERR invalid cursor");
-  // Any number is a position (cursors encode the next key): past the last key, nothing.
-  EXPECT_EQ(R({"SCAN", "18446744073709551616"}), "1) \"0\"\n2) (empty array)");
+  EXPECT_EQ(R({"SCAN", "18446744073709551616"}), "(error) ERR invalid cursor");  // above 2^64-1
+  // A number that names no position: never handed out, or no longer held.
+  EXPECT_EQ(R({"SCAN", "12345"}), "(error) ERR invalid cursor");
+  EXPECT_EQ(R({"SCAN", "18446744073709551615"}), "(error) ERR invalid cursor");
+  EXPECT_EQ(R({"SCAN", "4503599627370496"}), "(error) ERR invalid cursor");  // 2^52
+  // A malformed cursor is checked before the options, as Redis does.
+  EXPECT_EQ(R({"SCAN", "-5", "COUNT", "0"}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", "0", "COUNT", "0"}), "(error) ERR syntax error");
   EXPECT_EQ(R({"SCAN", "0", "COUNT", "x"}), "(error) ERR value is not an integer or out of range");
   EXPECT_EQ(R({"SCAN", "0", "MATCH"}), "(error) ERR syntax error");

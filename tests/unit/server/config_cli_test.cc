@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,48 @@ TEST(ConfigCliTest, BadValuesAndUnknownFlags) {
     EXPECT_FALSE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now)) << c.args[0];
     EXPECT_NE(error.find(c.error_contains), std::string::npos) << error;
     EXPECT_FALSE(exit_now);
+  }
+}
+
+TEST(ConfigCliTest, ErrorsSayWhetherTheFileOrTheCommandLineWasAtFault) {
+  struct Case {
+    std::vector<std::string> args;
+    bool in_file;
+  };
+  const std::string dir = testing::TempDir();
+  const std::string conf = dir + "/ebb-cli-bad.conf";
+  {
+    std::ofstream out(conf);
+    out << "port nope\n";
+  }
+  for (const Case& c : std::vector<Case>{{{"--port", "x"}, false},
+                                         {{"--no-such-option", "1"}, false},
+                                         {{"-x"}, false},
+                                         {{"/nonexistent/ebb.conf"}, true},
+                                         {{conf}, true},
+                                         {{conf, "--port", "x"}, true}}) {
+    Argv args(c.args);
+    ConfigRegistry r;
+    std::string error;
+    bool exit_now = false;
+    bool in_file = !c.in_file;
+    EXPECT_FALSE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now, &in_file));
+    EXPECT_EQ(in_file, c.in_file) << c.args[0] << ": " << error;
+  }
+}
+
+TEST(ConfigCliTest, VersionFirstPrintsTheVersionLineAndAsksToExit) {
+  EXPECT_EQ(VersionLine(),
+            "ebb server v=" EBB_VERSION " bits=" + std::to_string(8 * sizeof(void*)));
+  for (const char* flag : {"-v", "--version"}) {
+    Argv args({flag, "--port", "x"});  // nothing after it is read, as redis-server
+    ConfigRegistry r;
+    std::string error;
+    bool exit_now = false;
+    testing::internal::CaptureStdout();
+    EXPECT_TRUE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now)) << error;
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), VersionLine() + "\n");
+    EXPECT_TRUE(exit_now);
   }
 }
 

@@ -83,12 +83,12 @@ TEST_P(SlotLayoutTest, WholeKeyspaceOperationsSeeEverySlot) {
   EXPECT_EQ(Value(ks_->Keys(0, nullptr)).size(), 5u);
   // SCAN one key at a time visits each once.
   std::vector<std::string> seen;
-  std::string cursor = "0";
+  uint64_t cursor = 0;
   for (int step = 0; step < 20; step++) {
     ScanResult r = Value(ks_->Scan(0, cursor, nullptr, 1, std::nullopt));
     seen.insert(seen.end(), r.keys.begin(), r.keys.end());
     cursor = r.cursor;
-    if (cursor == "0") break;
+    if (cursor == 0) break;
   }
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(seen, (std::vector<std::string>{"bar", "foo", "log", "somekey", "{foo}2"}));

@@ -45,15 +45,15 @@ class KeyspaceTest : public TypesTest {
   std::vector<std::string> ScanAll(int db, size_t count, std::optional<KeyType> type = std::nullopt,
                                    const std::function<void(int)>& between = nullptr) {
     std::vector<std::string> keys;
-    std::string cursor = "0";
+    uint64_t cursor = 0;
     for (int step = 0; step < 100000; ++step) {
       const ScanResult result = Value(ks_->Scan(db, cursor, nullptr, count, type));
       keys.insert(keys.end(), result.keys.begin(), result.keys.end());
       cursor = result.cursor;
-      if (cursor == "0") break;
+      if (cursor == 0) break;
       if (between) between(step);
     }
-    EXPECT_EQ(cursor, "0") << "SCAN did not finish";
+    EXPECT_EQ(cursor, 0u) << "SCAN did not finish";
     return keys;
   }
   bool Expire(int db, std::string_view key, int64_t at, uint32_t flags = 0) {
@@ -237,35 +237,37 @@ TEST_F(KeyspaceTest, ScanVisitsEveryKeyOnceInSteps) {
     EXPECT_EQ(keys.size(), expected.size()) << "count " << count;
     EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), expected);
   }
-  const ScanResult first = Value(ks_->Scan(0, "0", nullptr, 5, std::nullopt));
+  const ScanResult first = Value(ks_->Scan(0, 0, nullptr, 5, std::nullopt));
   EXPECT_EQ(first.keys.size(), 5u);
-  // The cursor encodes the next key ("key:13" in byte order after key:0, key:1, key:10..12).
-  EXPECT_EQ(first.cursor, EncodeScanCursor("key:13"));
-  // It survives a reopen: the iteration goes on where it was.
+  // The next key ("key:13" in byte order after key:0, key:1, key:10..12) has six bytes: the
+  // cursor holds it (compact), so it survives a reopen and the iteration goes on where it was.
+  EXPECT_EQ(first.cursor, (uint64_t{6} << 48) | 0x6b65793a3133);
   Open();
   const ScanResult second = Value(ks_->Scan(0, first.cursor, nullptr, 1, std::nullopt));
   EXPECT_EQ(second.keys, std::vector<std::string>{"key:13"});
 }
 
-TEST_F(KeyspaceTest, ScanCursorsEncodeTheNextKeyAsDigits) {
-  // docs/key-encoding.md, "SCAN cursors".
-  EXPECT_EQ(EncodeScanCursor("key:12"), "1107101121058049050");
-  EXPECT_EQ(EncodeScanCursor(""), "1");
-  EXPECT_EQ(EncodeScanCursor("k1"), "1107049");
-  EXPECT_EQ(EncodeScanCursor(std::string("\0\xff", 2)), "1000255");
-  std::string key;
-  ASSERT_TRUE(DecodeScanCursor("1107049", &key));
-  EXPECT_EQ(key, "k1");
-  // Any string of digits names a position: groups above 255 clamp, a short tail is ignored.
-  ASSERT_TRUE(DecodeScanCursor("0", &key));
-  EXPECT_EQ(key, "");
-  ASSERT_TRUE(DecodeScanCursor("12345", &key));
-  EXPECT_EQ(key, "\xea");
-  ASSERT_TRUE(DecodeScanCursor("9999", &key));
-  EXPECT_EQ(key, "\xff");
-  EXPECT_FALSE(DecodeScanCursor("", &key));
-  EXPECT_FALSE(DecodeScanCursor("-1", &key));
-  EXPECT_FALSE(DecodeScanCursor("12a", &key));
+TEST_F(KeyspaceTest, ScanCursorsOfLongKeysAreKeptByTheKeyspace) {
+  const std::string prefix(200, 'p');
+  std::set<std::string> expected;
+  for (int i = 0; i < 30; ++i) {
+    expected.insert(prefix + std::to_string(i));
+    PutString(0, prefix + std::to_string(i), "v");
+  }
+  const ScanResult first = Value(ks_->Scan(0, 0, nullptr, 10, std::nullopt));
+  ASSERT_GE(first.cursor, ScanCursors::kTableBase);
+  EXPECT_LT(first.cursor, uint64_t{1} << 53);
+  // Any number of iterations side by side: each cursor goes on where it was.
+  std::vector<uint64_t> cursors;
+  for (int i = 0; i < 1000; ++i) cursors.push_back(Value(ks_->Scan(0, 0, nullptr, 7, {})).cursor);
+  EXPECT_EQ(Value(ks_->Scan(0, first.cursor, nullptr, 100, {})).keys.size(), 20u);
+  EXPECT_EQ(Value(ks_->Scan(0, cursors[0], nullptr, 100, {})).keys.size(), 23u);
+  EXPECT_EQ(ScanAll(0, 3).size(), expected.size());
+  // A reopened keyspace has not handed them out: an error, never a silent restart.
+  Open();
+  EXPECT_EQ(ks_->Scan(0, first.cursor, nullptr, 10, {}).status(), OpStatus::kInvalidCursor);
+  EXPECT_EQ(ks_->Scan(0, cursors[999], nullptr, 10, {}).status(), OpStatus::kInvalidCursor);
+  EXPECT_EQ(ks_->Scan(0, 1, nullptr, 10, {}).status(), OpStatus::kInvalidCursor);
 }
 
 TEST_F(KeyspaceTest, ScanFiltersByMatcherAndType) {
@@ -278,21 +280,21 @@ TEST_F(KeyspaceTest, ScanFiltersByMatcherAndType) {
                        EncodeMetaValue(KeyType::kTreg, treg_payload))
                   .ok());
   KeyMatcher users = [](std::string_view k) { return k.starts_with("user:"); };
-  const ScanResult result = Value(ks_->Scan(0, "0", &users, 100, std::nullopt));
+  const ScanResult result = Value(ks_->Scan(0, 0, &users, 100, std::nullopt));
   EXPECT_EQ(result.keys, (std::vector<std::string>{"user:1", "user:2", "user:reg"}));
-  EXPECT_EQ(result.cursor, "0");
+  EXPECT_EQ(result.cursor, 0u);
   EXPECT_EQ(ScanAll(0, 2, KeyType::kTreg), std::vector<std::string>{"user:reg"});
   EXPECT_EQ(ScanAll(0, 2, KeyType::kTlog), std::vector<std::string>{});
   EXPECT_EQ(Keys(0, &users), (std::vector<std::string>{"user:1", "user:2", "user:reg"}));
 }
 
-TEST_F(KeyspaceTest, ScanAcceptsAnyCursorOfDigits) {
+TEST_F(KeyspaceTest, ScanStartsAtTheKeyACompactCursorHolds) {
   PutString(0, "a", "v");
   PutString(0, "\xf0", "v");
-  const ScanResult result = Value(ks_->Scan(0, "12345", nullptr, 10, std::nullopt));  // "\xea"
+  const ScanResult result = Value(ks_->Scan(0, (uint64_t{1} << 48) | 0xea, nullptr, 10, {}));
   EXPECT_EQ(result.keys, std::vector<std::string>{"\xf0"});
-  EXPECT_EQ(result.cursor, "0");
-  EXPECT_EQ(ks_->Scan(0, "x", nullptr, 10, std::nullopt).status(), OpStatus::kInvalidCursor);
+  EXPECT_EQ(result.cursor, 0u);
+  EXPECT_EQ(ks_->Scan(0, UINT64_MAX, nullptr, 10, {}).status(), OpStatus::kInvalidCursor);
 }
 
 TEST_F(KeyspaceTest, ScanReturnsEveryKeyPresentThroughoutWhileKeysComeAndGo) {
