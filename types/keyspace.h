@@ -117,13 +117,22 @@ class Keyspace {
 
   // Closes the engine, runs `while_closed` (which may replace the engine's directory: a
   // replica's full resynchronisation, docs/replication.md), then opens the engine in the same
-  // directory with the same options and starts afresh what the keyspace derived from it (the
-  // version mark, the TLOG head cache, the counted expiries). Not OK: the engine did not open
-  // — then the keyspace has no engine and must not be used again.
+  // directory with the options it was opened with — the engine settings below as last set — and
+  // starts afresh what the keyspace derived from it (the version mark, the TLOG head cache, the
+  // counted expiries). Not OK: the engine did not open — then the keyspace has no engine and
+  // must not be used again.
   // REQUIRES: !in_batch(); nothing else uses the engine meanwhile (no reads in flight, no
   // thread holding it).
   storage::Status ReopenEngine(const std::function<void()>& while_closed);
   const std::string& dir() const { return dir_; }
+  // The engine settings that change at run time (CONFIG SET): each applies to the engine now
+  // (storage::DB's setter of the same name) and to every engine ReopenEngine opens later.
+  // SetExpirationEnabled not OK: the engine could not record the switch (it runs with the switch
+  // set, see storage::DB::SetExpirationEnabled); a reopened engine still gets `enabled`.
+  storage::Status SetExpirationEnabled(bool enabled);
+  void SetWholeFileExpiry(bool enabled);
+  void SetPurgeDeadline(int64_t ms);
+  void SetWalFsync(storage::WalFsync mode);
   // Reads the version high-water mark again from the engine: after a replica applied its
   // master's writes, before it writes itself (promotion).
   storage::Status ReloadVersionMark();

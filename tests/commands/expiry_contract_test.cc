@@ -11,7 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "server/server_context.h"
 #include "tests/support/command_runner.h"
+#include "types/keyspace.h"
 
 namespace ebb::test {
 namespace {
@@ -225,6 +227,23 @@ TEST_F(ExpiryContractTest, ScanCursorsSurviveRestartsAndAnyNumberOfIterations) {
   EXPECT_EQ(cursor, "0");
   EXPECT_EQ(seen, all);
   EXPECT_EQ(Cmd({"SCAN", cursors[4999], "COUNT", "1000"})[1].size(), 300u - 7u);
+}
+
+// CONFIG SET reaches the engine a replica's full resynchronisation opens (Keyspace::ReopenEngine):
+// with expiration switched off at run time, a key past its expiry stays readable afterwards.
+TEST_F(ExpiryContractTest, RuntimeExpirySettingsOutliveAnEngineReopen) {
+  StartWith();
+  ASSERT_EQ(R({"CONFIG", "SET", "expiration", "off"}), "OK");
+  ASSERT_EQ(R({"SET", "k", "v", "PX", "1000"}), "OK");
+  Advance(2000);
+  ASSERT_EQ(R({"GET", "k"}), "\"v\"");
+  ASSERT_TRUE(ebb_->context().keyspace().ReopenEngine([] {}).ok());
+  EXPECT_EQ(R({"GET", "k"}), "\"v\"");
+  EXPECT_EQ(R({"CONFIG", "GET", "expiration"}), "1) \"expiration\"\n2) \"off\"");
+  // Switched on again, the reopened engine expires the key as any other.
+  ASSERT_EQ(R({"CONFIG", "SET", "expiration", "on"}), "OK");
+  ASSERT_TRUE(ebb_->context().keyspace().ReopenEngine([] {}).ok());
+  EXPECT_EQ(R({"GET", "k"}), "(nil)");
 }
 
 // Defect 9 and the policy options: the errors name what is accepted.
