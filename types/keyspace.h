@@ -294,8 +294,9 @@ class Keyspace {
   // Writes `dump` as the key (db, key), whatever was there, as ONE engine write: a wipe, then the
   // value with every timestamp of the dump, each value version and the metadata row expiring at
   // `expire_at_ms` (nullopt: persistent); a TLOG under a new incarnation, its entries expiring by
-  // its window as its inserts do. `last_write_ms`, when given, replaces a TREG's or TLOG's
-  // metadata timestamp (RESTORE IDLETIME: OBJECT IDLETIME counts from it); a string's
+  // its window as its inserts do. The metadata timestamp of a TREG or TLOG is `last_write_ms`
+  // when given (RESTORE IDLETIME: OBJECT IDLETIME counts from it), else the dump's, capped at
+  // this server's clock so that a DELETE written here afterwards covers the key. A string's
   // timestamps are its versions' own and stay.
   OpResult<void> RestoreKey(int db, std::string_view key, const KeyDump& dump,
                             std::optional<int64_t> expire_at_ms,

@@ -1,5 +1,6 @@
 // Keyspace::DumpKey and RestoreKey: a key's value to and from a DUMP payload
 // (types/dump_codec.h, docs/dump-format.md).
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -84,7 +85,9 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
   wipe.timestamp_ms = now;
   batch.Wipe(wipe, meta_key);
   storage::WriteOptions meta_options = options;
-  meta_options.timestamp_ms = last_write_ms.value_or(dump.meta_ts);
+  // Stamped no later than this server's clock, whatever the dumping server's said: a later
+  // DELETE here (stamped by this clock) then covers the key once its versions merge.
+  meta_options.timestamp_ms = std::min(last_write_ms.value_or(dump.meta_ts), now);
   meta_options.expire_at_ms = expire_at_ms;
   switch (dump.type) {
     case KeyType::kString:

@@ -154,6 +154,27 @@ TEST_F(DumpTest, TregAndPutVersionsKeepTheirTimestamps) {
   }
 }
 
+// A TREG or TLOG dumped by a server whose clock runs ahead is restored with its last write at
+// this server's clock: a DELETE here afterwards covers it, before and after its versions merge.
+TEST_F(DumpTest, ALocalDeleteCoversAKeyDumpedUnderAClockAhead) {
+  Advance(10'000);  // the dumping server's clock
+  ASSERT_EQ(Do({"TREG", "SET", "reg", "v", "7"}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "log", "e", "1"}), "+OK");
+  const std::string reg = Dump("reg");
+  const std::string log = Dump("log");
+  PinClock(kNow);  // the restoring server's clock
+  ASSERT_EQ(Restore("reg2", "0", reg), "+OK");
+  ASSERT_EQ(Restore("log2", "0", log), "+OK");
+  EXPECT_EQ(Do({"OBJECT", "IDLETIME", "reg2"}), ":0");
+  ASSERT_EQ(Do({"DELETE", "reg2"}), "+OK");
+  ASSERT_EQ(Do({"DELETE", "log2"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "reg2", "log2"}), ":0");
+  ASSERT_EQ(Do({"DEBUG", "COMPACT"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "reg2", "log2"}), ":0");
+  EXPECT_EQ(Do({"TREG", "GET", "reg2"}), "nil");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "log2"}), ":0");
+}
+
 TEST_F(DumpTest, RetentionWindowLog) {
   ASSERT_EQ(Do({"CONFIG", "SET", "ttl-rule", "w:* 10s"}), "+OK");
   ASSERT_EQ(Do({"TLOG", "INS", "w:log", "old", std::to_string(kNow - 8000)}), "+OK");
