@@ -287,17 +287,17 @@ class Keyspace {
 
   // ---- DUMP and RESTORE (types/keyspace_dump.cc; the payload is types/dump_codec.h)
 
-  // The live key's value and timestamps as a DUMP payload (docs/dump-format.md); nullopt if the
-  // key is absent. A string key's versions are those CopyKey copies, an expired one written as
-  // a tombstone at its timestamp (reads treat the two alike); the expiry is not in the payload.
+  // The live key's value, timestamps and expiries as a DUMP payload (docs/dump-format.md); nullopt
+  // if absent. A string key's versions are those CopyKey copies, each with its own expiry, an
+  // expired one written as a tombstone at its timestamp (reads treat the two alike).
   OpResult<std::optional<std::string>> DumpKey(int db, std::string_view key);
   // Writes `dump` as the key (db, key), whatever was there, as ONE engine write: a wipe, then the
-  // value with every timestamp of the dump, each value version and the metadata row expiring at
-  // `expire_at_ms` (nullopt: persistent); a TLOG under a new incarnation, its entries expiring by
-  // its window as its inserts do. The metadata timestamp of a TREG or TLOG is `last_write_ms`
-  // when given (RESTORE IDLETIME: OBJECT IDLETIME counts from it), else the dump's, capped at
-  // this server's clock so that a DELETE written here afterwards covers the key. A string's
-  // timestamps are its versions' own and stay.
+  // value with every timestamp and expiry of the dump, each value version and the metadata row
+  // expiring no later than `expire_at_ms` (nullopt: at the dump's own expiry, if any); a TLOG
+  // under a new incarnation, its entries expiring by its window as its inserts do. The metadata
+  // timestamp of a TREG or TLOG is `last_write_ms` when given (RESTORE IDLETIME: OBJECT IDLETIME
+  // counts from it), else the dump's, capped at this server's clock so that a DELETE written here
+  // afterwards covers the key. A string's timestamps are its versions' own and stay.
   OpResult<void> RestoreKey(int db, std::string_view key, const KeyDump& dump,
                             std::optional<int64_t> expire_at_ms,
                             std::optional<int64_t> last_write_ms);

@@ -18,6 +18,17 @@ namespace ebb::types {
 
 using storage::Status;
 
+namespace {
+
+// The earlier of two expiries (absent: never).
+std::optional<int64_t> Earlier(std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+}  // namespace
+
 OpResult<std::optional<std::string>> Keyspace::DumpKey(int db, std::string_view key) {
   KeyMetaRow meta;
   Status s = GetMeta(db, key, &meta);
@@ -26,6 +37,7 @@ OpResult<std::optional<std::string>> Keyspace::DumpKey(int db, std::string_view 
   KeyDump dump;
   dump.type = meta.type;
   dump.meta_ts = meta.meta.timestamp_or_zero();
+  if (meta.type != KeyType::kString) dump.meta_expire_at = meta.meta.expire_at_ms;
   switch (meta.type) {
     case KeyType::kString: {
       std::vector<storage::VersionRow> versions;
@@ -39,6 +51,7 @@ OpResult<std::optional<std::string>> Keyspace::DumpKey(int db, std::string_view 
         KeyType type;
         std::string_view value;
         if (!out.tombstone && DecodeMetaValue(v->value, &type, &value)) out.value = value;
+        if (!out.tombstone) out.expire_at = v->meta.expire_at_ms;
       }
       break;
     }
@@ -88,7 +101,7 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
   // Stamped no later than this server's clock, whatever the dumping server's said: a later
   // DELETE here (stamped by this clock) then covers the key once its versions merge.
   meta_options.timestamp_ms = std::min(last_write_ms.value_or(dump.meta_ts), now);
-  meta_options.expire_at_ms = expire_at_ms;
+  meta_options.expire_at_ms = Earlier(dump.meta_expire_at, expire_at_ms);
   switch (dump.type) {
     case KeyType::kString:
       for (const DumpVersion& v : dump.versions) {
@@ -97,7 +110,7 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
         if (v.tombstone) {
           batch.Delete(version, meta_key);
         } else {
-          version.expire_at_ms = expire_at_ms;
+          version.expire_at_ms = Earlier(v.expire_at, expire_at_ms);
           batch.Put(version, meta_key, EncodeMetaValue(KeyType::kString, v.value), now);
         }
       }
