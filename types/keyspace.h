@@ -287,9 +287,9 @@ class Keyspace {
 
   // ---- DUMP and RESTORE (types/keyspace_dump.cc; the payload is types/dump_codec.h)
 
-  // The live key's value, timestamps and expiries as a DUMP payload (docs/dump-format.md); nullopt
-  // if absent. A string key's versions are those CopyKey copies, each with its own expiry, an
-  // expired one written as a tombstone at its timestamp (reads treat the two alike).
+  // The key's value, timestamps and expiries as a DUMP payload (docs/dump-format.md); nullopt
+  // if no grace reads it (live_version.h). A string key's versions are those CopyKey copies,
+  // each with its expiry, an expired one written as a tombstone at its timestamp.
   OpResult<std::optional<std::string>> DumpKey(int db, std::string_view key);
   // Writes `dump` as the key (db, key), whatever was there, as ONE engine write: a wipe, then the
   // value with every timestamp and expiry of the dump, each value version and the metadata row
@@ -328,10 +328,10 @@ class Keyspace {
   OpResult<void> FlushAll();
   // ---- Redis Cluster's hash slots (common/key_slot.h). A cluster node has one database, 0.
   // In the slot layout each reads or deletes the slot's own engine range; in the database layout
-  // (a keyspace that is not a cluster node's) they walk database 0.
-  // The number of live keys of database 0 in `slot`.
+  // (a keyspace that is not a cluster node's) they walk database 0. A key counts when a read at
+  // some grace returns it (live_version.h). The number of those of db 0 in `slot`.
   OpResult<uint64_t> CountKeysInSlot(int slot);
-  // Up to `count` live keys of database 0 in `slot`, in byte order.
+  // Up to `count` such keys of database 0 in `slot`, in byte order.
   OpResult<std::vector<std::string>> KeysInSlot(int slot, size_t count);
   // Removes every key of database 0 in `slot` (a node that no longer serves the slot): in the
   // slot layout one range deletion, durable when it returns.
@@ -369,7 +369,7 @@ class Keyspace {
       std::string lower, std::string upper,
       const std::function<bool(std::string_view user_key, std::string_view value,
                                const storage::RowMeta& meta)>& visit);
-  // Visits the live keys of database 0 in `slot`, in byte order, until `visit` returns false.
+  // Visits those keys of database 0 in `slot`, in byte order, until `visit` returns false.
   storage::Status ForEachKeyInSlot(int slot,
                                    const std::function<bool(std::string_view key)>& visit);
   // Checks that the engine's user keys are in layout_ (docs/key-encoding.md, "Key layouts"),

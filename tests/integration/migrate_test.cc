@@ -150,6 +150,19 @@ TEST_F(MigrateTest, EveryVersionKeepsItsOwnExpiry) {
   EXPECT_EQ(T({"PTTL", "r"}), "(integer) -1");
 }
 
+// A key whose versions the default grace hides (a newer value under an older tombstone written
+// after it) is still a key some read returns: MIGRATE moves it whole and deletes it here.
+TEST_F(MigrateTest, MovesAKeyTheDefaultGraceHides) {
+  EXPECT_EQ(R({"PUT", "h", "v1", "TS", "2000"}), "OK");
+  EXPECT_EQ(R({"DELETE", "h", "TS", "1000"}), "OK");
+  EXPECT_EQ(R({"GET", "h"}), "(nil)");
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "h", "0", "5000"}), "OK");
+  EXPECT_EQ(T({"GET", "h"}), "(nil)");
+  EXPECT_EQ(T({"GET", "h", "GRACE", "5000"}), "\"v1\"");
+  EXPECT_EQ(R({"GET", "h", "GRACE", "5000"}), "(nil)");
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "h", "0", "5000"}), "NOKEY");
+}
+
 TEST_F(MigrateTest, AClusterNodeSendsRestoreAsking) {
   CommandRunner node({"--cluster-enabled", "yes"});
   FakeCluster cluster;
