@@ -49,16 +49,16 @@ void ApplyRuntimeChange(std::string_view name, const Config& config, ServerConte
   types::Keyspace& ks = ctx->keyspace();
   ApplyTypeSettings(config, &ks);
   if (name == "wal-fsync") {
-    ks.db().SetWalFsync(WalFsyncFrom(config.wal_fsync));
+    ks.SetWalFsync(WalFsyncFrom(config.wal_fsync));
   } else if (name == "expiration") {
     // The switch is recorded in the manifest (the frozen expiry clock); if that write fails the
     // engine keeps running with the switch set and says why here.
-    storage::Status s = ks.db().SetExpirationEnabled(config.expiration);
+    storage::Status s = ks.SetExpirationEnabled(config.expiration);
     if (!s.ok()) spdlog::warn("expiration {}: {}", config.expiration ? "on" : "off", s.ToString());
   } else if (name == "expiry-whole-file") {
-    ks.db().SetWholeFileExpiry(config.expiry_whole_file);
+    ks.SetWholeFileExpiry(config.expiry_whole_file);
   } else if (name == "expiry-purge-deadline") {
-    ks.db().SetPurgeDeadline(config.expiry_purge_deadline_ms);
+    ks.SetPurgeDeadline(config.expiry_purge_deadline_ms);
   } else if (name == "repl-backlog-size") {
     if (ReplicationMaster* master = ctx->replication_master()) {
       master->ResizeBacklog(config.repl_backlog_size);

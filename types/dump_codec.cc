@@ -7,13 +7,15 @@ namespace ebb::types {
 namespace {
 
 constexpr std::string_view kMagic = "EBB";
-constexpr uint8_t kFormat = 1;
-constexpr size_t kHeader = 5;   // magic, format, type
-constexpr size_t kTrailer = 4;  // crc32c
+constexpr uint8_t kFormat = 2;          // what EncodeDump writes
+constexpr uint8_t kFormatNoExpiry = 1;  // still read: no expiries
+constexpr size_t kHeader = 5;           // magic, format, type
+constexpr size_t kTrailer = 4;          // crc32c
 
 // Version flags (string versions).
 constexpr uint8_t kTombstone = 1;
 constexpr uint8_t kHasTs = 2;
+constexpr uint8_t kHasExpiry = 4;  // format 2 only; never with kTombstone
 
 bool GetByte(std::string_view* in, uint8_t* b) {
   if (in->empty()) return false;
@@ -36,7 +38,31 @@ bool GetString(std::string_view* in, std::string* s) {
   return true;
 }
 
-bool DecodeBody(std::string_view in, KeyDump* d) {
+bool GetOptionalInt64(std::string_view* in, std::optional<int64_t>* v) {
+  int64_t value = 0;
+  if (!GetInt64(in, &value)) return false;
+  *v = value;
+  return true;
+}
+
+// Format 2's metadata expiry: u8 0 (none) | u8 1 fixed64 expire_at.
+bool GetMetaExpiry(std::string_view* in, std::optional<int64_t>* expire_at) {
+  uint8_t present = 0;
+  if (!GetByte(in, &present) || present > 1) return false;
+  return present == 0 || GetOptionalInt64(in, expire_at);
+}
+
+void PutMetaExpiry(std::string* out, std::optional<int64_t> expire_at) {
+  out->push_back(static_cast<char>(expire_at ? 1 : 0));
+  if (expire_at) storage::PutFixed64(out, static_cast<uint64_t>(*expire_at));
+}
+
+bool DecodeBody(std::string_view in, uint8_t format, KeyDump* d) {
+  const bool expiries = format != kFormatNoExpiry;
+  if (expiries && d->type != KeyType::kString && !GetMetaExpiry(&in, &d->meta_expire_at)) {
+    return false;
+  }
+  const uint8_t known_flags = kTombstone | kHasTs | (expiries ? kHasExpiry : 0);
   switch (d->type) {
     case KeyType::kString: {
       uint64_t n = 0;
@@ -44,13 +70,11 @@ bool DecodeBody(std::string_view in, KeyDump* d) {
       d->versions.resize(n);
       for (DumpVersion& v : d->versions) {
         uint8_t flags = 0;
-        if (!GetByte(&in, &flags) || (flags & ~(kTombstone | kHasTs)) != 0) return false;
+        if (!GetByte(&in, &flags) || (flags & ~known_flags) != 0) return false;
         v.tombstone = (flags & kTombstone) != 0;
-        if (flags & kHasTs) {
-          int64_t ts = 0;
-          if (!GetInt64(&in, &ts)) return false;
-          v.ts = ts;
-        }
+        if (v.tombstone && (flags & kHasExpiry)) return false;
+        if ((flags & kHasTs) && !GetOptionalInt64(&in, &v.ts)) return false;
+        if ((flags & kHasExpiry) && !GetOptionalInt64(&in, &v.expire_at)) return false;
         if (!v.tombstone && !GetString(&in, &v.value)) return false;
       }
       break;
@@ -94,12 +118,15 @@ std::string EncodeDump(const KeyDump& d) {
   std::string out(kMagic);
   out.push_back(static_cast<char>(kFormat));
   out.push_back(static_cast<char>(d.type));
+  if (d.type != KeyType::kString) PutMetaExpiry(&out, d.meta_expire_at);
   switch (d.type) {
     case KeyType::kString:
       storage::PutVarint64(&out, d.versions.size());
       for (const DumpVersion& v : d.versions) {
-        out.push_back(static_cast<char>((v.tombstone ? kTombstone : 0) | (v.ts ? kHasTs : 0)));
+        out.push_back(static_cast<char>((v.tombstone ? kTombstone : 0) | (v.ts ? kHasTs : 0) |
+                                        (v.expire_at ? kHasExpiry : 0)));
         if (v.ts) storage::PutFixed64(&out, static_cast<uint64_t>(*v.ts));
+        if (v.expire_at) storage::PutFixed64(&out, static_cast<uint64_t>(*v.expire_at));
         if (!v.tombstone) storage::PutLengthPrefixed(&out, v.value);
       }
       break;
@@ -125,17 +152,19 @@ std::string EncodeDump(const KeyDump& d) {
 }
 
 DumpDecode DecodeDump(std::string_view payload, KeyDump* dump) {
-  if (payload.size() < kHeader + kTrailer || payload.substr(0, kMagic.size()) != kMagic ||
-      static_cast<uint8_t>(payload[3]) != kFormat) {
+  if (payload.size() < kHeader + kTrailer || payload.substr(0, kMagic.size()) != kMagic) {
     return DumpDecode::kBadVersionOrChecksum;
   }
+  const uint8_t format = static_cast<uint8_t>(payload[3]);
+  if (format != kFormat && format != kFormatNoExpiry) return DumpDecode::kBadVersionOrChecksum;
   const std::string_view covered = payload.substr(0, payload.size() - kTrailer);
   if (storage::DecodeFixed32(payload.data() + covered.size()) != storage::crc32c::Value(covered)) {
     return DumpDecode::kBadVersionOrChecksum;
   }
   *dump = KeyDump{};
   dump->type = static_cast<KeyType>(static_cast<uint8_t>(payload[4]));
-  return DecodeBody(covered.substr(kHeader), dump) ? DumpDecode::kOk : DumpDecode::kBadFormat;
+  return DecodeBody(covered.substr(kHeader), format, dump) ? DumpDecode::kOk
+                                                           : DumpDecode::kBadFormat;
 }
 
 }  // namespace ebb::types

@@ -1,11 +1,13 @@
 // The DUMP payload: one key's value in ebb's own versioned, checksummed format
 // (docs/dump-format.md, with a worked example). DUMP writes it, RESTORE reads it back.
 //
-//   payload = "EBB" | u8 format (1) | u8 type (KeyType) | body | fixed32-LE crc32c(all before)
+//   payload = "EBB" | u8 format (2; 1 still read) | u8 type (KeyType) | body
+//             | fixed32-LE crc32c(all before)
 //
-// A payload holds the value and its timestamps, not the key's name, database or expiry (as
-// Redis's: RESTORE takes the TTL). on-disk: never change format 1 — a new layout is a new format
-// number, and readers keep reading the old ones.
+// A payload holds the value, its timestamps and its expiries (format 2: each string version's
+// own, a TREG's or TLOG's metadata row's), not the key's name or database. Format 1 payloads
+// carry no expiry. on-disk: never change a format — a new layout is a new format number, and
+// readers keep reading the old ones.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -24,7 +26,8 @@ namespace ebb::types {
 struct DumpVersion {
   bool tombstone = false;
   std::optional<int64_t> ts;
-  std::string value;  // empty for a tombstone
+  std::string value;                 // empty for a tombstone
+  std::optional<int64_t> expire_at;  // absolute ms; absent: never (always for a tombstone)
 };
 
 // One TLOG entry.
@@ -39,6 +42,8 @@ struct KeyDump {
   std::vector<DumpVersion> versions;
   // kTreg and kTlog: the metadata row's timestamp (the key's last write).
   int64_t meta_ts = 0;
+  // kTreg and kTlog: the metadata row's (the key's) absolute expiry in ms; absent: never.
+  std::optional<int64_t> meta_expire_at;
   // kTreg: the register's value and timestamp.
   std::string treg_value;
   uint64_t treg_ts = 0;
@@ -48,6 +53,7 @@ struct KeyDump {
   std::vector<DumpEntry> entries;
 };
 
+// Format 2. REQUIRES: no tombstone has an expire_at.
 std::string EncodeDump(const KeyDump& dump);
 
 enum class DumpDecode {

@@ -163,6 +163,26 @@ Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   return ReloadVersionMark();
 }
 
+Status Keyspace::SetExpirationEnabled(bool enabled) {
+  options_.expiration_enabled = enabled;
+  return db_->SetExpirationEnabled(enabled);
+}
+
+void Keyspace::SetWholeFileExpiry(bool enabled) {
+  options_.whole_file_expiry = enabled;
+  db_->SetWholeFileExpiry(enabled);
+}
+
+void Keyspace::SetPurgeDeadline(int64_t ms) {
+  options_.purge_deadline_ms = ms;
+  db_->SetPurgeDeadline(ms);
+}
+
+void Keyspace::SetWalFsync(storage::WalFsync mode) {
+  options_.wal_fsync = mode;
+  db_->SetWalFsync(mode);
+}
+
 storage::WriteOptions Keyspace::WriteOptions() const {
   storage::WriteOptions options;
   options.defer_sync = settings_.defer_sync;

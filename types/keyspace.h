@@ -108,13 +108,22 @@ class Keyspace {
 
   // Closes the engine, runs `while_closed` (which may replace the engine's directory: a
   // replica's full resynchronisation, docs/replication.md), then opens the engine in the same
-  // directory with the same options and starts afresh what the keyspace derived from it (the
-  // version mark, the TLOG head cache, the counted expiries). Not OK: the engine did not open
-  // — then the keyspace has no engine and must not be used again.
+  // directory with the options it was opened with — the engine settings below as last set — and
+  // starts afresh what the keyspace derived from it (the version mark, the TLOG head cache, the
+  // counted expiries). Not OK: the engine did not open — then the keyspace has no engine and
+  // must not be used again.
   // REQUIRES: !in_batch(); nothing else uses the engine meanwhile (no reads in flight, no
   // thread holding it).
   storage::Status ReopenEngine(const std::function<void()>& while_closed);
   const std::string& dir() const { return dir_; }
+  // The engine settings that change at run time (CONFIG SET): each applies to the engine now
+  // (storage::DB's setter of the same name) and to every engine ReopenEngine opens later.
+  // SetExpirationEnabled not OK: the engine could not record the switch (it runs with the switch
+  // set, see storage::DB::SetExpirationEnabled); a reopened engine still gets `enabled`.
+  storage::Status SetExpirationEnabled(bool enabled);
+  void SetWholeFileExpiry(bool enabled);
+  void SetPurgeDeadline(int64_t ms);
+  void SetWalFsync(storage::WalFsync mode);
   // Reads the version high-water mark again from the engine: after a replica applied its
   // master's writes, before it writes itself (promotion).
   storage::Status ReloadVersionMark();
@@ -269,16 +278,17 @@ class Keyspace {
 
   // ---- DUMP and RESTORE (types/keyspace_dump.cc; the payload is types/dump_codec.h)
 
-  // The live key's value and timestamps as a DUMP payload (docs/dump-format.md); nullopt if the
-  // key is absent. A string key's versions are those CopyKey copies, an expired one written as
-  // a tombstone at its timestamp (reads treat the two alike); the expiry is not in the payload.
+  // The key's value, timestamps and expiries as a DUMP payload (docs/dump-format.md); nullopt
+  // if no grace reads it (live_version.h). A string key's versions are those CopyKey copies,
+  // each with its expiry, an expired one written as a tombstone at its timestamp.
   OpResult<std::optional<std::string>> DumpKey(int db, std::string_view key);
   // Writes `dump` as the key (db, key), whatever was there, as ONE engine write: a wipe, then the
-  // value with every timestamp of the dump, each value version and the metadata row expiring at
-  // `expire_at_ms` (nullopt: persistent); a TLOG under a new incarnation, its entries expiring by
-  // its window as its inserts do. `last_write_ms`, when given, replaces a TREG's or TLOG's
-  // metadata timestamp (RESTORE IDLETIME: OBJECT IDLETIME counts from it); a string's
-  // timestamps are its versions' own and stay.
+  // value with every timestamp and expiry of the dump, each value version and the metadata row
+  // expiring no later than `expire_at_ms` (nullopt: at the dump's own expiry, if any); a TLOG
+  // under a new incarnation, its entries expiring by its window as its inserts do. The metadata
+  // timestamp of a TREG or TLOG is `last_write_ms` when given (RESTORE IDLETIME: OBJECT IDLETIME
+  // counts from it), else the dump's, capped at this server's clock so that a DELETE written here
+  // afterwards covers the key. A string's timestamps are its versions' own and stay.
   OpResult<void> RestoreKey(int db, std::string_view key, const KeyDump& dump,
                             std::optional<int64_t> expire_at_ms,
                             std::optional<int64_t> last_write_ms);
@@ -309,10 +319,10 @@ class Keyspace {
   OpResult<void> FlushAll();
   // ---- Redis Cluster's hash slots (common/key_slot.h). A cluster node has one database, 0.
   // In the slot layout each reads or deletes the slot's own engine range; in the database layout
-  // (a keyspace that is not a cluster node's) they walk database 0.
-  // The number of live keys of database 0 in `slot`.
+  // (a keyspace that is not a cluster node's) they walk database 0. A key counts when a read at
+  // some grace returns it (live_version.h). The number of those of db 0 in `slot`.
   OpResult<uint64_t> CountKeysInSlot(int slot);
-  // Up to `count` live keys of database 0 in `slot`, in byte order.
+  // Up to `count` such keys of database 0 in `slot`, in byte order.
   OpResult<std::vector<std::string>> KeysInSlot(int slot, size_t count);
   // Removes every key of database 0 in `slot` (a node that no longer serves the slot): in the
   // slot layout one range deletion, durable when it returns.
@@ -350,7 +360,7 @@ class Keyspace {
       std::string lower, std::string upper,
       const std::function<bool(std::string_view user_key, std::string_view value,
                                const storage::RowMeta& meta)>& visit);
-  // Visits the live keys of database 0 in `slot`, in byte order, until `visit` returns false.
+  // Visits those keys of database 0 in `slot`, in byte order, until `visit` returns false.
   storage::Status ForEachKeyInSlot(int slot,
                                    const std::function<bool(std::string_view key)>& visit);
   // Checks that the engine's user keys are in layout_ (docs/key-encoding.md, "Key layouts"),

@@ -2,37 +2,46 @@
 // In the slot layout (a cluster node's keyspace) a slot's metadata rows are the engine range
 // [0x03|slot, 0x03|slot+1) and its sub-rows [0x04|slot, 0x04|slot+1) (docs/key-encoding.md):
 // counting and listing read that range, deleting removes both ranges at once. In the database
-// layout they walk database 0's metadata rows and keep the keys of the slot.
+// layout they walk database 0's metadata rows and keep the keys of the slot. A key counts when
+// a read at some retrieval grace returns it (types/live_version.h), not only the default
+// grace: those are the keys a slot move must carry.
+
+#include <memory>
+#include <string>
 
 #include "common/key_slot.h"
+#include "storage/iterator.h"
 #include "storage/write_batch.h"
+#include "types/key_encoding.h"
 #include "types/keyspace.h"
+#include "types/live_version.h"
 
 namespace ebb::types {
 
 using storage::Status;
 
-namespace {
-
-// The visitor of the keys of `slot`: in the slot layout every row of the range is one; in the
-// database layout only those whose slot matches.
-template <typename Visit>
-auto KeysOf(KeyLayout layout, int slot, Visit visit) {
-  return [layout, slot, visit](std::string_view key, std::string_view,
-                               const storage::RowMeta&) mutable {
-    if (layout == KeyLayout::kByDatabase && KeySlot(key) != slot) return true;
-    return visit(key);
-  };
-}
-
-}  // namespace
-
 Status Keyspace::ForEachKeyInSlot(int slot,
                                   const std::function<bool(std::string_view key)>& visit) {
-  if (layout_ == KeyLayout::kByDatabase) return ForEachMeta(0, {}, KeysOf(layout_, slot, visit));
-  std::string lower = SlotMetaPrefix(slot);
-  std::string upper = PrefixUpperBound(lower);
-  return ForEachMetaIn(std::move(lower), std::move(upper), KeysOf(layout_, slot, visit));
+  std::string lower =
+      layout_ == KeyLayout::kBySlot ? SlotMetaPrefix(slot) : MetaKeyPrefix(layout_, 0);
+  storage::ReadOptions options = ReadOptions();
+  options.upper_bound = PrefixUpperBound(lower);
+  options.lower_bound = std::move(lower);
+  options.fill_cache = false;
+  options.include_dead = true;  // also the keys the default grace hides
+  std::unique_ptr<storage::Iterator> it = active_->NewIterator(options);
+  KeyMetaRow live;
+  for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
+    int key_db = 0;
+    std::string_view user_key;
+    if (!ParseMetaKey(it->key(), &key_db, &user_key)) break;
+    if (layout_ == KeyLayout::kByDatabase && KeySlot(user_key) != slot) continue;
+    Status s = NewestLiveVersion(*active_, ReadOptions(), it->key(), &live);
+    if (s.IsNotFound()) continue;  // tombstones and expired values only: nothing to move
+    if (!s.ok()) return s;
+    if (!visit(user_key)) break;
+  }
+  return it->status();
 }
 
 OpResult<uint64_t> Keyspace::CountKeysInSlot(int slot) {

@@ -1,8 +1,10 @@
 // DUMP and RESTORE: a key's value and timestamps as ebb's own versioned, checksummed payload
 // (docs/dump-format.md) and back, for every type. Redis 7's options, replies, errors and their
 // order (cluster.c): RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f].
-//   - ttl 0: no expiry; ABSTTL: ttl is a unix time in ms; an expiry already past creates nothing
-//     (and with REPLACE deletes the existing key: a "del" event) and answers OK.
+//   - ttl 0: the payload's own expiries (each string version's, a TREG's or TLOG's; none in a
+//     format 1 payload); else every version expires by then at the latest; ABSTTL: ttl is a unix
+//     time in ms; a ttl already past creates nothing (and with REPLACE deletes the existing key:
+//     a "del" event) and answers OK.
 //   - IDLETIME s: a TREG's or TLOG's last write is s seconds ago (OBJECT IDLETIME counts from
 //     it). A string's timestamps are its versions' own, so IDLETIME leaves them.
 //   - FREQ f: checked and ignored, as Redis does without an LFU maxmemory policy.

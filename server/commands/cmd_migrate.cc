@@ -2,8 +2,9 @@
 //         [AUTH2 username password] [KEYS key [key ...]]
 //
 // Moves keys to another server as Redis 7 does (cluster.c): DUMP each key here, send the target
-// [AUTH] SELECT db and one RESTORE key ttl payload [REPLACE] per key in one write (RESTORE-ASKING
-// from a cluster node, so that a target importing the slot runs it), read the
+// [AUTH] SELECT db and one RESTORE key 0 payload [REPLACE] per key in one write (RESTORE-ASKING
+// from a cluster node, so that a target importing the slot runs it; ttl 0: the payload carries
+// each version's own expiry, absolute, docs/dump-format.md), read the
 // replies, and delete here each key the target restored (unless COPY). Like Redis, the command
 // waits for the target on the event loop, each connect, write and read bounded by `timeout` ms
 // (<= 0: 1000). Unlike Redis, no connection is kept for the next MIGRATE: each opens its own (so
@@ -101,11 +102,10 @@ void AppendCommand(redisContext* c, const std::vector<std::string_view>& args) {
   redisAppendCommandArgv(c, static_cast<int>(args.size()), argv.data(), lengths.data());
 }
 
-// A key to send: its name, payload and the ttl RESTORE takes (0: none).
+// A key to send: its name and payload.
 struct Outgoing {
   std::string_view key;
   std::string payload;
-  std::string ttl;
 };
 
 void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
@@ -116,17 +116,12 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
   if (timeout_ms <= 0) timeout_ms = 1000;
   const int source_db = ctx.client.db_index();
   types::Keyspace& keyspace = ctx.server.keyspace();
-  const int64_t now = ctx.server.clock().NowMs();
   std::vector<Outgoing> outgoing;
   for (std::string_view key : o.keys) {
     types::OpResult<std::optional<std::string>> payload = keyspace.DumpKey(source_db, key);
     if (!payload.ok()) return ReplyError(ctx, payload);
     if (!*payload) continue;
-    types::OpResult<std::optional<int64_t>> expire_at = keyspace.GetExpireAt(source_db, key);
-    if (!expire_at.ok()) return ReplyError(ctx, expire_at);
-    int64_t ttl = 0;
-    if (*expire_at) ttl = std::max<int64_t>(**expire_at - now, 1);
-    outgoing.push_back({key, std::move(**payload), std::to_string(ttl)});
+    outgoing.push_back({key, std::move(**payload)});
   }
   if (outgoing.empty()) return ctx.reply.SimpleString("NOKEY");
 
@@ -155,7 +150,7 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
     // A cluster node sends RESTORE-ASKING, which a target importing the slot runs (Redis).
     const std::string_view restore_command =
         ctx.server.config().cluster_enabled ? "RESTORE-ASKING" : "RESTORE";
-    std::vector<std::string_view> restore = {restore_command, out.key, out.ttl, out.payload};
+    std::vector<std::string_view> restore = {restore_command, out.key, "0", out.payload};
     if (o.replace) restore.push_back("REPLACE");
     AppendCommand(target.get(), restore);
   }

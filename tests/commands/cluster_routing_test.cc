@@ -271,6 +271,26 @@ TEST_F(ClusterRoutingTest, OneDatabase) {
   EXPECT_EQ(Do({"COPY", "foo", "{foo}2", "DB", "0"}), ":1");
 }
 
+// A key the default grace hides still has a version some read returns: COUNTKEYSINSLOT and
+// GETKEYSINSLOT (what a reshard moves) count it; a key of tombstones and expired values only, or
+// one DEL removed, they do not.
+TEST_F(ClusterRoutingTest, KeysOfSlotsCountKeysTheDefaultGraceHides) {
+  cluster_.mine = {kFoo};
+  ASSERT_EQ(Do({"PUT", "{foo}hidden", "v1", "TS", "2000"}), "+OK");
+  ASSERT_EQ(Do({"DELETE", "{foo}hidden", "TS", "1000"}), "+OK");
+  ASSERT_EQ(Do({"GET", "{foo}hidden"}), "nil");
+  ASSERT_EQ(Do({"GET", "{foo}hidden", "GRACE", "5000"}), "$v1");
+  ASSERT_EQ(Do({"PUT", "{foo}dead", "v", "TS", "1000"}), "+OK");
+  ASSERT_EQ(Do({"DELETE", "{foo}dead", "TS", "2000"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "{foo}gone", "v"}), "+OK");
+  ASSERT_EQ(Do({"DEL", "{foo}gone"}), ":1");
+  EXPECT_EQ(Do({"CLUSTER", "COUNTKEYSINSLOT", "12182"}), ":1");
+  EXPECT_EQ(Do({"CLUSTER", "GETKEYSINSLOT", "12182", "10"}), "[${foo}hidden]");
+  EXPECT_EQ(Do({"DEL", "{foo}hidden"}), ":0");  // absent at the default grace, yet wiped
+  EXPECT_EQ(Do({"CLUSTER", "COUNTKEYSINSLOT", "12182"}), ":0");
+  EXPECT_EQ(Do({"CLUSTER", "GETKEYSINSLOT", "12182", "10"}), "[]");
+}
+
 TEST_F(ClusterRoutingTest, KeysOfSlots) {
   cluster_.mine = {kFoo, kBar};
   EXPECT_EQ(Do({"CLUSTER", "KEYSLOT", "foo"}), ":12182");

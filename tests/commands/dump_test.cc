@@ -35,7 +35,7 @@ class DumpTest : public CommandTest {
 TEST_F(DumpTest, RoundTripOfASimpleKey) {
   ASSERT_EQ(Do({"SET", "foo", "bar"}), "+OK");
   const std::string encoded = Dump("foo");
-  EXPECT_EQ(encoded.substr(0, 4), std::string("EBB\x01", 4));
+  EXPECT_EQ(encoded.substr(0, 4), std::string("EBB\x02", 4));
   ASSERT_EQ(Do({"DEL", "foo"}), ":1");
   EXPECT_EQ(Restore("foo", "0", encoded), "+OK");
   EXPECT_EQ(Do({"TTL", "foo"}), ":-1");
@@ -47,7 +47,7 @@ TEST_F(DumpTest, TtlAbsTtlAndAnExpiryInThePast) {
   ASSERT_EQ(Do({"SET", "foo", "bar", "EX", "100"}), "+OK");
   const std::string encoded = Dump("foo");
   ASSERT_EQ(Do({"DEL", "foo"}), ":1");
-  // The TTL is not in the payload: RESTORE's argument gives it.
+  // RESTORE's ttl is the latest the key expires.
   EXPECT_EQ(Restore("foo", "3000", encoded), "+OK");
   EXPECT_EQ(Do({"PTTL", "foo"}), ":3000");
   ASSERT_EQ(Do({"DEL", "foo"}), ":1");
@@ -152,6 +152,78 @@ TEST_F(DumpTest, TregAndPutVersionsKeepTheirTimestamps) {
     EXPECT_EQ(Do({"GET", "q", "GRACE", grace}), Do({"GET", "p", "GRACE", grace}));
     EXPECT_EQ(Do({"GETMETA", "q", "GRACE", grace}), Do({"GETMETA", "p", "GRACE", grace}));
   }
+}
+
+// A TREG or TLOG dumped by a server whose clock runs ahead is restored with its last write at
+// this server's clock: a DELETE here afterwards covers it, before and after its versions merge.
+TEST_F(DumpTest, ALocalDeleteCoversAKeyDumpedUnderAClockAhead) {
+  Advance(10'000);  // the dumping server's clock
+  ASSERT_EQ(Do({"TREG", "SET", "reg", "v", "7"}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "log", "e", "1"}), "+OK");
+  const std::string reg = Dump("reg");
+  const std::string log = Dump("log");
+  PinClock(kNow);  // the restoring server's clock
+  ASSERT_EQ(Restore("reg2", "0", reg), "+OK");
+  ASSERT_EQ(Restore("log2", "0", log), "+OK");
+  EXPECT_EQ(Do({"OBJECT", "IDLETIME", "reg2"}), ":0");
+  ASSERT_EQ(Do({"DELETE", "reg2"}), "+OK");
+  ASSERT_EQ(Do({"DELETE", "log2"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "reg2", "log2"}), ":0");
+  ASSERT_EQ(Do({"DEBUG", "COMPACT"}), "+OK");
+  EXPECT_EQ(Do({"EXISTS", "reg2", "log2"}), ":0");
+  EXPECT_EQ(Do({"TREG", "GET", "reg2"}), "nil");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "log2"}), ":0");
+}
+
+// Every version comes back with its own expiry: one that expires in 5 s is gone from the copy
+// after 6 s as from the original, one that never expires stays so, and a TREG's or TLOG's TTL
+// comes along with ttl 0. A nonzero ttl is the latest any version expires.
+TEST_F(DumpTest, EveryVersionKeepsItsOwnExpiry) {
+  // GRACE 0 reads "never" (written last), GRACE 1000 "soon" (the greater timestamp).
+  ASSERT_EQ(Do({"PUT", "p", "soon", "TS", std::to_string(kNow + 200), "TTL", "5s"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "never", "TS", std::to_string(kNow + 100)}), "+OK");
+  ASSERT_EQ(Do({"TREG", "SET", "reg", "v", "7"}), "+OK");
+  ASSERT_EQ(Do({"PEXPIRE", "reg", "5000"}), ":1");
+  const std::string payload = Dump("p");
+  EXPECT_EQ(Restore("q", "0", payload), "+OK");
+  EXPECT_EQ(Restore("capped", "10000", payload), "+OK");
+  EXPECT_EQ(Restore("reg2", "0", Dump("reg")), "+OK");
+  EXPECT_EQ(Do({"PTTL", "reg2"}), ":5000");
+  const auto same = [&](const std::string& copy) {
+    for (const char* grace : {"0", "1000"}) {
+      SCOPED_TRACE(copy + " GRACE " + grace);
+      EXPECT_EQ(Do({"GETMETA", copy, "GRACE", grace}), Do({"GETMETA", "p", "GRACE", grace}));
+    }
+  };
+  same("q");
+  EXPECT_EQ(Do({"PTTL", "q"}), ":-1");
+  // Capped: "never" now expires at the ttl, "soon" keeps its earlier expiry.
+  EXPECT_EQ(Do({"PTTL", "capped"}), ":10000");
+  EXPECT_EQ(Do({"GETMETA", "capped", "GRACE", "1000"}), Do({"GETMETA", "p", "GRACE", "1000"}));
+  EXPECT_EQ(Do({"GET", "q", "GRACE", "1000"}), "$soon");
+  Advance(6000);
+  same("q");
+  EXPECT_EQ(Do({"GET", "q", "GRACE", "1000"}), "nil");
+  EXPECT_EQ(Do({"GET", "q", "GRACE", "0"}), "$never");
+  EXPECT_EQ(Do({"GET", "capped", "GRACE", "0"}), "$never");
+  EXPECT_EQ(Do({"EXISTS", "reg2"}), ":0");
+  Advance(5000);  // past the capping ttl
+  EXPECT_EQ(Do({"GET", "capped", "GRACE", "0"}), "nil");
+  EXPECT_EQ(Do({"GET", "q", "GRACE", "0"}), "$never");
+}
+
+// A payload of format 1 (no expiries: what servers before format 2 wrote) restores, its
+// versions expiring at RESTORE's ttl.
+TEST_F(DumpTest, AFormat1PayloadStillRestores) {
+  const std::string format1(
+      "EBB\x01\x00\x02\x03\x64\x00\x00\x00\x00\x00\x00\x00\x02\x00\x68\xe5\xcf\x8b\x01\x00"
+      "\x00\x03\x62\x61\x72\xd8\x8e\xed\x28",
+      32);
+  EXPECT_EQ(Restore("old", "3000", format1), "+OK");
+  EXPECT_EQ(Do({"GET", "old"}), "$bar");
+  EXPECT_EQ(Do({"PTTL", "old"}), ":3000");
+  EXPECT_EQ(Restore("forever", "0", format1), "+OK");
+  EXPECT_EQ(Do({"PTTL", "forever"}), ":-1");
 }
 
 TEST_F(DumpTest, RetentionWindowLog) {

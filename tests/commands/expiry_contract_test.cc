@@ -11,7 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "server/server_context.h"
 #include "tests/support/command_runner.h"
+#include "types/keyspace.h"
 
 namespace ebb::test {
 namespace {
@@ -234,6 +236,23 @@ TEST_F(ExpiryContractTest, ScanCursorsRunSideBySideAndAreRefusedWhenLost) {
   EXPECT_EQ(R({"SCAN", cursors[0]}), "(error) ERR invalid cursor");
   EXPECT_EQ(R({"SCAN", cursors[4999]}), "(error) ERR invalid cursor");
   EXPECT_EQ(Cmd({"SCAN", at_b, "COUNT", "1"})[1][0].str(), "b");
+}
+
+// CONFIG SET reaches the engine a replica's full resynchronisation opens (Keyspace::ReopenEngine):
+// with expiration switched off at run time, a key past its expiry stays readable afterwards.
+TEST_F(ExpiryContractTest, RuntimeExpirySettingsOutliveAnEngineReopen) {
+  StartWith();
+  ASSERT_EQ(R({"CONFIG", "SET", "expiration", "off"}), "OK");
+  ASSERT_EQ(R({"SET", "k", "v", "PX", "1000"}), "OK");
+  Advance(2000);
+  ASSERT_EQ(R({"GET", "k"}), "\"v\"");
+  ASSERT_TRUE(ebb_->context().keyspace().ReopenEngine([] {}).ok());
+  EXPECT_EQ(R({"GET", "k"}), "\"v\"");
+  EXPECT_EQ(R({"CONFIG", "GET", "expiration"}), "1) \"expiration\"\n2) \"off\"");
+  // Switched on again, the reopened engine expires the key as any other.
+  ASSERT_EQ(R({"CONFIG", "SET", "expiration", "on"}), "OK");
+  ASSERT_TRUE(ebb_->context().keyspace().ReopenEngine([] {}).ok());
+  EXPECT_EQ(R({"GET", "k"}), "(nil)");
 }
 
 // Defect 9 and the policy options: the errors name what is accepted.

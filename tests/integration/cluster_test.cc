@@ -308,6 +308,50 @@ TEST_F(ClusterTest, ANewerEpochsClaimTakesTheSlotAndTheOldOwnerDeletesItsKeys) {
   EXPECT_EQ(ClusterInfo(a.get(), "cluster_state"), "ok");
 }
 
+// A key the default grace hides (v1 at TS 2000 under a tombstone at TS 1000 written after it) is
+// one of its slot's keys: GETKEYSINSLOT lists it, SETSLOT NODE refuses to give the slot away
+// while it is here, MIGRATE moves it, and the new owner answers v1 at full grace.
+TEST_F(ClusterTest, AReshardMovesKeysTheDefaultGraceHides) {
+  StartNodes(2);
+  auto a = nodes_[0]->Connect();
+  auto b = nodes_[1]->Connect();
+  const std::string a_id = Id(*nodes_[0]), b_id = Id(*nodes_[1]);
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "8191"}).str(), "OK");
+  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "ADDSLOTSRANGE", "8192", "16383"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "2"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[1]->port()),
+                          std::to_string(bus_ports_[1])})
+                .str(),
+            "OK");
+  ASSERT_TRUE(Eventually([&] {
+    return ClusterInfo(a.get(), "cluster_state") == "ok" && !NodeLine(b.get(), a_id).empty();
+  })) << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  const std::string key = KeyInSlot(100);
+  const std::string full_grace = "9223372036854775807";
+  ASSERT_EQ(Cmd(a.get(), {"PUT", key, "v1", "TS", "2000"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"DELETE", key, "TS", "1000"}).str(), "OK");
+  ASSERT_TRUE(Cmd(a.get(), {"GET", key}).is_nil());
+  EXPECT_EQ(Cmd(a.get(), {"CLUSTER", "COUNTKEYSINSLOT", "100"}).integer(), 1);
+  EXPECT_EQ(Cmd(a.get(), {"CLUSTER", "GETKEYSINSLOT", "100", "10"}).ToString(),
+            "1) \"" + key + "\"");
+  EXPECT_EQ(Cmd(a.get(), {"CLUSTER", "SETSLOT", "100", "NODE", b_id}).str(),
+            "ERR Can't assign hashslot 100 to a different node while I still hold keys for this "
+            "hash slot.");
+
+  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SETSLOT", "100", "IMPORTING", a_id}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SETSLOT", "100", "MIGRATING", b_id}).str(), "OK");
+  EXPECT_EQ(Cmd(a.get(), {"MIGRATE", "127.0.0.1", std::to_string(nodes_[1]->port()), "", "0",
+                          "5000", "KEYS", key})
+                .str(),
+            "OK");
+  EXPECT_EQ(Cmd(a.get(), {"CLUSTER", "COUNTKEYSINSLOT", "100"}).integer(), 0);
+  EXPECT_EQ(Cmd(a.get(), {"CLUSTER", "SETSLOT", "100", "NODE", b_id}).str(), "OK");
+  EXPECT_EQ(Cmd(b.get(), {"CLUSTER", "SETSLOT", "100", "NODE", b_id}).str(), "OK");
+  EXPECT_TRUE(Cmd(b.get(), {"GET", key}).is_nil());
+  EXPECT_EQ(Cmd(b.get(), {"GET", key, "GRACE", full_grace}).str(), "v1");
+}
+
 // redis-cli's cluster manager, unchanged, against six ebb nodes; then a master killed with
 // SIGKILL and a manual failover.
 TEST_F(ClusterTest, RedisCliCreatesAClusterThatFailsOverAndTakesTheOldMasterBack) {

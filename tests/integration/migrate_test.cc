@@ -2,7 +2,8 @@
 // target's database and leave the source (or stay, with COPY); KEYS moves several at once; the
 // target's refusals and an unreachable target reach the client in Redis's words and lose nothing.
 // The form redis-cli --cluster reshard sends ("" 0 timeout AUTH pw REPLACE KEYS ...) keeps every
-// key's value, timestamps, versions and TTL; a cluster node sends RESTORE-ASKING.
+// key's value, timestamps, versions and TTL; each version keeps its own expiry; a cluster node
+// sends RESTORE-ASKING.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -127,6 +128,39 @@ TEST_F(MigrateTest, ReshardFormKeepsTimestampsVersionsAndTtls) {
   const long long ttl = Cmd(target_conn_.get(), {"PTTL", "{s}reg"}).integer();
   EXPECT_GT(ttl, 40000);
   EXPECT_LE(ttl, 50000);
+}
+
+// Each version arrives with its own expiry (the payload carries them, RESTORE gets ttl 0): the
+// version a read at GRACE 1000 takes expires at the same time as here, the one GRACE 0 takes
+// never does.
+TEST_F(MigrateTest, EveryVersionKeepsItsOwnExpiry) {
+  EXPECT_EQ(R({"PUT", "r", "soon", "TTL", "100s"}), "OK");
+  EXPECT_EQ(R({"PUT", "r", "never", "TS", "1"}), "OK");
+  const auto expire_at = [](const Reply& meta) {
+    EXPECT_EQ(meta.size(), 8u) << meta.ToString();
+    return meta.size() == 8u ? meta.elements()[7].ToString() : "";
+  };
+  const std::string soon_at = expire_at(Cmd(conn_.get(), {"GETMETA", "r", "GRACE", "1000"}));
+  EXPECT_NE(soon_at, "(integer) -1");
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "r", "0", "5000"}), "OK");
+  EXPECT_EQ(T({"GET", "r", "GRACE", "1000"}), "\"soon\"");
+  EXPECT_EQ(expire_at(Cmd(target_conn_.get(), {"GETMETA", "r", "GRACE", "1000"})), soon_at);
+  EXPECT_EQ(T({"GET", "r"}), "\"never\"");
+  EXPECT_EQ(expire_at(Cmd(target_conn_.get(), {"GETMETA", "r"})), "(integer) -1");
+  EXPECT_EQ(T({"PTTL", "r"}), "(integer) -1");
+}
+
+// A key whose versions the default grace hides (a newer value under an older tombstone written
+// after it) is still a key some read returns: MIGRATE moves it whole and deletes it here.
+TEST_F(MigrateTest, MovesAKeyTheDefaultGraceHides) {
+  EXPECT_EQ(R({"PUT", "h", "v1", "TS", "2000"}), "OK");
+  EXPECT_EQ(R({"DELETE", "h", "TS", "1000"}), "OK");
+  EXPECT_EQ(R({"GET", "h"}), "(nil)");
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "h", "0", "5000"}), "OK");
+  EXPECT_EQ(T({"GET", "h"}), "(nil)");
+  EXPECT_EQ(T({"GET", "h", "GRACE", "5000"}), "\"v1\"");
+  EXPECT_EQ(R({"GET", "h", "GRACE", "5000"}), "(nil)");
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", Port(), "h", "0", "5000"}), "NOKEY");
 }
 
 TEST_F(MigrateTest, AClusterNodeSendsRestoreAsking) {
