@@ -107,8 +107,7 @@ TEST_F(LuaAdvisoriesTest, CVE_2022_0543_NoPackageLibrary) {
   EXPECT_THAT(Eval("return getfenv(tostring).package"),
               HasSubstr("nonexistent global variable 'package'"));
   EXPECT_THAT(Eval("getfenv(tostring).x = 1"), HasSubstr("Attempt to modify a readonly table"));
-  EXPECT_THAT(Eval("getfenv(setmetatable).x = 1"),
-              HasSubstr("Attempt to modify a readonly table"));
+  EXPECT_THAT(Eval("getfenv(setmetatable).x = 1"), HasSubstr("Attempt to modify a readonly table"));
 }
 
 // lua-bitop's tohex with n = -2^31 wrote past its buffer.
@@ -215,7 +214,8 @@ TEST_F(LuaAdvisoriesTest, SharedTableRepliesAreBounded) {
 TEST_F(LuaAdvisoriesTest, HeapIsBoundedByLuaMemoryLimit) {
   EXPECT_EQ(Do({"CONFIG", "GET", "lua-memory-limit"}), "[$lua-memory-limit,$268435456]");
   EXPECT_EQ(Do({"CONFIG", "SET", "lua-memory-limit", "8mb"}), "+OK");
-  const std::string sha = Cmd({"SCRIPT", "LOAD", "local t = {} for i = 1, 1e8 do t[i] = i end"}).str();
+  const std::string sha =
+      Cmd({"SCRIPT", "LOAD", "local t = {} for i = 1, 1e8 do t[i] = i end"}).str();
   EXPECT_EQ(Do({"EVALSHA", sha, "0"}),
             "-ERR Script exceeded lua-memory-limit (not enough memory), script: " + sha);
   EXPECT_EQ(Eval("local ok, e = pcall(string.rep, 'x', 64 * 1024 * 1024) return e"),
