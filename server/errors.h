@@ -133,6 +133,13 @@ inline constexpr std::string_view kBusyScriptError =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kBusyFunctionError =
     "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+// ebb's own bounds on a script (docs/security.md, "Scripts"): its result converts to more than
+// kMaxReplyElements values or kMaxReplyBytes bytes (server/scripting/lua_values.h), or its Lua
+// heap would pass lua-memory-limit (the script's name follows).
+inline constexpr std::string_view kScriptReplyTooLarge =
+    "ERR Script reply too large: more than 16777216 values or 536870912 bytes";
+inline constexpr std::string_view kScriptOutOfMemory =
+    "ERR Script exceeded lua-memory-limit (not enough memory), script: ";
 inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

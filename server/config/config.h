@@ -65,6 +65,8 @@ struct Config {
   int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
   // How long a script runs before the server answers others -BUSY (docs/scripting.md).
   int64_t busy_reply_threshold_ms = 5000;
+  // Bytes the Lua heap of scripts and functions may reach while one runs (0: no bound).
+  uint64_t lua_memory_limit = 256ull << 20;
   uint64_t proto_max_bulk_len = 512ull << 20;
   uint64_t client_query_buffer_limit = 1ull << 30;
   uint64_t maxmemory = 0;                                     // 0: no bound (ServerContext::Memory)

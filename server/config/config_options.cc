@@ -582,6 +582,10 @@ std::vector<Option> BuildOptionTable() {
                       "milliseconds a script runs before other clients get -BUSY and SCRIPT KILL "
                       "may stop it (alias lua-time-limit)",
                       kMutable, &Config::busy_reply_threshold_ms, 0, INT64_MAX));
+  t.push_back(Memory("lua-memory-limit",
+                     "bytes the Lua heap may reach while a script or function runs; past it the "
+                     "script fails with an error (0: no bound)",
+                     kMutable, &Config::lua_memory_limit, 0));
   t.push_back(Memory("proto-max-bulk-len", "largest bulk string a request may carry", kMutable,
                      &Config::proto_max_bulk_len, 1024 * 1024, INT64_MAX));
   t.push_back(Memory("client-query-buffer-limit",

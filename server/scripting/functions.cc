@@ -364,7 +364,7 @@ bool ScriptEngine::FlushLibraries(std::string* error) {
   const std::string before = DumpLibraries();
   for (const auto& [name, library] : libraries_) ReleaseLibrary(library);
   libraries_.clear();
-  IndexFunctions();
+  Rebuild();  // a fresh Lua state: nothing a library did to the old one survives
   return Persist(before, error);
 }
 

@@ -184,7 +184,7 @@ std::string_view ToView(lua_State* L, int index) {
   return {s, length};
 }
 
-void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
+void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget) {
   if (RawField(L, "err") == LUA_TSTRING) {
     std::string_view error = ToView(L, -1);
     if (!error.empty() && error[0] == '-') error.remove_prefix(1);
@@ -241,8 +241,8 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
     lua_pushnil(L);
     while (lua_next(L, -2)) {
       lua_pushvalue(L, -2);
-      WriteLuaValue(L, script_resp, out);  // the key
-      WriteLuaValue(L, script_resp, out);  // the value
+      WriteLuaValue(L, script_resp, out, budget);  // the key
+      WriteLuaValue(L, script_resp, out, budget);  // the value
     }
     lua_pop(L, 1);
     return;
@@ -260,7 +260,7 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
     while (lua_next(L, -2)) {
       lua_pop(L, 1);
       lua_pushvalue(L, -1);
-      WriteLuaValue(L, script_resp, out);
+      WriteLuaValue(L, script_resp, out, budget);
     }
     lua_pop(L, 1);
     return;
@@ -277,7 +277,7 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
   out.ArrayHeader(static_cast<size_t>(n));
   for (int i = 1; i <= n; ++i) {
     lua_rawgeti(L, -1, i);
-    WriteLuaValue(L, script_resp, out);
+    WriteLuaValue(L, script_resp, out, budget);
   }
 }
 
@@ -285,7 +285,12 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
 
 void PushReply(lua_State* L, std::string_view resp) { ReplyReader(L, resp).PushOne(); }
 
-void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
+void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget) {
+  if (++budget.elements > kMaxReplyElements || budget.bytes->size() > kMaxReplyBytes) {
+    budget.exceeded = true;
+    lua_pushliteral(L, "reply too large");
+    lua_error(L);
+  }
   if (!lua_checkstack(L, 4)) {
     out.Error("ERR reached lua stack limit");
     lua_pop(L, 1);
@@ -310,7 +315,7 @@ void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out) {
       out.Integer(ToInteger(lua_tonumber(L, -1)));
       break;
     case LUA_TTABLE:
-      WriteTable(L, script_resp, out);
+      WriteTable(L, script_resp, out, budget);
       break;
     default:
       out.Null();
@@ -360,7 +365,12 @@ int RaiseError(lua_State* L, const char* message) {
 
 bool CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
                   std::string_view prefix, std::string* error) {
-  if (luaL_loadbuffer(L, code.data(), code.size(), chunk_name) == 0) return true;
+  // The name stays on the stack while Lua parses: Lua 5.1's parser does not anchor it, and a
+  // collection during the parse would free it (CVE-2025-49844).
+  lua_pushstring(L, chunk_name);
+  const int status = luaL_loadbuffer(L, code.data(), code.size(), chunk_name);
+  lua_remove(L, -2);
+  if (status == 0) return true;
   *error = "ERR " + std::string(prefix) + lua_tostring(L, -1);
   lua_pop(L, 1);
   return false;

@@ -16,6 +16,8 @@
 // Thread-safety: the Lua state's thread only.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "protocol/reply_writer.h"
@@ -28,10 +30,24 @@ namespace ebb::server::scripting {
 // onto L's stack as a Lua value.
 void PushReply(lua_State* L, std::string_view resp);
 
+// The bound of one conversion of a script's result: a table may appear in it more than once
+// (shared, {t, t}), so a small value can stand for an enormous reply. Past kMaxReplyElements
+// values or kMaxReplyBytes bytes written to `bytes`, WriteLuaValue sets `exceeded` and raises a
+// Lua error (the caller runs it under lua_pcall and replies kScriptReplyTooLarge instead).
+// Nesting is bounded by Lua's stack, as in Redis: past it the nested value is the error
+// "reached lua stack limit" (a table that contains itself ends there).
+inline constexpr size_t kMaxReplyElements = size_t{1} << 24;
+inline constexpr size_t kMaxReplyBytes = size_t{1} << 29;
+struct ReplyBudget {
+  const std::string* bytes;  // what the reply writer has written so far
+  size_t elements = 0;
+  bool exceeded = false;
+};
+
 // Pops the value on the top of L's stack and writes it to `out` as a reply. `script_resp` is
 // the protocol the script selected with redis.setresp (2 or 3): under 2 a boolean true is the
 // integer 1 and false is a null, as in Redis.
-void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out);
+void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget);
 
 // Pushes Redis's error table {err = "CODE msg"}. `error` is "-CODE msg" (the code kept) or a
 // bare message (the code is ERR); a trailing CR/LF is trimmed (Redis's luaPushErrorBuff).

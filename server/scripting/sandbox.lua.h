@@ -14,11 +14,15 @@ local G = _G
 local dbg = debug
 local type, error, tostring, pairs = type, error, tostring, pairs
 local rawset, setmetatable, getmetatable = rawset, setmetatable, getmetatable
-local setfenv, loadstring, sub = setfenv, loadstring, string.sub
 
 -- Not available to scripts, as in Redis.
 G.debug, G.print, G.dofile, G.loadfile, G.require, G.module = nil, nil, nil, nil, nil, nil
 G.package, G.os, G.io = nil, nil, nil
+-- Nor is the userdata maker: its __gc would run outside any script, unbounded.
+G.newproxy = nil
+
+local readonly = setmetatable({}, {__mode = 'k'})
+local function refuse() error('Attempt to modify a readonly table', 2) end
 
 -- Redis's __redis__err__handler: an error becomes {err=, source=, line=}, the position being
 -- the script's line that raised it: its caller's when a C function such as redis.call raised, or
@@ -30,16 +34,15 @@ local function handler(err)
     level = level + 1
     i = dbg.getinfo(level, 'nSl')
   end
-  if type(err) ~= 'table' then err = {err = 'ERR ' .. tostring(err)} end
+  if type(err) ~= 'table' or readonly[err] then err = {err = 'ERR ' .. tostring(err)} end
+  -- Raw: the error may be a script's table with metamethods.
   if i then
-    err['source'] = i.source
-    err['line'] = i.currentline
+    rawset(err, 'source', i.source)
+    rawset(err, 'line', i.currentline)
   end
   return err
 end
 
-local readonly = setmetatable({}, {__mode = 'k'})
-local function refuse() error('Attempt to modify a readonly table', 2) end
 
 -- What getmetatable answers for a protected table: a read-only table whose __index is the
 -- protected table `p` (never the real one behind it).
@@ -73,13 +76,6 @@ local wrappers = {
     if readonly[t] then error('Attempt to modify a readonly table', 2) end
     return rawset(t, k, v)
   end,
-  -- Bytecode is refused, as Redis's Lua does.
-  loadstring = function(s, name)
-    if type(s) == 'string' and sub(s, 1, 1) == '\27' then
-      return nil, 'binary chunks are not allowed'
-    end
-    return loadstring(s, name)
-  end,
 }
 for name, f in pairs(wrappers) do G[name] = f end
 
@@ -94,7 +90,9 @@ setmetatable(G, {__index = missing})
 -- library code sees nothing else while it loads).
 local load_redis_view = protect(load_redis)
 setmetatable(load_redis, {__index = missing})
-local load_globals = setmetatable({redis = load_redis_view}, {__index = missing})
+local load_globals = setmetatable({redis = load_redis_view},
+                                  {__index = missing, __newindex = refuse, __metatable = false})
+readonly[load_globals] = true
 local function_meta = {__index = globals, __newindex = refuse}
 local function_env = setmetatable({}, function_meta)
 readonly[function_env] = true
@@ -104,9 +102,6 @@ function_meta.__metatable = view_of(function_env)
 local string_meta = getmetatable('')
 string_meta.__index = G.string
 string_meta.__metatable = view_of(G.string)
-
--- The wrappers' environment is the view, so getfenv does not hand out the real globals.
-for _, f in pairs(wrappers) do setfenv(f, globals) end
 return handler, globals, G, function_env, function_meta, load_globals
 )lua";
 

@@ -23,6 +23,7 @@ extern "C" {
 #include "server/digest.h"
 #include "server/dispatcher.h"
 #include "server/errors.h"
+#include "server/scripting/lua_guards.h"
 #include "server/scripting/lua_libraries.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
@@ -180,25 +181,42 @@ int Log(lua_State* L) {
 struct ResultWrite {
   int script_resp;
   protocol::ReplyWriter* writer;
+  ReplyBudget* budget;
 };
 
-// Converts the value on the top of the stack inside a C function call: the stack space the
-// conversion of a deep table claims (lua_checkstack) belongs to that call and is released with
-// it. Claimed at the base level, it would stay claimed, and Lua would never shrink the stack.
-void WriteResult(lua_State* L, int script_resp, protocol::ReplyWriter& writer) {
-  ResultWrite write{script_resp, &writer};
+// Converts the value on the top of the stack into *out (a reply in `protocol`) inside a C
+// function call: the stack space the conversion of a deep table claims (lua_checkstack) belongs
+// to that call and is released with it. Claimed at the base level, it would stay claimed, and
+// Lua would never shrink the stack. A reply past the budget (lua_values.h) is replaced whole by
+// kScriptReplyTooLarge.
+void WriteResult(lua_State* L, int script_resp, std::string* out, int protocol) {
+  protocol::ReplyWriter writer(out, protocol);
+  ReplyBudget budget{.bytes = out};
+  ResultWrite write{script_resp, &writer, &budget};
   lua_pushcfunction(L, [](lua_State* L) -> int {
     auto* w = static_cast<ResultWrite*>(lua_touserdata(L, 1));
-    WriteLuaValue(L, w->script_resp, *w->writer);
+    WriteLuaValue(L, w->script_resp, *w->writer, *w->budget);
     return 0;
   });
   lua_insert(L, -2);
   lua_pushlightuserdata(L, &write);
   lua_insert(L, -2);
   if (lua_pcall(L, 2, 0, 0) != 0) {
-    writer.Error("ERR " + std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "out of memory"));
+    out->clear();
+    if (budget.exceeded) {
+      writer.Error(kScriptReplyTooLarge);
+    } else {
+      writer.Error("ERR " +
+                   std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "out of memory"));
+    }
     lua_pop(L, 1);
   }
+}
+
+void Panic(lua_State* L) {
+  spdlog::critical("Lua error outside a protected call: {}",
+                   lua_isstring(L, -1) ? lua_tostring(L, -1) : "(not a string)");
+  std::abort();
 }
 
 int ReturnFalse(lua_State* L) {
@@ -381,7 +399,16 @@ void ScriptEngine::RegisterLoadApi(lua_State* L) {
 }
 
 void ScriptEngine::Open() {
-  lua_State* L = luaL_newstate();
+  heap_ = std::make_unique<HeapLimit>();
+  lua_State* L = lua_newstate(LimitedAlloc, heap_.get());
+  if (L == nullptr) {
+    spdlog::critical("Lua state creation failed: out of memory");
+    std::abort();
+  }
+  lua_atpanic(L, [](lua_State* L) -> int {
+    Panic(L);
+    return 0;
+  });
   OpenLibrary(L, "", luaopen_base);
   OpenLibrary(L, LUA_TABLIBNAME, luaopen_table);
   OpenLibrary(L, LUA_STRLIBNAME, luaopen_string);
@@ -391,6 +418,7 @@ void ScriptEngine::Open() {
   OpenLibrary(L, "bit", luaopen_bit);
   OpenLibrary(L, "cmsgpack", OpenCmsgpack);
   OpenLibrary(L, "struct", OpenStruct);
+  InstallGuards(L);
   lua_pushcfunction(L, Pcall);
   lua_setglobal(L, "pcall");
   RegisterRedisApi(L);
@@ -433,13 +461,46 @@ void ScriptEngine::Close() {
 }
 
 void ScriptEngine::Flush() {
-  // A new table for the compiled scripts: the old one, hash part and all, is garbage.
-  lua_pushlightuserdata(L_, &kScriptsKey);
-  lua_newtable(L_);
-  lua_rawset(L_, LUA_REGISTRYINDEX);
   scripts_.clear();
   scripts_memory_ = 0;
-  lua_gc(L_, LUA_GCCOLLECT, 0);
+  Rebuild();
+}
+
+void ScriptEngine::Rebuild() {
+  if (running_ != nullptr) return;  // never under a running script (FLUSH is not allow-busy)
+  std::map<std::string, Library> old = std::move(libraries_);
+  libraries_.clear();
+  Close();
+  Open();
+  for (const auto& [sha, script] : scripts_) {
+    size_t shebang_length = 0;
+    uint32_t flags = 0;
+    std::string error;
+    ParseShebang(script.body, &flags, &shebang_length, &error);
+    if (!Store(sha, std::string_view(script.body).substr(shebang_length), &error)) {
+      spdlog::error("Script {} does not compile in a fresh Lua state: {}", sha, error);
+    }
+  }
+  // The libraries loaded before, so they load again (Redis's functionsLibCreateFromCode).
+  for (const auto& [name, library] : old) {
+    std::string result;
+    if (!LoadLibraryInto(library.code, false, &libraries_, &result)) {
+      spdlog::error("Library {} does not load in a fresh Lua state: {}", name, result);
+    }
+  }
+  IndexFunctions();
+}
+
+bool ScriptEngine::Store(const std::string& sha, std::string_view code, std::string* error) {
+  if (!CompileChunk(L_, code, "@user_script", "Error compiling script (new function): ", error)) {
+    return false;
+  }
+  lua_pushlightuserdata(L_, &kScriptsKey);
+  lua_rawget(L_, LUA_REGISTRYINDEX);
+  lua_insert(L_, -2);
+  lua_setfield(L_, -2, sha.c_str());
+  lua_pop(L_, 1);
+  return true;
 }
 
 size_t ScriptEngine::lua_memory() const {
@@ -470,15 +531,7 @@ bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* er
   uint32_t flags = 0;
   size_t shebang_length = 0;
   if (!ParseShebang(body, &flags, &shebang_length, error)) return false;
-  const std::string_view code = body.substr(shebang_length);
-  if (!CompileChunk(L_, code, "@user_script", "Error compiling script (new function): ", error)) {
-    return false;
-  }
-  lua_pushlightuserdata(L_, &kScriptsKey);
-  lua_rawget(L_, LUA_REGISTRYINDEX);
-  lua_insert(L_, -2);
-  lua_setfield(L_, -2, sha->c_str());
-  lua_pop(L_, 1);
+  if (!Store(*sha, body.substr(shebang_length), error)) return false;
   scripts_memory_ += body.size() + sha->size();
   scripts_.emplace(*sha, Script{std::string(body), flags});
   return true;
@@ -723,6 +776,10 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_getfield(L, -1, sha.c_str());
   lua_remove(L, -2);
+  // Each run starts in the globals view, whatever an earlier run gave setfenv(1, ...).
+  lua_pushlightuserdata(L, &kRunGlobalsKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setfenv(L, -2);
   Execute(ctx, run, 0, sha);
   // KEYS and ARGV belong to this run alone (a function that reads them finds no such global).
   lua_pushlightuserdata(L, &kGlobalsKey);
@@ -744,39 +801,42 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   run.name = &name;
   run.start = std::chrono::steady_clock::now();
   running_ = &run;
+  heap_->limit = server_->config().lua_memory_limit;
+  // Lua 5.1 has no emergency collection: garbage left near the bound is collected first.
+  if (heap_->limit != 0 && heap_->used > heap_->limit / 2) lua_gc(L, LUA_GCCOLLECT, 0);
+  heap_->enforce = true;
+  // The hook and the heap bound stay armed through the error handler and the conversion of
+  // the result: both run code the script chose (metamethods, tables of any shape).
   lua_sethook(L, BusyHook, LUA_MASKCOUNT, kBusyHookInstructions);
 
   const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
 
-  lua_sethook(L, nullptr, 0, 0);
-  running_ = nullptr;
-  if (run.timed_out) {
-    server_->set_busy_error({});
-    spdlog::warn("Slow script ended after {} milliseconds.",
-                 std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::steady_clock::now() - run.start)
-                     .count());
-  }
-
   // The reply is built aside: if the batch cannot be written, the script answers that error.
   std::string out;
   protocol::ReplyWriter writer(&out, ctx.reply.protocol());
-  if (lua_istable(L, -1)) {
+  if (status == LUA_ERRMEM) {
+    writer.Error(std::string(kScriptOutOfMemory) + name);
+    lua_pop(L, 1);
+  } else if (lua_istable(L, -1)) {
     // Raw: the result may be any table, with a metatable that raises on a missing field (_G).
     lua_pushstring(L, kErrorCountedField);
     lua_rawget(L, -2);
     ctx.error_counted = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }
-  if (status == 0) {
-    WriteResult(L, run.resp, writer);
+  if (status == LUA_ERRMEM) {
+    // Replied above.
+  } else if (status == 0) {
+    WriteResult(L, run.resp, &out, ctx.reply.protocol());
   } else if (!lua_istable(L, -1)) {
     const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
     writer.Error("ERR Error running script " + name + ", " + std::string(message).substr(0, 100));
     lua_pop(L, 1);
   } else {
     auto field = [&](const char* key) {
-      lua_getfield(L, -1, key);
+      // Raw: the error may be a table of the script's with metamethods.
+      lua_pushstring(L, key);
+      lua_rawget(L, -2);
       const bool present = lua_isstring(L, -1);
       std::string value = present ? lua_tostring(L, -1) : "";
       lua_pop(L, 1);
@@ -791,12 +851,26 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
     writer.Error(error);
     lua_pop(L, 1);
   }
+  lua_sethook(L, nullptr, 0, 0);
+  heap_->enforce = false;
+  running_ = nullptr;
+  if (run.timed_out) {
+    server_->set_busy_error({});
+    spdlog::warn("Slow script ended after {} milliseconds.",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - run.start)
+                     .count());
+  }
   lua_pop(L, 1);  // the error handler
   lua_pushlightuserdata(L, &kRunKey);
   lua_pushnil(L);
   lua_rawset(L, LUA_REGISTRYINDEX);
   // A step of garbage collection now and then, so Lua never runs a whole cycle at once.
-  if (++runs_ % 50 == 0) lua_gc(L, LUA_GCSTEP, 50);
+  if (status == LUA_ERRMEM) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+  } else if (++runs_ % 50 == 0) {
+    lua_gc(L, LUA_GCSTEP, 50);
+  }
 
   client.set_last_command(command_name);
   if (run.own_batch) {

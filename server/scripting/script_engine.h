@@ -23,7 +23,10 @@
 // math.random is Redis's own 48-bit generator (the same sequence on every platform, reseeded only
 // by math.randomseed). Debian's Lua has no read-only tables, so they are proxies: each protected
 // table is an empty table whose metatable reads through to the real one and refuses writes
-// (setmetatable and rawset refuse them too).
+// (setmetatable and rawset refuse them too). What stock Lua 5.1 leaves unsafe is closed in ebb's
+// own C (lua_guards.h): no loader accepts bytecode, setfenv cannot reach the thread's globals,
+// unpack and bit.tohex check their ranges; the heap is bounded by lua-memory-limit and the
+// result's conversion by lua_values.h's budget (docs/security.md, "Scripts").
 //
 // Thread-safety: none; the command thread only.
 #pragma once
@@ -32,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +53,8 @@ class ServerContext;
 }  // namespace ebb::server
 
 namespace ebb::server::scripting {
+
+struct HeapLimit;
 
 // A script's `#!lua flags=...` (Redis 7). A script without a shebang runs in the compatible
 // mode of earlier Redis versions: writes allowed, no flag checks before it runs.
@@ -81,7 +87,8 @@ class ScriptEngine {
   bool Load(std::string_view body, std::string* sha, std::string* error);
   // True if a script with this SHA-1 (either case) is kept.
   bool Exists(std::string_view sha) const;
-  // Forgets every script and starts a fresh Lua state (SCRIPT FLUSH).
+  // Forgets every script and starts a fresh Lua state, the libraries loaded into it again
+  // (SCRIPT FLUSH): nothing an earlier script did to the state survives.
   void Flush();
   size_t script_count() const { return scripts_.size(); }
   // Bytes the Lua state uses (INFO used_memory_lua).
@@ -218,6 +225,11 @@ class ScriptEngine {
 
   void Open();
   void Close();
+  // Replaces the Lua state with a fresh one and compiles the kept scripts and loads the
+  // libraries into it again (SCRIPT FLUSH, FUNCTION FLUSH). Not while a script runs.
+  void Rebuild();
+  // Compiles `code` (a script without its shebang) and keeps it in the state under `sha`.
+  bool Store(const std::string& sha, std::string_view code, std::string* error);
   // redis.call (raise = true) and redis.pcall: the command on the stack, its reply pushed.
   static int Call(lua_State* L, bool raise);
   static int RedisCall(lua_State* L) { return Call(L, true); }
@@ -242,6 +254,7 @@ class ScriptEngine {
 
   ServerContext* server_;
   lua_State* L_ = nullptr;
+  std::unique_ptr<HeapLimit> heap_;  // the allocator's state of L_ (lua-memory-limit)
   std::unordered_map<std::string, Script> scripts_;                  // by lower-case SHA-1
   std::map<std::string, Library> libraries_;                         // by name
   std::unordered_map<std::string, const Function*> function_index_;  // lower-case names

@@ -40,7 +40,8 @@ class LuaValuesTest : public ::testing::Test {
     luaL_dostring(L_, ("return " + expression).c_str());
     std::string out;
     protocol::ReplyWriter writer(&out, client_resp);
-    WriteLuaValue(L_, script_resp, writer);
+    ReplyBudget budget{.bytes = &out};
+    WriteLuaValue(L_, script_resp, writer, budget);
     return out;
   }
 
