@@ -23,20 +23,11 @@
 #include <vector>
 
 #include "common/key_slot.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-// Polls `done` every 50 ms for up to `seconds`.
-bool Eventually(const std::function<bool()>& done, int seconds = 20) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return done();
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -94,6 +85,21 @@ class ClusterTest : public ::testing::Test {
   }
   static std::string Id(const TestServer& s) {
     return Cmd(s.Connect().get(), {"CLUSTER", "MYID"}).str();
+  }
+  // Starts two nodes, A holding slots 0-8191 under configEpoch 1 and B 8192-16383 under
+  // configEpoch 2, and has A meet B.
+  void StartTwoHalves() {
+    ASSERT_NO_FATAL_FAILURE(StartNodes(2));
+    auto a = nodes_[0]->Connect();
+    auto b = nodes_[1]->Connect();
+    ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "8191"}).str(), "OK");
+    ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "ADDSLOTSRANGE", "8192", "16383"}).str(), "OK");
+    ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "1"}).str(), "OK");
+    ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "2"}).str(), "OK");
+    ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[1]->port()),
+                            std::to_string(bus_ports_[1])})
+                  .str(),
+              "OK");
   }
 
   void TearDown() override {
@@ -278,18 +284,10 @@ TEST_F(ClusterTest, ThreeNodesMeetThroughOneAndLearnEachOtherByGossip) {
 // A slot claimed under a newer configEpoch moves: the old owner gives it up and deletes the
 // keys it held there, keeping its other slots and keys.
 TEST_F(ClusterTest, ANewerEpochsClaimTakesTheSlotAndTheOldOwnerDeletesItsKeys) {
-  StartNodes(2);
+  ASSERT_NO_FATAL_FAILURE(StartTwoHalves());
   auto a = nodes_[0]->Connect();
   auto b = nodes_[1]->Connect();
   const std::string a_id = Id(*nodes_[0]), b_id = Id(*nodes_[1]);
-  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "8191"}).str(), "OK");
-  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "ADDSLOTSRANGE", "8192", "16383"}).str(), "OK");
-  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "2"}).str(), "OK");
-  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[1]->port()),
-                          std::to_string(bus_ports_[1])})
-                .str(),
-            "OK");
   ASSERT_TRUE(Eventually([&] { return ClusterInfo(a.get(), "cluster_state") == "ok"; }))
       << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
   const std::string moved = KeyInSlot(100), kept = KeyInSlot(200);
@@ -312,18 +310,10 @@ TEST_F(ClusterTest, ANewerEpochsClaimTakesTheSlotAndTheOldOwnerDeletesItsKeys) {
 // one of its slot's keys: GETKEYSINSLOT lists it, SETSLOT NODE refuses to give the slot away
 // while it is here, MIGRATE moves it, and the new owner answers v1 at full grace.
 TEST_F(ClusterTest, AReshardMovesKeysTheDefaultGraceHides) {
-  StartNodes(2);
+  ASSERT_NO_FATAL_FAILURE(StartTwoHalves());
   auto a = nodes_[0]->Connect();
   auto b = nodes_[1]->Connect();
   const std::string a_id = Id(*nodes_[0]), b_id = Id(*nodes_[1]);
-  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "8191"}).str(), "OK");
-  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "ADDSLOTSRANGE", "8192", "16383"}).str(), "OK");
-  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(b.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "2"}).str(), "OK");
-  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[1]->port()),
-                          std::to_string(bus_ports_[1])})
-                .str(),
-            "OK");
   ASSERT_TRUE(Eventually([&] {
     return ClusterInfo(a.get(), "cluster_state") == "ok" && !NodeLine(b.get(), a_id).empty();
   })) << Cmd(a.get(), {"CLUSTER", "NODES"}).str();

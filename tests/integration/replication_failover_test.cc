@@ -15,20 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 #include "tests/support/write_mix.h"
 
 namespace ebb::test {
 namespace {
-
-// Polls `done` every 20 ms for up to 15 s.
-bool Eventually(const std::function<bool()>& done) {
-  for (int i = 0; i < 750; i++) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;

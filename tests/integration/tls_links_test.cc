@@ -21,21 +21,12 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 #include "tests/support/tls_certificates.h"
 
 namespace ebb::test {
 namespace {
-
-// Polls `done` every 50 ms for up to `seconds`.
-bool Eventually(const std::function<bool()>& done, int seconds = 20) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return done();
-}
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
