@@ -133,6 +133,17 @@ inline constexpr std::string_view kBusyScriptError =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kBusyFunctionError =
     "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+// EXEC, for a queued command the ACL refuses when the transaction runs (Redis 7's execCommand):
+// the prefix, then one of the three reasons (Redis's getAclErrorMessage).
+inline constexpr std::string_view kExecAclChanged =
+    "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC "
+    "call. This command is no longer allowed for the following reason: ";
+inline constexpr std::string_view kAclReasonCommand =
+    "no permission to execute the command or subcommand";
+inline constexpr std::string_view kAclReasonKeys = "no permission to touch the specified keys";
+inline constexpr std::string_view kAclReasonChannels =
+    "no permission to access one of the channels used as arguments";
+inline constexpr std::string_view kAclReasonUnknown = "no permission";
 // ebb's own bounds on a script (docs/security.md, "Scripts"): its result converts to more than
 // kMaxReplyElements values or kMaxReplyBytes bytes (server/scripting/lua_values.h), or its Lua
 // heap would pass lua-memory-limit (the script's name follows).

@@ -9,6 +9,7 @@
 #include "common/atomic_file.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/errors.h"
 #include "server/key_positions.h"
 
 namespace ebb::server {
@@ -210,23 +211,21 @@ std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {
 }
 
 std::string AclExecDeniedError(AclVerdict verdict) {
-  std::string_view reason = "no permission";
+  std::string_view reason = kAclReasonUnknown;
   switch (verdict) {
     case AclVerdict::kDeniedCommand:
-      reason = "no permission to execute the command or subcommand";
+      reason = kAclReasonCommand;
       break;
     case AclVerdict::kDeniedKey:
-      reason = "no permission to touch the specified keys";
+      reason = kAclReasonKeys;
       break;
     case AclVerdict::kDeniedChannel:
-      reason = "no permission to access one of the channels used as arguments";
+      reason = kAclReasonChannels;
       break;
     case AclVerdict::kAllowed:
       break;
   }
-  return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
-         "EXEC call. This command is no longer allowed for the following reason: " +
-         std::string(reason);
+  return std::string(kExecAclChanged) + std::string(reason);
 }
 
 std::string AclScriptDeniedError(AclVerdict verdict) {

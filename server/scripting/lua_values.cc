@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "server/errors.h"
 #include "server/scripting/lua_registry.h"
 
 extern "C" {
@@ -14,6 +15,11 @@ extern "C" {
 }
 
 namespace ebb::server::scripting {
+
+// kScriptReplyTooLarge (server/errors.h) names these bounds in its text.
+static_assert(kMaxReplyElements == 16777216 && kMaxReplyBytes == 536870912,
+              "kScriptReplyTooLarge's text must name the reply bounds");
+
 namespace {
 
 // Reads one reply from `in` at *pos (advancing it past the reply) and pushes it. The bytes come
