@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "common/strings.h"
+
 namespace ebb::types {
 
 namespace {
@@ -12,14 +14,8 @@ constexpr uint64_t kBytesMask = (uint64_t{1} << kLengthShift) - 1;
 }  // namespace
 
 std::optional<uint64_t> ParseScanCursor(std::string_view text) {
-  if (text.empty()) return std::nullopt;
   uint64_t value = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto digit = static_cast<uint64_t>(c - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
+  if (!ParseDigits(text, &value)) return std::nullopt;
   return value;
 }
 
