@@ -15,6 +15,7 @@
 #include "server/digest.h"
 #include "server/server_context.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/temp_path.h"
 
 namespace ebb::test {
 namespace {
@@ -289,11 +290,9 @@ TEST_F(AclTest, ExecChecksTheRulesAsTheyAreNow) {
 // all or nothing, disconnecting the clients of replaced users.
 class AclFileTest : public CommandTest {
  protected:
-  std::vector<std::string> RunnerOptions() const override {
-    return {"--aclfile", ::testing::TempDir() + "ebb-acl-test-users.acl"};
-  }
+  std::vector<std::string> RunnerOptions() const override { return {"--aclfile", Path()}; }
   void TearDown() override { std::remove(Path().c_str()); }
-  static std::string Path() { return ::testing::TempDir() + "ebb-acl-test-users.acl"; }
+  static std::string Path() { return ProcessTempPath("ebb-acl-test-users", "acl"); }
 };
 
 TEST_F(AclFileTest, SaveThenLoad) {

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "server/config/config.h"
+#include "tests/support/temp_path.h"
 #include "tests/unit/server/config_test_util.h"
 
 namespace ebb::server {
@@ -87,8 +89,7 @@ TEST(ConfigCliTest, ErrorsSayWhetherTheFileOrTheCommandLineWasAtFault) {
     std::vector<std::string> args;
     bool in_file;
   };
-  const std::string dir = testing::TempDir();
-  const std::string conf = dir + "/ebb-cli-bad.conf";
+  const std::string conf = test::ProcessTempPath("ebb-cli-bad", "conf");
   {
     std::ofstream out(conf);
     out << "port nope\n";
@@ -107,6 +108,7 @@ TEST(ConfigCliTest, ErrorsSayWhetherTheFileOrTheCommandLineWasAtFault) {
     EXPECT_FALSE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now, &in_file));
     EXPECT_EQ(in_file, c.in_file) << c.args[0] << ": " << error;
   }
+  std::remove(conf.c_str());
 }
 
 TEST(ConfigCliTest, VersionFirstPrintsTheVersionLineAndAsksToExit) {

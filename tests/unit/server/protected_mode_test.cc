@@ -9,6 +9,7 @@
 #include "server/command.h"
 #include "server/commands/register.h"
 #include "server/net/server.h"
+#include "tests/support/temp_path.h"
 
 namespace ebb::server {
 namespace {
@@ -63,7 +64,7 @@ TEST_F(ProtectedModeTest, FollowsTheDefaultUserNotRequirepass) {
 
   acl_.SetRequirePass(config.requirepass);
   EXPECT_FALSE(Refuses(config, "192.0.2.7"));
-  const std::string path = ::testing::TempDir() + "protected_mode_users.acl";
+  const std::string path = test::ProcessTempPath("protected_mode_users", "acl");
   std::ofstream(path) << "user default on nopass ~* &* +@all\n";
   ASSERT_EQ(acl_.LoadFile(path, nullptr), "");
   EXPECT_TRUE(Refuses(config, "192.0.2.7"));  // ACL LOAD made it nopass again
