@@ -161,6 +161,8 @@ bool ConfigRegistry::LoadFile(const std::string& path, std::string* error) {
     }
   }
   config_file_ = path;
+  file_values_.clear();
+  for (const Option& opt : options_) file_values_[opt.name] = opt.get(config_);
   return true;
 }
 
@@ -235,6 +237,11 @@ std::vector<std::string> ConfigRegistry::FileLines(const Option& opt) const {
   return out;
 }
 
+bool ConfigRegistry::UnchangedSinceLoad(const Option& opt) const {
+  const auto it = file_values_.find(opt.name);
+  return it != file_values_.end() && it->second == opt.get(config_);
+}
+
 bool ConfigRegistry::Rewrite(std::string* error) {
   if (config_file_.empty()) {
     *error = "The server is running without a config file";
@@ -251,8 +258,11 @@ bool ConfigRegistry::Rewrite(std::string* error) {
   std::vector<std::string> args;
   for (const std::string& raw : old_lines) {
     const Option* opt = SplitLine(raw, &args) && !args.empty() ? Find(args[0]) : nullptr;
-    if (opt == nullptr) {
-      out.push_back(raw);  // comments, blank lines, lines ebb does not understand
+    if (opt == nullptr || UnchangedSinceLoad(*opt)) {
+      // Comments, blank lines, lines ebb does not understand, and the lines of an option whose
+      // value is still what the file gave it, kept as written ("512mb" stays "512mb").
+      out.push_back(raw);
+      if (opt != nullptr) written.insert(opt->name);
       continue;
     }
     if (!written.insert(opt->name).second) continue;  // its first line already has every value
@@ -272,7 +282,9 @@ bool ConfigRegistry::Rewrite(std::string* error) {
   std::string text;
   for (const std::string& line : out) text += line + '\n';
   *error = ReplaceFileAtomically(config_file_, text);
-  return error->empty();
+  if (!error->empty()) return false;
+  for (const Option& opt : options_) file_values_[opt.name] = opt.get(config_);  // the file's now
+  return true;
 }
 
 std::vector<ConfigRegistry::OptionInfo> ConfigRegistry::Options() const {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -249,11 +250,12 @@ class ConfigRegistry {
   void OnSetCheck(std::function<std::string(std::string_view name, const Config& proposed)> check);
 
   // CONFIG REWRITE: rewrites the file given to LoadFile() (or on the command line), keeping its
-  // comments and order: each option's first line is replaced in place by its current value (its
-  // later lines are dropped), options that differ from their default and have no line are
-  // appended. Replaced atomically (ReplaceFileAtomically: fsynced, the original's mode kept, a
-  // symbolic link's target rewritten): a crash leaves the old file or the new one.
-  // Errors: "The server is running without a config file", or the I/O failure.
+  // comments and order: the lines of an option whose value is still what the file said stay as
+  // written; a changed option's first line is replaced in place by its current value (its later
+  // lines are dropped); options that differ from their default and have no line are appended.
+  // Replaced atomically (ReplaceFileAtomically: fsynced, the original's mode kept, a symbolic
+  // link's target rewritten): a crash leaves the old file or the new one. Errors: "The server is
+  // running without a config file", or the I/O failure.
   bool Rewrite(std::string* error);
 
   // Every option in table order.
@@ -275,10 +277,15 @@ class ConfigRegistry {
   bool Apply(const Option& opt, const std::vector<std::string>& values, bool first_in_source,
              std::string* reason);
   std::vector<std::string> FileLines(const Option& opt) const;
+  // Whether `opt`'s value is the one the file gave it when LoadFile() read it (the command line
+  // and CONFIG SET have not changed it since).
+  bool UnchangedSinceLoad(const Option& opt) const;
 
   Config config_;
   std::vector<Option> options_;
   std::string config_file_;
+  // Each option's value (Option::get) right after LoadFile() read config_file_.
+  std::map<std::string, std::string> file_values_;
   std::vector<std::string> notices_;
   std::vector<std::function<void(std::string_view, const Config&)>> hooks_;
   std::vector<std::function<std::string(std::string_view, const Config&)>> set_checks_;

@@ -192,6 +192,38 @@ TEST(ConfigFileTest, RewriteKeepsCommentsAndOrderAndUpdatesInPlace) {
   EXPECT_EQ(ReadFile(path), once);
 }
 
+// A file kept under version control gets a diff only where a value changed: lines whose option
+// still has the file's value stay as written (units, case, one client class of several).
+TEST(ConfigFileTest, RewriteKeepsUnchangedLinesAsWritten) {
+  ScratchDir dir;
+  const std::string path = dir.File("ebb.conf");
+  WriteFile(path,
+            "memtable-size 64mb\n"
+            "client-output-buffer-limit normal 0 0 0\n"
+            "MaxClients 50\n"
+            "lua-memory-limit 256MB\n");
+  ConfigRegistry r;
+  std::string error;
+  ASSERT_TRUE(r.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  EXPECT_EQ(ReadFile(path),
+            "memtable-size 64mb\n"
+            "client-output-buffer-limit normal 0 0 0\n"
+            "MaxClients 50\n"
+            "lua-memory-limit 256MB\n");
+  ASSERT_TRUE(r.Set("maxclients", "60", &error)) << error;
+  ASSERT_TRUE(r.Set("lua-memory-limit", "128mb", &error)) << error;
+  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  EXPECT_EQ(ReadFile(path),
+            "memtable-size 64mb\n"
+            "client-output-buffer-limit normal 0 0 0\n"
+            "maxclients 60\n"
+            "lua-memory-limit 134217728\n");
+  ASSERT_TRUE(r.Set("maxclients", "50", &error)) << error;  // the first file's value again
+  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  EXPECT_NE(ReadFile(path).find("maxclients 50\n"), std::string::npos) << ReadFile(path);
+}
+
 TEST(ConfigFileTest, RewriteDropsListLinesWhenListEmptied) {
   ScratchDir dir;
   const std::string path = dir.File("ebb.conf");
