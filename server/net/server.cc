@@ -1,5 +1,7 @@
 #include "server/net/server.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -158,6 +160,7 @@ void Server::Run() {
   ScheduleCron();
   context_->expiry_events().Poll();  // builds the expiry index from the data when selected
   ScheduleExpiryPoll();
+  LogServing();
   spdlog::info("Ready to accept connections tcp");
   if (replica_link_) replica_link_->Start();
   if (cluster_) cluster_->Start();
@@ -168,6 +171,26 @@ void Server::Run() {
   if (replica_link_) replica_link_->Stop();
   if (replication_master_) replication_master_->Stop();
   if (active_active_) active_active_->Stop();
+}
+
+void Server::LogServing() {
+  const Config& config = context_->config();
+  uint64_t keys = 0;
+  const int databases = config.cluster_enabled ? 1 : config.databases;
+  for (int db = 0; db < databases && context_->has_keyspace(); ++db) {
+    types::OpResult<uint64_t> count = context_->keyspace().DbSize(db);
+    if (count.ok()) keys += *count;
+  }
+  std::string mode = "standalone";
+  if (cluster_) {
+    mode = "cluster";
+  } else if (active_active_ && active_active_->enabled()) {
+    mode = fmt::format("active-active with {} configured peers", config.peers.size());
+  } else if (!config.replicaof_host.empty()) {
+    mode = fmt::format("replica of {}:{}", config.replicaof_host, config.replicaof_port);
+  }
+  spdlog::info("Serving port {} tls-port {} on {} from '{}': about {} keys, {}", config.port,
+               config.tls_port, fmt::join(config.bind, " "), config.dir, keys, mode);
 }
 
 void Server::ServeWhileBusy(const Client& caller) {

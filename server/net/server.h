@@ -102,6 +102,9 @@ class Server {
   void AcceptWhileBusy(boost::asio::ip::tcp::acceptor& acceptor, bool tls);
   void OnAccept(boost::asio::ip::tcp::socket socket, bool tls);
   void ScheduleCron();
+  // The start-up line an operator looks for: the listening ports and addresses, the data
+  // directory, about how many keys it holds (Keyspace::DbSize, never a full walk) and the mode.
+  void LogServing();
   // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/expiry_events.h).
   void ScheduleExpiryPoll();
   // Resumes every connection waiting in AwaitWriteRoom; those still stalled wait again.

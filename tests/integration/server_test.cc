@@ -1,4 +1,5 @@
 // Server commands through a real server: CONFIG, INFO, TIME, COMMAND, SHUTDOWN, signals.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -280,6 +281,24 @@ TEST(ServerTest, SigtermFlushesAndExitsZero) {
   std::string log = server.ReadLog();
   EXPECT_NE(log.find("Received SIGTERM"), std::string::npos) << log;
   EXPECT_NE(log.find("Ready to accept connections tcp"), std::string::npos) << log;
+}
+
+TEST(ServerTest, StartUpLineSaysPortDirectoryKeysAndMode) {
+  TestServer server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  {
+    RedisConnection c = server.Connect();
+    for (const char* key : {"a", "b", "c"}) ASSERT_EQ(Cmd(c.get(), {"SET", key, "1"}).str(), "OK");
+  }
+  ASSERT_TRUE(server.Restart()) << server.error();
+  const std::string log = server.ReadLog();
+  const std::string line = fmt::format("Serving port {} tls-port 0 on ", server.port());
+  const size_t at = log.rfind(line);
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string rest = log.substr(at, log.find('\n', at) - at);
+  EXPECT_NE(rest.find("from '" + server.data_dir() + "': about 3 keys, standalone"),
+            std::string::npos)
+      << rest;
 }
 
 TEST(ServerTest, BadConfigExitsWithError) {
