@@ -13,11 +13,19 @@ struct ServerStats {
   uint64_t rejected_connections = 0;
   uint64_t total_net_input_bytes = 0;
   uint64_t total_net_output_bytes = 0;
-  // Handlers count reads that found / missed a key. These two are the only counters a handler
-  // moves: the dispatcher withdraws them when a restartable run comes back incomplete
-  // (server/dispatcher.h), so a handler that counted anything else would count it twice.
+  // Handlers count reads that found / missed a key. The dispatcher withdraws these two when a
+  // restartable run comes back incomplete (server/dispatcher.h); any other counter a handler
+  // moves, it moves only after its write succeeded (a run that wrote is never withdrawn).
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
+  // Writes answered OK that arrived dead, so no read ever shows them (INFO stats
+  // dead_on_arrival_*): PUT rows whose expiry had already passed, by where the expiry came from,
+  // and TLOG INS entries below their log's cutoff or past its retention window.
+  uint64_t dead_on_arrival_own_expiry = 0;  // PUT's own TTL, EXAT or PXAT
+  uint64_t dead_on_arrival_ttl_rule = 0;
+  uint64_t dead_on_arrival_default_ttl = 0;
+  uint64_t dead_on_arrival_tlog_cutoff = 0;
+  uint64_t dead_on_arrival_tlog_retention = 0;
   uint64_t total_error_replies = 0;
   uint64_t unexpected_error_replies = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;

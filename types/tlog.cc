@@ -131,7 +131,8 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& 
   return keyspace_.db().Write(options, *batch);
 }
 
-OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64_t ts) {
+OpResult<Tlog::InsertOutcome> Tlog::Insert(std::string_view key, std::string_view value,
+                                           uint64_t ts) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   const Found& found = *read;
@@ -142,14 +143,15 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
     s = NewIncarnation(key, &meta);
     if (!s.ok()) return s;
   }
-  if (ts < EffectiveCutoff(meta)) return {};  // outdated: ignored
+  if (ts < meta.cutoff) return InsertOutcome::kBelowCutoff;  // outdated: ignored
+  if (ts < EffectiveCutoff(meta)) return InsertOutcome::kBelowRetention;
 
   std::string sub_key = SubRowPrefix(keyspace_.layout(), db_, key, meta.version);
   AppendTlogElement(&sub_key, ts, value);
   if (held) {
     storage::Row existing;
     s = keyspace_.db().Get(keyspace_.ReadOptions(), sub_key, &existing);
-    if (s.ok()) return {};  // duplicate: ignored
+    if (s.ok()) return InsertOutcome::kDuplicate;  // ignored
     if (!s.IsNotFound()) return s;
   }
   const TlogMeta before = meta;
@@ -165,7 +167,8 @@ OpResult<void> Tlog::Insert(std::string_view key, std::string_view value, uint64
   if (s.ok() && found.live && heads_ != nullptr && meta.window_ms == 0 && !meta.expiry_register) {
     heads_->OnInsert(db_, key, before, meta, value, ts);
   }
-  return s;
+  if (!s.ok()) return s;
+  return InsertOutcome::kAdded;
 }
 
 OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count) {

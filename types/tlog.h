@@ -73,8 +73,17 @@ class Tlog {
   Tlog(Keyspace& keyspace, int db, TlogHeadCache* heads)
       : keyspace_(keyspace), db_(db), heads_(heads) {}
 
-  // TLOG INS: adds (value, ts) unless ts < cutoff or the entry is already present.
-  OpResult<void> Insert(std::string_view key, std::string_view value, uint64_t ts);
+  // What Insert did with an entry. Every outcome answers OK; the last two are entries that
+  // arrived dead (INFO stats counts them, docs/commands.md "TLOG INS").
+  enum class InsertOutcome {
+    kAdded,
+    kDuplicate,       // the entry (value, ts) is already in the log
+    kBelowCutoff,     // ts < the stored cutoff (TRIM, TRIMAT, CLR raised it)
+    kBelowRetention,  // ts is past the log's retention window (docs/expiry.md)
+  };
+  // TLOG INS: adds (value, ts) unless ts is below the cutoff in force or the entry is already
+  // present.
+  OpResult<InsertOutcome> Insert(std::string_view key, std::string_view value, uint64_t ts);
   // TLOG GET: the newest min(count, size) entries, newest first (empty for a missing key).
   OpResult<std::vector<TlogEntry>> Get(std::string_view key, uint64_t count);
   // TLOG SIZE / CUTOFF: 0 for a missing key.

@@ -70,6 +70,8 @@ class TtlPolicy {
   std::optional<int64_t> TtlFor(std::string_view key) const;
   // The expiry mode of the first matching rule (kDefault when none matches).
   storage::ExpiryMode ModeFor(std::string_view key) const;
+  // Whether some rule matches `key` (else the policy's expiry is default-ttl's).
+  bool HasRuleFor(std::string_view key) const { return RuleFor(key) != nullptr; }
   // True when some rule has a mode other than kDefault (ModeFor is worth asking).
   bool has_modes() const;
 

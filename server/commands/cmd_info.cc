@@ -139,6 +139,12 @@ void InfoStats(ServerContext& ctx, std::string* out) {
       syncs.partial_err, expired, s.keyspace_hits, s.keyspace_misses, s.total_error_replies,
       s.client_query_buffer_limit_disconnections, s.client_output_buffer_limit_disconnections,
       s.wal_group_commits);
+  *out += fmt::format(
+      "dead_on_arrival_own_expiry:{}\r\ndead_on_arrival_ttl_rule:{}\r\n"
+      "dead_on_arrival_default_ttl:{}\r\ndead_on_arrival_tlog_cutoff:{}\r\n"
+      "dead_on_arrival_tlog_retention:{}\r\n",
+      s.dead_on_arrival_own_expiry, s.dead_on_arrival_ttl_rule, s.dead_on_arrival_default_ttl,
+      s.dead_on_arrival_tlog_cutoff, s.dead_on_arrival_tlog_retention);
   // Commands that waited for table blocks (server/dispatcher.h, "Restartable commands").
   const BlockReader* reader = ctx.block_reader();
   *out += fmt::format(

@@ -129,6 +129,18 @@ PutOptions ParsePut(ArgParser& args) {
   return o;
 }
 
+// A PUT whose row had expired before it arrived (INFO stats dead_on_arrival_*).
+void CountDeadOnArrival(CommandContext& ctx, const PutOptions& o) {
+  ServerStats& stats = ctx.server.stats();
+  if (o.expiry != PutOptions::Expiry::kPolicy) {
+    ++stats.dead_on_arrival_own_expiry;
+  } else if (ctx.server.keyspace().settings().ttl_policy.HasRuleFor(o.key)) {
+    ++stats.dead_on_arrival_ttl_rule;
+  } else {
+    ++stats.dead_on_arrival_default_ttl;
+  }
+}
+
 void ExecutePut(CommandContext& ctx, const PutOptions& o) {
   const int64_t now = ctx.server.clock().NowMs();
   const int64_t ts = o.ts.value_or(now);
@@ -155,7 +167,9 @@ void ExecutePut(CommandContext& ctx, const PutOptions& o) {
       break;
     }
   }
-  ReplyOkOrError(ctx, KvOf(ctx).Put({o.key, o.value, ts, expire_at}), o.key, kNotifyString, "put");
+  const OpResult<void> put = KvOf(ctx).Put({o.key, o.value, ts, expire_at});
+  if (put.ok() && expire_at && *expire_at <= now) CountDeadOnArrival(ctx, o);
+  ReplyOkOrError(ctx, put, o.key, kNotifyString, "put");
 }
 
 // ---- DELETE

@@ -45,8 +45,14 @@ TlogOptions ParseIns(ArgParser& args) {
 }
 
 void ExecuteIns(CommandContext& ctx, const TlogOptions& o) {
-  ReplyOkOrError(ctx, LogOf(ctx).Insert(o.key, o.value, o.number), o.key, kNotifyTimestamped,
-                 "tlog_ins");
+  const OpResult<types::Tlog::InsertOutcome> inserted = LogOf(ctx).Insert(o.key, o.value, o.number);
+  if (!inserted.ok()) return ReplyOkOrError(ctx, FailureOf(inserted));
+  ServerStats& stats = ctx.server.stats();
+  if (*inserted == types::Tlog::InsertOutcome::kBelowCutoff) ++stats.dead_on_arrival_tlog_cutoff;
+  if (*inserted == types::Tlog::InsertOutcome::kBelowRetention) {
+    ++stats.dead_on_arrival_tlog_retention;
+  }
+  ReplyOkOrError(ctx, OpResult<void>(), o.key, kNotifyTimestamped, "tlog_ins");
 }
 
 // TLOG GET key [count]

@@ -229,5 +229,48 @@ TEST_F(InfoTest, LatencyTrackingOffAndResetStat) {
   EXPECT_EQ(Line(Info({"INFO", "latencystats"}), "latency_percentiles_usec_set"), "");
 }
 
+// Writes that answer OK yet arrive dead are counted by reason, so an operator sees data that
+// no read will ever show (a TS in the past beyond the TTL, a timestamp in seconds in a log).
+class DeadOnArrivalTest : public InfoTest {
+ protected:
+  std::vector<std::string> RunnerOptions() const override {
+    return {"--default-ttl", "1h", "--ttl-rule", "r:*", "7d", "u:*", "unlimited"};
+  }
+  std::string Counts() {
+    const std::string info = Info({"INFO", "stats"});
+    std::string out;
+    for (const char* reason :
+         {"own_expiry", "ttl_rule", "default_ttl", "tlog_cutoff", "tlog_retention"}) {
+      out += Line(info, std::string("dead_on_arrival_") + reason) + " ";
+    }
+    return out;
+  }
+};
+
+TEST_F(DeadOnArrivalTest, CountedByReasonAndReset) {
+  EXPECT_EQ(Counts(), "0 0 0 0 0 ");
+  EXPECT_EQ(Do({"PUT", "r:1", "v", "TS", "1000"}), "+OK");  // 1970 + 7 days
+  EXPECT_EQ(Do({"PUT", "p:1", "v", "TS", "1000"}), "+OK");  // 1970 + 1 hour
+  EXPECT_EQ(Do({"PUT", "o:1", "v", "TS", "1000", "TTL", "5s"}), "+OK");
+  EXPECT_EQ(Do({"PUT", "o:2", "v", "PXAT", "5000"}), "+OK");
+  EXPECT_EQ(Do({"PUT", "live", "v"}), "+OK");                        // default-ttl from now
+  EXPECT_EQ(Do({"PUT", "n:1", "v", "TS", "1000", "NOTTL"}), "+OK");  // never expires
+  EXPECT_EQ(Do({"PUT", "u:1", "v", "TS", "1000"}), "+OK");           // unlimited rule
+  EXPECT_EQ(Counts(), "2 1 1 0 0 ");
+  EXPECT_EQ(Do({"EXISTS", "r:1", "p:1", "o:1", "o:2", "live", "n:1", "u:1"}), ":3");
+
+  EXPECT_EQ(Do({"TLOG", "INS", "r:log", "a", "1700000000"}), "+OK");  // seconds, window in ms
+  EXPECT_EQ(Do({"TLOG", "INS", "u:log", "a", "10"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "TRIMAT", "u:log", "20"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "u:log", "b", "15"}), "+OK");  // below the cutoff
+  EXPECT_EQ(Do({"TLOG", "INS", "u:log", "c", "25"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "u:log", "c", "25"}), "+OK");  // a duplicate is not dead
+  EXPECT_EQ(Counts(), "2 1 1 1 1 ");
+  EXPECT_EQ(Do({"TLOG", "SIZE", "u:log"}), ":1");
+
+  EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(Counts(), "0 0 0 0 0 ");
+}
+
 }  // namespace
 }  // namespace ebb::test

@@ -87,7 +87,9 @@ TEST_F(ExpiryRulesTest, ALogUnderARuleKeepsEachEntryForTheWindow) {
   Ins("w:log", "a", -500);  // entries at their own timestamps; window 1000 ms
   Ins("w:log", "b", 0);
   Ins("w:log", "c", 400);
-  Ins("w:log", "old", -1000);  // ts + window <= now: expired on arrival, ignored
+  // ts + window <= now: expired on arrival, ignored
+  EXPECT_EQ(Value(Tlog(*ks_, 0).Insert("w:log", "old", static_cast<uint64_t>(kStart - 1000))),
+            Tlog::InsertOutcome::kBelowRetention);
   EXPECT_EQ(Log("w:log"), "[400:c 0:b -500:a]|3|" + std::to_string(kStart - 999));
   clock_->Advance(600);  // "a" leaves the window
   EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(kStart - 399));

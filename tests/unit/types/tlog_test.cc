@@ -119,6 +119,15 @@ TEST_F(TlogTest, MissingKeyReadsAsEmptyAndTrimAtZeroCreatesNothing) {
   EXPECT_EQ(Observe("none").size(), 0u);
 }
 
+TEST_F(TlogTest, InsertSaysWhatItDidWithTheEntry) {
+  EXPECT_EQ(Value(log().Insert("k", "a", 10)), Tlog::InsertOutcome::kAdded);
+  EXPECT_EQ(Value(log().Insert("k", "a", 10)), Tlog::InsertOutcome::kDuplicate);
+  EXPECT_EQ(Value(log().Insert("k", "b", 10)), Tlog::InsertOutcome::kAdded);
+  ASSERT_TRUE(log().TrimAt("k", 8).ok());
+  EXPECT_EQ(Value(log().Insert("k", "c", 7)), Tlog::InsertOutcome::kBelowCutoff);
+  EXPECT_EQ(Value(log().Size("k")), 2u);
+}
+
 TEST_F(TlogTest, WrongTypeWritesNothing) {
   ASSERT_TRUE(Treg(*ks_, 0).Set("reg", "v", 1).ok());
   EXPECT_EQ(log().Insert("reg", "x", 1).status(), OpStatus::kWrongType);
