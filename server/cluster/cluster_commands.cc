@@ -8,6 +8,7 @@
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
 #include "server/cluster/nodes_conf.h"
+#include "server/errors.h"
 #include "server/replication/replica.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
@@ -79,7 +80,9 @@ std::string Cluster::SetSlotNode(int slot, std::string_view node) {
   if (n == nullptr) return fmt::format("ERR Unknown node {}", node);
   if (n->is_replica()) return "ERR Target node is not a master";
   auto count = context_->keyspace().CountKeysInSlot(slot);
-  const uint64_t keys = count.ok() ? *count : 0;
+  // A count the engine could not make is not zero: the slot may still hold rows.
+  if (!count.ok()) return EngineError(count.engine_status().ToString());
+  const uint64_t keys = *count;
   if (state_->slot_owner(slot) == me && n != me && keys != 0) {
     return fmt::format(
         "ERR Can't assign hashslot {} to a different node while I still hold keys for this hash "
