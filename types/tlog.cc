@@ -16,15 +16,19 @@ using storage::Status;
 
 constexpr uint64_t kMaxTs = std::numeric_limits<uint64_t>::max();
 
-// An iterator over the sub-rows of one incarnation, positioned at `first_element` (or at the
-// newest entry when it is empty).
-std::unique_ptr<storage::Iterator> ScanLog(Keyspace& keyspace, const std::string& prefix,
-                                           std::string_view first_element) {
+// An unpositioned iterator over one incarnation's entries (the sub-rows under `prefix`).
+std::unique_ptr<storage::Iterator> LogIterator(Keyspace& keyspace, const std::string& prefix) {
   storage::ReadOptions options = keyspace.ReadOptions();
   options.lower_bound = prefix;
   std::string upper = PrefixUpperBound(prefix);
   if (!upper.empty()) options.upper_bound = upper;
-  std::unique_ptr<storage::Iterator> it = keyspace.db().NewIterator(options);
+  return keyspace.db().NewIterator(options);
+}
+
+// The same iterator positioned at `first_element` (or at the newest entry when it is empty).
+std::unique_ptr<storage::Iterator> ScanLog(Keyspace& keyspace, const std::string& prefix,
+                                           std::string_view first_element) {
+  std::unique_ptr<storage::Iterator> it = LogIterator(keyspace, prefix);
   std::string target = prefix;
   target.append(first_element);
   it->Seek(target);
@@ -215,6 +219,40 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
                                        entries->begin() + static_cast<ptrdiff_t>(head_size)));
   }
   if (entries->size() > want) entries->resize(want);
+  return result;
+}
+
+OpResult<std::vector<TlogEntry>> Tlog::Range(std::string_view key, uint64_t from, uint64_t to,
+                                             uint64_t count, bool oldest_first) {
+  std::vector<TlogEntry> result;
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->live || count == 0) return result;
+  const uint64_t low = std::max(from, VisibleFloor(read->meta));
+  if (low > to) return result;
+  const std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, read->meta.version);
+  // Scan order is newest first. Newest first starts at the first entry with ts <= to; oldest
+  // first at the last entry with ts >= low, walking backwards.
+  std::unique_ptr<storage::Iterator> it;
+  if (!oldest_first) {
+    it = ScanLog(keyspace_, prefix, TlogElementSeekTs(to));
+  } else {
+    it = LogIterator(keyspace_, prefix);
+    if (low == 0) {
+      it->SeekToLast();
+    } else {
+      it->SeekForPrev(prefix + TlogElementSeekTs(low - 1));  // sorts after every ts >= low
+    }
+  }
+  for (; it->Valid() && result.size() < count; oldest_first ? it->Prev() : it->Next()) {
+    TlogEntry entry;
+    if (!DecodeTlogElement(it->key().substr(prefix.size()), &entry.ts, &entry.value)) {
+      return Status::Corruption("bad TLOG sub-row key");
+    }
+    if (oldest_first ? entry.ts > to : entry.ts < low) break;
+    result.push_back(std::move(entry));
+  }
+  if (!it->status().ok()) return it->status();
   return result;
 }
 

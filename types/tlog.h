@@ -86,6 +86,11 @@ class Tlog {
   OpResult<InsertOutcome> Insert(std::string_view key, std::string_view value, uint64_t ts);
   // TLOG GET: the newest min(count, size) entries, newest first (empty for a missing key).
   OpResult<std::vector<TlogEntry>> Get(std::string_view key, uint64_t count);
+  // TLOG RANGE: the entries with from <= ts <= to that a read shows, at most `count`; newest
+  // first, or oldest first when `oldest_first`. Reads only the entries it returns (a seek to
+  // either end of the range), so a range of a log far larger than memory costs what it returns.
+  OpResult<std::vector<TlogEntry>> Range(std::string_view key, uint64_t from, uint64_t to,
+                                         uint64_t count, bool oldest_first);
   // TLOG SIZE / CUTOFF: 0 for a missing key.
   OpResult<uint64_t> Size(std::string_view key);
   OpResult<uint64_t> Cutoff(std::string_view key);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -55,6 +56,15 @@ void ExecuteIns(CommandContext& ctx, const TlogOptions& o) {
   ReplyOkOrError(ctx, OpResult<void>(), o.key, kNotifyTimestamped, "tlog_ins");
 }
 
+void ReplyEntries(CommandContext& ctx, const std::vector<types::TlogEntry>& entries) {
+  ctx.reply.ArrayHeader(entries.size());
+  for (const types::TlogEntry& entry : entries) {
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(entry.value);
+    ctx.reply.Unsigned(entry.ts);
+  }
+}
+
 // TLOG GET key [count]
 TlogOptions ParseGet(ArgParser& args) {
   TlogOptions o;
@@ -71,12 +81,50 @@ TlogOptions ParseGet(ArgParser& args) {
 void ExecuteGet(CommandContext& ctx, const TlogOptions& o) {
   OpResult<std::vector<types::TlogEntry>> entries = LogOf(ctx).Get(o.key, o.number);
   if (!entries.ok()) return ReplyError(ctx, entries);
-  ctx.reply.ArrayHeader(entries->size());
-  for (const types::TlogEntry& entry : *entries) {
-    ctx.reply.ArrayHeader(2);
-    ctx.reply.Bulk(entry.value);
-    ctx.reply.Unsigned(entry.ts);
+  ReplyEntries(ctx, *entries);
+}
+
+struct RangeOptions {
+  std::string_view key;
+  uint64_t from = 0;
+  uint64_t to = 0;
+  uint64_t count = std::numeric_limits<uint64_t>::max();
+  bool oldest_first = false;
+};
+
+// A range bound: digits, or "-" (the smallest timestamp) and "+" (the largest), as TS.RANGE.
+uint64_t RangeBound(ArgParser& args) {
+  const std::string_view text = args.Next();
+  if (text == "-") return 0;
+  if (text == "+") return std::numeric_limits<uint64_t>::max();
+  uint64_t ts = 0;
+  if (!ParseDigits(text, &ts)) args.Fail(kNotInteger);
+  return ts;
+}
+
+// TLOG RANGE key from to [COUNT count] [REV]
+RangeOptions ParseRange(ArgParser& args) {
+  RangeOptions o;
+  o.key = args.Next();
+  o.from = RangeBound(args);
+  o.to = RangeBound(args);
+  while (args.HasMore()) {
+    if (args.Token("COUNT")) {
+      o.count = args.Digits();
+    } else if (args.Token("REV")) {
+      o.oldest_first = true;
+    } else {
+      args.SyntaxError();
+    }
   }
+  return o;
+}
+
+void ExecuteRange(CommandContext& ctx, const RangeOptions& o) {
+  OpResult<std::vector<types::TlogEntry>> entries =
+      LogOf(ctx).Range(o.key, o.from, o.to, o.count, o.oldest_first);
+  if (!entries.ok()) return ReplyError(ctx, entries);
+  ReplyEntries(ctx, *entries);
 }
 
 // TLOG SIZE key, TLOG CUTOFF key, TLOG CLR key
@@ -147,6 +195,23 @@ std::vector<CommandSpec> TlogCommands() {
             .help = {{.text = "Return the [value, timestamp] entries, newest first, at most "
                               "<count> of them."}},
             .handler = Handler<ParseGet, ExecuteGet>},
+           {.name = "range",
+            .arity = -5,
+            .flags = kCmdReadOnly,
+            .keys = kSubcommandKey,
+            .group = "tlog",
+            .summary = "Returns the entries of a log whose timestamps fall in a range.",
+            .complexity = "O(log(N)+M) where M is the number of entries returned",
+            .arguments =
+                {kKey,
+                 {.name = "from", .type = ArgType::kInteger},
+                 {.name = "to", .type = ArgType::kInteger},
+                 {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
+                 {.name = "rev", .type = ArgType::kPureToken, .token = "REV", .optional = true}},
+            .help = {{.text = "Return the [value, timestamp] entries with from <= timestamp <= "
+                              "to ('-' and '+' for the ends), newest first (REV: oldest "
+                              "first), at most <count> of them."}},
+            .handler = Handler<ParseRange, ExecuteRange>},
            {.name = "size",
             .arity = 3,
             .flags = kCmdReadOnly | kCmdFast,

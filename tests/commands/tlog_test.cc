@@ -117,7 +117,8 @@ TEST_F(TlogTest, Help) {
     all += line.str() + "\n";
   }
   for (std::string_view sub :
-       {"INS <key> <value> <timestamp>", "GET <key> [<count>]", "SIZE <key>", "CUTOFF <key>",
+       {"INS <key> <value> <timestamp>", "GET <key> [<count>]",
+        "RANGE <key> <from> <to> [COUNT <count>] [REV]", "SIZE <key>", "CUTOFF <key>",
         "TRIMAT <key> <timestamp>", "TRIM <key> <count>", "CLR <key>", "HELP"}) {
     EXPECT_NE(all.find(std::string(sub) + "\n"), std::string::npos) << sub << " in\n" << all;
   }
@@ -127,6 +128,54 @@ TEST_F(TlogTest, Help) {
   for (const Reply& line : treg.elements()) all += line.str() + "\n";
   EXPECT_NE(all.find("SET <key> <value> <timestamp>\n"), std::string::npos) << all;
   EXPECT_NE(all.find("GET <key>\n"), std::string::npos) << all;
+}
+
+// TLOG RANGE: entries by time, newest first or (REV) oldest first, bounded by COUNT; a seek to
+// either end, from memory or from the engine's files alike.
+TEST_F(TlogTest, RangeByTimestamps) {
+  for (int ts = 10; ts <= 100; ts += 10) {
+    ASSERT_EQ(Do({"TLOG", "INS", "log", "e" + std::to_string(ts), std::to_string(ts)}), "+OK");
+  }
+  ASSERT_EQ(Do({"TLOG", "INS", "log", "twin", "50"}), "+OK");  // two entries at one timestamp
+  for (bool reopened : {false, true}) {
+    if (reopened) ebb_->Reopen();
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "30", "55"}),
+              "[[$twin,:50],[$e50,:50],[$e40,:40],[$e30,:30]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "30", "55", "REV"}),
+              "[[$e30,:30],[$e40,:40],[$e50,:50],[$twin,:50]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "31", "49"}), "[[$e40,:40]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "COUNT", "2"}), "[[$e100,:100],[$e90,:90]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "count", "2", "rev"}),
+              "[[$e10,:10],[$e20,:20]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "0", "10"}), "[[$e10,:10]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "100", "18446744073709551615", "REV"}), "[[$e100,:100]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "60", "50"}), "[]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "101", "+"}), "[]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "9", "REV"}), "[]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "COUNT", "0"}), "[]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "none", "-", "+"}), "[]");
+  }
+  // Entries below the cutoff are gone from every range.
+  ASSERT_EQ(Do({"TLOG", "TRIMAT", "log", "80"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "REV", "COUNT", "1"}), "[[$e80,:80]]");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "79"}), "[]");
+}
+
+TEST_F(TlogTest, RangeErrors) {
+  const std::string kNotInt = "-ERR value is not an integer or out of range";
+  Do({"TLOG", "INS", "log", "v", "1"});
+  for (std::string_view bad : {"-1", "x", "++", "18446744073709551616", ""}) {
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", bad, "+"}), kNotInt) << bad;
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", bad}), kNotInt) << bad;
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "COUNT", bad}), kNotInt) << bad;
+  }
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "COUNT"}), "-ERR syntax error");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "LIMIT", "1"}), "-ERR syntax error");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-"}),
+            "-ERR wrong number of arguments for 'tlog|range' command");
+  Do({"TREG", "SET", "reg", "v", "1"});
+  EXPECT_EQ(Do({"TLOG", "RANGE", "reg", "-", "+"}),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
 TEST_F(TlogTest, WrongType) {
