@@ -208,9 +208,9 @@ std::vector<CommandSpec> TlogCommands() {
                  {.name = "to", .type = ArgType::kInteger},
                  {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
                  {.name = "rev", .type = ArgType::kPureToken, .token = "REV", .optional = true}},
-            .help = {{.text = "Return the [value, timestamp] entries with from <= timestamp <= "
-                              "to ('-' and '+' for the ends), newest first (REV: oldest "
-                              "first), at most <count> of them."}},
+            .help = {{.text = "Return the [value, timestamp] entries whose timestamps are in "
+                              "[<from>, <to>]\n('-', '+': either end), newest first (REV: "
+                              "oldest first), at most <count> of them."}},
             .handler = Handler<ParseRange, ExecuteRange>},
            {.name = "size",
             .arity = 3,

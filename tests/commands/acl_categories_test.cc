@@ -82,6 +82,7 @@ TEST_F(AclCategoriesTest, EbbsOwnCommands) {
       {"tlog|get", {"read", "slow", "tlog"}},
       {"tlog|help", {"fast", "read", "tlog"}},
       {"tlog|ins", {"slow", "tlog", "write"}},
+      {"tlog|range", {"read", "slow", "tlog"}},
       {"tlog|size", {"fast", "read", "tlog"}},
       {"tlog|trim", {"slow", "tlog", "write"}},
       {"tlog|trimat", {"slow", "tlog", "write"}},

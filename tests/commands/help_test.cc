@@ -31,6 +31,10 @@ TEST_F(HelpTest, Tlog) {
                 "    Insert a value/timestamp entry; ignored if a duplicate or below the cutoff.",
                 "GET <key> [<count>]",
                 "    Return the [value, timestamp] entries, newest first, at most <count> of them.",
+                "RANGE <key> <from> <to> [COUNT <count>] [REV]",
+                "    Return the [value, timestamp] entries whose timestamps are in [<from>, <to>]",
+                "    ('-', '+': either end), newest first (REV: oldest first), at most <count> of "
+                "them.",
                 "SIZE <key>",
                 "    Return the number of entries in the log.",
                 "CUTOFF <key>",

@@ -76,9 +76,9 @@ TEST_F(RedisCliDiagnosticsTest, LatencyModesMeasurePings) {
 }
 
 TEST_F(RedisCliDiagnosticsTest, HotkeysGivesRedisErrorWithoutAnLfuPolicy) {
-  EXPECT_NE(Cli("--hotkeys", 10).find(
-                "Error: ERR An LFU maxmemory policy is not selected, access frequency not "
-                "tracked."),
+  EXPECT_NE(Cli("--hotkeys", 10)
+                .find("Error: ERR An LFU maxmemory policy is not selected, access frequency not "
+                      "tracked."),
             std::string::npos);
 }
 
