@@ -292,7 +292,8 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, Reply
 void PushReply(lua_State* L, std::string_view resp) { ReplyReader(L, resp).PushOne(); }
 
 void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget) {
-  if (++budget.elements > kMaxReplyElements || budget.bytes->size() > kMaxReplyBytes) {
+  if (++budget.elements > budget.limits.max_elements ||
+      budget.bytes->size() > budget.limits.max_bytes) {
     budget.exceeded = true;
     lua_pushliteral(L, "reply too large");
     lua_error(L);

@@ -38,8 +38,15 @@ void PushReply(lua_State* L, std::string_view resp);
 // "reached lua stack limit" (a table that contains itself ends there).
 inline constexpr size_t kMaxReplyElements = size_t{1} << 24;
 inline constexpr size_t kMaxReplyBytes = size_t{1} << 29;
+// The server always converts under these defaults; a fuzzing harness sets smaller ones
+// (ScriptEngine::set_reply_limits) so that every input ends quickly.
+struct ReplyLimits {
+  size_t max_elements = kMaxReplyElements;
+  size_t max_bytes = kMaxReplyBytes;
+};
 struct ReplyBudget {
   const std::string* bytes;  // what the reply writer has written so far
+  ReplyLimits limits;
   size_t elements = 0;
   bool exceeded = false;
 };

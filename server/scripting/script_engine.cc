@@ -55,9 +55,10 @@ struct ResultWrite {
 // to that call and is released with it. Claimed at the base level, it would stay claimed, and
 // Lua would never shrink the stack. A reply past the budget (lua_values.h) is replaced whole by
 // kScriptReplyTooLarge.
-void WriteResult(lua_State* L, int script_resp, std::string* out, int protocol) {
+void WriteResult(lua_State* L, int script_resp, std::string* out, int protocol,
+                 const ReplyLimits& limits) {
   protocol::ReplyWriter writer(out, protocol);
-  ReplyBudget budget{.bytes = out};
+  ReplyBudget budget{.bytes = out, .limits = limits};
   ResultWrite write{script_resp, &writer, &budget};
   lua_pushcfunction(L, [](lua_State* L) -> int {
     auto* w = static_cast<ResultWrite*>(lua_touserdata(L, 1));
@@ -559,7 +560,7 @@ bool ScriptEngine::Dispatch(RunState& run) {
   client.set_db_index(run.db);
   client.set_resp(run.resp);
   protocol::ReplyWriter writer(&reply_, run.resp);
-  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer);
+  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer, /*to_slowlog=*/false);
   run.db = client.db_index();
   client.set_db_index(caller_db);
   client.set_resp(caller_resp);
@@ -693,7 +694,7 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   if (status == LUA_ERRMEM) {
     // Replied above.
   } else if (status == 0) {
-    WriteResult(L, run.resp, &out, ctx.reply.protocol());
+    WriteResult(L, run.resp, &out, ctx.reply.protocol(), reply_limits_);
   } else if (!lua_istable(L, -1)) {
     const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
     writer.Error("ERR Error running script " + name + ", " + std::string(message).substr(0, 100));

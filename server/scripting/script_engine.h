@@ -42,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/scripting/lua_values.h"
 #include "storage/status.h"
 
 struct lua_State;
@@ -91,6 +92,9 @@ class ScriptEngine {
   // (SCRIPT FLUSH): nothing an earlier script did to the state survives.
   void Flush();
   size_t script_count() const { return scripts_.size(); }
+  // The bounds of converting a result into a reply (lua_values.h); the server keeps the
+  // defaults, a fuzzing harness lowers them.
+  void set_reply_limits(const ReplyLimits& limits) { reply_limits_ = limits; }
   // Bytes the Lua state uses (INFO used_memory_lua).
   size_t lua_memory() const;
   // Bytes of the kept scripts' bodies and names (INFO used_memory_scripts_eval).
@@ -255,6 +259,7 @@ class ScriptEngine {
   ServerContext* server_;
   lua_State* L_ = nullptr;
   std::unique_ptr<HeapLimit> heap_;  // the allocator's state of L_ (lua-memory-limit)
+  ReplyLimits reply_limits_;
   std::unordered_map<std::string, Script> scripts_;                  // by lower-case SHA-1
   std::map<std::string, Library> libraries_;                         // by name
   std::unordered_map<std::string, const Function*> function_index_;  // lower-case names

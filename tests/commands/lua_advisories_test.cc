@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "server/scripting/script_engine.h"
+#include "server/server_context.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {
@@ -209,6 +211,15 @@ TEST_F(LuaAdvisoriesTest, SharedTableRepliesAreBounded) {
             "-ERR Script reply too large: more than 16777216 values or 536870912 bytes");
   EXPECT_EQ(Eval("local t = {1} for i = 1, 3 do t = {t, t} end return t"),
             "[[[[:1],[:1]],[[:1],[:1]]],[[[:1],[:1]],[[:1],[:1]]]]");
+}
+
+// The fuzzing harness converts under smaller bounds; the same check enforces them.
+TEST_F(LuaAdvisoriesTest, ReplyLimitsAreTheEnginesSetting) {
+  ebb_->context().scripts().set_reply_limits({.max_elements = 4, .max_bytes = 1 << 20});
+  EXPECT_EQ(Eval("return {1, 2, 3}"), "[:1,:2,:3]");
+  EXPECT_THAT(Eval("return {1, 2, 3, 4}"), StartsWith("-ERR Script reply too large"));
+  ebb_->context().scripts().set_reply_limits({});
+  EXPECT_EQ(Eval("return {1, 2, 3, 4}"), "[:1,:2,:3,:4]");
 }
 
 TEST_F(LuaAdvisoriesTest, HeapIsBoundedByLuaMemoryLimit) {
