@@ -58,6 +58,9 @@ class ArgParser {
   // With `group`: a second, different choice from the same group latches a syntax error.
   int Choice(std::initializer_list<std::string_view> tokens, OptionGroup* group = nullptr);
 
+  // The argument at `index` of the whole request (0: the command's name), consumed or not.
+  // REQUIRES: index < the number of arguments.
+  std::string_view at(size_t index) const { return args_[index]; }
   // The next argument, not consumed. REQUIRES: HasMore().
   std::string_view Peek() const { return args_[pos_]; }
   // Consumes and returns the next argument; none left latches a syntax error and returns "".

@@ -85,6 +85,8 @@ enum CommandFlag : uint32_t {
   // Runs on a slot this cluster node is importing as if the client had sent ASKING (Redis's
   // CMD_ASKING: RESTORE-ASKING, what MIGRATE sends).
   kCmdAsking = 1 << 16,
+  // Never in SLOWLOG (Redis's skip_slowlog): EXEC, whose queued commands are logged one by one.
+  kCmdSkipSlowlog = 1 << 17,
 };
 
 // COMMAND DOCS argument types, as Redis names them.

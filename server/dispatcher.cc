@@ -421,7 +421,7 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
 
 bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
                      std::span<const std::string_view> args, Client& client,
-                     protocol::ReplyWriter& reply) {
+                     protocol::ReplyWriter& reply, bool to_slowlog) {
   client.set_last_command(spec.full_name);
   server_->stats().total_commands_processed++;
   CommandContext ctx{args, first_arg, reply, client, *server_};
@@ -431,17 +431,30 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
   spec.handler(ctx);
   if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
-  CountCall(spec, began);
+  const uint64_t ticks = CountCall(spec, began);
+  if (to_slowlog) OfferToSlowLog(spec, args, client, ticks);
   CountReply(&spec, true, reply.Since(start), ctx.error_counted);
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
 }
 
-void Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
+uint64_t Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
   CommandCallStats& row = server_->command_stats().row(spec.id);
   const uint64_t ticks = CycleClock::Now() - began;
   row.calls++;
   row.ticks += ticks;
   if (server_->config().latency_tracking) row.RecordLatency(ticks);
+  return ticks;
+}
+
+void Dispatcher::OfferToSlowLog(const CommandSpec& spec, std::span<const std::string_view> args,
+                                const Client& client, uint64_t ticks) {
+  const Config& config = server_->config();
+  SlowLog& slowlog = server_->slowlog();
+  if ((spec.flags & kCmdSkipSlowlog) || !slowlog.IsSlow(ticks, config.slowlog_log_slower_than_us)) {
+    return;
+  }
+  slowlog.Add(spec, args, client, ticks, server_->clock().NowMs() / 1000,
+              static_cast<size_t>(config.slowlog_max_len));
 }
 
 bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
@@ -450,7 +463,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   if (!server_->has_keyspace()) {
     stats.total_commands_processed++;
     spec.handler(ctx);
-    CountCall(spec, began);
+    OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
     return true;
   }
   types::Keyspace& keyspace = server_->keyspace();
@@ -481,7 +494,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   // Reads after the command's first write (a run past the bound reads inline by design).
   if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
   fetch.EndRequest();
-  CountCall(spec, began);
+  OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
   return true;
 }
 

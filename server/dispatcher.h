@@ -115,10 +115,13 @@ class Dispatcher {
   Result Dispatch(std::span<const std::string_view> args, Client& client,
                   protocol::ReplyWriter& reply);
 
-  // Runs a queued command's handler on its checked arguments, inside EXEC (whose run does not
-  // restart: its reads wait for the disk inline). Returns true when the command wrote.
+  // Runs a command's handler on its checked arguments from inside another command: EXEC's
+  // queued commands, a script's redis.call, a peer's delta (whose runs do not restart: their
+  // reads wait for the disk inline). `to_slowlog`: the run is offered to SLOWLOG (EXEC's
+  // commands, as Redis; not a script's calls nor a peer's deltas). Returns true when the
+  // command wrote.
   bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
-           Client& client, protocol::ReplyWriter& reply);
+           Client& client, protocol::ReplyWriter& reply, bool to_slowlog);
 
   // On a cluster node, why a script running for `caller` may not call `spec` with `args`, in
   // Redis's words (scriptVerifyClusterState): a key another node serves (or the cluster down),
@@ -151,9 +154,12 @@ class Dispatcher {
   // an error already counted (CommandContext::error_counted) counts only as a failed call.
   void CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
                   bool error_counted = false);
-  // Counts one completed run of `spec`'s handler that began at `began` (commandstats).
-  // `began` is a CycleClock reading.
-  void CountCall(const CommandSpec& spec, uint64_t began);
+  // Counts one completed run of `spec`'s handler that began at `began` (commandstats) and
+  // returns how long it took. `began` and the result are CycleClock ticks.
+  uint64_t CountCall(const CommandSpec& spec, uint64_t began);
+  // Adds the run to SLOWLOG when it took at least slowlog-log-slower-than (server/slowlog.h).
+  void OfferToSlowLog(const CommandSpec& spec, std::span<const std::string_view> args,
+                      const Client& client, uint64_t ticks);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
   // Active-active mode (server/active_active/active_active.h): a client write runs in its

@@ -19,6 +19,8 @@ inline constexpr std::string_view kNotInteger = "ERR value is not an integer or 
 inline constexpr std::string_view kNotInt32 =
     "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kSlowlogCountRange =
+    "ERR count should be greater than or equal to -1";
 inline constexpr std::string_view kNanOrInfinity = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
 inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";

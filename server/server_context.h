@@ -19,6 +19,7 @@
 #include "server/keyspace_events.h"
 #include "server/pubsub.h"
 #include "server/server_stats.h"
+#include "server/slowlog.h"
 #include "server/transaction.h"
 #include "storage/clock.h"
 
@@ -63,6 +64,7 @@ class ServerContext {
   ServerStats& stats() { return stats_; }
   // INFO commandstats and errorstats (server/command_stats.h).
   CommandStats& command_stats() { return command_stats_; }
+  SlowLog& slowlog() { return slowlog_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
   // Which clients WATCH which keys (server/transaction.h).
@@ -199,6 +201,7 @@ class ServerContext {
   bool is_replica_ = false;
   ServerStats stats_;
   CommandStats command_stats_;
+  SlowLog slowlog_;
   ClientRegistry clients_;
   WatchRegistry watches_;
   PubSub pubsub_;

@@ -90,7 +90,7 @@ void ExecuteExec(CommandContext& ctx, const NoOptions&) {
       writer.Error(AclExecDeniedError(verdict));
       continue;
     }
-    ctx.dispatcher->Run(*q.spec, q.first_arg, args, client, writer);
+    ctx.dispatcher->Run(*q.spec, q.first_arg, args, client, writer, /*to_slowlog=*/true);
   }
   client.set_last_command("exec");
   if (keyspace != nullptr) {
@@ -149,7 +149,8 @@ std::vector<CommandSpec> TransactionCommands() {
        .handler = Handler<ParseNothing, ExecuteMulti>},
       {.name = "exec",
        .arity = 1,
-       .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoQueue | kCmdNoRestart,
+       .flags =
+           kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoQueue | kCmdNoRestart | kCmdSkipSlowlog,
        .group = "transactions",
        .summary = "Executes all commands in a transaction as one atomic write.",
        .complexity = "Depends on commands in the transaction",

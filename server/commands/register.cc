@@ -9,7 +9,7 @@ void RegisterAllCommands(CommandTable& table) {
                     KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
                     ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
                     PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
-                    MigrateCommands,    ClusterCommands,   PeerCommands}) {
+                    MigrateCommands,    ClusterCommands,   PeerCommands,        SlowlogCommands}) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());

@@ -74,8 +74,10 @@ struct Config {
   ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"
   ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
-  uint32_t notify_keyspace_events = 0;  // NotifyClass bits (server/keyspace_events.h)
-  bool latency_tracking = true;         // each command's time goes into INFO latencystats
+  uint32_t notify_keyspace_events = 0;         // NotifyClass bits (server/keyspace_events.h)
+  bool latency_tracking = true;                // each command's time goes into INFO latencystats
+  int64_t slowlog_log_slower_than_us = 10000;  // SLOWLOG: -1 never, 0 every command
+  int64_t slowlog_max_len = 128;
   // The percentiles INFO latencystats prints (latency-tracking-info-percentiles).
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string aclfile;  // "" = users in memory only (server/acl/acl.h)

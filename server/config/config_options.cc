@@ -694,6 +694,12 @@ std::vector<Option> BuildOptionTable() {
   t.push_back(Bool("latency-tracking", "record each command's latency for INFO latencystats",
                    kMutable, &Config::latency_tracking));
   t.push_back(LatencyPercentiles());
+  t.push_back(Integer("slowlog-log-slower-than",
+                      "SLOWLOG keeps commands that ran at least this many microseconds (-1: none, "
+                      "0: every command)",
+                      kMutable, &Config::slowlog_log_slower_than_us, -1, INT64_MAX));
+  t.push_back(Integer("slowlog-max-len", "the most entries SLOWLOG keeps", kMutable,
+                      &Config::slowlog_max_len, 0, INT64_MAX));
   t.push_back(ProtectedAction("enable-debug-command",
                               "allow DEBUG: no, yes, or local (only from loopback clients)",
                               &Config::enable_debug_command));
