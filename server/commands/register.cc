@@ -9,7 +9,8 @@ void RegisterAllCommands(CommandTable& table) {
                     KvCommands,         KeyCommands,       RenameCommands,      DumpCommands,
                     ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
                     PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
-                    MigrateCommands,    ClusterCommands,   PeerCommands,        SlowlogCommands}) {
+                    MigrateCommands,    ClusterCommands,   PeerCommands,        SlowlogCommands,
+                    MemoryCommands}) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());

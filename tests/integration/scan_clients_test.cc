@@ -115,6 +115,9 @@ TEST_F(ScanClientsTest, RedisCliMemKeysSamplesEveryKey) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find(std::to_string(kStrings) + " strings with "), std::string::npos) << out;
+  // MEMORY USAGE sizes every key: the biggest string and the strings' total are not 0 bytes.
+  EXPECT_EQ(out.find(std::to_string(kStrings) + " strings with 0 bytes"), std::string::npos) << out;
+  EXPECT_NE(out.find("Biggest string found"), std::string::npos) << out;
 }
 
 // hiredis, as redis-cli's own loop: the cursor parsed with strtoull into a uint64_t and sent

@@ -1,0 +1,127 @@
+// MEMORY USAGE / MALLOC-STATS / PURGE / HELP (docs/commands.md, "MEMORY"), with Redis 7's
+// replies and errors.
+//
+// ebb keeps its data on disk, so a key's "memory" is the bytes of its rows: MEMORY USAGE answers
+// the key name's length plus the size of the key's DUMP payload (types/dump_codec.h: every
+// version a read could still see, each TLOG entry, their timestamps and expiries) — what the key
+// costs wherever it lives, and what redis-cli --memkeys ranks keys by. SAMPLES is accepted as
+// Redis parses it; the whole key is always measured.
+#include <malloc.h>
+#include <stdio.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/reply_writer.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_docs.h"
+#include "server/commands/register.h"
+#include "server/commands/reply.h"
+#include "server/errors.h"
+#include "server/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+struct UsageOptions {
+  std::string_view key;
+};
+
+// MEMORY USAGE key [SAMPLES count]: count is an integer >= 0 (0: every element).
+UsageOptions ParseUsage(ArgParser& args) {
+  UsageOptions o;
+  o.key = args.Next();
+  while (args.HasMore()) {
+    if (args.remaining() >= 2 && args.Token("SAMPLES")) {
+      if (args.Int64() < 0 && !args.failed()) args.SyntaxError();
+    } else {
+      args.SyntaxError();
+    }
+  }
+  return o;
+}
+
+void ExecuteUsage(CommandContext& ctx, const UsageOptions& o) {
+  types::OpResult<std::optional<std::string>> payload =
+      ctx.server.keyspace().DumpKey(ctx.client.db_index(), o.key);
+  if (!payload.ok()) return ReplyError(ctx, payload);
+  if (!*payload) return ctx.reply.Null();
+  ctx.reply.Integer(static_cast<int64_t>(o.key.size() + (*payload)->size()));
+}
+
+// glibc's own report (malloc_info's XML), as Redis answers jemalloc's.
+void ExecuteMallocStats(CommandContext& ctx, const NoOptions&) {
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* out = open_memstream(&text, &size);
+  if (out == nullptr || malloc_info(0, out) != 0) {
+    if (out != nullptr) fclose(out);
+    free(text);
+    return ctx.reply.Verbatim("txt", "Stats not supported for the current allocator");
+  }
+  fclose(out);
+  ctx.reply.Verbatim("txt", std::string_view(text, size));
+  free(text);
+}
+
+// Gives free memory at the top of the heap and in the arenas back to the system (malloc_trim).
+void ExecutePurge(CommandContext& ctx, const NoOptions&) {
+  malloc_trim(0);
+  ctx.reply.Ok();
+}
+
+}  // namespace
+
+std::vector<CommandSpec> MemoryCommands() {
+  return {{
+      .name = "memory",
+      .arity = -2,
+      .group = "server",
+      .since = "4.0.0",
+      .summary = "A container for memory diagnostics commands.",
+      .complexity = "Depends on subcommand.",
+      .subcommands =
+          {{.name = "usage",
+            .arity = -3,
+            .flags = kCmdReadOnly,
+            .keys = kSubcommandKey,
+            .group = "server",
+            .since = "4.0.0",
+            .summary = "Estimates the memory usage of a key.",
+            .complexity = "O(N) where N is the number of versions and entries of the key.",
+            .arguments = {{.name = "key", .type = ArgType::kKey},
+                          {.name = "count",
+                           .type = ArgType::kInteger,
+                           .token = "SAMPLES",
+                           .optional = true}},
+            .help = {{.usage = "USAGE <key> [SAMPLES <count>]",
+                      .text = "Return the bytes of the key's rows: its name and its DUMP "
+                              "payload."}},
+            .handler = Handler<ParseUsage, ExecuteUsage>},
+           {.name = "malloc-stats",
+            .arity = 2,
+            .group = "server",
+            .since = "4.0.0",
+            .summary = "Returns the allocator statistics.",
+            .complexity = "Depends on how much memory is allocated, could be slow",
+            .help = {{.text = "Return internal statistics report from the memory allocator."}},
+            .handler = Handler<ParseNothing, ExecuteMallocStats>},
+           {.name = "purge",
+            .arity = 2,
+            .group = "server",
+            .since = "4.0.0",
+            .summary = "Asks the allocator to release memory.",
+            .complexity = "Depends on how much memory is allocated, could be slow",
+            .help = {{.text = "Attempt to purge dirty pages for reclamation by the allocator."}},
+            .handler = Handler<ParseNothing, ExecutePurge>},
+           HelpSubcommand("server", "Returns helpful text about the different subcommands.", 0,
+                          "4.0.0")},
+  }};
+}
+
+}  // namespace ebb::server
