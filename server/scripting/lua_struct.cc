@@ -207,7 +207,8 @@ lua_Number GetInteger(const char* bytes, Endian endian, bool is_signed, int size
     value = (value << 8) | static_cast<unsigned char>(bytes[endian == kBig ? i : size - 1 - i]);
   }
   if (!is_signed) return static_cast<lua_Number>(value);
-  if (size < static_cast<int>(sizeof(Uint))) {
+  // A zero-byte integer ('i0', as stock lua-struct allows) is 0: no sign bit to extend.
+  if (size > 0 && size < static_cast<int>(sizeof(Uint))) {
     const Uint sign = Uint{1} << (size * 8 - 1);
     if (value & sign) value |= ~((sign << 1) - 1);  // extend the sign
   }

@@ -66,6 +66,10 @@ TEST_F(LuaAdvisoriesTest, CVE_2018_11219_StructSizesAreChecked) {
   EXPECT_THAT(Eval("return struct.pack('i99999999999999999999', 1)"), StartsWith("-ERR"));
   EXPECT_THAT(Eval("return struct.unpack('c99999999999999999999', 'x')"), StartsWith("-ERR"));
   EXPECT_THAT(Eval("return struct.unpack('i33', string.rep('x', 33))"), StartsWith("-ERR"));
+  // Found by lua_script_fuzz: a zero-byte signed integer shifted by -1 (undefined behaviour).
+  EXPECT_EQ(Eval("return {struct.unpack('i0', 'x')}"), "[:0,:1]");
+  EXPECT_EQ(Eval("return {struct.unpack('>i00B', 'x')}"), "[:0,:120,:2]");
+  EXPECT_EQ(Eval("return struct.pack('i0I0', 5, 6)"), "$");
 }
 
 TEST_F(LuaAdvisoriesTest, CVE_2020_14147_StructCountOverflow) {
