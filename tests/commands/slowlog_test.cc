@@ -81,14 +81,13 @@ TEST_F(SlowlogTest, SecretsAreRedacted) {
   Do({"CONFIG", "SET", "requirepass", "hunter2", "maxclients", "100"});
   Do({"ACL", "SETUSER", "alice", "on", ">pw", "~*"});
   Do({"HELLO", "2", "AUTH", "default", "secret", "SETNAME", "n"});
-  EXPECT_EQ(Logged(5),
-            (std::vector<std::string>{
-                "HELLO 2 AUTH (redacted) (redacted) SETNAME n",
-                "ACL SETUSER alice (redacted) (redacted) (redacted)",
-                "CONFIG SET requirepass (redacted) maxclients 100",
-                "AUTH (redacted) (redacted)",
-                "AUTH (redacted)",
-            }));
+  EXPECT_EQ(Logged(5), (std::vector<std::string>{
+                           "HELLO 2 AUTH (redacted) (redacted) SETNAME n",
+                           "ACL SETUSER alice (redacted) (redacted) (redacted)",
+                           "CONFIG SET requirepass (redacted) maxclients 100",
+                           "AUTH (redacted) (redacted)",
+                           "AUTH (redacted)",
+                       }));
 }
 
 TEST_F(SlowlogTest, TransactionsAndScripts) {
@@ -98,8 +97,8 @@ TEST_F(SlowlogTest, TransactionsAndScripts) {
   EXPECT_EQ(Do({"INCR", "a"}), "+QUEUED");
   EXPECT_EQ(Do({"EXEC"}), "[+OK,:2]");
   EXPECT_EQ(Do({"EVAL", "return redis.call('GET', 'a')", "0"}), "$2");
-  EXPECT_EQ(Logged(4), (std::vector<std::string>{"EVAL return redis.call('GET', 'a') 0",
-                                                 "INCR a", "SET a 1", "MULTI"}));
+  EXPECT_EQ(Logged(4), (std::vector<std::string>{"EVAL return redis.call('GET', 'a') 0", "INCR a",
+                                                 "SET a 1", "MULTI"}));
 }
 
 TEST_F(SlowlogTest, ThresholdMaxLenAndReset) {
@@ -114,7 +113,7 @@ TEST_F(SlowlogTest, ThresholdMaxLenAndReset) {
   for (int i = 0; i < 5; ++i) Do({"PING"});
   EXPECT_EQ(Do({"SLOWLOG", "LEN"}), ":2");
   EXPECT_EQ(Do({"SLOWLOG", "RESET"}), "+OK");
-  EXPECT_EQ(Do({"SLOWLOG", "LEN"}), ":1");  // the RESET itself, logged once it ran
+  EXPECT_EQ(Do({"SLOWLOG", "LEN"}), ":1");        // the RESET itself, logged once it ran
   EXPECT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");  // leaves the slow log alone
   EXPECT_EQ(Do({"SLOWLOG", "LEN"}), ":2");
 }

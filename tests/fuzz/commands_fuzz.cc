@@ -25,21 +25,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/fuzz_check.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/reply.h"
 
 namespace {
 
+using ebb::fuzz::Check;
 using ebb::test::CommandRunner;
 using ebb::test::Reply;
-
-void Check(bool ok, const char* what, const std::vector<std::string>& request) {
-  if (ok) return;
-  fprintf(stderr, "invariant violated: %s; request:", what);
-  for (const std::string& a : request) fprintf(stderr, " '%s'", a.c_str());
-  fprintf(stderr, "\n");
-  abort();
-}
 
 constexpr int64_t kClockMs = 1700000000000;
 

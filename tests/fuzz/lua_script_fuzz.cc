@@ -27,21 +27,15 @@
 
 #include "server/scripting/script_engine.h"
 #include "server/server_context.h"
+#include "tests/fuzz/fuzz_check.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/reply.h"
 
 namespace {
 
+using ebb::fuzz::Check;
 using ebb::test::CommandRunner;
 using ebb::test::Reply;
-
-void Check(bool ok, const char* what, const std::vector<std::string>& request) {
-  if (ok) return;
-  fprintf(stderr, "invariant violated: %s; request:", what);
-  for (const std::string& a : request) fprintf(stderr, " '%s'", a.c_str());
-  fprintf(stderr, "\n");
-  abort();
-}
 
 // Whether `bytes` is exactly one well-formed RESP2 reply. Iterative: a script's reply may nest
 // thousands of arrays deep (a table holding itself ends at Lua's stack limit), past what the

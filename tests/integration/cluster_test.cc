@@ -29,16 +29,6 @@
 namespace ebb::test {
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
-
 std::vector<std::string> Fields(const std::string& line) {
   std::vector<std::string> out;
   std::istringstream in(line);

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,12 +32,6 @@ class RedisCliDiagnosticsTest : public ::testing::Test {
     return Shell("timeout " + std::to_string(seconds) + " stdbuf -o0 redis-cli -h 127.0.0.1 -p " +
                      std::to_string(server_.port()) + " " + args,
                  &status);
-  }
-  static std::vector<std::string> Lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
   }
 
   TestServer server_;

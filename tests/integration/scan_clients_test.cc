@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,12 +59,6 @@ class ScanClientsTest : public ::testing::Test {
     return Shell(
         "timeout 60 redis-cli -h 127.0.0.1 -p " + std::to_string(server_.port()) + " " + args,
         status);
-  }
-  static std::vector<std::string> Lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
   }
 
   TestServer server_;

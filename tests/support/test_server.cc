@@ -28,6 +28,16 @@
 
 namespace ebb::test {
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
 std::string Shell(const std::string& command, int* status) {
   std::string out;
   FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");

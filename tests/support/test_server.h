@@ -38,6 +38,9 @@ bool EnsureFileLimit(uint64_t fds);
 
 // Runs `command` with sh (stderr joined to stdout); returns its output, *status as pclose's.
 std::string Shell(const std::string& command, int* status);
+// The non-empty lines of `text` (a command's output or a CLUSTER NODES reply), without their
+// line ends.
+std::vector<std::string> Lines(const std::string& text);
 
 // The integer value of `field` in `INFO section`, or -1 if absent.
 long long InfoField(redisContext* c, const std::string& section, const std::string& field);
