@@ -87,6 +87,9 @@ enum CommandFlag : uint32_t {
   kCmdAsking = 1 << 16,
   // Never in SLOWLOG (Redis's skip_slowlog): EXEC, whose queued commands are logged one by one.
   kCmdSkipSlowlog = 1 << 17,
+  // Shown to MONITOR before it runs rather than after (Redis's skip_monitor: EVAL, FCALL and
+  // their variants), so the calls a script makes follow its own line.
+  kCmdSkipMonitor = 1 << 18,
 };
 
 // COMMAND DOCS argument types, as Redis names them.

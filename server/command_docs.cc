@@ -23,6 +23,7 @@ std::vector<std::string> FlagNames(uint32_t flags) {
   if (flags & kCmdNoScript) out.push_back("noscript");
   if (flags & kCmdLoading) out.push_back("loading");
   if (flags & kCmdStale) out.push_back("stale");
+  if (flags & kCmdSkipMonitor) out.push_back("skip_monitor");
   if (flags & kCmdSkipSlowlog) out.push_back("skip_slowlog");
   if (flags & kCmdFast) out.push_back("fast");
   if (flags & kCmdNoAuth) out.push_back("no_auth");

@@ -421,18 +421,21 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
 
 bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
                      std::span<const std::string_view> args, Client& client,
-                     protocol::ReplyWriter& reply, bool to_slowlog) {
+                     protocol::ReplyWriter& reply, Caller caller) {
   client.set_last_command(spec.full_name);
   server_->stats().total_commands_processed++;
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
   const size_t start = reply.size();
   const uint64_t began = CycleClock::Now();
+  const bool monitored = caller != Caller::kPeer;
+  if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/true);
   if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
   spec.handler(ctx);
   if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
   const uint64_t ticks = CountCall(spec, began);
-  if (to_slowlog) OfferToSlowLog(spec, args, client, ticks);
+  if (caller == Caller::kClient) OfferToSlowLog(spec, args, client, ticks);
+  if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/false);
   CountReply(&spec, true, reply.Since(start), ctx.error_counted);
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
 }
@@ -444,6 +447,13 @@ uint64_t Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
   row.ticks += ticks;
   if (server_->config().latency_tracking) row.RecordLatency(ticks);
   return ticks;
+}
+
+void Dispatcher::FeedMonitors(const CommandSpec& spec, std::span<const std::string_view> args,
+                              const Client& client, bool from_script, bool before_run) {
+  Monitors& monitors = server_->monitors();
+  if (monitors.empty() || before_run != ((spec.flags & kCmdSkipMonitor) != 0)) return;
+  monitors.Feed(server_->clients(), spec, args, client, from_script);
 }
 
 void Dispatcher::OfferToSlowLog(const CommandSpec& spec, std::span<const std::string_view> args,
@@ -462,8 +472,10 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   const uint64_t began = CycleClock::Now();
   if (!server_->has_keyspace()) {
     stats.total_commands_processed++;
+    FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
     spec.handler(ctx);
     OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
+    FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
     return true;
   }
   types::Keyspace& keyspace = server_->keyspace();
@@ -479,6 +491,8 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   const size_t reply_size = ctx.reply.size();
   const uint64_t inline_reads = fetch.inline_reads();
   if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, ctx.client.db_index(), ctx.args);
+  // A command shown before it runs never restarts (EVAL, FCALL: kCmdNoRestart).
+  FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
   keyspace.set_block_fetch(&fetch);
   spec.handler(ctx);
   keyspace.set_block_fetch(nullptr);
@@ -495,6 +509,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
   fetch.EndRequest();
   OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
+  FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
   return true;
 }
 

@@ -115,13 +115,16 @@ class Dispatcher {
   Result Dispatch(std::span<const std::string_view> args, Client& client,
                   protocol::ReplyWriter& reply);
 
+  // On whose behalf Run runs a command: a client's own (EXEC's queued commands, an
+  // active-active origin write in its canonical form), a script's redis.call, a peer's delta.
+  // As in Redis, SLOWLOG gets the clients' and MONITOR the clients' and the scripts'; a peer's
+  // deltas go to neither.
+  enum class Caller { kClient, kScript, kPeer };
   // Runs a command's handler on its checked arguments from inside another command: EXEC's
   // queued commands, a script's redis.call, a peer's delta (whose runs do not restart: their
-  // reads wait for the disk inline). `to_slowlog`: the run is offered to SLOWLOG (EXEC's
-  // commands, as Redis; not a script's calls nor a peer's deltas). Returns true when the
-  // command wrote.
+  // reads wait for the disk inline). Returns true when the command wrote.
   bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
-           Client& client, protocol::ReplyWriter& reply, bool to_slowlog);
+           Client& client, protocol::ReplyWriter& reply, Caller caller);
 
   // On a cluster node, why a script running for `caller` may not call `spec` with `args`, in
   // Redis's words (scriptVerifyClusterState): a key another node serves (or the cluster down),
@@ -160,6 +163,11 @@ class Dispatcher {
   // Adds the run to SLOWLOG when it took at least slowlog-log-slower-than (server/slowlog.h).
   void OfferToSlowLog(const CommandSpec& spec, std::span<const std::string_view> args,
                       const Client& client, uint64_t ticks);
+  // Sends the run to the MONITOR clients, if any (server/monitor.h): called before and after
+  // each run, it sends a kCmdSkipMonitor command's line before (`before_run`) and any other's
+  // after.
+  void FeedMonitors(const CommandSpec& spec, std::span<const std::string_view> args,
+                    const Client& client, bool from_script, bool before_run);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
   // Active-active mode (server/active_active/active_active.h): a client write runs in its

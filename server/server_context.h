@@ -17,6 +17,7 @@
 #include "server/config/config.h"
 #include "server/expiry_events.h"
 #include "server/keyspace_events.h"
+#include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/server_stats.h"
 #include "server/slowlog.h"
@@ -65,6 +66,7 @@ class ServerContext {
   // INFO commandstats and errorstats (server/command_stats.h).
   CommandStats& command_stats() { return command_stats_; }
   SlowLog& slowlog() { return slowlog_; }
+  Monitors& monitors() { return monitors_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
   // Which clients WATCH which keys (server/transaction.h).
@@ -202,6 +204,7 @@ class ServerContext {
   ServerStats stats_;
   CommandStats command_stats_;
   SlowLog slowlog_;
+  Monitors monitors_;
   ClientRegistry clients_;
   WatchRegistry watches_;
   PubSub pubsub_;

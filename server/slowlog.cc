@@ -3,42 +3,12 @@
 #include <algorithm>
 
 #include "common/cycle_clock.h"
-#include "common/strings.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/secret_args.h"
 
 namespace ebb::server {
 namespace {
-
-constexpr std::string_view kRedacted = "(redacted)";
-
-// Which arguments carry a secret, as Redis 7 redacts them (redactClientCommandArgument): every
-// argument of AUTH, HELLO's AUTH username password, MIGRATE's AUTH password / AUTH2 username
-// password, and the value CONFIG SET gives requirepass or masterauth; also, beyond Redis, the
-// rules of ACL SETUSER (they may hold passwords).
-std::vector<bool> SecretArgs(const CommandSpec& spec, std::span<const std::string_view> args) {
-  std::vector<bool> secret(args.size(), false);
-  const std::string_view name = spec.full_name;
-  if (name == "auth") {
-    std::fill(secret.begin() + 1, secret.end(), true);
-  } else if (name == "hello" || name == "migrate") {
-    for (size_t i = 1; i < args.size(); ++i) {
-      size_t hidden = 0;
-      if (EqualsIgnoreCase(args[i], "AUTH")) hidden = name == "hello" ? 2 : 1;
-      if (name == "migrate" && EqualsIgnoreCase(args[i], "AUTH2")) hidden = 2;
-      for (size_t j = i + 1; j <= i + hidden && j < args.size(); ++j) secret[j] = true;
-      i += hidden;
-    }
-  } else if (name == "acl|setuser") {
-    for (size_t i = 3; i < args.size(); ++i) secret[i] = true;
-  } else if (name == "config|set") {
-    for (size_t i = 2; i + 1 < args.size(); i += 2) {
-      secret[i + 1] = EqualsIgnoreCase(args[i], "requirepass") ||
-                      EqualsIgnoreCase(args[i], "masterauth");
-    }
-  }
-  return secret;
-}
 
 std::string Shortened(std::string_view arg) {
   if (arg.size() <= SlowLog::kMaxArgBytes) return std::string(arg);
@@ -52,8 +22,8 @@ bool SlowLog::IsSlow(uint64_t ticks, int64_t threshold_us) {
   if (threshold_us < 0) return false;
   if (threshold_us != threshold_us_ || ++calls_since_check_ >= kRecheckCalls) {
     threshold_us_ = threshold_us;
-    threshold_ticks_ =
-        static_cast<uint64_t>(static_cast<double>(threshold_us) * CycleClock::TicksPerMicrosecond());
+    threshold_ticks_ = static_cast<uint64_t>(static_cast<double>(threshold_us) *
+                                             CycleClock::TicksPerMicrosecond());
     calls_since_check_ = 0;
   }
   return ticks >= threshold_ticks_;
@@ -67,11 +37,11 @@ void SlowLog::Add(const CommandSpec& spec, std::span<const std::string_view> arg
                                                    CycleClock::TicksPerMicrosecond()),
               .client_addr = client.addr(),
               .client_name = client.name()};
-  const std::vector<bool> secret = SecretArgs(spec, args);
+  const std::vector<bool> secret = SecretArguments(spec, args);
   const size_t kept = args.size() > kMaxArgs ? kMaxArgs - 1 : args.size();
   entry.args.reserve(std::min(args.size(), kMaxArgs));
   for (size_t i = 0; i < kept; ++i) {
-    entry.args.push_back(secret[i] ? std::string(kRedacted) : Shortened(args[i]));
+    entry.args.push_back(secret[i] ? std::string(kRedactedArgument) : Shortened(args[i]));
   }
   if (kept < args.size()) {
     entry.args.push_back("... (" + std::to_string(args.size() - kept) + " more arguments)");

@@ -796,7 +796,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     applier_->set_db_index(delta.db);
     std::string out;
     protocol::ReplyWriter reply(&out, 2);
-    dispatcher_.Run(*spec, first_arg, views, *applier_, reply, /*to_slowlog=*/false);
+    dispatcher_.Run(*spec, first_arg, views, *applier_, reply, Dispatcher::Caller::kPeer);
     if (!out.empty() && out[0] == '-') {
       spdlog::warn("Peer {}: delta {} ({} {}) answered {}", origin_id, delta.offset, args[0],
                    args[1], out.substr(0, out.find('\r')));

@@ -167,7 +167,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   size_t first_arg = 1;
   const CommandSpec* spec = context_->commands().Resolve(plan.views, &flags, &first_arg);
   const size_t start = reply.size();
-  dispatcher_.Run(*spec, first_arg, plan.views, client, reply, /*to_slowlog=*/false);
+  dispatcher_.Run(*spec, first_arg, plan.views, client, reply, Dispatcher::Caller::kClient);
   if (reply.Since(start).starts_with('-')) return true;
   // On the origin after the write (a peer raises it first): a log write on a key of another
   // type answers -WRONGTYPE here, as on one node, and leaves the floor as it was.

@@ -168,6 +168,7 @@ void ExecuteQuit(CommandContext& ctx, const NoOptions&) {
 void ExecuteReset(CommandContext& ctx, const NoOptions&) {
   DiscardTransaction(ctx.server, ctx.client);
   ctx.server.pubsub().Forget(&ctx.client);
+  ctx.server.monitors().Remove(ctx.client.id());
   ctx.client.set_db_index(0);
   ctx.client.set_resp(2);
   ctx.reply.set_protocol(2);

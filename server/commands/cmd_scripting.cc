@@ -322,7 +322,7 @@ const std::vector<ArgSpec> kEvalShaArguments = {
     {.name = "arg", .optional = true, .multiple = true}};
 
 // A script runs once, its reads waiting for the disk inline (as EXEC), and may write.
-constexpr uint32_t kEvalFlags = kCmdNoScript | kCmdStale | kCmdNoRestart;
+constexpr uint32_t kEvalFlags = kCmdNoScript | kCmdStale | kCmdNoRestart | kCmdSkipMonitor;
 
 }  // namespace
 

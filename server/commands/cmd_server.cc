@@ -68,6 +68,15 @@ void ExecuteShutdown(CommandContext& ctx, const ShutdownOptions& o) {
   ctx.server.RequestShutdown();
 }
 
+// MONITOR: from now on the client is sent every command the server runs (server/monitor.h).
+// A client that already monitors, or is a replica, gets no reply, as in Redis.
+void ExecuteMonitor(CommandContext& ctx, const NoOptions&) {
+  Monitors& monitors = ctx.server.monitors();
+  if (ctx.client.is_replica() || monitors.Contains(ctx.client.id())) return;
+  monitors.Add(ctx.client.id());
+  ctx.reply.Ok();
+}
+
 const ArgSpec PureToken(std::string_view name, std::string_view token) {
   return {.name = name, .type = ArgType::kPureToken, .token = token, .optional = true};
 }
@@ -83,6 +92,13 @@ std::vector<CommandSpec> ServerCommands() {
        .since = "2.6.0",
        .summary = "Returns the server time.",
        .handler = Handler<ParseNothing, ExecuteTime>},
+      {.name = "monitor",
+       .arity = 1,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+       .group = "server",
+       .since = "1.0.0",
+       .summary = "Listens for all requests received by the server in real-time.",
+       .handler = Handler<ParseNothing, ExecuteMonitor>},
       {.name = "shutdown",
        .arity = -1,
        .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy,

@@ -90,7 +90,7 @@ void ExecuteExec(CommandContext& ctx, const NoOptions&) {
       writer.Error(AclExecDeniedError(verdict));
       continue;
     }
-    ctx.dispatcher->Run(*q.spec, q.first_arg, args, client, writer, /*to_slowlog=*/true);
+    ctx.dispatcher->Run(*q.spec, q.first_arg, args, client, writer, Dispatcher::Caller::kClient);
   }
   client.set_last_command("exec");
   if (keyspace != nullptr) {

@@ -560,7 +560,7 @@ bool ScriptEngine::Dispatch(RunState& run) {
   client.set_db_index(run.db);
   client.set_resp(run.resp);
   protocol::ReplyWriter writer(&reply_, run.resp);
-  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer, /*to_slowlog=*/false);
+  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer, Dispatcher::Caller::kScript);
   run.db = client.db_index();
   client.set_db_index(caller_db);
   client.set_resp(caller_resp);
