@@ -1,9 +1,9 @@
 #include "server/monitor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
-
-#include <fmt/format.h>
 
 #include "server/client.h"
 #include "server/command.h"
@@ -53,8 +53,8 @@ void AppendQuoted(std::string* out, std::string_view arg) {
 
 std::string MonitorLine(int64_t unix_us, int db, std::string_view origin,
                         std::span<const std::string_view> args, const std::vector<bool>& secret) {
-  std::string line = fmt::format("{}.{:06} [{} {}]", unix_us / 1000000, unix_us % 1000000, db,
-                                 origin);
+  std::string line =
+      fmt::format("{}.{:06} [{} {}]", unix_us / 1000000, unix_us % 1000000, db, origin);
   for (size_t i = 0; i < args.size(); ++i) {
     line += ' ';
     AppendQuoted(&line, secret[i] ? kRedactedArgument : args[i]);

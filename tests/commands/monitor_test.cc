@@ -1,13 +1,14 @@
 // MONITOR as Redis 7 feeds it: every command once it has run, from every client, EXEC's
 // commands and a script's calls ("lua") included, admin commands left out, secrets redacted,
 // arguments quoted and escaped as Redis's sdscatrepr; RESET ends it.
+#include "server/monitor.h"
+
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <string>
 #include <vector>
 
-#include "server/monitor.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {
@@ -24,9 +25,9 @@ class MonitorTest : public CommandTest {
 
 TEST(MonitorLineTest, QuotesAndEscapesAsRedis) {
   const std::vector<std::string_view> args = {"SET", "k", "a\"b\\c\n\r\t\a\b\x01\xff "};
-  EXPECT_EQ(server::MonitorLine(1700000000123456, 3, "127.0.0.1:5555", args,
-                                std::vector<bool>(3, false)),
-            R"(1700000000.123456 [3 127.0.0.1:5555] "SET" "k" "a\"b\\c\n\r\t\a\b\x01\xff ")");
+  EXPECT_EQ(
+      server::MonitorLine(1700000000123456, 3, "127.0.0.1:5555", args, std::vector<bool>(3, false)),
+      R"(1700000000.123456 [3 127.0.0.1:5555] "SET" "k" "a\"b\\c\n\r\t\a\b\x01\xff ")");
   EXPECT_EQ(server::MonitorLine(1000001, 0, "lua", args, {false, false, true}),
             R"x(1.000001 [0 lua] "SET" "k" "(redacted)")x");
 }
