@@ -110,17 +110,31 @@ storage::Status ActiveActive::LoadLog() {
   storage::DB& db = context_->keyspace().db();
   auto it = db.NewIterator(storage::ReadOptions());
   const std::string log_prefix = types::Keyspace::SystemRowKey(kLogRowPrefix);
+  // Rows older than a gap, or beyond the backlog, cannot be streamed (a peer asking for them
+  // gets a snapshot): only the newest gap-free run, at most peer-backlog-size long, is kept.
+  size_t dropped = 0;
   for (it->Seek(log_prefix); it->Valid() && it->key().starts_with(log_prefix); it->Next()) {
     PeerDelta delta;
     if (!DecodePeerDelta(it->value(), &delta)) {
       return storage::Status::Corruption("active-active log row " + std::string(it->key()));
     }
+    if (!log_.empty() && delta.offset != log_.back().first + 1)
+      dropped += DropLogFront(log_.size());
     std::string wire;
     AppendDeltaResp(&wire, delta);
     end_bytes_ += wire.size();
     log_bytes_ += wire.size();
     log_.emplace_back(delta.offset, std::move(wire));
     end_offset_ = delta.offset;
+  }
+  if (!it->status().ok()) return it->status();
+  const uint64_t capacity = LogCapacity();
+  if (log_.size() > capacity) dropped += DropLogFront(log_.size() - capacity);
+  if (dropped > 0) {
+    storage::Status s = DeleteLogRowsBeforeFront();
+    if (!s.ok()) return s;
+    spdlog::info("Dropped {} origin log rows older than a gap or beyond peer-backlog-size ({})",
+                 dropped, capacity);
   }
   std::string entry_content;
   storage::Status s = context_->keyspace().GetSystemRow(kEntryContentRow, &entry_content);
@@ -142,9 +156,39 @@ storage::Status ActiveActive::LoadLog() {
     std::lock_guard lock(applied_mu_);
     applied_[std::string(it->key().substr(applied_prefix.size()))] = static_cast<uint64_t>(offset);
   }
-  if (!it->status().ok()) return it->status();
-  // The rows an earlier run left beyond a smaller backlog go with the next writes.
-  return storage::Status::OK();
+  return it->status();
+}
+
+uint64_t ActiveActive::LogCapacity() const {
+  return std::max<uint64_t>(1, context_->config().peer_backlog_size);
+}
+
+size_t ActiveActive::DropLogFront(size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    log_bytes_ -= log_.front().second.size();
+    log_.pop_front();
+  }
+  return count;
+}
+
+storage::Status ActiveActive::DeleteLogRowsBeforeFront() {
+  // Every dropped row is older than the kept run: one range deletion takes them all.
+  return context_->keyspace().db().DeleteRange(
+      {{types::Keyspace::SystemRowKey(kLogRowPrefix),
+        types::Keyspace::SystemRowKey(LogRowName(log_.front().first))}});
+}
+
+uint64_t ActiveActive::LogFirst() const {
+  return log_.empty() ? end_offset_ + 1 : log_.front().first;
+}
+
+std::optional<size_t> ActiveActive::LogIndex(uint64_t from) const {
+  const uint64_t first = LogFirst();
+  if (from < first || from - first > log_.size()) return std::nullopt;
+  const size_t index = static_cast<size_t>(from - first);
+  // Streamable: a delta the log holds, or the one after its end when that end is end_offset_.
+  const bool held = index < log_.size() ? log_[index].first == from : from == end_offset_ + 1;
+  return held ? std::optional<size_t>(index) : std::nullopt;
 }
 
 storage::Status ActiveActive::EnterMode() {
@@ -509,9 +553,12 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   const storage::WriteOptions options = ks.WriteOptions();
   storage::Status s = ks.db().Put(options, types::Keyspace::SystemRowKey(LogRowName(delta.offset)),
                                   EncodePeerDelta(delta));
-  const uint64_t capacity = std::max<uint64_t>(1, context_->config().peer_backlog_size);
-  if (s.ok() && log_.size() >= capacity) {
-    s = ks.db().Delete(options, types::Keyspace::SystemRowKey(LogRowName(log_.front().first)));
+  // The rows leaving the log (several once peer-backlog-size shrank) leave the engine in the same
+  // batch, oldest first, so the rows on disk stay one gap-free run.
+  const uint64_t capacity = LogCapacity();
+  const size_t leaving = log_.size() >= capacity ? log_.size() + 1 - capacity : 0;
+  for (size_t i = 0; s.ok() && i < leaving; i++) {
+    s = ks.db().Delete(options, types::Keyspace::SystemRowKey(LogRowName(log_[i].first)));
   }
   if (!s.ok()) {
     ks.DiscardBatch();
@@ -527,10 +574,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   Push(wire);
   log_bytes_ += wire.size();
   log_.emplace_back(delta.offset, std::move(wire));
-  while (log_.size() > capacity) {
-    log_bytes_ -= log_.front().second.size();
-    log_.pop_front();
-  }
+  DropLogFront(leaving);
   return storage::Status::OK();
 }
 
@@ -539,7 +583,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
 void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
                              uint64_t from) {
   if (!enabled_) return reply.Error("ERR this node is not in active-active mode");
-  const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
+  const uint64_t first = LogFirst();
   if (from == 0 || from > end_offset_ + 1) {
     return reply.Error("ERR origin offset " + std::to_string(from) +
                        " is not in this node's log (" + std::to_string(first) + ".." +
@@ -547,7 +591,9 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
   }
   std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
   std::erase_if(snapshots_, [&](const auto& sender) { return sender->client_id() == client.id(); });
-  if (from >= first) return StreamFrom(client, &reply, peer_id, from);
+  if (const std::optional<size_t> index = LogIndex(from)) {
+    return StreamFrom(client, &reply, peer_id, *index);
+  }
   // The peer lacks deltas the log no longer holds: this node's content first, as of now.
   reply.SimpleString("SNAPSHOT " + std::to_string(end_offset_) + " " + std::to_string(end_bytes_));
   spdlog::info(
@@ -562,12 +608,12 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
 }
 
 void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
-                              std::string_view peer_id, uint64_t from) {
-  const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
+                              std::string_view peer_id, size_t index) {
+  const uint64_t from = index < log_.size() ? log_[index].first : end_offset_ + 1;
   const size_t pending_before = client.PendingOutput();
   std::string bytes;
   uint64_t streamed = 0;
-  const auto begin = log_.begin() + static_cast<ptrdiff_t>(from - first);
+  const auto begin = log_.begin() + static_cast<ptrdiff_t>(index);
   for (auto it = begin; it != log_.end(); ++it) streamed += it->second.size();
   if (reply != nullptr) {
     // The byte position before `from`: the receiver counts its lag in bytes from it.
@@ -590,9 +636,8 @@ void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
 void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
   Client* client = context_->clients().Find(sender->client_id());
   if (!complete || client == nullptr) return;  // swept from snapshots_ by the next Cron
-  const uint64_t from = sender->offset() + 1;
-  const uint64_t first = log_.empty() ? end_offset_ + 1 : log_.front().first;
-  if (from < first) {
+  const std::optional<size_t> index = LogIndex(sender->offset() + 1);
+  if (!index) {
     // More than peer-backlog-size deltas were written during the transfer: the peer asks again
     // (its vector now says the snapshot's offset) and gets a newer snapshot.
     spdlog::warn(
@@ -602,7 +647,7 @@ void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
     client->RequestClose();
     return;
   }
-  StreamFrom(*client, nullptr, sender->peer_id(), from);
+  StreamFrom(*client, nullptr, sender->peer_id(), *index);
 }
 
 void ActiveActive::Push(const std::string& wire) {
@@ -821,9 +866,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
   if (!enabled_) return;
   *out += "node_id:" + node_id_ + "\r\n";
   *out += "origin_offset:" + std::to_string(end_offset_) + "\r\n";
-  *out +=
-      "origin_log_first:" + std::to_string(log_.empty() ? end_offset_ + 1 : log_.front().first) +
-      "\r\n";
+  *out += "origin_log_first:" + std::to_string(LogFirst()) + "\r\n";
   *out += "subscribed_peers:" + std::to_string(subscribers_.size()) + "\r\n";
   *out += "skewed_writes:" + std::to_string(skewed_writes_) + "\r\n";
   *out += "snapshots_sent:" + std::to_string(snapshots_sent_) + "\r\n";

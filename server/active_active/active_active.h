@@ -200,7 +200,14 @@ class ActiveActive {
   };
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
+  // Loads the origin log's rows: the newest gap-free run, at most peer-backlog-size long; older
+  // rows (a gap left by an earlier run, or a backlog since made smaller) are deleted.
   storage::Status LoadLog();
+  uint64_t LogCapacity() const;  // peer-backlog-size, at least 1
+  // Drops the `count` oldest deltas from log_ (not from the engine); returns `count`.
+  size_t DropLogFront(size_t count);
+  // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
+  storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
   // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
   void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
@@ -226,10 +233,15 @@ class ActiveActive {
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
   bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);
   void Push(const std::string& wire);
-  // Replies +CONTINUE and streams the log from `from` to `client`, attaching it as a subscriber.
-  // REQUIRES: `from` is in the log (first <= from <= end_offset_ + 1).
+  // The first origin offset the log holds (end_offset_ + 1 when it is empty).
+  uint64_t LogFirst() const;
+  // The index in log_ of the delta at origin offset `from` (log_.size() for end_offset_ + 1), or
+  // nullopt when the log cannot stream from there (the peer needs a snapshot).
+  std::optional<size_t> LogIndex(uint64_t from) const;
+  // Replies +CONTINUE (when `reply` is given) and streams log_ from `index` (from LogIndex) to
+  // `client`, attaching it as a subscriber.
   void StreamFrom(Client& client, protocol::ReplyWriter* reply, std::string_view peer_id,
-                  uint64_t from);
+                  size_t index);
   // A snapshot's transfer ended: when complete, the stream from its offset follows.
   void SnapshotDone(SnapshotSender* sender, bool complete);
   void StartLink(const std::string& host, int port);
