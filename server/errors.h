@@ -14,6 +14,12 @@
 namespace ebb::server {
 
 inline constexpr std::string_view kSyntaxError = "ERR syntax error";
+// A node in active-active mode has no replicas: a promoted replica would write outside the origin
+// log, under its old master's node id and offsets (docs/active-active.md, "Replicas").
+inline constexpr std::string_view kReplicaOfPeerNode =
+    "ERR replicas are not allowed in active-active mode";
+inline constexpr std::string_view kPeersOfNodeWithReplicas =
+    "ERR a node with replicas cannot have active-active peers";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 // Redis getRangeLongFromObjectOrReply for int arguments (SELECT, ...).
 inline constexpr std::string_view kNotInt32 =

@@ -16,6 +16,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/errors.h"
+#include "server/replication/master.h"
 #include "server/replication/replication_id.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
@@ -275,6 +276,10 @@ std::optional<std::string> ActiveActive::AddPeer(const std::string& host, int po
     }
   }
   if (context_->is_replica()) return std::string("ERR a replica cannot have active-active peers");
+  if (ReplicationMaster* master = context_->replication_master();
+      master != nullptr && !master->replicas().empty()) {
+    return std::string(kPeersOfNodeWithReplicas);
+  }
   if (context_->config().cluster_enabled) {
     return std::string("ERR active-active peers are not available in cluster mode");
   }

@@ -79,6 +79,11 @@ void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
     return ctx.reply.Error("ERR replication needs a server with a keyspace");
   }
   if (ctx.client.is_replica()) return;  // Redis ignores PSYNC on a replica's link
+  if (const ActiveActive* aa = ctx.server.active_active(); aa != nullptr && aa->enabled()) {
+    spdlog::warn("Replica {} asked for synchronization: refused in active-active mode",
+                 ctx.client.addr());
+    return ctx.reply.Error(kReplicaOfPeerNode);
+  }
   if (o.failover) {
     spdlog::warn("Failover request received for replid {}.", o.replid);
     if (!link->is_replica())

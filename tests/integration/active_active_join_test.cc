@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -228,6 +229,38 @@ TEST_F(ActiveActiveJoinTest, NodesWithDataStartWithPeerOptions) {
   WriteInMode(c0.get(), "b:", "n0");
   WriteInMode(c1.get(), "a:", "n1");
   EXPECT_EQ(WaitConverged(all), "");
+}
+
+// A node in the mode has no replicas (a promoted replica would write outside the origin log under
+// its old master's id and offsets): a replica's PSYNC is refused and it stays unlinked; a node with
+// a replica cannot get peers, and stays out of the mode.
+TEST_F(ActiveActiveJoinTest, ReplicasAndPeersExcludeEachOther) {
+  RefusingPort nowhere;
+  ASSERT_GT(nowhere.port(), 0);
+  ASSERT_TRUE(n0_.Start(nowhere.PeerArgs())) << n0_.error();
+  ASSERT_TRUE(n1_.Start({"--replicaof", "127.0.0.1 " + std::to_string(n0_.port())}))
+      << n1_.error();
+  auto c0 = n0_.Connect();
+  EXPECT_EQ(Cmd(c0.get(), {"PSYNC", "?", "-1"}).str(),
+            "ERR replicas are not allowed in active-active mode");
+  EXPECT_TRUE(Eventually([&] {
+    return n0_.ReadLog().find("refused in active-active mode") != std::string::npos;
+  })) << n0_.ReadLog();
+  EXPECT_EQ(InfoText(c0.get(), "replication", "connected_slaves"), "0");
+  auto c1 = n1_.Connect();
+  EXPECT_EQ(InfoText(c1.get(), "replication", "master_link_status"), "down");
+
+  // The other way round: n2 has n1 as its replica, then is asked to link a peer.
+  ASSERT_EQ(Cmd(c1.get(), {"REPLICAOF", "127.0.0.1", std::to_string(n2_.port())}).str(), "OK");
+  ASSERT_TRUE(n2_.Start()) << n2_.error();
+  auto c2 = n2_.Connect();
+  ASSERT_TRUE(Eventually([&] {
+    return InfoText(c2.get(), "replication", "connected_slaves") == "1";
+  }));
+  EXPECT_EQ(Cmd(c2.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(n0_.port())}).str(),
+            "ERR a node with replicas cannot have active-active peers");
+  EXPECT_EQ(Cmd(c2.get(), {"PEER", "LIST"}).size(), 0u);
+  EXPECT_EQ(Cmd(c2.get(), {"SET", "k", "v"}).str(), "OK");  // no origin log row needed
 }
 
 }  // namespace
