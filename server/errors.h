@@ -15,7 +15,7 @@ namespace ebb::server {
 
 inline constexpr std::string_view kSyntaxError = "ERR syntax error";
 // A node in active-active mode has no replicas: a promoted replica would write outside the origin
-// log, under its old master's node id and offsets (docs/active-active.md, "Replicas").
+// log, under its old master's node id and offsets (docs/active-active.md, "Status").
 inline constexpr std::string_view kReplicaOfPeerNode =
     "ERR replicas are not allowed in active-active mode";
 inline constexpr std::string_view kPeersOfNodeWithReplicas =
