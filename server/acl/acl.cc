@@ -1,9 +1,11 @@
 #include "server/acl/acl.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -51,7 +53,8 @@ const AclUser* Acl::Find(std::string_view name) const {
   return it == users_.end() ? nullptr : it->second.get();
 }
 
-std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
+std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules,
+                         ClientRegistry* clients) {
   if (AclStringHasSpaces(name)) {
     return "ERR Usernames can't contain spaces or null characters";
   }
@@ -65,11 +68,28 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
   }
   if (it != users_.end()) {
     *it->second = std::move(staged);  // in place: clients holding the user see the change
+    if (clients != nullptr) CloseRevokedSubscribers(*it->second, *clients);
   } else {
     users_.emplace(std::string(name), std::make_unique<AclUser>(std::move(staged)));
   }
   UpdateAnonymous();
   return "";
+}
+
+void Acl::CloseRevokedSubscribers(const AclUser& user, ClientRegistry& clients) {
+  for (const auto& [id, client] : clients.all()) {
+    if (client->user() != &user || client->pubsub().total() == 0) continue;
+    const PubSubState& subscribed = client->pubsub();
+    auto revoked = [&](const std::set<std::string, std::less<>>& names, bool patterns) {
+      return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+        return !user.CanAccessChannel(name, patterns);
+      });
+    };
+    if (revoked(subscribed.channels, false) || revoked(subscribed.patterns, true) ||
+        revoked(subscribed.shard_channels, false)) {
+      client->RequestClose();
+    }
+  }
 }
 
 bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
@@ -165,7 +185,7 @@ std::string Acl::SaveFile(const std::string& path) const {
 
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
                       std::span<const std::string_view> args) {
-  if (!(flags & kCmdNoAuth) && !user.CanRun(spec)) return AclVerdict::kDeniedCommand;
+  if (!(flags & kCmdNoAuth) && !user.CanRun(spec, args)) return AclVerdict::kDeniedCommand;
   if (spec.keys.first > 0 || spec.keys.numkeys > 0) {
     const uint32_t need = (spec.flags & kCmdWrite) ? kAclReadWrite : kAclRead;
     std::vector<size_t> positions;

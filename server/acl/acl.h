@@ -55,8 +55,11 @@ class Acl {
   const AclUser* Find(std::string_view name) const;
   // ACL SETUSER: creates the user if new, then applies every rule to a copy; the user changes
   // only if all apply. Returns "" or Redis's error ("ERR Error in ACL SETUSER modifier '<rule>':
-  // <reason>", "ERR Usernames can't contain spaces or null characters").
-  std::string SetUser(std::string_view name, std::span<const std::string_view> rules);
+  // <reason>", "ERR Usernames can't contain spaces or null characters"). As Redis 7, a client of
+  // the user subscribed to a channel, pattern or shard channel the new rules no longer allow is
+  // asked to close (`clients` may be null: nobody is connected yet).
+  std::string SetUser(std::string_view name, std::span<const std::string_view> rules,
+                      ClientRegistry* clients);
   // ACL DELUSER: removes the named users (not `default`: "ERR The 'default' user cannot be
   // removed"), disconnecting their clients; returns how many existed.
   // REQUIRES (on success): no client still points at a removed user after this returns —
@@ -94,6 +97,8 @@ class Acl {
                           std::span<const std::string_view> args);
 
  private:
+  // Asks every client of `user` subscribed where `user` may no longer listen to close.
+  static void CloseRevokedSubscribers(const AclUser& user, ClientRegistry& clients);
   void UpdateAnonymous() {
     anonymous_ = default_->enabled() && default_->nopass() ? default_ : nullptr;
   }

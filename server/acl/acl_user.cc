@@ -77,9 +77,9 @@ std::string AclUser::Apply(std::string_view rule) {
     nopass_ = false;
     password_hashes_.clear();
   } else if (EqualsIgnoreCase(rule, "sanitize-payload")) {
-    skip_sanitize_payload_ = false;
+    sanitize_ = Sanitize::kSanitize;
   } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
-    skip_sanitize_payload_ = true;
+    sanitize_ = Sanitize::kSkip;
   } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
     if (!hash) return std::string(kBadHash);
@@ -178,35 +178,60 @@ std::string AclUser::ApplyCommandRule(std::string_view rule) {
   if (name.starts_with('@')) {
     if (EqualsIgnoreCase(name, "@all")) {
       std::fill(allowed_.begin(), allowed_.end(), allow);
+      first_args_.clear();
       all_commands_ = allow;
       return "";
     }
     const int category = FindAclCategory(name.substr(1));
     if (category < 0) return std::string(kUnknownName);
-    SetCategory(&allowed_, category, allow);
+    SetCategory(&allowed_, category, allow, &first_args_);
     return "";
   }
-  const size_t bar = name.find('|');
-  const CommandSpec* spec = table_->Find(name.substr(0, bar));
-  if (spec == nullptr) return std::string(kUnknownName);
-  if (bar != std::string_view::npos) {
-    if (spec->subcommands.empty()) return std::string(kUnknownName);
-    spec = CommandTable::FindSubcommand(*spec, name.substr(bar + 1));
-    if (spec == nullptr) return std::string(kUnknownName);
+  // As Redis's lookupCommandBySds: "command" or "container|subcommand", nothing deeper.
+  auto lookup = [this](std::string_view full) -> const CommandSpec* {
+    const size_t bar = full.find('|');
+    const CommandSpec* spec = table_->Find(full.substr(0, bar));
+    if (spec == nullptr || bar == std::string_view::npos) return spec;
+    if (spec->subcommands.empty()) return nullptr;
+    return CommandTable::FindSubcommand(*spec, full.substr(bar + 1));
+  };
+  const size_t last_bar = name.rfind('|');
+  if (allow && last_bar != std::string_view::npos) {
+    const CommandSpec* base = lookup(name.substr(0, last_bar));
+    if (base == nullptr) return std::string(kUnknownName);
+    if (base->full_name.find('|') != std::string::npos) {
+      return "Allowing first-arg of a subcommand is not supported";
+    }
+    if (last_bar + 1 == name.size()) return std::string(kSyntaxError);
+    if (base->subcommands.empty()) return AllowFirstArg(*base, name.substr(last_bar + 1));
   }
-  SetCommand(&allowed_, *spec, allow);
+  const CommandSpec* spec = lookup(name);
+  if (spec == nullptr) return std::string(kUnknownName);
+  SetCommand(&allowed_, *spec, allow, &first_args_);
   return "";
 }
 
-void AclUser::SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow) const {
+std::string AclUser::AllowFirstArg(const CommandSpec& spec, std::string_view arg) {
+  std::vector<std::string>& args = first_args_[spec.id];
+  if (std::none_of(args.begin(), args.end(),
+                   [&](const std::string& a) { return EqualsIgnoreCase(a, arg); })) {
+    args.emplace_back(arg);
+  }
+  return "";
+}
+
+void AclUser::SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow,
+                         std::unordered_map<size_t, std::vector<std::string>>* first_args) const {
   (*bits)[spec.id] = allow;
+  if (first_args != nullptr) first_args->erase(spec.id);
   for (const CommandSpec& sub : spec.subcommands) (*bits)[sub.id] = allow;
 }
 
-void AclUser::SetCategory(std::vector<bool>* bits, int category, bool allow) const {
+void AclUser::SetCategory(std::vector<bool>* bits, int category, bool allow,
+                          std::unordered_map<size_t, std::vector<std::string>>* first_args) const {
   const uint64_t bit = uint64_t{1} << category;
   ForEachRow(*table_, [&](const CommandSpec& spec) {
-    if (AclCategoriesOf(spec) & bit) SetCommand(bits, spec, allow);
+    if (AclCategoriesOf(spec) & bit) SetCommand(bits, spec, allow, first_args);
   });
 }
 
@@ -224,7 +249,14 @@ bool AclUser::Authenticates(std::string_view password) const {
   return match;
 }
 
-bool AclUser::CanRun(const CommandSpec& spec) const { return allowed_[spec.id]; }
+bool AclUser::CanRun(const CommandSpec& spec, std::span<const std::string_view> args) const {
+  if (allowed_[spec.id]) return true;
+  if (args.size() < 2) return false;
+  auto it = first_args_.find(spec.id);
+  return it != first_args_.end() &&
+         std::any_of(it->second.begin(), it->second.end(),
+                     [&](const std::string& a) { return EqualsIgnoreCase(a, args[1]); });
+}
 
 bool AclUser::CanAccessKey(std::string_view key, uint32_t need) const {
   if (all_keys_) return true;
@@ -246,7 +278,8 @@ std::vector<std::string_view> AclUser::Flags() const {
   std::vector<std::string_view> out;
   out.push_back(enabled_ ? "on" : "off");
   if (nopass_) out.push_back("nopass");
-  out.push_back(skip_sanitize_payload_ ? "skip-sanitize-payload" : "sanitize-payload");
+  if (sanitize_ == Sanitize::kSkip) out.push_back("skip-sanitize-payload");
+  if (sanitize_ == Sanitize::kSanitize) out.push_back("sanitize-payload");
   return out;
 }
 
@@ -282,14 +315,18 @@ std::string AclUser::CommandRules() const {
     }
     if (best < 0) break;
     rules += std::string(additive ? " +@" : " -@") + std::string(AclCategoryNames()[best]);
-    SetCategory(&fake, best, additive);
-    SetCategory(&temp, best, !additive);
+    SetCategory(&fake, best, additive, nullptr);
+    SetCategory(&temp, best, !additive, nullptr);
     applied[best] = true;
   }
   ForEachRow(*table_, [&](const CommandSpec& spec) {
-    if (allowed_[spec.id] == fake[spec.id]) return;
-    rules += std::string(allowed_[spec.id] ? " +" : " -") + spec.full_name;
-    SetCommand(&fake, spec, allowed_[spec.id]);
+    if (allowed_[spec.id] != fake[spec.id]) {
+      rules += std::string(allowed_[spec.id] ? " +" : " -") + spec.full_name;
+      SetCommand(&fake, spec, allowed_[spec.id], nullptr);
+    }
+    auto first = first_args_.find(spec.id);
+    if (allowed_[spec.id] || first == first_args_.end()) return;
+    for (const std::string& arg : first->second) rules += " +" + spec.full_name + "|" + arg;
   });
   return rules;
 }

@@ -4,8 +4,9 @@
 // Rules (Redis 7's words): on, off, nopass, resetpass, >password, <password, #sha256hex,
 // !sha256hex, ~pattern, %R~pattern, %W~pattern, %RW~pattern, allkeys, resetkeys, &pattern,
 // allchannels, resetchannels, +command, -command, +command|subcommand, -command|subcommand,
-// +@category, -@category, allcommands, nocommands, sanitize-payload, skip-sanitize-payload,
-// reset. Selectors ("(...)", clearselectors) are refused as a syntax error.
+// +command|first-arg (a command without subcommands allowed with that first argument only, as
+// SELECT|0 or DEBUG|OBJECT), +@category, -@category, allcommands, nocommands, sanitize-payload,
+// skip-sanitize-payload, reset. Selectors ("(...)", clearselectors) are refused as a syntax error.
 //
 // Commands are a bit per command-table row (CommandSpec::id): +command allows the row and all its
 // subcommands, +@category every row of the category (acl_categories.h). A user given +@all also
@@ -15,8 +16,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ebb::server {
@@ -58,7 +61,8 @@ class AclUser {
 
   // True when every command, key and channel is allowed: the dispatcher skips the checks.
   bool unrestricted() const { return unrestricted_; }
-  bool CanRun(const CommandSpec& spec) const;
+  // `args`: the whole request (a first-arg rule looks at args[1]).
+  bool CanRun(const CommandSpec& spec, std::span<const std::string_view> args) const;
   // `need`: kAclRead, kAclWrite or both.
   bool CanAccessKey(std::string_view key, uint32_t need) const;
   // A channel name (PUBLISH, SUBSCRIBE) is matched against the user's patterns; a pattern
@@ -80,19 +84,27 @@ class AclUser {
     uint32_t access;
   };
   std::string ApplyCommandRule(std::string_view rule);
-  // Sets `allow` on the row and, for a container, on all its subcommands.
-  void SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow) const;
-  void SetCategory(std::vector<bool>* bits, int category, bool allow) const;
+  // +command|first-arg for a row without subcommands (Redis's allowed_firstargs).
+  std::string AllowFirstArg(const CommandSpec& spec, std::string_view arg);
+  // Sets `allow` on the row and, for a container, on all its subcommands; the row's first-args
+  // go (when `first_args` is given).
+  void SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow,
+                  std::unordered_map<size_t, std::vector<std::string>>* first_args) const;
+  void SetCategory(std::vector<bool>* bits, int category, bool allow,
+                   std::unordered_map<size_t, std::vector<std::string>>* first_args) const;
   void Recompute();
 
   std::string name_;
   const CommandTable* table_;
   bool enabled_ = false;
   bool nopass_ = false;
-  bool skip_sanitize_payload_ = false;
+  // sanitize-payload / skip-sanitize-payload: neither until a rule (or `reset`) sets one.
+  enum class Sanitize { kUnset, kSanitize, kSkip } sanitize_ = Sanitize::kUnset;
   std::vector<std::string> password_hashes_;  // SHA-256 hex, in the order added
   std::vector<bool> allowed_;                 // by CommandSpec::id
-  bool all_commands_ = false;                 // +@all given last among +@all / -@all
+  // By CommandSpec::id of a row not allowed: the first arguments it may run with, as given.
+  std::unordered_map<size_t, std::vector<std::string>> first_args_;
+  bool all_commands_ = false;  // +@all given last among +@all / -@all
   bool all_keys_ = false;
   std::vector<KeyPattern> keys_;
   bool all_channels_ = false;

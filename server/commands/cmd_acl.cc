@@ -29,7 +29,7 @@ constexpr std::string_view kNoAclFile =
 // ACL SETUSER username [rule ...]
 void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
   const std::span<const std::string_view> rules(o.args.data() + 1, o.args.size() - 1);
-  const std::string error = ctx.server.acl().SetUser(o.args[0], rules);
+  const std::string error = ctx.server.acl().SetUser(o.args[0], rules, &ctx.server.clients());
   if (!error.empty()) return ctx.reply.Error(error);
   ctx.reply.Ok();
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,9 +26,9 @@ class AclTest : public CommandTest {};
 TEST_F(AclTest, TheDefaultUserRunsEverything) {
   EXPECT_EQ(Do({"ACL", "WHOAMI"}), "$default");
   EXPECT_EQ(Do({"ACL", "USERS"}), "[$default]");
-  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass sanitize-payload ~* &* +@all]");
+  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass ~* &* +@all]");
   EXPECT_EQ(R({"ACL", "GETUSER", "default"}),
-            "1) \"flags\"\n2) 1) \"on\"\n   2) \"nopass\"\n   3) \"sanitize-payload\"\n"
+            "1) \"flags\"\n2) 1) \"on\"\n   2) \"nopass\"\n"
             "3) \"passwords\"\n4) (empty array)\n5) \"commands\"\n6) \"+@all\"\n7) \"keys\"\n"
             "8) \"~*\"\n9) \"channels\"\n10) \"&*\"\n11) \"selectors\"\n12) (empty array)");
   EXPECT_EQ(Do({"ACL", "GETUSER", "nosuch"}), "nil");
@@ -36,15 +37,15 @@ TEST_F(AclTest, TheDefaultUserRunsEverything) {
 TEST_F(AclTest, ANewUserHasNothingUntilGivenIt) {
   EXPECT_EQ(Do({"ACL", "SETUSER", "alice"}), "+OK");
   EXPECT_EQ(Do({"ACL", "LIST"}),
-            "[$user alice off sanitize-payload resetchannels -@all,"
-            "$user default on nopass sanitize-payload ~* &* +@all]");
+            "[$user alice off resetchannels -@all,"
+            "$user default on nopass ~* &* +@all]");
   EXPECT_EQ(Do({"AUTH", "alice", "pw"}),
             "-WRONGPASS invalid username-password pair or user is disabled.");
   EXPECT_EQ(
       Do({"ACL", "SETUSER", "alice", "on", ">pw", "~app:*", "&news.*", "+get", "+set", "+@tlog"}),
       "+OK");
   EXPECT_EQ(Do({"ACL", "GETUSER", "alice"}),
-            "[$flags,[$on,$sanitize-payload],$passwords,[$" + server::Sha256Hex("pw") +
+            "[$flags,[$on],$passwords,[$" + server::Sha256Hex("pw") +
                 "],$commands,$-@all +@tlog +get +set,$keys,$~app:*,$channels,$&news.*,"
                 "$selectors,[]]");
   EXPECT_EQ(Do({"AUTH", "alice", "wrong"}),
@@ -108,6 +109,74 @@ TEST_F(AclTest, CategoriesAndSubcommands) {
   EXPECT_EQ(Do({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.");
 }
 
+// +command|first-arg (Redis's allowed first-args): a command without subcommands runs with the
+// first arguments named only; a subcommand cannot take one; +command or -command drops them.
+TEST_F(AclTest, FirstArgRules) {
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "db0", "on", "nopass", "-@all", "+acl", "+select|0", "+select|1"}),
+      "+OK");
+  EXPECT_NE(Do({"ACL", "GETUSER", "db0"}).find("$-@all +acl +select|0 +select|1,"),
+            std::string::npos)
+      << Do({"ACL", "GETUSER", "db0"});
+  EXPECT_EQ(Do({"AUTH", "db0", "x"}), "+OK");
+  EXPECT_EQ(Do({"SELECT", "0"}), "+OK");
+  EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
+  EXPECT_EQ(Do({"SELECT", "2"}),
+            "-NOPERM this user has no permissions to run the 'select' command");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "db0", "+config|get|appendonly"}),
+            "-ERR Error in ACL SETUSER modifier '+config|get|appendonly': Allowing first-arg of "
+            "a subcommand is not supported");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "db0", "+select|"}),
+            "-ERR Error in ACL SETUSER modifier '+select|': Syntax error");
+  for (const char* rule : {"+config|asdf", "-config|asdf", "+get|key1|key2", "-select|0"}) {
+    EXPECT_EQ(Do({"ACL", "SETUSER", "db0", rule}),
+              "-ERR Error in ACL SETUSER modifier '" + std::string(rule) +
+                  "': Unknown command or category name in ACL");
+  }
+  EXPECT_EQ(Do({"ACL", "SETUSER", "db0", "-select"}), "+OK");
+  EXPECT_EQ(Do({"SELECT", "0"}),
+            "-NOPERM this user has no permissions to run the 'select' command");
+}
+
+// As Redis 7.0: neither payload flag until a rule or `reset` sets one.
+TEST_F(AclTest, PayloadFlagsOnlyWhenSet) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "plain", "on"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "wiped", "reset"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "skips", "skip-sanitize-payload"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LIST"}),
+            "[$user default on nopass ~* &* +@all,$user plain on resetchannels -@all,"
+            "$user skips off skip-sanitize-payload resetchannels -@all,"
+            "$user wiped off sanitize-payload resetchannels -@all]");
+}
+
+// As Redis 7: a subscriber whose channel, pattern or shard channel its user may no longer use is
+// disconnected; one whose subscriptions are all still allowed stays.
+TEST_F(AclTest, SubscribersOfRevokedChannelsAreDisconnected) {
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "ps", "on", "nopass", "+@all", "resetchannels", "&news.*", "&lit*"}),
+      "+OK");
+  const size_t channel = ebb_->AddClient();
+  const size_t pattern = ebb_->AddClient();
+  const size_t kept = ebb_->AddClient();
+  for (size_t c : {channel, pattern, kept}) EXPECT_EQ(DoAs(c, {"AUTH", "ps", "x"}), "+OK");
+  DoAs(channel, {"SUBSCRIBE", "news.sport"});
+  DoAs(pattern, {"PSUBSCRIBE", "lit*"});
+  DoAs(kept, {"SUBSCRIBE", "news.weather"});
+  EXPECT_EQ(Do({"ACL", "SETUSER", "ps", "resetchannels", "&news.weather", "&lit"}), "+OK");
+  // Each subscriber by what it listens to: closing or not.
+  std::map<std::string, bool> closing;
+  for (const auto& [id, client] : ebb_->context().clients().all()) {
+    const server::PubSubState& s = client->pubsub();
+    for (const auto* names : {&s.channels, &s.patterns}) {
+      for (const std::string& name : *names) closing[name] = client->close_requested();
+    }
+  }
+  EXPECT_EQ(closing,
+            (std::map<std::string, bool>{{"lit*", true},  // a pattern must be allowed literally
+                                         {"news.sport", true},
+                                         {"news.weather", false}}));
+}
+
 TEST_F(AclTest, SetUserIsAllOrNothingWithRedisErrors) {
   EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "+nosuch"}),
             "-ERR Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in "
@@ -158,7 +227,7 @@ TEST_F(AclTest, RequirepassIsTheDefaultUsersPassword) {
   EXPECT_EQ(DoAs(other, {"GET", "k"}), "nil");
   EXPECT_EQ(Do({"ACL", "GETUSER", "default"}).find("$nopass"), std::string::npos);
   EXPECT_EQ(Do({"CONFIG", "SET", "requirepass", ""}), "+OK");
-  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass sanitize-payload ~* &* +@all]");
+  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass ~* &* +@all]");
   // Turning the default user off makes every new client authenticate.
   EXPECT_EQ(Do({"ACL", "SETUSER", "default", "off"}), "+OK");
   const size_t fresh = ebb_->AddClient();
@@ -304,9 +373,9 @@ TEST_F(AclFileTest, SaveThenLoad) {
   std::ifstream in(Path());
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_EQ(text.str(), "user alice on sanitize-payload #" + server::Sha256Hex("pw") +
+  EXPECT_EQ(text.str(), "user alice on #" + server::Sha256Hex("pw") +
                             " ~a:* resetchannels -@all +get\n"
-                            "user default on nopass sanitize-payload ~* &* +@all\n");
+                            "user default on nopass ~* &* +@all\n");
   EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "nopass"}), "+OK");
   const size_t bobs = ebb_->AddClient();
   EXPECT_EQ(DoAs(bobs, {"AUTH", "bob", "x"}), "+OK");

@@ -238,8 +238,7 @@ TEST_F(ActiveActiveJoinTest, ReplicasAndPeersExcludeEachOther) {
   RefusingPort nowhere;
   ASSERT_GT(nowhere.port(), 0);
   ASSERT_TRUE(n0_.Start(nowhere.PeerArgs())) << n0_.error();
-  ASSERT_TRUE(n1_.Start({"--replicaof", "127.0.0.1 " + std::to_string(n0_.port())}))
-      << n1_.error();
+  ASSERT_TRUE(n1_.Start({"--replicaof", "127.0.0.1 " + std::to_string(n0_.port())})) << n1_.error();
   auto c0 = n0_.Connect();
   EXPECT_EQ(Cmd(c0.get(), {"PSYNC", "?", "-1"}).str(),
             "ERR replicas are not allowed in active-active mode");
@@ -254,9 +253,8 @@ TEST_F(ActiveActiveJoinTest, ReplicasAndPeersExcludeEachOther) {
   ASSERT_EQ(Cmd(c1.get(), {"REPLICAOF", "127.0.0.1", std::to_string(n2_.port())}).str(), "OK");
   ASSERT_TRUE(n2_.Start()) << n2_.error();
   auto c2 = n2_.Connect();
-  ASSERT_TRUE(Eventually([&] {
-    return InfoText(c2.get(), "replication", "connected_slaves") == "1";
-  }));
+  ASSERT_TRUE(
+      Eventually([&] { return InfoText(c2.get(), "replication", "connected_slaves") == "1"; }));
   EXPECT_EQ(Cmd(c2.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(n0_.port())}).str(),
             "ERR a node with replicas cannot have active-active peers");
   EXPECT_EQ(Cmd(c2.get(), {"PEER", "LIST"}).size(), 0u);
