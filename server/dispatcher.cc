@@ -241,8 +241,13 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     return result;
   }
   if (user != nullptr && !user->unrestricted()) {
-    const AclVerdict verdict = Acl::Check(*user, *spec, flags, args);
+    size_t denied_arg = 0;
+    const AclVerdict verdict = Acl::Check(*user, *spec, flags, args, &denied_arg);
     if (verdict != AclVerdict::kAllowed) {
+      server_->acl().LogDenial(client, *user, verdict,
+                               multi.active ? AclLogContext::kMulti : AclLogContext::kToplevel,
+                               *spec, args, denied_arg, server_->clock().NowMs(),
+                               static_cast<size_t>(server_->config().acllog_max_len));
       reject(AclDeniedError(verdict, *spec), spec);
       return result;
     }

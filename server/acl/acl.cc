@@ -184,14 +184,18 @@ std::string Acl::SaveFile(const std::string& path) const {
 }
 
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
-                      std::span<const std::string_view> args) {
+                      std::span<const std::string_view> args, size_t* denied_arg) {
+  auto denied = [&](AclVerdict verdict, size_t index) {
+    if (denied_arg != nullptr) *denied_arg = index;
+    return verdict;
+  };
   if (!(flags & kCmdNoAuth) && !user.CanRun(spec, args)) return AclVerdict::kDeniedCommand;
   if (spec.keys.first > 0 || spec.keys.numkeys > 0) {
     const uint32_t need = (spec.flags & kCmdWrite) ? kAclReadWrite : kAclRead;
     std::vector<size_t> positions;
     FindKeyPositions(spec.keys, args, &positions);
     for (size_t i : positions) {
-      if (!user.CanAccessKey(args[i], need)) return AclVerdict::kDeniedKey;
+      if (!user.CanAccessKey(args[i], need)) return denied(AclVerdict::kDeniedKey, i);
     }
   }
   const ChannelArgs channels = ChannelArgsOf(spec);
@@ -200,19 +204,46 @@ AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t fla
       break;
     case ChannelArgs::kFirst:
       if (args.size() > 1 && !user.CanAccessChannel(args[1], false)) {
-        return AclVerdict::kDeniedChannel;
+        return denied(AclVerdict::kDeniedChannel, 1);
       }
       break;
     case ChannelArgs::kAll:
     case ChannelArgs::kAllPatterns:
       for (size_t i = 1; i < args.size(); i++) {
         if (!user.CanAccessChannel(args[i], channels == ChannelArgs::kAllPatterns)) {
-          return AclVerdict::kDeniedChannel;
+          return denied(AclVerdict::kDeniedChannel, i);
         }
       }
       break;
   }
   return AclVerdict::kAllowed;
+}
+
+void Acl::LogDenial(const Client& client, const AclUser& user, AclVerdict verdict,
+                    AclLogContext context, const CommandSpec& spec,
+                    std::span<const std::string_view> args, size_t denied_arg, int64_t now_ms,
+                    size_t max_len) {
+  AclLogEntry entry{.context = context, .username = user.name(), .time_ms = now_ms};
+  if (verdict == AclVerdict::kDeniedCommand || denied_arg >= args.size()) {
+    entry.reason = AclLogReason::kCommand;
+    entry.object = spec.full_name;
+  } else {
+    entry.reason = verdict == AclVerdict::kDeniedKey ? AclLogReason::kKey : AclLogReason::kChannel;
+    entry.object = std::string(args[denied_arg]);
+  }
+  entry.client_info = client.InfoLine(now_ms);
+  log_.Add(std::move(entry), max_len);
+}
+
+void Acl::LogAuthFailure(const Client& client, std::string_view username, std::string_view command,
+                         int64_t now_ms, size_t max_len) {
+  log_.Add({.reason = AclLogReason::kAuth,
+            .context = client.multi().active ? AclLogContext::kMulti : AclLogContext::kToplevel,
+            .object = std::string(command),
+            .username = std::string(username),
+            .time_ms = now_ms,
+            .client_info = client.InfoLine(now_ms)},
+           max_len);
 }
 
 std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {

@@ -10,7 +10,8 @@
 // permissions follow at its next command. ACL DELUSER disconnects the user's clients.
 //
 // Users persist in the `aclfile` (LoadFile / SaveFile: ACL LOAD, ACL SAVE, and at startup).
-// Not built: selectors, ACL LOG, `user` lines in the config file.
+// Refusals and failed authentications are kept for ACL LOG (acl_log.h).
+// Not built: selectors, `user` lines in the config file.
 //
 // Thread-safety: none; used on the command thread only.
 #pragma once
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/acl/acl_log.h"
 #include "server/acl/acl_user.h"
 #include "server/client.h"
 
@@ -93,8 +95,20 @@ class Acl {
   // PSUBSCRIBE. `args` is the whole request, args[0] the command name.
   // `flags`: the row's flags with its container's; a kCmdNoAuth row (AUTH, HELLO, QUIT, RESET)
   // skips the command check, as Redis.
+  // `denied_arg` (optional) receives the index in `args` of the key or channel refused.
   static AclVerdict Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
-                          std::span<const std::string_view> args);
+                          std::span<const std::string_view> args, size_t* denied_arg = nullptr);
+
+  // ACL LOG: the refusal `verdict` (from Check, with its denied_arg) of `spec` run by `client` as
+  // `user`, in `context`; and a failed AUTH or HELLO AUTH naming `username`. `max_len`:
+  // acllog-max-len.
+  void LogDenial(const Client& client, const AclUser& user, AclVerdict verdict,
+                 AclLogContext context, const CommandSpec& spec,
+                 std::span<const std::string_view> args, size_t denied_arg, int64_t now_ms,
+                 size_t max_len);
+  void LogAuthFailure(const Client& client, std::string_view username, std::string_view command,
+                      int64_t now_ms, size_t max_len);
+  AclLog& log() { return log_; }
 
  private:
   // Asks every client of `user` subscribed where `user` may no longer listen to close.
@@ -107,6 +121,7 @@ class Acl {
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
   AclUser* default_;          // users_["default"], which is never removed
   const AclUser* anonymous_;  // see anonymous()
+  AclLog log_;
 };
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.

@@ -3,6 +3,7 @@
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,7 +89,8 @@ void ExecuteWhoAmI(CommandContext& ctx, const NoOptions&) {
 
 // ACL CAT [category]
 void ExecuteCat(CommandContext& ctx, const RestOptions& o) {
-  if (o.args.size() > 1) return ctx.reply.Error(WrongArgsError("acl|cat"));
+  // Redis's aclCommand answers extra arguments itself.
+  if (o.args.size() > 1) return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
   if (o.args.empty()) {
     const auto names = AclCategoryNames();
     ctx.reply.ArrayHeader(names.size());
@@ -153,6 +155,42 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
   if (verdict == AclVerdict::kAllowed) return ctx.reply.Ok();
   std::string why = AclDeniedError(verdict, *spec).substr(std::string_view("NOPERM t").size());
   ctx.reply.Bulk("T" + why);
+}
+
+// ACL LOG [count | RESET]: the newest `count` entries (default 10), or forgets them all.
+void ExecuteLog(CommandContext& ctx, const RestOptions& o) {
+  if (o.args.size() > 1) return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
+  AclLog& log = ctx.server.acl().log();
+  int64_t count = 10;
+  if (o.args.size() == 1) {
+    if (EqualsIgnoreCase(o.args[0], "reset")) {
+      log.Reset();
+      return ctx.reply.Ok();
+    }
+    if (!ParseInt64(o.args[0], &count)) return ctx.reply.Error(kNotInteger);
+  }
+  const size_t shown =
+      std::min(static_cast<size_t>(std::max<int64_t>(count, 0)), log.entries().size());
+  const int64_t now_ms = ctx.server.clock().NowMs();
+  ctx.reply.ArrayHeader(shown);
+  for (size_t i = 0; i < shown; i++) {
+    const AclLogEntry& e = log.entries()[i];
+    ctx.reply.MapHeader(7);
+    ctx.reply.Bulk("count");
+    ctx.reply.Integer(static_cast<int64_t>(e.count));
+    ctx.reply.Bulk("reason");
+    ctx.reply.Bulk(AclLogReasonName(e.reason));
+    ctx.reply.Bulk("context");
+    ctx.reply.Bulk(AclLogContextName(e.context));
+    ctx.reply.Bulk("object");
+    ctx.reply.Bulk(e.object);
+    ctx.reply.Bulk("username");
+    ctx.reply.Bulk(e.username);
+    ctx.reply.Bulk("age-seconds");
+    ctx.reply.Double(static_cast<double>(now_ms - e.time_ms) / 1000);
+    ctx.reply.Bulk("client-info");
+    ctx.reply.Bulk(e.client_info);
+  }
 }
 
 // ACL LOAD: the aclfile's users replace the current ones, all or nothing.
@@ -282,6 +320,21 @@ std::vector<CommandSpec> AclCommands() {
                       .text = "Returns whether the user can execute the given command without "
                               "executing the command."}},
             .handler = Handler<ParseRest, ExecuteDryRun>},
+           {.name = "log",
+            .arity = -2,
+            .flags = kAdmin,
+            .group = "server",
+            .since = "6.0.0",
+            .summary = "Lists recent security events generated due to ACL rules.",
+            .complexity = "O(N) with N being the number of entries shown.",
+            .arguments =
+                {{.name = "operation",
+                  .type = ArgType::kOneOf,
+                  .optional = true,
+                  .children = {{.name = "count", .type = ArgType::kInteger},
+                               {.name = "reset", .type = ArgType::kPureToken, .token = "RESET"}}}},
+            .help = {{.usage = "LOG [<count> | RESET]", .text = "Show the ACL log entries."}},
+            .handler = Handler<ParseRest, ExecuteLog>},
            {.name = "load",
             .arity = 2,
             .flags = kAdmin,

@@ -78,7 +78,11 @@ void ExecuteHello(CommandContext& ctx, const HelloOptions& o) {
   Acl& acl = ctx.server.acl();
   if (o.auth) {
     const AclUser* user = acl.Authenticate(o.auth->first, o.auth->second);
-    if (user == nullptr) return ctx.reply.Error(kWrongPass);
+    if (user == nullptr) {
+      acl.LogAuthFailure(ctx.client, o.auth->first, ctx.args[0], ctx.server.clock().NowMs(),
+                         static_cast<size_t>(ctx.server.config().acllog_max_len));
+      return ctx.reply.Error(kWrongPass);
+    }
     ctx.client.set_user(user);
   }
   if (acl.UserOf(ctx.client) == nullptr) {
@@ -130,7 +134,12 @@ void ExecuteAuth(CommandContext& ctx, const AuthOptions& o) {
   Acl& acl = ctx.server.acl();
   if (!o.user && acl.default_user().nopass()) return ctx.reply.Error(kAuthNotConfigured);
   const AclUser* user = acl.Authenticate(o.user.value_or("default"), o.password);
-  if (user == nullptr) return ctx.reply.Error(kWrongPass);
+  if (user == nullptr) {
+    acl.LogAuthFailure(ctx.client, o.user.value_or("default"), ctx.args[0],
+                       ctx.server.clock().NowMs(),
+                       static_cast<size_t>(ctx.server.config().acllog_max_len));
+    return ctx.reply.Error(kWrongPass);
+  }
   ctx.client.set_user(user);
   ctx.reply.Ok();
 }

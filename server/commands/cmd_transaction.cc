@@ -50,6 +50,7 @@ bool WatchedKeyExpired(CommandContext& ctx) {
 }
 
 // Redis's execCommand re-check: the client's user's rules now, for a command queued earlier.
+// A refusal goes to the ACL LOG in the `multi` context.
 AclVerdict AclVerdictAtExec(CommandContext& ctx, const QueuedCommand& q,
                             std::span<const std::string_view> args) {
   const AclUser* user = ctx.server.acl().UserOf(ctx.client);
@@ -58,7 +59,14 @@ AclVerdict AclVerdictAtExec(CommandContext& ctx, const QueuedCommand& q,
   uint32_t flags = 0;  // the row's with its container's, as when it was queued
   size_t first_arg = 1;
   if (ctx.server.commands().Resolve(args, &flags, &first_arg) != q.spec) flags = q.spec->flags;
-  return Acl::Check(*user, *q.spec, flags, args);
+  size_t denied_arg = 0;
+  const AclVerdict verdict = Acl::Check(*user, *q.spec, flags, args, &denied_arg);
+  if (verdict != AclVerdict::kAllowed) {
+    ctx.server.acl().LogDenial(ctx.client, *user, verdict, AclLogContext::kMulti, *q.spec, args,
+                               denied_arg, ctx.server.clock().NowMs(),
+                               static_cast<size_t>(ctx.server.config().acllog_max_len));
+  }
+  return verdict;
 }
 
 void ExecuteExec(CommandContext& ctx, const NoOptions&) {

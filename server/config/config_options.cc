@@ -700,6 +700,8 @@ std::vector<Option> BuildOptionTable() {
                       kMutable, &Config::slowlog_log_slower_than_us, -1, INT64_MAX));
   t.push_back(Integer("slowlog-max-len", "the most entries SLOWLOG keeps", kMutable,
                       &Config::slowlog_max_len, 0, INT64_MAX));
+  t.push_back(Integer("acllog-max-len", "the most entries ACL LOG keeps", kMutable,
+                      &Config::acllog_max_len, 0, INT64_MAX));
   t.push_back(ProtectedAction("enable-debug-command",
                               "allow DEBUG: no, yes, or local (only from loopback clients)",
                               &Config::enable_debug_command));

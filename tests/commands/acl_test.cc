@@ -177,6 +177,53 @@ TEST_F(AclTest, SubscribersOfRevokedChannelsAreDisconnected) {
                                          {"news.weather", false}}));
 }
 
+// ACL LOG as Redis 7 fills it: the reason, context and object of each refusal, repeats counted
+// on one entry, failed AUTH under the name it gave, a count, RESET, and acllog-max-len.
+TEST_F(AclTest, AclLogRecordsRefusals) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "ant", ">foo", "on", "+set", "+get", "+multi", "+exec",
+                "+discard", "+eval", "+publish", "~object:*", "resetchannels"}),
+            "+OK");
+  EXPECT_EQ(Do({"AUTH", "ant", "foo"}), "+OK");
+  EXPECT_NE(Do({"INCR", "object:1"}).find("NOPERM"), std::string::npos);
+  EXPECT_NE(Do({"INCR", "object:1"}).find("NOPERM"), std::string::npos);
+  EXPECT_NE(Do({"SET", "other", "1"}).find("NOPERM"), std::string::npos);
+  EXPECT_NE(Do({"PUBLISH", "chan", "m"}).find("NOPERM"), std::string::npos);
+  EXPECT_EQ(Do({"MULTI"}), "+OK");
+  EXPECT_NE(Do({"TLOG", "GET", "object:1"}).find("NOPERM"), std::string::npos);
+  EXPECT_EQ(Do({"DISCARD"}), "+OK");
+  EXPECT_NE(Do({"EVAL", "return redis.call('incr', 'object:2')", "0"}).find("can't run"),
+            std::string::npos);
+  EXPECT_EQ(Do({"AUTH", "ant", "wrong"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+  EXPECT_EQ(Do({"AUTH", "default", ""}), "+OK");
+  // Newest first: reason, context, object, username, count.
+  const Reply log = ebb_->Cmd({"ACL", "LOG"});
+  ASSERT_EQ(log.size(), 6u) << Canon(log);
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < log.size(); i++) {
+    const Reply& e = log[i];
+    ASSERT_EQ(e.size(), 14u);
+    EXPECT_EQ(e[0].str(), "count");
+    EXPECT_EQ(e[10].str(), "age-seconds");
+    EXPECT_NE(e[13].str().find("user=ant"), std::string::npos) << e[13].str();
+    seen.push_back(e[3].str() + " " + e[5].str() + " " + e[7].str() + " " + e[9].str() + " " +
+                   std::to_string(e[1].integer()));
+  }
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"auth toplevel AUTH ant 1", "command lua incr ant 1",
+                                      "command multi tlog|get ant 1", "channel toplevel chan ant 1",
+                                      "key toplevel other ant 1", "command toplevel incr ant 2"}));
+  EXPECT_EQ(ebb_->Cmd({"ACL", "LOG", "2"}).size(), 2u);
+  EXPECT_EQ(Do({"ACL", "LOG", "x"}), "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Do({"ACL", "LOG", "1", "2"}),
+            "-ERR unknown subcommand or wrong number of arguments for 'LOG'. Try ACL HELP.");
+  EXPECT_EQ(Do({"CONFIG", "SET", "acllog-max-len", "2"}), "+OK");
+  EXPECT_EQ(Do({"AUTH", "nobody", "x"}).substr(0, 10), "-WRONGPASS");  // a new entry trims
+  EXPECT_EQ(ebb_->Cmd({"ACL", "LOG"}).size(), 2u);
+  EXPECT_EQ(Do({"ACL", "LOG", "RESET"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LOG"}), "[]");
+}
+
 TEST_F(AclTest, SetUserIsAllOrNothingWithRedisErrors) {
   EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "+nosuch"}),
             "-ERR Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in "
