@@ -249,7 +249,14 @@ std::string SynopsisArg(const ArgSpec& arg) {
       if (!inner.empty()) inner += sep;
       inner += SynopsisArg(child);
     }
-    out += (arg.type == ArgType::kOneOf && !arg.optional) ? "<" + inner + ">" : inner;
+    inner = (arg.type == ArgType::kOneOf && !arg.optional) ? "<" + inner + ">" : inner;
+    if (arg.multiple && !arg.multiple_token && !arg.token.empty()) {
+      // SETTINGS name value [name value ...]: the token once
+      out += inner + " [" + inner + " ...]";
+      if (arg.optional) out = "[" + out + "]";
+      return out;
+    }
+    out += inner;
   } else if (arg.type == ArgType::kPureToken) {
     out = std::string(arg.token);
   } else {

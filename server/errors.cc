@@ -77,6 +77,12 @@ std::string InvalidDurationError(std::string_view text) {
   return out;
 }
 
+std::string PeerSettingsDiffer(std::string_view option, std::string_view theirs,
+                               std::string_view ours) {
+  return std::string(kPeerSettingsDifferPrefix) + ": '" + std::string(option) + "' is '" +
+         std::string(theirs) + "' on the peer and '" + std::string(ours) + "' here";
+}
+
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub) {
   std::string out = "ERR unknown subcommand or wrong number of arguments for '";
   out += Prefix(sub, 128);

@@ -217,6 +217,11 @@ std::string InvalidDurationError(std::string_view text);
 // "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." — not used
 // by the dispatcher (which reports arity itself) but by handlers that take free-form tails.
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub);
+// PEER SYNC from a peer whose `option` (one of the settings every node of a mesh must share,
+// docs/active-active.md "Settings") is `theirs` where this node's is `ours`.
+inline constexpr std::string_view kPeerSettingsDifferPrefix = "ERR active-active settings differ";
+std::string PeerSettingsDiffer(std::string_view option, std::string_view theirs,
+                               std::string_view ours);
 
 // "ERR <engine status>" for a storage engine failure (e.g. "ERR IO error: write ...").
 std::string EngineError(std::string_view status_text);

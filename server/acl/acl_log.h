@@ -22,7 +22,7 @@ enum class AclLogReason { kCommand, kKey, kChannel, kAuth };
 // Where the refused command ran (ACL LOG's `context`).
 enum class AclLogContext { kToplevel, kMulti, kLua };
 
-std::string_view AclLogReasonName(AclLogReason reason);    // "command", "key", "channel", "auth"
+std::string_view AclLogReasonName(AclLogReason reason);     // "command", "key", "channel", "auth"
 std::string_view AclLogContextName(AclLogContext context);  // "toplevel", "multi", "lua"
 
 struct AclLogEntry {

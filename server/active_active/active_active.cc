@@ -262,7 +262,26 @@ void ActiveActive::Stop() {
   snapshots_.clear();  // each holds an engine snapshot: released before the engine closes
 }
 
+void ActiveActive::RefreshSyncSettings() {
+  std::vector<std::string> settings;
+  for (std::string_view name : kSyncSettingNames) {
+    for (auto& [option, value] : context_->config_registry().Get(name)) {
+      if (option != name) continue;
+      settings.push_back(std::move(option));
+      settings.push_back(std::move(value));
+    }
+  }
+  std::lock_guard lock(applied_mu_);
+  sync_settings_ = std::move(settings);
+}
+
+std::vector<std::string> ActiveActive::SyncSettings() const {
+  std::lock_guard lock(applied_mu_);
+  return sync_settings_;
+}
+
 void ActiveActive::StartLink(const std::string& host, int port) {
+  RefreshSyncSettings();
   const Config& config = context_->config();
   links_.push_back(std::make_unique<PeerLink>(this, io_, host, port, node_id_, config.masteruser,
                                               config.masterauth, peer_tls_));
@@ -586,8 +605,20 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
 // ---- the stream
 
 void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
-                             uint64_t from) {
+                             uint64_t from, std::span<const std::string_view> peer_settings) {
   if (!enabled_) return reply.Error("ERR this node is not in active-active mode");
+  RefreshSyncSettings();
+  const std::vector<std::string> own = SyncSettings();
+  for (size_t i = 0; i + 1 < peer_settings.size(); i += 2) {
+    auto mine = std::find(own.begin(), own.end(), peer_settings[i]);
+    const std::string_view here = mine != own.end() && std::next(mine) != own.end()
+                                      ? std::string_view(*std::next(mine))
+                                      : std::string_view("(none)");
+    if (here == peer_settings[i + 1]) continue;
+    spdlog::warn("Peer {} ({}) refused: its {} is '{}', this node's '{}'", client.addr(), peer_id,
+                 peer_settings[i], peer_settings[i + 1], here);
+    return reply.Error(PeerSettingsDiffer(peer_settings[i], peer_settings[i + 1], here));
+  }
   const uint64_t first = LogFirst();
   if (from == 0 || from > end_offset_ + 1) {
     return reply.Error("ERR origin offset " + std::to_string(from) +
@@ -663,6 +694,7 @@ void ActiveActive::Push(const std::string& wire) {
 
 void ActiveActive::Cron(int64_t now_ms) {
   (void)now_ms;
+  if (!links_.empty()) RefreshSyncSettings();
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);
@@ -722,10 +754,8 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
       whole_key_->ForgetCachedHorizons();
       return false;
     }
-    if (outcome == ApplyOutcome::kMalformed) {
-      ok = false;
-      break;
-    }
+    // A malformed delta is skipped, counted and logged (ApplyOne): the link goes on.
+    if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
     last = delta->offset;
   }
   if (last == applied) {
@@ -771,11 +801,13 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
   const uint64_t applied = applied_offset(origin_id);
   ks.BeginBatch();
   for (const PeerDelta* piece : pieces) {
-    if (ApplyOne(origin_id, *piece) != ApplyOutcome::kApplied) {
+    const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
+    if (outcome == ApplyOutcome::kEngineError) {
       ks.DiscardBatch();
       whole_key_->ForgetCachedHorizons();
       return false;
     }
+    if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
   }
   const bool advance = end.has_value() && *end > applied;
   const storage::Status s = CommitApplied(origin_id, advance ? end : std::nullopt);
@@ -790,7 +822,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
 ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                                                   const PeerDelta& delta) {
   if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
-    spdlog::warn("Peer {}: delta {} is malformed: reconnecting", origin_id, delta.offset);
+    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
   types::Keyspace& ks = context_->keyspace();
@@ -807,14 +839,14 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                      (string_write ? args.size() >= 4
                                    : (args[0] == "tlog" || args[0] == "treg") && args.size() >= 3);
   if (!known) {
-    spdlog::warn("Peer {}: delta {} is not a known operation ({}): reconnecting", origin_id,
+    spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(delta.db, &args, &admission);
   if (s.IsInvalidArgument()) {
-    spdlog::warn("Peer {}: delta {} is malformed: reconnecting", origin_id, delta.offset);
+    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
   views = Views(args);  // Judge may have rewritten a PUT's expiry
@@ -875,6 +907,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "subscribed_peers:" + std::to_string(subscribers_.size()) + "\r\n";
   *out += "skewed_writes:" + std::to_string(skewed_writes_) + "\r\n";
   *out += "snapshots_sent:" + std::to_string(snapshots_sent_) + "\r\n";
+  *out += "malformed_deltas:" + std::to_string(malformed_deltas_) + "\r\n";
   const std::vector<PeerInfo> peers = Peers();
   *out += "peers:" + std::to_string(peers.size()) + "\r\n";
   const int64_t now = WallMs();

@@ -34,6 +34,8 @@
 // read it when they connect).
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <cstdint>
@@ -157,16 +159,28 @@ class ActiveActive {
   // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
   // offset `from`; when `from` is no longer in the log, replies +SNAPSHOT and starts sending a
   // snapshot, after which the stream follows.
+  // `peer_settings`: the peer's SyncSettings() (none from a client that sends none); a stream
+  // is refused (kPeerSettingsDiffer) while any of them differs from this node's.
   void Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
-                 uint64_t from);
+                 uint64_t from, std::span<const std::string_view> peer_settings);
+  // The options that decide what a delta does wherever it is applied, as name/value pairs in
+  // CONFIG GET's words: nodes that differ in any would diverge (docs/active-active.md,
+  // "Settings"). Any thread (a link sends them with its PEER SYNC): a copy the io thread takes
+  // when a link starts and at every Cron.
+  std::vector<std::string> SyncSettings() const;
+  static constexpr std::array<std::string_view, 5> kSyncSettingNames = {
+      "databases", "default-ttl", "ttl-rule", "expiration", "expiry-purge-deadline"};
+  // Deltas skipped as malformed (INFO peers malformed_deltas): the link goes on after one.
+  uint64_t malformed_deltas() const { return malformed_deltas_; }
   // DEBUG PEER-LINK host port up|down (a test's partition). False: no such peer.
   bool SetLinkPaused(const std::string& host, int port, bool paused);
 
   // ---- the applying side
 
   // Applies consecutive deltas of origin `origin_id` in ONE engine write with the vector row
-  // (those already applied are skipped). False on a gap or a malformed delta (what came before
-  // it is applied) or an engine error (none of them is): the link must reconnect.
+  // (those already applied are skipped; a malformed one is skipped too, counted in
+  // malformed_deltas). False on a gap (what came before it is applied) or an engine error (none
+  // of them is): the link must reconnect.
   bool ApplyDeltas(const std::string& origin_id, std::span<const PeerDelta* const> deltas);
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
@@ -245,6 +259,8 @@ class ActiveActive {
   // A snapshot's transfer ended: when complete, the stream from its offset follows.
   void SnapshotDone(SnapshotSender* sender, bool complete);
   void StartLink(const std::string& host, int port);
+  // Takes this node's SyncSettings() from the option table (io thread).
+  void RefreshSyncSettings();
   // The `peer` lines CONFIG REWRITE writes: the running links.
   void RecordPeers();
 
@@ -257,7 +273,8 @@ class ActiveActive {
   uint64_t log_bytes_ = 0;                            // the wire bytes log_ holds
   std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
   std::map<std::string, uint64_t> applied_;           // origin id -> offset applied
-  mutable std::mutex applied_mu_;                     // guards applied_ for the links
+  mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
+  std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
@@ -267,6 +284,7 @@ class ActiveActive {
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;
   uint64_t skewed_writes_ = 0;
+  std::atomic<uint64_t> malformed_deltas_ = 0;  // counted where deltas are applied
   int64_t last_tick_ms_ = 0;
 };
 

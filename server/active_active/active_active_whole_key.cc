@@ -201,7 +201,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
                       (args[3] == kPersist || ParseInt64(args[3], &expire_at))) ||
                      known_marker;
   if (!known || !ParseInt64(args[1], &ts)) {
-    spdlog::warn("Peer {}: delta {} is not a known operation ({}): reconnecting", origin_id,
+    spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }

@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "server/active_active/active_active.h"
+#include "server/errors.h"
 #include "server/net/tls.h"
 
 namespace ebb::server {
@@ -297,6 +298,9 @@ PeerLink::Status PeerLink::status() const {
 }
 
 void PeerLink::SetState(const char* state) {
+  const std::string_view s(state);
+  // While the peer refuses this node's settings, reconnecting is not progress worth showing.
+  if (settings_differ_ && (s == "connecting" || s == "handshake")) state = "settings-differ";
   std::lock_guard lock(shared_->mu);
   shared_->status.state = state;
 }
@@ -337,6 +341,7 @@ void PeerLink::Session() {
     // Said once per kind of failure, not at every retry.
     if (why != last_failure_) spdlog::warn("Peer {}:{}: cannot link: {}", host_, port_, why);
     last_failure_ = why;
+    settings_differ_ = false;
     return;
   }
   last_failure_.clear();
@@ -381,17 +386,23 @@ void PeerLink::Session() {
     shared_->status.peer_id = peer_id;
   }
   const uint64_t from = owner_->applied_offset(peer_id) + 1;
-  ReplyPtr sync = c.Command({"PEER", "SYNC", node_id_, std::to_string(from)});
+  std::vector<std::string> sync_args = {"PEER", "SYNC", node_id_, std::to_string(from), "SETTINGS"};
+  for (std::string& setting : owner_->SyncSettings()) sync_args.push_back(std::move(setting));
+  ReplyPtr sync = c.Command(sync_args);
   // +CONTINUE <end offset> <byte position before `from`> or +SNAPSHOT <offset> <byte position>
   // (an older peer sends no byte position).
   const std::string_view answer =
       sync && sync->type == REDIS_REPLY_STATUS ? std::string_view(sync->str, sync->len) : "";
   const bool snapshot = answer.starts_with("SNAPSHOT ");
   if (!snapshot && !answer.starts_with("CONTINUE")) {
-    spdlog::warn("Peer {}:{}: PEER SYNC from {} refused: {}", host_, port_, from,
-                 sync && sync->type == REDIS_REPLY_ERROR ? sync->str : "no reply");
+    const std::string_view error = sync && sync->type == REDIS_REPLY_ERROR
+                                       ? std::string_view(sync->str, sync->len)
+                                       : std::string_view("no reply");
+    spdlog::warn("Peer {}:{}: PEER SYNC from {} refused: {}", host_, port_, from, error);
+    settings_differ_ = error.starts_with(kPeerSettingsDifferPrefix);
     return end_session();
   }
+  settings_differ_ = false;
   uint64_t position = 0;  // the byte position of the stream so far
   if (const size_t space = answer.rfind(' '); space != answer.find(' ')) {
     uint64_t parsed = 0;

@@ -39,7 +39,8 @@ class PeerLink {
   static constexpr int kMaxInFlight = 20000;
 
   struct Status {
-    std::string state = "connecting";  // connecting, handshake, snapshot, connected, paused
+    // connecting, handshake, snapshot, connected, paused, settings-differ
+    std::string state = "connecting";
     std::string peer_id;
     uint64_t remote_end = 0;
     // Byte positions in the peer's stream (its count of the wire bytes of its deltas): at its last
@@ -95,6 +96,9 @@ class PeerLink {
   const std::string auth_pass_;
   boost::asio::ssl::context* const tls_;
   std::string last_failure_;  // why the last connection failed (the thread's)
+  // The peer refused the last PEER SYNC for a setting this node does not share: the state says
+  // "settings-differ" (not "connecting") until a PEER SYNC is accepted. The thread's.
+  bool settings_differ_ = false;
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::atomic<bool> stop_{false};
   std::atomic<bool> paused_{false};

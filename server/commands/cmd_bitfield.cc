@@ -346,6 +346,7 @@ std::vector<CommandSpec> BitFieldCommands() {
                       .token = "GET",
                       .optional = true,
                       .multiple = true,
+                      .multiple_token = true,  // GET before each field, as Redis's JSON has it
                       .children = FieldArgs(false, "")}},
        .handler = Handler<ParseBitField, ExecuteBitField<true>>},
   };

@@ -200,7 +200,9 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
   if (o.db >= ctx.server.config().databases) return ctx.reply.Error("ERR DB index is out of range");
   const PeerDelta delta{.db = o.db, .args = o.delta};
   const PeerDelta* const run[] = {&delta};
-  if (!aa->ApplySnapshot(o.origin, run, std::nullopt)) {
+  // A malformed delta is skipped and counted, not applied.
+  const uint64_t malformed = aa->malformed_deltas();
+  if (!aa->ApplySnapshot(o.origin, run, std::nullopt) || aa->malformed_deltas() != malformed) {
     return ctx.reply.Error("ERR the delta was not applied (the server log says why)");
   }
   ctx.reply.Ok();

@@ -90,20 +90,25 @@ void ExecuteId(CommandContext& ctx, const NoOptions&) {
 struct SyncOptions {
   std::string_view peer_id;
   uint64_t from = 0;
+  std::vector<std::string_view> settings;  // SETTINGS name value ...
 };
 SyncOptions ParseSync(ArgParser& args) {
   SyncOptions o;
   o.peer_id = args.Next();
   o.from = args.Uint64();
+  if (args.HasMore()) {
+    if (!args.Token("SETTINGS") || args.remaining() % 2 != 0) args.SyntaxError();
+    while (args.HasMore()) o.settings.push_back(args.Next());
+  }
   return o;
 }
 
-// PEER SYNC peer-id offset: the connection becomes the stream of this node's deltas from origin
-// offset `offset` on.
+// PEER SYNC peer-id offset [SETTINGS name value ...]: the connection becomes the stream of this
+// node's deltas from origin offset `offset` on, unless a setting given differs from this node's.
 void ExecuteSync(CommandContext& ctx, const SyncOptions& o) {
   ActiveActive* aa = PeersOrReply(ctx);
   if (aa == nullptr) return;
-  aa->Subscribe(ctx.client, ctx.reply, o.peer_id, o.from);
+  aa->Subscribe(ctx.client, ctx.reply, o.peer_id, o.from, o.settings);
 }
 
 constexpr uint32_t kPeerFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
@@ -154,13 +159,22 @@ std::vector<CommandSpec> PeerCommands() {
             .help = {{.text = "Return this node's id."}},
             .handler = Handler<ParseNothing, ExecuteId>},
            {.name = "sync",
-            .arity = 4,
+            .arity = -4,
             .flags = kPeerFlags,
             .group = "server",
             .summary = "Streams the deltas that originated on this node to a peer (sent by a "
                        "peer's link).",
-            .arguments = {{.name = "peer-id"}, {.name = "offset", .type = ArgType::kInteger}},
-            .help = {{.text = "Stream this node's deltas from origin <offset> (a peer's link)."}},
+            .arguments = {{.name = "peer-id"},
+                          {.name = "offset", .type = ArgType::kInteger},
+                          {.name = "setting",
+                           .type = ArgType::kBlock,
+                           .token = "SETTINGS",
+                           .optional = true,
+                           .multiple = true,
+                           .children = {{.name = "name"}, {.name = "value"}}}},
+            .help = {{.usage = "SYNC <peer-id> <offset> [SETTINGS <name> <value> ...]",
+                      .text = "Stream this node's deltas from origin <offset> (a peer's link), "
+                              "if the settings given are this node's."}},
             .handler = Handler<ParseSync, ExecuteSync>},
            HelpSubcommand("server", "Returns helpful text about PEER.", kCmdLoading | kCmdStale)},
   }};

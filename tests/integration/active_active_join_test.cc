@@ -7,7 +7,11 @@
 // then reaches the same DEBUG DIGEST-LOGICAL, holds the joiner's data as the joiner reads it, and
 // converges again after concurrent writes at every node. Every wait is a bounded poll.
 #include <gtest/gtest.h>
+#include <hiredis/read.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -259,6 +263,121 @@ TEST_F(ActiveActiveJoinTest, ReplicasAndPeersExcludeEachOther) {
             "ERR a node with replicas cannot have active-active peers");
   EXPECT_EQ(Cmd(c2.get(), {"PEER", "LIST"}).size(), 0u);
   EXPECT_EQ(Cmd(c2.get(), {"SET", "k", "v"}).str(), "OK");  // no origin log row needed
+}
+
+// Peers whose settings differ would diverge: each refuses the other's PEER SYNC with the
+// setting named, both say "settings-differ" in INFO peers and in the log, no write crosses; once
+// CONFIG SET makes them equal the links come up and the nodes converge.
+TEST_F(ActiveActiveJoinTest, PeersWithDifferentSettingsRefuseToLink) {
+  ASSERT_TRUE(n0_.Start(
+      {"--peer", "127.0.0.1", std::to_string(n1_.port()), "--ttl-rule", "session:*", "30m"}))
+      << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  auto c0 = n0_.Connect();
+  auto c1 = n1_.Connect();
+  auto state_of = [](redisContext* c) {
+    const std::string peers = InfoText(c, "peers", "peer0");
+    const size_t at = peers.find("state=");
+    return at == std::string::npos ? peers : peers.substr(at + 6, peers.find(',', at) - at - 6);
+  };
+  EXPECT_TRUE(Eventually([&] {
+    return state_of(c0.get()) == "settings-differ" && state_of(c1.get()) == "settings-differ";
+  })) << state_of(c0.get())
+      << " " << state_of(c1.get());
+  const std::string sync = Cmd(c1.get(), {"PEER", "SYNC", std::string(40, 'f'), "1", "SETTINGS",
+                                          "ttl-rule", "session:* 30m"})
+                               .str();
+  EXPECT_EQ(sync,
+            "ERR active-active settings differ: 'ttl-rule' is 'session:* 30m' on the peer and "
+            "'' here");
+  EXPECT_NE(n1_.ReadLog().find("its ttl-rule is 'session:* 30m'"), std::string::npos)
+      << n1_.ReadLog();
+  ASSERT_EQ(Cmd(c0.get(), {"SET", "k", "from-0"}).str(), "OK");
+
+  ASSERT_EQ(Cmd(c0.get(), {"CONFIG", "SET", "ttl-rule", ""}).str(), "OK");
+  EXPECT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  EXPECT_EQ(Cmd(c1.get(), {"GET", "k"}).str(), "from-0");
+  EXPECT_TRUE(Eventually([&] {
+    return state_of(c0.get()) == "connected" && state_of(c1.get()) == "connected";
+  })) << state_of(c0.get())
+      << " " << state_of(c1.get());
+}
+
+// An origin that is not ebb: on one connection it answers PEER ID with `id` and PEER SYNC with
+// +CONTINUE, then sends `stream` (RESP deltas) and holds the connection until destroyed.
+class FakeOrigin {
+ public:
+  FakeOrigin(std::string id, std::string stream) : id_(std::move(id)), stream_(std::move(stream)) {
+    fd_ = BindFreeLoopbackPort(&port_);
+    if (fd_ >= 0 && ::listen(fd_, 1) == 0) thread_ = std::thread([this] { Serve(); });
+  }
+  ~FakeOrigin() {
+    stop_ = true;
+    ::shutdown(fd_, SHUT_RDWR);
+    if (conn_ >= 0) ::shutdown(conn_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+    if (conn_ >= 0) ::close(conn_);
+  }
+  int port() const { return port_; }
+
+ private:
+  void Serve() {
+    conn_ = ::accept(fd_, nullptr, nullptr);
+    if (conn_ < 0) return;
+    redisReader* reader = redisReaderCreate();
+    char buf[4096];
+    for (int requests = 0; requests < 2 && !stop_;) {
+      const ssize_t n = ::recv(conn_, buf, sizeof(buf), 0);
+      if (n <= 0) break;
+      redisReaderFeed(reader, buf, static_cast<size_t>(n));
+      void* raw = nullptr;
+      while (redisReaderGetReply(reader, &raw) == REDIS_OK && raw != nullptr) {
+        const std::string answer =
+            requests++ == 0 ? "$40\r\n" + id_ + "\r\n" : "+CONTINUE 2 0\r\n" + stream_;
+        freeReplyObject(raw);
+        ::send(conn_, answer.data(), answer.size(), MSG_NOSIGNAL);
+      }
+    }
+    redisReaderFree(reader);
+  }
+
+  std::string id_, stream_;
+  int fd_ = -1, port_ = 0, conn_ = -1;
+  std::atomic<bool> stop_ = false;
+  std::thread thread_;
+};
+
+std::string DeltaResp(uint64_t offset, int db, const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"delta", std::to_string(offset), "1", std::to_string(db)};
+  all.insert(all.end(), args.begin(), args.end());
+  std::string out = "*" + std::to_string(all.size()) + "\r\n";
+  for (const std::string& a : all) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+  return out;
+}
+
+// A delta this node cannot apply (a database it does not have) is skipped and counted: the link
+// goes on with the next one instead of reconnecting for it forever.
+TEST_F(ActiveActiveJoinTest, AMalformedDeltaIsSkippedNotRetriedForever) {
+  RefusingPort nowhere;
+  ASSERT_GT(nowhere.port(), 0);
+  ASSERT_TRUE(n2_.Start(nowhere.PeerArgs())) << n2_.error();
+  {
+    auto c2 = n2_.Connect();
+    ASSERT_EQ(Cmd(c2.get(), {"SET", "good", "v"}).str(), "OK");
+  }
+  const std::vector<LoggedDelta> real = ReadOriginLog(n2_);
+  ASSERT_FALSE(real.empty());
+  FakeOrigin origin(std::string(40, 'a'),
+                    DeltaResp(1, 99, real.back().args) + DeltaResp(2, 0, real.back().args));
+  ASSERT_GT(origin.port(), 0);
+  ASSERT_TRUE(n0_.Start({"--peer", "127.0.0.1", std::to_string(origin.port())})) << n0_.error();
+  auto c0 = n0_.Connect();
+  EXPECT_TRUE(Eventually([&] { return Cmd(c0.get(), {"GET", "good"}).str() == "v"; }));
+  EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "1");
+  EXPECT_NE(InfoText(c0.get(), "peers", "peer0").find(",applied=2,"), std::string::npos)
+      << InfoText(c0.get(), "peers", "peer0");
+  EXPECT_NE(n0_.ReadLog().find("delta 1 is malformed: skipped"), std::string::npos);
 }
 
 }  // namespace
