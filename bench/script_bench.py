@@ -3,7 +3,8 @@
 
 Starts both servers as bench/server_bench.py does (redis-server appendonly everysec, ebb-server
 wal-fsync everysec), loads the same scripts into both with SCRIPT LOAD, then runs redis-benchmark
-against them alternately (A B A B ...) and reports the median requests/s and the ratio:
+against them alternately (A B A B ...) and reports the median requests/s, the median CPU time
+each server spent per request (utime + stime from /proc) and both ratios:
 
   rmw:   a read-modify-write (GET, compute, SET) of a random key -- the shape of a rate limiter
   read:  a read-only script (GET of a random key)
@@ -19,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_bench import bench, start_pair  # noqa: E402
+from server_bench import measure, start_pair  # noqa: E402
 
 SCRIPTS = [
     ("rmw", "local v = tonumber(redis.call('GET', KEYS[1]) or '0') "
@@ -48,7 +49,8 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         redis, ebb = start_pair(args.ebb, workdir, False)
         try:
-            print(f"{'script':8} {'pipeline':>8} {'ebb rps':>12} {'redis rps':>12} {'ebb/redis':>10}")
+            print(f"{'script':8} {'pipeline':>8} {'ebb rps':>12} {'redis rps':>12} "
+                  f"{'ebb/redis':>10} {'ebb us/req':>11} {'redis us/req':>12} {'redis/ebb':>10}")
             for label, body in SCRIPTS:
                 shas = {s.port: script_load(s.port, body) for s in (ebb, redis)}
                 for pipeline in (1, 16):
@@ -57,9 +59,11 @@ def main():
                     for _ in range(args.rounds):
                         for server, results in ((ebb, e), (redis, r)):
                             command = ["EVALSHA", shas[server.port], "1", "k:__rand_int__", "1"]
-                            results.append(bench(server.port, command, n, pipeline, args.clients))
-                    em, rm = statistics.median(e), statistics.median(r)
-                    print(f"{label:8} {pipeline:>8} {em:>12.0f} {rm:>12.0f} {em / rm:>10.2f}")
+                            results.append(measure(server, command, n, pipeline, args.clients))
+                    em, rm = (statistics.median(x[0] for x in runs) for runs in (e, r))
+                    ec, rc = (statistics.median(x[1] for x in runs) for runs in (e, r))
+                    print(f"{label:8} {pipeline:>8} {em:>12.0f} {rm:>12.0f} {em / rm:>10.2f} "
+                          f"{ec:>11.2f} {rc:>12.2f} {rc / ec:>10.2f}", flush=True)
         finally:
             redis.stop()
             ebb.stop()

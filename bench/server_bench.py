@@ -85,6 +85,12 @@ class Server:
             self.proc.wait()
         self.log.close()
 
+    def cpu_seconds(self):
+        """The process's CPU time so far: utime + stime from /proc/<pid>/stat, in seconds."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_kb(self, field="VmRSS"):
         """Resident set size in KiB now (VmRSS), or its peak so far (field="VmHWM")."""
         try:
@@ -131,6 +137,14 @@ def bench(port, command, requests, pipeline, clients, key_range=1000):
     return bench_row(port, command, requests, pipeline, clients, key_range)["rps"]
 
 
+def measure(server, command, requests, pipeline, clients, key_range=1000):
+    """(requests/s, the server's CPU microseconds per request) of one redis-benchmark run: the
+    server process's utime + stime across the run over the requests it served."""
+    before = server.cpu_seconds()
+    rps = bench(server.port, command, requests, pipeline, clients, key_range)
+    return rps, (server.cpu_seconds() - before) * 1e6 / requests
+
+
 def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
     redis, ebb = start_pair(ebb_bin, workdir, fsync_always)
     results = []
@@ -140,14 +154,16 @@ def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
                 continue
             for pipeline in (1, 16):
                 n = requests * (4 if pipeline > 1 else 1)
-                ebb_rps, redis_rps = [], []
+                ebb_runs, redis_runs = [], []
                 for _ in range(rounds):  # A B A B: alternate so drift hits both alike
-                    ebb_rps.append(bench(ebb.port, ebb_cmd, n, pipeline, 50))
-                    redis_rps.append(bench(redis.port, redis_cmd, n, pipeline, 50))
-                e, r = statistics.median(ebb_rps), statistics.median(redis_rps)
-                results.append((label, pipeline, e, r))
+                    ebb_runs.append(measure(ebb, ebb_cmd, n, pipeline, 50))
+                    redis_runs.append(measure(redis, redis_cmd, n, pipeline, 50))
+                e, r = (statistics.median(x[0] for x in runs) for runs in (ebb_runs, redis_runs))
+                ec, rc = (statistics.median(x[1] for x in runs) for runs in (ebb_runs, redis_runs))
+                results.append((label, pipeline, e, r, ec, rc))
                 print(f"  {label:32} P={pipeline:<2} ebb {e:>12,.0f}  redis {r:>12,.0f}  "
-                      f"x{e / r:.2f}", file=sys.stderr, flush=True)
+                      f"x{e / r:.2f}  CPU us/req ebb {ec:.2f} redis {rc:.2f}", file=sys.stderr,
+                      flush=True)
         rss = (ebb.rss_kb(), redis.rss_kb())
     finally:
         ebb.stop()
@@ -258,10 +274,21 @@ def run_pubsub_suite(ebb_bin, workdir, rounds, requests):
 
 
 def markdown(title, results):
-    lines = [f"#### {title}", "", "| workload | P | ebb req/s | redis req/s | ebb / redis |",
-             "|---|---:|---:|---:|---:|"]
-    for label, p, e, r in results:
-        lines.append(f"| {label} | {p} | {e:,.0f} | {r:,.0f} | {e / r:.2f} |")
+    """A table of (label, P, ebb req/s, redis req/s[, ebb CPU us/req, redis CPU us/req]) rows;
+    the CPU ratio is redis / ebb (above 1: ebb spends less CPU per request)."""
+    cpu = all(len(row) == 6 for row in results)
+    head = "| workload | P | ebb req/s | redis req/s | ebb / redis |"
+    rule = "|---|---:|---:|---:|---:|"
+    if cpu:
+        head += " ebb CPU µs/req | redis CPU µs/req | redis / ebb CPU |"
+        rule += "---:|---:|---:|"
+    lines = [f"#### {title}", "", head, rule]
+    for row in results:
+        label, p, e, r = row[:4]
+        line = f"| {label} | {p} | {e:,.0f} | {r:,.0f} | {e / r:.2f} |"
+        if cpu:
+            line += f" {row[4]:.2f} | {row[5]:.2f} | {row[5] / row[4]:.2f} |"
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 
@@ -271,7 +298,7 @@ def plot(results, path):
         return
     data = path + ".dat"
     with open(data, "w") as f:
-        for label, p, e, r in results:
+        for label, p, e, r, *_ in results:
             f.write(f"\"{label} P={p}\" {e:.0f} {r:.0f}\n")
     script = f"""
 set terminal pngcairo size 1400,700 noenhanced
@@ -374,7 +401,7 @@ def main():
                   markdown("wal-fsync always vs appendfsync always", always) +
                   f"\nRSS after the everysec run: ebb {rss[0] // 1024} MiB, "
                   f"redis {rss[1] // 1024} MiB\n")
-        plot(everysec + [(f"{l} (always)", p, e, r) for l, p, e, r in always],
+        plot(everysec + [(f"{l} (always)", p, e, r) for l, p, e, r, *_ in always],
              os.path.join(args.out, "server_bench.png"))
     with open(os.path.join(args.out, "server_bench.md"), "w") as f:
         f.write(report)
