@@ -280,8 +280,13 @@ TEST_F(DeleteTest, IncludeDeadListsTombstonedAndExpiredKeysOnly) {
   dead.include_dead = true;
   EXPECT_EQ(Scan(), "live=v");
   EXPECT_EQ(Scan(dead), "expired=v,live=v,tomb=");
+  // The flushed file holds an expired row, so the background thread may compact it at once, and
+  // a compaction turns an expired value into a tombstone (storage/db.h): the dead listing then
+  // shows the key without its value. Which of the two a scan meets is that thread's timing; both
+  // list the same keys, and the live answer is the same.
   ASSERT_TRUE(db_->FlushMemtable().ok());
-  EXPECT_EQ(Scan(dead), "expired=v,live=v,tomb=");
+  const std::string flushed = Scan(dead);
+  EXPECT_TRUE(flushed == "expired=v,live=v,tomb=" || flushed == "expired=,live=v,tomb=") << flushed;
   EXPECT_EQ(Scan(), "live=v");
 }
 
