@@ -11,6 +11,7 @@ CCACHE    := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMP
 CMAKE     := cmake -S . $(CMAKE_GEN) $(CCACHE)
 
 .PHONY: all deps build asan tsan run test test-quick test-release test-asan test-tsan soak bench \
+        flake-hunt \
         clean format check-format command-docs
 
 all: build
@@ -75,6 +76,19 @@ soak: build
 	  -L crash
 	EBB_MODEL_SEEDS=20 EBB_MODEL_STEPS=3000 ctest --test-dir $(BUILD) --output-on-failure \
 	  --timeout 7200 -R ModelTest
+
+# Every ctest test of the Release and ASan builds run FLAKE_REPEAT times, FLAKE_JOBS side by side
+# (more than the cores: the load is the point), stopping each at its first failure; ctest's
+# summary lists what failed. FLAKE_TESTS narrows it (a ctest -R regex).
+FLAKE_REPEAT ?= 20
+FLAKE_JOBS   ?= 6
+FLAKE_TESTS  ?= .
+flake-hunt: build asan
+	-ctest --test-dir $(BUILD) -j $(FLAKE_JOBS) --repeat until-fail:$(FLAKE_REPEAT) \
+	  -R '$(FLAKE_TESTS)' -LE '^(cluster|sentinel|clients|crash)$$' | tail -40
+	-ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN) -j $(FLAKE_JOBS) \
+	  --repeat until-fail:$(FLAKE_REPEAT) -R '$(FLAKE_TESTS)' \
+	  -LE '^(cluster|sentinel|clients|crash|fuzz)$$' | tail -40
 
 bench: build
 	@scripts/install-deps.sh --bench
