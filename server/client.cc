@@ -20,9 +20,10 @@ void Client::RequestClose() {
 }
 
 std::string Client::InfoLine(int64_t now_ms) const {
-  // Redis's flags: S a replica, M the master's link, P in subscriber mode, x inside MULTI, r
-  // READONLY (cluster), N for none.
+  // Redis's flags: O a monitor, S a replica, M the master's link, P in subscriber mode, x inside
+  // MULTI, r READONLY (cluster), N for none.
   std::string flags;
+  if (is_monitor_) flags += 'O';
   if (is_replica_) flags += 'S';
   if (is_master_link_) flags += 'M';
   if (in_subscriber_mode()) flags += 'P';

@@ -132,6 +132,9 @@ class Client {
   // The link of this replica to its master (CLIENT LIST flag M; server/replication/replica.h).
   bool is_master_link() const { return is_master_link_; }
   void set_master_link(bool link) { is_master_link_ = link; }
+  // MONITOR made it a monitor (server/monitor.h), until RESET: CLIENT LIST's flag O.
+  bool is_monitor() const { return is_monitor_; }
+  void set_monitor(bool monitor) { is_monitor_ = monitor; }
   // The client active-active peers' deltas run as (server/active_active/active_active.h): the
   // writes it makes publish no keyspace events, which belong to the node whose client wrote.
   bool applies_peer_deltas() const { return applies_peer_deltas_; }
@@ -201,6 +204,7 @@ class Client {
   std::function<size_t()> pending_output_hook_;
   bool is_replica_ = false;
   bool is_master_link_ = false;
+  bool is_monitor_ = false;
   bool applies_peer_deltas_ = false;
   bool asking_ = false;
   bool cluster_readonly_ = false;

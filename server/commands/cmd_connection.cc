@@ -178,6 +178,7 @@ void ExecuteReset(CommandContext& ctx, const NoOptions&) {
   DiscardTransaction(ctx.server, ctx.client);
   ctx.server.pubsub().Forget(&ctx.client);
   ctx.server.monitors().Remove(ctx.client.id());
+  ctx.client.set_monitor(false);
   ctx.client.set_db_index(0);
   ctx.client.set_resp(2);
   ctx.reply.set_protocol(2);

@@ -74,6 +74,7 @@ void ExecuteMonitor(CommandContext& ctx, const NoOptions&) {
   Monitors& monitors = ctx.server.monitors();
   if (ctx.client.is_replica() || monitors.Contains(ctx.client.id())) return;
   monitors.Add(ctx.client.id());
+  ctx.client.set_monitor(true);
   ctx.reply.Ok();
 }
 

@@ -67,7 +67,12 @@ TEST_F(MonitorTest, OnceAndUntilReset) {
   EXPECT_EQ(ebb_->RawAs(1, {"MONITOR"}), "");  // already monitoring: no reply, as Redis
   EXPECT_EQ(Do({"PING"}), "+PONG");
   EXPECT_EQ(Seen(), "[0] \"PING\"");  // one line, not two
+  // CLIENT LIST flags a monitor O, as Redis.
+  const std::string list = Do({"CLIENT", "LIST"});
+  EXPECT_NE(list.find(" flags=O "), std::string::npos) << list;
+  Pushed(1);
   EXPECT_EQ(DoAs(1, {"RESET"}), "+RESET");
+  EXPECT_EQ(Do({"CLIENT", "LIST"}).find(" flags=O "), std::string::npos);
   Pushed(1);
   EXPECT_EQ(Do({"PING"}), "+PONG");
   EXPECT_EQ(Pushed(1), "");
