@@ -56,7 +56,9 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
     return "ERR Usernames can't contain spaces or null characters";
   }
   auto it = users_.find(name);
-  AclUser staged = it != users_.end() ? *it->second : AclUser(std::string(name), table_);
+  AclUser staged =
+      it != users_.end() ? *it->second : AclUser(std::string(name), table_, pubsub_default_all_);
+  staged.set_channels_default_all(pubsub_default_all_);
   for (std::string_view rule : rules) {
     const std::string reason = staged.Apply(rule);
     if (!reason.empty()) {
@@ -70,6 +72,18 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
   }
   UpdateAnonymous();
   return "";
+}
+
+void Acl::DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients) {
+  for (const auto& [id, client] : clients.all()) {
+    if (client->user() != &user) continue;
+    const PubSubState& subs = client->pubsub();
+    bool revoked = false;
+    for (const std::string& p : subs.patterns) revoked |= !user.CanAccessChannel(p, true);
+    for (const std::string& c : subs.channels) revoked |= !user.CanAccessChannel(c, false);
+    for (const std::string& c : subs.shard_channels) revoked |= !user.CanAccessChannel(c, false);
+    if (revoked) client->RequestClose();
+  }
 }
 
 bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
@@ -120,7 +134,7 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
                 std::to_string(line_number) + ". ";
       continue;
     }
-    auto user = std::make_unique<AclUser>(words[1], table_);
+    auto user = std::make_unique<AclUser>(words[1], table_, pubsub_default_all_);
     for (size_t i = 2; i < words.size(); i++) {
       const std::string reason = user->Apply(words[i]);
       if (!reason.empty()) {
@@ -164,14 +178,19 @@ std::string Acl::SaveFile(const std::string& path) const {
 }
 
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
-                      std::span<const std::string_view> args) {
+                      std::span<const std::string_view> args, size_t* denied_arg) {
+  size_t unused = 0;
+  if (denied_arg == nullptr) denied_arg = &unused;
   if (!(flags & kCmdNoAuth) && !user.CanRun(spec)) return AclVerdict::kDeniedCommand;
   if (spec.keys.first > 0 || spec.keys.numkeys > 0) {
     const uint32_t need = (spec.flags & kCmdWrite) ? kAclReadWrite : kAclRead;
     std::vector<size_t> positions;
     FindKeyPositions(spec.keys, args, &positions);
     for (size_t i : positions) {
-      if (!user.CanAccessKey(args[i], need)) return AclVerdict::kDeniedKey;
+      if (!user.CanAccessKey(args[i], need)) {
+        *denied_arg = i;
+        return AclVerdict::kDeniedKey;
+      }
     }
   }
   const ChannelArgs channels = ChannelArgsOf(spec);
@@ -180,6 +199,7 @@ AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t fla
       break;
     case ChannelArgs::kFirst:
       if (args.size() > 1 && !user.CanAccessChannel(args[1], false)) {
+        *denied_arg = 1;
         return AclVerdict::kDeniedChannel;
       }
       break;
@@ -187,6 +207,7 @@ AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t fla
     case ChannelArgs::kAllPatterns:
       for (size_t i = 1; i < args.size(); i++) {
         if (!user.CanAccessChannel(args[i], channels == ChannelArgs::kAllPatterns)) {
+          *denied_arg = i;
           return AclVerdict::kDeniedChannel;
         }
       }
@@ -208,6 +229,20 @@ std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {
       break;
   }
   return "NOPERM no permission";
+}
+
+std::string AclDryRunDeniedText(AclVerdict verdict, const CommandSpec& spec,
+                                std::string_view object) {
+  switch (verdict) {
+    case AclVerdict::kDeniedKey:
+      return "This user has no permissions to access the '" + std::string(object) + "' key";
+    case AclVerdict::kDeniedChannel:
+      return "This user has no permissions to access the '" + std::string(object) + "' channel";
+    case AclVerdict::kDeniedCommand:
+    case AclVerdict::kAllowed:
+      break;
+  }
+  return "This user has no permissions to run the '" + spec.full_name + "' command";
 }
 
 std::string AclExecDeniedError(AclVerdict verdict) {

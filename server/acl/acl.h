@@ -45,6 +45,10 @@ class Acl {
     return client.user() != nullptr ? client.user() : anonymous_;
   }
 
+  // `acl-pubsub-default`: whether users created from now on (ACL SETUSER, ACL LOAD), and the
+  // `reset` rule, get allchannels rather than resetchannels. Existing users keep their channels.
+  void set_pubsub_default_all(bool all) { pubsub_default_all_ = all; }
+
   // `requirepass`: "" makes `default` nopass, anything else its one password.
   void SetRequirePass(std::string_view password);
 
@@ -57,6 +61,9 @@ class Acl {
   // only if all apply. Returns "" or Redis's error ("ERR Error in ACL SETUSER modifier '<rule>':
   // <reason>", "ERR Usernames can't contain spaces or null characters").
   std::string SetUser(std::string_view name, std::span<const std::string_view> rules);
+  // After ACL SETUSER changed `user`: disconnects its clients subscribed to a channel, pattern
+  // or shard channel the user may no longer access (Redis 7's ACLKillPubsubClientsIfNeeded).
+  static void DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients);
   // ACL DELUSER: removes the named users (not `default`: "ERR The 'default' user cannot be
   // removed"), disconnecting their clients; returns how many existed.
   // REQUIRES (on success): no client still points at a removed user after this returns —
@@ -90,8 +97,9 @@ class Acl {
   // PSUBSCRIBE. `args` is the whole request, args[0] the command name.
   // `flags`: the row's flags with its container's; a kCmdNoAuth row (AUTH, HELLO, QUIT, RESET)
   // skips the command check, as Redis.
+  // `denied_arg` (if given) receives the index in `args` of the key or channel refused.
   static AclVerdict Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
-                          std::span<const std::string_view> args);
+                          std::span<const std::string_view> args, size_t* denied_arg = nullptr);
 
  private:
   void UpdateAnonymous() {
@@ -102,10 +110,16 @@ class Acl {
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users_;
   AclUser* default_;          // users_["default"], which is never removed
   const AclUser* anonymous_;  // see anonymous()
+  bool pubsub_default_all_ = false;
 };
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.
 std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec);
+// ACL DRYRUN's answer for a refusal (Redis 7's words): "This user has no permissions to run the
+// '<command>' command", "... to access the '<key>' key", "... to access the '<channel>' channel";
+// `object` is the key or channel refused.
+std::string AclDryRunDeniedText(AclVerdict verdict, const CommandSpec& spec,
+                                std::string_view object);
 // The error EXEC answers, in place of its reply, for a queued command the ACL refuses when the
 // transaction runs (Redis 7's words): "NOPERM ACLs rules changed between the moment the
 // transaction was accumulated and the EXEC call. This command is no longer allowed for the

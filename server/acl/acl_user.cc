@@ -17,6 +17,8 @@ namespace {
 
 constexpr std::string_view kSyntaxError = "Syntax error";
 constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
+constexpr std::string_view kFirstArgOfSubcommand =
+    "Allowing first-arg of a subcommand is not supported";
 
 constexpr std::string_view kBadHash =
     "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
@@ -53,8 +55,12 @@ bool AclStringHasSpaces(std::string_view text) {
   });
 }
 
-AclUser::AclUser(std::string name, const CommandTable* table)
-    : name_(std::move(name)), table_(table), allowed_(table->row_count(), false) {}
+AclUser::AclUser(std::string name, const CommandTable* table, bool all_channels)
+    : name_(std::move(name)),
+      table_(table),
+      channels_default_all_(all_channels),
+      allowed_(table->row_count(), false),
+      all_channels_(all_channels) {}
 
 AclUser AclUser::Default(const CommandTable* table) {
   AclUser u("default", table);
@@ -77,9 +83,9 @@ std::string AclUser::Apply(std::string_view rule) {
     nopass_ = false;
     password_hashes_.clear();
   } else if (EqualsIgnoreCase(rule, "sanitize-payload")) {
-    skip_sanitize_payload_ = false;
+    sanitize_payload_ = SanitizePayload::kSanitize;
   } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
-    skip_sanitize_payload_ = true;
+    sanitize_payload_ = SanitizePayload::kSkip;
   } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
     if (!hash) return std::string(kBadHash);
@@ -163,6 +169,7 @@ std::string AclUser::Apply(std::string_view rule) {
          {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"}) {
       Apply(r);
     }
+    if (channels_default_all_) Apply("allchannels");
   } else if (rule.starts_with('+') || rule.starts_with('-')) {
     error = ApplyCommandRule(rule);
   } else {
@@ -187,6 +194,19 @@ std::string AclUser::ApplyCommandRule(std::string_view rule) {
     return "";
   }
   const size_t bar = name.find('|');
+  if (allow && bar != std::string_view::npos) {
+    // Redis's ACLSetSelector splits "+command|arg" at the last bar: a subcommand given an
+    // argument ("+config|get|appendonly") is refused, and so is an empty argument.
+    const size_t last = name.rfind('|');
+    const CommandSpec* head = table_->Find(name.substr(0, bar));
+    if (last != bar) {
+      const bool is_subcommand =
+          head != nullptr && !head->subcommands.empty() &&
+          CommandTable::FindSubcommand(*head, name.substr(bar + 1, last - bar - 1)) != nullptr;
+      return std::string(is_subcommand ? kFirstArgOfSubcommand : kUnknownName);
+    }
+    if (head != nullptr && last + 1 == name.size()) return std::string(kSyntaxError);
+  }
   const CommandSpec* spec = table_->Find(name.substr(0, bar));
   if (spec == nullptr) return std::string(kUnknownName);
   if (bar != std::string_view::npos) {
@@ -246,7 +266,8 @@ std::vector<std::string_view> AclUser::Flags() const {
   std::vector<std::string_view> out;
   out.push_back(enabled_ ? "on" : "off");
   if (nopass_) out.push_back("nopass");
-  out.push_back(skip_sanitize_payload_ ? "skip-sanitize-payload" : "sanitize-payload");
+  if (sanitize_payload_ == SanitizePayload::kSanitize) out.push_back("sanitize-payload");
+  if (sanitize_payload_ == SanitizePayload::kSkip) out.push_back("skip-sanitize-payload");
   return out;
 }
 

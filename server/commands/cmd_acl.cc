@@ -31,6 +31,7 @@ void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
   const std::span<const std::string_view> rules(o.args.data() + 1, o.args.size() - 1);
   const std::string error = ctx.server.acl().SetUser(o.args[0], rules);
   if (!error.empty()) return ctx.reply.Error(error);
+  Acl::DisconnectRevokedSubscribers(*ctx.server.acl().Find(o.args[0]), ctx.server.clients());
   ctx.reply.Ok();
 }
 
@@ -88,7 +89,7 @@ void ExecuteWhoAmI(CommandContext& ctx, const NoOptions&) {
 
 // ACL CAT [category]
 void ExecuteCat(CommandContext& ctx, const RestOptions& o) {
-  if (o.args.size() > 1) return ctx.reply.Error(WrongArgsError("acl|cat"));
+  if (o.args.size() > 1) return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
   if (o.args.empty()) {
     const auto names = AclCategoryNames();
     ctx.reply.ArrayHeader(names.size());
@@ -149,10 +150,10 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
   }
   if (!ArityOk(spec->arity, request.size()))
     return ctx.reply.Error(WrongArgsError(spec->full_name));
-  const AclVerdict verdict = Acl::Check(*user, *spec, flags, request);
+  size_t denied = 0;
+  const AclVerdict verdict = Acl::Check(*user, *spec, flags, request, &denied);
   if (verdict == AclVerdict::kAllowed) return ctx.reply.Ok();
-  std::string why = AclDeniedError(verdict, *spec).substr(std::string_view("NOPERM t").size());
-  ctx.reply.Bulk("T" + why);
+  ctx.reply.Bulk(AclDryRunDeniedText(verdict, *spec, request[denied]));
 }
 
 // ACL LOAD: the aclfile's users replace the current ones, all or nothing.

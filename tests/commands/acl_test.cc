@@ -25,9 +25,9 @@ class AclTest : public CommandTest {};
 TEST_F(AclTest, TheDefaultUserRunsEverything) {
   EXPECT_EQ(Do({"ACL", "WHOAMI"}), "$default");
   EXPECT_EQ(Do({"ACL", "USERS"}), "[$default]");
-  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass sanitize-payload ~* &* +@all]");
+  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass ~* &* +@all]");
   EXPECT_EQ(R({"ACL", "GETUSER", "default"}),
-            "1) \"flags\"\n2) 1) \"on\"\n   2) \"nopass\"\n   3) \"sanitize-payload\"\n"
+            "1) \"flags\"\n2) 1) \"on\"\n   2) \"nopass\"\n"
             "3) \"passwords\"\n4) (empty array)\n5) \"commands\"\n6) \"+@all\"\n7) \"keys\"\n"
             "8) \"~*\"\n9) \"channels\"\n10) \"&*\"\n11) \"selectors\"\n12) (empty array)");
   EXPECT_EQ(Do({"ACL", "GETUSER", "nosuch"}), "nil");
@@ -36,15 +36,15 @@ TEST_F(AclTest, TheDefaultUserRunsEverything) {
 TEST_F(AclTest, ANewUserHasNothingUntilGivenIt) {
   EXPECT_EQ(Do({"ACL", "SETUSER", "alice"}), "+OK");
   EXPECT_EQ(Do({"ACL", "LIST"}),
-            "[$user alice off sanitize-payload resetchannels -@all,"
-            "$user default on nopass sanitize-payload ~* &* +@all]");
+            "[$user alice off resetchannels -@all,"
+            "$user default on nopass ~* &* +@all]");
   EXPECT_EQ(Do({"AUTH", "alice", "pw"}),
             "-WRONGPASS invalid username-password pair or user is disabled.");
   EXPECT_EQ(
       Do({"ACL", "SETUSER", "alice", "on", ">pw", "~app:*", "&news.*", "+get", "+set", "+@tlog"}),
       "+OK");
   EXPECT_EQ(Do({"ACL", "GETUSER", "alice"}),
-            "[$flags,[$on,$sanitize-payload],$passwords,[$" + server::Sha256Hex("pw") +
+            "[$flags,[$on],$passwords,[$" + server::Sha256Hex("pw") +
                 "],$commands,$-@all +@tlog +get +set,$keys,$~app:*,$channels,$&news.*,"
                 "$selectors,[]]");
   EXPECT_EQ(Do({"AUTH", "alice", "wrong"}),
@@ -142,6 +142,75 @@ TEST_F(AclTest, SetUserIsAllOrNothingWithRedisErrors) {
             "-WRONGPASS invalid username-password pair or user is disabled.");
 }
 
+TEST_F(AclTest, CommandArgumentRulesAsRedisRefusesThem) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "+config|get|appendonly"}),
+            "-ERR Error in ACL SETUSER modifier '+config|get|appendonly': Allowing first-arg of "
+            "a subcommand is not supported");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "+get|key1|key2"}),
+            "-ERR Error in ACL SETUSER modifier '+get|key1|key2': Unknown command or category "
+            "name in ACL");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "+config|"}),
+            "-ERR Error in ACL SETUSER modifier '+config|': Syntax error");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "+config|asdf"}),
+            "-ERR Error in ACL SETUSER modifier '+config|asdf': Unknown command or category name "
+            "in ACL");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "bob"}), "nil");
+}
+
+// Redis lists sanitize-payload or skip-sanitize-payload only once given; `reset` gives the first.
+TEST_F(AclTest, PayloadFlagsAreListedOnceSet) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "a", "on"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "b", "reset"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "c", "skip-sanitize-payload"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LIST"}),
+            "[$user a on resetchannels -@all,$user b off sanitize-payload resetchannels -@all,"
+            "$user c off skip-sanitize-payload resetchannels -@all,"
+            "$user default on nopass ~* &* +@all]");
+}
+
+// acl-pubsub-default decides the channels of users created from then on, and of `reset`.
+TEST_F(AclTest, PubsubDefaultAppliesToNewUsers) {
+  EXPECT_EQ(Do({"CONFIG", "GET", "acl-pubsub-default"}), "[$acl-pubsub-default,$resetchannels]");
+  EXPECT_EQ(Do({"CONFIG", "SET", "acl-pubsub-default", "allchannels"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "all"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "again", "reset"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "more", "&news"}),
+            "-ERR Error in ACL SETUSER modifier '&news': Adding a pattern after the * pattern (or "
+            "the 'allchannels' flag) is not valid and does not have any effect. Try "
+            "'resetchannels' to start with an empty list of channels");
+  EXPECT_EQ(Do({"CONFIG", "SET", "acl-pubsub-default", "resetchannels"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "none"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LIST"}),
+            "[$user again off sanitize-payload &* -@all,$user all off &* -@all,"
+            "$user default on nopass ~* &* +@all,$user none off resetchannels -@all]");
+  EXPECT_EQ(Do({"CONFIG", "SET", "acl-pubsub-default", "some"}).rfind("-ERR", 0), 0u);
+}
+
+// ACL SETUSER disconnects the user's subscribers to what it may no longer access, and keeps
+// those whose subscriptions its new rules still allow.
+TEST_F(AclTest, RevokedChannelsDisconnectSubscribers) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "sub", "on", "nopass", "+@all", "&news", "&alerts.*"}), "+OK");
+  const size_t reader = ebb_->AddClient();
+  const size_t watcher = ebb_->AddClient();
+  EXPECT_EQ(DoAs(reader, {"AUTH", "sub", "x"}), "+OK");
+  EXPECT_EQ(DoAs(watcher, {"AUTH", "sub", "x"}), "+OK");
+  EXPECT_EQ(DoAs(reader, {"SUBSCRIBE", "news"}), "[$subscribe,$news,:1]");
+  EXPECT_EQ(DoAs(watcher, {"PSUBSCRIBE", "alerts.*"}), "[$psubscribe,$alerts.*,:1]");
+  auto closing = [&] {
+    std::vector<size_t> ids;
+    for (const auto& [id, client] : ebb_->context().clients().all()) {
+      if (client->close_requested()) ids.push_back(id);
+    }
+    return ids.size();
+  };
+  EXPECT_EQ(Do({"ACL", "SETUSER", "sub", "&more"}), "+OK");  // a superset: nobody goes
+  EXPECT_EQ(closing(), 0u);
+  EXPECT_EQ(Do({"ACL", "SETUSER", "sub", "resetchannels", "&alerts.*"}), "+OK");
+  EXPECT_EQ(closing(), 1u);  // the reader of news
+  EXPECT_EQ(Do({"ACL", "SETUSER", "sub", "resetchannels", "&alerts.1"}), "+OK");
+  EXPECT_EQ(closing(), 2u);  // a pattern must be allowed literally
+}
+
 TEST_F(AclTest, RequirepassIsTheDefaultUsersPassword) {
   EXPECT_EQ(Do({"AUTH", "x"}),
             "-ERR AUTH <password> called without any password configured for the default user. "
@@ -158,7 +227,7 @@ TEST_F(AclTest, RequirepassIsTheDefaultUsersPassword) {
   EXPECT_EQ(DoAs(other, {"GET", "k"}), "nil");
   EXPECT_EQ(Do({"ACL", "GETUSER", "default"}).find("$nopass"), std::string::npos);
   EXPECT_EQ(Do({"CONFIG", "SET", "requirepass", ""}), "+OK");
-  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass sanitize-payload ~* &* +@all]");
+  EXPECT_EQ(Do({"ACL", "LIST"}), "[$user default on nopass ~* &* +@all]");
   // Turning the default user off makes every new client authenticate.
   EXPECT_EQ(Do({"ACL", "SETUSER", "default", "off"}), "+OK");
   const size_t fresh = ebb_->AddClient();
@@ -209,7 +278,12 @@ TEST_F(AclTest, CatGenpassDryrun) {
   EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "SET", "abc", "1"}),
             "$This user has no permissions to run the 'set' command");
   EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "GET", "zzz"}),
-            "$This user has no permissions to access one of the keys used as arguments");
+            "$This user has no permissions to access the 'zzz' key");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "r", "+publish", "&news"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "PUBLISH", "sports", "m"}),
+            "$This user has no permissions to access the 'sports' channel");
+  EXPECT_EQ(Do({"ACL", "CAT", "read", "write"}),
+            "-ERR unknown subcommand or wrong number of arguments for 'CAT'. Try ACL HELP.");
   EXPECT_EQ(Do({"ACL", "DRYRUN", "nobody", "GET", "a"}), "-ERR User 'nobody' not found");
   EXPECT_EQ(Do({"ACL", "DRYRUN", "r", "NOPE"}), "-ERR Command 'NOPE' not found");
   EXPECT_EQ(Do({"ACL", "SAVE"})
@@ -304,9 +378,9 @@ TEST_F(AclFileTest, SaveThenLoad) {
   std::ifstream in(Path());
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_EQ(text.str(), "user alice on sanitize-payload #" + server::Sha256Hex("pw") +
+  EXPECT_EQ(text.str(), "user alice on #" + server::Sha256Hex("pw") +
                             " ~a:* resetchannels -@all +get\n"
-                            "user default on nopass sanitize-payload ~* &* +@all\n");
+                            "user default on nopass ~* &* +@all\n");
   EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "nopass"}), "+OK");
   const size_t bobs = ebb_->AddClient();
   EXPECT_EQ(DoAs(bobs, {"AUTH", "bob", "x"}), "+OK");
