@@ -13,6 +13,7 @@ packages=(
   redis-server redis-tools librocksdb-dev
   redis-sentinel  # tests/sentinel: Sentinel manages a group of ebb servers
   python3-redis  # tests/clients: redis-py
+  tcl  # tests/redis_suite: tclsh runs Redis 7.0.15's own Tcl test harness
 )
 # tests/clients: ioredis and node-redis come from npm; Node.js and npm from Debian unless a Node.js
 # with npm is already installed.

@@ -133,7 +133,8 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  spdlog::info("ebb {} starting, pid {}", EBB_VERSION, static_cast<int>(getpid()));
+  // "PID: <pid>", as in Redis's startup banner: what tools that start a server wait for.
+  spdlog::info("ebb {} starting, PID: {}", EBB_VERSION, static_cast<int>(getpid()));
   for (const std::string& notice : registry.notices()) spdlog::info("{}", notice);
 
   auto clock = std::make_shared<storage::PinnableClock>();

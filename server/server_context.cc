@@ -21,7 +21,11 @@ ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* comma
       run_id_(ReplicationIds::NewId()) {
   // REQUIRES (ServerContext's contract): the registry outlives the context.
   registry_->OnChange([this](std::string_view name, const Config& config) {
-    if (name == "requirepass" && acl_ != nullptr) acl_->SetRequirePass(config.requirepass);
+    if (acl_ == nullptr) return;
+    if (name == "requirepass") acl_->SetRequirePass(config.requirepass);
+    if (name == "acl-pubsub-default") {
+      acl_->set_pubsub_default_all(config.acl_pubsub_default == "allchannels");
+    }
   });
 }
 
@@ -36,6 +40,7 @@ Acl& ServerContext::acl() {
   if (acl_ == nullptr) {
     acl_ = std::make_unique<Acl>(commands_);
     acl_->SetRequirePass(config().requirepass);
+    acl_->set_pubsub_default_all(config().acl_pubsub_default == "allchannels");
   }
   return *acl_;
 }

@@ -53,13 +53,14 @@ const AclUser* Acl::Find(std::string_view name) const {
   return it == users_.end() ? nullptr : it->second.get();
 }
 
-std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules,
-                         ClientRegistry* clients) {
+std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
   if (AclStringHasSpaces(name)) {
     return "ERR Usernames can't contain spaces or null characters";
   }
   auto it = users_.find(name);
-  AclUser staged = it != users_.end() ? *it->second : AclUser(std::string(name), table_);
+  AclUser staged =
+      it != users_.end() ? *it->second : AclUser(std::string(name), table_, pubsub_default_all_);
+  staged.set_channels_default_all(pubsub_default_all_);
   for (std::string_view rule : rules) {
     const std::string reason = staged.Apply(rule);
     if (!reason.empty()) {
@@ -68,7 +69,6 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
   }
   if (it != users_.end()) {
     *it->second = std::move(staged);  // in place: clients holding the user see the change
-    if (clients != nullptr) CloseRevokedSubscribers(*it->second, *clients);
   } else {
     users_.emplace(std::string(name), std::make_unique<AclUser>(std::move(staged)));
   }
@@ -76,19 +76,15 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
   return "";
 }
 
-void Acl::CloseRevokedSubscribers(const AclUser& user, ClientRegistry& clients) {
+void Acl::DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients) {
   for (const auto& [id, client] : clients.all()) {
-    if (client->user() != &user || client->pubsub().total() == 0) continue;
-    const PubSubState& subscribed = client->pubsub();
-    auto revoked = [&](const std::set<std::string, std::less<>>& names, bool patterns) {
-      return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
-        return !user.CanAccessChannel(name, patterns);
-      });
-    };
-    if (revoked(subscribed.channels, false) || revoked(subscribed.patterns, true) ||
-        revoked(subscribed.shard_channels, false)) {
-      client->RequestClose();
-    }
+    if (client->user() != &user) continue;
+    const PubSubState& subs = client->pubsub();
+    bool revoked = false;
+    for (const std::string& p : subs.patterns) revoked |= !user.CanAccessChannel(p, true);
+    for (const std::string& c : subs.channels) revoked |= !user.CanAccessChannel(c, false);
+    for (const std::string& c : subs.shard_channels) revoked |= !user.CanAccessChannel(c, false);
+    if (revoked) client->RequestClose();
   }
 }
 
@@ -140,7 +136,7 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
                 std::to_string(line_number) + ". ";
       continue;
     }
-    auto user = std::make_unique<AclUser>(words[1], table_);
+    auto user = std::make_unique<AclUser>(words[1], table_, pubsub_default_all_);
     for (size_t i = 2; i < words.size(); i++) {
       const std::string reason = user->Apply(words[i]);
       if (!reason.empty()) {
@@ -259,6 +255,20 @@ std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {
       break;
   }
   return "NOPERM no permission";
+}
+
+std::string AclDryRunDeniedText(AclVerdict verdict, const CommandSpec& spec,
+                                std::string_view object) {
+  switch (verdict) {
+    case AclVerdict::kDeniedKey:
+      return "This user has no permissions to access the '" + std::string(object) + "' key";
+    case AclVerdict::kDeniedChannel:
+      return "This user has no permissions to access the '" + std::string(object) + "' channel";
+    case AclVerdict::kDeniedCommand:
+    case AclVerdict::kAllowed:
+      break;
+  }
+  return "This user has no permissions to run the '" + spec.full_name + "' command";
 }
 
 std::string AclExecDeniedError(AclVerdict verdict) {

@@ -47,6 +47,10 @@ class Acl {
     return client.user() != nullptr ? client.user() : anonymous_;
   }
 
+  // `acl-pubsub-default`: whether users created from now on (ACL SETUSER, ACL LOAD), and the
+  // `reset` rule, get allchannels rather than resetchannels. Existing users keep their channels.
+  void set_pubsub_default_all(bool all) { pubsub_default_all_ = all; }
+
   // `requirepass`: "" makes `default` nopass, anything else its one password.
   void SetRequirePass(std::string_view password);
 
@@ -57,11 +61,11 @@ class Acl {
   const AclUser* Find(std::string_view name) const;
   // ACL SETUSER: creates the user if new, then applies every rule to a copy; the user changes
   // only if all apply. Returns "" or Redis's error ("ERR Error in ACL SETUSER modifier '<rule>':
-  // <reason>", "ERR Usernames can't contain spaces or null characters"). As Redis 7, a client of
-  // the user subscribed to a channel, pattern or shard channel the new rules no longer allow is
-  // asked to close (`clients` may be null: nobody is connected yet).
-  std::string SetUser(std::string_view name, std::span<const std::string_view> rules,
-                      ClientRegistry* clients);
+  // <reason>", "ERR Usernames can't contain spaces or null characters").
+  std::string SetUser(std::string_view name, std::span<const std::string_view> rules);
+  // After ACL SETUSER changed `user`: disconnects its clients subscribed to a channel, pattern
+  // or shard channel the user may no longer access (Redis 7's ACLKillPubsubClientsIfNeeded).
+  static void DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients);
   // ACL DELUSER: removes the named users (not `default`: "ERR The 'default' user cannot be
   // removed"), disconnecting their clients; returns how many existed.
   // REQUIRES (on success): no client still points at a removed user after this returns —
@@ -111,8 +115,6 @@ class Acl {
   AclLog& log() { return log_; }
 
  private:
-  // Asks every client of `user` subscribed where `user` may no longer listen to close.
-  static void CloseRevokedSubscribers(const AclUser& user, ClientRegistry& clients);
   void UpdateAnonymous() {
     anonymous_ = default_->enabled() && default_->nopass() ? default_ : nullptr;
   }
@@ -122,10 +124,16 @@ class Acl {
   AclUser* default_;          // users_["default"], which is never removed
   const AclUser* anonymous_;  // see anonymous()
   AclLog log_;
+  bool pubsub_default_all_ = false;
 };
 
 // The NOPERM reply for a refusal (Redis 7's words), without the leading '-'.
 std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec);
+// ACL DRYRUN's answer for a refusal (Redis 7's words): "This user has no permissions to run the
+// '<command>' command", "... to access the '<key>' key", "... to access the '<channel>' channel";
+// `object` is the key or channel refused.
+std::string AclDryRunDeniedText(AclVerdict verdict, const CommandSpec& spec,
+                                std::string_view object);
 // The error EXEC answers, in place of its reply, for a queued command the ACL refuses when the
 // transaction runs (Redis 7's words): "NOPERM ACLs rules changed between the moment the
 // transaction was accumulated and the EXEC call. This command is no longer allowed for the

@@ -17,6 +17,8 @@ namespace {
 
 constexpr std::string_view kSyntaxError = "Syntax error";
 constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
+constexpr std::string_view kFirstArgOfSubcommand =
+    "Allowing first-arg of a subcommand is not supported";
 
 constexpr std::string_view kBadHash =
     "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
@@ -53,8 +55,12 @@ bool AclStringHasSpaces(std::string_view text) {
   });
 }
 
-AclUser::AclUser(std::string name, const CommandTable* table)
-    : name_(std::move(name)), table_(table), allowed_(table->row_count(), false) {}
+AclUser::AclUser(std::string name, const CommandTable* table, bool all_channels)
+    : name_(std::move(name)),
+      table_(table),
+      channels_default_all_(all_channels),
+      allowed_(table->row_count(), false),
+      all_channels_(all_channels) {}
 
 AclUser AclUser::Default(const CommandTable* table) {
   AclUser u("default", table);
@@ -77,9 +83,9 @@ std::string AclUser::Apply(std::string_view rule) {
     nopass_ = false;
     password_hashes_.clear();
   } else if (EqualsIgnoreCase(rule, "sanitize-payload")) {
-    sanitize_ = Sanitize::kSanitize;
+    sanitize_payload_ = SanitizePayload::kSanitize;
   } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
-    sanitize_ = Sanitize::kSkip;
+    sanitize_payload_ = SanitizePayload::kSkip;
   } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
     if (!hash) return std::string(kBadHash);
@@ -163,6 +169,7 @@ std::string AclUser::Apply(std::string_view rule) {
          {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"}) {
       Apply(r);
     }
+    if (channels_default_all_) Apply("allchannels");
   } else if (rule.starts_with('+') || rule.starts_with('-')) {
     error = ApplyCommandRule(rule);
   } else {
@@ -200,7 +207,7 @@ std::string AclUser::ApplyCommandRule(std::string_view rule) {
     const CommandSpec* base = lookup(name.substr(0, last_bar));
     if (base == nullptr) return std::string(kUnknownName);
     if (base->full_name.find('|') != std::string::npos) {
-      return "Allowing first-arg of a subcommand is not supported";
+      return std::string(kFirstArgOfSubcommand);
     }
     if (last_bar + 1 == name.size()) return std::string(kSyntaxError);
     if (base->subcommands.empty()) return AllowFirstArg(*base, name.substr(last_bar + 1));
@@ -278,8 +285,8 @@ std::vector<std::string_view> AclUser::Flags() const {
   std::vector<std::string_view> out;
   out.push_back(enabled_ ? "on" : "off");
   if (nopass_) out.push_back("nopass");
-  if (sanitize_ == Sanitize::kSkip) out.push_back("skip-sanitize-payload");
-  if (sanitize_ == Sanitize::kSanitize) out.push_back("sanitize-payload");
+  if (sanitize_payload_ == SanitizePayload::kSanitize) out.push_back("sanitize-payload");
+  if (sanitize_payload_ == SanitizePayload::kSkip) out.push_back("skip-sanitize-payload");
   return out;
 }
 

@@ -38,14 +38,17 @@ bool AclStringHasSpaces(std::string_view text);
 
 class AclUser {
  public:
-  // A new user as ACL SETUSER creates one: off, no password, no command, key or channel.
+  // A new user as ACL SETUSER creates one: off, no password, no command or key, and every
+  // channel when `all_channels` (acl-pubsub-default allchannels), else none.
   // REQUIRES: table outlives the user and has all its rows added.
-  AclUser(std::string name, const CommandTable* table);
+  AclUser(std::string name, const CommandTable* table, bool all_channels = false);
 
   // Redis's default user: on, nopass, every command, key and channel.
   static AclUser Default(const CommandTable* table);
 
   const std::string& name() const { return name_; }
+  // Whether the `reset` rule ends with allchannels (acl-pubsub-default at the time it applies).
+  void set_channels_default_all(bool all) { channels_default_all_ = all; }
 
   // Applies one rule. Returns "" or Redis's reason: "Syntax error", "Unknown command or category
   // name in ACL", "The password you are trying to remove from the user does not exist", "The
@@ -98,8 +101,11 @@ class AclUser {
   const CommandTable* table_;
   bool enabled_ = false;
   bool nopass_ = false;
-  // sanitize-payload / skip-sanitize-payload: neither until a rule (or `reset`) sets one.
-  enum class Sanitize { kUnset, kSanitize, kSkip } sanitize_ = Sanitize::kUnset;
+  // Which of sanitize-payload / skip-sanitize-payload was given last, if either (Redis lists
+  // only a flag that is set: a new user has neither, `reset` sets sanitize-payload).
+  enum class SanitizePayload { kUnset, kSanitize, kSkip };
+  SanitizePayload sanitize_payload_ = SanitizePayload::kUnset;
+  bool channels_default_all_ = false;         // see set_channels_default_all()
   std::vector<std::string> password_hashes_;  // SHA-256 hex, in the order added
   std::vector<bool> allowed_;                 // by CommandSpec::id
   // By CommandSpec::id of a row not allowed: the first arguments it may run with, as given.

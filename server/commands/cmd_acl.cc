@@ -30,8 +30,9 @@ constexpr std::string_view kNoAclFile =
 // ACL SETUSER username [rule ...]
 void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
   const std::span<const std::string_view> rules(o.args.data() + 1, o.args.size() - 1);
-  const std::string error = ctx.server.acl().SetUser(o.args[0], rules, &ctx.server.clients());
+  const std::string error = ctx.server.acl().SetUser(o.args[0], rules);
   if (!error.empty()) return ctx.reply.Error(error);
+  Acl::DisconnectRevokedSubscribers(*ctx.server.acl().Find(o.args[0]), ctx.server.clients());
   ctx.reply.Ok();
 }
 
@@ -151,10 +152,10 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
   }
   if (!ArityOk(spec->arity, request.size()))
     return ctx.reply.Error(WrongArgsError(spec->full_name));
-  const AclVerdict verdict = Acl::Check(*user, *spec, flags, request);
+  size_t denied = 0;
+  const AclVerdict verdict = Acl::Check(*user, *spec, flags, request, &denied);
   if (verdict == AclVerdict::kAllowed) return ctx.reply.Ok();
-  std::string why = AclDeniedError(verdict, *spec).substr(std::string_view("NOPERM t").size());
-  ctx.reply.Bulk("T" + why);
+  ctx.reply.Bulk(AclDryRunDeniedText(verdict, *spec, request[denied]));
 }
 
 // ACL LOG [count | RESET]: the newest `count` entries (default 10), or forgets them all.

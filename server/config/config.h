@@ -82,7 +82,9 @@ struct Config {
   // The percentiles INFO latencystats prints (latency-tracking-info-percentiles).
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string aclfile;  // "" = users in memory only (server/acl/acl.h)
-  int tls_port = 0;     // 0: no TLS listener (server/net/tls.h)
+  // The channels a new ACL user starts with: allchannels|resetchannels (Redis 7's default).
+  std::string acl_pubsub_default = "resetchannels";
+  int tls_port = 0;  // 0: no TLS listener (server/net/tls.h)
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_key_file_pass;

@@ -521,6 +521,10 @@ std::vector<Option> BuildOptionTable() {
       Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
   t.push_back(String("aclfile", "file of ACL users (ACL LOAD/SAVE, loaded at startup; \"\": none)",
                      kImmutable, &Config::aclfile));
+  t.push_back(Enum("acl-pubsub-default",
+                   "the channels a new ACL user, or one given `reset`, starts with: "
+                   "resetchannels (none) or allchannels",
+                   kMutable, &Config::acl_pubsub_default, {"allchannels", "resetchannels"}));
   t.push_back(Integer("tls-port", "TCP port for TLS connections (0: none)", kImmutable,
                       &Config::tls_port, 0, 65535));
   t.push_back(String("tls-cert-file", "the server's X.509 certificate (PEM)", kImmutable,

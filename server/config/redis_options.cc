@@ -15,6 +15,10 @@ constexpr const char* kPersistence =
 constexpr const char* kEncoding = "ebb stores values in its own engine, not Redis's encodings";
 constexpr const char* kRedisTask = "ebb has no such background task";
 constexpr const char* kProcess = "ebb-server runs in the foreground under its supervisor";
+constexpr const char* kFullSync =
+    "ebb's full resynchronisation streams its table files to the replica as they are";
+constexpr const char* kNoLatencyMonitor = "ebb has no latency monitor (LATENCY)";
+constexpr const char* kNoModules = "ebb loads no modules";
 
 constexpr RedisOnly kRedisOnly[] = {
     // RDB snapshots and the AOF.
@@ -63,6 +67,14 @@ constexpr RedisOnly kRedisOnly[] = {
     {"lazyfree-lazy-user-del", kRedisTask},
     {"lazyfree-lazy-user-flush", kRedisTask},
     {"replica-lazy-flush", kRedisTask},
+    {"latency-monitor-threshold", kNoLatencyMonitor},
+    // Redis's RDB transfer to replicas.
+    {"repl-diskless-sync", kFullSync},
+    {"repl-diskless-sync-delay", kFullSync},
+    {"repl-diskless-sync-max-replicas", kFullSync},
+    {"repl-diskless-load", kFullSync},
+    // Modules.
+    {"enable-module-command", kNoModules},
     // The process.
     {"daemonize", kProcess},
     {"supervised", kProcess},

@@ -53,13 +53,13 @@ TEST_F(ProtectedModeTest, APasswordOrTurningItOffAdmitsEveryone) {
 TEST_F(ProtectedModeTest, FollowsTheDefaultUserNotRequirepass) {
   Config config;
   const std::string_view password[] = {">pw"};
-  ASSERT_EQ(acl_.SetUser("default", password, nullptr), "");
+  ASSERT_EQ(acl_.SetUser("default", password), "");
   EXPECT_FALSE(Refuses(config, "192.0.2.7"));  // no requirepass, yet a password
 
   config.requirepass = "secret";
   acl_.SetRequirePass(config.requirepass);
   const std::string_view nopass[] = {"nopass"};
-  ASSERT_EQ(acl_.SetUser("default", nopass, nullptr), "");
+  ASSERT_EQ(acl_.SetUser("default", nopass), "");
   EXPECT_TRUE(Refuses(config, "192.0.2.7"));  // requirepass set, yet nopass
 
   acl_.SetRequirePass(config.requirepass);
