@@ -165,6 +165,9 @@ class ServerContext {
 
   // Wall-clock ms when the server started (INFO uptime).
   int64_t start_time_ms() const { return start_time_ms_; }
+  // The memory allocated when the server began serving (MEMORY STATS startup.allocated).
+  uint64_t startup_memory() const { return startup_memory_; }
+  void set_startup_memory(uint64_t bytes) { startup_memory_ = bytes; }
   // 40 random hex characters chosen when the server starts (INFO's run_id): Redis Sentinel
   // tells a restart of an instance from a reconnection by its change.
   const std::string& run_id() const { return run_id_; }
@@ -217,6 +220,7 @@ class ServerContext {
   std::string_view busy_error_;
   std::function<void(const Client&)> busy_hook_;
   int64_t start_time_ms_;
+  uint64_t startup_memory_ = 0;
   std::string run_id_;
   std::string version_ = "unknown";
   uint64_t memory_checked_ns_ = 0;  // steady clock of OverMaxmemory's last figure

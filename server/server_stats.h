@@ -26,6 +26,8 @@ struct ServerStats {
   uint64_t dead_on_arrival_default_ttl = 0;
   uint64_t dead_on_arrival_tlog_cutoff = 0;
   uint64_t dead_on_arrival_tlog_retention = 0;
+  // The most memory allocated that the server cron or a report saw (INFO used_memory_peak).
+  uint64_t used_memory_peak = 0;
   uint64_t total_error_replies = 0;
   uint64_t unexpected_error_replies = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;

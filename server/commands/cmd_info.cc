@@ -6,7 +6,6 @@
 // does not know adds nothing. Sections come in Redis's order, each once. RESP3 replies are a
 // verbatim "txt" string, RESP2 a bulk string.
 #include <fmt/format.h>
-#include <malloc.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include "server/command.h"
 #include "server/commands/info_sections.h"
 #include "server/commands/register.h"
+#include "server/memory_report.h"
 #include "server/net/block_reader.h"
 #include "server/replication/info_replication.h"
 #include "server/replication/master.h"
@@ -33,15 +33,6 @@
 
 namespace ebb::server {
 namespace {
-
-uint64_t RssBytes() {
-  long pages = 0, resident = 0;
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-  std::fclose(f);
-  return static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
 
 std::string Human(uint64_t bytes) {
   const char* units[] = {"B", "K", "M", "G", "T"};
@@ -79,20 +70,21 @@ void InfoClients(ServerContext& ctx, std::string* out) {
 }
 
 void InfoMemory(ServerContext& ctx, std::string* out) {
-  struct mallinfo2 mi = mallinfo2();
-  uint64_t used = mi.uordblks + mi.hblkhd;
-  uint64_t rss = RssBytes();
-  storage::Stats s;
-  if (ctx.has_keyspace()) s = ctx.keyspace().db().GetStats();
+  const MemoryReport r = ReadMemoryReport(ctx);
+  const uint64_t used = r.used;
+  const uint64_t rss = r.rss;
   // The engine's memory: memtables, cached blocks, and the index and filter of every open table.
   const uint64_t engine =
-      s.memtable_bytes + s.block_cache_bytes + s.table_index_bytes + s.table_filter_bytes;
+      r.engine_memtables + r.engine_block_cache + r.engine_table_index + r.engine_table_filter;
+  storage::Stats s;
+  if (ctx.has_keyspace()) s = ctx.keyspace().db().GetStats();
   // What maxmemory bounds, by part (ServerContext::Memory), and the bound.
   const ServerContext::Memory bounded = ctx.MemoryNow();
   const uint64_t maxmemory = ctx.config().maxmemory;
   *out += fmt::format(
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
-      "used_memory_rss_human:{}\r\nused_memory_engine:{}\r\nused_memory_engine_human:{}\r\n"
+      "used_memory_rss_human:{}\r\nused_memory_peak:{}\r\nused_memory_peak_human:{}\r\n"
+      "used_memory_startup:{}\r\nused_memory_engine:{}\r\nused_memory_engine_human:{}\r\n"
       "engine_memtable_bytes:{}\r\nengine_block_cache_bytes:{}\r\n"
       "engine_block_cache_capacity:{}\r\nengine_table_index_bytes:{}\r\n"
       "engine_table_filter_bytes:{}\r\nused_memory_bounded:{}\r\n"
@@ -100,10 +92,10 @@ void InfoMemory(ServerContext& ctx, std::string* out) {
       "used_memory_table_metadata:{}\r\nused_memory_tlog_cache:{}\r\nused_memory_clients:{}\r\n"
       "maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:noeviction\r\n"
       "mem_allocator:libc\r\n",
-      used, Human(used), rss, Human(rss), engine, Human(engine), s.memtable_bytes,
-      s.block_cache_bytes, s.block_cache_capacity, s.table_index_bytes, s.table_filter_bytes,
-      bounded.total(), Human(bounded.total()), bounded.memtables, bounded.table_metadata,
-      bounded.tlog_cache, bounded.clients, maxmemory, Human(maxmemory));
+      used, Human(used), rss, Human(rss), r.peak, Human(r.peak), r.startup, engine, Human(engine),
+      r.engine_memtables, r.engine_block_cache, s.block_cache_capacity, r.engine_table_index,
+      r.engine_table_filter, bounded.total(), Human(bounded.total()), bounded.memtables,
+      bounded.table_metadata, bounded.tlog_cache, bounded.clients, maxmemory, Human(maxmemory));
   ctx.scripts().AppendMemoryInfo(out);
 }
 

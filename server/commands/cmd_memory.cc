@@ -1,5 +1,5 @@
-// MEMORY USAGE / MALLOC-STATS / PURGE / HELP (docs/commands.md, "MEMORY"), with Redis 7's
-// replies and errors.
+// MEMORY USAGE / STATS / DOCTOR / MALLOC-STATS / PURGE / HELP (docs/commands.md, "MEMORY"), with
+// Redis 7's replies and errors; STATS and DOCTOR read server/memory_report.h.
 //
 // ebb keeps its data on disk, so a key's "memory" is the bytes of its rows: MEMORY USAGE answers
 // the key name's length plus the size of the key's DUMP payload (types/dump_codec.h: every
@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <stdio.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
+#include "server/memory_report.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -52,6 +54,66 @@ void ExecuteUsage(CommandContext& ctx, const UsageOptions& o) {
   if (!payload.ok()) return ReplyError(ctx, payload);
   if (!*payload) return ctx.reply.Null();
   ctx.reply.Integer(static_cast<int64_t>(o.key.size() + (*payload)->size()));
+}
+
+double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0 : static_cast<double>(a) / b; }
+
+// Redis 7.0's fields in its order (no db.N maps: ebb keeps no per-database hash tables), valued
+// from the report; Redis's fields with no meaning in ebb (cluster.links, aof.buffer) answer 0.
+// Then ebb's own: the engine's parts and the TLOG cache.
+void ExecuteStats(CommandContext& ctx, const NoOptions&) {
+  const MemoryReport r = ReadMemoryReport(ctx.server);
+  const uint64_t net = r.used > r.startup ? r.used - r.startup : 0;
+  const uint64_t overhead = std::min(r.used, r.startup + r.overhead());
+  const uint64_t dataset = r.used - overhead;
+  const auto diff = [](uint64_t a, uint64_t b) { return static_cast<int64_t>(a - b); };
+  protocol::ReplyWriter& w = ctx.reply;
+  w.MapHeader(32);
+  auto integer = [&](std::string_view name, int64_t v) {
+    w.Bulk(name);
+    w.Integer(v);
+  };
+  auto real = [&](std::string_view name, double v) {
+    w.Bulk(name);
+    w.Double(v);
+  };
+  auto u = [](uint64_t v) { return static_cast<int64_t>(v); };
+  integer("peak.allocated", u(r.peak));
+  integer("total.allocated", u(r.used));
+  integer("startup.allocated", u(r.startup));
+  integer("replication.backlog", u(r.replication_backlog));
+  integer("clients.slaves", u(r.clients_replicas));
+  integer("clients.normal", u(r.clients_normal));
+  integer("cluster.links", 0);
+  integer("aof.buffer", 0);
+  integer("lua.caches", u(r.script_cache));
+  integer("functions.caches", 0);
+  integer("overhead.total", u(overhead));
+  integer("keys.count", u(r.keys));
+  integer("keys.bytes-per-key", r.keys == 0 ? 0 : u(net / r.keys));
+  integer("dataset.bytes", u(dataset));
+  real("dataset.percentage", net == 0 ? 0 : 100.0 * Ratio(dataset, net));
+  real("peak.percentage", 100.0 * Ratio(r.used, r.peak));
+  integer("allocator.allocated", u(r.used));
+  integer("allocator.active", u(r.allocator_active));
+  integer("allocator.resident", u(r.rss));
+  real("allocator-fragmentation.ratio", Ratio(r.allocator_active, r.used));
+  integer("allocator-fragmentation.bytes", diff(r.allocator_active, r.used));
+  real("allocator-rss.ratio", Ratio(r.rss, r.allocator_active));
+  integer("allocator-rss.bytes", diff(r.rss, r.allocator_active));
+  real("rss-overhead.ratio", 1);
+  integer("rss-overhead.bytes", 0);
+  real("fragmentation", Ratio(r.rss, r.used));
+  integer("fragmentation.bytes", diff(r.rss, r.used));
+  integer("engine.memtables", u(r.engine_memtables));
+  integer("engine.block-cache", u(r.engine_block_cache));
+  integer("engine.table-index", u(r.engine_table_index));
+  integer("engine.table-filter", u(r.engine_table_filter));
+  integer("tlog.cache", u(r.tlog_cache));
+}
+
+void ExecuteDoctor(CommandContext& ctx, const NoOptions&) {
+  ctx.reply.Verbatim("txt", MemoryDoctorReport(ReadMemoryReport(ctx.server)));
 }
 
 // glibc's own report (malloc_info's XML), as Redis answers jemalloc's.
@@ -103,6 +165,20 @@ std::vector<CommandSpec> MemoryCommands() {
                       .text = "Return the bytes of the key's rows: its name and its DUMP "
                               "payload."}},
             .handler = Handler<ParseUsage, ExecuteUsage>},
+           {.name = "stats",
+            .arity = 2,
+            .group = "server",
+            .since = "4.0.0",
+            .summary = "Returns details about memory usage.",
+            .help = {{.text = "Return information about the memory usage of the server."}},
+            .handler = Handler<ParseNothing, ExecuteStats>},
+           {.name = "doctor",
+            .arity = 2,
+            .group = "server",
+            .since = "4.0.0",
+            .summary = "Outputs a memory problems report.",
+            .help = {{.text = "Return memory problems reports."}},
+            .handler = Handler<ParseNothing, ExecuteDoctor>},
            {.name = "malloc-stats",
             .arity = 2,
             .group = "server",

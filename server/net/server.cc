@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
 #include "server/errors.h"
+#include "server/memory_report.h"
 #include "server/net/connection.h"
 #include "server/net/listen.h"
 #include "server/net/tls.h"
@@ -161,6 +163,7 @@ void Server::Run() {
   context_->expiry_events().Poll();  // builds the expiry index from the data when selected
   ScheduleExpiryPoll();
   LogServing();
+  context_->set_startup_memory(AllocatedBytes());
   spdlog::info("Ready to accept connections tcp");
   if (replica_link_) replica_link_->Start();
   if (cluster_) cluster_->Start();
@@ -359,6 +362,8 @@ void Server::ScheduleCron() {
     if (failover_) failover_->Cron(now);  // first, as Redis's replicationCron
     if (replication_master_) replication_master_->Cron(now);
     if (active_active_) active_active_->Cron(now);
+    ServerStats& stats = context_->stats();
+    stats.used_memory_peak = std::max(stats.used_memory_peak, AllocatedBytes());
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

@@ -1,9 +1,12 @@
-// MEMORY USAGE (a key's name and DUMP payload bytes, for every type), MALLOC-STATS, PURGE and
-// HELP, with Redis 7's replies and errors.
+// MEMORY USAGE (a key's name and DUMP payload bytes, for every type), STATS, DOCTOR,
+// MALLOC-STATS, PURGE and HELP, with Redis 7's replies and errors; INFO memory's peak and startup.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
+#include "server/memory_report.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {
@@ -62,9 +65,97 @@ TEST_F(MemoryTest, AllocatorSubcommands) {
   ASSERT_TRUE(help.is_array());
   std::string all;
   for (const Reply& line : help.elements()) all += line.str() + "\n";
-  for (const char* line : {"USAGE <key> [SAMPLES <count>]\n", "MALLOC-STATS\n", "PURGE\n"}) {
+  for (const char* line :
+       {"USAGE <key> [SAMPLES <count>]\n", "STATS\n", "DOCTOR\n", "MALLOC-STATS\n", "PURGE\n"}) {
     EXPECT_NE(all.find(line), std::string::npos) << all;
   }
+}
+
+// Redis 7.0.15's fields in its order (without db.N), then ebb's own; figures that must agree do.
+TEST_F(MemoryTest, StatsFieldsAsRedisOrdersThem) {
+  ASSERT_EQ(Do({"SET", "k", "v"}), "+OK");
+  const Reply stats = Cmd({"MEMORY", "STATS"});
+  ASSERT_TRUE(stats.is_array()) << stats.ToString();
+  std::vector<std::string> names;
+  std::map<std::string, double> value;
+  for (size_t i = 0; i + 1 < stats.size(); i += 2) {
+    names.push_back(stats[i].str());
+    const Reply& v = stats[i + 1];
+    value[stats[i].str()] = v.is_integer() ? static_cast<double>(v.integer()) : std::stod(v.str());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"peak.allocated",
+                                             "total.allocated",
+                                             "startup.allocated",
+                                             "replication.backlog",
+                                             "clients.slaves",
+                                             "clients.normal",
+                                             "cluster.links",
+                                             "aof.buffer",
+                                             "lua.caches",
+                                             "functions.caches",
+                                             "overhead.total",
+                                             "keys.count",
+                                             "keys.bytes-per-key",
+                                             "dataset.bytes",
+                                             "dataset.percentage",
+                                             "peak.percentage",
+                                             "allocator.allocated",
+                                             "allocator.active",
+                                             "allocator.resident",
+                                             "allocator-fragmentation.ratio",
+                                             "allocator-fragmentation.bytes",
+                                             "allocator-rss.ratio",
+                                             "allocator-rss.bytes",
+                                             "rss-overhead.ratio",
+                                             "rss-overhead.bytes",
+                                             "fragmentation",
+                                             "fragmentation.bytes",
+                                             "engine.memtables",
+                                             "engine.block-cache",
+                                             "engine.table-index",
+                                             "engine.table-filter",
+                                             "tlog.cache"}));
+  EXPECT_EQ(value["keys.count"], 1);
+  EXPECT_GE(value["peak.allocated"], value["total.allocated"]);
+  EXPECT_EQ(value["allocator.allocated"], value["total.allocated"]);
+  EXPECT_EQ(value["dataset.bytes"] + value["overhead.total"], value["total.allocated"]);
+  EXPECT_GT(value["engine.memtables"], 0);
+  // INFO memory reads the same report.
+  const std::string info = Cmd({"INFO", "memory"}).str();
+  for (const char* field : {"used_memory_peak:", "used_memory_startup:"}) {
+    EXPECT_NE(info.find(field), std::string::npos) << info;
+  }
+}
+
+// MEMORY DOCTOR answers Redis's texts for the conditions ebb can judge: nearly empty, healthy, and
+// each issue (figures made up here, so each case is certain).
+TEST_F(MemoryTest, DoctorReports) {
+  const Reply doctor = Cmd({"MEMORY", "DOCTOR"});
+  ASSERT_TRUE(doctor.is_string()) << doctor.ToString();
+  EXPECT_TRUE(doctor.str().starts_with("Hi Sam") || doctor.str().starts_with("Sam, I detected"))
+      << doctor.str();
+  server::MemoryReport r;
+  r.used = 1 << 20;
+  EXPECT_TRUE(server::MemoryDoctorReport(r).starts_with(
+      "Hi Sam, this instance is empty or is using very little memory"));
+  r.used = r.peak = r.rss = 100 << 20;
+  EXPECT_EQ(server::MemoryDoctorReport(r),
+            "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+            "occurs on this base.\n");
+  r.peak = 200 << 20;
+  r.rss = 150 << 20;
+  r.normal_clients = 1;
+  r.clients_normal = 1 << 20;
+  r.cached_scripts = 1001;
+  const std::string report = server::MemoryDoctorReport(r);
+  EXPECT_TRUE(report.starts_with(
+      "Sam, I detected a few issues in this Redis instance memory implants:\n\n"));
+  for (const char* issue :
+       {" * Peak memory:", " * High total RSS:", " * Big client buffers:", " * Many scripts:"}) {
+    EXPECT_NE(report.find(issue), std::string::npos) << issue;
+  }
+  EXPECT_EQ(report.find(" * Big replica buffers:"), std::string::npos);
+  EXPECT_TRUE(report.ends_with("I'm here to keep you safe, Sam. I want to help you.\n"));
 }
 
 }  // namespace
