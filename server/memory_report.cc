@@ -67,6 +67,8 @@ MemoryReport ReadMemoryReport(ServerContext& ctx) {
     r.engine_block_cache = s.block_cache_bytes;
     r.engine_table_index = s.table_index_bytes;
     r.engine_table_filter = s.table_filter_bytes;
+    r.compaction_error = s.compaction_error;
+    r.damaged_tables = s.damaged_tables;
     for (int db = 0; db < ctx.config().databases; ++db) {
       r.keys += ctx.keyspace().GetDbStats(db).keys;
     }
@@ -74,14 +76,26 @@ MemoryReport ReadMemoryReport(ServerContext& ctx) {
   return r;
 }
 
-std::string MemoryDoctorReport(const MemoryReport& r) {
-  // Redis's getMemoryDoctorReport, for the conditions glibc's figures let ebb judge the same way.
-  if (r.used < 5 * kMiB) {
-    return "Hi Sam, this instance is empty or is using very little memory, my issues detector "
-           "can't be used in these conditions. Please, leave for your mission on Earth and fill "
-           "it with some data. The new Sam and I will be back to our programming as soon as I "
-           "finished rebooting.\n";
+namespace {
+
+// The engine's problems: bytes that stay on disk and in its caches until they are solved.
+std::string EngineIssues(const MemoryReport& r) {
+  std::string issues;
+  if (!r.compaction_error.empty()) {
+    issues += " * Compaction is failing: " + r.compaction_error +
+              ". Expired and overwritten data are not reclaimed until it succeeds; check the "
+              "disk's free space and the log.\n\n";
   }
+  for (const std::string& table : r.damaged_tables) {
+    issues += " * Damaged table left out of compaction: " + table +
+              ". Its space is not reclaimed; stop the server and run `ebb-check --repair` on "
+              "the data directory to keep what is readable.\n\n";
+  }
+  return issues;
+}
+
+// Redis's getMemoryDoctorReport, for the conditions glibc's figures let ebb judge the same way.
+std::string AllocatorIssues(const MemoryReport& r) {
   std::string issues;
   if (static_cast<double>(r.peak) / static_cast<double>(r.used) > 1.5) {
     issues +=
@@ -134,12 +148,26 @@ std::string MemoryDoctorReport(const MemoryReport& r) {
         "FLUSH` is called periodically, the scripts' caches may end up consuming most of your "
         "memory.\n\n";
   }
-  if (issues.empty()) {
-    return "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
-           "occurs on this base.\n";
+  return issues;
+}
+
+}  // namespace
+
+std::string MemoryDoctorReport(const MemoryReport& r) {
+  const bool little = r.used < 5 * kMiB;
+  const std::string issues = EngineIssues(r) + (little ? "" : AllocatorIssues(r));
+  if (!issues.empty()) {
+    return "Sam, I detected a few issues in this Redis instance memory implants:\n\n" + issues +
+           "I'm here to keep you safe, Sam. I want to help you.\n";
   }
-  return "Sam, I detected a few issues in this Redis instance memory implants:\n\n" + issues +
-         "I'm here to keep you safe, Sam. I want to help you.\n";
+  if (little) {
+    return "Hi Sam, this instance is empty or is using very little memory, my issues detector "
+           "can't be used in these conditions. Please, leave for your mission on Earth and fill "
+           "it with some data. The new Sam and I will be back to our programming as soon as I "
+           "finished rebooting.\n";
+  }
+  return "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+         "occurs on this base.\n";
 }
 
 }  // namespace ebb::server

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "server/server_context.h"
 
@@ -29,15 +30,18 @@ struct MemoryReport {
   uint64_t clients_replicas = 0;     // buffers of replicas' connections
   uint64_t normal_clients = 0;       // how many of each
   uint64_t replica_clients = 0;
-  uint64_t lua = 0;              // the Lua heap
-  uint64_t script_cache = 0;     // cached scripts' source
-  uint64_t cached_scripts = 0;   // how many
+  uint64_t lua = 0;             // the Lua heap
+  uint64_t script_cache = 0;    // cached scripts' source
+  uint64_t cached_scripts = 0;  // how many
   uint64_t engine_memtables = 0;
   uint64_t engine_block_cache = 0;
   uint64_t engine_table_index = 0;
   uint64_t engine_table_filter = 0;
   uint64_t tlog_cache = 0;
   uint64_t keys = 0;  // every database's keys (estimated in a large database: INFO keyspace)
+  // The engine's problems that keep bytes from being reclaimed (INFO storage).
+  std::string compaction_error;             // a compaction that keeps failing, or ""
+  std::vector<std::string> damaged_tables;  // tables compaction found damaged and leaves alone
 
   // Memory that is not data: engine caches and indexes, client and replication buffers, scripts.
   uint64_t overhead() const;
@@ -47,7 +51,8 @@ struct MemoryReport {
 uint64_t AllocatedBytes();
 // Reads the report; also raises the recorded peak to `used`.
 MemoryReport ReadMemoryReport(ServerContext& ctx);
-// MEMORY DOCTOR's text for `r`: Redis 7's wording for the cases that apply to ebb.
+// MEMORY DOCTOR's text for `r`: Redis 7's wording for the cases that apply to ebb, and the
+// engine's problems (whatever the memory in use: they are not about the allocator).
 std::string MemoryDoctorReport(const MemoryReport& r);
 
 }  // namespace ebb::server

@@ -156,6 +156,14 @@ TEST_F(MemoryTest, DoctorReports) {
   }
   EXPECT_EQ(report.find(" * Big replica buffers:"), std::string::npos);
   EXPECT_TRUE(report.ends_with("I'm here to keep you safe, Sam. I want to help you.\n"));
+  // The engine's problems are reported whatever the memory in use.
+  server::MemoryReport small;
+  small.used = 1 << 20;
+  small.damaged_tables = {"000012.sst: bad block checksum"};
+  const std::string engine = server::MemoryDoctorReport(small);
+  EXPECT_NE(engine.find(" * Damaged table left out of compaction: 000012.sst"), std::string::npos)
+      << engine;
+  EXPECT_NE(engine.find("ebb-check --repair"), std::string::npos) << engine;
 }
 
 }  // namespace

@@ -68,6 +68,12 @@ TEST(DamagedTableTest, CompactionReportsItWritesGoOnAndRepairKeepsWhatIsReadable
     const std::string info = Cmd(c.get(), {"INFO", "storage"}).str();
     EXPECT_NE(info.find("damaged_tables:"), std::string::npos) << info;
     EXPECT_NE(info.find(damaged), std::string::npos) << info;
+    const std::string doctor = Cmd(c.get(), {"MEMORY", "DOCTOR"}).str();
+    EXPECT_EQ(doctor.rfind("Sam, I detected a few issues", 0), 0u) << doctor;
+    EXPECT_NE(doctor.find(" * Damaged table left out of compaction: "), std::string::npos)
+        << doctor;
+    EXPECT_NE(doctor.find(damaged), std::string::npos) << doctor;
+    EXPECT_NE(doctor.find("ebb-check --repair"), std::string::npos) << doctor;
     // Writes are accepted, not MISCONF; reads of intact tables are served.
     EXPECT_EQ(Cmd(c.get(), {"SET", "after-damage", "x"}).ToString(), "OK");
     written["after-damage"] = "x";
