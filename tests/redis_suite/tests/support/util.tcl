@@ -788,8 +788,7 @@ proc string2printable s {
 
 # Calculation value of Chi-Square Distribution. By this value
 # we can verify the random distribution sample confidence.
-# Based on the following wiki:
-# https://en.wikipedia.org/wiki/Chi-square_distribution
+# Based on the chi-square distribution's definition.
 #
 # param res    Random sample list
 # return       Value of Chi-Square Distribution
