@@ -97,8 +97,9 @@ class PeerLink {
   boost::asio::ssl::context* const tls_;
   std::string last_failure_;  // why the last connection failed (the thread's)
   // The peer refused the last PEER SYNC for a setting this node does not share: the state says
-  // "settings-differ" (not "connecting") until a PEER SYNC is accepted. The thread's.
-  bool settings_differ_ = false;
+  // "settings-differ" (not "connecting") until a PEER SYNC is accepted. Written by the link's
+  // thread, read by SetState on either thread (SetPaused runs on the io thread).
+  std::atomic<bool> settings_differ_{false};
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::atomic<bool> stop_{false};
   std::atomic<bool> paused_{false};
