@@ -31,7 +31,11 @@ bool ListenOnAddresses(boost::asio::io_context& io, const std::vector<std::strin
         spdlog::warn("Could not bind optional address {}:{}: {}", address, port, ec.message());
         continue;
       }
-      *error = "Could not bind " + address + ":" + std::to_string(port) + ": " + ec.message();
+      // Redis's two lines: tools that start a server (Redis's test harness) look for the second
+      // to try another port.
+      *error = "Could not create server TCP listening socket " + address + ":" +
+               std::to_string(port) + ": " + ec.message() + ". Failed listening on port " +
+               std::to_string(port) + " (tcp), aborting.";
       return false;
     }
     out->push_back(std::move(acceptor));

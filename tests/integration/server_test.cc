@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -305,6 +307,22 @@ TEST(ServerTest, BadConfigExitsWithError) {
   TestServer server;
   EXPECT_FALSE(server.Start({"--port", "notaport"}));
   EXPECT_NE(server.error().find("port"), std::string::npos) << server.error();
+}
+
+// A port another process listens on stops the start with Redis's words, which tools that start
+// servers (Redis's test harness) read to try another port.
+TEST(ServerTest, APortInUseStopsTheStartAsRedisSaysIt) {
+  int port = 0;
+  const int fd = BindFreeLoopbackPort(&port);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  TestServer server;
+  EXPECT_FALSE(server.Start({"--port", std::to_string(port)}));
+  EXPECT_NE(
+      server.error().find("Failed listening on port " + std::to_string(port) + " (tcp), aborting."),
+      std::string::npos)
+      << server.error();
+  ::close(fd);
 }
 
 // A docker command line written for redis-server starts ebb: Redis's options without meaning
