@@ -241,13 +241,10 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     return result;
   }
   if (user != nullptr && !user->unrestricted()) {
-    size_t denied_arg = 0;
-    const AclVerdict verdict = Acl::Check(*user, *spec, flags, args, &denied_arg);
+    const AclVerdict verdict = server_->acl().CheckAndLog(
+        client, *user, *spec, flags, args,
+        multi.active ? AclLogContext::kMulti : AclLogContext::kToplevel, server_->clock().NowMs());
     if (verdict != AclVerdict::kAllowed) {
-      server_->acl().LogDenial(client, *user, verdict,
-                               multi.active ? AclLogContext::kMulti : AclLogContext::kToplevel,
-                               *spec, args, denied_arg, server_->clock().NowMs(),
-                               static_cast<size_t>(server_->config().acllog_max_len));
       reject(AclDeniedError(verdict, *spec), spec);
       return result;
     }

@@ -26,6 +26,7 @@ ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* comma
     if (name == "acl-pubsub-default") {
       acl_->set_pubsub_default_all(config.acl_pubsub_default == "allchannels");
     }
+    if (name == "acllog-max-len") acl_->set_log_max_len(static_cast<size_t>(config.acllog_max_len));
   });
 }
 
@@ -41,6 +42,7 @@ Acl& ServerContext::acl() {
     acl_ = std::make_unique<Acl>(commands_);
     acl_->SetRequirePass(config().requirepass);
     acl_->set_pubsub_default_all(config().acl_pubsub_default == "allchannels");
+    acl_->set_log_max_len(static_cast<size_t>(config().acllog_max_len));
   }
   return *acl_;
 }

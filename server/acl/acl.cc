@@ -215,10 +215,12 @@ AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t fla
   return AclVerdict::kAllowed;
 }
 
-void Acl::LogDenial(const Client& client, const AclUser& user, AclVerdict verdict,
-                    AclLogContext context, const CommandSpec& spec,
-                    std::span<const std::string_view> args, size_t denied_arg, int64_t now_ms,
-                    size_t max_len) {
+AclVerdict Acl::CheckAndLog(const Client& client, const AclUser& user, const CommandSpec& spec,
+                            uint32_t flags, std::span<const std::string_view> args,
+                            AclLogContext context, int64_t now_ms) {
+  size_t denied_arg = 0;
+  const AclVerdict verdict = Check(user, spec, flags, args, &denied_arg);
+  if (verdict == AclVerdict::kAllowed) return verdict;
   AclLogEntry entry{.context = context, .username = user.name(), .time_ms = now_ms};
   if (verdict == AclVerdict::kDeniedCommand || denied_arg >= args.size()) {
     entry.reason = AclLogReason::kCommand;
@@ -228,18 +230,19 @@ void Acl::LogDenial(const Client& client, const AclUser& user, AclVerdict verdic
     entry.object = std::string(args[denied_arg]);
   }
   entry.client_info = client.InfoLine(now_ms);
-  log_.Add(std::move(entry), max_len);
+  log_.Add(std::move(entry), log_max_len_);
+  return verdict;
 }
 
 void Acl::LogAuthFailure(const Client& client, std::string_view username, std::string_view command,
-                         int64_t now_ms, size_t max_len) {
+                         int64_t now_ms) {
   log_.Add({.reason = AclLogReason::kAuth,
             .context = client.multi().active ? AclLogContext::kMulti : AclLogContext::kToplevel,
             .object = std::string(command),
             .username = std::string(username),
             .time_ms = now_ms,
             .client_info = client.InfoLine(now_ms)},
-           max_len);
+           log_max_len_);
 }
 
 std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {

@@ -103,16 +103,17 @@ class Acl {
   static AclVerdict Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
                           std::span<const std::string_view> args, size_t* denied_arg = nullptr);
 
-  // ACL LOG: the refusal `verdict` (from Check, with its denied_arg) of `spec` run by `client` as
-  // `user`, in `context`; and a failed AUTH or HELLO AUTH naming `username`. `max_len`:
-  // acllog-max-len.
-  void LogDenial(const Client& client, const AclUser& user, AclVerdict verdict,
-                 AclLogContext context, const CommandSpec& spec,
-                 std::span<const std::string_view> args, size_t denied_arg, int64_t now_ms,
-                 size_t max_len);
+  // Check for `client` acting as `user`, with a refusal kept in the ACL LOG as happening in
+  // `context` at `now_ms`.
+  AclVerdict CheckAndLog(const Client& client, const AclUser& user, const CommandSpec& spec,
+                         uint32_t flags, std::span<const std::string_view> args,
+                         AclLogContext context, int64_t now_ms);
+  // ACL LOG: a failed AUTH or HELLO AUTH (`command`, as the client sent it) naming `username`.
   void LogAuthFailure(const Client& client, std::string_view username, std::string_view command,
-                      int64_t now_ms, size_t max_len);
+                      int64_t now_ms);
   AclLog& log() { return log_; }
+  // `acllog-max-len`: the most entries the log keeps.
+  void set_log_max_len(size_t len) { log_max_len_ = len; }
 
  private:
   void UpdateAnonymous() {
@@ -124,6 +125,7 @@ class Acl {
   AclUser* default_;          // users_["default"], which is never removed
   const AclUser* anonymous_;  // see anonymous()
   AclLog log_;
+  size_t log_max_len_ = 128;
   bool pubsub_default_all_ = false;
 };
 

@@ -79,8 +79,7 @@ void ExecuteHello(CommandContext& ctx, const HelloOptions& o) {
   if (o.auth) {
     const AclUser* user = acl.Authenticate(o.auth->first, o.auth->second);
     if (user == nullptr) {
-      acl.LogAuthFailure(ctx.client, o.auth->first, ctx.args[0], ctx.server.clock().NowMs(),
-                         static_cast<size_t>(ctx.server.config().acllog_max_len));
+      acl.LogAuthFailure(ctx.client, o.auth->first, ctx.args[0], ctx.server.clock().NowMs());
       return ctx.reply.Error(kWrongPass);
     }
     ctx.client.set_user(user);
@@ -136,8 +135,7 @@ void ExecuteAuth(CommandContext& ctx, const AuthOptions& o) {
   const AclUser* user = acl.Authenticate(o.user.value_or("default"), o.password);
   if (user == nullptr) {
     acl.LogAuthFailure(ctx.client, o.user.value_or("default"), ctx.args[0],
-                       ctx.server.clock().NowMs(),
-                       static_cast<size_t>(ctx.server.config().acllog_max_len));
+                       ctx.server.clock().NowMs());
     return ctx.reply.Error(kWrongPass);
   }
   ctx.client.set_user(user);

@@ -59,14 +59,8 @@ AclVerdict AclVerdictAtExec(CommandContext& ctx, const QueuedCommand& q,
   uint32_t flags = 0;  // the row's with its container's, as when it was queued
   size_t first_arg = 1;
   if (ctx.server.commands().Resolve(args, &flags, &first_arg) != q.spec) flags = q.spec->flags;
-  size_t denied_arg = 0;
-  const AclVerdict verdict = Acl::Check(*user, *q.spec, flags, args, &denied_arg);
-  if (verdict != AclVerdict::kAllowed) {
-    ctx.server.acl().LogDenial(ctx.client, *user, verdict, AclLogContext::kMulti, *q.spec, args,
-                               denied_arg, ctx.server.clock().NowMs(),
-                               static_cast<size_t>(ctx.server.config().acllog_max_len));
-  }
-  return verdict;
+  return ctx.server.acl().CheckAndLog(ctx.client, *user, *q.spec, flags, args,
+                                      AclLogContext::kMulti, ctx.server.clock().NowMs());
 }
 
 void ExecuteExec(CommandContext& ctx, const NoOptions&) {

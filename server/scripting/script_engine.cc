@@ -529,14 +529,9 @@ bool ScriptEngine::Dispatch(RunState& run) {
   }
   const AclUser* user = server_->acl().UserOf(run.ctx->client);
   if (user != nullptr && !user->unrestricted()) {
-    size_t denied_arg = 0;
-    const AclVerdict verdict = Acl::Check(*user, *spec, flags, args, &denied_arg);
-    if (verdict != AclVerdict::kAllowed) {
-      server_->acl().LogDenial(run.ctx->client, *user, verdict, AclLogContext::kLua, *spec, args,
-                               denied_arg, server_->clock().NowMs(),
-                               static_cast<size_t>(server_->config().acllog_max_len));
-      return refuse(AclScriptDeniedError(verdict));
-    }
+    const AclVerdict verdict = server_->acl().CheckAndLog(
+        run.ctx->client, *user, *spec, flags, args, AclLogContext::kLua, server_->clock().NowMs());
+    if (verdict != AclVerdict::kAllowed) return refuse(AclScriptDeniedError(verdict));
   }
   if (flags & kCmdWrite) {
     if (run.read_only) return refuse("Write commands are not allowed from read-only scripts.");
