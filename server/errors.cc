@@ -77,6 +77,11 @@ std::string InvalidDurationError(std::string_view text) {
   return out;
 }
 
+std::string OriginOffsetNotInLog(uint64_t offset, uint64_t first, uint64_t end) {
+  return "ERR origin offset " + std::to_string(offset) + " is not in this node's log (" +
+         std::to_string(first) + ".." + std::to_string(end) + ")";
+}
+
 std::string PeerSettingsDiffer(std::string_view option, std::string_view theirs,
                                std::string_view ours) {
   return std::string(kPeerSettingsDifferPrefix) + ": '" + std::string(option) + "' is '" +

@@ -7,6 +7,7 @@
 // Thread-safety: constants and pure functions.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -217,6 +218,10 @@ std::string InvalidDurationError(std::string_view text);
 // "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." — not used
 // by the dispatcher (which reports arity itself) but by handlers that take free-form tails.
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub);
+inline constexpr std::string_view kNotInActiveActiveMode =
+    "ERR this node is not in active-active mode";
+// PEER SYNC from an offset past the end of this node's log, or 0 (its log holds first..end).
+std::string OriginOffsetNotInLog(uint64_t offset, uint64_t first, uint64_t end);
 // PEER SYNC from a peer whose `option` (one of the settings every node of a mesh must share,
 // docs/active-active.md "Settings") is `theirs` where this node's is `ours`.
 inline constexpr std::string_view kPeerSettingsDifferPrefix = "ERR active-active settings differ";

@@ -214,6 +214,9 @@ class ActiveActive {
   };
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
+  // The system row of the log's delta at `offset`: aa-log:<offset as 20 decimal digits>, so
+  // rows sort by offset.
+  static std::string LogRowName(uint64_t offset);
   // Loads the origin log's rows: the newest gap-free run, at most peer-backlog-size long; older
   // rows (a gap left by an earlier run, or a backlog since made smaller) are deleted.
   storage::Status LoadLog();

@@ -195,7 +195,7 @@ PeerApplyOptions ParsePeerApply(ArgParser& args) {
 void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
   ActiveActive* aa = ctx.server.active_active();
   if (aa == nullptr || !aa->enabled()) {
-    return ctx.reply.Error("ERR this node is not in active-active mode");
+    return ctx.reply.Error(kNotInActiveActiveMode);
   }
   if (o.db >= ctx.server.config().databases) return ctx.reply.Error("ERR DB index is out of range");
   const PeerDelta delta{.db = o.db, .args = o.delta};

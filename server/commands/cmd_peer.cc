@@ -83,7 +83,7 @@ void ExecuteList(CommandContext& ctx, const NoOptions&) {
 void ExecuteId(CommandContext& ctx, const NoOptions&) {
   ActiveActive* aa = PeersOrReply(ctx);
   if (aa == nullptr) return;
-  if (!aa->enabled()) return ctx.reply.Error("ERR this node is not in active-active mode");
+  if (!aa->enabled()) return ctx.reply.Error(kNotInActiveActiveMode);
   ctx.reply.Bulk(aa->node_id());
 }
 
