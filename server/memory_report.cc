@@ -65,13 +65,11 @@ MemoryReport ReadMemoryReport(ServerContext& ctx) {
     const storage::Stats s = ctx.keyspace().db().GetStats();
     r.engine_memtables = s.memtable_bytes;
     r.engine_block_cache = s.block_cache_bytes;
+    r.engine_block_cache_capacity = s.block_cache_capacity;
     r.engine_table_index = s.table_index_bytes;
     r.engine_table_filter = s.table_filter_bytes;
     r.compaction_error = s.compaction_error;
     r.damaged_tables = s.damaged_tables;
-    for (int db = 0; db < ctx.config().databases; ++db) {
-      r.keys += ctx.keyspace().GetDbStats(db).keys;
-    }
   }
   return r;
 }

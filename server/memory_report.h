@@ -6,7 +6,8 @@
 // those blocks), `rss` the process's resident pages. `peak` is the largest `used` the server
 // cron (10 Hz) or a report has seen since start or CONFIG RESETSTAT, `startup` the `used` when
 // the server began serving. Keys are kept on disk: the memory they cost is the engine's caches
-// and indexes, not one in-memory object per key.
+// and indexes, not one in-memory object per key (so the report does not count them: reading it
+// costs no engine reads).
 //
 // Thread-safety: the command (io) thread only.
 #pragma once
@@ -35,10 +36,10 @@ struct MemoryReport {
   uint64_t cached_scripts = 0;  // how many
   uint64_t engine_memtables = 0;
   uint64_t engine_block_cache = 0;
+  uint64_t engine_block_cache_capacity = 0;
   uint64_t engine_table_index = 0;
   uint64_t engine_table_filter = 0;
   uint64_t tlog_cache = 0;
-  uint64_t keys = 0;  // every database's keys (estimated in a large database: INFO keyspace)
   // The engine's problems that keep bytes from being reclaimed (INFO storage).
   std::string compaction_error;             // a compaction that keeps failing, or ""
   std::vector<std::string> damaged_tables;  // tables compaction found damaged and leaves alone

@@ -64,6 +64,17 @@ void ServerContext::RequestShutdown() {
   if (shutdown_hook_) shutdown_hook_();
 }
 
+uint64_t ServerContext::KeyCount() {
+  if (!has_keyspace()) return 0;
+  const int databases = config().cluster_enabled ? 1 : config().databases;
+  uint64_t keys = 0;
+  for (int db = 0; db < databases; ++db) {
+    const types::OpResult<uint64_t> count = keyspace().DbSize(db);
+    if (count.ok()) keys += *count;
+  }
+  return keys;
+}
+
 ServerContext::Memory ServerContext::MemoryNow() {
   Memory memory;
   if (keyspace_ != nullptr) {

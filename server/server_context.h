@@ -183,6 +183,9 @@ class ServerContext {
     uint64_t total() const { return memtables + table_metadata + tlog_cache + clients; }
   };
   Memory MemoryNow();
+  // The keys of every database (one in cluster mode): DbSize's count, exact in a small database
+  // and estimated in a large one; 0 without a keyspace.
+  uint64_t KeyCount();
   // True when `maxmemory` is set and the memory it bounds is above it, from a figure at most
   // 100 ms old (writes that add data are then refused with -OOM).
   bool OverMaxmemory();

@@ -76,8 +76,6 @@ void InfoMemory(ServerContext& ctx, std::string* out) {
   // The engine's memory: memtables, cached blocks, and the index and filter of every open table.
   const uint64_t engine =
       r.engine_memtables + r.engine_block_cache + r.engine_table_index + r.engine_table_filter;
-  storage::Stats s;
-  if (ctx.has_keyspace()) s = ctx.keyspace().db().GetStats();
   // What maxmemory bounds, by part (ServerContext::Memory), and the bound.
   const ServerContext::Memory bounded = ctx.MemoryNow();
   const uint64_t maxmemory = ctx.config().maxmemory;
@@ -93,7 +91,7 @@ void InfoMemory(ServerContext& ctx, std::string* out) {
       "maxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:noeviction\r\n"
       "mem_allocator:libc\r\n",
       used, Human(used), rss, Human(rss), r.peak, Human(r.peak), r.startup, engine, Human(engine),
-      r.engine_memtables, r.engine_block_cache, s.block_cache_capacity, r.engine_table_index,
+      r.engine_memtables, r.engine_block_cache, r.engine_block_cache_capacity, r.engine_table_index,
       r.engine_table_filter, bounded.total(), Human(bounded.total()), bounded.memtables,
       bounded.table_metadata, bounded.tlog_cache, bounded.clients, maxmemory, Human(maxmemory));
   ctx.scripts().AppendMemoryInfo(out);

@@ -63,6 +63,7 @@ double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0 : static_cast<double>(a
 // Then ebb's own: the engine's parts and the TLOG cache.
 void ExecuteStats(CommandContext& ctx, const NoOptions&) {
   const MemoryReport r = ReadMemoryReport(ctx.server);
+  const uint64_t keys = ctx.server.KeyCount();
   const uint64_t net = r.used > r.startup ? r.used - r.startup : 0;
   const uint64_t overhead = std::min(r.used, r.startup + r.overhead());
   const uint64_t dataset = r.used - overhead;
@@ -89,8 +90,8 @@ void ExecuteStats(CommandContext& ctx, const NoOptions&) {
   integer("lua.caches", u(r.script_cache));
   integer("functions.caches", 0);
   integer("overhead.total", u(overhead));
-  integer("keys.count", u(r.keys));
-  integer("keys.bytes-per-key", r.keys == 0 ? 0 : u(net / r.keys));
+  integer("keys.count", u(keys));
+  integer("keys.bytes-per-key", keys == 0 ? 0 : u(net / keys));
   integer("dataset.bytes", u(dataset));
   real("dataset.percentage", net == 0 ? 0 : 100.0 * Ratio(dataset, net));
   real("peak.percentage", 100.0 * Ratio(r.used, r.peak));

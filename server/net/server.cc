@@ -178,12 +178,7 @@ void Server::Run() {
 
 void Server::LogServing() {
   const Config& config = context_->config();
-  uint64_t keys = 0;
-  const int databases = config.cluster_enabled ? 1 : config.databases;
-  for (int db = 0; db < databases && context_->has_keyspace(); ++db) {
-    types::OpResult<uint64_t> count = context_->keyspace().DbSize(db);
-    if (count.ok()) keys += *count;
-  }
+  const uint64_t keys = context_->KeyCount();
   std::string mode = "standalone";
   if (cluster_) {
     mode = "cluster";
