@@ -5,10 +5,12 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "server/acl/acl_key_access.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/errors.h"
@@ -26,6 +28,46 @@ ChannelArgs ChannelArgsOf(const CommandSpec& spec) {
   if (n == "subscribe" || n == "ssubscribe") return ChannelArgs::kAll;
   if (n == "psubscribe") return ChannelArgs::kAllPatterns;
   return ChannelArgs::kNone;
+}
+
+// One selector's verdict on the request (Redis's ACLSelectorCheckCmd); `denied_arg` receives the
+// index of the key or channel refused.
+AclVerdict CheckSelector(const AclSelector& selector, const CommandSpec& spec, uint32_t flags,
+                         std::span<const std::string_view> args, size_t* denied_arg) {
+  auto denied = [&](AclVerdict verdict, size_t index) {
+    *denied_arg = index;
+    return verdict;
+  };
+  if (!(flags & kCmdNoAuth) && !selector.CanRun(spec, args)) return AclVerdict::kDeniedCommand;
+  if (!selector.all_keys() && (spec.keys.first > 0 || spec.keys.numkeys > 0)) {
+    std::vector<size_t> positions;
+    FindKeyPositions(spec.keys, args, &positions);
+    for (size_t k = 0; k < positions.size(); k++) {
+      const size_t i = positions[k];
+      if (!selector.CanAccessKey(args[i], AclKeyNeed(spec, args, k))) {
+        return denied(AclVerdict::kDeniedKey, i);
+      }
+    }
+  }
+  const ChannelArgs channels = ChannelArgsOf(spec);
+  switch (channels) {
+    case ChannelArgs::kNone:
+      break;
+    case ChannelArgs::kFirst:
+      if (args.size() > 1 && !selector.CanAccessChannel(args[1], false)) {
+        return denied(AclVerdict::kDeniedChannel, 1);
+      }
+      break;
+    case ChannelArgs::kAll:
+    case ChannelArgs::kAllPatterns:
+      for (size_t i = 1; i < args.size(); i++) {
+        if (!selector.CanAccessChannel(args[i], channels == ChannelArgs::kAllPatterns)) {
+          return denied(AclVerdict::kDeniedChannel, i);
+        }
+      }
+      break;
+  }
+  return AclVerdict::kAllowed;
 }
 
 }  // namespace
@@ -61,7 +103,13 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
   AclUser staged =
       it != users_.end() ? *it->second : AclUser(std::string(name), table_, pubsub_default_all_);
   staged.set_channels_default_all(pubsub_default_all_);
-  for (std::string_view rule : rules) {
+  size_t unmatched = 0;
+  const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, &unmatched);
+  if (!merged) {
+    return "ERR Unmatched parenthesis in acl selector starting at '" +
+           std::string(rules[unmatched]) + "'.";
+  }
+  for (const std::string& rule : *merged) {
     const std::string reason = staged.Apply(rule);
     if (!reason.empty()) {
       return "ERR Error in ACL SETUSER modifier '" + std::string(rule) + "': " + reason;
@@ -137,10 +185,16 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
       continue;
     }
     auto user = std::make_unique<AclUser>(words[1], table_, pubsub_default_all_);
-    for (size_t i = 2; i < words.size(); i++) {
-      const std::string reason = user->Apply(words[i]);
+    const std::vector<std::string_view> rules(words.begin() + 2, words.end());
+    const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, nullptr);
+    if (!merged) {
+      errors += where + ": Unmatched parenthesis in selector definition.";
+      continue;
+    }
+    for (const std::string& rule : *merged) {
+      const std::string reason = user->Apply(rule);
       if (!reason.empty()) {
-        errors += where + ": Error in applying operation '" + words[i] + "': " + reason + ". ";
+        errors += where + ": Error in applying operation '" + rule + "': " + reason + ". ";
         break;
       }
     }
@@ -181,38 +235,21 @@ std::string Acl::SaveFile(const std::string& path) const {
 
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,
                       std::span<const std::string_view> args, size_t* denied_arg) {
-  auto denied = [&](AclVerdict verdict, size_t index) {
-    if (denied_arg != nullptr) *denied_arg = index;
-    return verdict;
-  };
-  if (!(flags & kCmdNoAuth) && !user.CanRun(spec, args)) return AclVerdict::kDeniedCommand;
-  if (spec.keys.first > 0 || spec.keys.numkeys > 0) {
-    const uint32_t need = (spec.flags & kCmdWrite) ? kAclReadWrite : kAclRead;
-    std::vector<size_t> positions;
-    FindKeyPositions(spec.keys, args, &positions);
-    for (size_t i : positions) {
-      if (!user.CanAccessKey(args[i], need)) return denied(AclVerdict::kDeniedKey, i);
+  // Redis's ACLCheckAllUserCommandPerm: allowed when one selector allows; else the refusal that
+  // got furthest (command < key < channel; among equals, the later argument).
+  AclVerdict relevant = AclVerdict::kDeniedCommand;
+  size_t relevant_arg = 0;
+  for (const AclSelector& selector : user.selectors()) {
+    size_t arg = 0;
+    const AclVerdict verdict = CheckSelector(selector, spec, flags, args, &arg);
+    if (verdict == AclVerdict::kAllowed) return verdict;
+    if (verdict > relevant || (verdict == relevant && arg > relevant_arg)) {
+      relevant = verdict;
+      relevant_arg = arg;
     }
   }
-  const ChannelArgs channels = ChannelArgsOf(spec);
-  switch (channels) {
-    case ChannelArgs::kNone:
-      break;
-    case ChannelArgs::kFirst:
-      if (args.size() > 1 && !user.CanAccessChannel(args[1], false)) {
-        return denied(AclVerdict::kDeniedChannel, 1);
-      }
-      break;
-    case ChannelArgs::kAll:
-    case ChannelArgs::kAllPatterns:
-      for (size_t i = 1; i < args.size(); i++) {
-        if (!user.CanAccessChannel(args[i], channels == ChannelArgs::kAllPatterns)) {
-          return denied(AclVerdict::kDeniedChannel, i);
-        }
-      }
-      break;
-  }
-  return AclVerdict::kAllowed;
+  if (denied_arg != nullptr) *denied_arg = relevant_arg;
+  return relevant;
 }
 
 AclVerdict Acl::CheckAndLog(const Client& client, const AclUser& user, const CommandSpec& spec,

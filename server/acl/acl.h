@@ -11,7 +11,7 @@
 //
 // Users persist in the `aclfile` (LoadFile / SaveFile: ACL LOAD, ACL SAVE, and at startup).
 // Refusals and failed authentications are kept for ACL LOG (acl_log.h).
-// Not built: selectors, `user` lines in the config file.
+// Not built: `user` lines in the config file.
 //
 // Thread-safety: none; used on the command thread only.
 #pragma once
@@ -93,10 +93,11 @@ class Acl {
     return users_;
   }
 
-  // The permission check (Redis's ACLCheckAllPerm): the command row, then the keys at the row's
-  // key positions (reads need R, writes need R and W: ebb's key specs do not tell a blind write
-  // from one that returns data), then the channels of PUBLISH/SPUBLISH, (S)SUBSCRIBE and
-  // PSUBSCRIBE. `args` is the whole request, args[0] the command name.
+  // The permission check (Redis's ACLCheckAllPerm): allowed when one of the user's selectors
+  // allows the command row, every key at the row's key positions for the access the request needs
+  // to it (acl_key_access.h), and the channels of PUBLISH/SPUBLISH, (S)SUBSCRIBE and PSUBSCRIBE.
+  // Else the refusal that got furthest in any selector: command, then key, then channel, and
+  // among equals the later argument. `args` is the whole request, args[0] the command name.
   // `flags`: the row's flags with its container's; a kCmdNoAuth row (AUTH, HELLO, QUIT, RESET)
   // skips the command check, as Redis.
   // `denied_arg` (optional) receives the index in `args` of the key or channel refused.

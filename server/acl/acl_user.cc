@@ -2,23 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <optional>
 
-#include "common/glob.h"
 #include "common/secrets.h"
 #include "common/strings.h"
-#include "server/acl/acl_categories.h"
-#include "server/command.h"
 #include "server/digest.h"
 
 namespace ebb::server {
 namespace {
-
-constexpr std::string_view kSyntaxError = "Syntax error";
-constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
-constexpr std::string_view kFirstArgOfSubcommand =
-    "Allowing first-arg of a subcommand is not supported";
 
 constexpr std::string_view kBadHash =
     "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
@@ -38,29 +29,49 @@ std::optional<std::string> PasswordRuleHash(std::string_view rule, char plain) {
   return std::string(rule.substr(1));
 }
 
-// Every row of the table, subcommands after their container, in name order.
-template <typename F>
-void ForEachRow(const CommandTable& table, F&& f) {
-  for (const auto& [name, spec] : table.rows()) {
-    f(spec);
-    for (const CommandSpec& sub : spec.subcommands) f(sub);
+// The rules inside "(...)", split at whitespace.
+std::vector<std::string_view> SelectorRules(std::string_view body) {
+  auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::vector<std::string_view> rules;
+  size_t i = 0;
+  while (i < body.size()) {
+    while (i < body.size() && space(body[i])) i++;
+    const size_t start = i;
+    while (i < body.size() && !space(body[i])) i++;
+    if (i > start) rules.push_back(body.substr(start, i - start));
   }
+  return rules;
 }
 
 }  // namespace
 
-bool AclStringHasSpaces(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    return c == '\0' || std::isspace(static_cast<unsigned char>(c));
-  });
+std::optional<std::vector<std::string>> MergeSelectorArguments(
+    std::span<const std::string_view> args, size_t* unmatched) {
+  std::vector<std::string> merged;
+  std::optional<size_t> open;
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string_view arg = args[i];
+    if (!open && arg.starts_with('(') && !arg.ends_with(')')) {
+      open = i;
+      merged.emplace_back(arg);
+    } else if (open) {
+      merged.back() += " " + std::string(arg);
+      if (arg.ends_with(')')) open.reset();
+    } else {
+      merged.emplace_back(arg);
+    }
+  }
+  if (open) {
+    if (unmatched != nullptr) *unmatched = *open;
+    return std::nullopt;
+  }
+  return merged;
 }
 
 AclUser::AclUser(std::string name, const CommandTable* table, bool all_channels)
-    : name_(std::move(name)),
-      table_(table),
-      channels_default_all_(all_channels),
-      allowed_(table->row_count(), false),
-      all_channels_(all_channels) {}
+    : name_(std::move(name)), table_(table), channels_default_all_(all_channels) {
+  selectors_.emplace_back(table, all_channels);
+}
 
 AclUser AclUser::Default(const CommandTable* table) {
   AclUser u("default", table);
@@ -72,7 +83,9 @@ AclUser AclUser::Default(const CommandTable* table) {
 
 std::string AclUser::Apply(std::string_view rule) {
   std::string error;
-  if (EqualsIgnoreCase(rule, "on")) {
+  if (rule.empty()) {
+    // Redis: an empty rule changes nothing.
+  } else if (EqualsIgnoreCase(rule, "on")) {
     enabled_ = true;
   } else if (EqualsIgnoreCase(rule, "off")) {
     enabled_ = false;
@@ -86,7 +99,7 @@ std::string AclUser::Apply(std::string_view rule) {
     sanitize_payload_ = SanitizePayload::kSanitize;
   } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
     sanitize_payload_ = SanitizePayload::kSkip;
-  } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
+  } else if (rule[0] == '>' || rule[0] == '#') {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
     if (!hash) return std::string(kBadHash);
     if (std::find(password_hashes_.begin(), password_hashes_.end(), *hash) ==
@@ -94,7 +107,7 @@ std::string AclUser::Apply(std::string_view rule) {
       password_hashes_.push_back(*hash);
     }
     nopass_ = false;
-  } else if (!rule.empty() && (rule[0] == '<' || rule[0] == '!')) {
+  } else if (rule[0] == '<' || rule[0] == '!') {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '<');
     if (!hash) return std::string(kBadHash);
     auto it = std::find(password_hashes_.begin(), password_hashes_.end(), *hash);
@@ -102,149 +115,39 @@ std::string AclUser::Apply(std::string_view rule) {
       return "The password you are trying to remove from the user does not exist";
     }
     password_hashes_.erase(it);
-  } else if (EqualsIgnoreCase(rule, "allkeys") || rule == "~*") {
-    all_keys_ = true;
-    keys_.clear();
-  } else if (EqualsIgnoreCase(rule, "resetkeys")) {
-    all_keys_ = false;
-    keys_.clear();
-  } else if (rule.starts_with('~') || rule.starts_with('%')) {
-    uint32_t access = kAclReadWrite;
-    std::string_view pattern = rule.substr(1);
-    if (rule[0] == '%') {
-      const size_t tilde = rule.find('~');
-      if (tilde == std::string_view::npos || tilde == 1) return std::string(kSyntaxError);
-      access = 0;
-      for (char c : rule.substr(1, tilde - 1)) {
-        if (c == 'R' || c == 'r') {
-          access |= kAclRead;
-        } else if (c == 'W' || c == 'w') {
-          access |= kAclWrite;
-        } else {
-          return std::string(kSyntaxError);
-        }
-      }
-      pattern = rule.substr(tilde + 1);
-    }
-    if (all_keys_) {
-      return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
-             "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
-    }
-    if (AclStringHasSpaces(pattern)) return std::string(kSyntaxError);
-    if (pattern == "*" && access == kAclReadWrite) {
-      all_keys_ = true;
-      keys_.clear();
-    } else {
-      auto same = std::find_if(keys_.begin(), keys_.end(),
-                               [&](const KeyPattern& k) { return k.pattern == pattern; });
-      if (same != keys_.end()) {
-        same->access |= access;
-      } else {
-        keys_.push_back({std::string(pattern), access});
-      }
-    }
-  } else if (EqualsIgnoreCase(rule, "allchannels") || rule == "&*") {
-    all_channels_ = true;
-    channels_.clear();
-  } else if (EqualsIgnoreCase(rule, "resetchannels")) {
-    all_channels_ = false;
-    channels_.clear();
-  } else if (rule.starts_with('&')) {
-    if (all_channels_) {
-      return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and "
-             "does not have any effect. Try 'resetchannels' to start with an empty list of "
-             "channels";
-    }
-    const std::string_view pattern = rule.substr(1);
-    if (AclStringHasSpaces(pattern)) return std::string(kSyntaxError);
-    if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
-      channels_.emplace_back(pattern);
-    }
-  } else if (EqualsIgnoreCase(rule, "allcommands")) {
-    error = ApplyCommandRule("+@all");
-  } else if (EqualsIgnoreCase(rule, "nocommands")) {
-    error = ApplyCommandRule("-@all");
+  } else if (rule.size() >= 2 && rule.front() == '(' && rule.back() == ')') {
+    error = AddSelector(rule);
+  } else if (EqualsIgnoreCase(rule, "clearselectors")) {
+    selectors_.erase(selectors_.begin() + 1, selectors_.end());
   } else if (EqualsIgnoreCase(rule, "reset")) {
-    for (std::string_view r :
-         {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"}) {
+    for (std::string_view r : {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload",
+                               "clearselectors", "-@all"}) {
       Apply(r);
     }
     if (channels_default_all_) Apply("allchannels");
-  } else if (rule.starts_with('+') || rule.starts_with('-')) {
-    error = ApplyCommandRule(rule);
   } else {
-    error = kSyntaxError;
+    error = selectors_.front().Apply(rule);
   }
   Recompute();
   return error;
 }
 
-std::string AclUser::ApplyCommandRule(std::string_view rule) {
-  const bool allow = rule[0] == '+';
-  const std::string_view name = rule.substr(1);
-  if (name.starts_with('@')) {
-    if (EqualsIgnoreCase(name, "@all")) {
-      std::fill(allowed_.begin(), allowed_.end(), allow);
-      first_args_.clear();
-      all_commands_ = allow;
-      return "";
-    }
-    const int category = FindAclCategory(name.substr(1));
-    if (category < 0) return std::string(kUnknownName);
-    SetCategory(&allowed_, category, allow, &first_args_);
-    return "";
+std::string AclUser::AddSelector(std::string_view rule) {
+  AclSelector selector(table_, channels_default_all_);
+  for (std::string_view r : SelectorRules(rule.substr(1, rule.size() - 2))) {
+    // A rule ending with ')' would end the selector early when ACL LIST's line is read back
+    // from the aclfile, and the rules after it would change the root selector.
+    if (r.ends_with(')')) return "Syntax error";
+    std::string error = selector.Apply(r);
+    if (!error.empty()) return error;
   }
-  // As Redis's lookupCommandBySds: "command" or "container|subcommand", nothing deeper.
-  auto lookup = [this](std::string_view full) -> const CommandSpec* {
-    const size_t bar = full.find('|');
-    const CommandSpec* spec = table_->Find(full.substr(0, bar));
-    if (spec == nullptr || bar == std::string_view::npos) return spec;
-    if (spec->subcommands.empty()) return nullptr;
-    return CommandTable::FindSubcommand(*spec, full.substr(bar + 1));
-  };
-  const size_t last_bar = name.rfind('|');
-  if (allow && last_bar != std::string_view::npos) {
-    const CommandSpec* base = lookup(name.substr(0, last_bar));
-    if (base == nullptr) return std::string(kUnknownName);
-    if (base->full_name.find('|') != std::string::npos) {
-      return std::string(kFirstArgOfSubcommand);
-    }
-    if (last_bar + 1 == name.size()) return std::string(kSyntaxError);
-    if (base->subcommands.empty()) return AllowFirstArg(*base, name.substr(last_bar + 1));
-  }
-  const CommandSpec* spec = lookup(name);
-  if (spec == nullptr) return std::string(kUnknownName);
-  SetCommand(&allowed_, *spec, allow, &first_args_);
+  selectors_.push_back(std::move(selector));
   return "";
-}
-
-std::string AclUser::AllowFirstArg(const CommandSpec& spec, std::string_view arg) {
-  std::vector<std::string>& args = first_args_[spec.id];
-  if (std::none_of(args.begin(), args.end(),
-                   [&](const std::string& a) { return EqualsIgnoreCase(a, arg); })) {
-    args.emplace_back(arg);
-  }
-  return "";
-}
-
-void AclUser::SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow,
-                         std::unordered_map<size_t, std::vector<std::string>>* first_args) const {
-  (*bits)[spec.id] = allow;
-  if (first_args != nullptr) first_args->erase(spec.id);
-  for (const CommandSpec& sub : spec.subcommands) (*bits)[sub.id] = allow;
-}
-
-void AclUser::SetCategory(std::vector<bool>* bits, int category, bool allow,
-                          std::unordered_map<size_t, std::vector<std::string>>* first_args) const {
-  const uint64_t bit = uint64_t{1} << category;
-  ForEachRow(*table_, [&](const CommandSpec& spec) {
-    if (AclCategoriesOf(spec) & bit) SetCommand(bits, spec, allow, first_args);
-  });
 }
 
 void AclUser::Recompute() {
-  unrestricted_ = all_keys_ && all_channels_ &&
-                  std::all_of(allowed_.begin(), allowed_.end(), [](bool b) { return b; });
+  unrestricted_ = std::any_of(selectors_.begin(), selectors_.end(),
+                              [](const AclSelector& s) { return s.unrestricted(); });
 }
 
 bool AclUser::Authenticates(std::string_view password) const {
@@ -256,29 +159,9 @@ bool AclUser::Authenticates(std::string_view password) const {
   return match;
 }
 
-bool AclUser::CanRun(const CommandSpec& spec, std::span<const std::string_view> args) const {
-  if (allowed_[spec.id]) return true;
-  if (args.size() < 2) return false;
-  auto it = first_args_.find(spec.id);
-  return it != first_args_.end() &&
-         std::any_of(it->second.begin(), it->second.end(),
-                     [&](const std::string& a) { return EqualsIgnoreCase(a, args[1]); });
-}
-
-bool AclUser::CanAccessKey(std::string_view key, uint32_t need) const {
-  if (all_keys_) return true;
-  for (const KeyPattern& k : keys_) {
-    if ((k.access & need) == need && GlobMatch(k.pattern, key, /*nocase=*/false)) return true;
-  }
-  return false;
-}
-
 bool AclUser::CanAccessChannel(std::string_view channel, bool is_pattern) const {
-  if (all_channels_) return true;
-  for (const std::string& p : channels_) {
-    if (is_pattern ? p == channel : GlobMatch(p, channel, /*nocase=*/false)) return true;
-  }
-  return false;
+  return std::any_of(selectors_.begin(), selectors_.end(),
+                     [&](const AclSelector& s) { return s.CanAccessChannel(channel, is_pattern); });
 }
 
 std::vector<std::string_view> AclUser::Flags() const {
@@ -290,86 +173,13 @@ std::vector<std::string_view> AclUser::Flags() const {
   return out;
 }
 
-// Redis's ACLDescribeSelectorCommandRules: start from +@all or -@all, then apply the category
-// that best fits the remaining differences while one fits (more rows agree than disagree), then
-// single commands for what is left. The rules rebuild exactly this bitmap.
-std::string AclUser::CommandRules() const {
-  const bool additive = !all_commands_;
-  std::string rules = additive ? "-@all" : "+@all";
-  std::vector<bool> fake(allowed_.size(), !additive);
-  std::vector<bool> temp = allowed_;
-  std::vector<bool> applied(AclCategoryNames().size(), false);
-  // Each row's categories, once: the search below counts them for every category, every round.
-  std::vector<uint64_t> row_categories(allowed_.size(), 0);
-  ForEachRow(*table_,
-             [&](const CommandSpec& spec) { row_categories[spec.id] = AclCategoriesOf(spec); });
-  for (;;) {
-    int best = -1;
-    size_t min_diff = SIZE_MAX, max_same = 0;
-    for (size_t j = 0; j < applied.size(); j++) {
-      if (applied[j]) continue;
-      size_t on = 0, off = 0;
-      ForEachRow(*table_, [&](const CommandSpec& spec) {
-        if (row_categories[spec.id] & (uint64_t{1} << j)) (temp[spec.id] ? on : off)++;
-      });
-      const size_t diff = additive ? off : on;
-      const size_t same = additive ? on : off;
-      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
-        best = static_cast<int>(j);
-        min_diff = diff;
-        max_same = same;
-      }
-    }
-    if (best < 0) break;
-    rules += std::string(additive ? " +@" : " -@") + std::string(AclCategoryNames()[best]);
-    SetCategory(&fake, best, additive, nullptr);
-    SetCategory(&temp, best, !additive, nullptr);
-    applied[best] = true;
-  }
-  ForEachRow(*table_, [&](const CommandSpec& spec) {
-    if (allowed_[spec.id] != fake[spec.id]) {
-      rules += std::string(allowed_[spec.id] ? " +" : " -") + spec.full_name;
-      SetCommand(&fake, spec, allowed_[spec.id], nullptr);
-    }
-    auto first = first_args_.find(spec.id);
-    if (allowed_[spec.id] || first == first_args_.end()) return;
-    for (const std::string& arg : first->second) rules += " +" + spec.full_name + "|" + arg;
-  });
-  return rules;
-}
-
-std::string AclUser::KeyRules() const {
-  if (all_keys_) return "~*";
-  std::string out;
-  for (const KeyPattern& k : keys_) {
-    if (!out.empty()) out += ' ';
-    out += k.access == kAclReadWrite ? "~" : (k.access == kAclRead ? "%R~" : "%W~");
-    out += k.pattern;
-  }
-  return out;
-}
-
-std::string AclUser::ChannelRules() const {
-  if (all_channels_) return "&*";
-  std::string out;
-  for (const std::string& c : channels_) {
-    if (!out.empty()) out += ' ';
-    out += "&" + c;
-  }
-  return out;
-}
-
 std::string AclUser::Describe() const {
   std::string out;
   for (std::string_view flag : Flags()) out += std::string(flag) + " ";
   for (const std::string& h : password_hashes_) out += "#" + h + " ";
-  const std::string keys = KeyRules();
-  if (!keys.empty()) out += keys + " ";
-  out += all_channels_ ? "&* " : "resetchannels ";
-  if (!all_channels_) {
-    for (const std::string& c : channels_) out += "&" + c + " ";
-  }
-  return out + CommandRules();
+  out += root().Describe();
+  for (size_t i = 1; i < selectors_.size(); i++) out += " (" + selectors_[i].Describe() + ")";
+  return out;
 }
 
 }  // namespace ebb::server

@@ -36,6 +36,16 @@ void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
   ctx.reply.Ok();
 }
 
+// ACL GETUSER's commands, keys and channels of one selector, as three map entries.
+void DescribeSelector(protocol::ReplyWriter& reply, const AclSelector& selector) {
+  reply.Bulk("commands");
+  reply.Bulk(selector.CommandRules());
+  reply.Bulk("keys");
+  reply.Bulk(selector.KeyRules());
+  reply.Bulk("channels");
+  reply.Bulk(selector.ChannelRules());
+}
+
 // ACL GETUSER username
 void ExecuteGetUser(CommandContext& ctx, const KeyOptions& o) {
   const AclUser* user = ctx.server.acl().Find(o.key);
@@ -48,14 +58,13 @@ void ExecuteGetUser(CommandContext& ctx, const KeyOptions& o) {
   ctx.reply.Bulk("passwords");
   ctx.reply.ArrayHeader(user->password_hashes().size());
   for (const std::string& hash : user->password_hashes()) ctx.reply.Bulk(hash);
-  ctx.reply.Bulk("commands");
-  ctx.reply.Bulk(user->CommandRules());
-  ctx.reply.Bulk("keys");
-  ctx.reply.Bulk(user->KeyRules());
-  ctx.reply.Bulk("channels");
-  ctx.reply.Bulk(user->ChannelRules());
+  DescribeSelector(ctx.reply, user->root());
   ctx.reply.Bulk("selectors");
-  ctx.reply.ArrayHeader(0);
+  ctx.reply.ArrayHeader(user->selectors().size() - 1);
+  for (size_t i = 1; i < user->selectors().size(); i++) {
+    ctx.reply.MapHeader(3);
+    DescribeSelector(ctx.reply, user->selectors()[i]);
+  }
 }
 
 // ACL DELUSER username [username ...]

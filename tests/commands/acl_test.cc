@@ -89,6 +89,134 @@ TEST_F(AclTest, ReadOnlyPatternsAdmitReadsOnly) {
             "-NOPERM this user has no permissions to access one of the keys used as arguments");
 }
 
+// Each key needs the access the command's use of it needs (Redis 7's key-spec flags): a key only
+// written needs W, one read R, one only tested for existence or size either.
+TEST_F(AclTest, KeysNeedTheAccessTheCommandUsesThemFor) {
+  EXPECT_EQ(Do({"SET", "read", "bar"}), "+OK");
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "rw", "on", "nopass", "+@all", "%R~read*", "%W~write*", "%RW~rw*"}),
+      "+OK");
+  const std::string denied =
+      "-NOPERM this user has no permissions to access one of the keys used as arguments";
+  EXPECT_EQ(Do({"AUTH", "rw", "x"}), "+OK");
+  EXPECT_EQ(Do({"SET", "write", "v"}), "+OK");
+  EXPECT_EQ(Do({"SET", "write", "v", "GET"}), denied);
+  EXPECT_EQ(Do({"SET", "write", "v", "EX", "GET"}), denied);  // GET anywhere, as Redis
+  EXPECT_EQ(Do({"SET", "read", "v"}), denied);
+  EXPECT_EQ(Do({"GET", "write"}), denied);
+  EXPECT_EQ(Do({"COPY", "read", "write2"}), ":1");
+  EXPECT_EQ(Do({"COPY", "write", "read"}), denied);
+  EXPECT_EQ(Do({"BITFIELD", "read", "GET", "u4", "0"}), "[:6]");
+  EXPECT_EQ(Do({"BITFIELD", "read", "GET", "u4", "0", "SET", "u4", "0", "1"}), denied);
+  EXPECT_EQ(Do({"BITFIELD", "write", "GET", "u4", "0"}), denied);
+  EXPECT_EQ(Do({"DEL", "write", "write2"}), ":2");
+  EXPECT_EQ(Do({"PUT", "write", "v", "TS", "5"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "INS", "writelog", "e", "1"}), "+OK");
+  EXPECT_EQ(Do({"TLOG", "GET", "writelog"}), denied);
+  EXPECT_EQ(Do({"TLOG", "SIZE", "writelog"}), ":1");
+  for (const char* key : {"read", "write", "rw"}) {
+    for (const char* command : {"EXISTS", "TYPE", "STRLEN", "TOUCH"}) {
+      EXPECT_NE(Do({command, key}).substr(0, 7), "-NOPERM") << command << " " << key;
+    }
+  }
+  EXPECT_EQ(Do({"EXISTS", "nothing"}), denied);
+  EXPECT_EQ(Do({"AUTH", "default", ""}), "+OK");
+  for (const char* key : {"read", "write", "rw"}) {
+    EXPECT_EQ(Do({"ACL", "DRYRUN", "rw", "MEMORY", "USAGE", key}), "+OK") << key;
+  }
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "rw", "EVAL", "", "1", "rw1"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "rw", "EVAL", "", "1", "read"}),
+            "$This user has no permissions to access the 'read' key");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "rw", "EVAL_RO", "", "1", "read"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "rw", "MIGRATE", "h", "1", "", "0", "5000", "KEYS", "write"}),
+            "$This user has no permissions to access the 'write' key");
+}
+
+// A request is allowed when one selector allows all of it; the root selector is the rules
+// outside parentheses.
+TEST_F(AclTest, SelectorsEachAllowAWholeRequest) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "sel", "on", "nopass", "-@all", "resetkeys"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "sel", "(+@write ~write::*)", "(+@read", "~read::*)"}), "+OK");
+  EXPECT_EQ(Do({"AUTH", "sel", "x"}), "+OK");
+  EXPECT_EQ(Do({"PING"}), "-NOPERM this user has no permissions to run the 'ping' command");
+  EXPECT_EQ(Do({"SET", "write::a", "v"}), "+OK");
+  EXPECT_EQ(Do({"GET", "read::a"}), "nil");
+  const std::string denied =
+      "-NOPERM this user has no permissions to access one of the keys used as arguments";
+  EXPECT_EQ(Do({"GET", "write::a"}), denied);
+  EXPECT_EQ(Do({"SET", "read::a", "v"}), denied);
+  EXPECT_EQ(Do({"AUTH", "default", ""}), "+OK");
+  // R in one selector and W in another do not add up.
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "split", "on", "nopass", "(%R~read* +@all)", "(%W~write* +@all)"}),
+      "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "split", "COPY", "read", "write"}),
+            "$This user has no permissions to access the 'write' key");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "split", "SET", "write", "v"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DRYRUN", "split", "GET", "read"}), "+OK");
+}
+
+TEST_F(AclTest, SelectorsAreDescribedAndCleared) {
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "info", "-@all", "+get", "resetchannels", "&channel1", "%R~foo1",
+          "%W~bar1", "~baz1", "(-@all +set resetchannels &channel2 %R~foo2 %W~bar2 ~baz2)", "()"}),
+      "+OK");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "info"}),
+            "[$flags,[$off],$passwords,[],$commands,$-@all +get,$keys,$%R~foo1 %W~bar1 ~baz1,"
+            "$channels,$&channel1,$selectors,["
+            "[$commands,$-@all +set,$keys,$%R~foo2 %W~bar2 ~baz2,$channels,$&channel2],"
+            "[$commands,$-@all,$keys,$,$channels,$]]]");
+  EXPECT_EQ(Do({"ACL", "LIST"}),
+            "[$user default on nopass ~* &* +@all,"
+            "$user info off %R~foo1 %W~bar1 ~baz1 resetchannels &channel1 -@all +get "
+            "(%R~foo2 %W~bar2 ~baz2 resetchannels &channel2 -@all +set) "
+            "(resetchannels -@all)]");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "info", "clearselectors"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "info"}).substr(Do({"ACL", "GETUSER", "info"}).rfind('$')),
+            "$selectors,[]]");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "info", "(~a)", "reset"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "LIST"}),
+            "[$user default on nopass ~* &* +@all,"
+            "$user info off sanitize-payload resetchannels -@all]");
+}
+
+TEST_F(AclTest, SelectorErrorsAsRedisGivesThem) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bad", "on", "(this-is-invalid)"}),
+            "-ERR Error in ACL SETUSER modifier '(this-is-invalid)': Syntax error");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bad", "on", "(&*", "&fail)"}),
+            "-ERR Error in ACL SETUSER modifier '(&* &fail)': Adding a pattern after the * "
+            "pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try "
+            "'resetchannels' to start with an empty list of channels");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bad", "on", "(~a", "+get"}),
+            "-ERR Unmatched parenthesis in acl selector starting at '(~a'.");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bad", " () "}),
+            "-ERR Error in ACL SETUSER modifier ' () ': Syntax error");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bad", ")"}),
+            "-ERR Error in ACL SETUSER modifier ')': Syntax error");
+  // A rule ending with ')' inside a selector would read back from the aclfile as the end of
+  // the selector, with the rules after it given to the root.
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bad", "(~a) +@all +select|0)"}),
+            "-ERR Error in ACL SETUSER modifier '(~a) +@all +select|0)': Syntax error");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "bad"}), "nil");
+}
+
+// Of the selectors that refuse, the log and the error name the one that got furthest.
+TEST_F(AclTest, TheRefusalThatGotFurthestIsReported) {
+  EXPECT_EQ(
+      Do({"ACL", "SETUSER", "far", "on", "nopass", "+mget", "~key", "(+mget ~key ~otherkey)"}),
+      "+OK");
+  EXPECT_EQ(Do({"AUTH", "far", "x"}), "+OK");
+  EXPECT_EQ(Do({"GET", "key"}), "-NOPERM this user has no permissions to run the 'get' command");
+  EXPECT_EQ(Do({"MGET", "otherkey", "someotherkey"}).substr(0, 7), "-NOPERM");
+  EXPECT_EQ(Do({"MGET", "key", "otherkey", "someotherkey"}).substr(0, 7), "-NOPERM");
+  EXPECT_EQ(Do({"AUTH", "default", ""}), "+OK");
+  const Reply log = ebb_->Cmd({"ACL", "LOG"});
+  ASSERT_EQ(log.size(), 2u) << Canon(log);  // the two MGETs are one entry, counted twice
+  EXPECT_EQ(log[0][3].str() + " " + log[0][7].str() + " " + std::to_string(log[0][1].integer()),
+            "key someotherkey 2");
+  EXPECT_EQ(log[1][3].str() + " " + log[1][7].str(), "command get");
+}
+
 TEST_F(AclTest, CategoriesAndSubcommands) {
   EXPECT_EQ(Do({"ACL", "SETUSER", "ops", "on", "nopass", "allkeys", "+@all", "-@dangerous",
                 "+config|get"}),
@@ -471,6 +599,20 @@ TEST_F(AclFileTest, SaveThenLoad) {
                 ":3 should start with user keyword followed by the username. WARNING: ACL errors "
                 "detected, no change to the previously active ACL rules was performed");
   EXPECT_EQ(Do({"ACL", "USERS"}), "[$alice,$default]");
+}
+
+TEST_F(AclFileTest, SelectorsAreSavedAndLoaded) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "(+set %W~w*)", "(+get", "%R~r*)"}), "+OK");
+  const std::string before = Do({"ACL", "GETUSER", "bob"});
+  EXPECT_EQ(Do({"ACL", "SAVE"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "DELUSER", "bob"}), ":1");
+  EXPECT_EQ(Do({"ACL", "LOAD"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "GETUSER", "bob"}), before);
+  std::ofstream(Path()) << "user carol on (+get ~a\n";
+  EXPECT_EQ(Do({"ACL", "LOAD"}),
+            "-ERR " + Path() +
+                ":1: Unmatched parenthesis in selector definition.WARNING: ACL errors detected, "
+                "no change to the previously active ACL rules was performed");
 }
 
 // A rule cannot smuggle a line into the aclfile: what ACL SAVE writes, ACL LOAD reads back as
