@@ -174,6 +174,17 @@ int Main(int argc, char** argv) {
     spdlog::critical("Cannot load the functions: {}", error);
     return 1;
   }
+  if (!config.users.empty() && !config.aclfile.empty()) {
+    spdlog::critical(
+        "Configuring ebb with users defined in the config file and at the same time an ACL file "
+        "path is invalid: define either an ACL file or `user` lines, not both.");
+    return 1;
+  }
+  error = ctx.acl().LoadConfigUsers(config.users);
+  if (!error.empty()) {
+    spdlog::critical("Cannot load the ACL users: {}", error);
+    return 1;
+  }
   if (!config.aclfile.empty()) {
     error = ctx.acl().LoadFile(config.aclfile, nullptr);
     if (!error.empty()) {

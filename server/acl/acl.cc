@@ -227,6 +227,37 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
   return "";
 }
 
+std::string Acl::LoadConfigUsers(const std::vector<std::vector<std::string>>& lines) {
+  for (const std::vector<std::string>& line : lines) {
+    std::vector<std::string_view> rules;
+    if (line[0] == "default") rules.push_back("reset");
+    rules.insert(rules.end(), line.begin() + 1, line.end());
+    std::string error = SetUser(line[0], rules);
+    if (!error.empty()) {
+      // SetUser's "ERR Error in ACL SETUSER modifier '<rule>': <reason>", as Redis words it here.
+      const std::string prefix = "ERR Error in ACL SETUSER modifier ";
+      if (error.starts_with(prefix))
+        return "Error in user declaration " + error.substr(prefix.size());
+      return error.starts_with("ERR ") ? error.substr(4) : error;
+    }
+  }
+  return "";
+}
+
+std::vector<std::vector<std::string>> Acl::ConfigUserLines() const {
+  const std::string builtin_default = AclUser::Default(table_).Describe();
+  std::vector<std::vector<std::string>> lines;
+  for (const auto& [name, user] : users_) {
+    const std::string rules = user->Describe();
+    if (user.get() == default_ && rules == builtin_default) continue;
+    std::vector<std::string> line{name};
+    std::istringstream words(rules);
+    for (std::string w; words >> w;) line.push_back(std::move(w));
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 std::string Acl::SaveFile(const std::string& path) const {
   std::string text;
   for (const auto& [name, user] : users_) text += ListLine(*user) + "\n";

@@ -11,7 +11,8 @@
 //
 // Users persist in the `aclfile` (LoadFile / SaveFile: ACL LOAD, ACL SAVE, and at startup).
 // Refusals and failed authentications are kept for ACL LOG (acl_log.h).
-// Not built: `user` lines in the config file.
+// Users also come from the config file's `user` lines (LoadConfigUsers; CONFIG REWRITE writes
+// them back), never together with an aclfile.
 //
 // Thread-safety: none; used on the command thread only.
 #pragma once
@@ -79,6 +80,13 @@ class Acl {
   // has none. Returns "" or the errors, each "<path>:<line>: <reason>. ", then "WARNING: ACL
   // errors detected, no change to the previously active ACL rules was performed".
   std::string LoadFile(const std::string& path, ClientRegistry* clients);
+  // The config file's `user <name> <rule> ...` lines (Redis's `user` directive), at start, in
+  // order: each user is created — `default` reset first — and given its rules. Returns "" or
+  // Redis's "Error in user declaration '<rule>': <reason>" for the first rule refused.
+  std::string LoadConfigUsers(const std::vector<std::vector<std::string>>& lines);
+  // The `user` lines CONFIG REWRITE writes: each user's name, then ACL LIST's rules; `default`
+  // only when it differs from the built-in default user.
+  std::vector<std::vector<std::string>> ConfigUserLines() const;
   // ACL SAVE: writes ACL LIST's lines to `path` atomically (ReplaceFileAtomically). Returns ""
   // or what failed.
   std::string SaveFile(const std::string& path) const;

@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
 #include "server/command.h"
 #include "server/command_docs.h"
 #include "server/commands/register.h"
@@ -81,6 +82,9 @@ void ExecuteResetStat(CommandContext& ctx, const NoOptions&) {
 void ExecuteRewrite(CommandContext& ctx, const NoOptions&) {
   ConfigRegistry& registry = ctx.server.config_registry();
   if (registry.config_file().empty()) return ctx.reply.Error(kNoConfigFile);
+  // The users are written as `user` lines unless an aclfile holds them, as Redis does.
+  registry.SetUsers(ctx.server.config().aclfile.empty() ? ctx.server.acl().ConfigUserLines()
+                                                        : std::vector<std::vector<std::string>>{});
   std::string error;
   if (!registry.Rewrite(&error)) return ctx.reply.Error(ConfigRewriteError(error));
   ctx.reply.Ok();

@@ -170,6 +170,7 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
     std::string_view pattern) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const Option& opt : options_) {
+    if (opt.hidden_from_get) continue;
     if (GlobMatch(pattern, opt.name, /*nocase=*/true)) out.emplace_back(opt.name, opt.get(config_));
   }
   // A Redis alias asked for by its exact name answers under that name (lua-time-limit).
@@ -291,7 +292,8 @@ std::vector<ConfigRegistry::OptionInfo> ConfigRegistry::Options() const {
   const Config defaults;
   std::vector<OptionInfo> out;
   for (const Option& opt : options_) {
-    out.push_back({opt.name, opt.get(defaults), opt.doc, opt.mutable_at_runtime});
+    out.push_back(
+        {opt.name, opt.get(defaults), opt.doc, opt.mutable_at_runtime, !opt.hidden_from_get});
   }
   return out;
 }

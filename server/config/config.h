@@ -82,6 +82,9 @@ struct Config {
   // The percentiles INFO latencystats prints (latency-tracking-info-percentiles).
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string aclfile;  // "" = users in memory only (server/acl/acl.h)
+  // `user <name> <rule> ...` lines (Redis's `user` directive): ACL users made at start, each as
+  // given (name first). Not with `aclfile`.
+  std::vector<std::vector<std::string>> users;
   // The channels a new ACL user starts with: allchannels|resetchannels (Redis 7's default).
   std::string acl_pubsub_default = "resetchannels";
   int tls_port = 0;  // 0: no TLS listener (server/net/tls.h)
@@ -178,6 +181,7 @@ class ConfigRegistry {
     std::string default_text;  // as Get() prints the default
     std::string doc;           // one line
     bool mutable_at_runtime;
+    bool listed_by_get;  // false: CONFIG GET never shows it (`user`)
   };
 
   // Post: config() holds every default; no file is associated.
@@ -246,6 +250,10 @@ class ConfigRegistry {
   void SetPeers(std::vector<std::pair<std::string, int>> peers) {
     config_.peers = std::move(peers);
   }
+
+  // Records the ACL users as the `user` lines CONFIG REWRITE writes (name first, then the rules).
+  // No hook runs.
+  void SetUsers(std::vector<std::vector<std::string>> users) { config_.users = std::move(users); }
 
   // Registers a hook called after each successful Set() (not for LoadFile/ParseCommandLine).
   void OnChange(std::function<void(std::string_view name, const Config&)> hook);

@@ -27,6 +27,9 @@ struct ConfigRegistry::Option {
   bool split_set_value = false;
   // true: repeated lines in one source append (ttl-rule); false: the last line wins.
   bool repeatable = false;
+  // true: CONFIG GET does not list it (`user`, whose rules may hold passwords; Redis has no
+  // such config either).
+  bool hidden_from_get = false;
 
   // Parses `values` into *config. append: this is a repeated line of a repeatable option.
   // Returns false with *reason (Redis's wording, e.g. "argument must be 'yes' or 'no'").

@@ -458,6 +458,40 @@ Option Peers() {
   return o;
 }
 
+// `user <name> [rule ...]`: an ACL user made at start; repeatable, one line per user.
+Option Users() {
+  Option o;
+  o.name = "user";
+  o.doc =
+      "an ACL user made at start: its name, then ACL SETUSER's rules; repeatable, not with aclfile";
+  o.mutable_at_runtime = false;
+  o.hidden_from_get = true;
+  o.min_values = 1;
+  o.max_values = -1;
+  o.repeatable = true;
+  o.apply = [](Config* c, const Values& v, bool append, std::string* reason) {
+    if (!append) c->users.clear();
+    for (const Values& user : c->users) {
+      if (user[0] == v[0]) {
+        *reason = "Duplicate user found. A user can only be defined once in config files";
+        return false;
+      }
+    }
+    c->users.push_back(v);
+    return true;
+  };
+  o.get = [](const Config& c) {
+    std::string out;
+    for (const Values& user : c.users) {
+      for (const std::string& word : user) out += word + " ";
+      out += "\n";
+    }
+    return out;
+  };
+  o.lines = [](const Config& c) { return c.users; };
+  return o;
+}
+
 Option LatencyPercentiles() {
   Option o;
   o.name = "latency-tracking-info-percentiles";
@@ -521,6 +555,7 @@ std::vector<Option> BuildOptionTable() {
       Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
   t.push_back(String("aclfile", "file of ACL users (ACL LOAD/SAVE, loaded at startup; \"\": none)",
                      kImmutable, &Config::aclfile));
+  t.push_back(Users());
   t.push_back(Enum("acl-pubsub-default",
                    "the channels a new ACL user, or one given `reset`, starts with: "
                    "resetchannels (none) or allchannels",

@@ -133,6 +133,55 @@ TEST(ServerTest, AclFileLoadedAtStartup) {
       << broken.ReadLog();
 }
 
+// `user` lines in the config file make users at start (`default` reset first), CONFIG REWRITE
+// writes the users back as `user` lines, and a restart reads them; CONFIG GET never shows them
+// (their rules may hold passwords). A user named twice, a bad rule, or `user` lines beside an
+// aclfile stop the start.
+TEST(ServerTest, UserLinesInTheConfigFile) {
+  TestServer server;
+  const std::string conf = server.dir() + "/ebb.conf";
+  std::ofstream(conf) << "user default on nopass ~* &* +@all -flushdb\n"
+                         "user app on >s3cret ~app:* (+get ~shared:*) +@all\n";
+  ASSERT_TRUE(server.Start({conf})) << server.error();
+  RedisConnection c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"FLUSHDB"}).str(),
+            "NOPERM this user has no permissions to run the 'flushdb' command");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "GET", "user"}).size(), 0u);
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "app", "s3cret"}).ToString(), "OK");
+  EXPECT_TRUE(Cmd(c.get(), {"GET", "shared:1"}).is_nil());
+  EXPECT_EQ(Cmd(c.get(), {"SET", "shared:1", "v"}).str(),
+            "NOPERM this user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "default", ""}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"ACL", "SETUSER", "ops", "on", ">pw", "+info"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"CONFIG", "REWRITE"}).ToString(), "OK");
+  const std::string text = ReadFile(conf);
+  EXPECT_NE(text.find("user ops on \"#"), std::string::npos) << text;
+  EXPECT_EQ(text.find("pw"), std::string::npos) << text;
+  ASSERT_TRUE(server.Restart()) << server.error();
+  c = server.Connect();
+  EXPECT_EQ(Cmd(c.get(), {"FLUSHDB"}).str(),
+            "NOPERM this user has no permissions to run the 'flushdb' command");
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "ops", "pw"}).ToString(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"AUTH", "app", "s3cret"}).ToString(), "OK");
+  EXPECT_TRUE(Cmd(c.get(), {"GET", "shared:1"}).is_nil());
+  server.Stop();
+
+  TestServer twice;
+  EXPECT_FALSE(twice.Start({"--user", "foo", "--user", "foo"}));
+  EXPECT_NE(twice.ReadLog().find("Duplicate user found"), std::string::npos) << twice.ReadLog();
+  TestServer bad_rule;
+  EXPECT_FALSE(bad_rule.Start({"--user", "foo", "+nosuch"}));
+  EXPECT_NE(bad_rule.ReadLog().find("Error in user declaration '+nosuch': Unknown command"),
+            std::string::npos)
+      << bad_rule.ReadLog();
+  TestServer both;
+  const std::string users = both.dir() + "/users.acl";
+  std::ofstream(users) << "user default on nopass ~* &* +@all\n";
+  EXPECT_FALSE(both.Start({"--user", "foo", "--aclfile", users}));
+  EXPECT_NE(both.ReadLog().find("define either an ACL file or `user` lines"), std::string::npos)
+      << both.ReadLog();
+}
+
 // CONFIG REWRITE through a symbolic link rewrites the file it points to, with its permissions.
 TEST(ServerTest, ConfigRewriteKeepsTheLinkAndTheMode) {
   TestServer server;
