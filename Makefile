@@ -76,6 +76,10 @@ soak: build
 	  -L crash
 	EBB_MODEL_SEEDS=20 EBB_MODEL_STEPS=3000 ctest --test-dir $(BUILD) --output-on-failure \
 	  --timeout 7200 -R ModelTest
+	for seed in 1 2 3 4 5 6 7 8 9 10; do \
+	  EBB_TEST_SEED=$$seed EBB_NEMESIS_STEPS=100 $(BUILD)/integration \
+	    --gtest_filter='ReplicationNemesisTest.*' || exit 1; \
+	done
 
 # Every ctest test of the Release and ASan builds run FLAKE_REPEAT times, FLAKE_JOBS side by side
 # (more than the cores: the load is the point), stopping each at its first failure; ctest's

@@ -109,10 +109,19 @@ ReplicaLink::~ReplicaLink() { Stop(); }
 
 void ReplicaLink::Start() {
   const Config& config = context_->config();
-  if (config.replicaof_host.empty()) return;
-  master_->Follow();
   Position position;
-  if (LoadPosition(&position)) {
+  const bool have_position = LoadPosition(&position);
+  if (config.replicaof_host.empty()) {
+    // Started as a master: a later REPLICAOF may still continue from the position (see
+    // ReplicateFrom), as Redis keeps its replication ID and offset from its RDB.
+    if (have_position) {
+      restart_position_ = position;
+      restart_sequence_ = context_->keyspace().db().LastSequence();
+    }
+    return;
+  }
+  master_->Follow();
+  if (have_position) {
     master_->AdoptMasterHistory(position.replid, position.offset);
     replid_ = position.replid;
     offset_ = read_offset_ = position.offset;
@@ -130,6 +139,20 @@ void ReplicaLink::ReplicateFrom(const std::string& host, int port) {
     // A master becoming a replica asks PSYNC with its own history (Redis's
     // replicationCacheMasterUsingMyself): a master that shares it continues partially.
     master_->Follow();
+    if (!have_history_ && restart_position_ &&
+        context_->keyspace().db().LastSequence() == restart_sequence_) {
+      // A replica restarted without `replicaof` and not written to since: it holds its old
+      // master's history up to the saved position, so it reports that offset (a Sentinel picks
+      // the replica to promote by it) and asks PSYNC from it. Once the engine has changed, the
+      // data is no longer that history's and the position is dropped.
+      replid_ = restart_position_->replid;
+      offset_ = read_offset_ = restart_position_->offset;
+      applied_sequence_ = restart_sequence_;
+      have_history_ = true;
+      saved_ = *restart_position_;
+      master_->AdoptMasterHistory(replid_, offset_);
+    }
+    restart_position_.reset();
     if (!have_history_) {
       replid_ = master_->ids().replid;
       offset_ = read_offset_ = master_->end_offset();
@@ -593,7 +616,7 @@ bool ReplicaLink::ApplyStream() {
     offset_ += consumed;
     in_.erase(0, consumed);
     // GETACK: acknowledge at once everything applied (and synced) so far, the request included.
-    if (getack && !failed) SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
+    if (getack && !failed) AckApplied();
   }
   if (failed) {
     Fail("Replication stream broken");
@@ -747,11 +770,17 @@ bool ReplicaLink::TimedOut(int64_t now_ms) {
 
 void ReplicaLink::SendAck() {
   if (state_ != State::kConnected) return;
-  SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
+  AckApplied();
+}
+
+void ReplicaLink::AckApplied() {
+  // The position first: an offset this replica acknowledged (a WAIT counted it) is one it
+  // reports after a kill, so a failover never passes over it for a replica that is behind.
   const Position now{replid_, offset_, applied_sequence_};
   if (now.replid != saved_.replid || now.offset != saved_.offset) {
     SavePosition(context_->keyspace().dir(), now);
   }
+  SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
 }
 
 std::string ReplicaLink::DataDir() const {

@@ -26,11 +26,13 @@
 // A failed or lost link is retried after a backoff (kFirstRetry doubling up to kMaxRetry). The
 // link is registered as a client (CLIENT LIST flag M, CLIENT KILL TYPE master closes it).
 //
-// Restarts. Every second and when it stops, the link writes its position — the master's replid,
-// the offset applied and the engine's last sequence at that offset — to `<dir>/replication`
-// (written whole and renamed). A replica started again with `replicaof` asks PSYNC from that
-// position when its engine holds at least that sequence (records it already holds are skipped),
-// so a restart costs a partial resynchronisation.
+// Restarts. Every second, before every REPLCONF ACK and when it stops, the link writes its
+// position — the master's replid, the offset applied and the engine's last sequence at that
+// offset — to `<dir>/replication` (written whole and renamed). A replica started again with
+// `replicaof` asks PSYNC from that position when its engine holds at least that sequence
+// (records it already holds are skipped), so a restart costs a partial resynchronisation; one
+// started without it and made a replica by REPLICAOF before any write does the same. Either way
+// it reports at least every offset it acknowledged before it stopped.
 //
 // Thread-safety: every method on the io thread.
 #pragma once
@@ -43,6 +45,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -158,6 +161,8 @@ class ReplicaLink {
   void ScheduleRetry();
   void ScheduleAck();
   void SendAck();
+  // Saves the position, then acknowledges the offset applied (REPLCONF ACK).
+  void AckApplied();
   // repl-timeout: drops the link (it reconnects) when the master sent nothing for longer while
   // connecting, in the handshake, receiving the snapshot or streaming. True if it dropped it.
   bool TimedOut(int64_t now_ms);
@@ -201,6 +206,9 @@ class ReplicaLink {
   uint64_t applied_sequence_ = 0;
   bool have_history_ = false;  // false: PSYNC ? -1
   Position saved_;             // the position last written
+  // The position loaded at a start without `replicaof`, and the engine's last sequence then.
+  std::optional<Position> restart_position_;
+  uint64_t restart_sequence_ = 0;
 
   // The full resynchronisation under way.
   std::string sync_replid_;
