@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/active_active_support.h"
 #include "tests/support/test_server.h"
 #include "tests/support/write_mix.h"
 
@@ -157,6 +158,47 @@ TEST_F(ReplicationReplicaTest, FullSyncWithWritesThenPartialResyncsAndExpiry) {
   const std::string expired = Digest(m.get());
   EXPECT_EQ(Digest(c1.get()), expired);
   EXPECT_EQ(Digest(c2.get()), expired);
+}
+
+// A replica killed after acknowledging writes and started again without `replicaof` (as a
+// Sentinel or an operator restarts it, then sends REPLICAOF) reports the offset it acknowledged
+// once it follows a master again, even before its link is up — a failover that promotes the most
+// advanced replica must see it — and resumes with a partial resynchronisation. A write of its own
+// before the REPLICAOF makes its data its own: then a full one.
+TEST_F(ReplicationReplicaTest, ARestartedReplicaKeepsItsOffsetUntilReplicaof) {
+  StartMaster(&master_);
+  StartReplica(&r1_, {"--replicaof", ReplicaOfArg(master_)});
+  RedisConnection m = master_.Connect();
+  RedisConnection c1 = r1_.Connect();
+  WriteMix(m.get(), 0, 300);
+  ASSERT_EQ(Cmd(m.get(), {"SET", "acked", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(m.get(), {"WAIT", "1", "5000"}).integer(), 1);
+  const long long acked = InfoField(c1.get(), "replication", "slave_repl_offset");
+  ASSERT_GT(acked, 0);
+  r1_.Kill();
+  StartReplica(&r1_);  // no replicaof: a master until told otherwise
+  c1 = r1_.Connect();
+  RefusingPort nowhere;
+  ASSERT_NE(nowhere.port(), 0);
+  ASSERT_EQ(Cmd(c1.get(), {"REPLICAOF", "127.0.0.1", std::to_string(nowhere.port())}).str(), "OK");
+  EXPECT_GE(InfoField(c1.get(), "replication", "slave_repl_offset"), acked);
+  EXPECT_GE(InfoField(c1.get(), "replication", "master_repl_offset"), acked);
+  ASSERT_EQ(Cmd(c1.get(), {"REPLICAOF", "127.0.0.1", std::to_string(master_.port())}).str(), "OK");
+  WaitCaughtUp(c1.get(), m.get());
+  EXPECT_EQ(InfoField(m.get(), "stats", "sync_full"), 1);
+  EXPECT_EQ(InfoField(m.get(), "stats", "sync_partial_ok"), 1);
+  EXPECT_EQ(Digest(c1.get()), Digest(m.get()));
+
+  // Written to as a master after the restart: its data is no longer the master's history.
+  r1_.Kill();
+  StartReplica(&r1_);
+  c1 = r1_.Connect();
+  ASSERT_EQ(Cmd(c1.get(), {"SET", "own", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1.get(), {"REPLICAOF", "127.0.0.1", std::to_string(master_.port())}).str(), "OK");
+  WaitCaughtUp(c1.get(), m.get());
+  EXPECT_EQ(InfoField(m.get(), "stats", "sync_full"), 2);
+  EXPECT_TRUE(Cmd(c1.get(), {"GET", "own"}).is_nil());
+  EXPECT_EQ(Digest(c1.get()), Digest(m.get()));
 }
 
 TEST_F(ReplicationReplicaTest, PromotionAndTheOtherReplicaContinuesPartially) {
