@@ -96,9 +96,14 @@ const AclUser* Acl::Find(std::string_view name) const {
 }
 
 std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
-  if (AclStringHasSpaces(name)) {
-    return "ERR Usernames can't contain spaces or null characters";
-  }
+  const RuleError error = SetUserRules(name, rules);
+  if (error.reason.empty()) return "";
+  if (error.rule.empty()) return "ERR " + error.reason;
+  return "ERR Error in ACL SETUSER modifier '" + error.rule + "': " + error.reason;
+}
+
+Acl::RuleError Acl::SetUserRules(std::string_view name, std::span<const std::string_view> rules) {
+  if (AclStringHasSpaces(name)) return {"", "Usernames can't contain spaces or null characters"};
   auto it = users_.find(name);
   AclUser staged =
       it != users_.end() ? *it->second : AclUser(std::string(name), table_, pubsub_default_all_);
@@ -106,14 +111,12 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
   size_t unmatched = 0;
   const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, &unmatched);
   if (!merged) {
-    return "ERR Unmatched parenthesis in acl selector starting at '" +
-           std::string(rules[unmatched]) + "'.";
+    return {"", "Unmatched parenthesis in acl selector starting at '" +
+                    std::string(rules[unmatched]) + "'."};
   }
   for (const std::string& rule : *merged) {
-    const std::string reason = staged.Apply(rule);
-    if (!reason.empty()) {
-      return "ERR Error in ACL SETUSER modifier '" + std::string(rule) + "': " + reason;
-    }
+    std::string reason = staged.Apply(rule);
+    if (!reason.empty()) return {rule, std::move(reason)};
   }
   if (it != users_.end()) {
     *it->second = std::move(staged);  // in place: clients holding the user see the change
@@ -121,7 +124,7 @@ std::string Acl::SetUser(std::string_view name, std::span<const std::string_view
     users_.emplace(std::string(name), std::make_unique<AclUser>(std::move(staged)));
   }
   UpdateAnonymous();
-  return "";
+  return {};
 }
 
 void Acl::DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients) {
@@ -232,14 +235,10 @@ std::string Acl::LoadConfigUsers(const std::vector<std::vector<std::string>>& li
     std::vector<std::string_view> rules;
     if (line[0] == "default") rules.push_back("reset");
     rules.insert(rules.end(), line.begin() + 1, line.end());
-    std::string error = SetUser(line[0], rules);
-    if (!error.empty()) {
-      // SetUser's "ERR Error in ACL SETUSER modifier '<rule>': <reason>", as Redis words it here.
-      const std::string prefix = "ERR Error in ACL SETUSER modifier ";
-      if (error.starts_with(prefix))
-        return "Error in user declaration " + error.substr(prefix.size());
-      return error.starts_with("ERR ") ? error.substr(4) : error;
-    }
+    const RuleError error = SetUserRules(line[0], rules);
+    if (error.reason.empty()) continue;
+    if (error.rule.empty()) return error.reason;
+    return "Error in user declaration '" + error.rule + "': " + error.reason;
   }
   return "";
 }

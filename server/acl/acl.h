@@ -125,6 +125,14 @@ class Acl {
   void set_log_max_len(size_t len) { log_max_len_ = len; }
 
  private:
+  // Why SetUserRules refused: the rule and Redis's reason; a reason alone when no single rule is
+  // to blame (a user name with spaces, an unmatched parenthesis); both empty on success.
+  struct RuleError {
+    std::string rule;
+    std::string reason;
+  };
+  // ACL SETUSER's work: all rules applied to a copy, the user changed only if all apply.
+  RuleError SetUserRules(std::string_view name, std::span<const std::string_view> rules);
   void UpdateAnonymous() {
     anonymous_ = default_->enabled() && default_->nopass() ? default_ : nullptr;
   }
