@@ -15,6 +15,7 @@ namespace ebb::storage {
 class BlockFetch;
 class Clock;
 class CompactionFilter;
+class EngineLatency;
 class FileSystem;
 class Snapshot;
 
@@ -38,6 +39,9 @@ struct Options {
   // prefix has a prefix of the same length. The memtable then finds the smallest key of a
   // prefix without a skiplist search. nullptr: no prefixes.
   SeekPrefixLength seek_prefix_length = nullptr;
+  // Optional: where the engine's threads record how long their work took (WAL fsyncs, flushes,
+  // compactions, whole-file drops: storage/engine_latency.h). nullptr: not recorded.
+  std::shared_ptr<EngineLatency> engine_latency;
 
   size_t memtable_size = 64 << 20;      // a memtable this big is frozen and flushed
   size_t block_size = 4 << 10;          // target uncompressed size of an SST data block

@@ -94,6 +94,7 @@ void DBImpl::WarmTables(std::unique_lock<std::mutex>& lock) {
 }
 
 Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
+  EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kMemtableFlush);
   flushing_ = true;
   const Frozen imm = imms_.front();
   const uint64_t number = versions_.NewFileNumber();

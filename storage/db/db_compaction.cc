@@ -142,6 +142,7 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   // a table's expired rows may be such versions.
   const bool expired_drops =
       options_.compaction_filter == nullptr || !options_.compaction_filter->KeepsDeadVersions();
+  EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kFileDrop);
   auto v = versions_.current();
   VersionEdit edit;
   uint64_t expired = 0, expired_bytes = 0, deleted = 0, deleted_bytes = 0;
@@ -211,6 +212,7 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   }
   for (const RangeDeletion& d : retired_deletions) edit.RetireRangeDeletion(d);
   for (const PurgeHint& h : retired_hints) edit.RetirePurgeHint(h);
+  if (expired == 0 && deleted == 0) timer.Cancel();  // no file dropped: no event
   if (expired == 0 && deleted == 0 && retired_deletions.empty() && retired_hints.empty()) {
     return false;
   }
@@ -284,6 +286,11 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
     // Rows expired less than the retention ago stay whole (ExpiredRetentionMs).
     context.expiry_now_ms = CompactionExpiryNow();
   }
+  const std::string_view reason = job->reason;
+  EngineLatencyTimer timer(options_.engine_latency.get(),
+                           reason == "purge-deadline" || reason == "purge-hint"
+                               ? EngineEvent::kPurgeCompaction
+                               : EngineEvent::kCompaction);
   const Status s = DoCompaction(lock, job.get(), &context);
   if (result != nullptr) *result = s;
   return s.ok();

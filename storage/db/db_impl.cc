@@ -264,7 +264,10 @@ Status DBImpl::NewLog(bool sync_old) {
   // The new file's directory entry must survive a power cut before any write relies on it.
   if (s.ok()) s = fs_->SyncDir(dir_);
   // The old WAL is made durable before it stops receiving writes.
-  if (s.ok() && log_ && sync_old) s = log_->Sync();
+  if (s.ok() && log_ && sync_old) {
+    EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kWalFsync);
+    s = log_->Sync();
+  }
   if (!s.ok()) {
     handle.reset();
     file.reset();
@@ -315,7 +318,10 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     s = log_->AddRecord(record);
     // A batch that deletes ranges is durable before the manifest names its deletions: then a
     // crash leaves the whole batch (replay applies the deletions the manifest lacks) or none.
-    if (s.ok() && deletes_ranges) s = log_->Sync();
+    if (s.ok() && deletes_ranges) {
+      EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kWalFsync);
+      s = log_->Sync();
+    }
     if (!s.ok()) {
       // A partial record may be in the WAL: refuse further writes until Resume replaces it.
       log_broken_ = true;
@@ -515,7 +521,11 @@ Status DBImpl::SyncWal() {
   if (synced_log_ > log_number || (synced_log_ == log_number && synced_size_ >= size)) {
     return Status::OK();  // someone else's fdatasync already covered these bytes
   }
-  Status s = handle->Sync();
+  Status s;
+  {
+    EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kWalFsync);
+    s = handle->Sync();
+  }
   std::lock_guard lock(mu_);
   if (!s.ok()) {
     // After a failed fdatasync the kernel may have dropped the dirty pages: the bytes written

@@ -38,6 +38,7 @@
 #include "storage/db/db_iter.h"
 #include "storage/db/memtable.h"
 #include "storage/db/version_set.h"
+#include "storage/engine_latency.h"
 #include "storage/env/file.h"
 #include "storage/table/table_builder.h"
 
