@@ -447,7 +447,16 @@ uint64_t Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
   const uint64_t ticks = CycleClock::Now() - began;
   row.calls++;
   row.ticks += ticks;
-  if (server_->config().latency_tracking) row.RecordLatency(ticks);
+  const Config& config = server_->config();
+  if (config.latency_tracking) row.RecordLatency(ticks);
+  if (config.latency_monitor_threshold_ms > 0) {
+    // Redis's call(): a row flagged fast is a `fast-command` event, any other a `command`.
+    const auto ms = static_cast<uint64_t>(static_cast<double>(ticks) /
+                                          CycleClock::TicksPerMicrosecond() / 1000);
+    server_->latency().AddIfNeeded((spec.flags & kCmdFast) ? "fast-command" : "command", ms,
+                                   server_->clock().NowMs() / 1000,
+                                   config.latency_monitor_threshold_ms);
+  }
   return ticks;
 }
 

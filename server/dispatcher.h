@@ -157,7 +157,8 @@ class Dispatcher {
   // an error already counted (CommandContext::error_counted) counts only as a failed call.
   void CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
                   bool error_counted = false);
-  // Counts one completed run of `spec`'s handler that began at `began` (commandstats) and
+  // Counts one completed run of `spec`'s handler that began at `began` (commandstats, and a
+  // LATENCY `command` / `fast-command` sample when it took latency-monitor-threshold) and
   // returns how long it took. `began` and the result are CycleClock ticks.
   uint64_t CountCall(const CommandSpec& spec, uint64_t began);
   // Adds the run to SLOWLOG when it took at least slowlog-log-slower-than (server/slowlog.h).

@@ -135,4 +135,8 @@ std::string ConfigRewriteError(std::string_view reason) {
   return Concat({"ERR Rewriting config file: ", reason});
 }
 
+std::string NoLatencySamplesError(std::string_view event) {
+  return Concat({"ERR No samples available for event '", event, "'"});
+}
+
 }  // namespace ebb::server

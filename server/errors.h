@@ -239,6 +239,9 @@ inline constexpr std::string_view kWaitingForDisk = "ERR waiting for a table blo
 // (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context".
 std::string SubscriberModeError(std::string_view name);
 
+// LATENCY GRAPH's "ERR No samples available for event '<event>'" (the event as given).
+std::string NoLatencySamplesError(std::string_view event);
+
 // EXPIRE's "ERR Unsupported option <arg>".
 std::string UnsupportedOptionError(std::string_view option);
 // HELLO's "ERR Syntax error in HELLO option '<arg>'".

@@ -4,6 +4,7 @@
 
 #include "server/replication/master.h"
 #include "server/server_context.h"
+#include "storage/engine_latency.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -35,6 +36,7 @@ storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Cl
   options.expiration_enabled = config.expiration;
   options.whole_file_expiry = config.expiry_whole_file;
   options.purge_deadline_ms = config.expiry_purge_deadline_ms;
+  options.engine_latency = std::make_shared<storage::EngineLatency>();
   return options;
 }
 

@@ -19,7 +19,9 @@ namespace ebb::server {
 
 class ServerContext;
 
-// The engine options of `config` (memtable, blocks, cache, compression, wal-fsync, expiry).
+// The engine options of `config` (memtable, blocks, cache, compression, wal-fsync, expiry),
+// with a fresh EngineLatency the server's latency monitor is to drain (LatencyMonitor::
+// set_engine).
 storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Clock> clock);
 
 // The types' settings of `config`: TTL policy, default retrieval grace, group commit.

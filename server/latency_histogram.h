@@ -26,6 +26,8 @@ class LatencyHistogram {
     ++total_;
   }
   uint64_t total() const { return total_; }
+  // The calls recorded in `bucket`. REQUIRES: bucket < kBuckets.
+  uint64_t count(size_t bucket) const { return counts_[bucket]; }
 
   // The smallest value v such that at least `percentile`% (0..100) of the recorded values are
   // <= v, given as the highest value of v's bucket (as HdrHistogram reports); 0 when empty.

@@ -164,6 +164,7 @@ int Main(int argc, char** argv) {
   RegisterAllCommands(commands);
   ServerContext ctx(&registry, &commands, clock.get());
   ctx.set_keyspace(keyspace.get());
+  ctx.latency().set_engine(engine_options.engine_latency);
   keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
   ApplyTypeSettings(config, keyspace.get());
   ctx.set_disk_faults(disk_faults.get());

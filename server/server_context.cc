@@ -4,6 +4,7 @@
 
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
+#include "server/net/block_reader.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/replication/replication_id.h"
@@ -85,6 +86,11 @@ ServerContext::Memory ServerContext::MemoryNow() {
   }
   for (const auto& [id, client] : clients_.all()) memory.clients += client->memory().total;
   return memory;
+}
+
+void ServerContext::CollectLatencySamples() {
+  const uint64_t disk_wait_us = block_reader_ != nullptr ? block_reader_->TakeLongestWaitUs() : 0;
+  latency_.Collect(disk_wait_us, clock_->NowMs() / 1000, config().latency_monitor_threshold_ms);
 }
 
 bool ServerContext::OverMaxmemory() {

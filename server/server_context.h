@@ -17,6 +17,7 @@
 #include "server/config/config.h"
 #include "server/expiry_events.h"
 #include "server/keyspace_events.h"
+#include "server/latency_monitor.h"
 #include "server/monitor.h"
 #include "server/pubsub.h"
 #include "server/server_stats.h"
@@ -66,6 +67,11 @@ class ServerContext {
   // INFO commandstats and errorstats (server/command_stats.h).
   CommandStats& command_stats() { return command_stats_; }
   SlowLog& slowlog() { return slowlog_; }
+  // LATENCY's events (server/latency_monitor.h).
+  LatencyMonitor& latency() { return latency_; }
+  // Moves what the engine's threads and the block reader noted into latency(), as samples of
+  // the clock's current second: every cron, and before LATENCY reads the table.
+  void CollectLatencySamples();
   Monitors& monitors() { return monitors_; }
   const CommandTable& commands() const { return *commands_; }
   ClientRegistry& clients() { return clients_; }
@@ -210,6 +216,7 @@ class ServerContext {
   ServerStats stats_;
   CommandStats command_stats_;
   SlowLog slowlog_;
+  LatencyMonitor latency_;
   Monitors monitors_;
   ClientRegistry clients_;
   WatchRegistry watches_;

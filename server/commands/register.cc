@@ -10,7 +10,7 @@ void RegisterAllCommands(CommandTable& table) {
                     ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
                     PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
                     MigrateCommands,    ClusterCommands,   PeerCommands,        SlowlogCommands,
-                    MemoryCommands}) {
+                    MemoryCommands,     LatencyCommands}) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());

@@ -78,7 +78,8 @@ struct Config {
   bool latency_tracking = true;                // each command's time goes into INFO latencystats
   int64_t slowlog_log_slower_than_us = 10000;  // SLOWLOG: -1 never, 0 every command
   int64_t slowlog_max_len = 128;
-  int64_t acllog_max_len = 128;  // ACL LOG's entries (server/acl/acl_log.h)
+  int64_t acllog_max_len = 128;              // ACL LOG's entries (server/acl/acl_log.h)
+  int64_t latency_monitor_threshold_ms = 0;  // LATENCY: events this long are sampled (0: off)
   // The percentiles INFO latencystats prints (latency-tracking-info-percentiles).
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string aclfile;  // "" = users in memory only (server/acl/acl.h)

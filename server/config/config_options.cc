@@ -741,6 +741,10 @@ std::vector<Option> BuildOptionTable() {
                       &Config::slowlog_max_len, 0, INT64_MAX));
   t.push_back(Integer("acllog-max-len", "the most entries ACL LOG keeps", kMutable,
                       &Config::acllog_max_len, 0, INT64_MAX));
+  t.push_back(Integer("latency-monitor-threshold",
+                      "LATENCY samples events that take at least this many milliseconds (0: "
+                      "the latency monitor is off)",
+                      kMutable, &Config::latency_monitor_threshold_ms, 0, INT64_MAX));
   t.push_back(ProtectedAction("enable-debug-command",
                               "allow DEBUG: no, yes, or local (only from loopback clients)",
                               &Config::enable_debug_command));

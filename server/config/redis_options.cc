@@ -17,7 +17,6 @@ constexpr const char* kRedisTask = "ebb has no such background task";
 constexpr const char* kProcess = "ebb-server runs in the foreground under its supervisor";
 constexpr const char* kFullSync =
     "ebb's full resynchronisation streams its table files to the replica as they are";
-constexpr const char* kNoLatencyMonitor = "ebb has no latency monitor (LATENCY)";
 constexpr const char* kNoModules = "ebb loads no modules";
 
 constexpr RedisOnly kRedisOnly[] = {
@@ -67,7 +66,6 @@ constexpr RedisOnly kRedisOnly[] = {
     {"lazyfree-lazy-user-del", kRedisTask},
     {"lazyfree-lazy-user-flush", kRedisTask},
     {"replica-lazy-flush", kRedisTask},
-    {"latency-monitor-threshold", kNoLatencyMonitor},
     // Redis's RDB transfer to replicas.
     {"repl-diskless-sync", kFullSync},
     {"repl-diskless-sync-delay", kFullSync},

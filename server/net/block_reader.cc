@@ -105,8 +105,8 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
   }
   batch->fetch = fetch;
   batch->done = std::move(done);
-  batch->started = delay_.count() > 0 ? std::chrono::steady_clock::now()
-                                      : std::chrono::steady_clock::time_point{};
+  batch->began = std::chrono::steady_clock::now();
+  batch->started = delay_.count() > 0 ? batch->began : std::chrono::steady_clock::time_point{};
   const auto& wants = fetch->wants();
   batch->requests.resize(wants.size());
   batch->pending = wants.size();
@@ -324,6 +324,9 @@ void BlockReader::Finish(Batch* batch) {
     });
     return;
   }
+  const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - batch->began);
+  longest_wait_us_ = std::max(longest_wait_us_, static_cast<uint64_t>(waited.count()));
   for (Request& r : batch->requests) {
     batch->fetch->Fill(r.index, r.status, std::string_view(r.buffer.data(), r.got));
   }

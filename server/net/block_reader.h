@@ -39,6 +39,7 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "storage/env/aligned_buffer.h"
@@ -92,6 +93,10 @@ class BlockReader {
   // Commands (Read calls) whose blocks have not all arrived.
   size_t waiting() const { return batches_.size(); }
 
+  // The longest time a Read took from its call to its `done`, in microseconds, since the last
+  // call (0: no Read finished); LATENCY's `disk-read` event (server/latency_monitor.h).
+  uint64_t TakeLongestWaitUs() { return std::exchange(longest_wait_us_, 0); }
+
   // Tests (DEBUG BLOCK-READ-DELAY): every Read calls `done` no sooner than `delay` after it
   // was made. 0: at once.
   void set_completion_delay(std::chrono::milliseconds delay) { delay_ = delay; }
@@ -112,9 +117,10 @@ class BlockReader {
     storage::BlockFetch* fetch = nullptr;
     std::function<void()> done;
     std::vector<Request> requests;
-    size_t pending = 0;  // requests not completed
-    std::chrono::steady_clock::time_point started;
-    size_t slot = 0;  // its place in batches_
+    size_t pending = 0;                             // requests not completed
+    std::chrono::steady_clock::time_point started;  // for the completion delay
+    std::chrono::steady_clock::time_point began;    // when Read was called
+    size_t slot = 0;                                // its place in batches_
   };
 
   bool InitRing();
@@ -143,6 +149,7 @@ class BlockReader {
   std::shared_ptr<bool> alive_;
   Backend backend_ = Backend::kThreads;
   std::chrono::milliseconds delay_{0};
+  uint64_t longest_wait_us_ = 0;
   std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done, in no order
   std::vector<std::unique_ptr<Batch>> spare_batches_;  // done, kept for the next Reads
   std::vector<storage::AlignedBuffer> spare_;          // kSpareBufferBytes each

@@ -328,7 +328,13 @@ void Server::ScheduleExpiryPoll() {
   expiry_timer_.expires_after(std::chrono::milliseconds(ExpiryEvents::kPollIntervalMs));
   expiry_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
+    const auto began = std::chrono::steady_clock::now();
     context_->expiry_events().Poll();
+    const auto took = std::chrono::steady_clock::now() - began;
+    context_->latency().AddIfNeeded(
+        "expire-cycle",
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+        context_->clock().NowMs() / 1000, context_->config().latency_monitor_threshold_ms);
     ScheduleExpiryPoll();
   });
 }
@@ -359,6 +365,7 @@ void Server::ScheduleCron() {
     if (active_active_) active_active_->Cron(now);
     ServerStats& stats = context_->stats();
     stats.used_memory_peak = std::max(stats.used_memory_peak, AllocatedBytes());
+    context_->CollectLatencySamples();
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

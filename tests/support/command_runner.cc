@@ -130,6 +130,7 @@ void CommandRunner::Open() {
   state_->keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
   server::ApplyTypeSettings(config, state_->keyspace.get());
   state_->context->set_keyspace(state_->keyspace.get());
+  state_->context->latency().set_engine(options.engine_latency);
   state_->dispatcher = std::make_unique<Dispatcher>(state_->context.get());
   state_->NewClient();
 }
