@@ -194,6 +194,14 @@ TEST_F(LatencyTest, HistogramShape) {
   EXPECT_EQ(previous_calls, 2);
   EXPECT_EQ(Do({"LATENCY", "HISTOGRAM", "config|get"}).substr(0, 20), "[$config|get,[$calls");
   EXPECT_EQ(Do({"LATENCY", "HISTOGRAM", "no-such-command"}), "[]");
+  // CONFIG RESETSTAT empties them; it is then the only command that ran.
+  ASSERT_EQ(Do({"CONFIG", "RESETSTAT"}), "+OK");
+  const Reply after_reset = Cmd({"LATENCY", "HISTOGRAM"});
+  ASSERT_EQ(after_reset.size(), 2u) << after_reset.ToString();
+  EXPECT_EQ(after_reset[0].str(), "config|resetstat");
+  EXPECT_EQ(after_reset[1][1].integer(), 1);
+  ASSERT_EQ(Do({"SET", "k", "v"}), "+OK");
+  ASSERT_EQ(Do({"SET", "k", "w"}), "+OK");
   // No names: every command that ran, SET among them.
   const Reply every = Cmd({"LATENCY", "HISTOGRAM"});
   bool has_set = false;
@@ -219,6 +227,8 @@ TEST_F(LatencyTest, ErrorsAndHelp) {
             "-ERR wrong number of arguments for 'latency|graph' command");
   EXPECT_EQ(Do({"LATENCY", "DOCTOR", "x"}),
             "-ERR wrong number of arguments for 'latency|doctor' command");
+  EXPECT_EQ(Do({"LATENCY", "HELP", "xxx"}),
+            "-ERR wrong number of arguments for 'latency|help' command");
   EXPECT_EQ(Do({"LATENCY", "GRAPH", "nothing"}), "-ERR No samples available for event 'nothing'");
   std::vector<std::string> lines;
   for (const Reply& line : Cmd({"LATENCY", "HELP"}).elements()) lines.push_back(line.str());
