@@ -20,6 +20,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -59,6 +61,9 @@ struct KeyRecord {
 class ReplicationNemesisTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The client writes to a master the nemesis may just have killed: hiredis's write then
+    // fails with EPIPE rather than killing the test with SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
     for (int i = 0; i < kNodes; i++) nodes_.push_back(std::make_unique<TestServer>());
     for (int r = 0; r < kNodes; r++) {
       for (int m = 0; m < kNodes; m++) links_[r][m] = std::make_unique<FaultProxy>(0);
@@ -333,6 +338,19 @@ class ReplicationNemesisTest : public ::testing::Test {
       EXPECT_EQ(model_.count(keys[i].str()), 1u) << keys[i].str() << " was never written";
     }
     RecordProperty("acknowledged_writes", std::to_string(acked));
+    auto count = [&](const std::string& what) {
+      size_t n = 0;
+      for (size_t at = schedule_.find(what); at != std::string::npos;
+           at = schedule_.find(what, at + 1)) {
+        n++;
+      }
+      return n;
+    };
+    std::printf(
+        "nemesis: %zu keys written, %zu acknowledged and kept; %zu failovers, %zu replica "
+        "kills, %zu cuts, %zu one-way drops, %zu clock jumps\n",
+        model_.size(), acked, count("promote node"), count("kill -9 and restart"),
+        count("cut node"), count("drop "), count("clock of node"));
     EXPECT_GT(acked, 0u) << "no write was acknowledged: the schedule checked nothing";
   }
 
@@ -348,7 +366,7 @@ class ReplicationNemesisTest : public ::testing::Test {
 };
 
 TEST_F(ReplicationNemesisTest, NoAcknowledgedWriteIsLostAndReplicasEndEqual) {
-  const uint64_t seed = TestSeed(20261129);
+  const uint64_t seed = TestSeed(12);  // 8 steps: two failovers, cuts, drops, kills, a clock jump
   const int steps = StepsFromEnv();
   SCOPED_TRACE("EBB_TEST_SEED=" + std::to_string(seed) +
                " EBB_NEMESIS_STEPS=" + std::to_string(steps));
