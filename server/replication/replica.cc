@@ -121,17 +121,19 @@ void ReplicaLink::Start() {
     return;
   }
   master_->Follow();
-  if (have_position) {
-    master_->AdoptMasterHistory(position.replid, position.offset);
-    replid_ = position.replid;
-    offset_ = read_offset_ = position.offset;
-    applied_sequence_ = context_->keyspace().db().LastSequence();
-    have_history_ = true;
-    saved_ = position;
-    spdlog::info("Replication position {}:{} loaded: a partial resynchronisation is possible",
-                 position.replid, position.offset);
-  }
+  if (have_position) ContinueFrom(position);
   ConnectTo(config.replicaof_host, config.replicaof_port);  // without a position: PSYNC ? -1
+}
+
+void ReplicaLink::ContinueFrom(const Position& position) {
+  master_->AdoptMasterHistory(position.replid, position.offset);
+  replid_ = position.replid;
+  offset_ = read_offset_ = position.offset;
+  applied_sequence_ = context_->keyspace().db().LastSequence();
+  have_history_ = true;
+  saved_ = position;
+  spdlog::info("Replication position {}:{} loaded: a partial resynchronisation is possible",
+               position.replid, position.offset);
 }
 
 void ReplicaLink::ReplicateFrom(const std::string& host, int port) {
@@ -145,12 +147,7 @@ void ReplicaLink::ReplicateFrom(const std::string& host, int port) {
       // master's history up to the saved position, so it reports that offset (a Sentinel picks
       // the replica to promote by it) and asks PSYNC from it. Once the engine has changed, the
       // data is no longer that history's and the position is dropped.
-      replid_ = restart_position_->replid;
-      offset_ = read_offset_ = restart_position_->offset;
-      applied_sequence_ = restart_sequence_;
-      have_history_ = true;
-      saved_ = *restart_position_;
-      master_->AdoptMasterHistory(replid_, offset_);
+      ContinueFrom(*restart_position_);
     }
     restart_position_.reset();
     if (!have_history_) {

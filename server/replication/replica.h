@@ -161,6 +161,9 @@ class ReplicaLink {
   void ScheduleRetry();
   void ScheduleAck();
   void SendAck();
+  // Takes `position` (loaded from disk, the engine holding at least its sequence) as the history
+  // followed: PSYNC asks from it, INFO reports its offset.
+  void ContinueFrom(const Position& position);
   // Saves the position, then acknowledges the offset applied (REPLCONF ACK).
   void AckApplied();
   // repl-timeout: drops the link (it reconnects) when the master sent nothing for longer while

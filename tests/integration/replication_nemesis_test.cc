@@ -97,13 +97,13 @@ class ReplicationNemesisTest : public ::testing::Test {
   void Write(uint64_t seed) {
     std::mt19937_64 rng(seed);
     RedisConnection c;
-    int connected_port = 0;
+    int connected_to = -1;
     for (int op = 0; op < 100000 && !stop_.load(); op++) {
-      const int port = master_port_.load();
-      if (c == nullptr || port != connected_port || c->err != 0) {
-        c = ConnectTo(port);
-        connected_port = port;
-        if (c == nullptr) {
+      const int master = master_index_.load();
+      if (c == nullptr || master != connected_to || c->err != 0) {
+        c = nodes_[master]->Connect();
+        connected_to = master;
+        if (c == nullptr || c->err != 0) {
           std::this_thread::sleep_for(milliseconds(20));
           continue;
         }
@@ -139,16 +139,6 @@ class ReplicationNemesisTest : public ::testing::Test {
       std::lock_guard lock(model_mu_);
       (is_del ? model_[key].del_acked : model_[key].set_acked) = true;
     }
-  }
-
-  static RedisConnection ConnectTo(int port) {
-    redisContext* c = redisConnectWithTimeout("127.0.0.1", port, timeval{1, 0});
-    if (c == nullptr || c->err != 0) {
-      if (c != nullptr) redisFree(c);
-      return nullptr;
-    }
-    redisSetTimeout(c, timeval{2, 0});
-    return RedisConnection(c);
   }
 
   // The replica with the greatest replication offset; -1 when none answers.
@@ -196,7 +186,6 @@ class ReplicationNemesisTest : public ::testing::Test {
       ASSERT_EQ(Cmd(c.get(), {"REPLICAOF", "NO", "ONE"}).str(), "OK");
     }
     master_ = next;
-    master_port_.store(nodes_[next]->port());
     master_index_.store(next);
     ASSERT_TRUE(nodes_[old]->Start(Args())) << nodes_[old]->error();
     for (int r = 0; r < kNodes; r++) {
@@ -357,8 +346,7 @@ class ReplicationNemesisTest : public ::testing::Test {
   std::vector<std::unique_ptr<TestServer>> nodes_;
   std::unique_ptr<FaultProxy> links_[kNodes][kNodes];  // [replica][master]
   int master_ = 0;
-  std::atomic<int> master_port_{0};
-  std::atomic<int> master_index_{0};
+  std::atomic<int> master_index_{0};  // master_, for the writer thread
   std::atomic<bool> stop_{false};
   std::mutex model_mu_;
   std::map<std::string, KeyRecord> model_;
@@ -371,7 +359,6 @@ TEST_F(ReplicationNemesisTest, NoAcknowledgedWriteIsLostAndReplicasEndEqual) {
   SCOPED_TRACE("EBB_TEST_SEED=" + std::to_string(seed) +
                " EBB_NEMESIS_STEPS=" + std::to_string(steps));
   std::mt19937_64 rng(seed);
-  master_port_.store(nodes_[master_]->port());
   std::thread writer([this, seed] { Write(seed + 1); });
   for (int step = 0; step < steps && !HasFatalFailure(); step++) {
     Step(rng);

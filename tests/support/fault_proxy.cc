@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_server.h"
+
 namespace ebb::test {
 namespace {
 
@@ -83,21 +85,12 @@ struct FaultProxy::Relay {
 };
 
 FaultProxy::FaultProxy(int target_port) : target_port_(target_port) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = 0;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(listen_fd_, 64) != 0 ||
-      getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
-      pipe(wake_fds_) != 0) {
-    return;
-  }
+  int port = 0;
+  listen_fd_ = BindFreeLoopbackPort(&port);
+  if (port == 0 || listen(listen_fd_, 64) != 0 || pipe(wake_fds_) != 0) return;
   SetNonBlocking(listen_fd_);
   SetNonBlocking(wake_fds_[0]);
-  port_ = ntohs(addr.sin_port);
+  port_ = port;
   thread_ = std::thread([this] { Run(); });
 }
 
