@@ -35,7 +35,10 @@ bool AclStringHasSpaces(std::string_view text) {
 }
 
 AclSelector::AclSelector(const CommandTable* table, bool all_channels)
-    : table_(table), allowed_(table->row_count(), false), all_channels_(all_channels) {}
+    : table_(table),
+      allowed_(table->row_count(), false),
+      empty_category_rules_(AclCategoryNames().size(), 0),
+      all_channels_(all_channels) {}
 
 std::string AclSelector::Apply(std::string_view rule) {
   std::string error;
@@ -128,11 +131,14 @@ std::string AclSelector::ApplyCommandRule(std::string_view rule) {
       std::fill(allowed_.begin(), allowed_.end(), allow);
       first_args_.clear();
       all_commands_ = allow;
+      std::fill(empty_category_rules_.begin(), empty_category_rules_.end(), 0);
       return "";
     }
     const int category = FindAclCategory(name.substr(1));
     if (category < 0) return std::string(kUnknownName);
-    SetCategory(&allowed_, category, allow, &first_args_);
+    if (SetCategory(&allowed_, category, allow, &first_args_) == 0) {
+      empty_category_rules_[category] = allow ? 1 : -1;
+    }
     return "";
   }
   // As Redis's lookupCommandBySds: "command" or "container|subcommand", nothing deeper.
@@ -175,12 +181,16 @@ void AclSelector::SetCommand(std::vector<bool>* bits, const CommandSpec& spec, b
   for (const CommandSpec& sub : spec.subcommands) (*bits)[sub.id] = allow;
 }
 
-void AclSelector::SetCategory(std::vector<bool>* bits, int category, bool allow,
-                              FirstArgs* first_args) const {
+size_t AclSelector::SetCategory(std::vector<bool>* bits, int category, bool allow,
+                                FirstArgs* first_args) const {
   const uint64_t bit = uint64_t{1} << category;
+  size_t rows = 0;
   ForEachRow(*table_, [&](const CommandSpec& spec) {
-    if (AclCategoriesOf(spec) & bit) SetCommand(bits, spec, allow, first_args);
+    if (!(AclCategoriesOf(spec) & bit)) return;
+    SetCommand(bits, spec, allow, first_args);
+    rows++;
   });
+  return rows;
 }
 
 void AclSelector::Recompute() {
@@ -219,6 +229,12 @@ bool AclSelector::CanAccessChannel(std::string_view channel, bool is_pattern) co
 std::string AclSelector::CommandRules() const {
   const bool additive = !all_commands_;
   std::string rules = additive ? "-@all" : "+@all";
+  for (size_t j = 0; j < empty_category_rules_.size(); j++) {
+    const int8_t rule = empty_category_rules_[j];
+    if (rule == (additive ? 1 : -1)) {
+      rules += std::string(additive ? " +@" : " -@") + std::string(AclCategoryNames()[j]);
+    }
+  }
   std::vector<bool> fake(allowed_.size(), !additive);
   std::vector<bool> temp = allowed_;
   std::vector<bool> applied(AclCategoryNames().size(), false);

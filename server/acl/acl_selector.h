@@ -11,7 +11,10 @@
 //
 // Commands are a bit per command-table row (CommandSpec::id): +command allows the row and all its
 // subcommands, +@category every row of the category (acl_categories.h). A selector given +@all
-// also keeps it when described ("+@all -get"), as Redis's future-commands bit.
+// also keeps it when described ("+@all -get"), as Redis's future-commands bit. A category that
+// holds no ebb command (@set, @list, ...) has no bits to set: the selector remembers the last
+// rule given for it since +@all or -@all, and describes it ("+@all -@set"), so the rule a user
+// wrote reads back and survives ACL SAVE and LOAD.
 //
 // Thread-safety: a value; used on the command thread only.
 #pragma once
@@ -85,7 +88,9 @@ class AclSelector {
   // go (when `first_args` is given).
   static void SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow,
                          FirstArgs* first_args);
-  void SetCategory(std::vector<bool>* bits, int category, bool allow, FirstArgs* first_args) const;
+  // Returns how many rows the category holds.
+  size_t SetCategory(std::vector<bool>* bits, int category, bool allow,
+                     FirstArgs* first_args) const;
   void Recompute();
 
   const CommandTable* table_;
@@ -93,6 +98,9 @@ class AclSelector {
   // By CommandSpec::id of a row not allowed: the first arguments it may run with, as given.
   FirstArgs first_args_;
   bool all_commands_ = false;  // +@all given last among +@all / -@all
+  // By category index, for a category without rows: +1 or -1 for the last +@/-@ rule given it
+  // since +@all / -@all, 0 for none.
+  std::vector<int8_t> empty_category_rules_;
   bool all_keys_ = false;
   std::vector<KeyPattern> keys_;
   bool all_channels_ = false;

@@ -1,5 +1,5 @@
-// DEBUG SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DIGEST-LOGICAL|PEER-LINK|PEER-APPLY|DISK-FAULT|
-// POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|HELP:
+// DEBUG OBJECT|SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DIGEST-LOGICAL|PEER-LINK|PEER-APPLY|
+// DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|HELP:
 // test hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
 // DEBUG DIGEST names the data's visible content in 40 hex digits, so a test compares a master
 // and its replicas (docs/replication.md, "Comparing a replica with its master").
@@ -8,11 +8,15 @@
 // table files so tests see write stalls; DEBUG POWER-CUT leaves the data directory as a power
 // failure would and kills the process, for the power-cut tests; DEBUG BLOCK-READ-DELAY holds
 // commands that wait for the disk for a while, so tests can act while they wait; DEBUG PROTOCOL
-// answers one sample of each RESP type, as Redis's test suites ask for them.
+// answers one sample of each RESP type, as Redis's test suites ask for them. DEBUG OBJECT
+// describes a key in Redis's `field:value` line, with the fields ebb can answer: refcount (1),
+// encoding (OBJECT ENCODING's), serializedlength (its DUMP payload's size) and lru_seconds_idle
+// (OBJECT IDLETIME's); Redis's object address and LRU clock have no counterpart here.
 //
 // As in Redis, DEBUG is one command whose subcommands it dispatches itself (COMMAND INFO shows
 // no subcommands, and a bad one is "unknown subcommand or wrong number of arguments"); they are
 // rows all the same, which its HELP is generated from.
+#include <fmt/format.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -21,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -31,6 +36,7 @@
 #include "server/active_active/logical_digest.h"
 #include "server/command.h"
 #include "server/command_docs.h"
+#include "server/commands/object_info.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/digest.h"
@@ -46,6 +52,20 @@ namespace {
 
 void ReplyStatus(CommandContext& ctx, const storage::Status& s) {
   ReplyOkOrError(ctx, types::OpResult<void>(s));
+}
+
+// DEBUG OBJECT key
+void ExecuteObject(CommandContext& ctx, const KeyOptions& o) {
+  std::optional<types::KeyMetaRow> meta;
+  if (!ReadMetaOrReply(ctx, o.key, &meta)) return;
+  if (!meta) return ctx.reply.Error(kNoSuchKey);
+  types::OpResult<std::optional<std::string>> payload =
+      ctx.server.keyspace().DumpKey(ctx.client.db_index(), o.key);
+  if (!payload.ok()) return ReplyError(ctx, payload);
+  if (!*payload) return ctx.reply.Error(kNoSuchKey);  // expired between the two reads
+  ctx.reply.SimpleString(fmt::format(
+      "refcount:1 encoding:{} serializedlength:{} lru_seconds_idle:{}", ObjectEncoding(*meta),
+      (*payload)->size(), IdleSeconds(*meta, ctx.server.clock().NowMs())));
 }
 
 struct SleepOptions {
@@ -355,6 +375,13 @@ const CommandSpec& DebugTable() {
   static const CommandSpec* const kDebug = new CommandSpec{
       .name = "debug",
       .subcommands = {
+          {.name = "object",
+           .arity = 3,
+           .arguments = {{.name = "key", .type = ArgType::kKey}},
+           .help = {{.usage = "OBJECT <key>",
+                     .text = "Show low level info about the <key> and its value: encoding, "
+                             "serialized length, idle seconds."}},
+           .handler = Handler<ParseKey, ExecuteObject>},
           {.name = "sleep",
            .arity = 3,
            .arguments = {{.name = "seconds"}},

@@ -19,6 +19,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/command_docs.h"
+#include "server/commands/object_info.h"
 #include "server/commands/register.h"
 #include "server/commands/reply.h"
 #include "server/errors.h"
@@ -30,52 +31,18 @@
 namespace ebb::server {
 namespace {
 
-// `key`'s metadata row into *meta (nullopt when absent), counting a keyspace hit or miss.
-// Replies the engine's error itself and returns false.
-bool ReadMetaOrReply(CommandContext& ctx, std::string_view key,
-                     std::optional<types::KeyMetaRow>* meta) {
-  types::KeyMetaRow row;
-  const storage::Status s = ctx.server.keyspace().GetMeta(ctx.client.db_index(), key, &row);
-  if (s.IsNotFound()) {
-    SignalKeyMiss(ctx, key);
-    meta->reset();
-    return true;
-  }
-  if (!s.ok()) {
-    ReplyError(ctx, types::OpFailure{types::OpStatus::kEngineError, s});
-    return false;
-  }
-  ctx.server.stats().keyspace_hits++;
-  *meta = std::move(row);
-  return true;
-}
-
-// Redis's choice for a string value (tryObjectEncoding): an integer that reads back as the same
-// text fits a long; short strings are embedded in the object.
-std::string_view StringEncoding(std::string_view value) {
-  int64_t number = 0;
-  if (value.size() <= 20 && ParseInt64(value, &number) && std::to_string(number) == value) {
-    return "int";
-  }
-  return value.size() <= 44 ? "embstr" : "raw";
-}
-
 void ExecuteEncoding(CommandContext& ctx, const KeyOptions& o) {
   std::optional<types::KeyMetaRow> meta;
   if (!ReadMetaOrReply(ctx, o.key, &meta)) return;
   if (!meta) return ctx.reply.Null();
-  if (meta->type == types::KeyType::kString) {
-    return ctx.reply.Bulk(meta->raw_string ? "raw" : StringEncoding(meta->payload));
-  }
-  ctx.reply.Bulk(types::KeyTypeName(meta->type));
+  ctx.reply.Bulk(ObjectEncoding(*meta));
 }
 
 void ExecuteIdleTime(CommandContext& ctx, const KeyOptions& o) {
   std::optional<types::KeyMetaRow> meta;
   if (!ReadMetaOrReply(ctx, o.key, &meta)) return;
   if (!meta) return ctx.reply.Null();
-  const int64_t idle_ms = ctx.server.clock().NowMs() - meta->meta.timestamp_or_zero();
-  ctx.reply.Integer(idle_ms > 0 ? idle_ms / 1000 : 0);
+  ctx.reply.Integer(IdleSeconds(*meta, ctx.server.clock().NowMs()));
 }
 
 void ExecuteRefCount(CommandContext& ctx, const KeyOptions& o) {

@@ -236,6 +236,24 @@ TEST_F(AclTest, CategoriesAndSubcommands) {
   EXPECT_EQ(Do({"EXEC"}), "-EXECABORT Transaction discarded because of previous errors.");
 }
 
+// A category no ebb command is in (@set, @list) changes no bit, yet the rule reads back as
+// written — against the base it differs from — until +@all or -@all starts over.
+TEST_F(AclTest, ACategoryWithoutCommandsIsDescribedAsGiven) {
+  EXPECT_EQ(Do({"ACL", "SETUSER", "additive", "reset", "+@all", "-@set"}), "+OK");
+  EXPECT_NE(Do({"ACL", "GETUSER", "additive"}).find("$+@all -@set,"), std::string::npos)
+      << Do({"ACL", "GETUSER", "additive"});
+  EXPECT_EQ(Do({"ACL", "SETUSER", "restrictive", "reset", "-@all", "+@list", "+@set", "-@list"}),
+            "+OK");
+  EXPECT_NE(Do({"ACL", "GETUSER", "restrictive"}).find("$-@all +@set,"), std::string::npos)
+      << Do({"ACL", "GETUSER", "restrictive"});
+  EXPECT_EQ(Do({"ACL", "SETUSER", "restrictive", "+@all"}), "+OK");
+  EXPECT_NE(Do({"ACL", "GETUSER", "restrictive"}).find("$+@all,"), std::string::npos)
+      << Do({"ACL", "GETUSER", "restrictive"});
+  EXPECT_EQ(Do({"ACL", "SETUSER", "additive", "-@all", "+@string", "+@hash"}), "+OK");
+  EXPECT_NE(Do({"ACL", "GETUSER", "additive"}).find("$-@all +@hash +@string"), std::string::npos)
+      << Do({"ACL", "GETUSER", "additive"});
+}
+
 // +command|first-arg (Redis's allowed first-args): a command without subcommands runs with the
 // first arguments named only; a subcommand cannot take one; +command or -command drops them.
 TEST_F(AclTest, FirstArgRules) {
@@ -602,7 +620,8 @@ TEST_F(AclFileTest, SaveThenLoad) {
 }
 
 TEST_F(AclFileTest, SelectorsAreSavedAndLoaded) {
-  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "(+set %W~w*)", "(+get", "%R~r*)"}), "+OK");
+  EXPECT_EQ(Do({"ACL", "SETUSER", "bob", "on", "+@list", "(+set %W~w*)", "(+get", "%R~r*)"}),
+            "+OK");
   const std::string before = Do({"ACL", "GETUSER", "bob"});
   EXPECT_EQ(Do({"ACL", "SAVE"}), "+OK");
   EXPECT_EQ(Do({"ACL", "DELUSER", "bob"}), ":1");

@@ -55,6 +55,22 @@ TEST_F(DebugTest, SleepFlushCompactAndErrors) {
   EXPECT_GT(Cmd({"DEBUG", "HELP"}).size(), 4u);
 }
 
+// DEBUG OBJECT: Redis's `field:value` line with the fields ebb answers; a missing key is an
+// error, as Redis.
+TEST_F(DebugTest, ObjectDescribesAKey) {
+  EXPECT_EQ(Do({"SET", "n", "12345"}), "+OK");
+  EXPECT_EQ(Do({"DEBUG", "CLOCK", "ADVANCE", "7000"}), "+OK");
+  const std::string line = Do({"DEBUG", "OBJECT", "n"});
+  const std::string dump = Cmd({"DUMP", "n"}).str();
+  EXPECT_EQ(line, "+refcount:1 encoding:int serializedlength:" + std::to_string(dump.size()) +
+                      " lru_seconds_idle:7");
+  EXPECT_EQ(Do({"TLOG", "INS", "log", "a", "1"}), "+OK");
+  EXPECT_NE(Do({"DEBUG", "OBJECT", "log"}).find(" encoding:tlog "), std::string::npos);
+  EXPECT_EQ(Do({"DEBUG", "OBJECT", "nosuch"}), "-ERR no such key");
+  EXPECT_EQ(Do({"DEBUG", "OBJECT"}),
+            "-ERR unknown subcommand or wrong number of arguments for 'OBJECT'. Try DEBUG HELP.");
+}
+
 // What a disk fault does to writes and replies needs the connection's WAL write-out: that is
 // tests/integration/disk_fault_test.cc. Here: the subcommand's arguments.
 TEST_F(DebugTest, DiskFaultArguments) {

@@ -126,24 +126,25 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
                 "    Print this help.",
             }));
   const std::vector<std::string> debug = Lines({"DEBUG", "HELP"});
-  ASSERT_EQ(debug.size(), 35u);
+  ASSERT_EQ(debug.size(), 37u);
   EXPECT_EQ(debug[0], "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
-  EXPECT_EQ(debug[1], "SLEEP <seconds>");
-  EXPECT_EQ(debug[3], "CLOCK GET");
-  EXPECT_EQ(debug[13], "DIGEST");
-  EXPECT_EQ(debug[15], "DIGEST-LOGICAL");
-  EXPECT_EQ(debug[17], "PEER-LINK <host> <port> UP|DOWN");
-  EXPECT_EQ(debug[19], "PEER-APPLY <origin-id> <db> <op> [<arg> ...]");
-  EXPECT_EQ(debug[21], "DISK-FAULT ON [ENOSPC|EIO]");
-  EXPECT_EQ(debug[22],
+  EXPECT_EQ(debug[1], "OBJECT <key>");
+  EXPECT_EQ(debug[3], "SLEEP <seconds>");
+  EXPECT_EQ(debug[5], "CLOCK GET");
+  EXPECT_EQ(debug[15], "DIGEST");
+  EXPECT_EQ(debug[17], "DIGEST-LOGICAL");
+  EXPECT_EQ(debug[19], "PEER-LINK <host> <port> UP|DOWN");
+  EXPECT_EQ(debug[21], "PEER-APPLY <origin-id> <db> <op> [<arg> ...]");
+  EXPECT_EQ(debug[23], "DISK-FAULT ON [ENOSPC|EIO]");
+  EXPECT_EQ(debug[24],
             "    Fail every write-out, fsync and file creation in the data directory (default "
             "ENOSPC).");
-  EXPECT_EQ(debug[23], "DISK-FAULT HOLD");
-  EXPECT_EQ(debug[25], "DISK-FAULT OFF");
-  EXPECT_EQ(debug[27], "POWER-CUT [<seed>]");
-  EXPECT_EQ(debug[29], "BLOCK-READ-DELAY <ms>");
-  EXPECT_EQ(debug[31], "PROTOCOL <type>");
-  EXPECT_EQ(debug[34], "    Print this help.");
+  EXPECT_EQ(debug[25], "DISK-FAULT HOLD");
+  EXPECT_EQ(debug[27], "DISK-FAULT OFF");
+  EXPECT_EQ(debug[29], "POWER-CUT [<seed>]");
+  EXPECT_EQ(debug[31], "BLOCK-READ-DELAY <ms>");
+  EXPECT_EQ(debug[33], "PROTOCOL <type>");
+  EXPECT_EQ(debug[36], "    Print this help.");
 }
 
 }  // namespace
