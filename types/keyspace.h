@@ -324,8 +324,12 @@ class Keyspace {
   OpResult<uint64_t> CountKeysInSlot(int slot);
   // Up to `count` such keys of database 0 in `slot`, in byte order.
   OpResult<std::vector<std::string>> KeysInSlot(int slot, size_t count);
+  // Whether `key` of `db` is such a key: here for a slot move (MIGRATE carries it, and a
+  // migrating node answers for it instead of sending the client to the importing node).
+  OpResult<bool> HoldsKey(int db, std::string_view key);
   // Removes every key of database 0 in `slot` (a node that no longer serves the slot): in the
-  // slot layout one range deletion, durable when it returns.
+  // slot layout one range deletion of all the slot's rows, dead versions included, durable when
+  // it returns.
   OpResult<void> DeleteSlot(int slot);
   // Visits every live key of `db` that has an expiry, in key order (the expiry-event index
   // rebuilds itself from it).

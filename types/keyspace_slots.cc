@@ -65,6 +65,14 @@ OpResult<std::vector<std::string>> Keyspace::KeysInSlot(int slot, size_t count) 
   return keys;
 }
 
+OpResult<bool> Keyspace::HoldsKey(int db, std::string_view key) {
+  KeyMetaRow live;
+  Status s = NewestLiveVersion(*active_, ReadOptions(), MetaKey(layout_, db, key), &live);
+  if (s.IsNotFound()) return false;
+  if (!s.ok()) return s;
+  return true;
+}
+
 OpResult<void> Keyspace::DeleteSlot(int slot) {
   if (layout_ == KeyLayout::kBySlot) {
     const std::string meta = SlotMetaPrefix(slot);

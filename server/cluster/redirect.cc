@@ -11,12 +11,14 @@
 namespace ebb::server::cluster {
 namespace {
 
-// Whether `key` is in database 0 now (a read that fails counts as absent: the client is sent
-// where the key may be, or asked to retry).
+// Whether `key` is in database 0 now, as a slot move counts it: a read at some grace returns it
+// (GETKEYSINSLOT lists it, MIGRATE carries it), so a key the default grace hides is still
+// answered here rather than created anew on the importing node. A read that fails counts as
+// absent: the client is sent where the key may be, or asked to retry.
 bool KeyHere(types::Keyspace* keyspace, std::string_view key) {
   if (keyspace == nullptr) return false;
-  types::OpResult<bool> exists = keyspace->Exists(0, key);
-  return exists.ok() && *exists;
+  types::OpResult<bool> held = keyspace->HoldsKey(0, key);
+  return held.ok() && *held;
 }
 
 }  // namespace
