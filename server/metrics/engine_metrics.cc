@@ -94,8 +94,7 @@ void Expiry(const storage::Stats& s, PrometheusText* out) {
               "Expired rows compaction dropped or turned to tombstones (rewritten away).",
               s.expired_rows_dropped);
   out->Single("ebb_filter_rows_dropped_total", kCounter,
-              "Rows the compaction filter dropped (dead TLOG entries and the like).",
-              s.filter_rows_dropped);
+              "Rows the data types' compaction filter dropped.", s.filter_rows_dropped);
   out->Single("ebb_files_expired_whole_total", kCounter,
               "Table files deleted whole because every row in them expired.",
               s.files_expired_whole);
