@@ -1,7 +1,8 @@
 // The metrics endpoint (metrics-port) against a spawned ebb-server: scrapes over HTTP whose
-// values follow the server's work, 404 and 405 for what is not a scrape, the option off by
-// default, and hostile clients (garbage, an oversized header, a slow sender, more connections
-// than the bound) that leave both the endpoint and the Redis port serving.
+// values follow the server's work (a cluster node's slot states too), 404 and 405 for what is
+// not a scrape, the option off by default, and hostile clients (garbage, an oversized header, a
+// slow sender, more connections than the bound) that leave both the endpoint and the Redis port
+// serving.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -169,6 +170,34 @@ TEST_F(MetricsTest, HostileClientsLeaveBothPortsServing) {
   idle.clear();
   EXPECT_TRUE(Eventually([&] { return HttpGet(metrics_port_, "/metrics").status == 200; }, 10));
   EXPECT_EQ(Do({"PING"}), "+PONG");
+}
+
+// A cluster node's slot states: none assigned, then every slot assigned to this node and ok.
+TEST(MetricsClusterTest, SlotStatesFollowAssignment) {
+  TestServer node;
+  const int metrics_port = TestServer::FreePort();
+  ASSERT_TRUE(node.Start({"--cluster-enabled", "yes", "--cluster-port",
+                          std::to_string(TestServer::FreePort()), "--metrics-port",
+                          std::to_string(metrics_port)}))
+      << node.error();
+  const std::string before = HttpGet(metrics_port, "/metrics").body;
+  EXPECT_EQ(ScrapedValue(before, "redis_cluster_enabled"), 1.0);
+  EXPECT_EQ(ScrapedValue(before, "ebb_cluster_slots{state=\"assigned\"}"), 0.0);
+  EXPECT_EQ(ScrapedValue(before, "redis_cluster_state"), 0.0);
+  auto c = node.Connect();
+  ASSERT_EQ(Cmd(c.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "16383"}).str(), "OK");
+  std::string last;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        last = HttpGet(metrics_port, "/metrics").body;
+        return ScrapedValue(last, "redis_cluster_state") == 1.0;
+      },
+      10))
+      << last;
+  EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"assigned\"}"), 16384.0);
+  EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"ok\"}"), 16384.0);
+  EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"fail\"}"), 0.0);
+  EXPECT_EQ(ScrapedValue(last, "redis_cluster_known_nodes"), 1.0);
 }
 
 class MetricsOffTest : public ServerTest {};
