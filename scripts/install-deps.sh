@@ -14,6 +14,7 @@ packages=(
   redis-sentinel  # tests/sentinel: Sentinel manages a group of ebb servers
   python3-redis  # tests/clients: redis-py
   tcl  # tests/redis_suite: tclsh runs Redis 7.0.15's own Tcl test harness
+  python3-prometheus-client prometheus  # the metrics endpoint's scrapers (metrics_scrapers_test)
 )
 # tests/clients: ioredis and node-redis come from npm; Node.js and npm from Debian unless a Node.js
 # with npm is already installed.

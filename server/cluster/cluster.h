@@ -117,6 +117,16 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // CLUSTER FAILOVER [FORCE|TAKEOVER].
   std::string StartManualFailover(bool force, bool takeover);
   int64_t CountFailureReports(std::string_view node, std::string* error);
+  // CLUSTER INFO's slot and node figures (also the metrics endpoint's): the slots with an owner,
+  // and of those the ones whose owner is reachable, suspected down (pfail) or failed.
+  struct Summary {
+    bool ok = false;  // cluster_state:ok
+    int slots_assigned = 0, slots_ok = 0, slots_pfail = 0, slots_fail = 0;
+    size_t known_nodes = 0;
+    int size = 0;  // masters serving at least one slot
+    uint64_t current_epoch = 0, my_epoch = 0;
+  };
+  Summary Summarize() const;
   // CLUSTER INFO's text.
   std::string InfoText() const;
   // CLUSTER NODES's text; `plaintext_ports` as DescribeNode's.

@@ -210,27 +210,36 @@ int64_t Cluster::CountFailureReports(std::string_view node, std::string* error) 
   return state_->CountFailureReports(n, WallMs(), node_timeout());
 }
 
-std::string Cluster::InfoText() const {
-  int assigned = 0, ok = 0, pfail = 0, fail = 0;
+Cluster::Summary Cluster::Summarize() const {
+  Summary s;
   for (int j = 0; j < kSlots; j++) {
     const Node* n = state_->slot_owner(j);
     if (n == nullptr) continue;
-    assigned++;
+    s.slots_assigned++;
     if (n->failed()) {
-      fail++;
+      s.slots_fail++;
     } else if (n->timed_out()) {
-      pfail++;
+      s.slots_pfail++;
     } else {
-      ok++;
+      s.slots_ok++;
     }
   }
-  const Node* me = state_->myself();
+  s.ok = cluster_ok();
+  s.known_nodes = state_->nodes().size();
+  s.size = state_->size();
+  s.current_epoch = state_->current_epoch();
+  s.my_epoch = state_->EffectiveConfigEpoch(state_->myself());
+  return s;
+}
+
+std::string Cluster::InfoText() const {
+  const Summary s = Summarize();
   std::string out = fmt::format(
       "cluster_state:{}\r\ncluster_slots_assigned:{}\r\ncluster_slots_ok:{}\r\n"
       "cluster_slots_pfail:{}\r\ncluster_slots_fail:{}\r\ncluster_known_nodes:{}\r\n"
       "cluster_size:{}\r\ncluster_current_epoch:{}\r\ncluster_my_epoch:{}\r\n",
-      cluster_ok() ? "ok" : "fail", assigned, ok, pfail, fail, state_->nodes().size(),
-      state_->size(), state_->current_epoch(), state_->EffectiveConfigEpoch(me));
+      s.ok ? "ok" : "fail", s.slots_assigned, s.slots_ok, s.slots_pfail, s.slots_fail,
+      s.known_nodes, s.size, s.current_epoch, s.my_epoch);
   int64_t total = 0;
   for (int i = 0; i < kMessageTypeCount; i++) {
     if (sent_[i] == 0) continue;

@@ -105,6 +105,10 @@ struct Config {
   bool tls_replication = false;  // a replica connects to its master over TLS
   bool tls_cluster = false;      // the cluster bus speaks TLS; the TLS port is announced
   bool tls_peers = false;        // active-active peer links connect over TLS
+  // The Prometheus endpoint (server/metrics/metrics_http.h): GET /metrics over HTTP on
+  // metrics-port (0: none) at each metrics-bind address, read as `bind` is.
+  int metrics_port = 0;
+  std::vector<std::string> metrics_bind = {"127.0.0.1"};
   DebugCommandPolicy enable_debug_command = DebugCommandPolicy::kNo;
   // Who may CONFIG SET a protected option. ebb protects more than Redis does (requirepass,
   // protected-mode, limits), so its default admits loopback clients.

@@ -157,27 +157,28 @@ Option Duration(std::string name, std::string doc, bool mut, int64_t Config::*me
       [member](const Config& c) { return FormatDuration(c.*member); });
 }
 
-Option Bind() {
+// A list of listening addresses, read as Redis reads `bind` (server/net/listen.h).
+Option Bind(std::string name, std::string doc, std::vector<std::string> Config::*member) {
   Option o;
-  o.name = "bind";
-  o.doc = "addresses to listen on (one or more IPv4/IPv6 addresses)";
+  o.name = name;
+  o.doc = std::move(doc);
   o.mutable_at_runtime = false;
   o.max_values = -1;
   o.split_set_value = true;
-  o.apply = [](Config* c, const Values& v, bool, std::string* reason) {
+  o.apply = [name, member](Config* c, const Values& v, bool, std::string* reason) {
     if (v.empty()) {
-      *reason = "bind needs at least one address";
+      *reason = name + " needs at least one address";
       return false;
     }
-    c->bind = v;
+    c->*member = v;
     return true;
   };
-  o.get = [](const Config& c) {
+  o.get = [member](const Config& c) {
     std::string out;
-    for (const std::string& a : c.bind) out += (out.empty() ? "" : " ") + a;
+    for (const std::string& a : c.*member) out += (out.empty() ? "" : " ") + a;
     return out;
   };
-  o.lines = [](const Config& c) { return Lines{c.bind}; };
+  o.lines = [member](const Config& c) { return Lines{c.*member}; };
   return o;
 }
 
@@ -550,7 +551,8 @@ constexpr std::string_view kProtectedOptions[] = {
 std::vector<Option> BuildOptionTable() {
   constexpr bool kMutable = true, kImmutable = false;
   std::vector<Option> t;
-  t.push_back(Bind());
+  t.push_back(
+      Bind("bind", "addresses to listen on (one or more IPv4/IPv6 addresses)", &Config::bind));
   t.push_back(
       Integer("port", "TCP port to listen on (0: none)", kImmutable, &Config::port, 0, 65535));
   t.push_back(String("aclfile", "file of ACL users (ACL LOAD/SAVE, loaded at startup; \"\": none)",
@@ -598,6 +600,10 @@ std::vector<Option> BuildOptionTable() {
                    kImmutable, &Config::tls_cluster));
   t.push_back(Bool("tls-peers", "active-active peer links connect over TLS, to the peers' tls-port",
                    kImmutable, &Config::tls_peers));
+  t.push_back(Integer("metrics-port", "HTTP port serving Prometheus metrics at /metrics (0: none)",
+                      kImmutable, &Config::metrics_port, 0, 65535));
+  t.push_back(Bind("metrics-bind", "addresses metrics-port listens on (read as bind)",
+                   &Config::metrics_bind));
   t.push_back(Bool("protected-mode",
                    "while the default user is nopass, accept clients from loopback addresses only",
                    kMutable, &Config::protected_mode));

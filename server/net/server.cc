@@ -18,6 +18,7 @@
 #include "server/acl/acl.h"
 #include "server/errors.h"
 #include "server/memory_report.h"
+#include "server/metrics/metrics.h"
 #include "server/net/connection.h"
 #include "server/net/listen.h"
 #include "server/net/tls.h"
@@ -130,6 +131,10 @@ bool Server::Listen(std::string* error) {
     *error = "No address to listen on";
     return false;
   }
+  if (config.metrics_port > 0) {
+    metrics_ = std::make_unique<MetricsHttp>(io_, [this] { return RenderMetrics(*context_); });
+    if (!metrics_->Listen(config.metrics_bind, config.metrics_port, error)) return false;
+  }
   if (cluster_ != nullptr) {
     if (!cluster_->Load(error) || !cluster_->Listen(error)) return false;
     context_->set_cluster(cluster_.get());
@@ -154,6 +159,7 @@ bool Server::Bind(int port, bool tls, std::string* error) {
 
 void Server::Run() {
   for (auto& [acceptor, tls] : acceptors_) Accept(*acceptor, tls);
+  if (metrics_) metrics_->Start();
   signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     spdlog::warn("Received {}, scheduling shutdown...", signo == SIGINT ? "SIGINT" : "SIGTERM");
@@ -189,6 +195,10 @@ void Server::LogServing() {
   }
   spdlog::info("Serving port {} tls-port {} on {} from '{}': about {} keys, {}", config.port,
                config.tls_port, fmt::join(config.bind, " "), config.dir, keys, mode);
+  if (metrics_) {
+    spdlog::info("Serving metrics at http://{}:{}/metrics", fmt::join(config.metrics_bind, " "),
+                 config.metrics_port);
+  }
 }
 
 void Server::ServeWhileBusy(const Client& caller) {
@@ -378,6 +388,7 @@ void Server::Shutdown() {
   spdlog::warn("User requested shutdown...");
   boost::system::error_code ec;
   for (auto& [acceptor, tls] : acceptors_) acceptor->close(ec);
+  if (metrics_) metrics_->Stop();
   signals_.cancel(ec);
   cron_timer_.cancel();
   expiry_timer_.cancel();

@@ -25,6 +25,7 @@
 #include "server/cluster/cluster.h"
 #include "server/config/config.h"
 #include "server/dispatcher.h"
+#include "server/metrics/metrics_http.h"
 #include "server/net/block_reader.h"
 #include "server/net/tls.h"
 #include "server/net/wal_turn_commit.h"
@@ -61,9 +62,10 @@ class Server {
   // set, with the TLS context built from the tls-* options), and builds the TLS settings of the
   // links the tls-replication, tls-cluster and tls-peers options turn on (server/net/tls.h);
   // with cluster-enabled yes, loads the cluster-config-file and listens on the cluster bus port
-  // too. Then opens the active-active state and links the `peer` options (docs/active-active.md).
-  // Returns false with *error naming the address, or what TLS, the cluster config or the
-  // active-active state could not load.
+  // too. With metrics-port set, listens there on every metrics-bind address for scrapes
+  // (server/metrics/metrics_http.h). Then opens the active-active state and links the `peer`
+  // options (docs/active-active.md). Returns false with *error naming the address, or what TLS, the
+  // cluster config or the active-active state could not load.
   bool Listen(std::string* error);
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
@@ -148,6 +150,8 @@ class Server {
   // With cluster-enabled yes: this server's cluster node and its bus (server/cluster/cluster.h).
   std::unique_ptr<cluster::Cluster> cluster_;
   std::unique_ptr<ActiveActive> active_active_;
+  // With metrics-port set: GET /metrics on metrics-bind (server/metrics/metrics_http.h).
+  std::unique_ptr<MetricsHttp> metrics_;
   bool shutting_down_ = false;
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;

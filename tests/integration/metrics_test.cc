@@ -1,0 +1,212 @@
+// The metrics endpoint (metrics-port) against a spawned ebb-server: scrapes over HTTP whose
+// values follow the server's work (a cluster node's slot states too), 404 and 405 for what is
+// not a scrape, the option off by default, and hostile clients (garbage, an oversized header, a
+// slow sender, more connections than the bound) that leave both the endpoint and the Redis port
+// serving.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/support/eventually.h"
+#include "tests/support/http_client.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+class MetricsTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    metrics_port_ = TestServer::FreePort();
+    Start({"--metrics-port", std::to_string(metrics_port_)});
+  }
+  std::string Scrape() {
+    const HttpResponse r = HttpGet(metrics_port_, "/metrics");
+    EXPECT_EQ(r.status, 200) << r.headers;
+    return r.body;
+  }
+  double Value(const std::string& scrape, const std::string& series) {
+    const std::optional<double> v = ScrapedValue(scrape, series);
+    EXPECT_TRUE(v.has_value()) << series << " missing from the scrape";
+    return v.value_or(-1);
+  }
+
+  int metrics_port_ = 0;
+};
+
+TEST_F(MetricsTest, ScrapeFollowsTheServersWork) {
+  const HttpResponse first = HttpGet(metrics_port_, "/metrics");
+  ASSERT_EQ(first.status, 200) << first.headers;
+  EXPECT_NE(first.headers.find("Content-Type: text/plain; version=0.0.4; charset=utf-8"),
+            std::string::npos)
+      << first.headers;
+  EXPECT_EQ(Value(first.body, "redis_up"), 1);
+  EXPECT_NE(first.body.find("# TYPE redis_commands_processed_total counter\n"), std::string::npos);
+  EXPECT_EQ(Value(first.body, "redis_db_keys{db=\"db0\"}"), 0);
+  const double processed = Value(first.body, "redis_commands_processed_total");
+  const double hits = Value(first.body, "redis_keyspace_hits_total");
+  const double misses = Value(first.body, "redis_keyspace_misses_total");
+  const double wal_bytes = Value(first.body, "ebb_wal_written_bytes_total");
+
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(Do({"SET", "k" + std::to_string(i), "value"}), "+OK");
+  }
+  ASSERT_EQ(Do({"GET", "k0"}), "$value");
+  ASSERT_EQ(Do({"GET", "absent"}), "nil");
+  ASSERT_EQ(Do({"SELECT", "3"}), "+OK");
+  ASSERT_EQ(Do({"SET", "other", "value"}), "+OK");
+  EXPECT_NE(Do({"NOSUCHCOMMAND"}).find("ERR"), std::string::npos);
+
+  const std::string after = Scrape();
+  EXPECT_EQ(Value(after, "redis_commands_total{cmd=\"set\"}"), 6);
+  EXPECT_EQ(Value(after, "redis_commands_total{cmd=\"get\"}"), 2);
+  EXPECT_GT(Value(after, "redis_commands_duration_seconds_total{cmd=\"set\"}"), 0);
+  EXPECT_GE(Value(after, "redis_commands_processed_total"), processed + 9);
+  EXPECT_EQ(Value(after, "redis_keyspace_hits_total"), hits + 1);
+  EXPECT_EQ(Value(after, "redis_keyspace_misses_total"), misses + 1);
+  EXPECT_EQ(Value(after, "redis_db_keys{db=\"db0\"}"), 5);
+  EXPECT_EQ(Value(after, "redis_db_keys{db=\"db3\"}"), 1);
+  EXPECT_GE(Value(after, "redis_errors_total{err=\"ERR\"}"), 1);
+  EXPECT_GT(Value(after, "ebb_wal_written_bytes_total"), wal_bytes);
+  EXPECT_GE(Value(after, "redis_connected_clients"), 1);
+  EXPECT_EQ(Value(after, "redis_connected_slaves"), 0);
+  EXPECT_GT(Value(after, "redis_memory_used_bytes"), 0);
+  EXPECT_EQ(Value(after, "ebb_active_active_enabled"), 0);
+  EXPECT_EQ(Value(after, "redis_cluster_enabled"), 0);
+  // latency-tracking is on by default: SET's percentiles, and its call count in _count.
+  EXPECT_EQ(Value(after, "redis_latency_percentiles_usec_count{cmd=\"set\"}"), 6);
+  EXPECT_GT(Value(after, "redis_latency_percentiles_usec{cmd=\"set\",quantile=\"0.5\"}"), 0);
+  // A flushed memtable shows in the engine's figures.
+  const double flushes = Value(after, "ebb_flushes_total");
+  const double flushed = Value(after, "ebb_flush_written_bytes_total");
+  ASSERT_EQ(Do({"DEBUG", "FLUSH-MEMTABLE"}), "+OK");
+  const std::string flushed_scrape = Scrape();
+  EXPECT_GT(Value(flushed_scrape, "ebb_flushes_total"), flushes);
+  EXPECT_GT(Value(flushed_scrape, "ebb_flush_written_bytes_total"), flushed);
+  double files = 0;
+  for (int level = 0; level < 10; ++level) {
+    const std::string series = "ebb_level_files{level=\"" + std::to_string(level) + "\"}";
+    files += ScrapedValue(flushed_scrape, series).value_or(0);
+  }
+  EXPECT_GE(files, 1);
+}
+
+TEST_F(MetricsTest, OnlyGetOfMetricsIsAScrape) {
+  const HttpResponse other = HttpGet(metrics_port_, "/");
+  EXPECT_EQ(other.status, 404) << other.headers;
+  EXPECT_EQ(HttpGet(metrics_port_, "/metricsx").status, 404);
+  const HttpResponse post = HttpGet(metrics_port_, "/metrics", "POST");
+  EXPECT_EQ(post.status, 405) << post.headers;
+  EXPECT_NE(post.headers.find("Allow: GET"), std::string::npos) << post.headers;
+  // A query string is ignored, as Prometheus may send one.
+  EXPECT_EQ(HttpGet(metrics_port_, "/metrics?x=1").status, 200);
+}
+
+TEST_F(MetricsTest, KeepAliveServesSeveralScrapesOnOneConnection) {
+  RawConnection c(metrics_port_);
+  ASSERT_TRUE(c.connected());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(c.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const std::string reply = c.ReadUntil("\r\n\r\n");
+    ASSERT_EQ(reply.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << reply;
+    const size_t at = reply.find("Content-Length: ");
+    ASSERT_NE(at, std::string::npos) << reply;
+    const size_t length = std::stoul(reply.substr(at + 16));
+    const std::string body = c.ReadExactly(length);
+    ASSERT_EQ(body.size(), length);
+    EXPECT_EQ(ScrapedValue(body, "redis_up"), 1.0);
+  }
+}
+
+TEST_F(MetricsTest, HostileClientsLeaveBothPortsServing) {
+  // Garbage instead of a request line: 400, then closed.
+  {
+    RawConnection c(metrics_port_);
+    ASSERT_TRUE(c.connected());
+    c.Send(std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n", 25));
+    const std::string reply = c.ReadUntil("\r\n\r\n");
+    EXPECT_TRUE(reply.rfind("HTTP/1.1 400", 0) == 0 || reply.empty()) << reply;
+    EXPECT_TRUE(c.WaitClosed());
+  }
+  // A header over the limit: 431 (or a reset while it is still sending), then closed.
+  {
+    RawConnection c(metrics_port_);
+    ASSERT_TRUE(c.connected());
+    c.Send("GET /metrics HTTP/1.1\r\nX-Big: " + std::string(64 * 1024, 'a') + "\r\n\r\n");
+    const std::string reply = c.ReadUntil("\r\n\r\n");
+    EXPECT_TRUE(reply.rfind("HTTP/1.1 431", 0) == 0 || reply.empty()) << reply.substr(0, 80);
+    EXPECT_TRUE(c.WaitClosed());
+  }
+  // A GET with a body is refused.
+  {
+    RawConnection c(metrics_port_);
+    ASSERT_TRUE(c.connected());
+    c.Send("GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
+    EXPECT_EQ(c.ReadUntil("\r\n\r\n").rfind("HTTP/1.1 400", 0), 0u);
+  }
+  // A slow sender holds half a request: scrapes and commands go on meanwhile.
+  RawConnection slow(metrics_port_);
+  ASSERT_TRUE(slow.connected());
+  ASSERT_TRUE(slow.Send("GET /metr"));
+  EXPECT_EQ(ScrapedValue(Scrape(), "redis_up"), 1.0);
+  EXPECT_EQ(Do({"PING"}), "+PONG");
+
+  // Connections up to the bound stay open; one more is closed at once.
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 15; ++i) {  // with `slow`, 16
+    idle.push_back(std::make_unique<RawConnection>(metrics_port_));
+    ASSERT_TRUE(idle.back()->connected());
+  }
+  ASSERT_TRUE(Eventually(
+      [&] {
+        RawConnection extra(metrics_port_);
+        return extra.connected() && extra.WaitClosed(1000);
+      },
+      10));
+  EXPECT_EQ(Do({"PING"}), "+PONG");
+  // Once they go, scrapes are served again.
+  idle.clear();
+  EXPECT_TRUE(Eventually([&] { return HttpGet(metrics_port_, "/metrics").status == 200; }, 10));
+  EXPECT_EQ(Do({"PING"}), "+PONG");
+}
+
+// A cluster node's slot states: none assigned, then every slot assigned to this node and ok.
+TEST(MetricsClusterTest, SlotStatesFollowAssignment) {
+  TestServer node;
+  const int metrics_port = TestServer::FreePort();
+  ASSERT_TRUE(node.Start({"--cluster-enabled", "yes", "--cluster-port",
+                          std::to_string(TestServer::FreePort()), "--metrics-port",
+                          std::to_string(metrics_port)}))
+      << node.error();
+  const std::string before = HttpGet(metrics_port, "/metrics").body;
+  EXPECT_EQ(ScrapedValue(before, "redis_cluster_enabled"), 1.0);
+  EXPECT_EQ(ScrapedValue(before, "ebb_cluster_slots{state=\"assigned\"}"), 0.0);
+  EXPECT_EQ(ScrapedValue(before, "redis_cluster_state"), 0.0);
+  auto c = node.Connect();
+  ASSERT_EQ(Cmd(c.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "16383"}).str(), "OK");
+  std::string last;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        last = HttpGet(metrics_port, "/metrics").body;
+        return ScrapedValue(last, "redis_cluster_state") == 1.0;
+      },
+      10))
+      << last;
+  EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"assigned\"}"), 16384.0);
+  EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"ok\"}"), 16384.0);
+  EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"fail\"}"), 0.0);
+  EXPECT_EQ(ScrapedValue(last, "redis_cluster_known_nodes"), 1.0);
+}
+
+class MetricsOffTest : public ServerTest {};
+
+TEST_F(MetricsOffTest, OffByDefaultAndListedByConfigGet) {
+  EXPECT_EQ(R({"CONFIG", "GET", "metrics-port"}), "1) \"metrics-port\"\n2) \"0\"");
+  EXPECT_EQ(R({"CONFIG", "GET", "metrics-bind"}), "1) \"metrics-bind\"\n2) \"127.0.0.1\"");
+  EXPECT_EQ(server_.ReadLog().find("metrics"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ebb::test
