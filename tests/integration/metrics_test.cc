@@ -5,7 +5,12 @@
 // serving.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
 #include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +96,62 @@ TEST_F(MetricsTest, ScrapeFollowsTheServersWork) {
     files += ScrapedValue(flushed_scrape, series).value_or(0);
   }
   EXPECT_GE(files, 1);
+}
+
+// docs/operations.md's table holds every family a scrape serves, with its type and every label
+// its samples carry (dashboards/ebb.json is checked against the same table: dashboard_check).
+TEST_F(MetricsTest, EveryFamilyServedIsDocumented) {
+  struct Row {
+    std::string type;
+    std::set<std::string> labels;
+  };
+  std::map<std::string, Row> table;
+  std::ifstream docs(std::string(EBB_SOURCE_DIR) + "/docs/operations.md");
+  const std::regex row(R"(^\| `((?:redis|ebb)_[a-z0-9_]+)` \| ([a-z]+) \|([^|]*)\|)");
+  for (std::string line; std::getline(docs, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    Row& r = table[m[1]];
+    r.type = m[2];
+    std::stringstream labels(m[3]);
+    for (std::string label; std::getline(labels, label, ',');) {
+      label.erase(0, label.find_first_not_of(' '));
+      label.erase(label.find_last_not_of(' ') + 1);
+      if (!label.empty()) r.labels.insert(label);
+    }
+  }
+  ASSERT_GT(table.size(), 50u) << "docs/operations.md's metric table not found";
+  ASSERT_EQ(Do({"CONFIG", "SET", "latency-monitor-threshold", "1"}), "+OK");
+  ASSERT_EQ(Do({"SET", "k", "v"}), "+OK");
+  ASSERT_EQ(Do({"DEBUG", "SLEEP", "0.01"}), "+OK");
+  ASSERT_EQ(Do({"DEBUG", "FLUSH-MEMTABLE"}), "+OK");
+  const std::string scrape = Scrape();
+  std::string family;
+  size_t families = 0;
+  std::istringstream lines(scrape);
+  const std::regex label_name(R"(([a-zA-Z_][a-zA-Z0-9_]*)=")");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("# TYPE ")) {
+      std::istringstream fields(line.substr(7));
+      std::string type;
+      fields >> family >> type;
+      families++;
+      ASSERT_EQ(table.count(family), 1u) << family << " is served but not documented";
+      EXPECT_EQ(table[family].type, type) << family;
+      continue;
+    }
+    if (line.empty() || line.starts_with("#")) continue;
+    const size_t brace = line.find('{');
+    if (brace == std::string::npos || table.count(family) == 0) continue;
+    const std::string labels = line.substr(brace, line.rfind('}') - brace);
+    for (std::sregex_iterator it(labels.begin(), labels.end(), label_name), end; it != end; ++it) {
+      const std::string name = (*it)[1];
+      if (name == "quantile" || name == "le") continue;
+      EXPECT_EQ(table[family].labels.count(name), 1u)
+          << family << "'s label " << name << " is not documented";
+    }
+  }
+  EXPECT_GT(families, 50u);
 }
 
 TEST_F(MetricsTest, OnlyGetOfMetricsIsAScrape) {
