@@ -21,7 +21,7 @@ std::vector<bool> SecretArguments(const CommandSpec& spec, std::span<const std::
       i += hidden;
     }
   } else if (name == "acl|setuser") {
-    for (size_t i = 3; i < args.size(); ++i) secret[i] = true;
+    for (size_t i = 2; i < args.size(); ++i) secret[i] = true;  // the user name too, as Redis
   } else if (name == "config|set") {
     for (size_t i = 2; i + 1 < args.size(); i += 2) {
       secret[i + 1] =

@@ -1,8 +1,8 @@
 // SecretArguments: which arguments of a command carry a secret, so SLOWLOG and MONITOR show
 // "(redacted)" in their place, as Redis 7 redacts them (redactClientCommandArgument): every
 // argument of AUTH, HELLO's AUTH username password, MIGRATE's AUTH password / AUTH2 username
-// password, and the value CONFIG SET gives requirepass or masterauth; also, beyond Redis, the
-// rules of ACL SETUSER (they may hold passwords).
+// password, the value CONFIG SET gives requirepass or masterauth, and every argument of ACL
+// SETUSER after the subcommand — its user name too, as Redis 7 (its rules may hold passwords).
 // Thread-safety: a pure function.
 #pragma once
 

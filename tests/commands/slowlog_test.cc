@@ -83,7 +83,7 @@ TEST_F(SlowlogTest, SecretsAreRedacted) {
   Do({"HELLO", "2", "AUTH", "default", "secret", "SETNAME", "n"});
   EXPECT_EQ(Logged(5), (std::vector<std::string>{
                            "HELLO 2 AUTH (redacted) (redacted) SETNAME n",
-                           "ACL SETUSER alice (redacted) (redacted) (redacted)",
+                           "ACL SETUSER (redacted) (redacted) (redacted) (redacted)",
                            "CONFIG SET requirepass (redacted) maxclients 100",
                            "AUTH (redacted) (redacted)",
                            "AUTH (redacted)",

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Redis 7.0.15's ACL test suite (unit/acl, unit/acl-v2) against a server the harness starts.
+"""Redis 7.0.15's ACL, latency-monitor and slowlog tests (unit/acl, unit/acl-v2,
+unit/latency-monitor, unit/slowlog) against a server the harness starts.
 
 Usage: run.py <server> <work dir> [--no-exclusions]
   <server>          ebb-server, or /usr/bin/redis-server for the side-by-side run
@@ -7,8 +8,8 @@ Usage: run.py <server> <work dir> [--no-exclusions]
 
 Copies the vendored harness (tests/redis_suite/tests) into <work dir>/redis_suite, makes
 src/redis-server the launcher beside this file (which execs <server>), and runs
-`tclsh tests/test_helper.tcl --single unit/acl --single unit/acl-v2 --durable` there, bounded by
-a timeout. Every test runs; none is skipped. Prints each test's outcome and the counts, then
+`tclsh tests/test_helper.tcl --single unit/acl --single unit/acl-v2 --single
+unit/latency-monitor --single unit/slowlog --durable` there, bounded by a timeout. Every test runs; none is skipped. Prints each test's outcome and the counts, then
 fails (exit 1) when
   - a test failed that exclusions.txt does not name,
   - a test exclusions.txt names passed every time it ran (the exclusion is stale),
@@ -65,6 +66,7 @@ def prepare(work):
 def run_harness(server, root):
     env = dict(os.environ, SUITE_SERVER=os.path.abspath(server), TERM="dumb")
     cmd = ["tclsh", "tests/test_helper.tcl", "--single", "unit/acl", "--single", "unit/acl-v2",
+           "--single", "unit/latency-monitor", "--single", "unit/slowlog",
            "--clients", "1", "--durable", "--timeout", "120"]
     try:
         done = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
