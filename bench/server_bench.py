@@ -17,6 +17,7 @@ transactions per second.
 
 Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
                              [--out bench/results] [--pubsub on|off|only]
+                             [--monitors default|off|on] [--workloads SET,GET,...]
 """
 import argparse
 import base64
@@ -103,6 +104,16 @@ class Server:
         return 0
 
 
+# --monitors: the slow log and the latency monitor as the servers start with them. "on" logs
+# every command in the slow log and records every event of 1 ms or more: their whole cost.
+MONITORS = {
+    "default": [],
+    "off": ["--slowlog-log-slower-than", "-1", "--latency-monitor-threshold", "0"],
+    "on": ["--slowlog-log-slower-than", "0", "--latency-monitor-threshold", "1"],
+}
+monitor_args = MONITORS["default"]
+
+
 def start_pair(ebb_bin, workdir, fsync_always):
     rport, eport = free_port(), free_port()
     rdir, edir = os.path.join(workdir, "redis"), os.path.join(workdir, "ebb")
@@ -111,10 +122,12 @@ def start_pair(ebb_bin, workdir, fsync_always):
         os.makedirs(d)
     redis = Server("redis", ["redis-server", "--port", str(rport), "--bind", "127.0.0.1",
                              "--dir", rdir, "--appendonly", "yes", "--appendfsync",
-                             "always" if fsync_always else "everysec", "--save", ""],
+                             "always" if fsync_always else "everysec", "--save", ""] +
+                   monitor_args,
                    rport, workdir)
     ebb = Server("ebb", [os.path.abspath(ebb_bin), "--port", str(eport), "--bind", "127.0.0.1",
-                         "--dir", edir, "--wal-fsync", "always" if fsync_always else "everysec"],
+                         "--dir", edir, "--wal-fsync", "always" if fsync_always else "everysec"] +
+                 monitor_args,
                  eport, workdir)
     return redis, ebb
 
@@ -375,7 +388,15 @@ def main():
     ap.add_argument("--pubsub", choices=["on", "off", "only"], default="on",
                     help="run the Pub/Sub and transaction table (on), skip it, or run only it "
                     "(written to pubsub_bench.md)")
+    ap.add_argument("--monitors", choices=sorted(MONITORS), default="default",
+                    help="the slow log and latency monitor on both servers: their defaults, "
+                    "off, or on for every command and every event of 1 ms")
+    ap.add_argument("--workloads", default="",
+                    help="comma-separated labels of the workloads to run (default: all)")
     args = ap.parse_args()
+    global monitor_args
+    monitor_args = MONITORS[args.monitors]
+    chosen = set(args.workloads.split(",")) if args.workloads else {w[0] for w in WORKLOADS}
     os.makedirs(args.out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ebb-bench-") as workdir:
         if args.pubsub == "only":
@@ -386,13 +407,12 @@ def main():
             print(report)
             return
         print("everysec:", file=sys.stderr)
-        everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False,
-                                  {w[0] for w in WORKLOADS})
+        everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False, chosen)
         print("always:", file=sys.stderr)
         # A quarter of the requests: every write waits for the disk. Shorter runs (a tenth was
         # tried) last under half a second at P=16 and move by 30% between rounds.
         always, _ = run_suite(args.ebb, workdir, args.rounds, max(args.requests // 4, 10000),
-                              True, WRITE_LABELS)
+                              True, WRITE_LABELS & chosen)
         pubsub = (run_pubsub_suite(args.ebb, workdir, args.rounds, args.requests)
                   if args.pubsub == "on" else [])
         report = (markdown("wal-fsync everysec vs appendfsync everysec", everysec) + "\n" +
