@@ -1,13 +1,15 @@
 // A seeded nemesis against Redis Cluster, Jepsen-style: three ebb masters (`wal-fsync always`)
 // holding a third of the slots each, a client that follows MOVED and ASK as a cluster client
-// does and writes versioned rows — PUT and timestamped DELETE with timestamps out of order (each
-// above every DELETE of its key before it), and DEL — over eight hash tags, while a schedule drawn
+// does and writes versioned rows — PUT (a third with a TTL) and timestamped DELETE with
+// timestamps out of order (each above every DELETE of its key before it), DEL, TREG SET and TLOG
+// INS — over eight hash tags, while a schedule drawn
 // from the seed moves a tag's slot to another node (IMPORTING/MIGRATING, GETKEYSINSLOT and MIGRATE,
 // SETSLOT NODE: what `redis-cli --cluster reshard` does), kills a node with SIGKILL or cuts its
 // power (DEBUG POWER-CUT) and restarts it on its data, and jumps a node's clock forward.
 //
 // The checker, once every node is back and they agree on who serves each slot: every key
-// answers, at full grace, what the writes it could have applied leave — the acknowledged ones
+// answers, at full grace, what the writes it could have applied leave (a version with its TTL, a
+// TREG its greatest pair, a TLOG every entry) — the acknowledged ones
 // surely, one whose reply was lost (a node killed under it) maybe, one refused (-MOVED, -ASK,
 // -TRYAGAIN, -CLUSTERDOWN, resent elsewhere) not — so no acknowledged version is lost and no
 // deleted one comes back through a slot move, a kill or a power cut; every key lives only on
@@ -48,6 +50,7 @@ constexpr int kNodes = 3;
 constexpr int kTags = 8;
 constexpr int kKeysPerTag = 10;
 constexpr const char* kFullGrace = "9223372036854775807";
+constexpr const char* kTtlMs = "3600000";  // outlives the run, whatever the clock jumps
 
 int StepsFromEnv() {
   const char* env = std::getenv("EBB_NEMESIS_STEPS");
@@ -57,14 +60,16 @@ int StepsFromEnv() {
 
 // One write the client sent, and what it knows of its fate.
 struct Op {
-  enum Kind { kPut, kDelete, kDel } kind;
+  enum Kind { kPut, kDelete, kDel, kTregSet, kTlogIns } kind;
+  bool ttl = false;   // PUT ... TTL kTtlMs
   int64_t ts = 0;     // PUT and DELETE
   std::string value;  // PUT
   enum Fate { kApplied, kRefused, kUnknown } fate = kUnknown;
 };
 
 // The full-grace answer a sequence of applied writes leaves: the version with the greatest
-// timestamp since the last DEL (timestamps are unique), nil for none or a tombstone.
+// timestamp since the last DEL (timestamps are unique), nil for none or a tombstone. For a TREG
+// the same rule is its merge: the greatest timestamp wins.
 std::optional<std::string> Answer(const std::vector<const Op*>& applied) {
   const Op* best = nullptr;
   for (const Op* op : applied) {
@@ -107,9 +112,11 @@ std::string Tail(const std::vector<Op>& ops) {
   std::string out;
   for (size_t i = ops.size() > 8 ? ops.size() - 8 : 0; i < ops.size(); i++) {
     const Op& op = ops[i];
-    out += std::string(" [") + (op.kind == Op::kPut      ? "PUT " + op.value
-                                : op.kind == Op::kDelete ? std::string("DELETE")
-                                                         : std::string("DEL"));
+    out += std::string(" [") + (op.kind == Op::kPut       ? "PUT " + op.value
+                                : op.kind == Op::kTregSet ? "TREG SET " + op.value
+                                : op.kind == Op::kTlogIns ? "TLOG INS " + op.value
+                                : op.kind == Op::kDelete  ? std::string("DELETE")
+                                                          : std::string("DEL"));
     if (op.kind != Op::kDel) out += " TS " + std::to_string(op.ts);
     out += op.fate == Op::kApplied ? " ok]" : op.fate == Op::kRefused ? " refused]" : " unknown]";
   }
@@ -147,6 +154,8 @@ class ClusterNemesisTest : public ::testing::Test {
     for (int t = 0; t < kTags; t++) {
       tags_.push_back("{t" + std::to_string(t) + "}");
       for (int k = 0; k < kKeysPerTag; k++) keys_.push_back(tags_[t] + "k" + std::to_string(k));
+      for (int k = 0; k < 3; k++) registers_.push_back(tags_[t] + "r" + std::to_string(k));
+      for (int k = 0; k < 3; k++) logs_.push_back(tags_[t] + "l" + std::to_string(k));
     }
   }
 
@@ -212,26 +221,41 @@ class ClusterNemesisTest : public ::testing::Test {
     std::array<RedisConnection, kNodes> conns;
     std::set<int64_t> used_ts;
     std::map<std::string, int64_t> delete_floor;  // by key: the greatest DELETE timestamp sent
+    const int64_t start_ms = std::chrono::duration_cast<milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
     auto connection = [&](int node) -> redisContext* {
       if (conns[node] == nullptr || conns[node]->err != 0) conns[node] = nodes_[node]->Connect();
       return conns[node] != nullptr && conns[node]->err == 0 ? conns[node].get() : nullptr;
     };
     for (int n = 0; n < 20000 && !stop_.load(); n++) {
-      const std::string& key = keys_[rng() % keys_.size()];
-      const int slot = KeySlot(key);
       Op op;
-      const uint64_t pick = rng() % 10;
-      op.kind = pick < 6 ? Op::kPut : (pick < 9 ? Op::kDelete : Op::kDel);
+      const uint64_t pick = rng() % 15;
+      op.kind = pick < 6    ? Op::kPut
+                : pick < 9  ? Op::kDelete
+                : pick < 10 ? Op::kDel
+                : pick < 12 ? Op::kTregSet
+                            : Op::kTlogIns;
+      const std::vector<std::string>& names = op.kind == Op::kTregSet   ? registers_
+                                              : op.kind == Op::kTlogIns ? logs_
+                                                                        : keys_;
+      const std::string& key = names[rng() % names.size()];
+      const int slot = KeySlot(key);
       // Out of order, but above every DELETE the key was sent: a tombstone with nothing under it
       // may be forgotten by compaction (docs/expiry.md), after which an older write would show.
-      int64_t& floor = delete_floor[key];
+      // From now on, so that a TTL counted from the timestamp outlives the run.
+      int64_t& floor = delete_floor.try_emplace(key, start_ms).first->second;
       do {
         op.ts = floor + 1 + static_cast<int64_t>(rng() % 1'000'000'000);
       } while (!used_ts.insert(op.ts).second);
       if (op.kind == Op::kDelete) floor = op.ts;
       op.value = "v" + std::to_string(n);
       std::vector<std::string> args;
+      op.ttl = op.kind == Op::kPut && rng() % 3 == 0;
       if (op.kind == Op::kPut) args = {"PUT", key, op.value, "TS", std::to_string(op.ts)};
+      if (op.ttl) args.insert(args.end(), {"TTL", kTtlMs});
+      if (op.kind == Op::kTregSet) args = {"TREG", "SET", key, op.value, std::to_string(op.ts)};
+      if (op.kind == Op::kTlogIns) args = {"TLOG", "INS", key, op.value, std::to_string(op.ts)};
       if (op.kind == Op::kDelete) args = {"DELETE", key, "TS", std::to_string(op.ts)};
       if (op.kind == Op::kDel) args = {"DEL", key};
       if (owner[slot] < 0) {
@@ -356,6 +380,24 @@ class ClusterNemesisTest : public ::testing::Test {
     return out;
   }
 
+  // A TLOG holds every entry an applied TLOG INS wrote, and only entries some TLOG INS sent.
+  void CheckLog(redisContext* owner, const std::string& key, const std::vector<Op>& ops) {
+    const Reply got = Cmd(owner, {"TLOG", "GET", key});
+    ASSERT_FALSE(got.is_error()) << key << ": " << got.str();
+    std::set<std::string> held;
+    for (size_t i = 0; i < got.size(); i++) held.insert(got[i][0].str());
+    std::set<std::string> sent;
+    for (const Op& op : ops) {
+      if (op.fate != Op::kRefused) sent.insert(op.value);
+      if (op.fate == Op::kApplied) {
+        EXPECT_EQ(held.count(op.value), 1u) << key << " lost the entry " << op.value;
+      }
+    }
+    for (const std::string& value : held) {
+      EXPECT_EQ(sent.count(value), 1u) << key << " holds " << value << ", never written to it";
+    }
+  }
+
   void CheckTheModel() {
     std::vector<RedisConnection> c;
     for (int i = 0; i < kNodes; i++) c.push_back(nodes_[i]->Connect());
@@ -368,21 +410,40 @@ class ClusterNemesisTest : public ::testing::Test {
       const int slot = KeySlot(key);
       const int owner = OwnerBy(c[0].get(), slot);
       ASSERT_GE(owner, 0);
-      const Reply got = Cmd(c[owner].get(), {"GET", key, "GRACE", kFullGrace});
+      for (const Op& op : ops) {
+        applied += op.fate == Op::kApplied;
+        unknown += op.fate == Op::kUnknown;
+      }
+      if (ops.front().kind == Op::kTlogIns) {
+        CheckLog(c[owner].get(), key, ops);
+        live++;
+        continue;
+      }
+      const bool is_register = ops.front().kind == Op::kTregSet;
+      const Reply got =
+          Cmd(c[owner].get(), is_register
+                                  ? std::vector<std::string>{"TREG", "GET", key}
+                                  : std::vector<std::string>{"GETMETA", key, "GRACE", kFullGrace});
       ASSERT_FALSE(got.is_error()) << key << ": " << got.str();
       const std::optional<std::string> answer =
-          got.is_nil() ? std::nullopt : std::optional<std::string>(got.str());
+          got.size() == 0 ? std::nullopt
+                          : std::optional<std::string>(got[is_register ? 0 : 1].str());
       const std::set<std::optional<std::string>> possible = PossibleAnswers(ops);
       std::string expected;
       for (const auto& p : possible) expected += " " + Show(p);
       EXPECT_EQ(possible.count(answer), 1u)
           << key << " on node " << owner << " answers " << Show(answer)
           << "; the writes it was sent allow:" << expected << "; its last writes:" << Tail(ops);
-      for (const Op& op : ops) {
-        applied += op.fate == Op::kApplied;
-        unknown += op.fate == Op::kUnknown;
-      }
       live += answer.has_value();
+      if (!answer || is_register) continue;
+      // The version answered keeps its own expiry through every move (GETMETA's ttl).
+      for (const Op& op : ops) {
+        if (op.kind != Op::kPut || op.value != *answer) continue;
+        const long long ttl = got[5].integer();
+        EXPECT_TRUE(op.ttl ? ttl > 0 : ttl == -1)
+            << key << "'s version " << op.value << (op.ttl ? " has a TTL" : " has no TTL")
+            << " but GETMETA's ttl is " << ttl;
+      }
     }
     for (int i = 0; i < kNodes; i++) {
       for (const std::string& tag : tags_) {
@@ -418,7 +479,9 @@ class ClusterNemesisTest : public ::testing::Test {
   std::array<int, kNodes> ports_{};
   std::vector<std::string> ids_;
   std::vector<std::string> tags_;
-  std::vector<std::string> keys_;
+  std::vector<std::string> keys_;       // strings: PUT, DELETE, DEL
+  std::vector<std::string> registers_;  // TREGs: TREG SET
+  std::vector<std::string> logs_;       // TLOGs: TLOG INS
   std::atomic<bool> stop_{false};
   std::mutex mu_;  // guards what follows, shared with the writer thread
   std::map<std::string, std::vector<Op>> model_;
