@@ -139,4 +139,58 @@ std::string NoLatencySamplesError(std::string_view event) {
   return Concat({"ERR No samples available for event '", event, "'"});
 }
 
+std::string MigrateTargetError(std::string_view target_error) {
+  return Concat({"ERR Target instance replied with error: ", target_error});
+}
+
+std::string GenericError(std::string_view message) { return Concat({"ERR ", message}); }
+
+std::string UnknownOptionGivenError(std::string_view option) {
+  return Concat({"ERR Unknown option given: ", option});
+}
+
+std::string UnknownArgumentError(std::string_view argument) {
+  return Concat({"ERR Unknown argument ", argument});
+}
+
+std::string UnexpectedShebangEngineError(std::string_view engine) {
+  return Concat({"ERR Unexpected engine in script shebang: ", engine});
+}
+
+std::string UnknownShebangOptionError(std::string_view option) {
+  return Concat({"ERR Unknown lua shebang option: ", option});
+}
+
+std::string UnexpectedShebangFlagError(std::string_view flag) {
+  return Concat({"ERR Unexpected flag in script shebang: ", flag});
+}
+
+std::string ScriptRunError(std::string_view name, std::string_view message) {
+  return Concat({"ERR Error running script ", name, ", ", message.substr(0, 100)});
+}
+
+std::string InvalidMetadataValueError(std::string_view value) {
+  return Concat({"ERR Invalid metadata value given: ", value});
+}
+
+std::string EngineNotFoundError(std::string_view engine) {
+  return Concat({"ERR Engine '", engine, "' not found"});
+}
+
+std::string LibraryExistsQuotedError(std::string_view name) {
+  return Concat({"ERR Library '", name, "' already exists"});
+}
+
+std::string LibraryExistsError(std::string_view name) {
+  return Concat({"ERR Library ", name, " already exists"});
+}
+
+std::string FunctionExistsError(std::string_view name) {
+  return Concat({"ERR Function ", name, " already exists"});
+}
+
+std::string RegisteringFunctionsError(std::string_view message) {
+  return Concat({"ERR Error registering functions: ", message});
+}
+
 }  // namespace ebb::server

@@ -262,4 +262,113 @@ std::string ConfigSetFailedError(std::string_view name, std::string_view reason)
 // CONFIG REWRITE's "ERR Rewriting config file: <reason>".
 std::string ConfigRewriteError(std::string_view reason);
 
+// DUMP and RESTORE.
+inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kInvalidTtl = "ERR Invalid TTL value, must be >= 0";
+inline constexpr std::string_view kInvalidIdleTime = "ERR Invalid IDLETIME value, must be >= 0";
+inline constexpr std::string_view kInvalidFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255";
+inline constexpr std::string_view kBadDumpPayload =
+    "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kBadDataFormat = "ERR Bad data format";
+
+// COMMAND GETKEYS.
+inline constexpr std::string_view kInvalidCommandSpecified = "ERR Invalid command specified";
+inline constexpr std::string_view kCommandHasNoKeys = "ERR The command has no key arguments";
+inline constexpr std::string_view kGetKeysBadArity =
+    "ERR Invalid number of arguments specified for command";
+inline constexpr std::string_view kGetKeysBadArguments =
+    "ERR Invalid arguments specified for command";
+
+// MIGRATE.
+inline constexpr std::string_view kMigrateKeysNeedsEmptyKey =
+    "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string";
+inline constexpr std::string_view kMigrateConnectError =
+    "IOERR error or timeout connecting to the client";
+inline constexpr std::string_view kMigrateWriteError =
+    "IOERR error or timeout writing to target instance";
+inline constexpr std::string_view kMigrateReadError =
+    "IOERR error or timeout reading to target instance";
+// "ERR Target instance replied with error: <its error>".
+std::string MigrateTargetError(std::string_view target_error);
+
+// DEBUG.
+inline constexpr std::string_view kDeltaNotApplied =
+    "ERR the delta was not applied (the server log says why)";
+inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
+inline constexpr std::string_view kDebugProtocolType =
+    "ERR Wrong protocol type name. Please use one of the following: "
+    "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
+
+// Scripting: EVAL, FCALL, SCRIPT and FUNCTION (Redis's eval.c, function_lua.c, functions.c).
+// "ERR <message>" for a message without a code of its own (a Lua error's text, ...).
+std::string GenericError(std::string_view message);
+inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kUnkillable =
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.";
+inline constexpr std::string_view kNumKeysTooLarge =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kNumKeysNegative = "ERR Number of keys can't be negative";
+inline constexpr std::string_view kFcallBadNumKeys = "ERR Bad number of keys provided";
+inline constexpr std::string_view kScriptFlushOption =
+    "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
+inline constexpr std::string_view kFunctionFlushOption =
+    "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+inline constexpr std::string_view kFunctionCodeMissing = "ERR Function code is missing";
+inline constexpr std::string_view kUnknownArgumentWithCode = "ERR Unknown argument withcode";
+inline constexpr std::string_view kUnknownArgumentLibraryName = "ERR Unknown argument libraryname";
+inline constexpr std::string_view kLibraryNameNotGiven = "ERR library name argument was not given";
+inline constexpr std::string_view kRestorePolicy =
+    "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.";
+// FUNCTION LOAD's "ERR Unknown option given: <arg>".
+std::string UnknownOptionGivenError(std::string_view option);
+// FUNCTION LIST's "ERR Unknown argument <arg>".
+std::string UnknownArgumentError(std::string_view argument);
+// A script's shebang line ("#!lua flags=...").
+inline constexpr std::string_view kInvalidScriptShebang = "ERR Invalid script shebang";
+inline constexpr std::string_view kInvalidShebangEngine = "ERR Invalid engine in script shebang";
+std::string UnexpectedShebangEngineError(std::string_view engine);
+std::string UnknownShebangOptionError(std::string_view option);
+std::string UnexpectedShebangFlagError(std::string_view flag);
+// A script's flags against the server's state.
+inline constexpr std::string_view kScriptMasterDown =
+    "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+    "'allow-stale' flag is not set on the script.";
+inline constexpr std::string_view kScriptReadOnlyReplica =
+    "READONLY Can not run script with write flag on readonly replica";
+inline constexpr std::string_view kScriptWriteInReadOnlyCall =
+    "ERR Can not execute a script with write flag using *_ro command.";
+inline constexpr std::string_view kScriptOom =
+    "OOM allow-oom flag is not set on the script, can not run it when used memory > "
+    "'maxmemory'";
+// A script that failed with a non-table error: "ERR Error running script <name>, <message>"
+// (the message cut to 100 bytes).
+std::string ScriptRunError(std::string_view name, std::string_view message);
+// A script's error table without an "err" field.
+inline constexpr std::string_view kScriptUnknownError = "ERR unknown error";
+inline constexpr std::string_view kLuaStackLimit = "ERR reached lua stack limit";
+// A function library's metadata line ("#!lua name=<library>") and its loading.
+inline constexpr std::string_view kMissingLibraryMetadata = "ERR Missing library metadata";
+inline constexpr std::string_view kInvalidLibraryMetadata = "ERR Invalid library metadata";
+inline constexpr std::string_view kLibraryNameTwice =
+    "ERR Invalid metadata value, name argument was given multiple times";
+std::string InvalidMetadataValueError(std::string_view value);
+inline constexpr std::string_view kLibraryNameMissing = "ERR Library name was not given";
+inline constexpr std::string_view kInvalidLibraryName =
+    "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
+    "least one character long";
+std::string EngineNotFoundError(std::string_view engine);
+// FUNCTION LOAD's "ERR Library '<name>' already exists".
+std::string LibraryExistsQuotedError(std::string_view name);
+// FUNCTION RESTORE's "ERR Library <name> already exists".
+std::string LibraryExistsError(std::string_view name);
+std::string FunctionExistsError(std::string_view name);
+// "ERR Error registering functions: <message>" (the message carries its own code).
+std::string RegisteringFunctionsError(std::string_view message);
+inline constexpr std::string_view kNoFunctionsRegistered = "ERR No functions registered";
+inline constexpr std::string_view kLibraryNotFound = "ERR Library not found";
+inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
+
 }  // namespace ebb::server
