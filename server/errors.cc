@@ -193,4 +193,33 @@ std::string RegisteringFunctionsError(std::string_view message) {
   return Concat({"ERR Error registering functions: ", message});
 }
 
+std::string NoPermCommandError(std::string_view command) {
+  return Concat({"NOPERM this user has no permissions to run the '", command, "' command"});
+}
+
+std::string AclSetUserError(std::string_view rule, std::string_view reason) {
+  if (rule.empty()) return Concat({"ERR ", reason});
+  return Concat({"ERR Error in ACL SETUSER modifier '", rule, "': ", reason});
+}
+
+std::string AclUserDeclarationError(std::string_view rule, std::string_view reason) {
+  return Concat({"Error in user declaration '", rule, "': ", reason});
+}
+
+std::string AclUnmatchedParenthesisError(std::string_view argument) {
+  return Concat({"Unmatched parenthesis in acl selector starting at '", argument, "'."});
+}
+
+std::string UnknownAclCategoryError(std::string_view category) {
+  return Concat({"ERR Unknown category '", category, "'"});
+}
+
+std::string AclUserNotFoundError(std::string_view user) {
+  return Concat({"ERR User '", user, "' not found"});
+}
+
+std::string AclCommandNotFoundError(std::string_view command) {
+  return Concat({"ERR Command '", command, "' not found"});
+}
+
 }  // namespace ebb::server

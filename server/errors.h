@@ -371,4 +371,66 @@ inline constexpr std::string_view kNoFunctionsRegistered = "ERR No functions reg
 inline constexpr std::string_view kLibraryNotFound = "ERR Library not found";
 inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
 
+// ACL (Redis's acl.c). A refused command: "NOPERM this user has no permissions to ...".
+// `command` is the command's full name ("config|get").
+std::string NoPermCommandError(std::string_view command);
+inline constexpr std::string_view kNoPermKeys =
+    "NOPERM this user has no permissions to access one of the keys used as arguments";
+inline constexpr std::string_view kNoPermChannels =
+    "NOPERM this user has no permissions to access one of the channels used as arguments";
+inline constexpr std::string_view kNoPerm = "NOPERM no permission";
+// A script's call the ACL refuses (the script's error, Redis's scriptCall words).
+inline constexpr std::string_view kAclScriptCommand =
+    "The user executing the script can't run this command or subcommand";
+inline constexpr std::string_view kAclScriptKeys =
+    "The user executing the script can't access at least one of the keys mentioned in the "
+    "command arguments";
+inline constexpr std::string_view kAclScriptChannel =
+    "The user executing the script can't publish to the channel mentioned in the command";
+inline constexpr std::string_view kAclScriptUnknown =
+    "The user executing the script lacking the permissions for the command";
+// ACL SETUSER's refusal: "ERR <reason>" for the user as a whole, "ERR Error in ACL SETUSER
+// modifier '<rule>': <reason>" for one rule.
+std::string AclSetUserError(std::string_view rule, std::string_view reason);
+// The users of the config file: "Error in user declaration '<rule>': <reason>".
+std::string AclUserDeclarationError(std::string_view rule, std::string_view reason);
+// Why an ACL rule or user name is refused (the reason of the texts above).
+inline constexpr std::string_view kAclSyntaxError = "Syntax error";
+inline constexpr std::string_view kAclUnknownName = "Unknown command or category name in ACL";
+inline constexpr std::string_view kAclFirstArgOfSubcommand =
+    "Allowing first-arg of a subcommand is not supported";
+inline constexpr std::string_view kAclKeyPatternAfterAll =
+    "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have "
+    "any effect. Try 'resetkeys' to start with an empty list of patterns";
+inline constexpr std::string_view kAclChannelPatternAfterAll =
+    "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not "
+    "have any effect. Try 'resetchannels' to start with an empty list of channels";
+inline constexpr std::string_view kAclBadHash =
+    "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
+    "characters";
+inline constexpr std::string_view kAclNoSuchPassword =
+    "The password you are trying to remove from the user does not exist";
+inline constexpr std::string_view kAclUserNameSpaces =
+    "Usernames can't contain spaces or null characters";
+// "Unmatched parenthesis in acl selector starting at '<argument>'.".
+std::string AclUnmatchedParenthesisError(std::string_view argument);
+inline constexpr std::string_view kAclDeleteDefault = "ERR The 'default' user cannot be removed";
+inline constexpr std::string_view kNoAclFile =
+    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users "
+    "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis "
+    "configuration file set) in order to store users in the Redis configuration.";
+inline constexpr std::string_view kAclGenPassBits =
+    "ERR ACL GENPASS argument must be the number of bits for the output password, a positive "
+    "number up to 4096";
+inline constexpr std::string_view kAclGenPassFailed = "ERR Cannot generate a random password";
+inline constexpr std::string_view kAclSaveFailed =
+    "ERR There was an error trying to save the ACLs. Please check the server logs for more "
+    "information";
+// ACL CAT's "ERR Unknown category '<name>'".
+std::string UnknownAclCategoryError(std::string_view category);
+// ACL DRYRUN's "ERR User '<name>' not found".
+std::string AclUserNotFoundError(std::string_view user);
+// ACL DRYRUN's "ERR Command '<name>' not found".
+std::string AclCommandNotFoundError(std::string_view command);
+
 }  // namespace ebb::server
