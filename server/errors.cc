@@ -1,5 +1,7 @@
 #include "server/errors.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <initializer_list>
 
@@ -220,6 +222,65 @@ std::string AclUserNotFoundError(std::string_view user) {
 
 std::string AclCommandNotFoundError(std::string_view command) {
   return Concat({"ERR Command '", command, "' not found"});
+}
+
+std::string MovedOrAskError(bool ask, int slot, std::string_view host, int port) {
+  return fmt::format("{} {} {}:{}", ask ? "ASK" : "MOVED", slot, host, port);
+}
+
+std::string InvalidBasePortError(std::string_view port) {
+  return Concat({"ERR Invalid TCP base port specified: ", port});
+}
+
+std::string InvalidBusPortError(std::string_view port) {
+  return Concat({"ERR Invalid TCP bus port specified: ", port});
+}
+
+std::string InvalidNodeAddressError(std::string_view ip, int port) {
+  return fmt::format("ERR Invalid node address specified: {}:{}", ip, port);
+}
+
+std::string SlotRangeOrderError(int first, int last) {
+  return fmt::format("ERR start slot number {} is greater than end slot number {}", first, last);
+}
+
+std::string SlotUnassignedError(int slot) {
+  return fmt::format("ERR Slot {} is already unassigned", slot);
+}
+
+std::string SlotBusyError(int slot) { return fmt::format("ERR Slot {} is already busy", slot); }
+
+std::string SlotRepeatedError(int slot) {
+  return fmt::format("ERR Slot {} specified multiple times", slot);
+}
+
+std::string ClusterConfigSaveError(std::string_view reason) {
+  return Concat({"ERR error saving the cluster node config: ", reason});
+}
+
+std::string UnknownNodeError(std::string_view node) { return Concat({"ERR Unknown node ", node}); }
+
+std::string NotSlotOwnerError(int slot) {
+  return fmt::format("ERR I'm not the owner of hash slot {}", slot);
+}
+
+std::string AlreadySlotOwnerError(int slot) {
+  return fmt::format("ERR I'm already the owner of hash slot {}", slot);
+}
+
+std::string NodeNotKnownError(std::string_view node) {
+  return Concat({"ERR I don't know about node ", node});
+}
+
+std::string SlotHasKeysError(int slot) {
+  return fmt::format(
+      "ERR Can't assign hashslot {} to a different node while I still hold keys for this hash "
+      "slot.",
+      slot);
+}
+
+std::string InvalidConfigEpochError(int64_t epoch) {
+  return fmt::format("ERR Invalid config epoch specified: {}", epoch);
 }
 
 }  // namespace ebb::server

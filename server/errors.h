@@ -433,4 +433,53 @@ std::string AclUserNotFoundError(std::string_view user);
 // ACL DRYRUN's "ERR Command '<name>' not found".
 std::string AclCommandNotFoundError(std::string_view command);
 
+// Redis Cluster: the CLUSTER subcommands that change the node table and the slots (Redis's
+// cluster.c and cluster_legacy.c).
+// "MOVED <slot> <host>:<port>" or "ASK <slot> <host>:<port>".
+std::string MovedOrAskError(bool ask, int slot, std::string_view host, int port);
+inline constexpr std::string_view kBadSlot = "ERR Invalid or out of range slot";
+inline constexpr std::string_view kClusterMeetArity =
+    "ERR Unknown subcommand or wrong number of arguments for 'meet'. Try CLUSTER HELP.";
+std::string InvalidBasePortError(std::string_view port);
+std::string InvalidBusPortError(std::string_view port);
+std::string InvalidNodeAddressError(std::string_view ip, int port);
+std::string SlotRangeOrderError(int first, int last);
+std::string SlotUnassignedError(int slot);
+std::string SlotBusyError(int slot);
+std::string SlotRepeatedError(int slot);
+inline constexpr std::string_view kFlushSlotsNotEmpty =
+    "ERR DB must be empty to perform CLUSTER FLUSHSLOTS.";
+inline constexpr std::string_view kSetSlotOnReplica = "ERR Please use SETSLOT only with masters.";
+inline constexpr std::string_view kSetSlotSyntax =
+    "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP";
+std::string ClusterConfigSaveError(std::string_view reason);
+// "ERR Unknown node <name>".
+std::string UnknownNodeError(std::string_view node);
+inline constexpr std::string_view kNodeNotMaster = "ERR The specified node is not a master";
+std::string NotSlotOwnerError(int slot);
+std::string AlreadySlotOwnerError(int slot);
+// "ERR I don't know about node <name>".
+std::string NodeNotKnownError(std::string_view node);
+inline constexpr std::string_view kTargetNotMaster = "ERR Target node is not a master";
+std::string SlotHasKeysError(int slot);
+std::string InvalidConfigEpochError(int64_t epoch);
+inline constexpr std::string_view kConfigEpochWithOtherNodes =
+    "ERR The user can assign a config epoch only when the node does not know any other node.";
+inline constexpr std::string_view kConfigEpochNonZero = "ERR Node config epoch is already non-zero";
+inline constexpr std::string_view kResetWithKeys =
+    "ERR CLUSTER RESET can't be called with master nodes containing keys";
+inline constexpr std::string_view kForgetMyself = "ERR I tried hard but I can't forget myself...";
+inline constexpr std::string_view kForgetMyMaster = "ERR Can't forget my master!";
+inline constexpr std::string_view kReplicateMyself = "ERR Can't replicate myself";
+inline constexpr std::string_view kReplicateReplica =
+    "ERR I can only replicate a master, not a replica.";
+inline constexpr std::string_view kReplicateNotEmpty =
+    "ERR To set a master the node must be empty and without assigned slots.";
+inline constexpr std::string_view kClusterFailoverOnMaster =
+    "ERR You should send CLUSTER FAILOVER to a replica";
+inline constexpr std::string_view kClusterFailoverNoMaster =
+    "ERR I'm a replica but my master is unknown to me";
+inline constexpr std::string_view kClusterFailoverMasterDown =
+    "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
+
 }  // namespace ebb::server
