@@ -283,4 +283,46 @@ std::string InvalidConfigEpochError(int64_t epoch) {
   return fmt::format("ERR Invalid config epoch specified: {}", epoch);
 }
 
+std::string UnrecognizedReplconfOptionError(std::string_view option) {
+  return Concat({"ERR Unrecognized REPLCONF option: ", option});
+}
+
+std::string NoPeerError(std::string_view host, int64_t port) {
+  return fmt::format("ERR no peer {}:{}", host, port);
+}
+
+std::string PeerLinkedError(std::string_view host, int port) {
+  return fmt::format("ERR peer {}:{} is already linked", host, port);
+}
+
+std::string ActiveActiveRefusedError(std::string_view name) {
+  return Concat({"ERR '", name,
+                 "' is not allowed in active-active mode: it has no convergent merge between "
+                 "peers"});
+}
+
+std::string ClockSkewError(std::string_view timestamp, int64_t max_clock_skew_ms) {
+  return fmt::format(
+      "ERR timestamp {} is more than max-clock-skew ({} ms) ahead of this node's clock", timestamp,
+      max_clock_skew_ms);
+}
+
+std::string ConditionalSetError(std::string_view option) {
+  return Concat({"ERR SET ", option,
+                 " is not allowed in active-active mode: its condition reads a state other nodes "
+                 "change concurrently"});
+}
+
+std::string NotInBatchError(std::string_view name) {
+  return Concat({"ERR ", name, " cannot run inside a batch in active-active mode"});
+}
+
+std::string FormNotAllowedError(std::string_view name) {
+  return Concat({"ERR this form of '", name, "' is not allowed in active-active mode"});
+}
+
+std::string ExecAbortBecauseError(std::string_view reason) {
+  return Concat({"EXECABORT Transaction discarded because of: ", reason});
+}
+
 }  // namespace ebb::server

@@ -482,4 +482,75 @@ inline constexpr std::string_view kClusterFailoverNoMaster =
 inline constexpr std::string_view kClusterFailoverMasterDown =
     "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
 
+// Replication: REPLICAOF, PSYNC, REPLCONF, WAIT and FAILOVER (Redis's replication.c).
+inline constexpr std::string_view kReplicationNeedsKeyspace =
+    "ERR replication needs a server with a keyspace";
+std::string UnrecognizedReplconfOptionError(std::string_view option);
+inline constexpr std::string_view kPsyncFailoverToMaster =
+    "ERR PSYNC FAILOVER can't be sent to a master.";
+inline constexpr std::string_view kPsyncFailoverReplid =
+    "ERR PSYNC FAILOVER replid must match my replid.";
+inline constexpr std::string_view kReplicaOfInCluster =
+    "ERR REPLICAOF not allowed in cluster mode.";
+inline constexpr std::string_view kCommandFromReplica =
+    "ERR Command is not valid when client is a replica.";
+inline constexpr std::string_view kReplicaOfWhileFailingOver =
+    "ERR REPLICAOF not allowed while failing over.";
+inline constexpr std::string_view kReplicaOfInActiveActive =
+    "ERR REPLICAOF is not allowed in active-active mode";
+inline constexpr std::string_view kInvalidMasterPort = "ERR Invalid master port";
+inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kWaitOnReplica =
+    "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+    "replica is configured to be writable (which is not the default) writes to replicas are just "
+    "local and are not propagated.";
+inline constexpr std::string_view kFailoverTimeoutNotPositive =
+    "ERR FAILOVER timeout must be greater than 0";
+inline constexpr std::string_view kNoFailoverInProgress = "ERR No failover in progress.";
+inline constexpr std::string_view kFailoverInProgress = "ERR FAILOVER already in progress.";
+inline constexpr std::string_view kFailoverOnReplica =
+    "ERR FAILOVER is not valid when server is a replica.";
+inline constexpr std::string_view kFailoverNoReplicas = "ERR FAILOVER requires connected replicas.";
+inline constexpr std::string_view kFailoverForceArguments =
+    "ERR FAILOVER with force option requires both a timeout and target HOST and IP.";
+inline constexpr std::string_view kFailoverTargetNotReplica =
+    "ERR FAILOVER target HOST and PORT is not a replica.";
+inline constexpr std::string_view kFailoverTargetNotOnline =
+    "ERR FAILOVER target replica is not online.";
+// A master's reply to a replica's PING before AUTH (older servers); the replica goes on to AUTH.
+inline constexpr std::string_view kOperationNotPermitted = "ERR operation not permitted";
+
+// Active-active mode (docs/active-active.md): PEER, DEBUG's peer subcommands and the refusals
+// of commands without a convergent merge.
+inline constexpr std::string_view kActiveActiveNeedsKeyspace =
+    "ERR active-active needs a server with a keyspace";
+inline constexpr std::string_view kInvalidPeerPort = "ERR Invalid peer port";
+// "ERR no peer <host>:<port>".
+std::string NoPeerError(std::string_view host, int64_t port);
+// "ERR peer <host>:<port> is already linked".
+std::string PeerLinkedError(std::string_view host, int port);
+inline constexpr std::string_view kPeersOfReplica = "ERR a replica cannot have active-active peers";
+inline constexpr std::string_view kPeersInCluster =
+    "ERR active-active peers are not available in cluster mode";
+// A command refused in active-active mode: "ERR '<name>' is not allowed in active-active mode:
+// it has no convergent merge between peers".
+std::string ActiveActiveRefusedError(std::string_view name);
+// A write whose timestamp is ahead of this node's clock by more than max-clock-skew.
+std::string ClockSkewError(std::string_view timestamp, int64_t max_clock_skew_ms);
+inline constexpr std::string_view kTregSetWithTtl =
+    "ERR TREG SET on a key a ttl-rule or default-ttl gives a TTL is not allowed in active-active "
+    "mode: the TTL would be renewed from each node's own clock";
+// SET's NX, XX, GET or KEEPTTL in active-active mode (`option` in lower case).
+std::string ConditionalSetError(std::string_view option);
+// A command of a transaction or script batch that has no active-active write form.
+std::string NotInBatchError(std::string_view name);
+// A form of a command (an option) active-active mode has no merge for.
+std::string FormNotAllowedError(std::string_view name);
+
+// The dispatcher's refusal of a command inside MULTI that ends the transaction at EXEC:
+// "EXECABORT Transaction discarded because of: <reason>" (the reason without its "ERR ").
+std::string ExecAbortBecauseError(std::string_view reason);
+// The code prefix of a generic error ("ERR ").
+inline constexpr std::string_view kErrPrefix = "ERR ";
+
 }  // namespace ebb::server

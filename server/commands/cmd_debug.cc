@@ -176,7 +176,7 @@ struct PeerLinkOptions {
 PeerLinkOptions ParsePeerLink(ArgParser& args) {
   PeerLinkOptions o;
   o.host = std::string(args.Next());
-  o.port = args.Int64InRange(1, 65535, "ERR Invalid peer port");
+  o.port = args.Int64InRange(1, 65535, kInvalidPeerPort);
   const std::string_view state = args.Next();
   if (EqualsIgnoreCase(state, "down")) {
     o.up = false;
@@ -191,7 +191,7 @@ PeerLinkOptions ParsePeerLink(ArgParser& args) {
 void ExecutePeerLink(CommandContext& ctx, const PeerLinkOptions& o) {
   ActiveActive* aa = ctx.server.active_active();
   if (aa == nullptr || !aa->SetLinkPaused(o.host, static_cast<int>(o.port), !o.up)) {
-    return ctx.reply.Error("ERR no peer " + o.host + ":" + std::to_string(o.port));
+    return ctx.reply.Error(NoPeerError(o.host, o.port));
   }
   ctx.reply.Ok();
 }
