@@ -325,4 +325,25 @@ std::string ExecAbortBecauseError(std::string_view reason) {
   return Concat({"EXECABORT Transaction discarded because of: ", reason});
 }
 
+std::string AclFileOpenError(std::string_view path, std::string_view reason) {
+  return Concat({"Error loading ACLs, opening file '", path, "': ", reason});
+}
+
+std::string AclFileNoUserKeyword(std::string_view where) {
+  return Concat({where, " should start with user keyword followed by the username. "});
+}
+
+std::string AclFileDuplicateUser(std::string_view user, int line) {
+  return fmt::format("WARNING: Duplicate user '{}' found on line {}. ", user, line);
+}
+
+std::string AclFileUnmatchedParenthesis(std::string_view where) {
+  return Concat({where, ": Unmatched parenthesis in selector definition."});
+}
+
+std::string AclFileRuleError(std::string_view where, std::string_view rule,
+                             std::string_view reason) {
+  return Concat({where, ": Error in applying operation '", rule, "': ", reason, ". "});
+}
+
 }  // namespace ebb::server

@@ -432,6 +432,16 @@ std::string UnknownAclCategoryError(std::string_view category);
 std::string AclUserNotFoundError(std::string_view user);
 // ACL DRYRUN's "ERR Command '<name>' not found".
 std::string AclCommandNotFoundError(std::string_view command);
+// ACL LOAD's refusal (GenericError adds "ERR "): the aclfile's problems, each after its
+// "<path>:<line>", then kAclLoadNoChange.
+std::string AclFileOpenError(std::string_view path, std::string_view reason);
+std::string AclFileNoUserKeyword(std::string_view where);
+std::string AclFileDuplicateUser(std::string_view user, int line);
+std::string AclFileUnmatchedParenthesis(std::string_view where);
+std::string AclFileRuleError(std::string_view where, std::string_view rule,
+                             std::string_view reason);
+inline constexpr std::string_view kAclLoadNoChange =
+    "WARNING: ACL errors detected, no change to the previously active ACL rules was performed";
 
 // Redis Cluster: the CLUSTER subcommands that change the node table and the slots (Redis's
 // cluster.c and cluster_legacy.c).

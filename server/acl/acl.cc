@@ -164,7 +164,7 @@ bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& c
 std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(errno);
+    return AclFileOpenError(path, std::strerror(errno));
   }
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;
   std::string errors;
@@ -177,34 +177,31 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
     for (std::string w; split >> w;) words.push_back(std::move(w));
     if (words.empty()) continue;
     if (words[0] != "user" || words.size() < 2) {
-      errors += where + " should start with user keyword followed by the username. ";
+      errors += AclFileNoUserKeyword(where);
       continue;
     }
     if (loaded.count(words[1]) != 0) {
-      errors += "WARNING: Duplicate user '" + words[1] + "' found on line " +
-                std::to_string(line_number) + ". ";
+      errors += AclFileDuplicateUser(words[1], line_number);
       continue;
     }
     auto user = std::make_unique<AclUser>(words[1], table_, pubsub_default_all_);
     const std::vector<std::string_view> rules(words.begin() + 2, words.end());
     const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, nullptr);
     if (!merged) {
-      errors += where + ": Unmatched parenthesis in selector definition.";
+      errors += AclFileUnmatchedParenthesis(where);
       continue;
     }
     for (const std::string& rule : *merged) {
       const std::string reason = user->Apply(rule);
       if (!reason.empty()) {
-        errors += where + ": Error in applying operation '" + rule + "': " + reason + ". ";
+        errors += AclFileRuleError(where, rule, reason);
         break;
       }
     }
     loaded.emplace(words[1], std::move(user));
   }
   if (!errors.empty()) {
-    return errors +
-           "WARNING: ACL errors detected, no change to the previously active ACL rules was "
-           "performed";
+    return errors + std::string(kAclLoadNoChange);
   }
   // Clients of every user but `default` go: their users are replaced or gone.
   if (clients != nullptr) {
