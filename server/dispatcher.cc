@@ -64,7 +64,7 @@ bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) 
   }
   // The stall cannot end by itself: a disk error is Redis's MISCONF, anything else (a damaged
   // table compaction cannot read) says what it is.
-  reply.Error(stall.IsIOError() ? MisconfError(stall.message()) : "ERR " + stall.ToString());
+  reply.Error(stall.IsIOError() ? MisconfError(stall.message()) : EngineError(stall.ToString()));
   return true;
 }
 
@@ -166,8 +166,7 @@ void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view 
 }
 
 void Dispatcher::CountScriptRefusal(const CommandSpec* spec, std::string_view error) {
-  CountReply(spec, false,
-             error.starts_with('-') ? std::string(error) : "-ERR " + std::string(error));
+  CountReply(spec, false, error.starts_with('-') ? std::string(error) : '-' + GenericError(error));
 }
 
 Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
@@ -184,8 +183,8 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     DiscardTransaction(*server_, client);
     // Redis words a formatted refusal without its "ERR " (rejectCommandFormat) and keeps the
     // code of any other (NOAUTH, MISCONF).
-    if (error.starts_with("ERR ")) error.remove_prefix(4);
-    reply.Error("EXECABORT Transaction discarded because of: " + std::string(error));
+    if (error.starts_with(kErrPrefix)) error.remove_prefix(kErrPrefix.size());
+    reply.Error(ExecAbortBecauseError(error));
   };
   const CommandSpec* spec = server_->commands().Find(args[0]);
   if (spec == nullptr) {
@@ -361,10 +360,7 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
   types::Keyspace& keyspace = server_->keyspace();
   if (plan.kind == Kind::kRefuse || keyspace.in_batch()) {
     result.refused = &spec;
-    reply.Error(plan.kind == Kind::kRefuse ? plan.error
-                                           : "ERR " + std::string(spec.full_name) +
-                                                 " cannot run inside a batch in "
-                                                 "active-active mode");
+    reply.Error(plan.kind == Kind::kRefuse ? plan.error : NotInBatchError(spec.full_name));
     return result;
   }
   client.set_last_command(spec.full_name);
@@ -384,7 +380,7 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
             aa.FinishLocalWrite(std::move(plan), wrote && !reply.Since(start).starts_with('-'));
         !s.ok()) {
       reply.Truncate(start);
-      reply.Error("ERR " + s.ToString());
+      reply.Error(EngineError(s.ToString()));
     }
     return result;
   }
@@ -410,12 +406,11 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
     keyspace.DiscardBatch();
     if (!failed) {
       reply.Truncate(start);
-      reply.Error("ERR this form of '" + std::string(spec.full_name) +
-                  "' is not allowed in active-active mode");
+      reply.Error(FormNotAllowedError(spec.full_name));
     }
   } else if (storage::Status s = aa.FinishLocalWrite(std::move(plan), !failed); !s.ok()) {
     reply.Truncate(start);
-    reply.Error("ERR " + s.ToString());
+    reply.Error(EngineError(s.ToString()));
   }
   result.error_counted = ctx.error_counted;
   return result;

@@ -1,5 +1,7 @@
 #include "server/errors.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <initializer_list>
 
@@ -137,6 +139,211 @@ std::string ConfigRewriteError(std::string_view reason) {
 
 std::string NoLatencySamplesError(std::string_view event) {
   return Concat({"ERR No samples available for event '", event, "'"});
+}
+
+std::string MigrateTargetError(std::string_view target_error) {
+  return Concat({"ERR Target instance replied with error: ", target_error});
+}
+
+std::string GenericError(std::string_view message) { return Concat({"ERR ", message}); }
+
+std::string UnknownOptionGivenError(std::string_view option) {
+  return Concat({"ERR Unknown option given: ", option});
+}
+
+std::string UnknownArgumentError(std::string_view argument) {
+  return Concat({"ERR Unknown argument ", argument});
+}
+
+std::string UnexpectedShebangEngineError(std::string_view engine) {
+  return Concat({"ERR Unexpected engine in script shebang: ", engine});
+}
+
+std::string UnknownShebangOptionError(std::string_view option) {
+  return Concat({"ERR Unknown lua shebang option: ", option});
+}
+
+std::string UnexpectedShebangFlagError(std::string_view flag) {
+  return Concat({"ERR Unexpected flag in script shebang: ", flag});
+}
+
+std::string ScriptRunError(std::string_view name, std::string_view message) {
+  return Concat({"ERR Error running script ", name, ", ", message.substr(0, 100)});
+}
+
+std::string InvalidMetadataValueError(std::string_view value) {
+  return Concat({"ERR Invalid metadata value given: ", value});
+}
+
+std::string EngineNotFoundError(std::string_view engine) {
+  return Concat({"ERR Engine '", engine, "' not found"});
+}
+
+std::string LibraryExistsQuotedError(std::string_view name) {
+  return Concat({"ERR Library '", name, "' already exists"});
+}
+
+std::string LibraryExistsError(std::string_view name) {
+  return Concat({"ERR Library ", name, " already exists"});
+}
+
+std::string FunctionExistsError(std::string_view name) {
+  return Concat({"ERR Function ", name, " already exists"});
+}
+
+std::string RegisteringFunctionsError(std::string_view message) {
+  return Concat({"ERR Error registering functions: ", message});
+}
+
+std::string NoPermCommandError(std::string_view command) {
+  return Concat({"NOPERM this user has no permissions to run the '", command, "' command"});
+}
+
+std::string AclSetUserError(std::string_view rule, std::string_view reason) {
+  if (rule.empty()) return Concat({"ERR ", reason});
+  return Concat({"ERR Error in ACL SETUSER modifier '", rule, "': ", reason});
+}
+
+std::string AclUserDeclarationError(std::string_view rule, std::string_view reason) {
+  return Concat({"Error in user declaration '", rule, "': ", reason});
+}
+
+std::string AclUnmatchedParenthesisError(std::string_view argument) {
+  return Concat({"Unmatched parenthesis in acl selector starting at '", argument, "'."});
+}
+
+std::string UnknownAclCategoryError(std::string_view category) {
+  return Concat({"ERR Unknown category '", category, "'"});
+}
+
+std::string AclUserNotFoundError(std::string_view user) {
+  return Concat({"ERR User '", user, "' not found"});
+}
+
+std::string AclCommandNotFoundError(std::string_view command) {
+  return Concat({"ERR Command '", command, "' not found"});
+}
+
+std::string MovedOrAskError(bool ask, int slot, std::string_view host, int port) {
+  return fmt::format("{} {} {}:{}", ask ? "ASK" : "MOVED", slot, host, port);
+}
+
+std::string InvalidBasePortError(std::string_view port) {
+  return Concat({"ERR Invalid TCP base port specified: ", port});
+}
+
+std::string InvalidBusPortError(std::string_view port) {
+  return Concat({"ERR Invalid TCP bus port specified: ", port});
+}
+
+std::string InvalidNodeAddressError(std::string_view ip, int port) {
+  return fmt::format("ERR Invalid node address specified: {}:{}", ip, port);
+}
+
+std::string SlotRangeOrderError(int first, int last) {
+  return fmt::format("ERR start slot number {} is greater than end slot number {}", first, last);
+}
+
+std::string SlotUnassignedError(int slot) {
+  return fmt::format("ERR Slot {} is already unassigned", slot);
+}
+
+std::string SlotBusyError(int slot) { return fmt::format("ERR Slot {} is already busy", slot); }
+
+std::string SlotRepeatedError(int slot) {
+  return fmt::format("ERR Slot {} specified multiple times", slot);
+}
+
+std::string ClusterConfigSaveError(std::string_view reason) {
+  return Concat({"ERR error saving the cluster node config: ", reason});
+}
+
+std::string UnknownNodeError(std::string_view node) { return Concat({"ERR Unknown node ", node}); }
+
+std::string NotSlotOwnerError(int slot) {
+  return fmt::format("ERR I'm not the owner of hash slot {}", slot);
+}
+
+std::string AlreadySlotOwnerError(int slot) {
+  return fmt::format("ERR I'm already the owner of hash slot {}", slot);
+}
+
+std::string NodeNotKnownError(std::string_view node) {
+  return Concat({"ERR I don't know about node ", node});
+}
+
+std::string SlotHasKeysError(int slot) {
+  return fmt::format(
+      "ERR Can't assign hashslot {} to a different node while I still hold keys for this hash "
+      "slot.",
+      slot);
+}
+
+std::string InvalidConfigEpochError(int64_t epoch) {
+  return fmt::format("ERR Invalid config epoch specified: {}", epoch);
+}
+
+std::string UnrecognizedReplconfOptionError(std::string_view option) {
+  return Concat({"ERR Unrecognized REPLCONF option: ", option});
+}
+
+std::string NoPeerError(std::string_view host, int64_t port) {
+  return fmt::format("ERR no peer {}:{}", host, port);
+}
+
+std::string PeerLinkedError(std::string_view host, int port) {
+  return fmt::format("ERR peer {}:{} is already linked", host, port);
+}
+
+std::string ActiveActiveRefusedError(std::string_view name) {
+  return Concat({"ERR '", name,
+                 "' is not allowed in active-active mode: it has no convergent merge between "
+                 "peers"});
+}
+
+std::string ClockSkewError(std::string_view timestamp, int64_t max_clock_skew_ms) {
+  return fmt::format(
+      "ERR timestamp {} is more than max-clock-skew ({} ms) ahead of this node's clock", timestamp,
+      max_clock_skew_ms);
+}
+
+std::string ConditionalSetError(std::string_view option) {
+  return Concat({"ERR SET ", option,
+                 " is not allowed in active-active mode: its condition reads a state other nodes "
+                 "change concurrently"});
+}
+
+std::string NotInBatchError(std::string_view name) {
+  return Concat({"ERR ", name, " cannot run inside a batch in active-active mode"});
+}
+
+std::string FormNotAllowedError(std::string_view name) {
+  return Concat({"ERR this form of '", name, "' is not allowed in active-active mode"});
+}
+
+std::string ExecAbortBecauseError(std::string_view reason) {
+  return Concat({"EXECABORT Transaction discarded because of: ", reason});
+}
+
+std::string AclFileOpenError(std::string_view path, std::string_view reason) {
+  return Concat({"Error loading ACLs, opening file '", path, "': ", reason});
+}
+
+std::string AclFileNoUserKeyword(std::string_view where) {
+  return Concat({where, " should start with user keyword followed by the username. "});
+}
+
+std::string AclFileDuplicateUser(std::string_view user, int line) {
+  return fmt::format("WARNING: Duplicate user '{}' found on line {}. ", user, line);
+}
+
+std::string AclFileUnmatchedParenthesis(std::string_view where) {
+  return Concat({where, ": Unmatched parenthesis in selector definition."});
+}
+
+std::string AclFileRuleError(std::string_view where, std::string_view rule,
+                             std::string_view reason) {
+  return Concat({where, ": Error in applying operation '", rule, "': ", reason, ". "});
 }
 
 }  // namespace ebb::server

@@ -262,4 +262,305 @@ std::string ConfigSetFailedError(std::string_view name, std::string_view reason)
 // CONFIG REWRITE's "ERR Rewriting config file: <reason>".
 std::string ConfigRewriteError(std::string_view reason);
 
+// DUMP and RESTORE.
+inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kInvalidTtl = "ERR Invalid TTL value, must be >= 0";
+inline constexpr std::string_view kInvalidIdleTime = "ERR Invalid IDLETIME value, must be >= 0";
+inline constexpr std::string_view kInvalidFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255";
+inline constexpr std::string_view kBadDumpPayload =
+    "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kBadDataFormat = "ERR Bad data format";
+
+// COMMAND GETKEYS.
+inline constexpr std::string_view kInvalidCommandSpecified = "ERR Invalid command specified";
+inline constexpr std::string_view kCommandHasNoKeys = "ERR The command has no key arguments";
+inline constexpr std::string_view kGetKeysBadArity =
+    "ERR Invalid number of arguments specified for command";
+inline constexpr std::string_view kGetKeysBadArguments =
+    "ERR Invalid arguments specified for command";
+
+// MIGRATE.
+inline constexpr std::string_view kMigrateKeysNeedsEmptyKey =
+    "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string";
+inline constexpr std::string_view kMigrateConnectError =
+    "IOERR error or timeout connecting to the client";
+inline constexpr std::string_view kMigrateWriteError =
+    "IOERR error or timeout writing to target instance";
+inline constexpr std::string_view kMigrateReadError =
+    "IOERR error or timeout reading to target instance";
+// "ERR Target instance replied with error: <its error>".
+std::string MigrateTargetError(std::string_view target_error);
+
+// DEBUG.
+inline constexpr std::string_view kDeltaNotApplied =
+    "ERR the delta was not applied (the server log says why)";
+inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
+inline constexpr std::string_view kDebugProtocolType =
+    "ERR Wrong protocol type name. Please use one of the following: "
+    "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
+
+// Scripting: EVAL, FCALL, SCRIPT and FUNCTION (Redis's eval.c, function_lua.c, functions.c).
+// "ERR <message>" for a message without a code of its own (a Lua error's text, ...).
+std::string GenericError(std::string_view message);
+inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kUnkillable =
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.";
+inline constexpr std::string_view kNumKeysTooLarge =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kNumKeysNegative = "ERR Number of keys can't be negative";
+inline constexpr std::string_view kFcallBadNumKeys = "ERR Bad number of keys provided";
+inline constexpr std::string_view kScriptFlushOption =
+    "ERR SCRIPT FLUSH only support SYNC|ASYNC option";
+inline constexpr std::string_view kFunctionFlushOption =
+    "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+inline constexpr std::string_view kFunctionCodeMissing = "ERR Function code is missing";
+inline constexpr std::string_view kUnknownArgumentWithCode = "ERR Unknown argument withcode";
+inline constexpr std::string_view kUnknownArgumentLibraryName = "ERR Unknown argument libraryname";
+inline constexpr std::string_view kLibraryNameNotGiven = "ERR library name argument was not given";
+inline constexpr std::string_view kRestorePolicy =
+    "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.";
+// FUNCTION LOAD's "ERR Unknown option given: <arg>".
+std::string UnknownOptionGivenError(std::string_view option);
+// FUNCTION LIST's "ERR Unknown argument <arg>".
+std::string UnknownArgumentError(std::string_view argument);
+// A script's shebang line ("#!lua flags=...").
+inline constexpr std::string_view kInvalidScriptShebang = "ERR Invalid script shebang";
+inline constexpr std::string_view kInvalidShebangEngine = "ERR Invalid engine in script shebang";
+std::string UnexpectedShebangEngineError(std::string_view engine);
+std::string UnknownShebangOptionError(std::string_view option);
+std::string UnexpectedShebangFlagError(std::string_view flag);
+// A script's flags against the server's state.
+inline constexpr std::string_view kScriptMasterDown =
+    "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+    "'allow-stale' flag is not set on the script.";
+inline constexpr std::string_view kScriptReadOnlyReplica =
+    "READONLY Can not run script with write flag on readonly replica";
+inline constexpr std::string_view kScriptWriteInReadOnlyCall =
+    "ERR Can not execute a script with write flag using *_ro command.";
+inline constexpr std::string_view kScriptOom =
+    "OOM allow-oom flag is not set on the script, can not run it when used memory > "
+    "'maxmemory'";
+// A script that failed with a non-table error: "ERR Error running script <name>, <message>"
+// (the message cut to 100 bytes).
+std::string ScriptRunError(std::string_view name, std::string_view message);
+// A script's error table without an "err" field.
+inline constexpr std::string_view kScriptUnknownError = "ERR unknown error";
+inline constexpr std::string_view kLuaStackLimit = "ERR reached lua stack limit";
+// A function library's metadata line ("#!lua name=<library>") and its loading.
+inline constexpr std::string_view kMissingLibraryMetadata = "ERR Missing library metadata";
+inline constexpr std::string_view kInvalidLibraryMetadata = "ERR Invalid library metadata";
+inline constexpr std::string_view kLibraryNameTwice =
+    "ERR Invalid metadata value, name argument was given multiple times";
+std::string InvalidMetadataValueError(std::string_view value);
+inline constexpr std::string_view kLibraryNameMissing = "ERR Library name was not given";
+inline constexpr std::string_view kInvalidLibraryName =
+    "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
+    "least one character long";
+std::string EngineNotFoundError(std::string_view engine);
+// FUNCTION LOAD's "ERR Library '<name>' already exists".
+std::string LibraryExistsQuotedError(std::string_view name);
+// FUNCTION RESTORE's "ERR Library <name> already exists".
+std::string LibraryExistsError(std::string_view name);
+std::string FunctionExistsError(std::string_view name);
+// "ERR Error registering functions: <message>" (the message carries its own code).
+std::string RegisteringFunctionsError(std::string_view message);
+inline constexpr std::string_view kNoFunctionsRegistered = "ERR No functions registered";
+inline constexpr std::string_view kLibraryNotFound = "ERR Library not found";
+inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
+
+// ACL (Redis's acl.c). A refused command: "NOPERM this user has no permissions to ...".
+// `command` is the command's full name ("config|get").
+std::string NoPermCommandError(std::string_view command);
+inline constexpr std::string_view kNoPermKeys =
+    "NOPERM this user has no permissions to access one of the keys used as arguments";
+inline constexpr std::string_view kNoPermChannels =
+    "NOPERM this user has no permissions to access one of the channels used as arguments";
+inline constexpr std::string_view kNoPerm = "NOPERM no permission";
+// A script's call the ACL refuses (the script's error, Redis's scriptCall words).
+inline constexpr std::string_view kAclScriptCommand =
+    "The user executing the script can't run this command or subcommand";
+inline constexpr std::string_view kAclScriptKeys =
+    "The user executing the script can't access at least one of the keys mentioned in the "
+    "command arguments";
+inline constexpr std::string_view kAclScriptChannel =
+    "The user executing the script can't publish to the channel mentioned in the command";
+inline constexpr std::string_view kAclScriptUnknown =
+    "The user executing the script lacking the permissions for the command";
+// ACL SETUSER's refusal: "ERR <reason>" for the user as a whole, "ERR Error in ACL SETUSER
+// modifier '<rule>': <reason>" for one rule.
+std::string AclSetUserError(std::string_view rule, std::string_view reason);
+// The users of the config file: "Error in user declaration '<rule>': <reason>".
+std::string AclUserDeclarationError(std::string_view rule, std::string_view reason);
+// Why an ACL rule or user name is refused (the reason of the texts above).
+inline constexpr std::string_view kAclSyntaxError = "Syntax error";
+inline constexpr std::string_view kAclUnknownName = "Unknown command or category name in ACL";
+inline constexpr std::string_view kAclFirstArgOfSubcommand =
+    "Allowing first-arg of a subcommand is not supported";
+inline constexpr std::string_view kAclKeyPatternAfterAll =
+    "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have "
+    "any effect. Try 'resetkeys' to start with an empty list of patterns";
+inline constexpr std::string_view kAclChannelPatternAfterAll =
+    "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not "
+    "have any effect. Try 'resetchannels' to start with an empty list of channels";
+inline constexpr std::string_view kAclBadHash =
+    "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
+    "characters";
+inline constexpr std::string_view kAclNoSuchPassword =
+    "The password you are trying to remove from the user does not exist";
+inline constexpr std::string_view kAclUserNameSpaces =
+    "Usernames can't contain spaces or null characters";
+// "Unmatched parenthesis in acl selector starting at '<argument>'.".
+std::string AclUnmatchedParenthesisError(std::string_view argument);
+inline constexpr std::string_view kAclDeleteDefault = "ERR The 'default' user cannot be removed";
+inline constexpr std::string_view kNoAclFile =
+    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users "
+    "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis "
+    "configuration file set) in order to store users in the Redis configuration.";
+inline constexpr std::string_view kAclGenPassBits =
+    "ERR ACL GENPASS argument must be the number of bits for the output password, a positive "
+    "number up to 4096";
+inline constexpr std::string_view kAclGenPassFailed = "ERR Cannot generate a random password";
+inline constexpr std::string_view kAclSaveFailed =
+    "ERR There was an error trying to save the ACLs. Please check the server logs for more "
+    "information";
+// ACL CAT's "ERR Unknown category '<name>'".
+std::string UnknownAclCategoryError(std::string_view category);
+// ACL DRYRUN's "ERR User '<name>' not found".
+std::string AclUserNotFoundError(std::string_view user);
+// ACL DRYRUN's "ERR Command '<name>' not found".
+std::string AclCommandNotFoundError(std::string_view command);
+// ACL LOAD's refusal (GenericError adds "ERR "): the aclfile's problems, each after its
+// "<path>:<line>", then kAclLoadNoChange.
+std::string AclFileOpenError(std::string_view path, std::string_view reason);
+std::string AclFileNoUserKeyword(std::string_view where);
+std::string AclFileDuplicateUser(std::string_view user, int line);
+std::string AclFileUnmatchedParenthesis(std::string_view where);
+std::string AclFileRuleError(std::string_view where, std::string_view rule,
+                             std::string_view reason);
+inline constexpr std::string_view kAclLoadNoChange =
+    "WARNING: ACL errors detected, no change to the previously active ACL rules was performed";
+
+// Redis Cluster: the CLUSTER subcommands that change the node table and the slots (Redis's
+// cluster.c and cluster_legacy.c).
+// "MOVED <slot> <host>:<port>" or "ASK <slot> <host>:<port>".
+std::string MovedOrAskError(bool ask, int slot, std::string_view host, int port);
+inline constexpr std::string_view kBadSlot = "ERR Invalid or out of range slot";
+inline constexpr std::string_view kClusterMeetArity =
+    "ERR Unknown subcommand or wrong number of arguments for 'meet'. Try CLUSTER HELP.";
+std::string InvalidBasePortError(std::string_view port);
+std::string InvalidBusPortError(std::string_view port);
+std::string InvalidNodeAddressError(std::string_view ip, int port);
+std::string SlotRangeOrderError(int first, int last);
+std::string SlotUnassignedError(int slot);
+std::string SlotBusyError(int slot);
+std::string SlotRepeatedError(int slot);
+inline constexpr std::string_view kFlushSlotsNotEmpty =
+    "ERR DB must be empty to perform CLUSTER FLUSHSLOTS.";
+inline constexpr std::string_view kSetSlotOnReplica = "ERR Please use SETSLOT only with masters.";
+inline constexpr std::string_view kSetSlotSyntax =
+    "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP";
+std::string ClusterConfigSaveError(std::string_view reason);
+// "ERR Unknown node <name>".
+std::string UnknownNodeError(std::string_view node);
+inline constexpr std::string_view kNodeNotMaster = "ERR The specified node is not a master";
+std::string NotSlotOwnerError(int slot);
+std::string AlreadySlotOwnerError(int slot);
+// "ERR I don't know about node <name>".
+std::string NodeNotKnownError(std::string_view node);
+inline constexpr std::string_view kTargetNotMaster = "ERR Target node is not a master";
+std::string SlotHasKeysError(int slot);
+std::string InvalidConfigEpochError(int64_t epoch);
+inline constexpr std::string_view kConfigEpochWithOtherNodes =
+    "ERR The user can assign a config epoch only when the node does not know any other node.";
+inline constexpr std::string_view kConfigEpochNonZero = "ERR Node config epoch is already non-zero";
+inline constexpr std::string_view kResetWithKeys =
+    "ERR CLUSTER RESET can't be called with master nodes containing keys";
+inline constexpr std::string_view kForgetMyself = "ERR I tried hard but I can't forget myself...";
+inline constexpr std::string_view kForgetMyMaster = "ERR Can't forget my master!";
+inline constexpr std::string_view kReplicateMyself = "ERR Can't replicate myself";
+inline constexpr std::string_view kReplicateReplica =
+    "ERR I can only replicate a master, not a replica.";
+inline constexpr std::string_view kReplicateNotEmpty =
+    "ERR To set a master the node must be empty and without assigned slots.";
+inline constexpr std::string_view kClusterFailoverOnMaster =
+    "ERR You should send CLUSTER FAILOVER to a replica";
+inline constexpr std::string_view kClusterFailoverNoMaster =
+    "ERR I'm a replica but my master is unknown to me";
+inline constexpr std::string_view kClusterFailoverMasterDown =
+    "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
+
+// Replication: REPLICAOF, PSYNC, REPLCONF, WAIT and FAILOVER (Redis's replication.c).
+inline constexpr std::string_view kReplicationNeedsKeyspace =
+    "ERR replication needs a server with a keyspace";
+std::string UnrecognizedReplconfOptionError(std::string_view option);
+inline constexpr std::string_view kPsyncFailoverToMaster =
+    "ERR PSYNC FAILOVER can't be sent to a master.";
+inline constexpr std::string_view kPsyncFailoverReplid =
+    "ERR PSYNC FAILOVER replid must match my replid.";
+inline constexpr std::string_view kReplicaOfInCluster =
+    "ERR REPLICAOF not allowed in cluster mode.";
+inline constexpr std::string_view kCommandFromReplica =
+    "ERR Command is not valid when client is a replica.";
+inline constexpr std::string_view kReplicaOfWhileFailingOver =
+    "ERR REPLICAOF not allowed while failing over.";
+inline constexpr std::string_view kReplicaOfInActiveActive =
+    "ERR REPLICAOF is not allowed in active-active mode";
+inline constexpr std::string_view kInvalidMasterPort = "ERR Invalid master port";
+inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kWaitOnReplica =
+    "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+    "replica is configured to be writable (which is not the default) writes to replicas are just "
+    "local and are not propagated.";
+inline constexpr std::string_view kFailoverTimeoutNotPositive =
+    "ERR FAILOVER timeout must be greater than 0";
+inline constexpr std::string_view kNoFailoverInProgress = "ERR No failover in progress.";
+inline constexpr std::string_view kFailoverInProgress = "ERR FAILOVER already in progress.";
+inline constexpr std::string_view kFailoverOnReplica =
+    "ERR FAILOVER is not valid when server is a replica.";
+inline constexpr std::string_view kFailoverNoReplicas = "ERR FAILOVER requires connected replicas.";
+inline constexpr std::string_view kFailoverForceArguments =
+    "ERR FAILOVER with force option requires both a timeout and target HOST and IP.";
+inline constexpr std::string_view kFailoverTargetNotReplica =
+    "ERR FAILOVER target HOST and PORT is not a replica.";
+inline constexpr std::string_view kFailoverTargetNotOnline =
+    "ERR FAILOVER target replica is not online.";
+// A master's reply to a replica's PING before AUTH (older servers); the replica goes on to AUTH.
+inline constexpr std::string_view kOperationNotPermitted = "ERR operation not permitted";
+
+// Active-active mode (docs/active-active.md): PEER, DEBUG's peer subcommands and the refusals
+// of commands without a convergent merge.
+inline constexpr std::string_view kActiveActiveNeedsKeyspace =
+    "ERR active-active needs a server with a keyspace";
+inline constexpr std::string_view kInvalidPeerPort = "ERR Invalid peer port";
+// "ERR no peer <host>:<port>".
+std::string NoPeerError(std::string_view host, int64_t port);
+// "ERR peer <host>:<port> is already linked".
+std::string PeerLinkedError(std::string_view host, int port);
+inline constexpr std::string_view kPeersOfReplica = "ERR a replica cannot have active-active peers";
+inline constexpr std::string_view kPeersInCluster =
+    "ERR active-active peers are not available in cluster mode";
+// A command refused in active-active mode: "ERR '<name>' is not allowed in active-active mode:
+// it has no convergent merge between peers".
+std::string ActiveActiveRefusedError(std::string_view name);
+// A write whose timestamp is ahead of this node's clock by more than max-clock-skew.
+std::string ClockSkewError(std::string_view timestamp, int64_t max_clock_skew_ms);
+inline constexpr std::string_view kTregSetWithTtl =
+    "ERR TREG SET on a key a ttl-rule or default-ttl gives a TTL is not allowed in active-active "
+    "mode: the TTL would be renewed from each node's own clock";
+// SET's NX, XX, GET or KEEPTTL in active-active mode (`option` in lower case).
+std::string ConditionalSetError(std::string_view option);
+// A command of a transaction or script batch that has no active-active write form.
+std::string NotInBatchError(std::string_view name);
+// A form of a command (an option) active-active mode has no merge for.
+std::string FormNotAllowedError(std::string_view name);
+
+// The dispatcher's refusal of a command inside MULTI that ends the transaction at EXEC:
+// "EXECABORT Transaction discarded because of: <reason>" (the reason without its "ERR ").
+std::string ExecAbortBecauseError(std::string_view reason);
+// The code prefix of a generic error ("ERR ").
+inline constexpr std::string_view kErrPrefix = "ERR ";
+
 }  // namespace ebb::server

@@ -98,12 +98,11 @@ const AclUser* Acl::Find(std::string_view name) const {
 std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
   const RuleError error = SetUserRules(name, rules);
   if (error.reason.empty()) return "";
-  if (error.rule.empty()) return "ERR " + error.reason;
-  return "ERR Error in ACL SETUSER modifier '" + error.rule + "': " + error.reason;
+  return AclSetUserError(error.rule, error.reason);
 }
 
 Acl::RuleError Acl::SetUserRules(std::string_view name, std::span<const std::string_view> rules) {
-  if (AclStringHasSpaces(name)) return {"", "Usernames can't contain spaces or null characters"};
+  if (AclStringHasSpaces(name)) return {"", std::string(kAclUserNameSpaces)};
   auto it = users_.find(name);
   AclUser staged =
       it != users_.end() ? *it->second : AclUser(std::string(name), table_, pubsub_default_all_);
@@ -111,8 +110,7 @@ Acl::RuleError Acl::SetUserRules(std::string_view name, std::span<const std::str
   size_t unmatched = 0;
   const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, &unmatched);
   if (!merged) {
-    return {"", "Unmatched parenthesis in acl selector starting at '" +
-                    std::string(rules[unmatched]) + "'."};
+    return {"", AclUnmatchedParenthesisError(rules[unmatched])};
   }
   for (const std::string& rule : *merged) {
     std::string reason = staged.Apply(rule);
@@ -143,7 +141,7 @@ bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& c
                       int64_t* deleted, std::string* error) {
   for (std::string_view name : names) {
     if (name == "default") {
-      *error = "ERR The 'default' user cannot be removed";
+      *error = kAclDeleteDefault;
       return false;
     }
   }
@@ -166,7 +164,7 @@ bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& c
 std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return "Error loading ACLs, opening file '" + path + "': " + std::strerror(errno);
+    return AclFileOpenError(path, std::strerror(errno));
   }
   std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;
   std::string errors;
@@ -179,34 +177,31 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
     for (std::string w; split >> w;) words.push_back(std::move(w));
     if (words.empty()) continue;
     if (words[0] != "user" || words.size() < 2) {
-      errors += where + " should start with user keyword followed by the username. ";
+      errors += AclFileNoUserKeyword(where);
       continue;
     }
     if (loaded.count(words[1]) != 0) {
-      errors += "WARNING: Duplicate user '" + words[1] + "' found on line " +
-                std::to_string(line_number) + ". ";
+      errors += AclFileDuplicateUser(words[1], line_number);
       continue;
     }
     auto user = std::make_unique<AclUser>(words[1], table_, pubsub_default_all_);
     const std::vector<std::string_view> rules(words.begin() + 2, words.end());
     const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, nullptr);
     if (!merged) {
-      errors += where + ": Unmatched parenthesis in selector definition.";
+      errors += AclFileUnmatchedParenthesis(where);
       continue;
     }
     for (const std::string& rule : *merged) {
       const std::string reason = user->Apply(rule);
       if (!reason.empty()) {
-        errors += where + ": Error in applying operation '" + rule + "': " + reason + ". ";
+        errors += AclFileRuleError(where, rule, reason);
         break;
       }
     }
     loaded.emplace(words[1], std::move(user));
   }
   if (!errors.empty()) {
-    return errors +
-           "WARNING: ACL errors detected, no change to the previously active ACL rules was "
-           "performed";
+    return errors + std::string(kAclLoadNoChange);
   }
   // Clients of every user but `default` go: their users are replaced or gone.
   if (clients != nullptr) {
@@ -238,7 +233,7 @@ std::string Acl::LoadConfigUsers(const std::vector<std::vector<std::string>>& li
     const RuleError error = SetUserRules(line[0], rules);
     if (error.reason.empty()) continue;
     if (error.rule.empty()) return error.reason;
-    return "Error in user declaration '" + error.rule + "': " + error.reason;
+    return AclUserDeclarationError(error.rule, error.reason);
   }
   return "";
 }
@@ -315,16 +310,15 @@ void Acl::LogAuthFailure(const Client& client, std::string_view username, std::s
 std::string AclDeniedError(AclVerdict verdict, const CommandSpec& spec) {
   switch (verdict) {
     case AclVerdict::kDeniedCommand:
-      return "NOPERM this user has no permissions to run the '" + spec.full_name + "' command";
+      return NoPermCommandError(spec.full_name);
     case AclVerdict::kDeniedKey:
-      return "NOPERM this user has no permissions to access one of the keys used as arguments";
+      return std::string(kNoPermKeys);
     case AclVerdict::kDeniedChannel:
-      return "NOPERM this user has no permissions to access one of the channels used as "
-             "arguments";
+      return std::string(kNoPermChannels);
     case AclVerdict::kAllowed:
       break;
   }
-  return "NOPERM no permission";
+  return std::string(kNoPerm);
 }
 
 std::string AclDryRunDeniedText(AclVerdict verdict, const CommandSpec& spec,
@@ -362,17 +356,15 @@ std::string AclExecDeniedError(AclVerdict verdict) {
 std::string AclScriptDeniedError(AclVerdict verdict) {
   switch (verdict) {
     case AclVerdict::kDeniedCommand:
-      return "The user executing the script can't run this command or subcommand";
+      return std::string(kAclScriptCommand);
     case AclVerdict::kDeniedKey:
-      return "The user executing the script can't access at least one of the keys mentioned in "
-             "the command arguments";
+      return std::string(kAclScriptKeys);
     case AclVerdict::kDeniedChannel:
-      return "The user executing the script can't publish to the channel mentioned in the "
-             "command";
+      return std::string(kAclScriptChannel);
     case AclVerdict::kAllowed:
       break;
   }
-  return "The user executing the script lacking the permissions for the command";
+  return std::string(kAclScriptUnknown);
 }
 
 }  // namespace ebb::server

@@ -8,14 +8,10 @@
 #include "common/strings.h"
 #include "server/acl/acl_categories.h"
 #include "server/command.h"
+#include "server/errors.h"
 
 namespace ebb::server {
 namespace {
-
-constexpr std::string_view kSyntaxError = "Syntax error";
-constexpr std::string_view kUnknownName = "Unknown command or category name in ACL";
-constexpr std::string_view kFirstArgOfSubcommand =
-    "Allowing first-arg of a subcommand is not supported";
 
 // Every row of the table, subcommands after their container, in name order.
 template <typename F>
@@ -65,7 +61,7 @@ std::string AclSelector::Apply(std::string_view rule) {
   } else if (rule.starts_with('+') || rule.starts_with('-')) {
     error = ApplyCommandRule(rule);
   } else {
-    error = kSyntaxError;
+    error = kAclSyntaxError;
   }
   Recompute();
   return error;
@@ -76,7 +72,7 @@ std::string AclSelector::ApplyKeyPattern(std::string_view rule) {
   std::string_view pattern = rule.substr(1);
   if (rule[0] == '%') {
     const size_t tilde = rule.find('~');
-    if (tilde == std::string_view::npos || tilde == 1) return std::string(kSyntaxError);
+    if (tilde == std::string_view::npos || tilde == 1) return std::string(kAclSyntaxError);
     access = 0;
     for (char c : rule.substr(1, tilde - 1)) {
       if (c == 'R' || c == 'r') {
@@ -84,16 +80,15 @@ std::string AclSelector::ApplyKeyPattern(std::string_view rule) {
       } else if (c == 'W' || c == 'w') {
         access |= kAclWrite;
       } else {
-        return std::string(kSyntaxError);
+        return std::string(kAclSyntaxError);
       }
     }
     pattern = rule.substr(tilde + 1);
   }
   if (all_keys_) {
-    return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
-           "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+    return std::string(kAclKeyPatternAfterAll);
   }
-  if (AclStringHasSpaces(pattern)) return std::string(kSyntaxError);
+  if (AclStringHasSpaces(pattern)) return std::string(kAclSyntaxError);
   if (pattern == "*" && access == kAclReadWrite) {
     all_keys_ = true;
     keys_.clear();
@@ -111,12 +106,10 @@ std::string AclSelector::ApplyKeyPattern(std::string_view rule) {
 
 std::string AclSelector::ApplyChannelPattern(std::string_view rule) {
   if (all_channels_) {
-    return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and "
-           "does not have any effect. Try 'resetchannels' to start with an empty list of "
-           "channels";
+    return std::string(kAclChannelPatternAfterAll);
   }
   const std::string_view pattern = rule.substr(1);
-  if (AclStringHasSpaces(pattern)) return std::string(kSyntaxError);
+  if (AclStringHasSpaces(pattern)) return std::string(kAclSyntaxError);
   if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
     channels_.emplace_back(pattern);
   }
@@ -135,7 +128,7 @@ std::string AclSelector::ApplyCommandRule(std::string_view rule) {
       return "";
     }
     const int category = FindAclCategory(name.substr(1));
-    if (category < 0) return std::string(kUnknownName);
+    if (category < 0) return std::string(kAclUnknownName);
     if (SetCategory(&allowed_, category, allow, &first_args_) == 0) {
       empty_category_rules_[category] = allow ? 1 : -1;
     }
@@ -152,15 +145,15 @@ std::string AclSelector::ApplyCommandRule(std::string_view rule) {
   const size_t last_bar = name.rfind('|');
   if (allow && last_bar != std::string_view::npos) {
     const CommandSpec* base = lookup(name.substr(0, last_bar));
-    if (base == nullptr) return std::string(kUnknownName);
+    if (base == nullptr) return std::string(kAclUnknownName);
     if (base->full_name.find('|') != std::string::npos) {
-      return std::string(kFirstArgOfSubcommand);
+      return std::string(kAclFirstArgOfSubcommand);
     }
-    if (last_bar + 1 == name.size()) return std::string(kSyntaxError);
+    if (last_bar + 1 == name.size()) return std::string(kAclSyntaxError);
     if (base->subcommands.empty()) return AllowFirstArg(*base, name.substr(last_bar + 1));
   }
   const CommandSpec* spec = lookup(name);
-  if (spec == nullptr) return std::string(kUnknownName);
+  if (spec == nullptr) return std::string(kAclUnknownName);
   SetCommand(&allowed_, *spec, allow, &first_args_);
   return "";
 }

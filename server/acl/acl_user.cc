@@ -7,13 +7,10 @@
 #include "common/secrets.h"
 #include "common/strings.h"
 #include "server/digest.h"
+#include "server/errors.h"
 
 namespace ebb::server {
 namespace {
-
-constexpr std::string_view kBadHash =
-    "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
-    "characters";
 
 bool IsSha256Hex(std::string_view text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
@@ -101,7 +98,7 @@ std::string AclUser::Apply(std::string_view rule) {
     sanitize_payload_ = SanitizePayload::kSkip;
   } else if (rule[0] == '>' || rule[0] == '#') {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
-    if (!hash) return std::string(kBadHash);
+    if (!hash) return std::string(kAclBadHash);
     if (std::find(password_hashes_.begin(), password_hashes_.end(), *hash) ==
         password_hashes_.end()) {
       password_hashes_.push_back(*hash);
@@ -109,10 +106,10 @@ std::string AclUser::Apply(std::string_view rule) {
     nopass_ = false;
   } else if (rule[0] == '<' || rule[0] == '!') {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '<');
-    if (!hash) return std::string(kBadHash);
+    if (!hash) return std::string(kAclBadHash);
     auto it = std::find(password_hashes_.begin(), password_hashes_.end(), *hash);
     if (it == password_hashes_.end()) {
-      return "The password you are trying to remove from the user does not exist";
+      return std::string(kAclNoSuchPassword);
     }
     password_hashes_.erase(it);
   } else if (rule.size() >= 2 && rule.front() == '(' && rule.back() == ')') {
@@ -137,7 +134,7 @@ std::string AclUser::AddSelector(std::string_view rule) {
   for (std::string_view r : SelectorRules(rule.substr(1, rule.size() - 2))) {
     // A rule ending with ')' would end the selector early when ACL LIST's line is read back
     // from the aclfile, and the rules after it would change the root selector.
-    if (r.ends_with(')')) return "Syntax error";
+    if (r.ends_with(')')) return std::string(kAclSyntaxError);
     std::string error = selector.Apply(r);
     if (!error.empty()) return error;
   }

@@ -33,10 +33,7 @@ std::string AppliedRowName(std::string_view origin) {
   return std::string(ActiveActive::kAppliedRowPrefix) + std::string(origin);
 }
 
-std::string RefusedError(std::string_view name) {
-  return "ERR '" + std::string(name) +
-         "' is not allowed in active-active mode: it has no convergent merge between peers";
-}
+std::string RefusedError(std::string_view name) { return ActiveActiveRefusedError(name); }
 
 // Requests that may write without the kCmdWrite flag, and WATCH, whose promise (EXEC fails if
 // the key changed) no node can keep for writes made on another.
@@ -192,19 +189,19 @@ void ActiveActive::StartLink(const std::string& host, int port) {
 std::optional<std::string> ActiveActive::AddPeer(const std::string& host, int port) {
   for (const auto& link : links_) {
     if (EqualsIgnoreCase(link->host(), host) && link->port() == port) {
-      return "ERR peer " + host + ":" + std::to_string(port) + " is already linked";
+      return PeerLinkedError(host, port);
     }
   }
-  if (context_->is_replica()) return std::string("ERR a replica cannot have active-active peers");
+  if (context_->is_replica()) return std::string(kPeersOfReplica);
   if (ReplicationMaster* master = context_->replication_master();
       master != nullptr && !master->replicas().empty()) {
     return std::string(kPeersOfNodeWithReplicas);
   }
   if (context_->config().cluster_enabled) {
-    return std::string("ERR active-active peers are not available in cluster mode");
+    return std::string(kPeersInCluster);
   }
   storage::Status s = EnterMode();
-  if (!s.ok()) return "ERR " + s.message();
+  if (!s.ok()) return GenericError(s.message());
   StartLink(host, port);
   RecordPeers();
   return std::nullopt;
@@ -278,8 +275,7 @@ bool ActiveActive::SkewRefused(std::string_view ts_text, int64_t now_ms, std::st
   if (config.max_clock_skew_ms <= 0 || !ParseInt64(ts_text, &ts)) return false;
   if (ts <= now_ms || ts - now_ms <= config.max_clock_skew_ms) return false;
   if (config.max_clock_skew_action == "refuse") {
-    *error = "ERR timestamp " + std::string(ts_text) + " is more than max-clock-skew (" +
-             std::to_string(config.max_clock_skew_ms) + " ms) ahead of this node's clock";
+    *error = ClockSkewError(ts_text, config.max_clock_skew_ms);
     return true;
   }
   skewed_writes_++;
@@ -311,7 +307,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     MergeVerdict verdict = MergeVerdict::kWrite;
     storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
     if (!s.ok()) {
-      refuse("ERR " + s.ToString());
+      refuse(EngineError(s.ToString()));
       return std::nullopt;
     }
     if (verdict == MergeVerdict::kOtherTypeWins) {
@@ -329,9 +325,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
     }
     if (name == "treg|set" && ks.PolicyExpireAt(args[2], now).has_value()) {
       // Each accepted SET would renew the key's TTL from the clock of the node applying it.
-      refuse(
-          "ERR TREG SET on a key a ttl-rule or default-ttl gives a TTL is not allowed in "
-          "active-active mode: the TTL would be renewed from each node's own clock");
+      refuse(std::string(kTregSetWithTtl));
       return plan;
     }
     std::vector<std::string> canonical(args.begin(), args.end());
@@ -364,9 +358,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
       const bool has_value = i + 1 < args.size();
       int64_t n = 0;
       if (name == "set" && (word == "nx" || word == "xx" || word == "get" || word == "keepttl")) {
-        refuse("ERR SET " + word +
-               " is not allowed in active-active mode: its condition reads a state other nodes "
-               "change concurrently");
+        refuse(ConditionalSetError(word));
         return plan;
       }
       if (word != "ts") {

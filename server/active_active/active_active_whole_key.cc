@@ -81,7 +81,7 @@ void ActiveActive::PlanWholeKeyDelete(std::string_view name, std::span<const std
   }
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
-    plan->error = "ERR " + s.ToString();
+    plan->error = EngineError(s.ToString());
     return;
   }
   canonical[1] = std::to_string(ts);
@@ -100,7 +100,7 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   if (s.IsInvalidArgument()) return;  // a timestamp the command's handler refuses with its error
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
-    plan->error = "ERR " + s.ToString();
+    plan->error = EngineError(s.ToString());
   } else if (admission.covered || admission.loses) {
     plan->kind = LocalWrite::Kind::kReplyOk;  // the delete wins: nothing to write or log
   } else if (admission.below_floor) {
@@ -145,7 +145,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
       }
     }
     if (!s.ok()) {
-      reply.Error("ERR " + s.ToString());
+      reply.Error(EngineError(s.ToString()));
     } else if (op == kDelAt) {
       for (std::string_view key : existed) {
         SignalKeyChange(*context_, plan.db, key, kNotifyGeneric, "del");
@@ -159,7 +159,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   if (plan.tlog_min_cutoff) {
     s = whole_key_->EnsureTlogCutoff(plan.db, plan.args[2], *plan.tlog_min_cutoff);
     if (!s.ok()) {
-      reply.Error("ERR " + s.ToString());
+      reply.Error(EngineError(s.ToString()));
       return false;
     }
   }
@@ -177,7 +177,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   if (s.ok() && plan.settle_expiry) s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
   if (!s.ok()) {
     reply.Truncate(start);
-    reply.Error("ERR " + s.ToString());
+    reply.Error(EngineError(s.ToString()));
     return false;
   }
   return true;
@@ -306,13 +306,13 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   bool existed = false;
   if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &version_ts, &existed);
   if (!s.ok()) {
-    reply.Error("ERR " + s.ToString());
+    reply.Error(EngineError(s.ToString()));
     return false;
   }
   ExpiryRegister reg{.ts = std::max(ks.NowMs(), version_ts), .origin = node_id_};
   s = whole_key_->RaiseAboveRegister(plan->db, key, &reg.ts);
   if (!s.ok()) {
-    reply.Error("ERR " + s.ToString());
+    reply.Error(EngineError(s.ToString()));
     return false;
   }
   const std::optional<int64_t>& current = row.meta.expire_at_ms;
@@ -351,7 +351,7 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   }
   if (s.ok()) s = whole_key_->SetExpiry(plan->db, key, reg);
   if (!s.ok()) {
-    reply.Error("ERR " + s.ToString());
+    reply.Error(EngineError(s.ToString()));
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);

@@ -11,6 +11,7 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/nodes_conf.h"
+#include "server/errors.h"
 #include "server/net/listen.h"
 #include "server/pubsub.h"
 #include "server/replication/master.h"
@@ -418,7 +419,7 @@ std::string Cluster::StartHandshake(const std::string& ip, int port, int cport) 
 
 std::string Cluster::Meet(const std::string& ip, int port, int cport) {
   if (!StartHandshake(ip, port, cport).empty()) {
-    return fmt::format("ERR Invalid node address specified: {}:{}", ip, port);
+    return InvalidNodeAddressError(ip, port);
   }
   return "";
 }

@@ -46,11 +46,11 @@ void Cluster::FlushSlots() {
 
 std::string Cluster::SetSlotMigrating(int slot, std::string_view node) {
   if (state_->slot_owner(slot) != state_->myself()) {
-    return fmt::format("ERR I'm not the owner of hash slot {}", slot);
+    return NotSlotOwnerError(slot);
   }
   Node* n = state_->Find(node);
-  if (n == nullptr) return fmt::format("ERR I don't know about node {}", node);
-  if (n->is_replica()) return "ERR Target node is not a master";
+  if (n == nullptr) return NodeNotKnownError(node);
+  if (n->is_replica()) return std::string(kTargetNotMaster);
   state_->set_migrating(slot, n);
   Later(kTodoSave | kTodoUpdateState);
   return "";
@@ -58,11 +58,11 @@ std::string Cluster::SetSlotMigrating(int slot, std::string_view node) {
 
 std::string Cluster::SetSlotImporting(int slot, std::string_view node) {
   if (state_->slot_owner(slot) == state_->myself()) {
-    return fmt::format("ERR I'm already the owner of hash slot {}", slot);
+    return AlreadySlotOwnerError(slot);
   }
   Node* n = state_->Find(node);
-  if (n == nullptr) return fmt::format("ERR I don't know about node {}", node);
-  if (n->is_replica()) return "ERR Target node is not a master";
+  if (n == nullptr) return NodeNotKnownError(node);
+  if (n->is_replica()) return std::string(kTargetNotMaster);
   state_->set_importing(slot, n);
   Later(kTodoSave | kTodoUpdateState);
   return "";
@@ -77,17 +77,14 @@ void Cluster::SetSlotStable(int slot) {
 std::string Cluster::SetSlotNode(int slot, std::string_view node) {
   Node* me = state_->myself();
   Node* n = state_->Find(node);
-  if (n == nullptr) return fmt::format("ERR Unknown node {}", node);
-  if (n->is_replica()) return "ERR Target node is not a master";
+  if (n == nullptr) return UnknownNodeError(node);
+  if (n->is_replica()) return std::string(kTargetNotMaster);
   auto count = context_->keyspace().CountKeysInSlot(slot);
   // A count the engine could not make is not zero: the slot may still hold rows.
   if (!count.ok()) return EngineError(count.engine_status().ToString());
   const uint64_t keys = *count;
   if (state_->slot_owner(slot) == me && n != me && keys != 0) {
-    return fmt::format(
-        "ERR Can't assign hashslot {} to a different node while I still hold keys for this hash "
-        "slot.",
-        slot);
+    return SlotHasKeysError(slot);
   }
   if (keys == 0 && state_->migrating_to(slot) != nullptr) state_->set_migrating(slot, nullptr);
   const bool was_mine = state_->slot_owner(slot) == me;
@@ -113,12 +110,11 @@ std::string Cluster::SetSlotNode(int slot, std::string_view node) {
 }
 
 std::string Cluster::SetConfigEpoch(int64_t epoch) {
-  if (epoch < 0) return fmt::format("ERR Invalid config epoch specified: {}", epoch);
+  if (epoch < 0) return InvalidConfigEpochError(epoch);
   if (state_->nodes().size() > 1) {
-    return "ERR The user can assign a config epoch only when the node does not know any other "
-           "node.";
+    return std::string(kConfigEpochWithOtherNodes);
   }
-  if (state_->myself()->config_epoch != 0) return "ERR Node config epoch is already non-zero";
+  if (state_->myself()->config_epoch != 0) return std::string(kConfigEpochNonZero);
   state_->myself()->config_epoch = static_cast<uint64_t>(epoch);
   spdlog::warn("configEpoch set to {} via CLUSTER SET-CONFIG-EPOCH", epoch);
   if (state_->current_epoch() < static_cast<uint64_t>(epoch)) {
@@ -142,7 +138,7 @@ bool Cluster::DatabaseEmpty() const {
 std::string Cluster::Reset(bool hard) {
   Node* me = state_->myself();
   if (me->is_master() && !DatabaseEmpty()) {
-    return "ERR CLUSTER RESET can't be called with master nodes containing keys";
+    return std::string(kResetWithKeys);
   }
   if (me->is_replica()) {
     state_->SetAsMaster(me);
@@ -176,10 +172,10 @@ std::string Cluster::Reset(bool hard) {
 
 std::string Cluster::Forget(std::string_view node) {
   Node* n = state_->Find(node);
-  if (n == nullptr) return fmt::format("ERR Unknown node {}", node);
-  if (n->is_myself()) return "ERR I tried hard but I can't forget myself...";
+  if (n == nullptr) return UnknownNodeError(node);
+  if (n->is_myself()) return std::string(kForgetMyself);
   if (state_->myself()->is_replica() && state_->myself()->master == n) {
-    return "ERR Can't forget my master!";
+    return std::string(kForgetMyMaster);
   }
   forgotten_[n->name] = WallMs() + kForgetTtlMs;
   DeleteNode(n);
@@ -189,12 +185,12 @@ std::string Cluster::Forget(std::string_view node) {
 
 std::string Cluster::Replicate(std::string_view node) {
   Node* n = state_->Find(node);
-  if (n == nullptr) return fmt::format("ERR Unknown node {}", node);
+  if (n == nullptr) return UnknownNodeError(node);
   Node* me = state_->myself();
-  if (n == me) return "ERR Can't replicate myself";
-  if (n->is_replica()) return "ERR I can only replicate a master, not a replica.";
+  if (n == me) return std::string(kReplicateMyself);
+  if (n->is_replica()) return std::string(kReplicateReplica);
   if (me->is_master() && (me->num_slots != 0 || !DatabaseEmpty())) {
-    return "ERR To set a master the node must be empty and without assigned slots.";
+    return std::string(kReplicateNotEmpty);
   }
   SetMyMaster(n);
   Later(kTodoSave | kTodoUpdateState);
@@ -204,7 +200,7 @@ std::string Cluster::Replicate(std::string_view node) {
 int64_t Cluster::CountFailureReports(std::string_view node, std::string* error) {
   Node* n = state_->Find(node);
   if (n == nullptr) {
-    *error = fmt::format("ERR Unknown node {}", node);
+    *error = UnknownNodeError(node);
     return 0;
   }
   return state_->CountFailureReports(n, WallMs(), node_timeout());

@@ -13,6 +13,7 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
+#include "server/errors.h"
 #include "server/replication/replica.h"
 #include "server/server_context.h"
 
@@ -190,10 +191,10 @@ void Cluster::PauseWrites(bool paused) {
 
 std::string Cluster::StartManualFailover(bool force, bool takeover) {
   Node* me = state_->myself();
-  if (me->is_master()) return "ERR You should send CLUSTER FAILOVER to a replica";
-  if (me->master == nullptr) return "ERR I'm a replica but my master is unknown to me";
+  if (me->is_master()) return std::string(kClusterFailoverOnMaster);
+  if (me->master == nullptr) return std::string(kClusterFailoverNoMaster);
   if (!force && (me->master->failed() || me->master->link == nullptr)) {
-    return "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
+    return std::string(kClusterFailoverMasterDown);
   }
   ResetManualFailover();
   mf_end_ms_ = WallMs() + kManualFailoverTimeoutMs;

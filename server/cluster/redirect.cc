@@ -114,8 +114,8 @@ std::string RedirectError(const Route& route, bool tls_client) {
       return std::string(kSlotNotServed);
     case Redirect::kMoved:
     case Redirect::kAsk:
-      return fmt::format("{} {} {}:{}", route.redirect == Redirect::kAsk ? "ASK" : "MOVED",
-                         route.slot, route.node.host, PortFor(route.node, tls_client));
+      return MovedOrAskError(route.redirect == Redirect::kAsk, route.slot, route.node.host,
+                             PortFor(route.node, tls_client));
     case Redirect::kNone:
       break;
   }

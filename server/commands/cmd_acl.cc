@@ -22,11 +22,6 @@
 namespace ebb::server {
 namespace {
 
-constexpr std::string_view kNoAclFile =
-    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users "
-    "via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis "
-    "configuration file set) in order to store users in the Redis configuration.";
-
 // ACL SETUSER username [rule ...]
 void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
   const std::span<const std::string_view> rules(o.args.data() + 1, o.args.size() - 1);
@@ -109,7 +104,7 @@ void ExecuteCat(CommandContext& ctx, const RestOptions& o) {
   }
   const int category = FindAclCategory(o.args[0]);
   if (category < 0) {
-    return ctx.reply.Error("ERR Unknown category '" + std::string(o.args[0]) + "'");
+    return ctx.reply.Error(UnknownAclCategoryError(o.args[0]));
   }
   std::vector<const CommandSpec*> rows;
   for (const auto& [name, spec] : ctx.server.commands().rows()) {
@@ -127,14 +122,12 @@ void ExecuteGenPass(CommandContext& ctx, const RestOptions& o) {
   int64_t bits = 256;
   if (o.args.size() > 1) return ctx.reply.Error(WrongArgsError("acl|genpass"));
   if (o.args.size() == 1 && (!ParseInt64(o.args[0], &bits) || bits <= 0 || bits > 4096)) {
-    return ctx.reply.Error(
-        "ERR ACL GENPASS argument must be the number of bits for the output password, a "
-        "positive number up to 4096");
+    return ctx.reply.Error(kAclGenPassBits);
   }
   const size_t chars = static_cast<size_t>((bits + 3) / 4);
   std::vector<unsigned char> random((chars + 1) / 2);
   if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
-    return ctx.reply.Error("ERR Cannot generate a random password");
+    return ctx.reply.Error(kAclGenPassFailed);
   }
   static constexpr char kHex[] = "0123456789abcdef";
   std::string password;
@@ -150,14 +143,14 @@ void ExecuteGenPass(CommandContext& ctx, const RestOptions& o) {
 void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
   const AclUser* user = ctx.server.acl().Find(o.args[0]);
   if (user == nullptr) {
-    return ctx.reply.Error("ERR User '" + std::string(o.args[0]) + "' not found");
+    return ctx.reply.Error(AclUserNotFoundError(o.args[0]));
   }
   const std::span<const std::string_view> request(o.args.data() + 1, o.args.size() - 1);
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = ctx.server.commands().Resolve(request, &flags, &first_arg);
   if (spec == nullptr) {
-    return ctx.reply.Error("ERR Command '" + std::string(request[0]) + "' not found");
+    return ctx.reply.Error(AclCommandNotFoundError(request[0]));
   }
   if (!ArityOk(spec->arity, request.size()))
     return ctx.reply.Error(WrongArgsError(spec->full_name));
@@ -208,7 +201,7 @@ void ExecuteLoad(CommandContext& ctx, const NoOptions&) {
   const std::string& path = ctx.server.config().aclfile;
   if (path.empty()) return ctx.reply.Error(kNoAclFile);
   const std::string errors = ctx.server.acl().LoadFile(path, &ctx.server.clients());
-  if (!errors.empty()) return ctx.reply.Error("ERR " + errors);
+  if (!errors.empty()) return ctx.reply.Error(GenericError(errors));
   ctx.reply.Ok();
 }
 
@@ -219,9 +212,7 @@ void ExecuteSave(CommandContext& ctx, const NoOptions&) {
   const std::string error = ctx.server.acl().SaveFile(path);
   if (!error.empty()) {
     spdlog::warn("ACL SAVE: {}", error);
-    return ctx.reply.Error(
-        "ERR There was an error trying to save the ACLs. Please check the server logs for more "
-        "information");
+    return ctx.reply.Error(kAclSaveFailed);
   }
   ctx.reply.Ok();
 }

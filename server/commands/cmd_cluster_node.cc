@@ -27,7 +27,7 @@ constexpr uint32_t kAdminFlags = kCmdAdmin | kCmdStale | kCmdNoScript;
 // The node, or nullptr after replying the error.
 Cluster* ClusterOrReply(CommandContext& ctx) {
   auto* node = dynamic_cast<Cluster*>(ctx.server.cluster());
-  if (node == nullptr) ctx.reply.Error("ERR This instance has cluster support disabled");
+  if (node == nullptr) ctx.reply.Error(kClusterDisabled);
   return node;
 }
 
@@ -43,7 +43,6 @@ bool ParseSlot(std::string_view text, int* slot) {
   *slot = static_cast<int>(v);
   return true;
 }
-constexpr std::string_view kBadSlot = "ERR Invalid or out of range slot";
 
 void ExecuteMyId(CommandContext& ctx, const NoOptions&) {
   if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Bulk(c->state().myself()->name);
@@ -192,16 +191,15 @@ void ExecuteMeet(CommandContext& ctx, const RestOptions& o) {
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
   if (o.args.size() != 2 && o.args.size() != 3) {
-    return ctx.reply.Error(
-        "ERR Unknown subcommand or wrong number of arguments for 'meet'. Try CLUSTER HELP.");
+    return ctx.reply.Error(kClusterMeetArity);
   }
   int64_t port = 0, cport = 0;
   if (!ParseInt64(o.args[1], &port)) {
-    return ctx.reply.Error("ERR Invalid TCP base port specified: " + std::string(o.args[1]));
+    return ctx.reply.Error(InvalidBasePortError(o.args[1]));
   }
   if (o.args.size() == 3) {
     if (!ParseInt64(o.args[2], &cport)) {
-      return ctx.reply.Error("ERR Invalid TCP bus port specified: " + std::string(o.args[2]));
+      return ctx.reply.Error(InvalidBusPortError(o.args[2]));
     }
   } else {
     cport = port + 10000;
@@ -216,8 +214,7 @@ void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args,
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
   if (ranges && args.size() % 2 != 0) {
-    return ctx.reply.Error(std::string("ERR wrong number of arguments for 'cluster|") +
-                           (del ? "delslotsrange" : "addslotsrange") + "' command");
+    return ctx.reply.Error(WrongArgsError(del ? "cluster|delslotsrange" : "cluster|addslotsrange"));
   }
   std::vector<int> parsed;
   for (std::string_view arg : args) {
@@ -232,19 +229,18 @@ void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args,
     const int first = parsed[i];
     const int last = ranges ? parsed[i + 1] : first;
     if (first > last) {
-      return ctx.reply.Error("ERR start slot number " + std::to_string(first) +
-                             " is greater than end slot number " + std::to_string(last));
+      return ctx.reply.Error(SlotRangeOrderError(first, last));
     }
     for (int j = first; j <= last; j++) {
       const bool owned = c->state().slot_owner(j) != nullptr;
       if (del && !owned) {
-        return ctx.reply.Error("ERR Slot " + std::to_string(j) + " is already unassigned");
+        return ctx.reply.Error(SlotUnassignedError(j));
       }
       if (!del && owned) {
-        return ctx.reply.Error("ERR Slot " + std::to_string(j) + " is already busy");
+        return ctx.reply.Error(SlotBusyError(j));
       }
       if (seen[j]++ == 1) {
-        return ctx.reply.Error("ERR Slot " + std::to_string(j) + " specified multiple times");
+        return ctx.reply.Error(SlotRepeatedError(j));
       }
       slots.push_back(j);
     }
@@ -273,8 +269,7 @@ void ExecuteDelSlotsRange(CommandContext& ctx, const RestOptions& o) {
 void ExecuteFlushSlots(CommandContext& ctx, const NoOptions&) {
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
-  if (!c->DatabaseEmpty())
-    return ctx.reply.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
+  if (!c->DatabaseEmpty()) return ctx.reply.Error(kFlushSlotsNotEmpty);
   c->FlushSlots();
   ctx.reply.Ok();
 }
@@ -284,7 +279,7 @@ void ExecuteSetSlot(CommandContext& ctx, const RestOptions& o) {
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
   if (c->state().myself()->is_replica()) {
-    return ctx.reply.Error("ERR Please use SETSLOT only with masters.");
+    return ctx.reply.Error(kSetSlotOnReplica);
   }
   int slot = 0;
   if (!ParseSlot(o.args[0], &slot)) return ctx.reply.Error(kBadSlot);
@@ -302,7 +297,7 @@ void ExecuteSetSlot(CommandContext& ctx, const RestOptions& o) {
   if (EqualsIgnoreCase(action, "node") && o.args.size() == 3) {
     return ReplyResult(ctx, c->SetSlotNode(slot, o.args[2]));
   }
-  ctx.reply.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+  ctx.reply.Error(kSetSlotSyntax);
 }
 
 void ExecuteSetConfigEpoch(CommandContext& ctx, const KeyOptions& o) {
@@ -325,7 +320,7 @@ void ExecuteSaveConfig(CommandContext& ctx, const NoOptions&) {
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
   const std::string error = c->SaveNow();
-  if (!error.empty()) return ctx.reply.Error("ERR error saving the cluster node config: " + error);
+  if (!error.empty()) return ctx.reply.Error(ClusterConfigSaveError(error));
   ctx.reply.Ok();
 }
 
@@ -357,8 +352,8 @@ void ExecuteReplicas(CommandContext& ctx, const KeyOptions& o) {
   Cluster* c = ClusterOrReply(ctx);
   if (c == nullptr) return;
   const Node* n = c->state().Find(o.key);
-  if (n == nullptr) return ctx.reply.Error("ERR Unknown node " + std::string(o.key));
-  if (n->is_replica()) return ctx.reply.Error("ERR The specified node is not a master");
+  if (n == nullptr) return ctx.reply.Error(UnknownNodeError(o.key));
+  if (n->is_replica()) return ctx.reply.Error(kNodeNotMaster);
   ctx.reply.ArrayHeader(n->replicas.size());
   for (const Node* replica : n->replicas) {
     ctx.reply.Bulk(cluster::DescribeNode(c->state(), *replica, !ctx.client.tls()));

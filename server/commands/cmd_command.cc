@@ -122,16 +122,16 @@ void ExecuteGetKeys(CommandContext& ctx, const RestOptions& o) {
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = ctx.server.commands().Resolve(args, &flags, &first_arg);
-  if (spec == nullptr) return ctx.reply.Error("ERR Invalid command specified");
+  if (spec == nullptr) return ctx.reply.Error(kInvalidCommandSpecified);
   if (spec->keys.first <= 0 && spec->keys.numkeys <= 0) {
-    return ctx.reply.Error("ERR The command has no key arguments");
+    return ctx.reply.Error(kCommandHasNoKeys);
   }
   if (!ArityOk(spec->arity, args.size())) {
-    return ctx.reply.Error("ERR Invalid number of arguments specified for command");
+    return ctx.reply.Error(kGetKeysBadArity);
   }
   std::vector<size_t> positions;
   if (!FindKeyPositions(spec->keys, args, &positions)) {
-    return ctx.reply.Error("ERR Invalid arguments specified for command");
+    return ctx.reply.Error(kGetKeysBadArguments);
   }
   ctx.reply.ArrayHeader(positions.size());
   for (size_t i : positions) ctx.reply.Bulk(args[i]);

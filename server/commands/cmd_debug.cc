@@ -176,7 +176,7 @@ struct PeerLinkOptions {
 PeerLinkOptions ParsePeerLink(ArgParser& args) {
   PeerLinkOptions o;
   o.host = std::string(args.Next());
-  o.port = args.Int64InRange(1, 65535, "ERR Invalid peer port");
+  o.port = args.Int64InRange(1, 65535, kInvalidPeerPort);
   const std::string_view state = args.Next();
   if (EqualsIgnoreCase(state, "down")) {
     o.up = false;
@@ -191,7 +191,7 @@ PeerLinkOptions ParsePeerLink(ArgParser& args) {
 void ExecutePeerLink(CommandContext& ctx, const PeerLinkOptions& o) {
   ActiveActive* aa = ctx.server.active_active();
   if (aa == nullptr || !aa->SetLinkPaused(o.host, static_cast<int>(o.port), !o.up)) {
-    return ctx.reply.Error("ERR no peer " + o.host + ":" + std::to_string(o.port));
+    return ctx.reply.Error(NoPeerError(o.host, o.port));
   }
   ctx.reply.Ok();
 }
@@ -204,7 +204,7 @@ struct PeerApplyOptions {
 PeerApplyOptions ParsePeerApply(ArgParser& args) {
   PeerApplyOptions o;
   o.origin = std::string(args.Next());
-  o.db = static_cast<int>(args.Int64InRange(0, INT32_MAX, "ERR DB index is out of range"));
+  o.db = static_cast<int>(args.Int64InRange(0, INT32_MAX, kDbIndexOutOfRange));
   while (args.HasMore()) o.delta.emplace_back(args.Next());
   return o;
 }
@@ -217,13 +217,13 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
   if (aa == nullptr || !aa->enabled()) {
     return ctx.reply.Error(kNotInActiveActiveMode);
   }
-  if (o.db >= ctx.server.config().databases) return ctx.reply.Error("ERR DB index is out of range");
+  if (o.db >= ctx.server.config().databases) return ctx.reply.Error(kDbIndexOutOfRange);
   const PeerDelta delta{.db = o.db, .args = o.delta};
   const PeerDelta* const run[] = {&delta};
   // A malformed delta is skipped and counted, not applied.
   const uint64_t malformed = aa->malformed_deltas();
   if (!aa->ApplySnapshot(o.origin, run, std::nullopt) || aa->malformed_deltas() != malformed) {
-    return ctx.reply.Error("ERR the delta was not applied (the server log says why)");
+    return ctx.reply.Error(kDeltaNotApplied);
   }
   ctx.reply.Ok();
 }
@@ -358,15 +358,13 @@ void ExecuteProtocol(CommandContext& ctx, const ProtocolOptions& o) {
     return r.Bulk("Some real reply following the attribute");
   }
   if (type == "push") {
-    if (r.protocol() < 3) return r.Error("ERR RESP2 is not supported by this command");
+    if (r.protocol() < 3) return r.Error(kResp2NotSupported);
     r.PushHeader(2);
     r.Bulk("server-cpu-usage");
     r.Integer(42);
     return r.Bulk("Some real reply following the push reply");
   }
-  r.Error(
-      "ERR Wrong protocol type name. Please use one of the following: "
-      "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+  r.Error(kDebugProtocolType);
 }
 
 // DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the

@@ -29,13 +29,6 @@
 namespace ebb::server {
 namespace {
 
-constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
-constexpr std::string_view kInvalidTtl = "ERR Invalid TTL value, must be >= 0";
-constexpr std::string_view kInvalidIdleTime = "ERR Invalid IDLETIME value, must be >= 0";
-constexpr std::string_view kInvalidFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255";
-constexpr std::string_view kBadPayload = "ERR DUMP payload version or checksum are wrong";
-constexpr std::string_view kBadDataFormat = "ERR Bad data format";
-
 void ExecuteDump(CommandContext& ctx, const KeyOptions& o) {
   types::OpResult<std::optional<std::string>> payload =
       ctx.server.keyspace().DumpKey(ctx.client.db_index(), o.key);
@@ -99,7 +92,7 @@ void ExecuteRestore(CommandContext& ctx, const RestoreOptions& o) {
     case types::DumpDecode::kOk:
       break;
     case types::DumpDecode::kBadVersionOrChecksum:
-      return ctx.reply.Error(kBadPayload);
+      return ctx.reply.Error(kBadDumpPayload);
     case types::DumpDecode::kBadFormat:
       return ctx.reply.Error(kBadDataFormat);
   }

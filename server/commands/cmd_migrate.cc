@@ -69,9 +69,7 @@ MigrateOptions ParseMigrate(ArgParser& args) {
       o.password = args.Next();
     } else if (args.Token("KEYS")) {
       if (!key.empty()) {
-        args.Fail(
-            "ERR When using MIGRATE KEYS option, the key argument must be set to the empty "
-            "string");
+        args.Fail(kMigrateKeysNeedsEmptyKey);
         return o;
       }
       while (args.HasMore()) o.keys.push_back(args.Next());
@@ -133,7 +131,7 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
     target.reset(redisConnectWithTimeout(host.c_str(), static_cast<int>(port), timeout));
   }
   if (!target || target->err || redisSetTimeout(target.get(), timeout) != REDIS_OK) {
-    return ctx.reply.Error("IOERR error or timeout connecting to the client");
+    return ctx.reply.Error(kMigrateConnectError);
   }
   const std::string db_text = std::to_string(db);
   size_t replies_before_keys = 1;
@@ -156,7 +154,7 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
   }
   for (int done = 0; !done;) {
     if (redisBufferWrite(target.get(), &done) != REDIS_OK) {
-      return ctx.reply.Error("IOERR error or timeout writing to target instance");
+      return ctx.reply.Error(kMigrateWriteError);
     }
   }
 
@@ -185,9 +183,9 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
     if (*deleted) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
   }
   if (target_error) {
-    return ctx.reply.Error("ERR Target instance replied with error: " + *target_error);
+    return ctx.reply.Error(MigrateTargetError(*target_error));
   }
-  if (read_error) return ctx.reply.Error("IOERR error or timeout reading to target instance");
+  if (read_error) return ctx.reply.Error(kMigrateReadError);
   ctx.reply.Ok();
 }
 

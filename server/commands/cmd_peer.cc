@@ -15,7 +15,7 @@ namespace {
 
 ActiveActive* PeersOrReply(CommandContext& ctx) {
   ActiveActive* aa = ctx.server.active_active();
-  if (aa == nullptr) ctx.reply.Error("ERR active-active needs a server with a keyspace");
+  if (aa == nullptr) ctx.reply.Error(kActiveActiveNeedsKeyspace);
   return aa;
 }
 
@@ -26,7 +26,7 @@ struct HostPortOptions {
 HostPortOptions ParseHostPort(ArgParser& args) {
   HostPortOptions o;
   o.host = std::string(args.Next());
-  o.port = args.Int64InRange(1, 65535, "ERR Invalid peer port");
+  o.port = args.Int64InRange(1, 65535, kInvalidPeerPort);
   return o;
 }
 
@@ -45,7 +45,7 @@ void ExecuteRemove(CommandContext& ctx, const HostPortOptions& o) {
   ActiveActive* aa = PeersOrReply(ctx);
   if (aa == nullptr) return;
   if (!aa->RemovePeer(o.host, static_cast<int>(o.port))) {
-    return ctx.reply.Error("ERR no peer " + o.host + ":" + std::to_string(o.port));
+    return ctx.reply.Error(NoPeerError(o.host, o.port));
   }
   ctx.reply.Ok();
 }

@@ -48,7 +48,7 @@ void ExecuteReplconf(CommandContext& ctx, const RestOptions& o) {
     } else if (!EqualsIgnoreCase(option, "capa") && !EqualsIgnoreCase(option, "ip-address") &&
                !EqualsIgnoreCase(option, "rdb-only") &&
                !EqualsIgnoreCase(option, "rdb-filter-only")) {
-      return ctx.reply.Error("ERR Unrecognized REPLCONF option: " + std::string(option));
+      return ctx.reply.Error(UnrecognizedReplconfOptionError(option));
     }
   }
   ctx.reply.SimpleString("OK");
@@ -76,7 +76,7 @@ void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
   ReplicationMaster* master = ctx.server.replication_master();
   ReplicaLink* link = ctx.server.replica_link();
   if (master == nullptr || link == nullptr) {
-    return ctx.reply.Error("ERR replication needs a server with a keyspace");
+    return ctx.reply.Error(kReplicationNeedsKeyspace);
   }
   if (ctx.client.is_replica()) return;  // Redis ignores PSYNC on a replica's link
   if (const ActiveActive* aa = ctx.server.active_active(); aa != nullptr && aa->enabled()) {
@@ -86,10 +86,9 @@ void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
   }
   if (o.failover) {
     spdlog::warn("Failover request received for replid {}.", o.replid);
-    if (!link->is_replica())
-      return ctx.reply.Error("ERR PSYNC FAILOVER can't be sent to a master.");
+    if (!link->is_replica()) return ctx.reply.Error(kPsyncFailoverToMaster);
     if (o.replid != master->ids().replid) {
-      return ctx.reply.Error("ERR PSYNC FAILOVER replid must match my replid.");
+      return ctx.reply.Error(kPsyncFailoverReplid);
     }
     link->Promote("failover request from '" + ctx.client.addr() + "'");
   }
@@ -118,21 +117,21 @@ ReplicaOfOptions ParseReplicaOf(ArgParser& args) {
 // the data (server/replication/replica.h).
 void ExecuteReplicaOf(CommandContext& ctx, const ReplicaOfOptions& o) {
   if (ctx.server.config().cluster_enabled) {
-    return ctx.reply.Error("ERR REPLICAOF not allowed in cluster mode.");
+    return ctx.reply.Error(kReplicaOfInCluster);
   }
   ReplicaLink* link = ctx.server.replica_link();
-  if (link == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  if (link == nullptr) return ctx.reply.Error(kReplicationNeedsKeyspace);
   if (ctx.client.is_replica()) {
-    return ctx.reply.Error("ERR Command is not valid when client is a replica.");
+    return ctx.reply.Error(kCommandFromReplica);
   }
   if (const Failover* failover = ctx.server.failover();
       failover != nullptr && failover->state() != Failover::State::kNone) {
-    return ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
+    return ctx.reply.Error(kReplicaOfWhileFailingOver);
   }
   if (const ActiveActive* aa = ctx.server.active_active();
       aa != nullptr && aa->enabled() && !EqualsIgnoreCase(o.host, "no")) {
     // A replica's engine is replaced by its master's: the origin log and the vector with it.
-    return ctx.reply.Error("ERR REPLICAOF is not allowed in active-active mode");
+    return ctx.reply.Error(kReplicaOfInActiveActive);
   }
   if (EqualsIgnoreCase(o.host, "no") && EqualsIgnoreCase(o.port, "one")) {
     link->Promote();
@@ -140,7 +139,7 @@ void ExecuteReplicaOf(CommandContext& ctx, const ReplicaOfOptions& o) {
   }
   int64_t port = 0;
   if (!ParseInt64(o.port, &port)) return ctx.reply.Error(kNotInteger);
-  if (port < 0 || port > 65535) return ctx.reply.Error("ERR Invalid master port");
+  if (port < 0 || port > 65535) return ctx.reply.Error(kInvalidMasterPort);
   if (link->is_replica() && EqualsIgnoreCase(link->host(), o.host) && link->port() == port) {
     return ctx.reply.SimpleString("OK Already connected to specified master");
   }
@@ -182,8 +181,8 @@ struct WaitOptions {
 WaitOptions ParseWait(ArgParser& args) {
   WaitOptions o;
   o.replicas = args.Int64();
-  o.timeout_ms = args.Int64("ERR timeout is not an integer or out of range");
-  if (!args.failed() && o.timeout_ms < 0) args.Fail("ERR timeout is negative");
+  o.timeout_ms = args.Int64(kTimeoutNotInteger);
+  if (!args.failed() && o.timeout_ms < 0) args.Fail(kTimeoutNegative);
   return o;
 }
 
@@ -193,10 +192,7 @@ WaitOptions ParseWait(ArgParser& args) {
 // cannot wait, it answers at once.
 void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
   if (ctx.server.is_replica()) {
-    return ctx.reply.Error(
-        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
-        "if a replica is configured to be writable (which is not the default) writes to "
-        "replicas are just local and are not propagated.");
+    return ctx.reply.Error(kWaitOnReplica);
   }
   ReplicationMaster* master = ctx.server.replication_master();
   Client::PendingWait& wait = ctx.client.pending_wait();
@@ -240,7 +236,7 @@ FailoverOptions ParseFailover(ArgParser& args) {
       has_timeout = true;
       o.request.timeout_ms = args.Int64();
       if (!args.failed() && o.request.timeout_ms <= 0) {
-        args.Fail("ERR FAILOVER timeout must be greater than 0");
+        args.Fail(kFailoverTimeoutNotPositive);
       }
     } else if (EqualsIgnoreCase(word, "to") && args.remaining() >= 2 && !has_to) {
       has_to = true;
@@ -259,10 +255,10 @@ FailoverOptions ParseFailover(ArgParser& args) {
 // FAILOVER: hands the master's role to a replica (server/replication/failover.h).
 void ExecuteFailover(CommandContext& ctx, const FailoverOptions& o) {
   Failover* failover = ctx.server.failover();
-  if (failover == nullptr) return ctx.reply.Error("ERR replication needs a server with a keyspace");
+  if (failover == nullptr) return ctx.reply.Error(kReplicationNeedsKeyspace);
   if (o.abort) {
     if (!failover->Abort("Failover manually aborted")) {
-      return ctx.reply.Error("ERR No failover in progress.");
+      return ctx.reply.Error(kNoFailoverInProgress);
     }
     return ctx.reply.Ok();
   }

@@ -35,18 +35,16 @@ EvalOptions ParseScriptCall(ArgParser& args, std::string_view bad_numkeys) {
   while (args.HasMore()) args.Next();
   if (args.failed()) return o;
   if (numkeys > static_cast<int64_t>(rest)) {
-    args.Fail("ERR Number of keys can't be greater than number of args");
+    args.Fail(kNumKeysTooLarge);
   } else if (numkeys < 0) {
-    args.Fail("ERR Number of keys can't be negative");
+    args.Fail(kNumKeysNegative);
   }
   o.numkeys = static_cast<size_t>(std::max<int64_t>(numkeys, 0));
   return o;
 }
 
 EvalOptions ParseEval(ArgParser& args) { return ParseScriptCall(args, {}); }
-EvalOptions ParseFcall(ArgParser& args) {
-  return ParseScriptCall(args, "ERR Bad number of keys provided");
-}
+EvalOptions ParseFcall(ArgParser& args) { return ParseScriptCall(args, kFcallBadNumKeys); }
 
 template <bool kBySha, bool kReadOnly>
 void ExecuteEval(CommandContext& ctx, const EvalOptions& o) {
@@ -76,7 +74,7 @@ struct FlushOptions {};
 FlushOptions ParseScriptFlush(ArgParser& args) {
   if (args.HasMore()) {
     if (args.Choice({"SYNC", "ASYNC"}) < 0 || args.HasMore()) {
-      args.Fail("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+      args.Fail(kScriptFlushOption);
     }
   }
   return {};
@@ -93,12 +91,9 @@ void ExecuteKill(CommandContext& ctx, const NoOptions&) {
   using Result = scripting::ScriptEngine::KillResult;
   switch (ctx.server.scripts().Kill(kEval)) {
     case Result::kNotBusy:
-      return ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+      return ctx.reply.Error(kNotBusy);
     case Result::kUnkillable:
-      return ctx.reply.Error(
-          "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
-          "can either wait the script termination or kill the server in a hard way using the "
-          "SHUTDOWN NOSAVE command.");
+      return ctx.reply.Error(kUnkillable);
     case Result::kWrongKind:
       return ctx.reply.Error(kEval ? kBusyFunctionError : kBusyScriptError);
     case Result::kKilled:
@@ -125,10 +120,10 @@ FunctionLoadOptions ParseFunctionLoad(ArgParser& args) {
     if (args.Token("REPLACE")) {
       o.replace = true;
     } else {
-      args.Fail("ERR Unknown option given: " + std::string(args.Next()));
+      args.Fail(UnknownOptionGivenError(args.Next()));
     }
   }
-  if (!args.HasMore() && !args.failed()) args.Fail("ERR Function code is missing");
+  if (!args.HasMore() && !args.failed()) args.Fail(kFunctionCodeMissing);
   o.code = args.Next();
   return o;
 }
@@ -151,7 +146,7 @@ FlushOptions ParseFunctionFlush(ArgParser& args) {
   if (args.remaining() > 1) args.Fail(SubcommandSyntaxError("FUNCTION", "flush"));
   if (args.HasMore()) {
     if (args.Choice({"SYNC", "ASYNC"}) < 0 || args.HasMore()) {
-      args.Fail("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+      args.Fail(kFunctionFlushOption);
     }
   }
   return {};
@@ -173,17 +168,17 @@ FunctionListOptions ParseFunctionList(ArgParser& args) {
   FunctionListOptions o;
   while (args.HasMore()) {
     if (args.Token("WITHCODE")) {
-      if (o.with_code) args.Fail("ERR Unknown argument withcode");
+      if (o.with_code) args.Fail(kUnknownArgumentWithCode);
       o.with_code = true;
     } else if (args.Token("LIBRARYNAME")) {
-      if (o.pattern) args.Fail("ERR Unknown argument libraryname");
+      if (o.pattern) args.Fail(kUnknownArgumentLibraryName);
       if (!args.HasMore()) {
-        args.Fail("ERR library name argument was not given");
+        args.Fail(kLibraryNameNotGiven);
       } else {
         o.pattern = args.Next();
       }
     } else {
-      args.Fail("ERR Unknown argument " + std::string(args.Next()));
+      args.Fail(UnknownArgumentError(args.Next()));
     }
   }
   return o;
@@ -259,8 +254,7 @@ FunctionRestoreOptions ParseFunctionRestore(ArgParser& args) {
         o.policy = Policy::kReplace;
         break;
       default:
-        args.Fail(
-            "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+        args.Fail(kRestorePolicy);
     }
   }
   return o;

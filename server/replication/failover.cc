@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/errors.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/server_context.h"
@@ -24,17 +25,17 @@ std::string_view Failover::StateName() const {
 }
 
 std::string Failover::Start(const Request& request, int64_t now_ms) {
-  if (state_ != State::kNone) return "ERR FAILOVER already in progress.";
-  if (link_->is_replica()) return "ERR FAILOVER is not valid when server is a replica.";
-  if (master_->replicas().empty()) return "ERR FAILOVER requires connected replicas.";
+  if (state_ != State::kNone) return std::string(kFailoverInProgress);
+  if (link_->is_replica()) return std::string(kFailoverOnReplica);
+  if (master_->replicas().empty()) return std::string(kFailoverNoReplicas);
   if (request.force && (request.timeout_ms == 0 || request.host.empty())) {
-    return "ERR FAILOVER with force option requires both a timeout and target HOST and IP.";
+    return std::string(kFailoverForceArguments);
   }
   if (!request.host.empty()) {
     const ReplicationMaster::Replica* target = master_->FindByAddress(request.host, request.port);
-    if (target == nullptr) return "ERR FAILOVER target HOST and PORT is not a replica.";
+    if (target == nullptr) return std::string(kFailoverTargetNotReplica);
     if (target->state != ReplicationMaster::ReplicaState::kOnline) {
-      return "ERR FAILOVER target replica is not online.";
+      return std::string(kFailoverTargetNotOnline);
     }
     spdlog::info("FAILOVER requested to {}:{}.", request.host, request.port);
   } else {

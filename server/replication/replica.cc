@@ -17,6 +17,7 @@
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
 #include "server/client.h"
+#include "server/errors.h"
 #include "server/net/server.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -390,7 +391,7 @@ bool ReplicaLink::OnHandshakeReply(std::string_view line) {
   if (command == "PING") {
     // An error that only says AUTH comes next is fine, as in Redis.
     if (line[0] != '+' && !StartsWith(line, "-NOAUTH") && !StartsWith(line, "-NOPERM") &&
-        !StartsWith(line, "-ERR operation not permitted")) {
+        !StartsWith(line, "-" + std::string(kOperationNotPermitted))) {
       Fail("Error reply to PING from master: '" + std::string(line) + "'");
       return false;
     }

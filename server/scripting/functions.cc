@@ -195,14 +195,14 @@ const char* Register(lua_State* L, ScriptEngine::LoadState* load) {
 bool ParseLibraryShebang(std::string_view code, std::string* engine, std::string* name,
                          size_t* shebang_length, std::string* error) {
   if (!code.starts_with("#!")) {
-    *error = "ERR Missing library metadata";
+    *error = kMissingLibraryMetadata;
     return false;
   }
   const size_t end = code.find('\n');
   std::vector<std::string> parts;
   if (end == std::string_view::npos || !protocol::SplitArgs(code.substr(0, end), &parts) ||
       parts.empty()) {
-    *error = "ERR Invalid library metadata";
+    *error = kInvalidLibraryMetadata;
     return false;
   }
   *engine = parts[0].substr(2);
@@ -211,18 +211,18 @@ bool ParseLibraryShebang(std::string_view code, std::string* engine, std::string
     if (parts[i].size() >= 5 &&
         EqualsIgnoreCase(std::string_view(parts[i]).substr(0, 5), "name=")) {
       if (named) {
-        *error = "ERR Invalid metadata value, name argument was given multiple times";
+        *error = kLibraryNameTwice;
         return false;
       }
       *name = parts[i].substr(5);
       named = true;
       continue;
     }
-    *error = "ERR Invalid metadata value given: " + parts[i];
+    *error = InvalidMetadataValueError(parts[i]);
     return false;
   }
   if (!named) {
-    *error = "ERR Library name was not given";
+    *error = kLibraryNameMissing;
     return false;
   }
   *shebang_length = end;
@@ -261,18 +261,16 @@ bool ScriptEngine::LoadLibraryInto(std::string_view code, bool replace,
   size_t shebang_length = 0;
   if (!ParseLibraryShebang(code, &engine, &name, &shebang_length, result)) return false;
   if (!ValidName(name)) {
-    *result =
-        "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
-        "least one character long";
+    *result = kInvalidLibraryName;
     return false;
   }
   if (!EqualsIgnoreCase(engine, "lua")) {
-    *result = "ERR Engine '" + engine + "' not found";
+    *result = EngineNotFoundError(engine);
     return false;
   }
   const auto old = into->find(name);
   if (old != into->end() && !replace) {
-    *result = "ERR Library '" + name + "' already exists";
+    *result = LibraryExistsQuotedError(name);
     return false;
   }
   Library library{.name = name, .code = std::string(code)};
@@ -318,16 +316,16 @@ bool ScriptEngine::LoadLibraryInto(std::string_view code, bool replace,
       message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error";
       lua_pop(L, 1);
     } else {
-      message = "ERR " + std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
+      message = GenericError(lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
     }
-    return fail("ERR Error registering functions: " + message);
+    return fail(RegisteringFunctionsError(message));
   }
   lua_settop(L, 0);
-  if (library.functions.empty()) return fail("ERR No functions registered");
+  if (library.functions.empty()) return fail(std::string(kNoFunctionsRegistered));
   for (const auto& [function_name, f] : library.functions) {
     for (const auto& [other_name, other] : *into) {
       if (other_name != name && other.functions.contains(function_name)) {
-        return fail("ERR Function " + function_name + " already exists");
+        return fail(FunctionExistsError(function_name));
       }
     }
   }
@@ -350,7 +348,7 @@ bool ScriptEngine::LoadLibrary(std::string_view code, bool replace, std::string*
 bool ScriptEngine::DeleteLibrary(std::string_view name, std::string* error) {
   const auto it = libraries_.find(std::string(name));
   if (it == libraries_.end()) {
-    *error = "ERR Library not found";
+    *error = kLibraryNotFound;
     return false;
   }
   const std::string before = DumpLibraries();
@@ -382,7 +380,7 @@ std::string ScriptEngine::DumpLibraries() const {
 
 bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy policy,
                                     std::string* error) {
-  const std::string damaged = "ERR DUMP payload version or checksum are wrong";
+  const std::string damaged(kBadDumpPayload);
   if (payload.size() < kDumpMagic.size() + 1 + 4 || !payload.starts_with(kDumpMagic) ||
       payload[kDumpMagic.size()] != kDumpVersion) {
     *error = damaged;
@@ -431,14 +429,14 @@ bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy poli
     for (const auto& [name, library] : loaded) {
       if (policy == RestorePolicy::kAppend && libraries_.contains(name)) {
         release();
-        *error = "ERR Library " + name + " already exists";
+        *error = LibraryExistsError(name);
         return false;
       }
       for (const auto& [function_name, f] : library.functions) {
         for (const auto& [other_name, other] : libraries_) {
           if (other_name != name && other.functions.contains(function_name)) {
             release();
-            *error = "ERR Function " + function_name + " already exists";
+            *error = FunctionExistsError(function_name);
             return false;
           }
         }
@@ -562,7 +560,7 @@ void ScriptEngine::CallFunction(CommandContext& ctx, std::string_view name, bool
                                 std::span<const std::string_view> keys,
                                 std::span<const std::string_view> args) {
   const auto it = function_index_.find(Lower(name));
-  if (it == function_index_.end()) return ctx.reply.Error("ERR Function not found");
+  if (it == function_index_.end()) return ctx.reply.Error(kFunctionNotFound);
   const Function& f = *it->second;
   if (!MayRun(ctx, f.flags, read_only)) return;
   RunState run{.engine = this,

@@ -299,7 +299,7 @@ void WriteLuaValue(lua_State* L, int script_resp, protocol::ReplyWriter& out, Re
     lua_error(L);
   }
   if (!lua_checkstack(L, 4)) {
-    out.Error("ERR reached lua stack limit");
+    out.Error(kLuaStackLimit);
     lua_pop(L, 1);
     return;
   }
@@ -378,7 +378,7 @@ bool CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
   const int status = luaL_loadbuffer(L, code.data(), code.size(), chunk_name);
   lua_remove(L, -2);
   if (status == 0) return true;
-  *error = "ERR " + std::string(prefix) + lua_tostring(L, -1);
+  *error = GenericError(std::string(prefix) + lua_tostring(L, -1));
   lua_pop(L, 1);
   return false;
 }

@@ -35,7 +35,6 @@ namespace ebb::server::scripting {
 
 namespace {
 
-constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
 // The field redis.call and redis.pcall set on the error tables they make (Redis's name): the
 // error was counted in INFO errorstats when the command failed or was refused.
 constexpr const char* kErrorCountedField = "ignore_error_stats_update";
@@ -73,8 +72,7 @@ void WriteResult(lua_State* L, int script_resp, std::string* out, int protocol,
     if (budget.exceeded) {
       writer.Error(kScriptReplyTooLarge);
     } else {
-      writer.Error("ERR " +
-                   std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "out of memory"));
+      writer.Error(GenericError(lua_isstring(L, -1) ? lua_tostring(L, -1) : "out of memory"));
     }
     lua_pop(L, 1);
   }
@@ -133,17 +131,17 @@ bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length
   if (!body.starts_with("#!")) return true;
   const size_t end = body.find('\n');
   if (end == std::string_view::npos) {
-    *error = "ERR Invalid script shebang";
+    *error = kInvalidScriptShebang;
     return false;
   }
   *shebang_length = end;
   std::vector<std::string> parts;
   if (!protocol::SplitArgs(body.substr(0, end), &parts) || parts.empty()) {
-    *error = "ERR Invalid engine in script shebang";
+    *error = kInvalidShebangEngine;
     return false;
   }
   if (parts[0] != "#!lua") {
-    *error = "ERR Unexpected engine in script shebang: " + parts[0];
+    *error = UnexpectedShebangEngineError(parts[0]);
     return false;
   }
   *flags = 0;
@@ -156,7 +154,7 @@ bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length
   for (size_t i = 1; i < parts.size(); ++i) {
     std::string_view part = parts[i];
     if (!part.starts_with("flags=")) {
-      *error = "ERR Unknown lua shebang option: " + parts[i];
+      *error = UnknownShebangOptionError(parts[i]);
       return false;
     }
     part.remove_prefix(6);
@@ -169,7 +167,7 @@ bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length
       const auto* found = std::find_if(std::begin(kFlags), std::end(kFlags),
                                        [&](const auto& f) { return f.first == name; });
       if (found == std::end(kFlags)) {
-        *error = "ERR Unexpected flag in script shebang: " + std::string(name);
+        *error = UnexpectedShebangFlagError(name);
         return false;
       }
       *flags |= found->second;
@@ -576,15 +574,13 @@ bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
     return !stale;
   }
   if (stale && !(flags & kScriptAllowStale)) {
-    ctx.reply.Error(
-        "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
-        "'allow-stale' flag is not set on the script.");
+    ctx.reply.Error(kScriptMasterDown);
     return false;
   }
   if (!(flags & kScriptNoWrites)) {
     // A script that may write is refused where a write would be, before it runs.
     if (server_->RefusesWrites(ctx.client)) {
-      ctx.reply.Error("READONLY Can not run script with write flag on readonly replica");
+      ctx.reply.Error(kScriptReadOnlyReplica);
       return false;
     }
     if (std::optional<std::string> refusal = ctx.dispatcher->DiskErrorRefusal()) {
@@ -592,7 +588,7 @@ bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
       return false;
     }
     if (read_only) {
-      ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+      ctx.reply.Error(kScriptWriteInReadOnlyCall);
       return false;
     }
     if (server_->RefusesWritesForReplicas()) {
@@ -601,9 +597,7 @@ bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
     }
   }
   if (!(flags & (kScriptAllowOom | kScriptNoWrites)) && server_->OverMaxmemory()) {
-    ctx.reply.Error(
-        "OOM allow-oom flag is not set on the script, can not run it when used memory > "
-        "'maxmemory'");
+    ctx.reply.Error(kScriptOom);
     return false;
   }
   return true;
@@ -615,7 +609,7 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
     sha.assign(eval.script);
     std::transform(sha.begin(), sha.end(), sha.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (sha.size() != 40 || !scripts_.contains(sha)) return ctx.reply.Error(kNoScriptError);
+    if (sha.size() != 40 || !scripts_.contains(sha)) return ctx.reply.Error(kNoScript);
   } else {
     std::string error;
     if (!Load(eval.script, &sha, &error)) return ctx.reply.Error(error);
@@ -698,7 +692,7 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
     WriteResult(L, run.resp, &out, ctx.reply.protocol(), reply_limits_);
   } else if (!lua_istable(L, -1)) {
     const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
-    writer.Error("ERR Error running script " + name + ", " + std::string(message).substr(0, 100));
+    writer.Error(ScriptRunError(name, message));
     lua_pop(L, 1);
   } else {
     auto field = [&](const char* key) {
@@ -713,7 +707,7 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
     auto [has_error, error] = field("err");
     const auto [has_source, source] = field("source");
     const auto [has_line, line] = field("line");
-    if (!has_error) error = "ERR unknown error";
+    if (!has_error) error = kScriptUnknownError;
     if (!error.empty() && error[0] == '-') error.erase(0, 1);
     if (has_source && has_line) error += " script: " + name + ", on " + source + ":" + line + ".";
     writer.Error(error);
