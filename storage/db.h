@@ -169,6 +169,9 @@ class DB {
                             std::vector<std::string>* files) = 0;
 
   virtual Stats GetStats() = 0;
+  // Where reads of table blocks from disk record their durations (Options::disk_read_latency,
+  // or the DB's own); never null. Stats::disk_read_latency is its snapshot.
+  virtual std::shared_ptr<DiskReadLatency> disk_read_latency() const = 0;
 
   // An estimate of the live keys in [lower, upper) (empty `upper`: no bound) that reads no
   // row — RocksDB's estimate-num-keys for a range: the memtables' keys counted as they were

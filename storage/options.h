@@ -15,6 +15,7 @@ namespace ebb::storage {
 class BlockFetch;
 class Clock;
 class CompactionFilter;
+class DiskReadLatency;
 class EngineLatency;
 class FileSystem;
 class Snapshot;
@@ -42,6 +43,10 @@ struct Options {
   // Optional: where the engine's threads record how long their work took (WAL fsyncs, flushes,
   // compactions, whole-file drops: storage/engine_latency.h). nullptr: not recorded.
   std::shared_ptr<EngineLatency> engine_latency;
+  // Optional: where reads of table blocks from disk record how long they took
+  // (storage/disk_read_latency.h); shared so the server's block reader records into it too.
+  // nullptr: the DB keeps its own (DB::disk_read_latency).
+  std::shared_ptr<DiskReadLatency> disk_read_latency;
 
   size_t memtable_size = 64 << 20;      // a memtable this big is frozen and flushed
   size_t block_size = 4 << 10;          // target uncompressed size of an SST data block

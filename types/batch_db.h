@@ -78,6 +78,9 @@ class BatchDB final : public storage::DB {
     base_->SetWriteStallListener(std::move(listener));
   }
   storage::Stats GetStats() override { return base_->GetStats(); }
+  std::shared_ptr<storage::DiskReadLatency> disk_read_latency() const override {
+    return base_->disk_read_latency();
+  }
   // The engine's: the pending batch has no sequence numbers until Commit.
   uint64_t LastSequence() override { return base_->LastSequence(); }
   void SetReplicationTap(ReplicationTap tap) override { base_->SetReplicationTap(std::move(tap)); }

@@ -268,6 +268,25 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
   return nullptr;
 }
 
+uint64_t PendingCompactionBytes(const Version& v, const PickParams& p) {
+  uint64_t pending = 0;
+  uint64_t carried = 0;  // bytes the levels above must move into the next one
+  if (static_cast<int>(v.files[0].size()) >= p.l0_compaction_trigger) {
+    carried = v.LevelBytes(0);
+    pending += carried;
+  }
+  // The same targets as PickCompaction's size scores.
+  double max_bytes = static_cast<double>(p.level1_max_bytes);
+  for (int level = 1; level < kNumLevels - 1; level++) {
+    const uint64_t bytes = v.LevelBytes(level) + carried;
+    const auto target = static_cast<uint64_t>(std::max(max_bytes, 1.0));
+    carried = bytes > target ? bytes - target : 0;
+    pending += carried;
+    max_bytes *= std::max(p.level_size_multiplier, 2);
+  }
+  return pending;
+}
+
 namespace {
 
 // True when a range deletion removes `v` for every reader: it covers the key, was written after
@@ -363,6 +382,7 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
     if (!dead && v.meta.ExpiredAt(ctx.expiry_now_ms)) {
       dead = true;
       stats->expired++;
+      stats->expired_bytes += user_key.size() + v.value.size();
       if (ctx.filter != nullptr && ctx.expired_ranges != nullptr) {
         ctx.filter->ExpiredRowRanges(user_key, v.value, ctx.expired_ranges);
       }

@@ -89,6 +89,13 @@ void RetirableRangeFacts(const Version& v, const PickParams& params,
 std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams& params,
                                               size_t next_file[kNumLevels]);
 
+// Compaction debt (Stats::compaction_pending_bytes): the bytes compaction must still move to
+// bring every level within its target size, by the targets PickCompaction uses — level 0's
+// bytes once it holds l0_compaction_trigger files, then down the levels 1 .. kNumLevels - 2 the
+// excess of each level's bytes, plus the excess carried into it from the level above, over its
+// target. Only params' l0_compaction_trigger, level1_max_bytes and level_size_multiplier count.
+uint64_t PendingCompactionBytes(const Version& v, const PickParams& params);
+
 // One version of a user key as compaction sees it.
 struct KeyVersion {
   uint64_t sequence = 0;
@@ -98,9 +105,10 @@ struct KeyVersion {
 };
 
 struct ReduceStats {
-  uint64_t expired = 0;   // survivors turned dead by expiry (to a tombstone or dropped)
-  uint64_t filtered = 0;  // survivors dropped by the filter
-  uint64_t deleted = 0;   // versions gone because a wipe or range deletion hid them
+  uint64_t expired = 0;        // survivors turned dead by expiry (to a tombstone or dropped)
+  uint64_t expired_bytes = 0;  // their user key and value bytes
+  uint64_t filtered = 0;       // survivors dropped by the filter
+  uint64_t deleted = 0;        // versions gone because a wipe or range deletion hid them
 };
 
 // What a reduction knows about the versions it does not see.

@@ -513,6 +513,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       stats_.compaction_bytes_read += bytes_read;
       stats_.compaction_bytes_written += bytes_written;
       stats_.expired_rows_dropped += reduce_stats.expired;
+      stats_.expired_rewritten_bytes += reduce_stats.expired_bytes;
       stats_.filter_rows_dropped += reduce_stats.filtered;
       stats_.versions_deleted += reduce_stats.deleted;
     }

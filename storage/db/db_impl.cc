@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "storage/db/compaction.h"
 #include "storage/db/db_iter.h"
 #include "storage/db/filename.h"
 #include "storage/db/level_iterator.h"
@@ -52,6 +53,8 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       fs_(options.file_system ? options.file_system : DefaultFileSystem()),
       clock_(options.clock ? options.clock : std::make_shared<SystemClock>()),
       block_cache_(std::make_unique<BlockCache>(options.block_cache_size)),
+      disk_read_latency_(options.disk_read_latency ? options.disk_read_latency
+                                                   : std::make_shared<DiskReadLatency>()),
       memtable_blocks_(std::make_shared<HugeBlockPool>(options.memtable_size)),
       expiration_enabled_(options.expiration_enabled),
       whole_file_expiry_(options.whole_file_expiry),
@@ -59,9 +62,9 @@ DBImpl::DBImpl(const Options& options, std::string dir)
       wal_fsync_(options.wal_fsync),
       mem_(NewMemTable()),
       versions_(dir_, fs_) {
-  table_cache_ =
-      std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
-                                   std::max(options.max_open_files, 16), options.use_direct_reads);
+  table_cache_ = std::make_unique<TableCache>(dir_, fs_, block_cache_.get(),
+                                              std::max(options.max_open_files, 16),
+                                              options.use_direct_reads, disk_read_latency_.get());
 }
 
 DBImpl::~DBImpl() {
@@ -901,6 +904,25 @@ Stats DBImpl::GetStats() {
   stats.purge_hints_pending = version->purge_hints.size();
   stats.compaction_error = compaction_error_.ok() ? "" : compaction_error_.ToString();
   for (const auto& [number, what] : damaged_tables_) stats.damaged_tables.push_back(what);
+  // Files holding rows the expiry clock has passed, from the manifest's time facts.
+  const int64_t expiry_now = ExpiryNow();
+  int64_t oldest_expiry = INT64_MAX;
+  for (const auto& level : version->files) {
+    for (const auto& f : level) {
+      if (f->props.min_expire_at > expiry_now) continue;
+      stats.expired_pending_bytes += f->file_size;
+      oldest_expiry = std::min(oldest_expiry, f->props.min_expire_at);
+    }
+  }
+  stats.oldest_expired_age_ms = oldest_expiry == INT64_MAX ? 0 : expiry_now - oldest_expiry;
+  stats.purge_deadline_ms = purge_deadline_ms_.load();
+  PickParams params;  // the targets RunOneCompaction picks by
+  params.l0_compaction_trigger =
+      std::min(options_.l0_compaction_trigger, options_.l0_stop_writes_trigger);
+  params.level1_max_bytes = options_.level1_max_bytes;
+  params.level_size_multiplier = options_.level_size_multiplier;
+  stats.compaction_pending_bytes = PendingCompactionBytes(*version, params);
+  stats.disk_read_latency = disk_read_latency_->Snapshot();
   return stats;
 }
 

@@ -38,6 +38,7 @@
 #include "storage/db/db_iter.h"
 #include "storage/db/memtable.h"
 #include "storage/db/version_set.h"
+#include "storage/disk_read_latency.h"
 #include "storage/engine_latency.h"
 #include "storage/env/file.h"
 #include "storage/table/table_builder.h"
@@ -77,6 +78,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status CheckWriteStall() override;
   void SetWriteStallListener(std::function<void()> listener) override;
   Stats GetStats() override;
+  std::shared_ptr<DiskReadLatency> disk_read_latency() const override { return disk_read_latency_; }
   uint64_t LastSequence() override;
   void SetReplicationTap(ReplicationTap tap) override;
   Status Checkpoint(const std::string& dir, uint64_t* sequence,
@@ -256,6 +258,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::shared_ptr<FileSystem> fs_;
   std::shared_ptr<Clock> clock_;
   std::unique_ptr<BlockCache> block_cache_;
+  // Options::disk_read_latency or the DB's own; the tables of table_cache_ record into it.
+  const std::shared_ptr<DiskReadLatency> disk_read_latency_;
   // The huge blocks of flushed memtables, kept for the next ones: one memtable's worth at most.
   const std::shared_ptr<HugeBlockPool> memtable_blocks_;
   std::unique_ptr<TableCache> table_cache_;

@@ -45,12 +45,13 @@ void Count(const Table& table, bool add, TableCache::Usage* usage) {
 }  // namespace
 
 TableCache::TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache,
-                       int capacity, bool direct_reads)
+                       int capacity, bool direct_reads, DiskReadLatency* read_latency)
     : dir_(std::move(dir)),
       fs_(std::move(fs)),
       block_cache_(block_cache),
       capacity_(capacity),
-      direct_reads_(direct_reads) {}
+      direct_reads_(direct_reads),
+      read_latency_(read_latency) {}
 
 TableCache::~TableCache() = default;
 
@@ -71,7 +72,9 @@ Status TableCache::FindTable(const FileMetaData& file, std::shared_ptr<Table>* t
                            : fs_->NewRandomAccessFile(name, &raf);
   if (!s.ok()) return s;
   std::unique_ptr<Table> opened;
-  s = Table::Open(TableOptions(), std::move(raf), file.file_size, file.number, block_cache_, name,
+  TableOptions options;
+  options.read_latency = read_latency_;
+  s = Table::Open(options, std::move(raf), file.file_size, file.number, block_cache_, name,
                   &opened);
   if (!s.ok()) return s;
   std::shared_ptr<Table> shared(std::move(opened));

@@ -23,11 +23,14 @@
 namespace ebb::storage {
 
 class BlockCache;
+class DiskReadLatency;
 
 class TableCache {
  public:
+  // `read_latency` (may be null; outlives the cache) receives the durations of the tables'
+  // data block reads (TableOptions::read_latency).
   TableCache(std::string dir, std::shared_ptr<FileSystem> fs, BlockCache* block_cache, int capacity,
-             bool direct_reads = false);
+             bool direct_reads = false, DiskReadLatency* read_latency = nullptr);
   ~TableCache();
 
   // An iterator over every entry of the table `file`; `fetch` as Table::NewIterator.
@@ -65,6 +68,7 @@ class TableCache {
   BlockCache* const block_cache_;
   const size_t capacity_;
   const bool direct_reads_;
+  DiskReadLatency* const read_latency_;
   mutable std::mutex mu_;
   Usage usage_;              // of tables_
   std::list<uint64_t> lru_;  // front = most recently used

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "storage/disk_read_latency.h"
 #include "storage/format/internal_key.h"
 #include "storage/table/block.h"
 #include "storage/table/block_cache.h"
@@ -318,7 +319,10 @@ Status Table::ReadData(const BlockHandle& handle, bool fill_cache, BlockFetch* f
     if (s.ok()) s = InstallBlock(handle, data, fill_cache, block);
     return s;
   }
-  s = rep_->ReadBlock(handle, block);
+  {
+    DiskReadTimer timer(rep_->options.read_latency);
+    s = rep_->ReadBlock(handle, block);
+  }
   if (s.ok() && rep_->cache != nullptr && fill_cache) {
     rep_->cache->Insert(rep_->file_number, handle.offset, *block);
   }

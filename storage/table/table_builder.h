@@ -37,6 +37,9 @@ struct TableOptions {
   // Classifies value rows that carry an expiry for TableProperties::per_item_rows,
   // whole_file_rows and owner_rows (storage/compaction_filter.h); nullptr: none.
   const CompactionFilter* classifier = nullptr;
+  // Reading: receives how long each data block read from the file took (not readahead's);
+  // nullptr: not timed. REQUIRES: outlives the table.
+  DiskReadLatency* read_latency = nullptr;
 };
 
 class TableBuilder {

@@ -230,6 +230,36 @@ std::shared_ptr<const FileMetaData> File(uint64_t number, const std::string& sma
   return f;
 }
 
+TEST(ReduceVersionsTest, ExpiredBytesCountTheKeyAndValueOfEachExpiredRow) {
+  ReduceStats stats;
+  // Two expired values ("k" + "abc", "k" + "de"); the live one and the tombstone do not count.
+  const Ctx at100{.bottom = true, .now = 100};
+  EXPECT_EQ(Reduce({V(1, 10, "abc", 50)}, at100, &stats), "");
+  EXPECT_EQ(Reduce({V(2, 20, "de", 60)}, at100, &stats), "");
+  EXPECT_EQ(Reduce({V(3, 30, "live", 1000)}, at100, &stats), "3=live@30~1000");
+  Reduce({T(4, 40)}, at100, &stats);
+  EXPECT_EQ(stats.expired, 2u);
+  EXPECT_EQ(stats.expired_bytes, (1u + 3u) + (1u + 2u));
+}
+
+TEST(PendingCompactionBytesTest, CountsLevel0AtItsTriggerAndEachLevelsExcessCarriedDown) {
+  PickParams p;
+  p.l0_compaction_trigger = 2;
+  p.level1_max_bytes = 100;
+  p.level_size_multiplier = 10;  // L2's target 1000, L3's 10000
+  Version v;
+  EXPECT_EQ(PendingCompactionBytes(v, p), 0u);
+  v.files[0].push_back(File(1, "a", "b", 30));
+  v.files[1].push_back(File(2, "a", "z", 90));
+  EXPECT_EQ(PendingCompactionBytes(v, p), 0u);  // L0 under its trigger, L1 within 100
+  v.files[0].push_back(File(3, "c", "d", 40));
+  // L0: 70 to move; L1 then holds 160, 60 over its target; L2 holds 60 of 1000.
+  EXPECT_EQ(PendingCompactionBytes(v, p), 70u + 60u);
+  v.files[2].push_back(File(4, "a", "z", 990));
+  // L2 then holds 1050, 50 over; L3 holds 50.
+  EXPECT_EQ(PendingCompactionBytes(v, p), 70u + 60u + 50u);
+}
+
 TEST(ReduceForFlushTest, InOrderOverwritesKeepTheNewestAndTheOneThatEndsAGraceWalk) {
   // Newest first: @400 is the greatest, @100 the least of the rest.
   EXPECT_EQ(Show(ReduceForFlush(
