@@ -4,6 +4,7 @@
 
 #include "server/replication/master.h"
 #include "server/server_context.h"
+#include "storage/disk_read_latency.h"
 #include "storage/engine_latency.h"
 #include "types/keyspace.h"
 
@@ -37,6 +38,8 @@ storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Cl
   options.whole_file_expiry = config.expiry_whole_file;
   options.purge_deadline_ms = config.expiry_purge_deadline_ms;
   options.engine_latency = std::make_shared<storage::EngineLatency>();
+  // Shared by every DB the keyspace opens and by the block reader (server/net/server.cc).
+  options.disk_read_latency = std::make_shared<storage::DiskReadLatency>();
   return options;
 }
 

@@ -193,6 +193,23 @@ void InfoStorage(ServerContext& ctx, std::string* out) {
       entries, s.bytes_expired_whole, s.range_deletions, s.range_deletions_pending,
       s.files_deleted_by_range, s.bytes_deleted_by_range, s.versions_deleted,
       s.purge_hints_pending);
+  // Expiry and purge progress, compaction debt, and the disk reads' latency distribution:
+  // per bucket "<upper bound in us>=<reads that took at most that long>" (cumulative), then
+  // "inf=<all reads>".
+  const storage::DiskReadHistogram& reads = s.disk_read_latency;
+  std::string buckets;
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < reads.counts.size(); ++i) {
+    cumulative += reads.counts[i];
+    buckets += i < reads.bounds_us.size() ? fmt::format("{}={},", reads.bounds_us[i], cumulative)
+                                          : fmt::format("inf={}", cumulative);
+  }
+  *out += fmt::format(
+      "expired_rewritten_bytes:{}\r\nexpired_pending_bytes:{}\r\noldest_expired_age_ms:{}\r\n"
+      "expiry_purge_deadline_ms:{}\r\ncompaction_pending_bytes:{}\r\ndisk_reads_timed:{}\r\n"
+      "disk_read_time_us:{}\r\ndisk_read_latency_us:{}\r\n",
+      s.expired_rewritten_bytes, s.expired_pending_bytes, s.oldest_expired_age_ms,
+      s.purge_deadline_ms, s.compaction_pending_bytes, reads.count, reads.sum_ns / 1000, buckets);
   // A compaction that keeps failing (a full disk: compaction_error) or tables it found damaged,
   // which it leaves alone (the engine logs each with what it found).
   std::string damaged;

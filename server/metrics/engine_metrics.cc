@@ -1,5 +1,7 @@
 // The metrics of the engine and ebb's own counters (server/metrics/metrics.h).
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "server/latency_monitor.h"
 #include "server/metrics/metrics.h"
@@ -77,6 +79,11 @@ void Work(const storage::Stats& s, PrometheusText* out) {
               s.compaction_error.empty() ? 0 : 1);
   out->Single("ebb_damaged_tables", kGauge, "Tables compaction found damaged and leaves alone.",
               uint64_t{s.damaged_tables.size()});
+  out->Single("ebb_compaction_pending_bytes", kGauge,
+              "Compaction debt: bytes compaction must still move to bring every level within its "
+              "target size (level 0's bytes once it reaches its compaction trigger, then each "
+              "level's excess over its target, the excess moved down from above included).",
+              s.compaction_pending_bytes);
   out->Single("ebb_write_stalls_total", kCounter,
               "Times writes began to wait for a flush or compaction.", s.write_stalls);
   out->Single("ebb_wal_syncs_total", kCounter, "WAL syncs (fdatasync).", s.wal_syncs);
@@ -101,6 +108,24 @@ void Expiry(const storage::Stats& s, PrometheusText* out) {
   out->Single("ebb_expired_whole_file_bytes_total", kCounter,
               "Bytes reclaimed by deleting fully expired files, without a rewrite.",
               s.bytes_expired_whole);
+  out->Single("ebb_expired_rewritten_bytes_total", kCounter,
+              "Key and value bytes of the expired rows compaction dropped or turned to "
+              "tombstones: bytes reclaimed by rewriting.",
+              s.expired_rewritten_bytes);
+  out->Single("ebb_expired_pending_bytes", kGauge,
+              "Sizes of the table files holding at least one row already expired by the "
+              "engine's expiry clock (whole files: an upper bound on the expired bytes awaiting "
+              "purge; memtables not counted).",
+              s.expired_pending_bytes);
+  out->Single("ebb_oldest_expired_age_seconds", kGauge,
+              "How long ago the earliest expiry among those files passed, on the expiry clock "
+              "(0: no file holds an expired row); compare with ebb_expiry_purge_deadline_seconds.",
+              static_cast<double>(s.oldest_expired_age_ms) / 1000);
+  out->Single("ebb_expiry_purge_deadline_seconds", kGauge,
+              "expiry-purge-deadline: expired rows are physically removed within this long of "
+              "their expiry (+Inf: unlimited, no deadline).",
+              s.purge_deadline_ms < 0 ? std::numeric_limits<double>::infinity()
+                                      : static_cast<double>(s.purge_deadline_ms) / 1000);
   out->Single("ebb_range_deletions_total", kCounter, "Key ranges deleted.", s.range_deletions);
   out->Single("ebb_range_deletions_pending", kGauge,
               "Range deletions not yet applied to every file.", s.range_deletions_pending);
@@ -113,6 +138,18 @@ void Expiry(const storage::Stats& s, PrometheusText* out) {
               "Versions compaction dropped under a wipe or range deletion.", s.versions_deleted);
   out->Single("ebb_purge_hints_pending", kGauge, "Purge hints not yet applied.",
               s.purge_hints_pending);
+}
+
+void DiskReadLatency(const storage::Stats& s, PrometheusText* out) {
+  const storage::DiskReadHistogram& h = s.disk_read_latency;
+  std::vector<double> bounds;
+  bounds.reserve(h.bounds_us.size());
+  for (uint64_t us : h.bounds_us) bounds.push_back(static_cast<double>(us) / 1e6);
+  out->Histogram("ebb_disk_read_duration_seconds",
+                 "Reads of table data blocks that missed the block cache, by how long they took: "
+                 "the block reader's (from its Read call to the read's completion) and the "
+                 "engine's inline reads; not readahead nor table opens.",
+                 bounds, h.counts, static_cast<double>(h.sum_ns) / 1e9);
 }
 
 void ServerCounters(ServerContext& ctx, PrometheusText* out) {
@@ -187,6 +224,7 @@ void AppendEngineMetrics(ServerContext& ctx, PrometheusText* out) {
   Caches(ctx, s, out);
   Work(s, out);
   Expiry(s, out);
+  DiskReadLatency(s, out);
 }
 
 }  // namespace ebb::server

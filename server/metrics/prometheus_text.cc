@@ -15,6 +15,8 @@ std::string_view TypeName(MetricType type) {
       return "gauge";
     case MetricType::kSummary:
       return "summary";
+    case MetricType::kHistogram:
+      return "histogram";
   }
   return "untyped";
 }
@@ -61,6 +63,22 @@ void PrometheusText::Sample(std::string_view name, const std::vector<MetricLabel
   out_ += ' ';
   out_ += value.text();
   out_ += '\n';
+}
+
+void PrometheusText::Histogram(std::string_view name, std::string_view help,
+                               const std::vector<double>& bounds,
+                               const std::vector<uint64_t>& counts, double sum) {
+  Family(name, MetricType::kHistogram, help);
+  const std::string bucket = fmt::format("{}_bucket", name);
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    cumulative += i < counts.size() ? counts[i] : 0;
+    Sample(bucket, {{"le", MetricValue(bounds[i]).text()}}, cumulative);
+  }
+  for (size_t i = bounds.size(); i < counts.size(); ++i) cumulative += counts[i];
+  Sample(bucket, {{"le", "+Inf"}}, cumulative);
+  Sample(fmt::format("{}_sum", name), sum);
+  Sample(fmt::format("{}_count", name), cumulative);
 }
 
 std::string EscapeLabelValue(std::string_view value) {

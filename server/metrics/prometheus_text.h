@@ -11,7 +11,8 @@
 // escaped as the format says (label values: backslash, double quote and line feed; HELP:
 // backslash and line feed). Names are the caller's constants and are not checked: a metric or
 // label name must match [a-zA-Z_:][a-zA-Z0-9_:]* and a family's samples must follow it before
-// the next family starts, each family once per scrape.
+// the next family starts, each family once per scrape. A histogram is written whole by
+// Histogram.
 // Thread-safety: a value type.
 #pragma once
 
@@ -28,7 +29,7 @@ namespace ebb::server {
 inline constexpr std::string_view kPrometheusContentType =
     "text/plain; version=0.0.4; charset=utf-8";
 
-enum class MetricType { kCounter, kGauge, kSummary };
+enum class MetricType { kCounter, kGauge, kSummary, kHistogram };
 
 // A sample's value as the format writes it: integers exactly, other numbers with the
 // precision needed to read back the same double, NaN and infinities as "NaN", "+Inf", "-Inf".
@@ -63,6 +64,14 @@ class PrometheusText {
     Family(name, type, help);
     Sample(name, value);
   }
+
+  // A histogram family of one series without labels: `name`_bucket{le="<bound>"} per bound
+  // (cumulative: the observations <= that bound), `name`_bucket{le="+Inf"} (= count), then
+  // `name`_sum and `name`_count. `bounds` ascending; `counts` per bucket, not cumulative, one
+  // more than `bounds` (the last: above every bound). REQUIRES: counts.size() ==
+  // bounds.size() + 1.
+  void Histogram(std::string_view name, std::string_view help, const std::vector<double>& bounds,
+                 const std::vector<uint64_t>& counts, double sum);
 
   const std::string& text() const { return out_; }
   std::string Take() { return std::move(out_); }

@@ -309,6 +309,9 @@ void BlockReader::Complete(Request* request) {
   reads_in_flight_--;
   if (!request->status.ok()) stats_->disk_read_errors++;
   Batch* batch = request->batch;
+  if (read_latency_ != nullptr) {
+    read_latency_->Record(std::chrono::steady_clock::now() - batch->began);
+  }
   if (--batch->pending == 0) Finish(batch);
 }
 

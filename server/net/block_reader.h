@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/disk_read_latency.h"
 #include "storage/env/aligned_buffer.h"
 #include "storage/status.h"
 #include "storage/table/block_fetch.h"
@@ -97,6 +98,12 @@ class BlockReader {
   // call (0: no Read finished); LATENCY's `disk-read` event (server/latency_monitor.h).
   uint64_t TakeLongestWaitUs() { return std::exchange(longest_wait_us_, 0); }
 
+  // Where each block read's duration is recorded, from the Read call to its completion on the
+  // io thread (a resubmitted short read counts once); nullptr: not recorded.
+  void set_read_latency(std::shared_ptr<storage::DiskReadLatency> latency) {
+    read_latency_ = std::move(latency);
+  }
+
   // Tests (DEBUG BLOCK-READ-DELAY): every Read calls `done` no sooner than `delay` after it
   // was made. 0: at once.
   void set_completion_delay(std::chrono::milliseconds delay) { delay_ = delay; }
@@ -150,6 +157,7 @@ class BlockReader {
   Backend backend_ = Backend::kThreads;
   std::chrono::milliseconds delay_{0};
   uint64_t longest_wait_us_ = 0;
+  std::shared_ptr<storage::DiskReadLatency> read_latency_;
   std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done, in no order
   std::vector<std::unique_ptr<Batch>> spare_batches_;  // done, kept for the next Reads
   std::vector<storage::AlignedBuffer> spare_;          // kSpareBufferBytes each

@@ -53,6 +53,7 @@ Server::Server(ServerContext* context)
     wal_write_out_ = std::make_unique<WalTurnCommit>(io_, [ks] { return ks->db().FlushWal(); });
     WireEngine();
     block_reader_ = std::make_unique<BlockReader>(io_, &context_->stats());
+    block_reader_->set_read_latency(ks->db().disk_read_latency());
     context_->set_block_reader(block_reader_.get());
     replication_master_ = std::make_unique<ReplicationMaster>(context_, io_);
     // An acknowledgement may complete a WAIT: resume the waiting connections after this turn.

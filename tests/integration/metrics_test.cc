@@ -154,6 +154,58 @@ TEST_F(MetricsTest, EveryFamilyServedIsDocumented) {
   EXPECT_GT(families, 50u);
 }
 
+// The engine's expiry, compaction and disk-read measures: in INFO storage and in the scrape,
+// the disk reads' histogram counting reads that went to the disk (a block cache that keeps
+// nothing, the rows in a table file).
+class MetricsDiskReadTest : public MetricsTest {
+ protected:
+  void SetUp() override {
+    metrics_port_ = TestServer::FreePort();
+    Start({"--metrics-port", std::to_string(metrics_port_), "--block-cache-size", "0",
+           "--expiry-purge-deadline", "2h"});
+  }
+};
+
+TEST_F(MetricsDiskReadTest, EngineMeasuresShowInInfoAndTheScrape) {
+  const std::string info = Do({"INFO", "storage"});
+  for (const char* field :
+       {"expired_rewritten_bytes:", "expired_pending_bytes:", "oldest_expired_age_ms:",
+        "expiry_purge_deadline_ms:7200000\r\n", "compaction_pending_bytes:", "disk_reads_timed:",
+        "disk_read_time_us:", "disk_read_latency_us:50="}) {
+    EXPECT_NE(info.find(field), std::string::npos) << field << " missing from " << info;
+  }
+  const std::string first = Scrape();
+  EXPECT_NE(first.find("# TYPE ebb_disk_read_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_EQ(Value(first, "ebb_expiry_purge_deadline_seconds"), 7200);
+  EXPECT_EQ(Value(first, "ebb_expired_pending_bytes"), 0);
+  EXPECT_EQ(Value(first, "ebb_oldest_expired_age_seconds"), 0);
+  EXPECT_EQ(Value(first, "ebb_expired_rewritten_bytes_total"), 0);
+  EXPECT_EQ(Value(first, "ebb_compaction_pending_bytes"), 0);
+  const double reads = Value(first, "ebb_disk_read_duration_seconds_count");
+  EXPECT_EQ(Value(first, "ebb_disk_read_duration_seconds_bucket{le=\"+Inf\"}"), reads);
+
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(Do({"SET", "key:" + std::to_string(1000 + i), std::string(100, 'v')}), "+OK");
+  }
+  ASSERT_EQ(Do({"DEBUG", "FLUSH-MEMTABLE"}), "+OK");
+  const long long block_reader_reads = InfoField(conn_.get(), "stats", "disk_reads");
+  for (int i = 0; i < 200; i += 10) {
+    ASSERT_EQ(Do({"GET", "key:" + std::to_string(1000 + i)}), "$" + std::string(100, 'v'));
+  }
+  const std::string after = Scrape();
+  const double count = Value(after, "ebb_disk_read_duration_seconds_count");
+  EXPECT_GT(count, reads);
+  // The block reader's reads (off the command thread) are among them.
+  const long long by_block_reader =
+      InfoField(conn_.get(), "stats", "disk_reads") - block_reader_reads;
+  EXPECT_GT(by_block_reader, 0);
+  EXPECT_GE(count - reads, static_cast<double>(by_block_reader));
+  EXPECT_EQ(Value(after, "ebb_disk_read_duration_seconds_bucket{le=\"+Inf\"}"), count);
+  EXPECT_LE(Value(after, "ebb_disk_read_duration_seconds_bucket{le=\"0.1\"}"), count);
+  EXPECT_GT(Value(after, "ebb_disk_read_duration_seconds_sum"), 0);
+  EXPECT_EQ(InfoField(conn_.get(), "storage", "disk_reads_timed"), static_cast<long long>(count));
+}
+
 TEST_F(MetricsTest, OnlyGetOfMetricsIsAScrape) {
   const HttpResponse other = HttpGet(metrics_port_, "/");
   EXPECT_EQ(other.status, 404) << other.headers;

@@ -74,5 +74,28 @@ TEST(PrometheusText, SummaryType) {
             "# HELP s h\n# TYPE s summary\ns{quantile=\"0.5\"} 1.5\ns_sum 3\ns_count 2\n");
 }
 
+TEST(PrometheusText, HistogramWritesCumulativeBucketsThenSumAndCount) {
+  PrometheusText out;
+  out.Histogram("ebb_disk_read_duration_seconds", "Disk reads.", {0.0001, 0.0025, 1},
+                {uint64_t{2}, uint64_t{0}, uint64_t{5}, uint64_t{1}}, 3.5);
+  EXPECT_EQ(out.text(),
+            "# HELP ebb_disk_read_duration_seconds Disk reads.\n"
+            "# TYPE ebb_disk_read_duration_seconds histogram\n"
+            "ebb_disk_read_duration_seconds_bucket{le=\"0.0001\"} 2\n"
+            "ebb_disk_read_duration_seconds_bucket{le=\"0.0025\"} 2\n"
+            "ebb_disk_read_duration_seconds_bucket{le=\"1\"} 7\n"
+            "ebb_disk_read_duration_seconds_bucket{le=\"+Inf\"} 8\n"
+            "ebb_disk_read_duration_seconds_sum 3.5\n"
+            "ebb_disk_read_duration_seconds_count 8\n");
+}
+
+TEST(PrometheusText, EmptyHistogramStillWritesEveryBucket) {
+  PrometheusText out;
+  out.Histogram("h", "x", {0.5}, {uint64_t{0}, uint64_t{0}}, 0.0);
+  EXPECT_EQ(out.text(),
+            "# HELP h x\n# TYPE h histogram\nh_bucket{le=\"0.5\"} 0\nh_bucket{le=\"+Inf\"} 0\n"
+            "h_sum 0\nh_count 0\n");
+}
+
 }  // namespace
 }  // namespace ebb::server
