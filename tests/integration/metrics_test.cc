@@ -77,7 +77,9 @@ TEST_F(MetricsTest, ScrapeFollowsTheServersWork) {
   EXPECT_GT(Value(after, "ebb_wal_written_bytes_total"), wal_bytes);
   EXPECT_GE(Value(after, "redis_connected_clients"), 1);
   EXPECT_EQ(Value(after, "redis_connected_slaves"), 0);
-  EXPECT_GT(Value(after, "redis_memory_used_bytes"), 0);
+  // The allocator's figure is 0 under AddressSanitizer, whose allocator keeps no such count.
+  EXPECT_GE(Value(after, "redis_memory_used_bytes"), 0);
+  EXPECT_GT(Value(after, "redis_memory_used_rss_bytes"), 0);
   EXPECT_EQ(Value(after, "ebb_active_active_enabled"), 0);
   EXPECT_EQ(Value(after, "redis_cluster_enabled"), 0);
   // latency-tracking is on by default: SET's percentiles, and its call count in _count.
@@ -238,7 +240,8 @@ TEST_F(MetricsTest, HostileClientsLeaveBothPortsServing) {
   {
     RawConnection c(metrics_port_);
     ASSERT_TRUE(c.connected());
-    c.Send(std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n", 25));
+    constexpr char kTlsHello[] = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n";
+    c.Send(std::string(kTlsHello, sizeof(kTlsHello) - 1));  // its NUL bytes included
     const std::string reply = c.ReadUntil("\r\n\r\n");
     EXPECT_TRUE(reply.rfind("HTTP/1.1 400", 0) == 0 || reply.empty()) << reply;
     EXPECT_TRUE(c.WaitClosed());
