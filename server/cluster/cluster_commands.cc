@@ -90,9 +90,6 @@ std::string Cluster::SetSlotNode(int slot, std::string_view node) {
   const bool was_mine = state_->slot_owner(slot) == me;
   state_->DelSlot(slot);
   state_->AddSlot(n, slot);
-  // What no read returns stays behind a move (tombstones, expired values, wiped versions): it
-  // goes with the slot, or it would meet the keys written elsewhere when the slot comes back.
-  if (was_mine && n != me) DeleteKeysOfSlot(slot);
   if (was_mine && n != me && me->num_slots == 0 &&
       context_->config().cluster_allow_replica_migration) {
     spdlog::warn("Configuration change detected. Reconfiguring myself as a replica of {}", n->name);

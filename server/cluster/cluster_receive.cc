@@ -299,8 +299,10 @@ void Cluster::UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch,
     // A slot being imported is this node's business until SETSLOT NODE ends it.
     if (state_->importing_from(j) != nullptr) continue;
     if (owner == nullptr || owner->config_epoch < sender_config_epoch) {
-      // Its rows go, dead versions too (SetSlotNode says why).
-      if (owner == me && sender != me) dirty.push_back(j);
+      if (owner == me && sender != me) {
+        auto count = context_->keyspace().CountKeysInSlot(j);
+        if (count.ok() && *count > 0) dirty.push_back(j);
+      }
       if (owner != nullptr && owner == current_master) {
         new_master = sender;
         migrated_our_slots++;
