@@ -20,18 +20,6 @@ namespace {
 constexpr MetricType kCounter = MetricType::kCounter;
 constexpr MetricType kGauge = MetricType::kGauge;
 
-std::string_view StateName(ReplicationMaster::ReplicaState state) {
-  switch (state) {
-    case ReplicationMaster::ReplicaState::kWaitSnapshot:
-      return "wait_bgsave";
-    case ReplicationMaster::ReplicaState::kSendingSnapshot:
-      return "send_bulk";
-    case ReplicationMaster::ReplicaState::kOnline:
-      return "online";
-  }
-  return "online";
-}
-
 // This server as a replica: its link to the master.
 void ReplicaSide(const ReplicaLink& link, int64_t now_ms, PrometheusText* out) {
   out->Single("redis_master_link_up", kGauge, "1 while the link to the master is up.",
@@ -86,9 +74,10 @@ void MasterSide(ServerContext& ctx, ReplicationMaster& master, int64_t now_ms,
                 master.CountGood(now_ms, config.min_replicas_max_lag_s));
   }
   auto labels = [](const ReplicationMaster::Replica& r) {
-    return std::vector<MetricLabel>{{"slave_ip", r.ip},
-                                    {"slave_port", std::to_string(r.listening_port)},
-                                    {"slave_state", std::string(StateName(r.state))}};
+    return std::vector<MetricLabel>{
+        {"slave_ip", r.ip},
+        {"slave_port", std::to_string(r.listening_port)},
+        {"slave_state", std::string(ReplicationMaster::ReplicaStateName(r.state))}};
   };
   out->Family("redis_connected_slave_offset_bytes", kGauge,
               "Per replica: the stream offset it last acknowledged.");

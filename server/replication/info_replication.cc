@@ -12,18 +12,6 @@ namespace ebb::server {
 
 namespace {
 
-std::string_view StateName(ReplicationMaster::ReplicaState state) {
-  switch (state) {
-    case ReplicationMaster::ReplicaState::kWaitSnapshot:
-      return "wait_bgsave";
-    case ReplicationMaster::ReplicaState::kSendingSnapshot:
-      return "send_bulk";
-    case ReplicationMaster::ReplicaState::kOnline:
-      return "online";
-  }
-  return "online";
-}
-
 // Redis 7's replica fields, from role to replica_announced.
 void AppendReplicaFields(ServerContext& context, const ReplicaLink& link, int64_t now_ms,
                          std::string* out) {
@@ -81,8 +69,8 @@ void AppendReplicationInfo(ServerContext& context, std::string* out) {
   for (size_t i = 0; i < replicas.size(); i++) {
     const auto& r = replicas[i];
     *out += fmt::format("slave{}:ip={},port={},state={},offset={},lag={}\r\n", i, r.ip,
-                        r.listening_port, StateName(r.state), r.ack_offset,
-                        std::max<int64_t>(0, (now_ms - r.ack_time_ms) / 1000));
+                        r.listening_port, ReplicationMaster::ReplicaStateName(r.state),
+                        r.ack_offset, std::max<int64_t>(0, (now_ms - r.ack_time_ms) / 1000));
   }
   const ReplicationIds& ids = master->ids();
   const ReplicationBacklog* backlog = master->backlog();

@@ -418,4 +418,16 @@ void ReplicationMaster::FailSnapshot(uint64_t client_id, const std::string& why)
   if (Client* client = context_->clients().Find(client_id)) client->RequestClose();
 }
 
+std::string_view ReplicationMaster::ReplicaStateName(ReplicaState state) {
+  switch (state) {
+    case ReplicaState::kWaitSnapshot:
+      return "wait_bgsave";
+    case ReplicaState::kSendingSnapshot:
+      return "send_bulk";
+    case ReplicaState::kOnline:
+      return "online";
+  }
+  return "online";
+}
+
 }  // namespace ebb::server

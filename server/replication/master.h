@@ -70,6 +70,9 @@ class ReplicationMaster {
   void Stop();
 
   enum class ReplicaState { kWaitSnapshot, kSendingSnapshot, kOnline };
+  // Redis's name for a replica's state in INFO replication's slaveN line (and the metrics'
+  // slave_state label): wait_bgsave, send_bulk, online.
+  static std::string_view ReplicaStateName(ReplicaState state);
   struct Replica {
     uint64_t client_id = 0;
     std::string ip;

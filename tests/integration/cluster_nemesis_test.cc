@@ -370,15 +370,7 @@ class ClusterNemesisTest : public ::testing::Test {
     ASSERT_TRUE(AllAgree()) << "the nodes do not agree after: " << schedule_ << LogTails();
   }
 
-  std::string LogTails() const {
-    std::string out;
-    for (int i = 0; i < kNodes; i++) {
-      const std::string log = nodes_[i]->ReadLog();
-      out += "\n--- node " + std::to_string(i) + "'s log, last lines:\n" +
-             log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
-    }
-    return out;
-  }
+  std::string LogTails() const { return ebb::test::LogTails(nodes_); }
 
   // A TLOG holds every entry an applied TLOG INS wrote, and only entries some TLOG INS sent.
   void CheckLog(redisContext* owner, const std::string& key, const std::vector<Op>& ops) {
@@ -458,14 +450,7 @@ class ClusterNemesisTest : public ::testing::Test {
         EXPECT_EQ(model_.count(keys[k].str()), 1u) << keys[k].str() << " was never written";
       }
     }
-    auto count = [&](const std::string& what) {
-      size_t n = 0;
-      for (size_t at = schedule_.find(what); at != std::string::npos;
-           at = schedule_.find(what, at + 1)) {
-        n++;
-      }
-      return n;
-    };
+    auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
     std::printf(
         "cluster nemesis: %zu keys, %zu writes applied, %zu unknown, %zu keys live; %zu slot "
         "moves, %zu kills, %zu power cuts, %zu clock jumps\n",

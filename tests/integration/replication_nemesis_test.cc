@@ -242,15 +242,7 @@ class ReplicationNemesisTest : public ::testing::Test {
     }
   }
 
-  std::string LogTails() const {
-    std::string out;
-    for (int i = 0; i < kNodes; i++) {
-      const std::string log = nodes_[i]->ReadLog();
-      out += "\n--- node " + std::to_string(i) + "'s log, last lines:\n" +
-             log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
-    }
-    return out;
-  }
+  std::string LogTails() const { return ebb::test::LogTails(nodes_); }
 
   bool OneReplicaCaughtUp() {
     RedisConnection master = nodes_[master_]->Connect();
@@ -327,14 +319,7 @@ class ReplicationNemesisTest : public ::testing::Test {
       EXPECT_EQ(model_.count(keys[i].str()), 1u) << keys[i].str() << " was never written";
     }
     RecordProperty("acknowledged_writes", std::to_string(acked));
-    auto count = [&](const std::string& what) {
-      size_t n = 0;
-      for (size_t at = schedule_.find(what); at != std::string::npos;
-           at = schedule_.find(what, at + 1)) {
-        n++;
-      }
-      return n;
-    };
+    auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
     std::printf(
         "nemesis: %zu keys written, %zu acknowledged and kept; %zu failovers, %zu replica "
         "kills, %zu cuts, %zu one-way drops, %zu clock jumps\n",

@@ -401,4 +401,22 @@ std::string TestServer::ReadLog() const {
   return ss.str();
 }
 
+std::string LogTails(const std::vector<std::unique_ptr<TestServer>>& servers) {
+  std::string out;
+  for (size_t i = 0; i < servers.size(); i++) {
+    const std::string log = servers[i]->ReadLog();
+    out += "\n--- node " + std::to_string(i) + "'s log, last lines:\n" +
+           log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
+  }
+  return out;
+}
+
+size_t CountOccurrences(std::string_view text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1)) {
+    n++;
+  }
+  return n;
+}
+
 }  // namespace ebb::test

@@ -144,6 +144,13 @@ class TestServer {
   std::string error_;
 };
 
+// The end of each server's log (its last 3000 bytes), headed by its index in `servers`: what a
+// failing test of several servers prints.
+std::string LogTails(const std::vector<std::unique_ptr<TestServer>>& servers);
+
+// How many times `what` occurs in `text` (a nemesis counts the actions of its schedule).
+size_t CountOccurrences(std::string_view text, std::string_view what);
+
 // The base of integration tests: one spawned server per test (arguments from ServerArgs()), a
 // hiredis connection, and Do() (one line, Canon) and R() (as redis-cli prints it).
 // A suite whose tests each need other arguments overrides SetUp to do nothing and calls Start.
