@@ -79,9 +79,9 @@ std::string InvalidDurationError(std::string_view text) {
   return out;
 }
 
-std::string OriginOffsetNotInLog(uint64_t offset, uint64_t first, uint64_t end) {
-  return "ERR origin offset " + std::to_string(offset) + " is not in this node's log (" +
-         std::to_string(first) + ".." + std::to_string(end) + ")";
+std::string OriginLogBehindStreamed(uint64_t applied, std::string_view new_id) {
+  return "ERR this node's log lost deltas up to origin offset " + std::to_string(applied) +
+         " that it had streamed: it is now node " + std::string(new_id) + ", reconnect";
 }
 
 std::string PeerSettingsDiffer(std::string_view option, std::string_view theirs,

@@ -220,8 +220,9 @@ std::string InvalidDurationError(std::string_view text);
 std::string SubcommandSyntaxError(std::string_view container, std::string_view sub);
 inline constexpr std::string_view kNotInActiveActiveMode =
     "ERR this node is not in active-active mode";
-// PEER SYNC from an offset past the end of this node's log, or 0 (its log holds first..end).
-std::string OriginOffsetNotInLog(uint64_t offset, uint64_t first, uint64_t end);
+// PEER SYNC from a peer that applied deltas of this node which its log no longer holds as they
+// were: this node took a new node id (`new_id`); the peer reconnects and asks it anew.
+std::string OriginLogBehindStreamed(uint64_t applied, std::string_view new_id);
 // PEER SYNC from a peer whose `option` (one of the settings every node of a mesh must share,
 // docs/active-active.md "Settings") is `theirs` where this node's is `ours`.
 inline constexpr std::string_view kPeerSettingsDifferPrefix = "ERR active-active settings differ";

@@ -29,10 +29,6 @@ namespace {
 // pending output is ticks).
 constexpr size_t kTickSlack = 64 * 1024;
 
-std::string AppliedRowName(std::string_view origin) {
-  return std::string(ActiveActive::kAppliedRowPrefix) + std::string(origin);
-}
-
 std::string RefusedError(std::string_view name) { return ActiveActiveRefusedError(name); }
 
 // Requests that may write without the kCmdWrite flag, and WATCH, whose promise (EXEC fails if
@@ -49,6 +45,10 @@ std::vector<std::string_view> Views(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+std::string ActiveActive::AppliedRowName(std::string_view origin) {
+  return std::string(kAppliedRowPrefix) + std::string(origin);
+}
 
 ActiveActive::ActiveActive(ServerContext* context, boost::asio::io_context& io)
     : context_(context), io_(io), dispatcher_(context) {}
@@ -219,6 +219,19 @@ bool ActiveActive::RemovePeer(const std::string& host, int port) {
   return false;
 }
 
+void ActiveActive::RestartLinks() {
+  std::vector<std::pair<std::pair<std::string, int>, bool>> peers;
+  for (const auto& link : links_) {
+    peers.push_back({{link->host(), link->port()}, link->paused()});
+    link->Stop();
+  }
+  links_.clear();
+  for (const auto& [peer, paused] : peers) {
+    StartLink(peer.first, peer.second);
+    if (paused) links_.back()->SetPaused(true);
+  }
+}
+
 void ActiveActive::RecordPeers() {
   std::vector<std::pair<std::string, int>> peers;
   for (const auto& link : links_) peers.emplace_back(link->host(), link->port());
@@ -261,10 +274,16 @@ std::vector<ActiveActive::PeerInfo> ActiveActive::Peers() const {
   return out;
 }
 
-uint64_t ActiveActive::applied_offset(const std::string& origin_id) const {
+bool ActiveActive::wants_snapshot(const std::string& origin_id) const {
+  if (!resync_) return false;
+  std::lock_guard lock(applied_mu_);
+  return !applied_.contains(origin_id);
+}
+
+ActiveActive::AppliedPosition ActiveActive::applied_position(const std::string& origin_id) const {
   std::lock_guard lock(applied_mu_);
   auto it = applied_.find(origin_id);
-  return it == applied_.end() ? 0 : it->second;
+  return it == applied_.end() ? AppliedPosition{} : it->second;
 }
 
 // ---- the origin side
@@ -541,6 +560,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
   uint64_t last = applied;
+  const PeerDelta* last_delta = nullptr;
   bool ok = true;
   ks.BeginBatch();
   for (const PeerDelta* delta : deltas) {
@@ -560,13 +580,15 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     // A malformed delta is skipped, counted and logged (ApplyOne): the link goes on.
     if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
     last = delta->offset;
+    last_delta = delta;
   }
   if (last == applied) {
     ks.DiscardBatch();
     whole_key_->ForgetCachedHorizons();
     return ok;
   }
-  const storage::Status s = CommitApplied(origin_id, last);
+  const storage::Status s =
+      CommitApplied(origin_id, AppliedPosition{last, DeltaDigest(*last_delta)});
   if (!s.ok()) {
     spdlog::warn("Peer {}: deltas {}..{} not applied: {}", origin_id, applied + 1, last,
                  s.ToString());
@@ -576,12 +598,12 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
 }
 
 storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
-                                            std::optional<uint64_t> applied) {
+                                            std::optional<AppliedPosition> applied) {
   types::Keyspace& ks = context_->keyspace();
   storage::Status s;
   if (applied) {
     s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
-                    std::to_string(*applied));
+                    EncodeAppliedRow(*applied));
   }
   if (!s.ok()) {
     ks.DiscardBatch();
@@ -613,7 +635,10 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
     if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
   }
   const bool advance = end.has_value() && *end > applied;
-  const storage::Status s = CommitApplied(origin_id, advance ? end : std::nullopt);
+  // A snapshot names no delta: its offset carries no digest.
+  const storage::Status s =
+      CommitApplied(origin_id, advance ? std::optional<AppliedPosition>(AppliedPosition{*end, ""})
+                                       : std::nullopt);
   if (!s.ok()) {
     spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
     return false;

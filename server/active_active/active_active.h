@@ -76,6 +76,10 @@ class ActiveActive {
   // (kEntryContentOffset), which has no delta row, so peers receive it as a snapshot.
   static constexpr std::string_view kEntryContentRow = "aa-entry-content";
   static constexpr uint64_t kEntryContentOffset = 1;
+  // Written when the node took a new incarnation (TakeNewIncarnation): from then on a peer with
+  // no entry in its applied vector is asked for a snapshot (PEER SYNC from offset 0), so every
+  // peer sends back what this node lost.
+  static constexpr std::string_view kResyncRow = "aa-resync";
 
   // REQUIRES: context (with a keyspace) and io outlive this object.
   ActiveActive(ServerContext* context, boost::asio::io_context& io);
@@ -161,8 +165,13 @@ class ActiveActive {
   // snapshot, after which the stream follows.
   // `peer_settings`: the peer's SyncSettings() (none from a client that sends none); a stream
   // is refused (kPeerSettingsDiffer) while any of them differs from this node's.
+  // `digest`: DeltaDigest of the delta at `from` - 1 as the peer applied it ("" when it does
+  // not know it). A peer that applied more than this node's log holds, or a different delta at
+  // that offset, proves this node lost deltas it had streamed: it takes a new incarnation
+  // (TakeNewIncarnation) and refuses the stream (kOriginLogBehindStreamed).
   void Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
-                 uint64_t from, std::span<const std::string_view> peer_settings);
+                 uint64_t from, std::string_view digest,
+                 std::span<const std::string_view> peer_settings);
   // The options that decide what a delta does wherever it is applied, as name/value pairs in
   // CONFIG GET's words: nodes that differ in any would diverge (docs/active-active.md,
   // "Settings"). Any thread (a link sends them with its PEER SYNC): a copy the io thread takes
@@ -188,8 +197,20 @@ class ActiveActive {
   // a malformed piece (none of the run is applied): the link must reconnect.
   bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
                      std::optional<uint64_t> end);
-  // The last origin offset of `origin_id` applied here (0: none). Any thread.
-  uint64_t applied_offset(const std::string& origin_id) const;
+  // An entry of the applied vector: the last origin offset of a peer applied here (0: none) and
+  // the DeltaDigest of that delta ("" after a snapshot, which names no delta).
+  struct AppliedPosition {
+    uint64_t offset = 0;
+    std::string digest;
+  };
+  // The applied vector's entry of `origin_id`. Any thread.
+  AppliedPosition applied_position(const std::string& origin_id) const;
+  uint64_t applied_offset(const std::string& origin_id) const {
+    return applied_position(origin_id).offset;
+  }
+  // True when the link to `origin_id` must ask for a snapshot rather than resume: this node took
+  // a new incarnation and has applied nothing of that peer since. Any thread.
+  bool wants_snapshot(const std::string& origin_id) const;
 
   // The server's cron: ticks to every subscribed peer, drops those whose client went.
   void Cron(int64_t now_ms);
@@ -214,6 +235,13 @@ class ActiveActive {
   };
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
+  // The applied vector's rows: aa-applied:<origin id> = "<offset>[ <digest>]".
+  static std::string AppliedRowName(std::string_view origin);
+  static std::string EncodeAppliedRow(const AppliedPosition& position);
+  // False if `row` is malformed.
+  static bool DecodeAppliedRow(std::string_view row, AppliedPosition* position);
+  // Stops every link and starts it again under the current node id, as paused as it was.
+  void RestartLinks();
   // The system row of the log's delta at `offset`: aa-log:<offset as 20 decimal digits>, so
   // rows sort by offset.
   static std::string LogRowName(uint64_t offset);
@@ -243,7 +271,14 @@ class ActiveActive {
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
   // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =
   // *applied when given (synced under wal-fsync always); the batch is discarded on failure.
-  storage::Status CommitApplied(const std::string& origin_id, std::optional<uint64_t> applied);
+  storage::Status CommitApplied(const std::string& origin_id,
+                                std::optional<AppliedPosition> applied);
+  // This node's log ends before what it once streamed (a power cut lost its tail, or its data
+  // directory was restored from a copy): its offsets from there would name other deltas than
+  // its peers applied. It takes a new node id, forgets its applied vector (so every peer sends
+  // it a snapshot, bringing back what it lost) and closes every stream and link, which
+  // reconnect under the new id (docs/active-active.md, "A node behind what it streamed").
+  void TakeNewIncarnation(std::string_view why);
   // Tells compaction to keep keys' newest dead versions, for good (the mode never ends).
   void KeepNewestDeadVersions();
   storage::Status EnterMode();
@@ -252,6 +287,9 @@ class ActiveActive {
   void Push(const std::string& wire);
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;
+  // True when a peer's view of this node's log (it applied up to `from` - 1, that delta's digest
+  // `digest`) contradicts the log: more than it holds, or another delta at that offset.
+  bool PeerAppliedOtherDeltas(uint64_t from, std::string_view digest) const;
   // The index in log_ of the delta at origin offset `from` (log_.size() for end_offset_ + 1), or
   // nullopt when the log cannot stream from there (the peer needs a snapshot).
   std::optional<size_t> LogIndex(uint64_t from) const;
@@ -275,7 +313,8 @@ class ActiveActive {
   uint64_t end_bytes_ = 0;                            // see end_bytes()
   uint64_t log_bytes_ = 0;                            // the wire bytes log_ holds
   std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
-  std::map<std::string, uint64_t> applied_;           // origin id -> offset applied
+  std::map<std::string, AppliedPosition> applied_;    // origin id -> what was applied
+  std::atomic<bool> resync_ = false;                  // kResyncRow is set
   mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
   std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;

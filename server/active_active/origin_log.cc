@@ -11,6 +11,7 @@
 #include "server/active_active/peer_snapshot.h"
 #include "server/client.h"
 #include "server/errors.h"
+#include "server/replication/replication_id.h"
 #include "server/server_context.h"
 #include "types/keyspace.h"
 
@@ -71,14 +72,18 @@ storage::Status ActiveActive::LoadLog() {
   } else if (!s.IsNotFound()) {
     return s;
   }
+  std::string resync;
+  s = context_->keyspace().GetSystemRow(kResyncRow, &resync);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  resync_ = s.ok();
   const std::string applied_prefix = types::Keyspace::SystemRowKey(kAppliedRowPrefix);
   for (it->Seek(applied_prefix); it->Valid() && it->key().starts_with(applied_prefix); it->Next()) {
-    int64_t offset = 0;
-    if (!ParseInt64(it->value(), &offset)) {
+    AppliedPosition position;
+    if (!DecodeAppliedRow(it->value(), &position)) {
       return storage::Status::Corruption("active-active vector row " + std::string(it->key()));
     }
     std::lock_guard lock(applied_mu_);
-    applied_[std::string(it->key().substr(applied_prefix.size()))] = static_cast<uint64_t>(offset);
+    applied_[std::string(it->key().substr(applied_prefix.size()))] = std::move(position);
   }
   return it->status();
 }
@@ -117,8 +122,85 @@ std::optional<size_t> ActiveActive::LogIndex(uint64_t from) const {
 
 // ---- the stream
 
+std::string ActiveActive::EncodeAppliedRow(const AppliedPosition& position) {
+  std::string row = std::to_string(position.offset);
+  if (!position.digest.empty()) row += " " + position.digest;
+  return row;
+}
+
+bool ActiveActive::DecodeAppliedRow(std::string_view row, AppliedPosition* position) {
+  const size_t space = row.find(' ');
+  int64_t offset = 0;
+  if (!ParseInt64(row.substr(0, space), &offset) || offset < 0) return false;
+  position->offset = static_cast<uint64_t>(offset);
+  position->digest = space == std::string_view::npos ? "" : std::string(row.substr(space + 1));
+  return true;
+}
+
+bool ActiveActive::PeerAppliedOtherDeltas(uint64_t from, std::string_view digest) const {
+  if (from == 0) return false;  // a snapshot: the peer claims nothing
+  if (from > end_offset_ + 1) return true;
+  // The last delta the peer applied, when the log still holds it and the peer knows its digest.
+  const uint64_t last = from - 1;
+  if (digest.empty() || last < LogFirst() || last > end_offset_) return false;
+  const auto& [offset, wire] = log_[static_cast<size_t>(last - LogFirst())];
+  return offset == last && WireDigest(wire) != digest;
+}
+
+void ActiveActive::TakeNewIncarnation(std::string_view why) {
+  types::Keyspace& ks = context_->keyspace();
+  const std::string old_id = node_id_;
+  const std::string new_id = ReplicationIds::NewId();
+  // The new id and the forgotten vector in one durable write: a crash before it keeps the old
+  // id, and the next peer to connect finds the same contradiction.
+  ks.BeginBatch();
+  const storage::WriteOptions options = ks.WriteOptions();
+  storage::Status s = ks.db().Put(options, types::Keyspace::SystemRowKey(kNodeIdRow), new_id);
+  if (s.ok()) s = ks.db().Put(options, types::Keyspace::SystemRowKey(kResyncRow), "1");
+  std::vector<std::string> origins;
+  {
+    std::lock_guard lock(applied_mu_);
+    for (const auto& [origin, position] : applied_) origins.push_back(origin);
+  }
+  for (const std::string& origin : origins) {
+    if (s.ok()) s = ks.db().Delete(options, types::Keyspace::SystemRowKey(AppliedRowName(origin)));
+  }
+  if (!s.ok()) {
+    ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
+  } else {
+    s = ks.CommitBatch();
+  }
+  if (s.ok()) s = ks.db().SyncWal();
+  if (!s.ok()) {
+    spdlog::warn("Could not take a new active-active incarnation ({}): {}", why, s.ToString());
+    return;
+  }
+  spdlog::warn(
+      "This node's origin log lost deltas it had streamed ({}): node {} is now node {}; every "
+      "peer sends it a snapshot",
+      why, old_id, new_id);
+  node_id_ = new_id;
+  {
+    std::lock_guard lock(applied_mu_);
+    applied_.clear();
+  }
+  resync_ = true;
+  // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
+  for (const Subscriber& subscriber : subscribers_) {
+    if (Client* client = context_->clients().Find(subscriber.client_id)) client->RequestClose();
+  }
+  for (const auto& sender : snapshots_) {
+    if (Client* client = context_->clients().Find(sender->client_id())) client->RequestClose();
+  }
+  subscribers_.clear();
+  snapshots_.clear();
+  RestartLinks();
+}
+
 void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
-                             uint64_t from, std::span<const std::string_view> peer_settings) {
+                             uint64_t from, std::string_view digest,
+                             std::span<const std::string_view> peer_settings) {
   if (!enabled_) return reply.Error(kNotInActiveActiveMode);
   RefreshSyncSettings();
   const std::vector<std::string> own = SyncSettings();
@@ -133,8 +215,10 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
     return reply.Error(PeerSettingsDiffer(peer_settings[i], peer_settings[i + 1], here));
   }
   const uint64_t first = LogFirst();
-  if (from == 0 || from > end_offset_ + 1) {
-    return reply.Error(OriginOffsetNotInLog(from, first, end_offset_));
+  if (PeerAppliedOtherDeltas(from, digest)) {
+    TakeNewIncarnation(fmt::format("peer {} applied up to offset {}; the log ends at {}", peer_id,
+                                   from - 1, end_offset_));
+    return reply.Error(OriginLogBehindStreamed(from - 1, node_id_));
   }
   std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
   std::erase_if(snapshots_, [&](const auto& sender) { return sender->client_id() == client.id(); });

@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 
+#include "server/digest.h"
 #include "storage/util/coding.h"
 
 namespace ebb::server {
@@ -77,6 +78,14 @@ void AppendDeltaResp(std::string* out, const PeerDelta& delta) {
   AppendNumberBulk(out, delta.db);
   for (const std::string& arg : delta.args) AppendRespBulk(out, arg);
 }
+
+std::string DeltaDigest(const PeerDelta& delta) {
+  std::string wire;
+  AppendDeltaResp(&wire, delta);
+  return WireDigest(wire);
+}
+
+std::string WireDigest(std::string_view wire) { return Sha1Hex(wire).substr(0, 16); }
 
 void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes) {
   *out += "*4\r\n";

@@ -44,4 +44,11 @@ void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint6
 // Appends one RESP bulk string.
 void AppendRespBulk(std::string* out, std::string_view s);
 
+// What names one delta of an origin's log: 16 hex digits of the SHA-1 of its wire form (offset,
+// origin clock, database and arguments), so two deltas an origin gave the same offset in two
+// incarnations differ (docs/active-active.md, "A node behind what it streamed").
+std::string DeltaDigest(const PeerDelta& delta);
+// The same from the wire form AppendDeltaResp wrote.
+std::string WireDigest(std::string_view wire);
+
 }  // namespace ebb::server

@@ -385,8 +385,15 @@ void PeerLink::Session() {
     std::lock_guard lock(shared_->mu);
     shared_->status.peer_id = peer_id;
   }
-  const uint64_t from = owner_->applied_offset(peer_id) + 1;
-  std::vector<std::string> sync_args = {"PEER", "SYNC", node_id_, std::to_string(from), "SETTINGS"};
+  const ActiveActive::AppliedPosition applied = owner_->applied_position(peer_id);
+  // 0 asks for a snapshot: this node took a new incarnation and lacks what it lost.
+  const uint64_t from = owner_->wants_snapshot(peer_id) ? 0 : applied.offset + 1;
+  std::vector<std::string> sync_args = {"PEER", "SYNC", node_id_, std::to_string(from)};
+  if (!applied.digest.empty()) {
+    sync_args.push_back("DIGEST");
+    sync_args.push_back(applied.digest);
+  }
+  sync_args.push_back("SETTINGS");
   for (std::string& setting : owner_->SyncSettings()) sync_args.push_back(std::move(setting));
   ReplyPtr sync = c.Command(sync_args);
   // +CONTINUE <end offset> <byte position before `from`> or +SNAPSHOT <offset> <byte position>

@@ -66,6 +66,7 @@ class PeerLink {
   void Stop();
   // A test's partition: a paused link closes its session and does not reconnect until resumed.
   void SetPaused(bool paused);
+  bool paused() const { return paused_; }
 
   const std::string& host() const { return host_; }
   int port() const { return port_; }

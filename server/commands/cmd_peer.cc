@@ -90,12 +90,14 @@ void ExecuteId(CommandContext& ctx, const NoOptions&) {
 struct SyncOptions {
   std::string_view peer_id;
   uint64_t from = 0;
+  std::string_view digest;                 // DIGEST: of the delta at from - 1 as the peer has it
   std::vector<std::string_view> settings;  // SETTINGS name value ...
 };
 SyncOptions ParseSync(ArgParser& args) {
   SyncOptions o;
   o.peer_id = args.Next();
   o.from = args.Uint64();
+  if (args.Token("DIGEST")) o.digest = args.Next();
   if (args.HasMore()) {
     if (!args.Token("SETTINGS") || args.remaining() % 2 != 0) args.SyntaxError();
     while (args.HasMore()) o.settings.push_back(args.Next());
@@ -108,7 +110,7 @@ SyncOptions ParseSync(ArgParser& args) {
 void ExecuteSync(CommandContext& ctx, const SyncOptions& o) {
   ActiveActive* aa = PeersOrReply(ctx);
   if (aa == nullptr) return;
-  aa->Subscribe(ctx.client, ctx.reply, o.peer_id, o.from, o.settings);
+  aa->Subscribe(ctx.client, ctx.reply, o.peer_id, o.from, o.digest, o.settings);
 }
 
 constexpr uint32_t kPeerFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
@@ -166,15 +168,18 @@ std::vector<CommandSpec> PeerCommands() {
                        "peer's link).",
             .arguments = {{.name = "peer-id"},
                           {.name = "offset", .type = ArgType::kInteger},
+                          {.name = "digest", .token = "DIGEST", .optional = true},
                           {.name = "setting",
                            .type = ArgType::kBlock,
                            .token = "SETTINGS",
                            .optional = true,
                            .multiple = true,
                            .children = {{.name = "name"}, {.name = "value"}}}},
-            .help = {{.usage = "SYNC <peer-id> <offset> [SETTINGS <name> <value> ...]",
+            .help = {{.usage = "SYNC <peer-id> <offset> [DIGEST <digest>] [SETTINGS <name> "
+                               "<value> ...]",
                       .text = "Stream this node's deltas from origin <offset> (a peer's link), "
-                              "if the settings given are this node's."}},
+                              "if the settings given are this node's and <digest> names the "
+                              "delta before <offset> in this node's log."}},
             .handler = Handler<ParseSync, ExecuteSync>},
            HelpSubcommand("server", "Returns helpful text about PEER.", kCmdLoading | kCmdStale)},
   }};

@@ -1,0 +1,138 @@
+// A node whose origin log ends before what it once streamed (docs/active-active.md, "A node
+// behind what it streamed"): its data directory is restored from a copy taken earlier, so its
+// peer has applied deltas the node no longer has, under offsets the node will give again. The
+// node must notice at the peer's PEER SYNC — an offset past its log's end, or another delta at
+// the offset the peer applied last — take a new node id, and get back what it lost from its
+// peers' snapshots; then both nodes hold every write made before and after the restore. Without
+// that, the peer either refuses the node's stream for good or skips the node's new deltas under
+// the reused offsets. Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ActiveActiveIncarnationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+    ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+    c0_ = n0_.Connect();
+    c1_ = n1_.Connect();
+    backup_ = n0_.dir() + "/backup";
+  }
+  void TearDown() override {
+    for (TestServer* server : {&n0_, &n1_}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+
+  // Writes `count` string keys and one log entry on n0, each named with `prefix`: count + 1 deltas.
+  void WriteOnN0(const std::string& prefix, int count) {
+    for (int i = 0; i < count; i++) {
+      ASSERT_EQ(Cmd(c0_.get(), {"SET", prefix + std::to_string(i), prefix}).str(), "OK");
+    }
+    ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "log", prefix, std::to_string(count)}).str(), "OK");
+  }
+
+  void ExpectBothHold(const std::string& prefix, int count) {
+    for (redisContext* c : {c0_.get(), c1_.get()}) {
+      for (int i = 0; i < count; i++) {
+        EXPECT_EQ(Cmd(c, {"GET", prefix + std::to_string(i)}).str(), prefix) << prefix << i;
+      }
+    }
+  }
+
+  // Stops n0 and copies its data directory aside.
+  void BackUpN0() {
+    ASSERT_EQ(n0_.Stop(), 0) << n0_.ReadLog();
+    fs::copy(n0_.data_dir(), backup_, fs::copy_options::recursive);
+  }
+
+  // Stops n0, puts the copy back in place of its data directory and starts it on it.
+  void RestoreN0() {
+    ASSERT_EQ(n0_.Stop(), 0) << n0_.ReadLog();
+    fs::remove_all(n0_.data_dir());
+    fs::copy(backup_, n0_.data_dir(), fs::copy_options::recursive);
+    ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+    c0_ = n0_.Connect();
+  }
+
+  std::string Converged() { return WaitConverged({c0_.get(), c1_.get()}); }
+  std::string NodeId(redisContext* c) { return Cmd(c, {"PEER", "ID"}).str(); }
+
+  TestServer n0_, n1_;
+  RedisConnection c0_, c1_;
+  std::string backup_;
+};
+
+TEST_F(ActiveActiveIncarnationTest, ANodeRestoredBehindWhatItStreamedTakesANewIdAndRecovers) {
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("a", 3));  // offsets 1..4
+  ASSERT_EQ(Converged(), "");
+  ASSERT_NO_FATAL_FAILURE(BackUpN0());
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  c0_ = n0_.Connect();
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("b", 4));  // offsets 5..9, which n1 applies
+  ASSERT_EQ(Converged(), "");
+  const std::string old_id = NodeId(c0_.get());
+
+  // n0 comes back holding offsets 1..4; n1 asks for 10.
+  ASSERT_NO_FATAL_FAILURE(RestoreN0());
+  EXPECT_EQ(Converged(), "") << n0_.ReadLog();
+  EXPECT_NE(NodeId(c0_.get()), old_id);
+  ExpectBothHold("a", 3);
+  ExpectBothHold("b", 4);  // back on n0 from n1's snapshot
+
+  // Its writes from now on reach n1.
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("c", 2));
+  EXPECT_EQ(Converged(), "");
+  ExpectBothHold("c", 2);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "log"}).integer(), 3);
+  }
+  EXPECT_NE(n0_.ReadLog().find("lost deltas it had streamed"), std::string::npos);
+}
+
+TEST_F(ActiveActiveIncarnationTest, ANodeThatGaveAnAppliedOffsetAgainTakesANewId) {
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("a", 3));  // offsets 1..4
+  ASSERT_EQ(Converged(), "");
+  ASSERT_NO_FATAL_FAILURE(BackUpN0());
+  ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
+  c0_ = n0_.Connect();
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("b", 4));  // offsets 5..9
+  ASSERT_EQ(Converged(), "");
+  const std::string old_id = NodeId(c0_.get());
+
+  // n1 stops pulling from n0; the restored n0 writes past offset 9 again (5..11) before n1 asks:
+  // only the digest of offset 9 tells the two deltas 9 apart.
+  ASSERT_EQ(
+      Cmd(c1_.get(), {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(n0_.port()), "DOWN"}).str(),
+      "OK");
+  ASSERT_NO_FATAL_FAILURE(RestoreN0());
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("d", 6));
+  EXPECT_EQ(InfoField(c0_.get(), "peers", "origin_offset"), 11);  // past n1's vector (9)
+  ASSERT_EQ(
+      Cmd(c1_.get(), {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(n0_.port()), "UP"}).str(),
+      "OK");
+  EXPECT_EQ(Converged(), "");
+  EXPECT_NE(NodeId(c0_.get()), old_id);
+  ExpectBothHold("a", 3);
+  ExpectBothHold("b", 4);
+  ExpectBothHold("d", 6);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "log"}).integer(), 3);
+  }
+}
+
+}  // namespace
+}  // namespace ebb::test
