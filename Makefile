@@ -70,8 +70,8 @@ test-quick: build
 
 # The crash loop for ten minutes instead of the default half minute, 200 power cuts per
 # wal-fsync mode instead of 5, the expiry model test (tests/commands/model_test.cc) over 20
-# seeds of 3000 steps instead of 4 of 500, and the replication and cluster nemeses over seeds
-# 1-10 of 100 steps instead of one seed of 8.
+# seeds of 3000 steps instead of 4 of 500, and the replication, cluster and active-active
+# nemeses over seeds 1-10 of 100 steps instead of one seed of 8.
 soak: build
 	EBB_CRASH_SECONDS=600 EBB_POWER_CUT_CYCLES=200 ctest --test-dir $(BUILD) --output-on-failure \
 	  -L crash
@@ -79,7 +79,8 @@ soak: build
 	  --timeout 7200 -R ModelTest
 	for seed in 1 2 3 4 5 6 7 8 9 10; do \
 	  EBB_TEST_SEED=$$seed EBB_NEMESIS_STEPS=100 $(BUILD)/integration \
-	    --gtest_filter='ReplicationNemesisTest.*:ClusterNemesisTest.*' || exit 1; \
+	    --gtest_filter='ReplicationNemesisTest.*:ClusterNemesisTest.*:ActiveActiveNemesisTest.*' \
+	    || exit 1; \
 	done
 
 # Every ctest test of the Release and ASan builds run FLAKE_REPEAT times, FLAKE_JOBS side by side

@@ -84,6 +84,10 @@ std::string OriginLogBehindStreamed(uint64_t applied, std::string_view new_id) {
          " that it had streamed: it is now node " + std::string(new_id) + ", reconnect";
 }
 
+std::string OriginIdChanged(std::string_view new_id) {
+  return "ERR this node is now node " + std::string(new_id) + ", reconnect";
+}
+
 std::string PeerSettingsDiffer(std::string_view option, std::string_view theirs,
                                std::string_view ours) {
   return std::string(kPeerSettingsDifferPrefix) + ": '" + std::string(option) + "' is '" +

@@ -223,6 +223,8 @@ inline constexpr std::string_view kNotInActiveActiveMode =
 // PEER SYNC from a peer that applied deltas of this node which its log no longer holds as they
 // were: this node took a new node id (`new_id`); the peer reconnects and asks it anew.
 std::string OriginLogBehindStreamed(uint64_t applied, std::string_view new_id);
+// PEER SYNC for an id this node no longer has (it took a new one since the peer asked PEER ID).
+std::string OriginIdChanged(std::string_view new_id);
 // PEER SYNC from a peer whose `option` (one of the settings every node of a mesh must share,
 // docs/active-active.md "Settings") is `theirs` where this node's is `ours`.
 inline constexpr std::string_view kPeerSettingsDifferPrefix = "ERR active-active settings differ";

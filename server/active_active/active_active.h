@@ -72,8 +72,9 @@ class ActiveActive {
   static constexpr std::string_view kModeRow = "aa-mode";
   static constexpr std::string_view kLogRowPrefix = "aa-log:";
   static constexpr std::string_view kAppliedRowPrefix = "aa-applied:";
-  // Written when a node with data enters the mode: the origin offset that stands for that data
-  // (kEntryContentOffset), which has no delta row, so peers receive it as a snapshot.
+  // Written when a node with data enters the mode (kEntryContentOffset) or takes a new
+  // incarnation (its end offset then): the origin offset that stands for content no delta row
+  // carries, so peers receive it as a snapshot.
   static constexpr std::string_view kEntryContentRow = "aa-entry-content";
   static constexpr uint64_t kEntryContentOffset = 1;
   // Written when the node took a new incarnation (TakeNewIncarnation): from then on a peer with
@@ -163,15 +164,22 @@ class ActiveActive {
   // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
   // offset `from`; when `from` is no longer in the log, replies +SNAPSHOT and starts sending a
   // snapshot, after which the stream follows.
-  // `peer_settings`: the peer's SyncSettings() (none from a client that sends none); a stream
-  // is refused (kPeerSettingsDiffer) while any of them differs from this node's.
-  // `digest`: DeltaDigest of the delta at `from` - 1 as the peer applied it ("" when it does
-  // not know it). A peer that applied more than this node's log holds, or a different delta at
-  // that offset, proves this node lost deltas it had streamed: it takes a new incarnation
-  // (TakeNewIncarnation) and refuses the stream (kOriginLogBehindStreamed).
-  void Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
-                 uint64_t from, std::string_view digest,
-                 std::span<const std::string_view> peer_settings);
+  struct SyncRequest {
+    std::string_view peer_id;
+    uint64_t from = 0;  // 0: a snapshot first
+    // This node's id as the peer learnt it from PEER ID ("": not said). Another id than this
+    // node's (it took a new one meanwhile) is refused: the peer asks PEER ID again.
+    std::string_view origin;
+    // DeltaDigest of the delta at `from` - 1 as the peer applied it ("" when it does not know
+    // it). A peer that applied more than this node's log holds, or a different delta at that
+    // offset, proves this node lost deltas it had streamed: it takes a new incarnation
+    // (TakeNewIncarnation) and refuses the stream (OriginLogBehindStreamed).
+    std::string_view digest;
+    // The peer's SyncSettings() (none from a client that sends none); a stream is refused
+    // (PeerSettingsDiffer) while any of them differs from this node's.
+    std::span<const std::string_view> settings;
+  };
+  void Subscribe(Client& client, protocol::ReplyWriter& reply, const SyncRequest& request);
   // The options that decide what a delta does wherever it is applied, as name/value pairs in
   // CONFIG GET's words: nodes that differ in any would diverge (docs/active-active.md,
   // "Settings"). Any thread (a link sends them with its PEER SYNC): a copy the io thread takes

@@ -13,6 +13,7 @@
 #include "server/errors.h"
 #include "server/replication/replication_id.h"
 #include "server/server_context.h"
+#include "storage/write_batch.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -151,27 +152,28 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   types::Keyspace& ks = context_->keyspace();
   const std::string old_id = node_id_;
   const std::string new_id = ReplicationIds::NewId();
-  // The new id and the forgotten vector in one durable write: a crash before it keeps the old
-  // id, and the next peer to connect finds the same contradiction.
-  ks.BeginBatch();
+  // One engine write, durable when it returns (it holds a range deletion): the new id, the
+  // resync mark, the forgotten vector, and the log emptied with its end offset kept as content
+  // that no row carries (as a node with data entering the mode: kEntryContentRow). A crash
+  // before it keeps the old id, and the next peer to connect finds the same contradiction.
+  // The old deltas leave the log so that no peer ever receives them under the new id: a peer
+  // asking for the new id gets this node's content as a snapshot, its merge state as it is.
+  storage::WriteBatch batch;
   const storage::WriteOptions options = ks.WriteOptions();
-  storage::Status s = ks.db().Put(options, types::Keyspace::SystemRowKey(kNodeIdRow), new_id);
-  if (s.ok()) s = ks.db().Put(options, types::Keyspace::SystemRowKey(kResyncRow), "1");
-  std::vector<std::string> origins;
+  const int64_t now = context_->keyspace().NowMs();
+  batch.Put(options, types::Keyspace::SystemRowKey(kNodeIdRow), new_id, now);
+  batch.Put(options, types::Keyspace::SystemRowKey(kResyncRow), "1", now);
+  batch.Put(options, types::Keyspace::SystemRowKey(kEntryContentRow), std::to_string(end_offset_),
+            now);
   {
     std::lock_guard lock(applied_mu_);
-    for (const auto& [origin, position] : applied_) origins.push_back(origin);
+    for (const auto& [origin, position] : applied_) {
+      batch.Delete(options, types::Keyspace::SystemRowKey(AppliedRowName(origin)));
+    }
   }
-  for (const std::string& origin : origins) {
-    if (s.ok()) s = ks.db().Delete(options, types::Keyspace::SystemRowKey(AppliedRowName(origin)));
-  }
-  if (!s.ok()) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
-  } else {
-    s = ks.CommitBatch();
-  }
-  if (s.ok()) s = ks.db().SyncWal();
+  batch.DeleteRange({types::Keyspace::SystemRowKey(kLogRowPrefix),
+                     types::Keyspace::SystemRowKey(LogRowName(end_offset_ + 1))});
+  const storage::Status s = ks.db().Write(options, batch);
   if (!s.ok()) {
     spdlog::warn("Could not take a new active-active incarnation ({}): {}", why, s.ToString());
     return;
@@ -186,6 +188,8 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
     applied_.clear();
   }
   resync_ = true;
+  log_.clear();
+  log_bytes_ = 0;
   // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
   for (const Subscriber& subscriber : subscribers_) {
     if (Client* client = context_->clients().Find(subscriber.client_id)) client->RequestClose();
@@ -198,9 +202,11 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   RestartLinks();
 }
 
-void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::string_view peer_id,
-                             uint64_t from, std::string_view digest,
-                             std::span<const std::string_view> peer_settings) {
+void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
+                             const SyncRequest& request) {
+  const std::string_view peer_id = request.peer_id;
+  const uint64_t from = request.from;
+  const std::span<const std::string_view> peer_settings = request.settings;
   if (!enabled_) return reply.Error(kNotInActiveActiveMode);
   RefreshSyncSettings();
   const std::vector<std::string> own = SyncSettings();
@@ -214,8 +220,11 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply, std::
                  peer_settings[i], peer_settings[i + 1], here);
     return reply.Error(PeerSettingsDiffer(peer_settings[i], peer_settings[i + 1], here));
   }
+  if (!request.origin.empty() && request.origin != node_id_) {
+    return reply.Error(OriginIdChanged(node_id_));
+  }
   const uint64_t first = LogFirst();
-  if (PeerAppliedOtherDeltas(from, digest)) {
+  if (PeerAppliedOtherDeltas(from, request.digest)) {
     TakeNewIncarnation(fmt::format("peer {} applied up to offset {}; the log ends at {}", peer_id,
                                    from - 1, end_offset_));
     return reply.Error(OriginLogBehindStreamed(from - 1, node_id_));

@@ -388,7 +388,8 @@ void PeerLink::Session() {
   const ActiveActive::AppliedPosition applied = owner_->applied_position(peer_id);
   // 0 asks for a snapshot: this node took a new incarnation and lacks what it lost.
   const uint64_t from = owner_->wants_snapshot(peer_id) ? 0 : applied.offset + 1;
-  std::vector<std::string> sync_args = {"PEER", "SYNC", node_id_, std::to_string(from)};
+  std::vector<std::string> sync_args = {"PEER",   "SYNC", node_id_, std::to_string(from),
+                                        "ORIGIN", peer_id};
   if (!applied.digest.empty()) {
     sync_args.push_back("DIGEST");
     sync_args.push_back(applied.digest);

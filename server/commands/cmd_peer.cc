@@ -90,6 +90,7 @@ void ExecuteId(CommandContext& ctx, const NoOptions&) {
 struct SyncOptions {
   std::string_view peer_id;
   uint64_t from = 0;
+  std::string_view origin;                 // ORIGIN: this node's id as the peer knows it
   std::string_view digest;                 // DIGEST: of the delta at from - 1 as the peer has it
   std::vector<std::string_view> settings;  // SETTINGS name value ...
 };
@@ -97,6 +98,7 @@ SyncOptions ParseSync(ArgParser& args) {
   SyncOptions o;
   o.peer_id = args.Next();
   o.from = args.Uint64();
+  if (args.Token("ORIGIN")) o.origin = args.Next();
   if (args.Token("DIGEST")) o.digest = args.Next();
   if (args.HasMore()) {
     if (!args.Token("SETTINGS") || args.remaining() % 2 != 0) args.SyntaxError();
@@ -110,7 +112,12 @@ SyncOptions ParseSync(ArgParser& args) {
 void ExecuteSync(CommandContext& ctx, const SyncOptions& o) {
   ActiveActive* aa = PeersOrReply(ctx);
   if (aa == nullptr) return;
-  aa->Subscribe(ctx.client, ctx.reply, o.peer_id, o.from, o.digest, o.settings);
+  aa->Subscribe(ctx.client, ctx.reply,
+                {.peer_id = o.peer_id,
+                 .from = o.from,
+                 .origin = o.origin,
+                 .digest = o.digest,
+                 .settings = o.settings});
 }
 
 constexpr uint32_t kPeerFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
@@ -168,6 +175,7 @@ std::vector<CommandSpec> PeerCommands() {
                        "peer's link).",
             .arguments = {{.name = "peer-id"},
                           {.name = "offset", .type = ArgType::kInteger},
+                          {.name = "origin", .token = "ORIGIN", .optional = true},
                           {.name = "digest", .token = "DIGEST", .optional = true},
                           {.name = "setting",
                            .type = ArgType::kBlock,
@@ -175,11 +183,11 @@ std::vector<CommandSpec> PeerCommands() {
                            .optional = true,
                            .multiple = true,
                            .children = {{.name = "name"}, {.name = "value"}}}},
-            .help = {{.usage = "SYNC <peer-id> <offset> [DIGEST <digest>] [SETTINGS <name> "
-                               "<value> ...]",
+            .help = {{.usage = "SYNC <peer-id> <offset> [ORIGIN <id>] [DIGEST <digest>] "
+                               "[SETTINGS <name> <value> ...]",
                       .text = "Stream this node's deltas from origin <offset> (a peer's link), "
-                              "if the settings given are this node's and <digest> names the "
-                              "delta before <offset> in this node's log."}},
+                              "if <id> is this node's, the settings given are this node's and "
+                              "<digest> names the delta before <offset> in this node's log."}},
             .handler = Handler<ParseSync, ExecuteSync>},
            HelpSubcommand("server", "Returns helpful text about PEER.", kCmdLoading | kCmdStale)},
   }};

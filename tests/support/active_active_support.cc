@@ -58,18 +58,21 @@ std::vector<std::string> RefusingPort::PeerArgs() const {
   return {"--peer", "127.0.0.1", std::to_string(port_)};
 }
 
-std::vector<LoggedDelta> ReadOriginLog(const TestServer& node) {
+std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first) {
   std::vector<LoggedDelta> deltas;
   RedisConnection c = node.Connect();
   const std::string origin = Cmd(c.get(), {"PEER", "ID"}).str();
   EXPECT_EQ(origin.size(), 40u) << origin;
+  const uint64_t first =
+      from_first ? static_cast<uint64_t>(InfoField(c.get(), "peers", "origin_log_first")) : 1;
   // The reply is "CONTINUE <end offset> <byte position>"; a snapshot would mean the log no
-  // longer starts at offset 1.
-  const std::string start = Cmd(c.get(), {"PEER", "SYNC", std::string(40, 'f'), "1"}).str();
+  // longer starts at `first`.
+  const std::string start =
+      Cmd(c.get(), {"PEER", "SYNC", std::string(40, 'f'), std::to_string(first)}).str();
   EXPECT_EQ(start.rfind("CONTINUE ", 0), 0u) << start;
   if (start.rfind("CONTINUE ", 0) != 0) return deltas;
   const uint64_t end = std::stoull(start.substr(9));
-  uint64_t offset = 0;
+  uint64_t offset = first - 1;
   while (offset < end) {
     void* raw = nullptr;
     const Reply r =
@@ -82,7 +85,7 @@ std::vector<LoggedDelta> ReadOriginLog(const TestServer& node) {
     const uint64_t next = std::stoull(r[1].str());
     EXPECT_EQ(next, offset + 1) << "a gap in the origin log";
     offset = next;
-    LoggedDelta delta{.origin = origin, .db = std::stoi(r[3].str())};
+    LoggedDelta delta{.origin = origin, .offset = next, .db = std::stoi(r[3].str())};
     for (size_t i = 4; i < r.size(); i++) delta.args.push_back(r[i].str());
     deltas.push_back(std::move(delta));
   }
@@ -97,6 +100,86 @@ void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {
     std::string what;
     for (size_t i = 4; i < args.size(); i++) what += " " + args[i];
     ASSERT_EQ(r.str(), "OK") << r.ToString() << " applying" << what;
+  }
+}
+
+const std::vector<std::string> kNodeOptions = {"--memtable-size", "65536", "--ttl-rule", "w*",
+                                               "150ms"};
+std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused) {
+  auto pick = [&rng](uint64_t n) { return rng() % n; };
+  const std::string value = std::string(1, static_cast<char>('a' + pick(3)));
+  const std::string ts = std::to_string(now - 200 + static_cast<int64_t>(pick(400)));
+  const bool mix = pick(10) == 0;
+  auto key = [&](const char* prefix) {
+    return mix ? std::string("mix") : prefix + std::to_string(pick(5));
+  };
+  *expect_refused = false;
+  auto any_key = [&] {
+    static constexpr const char* kPrefixes[] = {"t", "r", "s", "w"};
+    return key(kPrefixes[pick(4)]);
+  };
+  // Expiry changes go to a log half of the time: mostly to the logs "e*", which only DEL of
+  // "mix" and FLUSHDB remove, so that they live long enough to be expired and persisted.
+  auto expiry_key = [&] {
+    return key(pick(2) == 0 ? (pick(4) == 0 ? "t" : "e") : pick(2) == 0 ? "s" : "r");
+  };
+  switch (pick(18)) {
+    case 0:
+    case 1: {
+      const uint64_t log = pick(4);
+      return {"TLOG", "INS",
+              key(log == 0   ? "w"
+                  : log == 1 ? "t"
+                             : "e"),
+              value + std::to_string(pick(4)), ts};
+    }
+    case 2:
+      return {"TLOG", "TRIMAT", key("t"), std::to_string(now - 200 + pick(150))};
+    case 3:
+      return pick(2) == 0 ? std::vector<std::string>{"TLOG", "TRIM", key("t"), "3"}
+                          : std::vector<std::string>{"TLOG", "CLR", key("t")};
+    case 4:
+    case 5:
+      return {"TREG", "SET", key("r"), value, ts};
+    case 6:
+      return {"PUT", key("s"), value, "TS", ts};
+    case 7:
+      return {"PUT", key(pick(2) == 0 ? "s" : "w"), value, "TS", ts};
+    case 8:
+      return {"PUT", key("s"), value, "TS", ts, "PXAT", "4102444800000"};  // 2100
+    case 9:
+      return {"DELETE", key("s"), "TS", ts};
+    case 10:
+      return {"SET", key("s"), value, "EX", "86400"};
+    case 11:
+      return {"DEL", any_key()};
+    case 12:
+      return {"UNLINK", any_key(), any_key()};
+    case 13:
+      return pick(10) == 0 ? std::vector<std::string>{"FLUSHDB"}
+                           : std::vector<std::string>{"DEL", any_key(), "mix"};
+    case 14:
+    case 15: {
+      // At once, or long after the test; a log's (not "mix") also within the test, so that
+      // entries it covers are hidden on one node while others arrive at another.
+      const std::string target = expiry_key();
+      const uint64_t when = pick(6);
+      int64_t at = now + (when == 0 ? -100 : 10'000'000);
+      if ((target[0] == 't' || target[0] == 'e') && when < 3)
+        at = now + 50 + static_cast<int64_t>(pick(100));
+      return {"PEXPIREAT", target, std::to_string(at)};
+    }
+    case 16: {
+      static constexpr const char* kConditions[] = {"NX", "XX", "GT", "LT"};
+      const std::string target = expiry_key();
+      if (pick(3) == 0) return {"PERSIST", target};
+      std::vector<std::string> expire = {"EXPIRE", target, std::to_string(10'000 + pick(3))};
+      if (pick(2) == 0) expire.push_back(kConditions[pick(4)]);
+      return expire;
+    }
+    default:
+      *expect_refused = true;
+      return {"INCR", "counter"};
   }
 }
 

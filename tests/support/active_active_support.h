@@ -8,6 +8,8 @@
 #include <hiredis/hiredis.h>
 
 #include <chrono>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,7 @@ class RefusingPort {
 // One delta of a node's origin log: the canonical command, its database and its origin's id.
 struct LoggedDelta {
   std::string origin;
+  uint64_t offset = 0;
   int db = 0;
   std::vector<std::string> args;
 };
@@ -60,11 +63,28 @@ struct LoggedDelta {
 // Every delta `node` originated, from offset 1 to its end, read as a peer's link reads them
 // (PEER SYNC with a node id of the test's, ticks skipped), each read bounded by the connection's
 // 5 s timeout. Asserts (gtest) that the stream starts at offset 1 and has no gap; a failure
-// returns what was read.
-std::vector<LoggedDelta> ReadOriginLog(const TestServer& node);
+// returns what was read. `from_first`: from the first offset its log holds instead (INFO peers
+// origin_log_first).
+std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first = false);
 
 // Applies each of `deltas` to `node` in the order given, as if each came from its origin
 // (DEBUG PEER-APPLY: the merge gate, no applied vector). Asserts (gtest) that each is applied.
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
+
+// A random write of a mesh test: small key, value and timestamp ranges, so versions tie and
+// types collide on the key "mix" and on the logs "w*", which kNodeOptions' ttl-rule gives a
+// retention window shorter than a test (150 ms), so they pass it while strings are written on
+// them; whole-key deletes of one or two keys of any type, and now and then FLUSHDB; expiry
+// changes (PEXPIREAT, EXPIRE with and without NX/XX/GT/LT, PERSIST), half of them to logs.
+// `expect_refused` is set for a command the mode refuses (INCR). Timestamps lie within 200 ms of
+// `now`, which a test moves on by 1 ms a write from kClockBase, where it pins the nodes' clocks
+// (DEBUG CLOCK SET): ahead of the real clock, so a node applying deltas before its clock is
+// pinned sees the same rows live. A delete, at its origin's clock or the newest timestamp the
+// key holds there, then has writes on both sides of it.
+inline constexpr int64_t kClockBase = 4'000'000'000'000;
+// The nodes' options for RandomWrite: small memtables (flushes and compactions during a test),
+// and the logs' window.
+extern const std::vector<std::string> kNodeOptions;
+std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused);
 
 }  // namespace ebb::test
