@@ -16,6 +16,7 @@
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
 #include "server/errors.h"
+#include "server/net/armed_read_wait.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
 #include "server/transaction.h"
@@ -135,9 +136,17 @@ void Connection::MaybeRead() {
   // The loop waits for the socket to be readable and ReadInput reads it, so no byte ever sits in
   // a completed read whose handler has not run: a busy script's ServeWhileBusy reads the socket
   // meanwhile, and must find everything before what it reads already in input_.
-  socket_.async_wait(
-      boost::asio::ip::tcp::socket::wait_read,
-      [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });
+  // Just read dry in this handler: the socket's edge-triggered registration reports whatever
+  // arrives next, so the wait needs no re-arming system call (armed_read_wait.h). Otherwise
+  // (bytes may be waiting whose edge was reported while no wait was queued) async_wait re-arms.
+  auto handler = [self = shared_from_this()](const boost::system::error_code& ec) {
+    self->OnReadable(ec);
+  };
+  if (read_dry_) {
+    read_dry_ = false;
+    return WaitReadableArmed(server_->io(), socket_, std::move(handler));
+  }
+  socket_.async_wait(boost::asio::ip::tcp::socket::wait_read, std::move(handler));
 }
 
 void Connection::OnReadable(const boost::system::error_code& ec) {
@@ -148,8 +157,10 @@ void Connection::OnReadable(const boost::system::error_code& ec) {
     return;
   }
   if (!ReadInput()) return;
+  read_dry_ = last_read_dry_;
   ProcessInput();
   MaybeRead();
+  read_dry_ = false;  // the loop runs next: a wait queued later re-arms
 }
 
 void Connection::OnTlsRead(const boost::system::error_code& ec, size_t n) {
@@ -169,6 +180,7 @@ bool Connection::ReadInput() {
   do {
     n = ::recv(socket_.native_handle(), read_buf_.data(), read_buf_.size(), MSG_DONTWAIT);
   } while (n < 0 && errno == EINTR);
+  last_read_dry_ = n < static_cast<ssize_t>(read_buf_.size());
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // read meanwhile
   if (n <= 0) {  // the peer closed, or the connection failed
     Close();
