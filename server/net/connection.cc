@@ -122,8 +122,25 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || Waiting() || close_after_write_) return;
-  if (PendingOutput() >= kPauseReadingBytes) return;
+  // Just read dry in this handler (OnReadable): the socket's edge-triggered registration reports
+  // whatever arrives next, so a wait queued now needs no re-arming system call
+  // (armed_read_wait.h). Otherwise bytes may be waiting whose edge was reported while no wait was
+  // queued, and async_wait re-arms.
+  const bool dry = std::exchange(read_dry_, false);
+  if (closed_ || reading_ || close_after_write_) return;
+  if (Waiting() || PendingOutput() >= kPauseReadingBytes) {
+    // Nothing is read now. A plain connection just read dry still queues its wait, for free:
+    // when the wait is over (a WAL write-out, most often) the wait is already there, and if
+    // input came meanwhile OnReadable leaves it unread for the next MaybeRead, which re-arms.
+    if (dry && tls_ == nullptr) {
+      reading_ = true;
+      WaitReadableArmed(server_->io(), socket_,
+                        [self = shared_from_this()](const boost::system::error_code& ec) {
+                          self->OnReadable(ec);
+                        });
+    }
+    return;
+  }
   reading_ = true;
   if (tls_ != nullptr) {
     // TLS records are read and decrypted by the stream (a busy script does not serve a TLS
@@ -136,16 +153,10 @@ void Connection::MaybeRead() {
   // The loop waits for the socket to be readable and ReadInput reads it, so no byte ever sits in
   // a completed read whose handler has not run: a busy script's ServeWhileBusy reads the socket
   // meanwhile, and must find everything before what it reads already in input_.
-  // Just read dry in this handler: the socket's edge-triggered registration reports whatever
-  // arrives next, so the wait needs no re-arming system call (armed_read_wait.h). Otherwise
-  // (bytes may be waiting whose edge was reported while no wait was queued) async_wait re-arms.
   auto handler = [self = shared_from_this()](const boost::system::error_code& ec) {
     self->OnReadable(ec);
   };
-  if (read_dry_) {
-    read_dry_ = false;
-    return WaitReadableArmed(server_->io(), socket_, std::move(handler));
-  }
+  if (dry) return WaitReadableArmed(server_->io(), socket_, std::move(handler));
   socket_.async_wait(boost::asio::ip::tcp::socket::wait_read, std::move(handler));
 }
 
@@ -156,6 +167,9 @@ void Connection::OnReadable(const boost::system::error_code& ec) {
     Close();
     return;
   }
+  // A wait queued while the connection could not read (MaybeRead): the input stays in the
+  // socket until the connection reads again.
+  if (close_after_write_ || Waiting() || PendingOutput() >= kPauseReadingBytes) return;
   if (!ReadInput()) return;
   read_dry_ = last_read_dry_;
   ProcessInput();
