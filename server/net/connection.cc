@@ -16,6 +16,7 @@
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
 #include "server/errors.h"
+#include "server/net/armed_read_wait.h"
 #include "server/net/server.h"
 #include "server/server_context.h"
 #include "server/transaction.h"
@@ -121,8 +122,25 @@ void Connection::Start() {
 }
 
 void Connection::MaybeRead() {
-  if (closed_ || reading_ || Waiting() || close_after_write_) return;
-  if (PendingOutput() >= kPauseReadingBytes) return;
+  // Just read dry in this handler (OnReadable): the socket's edge-triggered registration reports
+  // whatever arrives next, so a wait queued now needs no re-arming system call
+  // (armed_read_wait.h). Otherwise bytes may be waiting whose edge was reported while no wait was
+  // queued, and async_wait re-arms.
+  const bool dry = std::exchange(read_dry_, false);
+  if (closed_ || reading_ || close_after_write_) return;
+  if (Waiting() || PendingOutput() >= kPauseReadingBytes) {
+    // Nothing is read now. A plain connection just read dry still queues its wait, for free:
+    // when the wait is over (a WAL write-out, most often) the wait is already there, and if
+    // input came meanwhile OnReadable leaves it unread for the next MaybeRead, which re-arms.
+    if (dry && tls_ == nullptr) {
+      reading_ = true;
+      WaitReadableArmed(server_->io(), socket_,
+                        [self = shared_from_this()](const boost::system::error_code& ec) {
+                          self->OnReadable(ec);
+                        });
+    }
+    return;
+  }
   reading_ = true;
   if (tls_ != nullptr) {
     // TLS records are read and decrypted by the stream (a busy script does not serve a TLS
@@ -135,9 +153,11 @@ void Connection::MaybeRead() {
   // The loop waits for the socket to be readable and ReadInput reads it, so no byte ever sits in
   // a completed read whose handler has not run: a busy script's ServeWhileBusy reads the socket
   // meanwhile, and must find everything before what it reads already in input_.
-  socket_.async_wait(
-      boost::asio::ip::tcp::socket::wait_read,
-      [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });
+  auto handler = [self = shared_from_this()](const boost::system::error_code& ec) {
+    self->OnReadable(ec);
+  };
+  if (dry) return WaitReadableArmed(server_->io(), socket_, std::move(handler));
+  socket_.async_wait(boost::asio::ip::tcp::socket::wait_read, std::move(handler));
 }
 
 void Connection::OnReadable(const boost::system::error_code& ec) {
@@ -147,9 +167,14 @@ void Connection::OnReadable(const boost::system::error_code& ec) {
     Close();
     return;
   }
+  // A wait queued while the connection could not read (MaybeRead): the input stays in the
+  // socket until the connection reads again.
+  if (close_after_write_ || Waiting() || PendingOutput() >= kPauseReadingBytes) return;
   if (!ReadInput()) return;
+  read_dry_ = last_read_dry_;
   ProcessInput();
   MaybeRead();
+  read_dry_ = false;  // the loop runs next: a wait queued later re-arms
 }
 
 void Connection::OnTlsRead(const boost::system::error_code& ec, size_t n) {
@@ -169,6 +194,7 @@ bool Connection::ReadInput() {
   do {
     n = ::recv(socket_.native_handle(), read_buf_.data(), read_buf_.size(), MSG_DONTWAIT);
   } while (n < 0 && errno == EINTR);
+  last_read_dry_ = n < static_cast<ssize_t>(read_buf_.size());
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // read meanwhile
   if (n <= 0) {  // the peer closed, or the connection failed
     Close();

@@ -166,6 +166,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string in_flight_;  // the buffer of the outstanding async_write
   size_t held_bytes_ = 0;  // replies waiting for a WAL sync
   bool reading_ = false;
+  // ReadInput's last recv left the socket empty: it returned less than it asked for, or EAGAIN.
+  bool last_read_dry_ = false;
+  // Set by OnReadable while its handler runs after a dry read: MaybeRead may then queue the wait
+  // without re-arming the socket (WaitReadableArmed).
+  bool read_dry_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;
   bool write_stalled_ = false;   // a deferred write waits at the front of input_

@@ -1,0 +1,67 @@
+#include "server/net/armed_read_wait.h"
+
+#include <boost/asio/detail/reactor.hpp>
+#include <boost/asio/detail/reactor_op.hpp>
+#include <boost/version.hpp>
+#include <type_traits>
+#include <utility>
+
+namespace ebb::server {
+namespace {
+
+namespace detail = boost::asio::detail;
+
+static_assert(BOOST_VERSION / 100 == 1081,
+              "WaitReadableArmed uses Asio's epoll reactor interface of Boost 1.81: check it");
+static_assert(std::is_same_v<detail::reactor, detail::epoll_reactor>,
+              "WaitReadableArmed expects Asio's epoll reactor");
+
+// The socket's reactor registration (a protected member of basic_socket).
+struct SocketAccess : boost::asio::ip::tcp::socket {
+  static auto& Implementation(boost::asio::ip::tcp::socket& socket) {
+    return (socket.*(&SocketAccess::impl_)).get_implementation();
+  }
+};
+
+// True while WaitReadableArmed queues its operation: the reactor's first, speculative call of
+// the operation must not complete it (nothing new has arrived); a later call comes from an event.
+thread_local bool queueing = false;
+
+class ReadableOp final : public detail::reactor_op {
+ public:
+  explicit ReadableOp(ReadableHandler handler)
+      : reactor_op(boost::system::error_code(), &ReadableOp::Perform, &ReadableOp::Complete),
+        handler_(std::move(handler)) {}
+
+ private:
+  static status Perform(reactor_op*) { return queueing ? not_done : done; }
+
+  static void Complete(void* owner, detail::operation* base, const boost::system::error_code&,
+                       std::size_t) {
+    auto* op = static_cast<ReadableOp*>(base);
+    ReadableHandler handler = std::move(op->handler_);
+    const boost::system::error_code ec = op->ec_;
+    delete op;
+    if (owner != nullptr) handler(ec);  // else the io_context is being destroyed
+  }
+
+  ReadableHandler handler_;
+};
+
+}  // namespace
+
+void WaitReadableArmed(boost::asio::io_context& io, boost::asio::ip::tcp::socket& socket,
+                       ReadableHandler handler) {
+  auto& impl = SocketAccess::Implementation(socket);
+  auto& reactor =
+      boost::asio::use_service<detail::reactor>(static_cast<boost::asio::execution_context&>(io));
+  auto* op = new ReadableOp(std::move(handler));
+  queueing = true;
+  // Speculative: the reactor queues a read operation on the registered descriptor as it is
+  // (only a non-speculative one, async_wait's, re-arms it).
+  reactor.start_op(detail::reactor::read_op, impl.socket_, impl.reactor_data_, op,
+                   /*is_continuation=*/true, /*allow_speculative=*/true);
+  queueing = false;
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,32 @@
+// WaitReadableArmed: waits for a plain TCP socket to become readable without re-arming it.
+//
+// Asio registers every socket with its epoll reactor once, edge-triggered (EPOLLIN | EPOLLET).
+// Its async_wait cannot know whether bytes arrived while no wait was queued (their edge was
+// reported then, and dropped), so every async_wait re-arms the descriptor with an
+// epoll_ctl(EPOLL_CTL_MOD), which reports a socket already readable at once: one system call per
+// request at pipeline depth 1. A caller that has just read the socket dry — a recv that returned
+// less than it asked for, or EAGAIN — in the same handler, with no turn of the loop since, knows
+// better: any byte arriving from then on raises a new edge, and that edge is only reported by an
+// epoll_wait, which runs after the wait is queued. WaitReadableArmed queues the wait on the
+// reactor's existing registration, with no system call; the handler runs with the same error
+// codes as async_wait's (operation_aborted when the socket is closed).
+//
+// It uses the reactor's own interface (boost/asio/detail): checked against the Boost version
+// and reactor it was written for. Thread-safety: the io thread only.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/system/error_code.hpp>
+#include <functional>
+
+namespace ebb::server {
+
+using ReadableHandler = std::function<void(const boost::system::error_code&)>;
+
+// REQUIRES: `socket` belongs to `io`, had an async_wait (or other operation) before that made it
+// non-blocking and registered, and was read until empty since the loop last ran its reactor.
+void WaitReadableArmed(boost::asio::io_context& io, boost::asio::ip::tcp::socket& socket,
+                       ReadableHandler handler);
+
+}  // namespace ebb::server
