@@ -78,10 +78,20 @@ class CompactionFilter {
   // True when `user_key`'s newest version, if it is dead (a tombstone, an expired value), must
   // stay even with nothing under it: a write arriving later with an older timestamp — from an
   // active-active peer — must still be hidden by it. It stays as a tombstone of its timestamp
-  // (an expired value's bytes still go), without an expiry at the bottom.
+  // (an expired value's bytes still go: ReducedDeadValue), without an expiry at the bottom.
   virtual bool KeepsNewestDead(std::string_view user_key) const {
     (void)user_key;
     return false;
+  }
+  // The bytes the tombstone a dead value row of `user_key` is reduced to carries in place of the
+  // value (`meta` and `value`: the row's), when compaction keeps it (KeepsNewestDead, or something
+  // beneath it): what the layer above needs of the version without its bytes, such as its rank
+  // between peers. Deterministic: a function of the row alone. Empty (the default): none. Reads
+  // still take the tombstone as absent; a tombstone keeps these bytes through later compactions.
+  virtual void ReducedDeadValue(std::string_view user_key, const RowMeta& meta,
+                                std::string_view value, std::string* reduced) const {
+    (void)user_key, (void)meta, (void)value;
+    reduced->clear();
   }
   // True when KeepsNewestDead may answer true for some key: whole-file expiry, which cannot ask
   // row by row, then drops no table.

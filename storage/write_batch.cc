@@ -73,10 +73,10 @@ void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::str
   SetCount(&rep_, ++count_);
 }
 
-void WriteBatch::Delete(const WriteOptions& options, std::string_view key) {
+void WriteBatch::Delete(const WriteOptions& options, std::string_view key, std::string_view value) {
   RowMeta meta;
   meta.timestamp_ms = options.timestamp_ms;
-  AppendEntry(&rep_, Op::kDelete, key, meta, {});
+  AppendEntry(&rep_, Op::kDelete, key, meta, value);
   SetCount(&rep_, ++count_);
 }
 
@@ -141,7 +141,9 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count,
       return Status::Corruption("write batch: malformed row");
     }
     entry.encoded_row = row;
-    if (entry.op != WriteBatch::Op::kPut && (!entry.value.empty() || entry.meta.expire_at_ms)) {
+    // A tombstone may carry a value for the layer above (Delete); a wipe none; neither an expiry.
+    if (entry.op != WriteBatch::Op::kPut &&
+        ((entry.op == WriteBatch::Op::kWipe && !entry.value.empty()) || entry.meta.expire_at_ms)) {
       return Status::Corruption("write batch: delete carries a value or expiry");
     }
     if (handler != nullptr) handler->Apply(entry);

@@ -52,7 +52,9 @@ class WriteBatch {
   // `now_ms` resolves a relative ttl without a timestamp; the DB passes its clock.
   void Put(const WriteOptions& options, std::string_view key, std::string_view value,
            int64_t now_ms);
-  void Delete(const WriteOptions& options, std::string_view key);
+  // A tombstone; `value` (none by default) is carried along for the layer above: reads still find
+  // the key absent (a kept dead version's rank, CompactionFilter::ReducedDeadValue).
+  void Delete(const WriteOptions& options, std::string_view key, std::string_view value = {});
   // A whole-key delete: hides every version of `key` written before it (storage/db.h).
   void Wipe(const WriteOptions& options, std::string_view key);
   // Deletes every version of every key in `range` written before this entry: the engine's

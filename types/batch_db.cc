@@ -238,7 +238,7 @@ class Appender final : public WriteBatch::Handler {
         batch_->Put(options, e.key, e.value, 0);
         break;
       case WriteBatch::Op::kDelete:
-        batch_->Delete(options, e.key);
+        batch_->Delete(options, e.key, e.value);
         break;
       case WriteBatch::Op::kWipe:
         batch_->Wipe(options, e.key);

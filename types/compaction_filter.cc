@@ -3,6 +3,7 @@
 #include <limits>
 #include <mutex>
 
+#include "types/string_rank.h"
 #include "types/tlog_codec.h"
 
 namespace ebb::types {
@@ -52,6 +53,10 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
     return parent_.KeepsNewestDead(user_key);
   }
   bool KeepsDeadVersions() const override { return parent_.KeepsDeadVersions(); }
+  void ReducedDeadValue(std::string_view user_key, const storage::RowMeta& meta,
+                        std::string_view value, std::string* reduced) const override {
+    parent_.ReducedDeadValue(user_key, meta, value, reduced);
+  }
   const char* Name() const override { return parent_.Name(); }
 
  private:
@@ -70,6 +75,22 @@ bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
   int db = 0;
   std::string_view key;
   return ParseMetaKey(user_key, &db, &key);
+}
+
+void TypesCompactionFilter::ReducedDeadValue(std::string_view user_key,
+                                             const storage::RowMeta& meta, std::string_view value,
+                                             std::string* reduced) const {
+  reduced->clear();
+  int db = 0;
+  std::string_view key;
+  KeyType type;
+  std::string_view payload;
+  if (!keep_newest_dead_.load() || !ParseMetaKey(user_key, &db, &key) ||
+      !DecodeMetaValue(value, &type, &payload) || type != KeyType::kString) {
+    return;
+  }
+  *reduced = EncodeReducedString(StringDigest(payload),
+                                 meta.expire_at_ms.value_or(std::numeric_limits<int64_t>::max()));
 }
 
 std::unique_ptr<storage::CompactionFilter> TypesCompactionFilter::StartCompaction(

@@ -57,8 +57,9 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   // The policy whose rules give keys their expiry mode; nullptr: every key kDefault.
   void SetTtlPolicy(std::shared_ptr<const TtlPolicy> policy);
   // On: a metadata row that is its key's newest version stays when it is dead (as a tombstone),
-  // so that a peer's write with an older timestamp arriving later is still hidden — set for
-  // good once the node is in active-active mode (docs/active-active.md). Any thread.
+  // so that a peer's write with an older timestamp arriving later is still hidden, a string's
+  // carrying its rank (ReducedDeadValue) — set for good once the node is in active-active mode
+  // (docs/active-active.md). Any thread.
   void SetKeepNewestDead(bool on) { keep_newest_dead_.store(on); }
 
   // Outside a compaction run (tests): reads the latest state.
@@ -73,6 +74,10 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
                         std::vector<storage::KeyRange>* ranges) const override;
   bool KeepsNewestDead(std::string_view user_key) const override;
   bool KeepsDeadVersions() const override { return keep_newest_dead_.load(); }
+  // While dead versions are kept: a string's metadata row keeps its rank between peers, its
+  // digest and expiry (types/string_rank.h); other rows keep nothing.
+  void ReducedDeadValue(std::string_view user_key, const storage::RowMeta& meta,
+                        std::string_view value, std::string* reduced) const override;
   const char* Name() const override { return "ebb.types"; }
 
  private:

@@ -7,6 +7,7 @@
 #include "storage/write_batch.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/string_rank.h"
 
 namespace ebb::types {
 
@@ -54,6 +55,16 @@ OpResult<void> Kv::Delete(std::string_view key, int64_t ts) {
   storage::WriteOptions options = keyspace_.WriteOptions();
   options.timestamp_ms = ts;
   return keyspace_.db().Delete(options, MetaKey(keyspace_.layout(), db_, key));
+}
+
+OpResult<void> Kv::PutReduced(std::string_view key, int64_t ts, std::string_view digest,
+                              int64_t expire_at) {
+  storage::WriteOptions options = keyspace_.WriteOptions();
+  options.timestamp_ms = ts;
+  storage::WriteBatch batch;
+  batch.Delete(options, MetaKey(keyspace_.layout(), db_, key),
+               EncodeReducedString(digest, expire_at));
+  return keyspace_.db().Write(options, batch);
 }
 
 OpResult<void> Kv::MultiPut(const std::vector<KvPut>& puts) {

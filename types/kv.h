@@ -84,6 +84,11 @@ class Kv {
   // A timestamped tombstone version (RFC scenario 5: an older tombstone loses to a newer value
   // under a full-grace read). Removes a key of any type.
   OpResult<void> Delete(std::string_view key, int64_t ts);
+  // The dead version a string version expiring at `expire_at` with value digest `digest` is
+  // reduced to (types/string_rank.h): a tombstone at `ts` carrying its rank without the bytes,
+  // as compaction leaves it in active-active mode. Reads find the key absent.
+  OpResult<void> PutReduced(std::string_view key, int64_t ts, std::string_view digest,
+                            int64_t expire_at);
   // Every row in one atomic WriteBatch (MSET). Later rows of the same key win.
   OpResult<void> MultiPut(const std::vector<KvPut>& puts);
   // MSETNX: writes every row atomically only if none of the keys exists (of any type). The

@@ -6,6 +6,7 @@
 
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/whole_key.h"
+#include "storage/write_batch.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
@@ -23,7 +24,7 @@ struct Version {
   storage::RowKind kind = storage::RowKind::kWipe;  // kWipe: nothing to write again
   bool live = false;
   storage::RowMeta meta;
-  std::string value;  // the metadata row's value (kValue)
+  std::string value;  // the metadata row's value (kValue), what a tombstone carries (kTombstone)
 
   bool operator==(const Version& other) const {
     return kind == other.kind && meta.timestamp_ms == other.meta.timestamp_ms &&
@@ -146,7 +147,10 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
     if (change.greatest.kind == storage::RowKind::kValue) {
       s = keyspace.db().Put(options, meta_key, change.greatest.value);
     } else if (change.greatest.kind == storage::RowKind::kTombstone) {
-      s = keyspace.db().Delete(options, meta_key);
+      // With what it carries: a reduced string version's rank (types/string_rank.h).
+      storage::WriteBatch batch;
+      batch.Delete(options, meta_key, change.greatest.value);
+      s = keyspace.db().Write(options, batch);
     }
     if (s.ok() && change.expiry_register) {
       s = markers.SetExpiry(change.db, change.key, *change.expiry_register);

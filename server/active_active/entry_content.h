@@ -23,8 +23,8 @@
 //   - a TLOG under a retention window, live or already expired, gets TLOG as its key's type
 //     floor (whole_key.h), as every log write under a window in the mode does.
 // String versions carry no origin in the merge order (it is the tuple of timestamp, tombstone,
-// value and expiry), so no version of this content needs one; the register is the one ordered
-// by (T, origin).
+// value digest and expiry), so no version of this content needs one; the register is the one
+// ordered by (T, origin).
 //
 // Thread-safety: the io thread.
 #pragma once

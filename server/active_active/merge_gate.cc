@@ -5,8 +5,10 @@
 #include <tuple>
 
 #include "common/strings.h"
+#include "server/active_active/peer_delta.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/string_rank.h"
 
 namespace ebb::server {
 namespace {
@@ -17,17 +19,35 @@ namespace {
 // version to find.
 constexpr int64_t kNewestVersion = 0;
 
-// A string version's place in the last-writer-wins order.
+// A string version's place in the last-writer-wins order: (ts, tombstone, digest of the value,
+// expire_at). The digest is computed only when two versions tie before it; a reduced dead version
+// (types/string_rank.h) has it without the value.
 struct StringVersion {
   int64_t ts = 0;
   bool tombstone = false;
-  std::string value;
+  std::string_view value;
+  std::optional<std::string> digest;  // set for a reduced version, else computed from `value`
   int64_t expire_at = std::numeric_limits<int64_t>::max();  // never: greatest
 
-  auto tie() const { return std::tie(ts, tombstone, value, expire_at); }
+  const std::string& Digest() {
+    if (!digest) digest = types::StringDigest(value);
+    return *digest;
+  }
 };
 
-// The incoming version of canonical `PUT key value TS ts PXAT ms|NOTTL` or `DELETE key TS ts`.
+// a < b in the last-writer-wins order.
+bool Less(StringVersion& a, StringVersion& b) {
+  if (a.ts != b.ts) return a.ts < b.ts;
+  if (a.tombstone != b.tombstone) return b.tombstone;
+  if (!a.tombstone) {
+    const int c = a.Digest().compare(b.Digest());
+    if (c != 0) return c < 0;
+  }
+  return a.expire_at < b.expire_at;
+}
+
+// The incoming version of canonical `PUT key value TS ts PXAT ms|NOTTL`, `DELETE key TS ts` or
+// `PUT-EXPIRED key DIGEST hex TS ts PXAT ms|NOTTL`.
 bool IncomingVersion(std::span<const std::string> args, StringVersion* v) {
   if (args[0] == "put" && args.size() >= 6) {
     if (!ParseInt64(args[4], &v->ts)) return false;
@@ -38,6 +58,14 @@ bool IncomingVersion(std::span<const std::string> args, StringVersion* v) {
   if (args[0] == "delete" && args.size() == 4) {
     v->tombstone = true;
     return ParseInt64(args[3], &v->ts);
+  }
+  if (args[0] == kPutExpired) {
+    ReducedPut reduced;
+    if (!ParseReducedPut(args, &reduced)) return false;
+    v->ts = reduced.ts;
+    v->digest = std::move(reduced.digest);
+    v->expire_at = reduced.expire_at;
+    return true;
   }
   return false;
 }
@@ -87,7 +115,7 @@ storage::Status HeldType(types::Keyspace& keyspace, int db, std::string_view key
 storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,
                            MergeVerdict* verdict) {
   *verdict = MergeVerdict::kWrite;
-  const bool string_write = args[0] == "put" || args[0] == "delete";
+  const bool string_write = IsStringDelta(args[0]);
   const std::string& key = string_write ? args[1] : args[2];
   types::KeyMetaRow row;
   std::optional<storage::DeadVersion> dead;
@@ -123,7 +151,12 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
     held.expire_at = row.meta.expire_at_ms.value_or(held.expire_at);
   } else if (dead && dead->kind == storage::RowKind::kTombstone) {
     held.ts = dead->meta.timestamp_or_zero();
-    held.tombstone = true;
+    std::string digest;
+    if (types::DecodeReducedString(dead->value, &digest, &held.expire_at)) {
+      held.digest = std::move(digest);  // an expired version compaction reduced: its rank
+    } else {
+      held.tombstone = true;
+    }
   } else if (dead && dead->kind == storage::RowKind::kValue) {
     types::KeyType type;
     std::string_view payload;
@@ -133,12 +166,12 @@ storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const st
       return storage::Status::OK();
     }
     held.ts = dead->meta.timestamp_or_zero();
-    held.value = std::string(payload);
+    held.value = payload;
     held.expire_at = dead->meta.expire_at_ms.value_or(held.expire_at);
   } else {
     return storage::Status::OK();  // never written, or wiped
   }
-  if (!(held.tie() < incoming.tie())) *verdict = MergeVerdict::kLoses;
+  if (!Less(held, incoming)) *verdict = MergeVerdict::kLoses;
   return storage::Status::OK();
 }
 

@@ -4,12 +4,14 @@
 //
 // TLOG and TREG merge by their own commands (union with cutoff = max; greater (ts, value)). What
 // the gate adds:
-//  - string rows (PUT, DELETE) are a last-writer-wins register over the tuple
-//    (timestamp, tombstone, value bytes, expire_at with "never" greatest): a version is written
-//    only when its tuple is greater than that of the most recently written version (live,
-//    tombstone or expired). So the version written last is always the greatest — a read at any
-//    retrieval grace answers the same on every node — and the gate reads one version, never the
-//    key's history. Equal tuples are the same version.
+//  - string rows (PUT, DELETE, PUT-EXPIRED) are a last-writer-wins register over the tuple
+//    (timestamp, tombstone, SHA-256 of the value bytes, expire_at with "never" greatest): a
+//    version is written only when its tuple is greater than that of the most recently written
+//    version (live, tombstone or expired). So the version written last is always the greatest — a
+//    read at any retrieval grace answers the same on every node — and the gate reads one version,
+//    never the key's history. Equal tuples are the same version. The tuple needs no value bytes:
+//    an expired version that compaction reduced to a tombstone keeps its digest and expiry there
+//    (types/string_rank.h), and ranks as the whole version did.
 //  - a key used as two types at once resolves by a fixed precedence, TLOG > TREG > string: a
 //    write of a lower type on a live key of a higher one loses; a write of a higher type on a live
 //    key of a lower one replaces it (the key is wiped first). A TREG pair or a log that expired

@@ -2,11 +2,41 @@
 
 #include <array>
 #include <charconv>
+#include <limits>
 
+#include "common/strings.h"
 #include "server/digest.h"
 #include "storage/util/coding.h"
+#include "types/string_rank.h"
 
 namespace ebb::server {
+
+std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced) {
+  std::vector<std::string> args = {
+      std::string(kPutExpired),         reduced.key, "DIGEST",
+      types::DigestHex(reduced.digest), "TS",        std::to_string(reduced.ts)};
+  if (reduced.expire_at == std::numeric_limits<int64_t>::max()) {
+    args.push_back("NOTTL");
+  } else {
+    args.push_back("PXAT");
+    args.push_back(std::to_string(reduced.expire_at));
+  }
+  return args;
+}
+
+bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced) {
+  if (args.empty() || args[0] != kPutExpired || (args.size() != 7 && args.size() != 8) ||
+      !EqualsIgnoreCase(args[2], "digest") || !EqualsIgnoreCase(args[4], "ts") ||
+      !types::ParseDigestHex(args[3], &reduced->digest) || !ParseInt64(args[5], &reduced->ts)) {
+    return false;
+  }
+  reduced->key = args[1];
+  if (args.size() == 7) {
+    reduced->expire_at = std::numeric_limits<int64_t>::max();
+    return EqualsIgnoreCase(args[6], "nottl");
+  }
+  return EqualsIgnoreCase(args[6], "pxat") && ParseInt64(args[7], &reduced->expire_at);
+}
 
 std::string EncodePeerDelta(const PeerDelta& delta) {
   std::string out;

@@ -4,9 +4,11 @@
 // A delta is a logical operation, not an engine row: a command in its canonical, fully resolved
 // form (explicit timestamps, absolute expiry), which every node applies through the same type
 // code a client's command runs — `TLOG INS key value ts`, `TLOG TRIMAT key ts`, `TREG SET key
-// value ts`, `PUT key value TS ts PXAT ms|NOTTL`, `DELETE key TS ts`. Each carries the origin
-// node's offset (1, 2, 3, ... in the order the origin committed them), the origin's clock when it
-// made it and the database.
+// value ts`, `PUT key value TS ts PXAT ms|NOTTL`, `DELETE key TS ts`, and `PUT-EXPIRED key
+// DIGEST hex TS ts PXAT ms|NOTTL`: a string version that has expired, without its bytes
+// (types/string_rank.h), applied as the dead version compaction reduces it to. Each carries the
+// origin node's offset (1, 2, 3, ... in the order the origin committed them), the origin's clock
+// when it made it and the database.
 //
 // Two encodings:
 //  - the origin's log row (a system row, docs/key-encoding.md): EncodePeerDelta /
@@ -21,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +36,27 @@ struct PeerDelta {
   int db = 0;
   std::vector<std::string> args;  // the canonical command, args[0] its name
 };
+
+// The name of the value-less form of an expired string version (lower-case, as deltas are
+// judged).
+inline constexpr std::string_view kPutExpired = "put-expired";
+
+// True for the deltas of string versions: put, delete, put-expired (lower-case).
+inline bool IsStringDelta(std::string_view name) {
+  return name == "put" || name == "delete" || name == kPutExpired;
+}
+
+// `PUT-EXPIRED key DIGEST hex TS ts PXAT ms|NOTTL`, parsed.
+struct ReducedPut {
+  std::string key;
+  std::string digest;  // raw, types::kStringDigestSize bytes
+  int64_t ts = 0;
+  int64_t expire_at = 0;  // INT64_MAX: NOTTL
+};
+// The canonical arguments of `reduced`.
+std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced);
+// `args` (args[0] lower-case) as a ReducedPut; false if out of shape.
+bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced);
 
 std::string EncodePeerDelta(const PeerDelta& delta);
 // False if `encoded` is malformed.

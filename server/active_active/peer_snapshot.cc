@@ -12,6 +12,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/string_rank.h"
 #include "types/tlog.h"
 #include "types/treg.h"
 
@@ -63,6 +64,15 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
   storage::Status s = keyspace.GetMeta(db, key, &row, 0, &dead);
   if (s.IsNotFound()) {
     if (!dead) return storage::Status::OK();  // never written, or wiped
+    ReducedPut reduced;
+    if (dead->kind == storage::RowKind::kTombstone &&
+        types::DecodeReducedString(dead->value, &reduced.digest, &reduced.expire_at)) {
+      // An expired version compaction reduced: its rank without the bytes.
+      reduced.key = std::string(key);
+      reduced.ts = dead->meta.timestamp_or_zero();
+      pieces->push_back(ReducedPutArgs(reduced));
+      return storage::Status::OK();
+    }
     if (dead->kind == storage::RowKind::kTombstone) {
       pieces->push_back(
           {"delete", std::string(key), "TS", std::to_string(dead->meta.timestamp_or_zero())});

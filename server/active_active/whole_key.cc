@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/peer_delta.h"
 #include "storage/row.h"
 #include "storage/util/coding.h"
 #include "types/key_encoding.h"
@@ -189,10 +190,11 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
                                        Admission* admission) {
   *admission = Admission();
   const std::vector<std::string>& args = *delta;
-  const bool string_write = args[0] == "put" || args[0] == "delete";
+  const bool string_write = IsStringDelta(args[0]);
+  const bool reduced_put = args[0] == kPutExpired;
   const bool trimat = args[0] == "tlog" && args[1] == "trimat";
   admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
-  if (args.size() < (args[0] == "put" ? 6u : string_write ? 4u : 5u - trimat)) {
+  if (args.size() < (args[0] == "put" ? 6u : reduced_put ? 7u : string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");
   }
   const std::string key = string_write ? args[1] : args[2];
@@ -203,10 +205,14 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
     admission->raise_floor = windowed_log;
     return storage::Status::OK();
   }
-  // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; TREG SET / TLOG INS key v ts;
-  // TLOG TRIMAT key cutoff stands for cutoff - 1 (it removes what lies below it).
+  // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; PUT-EXPIRED key DIGEST d TS
+  // ts ...; TREG SET / TLOG INS key v ts; TLOG TRIMAT key cutoff stands for cutoff - 1 (it
+  // removes what lies below it).
   __int128 ts = 0;
-  const bool parsed = string_write ? ParseSigned(args[0] == "put" ? args[4] : args[3], &ts)
+  const bool parsed = string_write ? ParseSigned(args[0] == "put" ? args[4]
+                                                 : reduced_put    ? args[5]
+                                                                  : args[3],
+                                                 &ts)
                                    : ParseUnsigned(args.back(), &ts);
   if (!parsed) return storage::Status::InvalidArgument("bad delta timestamp");
   if (trimat) ts -= 1;
@@ -214,7 +220,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
   if (!s.ok()) return s;
-  admission->settle_expiry = args[0] != "put" && args[0] != "delete" && marker.expiry.has_value();
+  admission->settle_expiry = !string_write && marker.expiry.has_value();
   if (args[0] == "treg" && admission->settle_expiry && !marker_covers(marker, ts)) {
     // A register may have expired the pair by this node's clock and not by another's: the held
     // pair counts either way, as for strings.
@@ -230,9 +236,10 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
       return s;
     }
   }
-  if (args[0] == "put" && marker.expiry && ts <= marker.expiry->ts) {
-    // At or before the key's expiry register: the register's expiry replaces the write's.
-    delta->resize(5);
+  if ((args[0] == "put" || reduced_put) && marker.expiry && ts <= marker.expiry->ts) {
+    // At or before the key's expiry register: the register's expiry replaces the write's (a
+    // reduced version's too, so that it keeps the rank the whole version has here).
+    delta->resize(reduced_put ? 6 : 5);
     if (marker.expiry->expire_at) {
       delta->push_back("PXAT");
       delta->push_back(std::to_string(*marker.expiry->expire_at));

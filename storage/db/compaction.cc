@@ -420,8 +420,16 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
                               (ctx.filter != nullptr && ctx.filter->KeepsNewestDead(user_key));
       }
       if (!something_beneath && !chosen_by_some_read) continue;  // nothing to hide: gone
-      if (v.kind == RowKind::kValue) v.kind = RowKind::kTombstone;
-      v.value.clear();
+      if (v.kind == RowKind::kValue) {
+        // A tombstone keeps what ReducedDeadValue gave it, here or in an earlier compaction.
+        std::string reduced;
+        if (ctx.filter != nullptr)
+          ctx.filter->ReducedDeadValue(user_key, v.meta, v.value, &reduced);
+        v.kind = RowKind::kTombstone;
+        v.value = std::move(reduced);
+      } else if (v.kind == RowKind::kWipe) {
+        v.value.clear();
+      }
       // A dead version keeps its expiry while it may yet vanish deeper down (or later), so purge
       // scheduling still finds it; at the bottom it stays only to hide newer versions.
       if (!something_beneath && ctx.forget_newest_dead) v.meta.expire_at_ms.reset();

@@ -14,12 +14,12 @@
 // read at any grace can tell apart go (a run of versions whose newest has the greatest
 // timestamp keeps that one and the one with the least timestamp), so no answer changes. A
 // survivor that is dead (a tombstone, wipe, expired value or one the filter drops) becomes a
-// tombstone, or disappears when nothing older can lie under it and no newer version has a
-// smaller timestamp (which it would otherwise hide from a full-grace read).
-// ReduceInput groups a sorted input by user key and applies a reduction to each: compaction
-// (ReduceVersions) and memtable flush (ReduceForFlush) both write through it.
-// Thread-safety: pure functions over immutable inputs (the filter is called as documented in
-// storage/compaction_filter.h).
+// tombstone (a value's carrying CompactionFilter::ReducedDeadValue), or disappears when nothing
+// older can lie under it and no newer version has a smaller timestamp (which it would otherwise
+// hide from a full-grace read). ReduceInput groups a sorted input by user key and applies a
+// reduction to each: compaction (ReduceVersions) and memtable flush (ReduceForFlush) both write
+// through it. Thread-safety: pure functions over immutable inputs (the filter is called as
+// documented in storage/compaction_filter.h).
 #pragma once
 
 #include <cstdint>

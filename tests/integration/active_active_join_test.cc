@@ -193,7 +193,8 @@ TEST_F(ActiveActiveJoinTest, ANodeWithDataJoinsARunningPairByPeerAdd) {
   EXPECT_EQ(WaitConverged(all), "");
   for (int i = 0; i < 3; i++) {
     SCOPED_TRACE("n" + std::to_string(i));
-    EXPECT_EQ(Cmd(all[i], {"GET", "j:late"}).str(), "n2");           // equal TS: the greatest value
+    // Equal TS: the greatest value digest (SHA-256 orders "n0" > "n1" > "n2").
+    EXPECT_EQ(Cmd(all[i], {"GET", "j:late"}).str(), "n0");
     EXPECT_EQ(Cmd(all[i], {"TLOG", "SIZE", "j:log"}).integer(), 5);  // e2, e3, one per node
     EXPECT_EQ(Cmd(all[i], {"TTL", "j:regttl"}).integer(), -1);  // a newer pair drops the expiry
     EXPECT_EQ(Cmd(all[i], {"EXISTS", "j:plain"}).integer(), 0);
@@ -228,7 +229,7 @@ TEST_F(ActiveActiveJoinTest, NodesWithDataStartWithPeerOptions) {
     EXPECT_EQ(InfoField(all[i], "peers", "snapshots_sent"), 1);
     ExpectJoinerData(all[i], "a:", "n" + std::to_string(i));
     ExpectJoinerData(all[i], "b:", "n" + std::to_string(i));
-    EXPECT_EQ(Cmd(all[i], {"GET", "both"}).str(), "y");  // equal TS: the greatest value
+    EXPECT_EQ(Cmd(all[i], {"GET", "both"}).str(), "y");  // equal TS: the greater digest
   }
   WriteInMode(c0.get(), "b:", "n0");
   WriteInMode(c1.get(), "a:", "n1");

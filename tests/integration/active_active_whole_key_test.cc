@@ -113,6 +113,76 @@ TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPe
   }
 }
 
+// A string version expired on n0 and reduced there by compaction (past half the purge deadline)
+// keeps its rank in the last-writer-wins order, (ts, tombstone, digest of the value, expire_at),
+// without its bytes: n1, cut off, writes the key at the same timestamp with no expiry, and after
+// the heal both nodes answer as if n0 had never compacted. SHA-256 orders "y" > "x" > "yv": "y"
+// beats the expired "x" on both nodes, "yv" loses to it on both (though bytewise "yv" > "x").
+TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
+  StartCutPair();
+  const std::string ts = std::to_string(kT - 10);
+  for (const char* key : {"wins", "loses"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kT + 100)}).str(),
+              "OK");
+  }
+  SetClock(kT + kPastRetention);
+  Compact(c0_.get());
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "wins", "y", "TS", ts, "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "loses", "yv", "TS", ts, "NOTTL"}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "wins"}).str(), "y");
+    EXPECT_TRUE(Cmd(c, {"GET", "loses"}).is_nil());
+  }
+}
+
+// The same when n1 learns of the reduced version from a snapshot of n0 (its log of one delta has
+// moved past the writes): the snapshot carries it as `put-expired` with its digest, not as a
+// tombstone, which would outrank every value at its timestamp.
+TEST_F(ActiveActiveWholeKeyTest, ASnapshotCarriesACompactedVersionWithItsRank) {
+  StartCutPair({"--peer-backlog-size", "1"});
+  const std::string ts = std::to_string(kT - 10);
+  for (const char* key : {"wins", "loses"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kT + 100)}).str(),
+              "OK");
+  }
+  SetClock(kT + kPastRetention);
+  Compact(c0_.get());
+  ASSERT_EQ(Cmd(c0_.get(), {"SET", "other", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "wins", "y", "TS", ts, "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "loses", "yv", "TS", ts, "NOTTL"}).str(), "OK");
+  HealAndConverge();
+  EXPECT_NE(Cmd(c0_.get(), {"INFO", "peers"}).str().find("snapshots_sent:1"), std::string::npos);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "wins"}).str(), "y");
+    EXPECT_TRUE(Cmd(c, {"GET", "loses"}).is_nil());
+  }
+}
+
+// A TREG pair that an expiry register expired and n0's compaction reduced needs no rank of its
+// own: every pair at or before the register's T takes its expiry wherever it lands, so n1's
+// concurrent pairs at the same timestamp, one greater and one smaller, end expired on both
+// nodes, and a pair after T lives on both (the key's type floor keeps strings off the key).
+TEST_F(ActiveActiveWholeKeyTest, ACompactedTregPairNeedsNoRank) {
+  StartCutPair();
+  const std::string ts = std::to_string(kT - 10);
+  for (const char* key : {"r1", "r2", "r3"}) {
+    ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "m", ts}).str(), "OK");
+    ASSERT_EQ(Cmd(c0_.get(), {"PEXPIRE", key, "100"}).integer(), 1);
+  }
+  SetClock(kT + kPastRetention);
+  Compact(c0_.get());
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r1", "z", ts}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r2", "a", ts}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r3", "n", std::to_string(kT + 5)}).str(), "OK");
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "r1", "r2"}).integer(), 0);
+    EXPECT_EQ(Cmd(c, {"TREG", "GET", "r3"})[0].str(), "n");
+  }
+  ExpectStringRefused("r1");
+}
+
 // A DEL at T on n0; writes at T - 1 and T on n1 reach n0 after it (n0 restarted meanwhile, so
 // the marker is read back from its data): deleted on both nodes. Writes at T + 1 live on both.
 TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {

@@ -202,6 +202,46 @@ TEST(ReduceVersionsTest, AFilterKeepsTheNewestDeadVersionAsATombstone) {
             "2=new@300");
 }
 
+// Keeps dead versions, and reduces a dead value to a tombstone carrying "rank(<value>)".
+class RankKeeper final : public CompactionFilter {
+ public:
+  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
+                  std::string*) const override {
+    return Decision::kKeep;
+  }
+  bool KeepsNewestDead(std::string_view) const override { return true; }
+  bool KeepsDeadVersions() const override { return true; }
+  void ReducedDeadValue(std::string_view, const RowMeta&, std::string_view value,
+                        std::string* reduced) const override {
+    *reduced = "rank(" + std::string(value) + ")";
+  }
+  const char* Name() const override { return "test: keeps ranks"; }
+};
+
+TEST(ReduceVersionsTest, AKeptDeadValueCarriesWhatTheFilterReducesItTo) {
+  RankKeeper filter;
+  const std::vector<RangeDeletion> none;
+  ReduceContext ctx;
+  ctx.range_deletions = &none;
+  ctx.nothing_below = true;
+  ctx.expiry_now_ms = 20;
+  ctx.filter = &filter;
+  ReduceStats stats;
+  std::vector<KeyVersion> out = ReduceVersions("k", {V(1, 200, "v", 10)}, ctx, &stats);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, RowKind::kTombstone);
+  EXPECT_EQ(out[0].value, "rank(v)");
+  EXPECT_FALSE(out[0].meta.expire_at_ms);
+  // A later compaction keeps it: a tombstone's bytes are not reduced again.
+  out = ReduceVersions("k", std::move(out), ctx, &stats);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value, "rank(v)");
+  // A DELETE's tombstone carries nothing.
+  out = ReduceVersions("k", {T(1, 200)}, ctx, &stats);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value, "");
+}
+
 TEST(ReduceVersionsTest, AnExpiredRowNamesTheRangesThatLivedThroughIt) {
   DropOdd filter;
   std::vector<KeyRange> ranges;

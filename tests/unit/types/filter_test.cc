@@ -14,6 +14,7 @@
 #include "tests/unit/types/types_fixture.h"
 #include "types/compaction_filter.h"
 #include "types/keyspace.h"
+#include "types/string_rank.h"
 
 namespace ebb::types {
 namespace {
@@ -201,6 +202,40 @@ TEST(TypesCompactionFilterTest, KeepsEverythingWithoutADb) {
   std::string new_value;
   EXPECT_EQ(filter.Filter(SubRowKey(0, "k", 1, "e"), {}, "", 0, &new_value), Decision::kKeep);
   EXPECT_STREQ(filter.Name(), "ebb.types");
+}
+
+// While it keeps dead versions (active-active mode), an expired string's metadata row is reduced
+// to a tombstone carrying its rank: the SHA-256 of the value (not of its type tag) and its
+// expiry. Other rows, and every row outside the mode, carry nothing.
+TEST(TypesCompactionFilterTest, ReducesADeadStringToItsRank) {
+  TypesCompactionFilter filter;
+  storage::RowMeta meta;
+  meta.timestamp_ms = 100;
+  meta.expire_at_ms = 150;
+  std::string reduced = "stale";
+  const std::string value = EncodeMetaValue(KeyType::kString, "x");
+  filter.ReducedDeadValue(MetaKey(0, "s"), meta, value, &reduced);
+  EXPECT_EQ(reduced, "");
+  filter.SetKeepNewestDead(true);
+  filter.ReducedDeadValue(MetaKey(0, "s"), meta, value, &reduced);
+  std::string digest;
+  int64_t expire_at = 0;
+  ASSERT_TRUE(DecodeReducedString(reduced, &digest, &expire_at));
+  EXPECT_EQ(DigestHex(digest), "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881");
+  EXPECT_EQ(expire_at, 150);
+  std::string raw_reduced;
+  filter.ReducedDeadValue(MetaKey(0, "s"), meta, EncodeMetaValue(KeyType::kString, "x", true),
+                          &raw_reduced);
+  EXPECT_EQ(raw_reduced, reduced);
+  filter.ReducedDeadValue(MetaKey(0, "r"), meta, EncodeMetaValue(KeyType::kTreg, "pair"), &reduced);
+  EXPECT_EQ(reduced, "");
+  filter.ReducedDeadValue(SubRowKey(0, "k", 1, "e"), meta, value, &reduced);
+  EXPECT_EQ(reduced, "");
+  EXPECT_FALSE(DecodeReducedString("", &digest, &expire_at));
+  std::string parsed;
+  EXPECT_TRUE(ParseDigestHex(DigestHex(digest), &parsed));
+  EXPECT_EQ(parsed, digest);
+  EXPECT_FALSE(ParseDigestHex("2d71", &parsed));
 }
 
 }  // namespace
