@@ -212,11 +212,9 @@ void ExecuteFunctionList(CommandContext& ctx, const FunctionListOptions& o) {
       }
       r.Bulk("flags");
       std::vector<std::string_view> flags;
-      if (f.flags & scripting::kScriptNoWrites) flags.push_back("no-writes");
-      if (f.flags & scripting::kScriptAllowOom) flags.push_back("allow-oom");
-      if (f.flags & scripting::kScriptAllowStale) flags.push_back("allow-stale");
-      if (f.flags & scripting::kScriptNoCluster) flags.push_back("no-cluster");
-      if (f.flags & scripting::kScriptAllowCrossSlot) flags.push_back("allow-cross-slot-keys");
+      for (const scripting::ScriptFlagName& flag : scripting::kScriptFlagNames) {
+        if (f.flags & flag.flag) flags.push_back(flag.name);
+      }
       r.SetHeader(flags.size());
       for (std::string_view flag : flags) r.Bulk(flag);
     }
