@@ -6,11 +6,12 @@
 // docs/commands.md are generated from it) and its handler. A container command (CLIENT, CONFIG,
 // TLOG, ...) has subcommand rows; a subcommand's arity counts the container's name and its own.
 //
-// The dispatcher (dispatcher.h) checks existence, arity, authentication and the DEBUG switch
-// once, before a handler runs. A handler is two steps (Kvrocks's Parse/Execute): Parse turns the
-// arguments into an options struct through one ArgParser (arg_parser.h), which latches the first
-// error in Redis's words; Execute runs the options against the types and writes the reply. Each
-// command area is one file, server/commands/cmd_<area>.cc, whose rows sit together at its bottom:
+// The dispatcher (dispatcher.h) checks existence, arity, authentication, the DEBUG switch and
+// the server mode a row needs (kCmdNeeds...) once, before a handler runs. A handler is two steps
+// (Kvrocks's Parse/Execute): Parse turns the arguments into an options struct through one ArgParser
+// (arg_parser.h), which latches the first error in Redis's words; Execute runs the options against
+// the types and writes the reply. Each command area is one file, server/commands/cmd_<area>.cc,
+// whose rows sit together at its bottom:
 //
 //   struct ReadOptions { std::string_view key; std::optional<int64_t> grace_ms; };
 //   ReadOptions ParseRead(ArgParser& args);                        // key [GRACE ms]
@@ -90,7 +91,19 @@ enum CommandFlag : uint32_t {
   // Shown to MONITOR before it runs rather than after (Redis's skip_monitor: EVAL, FCALL and
   // their variants), so the calls a script makes follow its own line.
   kCmdSkipMonitor = 1 << 18,
+  // The server modes a row needs, checked by the dispatcher after every other check and before
+  // Parse (Redis checks the mode before the arguments), with the mode's own error:
+  // kCmdNeedsClusterEnabled: cluster-enabled yes (CLUSTER KEYSLOT, ASKING, READONLY, ...);
+  // kCmdNeedsClusterNode: this server is a cluster node (CLUSTER NODES, MEET, ...);
+  // both answer "ERR This instance has cluster support disabled".
+  kCmdNeedsClusterEnabled = 1 << 19,
+  kCmdNeedsClusterNode = 1 << 20,
+  // kCmdNeedsPeers: the server can link active-active peers (PEER): it has a keyspace.
+  kCmdNeedsPeers = 1 << 21,
 };
+// Any of the mode flags: one test on a row's flags skips them all.
+inline constexpr uint32_t kCmdModeFlags =
+    kCmdNeedsClusterEnabled | kCmdNeedsClusterNode | kCmdNeedsPeers;
 
 // COMMAND DOCS argument types, as Redis names them.
 enum class ArgType {
