@@ -234,13 +234,22 @@ struct KeyOptions {
 };
 inline KeyOptions ParseKey(ArgParser& args) { return {args.Next()}; }
 
-struct RestOptions {
-  std::vector<std::string_view> args;  // every argument after the name, in order
+struct KeysOptions {
+  std::vector<std::string_view> keys;  // key [key ...]: every argument after the name, in order
 };
-inline RestOptions ParseRest(ArgParser& args) {
-  RestOptions o;
-  while (args.HasMore()) o.args.push_back(args.Next());
+inline KeysOptions ParseKeys(ArgParser& args) {
+  KeysOptions o;
+  o.keys.reserve(args.remaining());
+  while (args.HasMore()) o.keys.push_back(args.Next());
   return o;
+}
+
+// The Parse step of a variadic list (channels, names, SHA1 digests): every remaining argument.
+inline std::vector<std::string_view> RemainingArgs(ArgParser& args) {
+  std::vector<std::string_view> out;
+  out.reserve(args.remaining());
+  while (args.HasMore()) out.push_back(args.Next());
+  return out;
 }
 
 class CommandTable {
