@@ -44,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "server/arg_parser.h"
@@ -213,19 +214,27 @@ struct CommandSpec {
 };
 
 // Parse then Execute: the handler of every row.
-//   Parse:   Options Parse(ArgParser& args)  — reads ctx.args from ctx.first_arg;
+//   Parse:   Options Parse(ArgParser& args)  — reads ctx.args from ctx.first_arg; or
+//            Options Parse(ArgParser& args, const CommandContext& ctx) when a setting of the
+//            server bounds an argument (BITFIELD's offsets: proto-max-bulk-len);
 //   Execute: void Execute(CommandContext& ctx, const Options& options).
 // When Parse latched an error, or left arguments unread (a syntax error), the error is the reply
 // and Execute does not run.
 template <auto Parse, auto Execute>
 void Handler(CommandContext& ctx) {
   ArgParser args(ctx.args, ctx.first_arg);
-  const auto options = Parse(args);
+  const auto options = [&] {
+    if constexpr (std::is_invocable_v<decltype(Parse), ArgParser&, const CommandContext&>) {
+      return Parse(args, ctx);
+    } else {
+      return Parse(args);
+    }
+  }();
   if (!args.Finish()) return args.ReplyError(ctx.reply);
   Execute(ctx, options);
 }
 
-// The Parse steps many commands share: no arguments, one key, or all remaining arguments.
+// The Parse steps many commands share: no arguments, one key, or a list of keys.
 struct NoOptions {};
 inline NoOptions ParseNothing(ArgParser&) { return {}; }
 
