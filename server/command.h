@@ -6,11 +6,12 @@
 // docs/commands.md are generated from it) and its handler. A container command (CLIENT, CONFIG,
 // TLOG, ...) has subcommand rows; a subcommand's arity counts the container's name and its own.
 //
-// The dispatcher (dispatcher.h) checks existence, arity, authentication and the DEBUG switch
-// once, before a handler runs. A handler is two steps (Kvrocks's Parse/Execute): Parse turns the
-// arguments into an options struct through one ArgParser (arg_parser.h), which latches the first
-// error in Redis's words; Execute runs the options against the types and writes the reply. Each
-// command area is one file, server/commands/cmd_<area>.cc, whose rows sit together at its bottom:
+// The dispatcher (dispatcher.h) checks existence, arity, authentication, the DEBUG switch and
+// the server mode a row needs (kCmdNeeds...) once, before a handler runs. A handler is two steps
+// (Kvrocks's Parse/Execute): Parse turns the arguments into an options struct through one ArgParser
+// (arg_parser.h), which latches the first error in Redis's words; Execute runs the options against
+// the types and writes the reply. Each command area is one file, server/commands/cmd_<area>.cc,
+// whose rows sit together at its bottom:
 //
 //   struct ReadOptions { std::string_view key; std::optional<int64_t> grace_ms; };
 //   ReadOptions ParseRead(ArgParser& args);                        // key [GRACE ms]
@@ -43,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "server/arg_parser.h"
@@ -90,7 +92,19 @@ enum CommandFlag : uint32_t {
   // Shown to MONITOR before it runs rather than after (Redis's skip_monitor: EVAL, FCALL and
   // their variants), so the calls a script makes follow its own line.
   kCmdSkipMonitor = 1 << 18,
+  // The server modes a row needs, checked by the dispatcher after every other check and before
+  // Parse (Redis checks the mode before the arguments), with the mode's own error:
+  // kCmdNeedsClusterEnabled: cluster-enabled yes (CLUSTER KEYSLOT, ASKING, READONLY, ...);
+  // kCmdNeedsClusterNode: this server is a cluster node (CLUSTER NODES, MEET, ...);
+  // both answer "ERR This instance has cluster support disabled".
+  kCmdNeedsClusterEnabled = 1 << 19,
+  kCmdNeedsClusterNode = 1 << 20,
+  // kCmdNeedsPeers: the server can link active-active peers (PEER): it has a keyspace.
+  kCmdNeedsPeers = 1 << 21,
 };
+// Any of the mode flags: one test on a row's flags skips them all.
+inline constexpr uint32_t kCmdModeFlags =
+    kCmdNeedsClusterEnabled | kCmdNeedsClusterNode | kCmdNeedsPeers;
 
 // COMMAND DOCS argument types, as Redis names them.
 enum class ArgType {
@@ -200,19 +214,27 @@ struct CommandSpec {
 };
 
 // Parse then Execute: the handler of every row.
-//   Parse:   Options Parse(ArgParser& args)  — reads ctx.args from ctx.first_arg;
+//   Parse:   Options Parse(ArgParser& args)  — reads ctx.args from ctx.first_arg; or
+//            Options Parse(ArgParser& args, const CommandContext& ctx) when a setting of the
+//            server bounds an argument (BITFIELD's offsets: proto-max-bulk-len);
 //   Execute: void Execute(CommandContext& ctx, const Options& options).
 // When Parse latched an error, or left arguments unread (a syntax error), the error is the reply
 // and Execute does not run.
 template <auto Parse, auto Execute>
 void Handler(CommandContext& ctx) {
   ArgParser args(ctx.args, ctx.first_arg);
-  const auto options = Parse(args);
+  const auto options = [&] {
+    if constexpr (std::is_invocable_v<decltype(Parse), ArgParser&, const CommandContext&>) {
+      return Parse(args, ctx);
+    } else {
+      return Parse(args);
+    }
+  }();
   if (!args.Finish()) return args.ReplyError(ctx.reply);
   Execute(ctx, options);
 }
 
-// The Parse steps many commands share: no arguments, one key, or all remaining arguments.
+// The Parse steps many commands share: no arguments, one key, or a list of keys.
 struct NoOptions {};
 inline NoOptions ParseNothing(ArgParser&) { return {}; }
 
@@ -221,13 +243,22 @@ struct KeyOptions {
 };
 inline KeyOptions ParseKey(ArgParser& args) { return {args.Next()}; }
 
-struct RestOptions {
-  std::vector<std::string_view> args;  // every argument after the name, in order
+struct KeysOptions {
+  std::vector<std::string_view> keys;  // key [key ...]: every argument after the name, in order
 };
-inline RestOptions ParseRest(ArgParser& args) {
-  RestOptions o;
-  while (args.HasMore()) o.args.push_back(args.Next());
+inline KeysOptions ParseKeys(ArgParser& args) {
+  KeysOptions o;
+  o.keys.reserve(args.remaining());
+  while (args.HasMore()) o.keys.push_back(args.Next());
   return o;
+}
+
+// The Parse step of a variadic list (channels, names, SHA1 digests): every remaining argument.
+inline std::vector<std::string_view> RemainingArgs(ArgParser& args) {
+  std::vector<std::string_view> out;
+  out.reserve(args.remaining());
+  while (args.HasMore()) out.push_back(args.Next());
+  return out;
 }
 
 class CommandTable {

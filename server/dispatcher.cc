@@ -7,6 +7,7 @@
 #include "server/acl/acl.h"
 #include "server/active_active/active_active.h"
 #include "server/client.h"
+#include "server/cluster/cluster.h"
 #include "server/cluster/redirect.h"
 #include "server/command.h"
 #include "server/errors.h"
@@ -428,13 +429,31 @@ bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
   const bool monitored = caller != Caller::kPeer;
   if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/true);
   if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
-  spec.handler(ctx);
+  Invoke(spec, ctx);
   if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
   const uint64_t ticks = CountCall(spec, began);
   if (caller == Caller::kClient) OfferToSlowLog(spec, args, client, ticks);
   if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/false);
   CountReply(&spec, true, reply.Since(start), ctx.error_counted);
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
+}
+
+std::optional<std::string_view> Dispatcher::ModeRefusal(uint32_t flags) const {
+  if ((flags & kCmdNeedsClusterEnabled) && !server_->config().cluster_enabled) {
+    return kClusterDisabled;
+  }
+  if ((flags & kCmdNeedsClusterNode) &&
+      dynamic_cast<cluster::Cluster*>(server_->cluster()) == nullptr) {
+    return kClusterDisabled;
+  }
+  if ((flags & kCmdNeedsPeers) && server_->active_active() == nullptr) {
+    return kActiveActiveNeedsKeyspace;
+  }
+  return std::nullopt;
+}
+
+void Dispatcher::ReplyModeRefusal(CommandContext& ctx, std::string_view error) {
+  ctx.reply.Error(error);
 }
 
 uint64_t Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
@@ -479,7 +498,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   if (!server_->has_keyspace()) {
     stats.total_commands_processed++;
     FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
-    spec.handler(ctx);
+    Invoke(spec, ctx);
     OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
     FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
     return true;
@@ -500,7 +519,7 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   // A command shown before it runs never restarts (EVAL, FCALL: kCmdNoRestart).
   FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
   keyspace.set_block_fetch(&fetch);
-  spec.handler(ctx);
+  Invoke(spec, ctx);
   keyspace.set_block_fetch(nullptr);
   if (!server_->key_events().empty()) EndKeyEvents(*server_, !fetch.incomplete());
   if (fetch.incomplete()) {
@@ -542,7 +561,7 @@ bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& clien
   storage::BlockFetch& fetch = client.block_fetch();
   fetch.BeginLookahead();
   server_->keyspace().set_block_fetch(&fetch);
-  spec->handler(ctx);
+  Invoke(*spec, ctx);
   server_->keyspace().set_block_fetch(nullptr);
   stats.Withdraw(counts);  // the real run counts them and publishes its events
   if (!server_->key_events().empty()) EndKeyEvents(*server_, false);

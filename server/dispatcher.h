@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "server/cluster/redirect.h"
+#include "server/command.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -171,6 +172,20 @@ class Dispatcher {
                     const Client& client, bool from_script, bool before_run);
   // Runs the handler once (Restartable commands); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
+  // Calls `spec`'s handler, or replies the error of the server mode the row needs and the
+  // server is not in (kCmdModeFlags): the last check, so it comes after arity and the refusals
+  // and before Parse. One test of the row's flags for a row that needs no mode.
+  void Invoke(const CommandSpec& spec, CommandContext& ctx) {
+    if ((spec.flags & kCmdModeFlags) != 0) [[unlikely]] {
+      if (std::optional<std::string_view> refusal = ModeRefusal(spec.flags)) {
+        return ReplyModeRefusal(ctx, *refusal);
+      }
+    }
+    spec.handler(ctx);
+  }
+  // The error of the first mode in `flags` the server is not in; nothing when it is in all.
+  std::optional<std::string_view> ModeRefusal(uint32_t flags) const;
+  static void ReplyModeRefusal(CommandContext& ctx, std::string_view error);
   // Active-active mode (server/active_active/active_active.h): a client write runs in its
   // canonical form inside a keyspace batch that also logs it for the peers, or is refused.
   // REQUIRES: the node is in the mode. *handled false: the request is none of its concern,

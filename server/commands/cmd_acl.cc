@@ -23,11 +23,21 @@ namespace ebb::server {
 namespace {
 
 // ACL SETUSER username [rule ...]
-void ExecuteSetUser(CommandContext& ctx, const RestOptions& o) {
-  const std::span<const std::string_view> rules(o.args.data() + 1, o.args.size() - 1);
-  const std::string error = ctx.server.acl().SetUser(o.args[0], rules);
+struct SetUserOptions {
+  std::string_view username;
+  std::vector<std::string_view> rules;
+};
+SetUserOptions ParseSetUser(ArgParser& args) {
+  SetUserOptions o;
+  o.username = args.Next();
+  o.rules = RemainingArgs(args);
+  return o;
+}
+
+void ExecuteSetUser(CommandContext& ctx, const SetUserOptions& o) {
+  const std::string error = ctx.server.acl().SetUser(o.username, o.rules);
   if (!error.empty()) return ctx.reply.Error(error);
-  Acl::DisconnectRevokedSubscribers(*ctx.server.acl().Find(o.args[0]), ctx.server.clients());
+  Acl::DisconnectRevokedSubscribers(*ctx.server.acl().Find(o.username), ctx.server.clients());
   ctx.reply.Ok();
 }
 
@@ -63,10 +73,15 @@ void ExecuteGetUser(CommandContext& ctx, const KeyOptions& o) {
 }
 
 // ACL DELUSER username [username ...]
-void ExecuteDelUser(CommandContext& ctx, const RestOptions& o) {
+struct UsernamesOptions {
+  std::vector<std::string_view> usernames;
+};
+UsernamesOptions ParseUsernames(ArgParser& args) { return {RemainingArgs(args)}; }
+
+void ExecuteDelUser(CommandContext& ctx, const UsernamesOptions& o) {
   int64_t deleted = 0;
   std::string error;
-  if (!ctx.server.acl().DeleteUsers(o.args, ctx.server.clients(), &deleted, &error)) {
+  if (!ctx.server.acl().DeleteUsers(o.usernames, ctx.server.clients(), &deleted, &error)) {
     return ctx.reply.Error(error);
   }
   ctx.reply.Integer(deleted);
@@ -93,19 +108,31 @@ void ExecuteWhoAmI(CommandContext& ctx, const NoOptions&) {
 }
 
 // ACL CAT [category]
-void ExecuteCat(CommandContext& ctx, const RestOptions& o) {
+struct CatOptions {
+  int category = -1;  // -1: none named, list the categories
+};
+CatOptions ParseCat(ArgParser& args) {
+  CatOptions o;
   // Redis's aclCommand answers extra arguments itself.
-  if (o.args.size() > 1) return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
-  if (o.args.empty()) {
+  if (args.remaining() > 1) {
+    args.Fail(SubcommandSyntaxError(args.at(0), args.at(1)));
+    return o;
+  }
+  if (!args.HasMore()) return o;
+  const std::string_view name = args.Next();
+  o.category = FindAclCategory(name);
+  if (o.category < 0) args.Fail(UnknownAclCategoryError(name));
+  return o;
+}
+
+void ExecuteCat(CommandContext& ctx, const CatOptions& o) {
+  if (o.category < 0) {
     const auto names = AclCategoryNames();
     ctx.reply.ArrayHeader(names.size());
     for (std::string_view name : names) ctx.reply.Bulk(name);
     return;
   }
-  const int category = FindAclCategory(o.args[0]);
-  if (category < 0) {
-    return ctx.reply.Error(UnknownAclCategoryError(o.args[0]));
-  }
+  const int category = o.category;
   std::vector<const CommandSpec*> rows;
   for (const auto& [name, spec] : ctx.server.commands().rows()) {
     if (AclCategoriesOf(spec) & (uint64_t{1} << category)) rows.push_back(&spec);
@@ -118,13 +145,22 @@ void ExecuteCat(CommandContext& ctx, const RestOptions& o) {
 }
 
 // ACL GENPASS [bits]: a random password of `bits` bits (default 256) as hex.
-void ExecuteGenPass(CommandContext& ctx, const RestOptions& o) {
+struct GenPassOptions {
   int64_t bits = 256;
-  if (o.args.size() > 1) return ctx.reply.Error(WrongArgsError("acl|genpass"));
-  if (o.args.size() == 1 && (!ParseInt64(o.args[0], &bits) || bits <= 0 || bits > 4096)) {
-    return ctx.reply.Error(kAclGenPassBits);
+};
+GenPassOptions ParseGenPass(ArgParser& args) {
+  GenPassOptions o;
+  if (args.remaining() > 1) {
+    args.Fail(WrongArgsError("acl|genpass"));
+  } else if (args.HasMore()) {
+    o.bits = args.Int64(kAclGenPassBits);
+    if (!args.failed() && (o.bits <= 0 || o.bits > 4096)) args.Fail(kAclGenPassBits);
   }
-  const size_t chars = static_cast<size_t>((bits + 3) / 4);
+  return o;
+}
+
+void ExecuteGenPass(CommandContext& ctx, const GenPassOptions& o) {
+  const size_t chars = static_cast<size_t>((o.bits + 3) / 4);
   std::vector<unsigned char> random((chars + 1) / 2);
   if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
     return ctx.reply.Error(kAclGenPassFailed);
@@ -140,12 +176,24 @@ void ExecuteGenPass(CommandContext& ctx, const RestOptions& o) {
 }
 
 // ACL DRYRUN username command [arg ...]: +OK, or why the user may not run it (a bulk string).
-void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
-  const AclUser* user = ctx.server.acl().Find(o.args[0]);
+// The user and the command are looked up by Execute.
+struct DryRunOptions {
+  std::string_view username;
+  std::vector<std::string_view> request;  // command [arg ...]
+};
+DryRunOptions ParseDryRun(ArgParser& args) {
+  DryRunOptions o;
+  o.username = args.Next();
+  o.request = RemainingArgs(args);
+  return o;
+}
+
+void ExecuteDryRun(CommandContext& ctx, const DryRunOptions& o) {
+  const AclUser* user = ctx.server.acl().Find(o.username);
   if (user == nullptr) {
-    return ctx.reply.Error(AclUserNotFoundError(o.args[0]));
+    return ctx.reply.Error(AclUserNotFoundError(o.username));
   }
-  const std::span<const std::string_view> request(o.args.data() + 1, o.args.size() - 1);
+  const std::span<const std::string_view> request(o.request);
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = ctx.server.commands().Resolve(request, &flags, &first_arg);
@@ -161,19 +209,30 @@ void ExecuteDryRun(CommandContext& ctx, const RestOptions& o) {
 }
 
 // ACL LOG [count | RESET]: the newest `count` entries (default 10), or forgets them all.
-void ExecuteLog(CommandContext& ctx, const RestOptions& o) {
-  if (o.args.size() > 1) return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
-  AclLog& log = ctx.server.acl().log();
+struct LogOptions {
   int64_t count = 10;
-  if (o.args.size() == 1) {
-    if (EqualsIgnoreCase(o.args[0], "reset")) {
-      log.Reset();
-      return ctx.reply.Ok();
-    }
-    if (!ParseInt64(o.args[0], &count)) return ctx.reply.Error(kNotInteger);
+  bool reset = false;
+};
+LogOptions ParseLog(ArgParser& args) {
+  LogOptions o;
+  if (args.remaining() > 1) {
+    args.Fail(SubcommandSyntaxError(args.at(0), args.at(1)));
+  } else if (args.Token("RESET")) {
+    o.reset = true;
+  } else if (args.HasMore()) {
+    o.count = args.Int64();
+  }
+  return o;
+}
+
+void ExecuteLog(CommandContext& ctx, const LogOptions& o) {
+  AclLog& log = ctx.server.acl().log();
+  if (o.reset) {
+    log.Reset();
+    return ctx.reply.Ok();
   }
   const size_t shown =
-      std::min(static_cast<size_t>(std::max<int64_t>(count, 0)), log.entries().size());
+      std::min(static_cast<size_t>(std::max<int64_t>(o.count, 0)), log.entries().size());
   const int64_t now_ms = ctx.server.clock().NowMs();
   ctx.reply.ArrayHeader(shown);
   for (size_t i = 0; i < shown; i++) {
@@ -241,7 +300,7 @@ std::vector<CommandSpec> AclCommands() {
                           {.name = "rule", .optional = true, .multiple = true}},
             .help = {{.usage = "SETUSER <username> <attribs> ...",
                       .text = "Create or modify a user with the specified attributes."}},
-            .handler = Handler<ParseRest, ExecuteSetUser>},
+            .handler = Handler<ParseSetUser, ExecuteSetUser>},
            {.name = "getuser",
             .arity = 3,
             .flags = kAdmin,
@@ -261,7 +320,7 @@ std::vector<CommandSpec> AclCommands() {
             .arguments = {{.name = "username", .multiple = true}},
             .help = {{.usage = "DELUSER <username> [<username> ...]",
                       .text = "Delete a list of users."}},
-            .handler = Handler<ParseRest, ExecuteDelUser>},
+            .handler = Handler<ParseUsernames, ExecuteDelUser>},
            {.name = "list",
             .arity = 2,
             .flags = kAdmin,
@@ -295,7 +354,7 @@ std::vector<CommandSpec> AclCommands() {
             .help = {{.usage = "CAT [<category>]",
                       .text = "List all commands that belong to <category>, or all command "
                               "categories\nwhen no category is specified."}},
-            .handler = Handler<ParseRest, ExecuteCat>},
+            .handler = Handler<ParseCat, ExecuteCat>},
            {.name = "genpass",
             .arity = -2,
             .flags = kSelf,
@@ -306,7 +365,7 @@ std::vector<CommandSpec> AclCommands() {
             .help = {{.usage = "GENPASS [<bits>]",
                       .text = "Generate a secure 256-bit user password. The optional `bits` "
                               "argument can\nbe used to specify a different size."}},
-            .handler = Handler<ParseRest, ExecuteGenPass>},
+            .handler = Handler<ParseGenPass, ExecuteGenPass>},
            {.name = "dryrun",
             .arity = -4,
             .flags = kAdmin,
@@ -320,7 +379,7 @@ std::vector<CommandSpec> AclCommands() {
             .help = {{.usage = "DRYRUN <username> <command> [<arg> ...]",
                       .text = "Returns whether the user can execute the given command without "
                               "executing the command."}},
-            .handler = Handler<ParseRest, ExecuteDryRun>},
+            .handler = Handler<ParseDryRun, ExecuteDryRun>},
            {.name = "log",
             .arity = -2,
             .flags = kAdmin,
@@ -335,7 +394,7 @@ std::vector<CommandSpec> AclCommands() {
                   .children = {{.name = "count", .type = ArgType::kInteger},
                                {.name = "reset", .type = ArgType::kPureToken, .token = "RESET"}}}},
             .help = {{.usage = "LOG [<count> | RESET]", .text = "Show the ACL log entries."}},
-            .handler = Handler<ParseRest, ExecuteLog>},
+            .handler = Handler<ParseLog, ExecuteLog>},
            {.name = "load",
             .arity = 2,
             .flags = kAdmin,

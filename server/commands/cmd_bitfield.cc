@@ -4,8 +4,8 @@
 //   BITFIELD key [GET type offset | SET type offset value | INCRBY type offset increment |
 //                 OVERFLOW WRAP|SAT|FAIL] ...
 //
-// Every operation is parsed (and any error replied) before the key is read; they then run in
-// order on one copy of the value, each GET seeing the SETs before it. OVERFLOW applies to the
+// Every operation is parsed (and any error replied) by Parse, before the key is read; they then run
+// in order on one copy of the value, each GET seeing the SETs before it. OVERFLOW applies to the
 // SETs and INCRBYs after it: WRAP (the default) wraps around, SAT saturates at the type's
 // bounds, FAIL leaves the field and answers nil. SET answers the field's old value, INCRBY its
 // new one. A command with a SET or INCRBY grows the string (zero bytes) to its farthest field
@@ -47,18 +47,6 @@ struct FieldOp {
   Overflow overflow = Overflow::kWrap;
 };
 
-struct BitFieldArgs {
-  std::string_view key;
-  std::vector<std::string_view> rest;
-};
-
-BitFieldArgs ParseBitField(ArgParser& args) {
-  BitFieldArgs o;
-  o.key = args.Next();
-  while (args.HasMore()) o.rest.push_back(args.Next());
-  return o;
-}
-
 // "i<bits>" (1..64) or "u<bits>" (1..63), either case.
 bool ParseFieldType(std::string_view text, FieldOp* op) {
   if (text.empty()) return false;
@@ -73,56 +61,49 @@ bool ParseFieldType(std::string_view text, FieldOp* op) {
   return true;
 }
 
-// Reads the operations; false after replying the first error, in Redis's words and order.
-bool ParseOpsOrReply(CommandContext& ctx, const std::vector<std::string_view>& rest,
-                     std::vector<FieldOp>* ops) {
+struct BitFieldOptions {
+  std::string_view key;
+  std::vector<FieldOp> ops;
+};
+
+// key, then the operations; the first error in Redis's words and order. An offset's byte must
+// be below proto-max-bulk-len, hence the context.
+BitFieldOptions ParseBitField(ArgParser& args, const CommandContext& ctx) {
+  BitFieldOptions o;
+  o.key = args.Next();
   Overflow overflow = Overflow::kWrap;
   const uint64_t max_bytes = ctx.server.config().proto_max_bulk_len;
-  for (size_t i = 0; i < rest.size();) {
-    const size_t left = rest.size() - i - 1;
-    const std::string_view name = rest[i];
+  while (args.HasMore()) {
+    const size_t left = args.remaining() - 1;  // after the operation's name
     FieldOp op;
-    if (EqualsIgnoreCase(name, "get") && left >= 2) {
+    if (left >= 2 && args.Token("GET")) {
       op.kind = FieldOp::kGet;
-    } else if (EqualsIgnoreCase(name, "set") && left >= 3) {
+    } else if (left >= 3 && args.Token("SET")) {
       op.kind = FieldOp::kSet;
-    } else if (EqualsIgnoreCase(name, "incrby") && left >= 3) {
+    } else if (left >= 3 && args.Token("INCRBY")) {
       op.kind = FieldOp::kIncrBy;
-    } else if (EqualsIgnoreCase(name, "overflow") && left >= 1) {
-      const std::string_view mode = rest[i + 1];
-      if (EqualsIgnoreCase(mode, "wrap")) {
-        overflow = Overflow::kWrap;
-      } else if (EqualsIgnoreCase(mode, "sat")) {
-        overflow = Overflow::kSat;
-      } else if (EqualsIgnoreCase(mode, "fail")) {
-        overflow = Overflow::kFail;
-      } else {
-        ctx.reply.Error(kBitfieldOverflowType);
-        return false;
-      }
-      i += 2;
+    } else if (left >= 1 && args.Token("OVERFLOW")) {
+      const int mode = args.Choice({"WRAP", "SAT", "FAIL"});
+      if (mode < 0) args.Fail(kBitfieldOverflowType);
+      overflow = static_cast<Overflow>(std::max(mode, 0));
       continue;
     } else {
-      ctx.reply.Error(kSyntaxError);
-      return false;
+      args.SyntaxError();
+      break;
     }
-    if (!ParseFieldType(rest[i + 1], &op)) {
-      ctx.reply.Error(kBitfieldType);
-      return false;
+    if (!ParseFieldType(args.Next(), &op)) {
+      args.Fail(kBitfieldType);
+      break;
     }
-    if (!ParseBitOffset(rest[i + 2], op.bits, max_bytes, &op.offset)) {
-      ctx.reply.Error(kBitOffset);
-      return false;
+    if (!ParseBitOffset(args.Next(), op.bits, max_bytes, &op.offset)) {
+      args.Fail(kBitOffset);
+      break;
     }
-    if (op.kind != FieldOp::kGet && !ParseInt64(rest[i + 3], &op.value)) {
-      ctx.reply.Error(kNotInteger);
-      return false;
-    }
+    if (op.kind != FieldOp::kGet) op.value = args.Int64();
     op.overflow = overflow;
-    ops->push_back(op);
-    i += op.kind == FieldOp::kGet ? 3 : 4;
+    o.ops.push_back(op);
   }
-  return true;
+  return o;
 }
 
 uint64_t GetUnsigned(std::string_view value, uint64_t offset, int bits) {
@@ -195,9 +176,8 @@ bool AddUnsigned(uint64_t value, int64_t incr, int bits, Overflow overflow, uint
 }
 
 template <bool kReadOnly>
-void ExecuteBitField(CommandContext& ctx, const BitFieldArgs& o) {
-  std::vector<FieldOp> ops;
-  if (!ParseOpsOrReply(ctx, o.rest, &ops)) return;
+void ExecuteBitField(CommandContext& ctx, const BitFieldOptions& o) {
+  const std::vector<FieldOp>& ops = o.ops;
   uint64_t end_bit = 0;  // one past the farthest bit a SET or INCRBY touches
   bool writes = false;
   for (const FieldOp& op : ops) {

@@ -1,8 +1,10 @@
 // CLUSTER's node subcommands (server/cluster/cluster.h): the node table (MYID, MYSHARDID, NODES,
 // SLOTS, SHARDS, INFO, LINKS, REPLICAS), membership (MEET, FORGET, RESET, REPLICATE), slots
 // (ADDSLOTS[RANGE], DELSLOTS[RANGE], FLUSHSLOTS, SETSLOT), epochs (SET-CONFIG-EPOCH, BUMPEPOCH),
-// SAVECONFIG, COUNT-FAILURE-REPORTS and FAILOVER. Redis 7's replies and errors; without
-// cluster-enabled every one answers "ERR This instance has cluster support disabled".
+// SAVECONFIG, COUNT-FAILURE-REPORTS and FAILOVER. Redis 7's replies and errors; on a server that
+// is no cluster node every one answers "ERR This instance has cluster support disabled" (the
+// rows' kCmdNeedsClusterNode, which the dispatcher checks before Parse).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,15 +23,11 @@ namespace {
 using cluster::Cluster;
 using cluster::Node;
 
-constexpr uint32_t kInfoFlags = kCmdStale | kCmdNoScript;
-constexpr uint32_t kAdminFlags = kCmdAdmin | kCmdStale | kCmdNoScript;
+constexpr uint32_t kInfoFlags = kCmdStale | kCmdNoScript | kCmdNeedsClusterNode;
+constexpr uint32_t kAdminFlags = kCmdAdmin | kCmdStale | kCmdNoScript | kCmdNeedsClusterNode;
 
-// The node, or nullptr after replying the error.
-Cluster* ClusterOrReply(CommandContext& ctx) {
-  auto* node = dynamic_cast<Cluster*>(ctx.server.cluster());
-  if (node == nullptr) ctx.reply.Error(kClusterDisabled);
-  return node;
-}
+// The node. REQUIRES: the row is flagged kCmdNeedsClusterNode (the dispatcher checked it).
+Cluster* NodeOf(CommandContext& ctx) { return static_cast<Cluster*>(ctx.server.cluster()); }
 
 void ReplyResult(CommandContext& ctx, const std::string& error) {
   if (error.empty()) return ctx.reply.Ok();
@@ -45,23 +43,25 @@ bool ParseSlot(std::string_view text, int* slot) {
 }
 
 void ExecuteMyId(CommandContext& ctx, const NoOptions&) {
-  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Bulk(c->state().myself()->name);
+  Cluster* c = NodeOf(ctx);
+  ctx.reply.Bulk(c->state().myself()->name);
 }
 
 // A shard is a master and its replicas; its ID is the master's name.
 void ExecuteMyShardId(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   const Node* me = c->state().myself();
   ctx.reply.Bulk(me->is_replica() && me->master != nullptr ? me->master->name : me->name);
 }
 
 void ExecuteNodes(CommandContext& ctx, const NoOptions&) {
-  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Verbatim("txt", c->NodesText(!ctx.client.tls()));
+  Cluster* c = NodeOf(ctx);
+  ctx.reply.Verbatim("txt", c->NodesText(!ctx.client.tls()));
 }
 
 void ExecuteInfo(CommandContext& ctx, const NoOptions&) {
-  if (Cluster* c = ClusterOrReply(ctx)) ctx.reply.Verbatim("txt", c->InfoText());
+  Cluster* c = NodeOf(ctx);
+  ctx.reply.Verbatim("txt", c->InfoText());
 }
 
 // [ip, port, id, {}]: a node as CLUSTER SLOTS lists it.
@@ -80,8 +80,7 @@ bool ReplicaAvailable(const Cluster& c, const Node& n) {
 }
 
 void ExecuteSlots(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   struct Range {
     int first, last;
     const Node* owner;
@@ -137,8 +136,7 @@ void ReplyShardNode(CommandContext& ctx, const Cluster& c, const Node& n) {
 }
 
 void ExecuteShards(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   std::vector<const Node*> masters;
   for (const auto& [name, n] : c->state().nodes()) {
     if (n->is_master() && !n->in_handshake()) masters.push_back(n.get());
@@ -166,8 +164,7 @@ void ExecuteShards(CommandContext& ctx, const NoOptions&) {
 }
 
 void ExecuteLinks(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   const auto links = c->Links();
   ctx.reply.ArrayHeader(links.size());
   for (const auto& link : links) {
@@ -187,56 +184,75 @@ void ExecuteLinks(CommandContext& ctx, const NoOptions&) {
   }
 }
 
-void ExecuteMeet(CommandContext& ctx, const RestOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
-  if (o.args.size() != 2 && o.args.size() != 3) {
-    return ctx.reply.Error(kClusterMeetArity);
+// MEET ip port [bus-port]
+struct MeetOptions {
+  std::string_view ip;
+  int64_t port = 0;
+  int64_t bus_port = 0;
+};
+MeetOptions ParseMeet(ArgParser& args) {
+  MeetOptions o;
+  if (args.remaining() > 3) {
+    args.Fail(kClusterMeetArity);
+    return o;
   }
-  int64_t port = 0, cport = 0;
-  if (!ParseInt64(o.args[1], &port)) {
-    return ctx.reply.Error(InvalidBasePortError(o.args[1]));
+  o.ip = args.Next();
+  const std::string_view port = args.Next();
+  if (!ParseInt64(port, &o.port)) {
+    args.Fail(InvalidBasePortError(port));
+    return o;
   }
-  if (o.args.size() == 3) {
-    if (!ParseInt64(o.args[2], &cport)) {
-      return ctx.reply.Error(InvalidBusPortError(o.args[2]));
-    }
-  } else {
-    cport = port + 10000;
+  o.bus_port = o.port + 10000;
+  if (args.HasMore()) {
+    const std::string_view bus_port = args.Next();
+    if (!ParseInt64(bus_port, &o.bus_port)) args.Fail(InvalidBusPortError(bus_port));
   }
-  ReplyResult(ctx,
-              c->Meet(std::string(o.args[0]), static_cast<int>(port), static_cast<int>(cport)));
+  return o;
 }
 
-// ADDSLOTS / DELSLOTS / their RANGE forms: every slot checked before any changes.
-void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args, bool ranges,
-                 bool del) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
-  if (ranges && args.size() % 2 != 0) {
-    return ctx.reply.Error(WrongArgsError(del ? "cluster|delslotsrange" : "cluster|addslotsrange"));
+void ExecuteMeet(CommandContext& ctx, const MeetOptions& o) {
+  ReplyResult(ctx, NodeOf(ctx)->Meet(std::string(o.ip), static_cast<int>(o.port),
+                                     static_cast<int>(o.bus_port)));
+}
+
+// ADDSLOTS / DELSLOTS / their RANGE forms: the slots as given (a range's first and last in
+// turn); every slot checked before any changes.
+struct SlotsOptions {
+  std::vector<int> slots;
+};
+template <bool kRanges, bool kDel>
+SlotsOptions ParseSlots(ArgParser& args) {
+  SlotsOptions o;
+  if (kRanges && args.remaining() % 2 != 0) {
+    args.Fail(WrongArgsError(kDel ? "cluster|delslotsrange" : "cluster|addslotsrange"));
+    return o;
   }
-  std::vector<int> parsed;
-  for (std::string_view arg : args) {
+  while (args.HasMore()) {
     int slot = 0;
-    if (!ParseSlot(arg, &slot)) return ctx.reply.Error(kBadSlot);
-    parsed.push_back(slot);
+    if (!ParseSlot(args.Next(), &slot)) args.Fail(kBadSlot);
+    o.slots.push_back(slot);
   }
+  return o;
+}
+
+template <bool kRanges, bool kDel>
+void ExecuteChangeSlots(CommandContext& ctx, const SlotsOptions& o) {
+  Cluster* c = NodeOf(ctx);
   std::vector<uint8_t> seen(cluster::kSlots, 0);
   std::vector<int> slots;
-  const size_t step = ranges ? 2 : 1;
-  for (size_t i = 0; i < parsed.size(); i += step) {
-    const int first = parsed[i];
-    const int last = ranges ? parsed[i + 1] : first;
+  const size_t step = kRanges ? 2 : 1;
+  for (size_t i = 0; i < o.slots.size(); i += step) {
+    const int first = o.slots[i];
+    const int last = kRanges ? o.slots[i + 1] : first;
     if (first > last) {
       return ctx.reply.Error(SlotRangeOrderError(first, last));
     }
     for (int j = first; j <= last; j++) {
       const bool owned = c->state().slot_owner(j) != nullptr;
-      if (del && !owned) {
+      if (kDel && !owned) {
         return ctx.reply.Error(SlotUnassignedError(j));
       }
-      if (!del && owned) {
+      if (!kDel && owned) {
         return ctx.reply.Error(SlotBusyError(j));
       }
       if (seen[j]++ == 1) {
@@ -245,7 +261,7 @@ void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args,
       slots.push_back(j);
     }
   }
-  if (del) {
+  if (kDel) {
     c->DelSlots(slots);
   } else {
     c->AddSlots(slots);
@@ -253,104 +269,103 @@ void ChangeSlots(CommandContext& ctx, const std::vector<std::string_view>& args,
   ctx.reply.Ok();
 }
 
-void ExecuteAddSlots(CommandContext& ctx, const RestOptions& o) {
-  ChangeSlots(ctx, o.args, false, false);
-}
-void ExecuteDelSlots(CommandContext& ctx, const RestOptions& o) {
-  ChangeSlots(ctx, o.args, false, true);
-}
-void ExecuteAddSlotsRange(CommandContext& ctx, const RestOptions& o) {
-  ChangeSlots(ctx, o.args, true, false);
-}
-void ExecuteDelSlotsRange(CommandContext& ctx, const RestOptions& o) {
-  ChangeSlots(ctx, o.args, true, true);
-}
-
 void ExecuteFlushSlots(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   if (!c->DatabaseEmpty()) return ctx.reply.Error(kFlushSlotsNotEmpty);
   c->FlushSlots();
   ctx.reply.Ok();
 }
 
-// SETSLOT slot IMPORTING|MIGRATING node | STABLE | NODE node.
-void ExecuteSetSlot(CommandContext& ctx, const RestOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+// SETSLOT slot IMPORTING|MIGRATING node | STABLE | NODE node. A malformed slot or form is
+// answered after the node's own refusal (a replica), as Redis does: Parse records it.
+struct SetSlotOptions {
+  std::optional<int> slot;  // none: not a slot
+  enum class Action { kMigrating, kImporting, kStable, kNode, kInvalid } action = Action::kInvalid;
+  std::string_view node;
+};
+SetSlotOptions ParseSetSlot(ArgParser& args) {
+  using Action = SetSlotOptions::Action;
+  SetSlotOptions o;
+  if (int slot = 0; ParseSlot(args.Next(), &slot)) o.slot = slot;
+  const size_t operands = args.remaining();  // the action and its node
+  const int action = args.Choice({"MIGRATING", "IMPORTING", "STABLE", "NODE"});
+  const bool with_node = action != 2;
+  if (action >= 0 && operands == (with_node ? 2u : 1u)) {
+    o.action = static_cast<Action>(action);
+    if (with_node) o.node = args.Next();
+  }
+  while (args.HasMore()) args.Next();  // the wrong form is answered by Execute
+  return o;
+}
+
+void ExecuteSetSlot(CommandContext& ctx, const SetSlotOptions& o) {
+  using Action = SetSlotOptions::Action;
+  Cluster* c = NodeOf(ctx);
   if (c->state().myself()->is_replica()) {
     return ctx.reply.Error(kSetSlotOnReplica);
   }
-  int slot = 0;
-  if (!ParseSlot(o.args[0], &slot)) return ctx.reply.Error(kBadSlot);
-  const std::string_view action = o.args[1];
-  if (EqualsIgnoreCase(action, "migrating") && o.args.size() == 3) {
-    return ReplyResult(ctx, c->SetSlotMigrating(slot, o.args[2]));
-  }
-  if (EqualsIgnoreCase(action, "importing") && o.args.size() == 3) {
-    return ReplyResult(ctx, c->SetSlotImporting(slot, o.args[2]));
-  }
-  if (EqualsIgnoreCase(action, "stable") && o.args.size() == 2) {
-    c->SetSlotStable(slot);
-    return ctx.reply.Ok();
-  }
-  if (EqualsIgnoreCase(action, "node") && o.args.size() == 3) {
-    return ReplyResult(ctx, c->SetSlotNode(slot, o.args[2]));
+  if (!o.slot) return ctx.reply.Error(kBadSlot);
+  switch (o.action) {
+    case Action::kMigrating:
+      return ReplyResult(ctx, c->SetSlotMigrating(*o.slot, o.node));
+    case Action::kImporting:
+      return ReplyResult(ctx, c->SetSlotImporting(*o.slot, o.node));
+    case Action::kStable:
+      c->SetSlotStable(*o.slot);
+      return ctx.reply.Ok();
+    case Action::kNode:
+      return ReplyResult(ctx, c->SetSlotNode(*o.slot, o.node));
+    case Action::kInvalid:
+      break;
   }
   ctx.reply.Error(kSetSlotSyntax);
 }
 
-void ExecuteSetConfigEpoch(CommandContext& ctx, const KeyOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+struct EpochOptions {
   int64_t epoch = 0;
-  if (!ParseInt64(o.key, &epoch)) return ctx.reply.Error(kNotInteger);
-  ReplyResult(ctx, c->SetConfigEpoch(epoch));
+};
+EpochOptions ParseEpoch(ArgParser& args) { return {args.Int64()}; }
+
+void ExecuteSetConfigEpoch(CommandContext& ctx, const EpochOptions& o) {
+  ReplyResult(ctx, NodeOf(ctx)->SetConfigEpoch(o.epoch));
 }
 
 void ExecuteBumpEpoch(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   const bool bumped = c->BumpEpoch();
   ctx.reply.SimpleString((bumped ? "BUMPED " : "STILL ") +
                          std::to_string(c->state().myself()->config_epoch));
 }
 
 void ExecuteSaveConfig(CommandContext& ctx, const NoOptions&) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   const std::string error = c->SaveNow();
   if (!error.empty()) return ctx.reply.Error(ClusterConfigSaveError(error));
   ctx.reply.Ok();
 }
 
-void ExecuteReset(CommandContext& ctx, const RestOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+// RESET [HARD|SOFT]
+struct ResetOptions {
   bool hard = false;
-  if (o.args.size() == 1) {
-    if (EqualsIgnoreCase(o.args[0], "hard")) {
-      hard = true;
-    } else if (!EqualsIgnoreCase(o.args[0], "soft")) {
-      return ctx.reply.Error(kSyntaxError);
-    }
-  } else if (o.args.size() > 1) {
-    return ctx.reply.Error(kSyntaxError);
-  }
-  ReplyResult(ctx, c->Reset(hard));
+};
+ResetOptions ParseReset(ArgParser& args) { return {args.Choice({"HARD", "SOFT"}) == 0}; }
+
+void ExecuteReset(CommandContext& ctx, const ResetOptions& o) {
+  ReplyResult(ctx, NodeOf(ctx)->Reset(o.hard));
 }
 
 void ExecuteForget(CommandContext& ctx, const KeyOptions& o) {
-  if (Cluster* c = ClusterOrReply(ctx)) ReplyResult(ctx, c->Forget(o.key));
+  Cluster* c = NodeOf(ctx);
+  ReplyResult(ctx, c->Forget(o.key));
 }
 
 void ExecuteReplicate(CommandContext& ctx, const KeyOptions& o) {
-  if (Cluster* c = ClusterOrReply(ctx)) ReplyResult(ctx, c->Replicate(o.key));
+  Cluster* c = NodeOf(ctx);
+  ReplyResult(ctx, c->Replicate(o.key));
 }
 
 void ExecuteReplicas(CommandContext& ctx, const KeyOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   const Node* n = c->state().Find(o.key);
   if (n == nullptr) return ctx.reply.Error(UnknownNodeError(o.key));
   if (n->is_replica()) return ctx.reply.Error(kNodeNotMaster);
@@ -361,30 +376,31 @@ void ExecuteReplicas(CommandContext& ctx, const KeyOptions& o) {
 }
 
 void ExecuteCountFailureReports(CommandContext& ctx, const KeyOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
+  Cluster* c = NodeOf(ctx);
   std::string error;
   const int64_t count = c->CountFailureReports(o.key, &error);
   if (!error.empty()) return ctx.reply.Error(error);
   ctx.reply.Integer(count);
 }
 
-void ExecuteFailover(CommandContext& ctx, const RestOptions& o) {
-  Cluster* c = ClusterOrReply(ctx);
-  if (c == nullptr) return;
-  bool force = false, takeover = false;
-  if (o.args.size() == 1) {
-    if (EqualsIgnoreCase(o.args[0], "force")) {
-      force = true;
-    } else if (EqualsIgnoreCase(o.args[0], "takeover")) {
-      takeover = force = true;
-    } else {
-      return ctx.reply.Error(kSyntaxError);
-    }
-  } else if (o.args.size() > 1) {
-    return ctx.reply.Error(kSyntaxError);
+// FAILOVER [FORCE|TAKEOVER]
+struct FailoverOptions {
+  bool force = false;
+  bool takeover = false;
+};
+FailoverOptions ParseFailover(ArgParser& args) {
+  FailoverOptions o;
+  if (args.HasMore()) {
+    const int option = args.Choice({"FORCE", "TAKEOVER"});
+    if (option < 0) args.SyntaxError();
+    o.force = option >= 0;
+    o.takeover = option == 1;
   }
-  ReplyResult(ctx, c->StartManualFailover(force, takeover));
+  return o;
+}
+
+void ExecuteFailover(CommandContext& ctx, const FailoverOptions& o) {
+  ReplyResult(ctx, NodeOf(ctx)->StartManualFailover(o.force, o.takeover));
 }
 
 CommandSpec Sub(CommandSpec spec) {
@@ -485,7 +501,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
                          {.name = "cluster-bus-port", .type = ArgType::kInteger, .optional = true}},
            .help = {{.usage = "MEET <ip> <port> [<bus-port>]",
                      .text = "Connect nodes into a working cluster."}},
-           .handler = Handler<ParseRest, ExecuteMeet>}),
+           .handler = Handler<ParseMeet, ExecuteMeet>}),
       Sub({.name = "addslots",
            .arity = -3,
            .flags = kAdminFlags,
@@ -494,11 +510,11 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .arguments = {{.name = "slot", .type = ArgType::kInteger, .multiple = true}},
            .help = {{.usage = "ADDSLOTS <slot> [<slot> ...]",
                      .text = "Assign slots to current node."}},
-           .handler = Handler<ParseRest, ExecuteAddSlots>}),
+           .handler = Handler<ParseSlots<false, false>, ExecuteChangeSlots<false, false>>}),
       SlotRangesRow("addslotsrange", "Assigns new hash slot ranges to a node.",
                     "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
                     "Assign slots which are between <start-slot> and <end-slot> to current node.",
-                    Handler<ParseRest, ExecuteAddSlotsRange>),
+                    Handler<ParseSlots<true, false>, ExecuteChangeSlots<true, false>>),
       Sub({.name = "delslots",
            .arity = -3,
            .flags = kAdminFlags,
@@ -507,12 +523,12 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .arguments = {{.name = "slot", .type = ArgType::kInteger, .multiple = true}},
            .help = {{.usage = "DELSLOTS <slot> [<slot> ...]",
                      .text = "Delete slots information from current node."}},
-           .handler = Handler<ParseRest, ExecuteDelSlots>}),
+           .handler = Handler<ParseSlots<false, true>, ExecuteChangeSlots<false, true>>}),
       SlotRangesRow("delslotsrange", "Sets hash slot ranges as unbound for a node.",
                     "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
                     "Delete slots information which are between <start-slot> and <end-slot> from "
                     "current node.",
-                    Handler<ParseRest, ExecuteDelSlotsRange>),
+                    Handler<ParseSlots<true, true>, ExecuteChangeSlots<true, true>>),
       Sub({.name = "flushslots",
            .arity = 2,
            .flags = kAdminFlags,
@@ -534,7 +550,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .help = {{.usage = "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|"
                               "NODE <node-id>)",
                      .text = "Set slot state."}},
-           .handler = Handler<ParseRest, ExecuteSetSlot>}),
+           .handler = Handler<ParseSetSlot, ExecuteSetSlot>}),
       Sub({.name = "set-config-epoch",
            .arity = 3,
            .flags = kAdminFlags,
@@ -542,7 +558,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
            .arguments = {{.name = "config-epoch", .type = ArgType::kInteger}},
            .help = {{.usage = "SET-CONFIG-EPOCH <epoch>",
                      .text = "Set config epoch of current node."}},
-           .handler = Handler<ParseKey, ExecuteSetConfigEpoch>}),
+           .handler = Handler<ParseEpoch, ExecuteSetConfigEpoch>}),
       Sub({.name = "bumpepoch",
            .arity = 2,
            .flags = kAdminFlags,
@@ -568,7 +584,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
                  .children = {{.name = "hard", .type = ArgType::kPureToken, .token = "HARD"},
                               {.name = "soft", .type = ArgType::kPureToken, .token = "SOFT"}}}},
            .help = {{.usage = "RESET [HARD|SOFT]", .text = "Reset current node (default: soft)."}},
-           .handler = Handler<ParseRest, ExecuteReset>}),
+           .handler = Handler<ParseReset, ExecuteReset>}),
       Sub({.name = "forget",
            .arity = 3,
            .flags = kAdminFlags,
@@ -621,7 +637,7 @@ std::vector<CommandSpec> ClusterNodeSubcommands() {
                       {.name = "takeover", .type = ArgType::kPureToken, .token = "TAKEOVER"}}}},
            .help = {{.usage = "FAILOVER [FORCE|TAKEOVER]",
                      .text = "Promote current replica node to being a master."}},
-           .handler = Handler<ParseRest, ExecuteFailover>}),
+           .handler = Handler<ParseFailover, ExecuteFailover>}),
   };
 }
 

@@ -20,16 +20,22 @@
 namespace ebb::server {
 namespace {
 
+// The commands COMMAND INFO and COMMAND DOCS name (none: every command).
+struct NamesOptions {
+  std::vector<std::string_view> names;
+};
+NamesOptions ParseNames(ArgParser& args) { return {RemainingArgs(args)}; }
+
 // COMMAND, COMMAND INFO [name ...]: every row, or the named ones (nil for an unknown name).
-void ExecuteInfo(CommandContext& ctx, const RestOptions& o) {
+void ExecuteInfo(CommandContext& ctx, const NamesOptions& o) {
   const CommandTable& table = ctx.server.commands();
-  if (o.args.empty()) {
+  if (o.names.empty()) {
     ctx.reply.ArrayHeader(table.rows().size());
     for (const auto& [name, spec] : table.rows()) WriteCommandInfo(ctx.reply, spec);
     return;
   }
-  ctx.reply.ArrayHeader(o.args.size());
-  for (std::string_view name : o.args) {
+  ctx.reply.ArrayHeader(o.names.size());
+  for (std::string_view name : o.names) {
     const CommandSpec* spec = table.Find(name);
     if (spec == nullptr) {
       ctx.reply.Null();
@@ -46,13 +52,13 @@ void ExecuteCount(CommandContext& ctx, const NoOptions&) {
 }
 
 // COMMAND DOCS [name ...]: a map of the named (known) commands, or of all.
-void ExecuteDocs(CommandContext& ctx, const RestOptions& o) {
+void ExecuteDocs(CommandContext& ctx, const NamesOptions& o) {
   const CommandTable& table = ctx.server.commands();
   std::vector<const CommandSpec*> specs;
-  if (o.args.empty()) {
+  if (o.names.empty()) {
     for (const auto& [name, spec] : table.rows()) specs.push_back(&spec);
   } else {
-    for (std::string_view name : o.args) {
+    for (std::string_view name : o.names) {
       const CommandSpec* spec = table.Find(name);
       if (spec != nullptr) specs.push_back(spec);
     }
@@ -116,9 +122,15 @@ void ExecuteList(CommandContext& ctx, const ListOptions& o) {
 }
 
 // COMMAND GETKEYS command [arg ...]: the keys the command names, found by its row's key spec
-// (a container's subcommand row when one is named), in Redis's words.
-void ExecuteGetKeys(CommandContext& ctx, const RestOptions& o) {
-  const std::vector<std::string_view>& args = o.args;
+// (a container's subcommand row when one is named), in Redis's words: the request is checked
+// against the command table, so Execute does it.
+struct GetKeysOptions {
+  std::vector<std::string_view> request;  // command [arg ...]
+};
+GetKeysOptions ParseGetKeys(ArgParser& args) { return {RemainingArgs(args)}; }
+
+void ExecuteGetKeys(CommandContext& ctx, const GetKeysOptions& o) {
+  const std::vector<std::string_view>& args = o.request;
   uint32_t flags = 0;
   size_t first_arg = 1;
   const CommandSpec* spec = ctx.server.commands().Resolve(args, &flags, &first_arg);
@@ -179,7 +191,7 @@ std::vector<CommandSpec> CommandCommands() {
             .arguments = {kCommandNames},
             .help = {{.usage = "INFO [<command-name> ...]",
                       .text = "Return details about multiple commands."}},
-            .handler = Handler<ParseRest, ExecuteInfo>},
+            .handler = Handler<ParseNames, ExecuteInfo>},
            {.name = "docs",
             .arity = -2,
             .flags = kFlags,
@@ -188,7 +200,7 @@ std::vector<CommandSpec> CommandCommands() {
             .arguments = {kCommandNames},
             .help = {{.usage = "DOCS [<command-name> ...]",
                       .text = "Return documentation details about multiple commands."}},
-            .handler = Handler<ParseRest, ExecuteDocs>},
+            .handler = Handler<ParseNames, ExecuteDocs>},
            {.name = "getkeys",
             .arity = -3,
             .flags = kFlags,
@@ -199,7 +211,7 @@ std::vector<CommandSpec> CommandCommands() {
             .arguments = {{.name = "command"}, {.name = "arg", .optional = true, .multiple = true}},
             .help = {{.usage = "GETKEYS <full-command>",
                       .text = "Return the keys from a full Redis command."}},
-            .handler = Handler<ParseRest, ExecuteGetKeys>},
+            .handler = Handler<ParseGetKeys, ExecuteGetKeys>},
            HelpSubcommand("server", "Returns helpful text.", kFlags)},
   }};
 }

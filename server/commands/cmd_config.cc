@@ -19,10 +19,15 @@ namespace ebb::server {
 namespace {
 
 // CONFIG GET pattern [pattern ...]: a map of every matching option, each once.
-void ExecuteGet(CommandContext& ctx, const RestOptions& o) {
+struct GetOptions {
+  std::vector<std::string_view> patterns;
+};
+GetOptions ParseGet(ArgParser& args) { return {RemainingArgs(args)}; }
+
+void ExecuteGet(CommandContext& ctx, const GetOptions& o) {
   std::vector<std::pair<std::string, std::string>> found;
   std::set<std::string> seen;
-  for (std::string_view pattern : o.args) {
+  for (std::string_view pattern : o.patterns) {
     for (auto& [name, value] : ctx.server.config_registry().Get(pattern)) {
       if (seen.insert(name).second) found.emplace_back(name, value);
     }
@@ -35,15 +40,18 @@ void ExecuteGet(CommandContext& ctx, const RestOptions& o) {
 }
 
 // CONFIG SET name value [name value ...]: each name once.
-RestOptions ParseSet(ArgParser& args) {
+struct SetOptions {
+  std::vector<std::string_view> pairs;  // name, value, name, value, ...
+};
+SetOptions ParseSet(ArgParser& args) {
   if (args.remaining() % 2 != 0) {
     args.Fail(WrongArgsError("config|set"));
     return {};
   }
-  RestOptions o = ParseRest(args);
+  SetOptions o{RemainingArgs(args)};
   std::set<std::string> names;
-  for (size_t i = 0; i < o.args.size(); i += 2) {
-    const std::string lower = AsciiLower(o.args[i]);
+  for (size_t i = 0; i < o.pairs.size(); i += 2) {
+    const std::string lower = AsciiLower(o.pairs[i]);
     if (!names.insert(lower).second) {
       args.Fail(ConfigSetFailedError(lower, "duplicate parameter"));
       break;
@@ -53,15 +61,15 @@ RestOptions ParseSet(ArgParser& args) {
 }
 
 // All or nothing, as Redis 7: a failed value undoes the ones set before it.
-void ExecuteSet(CommandContext& ctx, const RestOptions& o) {
+void ExecuteSet(CommandContext& ctx, const SetOptions& o) {
   ConfigRegistry& registry = ctx.server.config_registry();
   const bool may_set_protected =
       AllowsProtectedAction(registry.config().enable_protected_configs, ctx.client.is_local());
   std::vector<std::pair<std::string, std::string>> undo;  // values before this command
-  for (size_t i = 0; i < o.args.size(); i += 2) {
-    auto before = registry.Get(o.args[i]);
+  for (size_t i = 0; i < o.pairs.size(); i += 2) {
+    auto before = registry.Get(o.pairs[i]);
     std::string error;
-    if (!registry.Set(o.args[i], o.args[i + 1], &error, may_set_protected)) {
+    if (!registry.Set(o.pairs[i], o.pairs[i + 1], &error, may_set_protected)) {
       for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
         std::string ignored;
         registry.Set(it->first, it->second, &ignored);
@@ -112,7 +120,7 @@ std::vector<CommandSpec> ConfigCommands() {
                                  .text =
                                      "Return parameters matching the glob-like <pattern> and their "
                                      "values."}},
-                       .handler = Handler<ParseRest, ExecuteGet>},
+                       .handler = Handler<ParseGet, ExecuteGet>},
                       {.name = "set",
                        .arity = -4,
                        .flags = kAdmin,

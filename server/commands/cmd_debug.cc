@@ -367,8 +367,14 @@ void ExecuteProtocol(CommandContext& ctx, const ProtocolOptions& o) {
   r.Error(kDebugProtocolType);
 }
 
+const CommandSpec& DebugTable();
+
+// DEBUG HELP: the sub-table's entries.
+void ExecuteHelp(CommandContext& ctx, const NoOptions&) { ReplyHelp(ctx.reply, DebugTable()); }
+
 // DEBUG's subcommands, as the rows of a container named "debug" (arities count "DEBUG" and the
-// subcommand).
+// subcommand). The table is DEBUG's own, not the command table's: Redis shows DEBUG as one
+// command, and answers an unknown subcommand or a wrong arity with its subcommand syntax error.
 const CommandSpec& DebugTable() {
   static const CommandSpec* const kDebug = new CommandSpec{
       .name = "debug",
@@ -464,7 +470,7 @@ const CommandSpec& DebugTable() {
           {.name = "help",
            .arity = 2,
            .help = {{.text = "Print this help."}},
-           .handler = nullptr},  // DebugCommand answers it
+           .handler = Handler<ParseNothing, ExecuteHelp>},
       }};
   return *kDebug;
 }
@@ -476,7 +482,6 @@ void DebugCommand(CommandContext& ctx) {
   if (sub == nullptr || !ArityOk(sub->arity, ctx.args.size())) {
     return ctx.reply.Error(SubcommandSyntaxError(ctx.args[0], ctx.args[1]));
   }
-  if (sub->handler == nullptr) return ReplyHelp(ctx.reply, debug);
   CommandContext sub_ctx{ctx.args, 2, ctx.reply, ctx.client, ctx.server};
   sub->handler(sub_ctx);
 }

@@ -39,7 +39,8 @@ void ExecuteDump(CommandContext& ctx, const KeyOptions& o) {
 
 struct RestoreOptions {
   std::string_view key;
-  std::string_view ttl;  // read after the BUSYKEY check, as Redis does
+  // None: not an integer, answered after the BUSYKEY check, as Redis does.
+  std::optional<int64_t> ttl;
   std::string_view payload;
   bool replace = false;
   bool absttl = false;
@@ -50,7 +51,7 @@ struct RestoreOptions {
 RestoreOptions ParseRestore(ArgParser& args) {
   RestoreOptions o;
   o.key = args.Next();
-  o.ttl = args.Next();
+  if (int64_t ttl = 0; ParseInt64(args.Next(), &ttl)) o.ttl = ttl;
   o.payload = args.Next();
   while (args.HasMore()) {
     if (args.Token("REPLACE")) {
@@ -84,8 +85,8 @@ void ExecuteRestore(CommandContext& ctx, const RestoreOptions& o) {
   types::OpResult<bool> exists = keyspace.Exists(db, o.key);
   if (!exists.ok()) return ReplyError(ctx, exists);
   if (*exists && !o.replace) return ctx.reply.Error(kBusyKey);
-  int64_t ttl = 0;
-  if (!ParseInt64(o.ttl, &ttl)) return ctx.reply.Error(kNotInteger);
+  if (!o.ttl) return ctx.reply.Error(kNotInteger);
+  const int64_t ttl = *o.ttl;
   if (ttl < 0) return ctx.reply.Error(kInvalidTtl);
   types::KeyDump dump;
   switch (types::DecodeDump(o.payload, &dump)) {

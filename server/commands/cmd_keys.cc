@@ -24,9 +24,9 @@ namespace {
 using types::OpResult;
 
 // DEL / UNLINK key [key ...] -> how many existed.
-void ExecuteDel(CommandContext& ctx, const RestOptions& o) {
+void ExecuteDel(CommandContext& ctx, const KeysOptions& o) {
   std::vector<std::string_view> existed;
-  OpResult<int64_t> deleted = ctx.server.keyspace().Delete(ctx.client.db_index(), o.args, &existed);
+  OpResult<int64_t> deleted = ctx.server.keyspace().Delete(ctx.client.db_index(), o.keys, &existed);
   if (!deleted.ok()) return ReplyError(ctx, deleted);
   for (std::string_view key : existed) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
   ctx.reply.Integer(*deleted);
@@ -34,10 +34,10 @@ void ExecuteDel(CommandContext& ctx, const RestOptions& o) {
 
 // EXISTS key [key ...] -> how many exist (a key named twice counts twice). Every key is read
 // even after a failed read, so a run waiting for the disk asks for all their blocks at once.
-void ExecuteExists(CommandContext& ctx, const RestOptions& o) {
+void ExecuteExists(CommandContext& ctx, const KeysOptions& o) {
   int64_t count = 0;
   std::optional<types::OpFailure> failure;
-  for (std::string_view key : o.args) {
+  for (std::string_view key : o.keys) {
     OpResult<bool> exists = ctx.server.keyspace().Exists(ctx.client.db_index(), key);
     if (!exists.ok()) {
       if (!failure) failure = types::FailureOf(exists);
@@ -173,7 +173,7 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Deletes one or more keys.",
        .complexity = "O(N) where N is the number of keys that will be removed.",
        .arguments = {kKeys},
-       .handler = Handler<ParseRest, ExecuteDel>},
+       .handler = Handler<ParseKeys, ExecuteDel>},
       {.name = "unlink",
        .arity = -2,
        .flags = kCmdWrite | kCmdFast,
@@ -183,7 +183,7 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Asynchronously deletes one or more keys.",
        .complexity = "O(1) for each key removed.",
        .arguments = {kKeys},
-       .handler = Handler<ParseRest, ExecuteDel>},
+       .handler = Handler<ParseKeys, ExecuteDel>},
       {.name = "exists",
        .arity = -2,
        .flags = kCmdReadOnly | kCmdFast,
@@ -192,7 +192,7 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Determines whether one or more keys exist.",
        .complexity = "O(N) where N is the number of keys to check.",
        .arguments = {kKeys},
-       .handler = Handler<ParseRest, ExecuteExists>},
+       .handler = Handler<ParseKeys, ExecuteExists>},
       {.name = "type",
        .arity = 2,
        .flags = kCmdReadOnly | kCmdFast,

@@ -77,12 +77,17 @@ void ExecuteDoctor(CommandContext& ctx, const NoOptions&) {
 }
 
 // RESET [event ...]: how many events were forgotten.
-void ExecuteReset(CommandContext& ctx, const RestOptions& o) {
+struct EventsOptions {
+  std::vector<std::string_view> events;  // none: every event
+};
+EventsOptions ParseEvents(ArgParser& args) { return {RemainingArgs(args)}; }
+
+void ExecuteReset(CommandContext& ctx, const EventsOptions& o) {
   LatencyMonitor& monitor = ctx.server.latency();
   ctx.server.CollectLatencySamples();  // what was noted before the reset goes with it
   size_t resets = 0;
-  if (o.args.empty()) resets = monitor.ResetAll();
-  for (std::string_view event : o.args) resets += monitor.Reset(event);
+  if (o.events.empty()) resets = monitor.ResetAll();
+  for (std::string_view event : o.events) resets += monitor.Reset(event);
   ctx.reply.Integer(static_cast<int64_t>(resets));
 }
 
@@ -150,13 +155,18 @@ const CommandSpec* LookupByFullName(const CommandTable& table, std::string_view 
 
 // HISTOGRAM [command ...]: a map from each command's full name to its calls and cumulative
 // histogram; no names: every command with recorded calls; unknown names are skipped.
-void ExecuteHistogram(CommandContext& ctx, const RestOptions& o) {
+struct CommandNamesOptions {
+  std::vector<std::string_view> names;  // none: every command
+};
+CommandNamesOptions ParseCommandNames(ArgParser& args) { return {RemainingArgs(args)}; }
+
+void ExecuteHistogram(CommandContext& ctx, const CommandNamesOptions& o) {
   std::vector<const CommandSpec*> rows;
   const CommandTable& table = ctx.server.commands();
-  if (o.args.empty()) {
+  if (o.names.empty()) {
     for (const auto& [name, spec] : table.rows()) AddWithSubcommands(ctx, spec, &rows);
   }
-  for (std::string_view name : o.args) {
+  for (std::string_view name : o.names) {
     if (const CommandSpec* spec = LookupByFullName(table, name)) {
       AddWithSubcommands(ctx, *spec, &rows);
     }
@@ -194,7 +204,7 @@ std::vector<CommandSpec> LatencyCommands() {
         .text = "Return a cumulative distribution of latencies in the format of a histogram for "
                 "the specified command names.\nIf no commands are specified then all histograms "
                 "are replied."}},
-      Handler<ParseRest, ExecuteHistogram>);
+      Handler<ParseCommandNames, ExecuteHistogram>);
   histogram.since = "7.0.0";
   histogram.complexity =
       "O(N) where N is the number of commands with latency information being retrieved.";
@@ -224,7 +234,7 @@ std::vector<CommandSpec> LatencyCommands() {
                           {{.usage = "RESET [<event> ...]",
                             .text = "Reset latency data of one or more <event> classes.\n(default: "
                                     "reset all data for all event classes)"}},
-                          Handler<ParseRest, ExecuteReset>),
+                          Handler<ParseEvents, ExecuteReset>),
                       histogram,
                       HelpSubcommand("server", "Show helpful text about the different subcommands.",
                                      kCmdLoading | kCmdStale, "2.8.13")},

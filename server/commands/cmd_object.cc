@@ -60,10 +60,10 @@ void ExecuteFreq(CommandContext& ctx, const KeyOptions& o) {
 }
 
 // TOUCH key [key ...] -> how many of the keys exist.
-void ExecuteTouch(CommandContext& ctx, const RestOptions& o) {
+void ExecuteTouch(CommandContext& ctx, const KeysOptions& o) {
   int64_t found = 0;
   std::optional<types::OpFailure> failure;
-  for (std::string_view key : o.args) {
+  for (std::string_view key : o.keys) {
     types::OpResult<bool> exists = ctx.server.keyspace().Exists(ctx.client.db_index(), key);
     if (exists.ok()) {
       found += *exists ? 1 : 0;
@@ -133,7 +133,7 @@ std::vector<CommandSpec> ObjectCommands() {
                   "time they were last accessed.",
        .complexity = "O(N) where N is the number of keys that will be touched.",
        .arguments = {{.name = "key", .type = ArgType::kKey, .multiple = true}},
-       .handler = Handler<ParseRest, ExecuteTouch>},
+       .handler = Handler<ParseKeys, ExecuteTouch>},
   };
 }
 

@@ -13,11 +13,9 @@
 namespace ebb::server {
 namespace {
 
-ActiveActive* PeersOrReply(CommandContext& ctx) {
-  ActiveActive* aa = ctx.server.active_active();
-  if (aa == nullptr) ctx.reply.Error(kActiveActiveNeedsKeyspace);
-  return aa;
-}
+// The active-active side of the server. REQUIRES: the row is flagged kCmdNeedsPeers (the
+// dispatcher checked it).
+ActiveActive* PeersOf(CommandContext& ctx) { return ctx.server.active_active(); }
 
 struct HostPortOptions {
   std::string host;
@@ -32,8 +30,7 @@ HostPortOptions ParseHostPort(ArgParser& args) {
 
 // PEER ADD host port: links this node to a peer (entering active-active mode).
 void ExecuteAdd(CommandContext& ctx, const HostPortOptions& o) {
-  ActiveActive* aa = PeersOrReply(ctx);
-  if (aa == nullptr) return;
+  ActiveActive* aa = PeersOf(ctx);
   if (std::optional<std::string> error = aa->AddPeer(o.host, static_cast<int>(o.port))) {
     return ctx.reply.Error(*error);
   }
@@ -42,8 +39,7 @@ void ExecuteAdd(CommandContext& ctx, const HostPortOptions& o) {
 
 // PEER REMOVE host port: closes the link (the node stays in active-active mode).
 void ExecuteRemove(CommandContext& ctx, const HostPortOptions& o) {
-  ActiveActive* aa = PeersOrReply(ctx);
-  if (aa == nullptr) return;
+  ActiveActive* aa = PeersOf(ctx);
   if (!aa->RemovePeer(o.host, static_cast<int>(o.port))) {
     return ctx.reply.Error(NoPeerError(o.host, o.port));
   }
@@ -52,8 +48,7 @@ void ExecuteRemove(CommandContext& ctx, const HostPortOptions& o) {
 
 // PEER LIST: one map per peer (a flat array in RESP2).
 void ExecuteList(CommandContext& ctx, const NoOptions&) {
-  ActiveActive* aa = PeersOrReply(ctx);
-  if (aa == nullptr) return;
+  ActiveActive* aa = PeersOf(ctx);
   const std::vector<ActiveActive::PeerInfo> peers = aa->Peers();
   ctx.reply.ArrayHeader(peers.size());
   for (const ActiveActive::PeerInfo& p : peers) {
@@ -81,8 +76,7 @@ void ExecuteList(CommandContext& ctx, const NoOptions&) {
 
 // PEER ID: this node's id (40 hex characters, kept in the data).
 void ExecuteId(CommandContext& ctx, const NoOptions&) {
-  ActiveActive* aa = PeersOrReply(ctx);
-  if (aa == nullptr) return;
+  ActiveActive* aa = PeersOf(ctx);
   if (!aa->enabled()) return ctx.reply.Error(kNotInActiveActiveMode);
   ctx.reply.Bulk(aa->node_id());
 }
@@ -107,20 +101,19 @@ SyncOptions ParseSync(ArgParser& args) {
   return o;
 }
 
-// PEER SYNC peer-id offset [SETTINGS name value ...]: the connection becomes the stream of this
-// node's deltas from origin offset `offset` on, unless a setting given differs from this node's.
+// PEER SYNC peer-id offset [ORIGIN id] [DIGEST digest] [SETTINGS name value ...]: the connection
+// becomes the stream of this node's deltas from origin offset `offset` on, unless a setting given
+// differs from this node's.
 void ExecuteSync(CommandContext& ctx, const SyncOptions& o) {
-  ActiveActive* aa = PeersOrReply(ctx);
-  if (aa == nullptr) return;
-  aa->Subscribe(ctx.client, ctx.reply,
-                {.peer_id = o.peer_id,
-                 .from = o.from,
-                 .origin = o.origin,
-                 .digest = o.digest,
-                 .settings = o.settings});
+  PeersOf(ctx)->Subscribe(ctx.client, ctx.reply,
+                          {.peer_id = o.peer_id,
+                           .from = o.from,
+                           .origin = o.origin,
+                           .digest = o.digest,
+                           .settings = o.settings});
 }
 
-constexpr uint32_t kPeerFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+constexpr uint32_t kPeerFlags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNeedsPeers;
 
 }  // namespace
 

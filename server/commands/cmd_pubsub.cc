@@ -24,16 +24,22 @@ namespace {
 
 using Kind = PubSub::Kind;
 
+// The channels (or patterns) a (P|S)(UN)SUBSCRIBE or (S)NUMSUB names; UNSUBSCRIBE's may be none.
+struct ChannelsOptions {
+  std::vector<std::string_view> channels;
+};
+ChannelsOptions ParseChannels(ArgParser& args) { return {RemainingArgs(args)}; }
+
 template <Kind kKind>
-void ExecuteSubscribe(CommandContext& ctx, const RestOptions& o) {
-  for (std::string_view name : o.args) ctx.server.pubsub().Subscribe(&ctx.client, kKind, name);
+void ExecuteSubscribe(CommandContext& ctx, const ChannelsOptions& o) {
+  for (std::string_view name : o.channels) ctx.server.pubsub().Subscribe(&ctx.client, kKind, name);
 }
 
 template <Kind kKind>
-void ExecuteUnsubscribe(CommandContext& ctx, const RestOptions& o) {
+void ExecuteUnsubscribe(CommandContext& ctx, const ChannelsOptions& o) {
   PubSub& pubsub = ctx.server.pubsub();
-  if (o.args.empty()) return pubsub.UnsubscribeAll(&ctx.client, kKind);
-  for (std::string_view name : o.args) pubsub.Unsubscribe(&ctx.client, kKind, name);
+  if (o.channels.empty()) return pubsub.UnsubscribeAll(&ctx.client, kKind);
+  for (std::string_view name : o.channels) pubsub.Unsubscribe(&ctx.client, kKind, name);
 }
 
 struct PublishOptions {
@@ -75,9 +81,9 @@ void ExecuteChannels(CommandContext& ctx, const PatternOptions& o) {
 }
 
 template <Kind kKind>
-void ExecuteNumSub(CommandContext& ctx, const RestOptions& o) {
-  ctx.reply.ArrayHeader(o.args.size() * 2);
-  for (std::string_view channel : o.args) {
+void ExecuteNumSub(CommandContext& ctx, const ChannelsOptions& o) {
+  ctx.reply.ArrayHeader(o.channels.size() * 2);
+  for (std::string_view channel : o.channels) {
     ctx.reply.Bulk(channel);
     ctx.reply.Integer(ctx.server.pubsub().NumSub(kKind, channel));
   }
@@ -116,20 +122,20 @@ std::vector<CommandSpec> PubSubCommands() {
   optional_channel.optional = optional_pattern.optional = optional_shard.optional = true;
   return {
       SubscribeRow("subscribe", -2, "2.0.0", "Listens for messages published to channels.", channel,
-                   Handler<ParseRest, ExecuteSubscribe<Kind::kChannel>>),
+                   Handler<ParseChannels, ExecuteSubscribe<Kind::kChannel>>),
       SubscribeRow("unsubscribe", -1, "2.0.0", "Stops listening to messages posted to channels.",
-                   optional_channel, Handler<ParseRest, ExecuteUnsubscribe<Kind::kChannel>>),
+                   optional_channel, Handler<ParseChannels, ExecuteUnsubscribe<Kind::kChannel>>),
       SubscribeRow("psubscribe", -2, "2.0.0",
                    "Listens for messages published to channels that match one or more patterns.",
-                   pattern, Handler<ParseRest, ExecuteSubscribe<Kind::kPattern>>),
+                   pattern, Handler<ParseChannels, ExecuteSubscribe<Kind::kPattern>>),
       SubscribeRow("punsubscribe", -1, "2.0.0",
                    "Stops listening to messages published to channels that match patterns.",
-                   optional_pattern, Handler<ParseRest, ExecuteUnsubscribe<Kind::kPattern>>),
+                   optional_pattern, Handler<ParseChannels, ExecuteUnsubscribe<Kind::kPattern>>),
       SubscribeRow("ssubscribe", -2, "7.0.0", "Listens for messages published to shard channels.",
-                   shardchannel, Handler<ParseRest, ExecuteSubscribe<Kind::kShard>>),
+                   shardchannel, Handler<ParseChannels, ExecuteSubscribe<Kind::kShard>>),
       SubscribeRow("sunsubscribe", -1, "7.0.0",
                    "Stops listening to messages posted to shard channels.", optional_shard,
-                   Handler<ParseRest, ExecuteUnsubscribe<Kind::kShard>>),
+                   Handler<ParseChannels, ExecuteUnsubscribe<Kind::kShard>>),
       {.name = "publish",
        .arity = 3,
        .flags = kPublish,
@@ -181,7 +187,7 @@ std::vector<CommandSpec> PubSubCommands() {
              .help = {{.usage = "NUMSUB [<channel> ...]",
                        .text = "Return number of subscribers for the given named channels "
                                "(excluding patterns)."}},
-             .handler = Handler<ParseRest, ExecuteNumSub<Kind::kChannel>>},
+             .handler = Handler<ParseChannels, ExecuteNumSub<Kind::kChannel>>},
             {.name = "numpat",
              .arity = 2,
              .flags = kIntrospect,
@@ -213,7 +219,7 @@ std::vector<CommandSpec> PubSubCommands() {
              .arguments = {optional_shard},
              .help = {{.usage = "SHARDNUMSUB [<shardchannel> ...]",
                        .text = "Return the number of subscribers for the given shard channels."}},
-             .handler = Handler<ParseRest, ExecuteNumSub<Kind::kShard>>},
+             .handler = Handler<ParseChannels, ExecuteNumSub<Kind::kShard>>},
             HelpSubcommand("pubsub", "Returns helpful text.", kCmdLoading | kCmdStale)}},
   };
 }

@@ -2,7 +2,9 @@
 // replica side), ROLE and FAILOVER (docs/replication.md). Redis 7's wording and reply shapes.
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/strings.h"
 #include "common/wall_clock.h"
@@ -26,29 +28,71 @@ namespace {
 // sends its replicas as a command, travels on ebb's stream as a control record
 // (storage/replication_record.h): sent to a server as a command it is ignored, as Redis's master
 // ignores it; every other known option answers +OK.
-void ExecuteReplconf(CommandContext& ctx, const RestOptions& o) {
-  if (o.args.size() % 2 != 0) return ctx.reply.Error(kSyntaxError);
-  ReplicationMaster* master = ctx.server.replication_master();
-  for (size_t i = 0; i < o.args.size(); i += 2) {
-    const std::string_view option = o.args[i];
-    const std::string_view value = o.args[i + 1];
+// Parse reads the options up to the first that ends the request (ACK, GETACK, a wrong one);
+// Execute applies them in order, as Redis does, so a wrong option is answered after the ones
+// before it took effect.
+struct ReplconfOptions {
+  struct Option {
+    enum class Kind { kListeningPort, kAck, kGetAck, kAccepted, kWrong } kind = Kind::kAccepted;
+    int64_t port = 0;                // kListeningPort
+    std::optional<uint64_t> offset;  // kAck: none when not a number (then ignored)
+    std::string error;               // kWrong: the reply
+  };
+  std::vector<Option> options;
+};
+ReplconfOptions ParseReplconf(ArgParser& args) {
+  using Kind = ReplconfOptions::Option::Kind;
+  ReplconfOptions o;
+  if (args.remaining() % 2 != 0) {
+    args.SyntaxError();
+    return o;
+  }
+  while (args.HasMore()) {
+    const std::string_view option = args.Next();
+    const std::string_view value = args.Next();
+    ReplconfOptions::Option& parsed = o.options.emplace_back();
     int64_t number = 0;
     if (EqualsIgnoreCase(option, "listening-port")) {
+      parsed.kind = Kind::kListeningPort;
       if (!ParseInt64(value, &number) || number < 0 || number > 65535) {
-        return ctx.reply.Error(kNotInteger);
+        parsed.kind = Kind::kWrong;
+        parsed.error = std::string(kNotInteger);
       }
-      if (master != nullptr) master->SetListeningPort(ctx.client, static_cast<int>(number));
+      parsed.port = number;
     } else if (EqualsIgnoreCase(option, "ack")) {
-      if (master != nullptr && ParseInt64(value, &number) && number >= 0) {
-        master->Ack(ctx.client, static_cast<uint64_t>(number), WallMs());
-      }
-      return;  // no reply
+      parsed.kind = Kind::kAck;
+      if (ParseInt64(value, &number) && number >= 0) parsed.offset = static_cast<uint64_t>(number);
     } else if (EqualsIgnoreCase(option, "getack")) {
-      return;
+      parsed.kind = Kind::kGetAck;
     } else if (!EqualsIgnoreCase(option, "capa") && !EqualsIgnoreCase(option, "ip-address") &&
                !EqualsIgnoreCase(option, "rdb-only") &&
                !EqualsIgnoreCase(option, "rdb-filter-only")) {
-      return ctx.reply.Error(UnrecognizedReplconfOptionError(option));
+      parsed.kind = Kind::kWrong;
+      parsed.error = UnrecognizedReplconfOptionError(option);
+    }
+    if (parsed.kind != Kind::kListeningPort && parsed.kind != Kind::kAccepted) break;
+  }
+  while (args.HasMore()) args.Next();  // past the option that ends the request: not read
+  return o;
+}
+
+void ExecuteReplconf(CommandContext& ctx, const ReplconfOptions& o) {
+  using Kind = ReplconfOptions::Option::Kind;
+  ReplicationMaster* master = ctx.server.replication_master();
+  for (const ReplconfOptions::Option& option : o.options) {
+    switch (option.kind) {
+      case Kind::kListeningPort:
+        if (master != nullptr) master->SetListeningPort(ctx.client, static_cast<int>(option.port));
+        break;
+      case Kind::kAck:
+        if (master != nullptr && option.offset) master->Ack(ctx.client, *option.offset, WallMs());
+        return;  // no reply
+      case Kind::kGetAck:
+        return;
+      case Kind::kWrong:
+        return ctx.reply.Error(option.error);
+      case Kind::kAccepted:
+        break;
     }
   }
   ctx.reply.SimpleString("OK");
@@ -290,7 +334,7 @@ std::vector<CommandSpec> ReplicationCommands() {
        .since = "3.0.0",
        .summary = "An internal command for configuring the replication stream.",
        .arguments = {{.name = "option", .multiple = true}},
-       .handler = Handler<ParseRest, ExecuteReplconf>},
+       .handler = Handler<ParseReplconf, ExecuteReplconf>},
       {.name = "psync",
        .arity = -3,
        .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,

@@ -63,9 +63,15 @@ void ExecuteScriptLoad(CommandContext& ctx, const KeyOptions& o) {
   ctx.reply.Bulk(sha);
 }
 
-void ExecuteScriptExists(CommandContext& ctx, const RestOptions& o) {
-  ctx.reply.ArrayHeader(o.args.size());
-  for (std::string_view sha : o.args) ctx.reply.Integer(ctx.server.scripts().Exists(sha) ? 1 : 0);
+// SCRIPT EXISTS sha1 [sha1 ...]
+struct ShasOptions {
+  std::vector<std::string_view> shas;
+};
+ShasOptions ParseShas(ArgParser& args) { return {RemainingArgs(args)}; }
+
+void ExecuteScriptExists(CommandContext& ctx, const ShasOptions& o) {
+  ctx.reply.ArrayHeader(o.shas.size());
+  for (std::string_view sha : o.shas) ctx.reply.Integer(ctx.server.scripts().Exists(sha) ? 1 : 0);
 }
 
 struct FlushOptions {};
@@ -212,11 +218,9 @@ void ExecuteFunctionList(CommandContext& ctx, const FunctionListOptions& o) {
       }
       r.Bulk("flags");
       std::vector<std::string_view> flags;
-      if (f.flags & scripting::kScriptNoWrites) flags.push_back("no-writes");
-      if (f.flags & scripting::kScriptAllowOom) flags.push_back("allow-oom");
-      if (f.flags & scripting::kScriptAllowStale) flags.push_back("allow-stale");
-      if (f.flags & scripting::kScriptNoCluster) flags.push_back("no-cluster");
-      if (f.flags & scripting::kScriptAllowCrossSlot) flags.push_back("allow-cross-slot-keys");
+      for (const scripting::ScriptFlagName& flag : scripting::kScriptFlagNames) {
+        if (f.flags & flag.flag) flags.push_back(flag.name);
+      }
       r.SetHeader(flags.size());
       for (std::string_view flag : flags) r.Bulk(flag);
     }
@@ -524,7 +528,7 @@ std::vector<CommandSpec> ScriptingCommands() {
              .help = {{.usage = "EXISTS <sha1> [<sha1> ...]",
                        .text = "Return information about the existence of the scripts in the "
                                "script cache."}},
-             .handler = Handler<ParseRest, ExecuteScriptExists>},
+             .handler = Handler<ParseShas, ExecuteScriptExists>},
             {.name = "flush",
              .arity = -2,
              .flags = kCmdNoScript,

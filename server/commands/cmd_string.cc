@@ -222,10 +222,10 @@ void ExecuteStrLen(CommandContext& ctx, const KeyOptions& o) {
 }
 
 // MGET key [key ...]: nil for missing keys and keys of other types.
-void ExecuteMGet(CommandContext& ctx, const RestOptions& o) {
+void ExecuteMGet(CommandContext& ctx, const KeysOptions& o) {
   types::Kv kv = KvOf(ctx);
-  ctx.reply.ArrayHeader(o.args.size());
-  for (std::string_view key : o.args) {
+  ctx.reply.ArrayHeader(o.keys.size());
+  for (std::string_view key : o.keys) {
     OpResult<types::KvRow> row = kv.Get(key);
     if (row.ok()) {
       ctx.server.stats().keyspace_hits++;
@@ -564,7 +564,7 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Atomically returns the string values of one or more keys",
        .complexity = "O(N) where N is the number of keys to retrieve",
        .arguments = {{.name = "key", .type = ArgType::kKey, .multiple = true}},
-       .handler = Handler<ParseRest, ExecuteMGet>},
+       .handler = Handler<ParseKeys, ExecuteMGet>},
       {.name = "mset",
        .arity = -3,
        .flags = kCmdWrite | kCmdDenyOom,

@@ -71,19 +71,6 @@ void LoadHook(lua_State* L, lua_Debug*) {
   RaiseError(L, "FUNCTION LOAD timeout");
 }
 
-std::optional<uint32_t> FlagNamed(std::string_view name) {
-  static constexpr std::pair<std::string_view, ScriptFlag> kFlags[] = {
-      {"no-writes", kScriptNoWrites},
-      {"allow-oom", kScriptAllowOom},
-      {"allow-stale", kScriptAllowStale},
-      {"no-cluster", kScriptNoCluster},
-      {"allow-cross-slot-keys", kScriptAllowCrossSlot}};
-  for (const auto& [flag_name, flag] : kFlags) {
-    if (flag_name == name) return flag;
-  }
-  return std::nullopt;
-}
-
 // Reads redis.register_function's arguments into *f (its callback referenced in the registry).
 // Returns the error message, or nullptr. Holds no C++ object across a Lua error: the caller
 // raises after it returns.
@@ -150,8 +137,8 @@ const char* ReadRegistration(lua_State* L, ScriptEngine::Function* f, bool* has_
           lua_pop(L, 1);
           break;
         }
-        const std::optional<uint32_t> flag =
-            lua_type(L, -1) == LUA_TSTRING ? FlagNamed(lua_tostring(L, -1)) : std::nullopt;
+        const std::optional<ScriptFlag> flag =
+            lua_type(L, -1) == LUA_TSTRING ? ScriptFlagNamed(lua_tostring(L, -1)) : std::nullopt;
         lua_pop(L, 1);
         if (!flag) {
           lua_pop(L, 2);

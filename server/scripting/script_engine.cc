@@ -124,6 +124,13 @@ void OpenLibrary(lua_State* L, const char* name, lua_CFunction open) {
 
 }  // namespace
 
+std::optional<ScriptFlag> ScriptFlagNamed(std::string_view name) {
+  for (const ScriptFlagName& f : kScriptFlagNames) {
+    if (f.name == name) return f.flag;
+  }
+  return std::nullopt;
+}
+
 bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length,
                   std::string* error) {
   *flags = kScriptEvalCompat;
@@ -145,12 +152,6 @@ bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length
     return false;
   }
   *flags = 0;
-  static constexpr std::pair<std::string_view, ScriptFlag> kFlags[] = {
-      {"no-writes", kScriptNoWrites},
-      {"allow-oom", kScriptAllowOom},
-      {"allow-stale", kScriptAllowStale},
-      {"no-cluster", kScriptNoCluster},
-      {"allow-cross-slot-keys", kScriptAllowCrossSlot}};
   for (size_t i = 1; i < parts.size(); ++i) {
     std::string_view part = parts[i];
     if (!part.starts_with("flags=")) {
@@ -164,13 +165,12 @@ bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length
       const size_t comma = part.find(',', start);
       const std::string_view name = part.substr(
           start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-      const auto* found = std::find_if(std::begin(kFlags), std::end(kFlags),
-                                       [&](const auto& f) { return f.first == name; });
-      if (found == std::end(kFlags)) {
+      const std::optional<ScriptFlag> flag = ScriptFlagNamed(name);
+      if (!flag) {
         *error = UnexpectedShebangFlagError(name);
         return false;
       }
-      *flags |= found->second;
+      *flags |= *flag;
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }

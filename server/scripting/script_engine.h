@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,6 +68,21 @@ enum ScriptFlag : uint32_t {
   kScriptAllowCrossSlot = 1 << 4,  // allow-cross-slot-keys
   kScriptEvalCompat = 1 << 5,      // no shebang
 };
+
+// The flags a script names (`#!lua flags=...`, redis.register_function's `flags`), in the order
+// FUNCTION LIST shows them: the one table of their names.
+struct ScriptFlagName {
+  std::string_view name;
+  ScriptFlag flag;
+};
+inline constexpr ScriptFlagName kScriptFlagNames[] = {
+    {"no-writes", kScriptNoWrites},
+    {"allow-oom", kScriptAllowOom},
+    {"allow-stale", kScriptAllowStale},
+    {"no-cluster", kScriptNoCluster},
+    {"allow-cross-slot-keys", kScriptAllowCrossSlot}};
+// The flag `name` names (case-sensitively, as Redis); nothing for an unknown name.
+std::optional<ScriptFlag> ScriptFlagNamed(std::string_view name);
 
 // Parses the shebang of `body` (Redis's evalExtractShebangFlags): on success *flags are its
 // flags (kScriptEvalCompat without one) and *shebang_length the bytes of its first line (without
