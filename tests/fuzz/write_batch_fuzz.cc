@@ -4,11 +4,13 @@
 // Two modes, chosen by the first byte:
 //  - raw: the rest of the input is a batch's encoding. FromRep either refuses it with a
 //    Corruption or accepts it; an accepted batch iterates without error, yields exactly Count()
-//    entries whose rows decode to the entry's meta and value, never a delete or wipe with a
-//    value or an expiry, and a batch rebuilt from those entries decodes to the same entries.
-//  - written: the input describes entries; Put/Delete/Wipe encode them, then the encoding is cut
-//    and/or one byte is changed. The untouched encoding decodes to exactly the entries written;
-//    a cut one is refused unless the cut falls at its end; damage never crashes.
+//    entries whose rows decode to the entry's meta and value, never a wipe with a value nor a
+//    delete or wipe with an expiry, and a batch rebuilt from those entries decodes to the same
+//    entries.
+//  - written: the input describes entries (a Delete with or without a value); Put/Delete/Wipe
+//    encode them, then the encoding is cut and/or one byte is changed. The untouched encoding
+//    decodes to exactly the entries written; a cut one is refused unless the cut falls at its
+//    end; damage never crashes.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -54,8 +56,11 @@ class Collector final : public WriteBatch::Handler {
     std::string_view value;
     Check(ebb::storage::DecodeRow(e.encoded_row, &meta, &value), "entry row does not decode");
     Check(meta == e.meta && value == e.value, "entry row disagrees with the entry");
-    Check(e.op == WriteBatch::Op::kPut || (e.value.empty() && !e.meta.expire_at_ms),
-          "a delete or wipe with a value or an expiry");
+    // A tombstone may carry a value for the layer above (a reduced dead version's rank); a wipe
+    // carries none, and neither an expiry.
+    Check(e.op == WriteBatch::Op::kPut ||
+              ((e.op == WriteBatch::Op::kDelete || e.value.empty()) && !e.meta.expire_at_ms),
+          "a wipe with a value, or a delete or wipe with an expiry");
     entries.push_back({e.op, std::string(e.key), std::string(e.value), e.meta});
   }
   std::vector<Decoded> entries;
@@ -87,7 +92,7 @@ WriteBatch Encode(const std::vector<Decoded>& entries) {
         batch.Put(options, e.key, e.value, /*now_ms=*/0);
         break;
       case WriteBatch::Op::kDelete:
-        batch.Delete(options, e.key);
+        batch.Delete(options, e.key, e.value);
         break;
       case WriteBatch::Op::kWipe:
         batch.Wipe(options, e.key);
@@ -125,6 +130,8 @@ void Written(FuzzedDataProvider& fdp) {
     if (e.op == WriteBatch::Op::kPut) {
       e.value = fdp.ConsumeRandomLengthString(300);
       if (fdp.ConsumeBool()) e.meta.expire_at_ms = fdp.ConsumeIntegral<int64_t>();
+    } else if (e.op == WriteBatch::Op::kDelete && fdp.ConsumeBool()) {
+      e.value = fdp.ConsumeRandomLengthString(64);  // a reduced dead version's rank
     }
     entries.push_back(std::move(e));
   }
