@@ -13,11 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <thread>
@@ -220,17 +223,61 @@ bool RawConnection::WaitClosed(int timeout_ms) {
   return eof_;
 }
 
+namespace {
+
+// The first port of the kernel's ephemeral range (ip_local_port_range; 32768 by default).
+int EphemeralPortsStart() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0;
+  return in >> low && low > 2048 ? low : 32768;
+}
+
+bool BindLoopback(int fd, int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+}
+
+}  // namespace
+
 int BindFreeLoopbackPort(int* port) {
+  // Below the ephemeral range: a port the test releases before its server listens there is
+  // never taken meanwhile by an outgoing connection (a peer link, a client) of a test running
+  // beside it, as a kernel-chosen port (bind to 0) can be. The start is random per call, so
+  // tests side by side rarely probe the same ports; each is checked by binding it.
   *port = 0;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
+  const int high = EphemeralPortsStart();
+  const int low = high / 2;
+  // Never the same port twice in one process: a test takes several (a client port, a bus port)
+  // before anything listens on them.
+  static std::mutex mu;
+  static std::set<int> handed_out;
+  static std::atomic<uint64_t> calls{0};
+  const uint64_t start =
+      static_cast<uint64_t>(getpid()) * 7919 + calls++ * 104729 +
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  for (int i = 0; i < 256; i++) {
+    const int candidate = low + static_cast<int>((start + static_cast<uint64_t>(i)) %
+                                                 static_cast<uint64_t>(high - low));
+    {
+      std::lock_guard lock(mu);
+      if (handed_out.contains(candidate)) continue;
+    }
+    if (BindLoopback(fd, candidate)) {
+      std::lock_guard lock(mu);
+      handed_out.insert(candidate);
+      *port = candidate;
+      return fd;
+    }
+  }
+  // Every probe taken: the kernel's choice, as before.
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = 0;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+  if (BindLoopback(fd, 0) && getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
     *port = ntohs(addr.sin_port);
   }
   return fd;
