@@ -96,7 +96,7 @@ enum CommandFlag : uint32_t {
   // Parse (Redis checks the mode before the arguments), with the mode's own error:
   // kCmdNeedsClusterEnabled: cluster-enabled yes (CLUSTER KEYSLOT, ASKING, READONLY, ...);
   // kCmdNeedsClusterNode: this server is a cluster node (CLUSTER NODES, MEET, ...);
-  // both answer "ERR This instance has cluster support disabled".
+  // both answer kClusterDisabled (server/errors.h).
   kCmdNeedsClusterEnabled = 1 << 19,
   kCmdNeedsClusterNode = 1 << 20,
   // kCmdNeedsPeers: the server can link active-active peers (PEER): it has a keyspace.

@@ -160,7 +160,7 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   // asking for the new id gets this node's content as a snapshot, its merge state as it is.
   storage::WriteBatch batch;
   const storage::WriteOptions options = ks.WriteOptions();
-  const int64_t now = context_->keyspace().NowMs();
+  const int64_t now = ks.NowMs();
   batch.Put(options, types::Keyspace::SystemRowKey(kNodeIdRow), new_id, now);
   batch.Put(options, types::Keyspace::SystemRowKey(kResyncRow), "1", now);
   batch.Put(options, types::Keyspace::SystemRowKey(kEntryContentRow), std::to_string(end_offset_),

@@ -2,8 +2,8 @@
 // SLOTS, SHARDS, INFO, LINKS, REPLICAS), membership (MEET, FORGET, RESET, REPLICATE), slots
 // (ADDSLOTS[RANGE], DELSLOTS[RANGE], FLUSHSLOTS, SETSLOT), epochs (SET-CONFIG-EPOCH, BUMPEPOCH),
 // SAVECONFIG, COUNT-FAILURE-REPORTS and FAILOVER. Redis 7's replies and errors; on a server that
-// is no cluster node every one answers "ERR This instance has cluster support disabled" (the
-// rows' kCmdNeedsClusterNode, which the dispatcher checks before Parse).
+// is no cluster node every one answers kClusterDisabled (the rows' kCmdNeedsClusterNode, which
+// the dispatcher checks before Parse).
 #include <optional>
 #include <string>
 #include <vector>

@@ -41,12 +41,6 @@ namespace fs = std::filesystem;
 
 constexpr int kNodes = 3;
 
-int StepsFromEnv() {
-  const char* env = std::getenv("EBB_NEMESIS_STEPS");
-  const int steps = env != nullptr ? std::atoi(env) : 0;
-  return steps > 0 ? steps : 8;
-}
-
 class ActiveActiveNemesisTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -289,7 +283,7 @@ void ActiveActiveNemesisTest::Step() {
 }
 
 TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
-  const int steps = StepsFromEnv();
+  const int steps = NemesisSteps();
   for (int step = 0; step < steps; step++) {
     ASSERT_NO_FATAL_FAILURE(Step()) << Failed();
     for (int round = 0; round < 20; round++) {

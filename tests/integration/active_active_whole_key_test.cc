@@ -82,6 +82,27 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
     ASSERT_EQ(Cmd(c, {"TREG", "SET", "r", value, t}).str(), "OK");
     ASSERT_EQ(Cmd(c, {"TLOG", "INS", "l", value, t}).str(), "OK");
   }
+  // The rank tests' writes at `ts`: on n0 "wins" and "loses" = "x" expiring at kT + 100, then
+  // its clock past the retention of expired rows and a compaction that reduces them; on n1 the
+  // same keys at `ts` with no expiry, "y" (whose digest is greater than "x"'s) and "yv" (less).
+  void ReduceOnN0ThenWriteRivalsOnN1(const std::string& ts, bool one_more_delta_on_n0) {
+    for (const char* key : {"wins", "loses"}) {
+      ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kT + 100)}).str(),
+                "OK");
+    }
+    SetClock(kT + kPastRetention);
+    Compact(c0_.get());
+    if (one_more_delta_on_n0) ASSERT_EQ(Cmd(c0_.get(), {"SET", "other", "1"}).str(), "OK");
+    ASSERT_EQ(Cmd(c1_.get(), {"PUT", "wins", "y", "TS", ts, "NOTTL"}).str(), "OK");
+    ASSERT_EQ(Cmd(c1_.get(), {"PUT", "loses", "yv", "TS", ts, "NOTTL"}).str(), "OK");
+  }
+  // What both nodes answer after ReduceOnN0ThenWriteRivalsOnN1 and the heal.
+  void ExpectRanksKept() {
+    for (redisContext* c : {c0_.get(), c1_.get()}) {
+      EXPECT_EQ(Cmd(c, {"GET", "wins"}).str(), "y");
+      EXPECT_TRUE(Cmd(c, {"GET", "loses"}).is_nil());
+    }
+  }
 
   TestServer n0_, n1_;
   RedisConnection c0_, c1_;
@@ -120,20 +141,9 @@ TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPe
 // beats the expired "x" on both nodes, "yv" loses to it on both (though bytewise "yv" > "x").
 TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
   StartCutPair();
-  const std::string ts = std::to_string(kT - 10);
-  for (const char* key : {"wins", "loses"}) {
-    ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kT + 100)}).str(),
-              "OK");
-  }
-  SetClock(kT + kPastRetention);
-  Compact(c0_.get());
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "wins", "y", "TS", ts, "NOTTL"}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "loses", "yv", "TS", ts, "NOTTL"}).str(), "OK");
+  ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kT - 10), false));
   HealAndConverge();
-  for (redisContext* c : {c0_.get(), c1_.get()}) {
-    EXPECT_EQ(Cmd(c, {"GET", "wins"}).str(), "y");
-    EXPECT_TRUE(Cmd(c, {"GET", "loses"}).is_nil());
-  }
+  ExpectRanksKept();
 }
 
 // The same when n1 learns of the reduced version from a snapshot of n0 (its log of one delta has
@@ -141,22 +151,10 @@ TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
 // tombstone, which would outrank every value at its timestamp.
 TEST_F(ActiveActiveWholeKeyTest, ASnapshotCarriesACompactedVersionWithItsRank) {
   StartCutPair({"--peer-backlog-size", "1"});
-  const std::string ts = std::to_string(kT - 10);
-  for (const char* key : {"wins", "loses"}) {
-    ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kT + 100)}).str(),
-              "OK");
-  }
-  SetClock(kT + kPastRetention);
-  Compact(c0_.get());
-  ASSERT_EQ(Cmd(c0_.get(), {"SET", "other", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "wins", "y", "TS", ts, "NOTTL"}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "loses", "yv", "TS", ts, "NOTTL"}).str(), "OK");
+  ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kT - 10), true));
   HealAndConverge();
   EXPECT_NE(Cmd(c0_.get(), {"INFO", "peers"}).str().find("snapshots_sent:1"), std::string::npos);
-  for (redisContext* c : {c0_.get(), c1_.get()}) {
-    EXPECT_EQ(Cmd(c, {"GET", "wins"}).str(), "y");
-    EXPECT_TRUE(Cmd(c, {"GET", "loses"}).is_nil());
-  }
+  ExpectRanksKept();
 }
 
 // A TREG pair that an expiry register expired and n0's compaction reduced needs no rank of its

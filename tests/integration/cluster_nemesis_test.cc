@@ -52,12 +52,6 @@ constexpr int kKeysPerTag = 10;
 constexpr const char* kFullGrace = "9223372036854775807";
 constexpr const char* kTtlMs = "3600000";  // outlives the run, whatever the clock jumps
 
-int StepsFromEnv() {
-  const char* env = std::getenv("EBB_NEMESIS_STEPS");
-  const int steps = env != nullptr ? std::atoi(env) : 0;
-  return steps > 0 ? steps : 8;
-}
-
 // One write the client sent, and what it knows of its fate.
 struct Op {
   enum Kind { kPut, kDelete, kDel, kTregSet, kTlogIns } kind;
@@ -476,7 +470,7 @@ class ClusterNemesisTest : public ::testing::Test {
 
 TEST_F(ClusterNemesisTest, EveryKeyAnswersWhatItsWritesLeaveAfterMovesKillsAndPowerCuts) {
   const uint64_t seed = TestSeed(3);
-  const int steps = StepsFromEnv();
+  const int steps = NemesisSteps();
   SCOPED_TRACE("EBB_TEST_SEED=" + std::to_string(seed) +
                " EBB_NEMESIS_STEPS=" + std::to_string(steps));
   std::mt19937_64 rng(seed);

@@ -42,12 +42,6 @@ using std::chrono::milliseconds;
 
 constexpr int kNodes = 3;
 
-int StepsFromEnv() {
-  const char* env = std::getenv("EBB_NEMESIS_STEPS");
-  const int steps = env != nullptr ? std::atoi(env) : 0;
-  return steps > 0 ? steps : 8;
-}
-
 // What the client learnt of one key: the value it set, and whether WAIT acknowledged the SET
 // and a later DEL.
 struct KeyRecord {
@@ -340,7 +334,7 @@ class ReplicationNemesisTest : public ::testing::Test {
 
 TEST_F(ReplicationNemesisTest, NoAcknowledgedWriteIsLostAndReplicasEndEqual) {
   const uint64_t seed = TestSeed(12);  // 8 steps: two failovers, cuts, drops, kills, a clock jump
-  const int steps = StepsFromEnv();
+  const int steps = NemesisSteps();
   SCOPED_TRACE("EBB_TEST_SEED=" + std::to_string(seed) +
                " EBB_NEMESIS_STEPS=" + std::to_string(steps));
   std::mt19937_64 rng(seed);

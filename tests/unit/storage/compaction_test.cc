@@ -203,14 +203,8 @@ TEST(ReduceVersionsTest, AFilterKeepsTheNewestDeadVersionAsATombstone) {
 }
 
 // Keeps dead versions, and reduces a dead value to a tombstone carrying "rank(<value>)".
-class RankKeeper final : public CompactionFilter {
+class RankKeeper final : public DeadVersionKeeper {
  public:
-  Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
-                  std::string*) const override {
-    return Decision::kKeep;
-  }
-  bool KeepsNewestDead(std::string_view) const override { return true; }
-  bool KeepsDeadVersions() const override { return true; }
   void ReducedDeadValue(std::string_view, const RowMeta&, std::string_view value,
                         std::string* reduced) const override {
     *reduced = "rank(" + std::string(value) + ")";

@@ -11,7 +11,7 @@
 
 namespace ebb::storage {
 
-class DeadVersionKeeper final : public CompactionFilter {
+class DeadVersionKeeper : public CompactionFilter {
  public:
   Decision Filter(std::string_view, const RowMeta&, std::string_view, int64_t,
                   std::string*) const override {
