@@ -187,6 +187,9 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void BroadcastFail(Node* n);
   void SendUpdate(BusLink* link, Node* n);
   void Process(BusLink* link, const BusMessage& m);
+  // What a message's header says of a known sender, taken before its slot claims are judged:
+  // the cluster's current epoch and the sender's configEpoch (both only ever rise).
+  void LearnSenderEpochs(Node* sender, const BusMessage& m);
   void ProcessGossip(const BusMessage& m, Node* sender);
   void UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch, const SlotBitmap& slots);
   void HandleConfigEpochCollision(Node* sender);

@@ -49,11 +49,7 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
   }
   if (sender != nullptr) sender->data_received_ms = now;
   if (sender != nullptr && !sender->in_handshake()) {
-    if (m.current_epoch > state_->current_epoch()) state_->set_current_epoch(m.current_epoch);
-    if (m.config_epoch > sender->config_epoch) {
-      sender->config_epoch = m.config_epoch;
-      Later(kTodoSave | kTodoUpdateState);
-    }
+    LearnSenderEpochs(sender, m);
     sender->repl_offset = m.offset;
     // A replica that sees its master paused for a manual failover records its offset.
     if (mf_end_ms_ != 0 && me->is_replica() && me->master == sender &&
@@ -113,7 +109,10 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
         ln->flags &= static_cast<uint16_t>(~kFlagHandshake);
         ln->flags |= m.flags & (kFlagMaster | kFlagSlave);
         Later(kTodoSave);
+        // Its slot claims below are judged by the configEpoch this header carries: a node
+        // that took the claims without the epoch would let any stale claim win the slots back.
         sender = ln;
+        LearnSenderEpochs(sender, m);
       } else if (ln->name != m.sender) {
         // The node at this address is another node now: forget the address until gossip or
         // a new MEET tells it.
@@ -241,6 +240,14 @@ void Cluster::Process(BusLink* link, const BusMessage& m) {
     }
     default:
       return;
+  }
+}
+
+void Cluster::LearnSenderEpochs(Node* sender, const BusMessage& m) {
+  if (m.current_epoch > state_->current_epoch()) state_->set_current_epoch(m.current_epoch);
+  if (m.config_epoch > sender->config_epoch) {
+    sender->config_epoch = m.config_epoch;
+    Later(kTodoSave | kTodoUpdateState);
   }
 }
 

@@ -6,8 +6,12 @@
 // redis-server 7 cluster node that MEET and see each other's slots (the bus's wire format).
 // Every wait is a bounded poll with cluster-node-timeout 1500 ms; nothing asserts how long
 // anything took.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "common/key_slot.h"
+#include "server/cluster/bus_message.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
@@ -58,6 +63,69 @@ std::string KeyInSlot(int slot) {
     if (KeySlot(key) == slot) return key;
   }
 }
+
+// A cluster bus peer that says one thing: it listens on a loopback port, takes the first
+// connection, reads the MEET that arrives on it and answers `pong`, then stays silent.
+class OneMessageBusPeer {
+ public:
+  OneMessageBusPeer() : port_(TestServer::FreePort()) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const int yes = 1;
+    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listening_ = ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+                 ::listen(listener_, 4) == 0;
+  }
+  ~OneMessageBusPeer() {
+    if (conn_ >= 0) ::close(conn_);
+    ::close(listener_);
+  }
+  int port() const { return port_; }
+  bool listening() const { return listening_; }
+
+  // Waits up to 10 s for the node's connection and its MEET, then sends `pong`.
+  bool AnswerMeet(const server::cluster::BusMessage& pong) {
+    pollfd p{listener_, POLLIN, 0};
+    if (::poll(&p, 1, 10000) != 1) return false;
+    conn_ = ::accept(listener_, nullptr, nullptr);
+    if (conn_ < 0) return false;
+    std::string header;
+    if (!ReadExactly(8, &header)) return false;
+    const uint32_t length = server::cluster::MessageLength(header);
+    std::string rest;
+    if (length < 8 || !ReadExactly(length - 8, &rest)) return false;
+    server::cluster::BusMessage meet;
+    std::string error;
+    if (!server::cluster::DecodeMessage(header + rest, &meet, &error) ||
+        meet.type != server::cluster::MessageType::kMeet) {
+      return false;
+    }
+    const std::string bytes = server::cluster::EncodeMessage(pong);
+    return ::send(conn_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+
+ private:
+  bool ReadExactly(size_t n, std::string* out) {
+    out->resize(n);
+    for (size_t got = 0; got < n;) {
+      pollfd p{conn_, POLLIN, 0};
+      if (::poll(&p, 1, 10000) != 1) return false;
+      const ssize_t r = ::recv(conn_, out->data() + got, n - got, 0);
+      if (r <= 0) return false;
+      got += static_cast<size_t>(r);
+    }
+    return true;
+  }
+
+  int port_;
+  int listener_ = -1;
+  int conn_ = -1;
+  bool listening_ = false;
+};
 
 class ClusterTest : public ::testing::Test {
  protected:
@@ -273,6 +341,44 @@ TEST_F(ClusterTest, ThreeNodesMeetThroughOneAndLearnEachOtherByGossip) {
 
 // A slot claimed under a newer configEpoch moves: the old owner gives it up and deletes the
 // keys it held there, keeping its other slots and keys.
+// The PONG that completes a handshake is the first message whose slot claims a node takes: it
+// takes the configEpoch they come with too. Had it not, it would hold the slots under epoch 0,
+// and a stale claim of a slot just moved to it by SETSLOT NODE (whose epoch bump counts the
+// epochs it knows) could take the slot back for good. The peer here sends only that PONG.
+TEST_F(ClusterTest, TheHandshakeThatBringsASlotClaimBringsItsEpoch) {
+  ASSERT_NO_FATAL_FAILURE(StartNodes(1));
+  auto a = nodes_[0]->Connect();
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "ADDSLOTSRANGE", "0", "8191"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "SET-CONFIG-EPOCH", "1"}).str(), "OK");
+  OneMessageBusPeer peer;
+  ASSERT_TRUE(peer.listening());
+  const int peer_client_port = TestServer::FreePort();
+  ASSERT_EQ(Cmd(a.get(), {"CLUSTER", "MEET", "127.0.0.1", std::to_string(peer_client_port),
+                          std::to_string(peer.port())})
+                .str(),
+            "OK");
+
+  server::cluster::BusMessage pong;
+  pong.type = server::cluster::MessageType::kPong;
+  pong.port = static_cast<uint16_t>(peer_client_port);
+  pong.cport = static_cast<uint16_t>(peer.port());
+  pong.current_epoch = 7;
+  pong.config_epoch = 7;
+  pong.sender = std::string(40, 'e');
+  pong.flags = server::cluster::kFlagMaster;
+  for (int slot = 8192; slot < 16384; slot++) pong.slots.set(slot);
+  ASSERT_TRUE(peer.AnswerMeet(pong));
+
+  ASSERT_TRUE(Eventually([&] {
+    return NodeLine(a.get(), pong.sender).find(" connected 8192-16383") != std::string::npos;
+  })) << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  const std::vector<std::string> line = Fields(NodeLine(a.get(), pong.sender));
+  ASSERT_GE(line.size(), 7u);
+  EXPECT_EQ(line[6], "7") << "the slots' configEpoch; CLUSTER NODES:\n"
+                          << Cmd(a.get(), {"CLUSTER", "NODES"}).str();
+  EXPECT_EQ(ClusterInfo(a.get(), "cluster_current_epoch"), "7");
+}
+
 TEST_F(ClusterTest, ANewerEpochsClaimTakesTheSlotAndTheOldOwnerDeletesItsKeys) {
   ASSERT_NO_FATAL_FAILURE(StartTwoHalves());
   auto a = nodes_[0]->Connect();
