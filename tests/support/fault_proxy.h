@@ -1,6 +1,7 @@
 // FaultProxy: a TCP relay on 127.0.0.1 that a fault-injection test puts between two servers (a
-// replica and its master) and then breaks on command — the network half of the nemesis
-// (tests/integration/replication_nemesis_test.cc).
+// replica and its master, an active-active node and a peer it pulls from) and then breaks on
+// command — the network half of the nemeses (tests/integration/replication_nemesis_test.cc,
+// active_active_nemesis_test.cc).
 //
 // It listens on a free loopback port and relays every connection it accepts to the target port,
 // byte for byte, in both directions, until told otherwise:
