@@ -239,16 +239,21 @@ TEST_F(ExpiryContractTest, ScanCursorsRunSideBySideAndAreRefusedWhenLost) {
 }
 
 // CONFIG SET reaches the engine a replica's full resynchronisation opens (Keyspace::ReopenEngine):
-// with expiration switched off at run time, a key past its expiry stays readable afterwards.
+// with expiration switched off at run time, a key past its expiry stays readable afterwards; the
+// purge deadline set at run time is the reopened engine's (INFO storage reads the engine's).
 TEST_F(ExpiryContractTest, RuntimeExpirySettingsOutliveAnEngineReopen) {
   StartWith();
   ASSERT_EQ(R({"CONFIG", "SET", "expiration", "off"}), "OK");
+  ASSERT_EQ(R({"CONFIG", "SET", "expiry-purge-deadline", "7s"}), "OK");
+  ASSERT_EQ(R({"CONFIG", "SET", "expiry-whole-file", "no"}), "OK");
   ASSERT_EQ(R({"SET", "k", "v", "PX", "1000"}), "OK");
   Advance(2000);
   ASSERT_EQ(R({"GET", "k"}), "\"v\"");
   ASSERT_TRUE(ebb_->context().keyspace().ReopenEngine([] {}).ok());
   EXPECT_EQ(R({"GET", "k"}), "\"v\"");
   EXPECT_EQ(R({"CONFIG", "GET", "expiration"}), "1) \"expiration\"\n2) \"off\"");
+  EXPECT_EQ(Info("storage", "expiry_purge_deadline_ms"), 7000);
+  EXPECT_EQ(R({"CONFIG", "GET", "expiry-whole-file"}), "1) \"expiry-whole-file\"\n2) \"no\"");
   // Switched on again, the reopened engine expires the key as any other.
   ASSERT_EQ(R({"CONFIG", "SET", "expiration", "on"}), "OK");
   ASSERT_TRUE(ebb_->context().keyspace().ReopenEngine([] {}).ok());

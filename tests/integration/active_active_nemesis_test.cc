@@ -1,11 +1,15 @@
 // A seeded nemesis against active-active, Jepsen-style: three linked nodes take random writes of
-// every kind the mode merges (RandomWrite) while a schedule drawn from the seed breaks things:
-// links cut one way (a node stops pulling from one peer) or healed, a node killed with SIGKILL
-// and restarted, a node's clock jumped forward, a node's data directory copied aside (stopped,
+// every kind the mode merges (RandomWrite), each node pulling from each peer through a FaultProxy,
+// while a schedule drawn from the seed breaks things: links cut one way (a node stops pulling
+// from one peer) or healed, a link delayed (both ways or one), a node killed with SIGKILL and
+// restarted, a node's clock jumped forward, a node's data directory copied aside (stopped,
 // copied, started) and later restored from that copy, a node's power cut (DEBUG POWER-CUT) — the
 // last two once every node has everything, so each lost delta is still on the peers that applied
-// it — and a restored node killed again at once after its start, while it may be taking a new
-// id or receiving its peers' snapshots.
+// it —, a restored node killed again at once after its start, while it may be taking a new id
+// or receiving its peers' snapshots, and a snapshot provoked and its receiver or its sender
+// killed with SIGKILL while the receiver is taking it (INFO peers state=snapshot): a node stops
+// pulling from a peer, the peer writes a few large values and its log shrinks to one delta
+// (CONFIG SET peer-backlog-size 1), so the node, pulling again, gets a snapshot.
 //
 // The checker, at the end, with every link healed and one clock for all: every node answers the
 // same DEBUG DIGEST-LOGICAL, and so does a node given every delta the mesh logged (DEBUG
@@ -21,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -31,6 +36,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/fault_proxy.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
@@ -45,6 +51,13 @@ class ActiveActiveNemesisTest : public ::testing::Test {
  protected:
   void SetUp() override {
     for (int i = 0; i < kNodes; i++) nodes_.push_back(std::make_unique<TestServer>());
+    for (int a = 0; a < kNodes; a++) {
+      for (int b = 0; b < kNodes; b++) {
+        if (a == b) continue;
+        links_[a][b] = std::make_unique<FaultProxy>(nodes_[b]->port());
+        ASSERT_NE(links_[a][b]->port(), 0);
+      }
+    }
     for (int i = 0; i < kNodes; i++) {
       ASSERT_TRUE(nodes_[i]->Start(Args(i))) << nodes_[i]->error();
       conns_.push_back(nodes_[i]->Connect());
@@ -61,14 +74,23 @@ class ActiveActiveNemesisTest : public ::testing::Test {
     if (reference_.Running()) reference_.Stop();
   }
 
+  // Node `node` pulls from each peer through its link's proxy.
   std::vector<std::string> Args(int node) const {
-    std::vector<const TestServer*> others;
+    std::vector<std::string> args;
     for (int j = 0; j < kNodes; j++) {
-      if (j != node) others.push_back(nodes_[j].get());
+      if (j != node) args.insert(args.end(), {"--peer", "127.0.0.1", LinkPort(node, j)});
     }
-    std::vector<std::string> args = PeerArgs(others);
     args.insert(args.end(), kNodeOptions.begin(), kNodeOptions.end());
     return args;
+  }
+  // The port node `a` knows peer `b` by: the proxy of a's link to b.
+  std::string LinkPort(int a, int b) const { return std::to_string(links_[a][b]->port()); }
+  // DEBUG PEER-LINK at node `a` for its link to `b`.
+  void SetPeerLink(int a, int b, bool up) {
+    ASSERT_EQ(Cmd(conns_[a].get(),
+                  {"DEBUG", "PEER-LINK", "127.0.0.1", LinkPort(a, b), up ? "UP" : "DOWN"})
+                  .str(),
+              "OK");
   }
   static std::vector<std::string> PinClock(int64_t ms) {
     return {"DEBUG", "CLOCK", "SET", std::to_string(ms)};
@@ -107,10 +129,8 @@ class ActiveActiveNemesisTest : public ::testing::Test {
     for (int a = 0; a < kNodes; a++) {
       for (int b = 0; b < kNodes; b++) {
         if (a == b) continue;
-        ASSERT_EQ(Cmd(conns_[a].get(),
-                      {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(nodes_[b]->port()), "UP"})
-                      .str(),
-                  "OK");
+        links_[a][b]->SetMode(FaultProxy::Mode::kOpen);
+        ASSERT_NO_FATAL_FAILURE(SetPeerLink(a, b, true));
       }
     }
   }
@@ -176,14 +196,14 @@ class ActiveActiveNemesisTest : public ::testing::Test {
   // a new id when a peer first asks it for more than it holds, so nothing is written to it
   // before that is settled.
   void AwaitPeersFollow(int i, const std::string& old_id) {
-    const std::string port = "port=" + std::to_string(nodes_[i]->port()) + ",state=connected,id=";
+    const auto port = [&](int j) { return "port=" + LinkPort(j, i) + ",state=connected,id="; };
     std::string id;
     for (int tries = 0; tries < 500; tries++) {
       id = Cmd(conns_[i].get(), {"PEER", "ID"}).str();
       bool all = true;
       for (int j = 0; j < kNodes && all; j++) {
         if (j == i) continue;
-        all = Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port + id + ",") !=
+        all = Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port(j) + id + ",") !=
               std::string::npos;
       }
       if (all) break;
@@ -192,15 +212,17 @@ class ActiveActiveNemesisTest : public ::testing::Test {
     if (id != old_id) Note("  (now node " + id.substr(0, 8) + ")");
     for (int j = 0; j < kNodes; j++) {
       if (j == i) continue;
-      ASSERT_NE(Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port + id + ","),
+      ASSERT_NE(Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port(j) + id + ","),
                 std::string::npos)
           << "node " << j << " does not stream from node " << i << " within 10 s";
     }
   }
 
   void Step();
+  void KillDuringSnapshot(int receiver, int sender, bool kill_sender);
 
   std::vector<std::unique_ptr<TestServer>> nodes_;
+  std::unique_ptr<FaultProxy> links_[kNodes][kNodes];  // [puller][source]; null on the diagonal
   std::vector<RedisConnection> conns_;
   std::vector<int64_t> clocks_;
   int64_t now_ = kClockBase;
@@ -216,16 +238,29 @@ class ActiveActiveNemesisTest : public ::testing::Test {
 void ActiveActiveNemesisTest::Step() {
   const int node = static_cast<int>(rng_() % kNodes);
   const std::string name = "node " + std::to_string(node);
-  switch (rng_() % 7) {
+  const int peer = (node + 1 + static_cast<int>(rng_() % (kNodes - 1))) % kNodes;
+  switch (rng_() % 9) {
     case 0: {
-      const int peer = (node + 1 + static_cast<int>(rng_() % (kNodes - 1))) % kNodes;
       Note(name + " stops pulling from node " + std::to_string(peer));
-      ASSERT_EQ(Cmd(conns_[node].get(), {"DEBUG", "PEER-LINK", "127.0.0.1",
-                                         std::to_string(nodes_[peer]->port()), "DOWN"})
-                    .str(),
-                "OK");
+      ASSERT_NO_FATAL_FAILURE(SetPeerLink(node, peer, false));
       break;
     }
+    case 7: {
+      static constexpr FaultProxy::Mode kModes[] = {FaultProxy::Mode::kDelay,
+                                                    FaultProxy::Mode::kDelayToTarget,
+                                                    FaultProxy::Mode::kDelayFromTarget};
+      static constexpr const char* kWhat[] = {"both ways", "its requests", "the stream"};
+      const size_t how = rng_() % 3;
+      const std::chrono::milliseconds delay(10 + static_cast<int64_t>(rng_() % 1000));
+      Note("delay " + name + "'s link to node " + std::to_string(peer) + ", " + kWhat[how] +
+           ", by " + std::to_string(delay.count()) + " ms");
+      links_[node][peer]->set_delay(delay);
+      links_[node][peer]->SetMode(kModes[how]);
+      break;
+    }
+    case 8:
+      ASSERT_NO_FATAL_FAILURE(KillDuringSnapshot(node, peer, rng_() % 2 == 0));
+      break;
     case 1:
       Note("heal every link");
       ASSERT_NO_FATAL_FAILURE(HealAll());
@@ -282,6 +317,75 @@ void ActiveActiveNemesisTest::Step() {
   }
 }
 
+// Provokes a snapshot from `sender` to `receiver` and kills one of them with SIGKILL while the
+// receiver takes it: the receiver stops pulling from the sender, the sender writes kBulkKeys
+// values of kBulkBytes (a snapshot of several pieces, each chunk held 50-300 ms by the link) and
+// its log shrinks to one delta (read first: the reference needs them), then the receiver pulls
+// again and gets a snapshot. The kill comes once its INFO peers says state=snapshot — or, when
+// the transfer ended first, at once, which the schedule notes. The sender's peer-backlog-size
+// is put back after (a restarted sender has its default).
+void ActiveActiveNemesisTest::KillDuringSnapshot(int receiver, int sender, bool kill_sender) {
+  constexpr int kBulkKeys = 16;
+  constexpr size_t kBulkBytes = 256 * 1024;
+  const std::string r = "node " + std::to_string(receiver);
+  const std::string s = "node " + std::to_string(sender);
+  const std::chrono::milliseconds delay(50 + static_cast<int64_t>(rng_() % 250));
+  Note(r + " takes a snapshot from " + s + " through a link delayed " +
+       std::to_string(delay.count()) + " ms; kill -9 of the " +
+       (kill_sender ? "sender" : "receiver") + " during it, restart");
+  ASSERT_NO_FATAL_FAILURE(SetPeerLink(receiver, sender, false));
+  redisContext* c = conns_[sender].get();
+  const Reply backlog = Cmd(c, {"CONFIG", "GET", "peer-backlog-size"});
+  ASSERT_EQ(backlog.size(), 2u);
+  // Writes at the sender, its clock pinned past every timestamp a write has had (RandomWrite's
+  // lie within 200 ms of now_; a delete's may be at its node's clock, which a jump moved
+  // ahead), so no version or delete held there makes a write lose (and log nothing).
+  const auto write = [&](const std::string& key, const std::string& value) {
+    now_++;
+    const int64_t newest = std::max(now_, *std::max_element(clocks_.begin(), clocks_.end()));
+    clocks_[sender] = std::max(clocks_[sender] + 1, newest + 1000);
+    ASSERT_EQ(Cmd(c, PinClock(clocks_[sender])).str(), "OK");
+    ASSERT_EQ(Cmd(c, {"SET", key, value}).str(), "OK");
+  };
+  for (int k = 0; k < kBulkKeys; k++) {
+    ASSERT_NO_FATAL_FAILURE(write("bulk:" + std::to_string(k),
+                                  std::string(kBulkBytes, static_cast<char>('a' + rng_() % 26))));
+  }
+  ASSERT_NO_FATAL_FAILURE(Collect());
+  ASSERT_EQ(Cmd(c, {"CONFIG", "SET", "peer-backlog-size", "1"}).str(), "OK");
+  ASSERT_NO_FATAL_FAILURE(write("bulk:last", std::to_string(now_)));  // the log drops the rest
+  ASSERT_NO_FATAL_FAILURE(Collect());
+  ASSERT_EQ(InfoField(c, "peers", "origin_log_first"), InfoField(c, "peers", "origin_offset"))
+      << Cmd(c, {"INFO", "peers"}).str() << Cmd(c, {"CONFIG", "GET", "peer-backlog-size"}).str();
+
+  const long long sent_before = InfoField(c, "peers", "snapshots_sent");
+  links_[receiver][sender]->set_delay(delay);
+  links_[receiver][sender]->SetMode(FaultProxy::Mode::kDelayFromTarget);
+  ASSERT_NO_FATAL_FAILURE(SetPeerLink(receiver, sender, true));
+  const std::string line = "port=" + LinkPort(receiver, sender) + ",state=";
+  bool caught = false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!caught && std::chrono::steady_clock::now() < give_up) {
+    const std::string info = Cmd(conns_[receiver].get(), {"INFO", "peers"}).str();
+    caught = info.find(line + "snapshot,") != std::string::npos;
+    if (!caught && info.find(line + "connected,") != std::string::npos &&
+        InfoField(c, "peers", "snapshots_sent") > sent_before) {
+      break;  // taken already
+    }
+    if (!caught) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!caught) Note("  (the snapshot was over before the kill)");
+  const int victim = kill_sender ? sender : receiver;
+  nodes_[victim]->Kill();
+  ASSERT_NO_FATAL_FAILURE(Restart(victim));
+  if (!kill_sender) {
+    ASSERT_EQ(
+        Cmd(conns_[sender].get(), {"CONFIG", "SET", "peer-backlog-size", backlog[1].str()}).str(),
+        "OK");
+  }
+  links_[receiver][sender]->SetMode(FaultProxy::Mode::kOpen);
+}
+
 TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
   const int steps = NemesisSteps();
   for (int step = 0; step < steps; step++) {
@@ -311,6 +415,12 @@ TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
   ApplyInOrder(ref.get(), all);
   EXPECT_EQ(LogicalDigest(ref.get()), LogicalDigest(conns_[0].get()))
       << all.size() << " deltas; " << Failed();
+  const auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
+  std::printf(
+      "nemesis: %zu deltas; %zu kills during a snapshot (%zu after it ended), %zu delays, %zu "
+      "restores, %zu power cuts, %zu cuts\n",
+      all.size(), count("takes a snapshot"), count("over before the kill"), count("delay node"),
+      count("restored from its copy"), count("power cut of"), count("stops pulling"));
 }
 
 }  // namespace

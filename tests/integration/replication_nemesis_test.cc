@@ -1,17 +1,23 @@
 // A seeded nemesis against replication, Jepsen-style: a master and two replicas of spawned
 // ebb-servers, each replica linked to the master through a FaultProxy, while a client writes
 // (SET, SET with a TTL, DEL, each followed by WAIT 1) and a schedule drawn from the seed breaks
-// things: links cut both ways or one way, healed, a replica killed with SIGKILL and restarted, a
-// clock jumped forward, and the master killed (SIGKILL or DEBUG POWER-CUT) and replaced as
-// Sentinel would replace it — the replica with the greatest replication offset promoted, the
-// other and the old master (restarted) made its replicas. A master is killed only once a replica
-// has caught up with it (one failure at a time: what WAIT 1 promises to survive).
+// things: links cut both ways or one way, delayed both ways or one way, healed, a replica killed
+// with SIGKILL and restarted, a clock jumped forward, the master killed (SIGKILL or DEBUG
+// POWER-CUT) and replaced as Sentinel would replace it — the replica with the greatest
+// replication offset promoted, the other and the old master (restarted) made its replicas —, and
+// the master killed and restarted in place after a replica was given runtime engine settings
+// (CONFIG SET expiration, expiry-whole-file, expiry-purge-deadline, wal-fsync): the restarted
+// master starts a new history, so every replica resynchronises in full (INFO stats sync_full
+// rises), reopening its engine. A master is killed only once a replica has caught up with it
+// (one failure at a time: what WAIT 1 promises to survive).
 //
 // The checker, at the end, with every link healed and every replica caught up: no write that
 // WAIT acknowledged (a replica had it) is lost — an acknowledged SET is there with its value
 // unless a later DEL of it ran, an acknowledged DEL left nothing —, a write never acknowledged is
 // there with its value or not at all, no other key exists, and every replica has the master's
-// DEBUG DIGEST.
+// DEBUG DIGEST. A node given runtime settings and not restarted since still answers them in
+// CONFIG GET, and its engine still has the purge deadline set (INFO storage) — checked also
+// right after each full resynchronisation.
 //
 // Bounds: EBB_NEMESIS_STEPS steps (default 8; `make soak` runs more), each a fault then 150 ms
 // of writes; every wait is a bounded poll. EBB_TEST_SEED picks the schedule; a failure prints
@@ -86,6 +92,76 @@ class ReplicationNemesisTest : public ::testing::Test {
   }
 
   void Note(const std::string& what) { schedule_ += "  " + what + "\n"; }
+
+  // Starts node `i` again on its data: the runtime settings it was given are gone with the
+  // process.
+  void Restart(int i) {
+    ASSERT_TRUE(nodes_[i]->Start(Args())) << nodes_[i]->error();
+    settings_[i].clear();
+  }
+
+  // Gives node `i` random values of the runtime engine settings (those Keyspace::ReopenEngine
+  // must keep), and records what CONFIG GET and INFO storage answer then.
+  void SetRuntimeSettings(int i, std::mt19937_64& rng) {
+    RedisConnection c = nodes_[i]->Connect();
+    ASSERT_TRUE(c != nullptr);
+    const std::string deadline =
+        rng() % 4 == 0 ? "unlimited" : std::to_string(1 + rng() % 100000) + "s";
+    const std::vector<std::pair<std::string, std::string>> settings = {
+        {"expiration", rng() % 2 == 0 ? "off" : "on"},
+        {"expiry-whole-file", rng() % 2 == 0 ? "no" : "yes"},
+        {"expiry-purge-deadline", deadline},
+        {"wal-fsync", rng() % 2 == 0 ? "everysec" : "always"}};
+    std::string what;
+    for (const auto& [name, value] : settings) {
+      ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", name, value}).str(), "OK") << name << " " << value;
+      const Reply got = Cmd(c.get(), {"CONFIG", "GET", name});
+      ASSERT_EQ(got.size(), 2u) << name;
+      settings_[i][name] = got[1].str();
+      what += " " + name + " " + value;
+    }
+    settings_[i]["expiry_purge_deadline_ms"] =
+        std::to_string(InfoField(c.get(), "storage", "expiry_purge_deadline_ms"));
+    Note("node " + std::to_string(i) + " set" + what);
+  }
+
+  // Node `i` still answers the runtime settings it was given (none when it restarted since).
+  void CheckRuntimeSettings(int i, const std::string& when) {
+    if (settings_[i].empty()) return;
+    RedisConnection c = nodes_[i]->Connect();
+    ASSERT_TRUE(c != nullptr);
+    for (const auto& [name, value] : settings_[i]) {
+      const std::string got =
+          name == "expiry_purge_deadline_ms"
+              ? std::to_string(InfoField(c.get(), "storage", "expiry_purge_deadline_ms"))
+              : Cmd(c.get(), {"CONFIG", "GET", name})[1].str();
+      EXPECT_EQ(got, value) << "node " << i << "'s " << name << " " << when;
+    }
+  }
+
+  // Kills the master and starts it again in place: it starts a new history, so each replica,
+  // reconnecting, resynchronises in full. Waits (bounded) until both did and caught up.
+  void RestartMasterForFullSync() {
+    HealAll();
+    nodes_[master_]->Kill();
+    ASSERT_NO_FATAL_FAILURE(Restart(master_));
+    RedisConnection master = nodes_[master_]->Connect();
+    ASSERT_TRUE(master != nullptr);
+    long long full = 0;
+    for (int tries = 0; tries < 1000 && full < kNodes - 1; tries++) {
+      full = InfoField(master.get(), "stats", "sync_full");
+      if (full < kNodes - 1) std::this_thread::sleep_for(milliseconds(20));
+    }
+    ASSERT_GE(full, kNodes - 1) << "the restarted master served no full resynchronisation to "
+                                << "each replica within 20 s" << LogTails();
+    for (int r = 0; r < kNodes; r++) {
+      if (r == master_) continue;
+      RedisConnection c = nodes_[r]->Connect();
+      ASSERT_TRUE(c != nullptr);
+      ASSERT_EQ(WaitCaughtUp(c.get(), master.get()), "") << "node " << r << LogTails();
+      CheckRuntimeSettings(r, "after a full resynchronisation");
+    }
+  }
 
   // The client: writes until `stop_`, to whichever node is master, each write followed by WAIT.
   void Write(uint64_t seed) {
@@ -181,7 +257,7 @@ class ReplicationNemesisTest : public ::testing::Test {
     }
     master_ = next;
     master_index_.store(next);
-    ASSERT_TRUE(nodes_[old]->Start(Args())) << nodes_[old]->error();
+    ASSERT_NO_FATAL_FAILURE(Restart(old));
     for (int r = 0; r < kNodes; r++) {
       if (r != master_) Follow(r);
     }
@@ -193,7 +269,7 @@ class ReplicationNemesisTest : public ::testing::Test {
       return r >= master_ ? r + 1 : r;
     }();
     FaultProxy& link = *links_[replica][master_];
-    switch (rng() % 7) {
+    switch (rng() % 9) {
       case 0:
         Note("cut node " + std::to_string(replica) + " from the master");
         link.SetMode(FaultProxy::Mode::kCut);
@@ -213,7 +289,7 @@ class ReplicationNemesisTest : public ::testing::Test {
       case 4: {
         Note("kill -9 and restart node " + std::to_string(replica));
         nodes_[replica]->Kill();
-        ASSERT_TRUE(nodes_[replica]->Start(Args())) << nodes_[replica]->error();
+        ASSERT_NO_FATAL_FAILURE(Restart(replica));
         Follow(replica);
         break;
       }
@@ -233,6 +309,26 @@ class ReplicationNemesisTest : public ::testing::Test {
         Failover(power_cut);
         break;
       }
+      case 7: {
+        static constexpr FaultProxy::Mode kModes[] = {FaultProxy::Mode::kDelay,
+                                                      FaultProxy::Mode::kDelayToTarget,
+                                                      FaultProxy::Mode::kDelayFromTarget};
+        static constexpr const char* kWhat[] = {"both ways", "its acknowledgements",
+                                                "the master's stream"};
+        const size_t how = rng() % 3;
+        const milliseconds delay(10 + static_cast<int64_t>(rng() % 1000));
+        Note("delay node " + std::to_string(replica) + "'s link, " + kWhat[how] + ", by " +
+             std::to_string(delay.count()) + " ms");
+        link.set_delay(delay);
+        link.SetMode(kModes[how]);
+        break;
+      }
+      case 8:
+        ASSERT_NO_FATAL_FAILURE(SetRuntimeSettings(replica, rng));
+        Note("kill -9 and restart of master node " + std::to_string(master_) +
+             " in place, full resync");
+        ASSERT_NO_FATAL_FAILURE(RestartMasterForFullSync());
+        break;
     }
   }
 
@@ -275,6 +371,7 @@ class ReplicationNemesisTest : public ::testing::Test {
       ASSERT_EQ(lag, "") << "node " << r;
       EXPECT_EQ(Digest(c.get()), want) << "node " << r;
     }
+    for (int i = 0; i < kNodes; i++) CheckRuntimeSettings(i, "at the end");
   }
 
   // Where the acknowledged write went: the history (master) it was written in, and every
@@ -315,10 +412,12 @@ class ReplicationNemesisTest : public ::testing::Test {
     RecordProperty("acknowledged_writes", std::to_string(acked));
     auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
     std::printf(
-        "nemesis: %zu keys written, %zu acknowledged and kept; %zu failovers, %zu replica "
-        "kills, %zu cuts, %zu one-way drops, %zu clock jumps\n",
-        model_.size(), acked, count("promote node"), count("kill -9 and restart"),
-        count("cut node"), count("drop "), count("clock of node"));
+        "nemesis: %zu keys written, %zu acknowledged and kept; %zu failovers, %zu full resyncs "
+        "under runtime settings, %zu replica kills, %zu cuts, %zu one-way drops, %zu delays, "
+        "%zu clock jumps\n",
+        model_.size(), acked, count("promote node"), count("full resync"),
+        count("kill -9 and restart node"), count("cut node"), count("drop "), count("delay node"),
+        count("clock of node"));
     EXPECT_GT(acked, 0u) << "no write was acknowledged: the schedule checked nothing";
   }
 
@@ -330,10 +429,15 @@ class ReplicationNemesisTest : public ::testing::Test {
   std::mutex model_mu_;
   std::map<std::string, KeyRecord> model_;
   std::string schedule_;
+  // What each node was given by SetRuntimeSettings (CONFIG GET's answers, and INFO storage's
+  // expiry_purge_deadline_ms), until it restarts.
+  std::map<std::string, std::string> settings_[kNodes];
 };
 
 TEST_F(ReplicationNemesisTest, NoAcknowledgedWriteIsLostAndReplicasEndEqual) {
-  const uint64_t seed = TestSeed(12);  // 8 steps: two failovers, cuts, drops, kills, a clock jump
+  // 8 steps: two failovers, a full resync under runtime settings, a delay, a one-way drop, a
+  // replica kill, a clock jump.
+  const uint64_t seed = TestSeed(7);
   const int steps = NemesisSteps();
   SCOPED_TRACE("EBB_TEST_SEED=" + std::to_string(seed) +
                " EBB_NEMESIS_STEPS=" + std::to_string(steps));
