@@ -6,7 +6,7 @@
 // receives the reduced delta from the stream (no snapshot) and ends with the same DEBUG
 // DIGEST-LOGICAL as the peer that applied the whole put; and the peers that applied the whole put
 // still find it in the log by its digest, across a restart of the origin (no new incarnation).
-// Every wait is a bounded poll.
+// A put a later PERSIST covers stays whole. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -126,6 +126,38 @@ TEST_F(ActiveActiveLogExpiryTest, AnExpiredValueLeavesTheLogAndALatePeerEndsEqua
   EXPECT_EQ(Cmd(cb.get(), {"GET", "after"}).str(), "1");
   EXPECT_EQ(InfoField(ca.get(), "peers", "snapshots_sent"), 0);
   EXPECT_FALSE(DirContains(a.data_dir(), kSecret));
+}
+
+// A PERSIST after the put covers it: its value never expires, so the log keeps the put whole
+// while a put beside it is reduced, and a peer cut off meanwhile ends with the value.
+TEST_F(ActiveActiveLogExpiryTest, APersistedValueStaysWholeInTheLog) {
+  TestServer& a = nodes_[0];
+  TestServer& c = nodes_[2];
+  for (int i : {0, 2}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cc = c.Connect();
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cc.get()}), "");
+
+  SetLink(ca.get(), a, cc.get(), c, false);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "kept", kKept, "PX", std::to_string(kTtl)}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"PERSIST", "kept"}).integer(), 1);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "secret", kSecret, "PX", std::to_string(kTtl)}).str(), "OK");
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  // Both puts are due in the same pass: once one is reduced, the other was judged.
+  std::string form;
+  for (int i = 0; i < 100 && (form = LoggedForm(a, "secret")) != "put-expired"; i++) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_EQ(form, "put-expired");
+  EXPECT_EQ(LoggedForm(a, "kept"), "put");
+
+  SetLink(ca.get(), a, cc.get(), c, true);
+  ASSERT_EQ(WaitConverged({ca.get(), cc.get()}), "");
+  EXPECT_EQ(Cmd(cc.get(), {"GET", "kept"}).str(), kKept);
+  EXPECT_EQ(Cmd(cc.get(), {"TTL", "kept"}).integer(), -1);
+  EXPECT_TRUE(Cmd(cc.get(), {"GET", "secret"}).is_nil());
 }
 
 }  // namespace
