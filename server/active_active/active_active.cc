@@ -512,12 +512,13 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   log_bytes_ += wire.size();
   log_.emplace_back(delta.offset, std::move(wire));
   DropLogFront(leaving);
+  NoteExpiringDelta(delta);
   return storage::Status::OK();
 }
 
 void ActiveActive::Cron(int64_t now_ms) {
-  (void)now_ms;
   if (!links_.empty()) RefreshSyncSettings();
+  ReduceExpiredLogRows(now_ms);
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);

@@ -259,6 +259,40 @@ class ActiveActive {
   uint64_t LogCapacity() const;  // peer-backlog-size, at least 1
   // Drops the `count` oldest deltas from log_ (not from the engine); returns `count`.
   size_t DropLogFront(size_t count);
+  // Notes a delta just added to log_ whose value expires (PutExpiry), for ReduceExpiredLogRows.
+  void NoteExpiringDelta(const PeerDelta& delta);
+  // The purge deadline in the origin log (docs/active-active.md, "The origin log"): each logged
+  // put whose value has expired by the retention of the rows' dead versions
+  // (storage::KeptExpiredRetentionMs; the key's expiry register, when it covers the put, gives
+  // the expiry) is rewritten into its reduced form (ReducedPutDelta) in log_ and on disk, in one
+  // engine write that also range-deletes the run of rows it rewrites (rows between them are
+  // written again as they are), so compaction purges their value bytes. A pass every
+  // min(deadline/8, 60 s), at least 100 ms apart; each rewrites at most 4,096 rows (16 MB), and
+  // one that left due rows behind is followed by the next 100 ms later.
+  void ReduceExpiredLogRows(int64_t now_ms);
+  // The entries of expiring_ due (expire_at <= due_at_or_before) whose delta the log still
+  // holds, taken out of it: offset -> expire_at.
+  std::map<uint64_t, int64_t> TakeDueExpiring(int64_t due_at_or_before);
+  // What one pass writes: the run of log rows from the first due one to the last it reduces.
+  struct ReducedRun {
+    struct Reduced {
+      PeerDelta delta;  // the put-expired form
+      int64_t expire_at = 0;
+      std::string first_digest;  // DeltaDigest of the put as logged
+    };
+    std::vector<std::pair<std::string, std::string>> rows;  // engine key, row to write
+    std::vector<Reduced> reduced;
+  };
+  // Reads the run of rows from `due`'s first offset into *run (at most 4,096 rows, 16 MB), the
+  // due puts among them reduced when their value expired by `due_at_or_before` (the others go
+  // back into expiring_ with their expiry); returns the first of `due` it did not reach.
+  std::map<uint64_t, int64_t>::const_iterator ReadReducedRun(const std::map<uint64_t, int64_t>& due,
+                                                             int64_t due_at_or_before,
+                                                             ReducedRun* run);
+  // When the value of the logged put `delta` expires: its own PXAT, or its key's expiry
+  // register's when that covers it (nullopt: PERSIST, never); INT64_MAX when the marker cannot
+  // be read (not now).
+  std::optional<int64_t> LoggedValueExpiry(const PeerDelta& delta);
   // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
@@ -336,6 +370,13 @@ class ActiveActive {
   uint64_t skewed_writes_ = 0;
   std::atomic<uint64_t> malformed_deltas_ = 0;  // counted where deltas are applied
   int64_t last_tick_ms_ = 0;
+  // The logged puts whose value expires: expire_at -> offset (entries of deltas that left log_
+  // are dropped as met, or swept when they outnumber log_).
+  std::multimap<int64_t, uint64_t> expiring_;
+  // The deltas of log_ rewritten into their reduced form: offset -> the DeltaDigest of the delta
+  // as first logged, which a peer that applied it sends with PEER SYNC.
+  std::map<uint64_t, std::string> first_digests_;
+  int64_t next_reduce_ms_ = 0;  // ReduceExpiredLogRows' next pass
 };
 
 }  // namespace ebb::server

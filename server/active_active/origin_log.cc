@@ -3,7 +3,9 @@
 // active_active.cc.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
@@ -13,6 +15,7 @@
 #include "server/errors.h"
 #include "server/replication/replication_id.h"
 #include "server/server_context.h"
+#include "storage/expired_retention.h"
 #include "storage/write_batch.h"
 #include "types/keyspace.h"
 
@@ -41,7 +44,8 @@ storage::Status ActiveActive::LoadLog() {
   size_t dropped = 0;
   for (it->Seek(log_prefix); it->Valid() && it->key().starts_with(log_prefix); it->Next()) {
     PeerDelta delta;
-    if (!DecodePeerDelta(it->value(), &delta)) {
+    std::string first_digest;
+    if (!DecodeLogRow(it->value(), &delta, &first_digest)) {
       return storage::Status::Corruption("active-active log row " + std::string(it->key()));
     }
     if (!log_.empty() && delta.offset != log_.back().first + 1)
@@ -52,6 +56,8 @@ storage::Status ActiveActive::LoadLog() {
     log_bytes_ += wire.size();
     log_.emplace_back(delta.offset, std::move(wire));
     end_offset_ = delta.offset;
+    if (!first_digest.empty()) first_digests_[delta.offset] = std::move(first_digest);
+    NoteExpiringDelta(delta);
   }
   if (!it->status().ok()) return it->status();
   const uint64_t capacity = LogCapacity();
@@ -98,7 +104,142 @@ size_t ActiveActive::DropLogFront(size_t count) {
     log_bytes_ -= log_.front().second.size();
     log_.pop_front();
   }
+  first_digests_.erase(first_digests_.begin(), first_digests_.lower_bound(LogFirst()));
   return count;
+}
+
+void ActiveActive::NoteExpiringDelta(const PeerDelta& delta) {
+  const std::optional<int64_t> expire_at = PutExpiry(delta);
+  if (!expire_at) return;
+  expiring_.emplace(*expire_at, delta.offset);
+  // Entries of deltas that left the log before their expiry: swept once they are as many as the
+  // log, so the index stays within twice the log's length.
+  if (expiring_.size() > 2 * log_.size() + 16) {
+    const uint64_t first = LogFirst();
+    std::erase_if(expiring_, [first](const auto& entry) { return entry.second < first; });
+  }
+}
+
+namespace {
+
+constexpr size_t kMaxRewrittenRows = 4096;       // log rows one pass rewrites
+constexpr size_t kMaxRewrittenBytes = 16 << 20;  // and their bytes (past it, the pass ends)
+
+}  // namespace
+
+std::optional<int64_t> ActiveActive::LoggedValueExpiry(const PeerDelta& delta) {
+  const std::optional<int64_t> own = PutExpiry(delta);
+  int64_t ts = 0;
+  if (!own || !ParseInt64(delta.args[4], &ts)) return own;
+  KeyMarker marker;
+  bool has_row = false;
+  const storage::Status s = whole_key_->Marker(delta.db, delta.args[1], &marker, &has_row);
+  if (!s.ok()) {
+    spdlog::warn("Cannot read the marker of a logged key: {}", s.ToString());
+    return std::numeric_limits<int64_t>::max();  // not now
+  }
+  if (marker.expiry && ts <= marker.expiry->ts) return marker.expiry->expire_at;
+  return own;
+}
+
+std::map<uint64_t, int64_t> ActiveActive::TakeDueExpiring(int64_t due_at_or_before) {
+  std::map<uint64_t, int64_t> due;
+  while (!expiring_.empty() && expiring_.begin()->first <= due_at_or_before) {
+    const auto [expire_at, offset] = *expiring_.begin();
+    expiring_.erase(expiring_.begin());
+    if (offset >= LogFirst() && offset <= end_offset_) due.emplace(offset, expire_at);
+  }
+  return due;
+}
+
+void ActiveActive::ReduceExpiredLogRows(int64_t now_ms) {
+  if (expiring_.empty() || now_ms < next_reduce_ms_) return;
+  const int64_t deadline = context_->config().expiry_purge_deadline_ms;
+  next_reduce_ms_ =
+      now_ms + (deadline < 0 ? 60'000 : std::clamp<int64_t>(deadline / 8, 100, 60'000));
+  types::Keyspace& ks = context_->keyspace();
+  if (!ks.db().CheckWriteStall().ok()) return;  // the next pass (the event loop must not wait)
+  const int64_t retention = storage::KeptExpiredRetentionMs(deadline);
+  const int64_t expiry_now = ks.db().ExpiryNowMs();
+  // A value is reduced once expire_at + retention <= expiry_now, as compaction reduces the rows.
+  const int64_t due_at_or_before = expiry_now < std::numeric_limits<int64_t>::min() + retention
+                                       ? std::numeric_limits<int64_t>::min()
+                                       : expiry_now - retention;
+  std::map<uint64_t, int64_t> due = TakeDueExpiring(due_at_or_before);
+  if (due.empty()) return;
+  ReducedRun run;
+  auto pending = ReadReducedRun(due, due_at_or_before, &run);
+  // Due puts this pass did not reach wait for the next, soon.
+  if (pending != due.end()) next_reduce_ms_ = now_ms + 100;
+  for (; pending != due.end(); ++pending) expiring_.emplace(pending->second, pending->first);
+  if (run.reduced.empty()) return;
+  // The rows' older versions, which hold the values, are range-deleted, so that compaction
+  // drops their bytes (the deletion freezes the memtable; its flush leaves them out); the
+  // rewritten rows come after the deletion in the same write.
+  storage::WriteBatch batch;
+  const storage::WriteOptions options = ks.WriteOptions();
+  const int64_t now = ks.NowMs();
+  const uint64_t first = due.begin()->first;
+  batch.DeleteRange({types::Keyspace::SystemRowKey(LogRowName(first)),
+                     types::Keyspace::SystemRowKey(LogRowName(first + run.rows.size()))});
+  for (const auto& [key, row] : run.rows) batch.Put(options, key, row, now);
+  const storage::Status s = ks.db().Write(options, batch);
+  if (!s.ok()) {
+    spdlog::warn("Could not reduce {} expired values in the origin log: {}", run.reduced.size(),
+                 s.ToString());
+    for (const auto& [delta, expire_at, digest] : run.reduced) {
+      expiring_.emplace(expire_at, delta.offset);
+    }
+    return;
+  }
+  for (auto& [delta, expire_at, digest] : run.reduced) {
+    std::string& wire = log_[delta.offset - LogFirst()].second;
+    log_bytes_ -= wire.size();
+    wire.clear();
+    AppendDeltaResp(&wire, delta);
+    log_bytes_ += wire.size();
+    first_digests_[delta.offset] = std::move(digest);
+  }
+}
+
+std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
+    const std::map<uint64_t, int64_t>& due, int64_t due_at_or_before, ReducedRun* run) {
+  const uint64_t first = due.begin()->first;
+  size_t rows_to_write = 0;  // up to the last reduced row
+  size_t bytes = 0;
+  auto pending = due.begin();
+  auto it = context_->keyspace().db().NewIterator(storage::ReadOptions());
+  for (it->Seek(types::Keyspace::SystemRowKey(LogRowName(first)));
+       it->Valid() && pending != due.end() && run->rows.size() < kMaxRewrittenRows &&
+       bytes < kMaxRewrittenBytes;
+       it->Next()) {
+    const uint64_t offset = first + run->rows.size();
+    if (it->key() != types::Keyspace::SystemRowKey(LogRowName(offset))) break;
+    std::string row(it->value());
+    PeerDelta delta;
+    std::string digest;
+    if (offset == pending->first && DecodeLogRow(row, &delta, &digest)) {
+      const std::optional<int64_t> expiry = LoggedValueExpiry(delta);
+      if (expiry && *expiry <= due_at_or_before) {
+        const std::string& logged = log_[offset - LogFirst()].second;
+        run->reduced.push_back({ReducedPutDelta(delta), pending->second, WireDigest(logged)});
+        row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
+        rows_to_write = run->rows.size() + 1;
+      } else if (expiry) {
+        expiring_.emplace(*expiry, offset);  // an expiry register moved it later
+      }
+    }
+    if (offset == pending->first) ++pending;
+    bytes += row.size();
+    run->rows.emplace_back(std::string(it->key()), std::move(row));
+  }
+  if (!it->status().ok()) {
+    spdlog::warn("Cannot read the origin log: {}", it->status().ToString());
+    *run = ReducedRun();
+    return due.begin();
+  }
+  run->rows.resize(rows_to_write);
+  return pending;
 }
 
 storage::Status ActiveActive::DeleteLogRowsBeforeFront() {
@@ -145,7 +286,10 @@ bool ActiveActive::PeerAppliedOtherDeltas(uint64_t from, std::string_view digest
   const uint64_t last = from - 1;
   if (digest.empty() || last < LogFirst() || last > end_offset_) return false;
   const auto& [offset, wire] = log_[static_cast<size_t>(last - LogFirst())];
-  return offset == last && WireDigest(wire) != digest;
+  if (offset != last || WireDigest(wire) == digest) return false;
+  // A delta reduced after its value expired is still the one a peer applied in full.
+  auto first = first_digests_.find(offset);
+  return first == first_digests_.end() || first->second != digest;
 }
 
 void ActiveActive::TakeNewIncarnation(std::string_view why) {
@@ -190,6 +334,8 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   resync_ = true;
   log_.clear();
   log_bytes_ = 0;
+  expiring_.clear();
+  first_digests_.clear();
   // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
   for (const Subscriber& subscriber : subscribers_) {
     if (Client* client = context_->clients().Find(subscriber.client_id)) client->RequestClose();

@@ -48,13 +48,16 @@ std::string EncodePeerDelta(const PeerDelta& delta) {
   return out;
 }
 
-bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta) {
+namespace {
+
+// Decodes the delta at the front of *encoded, leaving what follows it there.
+bool ConsumePeerDelta(std::string_view* encoded, PeerDelta* delta) {
   uint64_t offset = 0;
   uint64_t origin_ms = 0;
   uint32_t db = 0;
   uint32_t argc = 0;
-  if (!storage::GetFixed64(&encoded, &offset) || !storage::GetFixed64(&encoded, &origin_ms) ||
-      !storage::GetFixed32(&encoded, &db) || !storage::GetFixed32(&encoded, &argc)) {
+  if (!storage::GetFixed64(encoded, &offset) || !storage::GetFixed64(encoded, &origin_ms) ||
+      !storage::GetFixed32(encoded, &db) || !storage::GetFixed32(encoded, &argc)) {
     return false;
   }
   delta->offset = offset;
@@ -63,10 +66,59 @@ bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta) {
   delta->args.clear();
   for (uint32_t i = 0; i < argc; i++) {
     std::string_view arg;
-    if (!storage::GetLengthPrefixed(&encoded, &arg)) return false;
+    if (!storage::GetLengthPrefixed(encoded, &arg)) return false;
     delta->args.emplace_back(arg);
   }
-  return encoded.empty() && argc > 0;
+  return argc > 0;
+}
+
+constexpr size_t kDeltaDigestSize = 16;  // DeltaDigest's hex digits
+
+}  // namespace
+
+bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta) {
+  return ConsumePeerDelta(&encoded, delta) && encoded.empty();
+}
+
+std::string EncodeLogRow(const PeerDelta& delta, std::string_view first_digest) {
+  std::string row = EncodePeerDelta(delta);
+  row += first_digest;
+  return row;
+}
+
+bool DecodeLogRow(std::string_view row, PeerDelta* delta, std::string* first_digest) {
+  if (!ConsumePeerDelta(&row, delta) || (!row.empty() && row.size() != kDeltaDigestSize)) {
+    return false;
+  }
+  first_digest->assign(row);
+  return true;
+}
+
+std::optional<int64_t> PutExpiry(const PeerDelta& delta) {
+  const std::vector<std::string>& args = delta.args;
+  int64_t ts = 0;
+  int64_t expire_at = 0;
+  if (args.size() != 7 || args[0] != "put" || !EqualsIgnoreCase(args[3], "ts") ||
+      !ParseInt64(args[4], &ts) || !EqualsIgnoreCase(args[5], "pxat") ||
+      !ParseInt64(args[6], &expire_at)) {
+    return std::nullopt;
+  }
+  return expire_at;
+}
+
+PeerDelta ReducedPutDelta(const PeerDelta& delta) {
+  const std::vector<std::string>& args = delta.args;
+  ReducedPut reduced;
+  reduced.key = args[1];
+  reduced.digest = types::StringDigest(args[2]);
+  ParseInt64(args[4], &reduced.ts);
+  ParseInt64(args[6], &reduced.expire_at);
+  PeerDelta out;
+  out.offset = delta.offset;
+  out.origin_ms = delta.origin_ms;
+  out.db = delta.db;
+  out.args = ReducedPutArgs(reduced);
+  return out;
 }
 
 namespace {

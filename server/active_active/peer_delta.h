@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,6 +62,20 @@ bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced);
 std::string EncodePeerDelta(const PeerDelta& delta);
 // False if `encoded` is malformed.
 bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta);
+
+// The origin log's row (docs/key-encoding.md): the encoded delta, then, for a delta rewritten
+// into its reduced form once its value expired, the DeltaDigest of the delta as first logged
+// (16 hex digits): what a peer that applied that one names it by. `first_digest` "" for a delta
+// as first logged. DecodeLogRow: false if malformed.
+std::string EncodeLogRow(const PeerDelta& delta, std::string_view first_digest);
+bool DecodeLogRow(std::string_view row, PeerDelta* delta, std::string* first_digest);
+
+// The expiry of a logged `put key value TS ts PXAT ms` (the only delta that carries a value
+// with an expiry); nullopt for every other delta, a NOTTL put included.
+std::optional<int64_t> PutExpiry(const PeerDelta& delta);
+// The reduced form of such a put: `put-expired key DIGEST <SHA-256 of value> TS ts PXAT ms`,
+// the same rank without the value's bytes. REQUIRES: PutExpiry(delta).
+PeerDelta ReducedPutDelta(const PeerDelta& delta);
 
 // Appends the wire form of `delta` / of a heartbeat to *out.
 void AppendDeltaResp(std::string* out, const PeerDelta& delta);

@@ -12,6 +12,7 @@
 #include "storage/db/table_cache.h"
 #include "storage/db/version_chooser.h"
 #include "storage/env/posix_file_system.h"
+#include "storage/expired_retention.h"
 #include "storage/format/internal_key.h"
 #include "storage/table/block_cache.h"
 #include "storage/table/block_fetch.h"
@@ -385,11 +386,9 @@ Status DBImpl::SetExpirationEnabled(bool enabled) {
 }
 
 int64_t DBImpl::ExpiredRetentionMs() const {
-  constexpr int64_t kNoDeadlineRetention = 12ll * 3600 * 1000;
   const CompactionFilter* filter = options_.compaction_filter.get();
   if (filter == nullptr || !filter->KeepsDeadVersions()) return 0;
-  const int64_t deadline = purge_deadline_ms_.load();
-  return deadline < 0 ? kNoDeadlineRetention : deadline / 2;
+  return KeptExpiredRetentionMs(purge_deadline_ms_.load());
 }
 
 int64_t DBImpl::CompactionExpiryNow() const {

@@ -1,0 +1,174 @@
+// The purge deadline in the active-active origin log (docs/active-active.md, "The origin log"),
+// against spawned ebb-servers with pinned clocks: once a logged put's value has expired by the
+// retention of dead versions (half of expiry-purge-deadline), its log row and the log's copy in
+// memory hold the reduced delta `put-expired` instead, so after the deadline the value's bytes
+// are in no file of the origin's data directory (the background work alone removes them; a
+// DEBUG COMPACT after it too); a peer cut off meanwhile receives the reduced delta from the
+// stream (no snapshot) and ends with the same DEBUG DIGEST-LOGICAL as the peer that applied the
+// whole put; and the peers that applied the whole put still find it in the log by its digest,
+// across a restart of the origin (no new incarnation). A put a later PERSIST covers stays whole.
+// Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr int64_t kT = 1'900'000'000'000;  // pinned clock (ms)
+constexpr int64_t kTtl = 1000;
+constexpr int64_t kDeadline = 2000;  // expiry-purge-deadline 2s: the log reduces at 1 s after
+// Values with no four bytes in common, so that neither compresses against the other.
+const std::string kSecret = "Qz8vK2mX7pLw4nR9tB1yH6cJ0dF5gS3a";
+const std::string kKept = "uE7iO2oP9lA4sD8fG1hJ6kL3zX5cV0bN";
+
+bool DirContains(const std::string& dir, const std::string& needle) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void Pin(redisContext* c, int64_t ms) {
+  ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).ToString(), "OK");
+}
+
+// The name of the delta node `origin` logged for `key` (the last one), as its stream sends it.
+std::string LoggedForm(const TestServer& origin, const std::string& key) {
+  std::string name;
+  for (const LoggedDelta& delta : ReadOriginLog(origin)) {
+    if (delta.args.size() > 1 && delta.args[1] == key) name = delta.args[0];
+  }
+  return name;
+}
+
+class ActiveActiveLogExpiryTest : public ::testing::Test {
+ protected:
+  std::vector<std::string> Args(int i) {
+    std::vector<const TestServer*> others;
+    for (int j = 0; j < 3; j++) {
+      if (j != i) others.push_back(&nodes_[j]);
+    }
+    std::vector<std::string> args = PeerArgs(others);
+    args.insert(args.end(), {"--expiry-purge-deadline", std::to_string(kDeadline / 1000) + "s"});
+    return args;
+  }
+  TestServer nodes_[3];
+};
+
+TEST_F(ActiveActiveLogExpiryTest, AnExpiredValueLeavesTheLogAndALatePeerEndsEqual) {
+  TestServer& a = nodes_[0];
+  TestServer& b = nodes_[1];
+  TestServer& c = nodes_[2];
+  for (int i = 0; i < 3; i++) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cb = b.Connect();
+  auto cc = c.Connect();
+  for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kT);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get(), cc.get()}), "");
+
+  // c is cut off from a; b applies a's puts whole before they expire. The expiring put is a's
+  // last delta, so b's vector names it by its digest.
+  SetLink(ca.get(), a, cc.get(), c, false);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "kept", kKept, "PX", "100000000"}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "secret", kSecret, "PX", std::to_string(kTtl)}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  EXPECT_EQ(Cmd(cb.get(), {"GET", "secret"}).str(), kSecret);
+  EXPECT_EQ(LoggedForm(a, "secret"), "put");
+  const std::string id = Cmd(ca.get(), {"PEER", "ID"}).str();
+
+  // Past the expiry and the deadline: the log's row is reduced (bounded poll), then compaction
+  // leaves the value's bytes in no file, while the live value stays.
+  for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  std::string form;
+  for (int i = 0; i < 100 && (form = LoggedForm(a, "secret")) != "put-expired"; i++) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_EQ(form, "put-expired");
+  EXPECT_EQ(LoggedForm(a, "kept"), "put");
+  // The background work alone takes the bytes away (a bounded wait, as tests/integration/
+  // purge_test.cc's); DEBUG COMPACT after it changes nothing of that.
+  bool gone = false;
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!(gone = !DirContains(a.data_dir(), kSecret)) &&
+         std::chrono::steady_clock::now() < limit) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_TRUE(gone);
+  for (redisContext* node : {ca.get(), cb.get()}) {
+    ASSERT_EQ(Cmd(node, {"DEBUG", "COMPACT"}).ToString(), "OK");
+  }
+  EXPECT_FALSE(DirContains(a.data_dir(), kSecret));
+  EXPECT_FALSE(DirContains(b.data_dir(), kSecret));
+  EXPECT_TRUE(DirContains(a.data_dir(), kKept));
+
+  // c gets the reduced delta from the stream and ends as b, which applied the whole put.
+  SetLink(ca.get(), a, cc.get(), c, true);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get(), cc.get()}), "");
+  EXPECT_EQ(Cmd(cc.get(), {"GET", "kept"}).str(), kKept);
+  EXPECT_TRUE(Cmd(cc.get(), {"GET", "secret"}).is_nil());
+  EXPECT_EQ(InfoField(ca.get(), "peers", "snapshots_sent"), 0);
+
+  // a restarts: its log row holds the reduced delta and the digest of the whole one, so b, whose
+  // vector names the whole put, resumes the stream; a keeps its id.
+  ASSERT_TRUE(a.Restart()) << a.error();
+  ca = a.Connect();
+  Pin(ca.get(), kT + kTtl + kDeadline + 1);
+  EXPECT_EQ(LoggedForm(a, "secret"), "put-expired");
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "after", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get(), cc.get()}), "");
+  EXPECT_EQ(Cmd(ca.get(), {"PEER", "ID"}).str(), id);
+  EXPECT_EQ(Cmd(cb.get(), {"GET", "after"}).str(), "1");
+  EXPECT_EQ(InfoField(ca.get(), "peers", "snapshots_sent"), 0);
+  EXPECT_FALSE(DirContains(a.data_dir(), kSecret));
+}
+
+// A PERSIST after the put covers it: its value never expires, so the log keeps the put whole
+// while a put beside it is reduced, and a peer cut off meanwhile ends with the value.
+TEST_F(ActiveActiveLogExpiryTest, APersistedValueStaysWholeInTheLog) {
+  TestServer& a = nodes_[0];
+  TestServer& c = nodes_[2];
+  for (int i : {0, 2}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cc = c.Connect();
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cc.get()}), "");
+
+  SetLink(ca.get(), a, cc.get(), c, false);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "kept", kKept, "PX", std::to_string(kTtl)}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"PERSIST", "kept"}).integer(), 1);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "secret", kSecret, "PX", std::to_string(kTtl)}).str(), "OK");
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  // Both puts are due in the same pass: once one is reduced, the other was judged.
+  std::string form;
+  for (int i = 0; i < 100 && (form = LoggedForm(a, "secret")) != "put-expired"; i++) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_EQ(form, "put-expired");
+  EXPECT_EQ(LoggedForm(a, "kept"), "put");
+
+  SetLink(ca.get(), a, cc.get(), c, true);
+  ASSERT_EQ(WaitConverged({ca.get(), cc.get()}), "");
+  EXPECT_EQ(Cmd(cc.get(), {"GET", "kept"}).str(), kKept);
+  EXPECT_EQ(Cmd(cc.get(), {"TTL", "kept"}).integer(), -1);
+  EXPECT_TRUE(Cmd(cc.get(), {"GET", "secret"}).is_nil());
+}
+
+}  // namespace
+}  // namespace ebb::test
