@@ -702,7 +702,6 @@ void ReplicaLink::Fail(std::string_view why) {
 
 void ReplicaLink::CloseSocket() {
   generation_++;
-  boost::system::error_code ec;
   resolver_.cancel();
   if (stream_ != nullptr) {
     stream_->Close();  // its pending operations keep it until their handlers have run
