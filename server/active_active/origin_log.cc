@@ -9,10 +9,10 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/peer_snapshot.h"
-#include "server/client.h"
-#include "server/errors.h"
+#include "server/core/client.h"
+#include "server/core/errors.h"
 #include "server/replication/replication_id.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "storage/write_batch.h"
 #include "types/keyspace.h"
 
