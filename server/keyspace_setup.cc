@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/replication/master.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "storage/disk_read_latency.h"
 #include "storage/engine_latency.h"
 #include "types/keyspace.h"

@@ -15,15 +15,15 @@
 #include <string>
 
 #include "server/acl/acl.h"
-#include "server/command.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
+#include "server/core/command.h"
 #include "server/keyspace_setup.h"
 #include "server/net/server.h"
 #include "server/open_files.h"
 #include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "storage/clock.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "storage/options.h"

@@ -8,7 +8,7 @@
 //
 // What is timed: one read of a data block that missed the block cache — by a table reader on
 // the thread that needs the block (storage/table/table.cc: gets, scans and compactions that
-// read a single block), and by the server's block reader (server/net/block_reader.h) from its
+// read a single block), and by the server's block reader (server/io/block_reader.h) from its
 // Read call to the completion of that block's read. Readahead reads (many blocks at once, for
 // scans and compactions) and the reads that open a table (footer, index, filter) are not.
 // Thread-safety: Record and Snapshot from any thread, lock-free (relaxed atomics: a snapshot

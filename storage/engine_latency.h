@@ -1,6 +1,6 @@
 // EngineLatency: the longest time each kind of the engine's own work took since someone last
-// looked — what the server's latency monitor (LATENCY, server/latency_monitor.h) reports as
-// the engine's events, without the engine knowing about the monitor.
+// looked — what the server's latency monitor (LATENCY, server/services/latency_monitor.h) reports
+// as the engine's events, without the engine knowing about the monitor.
 //
 //   auto latency = std::make_shared<EngineLatency>();
 //   options.engine_latency = latency;              // the engine's threads Record into it

@@ -1,4 +1,4 @@
-# Every error text ebb replies with is spelled in server/errors.h and server/errors.cc (ctest:
+# Every error text ebb replies with is spelled in server/core/errors.h and server/core/errors.cc (ctest:
 # error_literals). This fails on a string literal elsewhere in server/ that begins with a Redis
 # error code and a space ("ERR ...", "-NOPERM ...", "CLUSTERDOWN ..."); // comments may quote them.
 #
@@ -11,7 +11,7 @@ set(literal "\"-?(${alternatives}) ")
 
 set(violations "")
 file(GLOB_RECURSE files ${SOURCE_DIR}/server/*.h ${SOURCE_DIR}/server/*.cc)
-list(REMOVE_ITEM files ${SOURCE_DIR}/server/errors.h ${SOURCE_DIR}/server/errors.cc)
+list(REMOVE_ITEM files ${SOURCE_DIR}/server/core/errors.h ${SOURCE_DIR}/server/core/errors.cc)
 list(SORT files)
 foreach(file ${files})
   file(READ ${file} content)
@@ -41,7 +41,7 @@ foreach(file ${files})
 endforeach()
 
 if(violations)
-  message(FATAL_ERROR "Error texts outside server/errors.h and server/errors.cc (move them there):\n"
+  message(FATAL_ERROR "Error texts outside server/core/errors.h and server/core/errors.cc (move them there):\n"
                       "${violations}")
 endif()
-message(STATUS "error_literals: every error text is spelled in server/errors.h or server/errors.cc")
+message(STATUS "error_literals: every error text is spelled in server/core/errors.h or server/core/errors.cc")

@@ -1,15 +1,16 @@
 // ebb-command-reference <docs/commands.md>: rewrites the generated blocks of the command
 // reference (the command table and the option table) from the command rows and the option table
-// (server/command_docs.h). `make command-docs` runs it; a unit test fails when the file is stale.
+// (server/services/command_docs.h). `make command-docs` runs it; a unit test fails when the file is
+// stale.
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
+#include "server/core/command.h"
+#include "server/services/command_docs.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

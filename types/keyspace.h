@@ -23,7 +23,7 @@
 // (set_block_fetch; storage/table/block_fetch.h): reads then do not wait for the disk but come
 // back Incomplete (an engine error) when a block they need is not in memory, and a write after
 // such a read is refused, so the command changes nothing and can run again once its blocks are
-// read (server/dispatcher.h, "Restartable commands").
+// read (server/dispatch/dispatcher.h, "Restartable commands").
 //
 // The keyspace owns what the types share: their settings (the TTL policy, the default retrieval
 // grace, group commit), which the server keeps in step with its options, and the TLOG head

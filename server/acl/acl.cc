@@ -11,10 +11,10 @@
 
 #include "common/atomic_file.h"
 #include "server/acl/acl_key_access.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/errors.h"
-#include "server/key_positions.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/core/key_positions.h"
 
 namespace ebb::server {
 namespace {
@@ -291,7 +291,7 @@ AclVerdict Acl::CheckAndLog(const Client& client, const AclUser& user, const Com
     entry.reason = verdict == AclVerdict::kDeniedKey ? AclLogReason::kKey : AclLogReason::kChannel;
     entry.object = std::string(args[denied_arg]);
   }
-  entry.client_info = client.InfoLine(now_ms);
+  entry.client_info = client.InfoLine(now_ms, ClientUserName(client));
   log_.Add(std::move(entry), log_max_len_);
   return verdict;
 }
@@ -303,7 +303,7 @@ void Acl::LogAuthFailure(const Client& client, std::string_view username, std::s
             .object = std::string(command),
             .username = std::string(username),
             .time_ms = now_ms,
-            .client_info = client.InfoLine(now_ms)},
+            .client_info = client.InfoLine(now_ms, ClientUserName(client))},
            log_max_len_);
 }
 

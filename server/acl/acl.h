@@ -26,7 +26,7 @@
 
 #include "server/acl/acl_log.h"
 #include "server/acl/acl_user.h"
-#include "server/client.h"
+#include "server/core/client.h"
 
 namespace ebb::server {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "common/strings.h"
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace ebb::server {
 namespace {

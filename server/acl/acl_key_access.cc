@@ -6,7 +6,7 @@
 
 #include "common/strings.h"
 #include "server/acl/acl_selector.h"
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace ebb::server {
 namespace {

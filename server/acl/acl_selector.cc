@@ -7,8 +7,8 @@
 #include "common/glob.h"
 #include "common/strings.h"
 #include "server/acl/acl_categories.h"
-#include "server/command.h"
-#include "server/errors.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
 
 namespace ebb::server {
 namespace {

@@ -6,8 +6,9 @@
 
 #include "common/secrets.h"
 #include "common/strings.h"
-#include "server/digest.h"
-#include "server/errors.h"
+#include "server/core/client.h"
+#include "server/core/digest.h"
+#include "server/core/errors.h"
 
 namespace ebb::server {
 namespace {
@@ -177,6 +178,10 @@ std::string AclUser::Describe() const {
   out += root().Describe();
   for (size_t i = 1; i < selectors_.size(); i++) out += " (" + selectors_[i].Describe() + ")";
   return out;
+}
+
+std::string_view ClientUserName(const Client& client) {
+  return client.user() != nullptr ? std::string_view(client.user()->name()) : "default";
 }
 
 }  // namespace ebb::server

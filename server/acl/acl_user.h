@@ -28,6 +28,8 @@ namespace ebb::server {
 std::optional<std::vector<std::string>> MergeSelectorArguments(
     std::span<const std::string_view> args, size_t* unmatched);
 
+class Client;
+
 class AclUser {
  public:
   // A new user as ACL SETUSER creates one: off, no password, no command or key, and every
@@ -88,5 +90,9 @@ class AclUser {
   std::vector<AclSelector> selectors_;        // never empty: [0] is the root
   bool unrestricted_ = false;
 };
+
+// The name CLIENT LIST and the ACL log show for `client`'s user: the user it authenticated as,
+// or "default" before it has.
+std::string_view ClientUserName(const Client& client);
 
 }  // namespace ebb::server

@@ -51,7 +51,7 @@
 
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/whole_key.h"
-#include "server/dispatcher.h"
+#include "server/dispatch/dispatcher.h"
 #include "storage/status.h"
 
 namespace ebb::protocol {
@@ -90,7 +90,7 @@ class ActiveActive {
   // engine. Called once, before any command runs. A node never in the mode reads one row.
   storage::Status Open();
   // tls-peers: links to peers (at start and PEER ADD) speak TLS with these settings
-  // (server/net/tls.h). REQUIRES: set before Start; `tls` outlives this object.
+  // (server/io/tls.h). REQUIRES: set before Start; `tls` outlives this object.
   void set_tls(boost::asio::ssl::context* tls) { peer_tls_ = tls; }
   // Starts a link to every `peer` option. False (and *error) if the node cannot enter the mode.
   bool Start(std::string* error);
@@ -101,7 +101,7 @@ class ActiveActive {
   // This node's id: 40 hex characters made when it first entered the mode ("" before).
   const std::string& node_id() const { return node_id_; }
 
-  // ---- the origin side: the dispatcher's hook (server/dispatcher.cc)
+  // ---- the origin side: the dispatcher's hook (server/dispatch/dispatcher.cc)
 
   // What to do with one client write.
   struct LocalWrite {

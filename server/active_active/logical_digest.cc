@@ -1,6 +1,6 @@
 #include "server/active_active/logical_digest.h"
 
-#include "server/digest.h"
+#include "server/core/digest.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
 #include "types/tlog.h"

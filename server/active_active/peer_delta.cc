@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "common/strings.h"
-#include "server/digest.h"
+#include "server/core/digest.h"
 #include "storage/util/coding.h"
 #include "types/string_rank.h"
 

@@ -14,8 +14,8 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "server/active_active/active_active.h"
-#include "server/errors.h"
-#include "server/net/tls.h"
+#include "server/core/errors.h"
+#include "server/io/tls.h"
 
 namespace ebb::server {
 namespace {

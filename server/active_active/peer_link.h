@@ -2,7 +2,7 @@
 // (docs/active-active.md, "Links").
 //
 // The link is a thread of its own speaking RESP (hiredis's reader parses the replies) over a
-// LinkStream (server/net/tls.h) — TLS with tls-peers, the peer's certificate verified —
+// LinkStream (server/io/tls.h) — TLS with tls-peers, the peer's certificate verified —
 // driven by the thread's own io_context: it connects (1 s timeout),
 // authenticates with masterauth (and masteruser) when set, asks `PEER ID`, then
 // `PEER SYNC <this node's id> <applied offset of that peer + 1>` and reads the stream — first a
@@ -53,7 +53,7 @@ class PeerLink {
   };
 
   // REQUIRES: owner and io outlive the link (Stop before either goes).
-  // `tls`: with tls-peers, the link speaks TLS with these settings (server/net/tls.h) to the
+  // `tls`: with tls-peers, the link speaks TLS with these settings (server/io/tls.h) to the
   // peer's tls-port, verifying its certificate; null for clear text. REQUIRES: `tls` outlives
   // the link.
   PeerLink(ActiveActive* owner, boost::asio::io_context& io, std::string host, int port,

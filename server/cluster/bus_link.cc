@@ -4,7 +4,7 @@
 #include <boost/asio/write.hpp>
 
 #include "server/cluster/bus_message.h"
-#include "server/net/listen.h"
+#include "server/io/listen.h"
 
 namespace ebb::server::cluster {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/net/tls.h"
+#include "server/io/tls.h"
 
 namespace ebb::server::cluster {
 
@@ -39,7 +39,7 @@ class BusLink : public std::enable_shared_from_this<BusLink> {
   static constexpr uint32_t kMaxMessageLength = 512u * 1024 * 1024;
 
   // `tls`: the link speaks TLS with these settings (tls-cluster: the client context outbound, the
-  // bus's server context inbound; server/net/tls.h), or null for clear text. REQUIRES: `tls`
+  // bus's server context inbound; server/io/tls.h), or null for clear text. REQUIRES: `tls`
   // outlives the link.
   BusLink(boost::asio::io_context& io, Listener* listener, bool inbound, int64_t now_ms,
           boost::asio::ssl::context* tls);

@@ -11,12 +11,12 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/errors.h"
-#include "server/net/listen.h"
-#include "server/pubsub.h"
+#include "server/core/errors.h"
+#include "server/core/pubsub.h"
+#include "server/io/listen.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server::cluster {

@@ -73,7 +73,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // Closes the listener and every link; writes the file if a change is pending.
   void Stop();
   // tls-cluster: bus links speak TLS, outbound with `client`, inbound with `server`
-  // (server/net/tls.h). REQUIRES: set before Listen; both outlive the cluster.
+  // (server/io/tls.h). REQUIRES: set before Listen; both outlive the cluster.
   void set_tls(boost::asio::ssl::context* client, boost::asio::ssl::context* server) {
     bus_client_tls_ = client;
     bus_server_tls_ = server;

@@ -8,9 +8,9 @@
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/errors.h"
+#include "server/core/errors.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server::cluster {

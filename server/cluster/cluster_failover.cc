@@ -13,9 +13,9 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
-#include "server/errors.h"
+#include "server/core/errors.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server::cluster {
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "common/key_slot.h"
-#include "server/command.h"
-#include "server/errors.h"
-#include "server/key_positions.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/core/key_positions.h"
 #include "types/keyspace.h"
 
 namespace ebb::server::cluster {

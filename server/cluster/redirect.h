@@ -5,7 +5,7 @@
 //
 // The dispatcher routes every command that names keys (and EXEC, over its queue) before running
 // it; a script routes each command it calls. Keys are found by the rows' key specs
-// (server/key_positions.h), so what COMMAND GETKEYS answers is what routing uses.
+// (server/core/key_positions.h), so what COMMAND GETKEYS answers is what routing uses.
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
@@ -16,7 +16,7 @@
 
 #include "common/key_slot.h"
 #include "server/cluster/slot_ownership.h"
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace ebb::types {
 class Keyspace;

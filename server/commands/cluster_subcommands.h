@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace ebb::server {
 

@@ -12,12 +12,12 @@
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
 #include "server/acl/acl_categories.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/command_docs.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

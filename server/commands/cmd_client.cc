@@ -8,12 +8,13 @@
 #include "common/strings.h"
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/command_docs.h"
+#include "server/acl/acl_user.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/command_docs.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {
@@ -163,14 +164,14 @@ void ExecuteList(CommandContext& ctx, const ListOptions& o) {
   for (const auto& [id, client] : ctx.server.clients().all()) {
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), id) == o.ids.end()) continue;
     if (!TypeMatches(o.type, *client)) continue;
-    text += client->InfoLine(now);
+    text += client->InfoLine(now, ClientUserName(*client));
     text += '\n';
   }
   ctx.reply.Verbatim("txt", text);
 }
 
 void ExecuteInfo(CommandContext& ctx, const NoOptions&) {
-  ctx.reply.Verbatim("txt", ctx.client.InfoLine(WallMs()) + "\n");
+  ctx.reply.Verbatim("txt", ctx.client.InfoLine(WallMs(), ClientUserName(ctx.client)) + "\n");
 }
 
 struct KillOptions {

@@ -1,8 +1,8 @@
 // CLUSTER: the container of the cluster's subcommands (server/commands/cluster_subcommands.h).
 
-#include "server/command_docs.h"
 #include "server/commands/cluster_subcommands.h"
 #include "server/commands/register.h"
+#include "server/services/command_docs.h"
 
 namespace ebb::server {
 

@@ -1,8 +1,8 @@
 // The keys' side of Redis Cluster (docs/cluster.md, "Keys, slots and redirections"): CLUSTER
 // KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT (the hash slots of keys and the keys of a slot), and
-// ASKING, READONLY, READWRITE (a cluster client's per-connection routing state, server/client.h).
-// They answer only with cluster-enabled (kCmdNeedsClusterEnabled: Redis checks it before the
-// arguments).
+// ASKING, READONLY, READWRITE (a cluster client's per-connection routing state,
+// server/core/client.h). They answer only with cluster-enabled (kCmdNeedsClusterEnabled: Redis
+// checks it before the arguments).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,13 +10,13 @@
 #include "common/key_slot.h"
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/cluster_subcommands.h"
 #include "server/commands/register.h"
-#include "server/commands/reply.h"
-#include "server/errors.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {

@@ -12,10 +12,10 @@
 #include "protocol/reply_writer.h"
 #include "server/cluster/cluster.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/command.h"
 #include "server/commands/cluster_subcommands.h"
-#include "server/errors.h"
-#include "server/server_context.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

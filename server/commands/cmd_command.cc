@@ -1,6 +1,6 @@
 // COMMAND [COUNT|DOCS|INFO|LIST|GETKEYS|HELP]: the command table described to clients, in Redis 7's
-// shapes (server/command_docs.h), so clients such as redis-cli show argument hints for ebb's own
-// commands.
+// shapes (server/services/command_docs.h), so clients such as redis-cli show argument hints for
+// ebb's own commands.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,12 +10,12 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl_categories.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/key_positions.h"
-#include "server/server_context.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/core/key_positions.h"
+#include "server/services/command_docs.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

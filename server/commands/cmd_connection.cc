@@ -6,12 +6,12 @@
 
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/server_context.h"
-#include "server/transaction.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/core/transaction.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {
@@ -173,7 +173,7 @@ void ExecuteQuit(CommandContext& ctx, const NoOptions&) {
 }
 
 void ExecuteReset(CommandContext& ctx, const NoOptions&) {
-  DiscardTransaction(ctx.server, ctx.client);
+  DiscardTransaction(ctx.server.watches(), ctx.client);
   ctx.server.pubsub().Forget(&ctx.client);
   ctx.server.monitors().Remove(ctx.client.id());
   ctx.client.set_monitor(false);

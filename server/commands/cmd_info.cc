@@ -19,15 +19,15 @@
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
-#include "server/command.h"
 #include "server/commands/info_sections.h"
 #include "server/commands/register.h"
-#include "server/memory_report.h"
-#include "server/net/block_reader.h"
+#include "server/core/command.h"
+#include "server/io/block_reader.h"
+#include "server/metrics/memory_report.h"
 #include "server/replication/info_replication.h"
 #include "server/replication/master.h"
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "storage/stats.h"
 #include "types/keyspace.h"
 
@@ -135,7 +135,7 @@ void InfoStats(ServerContext& ctx, std::string* out) {
       "dead_on_arrival_tlog_retention:{}\r\n",
       s.dead_on_arrival_own_expiry, s.dead_on_arrival_ttl_rule, s.dead_on_arrival_default_ttl,
       s.dead_on_arrival_tlog_cutoff, s.dead_on_arrival_tlog_retention);
-  // Commands that waited for table blocks (server/dispatcher.h, "Restartable commands").
+  // Commands that waited for table blocks (server/dispatch/dispatcher.h, "Restartable commands").
   const BlockReader* reader = ctx.block_reader();
   *out += fmt::format(
       "disk_reader:{}\r\ndisk_waits:{}\r\ndisk_reads:{}\r\ndisk_read_bytes:{}\r\n"

@@ -1,6 +1,6 @@
 // LATENCY LATEST / HISTORY / RESET / GRAPH / DOCTOR / HISTOGRAM / HELP: the latency monitor's
-// events (server/latency_monitor.h) and the commands' latency histograms (INFO latencystats),
-// with Redis 7's replies and errors (latency.c).
+// events (server/services/latency_monitor.h) and the commands' latency histograms (INFO
+// latencystats), with Redis 7's replies and errors (latency.c).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -9,15 +9,15 @@
 #include "common/cycle_clock.h"
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
-#include "server/command.h"
-#include "server/command_docs.h"
-#include "server/command_stats.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/latency_histogram.h"
-#include "server/latency_monitor.h"
-#include "server/latency_report.h"
-#include "server/server_context.h"
+#include "server/core/command.h"
+#include "server/core/command_stats.h"
+#include "server/core/errors.h"
+#include "server/core/latency_histogram.h"
+#include "server/services/command_docs.h"
+#include "server/services/latency_monitor.h"
+#include "server/services/latency_report.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

@@ -11,12 +11,12 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
-#include "server/command.h"
 #include "server/commands/read_string.h"
 #include "server/commands/register.h"
-#include "server/commands/reply.h"
-#include "server/errors.h"
-#include "server/server_context.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/kv.h"
 
 namespace ebb::server {

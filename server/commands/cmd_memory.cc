@@ -1,5 +1,5 @@
 // MEMORY USAGE / STATS / DOCTOR / MALLOC-STATS / PURGE / HELP (docs/commands.md, "MEMORY"), with
-// Redis 7's replies and errors; STATS and DOCTOR read server/memory_report.h.
+// Redis 7's replies and errors; STATS and DOCTOR read server/metrics/memory_report.h.
 //
 // ebb keeps its data on disk, so a key's "memory" is the bytes of its rows: MEMORY USAGE answers
 // the key name's length plus the size of the key's DUMP payload (types/dump_codec.h: every
@@ -17,14 +17,14 @@
 #include <vector>
 
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/commands/reply.h"
-#include "server/errors.h"
-#include "server/memory_report.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/metrics/memory_report.h"
+#include "server/services/command_docs.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {

@@ -26,13 +26,13 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/register.h"
-#include "server/commands/reply.h"
-#include "server/errors.h"
-#include "server/keyspace_events.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/keyspace_events.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {

@@ -2,8 +2,8 @@
 // SPUBLISH and PUBSUB CHANNELS|NUMSUB|NUMPAT|SHARDCHANNELS|SHARDNUMSUB (Redis 7's pubsub.c).
 // A shard channel is a channel of its own namespace. In cluster mode PUBLISH reaches every node's
 // subscribers and SPUBLISH those of the node's shard, over the cluster bus as Redis 7 sends them
-// (server/cluster/cluster.h). Delivery and the subscriber-mode rules: server/pubsub.h,
-// server/dispatcher.h.
+// (server/cluster/cluster.h). Delivery and the subscriber-mode rules: server/core/pubsub.h,
+// server/dispatch/dispatcher.h.
 // (UN)SUBSCRIBE's confirmations are pushed (Client::Push): the commands append no reply of their
 // own.
 #include <string>
@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "protocol/reply_writer.h"
-#include "server/client.h"
 #include "server/cluster/cluster.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/pubsub.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/pubsub.h"
+#include "server/services/command_docs.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

@@ -10,14 +10,14 @@
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 

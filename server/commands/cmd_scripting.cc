@@ -11,12 +11,12 @@
 
 #include "common/glob.h"
 #include "protocol/reply_writer.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/command_docs.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

@@ -7,11 +7,11 @@
 
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {
@@ -68,8 +68,9 @@ void ExecuteShutdown(CommandContext& ctx, const ShutdownOptions& o) {
   ctx.server.RequestShutdown();
 }
 
-// MONITOR: from now on the client is sent every command the server runs (server/monitor.h).
-// A client that already monitors, or is a replica, gets no reply, as in Redis.
+// MONITOR: from now on the client is sent every command the server runs
+// (server/services/monitor.h). A client that already monitors, or is a replica, gets no reply, as
+// in Redis.
 void ExecuteMonitor(CommandContext& ctx, const NoOptions&) {
   Monitors& monitors = ctx.server.monitors();
   if (ctx.client.is_replica() || monitors.Contains(ctx.client.id())) return;

@@ -1,16 +1,16 @@
 // SLOWLOG GET / LEN / RESET / HELP: the commands that ran past slowlog-log-slower-than
-// (server/slowlog.h), with Redis 7's replies and errors.
+// (server/services/slowlog.h), with Redis 7's replies and errors.
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "protocol/reply_writer.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/errors.h"
-#include "server/server_context.h"
-#include "server/slowlog.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/command_docs.h"
+#include "server/services/server_context.h"
+#include "server/services/slowlog.h"
 
 namespace ebb::server {
 namespace {

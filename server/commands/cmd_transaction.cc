@@ -1,6 +1,6 @@
 // Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH (Redis 7's multi.c replies and errors).
-// The queueing itself is the dispatcher's (server/dispatcher.h); the state and the WATCH
-// registry are server/transaction.h. EXEC runs the queue inside one keyspace batch
+// The queueing itself is the dispatcher's (server/dispatch/dispatcher.h); the state and the WATCH
+// registry are server/core/transaction.h. EXEC runs the queue inside one keyspace batch
 // (types/keyspace.h, "batches"): the commands read each other's writes, and the writes reach
 // the engine as one WAL record, acknowledged per wal-fsync like any write. EXEC is not
 // restartable (kCmdNoRestart): a block its commands need is read inline, on the command thread,
@@ -13,14 +13,14 @@
 
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/register.h"
-#include "server/commands/reply.h"
-#include "server/dispatcher.h"
-#include "server/errors.h"
-#include "server/server_context.h"
-#include "server/transaction.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/core/transaction.h"
+#include "server/dispatch/dispatcher.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -35,7 +35,7 @@ void ExecuteMulti(CommandContext& ctx, const NoOptions&) {
 
 void ExecuteDiscard(CommandContext& ctx, const NoOptions&) {
   if (!ctx.client.multi().active) return ctx.reply.Error(kDiscardWithoutMulti);
-  DiscardTransaction(ctx.server, ctx.client);
+  DiscardTransaction(ctx.server.watches(), ctx.client);
   ctx.reply.Ok();
 }
 
@@ -70,12 +70,13 @@ void ExecuteExec(CommandContext& ctx, const NoOptions&) {
   if (WatchedKeyExpired(ctx)) m.dirty_cas = true;
   if (m.dirty_exec || m.dirty_cas) {
     const bool aborted = m.dirty_exec;
-    DiscardTransaction(ctx.server, client);
+    DiscardTransaction(ctx.server.watches(), client);
     if (aborted) return ctx.reply.Error(kExecAbort);
     return ctx.reply.NullArray();
   }
   std::vector<QueuedCommand> queued = std::move(m.queued);
-  DiscardTransaction(ctx.server, client);  // unwatches, leaves MULTI: the queue runs for real
+  DiscardTransaction(ctx.server.watches(),
+                     client);  // unwatches, leaves MULTI: the queue runs for real
 
   types::Keyspace* keyspace = ctx.server.has_keyspace() ? &ctx.server.keyspace() : nullptr;
   if (keyspace != nullptr) keyspace->BeginBatch();

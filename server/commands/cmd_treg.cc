@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
-#include "server/commands/reply.h"
-#include "server/keyspace_events.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/services/command_docs.h"
+#include "server/services/keyspace_events.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/treg.h"
 

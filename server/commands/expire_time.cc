@@ -4,7 +4,7 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
-#include "server/errors.h"
+#include "server/core/errors.h"
 
 namespace ebb::server {
 

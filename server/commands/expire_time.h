@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace ebb::server {
 

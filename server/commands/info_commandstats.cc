@@ -1,5 +1,5 @@
 // INFO cpu, commandstats, errorstats and latencystats: what the process and each command row
-// cost, which errors clients were answered with (server/command_stats.h) and how each
+// cost, which errors clients were answered with (server/core/command_stats.h) and how each
 // command's latency is distributed, in Redis 7's field names.
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "common/cycle_clock.h"
-#include "server/command.h"
-#include "server/command_stats.h"
 #include "server/commands/info_sections.h"
-#include "server/latency_histogram.h"
-#include "server/server_context.h"
+#include "server/core/command.h"
+#include "server/core/command_stats.h"
+#include "server/core/latency_histogram.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

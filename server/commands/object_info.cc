@@ -3,11 +3,11 @@
 #include <string>
 
 #include "common/strings.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/commands/reply.h"
-#include "server/keyspace_events.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/services/keyspace_events.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "server/command.h"
+#include "server/core/command.h"
 #include "types/kv.h"
 
 namespace ebb::server {

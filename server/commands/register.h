@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace ebb::server {
 

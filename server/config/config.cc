@@ -13,7 +13,7 @@
 #include "protocol/split_args.h"
 #include "server/config/config_option.h"
 #include "server/config/redis_options.h"
-#include "server/errors.h"
+#include "server/core/errors.h"
 
 namespace ebb::server {
 

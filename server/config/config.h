@@ -74,8 +74,8 @@ struct Config {
   ClientOutputBufferLimit client_output_buffer_limit_normal;  // "normal 0 0 0"
   ClientOutputBufferLimit client_output_buffer_limit_pubsub{32ull << 20, 8ull << 20, 60};
   ClientOutputBufferLimit client_output_buffer_limit_replica{256ull << 20, 64ull << 20, 60};
-  uint32_t notify_keyspace_events = 0;         // NotifyClass bits (server/keyspace_events.h)
-  bool latency_tracking = true;                // each command's time goes into INFO latencystats
+  uint32_t notify_keyspace_events = 0;  // NotifyClass bits (server/services/keyspace_events.h)
+  bool latency_tracking = true;         // each command's time goes into INFO latencystats
   int64_t slowlog_log_slower_than_us = 10000;  // SLOWLOG: -1 never, 0 every command
   int64_t slowlog_max_len = 128;
   int64_t acllog_max_len = 128;              // ACL LOG's entries (server/acl/acl_log.h)
@@ -88,7 +88,7 @@ struct Config {
   std::vector<std::vector<std::string>> users;
   // The channels a new ACL user starts with: allchannels|resetchannels (Redis 7's default).
   std::string acl_pubsub_default = "resetchannels";
-  int tls_port = 0;  // 0: no TLS listener (server/net/tls.h)
+  int tls_port = 0;  // 0: no TLS listener (server/io/tls.h)
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_key_file_pass;
@@ -98,7 +98,7 @@ struct Config {
   std::string tls_protocols;             // "" = TLSv1.2 and TLSv1.3
   std::string tls_ciphers;
   std::string tls_ciphersuites;
-  // The certificate outbound links present ("": tls-cert-file's; server/net/tls.h).
+  // The certificate outbound links present ("": tls-cert-file's; server/io/tls.h).
   std::string tls_client_cert_file;
   std::string tls_client_key_file;
   std::string tls_client_key_file_pass;

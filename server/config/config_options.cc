@@ -11,8 +11,8 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "server/config/config_option.h"
-#include "server/keyspace_events.h"
-#include "server/latency_histogram.h"
+#include "server/core/latency_histogram.h"
+#include "server/services/keyspace_events.h"
 
 namespace ebb::server {
 
@@ -157,7 +157,7 @@ Option Duration(std::string name, std::string doc, bool mut, int64_t Config::*me
       [member](const Config& c) { return FormatDuration(c.*member); });
 }
 
-// A list of listening addresses, read as Redis reads `bind` (server/net/listen.h).
+// A list of listening addresses, read as Redis reads `bind` (server/io/listen.h).
 Option Bind(std::string name, std::string doc, std::vector<std::string> Config::*member) {
   Option o;
   o.name = name;

@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "server/latency_monitor.h"
+#include "server/io/block_reader.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/prometheus_text.h"
-#include "server/net/block_reader.h"
-#include "server/server_context.h"
+#include "server/services/latency_monitor.h"
+#include "server/services/server_context.h"
 #include "storage/db.h"
 #include "storage/stats.h"
 #include "types/keyspace.h"

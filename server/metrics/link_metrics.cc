@@ -12,7 +12,7 @@
 #include "server/replication/backlog.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 namespace {

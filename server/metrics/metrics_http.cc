@@ -17,8 +17,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "server/io/listen.h"
 #include "server/metrics/prometheus_text.h"
-#include "server/net/listen.h"
 
 namespace ebb::server {
 

@@ -38,7 +38,7 @@ class MetricsHttp {
   MetricsHttp(const MetricsHttp&) = delete;
   MetricsHttp& operator=(const MetricsHttp&) = delete;
 
-  // Listens on `port` at each address of `bind` (server/net/listen.h). False with *error naming
+  // Listens on `port` at each address of `bind` (server/io/listen.h). False with *error naming
   // the address when a required one fails.
   bool Listen(const std::vector<std::string>& bind, int port, std::string* error);
   // Starts accepting on the addresses Listen opened.

@@ -7,14 +7,14 @@
 
 #include "common/cycle_clock.h"
 #include "common/wall_clock.h"
-#include "server/command.h"
-#include "server/command_stats.h"
-#include "server/memory_report.h"
+#include "server/core/command.h"
+#include "server/core/command_stats.h"
+#include "server/io/block_reader.h"
+#include "server/metrics/memory_report.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/prometheus_text.h"
-#include "server/net/block_reader.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {

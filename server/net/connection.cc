@@ -15,11 +15,12 @@
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
-#include "server/errors.h"
+#include "server/core/errors.h"
+#include "server/core/transaction.h"
+#include "server/io/listen.h"
 #include "server/net/armed_read_wait.h"
 #include "server/net/server.h"
-#include "server/server_context.h"
-#include "server/transaction.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -606,7 +607,7 @@ void Connection::Close() {
   socket_.close(ignored);
   ServerContext& ctx = server_->context();
   ctx.clients().Remove(client_.id());
-  DiscardTransaction(ctx, client_);
+  DiscardTransaction(ctx.watches(), client_);
   ctx.pubsub().Forget(&client_);
   client_.set_close_hook(nullptr);
   client_.set_push_hook(nullptr);

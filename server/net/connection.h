@@ -18,7 +18,7 @@
 // and writes alike (their writes are deferred too while the stall lasts).
 //
 // Waiting for the disk: a request whose run comes back incomplete (it needs table blocks that
-// are not in memory: server/dispatcher.h, "Restartable commands") stays at the front of
+// are not in memory: server/dispatch/dispatcher.h, "Restartable commands") stays at the front of
 // `input_`, unconsumed; the connection parks — it reads and runs nothing more — and hands the
 // wanted blocks to the server's BlockReader. The replies before it are sent meanwhile. When
 // the blocks have arrived the request runs again (and the ones after it), so replies still
@@ -54,7 +54,7 @@
 #include <string>
 
 #include "protocol/request_parser.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "storage/status.h"
 
 namespace ebb::server {
@@ -65,7 +65,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // Output bytes pending above which the connection stops reading and parsing.
   static constexpr size_t kPauseReadingBytes = 1 << 20;
-  // How far a parked connection looks ahead in its pipeline (server/dispatcher.h, Lookahead).
+  // How far a parked connection looks ahead in its pipeline (server/dispatch/dispatcher.h,
+  // Lookahead).
   static constexpr size_t kLookaheadRequests = 64;
   static constexpr size_t kLookaheadBytes = 1 << 20;
 

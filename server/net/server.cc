@@ -16,14 +16,14 @@
 
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
-#include "server/errors.h"
-#include "server/memory_report.h"
+#include "server/core/errors.h"
+#include "server/io/listen.h"
+#include "server/io/tls.h"
+#include "server/metrics/memory_report.h"
 #include "server/metrics/metrics.h"
 #include "server/net/connection.h"
-#include "server/net/listen.h"
-#include "server/net/tls.h"
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -71,6 +71,12 @@ Server::Server(ServerContext* context)
     replica_link_ =
         std::make_unique<ReplicaLink>(context_, io_, replication_master_.get(), std::move(hooks));
     context_->set_replica_link(replica_link_.get());
+    ServerContext::ReplicationProbes probes;
+    probes.good_replicas = [master = replication_master_.get()](int64_t now_ms, int64_t lag_s) {
+      return master->CountGood(now_ms, lag_s);
+    };
+    probes.master_link_up = [link = replica_link_.get()] { return link->link_up(); };
+    context_->set_replication_probes(std::move(probes));
     failover_ =
         std::make_unique<Failover>(context_, replication_master_.get(), replica_link_.get());
     // The writes a FAILOVER held back run again once it ends.
@@ -104,6 +110,7 @@ Server::~Server() {
   context_->set_failover(nullptr);
   context_->set_writes_paused(false);
   failover_.reset();
+  context_->set_replication_probes({});
   context_->set_replica_link(nullptr);
   replica_link_.reset();
   context_->set_replication_master(nullptr);
@@ -274,12 +281,6 @@ void Server::Accept(tcp::acceptor& acceptor, bool tls) {
       if (!wait_ec && !shutting_down_) Accept(acceptor, tls);
     });
   });
-}
-
-bool IsLoopbackPeer(const boost::asio::ip::address& peer) {
-  if (peer.is_loopback()) return true;
-  return peer.is_v6() && peer.to_v6().is_v4_mapped() &&
-         boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6()).is_loopback();
 }
 
 bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,

@@ -24,10 +24,10 @@
 #include "server/active_active/active_active.h"
 #include "server/cluster/cluster.h"
 #include "server/config/config.h"
-#include "server/dispatcher.h"
+#include "server/dispatch/dispatcher.h"
+#include "server/io/block_reader.h"
+#include "server/io/tls.h"
 #include "server/metrics/metrics_http.h"
-#include "server/net/block_reader.h"
-#include "server/net/tls.h"
 #include "server/net/wal_turn_commit.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -46,12 +46,6 @@ class ServerContext;
 bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,
                           const boost::asio::ip::address& peer);
 
-// True when `peer` is a loopback address: 127.0.0.0/8, ::1, or an IPv4 loopback address seen
-// through a dual-stack socket (::ffff:127.x.y.z). What "local" means for protected mode and
-// enable-debug-command local. A proxy on this host makes every client it relays local: behind
-// one, use `enable-debug-command no`.
-bool IsLoopbackPeer(const boost::asio::ip::address& peer);
-
 class Server {
  public:
   // REQUIRES: context outlives the server; when context->has_keyspace(), the keyspace too.
@@ -60,7 +54,7 @@ class Server {
 
   // Binds and listens on every configured address at `port` (unless 0) and at `tls-port` (when
   // set, with the TLS context built from the tls-* options), and builds the TLS settings of the
-  // links the tls-replication, tls-cluster and tls-peers options turn on (server/net/tls.h);
+  // links the tls-replication, tls-cluster and tls-peers options turn on (server/io/tls.h);
   // with cluster-enabled yes, loads the cluster-config-file and listens on the cluster bus port
   // too. With metrics-port set, listens there on every metrics-bind address for scrapes
   // (server/metrics/metrics_http.h). Then opens the active-active state and links the `peer`
@@ -107,7 +101,7 @@ class Server {
   // The start-up line an operator looks for: the listening ports and addresses, the data
   // directory, about how many keys it holds (Keyspace::DbSize, never a full walk) and the mode.
   void LogServing();
-  // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/expiry_events.h).
+  // Fires due expiry events every ExpiryEvents::kPollIntervalMs (server/services/expiry_events.h).
   void ScheduleExpiryPoll();
   // Resumes every connection waiting in AwaitWriteRoom; those still stalled wait again.
   void ResumeWriteStalled();
@@ -132,7 +126,7 @@ class Server {
     bool tls;  // accepted connections speak TLS (tls-port)
   };
   std::vector<Listener> acceptors_;
-  // The TLS settings of tls-port's connections (server/net/tls.h), or null without tls-port.
+  // The TLS settings of tls-port's connections (server/io/tls.h), or null without tls-port.
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
   // The TLS settings of the links to other servers (tls-replication, tls-cluster, tls-peers).
   LinkTlsContexts link_tls_;

@@ -2,10 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "server/errors.h"
+#include "server/core/errors.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 
 namespace ebb::server {
 

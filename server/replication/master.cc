@@ -9,8 +9,8 @@
 
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
-#include "server/client.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/services/server_context.h"
 #include "storage/replication_snapshot.h"
 #include "types/keyspace.h"
 

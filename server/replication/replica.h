@@ -50,7 +50,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/net/tls.h"
+#include "server/io/tls.h"
 #include "storage/replication_snapshot.h"
 #include "storage/status.h"
 
@@ -103,7 +103,7 @@ class ReplicaLink {
   void DropLink(std::string_view why);
 
   // tls-replication: links to the master from now on speak TLS with these settings
-  // (server/net/tls.h). REQUIRES: set before Start; `tls` outlives the link.
+  // (server/io/tls.h). REQUIRES: set before Start; `tls` outlives the link.
   void set_tls(boost::asio::ssl::context* tls) { tls_ = tls; }
 
   bool is_replica() const { return !host_.empty(); }

@@ -12,13 +12,13 @@ extern "C" {
 }
 
 #include "protocol/split_args.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/errors.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "storage/env/file.h"
 #include "storage/util/coding.h"
 #include "storage/util/crc32c.h"

@@ -13,7 +13,7 @@ extern "C" {
 #include <lua.h>
 }
 
-#include "server/digest.h"
+#include "server/core/digest.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
 

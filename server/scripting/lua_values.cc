@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "server/errors.h"
+#include "server/core/errors.h"
 #include "server/scripting/lua_registry.h"
 
 extern "C" {
@@ -16,7 +16,7 @@ extern "C" {
 
 namespace ebb::server::scripting {
 
-// kScriptReplyTooLarge (server/errors.h) names these bounds in its text.
+// kScriptReplyTooLarge (server/core/errors.h) names these bounds in its text.
 static_assert(kMaxReplyElements == 16777216 && kMaxReplyBytes == 536870912,
               "kScriptReplyTooLarge's text must name the reply bounds");
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "server/acl/acl_user.h"
-#include "server/client.h"
-#include "server/digest.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/digest.h"
+#include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/temp_path.h"
 

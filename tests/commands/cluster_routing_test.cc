@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/key_slot.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/fake_cluster.h"
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
 #include "types/keyspace.h"
 

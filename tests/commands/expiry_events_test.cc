@@ -1,13 +1,13 @@
 // `expired` keyspace events on time, driven by DEBUG CLOCK: each key fires exactly when the clock
 // passes its expire_at — not before, once, for every type, with no read of the key — counts in
 // INFO's expired_keys once, and invalidates WATCH.
-#include "server/expiry_events.h"
+#include "server/services/expiry_events.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {

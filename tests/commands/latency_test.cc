@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "tests/support/command_runner.h"
 

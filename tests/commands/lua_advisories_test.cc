@@ -7,7 +7,7 @@
 #include <string>
 
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {

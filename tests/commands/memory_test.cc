@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "server/memory_report.h"
+#include "server/metrics/memory_report.h"
 #include "tests/support/command_runner.h"
 
 namespace ebb::test {

@@ -1,7 +1,7 @@
 // MONITOR as Redis 7 feeds it: every command once it has run, from every client, EXEC's
 // commands and a script's calls ("lua") included, admin commands left out, secrets redacted,
 // arguments quoted and escaped as Redis's sdscatrepr; RESET ends it.
-#include "server/monitor.h"
+#include "server/services/monitor.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Restartable commands (server/dispatcher.h): a command whose reads need table blocks that are
-// not in memory runs again once they are read, and a user sees exactly what an engine that read
+// Restartable commands (server/dispatch/dispatcher.h): a command whose reads need table blocks that
+// are not in memory runs again once they are read, and a user sees exactly what an engine that read
 // them on the spot would have shown.
 //
 // The same seeded script of commands of every type runs on two runners: one with every row in

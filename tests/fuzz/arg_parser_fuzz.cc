@@ -1,4 +1,4 @@
-// libFuzzer target for the command argument parser (server/arg_parser.h) and the number
+// libFuzzer target for the command argument parser (server/core/arg_parser.h) and the number
 // parsing under it (common/strings.h).
 //
 //  - ParseInt64/ParseUint64 must accept exactly the canonical decimal texts of 64-bit integers
@@ -24,8 +24,8 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
-#include "server/arg_parser.h"
-#include "server/errors.h"
+#include "server/core/arg_parser.h"
+#include "server/core/errors.h"
 
 namespace {
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "server/scripting/script_engine.h"
-#include "server/server_context.h"
+#include "server/services/server_context.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/reply.h"

@@ -7,14 +7,14 @@
 
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
-#include "server/dispatcher.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/transaction.h"
+#include "server/dispatch/dispatcher.h"
 #include "server/keyspace_setup.h"
-#include "server/server_context.h"
-#include "server/transaction.h"
+#include "server/services/server_context.h"
 #include "storage/clock.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
@@ -47,7 +47,7 @@ struct CommandRunner::State {
   // Unregisters every client (and its watches and subscriptions).
   void DropClients() {
     auto drop = [this](Client* c) {
-      server::DiscardTransaction(*context, *c);
+      server::DiscardTransaction(context->watches(), *c);
       context->pubsub().Forget(c);
       context->clients().Remove(c->id());
     };
@@ -148,7 +148,7 @@ std::string CommandRunner::RawAs(size_t client, std::span<const std::string_view
   state_->running = &c;
   state_->running_out = &out;
   // A run that needs table blocks comes back incomplete: read them here, as the connection's
-  // reader would, and run the request again (server/dispatcher.h, "Restartable commands").
+  // reader would, and run the request again (server/dispatch/dispatcher.h, "Restartable commands").
   storage::BlockFetch& fetch = c.block_fetch();
   for (size_t runs = 1;
        state_->dispatcher->Dispatch(args, c, c.replies_silenced() ? silent : writer).incomplete;

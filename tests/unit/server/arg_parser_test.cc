@@ -1,4 +1,4 @@
-#include "server/arg_parser.h"
+#include "server/core/arg_parser.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "protocol/reply_writer.h"
-#include "server/errors.h"
+#include "server/core/errors.h"
 
 namespace ebb::server {
 namespace {

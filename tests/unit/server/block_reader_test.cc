@@ -3,7 +3,7 @@
 // the loop handles) all complete, reads one after another each see their own block, a read
 // that fails reaches only its own fetch, and a reader destroyed with reads pending neither
 // crashes nor calls their `done`.
-#include "server/net/block_reader.h"
+#include "server/io/block_reader.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "server/server_stats.h"
+#include "server/core/server_stats.h"
 #include "storage/env/posix_file_system.h"
 #include "storage/format/internal_key.h"
 #include "storage/table/table.h"

@@ -1,4 +1,4 @@
-#include "server/client.h"
+#include "server/core/client.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ TEST(ClientTest, InfoLineHasRedisFieldsInOrder) {
   c.set_db_index(2);
   c.set_last_command("client|list");
   c.set_lib_name("hiredis");
-  std::string line = c.InfoLine(4000);
+  std::string line = c.InfoLine(4000, "default");
   EXPECT_EQ(
       line.rfind("id=7 addr=127.0.0.1:5000 laddr=127.0.0.1:6379 fd=9 name=app age=3 idle=3 ", 0),
       0u)

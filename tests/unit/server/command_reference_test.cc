@@ -7,10 +7,10 @@
 #include <string>
 
 #include "common/strings.h"
-#include "server/command.h"
-#include "server/command_docs.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
+#include "server/core/command.h"
+#include "server/services/command_docs.h"
 
 namespace ebb::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/dispatcher.h"
+#include "server/dispatch/dispatcher.h"
 
 #include <gtest/gtest.h>
 
@@ -7,10 +7,10 @@
 
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
-#include "server/client.h"
-#include "server/command.h"
 #include "server/config/config.h"
-#include "server/server_context.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/services/server_context.h"
 #include "storage/clock.h"
 
 namespace ebb::server {

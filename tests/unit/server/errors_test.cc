@@ -1,4 +1,4 @@
-#include "server/errors.h"
+#include "server/core/errors.h"
 
 #include <gtest/gtest.h>
 

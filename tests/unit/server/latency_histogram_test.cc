@@ -1,6 +1,6 @@
 // LatencyHistogram: buckets cover every value once with a width of at most 1/32 of it, and
 // percentiles are the highest value of the bucket holding the wanted rank.
-#include "server/latency_histogram.h"
+#include "server/core/latency_histogram.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // largest), 160 samples, the all-time max, RESET by name without case; the engine's notes
 // (storage/engine_latency.h) drained by Collect, their longest per event, from several threads;
 // the GRAPH and DOCTOR texts for known samples. Durations are injected, never measured.
-#include "server/latency_monitor.h"
+#include "server/services/latency_monitor.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/latency_report.h"
+#include "server/services/latency_report.h"
 #include "storage/engine_latency.h"
 
 namespace ebb::server {

@@ -6,8 +6,9 @@
 #include <string_view>
 
 #include "server/acl/acl.h"
-#include "server/command.h"
 #include "server/commands/register.h"
+#include "server/core/command.h"
+#include "server/io/listen.h"
 #include "server/net/server.h"
 #include "tests/support/temp_path.h"
 

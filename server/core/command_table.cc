@@ -1,0 +1,96 @@
+#include <bit>
+#include <cassert>
+#include <cstdint>
+#include <utility>
+
+#include "common/strings.h"
+#include "server/core/command.h"
+
+namespace ebb::server {
+namespace {
+
+// FNV-1a over the name with bit 5 set in every byte, which folds ASCII letters to one case:
+// "GET", "get" and "gEt" hash alike. Other bytes may collide; equality decides.
+uint64_t CaseFoldedHash(std::string_view name) {
+  uint64_t h = 14695981039346656037ull;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c | 0x20)) * 1099511628211ull;
+  return h;
+}
+
+// `lower` is a command name in lower case; `name` is as the client sent it.
+bool SameName(std::string_view lower, std::string_view name) {
+  if (lower.size() != name.size()) return false;
+  for (size_t i = 0; i < name.size(); i++) {
+    if (lower[i] != AsciiLower(name[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void CommandTable::Add(CommandSpec spec) {
+  std::string key = AsciiLower(spec.name);
+  assert(rows_.find(key) == rows_.end());
+  spec.full_name = key;
+  spec.id = row_count_++;
+  for (CommandSpec& sub : spec.subcommands) {
+    sub.full_name = key + "|" + std::string(sub.name);
+    sub.id = row_count_++;
+  }
+  auto row = rows_.emplace(std::move(key), std::move(spec)).first;
+  Index(row->first, &row->second);
+}
+
+void CommandTable::Index(std::string_view name, const CommandSpec* spec) {
+  if (2 * rows_.size() > index_.size()) {  // keep it at most half full: rebuild, larger
+    std::vector<IndexSlot> old =
+        std::exchange(index_, std::vector<IndexSlot>(std::bit_ceil(4 * rows_.size())));
+    for (const IndexSlot& slot : old) {
+      if (slot.spec != nullptr) Index(slot.name, slot.spec);
+    }
+  }
+  const size_t mask = index_.size() - 1;
+  size_t i = CaseFoldedHash(name) & mask;
+  while (index_[i].spec != nullptr) i = (i + 1) & mask;
+  index_[i] = {name, spec};
+}
+
+void CommandTable::Add(std::vector<CommandSpec> specs) {
+  for (CommandSpec& spec : specs) Add(std::move(spec));
+}
+
+const CommandSpec* CommandTable::Find(std::string_view name) const {
+  if (index_.empty()) return nullptr;
+  const size_t mask = index_.size() - 1;
+  for (size_t i = CaseFoldedHash(name) & mask;; i = (i + 1) & mask) {
+    const IndexSlot& slot = index_[i];
+    if (slot.spec == nullptr) return nullptr;
+    if (SameName(slot.name, name)) return slot.spec;
+  }
+}
+
+const CommandSpec* CommandTable::Resolve(std::span<const std::string_view> args, uint32_t* flags,
+                                         size_t* first_arg) const {
+  const CommandSpec* spec = Find(args[0]);
+  if (spec == nullptr) return nullptr;
+  *flags = spec->flags;
+  *first_arg = 1;
+  if (!spec->subcommands.empty() && args.size() >= 2) {
+    const CommandSpec* sub = FindSubcommand(*spec, args[1]);
+    if (sub == nullptr) return nullptr;
+    *flags |= sub->flags;
+    *first_arg = 2;
+    spec = sub;
+  }
+  return spec;
+}
+
+const CommandSpec* CommandTable::FindSubcommand(const CommandSpec& container,
+                                                std::string_view name) {
+  for (const CommandSpec& sub : container.subcommands) {
+    if (SameName(sub.name, name)) return &sub;
+  }
+  return nullptr;
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,571 @@
+#include "server/dispatch/dispatcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/cycle_clock.h"
+#include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
+#include "server/active_active/active_active.h"
+#include "server/cluster/cluster.h"
+#include "server/cluster/redirect.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/core/transaction.h"
+#include "server/services/server_context.h"
+#include "storage/table/block_fetch.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+// True when a run of `spec` must first note which of its keys are absent: a write while class n
+// ("new" events) is selected (server/services/keyspace_events.h). Inline, as every command asks.
+bool NotesNewKeys(const ServerContext& server, const CommandSpec& spec) {
+  return (spec.flags & kCmdWrite) && (server.config().notify_keyspace_events & kNotifyNew);
+}
+
+}  // namespace
+
+std::optional<std::string> Dispatcher::DiskErrorRefusal() {
+  if (!server_->has_keyspace()) return std::nullopt;
+  const storage::Status error = server_->keyspace().db().BackgroundError();
+  if (error.ok()) {
+    if (refusing_writes_) spdlog::warn("The data directory is writable again: writes accepted");
+    refusing_writes_ = false;
+    return std::nullopt;
+  }
+  if (!refusing_writes_) {
+    spdlog::warn("Refusing writes until the disk error clears: {}", error.ToString());
+  }
+  refusing_writes_ = true;
+  return MisconfError(error.message());
+}
+
+bool Dispatcher::MayWrite(const CommandSpec& spec, uint32_t flags, const Client& client) {
+  if (flags & kCmdWrite) return true;
+  // A script may write (the read-only variants cannot); an EXEC writes what it queued.
+  if (spec.full_name == "eval" || spec.full_name == "evalsha" || spec.full_name == "fcall") {
+    return true;
+  }
+  if (spec.full_name != "exec") return false;
+  for (const QueuedCommand& queued : client.multi().queued) {
+    if (MayWrite(*queued.spec, queued.spec->flags, client)) return true;
+  }
+  return false;
+}
+
+bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) {
+  if (!server_->has_keyspace()) return false;
+  const storage::Status stall = server_->keyspace().db().CheckWriteStall();
+  if (stall.ok()) return false;
+  if (stall.IsBusy()) {
+    *deferred = true;
+    return true;
+  }
+  // The stall cannot end by itself: a disk error is Redis's MISCONF, anything else (a damaged
+  // table compaction cannot read) says what it is.
+  reply.Error(stall.IsIOError() ? MisconfError(stall.message()) : EngineError(stall.ToString()));
+  return true;
+}
+
+Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
+                                        protocol::ReplyWriter& reply) {
+  const size_t start = reply.size();
+  Result result = Route(args, client, reply);
+  if (!result.incomplete && !result.deferred) {
+    CountReply(result.command != nullptr ? result.command : result.refused,
+               result.command != nullptr, reply.Since(start), result.error_counted);
+    // ASKING lasts for the next command, or the transaction it is sent before or in.
+    if (client.asking() && !client.multi().active &&
+        (result.command == nullptr || result.command->full_name != "asking")) {
+      client.set_asking(false);
+    }
+  }
+  return result;
+}
+
+cluster::Route Dispatcher::RouteKeys(std::span<const cluster::RoutedCommand> commands,
+                                     uint32_t flags, const Client& client) {
+  const cluster::RouteFlags route_flags{
+      .asking = client.asking() || (flags & kCmdAsking) != 0,
+      .readonly = client.cluster_readonly(),
+      .write = (flags & kCmdWrite) != 0,
+      .allow_reads_when_down = server_->config().cluster_allow_reads_when_down};
+  return cluster::RouteRequest(*server_->cluster(), commands, route_flags,
+                               server_->has_keyspace() ? &server_->keyspace() : nullptr,
+                               &key_positions_scratch_);
+}
+
+std::optional<std::string_view> Dispatcher::ScriptCallRefusal(
+    const CommandSpec& spec, uint32_t flags, std::span<const std::string_view> args,
+    bool allow_cross_slot, Client& caller) {
+  if (caller.is_master_link() || !cluster::RoutesByKeys(spec)) return std::nullopt;
+  const cluster::RoutedCommand command{&spec, args};
+  const cluster::Route route = RouteKeys(std::span(&command, 1), flags, caller);
+  switch (route.redirect) {
+    case cluster::Redirect::kNone:
+      break;
+    case cluster::Redirect::kDown:
+      return kScriptClusterDown;
+    case cluster::Redirect::kDownReadOnly:
+      return kScriptClusterDownReadOnly;
+    default:
+      return kScriptNonLocalKey;
+  }
+  if (route.slot == -1 || allow_cross_slot) return std::nullopt;
+  if (caller.cluster_slot() == -1) {
+    caller.set_cluster_slot(route.slot);
+  } else if (caller.cluster_slot() != route.slot) {
+    return kScriptCrossSlot;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Dispatcher::ClusterRedirect(const CommandSpec& spec, uint32_t flags,
+                                                       std::span<const std::string_view> args,
+                                                       bool exec, Client& client) {
+  const cluster::RoutedCommand one{&spec, args};
+  std::span<const cluster::RoutedCommand> commands(&one, 1);
+  if (exec) {
+    std::vector<cluster::RoutedCommand>& queue = routed_scratch_;
+    queue.clear();
+    // Views of the queued arguments, all made before any span into them is taken.
+    std::vector<std::string_view>& views = exec_views_scratch_;
+    views.clear();
+    for (const QueuedCommand& queued : client.multi().queued) {
+      if (!cluster::RoutesByKeys(*queued.spec)) continue;
+      views.insert(views.end(), queued.args.begin(), queued.args.end());
+    }
+    size_t at = 0;
+    for (const QueuedCommand& queued : client.multi().queued) {
+      if (!cluster::RoutesByKeys(*queued.spec)) continue;
+      queue.push_back({queued.spec, std::span(views).subspan(at, queued.args.size())});
+      at += queued.args.size();
+    }
+    commands = queue;
+  }
+  const cluster::Route route = RouteKeys(commands, flags, client);
+  client.set_cluster_slot(route.slot);
+  if (route.redirect == cluster::Redirect::kNone) return std::nullopt;
+  return cluster::RedirectError(route, client.tls());
+}
+
+void Dispatcher::CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
+                            bool error_counted) {
+  const bool error = !reply.empty() && reply.front() == '-';
+  if (error && !error_counted) {
+    server_->stats().total_error_replies++;
+    server_->command_stats().CountError(reply);
+  }
+  if (spec == nullptr) return;
+  if (!ran) {
+    server_->command_stats().row(spec->id).rejected_calls++;
+  } else if (error) {
+    server_->command_stats().row(spec->id).failed_calls++;
+  }
+}
+
+void Dispatcher::CountScriptRefusal(const CommandSpec* spec, std::string_view error) {
+  CountReply(spec, false, error.starts_with('-') ? std::string(error) : '-' + GenericError(error));
+}
+
+Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
+                                     protocol::ReplyWriter& reply) {
+  Result result;
+  MultiState& multi = client.multi();
+  // A refusal (Redis's rejectCommand): inside MULTI it aborts the transaction; a refused EXEC
+  // ends it with EXECABORT and the reason.
+  auto reject = [&](std::string_view error, const CommandSpec* spec) {
+    result.refused = spec;
+    if (!multi.active) return reply.Error(error);
+    multi.dirty_exec = true;
+    if (spec == nullptr || spec->full_name != "exec") return reply.Error(error);
+    DiscardTransaction(server_->watches(), client);
+    // Redis words a formatted refusal without its "ERR " (rejectCommandFormat) and keeps the
+    // code of any other (NOAUTH, MISCONF).
+    if (error.starts_with(kErrPrefix)) error.remove_prefix(kErrPrefix.size());
+    reply.Error(ExecAbortBecauseError(error));
+  };
+  const CommandSpec* spec = server_->commands().Find(args[0]);
+  if (spec == nullptr) {
+    reject(UnknownCommandError(args[0], args.subspan(1)), nullptr);
+    return result;
+  }
+  uint32_t flags = spec->flags;
+  size_t first_arg = 1;
+  if (!spec->subcommands.empty()) {
+    if (args.size() < 2) {
+      // A container with its own handler (COMMAND) runs bare; others are reported by their
+      // own arity, as Redis does ("at least 2").
+      if (spec->handler == nullptr) {
+        reject(WrongArgsError(spec->full_name), spec);
+        return result;
+      }
+    } else {
+      const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
+      if (sub == nullptr) {
+        reject(UnknownSubcommandError(args[0], args[1]), spec);
+        return result;
+      }
+      spec = sub;
+      flags |= sub->flags;
+      first_arg = 2;
+    }
+  }
+  if (!ArityOk(spec->arity, args.size())) {
+    reject(WrongArgsError(spec->full_name), spec);
+    return result;
+  }
+  if (multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec") {
+    // EXEC is refused as its queue would be (Redis's processCommand): as a write when a queued
+    // command writes, past maxmemory when one uses memory, on a stale replica when one reads.
+    for (const QueuedCommand& queued : multi.queued) {
+      flags |= queued.spec->flags & (kCmdWrite | kCmdDenyOom);
+      if (!(queued.spec->flags & kCmdStale)) flags &= ~kCmdStale;
+    }
+  }
+  if (flags & kCmdDebug) {
+    if (!AllowsProtectedAction(server_->config().enable_debug_command, client.is_local())) {
+      reject(kDebugNotAllowed, spec);
+      return result;
+    }
+  }
+  const AclUser* user = server_->acl().UserOf(client);
+  if (user == nullptr && !(flags & kCmdNoAuth)) {
+    reject(kNoAuth, spec);
+    return result;
+  }
+  if (multi.active && (flags & kCmdNoMulti)) {
+    reject(kNotAllowedInMulti, spec);
+    return result;
+  }
+  if (user != nullptr && !user->unrestricted()) {
+    const AclVerdict verdict = server_->acl().CheckAndLog(
+        client, *user, *spec, flags, args,
+        multi.active ? AclLogContext::kMulti : AclLogContext::kToplevel, server_->clock().NowMs());
+    if (verdict != AclVerdict::kAllowed) {
+      reject(AclDeniedError(verdict, *spec), spec);
+      return result;
+    }
+  }
+  if (server_->cluster() != nullptr && !client.is_master_link()) {
+    // Redis Cluster (Redis's processCommand: after the ACL, before everything else): a request
+    // whose keys this node does not serve is redirected. A refused EXEC discards its transaction
+    // and answers the redirection itself (no EXECABORT), as Redis does.
+    const bool exec = multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec";
+    // Most requests name one key of a slot this node serves: one CRC16 and the slot table.
+    int slot = -1;
+    if (!exec && cluster::RoutesByKeys(*spec)) {
+      slot = cluster::StableLocalSlot(*server_->cluster(), *spec, args);
+    }
+    client.set_cluster_slot(slot);
+    std::optional<std::string> redirect;
+    if (slot < 0 && (exec || cluster::RoutesByKeys(*spec))) {
+      redirect = ClusterRedirect(*spec, flags, args, exec, client);
+    }
+    if (redirect) {
+      if (exec) {
+        DiscardTransaction(server_->watches(), client);
+        result.refused = spec;
+        reply.Error(*redirect);
+      } else {
+        reject(*redirect, spec);
+      }
+      return result;
+    }
+  }
+  if (client.in_subscriber_mode() && client.resp() == 2 && !(flags & kCmdSubscriberOk)) {
+    reject(SubscriberModeError(spec->full_name), spec);
+    return result;
+  }
+  // A replica (Redis's processCommand order: read-only, then stale data).
+  if ((flags & kCmdWrite) && server_->RefusesWrites(client)) {
+    reject(kReadOnlyReplica, spec);
+    return result;
+  }
+  if ((flags & kCmdWrite) && server_->RefusesWritesForReplicas()) {
+    reject(kNoReplicas, spec);
+    return result;
+  }
+  if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
+    reject(kMasterDown, spec);
+    return result;
+  }
+  if ((flags & kCmdWrite) || spec->name == "ping") {
+    if (std::optional<std::string> refusal = DiskErrorRefusal()) {
+      reject(*refusal, spec);
+      return result;
+    }
+  }
+  if ((flags & kCmdDenyOom) && server_->OverMaxmemory()) {
+    reject(kOomError, spec);
+    return result;
+  }
+  if (!server_->busy_error().empty() && !(flags & kCmdAllowBusy)) {
+    reject(server_->busy_error(), spec);
+    return result;
+  }
+  if (server_->writes_paused() && !client.is_replica() && MayWrite(*spec, flags, client)) {
+    result.deferred = true;  // FAILOVER: run it once the pause lifts
+    result.refused = spec;
+    return result;
+  }
+  if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) {
+    result.refused = spec;
+    return result;
+  }
+  if (spec->handler == nullptr) {  // a container row without subcommands: not served
+    reject(UnknownCommandError(args[0], args.subspan(1)), spec);
+    return result;
+  }
+  if (multi.active && !(flags & kCmdNoQueue)) {
+    multi.queued.push_back({spec, first_arg, std::vector<std::string>(args.begin(), args.end())});
+    reply.SimpleString("QUEUED");
+    return result;
+  }
+  if (const ActiveActive* aa = server_->active_active(); aa != nullptr && aa->enabled()) {
+    bool handled = false;
+    Result planned = RouteActiveActive(*spec, first_arg, args, client, reply, &handled);
+    if (handled) return planned;
+  }
+  client.set_last_command(spec->full_name);
+  CommandContext ctx{args, first_arg, reply, client, *server_};
+  ctx.dispatcher = this;
+  ctx.may_defer = true;
+  if (!RunHandler(*spec, ctx)) {
+    result.incomplete = true;
+    return result;
+  }
+  if (ctx.defer) {
+    result.deferred = true;
+    return result;
+  }
+  result.command = spec;
+  result.is_write = (flags & kCmdWrite) != 0 || ctx.wrote;
+  result.error_counted = ctx.error_counted;
+  return result;
+}
+
+Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t first_arg,
+                                                 std::span<const std::string_view> args,
+                                                 Client& client, protocol::ReplyWriter& reply,
+                                                 bool* handled) {
+  Result result;
+  *handled = false;
+  ActiveActive& aa = *server_->active_active();
+  using Kind = ActiveActive::LocalWrite::Kind;
+  ActiveActive::LocalWrite plan = aa.PlanLocalWrite(spec, args, client);
+  if (plan.kind == Kind::kPass) return result;
+  *handled = true;
+  types::Keyspace& keyspace = server_->keyspace();
+  if (plan.kind == Kind::kRefuse || keyspace.in_batch()) {
+    result.refused = &spec;
+    reply.Error(plan.kind == Kind::kRefuse ? plan.error : NotInBatchError(spec.full_name));
+    return result;
+  }
+  client.set_last_command(spec.full_name);
+  result.command = &spec;
+  result.is_write = true;
+  if (plan.kind == Kind::kReplyOk) {  // a string version that loses: nothing to write
+    server_->stats().total_commands_processed++;
+    reply.Ok();
+    return result;
+  }
+  if (plan.kind == Kind::kRunHere) {  // a whole-key delete, or a write meeting its marker
+    server_->stats().total_commands_processed++;
+    const size_t start = reply.size();
+    keyspace.BeginBatch();
+    const bool wrote = aa.RunHere(&plan, client, reply);
+    if (storage::Status s =
+            aa.FinishLocalWrite(std::move(plan), wrote && !reply.Since(start).starts_with('-'));
+        !s.ok()) {
+      reply.Truncate(start);
+      reply.Error(EngineError(s.ToString()));
+    }
+    return result;
+  }
+  const CommandSpec* run_spec = &spec;
+  std::span<const std::string_view> run_args = args;
+  if (plan.kind == Kind::kRun) {
+    uint32_t flags = 0;
+    run_spec = server_->commands().Resolve(plan.views, &flags, &first_arg);
+    run_args = plan.views;
+  }
+  const size_t start = reply.size();
+  keyspace.BeginBatch();
+  CommandContext ctx{run_args, first_arg, reply, client, *server_};
+  ctx.dispatcher = this;
+  if (!RunHandler(*run_spec, ctx)) {
+    keyspace.DiscardBatch();
+    result.incomplete = true;
+    return result;
+  }
+  const bool failed = reply.Since(start).starts_with('-');
+  if (plan.kind == Kind::kValidate) {
+    // Run only for its error; a form the plan did not understand is refused, never shipped.
+    keyspace.DiscardBatch();
+    if (!failed) {
+      reply.Truncate(start);
+      reply.Error(FormNotAllowedError(spec.full_name));
+    }
+  } else if (storage::Status s = aa.FinishLocalWrite(std::move(plan), !failed); !s.ok()) {
+    reply.Truncate(start);
+    reply.Error(EngineError(s.ToString()));
+  }
+  result.error_counted = ctx.error_counted;
+  return result;
+}
+
+bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
+                     std::span<const std::string_view> args, Client& client,
+                     protocol::ReplyWriter& reply, Caller caller) {
+  client.set_last_command(spec.full_name);
+  server_->stats().total_commands_processed++;
+  CommandContext ctx{args, first_arg, reply, client, *server_};
+  ctx.dispatcher = this;
+  const size_t start = reply.size();
+  const uint64_t began = CycleClock::Now();
+  const bool monitored = caller != Caller::kPeer;
+  if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/true);
+  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
+  Invoke(spec, ctx);
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
+  const uint64_t ticks = CountCall(spec, began);
+  if (caller == Caller::kClient) OfferToSlowLog(spec, args, client, ticks);
+  if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/false);
+  CountReply(&spec, true, reply.Since(start), ctx.error_counted);
+  return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
+}
+
+std::optional<std::string_view> Dispatcher::ModeRefusal(uint32_t flags) const {
+  if ((flags & kCmdNeedsClusterEnabled) && !server_->config().cluster_enabled) {
+    return kClusterDisabled;
+  }
+  if ((flags & kCmdNeedsClusterNode) &&
+      dynamic_cast<cluster::Cluster*>(server_->cluster()) == nullptr) {
+    return kClusterDisabled;
+  }
+  if ((flags & kCmdNeedsPeers) && server_->active_active() == nullptr) {
+    return kActiveActiveNeedsKeyspace;
+  }
+  return std::nullopt;
+}
+
+void Dispatcher::ReplyModeRefusal(CommandContext& ctx, std::string_view error) {
+  ctx.reply.Error(error);
+}
+
+uint64_t Dispatcher::CountCall(const CommandSpec& spec, uint64_t began) {
+  CommandCallStats& row = server_->command_stats().row(spec.id);
+  const uint64_t ticks = CycleClock::Now() - began;
+  row.calls++;
+  row.ticks += ticks;
+  const Config& config = server_->config();
+  if (config.latency_tracking) row.RecordLatency(ticks);
+  if (config.latency_monitor_threshold_ms > 0) {
+    // Redis's call(): a row flagged fast is a `fast-command` event, any other a `command`.
+    const auto ms = static_cast<uint64_t>(static_cast<double>(ticks) /
+                                          CycleClock::TicksPerMicrosecond() / 1000);
+    server_->latency().AddIfNeeded((spec.flags & kCmdFast) ? "fast-command" : "command", ms,
+                                   server_->clock().NowMs() / 1000,
+                                   config.latency_monitor_threshold_ms);
+  }
+  return ticks;
+}
+
+void Dispatcher::FeedMonitors(const CommandSpec& spec, std::span<const std::string_view> args,
+                              const Client& client, bool from_script, bool before_run) {
+  Monitors& monitors = server_->monitors();
+  if (monitors.empty() || before_run != ((spec.flags & kCmdSkipMonitor) != 0)) return;
+  monitors.Feed(server_->clients(), spec, args, client, from_script);
+}
+
+void Dispatcher::OfferToSlowLog(const CommandSpec& spec, std::span<const std::string_view> args,
+                                const Client& client, uint64_t ticks) {
+  const Config& config = server_->config();
+  SlowLog& slowlog = server_->slowlog();
+  if ((spec.flags & kCmdSkipSlowlog) || !slowlog.IsSlow(ticks, config.slowlog_log_slower_than_us)) {
+    return;
+  }
+  slowlog.Add(spec, args, client, ticks, server_->clock().NowMs() / 1000,
+              static_cast<size_t>(config.slowlog_max_len));
+}
+
+bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
+  ServerStats& stats = server_->stats();
+  const uint64_t began = CycleClock::Now();
+  if (!server_->has_keyspace()) {
+    stats.total_commands_processed++;
+    FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
+    Invoke(spec, ctx);
+    OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
+    FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
+    return true;
+  }
+  types::Keyspace& keyspace = server_->keyspace();
+  storage::BlockFetch& fetch = ctx.client.block_fetch();
+  const bool restartable = !(spec.flags & kCmdNoRestart);
+  const bool cache_only =
+      restartable && fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
+  if (restartable && !cache_only) stats.disk_wait_fallbacks++;
+  fetch.BeginPass(cache_only);
+  // Only the counters a handler moves, to withdraw if the run comes back incomplete; copying all
+  // of ServerStats per command would cost more than the command.
+  const ServerStats::HandlerCounts counts = stats.handler_counts();
+  const size_t reply_size = ctx.reply.size();
+  const uint64_t inline_reads = fetch.inline_reads();
+  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, ctx.client.db_index(), ctx.args);
+  // A command shown before it runs never restarts (EVAL, FCALL: kCmdNoRestart).
+  FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
+  keyspace.set_block_fetch(&fetch);
+  Invoke(spec, ctx);
+  keyspace.set_block_fetch(nullptr);
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, !fetch.incomplete());
+  if (fetch.incomplete()) {
+    // Nothing was written (the engine refused it); withdraw the reply and the counts.
+    stats.Withdraw(counts);
+    stats.disk_waits++;
+    ctx.reply.Truncate(reply_size);
+    return false;
+  }
+  stats.total_commands_processed++;
+  // Reads after the command's first write (a run past the bound reads inline by design).
+  if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
+  fetch.EndRequest();
+  OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
+  FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
+  return true;
+}
+
+bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {
+  if (!server_->has_keyspace() || args.empty()) return false;
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+  if (spec == nullptr || spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
+    return false;
+  }
+  // Point reads: they name their keys (not DBSIZE, which counts them all).
+  if ((flags & (kCmdReadOnly | kCmdFast)) != (kCmdReadOnly | kCmdFast) || spec->keys.first == 0) {
+    return false;
+  }
+  // Only for clients the ACL lets run anything: a refused command must not even touch the disk.
+  const AclUser* user = server_->acl().UserOf(client);
+  if (user == nullptr || !user->unrestricted()) return false;
+  std::string discarded;
+  protocol::ReplyWriter reply(&discarded, client.resp());
+  CommandContext ctx{args, first_arg, reply, client, *server_};
+  ServerStats& stats = server_->stats();
+  const ServerStats::HandlerCounts counts = stats.handler_counts();
+  storage::BlockFetch& fetch = client.block_fetch();
+  fetch.BeginLookahead();
+  server_->keyspace().set_block_fetch(&fetch);
+  Invoke(*spec, ctx);
+  server_->keyspace().set_block_fetch(nullptr);
+  stats.Withdraw(counts);  // the real run counts them and publishes its events
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, false);
+  return true;
+}
+
+}  // namespace ebb::server

@@ -1,0 +1,216 @@
+// Dispatcher: runs one parsed request against the command table.
+//
+// It checks, once and in Redis 7's order (server.c processCommand), everything a handler may
+// then take for granted: the command exists (else "unknown command" with Redis's truncation),
+// a container's subcommand exists ("unknown subcommand ... Try CMD HELP."), the arity in Redis's
+// sign convention ("wrong number of arguments for 'cmd' command", subcommands as "cmd|sub"),
+// the DEBUG switch (enable-debug-command), and authentication (NOAUTH when requirepass is set,
+// the client has not authenticated and the command lacks kCmdNoAuth), and disk errors: while
+// the engine is in its error state (storage/db.h, "Disk faults") write commands and PING get
+// "MISCONF Errors writing to the data directory: <os error>" (Redis 7's writeCommandsDenied-
+// ByDiskError check); reads are served; a RESP2 client in subscriber mode may only run the
+// commands flagged kCmdSubscriberOk; while a script runs past busy-reply-threshold
+// (ServerContext::busy_error) only the commands flagged kCmdAllowBusy run, the others get -BUSY.
+// A write command that would have to wait for the engine (a
+// write stall: storage/db.h, CheckWriteStall) is not run: Dispatch returns `deferred` with no
+// reply, and the connection runs it again once the engine's stall listener fires (the event loop
+// never waits); one whose wait could not end (a compaction that keeps failing) is refused with
+// the cause. While a FAILOVER pauses writes (ServerContext::writes_paused) every request that
+// may write (MayWrite) is deferred the same way, replicas' excepted. Inside MULTI a command that
+// passed every check is queued (+QUEUED) unless flagged
+// kCmdNoQueue, and a refusal marks the transaction aborted (server/core/transaction.h). Then it
+// runs the handler.
+//
+// Restartable commands. The command thread never waits for the disk to read a table block; a
+// handler may instead run more than once for one request. While a handler runs, the keyspace's
+// reads and writes carry the client's BlockFetch (Client::block_fetch, storage/table/
+// block_fetch.h): a read that needs a block not in memory comes back Incomplete (an engine
+// error to the handler) and wants the block, and the engine refuses every write after such a
+// read. When a run comes back incomplete, Dispatch withdraws whatever it replied, undoes its
+// counters (INFO stats) and returns `incomplete`; the caller reads every wanted block (the
+// connection parks and reads them off the thread, together: server/io/block_reader.h), fills
+// them into the fetch, and dispatches the same request again, which finds them in memory.
+//
+// The contract that makes this safe — every handler keeps it: a handler reads before it
+// writes, and nothing it does before its first write has an effect a rerun could see (the
+// engine's refusal enforces it for writes; replies and counters are undone here). A handler
+// may go on reading after an Incomplete read, so that one run asks for everything it needs
+// (MGET reads every key). Reads after a command's first write would wait for the disk on the
+// command thread (INFO inline_block_reads counts them; restart_test.cc checks there are none).
+// Retries are bounded: the fetched blocks stay pinned for the reruns, so each round gets further,
+// and once a request has waited kMaxRounds times or pinned kMaxPinnedBytes (a scan of a large
+// range) its next run reads inline (disk_wait_fallbacks). tests/commands/restart_test.cc runs the
+// commands through reruns. A row flagged kCmdNoRestart (EXEC, whose queued commands publish,
+// touch watches and write as they go) runs once, its reads waiting for the disk inline.
+//
+// Lookahead. A client that pipelines would wait for the disk at each request that needs a
+// block; so before the blocks of an incomplete request are read, the caller may hand Lookahead
+// the requests queued behind it. A point read among them (a command flagged readonly and fast
+// that names its keys: GET, MGET, EXISTS, TTL, TREG GET, ...) runs once as a dry run, before the
+// requests ahead of it have run, so what it reads may be stale: its reads add their wants to the
+// same round, its reply and counters are dropped, and its blocks stay pinned until it runs for
+// real, in its turn. Thread-safety: none; the command (io) thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/cluster/redirect.h"
+#include "server/core/command.h"
+
+namespace ebb::protocol {
+class ReplyWriter;
+}
+
+namespace ebb::server {
+
+class Client;
+class ServerContext;
+struct CommandContext;
+struct CommandSpec;
+
+class Dispatcher {
+ public:
+  // REQUIRES: server outlives the dispatcher.
+  explicit Dispatcher(ServerContext* server) : server_(server) {}
+
+  // Runs of one request that may come back incomplete before one reads inline.
+  static constexpr size_t kMaxRounds = 8;
+  // Bytes of fetched blocks one request may pin before its next run reads inline.
+  static constexpr size_t kMaxPinnedBytes = 16 << 20;
+
+  struct Result {
+    const CommandSpec* command = nullptr;  // the row that ran; nullptr if the request was refused
+    bool is_write = false;                 // the row has kCmdWrite
+    // A write stall: nothing ran and nothing was replied; run the request again later.
+    bool deferred = false;
+    // The run needs blocks that are not in memory: nothing was replied and nothing changed.
+    // Read client.block_fetch().wants(), Fill them, and dispatch the same request again.
+    bool incomplete = false;
+    // The row refused before its handler ran (arity, NOAUTH, OOM, ...), when there was one.
+    const CommandSpec* refused = nullptr;
+    // The reply's error was counted already (CommandContext::error_counted).
+    bool error_counted = false;
+  };
+
+  // Counts a command a script called that was refused before it ran, as Redis's scriptCall
+  // does: INFO errorstats (its code, or ERR when `error` does not start with "-CODE") and the
+  // row's rejected_calls when `spec` is known.
+  void CountScriptRefusal(const CommandSpec* spec, std::string_view error);
+
+  // Lookahead (above): dry-runs `args` if it is a point read the client may run, adding its
+  // block wants to client.block_fetch(). False for any other request: look no further. Nothing
+  // is replied or changed (the fetch is incomplete: the engine refuses writes). REQUIRES: the
+  // client's last Dispatch came back incomplete.
+  bool Lookahead(std::span<const std::string_view> args, Client& client);
+
+  // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
+  // for commands that reply nothing, e.g. after QUIT closes) to `reply` — or nothing, when the
+  // result is incomplete. REQUIRES: !args.empty(); the previous request of `client` did not
+  // come back incomplete, or `args` is that request again.
+  Result Dispatch(std::span<const std::string_view> args, Client& client,
+                  protocol::ReplyWriter& reply);
+
+  // On whose behalf Run runs a command: a client's own (EXEC's queued commands, an
+  // active-active origin write in its canonical form), a script's redis.call, a peer's delta.
+  // As in Redis, SLOWLOG gets the clients' and MONITOR the clients' and the scripts'; a peer's
+  // deltas go to neither.
+  enum class Caller { kClient, kScript, kPeer };
+  // Runs a command's handler on its checked arguments from inside another command: EXEC's
+  // queued commands, a script's redis.call, a peer's delta (whose runs do not restart: their
+  // reads wait for the disk inline). Returns true when the command wrote.
+  bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
+           Client& client, protocol::ReplyWriter& reply, Caller caller);
+
+  // On a cluster node, why a script running for `caller` may not call `spec` with `args`, in
+  // Redis's words (scriptVerifyClusterState): a key another node serves (or the cluster down),
+  // or, unless `allow_cross_slot`, keys of another slot than the script's declared keys or its
+  // earlier calls. Nothing when it may; the caller's cluster_slot then holds the slot its calls
+  // are bound to.
+  // REQUIRES: the server has a cluster (ServerContext::cluster()).
+  std::optional<std::string_view> ScriptCallRefusal(const CommandSpec& spec, uint32_t flags,
+                                                    std::span<const std::string_view> args,
+                                                    bool allow_cross_slot, Client& caller);
+
+  // The MISCONF error a write is refused with while the engine has a disk error, or nothing;
+  // logs the first refusal and the first write accepted again. Also asked before a script that
+  // may write runs.
+  std::optional<std::string> DiskErrorRefusal();
+
+ private:
+  // True when the request may write (FAILOVER's write pause holds it back, as Redis's pause
+  // holds its may-replicate commands): a write command, EVAL, EVALSHA, FCALL, or an EXEC whose
+  // queue holds one.
+  static bool MayWrite(const CommandSpec& spec, uint32_t flags, const Client& client);
+  // For a write command: true (and *deferred, with no reply) while the engine's write stall
+  // lasts; true with an error reply if the write is refused; false to run it.
+  bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
+  // Dispatch's checks and run, without the counting.
+  Result Route(std::span<const std::string_view> args, Client& client,
+               protocol::ReplyWriter& reply);
+  // Counts a finished request's reply (INFO stats and errorstats, and commandstats's
+  // rejected_calls or failed_calls of `spec` when there is a row): `ran` says the handler ran;
+  // an error already counted (CommandContext::error_counted) counts only as a failed call.
+  void CountReply(const CommandSpec* spec, bool ran, std::string_view reply,
+                  bool error_counted = false);
+  // Counts one completed run of `spec`'s handler that began at `began` (commandstats, and a
+  // LATENCY `command` / `fast-command` sample when it took latency-monitor-threshold) and
+  // returns how long it took. `began` and the result are CycleClock ticks.
+  uint64_t CountCall(const CommandSpec& spec, uint64_t began);
+  // Adds the run to SLOWLOG when it took at least slowlog-log-slower-than
+  // (server/services/slowlog.h).
+  void OfferToSlowLog(const CommandSpec& spec, std::span<const std::string_view> args,
+                      const Client& client, uint64_t ticks);
+  // Sends the run to the MONITOR clients, if any (server/services/monitor.h): called before and
+  // after each run, it sends a kCmdSkipMonitor command's line before (`before_run`) and any other's
+  // after.
+  void FeedMonitors(const CommandSpec& spec, std::span<const std::string_view> args,
+                    const Client& client, bool from_script, bool before_run);
+  // Runs the handler once (Restartable commands); false when the run came back incomplete.
+  bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
+  // Calls `spec`'s handler, or replies the error of the server mode the row needs and the
+  // server is not in (kCmdModeFlags): the last check, so it comes after arity and the refusals
+  // and before Parse. One test of the row's flags for a row that needs no mode.
+  void Invoke(const CommandSpec& spec, CommandContext& ctx) {
+    if ((spec.flags & kCmdModeFlags) != 0) [[unlikely]] {
+      if (std::optional<std::string_view> refusal = ModeRefusal(spec.flags)) {
+        return ReplyModeRefusal(ctx, *refusal);
+      }
+    }
+    spec.handler(ctx);
+  }
+  // The error of the first mode in `flags` the server is not in; nothing when it is in all.
+  std::optional<std::string_view> ModeRefusal(uint32_t flags) const;
+  static void ReplyModeRefusal(CommandContext& ctx, std::string_view error);
+  // Active-active mode (server/active_active/active_active.h): a client write runs in its
+  // canonical form inside a keyspace batch that also logs it for the peers, or is refused.
+  // REQUIRES: the node is in the mode. *handled false: the request is none of its concern,
+  // Route runs it as usual.
+  Result RouteActiveActive(const CommandSpec& spec, size_t first_arg,
+                           std::span<const std::string_view> args, Client& client,
+                           protocol::ReplyWriter& reply, bool* handled);
+
+  // Redis Cluster routing (server/cluster/redirect.h) of a request that names keys, or with
+  // `exec` of the client's transaction queue: the redirection error to answer, or nothing to run
+  // it here (the client's cluster_slot then holds its keys' slot, -1 for none).
+  std::optional<std::string> ClusterRedirect(const CommandSpec& spec, uint32_t flags,
+                                             std::span<const std::string_view> args, bool exec,
+                                             Client& client);
+  // Routes `commands` for `client`; `flags` are the request's (kCmdWrite, kCmdAsking).
+  cluster::Route RouteKeys(std::span<const cluster::RoutedCommand> commands, uint32_t flags,
+                           const Client& client);
+
+  ServerContext* server_;
+  bool refusing_writes_ = false;
+  // Reused by ClusterRedirect, so routing a command allocates nothing.
+  std::vector<cluster::RoutedCommand> routed_scratch_;
+  std::vector<size_t> key_positions_scratch_;
+  std::vector<std::string_view> exec_views_scratch_;  // the last check saw the engine's error state
+};
+
+}  // namespace ebb::server
