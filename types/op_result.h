@@ -4,7 +4,7 @@
 // outcomes a client is told about (the key is absent, holds another type, is not an integer,
 // ...), or kEngineError when the storage engine failed (engine_status() says how; nothing the
 // operation would have written was acknowledged). The server turns an OpResult into its reply
-// in one place (server/reply.h), so every command reports each outcome the same way.
+// in one place (server/services/reply.h), so every command reports each outcome the same way.
 //
 //   OpResult<int64_t> r = kv.IncrBy(key, 1, now, expire_at);
 //   if (!r.ok()) return ReplyError(ctx, r);   // WRONGTYPE, not an integer, overflow, engine
