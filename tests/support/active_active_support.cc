@@ -8,7 +8,7 @@
 
 namespace ebb::test {
 
-std::string LogicalDigest(redisContext* c) { return Cmd(c, {"DEBUG", "DIGEST-LOGICAL"}).str(); }
+std::string LogicalDigest(redisContext* c) { return DigestReply(c, {"DEBUG", "DIGEST-LOGICAL"}); }
 
 std::vector<std::string> PeerArgs(const std::vector<const TestServer*>& others) {
   std::vector<std::string> args;

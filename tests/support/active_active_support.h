@@ -17,7 +17,7 @@
 
 namespace ebb::test {
 
-// DEBUG DIGEST-LOGICAL of the node.
+// DEBUG DIGEST-LOGICAL of the node (through DigestReply: a slow reply does not break `c`).
 std::string LogicalDigest(redisContext* c);
 
 // `--peer 127.0.0.1 <port>` for each of `others`.

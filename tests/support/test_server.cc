@@ -119,12 +119,14 @@ std::string WaitCaughtUp(redisContext* replica, redisContext* master) {
          std::to_string(want);
 }
 
-std::string Digest(redisContext* c) {
+std::string DigestReply(redisContext* c, const std::vector<std::string>& command) {
   redisSetTimeout(c, kDigestTimeout);
-  std::string digest = Cmd(c, {"DEBUG", "DIGEST"}).str();
+  std::string digest = Cmd(c, command).str();
   redisSetTimeout(c, kReplyTimeout);
   return digest;
 }
+
+std::string Digest(redisContext* c) { return DigestReply(c, {"DEBUG", "DIGEST"}); }
 
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
                         long long want, std::chrono::milliseconds timeout) {

@@ -51,9 +51,12 @@ std::string InfoText(redisContext* c, const std::string& section, const std::str
 // master_repl_offset; the master's pings may add bytes meanwhile). "" once it has, else what it
 // saw last.
 std::string WaitCaughtUp(redisContext* replica, redisContext* master);
-// DEBUG DIGEST's reply ("" on an error). The command compacts the whole engine first, which can
-// take longer than Connect()'s 5 s reply timeout under a sanitizer on a busy machine: the call
-// waits up to 120 s, and the connection's timeout is 5 s again after it.
+// A digest command's reply ("" on an error): DEBUG DIGEST (Digest) or any other that reads the
+// whole keyspace (DEBUG DIGEST-LOGICAL). Such a command can take longer than Connect()'s 5 s
+// reply timeout under a sanitizer on a busy machine (DEBUG DIGEST compacts the engine first; a
+// node applying a snapshot answers after it), and a reply that times out leaves the connection
+// unusable: the call waits up to 120 s, and the connection's timeout is 5 s again after it.
+std::string DigestReply(redisContext* c, const std::vector<std::string>& command);
 std::string Digest(redisContext* c);
 // Polls INFO every 20 ms until `field` reaches `want` or `timeout` passes. Returns the last value.
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
