@@ -11,9 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,16 +29,6 @@ constexpr int64_t kDeadline = 2000;  // expiry-purge-deadline 2s: the log reduce
 // Values with no four bytes in common, so that neither compresses against the other.
 const std::string kSecret = "Qz8vK2mX7pLw4nR9tB1yH6cJ0dF5gS3a";
 const std::string kKept = "uE7iO2oP9lA4sD8fG1hJ6kL3zX5cV0bN";
-
-bool DirContains(const std::string& dir, const std::string& needle) {
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
 
 void Pin(redisContext* c, int64_t ms) {
   ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).ToString(), "OK");

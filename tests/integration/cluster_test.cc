@@ -6,10 +6,7 @@
 // redis-server 7 cluster node that MEET and see each other's slots (the bus's wire format).
 // Every wait is a bounded poll with cluster-node-timeout 1500 ms; nothing asserts how long
 // anything took.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -68,63 +65,37 @@ std::string KeyInSlot(int slot) {
 // connection, reads the MEET that arrives on it and answers `pong`, then stays silent.
 class OneMessageBusPeer {
  public:
-  OneMessageBusPeer() : port_(TestServer::FreePort()) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port_));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    const int yes = 1;
-    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listening_ = ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-                 ::listen(listener_, 4) == 0;
+  OneMessageBusPeer() : listener_(BindFreeLoopbackPort(&port_)) {
+    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
   }
   ~OneMessageBusPeer() {
-    if (conn_ >= 0) ::close(conn_);
-    ::close(listener_);
+    if (listener_ >= 0) ::close(listener_);
   }
   int port() const { return port_; }
   bool listening() const { return listening_; }
 
   // Waits up to 10 s for the node's connection and its MEET, then sends `pong`.
   bool AnswerMeet(const server::cluster::BusMessage& pong) {
-    pollfd p{listener_, POLLIN, 0};
-    if (::poll(&p, 1, 10000) != 1) return false;
-    conn_ = ::accept(listener_, nullptr, nullptr);
-    if (conn_ < 0) return false;
-    std::string header;
-    if (!ReadExactly(8, &header)) return false;
+    conn_ = RawConnection::Accept(listener_);
+    if (conn_ == nullptr) return false;
+    const std::string header = conn_->ReadExactly(8, 10000);
     const uint32_t length = server::cluster::MessageLength(header);
-    std::string rest;
-    if (length < 8 || !ReadExactly(length - 8, &rest)) return false;
+    if (length < 8) return false;
+    const std::string rest = conn_->ReadExactly(length - 8, 10000);
     server::cluster::BusMessage meet;
     std::string error;
     if (!server::cluster::DecodeMessage(header + rest, &meet, &error) ||
         meet.type != server::cluster::MessageType::kMeet) {
       return false;
     }
-    const std::string bytes = server::cluster::EncodeMessage(pong);
-    return ::send(conn_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
-           static_cast<ssize_t>(bytes.size());
+    return conn_->Send(server::cluster::EncodeMessage(pong));
   }
 
  private:
-  bool ReadExactly(size_t n, std::string* out) {
-    out->resize(n);
-    for (size_t got = 0; got < n;) {
-      pollfd p{conn_, POLLIN, 0};
-      if (::poll(&p, 1, 10000) != 1) return false;
-      const ssize_t r = ::recv(conn_, out->data() + got, n - got, 0);
-      if (r <= 0) return false;
-      got += static_cast<size_t>(r);
-    }
-    return true;
-  }
-
-  int port_;
+  int port_ = 0;
   int listener_ = -1;
-  int conn_ = -1;
   bool listening_ = false;
+  std::unique_ptr<RawConnection> conn_;  // the node's connection, kept open
 };
 
 class ClusterTest : public ::testing::Test {

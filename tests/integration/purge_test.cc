@@ -7,8 +7,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -32,16 +30,6 @@ uint64_t DirBytes(const std::string& dir) {
     if (entry.is_regular_file()) total += entry.file_size();
   }
   return total;
-}
-
-bool DirContains(const std::string& dir, const std::string& needle) {
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.find(needle) != std::string::npos) return true;
-  }
-  return false;
 }
 
 // 100 bytes that do not compress, seeded by `n`.

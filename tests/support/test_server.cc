@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -128,6 +129,16 @@ std::string DigestReply(redisContext* c, const std::vector<std::string>& command
 
 std::string Digest(redisContext* c) { return DigestReply(c, {"DEBUG", "DIGEST"}); }
 
+bool DirContains(const std::string& dir, const std::string& needle) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
                         long long want, std::chrono::milliseconds timeout) {
   constexpr auto kPoll = std::chrono::milliseconds(20);
@@ -157,6 +168,16 @@ RawConnection::RawConnection(int port) {
     close(fd_);
     fd_ = -1;
   }
+}
+
+std::unique_ptr<RawConnection> RawConnection::Accept(int listen_fd, int timeout_ms) {
+  pollfd p{listen_fd, POLLIN, 0};
+  if (poll(&p, 1, timeout_ms) != 1) return nullptr;
+  const int fd = accept(listen_fd, nullptr, nullptr);
+  if (fd < 0) return nullptr;
+  std::unique_ptr<RawConnection> c(new RawConnection());
+  c->fd_ = fd;
+  return c;
 }
 
 RawConnection::~RawConnection() {

@@ -58,6 +58,9 @@ std::string WaitCaughtUp(redisContext* replica, redisContext* master);
 // unusable: the call waits up to 120 s, and the connection's timeout is 5 s again after it.
 std::string DigestReply(redisContext* c, const std::vector<std::string>& command);
 std::string Digest(redisContext* c);
+// Whether a regular file directly in `dir` holds `needle` byte for byte (a purged value's bytes
+// must be in none of a data directory's files).
+bool DirContains(const std::string& dir, const std::string& needle);
 // Polls INFO every 20 ms until `field` reaches `want` or `timeout` passes. Returns the last value.
 long long WaitInfoField(redisContext* c, const std::string& section, const std::string& field,
                         long long want,
@@ -67,6 +70,9 @@ long long WaitInfoField(redisContext* c, const std::string& section, const std::
 class RawConnection {
  public:
   explicit RawConnection(int port);
+  // The next connection `listen_fd` accepts within `timeout_ms` (null when none came): the test
+  // as the server side, e.g. a peer the server under test connects to.
+  static std::unique_ptr<RawConnection> Accept(int listen_fd, int timeout_ms = 10000);
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
@@ -85,6 +91,7 @@ class RawConnection {
   int fd() const { return fd_; }
 
  private:
+  RawConnection() = default;
   // Reads once (waiting up to timeout_ms); false on EOF/error/timeout.
   bool ReadSome(int timeout_ms);
 
