@@ -532,6 +532,11 @@ inline constexpr std::string_view kFailoverTargetNotOnline =
     "ERR FAILOVER target replica is not online.";
 // A master's reply to a replica's PING before AUTH (older servers); the replica goes on to AUTH.
 inline constexpr std::string_view kOperationNotPermitted = "ERR operation not permitted";
+// PSYNC refused while this server fails over, or while it is a replica without its master's link.
+inline constexpr std::string_view kSyncWhileFailingOver =
+    "NOMASTERLINK Can't SYNC while failing over";
+inline constexpr std::string_view kSyncWithoutMasterLink =
+    "NOMASTERLINK Can't SYNC while not connected with my master";
 
 // Active-active mode (docs/active-active.md): PEER, DEBUG's peer subcommands and the refusals
 // of commands without a convergent merge.
