@@ -30,21 +30,6 @@ namespace {
 // pending output is ticks).
 constexpr size_t kTickSlack = 64 * 1024;
 
-std::string RefusedError(std::string_view name) { return ActiveActiveRefusedError(name); }
-
-// Requests that may write without the kCmdWrite flag, and WATCH, whose promise (EXEC fails if
-// the key changed) no node can keep for writes made on another.
-bool RefusedWithoutWriteFlag(std::string_view name) {
-  for (std::string_view refused : {"multi", "exec", "watch", "eval", "evalsha", "fcall"}) {
-    if (name == refused) return true;
-  }
-  return false;
-}
-
-std::vector<std::string_view> Views(const std::vector<std::string>& args) {
-  return std::vector<std::string_view>(args.begin(), args.end());
-}
-
 }  // namespace
 
 std::string ActiveActive::AppliedRowName(std::string_view origin) {
@@ -135,24 +120,41 @@ void ActiveActive::KeepNewestDeadVersions() {
   context_->keyspace().compaction_filter().SetKeepNewestDead(true);
 }
 
-bool ActiveActive::Start(std::string* error) {
+Result<ActiveActiveCode> ActiveActive::Start() {
   const Config& config = context_->config();
-  if (config.peers.empty()) return true;
-  if (config.cluster_enabled) {
-    *error = "active-active peers are not available in cluster mode (peer and cluster-enabled)";
-    return false;
-  }
-  if (!config.replicaof_host.empty()) {
-    *error = "a replica cannot have active-active peers (replicaof and peer)";
-    return false;
-  }
+  if (config.peers.empty()) return {};
+  if (config.cluster_enabled) return ActiveActiveCode::kPeerOptionInCluster;
+  if (!config.replicaof_host.empty()) return ActiveActiveCode::kPeerOptionOnReplica;
   storage::Status s = EnterMode();
-  if (!s.ok()) {
-    *error = s.message();
-    return false;
-  }
+  if (!s.ok()) return {ActiveActiveCode::kStartFailed, s.message()};
   for (const auto& [host, port] : config.peers) StartLink(host, port);
-  return true;
+  return {};
+}
+
+std::string ActiveActive::ErrorText(const Result<ActiveActiveCode>& result) const {
+  switch (result.code()) {
+    case ActiveActiveCode::kOk:
+      break;
+    case ActiveActiveCode::kPeerOptionInCluster:
+      return std::string(kPeerOptionInCluster);
+    case ActiveActiveCode::kPeerOptionOnReplica:
+      return std::string(kPeerOptionOnReplica);
+    case ActiveActiveCode::kStartFailed:
+      return result.detail();
+    case ActiveActiveCode::kPeerLinked:
+      return PeerLinkedError(result.detail());
+    case ActiveActiveCode::kPeersOfReplica:
+      return std::string(kPeersOfReplica);
+    case ActiveActiveCode::kPeersOfNodeWithReplicas:
+      return std::string(kPeersOfNodeWithReplicas);
+    case ActiveActiveCode::kPeersInCluster:
+      return std::string(kPeersInCluster);
+    case ActiveActiveCode::kEngineError:
+      return GenericError(result.detail());
+    case ActiveActiveCode::kClockSkew:
+      return ClockSkewError(result.detail(), context_->config().max_clock_skew_ms);
+  }
+  return "";
 }
 
 void ActiveActive::Stop() {
@@ -187,25 +189,23 @@ void ActiveActive::StartLink(const std::string& host, int port) {
   links_.back()->Start();
 }
 
-std::optional<std::string> ActiveActive::AddPeer(const std::string& host, int port) {
+Result<ActiveActiveCode> ActiveActive::AddPeer(const std::string& host, int port) {
   for (const auto& link : links_) {
     if (EqualsIgnoreCase(link->host(), host) && link->port() == port) {
-      return PeerLinkedError(host, port);
+      return {ActiveActiveCode::kPeerLinked, host + ":" + std::to_string(port)};
     }
   }
-  if (context_->is_replica()) return std::string(kPeersOfReplica);
+  if (context_->is_replica()) return ActiveActiveCode::kPeersOfReplica;
   if (ReplicationMaster* master = context_->replication_master();
       master != nullptr && !master->replicas().empty()) {
-    return std::string(kPeersOfNodeWithReplicas);
+    return ActiveActiveCode::kPeersOfNodeWithReplicas;
   }
-  if (context_->config().cluster_enabled) {
-    return std::string(kPeersInCluster);
-  }
+  if (context_->config().cluster_enabled) return ActiveActiveCode::kPeersInCluster;
   storage::Status s = EnterMode();
-  if (!s.ok()) return GenericError(s.message());
+  if (!s.ok()) return {ActiveActiveCode::kEngineError, s.message()};
   StartLink(host, port);
   RecordPeers();
-  return std::nullopt;
+  return {};
 }
 
 bool ActiveActive::RemovePeer(const std::string& host, int port) {
@@ -287,235 +287,6 @@ ActiveActive::AppliedPosition ActiveActive::applied_position(const std::string& 
   return it == applied_.end() ? AppliedPosition{} : it->second;
 }
 
-// ---- the origin side
-
-bool ActiveActive::SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error) {
-  const Config& config = context_->config();
-  int64_t ts = 0;
-  if (config.max_clock_skew_ms <= 0 || !ParseInt64(ts_text, &ts)) return false;
-  if (ts <= now_ms || ts - now_ms <= config.max_clock_skew_ms) return false;
-  if (config.max_clock_skew_action == "refuse") {
-    *error = ClockSkewError(ts_text, config.max_clock_skew_ms);
-    return true;
-  }
-  skewed_writes_++;
-  return false;
-}
-
-ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
-                                                      std::span<const std::string_view> args,
-                                                      const Client& client) {
-  LocalWrite plan;
-  if (!enabled_) return plan;
-  const std::string_view name = spec.full_name;
-  types::Keyspace& ks = context_->keyspace();
-  const int64_t now = ks.NowMs();
-  plan.db = client.db_index();
-  auto run = [&](std::vector<std::string> canonical) {
-    plan.kind = LocalWrite::Kind::kRun;
-    plan.args = std::move(canonical);
-    plan.views = Views(plan.args);
-  };
-  auto validate = [&] { plan.kind = LocalWrite::Kind::kValidate; };
-  auto refuse = [&](std::string error) {
-    plan.kind = LocalWrite::Kind::kRefuse;
-    plan.error = std::move(error);
-  };
-  // The merge gate's verdict on a canonical write (merge_gate.h); nullopt when that refuses it:
-  // an engine error, or a type of higher precedence holding the key (WRONGTYPE).
-  auto judge = [&](const std::vector<std::string>& canonical) -> std::optional<MergeVerdict> {
-    MergeVerdict verdict = MergeVerdict::kWrite;
-    storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
-    if (!s.ok()) {
-      refuse(EngineError(s.ToString()));
-      return std::nullopt;
-    }
-    if (verdict == MergeVerdict::kOtherTypeWins) {
-      refuse(std::string(kWrongType));
-      return std::nullopt;
-    }
-    return verdict;
-  };
-
-  if (name == "tlog|ins" || name == "tlog|trimat" || name == "treg|set") {
-    const std::string_view ts = args.back();
-    if (SkewRefused(ts, now, &plan.error)) {
-      plan.kind = LocalWrite::Kind::kRefuse;
-      return plan;
-    }
-    if (name == "treg|set" && ks.PolicyExpireAt(args[2], now).has_value()) {
-      // Each accepted SET would renew the key's TTL from the clock of the node applying it.
-      refuse(std::string(kTregSetWithTtl));
-      return plan;
-    }
-    std::vector<std::string> canonical(args.begin(), args.end());
-    canonical[0] = AsciiLower(canonical[0]);
-    canonical[1] = AsciiLower(canonical[1]);
-    // A log its expiry register expired still holds the key against a TREG SET (merge_gate.h).
-    if (name == "treg|set" && !judge(canonical)) return plan;
-    run(std::move(canonical));
-    AdmitLocal(&plan);
-    return plan;
-  }
-  if (name == "tlog|trim" || name == "tlog|clr") {
-    std::vector<std::string> canonical(args.begin(), args.end());
-    run(std::move(canonical));
-    plan.trim_after = true;
-    return plan;
-  }
-  if (name == "put" || name == "set" || name == "delete") {
-    const std::string key(args[1]);
-    int64_t ts = now;
-    bool has_ts = false;
-    enum class Expiry { kDefault, kNone, kAt } expiry = Expiry::kDefault;
-    int64_t expire_at = 0;
-    int64_t ttl = 0;
-    bool ttl_relative = false;
-    const size_t first_option = name == "delete" ? 2 : 3;
-    std::string expiry_word;  // two different expiry options are the handler's syntax error
-    for (size_t i = first_option; i < args.size(); i++) {
-      const std::string word = AsciiLower(args[i]);
-      const bool has_value = i + 1 < args.size();
-      int64_t n = 0;
-      if (name == "set" && (word == "nx" || word == "xx" || word == "get" || word == "keepttl")) {
-        refuse(ConditionalSetError(word));
-        return plan;
-      }
-      if (word != "ts") {
-        if (!expiry_word.empty() && expiry_word != word) return validate(), plan;
-        expiry_word = word;
-      }
-      if (word == "nottl" && name == "put") {
-        expiry = Expiry::kNone;
-        continue;
-      }
-      if (!has_value) return validate(), plan;
-      i++;
-      if (name == "put" && word == "ttl") {
-        if (!ParseDuration(args[i], &ttl)) return validate(), plan;
-        expiry = Expiry::kAt, ttl_relative = true;
-        continue;
-      }
-      if (!ParseInt64(args[i], &n)) return validate(), plan;
-      if (word == "ts" && name != "set") {
-        ts = n;
-        has_ts = true;
-      } else if (name != "delete" && word == "exat") {
-        if (n <= 0 || n > INT64_MAX / 1000) return validate(), plan;
-        expiry = Expiry::kAt, expire_at = n * 1000, ttl_relative = false;
-      } else if (name != "delete" && word == "pxat") {
-        if (n <= 0) return validate(), plan;
-        expiry = Expiry::kAt, expire_at = n, ttl_relative = false;
-      } else if (name == "set" && (word == "ex" || word == "px")) {
-        if (n <= 0 || (word == "ex" && n > INT64_MAX / 1000)) return validate(), plan;
-        expiry = Expiry::kAt, ttl = word == "ex" ? n * 1000 : n, ttl_relative = true;
-      } else {
-        return validate(), plan;
-      }
-    }
-    if (has_ts && SkewRefused(std::to_string(ts), now, &plan.error)) {
-      plan.kind = LocalWrite::Kind::kRefuse;
-      return plan;
-    }
-    std::vector<std::string> canonical;
-    if (name == "delete") {
-      canonical = {"delete", key, "TS", std::to_string(ts)};
-    } else {
-      if (expiry == Expiry::kAt && ttl_relative) {
-        if (__builtin_add_overflow(ts, ttl, &expire_at)) return validate(), plan;
-      }
-      if (expiry == Expiry::kDefault) {
-        std::optional<int64_t> policy = ks.PolicyExpireAt(key, ts);
-        expiry = policy ? Expiry::kAt : Expiry::kNone;
-        expire_at = policy.value_or(0);
-      }
-      canonical = {"put", key, std::string(args[2]), "TS", std::to_string(ts)};
-      if (expiry == Expiry::kAt && expire_at <= 0) return validate(), plan;
-      if (expiry == Expiry::kAt) {
-        canonical.push_back("PXAT");
-        canonical.push_back(std::to_string(expire_at));
-      } else {
-        canonical.push_back("NOTTL");
-      }
-    }
-    const std::optional<MergeVerdict> verdict = judge(canonical);
-    if (!verdict) return plan;
-    if (*verdict == MergeVerdict::kLoses) {
-      plan.kind = LocalWrite::Kind::kReplyOk;
-      return plan;
-    }
-    run(std::move(canonical));
-    AdmitLocal(&plan);
-    return plan;
-  }
-  if (name == "del" || name == "unlink" || name == "flushdb" || name == "flushall") {
-    PlanWholeKeyDelete(name, args, &plan);
-    return plan;
-  }
-  if (name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
-      name == "persist") {
-    PlanExpiry(name, args, &plan);
-    return plan;
-  }
-  if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(name)) refuse(RefusedError(name));
-  return plan;
-}
-
-storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {
-  types::Keyspace& ks = context_->keyspace();
-  if (!succeeded) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
-    return storage::Status::OK();
-  }
-  PeerDelta delta;
-  delta.offset = end_offset_ + 1;
-  delta.origin_ms = ks.NowMs();
-  delta.db = plan.db;
-  delta.args = std::move(plan.args);
-  if (plan.trim_after) {
-    // TRIM and CLR are the TRIMAT of the cutoff they left: the same on every node.
-    const std::string key = delta.args[2];
-    auto cutoff = types::Tlog(ks, plan.db).Cutoff(key);
-    if (!cutoff.ok()) {
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
-      return cutoff.status() == types::OpStatus::kEngineError
-                 ? cutoff.engine_status()
-                 : storage::Status::InvalidArgument("TLOG cutoff unreadable");
-    }
-    if (cutoff.value() == 0) return ks.CommitBatch();  // nothing changed
-    delta.args = {"tlog", "trimat", key, std::to_string(cutoff.value())};
-  }
-  const storage::WriteOptions options = ks.WriteOptions();
-  storage::Status s = ks.db().Put(options, types::Keyspace::SystemRowKey(LogRowName(delta.offset)),
-                                  EncodePeerDelta(delta));
-  // The rows leaving the log (several once peer-backlog-size shrank) leave the engine in the same
-  // batch, oldest first, so the rows on disk stay one gap-free run.
-  const uint64_t capacity = LogCapacity();
-  const size_t leaving = log_.size() >= capacity ? log_.size() + 1 - capacity : 0;
-  for (size_t i = 0; s.ok() && i < leaving; i++) {
-    s = ks.db().Delete(options, types::Keyspace::SystemRowKey(LogRowName(log_[i].first)));
-  }
-  if (!s.ok()) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
-    return s;
-  }
-  s = ks.CommitBatch();
-  if (!s.ok()) return s;
-  end_offset_ = delta.offset;
-  std::string wire;
-  AppendDeltaResp(&wire, delta);
-  end_bytes_ += wire.size();
-  Push(wire);
-  log_bytes_ += wire.size();
-  log_.emplace_back(delta.offset, std::move(wire));
-  DropLogFront(leaving);
-  NoteExpiringDelta(delta);
-  return storage::Status::OK();
-}
-
 void ActiveActive::Cron(int64_t now_ms) {
   if (!links_.empty()) RefreshSyncSettings();
   ReduceExpiredLogRows(now_ms);
@@ -553,194 +324,6 @@ void ActiveActive::Cron(int64_t now_ms) {
   for (const auto& sender : snapshots_) {
     if (Client* client = context_->clients().Find(sender->client_id())) client->Push(tick);
   }
-}
-
-// ---- applying
-
-bool ActiveActive::ApplyDeltas(const std::string& origin_id,
-                               std::span<const PeerDelta* const> deltas) {
-  types::Keyspace& ks = context_->keyspace();
-  const uint64_t applied = applied_offset(origin_id);
-  uint64_t last = applied;
-  const PeerDelta* last_delta = nullptr;
-  bool ok = true;
-  ks.BeginBatch();
-  for (const PeerDelta* delta : deltas) {
-    if (delta->offset <= last) continue;  // already applied
-    if (delta->offset != last + 1) {
-      spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta->offset, last);
-      ok = false;
-      break;
-    }
-    const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
-    if (outcome == ApplyOutcome::kEngineError) {
-      // The failed delta may be half written: none of the group stays.
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
-      return false;
-    }
-    // A malformed delta is skipped, counted and logged (ApplyOne): the link goes on.
-    if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
-    last = delta->offset;
-    last_delta = delta;
-  }
-  if (last == applied) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
-    return ok;
-  }
-  const storage::Status s =
-      CommitApplied(origin_id, AppliedPosition{last, DeltaDigest(*last_delta)});
-  if (!s.ok()) {
-    spdlog::warn("Peer {}: deltas {}..{} not applied: {}", origin_id, applied + 1, last,
-                 s.ToString());
-    return false;
-  }
-  return ok;
-}
-
-storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
-                                            std::optional<AppliedPosition> applied) {
-  types::Keyspace& ks = context_->keyspace();
-  storage::Status s;
-  if (applied) {
-    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
-                    EncodeAppliedRow(*applied));
-  }
-  if (!s.ok()) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
-    return s;
-  }
-  s = ks.CommitBatch();
-  if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
-  if (s.ok() && applied) {
-    std::lock_guard lock(applied_mu_);
-    applied_[origin_id] = *applied;
-  }
-  return s;
-}
-
-bool ActiveActive::ApplySnapshot(const std::string& origin_id,
-                                 std::span<const PeerDelta* const> pieces,
-                                 std::optional<uint64_t> end) {
-  types::Keyspace& ks = context_->keyspace();
-  const uint64_t applied = applied_offset(origin_id);
-  ks.BeginBatch();
-  for (const PeerDelta* piece : pieces) {
-    const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
-    if (outcome == ApplyOutcome::kEngineError) {
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
-      return false;
-    }
-    if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
-  }
-  const bool advance = end.has_value() && *end > applied;
-  // A snapshot names no delta: its offset carries no digest.
-  const storage::Status s =
-      CommitApplied(origin_id, advance ? std::optional<AppliedPosition>(AppliedPosition{*end, ""})
-                                       : std::nullopt);
-  if (!s.ok()) {
-    spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
-    return false;
-  }
-  if (advance) spdlog::info("Peer {}: snapshot at origin offset {} applied", origin_id, *end);
-  return true;
-}
-
-ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
-                                                  const PeerDelta& delta) {
-  if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
-  }
-  types::Keyspace& ks = context_->keyspace();
-  std::vector<std::string> args = delta.args;
-  args[0] = AsciiLower(args[0]);
-  if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
-  if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
-  std::vector<std::string_view> views = Views(args);
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  // An expired string version without its bytes: no command's form, written here (below).
-  const bool reduced_put = args[0] == kPutExpired;
-  ReducedPut reduced;
-  const CommandSpec* spec =
-      reduced_put ? nullptr : context_->commands().Resolve(views, &flags, &first_arg);
-  const bool string_write = IsStringDelta(args[0]);
-  const bool known = reduced_put ? ParseReducedPut(args, &reduced)
-                                 : spec != nullptr && spec->handler != nullptr &&
-                                       (string_write ? args.size() >= 4
-                                                     : (args[0] == "tlog" || args[0] == "treg") &&
-                                                           args.size() >= 3);
-  if (!known) {
-    spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
-                 delta.offset, args[0]);
-    return ApplyOutcome::kMalformed;
-  }
-  WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(delta.db, &args, &admission);
-  if (s.IsInvalidArgument()) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
-  }
-  views = Views(args);  // Judge may have rewritten a PUT's expiry
-  const std::string& key = string_write ? args[1] : args[2];
-  if (s.ok() && admission.covered) {
-    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
-    if (s.ok()) return ApplyOutcome::kApplied;
-  }
-  if (s.ok() && (admission.below_floor || admission.loses)) return ApplyOutcome::kApplied;
-  // Before the gate: raising the floor wipes a live string or register the log replaces, even
-  // when the entry itself is already outside its window and writes nothing.
-  if (s.ok() && admission.raise_floor) {
-    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
-  }
-  MergeVerdict verdict = MergeVerdict::kWrite;
-  if (s.ok()) s = JudgeDelta(ks, delta.db, args, &verdict);
-  if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
-    auto deleted = ks.Delete(delta.db, key);
-    if (!deleted.ok()) s = deleted.engine_status();
-  }
-  if (s.ok() && admission.tlog_min_cutoff && verdict != MergeVerdict::kOtherTypeWins) {
-    s = whole_key_->EnsureTlogCutoff(delta.db, key, *admission.tlog_min_cutoff);
-  }
-  if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
-  }
-  if (reduced_put && (verdict == MergeVerdict::kWrite || verdict == MergeVerdict::kReplaceFirst)) {
-    // Judge may have given it the key's expiry register.
-    if (!ParseReducedPut(args, &reduced)) return ApplyOutcome::kMalformed;
-    auto written =
-        types::Kv(ks, delta.db, 0).PutReduced(key, reduced.ts, reduced.digest, reduced.expire_at);
-    if (!written.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
-                   written.engine_status().ToString());
-      return ApplyOutcome::kEngineError;
-    }
-    return ApplyOutcome::kApplied;
-  }
-  if (verdict == MergeVerdict::kWrite || verdict == MergeVerdict::kReplaceFirst) {
-    applier_->set_db_index(delta.db);
-    std::string out;
-    protocol::ReplyWriter reply(&out, 2);
-    dispatcher_.Run(*spec, first_arg, views, *applier_, reply, Dispatcher::Caller::kPeer);
-    if (!out.empty() && out[0] == '-') {
-      spdlog::warn("Peer {}: delta {} ({} {}) answered {}", origin_id, delta.offset, args[0],
-                   args[1], out.substr(0, out.find('\r')));
-      // A type the gate did not foresee loses, as under kOtherTypeWins; any other error (the
-      // engine's) leaves the delta to be applied again.
-      if (!out.starts_with("-WRONGTYPE")) return ApplyOutcome::kEngineError;
-    }
-    if (admission.settle_expiry) s = whole_key_->SettleExpiry(delta.db, key);
-    if (!s.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-      return ApplyOutcome::kEngineError;
-    }
-  }
-  return ApplyOutcome::kApplied;
 }
 
 // ---- INFO peers

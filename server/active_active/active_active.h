@@ -30,6 +30,17 @@
 // ApplySnapshot runs a peer's snapshot pieces the same way and sets the vector entry to the
 // snapshot's offset with its last piece.
 //
+// What it owns: the mode's rows and this node's id, the origin log (the aa-log rows, mirrored in
+// memory), the applied vector (the aa-applied rows), the whole-key markers (whole_key.h), the
+// subscribed peers' streams, the snapshots being sent, and a link per peer (PeerLink, each with
+// its thread). Invariants: a delta logged here is in the engine write of the data it changes; the
+// log is one gap-free run of offsets ending at end_offset(), at most peer-backlog-size long, the
+// same in memory and on disk; an entry of the applied vector changes only in the engine write of
+// the deltas or snapshot it counts, and only forward (a new incarnation forgets the vector).
+// Where: active_active.cc (the mode, the peers, INFO), local_write.cc (the origin side),
+// apply_deltas.cc (the applying side), origin_log.cc (the log and the stream of it),
+// whole_key_ops.cc (the whole-key writes, both sides).
+//
 // Thread-safety: every method on the io thread, except applied_offset (any thread: the links
 // read it when they connect).
 #pragma once
@@ -49,8 +60,11 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/string_write_options.h"
 #include "server/active_active/whole_key.h"
+#include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
 #include "storage/status.h"
 
@@ -59,6 +73,25 @@ class ReplyWriter;
 }
 
 namespace ebb::server {
+
+// What an operation of ActiveActive comes to (server/core/result.h); ActiveActive::ErrorText
+// words each outcome.
+enum class ActiveActiveCode {
+  kOk,
+  // Start: the options give peers to a node that cannot have them.
+  kPeerOptionInCluster,  // `peer` with `cluster-enabled yes`
+  kPeerOptionOnReplica,  // `peer` with `replicaof`
+  kStartFailed,          // entering the mode failed (detail: the engine's message)
+  // PEER ADD.
+  kPeerLinked,               // a link to that peer exists (detail: "<host>:<port>")
+  kPeersOfReplica,           // this node is a replica
+  kPeersOfNodeWithReplicas,  // this node has replicas
+  kPeersInCluster,           // this node is in cluster mode
+  kEngineError,              // entering the mode failed (detail: the engine's message)
+  // A client write whose timestamp is ahead of this node's clock by more than max-clock-skew
+  // under max-clock-skew-action refuse (detail: the timestamp).
+  kClockSkew,
+};
 
 class Client;
 class PeerLink;
@@ -92,10 +125,15 @@ class ActiveActive {
   // tls-peers: links to peers (at start and PEER ADD) speak TLS with these settings
   // (server/io/tls.h). REQUIRES: set before Start; `tls` outlives this object.
   void set_tls(boost::asio::ssl::context* tls) { peer_tls_ = tls; }
-  // Starts a link to every `peer` option. False (and *error) if the node cannot enter the mode.
-  bool Start(std::string* error);
+  // Starts a link to every `peer` option. Not OK (kPeerOption..., kStartFailed) if the node
+  // cannot enter the mode.
+  Result<ActiveActiveCode> Start();
   // Stops every link (joins their threads). Idempotent.
   void Stop();
+
+  // The text of an outcome other than kOk: the reply's error (server/core/errors.h), or for
+  // Start's outcomes the server's start-up error.
+  std::string ErrorText(const Result<ActiveActiveCode>& result) const;
 
   bool enabled() const { return enabled_; }
   // This node's id: 40 hex characters made when it first entered the mode ("" before).
@@ -143,8 +181,9 @@ class ActiveActive {
 
   // ---- PEER ADD / REMOVE / LIST / SYNC (server/commands/cmd_peer.cc)
 
-  // Adds a link to host:port (entering the mode). An error text when refused.
-  std::optional<std::string> AddPeer(const std::string& host, int port);
+  // Adds a link to host:port (entering the mode). Not OK when refused (kPeerLinked,
+  // kPeersOfReplica, kPeersOfNodeWithReplicas, kPeersInCluster, kEngineError).
+  Result<ActiveActiveCode> AddPeer(const std::string& host, int port);
   // False when there is no such peer.
   bool RemovePeer(const std::string& host, int port);
   struct PeerInfo {
@@ -296,6 +335,24 @@ class ActiveActive {
   // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
+  // PlanLocalWrite's parts (local_write.cc), each filling *plan for its commands.
+  // TLOG INS, TLOG TRIMAT, TREG SET: the request, with the timestamp it carries, is the delta.
+  void PlanTimestampedWrite(std::string_view name, std::span<const std::string_view> args,
+                            int64_t now_ms, LocalWrite* plan);
+  // PUT, SET, DELETE: the canonical `put` or `delete` with its timestamp and expiry.
+  void PlanStringWrite(std::string_view name, std::span<const std::string_view> args,
+                       int64_t now_ms, LocalWrite* plan);
+  // The canonical delta of the string write `args` read into `options`, at timestamp `ts` (the
+  // TTL policy gives the expiry when no option does); nullopt when only the command's handler
+  // can say what is wrong with it (kValidate).
+  std::optional<std::vector<std::string>> CanonicalStringWrite(
+      std::string_view name, std::span<const std::string_view> args,
+      const StringWriteOptions& options, int64_t ts) const;
+  // The merge gate's verdict on the canonical write of *plan (merge_gate.h); nullopt when it
+  // refuses it — an engine error, or a type of higher precedence holding the key (WRONGTYPE) —
+  // and *plan is then a refusal.
+  std::optional<MergeVerdict> JudgeLocalWrite(const std::vector<std::string>& canonical,
+                                              LocalWrite* plan);
   // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
   void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
                           LocalWrite* plan);
@@ -311,6 +368,25 @@ class ActiveActive {
                              const std::vector<std::string>& args);
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
+  // A peer's data delta (a string write, TLOG or TREG) and what runs it.
+  struct PeerWrite {
+    std::vector<std::string> args;      // the command, its name (and subcommand) in lower case
+    const CommandSpec* spec = nullptr;  // its handler (null for a reduced put)
+    uint32_t flags = 0;
+    size_t first_arg = 1;
+    bool reduced_put = false;  // an expired string version without its bytes (kPutExpired)
+    bool string_write = false;
+  };
+  // The data delta `args` (lower-cased) resolved; nullopt when it is no known operation.
+  std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string> args) const;
+  // A data delta through the key's markers (whole_key.h) and the merge gate into the open batch.
+  ApplyOutcome ApplyPeerWrite(const std::string& origin_id, const PeerDelta& delta,
+                              PeerWrite* write);
+  // Writes a data delta the markers and the gate admitted (the command's handler runs it, or a
+  // reduced put is written as it is), then settles the key's expiry when `admission` says so.
+  ApplyOutcome WritePeerDelta(const std::string& origin_id, const PeerDelta& delta,
+                              const PeerWrite& write, const std::string& key,
+                              const WholeKeyMarkers::Admission& admission);
   // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =
   // *applied when given (synced under wal-fsync always); the batch is discarded on failure.
   storage::Status CommitApplied(const std::string& origin_id,
@@ -324,8 +400,9 @@ class ActiveActive {
   // Tells compaction to keep keys' newest dead versions, for good (the mode never ends).
   void KeepNewestDeadVersions();
   storage::Status EnterMode();
-  // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
-  bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);
+  // A write whose timestamp `ts_text` is ahead of the clock by more than max-clock-skew: refused
+  // (kClockSkew) under max-clock-skew-action refuse, else counted in skewed_writes.
+  Result<ActiveActiveCode> CheckClockSkew(std::string_view ts_text, int64_t now_ms);
   void Push(const std::string& wire);
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;

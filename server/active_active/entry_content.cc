@@ -64,6 +64,117 @@ struct Change {
   bool tlog_floor = false;
 };
 
+// Whether the key's versions were written out of timestamp order: its greatest version
+// (`greatest`, read at full grace) is not the newest (the iterator's `newest_value` and
+// `newest_meta`). When the newest is the greatest (the usual case) no second read is made; a
+// dead newest version, which the iterator shows without its kind, is read again at grace 0.
+storage::Status OutOfOrder(types::Keyspace& keyspace, int db, std::string_view key,
+                           const Version& greatest, std::string_view newest_value,
+                           const storage::RowMeta& newest_meta, bool* out_of_order) {
+  *out_of_order =
+      !(greatest.kind == storage::RowKind::kValue && !newest_value.empty() &&
+        greatest.value == newest_value && greatest.meta.timestamp_ms == newest_meta.timestamp_ms &&
+        greatest.meta.expire_at_ms == newest_meta.expire_at_ms);
+  if (!*out_of_order) return storage::Status::OK();
+  Version newest;
+  storage::Status s = ReadVersion(keyspace, db, key, 0, &newest);
+  if (s.ok()) *out_of_order = !(newest == greatest);
+  return s;
+}
+
+// The marker rows *change's kept version asks for: the expiry register of a TREG with an
+// expiry or of a live TLOG whose expiry its own writes did not give it, and TLOG as the floor
+// of a log under a retention window.
+storage::Status MarkersOf(WholeKeyMarkers& markers, const std::string& node_id, Change* change) {
+  const Version& kept = change->greatest;
+  types::KeyType type;
+  std::string_view payload;
+  types::TlogMeta log;
+  const bool decoded =
+      kept.kind == storage::RowKind::kValue && types::DecodeMetaValue(kept.value, &type, &payload);
+  if (!decoded) return storage::Status::OK();
+  if (kept.live && type == types::KeyType::kTlog && types::DecodeTlogMeta(payload, &log) &&
+      kept.meta.expire_at_ms != types::TlogOwnExpiry(log)) {
+    // An expiry set by EXPIRE or PERSIST: a register covering every entry the log holds.
+    int64_t newest = 0;
+    bool existed = false;
+    storage::Status s = markers.RaiseToNewest(change->db, change->key, &newest, &existed);
+    if (!s.ok()) return s;
+    change->expiry_register =
+        ExpiryRegister{.ts = newest, .origin = node_id, .expire_at = kept.meta.expire_at_ms};
+  }
+  change->tlog_floor =
+      type == types::KeyType::kTlog && types::DecodeTlogMeta(payload, &log) && log.window_ms > 0;
+  std::string_view pair_value;
+  uint64_t pair_ts = 0;
+  if (kept.meta.expire_at_ms && type == types::KeyType::kTreg &&
+      types::DecodeTregPayload(payload, &pair_value, &pair_ts)) {
+    change->expiry_register = ExpiryRegister{.ts = static_cast<int64_t>(pair_ts),
+                                             .origin = node_id,
+                                             .expire_at = kept.meta.expire_at_ms};
+  }
+  return storage::Status::OK();
+}
+
+// Walks database `db`, counting its keys into *keys and adding to *changes those that change.
+storage::Status CollectChanges(types::Keyspace& keyspace, WholeKeyMarkers& markers, int db,
+                               const std::string& node_id, std::vector<Change>* changes,
+                               uint64_t* keys) {
+  const std::string lower = types::MetaKeyPrefix(db);
+  const std::string upper = types::MetaKeyUpperBound(db);
+  storage::ReadOptions options;
+  options.include_dead = true;
+  options.fill_cache = false;
+  options.lower_bound = lower;
+  options.upper_bound = upper;
+  auto it = keyspace.db().NewIterator(options);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    int key_db = 0;
+    std::string_view key;
+    if (!types::ParseMetaKey(it->key(), &key_db, &key)) continue;
+    ++*keys;
+    Change change{.db = db, .key = std::string(key)};
+    storage::Status s = ReadVersion(keyspace, db, key, kFullGrace, &change.greatest);
+    bool rewrite = false;
+    if (s.ok()) {
+      s = OutOfOrder(keyspace, db, key, change.greatest, it->value(), it->meta(), &rewrite);
+    }
+    if (s.ok()) s = MarkersOf(markers, node_id, &change);
+    if (!s.ok()) return s;
+    if (!rewrite) change.greatest.kind = storage::RowKind::kWipe;  // nothing to write again
+    if (change.greatest.kind != storage::RowKind::kWipe || change.expiry_register ||
+        change.tlog_floor) {
+      changes->push_back(std::move(change));
+    }
+  }
+  return it->status();
+}
+
+// Writes one change into the open keyspace batch.
+storage::Status WriteChange(types::Keyspace& keyspace, WholeKeyMarkers& markers,
+                            const Change& change) {
+  const std::string meta_key = types::MetaKey(change.db, change.key);
+  storage::WriteOptions options = keyspace.WriteOptions();
+  options.timestamp_ms = change.greatest.meta.timestamp_ms;
+  options.expire_at_ms = change.greatest.meta.expire_at_ms;
+  storage::Status s;
+  if (change.greatest.kind == storage::RowKind::kValue) {
+    s = keyspace.db().Put(options, meta_key, change.greatest.value);
+  } else if (change.greatest.kind == storage::RowKind::kTombstone) {
+    // With what it carries: a reduced string version's rank (types/string_rank.h).
+    storage::WriteBatch batch;
+    batch.Delete(options, meta_key, change.greatest.value);
+    s = keyspace.db().Write(options, batch);
+  }
+  if (s.ok() && change.expiry_register) {
+    s = markers.SetExpiry(change.db, change.key, *change.expiry_register);
+  }
+  if (s.ok() && change.tlog_floor) {
+    s = markers.RaiseFloor(change.db, change.key, TypePrecedence(types::KeyType::kTlog));
+  }
+  return s;
+}
+
 }  // namespace
 
 storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& markers,
@@ -71,93 +182,12 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
   *keys = 0;
   std::vector<Change> changes;
   for (int db = 0; db < databases; db++) {
-    const std::string lower = types::MetaKeyPrefix(db);
-    const std::string upper = types::MetaKeyUpperBound(db);
-    storage::ReadOptions options;
-    options.include_dead = true;
-    options.fill_cache = false;
-    options.lower_bound = lower;
-    options.upper_bound = upper;
-    auto it = keyspace.db().NewIterator(options);
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      int key_db = 0;
-      std::string_view key;
-      if (!types::ParseMetaKey(it->key(), &key_db, &key)) continue;
-      ++*keys;
-      Change change{.db = db, .key = std::string(key)};
-      storage::Status s = ReadVersion(keyspace, db, key, kFullGrace, &change.greatest);
-      if (!s.ok()) return s;
-      // The iterator is on the newest version: when it is the greatest (the usual case) nothing
-      // is rewritten, with no second read. A dead newest version, which the iterator shows
-      // without its kind, is read again at grace 0.
-      const Version& greatest = change.greatest;
-      bool rewrite = !(greatest.kind == storage::RowKind::kValue && !it->value().empty() &&
-                       greatest.value == it->value() &&
-                       greatest.meta.timestamp_ms == it->meta().timestamp_ms &&
-                       greatest.meta.expire_at_ms == it->meta().expire_at_ms);
-      if (rewrite) {
-        Version newest;
-        s = ReadVersion(keyspace, db, key, 0, &newest);
-        if (!s.ok()) return s;
-        rewrite = !(newest == greatest);
-      }
-      const Version& kept = greatest;
-      types::KeyType type;
-      std::string_view payload;
-      std::string_view pair_value;
-      uint64_t pair_ts = 0;
-      types::TlogMeta log;
-      const bool decoded = kept.kind == storage::RowKind::kValue &&
-                           types::DecodeMetaValue(kept.value, &type, &payload);
-      if (decoded && kept.live && type == types::KeyType::kTlog &&
-          types::DecodeTlogMeta(payload, &log) &&
-          kept.meta.expire_at_ms != types::TlogOwnExpiry(log)) {
-        // An expiry set by EXPIRE or PERSIST: a register covering every entry the log holds.
-        int64_t newest = 0;
-        bool existed = false;
-        s = markers.RaiseToNewest(db, key, &newest, &existed);
-        if (!s.ok()) return s;
-        change.expiry_register =
-            ExpiryRegister{.ts = newest, .origin = node_id, .expire_at = kept.meta.expire_at_ms};
-      }
-      change.tlog_floor = decoded && type == types::KeyType::kTlog &&
-                          types::DecodeTlogMeta(payload, &log) && log.window_ms > 0;
-      if (decoded && kept.meta.expire_at_ms && type == types::KeyType::kTreg &&
-          types::DecodeTregPayload(payload, &pair_value, &pair_ts)) {
-        change.expiry_register = ExpiryRegister{.ts = static_cast<int64_t>(pair_ts),
-                                                .origin = node_id,
-                                                .expire_at = kept.meta.expire_at_ms};
-      }
-      if (!rewrite) change.greatest.kind = storage::RowKind::kWipe;  // nothing to write again
-      if (change.greatest.kind != storage::RowKind::kWipe || change.expiry_register ||
-          change.tlog_floor) {
-        changes.push_back(std::move(change));
-      }
-    }
-    if (!it->status().ok()) return it->status();
+    storage::Status s = CollectChanges(keyspace, markers, db, node_id, &changes, keys);
+    if (!s.ok()) return s;
   }
-
   keyspace.BeginBatch();
   for (const Change& change : changes) {
-    const std::string meta_key = types::MetaKey(change.db, change.key);
-    storage::WriteOptions options = keyspace.WriteOptions();
-    options.timestamp_ms = change.greatest.meta.timestamp_ms;
-    options.expire_at_ms = change.greatest.meta.expire_at_ms;
-    storage::Status s;
-    if (change.greatest.kind == storage::RowKind::kValue) {
-      s = keyspace.db().Put(options, meta_key, change.greatest.value);
-    } else if (change.greatest.kind == storage::RowKind::kTombstone) {
-      // With what it carries: a reduced string version's rank (types/string_rank.h).
-      storage::WriteBatch batch;
-      batch.Delete(options, meta_key, change.greatest.value);
-      s = keyspace.db().Write(options, batch);
-    }
-    if (s.ok() && change.expiry_register) {
-      s = markers.SetExpiry(change.db, change.key, *change.expiry_register);
-    }
-    if (s.ok() && change.tlog_floor) {
-      s = markers.RaiseFloor(change.db, change.key, TypePrecedence(types::KeyType::kTlog));
-    }
+    storage::Status s = WriteChange(keyspace, markers, change);
     if (!s.ok()) {
       keyspace.DiscardBatch();
       markers.ForgetCachedHorizons();

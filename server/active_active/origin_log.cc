@@ -1,6 +1,6 @@
 // The origin log (system rows aa-log:<offset>, mirrored in log_) and the stream of it to peers
-// (docs/active-active.md, "The origin log", "Links", "Snapshots"). The rest of ActiveActive is in
-// active_active.cc.
+// (docs/active-active.md, "The origin log", "Links", "Snapshots"). The log's contract is in
+// active_active.h; the deltas are logged by FinishLocalWrite (local_write.cc).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>

@@ -26,6 +26,8 @@ using tcp = boost::asio::ip::tcp;
 constexpr auto kConnectTimeout = std::chrono::seconds(1);
 constexpr auto kReadTimeout = std::chrono::seconds(3);  // the peer ticks every 100 ms
 
+}  // namespace
+
 // One session's connection, driven by the link's thread: a LinkStream (TLS with tls-peers) on
 // the session's own io_context, each operation run for at most its timeout; replies parsed by
 // hiredis's reader.
@@ -125,6 +127,8 @@ class PeerConnection {
   std::array<char, 16 * 1024> buffer_;
   size_t last_bytes_ = 0;
 };
+
+namespace {
 
 // One stream message: a delta, a tick (now_ms, end_offset, end_bytes), a snapshot piece (in
 // `delta`, offset 0), or the snapshot's end (its offset and byte position).
@@ -336,28 +340,42 @@ void PeerLink::Run() {
 void PeerLink::Session() {
   if (!paused_) SetState("connecting");
   PeerConnection c(tls_);
+  if (!Connect(c)) return;
+  if (stop_ || paused_) return EndSession();
+  SetState("handshake");
+  const std::optional<std::string> peer_id = Identify(c);
+  if (!peer_id) return EndSession();
+  const std::optional<uint64_t> position = RequestSync(c, *peer_id);
+  if (!position) return EndSession();
+  shared_->reconnect = false;
+  ReadStream(c, *peer_id, *position);
+  EndSession();
+}
+
+bool PeerLink::Connect(PeerConnection& c) {
   std::string why;
   if (!c.Connect(host_, port_, &why)) {
     // Said once per kind of failure, not at every retry.
     if (why != last_failure_) spdlog::warn("Peer {}:{}: cannot link: {}", host_, port_, why);
     last_failure_ = why;
     settings_differ_ = false;
-    return;
+    return false;
   }
   last_failure_.clear();
+  std::lock_guard lock(fd_mu_);
+  fd_ = c.fd();
+  return true;
+}
+
+void PeerLink::EndSession() {
   {
     std::lock_guard lock(fd_mu_);
-    fd_ = c.fd();
+    fd_ = -1;
   }
-  auto end_session = [&] {
-    {
-      std::lock_guard lock(fd_mu_);
-      fd_ = -1;
-    }
-    if (!paused_ && !stop_) SetState("connecting");
-  };
-  if (stop_ || paused_) return end_session();
-  SetState("handshake");
+  if (!paused_ && !stop_) SetState("connecting");
+}
+
+std::optional<std::string> PeerLink::Identify(PeerConnection& c) {
   if (!auth_pass_.empty()) {
     std::vector<std::string> auth{"AUTH"};
     if (!auth_user_.empty()) auth.push_back(auth_user_);
@@ -365,26 +383,28 @@ void PeerLink::Session() {
     ReplyPtr r = c.Command(auth);
     if (!r || r->type == REDIS_REPLY_ERROR) {
       spdlog::warn("Peer {}:{}: AUTH refused: {}", host_, port_, r ? r->str : "no reply");
-      return end_session();
+      return std::nullopt;
     }
   }
   ReplyPtr id = c.Command({"PEER", "ID"});
   if (!id || id->type != REDIS_REPLY_STRING) {
     spdlog::warn("Peer {}:{}: PEER ID failed: {}", host_, port_,
                  id && id->type == REDIS_REPLY_ERROR ? id->str : "no reply");
-    return end_session();
+    return std::nullopt;
   }
-  const std::string peer_id(id->str, id->len);
+  std::string peer_id(id->str, id->len);
   if (peer_id == node_id_) {
     spdlog::warn("Peer {}:{} is this node itself: not linked", host_, port_);
     SetState("self");
     stop_ = true;
-    return end_session();
+    return std::nullopt;
   }
-  {
-    std::lock_guard lock(shared_->mu);
-    shared_->status.peer_id = peer_id;
-  }
+  std::lock_guard lock(shared_->mu);
+  shared_->status.peer_id = peer_id;
+  return peer_id;
+}
+
+std::optional<uint64_t> PeerLink::RequestSync(PeerConnection& c, const std::string& peer_id) {
   const ActiveActive::AppliedPosition applied = owner_->applied_position(peer_id);
   // 0 asks for a snapshot: this node took a new incarnation and lacks what it lost.
   const uint64_t from = owner_->wants_snapshot(peer_id) ? 0 : applied.offset + 1;
@@ -408,7 +428,7 @@ void PeerLink::Session() {
                                        : std::string_view("no reply");
     spdlog::warn("Peer {}:{}: PEER SYNC from {} refused: {}", host_, port_, from, error);
     settings_differ_ = error.starts_with(kPeerSettingsDifferPrefix);
-    return end_session();
+    return std::nullopt;
   }
   settings_differ_ = false;
   uint64_t position = 0;  // the byte position of the stream so far
@@ -426,7 +446,10 @@ void PeerLink::Session() {
     std::lock_guard lock(shared_->mu);
     shared_->status.applied_bytes = position;
   }
-  shared_->reconnect = false;
+  return position;
+}
+
+void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_t position) {
   std::vector<Message> batch;
   while (!stop_ && !paused_ && !shared_->reconnect) {
     void* raw = c.Read().release();
@@ -469,7 +492,6 @@ void PeerLink::Session() {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  end_session();
 }
 
 }  // namespace ebb::server

@@ -17,6 +17,11 @@
 // thread: the link stops reading meanwhile (TCP then holds the peer back, and the peer drops a
 // subscriber whose output grows past its limit).
 //
+// What it owns: its thread, the session's connection, and the link's Status (shared with the io
+// thread). Invariants: the link's thread never touches ActiveActive but through its thread-safe
+// readers (applied_position, wants_snapshot, SyncSettings); deltas are applied on the io thread
+// only, in the order the peer sent them; at most kMaxInFlight of them wait there.
+//
 // Thread-safety: Start, Stop, SetPaused and status() from the io thread; the thread talks to the
 // io thread only by posting and through the mutex-guarded status.
 #pragma once
@@ -27,12 +32,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 namespace ebb::server {
 
 class ActiveActive;
+class PeerConnection;  // one session's connection (peer_link.cc)
 
 class PeerLink {
  public:
@@ -85,6 +92,20 @@ class PeerLink {
   void Run();
   // One connection; returns when it ends.
   void Session();
+  // The session's parts, in order. Each but the last says whether the session goes on (it logs
+  // why not).
+  // Connects (TLS with tls-peers) and notes the socket for CloseSocket.
+  bool Connect(PeerConnection& c);
+  // AUTH (masterauth) and PEER ID: the peer's node id (nullopt: no link, or this node itself).
+  std::optional<std::string> Identify(PeerConnection& c);
+  // PEER SYNC from the applied vector's entry of `peer_id`: the byte position of the stream
+  // before what follows (nullopt: refused).
+  std::optional<uint64_t> RequestSync(PeerConnection& c, const std::string& peer_id);
+  // Reads the stream in batches posted to the io thread (ActiveActive::ApplyDeltas,
+  // ApplySnapshot) until it ends, the link stops or pauses, or the io thread asks to reconnect.
+  void ReadStream(PeerConnection& c, const std::string& peer_id, uint64_t position);
+  // Forgets the session's socket; the state is `connecting` again unless stopped or paused.
+  void EndSession();
   void SetState(const char* state);
   void CloseSocket();
 

@@ -1,3 +1,6 @@
+// WholeKeyMarkers (whole_key.h): the key markers' and database horizons' rows — read, cached,
+// judged against and written. ActiveActive's whole-key writes that use them, planned on the
+// origin and applied from peers, are in whole_key_ops.cc.
 #include "server/active_active/whole_key.h"
 
 #include <algorithm>

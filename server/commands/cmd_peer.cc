@@ -31,8 +31,8 @@ HostPortOptions ParseHostPort(ArgParser& args) {
 // PEER ADD host port: links this node to a peer (entering active-active mode).
 void ExecuteAdd(CommandContext& ctx, const HostPortOptions& o) {
   ActiveActive* aa = PeersOf(ctx);
-  if (std::optional<std::string> error = aa->AddPeer(o.host, static_cast<int>(o.port))) {
-    return ctx.reply.Error(*error);
+  if (Result<ActiveActiveCode> r = aa->AddPeer(o.host, static_cast<int>(o.port)); !r.ok()) {
+    return ctx.reply.Error(aa->ErrorText(r));
   }
   ctx.reply.Ok();
 }

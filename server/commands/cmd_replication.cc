@@ -138,10 +138,10 @@ void ExecutePsync(CommandContext& ctx, const PsyncOptions& o) {
   }
   const Failover* failover = ctx.server.failover();
   if (failover != nullptr && failover->state() != Failover::State::kNone) {
-    return ctx.reply.Error("NOMASTERLINK Can't SYNC while failing over");
+    return ctx.reply.Error(kSyncWhileFailingOver);
   }
   if (link->is_replica() && !link->link_up()) {
-    return ctx.reply.Error("NOMASTERLINK Can't SYNC while not connected with my master");
+    return ctx.reply.Error(kSyncWithoutMasterLink);
   }
   master->Psync(ctx.client, ctx.reply, o.replid, o.offset);
 }
@@ -306,8 +306,9 @@ void ExecuteFailover(CommandContext& ctx, const FailoverOptions& o) {
     }
     return ctx.reply.Ok();
   }
-  const std::string error = failover->Start(o.request, WallMs());
-  if (!error.empty()) return ctx.reply.Error(error);
+  if (Result<ReplicationCode> r = failover->Start(o.request, WallMs()); !r.ok()) {
+    return ctx.reply.Error(ReplicationErrorText(r));
+  }
   ctx.reply.Ok();
 }
 

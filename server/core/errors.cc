@@ -295,8 +295,8 @@ std::string NoPeerError(std::string_view host, int64_t port) {
   return fmt::format("ERR no peer {}:{}", host, port);
 }
 
-std::string PeerLinkedError(std::string_view host, int port) {
-  return fmt::format("ERR peer {}:{} is already linked", host, port);
+std::string PeerLinkedError(std::string_view peer) {
+  return Concat({"ERR peer ", peer, " is already linked"});
 }
 
 std::string ActiveActiveRefusedError(std::string_view name) {

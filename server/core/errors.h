@@ -532,6 +532,11 @@ inline constexpr std::string_view kFailoverTargetNotOnline =
     "ERR FAILOVER target replica is not online.";
 // A master's reply to a replica's PING before AUTH (older servers); the replica goes on to AUTH.
 inline constexpr std::string_view kOperationNotPermitted = "ERR operation not permitted";
+// PSYNC refused while this server fails over, or while it is a replica without its master's link.
+inline constexpr std::string_view kSyncWhileFailingOver =
+    "NOMASTERLINK Can't SYNC while failing over";
+inline constexpr std::string_view kSyncWithoutMasterLink =
+    "NOMASTERLINK Can't SYNC while not connected with my master";
 
 // Active-active mode (docs/active-active.md): PEER, DEBUG's peer subcommands and the refusals
 // of commands without a convergent merge.
@@ -540,8 +545,8 @@ inline constexpr std::string_view kActiveActiveNeedsKeyspace =
 inline constexpr std::string_view kInvalidPeerPort = "ERR Invalid peer port";
 // "ERR no peer <host>:<port>".
 std::string NoPeerError(std::string_view host, int64_t port);
-// "ERR peer <host>:<port> is already linked".
-std::string PeerLinkedError(std::string_view host, int port);
+// "ERR peer <host>:<port> is already linked" (`peer`: "<host>:<port>").
+std::string PeerLinkedError(std::string_view peer);
 inline constexpr std::string_view kPeersOfReplica = "ERR a replica cannot have active-active peers";
 inline constexpr std::string_view kPeersInCluster =
     "ERR active-active peers are not available in cluster mode";
@@ -559,6 +564,11 @@ std::string ConditionalSetError(std::string_view option);
 std::string NotInBatchError(std::string_view name);
 // A form of a command (an option) active-active mode has no merge for.
 std::string FormNotAllowedError(std::string_view name);
+// The `peer` option refused at start (the server's start-up error, not a reply).
+inline constexpr std::string_view kPeerOptionInCluster =
+    "active-active peers are not available in cluster mode (peer and cluster-enabled)";
+inline constexpr std::string_view kPeerOptionOnReplica =
+    "a replica cannot have active-active peers (replicaof and peer)";
 
 // The dispatcher's refusal of a command inside MULTI that ends the transaction at EXEC:
 // "EXECABORT Transaction discarded because of: <reason>" (the reason without its "ERR ").

@@ -153,7 +153,10 @@ bool Server::Listen(std::string* error) {
       *error = "Active-active state unreadable: " + s.ToString();
       return false;
     }
-    if (!active_active_->Start(error)) return false;
+    if (Result<ActiveActiveCode> r = active_active_->Start(); !r.ok()) {
+      *error = active_active_->ErrorText(r);
+      return false;
+    }
   }
   return true;
 }

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "server/core/errors.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/services/server_context.h"
@@ -24,18 +23,18 @@ std::string_view Failover::StateName() const {
   return "no-failover";
 }
 
-std::string Failover::Start(const Request& request, int64_t now_ms) {
-  if (state_ != State::kNone) return std::string(kFailoverInProgress);
-  if (link_->is_replica()) return std::string(kFailoverOnReplica);
-  if (master_->replicas().empty()) return std::string(kFailoverNoReplicas);
+Result<ReplicationCode> Failover::Start(const Request& request, int64_t now_ms) {
+  if (state_ != State::kNone) return ReplicationCode::kFailoverInProgress;
+  if (link_->is_replica()) return ReplicationCode::kFailoverOnReplica;
+  if (master_->replicas().empty()) return ReplicationCode::kFailoverNoReplicas;
   if (request.force && (request.timeout_ms == 0 || request.host.empty())) {
-    return std::string(kFailoverForceArguments);
+    return ReplicationCode::kFailoverForceArguments;
   }
   if (!request.host.empty()) {
     const ReplicationMaster::Replica* target = master_->FindByAddress(request.host, request.port);
-    if (target == nullptr) return std::string(kFailoverTargetNotReplica);
+    if (target == nullptr) return ReplicationCode::kFailoverTargetNotReplica;
     if (target->state != ReplicationMaster::ReplicaState::kOnline) {
-      return std::string(kFailoverTargetNotOnline);
+      return ReplicationCode::kFailoverTargetNotOnline;
     }
     spdlog::info("FAILOVER requested to {}:{}.", request.host, request.port);
   } else {
@@ -48,7 +47,7 @@ std::string Failover::Start(const Request& request, int64_t now_ms) {
   state_ = State::kWaitForSync;
   context_->set_writes_paused(true);
   master_->RequestAck();  // the replicas say where they are now, not at their next second
-  return "";
+  return {};
 }
 
 bool Failover::Abort(std::string_view why) {

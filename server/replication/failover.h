@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "server/replication/replication_result.h"
+
 namespace ebb::server {
 
 class ReplicaLink;
@@ -47,9 +49,8 @@ class Failover {
   // Called whenever the pause on writes lifts (the server resumes the writers that waited).
   void set_resume_listener(std::function<void()> listener) { resume_ = std::move(listener); }
 
-  // FAILOVER's checks in Redis's order, then the start: "" when started, else the error reply
-  // (without its '-').
-  std::string Start(const Request& request, int64_t now_ms);
+  // FAILOVER's checks in Redis's order (ReplicationCode's kFailover... outcomes), then the start.
+  Result<ReplicationCode> Start(const Request& request, int64_t now_ms);
   // FAILOVER ABORT, or a failure: logs `why`, ends the failover (a master again if it was in
   // progress). False when there is none.
   bool Abort(std::string_view why);

@@ -24,6 +24,12 @@
 // master's and its own replicas (and, after a promotion, its old master's other replicas)
 // continue from them. StopFollowing (REPLICAOF NO ONE) shifts the IDs and installs the tap.
 //
+// What it owns: the replication IDs and the stream's end offset, the backlog, the attached
+// replicas' state, and the snapshot jobs (their worker threads and checkpoint directories).
+// Invariants: the backlog and every online replica receive the same records in commit order, a
+// replica's from the offset its PSYNC was answered at; a replica is fed nothing while its
+// snapshot is being made and sent (its stream is held for it).
+//
 // Thread-safety: every method on the io thread; the snapshot workers touch only their own job
 // and talk to the io thread by posting.
 #pragma once

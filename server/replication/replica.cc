@@ -1,17 +1,15 @@
+// ReplicaLink (replica.h): the link's life — REPLICAOF and promotion, the connection and the
+// handshake up to PSYNC's reply, the acknowledgements and repl-timeout. The full
+// resynchronisation is in replica_full_sync.cc, the stream and the saved position in
+// replica_stream.cc.
 #include "server/replication/replica.h"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <stdio.h>
-#include <unistd.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "common/wall_clock.h"
@@ -21,12 +19,7 @@
 #include "server/io/listen.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
-#include "server/scripting/script_engine.h"
 #include "server/services/server_context.h"
-#include "storage/key_range.h"
-#include "storage/replication_record.h"
-#include "storage/write_batch.h"
-#include "types/key_encoding.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -34,20 +27,6 @@ namespace ebb::server {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Syncs the directory `dir` (a rename in it is then durable).
-bool SyncDirectory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
-
-std::string ParentOf(const std::string& path) {
-  const fs::path parent = fs::path(path).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
 
 std::string EncodeCommand(const std::vector<std::string>& args) {
   std::string out = "*" + std::to_string(args.size()) + "\r\n";
@@ -60,40 +39,6 @@ std::string EncodeCommand(const std::vector<std::string>& args) {
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
 }  // namespace
-
-storage::Status ExchangeDirectories(const std::string& a, const std::string& b) {
-  if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
-      return storage::Status::IOError("exchanging " + a + " and " + b + ": " + strerror(errno));
-    }
-    // No atomic exchange here: two renames, the first undone at start if the second never came.
-    const std::string old = a + ".old";
-    std::error_code ec;
-    fs::remove_all(old, ec);
-    if (::rename(a.c_str(), old.c_str()) != 0 || ::rename(b.c_str(), a.c_str()) != 0 ||
-        ::rename(old.c_str(), b.c_str()) != 0) {
-      return storage::Status::IOError("renaming " + b + " to " + a + ": " + strerror(errno));
-    }
-  }
-  if (!SyncDirectory(ParentOf(a))) {
-    return storage::Status::IOError("syncing the directory of " + a + ": " + strerror(errno));
-  }
-  return storage::Status::OK();
-}
-
-void RecoverDataDirectory(std::string dir) {
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  std::error_code ec;
-  const std::string old = dir + ".old";
-  if (!fs::exists(dir, ec) && fs::exists(old, ec)) {
-    spdlog::warn("Putting back {} (a full resynchronisation was cut short)", old);
-    fs::rename(old, dir, ec);
-    SyncDirectory(ParentOf(dir));
-  }
-  for (const std::string& leftover : {dir + ".sync", old}) {
-    if (fs::exists(leftover, ec)) fs::remove_all(leftover, ec);
-  }
-}
 
 ReplicaLink::ReplicaLink(ServerContext* context, boost::asio::io_context& io,
                          ReplicationMaster* master, Hooks hooks)
@@ -456,213 +401,6 @@ bool ReplicaLink::OnPsyncReply(std::string_view line) {
   return false;
 }
 
-bool ReplicaLink::ReadSnapshot() {
-  const std::string sync_dir = DataDir() + ".sync";
-  if (bulk_total_ < 0) {
-    while (!in_.empty() && in_.front() == '\n') in_.erase(0, 1);  // a master's keepalive
-    const size_t end = in_.find("\r\n");
-    if (end == std::string::npos) return true;
-    const std::string line = in_.substr(0, end);
-    in_.erase(0, end + 2);
-    if (line.empty() || line[0] != '$') {
-      Fail("Bad protocol from MASTER, the first byte is not '$': " + line);
-      return false;
-    }
-    try {
-      bulk_total_ = std::stoll(line.substr(1));
-    } catch (...) {
-      bulk_total_ = -1;
-    }
-    if (bulk_total_ < 0) {
-      Fail("Bad snapshot length from MASTER: " + line);
-      return false;
-    }
-    spdlog::info("MASTER <-> REPLICA sync: receiving {} bytes from master to disk", bulk_total_);
-    std::error_code ec;
-    fs::remove_all(sync_dir, ec);
-    sink_ = std::make_unique<storage::SnapshotSink>(storage::DefaultFileSystem(), sync_dir);
-  }
-  const size_t n = std::min<uint64_t>(in_.size(), bulk_total_ - bulk_read_);
-  if (n > 0) {
-    storage::Status s = sink_->Feed(std::string_view(in_).substr(0, n));
-    in_.erase(0, n);
-    bulk_read_ += static_cast<int64_t>(n);
-    if (!s.ok()) {
-      Fail("Writing the snapshot to " + sync_dir + ": " + s.ToString());
-      return false;
-    }
-  }
-  if (bulk_read_ < bulk_total_) return true;
-  if (!sink_->done()) {
-    Fail("The snapshot ended before its last file");
-    return false;
-  }
-  state_ = State::kLoading;
-  TrySwap();
-  return false;
-}
-
-void ReplicaLink::TrySwap() {
-  if (state_ != State::kLoading) return;
-  if (hooks_.engine_idle && !hooks_.engine_idle()) {
-    // Reads in flight still hold the engine's tables: wait for them (no bytes are read
-    // meanwhile; clients keep being served from the old data).
-    swap_timer_.expires_after(std::chrono::milliseconds(1));
-    swap_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) TrySwap();
-    });
-    return;
-  }
-  Swap();
-}
-
-void ReplicaLink::Swap() {
-  types::Keyspace& keyspace = context_->keyspace();
-  const std::string dir = DataDir();
-  const std::string sync_dir = dir + ".sync";
-  spdlog::info("MASTER <-> REPLICA sync: loading the snapshot (sequence {})", sink_->sequence());
-  // This server's replicas and snapshot workers go first: they read the engine.
-  master_->AdoptMasterHistory(sync_replid_, sync_offset_);
-  const Position position{sync_replid_, sync_offset_, sink_->sequence()};
-  sink_.reset();
-  // The position travels with the snapshot (and the master's function libraries in it: the
-  // engine_reopened hook loads them).
-  SavePosition(sync_dir, position);
-  std::error_code ec;
-  storage::Status swapped;
-  storage::Status s = keyspace.ReopenEngine([&] { swapped = ExchangeDirectories(dir, sync_dir); });
-  if (!s.ok()) {
-    // The data directory is startable (whichever side of the exchange it is on), but this
-    // process has no engine left to serve from.
-    spdlog::critical("Failed opening the engine after a full resynchronisation: {}. Exiting.",
-                     s.ToString());
-    spdlog::default_logger()->flush();
-    std::_Exit(1);
-  }
-  fs::remove_all(sync_dir, ec);  // the old data, or an unused snapshot
-  if (hooks_.engine_reopened) hooks_.engine_reopened();
-  // Every watched key may have changed.
-  for (const auto& [key_db, key] : context_->watches().WatchedIn(-1)) {
-    context_->watches().Touch(key_db, key);
-  }
-  if (!swapped.ok()) {
-    have_history_ = false;
-    Fail("Swapping in the snapshot: " + swapped.ToString());
-    return;
-  }
-  replid_ = sync_replid_;
-  offset_ = sync_offset_;
-  read_offset_ = offset_ + in_.size();
-  applied_sequence_ = keyspace.db().LastSequence();
-  have_history_ = true;
-  saved_ = position;
-  state_ = State::kConnected;
-  retry_delay_ = kFirstRetry;
-  last_io_ms_ = WallMs();  // loading read nothing from the master
-  AttachClient();
-  spdlog::info("MASTER <-> REPLICA sync: Finished with success");
-  if (Process()) ReadMore();
-}
-
-bool ReplicaLink::ApplyStream() {
-  storage::DB& db = context_->keyspace().db();
-  storage::WriteOptions options;
-  options.defer_sync = true;  // one sync or write-out for the whole read below
-  std::string_view in = in_;
-  bool failed = false;
-  bool getack = false;  // the master asked for an acknowledgement
-  while (!failed) {
-    storage::ReplicationRecord record;
-    bool complete = false;
-    std::string_view rest = in;
-    storage::Status s = storage::ParseReplicationRecord(&rest, &record, &complete);
-    if (!s.ok()) {
-      Fail("Bad record in the replication stream: " + s.ToString());
-      have_history_ = false;
-      return false;
-    }
-    if (!complete) break;
-    if (record.kind == storage::ReplicationRecord::Kind::kControl) {
-      // Nothing to apply: its bytes count like any record's.
-      getack |= record.payload == storage::kControlGetAck;
-    } else if (db.LastSequence() != applied_sequence_) {
-      // Something other than the master wrote to this engine (replica-read-only no): its
-      // sequences no longer follow the master's.
-      s = storage::Status::Corruption("the engine was written outside the replication stream");
-    } else {
-      bool applied = false;
-      s = storage::ApplyReplicationRecord(&db, options, record, &applied);
-      if (s.ok() && applied) {
-        applied_sequence_ = db.LastSequence();
-        SignalRecordKeys(record.payload);
-      }
-    }
-    if (!s.ok()) {
-      spdlog::warn("Replication stream not applicable ({}): asking for a full resynchronisation",
-                   s.ToString());
-      have_history_ = false;
-      failed = true;
-      break;
-    }
-    in = rest;
-  }
-  const size_t consumed = in_.size() - in.size();
-  if (consumed > 0) {
-    storage::Status s = context_->config().wal_fsync == "always" ? db.SyncWal() : db.FlushWal();
-    if (!s.ok()) spdlog::warn("Replica WAL write: {}", s.ToString());
-    master_->FeedFromMaster(std::string_view(in_).substr(0, consumed));
-    offset_ += consumed;
-    in_.erase(0, consumed);
-    // GETACK: acknowledge at once everything applied (and synced) so far, the request included.
-    if (getack && !failed) AckApplied();
-  }
-  if (failed) {
-    Fail("Replication stream broken");
-    return false;
-  }
-  return true;
-}
-
-void ReplicaLink::SignalRecordKeys(std::string_view payload) {
-  // FUNCTION LOAD, DELETE, FLUSH or RESTORE on the master rewrote its libraries row. (A value
-  // holding those bytes only costs a comparison: ReloadLibraries skips an unchanged row.)
-  static const std::string kLibrariesKey =
-      types::Keyspace::SystemRowKey(types::Keyspace::kFunctionLibrariesRow);
-  if (payload.find(kLibrariesKey) != std::string_view::npos) context_->scripts().ReloadLibraries();
-  WatchRegistry& watches = context_->watches();
-  ExpiryEvents& expiries = context_->expiry_events();
-  const bool note_expiries = expiries.enabled();
-  if (watches.empty() && !note_expiries) return;
-  storage::WriteBatch batch;
-  if (!storage::WriteBatch::FromRep(payload, &batch).ok()) return;
-  struct Signal : storage::WriteBatch::Handler {
-    WatchRegistry* watches;
-    ExpiryEvents* expiries;
-    bool note_expiries;
-    void Apply(const storage::WriteBatch::Entry& entry) override {
-      if (entry.op == storage::WriteBatch::Op::kDeleteRange) {
-        // FLUSHDB / FLUSHALL: every watcher.
-        for (const auto& [key_db, key] : watches->WatchedIn(-1)) watches->Touch(key_db, key);
-        return;
-      }
-      int db = 0;
-      std::string_view key;
-      if (!types::ParseMetaKey(entry.key, &db, &key)) {
-        types::SubRowKeyParts parts;
-        if (!types::ParseSubRowKey(entry.key, &parts)) return;  // a system row
-        db = parts.db;
-        key = parts.user_key;
-      }
-      watches->Touch(db, key);
-      if (note_expiries) expiries->Note(db, key);
-    }
-  } signal;
-  signal.watches = &watches;
-  signal.expiries = &expiries;
-  signal.note_expiries = note_expiries;
-  batch.Iterate(&signal);
-}
-
 void ReplicaLink::AttachClient() {
   if (client_) context_->clients().Remove(client_->id());
   boost::system::error_code ec;
@@ -778,43 +516,6 @@ void ReplicaLink::AckApplied() {
     SavePosition(context_->keyspace().dir(), now);
   }
   SendCommand({"REPLCONF", "ACK", std::to_string(offset_)});
-}
-
-std::string ReplicaLink::DataDir() const {
-  std::string dir = context_->keyspace().dir();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "data/" and "data" alike
-  return dir;
-}
-
-std::string ReplicaLink::PositionPath() const {
-  return context_->keyspace().dir() + "/replication";
-}
-
-void ReplicaLink::SavePosition(const std::string& dir, const Position& position) {
-  const std::string path = dir + "/replication";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << position.replid << " " << position.offset << " " << position.sequence << "\n";
-    if (!out) {
-      spdlog::warn("Writing the replication position to {} failed", tmp);
-      return;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    spdlog::warn("Renaming {}: {}", tmp, strerror(errno));
-    return;
-  }
-  saved_ = position;
-}
-
-bool ReplicaLink::LoadPosition(Position* position) {
-  std::ifstream in(PositionPath());
-  if (!in || !(in >> position->replid >> position->offset >> position->sequence)) return false;
-  if (position->replid.size() != 40) return false;
-  // The engine must hold every record up to the position (a power cut may have taken the WAL's
-  // tail): records past it are then applied or skipped, never missing.
-  return context_->keyspace().db().LastSequence() >= position->sequence;
 }
 
 }  // namespace ebb::server

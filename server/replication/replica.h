@@ -34,6 +34,15 @@
 // started without it and made a replica by REPLICAOF before any write does the same. Either way
 // it reports at least every offset it acknowledged before it stopped.
 //
+// What it owns: the connection to the master (and its CLIENT LIST entry), `<dir>.sync` during a
+// full resynchronisation, and `<dir>/replication`, the saved position. Invariants: offset()
+// counts whole records applied, never bytes only received; a record is applied only while the
+// engine's last sequence is the one the stream left it at (anything else asks for a full
+// resynchronisation); a saved position is resumed from only when the engine holds its sequence.
+// Where: replica.cc (REPLICAOF, promotion, the connection, the handshake, acknowledgements),
+// replica_full_sync.cc (the snapshot and the swap), replica_stream.cc (the stream and the saved
+// position).
+//
 // Thread-safety: every method on the io thread.
 #pragma once
 

@@ -320,5 +320,32 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
   EXPECT_TRUE(Cmd(c0.get(), {"INCR", "n"}).is_error());
 }
 
+// The refusals' exact texts (ActiveActive::ErrorText): a second PEER ADD of a linked peer, a
+// write too far ahead of the clock, and the `peer` option on a replica at start.
+TEST_F(ActiveActiveTest, RefusalTextsAreExact) {
+  ASSERT_TRUE(n0_.Start()) << n0_.error();
+  auto c0 = n0_.Connect();
+  const std::string port = std::to_string(n1_.port());  // n1 never starts: the link retries
+  ASSERT_EQ(Cmd(c0.get(), {"PEER", "ADD", "127.0.0.1", port}).str(), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"PEER", "ADD", "127.0.0.1", port}).str(),
+            "ERR peer 127.0.0.1:" + port + " is already linked");
+
+  const int64_t now = Cmd(c0.get(), {"DEBUG", "CLOCK", "GET"}).integer();
+  const std::string ahead = std::to_string(now + 3'600'000);
+  const std::string skew_error =
+      "ERR timestamp " + ahead +
+      " is more than max-clock-skew (60000 ms) ahead of this node's clock";
+  ASSERT_EQ(Cmd(c0.get(), {"CONFIG", "SET", "max-clock-skew", "60000"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"PUT", "k", "v", "TS", ahead}).str(), skew_error);
+  EXPECT_EQ(Cmd(c0.get(), {"TREG", "SET", "r", "v", ahead}).str(), skew_error);
+
+  std::vector<std::string> args = PeerArgs({&n0_});
+  args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(n0_.port())});
+  EXPECT_FALSE(n2_.Start(args));
+  EXPECT_NE(n2_.ReadLog().find("a replica cannot have active-active peers (replicaof and peer)"),
+            std::string::npos)
+      << n2_.ReadLog();
+}
+
 }  // namespace
 }  // namespace ebb::test

@@ -38,5 +38,11 @@ TEST(ErrorsTest, SubcommandAndArityTexts) {
   EXPECT_EQ(InvalidDurationError("5x"), "ERR invalid duration '5x'");
 }
 
+TEST(ErrorsTest, ActiveActiveTexts) {
+  EXPECT_EQ(PeerLinkedError("10.0.0.1:7000"), "ERR peer 10.0.0.1:7000 is already linked");
+  EXPECT_EQ(ClockSkewError("99", 5000),
+            "ERR timestamp 99 is more than max-clock-skew (5000 ms) ahead of this node's clock");
+}
+
 }  // namespace
 }  // namespace ebb::server

@@ -1,5 +1,6 @@
 // ActiveActive's whole-key operations: DEL, UNLINK, FLUSHDB, FLUSHALL, the EXPIRE family and
-// PERSIST planned on the origin and applied from peers (the rules and the rows: whole_key.h).
+// PERSIST planned on the origin and applied from peers (the rules and the marker rows:
+// WholeKeyMarkers, whole_key.h).
 //
 // Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
 // `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff>]` (the cutoff: a TLOG

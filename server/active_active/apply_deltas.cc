@@ -1,0 +1,235 @@
+// ActiveActive's applying side (active_active.h): a peer's deltas and snapshot pieces through the
+// key markers (whole_key.h) and the merge gate (merge_gate.h) into one engine write with the
+// applied vector's row. The whole-key deltas are applied in whole_key_ops.cc.
+#include <spdlog/spdlog.h>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/active_active/active_active.h"
+#include "server/active_active/merge_gate.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/services/server_context.h"
+#include "types/keyspace.h"
+#include "types/kv.h"
+
+namespace ebb::server {
+namespace {
+
+std::vector<std::string_view> Views(const std::vector<std::string>& args) {
+  return std::vector<std::string_view>(args.begin(), args.end());
+}
+
+}  // namespace
+
+bool ActiveActive::ApplyDeltas(const std::string& origin_id,
+                               std::span<const PeerDelta* const> deltas) {
+  types::Keyspace& ks = context_->keyspace();
+  const uint64_t applied = applied_offset(origin_id);
+  uint64_t last = applied;
+  const PeerDelta* last_delta = nullptr;
+  bool ok = true;
+  ks.BeginBatch();
+  for (const PeerDelta* delta : deltas) {
+    if (delta->offset <= last) continue;  // already applied
+    if (delta->offset != last + 1) {
+      spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta->offset, last);
+      ok = false;
+      break;
+    }
+    const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
+    if (outcome == ApplyOutcome::kEngineError) {
+      // The failed delta may be half written: none of the group stays.
+      ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
+      return false;
+    }
+    // A malformed delta is skipped, counted and logged (ApplyOne): the link goes on.
+    if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
+    last = delta->offset;
+    last_delta = delta;
+  }
+  if (last == applied) {
+    ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
+    return ok;
+  }
+  const storage::Status s =
+      CommitApplied(origin_id, AppliedPosition{last, DeltaDigest(*last_delta)});
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: deltas {}..{} not applied: {}", origin_id, applied + 1, last,
+                 s.ToString());
+    return false;
+  }
+  return ok;
+}
+
+storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
+                                            std::optional<AppliedPosition> applied) {
+  types::Keyspace& ks = context_->keyspace();
+  storage::Status s;
+  if (applied) {
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(AppliedRowName(origin_id)),
+                    EncodeAppliedRow(*applied));
+  }
+  if (!s.ok()) {
+    ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
+    return s;
+  }
+  s = ks.CommitBatch();
+  if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
+  if (s.ok() && applied) {
+    std::lock_guard lock(applied_mu_);
+    applied_[origin_id] = *applied;
+  }
+  return s;
+}
+
+bool ActiveActive::ApplySnapshot(const std::string& origin_id,
+                                 std::span<const PeerDelta* const> pieces,
+                                 std::optional<uint64_t> end) {
+  types::Keyspace& ks = context_->keyspace();
+  const uint64_t applied = applied_offset(origin_id);
+  ks.BeginBatch();
+  for (const PeerDelta* piece : pieces) {
+    const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
+    if (outcome == ApplyOutcome::kEngineError) {
+      ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
+      return false;
+    }
+    if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
+  }
+  const bool advance = end.has_value() && *end > applied;
+  // A snapshot names no delta: its offset carries no digest.
+  const storage::Status s =
+      CommitApplied(origin_id, advance ? std::optional<AppliedPosition>(AppliedPosition{*end, ""})
+                                       : std::nullopt);
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
+    return false;
+  }
+  if (advance) spdlog::info("Peer {}: snapshot at origin offset {} applied", origin_id, *end);
+  return true;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
+                                                  const PeerDelta& delta) {
+  if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
+    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
+    return ApplyOutcome::kMalformed;
+  }
+  std::vector<std::string> args = delta.args;
+  args[0] = AsciiLower(args[0]);
+  if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
+  if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
+  std::optional<PeerWrite> write = ResolvePeerWrite(std::move(args));
+  if (!write) {
+    spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
+                 delta.offset, AsciiLower(delta.args[0]));
+    return ApplyOutcome::kMalformed;
+  }
+  return ApplyPeerWrite(origin_id, delta, &*write);
+}
+
+std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
+    std::vector<std::string> args) const {
+  PeerWrite write;
+  write.args = std::move(args);
+  // An expired string version without its bytes: no command's form, written as it is.
+  write.reduced_put = write.args[0] == kPutExpired;
+  write.string_write = IsStringDelta(write.args[0]);
+  if (write.reduced_put) {
+    ReducedPut reduced;
+    if (!ParseReducedPut(write.args, &reduced)) return std::nullopt;
+    return write;
+  }
+  const std::vector<std::string_view> views = Views(write.args);
+  write.spec = context_->commands().Resolve(views, &write.flags, &write.first_arg);
+  const bool shaped = write.string_write ? write.args.size() >= 4
+                                         : (write.args[0] == "tlog" || write.args[0] == "treg") &&
+                                               write.args.size() >= 3;
+  if (write.spec == nullptr || write.spec->handler == nullptr || !shaped) return std::nullopt;
+  return write;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origin_id,
+                                                        const PeerDelta& delta, PeerWrite* write) {
+  types::Keyspace& ks = context_->keyspace();
+  WholeKeyMarkers::Admission admission;
+  storage::Status s = whole_key_->Judge(delta.db, &write->args, &admission);
+  if (s.IsInvalidArgument()) {
+    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
+    return ApplyOutcome::kMalformed;
+  }
+  // Judge may have rewritten a PUT's expiry.
+  const std::string& key = write->string_write ? write->args[1] : write->args[2];
+  if (s.ok() && admission.covered) {
+    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+    if (s.ok()) return ApplyOutcome::kApplied;
+  }
+  if (s.ok() && (admission.below_floor || admission.loses)) return ApplyOutcome::kApplied;
+  // Before the gate: raising the floor wipes a live string or register the log replaces, even
+  // when the entry itself is already outside its window and writes nothing.
+  if (s.ok() && admission.raise_floor) {
+    s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+  }
+  MergeVerdict verdict = MergeVerdict::kWrite;
+  if (s.ok()) s = JudgeDelta(ks, delta.db, write->args, &verdict);
+  if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
+    auto deleted = ks.Delete(delta.db, key);
+    if (!deleted.ok()) s = deleted.engine_status();
+  }
+  if (s.ok() && admission.tlog_min_cutoff && verdict != MergeVerdict::kOtherTypeWins) {
+    s = whole_key_->EnsureTlogCutoff(delta.db, key, *admission.tlog_min_cutoff);
+  }
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  if (verdict != MergeVerdict::kWrite && verdict != MergeVerdict::kReplaceFirst) {
+    return ApplyOutcome::kApplied;
+  }
+  return WritePeerDelta(origin_id, delta, *write, key, admission);
+}
+
+ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
+    const std::string& origin_id, const PeerDelta& delta, const PeerWrite& write,
+    const std::string& key, const WholeKeyMarkers::Admission& admission) {
+  if (write.reduced_put) {
+    // Judge may have given it the key's expiry register.
+    ReducedPut reduced;
+    if (!ParseReducedPut(write.args, &reduced)) return ApplyOutcome::kMalformed;
+    auto written = types::Kv(context_->keyspace(), delta.db, 0)
+                       .PutReduced(key, reduced.ts, reduced.digest, reduced.expire_at);
+    if (!written.ok()) {
+      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
+                   written.engine_status().ToString());
+      return ApplyOutcome::kEngineError;
+    }
+    return ApplyOutcome::kApplied;
+  }
+  applier_->set_db_index(delta.db);
+  std::string out;
+  protocol::ReplyWriter reply(&out, 2);
+  dispatcher_.Run(*write.spec, write.first_arg, Views(write.args), *applier_, reply,
+                  Dispatcher::Caller::kPeer);
+  if (!out.empty() && out[0] == '-') {
+    spdlog::warn("Peer {}: delta {} ({} {}) answered {}", origin_id, delta.offset, write.args[0],
+                 write.args[1], out.substr(0, out.find('\r')));
+    // A type the gate did not foresee loses, as under kOtherTypeWins; any other error (the
+    // engine's) leaves the delta to be applied again.
+    if (!out.starts_with("-WRONGTYPE")) return ApplyOutcome::kEngineError;
+  }
+  if (admission.settle_expiry) {
+    const storage::Status s = whole_key_->SettleExpiry(delta.db, key);
+    if (!s.ok()) {
+      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+      return ApplyOutcome::kEngineError;
+    }
+  }
+  return ApplyOutcome::kApplied;
+}
+
+}  // namespace ebb::server
