@@ -289,13 +289,12 @@ ActiveActive::AppliedPosition ActiveActive::applied_position(const std::string& 
 
 // ---- the origin side
 
-bool ActiveActive::SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error) {
+bool ActiveActive::SkewRefused(int64_t ts, int64_t now_ms, std::string* error) {
   const Config& config = context_->config();
-  int64_t ts = 0;
-  if (config.max_clock_skew_ms <= 0 || !ParseInt64(ts_text, &ts)) return false;
+  if (config.max_clock_skew_ms <= 0) return false;
   if (ts <= now_ms || ts - now_ms <= config.max_clock_skew_ms) return false;
   if (config.max_clock_skew_action == "refuse") {
-    *error = ClockSkewError(ts_text, config.max_clock_skew_ms);
+    *error = ClockSkewError(std::to_string(ts), config.max_clock_skew_ms);
     return true;
   }
   skewed_writes_++;
@@ -307,158 +306,73 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
                                                       const Client& client) {
   LocalWrite plan;
   if (!enabled_) return plan;
-  const std::string_view name = spec.full_name;
+  plan.db = client.db_index();
+  if (spec.write_form == nullptr) {
+    if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(spec.full_name)) {
+      plan.kind = LocalWrite::Kind::kRefuse;
+      plan.error = RefusedError(spec.full_name);
+    }
+    return plan;
+  }
   types::Keyspace& ks = context_->keyspace();
   const int64_t now = ks.NowMs();
-  plan.db = client.db_index();
-  auto run = [&](std::vector<std::string> canonical) {
-    plan.kind = LocalWrite::Kind::kRun;
-    plan.args = std::move(canonical);
-    plan.views = Views(plan.args);
-  };
-  auto validate = [&] { plan.kind = LocalWrite::Kind::kValidate; };
-  auto refuse = [&](std::string error) {
-    plan.kind = LocalWrite::Kind::kRefuse;
-    plan.error = std::move(error);
-  };
-  // The merge gate's verdict on a canonical write (merge_gate.h); nullopt when that refuses it:
-  // an engine error, or a type of higher precedence holding the key (WRONGTYPE).
-  auto judge = [&](const std::vector<std::string>& canonical) -> std::optional<MergeVerdict> {
-    MergeVerdict verdict = MergeVerdict::kWrite;
-    storage::Status s = JudgeDelta(ks, plan.db, canonical, &verdict);
-    if (!s.ok()) {
-      refuse(EngineError(s.ToString()));
-      return std::nullopt;
-    }
-    if (verdict == MergeVerdict::kOtherTypeWins) {
-      refuse(std::string(kWrongType));
-      return std::nullopt;
-    }
-    return verdict;
-  };
-
-  if (name == "tlog|ins" || name == "tlog|trimat" || name == "treg|set") {
-    const std::string_view ts = args.back();
-    if (SkewRefused(ts, now, &plan.error)) {
-      plan.kind = LocalWrite::Kind::kRefuse;
-      return plan;
-    }
-    if (name == "treg|set" && ks.PolicyExpireAt(args[2], now).has_value()) {
-      // Each accepted SET would renew the key's TTL from the clock of the node applying it.
-      refuse(std::string(kTregSetWithTtl));
-      return plan;
-    }
-    std::vector<std::string> canonical(args.begin(), args.end());
-    canonical[0] = AsciiLower(canonical[0]);
-    canonical[1] = AsciiLower(canonical[1]);
-    // A log its expiry register expired still holds the key against a TREG SET (merge_gate.h).
-    if (name == "treg|set" && !judge(canonical)) return plan;
-    run(std::move(canonical));
-    AdmitLocal(&plan);
-    return plan;
-  }
-  if (name == "tlog|trim" || name == "tlog|clr") {
-    std::vector<std::string> canonical(args.begin(), args.end());
-    run(std::move(canonical));
-    plan.trim_after = true;
-    return plan;
-  }
-  if (name == "put" || name == "set" || name == "delete") {
-    const std::string key(args[1]);
-    int64_t ts = now;
-    bool has_ts = false;
-    enum class Expiry { kDefault, kNone, kAt } expiry = Expiry::kDefault;
-    int64_t expire_at = 0;
-    int64_t ttl = 0;
-    bool ttl_relative = false;
-    const size_t first_option = name == "delete" ? 2 : 3;
-    std::string expiry_word;  // two different expiry options are the handler's syntax error
-    for (size_t i = first_option; i < args.size(); i++) {
-      const std::string word = AsciiLower(args[i]);
-      const bool has_value = i + 1 < args.size();
-      int64_t n = 0;
-      if (name == "set" && (word == "nx" || word == "xx" || word == "get" || word == "keepttl")) {
-        refuse(ConditionalSetError(word));
-        return plan;
-      }
-      if (word != "ts") {
-        if (!expiry_word.empty() && expiry_word != word) return validate(), plan;
-        expiry_word = word;
-      }
-      if (word == "nottl" && name == "put") {
-        expiry = Expiry::kNone;
-        continue;
-      }
-      if (!has_value) return validate(), plan;
-      i++;
-      if (name == "put" && word == "ttl") {
-        if (!ParseDuration(args[i], &ttl)) return validate(), plan;
-        expiry = Expiry::kAt, ttl_relative = true;
-        continue;
-      }
-      if (!ParseInt64(args[i], &n)) return validate(), plan;
-      if (word == "ts" && name != "set") {
-        ts = n;
-        has_ts = true;
-      } else if (name != "delete" && word == "exat") {
-        if (n <= 0 || n > INT64_MAX / 1000) return validate(), plan;
-        expiry = Expiry::kAt, expire_at = n * 1000, ttl_relative = false;
-      } else if (name != "delete" && word == "pxat") {
-        if (n <= 0) return validate(), plan;
-        expiry = Expiry::kAt, expire_at = n, ttl_relative = false;
-      } else if (name == "set" && (word == "ex" || word == "px")) {
-        if (n <= 0 || (word == "ex" && n > INT64_MAX / 1000)) return validate(), plan;
-        expiry = Expiry::kAt, ttl = word == "ex" ? n * 1000 : n, ttl_relative = true;
-      } else {
-        return validate(), plan;
-      }
-    }
-    if (has_ts && SkewRefused(std::to_string(ts), now, &plan.error)) {
-      plan.kind = LocalWrite::Kind::kRefuse;
-      return plan;
-    }
-    std::vector<std::string> canonical;
-    if (name == "delete") {
-      canonical = {"delete", key, "TS", std::to_string(ts)};
-    } else {
-      if (expiry == Expiry::kAt && ttl_relative) {
-        if (__builtin_add_overflow(ts, ttl, &expire_at)) return validate(), plan;
-      }
-      if (expiry == Expiry::kDefault) {
-        std::optional<int64_t> policy = ks.PolicyExpireAt(key, ts);
-        expiry = policy ? Expiry::kAt : Expiry::kNone;
-        expire_at = policy.value_or(0);
-      }
-      canonical = {"put", key, std::string(args[2]), "TS", std::to_string(ts)};
-      if (expiry == Expiry::kAt && expire_at <= 0) return validate(), plan;
-      if (expiry == Expiry::kAt) {
-        canonical.push_back("PXAT");
-        canonical.push_back(std::to_string(expire_at));
-      } else {
-        canonical.push_back("NOTTL");
-      }
-    }
-    const std::optional<MergeVerdict> verdict = judge(canonical);
-    if (!verdict) return plan;
-    if (*verdict == MergeVerdict::kLoses) {
-      plan.kind = LocalWrite::Kind::kReplyOk;
-      return plan;
-    }
-    run(std::move(canonical));
-    AdmitLocal(&plan);
-    return plan;
-  }
-  if (name == "del" || name == "unlink" || name == "flushdb" || name == "flushall") {
-    PlanWholeKeyDelete(name, args, &plan);
-    return plan;
-  }
-  if (name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
-      name == "persist") {
-    PlanExpiry(name, args, &plan);
-    return plan;
-  }
-  if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(name)) refuse(RefusedError(name));
+  const size_t first_arg = spec.full_name.find('|') == std::string::npos ? 1 : 2;
+  PlanForm(spec.write_form(args, first_arg, {now, ks}), now, &plan);
   return plan;
+}
+
+void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
+  using Kind = LocalWrite::Kind;
+  if (form.kind == WriteForm::Kind::kInvalid) {
+    plan->kind = Kind::kValidate;  // the handler replies the request's error
+    return;
+  }
+  if (form.client_ts && SkewRefused(*form.client_ts, now_ms, &plan->error)) {
+    plan->kind = Kind::kRefuse;
+    return;
+  }
+  if (form.kind == WriteForm::Kind::kRefused) {
+    plan->kind = Kind::kRefuse;
+    plan->error = std::move(form.error);
+    return;
+  }
+  const std::string& op = form.args[0];
+  if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
+    return PlanWholeKeyDelete(std::move(form.args), plan);
+  }
+  if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
+    plan->kind = Kind::kRunHere;
+    plan->expire_flags = form.expire_flags;
+  } else if (op == "tlog" && (form.args[1] == "trim" || form.args[1] == "clr")) {
+    plan->kind = Kind::kRun;  // logged as the TRIMAT of the cutoff it leaves
+    plan->trim_after = true;
+  } else if (JudgeLocal(form.args, plan)) {
+    plan->kind = Kind::kRun;
+  }
+  if (plan->kind != Kind::kRun && plan->kind != Kind::kRunHere) return;
+  plan->args = std::move(form.args);
+  plan->views = Views(plan->args);
+  if (!plan->trim_after) AdmitLocal(plan);
+}
+
+bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan) {
+  if (delta[0] == "tlog") return true;  // a log's entries merge by the log's own rule
+  MergeVerdict verdict = MergeVerdict::kWrite;
+  if (storage::Status s = JudgeDelta(context_->keyspace(), plan->db, delta, &verdict); !s.ok()) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = EngineError(s.ToString());
+    return false;
+  }
+  if (verdict == MergeVerdict::kOtherTypeWins) {
+    plan->kind = LocalWrite::Kind::kRefuse;
+    plan->error = std::string(kWrongType);
+    return false;
+  }
+  if (verdict == MergeVerdict::kLoses) {  // a string version not greater than the one held
+    plan->kind = LocalWrite::Kind::kReplyOk;
+    return false;
+  }
+  return true;
 }
 
 storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {

@@ -296,11 +296,12 @@ class ActiveActive {
   // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
-  // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
-  void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
-                          LocalWrite* plan);
-  // The EXPIRE family and PERSIST into an expiry register delta (whole_key.h).
-  void PlanExpiry(std::string_view name, std::span<const std::string_view> args, LocalWrite* plan);
+  // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
+  // from what the keys hold here (whole_key.h).
+  void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
+  // The merge gate's verdict on a client's string or TREG delta: false when the plan is decided
+  // (refused, or answered +OK for a string version that loses).
+  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan);
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
@@ -325,7 +326,10 @@ class ActiveActive {
   void KeepNewestDeadVersions();
   storage::Status EnterMode();
   // Refuses (error) or counts a write whose timestamp is too far ahead of the clock.
-  bool SkewRefused(std::string_view ts_text, int64_t now_ms, std::string* error);
+  bool SkewRefused(int64_t ts, int64_t now_ms, std::string* error);
+  // Plans a client's write from its row's write form (server/core/write_form.h): refused,
+  // validated, answered +OK (a string version that loses) or run and logged.
+  void PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan);
   void Push(const std::string& wire);
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;
