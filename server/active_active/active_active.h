@@ -62,7 +62,6 @@
 
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
-#include "server/active_active/string_write_options.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
@@ -335,29 +334,12 @@ class ActiveActive {
   // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
-  // PlanLocalWrite's parts (local_write.cc), each filling *plan for its commands.
-  // TLOG INS, TLOG TRIMAT, TREG SET: the request, with the timestamp it carries, is the delta.
-  void PlanTimestampedWrite(std::string_view name, std::span<const std::string_view> args,
-                            int64_t now_ms, LocalWrite* plan);
-  // PUT, SET, DELETE: the canonical `put` or `delete` with its timestamp and expiry.
-  void PlanStringWrite(std::string_view name, std::span<const std::string_view> args,
-                       int64_t now_ms, LocalWrite* plan);
-  // The canonical delta of the string write `args` read into `options`, at timestamp `ts` (the
-  // TTL policy gives the expiry when no option does); nullopt when only the command's handler
-  // can say what is wrong with it (kValidate).
-  std::optional<std::vector<std::string>> CanonicalStringWrite(
-      std::string_view name, std::span<const std::string_view> args,
-      const StringWriteOptions& options, int64_t ts) const;
-  // The merge gate's verdict on the canonical write of *plan (merge_gate.h); nullopt when it
-  // refuses it — an engine error, or a type of higher precedence holding the key (WRONGTYPE) —
-  // and *plan is then a refusal.
-  std::optional<MergeVerdict> JudgeLocalWrite(const std::vector<std::string>& canonical,
-                                              LocalWrite* plan);
-  // DEL, UNLINK, FLUSHDB, FLUSHALL into their timestamped deltas (whole_key.h).
-  void PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
-                          LocalWrite* plan);
-  // The EXPIRE family and PERSIST into an expiry register delta (whole_key.h).
-  void PlanExpiry(std::string_view name, std::span<const std::string_view> args, LocalWrite* plan);
+  // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
+  // from what the keys hold here (whole_key.h).
+  void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
+  // The merge gate's verdict on a client's string or TREG delta: false when the plan is decided
+  // (refused, or answered +OK for a string version that loses).
+  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan);
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
@@ -400,9 +382,12 @@ class ActiveActive {
   // Tells compaction to keep keys' newest dead versions, for good (the mode never ends).
   void KeepNewestDeadVersions();
   storage::Status EnterMode();
-  // A write whose timestamp `ts_text` is ahead of the clock by more than max-clock-skew: refused
+  // A write whose timestamp `ts` is ahead of the clock by more than max-clock-skew: refused
   // (kClockSkew) under max-clock-skew-action refuse, else counted in skewed_writes.
-  Result<ActiveActiveCode> CheckClockSkew(std::string_view ts_text, int64_t now_ms);
+  Result<ActiveActiveCode> CheckClockSkew(int64_t ts, int64_t now_ms);
+  // Plans a client's write from its row's write form (server/core/write_form.h): refused,
+  // validated, answered +OK (a string version that loses) or run and logged.
+  void PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan);
   void Push(const std::string& wire);
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;

@@ -1,12 +1,13 @@
-// ActiveActive's origin side (active_active.h): a client's write planned into its canonical delta
-// (PlanLocalWrite), and the delta logged with the data it changes (FinishLocalWrite). The
-// whole-key writes (DEL ... FLUSHALL, the EXPIRE family) are planned in whole_key_ops.cc.
+// ActiveActive's origin side (active_active.h): a client's write planned from its row's write
+// form (PlanLocalWrite, server/core/write_form.h), and the delta logged with the data it changes
+// (FinishLocalWrite). The whole-key writes (DEL ... FLUSHALL, the EXPIRE family) take their T and
+// run in whole_key_ops.cc.
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
-#include "server/active_active/string_write_options.h"
+#include "server/active_active/peer_delta.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -26,13 +27,6 @@ bool RefusedWithoutWriteFlag(std::string_view name) {
   return false;
 }
 
-// *plan runs `canonical` (kRun).
-void Run(ActiveActive::LocalWrite* plan, std::vector<std::string> canonical) {
-  plan->kind = ActiveActive::LocalWrite::Kind::kRun;
-  plan->args = std::move(canonical);
-  plan->views = std::vector<std::string_view>(plan->args.begin(), plan->args.end());
-}
-
 // *plan replies `error` (kRefuse).
 void Refuse(ActiveActive::LocalWrite* plan, std::string error) {
   plan->kind = ActiveActive::LocalWrite::Kind::kRefuse;
@@ -41,12 +35,13 @@ void Refuse(ActiveActive::LocalWrite* plan, std::string error) {
 
 }  // namespace
 
-Result<ActiveActiveCode> ActiveActive::CheckClockSkew(std::string_view ts_text, int64_t now_ms) {
+Result<ActiveActiveCode> ActiveActive::CheckClockSkew(int64_t ts, int64_t now_ms) {
   const Config& config = context_->config();
-  int64_t ts = 0;
-  if (config.max_clock_skew_ms <= 0 || !ParseInt64(ts_text, &ts)) return {};
+  if (config.max_clock_skew_ms <= 0) return {};
   if (ts <= now_ms || ts - now_ms <= config.max_clock_skew_ms) return {};
-  if (config.max_clock_skew_action == "refuse") return {ActiveActiveCode::kClockSkew, ts_text};
+  if (config.max_clock_skew_action == "refuse") {
+    return {ActiveActiveCode::kClockSkew, std::to_string(ts)};
+  }
   skewed_writes_++;
   return {};
 }
@@ -56,118 +51,67 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
                                                       const Client& client) {
   LocalWrite plan;
   if (!enabled_) return plan;
-  const std::string_view name = spec.full_name;
-  const int64_t now = context_->keyspace().NowMs();
   plan.db = client.db_index();
-  if (name == "tlog|ins" || name == "tlog|trimat" || name == "treg|set") {
-    PlanTimestampedWrite(name, args, now, &plan);
-  } else if (name == "tlog|trim" || name == "tlog|clr") {
-    Run(&plan, std::vector<std::string>(args.begin(), args.end()));
-    plan.trim_after = true;
-  } else if (name == "put" || name == "set" || name == "delete") {
-    PlanStringWrite(name, args, now, &plan);
-  } else if (name == "del" || name == "unlink" || name == "flushdb" || name == "flushall") {
-    PlanWholeKeyDelete(name, args, &plan);
-  } else if (name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
-             name == "persist") {
-    PlanExpiry(name, args, &plan);
-  } else if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(name)) {
-    Refuse(&plan, ActiveActiveRefusedError(name));
+  if (spec.write_form == nullptr) {
+    if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(spec.full_name)) {
+      Refuse(&plan, ActiveActiveRefusedError(spec.full_name));
+    }
+    return plan;
   }
+  types::Keyspace& ks = context_->keyspace();
+  const int64_t now = ks.NowMs();
+  const size_t first_arg = spec.full_name.find('|') == std::string::npos ? 1 : 2;
+  PlanForm(spec.write_form(args, first_arg, {now, ks}), now, &plan);
   return plan;
 }
 
-void ActiveActive::PlanTimestampedWrite(std::string_view name,
-                                        std::span<const std::string_view> args, int64_t now_ms,
-                                        LocalWrite* plan) {
-  if (Result<ActiveActiveCode> skew = CheckClockSkew(args.back(), now_ms); !skew.ok()) {
-    return Refuse(plan, ErrorText(skew));
-  }
-  if (name == "treg|set" && context_->keyspace().PolicyExpireAt(args[2], now_ms).has_value()) {
-    // Each accepted SET would renew the key's TTL from the clock of the node applying it.
-    return Refuse(plan, std::string(kTregSetWithTtl));
-  }
-  std::vector<std::string> canonical(args.begin(), args.end());
-  canonical[0] = AsciiLower(canonical[0]);
-  canonical[1] = AsciiLower(canonical[1]);
-  // A log its expiry register expired still holds the key against a TREG SET (merge_gate.h).
-  if (name == "treg|set" && !JudgeLocalWrite(canonical, plan)) return;
-  Run(plan, std::move(canonical));
-  AdmitLocal(plan);
-}
-
-void ActiveActive::PlanStringWrite(std::string_view name, std::span<const std::string_view> args,
-                                   int64_t now_ms, LocalWrite* plan) {
-  const StringWriteOptions options = ParseStringWriteOptions(name, args);
-  if (options.outcome == StringWriteOptions::Outcome::kConditional) {
-    return Refuse(plan, ConditionalSetError(options.conditional));
-  }
-  if (options.outcome == StringWriteOptions::Outcome::kValidate) {
-    plan->kind = LocalWrite::Kind::kValidate;
+void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
+  using Kind = LocalWrite::Kind;
+  if (form.kind == WriteForm::Kind::kInvalid) {
+    plan->kind = Kind::kValidate;  // the handler replies the request's error
     return;
   }
-  const int64_t ts = options.ts.value_or(now_ms);
-  if (options.ts) {
-    if (Result<ActiveActiveCode> skew = CheckClockSkew(std::to_string(ts), now_ms); !skew.ok()) {
+  if (form.client_ts) {
+    if (Result<ActiveActiveCode> skew = CheckClockSkew(*form.client_ts, now_ms); !skew.ok()) {
       return Refuse(plan, ErrorText(skew));
     }
   }
-  std::optional<std::vector<std::string>> canonical = CanonicalStringWrite(name, args, options, ts);
-  if (!canonical) {
-    plan->kind = LocalWrite::Kind::kValidate;
-    return;
+  if (form.kind == WriteForm::Kind::kRefused) return Refuse(plan, std::move(form.error));
+  const std::string& op = form.args[0];
+  if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
+    return PlanWholeKeyDelete(std::move(form.args), plan);
   }
-  const std::optional<MergeVerdict> verdict = JudgeLocalWrite(*canonical, plan);
-  if (!verdict) return;
-  if (*verdict == MergeVerdict::kLoses) {
-    plan->kind = LocalWrite::Kind::kReplyOk;
-    return;
+  if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
+    plan->kind = Kind::kRunHere;
+    plan->expire_flags = form.expire_flags;
+  } else if (op == "tlog" && (form.args[1] == "trim" || form.args[1] == "clr")) {
+    plan->kind = Kind::kRun;  // logged as the TRIMAT of the cutoff it leaves
+    plan->trim_after = true;
+  } else if (JudgeLocal(form.args, plan)) {
+    plan->kind = Kind::kRun;
   }
-  Run(plan, std::move(*canonical));
-  AdmitLocal(plan);
+  if (plan->kind != Kind::kRun && plan->kind != Kind::kRunHere) return;
+  plan->args = std::move(form.args);
+  plan->views.assign(plan->args.begin(), plan->args.end());
+  if (!plan->trim_after) AdmitLocal(plan);
 }
 
-std::optional<std::vector<std::string>> ActiveActive::CanonicalStringWrite(
-    std::string_view name, std::span<const std::string_view> args,
-    const StringWriteOptions& options, int64_t ts) const {
-  using Expiry = StringWriteOptions::Expiry;
-  const std::string key(args[1]);
-  if (name == "delete") return std::vector<std::string>{"delete", key, "TS", std::to_string(ts)};
-  Expiry expiry = options.expiry;
-  int64_t expire_at = options.expire_at;
-  if (expiry == Expiry::kAt && options.ttl_relative &&
-      __builtin_add_overflow(ts, options.ttl, &expire_at)) {
-    return std::nullopt;
-  }
-  if (expiry == Expiry::kDefault) {
-    std::optional<int64_t> policy = context_->keyspace().PolicyExpireAt(key, ts);
-    expiry = policy ? Expiry::kAt : Expiry::kNone;
-    expire_at = policy.value_or(0);
-  }
-  if (expiry == Expiry::kAt && expire_at <= 0) return std::nullopt;
-  std::vector<std::string> canonical = {"put", key, std::string(args[2]), "TS", std::to_string(ts)};
-  if (expiry == Expiry::kAt) {
-    canonical.push_back("PXAT");
-    canonical.push_back(std::to_string(expire_at));
-  } else {
-    canonical.push_back("NOTTL");
-  }
-  return canonical;
-}
-
-std::optional<MergeVerdict> ActiveActive::JudgeLocalWrite(const std::vector<std::string>& canonical,
-                                                          LocalWrite* plan) {
+bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan) {
+  if (delta[0] == "tlog") return true;  // a log's entries merge by the log's own rule
   MergeVerdict verdict = MergeVerdict::kWrite;
-  storage::Status s = JudgeDelta(context_->keyspace(), plan->db, canonical, &verdict);
-  if (!s.ok()) {
+  if (storage::Status s = JudgeDelta(context_->keyspace(), plan->db, delta, &verdict); !s.ok()) {
     Refuse(plan, EngineError(s.ToString()));
-    return std::nullopt;
+    return false;
   }
   if (verdict == MergeVerdict::kOtherTypeWins) {
     Refuse(plan, std::string(kWrongType));
-    return std::nullopt;
+    return false;
   }
-  return verdict;
+  if (verdict == MergeVerdict::kLoses) {  // a string version not greater than the one held
+    plan->kind = LocalWrite::Kind::kReplyOk;
+    return false;
+  }
+  return true;
 }
 
 storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {

@@ -1,6 +1,6 @@
 // ActiveActive's whole-key operations: DEL, UNLINK, FLUSHDB, FLUSHALL, the EXPIRE family and
-// PERSIST planned on the origin and applied from peers (the rules and the marker rows:
-// WholeKeyMarkers, whole_key.h).
+// PERSIST settled on the origin (from their rows' write forms) and applied from peers (the rules
+// and the marker rows: WholeKeyMarkers, whole_key.h).
 //
 // Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
 // `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff>]` (the cutoff: a TLOG
@@ -18,6 +18,7 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/peer_delta.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -29,12 +30,7 @@
 namespace ebb::server {
 namespace {
 
-constexpr std::string_view kDelAt = "del-at";
-constexpr std::string_view kFlushDbAt = "flushdb-at";
-constexpr std::string_view kFlushAllAt = "flushall-at";
-constexpr std::string_view kExpiryAt = "expiry-at";
 constexpr std::string_view kMarkerAt = "marker-at";
-constexpr std::string_view kPersist = "persist";
 
 // Raises *ts to the greatest timestamp any live key of `db` holds.
 storage::Status RaiseToNewestInDb(types::Keyspace& ks, WholeKeyMarkers& whole_key, int db,
@@ -51,43 +47,31 @@ storage::Status RaiseToNewestInDb(types::Keyspace& ks, WholeKeyMarkers& whole_ke
 
 }  // namespace
 
-void ActiveActive::PlanWholeKeyDelete(std::string_view name, std::span<const std::string_view> args,
-                                      LocalWrite* plan) {
+void ActiveActive::PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan) {
   types::Keyspace& ks = context_->keyspace();
   int64_t ts = ks.NowMs();
-  std::vector<std::string> canonical;
   storage::Status s;
-  if (name == "del" || name == "unlink") {
-    canonical = {std::string(kDelAt), ""};
-    std::set<std::string_view> seen;
-    for (std::string_view key : args.subspan(1)) {
-      if (!seen.insert(key).second) continue;
+  if (form[0] == kDelAt) {
+    for (size_t i = 2; i < form.size() && s.ok(); i++) {
       bool existed = false;
-      if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &ts, &existed);
-      canonical.emplace_back(key);
+      s = whole_key_->RaiseToNewest(plan->db, form[i], &ts, &existed);
     }
   } else {
-    const bool flag_ok =
-        args.size() == 1 || (args.size() == 2 && (EqualsIgnoreCase(args[1], "async") ||
-                                                  EqualsIgnoreCase(args[1], "sync")));
-    if (!flag_ok) {
-      plan->kind = LocalWrite::Kind::kValidate;
-      return;
-    }
-    canonical = {std::string(name == "flushdb" ? kFlushDbAt : kFlushAllAt), ""};
-    const int first = name == "flushdb" ? plan->db : 0;
-    const int last = name == "flushdb" ? plan->db : context_->config().databases - 1;
-    for (int db = first; db <= last && s.ok(); db++)
+    const bool flushdb = form[0] == kFlushDbAt;
+    const int first = flushdb ? plan->db : 0;
+    const int last = flushdb ? plan->db : context_->config().databases - 1;
+    for (int db = first; db <= last && s.ok(); db++) {
       s = RaiseToNewestInDb(ks, *whole_key_, db, &ts);
+    }
   }
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = EngineError(s.ToString());
     return;
   }
-  canonical[1] = std::to_string(ts);
+  form[1] = std::to_string(ts);
   plan->kind = LocalWrite::Kind::kRunHere;
-  plan->args = std::move(canonical);
+  plan->args = std::move(form);
   plan->views.assign(plan->args.begin(), plan->args.end());
 }
 
@@ -252,46 +236,6 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   return ApplyOutcome::kApplied;
 }
 
-void ActiveActive::PlanExpiry(std::string_view name, std::span<const std::string_view> args,
-                              LocalWrite* plan) {
-  // Any form the plan does not take as valid runs as sent, only for its error.
-  plan->kind = LocalWrite::Kind::kValidate;
-  std::string expiry(kPersist);
-  if (name != "persist") {
-    int64_t when = 0;
-    if (args.size() < 3 || !ParseInt64(args[2], &when)) return;
-    uint32_t flags = 0;
-    for (std::string_view option : args.subspan(3)) {
-      if (EqualsIgnoreCase(option, "nx")) {
-        flags |= types::kExpireNx;
-      } else if (EqualsIgnoreCase(option, "xx")) {
-        flags |= types::kExpireXx;
-      } else if (EqualsIgnoreCase(option, "gt")) {
-        flags |= types::kExpireGt;
-      } else if (EqualsIgnoreCase(option, "lt")) {
-        flags |= types::kExpireLt;
-      } else {
-        return;
-      }
-    }
-    if ((flags & types::kExpireNx) && flags != types::kExpireNx) return;
-    if ((flags & types::kExpireGt) && (flags & types::kExpireLt)) return;
-    const bool seconds = name == "expire" || name == "expireat";
-    if (seconds && __builtin_mul_overflow(when, 1000, &when)) return;
-    if ((name == "expire" || name == "pexpire") &&
-        __builtin_add_overflow(when, context_->keyspace().NowMs(), &when)) {
-      return;
-    }
-    plan->expire_flags = flags;
-    expiry = std::to_string(when);
-  } else if (args.size() != 2) {
-    return;
-  }
-  plan->kind = LocalWrite::Kind::kRunHere;
-  plan->args = {std::string(kExpiryAt), "", std::string(args[1]), std::move(expiry)};
-  plan->views.assign(plan->args.begin(), plan->args.end());
-}
-
 bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   types::Keyspace& ks = context_->keyspace();
   const std::string key = plan->args[2];  // a copy: a cutoff may be appended to plan->args
@@ -323,7 +267,7 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     applies = current.has_value();
   } else {
     int64_t when = 0;
-    ParseInt64(plan->args[3], &when);  // written by PlanExpiry
+    ParseInt64(plan->args[3], &when);  // written by the row's write form
     reg.expire_at = when;
     // Redis's conditions; a persistent key has an infinite TTL: never "greater", always "less".
     if ((flags & types::kExpireNx) && current) applies = false;

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/active_active/peer_delta.h"
 #include "server/commands/register.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
@@ -55,22 +57,30 @@ ExpireOptions ParseExpire(ArgParser& args) {
 
 // The EXPIRE family: `kSeconds` says the unit of the time, `kRelative` whether it is added to
 // now; kName is the command in errors.
-template <bool kSeconds, bool kRelative, const char* kName>
-void ExecuteExpire(CommandContext& ctx, const ExpireOptions& o) {
-  int64_t when = 0;
-  ParseInt64(o.when, &when);  // checked by ParseExpire
+// The absolute expiry (ms) `o` names at `now_ms`; false when it overflows. `kSeconds` says the
+// unit of the time, `kRelative` whether it is added to now.
+template <bool kSeconds, bool kRelative>
+bool ExpireAtOf(const ExpireOptions& o, int64_t now_ms, int64_t* when) {
+  ParseInt64(o.when, when);  // checked by ParseExpire
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
   if (kSeconds) {
-    if (when > kMax / 1000 || when < kMin / 1000) {
-      return ctx.reply.Error(InvalidExpireTimeError(kName));
-    }
-    when *= 1000;
+    if (*when > kMax / 1000 || *when < kMin / 1000) return false;
+    *when *= 1000;
   }
   if (kRelative) {
-    const int64_t now = ctx.server.clock().NowMs();
-    if (when > kMax - now) return ctx.reply.Error(InvalidExpireTimeError(kName));
-    when += now;
+    if (*when > kMax - now_ms) return false;
+    *when += now_ms;
+  }
+  return true;
+}
+
+// The EXPIRE family; kName is the command in errors.
+template <bool kSeconds, bool kRelative, const char* kName>
+void ExecuteExpire(CommandContext& ctx, const ExpireOptions& o) {
+  int64_t when = 0;
+  if (!ExpireAtOf<kSeconds, kRelative>(o, ctx.server.clock().NowMs(), &when)) {
+    return ctx.reply.Error(InvalidExpireTimeError(kName));
   }
   OpResult<bool> applied =
       ctx.server.keyspace().Expire(ctx.client.db_index(), o.key, when, o.flags);
@@ -80,6 +90,24 @@ void ExecuteExpire(CommandContext& ctx, const ExpireOptions& o) {
     SignalKeyChange(ctx, o.key, kNotifyGeneric, deleted ? "del" : "expire");
   }
   ctx.reply.Integer(*applied ? 1 : 0);
+}
+
+// The EXPIRE family in active-active mode: `expiry-at <T> key <absolute expiry ms>`, its NX, XX,
+// GT and LT judged on the origin, which takes T above what the key holds.
+template <bool kSeconds, bool kRelative>
+WriteForm FormExpire(const ExpireOptions& o, const WriteFormInput& in) {
+  int64_t when = 0;
+  if (!ExpireAtOf<kSeconds, kRelative>(o, in.now_ms, &when)) return WriteForm::Invalid();
+  WriteForm form = WriteForm::Delta(
+      {std::string(kExpiryAt), "", std::string(o.key), std::to_string(when)}, std::nullopt);
+  form.expire_flags = o.flags;
+  return form;
+}
+
+// PERSIST in active-active mode: `expiry-at <T> key persist`.
+WriteForm FormPersist(const KeyOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta({std::string(kExpiryAt), "", std::string(o.key), std::string(kPersist)},
+                          std::nullopt);
 }
 
 constexpr char kExpire[] = "expire";
@@ -114,7 +142,8 @@ void ExecutePersist(CommandContext& ctx, const KeyOptions& o) {
 }
 
 CommandSpec ExpireRow(std::string_view name, std::string_view since, std::string_view summary,
-                      std::string_view time_name, ArgType time_type, CommandHandler handler) {
+                      std::string_view time_name, ArgType time_type, CommandHandler handler,
+                      WriteFormer write_form) {
   return {.name = name,
           .arity = -3,
           .flags = kCmdWrite | kCmdFast,
@@ -131,11 +160,13 @@ CommandSpec ExpireRow(std::string_view name, std::string_view since, std::string
                                       {.name = "xx", .type = ArgType::kPureToken, .token = "XX"},
                                       {.name = "gt", .type = ArgType::kPureToken, .token = "GT"},
                                       {.name = "lt", .type = ArgType::kPureToken, .token = "LT"}}}},
-          .handler = handler};
+          .handler = handler,
+          .write_form = write_form};
 }
 
 CommandSpec KeyRow(std::string_view name, uint32_t flags, std::string_view since,
-                   std::string_view summary, CommandHandler handler) {
+                   std::string_view summary, CommandHandler handler,
+                   WriteFormer write_form = nullptr) {
   return {.name = name,
           .arity = 2,
           .flags = flags,
@@ -144,7 +175,8 @@ CommandSpec KeyRow(std::string_view name, uint32_t flags, std::string_view since
           .since = since,
           .summary = summary,
           .arguments = {{.name = "key", .type = ArgType::kKey}},
-          .handler = handler};
+          .handler = handler,
+          .write_form = write_form};
 }
 
 }  // namespace
@@ -153,17 +185,21 @@ std::vector<CommandSpec> ExpireCommands() {
   const uint32_t kRead = kCmdReadOnly | kCmdFast;
   return {
       ExpireRow("expire", "1.0.0", "Sets the expiration time of a key in seconds.", "seconds",
-                ArgType::kInteger, Handler<ParseExpire, ExecuteExpire<true, true, kExpire>>),
+                ArgType::kInteger, Handler<ParseExpire, ExecuteExpire<true, true, kExpire>>,
+                FormOf<ParseExpire, FormExpire<true, true>>),
       ExpireRow("pexpire", "2.6.0", "Sets the expiration time of a key in milliseconds.",
                 "milliseconds", ArgType::kInteger,
-                Handler<ParseExpire, ExecuteExpire<false, true, kPexpire>>),
+                Handler<ParseExpire, ExecuteExpire<false, true, kPexpire>>,
+                FormOf<ParseExpire, FormExpire<false, true>>),
       ExpireRow("expireat", "1.2.0", "Sets the expiration time of a key to a Unix timestamp.",
                 "unix-time-seconds", ArgType::kUnixTime,
-                Handler<ParseExpire, ExecuteExpire<true, false, kExpireAt>>),
+                Handler<ParseExpire, ExecuteExpire<true, false, kExpireAt>>,
+                FormOf<ParseExpire, FormExpire<true, false>>),
       ExpireRow("pexpireat", "2.6.0",
                 "Sets the expiration time of a key to a Unix milliseconds timestamp.",
                 "unix-time-milliseconds", ArgType::kUnixTime,
-                Handler<ParseExpire, ExecuteExpire<false, false, kPexpireAt>>),
+                Handler<ParseExpire, ExecuteExpire<false, false, kPexpireAt>>,
+                FormOf<ParseExpire, FormExpire<false, false>>),
       KeyRow("ttl", kRead, "1.0.0", "Returns the expiration time in seconds of a key.",
              Handler<ParseKey, ExecuteTtl<false, false>>),
       KeyRow("pttl", kRead, "2.6.0", "Returns the expiration time in milliseconds of a key.",
@@ -175,7 +211,7 @@ std::vector<CommandSpec> ExpireCommands() {
              "Returns the expiration time of a key as a Unix milliseconds timestamp.",
              Handler<ParseKey, ExecuteTtl<true, true>>),
       KeyRow("persist", kCmdWrite | kCmdFast, "2.2.0", "Removes the expiration time of a key.",
-             Handler<ParseKey, ExecutePersist>),
+             Handler<ParseKey, ExecutePersist>, FormOf<ParseKey, FormPersist>),
   };
 }
 

@@ -2,6 +2,7 @@
 // DBSIZE, FLUSHDB, FLUSHALL. Redis 7 replies and errors; the work is types::Keyspace's, which
 // reads only metadata rows, so expired keys are invisible at once.
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "common/glob.h"
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/active_active/peer_delta.h"
 #include "server/commands/register.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
@@ -30,6 +32,17 @@ void ExecuteDel(CommandContext& ctx, const KeysOptions& o) {
   if (!deleted.ok()) return ReplyError(ctx, deleted);
   for (std::string_view key : existed) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
   ctx.reply.Integer(*deleted);
+}
+
+// DEL and UNLINK in active-active mode: `del-at <T> key ...`, each key once; the mode takes T
+// from what the keys hold.
+WriteForm FormDel(const KeysOptions& o, const WriteFormInput&) {
+  std::vector<std::string> form = {std::string(kDelAt), ""};
+  std::set<std::string_view> seen;
+  for (std::string_view key : o.keys) {
+    if (seen.insert(key).second) form.emplace_back(key);
+  }
+  return WriteForm::Delta(std::move(form), std::nullopt);
 }
 
 // EXISTS key [key ...] -> how many exist (a key named twice counts twice). Every key is read
@@ -148,6 +161,15 @@ void ExecuteFlushDb(CommandContext& ctx, const NoOptions&) {
   ReplyOkOrError(ctx, ctx.server.keyspace().FlushDb(ctx.client.db_index()));
 }
 
+// FLUSHDB and FLUSHALL in active-active mode: `flushdb-at <T>`, `flushall-at <T>`.
+WriteForm FormFlushDb(const NoOptions&, const WriteFormInput&) {
+  return WriteForm::Delta({std::string(kFlushDbAt), ""}, std::nullopt);
+}
+
+WriteForm FormFlushAll(const NoOptions&, const WriteFormInput&) {
+  return WriteForm::Delta({std::string(kFlushAllAt), ""}, std::nullopt);
+}
+
 void ExecuteFlushAll(CommandContext& ctx, const NoOptions&) {
   SignalFlush(ctx.server, -1);
   ReplyOkOrError(ctx, ctx.server.keyspace().FlushAll());
@@ -173,7 +195,8 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Deletes one or more keys.",
        .complexity = "O(N) where N is the number of keys that will be removed.",
        .arguments = {kKeys},
-       .handler = Handler<ParseKeys, ExecuteDel>},
+       .handler = Handler<ParseKeys, ExecuteDel>,
+       .write_form = FormOf<ParseKeys, FormDel>},
       {.name = "unlink",
        .arity = -2,
        .flags = kCmdWrite | kCmdFast,
@@ -183,7 +206,8 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Asynchronously deletes one or more keys.",
        .complexity = "O(1) for each key removed.",
        .arguments = {kKeys},
-       .handler = Handler<ParseKeys, ExecuteDel>},
+       .handler = Handler<ParseKeys, ExecuteDel>,
+       .write_form = FormOf<ParseKeys, FormDel>},
       {.name = "exists",
        .arity = -2,
        .flags = kCmdReadOnly | kCmdFast,
@@ -243,7 +267,8 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Removes all keys from the current database.",
        .complexity = "O(N) where N is the number of keys in the selected database.",
        .arguments = {kFlushMode},
-       .handler = Handler<ParseFlushMode, ExecuteFlushDb>},
+       .handler = Handler<ParseFlushMode, ExecuteFlushDb>,
+       .write_form = FormOf<ParseFlushMode, FormFlushDb>},
       {.name = "flushall",
        .arity = -1,
        .flags = kCmdWrite,
@@ -251,7 +276,8 @@ std::vector<CommandSpec> KeyCommands() {
        .summary = "Removes all keys from all databases.",
        .complexity = "O(N) where N is the total number of keys in all databases.",
        .arguments = {kFlushMode},
-       .handler = Handler<ParseFlushMode, ExecuteFlushAll>},
+       .handler = Handler<ParseFlushMode, ExecuteFlushAll>,
+       .write_form = FormOf<ParseFlushMode, FormFlushAll>},
   };
 }
 

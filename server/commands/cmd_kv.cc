@@ -10,6 +10,7 @@
 #include "server/commands/expire_time.h"
 #include "server/commands/read_string.h"
 #include "server/commands/register.h"
+#include "server/commands/string_delta.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -141,35 +142,52 @@ void CountDeadOnArrival(CommandContext& ctx, const PutOptions& o) {
   }
 }
 
+// When the version `o` writes at `ts` expires (nullopt: never), into *expire_at when kOk.
+ExpireAtOutcome PutExpireAt(const PutOptions& o, int64_t ts, int64_t now,
+                            const types::Keyspace& keyspace, std::optional<int64_t>* expire_at) {
+  switch (o.expiry) {
+    case PutOptions::Expiry::kPolicy:
+      *expire_at = keyspace.PolicyExpireAt(o.key, ts);
+      break;
+    case PutOptions::Expiry::kNoTtl:
+      break;
+    case PutOptions::Expiry::kTtl: {
+      if (o.ttl_ms < 0) break;  // `unlimited`
+      int64_t at = 0;
+      if (__builtin_add_overflow(ts, o.ttl_ms, &at)) return ExpireAtOutcome::kInvalid;
+      *expire_at = at;
+      break;
+    }
+    case PutOptions::Expiry::kAbsolute: {
+      int64_t at = 0;
+      const ExpireAtOutcome outcome = ResolveExpireAt(*o.expire, now, &at);
+      if (outcome != ExpireAtOutcome::kOk) return outcome;
+      *expire_at = at;
+      break;
+    }
+  }
+  return ExpireAtOutcome::kOk;
+}
+
 void ExecutePut(CommandContext& ctx, const PutOptions& o) {
   const int64_t now = ctx.server.clock().NowMs();
   const int64_t ts = o.ts.value_or(now);
   std::optional<int64_t> expire_at;
-  switch (o.expiry) {
-    case PutOptions::Expiry::kPolicy:
-      expire_at = ctx.server.keyspace().PolicyExpireAt(o.key, ts);
-      break;
-    case PutOptions::Expiry::kNoTtl:
-      break;
-    case PutOptions::Expiry::kTtl:
-      if (o.ttl_ms >= 0) {  // negative: `unlimited`
-        int64_t at = 0;
-        if (__builtin_add_overflow(ts, o.ttl_ms, &at)) {
-          return ctx.reply.Error(InvalidExpireTimeError("put"));
-        }
-        expire_at = at;
-      }
-      break;
-    case PutOptions::Expiry::kAbsolute: {
-      int64_t at = 0;
-      if (!ExpireAtOrReply(ctx, *o.expire, "put", now, &at)) return;
-      expire_at = at;
-      break;
-    }
-  }
+  const ExpireAtOutcome outcome = PutExpireAt(o, ts, now, ctx.server.keyspace(), &expire_at);
+  if (outcome != ExpireAtOutcome::kOk) return ReplyExpireAtError(ctx, outcome, "put");
   const OpResult<void> put = KvOf(ctx).Put({o.key, o.value, ts, expire_at});
   if (put.ok() && expire_at && *expire_at <= now) CountDeadOnArrival(ctx, o);
   ReplyOkOrError(ctx, put, o.key, kNotifyString, "put");
+}
+
+// PUT in active-active mode: its timestamp and absolute expiry written out.
+WriteForm FormPut(const PutOptions& o, const WriteFormInput& in) {
+  const int64_t ts = o.ts.value_or(in.now_ms);
+  std::optional<int64_t> expire_at;
+  if (PutExpireAt(o, ts, in.now_ms, in.keyspace, &expire_at) != ExpireAtOutcome::kOk) {
+    return WriteForm::Invalid();
+  }
+  return StringPutForm(o.key, o.value, ts, expire_at, o.ts);
 }
 
 // ---- DELETE
@@ -196,6 +214,12 @@ DeleteOptions ParseDelete(ArgParser& args) {
 void ExecuteDelete(CommandContext& ctx, const DeleteOptions& o) {
   ReplyOkOrError(ctx, KvOf(ctx).Delete(o.key, o.ts.value_or(ctx.server.clock().NowMs())), o.key,
                  kNotifyString, "delete");
+}
+
+// DELETE in active-active mode: its timestamp written out.
+WriteForm FormDelete(const DeleteOptions& o, const WriteFormInput& in) {
+  return WriteForm::Delta(
+      {"delete", std::string(o.key), "TS", std::to_string(o.ts.value_or(in.now_ms))}, o.ts);
 }
 
 // ---- Rows
@@ -247,7 +271,8 @@ std::vector<CommandSpec> KvCommands() {
                                    {.name = "unix-time-milliseconds",
                                     .type = ArgType::kUnixTime,
                                     .token = "PXAT"}}}},
-       .handler = Handler<ParsePut, ExecutePut>},
+       .handler = Handler<ParsePut, ExecutePut>,
+       .write_form = FormOf<ParsePut, FormPut>},
       {.name = "delete",
        .arity = -2,
        .flags = kCmdWrite | kCmdFast,
@@ -256,7 +281,8 @@ std::vector<CommandSpec> KvCommands() {
        .since = "0.1.0",
        .summary = "Writes a timestamped tombstone version of a key",
        .arguments = {kKey, kTs},
-       .handler = Handler<ParseDelete, ExecuteDelete>},
+       .handler = Handler<ParseDelete, ExecuteDelete>,
+       .write_form = FormOf<ParseDelete, FormDelete>},
   };
 }
 

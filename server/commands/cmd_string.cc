@@ -17,6 +17,7 @@
 #include "server/commands/expire_time.h"
 #include "server/commands/read_string.h"
 #include "server/commands/register.h"
+#include "server/commands/string_delta.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -113,6 +114,26 @@ void ExecuteSet(CommandContext& ctx, const SetOptions& o) {
     expire_at = at;
   }
   SetGeneric(ctx, o, expire_at, now, SetReply::kOkOrNil);
+}
+
+// SET in active-active mode: a string version at the node's clock, its expiry written out. NX,
+// XX, GET and KEEPTTL depend on what the key holds on the node, which peers do not share.
+WriteForm FormSet(const SetOptions& o, const WriteFormInput& in) {
+  if (o.condition != KvSetOptions::Condition::kNone) {
+    return WriteForm::Refused(
+        ConditionalSetError(o.condition == KvSetOptions::Condition::kNx ? "nx" : "xx"));
+  }
+  if (o.get) return WriteForm::Refused(ConditionalSetError("get"));
+  if (o.keep_ttl) return WriteForm::Refused(ConditionalSetError("keepttl"));
+  std::optional<int64_t> expire_at = in.keyspace.PolicyExpireAt(o.key, in.now_ms);
+  if (o.expire) {
+    int64_t at = 0;
+    if (ResolveExpireAt(*o.expire, in.now_ms, &at) != ExpireAtOutcome::kOk) {
+      return WriteForm::Invalid();
+    }
+    expire_at = at;
+  }
+  return StringPutForm(o.key, o.value, in.now_ms, expire_at, std::nullopt);
 }
 
 // SETNX key value -> 1 if set, 0 if the key existed. GETSET key value -> the old value.
@@ -497,7 +518,8 @@ std::vector<CommandSpec> StringCommands() {
                       .optional = true,
                       .children = Expiration(
                           {.name = "keepttl", .type = ArgType::kPureToken, .token = "KEEPTTL"})}},
-       .handler = Handler<ParseSet, ExecuteSet>},
+       .handler = Handler<ParseSet, ExecuteSet>,
+       .write_form = FormOf<ParseSet, FormSet>},
       {.name = "setnx",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,

@@ -56,6 +56,13 @@ void ExecuteIns(CommandContext& ctx, const TlogOptions& o) {
   ReplyOkOrError(ctx, OpResult<void>(), o.key, kNotifyTimestamped, "tlog_ins");
 }
 
+// TLOG INS in active-active mode: the entry as it is (logs merge by union).
+WriteForm FormIns(const TlogOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta(
+      {"tlog", "ins", std::string(o.key), std::string(o.value), std::to_string(o.number)},
+      ClientTsOf(o.number));
+}
+
 void ReplyEntries(CommandContext& ctx, const std::vector<types::TlogEntry>& entries) {
   ctx.reply.ArrayHeader(entries.size());
   for (const types::TlogEntry& entry : entries) {
@@ -156,6 +163,23 @@ void ExecuteTrimAt(CommandContext& ctx, const TlogOptions& o) {
   ReplyOkOrError(ctx, LogOf(ctx).TrimAt(o.key, o.number), o.key, kNotifyTimestamped, "tlog_trim");
 }
 
+// TLOG TRIMAT in active-active mode: the cutoff as it is (cutoffs merge by max).
+WriteForm FormTrimAt(const TlogOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta({"tlog", "trimat", std::string(o.key), std::to_string(o.number)},
+                          ClientTsOf(o.number));
+}
+
+// TLOG TRIM and CLR in active-active mode: as they are; the mode logs the TRIMAT of the cutoff
+// they leave.
+WriteForm FormTrim(const TlogOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta({"tlog", "trim", std::string(o.key), std::to_string(o.number)},
+                          std::nullopt);
+}
+
+WriteForm FormClr(const KeyOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta({"tlog", "clr", std::string(o.key)}, std::nullopt);
+}
+
 void ExecuteTrim(CommandContext& ctx, const TlogOptions& o) {
   ReplyOkOrError(ctx, LogOf(ctx).Trim(o.key, o.number), o.key, kNotifyTimestamped, "tlog_trim");
 }
@@ -183,7 +207,8 @@ std::vector<CommandSpec> TlogCommands() {
             .arguments = {kKey, {.name = "value"}, kTimestamp},
             .help = {{.text = "Insert a value/timestamp entry; ignored if a duplicate or below "
                               "the cutoff."}},
-            .handler = Handler<ParseIns, ExecuteIns>},
+            .handler = Handler<ParseIns, ExecuteIns>,
+            .write_form = FormOf<ParseIns, FormIns>},
            {.name = "get",
             .arity = -3,
             .flags = kCmdReadOnly,
@@ -239,7 +264,8 @@ std::vector<CommandSpec> TlogCommands() {
             .complexity = "O(M) where M is the number of entries discarded",
             .arguments = {kKey, kTimestamp},
             .help = {{.text = "Raise the cutoff to <timestamp>, discarding older entries."}},
-            .handler = Handler<ParseKeyNumber, ExecuteTrimAt>},
+            .handler = Handler<ParseKeyNumber, ExecuteTrimAt>,
+            .write_form = FormOf<ParseKeyNumber, FormTrimAt>},
            {.name = "trim",
             .arity = 4,
             .flags = kCmdWrite,
@@ -250,7 +276,8 @@ std::vector<CommandSpec> TlogCommands() {
             .arguments = {kKey, {.name = "count", .type = ArgType::kInteger}},
             .help = {{.text = "Raise the cutoff to the timestamp of entry <count>-1 (0: same as "
                               "CLR)."}},
-            .handler = Handler<ParseKeyNumber, ExecuteTrim>},
+            .handler = Handler<ParseKeyNumber, ExecuteTrim>,
+            .write_form = FormOf<ParseKeyNumber, FormTrim>},
            {.name = "clr",
             .arity = 3,
             .flags = kCmdWrite,
@@ -259,7 +286,8 @@ std::vector<CommandSpec> TlogCommands() {
             .summary = "Raises the cutoff past the newest entry, emptying a log.",
             .arguments = {kKey},
             .help = {{.text = "Raise the cutoff past the newest entry, emptying the log."}},
-            .handler = Handler<ParseKey, ExecuteClr>},
+            .handler = Handler<ParseKey, ExecuteClr>,
+            .write_form = FormOf<ParseKey, FormClr>},
            HelpSubcommand("tlog", "Returns helpful text about TLOG.", kCmdReadOnly | kCmdFast)},
   }};
 }

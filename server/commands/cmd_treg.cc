@@ -5,6 +5,8 @@
 // zeros allowed) and replied with ReplyWriter::Unsigned (RESP3 big number / RESP2 bulk string
 // above 2^63-1).
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "server/commands/register.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
+#include "server/core/errors.h"
 #include "server/services/command_docs.h"
 #include "server/services/keyspace_events.h"
 #include "server/services/reply.h"
@@ -48,6 +51,18 @@ void ExecuteSet(CommandContext& ctx, const TregOptions& o) {
                  "treg_set");
 }
 
+// TREG SET in active-active mode: the pair as it is (registers merge by the greater (ts,
+// value)). A key the TTL policy gives a TTL is refused: each node would renew it from its own
+// clock.
+WriteForm FormSet(const TregOptions& o, const WriteFormInput& in) {
+  const std::optional<int64_t> client_ts = ClientTsOf(o.ts);
+  if (in.keyspace.PolicyExpireAt(o.key, in.now_ms).has_value()) {
+    return WriteForm::Refused(std::string(kTregSetWithTtl), client_ts);
+  }
+  return WriteForm::Delta(
+      {"treg", "set", std::string(o.key), std::string(o.value), std::to_string(o.ts)}, client_ts);
+}
+
 // TREG GET key
 void ExecuteGet(CommandContext& ctx, const KeyOptions& o) {
   OpResult<types::TregState> state = RegisterOf(ctx).Get(o.key);
@@ -81,7 +96,8 @@ std::vector<CommandSpec> TregCommands() {
                           {.name = "timestamp", .type = ArgType::kInteger}},
             .help = {{.text = "Set the register if <timestamp> is newer (or equal with a greater "
                               "value)."}},
-            .handler = Handler<ParseSet, ExecuteSet>},
+            .handler = Handler<ParseSet, ExecuteSet>,
+            .write_form = FormOf<ParseSet, FormSet>},
            {.name = "get",
             .arity = 3,
             .flags = kCmdReadOnly | kCmdFast,

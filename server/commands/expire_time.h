@@ -19,7 +19,20 @@ struct ExpireArg {
   bool relative = false;  // EX, PX, SETEX, PSETEX: from now; else a Unix time
 };
 
-// The absolute expiry (ms) `arg` names at `now_ms`. Replies "ERR value is not an integer or out
+enum class ExpireAtOutcome {
+  kOk,
+  kNotInteger,  // the text is not a 64-bit integer
+  kInvalid,     // <= 0, or it overflows once made absolute and in milliseconds
+};
+
+// The absolute expiry (ms) `arg` names at `now_ms`, into *expire_at_ms when kOk.
+ExpireAtOutcome ResolveExpireAt(const ExpireArg& arg, int64_t now_ms, int64_t* expire_at_ms);
+
+// Replies a failed outcome: "ERR value is not an integer or out of range" (kNotInteger) or
+// "ERR invalid expire time in '<cmd>' command" (kInvalid).
+void ReplyExpireAtError(CommandContext& ctx, ExpireAtOutcome outcome, std::string_view cmd);
+
+// ResolveExpireAt, replying its failure. Replies "ERR value is not an integer or out
 // of range", or "ERR invalid expire time in '<cmd>' command" for a value <= 0 or one that
 // overflows, and returns false.
 bool ExpireAtOrReply(CommandContext& ctx, const ExpireArg& arg, std::string_view cmd,

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "server/core/arg_parser.h"
+#include "server/core/write_form.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -204,7 +205,9 @@ struct CommandSpec {
   // HELP's entries for this row (a container's own for its bare form, a subcommand's for itself);
   // none: one generated entry.
   std::vector<HelpEntry> help;
-  CommandHandler handler = nullptr;      // nullptr for a container that only has subcommands
+  CommandHandler handler = nullptr;  // nullptr for a container that only has subcommands
+  // A write's form in active-active mode (server/core/write_form.h): FormOf<Parse, Form>.
+  WriteFormer write_form = nullptr;
   std::vector<CommandSpec> subcommands;  // for containers
 
   // Set by CommandTable::Add: "name", or "container|sub" for a subcommand.

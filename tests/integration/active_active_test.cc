@@ -223,6 +223,10 @@ TEST_F(ActiveActiveTest, ExpiryAtTheSameClockTimeOnEveryNode) {
     ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t)}).str(), "OK");
   }
   ASSERT_EQ(Cmd(c[0].get(), {"SET", "e1", "v", "PX", "1000"}).str(), "OK");
+  // TTL unlimited: a version that never expires, on every node.
+  ASSERT_EQ(
+      Cmd(c[0].get(), {"PUT", "e3", "kept", "TS", std::to_string(t), "TTL", "unlimited"}).str(),
+      "OK");
   SetLink(c[1].get(), n1_, c[0].get(), n0_, false);
   SetLink(c[1].get(), n1_, c[2].get(), n2_, false);
   ASSERT_EQ(Cmd(c[1].get(), {"PUT", "e2", "w", "PXAT", std::to_string(t + 2000)}).str(), "OK");
@@ -233,6 +237,7 @@ TEST_F(ActiveActiveTest, ExpiryAtTheSameClockTimeOnEveryNode) {
   for (auto& node : c) {
     EXPECT_EQ(Cmd(node.get(), {"PEXPIRETIME", "e1"}).integer(), t + 1000);
     EXPECT_EQ(Cmd(node.get(), {"PEXPIRETIME", "e2"}).integer(), t + 2000);
+    EXPECT_EQ(Cmd(node.get(), {"PEXPIRETIME", "e3"}).integer(), -1);
   }
   for (auto& node : c) {
     ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t + 999)}).str(), "OK");
@@ -247,6 +252,7 @@ TEST_F(ActiveActiveTest, ExpiryAtTheSameClockTimeOnEveryNode) {
     ASSERT_EQ(Cmd(node.get(), {"DEBUG", "CLOCK", "SET", std::to_string(t + 2000)}).str(), "OK");
     EXPECT_EQ(Cmd(node.get(), {"EXISTS", "e2"}).integer(), 0);
     EXPECT_EQ(Cmd(node.get(), {"TLOG", "SIZE", "log"}).integer(), 1);
+    EXPECT_EQ(Cmd(node.get(), {"GET", "e3"}).str(), "kept");
   }
   EXPECT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
   // A write older than the expired version does not bring the key back on any node.

@@ -92,7 +92,9 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
     }
     SetClock(kT + kPastRetention);
     Compact(c0_.get());
-    if (one_more_delta_on_n0) ASSERT_EQ(Cmd(c0_.get(), {"SET", "other", "1"}).str(), "OK");
+    if (one_more_delta_on_n0) {
+      ASSERT_EQ(Cmd(c0_.get(), {"SET", "other", "1"}).str(), "OK");
+    }
     ASSERT_EQ(Cmd(c1_.get(), {"PUT", "wins", "y", "TS", ts, "NOTTL"}).str(), "OK");
     ASSERT_EQ(Cmd(c1_.get(), {"PUT", "loses", "yv", "TS", ts, "NOTTL"}).str(), "OK");
   }

@@ -1,0 +1,33 @@
+// The active-active write form of a string version (docs/active-active.md, "Deltas"):
+// `put key value TS ts PXAT expire_at`, or `... NOTTL` for a version that never expires. PUT and
+// SET make it from their options (cmd_kv.cc, cmd_string.cc); every peer writes the same version.
+// Thread-safety: a pure function.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/core/write_form.h"
+
+namespace ebb::server {
+
+// The form of a string version at `ts`; a version whose expiry is not after the epoch is one the
+// mode has no form for (its handler decides). `client_ts`: the TS the client named, if any.
+inline WriteForm StringPutForm(std::string_view key, std::string_view value, int64_t ts,
+                               std::optional<int64_t> expire_at, std::optional<int64_t> client_ts) {
+  if (expire_at && *expire_at <= 0) return WriteForm::Invalid();
+  std::vector<std::string> args = {"put", std::string(key), std::string(value), "TS",
+                                   std::to_string(ts)};
+  if (expire_at) {
+    args.push_back("PXAT");
+    args.push_back(std::to_string(*expire_at));
+  } else {
+    args.push_back("NOTTL");
+  }
+  return WriteForm::Delta(std::move(args), client_ts);
+}
+
+}  // namespace ebb::server
