@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "server/scripting/script_code.h"
+
 struct lua_State;
 
 namespace ebb::server::scripting {
@@ -26,9 +28,10 @@ extern char kRunGlobalsKey;    // what scripts and functions see while they run
 int RaiseError(lua_State* L, const char* message);
 
 // Compiles `code` as chunk `chunk_name` ("@user_script", "@user_function") and pushes the
-// function. On a syntax error pushes nothing and sets *error to "ERR <prefix><Lua's message>".
-bool CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
-                  std::string_view prefix, std::string* error);
+// function. On a syntax error pushes nothing and returns `failure` (kScriptCompile or
+// kFunctionCompile) with Lua's message.
+Result<ScriptCode> CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
+                                ScriptCode failure);
 
 // Pushes `values` as a Lua array of strings (KEYS, ARGV, a function's arguments).
 void PushArray(lua_State* L, std::span<const std::string_view> values);
