@@ -24,6 +24,10 @@ extern char kFunctionMetaKey;  // its metatable, whose __index says what it sees
 extern char kLoadGlobalsKey;   // what library code sees while it loads
 extern char kRunGlobalsKey;    // what scripts and functions see while they run
 
+// The field redis.call and redis.pcall set on the error tables they make (Redis's name): the
+// error was counted in INFO errorstats when the command failed or was refused.
+inline constexpr const char* kErrorCountedField = "ignore_error_stats_update";
+
 // Raises Redis's error table {err = "ERR <message>"} (luaPushError + luaError).
 int RaiseError(lua_State* L, const char* message);
 
