@@ -171,8 +171,8 @@ int Main(int argc, char** argv) {
   ctx.set_version(EBB_VERSION);
   // The function libraries live in an engine row; an older ebb's functions file moves there
   // (docs/scripting.md, "Where the libraries live").
-  if (!ctx.scripts().OpenLibraries(config.dir + "/functions", &error)) {
-    spdlog::critical("Cannot load the functions: {}", error);
+  if (const auto opened = ctx.scripts().OpenLibraries(config.dir + "/functions"); !opened.ok()) {
+    spdlog::critical("Cannot load the functions: {}", scripting::ScriptErrorText(opened));
     return 1;
   }
   if (!config.users.empty() && !config.aclfile.empty()) {

@@ -137,15 +137,22 @@ void Acl::DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clie
   }
 }
 
-bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
-                      int64_t* deleted, std::string* error) {
-  for (std::string_view name : names) {
-    if (name == "default") {
-      *error = kAclDeleteDefault;
-      return false;
-    }
+std::string AclErrorText(const Result<AclCode>& r) {
+  switch (r.code()) {
+    case AclCode::kOk:
+      break;
+    case AclCode::kDeleteDefault:
+      return std::string(kAclDeleteDefault);
   }
-  *deleted = 0;
+  return {};
+}
+
+Result<AclCode, int64_t> Acl::DeleteUsers(std::span<const std::string_view> names,
+                                          ClientRegistry& clients) {
+  for (std::string_view name : names) {
+    if (name == "default") return AclCode::kDeleteDefault;
+  }
+  int64_t deleted = 0;
   for (std::string_view name : names) {
     auto it = users_.find(name);
     if (it == users_.end()) continue;
@@ -156,9 +163,9 @@ bool Acl::DeleteUsers(std::span<const std::string_view> names, ClientRegistry& c
       }
     }
     users_.erase(it);
-    ++*deleted;
+    ++deleted;
   }
-  return true;
+  return deleted;
 }
 
 std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {

@@ -27,11 +27,21 @@
 #include "server/acl/acl_log.h"
 #include "server/acl/acl_user.h"
 #include "server/core/client.h"
+#include "server/core/result.h"
 
 namespace ebb::server {
 
 // Why a command is refused (Redis's ACL_DENIED_*).
 enum class AclVerdict { kAllowed, kDeniedCommand, kDeniedKey, kDeniedChannel };
+
+// The outcomes of changing the users that return Result<AclCode> (server/core/result.h);
+// AclErrorText spells each.
+enum class AclCode {
+  kOk,
+  kDeleteDefault,  // ACL DELUSER default: "ERR The 'default' user cannot be removed"
+};
+// The error text of a failure. REQUIRES: !r.ok().
+std::string AclErrorText(const Result<AclCode>& r);
 
 class Acl {
  public:
@@ -67,12 +77,12 @@ class Acl {
   // After ACL SETUSER changed `user`: disconnects its clients subscribed to a channel, pattern
   // or shard channel the user may no longer access (Redis 7's ACLKillPubsubClientsIfNeeded).
   static void DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients);
-  // ACL DELUSER: removes the named users (not `default`: "ERR The 'default' user cannot be
-  // removed"), disconnecting their clients; returns how many existed.
+  // ACL DELUSER: removes the named users (none when one is `default`: kDeleteDefault),
+  // disconnecting their clients; returns how many existed.
   // REQUIRES (on success): no client still points at a removed user after this returns —
   // done here by clearing their user and asking them to close.
-  bool DeleteUsers(std::span<const std::string_view> names, ClientRegistry& clients,
-                   int64_t* deleted, std::string* error);
+  Result<AclCode, int64_t> DeleteUsers(std::span<const std::string_view> names,
+                                       ClientRegistry& clients);
   // ACL LOAD (and startup with `aclfile`): replaces every user with the file's `user <name>
   // <rule> ...` lines (blank lines skipped), all or nothing. Users not in the file are dropped
   // and every client authenticated as a user other than `default` is disconnected (Redis 7.0);

@@ -79,12 +79,10 @@ struct UsernamesOptions {
 UsernamesOptions ParseUsernames(ArgParser& args) { return {RemainingArgs(args)}; }
 
 void ExecuteDelUser(CommandContext& ctx, const UsernamesOptions& o) {
-  int64_t deleted = 0;
-  std::string error;
-  if (!ctx.server.acl().DeleteUsers(o.usernames, ctx.server.clients(), &deleted, &error)) {
-    return ctx.reply.Error(error);
-  }
-  ctx.reply.Integer(deleted);
+  const Result<AclCode, int64_t> deleted =
+      ctx.server.acl().DeleteUsers(o.usernames, ctx.server.clients());
+  if (!deleted.ok()) return ctx.reply.Error(AclErrorText(deleted.failure()));
+  ctx.reply.Integer(*deleted);
 }
 
 // ACL LIST: each user as a config line.

@@ -175,6 +175,57 @@ bool AddUnsigned(uint64_t value, int64_t incr, int bits, Overflow overflow, uint
   return true;
 }
 
+// The replies of a BITFIELD of GETs only, read without locking the key for an update.
+void ExecuteBitFieldGets(CommandContext& ctx, std::string_view key,
+                         const std::vector<FieldOp>& ops) {
+  std::optional<types::KvRow> row;
+  if (!ReadStringOrReply(ctx, key, std::nullopt, &row)) return;
+  const std::string_view value = row ? std::string_view(row->value) : std::string_view();
+  ctx.reply.ArrayHeader(ops.size());
+  for (const FieldOp& op : ops) {
+    if (op.is_signed) {
+      ctx.reply.Integer(GetSigned(value, op.offset, op.bits));
+    } else {
+      ctx.reply.Integer(static_cast<int64_t>(GetUnsigned(value, op.offset, op.bits)));
+    }
+  }
+}
+
+// What one SET or INCRBY did to the value.
+enum class FieldWrite { kRefused, kSameBits, kChangedBits };
+
+// Applies one SET or INCRBY to *value and writes its reply to `out` (nil when OVERFLOW FAIL
+// refused it).
+FieldWrite ApplyFieldWrite(const FieldOp& op, std::string* value, protocol::ReplyWriter& out) {
+  const bool incr = op.kind == FieldOp::kIncrBy;
+  uint64_t old_bits = 0, new_bits = 0;
+  int64_t reply = 0;
+  bool ok = false;
+  if (op.is_signed) {
+    const int64_t old = GetSigned(*value, op.offset, op.bits);
+    int64_t next = 0;
+    ok = AddSigned(incr ? old : op.value, incr ? op.value : 0, op.bits, op.overflow, &next);
+    old_bits = static_cast<uint64_t>(old);
+    new_bits = static_cast<uint64_t>(next);
+    reply = incr ? next : old;
+  } else {
+    const uint64_t old = GetUnsigned(*value, op.offset, op.bits);
+    uint64_t next = 0;
+    ok = AddUnsigned(incr ? old : static_cast<uint64_t>(op.value), incr ? op.value : 0, op.bits,
+                     op.overflow, &next);
+    old_bits = old;
+    new_bits = next;
+    reply = static_cast<int64_t>(incr ? next : old);
+  }
+  if (!ok) {
+    out.Null();
+    return FieldWrite::kRefused;
+  }
+  out.Integer(reply);
+  SetField(value, op.offset, op.bits, new_bits);
+  return old_bits != new_bits ? FieldWrite::kChangedBits : FieldWrite::kSameBits;
+}
+
 template <bool kReadOnly>
 void ExecuteBitField(CommandContext& ctx, const BitFieldOptions& o) {
   const std::vector<FieldOp>& ops = o.ops;
@@ -185,20 +236,7 @@ void ExecuteBitField(CommandContext& ctx, const BitFieldOptions& o) {
     writes = true;
     end_bit = std::max(end_bit, op.offset + static_cast<uint64_t>(op.bits));
   }
-  if (!writes) {
-    std::optional<types::KvRow> row;
-    if (!ReadStringOrReply(ctx, o.key, std::nullopt, &row)) return;
-    const std::string_view value = row ? std::string_view(row->value) : std::string_view();
-    ctx.reply.ArrayHeader(ops.size());
-    for (const FieldOp& op : ops) {
-      if (op.is_signed) {
-        ctx.reply.Integer(GetSigned(value, op.offset, op.bits));
-      } else {
-        ctx.reply.Integer(static_cast<int64_t>(GetUnsigned(value, op.offset, op.bits)));
-      }
-    }
-    return;
-  }
+  if (!writes) return ExecuteBitFieldGets(ctx, o.key, ops);
   if (kReadOnly) return ctx.reply.Error(kBitfieldReadOnly);
   types::Kv kv = KvOf(ctx);
   OpResult<std::optional<types::KvRow>> base = kv.ReadForUpdate(o.key);
@@ -219,33 +257,8 @@ void ExecuteBitField(CommandContext& ctx, const BitFieldOptions& o) {
       }
       continue;
     }
-    const bool incr = op.kind == FieldOp::kIncrBy;
-    uint64_t old_bits = 0, new_bits = 0;
-    int64_t reply = 0;
-    bool ok = false;
-    if (op.is_signed) {
-      const int64_t old = GetSigned(value, op.offset, op.bits);
-      int64_t next = 0;
-      ok = AddSigned(incr ? old : op.value, incr ? op.value : 0, op.bits, op.overflow, &next);
-      old_bits = static_cast<uint64_t>(old);
-      new_bits = static_cast<uint64_t>(next);
-      reply = incr ? next : old;
-    } else {
-      const uint64_t old = GetUnsigned(value, op.offset, op.bits);
-      uint64_t next = 0;
-      ok = AddUnsigned(incr ? old : static_cast<uint64_t>(op.value), incr ? op.value : 0, op.bits,
-                       op.overflow, &next);
-      old_bits = old;
-      new_bits = next;
-      reply = static_cast<int64_t>(incr ? next : old);
-    }
-    if (!ok) {
-      out.Null();
-      continue;
-    }
-    out.Integer(reply);
-    SetField(&value, op.offset, op.bits, new_bits);
-    changed |= grown || old_bits != new_bits;
+    const FieldWrite write = ApplyFieldWrite(op, &value, out);
+    if (write != FieldWrite::kRefused) changed |= grown || write == FieldWrite::kChangedBits;
   }
   if (grown || changed) {
     const int64_t now = ctx.server.clock().NowMs();

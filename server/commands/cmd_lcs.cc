@@ -3,6 +3,7 @@
 // matching ranges from the end of the strings backwards, as Redis lists them. The dynamic
 // programming table takes (len1 + 1) * (len2 + 1) * 4 bytes, which may not exceed
 // proto-max-bulk-len, as Redis.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,62 +57,77 @@ struct Range {
   uint32_t a_start, a_end, b_start, b_end;
 };
 
-void ExecuteLcs(CommandContext& ctx, const LcsOptions& o) {
-  std::string a, b;
-  bool wrong_type = false;
-  std::optional<types::OpFailure> failure;
-  LcsValue(ctx, o.key1, &a, &wrong_type, &failure);  // both read: a waiting command asks for both
-  LcsValue(ctx, o.key2, &b, &wrong_type, &failure);
-  if (failure) return ReplyError(ctx, *failure);
-  if (wrong_type) return ctx.reply.Error(kLcsNotStrings);
-  bool get_len = false, get_idx = false, with_match_len = false;
+// The options after the two keys.
+struct LcsFlags {
+  bool get_len = false;
+  bool get_idx = false;
+  bool with_match_len = false;
   int64_t min_match_len = 0;
-  for (size_t i = 0; i < o.rest.size(); ++i) {
-    const std::string_view opt = o.rest[i];
+};
+
+// Reads LEN, IDX, WITHMATCHLEN and MINMATCHLEN from `rest`; the error text when one is wrong.
+std::optional<std::string_view> ParseLcsFlags(const std::vector<std::string_view>& rest,
+                                              LcsFlags* f) {
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string_view opt = rest[i];
     if (EqualsIgnoreCase(opt, "idx")) {
-      get_idx = true;
+      f->get_idx = true;
     } else if (EqualsIgnoreCase(opt, "len")) {
-      get_len = true;
+      f->get_len = true;
     } else if (EqualsIgnoreCase(opt, "withmatchlen")) {
-      with_match_len = true;
-    } else if (EqualsIgnoreCase(opt, "minmatchlen") && i + 1 < o.rest.size()) {
-      if (!ParseInt64(o.rest[++i], &min_match_len)) return ctx.reply.Error(kNotInteger);
-      if (min_match_len < 0) min_match_len = 0;
+      f->with_match_len = true;
+    } else if (EqualsIgnoreCase(opt, "minmatchlen") && i + 1 < rest.size()) {
+      if (!ParseInt64(rest[++i], &f->min_match_len)) return kNotInteger;
+      if (f->min_match_len < 0) f->min_match_len = 0;
     } else {
-      return ctx.reply.Error(kSyntaxError);
+      return kSyntaxError;
     }
   }
-  if (get_len && get_idx) return ctx.reply.Error(kLcsLenAndIdx);
-  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1) {
-    return ctx.reply.Error(kLcsTooLong);
-  }
-  const uint64_t cells = (uint64_t{a.size()} + 1) * (uint64_t{b.size()} + 1);
-  if (cells * sizeof(uint32_t) > ctx.server.config().proto_max_bulk_len) {
-    return ctx.reply.Error(kLcsTooMuchMemory);
-  }
-  const uint32_t alen = static_cast<uint32_t>(a.size());
-  const uint32_t blen = static_cast<uint32_t>(b.size());
-  std::vector<uint32_t> table(cells, 0);
-  auto at = [&](uint32_t i, uint32_t j) -> uint32_t& {
-    return table[j + uint64_t{i} * (blen + 1)];
-  };
-  for (uint32_t i = 1; i <= alen; ++i) {
-    for (uint32_t j = 1; j <= blen; ++j) {
-      at(i, j) = a[i - 1] == b[j - 1] ? at(i - 1, j - 1) + 1 : std::max(at(i - 1, j), at(i, j - 1));
+  if (f->get_len && f->get_idx) return kLcsLenAndIdx;
+  return std::nullopt;
+}
+
+// The dynamic programming table of a and b: at(i, j) is the LCS length of a[0, i) and b[0, j).
+class LcsTable {
+ public:
+  LcsTable(std::string_view a, std::string_view b, uint64_t cells)
+      : alen_(static_cast<uint32_t>(a.size())),
+        blen_(static_cast<uint32_t>(b.size())),
+        table_(cells, 0) {
+    for (uint32_t i = 1; i <= alen_; ++i) {
+      for (uint32_t j = 1; j <= blen_; ++j) {
+        at(i, j) =
+            a[i - 1] == b[j - 1] ? at(i - 1, j - 1) + 1 : std::max(at(i - 1, j), at(i, j - 1));
+      }
     }
   }
-  const uint32_t length = at(alen, blen);
-  if (get_len) return ctx.reply.Integer(length);
-  // Walk back from the end, collecting the subsequence and the runs of consecutive matches.
-  std::string result(length, '\0');
+  uint32_t at(uint32_t i, uint32_t j) const { return table_[j + uint64_t{i} * (blen_ + 1)]; }
+  uint32_t length() const { return at(alen_, blen_); }
+
+ private:
+  uint32_t& at(uint32_t i, uint32_t j) { return table_[j + uint64_t{i} * (blen_ + 1)]; }
+  const uint32_t alen_, blen_;
+  std::vector<uint32_t> table_;
+};
+
+// The subsequence and the runs of consecutive matches at least min_match_len long, found by
+// walking the table back from the end as Redis walks it.
+struct LcsWalk {
+  std::string result;
   std::vector<Range> ranges;
-  uint32_t idx = length, i = alen, j = blen;
+};
+
+LcsWalk WalkLcs(std::string_view a, std::string_view b, const LcsTable& table,
+                int64_t min_match_len) {
+  const uint32_t length = table.length();
+  LcsWalk w{std::string(length, '\0'), {}};
+  uint32_t idx = length, i = static_cast<uint32_t>(a.size()), j = static_cast<uint32_t>(b.size());
   bool open = false;
   Range run{};
   while (i > 0 && j > 0) {
     bool emit = false;
     if (a[i - 1] == b[j - 1]) {
-      result[idx - 1] = a[i - 1];
+      w.result[idx - 1] = a[i - 1];
       if (!open) {
         run = {i - 1, i - 1, j - 1, j - 1};
         open = true;
@@ -126,7 +142,7 @@ void ExecuteLcs(CommandContext& ctx, const LcsOptions& o) {
       i--;
       j--;
     } else {
-      if (at(i - 1, j) > at(i, j - 1)) {
+      if (table.at(i - 1, j) > table.at(i, j - 1)) {
         i--;
       } else {
         j--;
@@ -135,12 +151,17 @@ void ExecuteLcs(CommandContext& ctx, const LcsOptions& o) {
     }
     if (emit) {
       if (min_match_len == 0 || run.a_end - run.a_start + 1 >= min_match_len) {
-        ranges.push_back(run);
+        w.ranges.push_back(run);
       }
       open = false;
     }
   }
-  if (!get_idx) return ctx.reply.Bulk(result);
+  return w;
+}
+
+// The IDX reply: {matches: [[[a_start, a_end], [b_start, b_end](, len)], ...], len: length}.
+void ReplyLcsMatches(CommandContext& ctx, const std::vector<Range>& ranges, uint32_t length,
+                     bool with_match_len) {
   ctx.reply.MapHeader(2);
   ctx.reply.Bulk("matches");
   ctx.reply.ArrayHeader(ranges.size());
@@ -156,6 +177,32 @@ void ExecuteLcs(CommandContext& ctx, const LcsOptions& o) {
   }
   ctx.reply.Bulk("len");
   ctx.reply.Integer(length);
+}
+
+void ExecuteLcs(CommandContext& ctx, const LcsOptions& o) {
+  std::string a, b;
+  bool wrong_type = false;
+  std::optional<types::OpFailure> failure;
+  LcsValue(ctx, o.key1, &a, &wrong_type, &failure);  // both read: a waiting command asks for both
+  LcsValue(ctx, o.key2, &b, &wrong_type, &failure);
+  if (failure) return ReplyError(ctx, *failure);
+  if (wrong_type) return ctx.reply.Error(kLcsNotStrings);
+  LcsFlags f;
+  if (std::optional<std::string_view> error = ParseLcsFlags(o.rest, &f)) {
+    return ctx.reply.Error(*error);
+  }
+  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1) {
+    return ctx.reply.Error(kLcsTooLong);
+  }
+  const uint64_t cells = (uint64_t{a.size()} + 1) * (uint64_t{b.size()} + 1);
+  if (cells * sizeof(uint32_t) > ctx.server.config().proto_max_bulk_len) {
+    return ctx.reply.Error(kLcsTooMuchMemory);
+  }
+  const LcsTable table(a, b, cells);
+  if (f.get_len) return ctx.reply.Integer(table.length());
+  const LcsWalk walk = WalkLcs(a, b, table, f.min_match_len);
+  if (!f.get_idx) return ctx.reply.Bulk(walk.result);
+  ReplyLcsMatches(ctx, walk.ranges, table.length(), f.with_match_len);
 }
 
 }  // namespace

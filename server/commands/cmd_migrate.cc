@@ -106,8 +106,85 @@ struct Outgoing {
   std::string payload;
 };
 
+// A connection to host:port whose connect, writes and reads wait at most timeout_ms; null when
+// the port is not one or the connection failed.
+TargetConnection ConnectTarget(std::string_view host_text, std::string_view port_text,
+                               int64_t timeout_ms) {
+  const timeval timeout{.tv_sec = static_cast<time_t>(timeout_ms / 1000),
+                        .tv_usec = static_cast<suseconds_t>((timeout_ms % 1000) * 1000)};
+  const std::string host(host_text);
+  TargetConnection target;
+  int64_t port = 0;
+  if (ParseInt64(port_text, &port) && port > 0 && port <= 65535) {
+    target.reset(redisConnectWithTimeout(host.c_str(), static_cast<int>(port), timeout));
+  }
+  if (!target || target->err || redisSetTimeout(target.get(), timeout) != REDIS_OK) return nullptr;
+  return target;
+}
+
+// Queues [AUTH] SELECT db and one RESTORE per key; returns how many replies come before the
+// RESTOREs' (AUTH's and SELECT's).
+size_t QueueMigrateCommands(CommandContext& ctx, redisContext* target, const MigrateOptions& o,
+                            int64_t db, const std::vector<Outgoing>& outgoing) {
+  const std::string db_text = std::to_string(db);
+  size_t replies_before_keys = 1;
+  if (o.password) {
+    if (o.username) {
+      AppendCommand(target, {"AUTH", *o.username, *o.password});
+    } else {
+      AppendCommand(target, {"AUTH", *o.password});
+    }
+    replies_before_keys++;
+  }
+  AppendCommand(target, {"SELECT", db_text});
+  for (const Outgoing& out : outgoing) {
+    // A cluster node sends RESTORE-ASKING, which a target importing the slot runs (Redis).
+    const std::string_view restore_command =
+        ctx.server.config().cluster_enabled ? "RESTORE-ASKING" : "RESTORE";
+    std::vector<std::string_view> restore = {restore_command, out.key, "0", out.payload};
+    if (o.replace) restore.push_back("REPLACE");
+    AppendCommand(target, restore);
+  }
+  return replies_before_keys;
+}
+
+// Reads the target's replies and deletes here each key it restored (unless COPY), then replies.
+// The first error the target answered is the reply; a key it restored is deleted here whatever
+// another key's RESTORE answered, unless its AUTH or SELECT failed.
+void FinishMigrate(CommandContext& ctx, redisContext* target, const MigrateOptions& o,
+                   size_t replies_before_keys, const std::vector<Outgoing>& outgoing) {
+  const int source_db = ctx.client.db_index();
+  std::optional<std::string> target_error;
+  bool setup_failed = false;
+  bool read_error = false;
+  for (size_t i = 0; i < replies_before_keys + outgoing.size(); i++) {
+    void* raw = nullptr;
+    if (redisGetReply(target, &raw) != REDIS_OK) {
+      read_error = true;
+      break;
+    }
+    TargetReply reply(static_cast<redisReply*>(raw));
+    if (reply->type == REDIS_REPLY_ERROR) {
+      if (!target_error) target_error.emplace(reply->str, reply->len);
+      if (i < replies_before_keys) setup_failed = true;
+      continue;
+    }
+    if (i < replies_before_keys || setup_failed || o.copy) continue;
+    // Restored there: gone from here, as a DEL would remove it.
+    const std::string_view key = outgoing[i - replies_before_keys].key;
+    types::OpResult<bool> deleted = ctx.server.keyspace().Delete(source_db, key);
+    if (!deleted.ok()) return ReplyError(ctx, deleted);
+    if (*deleted) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
+  }
+  if (target_error) {
+    return ctx.reply.Error(MigrateTargetError(*target_error));
+  }
+  if (read_error) return ctx.reply.Error(kMigrateReadError);
+  ctx.reply.Ok();
+}
+
 void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
-  int64_t timeout_ms = 0, db = 0, port = 0;
+  int64_t timeout_ms = 0, db = 0;
   if (!ParseInt64(o.timeout, &timeout_ms) || !ParseInt64(o.db, &db)) {
     return ctx.reply.Error(kNotInteger);
   }
@@ -123,70 +200,15 @@ void ExecuteMigrate(CommandContext& ctx, const MigrateOptions& o) {
   }
   if (outgoing.empty()) return ctx.reply.SimpleString("NOKEY");
 
-  const timeval timeout{.tv_sec = static_cast<time_t>(timeout_ms / 1000),
-                        .tv_usec = static_cast<suseconds_t>((timeout_ms % 1000) * 1000)};
-  const std::string host(o.host);
-  TargetConnection target;
-  if (ParseInt64(o.port, &port) && port > 0 && port <= 65535) {
-    target.reset(redisConnectWithTimeout(host.c_str(), static_cast<int>(port), timeout));
-  }
-  if (!target || target->err || redisSetTimeout(target.get(), timeout) != REDIS_OK) {
-    return ctx.reply.Error(kMigrateConnectError);
-  }
-  const std::string db_text = std::to_string(db);
-  size_t replies_before_keys = 1;
-  if (o.password) {
-    if (o.username) {
-      AppendCommand(target.get(), {"AUTH", *o.username, *o.password});
-    } else {
-      AppendCommand(target.get(), {"AUTH", *o.password});
-    }
-    replies_before_keys++;
-  }
-  AppendCommand(target.get(), {"SELECT", db_text});
-  for (const Outgoing& out : outgoing) {
-    // A cluster node sends RESTORE-ASKING, which a target importing the slot runs (Redis).
-    const std::string_view restore_command =
-        ctx.server.config().cluster_enabled ? "RESTORE-ASKING" : "RESTORE";
-    std::vector<std::string_view> restore = {restore_command, out.key, "0", out.payload};
-    if (o.replace) restore.push_back("REPLACE");
-    AppendCommand(target.get(), restore);
-  }
+  TargetConnection target = ConnectTarget(o.host, o.port, timeout_ms);
+  if (!target) return ctx.reply.Error(kMigrateConnectError);
+  const size_t replies_before_keys = QueueMigrateCommands(ctx, target.get(), o, db, outgoing);
   for (int done = 0; !done;) {
     if (redisBufferWrite(target.get(), &done) != REDIS_OK) {
       return ctx.reply.Error(kMigrateWriteError);
     }
   }
-
-  // The first error the target answered; a key it restored is deleted here whatever another
-  // key's RESTORE answered, unless its AUTH or SELECT failed.
-  std::optional<std::string> target_error;
-  bool setup_failed = false;
-  bool read_error = false;
-  for (size_t i = 0; i < replies_before_keys + outgoing.size(); i++) {
-    void* raw = nullptr;
-    if (redisGetReply(target.get(), &raw) != REDIS_OK) {
-      read_error = true;
-      break;
-    }
-    TargetReply reply(static_cast<redisReply*>(raw));
-    if (reply->type == REDIS_REPLY_ERROR) {
-      if (!target_error) target_error.emplace(reply->str, reply->len);
-      if (i < replies_before_keys) setup_failed = true;
-      continue;
-    }
-    if (i < replies_before_keys || setup_failed || o.copy) continue;
-    // Restored there: gone from here, as a DEL would remove it.
-    const std::string_view key = outgoing[i - replies_before_keys].key;
-    types::OpResult<bool> deleted = keyspace.Delete(source_db, key);
-    if (!deleted.ok()) return ReplyError(ctx, deleted);
-    if (*deleted) SignalKeyChange(ctx, key, kNotifyGeneric, "del");
-  }
-  if (target_error) {
-    return ctx.reply.Error(MigrateTargetError(*target_error));
-  }
-  if (read_error) return ctx.reply.Error(kMigrateReadError);
-  ctx.reply.Ok();
+  FinishMigrate(ctx, target.get(), o, replies_before_keys, outgoing);
 }
 
 }  // namespace

@@ -57,10 +57,9 @@ void ExecuteEval(CommandContext& ctx, const EvalOptions& o) {
 }
 
 void ExecuteScriptLoad(CommandContext& ctx, const KeyOptions& o) {
-  std::string sha;
-  std::string error;
-  if (!ctx.server.scripts().Load(o.key, &sha, &error)) return ctx.reply.Error(error);
-  ctx.reply.Bulk(sha);
+  const Result<scripting::ScriptCode, std::string> sha = ctx.server.scripts().Load(o.key);
+  if (!sha.ok()) return ctx.reply.Error(scripting::ScriptErrorText(sha.failure()));
+  ctx.reply.Bulk(*sha);
 }
 
 // SCRIPT EXISTS sha1 [sha1 ...]
@@ -135,16 +134,15 @@ FunctionLoadOptions ParseFunctionLoad(ArgParser& args) {
 }
 
 void ExecuteFunctionLoad(CommandContext& ctx, const FunctionLoadOptions& o) {
-  std::string result;
-  if (!ctx.server.scripts().LoadLibrary(o.code, o.replace, &result)) {
-    return ctx.reply.Error(result);
-  }
-  ctx.reply.Bulk(result);
+  const Result<scripting::ScriptCode, std::string> name =
+      ctx.server.scripts().LoadLibrary(o.code, o.replace);
+  if (!name.ok()) return ctx.reply.Error(scripting::ScriptErrorText(name.failure()));
+  ctx.reply.Bulk(*name);
 }
 
 void ExecuteFunctionDelete(CommandContext& ctx, const KeyOptions& o) {
-  std::string error;
-  if (!ctx.server.scripts().DeleteLibrary(o.key, &error)) return ctx.reply.Error(error);
+  const Result<scripting::ScriptCode> deleted = ctx.server.scripts().DeleteLibrary(o.key);
+  if (!deleted.ok()) return ctx.reply.Error(scripting::ScriptErrorText(deleted));
   ctx.reply.Ok();
 }
 
@@ -159,8 +157,8 @@ FlushOptions ParseFunctionFlush(ArgParser& args) {
 }
 
 void ExecuteFunctionFlush(CommandContext& ctx, const FlushOptions&) {
-  std::string error;
-  if (!ctx.server.scripts().FlushLibraries(&error)) return ctx.reply.Error(error);
+  const Result<scripting::ScriptCode> flushed = ctx.server.scripts().FlushLibraries();
+  if (!flushed.ok()) return ctx.reply.Error(scripting::ScriptErrorText(flushed));
   ctx.reply.Ok();
 }
 
@@ -265,10 +263,9 @@ FunctionRestoreOptions ParseFunctionRestore(ArgParser& args) {
 }
 
 void ExecuteFunctionRestore(CommandContext& ctx, const FunctionRestoreOptions& o) {
-  std::string error;
-  if (!ctx.server.scripts().RestoreLibraries(o.payload, o.policy, &error)) {
-    return ctx.reply.Error(error);
-  }
+  const Result<scripting::ScriptCode> restored =
+      ctx.server.scripts().RestoreLibraries(o.payload, o.policy);
+  if (!restored.ok()) return ctx.reply.Error(scripting::ScriptErrorText(restored));
   ctx.reply.Ok();
 }
 

@@ -199,6 +199,14 @@ std::string RegisteringFunctionsError(std::string_view message) {
   return Concat({"ERR Error registering functions: ", message});
 }
 
+std::string ScriptCompileError(std::string_view message) {
+  return Concat({"ERR Error compiling script (new function): ", message});
+}
+
+std::string FunctionCompileError(std::string_view message) {
+  return Concat({"ERR Error compiling function: ", message});
+}
+
 std::string NoPermCommandError(std::string_view command) {
   return Concat({"NOPERM this user has no permissions to run the '", command, "' command"});
 }

@@ -373,6 +373,29 @@ std::string RegisteringFunctionsError(std::string_view message);
 inline constexpr std::string_view kNoFunctionsRegistered = "ERR No functions registered";
 inline constexpr std::string_view kLibraryNotFound = "ERR Library not found";
 inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
+// A script or library that does not compile: "ERR Error compiling script (new function):
+// <Lua's message>", "ERR Error compiling function: <Lua's message>".
+std::string ScriptCompileError(std::string_view message);
+std::string FunctionCompileError(std::string_view message);
+// What redis.call and redis.pcall refuse (the script's error table: "ERR " is added to them).
+inline constexpr std::string_view kScriptCallOutsideScript =
+    "redis.call/pcall can only be called inside a script invocation";
+inline constexpr std::string_view kScriptCallNoArguments =
+    "Please specify at least one argument for this redis lib call";
+inline constexpr std::string_view kScriptCallBadArguments =
+    "Lua redis lib command arguments must be strings or integers";
+inline constexpr std::string_view kScriptUnknownCommand =
+    "Unknown Redis command called from script";
+inline constexpr std::string_view kScriptWrongArity =
+    "Wrong number of args calling Redis command from script";
+inline constexpr std::string_view kScriptCommandNotAllowed =
+    "This Redis command is not allowed from script";
+inline constexpr std::string_view kScriptStaleReplica =
+    "Can not execute the command on a stale replica";
+inline constexpr std::string_view kScriptWriteFromReadOnly =
+    "Write commands are not allowed from read-only scripts.";
+// The error a killed script ends with (SCRIPT KILL and FUNCTION KILL alike, as Redis).
+inline constexpr std::string_view kScriptKilled = "Script killed by user with SCRIPT KILL...";
 
 // ACL (Redis's acl.c). A refused command: "NOPERM this user has no permissions to ...".
 // `command` is the command's full name ("config|get").

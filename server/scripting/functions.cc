@@ -71,6 +71,62 @@ void LoadHook(lua_State* L, lua_Debug*) {
   RaiseError(L, "FUNCTION LOAD timeout");
 }
 
+// Reads the flags table on the top of the stack (strings naming ScriptFlag) into *flags, leaving
+// the stack as it was. Returns the error message, or nullptr.
+const char* ReadRegistrationFlags(lua_State* L, uint32_t* flags) {
+  for (int i = 1;; ++i) {
+    lua_rawgeti(L, -1, i);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      return nullptr;
+    }
+    const std::optional<ScriptFlag> flag =
+        lua_type(L, -1) == LUA_TSTRING ? ScriptFlagNamed(lua_tostring(L, -1)) : std::nullopt;
+    lua_pop(L, 1);
+    if (!flag) return "unknown flag given";
+    *flags |= *flag;
+  }
+}
+
+// Reads one named argument of redis.register_function's table, its key and value on the top of
+// the stack, into *f. Pops the value when it returns nullptr; leaves both for an error message.
+const char* ReadNamedRegistrationArgument(lua_State* L, std::string_view key,
+                                          ScriptEngine::Function* f, bool* has_name,
+                                          bool* has_callback) {
+  if (EqualsIgnoreCase(key, "function_name")) {
+    if (!lua_isstring(L, -1)) {
+      return "function_name argument given to redis.register_function must be a string";
+    }
+    size_t length = 0;
+    const char* name = lua_tolstring(L, -1, &length);
+    f->name.assign(name, length);
+    *has_name = true;
+  } else if (EqualsIgnoreCase(key, "description")) {
+    if (!lua_isstring(L, -1)) {
+      return "description argument given to redis.register_function must be a string";
+    }
+    f->description = lua_tostring(L, -1);
+  } else if (EqualsIgnoreCase(key, "callback")) {
+    if (!lua_isfunction(L, -1)) {
+      return "callback argument given to redis.register_function must be a function";
+    }
+    if (*has_callback) luaL_unref(L, LUA_REGISTRYINDEX, f->ref);
+    f->ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the value
+    *has_callback = true;
+    return nullptr;
+  } else if (EqualsIgnoreCase(key, "flags")) {
+    if (!lua_istable(L, -1)) {
+      return "flags argument to redis.register_function must be a table representing "
+             "function flags";
+    }
+    if (const char* error = ReadRegistrationFlags(L, &f->flags)) return error;
+  } else {
+    return "unknown argument given to redis.register_function";
+  }
+  lua_pop(L, 1);
+  return nullptr;
+}
+
 // Reads redis.register_function's arguments into *f (its callback referenced in the registry).
 // Returns the error message, or nullptr. Holds no C++ object across a Lua error: the caller
 // raises after it returns.
@@ -101,60 +157,61 @@ const char* ReadRegistration(lua_State* L, ScriptEngine::Function* f, bool* has_
       return "named argument key given to redis.register_function is not a string";
     }
     const std::string_view key = lua_tostring(L, -2);
-    if (EqualsIgnoreCase(key, "function_name")) {
-      if (!lua_isstring(L, -1)) {
-        lua_pop(L, 2);
-        return "function_name argument given to redis.register_function must be a string";
-      }
-      size_t length = 0;
-      const char* name = lua_tolstring(L, -1, &length);
-      f->name.assign(name, length);
-      has_name = true;
-    } else if (EqualsIgnoreCase(key, "description")) {
-      if (!lua_isstring(L, -1)) {
-        lua_pop(L, 2);
-        return "description argument given to redis.register_function must be a string";
-      }
-      f->description = lua_tostring(L, -1);
-    } else if (EqualsIgnoreCase(key, "callback")) {
-      if (!lua_isfunction(L, -1)) {
-        lua_pop(L, 2);
-        return "callback argument given to redis.register_function must be a function";
-      }
-      if (*has_callback) luaL_unref(L, LUA_REGISTRYINDEX, f->ref);
-      f->ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the value
-      *has_callback = true;
-      continue;
-    } else if (EqualsIgnoreCase(key, "flags")) {
-      if (!lua_istable(L, -1)) {
-        lua_pop(L, 2);
-        return "flags argument to redis.register_function must be a table representing "
-               "function flags";
-      }
-      for (int i = 1;; ++i) {
-        lua_rawgeti(L, -1, i);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          break;
-        }
-        const std::optional<ScriptFlag> flag =
-            lua_type(L, -1) == LUA_TSTRING ? ScriptFlagNamed(lua_tostring(L, -1)) : std::nullopt;
-        lua_pop(L, 1);
-        if (!flag) {
-          lua_pop(L, 2);
-          return "unknown flag given";
-        }
-        f->flags |= *flag;
-      }
-    } else {
+    if (const char* error = ReadNamedRegistrationArgument(L, key, f, &has_name, has_callback)) {
       lua_pop(L, 2);
-      return "unknown argument given to redis.register_function";
+      return error;
     }
-    lua_pop(L, 1);
   }
   if (!has_name) return "redis.register_function must get a function name argument";
   if (!*has_callback) return "redis.register_function must get a callback argument";
   return nullptr;
+}
+
+// Points the functions' environment at the globals under `globals_key` (the loading API while a
+// library loads, the running API after).
+void SetFunctionGlobals(lua_State* L, char* globals_key) {
+  lua_pushlightuserdata(L, &kFunctionMetaKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, globals_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
+// Runs the compiled library code on the top of the stack, its redis.register_function calls
+// adding to *library, under the load timeout. Returns lua_pcall's status (the error on the
+// stack when not 0).
+int RunLibraryChunk(lua_State* L, ScriptEngine::Library* library) {
+  lua_pushlightuserdata(L, &kFunctionEnvKey);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setfenv(L, -2);
+  // While the library loads, its environment reads the loading API.
+  SetFunctionGlobals(L, &kLoadGlobalsKey);
+  ScriptEngine::LoadState load{library, std::chrono::steady_clock::now()};
+  lua_pushlightuserdata(L, &kLoadKey);
+  lua_pushlightuserdata(L, &load);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_sethook(L, LoadHook, LUA_MASKCOUNT, 100000);
+  const int status = lua_pcall(L, 0, 0, 0);
+  lua_sethook(L, nullptr, 0, 0);
+  lua_pushlightuserdata(L, &kLoadKey);
+  lua_pushnil(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  SetFunctionGlobals(L, &kRunGlobalsKey);
+  return status;
+}
+
+// The message of the error a library raised while loading (on the top of the stack).
+std::string LoadErrorMessage(lua_State* L) {
+  std::string message;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "err");
+    message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error";
+    lua_pop(L, 1);
+  } else {
+    message = GenericError(lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
+  }
+  return message;
 }
 
 // Adds the registration on L's stack to `load`'s library; the error message, or nullptr.
@@ -179,40 +236,52 @@ const char* Register(lua_State* L, ScriptEngine::LoadState* load) {
 }
 
 // Redis's functionExtractLibMetaData: "#!<engine> name=<library>" on the first line.
-bool ParseLibraryShebang(std::string_view code, std::string* engine, std::string* name,
-                         size_t* shebang_length, std::string* error) {
-  if (!code.starts_with("#!")) {
-    *error = kMissingLibraryMetadata;
-    return false;
-  }
+Result<ScriptCode> ParseLibraryShebang(std::string_view code, std::string* engine,
+                                       std::string* name, size_t* shebang_length) {
+  if (!code.starts_with("#!")) return ScriptCode::kMissingLibraryMetadata;
   const size_t end = code.find('\n');
   std::vector<std::string> parts;
   if (end == std::string_view::npos || !protocol::SplitArgs(code.substr(0, end), &parts) ||
       parts.empty()) {
-    *error = kInvalidLibraryMetadata;
-    return false;
+    return ScriptCode::kInvalidLibraryMetadata;
   }
   *engine = parts[0].substr(2);
   bool named = false;
   for (size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].size() >= 5 &&
         EqualsIgnoreCase(std::string_view(parts[i]).substr(0, 5), "name=")) {
-      if (named) {
-        *error = kLibraryNameTwice;
-        return false;
-      }
+      if (named) return ScriptCode::kLibraryNameTwice;
       *name = parts[i].substr(5);
       named = true;
       continue;
     }
-    *error = InvalidMetadataValueError(parts[i]);
-    return false;
+    return {ScriptCode::kInvalidMetadataValue, parts[i]};
   }
-  if (!named) {
-    *error = kLibraryNameMissing;
-    return false;
-  }
+  if (!named) return ScriptCode::kLibraryNameMissing;
   *shebang_length = end;
+  return {};
+}
+
+// The library codes of a FUNCTION DUMP payload (DumpLibraries's format); false when it is
+// damaged (its magic, version, checksum or lengths wrong).
+bool SplitDumpPayload(std::string_view payload, std::vector<std::string_view>* codes) {
+  if (payload.size() < kDumpMagic.size() + 1 + 4 || !payload.starts_with(kDumpMagic) ||
+      payload[kDumpMagic.size()] != kDumpVersion) {
+    return false;
+  }
+  const std::string_view body = payload.substr(0, payload.size() - 4);
+  if (storage::DecodeFixed32(payload.data() + body.size()) != storage::crc32c::Value(body)) {
+    return false;
+  }
+  std::string_view in = body.substr(kDumpMagic.size() + 1);
+  uint64_t count = 0;
+  if (!storage::GetVarint64(&in, &count)) return false;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t length = 0;
+    if (!storage::GetVarint64(&in, &length) || length > in.size()) return false;
+    codes->push_back(in.substr(0, length));
+    in.remove_prefix(length);
+  }
   return true;
 }
 
@@ -241,78 +310,40 @@ void ScriptEngine::IndexFunctions() {
 
 size_t ScriptEngine::function_count() const { return function_index_.size(); }
 
-bool ScriptEngine::LoadLibraryInto(std::string_view code, bool replace,
-                                   std::map<std::string, Library>* into, std::string* result) {
+Result<ScriptCode, std::string> ScriptEngine::LoadLibraryInto(
+    std::string_view code, bool replace, std::map<std::string, Library>* into) {
   std::string engine;
   std::string name;
   size_t shebang_length = 0;
-  if (!ParseLibraryShebang(code, &engine, &name, &shebang_length, result)) return false;
-  if (!ValidName(name)) {
-    *result = kInvalidLibraryName;
-    return false;
+  if (Result<ScriptCode> r = ParseLibraryShebang(code, &engine, &name, &shebang_length); !r.ok()) {
+    return r;
   }
-  if (!EqualsIgnoreCase(engine, "lua")) {
-    *result = EngineNotFoundError(engine);
-    return false;
-  }
+  if (!ValidName(name)) return ScriptCode::kInvalidLibraryName;
+  if (!EqualsIgnoreCase(engine, "lua")) return {ScriptCode::kEngineNotFound, engine};
   const auto old = into->find(name);
-  if (old != into->end() && !replace) {
-    *result = LibraryExistsQuotedError(name);
-    return false;
-  }
+  if (old != into->end() && !replace) return {ScriptCode::kLibraryExistsOnLoad, name};
   Library library{.name = name, .code = std::string(code)};
   lua_State* L = L_;
   lua_settop(L, 0);
   // The shebang line is left out and its newline kept, so line numbers stay the code's.
   const std::string_view body = code.substr(shebang_length);
-  if (!CompileChunk(L, body, "@user_function", "Error compiling function: ", result)) return false;
-  lua_pushlightuserdata(L, &kFunctionEnvKey);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_setfenv(L, -2);
-  // While the library loads, its environment reads the loading API.
-  auto see = [L](char* globals_key) {
-    lua_pushlightuserdata(L, &kFunctionMetaKey);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushlightuserdata(L, globals_key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-  };
-  see(&kLoadGlobalsKey);
-  LoadState load{&library, std::chrono::steady_clock::now()};
-  lua_pushlightuserdata(L, &kLoadKey);
-  lua_pushlightuserdata(L, &load);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  lua_sethook(L, LoadHook, LUA_MASKCOUNT, 100000);
-  const int status = lua_pcall(L, 0, 0, 0);
-  lua_sethook(L, nullptr, 0, 0);
-  lua_pushlightuserdata(L, &kLoadKey);
-  lua_pushnil(L);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  see(&kRunGlobalsKey);
-  auto fail = [&](std::string error) {
-    ReleaseLibrary(library);
-    *result = std::move(error);
-    lua_settop(L, 0);
-    return false;
-  };
-  if (status != 0) {
-    std::string message;
-    if (lua_istable(L, -1)) {
-      lua_getfield(L, -1, "err");
-      message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error";
-      lua_pop(L, 1);
-    } else {
-      message = GenericError(lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
-    }
-    return fail(RegisteringFunctionsError(message));
+  if (Result<ScriptCode> r = CompileChunk(L, body, "@user_function", ScriptCode::kFunctionCompile);
+      !r.ok()) {
+    return r;
   }
+  const int status = RunLibraryChunk(L, &library);
+  auto fail = [&](Result<ScriptCode> error) {
+    ReleaseLibrary(library);
+    lua_settop(L, 0);
+    return error;
+  };
+  if (status != 0) return fail({ScriptCode::kRegisteringFunctions, LoadErrorMessage(L)});
   lua_settop(L, 0);
-  if (library.functions.empty()) return fail(std::string(kNoFunctionsRegistered));
+  if (library.functions.empty()) return fail(ScriptCode::kNoFunctionsRegistered);
   for (const auto& [function_name, f] : library.functions) {
     for (const auto& [other_name, other] : *into) {
       if (other_name != name && other.functions.contains(function_name)) {
-        return fail(FunctionExistsError(function_name));
+        return fail({ScriptCode::kFunctionExists, function_name});
       }
     }
   }
@@ -321,36 +352,34 @@ bool ScriptEngine::LoadLibraryInto(std::string_view code, bool replace,
     into->erase(old);
   }
   into->emplace(name, std::move(library));
-  *result = name;
-  return true;
+  return name;
 }
 
-bool ScriptEngine::LoadLibrary(std::string_view code, bool replace, std::string* result) {
+Result<ScriptCode, std::string> ScriptEngine::LoadLibrary(std::string_view code, bool replace) {
   const std::string before = DumpLibraries();
-  if (!LoadLibraryInto(code, replace, &libraries_, result)) return false;
+  Result<ScriptCode, std::string> loaded = LoadLibraryInto(code, replace, &libraries_);
+  if (!loaded.ok()) return loaded;
   IndexFunctions();
-  return Persist(before, result);
+  if (Result<ScriptCode> saved = Persist(before); !saved.ok()) return saved;
+  return loaded;
 }
 
-bool ScriptEngine::DeleteLibrary(std::string_view name, std::string* error) {
+Result<ScriptCode> ScriptEngine::DeleteLibrary(std::string_view name) {
   const auto it = libraries_.find(std::string(name));
-  if (it == libraries_.end()) {
-    *error = kLibraryNotFound;
-    return false;
-  }
+  if (it == libraries_.end()) return ScriptCode::kLibraryNotFound;
   const std::string before = DumpLibraries();
   ReleaseLibrary(it->second);
   libraries_.erase(it);
   IndexFunctions();
-  return Persist(before, error);
+  return Persist(before);
 }
 
-bool ScriptEngine::FlushLibraries(std::string* error) {
+Result<ScriptCode> ScriptEngine::FlushLibraries() {
   const std::string before = DumpLibraries();
   for (const auto& [name, library] : libraries_) ReleaseLibrary(library);
   libraries_.clear();
   Rebuild();  // a fresh Lua state: nothing a library did to the old one survives
-  return Persist(before, error);
+  return Persist(before);
 }
 
 std::string ScriptEngine::DumpLibraries() const {
@@ -365,45 +394,18 @@ std::string ScriptEngine::DumpLibraries() const {
   return out;
 }
 
-bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy policy,
-                                    std::string* error) {
-  const std::string damaged(kBadDumpPayload);
-  if (payload.size() < kDumpMagic.size() + 1 + 4 || !payload.starts_with(kDumpMagic) ||
-      payload[kDumpMagic.size()] != kDumpVersion) {
-    *error = damaged;
-    return false;
-  }
-  const std::string_view body = payload.substr(0, payload.size() - 4);
-  if (storage::DecodeFixed32(payload.data() + body.size()) != storage::crc32c::Value(body)) {
-    *error = damaged;
-    return false;
-  }
-  std::string_view in = body.substr(kDumpMagic.size() + 1);
-  uint64_t count = 0;
+Result<ScriptCode> ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy policy) {
   std::vector<std::string_view> codes;
-  if (!storage::GetVarint64(&in, &count)) {
-    *error = damaged;
-    return false;
-  }
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t length = 0;
-    if (!storage::GetVarint64(&in, &length) || length > in.size()) {
-      *error = damaged;
-      return false;
-    }
-    codes.push_back(in.substr(0, length));
-    in.remove_prefix(length);
-  }
+  if (!SplitDumpPayload(payload, &codes)) return ScriptCode::kBadDumpPayload;
   std::map<std::string, Library> loaded;
   auto release = [&] {
     for (const auto& [name, library] : loaded) ReleaseLibrary(library);
   };
   for (std::string_view code : codes) {
-    std::string result;
-    if (!LoadLibraryInto(code, false, &loaded, &result)) {
+    Result<ScriptCode, std::string> library = LoadLibraryInto(code, false, &loaded);
+    if (!library.ok()) {
       release();
-      *error = result;
-      return false;
+      return library.failure();
     }
   }
   const std::string before = DumpLibraries();
@@ -416,15 +418,13 @@ bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy poli
     for (const auto& [name, library] : loaded) {
       if (policy == RestorePolicy::kAppend && libraries_.contains(name)) {
         release();
-        *error = LibraryExistsError(name);
-        return false;
+        return {ScriptCode::kLibraryExistsOnRestore, name};
       }
       for (const auto& [function_name, f] : library.functions) {
         for (const auto& [other_name, other] : libraries_) {
           if (other_name != name && other.functions.contains(function_name)) {
             release();
-            *error = FunctionExistsError(function_name);
-            return false;
+            return {ScriptCode::kFunctionExists, function_name};
           }
         }
       }
@@ -439,30 +439,29 @@ bool ScriptEngine::RestoreLibraries(std::string_view payload, RestorePolicy poli
     }
   }
   IndexFunctions();
-  return Persist(before, error);
+  return Persist(before);
 }
 
-bool ScriptEngine::OpenLibraries(const std::string& legacy_file, std::string* error) {
+Result<ScriptCode> ScriptEngine::OpenLibraries(const std::string& legacy_file) {
   persist_ = false;  // nothing is written while the libraries load
   types::Keyspace& keyspace = server_->keyspace();
   std::string payload;
   storage::Status s = keyspace.GetSystemRow(types::Keyspace::kFunctionLibrariesRow, &payload);
   if (s.ok()) {
-    if (!RestoreLibraries(payload, RestorePolicy::kFlush, error)) {
-      *error = "the function libraries row: " + *error;
-      return false;
+    if (Result<ScriptCode> r = RestoreLibraries(payload, RestorePolicy::kFlush); !r.ok()) {
+      return {ScriptCode::kLibrariesNotOpened, "the function libraries row: " + ScriptErrorText(r)};
     }
     persist_ = true;
-    return true;
+    return {};
   }
   if (!s.IsNotFound()) {
-    *error = "cannot read the function libraries row: " + s.ToString();
-    return false;
+    return {ScriptCode::kLibrariesNotOpened,
+            "cannot read the function libraries row: " + s.ToString()};
   }
   const auto fs = storage::DefaultFileSystem();
   if (!fs->FileExists(legacy_file)) {
     persist_ = true;
-    return true;
+    return {};
   }
   // An older ebb's functions file: the same payload. Moved into the row, then removed.
   std::unique_ptr<storage::SequentialFile> file;
@@ -475,22 +474,20 @@ bool ScriptEngine::OpenLibraries(const std::string& legacy_file, std::string* er
     payload.append(chunk);
   }
   if (!s.ok()) {
-    *error = "cannot read " + legacy_file + ": " + s.ToString();
-    return false;
+    return {ScriptCode::kLibrariesNotOpened, "cannot read " + legacy_file + ": " + s.ToString()};
   }
-  if (!RestoreLibraries(payload, RestorePolicy::kFlush, error)) {
-    *error = legacy_file + ": " + *error;
-    return false;
+  if (Result<ScriptCode> r = RestoreLibraries(payload, RestorePolicy::kFlush); !r.ok()) {
+    return {ScriptCode::kLibrariesNotOpened, legacy_file + ": " + ScriptErrorText(r)};
   }
   persist_ = true;
   s = SaveLibraries();
   if (s.ok()) s = fs->RemoveFile(legacy_file);
   if (!s.ok()) {
-    *error = "moving " + legacy_file + " into the engine: " + s.ToString();
-    return false;
+    return {ScriptCode::kLibrariesNotOpened,
+            "moving " + legacy_file + " into the engine: " + s.ToString()};
   }
   spdlog::info("Moved the function libraries of {} into the engine", legacy_file);
-  return true;
+  return {};
 }
 
 void ScriptEngine::ReloadLibraries() {
@@ -510,18 +507,17 @@ void ScriptEngine::ReloadLibraries() {
   if (payload == DumpLibraries()) return;
   const bool persist = persist_;
   persist_ = false;  // the row already holds them
-  std::string error;
-  if (!RestoreLibraries(payload, RestorePolicy::kFlush, &error)) {
-    spdlog::error("Cannot load the function libraries row: {}", error);
+  if (Result<ScriptCode> r = RestoreLibraries(payload, RestorePolicy::kFlush); !r.ok()) {
+    spdlog::error("Cannot load the function libraries row: {}", ScriptErrorText(r));
   }
   persist_ = persist;
 }
 
-bool ScriptEngine::Persist(const std::string& before, std::string* error) {
+Result<ScriptCode> ScriptEngine::Persist(const std::string& before) {
   const storage::Status s = SaveLibraries();
-  if (s.ok()) return true;
+  if (s.ok()) return {};
   spdlog::error("Cannot write the function libraries: {}", s.ToString());
-  *error = MisconfError(s.message());
+  const Result<ScriptCode> failure(ScriptCode::kLibrariesNotSaved, s.message());
   // The libraries follow the row, so that a restart finds what the server shows. The row holds
   // the change when the write reached the engine and only its sync failed (it then survives a
   // restart, as any write meeting that fault does); otherwise it still holds `before`, which
@@ -529,13 +525,12 @@ bool ScriptEngine::Persist(const std::string& before, std::string* error) {
   std::string row;
   if (server_->keyspace().GetSystemRow(types::Keyspace::kFunctionLibrariesRow, &row).ok() &&
       row == DumpLibraries()) {
-    return false;
+    return failure;
   }
-  std::string ignored;
   persist_ = false;
-  RestoreLibraries(before, RestorePolicy::kFlush, &ignored);
+  (void)RestoreLibraries(before, RestorePolicy::kFlush);
   persist_ = true;
-  return false;
+  return failure;
 }
 
 storage::Status ScriptEngine::SaveLibraries() {

@@ -271,66 +271,98 @@ void DecodeString(lua_State* L, Cursor& c, size_t header, size_t length) {
   c.Consume(length);
 }
 
+// Pushes the value of a type with a type byte of its own and a fixed size (nil, the booleans,
+// integers, floats) and moves past it; false (nothing done) for another type.
+bool DecodeScalar(lua_State* L, Cursor& c, unsigned char type) {
+  switch (type) {
+    case 0xc0:
+      lua_pushnil(L);
+      c.Consume(1);
+      return true;
+    case 0xc2:
+    case 0xc3:
+      lua_pushboolean(L, type == 0xc3);
+      c.Consume(1);
+      return true;
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf: {  // unsigned 8, 16, 32, 64 (above 2^63 it wraps negative, as in Redis)
+      const int bytes = 1 << (type - 0xcc);
+      if (!c.Need(1 + bytes)) return true;
+      lua_pushinteger(L, static_cast<lua_Integer>(c.BigEndian(1, bytes)));
+      c.Consume(1 + bytes);
+      return true;
+    }
+    case 0xd0:
+    case 0xd1:
+    case 0xd2: {  // signed 8, 16, 32
+      const int bytes = 1 << (type - 0xd0);
+      if (!c.Need(1 + bytes)) return true;
+      const uint64_t raw = c.BigEndian(1, bytes);
+      const int shift = 64 - 8 * bytes;
+      lua_pushinteger(L, static_cast<lua_Integer>(static_cast<int64_t>(raw << shift) >> shift));
+      c.Consume(1 + bytes);
+      return true;
+    }
+    case 0xd3:  // signed 64
+      if (!c.Need(9)) return true;
+      lua_pushnumber(L, static_cast<lua_Number>(static_cast<int64_t>(c.BigEndian(1, 8))));
+      c.Consume(9);
+      return true;
+    case 0xca: {
+      if (!c.Need(5)) return true;
+      const auto bits = static_cast<uint32_t>(c.BigEndian(1, 4));
+      float f;
+      std::memcpy(&f, &bits, sizeof(f));
+      lua_pushnumber(L, f);
+      c.Consume(5);
+      return true;
+    }
+    case 0xcb: {
+      if (!c.Need(9)) return true;
+      const uint64_t bits = c.BigEndian(1, 8);
+      double d;
+      std::memcpy(&d, &bits, sizeof(d));
+      lua_pushnumber(L, d);
+      c.Consume(9);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Pushes a value of a fix type (fixnums, fix raw, fix array, fix map: the value or length in
+// the type byte) and moves past it; sets c.error for a type byte that is none.
+void DecodeFixType(lua_State* L, Cursor& c, unsigned char type) {
+  if ((type & 0x80) == 0) {  // positive fixnum
+    lua_pushinteger(L, type);
+    c.Consume(1);
+  } else if ((type & 0xe0) == 0xe0) {  // negative fixnum
+    lua_pushinteger(L, static_cast<signed char>(type));
+    c.Consume(1);
+  } else if ((type & 0xe0) == 0xa0) {  // fix raw
+    DecodeString(L, c, 1, type & 0x1f);
+  } else if ((type & 0xf0) == 0x90) {  // fix array
+    c.Consume(1);
+    DecodeArray(L, c, type & 0xf);
+  } else if ((type & 0xf0) == 0x80) {  // fix map
+    c.Consume(1);
+    DecodeMap(L, c, type & 0xf);
+  } else {
+    c.error = Cursor::kBadFormat;
+  }
+}
+
 // Pushes the value at the cursor and moves past it; on malformed input sets c.error.
 void Decode(lua_State* L, Cursor& c) {
   if (!c.Need(1)) return;
   // One slot per value: a stream of many values returns them all at once.
   luaL_checkstack(L, 1, "too many return values at once; use unpack_one or unpack_limit instead.");
   const unsigned char type = c.p[0];
+  if (DecodeScalar(L, c, type)) return;
   switch (type) {
-    case 0xc0:
-      lua_pushnil(L);
-      c.Consume(1);
-      return;
-    case 0xc2:
-    case 0xc3:
-      lua_pushboolean(L, type == 0xc3);
-      c.Consume(1);
-      return;
-    case 0xcc:
-    case 0xcd:
-    case 0xce:
-    case 0xcf: {  // unsigned 8, 16, 32, 64 (above 2^63 it wraps negative, as in Redis)
-      const int bytes = 1 << (type - 0xcc);
-      if (!c.Need(1 + bytes)) return;
-      lua_pushinteger(L, static_cast<lua_Integer>(c.BigEndian(1, bytes)));
-      c.Consume(1 + bytes);
-      return;
-    }
-    case 0xd0:
-    case 0xd1:
-    case 0xd2: {  // signed 8, 16, 32
-      const int bytes = 1 << (type - 0xd0);
-      if (!c.Need(1 + bytes)) return;
-      const uint64_t raw = c.BigEndian(1, bytes);
-      const int shift = 64 - 8 * bytes;
-      lua_pushinteger(L, static_cast<lua_Integer>(static_cast<int64_t>(raw << shift) >> shift));
-      c.Consume(1 + bytes);
-      return;
-    }
-    case 0xd3:  // signed 64
-      if (!c.Need(9)) return;
-      lua_pushnumber(L, static_cast<lua_Number>(static_cast<int64_t>(c.BigEndian(1, 8))));
-      c.Consume(9);
-      return;
-    case 0xca: {
-      if (!c.Need(5)) return;
-      const auto bits = static_cast<uint32_t>(c.BigEndian(1, 4));
-      float f;
-      std::memcpy(&f, &bits, sizeof(f));
-      lua_pushnumber(L, f);
-      c.Consume(5);
-      return;
-    }
-    case 0xcb: {
-      if (!c.Need(9)) return;
-      const uint64_t bits = c.BigEndian(1, 8);
-      double d;
-      std::memcpy(&d, &bits, sizeof(d));
-      lua_pushnumber(L, d);
-      c.Consume(9);
-      return;
-    }
     case 0xd9:
     case 0xda:
     case 0xdb: {  // raw 8, 16, 32
@@ -351,23 +383,7 @@ void Decode(lua_State* L, Cursor& c) {
     default:
       break;
   }
-  if ((type & 0x80) == 0) {  // positive fixnum
-    lua_pushinteger(L, type);
-    c.Consume(1);
-  } else if ((type & 0xe0) == 0xe0) {  // negative fixnum
-    lua_pushinteger(L, static_cast<signed char>(type));
-    c.Consume(1);
-  } else if ((type & 0xe0) == 0xa0) {  // fix raw
-    DecodeString(L, c, 1, type & 0x1f);
-  } else if ((type & 0xf0) == 0x90) {  // fix array
-    c.Consume(1);
-    DecodeArray(L, c, type & 0xf);
-  } else if ((type & 0xf0) == 0x80) {  // fix map
-    c.Consume(1);
-    DecodeMap(L, c, type & 0xf);
-  } else {
-    c.error = Cursor::kBadFormat;
-  }
+  DecodeFixType(L, c, type);
 }
 
 // Decodes up to `limit` values from `offset` of argument 1. With neither (both 0) it returns

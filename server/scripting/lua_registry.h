@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "server/scripting/script_code.h"
+
 struct lua_State;
 
 namespace ebb::server::scripting {
@@ -22,13 +24,18 @@ extern char kFunctionMetaKey;  // its metatable, whose __index says what it sees
 extern char kLoadGlobalsKey;   // what library code sees while it loads
 extern char kRunGlobalsKey;    // what scripts and functions see while they run
 
+// The field redis.call and redis.pcall set on the error tables they make (Redis's name): the
+// error was counted in INFO errorstats when the command failed or was refused.
+inline constexpr const char* kErrorCountedField = "ignore_error_stats_update";
+
 // Raises Redis's error table {err = "ERR <message>"} (luaPushError + luaError).
 int RaiseError(lua_State* L, const char* message);
 
 // Compiles `code` as chunk `chunk_name` ("@user_script", "@user_function") and pushes the
-// function. On a syntax error pushes nothing and sets *error to "ERR <prefix><Lua's message>".
-bool CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
-                  std::string_view prefix, std::string* error);
+// function. On a syntax error pushes nothing and returns `failure` (kScriptCompile or
+// kFunctionCompile) with Lua's message.
+Result<ScriptCode> CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
+                                ScriptCode failure);
 
 // Pushes `values` as a Lua array of strings (KEYS, ARGV, a function's arguments).
 void PushArray(lua_State* L, std::span<const std::string_view> values);

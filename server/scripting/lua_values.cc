@@ -190,25 +190,28 @@ std::string_view ToView(lua_State* L, int index) {
   return {s, length};
 }
 
-void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget) {
+// Writes a table tagged as one value ({err = ...}, {ok = ...}, {double = ...}, {big_number =
+// ...}, {verbatim_string = {format = ..., string = ...}}); false (nothing written) for another
+// table. Leaves the table on the stack.
+bool WriteTaggedValue(lua_State* L, protocol::ReplyWriter& out) {
   if (RawField(L, "err") == LUA_TSTRING) {
     std::string_view error = ToView(L, -1);
     if (!error.empty() && error[0] == '-') error.remove_prefix(1);
     out.Error(error);
     lua_pop(L, 1);
-    return;
+    return true;
   }
   lua_pop(L, 1);
   if (RawField(L, "ok") == LUA_TSTRING) {
     out.SimpleString(ReplyLine(ToView(L, -1)));
     lua_pop(L, 1);
-    return;
+    return true;
   }
   lua_pop(L, 1);
   if (RawField(L, "double") == LUA_TNUMBER) {
     out.Double(lua_tonumber(L, -1));
     lua_pop(L, 1);
-    return;
+    return true;
   }
   lua_pop(L, 1);
   if (RawField(L, "big_number") == LUA_TSTRING) {
@@ -219,7 +222,7 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, Reply
       out.Bulk(digits);
     }
     lua_pop(L, 1);
-    return;
+    return true;
   }
   lua_pop(L, 1);
   if (RawField(L, "verbatim_string") == LUA_TTABLE) {
@@ -231,11 +234,18 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, Reply
         lua_objlen(L, -2) == 3) {
       out.Verbatim(ToView(L, -2), ToView(L, -1));
       lua_pop(L, 3);
-      return;
+      return true;
     }
     lua_pop(L, 2);
   }
   lua_pop(L, 1);
+  return false;
+}
+
+// Writes a table tagged as a RESP3 aggregate ({map = {...}}, {set = {...}}) and its elements;
+// false (nothing written) for another table. Leaves the table on the stack.
+bool WriteTaggedAggregate(lua_State* L, int script_resp, protocol::ReplyWriter& out,
+                          ReplyBudget& budget) {
   if (RawField(L, "map") == LUA_TTABLE) {
     size_t pairs = 0;
     lua_pushnil(L);
@@ -251,7 +261,7 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, Reply
       WriteLuaValue(L, script_resp, out, budget);  // the value
     }
     lua_pop(L, 1);
-    return;
+    return true;
   }
   lua_pop(L, 1);
   if (RawField(L, "set") == LUA_TTABLE) {
@@ -269,10 +279,14 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, Reply
       WriteLuaValue(L, script_resp, out, budget);
     }
     lua_pop(L, 1);
-    return;
+    return true;
   }
   lua_pop(L, 1);
-  // An array: elements 1..n up to the first nil.
+  return false;
+}
+
+// Writes the table as an array: elements 1..n up to the first nil. Leaves it on the stack.
+void WriteArray(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget) {
   int n = 0;
   for (;; ++n) {
     lua_rawgeti(L, -1, n + 1);
@@ -285,6 +299,12 @@ void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, Reply
     lua_rawgeti(L, -1, i);
     WriteLuaValue(L, script_resp, out, budget);
   }
+}
+
+void WriteTable(lua_State* L, int script_resp, protocol::ReplyWriter& out, ReplyBudget& budget) {
+  if (WriteTaggedValue(L, out)) return;
+  if (WriteTaggedAggregate(L, script_resp, out, budget)) return;
+  WriteArray(L, script_resp, out, budget);
 }
 
 }  // namespace
@@ -370,17 +390,17 @@ int RaiseError(lua_State* L, const char* message) {
   return lua_error(L);
 }
 
-bool CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
-                  std::string_view prefix, std::string* error) {
+Result<ScriptCode> CompileChunk(lua_State* L, std::string_view code, const char* chunk_name,
+                                ScriptCode failure) {
   // The name stays on the stack while Lua parses: Lua 5.1's parser does not anchor it, and a
   // collection during the parse would free it (CVE-2025-49844).
   lua_pushstring(L, chunk_name);
   const int status = luaL_loadbuffer(L, code.data(), code.size(), chunk_name);
   lua_remove(L, -2);
-  if (status == 0) return true;
-  *error = GenericError(std::string(prefix) + lua_tostring(L, -1));
+  if (status == 0) return {};
+  Result<ScriptCode> error(failure, lua_tostring(L, -1));
   lua_pop(L, 1);
-  return false;
+  return error;
 }
 
 void PushArray(lua_State* L, std::span<const std::string_view> values) {

@@ -35,9 +35,6 @@ namespace ebb::server::scripting {
 
 namespace {
 
-// The field redis.call and redis.pcall set on the error tables they make (Redis's name): the
-// error was counted in INFO errorstats when the command failed or was refused.
-constexpr const char* kErrorCountedField = "ignore_error_stats_update";
 // Lua instructions between two calls of a running script's hook (Redis's LUA_MASKCOUNT 100000):
 // how often a busy script serves the other clients, well under a millisecond apart.
 constexpr int kBusyHookInstructions = 100000;
@@ -76,6 +73,28 @@ void WriteResult(lua_State* L, int script_resp, std::string* out, int protocol,
     }
     lua_pop(L, 1);
   }
+}
+
+// The error reply of a script that raised an error table ({err = ..., source = ..., line =
+// ...}, as redis.error_reply and the redis.* refusals make): its err without a leading '-', and
+// where it was raised when the table says.
+std::string ErrorTableText(lua_State* L, const std::string& name) {
+  auto field = [&](const char* key) {
+    // Raw: the error may be a table of the script's with metamethods.
+    lua_pushstring(L, key);
+    lua_rawget(L, -2);
+    const bool present = lua_isstring(L, -1);
+    std::string value = present ? lua_tostring(L, -1) : "";
+    lua_pop(L, 1);
+    return std::pair{present, value};
+  };
+  auto [has_error, error] = field("err");
+  const auto [has_source, source] = field("source");
+  const auto [has_line, line] = field("line");
+  if (!has_error) error = kScriptUnknownError;
+  if (!error.empty() && error[0] == '-') error.erase(0, 1);
+  if (has_source && has_line) error += " script: " + name + ", on " + source + ":" + line + ".";
+  return error;
 }
 
 void Panic(lua_State* L) {
@@ -131,33 +150,22 @@ std::optional<ScriptFlag> ScriptFlagNamed(std::string_view name) {
   return std::nullopt;
 }
 
-bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length,
-                  std::string* error) {
+Result<ScriptCode> ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length) {
   *flags = kScriptEvalCompat;
   *shebang_length = 0;
-  if (!body.starts_with("#!")) return true;
+  if (!body.starts_with("#!")) return {};
   const size_t end = body.find('\n');
-  if (end == std::string_view::npos) {
-    *error = kInvalidScriptShebang;
-    return false;
-  }
+  if (end == std::string_view::npos) return ScriptCode::kInvalidShebang;
   *shebang_length = end;
   std::vector<std::string> parts;
   if (!protocol::SplitArgs(body.substr(0, end), &parts) || parts.empty()) {
-    *error = kInvalidShebangEngine;
-    return false;
+    return ScriptCode::kInvalidShebangEngine;
   }
-  if (parts[0] != "#!lua") {
-    *error = UnexpectedShebangEngineError(parts[0]);
-    return false;
-  }
+  if (parts[0] != "#!lua") return {ScriptCode::kUnexpectedShebangEngine, parts[0]};
   *flags = 0;
   for (size_t i = 1; i < parts.size(); ++i) {
     std::string_view part = parts[i];
-    if (!part.starts_with("flags=")) {
-      *error = UnknownShebangOptionError(parts[i]);
-      return false;
-    }
+    if (!part.starts_with("flags=")) return {ScriptCode::kUnknownShebangOption, parts[i]};
     part.remove_prefix(6);
     // Redis splits on commas and keeps empty pieces, which match no flag ("flags=" is none).
     size_t start = 0;
@@ -166,16 +174,13 @@ bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length
       const std::string_view name = part.substr(
           start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
       const std::optional<ScriptFlag> flag = ScriptFlagNamed(name);
-      if (!flag) {
-        *error = UnexpectedShebangFlagError(name);
-        return false;
-      }
+      if (!flag) return {ScriptCode::kUnexpectedShebangFlag, name};
       *flags |= *flag;
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
   }
-  return true;
+  return {};
 }
 
 ScriptEngine::ScriptEngine(ServerContext* server) : server_(server) { Open(); }
@@ -340,32 +345,35 @@ void ScriptEngine::Rebuild() {
   for (const auto& [sha, script] : scripts_) {
     size_t shebang_length = 0;
     uint32_t flags = 0;
-    std::string error;
-    ParseShebang(script.body, &flags, &shebang_length, &error);
-    if (!Store(sha, std::string_view(script.body).substr(shebang_length), &error)) {
-      spdlog::error("Script {} does not compile in a fresh Lua state: {}", sha, error);
+    (void)ParseShebang(script.body, &flags, &shebang_length);  // it parsed when it was loaded
+    const Result<ScriptCode> stored =
+        Store(sha, std::string_view(script.body).substr(shebang_length));
+    if (!stored.ok()) {
+      spdlog::error("Script {} does not compile in a fresh Lua state: {}", sha,
+                    ScriptErrorText(stored));
     }
   }
   // The libraries loaded before, so they load again (Redis's functionsLibCreateFromCode).
   for (const auto& [name, library] : old) {
-    std::string result;
-    if (!LoadLibraryInto(library.code, false, &libraries_, &result)) {
-      spdlog::error("Library {} does not load in a fresh Lua state: {}", name, result);
+    const Result<ScriptCode, std::string> loaded =
+        LoadLibraryInto(library.code, false, &libraries_);
+    if (!loaded.ok()) {
+      spdlog::error("Library {} does not load in a fresh Lua state: {}", name,
+                    ScriptErrorText(loaded.failure()));
     }
   }
   IndexFunctions();
 }
 
-bool ScriptEngine::Store(const std::string& sha, std::string_view code, std::string* error) {
-  if (!CompileChunk(L_, code, "@user_script", "Error compiling script (new function): ", error)) {
-    return false;
-  }
+Result<ScriptCode> ScriptEngine::Store(const std::string& sha, std::string_view code) {
+  Result<ScriptCode> compiled = CompileChunk(L_, code, "@user_script", ScriptCode::kScriptCompile);
+  if (!compiled.ok()) return compiled;
   lua_pushlightuserdata(L_, &kScriptsKey);
   lua_rawget(L_, LUA_REGISTRYINDEX);
   lua_insert(L_, -2);
   lua_setfield(L_, -2, sha.c_str());
   lua_pop(L_, 1);
-  return true;
+  return {};
 }
 
 size_t ScriptEngine::lua_memory() const {
@@ -390,16 +398,16 @@ bool ScriptEngine::Exists(std::string_view sha) const {
   return scripts_.contains(lower);
 }
 
-bool ScriptEngine::Load(std::string_view body, std::string* sha, std::string* error) {
-  *sha = Sha1Hex(body);
-  if (scripts_.contains(*sha)) return true;
+Result<ScriptCode, std::string> ScriptEngine::Load(std::string_view body) {
+  std::string sha = Sha1Hex(body);
+  if (scripts_.contains(sha)) return sha;
   uint32_t flags = 0;
   size_t shebang_length = 0;
-  if (!ParseShebang(body, &flags, &shebang_length, error)) return false;
-  if (!Store(*sha, body.substr(shebang_length), error)) return false;
-  scripts_memory_ += body.size() + sha->size();
-  scripts_.emplace(*sha, Script{std::string(body), flags});
-  return true;
+  if (Result<ScriptCode> r = ParseShebang(body, &flags, &shebang_length); !r.ok()) return r;
+  if (Result<ScriptCode> r = Store(sha, body.substr(shebang_length)); !r.ok()) return r;
+  scripts_memory_ += body.size() + sha.size();
+  scripts_.emplace(sha, Script{std::string(body), flags});
+  return sha;
 }
 
 ScriptEngine::KillResult ScriptEngine::Kill(bool eval) {
@@ -430,140 +438,8 @@ void ScriptEngine::BusyHook(lua_State* L, lua_Debug*) {
   spdlog::warn("Lua script killed by user with {}.", run->eval ? "SCRIPT KILL" : "FUNCTION KILL");
   // From now on every line raises again, so a pcall in the script cannot swallow the kill.
   lua_sethook(L, BusyHook, LUA_MASKLINE, 0);
-  PushErrorTable(L, "Script killed by user with SCRIPT KILL...");
+  PushErrorTable(L, kScriptKilled);
   lua_error(L);
-}
-
-ScriptEngine::RunState* ScriptEngine::CurrentRun(lua_State* L) {
-  lua_pushlightuserdata(L, &kRunKey);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  auto* run = static_cast<RunState*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
-  return run;
-}
-
-int ScriptEngine::Call(lua_State* L, bool raise) {
-  RunState* run = CurrentRun(L);
-  if (run == nullptr) {
-    return RaiseError(L, "redis.call/pcall can only be called inside a script invocation");
-  }
-  ScriptEngine& engine = *run->engine;
-  const int argc = lua_gettop(L);
-  if (argc == 0) {
-    PushErrorTable(L, "Please specify at least one argument for this redis lib call");
-    return raise ? lua_error(L) : 1;
-  }
-  if (!engine.ReadCallArgs(L, argc)) {
-    PushErrorTable(L, "Lua redis lib command arguments must be strings or integers");
-    return raise ? lua_error(L) : 1;
-  }
-  bool error;
-  if (engine.Dispatch(*run)) {
-    PushReply(L, engine.reply_);
-    error = !engine.reply_.empty() && engine.reply_[0] == '-';
-  } else {
-    PushErrorTable(L, engine.reply_);
-    error = true;
-  }
-  if (!error) return 1;
-  // Counted in INFO errorstats already (the command's reply, or its refusal): the script's own
-  // reply passing it on is not counted again.
-  lua_pushstring(L, kErrorCountedField);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, -3);
-  return raise ? lua_error(L) : 1;
-}
-
-bool ScriptEngine::ReadCallArgs(lua_State* L, int argc) {
-  if (args_.size() < static_cast<size_t>(argc)) args_.resize(argc);
-  bool strings = true;
-  for (int i = 1; i <= argc && strings; ++i) {
-    std::string& arg = args_[i - 1];
-    if (lua_type(L, i) == LUA_TNUMBER) {
-      // Not lua_tolstring: Lua's "%.14g" would lose precision.
-      char buffer[64];
-      const int n =
-          std::snprintf(buffer, sizeof(buffer), "%.17g", static_cast<double>(lua_tonumber(L, i)));
-      arg.assign(buffer, n);
-    } else if (lua_type(L, i) == LUA_TSTRING) {
-      size_t length = 0;
-      const char* s = lua_tolstring(L, i, &length);
-      arg.assign(s, length);
-    } else {
-      strings = false;
-    }
-  }
-  lua_pop(L, argc);
-  if (strings) arg_views_.assign(args_.begin(), args_.begin() + argc);
-  return strings;
-}
-
-bool ScriptEngine::Dispatch(RunState& run) {
-  reply_.clear();
-  const std::span<const std::string_view> args(arg_views_);
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
-  auto refuse = [&](std::string_view error) {
-    reply_.assign(error);
-    if (run.ctx->dispatcher != nullptr) run.ctx->dispatcher->CountScriptRefusal(spec, error);
-    return false;
-  };
-  if (spec == nullptr) return refuse("Unknown Redis command called from script");
-  if (spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
-    return refuse("Wrong number of args calling Redis command from script");
-  }
-  if (flags & kCmdNoScript) return refuse("This Redis command is not allowed from script");
-  // Only an allow-stale script runs on a stale replica; it may call only what a stale replica
-  // serves.
-  if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
-    return refuse("Can not execute the command on a stale replica");
-  }
-  if (flags & kCmdDebug) {
-    if (!AllowsProtectedAction(server_->config().enable_debug_command,
-                               run.ctx->client.is_local())) {
-      return refuse("-" + std::string(kDebugNotAllowed));
-    }
-  }
-  const AclUser* user = server_->acl().UserOf(run.ctx->client);
-  if (user != nullptr && !user->unrestricted()) {
-    const AclVerdict verdict = server_->acl().CheckAndLog(
-        run.ctx->client, *user, *spec, flags, args, AclLogContext::kLua, server_->clock().NowMs());
-    if (verdict != AclVerdict::kAllowed) return refuse(AclScriptDeniedError(verdict));
-  }
-  if (flags & kCmdWrite) {
-    if (run.read_only) return refuse("Write commands are not allowed from read-only scripts.");
-    if (server_->RefusesWrites(run.ctx->client)) return refuse("-" + std::string(kReadOnlyReplica));
-    if (server_->RefusesWritesForReplicas()) return refuse("-" + std::string(kNoReplicas));
-    // Above maxmemory a script may go on writing once it has written (Redis's scriptVerifyOOM).
-    if ((flags & kCmdDenyOom) && !run.allow_oom && !run.wrote && server_->OverMaxmemory()) {
-      return refuse("-" + std::string(kOomError));
-    }
-    run.wrote = true;
-    // The batch opens at the first write: until then there is nothing for reads to see in it.
-    if (server_->has_keyspace() && !server_->keyspace().in_batch()) {
-      server_->keyspace().BeginBatch();
-      run.own_batch = true;
-    }
-  }
-  if (server_->cluster() != nullptr && run.ctx->dispatcher != nullptr) {
-    // On a cluster node a script may touch only keys of this node, in one slot.
-    if (std::optional<std::string_view> refusal = run.ctx->dispatcher->ScriptCallRefusal(
-            *spec, flags, args, run.allow_cross_slot, run.ctx->client)) {
-      return refuse(*refusal);
-    }
-  }
-  Client& client = run.ctx->client;
-  const int caller_db = client.db_index();
-  const int caller_resp = client.resp();
-  client.set_db_index(run.db);
-  client.set_resp(run.resp);
-  protocol::ReplyWriter writer(&reply_, run.resp);
-  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer, Dispatcher::Caller::kScript);
-  run.db = client.db_index();
-  client.set_db_index(caller_db);
-  client.set_resp(caller_resp);
-  return true;
 }
 
 bool ScriptEngine::MayRun(CommandContext& ctx, uint32_t flags, bool read_only) {
@@ -611,8 +487,9 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (sha.size() != 40 || !scripts_.contains(sha)) return ctx.reply.Error(kNoScript);
   } else {
-    std::string error;
-    if (!Load(eval.script, &sha, &error)) return ctx.reply.Error(error);
+    Result<ScriptCode, std::string> loaded = Load(eval.script);
+    if (!loaded.ok()) return ctx.reply.Error(ScriptErrorText(loaded.failure()));
+    sha = std::move(*loaded);
   }
   const uint32_t flags = scripts_.at(sha).flags;
   if (!MayRun(ctx, flags, eval.read_only)) return;
@@ -654,9 +531,24 @@ void ScriptEngine::Run(CommandContext& ctx, const Eval& eval) {
 }
 
 void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const std::string& name) {
+  const std::string_view command_name = ctx.client.last_command();
+  BeginRun(run, name);
+  const int status = lua_pcall(L_, nargs, 1, -(nargs + 2));
+  // The reply is built aside: if the batch cannot be written, the script answers that error.
+  std::string out;
+  WriteOutcome(ctx, run, status, name, &out);
+  EndRun(run, status);
+  ctx.client.set_last_command(command_name);
+  if (run.own_batch) {
+    const storage::Status s = server_->keyspace().CommitBatch();
+    if (!s.ok()) return ReplyError(ctx, types::OpFailure{types::OpStatus::kEngineError, s});
+  }
+  ctx.wrote = run.wrote;
+  ctx.reply.Raw(out);
+}
+
+void ScriptEngine::BeginRun(RunState& run, const std::string& name) {
   lua_State* L = L_;
-  Client& client = ctx.client;
-  const std::string_view command_name = client.last_command();
   lua_pushlightuserdata(L, &kRunKey);
   lua_pushlightuserdata(L, &run);
   lua_rawset(L, LUA_REGISTRYINDEX);
@@ -670,49 +562,38 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   // The hook and the heap bound stay armed through the error handler and the conversion of
   // the result: both run code the script chose (metamethods, tables of any shape).
   lua_sethook(L, BusyHook, LUA_MASKCOUNT, kBusyHookInstructions);
+}
 
-  const int status = lua_pcall(L, nargs, 1, -(nargs + 2));
-
-  // The reply is built aside: if the batch cannot be written, the script answers that error.
-  std::string out;
-  protocol::ReplyWriter writer(&out, ctx.reply.protocol());
+void ScriptEngine::WriteOutcome(CommandContext& ctx, const RunState& run, int status,
+                                const std::string& name, std::string* out) {
+  lua_State* L = L_;
+  protocol::ReplyWriter writer(out, ctx.reply.protocol());
   if (status == LUA_ERRMEM) {
     writer.Error(std::string(kScriptOutOfMemory) + name);
     lua_pop(L, 1);
-  } else if (lua_istable(L, -1)) {
+    return;
+  }
+  if (lua_istable(L, -1)) {
     // Raw: the result may be any table, with a metatable that raises on a missing field (_G).
     lua_pushstring(L, kErrorCountedField);
     lua_rawget(L, -2);
     ctx.error_counted = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }
-  if (status == LUA_ERRMEM) {
-    // Replied above.
-  } else if (status == 0) {
-    WriteResult(L, run.resp, &out, ctx.reply.protocol(), reply_limits_);
+  if (status == 0) {
+    WriteResult(L, run.resp, out, ctx.reply.protocol(), reply_limits_);
   } else if (!lua_istable(L, -1)) {
     const char* message = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
     writer.Error(ScriptRunError(name, message));
     lua_pop(L, 1);
   } else {
-    auto field = [&](const char* key) {
-      // Raw: the error may be a table of the script's with metamethods.
-      lua_pushstring(L, key);
-      lua_rawget(L, -2);
-      const bool present = lua_isstring(L, -1);
-      std::string value = present ? lua_tostring(L, -1) : "";
-      lua_pop(L, 1);
-      return std::pair{present, value};
-    };
-    auto [has_error, error] = field("err");
-    const auto [has_source, source] = field("source");
-    const auto [has_line, line] = field("line");
-    if (!has_error) error = kScriptUnknownError;
-    if (!error.empty() && error[0] == '-') error.erase(0, 1);
-    if (has_source && has_line) error += " script: " + name + ", on " + source + ":" + line + ".";
-    writer.Error(error);
+    writer.Error(ErrorTableText(L, name));
     lua_pop(L, 1);
   }
+}
+
+void ScriptEngine::EndRun(const RunState& run, int status) {
+  lua_State* L = L_;
   lua_sethook(L, nullptr, 0, 0);
   heap_->enforce = false;
   running_ = nullptr;
@@ -733,14 +614,6 @@ void ScriptEngine::Execute(CommandContext& ctx, RunState& run, int nargs, const 
   } else if (++runs_ % 50 == 0) {
     lua_gc(L, LUA_GCSTEP, 50);
   }
-
-  client.set_last_command(command_name);
-  if (run.own_batch) {
-    const storage::Status s = server_->keyspace().CommitBatch();
-    if (!s.ok()) return ReplyError(ctx, types::OpFailure{types::OpStatus::kEngineError, s});
-  }
-  ctx.wrote = run.wrote;
-  ctx.reply.Raw(out);
 }
 
 }  // namespace ebb::server::scripting

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "server/scripting/lua_values.h"
+#include "server/scripting/script_code.h"
 #include "storage/status.h"
 
 struct lua_State;
@@ -86,9 +87,8 @@ std::optional<ScriptFlag> ScriptFlagNamed(std::string_view name);
 
 // Parses the shebang of `body` (Redis's evalExtractShebangFlags): on success *flags are its
 // flags (kScriptEvalCompat without one) and *shebang_length the bytes of its first line (without
-// the newline, so line numbers stay the script's). On failure *error is the reply.
-bool ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length,
-                  std::string* error);
+// the newline, so line numbers stay the script's).
+Result<ScriptCode> ParseShebang(std::string_view body, uint32_t* flags, size_t* shebang_length);
 
 class ScriptEngine {
  public:
@@ -98,10 +98,9 @@ class ScriptEngine {
   ScriptEngine(const ScriptEngine&) = delete;
   ScriptEngine& operator=(const ScriptEngine&) = delete;
 
-  // Compiles `body` and keeps it under its SHA-1 (returned in *sha); a script already kept is
-  // not compiled again. False with the error reply in *error (a bad shebang, "Error compiling
-  // script (new function): ...").
-  bool Load(std::string_view body, std::string* sha, std::string* error);
+  // Compiles `body` and keeps it under its SHA-1, which it returns; a script already kept is
+  // not compiled again. Fails for a bad shebang or a script that does not compile.
+  Result<ScriptCode, std::string> Load(std::string_view body);
   // True if a script with this SHA-1 (either case) is kept.
   bool Exists(std::string_view sha) const;
   // Forgets every script and starts a fresh Lua state, the libraries loaded into it again
@@ -152,32 +151,33 @@ class ScriptEngine {
   // Starts keeping the libraries in the engine's system row (types::Keyspace::
   // kFunctionLibrariesRow); until then they are kept in memory only. Loads them from the row;
   // when there is none and `legacy_file` (the functions file of an older ebb) exists, loads the
-  // file, writes the row and removes the file. False with *error when the row or the file
-  // cannot be read, a library in it fails to load, or the row cannot be written.
-  bool OpenLibraries(const std::string& legacy_file, std::string* error);
+  // file, writes the row and removes the file. kLibrariesNotOpened (its detail what failed) when
+  // the row or the file cannot be read, a library in it fails to load, or the row cannot be
+  // written.
+  Result<ScriptCode> OpenLibraries(const std::string& legacy_file);
   // Loads the libraries again from the engine's row after something else wrote it: a replica
   // that applied its master's stream or snapshot (no row: no libraries). Writes nothing; logs a
   // row that fails to load (the libraries then stay as they were).
   void ReloadLibraries();
   // The changes below (LOAD, DELETE, FLUSH, RESTORE) are acknowledged only once the engine's
   // row holds them durably. When that fails the reply is "MISCONF Errors writing to the data
-  // directory: <error>" and the libraries are what the row holds: the change when it reached
-  // the engine and only the sync failed, else what they were before.
+  // directory: <error>" (kLibrariesNotSaved) and the libraries are what the row holds: the
+  // change when it reached the engine and only the sync failed, else what they were before.
   //
-  // FUNCTION LOAD [REPLACE]: *result is the library's name, or the error reply.
-  bool LoadLibrary(std::string_view code, bool replace, std::string* result);
-  // FUNCTION DELETE: false with the error reply ("ERR Library not found", or the file's).
-  bool DeleteLibrary(std::string_view name, std::string* error);
-  // FUNCTION FLUSH: false with the error reply when the file cannot be written.
-  bool FlushLibraries(std::string* error);
+  // FUNCTION LOAD [REPLACE]: the library's name.
+  Result<ScriptCode, std::string> LoadLibrary(std::string_view code, bool replace);
+  // FUNCTION DELETE: kLibraryNotFound, or the save's failure.
+  Result<ScriptCode> DeleteLibrary(std::string_view name);
+  // FUNCTION FLUSH.
+  Result<ScriptCode> FlushLibraries();
   const std::map<std::string, Library>& libraries() const { return libraries_; }
   size_t function_count() const;
   // FUNCTION DUMP: every library, in the format docs/scripting.md describes.
   std::string DumpLibraries() const;
   enum class RestorePolicy { kAppend, kReplace, kFlush };
-  // FUNCTION RESTORE: false with the error reply when the payload is damaged or a library
-  // conflicts (nothing changes then).
-  bool RestoreLibraries(std::string_view payload, RestorePolicy policy, std::string* error);
+  // FUNCTION RESTORE: fails when the payload is damaged or a library conflicts (nothing changes
+  // then), or the save fails.
+  Result<ScriptCode> RestoreLibraries(std::string_view payload, RestorePolicy policy);
   // What a running script's redis.* functions reach through the Lua registry (kRunKey).
   struct RunState {
     ScriptEngine* engine;
@@ -232,16 +232,22 @@ class ScriptEngine {
   // Calls the function on the top of the stack (under the error handler below it) with `nargs`
   // arguments above it, then replies. `name` is what errors name ("script: <name>").
   void Execute(CommandContext& ctx, RunState& run, int nargs, const std::string& name);
-  // Loads one library into `libraries` (the live map or a scratch one for RESTORE).
-  bool LoadLibraryInto(std::string_view code, bool replace, std::map<std::string, Library>* into,
-                       std::string* result);
+  // Execute's steps: arm the run (registry, hook, heap bound), write the reply of the pcall's
+  // `status` (and the value it left) to *out, disarm the run and pop the error handler.
+  void BeginRun(RunState& run, const std::string& name);
+  void WriteOutcome(CommandContext& ctx, const RunState& run, int status, const std::string& name,
+                    std::string* out);
+  void EndRun(const RunState& run, int status);
+  // Loads one library into `into` (the live map or a scratch one for RESTORE); its name.
+  Result<ScriptCode, std::string> LoadLibraryInto(std::string_view code, bool replace,
+                                                  std::map<std::string, Library>* into);
   void ReleaseLibrary(const Library& library);
   // Writes the libraries to the engine's row (durably), once OpenLibraries has run.
   storage::Status SaveLibraries();
-  // After a change to the libraries: saves them; when that fails, logs it, sets *error to the
-  // reply, and puts back `before` (DumpLibraries's payload from before the change) unless the
-  // engine's row holds the change.
-  bool Persist(const std::string& before, std::string* error);
+  // After a change to the libraries: saves them; when that fails, logs it, puts back `before`
+  // (DumpLibraries's payload from before the change) unless the engine's row holds the change,
+  // and returns kLibrariesNotSaved.
+  Result<ScriptCode> Persist(const std::string& before);
 
   void Open();
   void Close();
@@ -249,7 +255,7 @@ class ScriptEngine {
   // libraries into it again (SCRIPT FLUSH, FUNCTION FLUSH). Not while a script runs.
   void Rebuild();
   // Compiles `code` (a script without its shebang) and keeps it in the state under `sha`.
-  bool Store(const std::string& sha, std::string_view code, std::string* error);
+  Result<ScriptCode> Store(const std::string& sha, std::string_view code);
   // redis.call (raise = true) and redis.pcall: the command on the stack, its reply pushed.
   static int Call(lua_State* L, bool raise);
   static int RedisCall(lua_State* L) { return Call(L, true); }
