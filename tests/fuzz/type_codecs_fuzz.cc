@@ -1,9 +1,9 @@
 // libFuzzer target for the data types' on-disk decoders (types/key_encoding.h, key_meta.h,
-// tlog_codec.h, treg.h): what every read, scan and compaction-filter call applies to bytes
-// that came from a table or a WAL.
+// tlog_codec.h, treg.h, sample_block.h): what every read, scan and compaction-filter call applies
+// to bytes that came from a table or a WAL.
 //
-// The first byte picks a decoder; the rest of the input is its bytes. Each decoder either
-// refuses them or accepts them, and whatever it accepts encodes back to bytes that decode to
+// The first byte picks a decoder (modulo 8); the rest of the input is its bytes. Each decoder
+// either refuses them or accepts them, and whatever it accepts encodes back to bytes that decode to
 // the same parts (for the fixed-width and tagged forms, to the very same bytes). Then, from the
 // same input read as values: two TLOG elements compare bytewise exactly as their entries order
 // newest first (tlog_state.h EntryBefore), every element decodes to its entry, and no element is
@@ -11,15 +11,18 @@
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/key_slot.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/sample_block.h"
 #include "types/tlog_codec.h"
 #include "types/tlog_state.h"
 #include "types/treg.h"
@@ -160,10 +163,33 @@ void ElementOrder(FuzzedDataProvider& fdp) {
 
 }  // namespace
 
+// A sample block (types/sample_block.h): whatever samples a reader takes from the bytes, written
+// again they read back the same, bit for bit.
+void SampleBlocks(std::string_view bytes) {
+  SampleBlockReader reader(bytes);
+  SampleBlockWriter writer;
+  std::vector<Sample> read;
+  Sample sample;
+  while (reader.Next(&sample)) {
+    read.push_back(sample);
+    writer.Add(sample.ts, sample.value);
+  }
+  Check(read.size() <= reader.count(), "a block gave more samples than it claims");
+  const std::string again = writer.Finish();
+  SampleBlockReader reread(again);
+  for (const Sample& want : read) {
+    Check(reread.Next(&sample), "a written block lost a sample");
+    Check(sample.ts == want.ts &&
+              std::bit_cast<uint64_t>(sample.value) == std::bit_cast<uint64_t>(want.value),
+          "a written block changed a sample");
+  }
+  Check(!reread.Next(&sample) && !reread.corrupt(), "a written block does not end cleanly");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0:
       MetaKeys(bytes);
       break;
@@ -181,6 +207,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 5:
       TregPayloads(bytes);
+      break;
+    case 7:
+      SampleBlocks(bytes);
       break;
     default: {
       FuzzedDataProvider fdp(data + 1, size - 1);
