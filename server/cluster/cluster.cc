@@ -11,7 +11,6 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/core/errors.h"
 #include "server/core/pubsub.h"
 #include "server/io/listen.h"
 #include "server/replication/master.h"
@@ -95,9 +94,8 @@ bool Cluster::Load(std::string* error) {
   if (!context_->config().cluster_announce_ip.empty())
     me->ip = context_->config().cluster_announce_ip;
   state_->UpdateHealth(context_->config().cluster_require_full_coverage);
-  const std::string save_error = SaveNow();
-  if (!save_error.empty()) {
-    *error = "Can't write the cluster config file: " + save_error;
+  if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+    *error = "Can't write the cluster config file: " + saved.detail();
     return false;
   }
   return true;
@@ -155,7 +153,7 @@ void Cluster::Stop() {
   links_.clear();
   if (state_ != nullptr) {
     for (const auto& [name, n] : state_->nodes()) n->link = n->inbound_link = nullptr;
-    if (todo_ & kTodoSave) SaveNow();
+    if (todo_ & kTodoSave) (void)SaveNow();  // the writer logged a failure
   }
   if (config_writer_ != nullptr) config_writer_->Flush();
   PauseWrites(false);
@@ -181,7 +179,11 @@ void Cluster::RunTodo() {
   if (todo & kTodoSave) config_writer_->Submit(NodesConfigText(*state_));  // logs its errors
 }
 
-std::string Cluster::SaveNow() { return config_writer_->Write(NodesConfigText(*state_)); }
+Result<ClusterCode> Cluster::SaveNow() {
+  const std::string error = config_writer_->Write(NodesConfigText(*state_));
+  if (!error.empty()) return {ClusterCode::kSaveFailed, error};
+  return {};
+}
 
 // ---------------------------------------------------------------- SlotOwnership
 
@@ -404,24 +406,23 @@ bool Cluster::HandshakeInProgress(const std::string& ip, int port, int cport) co
   return false;
 }
 
-std::string Cluster::StartHandshake(const std::string& ip, int port, int cport) {
+Result<ClusterCode> Cluster::StartHandshake(const std::string& ip, int port, int cport) {
   boost::system::error_code ec;
   auto address = boost::asio::ip::make_address(ip, ec);
-  if (ec || port <= 0 || port > 65535 || cport <= 0 || cport > 65535) return "invalid";
+  if (ec || port <= 0 || port > 65535 || cport <= 0 || cport > 65535) {
+    return {ClusterCode::kInvalidNodeAddress, fmt::format("{}:{}", ip, port)};
+  }
   const std::string normalized = AddressText(address);
-  if (HandshakeInProgress(normalized, port, cport)) return "";
+  if (HandshakeInProgress(normalized, port, cport)) return {};
   Node* n = state_->AddNode(RandomNodeName(), kFlagHandshake | kFlagMeet, WallMs());
   n->ip = normalized;
   n->port = port;
   n->cport = cport;
-  return "";
+  return {};
 }
 
-std::string Cluster::Meet(const std::string& ip, int port, int cport) {
-  if (!StartHandshake(ip, port, cport).empty()) {
-    return InvalidNodeAddressError(ip, port);
-  }
-  return "";
+Result<ClusterCode> Cluster::Meet(const std::string& ip, int port, int cport) {
+  return StartHandshake(ip, port, cport);
 }
 
 // ---------------------------------------------------------------- cron

@@ -40,6 +40,7 @@
 
 #include "server/cluster/bus_link.h"
 #include "server/cluster/bus_message.h"
+#include "server/cluster/cluster_code.h"
 #include "server/cluster/config_writer.h"
 #include "server/cluster/node_table.h"
 #include "server/cluster/slot_ownership.h"
@@ -93,30 +94,31 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // it; SPUBLISH (shard true): to the other nodes of this node's shard (its master and replicas).
   void PropagatePublish(bool shard, std::string_view channel, std::string_view message);
 
-  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns ""
-  // or the error reply's text (without '-'), in Redis 7's words.
+  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns
+  // success or an outcome whose error reply ClusterErrorText spells
+  // (server/cluster/cluster_code.h).
   ClusterState& state() { return *state_; }
   const ClusterState& state() const { return *state_; }
-  std::string Meet(const std::string& ip, int port, int cport);
+  Result<ClusterCode> Meet(const std::string& ip, int port, int cport);
   // ADDSLOTS / DELSLOTS of the marked slots (checked by the caller).
   void AddSlots(const std::vector<int>& slots);
   void DelSlots(const std::vector<int>& slots);
   void FlushSlots();
-  std::string SetSlotMigrating(int slot, std::string_view node);
-  std::string SetSlotImporting(int slot, std::string_view node);
+  Result<ClusterCode> SetSlotMigrating(int slot, std::string_view node);
+  Result<ClusterCode> SetSlotImporting(int slot, std::string_view node);
   void SetSlotStable(int slot);
-  std::string SetSlotNode(int slot, std::string_view node);
-  std::string SetConfigEpoch(int64_t epoch);
+  Result<ClusterCode> SetSlotNode(int slot, std::string_view node);
+  Result<ClusterCode> SetConfigEpoch(int64_t epoch);
   // BUMPEPOCH: true when bumped.
   bool BumpEpoch();
-  // SAVECONFIG now: "" or what failed.
-  std::string SaveNow();
-  std::string Reset(bool hard);
-  std::string Forget(std::string_view node);
-  std::string Replicate(std::string_view node);
+  // SAVECONFIG now: kSaveFailed with what failed.
+  Result<ClusterCode> SaveNow();
+  Result<ClusterCode> Reset(bool hard);
+  Result<ClusterCode> Forget(std::string_view node);
+  Result<ClusterCode> Replicate(std::string_view node);
   // CLUSTER FAILOVER [FORCE|TAKEOVER].
-  std::string StartManualFailover(bool force, bool takeover);
-  int64_t CountFailureReports(std::string_view node, std::string* error);
+  Result<ClusterCode> StartManualFailover(bool force, bool takeover);
+  Result<ClusterCode, int64_t> CountFailureReports(std::string_view node);
   // CLUSTER INFO's slot and node figures (also the metrics endpoint's): the slots with an owner,
   // and of those the ones whose owner is reachable, suspected down (pfail) or failed.
   struct Summary {
@@ -195,7 +197,8 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void HandleConfigEpochCollision(Node* sender);
   void MarkFailingIfNeeded(Node* n);
   void ClearFailureIfNeeded(Node* n);
-  std::string StartHandshake(const std::string& ip, int port, int cport);
+  // kInvalidNodeAddress when the address or a port is not one.
+  Result<ClusterCode> StartHandshake(const std::string& ip, int port, int cport);
   bool HandshakeInProgress(const std::string& ip, int port, int cport) const;
 
   // Roles and replication.

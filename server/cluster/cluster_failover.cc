@@ -13,7 +13,6 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
-#include "server/core/errors.h"
 #include "server/replication/replica.h"
 #include "server/services/server_context.h"
 
@@ -88,8 +87,8 @@ void Cluster::HandleReplicaFailover(int64_t now) {
     failover_auth_epoch_ = state_->current_epoch();
     spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
     // The epoch is on disk before anyone votes in it.
-    if (const std::string error = SaveNow(); !error.empty()) {
-      spdlog::warn("Could not save the cluster config file: {}", error);
+    if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+      spdlog::warn("Could not save the cluster config file: {}", saved.detail());
     }
     RequestFailoverAuth();
     failover_auth_sent_ = true;
@@ -131,8 +130,8 @@ void Cluster::SendFailoverAuthIfNeeded(Node* node, const BusMessage& request) {
   state_->set_last_vote_epoch(state_->current_epoch());
   master->voted_time_ms = now;
   // On disk before the vote leaves: a master that restarts must not vote twice in an epoch.
-  if (const std::string error = SaveNow(); !error.empty()) {
-    spdlog::warn("Could not save the cluster config file before voting: {}", error);
+  if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+    spdlog::warn("Could not save the cluster config file before voting: {}", saved.detail());
     return;
   }
   spdlog::warn("Failover auth granted to {} for epoch {}", node->name, state_->current_epoch());
@@ -153,7 +152,7 @@ void Cluster::ReplaceMyMaster() {
     }
   }
   state_->UpdateHealth(context_->config().cluster_require_full_coverage);
-  SaveNow();
+  (void)SaveNow();  // the writer logged a failure
   BroadcastPong(/*local_replicas_only=*/false);
   ResetManualFailover();
 }
@@ -189,12 +188,12 @@ void Cluster::PauseWrites(bool paused) {
   if (!paused && resume_) resume_();
 }
 
-std::string Cluster::StartManualFailover(bool force, bool takeover) {
+Result<ClusterCode> Cluster::StartManualFailover(bool force, bool takeover) {
   Node* me = state_->myself();
-  if (me->is_master()) return std::string(kClusterFailoverOnMaster);
-  if (me->master == nullptr) return std::string(kClusterFailoverNoMaster);
+  if (me->is_master()) return ClusterCode::kFailoverOnMaster;
+  if (me->master == nullptr) return ClusterCode::kFailoverNoMaster;
   if (!force && (me->master->failed() || me->master->link == nullptr)) {
-    return std::string(kClusterFailoverMasterDown);
+    return ClusterCode::kFailoverMasterDown;
   }
   ResetManualFailover();
   mf_end_ms_ = WallMs() + kManualFailoverTimeoutMs;
@@ -209,7 +208,7 @@ std::string Cluster::StartManualFailover(bool force, bool takeover) {
     spdlog::warn("Manual failover user request accepted.");
     Send(me->master->link, Header(MessageType::kMfStart));
   }
-  return "";
+  return {};
 }
 
 }  // namespace ebb::server::cluster

@@ -286,7 +286,7 @@ void Cluster::ProcessGossip(const BusMessage& m, Node* sender) {
       auto forgotten = forgotten_.find(g.name);
       if (forgotten != forgotten_.end() && forgotten->second > now) continue;
       if (g.ip.empty()) continue;
-      StartHandshake(g.ip, g.port, g.cport);
+      (void)StartHandshake(g.ip, g.port, g.cport);  // an invalid address is not met
     }
   }
 }
