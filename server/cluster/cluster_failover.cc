@@ -211,4 +211,25 @@ Result<ClusterCode> Cluster::StartManualFailover(bool force, bool takeover) {
   return {};
 }
 
+// ---------------------------------------------------------------- votes and MFSTART received
+
+void Cluster::ProcessFailoverAuthAck(const BusMessage& m, Node* sender) {
+  if (sender == nullptr) return;
+  if (sender->is_master() && sender->num_slots > 0 && m.current_epoch >= failover_auth_epoch_) {
+    failover_auth_count_++;
+    Later(kTodoHandleFailover);
+  }
+}
+
+void Cluster::ProcessMfStart(BusLink* link, Node* sender, int64_t now) {
+  if (sender == nullptr || sender->master != state_->myself()) return;
+  ResetManualFailover();
+  mf_end_ms_ = now + kManualFailoverTimeoutMs;
+  mf_replica_ = sender;
+  PauseWrites(true);
+  spdlog::warn("Manual failover requested by replica {}.", sender->name);
+  // Tell the replica at once that this master paused, with its offset.
+  SendPing(sender->link != nullptr ? sender->link : link, MessageType::kPing);
+}
+
 }  // namespace ebb::server::cluster

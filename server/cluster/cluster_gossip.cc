@@ -1,246 +1,164 @@
-// Cluster: what the node does with each bus message (Redis 7.0's clusterProcessPacket and
-// the rules it applies): handshakes, gossip, slot claims settled by configEpoch, UPDATE, the
-// epoch-collision rule, failure reports and FAIL. The class and its contract: cluster.h.
+// Cluster's node table, kept by gossip (Redis 7.0's clusterCron and the PING / PONG / MEET part
+// of clusterProcessPacket): the cron that opens links, pings and flags nodes PFAIL; handshakes
+// that turn a MEET's address into a named node; the sender's role and the nodes its gossip
+// tells of; failure reports, FAIL and its clearing; and this node's own master. The class and its
+// contract: cluster.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <random>
+#include <vector>
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/core/pubsub.h"
+#include "server/io/listen.h"
 #include "server/replication/replica.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 
 namespace ebb::server::cluster {
 
-// ---------------------------------------------------------------- receiving
+namespace {
 
-void Cluster::OnMessage(BusLink* link, std::string_view bytes) {
-  BusMessage m;
-  std::string error;
-  if (!DecodeMessage(bytes, &m, &error)) {
-    spdlog::warn("Cluster bus: dropping a link that sent a bad message ({})", error);
-    FreeLink(link);
-    return;
-  }
-  received_[static_cast<int>(m.type)]++;
-  Process(link, m);
+size_t RandomIndex(size_t n) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  return n == 0 ? 0 : rng() % n;
 }
 
-void Cluster::Process(BusLink* link, const BusMessage& m) {
-  const int64_t now = WallMs();
-  Node* me = state_->myself();
-  Node* sender = nullptr;
-  if (link->node != nullptr && !link->node->in_handshake()) {
-    sender = link->node;
-  } else {
-    sender = state_->Find(m.sender);
-  }
-  if (sender != nullptr && link->inbound() && link->node == nullptr) {
-    // The inbound link of a known node: remember it (a newer one replaces an older one).
-    if (sender->inbound_link != nullptr && sender->inbound_link != link) {
-      FreeLink(sender->inbound_link);
-    }
-    link->node = sender;
-    sender->inbound_link = link;
-  }
-  if (sender != nullptr) sender->data_received_ms = now;
-  if (sender != nullptr && !sender->in_handshake()) {
-    LearnSenderEpochs(sender, m);
-    sender->repl_offset = m.offset;
-    // A replica that sees its master paused for a manual failover records its offset.
-    if (mf_end_ms_ != 0 && me->is_replica() && me->master == sender &&
-        (m.mflags0 & kMsgFlagPaused) && mf_master_offset_ == -1) {
-      mf_master_offset_ = static_cast<int64_t>(m.offset);
-      spdlog::warn("Received replication offset for paused master manual failover: {}",
-                   mf_master_offset_);
-    }
-  }
+}  // namespace
 
-  const bool ping_like =
-      m.type == MessageType::kPing || m.type == MessageType::kPong || m.type == MessageType::kMeet;
+// ---------------------------------------------------------------- PING / PONG / MEET
+
+void Cluster::ProcessPingPongMeet(BusLink* link, const BusMessage& m, Node* sender, int64_t now) {
   if (m.type == MessageType::kPing || m.type == MessageType::kMeet) {
-    // Learn the address this node is reached at from the connection, unless it is announced.
-    if ((me->ip.empty() || m.type == MessageType::kMeet) &&
-        context_->config().cluster_announce_ip.empty()) {
-      std::string ip = link->LocalIp();
-      if (!ip.empty() && ip != me->ip) {
-        me->ip = ip;
-        spdlog::info("IP address for this node updated to {}", ip);
-        Later(kTodoSave);
-      }
-    }
-    if (sender == nullptr && m.type == MessageType::kMeet) {
-      Node* n = state_->AddNode(RandomNodeName(), kFlagHandshake, now);
-      n->ip = m.myip.empty() ? link->PeerIp() : m.myip;
-      n->port = m.port;
-      n->pport = m.pport;
-      n->cport = m.cport;
-      Later(kTodoSave);
-      // Trusted because it is a MEET: whoever the sender knows, this node will meet.
-      ProcessGossip(m, nullptr);
-    }
-    SendPing(link, MessageType::kPong);
+    AnswerPingOrMeet(link, m, sender, now);
   }
-
   // Under tls-cluster the sender's plain port (its client port is the TLS one).
-  if (ping_like && sender != nullptr) sender->pport = m.pport;
-  if (ping_like) {
-    if (Node* ln = link->node; ln != nullptr && !link->inbound()) {
-      if (ln->in_handshake()) {
-        if (sender != nullptr) {
-          // Already known under its real name: the handshake node is a duplicate.
-          if (sender->ip != ln->ip || sender->port != ln->port) {
-            sender->ip = ln->ip;
-            sender->port = m.port;
-            sender->pport = m.pport;
-            sender->cport = m.cport;
-            FreeNodeLinks(sender);
-          }
-          DeleteNode(ln);
-          Later(kTodoSave);
-          return;
-        }
-        state_->RenameNode(ln, m.sender);
-        spdlog::info("Handshake with node {} completed.", ln->name);
-        ln->flags &= static_cast<uint16_t>(~kFlagHandshake);
-        ln->flags |= m.flags & (kFlagMaster | kFlagSlave);
-        Later(kTodoSave);
-        // Its slot claims below are judged by the configEpoch this header carries: a node
-        // that took the claims without the epoch would let any stale claim win the slots back.
-        sender = ln;
-        LearnSenderEpochs(sender, m);
-      } else if (ln->name != m.sender) {
-        // The node at this address is another node now: forget the address until gossip or
-        // a new MEET tells it.
-        spdlog::info(
-            "PONG contains mismatching sender ID. About node {} added {} ms ago, "
-            "having flags {}",
-            ln->name, now - ln->ctime_ms, ln->flags);
-        ln->flags |= kFlagNoAddr;
-        ln->ip.clear();
-        ln->port = 0;
-        ln->cport = 0;
-        FreeLink(link);
-        Later(kTodoSave);
-        return;
-      }
-    }
-    if (m.type == MessageType::kPong && link->node != nullptr && !link->inbound() &&
-        !link->node->in_handshake()) {
-      Node* ln = link->node;
-      ln->pong_received_ms = now;
-      ln->ping_sent_ms = 0;
-      if (ln->timed_out()) {
-        ln->flags &= static_cast<uint16_t>(~kFlagPfail);
-        Later(kTodoUpdateState);
-      } else if (ln->failed()) {
-        ClearFailureIfNeeded(ln);
-      }
-    }
-    if (sender == nullptr || sender->in_handshake()) return;
+  if (sender != nullptr) sender->pport = m.pport;
+  if (!ResolveOutboundLinkNode(link, m, &sender, now)) return;
+  if (m.type == MessageType::kPong) RecordPong(link, now);
+  if (sender == nullptr || sender->in_handshake()) return;
+  LearnSenderRole(sender, m);
+  LearnSenderSlots(link, sender, m);
+  if (sender->is_master() && state_->myself()->is_master()) HandleConfigEpochCollision(sender);
+  ProcessGossip(m, sender);
+}
 
-    // The sender's role.
-    if (m.slaveof.empty()) {
-      if (sender->is_replica()) {
-        state_->SetAsMaster(sender);
-        Later(kTodoSave | kTodoUpdateState);
-      }
-    } else {
-      Node* master = state_->Find(m.slaveof);
-      if (sender->is_master()) {
-        state_->DelNodeSlots(sender);
-        state_->SetReplicaOf(sender, nullptr);
-        sender->flags &= static_cast<uint16_t>(~kFlagMigrateTo);
-        Later(kTodoSave | kTodoUpdateState);
-      }
-      if (master != nullptr && sender->master != master) {
-        state_->SetReplicaOf(sender, master);
-        Later(kTodoSave);
-      }
+void Cluster::AnswerPingOrMeet(BusLink* link, const BusMessage& m, Node* sender, int64_t now) {
+  Node* me = state_->myself();
+  // Learn the address this node is reached at from the connection, unless it is announced.
+  if ((me->ip.empty() || m.type == MessageType::kMeet) &&
+      context_->config().cluster_announce_ip.empty()) {
+    std::string ip = link->LocalIp();
+    if (!ip.empty() && ip != me->ip) {
+      me->ip = ip;
+      spdlog::info("IP address for this node updated to {}", ip);
+      Later(kTodoSave);
     }
+  }
+  if (sender == nullptr && m.type == MessageType::kMeet) {
+    Node* n = state_->AddNode(RandomNodeName(), kFlagHandshake, now);
+    n->ip = m.myip.empty() ? link->PeerIp() : m.myip;
+    n->port = m.port;
+    n->pport = m.pport;
+    n->cport = m.cport;
+    Later(kTodoSave);
+    // Trusted because it is a MEET: whoever the sender knows, this node will meet.
+    ProcessGossip(m, nullptr);
+  }
+  SendPing(link, MessageType::kPong);
+}
 
-    // Its slots: a master's claims are decided by configEpoch.
-    Node* sender_master = sender->is_master() ? sender : sender->master;
-    bool dirty_slots = false;
-    if (sender_master != nullptr) dirty_slots = sender_master->slots != m.slots;
-    if (sender->is_master() && dirty_slots) UpdateSlotsConfigWith(sender, m.config_epoch, m.slots);
-    if (sender_master != nullptr && dirty_slots) {
-      // The sender claims a slot someone else serves under a newer epoch: tell it.
-      for (int j = 0; j < kSlots; j++) {
-        if (!m.slots.test(j)) continue;
-        Node* owner = state_->slot_owner(j);
-        if (owner == sender || owner == nullptr) continue;
-        if (owner->config_epoch > m.config_epoch) {
-          spdlog::debug("Node {} has old slots configuration, sending an UPDATE message about {}",
-                        sender->name, owner->name);
-          SendUpdate(sender->link != nullptr ? sender->link : link, owner);
-          break;
-        }
+bool Cluster::ResolveOutboundLinkNode(BusLink* link, const BusMessage& m, Node** sender,
+                                      int64_t now) {
+  Node* ln = link->node;
+  if (ln == nullptr || link->inbound()) return true;
+  if (ln->in_handshake()) {
+    if (*sender != nullptr) {
+      // Already known under its real name: the handshake node is a duplicate.
+      if ((*sender)->ip != ln->ip || (*sender)->port != ln->port) {
+        (*sender)->ip = ln->ip;
+        (*sender)->port = m.port;
+        (*sender)->pport = m.pport;
+        (*sender)->cport = m.cport;
+        FreeNodeLinks(*sender);
       }
+      DeleteNode(ln);
+      Later(kTodoSave);
+      return false;
     }
-    if (sender->is_master() && me->is_master()) HandleConfigEpochCollision(sender);
-    ProcessGossip(m, sender);
+    state_->RenameNode(ln, m.sender);
+    spdlog::info("Handshake with node {} completed.", ln->name);
+    ln->flags &= static_cast<uint16_t>(~kFlagHandshake);
+    ln->flags |= m.flags & (kFlagMaster | kFlagSlave);
+    Later(kTodoSave);
+    // Its slot claims are judged by the configEpoch this header carries: a node that took the
+    // claims without the epoch would let any stale claim win the slots back.
+    *sender = ln;
+    LearnSenderEpochs(ln, m);
+  } else if (ln->name != m.sender) {
+    // The node at this address is another node now: forget the address until gossip or a new
+    // MEET tells it.
+    spdlog::info(
+        "PONG contains mismatching sender ID. About node {} added {} ms ago, "
+        "having flags {}",
+        ln->name, now - ln->ctime_ms, ln->flags);
+    ln->flags |= kFlagNoAddr;
+    ln->ip.clear();
+    ln->port = 0;
+    ln->cport = 0;
+    FreeLink(link);
+    Later(kTodoSave);
+    return false;
+  }
+  return true;
+}
+
+void Cluster::RecordPong(BusLink* link, int64_t now) {
+  Node* ln = link->node;
+  if (ln == nullptr || link->inbound() || ln->in_handshake()) return;
+  ln->pong_received_ms = now;
+  ln->ping_sent_ms = 0;
+  if (ln->timed_out()) {
+    ln->flags &= static_cast<uint16_t>(~kFlagPfail);
+    Later(kTodoUpdateState);
+  } else if (ln->failed()) {
+    ClearFailureIfNeeded(ln);
+  }
+}
+
+void Cluster::LearnSenderRole(Node* sender, const BusMessage& m) {
+  if (m.slaveof.empty()) {
+    if (sender->is_replica()) {
+      state_->SetAsMaster(sender);
+      Later(kTodoSave | kTodoUpdateState);
+    }
     return;
   }
-
-  switch (m.type) {
-    case MessageType::kFail: {
-      if (sender == nullptr) return;
-      Node* failing = state_->Find(m.about);
-      if (failing != nullptr && !(failing->flags & (kFlagFail | kFlagMyself))) {
-        spdlog::info("FAIL message received from {} about {}", sender->name, failing->name);
-        failing->flags |= kFlagFail;
-        failing->flags &= static_cast<uint16_t>(~kFlagPfail);
-        failing->fail_time_ms = now;
-        Later(kTodoSave | kTodoUpdateState);
-      }
-      return;
-    }
-    case MessageType::kPublish:
-    case MessageType::kPublishShard:
-      if (sender == nullptr) return;
-      context_->pubsub().Publish(
-          m.type == MessageType::kPublish ? PubSub::Kind::kChannel : PubSub::Kind::kShard,
-          m.channel, m.message);
-      return;
-    case MessageType::kFailoverAuthRequest:
-      if (sender == nullptr) return;
-      SendFailoverAuthIfNeeded(sender, m);
-      return;
-    case MessageType::kFailoverAuthAck:
-      if (sender == nullptr) return;
-      if (sender->is_master() && sender->num_slots > 0 && m.current_epoch >= failover_auth_epoch_) {
-        failover_auth_count_++;
-        Later(kTodoHandleFailover);
-      }
-      return;
-    case MessageType::kMfStart:
-      if (sender == nullptr || sender->master != me) return;
-      ResetManualFailover();
-      mf_end_ms_ = now + kManualFailoverTimeoutMs;
-      mf_replica_ = sender;
-      PauseWrites(true);
-      spdlog::warn("Manual failover requested by replica {}.", sender->name);
-      // Tell the replica at once that this master paused, with its offset.
-      SendPing(sender->link != nullptr ? sender->link : link, MessageType::kPing);
-      return;
-    case MessageType::kUpdate: {
-      if (sender == nullptr) return;
-      Node* n = state_->Find(m.about);
-      if (n == nullptr || n->config_epoch >= m.update_config_epoch) return;
-      if (n->is_replica()) state_->SetAsMaster(n);
-      n->config_epoch = m.update_config_epoch;
-      UpdateSlotsConfigWith(n, m.update_config_epoch, m.update_slots);
-      Later(kTodoSave | kTodoUpdateState);
-      return;
-    }
-    default:
-      return;
+  Node* master = state_->Find(m.slaveof);
+  if (sender->is_master()) {
+    state_->DelNodeSlots(sender);
+    state_->SetReplicaOf(sender, nullptr);
+    sender->flags &= static_cast<uint16_t>(~kFlagMigrateTo);
+    Later(kTodoSave | kTodoUpdateState);
   }
+  if (master != nullptr && sender->master != master) {
+    state_->SetReplicaOf(sender, master);
+    Later(kTodoSave);
+  }
+}
+
+void Cluster::ProcessFail(const BusMessage& m, Node* sender, int64_t now) {
+  if (sender == nullptr) return;
+  Node* failing = state_->Find(m.about);
+  if (failing == nullptr || (failing->flags & (kFlagFail | kFlagMyself))) return;
+  spdlog::info("FAIL message received from {} about {}", sender->name, failing->name);
+  failing->flags |= kFlagFail;
+  failing->flags &= static_cast<uint16_t>(~kFlagPfail);
+  failing->fail_time_ms = now;
+  Later(kTodoSave | kTodoUpdateState);
 }
 
 void Cluster::LearnSenderEpochs(Node* sender, const BusMessage& m) {
@@ -291,65 +209,6 @@ void Cluster::ProcessGossip(const BusMessage& m, Node* sender) {
   }
 }
 
-void Cluster::UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch,
-                                    const SlotBitmap& slots) {
-  Node* me = state_->myself();
-  if (sender == me) return;
-  Node* current_master = me->is_master() ? me : me->master;
-  Node* new_master = nullptr;
-  std::vector<int> dirty;
-  int migrated_our_slots = 0;
-  for (int j = 0; j < kSlots; j++) {
-    if (!slots.test(j)) continue;
-    Node* owner = state_->slot_owner(j);
-    if (owner == sender) continue;
-    // A slot being imported is this node's business until SETSLOT NODE ends it.
-    if (state_->importing_from(j) != nullptr) continue;
-    if (owner == nullptr || owner->config_epoch < sender_config_epoch) {
-      if (owner == me && sender != me) {
-        auto count = context_->keyspace().CountKeysInSlot(j);
-        if (count.ok() && *count > 0) dirty.push_back(j);
-      }
-      if (owner != nullptr && owner == current_master) {
-        new_master = sender;
-        migrated_our_slots++;
-      }
-      state_->DelSlot(j);
-      state_->AddSlot(sender, j);
-      Later(kTodoSave | kTodoUpdateState);
-    }
-  }
-  if (new_master != nullptr && current_master->num_slots == 0 &&
-      (context_->config().cluster_allow_replica_migration ||
-       migrated_our_slots == sender->num_slots)) {
-    spdlog::warn("Configuration change detected. Reconfiguring myself as a replica of {}",
-                 sender->name);
-    SetMyMaster(sender);
-    Later(kTodoSave | kTodoUpdateState);
-  } else {
-    for (int j : dirty) DeleteKeysOfSlot(j);
-  }
-}
-
-void Cluster::DeleteKeysOfSlot(int slot) {
-  auto deleted = context_->keyspace().DeleteSlot(slot);
-  if (!deleted.ok()) {
-    spdlog::warn("Could not delete the keys of slot {}, which another node serves now", slot);
-  }
-}
-
-void Cluster::HandleConfigEpochCollision(Node* sender) {
-  Node* me = state_->myself();
-  if (sender->config_epoch != me->config_epoch) return;
-  // Only the node with the smaller name moves.
-  if (sender->name <= me->name) return;
-  state_->set_current_epoch(state_->current_epoch() + 1);
-  me->config_epoch = state_->current_epoch();
-  Later(kTodoSave);
-  spdlog::warn("WARNING: configEpoch collision with node {}. configEpoch set to {}", sender->name,
-               me->config_epoch);
-}
-
 void Cluster::MarkFailingIfNeeded(Node* n) {
   const int quorum = state_->size() / 2 + 1;
   if (!n->timed_out() || n->failed()) return;
@@ -379,6 +238,205 @@ void Cluster::ClearFailureIfNeeded(Node* n) {
     n->flags &= static_cast<uint16_t>(~kFlagFail);
     Later(kTodoSave | kTodoUpdateState);
   }
+}
+
+// ---------------------------------------------------------------- pings and handshakes
+
+void Cluster::SendPing(BusLink* link, MessageType type) {
+  const int64_t now = WallMs();
+  BusMessage m = Header(type);
+  // Gossip about a tenth of the nodes (at least 3), plus every node this one flags PFAIL.
+  const size_t fresh = state_->nodes().size() > 2 ? state_->nodes().size() - 2 : 0;
+  size_t wanted = std::max<size_t>(3, state_->nodes().size() / 10);
+  wanted = std::min(wanted, fresh);
+  std::vector<Node*> candidates;
+  for (const auto& [name, n] : state_->nodes()) candidates.push_back(n.get());
+  std::vector<Node*> chosen;
+  for (size_t tries = 0; chosen.size() < wanted && tries < wanted * 3; tries++) {
+    Node* n = candidates[RandomIndex(candidates.size())];
+    if (n->is_myself() || n->timed_out()) continue;
+    if (n->flags & (kFlagHandshake | kFlagNoAddr)) continue;
+    if (n->link == nullptr && n->num_slots == 0) continue;
+    if (std::find(chosen.begin(), chosen.end(), n) != chosen.end()) continue;
+    chosen.push_back(n);
+  }
+  for (Node* n : candidates) {
+    if (n->timed_out() && !n->in_handshake() && n->has_address()) chosen.push_back(n);
+  }
+  for (Node* n : chosen) {
+    GossipEntry g;
+    g.name = n->name;
+    g.ping_sent = static_cast<uint32_t>(n->ping_sent_ms / 1000);
+    g.pong_received = static_cast<uint32_t>(n->pong_received_ms / 1000);
+    g.ip = n->ip;
+    g.port = static_cast<uint16_t>(n->port);
+    g.cport = static_cast<uint16_t>(n->cport);
+    g.flags = n->flags;
+    g.pport = static_cast<uint16_t>(n->pport);
+    m.gossip.push_back(std::move(g));
+  }
+  if (link->node != nullptr && type == MessageType::kPing) link->node->ping_sent_ms = now;
+  Send(link, m);
+}
+
+void Cluster::BroadcastFail(Node* n) {
+  BusMessage m = Header(MessageType::kFail);
+  m.about = n->name;
+  Broadcast(m);
+}
+
+bool Cluster::HandshakeInProgress(const std::string& ip, int port, int cport) const {
+  for (const auto& [name, n] : state_->nodes()) {
+    if (n->in_handshake() && n->ip == ip && n->port == port && n->cport == cport) return true;
+  }
+  return false;
+}
+
+Result<ClusterCode> Cluster::StartHandshake(const std::string& ip, int port, int cport) {
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(ip, ec);
+  if (ec || port <= 0 || port > 65535 || cport <= 0 || cport > 65535) {
+    return {ClusterCode::kInvalidNodeAddress, fmt::format("{}:{}", ip, port)};
+  }
+  const std::string normalized = AddressText(address);
+  if (HandshakeInProgress(normalized, port, cport)) return {};
+  Node* n = state_->AddNode(RandomNodeName(), kFlagHandshake | kFlagMeet, WallMs());
+  n->ip = normalized;
+  n->port = port;
+  n->cport = cport;
+  return {};
+}
+
+// ---------------------------------------------------------------- cron
+
+void Cluster::Cron() {
+  if (stopped_) return;
+  cron_iteration_++;
+  const int64_t now = WallMs();
+  ExpireForgotten(now);
+  RefreshMyAddress();
+  ConnectNodes(now);
+  // Once a second.
+  if (cron_iteration_ % 10 == 0) PingOldestOfRandomNodes();
+  CheckNodeTimeouts(now);
+  FollowMasterIfNeeded();
+  CheckManualFailoverTimeout(now);
+  if (state_->myself()->is_replica()) {
+    HandleManualFailover();
+    HandleReplicaFailover(now);
+  }
+  state_->UpdateHealth(context_->config().cluster_require_full_coverage);
+
+  cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
+  cron_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) Cron();
+  });
+}
+
+void Cluster::ExpireForgotten(int64_t now) {
+  for (auto it = forgotten_.begin(); it != forgotten_.end();) {
+    it = it->second <= now ? forgotten_.erase(it) : std::next(it);
+  }
+}
+
+void Cluster::RefreshMyAddress() {
+  Node* me = state_->myself();
+  if (!context_->config().cluster_announce_ip.empty()) {
+    me->ip = context_->config().cluster_announce_ip;
+  }
+  me->port = MyPort();
+  me->pport = MyPlaintextPort();
+  me->cport = MyBusPort();
+}
+
+void Cluster::ConnectNodes(int64_t now) {
+  const int64_t handshake_timeout = std::max<int64_t>(node_timeout(), 1000);
+  std::vector<Node*> all;
+  for (const auto& [name, n] : state_->nodes()) all.push_back(n.get());
+  for (Node* n : all) {
+    if (n->is_myself() || !n->has_address()) continue;
+    if (n->in_handshake() && now - n->ctime_ms > handshake_timeout) {
+      DeleteNode(n);
+      continue;
+    }
+    if (n->link == nullptr) CreateLink(n, now);
+  }
+}
+
+void Cluster::PingOldestOfRandomNodes() {
+  std::vector<Node*> all;
+  for (const auto& [name, n] : state_->nodes()) all.push_back(n.get());
+  Node* oldest = nullptr;
+  for (int i = 0; i < 5 && !all.empty(); i++) {
+    Node* n = all[RandomIndex(all.size())];
+    if (n->link == nullptr || n->ping_sent_ms != 0) continue;
+    if (n->flags & (kFlagMyself | kFlagHandshake)) continue;
+    if (oldest == nullptr || n->pong_received_ms < oldest->pong_received_ms) oldest = n;
+  }
+  if (oldest != nullptr) SendPing(oldest->link, MessageType::kPing);
+}
+
+void Cluster::CheckNodeTimeouts(int64_t now) {
+  const int64_t timeout = node_timeout();
+  const Node* me = state_->myself();
+  std::vector<Node*> all;
+  for (const auto& [name, n] : state_->nodes()) all.push_back(n.get());
+  for (Node* n : all) {
+    if (n->flags & (kFlagMyself | kFlagNoAddr | kFlagHandshake)) continue;
+    const int64_t ping_delay = now - n->ping_sent_ms;
+    const int64_t data_delay = now - n->data_received_ms;
+    // A link that does not answer for half the timeout is reconnected (the node may just have
+    // lost it).
+    if (n->link != nullptr && now - n->link->ctime_ms() > timeout && n->ping_sent_ms != 0 &&
+        ping_delay > timeout / 2 && data_delay > timeout / 2) {
+      FreeLink(n->link);
+    }
+    // A link still connecting queues the ping: a node that refuses connections times out.
+    if (n->link != nullptr && n->ping_sent_ms == 0 && now - n->pong_received_ms > timeout / 2) {
+      SendPing(n->link, MessageType::kPing);
+      continue;
+    }
+    if (mf_end_ms_ != 0 && me->is_master() && mf_replica_ == n && n->link != nullptr) {
+      SendPing(n->link, MessageType::kPing);
+      continue;
+    }
+    if (n->ping_sent_ms == 0) continue;
+    const int64_t node_delay = std::min(ping_delay, data_delay);
+    if (node_delay > timeout && !(n->flags & (kFlagPfail | kFlagFail))) {
+      spdlog::debug("*** NODE {} possibly failing", n->name);
+      n->flags |= kFlagPfail;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- this node's master
+
+void Cluster::SetMyMaster(Node* master) {
+  Node* me = state_->myself();
+  if (me->is_master()) {
+    me->flags &= static_cast<uint16_t>(~kFlagMigrateTo);
+    for (int j = 0; j < kSlots; j++) {
+      state_->set_migrating(j, nullptr);
+      state_->set_importing(j, nullptr);
+    }
+  }
+  state_->SetReplicaOf(me, master);
+  ResetManualFailover();
+  FollowMasterIfNeeded();
+}
+
+void Cluster::FollowMasterIfNeeded() {
+  Node* me = state_->myself();
+  ReplicaLink* link = context_->replica_link();
+  if (link == nullptr || !me->is_replica() || me->master == nullptr) return;
+  const Node* master = me->master;
+  if (!master->has_address() || master->ip.empty() || master->port == 0) return;
+  // Under tls-cluster the master announces its TLS port, and its plain one beside it: the
+  // replica connects to the one its tls-replication speaks.
+  const int port =
+      !context_->config().tls_replication && master->pport != 0 ? master->pport : master->port;
+  if (link->is_replica() && link->host() == master->ip && link->port() == port) return;
+  link->ReplicateFrom(master->ip, port);
 }
 
 }  // namespace ebb::server::cluster

@@ -1,5 +1,7 @@
-// Cluster: the changes CLUSTER's subcommands ask of the node (ADDSLOTS, SETSLOT, RESET, FORGET,
-// REPLICATE, ...) and what they read (INFO, NODES, LINKS). The class and its contract: cluster.h.
+// Cluster's operations: the changes CLUSTER's subcommands ask of the node (MEET, ADDSLOTS,
+// SETSLOT, SET-CONFIG-EPOCH, RESET, FORGET, REPLICATE, ...) and what they read (INFO, NODES,
+// LINKS). The command rows that parse and reply: server/commands/cmd_cluster_node.cc; the
+// outcomes' texts: cluster_code.h. The class and its contract: cluster.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -19,7 +21,11 @@ constexpr int64_t kForgetTtlMs = 60000;  // Redis's CLUSTER_BLACKLIST_TTL
 
 }  // namespace
 
-// ---------------------------------------------------------------- commands
+// ---------------------------------------------------------------- changes
+
+Result<ClusterCode> Cluster::Meet(const std::string& ip, int port, int cport) {
+  return StartHandshake(ip, port, cport);
+}
 
 void Cluster::AddSlots(const std::vector<int>& slots) {
   for (int j : slots) {
@@ -198,6 +204,8 @@ Result<ClusterCode, int64_t> Cluster::CountFailureReports(std::string_view node)
   if (n == nullptr) return {ClusterCode::kUnknownNode, node};
   return int64_t{state_->CountFailureReports(n, WallMs(), node_timeout())};
 }
+
+// ---------------------------------------------------------------- reads
 
 Cluster::Summary Cluster::Summarize() const {
   Summary s;
