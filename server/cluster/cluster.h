@@ -255,7 +255,20 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void DeleteKeysOfSlot(int slot);
 
   // ---- Failover (cluster_failover.cc).
+  // The replica's election, one step per call (the cron, and at the end of a loop turn).
   void HandleReplicaFailover(int64_t now_ms);
+  // A replica whose master failed (or that a manual failover lets start), with data recent
+  // enough (cluster-replica-validity-factor) and failover allowed.
+  bool MayFailOver(int64_t now_ms, bool manual) const;
+  // A new election after a random delay that grows with the replica's rank (none in a manual
+  // failover); tells the other replicas of the shard this node's offset.
+  void ScheduleElection(int64_t now_ms);
+  // Replicas with a larger offset appeared: this one waits a second more for each.
+  void DelayElectionForRank();
+  // A new epoch, saved, and the votes asked for.
+  void StartElection();
+  // A majority of the masters voted: this replica replaces its master.
+  void WinElection();
   int ReplicaRank() const;
   void RequestFailoverAuth();
   void SendFailoverAuthIfNeeded(Node* node, const BusMessage& request);

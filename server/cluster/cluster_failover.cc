@@ -33,14 +33,26 @@ int Cluster::ReplicaRank() const {
 }
 
 void Cluster::HandleReplicaFailover(int64_t now) {
-  Node* me = state_->myself();
-  const Config& config = context_->config();
   const bool manual = mf_end_ms_ != 0 && mf_can_start_;
+  if (!MayFailOver(now, manual)) return;
   const int64_t auth_timeout = std::max<int64_t>(node_timeout() * 2, 2000);
   const int64_t auth_retry = auth_timeout * 2;
+  const int64_t auth_age = now - failover_auth_time_ms_;
+  if (auth_age > auth_retry) return ScheduleElection(now);
+  if (!failover_auth_sent_ && mf_end_ms_ == 0) DelayElectionForRank();
+  if (now < failover_auth_time_ms_) return;
+  if (auth_age > auth_timeout) return;  // this election expired: the next retry starts another
+  if (!failover_auth_sent_) return StartElection();
+  const int quorum = state_->size() / 2 + 1;
+  if (failover_auth_count_ >= quorum) WinElection();
+}
+
+bool Cluster::MayFailOver(int64_t now, bool manual) const {
+  const Node* me = state_->myself();
+  const Config& config = context_->config();
   if (me->is_master() || me->master == nullptr || (!me->master->failed() && !manual) ||
       (config.cluster_replica_no_failover && !manual) || me->master->num_slots == 0) {
-    return;
+    return false;
   }
   // How old this replica's data is: the time since the link to the master went down.
   int64_t data_age = 0;
@@ -49,61 +61,58 @@ void Cluster::HandleReplicaFailover(int64_t now) {
                                : std::max<int64_t>(0, link->DownSinceSeconds(now)) * 1000;
   }
   if (data_age > node_timeout()) data_age -= node_timeout();
-  if (config.cluster_replica_validity_factor != 0 &&
-      data_age > config.repl_ping_replica_period_s * 1000 +
-                     node_timeout() * config.cluster_replica_validity_factor &&
-      !manual) {
-    return;
+  return config.cluster_replica_validity_factor == 0 ||
+         data_age <= config.repl_ping_replica_period_s * 1000 +
+                         node_timeout() * config.cluster_replica_validity_factor ||
+         manual;
+}
+
+void Cluster::ScheduleElection(int64_t now) {
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  failover_auth_time_ms_ = now + 500 + static_cast<int64_t>(rng() % 500);
+  failover_auth_count_ = 0;
+  failover_auth_sent_ = false;
+  failover_auth_rank_ = ReplicaRank();
+  failover_auth_time_ms_ += failover_auth_rank_ * 1000;
+  if (mf_end_ms_ != 0) {
+    failover_auth_time_ms_ = now;
+    failover_auth_rank_ = 0;
+    Later(kTodoHandleFailover);
   }
-  const int64_t auth_age = now - failover_auth_time_ms_;
-  if (auth_age > auth_retry) {
-    static thread_local std::mt19937 rng{std::random_device{}()};
-    failover_auth_time_ms_ = now + 500 + static_cast<int64_t>(rng() % 500);
-    failover_auth_count_ = 0;
-    failover_auth_sent_ = false;
-    failover_auth_rank_ = ReplicaRank();
-    failover_auth_time_ms_ += failover_auth_rank_ * 1000;
-    if (mf_end_ms_ != 0) {
-      failover_auth_time_ms_ = now;
-      failover_auth_rank_ = 0;
-      Later(kTodoHandleFailover);
-    }
-    spdlog::warn("Start of election delayed for {} milliseconds (rank #{}, offset {}).",
-                 failover_auth_time_ms_ - now, failover_auth_rank_, MyReplicationOffset());
-    BroadcastPong(/*local_replicas_only=*/true);
-    return;
+  spdlog::warn("Start of election delayed for {} milliseconds (rank #{}, offset {}).",
+               failover_auth_time_ms_ - now, failover_auth_rank_, MyReplicationOffset());
+  BroadcastPong(/*local_replicas_only=*/true);
+}
+
+void Cluster::DelayElectionForRank() {
+  const int rank = ReplicaRank();
+  if (rank > failover_auth_rank_) {
+    failover_auth_time_ms_ += (rank - failover_auth_rank_) * 1000;
+    failover_auth_rank_ = rank;
   }
-  if (!failover_auth_sent_ && mf_end_ms_ == 0) {
-    const int rank = ReplicaRank();
-    if (rank > failover_auth_rank_) {
-      failover_auth_time_ms_ += (rank - failover_auth_rank_) * 1000;
-      failover_auth_rank_ = rank;
-    }
+}
+
+void Cluster::StartElection() {
+  state_->set_current_epoch(state_->current_epoch() + 1);
+  failover_auth_epoch_ = state_->current_epoch();
+  spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
+  // The epoch is on disk before anyone votes in it.
+  if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+    spdlog::warn("Could not save the cluster config file: {}", saved.detail());
   }
-  if (now < failover_auth_time_ms_) return;
-  if (auth_age > auth_timeout) return;  // this election expired: the next retry starts another
-  if (!failover_auth_sent_) {
-    state_->set_current_epoch(state_->current_epoch() + 1);
-    failover_auth_epoch_ = state_->current_epoch();
-    spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
-    // The epoch is on disk before anyone votes in it.
-    if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
-      spdlog::warn("Could not save the cluster config file: {}", saved.detail());
-    }
-    RequestFailoverAuth();
-    failover_auth_sent_ = true;
-    Later(kTodoUpdateState);
-    return;
+  RequestFailoverAuth();
+  failover_auth_sent_ = true;
+  Later(kTodoUpdateState);
+}
+
+void Cluster::WinElection() {
+  Node* me = state_->myself();
+  spdlog::warn("Failover election won: I'm the new master.");
+  if (me->config_epoch < failover_auth_epoch_) {
+    me->config_epoch = failover_auth_epoch_;
+    spdlog::warn("configEpoch set to {} after successful failover", me->config_epoch);
   }
-  const int quorum = state_->size() / 2 + 1;
-  if (failover_auth_count_ >= quorum) {
-    spdlog::warn("Failover election won: I'm the new master.");
-    if (me->config_epoch < failover_auth_epoch_) {
-      me->config_epoch = failover_auth_epoch_;
-      spdlog::warn("configEpoch set to {} after successful failover", me->config_epoch);
-    }
-    ReplaceMyMaster();
-  }
+  ReplaceMyMaster();
 }
 
 void Cluster::RequestFailoverAuth() {
