@@ -149,27 +149,15 @@ uint32_t MessageLength(std::string_view header) {
 
 namespace {
 
-// The header's fields into *m, with the gossip entries' and the ping extensions' counts. False
-// with *error when it is no message of this protocol or its length is not the one it states.
-bool DecodeHeader(std::string_view b, BusMessage* m, uint16_t* count, uint16_t* extensions,
-                  std::string* error) {
-  if (b.size() < kHeaderLength || b.substr(0, 4) != "RCmb") {
-    *error = "not a cluster bus message";
-    return false;
-  }
-  if (Get32(b, kOffTotlen) != b.size()) {
-    *error = "length mismatch";
-    return false;
-  }
-  if (Get16(b, kOffVer) != kProtocolVersion) {
-    *error = "unsupported protocol version";
-    return false;
-  }
+// The header's fields into *m, with the gossip entries' and the ping extensions' counts; a
+// refusal when it is no message of this protocol or its length is not the one it states.
+Result<BusMessageCode> DecodeHeader(std::string_view b, BusMessage* m, uint16_t* count,
+                                    uint16_t* extensions) {
+  if (b.size() < kHeaderLength || b.substr(0, 4) != "RCmb") return BusMessageCode::kNotABusMessage;
+  if (Get32(b, kOffTotlen) != b.size()) return BusMessageCode::kLengthMismatch;
+  if (Get16(b, kOffVer) != kProtocolVersion) return BusMessageCode::kUnsupportedVersion;
   const uint16_t type = Get16(b, kOffType);
-  if (type >= kMessageTypeCount) {
-    *error = "unknown message type " + std::to_string(type);
-    return false;
-  }
+  if (type >= kMessageTypeCount) return {BusMessageCode::kUnknownType, std::to_string(type)};
   m->type = static_cast<MessageType>(type);
   m->port = Get16(b, kOffPort);
   *count = Get16(b, kOffCount);
@@ -186,18 +174,18 @@ bool DecodeHeader(std::string_view b, BusMessage* m, uint16_t* count, uint16_t* 
   m->flags = Get16(b, kOffFlags);
   m->state = static_cast<uint8_t>(b[kOffState]);
   m->mflags0 = static_cast<uint8_t>(b[kOffMflags]);
-  return true;
+  return {};
 }
 
 // Each body decoder below reads its type's data after the header when the message holds it, and
 // returns the length the whole message should have.
 
-// PING / PONG / MEET: the gossip entries, then the ping extensions (skipped). False with *error
-// when an extension is malformed.
-bool DecodeGossipBody(std::string_view b, uint16_t count, uint16_t extensions, BusMessage* m,
-                      size_t* expected, std::string* error) {
+// PING / PONG / MEET: the gossip entries, then the ping extensions (skipped); the length in
+// *expected. kMalformedExtension when an extension is.
+Result<BusMessageCode> DecodeGossipBody(std::string_view b, uint16_t count, uint16_t extensions,
+                                        BusMessage* m, size_t* expected) {
   *expected = kHeaderLength + static_cast<size_t>(count) * kGossipLength;
-  if (b.size() < *expected) return true;
+  if (b.size() < *expected) return {};
   for (size_t i = 0; i < count; i++) {
     const size_t g = kHeaderLength + i * kGossipLength;
     GossipEntry e;
@@ -211,21 +199,18 @@ bool DecodeGossipBody(std::string_view b, uint16_t count, uint16_t extensions, B
     e.pport = Get16(b, g + 100);
     m->gossip.push_back(std::move(e));
   }
-  if (!(m->mflags0 & kMsgFlagExtData)) return true;
+  if (!(m->mflags0 & kMsgFlagExtData)) return {};
   // Each extension: uint32 length (its header included, 8-byte aligned), type, padding.
   for (uint16_t i = 0; i < extensions; i++) {
     if (b.size() < *expected + 8) {
       *expected += 8;
-      return true;
+      return {};
     }
     const uint32_t ext_length = Get32(b, *expected);
-    if (ext_length < 8) {
-      *error = "malformed ping extension";
-      return false;
-    }
+    if (ext_length < 8) return BusMessageCode::kMalformedExtension;
     *expected += ext_length;
   }
-  return true;
+  return {};
 }
 
 size_t DecodeFailBody(std::string_view b, BusMessage* m) {
@@ -260,16 +245,47 @@ size_t DecodePublishBody(std::string_view b, BusMessage* m) {
 
 }  // namespace
 
+std::string BusMessageErrorText(const Result<BusMessageCode>& r) {
+  switch (r.code()) {
+    case BusMessageCode::kOk:
+      break;
+    case BusMessageCode::kNotABusMessage:
+      return "not a cluster bus message";
+    case BusMessageCode::kLengthMismatch:
+      return "length mismatch";
+    case BusMessageCode::kUnsupportedVersion:
+      return "unsupported protocol version";
+    case BusMessageCode::kUnknownType:
+      return "unknown message type " + r.detail();
+    case BusMessageCode::kMalformedExtension:
+      return "malformed ping extension";
+    case BusMessageCode::kBodyLengthMismatch:
+      return "length mismatch for a " + r.detail() + " message";
+  }
+  return {};
+}
+
 bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
+  const Result<BusMessageCode> decoded = DecodeMessage(b, m);
+  if (!decoded.ok()) *error = BusMessageErrorText(decoded);
+  return decoded.ok();
+}
+
+Result<BusMessageCode> DecodeMessage(std::string_view b, BusMessage* m) {
   uint16_t count = 0, extensions = 0;
-  if (!DecodeHeader(b, m, &count, &extensions, error)) return false;
+  if (Result<BusMessageCode> header = DecodeHeader(b, m, &count, &extensions); !header.ok()) {
+    return header;
+  }
   m->gossip.clear();
   size_t expected = kHeaderLength;
   switch (m->type) {
     case MessageType::kPing:
     case MessageType::kPong:
     case MessageType::kMeet:
-      if (!DecodeGossipBody(b, count, extensions, m, &expected, error)) return false;
+      if (Result<BusMessageCode> body = DecodeGossipBody(b, count, extensions, m, &expected);
+          !body.ok()) {
+        return body;
+      }
       break;
     case MessageType::kFail:
       expected = DecodeFailBody(b, m);
@@ -288,11 +304,9 @@ bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
       break;
   }
   if (expected != b.size()) {
-    *error = "length mismatch for a " + std::string(MessageTypeName(static_cast<int>(m->type))) +
-             " message";
-    return false;
+    return {BusMessageCode::kBodyLengthMismatch, MessageTypeName(static_cast<int>(m->type))};
   }
-  return true;
+  return {};
 }
 
 }  // namespace ebb::server::cluster

@@ -315,9 +315,9 @@ void Cluster::PropagatePublish(bool shard, std::string_view channel, std::string
 
 void Cluster::OnMessage(BusLink* link, std::string_view bytes) {
   BusMessage m;
-  std::string error;
-  if (!DecodeMessage(bytes, &m, &error)) {
-    spdlog::warn("Cluster bus: dropping a link that sent a bad message ({})", error);
+  if (const Result<BusMessageCode> decoded = DecodeMessage(bytes, &m); !decoded.ok()) {
+    spdlog::warn("Cluster bus: dropping a link that sent a bad message ({})",
+                 BusMessageErrorText(decoded));
     FreeLink(link);
     return;
   }
