@@ -10,9 +10,9 @@
 // io_context; only the config writer's fsync runs off it.
 // Invariants: the node table's own (server/cluster/node_table.h: one owner per slot, a master;
 // myself always present); a node's link and inbound_link are links this node holds (links_) or
-// null; a vote and a new election epoch are on disk before the message that announces them
-// leaves; a node FORGET removed is not added back by gossip for a minute; clients' writes are
-// paused only while a manual failover this master agreed to is under way.
+// null; a vote leaves only once it is on disk, and an election's new epoch is written before
+// its vote requests leave; a node FORGET removed is not added back by gossip for a minute;
+// clients' writes are paused only while a manual failover this master agreed to is under way.
 //
 // The bus listens on cluster-port (port + 10000 by default; tls-port + 10000 with tls-cluster,
 // when every link speaks TLS and nodes announce their TLS port) on the server's io_context, beside
