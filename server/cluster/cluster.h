@@ -57,6 +57,7 @@
 #include "server/cluster/bus_message.h"
 #include "server/cluster/cluster_code.h"
 #include "server/cluster/config_writer.h"
+#include "server/cluster/failover_election.h"
 #include "server/cluster/node_table.h"
 #include "server/cluster/slot_ownership.h"
 
@@ -260,11 +261,9 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // A replica whose master failed (or that a manual failover lets start), with data recent
   // enough (cluster-replica-validity-factor) and failover allowed.
   bool MayFailOver(int64_t now_ms, bool manual) const;
-  // A new election after a random delay that grows with the replica's rank (none in a manual
-  // failover); tells the other replicas of the shard this node's offset.
-  void ScheduleElection(int64_t now_ms);
-  // Replicas with a larger offset appeared: this one waits a second more for each.
-  void DelayElectionForRank();
+  // A new election is scheduled (server/cluster/failover_election.h): tells the other replicas
+  // of the shard this node's offset.
+  void AnnounceElection(int64_t now_ms);
   // A new epoch, saved, and the votes asked for.
   void StartElection();
   // A majority of the masters voted: this replica replaces its master.
@@ -300,11 +299,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   std::array<int64_t, kMessageTypeCount> received_{};
 
   // The election (a replica).
-  int64_t failover_auth_time_ms_ = 0;
-  int failover_auth_count_ = 0;
-  bool failover_auth_sent_ = false;
-  int failover_auth_rank_ = 0;
-  uint64_t failover_auth_epoch_ = 0;
+  FailoverElection election_;
   // Manual failover: on the master, the replica and the deadline; on the replica, the master's
   // offset once it paused (-1 before) and whether the election may start.
   int64_t mf_end_ms_ = 0;

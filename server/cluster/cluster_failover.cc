@@ -35,16 +35,19 @@ int Cluster::ReplicaRank() const {
 void Cluster::HandleReplicaFailover(int64_t now) {
   const bool manual = mf_end_ms_ != 0 && mf_can_start_;
   if (!MayFailOver(now, manual)) return;
-  const int64_t auth_timeout = std::max<int64_t>(node_timeout() * 2, 2000);
-  const int64_t auth_retry = auth_timeout * 2;
-  const int64_t auth_age = now - failover_auth_time_ms_;
-  if (auth_age > auth_retry) return ScheduleElection(now);
-  if (!failover_auth_sent_ && mf_end_ms_ == 0) DelayElectionForRank();
-  if (now < failover_auth_time_ms_) return;
-  if (auth_age > auth_timeout) return;  // this election expired: the next retry starts another
-  if (!failover_auth_sent_) return StartElection();
+  static thread_local std::mt19937 rng{std::random_device{}()};
   const int quorum = state_->size() / 2 + 1;
-  if (failover_auth_count_ >= quorum) WinElection();
+  switch (election_.Advance(now, node_timeout(), ReplicaRank(), /*manual=*/mf_end_ms_ != 0, quorum,
+                            static_cast<int64_t>(rng() % 500))) {
+    case FailoverElection::Step::kWait:
+      return;
+    case FailoverElection::Step::kScheduled:
+      return AnnounceElection(now);
+    case FailoverElection::Step::kRequestVotes:
+      return StartElection();
+    case FailoverElection::Step::kWon:
+      return WinElection();
+  }
 }
 
 bool Cluster::MayFailOver(int64_t now, bool manual) const {
@@ -67,49 +70,30 @@ bool Cluster::MayFailOver(int64_t now, bool manual) const {
          manual;
 }
 
-void Cluster::ScheduleElection(int64_t now) {
-  static thread_local std::mt19937 rng{std::random_device{}()};
-  failover_auth_time_ms_ = now + 500 + static_cast<int64_t>(rng() % 500);
-  failover_auth_count_ = 0;
-  failover_auth_sent_ = false;
-  failover_auth_rank_ = ReplicaRank();
-  failover_auth_time_ms_ += failover_auth_rank_ * 1000;
-  if (mf_end_ms_ != 0) {
-    failover_auth_time_ms_ = now;
-    failover_auth_rank_ = 0;
-    Later(kTodoHandleFailover);
-  }
+void Cluster::AnnounceElection(int64_t now) {
+  if (mf_end_ms_ != 0) Later(kTodoHandleFailover);
   spdlog::warn("Start of election delayed for {} milliseconds (rank #{}, offset {}).",
-               failover_auth_time_ms_ - now, failover_auth_rank_, MyReplicationOffset());
+               election_.start_ms() - now, election_.rank(), MyReplicationOffset());
   BroadcastPong(/*local_replicas_only=*/true);
-}
-
-void Cluster::DelayElectionForRank() {
-  const int rank = ReplicaRank();
-  if (rank > failover_auth_rank_) {
-    failover_auth_time_ms_ += (rank - failover_auth_rank_) * 1000;
-    failover_auth_rank_ = rank;
-  }
 }
 
 void Cluster::StartElection() {
   state_->set_current_epoch(state_->current_epoch() + 1);
-  failover_auth_epoch_ = state_->current_epoch();
-  spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
+  election_.set_epoch(state_->current_epoch());
+  spdlog::warn("Starting a failover election for epoch {}.", election_.epoch());
   // The epoch is on disk before anyone votes in it.
   if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
     spdlog::warn("Could not save the cluster config file: {}", saved.detail());
   }
   RequestFailoverAuth();
-  failover_auth_sent_ = true;
   Later(kTodoUpdateState);
 }
 
 void Cluster::WinElection() {
   Node* me = state_->myself();
   spdlog::warn("Failover election won: I'm the new master.");
-  if (me->config_epoch < failover_auth_epoch_) {
-    me->config_epoch = failover_auth_epoch_;
+  if (me->config_epoch < election_.epoch()) {
+    me->config_epoch = election_.epoch();
     spdlog::warn("configEpoch set to {} after successful failover", me->config_epoch);
   }
   ReplaceMyMaster();
@@ -224,8 +208,7 @@ Result<ClusterCode> Cluster::StartManualFailover(bool force, bool takeover) {
 
 void Cluster::ProcessFailoverAuthAck(const BusMessage& m, Node* sender) {
   if (sender == nullptr) return;
-  if (sender->is_master() && sender->num_slots > 0 && m.current_epoch >= failover_auth_epoch_) {
-    failover_auth_count_++;
+  if (sender->is_master() && sender->num_slots > 0 && election_.CountVote(m.current_epoch)) {
     Later(kTodoHandleFailover);
   }
 }
