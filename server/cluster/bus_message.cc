@@ -147,27 +147,20 @@ uint32_t MessageLength(std::string_view header) {
   return Get32(header, kOffTotlen);
 }
 
-bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
-  if (b.size() < kHeaderLength || b.substr(0, 4) != "RCmb") {
-    *error = "not a cluster bus message";
-    return false;
-  }
-  if (Get32(b, kOffTotlen) != b.size()) {
-    *error = "length mismatch";
-    return false;
-  }
-  if (Get16(b, kOffVer) != kProtocolVersion) {
-    *error = "unsupported protocol version";
-    return false;
-  }
+namespace {
+
+// The header's fields into *m, with the gossip entries' and the ping extensions' counts; a
+// refusal when it is no message of this protocol or its length is not the one it states.
+Result<BusMessageCode> DecodeHeader(std::string_view b, BusMessage* m, uint16_t* count,
+                                    uint16_t* extensions) {
+  if (b.size() < kHeaderLength || b.substr(0, 4) != "RCmb") return BusMessageCode::kNotABusMessage;
+  if (Get32(b, kOffTotlen) != b.size()) return BusMessageCode::kLengthMismatch;
+  if (Get16(b, kOffVer) != kProtocolVersion) return BusMessageCode::kUnsupportedVersion;
   const uint16_t type = Get16(b, kOffType);
-  if (type >= kMessageTypeCount) {
-    *error = "unknown message type " + std::to_string(type);
-    return false;
-  }
+  if (type >= kMessageTypeCount) return {BusMessageCode::kUnknownType, std::to_string(type)};
   m->type = static_cast<MessageType>(type);
   m->port = Get16(b, kOffPort);
-  const uint16_t count = Get16(b, kOffCount);
+  *count = Get16(b, kOffCount);
   m->current_epoch = Get64(b, kOffCurrentEpoch);
   m->config_epoch = Get64(b, kOffConfigEpoch);
   m->offset = Get64(b, kOffOffset);
@@ -175,76 +168,135 @@ bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
   GetSlots(b, kOffSlots, &m->slots);
   m->slaveof = GetField(b, kOffSlaveof, kNameLength);
   m->myip = GetField(b, kOffMyip, kIpLength);
-  const uint16_t extensions = Get16(b, kOffExtensions);
+  *extensions = Get16(b, kOffExtensions);
   m->pport = Get16(b, kOffPport);
   m->cport = Get16(b, kOffCport);
   m->flags = Get16(b, kOffFlags);
   m->state = static_cast<uint8_t>(b[kOffState]);
   m->mflags0 = static_cast<uint8_t>(b[kOffMflags]);
+  return {};
+}
+
+// Each body decoder below reads its type's data after the header when the message holds it, and
+// returns the length the whole message should have.
+
+// PING / PONG / MEET: the gossip entries, then the ping extensions (skipped); the length in
+// *expected. kMalformedExtension when an extension is.
+Result<BusMessageCode> DecodeGossipBody(std::string_view b, uint16_t count, uint16_t extensions,
+                                        BusMessage* m, size_t* expected) {
+  *expected = kHeaderLength + static_cast<size_t>(count) * kGossipLength;
+  if (b.size() < *expected) return {};
+  for (size_t i = 0; i < count; i++) {
+    const size_t g = kHeaderLength + i * kGossipLength;
+    GossipEntry e;
+    e.name = GetField(b, g, kNameLength);
+    e.ping_sent = Get32(b, g + 40);
+    e.pong_received = Get32(b, g + 44);
+    e.ip = GetField(b, g + 48, kIpLength);
+    e.port = Get16(b, g + 94);
+    e.cport = Get16(b, g + 96);
+    e.flags = Get16(b, g + 98);
+    e.pport = Get16(b, g + 100);
+    m->gossip.push_back(std::move(e));
+  }
+  if (!(m->mflags0 & kMsgFlagExtData)) return {};
+  // Each extension: uint32 length (its header included, 8-byte aligned), type, padding.
+  for (uint16_t i = 0; i < extensions; i++) {
+    if (b.size() < *expected + 8) {
+      *expected += 8;
+      return {};
+    }
+    const uint32_t ext_length = Get32(b, *expected);
+    if (ext_length < 8) return BusMessageCode::kMalformedExtension;
+    *expected += ext_length;
+  }
+  return {};
+}
+
+size_t DecodeFailBody(std::string_view b, BusMessage* m) {
+  const size_t expected = kHeaderLength + kNameLength;
+  if (b.size() >= expected) m->about = GetField(b, kHeaderLength, kNameLength);
+  return expected;
+}
+
+size_t DecodeUpdateBody(std::string_view b, BusMessage* m) {
+  const size_t expected = kHeaderLength + kUpdateLength;
+  if (b.size() >= expected) {
+    m->update_config_epoch = Get64(b, kHeaderLength);
+    m->about = GetField(b, kHeaderLength + 8, kNameLength);
+    GetSlots(b, kHeaderLength + 8 + kNameLength, &m->update_slots);
+  }
+  return expected;
+}
+
+size_t DecodePublishBody(std::string_view b, BusMessage* m) {
+  const size_t at = kHeaderLength;
+  size_t expected = at + kPublishFixed;
+  if (b.size() < expected) return expected;
+  const uint32_t channel_length = Get32(b, at);
+  const uint32_t message_length = Get32(b, at + 4);
+  expected += static_cast<size_t>(channel_length) + message_length;
+  if (b.size() == expected) {
+    m->channel = std::string(b.substr(at + 8, channel_length));
+    m->message = std::string(b.substr(at + 8 + channel_length, message_length));
+  }
+  return expected;
+}
+
+}  // namespace
+
+std::string BusMessageErrorText(const Result<BusMessageCode>& r) {
+  switch (r.code()) {
+    case BusMessageCode::kOk:
+      break;
+    case BusMessageCode::kNotABusMessage:
+      return "not a cluster bus message";
+    case BusMessageCode::kLengthMismatch:
+      return "length mismatch";
+    case BusMessageCode::kUnsupportedVersion:
+      return "unsupported protocol version";
+    case BusMessageCode::kUnknownType:
+      return "unknown message type " + r.detail();
+    case BusMessageCode::kMalformedExtension:
+      return "malformed ping extension";
+    case BusMessageCode::kBodyLengthMismatch:
+      return "length mismatch for a " + r.detail() + " message";
+  }
+  return {};
+}
+
+bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
+  const Result<BusMessageCode> decoded = DecodeMessage(b, m);
+  if (!decoded.ok()) *error = BusMessageErrorText(decoded);
+  return decoded.ok();
+}
+
+Result<BusMessageCode> DecodeMessage(std::string_view b, BusMessage* m) {
+  uint16_t count = 0, extensions = 0;
+  if (Result<BusMessageCode> header = DecodeHeader(b, m, &count, &extensions); !header.ok()) {
+    return header;
+  }
   m->gossip.clear();
   size_t expected = kHeaderLength;
-  const size_t at = kHeaderLength;
   switch (m->type) {
     case MessageType::kPing:
     case MessageType::kPong:
-    case MessageType::kMeet: {
-      expected += static_cast<size_t>(count) * kGossipLength;
-      if (b.size() < expected) break;
-      for (size_t i = 0; i < count; i++) {
-        const size_t g = at + i * kGossipLength;
-        GossipEntry e;
-        e.name = GetField(b, g, kNameLength);
-        e.ping_sent = Get32(b, g + 40);
-        e.pong_received = Get32(b, g + 44);
-        e.ip = GetField(b, g + 48, kIpLength);
-        e.port = Get16(b, g + 94);
-        e.cport = Get16(b, g + 96);
-        e.flags = Get16(b, g + 98);
-        e.pport = Get16(b, g + 100);
-        m->gossip.push_back(std::move(e));
-      }
-      if (m->mflags0 & kMsgFlagExtData) {
-        // Each extension: uint32 length (its header included, 8-byte aligned), type, padding.
-        for (uint16_t i = 0; i < extensions; i++) {
-          if (b.size() < expected + 8) {
-            expected += 8;
-            break;
-          }
-          const uint32_t ext_length = Get32(b, expected);
-          if (ext_length < 8) {
-            *error = "malformed ping extension";
-            return false;
-          }
-          expected += ext_length;
-        }
+    case MessageType::kMeet:
+      if (Result<BusMessageCode> body = DecodeGossipBody(b, count, extensions, m, &expected);
+          !body.ok()) {
+        return body;
       }
       break;
-    }
     case MessageType::kFail:
-      expected += kNameLength;
-      if (b.size() >= expected) m->about = GetField(b, at, kNameLength);
+      expected = DecodeFailBody(b, m);
       break;
     case MessageType::kUpdate:
-      expected += kUpdateLength;
-      if (b.size() >= expected) {
-        m->update_config_epoch = Get64(b, at);
-        m->about = GetField(b, at + 8, kNameLength);
-        GetSlots(b, at + 8 + kNameLength, &m->update_slots);
-      }
+      expected = DecodeUpdateBody(b, m);
       break;
     case MessageType::kPublish:
-    case MessageType::kPublishShard: {
-      expected += kPublishFixed;
-      if (b.size() < expected) break;
-      const uint32_t channel_length = Get32(b, at);
-      const uint32_t message_length = Get32(b, at + 4);
-      expected += static_cast<size_t>(channel_length) + message_length;
-      if (b.size() == expected) {
-        m->channel = std::string(b.substr(at + 8, channel_length));
-        m->message = std::string(b.substr(at + 8 + channel_length, message_length));
-      }
+    case MessageType::kPublishShard:
+      expected = DecodePublishBody(b, m);
       break;
-    }
     case MessageType::kModule:
       expected = b.size();  // not interpreted: ebb has no modules
       break;
@@ -252,10 +304,9 @@ bool DecodeMessage(std::string_view b, BusMessage* m, std::string* error) {
       break;
   }
   if (expected != b.size()) {
-    *error = "length mismatch for a " + std::string(MessageTypeName(type)) + " message";
-    return false;
+    return {BusMessageCode::kBodyLengthMismatch, MessageTypeName(static_cast<int>(m->type))};
   }
-  return true;
+  return {};
 }
 
 }  // namespace ebb::server::cluster

@@ -12,7 +12,8 @@
 //   FAILOVER_AUTH_REQUEST / FAILOVER_AUTH_ACK / MFSTART: nothing.
 // Every integer is big-endian; strings are NUL-padded fixed fields.
 //
-// Encode and Decode are pure functions over bytes. Thread-safety: none needed.
+// Encode and Decode are pure functions over bytes; Decode refuses a malformed message with a
+// BusMessageCode. Thread-safety: none needed.
 #pragma once
 
 #include <array>
@@ -21,6 +22,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "server/core/result.h"
 
 namespace ebb::server::cluster {
 
@@ -110,8 +113,23 @@ std::string EncodeMessage(const BusMessage& m);
 // signature is not "RCmb").
 uint32_t MessageLength(std::string_view header);
 
-// Parses one whole message. False (with *error) when it is malformed: wrong signature or
-// version, a length that does not match its type's contents, an unknown type.
+// DecodeMessage's outcomes: why a message is refused (the link that sent it is dropped).
+enum class BusMessageCode {
+  kOk,
+  kNotABusMessage,      // too short, or not signed "RCmb"
+  kLengthMismatch,      // the header's total length is not the message's
+  kUnsupportedVersion,  // not protocol version 1
+  kUnknownType,         // detail: the type's number
+  kMalformedExtension,  // a ping extension shorter than its own header
+  kBodyLengthMismatch,  // detail: the type's name; its data is not the length it should be
+};
+// The text a log gives a refusal ("length mismatch for a ping message").
+std::string BusMessageErrorText(const Result<BusMessageCode>& r);
+
+// Parses one whole message into *m. A refusal when it is malformed: wrong signature or version,
+// a length that does not match its type's contents, an unknown type.
+Result<BusMessageCode> DecodeMessage(std::string_view bytes, BusMessage* m);
+// The same, false with the refusal's text in *error.
 bool DecodeMessage(std::string_view bytes, BusMessage* m, std::string* error);
 
 }  // namespace ebb::server::cluster

@@ -1,3 +1,8 @@
+// Cluster's plumbing: the node's life (Load, Listen, Start, Stop), the work left for the end of
+// the loop turn (saving nodes.conf, the health, the election), the bus links, the messages this
+// node sends, and the dispatch of every message received to the job that handles it (gossip:
+// cluster_gossip.cc, slots: cluster_slots.cc, failover: cluster_failover.cc). The class and its
+// contract: cluster.h.
 #include "server/cluster/cluster.h"
 
 #include <fmt/format.h>
@@ -6,12 +11,10 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "common/wall_clock.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/core/errors.h"
 #include "server/core/pubsub.h"
 #include "server/io/listen.h"
 #include "server/replication/master.h"
@@ -22,15 +25,6 @@
 namespace ebb::server::cluster {
 
 using boost::asio::ip::tcp;
-
-namespace {
-
-size_t RandomIndex(size_t n) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  return n == 0 ? 0 : rng() % n;
-}
-
-}  // namespace
 
 Cluster::Cluster(ServerContext* context, boost::asio::io_context& io)
     : context_(context), io_(io), cron_timer_(io) {}
@@ -95,9 +89,8 @@ bool Cluster::Load(std::string* error) {
   if (!context_->config().cluster_announce_ip.empty())
     me->ip = context_->config().cluster_announce_ip;
   state_->UpdateHealth(context_->config().cluster_require_full_coverage);
-  const std::string save_error = SaveNow();
-  if (!save_error.empty()) {
-    *error = "Can't write the cluster config file: " + save_error;
+  if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+    *error = "Can't write the cluster config file: " + saved.detail();
     return false;
   }
   return true;
@@ -155,7 +148,7 @@ void Cluster::Stop() {
   links_.clear();
   if (state_ != nullptr) {
     for (const auto& [name, n] : state_->nodes()) n->link = n->inbound_link = nullptr;
-    if (todo_ & kTodoSave) SaveNow();
+    if (todo_ & kTodoSave) (void)SaveNow();  // the writer logged a failure
   }
   if (config_writer_ != nullptr) config_writer_->Flush();
   PauseWrites(false);
@@ -181,36 +174,11 @@ void Cluster::RunTodo() {
   if (todo & kTodoSave) config_writer_->Submit(NodesConfigText(*state_));  // logs its errors
 }
 
-std::string Cluster::SaveNow() { return config_writer_->Write(NodesConfigText(*state_)); }
-
-// ---------------------------------------------------------------- SlotOwnership
-
-bool Cluster::cluster_ok() const { return state_->health() == ClusterState::Health::kOk; }
-
-bool Cluster::OwnsSlot(int slot) const { return state_->slot_owner(slot) == state_->myself(); }
-
-bool Cluster::ReplicatesSlot(int slot) const {
-  const Node* me = state_->myself();
-  return me->is_replica() && me->master != nullptr && state_->slot_owner(slot) == me->master;
+Result<ClusterCode> Cluster::SaveNow() {
+  const std::string error = config_writer_->Write(NodesConfigText(*state_));
+  if (!error.empty()) return {ClusterCode::kSaveFailed, error};
+  return {};
 }
-
-NodeAddress Cluster::ClientAddress(const Node& n) const { return {n.ip, n.port, n.pport}; }
-
-bool Cluster::SlotOwner(int slot, NodeAddress* owner) const {
-  const Node* n = state_->slot_owner(slot);
-  if (n == nullptr) return false;
-  *owner = ClientAddress(*n);
-  return true;
-}
-
-bool Cluster::MigratingTo(int slot, NodeAddress* target) const {
-  const Node* n = state_->migrating_to(slot);
-  if (n == nullptr || !OwnsSlot(slot)) return false;
-  *target = ClientAddress(*n);
-  return true;
-}
-
-bool Cluster::Importing(int slot) const { return state_->importing_from(slot) != nullptr; }
 
 // ---------------------------------------------------------------- links
 
@@ -310,43 +278,6 @@ void Cluster::Send(BusLink* link, const BusMessage& m) {
   link->Send(EncodeMessage(m));
 }
 
-void Cluster::SendPing(BusLink* link, MessageType type) {
-  const int64_t now = WallMs();
-  BusMessage m = Header(type);
-  // Gossip about a tenth of the nodes (at least 3), plus every node this one flags PFAIL.
-  const size_t fresh = state_->nodes().size() > 2 ? state_->nodes().size() - 2 : 0;
-  size_t wanted = std::max<size_t>(3, state_->nodes().size() / 10);
-  wanted = std::min(wanted, fresh);
-  std::vector<Node*> candidates;
-  for (const auto& [name, n] : state_->nodes()) candidates.push_back(n.get());
-  std::vector<Node*> chosen;
-  for (size_t tries = 0; chosen.size() < wanted && tries < wanted * 3; tries++) {
-    Node* n = candidates[RandomIndex(candidates.size())];
-    if (n->is_myself() || n->timed_out()) continue;
-    if (n->flags & (kFlagHandshake | kFlagNoAddr)) continue;
-    if (n->link == nullptr && n->num_slots == 0) continue;
-    if (std::find(chosen.begin(), chosen.end(), n) != chosen.end()) continue;
-    chosen.push_back(n);
-  }
-  for (Node* n : candidates) {
-    if (n->timed_out() && !n->in_handshake() && n->has_address()) chosen.push_back(n);
-  }
-  for (Node* n : chosen) {
-    GossipEntry g;
-    g.name = n->name;
-    g.ping_sent = static_cast<uint32_t>(n->ping_sent_ms / 1000);
-    g.pong_received = static_cast<uint32_t>(n->pong_received_ms / 1000);
-    g.ip = n->ip;
-    g.port = static_cast<uint16_t>(n->port);
-    g.cport = static_cast<uint16_t>(n->cport);
-    g.flags = n->flags;
-    g.pport = static_cast<uint16_t>(n->pport);
-    m.gossip.push_back(std::move(g));
-  }
-  if (link->node != nullptr && type == MessageType::kPing) link->node->ping_sent_ms = now;
-  Send(link, m);
-}
-
 void Cluster::Broadcast(const BusMessage& m) {
   for (const auto& [name, n] : state_->nodes()) {
     if (n->link == nullptr || n->is_myself() || n->in_handshake()) continue;
@@ -367,12 +298,6 @@ void Cluster::BroadcastPong(bool local_replicas_only) {
   }
 }
 
-void Cluster::BroadcastFail(Node* n) {
-  BusMessage m = Header(MessageType::kFail);
-  m.about = n->name;
-  Broadcast(m);
-}
-
 void Cluster::PropagatePublish(bool shard, std::string_view channel, std::string_view message) {
   BusMessage m = Header(shard ? MessageType::kPublishShard : MessageType::kPublish);
   m.channel = std::string(channel);
@@ -386,157 +311,83 @@ void Cluster::PropagatePublish(bool shard, std::string_view channel, std::string
   }
 }
 
-void Cluster::SendUpdate(BusLink* link, Node* n) {
-  if (link == nullptr) return;
-  BusMessage m = Header(MessageType::kUpdate);
-  m.about = n->name;
-  m.update_config_epoch = n->config_epoch;
-  m.update_slots = n->slots;
-  Send(link, m);
-}
+// ---------------------------------------------------------------- receiving
 
-// ---------------------------------------------------------------- MEET
-
-bool Cluster::HandshakeInProgress(const std::string& ip, int port, int cport) const {
-  for (const auto& [name, n] : state_->nodes()) {
-    if (n->in_handshake() && n->ip == ip && n->port == port && n->cport == cport) return true;
+void Cluster::OnMessage(BusLink* link, std::string_view bytes) {
+  BusMessage m;
+  if (const Result<BusMessageCode> decoded = DecodeMessage(bytes, &m); !decoded.ok()) {
+    spdlog::warn("Cluster bus: dropping a link that sent a bad message ({})",
+                 BusMessageErrorText(decoded));
+    FreeLink(link);
+    return;
   }
-  return false;
+  received_[static_cast<int>(m.type)]++;
+  Process(link, m);
 }
 
-std::string Cluster::StartHandshake(const std::string& ip, int port, int cport) {
-  boost::system::error_code ec;
-  auto address = boost::asio::ip::make_address(ip, ec);
-  if (ec || port <= 0 || port > 65535 || cport <= 0 || cport > 65535) return "invalid";
-  const std::string normalized = AddressText(address);
-  if (HandshakeInProgress(normalized, port, cport)) return "";
-  Node* n = state_->AddNode(RandomNodeName(), kFlagHandshake | kFlagMeet, WallMs());
-  n->ip = normalized;
-  n->port = port;
-  n->cport = cport;
-  return "";
-}
-
-std::string Cluster::Meet(const std::string& ip, int port, int cport) {
-  if (!StartHandshake(ip, port, cport).empty()) {
-    return InvalidNodeAddressError(ip, port);
-  }
-  return "";
-}
-
-// ---------------------------------------------------------------- cron
-
-void Cluster::Cron() {
-  if (stopped_) return;
-  cron_iteration_++;
+void Cluster::Process(BusLink* link, const BusMessage& m) {
   const int64_t now = WallMs();
-  const int64_t timeout = node_timeout();
-  const int64_t handshake_timeout = std::max<int64_t>(timeout, 1000);
-  for (auto it = forgotten_.begin(); it != forgotten_.end();) {
-    it = it->second <= now ? forgotten_.erase(it) : std::next(it);
+  Node* sender = IdentifySender(link, m, now);
+  switch (m.type) {
+    case MessageType::kPing:
+    case MessageType::kPong:
+    case MessageType::kMeet:
+      return ProcessPingPongMeet(link, m, sender, now);
+    case MessageType::kFail:
+      return ProcessFail(m, sender, now);
+    case MessageType::kPublish:
+    case MessageType::kPublishShard:
+      return ProcessPublish(m, sender);
+    case MessageType::kFailoverAuthRequest:
+      if (sender == nullptr) return;
+      return SendFailoverAuthIfNeeded(sender, m);
+    case MessageType::kFailoverAuthAck:
+      return ProcessFailoverAuthAck(m, sender);
+    case MessageType::kMfStart:
+      return ProcessMfStart(link, sender, now);
+    case MessageType::kUpdate:
+      return ProcessUpdate(m, sender);
+    default:
+      return;
   }
-  Node* me = state_->myself();
-  if (context_->config().cluster_announce_ip.empty() == false) {
-    me->ip = context_->config().cluster_announce_ip;
-  }
-  me->port = MyPort();
-  me->pport = MyPlaintextPort();
-  me->cport = MyBusPort();
-
-  std::vector<Node*> all;
-  for (const auto& [name, n] : state_->nodes()) all.push_back(n.get());
-  for (Node* n : all) {
-    if (n->is_myself() || !n->has_address()) continue;
-    if (n->in_handshake() && now - n->ctime_ms > handshake_timeout) {
-      DeleteNode(n);
-      continue;
-    }
-    if (n->link == nullptr) CreateLink(n, now);
-  }
-  all.clear();
-  for (const auto& [name, n] : state_->nodes()) all.push_back(n.get());
-
-  // Once a second, ping one of five random nodes: the one whose pong is oldest.
-  if (cron_iteration_ % 10 == 0) {
-    Node* oldest = nullptr;
-    for (int i = 0; i < 5 && !all.empty(); i++) {
-      Node* n = all[RandomIndex(all.size())];
-      if (n->link == nullptr || n->ping_sent_ms != 0) continue;
-      if (n->flags & (kFlagMyself | kFlagHandshake)) continue;
-      if (oldest == nullptr || n->pong_received_ms < oldest->pong_received_ms) oldest = n;
-    }
-    if (oldest != nullptr) SendPing(oldest->link, MessageType::kPing);
-  }
-
-  for (Node* n : all) {
-    if (n->flags & (kFlagMyself | kFlagNoAddr | kFlagHandshake)) continue;
-    const int64_t ping_delay = now - n->ping_sent_ms;
-    const int64_t data_delay = now - n->data_received_ms;
-    // A link that does not answer for half the timeout is reconnected (the node may just have
-    // lost it).
-    if (n->link != nullptr && now - n->link->ctime_ms() > timeout && n->ping_sent_ms != 0 &&
-        ping_delay > timeout / 2 && data_delay > timeout / 2) {
-      FreeLink(n->link);
-    }
-    // A link still connecting queues the ping: a node that refuses connections times out.
-    if (n->link != nullptr && n->ping_sent_ms == 0 && now - n->pong_received_ms > timeout / 2) {
-      SendPing(n->link, MessageType::kPing);
-      continue;
-    }
-    if (mf_end_ms_ != 0 && me->is_master() && mf_replica_ == n && n->link != nullptr) {
-      SendPing(n->link, MessageType::kPing);
-      continue;
-    }
-    if (n->ping_sent_ms == 0) continue;
-    const int64_t node_delay = std::min(ping_delay, data_delay);
-    if (node_delay > timeout && !(n->flags & (kFlagPfail | kFlagFail))) {
-      spdlog::debug("*** NODE {} possibly failing", n->name);
-      n->flags |= kFlagPfail;
-    }
-  }
-
-  FollowMasterIfNeeded();
-  CheckManualFailoverTimeout(now);
-  if (me->is_replica()) {
-    HandleManualFailover();
-    HandleReplicaFailover(now);
-  }
-  state_->UpdateHealth(context_->config().cluster_require_full_coverage);
-
-  cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
-  cron_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) Cron();
-  });
 }
 
-// ---------------------------------------------------------------- roles
-
-void Cluster::SetMyMaster(Node* master) {
+Node* Cluster::IdentifySender(BusLink* link, const BusMessage& m, int64_t now) {
   Node* me = state_->myself();
-  if (me->is_master()) {
-    me->flags &= static_cast<uint16_t>(~kFlagMigrateTo);
-    for (int j = 0; j < kSlots; j++) {
-      state_->set_migrating(j, nullptr);
-      state_->set_importing(j, nullptr);
+  Node* sender = nullptr;
+  if (link->node != nullptr && !link->node->in_handshake()) {
+    sender = link->node;
+  } else {
+    sender = state_->Find(m.sender);
+  }
+  if (sender != nullptr && link->inbound() && link->node == nullptr) {
+    // The inbound link of a known node: remember it (a newer one replaces an older one).
+    if (sender->inbound_link != nullptr && sender->inbound_link != link) {
+      FreeLink(sender->inbound_link);
+    }
+    link->node = sender;
+    sender->inbound_link = link;
+  }
+  if (sender != nullptr) sender->data_received_ms = now;
+  if (sender != nullptr && !sender->in_handshake()) {
+    LearnSenderEpochs(sender, m);
+    sender->repl_offset = m.offset;
+    // A replica that sees its master paused for a manual failover records its offset.
+    if (mf_end_ms_ != 0 && me->is_replica() && me->master == sender &&
+        (m.mflags0 & kMsgFlagPaused) && mf_master_offset_ == -1) {
+      mf_master_offset_ = static_cast<int64_t>(m.offset);
+      spdlog::warn("Received replication offset for paused master manual failover: {}",
+                   mf_master_offset_);
     }
   }
-  state_->SetReplicaOf(me, master);
-  ResetManualFailover();
-  FollowMasterIfNeeded();
+  return sender;
 }
 
-void Cluster::FollowMasterIfNeeded() {
-  Node* me = state_->myself();
-  ReplicaLink* link = context_->replica_link();
-  if (link == nullptr || !me->is_replica() || me->master == nullptr) return;
-  const Node* master = me->master;
-  if (!master->has_address() || master->ip.empty() || master->port == 0) return;
-  // Under tls-cluster the master announces its TLS port, and its plain one beside it: the
-  // replica connects to the one its tls-replication speaks.
-  const int port =
-      !context_->config().tls_replication && master->pport != 0 ? master->pport : master->port;
-  if (link->is_replica() && link->host() == master->ip && link->port() == port) return;
-  link->ReplicateFrom(master->ip, port);
+void Cluster::ProcessPublish(const BusMessage& m, Node* sender) {
+  if (sender == nullptr) return;
+  context_->pubsub().Publish(
+      m.type == MessageType::kPublish ? PubSub::Kind::kChannel : PubSub::Kind::kShard, m.channel,
+      m.message);
 }
 
 }  // namespace ebb::server::cluster

@@ -1,6 +1,18 @@
-// Cluster: this server as a Redis Cluster node (cluster-enabled yes; docs/cluster.md) — its node
-// table and nodes.conf, the cluster bus, failure detection and failover — and the routing the
-// dispatcher asks (SlotOwnership).
+// Cluster: this server as a Redis Cluster node (cluster-enabled yes; docs/cluster.md).
+//
+// Owns: the node table (ClusterState: every known node, the slots' owners, migrating and
+// importing marks, the epochs), the cluster-config-file it is saved to (through its
+// ConfigWriter), the bus (its listeners and every BusLink), failure detection, the replica's
+// election and manual failover. It answers the dispatcher's routing questions (SlotOwnership)
+// and performs what the CLUSTER subcommands ask (the operations below, whose outcomes are
+// ClusterCode: server/cluster/cluster_code.h).
+// Thread: the io thread only — the bus, the cron and the commands all run on the server's
+// io_context; only the config writer's fsync runs off it.
+// Invariants: the node table's own (server/cluster/node_table.h: one owner per slot, a master;
+// myself always present); a node's link and inbound_link are links this node holds (links_) or
+// null; a vote leaves only once it is on disk, and an election's new epoch is written before
+// its vote requests leave; a node FORGET removed is not added back by gossip for a minute;
+// clients' writes are paused only while a manual failover this master agreed to is under way.
 //
 // The bus listens on cluster-port (port + 10000 by default; tls-port + 10000 with tls-cluster,
 // when every link speaks TLS and nodes announce their TLS port) on the server's io_context, beside
@@ -21,9 +33,13 @@
 // turn (once, whatever changed), which replaces the file atomically and fsynced off the io
 // thread (server/cluster/config_writer.h); what must be durable before a message leaves (votes,
 // a new epoch) and CLUSTER SAVECONFIG wait for their write.
-// Definitions: cluster.cc, cluster_receive.cc (bus messages), cluster_commands.cc (CLUSTER
-// subcommands), cluster_failover.cc.
-// Thread-safety: the io thread only.
+//
+// Definitions, one file per job: cluster.cc (the node's life, the bus links, sending, and the
+// dispatch of received messages), cluster_gossip.cc (the node table kept by gossip: cron,
+// handshakes, failure detection, roles), cluster_slots.cc (slot ownership and the claims settled
+// by configEpoch), cluster_failover.cc (the election, whose timing and votes FailoverElection
+// keeps, and manual failover), cluster_operations.cc (the CLUSTER operations; the command rows
+// are server/commands/cmd_cluster_node.cc).
 #pragma once
 
 #include <array>
@@ -40,7 +56,9 @@
 
 #include "server/cluster/bus_link.h"
 #include "server/cluster/bus_message.h"
+#include "server/cluster/cluster_code.h"
 #include "server/cluster/config_writer.h"
+#include "server/cluster/failover_election.h"
 #include "server/cluster/node_table.h"
 #include "server/cluster/slot_ownership.h"
 
@@ -93,30 +111,31 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // it; SPUBLISH (shard true): to the other nodes of this node's shard (its master and replicas).
   void PropagatePublish(bool shard, std::string_view channel, std::string_view message);
 
-  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns ""
-  // or the error reply's text (without '-'), in Redis 7's words.
+  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns
+  // success or an outcome whose error reply ClusterErrorText spells
+  // (server/cluster/cluster_code.h).
   ClusterState& state() { return *state_; }
   const ClusterState& state() const { return *state_; }
-  std::string Meet(const std::string& ip, int port, int cport);
+  Result<ClusterCode> Meet(const std::string& ip, int port, int cport);
   // ADDSLOTS / DELSLOTS of the marked slots (checked by the caller).
   void AddSlots(const std::vector<int>& slots);
   void DelSlots(const std::vector<int>& slots);
   void FlushSlots();
-  std::string SetSlotMigrating(int slot, std::string_view node);
-  std::string SetSlotImporting(int slot, std::string_view node);
+  Result<ClusterCode> SetSlotMigrating(int slot, std::string_view node);
+  Result<ClusterCode> SetSlotImporting(int slot, std::string_view node);
   void SetSlotStable(int slot);
-  std::string SetSlotNode(int slot, std::string_view node);
-  std::string SetConfigEpoch(int64_t epoch);
+  Result<ClusterCode> SetSlotNode(int slot, std::string_view node);
+  Result<ClusterCode> SetConfigEpoch(int64_t epoch);
   // BUMPEPOCH: true when bumped.
   bool BumpEpoch();
-  // SAVECONFIG now: "" or what failed.
-  std::string SaveNow();
-  std::string Reset(bool hard);
-  std::string Forget(std::string_view node);
-  std::string Replicate(std::string_view node);
+  // SAVECONFIG now: kSaveFailed with what failed.
+  Result<ClusterCode> SaveNow();
+  Result<ClusterCode> Reset(bool hard);
+  Result<ClusterCode> Forget(std::string_view node);
+  Result<ClusterCode> Replicate(std::string_view node);
   // CLUSTER FAILOVER [FORCE|TAKEOVER].
-  std::string StartManualFailover(bool force, bool takeover);
-  int64_t CountFailureReports(std::string_view node, std::string* error);
+  Result<ClusterCode> StartManualFailover(bool force, bool takeover);
+  Result<ClusterCode, int64_t> CountFailureReports(std::string_view node);
   // CLUSTER INFO's slot and node figures (also the metrics endpoint's): the slots with an owner,
   // and of those the ones whose owner is reachable, suspected down (pfail) or failed.
   struct Summary {
@@ -148,14 +167,12 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   bool DatabaseEmpty() const;
 
  private:
+  // ---- Plumbing (cluster.cc).
   // Things to do once at the end of the loop turn (Redis's clusterDoBeforeSleep).
   enum Todo : int { kTodoSave = 1, kTodoUpdateState = 2, kTodoHandleFailover = 4 };
   void Later(int todo);
   void RunTodo();
-
-  // Accepts the bus connections of `acceptor`, one after the other.
-  void Accept(boost::asio::ip::tcp::acceptor* acceptor);
-  void Cron();
+  std::string ConfigPath() const;
   int64_t node_timeout() const;
   // This node's addresses as the bus announces them (Redis 7.0's deriveAnnouncedPorts): the
   // client port — with tls-cluster the TLS one (cluster-announce-tls-port, else tls-port) —, the
@@ -166,7 +183,9 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // The port the bus listens on: cluster-port, else 10000 above the client port (the TLS one
   // with tls-cluster, as Redis).
   int BusPort() const;
-
+  uint64_t MyReplicationOffset() const;
+  // Accepts the bus connections of `acceptor`, one after the other.
+  void Accept(boost::asio::ip::tcp::acceptor* acceptor);
   // Links.
   void CreateLink(Node* n, int64_t now_ms);
   void FreeLink(BusLink* link);
@@ -176,46 +195,90 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   void OnLinkConnected(BusLink* link) override;
   void OnMessage(BusLink* link, std::string_view bytes) override;
   void OnLinkError(BusLink* link, std::string_view why) override;
-
-  // Messages.
+  // Sending.
   BusMessage Header(MessageType type) const;
   void Send(BusLink* link, const BusMessage& m);
-  void SendPing(BusLink* link, MessageType type);
   void Broadcast(const BusMessage& m);
   // PONG to every node (all) or to the replicas of this node's master only.
   void BroadcastPong(bool local_replicas_only);
-  void BroadcastFail(Node* n);
-  void SendUpdate(BusLink* link, Node* n);
+  // Receiving: Process hands each type to the function of its job.
   void Process(BusLink* link, const BusMessage& m);
+  // The known node that sent `m` (null for an unknown one), with what its header says of it:
+  // the inbound link it came on, the time, its epochs and replication offset.
+  Node* IdentifySender(BusLink* link, const BusMessage& m, int64_t now);
+  void ProcessPublish(const BusMessage& m, Node* sender);
+
+  // ---- The node table, kept by gossip (cluster_gossip.cc).
+  // The 100 ms cron (Redis's clusterCron) and its steps.
+  void Cron();
+  void ExpireForgotten(int64_t now);
+  // This node's announced address, from the configuration (it may change at run time).
+  void RefreshMyAddress();
+  // Drops handshakes that timed out and opens a link to every node that has none.
+  void ConnectNodes(int64_t now);
+  // Pings the node whose pong is oldest among five random ones.
+  void PingOldestOfRandomNodes();
+  // Reconnects silent links, pings the nodes due one, flags PFAIL the ones past the timeout.
+  void CheckNodeTimeouts(int64_t now);
+  // A PING, PONG or MEET with its gossip section.
+  void SendPing(BusLink* link, MessageType type);
+  void BroadcastFail(Node* n);
+  // kInvalidNodeAddress when the address or a port is not one.
+  Result<ClusterCode> StartHandshake(const std::string& ip, int port, int cport);
+  bool HandshakeInProgress(const std::string& ip, int port, int cport) const;
+  // PING / PONG / MEET: the handshake, the sender's role and slots, and its gossip.
+  void ProcessPingPongMeet(BusLink* link, const BusMessage& m, Node* sender, int64_t now);
+  // PING / MEET: learns this node's address, adds a MEET's unknown sender, answers PONG.
+  void AnswerPingOrMeet(BusLink* link, const BusMessage& m, Node* sender, int64_t now);
+  // On an outbound link: completes a handshake (the node's real name; *sender becomes it) or
+  // forgets an address now held by another node. False when the message is done with.
+  bool ResolveOutboundLinkNode(BusLink* link, const BusMessage& m, Node** sender, int64_t now);
+  // A PONG on an outbound link: the node is reachable.
+  void RecordPong(BusLink* link, int64_t now);
   // What a message's header says of a known sender, taken before its slot claims are judged:
   // the cluster's current epoch and the sender's configEpoch (both only ever rise).
   void LearnSenderEpochs(Node* sender, const BusMessage& m);
+  void LearnSenderRole(Node* sender, const BusMessage& m);
   void ProcessGossip(const BusMessage& m, Node* sender);
-  void UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch, const SlotBitmap& slots);
-  void HandleConfigEpochCollision(Node* sender);
   void MarkFailingIfNeeded(Node* n);
   void ClearFailureIfNeeded(Node* n);
-  std::string StartHandshake(const std::string& ip, int port, int cport);
-  bool HandshakeInProgress(const std::string& ip, int port, int cport) const;
-
-  // Roles and replication.
+  void ProcessFail(const BusMessage& m, Node* sender, int64_t now);
+  // This node's master, and the replica link that follows it.
   void SetMyMaster(Node* master);
   void FollowMasterIfNeeded();
 
-  // Failover (server/cluster/cluster_failover.cc).
+  // ---- Slots (cluster_slots.cc).
+  // The sender's slot claims, judged by configEpoch; an UPDATE back for a stale claim.
+  void LearnSenderSlots(BusLink* link, Node* sender, const BusMessage& m);
+  void UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch, const SlotBitmap& slots);
+  void HandleConfigEpochCollision(Node* sender);
+  void SendUpdate(BusLink* link, Node* n);
+  void ProcessUpdate(const BusMessage& m, Node* sender);
+  void DeleteKeysOfSlot(int slot);
+
+  // ---- Failover (cluster_failover.cc).
+  // The replica's election, one step per call (the cron, and at the end of a loop turn).
   void HandleReplicaFailover(int64_t now_ms);
+  // A replica whose master failed (or that a manual failover lets start), with data recent
+  // enough (cluster-replica-validity-factor) and failover allowed.
+  bool MayFailOver(int64_t now_ms, bool manual) const;
+  // A new election is scheduled (server/cluster/failover_election.h): tells the other replicas
+  // of the shard this node's offset.
+  void AnnounceElection(int64_t now_ms);
+  // A new epoch, saved, and the votes asked for.
+  void StartElection();
+  // A majority of the masters voted: this replica replaces its master.
+  void WinElection();
   int ReplicaRank() const;
   void RequestFailoverAuth();
   void SendFailoverAuthIfNeeded(Node* node, const BusMessage& request);
+  void ProcessFailoverAuthAck(const BusMessage& m, Node* sender);
   void ReplaceMyMaster();
+  void ProcessMfStart(BusLink* link, Node* sender, int64_t now);
   void HandleManualFailover();
   void CheckManualFailoverTimeout(int64_t now_ms);
   void ResetManualFailover();
   void PauseWrites(bool paused);
-  uint64_t MyReplicationOffset() const;
-  void DeleteKeysOfSlot(int slot);
-
-  std::string ConfigPath() const;
 
   ServerContext* context_;
   boost::asio::io_context& io_;
@@ -237,11 +300,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   std::array<int64_t, kMessageTypeCount> received_{};
 
   // The election (a replica).
-  int64_t failover_auth_time_ms_ = 0;
-  int failover_auth_count_ = 0;
-  bool failover_auth_sent_ = false;
-  int failover_auth_rank_ = 0;
-  uint64_t failover_auth_epoch_ = 0;
+  FailoverElection election_;
   // Manual failover: on the master, the replica and the deadline; on the replica, the master's
   // offset once it paused (-1 before) and whether the election may start.
   int64_t mf_end_ms_ = 0;

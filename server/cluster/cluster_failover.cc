@@ -13,7 +13,6 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
-#include "server/core/errors.h"
 #include "server/replication/replica.h"
 #include "server/services/server_context.h"
 
@@ -34,14 +33,29 @@ int Cluster::ReplicaRank() const {
 }
 
 void Cluster::HandleReplicaFailover(int64_t now) {
-  Node* me = state_->myself();
-  const Config& config = context_->config();
   const bool manual = mf_end_ms_ != 0 && mf_can_start_;
-  const int64_t auth_timeout = std::max<int64_t>(node_timeout() * 2, 2000);
-  const int64_t auth_retry = auth_timeout * 2;
+  if (!MayFailOver(now, manual)) return;
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  const int quorum = state_->size() / 2 + 1;
+  switch (election_.Advance(now, node_timeout(), ReplicaRank(), /*manual=*/mf_end_ms_ != 0, quorum,
+                            static_cast<int64_t>(rng() % 500))) {
+    case FailoverElection::Step::kWait:
+      return;
+    case FailoverElection::Step::kScheduled:
+      return AnnounceElection(now);
+    case FailoverElection::Step::kRequestVotes:
+      return StartElection();
+    case FailoverElection::Step::kWon:
+      return WinElection();
+  }
+}
+
+bool Cluster::MayFailOver(int64_t now, bool manual) const {
+  const Node* me = state_->myself();
+  const Config& config = context_->config();
   if (me->is_master() || me->master == nullptr || (!me->master->failed() && !manual) ||
       (config.cluster_replica_no_failover && !manual) || me->master->num_slots == 0) {
-    return;
+    return false;
   }
   // How old this replica's data is: the time since the link to the master went down.
   int64_t data_age = 0;
@@ -50,61 +64,39 @@ void Cluster::HandleReplicaFailover(int64_t now) {
                                : std::max<int64_t>(0, link->DownSinceSeconds(now)) * 1000;
   }
   if (data_age > node_timeout()) data_age -= node_timeout();
-  if (config.cluster_replica_validity_factor != 0 &&
-      data_age > config.repl_ping_replica_period_s * 1000 +
-                     node_timeout() * config.cluster_replica_validity_factor &&
-      !manual) {
-    return;
+  return config.cluster_replica_validity_factor == 0 ||
+         data_age <= config.repl_ping_replica_period_s * 1000 +
+                         node_timeout() * config.cluster_replica_validity_factor ||
+         manual;
+}
+
+void Cluster::AnnounceElection(int64_t now) {
+  if (mf_end_ms_ != 0) Later(kTodoHandleFailover);
+  spdlog::warn("Start of election delayed for {} milliseconds (rank #{}, offset {}).",
+               election_.start_ms() - now, election_.rank(), MyReplicationOffset());
+  BroadcastPong(/*local_replicas_only=*/true);
+}
+
+void Cluster::StartElection() {
+  state_->set_current_epoch(state_->current_epoch() + 1);
+  election_.set_epoch(state_->current_epoch());
+  spdlog::warn("Starting a failover election for epoch {}.", election_.epoch());
+  // The epoch is on disk before anyone votes in it.
+  if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+    spdlog::warn("Could not save the cluster config file: {}", saved.detail());
   }
-  const int64_t auth_age = now - failover_auth_time_ms_;
-  if (auth_age > auth_retry) {
-    static thread_local std::mt19937 rng{std::random_device{}()};
-    failover_auth_time_ms_ = now + 500 + static_cast<int64_t>(rng() % 500);
-    failover_auth_count_ = 0;
-    failover_auth_sent_ = false;
-    failover_auth_rank_ = ReplicaRank();
-    failover_auth_time_ms_ += failover_auth_rank_ * 1000;
-    if (mf_end_ms_ != 0) {
-      failover_auth_time_ms_ = now;
-      failover_auth_rank_ = 0;
-      Later(kTodoHandleFailover);
-    }
-    spdlog::warn("Start of election delayed for {} milliseconds (rank #{}, offset {}).",
-                 failover_auth_time_ms_ - now, failover_auth_rank_, MyReplicationOffset());
-    BroadcastPong(/*local_replicas_only=*/true);
-    return;
+  RequestFailoverAuth();
+  Later(kTodoUpdateState);
+}
+
+void Cluster::WinElection() {
+  Node* me = state_->myself();
+  spdlog::warn("Failover election won: I'm the new master.");
+  if (me->config_epoch < election_.epoch()) {
+    me->config_epoch = election_.epoch();
+    spdlog::warn("configEpoch set to {} after successful failover", me->config_epoch);
   }
-  if (!failover_auth_sent_ && mf_end_ms_ == 0) {
-    const int rank = ReplicaRank();
-    if (rank > failover_auth_rank_) {
-      failover_auth_time_ms_ += (rank - failover_auth_rank_) * 1000;
-      failover_auth_rank_ = rank;
-    }
-  }
-  if (now < failover_auth_time_ms_) return;
-  if (auth_age > auth_timeout) return;  // this election expired: the next retry starts another
-  if (!failover_auth_sent_) {
-    state_->set_current_epoch(state_->current_epoch() + 1);
-    failover_auth_epoch_ = state_->current_epoch();
-    spdlog::warn("Starting a failover election for epoch {}.", failover_auth_epoch_);
-    // The epoch is on disk before anyone votes in it.
-    if (const std::string error = SaveNow(); !error.empty()) {
-      spdlog::warn("Could not save the cluster config file: {}", error);
-    }
-    RequestFailoverAuth();
-    failover_auth_sent_ = true;
-    Later(kTodoUpdateState);
-    return;
-  }
-  const int quorum = state_->size() / 2 + 1;
-  if (failover_auth_count_ >= quorum) {
-    spdlog::warn("Failover election won: I'm the new master.");
-    if (me->config_epoch < failover_auth_epoch_) {
-      me->config_epoch = failover_auth_epoch_;
-      spdlog::warn("configEpoch set to {} after successful failover", me->config_epoch);
-    }
-    ReplaceMyMaster();
-  }
+  ReplaceMyMaster();
 }
 
 void Cluster::RequestFailoverAuth() {
@@ -131,8 +123,8 @@ void Cluster::SendFailoverAuthIfNeeded(Node* node, const BusMessage& request) {
   state_->set_last_vote_epoch(state_->current_epoch());
   master->voted_time_ms = now;
   // On disk before the vote leaves: a master that restarts must not vote twice in an epoch.
-  if (const std::string error = SaveNow(); !error.empty()) {
-    spdlog::warn("Could not save the cluster config file before voting: {}", error);
+  if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
+    spdlog::warn("Could not save the cluster config file before voting: {}", saved.detail());
     return;
   }
   spdlog::warn("Failover auth granted to {} for epoch {}", node->name, state_->current_epoch());
@@ -153,7 +145,7 @@ void Cluster::ReplaceMyMaster() {
     }
   }
   state_->UpdateHealth(context_->config().cluster_require_full_coverage);
-  SaveNow();
+  (void)SaveNow();  // the writer logged a failure
   BroadcastPong(/*local_replicas_only=*/false);
   ResetManualFailover();
 }
@@ -189,12 +181,12 @@ void Cluster::PauseWrites(bool paused) {
   if (!paused && resume_) resume_();
 }
 
-std::string Cluster::StartManualFailover(bool force, bool takeover) {
+Result<ClusterCode> Cluster::StartManualFailover(bool force, bool takeover) {
   Node* me = state_->myself();
-  if (me->is_master()) return std::string(kClusterFailoverOnMaster);
-  if (me->master == nullptr) return std::string(kClusterFailoverNoMaster);
+  if (me->is_master()) return ClusterCode::kFailoverOnMaster;
+  if (me->master == nullptr) return ClusterCode::kFailoverNoMaster;
   if (!force && (me->master->failed() || me->master->link == nullptr)) {
-    return std::string(kClusterFailoverMasterDown);
+    return ClusterCode::kFailoverMasterDown;
   }
   ResetManualFailover();
   mf_end_ms_ = WallMs() + kManualFailoverTimeoutMs;
@@ -209,7 +201,27 @@ std::string Cluster::StartManualFailover(bool force, bool takeover) {
     spdlog::warn("Manual failover user request accepted.");
     Send(me->master->link, Header(MessageType::kMfStart));
   }
-  return "";
+  return {};
+}
+
+// ---------------------------------------------------------------- votes and MFSTART received
+
+void Cluster::ProcessFailoverAuthAck(const BusMessage& m, Node* sender) {
+  if (sender == nullptr) return;
+  if (sender->is_master() && sender->num_slots > 0 && election_.CountVote(m.current_epoch)) {
+    Later(kTodoHandleFailover);
+  }
+}
+
+void Cluster::ProcessMfStart(BusLink* link, Node* sender, int64_t now) {
+  if (sender == nullptr || sender->master != state_->myself()) return;
+  ResetManualFailover();
+  mf_end_ms_ = now + kManualFailoverTimeoutMs;
+  mf_replica_ = sender;
+  PauseWrites(true);
+  spdlog::warn("Manual failover requested by replica {}.", sender->name);
+  // Tell the replica at once that this master paused, with its offset.
+  SendPing(sender->link != nullptr ? sender->link : link, MessageType::kPing);
 }
 
 }  // namespace ebb::server::cluster

@@ -107,14 +107,18 @@ std::string NodesConfigText(const ClusterState& state) {
                      state.last_vote_epoch());
 }
 
-bool ParseNodesConfig(std::string_view text, int64_t now_ms, std::unique_ptr<ClusterState>* out,
-                      std::string* error) {
-  struct Line {
-    int number;
-    std::vector<std::string_view> fields;
-  };
-  std::vector<Line> lines;
-  std::string_view myself_name;
+namespace {
+
+// One line of a cluster-config-file, split at its spaces.
+struct ConfigLine {
+  int number;
+  std::vector<std::string_view> fields;
+};
+
+// The file's non-empty lines, and the name on the one flagged myself. False with *error when a
+// node's line is too short or does not start with a node's name.
+bool SplitConfigLines(std::string_view text, std::vector<ConfigLine>* lines,
+                      std::string_view* myself_name, std::string* error) {
   int number = 0;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
@@ -125,121 +129,158 @@ bool ParseNodesConfig(std::string_view text, int64_t now_ms, std::unique_ptr<Clu
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     std::vector<std::string_view> fields = SplitSpaces(line);
     if (fields.empty()) continue;
-    if (fields[0] == "vars") {
-      lines.push_back({number, std::move(fields)});
-      continue;
+    if (fields[0] != "vars") {
+      if (fields.size() < 8 || !IsNodeName(fields[0])) {
+        *error = fmt::format("Unrecoverable error: corrupted cluster config file \"{}\" (line {})",
+                             line, number);
+        return false;
+      }
+      for (std::string_view flag : SplitCommas(fields[2])) {
+        if (flag == "myself") *myself_name = fields[0];
+      }
     }
-    if (fields.size() < 8 || !IsNodeName(fields[0])) {
-      *error = fmt::format("Unrecoverable error: corrupted cluster config file \"{}\" (line {})",
-                           line, number);
-      return false;
-    }
-    for (std::string_view flag : SplitCommas(fields[2])) {
-      if (flag == "myself") myself_name = fields[0];
-    }
-    lines.push_back({number, std::move(fields)});
+    lines->push_back({number, std::move(fields)});
   }
+  return true;
+}
+
+// The node of that name, added when the table has none. Each parser below returns "" or what is
+// wrong with its field.
+Node* FindOrAdd(ClusterState* state, std::string_view name, int64_t now_ms) {
+  Node* n = state->Find(name);
+  return n != nullptr ? n : state->AddNode(std::string(name), 0, now_ms);
+}
+
+// vars currentEpoch <n> lastVoteEpoch <m>
+std::string_view ParseVars(const std::vector<std::string_view>& f, ClusterState* state) {
+  for (size_t i = 1; i + 1 < f.size(); i += 2) {
+    uint64_t v = 0;
+    if (!ParseUint64(f[i + 1], &v)) return "bad vars value";
+    if (f[i] == "currentEpoch") state->set_current_epoch(v);
+    if (f[i] == "lastVoteEpoch") state->set_last_vote_epoch(v);
+  }
+  return {};
+}
+
+// ip:port@cport[,hostname]
+std::string_view ParseAddress(std::string_view address, Node* n) {
+  address = address.substr(0, address.find(','));
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos) return "bad address";
+  n->ip = std::string(address.substr(0, colon));
+  std::string_view ports = address.substr(colon + 1);
+  const size_t at_sign = ports.find('@');
+  int64_t port = 0, cport = 0;
+  if (!ParseInt64(ports.substr(0, at_sign), &port)) return "bad port";
+  if (at_sign != std::string_view::npos) {
+    if (!ParseInt64(ports.substr(at_sign + 1), &cport)) return "bad bus port";
+  } else {
+    cport = port + 10000;
+  }
+  n->port = static_cast<int>(port);
+  n->cport = static_cast<int>(cport);
+  return {};
+}
+
+std::string_view ParseFlags(std::string_view text, uint16_t* flags) {
+  *flags = 0;
+  for (std::string_view flag : SplitCommas(text)) {
+    bool known = flag == "noflags";
+    for (const FlagName& fn : kFlagNames) {
+      if (flag == fn.name) {
+        *flags |= fn.flag;
+        known = true;
+      }
+    }
+    if (!known) return "unknown flag";
+  }
+  return {};
+}
+
+// [slot->-name] migrating, [slot-<-name] importing
+std::string_view ParseSlotMark(std::string_view s, ClusterState* state, int64_t now_ms) {
+  const size_t dash = s.find('-');
+  if (dash == std::string_view::npos || s.back() != ']' || s.size() < dash + 3 + 1) {
+    return "bad slot mark";
+  }
+  int slot = 0;
+  if (!ParseSlot(s.substr(1, dash - 1), &slot)) return "bad slot";
+  const std::string_view direction = s.substr(dash, 3);
+  const std::string_view other = s.substr(dash + 3, s.size() - dash - 4);
+  if (!IsNodeName(other)) return "bad node in slot mark";
+  if (direction == "->-") {
+    state->set_migrating(slot, FindOrAdd(state, other, now_ms));
+  } else if (direction == "-<-") {
+    state->set_importing(slot, FindOrAdd(state, other, now_ms));
+  } else {
+    return "bad slot mark";
+  }
+  return {};
+}
+
+// <slot> or <first>-<last>, given to n.
+std::string_view ParseSlotRange(std::string_view s, ClusterState* state, Node* n) {
+  const size_t dash = s.find('-');
+  int first = 0, last = 0;
+  if (dash == std::string_view::npos) {
+    if (!ParseSlot(s, &first)) return "bad slot";
+    last = first;
+  } else if (!ParseSlot(s.substr(0, dash), &first) || !ParseSlot(s.substr(dash + 1), &last) ||
+             first > last) {
+    return "bad slot range";
+  }
+  for (int j = first; j <= last; j++) {
+    if (!state->AddSlot(n, j)) return "slot assigned twice";
+  }
+  return {};
+}
+
+// A node's line (the header's format).
+std::string_view ParseNodeLine(const std::vector<std::string_view>& f, ClusterState* state,
+                               int64_t now_ms) {
+  Node* n = FindOrAdd(state, f[0], now_ms);
+  if (std::string_view wrong = ParseAddress(f[1], n); !wrong.empty()) return wrong;
+  if (std::string_view wrong = ParseFlags(f[2], &n->flags); !wrong.empty()) return wrong;
+  if (f[3] != "-") {
+    if (!IsNodeName(f[3])) return "bad master name";
+    state->SetReplicaOf(n, FindOrAdd(state, f[3], now_ms));
+  }
+  int64_t ping = 0, pong = 0;
+  uint64_t epoch = 0;
+  if (!ParseInt64(f[4], &ping) || !ParseInt64(f[5], &pong) || !ParseUint64(f[6], &epoch)) {
+    return "bad number";
+  }
+  n->ping_sent_ms = ping != 0 ? now_ms : 0;
+  n->pong_received_ms = pong != 0 ? now_ms : 0;
+  n->config_epoch = epoch;
+  for (size_t i = 8; i < f.size(); i++) {
+    const std::string_view wrong =
+        f[i].front() == '[' ? ParseSlotMark(f[i], state, now_ms) : ParseSlotRange(f[i], state, n);
+    if (!wrong.empty()) return wrong;
+  }
+  return {};
+}
+
+}  // namespace
+
+bool ParseNodesConfig(std::string_view text, int64_t now_ms, std::unique_ptr<ClusterState>* out,
+                      std::string* error) {
+  std::vector<ConfigLine> lines;
+  std::string_view myself_name;
+  if (!SplitConfigLines(text, &lines, &myself_name, error)) return false;
   if (myself_name.empty()) {
     *error = "Unrecoverable error: corrupted cluster config file (no 'myself' node)";
     return false;
   }
   auto state = std::make_unique<ClusterState>(std::string(myself_name));
-  auto find_or_add = [&](std::string_view name) {
-    Node* n = state->Find(name);
-    return n != nullptr ? n : state->AddNode(std::string(name), 0, now_ms);
-  };
-  for (const Line& line : lines) {
-    const auto& f = line.fields;
-    auto fail = [&](std::string_view what) {
+  for (const ConfigLine& line : lines) {
+    const std::string_view wrong = line.fields[0] == "vars"
+                                       ? ParseVars(line.fields, state.get())
+                                       : ParseNodeLine(line.fields, state.get(), now_ms);
+    if (!wrong.empty()) {
       *error = fmt::format("Unrecoverable error: corrupted cluster config file (line {}: {})",
-                           line.number, what);
+                           line.number, wrong);
       return false;
-    };
-    if (f[0] == "vars") {
-      for (size_t i = 1; i + 1 < f.size(); i += 2) {
-        uint64_t v = 0;
-        if (!ParseUint64(f[i + 1], &v)) return fail("bad vars value");
-        if (f[i] == "currentEpoch") state->set_current_epoch(v);
-        if (f[i] == "lastVoteEpoch") state->set_last_vote_epoch(v);
-      }
-      continue;
-    }
-    Node* n = find_or_add(f[0]);
-    // ip:port@cport[,hostname]
-    std::string_view address = f[1];
-    address = address.substr(0, address.find(','));
-    const size_t colon = address.rfind(':');
-    if (colon == std::string_view::npos) return fail("bad address");
-    n->ip = std::string(address.substr(0, colon));
-    std::string_view ports = address.substr(colon + 1);
-    const size_t at_sign = ports.find('@');
-    int64_t port = 0, cport = 0;
-    if (!ParseInt64(ports.substr(0, at_sign), &port)) return fail("bad port");
-    if (at_sign != std::string_view::npos) {
-      if (!ParseInt64(ports.substr(at_sign + 1), &cport)) return fail("bad bus port");
-    } else {
-      cport = port + 10000;
-    }
-    n->port = static_cast<int>(port);
-    n->cport = static_cast<int>(cport);
-    uint16_t flags = 0;
-    for (std::string_view flag : SplitCommas(f[2])) {
-      bool known = flag == "noflags";
-      for (const FlagName& fn : kFlagNames) {
-        if (flag == fn.name) {
-          flags |= fn.flag;
-          known = true;
-        }
-      }
-      if (!known) return fail("unknown flag");
-    }
-    n->flags = flags;
-    if (f[3] != "-") {
-      if (!IsNodeName(f[3])) return fail("bad master name");
-      state->SetReplicaOf(n, find_or_add(f[3]));
-    }
-    int64_t ping = 0, pong = 0;
-    uint64_t epoch = 0;
-    if (!ParseInt64(f[4], &ping) || !ParseInt64(f[5], &pong) || !ParseUint64(f[6], &epoch)) {
-      return fail("bad number");
-    }
-    n->ping_sent_ms = ping != 0 ? now_ms : 0;
-    n->pong_received_ms = pong != 0 ? now_ms : 0;
-    n->config_epoch = epoch;
-    for (size_t i = 8; i < f.size(); i++) {
-      std::string_view s = f[i];
-      if (s.front() == '[') {
-        // [slot->-name] migrating, [slot-<-name] importing
-        const size_t dash = s.find('-');
-        if (dash == std::string_view::npos || s.back() != ']' || s.size() < dash + 3 + 1) {
-          return fail("bad slot mark");
-        }
-        int slot = 0;
-        if (!ParseSlot(s.substr(1, dash - 1), &slot)) return fail("bad slot");
-        const std::string_view direction = s.substr(dash, 3);
-        const std::string_view other = s.substr(dash + 3, s.size() - dash - 4);
-        if (!IsNodeName(other)) return fail("bad node in slot mark");
-        if (direction == "->-") {
-          state->set_migrating(slot, find_or_add(other));
-        } else if (direction == "-<-") {
-          state->set_importing(slot, find_or_add(other));
-        } else {
-          return fail("bad slot mark");
-        }
-        continue;
-      }
-      const size_t dash = s.find('-');
-      int first = 0, last = 0;
-      if (dash == std::string_view::npos) {
-        if (!ParseSlot(s, &first)) return fail("bad slot");
-        last = first;
-      } else if (!ParseSlot(s.substr(0, dash), &first) || !ParseSlot(s.substr(dash + 1), &last) ||
-                 first > last) {
-        return fail("bad slot range");
-      }
-      for (int j = first; j <= last; j++) {
-        if (!state->AddSlot(n, j)) return fail("slot assigned twice");
-      }
     }
   }
   if (state->MaxEpoch() > state->current_epoch()) state->set_current_epoch(state->MaxEpoch());

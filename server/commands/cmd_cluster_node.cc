@@ -21,6 +21,7 @@ namespace ebb::server {
 namespace {
 
 using cluster::Cluster;
+using cluster::ClusterCode;
 using cluster::Node;
 
 constexpr uint32_t kInfoFlags = kCmdStale | kCmdNoScript | kCmdNeedsClusterNode;
@@ -29,9 +30,10 @@ constexpr uint32_t kAdminFlags = kCmdAdmin | kCmdStale | kCmdNoScript | kCmdNeed
 // The node. REQUIRES: the row is flagged kCmdNeedsClusterNode (the dispatcher checked it).
 Cluster* NodeOf(CommandContext& ctx) { return static_cast<Cluster*>(ctx.server.cluster()); }
 
-void ReplyResult(CommandContext& ctx, const std::string& error) {
-  if (error.empty()) return ctx.reply.Ok();
-  ctx.reply.Error(error);
+// +OK, or the operation's error reply.
+void ReplyResult(CommandContext& ctx, const Result<ClusterCode>& result) {
+  if (result.ok()) return ctx.reply.Ok();
+  ctx.reply.Error(ClusterErrorText(result));
 }
 
 // A slot number, as Redis's getSlotOrReply reads it.
@@ -339,9 +341,7 @@ void ExecuteBumpEpoch(CommandContext& ctx, const NoOptions&) {
 
 void ExecuteSaveConfig(CommandContext& ctx, const NoOptions&) {
   Cluster* c = NodeOf(ctx);
-  const std::string error = c->SaveNow();
-  if (!error.empty()) return ctx.reply.Error(ClusterConfigSaveError(error));
-  ctx.reply.Ok();
+  ReplyResult(ctx, c->SaveNow());
 }
 
 // RESET [HARD|SOFT]
@@ -377,10 +377,9 @@ void ExecuteReplicas(CommandContext& ctx, const KeyOptions& o) {
 
 void ExecuteCountFailureReports(CommandContext& ctx, const KeyOptions& o) {
   Cluster* c = NodeOf(ctx);
-  std::string error;
-  const int64_t count = c->CountFailureReports(o.key, &error);
-  if (!error.empty()) return ctx.reply.Error(error);
-  ctx.reply.Integer(count);
+  const Result<ClusterCode, int64_t> count = c->CountFailureReports(o.key);
+  if (!count.ok()) return ctx.reply.Error(ClusterErrorText(count));
+  ctx.reply.Integer(*count);
 }
 
 // FAILOVER [FORCE|TAKEOVER]

@@ -159,6 +159,39 @@ TEST(ClusterBusMessage, MalformedMessagesAreRefused) {
   EXPECT_FALSE(DecodeMessage(bad_count, &d, &error));
 }
 
+TEST(ClusterBusMessage, EachRefusalHasItsCodeAndItsLogText) {
+  const std::string bytes = EncodeMessage(SamplePing());
+  BusMessage d;
+  Result<BusMessageCode> r = DecodeMessage(bytes.substr(0, bytes.size() - 1), &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kLengthMismatch);
+  EXPECT_EQ(BusMessageErrorText(r), "length mismatch");
+  std::string bad_signature = bytes;
+  bad_signature[0] = 'X';
+  r = DecodeMessage(bad_signature, &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kNotABusMessage);
+  EXPECT_EQ(BusMessageErrorText(r), "not a cluster bus message");
+  std::string bad_version = bytes;
+  bad_version[9] = 2;
+  r = DecodeMessage(bad_version, &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kUnsupportedVersion);
+  EXPECT_EQ(BusMessageErrorText(r), "unsupported protocol version");
+  std::string bad_type = bytes;
+  bad_type[13] = 99;
+  r = DecodeMessage(bad_type, &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kUnknownType);
+  EXPECT_EQ(BusMessageErrorText(r), "unknown message type 99");
+  std::string bad_count = bytes;
+  bad_count[15] = 2;
+  r = DecodeMessage(bad_count, &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kBodyLengthMismatch);
+  EXPECT_EQ(BusMessageErrorText(r), "length mismatch for a ping message");
+  // The text form says the same.
+  std::string error;
+  EXPECT_FALSE(DecodeMessage(bad_count, &d, &error));
+  EXPECT_EQ(error, "length mismatch for a ping message");
+  EXPECT_TRUE(DecodeMessage(bytes, &d).ok());
+}
+
 TEST(ClusterBusMessage, DecodesRedisServerMeetWithGossip) {
   const std::string bytes = FromHex(test::kRedisMeetWithGossip);
   ASSERT_EQ(bytes.size(), 2568u);

@@ -1,5 +1,7 @@
-// Cluster: the changes CLUSTER's subcommands ask of the node (ADDSLOTS, SETSLOT, RESET, FORGET,
-// REPLICATE, ...) and what they read (INFO, NODES, LINKS). The class and its contract: cluster.h.
+// Cluster's operations: the changes CLUSTER's subcommands ask of the node (MEET, ADDSLOTS,
+// SETSLOT, SET-CONFIG-EPOCH, RESET, FORGET, REPLICATE, ...) and what they read (INFO, NODES,
+// LINKS). The command rows that parse and reply: server/commands/cmd_cluster_node.cc; the
+// outcomes' texts: cluster_code.h. The class and its contract: cluster.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -8,7 +10,6 @@
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
 #include "server/cluster/nodes_conf.h"
-#include "server/core/errors.h"
 #include "server/replication/replica.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
@@ -20,7 +21,11 @@ constexpr int64_t kForgetTtlMs = 60000;  // Redis's CLUSTER_BLACKLIST_TTL
 
 }  // namespace
 
-// ---------------------------------------------------------------- commands
+// ---------------------------------------------------------------- changes
+
+Result<ClusterCode> Cluster::Meet(const std::string& ip, int port, int cport) {
+  return StartHandshake(ip, port, cport);
+}
 
 void Cluster::AddSlots(const std::vector<int>& slots) {
   for (int j : slots) {
@@ -44,28 +49,28 @@ void Cluster::FlushSlots() {
   Later(kTodoSave | kTodoUpdateState);
 }
 
-std::string Cluster::SetSlotMigrating(int slot, std::string_view node) {
+Result<ClusterCode> Cluster::SetSlotMigrating(int slot, std::string_view node) {
   if (state_->slot_owner(slot) != state_->myself()) {
-    return NotSlotOwnerError(slot);
+    return {ClusterCode::kNotSlotOwner, std::to_string(slot)};
   }
   Node* n = state_->Find(node);
-  if (n == nullptr) return NodeNotKnownError(node);
-  if (n->is_replica()) return std::string(kTargetNotMaster);
+  if (n == nullptr) return {ClusterCode::kNodeNotKnown, node};
+  if (n->is_replica()) return ClusterCode::kTargetNotMaster;
   state_->set_migrating(slot, n);
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
-std::string Cluster::SetSlotImporting(int slot, std::string_view node) {
+Result<ClusterCode> Cluster::SetSlotImporting(int slot, std::string_view node) {
   if (state_->slot_owner(slot) == state_->myself()) {
-    return AlreadySlotOwnerError(slot);
+    return {ClusterCode::kAlreadySlotOwner, std::to_string(slot)};
   }
   Node* n = state_->Find(node);
-  if (n == nullptr) return NodeNotKnownError(node);
-  if (n->is_replica()) return std::string(kTargetNotMaster);
+  if (n == nullptr) return {ClusterCode::kNodeNotKnown, node};
+  if (n->is_replica()) return ClusterCode::kTargetNotMaster;
   state_->set_importing(slot, n);
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
 void Cluster::SetSlotStable(int slot) {
@@ -74,17 +79,17 @@ void Cluster::SetSlotStable(int slot) {
   Later(kTodoSave | kTodoUpdateState);
 }
 
-std::string Cluster::SetSlotNode(int slot, std::string_view node) {
+Result<ClusterCode> Cluster::SetSlotNode(int slot, std::string_view node) {
   Node* me = state_->myself();
   Node* n = state_->Find(node);
-  if (n == nullptr) return UnknownNodeError(node);
-  if (n->is_replica()) return std::string(kTargetNotMaster);
+  if (n == nullptr) return {ClusterCode::kUnknownNode, node};
+  if (n->is_replica()) return ClusterCode::kTargetNotMaster;
   auto count = context_->keyspace().CountKeysInSlot(slot);
   // A count the engine could not make is not zero: the slot may still hold rows.
-  if (!count.ok()) return EngineError(count.engine_status().ToString());
+  if (!count.ok()) return {ClusterCode::kEngineError, count.engine_status().ToString()};
   const uint64_t keys = *count;
   if (state_->slot_owner(slot) == me && n != me && keys != 0) {
-    return SlotHasKeysError(slot);
+    return {ClusterCode::kSlotHasKeys, std::to_string(slot)};
   }
   if (keys == 0 && state_->migrating_to(slot) != nullptr) state_->set_migrating(slot, nullptr);
   const bool was_mine = state_->slot_owner(slot) == me;
@@ -103,22 +108,22 @@ std::string Cluster::SetSlotNode(int slot, std::string_view node) {
     BroadcastPong(/*local_replicas_only=*/false);
   }
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
-std::string Cluster::SetConfigEpoch(int64_t epoch) {
-  if (epoch < 0) return InvalidConfigEpochError(epoch);
+Result<ClusterCode> Cluster::SetConfigEpoch(int64_t epoch) {
+  if (epoch < 0) return {ClusterCode::kInvalidConfigEpoch, std::to_string(epoch)};
   if (state_->nodes().size() > 1) {
-    return std::string(kConfigEpochWithOtherNodes);
+    return ClusterCode::kConfigEpochWithOtherNodes;
   }
-  if (state_->myself()->config_epoch != 0) return std::string(kConfigEpochNonZero);
+  if (state_->myself()->config_epoch != 0) return ClusterCode::kConfigEpochNonZero;
   state_->myself()->config_epoch = static_cast<uint64_t>(epoch);
   spdlog::warn("configEpoch set to {} via CLUSTER SET-CONFIG-EPOCH", epoch);
   if (state_->current_epoch() < static_cast<uint64_t>(epoch)) {
     state_->set_current_epoch(static_cast<uint64_t>(epoch));
   }
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
 bool Cluster::BumpEpoch() {
@@ -132,10 +137,10 @@ bool Cluster::DatabaseEmpty() const {
   return size.ok() && *size == 0;
 }
 
-std::string Cluster::Reset(bool hard) {
+Result<ClusterCode> Cluster::Reset(bool hard) {
   Node* me = state_->myself();
   if (me->is_master() && !DatabaseEmpty()) {
-    return std::string(kResetWithKeys);
+    return ClusterCode::kResetWithKeys;
   }
   if (me->is_replica()) {
     state_->SetAsMaster(me);
@@ -164,44 +169,43 @@ std::string Cluster::Reset(bool hard) {
     spdlog::info("Node hard reset, now I'm {}", me->name);
   }
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
-std::string Cluster::Forget(std::string_view node) {
+Result<ClusterCode> Cluster::Forget(std::string_view node) {
   Node* n = state_->Find(node);
-  if (n == nullptr) return UnknownNodeError(node);
-  if (n->is_myself()) return std::string(kForgetMyself);
+  if (n == nullptr) return {ClusterCode::kUnknownNode, node};
+  if (n->is_myself()) return ClusterCode::kForgetMyself;
   if (state_->myself()->is_replica() && state_->myself()->master == n) {
-    return std::string(kForgetMyMaster);
+    return ClusterCode::kForgetMyMaster;
   }
   forgotten_[n->name] = WallMs() + kForgetTtlMs;
   DeleteNode(n);
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
-std::string Cluster::Replicate(std::string_view node) {
+Result<ClusterCode> Cluster::Replicate(std::string_view node) {
   Node* n = state_->Find(node);
-  if (n == nullptr) return UnknownNodeError(node);
+  if (n == nullptr) return {ClusterCode::kUnknownNode, node};
   Node* me = state_->myself();
-  if (n == me) return std::string(kReplicateMyself);
-  if (n->is_replica()) return std::string(kReplicateReplica);
+  if (n == me) return ClusterCode::kReplicateMyself;
+  if (n->is_replica()) return ClusterCode::kReplicateReplica;
   if (me->is_master() && (me->num_slots != 0 || !DatabaseEmpty())) {
-    return std::string(kReplicateNotEmpty);
+    return ClusterCode::kReplicateNotEmpty;
   }
   SetMyMaster(n);
   Later(kTodoSave | kTodoUpdateState);
-  return "";
+  return {};
 }
 
-int64_t Cluster::CountFailureReports(std::string_view node, std::string* error) {
+Result<ClusterCode, int64_t> Cluster::CountFailureReports(std::string_view node) {
   Node* n = state_->Find(node);
-  if (n == nullptr) {
-    *error = UnknownNodeError(node);
-    return 0;
-  }
-  return state_->CountFailureReports(n, WallMs(), node_timeout());
+  if (n == nullptr) return {ClusterCode::kUnknownNode, node};
+  return int64_t{state_->CountFailureReports(n, WallMs(), node_timeout())};
 }
+
+// ---------------------------------------------------------------- reads
 
 Cluster::Summary Cluster::Summarize() const {
   Summary s;
