@@ -42,7 +42,7 @@
 #include "server/cluster/bus_message.h"
 #include "server/cluster/config_writer.h"
 #include "server/cluster/node_table.h"
-#include "server/cluster/slot_ownership.h"
+#include "server/dispatch/slot_ownership.h"
 
 namespace ebb::server {
 class ServerContext;

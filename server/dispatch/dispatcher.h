@@ -60,8 +60,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/cluster/redirect.h"
 #include "server/core/command.h"
+#include "server/dispatch/cluster_redirect.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -195,9 +195,9 @@ class Dispatcher {
                            std::span<const std::string_view> args, Client& client,
                            protocol::ReplyWriter& reply, bool* handled);
 
-  // Redis Cluster routing (server/cluster/redirect.h) of a request that names keys, or with
-  // `exec` of the client's transaction queue: the redirection error to answer, or nothing to run
-  // it here (the client's cluster_slot then holds its keys' slot, -1 for none).
+  // Redis Cluster routing (server/dispatch/cluster_redirect.h) of a request that names keys, or
+  // with `exec` of the client's transaction queue: the redirection error to answer, or nothing to
+  // run it here (the client's cluster_slot then holds its keys' slot, -1 for none).
   std::optional<std::string> ClusterRedirect(const CommandSpec& spec, uint32_t flags,
                                              std::span<const std::string_view> args, bool exec,
                                              Client& client);

@@ -139,7 +139,7 @@ class ServerContext {
   // FAILOVER (server/replication/failover.h), or nullptr (no server or no keyspace).
   Failover* failover() const { return failover_; }
   void set_failover(Failover* failover) { failover_ = failover; }
-  // The cluster node's slot routing (server/cluster/slot_ownership.h) with cluster-enabled yes;
+  // The cluster node's slot routing (server/dispatch/slot_ownership.h) with cluster-enabled yes;
   // nullptr otherwise. The server installs it.
   cluster::SlotOwnership* cluster() const { return cluster_; }
   void set_cluster(cluster::SlotOwnership* cluster) { cluster_ = cluster; }
