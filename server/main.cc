@@ -169,6 +169,8 @@ int Main(int argc, char** argv) {
   ApplyTypeSettings(config, keyspace.get());
   ctx.set_disk_faults(disk_faults.get());
   ctx.set_version(EBB_VERSION);
+  ctx.set_script_engine_factory(
+      [](ServerContext* server) { return std::make_shared<scripting::ScriptEngine>(server); });
   // The function libraries live in an engine row; an older ebb's functions file moves there
   // (docs/scripting.md, "Where the libraries live").
   if (!ctx.scripts().OpenLibraries(config.dir + "/functions", &error)) {

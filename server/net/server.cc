@@ -91,6 +91,8 @@ Server::Server(ServerContext* context)
     }
     active_active_ = std::make_unique<ActiveActive>(context_, io_);
     context_->set_active_active(active_active_.get());
+    write_planner_ = std::make_unique<ActiveActivePlanner>(active_active_.get());
+    context_->set_write_planner(write_planner_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -105,6 +107,8 @@ void Server::WireEngine() {
 Server::~Server() {
   context_->set_cluster(nullptr);
   cluster_.reset();
+  context_->set_write_planner(nullptr);
+  write_planner_.reset();
   context_->set_active_active(nullptr);
   active_active_.reset();  // joins the peer links
   context_->set_failover(nullptr);
@@ -145,7 +149,7 @@ bool Server::Listen(std::string* error) {
   }
   if (cluster_ != nullptr) {
     if (!cluster_->Load(error) || !cluster_->Listen(error)) return false;
-    context_->set_cluster(cluster_.get());
+    context_->set_cluster(cluster_.get(), /*is_node=*/true);
   }
   if (active_active_) {
     storage::Status s = active_active_->Open();

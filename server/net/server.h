@@ -6,6 +6,11 @@
 // did work, the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop).
 // It never waits for the disk to read a table block: a command that needs one waits parked
 // while the BlockReader reads it (server/net/connection.h), and shutdown waits for those reads.
+// Owns: the io_context, the listeners, every connection, the client dispatcher, the WAL turn
+// commits, the BlockReader, and the modes beside other servers — the replication master and
+// replica link, FAILOVER, the cluster node, active-active and its WritePlanner — which it makes
+// and installs on the ServerContext (and uninstalls before destroying them). Invariant: a
+// connection lives in connections_ until it closes; replies leave in request order.
 // Thread-safety: every method on the io thread, except construction and Run.
 #pragma once
 
@@ -28,6 +33,7 @@
 #include "server/io/block_reader.h"
 #include "server/io/tls.h"
 #include "server/metrics/metrics_http.h"
+#include "server/net/active_active_planner.h"
 #include "server/net/wal_turn_commit.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -144,6 +150,8 @@ class Server {
   // With cluster-enabled yes: this server's cluster node and its bus (server/cluster/cluster.h).
   std::unique_ptr<cluster::Cluster> cluster_;
   std::unique_ptr<ActiveActive> active_active_;
+  // Active-active's plans of clients' writes, as the dispatcher asks them.
+  std::unique_ptr<ActiveActivePlanner> write_planner_;
   // With metrics-port set: GET /metrics on metrics-bind (server/metrics/metrics_http.h).
   std::unique_ptr<MetricsHttp> metrics_;
   bool shutting_down_ = false;
