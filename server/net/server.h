@@ -29,6 +29,7 @@
 #include "server/active_active/active_active.h"
 #include "server/cluster/cluster.h"
 #include "server/config/config.h"
+#include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/io/block_reader.h"
 #include "server/io/tls.h"
@@ -52,6 +53,20 @@ class ServerContext;
 bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,
                           const boost::asio::ip::address& peer);
 
+// Why the server cannot start serving. The parts below it word their own errors (the detail);
+// ListenErrorText gives the text the server logs before exiting.
+enum class ListenCode {
+  kOk,
+  kTls,                     // detail: TlsErrorText's (server/io/tls.h)
+  kBind,                    // detail: ListenOnAddresses's (server/io/listen.h)
+  kNoAddress,               // neither port nor tls-port has an address
+  kMetrics,                 // detail: the metrics listener's
+  kCluster,                 // detail: the cluster config's or bus listener's
+  kActiveActiveUnreadable,  // detail: the engine's status
+  kActiveActive,            // detail: why the node cannot enter the mode
+};
+std::string ListenErrorText(const Result<ListenCode>& result);
+
 class Server {
  public:
   // REQUIRES: context outlives the server; when context->has_keyspace(), the keyspace too.
@@ -64,9 +79,9 @@ class Server {
   // with cluster-enabled yes, loads the cluster-config-file and listens on the cluster bus port
   // too. With metrics-port set, listens there on every metrics-bind address for scrapes
   // (server/metrics/metrics_http.h). Then opens the active-active state and links the `peer`
-  // options (docs/active-active.md). Returns false with *error naming the address, or what TLS, the
-  // cluster config or the active-active state could not load.
-  bool Listen(std::string* error);
+  // options (docs/active-active.md). Fails naming the address, or what TLS, the cluster config or
+  // the active-active state could not load (ListenErrorText).
+  Result<ListenCode> Listen();
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
   void Run();
@@ -92,7 +107,7 @@ class Server {
 
  private:
   // Listens on every bind address at `port`; `tls`: connections accepted there speak TLS.
-  bool Bind(int port, bool tls, std::string* error);
+  Result<ListenCode> Bind(int port, bool tls);
   void Accept(boost::asio::ip::tcp::acceptor& acceptor, bool tls);
   // A busy script's hook (ServerContext::ServeWhileBusy; docs/scripting.md, "Busy scripts"): the
   // loop's handler is still on the stack and io_ may not run, so this polls the listening
