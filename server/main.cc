@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "server/acl/acl.h"
@@ -67,8 +68,9 @@ bool SetUpLogging(const Config& config, std::string* error) {
 int AdjustOpenFilesLimit(ConfigRegistry* registry) {
   const int maxclients = registry->config().maxclients;
   const uint64_t wanted = OpenFilesWanted(maxclients);
-  std::string os_error;
-  const uint64_t limit = RaiseOpenFilesLimit(wanted, &os_error);
+  const OpenFilesLimit raised = RaiseOpenFilesLimit(wanted);
+  const uint64_t limit = raised.limit;
+  const std::string& os_error = raised.raising.detail();
   const OpenFilesPlan plan = PlanOpenFiles(maxclients, limit);
   if (limit >= wanted) {
     spdlog::info("Maximum number of open files is {} ({} for the table cache)", limit,
@@ -102,9 +104,9 @@ int AdjustOpenFilesLimit(ConfigRegistry* registry) {
 // with Redis's text.
 std::string CheckMaxclients(std::string_view name, const Config& proposed, int table_cache) {
   if (name != "maxclients") return "";
-  std::string os_error;
-  const uint64_t limit = RaiseOpenFilesLimit(
-      OpenFilesWanted(proposed.maxclients) - kDefaultTableCache + table_cache, &os_error);
+  const uint64_t limit =
+      RaiseOpenFilesLimit(OpenFilesWanted(proposed.maxclients) - kDefaultTableCache + table_cache)
+          .limit;
   const OpenFilesPlan plan = PlanOpenFiles(proposed.maxclients, limit, table_cache);
   if (plan.maxclients >= proposed.maxclients) return "";
   return "The operating system is not able to handle the specified number of clients, try with " +
@@ -116,9 +118,9 @@ void OnConfigChange(std::string_view name, const Config& config, ServerContext* 
   if (name == "loglevel") spdlog::default_logger()->set_level(LogLevel(config.loglevel));
 }
 
-int Main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);  // a peer that went away is an error code, not a signal
-  ConfigRegistry registry;
+// Reads the options (file, then flags) into `registry` and sets up logging. Returns the exit
+// code when the process ends here (bad options: 1; --help, --version: 0), else nothing.
+std::optional<int> ReadOptions(int argc, char** argv, ConfigRegistry& registry) {
   std::string error;
   bool exit_now = false;
   bool in_file = false;
@@ -128,82 +130,91 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (exit_now) return 0;
-  const Config& config = registry.config();
-  if (!SetUpLogging(config, &error)) {
+  if (!SetUpLogging(registry.config(), &error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
   // "PID: <pid>", as in Redis's startup banner: what tools that start a server wait for.
   spdlog::info("ebb {} starting, PID: {}", EBB_VERSION, static_cast<int>(getpid()));
   for (const std::string& notice : registry.notices()) spdlog::info("{}", notice);
+  return std::nullopt;
+}
 
-  auto clock = std::make_shared<storage::PinnableClock>();
+// The open engine under the keyspace, and what main wires from it.
+struct OpenedData {
   std::unique_ptr<types::Keyspace> keyspace;
+  storage::Options engine_options;
+  std::shared_ptr<storage::FaultInjectionFileSystem> disk_faults;  // with DEBUG allowed
+  int table_cache = 0;
+};
+
+// Opens the keyspace in `dir` within the open-file budget (lowering maxclients if it must).
+// False (after logging why) when the server cannot start.
+bool OpenData(ConfigRegistry& registry, std::shared_ptr<storage::PinnableClock> clock,
+              OpenedData* data) {
+  const Config& config = registry.config();
   std::error_code fs_error;
   RecoverDataDirectory(config.dir);  // a replica's full resynchronisation cut short
   std::filesystem::create_directories(config.dir, fs_error);
-  const int table_cache = AdjustOpenFilesLimit(&registry);
-  if (table_cache == 0) return 1;
-  storage::Options engine_options = EngineOptions(config, clock);
-  engine_options.max_open_files = table_cache;
-  std::shared_ptr<storage::FaultInjectionFileSystem> disk_faults;
+  data->table_cache = AdjustOpenFilesLimit(&registry);
+  if (data->table_cache == 0) return false;
+  data->engine_options = EngineOptions(config, std::move(clock));
+  data->engine_options.max_open_files = data->table_cache;
   if (config.enable_debug_command != DebugCommandPolicy::kNo) {
     // DEBUG DISK-FAULT fails the engine's writes and fsyncs through this layer.
-    disk_faults = std::make_shared<storage::FaultInjectionFileSystem>(storage::DefaultFileSystem());
-    engine_options.file_system = disk_faults;
+    data->disk_faults =
+        std::make_shared<storage::FaultInjectionFileSystem>(storage::DefaultFileSystem());
+    data->engine_options.file_system = data->disk_faults;
   }
   storage::Status s = types::Keyspace::Open(
-      engine_options, config.dir, &keyspace,
+      data->engine_options, config.dir, &data->keyspace,
       config.cluster_enabled ? types::KeyLayout::kBySlot : types::KeyLayout::kByDatabase);
   if (!s.ok()) {
     spdlog::critical("Cannot open the data in '{}': {}", config.dir, s.ToString());
-    return 1;
+    return false;
   }
+  return true;
+}
 
-  CommandTable commands;
-  RegisterAllCommands(commands);
-  ServerContext ctx(&registry, &commands, clock.get());
-  ctx.set_keyspace(keyspace.get());
-  ctx.latency().set_engine(engine_options.engine_latency);
-  keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
-  ApplyTypeSettings(config, keyspace.get());
-  ctx.set_disk_faults(disk_faults.get());
-  ctx.set_version(EBB_VERSION);
+// Loads what the context serves besides the data: the function libraries and the ACL users.
+// False (after logging why) when the server cannot start.
+bool LoadScriptsAndUsers(ServerContext& ctx) {
+  const Config& config = ctx.config();
+  std::string error;
   // The function libraries live in an engine row; an older ebb's functions file moves there
   // (docs/scripting.md, "Where the libraries live").
   if (const auto opened = ctx.scripts().OpenLibraries(config.dir + "/functions"); !opened.ok()) {
     spdlog::critical("Cannot load the functions: {}", scripting::ScriptErrorText(opened));
-    return 1;
+    return false;
   }
   if (!config.users.empty() && !config.aclfile.empty()) {
     spdlog::critical(
         "Configuring ebb with users defined in the config file and at the same time an ACL file "
         "path is invalid: define either an ACL file or `user` lines, not both.");
-    return 1;
+    return false;
   }
   error = ctx.acl().LoadConfigUsers(config.users);
   if (!error.empty()) {
     spdlog::critical("Cannot load the ACL users: {}", error);
-    return 1;
+    return false;
   }
   if (!config.aclfile.empty()) {
     error = ctx.acl().LoadFile(config.aclfile, nullptr);
     if (!error.empty()) {
       spdlog::critical("Cannot load the ACL users: {}", error);
-      return 1;
+      return false;
     }
   }
-  registry.OnChange(
-      [&ctx](std::string_view name, const Config& c) { OnConfigChange(name, c, &ctx); });
-  registry.OnSetCheck([table_cache](std::string_view name, const Config& proposed) {
-    return CheckMaxclients(name, proposed, table_cache);
-  });
+  return true;
+}
 
+// Serves until SHUTDOWN or a signal, then closes the keyspace; the exit code.
+int Serve(ServerContext& ctx, std::unique_ptr<types::Keyspace>& keyspace) {
   int code = 0;
   {
     Server server(&ctx);
-    if (!server.Listen(&error)) {
-      spdlog::critical("{}", error);
+    if (Result<ListenCode> listening = server.Listen(); !listening.ok()) {
+      spdlog::critical("{}", ListenErrorText(listening));
       code = 1;
     } else {
       server.Run();
@@ -218,6 +229,36 @@ int Main(int argc, char** argv) {
   spdlog::warn("ebb is now ready to exit, bye bye...");
   spdlog::default_logger()->flush();
   return code;
+}
+
+int Main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a peer that went away is an error code, not a signal
+  ConfigRegistry registry;
+  if (std::optional<int> code = ReadOptions(argc, argv, registry)) return *code;
+  const Config& config = registry.config();
+  auto clock = std::make_shared<storage::PinnableClock>();
+  OpenedData data;
+  if (!OpenData(registry, clock, &data)) return 1;
+
+  CommandTable commands;
+  RegisterAllCommands(commands);
+  ServerContext ctx(&registry, &commands, clock.get());
+  ctx.set_keyspace(data.keyspace.get());
+  ctx.latency().set_engine(data.engine_options.engine_latency);
+  data.keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
+  ApplyTypeSettings(config, data.keyspace.get());
+  ctx.set_disk_faults(data.disk_faults.get());
+  ctx.set_version(EBB_VERSION);
+  ctx.set_script_engine_factory(
+      [](ServerContext* server) { return std::make_shared<scripting::ScriptEngine>(server); });
+  if (!LoadScriptsAndUsers(ctx)) return 1;
+  registry.OnChange(
+      [&ctx](std::string_view name, const Config& c) { OnConfigChange(name, c, &ctx); });
+  registry.OnSetCheck(
+      [table_cache = data.table_cache](std::string_view name, const Config& proposed) {
+        return CheckMaxclients(name, proposed, table_cache);
+      });
+  return Serve(ctx, data.keyspace);
 }
 
 }  // namespace

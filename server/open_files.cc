@@ -29,26 +29,25 @@ OpenFilesPlan PlanOpenFiles(int maxclients, uint64_t limit, int table_cache) {
   return plan;
 }
 
-uint64_t RaiseOpenFilesLimit(uint64_t wanted, std::string* error) {
-  error->clear();
+OpenFilesLimit RaiseOpenFilesLimit(uint64_t wanted) {
   rlimit current{};
   if (getrlimit(RLIMIT_NOFILE, &current) != 0) {
-    *error = std::strerror(errno);
-    return 0;
+    return {.limit = 0, .raising = {OpenFilesCode::kUnreadable, std::strerror(errno)}};
   }
   const uint64_t old_limit = current.rlim_cur;
-  if (old_limit >= wanted) return old_limit;
+  if (old_limit >= wanted) return {.limit = old_limit};
+  Result<OpenFilesCode> raising;
   // Try `wanted`, then lower in steps of 16 while the OS refuses.
   for (uint64_t best = wanted; best > old_limit;) {
     rlimit raised{};
     raised.rlim_cur = best;
     raised.rlim_max = current.rlim_max == RLIM_INFINITY ? RLIM_INFINITY
                                                         : std::max<rlim_t>(best, current.rlim_max);
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return best;
-    if (best == wanted) *error = std::strerror(errno);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return {.limit = best, .raising = raising};
+    if (best == wanted) raising = {OpenFilesCode::kRefused, std::strerror(errno)};
     best = best > old_limit + 16 ? best - 16 : old_limit;
   }
-  return old_limit;
+  return {.limit = old_limit, .raising = raising};
 }
 
 }  // namespace ebb::server

@@ -13,7 +13,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+
+#include "server/core/result.h"
 
 namespace ebb::server {
 
@@ -33,9 +34,20 @@ uint64_t OpenFilesWanted(int maxclients);
 // already fixed (> 0: the engine is open), only maxclients is computed.
 OpenFilesPlan PlanOpenFiles(int maxclients, uint64_t limit, int table_cache = 0);
 
+// Why the limit could not be raised to what was wanted; the detail is the OS error (strerror),
+// which the server logs in Redis's warning.
+enum class OpenFilesCode {
+  kOk,
+  kUnreadable,  // getrlimit failed: the limit is taken as 0
+  kRefused,     // setrlimit refused `wanted`
+};
+struct OpenFilesLimit {
+  uint64_t limit = 0;             // the soft limit in effect
+  Result<OpenFilesCode> raising;  // how raising it to `wanted` went
+};
+
 // Raises RLIMIT_NOFILE's soft limit to `wanted` (and its hard limit, when privileged); if the
-// OS refuses, tries lower in steps of 16 down to the current limit, as Redis does. Returns the
-// soft limit in effect; *error is the OS error of the refused `wanted` ("" if none).
-uint64_t RaiseOpenFilesLimit(uint64_t wanted, std::string* error);
+// OS refuses, tries lower in steps of 16 down to the current limit, as Redis does.
+OpenFilesLimit RaiseOpenFilesLimit(uint64_t wanted);
 
 }  // namespace ebb::server

@@ -60,7 +60,7 @@
 #include "server/cluster/config_writer.h"
 #include "server/cluster/failover_election.h"
 #include "server/cluster/node_table.h"
-#include "server/cluster/slot_ownership.h"
+#include "server/dispatch/slot_ownership.h"
 
 namespace ebb::server {
 class ServerContext;

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "server/cluster/bus_message.h"
-#include "server/cluster/slot_ownership.h"
+#include "server/dispatch/slot_ownership.h"
 
 namespace ebb::server::cluster {
 

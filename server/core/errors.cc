@@ -358,4 +358,49 @@ std::string AclFileRuleError(std::string_view where, std::string_view rule,
   return Concat({where, ": Error in applying operation '", rule, "': ", reason, ". "});
 }
 
+std::string TlsCertKeyRequiredError(std::string_view options) {
+  return Concat({"tls-cert-file and tls-key-file are required with ", options});
+}
+
+std::string TlsCertificateLoadError(std::string_view file_reason) {
+  return Concat({"Failed to load certificate: ", file_reason});
+}
+
+std::string TlsKeyLoadError(std::string_view file_reason) {
+  return Concat({"Failed to load private key: ", file_reason});
+}
+
+std::string TlsProtocolsError(std::string_view value) {
+  return Concat({"Invalid tls-protocols value '", value, "'"});
+}
+
+std::string TlsCaFileLoadError(std::string_view file_reason) {
+  return Concat({"Failed to load CA certificate(s) file: ", file_reason});
+}
+
+std::string TlsCaDirLoadError(std::string_view file_reason) {
+  return Concat({"Failed to load CA certificate(s) dir: ", file_reason});
+}
+
+std::string TlsCiphersError(std::string_view value) {
+  return Concat({"Failed to configure ciphers: ", value});
+}
+
+std::string TlsCiphersuitesError(std::string_view value) {
+  return Concat({"Failed to configure ciphersuites: ", value});
+}
+
+std::string TlsCaRequiredForLinksError(std::string_view options) {
+  return Concat({"Either tls-ca-cert-file or tls-ca-cert-dir must be specified with ", options,
+                 " (the other servers' certificates are verified against them)"});
+}
+
+std::string TlsLinkNeedsPortError(std::string_view option) {
+  return Concat({option, " requires tls-port (the other servers connect to it)"});
+}
+
+std::string ActiveActiveUnreadableError(std::string_view status) {
+  return Concat({"Active-active state unreadable: ", status});
+}
+
 }  // namespace ebb::server

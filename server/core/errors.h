@@ -599,4 +599,29 @@ std::string ExecAbortBecauseError(std::string_view reason);
 // The code prefix of a generic error ("ERR ").
 inline constexpr std::string_view kErrPrefix = "ERR ";
 
+// Starting to serve (server/io/tls.h, server/net/server.h): why the server cannot, as it logs it
+// before exiting. A `file_reason` is "<path>: <OpenSSL's reason>".
+// "tls-cert-file and tls-key-file are required with <options>" (tls-port, or the link options).
+std::string TlsCertKeyRequiredError(std::string_view options);
+std::string TlsCertificateLoadError(
+    std::string_view file_reason);                          // "Failed to load certificate: "
+std::string TlsKeyLoadError(std::string_view file_reason);  // "Failed to load private key: "
+std::string TlsProtocolsError(std::string_view value);      // "Invalid tls-protocols value '<v>'"
+std::string TlsCaFileLoadError(std::string_view file_reason);
+std::string TlsCaDirLoadError(std::string_view file_reason);
+std::string TlsCiphersError(std::string_view value);
+std::string TlsCiphersuitesError(std::string_view value);
+inline constexpr std::string_view kTlsCaRequiredForClients =
+    "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-auth-clients is yes or "
+    "optional";
+// A CA is required with the link options `options` on.
+std::string TlsCaRequiredForLinksError(std::string_view options);
+// "<option> requires tls-port (the other servers connect to it)".
+std::string TlsLinkNeedsPortError(std::string_view option);
+inline constexpr std::string_view kTlsClientCertKeyApart =
+    "tls-client-cert-file and tls-client-key-file must be given together";
+inline constexpr std::string_view kNoAddressToListenOn = "No address to listen on";
+// "Active-active state unreadable: <status>".
+std::string ActiveActiveUnreadableError(std::string_view status);
+
 }  // namespace ebb::server

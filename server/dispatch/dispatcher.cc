@@ -5,13 +5,12 @@
 #include "common/cycle_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
-#include "server/active_active/active_active.h"
-#include "server/cluster/cluster.h"
-#include "server/cluster/redirect.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
 #include "server/core/transaction.h"
+#include "server/dispatch/cluster_redirect.h"
+#include "server/dispatch/write_planner.h"
 #include "server/services/server_context.h"
 #include "storage/table/block_fetch.h"
 #include "types/keyspace.h"
@@ -170,170 +169,215 @@ void Dispatcher::CountScriptRefusal(const CommandSpec* spec, std::string_view er
   CountReply(spec, false, error.starts_with('-') ? std::string(error) : '-' + GenericError(error));
 }
 
-Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
-                                     protocol::ReplyWriter& reply) {
-  Result result;
-  MultiState& multi = client.multi();
-  // A refusal (Redis's rejectCommand): inside MULTI it aborts the transaction; a refused EXEC
-  // ends it with EXECABORT and the reason.
-  auto reject = [&](std::string_view error, const CommandSpec* spec) {
-    result.refused = spec;
-    if (!multi.active) return reply.Error(error);
-    multi.dirty_exec = true;
-    if (spec == nullptr || spec->full_name != "exec") return reply.Error(error);
-    DiscardTransaction(server_->watches(), client);
-    // Redis words a formatted refusal without its "ERR " (rejectCommandFormat) and keeps the
-    // code of any other (NOAUTH, MISCONF).
-    if (error.starts_with(kErrPrefix)) error.remove_prefix(kErrPrefix.size());
-    reply.Error(ExecAbortBecauseError(error));
-  };
+[[gnu::always_inline]] inline bool Dispatcher::Routing::IsExec() const {
+  return client.multi().active && (flags & kCmdNoQueue) && spec->full_name == "exec";
+}
+
+void Dispatcher::Reject(Routing& r, std::string_view error, const CommandSpec* spec) {
+  r.result.refused = spec;
+  MultiState& multi = r.client.multi();
+  if (!multi.active) return r.reply.Error(error);
+  multi.dirty_exec = true;
+  if (spec == nullptr || spec->full_name != "exec") return r.reply.Error(error);
+  DiscardTransaction(server_->watches(), r.client);
+  // Redis words a formatted refusal without its "ERR " (rejectCommandFormat) and keeps the
+  // code of any other (NOAUTH, MISCONF).
+  if (error.starts_with(kErrPrefix)) error.remove_prefix(kErrPrefix.size());
+  r.reply.Error(ExecAbortBecauseError(error));
+}
+
+[[gnu::always_inline]] inline bool Dispatcher::FindRow(Routing& r) {
+  const std::span<const std::string_view> args = r.args;
   const CommandSpec* spec = server_->commands().Find(args[0]);
   if (spec == nullptr) {
-    reject(UnknownCommandError(args[0], args.subspan(1)), nullptr);
-    return result;
+    Reject(r, UnknownCommandError(args[0], args.subspan(1)), nullptr);
+    return false;
   }
-  uint32_t flags = spec->flags;
-  size_t first_arg = 1;
+  r.flags = spec->flags;
   if (!spec->subcommands.empty()) {
     if (args.size() < 2) {
       // A container with its own handler (COMMAND) runs bare; others are reported by their
       // own arity, as Redis does ("at least 2").
       if (spec->handler == nullptr) {
-        reject(WrongArgsError(spec->full_name), spec);
-        return result;
+        Reject(r, WrongArgsError(spec->full_name), spec);
+        return false;
       }
     } else {
       const CommandSpec* sub = CommandTable::FindSubcommand(*spec, args[1]);
       if (sub == nullptr) {
-        reject(UnknownSubcommandError(args[0], args[1]), spec);
-        return result;
+        Reject(r, UnknownSubcommandError(args[0], args[1]), spec);
+        return false;
       }
       spec = sub;
-      flags |= sub->flags;
-      first_arg = 2;
+      r.flags |= sub->flags;
+      r.first_arg = 2;
     }
   }
+  r.spec = spec;
   if (!ArityOk(spec->arity, args.size())) {
-    reject(WrongArgsError(spec->full_name), spec);
-    return result;
+    Reject(r, WrongArgsError(spec->full_name), spec);
+    return false;
   }
-  if (multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec") {
+  if (r.IsExec()) {
     // EXEC is refused as its queue would be (Redis's processCommand): as a write when a queued
     // command writes, past maxmemory when one uses memory, on a stale replica when one reads.
-    for (const QueuedCommand& queued : multi.queued) {
-      flags |= queued.spec->flags & (kCmdWrite | kCmdDenyOom);
-      if (!(queued.spec->flags & kCmdStale)) flags &= ~kCmdStale;
+    for (const QueuedCommand& queued : r.client.multi().queued) {
+      r.flags |= queued.spec->flags & (kCmdWrite | kCmdDenyOom);
+      if (!(queued.spec->flags & kCmdStale)) r.flags &= ~kCmdStale;
     }
   }
+  return true;
+}
+
+[[gnu::always_inline]] inline bool Dispatcher::AdmitClient(Routing& r) {
+  const CommandSpec& spec = *r.spec;
+  const uint32_t flags = r.flags;
+  Client& client = r.client;
   if (flags & kCmdDebug) {
     if (!AllowsProtectedAction(server_->config().enable_debug_command, client.is_local())) {
-      reject(kDebugNotAllowed, spec);
-      return result;
+      Reject(r, kDebugNotAllowed, &spec);
+      return false;
     }
   }
   const AclUser* user = server_->acl().UserOf(client);
   if (user == nullptr && !(flags & kCmdNoAuth)) {
-    reject(kNoAuth, spec);
-    return result;
+    Reject(r, kNoAuth, &spec);
+    return false;
   }
-  if (multi.active && (flags & kCmdNoMulti)) {
-    reject(kNotAllowedInMulti, spec);
-    return result;
+  const bool in_multi = client.multi().active;
+  if (in_multi && (flags & kCmdNoMulti)) {
+    Reject(r, kNotAllowedInMulti, &spec);
+    return false;
   }
   if (user != nullptr && !user->unrestricted()) {
     const AclVerdict verdict = server_->acl().CheckAndLog(
-        client, *user, *spec, flags, args,
-        multi.active ? AclLogContext::kMulti : AclLogContext::kToplevel, server_->clock().NowMs());
+        client, *user, spec, flags, r.args,
+        in_multi ? AclLogContext::kMulti : AclLogContext::kToplevel, server_->clock().NowMs());
     if (verdict != AclVerdict::kAllowed) {
-      reject(AclDeniedError(verdict, *spec), spec);
-      return result;
+      Reject(r, AclDeniedError(verdict, spec), &spec);
+      return false;
     }
   }
-  if (server_->cluster() != nullptr && !client.is_master_link()) {
-    // Redis Cluster (Redis's processCommand: after the ACL, before everything else): a request
-    // whose keys this node does not serve is redirected. A refused EXEC discards its transaction
-    // and answers the redirection itself (no EXECABORT), as Redis does.
-    const bool exec = multi.active && (flags & kCmdNoQueue) && spec->full_name == "exec";
-    // Most requests name one key of a slot this node serves: one CRC16 and the slot table.
-    int slot = -1;
-    if (!exec && cluster::RoutesByKeys(*spec)) {
-      slot = cluster::StableLocalSlot(*server_->cluster(), *spec, args);
-    }
-    client.set_cluster_slot(slot);
-    std::optional<std::string> redirect;
-    if (slot < 0 && (exec || cluster::RoutesByKeys(*spec))) {
-      redirect = ClusterRedirect(*spec, flags, args, exec, client);
-    }
-    if (redirect) {
-      if (exec) {
-        DiscardTransaction(server_->watches(), client);
-        result.refused = spec;
-        reply.Error(*redirect);
-      } else {
-        reject(*redirect, spec);
-      }
-      return result;
-    }
+  return true;
+}
+
+[[gnu::always_inline]] inline bool Dispatcher::ServedByThisNode(Routing& r) {
+  if (server_->cluster() == nullptr || r.client.is_master_link()) return true;
+  // Redis Cluster (Redis's processCommand: after the ACL, before everything else): a request
+  // whose keys this node does not serve is redirected. A refused EXEC discards its transaction
+  // and answers the redirection itself (no EXECABORT), as Redis does.
+  const CommandSpec& spec = *r.spec;
+  const bool exec = r.IsExec();
+  // Most requests name one key of a slot this node serves: one CRC16 and the slot table.
+  int slot = -1;
+  if (!exec && cluster::RoutesByKeys(spec)) {
+    slot = cluster::StableLocalSlot(*server_->cluster(), spec, r.args);
   }
+  r.client.set_cluster_slot(slot);
+  if (slot >= 0 || !(exec || cluster::RoutesByKeys(spec))) return true;
+  std::optional<std::string> redirect = ClusterRedirect(spec, r.flags, r.args, exec, r.client);
+  if (!redirect) return true;
+  if (exec) {
+    DiscardTransaction(server_->watches(), r.client);
+    r.result.refused = &spec;
+    r.reply.Error(*redirect);
+  } else {
+    Reject(r, *redirect, &spec);
+  }
+  return false;
+}
+
+[[gnu::always_inline]] inline bool Dispatcher::ServerStateAllows(Routing& r) {
+  const CommandSpec& spec = *r.spec;
+  const uint32_t flags = r.flags;
+  const Client& client = r.client;
   if (client.in_subscriber_mode() && client.resp() == 2 && !(flags & kCmdSubscriberOk)) {
-    reject(SubscriberModeError(spec->full_name), spec);
-    return result;
+    Reject(r, SubscriberModeError(spec.full_name), &spec);
+    return false;
   }
   // A replica (Redis's processCommand order: read-only, then stale data).
   if ((flags & kCmdWrite) && server_->RefusesWrites(client)) {
-    reject(kReadOnlyReplica, spec);
-    return result;
+    Reject(r, kReadOnlyReplica, &spec);
+    return false;
   }
   if ((flags & kCmdWrite) && server_->RefusesWritesForReplicas()) {
-    reject(kNoReplicas, spec);
-    return result;
+    Reject(r, kNoReplicas, &spec);
+    return false;
   }
   if (!(flags & kCmdStale) && server_->RefusesStaleData()) {
-    reject(kMasterDown, spec);
-    return result;
+    Reject(r, kMasterDown, &spec);
+    return false;
   }
-  if ((flags & kCmdWrite) || spec->name == "ping") {
+  if ((flags & kCmdWrite) || spec.name == "ping") {
     if (std::optional<std::string> refusal = DiskErrorRefusal()) {
-      reject(*refusal, spec);
-      return result;
+      Reject(r, *refusal, &spec);
+      return false;
     }
   }
   if ((flags & kCmdDenyOom) && server_->OverMaxmemory()) {
-    reject(kOomError, spec);
-    return result;
+    Reject(r, kOomError, &spec);
+    return false;
   }
   if (!server_->busy_error().empty() && !(flags & kCmdAllowBusy)) {
-    reject(server_->busy_error(), spec);
-    return result;
+    Reject(r, server_->busy_error(), &spec);
+    return false;
   }
-  if (server_->writes_paused() && !client.is_replica() && MayWrite(*spec, flags, client)) {
-    result.deferred = true;  // FAILOVER: run it once the pause lifts
-    result.refused = spec;
-    return result;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool Dispatcher::HeldBack(Routing& r) {
+  const CommandSpec& spec = *r.spec;
+  if (server_->writes_paused() && !r.client.is_replica() && MayWrite(spec, r.flags, r.client)) {
+    r.result.deferred = true;  // FAILOVER: run it once the pause lifts
+    r.result.refused = &spec;
+    return true;
   }
-  if ((flags & kCmdWrite) && HeldByWriteStall(reply, &result.deferred)) {
-    result.refused = spec;
-    return result;
+  if ((r.flags & kCmdWrite) && HeldByWriteStall(r.reply, &r.result.deferred)) {
+    r.result.refused = &spec;
+    return true;
   }
-  if (spec->handler == nullptr) {  // a container row without subcommands: not served
-    reject(UnknownCommandError(args[0], args.subspan(1)), spec);
-    return result;
+  return false;
+}
+
+[[gnu::always_inline]] inline bool Dispatcher::Queued(Routing& r) {
+  MultiState& multi = r.client.multi();
+  if (!multi.active || (r.flags & kCmdNoQueue)) return false;
+  multi.queued.push_back(
+      {r.spec, r.first_arg, std::vector<std::string>(r.args.begin(), r.args.end())});
+  r.reply.SimpleString("QUEUED");
+  return true;
+}
+
+Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
+                                     protocol::ReplyWriter& reply) {
+  Routing r{.args = args, .client = client, .reply = reply};
+  if (!FindRow(r) || !AdmitClient(r) || !ServedByThisNode(r) || !ServerStateAllows(r) ||
+      HeldBack(r)) {
+    return r.result;
   }
-  if (multi.active && !(flags & kCmdNoQueue)) {
-    multi.queued.push_back({spec, first_arg, std::vector<std::string>(args.begin(), args.end())});
-    reply.SimpleString("QUEUED");
-    return result;
+  const CommandSpec& spec = *r.spec;
+  if (spec.handler == nullptr) {  // a container row without subcommands: not served
+    Reject(r, UnknownCommandError(args[0], args.subspan(1)), &spec);
+    return r.result;
   }
-  if (const ActiveActive* aa = server_->active_active(); aa != nullptr && aa->enabled()) {
+  if (Queued(r)) return r.result;
+  if (WritePlanner* planner = server_->write_planner(); planner != nullptr && planner->enabled()) {
     bool handled = false;
-    Result planned = RouteActiveActive(*spec, first_arg, args, client, reply, &handled);
+    Result planned = RoutePlannedWrite(*planner, spec, r.first_arg, args, client, reply, &handled);
     if (handled) return planned;
   }
-  client.set_last_command(spec->full_name);
+  return RunRequest(spec, r.flags, r.first_arg, args, client, reply);
+}
+
+[[gnu::always_inline]] inline Dispatcher::Result Dispatcher::RunRequest(
+    const CommandSpec& spec, uint32_t flags, size_t first_arg,
+    std::span<const std::string_view> args, Client& client, protocol::ReplyWriter& reply) {
+  Result result;
+  client.set_last_command(spec.full_name);
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
   ctx.may_defer = true;
-  if (!RunHandler(*spec, ctx)) {
+  if (!RunHandler(spec, ctx)) {
     result.incomplete = true;
     return result;
   }
@@ -341,27 +385,31 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
     result.deferred = true;
     return result;
   }
-  result.command = spec;
+  result.command = &spec;
   result.is_write = (flags & kCmdWrite) != 0 || ctx.wrote;
   result.error_counted = ctx.error_counted;
   return result;
 }
 
-Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t first_arg,
+Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const CommandSpec& spec,
+                                                 size_t first_arg,
                                                  std::span<const std::string_view> args,
                                                  Client& client, protocol::ReplyWriter& reply,
                                                  bool* handled) {
   Result result;
   *handled = false;
-  ActiveActive& aa = *server_->active_active();
-  using Kind = ActiveActive::LocalWrite::Kind;
-  ActiveActive::LocalWrite plan = aa.PlanLocalWrite(spec, args, client);
+  using Kind = WritePlanner::Kind;
+  const WritePlanner::Plan plan = planner.PlanWrite(spec, args, client);
   if (plan.kind == Kind::kPass) return result;
   *handled = true;
   types::Keyspace& keyspace = server_->keyspace();
   if (plan.kind == Kind::kRefuse || keyspace.in_batch()) {
     result.refused = &spec;
-    reply.Error(plan.kind == Kind::kRefuse ? plan.error : NotInBatchError(spec.full_name));
+    if (plan.kind == Kind::kRefuse) {
+      reply.Error(plan.error);
+    } else {
+      reply.Error(NotInBatchError(spec.full_name));
+    }
     return result;
   }
   client.set_last_command(spec.full_name);
@@ -376,9 +424,8 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
     server_->stats().total_commands_processed++;
     const size_t start = reply.size();
     keyspace.BeginBatch();
-    const bool wrote = aa.RunHere(&plan, client, reply);
-    if (storage::Status s =
-            aa.FinishLocalWrite(std::move(plan), wrote && !reply.Since(start).starts_with('-'));
+    const bool wrote = planner.RunHere(client, reply);
+    if (storage::Status s = planner.Finish(wrote && !reply.Since(start).starts_with('-'));
         !s.ok()) {
       reply.Truncate(start);
       reply.Error(EngineError(s.ToString()));
@@ -389,8 +436,8 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
   std::span<const std::string_view> run_args = args;
   if (plan.kind == Kind::kRun) {
     uint32_t flags = 0;
-    run_spec = server_->commands().Resolve(plan.views, &flags, &first_arg);
-    run_args = plan.views;
+    run_spec = server_->commands().Resolve(plan.args, &flags, &first_arg);
+    run_args = plan.args;
   }
   const size_t start = reply.size();
   keyspace.BeginBatch();
@@ -409,7 +456,7 @@ Dispatcher::Result Dispatcher::RouteActiveActive(const CommandSpec& spec, size_t
       reply.Truncate(start);
       reply.Error(FormNotAllowedError(spec.full_name));
     }
-  } else if (storage::Status s = aa.FinishLocalWrite(std::move(plan), !failed); !s.ok()) {
+  } else if (storage::Status s = planner.Finish(!failed); !s.ok()) {
     reply.Truncate(start);
     reply.Error(EngineError(s.ToString()));
   }
@@ -442,8 +489,7 @@ std::optional<std::string_view> Dispatcher::ModeRefusal(uint32_t flags) const {
   if ((flags & kCmdNeedsClusterEnabled) && !server_->config().cluster_enabled) {
     return kClusterDisabled;
   }
-  if ((flags & kCmdNeedsClusterNode) &&
-      dynamic_cast<cluster::Cluster*>(server_->cluster()) == nullptr) {
+  if ((flags & kCmdNeedsClusterNode) && !server_->cluster_is_node()) {
     return kClusterDisabled;
   }
   if ((flags & kCmdNeedsPeers) && server_->active_active() == nullptr) {

@@ -21,6 +21,13 @@
 // kCmdNoQueue, and a refusal marks the transaction aborted (server/core/transaction.h). Then it
 // runs the handler.
 //
+// Owns: nothing but its scratch buffers and the disk-error flag; every request's state is the
+// client's. It asks the modes beside other servers only through interfaces of its own layer, which
+// they implement from above: the cluster's slot table (SlotOwnership, slot_ownership.h; the pure
+// RouteRequest of cluster_redirect.h) and whether the routing is a real cluster node
+// (ServerContext::cluster_is_node), and the mode that plans clients' writes (WritePlanner,
+// write_planner.h: active-active's). It includes nothing of distribution/ or above.
+//
 // Restartable commands. The command thread never waits for the disk to read a table block; a
 // handler may instead run more than once for one request. While a handler runs, the keyspace's
 // reads and writes carry the client's BlockFetch (Client::block_fetch, storage/table/
@@ -60,8 +67,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/cluster/redirect.h"
 #include "server/core/command.h"
+#include "server/dispatch/cluster_redirect.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
@@ -71,6 +78,7 @@ namespace ebb::server {
 
 class Client;
 class ServerContext;
+class WritePlanner;
 struct CommandContext;
 struct CommandSpec;
 
@@ -150,9 +158,47 @@ class Dispatcher {
   // For a write command: true (and *deferred, with no reply) while the engine's write stall
   // lasts; true with an error reply if the write is refused; false to run it.
   bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
-  // Dispatch's checks and run, without the counting.
+  // Dispatch's checks and run, without the counting: the checks below in Redis's order, then
+  // the MULTI queue, the write planner's plan, or the handler.
   Result Route(std::span<const std::string_view> args, Client& client,
                protocol::ReplyWriter& reply);
+  // One request while Route checks it: the row found (a subcommand's for a container), the
+  // flags of the row and its container (an EXEC's widened by its queue), where its arguments
+  // begin, and the result so far.
+  struct Routing {
+    std::span<const std::string_view> args;
+    Client& client;
+    protocol::ReplyWriter& reply;
+    Result result;
+    const CommandSpec* spec = nullptr;
+    uint32_t flags = 0;
+    size_t first_arg = 1;
+    // An EXEC that ends the client's transaction (rather than one refused outside MULTI).
+    bool IsExec() const;
+  };
+  // Route's checks. Each returns false (or HeldBack true) when it answered the request: it
+  // replied the refusal (Reject) or deferred it, and Route returns r.result.
+  // The row: the command, its subcommand, the arity; EXEC's flags take its queue's.
+  bool FindRow(Routing& r);
+  // Whether the client may run it: DEBUG's switch, authentication, MULTI, the ACL.
+  bool AdmitClient(Routing& r);
+  // Redis Cluster: whether this node serves the request's keys; else the redirection.
+  bool ServedByThisNode(Routing& r);
+  // The server's state: subscriber mode, a replica's refusals, the disk error, OOM, a busy
+  // script.
+  bool ServerStateAllows(Routing& r);
+  // FAILOVER's write pause or the engine's write stall defers it (true), or a stall that cannot
+  // end refuses it (true).
+  bool HeldBack(Routing& r);
+  // Inside MULTI: queues it and replies +QUEUED (true).
+  bool Queued(Routing& r);
+  // A refusal (Redis's rejectCommand) of the request as `spec`: inside MULTI it aborts the
+  // transaction; a refused EXEC ends it with EXECABORT and the reason.
+  void Reject(Routing& r, std::string_view error, const CommandSpec* spec);
+  // Runs a checked request's handler for the client (Restartable commands).
+  Result RunRequest(const CommandSpec& spec, uint32_t flags, size_t first_arg,
+                    std::span<const std::string_view> args, Client& client,
+                    protocol::ReplyWriter& reply);
   // Counts a finished request's reply (INFO stats and errorstats, and commandstats's
   // rejected_calls or failed_calls of `spec` when there is a row): `ran` says the handler ran;
   // an error already counted (CommandContext::error_counted) counts only as a failed call.
@@ -187,17 +233,17 @@ class Dispatcher {
   // The error of the first mode in `flags` the server is not in; nothing when it is in all.
   std::optional<std::string_view> ModeRefusal(uint32_t flags) const;
   static void ReplyModeRefusal(CommandContext& ctx, std::string_view error);
-  // Active-active mode (server/active_active/active_active.h): a client write runs in its
-  // canonical form inside a keyspace batch that also logs it for the peers, or is refused.
-  // REQUIRES: the node is in the mode. *handled false: the request is none of its concern,
-  // Route runs it as usual.
-  Result RouteActiveActive(const CommandSpec& spec, size_t first_arg,
+  // A mode that plans clients' writes (server/dispatch/write_planner.h; active-active): the
+  // request runs as `planner` plans it (its canonical form inside a keyspace batch that also
+  // logs it for the peers), or is refused. REQUIRES: planner.enabled(). *handled false: the
+  // request is none of its concern, Route runs it as usual.
+  Result RoutePlannedWrite(WritePlanner& planner, const CommandSpec& spec, size_t first_arg,
                            std::span<const std::string_view> args, Client& client,
                            protocol::ReplyWriter& reply, bool* handled);
 
-  // Redis Cluster routing (server/cluster/redirect.h) of a request that names keys, or with
-  // `exec` of the client's transaction queue: the redirection error to answer, or nothing to run
-  // it here (the client's cluster_slot then holds its keys' slot, -1 for none).
+  // Redis Cluster routing (server/dispatch/cluster_redirect.h) of a request that names keys, or
+  // with `exec` of the client's transaction queue: the redirection error to answer, or nothing to
+  // run it here (the client's cluster_slot then holds its keys' slot, -1 for none).
   std::optional<std::string> ClusterRedirect(const CommandSpec& spec, uint32_t flags,
                                              std::span<const std::string_view> args, bool exec,
                                              Client& client);

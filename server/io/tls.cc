@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "server/core/errors.h"
+
 namespace ebb::server {
 namespace {
 
@@ -50,63 +52,46 @@ bool ProtocolOptions(const std::string& protocols, long* options) {
 }
 
 // Loads a certificate chain and its key into `context`.
-bool LoadCertificate(ssl::context* context, const std::string& cert, const std::string& key,
-                     const std::string& pass, std::string* error) {
+Result<TlsCode> LoadCertificate(ssl::context* context, const std::string& cert,
+                                const std::string& key, const std::string& pass) {
   boost::system::error_code ec;
   if (!pass.empty()) {
     context->set_password_callback(
         [pass](std::size_t, ssl::context::password_purpose) { return pass; });
   }
   context->use_certificate_chain_file(cert, ec);
-  if (ec) {
-    *error = "Failed to load certificate: " + cert + ": " + Reason(ec);
-    return false;
-  }
+  if (ec) return {TlsCode::kCertificateUnloadable, cert + ": " + Reason(ec)};
   context->use_private_key_file(key, ssl::context::pem, ec);
-  if (ec) {
-    *error = "Failed to load private key: " + key + ": " + Reason(ec);
-    return false;
-  }
-  return true;
+  if (ec) return {TlsCode::kKeyUnloadable, key + ": " + Reason(ec)};
+  return {};
 }
 
 // The settings every context shares: protocols, ciphers, the CAs (when given).
-bool Configure(const Config& config, ssl::context* context, std::string* error) {
+Result<TlsCode> Configure(const Config& config, ssl::context* context) {
   long protocols = 0;
   if (!ProtocolOptions(config.tls_protocols, &protocols)) {
-    *error = "Invalid tls-protocols value '" + config.tls_protocols + "'";
-    return false;
+    return {TlsCode::kInvalidProtocols, config.tls_protocols};
   }
   SSL_CTX* native = context->native_handle();
   SSL_CTX_set_options(native, protocols | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   boost::system::error_code ec;
   if (!config.tls_ca_cert_file.empty()) {
     context->load_verify_file(config.tls_ca_cert_file, ec);
-    if (ec) {
-      *error =
-          "Failed to load CA certificate(s) file: " + config.tls_ca_cert_file + ": " + Reason(ec);
-      return false;
-    }
+    if (ec) return {TlsCode::kCaFileUnloadable, config.tls_ca_cert_file + ": " + Reason(ec)};
   }
   if (!config.tls_ca_cert_dir.empty()) {
     context->add_verify_path(config.tls_ca_cert_dir, ec);
-    if (ec) {
-      *error =
-          "Failed to load CA certificate(s) dir: " + config.tls_ca_cert_dir + ": " + Reason(ec);
-      return false;
-    }
+    if (ec) return {TlsCode::kCaDirUnloadable, config.tls_ca_cert_dir + ": " + Reason(ec)};
   }
   if (!config.tls_ciphers.empty() &&
       SSL_CTX_set_cipher_list(native, config.tls_ciphers.c_str()) != 1) {
-    *error = "Failed to configure ciphers: " + config.tls_ciphers;
-    return false;
+    return {TlsCode::kInvalidCiphers, config.tls_ciphers};
   }
   if (!config.tls_ciphersuites.empty() &&
       SSL_CTX_set_ciphersuites(native, config.tls_ciphersuites.c_str()) != 1) {
-    *error = "Failed to configure ciphersuites: " + config.tls_ciphersuites;
-    return false;
+    return {TlsCode::kInvalidCiphersuites, config.tls_ciphersuites};
   }
-  return true;
+  return {};
 }
 
 bool HasCa(const Config& config) {
@@ -129,23 +114,51 @@ std::string LinkOptionsOn(const Config& config) {
 
 }  // namespace
 
-std::unique_ptr<ssl::context> MakeTlsContext(const Config& config, std::string* error) {
+std::string TlsErrorText(const Result<TlsCode>& result) {
+  const std::string& detail = result.detail();
+  switch (result.code()) {
+    case TlsCode::kOk:
+      return "";
+    case TlsCode::kCertKeyRequired:
+      return TlsCertKeyRequiredError(detail);
+    case TlsCode::kCertificateUnloadable:
+      return TlsCertificateLoadError(detail);
+    case TlsCode::kKeyUnloadable:
+      return TlsKeyLoadError(detail);
+    case TlsCode::kInvalidProtocols:
+      return TlsProtocolsError(detail);
+    case TlsCode::kCaFileUnloadable:
+      return TlsCaFileLoadError(detail);
+    case TlsCode::kCaDirUnloadable:
+      return TlsCaDirLoadError(detail);
+    case TlsCode::kInvalidCiphers:
+      return TlsCiphersError(detail);
+    case TlsCode::kInvalidCiphersuites:
+      return TlsCiphersuitesError(detail);
+    case TlsCode::kCaRequiredForClients:
+      return std::string(kTlsCaRequiredForClients);
+    case TlsCode::kCaRequiredForLinks:
+      return TlsCaRequiredForLinksError(detail);
+    case TlsCode::kLinkNeedsTlsPort:
+      return TlsLinkNeedsPortError(detail);
+    case TlsCode::kClientCertKeyApart:
+      return std::string(kTlsClientCertKeyApart);
+  }
+  return "";
+}
+
+Result<TlsCode, std::unique_ptr<ssl::context>> MakeTlsContext(const Config& config) {
   if (config.tls_cert_file.empty() || config.tls_key_file.empty()) {
-    *error = "tls-cert-file and tls-key-file are required with tls-port";
-    return nullptr;
+    return {TlsCode::kCertKeyRequired, "tls-port"};
   }
   auto context = std::make_unique<ssl::context>(ssl::context::tls_server);
-  if (!Configure(config, context.get(), error)) return nullptr;
-  if (!LoadCertificate(context.get(), config.tls_cert_file, config.tls_key_file,
-                       config.tls_key_file_pass, error)) {
-    return nullptr;
+  if (Result<TlsCode> r = Configure(config, context.get()); !r.ok()) return r;
+  if (Result<TlsCode> r = LoadCertificate(context.get(), config.tls_cert_file, config.tls_key_file,
+                                          config.tls_key_file_pass);
+      !r.ok()) {
+    return r;
   }
-  if (config.tls_auth_clients != "no" && !HasCa(config)) {
-    *error =
-        "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-auth-clients "
-        "is yes or optional";
-    return nullptr;
-  }
+  if (config.tls_auth_clients != "no" && !HasCa(config)) return TlsCode::kCaRequiredForClients;
   if (config.tls_auth_clients == "yes") {
     context->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
   } else if (config.tls_auth_clients == "optional") {
@@ -156,37 +169,31 @@ std::unique_ptr<ssl::context> MakeTlsContext(const Config& config, std::string* 
   return context;
 }
 
-bool MakeLinkTlsContexts(const Config& config, LinkTlsContexts* out, std::string* error) {
+Result<TlsCode> MakeLinkTlsContexts(const Config& config, LinkTlsContexts* out) {
   const std::string on = LinkOptionsOn(config);
-  if (on.empty()) return true;
+  if (on.empty()) return {};
   if (config.tls_cert_file.empty() || config.tls_key_file.empty()) {
-    *error = "tls-cert-file and tls-key-file are required with " + on;
-    return false;
+    return {TlsCode::kCertKeyRequired, on};
   }
-  if (!HasCa(config)) {
-    *error = "Either tls-ca-cert-file or tls-ca-cert-dir must be specified with " + on +
-             " (the other servers' certificates are verified against them)";
-    return false;
-  }
+  if (!HasCa(config)) return {TlsCode::kCaRequiredForLinks, on};
   if ((config.tls_cluster && config.cluster_enabled) || config.tls_peers) {
     if (config.tls_port == 0) {
-      *error = std::string(config.tls_peers ? "tls-peers" : "tls-cluster") +
-               " requires tls-port (the other servers connect to it)";
-      return false;
+      return {TlsCode::kLinkNeedsTlsPort, config.tls_peers ? "tls-peers" : "tls-cluster"};
     }
   }
   if (config.tls_client_cert_file.empty() != config.tls_client_key_file.empty()) {
-    *error = "tls-client-cert-file and tls-client-key-file must be given together";
-    return false;
+    return TlsCode::kClientCertKeyApart;
   }
   auto client = std::make_unique<ssl::context>(ssl::context::tls_client);
-  if (!Configure(config, client.get(), error)) return false;
+  if (Result<TlsCode> r = Configure(config, client.get()); !r.ok()) return r;
   // As Redis: the client certificate is tls-client-cert-file's, else the server's own.
   const bool own = !config.tls_client_cert_file.empty();
-  if (!LoadCertificate(client.get(), own ? config.tls_client_cert_file : config.tls_cert_file,
-                       own ? config.tls_client_key_file : config.tls_key_file,
-                       own ? config.tls_client_key_file_pass : config.tls_key_file_pass, error)) {
-    return false;
+  if (Result<TlsCode> r =
+          LoadCertificate(client.get(), own ? config.tls_client_cert_file : config.tls_cert_file,
+                          own ? config.tls_client_key_file : config.tls_key_file,
+                          own ? config.tls_client_key_file_pass : config.tls_key_file_pass);
+      !r.ok()) {
+    return r;
   }
   client->set_verify_mode(ssl::verify_peer);
   out->client = std::move(client);
@@ -194,15 +201,16 @@ bool MakeLinkTlsContexts(const Config& config, LinkTlsContexts* out, std::string
     // The bus always verifies the connecting node's certificate, whatever tls-auth-clients says
     // of clients (as Redis).
     auto bus = std::make_unique<ssl::context>(ssl::context::tls_server);
-    if (!Configure(config, bus.get(), error) ||
-        !LoadCertificate(bus.get(), config.tls_cert_file, config.tls_key_file,
-                         config.tls_key_file_pass, error)) {
-      return false;
+    if (Result<TlsCode> r = Configure(config, bus.get()); !r.ok()) return r;
+    if (Result<TlsCode> r = LoadCertificate(bus.get(), config.tls_cert_file, config.tls_key_file,
+                                            config.tls_key_file_pass);
+        !r.ok()) {
+      return r;
     }
     bus->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
     out->bus_server = std::move(bus);
   }
-  return true;
+  return {};
 }
 
 LinkStream::LinkStream(boost::asio::io_context& io, ssl::context* tls) : socket_(io) {

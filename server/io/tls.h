@@ -20,14 +20,33 @@
 #include <utility>
 
 #include "server/config/config.h"
+#include "server/core/result.h"
 
 namespace ebb::server {
 
-// Builds the TLS context the tls-port listener hands to each connection. REQUIRES:
-// config.tls_port > 0. Returns nullptr with *error set when a file cannot be loaded or a value is
-// invalid, e.g. "Failed to load certificate: /x/server.crt: No such file or directory" or
+// Why a TLS context cannot be built; TlsErrorText words each (server/core/errors.h), e.g.
+// "Failed to load certificate: /x/server.crt: No such file or directory" or
 // "tls-cert-file and tls-key-file are required with tls-port".
-std::unique_ptr<boost::asio::ssl::context> MakeTlsContext(const Config& config, std::string* error);
+enum class TlsCode {
+  kOk,
+  kCertKeyRequired,        // detail: the options that need them (tls-port, or the link options on)
+  kCertificateUnloadable,  // detail: "<file>: <reason>"
+  kKeyUnloadable,          // detail: "<file>: <reason>"
+  kInvalidProtocols,       // detail: tls-protocols
+  kCaFileUnloadable,       // detail: "<file>: <reason>"
+  kCaDirUnloadable,        // detail: "<dir>: <reason>"
+  kInvalidCiphers,         // detail: tls-ciphers
+  kInvalidCiphersuites,    // detail: tls-ciphersuites
+  kCaRequiredForClients,   // tls-auth-clients yes or optional without a CA
+  kCaRequiredForLinks,     // detail: the link options on
+  kLinkNeedsTlsPort,       // detail: tls-peers or tls-cluster
+  kClientCertKeyApart,     // tls-client-cert-file without tls-client-key-file, or the reverse
+};
+std::string TlsErrorText(const Result<TlsCode>& result);
+
+// Builds the TLS context the tls-port listener hands to each connection. REQUIRES:
+// config.tls_port > 0. Fails when a file cannot be loaded or a value is invalid.
+Result<TlsCode, std::unique_ptr<boost::asio::ssl::context>> MakeTlsContext(const Config& config);
 
 // The contexts of the links between servers.
 struct LinkTlsContexts {
@@ -42,11 +61,11 @@ struct LinkTlsContexts {
 };
 
 // Builds *out for the link options that are on (tls-replication; tls-cluster with
-// cluster-enabled; tls-peers). False with *error when an option lacks what it needs —
-// tls-cert-file and tls-key-file, a CA (tls-ca-cert-file or tls-ca-cert-dir), tls-port for
-// tls-cluster and tls-peers, tls-client-cert-file and tls-client-key-file together — or a file
-// cannot be loaded. With no link option on, true and *out untouched.
-bool MakeLinkTlsContexts(const Config& config, LinkTlsContexts* out, std::string* error);
+// cluster-enabled; tls-peers). Fails when an option lacks what it needs — tls-cert-file and
+// tls-key-file, a CA (tls-ca-cert-file or tls-ca-cert-dir), tls-port for tls-cluster and
+// tls-peers, tls-client-cert-file and tls-client-key-file together — or a file cannot be loaded.
+// With no link option on, succeeds with *out untouched.
+Result<TlsCode> MakeLinkTlsContexts(const Config& config, LinkTlsContexts* out);
 
 // One link between servers: a TCP socket, with a TLS session over it when the link's option
 // asks for one. Plain and TLS links connect, read and write through the same calls.

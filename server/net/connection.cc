@@ -256,40 +256,53 @@ void Connection::ProcessInput() {
   // Closing: nothing more runs, except a request that waited for the disk.
   const bool closing = close_after_write_;
   if (closing && !parked_request_) return;
+  Batch batch;
+  batch.replies.swap(spare_batch_);  // a buffer an earlier run left: no allocation for most
+  batch_ = &batch.replies;  // messages pushed to this client meanwhile follow the replies before
+  if (!RunRequests(closing, batch)) {
+    batch_ = nullptr;
+    return;
+  }
+  output_paused_ = PendingOutput() + batch.replies.size() >= kPauseReadingBytes;
+  batch_ = nullptr;
+  input_.erase(0, batch.consumed);
+  // The connection stops running (more input, output to drain, a WAL sync): the blocks pinned
+  // for requests looked ahead at go, the cache may still hold them.
+  if (!parked_) {
+    client_.block_fetch().Release();
+    lookahead_left_ = 0;
+  }
+  if (client_.close_requested()) close_after_write_ = true;
+  SendBatch(batch);
+  if (!CheckOutputLimits(std::nullopt)) return;
+  UpdateClientSizes();
+  StartWrite();
+}
+
+bool Connection::RunRequests(bool closing, Batch& batch) {
   ServerContext& ctx = server_->context();
   const Config& config = ctx.config();
-  std::string batch;
-  batch.swap(spare_batch_);  // a buffer an earlier run left: no allocation for most batches
-  batch_ = &batch;  // messages pushed to this client meanwhile follow the replies before them
-  protocol::ReplyWriter writer(&batch, client_.resp());
-  bool wrote = false;
-  ReplySpans write_replies;
-  size_t offset = 0;
+  protocol::ReplyWriter writer(&batch.replies, client_.resp());
+  size_t& offset = batch.consumed;
   while (offset < input_.size() && !client_.close_requested() &&
-         PendingOutput() + batch.size() < kPauseReadingBytes) {
+         PendingOutput() + batch.replies.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;
-    if (server_->context().acl().UserOf(client_) == nullptr) {
-      limits = protocol::ParserLimits::Unauthenticated();
-    }
+    if (ctx.acl().UserOf(client_) == nullptr) limits = protocol::ParserLimits::Unauthenticated();
     limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);
     size_t consumed = 0;
     std::string_view rest(input_.data() + offset, input_.size() - offset);
     protocol::ParseStatus status = parser_.Parse(rest, limits, &consumed);
     if (status == protocol::ParseStatus::kNeedMore) break;
     if (status == protocol::ParseStatus::kError) {
-      writer.Error(parser_.ErrorText());
-      ctx.stats().total_error_replies++;
-      ctx.command_stats().CountError(parser_.ErrorText());
-      spdlog::debug("Protocol error from client id={}: {}", client_.id(), parser_.ErrorText());
+      ReplyProtocolError(writer);
       offset = input_.size();
-      close_after_write_ = true;
       break;
     }
     offset += consumed;
     if (parser_.args().empty()) continue;
     writer.set_protocol(client_.resp());
-    size_t before = batch.size();
-    // CLIENT REPLY OFF|SKIP: the reply goes nowhere; pushes still reach `batch`.
+    size_t before = batch.replies.size();
+    // CLIENT REPLY OFF|SKIP: the reply goes nowhere; pushes still reach the batch.
     std::string silenced;
     protocol::ReplyWriter silent(&silenced, client_.resp());
     Dispatcher::Result result = server_->dispatcher().Dispatch(
@@ -316,35 +329,36 @@ void Connection::ProcessInput() {
     if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();
     // The output limit holds for the replies being built too: a command whose reply takes the
     // connection over it closes the connection now, before more is built or sent.
-    if (!CheckOutputLimits(std::nullopt)) {
-      batch_ = nullptr;
-      return;
-    }
-    wrote |= result.is_write;
-    if (result.is_write) write_replies.emplace_back(before, batch.size());
+    if (!CheckOutputLimits(std::nullopt)) return false;
+    batch.wrote |= result.is_write;
+    if (result.is_write) batch.write_replies.emplace_back(before, batch.replies.size());
     if (ctx.shutdown_requested() || closing) break;
   }
-  output_paused_ = PendingOutput() + batch.size() >= kPauseReadingBytes;
-  batch_ = nullptr;
-  input_.erase(0, offset);
-  // The connection stops running (more input, output to drain, a WAL sync): the blocks pinned
-  // for requests looked ahead at go, the cache may still hold them.
-  if (!parked_) {
-    client_.block_fetch().Release();
-    lookahead_left_ = 0;
-  }
-  if (client_.close_requested()) close_after_write_ = true;
+  return true;
+}
 
+void Connection::ReplyProtocolError(protocol::ReplyWriter& writer) {
+  ServerContext& ctx = server_->context();
+  writer.Error(parser_.ErrorText());
+  ctx.stats().total_error_replies++;
+  ctx.command_stats().CountError(parser_.ErrorText());
+  spdlog::debug("Protocol error from client id={}: {}", client_.id(), parser_.ErrorText());
+  close_after_write_ = true;
+}
+
+void Connection::SendBatch(Batch& batch) {
+  ServerContext& ctx = server_->context();
+  std::string& replies = batch.replies;
   WalTurnCommit* commit = ctx.defer_sync() ? server_->wal_sync() : server_->wal_write_out();
-  if (wrote && commit != nullptr) {
+  if (batch.wrote && commit != nullptr) {
     // The batch's replies wait until its WAL bytes reach the disk (always) or at least the OS
     // (everysec, no), so nothing acknowledged is lost to a crash of the process. The commit
     // runs once the loop has read every connection ready in this turn: one fdatasync or
     // write(2) covers them all.
     sync_pending_ = true;
-    held_bytes_ = batch.size();
-    auto done = [self = shared_from_this(), held = std::move(batch),
-                 writes = std::move(write_replies)](const storage::Status& s) mutable {
+    held_bytes_ = replies.size();
+    auto done = [self = shared_from_this(), held = std::move(replies),
+                 writes = std::move(batch.write_replies)](const storage::Status& s) mutable {
       if (!s.ok()) {
         ServerContext& context = self->server_->context();
         const size_t refused = RefuseWriteReplies(&held, writes, s);
@@ -356,15 +370,12 @@ void Connection::ProcessInput() {
     if (ctx.defer_sync()) ctx.stats().wal_group_commits++;
     commit->Request(std::move(done));
   } else if (out_.empty()) {
-    out_.swap(batch);  // no copy; `batch` takes out_'s buffer
+    out_.swap(replies);  // no copy; `replies` takes out_'s buffer
   } else {
-    out_ += batch;
+    out_ += replies;
   }
-  batch.clear();
-  if (batch.capacity() <= kShrinkThresholdBytes) spare_batch_.swap(batch);
-  if (!CheckOutputLimits(std::nullopt)) return;
-  UpdateClientSizes();
-  StartWrite();
+  replies.clear();
+  if (replies.capacity() <= kShrinkThresholdBytes) spare_batch_.swap(replies);
 }
 
 void Connection::OnSynced(const storage::Status& status, std::string held) {

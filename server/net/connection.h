@@ -52,10 +52,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "protocol/request_parser.h"
 #include "server/core/client.h"
 #include "storage/status.h"
+
+namespace ebb::protocol {
+class ReplyWriter;
+}
 
 namespace ebb::server {
 
@@ -116,6 +122,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Parses and runs complete requests from input_; returns when input needs more bytes, the
   // output is large, the client must close, or a sync must complete first.
   void ProcessInput();
+  // One ProcessInput's work: the replies built, the spans of the write commands' replies among
+  // them (refused if the WAL commit fails), and how much of input_ the requests run consumed.
+  struct Batch {
+    std::string replies;
+    std::vector<std::pair<size_t, size_t>> write_replies;
+    bool wrote = false;
+    size_t consumed = 0;
+  };
+  // Runs the complete requests of input_ into `batch` until one needs more bytes, waits (a write
+  // stall, a disk read), or the output is large; after one request when `closing`. False when the
+  // connection closed (a reply took it over the output limit).
+  bool RunRequests(bool closing, Batch& batch);
+  // Answers the parser's error and closes the connection once it is written.
+  void ReplyProtocolError(protocol::ReplyWriter& writer);
+  // Hands the batch's replies on: held for the WAL commit when it wrote, else to out_ at once.
+  void SendBatch(Batch& batch);
   void StartWrite();
   void OnWrite(const boost::system::error_code& ec, size_t n);
   void OnSynced(const storage::Status& status, std::string held);

@@ -91,6 +91,8 @@ Server::Server(ServerContext* context)
     }
     active_active_ = std::make_unique<ActiveActive>(context_, io_);
     context_->set_active_active(active_active_.get());
+    write_planner_ = std::make_unique<ActiveActivePlanner>(active_active_.get());
+    context_->set_write_planner(write_planner_.get());
   }
   context_->set_shutdown_hook([this] { boost::asio::post(io_, [this] { Shutdown(); }); });
   context_->set_busy_hook([this](const Client& caller) { ServeWhileBusy(caller); });
@@ -105,6 +107,8 @@ void Server::WireEngine() {
 Server::~Server() {
   context_->set_cluster(nullptr);
   cluster_.reset();
+  context_->set_write_planner(nullptr);
+  write_planner_.reset();
   context_->set_active_active(nullptr);
   active_active_.reset();  // joins the peer links
   context_->set_failover(nullptr);
@@ -121,51 +125,75 @@ Server::~Server() {
   context_->set_busy_hook(nullptr);
 }
 
-bool Server::Listen(std::string* error) {
+std::string ListenErrorText(const Result<ListenCode>& result) {
+  switch (result.code()) {
+    case ListenCode::kOk:
+      return "";
+    case ListenCode::kNoAddress:
+      return std::string(kNoAddressToListenOn);
+    case ListenCode::kActiveActiveUnreadable:
+      return ActiveActiveUnreadableError(result.detail());
+    case ListenCode::kTls:
+    case ListenCode::kBind:
+    case ListenCode::kMetrics:
+    case ListenCode::kCluster:
+    case ListenCode::kActiveActive:
+      return result.detail();
+  }
+  return result.detail();
+}
+
+Result<ListenCode> Server::Listen() {
   const Config& config = context_->config();
   if (config.tls_port > 0) {
-    tls_context_ = MakeTlsContext(config, error);
-    if (tls_context_ == nullptr) return false;
+    auto made = MakeTlsContext(config);
+    if (!made.ok()) return {ListenCode::kTls, TlsErrorText(made.failure())};
+    tls_context_ = std::move(*made);
   }
-  if (!MakeLinkTlsContexts(config, &link_tls_, error)) return false;
+  if (Result<TlsCode> r = MakeLinkTlsContexts(config, &link_tls_); !r.ok()) {
+    return {ListenCode::kTls, TlsErrorText(r)};
+  }
   if (replica_link_ && config.tls_replication) replica_link_->set_tls(link_tls_.client.get());
   if (cluster_ && config.tls_cluster) {
     cluster_->set_tls(link_tls_.client.get(), link_tls_.bus_server.get());
   }
   if (active_active_ && config.tls_peers) active_active_->set_tls(link_tls_.client.get());
-  if (config.port > 0 && !Bind(config.port, /*tls=*/false, error)) return false;
-  if (config.tls_port > 0 && !Bind(config.tls_port, /*tls=*/true, error)) return false;
-  if (acceptors_.empty()) {
-    *error = "No address to listen on";
-    return false;
+  if (config.port > 0) {
+    if (Result<ListenCode> r = Bind(config.port, /*tls=*/false); !r.ok()) return r;
   }
+  if (config.tls_port > 0) {
+    if (Result<ListenCode> r = Bind(config.tls_port, /*tls=*/true); !r.ok()) return r;
+  }
+  if (acceptors_.empty()) return ListenCode::kNoAddress;
+  std::string error;
   if (config.metrics_port > 0) {
     metrics_ = std::make_unique<MetricsHttp>(io_, [this] { return RenderMetrics(*context_); });
-    if (!metrics_->Listen(config.metrics_bind, config.metrics_port, error)) return false;
+    if (!metrics_->Listen(config.metrics_bind, config.metrics_port, &error)) {
+      return {ListenCode::kMetrics, error};
+    }
   }
   if (cluster_ != nullptr) {
-    if (!cluster_->Load(error) || !cluster_->Listen(error)) return false;
-    context_->set_cluster(cluster_.get());
+    if (!cluster_->Load(&error) || !cluster_->Listen(&error)) return {ListenCode::kCluster, error};
+    context_->set_cluster(cluster_.get(), /*is_node=*/true);
   }
   if (active_active_) {
     storage::Status s = active_active_->Open();
-    if (!s.ok()) {
-      *error = "Active-active state unreadable: " + s.ToString();
-      return false;
-    }
+    if (!s.ok()) return {ListenCode::kActiveActiveUnreadable, s.ToString()};
     if (Result<ActiveActiveCode> r = active_active_->Start(); !r.ok()) {
-      *error = active_active_->ErrorText(r);
-      return false;
+      return {ListenCode::kActiveActive, active_active_->ErrorText(r)};
     }
   }
-  return true;
+  return {};
 }
 
-bool Server::Bind(int port, bool tls, std::string* error) {
+Result<ListenCode> Server::Bind(int port, bool tls) {
   std::vector<std::unique_ptr<tcp::acceptor>> opened;
-  if (!ListenOnAddresses(io_, context_->config().bind, port, &opened, error)) return false;
+  std::string error;
+  if (!ListenOnAddresses(io_, context_->config().bind, port, &opened, &error)) {
+    return {ListenCode::kBind, error};
+  }
   for (auto& acceptor : opened) acceptors_.push_back({std::move(acceptor), tls});
-  return true;
+  return {};
 }
 
 void Server::Run() {

@@ -6,6 +6,11 @@
 // did work, the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop).
 // It never waits for the disk to read a table block: a command that needs one waits parked
 // while the BlockReader reads it (server/net/connection.h), and shutdown waits for those reads.
+// Owns: the io_context, the listeners, every connection, the client dispatcher, the WAL turn
+// commits, the BlockReader, and the modes beside other servers — the replication master and
+// replica link, FAILOVER, the cluster node, active-active and its WritePlanner — which it makes
+// and installs on the ServerContext (and uninstalls before destroying them). Invariant: a
+// connection lives in connections_ until it closes; replies leave in request order.
 // Thread-safety: every method on the io thread, except construction and Run.
 #pragma once
 
@@ -24,10 +29,12 @@
 #include "server/active_active/active_active.h"
 #include "server/cluster/cluster.h"
 #include "server/config/config.h"
+#include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/io/block_reader.h"
 #include "server/io/tls.h"
 #include "server/metrics/metrics_http.h"
+#include "server/net/active_active_planner.h"
 #include "server/net/wal_turn_commit.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -46,6 +53,20 @@ class ServerContext;
 bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,
                           const boost::asio::ip::address& peer);
 
+// Why the server cannot start serving. The parts below it word their own errors (the detail);
+// ListenErrorText gives the text the server logs before exiting.
+enum class ListenCode {
+  kOk,
+  kTls,                     // detail: TlsErrorText's (server/io/tls.h)
+  kBind,                    // detail: ListenOnAddresses's (server/io/listen.h)
+  kNoAddress,               // neither port nor tls-port has an address
+  kMetrics,                 // detail: the metrics listener's
+  kCluster,                 // detail: the cluster config's or bus listener's
+  kActiveActiveUnreadable,  // detail: the engine's status
+  kActiveActive,            // detail: why the node cannot enter the mode
+};
+std::string ListenErrorText(const Result<ListenCode>& result);
+
 class Server {
  public:
   // REQUIRES: context outlives the server; when context->has_keyspace(), the keyspace too.
@@ -58,9 +79,9 @@ class Server {
   // with cluster-enabled yes, loads the cluster-config-file and listens on the cluster bus port
   // too. With metrics-port set, listens there on every metrics-bind address for scrapes
   // (server/metrics/metrics_http.h). Then opens the active-active state and links the `peer`
-  // options (docs/active-active.md). Returns false with *error naming the address, or what TLS, the
-  // cluster config or the active-active state could not load.
-  bool Listen(std::string* error);
+  // options (docs/active-active.md). Fails naming the address, or what TLS, the cluster config or
+  // the active-active state could not load (ListenErrorText).
+  Result<ListenCode> Listen();
   // Serves until shutdown completes (SHUTDOWN, SIGTERM, SIGINT). Post: every connection is
   // closed.
   void Run();
@@ -86,7 +107,7 @@ class Server {
 
  private:
   // Listens on every bind address at `port`; `tls`: connections accepted there speak TLS.
-  bool Bind(int port, bool tls, std::string* error);
+  Result<ListenCode> Bind(int port, bool tls);
   void Accept(boost::asio::ip::tcp::acceptor& acceptor, bool tls);
   // A busy script's hook (ServerContext::ServeWhileBusy; docs/scripting.md, "Busy scripts"): the
   // loop's handler is still on the stack and io_ may not run, so this polls the listening
@@ -144,6 +165,8 @@ class Server {
   // With cluster-enabled yes: this server's cluster node and its bus (server/cluster/cluster.h).
   std::unique_ptr<cluster::Cluster> cluster_;
   std::unique_ptr<ActiveActive> active_active_;
+  // Active-active's plans of clients' writes, as the dispatcher asks them.
+  std::unique_ptr<ActiveActivePlanner> write_planner_;
   // With metrics-port set: GET /metrics on metrics-bind (server/metrics/metrics_http.h).
   std::unique_ptr<MetricsHttp> metrics_;
   bool shutting_down_ = false;

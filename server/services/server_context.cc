@@ -4,9 +4,8 @@
 
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
+#include "server/core/random_id.h"
 #include "server/io/block_reader.h"
-#include "server/replication/replication_id.h"
-#include "server/scripting/script_engine.h"
 #include "types/keyspace.h"
 
 namespace ebb::server {
@@ -17,7 +16,7 @@ ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* comma
       commands_(commands),
       clock_(clock),
       start_time_ms_(WallMs()),
-      run_id_(ReplicationIds::NewId()) {
+      run_id_(RandomHexId()) {
   // REQUIRES (ServerContext's contract): the registry outlives the context.
   registry_->OnChange([this](std::string_view name, const Config& config) {
     if (acl_ == nullptr) return;
@@ -32,17 +31,15 @@ ServerContext::ServerContext(ConfigRegistry* registry, const CommandTable* comma
 ServerContext::~ServerContext() = default;
 
 scripting::ScriptEngine& ServerContext::scripts() {
-  if (scripts_ == nullptr) scripts_ = std::make_unique<scripting::ScriptEngine>(this);
+  if (scripts_ == nullptr) scripts_ = script_engine_factory_(this);
   return *scripts_;
 }
 
-Acl& ServerContext::acl() {
-  if (acl_ == nullptr) {
-    acl_ = std::make_unique<Acl>(commands_);
-    acl_->SetRequirePass(config().requirepass);
-    acl_->set_pubsub_default_all(config().acl_pubsub_default == "allchannels");
-    acl_->set_log_max_len(static_cast<size_t>(config().acllog_max_len));
-  }
+Acl& ServerContext::MakeAcl() {
+  acl_ = std::make_unique<Acl>(commands_);
+  acl_->SetRequirePass(config().requirepass);
+  acl_->set_pubsub_default_all(config().acl_pubsub_default == "allchannels");
+  acl_->set_log_max_len(static_cast<size_t>(config().acllog_max_len));
   return *acl_;
 }
 

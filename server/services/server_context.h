@@ -3,6 +3,11 @@
 //
 // One instance lives for the whole process (server/main.cc builds it); handlers reach it as
 // CommandContext::server. Unit tests build one without a keyspace to exercise the dispatcher.
+// Owns: the stats, the slow log, latency events, monitors, the client and watch registries,
+// Pub/Sub, the expiry index, the ACL and the script engine (both made on first use; the engine
+// by the factory main installs). Borrows, installed by main and the server: the keyspace, the
+// replication, cluster and active-active objects (nullptr when absent). Being in services/, it
+// names the layers above only by forward declarations.
 // Thread-safety: none; used only on the command (io) thread.
 #pragma once
 
@@ -41,6 +46,7 @@ class CommandTable;
 class Failover;
 class ReplicationMaster;
 class ReplicaLink;
+class WritePlanner;
 namespace scripting {
 class ScriptEngine;
 }
@@ -79,11 +85,19 @@ class ServerContext {
   WatchRegistry& watches() { return watches_; }
   // Channels, patterns and their subscribers (server/core/pubsub.h).
   PubSub& pubsub() { return pubsub_; }
-  // The Lua scripts and their interpreter (server/scripting/script_engine.h), made on first use.
+  // The Lua scripts and their interpreter (server/scripting/script_engine.h), made on first use
+  // by the factory main (or the test runner) installs: scripting/ is a layer above this one.
+  // REQUIRES: set_script_engine_factory was called before the first use.
   scripting::ScriptEngine& scripts();
+  using ScriptEngineFactory =
+      std::function<std::shared_ptr<scripting::ScriptEngine>(ServerContext*)>;
+  void set_script_engine_factory(ScriptEngineFactory factory) {
+    script_engine_factory_ = std::move(factory);
+  }
   // The ACL users (server/acl/acl.h), made on first use from the full command table;
-  // `requirepass` keeps the default user's password.
-  Acl& acl();
+  // `requirepass` keeps the default user's password. Inline: the dispatcher asks it for every
+  // request.
+  Acl& acl() { return acl_ != nullptr ? *acl_ : MakeAcl(); }
   // The index of upcoming expiries behind on-time `expired` events
   // (server/services/expiry_events.h).
   ExpiryEvents& expiry_events() { return expiry_events_; }
@@ -139,14 +153,25 @@ class ServerContext {
   // FAILOVER (server/replication/failover.h), or nullptr (no server or no keyspace).
   Failover* failover() const { return failover_; }
   void set_failover(Failover* failover) { failover_ = failover; }
-  // The cluster node's slot routing (server/cluster/slot_ownership.h) with cluster-enabled yes;
-  // nullptr otherwise. The server installs it.
+  // The cluster node's slot routing (server/dispatch/slot_ownership.h) with cluster-enabled yes;
+  // nullptr otherwise. The server installs it, with `is_node` true for its cluster node (tests
+  // install a fake slot table).
   cluster::SlotOwnership* cluster() const { return cluster_; }
-  void set_cluster(cluster::SlotOwnership* cluster) { cluster_ = cluster; }
+  void set_cluster(cluster::SlotOwnership* cluster, bool is_node = false) {
+    cluster_ = cluster;
+    cluster_is_node_ = cluster != nullptr && is_node;
+  }
+  // True when cluster() is a real cluster node (server/cluster/cluster.h): the commands flagged
+  // kCmdNeedsClusterNode (CLUSTER NODES, MEET, ...) run only then.
+  bool cluster_is_node() const { return cluster_is_node_; }
   // The active-active peers (server/active_active/active_active.h), or nullptr (no server or no
   // keyspace). The server installs it.
   ActiveActive* active_active() const { return active_active_; }
   void set_active_active(ActiveActive* aa) { active_active_ = aa; }
+  // The mode that plans clients' writes (server/dispatch/write_planner.h: active-active's), or
+  // nullptr. The server installs it with the active-active peers.
+  WritePlanner* write_planner() const { return write_planner_; }
+  void set_write_planner(WritePlanner* planner) { write_planner_ = planner; }
   // True while a FAILOVER holds the clients' writes back (the dispatcher defers them until it
   // ends); the failover sets it.
   bool writes_paused() const { return writes_paused_; }
@@ -208,6 +233,7 @@ class ServerContext {
   bool OverMaxmemory();
 
  private:
+  Acl& MakeAcl();
   bool TooFewGoodReplicas() const;
   bool MasterLinkDown() const;
 
@@ -221,7 +247,9 @@ class ServerContext {
   ReplicaLink* replica_link_ = nullptr;
   Failover* failover_ = nullptr;
   cluster::SlotOwnership* cluster_ = nullptr;
+  bool cluster_is_node_ = false;
   ActiveActive* active_active_ = nullptr;
+  WritePlanner* write_planner_ = nullptr;
   bool writes_paused_ = false;
   bool is_replica_ = false;
   ReplicationProbes replication_probes_;
@@ -235,7 +263,10 @@ class ServerContext {
   PubSub pubsub_;
   ExpiryEvents expiry_events_{this};
   KeyEventScratch key_events_;
-  std::unique_ptr<scripting::ScriptEngine> scripts_;
+  // Shared only so that this layer need not see the engine's type to destroy it: the context is
+  // its one owner.
+  std::shared_ptr<scripting::ScriptEngine> scripts_;
+  ScriptEngineFactory script_engine_factory_;
   std::unique_ptr<Acl> acl_;
   bool shutdown_requested_ = false;
   std::function<void()> shutdown_hook_;

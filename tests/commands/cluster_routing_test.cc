@@ -1,5 +1,5 @@
-// Redis Cluster's routing through the command layer (server/cluster/redirect.h), against a fake
-// slot table: which requests run here and which get -MOVED, -ASK, -TRYAGAIN, -CROSSSLOT or
+// Redis Cluster's routing through the command layer (server/dispatch/cluster_redirect.h), against a
+// fake slot table: which requests run here and which get -MOVED, -ASK, -TRYAGAIN, -CROSSSLOT or
 // -CLUSTERDOWN, as Redis 7 answers them (tests/unit/cluster/*.tcl, getNodeByQuery) — single and
 // multi-key commands, MULTI/EXEC, scripts, ASKING (one command only), READONLY on a replica,
 // RESTORE-ASKING, and the commands a cluster node refuses (SELECT n, MOVE, COPY ... DB).

@@ -14,6 +14,7 @@
 #include "server/core/transaction.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/keyspace_setup.h"
+#include "server/scripting/script_engine.h"
 #include "server/services/server_context.h"
 #include "storage/clock.h"
 #include "storage/env/fault_injection_file_system.h"
@@ -99,6 +100,9 @@ CommandRunner::CommandRunner(std::vector<std::string> options) : state_(new Stat
   state_->context =
       std::make_unique<ServerContext>(&state_->registry, &state_->commands, state_->clock.get());
   state_->context->set_version("test");
+  state_->context->set_script_engine_factory([](ServerContext* server) {
+    return std::make_shared<server::scripting::ScriptEngine>(server);
+  });
   state_->context->set_disk_faults(state_->disk_faults.get());
   ServerContext* context = state_->context.get();
   state_->registry.OnChange([context](std::string_view name, const server::Config& config) {

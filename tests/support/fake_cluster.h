@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "server/cluster/slot_ownership.h"
+#include "server/dispatch/slot_ownership.h"
 
 namespace ebb::test {
 

@@ -39,5 +39,12 @@ TEST(OpenFilesTest, WithTheTableCacheFixedOnlyClientsChange) {
   EXPECT_EQ(plan.maxclients, 744);
 }
 
+TEST(OpenFilesTest, ALimitAlreadyHighEnoughIsKept) {
+  const OpenFilesLimit raised = RaiseOpenFilesLimit(1);
+  EXPECT_TRUE(raised.raising.ok());
+  EXPECT_GE(raised.limit, 1u);
+  EXPECT_EQ(raised.raising.detail(), "");
+}
+
 }  // namespace
 }  // namespace ebb::server

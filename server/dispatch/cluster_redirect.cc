@@ -1,4 +1,4 @@
-#include "server/cluster/redirect.h"
+#include "server/dispatch/cluster_redirect.h"
 
 #include <fmt/format.h>
 

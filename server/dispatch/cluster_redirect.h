@@ -6,6 +6,10 @@
 // The dispatcher routes every command that names keys (and EXEC, over its queue) before running
 // it; a script routes each command it calls. Keys are found by the rows' key specs
 // (server/core/key_positions.h), so what COMMAND GETKEYS answers is what routing uses.
+// It lives in dispatch/ beside SlotOwnership (slot_ownership.h), the one thing it asks of the
+// cluster; its names keep the cluster namespace. RouteRequest is a pure function of the slot
+// table, the request and the keyspace: tests/commands/cluster_routing_test.cc runs it against a
+// fake (tests/support/fake_cluster.h).
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
@@ -15,8 +19,8 @@
 #include <vector>
 
 #include "common/key_slot.h"
-#include "server/cluster/slot_ownership.h"
 #include "server/core/command.h"
+#include "server/dispatch/slot_ownership.h"
 
 namespace ebb::types {
 class Keyspace;

@@ -6,6 +6,8 @@
 // keys' slot, and answers -MOVED, -ASK, -TRYAGAIN or -CLUSTERDOWN instead of running the command
 // when this node must not. Without cluster mode there is no instance (ServerContext::cluster()
 // is nullptr) and nothing is asked.
+// It lives in dispatch/, the layer that routes by it (the names keep the cluster namespace):
+// cluster/ implements it from above, and the dispatcher needs nothing else of the cluster.
 // Thread-safety: none; used only on the command (io) thread, like everything the node owns.
 #pragma once
 
