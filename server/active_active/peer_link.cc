@@ -1,5 +1,6 @@
 #include "server/active_active/peer_link.h"
 
+#include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -85,15 +86,28 @@ class PeerConnection {
   // closing or kReadTimeout of silence).
   ReplyPtr Read() {
     void* reply = nullptr;
+    failure_.clear();
     while (Buffered(&reply) && reply == nullptr) {
       const auto ec = Run(kReadTimeout, [&](auto done) {
         stream_.AsyncReadSome(boost::asio::buffer(buffer_),
                               [done](const boost::system::error_code& e, size_t k) { done(e, k); });
       });
-      if (ec || redisReaderFeed(reader_, buffer_.data(), last_bytes_) != REDIS_OK) break;
+      if (ec) {
+        failure_ = ec == boost::asio::error::timed_out
+                       ? fmt::format("no message for {} s", kReadTimeout.count())
+                       : ec.message();
+        break;
+      }
+      if (redisReaderFeed(reader_, buffer_.data(), last_bytes_) != REDIS_OK) {
+        failure_ = "unreadable bytes";
+        break;
+      }
     }
+    if (reply == nullptr && failure_.empty()) failure_ = "unreadable bytes";
     return ReplyPtr(static_cast<redisReply*>(reply), freeReplyObject);
   }
+  // Why the last Read returned null.
+  const std::string& failure() const { return failure_; }
   // A reply already read and parsed, in *reply (null when none is whole yet); false when the
   // bytes are not RESP.
   bool Buffered(void** reply) { return redisReaderGetReply(reader_, reply) == REDIS_OK; }
@@ -126,6 +140,7 @@ class PeerConnection {
   redisReader* reader_;
   std::array<char, 16 * 1024> buffer_;
   size_t last_bytes_ = 0;
+  std::string failure_;
 };
 
 namespace {
@@ -453,7 +468,12 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
   std::vector<Message> batch;
   while (!stop_ && !paused_ && !shared_->reconnect) {
     void* raw = c.Read().release();
-    if (raw == nullptr) break;
+    if (raw == nullptr) {
+      if (!stop_ && !paused_) {
+        spdlog::info("Peer {}:{}: stream lost ({}): reconnecting", host_, port_, c.failure());
+      }
+      break;
+    }
     batch.clear();
     bool bad = false;
     do {

@@ -106,8 +106,8 @@ inline constexpr std::string_view kDebugNotAllowed =
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
-// Redis Cluster: the routing refusals (server/cluster/redirect.h formats MOVED and ASK) and the
-// commands a cluster node refuses.
+// Redis Cluster: the routing refusals (server/dispatch/cluster_redirect.h formats MOVED and ASK)
+// and the commands a cluster node refuses.
 inline constexpr std::string_view kCrossSlot =
     "CROSSSLOT Keys in request don't hash to the same slot";
 inline constexpr std::string_view kTryAgain =
