@@ -95,8 +95,8 @@ int AdjustOpenFilesLimit(ConfigRegistry* registry) {
       "ulimit, and the table cache to {} files. If you need higher maxclients increase "
       "'ulimit -n'.",
       limit, plan.maxclients, plan.table_cache);
-  std::string error;
-  registry->Set("maxclients", std::to_string(plan.maxclients), &error);
+  // Lower than the value accepted at start, so accepted too.
+  (void)registry->Set("maxclients", std::to_string(plan.maxclients));
   return plan.table_cache;
 }
 

@@ -68,13 +68,12 @@ void ExecuteSet(CommandContext& ctx, const SetOptions& o) {
   std::vector<std::pair<std::string, std::string>> undo;  // values before this command
   for (size_t i = 0; i < o.pairs.size(); i += 2) {
     auto before = registry.Get(o.pairs[i]);
-    std::string error;
-    if (!registry.Set(o.pairs[i], o.pairs[i + 1], &error, may_set_protected)) {
+    if (Result<ConfigCode> set = registry.Set(o.pairs[i], o.pairs[i + 1], may_set_protected);
+        !set.ok()) {
       for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
-        std::string ignored;
-        registry.Set(it->first, it->second, &ignored);
+        (void)registry.Set(it->first, it->second);  // the value it had: accepted before
       }
-      return ctx.reply.Error(error);
+      return ctx.reply.Error(ConfigErrorText(set, o.pairs[i]));
     }
     if (before.size() == 1) undo.push_back(before[0]);
   }
@@ -89,12 +88,12 @@ void ExecuteResetStat(CommandContext& ctx, const NoOptions&) {
 
 void ExecuteRewrite(CommandContext& ctx, const NoOptions&) {
   ConfigRegistry& registry = ctx.server.config_registry();
-  if (registry.config_file().empty()) return ctx.reply.Error(kNoConfigFile);
   // The users are written as `user` lines unless an aclfile holds them, as Redis does.
   registry.SetUsers(ctx.server.config().aclfile.empty() ? ctx.server.acl().ConfigUserLines()
                                                         : std::vector<std::vector<std::string>>{});
-  std::string error;
-  if (!registry.Rewrite(&error)) return ctx.reply.Error(ConfigRewriteError(error));
+  if (Result<ConfigCode> rewritten = registry.Rewrite(); !rewritten.ok()) {
+    return ctx.reply.Error(ConfigErrorText(rewritten));
+  }
   ctx.reply.Ok();
 }
 

@@ -182,46 +182,54 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
   return out;
 }
 
-bool ConfigRegistry::Set(std::string_view name, std::string_view value, std::string* error,
-                         bool may_set_protected) {
+std::string ConfigErrorText(const Result<ConfigCode>& result, std::string_view name) {
+  switch (result.code()) {
+    case ConfigCode::kOk:
+      return "";
+    case ConfigCode::kUnknownOption:
+      return ConfigUnknownOptionError(name);
+    case ConfigCode::kImmutable:
+      return ConfigSetFailedError(name, "can't set immutable config");
+    case ConfigCode::kProtected:
+      return ConfigSetFailedError(name, "can't set protected config");
+    case ConfigCode::kUnbalancedQuotes:
+      return ConfigSetFailedError(name, "unbalanced quotes");
+    case ConfigCode::kInvalidValue:
+      return ConfigSetFailedError(name, result.detail());
+    case ConfigCode::kNoConfigFile:
+      return std::string(kNoConfigFile);
+    case ConfigCode::kRewriteFailed:
+      return ConfigRewriteError(result.detail());
+  }
+  return "";
+}
+
+Result<ConfigCode> ConfigRegistry::Set(std::string_view name, std::string_view value,
+                                       bool may_set_protected) {
   const Option* opt = Find(MapRedisOptionName(AsciiLower(name)));
-  if (opt == nullptr) {
-    *error = ConfigUnknownOptionError(name);
-    return false;
-  }
-  if (!opt->mutable_at_runtime) {
-    *error = ConfigSetFailedError(name, "can't set immutable config");
-    return false;
-  }
-  if (opt->is_protected && !may_set_protected) {
-    *error = ConfigSetFailedError(name, "can't set protected config");
-    return false;
-  }
+  if (opt == nullptr) return ConfigCode::kUnknownOption;
+  if (!opt->mutable_at_runtime) return ConfigCode::kImmutable;
+  if (opt->is_protected && !may_set_protected) return ConfigCode::kProtected;
   std::vector<std::string> values;
   if (opt->split_set_value) {
-    if (!protocol::SplitArgs(value, &values)) {
-      *error = ConfigSetFailedError(name, "unbalanced quotes");
-      return false;
-    }
+    if (!protocol::SplitArgs(value, &values)) return ConfigCode::kUnbalancedQuotes;
   } else {
     values.emplace_back(value);
   }
   std::string reason;
   const Config before = config_;
   if (!Apply(*opt, values, /*append=*/false, &reason)) {
-    *error = ConfigSetFailedError(name, reason);
-    return false;
+    return {ConfigCode::kInvalidValue, reason};
   }
   for (const auto& check : set_checks_) {
     reason = check(opt->name, config_);
     if (!reason.empty()) {
       config_ = before;
-      *error = ConfigSetFailedError(name, reason);
-      return false;
+      return {ConfigCode::kInvalidValue, reason};
     }
   }
   for (const auto& hook : hooks_) hook(opt->name, config_);
-  return true;
+  return {};
 }
 
 void ConfigRegistry::OnChange(std::function<void(std::string_view, const Config&)> hook) {
@@ -243,11 +251,8 @@ bool ConfigRegistry::UnchangedSinceLoad(const Option& opt) const {
   return it != file_values_.end() && it->second == opt.get(config_);
 }
 
-bool ConfigRegistry::Rewrite(std::string* error) {
-  if (config_file_.empty()) {
-    *error = "The server is running without a config file";
-    return false;
-  }
+Result<ConfigCode> ConfigRegistry::Rewrite() {
+  if (config_file_.empty()) return ConfigCode::kNoConfigFile;
   std::vector<std::string> old_lines;
   {
     std::ifstream in(config_file_, std::ios::binary);
@@ -282,10 +287,11 @@ bool ConfigRegistry::Rewrite(std::string* error) {
 
   std::string text;
   for (const std::string& line : out) text += line + '\n';
-  *error = ReplaceFileAtomically(config_file_, text);
-  if (!error->empty()) return false;
+  if (std::string failure = ReplaceFileAtomically(config_file_, text); !failure.empty()) {
+    return {ConfigCode::kRewriteFailed, failure};
+  }
   for (const Option& opt : options_) file_values_[opt.name] = opt.get(config_);  // the file's now
-  return true;
+  return {};
 }
 
 std::vector<ConfigRegistry::OptionInfo> ConfigRegistry::Options() const {

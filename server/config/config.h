@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/core/result.h"
 #include "types/ttl_policy.h"
 
 namespace ebb::server {
@@ -179,6 +180,21 @@ struct Config {
 // What `ebb-server --version` prints, in redis-server's form: "ebb server v=<version> bits=64".
 std::string VersionLine();
 
+// What CONFIG SET and CONFIG REWRITE come to (server/core/result.h).
+enum class ConfigCode {
+  kOk,
+  kUnknownOption,     // SET: no option of that name
+  kImmutable,         // SET: the option is read at start only
+  kProtected,         // SET: a protected option, and the client may not set those
+  kUnbalancedQuotes,  // SET: a multi-valued option's value does not split
+  kInvalidValue,      // SET: the value is refused; detail: why, in Redis 7's words
+  kNoConfigFile,      // REWRITE: the server was started without a file
+  kRewriteFailed,     // REWRITE: detail: the I/O failure
+};
+// The reply to a failed CONFIG SET of option `name` (as the client spelled it) or CONFIG REWRITE:
+// "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>", ...
+std::string ConfigErrorText(const Result<ConfigCode>& result, std::string_view name = {});
+
 class ConfigRegistry {
  public:
   struct OptionInfo {
@@ -231,17 +247,14 @@ class ConfigRegistry {
   // (case-insensitive), in table order.
   std::vector<std::pair<std::string, std::string>> Get(std::string_view pattern) const;
 
-  // CONFIG SET name value (name case-insensitive). Errors, as Redis 7 words them:
-  //   "ERR Unknown option or number of arguments for CONFIG SET - '<name>'"
-  //   "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>"
-  //   "ERR CONFIG SET failed (possibly related to argument '<name>') - can't set immutable config"
-  //   "ERR CONFIG SET failed (possibly related to argument '<name>') - can't set protected config"
-  //     (a protected option when !may_set_protected: the client is not one
-  //     enable-protected-configs admits)
+  // CONFIG SET name value (name case-insensitive). Refusals: kUnknownOption, kImmutable,
+  // kProtected (a protected option when !may_set_protected: the client is not one
+  // enable-protected-configs admits), kUnbalancedQuotes, kInvalidValue (the option's parser or
+  // an OnSetCheck said why); ConfigErrorText(result, name) words them as Redis 7.
   // Post on success: the value is applied and every OnChange hook was called with the
   // canonical option name and the new Config. On failure nothing changed.
-  bool Set(std::string_view name, std::string_view value, std::string* error,
-           bool may_set_protected = true);
+  Result<ConfigCode> Set(std::string_view name, std::string_view value,
+                         bool may_set_protected = true);
   // Records the master the server replicates from (REPLICAOF host port; "" and 0: none) as the
   // `replicaof` option, which CONFIG SET cannot change but CONFIG GET and REWRITE show. No hook
   // runs.
@@ -272,9 +285,9 @@ class ConfigRegistry {
   // written; a changed option's first line is replaced in place by its current value (its later
   // lines are dropped); options that differ from their default and have no line are appended.
   // Replaced atomically (ReplaceFileAtomically: fsynced, the original's mode kept, a symbolic
-  // link's target rewritten): a crash leaves the old file or the new one. Errors: "The server is
-  // running without a config file", or the I/O failure.
-  bool Rewrite(std::string* error);
+  // link's target rewritten): a crash leaves the old file or the new one. Refusals:
+  // kNoConfigFile, kRewriteFailed (with the I/O failure).
+  Result<ConfigCode> Rewrite();
 
   // Every option in table order.
   std::vector<OptionInfo> Options() const;

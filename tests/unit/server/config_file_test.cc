@@ -164,11 +164,12 @@ TEST(ConfigFileTest, RewriteKeepsCommentsAndOrderAndUpdatesInPlace) {
   ConfigRegistry r;
   std::string error;
   ASSERT_TRUE(r.LoadFile(path, &error)) << error;
-  ASSERT_TRUE(r.Set("maxclients", "77", &error)) << error;
-  ASSERT_TRUE(r.Set("ttl-rule", "x:* 30m y:* unlimited", &error)) << error;
-  ASSERT_TRUE(r.Set("requirepass", "p w\"d", &error)) << error;
-  ASSERT_TRUE(r.Set("wal-fsync", "everysec", &error)) << error;  // the default: not appended
-  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("maxclients", "77"), "maxclients"), "");
+  ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule", "x:* 30m y:* unlimited"), "ttl-rule"), "");
+  ASSERT_EQ(ConfigErrorText(r.Set("requirepass", "p w\"d"), "requirepass"), "");
+  ASSERT_EQ(ConfigErrorText(r.Set("wal-fsync", "everysec"), "wal-fsync"),
+            "");  // the default: not appended
+  ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");
   EXPECT_EQ(ReadFile(path),
             "# top comment\n"
             "port 7000\n"
@@ -188,7 +189,7 @@ TEST(ConfigFileTest, RewriteKeepsCommentsAndOrderAndUpdatesInPlace) {
 
   // Rewriting again changes nothing.
   const std::string once = ReadFile(path);
-  ASSERT_TRUE(again.Rewrite(&error)) << error;
+  ASSERT_EQ(ConfigErrorText(again.Rewrite()), "");
   EXPECT_EQ(ReadFile(path), once);
 }
 
@@ -205,22 +206,23 @@ TEST(ConfigFileTest, RewriteKeepsUnchangedLinesAsWritten) {
   ConfigRegistry r;
   std::string error;
   ASSERT_TRUE(r.LoadFile(path, &error)) << error;
-  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");
   EXPECT_EQ(ReadFile(path),
             "memtable-size 64mb\n"
             "client-output-buffer-limit normal 0 0 0\n"
             "MaxClients 50\n"
             "lua-memory-limit 256MB\n");
-  ASSERT_TRUE(r.Set("maxclients", "60", &error)) << error;
-  ASSERT_TRUE(r.Set("lua-memory-limit", "128mb", &error)) << error;
-  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("maxclients", "60"), "maxclients"), "");
+  ASSERT_EQ(ConfigErrorText(r.Set("lua-memory-limit", "128mb"), "lua-memory-limit"), "");
+  ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");
   EXPECT_EQ(ReadFile(path),
             "memtable-size 64mb\n"
             "client-output-buffer-limit normal 0 0 0\n"
             "maxclients 60\n"
             "lua-memory-limit 134217728\n");
-  ASSERT_TRUE(r.Set("maxclients", "50", &error)) << error;  // the first file's value again
-  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("maxclients", "50"), "maxclients"),
+            "");  // the first file's value again
+  ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");
   EXPECT_NE(ReadFile(path).find("maxclients 50\n"), std::string::npos) << ReadFile(path);
 }
 
@@ -231,17 +233,17 @@ TEST(ConfigFileTest, RewriteDropsListLinesWhenListEmptied) {
   ConfigRegistry r;
   std::string error;
   ASSERT_TRUE(r.LoadFile(path, &error)) << error;
-  ASSERT_TRUE(r.Set("ttl-rule", "", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule", ""), "ttl-rule"), "");
   EXPECT_TRUE(r.config().ttl_rules.empty());
-  ASSERT_TRUE(r.Rewrite(&error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");
   EXPECT_EQ(ReadFile(path), "port 1\n");
 }
 
 TEST(ConfigFileTest, RewriteWithoutFileFails) {
   ConfigRegistry r;
-  std::string error;
-  EXPECT_FALSE(r.Rewrite(&error));
-  EXPECT_EQ(error, "The server is running without a config file");
+  const Result<ConfigCode> rewritten = r.Rewrite();
+  EXPECT_EQ(rewritten.code(), ConfigCode::kNoConfigFile);
+  EXPECT_EQ(ConfigErrorText(rewritten), "ERR The server is running without a config file");
 }
 
 }  // namespace

@@ -56,29 +56,28 @@ TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
     changed.emplace_back(name);
     seen_ttl = c.default_ttl_ms;
   });
-  std::string error;
-  ASSERT_TRUE(r.Set("MaxClients", "5", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("MaxClients", "5"), "MaxClients"), "");
   EXPECT_EQ(r.config().maxclients, 5);
-  ASSERT_TRUE(r.Set("default-ttl", "90s", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("default-ttl", "90s"), "default-ttl"), "");
   EXPECT_EQ(r.config().default_ttl_ms, 90000);
   EXPECT_EQ(seen_ttl, 90000);
   EXPECT_EQ(r.Get("default-ttl"), (Pairs{{"default-ttl", "1m30s"}}));
-  ASSERT_TRUE(r.Set("wal-fsync", "ALWAYS", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("wal-fsync", "ALWAYS"), "wal-fsync"), "");
   EXPECT_EQ(r.config().wal_fsync, "always");
-  ASSERT_TRUE(r.Set("expiration", "off", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("expiration", "off"), "expiration"), "");
   EXPECT_FALSE(r.config().expiration);
-  ASSERT_TRUE(r.Set("expiry-whole-file", "no", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("expiry-whole-file", "no"), "expiry-whole-file"), "");
   EXPECT_FALSE(r.config().expiry_whole_file);
-  ASSERT_TRUE(r.Set("proto-max-bulk-len", "2mb", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("proto-max-bulk-len", "2mb"), "proto-max-bulk-len"), "");
   EXPECT_EQ(r.config().proto_max_bulk_len, 2u << 20);
-  ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule", "a:* 1h 'b c' 5m"), "ttl-rule"), "");
   EXPECT_EQ(r.config().ttl_rules, (std::vector<TtlRule>{{"a:*", 3600000}, {"b c", 300000}}));
   // A rule may carry its own expiration switch and mode (Riak's bucket properties).
-  ASSERT_TRUE(r.Set("ttl-rule",
-                    "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode "
-                    "per-item EXPIRATION on",
-                    &error))
-      << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule",
+                                  "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode "
+                                  "per-item EXPIRATION on"),
+                            "ttl-rule"),
+            "");
   EXPECT_EQ(r.config().ttl_rules,
             (std::vector<TtlRule>{{"a:*", 3600000, false, storage::ExpiryMode::kDefault},
                                   {"b:*", 300000, true, storage::ExpiryMode::kWholeFile},
@@ -86,13 +85,15 @@ TEST(ConfigSetTest, MutableOptionsChangeAndCallHooks) {
   EXPECT_EQ(
       r.Get("ttl-rule"),
       (Pairs{{"ttl-rule", "a:* 1h expiration off b:* 5m mode whole-file c:* 2s mode per-item"}}));
-  ASSERT_TRUE(r.Set("ttl-rule", "a:* 1h 'b c' 5m", &error)) << error;
-  ASSERT_TRUE(r.Set("client-output-buffer-limit", "normal 1mb 1kb 60", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule", "a:* 1h 'b c' 5m"), "ttl-rule"), "");
+  ASSERT_EQ(ConfigErrorText(r.Set("client-output-buffer-limit", "normal 1mb 1kb 60"),
+                            "client-output-buffer-limit"),
+            "");
   EXPECT_EQ(r.Get("client-output-buffer-limit"),
             (Pairs{{"client-output-buffer-limit",
                     "normal 1048576 1024 60 slave 268435456 67108864 60 pubsub 33554432 8388608 "
                     "60"}}));
-  ASSERT_TRUE(r.Set("requirepass", "with space", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(r.Set("requirepass", "with space"), "requirepass"), "");
   EXPECT_EQ(r.config().requirepass, "with space");
   EXPECT_EQ(changed, (std::vector<std::string>{
                          "maxclients", "default-ttl", "wal-fsync", "expiration",
@@ -147,9 +148,9 @@ TEST(ConfigSetTest, ErrorsAsRedisWordsThemAndChangeNothing) {
                 "notice, warning"},
   };
   for (const Case& c : cases) {
-    std::string error;
-    EXPECT_FALSE(r.Set(c.name, c.value, &error)) << c.name << " " << c.value;
-    EXPECT_EQ(error, c.error);
+    const Result<ConfigCode> set = r.Set(c.name, c.value);
+    EXPECT_FALSE(set.ok()) << c.name << " " << c.value;
+    EXPECT_EQ(ConfigErrorText(set, c.name), c.error);
   }
   EXPECT_EQ(r.Get("*"), before);
   EXPECT_EQ(calls, 0);
@@ -203,19 +204,20 @@ TEST(ConfigSetTest, ProtectedOptionsNeedAnAdmittedClient) {
   EXPECT_EQ(r.Get("enable-protected-configs"), (Pairs{{"enable-protected-configs", "local"}}));
   for (const char* name : {"requirepass", "protected-mode", "maxclients", "maxmemory",
                            "proto-max-bulk-len", "client-query-buffer-limit"}) {
-    std::string error;
     const std::string before = r.Get(name)[0].second;
-    EXPECT_FALSE(r.Set(name, "1", &error, /*may_set_protected=*/false)) << name;
-    EXPECT_EQ(error, std::string("ERR CONFIG SET failed (possibly related to argument '") + name +
-                         "') - can't set protected config");
+    const Result<ConfigCode> set = r.Set(name, "1", /*may_set_protected=*/false);
+    EXPECT_EQ(set.code(), ConfigCode::kProtected) << name;
+    EXPECT_EQ(ConfigErrorText(set, name),
+              std::string("ERR CONFIG SET failed (possibly related to argument '") + name +
+                  "') - can't set protected config");
     EXPECT_EQ(r.Get(name)[0].second, before) << name;
   }
-  std::string error;
-  EXPECT_TRUE(r.Set("requirepass", "s3cret", &error, /*may_set_protected=*/true)) << error;
+  EXPECT_EQ(
+      ConfigErrorText(r.Set("requirepass", "s3cret", /*may_set_protected=*/true), "requirepass"),
+      "");
   EXPECT_EQ(r.config().requirepass, "s3cret");
-  EXPECT_TRUE(r.Set("timeout", "5", &error, /*may_set_protected=*/false)) << error;
-  EXPECT_FALSE(r.Set("enable-protected-configs", "yes", &error));
-  EXPECT_EQ(error,
+  EXPECT_EQ(ConfigErrorText(r.Set("timeout", "5", /*may_set_protected=*/false), "timeout"), "");
+  EXPECT_EQ(ConfigErrorText(r.Set("enable-protected-configs", "yes"), "enable-protected-configs"),
             "ERR CONFIG SET failed (possibly related to argument 'enable-protected-configs') - "
             "can't set immutable config");
 }

@@ -80,8 +80,7 @@ TEST_F(DispatcherTest, Subcommands) {
 }
 
 TEST_F(DispatcherTest, NoAuthWhenPasswordSet) {
-  std::string error;
-  ASSERT_TRUE(registry_.Set("requirepass", "secret", &error)) << error;
+  ASSERT_EQ(ConfigErrorText(registry_.Set("requirepass", "secret"), "requirepass"), "");
   EXPECT_EQ(Run({"one", "x"}), "-NOAUTH Authentication required.\r\n");
   EXPECT_EQ(Run({"open"}), "+OK\r\n");
   // Unknown commands and arity are reported before authentication, as Redis does.
