@@ -1,25 +1,9 @@
 #include "server/replication/replication_id.h"
 
-#include <sys/random.h>
-
-#include <array>
-#include <random>
+#include "server/core/random_id.h"
 
 namespace ebb::server {
 
-std::string ReplicationIds::NewId() {
-  std::array<unsigned char, 20> bytes{};
-  if (::getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-    std::random_device device;  // getrandom cannot fail for 20 bytes after boot; stay safe
-    for (auto& b : bytes) b = static_cast<unsigned char>(device());
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (unsigned char b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
-  return id;
-}
+std::string ReplicationIds::NewId() { return RandomHexId(); }
 
 }  // namespace ebb::server

@@ -15,7 +15,7 @@
 namespace ebb::server {
 
 struct ReplicationIds {
-  // 40 random lower-case hex characters (Redis's CONFIG_RUN_ID_SIZE), from the OS's entropy.
+  // 40 random lower-case hex characters (Redis's CONFIG_RUN_ID_SIZE): core/random_id.h.
   static std::string NewId();
   // The ID Redis shows while there is no second history.
   static constexpr std::string_view kNoId = "0000000000000000000000000000000000000000";
