@@ -64,7 +64,7 @@ struct Config {
   int64_t timeout_s = 0;
   uint64_t repl_backlog_size = 1ull << 20;  // bytes of the replication stream kept for PSYNC
   int64_t tcp_keepalive_s = 300;
-  int64_t io_poll_us = 20;  // how long the io loop polls for work before sleeping
+  int64_t io_poll_us = 0;  // how long the io loop polls for work before sleeping (0: not at all)
   // How long a script runs before the server answers others -BUSY (docs/scripting.md).
   int64_t busy_reply_threshold_ms = 5000;
   // Bytes the Lua heap of scripts and functions may reach while one runs (0: no bound).
