@@ -65,6 +65,7 @@
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
+#include "server/dispatch/write_planner.h"
 #include "storage/status.h"
 
 namespace ebb::protocol {
@@ -142,15 +143,11 @@ class ActiveActive {
 
   // What to do with one client write.
   struct LocalWrite {
-    enum class Kind {
-      kPass,      // not a write: run it as it is, nothing to log
-      kRefuse,    // reply `error`
-      kReplyOk,   // a string version that loses to the one held: +OK, nothing written
-      kRun,       // run `args` (the canonical form) in a batch, then Finish
-      kValidate,  // run the original request only to get its error; any success is refused
-      kRunHere,   // RunHere runs `args` in a batch (a whole-key delete, or a write that must
-                  // meet a delete's marker first), then Finish
-    } kind = Kind::kPass;
+    // What the dispatcher does with it (dispatch/write_planner.h): kRun runs `args`, kRunHere
+    // runs it through RunHere (a whole-key operation, or a write that must meet a delete's
+    // marker first), kReplyOk answers a string version that loses to the one held.
+    using Kind = WritePlanner::Kind;
+    Kind kind = Kind::kPass;
     std::string error;
     std::vector<std::string> args;  // the canonical command (kRun)
     std::vector<std::string_view> views;
@@ -168,8 +165,8 @@ class ActiveActive {
     bool raise_floor = false;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
-  LocalWrite PlanLocalWrite(const CommandSpec& spec, std::span<const std::string_view> args,
-                            const Client& client);
+  LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
+                            std::span<const std::string_view> args, const Client& client);
   // After the run of a kRun plan inside the open keyspace batch: when `succeeded` (the reply is
   // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
   // was written (the caller replaces the reply with the error).

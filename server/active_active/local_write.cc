@@ -46,7 +46,7 @@ Result<ActiveActiveCode> ActiveActive::CheckClockSkew(int64_t ts, int64_t now_ms
   return {};
 }
 
-ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
+ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
                                                       std::span<const std::string_view> args,
                                                       const Client& client) {
   LocalWrite plan;
@@ -60,7 +60,6 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec,
   }
   types::Keyspace& ks = context_->keyspace();
   const int64_t now = ks.NowMs();
-  const size_t first_arg = spec.full_name.find('|') == std::string::npos ? 1 : 2;
   PlanForm(spec.write_form(args, first_arg, {now, ks}), now, &plan);
   return plan;
 }

@@ -125,13 +125,13 @@ WriteForm FormSet(const SetOptions& o, const WriteFormInput& in) {
   }
   if (o.get) return WriteForm::Refused(ConditionalSetError("get"));
   if (o.keep_ttl) return WriteForm::Refused(ConditionalSetError("keepttl"));
-  std::optional<int64_t> expire_at = in.keyspace.PolicyExpireAt(o.key, in.now_ms);
-  if (o.expire) {
-    int64_t at = 0;
-    if (ResolveExpireAt(*o.expire, in.now_ms, &at) != ExpireAtOutcome::kOk) {
-      return WriteForm::Invalid();
-    }
-    expire_at = at;
+  if (!o.expire) {
+    return StringPutForm(o.key, o.value, in.now_ms, in.keyspace.PolicyExpireAt(o.key, in.now_ms),
+                         std::nullopt);
+  }
+  int64_t expire_at = 0;
+  if (ResolveExpireAt(*o.expire, in.now_ms, &expire_at) != ExpireAtOutcome::kOk) {
+    return WriteForm::Invalid();
   }
   return StringPutForm(o.key, o.value, in.now_ms, expire_at, std::nullopt);
 }

@@ -399,7 +399,7 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   Result result;
   *handled = false;
   using Kind = WritePlanner::Kind;
-  const WritePlanner::Plan plan = planner.PlanWrite(spec, args, client);
+  const WritePlanner::Plan plan = planner.PlanWrite(spec, first_arg, args, client);
   if (plan.kind == Kind::kPass) return result;
   *handled = true;
   types::Keyspace& keyspace = server_->keyspace();

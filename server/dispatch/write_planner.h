@@ -11,6 +11,7 @@
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -46,9 +47,10 @@ class WritePlanner {
 
   // True while the mode is on; the dispatcher asks nothing else of a planner that is off.
   virtual bool enabled() const = 0;
-  // Plans `args` (checked by the dispatcher) on `spec` for `client`.
-  virtual Plan PlanWrite(const CommandSpec& spec, std::span<const std::string_view> args,
-                         const Client& client) = 0;
+  // Plans `args` (checked by the dispatcher) on `spec` for `client`; `first_arg` is the index of
+  // the first argument after the name(s), as a handler sees it.
+  virtual Plan PlanWrite(const CommandSpec& spec, size_t first_arg,
+                         std::span<const std::string_view> args, const Client& client) = 0;
   // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`. False:
   // nothing to log.
   virtual bool RunHere(Client& client, protocol::ReplyWriter& reply) = 0;

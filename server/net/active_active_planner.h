@@ -17,7 +17,7 @@ class ActiveActivePlanner final : public WritePlanner {
   explicit ActiveActivePlanner(ActiveActive* aa) : aa_(aa) {}
 
   bool enabled() const override { return aa_->enabled(); }
-  Plan PlanWrite(const CommandSpec& spec, std::span<const std::string_view> args,
+  Plan PlanWrite(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
                  const Client& client) override;
   bool RunHere(Client& client, protocol::ReplyWriter& reply) override;
   storage::Status Finish(bool succeeded) override;

@@ -31,7 +31,7 @@ class FakePlanner : public WritePlanner {
   bool last_succeeded = false;
 
   bool enabled() const override { return on; }
-  Plan PlanWrite(const server::CommandSpec& spec, std::span<const std::string_view> args,
+  Plan PlanWrite(const server::CommandSpec& spec, size_t, std::span<const std::string_view> args,
                  const server::Client&) override {
     if (spec.full_name == "del") return {.kind = Kind::kRefuse, .error = "ERR planned refusal"};
     if (spec.full_name == "append") return {.kind = Kind::kReplyOk};
