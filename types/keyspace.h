@@ -305,6 +305,10 @@ class Keyspace {
   // Every live key matching `match` (null: all), in byte order (by slot first in the slot
   // layout).
   OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
+  // Every key of `db` whose newest version holds something, live or not: the live keys and the
+  // keys whose newest version is a tombstone or an expired value (the engine's include_dead), in
+  // key order. What an active-active flush must cover: an expired value is still held there.
+  OpResult<std::vector<std::string>> KeysWithDead(int db);
   // A random live key; nullopt if the database is empty. Uniform while the database is
   // counted exactly (DbSize); above that, the first key after a random position.
   OpResult<std::optional<std::string>> RandomKey(int db);

@@ -104,6 +104,24 @@ OpResult<std::vector<std::string>> Keyspace::Keys(int db, const KeyMatcher* matc
   return keys;
 }
 
+OpResult<std::vector<std::string>> Keyspace::KeysWithDead(int db) {
+  storage::ReadOptions options = ReadOptions();
+  options.lower_bound = MetaKeyPrefix(layout_, db);
+  options.upper_bound = PrefixUpperBound(*options.lower_bound);
+  options.fill_cache = false;
+  options.include_dead = true;
+  std::unique_ptr<storage::Iterator> it = active_->NewIterator(options);
+  std::vector<std::string> keys;
+  for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
+    int key_db = 0;
+    std::string_view user_key;
+    if (!ParseMetaKey(it->key(), &key_db, &user_key)) break;
+    keys.emplace_back(user_key);
+  }
+  if (!it->status().ok()) return it->status();
+  return keys;
+}
+
 Status Keyspace::CountKeys(int db, KeyCount* count) {
   const std::string prefix = MetaKeyPrefix(layout_, db);
   const uint64_t estimate = db_->EstimateKeys(prefix, PrefixUpperBound(prefix));

@@ -340,34 +340,34 @@ storage::Status WholeKeyMarkers::EnsureTlogCutoff(int db, std::string_view key, 
 
 storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int64_t* ts,
                                                bool* existed) {
+  // What the key holds whether or not it has expired by this node's clock (ReadNewest,
+  // Tlog::Extent): a delete covers it, so no later register can bring it back.
   types::KeyMetaRow row;
-  storage::Status s = keyspace_.GetMeta(db, key, &row, kNewestVersion);
-  *existed = s.ok();
-  if (s.IsNotFound()) return storage::Status::OK();
+  bool found = false;
+  storage::Status s = ReadNewest(db, key, &row, &found, types::KeyType::kString);
+  if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kTreg);
   if (!s.ok()) return s;
+  *existed = found;
   int64_t newest = KeyMarker::kNothingDeleted;
-  switch (row.type) {
-    case types::KeyType::kString:
-      newest = row.meta.timestamp_or_zero();
-      break;
-    case types::KeyType::kTreg: {
-      std::string_view value;
-      uint64_t pair_ts = 0;
-      if (!types::DecodeTregPayload(row.payload, &value, &pair_ts)) {
-        return storage::Status::Corruption("TREG payload");
-      }
-      newest = ClampToSigned(pair_ts);
-      break;
+  if (found && row.type == types::KeyType::kString) {
+    newest = row.meta.timestamp_or_zero();
+  } else if (found && row.type == types::KeyType::kTreg) {
+    std::string_view value;
+    uint64_t pair_ts = 0;
+    if (!types::DecodeTregPayload(row.payload, &value, &pair_ts)) {
+      return storage::Status::Corruption("TREG payload");
     }
-    case types::KeyType::kTlog: {
-      types::Tlog log(keyspace_, db);
-      auto entries = log.Get(key, 1);
-      auto cutoff = log.Cutoff(key);
-      if (!entries.ok()) return entries.engine_status();
-      if (!cutoff.ok()) return cutoff.engine_status();
-      if (!entries->empty()) newest = ClampToSigned(entries->front().ts);
-      if (*cutoff > 0) newest = std::max(newest, ClampToSigned(*cutoff - 1));
-      break;
+    newest = ClampToSigned(pair_ts);
+  } else {
+    // A log, live or expired by its register; the entries the register hides count.
+    types::Tlog log(keyspace_, db);
+    auto extent = log.Extent(key);
+    if (extent.status() == types::OpStatus::kEngineError) return extent.engine_status();
+    if (extent.ok() && extent->has_value()) {
+      const types::TlogExtent& held = **extent;
+      *existed = true;
+      if (held.newest) newest = ClampToSigned(*held.newest);
+      if (held.cutoff > 0) newest = std::max(newest, ClampToSigned(held.cutoff - 1));
     }
   }
   *ts = std::max(*ts, newest);

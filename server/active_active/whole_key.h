@@ -150,8 +150,9 @@ class WholeKeyMarkers {
   // Raises a live log's cutoff (or makes an empty log) to `cutoff` when it is lower.
   storage::Status EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff);
 
-  // The greatest timestamp `key` holds (string and TREG ts, newest TLOG entry, cutoff - 1),
-  // raised into *ts; nothing for an absent key. *existed says whether it is live.
+  // The greatest timestamp `key` holds, live or expired by this node's clock (string and TREG
+  // ts, newest TLOG entry hidden or not, cutoff - 1), raised into *ts; nothing for a key that
+  // holds nothing (absent, a tombstone, wiped). *existed says whether it holds something.
   storage::Status RaiseToNewest(int db, std::string_view key, int64_t* ts, bool* existed);
 
   // DEL at `ts` of each key (origin and peers alike).

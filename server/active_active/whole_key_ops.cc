@@ -5,9 +5,10 @@
 // Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
 // `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff>]` (the cutoff: a TLOG
 // TRIMAT applied first, which cuts the entries the key's earlier register hid on the origin). On
-// the origin T is the clock, raised to the greatest timestamp the named keys (the database, every
-// database; the key's version) hold, so the operation covers everything its origin sees, as on one
-// node. Snapshots (peer_snapshot.h) carry a key marker whole as
+// the origin T is the greatest timestamp the named keys (the database, every database; the key's
+// version) hold — never the clock, whose readings mean nothing to timestamps the user chose — so
+// the operation covers everything its origin sees and no write with a greater timestamp. A delete
+// that finds nothing to cover logs nothing. Snapshots (peer_snapshot.h) carry a key marker whole as
 // `marker-at <deleted_up_to> key <floor> [<register ts> <expire_at ms>|persist <register origin>]`
 // and a horizon as `flushdb-at <T>`.
 #include <spdlog/spdlog.h>
@@ -32,10 +33,11 @@ namespace {
 
 constexpr std::string_view kMarkerAt = "marker-at";
 
-// Raises *ts to the greatest timestamp any live key of `db` holds.
+// Raises *ts to the greatest timestamp any key of `db` holds, live or expired by this node's
+// clock.
 storage::Status RaiseToNewestInDb(types::Keyspace& ks, WholeKeyMarkers& whole_key, int db,
                                   int64_t* ts) {
-  auto keys = ks.Keys(db, nullptr);
+  auto keys = ks.KeysWithDead(db);
   if (!keys.ok()) return keys.engine_status();
   for (const std::string& key : *keys) {
     bool existed = false;
@@ -45,17 +47,35 @@ storage::Status RaiseToNewestInDb(types::Keyspace& ks, WholeKeyMarkers& whole_ke
   return storage::Status::OK();
 }
 
+// A delete whose keys (database) held nothing, not even a dead version: nothing here for it to
+// cover, so nothing is logged, and writes made elsewhere meanwhile stay (they are concurrent).
+bool AnswerEmptyDelete(std::string_view op, protocol::ReplyWriter& reply) {
+  if (op == kDelAt) {
+    reply.Integer(0);
+  } else {
+    reply.Ok();
+  }
+  return false;
+}
+
 }  // namespace
 
 void ActiveActive::PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan) {
   types::Keyspace& ks = context_->keyspace();
-  int64_t ts = ks.NowMs();
+  int64_t ts = KeyMarker::kNothingDeleted;
   storage::Status s;
   if (form[0] == kDelAt) {
+    // Keys that hold nothing here, not even a dead version, have nothing to cover: they leave
+    // the delta, so its T (the greatest over the keys that stay) covers nothing on them.
+    size_t kept = 2;
     for (size_t i = 2; i < form.size() && s.ok(); i++) {
       bool existed = false;
       s = whole_key_->RaiseToNewest(plan->db, form[i], &ts, &existed);
+      if (!existed) continue;
+      if (kept != i) form[kept] = std::move(form[i]);
+      kept++;
     }
+    form.resize(kept);
   } else {
     const bool flushdb = form[0] == kFlushDbAt;
     const int first = flushdb ? plan->db : 0;
@@ -107,7 +127,8 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   storage::Status s;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     int64_t ts = 0;
-    ParseInt64(plan.args[1], &ts);          // written by PlanWholeKeyDelete
+    ParseInt64(plan.args[1], &ts);  // written by PlanWholeKeyDelete
+    if (ts == KeyMarker::kNothingDeleted) return AnswerEmptyDelete(op, reply);
     std::vector<std::string_view> existed;  // DEL's reply and its `del` events
     if (op == kDelAt) {
       for (size_t i = 2; i < plan.args.size() && s.ok(); i++) {

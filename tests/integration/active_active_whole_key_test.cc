@@ -183,15 +183,17 @@ TEST_F(ActiveActiveWholeKeyTest, ACompactedTregPairNeedsNoRank) {
   ExpectStringRefused("r1");
 }
 
-// A DEL at T on n0; writes at T - 1 and T on n1 reach n0 after it (n0 restarted meanwhile, so
-// the marker is read back from its data): deleted on both nodes. Writes at T + 1 live on both.
+// A DEL on n0 covers what n0 held: its T is the newest timestamp there (kT - 10), not n0's
+// clock (kT). Writes at or before T on n1 reach n0 after it (n0 restarted meanwhile, so the
+// marker is read back from its data): deleted on both nodes. Writes after T live on both, also
+// the ones n1 made at clock times before the DEL.
 TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
   StartCutPair();
   WriteAll(c0_.get(), kT - 10, "before");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
   EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
-  WriteAll(c1_.get(), kT - 1, "older");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kT)}).str(), "OK");
+  WriteAll(c1_.get(), kT - 11, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kT - 10)}).str(), "OK");
 
   n0_.Kill();
   ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
@@ -203,11 +205,11 @@ TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
     EXPECT_TRUE(Cmd(c, {"GET", "s", "GRACE", "9223372036854775807"}).is_nil());
   }
   // On the origin, a client's write at or before the delete answers +OK and changes nothing.
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kT)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kT - 10)}).str(), "OK");
   EXPECT_TRUE(Cmd(c0_.get(), {"GET", "s"}).is_nil());
 
   SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  WriteAll(c1_.get(), kT + 1, "newer");
+  WriteAll(c1_.get(), kT - 9, "newer");
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "newer");
@@ -216,41 +218,82 @@ TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
     EXPECT_EQ(treg[0].str(), "newer");
     EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "l"}).integer(), 1);
     // A log made after the delete has the cutoff it would have had before it.
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT + 1);
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT - 9);
   }
 }
 
-// Writes newer than the delete that arrive before it survive it; older ones in the same log go.
-TEST_F(ActiveActiveWholeKeyTest, NewerWritesArrivingFirstSurviveTheDelete) {
+// Writes the deleting node had not seen survive its DEL when they are newer than everything it
+// held, whichever arrives first; older ones in the same log go. A key it did not hold at all is
+// not in the delta: every write on it survives, whatever its timestamp.
+TEST_F(ActiveActiveWholeKeyTest, NewerWritesTheDeleteDidNotSeeSurviveIt) {
   StartCutPair();
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kT + 1)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "old", std::to_string(kT - 1)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "new", std::to_string(kT + 1)}).str(), "OK");
-  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "l"}).integer(), 0);  // n0 holds neither yet
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "held", "TS", std::to_string(kT - 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "l", "held", std::to_string(kT - 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kT - 4)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "old", std::to_string(kT - 6)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "new", std::to_string(kT - 4)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "unseen", "u", "TS", "1"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "l", "unseen"}).integer(), 2);
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "never"}).integer(), 0);  // holds nothing: not logged
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "v");
+    EXPECT_EQ(Cmd(c, {"GET", "unseen"}).str(), "u");
     const Reply entries = Cmd(c, {"TLOG", "GET", "l"});
     ASSERT_EQ(entries.size(), 1u);
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT + 1);
+    EXPECT_EQ(entries[0][0].str(), "new");
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT - 4);
   }
 }
 
-// FLUSHDB at T: every key of the database, and every write at or before T arriving later; the
-// other databases keep theirs.
+// The user's timestamps are logical (1, 2, 3...) and far below any clock reading: a delete covers
+// the ones its origin held and nothing after them, as one node outside the mode would. With
+// nanosecond timestamps a FLUSHDB covers what the database held, not the centuries up to them.
+TEST_F(ActiveActiveWholeKeyTest, DeletesRespectLogicalTimestamps) {
+  StartCutPair();
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "log", "a", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "reg", "a", "1"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "log", "reg"}).integer(), 2);
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "log", "b", "2"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "reg", "b", "2"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    const Reply entries = Cmd(c, {"TLOG", "GET", "log"});
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0][0].str(), "b");
+    EXPECT_EQ(Cmd(c, {"TREG", "GET", "reg"})[0].str(), "b");
+  }
+  const std::string ns = "1700000000000000000";
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "ev", "x", ns}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  ASSERT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "ev", "y", "1700000000000000001"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    const Reply entries = Cmd(c, {"TLOG", "GET", "ev"});
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0][0].str(), "y");
+    EXPECT_EQ(Cmd(c, {"EXISTS", "log", "reg"}).integer(), 0);
+  }
+}
+
+// FLUSHDB covers what its database held (newest timestamp kT - 5): every key of it, and every
+// write at or before that arriving later; newer writes and the other databases keep theirs.
 TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
   StartCutPair();
   WriteAll(c0_.get(), kT - 5, "x");
   ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "1"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "other-db", "kept", "TS", "5"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "0"}).str(), "OK");
-  WriteAll(c1_.get(), kT - 1, "older");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "fresh", "y", "TS", std::to_string(kT + 1)}).str(), "OK");
+  WriteAll(c1_.get(), kT - 6, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "fresh", "y", "TS", std::to_string(kT - 4)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "stale", "z", "TS", std::to_string(kT - 5)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"DBSIZE"}).integer(), 0);
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
-    EXPECT_EQ(Cmd(c, {"EXISTS", "s", "r", "l"}).integer(), 0);
+    EXPECT_EQ(Cmd(c, {"EXISTS", "s", "r", "l", "stale"}).integer(), 0);
     EXPECT_EQ(Cmd(c, {"GET", "fresh"}).str(), "y");
     ASSERT_EQ(Cmd(c, {"SELECT", "1"}).str(), "OK");
     EXPECT_EQ(Cmd(c, {"GET", "other-db"}).str(), "kept");
