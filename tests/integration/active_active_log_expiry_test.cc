@@ -9,7 +9,9 @@
 // across a restart of the origin (no new incarnation). A put a later PERSIST covers stays whole.
 // The same for the other values the log carries: a TREG pair an EXPIRE expired (`treg
 // set-expired`), a TLOG entry its retention window passed (`tlog ins-expired`), a NOTTL put a
-// later EXPIRE expired, and a put a PERSIST kept that a later EXPIRE expired (`put-expired`).
+// later EXPIRE expired, a put a PERSIST kept that a later EXPIRE expired (`put-expired`), an
+// entry of a log an EXPIRE expired whole; a peer's EXPIRE reaches the rows it covers, also
+// across a restart of the origin.
 // Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
@@ -305,6 +307,57 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedPutALaterExpireExpiredLeavesTheLog) 
   EXPECT_EQ(InfoField(ca.get(), "peers", "snapshots_sent"), 0);
   EXPECT_TRUE(Cmd(cc.get(), {"GET", "str"}).is_nil());
   EXPECT_EQ(Cmd(cc.get(), {"GET", "kept"}).str(), kKept);
+}
+
+// A TLOG an EXPIRE expired whole (it holds nothing after the register's T): its entry's row
+// becomes `tlog ins-expired`, while a log with no expiry keeps its row whole.
+TEST_F(ActiveActiveLogExpiryTest, AnEntryOfALogAnExpireExpiredWholeLeavesTheLog) {
+  ExpectReducedInTheLog({},
+                        {{"TLOG", "INS", "kept", kKept, std::to_string(kT)},
+                         {"TLOG", "INS", "log", kSecret, std::to_string(kT)},
+                         {"PEXPIRE", "log", std::to_string(kTtl)}},
+                        "log", "tlog ins", "tlog ins-expired", "kept", "tlog ins");
+}
+
+// A peer's EXPIRE covers this node's NOTTL put: applying the register has the next pass judge
+// the put's row, which then becomes `put-expired`.
+TEST_F(ActiveActiveLogExpiryTest, APeersRegisterReachesTheRowsItCovers) {
+  TestServer& a = nodes_[0];
+  TestServer& b = nodes_[1];
+  for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cb = b.Connect();
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  ASSERT_EQ(Cmd(ca.get(), {"PUT", "str", kSecret, "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"PUT", "kept", kKept, "NOTTL"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  ASSERT_EQ(Cmd(cb.get(), {"PEXPIRE", "str", std::to_string(kTtl)}).integer(), 1);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
+  EXPECT_EQ(LoggedForm(a, "kept"), "put");
+}
+
+// The origin restarted after a peer's EXPIRE covered its NOTTL put and before the pass that
+// reduces it: the row, which has no expiry of its own and whose register is in no row of its
+// log, is judged again after the restart.
+TEST_F(ActiveActiveLogExpiryTest, ARowAPeersRegisterCoveredBeforeARestartLeavesTheLog) {
+  TestServer& a = nodes_[0];
+  TestServer& b = nodes_[1];
+  for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cb = b.Connect();
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  ASSERT_EQ(Cmd(ca.get(), {"PUT", "str", kSecret, "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"PUT", "kept", kKept, "NOTTL"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  ASSERT_EQ(Cmd(cb.get(), {"PEXPIRE", "str", std::to_string(kTtl)}).integer(), 1);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  ASSERT_TRUE(a.Restart()) << a.error();
+  ca = a.Connect();
+  Pin(ca.get(), kT + kTtl + kDeadline + 1);
+  ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
+  EXPECT_EQ(LoggedForm(a, "kept"), "put");
 }
 
 }  // namespace
