@@ -407,7 +407,7 @@ OpResult<std::optional<TlogExtent>> Tlog::Extent(std::string_view key) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live && !read->expired_by_register) return std::optional<TlogExtent>();
-  TlogExtent extent{.cutoff = EffectiveCutoff(read->meta)};
+  TlogExtent extent{.cutoff = EffectiveCutoff(read->meta), .window_ms = read->meta.window_ms};
   uint64_t newest = 0;
   bool any = false;
   Status s = HeldNewest(key, read->meta, &newest, &any);

@@ -62,6 +62,7 @@ namespace ebb::types {
 struct TlogExtent {
   uint64_t cutoff = 0;             // CUTOFF's answer
   std::optional<uint64_t> newest;  // the newest entry at or above it, hidden or not
+  uint64_t window_ms = 0;          // its retention window (0: none)
 };
 
 class Tlog {

@@ -58,6 +58,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "server/active_active/merge_gate.h"
@@ -294,12 +295,22 @@ class ActiveActive {
   uint64_t LogCapacity() const;  // peer-backlog-size, at least 1
   // Drops the `count` oldest deltas from log_ (not from the engine); returns `count`.
   size_t DropLogFront(size_t count);
-  // Notes a delta just added to log_ whose value expires (PutExpiry), for ReduceExpiredLogRows.
-  void NoteExpiringDelta(const PeerDelta& delta);
+  // Notes a delta just added to log_ for ReduceExpiredLogRows: a value row (LoggedValueOf) in
+  // value_rows_, and in expiring_ when its value has an expiry of its own (a put's PXAT, a TLOG
+  // entry's retention window); an expiry change (`expiry-at`) as NoteRegisterChange. `loading`
+  // (LoadLog): a row without such an expiry is judged by the next pass, since a register may
+  // have covered it before the restart.
+  void NoteExpiringDelta(const PeerDelta& delta, bool loading = false);
+  // The expiry register of `key` changed (a logged or applied `expiry-at`, a snapshot's
+  // `marker-at`): its value rows leave value_rows_ for the next pass, which judges them again.
+  void NoteRegisterChange(int db, std::string_view key);
+  // Drops from expiring_ and value_rows_ the rows that left the log, and duplicates, once either
+  // holds more than twice the log's length.
+  void SweepExpiryIndexes();
   // The purge deadline in the origin log (docs/active-active.md, "The origin log"): each logged
-  // put whose value has expired by the retention of the rows' dead versions
-  // (storage::KeptExpiredRetentionMs; the key's expiry register, when it covers the put, gives
-  // the expiry) is rewritten into its reduced form (ReducedPutDelta) in log_ and on disk, in one
+  // value (a put, a TREG SET, a TLOG INS) that has expired by the retention of the rows' dead
+  // versions (storage::KeptExpiredRetentionMs; LoggedValueExpiry says when it expires) is
+  // rewritten into its reduced form (ReducedValueDelta) in log_ and on disk, in one
   // engine write that also range-deletes the run of rows it rewrites (rows between them are
   // written again as they are), so compaction purges their value bytes. A pass every
   // min(deadline/8, 60 s), at least 100 ms apart; each rewrites at most 4,096 rows (16 MB), and
@@ -311,23 +322,26 @@ class ActiveActive {
   // What one pass writes: the run of log rows from the first due one to the last it reduces.
   struct ReducedRun {
     struct Reduced {
-      PeerDelta delta;  // the put-expired form
+      PeerDelta delta;  // the reduced form (ReducedValueDelta)
       int64_t expire_at = 0;
-      std::string first_digest;  // DeltaDigest of the put as logged
+      std::string first_digest;  // DeltaDigest of the delta as logged
     };
     std::vector<std::pair<std::string, std::string>> rows;  // engine key, row to write
     std::vector<Reduced> reduced;
   };
   // Reads the run of rows from `due`'s first offset into *run (at most 4,096 rows, 16 MB), the
-  // due puts among them reduced when their value expired by `due_at_or_before` (the others go
+  // due value rows among them reduced when their value expired by `due_at_or_before` (the others go
   // back into expiring_ with their expiry); returns the first of `due` it did not reach.
   std::map<uint64_t, int64_t>::const_iterator ReadReducedRun(const std::map<uint64_t, int64_t>& due,
                                                              int64_t due_at_or_before,
                                                              ReducedRun* run);
-  // When the value of the logged put `delta` expires: its own PXAT, or its key's expiry
-  // register's when that covers it (nullopt: PERSIST, never); INT64_MAX when the marker cannot
-  // be read (not now).
-  std::optional<int64_t> LoggedValueExpiry(const PeerDelta& delta);
+  // When the logged value `logged` of database `db` expires here (nullopt: never, unless a
+  // register changes): a put's own PXAT; a TLOG entry's retention window (the log's, else its
+  // policy's); the key's expiry register's when it covers the value (ts <= its T) — replacing a
+  // put's, a TREG pair's, and, for a TLOG entry, only when the register expires the log whole
+  // (the entries it hides in a live log stay stored), the earlier of it and the window.
+  // INT64_MAX when the engine cannot be read (not now).
+  std::optional<int64_t> LoggedValueExpiry(int db, const LoggedValue& logged);
   // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
@@ -350,10 +364,13 @@ class ActiveActive {
   // A peer's data delta (a string write, TLOG or TREG) and what runs it.
   struct PeerWrite {
     std::vector<std::string> args;      // the command, its name (and subcommand) in lower case
-    const CommandSpec* spec = nullptr;  // its handler (null for a reduced put)
+    const CommandSpec* spec = nullptr;  // its handler (null for a reduced form)
     uint32_t flags = 0;
     size_t first_arg = 1;
     bool reduced_put = false;  // an expired string version without its bytes (kPutExpired)
+    // An expired TLOG entry or TREG pair without its bytes (kInsExpired, kSetExpired): `args`
+    // holds the whole form it is judged as (JudgedFormOf).
+    bool reduced_entry = false;
     bool string_write = false;
   };
   // The data delta `args` (lower-cased) resolved; nullopt when it is no known operation.
@@ -361,8 +378,9 @@ class ActiveActive {
   // A data delta through the key's markers (whole_key.h) and the merge gate into the open batch.
   ApplyOutcome ApplyPeerWrite(const std::string& origin_id, const PeerDelta& delta,
                               PeerWrite* write);
-  // Writes a data delta the markers and the gate admitted (the command's handler runs it, or a
-  // reduced put is written as it is), then settles the key's expiry when `admission` says so.
+  // Writes a data delta the markers and the gate admitted (the command's handler runs it, a
+  // reduced put is written as it is, a reduced entry or pair raises the key's type floor), then
+  // settles the key's expiry when `admission` says so.
   ApplyOutcome WritePeerDelta(const std::string& origin_id, const PeerDelta& delta,
                               const PeerWrite& write, const std::string& key,
                               const WholeKeyMarkers::Admission& admission);
@@ -429,9 +447,13 @@ class ActiveActive {
   uint64_t skewed_writes_ = 0;
   std::atomic<uint64_t> malformed_deltas_ = 0;  // counted where deltas are applied
   int64_t last_tick_ms_ = 0;
-  // The logged puts whose value expires: expire_at -> offset (entries of deltas that left log_
-  // are dropped as met, or swept when they outnumber log_).
+  // The value rows to judge, by when their value expires: expire_at -> offset (INT64_MIN: at
+  // the next pass). Entries of deltas that left log_ are dropped as met, or swept.
   std::multimap<int64_t, uint64_t> expiring_;
+  // The value rows of log_ (LoggedValueOf) by database and key (ValueRowsKey in origin_log.cc),
+  // for NoteRegisterChange; value_rows_count_ offsets in all (rows left the log are swept).
+  std::unordered_map<std::string, std::vector<uint64_t>> value_rows_;
+  size_t value_rows_count_ = 0;
   // The deltas of log_ rewritten into their reduced form: offset -> the DeltaDigest of the delta
   // as first logged, which a peer that applied it sends with PEER SYNC.
   std::map<uint64_t, std::string> first_digests_;

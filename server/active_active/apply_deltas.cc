@@ -123,7 +123,15 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   std::vector<std::string> args = delta.args;
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
-  if (args[0].ends_with("-at")) return ApplyWholeKey(origin_id, delta, args);
+  if (args[0].ends_with("-at")) {
+    const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args);
+    // An expiry change (a snapshot's marker carries one) may expire values this node logged.
+    if (outcome == ApplyOutcome::kApplied && args.size() > 2 &&
+        (args[0] == kExpiryAt || args[0] == "marker-at")) {
+      NoteRegisterChange(delta.db, args[2]);
+    }
+    return outcome;
+  }
   std::optional<PeerWrite> write = ResolvePeerWrite(std::move(args));
   if (!write) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
@@ -143,6 +151,15 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
   if (write.reduced_put) {
     ReducedPut reduced;
     if (!ParseReducedPut(write.args, &reduced)) return std::nullopt;
+    return write;
+  }
+  // An expired TLOG entry or TREG pair without its bytes: judged as its whole form, the value
+  // never written (WritePeerDelta).
+  if (write.args.size() > 1 && (write.args[1] == kInsExpired || write.args[1] == kSetExpired)) {
+    ReducedEntry reduced;
+    if (!ParseReducedEntry(write.args, &reduced)) return std::nullopt;
+    write.reduced_entry = true;
+    write.args = JudgedFormOf(reduced);
     return write;
   }
   const std::vector<std::string_view> views = Views(write.args);
@@ -206,6 +223,18 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
     if (!written.ok()) {
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
                    written.engine_status().ToString());
+      return ApplyOutcome::kEngineError;
+    }
+    return ApplyOutcome::kApplied;
+  }
+  if (write.reduced_entry) {
+    // What a node that applied the whole entry or pair holds once it expired and compaction
+    // reduced it: no value, the key's type floor at the type (raising it wipes a lower type's
+    // live content, as the whole write replaced it).
+    storage::Status s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+    if (s.ok() && admission.settle_expiry) s = whole_key_->SettleExpiry(delta.db, key);
+    if (!s.ok()) {
+      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
       return ApplyOutcome::kEngineError;
     }
     return ApplyOutcome::kApplied;

@@ -18,6 +18,7 @@
 #include "storage/expired_retention.h"
 #include "storage/write_batch.h"
 #include "types/keyspace.h"
+#include "types/tlog.h"
 
 namespace ebb::server {
 
@@ -57,7 +58,7 @@ storage::Status ActiveActive::LoadLog() {
     log_.emplace_back(delta.offset, std::move(wire));
     end_offset_ = delta.offset;
     if (!first_digest.empty()) first_digests_[delta.offset] = std::move(first_digest);
-    NoteExpiringDelta(delta);
+    NoteExpiringDelta(delta, /*loading=*/true);
   }
   if (!it->status().ok()) return it->status();
   const uint64_t capacity = LogCapacity();
@@ -108,15 +109,81 @@ size_t ActiveActive::DropLogFront(size_t count) {
   return count;
 }
 
-void ActiveActive::NoteExpiringDelta(const PeerDelta& delta) {
-  const std::optional<int64_t> expire_at = PutExpiry(delta);
-  if (!expire_at) return;
-  expiring_.emplace(*expire_at, delta.offset);
-  // Entries of deltas that left the log before their expiry: swept once they are as many as the
-  // log, so the index stays within twice the log's length.
-  if (expiring_.size() > 2 * log_.size() + 16) {
-    const uint64_t first = LogFirst();
+namespace {
+
+// value_rows_'s key: the database (4 bytes) and the key.
+std::string ValueRowsKey(int db, std::string_view key) {
+  std::string name(reinterpret_cast<const char*>(&db), sizeof(db));
+  name += key;
+  return name;
+}
+
+// When a TLOG entry at `ts` leaves a log whose retention window is `window_ms` (nullopt: never,
+// or beyond the int64 range).
+std::optional<int64_t> EntryWindowExpiry(__int128 ts, uint64_t window_ms) {
+  const __int128 at = ts + window_ms;
+  if (window_ms == 0 || at > std::numeric_limits<int64_t>::max()) return std::nullopt;
+  return static_cast<int64_t>(at);
+}
+
+}  // namespace
+
+void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading) {
+  if (delta.args.size() > 2 && delta.args[0] == kExpiryAt) {
+    NoteRegisterChange(delta.db, delta.args[2]);
+    return;
+  }
+  const std::optional<LoggedValue> logged = LoggedValueOf(delta);
+  if (!logged) return;
+  // Every value row: a register made later, here or on a peer, may expire its value.
+  value_rows_[ValueRowsKey(delta.db, logged->key)].push_back(delta.offset);
+  value_rows_count_++;
+  std::optional<int64_t> expire_at = logged->own_expiry;
+  if (logged->kind == LoggedValue::Kind::kTlogIns) {
+    const std::optional<uint64_t> window = context_->keyspace().PolicyWindow(logged->key);
+    if (window) expire_at = EntryWindowExpiry(logged->ts, *window);
+  }
+  // Loading, a register written before the restart may already cover it: judged by a pass soon.
+  if (!expire_at && loading && whole_key_->any()) expire_at = std::numeric_limits<int64_t>::min();
+  if (expire_at) expiring_.emplace(*expire_at, delta.offset);
+  SweepExpiryIndexes();
+}
+
+void ActiveActive::NoteRegisterChange(int db, std::string_view key) {
+  auto rows = value_rows_.find(ValueRowsKey(db, key));
+  if (rows == value_rows_.end()) return;
+  // The key's rows are judged again by the next pass, which puts back those it does not reduce.
+  for (const uint64_t offset : rows->second) {
+    if (offset >= LogFirst()) expiring_.emplace(std::numeric_limits<int64_t>::min(), offset);
+  }
+  value_rows_count_ -= rows->second.size();
+  value_rows_.erase(rows);
+}
+
+void ActiveActive::SweepExpiryIndexes() {
+  // Entries of deltas that left the log are swept once they are as many as the log, so each
+  // index stays within twice the log's length (a row noted twice counts once after a sweep).
+  const size_t bound = 2 * log_.size() + 16;
+  const uint64_t first = LogFirst();
+  if (expiring_.size() > bound) {
     std::erase_if(expiring_, [first](const auto& entry) { return entry.second < first; });
+    std::map<uint64_t, int64_t> earliest;
+    for (const auto& [expire_at, offset] : expiring_) earliest.emplace(offset, expire_at);
+    if (earliest.size() < expiring_.size()) {
+      expiring_.clear();
+      for (const auto& [offset, expire_at] : earliest) expiring_.emplace(expire_at, offset);
+    }
+  }
+  if (value_rows_count_ > bound) {
+    value_rows_count_ = 0;
+    for (auto it = value_rows_.begin(); it != value_rows_.end();) {
+      std::vector<uint64_t>& offsets = it->second;
+      std::sort(offsets.begin(), offsets.end());
+      offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+      std::erase_if(offsets, [first](uint64_t offset) { return offset < first; });
+      value_rows_count_ += offsets.size();
+      it = offsets.empty() ? value_rows_.erase(it) : std::next(it);
+    }
   }
 }
 
@@ -127,19 +194,39 @@ constexpr size_t kMaxRewrittenBytes = 16 << 20;  // and their bytes (past it, th
 
 }  // namespace
 
-std::optional<int64_t> ActiveActive::LoggedValueExpiry(const PeerDelta& delta) {
-  const std::optional<int64_t> own = PutExpiry(delta);
-  int64_t ts = 0;
-  if (!own || !ParseInt64(delta.args[4], &ts)) return own;
+std::optional<int64_t> ActiveActive::LoggedValueExpiry(int db, const LoggedValue& logged) {
+  constexpr int64_t kNotNow = std::numeric_limits<int64_t>::max();
+  std::optional<int64_t> own = logged.own_expiry;
+  std::optional<types::TlogExtent> log;
+  if (logged.kind == LoggedValue::Kind::kTlogIns) {
+    auto extent = types::Tlog(context_->keyspace(), db).Extent(logged.key);
+    if (extent.status() == types::OpStatus::kEngineError) {
+      spdlog::warn("Cannot read a logged log: {}", extent.engine_status().ToString());
+      return kNotNow;
+    }
+    // A log no longer held (its window passed it, or a delete): the window its policy gives.
+    if (extent.ok()) log = *extent;
+    const std::optional<uint64_t> window = log ? std::optional<uint64_t>(log->window_ms)
+                                               : context_->keyspace().PolicyWindow(logged.key);
+    if (window) own = EntryWindowExpiry(logged.ts, *window);
+  }
   KeyMarker marker;
   bool has_row = false;
-  const storage::Status s = whole_key_->Marker(delta.db, delta.args[1], &marker, &has_row);
+  const storage::Status s = whole_key_->Marker(db, logged.key, &marker, &has_row);
   if (!s.ok()) {
     spdlog::warn("Cannot read the marker of a logged key: {}", s.ToString());
-    return std::numeric_limits<int64_t>::max();  // not now
+    return kNotNow;
   }
-  if (marker.expiry && ts <= marker.expiry->ts) return marker.expiry->expire_at;
-  return own;
+  if (!marker.expiry || logged.ts > marker.expiry->ts) return own;
+  const std::optional<int64_t> by_register = marker.expiry->expire_at;
+  if (logged.kind != LoggedValue::Kind::kTlogIns) return by_register;  // it replaces a put's
+  // A register never extends a window, and its hidden entries stay stored while the log holds
+  // something after its T: it drops their bytes only with a log it expires whole.
+  const int64_t t = marker.expiry->ts;
+  const bool whole = !log || ((!log->newest || *log->newest <= static_cast<uint64_t>(t)) &&
+                              log->cutoff <= static_cast<uint64_t>(t) + 1);
+  if (!by_register || !whole) return own;
+  return own ? std::min(*own, *by_register) : by_register;
 }
 
 std::map<uint64_t, int64_t> ActiveActive::TakeDueExpiring(int64_t due_at_or_before) {
@@ -169,7 +256,7 @@ void ActiveActive::ReduceExpiredLogRows(int64_t now_ms) {
   if (due.empty()) return;
   ReducedRun run;
   auto pending = ReadReducedRun(due, due_at_or_before, &run);
-  // Due puts this pass did not reach wait for the next, soon.
+  // Due rows this pass did not reach wait for the next, soon.
   if (pending != due.end()) next_reduce_ms_ = now_ms + 100;
   for (; pending != due.end(); ++pending) expiring_.emplace(pending->second, pending->first);
   if (run.reduced.empty()) return;
@@ -218,15 +305,20 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
     std::string row(it->value());
     PeerDelta delta;
     std::string digest;
-    if (offset == pending->first && DecodeLogRow(row, &delta, &digest)) {
-      const std::optional<int64_t> expiry = LoggedValueExpiry(delta);
+    std::optional<LoggedValue> value;
+    if (offset == pending->first && DecodeLogRow(row, &delta, &digest) &&
+        (value = LoggedValueOf(delta))) {
+      const std::optional<int64_t> expiry = LoggedValueExpiry(delta.db, *value);
       if (expiry && *expiry <= due_at_or_before) {
         const std::string& logged = log_[offset - LogFirst()].second;
-        run->reduced.push_back({ReducedPutDelta(delta), pending->second, WireDigest(logged)});
+        run->reduced.push_back({ReducedValueDelta(delta), pending->second, WireDigest(logged)});
         row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
         rows_to_write = run->rows.size() + 1;
-      } else if (expiry) {
-        expiring_.emplace(*expiry, offset);  // an expiry register moved it later
+      } else {
+        // Not yet (an expiry register moved it later), or not at all until a register changes.
+        if (expiry) expiring_.emplace(*expiry, offset);
+        value_rows_[ValueRowsKey(delta.db, value->key)].push_back(offset);
+        value_rows_count_++;
       }
     }
     if (offset == pending->first) ++pending;
@@ -335,6 +427,8 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   log_.clear();
   log_bytes_ = 0;
   expiring_.clear();
+  value_rows_.clear();
+  value_rows_count_ = 0;
   first_digests_.clear();
   // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
   for (const Subscriber& subscriber : subscribers_) {

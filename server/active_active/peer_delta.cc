@@ -112,12 +112,89 @@ PeerDelta ReducedPutDelta(const PeerDelta& delta) {
   reduced.key = args[1];
   reduced.digest = types::StringDigest(args[2]);
   ParseInt64(args[4], &reduced.ts);
-  ParseInt64(args[6], &reduced.expire_at);
+  reduced.expire_at = std::numeric_limits<int64_t>::max();  // NOTTL
+  if (args.size() == 7) ParseInt64(args[6], &reduced.expire_at);
   PeerDelta out;
   out.offset = delta.offset;
   out.origin_ms = delta.origin_ms;
   out.db = delta.db;
   out.args = ReducedPutArgs(reduced);
+  return out;
+}
+
+std::vector<std::string> ReducedEntryArgs(const ReducedEntry& reduced) {
+  return {reduced.tlog ? "tlog" : "treg",
+          std::string(reduced.tlog ? kInsExpired : kSetExpired),
+          reduced.key,
+          "DIGEST",
+          types::DigestHex(reduced.digest),
+          std::to_string(reduced.ts)};
+}
+
+bool ParseReducedEntry(std::span<const std::string> args, ReducedEntry* reduced) {
+  if (args.size() != 6 || !EqualsIgnoreCase(args[3], "digest")) return false;
+  if (args[0] == "tlog" && args[1] == kInsExpired) {
+    reduced->tlog = true;
+  } else if (args[0] == "treg" && args[1] == kSetExpired) {
+    reduced->tlog = false;
+  } else {
+    return false;
+  }
+  reduced->key = args[2];
+  return types::ParseDigestHex(args[4], &reduced->digest) && ParseUint64(args[5], &reduced->ts);
+}
+
+std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced) {
+  return {reduced.tlog ? "tlog" : "treg", reduced.tlog ? "ins" : "set", reduced.key, "",
+          std::to_string(reduced.ts)};
+}
+
+std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta) {
+  const std::vector<std::string>& args = delta.args;
+  LoggedValue logged;
+  if (args.size() >= 6 && args[0] == "put") {
+    int64_t ts = 0;
+    if (!EqualsIgnoreCase(args[3], "ts") || !ParseInt64(args[4], &ts)) return std::nullopt;
+    logged.ts = ts;
+    if (args.size() == 7) {
+      logged.own_expiry = PutExpiry(delta);
+      if (!logged.own_expiry) return std::nullopt;
+    } else if (args.size() != 6 || !EqualsIgnoreCase(args[5], "nottl")) {
+      return std::nullopt;
+    }
+    logged.key = args[1];
+    logged.value = args[2];
+    return logged;
+  }
+  if (args.size() != 5) return std::nullopt;
+  if (args[0] == "treg" && args[1] == "set") {
+    logged.kind = LoggedValue::Kind::kTregSet;
+  } else if (args[0] == "tlog" && args[1] == "ins") {
+    logged.kind = LoggedValue::Kind::kTlogIns;
+  } else {
+    return std::nullopt;
+  }
+  uint64_t ts = 0;
+  if (!ParseUint64(args[4], &ts)) return std::nullopt;
+  logged.ts = ts;
+  logged.key = args[2];
+  logged.value = args[3];
+  return logged;
+}
+
+PeerDelta ReducedValueDelta(const PeerDelta& delta) {
+  const LoggedValue logged = *LoggedValueOf(delta);
+  if (logged.kind == LoggedValue::Kind::kPut) return ReducedPutDelta(delta);
+  ReducedEntry reduced;
+  reduced.tlog = logged.kind == LoggedValue::Kind::kTlogIns;
+  reduced.key = logged.key;
+  reduced.digest = types::StringDigest(logged.value);
+  reduced.ts = static_cast<uint64_t>(logged.ts);
+  PeerDelta out;
+  out.offset = delta.offset;
+  out.origin_ms = delta.origin_ms;
+  out.db = delta.db;
+  out.args = ReducedEntryArgs(reduced);
   return out;
 }
 

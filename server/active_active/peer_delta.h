@@ -6,7 +6,10 @@
 // code a client's command runs — `TLOG INS key value ts`, `TLOG TRIMAT key ts`, `TREG SET key
 // value ts`, `PUT key value TS ts PXAT ms|NOTTL`, `DELETE key TS ts`, and `PUT-EXPIRED key
 // DIGEST hex TS ts PXAT ms|NOTTL`: a string version that has expired, without its bytes
-// (types/string_rank.h), applied as the dead version compaction reduces it to. Each carries the
+// (types/string_rank.h), applied as the dead version compaction reduces it to; `TLOG INS-EXPIRED
+// key DIGEST hex ts` and `TREG SET-EXPIRED key DIGEST hex ts` the same for an entry and a pair
+// (below). The origin log rewrites a delta into its reduced form once its value has expired
+// (docs/active-active.md, "The origin log"). Each carries the
 // origin node's offset (1, 2, 3, ... in the order the origin committed them), the origin's clock
 // when it made it and the database.
 //
@@ -81,11 +84,49 @@ std::string EncodeLogRow(const PeerDelta& delta, std::string_view first_digest);
 bool DecodeLogRow(std::string_view row, PeerDelta* delta, std::string* first_digest);
 
 // The expiry of a logged `put key value TS ts PXAT ms` (the only delta that carries a value
-// with an expiry); nullopt for every other delta, a NOTTL put included.
+// with an expiry of its own); nullopt for every other delta, a NOTTL put included.
 std::optional<int64_t> PutExpiry(const PeerDelta& delta);
-// The reduced form of such a put: `put-expired key DIGEST <SHA-256 of value> TS ts PXAT ms`,
-// the same rank without the value's bytes. REQUIRES: PutExpiry(delta).
+// The reduced form of a logged put (PXAT or NOTTL): `put-expired key DIGEST <SHA-256 of value>
+// TS ts PXAT ms|NOTTL`, the same rank without the value's bytes.
+// REQUIRES: LoggedValueOf(delta) is a kPut.
 PeerDelta ReducedPutDelta(const PeerDelta& delta);
+
+// The value-less forms of a TLOG entry and a TREG pair that have expired (subcommands, lower
+// case): `tlog ins-expired key DIGEST hex ts` and `treg set-expired key DIGEST hex ts`, `hex` the
+// SHA-256 of the value (types/string_rank.h). A receiver judges each as its whole form through
+// the key's markers and the merge gate, and then writes no entry or pair: it keeps what a node
+// that applied the whole one keeps once it has expired and compaction has reduced it — the
+// key's type floor (docs/active-active.md, "The origin log").
+inline constexpr std::string_view kInsExpired = "ins-expired";
+inline constexpr std::string_view kSetExpired = "set-expired";
+struct ReducedEntry {
+  bool tlog = false;  // `tlog ins-expired`, else `treg set-expired`
+  std::string key;
+  std::string digest;  // raw, types::kStringDigestSize bytes
+  uint64_t ts = 0;
+};
+std::vector<std::string> ReducedEntryArgs(const ReducedEntry& reduced);
+// `args` (args[0] and args[1] lower-case) as a ReducedEntry; false if out of shape.
+bool ParseReducedEntry(std::span<const std::string> args, ReducedEntry* reduced);
+// The whole form the markers and the merge gate judge a reduced entry as: `tlog ins key "" ts`
+// or `treg set key "" ts` (the empty value is never written).
+std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced);
+
+// A logged delta that carries a value: `put key value TS ts PXAT ms|NOTTL`, `treg set key value
+// ts`, `tlog ins key value ts` (as the origin logs them: lower-case).
+struct LoggedValue {
+  enum class Kind { kPut, kTregSet, kTlogIns };
+  Kind kind = Kind::kPut;
+  std::string_view key;    // views the delta's arguments
+  std::string_view value;  // likewise
+  __int128 ts = 0;         // the version's timestamp (a put's TS; an entry's or pair's ts)
+  std::optional<int64_t> own_expiry;  // a put's PXAT (nullopt: NOTTL, or not a put)
+};
+// nullopt for every other delta (reduced forms included) and for one out of shape.
+std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta);
+// The value-less form of such a delta (put-expired, tlog ins-expired, treg set-expired), with
+// the delta's offset, clock and database. REQUIRES: LoggedValueOf(delta).
+PeerDelta ReducedValueDelta(const PeerDelta& delta);
 
 // Appends the wire form of `delta` / of a heartbeat to *out.
 void AppendDeltaResp(std::string* out, const PeerDelta& delta);

@@ -73,5 +73,87 @@ TEST(OriginLogRowTest, TheReducedPutKeepsTheRankWithoutTheValue) {
   EXPECT_TRUE(ParseReducedPut(reduced.args, &parsed));
 }
 
+TEST(OriginLogRowTest, EveryDeltaThatCarriesAValueIsALoggedValue) {
+  const auto put = LoggedValueOf(Put({"put", "k", "v", "TS", "10", "PXAT", "20"}));
+  ASSERT_TRUE(put.has_value());
+  EXPECT_EQ(put->kind, LoggedValue::Kind::kPut);
+  EXPECT_EQ(put->key, "k");
+  EXPECT_EQ(put->value, "v");
+  EXPECT_TRUE(put->ts == 10);
+  EXPECT_EQ(put->own_expiry, 20);
+  const auto nottl = LoggedValueOf(Put({"put", "k", "v", "TS", "10", "NOTTL"}));
+  ASSERT_TRUE(nottl.has_value());
+  EXPECT_EQ(nottl->own_expiry, std::nullopt);
+  const auto treg = LoggedValueOf(Put({"treg", "set", "r", "v", "18446744073709551615"}));
+  ASSERT_TRUE(treg.has_value());
+  EXPECT_EQ(treg->kind, LoggedValue::Kind::kTregSet);
+  EXPECT_EQ(treg->key, "r");
+  EXPECT_TRUE(treg->ts == static_cast<__int128>(18446744073709551615ULL));
+  const auto tlog = LoggedValueOf(Put({"tlog", "ins", "l", "v", "7"}));
+  ASSERT_TRUE(tlog.has_value());
+  EXPECT_EQ(tlog->kind, LoggedValue::Kind::kTlogIns);
+  // No value, a reduced form, or out of shape: none.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"tlog", "trimat", "l", "7"},
+           {"delete", "k", "TS", "10"},
+           {"put", "k", "v", "TS", "10"},
+           {"put", "k", "v", "TS", "10", "NOTTL", "x"},
+           {"put", "k", "v", "TS", "10", "KEEP"},
+           {"treg", "set", "r", "v", "-1"},
+           {"tlog", "ins", "l", "v", "x"},
+           {"tlog", "ins", "l", "v"},
+           {"expiry-at", "10", "k", "20"},
+           ReducedValueDelta(Put({"tlog", "ins", "l", "v", "7"})).args}) {
+    EXPECT_FALSE(LoggedValueOf(Put(args)).has_value()) << args[0];
+  }
+}
+
+TEST(OriginLogRowTest, TheReducedEntryAndPairKeepTheirTimestampWithoutTheValue) {
+  const std::string hex = types::DigestHex(types::StringDigest("secret"));
+  const PeerDelta entry = ReducedValueDelta(Put({"tlog", "ins", "l", "secret", "7"}));
+  EXPECT_EQ(entry.offset, 42u);
+  EXPECT_EQ(entry.db, 3);
+  EXPECT_EQ(entry.args, (std::vector<std::string>{"tlog", "ins-expired", "l", "DIGEST", hex, "7"}));
+  const PeerDelta pair = ReducedValueDelta(Put({"treg", "set", "r", "secret", "9"}));
+  EXPECT_EQ(pair.args, (std::vector<std::string>{"treg", "set-expired", "r", "DIGEST", hex, "9"}));
+  const PeerDelta put = ReducedValueDelta(Put({"put", "k", "secret", "TS", "10", "NOTTL"}));
+  EXPECT_EQ(put.args,
+            (std::vector<std::string>{"put-expired", "k", "DIGEST", hex, "TS", "10", "NOTTL"}));
+
+  ReducedEntry parsed;
+  ASSERT_TRUE(ParseReducedEntry(entry.args, &parsed));
+  EXPECT_TRUE(parsed.tlog);
+  EXPECT_EQ(parsed.key, "l");
+  EXPECT_EQ(parsed.digest, types::StringDigest("secret"));
+  EXPECT_EQ(parsed.ts, 7u);
+  EXPECT_EQ(JudgedFormOf(parsed), (std::vector<std::string>{"tlog", "ins", "l", "", "7"}));
+  ASSERT_TRUE(ParseReducedEntry(pair.args, &parsed));
+  EXPECT_FALSE(parsed.tlog);
+  EXPECT_EQ(JudgedFormOf(parsed), (std::vector<std::string>{"treg", "set", "r", "", "9"}));
+  EXPECT_EQ(ReducedEntryArgs(parsed), pair.args);
+}
+
+TEST(OriginLogRowTest, AReducedEntryOutOfShapeIsRefused) {
+  const std::string hex = types::DigestHex(types::StringDigest("secret"));
+  ReducedEntry parsed;
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"tlog", "ins-expired", "l", "DIGEST", hex},
+           {"tlog", "ins-expired", "l", "DIGEST", hex, "7", "8"},
+           {"tlog", "ins-expired", "l", "HASH", hex, "7"},
+           {"tlog", "ins-expired", "l", "DIGEST", hex.substr(1), "7"},
+           {"tlog", "ins-expired", "l", "DIGEST", hex + "0", "7"},
+           {"tlog", "ins-expired", "l", "DIGEST", "zz" + hex.substr(2), "7"},
+           {"tlog", "ins-expired", "l", "DIGEST", hex, "-7"},
+           {"tlog", "ins-expired", "l", "DIGEST", hex, "18446744073709551616"},
+           {"tlog", "ins-expired", "l", "DIGEST", hex, ""},
+           {"tlog", "set-expired", "l", "DIGEST", hex, "7"},
+           {"treg", "ins-expired", "l", "DIGEST", hex, "7"},
+           {"put", "set-expired", "l", "DIGEST", hex, "7"},
+       }) {
+    EXPECT_FALSE(ParseReducedEntry(args, &parsed))
+        << args[1] << " " << args[4] << " " << args.size();
+  }
+}
+
 }  // namespace
 }  // namespace ebb::server
