@@ -314,6 +314,20 @@ void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, std::vector<Ke
   }
   const bool has_wipe = end < stripe.size();
   stats->deleted += has_wipe ? stripe.size() - end - 1 : 0;
+  // A version with the timestamp of the one written just after it (EXPIRE and PERSIST rewrite a
+  // version that way) is never taken — ties go to the more recently written — and never ends a
+  // read's walk that the newer one did not end, so it goes: its bytes with it.
+  size_t kept = std::min<size_t>(end, 1);
+  for (size_t i = 1; i < end; i++) {
+    if (stripe[i].meta.timestamp_or_zero() == stripe[kept - 1].meta.timestamp_or_zero()) continue;
+    if (kept != i) stripe[kept] = std::move(stripe[i]);
+    kept++;
+  }
+  if (kept < end) {
+    if (has_wipe) stripe[kept] = std::move(stripe[end]);
+    stripe.resize(kept + (has_wipe ? 1 : 0));
+    end = kept;
+  }
   if (collapse) {
     // The full-grace choice: the greatest timestamp, ties to the most recently written; the
     // wipe if nothing was written after it.
@@ -376,6 +390,10 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
   // Oldest first: whether something older stays under a version decides if a dead one may go.
   std::vector<KeyVersion> out;
   bool something_beneath = !ctx.nothing_below;
+  // Whether a version beneath may yet vanish without a row of its own saying when: a deeper
+  // table's (a range deletion, whole-file expiry) or a dead version's. A live one beneath carries
+  // its own expiry, if it has one, for the purge scheduler.
+  bool beneath_may_vanish = !ctx.nothing_below;
   for (size_t i = survivors.size(); i-- > 0;) {
     KeyVersion& v = survivors[i];
     bool dead = v.kind != RowKind::kValue;
@@ -430,9 +448,11 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
       } else if (v.kind == RowKind::kWipe) {
         v.value.clear();
       }
-      // A dead version keeps its expiry while it may yet vanish deeper down (or later), so purge
-      // scheduling still finds it; at the bottom it stays only to hide newer versions.
-      if (!something_beneath && ctx.forget_newest_dead) v.meta.expire_at_ms.reset();
+      // A dead version keeps its expiry while what lies beneath it may yet vanish, so purge
+      // scheduling finds it again; otherwise it stays only to hide what it hides, and an expiry
+      // already passed would make its table due for a purge again at once, for good.
+      if (!beneath_may_vanish && ctx.forget_newest_dead) v.meta.expire_at_ms.reset();
+      beneath_may_vanish = true;
     }
     out.push_back(std::move(v));
     something_beneath = true;

@@ -299,9 +299,12 @@ TEST(ReduceForFlushTest, InOrderOverwritesKeepTheNewestAndTheOneThatEndsAGraceWa
   EXPECT_EQ(Show(ReduceForFlush(
                 {V(5, 400, "e"), V(4, 300, "d"), T(3, 100), V(2, 200, "b"), V(1, 150, "a")})),
             "5=e@400 3T@100");
-  // Ties with the newest cannot win either.
-  EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})),
-            "3=c@100 2=b@100");
+  // Ties with the newest cannot win either, nor end a walk the newest did not end: they go.
+  EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})), "3=c@100");
+  EXPECT_EQ(Show(ReduceForFlush({V(4, 100, "d"), V(3, 100, "c"), V(2, 40, "b"), V(1, 40, "a")})),
+            "4=d@100 2=b@40");
+  // EXPIRE's rewrite (the same timestamp, now expiring) replaces the version beneath it.
+  EXPECT_EQ(Show(ReduceForFlush({V(2, 100, "v"), V(1, 100, "v")})), "2=v@100");
 }
 
 TEST(ReduceForFlushTest, WipesAndRangeDeletionsHideOlderVersions) {

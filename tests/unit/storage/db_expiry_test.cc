@@ -521,5 +521,42 @@ TEST_F(ExpiryTest, KeepingDeadVersionsKeepsExpiredRowsWholeForHalfThePurgeDeadli
   EXPECT_FALSE(dead("j").has_value());
 }
 
+// EXPIRE rewrites a key's version with the same timestamp and an expiry, so a flush writes the
+// expiring version with the one it replaced beneath it, in one table. Once due, the purge
+// compaction drops the replaced version's bytes (no read can take it: the newer one ties its
+// timestamp) and leaves a file that is not due again — also while newer data overlaps the table,
+// which keeps the compaction from seeing the key's whole history, and when the expired version
+// stays to hide an older live one.
+TEST_F(ExpiryTest, APurgedExpiryRewriteLeavesNothingDue) {
+  options_.purge_deadline_ms = 1000;
+  options_.whole_file_expiry = false;
+  options_.compression = Compression::kNone;
+  Open();
+  const int64_t now = clock_->NowMs();
+  const std::string secret = "value-of-the-key-that-expired";
+  Put("a", "first");
+  Put("k", secret, now);
+  Put("k", secret, now, 100);   // EXPIRE k: the same version, now expiring
+  Put("o", "older", now - 10);  // an expiring version over an older, live one
+  Put("o", secret + "-o", now, 100);
+  Put("z", "last");
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  Put("m", "newer");           // in the memtable, inside the table's key range
+  clock_->Advance(100 + 500);  // expired and due
+  int cycles = 0;
+  while (cycles < 50 && impl()->RunBackgroundCycle()) cycles++;
+  EXPECT_LT(cycles, 50) << "the purge compaction leaves a file that is due again";
+  EXPECT_EQ(Get("k"), "NOT_FOUND");
+  EXPECT_EQ(Get("k", std::numeric_limits<int64_t>::max()), "NOT_FOUND");
+  EXPECT_EQ(Get("o"), "NOT_FOUND");
+  EXPECT_EQ(Get("o", 20), "NOT_FOUND");
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    if (entry.path().extension() != ".sst") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(bytes.find(secret), std::string::npos) << entry.path();
+  }
+}
+
 }  // namespace
 }  // namespace ebb::storage
