@@ -369,6 +369,9 @@ storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int
       if (*cutoff > 0) newest = std::max(newest, ClampToSigned(*cutoff - 1));
       break;
     }
+    case types::KeyType::kSeries:  // TS writes are refused in the mode: its metadata's time
+      newest = row.meta.timestamp_or_zero();
+      break;
   }
   *ts = std::max(*ts, newest);
   return storage::Status::OK();
