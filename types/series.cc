@@ -61,21 +61,20 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
     if (!s.ok()) return s;
     options.timestamp_ms = ts;
   }
-  // The window moved by a whole window past what was purged: purge it, in this same write
-  // order (the metadata first; a purge lost to a crash is repeated by a later write).
+  // The window moved by a whole window past what was purged: the same write range-deletes the
+  // sub-rows below it (one WAL record: the purge and its mark go together).
   const int64_t floor = VisibleFloor(meta);
   const uint64_t retention = meta.settings.retention_ms;
-  const bool purge = retention > 0 && floor > meta.purged_below &&
-                     static_cast<uint64_t>(floor - meta.purged_below) >= retention;
-  const int64_t purged_before = meta.purged_below;
-  if (purge) meta.purged_below = floor;
+  if (retention > 0 && floor > meta.purged_below &&
+      static_cast<uint64_t>(floor - meta.purged_below) >= retention) {
+    const std::string prefix = SamplePrefix(key, meta.version);
+    batch->DeleteRange(storage::KeyRange{prefix + SeriesElement(meta.purged_below),
+                                         prefix + SeriesElement(floor)});
+    meta.purged_below = floor;
+  }
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
              EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(meta)), now);
-  Status s = keyspace_.db().Write(options, *batch);
-  if (!s.ok() || !purge) return s;
-  const std::string prefix = SamplePrefix(key, meta.version);
-  storage::KeyRange range{prefix + SeriesElement(purged_before), prefix + SeriesElement(floor)};
-  return keyspace_.db().DeleteRange({range});
+  return keyspace_.db().Write(options, *batch);
 }
 
 OpResult<bool> Series::Create(std::string_view key, const SeriesSettings& settings) {
@@ -294,12 +293,13 @@ OpResult<SeriesInfo> Series::Info(std::string_view key) {
   return info;
 }
 
-Status Series::ReadNewest(std::string_view key, const SeriesMeta& meta,
-                          std::optional<Sample>* newest) {
+Status Series::ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int64_t below,
+                               std::optional<Sample>* newest) {
   newest->reset();
+  if (below <= 0) return Status::OK();
   const std::string prefix = SamplePrefix(key, meta.version);
   std::unique_ptr<storage::Iterator> it = SampleIterator(keyspace_, prefix);
-  it->SeekToLast();
+  it->SeekForPrev(prefix + SeriesElement(below - 1));
   if (it->Valid()) {
     Sample sample;
     Status s = DecodeAt(*it, prefix.size(), &sample);
@@ -321,16 +321,17 @@ OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64
   if (!scanned.ok()) return FailureOf(scanned);
   if (count == 0) return count;
   SeriesMeta meta = read->meta;
+  Status s;
+  // The newest sample went: the new newest is the last one below the range (none above it).
+  if (meta.newest && meta.newest->ts >= from && meta.newest->ts <= to) {
+    s = ReadNewestBelow(key, meta, from, &meta.newest);
+    if (!s.ok()) return s;
+  }
   const std::string prefix = SamplePrefix(key, meta.version);
   const std::string end =
       to == kMaxSeriesTimestamp ? PrefixUpperBound(prefix) : prefix + SeriesElement(to + 1);
-  Status s = keyspace_.db().DeleteRange({storage::KeyRange{prefix + SeriesElement(from), end}});
-  if (!s.ok()) return s;
-  if (meta.newest && meta.newest->ts >= from && meta.newest->ts <= to) {
-    s = ReadNewest(key, meta, &meta.newest);
-    if (!s.ok()) return s;
-  }
   storage::WriteBatch batch;
+  batch.DeleteRange(storage::KeyRange{prefix + SeriesElement(from), end});
   s = WriteMeta(key, meta, *read, &batch);
   if (!s.ok()) return s;
   return count;

@@ -11,14 +11,15 @@
 // the newest timestamp N, every sample with ts < N - retention is invisible at once (Range,
 // Latest, Info never show it; Add refuses one with kTooOld), and as writes move N the sub-rows
 // below the window are removed by one engine range deletion (DB::DeleteRange) each time the
-// invisible-but-stored span reaches a whole window, so the stored samples span at most two
-// windows and compaction drops the deleted rows.
+// invisible-but-stored span reaches a whole window (in the same engine write as the sample that
+// moved it), so the stored samples span at most two windows and compaction drops the deleted
+// rows.
 //
 // Costs: Add, IncrBy = one metadata read + one sub-row point read (duplicates) + one atomic
-// WriteBatch (sub-row + metadata), plus a range deletion when the window moves by a whole
-// window; Latest = one metadata read; Range = a seek and the samples it visits; DeleteRange =
-// a scan of the samples it deletes (to count them), one range deletion and a seek for the new
-// newest sample; Info = a scan of the visible samples (totalSamples).
+// WriteBatch (sub-row + metadata, and a range deletion when the window moves by a whole
+// window); Latest = one metadata read; Range = a seek and the samples it visits; DeleteRange =
+// a scan of the samples it deletes (to count them), a seek for the new newest sample and one
+// WriteBatch (a range deletion + metadata); Info = a scan of the visible samples.
 //
 // Every operation returns kWrongType when the key holds another type (nothing is written),
 // kNotFound when a key that must exist does not (Add and IncrBy create it), and kEngineError
@@ -119,15 +120,15 @@ class Series {
   // The oldest visible timestamp: newest - retention (0 without retention or samples).
   static int64_t VisibleFloor(const SeriesMeta& meta);
   std::string SamplePrefix(std::string_view key, uint64_t version) const;
-  // Writes the metadata row (and the batch's other rows) atomically, then purges the sub-rows
-  // below the window when it moved by a whole window.
+  // Writes the metadata row with the batch's other rows as one engine write, adding the range
+  // deletion of the sub-rows below the window when it moved by a whole window.
   storage::Status WriteMeta(std::string_view key, SeriesMeta meta, const Found& previous,
                             storage::WriteBatch* batch);
   // A new empty incarnation with `settings`.
   storage::Status NewIncarnation(const SeriesSettings& settings, SeriesMeta* meta);
-  // The newest stored sample of `meta`'s incarnation (a seek to its end).
-  storage::Status ReadNewest(std::string_view key, const SeriesMeta& meta,
-                             std::optional<Sample>* newest);
+  // The newest stored sample of `meta`'s incarnation with ts < below (a seek), if any.
+  storage::Status ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int64_t below,
+                                  std::optional<Sample>* newest);
   // Stores (ts, value) into an existing or new series `found`.
   OpResult<AddOutcome> Store(std::string_view key, const Found& found, int64_t ts, double value,
                              DuplicatePolicy policy);
