@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/key_slot.h"
 #include "server/services/server_context.h"
 #include "storage/db.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/fake_cluster.h"
 #include "types/key_encoding.h"
 #include "types/keyspace.h"
 
@@ -350,6 +352,34 @@ TEST_F(SeriesTest, EmptyOverAWideGapIsRefusedNotBuilt) {
             "the buckets");
   EXPECT_EQ(Do({"TS.RANGE", "g", "-", "+", "COUNT", "3", "AGGREGATION", "count", "1", "EMPTY"}),
             "[[:0,+1],[:1,+0],[:2,+0]]");
+}
+
+// On a cluster node a series is one key in one slot: routed by its key, its samples in the
+// slot's sub-row range, counted and dropped with the slot.
+class SeriesClusterTest : public CommandTest {
+ protected:
+  std::vector<std::string> RunnerOptions() const override { return {"--cluster-enabled", "yes"}; }
+  void SetUp() override {
+    CommandTest::SetUp();
+    ebb_->context().set_cluster(&cluster_);
+  }
+  void TearDown() override { ebb_->context().set_cluster(nullptr); }
+  FakeCluster cluster_;
+};
+
+TEST_F(SeriesClusterTest, RoutedByItsKey) {
+  const int foo = KeySlot("foo");
+  const int bar = KeySlot("bar");
+  cluster_.mine.insert(foo);
+  cluster_.others[bar] = server::cluster::NodeAddress{"127.0.0.1", 7001};
+  EXPECT_EQ(Do({"TS.ADD", "foo", "1", "1"}), ":1");
+  EXPECT_EQ(Do({"TS.ADD", "{foo}b", "2", "2"}), ":2");
+  EXPECT_EQ(Do({"TS.RANGE", "bar", "-", "+"}), "-MOVED " + std::to_string(bar) + " 127.0.0.1:7001");
+  EXPECT_EQ(Do({"TS.MADD", "foo", "3", "3", "bar", "3", "3"}),
+            "-CROSSSLOT Keys in request don't hash to the same slot");
+  EXPECT_EQ(Do({"TS.MADD", "foo", "3", "3", "{foo}b", "3", "3"}), "[:3,:3]");
+  EXPECT_EQ(Do({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(foo)}), ":2");
+  EXPECT_EQ(Do({"TS.RANGE", "foo", "-", "+"}), "[[:1,+1],[:3,+3]]");
 }
 
 }  // namespace
