@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/unit/types/types_fixture.h"
+#include "types/dump_codec.h"
 #include "types/series_aggregate.h"
 
 namespace ebb::types {
@@ -80,6 +81,40 @@ TEST(SeriesCodecTest, ElementsSortByTimestamp) {
   EXPECT_FALSE(DecodeSampleValue("1234567", &v));
   ASSERT_TRUE(DecodeSampleValue(EncodeSampleValue(3.25), &v));
   EXPECT_EQ(v, 3.25);
+}
+
+// DUMP's series body: settings and samples round-trip; samples out of order, repeated or above
+// 2^63-1, and a version or newest sample in the settings, are refused (every payload is hostile).
+TEST(SeriesCodecTest, DumpBodyRoundTripsAndRefusesDisorder) {
+  KeyDump dump;
+  dump.type = KeyType::kSeries;
+  dump.meta_ts = 5;
+  dump.meta_expire_at = 900;
+  dump.series.settings.retention_ms = 10;
+  dump.series.settings.labels = {{"a", "b"}};
+  dump.samples = {{1, 1.5}, {2, -2}, {9, 0}};
+  KeyDump back;
+  ASSERT_EQ(DecodeDump(EncodeDump(dump), &back), DumpDecode::kOk);
+  EXPECT_EQ(back.meta_ts, 5);
+  EXPECT_EQ(back.meta_expire_at, std::optional<int64_t>(900));
+  EXPECT_EQ(back.series.settings.retention_ms, 10u);
+  EXPECT_EQ(back.series.settings.labels, dump.series.settings.labels);
+  ASSERT_EQ(back.samples.size(), 3u);
+  EXPECT_EQ(back.samples[1].ts, 2);
+  EXPECT_EQ(back.samples[1].value, -2);
+  for (const std::vector<Sample>& bad :
+       std::vector<std::vector<Sample>>{{{2, 1}, {1, 1}}, {{1, 1}, {1, 2}}, {{-1, 1}}}) {
+    KeyDump d = dump;
+    d.samples = bad;
+    EXPECT_EQ(DecodeDump(EncodeDump(d), &back), DumpDecode::kBadFormat);
+  }
+  // EncodeDump writes settings without version or newest: decode the encoder's own output only.
+  const std::string payload = EncodeDump(dump);
+  for (size_t cut = 5; cut + 4 < payload.size(); ++cut) {
+    std::string damaged = payload;
+    damaged[cut] = static_cast<char>(damaged[cut] ^ 0x40);
+    EXPECT_NE(DecodeDump(damaged, &back), DumpDecode::kOk) << cut;  // the checksum catches it
+  }
 }
 
 TEST_F(SeriesTest, AddKeepsOrderAndResolvesDuplicates) {
