@@ -57,6 +57,41 @@ void PutMetaExpiry(std::string* out, std::optional<int64_t> expire_at) {
   if (expire_at) storage::PutFixed64(out, static_cast<uint64_t>(*expire_at));
 }
 
+// A series' body after meta_ts: length-prefixed settings (EncodeSeriesMeta with version 0, no
+// newest, purged_below 0) | varint64 count | (fixed64 ts | fixed64 value bits)*, ascending.
+void PutSeriesDump(std::string* out, const KeyDump& d) {
+  SeriesMeta settings;
+  settings.settings = d.series.settings;
+  storage::PutLengthPrefixed(out, EncodeSeriesMeta(settings));
+  storage::PutVarint64(out, d.samples.size());
+  for (const Sample& sample : d.samples) {
+    storage::PutFixed64(out, static_cast<uint64_t>(sample.ts));
+    out->append(EncodeSampleValue(sample.value));
+  }
+}
+
+bool DecodeSeriesDump(std::string_view* in, KeyDump* d) {
+  std::string_view settings;
+  uint64_t n = 0;
+  if (!storage::GetLengthPrefixed(in, &settings) || !DecodeSeriesMeta(settings, &d->series) ||
+      d->series.version != 0 || d->series.newest || d->series.purged_below != 0 ||
+      !storage::GetVarint64(in, &n) || n > in->size() / 16) {
+    return false;
+  }
+  d->samples.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t ts = 0;
+    if (!storage::GetFixed64(in, &ts) || ts > static_cast<uint64_t>(kMaxSeriesTimestamp) ||
+        !DecodeSampleValue(in->substr(0, 8), &d->samples[i].value)) {
+      return false;
+    }
+    in->remove_prefix(8);
+    d->samples[i].ts = static_cast<int64_t>(ts);
+    if (i > 0 && d->samples[i].ts <= d->samples[i - 1].ts) return false;  // ascending, once
+  }
+  return true;
+}
+
 bool DecodeBody(std::string_view in, uint8_t format, KeyDump* d) {
   const bool expiries = format != kFormatNoExpiry;
   if (expiries && d->type != KeyType::kString && !GetMetaExpiry(&in, &d->meta_expire_at)) {
@@ -106,6 +141,9 @@ bool DecodeBody(std::string_view in, uint8_t format, KeyDump* d) {
       }
       break;
     }
+    case KeyType::kSeries:
+      if (!GetInt64(&in, &d->meta_ts) || !DecodeSeriesDump(&in, d)) return false;
+      break;
     default:
       return false;
   }
@@ -145,6 +183,10 @@ std::string EncodeDump(const KeyDump& d) {
         storage::PutFixed64(&out, e.ts);
         storage::PutLengthPrefixed(&out, e.value);
       }
+      break;
+    case KeyType::kSeries:
+      storage::PutFixed64(&out, static_cast<uint64_t>(d.meta_ts));
+      PutSeriesDump(&out, d);
       break;
   }
   storage::PutFixed32(&out, storage::crc32c::Value(out));

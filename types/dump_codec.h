@@ -5,10 +5,9 @@
 //             | fixed32-LE crc32c(all before)
 //
 // A payload holds the value, its timestamps and its expiries (format 2: each string version's
-// own, a TREG's or TLOG's metadata row's), not the key's name or database. Format 1 payloads
-// carry no expiry. on-disk: never change a format — a new layout is a new format number, and
-// readers keep reading the old ones.
-// Thread-safety: pure functions.
+// own, a TREG's, TLOG's or SERIES' metadata row's), not the key's name or database. Format 1
+// payloads carry no expiry. on-disk: never change a format — a new layout is a new format number,
+// and readers keep reading the old ones. Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "types/key_meta.h"
+#include "types/series_codec.h"
 #include "types/tlog_codec.h"
 
 namespace ebb::types {
@@ -51,6 +51,10 @@ struct KeyDump {
   // and the entries at or above the cutoff, newest first.
   TlogMeta log;
   std::vector<DumpEntry> entries;
+  // kSeries: the settings from `series` (its version, newest and purged_below are not part of a
+  // dump) and the samples reads show, oldest first, each timestamp once.
+  SeriesMeta series;
+  std::vector<Sample> samples;
 };
 
 // Format 2. REQUIRES: no tombstone has an expire_at.

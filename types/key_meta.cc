@@ -7,7 +7,8 @@ namespace ebb::types {
 
 namespace {
 
-constexpr KeyType kAllTypes[] = {KeyType::kString, KeyType::kTreg, KeyType::kTlog};
+constexpr KeyType kAllTypes[] = {KeyType::kString, KeyType::kTreg, KeyType::kTlog,
+                                 KeyType::kSeries};
 
 }  // namespace
 
@@ -19,6 +20,8 @@ std::string_view KeyTypeName(KeyType type) {
       return "treg";
     case KeyType::kTlog:
       return "tlog";
+    case KeyType::kSeries:
+      return "TSDB-TYPE";
   }
   return "none";
 }
@@ -30,7 +33,7 @@ std::optional<KeyType> KeyTypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-bool IsCollectionType(KeyType type) { return type == KeyType::kTlog; }
+bool IsCollectionType(KeyType type) { return type == KeyType::kTlog || type == KeyType::kSeries; }
 
 std::string EncodeMetaValue(KeyType type, std::string_view payload, bool raw_string) {
   std::string value;
@@ -46,7 +49,9 @@ bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* pa
   auto tag = static_cast<uint8_t>(value[0]);
   const bool raw = tag == kRawStringTag;
   if (raw) tag = static_cast<uint8_t>(KeyType::kString);
-  if (tag > static_cast<uint8_t>(KeyType::kTlog)) return false;
+  if (tag > static_cast<uint8_t>(KeyType::kTlog) && tag != static_cast<uint8_t>(KeyType::kSeries)) {
+    return false;
+  }
   if (raw_string != nullptr) *raw_string = raw;
   *type = static_cast<KeyType>(tag);
   *payload = value.substr(1);

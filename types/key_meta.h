@@ -1,8 +1,8 @@
 // Key metadata: the value of a key's metadata row (docs/key-encoding.md, "Metadata row").
 //
 // Row value = type:u8 | payload. String payloads are the value bytes; collection payloads
-// (TLOG) start with varint64 version, which ties the key's sub-rows to this incarnation; TREG
-// and the rest of TLOG's payload are defined by their types. The engine row's meta carries the
+// (TLOG, SERIES) start with varint64 version, which ties the key's sub-rows to this incarnation;
+// TREG and the rest of TLOG's payload are defined by their types. The engine row's meta carries the
 // key's timestamp and whole-key expiry.
 // Thread-safety: pure functions and plain values.
 #pragma once
@@ -17,8 +17,8 @@
 namespace ebb::types {
 
 // on-disk: never change (first byte of every metadata row value). 3 is a string too
-// (kRawStringTag); 4-255 reserved.
-enum class KeyType : uint8_t { kString = 0, kTreg = 1, kTlog = 2 };
+// (kRawStringTag); 4 is a time series (types/series.h); 5-255 reserved.
+enum class KeyType : uint8_t { kString = 0, kTreg = 1, kTlog = 2, kSeries = 4 };
 
 // The first byte of a string whose last write leaves it in Redis's "raw" encoding, as Redis 7's
 // SETRANGE, APPEND to an existing key, SETBIT, BITFIELD and BITOP do (they unshare or create a
@@ -26,7 +26,7 @@ enum class KeyType : uint8_t { kString = 0, kTreg = 1, kTlog = 2 };
 // that keep the value (EXPIRE, PERSIST, GETEX, RENAME, COPY, MOVE) keep it; the rest write tag 0.
 inline constexpr uint8_t kRawStringTag = 3;
 
-// "string", "treg", "tlog" (what TYPE replies).
+// "string", "treg", "tlog", "TSDB-TYPE" (what TYPE replies; RedisTimeSeries' module type name).
 std::string_view KeyTypeName(KeyType type);
 // The inverse of KeyTypeName, case-insensitive (SCAN ... TYPE t); nullopt if unknown.
 std::optional<KeyType> KeyTypeFromName(std::string_view name);

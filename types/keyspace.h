@@ -55,6 +55,7 @@
 #include "types/key_meta.h"
 #include "types/op_result.h"
 #include "types/scan_cursor.h"
+#include "types/series_codec.h"
 #include "types/tlog_head_cache.h"
 #include "types/ttl_policy.h"
 
@@ -379,6 +380,10 @@ class Keyspace {
   storage::Status ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
                                    const std::function<void(std::string_view element, uint64_t ts,
                                                             const storage::RowMeta& meta)>& visit);
+  // Appends the samples reads show of the SERIES incarnation `series` of (db, key) to *samples,
+  // oldest first (types/series.h: those at or above its newest timestamp - retention).
+  storage::Status ForEachSeriesSample(int db, std::string_view key, const SeriesMeta& series,
+                                      std::vector<Sample>* samples);
   // The versions of a string key's metadata row (db, key) that a copy or a dump carries: those
   // DB::GetVersions returns that are string values or tombstones, most recently written first.
   storage::Status GetStringVersions(int db, std::string_view key,

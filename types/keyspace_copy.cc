@@ -11,6 +11,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/series_codec.h"
 #include "types/tlog_codec.h"
 
 namespace ebb::types {
@@ -39,6 +40,29 @@ Status Keyspace::GetStringVersions(int db, std::string_view key,
            (!DecodeMetaValue(v.value, &type, &payload) || type != KeyType::kString);
   });
   return Status::OK();
+}
+
+Status Keyspace::ForEachSeriesSample(int db, std::string_view key, const SeriesMeta& series,
+                                     std::vector<Sample>* samples) {
+  // The samples reads show: those at or above newest - retention (types/series.h).
+  int64_t floor = series.purged_below;
+  const uint64_t retention = series.settings.retention_ms;
+  if (retention > 0 && series.newest && static_cast<uint64_t>(series.newest->ts) > retention) {
+    floor = std::max(floor, static_cast<int64_t>(series.newest->ts - retention));
+  }
+  const std::string prefix = SubRowPrefix(layout_, db, key, series.version);
+  storage::ReadOptions read = ReadOptions();
+  read.lower_bound = prefix;
+  read.upper_bound = PrefixUpperBound(prefix);
+  std::unique_ptr<storage::Iterator> it = active_->NewIterator(read);
+  for (it->Seek(prefix + SeriesElement(floor)); it->Valid(); it->Next()) {
+    Sample& sample = samples->emplace_back();
+    if (!DecodeSeriesElement(it->key().substr(prefix.size()), &sample.ts) ||
+        !DecodeSampleValue(it->value(), &sample.value)) {
+      return Status::Corruption("malformed SERIES sample");
+    }
+  }
+  return it->status();
 }
 
 Status Keyspace::ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
@@ -118,6 +142,26 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       log.version = version;
       batch.Put(WithMeta(options, source.meta), dst_meta_key,
                 EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(log)), now);
+      break;
+    }
+    case KeyType::kSeries: {
+      SeriesMeta series;
+      if (!DecodeSeriesMeta(source.payload, &series)) {
+        return Status::Corruption("copy: malformed SERIES metadata");
+      }
+      std::vector<Sample> samples;
+      s = ForEachSeriesSample(r.src_db, r.src, series, &samples);
+      if (!s.ok()) return s;
+      s = NewVersion(&series.version);
+      if (!s.ok()) return s;
+      series.purged_below = 0;
+      const std::string dst_prefix = SubRowPrefix(layout_, r.dst_db, r.dst, series.version);
+      for (const Sample& sample : samples) {
+        batch.Put(options, dst_prefix + SeriesElement(sample.ts), EncodeSampleValue(sample.value),
+                  now);
+      }
+      batch.Put(WithMeta(options, source.meta), dst_meta_key,
+                EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(series)), now);
       break;
     }
   }

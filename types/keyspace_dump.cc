@@ -12,6 +12,7 @@
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/live_version.h"
+#include "types/series_codec.h"
 #include "types/tlog_codec.h"
 #include "types/treg.h"
 
@@ -87,6 +88,14 @@ OpResult<std::optional<std::string>> Keyspace::DumpKey(int db, std::string_view 
       if (malformed) return Status::Corruption("dump: malformed TLOG entry");
       break;
     }
+    case KeyType::kSeries: {
+      if (!DecodeSeriesMeta(meta.payload, &dump.series)) {
+        return Status::Corruption("dump: malformed SERIES metadata");
+      }
+      s = ForEachSeriesSample(db, key, dump.series, &dump.samples);
+      if (!s.ok()) return s;
+      break;
+    }
   }
   return std::optional<std::string>(EncodeDump(dump));
 }
@@ -143,6 +152,19 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
         batch.Put(entry, sub_key, "", now);
       }
       batch.Put(meta_options, meta_key, EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(log)), now);
+      break;
+    }
+    case KeyType::kSeries: {
+      SeriesMeta series = dump.series;
+      Status s = NewVersion(&series.version);
+      if (!s.ok()) return s;
+      if (!dump.samples.empty()) series.newest = dump.samples.back();
+      const std::string prefix = SubRowPrefix(layout_, db, key, series.version);
+      for (const Sample& sample : dump.samples) {
+        batch.Put(options, prefix + SeriesElement(sample.ts), EncodeSampleValue(sample.value), now);
+      }
+      batch.Put(meta_options, meta_key, EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(series)),
+                now);
       break;
     }
   }

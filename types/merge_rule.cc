@@ -78,6 +78,7 @@ int TypePrecedence(KeyType type) {
     case KeyType::kTreg:
       return 1;
     case KeyType::kString:
+    case KeyType::kSeries:  // never written in active-active mode (TS writes are refused)
       return 0;
   }
   return 0;

@@ -114,6 +114,8 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
     }
     case types::KeyType::kTlog:
       return LogPieces(keyspace, db, key, pieces);
+    case types::KeyType::kSeries:  // TS writes are refused in the mode: nothing a peer can apply
+      break;
   }
   return storage::Status::OK();
 }

@@ -358,6 +358,8 @@ storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int
       return storage::Status::Corruption("TREG payload");
     }
     newest = ClampToSigned(pair_ts);
+  } else if (found && row.type == types::KeyType::kSeries) {
+    newest = row.meta.timestamp_or_zero();  // TS writes are refused in the mode: its last write
   } else {
     // A log, live or expired by its register; the entries the register hides count.
     types::Tlog log(keyspace_, db);

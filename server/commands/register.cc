@@ -10,7 +10,7 @@ void RegisterAllCommands(CommandTable& table) {
                     ExpireCommands,     TlogCommands,      TregCommands,        TransactionCommands,
                     PubSubCommands,     ScriptingCommands, ReplicationCommands, AclCommands,
                     MigrateCommands,    ClusterCommands,   PeerCommands,        SlowlogCommands,
-                    MemoryCommands,     LatencyCommands}) {
+                    MemoryCommands,     LatencyCommands,   SeriesCommands}) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());

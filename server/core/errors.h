@@ -599,6 +599,60 @@ std::string ExecAbortBecauseError(std::string_view reason);
 // The code prefix of a generic error ("ERR ").
 inline constexpr std::string_view kErrPrefix = "ERR ";
 
+// Time series (server/commands/cmd_series.cc): RedisTimeSeries' words.
+inline constexpr std::string_view kTsKeyMissing = "ERR TSDB: the key does not exist";
+inline constexpr std::string_view kTsKeyExists = "ERR TSDB: key already exists";
+inline constexpr std::string_view kTsNotTsdbKey = "ERR TSDB: the key is not a TSDB key";
+inline constexpr std::string_view kTsInvalidTimestamp = "ERR TSDB: invalid timestamp";
+inline constexpr std::string_view kTsNegativeTimestamp =
+    "ERR TSDB: invalid timestamp, must be a nonnegative integer";
+inline constexpr std::string_view kTsInvalidValue = "ERR TSDB: invalid value";
+inline constexpr std::string_view kTsTooOld = "ERR TSDB: Timestamp is older than retention";
+inline constexpr std::string_view kTsDuplicateBlocked =
+    "ERR TSDB: Error at upsert, update is not supported when DUPLICATE_POLICY is set to BLOCK "
+    "mode";
+inline constexpr std::string_view kTsIncrBelowNewest =
+    "ERR TSDB: timestamp must be equal to or higher than the maximum existing timestamp";
+inline constexpr std::string_view kTsIncrNaN = "ERR TSDB: cannot increment/decrement NaN value";
+inline constexpr std::string_view kTsInvalidIncrement = "ERR TSDB: invalid increase/decrease value";
+inline constexpr std::string_view kTsBadRetention = "ERR TSDB: Couldn't parse RETENTION";
+inline constexpr std::string_view kTsBadChunkSize = "ERR TSDB: Couldn't parse CHUNK_SIZE";
+inline constexpr std::string_view kTsChunkSizeRange =
+    "ERR TSDB: CHUNK_SIZE value must be a multiple of 8 in the range [48 .. 1048576]";
+inline constexpr std::string_view kTsBadEncoding = "ERR TSDB: unknown ENCODING parameter";
+inline constexpr std::string_view kTsBadDuplicatePolicy =
+    "ERR TSDB: Couldn't parse DUPLICATE_POLICY";
+inline constexpr std::string_view kTsUnknownDuplicatePolicy = "ERR TSDB: Unknown DUPLICATE_POLICY";
+inline constexpr std::string_view kTsBadLabels = "ERR TSDB: Couldn't parse LABELS";
+inline constexpr std::string_view kTsWrongFrom = "ERR TSDB: wrong fromTimestamp";
+inline constexpr std::string_view kTsWrongTo = "ERR TSDB: wrong toTimestamp";
+inline constexpr std::string_view kTsCountMissing = "ERR TSDB: COUNT argument is missing";
+inline constexpr std::string_view kTsBadCount = "ERR TSDB: Couldn't parse COUNT";
+inline constexpr std::string_view kTsInvalidCount = "ERR TSDB: Invalid COUNT value";
+inline constexpr std::string_view kTsFilterByTsMissing =
+    "ERR TSDB: FILTER_BY_TS one or more arguments are missing";
+inline constexpr std::string_view kTsFilterByValueMissing =
+    "ERR TSDB: FILTER_BY_VALUE one or more arguments are missing";
+inline constexpr std::string_view kTsBadMin = "ERR TSDB: Couldn't parse MIN";
+inline constexpr std::string_view kTsBadMax = "ERR TSDB: Couldn't parse MAX";
+inline constexpr std::string_view kTsBadAggregation = "ERR TSDB: Couldn't parse AGGREGATION";
+inline constexpr std::string_view kTsUnknownAggregation = "ERR TSDB: Unknown aggregation type";
+inline constexpr std::string_view kTsBucketDuration =
+    "ERR TSDB: bucketDuration must be greater than zero";
+inline constexpr std::string_view kTsAlignWithoutAggregation =
+    "ERR TSDB: ALIGN parameter can only be used with AGGREGATION";
+inline constexpr std::string_view kTsBadAlign = "ERR TSDB: unknown ALIGN parameter";
+inline constexpr std::string_view kTsAlignStartUnbounded =
+    "ERR TSDB: start alignment can only be used with explicit start timestamp";
+inline constexpr std::string_view kTsAlignEndUnbounded =
+    "ERR TSDB: end alignment can only be used with explicit end timestamp";
+inline constexpr std::string_view kTsBadBucketTimestamp =
+    "ERR TSDB: unknown BUCKETTIMESTAMP parameter";
+// More empty buckets than one reply may hold (EMPTY over a wide gap; ebb's own limit).
+inline constexpr std::string_view kTsTooManyBuckets =
+    "ERR TSDB: the reply would hold more than 10000000 buckets: narrow the range or widen the "
+    "buckets";
+
 // Starting to serve (server/io/tls.h, server/net/server.h): why the server cannot, as it logs it
 // before exiting. A `file_reason` is "<path>: <OpenSSL's reason>".
 // "tls-cert-file and tls-key-file are required with <options>" (tls-port, or the link options).

@@ -110,11 +110,27 @@ def acl(r):
     assert r.acl_deluser("app") == 1
 
 
+def timeseries(r):
+    """redis-py's r.ts() client (RedisTimeSeries' commands) against ebb's TS.*."""
+    ts = r.ts()
+    assert ts.create("ts:py", labels={"room": "kitchen"})
+    assert r.type("ts:py") == b"TSDB-TYPE"
+    assert ts.add("ts:py", 10, 2.5) == 10
+    assert ts.madd([("ts:py", 20, 3), ("ts:py", 30, 4)]) == [20, 30]
+    assert tuple(ts.get("ts:py")) == (30, 4.0)
+    assert [tuple(s) for s in ts.range("ts:py", "-", "+", aggregation_type="sum",
+                                       bucket_size_msec=20)] == [(0, 2.5), (20, 7.0)]
+    assert ts.incrby("ts:py", 1, timestamp=40) == 40
+    assert tuple(ts.get("ts:py")) == (40, 5.0)
+    r.delete("ts:py")
+
+
 def main():
     r = redis.Redis(port=PORT)
     other = redis.Redis(port=PORT)
     acl(r)
     scripting(r, other)
+    timeseries(r)
     r.flushall()
 
     # r.pipeline() is transactional by default: MULTI ... EXEC.

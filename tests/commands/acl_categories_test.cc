@@ -90,6 +90,17 @@ TEST_F(AclCategoriesTest, EbbsOwnCommands) {
       {"treg|get", {"fast", "read", "treg"}},
       {"treg|help", {"fast", "read", "treg"}},
       {"treg|set", {"fast", "treg", "write"}},
+      {"ts.add", {"slow", "write"}},
+      {"ts.alter", {"slow", "write"}},
+      {"ts.create", {"slow", "write"}},
+      {"ts.decrby", {"slow", "write"}},
+      {"ts.del", {"slow", "write"}},
+      {"ts.get", {"fast", "read"}},
+      {"ts.incrby", {"slow", "write"}},
+      {"ts.info", {"read", "slow"}},
+      {"ts.madd", {"slow", "write"}},
+      {"ts.range", {"read", "slow"}},
+      {"ts.revrange", {"read", "slow"}},
   };
   Categories own;
   for (const auto& [row, categories] : EbbCategories()) {

@@ -29,8 +29,20 @@ TEST(KeyMetaTest, DecodeRejectsEmptyAndUnknownTags) {
   KeyType type;
   std::string_view payload;
   EXPECT_FALSE(DecodeMetaValue("", &type, &payload));
-  EXPECT_FALSE(DecodeMetaValue(std::string("\x04x", 2), &type, &payload));
+  EXPECT_FALSE(DecodeMetaValue(std::string("\x05x", 2), &type, &payload));
   EXPECT_FALSE(DecodeMetaValue(std::string("\xff", 1), &type, &payload));
+}
+
+// Tag 4 is a time series (types/series.h), a collection TYPE names as RedisTimeSeries does.
+TEST(KeyMetaTest, SeriesTag) {
+  KeyType type = KeyType::kString;
+  std::string_view payload;
+  ASSERT_TRUE(DecodeMetaValue(std::string("\x04x", 2), &type, &payload));
+  EXPECT_EQ(type, KeyType::kSeries);
+  EXPECT_EQ(payload, "x");
+  EXPECT_TRUE(IsCollectionType(KeyType::kSeries));
+  EXPECT_EQ(KeyTypeName(KeyType::kSeries), "TSDB-TYPE");
+  EXPECT_EQ(KeyTypeFromName("tsdb-type"), KeyType::kSeries);
 }
 
 // Tag 3 is a string in Redis's raw encoding: a string to every reader.

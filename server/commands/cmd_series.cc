@@ -1,0 +1,487 @@
+// TS.*: the time-series commands (docs/commands.md, "TS"; docs/time-series.md), over
+// types::Series, with RedisTimeSeries' syntax, replies and error texts.
+//
+// Options may come in any order; LABELS takes every argument after it, so it comes last.
+// Timestamps are ms in [0, 2^63-1] ("*": the server clock); a sample's value goes out as a RESP3
+// double, or as a RESP2 simple string (the shortest text that reads back as the same double), as
+// RedisTimeSeries replies. No row has an active-active write form: the mode refuses TS writes.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "server/commands/cmd_series_options.h"
+#include "server/commands/register.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/errors.h"
+#include "server/services/keyspace_events.h"
+#include "server/services/reply.h"
+#include "server/services/server_context.h"
+#include "types/keyspace.h"
+#include "types/series.h"
+
+namespace ebb::server {
+namespace {
+
+using types::OpResult;
+using types::OpStatus;
+using types::Sample;
+using types::Series;
+
+Series SeriesOf(CommandContext& ctx) {
+  return Series(ctx.server.keyspace(), ctx.client.db_index());
+}
+
+void ReplyValue(CommandContext& ctx, double value) {
+  if (ctx.reply.protocol() >= 3) return ctx.reply.Double(value);
+  if (std::isnan(value)) return ctx.reply.SimpleString("nan");
+  if (std::isinf(value)) return ctx.reply.SimpleString(value > 0 ? "inf" : "-inf");
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
+  ctx.reply.SimpleString(std::string_view(text, static_cast<size_t>(end - text)));
+}
+
+void ReplySample(CommandContext& ctx, const Sample& sample) {
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Integer(sample.ts);
+  ReplyValue(ctx, sample.value);
+}
+
+// A failure of a command that needs the key: the missing key in RedisTimeSeries' words.
+void ReplySeriesError(CommandContext& ctx, const types::OpFailure& failure) {
+  if (failure.status == OpStatus::kNotFound) return ctx.reply.Error(kTsKeyMissing);
+  ReplyError(ctx, failure);
+}
+
+void Signal(CommandContext& ctx, std::string_view key, std::string_view event) {
+  SignalKeyChange(ctx, key, kNotifyTimestamped, event);
+}
+
+// TS.CREATE key [options]
+struct CreateOptions {
+  std::string_view key;
+  types::SeriesSettings settings;
+};
+
+CreateOptions ParseCreate(ArgParser& args) {
+  CreateOptions o;
+  o.key = args.Next();
+  ParseSeriesOptions(args, SeriesOptionSet::kCreate, &o.settings, nullptr);
+  return o;
+}
+
+void ExecuteCreate(CommandContext& ctx, const CreateOptions& o) {
+  OpResult<bool> created = SeriesOf(ctx).Create(o.key, o.settings);
+  if (!created.ok()) return ReplyError(ctx, created);
+  if (!*created) return ctx.reply.Error(kTsKeyExists);
+  Signal(ctx, o.key, "ts.create");
+  ctx.reply.Ok();
+}
+
+// TS.ALTER key [RETENTION ms] [CHUNK_SIZE n] [DUPLICATE_POLICY p] [LABELS l v ...]
+struct AlterOptions {
+  std::string_view key;
+  types::SeriesAlter alter;
+};
+
+AlterOptions ParseAlter(ArgParser& args) {
+  AlterOptions o;
+  o.key = args.Next();
+  types::SeriesSettings settings;
+  SeriesOptionsGiven given;
+  ParseSeriesOptions(args, SeriesOptionSet::kAlter, &settings, &given);
+  if (given.retention) o.alter.retention_ms = settings.retention_ms;
+  if (given.chunk_size) o.alter.chunk_size = settings.chunk_size;
+  if (given.duplicate_policy) o.alter.duplicate_policy = settings.duplicate_policy;
+  if (given.labels) o.alter.labels = std::move(settings.labels);
+  return o;
+}
+
+void ExecuteAlter(CommandContext& ctx, const AlterOptions& o) {
+  OpResult<void> altered = SeriesOf(ctx).Alter(o.key, o.alter);
+  if (!altered.ok()) return ReplySeriesError(ctx, types::FailureOf(altered));
+  Signal(ctx, o.key, "ts.alter");
+  ctx.reply.Ok();
+}
+
+// TS.ADD key timestamp|* value [options] [ON_DUPLICATE policy]
+struct AddOptions {
+  std::string_view key;
+  std::string_view ts;  // checked by Execute, after the value, as RedisTimeSeries does
+  std::string_view value;
+  types::SeriesSettings settings;
+  types::DuplicatePolicy on_duplicate = types::DuplicatePolicy::kUnset;
+};
+
+AddOptions ParseAdd(ArgParser& args) {
+  AddOptions o;
+  o.key = args.Next();
+  o.ts = args.Next();
+  o.value = args.Next();
+  SeriesOptionsGiven given;
+  ParseSeriesOptions(args, SeriesOptionSet::kAdd, &o.settings, &given);
+  o.on_duplicate = given.on_duplicate;
+  return o;
+}
+
+// The outcome of one TS.ADD (or one MADD triple) as its reply: the timestamp, or the error.
+void ReplyAdd(CommandContext& ctx, std::string_view key, std::string_view ts_text,
+              std::string_view value_text, const types::SeriesSettings* create,
+              types::DuplicatePolicy on_duplicate) {
+  double value = 0;
+  if (!ParseSampleValue(value_text, &value)) return ctx.reply.Error(kTsInvalidValue);
+  int64_t ts = 0;
+  if (std::string_view error = ParseSampleTimestamp(ctx, ts_text, &ts); !error.empty()) {
+    return ctx.reply.Error(error);
+  }
+  OpResult<Series::AddOutcome> added = SeriesOf(ctx).Add(key, ts, value, on_duplicate, create);
+  if (added.status() == OpStatus::kWrongType && create != nullptr) {
+    return ctx.reply.Error(kTsNotTsdbKey);
+  }
+  if (!added.ok()) return ReplySeriesError(ctx, types::FailureOf(added));
+  if (*added == Series::AddOutcome::kTooOld) return ctx.reply.Error(kTsTooOld);
+  if (*added == Series::AddOutcome::kBlocked) return ctx.reply.Error(kTsDuplicateBlocked);
+  Signal(ctx, key, "ts.add");
+  ctx.reply.Integer(ts);
+}
+
+void ExecuteAdd(CommandContext& ctx, const AddOptions& o) {
+  ReplyAdd(ctx, o.key, o.ts, o.value, &o.settings, o.on_duplicate);
+}
+
+// TS.MADD key timestamp value [key timestamp value ...]: one reply per triple.
+struct MaddOptions {
+  std::vector<std::string_view> triples;
+};
+
+MaddOptions ParseMadd(ArgParser& args) {
+  MaddOptions o;
+  if (args.remaining() % 3 != 0) args.Fail(WrongArgsError("ts.madd"));
+  while (args.HasMore()) o.triples.push_back(args.Next());
+  return o;
+}
+
+void ExecuteMadd(CommandContext& ctx, const MaddOptions& o) {
+  ctx.reply.ArrayHeader(o.triples.size() / 3);
+  for (size_t i = 0; i + 2 < o.triples.size(); i += 3) {
+    ReplyAdd(ctx, o.triples[i], o.triples[i + 1], o.triples[i + 2], nullptr,
+             types::DuplicatePolicy::kUnset);
+  }
+}
+
+// TS.INCRBY / TS.DECRBY key value [TIMESTAMP ts] [options]
+struct IncrOptions {
+  std::string_view key;
+  std::string_view delta;
+  std::string_view ts = "*";
+  types::SeriesSettings settings;
+};
+
+IncrOptions ParseIncr(ArgParser& args) {
+  IncrOptions o;
+  o.key = args.Next();
+  o.delta = args.Next();
+  SeriesOptionsGiven given;
+  ParseSeriesOptions(args, SeriesOptionSet::kIncr, &o.settings, &given);
+  if (given.timestamp) o.ts = *given.timestamp;
+  return o;
+}
+
+void ExecuteIncr(CommandContext& ctx, const IncrOptions& o, bool decrement) {
+  double delta = 0;
+  if (!ParseSampleValue(o.delta, &delta)) return ctx.reply.Error(kTsInvalidIncrement);
+  int64_t ts = 0;
+  if (std::string_view error = ParseSampleTimestamp(ctx, o.ts, &ts); !error.empty()) {
+    return ctx.reply.Error(error);
+  }
+  OpResult<Series::IncrResult> r =
+      SeriesOf(ctx).IncrBy(o.key, ts, decrement ? -delta : delta, o.settings);
+  if (!r.ok()) return ReplyError(ctx, r);
+  if (r->below_newest) return ctx.reply.Error(kTsIncrBelowNewest);
+  if (r->newest_is_nan) return ctx.reply.Error(kTsIncrNaN);
+  if (r->outcome == Series::AddOutcome::kTooOld) return ctx.reply.Error(kTsTooOld);
+  Signal(ctx, o.key, decrement ? "ts.decrby" : "ts.incrby");
+  ctx.reply.Integer(ts);
+}
+
+void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) { ExecuteIncr(ctx, o, false); }
+void ExecuteDecrBy(CommandContext& ctx, const IncrOptions& o) { ExecuteIncr(ctx, o, true); }
+
+// TS.GET key [LATEST]
+KeyOptions ParseGet(ArgParser& args) {
+  KeyOptions o{args.Next()};
+  if (args.HasMore() && !args.Token("LATEST")) args.SyntaxError();
+  return o;
+}
+
+void ExecuteGet(CommandContext& ctx, const KeyOptions& o) {
+  OpResult<std::optional<Sample>> latest = SeriesOf(ctx).Latest(o.key);
+  if (!latest.ok()) return ReplySeriesError(ctx, types::FailureOf(latest));
+  if (!*latest) return ctx.reply.ArrayHeader(0);
+  ReplySample(ctx, **latest);
+}
+
+// TS.DEL key from to
+struct DelOptions {
+  std::string_view key;
+  int64_t from = 0;
+  int64_t to = 0;
+};
+
+DelOptions ParseDel(ArgParser& args) {
+  DelOptions o;
+  o.key = args.Next();
+  o.from = ParseRangeBound(args, /*from=*/true);
+  o.to = ParseRangeBound(args, /*from=*/false);
+  return o;
+}
+
+void ExecuteDel(CommandContext& ctx, const DelOptions& o) {
+  OpResult<uint64_t> deleted = SeriesOf(ctx).DeleteRange(o.key, o.from, o.to);
+  if (!deleted.ok()) return ReplySeriesError(ctx, types::FailureOf(deleted));
+  if (*deleted > 0) Signal(ctx, o.key, "ts.del");
+  ctx.reply.Integer(static_cast<int64_t>(*deleted));
+}
+
+// TS.RANGE / TS.REVRANGE key from to [options]
+void ExecuteRange(CommandContext& ctx, const RangeQuery& q, bool reverse) {
+  Series series = SeriesOf(ctx);
+  std::vector<Sample> out;
+  OpResult<void> read = RunRangeQuery(series, q, reverse, &out);
+  if (!read.ok()) return ReplySeriesError(ctx, types::FailureOf(read));
+  if (out.size() > kMaxRangeReply) return ctx.reply.Error(kTsTooManyBuckets);
+  ctx.reply.ArrayHeader(out.size());
+  for (const Sample& sample : out) ReplySample(ctx, sample);
+}
+
+void ExecuteForward(CommandContext& ctx, const RangeQuery& q) { ExecuteRange(ctx, q, false); }
+void ExecuteReverse(CommandContext& ctx, const RangeQuery& q) { ExecuteRange(ctx, q, true); }
+
+// TS.INFO key
+void ExecuteInfo(CommandContext& ctx, const KeyOptions& o) {
+  OpResult<types::SeriesInfo> info = SeriesOf(ctx).Info(o.key);
+  if (!info.ok()) return ReplySeriesError(ctx, types::FailureOf(info));
+  const types::SeriesSettings& s = info->meta.settings;
+  ctx.reply.MapHeader(10);
+  ctx.reply.SimpleString("totalSamples");
+  ctx.reply.Integer(static_cast<int64_t>(info->total_samples));
+  ctx.reply.SimpleString("firstTimestamp");
+  ctx.reply.Integer(info->first_timestamp);
+  ctx.reply.SimpleString("lastTimestamp");
+  ctx.reply.Integer(info->meta.newest ? info->meta.newest->ts : 0);
+  ctx.reply.SimpleString("retentionTime");
+  ctx.reply.Integer(static_cast<int64_t>(s.retention_ms));
+  ctx.reply.SimpleString("chunkSize");
+  ctx.reply.Integer(static_cast<int64_t>(s.chunk_size));
+  ctx.reply.SimpleString("chunkType");
+  ctx.reply.SimpleString(s.encoding == types::SeriesEncoding::kCompressed ? "compressed"
+                                                                          : "uncompressed");
+  ctx.reply.SimpleString("duplicatePolicy");
+  if (std::optional<std::string_view> name = types::DuplicatePolicyName(s.duplicate_policy)) {
+    ctx.reply.SimpleString(*name);
+  } else {
+    ctx.reply.Null();
+  }
+  ctx.reply.SimpleString("labels");
+  ctx.reply.ArrayHeader(s.labels.size());
+  for (const auto& [name, value] : s.labels) {
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk(name);
+    ctx.reply.Bulk(value);
+  }
+  ctx.reply.SimpleString("sourceKey");
+  ctx.reply.Null();
+  ctx.reply.SimpleString("rules");
+  ctx.reply.ArrayHeader(0);
+}
+
+const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
+const ArgSpec kRetention = {
+    .name = "retentionPeriod", .type = ArgType::kInteger, .token = "RETENTION", .optional = true};
+const ArgSpec kEncoding = {
+    .name = "enc",
+    .type = ArgType::kOneOf,
+    .token = "ENCODING",
+    .optional = true,
+    .children = {{.name = "compressed", .type = ArgType::kPureToken, .token = "COMPRESSED"},
+                 {.name = "uncompressed", .type = ArgType::kPureToken, .token = "UNCOMPRESSED"}}};
+const ArgSpec kChunkSize = {
+    .name = "size", .type = ArgType::kInteger, .token = "CHUNK_SIZE", .optional = true};
+const ArgSpec kDuplicatePolicy = {.name = "policy", .token = "DUPLICATE_POLICY", .optional = true};
+const ArgSpec kLabels = {.name = "labels",
+                         .type = ArgType::kBlock,
+                         .token = "LABELS",
+                         .optional = true,
+                         .multiple = true,
+                         .children = {{.name = "label"}, {.name = "value"}}};
+const ArgSpec kFrom = {.name = "fromTimestamp"};
+const ArgSpec kTo = {.name = "toTimestamp"};
+
+std::vector<ArgSpec> RangeArguments() {
+  return {
+      kKey,
+      kFrom,
+      kTo,
+      {.name = "latest", .type = ArgType::kPureToken, .token = "LATEST", .optional = true},
+      {.name = "Timestamp",
+       .type = ArgType::kInteger,
+       .token = "FILTER_BY_TS",
+       .optional = true,
+       .multiple = true},
+      {.name = "filterByValue",
+       .type = ArgType::kBlock,
+       .token = "FILTER_BY_VALUE",
+       .optional = true,
+       .children = {{.name = "min", .type = ArgType::kDouble},
+                    {.name = "max", .type = ArgType::kDouble}}},
+      {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
+      {.name = "value", .token = "ALIGN", .optional = true},
+      {.name = "aggregation",
+       .type = ArgType::kBlock,
+       .token = "AGGREGATION",
+       .optional = true,
+       .children = {
+           {.name = "aggregator"},
+           {.name = "bucketDuration", .type = ArgType::kInteger},
+           {.name = "bt", .token = "BUCKETTIMESTAMP", .optional = true},
+           {.name = "empty", .type = ArgType::kPureToken, .token = "EMPTY", .optional = true}}}};
+}
+
+}  // namespace
+
+std::vector<CommandSpec> SeriesCommands() {
+  return {
+      {.name = "ts.create",
+       .arity = -2,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Creates a new time series.",
+       .arguments = {kKey, kRetention, kEncoding, kChunkSize, kDuplicatePolicy, kLabels},
+       .handler = Handler<ParseCreate, ExecuteCreate>},
+      {.name = "ts.alter",
+       .arity = -2,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Updates the retention, chunk size, duplicate policy and labels of a series.",
+       .arguments = {kKey, kRetention, kChunkSize, kDuplicatePolicy, kLabels},
+       .handler = Handler<ParseAlter, ExecuteAlter>},
+      {.name = "ts.add",
+       .arity = -4,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Appends a sample to a time series, creating it if needed.",
+       .complexity = "O(log(N))",
+       .arguments = {kKey,
+                     {.name = "timestamp"},
+                     {.name = "value", .type = ArgType::kDouble},
+                     kRetention,
+                     kEncoding,
+                     kChunkSize,
+                     kDuplicatePolicy,
+                     {.name = "policy_ovr", .token = "ON_DUPLICATE", .optional = true},
+                     kLabels},
+       .handler = Handler<ParseAdd, ExecuteAdd>},
+      {.name = "ts.madd",
+       .arity = -4,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .keys = {1, -1, 3},
+       .group = "timeseries",
+       .summary = "Appends samples to existing time series.",
+       .complexity = "O(N*log(M)) where N is the number of samples",
+       .arguments = {{.name = "ktv",
+                      .type = ArgType::kBlock,
+                      .multiple = true,
+                      .children = {kKey,
+                                   {.name = "timestamp"},
+                                   {.name = "value", .type = ArgType::kDouble}}}},
+       .handler = Handler<ParseMadd, ExecuteMadd>},
+      {.name = "ts.incrby",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Adds to the newest value and appends the sum as a sample.",
+       .arguments = {kKey,
+                     {.name = "value", .type = ArgType::kDouble},
+                     {.name = "timestamp", .token = "TIMESTAMP", .optional = true},
+                     kRetention,
+                     kEncoding,
+                     kChunkSize,
+                     kDuplicatePolicy,
+                     kLabels},
+       .handler = Handler<ParseIncr, ExecuteIncrBy>},
+      {.name = "ts.decrby",
+       .arity = -3,
+       .flags = kCmdWrite | kCmdDenyOom,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Subtracts from the newest value and appends the result as a sample.",
+       .arguments = {kKey,
+                     {.name = "value", .type = ArgType::kDouble},
+                     {.name = "timestamp", .token = "TIMESTAMP", .optional = true},
+                     kRetention,
+                     kEncoding,
+                     kChunkSize,
+                     kDuplicatePolicy,
+                     kLabels},
+       .handler = Handler<ParseIncr, ExecuteDecrBy>},
+      {.name = "ts.get",
+       .arity = -2,
+       .flags = kCmdReadOnly | kCmdFast,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Returns the newest sample of a time series.",
+       .arguments =
+           {kKey,
+            {.name = "latest", .type = ArgType::kPureToken, .token = "LATEST", .optional = true}},
+       .handler = Handler<ParseGet, ExecuteGet>},
+      {.name = "ts.del",
+       .arity = 4,
+       .flags = kCmdWrite,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Deletes the samples between two timestamps.",
+       .complexity = "O(N) where N is the number of samples deleted",
+       .arguments = {kKey, kFrom, kTo},
+       .handler = Handler<ParseDel, ExecuteDel>},
+      {.name = "ts.range",
+       .arity = -4,
+       .flags = kCmdReadOnly,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Returns the samples in a time range, oldest first, or their aggregation.",
+       .complexity = "O(log(N)+M) where M is the number of samples read",
+       .arguments = RangeArguments(),
+       .handler = Handler<ParseRangeQuery, ExecuteForward>},
+      {.name = "ts.revrange",
+       .arity = -4,
+       .flags = kCmdReadOnly,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Returns the samples in a time range, newest first, or their aggregation.",
+       .complexity = "O(log(N)+M) where M is the number of samples read",
+       .arguments = RangeArguments(),
+       .handler = Handler<ParseRangeQuery, ExecuteReverse>},
+      {.name = "ts.info",
+       .arity = 2,
+       .flags = kCmdReadOnly,
+       .keys = kFirstKey,
+       .group = "timeseries",
+       .summary = "Returns the settings and figures of a time series.",
+       .complexity = "O(N) where N is the number of samples",
+       .arguments = {kKey},
+       .handler = Handler<ParseKey, ExecuteInfo>},
+  };
+}
+
+}  // namespace ebb::server

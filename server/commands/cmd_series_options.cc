@@ -1,0 +1,313 @@
+#include "server/commands/cmd_series_options.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/strings.h"
+#include "server/core/errors.h"
+#include "server/services/server_context.h"
+#include "types/keyspace.h"
+
+namespace ebb::server {
+namespace {
+
+constexpr int64_t kMinChunkSize = 48;
+constexpr int64_t kMaxChunkSize = 1048576;
+constexpr size_t kMaxFilterTimestamps = 128;
+
+// The argument after an option's keyword; latches `error` when there is none.
+std::string_view OptionValue(ArgParser& args, std::string_view error) {
+  if (!args.HasMore()) {
+    args.Fail(error);
+    return {};
+  }
+  return args.Next();
+}
+
+types::DuplicatePolicy ParsePolicy(ArgParser& args) {
+  const std::string_view text = OptionValue(args, kTsBadDuplicatePolicy);
+  if (args.failed()) return types::DuplicatePolicy::kUnset;
+  std::optional<types::DuplicatePolicy> policy = types::DuplicatePolicyFromName(text);
+  if (!policy) args.Fail(kTsUnknownDuplicatePolicy);
+  return policy.value_or(types::DuplicatePolicy::kUnset);
+}
+
+bool ValidLabelText(std::string_view text, bool value) {
+  return !text.empty() && (!value || text.find_first_of("(),") == std::string_view::npos);
+}
+
+void ParseLabels(ArgParser& args, types::SeriesSettings* settings) {
+  settings->labels.clear();
+  if (args.remaining() % 2 != 0) return args.Fail(kTsBadLabels);
+  while (args.HasMore()) {
+    const std::string_view name = args.Next();
+    const std::string_view value = args.Next();
+    if (!ValidLabelText(name, false) || !ValidLabelText(value, true)) {
+      return args.Fail(kTsBadLabels);
+    }
+    settings->labels.emplace_back(std::string(name), std::string(value));
+  }
+}
+
+// Options every set shares; false when the next argument is none of them.
+bool ParseCommonOption(ArgParser& args, types::SeriesSettings* settings,
+                       SeriesOptionsGiven* given) {
+  if (args.Token("RETENTION")) {
+    int64_t ms = 0;
+    if (!ParseInt64(OptionValue(args, kTsBadRetention), &ms) || ms < 0) {
+      args.Fail(kTsBadRetention);
+    }
+    settings->retention_ms = static_cast<uint64_t>(std::max<int64_t>(ms, 0));
+    given->retention = true;
+  } else if (args.Token("CHUNK_SIZE")) {
+    int64_t size = 0;
+    if (!ParseInt64(OptionValue(args, kTsBadChunkSize), &size)) {
+      args.Fail(kTsBadChunkSize);
+    } else if (size < kMinChunkSize || size > kMaxChunkSize || size % 8 != 0) {
+      args.Fail(kTsChunkSizeRange);
+    }
+    settings->chunk_size = static_cast<uint64_t>(std::max<int64_t>(size, 0));
+    given->chunk_size = true;
+  } else if (args.Token("DUPLICATE_POLICY")) {
+    settings->duplicate_policy = ParsePolicy(args);
+    given->duplicate_policy = true;
+  } else if (args.Token("LABELS")) {
+    ParseLabels(args, settings);
+    given->labels = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool ParseEncodingOption(ArgParser& args, types::SeriesSettings* settings) {
+  if (args.Token("ENCODING")) {
+    const std::string_view text = OptionValue(args, kTsBadEncoding);
+    if (EqualsIgnoreCase(text, "COMPRESSED")) {
+      settings->encoding = types::SeriesEncoding::kCompressed;
+    } else if (EqualsIgnoreCase(text, "UNCOMPRESSED")) {
+      settings->encoding = types::SeriesEncoding::kUncompressed;
+    } else {
+      args.Fail(kTsBadEncoding);
+    }
+  } else if (args.Token("UNCOMPRESSED")) {  // the form before ENCODING
+    settings->encoding = types::SeriesEncoding::kUncompressed;
+  } else if (args.Token("COMPRESSED")) {
+    settings->encoding = types::SeriesEncoding::kCompressed;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void ParseSeriesOptions(ArgParser& args, SeriesOptionSet set, types::SeriesSettings* settings,
+                        SeriesOptionsGiven* given) {
+  SeriesOptionsGiven ignored;
+  if (given == nullptr) given = &ignored;
+  while (args.HasMore()) {
+    if (ParseCommonOption(args, settings, given)) continue;
+    if (set != SeriesOptionSet::kAlter && ParseEncodingOption(args, settings)) continue;
+    if (set == SeriesOptionSet::kAdd && args.Token("ON_DUPLICATE")) {
+      given->on_duplicate = ParsePolicy(args);
+    } else if (set == SeriesOptionSet::kIncr && args.Token("TIMESTAMP")) {
+      given->timestamp = OptionValue(args, kTsInvalidTimestamp);
+    } else {
+      args.SyntaxError();
+    }
+  }
+}
+
+bool ParseSampleValue(std::string_view text, double* value) {
+  return ParseDouble(text, value) && !std::isnan(*value);
+}
+
+std::string_view ParseSampleTimestamp(CommandContext& ctx, std::string_view text, int64_t* ts) {
+  if (text == "*") {
+    *ts = std::max<int64_t>(ctx.server.keyspace().NowMs(), 0);
+    return {};
+  }
+  if (!ParseInt64(text, ts)) return kTsInvalidTimestamp;
+  if (*ts < 0) return kTsNegativeTimestamp;
+  return {};
+}
+
+int64_t ParseRangeBound(ArgParser& args, bool from) {
+  const std::string_view text = args.Next();
+  if (args.failed()) return 0;
+  if (from && text == "-") return 0;
+  if (!from && text == "+") return types::kMaxSeriesTimestamp;
+  int64_t ts = 0;
+  if (!ParseInt64(text, &ts) || ts < 0) args.Fail(from ? kTsWrongFrom : kTsWrongTo);
+  return ts;
+}
+
+namespace {
+
+enum class Align { kNone, kStart, kEnd, kTimestamp };
+
+void ParseFilterByTs(ArgParser& args, RangeQuery* q) {
+  q->filter_ts.clear();
+  while (args.HasMore() && q->filter_ts.size() < kMaxFilterTimestamps) {
+    int64_t ts = 0;
+    if (!ParseInt64(args.Peek(), &ts) || ts < 0) break;
+    args.Next();
+    q->filter_ts.push_back(ts);
+  }
+  if (q->filter_ts.empty()) return args.Fail(kTsFilterByTsMissing);
+  std::sort(q->filter_ts.begin(), q->filter_ts.end());
+  q->filter_ts.erase(std::unique(q->filter_ts.begin(), q->filter_ts.end()), q->filter_ts.end());
+}
+
+void ParseAggregation(ArgParser& args, types::AggregationSpec* spec) {
+  if (args.remaining() < 2) return args.Fail(kTsBadAggregation);
+  const std::optional<types::Aggregator> aggregator = types::AggregatorFromName(args.Next());
+  if (!aggregator) return args.Fail(kTsUnknownAggregation);
+  spec->aggregator = *aggregator;
+  int64_t bucket = 0;
+  if (!ParseInt64(args.Next(), &bucket)) return args.Fail(kTsBadAggregation);
+  if (bucket <= 0) return args.Fail(kTsBucketDuration);
+  spec->bucket_ms = bucket;
+  for (bool more = true; more && args.HasMore();) {
+    if (args.Token("BUCKETTIMESTAMP")) {
+      const std::string_view bt = OptionValue(args, kTsBadBucketTimestamp);
+      if (bt == "-" || EqualsIgnoreCase(bt, "start")) {
+        spec->bucket_timestamp = types::BucketTimestamp::kStart;
+      } else if (bt == "+" || EqualsIgnoreCase(bt, "end")) {
+        spec->bucket_timestamp = types::BucketTimestamp::kEnd;
+      } else if (bt == "~" || EqualsIgnoreCase(bt, "mid")) {
+        spec->bucket_timestamp = types::BucketTimestamp::kMid;
+      } else {
+        args.Fail(kTsBadBucketTimestamp);
+      }
+    } else if (args.Token("EMPTY")) {
+      spec->empty = true;
+    } else {
+      more = false;
+    }
+  }
+}
+
+// ALIGN's value: start / -, end / +, or a timestamp.
+Align ParseAlign(ArgParser& args, int64_t* at) {
+  const std::string_view text = OptionValue(args, kTsBadAlign);
+  if (text == "-" || EqualsIgnoreCase(text, "start")) return Align::kStart;
+  if (text == "+" || EqualsIgnoreCase(text, "end")) return Align::kEnd;
+  if (!ParseInt64(text, at) || *at < 0) args.Fail(kTsBadAlign);
+  return Align::kTimestamp;
+}
+
+}  // namespace
+
+RangeQuery ParseRangeQuery(ArgParser& args) {
+  RangeQuery q;
+  q.key = args.Next();
+  const std::string_view from_text = args.HasMore() ? args.Peek() : "";
+  q.from = ParseRangeBound(args, true);
+  const std::string_view to_text = args.HasMore() ? args.Peek() : "";
+  q.to = ParseRangeBound(args, false);
+  Align align = Align::kNone;
+  int64_t align_at = 0;
+  types::AggregationSpec spec;
+  bool aggregated = false;
+  while (args.HasMore()) {
+    if (args.Token("LATEST")) {
+      // Only a compaction's destination has an unfinished bucket to show: nothing to do here.
+    } else if (args.Token("FILTER_BY_TS")) {
+      ParseFilterByTs(args, &q);
+    } else if (args.Token("FILTER_BY_VALUE")) {
+      if (args.remaining() < 2) {
+        args.Fail(kTsFilterByValueMissing);
+        break;
+      }
+      double min = 0;
+      double max = 0;
+      if (!ParseDouble(args.Next(), &min)) args.Fail(kTsBadMin);
+      if (!ParseDouble(args.Next(), &max)) args.Fail(kTsBadMax);
+      q.filter_value = std::make_pair(min, max);
+    } else if (args.Token("COUNT")) {
+      int64_t count = 0;
+      if (!args.HasMore()) {
+        args.Fail(kTsCountMissing);
+      } else if (!ParseInt64(args.Next(), &count)) {
+        args.Fail(kTsBadCount);
+      } else if (count < 1) {
+        args.Fail(kTsInvalidCount);
+      }
+      q.count = static_cast<uint64_t>(std::max<int64_t>(count, 1));
+    } else if (args.Token("ALIGN")) {
+      align = ParseAlign(args, &align_at);
+    } else if (args.Token("AGGREGATION")) {
+      ParseAggregation(args, &spec);
+      aggregated = true;
+    } else {
+      args.SyntaxError();
+    }
+  }
+  if (args.failed()) return q;
+  if (align != Align::kNone) {
+    if (!aggregated) {
+      args.Fail(kTsAlignWithoutAggregation);
+    } else if (align == Align::kStart && from_text == "-") {
+      args.Fail(kTsAlignStartUnbounded);
+    } else if (align == Align::kEnd && to_text == "+") {
+      args.Fail(kTsAlignEndUnbounded);
+    }
+    spec.align = align == Align::kStart ? q.from : align == Align::kEnd ? q.to : align_at;
+  }
+  if (aggregated) q.aggregation = spec;
+  return q;
+}
+
+namespace {
+
+bool Passes(const RangeQuery& q, const types::Sample& sample) {
+  if (!q.filter_ts.empty() &&
+      !std::binary_search(q.filter_ts.begin(), q.filter_ts.end(), sample.ts)) {
+    return false;
+  }
+  return !q.filter_value ||
+         (sample.value >= q.filter_value->first && sample.value <= q.filter_value->second);
+}
+
+}  // namespace
+
+types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, bool reverse,
+                                    std::vector<types::Sample>* out) {
+  if (!q.aggregation) {
+    return series.Scan(q.key, q.from, q.to, reverse, [&](const types::Sample& sample) {
+      if (Passes(q, sample)) out->push_back(sample);
+      return out->size() < q.count && out->size() <= kMaxRangeReply;
+    });
+  }
+  // Buckets are made oldest first; REVRANGE reverses them and keeps the newest q.count.
+  std::optional<types::Sample> before;
+  std::optional<types::Sample> after;
+  const bool unfiltered = q.filter_ts.empty() && !q.filter_value;
+  if (q.aggregation->aggregator == types::Aggregator::kTwa && unfiltered) {
+    types::OpResult<std::optional<types::Sample>> b = series.Neighbor(q.key, q.from, false);
+    if (!b.ok()) return types::FailureOf(b);
+    types::OpResult<std::optional<types::Sample>> a = series.Neighbor(q.key, q.to, true);
+    if (!a.ok()) return types::FailureOf(a);
+    before = *b;
+    after = *a;
+  }
+  types::BucketAggregator buckets(*q.aggregation, before, [&](const types::Sample& bucket) {
+    out->push_back(bucket);
+    return (reverse || out->size() < q.count) && out->size() <= kMaxRangeReply;
+  });
+  types::OpResult<void> scanned = series.Scan(
+      q.key, q.from, q.to, false,
+      [&](const types::Sample& sample) { return !Passes(q, sample) || buckets.Add(sample); });
+  if (!scanned.ok()) return scanned;
+  buckets.Finish(after);
+  if (out->size() > kMaxRangeReply) return {};  // refused whole by the caller
+  if (reverse) {
+    std::reverse(out->begin(), out->end());
+    if (out->size() > q.count) out->resize(q.count);
+  }
+  return {};
+}
+
+}  // namespace ebb::server

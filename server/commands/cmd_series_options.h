@@ -1,0 +1,71 @@
+// The arguments the TS.* commands share (server/commands/cmd_series.cc): a series' settings,
+// sample timestamps and values, and TS.RANGE's query — parsed with RedisTimeSeries' error texts
+// (server/core/errors.h, "Time series") — and the range query's execution.
+// Thread-safety: the command thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "server/core/arg_parser.h"
+#include "server/core/command.h"
+#include "types/op_result.h"
+#include "types/series.h"
+#include "types/series_aggregate.h"
+
+namespace ebb::server {
+
+// Which options a command takes.
+enum class SeriesOptionSet {
+  kCreate,  // RETENTION ENCODING CHUNK_SIZE DUPLICATE_POLICY LABELS
+  kAlter,   // RETENTION CHUNK_SIZE DUPLICATE_POLICY LABELS
+  kAdd,     // kCreate's and ON_DUPLICATE
+  kIncr,    // kCreate's and TIMESTAMP
+};
+
+// Which options were given (TS.ALTER changes only those).
+struct SeriesOptionsGiven {
+  bool retention = false;
+  bool chunk_size = false;
+  bool duplicate_policy = false;
+  bool labels = false;
+  types::DuplicatePolicy on_duplicate = types::DuplicatePolicy::kUnset;  // ON_DUPLICATE
+  std::optional<std::string_view> timestamp;                             // TIMESTAMP's text
+};
+
+// Reads the options up to the end of the arguments into *settings (and *given, when not null).
+// LABELS takes the rest: pairs of a non-empty name and a non-empty value without '(', ')', ','.
+void ParseSeriesOptions(ArgParser& args, SeriesOptionSet set, types::SeriesSettings* settings,
+                        SeriesOptionsGiven* given);
+
+// A sample's value: a finite or infinite double (not NaN). False otherwise.
+bool ParseSampleValue(std::string_view text, double* value);
+// A sample's timestamp: "*" (the server clock) or an integer >= 0. Returns "" or the error.
+std::string_view ParseSampleTimestamp(CommandContext& ctx, std::string_view text, int64_t* ts);
+// TS.RANGE's and TS.DEL's bounds: "-" (0), "+" (2^63-1) or an integer >= 0; else latches
+// "wrong fromTimestamp" / "wrong toTimestamp".
+int64_t ParseRangeBound(ArgParser& args, bool from);
+
+// TS.RANGE / TS.REVRANGE key from to [LATEST] [FILTER_BY_TS ts...] [FILTER_BY_VALUE min max]
+// [COUNT n] [ALIGN a] [AGGREGATION agg bucket [BUCKETTIMESTAMP bt] [EMPTY]].
+struct RangeQuery {
+  std::string_view key;
+  int64_t from = 0;
+  int64_t to = 0;
+  std::vector<int64_t> filter_ts;  // sorted, each once; empty: no filter
+  std::optional<std::pair<double, double>> filter_value;
+  uint64_t count = UINT64_MAX;
+  std::optional<types::AggregationSpec> aggregation;  // its align resolved
+};
+RangeQuery ParseRangeQuery(ArgParser& args);
+
+// The most samples or buckets one range reply holds (EMPTY over a wide gap could ask for more).
+inline constexpr size_t kMaxRangeReply = 10'000'000;
+// Runs `q` on `series`: *out receives the samples (or buckets), oldest first (newest first when
+// `reverse`), at most q.count — or kMaxRangeReply + 1 of them when the reply would be larger.
+types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, bool reverse,
+                                    std::vector<types::Sample>* out);
+
+}  // namespace ebb::server

@@ -1,0 +1,386 @@
+// TS.* through the command layer: every command, every aggregator on a small data set computed by
+// hand, duplicate policies, retention (invisible at once, purged from the engine as writes move
+// the window), restart survival, RedisTimeSeries' error texts, WRONGTYPE both ways.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/key_slot.h"
+#include "server/services/server_context.h"
+#include "storage/db.h"
+#include "tests/support/command_runner.h"
+#include "tests/support/fake_cluster.h"
+#include "types/key_encoding.h"
+#include "types/keyspace.h"
+
+namespace ebb::test {
+namespace {
+
+class SeriesTest : public CommandTest {
+ protected:
+  // The data set of the aggregation tests (bucket 20, align 0):
+  //   [0,20): (10,2) (15,4)   [20,40): (30,6) (35,10)   [40,60): empty   [60,80): (70,1)
+  void AddDataSet() {
+    for (auto [ts, v] : std::vector<std::pair<const char*, const char*>>{
+             {"10", "2"}, {"15", "4"}, {"30", "6"}, {"35", "10"}, {"70", "1"}}) {
+      ASSERT_EQ(Do({"TS.ADD", "t", ts, v}), std::string(":") + ts);
+    }
+  }
+  std::string Agg(std::string_view aggregator, bool empty = false) {
+    std::vector<std::string> args = {
+        "TS.RANGE", "t", "-", "+", "AGGREGATION", std::string(aggregator), "20"};
+    if (empty) args.push_back("EMPTY");
+    return Do(args);
+  }
+  // The engine's sub-rows of series `key` (any version), counted straight from the engine.
+  size_t StoredSamples(std::string_view key) {
+    types::Keyspace& keyspace = ebb_->context().keyspace();
+    const std::string prefix = types::SubRowDbPrefix(keyspace.layout(), 0);
+    storage::ReadOptions options;
+    options.lower_bound = prefix;
+    options.upper_bound = types::PrefixUpperBound(prefix);
+    std::unique_ptr<storage::Iterator> it = keyspace.db().NewIterator(options);
+    size_t n = 0;
+    for (it->Seek(prefix); it->Valid(); it->Next()) {
+      types::SubRowKeyParts parts;
+      if (types::ParseSubRowKey(it->key(), &parts) && parts.user_key == key) ++n;
+    }
+    return n;
+  }
+};
+
+// Each aggregator over the data set, buckets of 20 (reported at their start):
+//   avg   (2+4)/2=3, (6+10)/2=8, 1            sum 6, 16, 1          min 2, 6, 1   max 4, 10, 1
+//   range 4-2=2, 10-6=4, 0                    count 2, 2, 1         first 2, 6, 1 last 4, 10, 1
+//   var.p ((2-3)^2+(4-3)^2)/2=1, ((6-8)^2+(10-8)^2)/2=4, 0;   std.p sqrt: 1, 2, 0
+//   var.s the same sums over n-1: 2, 8, 0 (one sample: 0);   std.s sqrt(2), sqrt(8), 0
+//   twa   [0,20): from the first sample (none before) at 10 to the bucket's end 20, the line to
+//         (30,6) giving 4+2*5/15=14/3 at 20: (2+4)*5/2 + (4+14/3)*5/2 = 110/3, over 10: 11/3;
+//         [20,40): 14/3 at 20, 6 at 30, 10 at 35, the line to (70,1) giving 10-9*5/35=61/7 at
+//         40: (14/3+6)*10/2 + (6+10)*5/2 + (10+61/7)*5/2 = 5885/42, over 20: 5885/840;
+//         [60,80): from the line's 10-9*25/35=25/7 at 60 to the last sample (70,1):
+//         (25/7+1)*10/2 = 160/7, over 10: 16/7.
+//   EMPTY adds [40,60): sum and count 0, last the sample before it (10), twa the line from
+//         (35,10) to (70,1) over the bucket: (61/7 + 25/7)/2 = 43/7, the others NaN.
+TEST_F(SeriesTest, EveryAggregatorOnAKnownDataSet) {
+  AddDataSet();
+  EXPECT_EQ(Agg("avg"), "[[:0,+3],[:20,+8],[:60,+1]]");
+  EXPECT_EQ(Agg("sum"), "[[:0,+6],[:20,+16],[:60,+1]]");
+  EXPECT_EQ(Agg("min"), "[[:0,+2],[:20,+6],[:60,+1]]");
+  EXPECT_EQ(Agg("max"), "[[:0,+4],[:20,+10],[:60,+1]]");
+  EXPECT_EQ(Agg("range"), "[[:0,+2],[:20,+4],[:60,+0]]");
+  EXPECT_EQ(Agg("count"), "[[:0,+2],[:20,+2],[:60,+1]]");
+  EXPECT_EQ(Agg("first"), "[[:0,+2],[:20,+6],[:60,+1]]");
+  EXPECT_EQ(Agg("last"), "[[:0,+4],[:20,+10],[:60,+1]]");
+  EXPECT_EQ(Agg("var.p"), "[[:0,+1],[:20,+4],[:60,+0]]");
+  EXPECT_EQ(Agg("std.p"), "[[:0,+1],[:20,+2],[:60,+0]]");
+  EXPECT_EQ(Agg("var.s"), "[[:0,+2],[:20,+8],[:60,+0]]");
+  EXPECT_EQ(Agg("std.s"), "[[:0,+1.4142135623730951],[:20,+2.8284271247461903],[:60,+0]]");
+  const Reply twa = Cmd({"TS.RANGE", "t", "-", "+", "AGGREGATION", "TWA", "20"});
+  ASSERT_EQ(twa.size(), 3u);
+  EXPECT_NEAR(std::stod(twa[0][1].str()), 11.0 / 3, 1e-12);
+  EXPECT_NEAR(std::stod(twa[1][1].str()), 5885.0 / 840, 1e-12);
+  EXPECT_NEAR(std::stod(twa[2][1].str()), 16.0 / 7, 1e-12);
+}
+
+TEST_F(SeriesTest, EmptyReportsTheGapsBetweenBuckets) {
+  AddDataSet();
+  EXPECT_EQ(Agg("sum", true), "[[:0,+6],[:20,+16],[:40,+0],[:60,+1]]");
+  EXPECT_EQ(Agg("count", true), "[[:0,+2],[:20,+2],[:40,+0],[:60,+1]]");
+  EXPECT_EQ(Agg("last", true), "[[:0,+4],[:20,+10],[:40,+10],[:60,+1]]");
+  for (auto a : {"avg", "min", "max", "range", "first", "std.p", "std.s", "var.p", "var.s"}) {
+    EXPECT_EQ(Cmd({"TS.RANGE", "t", "-", "+", "AGGREGATION", a, "20", "EMPTY"})[2][1].str(), "nan")
+        << a;
+  }
+  const Reply twa = Cmd({"TS.RANGE", "t", "-", "+", "AGGREGATION", "twa", "20", "EMPTY"});
+  ASSERT_EQ(twa.size(), 4u);
+  EXPECT_NEAR(std::stod(twa[2][1].str()), 43.0 / 7, 1e-12);
+}
+
+TEST_F(SeriesTest, BucketTimestampAlignCountAndReverse) {
+  AddDataSet();
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "AGGREGATION", "sum", "20", "BUCKETTIMESTAMP", "+"}),
+            "[[:20,+6],[:40,+16],[:80,+1]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "AGGREGATION", "sum", "20", "BUCKETTIMESTAMP", "mid"}),
+            "[[:10,+6],[:30,+16],[:70,+1]]");
+  // Aligned at 5: [5,25) holds 10, 15; [25,45) 30, 35; [65,85) 70.
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "ALIGN", "5", "AGGREGATION", "count", "20"}),
+            "[[:5,+2],[:25,+2],[:65,+1]]");
+  // ALIGN start: the range's start, 15: [15,35) holds 15, 30; [35,55) 35; [55,75) 70.
+  EXPECT_EQ(Do({"TS.RANGE", "t", "15", "+", "ALIGN", "-", "AGGREGATION", "count", "20"}),
+            "[[:15,+2],[:35,+1],[:55,+1]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "COUNT", "2", "AGGREGATION", "sum", "20"}),
+            "[[:0,+6],[:20,+16]]");
+  EXPECT_EQ(Do({"TS.REVRANGE", "t", "-", "+", "COUNT", "2", "AGGREGATION", "sum", "20"}),
+            "[[:60,+1],[:20,+16]]");
+  EXPECT_EQ(Do({"TS.REVRANGE", "t", "12", "35"}), "[[:35,+10],[:30,+6],[:15,+4]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "12", "35", "COUNT", "1"}), "[[:15,+4]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "FILTER_BY_TS", "70", "10", "11"}),
+            "[[:10,+2],[:70,+1]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "FILTER_BY_VALUE", "3", "6"}), "[[:15,+4],[:30,+6]]");
+  EXPECT_EQ(
+      Do({"TS.RANGE", "t", "-", "+", "FILTER_BY_VALUE", "3", "6", "AGGREGATION", "sum", "20"}),
+      "[[:0,+4],[:20,+6]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "LATEST", "COUNT", "1"}), "[[:10,+2]]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "80", "+"}), "[]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "30", "20"}), "[]");
+}
+
+TEST_F(SeriesTest, CreateInfoAlterAndGet) {
+  EXPECT_EQ(Do({"TS.CREATE", "s", "RETENTION", "60000", "ENCODING", "UNCOMPRESSED", "CHUNK_SIZE",
+                "128", "DUPLICATE_POLICY", "max", "LABELS", "room", "kitchen", "unit", "C"}),
+            "+OK");
+  EXPECT_EQ(Do({"TS.CREATE", "s"}), "-ERR TSDB: key already exists");
+  EXPECT_EQ(Do({"TYPE", "s"}), "+TSDB-TYPE");
+  EXPECT_EQ(Do({"TS.GET", "s"}), "[]");
+  EXPECT_EQ(Do({"TS.INFO", "s"}),
+            "[+totalSamples,:0,+firstTimestamp,:0,+lastTimestamp,:0,+retentionTime,:60000,"
+            "+chunkSize,:128,+chunkType,+uncompressed,+duplicatePolicy,+max,+labels,"
+            "[[$room,$kitchen],[$unit,$C]],+sourceKey,nil,+rules,[]]");
+  EXPECT_EQ(Do({"TS.ADD", "s", "1000", "1.5"}), ":1000");
+  EXPECT_EQ(Do({"TS.ADD", "s", "2000", "-2.25"}), ":2000");
+  EXPECT_EQ(Do({"TS.GET", "s"}), "[:2000,+-2.25]");
+  EXPECT_EQ(Do({"TS.ALTER", "s", "RETENTION", "0", "DUPLICATE_POLICY", "LAST", "LABELS"}), "+OK");
+  EXPECT_EQ(Do({"TS.INFO", "s"}),
+            "[+totalSamples,:2,+firstTimestamp,:1000,+lastTimestamp,:2000,+retentionTime,:0,"
+            "+chunkSize,:128,+chunkType,+uncompressed,+duplicatePolicy,+last,+labels,[],"
+            "+sourceKey,nil,+rules,[]]");
+  EXPECT_EQ(Do({"TS.ALTER", "none", "RETENTION", "1"}), "-ERR TSDB: the key does not exist");
+  EXPECT_EQ(Do({"TS.GET", "none"}), "-ERR TSDB: the key does not exist");
+  EXPECT_EQ(Do({"TS.INFO", "none"}), "-ERR TSDB: the key does not exist");
+  EXPECT_EQ(Do({"TS.RANGE", "none", "-", "+"}), "-ERR TSDB: the key does not exist");
+  EXPECT_EQ(Do({"TS.DEL", "none", "-", "+"}), "-ERR TSDB: the key does not exist");
+  // RESP3: values are doubles, INFO a map.
+  ASSERT_EQ(ebb_->Raw({"HELLO", "3"}).substr(0, 1), "%");
+  EXPECT_EQ(ebb_->Raw({"TS.GET", "s"}), "*2\r\n:2000\r\n,-2.25\r\n");
+  EXPECT_EQ(ebb_->Raw({"TS.INFO", "s"}).substr(0, 20), "%10\r\n+totalSamples\r\n");
+}
+
+TEST_F(SeriesTest, AddCreatesWithOptionsMaddAndDel) {
+  EXPECT_EQ(Do({"TS.ADD", "a", "5", "1", "RETENTION", "10", "LABELS", "k", "v"}), ":5");
+  EXPECT_EQ(Cmd({"TS.INFO", "a"})[7].integer(), 10);
+  EXPECT_EQ(Do({"TS.MADD", "a", "6", "2", "b", "1", "1", "a", "x", "3", "a", "7", "y"}),
+            "[:6,-ERR TSDB: the key does not exist,-ERR TSDB: invalid timestamp,"
+            "-ERR TSDB: invalid value]");
+  EXPECT_EQ(Do({"TS.MADD", "a", "1"}), "-ERR wrong number of arguments for 'ts.madd' command");
+  EXPECT_EQ(Do({"TS.ADD", "a", "8", "3"}), ":8");
+  EXPECT_EQ(Do({"TS.DEL", "a", "6", "7"}), ":1");
+  EXPECT_EQ(Do({"TS.RANGE", "a", "-", "+"}), "[[:5,+1],[:8,+3]]");
+  EXPECT_EQ(Do({"TS.DEL", "a", "8", "+"}), ":1");
+  EXPECT_EQ(Do({"TS.GET", "a"}), "[:5,+1]");
+  PinClock(1'700'000'000'000);
+  EXPECT_EQ(Do({"TS.ADD", "a", "*", "4"}), ":1700000000000");
+}
+
+TEST_F(SeriesTest, DuplicatePolicies) {
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "5"}), ":1");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "7"}),
+            "-ERR TSDB: Error at upsert, update is not supported when DUPLICATE_POLICY is set to "
+            "BLOCK mode");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "7", "ON_DUPLICATE", "FIRST"}), ":1");
+  EXPECT_EQ(Do({"TS.GET", "d"}), "[:1,+5]");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "3", "ON_DUPLICATE", "MAX"}), ":1");
+  EXPECT_EQ(Do({"TS.GET", "d"}), "[:1,+5]");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "3", "ON_DUPLICATE", "MIN"}), ":1");
+  EXPECT_EQ(Do({"TS.GET", "d"}), "[:1,+3]");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "4", "ON_DUPLICATE", "SUM"}), ":1");
+  EXPECT_EQ(Do({"TS.GET", "d"}), "[:1,+7]");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "9", "ON_DUPLICATE", "last"}), ":1");
+  EXPECT_EQ(Do({"TS.RANGE", "d", "-", "+"}), "[[:1,+9]]");
+  EXPECT_EQ(Do({"TS.ADD", "d", "1", "9", "ON_DUPLICATE", "often"}),
+            "-ERR TSDB: Unknown DUPLICATE_POLICY");
+  EXPECT_EQ(Do({"TS.CREATE", "e", "DUPLICATE_POLICY", "SUM"}), "+OK");
+  EXPECT_EQ(Do({"TS.ADD", "e", "2", "1"}), ":2");
+  EXPECT_EQ(Do({"TS.ADD", "e", "2", "1.5"}), ":2");
+  EXPECT_EQ(Do({"TS.GET", "e"}), "[:2,+2.5]");
+}
+
+TEST_F(SeriesTest, IncrByAndDecrBy) {
+  EXPECT_EQ(Do({"TS.INCRBY", "c", "5", "TIMESTAMP", "10", "LABELS", "k", "v"}), ":10");
+  EXPECT_EQ(Do({"TS.INCRBY", "c", "2.5", "TIMESTAMP", "10"}), ":10");
+  EXPECT_EQ(Do({"TS.GET", "c"}), "[:10,+7.5]");
+  EXPECT_EQ(Do({"TS.DECRBY", "c", "10", "TIMESTAMP", "20"}), ":20");
+  EXPECT_EQ(Do({"TS.RANGE", "c", "-", "+"}), "[[:10,+7.5],[:20,+-2.5]]");
+  EXPECT_EQ(Do({"TS.INCRBY", "c", "1", "TIMESTAMP", "15"}),
+            "-ERR TSDB: timestamp must be equal to or higher than the maximum existing timestamp");
+  EXPECT_EQ(Do({"TS.INCRBY", "c", "x"}), "-ERR TSDB: invalid increase/decrease value");
+  EXPECT_EQ(Do({"TS.INCRBY", "c", "1", "TIMESTAMP", "y"}), "-ERR TSDB: invalid timestamp");
+  PinClock(1'700'000'000'000);
+  EXPECT_EQ(Do({"TS.INCRBY", "c", "1"}), ":1700000000000");
+  EXPECT_EQ(Do({"TS.GET", "c"}), "[:1700000000000,+-1.5]");
+}
+
+TEST_F(SeriesTest, RetentionHidesAtOnceAndPurgesTheEngine) {
+  EXPECT_EQ(Do({"TS.CREATE", "r", "RETENTION", "100"}), "+OK");
+  for (auto ts : {"0", "40", "80", "120"})
+    EXPECT_EQ(Do({"TS.ADD", "r", ts, "1"}), std::string(":") + ts);
+  // Newest 120: the window starts at 20.
+  EXPECT_EQ(Do({"TS.RANGE", "r", "-", "+"}), "[[:40,+1],[:80,+1],[:120,+1]]");
+  EXPECT_EQ(Cmd({"TS.INFO", "r"})[1].integer(), 3);
+  EXPECT_EQ(Do({"TS.ADD", "r", "19", "1"}), "-ERR TSDB: Timestamp is older than retention");
+  EXPECT_EQ(Do({"TS.ADD", "r", "20", "1"}), ":20");
+  EXPECT_EQ(StoredSamples("r"), 5u);  // hidden, still stored: under a window past the purge mark
+  // Newest 300: the window starts at 200, a whole window past the purge mark (0): rows below
+  // 200 are range-deleted.
+  EXPECT_EQ(Do({"TS.ADD", "r", "300", "2"}), ":300");
+  EXPECT_EQ(Do({"TS.RANGE", "r", "-", "+"}), "[[:300,+2]]");
+  EXPECT_EQ(StoredSamples("r"), 1u);
+  EXPECT_EQ(Do({"TS.GET", "r"}), "[:300,+2]");
+}
+
+TEST_F(SeriesTest, SurvivesRestart) {
+  AddDataSet();
+  EXPECT_EQ(Do({"TS.CREATE", "s", "RETENTION", "5", "LABELS", "a", "b"}), "+OK");
+  ebb_->Reopen();
+  EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+"}), "[[:10,+2],[:15,+4],[:30,+6],[:35,+10],[:70,+1]]");
+  EXPECT_EQ(Do({"TYPE", "s"}), "+TSDB-TYPE");
+  EXPECT_EQ(Cmd({"TS.INFO", "s"})[7].integer(), 5);
+  EXPECT_EQ(Do({"TS.ADD", "t", "80", "3"}), ":80");
+}
+
+TEST_F(SeriesTest, WrongTypeBothWays) {
+  Do({"SET", "str", "v"});
+  EXPECT_EQ(Do({"TS.ADD", "str", "1", "1"}), "-ERR TSDB: the key is not a TSDB key");
+  const std::string kWrongType =
+      "-WRONGTYPE Operation against a key holding the wrong kind of value";
+  EXPECT_EQ(Do({"TS.CREATE", "str"}), kWrongType);
+  EXPECT_EQ(Do({"TS.GET", "str"}), kWrongType);
+  EXPECT_EQ(Do({"TS.RANGE", "str", "-", "+"}), kWrongType);
+  EXPECT_EQ(Do({"TS.INFO", "str"}), kWrongType);
+  EXPECT_EQ(Do({"TS.INCRBY", "str", "1"}), kWrongType);
+  EXPECT_EQ(Do({"TS.MADD", "str", "1", "1"}), "[" + kWrongType + "]");
+  EXPECT_EQ(Do({"TS.ADD", "s", "1", "1"}), ":1");
+  EXPECT_EQ(Do({"GET", "s"}), kWrongType);
+  EXPECT_EQ(Do({"TLOG", "INS", "s", "v", "1"}), kWrongType);
+  EXPECT_EQ(Do({"APPEND", "s", "x"}), kWrongType);
+  EXPECT_EQ(Do({"SET", "s", "v"}), "+OK");  // SET replaces a key of any type
+  EXPECT_EQ(Do({"TS.GET", "s"}), kWrongType);
+}
+
+TEST_F(SeriesTest, GenericKeyCommands) {
+  AddDataSet();
+  EXPECT_EQ(Do({"EXISTS", "t"}), ":1");
+  EXPECT_EQ(Do({"SCAN", "0", "TYPE", "tsdb-type"}), "[$0,[$t]]");
+  EXPECT_EQ(Do({"RENAME", "t", "u"}), "+OK");
+  EXPECT_EQ(Do({"COPY", "u", "v"}), ":1");
+  EXPECT_EQ(Do({"TS.RANGE", "v", "-", "+", "COUNT", "2"}), "[[:10,+2],[:15,+4]]");
+  EXPECT_EQ(Do({"TS.ADD", "v", "90", "1"}), ":90");
+  EXPECT_EQ(Do({"TS.GET", "u"}), "[:70,+1]");  // the copy is its own series
+  const Reply dump = Cmd({"DUMP", "u"});
+  ASSERT_FALSE(dump.str().empty());
+  EXPECT_EQ(Do({"RESTORE", "w", "0", dump.str()}), "+OK");
+  EXPECT_EQ(Do({"TS.RANGE", "w", "-", "+"}), Do({"TS.RANGE", "u", "-", "+"}));
+  EXPECT_EQ(Do({"TS.INFO", "w"}), Do({"TS.INFO", "u"}));
+  EXPECT_EQ(Do({"EXPIRE", "w", "100"}), ":1");
+  EXPECT_EQ(Do({"TS.ADD", "w", "90", "1"}), ":90");
+  EXPECT_EQ(Do({"TTL", "w"}), ":100");  // writes keep the key's expiry
+  EXPECT_EQ(Do({"DEL", "u", "v", "w"}), ":3");
+  EXPECT_EQ(Do({"TS.GET", "u"}), "-ERR TSDB: the key does not exist");
+  EXPECT_EQ(Do({"TS.ADD", "u", "1", "1"}), ":1");  // a new incarnation: nothing comes back
+  EXPECT_EQ(Do({"TS.RANGE", "u", "-", "+"}), "[[:1,+1]]");
+}
+
+TEST_F(SeriesTest, ErrorTexts) {
+  Do({"TS.CREATE", "s"});
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"TS.CREATE", "x", "RETENTION", "-1"}, "-ERR TSDB: Couldn't parse RETENTION"},
+      {{"TS.CREATE", "x", "RETENTION"}, "-ERR TSDB: Couldn't parse RETENTION"},
+      {{"TS.CREATE", "x", "CHUNK_SIZE", "x"}, "-ERR TSDB: Couldn't parse CHUNK_SIZE"},
+      {{"TS.CREATE", "x", "CHUNK_SIZE", "50"},
+       "-ERR TSDB: CHUNK_SIZE value must be a multiple of 8 in the range [48 .. 1048576]"},
+      {{"TS.CREATE", "x", "ENCODING", "zip"}, "-ERR TSDB: unknown ENCODING parameter"},
+      {{"TS.CREATE", "x", "DUPLICATE_POLICY"}, "-ERR TSDB: Couldn't parse DUPLICATE_POLICY"},
+      {{"TS.CREATE", "x", "DUPLICATE_POLICY", "x"}, "-ERR TSDB: Unknown DUPLICATE_POLICY"},
+      {{"TS.CREATE", "x", "LABELS", "a"}, "-ERR TSDB: Couldn't parse LABELS"},
+      {{"TS.CREATE", "x", "LABELS", "a", "b(c"}, "-ERR TSDB: Couldn't parse LABELS"},
+      {{"TS.CREATE", "x", "LABELS", "", "b"}, "-ERR TSDB: Couldn't parse LABELS"},
+      {{"TS.CREATE", "x", "BOGUS"}, "-ERR syntax error"},
+      {{"TS.ALTER", "s", "ENCODING", "COMPRESSED"}, "-ERR syntax error"},
+      {{"TS.ADD", "s", "1", "abc"}, "-ERR TSDB: invalid value"},
+      {{"TS.ADD", "s", "1", "nan"}, "-ERR TSDB: invalid value"},
+      {{"TS.ADD", "s", "x", "1"}, "-ERR TSDB: invalid timestamp"},
+      {{"TS.ADD", "s", "-1", "1"}, "-ERR TSDB: invalid timestamp, must be a nonnegative integer"},
+      {{"TS.ADD", "s", "9223372036854775808", "1"}, "-ERR TSDB: invalid timestamp"},
+      {{"TS.RANGE", "s", "x", "+"}, "-ERR TSDB: wrong fromTimestamp"},
+      {{"TS.RANGE", "s", "-", "-1"}, "-ERR TSDB: wrong toTimestamp"},
+      {{"TS.RANGE", "s", "-", "+", "COUNT"}, "-ERR TSDB: COUNT argument is missing"},
+      {{"TS.RANGE", "s", "-", "+", "COUNT", "x"}, "-ERR TSDB: Couldn't parse COUNT"},
+      {{"TS.RANGE", "s", "-", "+", "COUNT", "0"}, "-ERR TSDB: Invalid COUNT value"},
+      {{"TS.RANGE", "s", "-", "+", "FILTER_BY_TS"},
+       "-ERR TSDB: FILTER_BY_TS one or more arguments are missing"},
+      {{"TS.RANGE", "s", "-", "+", "FILTER_BY_VALUE", "1"},
+       "-ERR TSDB: FILTER_BY_VALUE one or more arguments are missing"},
+      {{"TS.RANGE", "s", "-", "+", "FILTER_BY_VALUE", "x", "1"}, "-ERR TSDB: Couldn't parse MIN"},
+      {{"TS.RANGE", "s", "-", "+", "FILTER_BY_VALUE", "1", "x"}, "-ERR TSDB: Couldn't parse MAX"},
+      {{"TS.RANGE", "s", "-", "+", "AGGREGATION", "avg"}, "-ERR TSDB: Couldn't parse AGGREGATION"},
+      {{"TS.RANGE", "s", "-", "+", "AGGREGATION", "median", "10"},
+       "-ERR TSDB: Unknown aggregation type"},
+      {{"TS.RANGE", "s", "-", "+", "AGGREGATION", "avg", "x"},
+       "-ERR TSDB: Couldn't parse AGGREGATION"},
+      {{"TS.RANGE", "s", "-", "+", "AGGREGATION", "avg", "0"},
+       "-ERR TSDB: bucketDuration must be greater than zero"},
+      {{"TS.RANGE", "s", "-", "+", "AGGREGATION", "avg", "5", "BUCKETTIMESTAMP", "x"},
+       "-ERR TSDB: unknown BUCKETTIMESTAMP parameter"},
+      {{"TS.RANGE", "s", "-", "+", "ALIGN", "5"},
+       "-ERR TSDB: ALIGN parameter can only be used with AGGREGATION"},
+      {{"TS.RANGE", "s", "-", "+", "ALIGN", "x", "AGGREGATION", "avg", "5"},
+       "-ERR TSDB: unknown ALIGN parameter"},
+      {{"TS.RANGE", "s", "-", "+", "ALIGN", "start", "AGGREGATION", "avg", "5"},
+       "-ERR TSDB: start alignment can only be used with explicit start timestamp"},
+      {{"TS.RANGE", "s", "0", "+", "ALIGN", "end", "AGGREGATION", "avg", "5"},
+       "-ERR TSDB: end alignment can only be used with explicit end timestamp"},
+      {{"TS.RANGE", "s", "-", "+", "BOGUS"}, "-ERR syntax error"},
+      {{"TS.GET", "s", "BOGUS"}, "-ERR syntax error"},
+      {{"TS.DEL", "s", "x", "1"}, "-ERR TSDB: wrong fromTimestamp"},
+      {{"TS.INFO", "s", "DEBUG"}, "-ERR wrong number of arguments for 'ts.info' command"},
+      {{"TS.ADD", "s", "1"}, "-ERR wrong number of arguments for 'ts.add' command"},
+  };
+  for (const auto& [args, error] : cases) EXPECT_EQ(Do(args), error) << args[0] << " " << args[1];
+  // Nothing was created or written.
+  EXPECT_EQ(Do({"EXISTS", "x"}), ":0");
+  EXPECT_EQ(Do({"TS.RANGE", "s", "-", "+"}), "[]");
+}
+
+TEST_F(SeriesTest, EmptyOverAWideGapIsRefusedNotBuilt) {
+  EXPECT_EQ(Do({"TS.ADD", "g", "0", "1"}), ":0");
+  EXPECT_EQ(Do({"TS.ADD", "g", "9000000000000", "1"}), ":9000000000000");
+  EXPECT_EQ(Do({"TS.RANGE", "g", "-", "+", "AGGREGATION", "count", "1", "EMPTY"}),
+            "-ERR TSDB: the reply would hold more than 10000000 buckets: narrow the range or widen "
+            "the buckets");
+  EXPECT_EQ(Do({"TS.RANGE", "g", "-", "+", "COUNT", "3", "AGGREGATION", "count", "1", "EMPTY"}),
+            "[[:0,+1],[:1,+0],[:2,+0]]");
+}
+
+// On a cluster node a series is one key in one slot: routed by its key, its samples in the
+// slot's sub-row range, counted and dropped with the slot.
+class SeriesClusterTest : public CommandTest {
+ protected:
+  std::vector<std::string> RunnerOptions() const override { return {"--cluster-enabled", "yes"}; }
+  void SetUp() override {
+    CommandTest::SetUp();
+    ebb_->context().set_cluster(&cluster_);
+  }
+  void TearDown() override { ebb_->context().set_cluster(nullptr); }
+  FakeCluster cluster_;
+};
+
+TEST_F(SeriesClusterTest, RoutedByItsKey) {
+  const int foo = KeySlot("foo");
+  const int bar = KeySlot("bar");
+  cluster_.mine.insert(foo);
+  cluster_.others[bar] = server::cluster::NodeAddress{"127.0.0.1", 7001};
+  EXPECT_EQ(Do({"TS.ADD", "foo", "1", "1"}), ":1");
+  EXPECT_EQ(Do({"TS.ADD", "{foo}b", "2", "2"}), ":2");
+  EXPECT_EQ(Do({"TS.RANGE", "bar", "-", "+"}), "-MOVED " + std::to_string(bar) + " 127.0.0.1:7001");
+  EXPECT_EQ(Do({"TS.MADD", "foo", "3", "3", "bar", "3", "3"}),
+            "-CROSSSLOT Keys in request don't hash to the same slot");
+  EXPECT_EQ(Do({"TS.MADD", "foo", "3", "3", "{foo}b", "3", "3"}), "[:3,:3]");
+  EXPECT_EQ(Do({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(foo)}), ":2");
+  EXPECT_EQ(Do({"TS.RANGE", "foo", "-", "+"}), "[[:1,+1],[:3,+3]]");
+}
+
+}  // namespace
+}  // namespace ebb::test

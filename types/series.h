@@ -1,0 +1,140 @@
+// Series: the time-series type (RedisTimeSeries' TS.* data model) over the engine.
+//
+// Data model (docs/key-encoding.md, "SERIES"; docs/time-series.md): the key's metadata row holds
+// {version, settings, newest sample, purged_below}; each sample is its own sub-row of that
+// version, element = fixed64-BE(timestamp), value = the double's 8 bytes, so a forward scan meets
+// samples oldest first and a sample is found, replaced or deleted by one point operation. The
+// engine holds the samples: a Series keeps nothing in memory between calls, and the metadata row
+// is bounded by the settings (labels included) alone.
+//
+// Timestamps are ms in [0, 2^63-1]. Retention (settings.retention_ms, 0: keep everything): with
+// the newest timestamp N, every sample with ts < N - retention is invisible at once (Range,
+// Latest, Info never show it; Add refuses one with kTooOld), and as writes move N the sub-rows
+// below the window are removed by one engine range deletion (DB::DeleteRange) each time the
+// invisible-but-stored span reaches a whole window (in the same engine write as the sample that
+// moved it), so the stored samples span at most two windows and compaction drops the deleted
+// rows.
+//
+// Costs: Add, IncrBy = one metadata read + one sub-row point read (duplicates) + one atomic
+// WriteBatch (sub-row + metadata, and a range deletion when the window moves by a whole
+// window); Latest = one metadata read; Range = a seek and the samples it visits; DeleteRange =
+// a scan of the samples it deletes (to count them), a seek for the new newest sample and one
+// WriteBatch (a range deletion + metadata); Info = a scan of the visible samples.
+//
+// Every operation returns kWrongType when the key holds another type (nothing is written),
+// kNotFound when a key that must exist does not (Add and IncrBy create it), and kEngineError
+// when the engine failed. Writes keep the key's whole-key expiry and stamp the metadata row with
+// a timestamp >= every version of the key (Keyspace::TypeWriteTimestamp).
+// Thread-safety: like Keyspace — used from the server's command thread only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "storage/status.h"
+#include "types/keyspace.h"
+#include "types/op_result.h"
+#include "types/sample_block.h"
+#include "types/series_codec.h"
+
+namespace ebb::types {
+
+// What TS.ALTER changes (nullopt: kept).
+struct SeriesAlter {
+  std::optional<uint64_t> retention_ms;
+  std::optional<DuplicatePolicy> duplicate_policy;
+  std::optional<uint64_t> chunk_size;
+  std::optional<std::vector<std::pair<std::string, std::string>>> labels;
+};
+
+// TS.INFO's figures.
+struct SeriesInfo {
+  SeriesMeta meta;
+  uint64_t total_samples = 0;   // visible samples
+  int64_t first_timestamp = 0;  // the oldest visible sample's (0 when empty)
+};
+
+class Series {
+ public:
+  // REQUIRES: 0 <= db < kMaxDatabases.
+  Series(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
+
+  // TS.CREATE: a new empty series; false (nothing written) when the key exists as a series.
+  OpResult<bool> Create(std::string_view key, const SeriesSettings& settings);
+  // TS.ALTER. kNotFound.
+  OpResult<void> Alter(std::string_view key, const SeriesAlter& alter);
+
+  enum class AddOutcome {
+    kAdded,    // stored (a new sample, or a duplicate the policy resolved)
+    kBlocked,  // a duplicate the policy BLOCK refuses: nothing written
+    kTooOld,   // ts < newest - retention: nothing written
+  };
+  // TS.ADD: adds (ts, value); a sample already at ts is resolved by `on_duplicate`, else by the
+  // series' policy (kUnset: BLOCK). `create` (nullptr: kNotFound) makes a missing key.
+  // REQUIRES: 0 <= ts.
+  OpResult<AddOutcome> Add(std::string_view key, int64_t ts, double value,
+                           DuplicatePolicy on_duplicate, const SeriesSettings* create);
+
+  struct IncrResult {
+    bool below_newest = false;   // ts < the newest timestamp: nothing written
+    bool newest_is_nan = false;  // the newest value is NaN: nothing written
+    AddOutcome outcome = AddOutcome::kAdded;
+  };
+  // TS.INCRBY / TS.DECRBY: writes newest value (0 when empty) + delta at ts, replacing a sample
+  // at ts (policy LAST). A missing key is created with `create`. REQUIRES: 0 <= ts.
+  OpResult<IncrResult> IncrBy(std::string_view key, int64_t ts, double delta,
+                              const SeriesSettings& create);
+
+  // TS.GET: the newest sample (nullopt when the series is empty). kNotFound.
+  OpResult<std::optional<Sample>> Latest(std::string_view key);
+  // The series' metadata. kNotFound.
+  OpResult<SeriesMeta> Meta(std::string_view key);
+  // TS.INFO. kNotFound.
+  OpResult<SeriesInfo> Info(std::string_view key);
+
+  // Calls `visit` with every visible sample with from <= ts <= to, oldest first (newest first
+  // when `reverse`), until it returns false. kNotFound.
+  OpResult<void> Scan(std::string_view key, int64_t from, int64_t to, bool reverse,
+                      const std::function<bool(const Sample&)>& visit);
+  // The visible sample nearest before `ts` (ts' < ts), or after it (ts' > ts); nullopt if none.
+  // kNotFound.
+  OpResult<std::optional<Sample>> Neighbor(std::string_view key, int64_t ts, bool after);
+
+  // TS.DEL: removes the samples with from <= ts <= to (visible or not); how many visible ones
+  // it removed. kNotFound.
+  OpResult<uint64_t> DeleteRange(std::string_view key, int64_t from, int64_t to);
+
+ private:
+  struct Found {
+    bool live = false;
+    SeriesMeta meta;
+    storage::RowMeta row_meta;
+    std::optional<storage::DeadVersion> dead;
+  };
+  OpResult<Found> ReadMeta(std::string_view key);
+  // The oldest visible timestamp: newest - retention (0 without retention or samples).
+  static int64_t VisibleFloor(const SeriesMeta& meta);
+  std::string SamplePrefix(std::string_view key, uint64_t version) const;
+  // Writes the metadata row with the batch's other rows as one engine write, adding the range
+  // deletion of the sub-rows below the window when it moved by a whole window.
+  storage::Status WriteMeta(std::string_view key, SeriesMeta meta, const Found& previous,
+                            storage::WriteBatch* batch);
+  // A new empty incarnation with `settings`.
+  storage::Status NewIncarnation(const SeriesSettings& settings, SeriesMeta* meta);
+  // The newest stored sample of `meta`'s incarnation with ts < below (a seek), if any.
+  storage::Status ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int64_t below,
+                                  std::optional<Sample>* newest);
+  // Stores (ts, value) into an existing or new series `found`.
+  OpResult<AddOutcome> Store(std::string_view key, const Found& found, int64_t ts, double value,
+                             DuplicatePolicy policy);
+
+  Keyspace& keyspace_;
+  int db_;
+};
+
+}  // namespace ebb::types

@@ -1,0 +1,176 @@
+#include "types/series_aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/strings.h"
+
+namespace ebb::types {
+namespace {
+
+constexpr std::string_view kNames[] = {"avg",  "sum",   "min",   "max",   "range", "count", "first",
+                                       "last", "std.p", "std.s", "var.p", "var.s", "twa"};
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The line through a and b at t.
+double Interpolate(const Sample& a, const Sample& b, double t) {
+  if (b.ts == a.ts) return b.value;
+  return a.value +
+         (b.value - a.value) * (t - static_cast<double>(a.ts)) / static_cast<double>(b.ts - a.ts);
+}
+
+// RedisTimeSeries' variance: (sum of squares - 2 sum mean + count mean^2) / count.
+double Variance(double sum, double sum_squares, double count) {
+  if (count == 0) return 0;
+  const double mean = sum / count;
+  return (sum_squares - 2 * sum * mean + mean * mean * count) / count;
+}
+
+}  // namespace
+
+std::optional<Aggregator> AggregatorFromName(std::string_view name) {
+  for (size_t i = 0; i < std::size(kNames); ++i) {
+    if (EqualsIgnoreCase(name, kNames[i])) return static_cast<Aggregator>(i);
+  }
+  return std::nullopt;
+}
+
+int64_t BucketStart(int64_t ts, int64_t bucket_ms, int64_t align) {
+  // ts and align are in [0, 2^63-1]: the difference fits, and so does the result.
+  int64_t offset = (ts - align) % bucket_ms;
+  if (offset < 0) offset += bucket_ms;
+  return ts - offset;
+}
+
+bool BucketAggregator::Report(int64_t start, double value) {
+  int64_t ts = std::max<int64_t>(start, 0);
+  const int64_t shift = spec_.bucket_timestamp == BucketTimestamp::kMid   ? spec_.bucket_ms / 2
+                        : spec_.bucket_timestamp == BucketTimestamp::kEnd ? spec_.bucket_ms
+                                                                          : 0;
+  ts = ts > std::numeric_limits<int64_t>::max() - shift ? std::numeric_limits<int64_t>::max()
+                                                        : ts + shift;
+  if (!emit_(Sample{ts, value})) stopped_ = true;
+  return !stopped_;
+}
+
+bool BucketAggregator::Add(const Sample& sample) {
+  if (stopped_) return false;
+  const int64_t start = BucketStart(sample.ts, spec_.bucket_ms, spec_.align);
+  if (open_ && start != start_) {
+    if (!EmitBucket(sample)) return false;
+    if (spec_.empty && !EmitEmpty(start, sample)) return false;
+  }
+  if (!open_ || start != start_) {
+    open_ = true;
+    start_ = start;
+    count_ = 0;
+    sum_ = sum_squares_ = area_ = 0;
+    min_ = max_ = sample.value;
+    first_ = sample;
+  } else {
+    area_ += (last_.value + sample.value) * static_cast<double>(sample.ts - last_.ts) / 2;
+  }
+  ++count_;
+  sum_ += sample.value;
+  sum_squares_ += sample.value * sample.value;
+  min_ = std::min(min_, sample.value);
+  max_ = std::max(max_, sample.value);
+  last_ = sample;
+  return true;
+}
+
+bool BucketAggregator::Finish(std::optional<Sample> after) {
+  if (stopped_ || !open_) return !stopped_;
+  const bool ok = EmitBucket(after);
+  open_ = false;
+  return ok;
+}
+
+bool BucketAggregator::EmitBucket(std::optional<Sample> next) {
+  const double n = static_cast<double>(count_);
+  double value = 0;
+  switch (spec_.aggregator) {
+    case Aggregator::kAvg:
+      value = sum_ / n;
+      break;
+    case Aggregator::kSum:
+      value = sum_;
+      break;
+    case Aggregator::kMin:
+      value = min_;
+      break;
+    case Aggregator::kMax:
+      value = max_;
+      break;
+    case Aggregator::kRange:
+      value = max_ - min_;
+      break;
+    case Aggregator::kCount:
+      value = n;
+      break;
+    case Aggregator::kFirst:
+      value = first_.value;
+      break;
+    case Aggregator::kLast:
+      value = last_.value;
+      break;
+    case Aggregator::kVarP:
+    case Aggregator::kStdP:
+      value = Variance(sum_, sum_squares_, n);
+      if (spec_.aggregator == Aggregator::kStdP) value = std::sqrt(value);
+      break;
+    case Aggregator::kVarS:
+    case Aggregator::kStdS:
+      value = count_ == 1 ? 0 : Variance(sum_, sum_squares_, n) * n / (n - 1);
+      if (spec_.aggregator == Aggregator::kStdS) value = std::sqrt(value);
+      break;
+    case Aggregator::kTwa: {
+      double area = area_;
+      double span_start = static_cast<double>(first_.ts);
+      double span_end = static_cast<double>(last_.ts);
+      if (prev_) {
+        span_start = static_cast<double>(start_);
+        area += (Interpolate(*prev_, first_, span_start) + first_.value) *
+                (static_cast<double>(first_.ts) - span_start) / 2;
+      }
+      if (next) {
+        span_end = static_cast<double>(start_) + static_cast<double>(spec_.bucket_ms);
+        area += (last_.value + Interpolate(last_, *next, span_end)) *
+                (span_end - static_cast<double>(last_.ts)) / 2;
+      }
+      value = span_end == span_start ? last_.value : area / (span_end - span_start);
+      break;
+    }
+  }
+  prev_ = last_;
+  return Report(start_, value);
+}
+
+double BucketAggregator::EmptyValue(int64_t start, const Sample& next) const {
+  switch (spec_.aggregator) {
+    case Aggregator::kSum:
+    case Aggregator::kCount:
+      return 0;
+    case Aggregator::kLast:
+      return prev_->value;
+    case Aggregator::kTwa: {
+      const double a = static_cast<double>(start);
+      const double b = a + static_cast<double>(spec_.bucket_ms);
+      return (Interpolate(*prev_, next, a) + Interpolate(*prev_, next, b)) / 2;
+    }
+    default:
+      return kNaN;
+  }
+}
+
+bool BucketAggregator::EmitEmpty(int64_t next_start, const Sample& next) {
+  // prev_ is the finished bucket's last sample. Bounded by the gap between two samples.
+  for (int64_t start = start_ + spec_.bucket_ms; start < next_start; start += spec_.bucket_ms) {
+    if (!Report(start, EmptyValue(start, next))) return false;
+  }
+  return true;
+}
+
+}  // namespace ebb::types

@@ -1,0 +1,99 @@
+// Bucket aggregation of a time series (TS.RANGE / TS.REVRANGE ... AGGREGATION), with
+// RedisTimeSeries' semantics (its compaction.c and filter_iterator.c):
+//
+// - A sample at ts falls in the bucket starting at ts - ((ts - align) mod bucket), the modulo
+//   taken non-negative; a bucket is reported at its start (BUCKETTIMESTAMP - / start), its middle
+//   (start + bucket/2: ~ / mid) or its end (start + bucket: + / end), a negative start as 0.
+// - avg, sum, min, max, range (max - min), count, first, last; var.p / std.p: the population
+//   variance / deviation; var.s / std.s: the sample ones (count - 1; a lone sample gives 0).
+// - twa, the time-weighted average: the area under the line joining the samples, over the span
+//   from the bucket's first sample to its last, divided by that span; when a sample precedes the
+//   bucket, the line from it is interpolated at the bucket's start and the span starts there,
+//   and when a sample follows it, likewise up to the bucket's end (start + bucket). A span of
+//   zero length gives the bucket's last value.
+// - EMPTY also reports the empty buckets between two non-empty ones: sum and count 0, last the
+//   value of the last sample before the bucket, twa the average of the line joining the samples
+//   around it over the bucket, every other aggregator NaN.
+// Thread-safety: a value type.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "types/sample_block.h"
+
+namespace ebb::types {
+
+enum class Aggregator {
+  kAvg,
+  kSum,
+  kMin,
+  kMax,
+  kRange,
+  kCount,
+  kFirst,
+  kLast,
+  kStdP,
+  kStdS,
+  kVarP,
+  kVarS,
+  kTwa
+};
+// "avg", "std.p", ... case-insensitive; nullopt if unknown.
+std::optional<Aggregator> AggregatorFromName(std::string_view name);
+
+enum class BucketTimestamp { kStart, kMid, kEnd };
+
+struct AggregationSpec {
+  Aggregator aggregator = Aggregator::kAvg;
+  int64_t bucket_ms = 1;  // > 0
+  int64_t align = 0;
+  BucketTimestamp bucket_timestamp = BucketTimestamp::kStart;
+  bool empty = false;
+};
+
+// The start of the bucket holding `ts` (may be negative).
+int64_t BucketStart(int64_t ts, int64_t bucket_ms, int64_t align);
+
+// Aggregates samples given oldest first into buckets, emitting each finished bucket as a
+// (reported timestamp, value) sample, oldest first.
+class BucketAggregator {
+ public:
+  using Emit = std::function<bool(const Sample&)>;  // false: stop (Add then returns false)
+  // `before`: the sample preceding the first one given (twa interpolates from it), if any.
+  BucketAggregator(const AggregationSpec& spec, std::optional<Sample> before, Emit emit)
+      : spec_(spec), prev_(before), emit_(std::move(emit)) {}
+
+  // REQUIRES: ts above every sample given before. False once `emit` asked to stop.
+  bool Add(const Sample& sample);
+  // Emits the last bucket. `after`: the sample following the last one given, if any (twa).
+  bool Finish(std::optional<Sample> after);
+
+ private:
+  // Emits the open bucket; `next`: the sample after it, if known.
+  bool EmitBucket(std::optional<Sample> next);
+  // Emits the empty buckets strictly between the open bucket and `next_start`.
+  bool EmitEmpty(int64_t next_start, const Sample& next);
+  bool Report(int64_t start, double value);
+  double EmptyValue(int64_t start, const Sample& next) const;
+
+  AggregationSpec spec_;
+  std::optional<Sample> prev_;  // the last sample before the open bucket
+  Emit emit_;
+  bool open_ = false;
+  bool stopped_ = false;
+  int64_t start_ = 0;  // the open bucket's start
+  // The open bucket's figures.
+  uint64_t count_ = 0;
+  double sum_ = 0;
+  double sum_squares_ = 0;
+  double min_ = 0;
+  double max_ = 0;
+  Sample first_;
+  Sample last_;
+  double area_ = 0;  // twa: the area between the bucket's first and last samples
+};
+
+}  // namespace ebb::types

@@ -1,0 +1,127 @@
+#include "types/series_codec.h"
+
+#include <bit>
+
+#include "common/strings.h"
+#include "storage/util/coding.h"
+#include "types/key_encoding.h"
+
+namespace ebb::types {
+
+namespace {
+
+constexpr std::string_view kPolicyNames[] = {"block", "first", "last", "min", "max", "sum"};
+
+bool GetByte(std::string_view* in, uint8_t* byte) {
+  if (in->empty()) return false;
+  *byte = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string_view> DuplicatePolicyName(DuplicatePolicy policy) {
+  const auto index = static_cast<size_t>(policy);
+  if (index == 0 || index > std::size(kPolicyNames)) return std::nullopt;
+  return kPolicyNames[index - 1];
+}
+
+std::optional<DuplicatePolicy> DuplicatePolicyFromName(std::string_view name) {
+  for (size_t i = 0; i < std::size(kPolicyNames); ++i) {
+    if (EqualsIgnoreCase(name, kPolicyNames[i])) return static_cast<DuplicatePolicy>(i + 1);
+  }
+  return std::nullopt;
+}
+
+std::string EncodeSeriesMeta(const SeriesMeta& meta) {
+  std::string out;
+  storage::PutVarint64(&out, meta.version);
+  storage::PutVarint64(&out, meta.settings.retention_ms);
+  out.push_back(static_cast<char>(meta.settings.duplicate_policy));
+  out.push_back(static_cast<char>(meta.settings.encoding));
+  storage::PutVarint64(&out, meta.settings.chunk_size);
+  storage::PutVarint64(&out, meta.settings.labels.size());
+  for (const auto& [name, value] : meta.settings.labels) {
+    storage::PutLengthPrefixed(&out, name);
+    storage::PutLengthPrefixed(&out, value);
+  }
+  out.push_back(meta.newest ? 1 : 0);
+  if (meta.newest) {
+    storage::PutFixed64(&out, static_cast<uint64_t>(meta.newest->ts));
+    storage::PutFixed64(&out, std::bit_cast<uint64_t>(meta.newest->value));
+  }
+  storage::PutFixed64(&out, static_cast<uint64_t>(meta.purged_below));
+  return out;
+}
+
+bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
+  *meta = SeriesMeta();
+  SeriesSettings& s = meta->settings;
+  uint8_t policy = 0;
+  uint8_t encoding = 0;
+  uint64_t labels = 0;
+  if (!storage::GetVarint64(&in, &meta->version) || !storage::GetVarint64(&in, &s.retention_ms) ||
+      !GetByte(&in, &policy) || policy > static_cast<uint8_t>(DuplicatePolicy::kSum) ||
+      !GetByte(&in, &encoding) || encoding > static_cast<uint8_t>(SeriesEncoding::kUncompressed) ||
+      !storage::GetVarint64(&in, &s.chunk_size) || !storage::GetVarint64(&in, &labels) ||
+      labels > in.size()) {
+    return false;
+  }
+  s.duplicate_policy = static_cast<DuplicatePolicy>(policy);
+  s.encoding = static_cast<SeriesEncoding>(encoding);
+  for (uint64_t i = 0; i < labels; ++i) {
+    std::string_view name;
+    std::string_view value;
+    if (!storage::GetLengthPrefixed(&in, &name) || !storage::GetLengthPrefixed(&in, &value)) {
+      return false;
+    }
+    s.labels.emplace_back(std::string(name), std::string(value));
+  }
+  uint8_t has_newest = 0;
+  if (!GetByte(&in, &has_newest) || has_newest > 1) return false;
+  if (has_newest) {
+    uint64_t ts = 0;
+    uint64_t bits = 0;
+    if (!storage::GetFixed64(&in, &ts) || !storage::GetFixed64(&in, &bits) ||
+        ts > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+      return false;
+    }
+    meta->newest = Sample{static_cast<int64_t>(ts), std::bit_cast<double>(bits)};
+  }
+  uint64_t purged = 0;
+  if (!storage::GetFixed64(&in, &purged) || purged > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+    return false;
+  }
+  meta->purged_below = static_cast<int64_t>(purged);
+  return in.empty();
+}
+
+std::string SeriesElement(int64_t ts) {
+  std::string out;
+  PutFixed64BE(&out, static_cast<uint64_t>(ts));
+  return out;
+}
+
+bool DecodeSeriesElement(std::string_view element, int64_t* ts) {
+  uint64_t raw = 0;
+  if (!GetFixed64BE(&element, &raw) || !element.empty()) return false;
+  if (raw > static_cast<uint64_t>(kMaxSeriesTimestamp)) return false;
+  *ts = static_cast<int64_t>(raw);
+  return true;
+}
+
+std::string EncodeSampleValue(double value) {
+  std::string out;
+  storage::PutFixed64(&out, std::bit_cast<uint64_t>(value));
+  return out;
+}
+
+bool DecodeSampleValue(std::string_view bytes, double* value) {
+  uint64_t bits = 0;
+  if (!storage::GetFixed64(&bytes, &bits) || !bytes.empty()) return false;
+  *value = std::bit_cast<double>(bits);
+  return true;
+}
+
+}  // namespace ebb::types
