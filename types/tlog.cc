@@ -225,11 +225,22 @@ OpResult<std::vector<TlogEntry>> Tlog::Get(std::string_view key, uint64_t count)
 OpResult<std::vector<TlogEntry>> Tlog::Range(std::string_view key, uint64_t from, uint64_t to,
                                              uint64_t count, bool oldest_first) {
   std::vector<TlogEntry> result;
+  OpResult<void> scanned = ScanRange(key, from, to, oldest_first, [&](const TlogEntry& entry) {
+    if (result.size() >= count) return false;
+    result.push_back(entry);
+    return result.size() < count;
+  });
+  if (!scanned.ok()) return FailureOf(scanned);
+  return result;
+}
+
+OpResult<void> Tlog::ScanRange(std::string_view key, uint64_t from, uint64_t to, bool oldest_first,
+                               const std::function<bool(const TlogEntry&)>& visit) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->live || count == 0) return result;
+  if (!read->live) return {};
   const uint64_t low = std::max(from, VisibleFloor(read->meta));
-  if (low > to) return result;
+  if (low > to) return {};
   const std::string prefix = SubRowPrefix(keyspace_.layout(), db_, key, read->meta.version);
   // Scan order is newest first. Newest first starts at the first entry with ts <= to; oldest
   // first at the last entry with ts >= low, walking backwards.
@@ -244,16 +255,16 @@ OpResult<std::vector<TlogEntry>> Tlog::Range(std::string_view key, uint64_t from
       it->SeekForPrev(prefix + TlogElementSeekTs(low - 1));  // sorts after every ts >= low
     }
   }
-  for (; it->Valid() && result.size() < count; oldest_first ? it->Prev() : it->Next()) {
+  for (; it->Valid(); oldest_first ? it->Prev() : it->Next()) {
     TlogEntry entry;
     if (!DecodeTlogElement(it->key().substr(prefix.size()), &entry.ts, &entry.value)) {
       return Status::Corruption("bad TLOG sub-row key");
     }
     if (oldest_first ? entry.ts > to : entry.ts < low) break;
-    result.push_back(std::move(entry));
+    if (!visit(entry)) break;
   }
   if (!it->status().ok()) return it->status();
-  return result;
+  return {};
 }
 
 Status Tlog::CountLive(std::string_view key, const TlogMeta& meta, uint64_t floor,

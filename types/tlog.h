@@ -45,6 +45,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,10 @@ class Tlog {
   // either end of the range), so a range of a log far larger than memory costs what it returns.
   OpResult<std::vector<TlogEntry>> Range(std::string_view key, uint64_t from, uint64_t to,
                                          uint64_t count, bool oldest_first);
+  // Range's walk without collecting: calls `visit` with each entry Range would return, in its
+  // order, until `visit` returns false.
+  OpResult<void> ScanRange(std::string_view key, uint64_t from, uint64_t to, bool oldest_first,
+                           const std::function<bool(const TlogEntry&)>& visit);
   // TLOG SIZE / CUTOFF: 0 for a missing key.
   OpResult<uint64_t> Size(std::string_view key);
   OpResult<uint64_t> Cutoff(std::string_view key);

@@ -5,6 +5,7 @@
 // as a RESP3 big number / RESP2 bulk string.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
+#include "types/tlog_buckets.h"
 
 namespace ebb::server {
 namespace {
@@ -97,6 +99,7 @@ struct RangeOptions {
   uint64_t to = 0;
   uint64_t count = std::numeric_limits<uint64_t>::max();
   bool oldest_first = false;
+  std::optional<types::TlogBucketSpec> buckets;  // AGGREGATION
 };
 
 // A range bound: digits, or "-" (the smallest timestamp) and "+" (the largest), as TS.RANGE.
@@ -109,25 +112,94 @@ uint64_t RangeBound(ArgParser& args) {
   return ts;
 }
 
+// ALIGN's value: digits, or "-" / "start" (the range's start) and "+" / "end" (its end).
+uint64_t AlignOf(ArgParser& args, const RangeOptions& o) {
+  const std::string_view text = args.Next();
+  if (text == "-" || EqualsIgnoreCase(text, "start")) return o.from;
+  if (text == "+" || EqualsIgnoreCase(text, "end")) return o.to;
+  uint64_t align = 0;
+  if (!ParseDigits(text, &align)) args.Fail(kNotInteger);
+  return align;
+}
+
+// AGGREGATION's aggregator and bucket duration.
+types::TlogBucketSpec BucketSpecOf(ArgParser& args) {
+  types::TlogBucketSpec spec;
+  const std::optional<types::TlogAggregator> aggregator =
+      types::TlogAggregatorFromName(args.Next());
+  if (!aggregator) args.Fail(kTlogUnknownAggregator);
+  if (aggregator) spec.aggregator = *aggregator;
+  spec.bucket = args.Digits();  // 0 is refused once the options are read
+  return spec;
+}
+
 // TLOG RANGE key from to [COUNT count] [REV]
+//   [[ALIGN align] AGGREGATION count|first|last bucket [BUCKETTIMESTAMP -|~|+]]
 RangeOptions ParseRange(ArgParser& args) {
   RangeOptions o;
   o.key = args.Next();
   o.from = RangeBound(args);
   o.to = RangeBound(args);
+  std::optional<uint64_t> align;
+  std::optional<types::BucketTimestamp> reported;
   while (args.HasMore()) {
     if (args.Token("COUNT")) {
       o.count = args.Digits();
     } else if (args.Token("REV")) {
       o.oldest_first = true;
+    } else if (args.Token("ALIGN")) {
+      align = AlignOf(args, o);
+    } else if (args.Token("AGGREGATION")) {
+      o.buckets = BucketSpecOf(args);
+    } else if (args.Token("BUCKETTIMESTAMP")) {
+      const int at = args.Choice({"-", "~", "+", "start", "mid", "end"});
+      if (at < 0) args.SyntaxError();
+      reported = static_cast<types::BucketTimestamp>(at % 3);
     } else {
       args.SyntaxError();
     }
   }
+  if (o.buckets && o.buckets->bucket == 0) args.Fail(kTlogBucketZero);
+  if (!o.buckets && (align || reported)) args.SyntaxError();  // only with AGGREGATION
+  if (o.buckets) {
+    o.buckets->align = align.value_or(0);
+    o.buckets->reported = reported.value_or(types::BucketTimestamp::kStart);
+  }
   return o;
 }
 
+// The buckets of the range as [value, timestamp] pairs, in the range's order, at most `count`.
+void ExecuteBuckets(CommandContext& ctx, const RangeOptions& o) {
+  std::vector<types::TlogBucket> buckets;
+  types::TlogBuckets grouper(*o.buckets, o.oldest_first, [&](const types::TlogBucket& bucket) {
+    buckets.push_back(bucket);
+    return buckets.size() < o.count;
+  });
+  OpResult<void> scanned = LogOf(ctx).ScanRange(
+      o.key, o.from, o.to, o.oldest_first,
+      [&](const types::TlogEntry& entry) { return o.count > 0 && grouper.Add(entry); });
+  if (!scanned.ok()) return ReplyError(ctx, scanned);
+  if (o.count > 0) grouper.Finish();
+  ctx.reply.ArrayHeader(buckets.size());
+  for (const types::TlogBucket& bucket : buckets) {
+    ctx.reply.ArrayHeader(2);
+    switch (o.buckets->aggregator) {
+      case types::TlogAggregator::kCount:
+        ctx.reply.Unsigned(bucket.count);
+        break;
+      case types::TlogAggregator::kFirst:
+        ctx.reply.Bulk(bucket.first);
+        break;
+      case types::TlogAggregator::kLast:
+        ctx.reply.Bulk(bucket.last);
+        break;
+    }
+    ctx.reply.Unsigned(bucket.ts);
+  }
+}
+
 void ExecuteRange(CommandContext& ctx, const RangeOptions& o) {
+  if (o.buckets) return ExecuteBuckets(ctx, o);
   OpResult<std::vector<types::TlogEntry>> entries =
       LogOf(ctx).Range(o.key, o.from, o.to, o.count, o.oldest_first);
   if (!entries.ok()) return ReplyError(ctx, entries);
@@ -232,10 +304,24 @@ std::vector<CommandSpec> TlogCommands() {
                  {.name = "from", .type = ArgType::kInteger},
                  {.name = "to", .type = ArgType::kInteger},
                  {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
-                 {.name = "rev", .type = ArgType::kPureToken, .token = "REV", .optional = true}},
-            .help = {{.text = "Return the [value, timestamp] entries whose timestamps are in "
+                 {.name = "rev", .type = ArgType::kPureToken, .token = "REV", .optional = true},
+                 {.name = "align", .token = "ALIGN", .optional = true},
+                 {.name = "aggregation",
+                  .type = ArgType::kBlock,
+                  .token = "AGGREGATION",
+                  .optional = true,
+                  .children = {{.name = "aggregator"},
+                               {.name = "bucket", .type = ArgType::kInteger},
+                               {.name = "bt", .token = "BUCKETTIMESTAMP", .optional = true}}}},
+            .help = {{.usage = "RANGE <key> <from> <to> [COUNT <count>] [REV]",
+                      .text = "Return the [value, timestamp] entries whose timestamps are in "
                               "[<from>, <to>]\n('-', '+': either end), newest first (REV: "
-                              "oldest first), at most <count> of them."}},
+                              "oldest first), at most <count> of them."},
+                     {.usage = "RANGE <key> <from> <to> [COUNT <count>] [REV] [ALIGN <align>] "
+                               "AGGREGATION count|first|last <bucket> [BUCKETTIMESTAMP -|~|+]",
+                      .text = "Return one [value, timestamp] pair per bucket of <bucket> "
+                              "timestamps holding\nentries: how many, the first or the last "
+                              "value (ALIGN, BUCKETTIMESTAMP: as TS.RANGE)."}},
             .handler = Handler<ParseRange, ExecuteRange>},
            {.name = "size",
             .arity = 3,

@@ -599,6 +599,12 @@ std::string ExecAbortBecauseError(std::string_view reason);
 // The code prefix of a generic error ("ERR ").
 inline constexpr std::string_view kErrPrefix = "ERR ";
 
+// TLOG RANGE ... AGGREGATION (server/commands/cmd_tlog.cc).
+inline constexpr std::string_view kTlogUnknownAggregator =
+    "ERR unknown TLOG aggregator: use count, first or last";
+inline constexpr std::string_view kTlogBucketZero =
+    "ERR TLOG bucket duration must be greater than zero";
+
 // Time series (server/commands/cmd_series.cc): RedisTimeSeries' words.
 inline constexpr std::string_view kTsKeyMissing = "ERR TSDB: the key does not exist";
 inline constexpr std::string_view kTsKeyExists = "ERR TSDB: key already exists";

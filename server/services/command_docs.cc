@@ -234,6 +234,9 @@ std::string HelpArg(const ArgSpec& arg) {
     out += "<" + std::string(arg.name) + ">";
   }
   if (arg.multiple) out += " [" + out + " ...]";
+  // A block or a choice introduced by a keyword names it once, before its parts.
+  const bool grouped = arg.type == ArgType::kOneOf || arg.type == ArgType::kBlock;
+  if (grouped && !arg.token.empty()) out = AsciiUpper(arg.token) + " " + out;
   if (arg.optional) out = "[" + out + "]";
   return out;
 }

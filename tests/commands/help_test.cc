@@ -35,6 +35,11 @@ TEST_F(HelpTest, Tlog) {
                 "    Return the [value, timestamp] entries whose timestamps are in [<from>, <to>]",
                 "    ('-', '+': either end), newest first (REV: oldest first), at most <count> of "
                 "them.",
+                "RANGE <key> <from> <to> [COUNT <count>] [REV] [ALIGN <align>] AGGREGATION "
+                "count|first|last <bucket> [BUCKETTIMESTAMP -|~|+]",
+                "    Return one [value, timestamp] pair per bucket of <bucket> timestamps holding",
+                "    entries: how many, the first or the last value (ALIGN, BUCKETTIMESTAMP: as "
+                "TS.RANGE).",
                 "SIZE <key>",
                 "    Return the number of entries in the log.",
                 "CUTOFF <key>",

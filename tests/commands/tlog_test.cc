@@ -118,8 +118,11 @@ TEST_F(TlogTest, Help) {
   }
   for (std::string_view sub :
        {"INS <key> <value> <timestamp>", "GET <key> [<count>]",
-        "RANGE <key> <from> <to> [COUNT <count>] [REV]", "SIZE <key>", "CUTOFF <key>",
-        "TRIMAT <key> <timestamp>", "TRIM <key> <count>", "CLR <key>", "HELP"}) {
+        "RANGE <key> <from> <to> [COUNT <count>] [REV]",
+        "RANGE <key> <from> <to> [COUNT <count>] [REV] [ALIGN <align>] AGGREGATION "
+        "count|first|last <bucket> [BUCKETTIMESTAMP -|~|+]",
+        "SIZE <key>", "CUTOFF <key>", "TRIMAT <key> <timestamp>", "TRIM <key> <count>", "CLR <key>",
+        "HELP"}) {
     EXPECT_NE(all.find(std::string(sub) + "\n"), std::string::npos) << sub << " in\n" << all;
   }
   Reply treg = Cmd({"treg", "help"});
@@ -159,6 +162,78 @@ TEST_F(TlogTest, RangeByTimestamps) {
   ASSERT_EQ(Do({"TLOG", "TRIMAT", "log", "80"}), "+OK");
   EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "REV", "COUNT", "1"}), "[[$e80,:80]]");
   EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "79"}), "[]");
+}
+
+// TLOG RANGE ... AGGREGATION: the log's entries per bucket of timestamps, as TS.RANGE groups a
+// series' samples: how many, the first (oldest) or the last (newest) value, reported at the
+// bucket's start (BUCKETTIMESTAMP: its middle or end), newest bucket first unless REV, at most
+// COUNT buckets.
+TEST_F(TlogTest, RangeAggregatesBuckets) {
+  // Buckets of 10: [0, 10) holds a b c, [10, 20) d e, [20, 30) f.
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"a", "1"}, {"b", "3"}, {"c", "5"}, {"d", "12"}, {"e", "14"}, {"f", "27"}};
+  for (const auto& [value, ts] : entries) {
+    ASSERT_EQ(Do({"TLOG", "INS", "log", value, ts}), "+OK");
+  }
+  for (bool reopened : {false, true}) {
+    if (reopened) ebb_->Reopen();
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count", "10"}),
+              "[[:1,:20],[:2,:10],[:3,:0]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "REV", "AGGREGATION", "COUNT", "10"}),
+              "[[:3,:0],[:2,:10],[:1,:20]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "first", "10"}),
+              "[[$f,:20],[$d,:10],[$a,:0]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "last", "10"}),
+              "[[$f,:20],[$e,:10],[$c,:0]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "REV", "AGGREGATION", "last", "10"}),
+              "[[$c,:0],[$e,:10],[$f,:20]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "COUNT", "2", "AGGREGATION", "count", "10"}),
+              "[[:1,:20],[:2,:10]]");
+    EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "COUNT", "0", "AGGREGATION", "count", "10"}),
+              "[]");
+  }
+  EXPECT_EQ(
+      Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count", "10", "BUCKETTIMESTAMP", "+"}),
+      "[[:1,:30],[:2,:20],[:3,:10]]");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count", "10", "BUCKETTIMESTAMP",
+                "mid"}),
+            "[[:1,:25],[:2,:15],[:3,:5]]");
+  // ALIGN 5: buckets start at 5 + 10k; a and b fall in the one starting at -5, reported at 0.
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "ALIGN", "5", "AGGREGATION", "count", "10"}),
+            "[[:1,:25],[:3,:5],[:2,:0]]");
+  // ALIGN - : the range's start, 3: [3, 13) holds b c d, [13, 23) e.
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "3", "14", "ALIGN", "-", "AGGREGATION", "count", "10"}),
+            "[[:1,:13],[:3,:3]]");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "3", "14", "AGGREGATION", "count", "10"}),
+            "[[:2,:10],[:2,:0]]");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "none", "-", "+", "AGGREGATION", "count", "10"}), "[]");
+  // The largest timestamps: a bucket's end saturates at 2^64-1.
+  ASSERT_EQ(Do({"TLOG", "INS", "big", "z", "18446744073709551615"}), "+OK");
+  EXPECT_EQ(
+      Do({"TLOG", "RANGE", "big", "-", "+", "AGGREGATION", "last", "10", "BUCKETTIMESTAMP", "end"}),
+      "[[$z,$18446744073709551615]]");  // above 2^63-1: a bulk string in RESP2
+}
+
+TEST_F(TlogTest, RangeAggregationErrors) {
+  Do({"TLOG", "INS", "log", "v", "1"});
+  const std::string kSyntax = "-ERR syntax error";
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "avg", "10"}),
+            "-ERR unknown TLOG aggregator: use count, first or last");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count", "0"}),
+            "-ERR TLOG bucket duration must be greater than zero");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count", "-1"}),
+            "-ERR value is not an integer or out of range");
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count"}), kSyntax);
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "ALIGN", "5"}), kSyntax);
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "BUCKETTIMESTAMP", "+"}), kSyntax);
+  EXPECT_EQ(
+      Do({"TLOG", "RANGE", "log", "-", "+", "AGGREGATION", "count", "10", "BUCKETTIMESTAMP", "x"}),
+      kSyntax);
+  EXPECT_EQ(Do({"TLOG", "RANGE", "log", "-", "+", "ALIGN", "x", "AGGREGATION", "count", "10"}),
+            "-ERR value is not an integer or out of range");
+  Do({"TREG", "SET", "reg", "v", "1"});
+  EXPECT_EQ(Do({"TLOG", "RANGE", "reg", "-", "+", "AGGREGATION", "count", "10"}),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
 TEST_F(TlogTest, RangeErrors) {
