@@ -180,7 +180,6 @@ bool OpenData(ConfigRegistry& registry, std::shared_ptr<storage::PinnableClock> 
 // False (after logging why) when the server cannot start.
 bool LoadScriptsAndUsers(ServerContext& ctx) {
   const Config& config = ctx.config();
-  std::string error;
   // The function libraries live in an engine row; an older ebb's functions file moves there
   // (docs/scripting.md, "Where the libraries live").
   if (const auto opened = ctx.scripts().OpenLibraries(config.dir + "/functions"); !opened.ok()) {
@@ -193,15 +192,14 @@ bool LoadScriptsAndUsers(ServerContext& ctx) {
         "path is invalid: define either an ACL file or `user` lines, not both.");
     return false;
   }
-  error = ctx.acl().LoadConfigUsers(config.users);
-  if (!error.empty()) {
-    spdlog::critical("Cannot load the ACL users: {}", error);
+  if (const Result<AclCode> users = ctx.acl().LoadConfigUsers(config.users); !users.ok()) {
+    spdlog::critical("Cannot load the ACL users: {}",
+                     AclErrorText(users, AclRuleWording::kUserDeclaration));
     return false;
   }
   if (!config.aclfile.empty()) {
-    error = ctx.acl().LoadFile(config.aclfile, nullptr);
-    if (!error.empty()) {
-      spdlog::critical("Cannot load the ACL users: {}", error);
+    if (const Result<AclCode> loaded = ctx.acl().LoadFile(config.aclfile, nullptr); !loaded.ok()) {
+      spdlog::critical("Cannot load the ACL users: {}", AclErrorText(loaded));
       return false;
     }
   }
