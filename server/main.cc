@@ -121,15 +121,16 @@ void OnConfigChange(std::string_view name, const Config& config, ServerContext* 
 // Reads the options (file, then flags) into `registry` and sets up logging. Returns the exit
 // code when the process ends here (bad options: 1; --help, --version: 0), else nothing.
 std::optional<int> ReadOptions(int argc, char** argv, ConfigRegistry& registry) {
-  std::string error;
   bool exit_now = false;
-  bool in_file = false;
-  if (!registry.ParseCommandLine(argc, argv, &error, &exit_now, &in_file)) {
+  if (const Result<ConfigCode> parsed = registry.ParseCommandLine(argc, argv, &exit_now);
+      !parsed.ok()) {
+    const bool in_file = parsed.code() != ConfigCode::kBadCommandLine;
     std::fprintf(stderr, "*** FATAL %s ERROR ***\n%s\n", in_file ? "CONFIG FILE" : "COMMAND LINE",
-                 error.c_str());
+                 ConfigErrorText(parsed).c_str());
     return 1;
   }
   if (exit_now) return 0;
+  std::string error;
   if (!SetUpLogging(registry.config(), &error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;

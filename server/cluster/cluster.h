@@ -81,11 +81,11 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   ~Cluster() override;
 
   // Reads the cluster-config-file from the dir, or creates this node (a new random name) and
-  // writes the file. False with *error when the file exists but cannot be read or parsed, or
-  // cannot be written.
-  bool Load(std::string* error);
-  // Listens on the bus port on every bind address. False with *error.
-  bool Listen(std::string* error);
+  // writes the file. Refusals: ParseNodesConfig's, kNodesConfUnwritable.
+  Result<ClusterCode> Load();
+  // Listens on the bus port on every bind address. Refusals: kBusPortTooHigh, kBusListen,
+  // kBusNoAddress.
+  Result<ClusterCode> Listen();
   // Starts the cron.
   void Start();
   // Closes the listener and every link; writes the file if a change is pending.
