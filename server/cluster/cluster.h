@@ -40,7 +40,7 @@
 // by configEpoch, whose rules SlotClaims keeps: slot_claims.h), cluster_failover.cc (the
 // election, whose timing and votes FailoverElection keeps, and manual failover),
 // cluster_operations.cc (the CLUSTER operations; the command rows are
-// server/commands/cmd_cluster_node.cc).
+// server/commands/cmd_cluster_{topology,slots,membership}.cc).
 #pragma once
 
 #include <array>
@@ -112,7 +112,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // it; SPUBLISH (shard true): to the other nodes of this node's shard (its master and replicas).
   void PropagatePublish(bool shard, std::string_view channel, std::string_view message);
 
-  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns
+  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_*.cc). Each returns
   // success or an outcome whose error reply ClusterErrorText spells
   // (server/cluster/cluster_code.h).
   ClusterState& state() { return *state_; }

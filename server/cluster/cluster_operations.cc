@@ -1,7 +1,8 @@
 // Cluster's operations: the changes CLUSTER's subcommands ask of the node (MEET, ADDSLOTS,
 // SETSLOT, SET-CONFIG-EPOCH, RESET, FORGET, REPLICATE, ...) and what they read (INFO, NODES,
-// LINKS). The command rows that parse and reply: server/commands/cmd_cluster_node.cc; the
-// outcomes' texts: cluster_code.h. The class and its contract: cluster.h.
+// LINKS). The command rows that parse and reply: server/commands/cmd_cluster_topology.cc,
+// cmd_cluster_slots.cc and cmd_cluster_membership.cc; the outcomes' texts: cluster_code.h. The
+// class and its contract: cluster.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
