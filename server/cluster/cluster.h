@@ -36,10 +36,10 @@
 //
 // Definitions, one file per job: cluster.cc (the node's life, the bus links, sending, and the
 // dispatch of received messages), cluster_gossip.cc (the node table kept by gossip: cron,
-// handshakes, failure detection, roles), cluster_slots.cc (slot ownership and the claims settled
-// by configEpoch, whose rules SlotClaims keeps: slot_claims.h), cluster_failover.cc (the
-// election, whose timing and votes FailoverElection keeps, and manual failover),
-// cluster_operations.cc (the CLUSTER operations; the command rows are
+// handshakes, failure detection, roles; the section a message gossips: gossip_section.h),
+// cluster_slots.cc (slot ownership and the claims settled by configEpoch, whose rules SlotClaims
+// keeps: slot_claims.h), cluster_failover.cc (the election, whose timing and votes FailoverElection
+// keeps, and manual failover), cluster_operations.cc (the CLUSTER operations; the command rows are
 // server/commands/cmd_cluster_{topology,slots,membership}.cc).
 #pragma once
 

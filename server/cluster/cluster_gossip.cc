@@ -12,6 +12,7 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
+#include "server/cluster/gossip_section.h"
 #include "server/cluster/nodes_conf.h"
 #include "server/io/listen.h"
 #include "server/replication/replica.h"
@@ -245,36 +246,7 @@ void Cluster::ClearFailureIfNeeded(Node* n) {
 void Cluster::SendPing(BusLink* link, MessageType type) {
   const int64_t now = WallMs();
   BusMessage m = Header(type);
-  // Gossip about a tenth of the nodes (at least 3), plus every node this one flags PFAIL.
-  const size_t fresh = state_->nodes().size() > 2 ? state_->nodes().size() - 2 : 0;
-  size_t wanted = std::max<size_t>(3, state_->nodes().size() / 10);
-  wanted = std::min(wanted, fresh);
-  std::vector<Node*> candidates;
-  for (const auto& [name, n] : state_->nodes()) candidates.push_back(n.get());
-  std::vector<Node*> chosen;
-  for (size_t tries = 0; chosen.size() < wanted && tries < wanted * 3; tries++) {
-    Node* n = candidates[RandomIndex(candidates.size())];
-    if (n->is_myself() || n->timed_out()) continue;
-    if (n->flags & (kFlagHandshake | kFlagNoAddr)) continue;
-    if (n->link == nullptr && n->num_slots == 0) continue;
-    if (std::find(chosen.begin(), chosen.end(), n) != chosen.end()) continue;
-    chosen.push_back(n);
-  }
-  for (Node* n : candidates) {
-    if (n->timed_out() && !n->in_handshake() && n->has_address()) chosen.push_back(n);
-  }
-  for (Node* n : chosen) {
-    GossipEntry g;
-    g.name = n->name;
-    g.ping_sent = static_cast<uint32_t>(n->ping_sent_ms / 1000);
-    g.pong_received = static_cast<uint32_t>(n->pong_received_ms / 1000);
-    g.ip = n->ip;
-    g.port = static_cast<uint16_t>(n->port);
-    g.cport = static_cast<uint16_t>(n->cport);
-    g.flags = n->flags;
-    g.pport = static_cast<uint16_t>(n->pport);
-    m.gossip.push_back(std::move(g));
-  }
+  for (const Node* n : GossipNodes(*state_, RandomIndex)) m.gossip.push_back(GossipEntryOf(*n));
   if (link->node != nullptr && type == MessageType::kPing) link->node->ping_sent_ms = now;
   Send(link, m);
 }
