@@ -177,28 +177,14 @@ void Cluster::ProcessGossip(const BusMessage& m, Node* sender) {
     Node* n = state_->Find(g.name);
     if (n != nullptr) {
       if (sender != nullptr && sender->is_master() && !n->is_myself()) {
-        if (g.flags & (kFlagFail | kFlagPfail)) {
+        if (GossipReportsFailure(g)) {
           state_->AddFailureReport(n, sender, now);
           MarkFailingIfNeeded(n);
         } else {
           state_->DelFailureReport(n, sender);
         }
       }
-      // A fresher pong seen by another node stands for one this node would have had.
-      if (!(g.flags & (kFlagFail | kFlagPfail)) && n->ping_sent_ms == 0 &&
-          n->fail_reports.empty()) {
-        const int64_t pong = std::min<int64_t>(static_cast<int64_t>(g.pong_received) * 1000, now);
-        if (pong > n->pong_received_ms) n->pong_received_ms = pong;
-      }
-      // A node this one cannot reach, seen elsewhere at another address: try that one.
-      if ((n->flags & (kFlagFail | kFlagPfail)) && !(g.flags & (kFlagFail | kFlagPfail)) &&
-          n->link == nullptr && (n->ip != g.ip || n->port != g.port || n->cport != g.cport)) {
-        n->ip = g.ip;
-        n->port = g.port;
-        n->pport = g.pport;
-        n->cport = g.cport;
-        n->flags &= static_cast<uint16_t>(~kFlagNoAddr);
-      }
+      LearnFromGossip(n, g, now);
     } else if (sender != nullptr || m.type == MessageType::kMeet) {
       // Unknown: meet it, unless it has no address or was just forgotten.
       if (g.flags & kFlagNoAddr) continue;

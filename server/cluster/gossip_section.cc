@@ -40,4 +40,23 @@ std::vector<const Node*> GossipNodes(const ClusterState& state,
   return chosen;
 }
 
+bool GossipReportsFailure(const GossipEntry& g) { return g.flags & (kFlagFail | kFlagPfail); }
+
+void LearnFromGossip(Node* n, const GossipEntry& g, int64_t now_ms) {
+  // A fresher pong seen by another node stands for one this node would have had.
+  if (!GossipReportsFailure(g) && n->ping_sent_ms == 0 && n->fail_reports.empty()) {
+    const int64_t pong = std::min<int64_t>(static_cast<int64_t>(g.pong_received) * 1000, now_ms);
+    if (pong > n->pong_received_ms) n->pong_received_ms = pong;
+  }
+  // A node this one cannot reach, seen elsewhere at another address: try that one.
+  if ((n->flags & (kFlagFail | kFlagPfail)) && !GossipReportsFailure(g) && n->link == nullptr &&
+      (n->ip != g.ip || n->port != g.port || n->cport != g.cport)) {
+    n->ip = g.ip;
+    n->port = g.port;
+    n->pport = g.pport;
+    n->cport = g.cport;
+    n->flags &= static_cast<uint16_t>(~kFlagNoAddr);
+  }
+}
+
 }  // namespace ebb::server::cluster

@@ -1,6 +1,8 @@
-// The gossip section of a PING, PONG or MEET (Redis 7.0's clusterSendPing): which nodes a message
-// tells its receiver about, and what it says of each. Gossip is how every node comes to know
-// every other one and how failure reports spread (the receiving side: Cluster::ProcessGossip).
+// The gossip section of a PING, PONG or MEET (Redis 7.0's clusterSendPing and
+// clusterProcessGossipSection): which nodes a message tells its receiver about, what it says of
+// each, and what the receiver learns of a node it knows from what it is told. Gossip is how every
+// node comes to know every other one and how failure reports spread (Cluster::ProcessGossip
+// applies the rest: failure reports, FAIL, meeting unknown nodes).
 //
 // Owns: nothing — pure functions of the node table they are given (server/cluster/node_table.h)
 // and of the random choices `random_index` makes. Thread: the caller's (the cluster's io
@@ -28,5 +30,14 @@ GossipEntry GossipEntryOf(const Node& n);
 // an address and is not in a handshake.
 std::vector<const Node*> GossipNodes(const ClusterState& state,
                                      const std::function<size_t(size_t n)>& random_index);
+
+// Whether the entry says its node is failing (FAIL or PFAIL where the sender sits).
+bool GossipReportsFailure(const GossipEntry& g);
+
+// What this node learns of known node `n` from an entry about it, at `now_ms`: a fresher pong the
+// sender saw (kept only while `n` has no ping outstanding and no failure report here, and never
+// later than now), and, for a node this node flags failing and has no link to while the sender
+// does not, the address the sender knows it at (a node that moved is reached again).
+void LearnFromGossip(Node* n, const GossipEntry& g, int64_t now_ms);
 
 }  // namespace ebb::server::cluster

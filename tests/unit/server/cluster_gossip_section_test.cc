@@ -80,5 +80,64 @@ TEST(ClusterGossipSection, AnEntrySaysTheNodesAddressFlagsAndTimesInSeconds) {
   EXPECT_EQ(g.pong_received, 12u);
 }
 
+TEST(ClusterGossipSection, AFresherPongIsLearntOnlyFromAHealthyReportAndNeverAheadOfNow) {
+  ClusterState state(Name('a'));
+  Node* b = state.AddNode(Name('b'), kFlagMaster, 0);
+  Node* c = state.AddNode(Name('c'), kFlagMaster, 0);
+  b->pong_received_ms = 1000;
+  GossipEntry g = GossipEntryOf(*b);
+  g.pong_received = 50;  // seconds
+  LearnFromGossip(b, g, /*now_ms=*/20000);
+  EXPECT_EQ(b->pong_received_ms, 20000);  // capped at now
+  g.pong_received = 5;
+  LearnFromGossip(b, g, 60000);
+  EXPECT_EQ(b->pong_received_ms, 20000);  // an older pong teaches nothing
+
+  g.pong_received = 40;
+  g.flags |= kFlagPfail;
+  EXPECT_TRUE(GossipReportsFailure(g));
+  LearnFromGossip(b, g, 60000);
+  EXPECT_EQ(b->pong_received_ms, 20000);  // the sender thinks it failing
+
+  g.flags = kFlagMaster;
+  b->ping_sent_ms = 1;  // a ping of this node's own is outstanding
+  LearnFromGossip(b, g, 60000);
+  EXPECT_EQ(b->pong_received_ms, 20000);
+  b->ping_sent_ms = 0;
+  state.AddFailureReport(b, c, 0);
+  LearnFromGossip(b, g, 60000);
+  EXPECT_EQ(b->pong_received_ms, 20000);
+}
+
+TEST(ClusterGossipSection, AFailingNodeSeenElsewhereIsTriedAtThatAddress) {
+  ClusterState state(Name('a'));
+  Node* b = state.AddNode(Name('b'), kFlagMaster | kFlagPfail | kFlagNoAddr, 0);
+  b->ip = "10.0.0.2";
+  b->port = 7001;
+  b->cport = 17001;
+  GossipEntry g = GossipEntryOf(*b);
+  g.flags = kFlagMaster;
+  g.ip = "10.0.0.9";
+  g.port = 7009;
+  g.pport = 6009;
+  g.cport = 17009;
+  GossipEntry failing = g;
+  failing.flags |= kFlagFail;
+  LearnFromGossip(b, failing, 0);
+  EXPECT_EQ(b->ip, "10.0.0.2");  // the sender cannot reach it either
+  LearnFromGossip(b, g, 0);
+  EXPECT_EQ(b->ip, "10.0.0.9");
+  EXPECT_EQ(b->port, 7009);
+  EXPECT_EQ(b->pport, 6009);
+  EXPECT_EQ(b->cport, 17009);
+  EXPECT_TRUE(b->has_address());
+
+  Node* c = state.AddNode(Name('c'), kFlagMaster, 0);  // healthy: its address stays
+  c->ip = "10.0.0.3";
+  g.name = c->name;
+  LearnFromGossip(c, g, 0);
+  EXPECT_EQ(c->ip, "10.0.0.3");
+}
+
 }  // namespace
 }  // namespace ebb::server::cluster
