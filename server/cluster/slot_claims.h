@@ -8,8 +8,8 @@
 // master, deleting the keys of slots this node lost. It sends nothing and touches no keys.
 // Thread: the caller's (the cluster's io thread); pure functions of the table and the claim.
 // Invariants kept: the table's own (server/cluster/node_table.h: one owner per slot); a slot
-// this node is importing is not taken by a claim (SETSLOT NODE ends the import); a claim never
-// takes slots from a node for itself when the sender is myself.
+// this node is importing is not taken by a claim (SETSLOT NODE ends the import); a claim in
+// myself's own name changes nothing.
 #pragma once
 
 #include <cstdint>
