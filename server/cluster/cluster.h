@@ -60,6 +60,7 @@
 #include "server/cluster/cluster_code.h"
 #include "server/cluster/config_writer.h"
 #include "server/cluster/failover_election.h"
+#include "server/cluster/forgotten_nodes.h"
 #include "server/cluster/node_table.h"
 #include "server/dispatch/slot_ownership.h"
 
@@ -212,7 +213,6 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // ---- The node table, kept by gossip (cluster_gossip.cc).
   // The 100 ms cron (Redis's clusterCron) and its steps.
   void Cron();
-  void ExpireForgotten(int64_t now);
   // This node's announced address, from the configuration (it may change at run time).
   void RefreshMyAddress();
   // Drops handshakes that timed out and opens a link to every node that has none.
@@ -296,7 +296,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   bool stopped_ = false;
   uint64_t cron_iteration_ = 0;
   // Nodes FORGET put aside: not added again by gossip for a minute (Redis's blacklist).
-  std::unordered_map<std::string, int64_t> forgotten_;
+  ForgottenNodes forgotten_;
   std::array<int64_t, kMessageTypeCount> sent_{};
   std::array<int64_t, kMessageTypeCount> received_{};
 

@@ -188,8 +188,7 @@ void Cluster::ProcessGossip(const BusMessage& m, Node* sender) {
     } else if (sender != nullptr || m.type == MessageType::kMeet) {
       // Unknown: meet it, unless it has no address or was just forgotten.
       if (g.flags & kFlagNoAddr) continue;
-      auto forgotten = forgotten_.find(g.name);
-      if (forgotten != forgotten_.end() && forgotten->second > now) continue;
+      if (forgotten_.Holds(g.name, now)) continue;
       if (g.ip.empty()) continue;
       (void)StartHandshake(g.ip, g.port, g.cport);  // an invalid address is not met
     }
@@ -271,7 +270,7 @@ void Cluster::Cron() {
   if (stopped_) return;
   cron_iteration_++;
   const int64_t now = WallMs();
-  ExpireForgotten(now);
+  forgotten_.Expire(now);
   RefreshMyAddress();
   ConnectNodes(now);
   // Once a second.
@@ -289,12 +288,6 @@ void Cluster::Cron() {
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) Cron();
   });
-}
-
-void Cluster::ExpireForgotten(int64_t now) {
-  for (auto it = forgotten_.begin(); it != forgotten_.end();) {
-    it = it->second <= now ? forgotten_.erase(it) : std::next(it);
-  }
 }
 
 void Cluster::RefreshMyAddress() {

@@ -16,11 +16,6 @@
 #include "types/keyspace.h"
 
 namespace ebb::server::cluster {
-namespace {
-
-constexpr int64_t kForgetTtlMs = 60000;  // Redis's CLUSTER_BLACKLIST_TTL
-
-}  // namespace
 
 // ---------------------------------------------------------------- changes
 
@@ -180,7 +175,7 @@ Result<ClusterCode> Cluster::Forget(std::string_view node) {
   if (state_->myself()->is_replica() && state_->myself()->master == n) {
     return ClusterCode::kForgetMyMaster;
   }
-  forgotten_[n->name] = WallMs() + kForgetTtlMs;
+  forgotten_.Add(n->name, WallMs());
   DeleteNode(n);
   Later(kTodoSave | kTodoUpdateState);
   return {};
