@@ -121,15 +121,16 @@ void OnConfigChange(std::string_view name, const Config& config, ServerContext* 
 // Reads the options (file, then flags) into `registry` and sets up logging. Returns the exit
 // code when the process ends here (bad options: 1; --help, --version: 0), else nothing.
 std::optional<int> ReadOptions(int argc, char** argv, ConfigRegistry& registry) {
-  std::string error;
   bool exit_now = false;
-  bool in_file = false;
-  if (!registry.ParseCommandLine(argc, argv, &error, &exit_now, &in_file)) {
+  if (const Result<ConfigCode> parsed = registry.ParseCommandLine(argc, argv, &exit_now);
+      !parsed.ok()) {
+    const bool in_file = parsed.code() != ConfigCode::kBadCommandLine;
     std::fprintf(stderr, "*** FATAL %s ERROR ***\n%s\n", in_file ? "CONFIG FILE" : "COMMAND LINE",
-                 error.c_str());
+                 ConfigErrorText(parsed).c_str());
     return 1;
   }
   if (exit_now) return 0;
+  std::string error;
   if (!SetUpLogging(registry.config(), &error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
@@ -180,7 +181,6 @@ bool OpenData(ConfigRegistry& registry, std::shared_ptr<storage::PinnableClock> 
 // False (after logging why) when the server cannot start.
 bool LoadScriptsAndUsers(ServerContext& ctx) {
   const Config& config = ctx.config();
-  std::string error;
   // The function libraries live in an engine row; an older ebb's functions file moves there
   // (docs/scripting.md, "Where the libraries live").
   if (const auto opened = ctx.scripts().OpenLibraries(config.dir + "/functions"); !opened.ok()) {
@@ -193,15 +193,14 @@ bool LoadScriptsAndUsers(ServerContext& ctx) {
         "path is invalid: define either an ACL file or `user` lines, not both.");
     return false;
   }
-  error = ctx.acl().LoadConfigUsers(config.users);
-  if (!error.empty()) {
-    spdlog::critical("Cannot load the ACL users: {}", error);
+  if (const Result<AclCode> users = ctx.acl().LoadConfigUsers(config.users); !users.ok()) {
+    spdlog::critical("Cannot load the ACL users: {}",
+                     AclErrorText(users, AclRuleWording::kUserDeclaration));
     return false;
   }
   if (!config.aclfile.empty()) {
-    error = ctx.acl().LoadFile(config.aclfile, nullptr);
-    if (!error.empty()) {
-      spdlog::critical("Cannot load the ACL users: {}", error);
+    if (const Result<AclCode> loaded = ctx.acl().LoadFile(config.aclfile, nullptr); !loaded.ok()) {
+      spdlog::critical("Cannot load the ACL users: {}", AclErrorText(loaded));
       return false;
     }
   }

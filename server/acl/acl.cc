@@ -80,8 +80,8 @@ Acl::Acl(const CommandTable* table) : table_(table) {
 }
 
 void Acl::SetRequirePass(std::string_view password) {
-  default_->Apply("resetpass");
-  default_->Apply(password.empty() ? std::string("nopass") : ">" + std::string(password));
+  default_->ApplyBuiltIn("resetpass");
+  default_->ApplyBuiltIn(password.empty() ? std::string("nopass") : ">" + std::string(password));
   UpdateAnonymous();
 }
 
@@ -95,26 +95,19 @@ const AclUser* Acl::Find(std::string_view name) const {
   return it == users_.end() ? nullptr : it->second.get();
 }
 
-std::string Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
-  const RuleError error = SetUserRules(name, rules);
-  if (error.reason.empty()) return "";
-  return AclSetUserError(error.rule, error.reason);
-}
-
-Acl::RuleError Acl::SetUserRules(std::string_view name, std::span<const std::string_view> rules) {
-  if (AclStringHasSpaces(name)) return {"", std::string(kAclUserNameSpaces)};
+Result<AclCode> Acl::SetUser(std::string_view name, std::span<const std::string_view> rules) {
+  if (AclStringHasSpaces(name)) return AclCode::kUserNameSpaces;
   auto it = users_.find(name);
   AclUser staged =
       it != users_.end() ? *it->second : AclUser(std::string(name), table_, pubsub_default_all_);
   staged.set_channels_default_all(pubsub_default_all_);
   size_t unmatched = 0;
   const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, &unmatched);
-  if (!merged) {
-    return {"", AclUnmatchedParenthesisError(rules[unmatched])};
-  }
+  if (!merged) return {AclCode::kUnmatchedParenthesis, rules[unmatched]};
   for (const std::string& rule : *merged) {
-    std::string reason = staged.Apply(rule);
-    if (!reason.empty()) return {rule, std::move(reason)};
+    if (const Result<AclCode> applied = staged.Apply(rule); !applied.ok()) {
+      return {applied.code(), rule};
+    }
   }
   if (it != users_.end()) {
     *it->second = std::move(staged);  // in place: clients holding the user see the change
@@ -135,16 +128,6 @@ void Acl::DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clie
     for (const std::string& c : subs.shard_channels) revoked |= !user.CanAccessChannel(c, false);
     if (revoked) client->RequestClose();
   }
-}
-
-std::string AclErrorText(const Result<AclCode>& r) {
-  switch (r.code()) {
-    case AclCode::kOk:
-      break;
-    case AclCode::kDeleteDefault:
-      return std::string(kAclDeleteDefault);
-  }
-  return {};
 }
 
 Result<AclCode, int64_t> Acl::DeleteUsers(std::span<const std::string_view> names,
@@ -168,13 +151,17 @@ Result<AclCode, int64_t> Acl::DeleteUsers(std::span<const std::string_view> name
   return deleted;
 }
 
-std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
+Result<AclCode> Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return AclFileOpenError(path, std::strerror(errno));
-  }
-  std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded;
-  std::string errors;
+  if (!in) return {AclCode::kAclFileUnreadable, AclFileOpenError(path, std::strerror(errno))};
+  FileUsers file = ParseFileUsers(in, path);
+  if (!file.errors.empty()) return {AclCode::kAclFileErrors, file.errors};
+  ReplaceUsers(std::move(file.users), clients);
+  return {};
+}
+
+Acl::FileUsers Acl::ParseFileUsers(std::istream& in, const std::string& path) const {
+  FileUsers file;
   int line_number = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_number;
@@ -184,32 +171,34 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
     for (std::string w; split >> w;) words.push_back(std::move(w));
     if (words.empty()) continue;
     if (words[0] != "user" || words.size() < 2) {
-      errors += AclFileNoUserKeyword(where);
+      file.errors += AclFileNoUserKeyword(where);
       continue;
     }
-    if (loaded.count(words[1]) != 0) {
-      errors += AclFileDuplicateUser(words[1], line_number);
+    if (file.users.count(words[1]) != 0) {
+      file.errors += AclFileDuplicateUser(words[1], line_number);
       continue;
     }
     auto user = std::make_unique<AclUser>(words[1], table_, pubsub_default_all_);
     const std::vector<std::string_view> rules(words.begin() + 2, words.end());
     const std::optional<std::vector<std::string>> merged = MergeSelectorArguments(rules, nullptr);
     if (!merged) {
-      errors += AclFileUnmatchedParenthesis(where);
+      file.errors += AclFileUnmatchedParenthesis(where);
       continue;
     }
     for (const std::string& rule : *merged) {
-      const std::string reason = user->Apply(rule);
-      if (!reason.empty()) {
-        errors += AclFileRuleError(where, rule, reason);
+      if (const Result<AclCode> applied = user->Apply(rule); !applied.ok()) {
+        file.errors +=
+            AclFileRuleError(where, rule, AclErrorText(applied, AclRuleWording::kReason));
         break;
       }
     }
-    loaded.emplace(words[1], std::move(user));
+    file.users.emplace(words[1], std::move(user));
   }
-  if (!errors.empty()) {
-    return errors + std::string(kAclLoadNoChange);
-  }
+  return file;
+}
+
+void Acl::ReplaceUsers(std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded,
+                       ClientRegistry* clients) {
   // Clients of every user but `default` go: their users are replaced or gone.
   if (clients != nullptr) {
     for (const auto& [id, client] : clients->all()) {
@@ -229,20 +218,16 @@ std::string Acl::LoadFile(const std::string& path, ClientRegistry* clients) {
   }
   for (auto& [name, user] : loaded) users_.emplace(name, std::move(user));
   UpdateAnonymous();
-  return "";
 }
 
-std::string Acl::LoadConfigUsers(const std::vector<std::vector<std::string>>& lines) {
+Result<AclCode> Acl::LoadConfigUsers(const std::vector<std::vector<std::string>>& lines) {
   for (const std::vector<std::string>& line : lines) {
     std::vector<std::string_view> rules;
     if (line[0] == "default") rules.push_back("reset");
     rules.insert(rules.end(), line.begin() + 1, line.end());
-    const RuleError error = SetUserRules(line[0], rules);
-    if (error.reason.empty()) continue;
-    if (error.rule.empty()) return error.reason;
-    return AclUserDeclarationError(error.rule, error.reason);
+    if (Result<AclCode> set = SetUser(line[0], rules); !set.ok()) return set;
   }
-  return "";
+  return {};
 }
 
 std::vector<std::vector<std::string>> Acl::ConfigUserLines() const {
@@ -259,10 +244,12 @@ std::vector<std::vector<std::string>> Acl::ConfigUserLines() const {
   return lines;
 }
 
-std::string Acl::SaveFile(const std::string& path) const {
+Result<AclCode> Acl::SaveFile(const std::string& path) const {
   std::string text;
   for (const auto& [name, user] : users_) text += ListLine(*user) + "\n";
-  return ReplaceFileAtomically(path, text);
+  const std::string failed = ReplaceFileAtomically(path, text);
+  if (!failed.empty()) return {AclCode::kSaveFailed, failed};
+  return {};
 }
 
 AclVerdict Acl::Check(const AclUser& user, const CommandSpec& spec, uint32_t flags,

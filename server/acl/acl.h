@@ -17,6 +17,7 @@
 // Thread-safety: none; used on the command thread only.
 #pragma once
 
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <span>
@@ -24,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/acl/acl_code.h"
 #include "server/acl/acl_log.h"
 #include "server/acl/acl_user.h"
 #include "server/core/client.h"
@@ -33,15 +35,6 @@ namespace ebb::server {
 
 // Why a command is refused (Redis's ACL_DENIED_*).
 enum class AclVerdict { kAllowed, kDeniedCommand, kDeniedKey, kDeniedChannel };
-
-// The outcomes of changing the users that return Result<AclCode> (server/core/result.h);
-// AclErrorText spells each.
-enum class AclCode {
-  kOk,
-  kDeleteDefault,  // ACL DELUSER default: "ERR The 'default' user cannot be removed"
-};
-// The error text of a failure. REQUIRES: !r.ok().
-std::string AclErrorText(const Result<AclCode>& r);
 
 class Acl {
  public:
@@ -71,9 +64,9 @@ class Acl {
 
   const AclUser* Find(std::string_view name) const;
   // ACL SETUSER: creates the user if new, then applies every rule to a copy; the user changes
-  // only if all apply. Returns "" or Redis's error ("ERR Error in ACL SETUSER modifier '<rule>':
-  // <reason>", "ERR Usernames can't contain spaces or null characters").
-  std::string SetUser(std::string_view name, std::span<const std::string_view> rules);
+  // only if all apply. Refusals (acl_code.h): a rule's, with the rule as the detail;
+  // kUserNameSpaces; kUnmatchedParenthesis.
+  Result<AclCode> SetUser(std::string_view name, std::span<const std::string_view> rules);
   // After ACL SETUSER changed `user`: disconnects its clients subscribed to a channel, pattern
   // or shard channel the user may no longer access (Redis 7's ACLKillPubsubClientsIfNeeded).
   static void DisconnectRevokedSubscribers(const AclUser& user, ClientRegistry& clients);
@@ -87,19 +80,21 @@ class Acl {
   // <rule> ...` lines (blank lines skipped), all or nothing. Users not in the file are dropped
   // and every client authenticated as a user other than `default` is disconnected (Redis 7.0);
   // `default` takes the file's rules, or Redis's defaults (on, nopass, everything) if the file
-  // has none. Returns "" or the errors, each "<path>:<line>: <reason>. ", then "WARNING: ACL
-  // errors detected, no change to the previously active ACL rules was performed".
-  std::string LoadFile(const std::string& path, ClientRegistry* clients);
+  // has none. Refusals: kAclFileUnreadable, kAclFileErrors (every refused line's error, each
+  // "<path>:<line>: <reason>. "; AclErrorText adds "WARNING: ACL errors detected, no change to
+  // the previously active ACL rules was performed").
+  Result<AclCode> LoadFile(const std::string& path, ClientRegistry* clients);
   // The config file's `user <name> <rule> ...` lines (Redis's `user` directive), at start, in
-  // order: each user is created — `default` reset first — and given its rules. Returns "" or
-  // Redis's "Error in user declaration '<rule>': <reason>" for the first rule refused.
-  std::string LoadConfigUsers(const std::vector<std::vector<std::string>>& lines);
+  // order: each user is created — `default` reset first — and given its rules. Stops at the first
+  // refusal, SetUser's (worded for the log by AclErrorText(r, AclRuleWording::kUserDeclaration):
+  // "Error in user declaration '<rule>': <reason>").
+  Result<AclCode> LoadConfigUsers(const std::vector<std::vector<std::string>>& lines);
   // The `user` lines CONFIG REWRITE writes: each user's name, then ACL LIST's rules; `default`
   // only when it differs from the built-in default user.
   std::vector<std::vector<std::string>> ConfigUserLines() const;
-  // ACL SAVE: writes ACL LIST's lines to `path` atomically (ReplaceFileAtomically). Returns ""
-  // or what failed.
-  std::string SaveFile(const std::string& path) const;
+  // ACL SAVE: writes ACL LIST's lines to `path` atomically (ReplaceFileAtomically). Refusal:
+  // kSaveFailed, with what failed as the detail.
+  Result<AclCode> SaveFile(const std::string& path) const;
 
   // ACL LIST's line for a user: "user <name> <rules>" (also the aclfile's lines).
   static std::string ListLine(const AclUser& user) {
@@ -135,14 +130,15 @@ class Acl {
   void set_log_max_len(size_t len) { log_max_len_ = len; }
 
  private:
-  // Why SetUserRules refused: the rule and Redis's reason; a reason alone when no single rule is
-  // to blame (a user name with spaces, an unmatched parenthesis); both empty on success.
-  struct RuleError {
-    std::string rule;
-    std::string reason;
+  // The aclfile's users, or the errors of its refused lines (LoadFile's kAclFileErrors detail).
+  struct FileUsers {
+    std::map<std::string, std::unique_ptr<AclUser>, std::less<>> users;
+    std::string errors;
   };
-  // ACL SETUSER's work: all rules applied to a copy, the user changed only if all apply.
-  RuleError SetUserRules(std::string_view name, std::span<const std::string_view> rules);
+  FileUsers ParseFileUsers(std::istream& in, const std::string& path) const;
+  // LoadFile's change once the file is read: `loaded` replaces every user.
+  void ReplaceUsers(std::map<std::string, std::unique_ptr<AclUser>, std::less<>> loaded,
+                    ClientRegistry* clients);
   void UpdateAnonymous() {
     anonymous_ = default_->enabled() && default_->nopass() ? default_ : nullptr;
   }

@@ -8,7 +8,6 @@
 #include "common/strings.h"
 #include "server/acl/acl_categories.h"
 #include "server/core/command.h"
-#include "server/core/errors.h"
 
 namespace ebb::server {
 namespace {
@@ -36,8 +35,8 @@ AclSelector::AclSelector(const CommandTable* table, bool all_channels)
       empty_category_rules_(AclCategoryNames().size(), 0),
       all_channels_(all_channels) {}
 
-std::string AclSelector::Apply(std::string_view rule) {
-  std::string error;
+Result<AclCode> AclSelector::Apply(std::string_view rule) {
+  Result<AclCode> error;
   if (EqualsIgnoreCase(rule, "allkeys") || rule == "~*") {
     all_keys_ = true;
     keys_.clear();
@@ -61,18 +60,18 @@ std::string AclSelector::Apply(std::string_view rule) {
   } else if (rule.starts_with('+') || rule.starts_with('-')) {
     error = ApplyCommandRule(rule);
   } else {
-    error = kAclSyntaxError;
+    error = AclCode::kSyntaxError;
   }
   Recompute();
   return error;
 }
 
-std::string AclSelector::ApplyKeyPattern(std::string_view rule) {
+Result<AclCode> AclSelector::ApplyKeyPattern(std::string_view rule) {
   uint32_t access = kAclReadWrite;
   std::string_view pattern = rule.substr(1);
   if (rule[0] == '%') {
     const size_t tilde = rule.find('~');
-    if (tilde == std::string_view::npos || tilde == 1) return std::string(kAclSyntaxError);
+    if (tilde == std::string_view::npos || tilde == 1) return AclCode::kSyntaxError;
     access = 0;
     for (char c : rule.substr(1, tilde - 1)) {
       if (c == 'R' || c == 'r') {
@@ -80,19 +79,19 @@ std::string AclSelector::ApplyKeyPattern(std::string_view rule) {
       } else if (c == 'W' || c == 'w') {
         access |= kAclWrite;
       } else {
-        return std::string(kAclSyntaxError);
+        return AclCode::kSyntaxError;
       }
     }
     pattern = rule.substr(tilde + 1);
   }
   if (all_keys_) {
-    return std::string(kAclKeyPatternAfterAll);
+    return AclCode::kKeyPatternAfterAll;
   }
-  if (AclStringHasSpaces(pattern)) return std::string(kAclSyntaxError);
+  if (AclStringHasSpaces(pattern)) return AclCode::kSyntaxError;
   if (pattern == "*" && access == kAclReadWrite) {
     all_keys_ = true;
     keys_.clear();
-    return "";
+    return {};
   }
   auto same = std::find_if(keys_.begin(), keys_.end(),
                            [&](const KeyPattern& k) { return k.pattern == pattern; });
@@ -101,22 +100,22 @@ std::string AclSelector::ApplyKeyPattern(std::string_view rule) {
   } else {
     keys_.push_back({std::string(pattern), access});
   }
-  return "";
+  return {};
 }
 
-std::string AclSelector::ApplyChannelPattern(std::string_view rule) {
+Result<AclCode> AclSelector::ApplyChannelPattern(std::string_view rule) {
   if (all_channels_) {
-    return std::string(kAclChannelPatternAfterAll);
+    return AclCode::kChannelPatternAfterAll;
   }
   const std::string_view pattern = rule.substr(1);
-  if (AclStringHasSpaces(pattern)) return std::string(kAclSyntaxError);
+  if (AclStringHasSpaces(pattern)) return AclCode::kSyntaxError;
   if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
     channels_.emplace_back(pattern);
   }
-  return "";
+  return {};
 }
 
-std::string AclSelector::ApplyCommandRule(std::string_view rule) {
+Result<AclCode> AclSelector::ApplyCommandRule(std::string_view rule) {
   const bool allow = rule[0] == '+';
   const std::string_view name = rule.substr(1);
   if (name.starts_with('@')) {
@@ -125,14 +124,14 @@ std::string AclSelector::ApplyCommandRule(std::string_view rule) {
       first_args_.clear();
       all_commands_ = allow;
       std::fill(empty_category_rules_.begin(), empty_category_rules_.end(), 0);
-      return "";
+      return {};
     }
     const int category = FindAclCategory(name.substr(1));
-    if (category < 0) return std::string(kAclUnknownName);
+    if (category < 0) return AclCode::kUnknownName;
     if (SetCategory(&allowed_, category, allow, &first_args_) == 0) {
       empty_category_rules_[category] = allow ? 1 : -1;
     }
-    return "";
+    return {};
   }
   // As Redis's lookupCommandBySds: "command" or "container|subcommand", nothing deeper.
   auto lookup = [this](std::string_view full) -> const CommandSpec* {
@@ -145,26 +144,28 @@ std::string AclSelector::ApplyCommandRule(std::string_view rule) {
   const size_t last_bar = name.rfind('|');
   if (allow && last_bar != std::string_view::npos) {
     const CommandSpec* base = lookup(name.substr(0, last_bar));
-    if (base == nullptr) return std::string(kAclUnknownName);
+    if (base == nullptr) return AclCode::kUnknownName;
     if (base->full_name.find('|') != std::string::npos) {
-      return std::string(kAclFirstArgOfSubcommand);
+      return AclCode::kFirstArgOfSubcommand;
     }
-    if (last_bar + 1 == name.size()) return std::string(kAclSyntaxError);
-    if (base->subcommands.empty()) return AllowFirstArg(*base, name.substr(last_bar + 1));
+    if (last_bar + 1 == name.size()) return AclCode::kSyntaxError;
+    if (base->subcommands.empty()) {
+      AllowFirstArg(*base, name.substr(last_bar + 1));
+      return {};
+    }
   }
   const CommandSpec* spec = lookup(name);
-  if (spec == nullptr) return std::string(kAclUnknownName);
+  if (spec == nullptr) return AclCode::kUnknownName;
   SetCommand(&allowed_, *spec, allow, &first_args_);
-  return "";
+  return {};
 }
 
-std::string AclSelector::AllowFirstArg(const CommandSpec& spec, std::string_view arg) {
+void AclSelector::AllowFirstArg(const CommandSpec& spec, std::string_view arg) {
   std::vector<std::string>& args = first_args_[spec.id];
   if (std::none_of(args.begin(), args.end(),
                    [&](const std::string& a) { return EqualsIgnoreCase(a, arg); })) {
     args.emplace_back(arg);
   }
-  return "";
 }
 
 void AclSelector::SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow,

@@ -26,6 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/acl/acl_code.h"
+
 namespace ebb::server {
 
 class CommandTable;
@@ -48,10 +50,9 @@ class AclSelector {
   // REQUIRES: table outlives the selector and has all its rows added.
   AclSelector(const CommandTable* table, bool all_channels);
 
-  // Applies one rule. Returns "" or Redis's reason: "Syntax error", "Unknown command or category
-  // name in ACL", "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid ...",
-  // "Allowing first-arg of a subcommand is not supported".
-  std::string Apply(std::string_view rule);
+  // Applies one rule; a refused rule changes nothing. Refusals (acl_code.h): kSyntaxError,
+  // kUnknownName, kKeyPatternAfterAll, kChannelPatternAfterAll, kFirstArgOfSubcommand.
+  Result<AclCode> Apply(std::string_view rule);
 
   // True when every command, key and channel is allowed.
   bool unrestricted() const { return unrestricted_; }
@@ -79,11 +80,11 @@ class AclSelector {
   };
   using FirstArgs = std::unordered_map<size_t, std::vector<std::string>>;
 
-  std::string ApplyKeyPattern(std::string_view rule);
-  std::string ApplyChannelPattern(std::string_view rule);
-  std::string ApplyCommandRule(std::string_view rule);
+  Result<AclCode> ApplyKeyPattern(std::string_view rule);
+  Result<AclCode> ApplyChannelPattern(std::string_view rule);
+  Result<AclCode> ApplyCommandRule(std::string_view rule);
   // +command|first-arg for a row without subcommands (Redis's allowed_firstargs).
-  std::string AllowFirstArg(const CommandSpec& spec, std::string_view arg);
+  void AllowFirstArg(const CommandSpec& spec, std::string_view arg);
   // Sets `allow` on the row and, for a container, on all its subcommands; the row's first-args
   // go (when `first_args` is given).
   static void SetCommand(std::vector<bool>* bits, const CommandSpec& spec, bool allow,

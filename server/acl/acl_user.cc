@@ -1,6 +1,7 @@
 #include "server/acl/acl_user.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <optional>
 
@@ -8,7 +9,6 @@
 #include "common/strings.h"
 #include "server/core/client.h"
 #include "server/core/digest.h"
-#include "server/core/errors.h"
 
 namespace ebb::server {
 namespace {
@@ -74,13 +74,13 @@ AclUser::AclUser(std::string name, const CommandTable* table, bool all_channels)
 AclUser AclUser::Default(const CommandTable* table) {
   AclUser u("default", table);
   for (std::string_view rule : {"on", "nopass", "allkeys", "allchannels", "allcommands"}) {
-    u.Apply(rule);
+    u.ApplyBuiltIn(rule);
   }
   return u;
 }
 
-std::string AclUser::Apply(std::string_view rule) {
-  std::string error;
+Result<AclCode> AclUser::Apply(std::string_view rule) {
+  Result<AclCode> error;
   if (rule.empty()) {
     // Redis: an empty rule changes nothing.
   } else if (EqualsIgnoreCase(rule, "on")) {
@@ -99,7 +99,7 @@ std::string AclUser::Apply(std::string_view rule) {
     sanitize_payload_ = SanitizePayload::kSkip;
   } else if (rule[0] == '>' || rule[0] == '#') {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '>');
-    if (!hash) return std::string(kAclBadHash);
+    if (!hash) return AclCode::kBadPasswordHash;
     if (std::find(password_hashes_.begin(), password_hashes_.end(), *hash) ==
         password_hashes_.end()) {
       password_hashes_.push_back(*hash);
@@ -107,10 +107,10 @@ std::string AclUser::Apply(std::string_view rule) {
     nopass_ = false;
   } else if (rule[0] == '<' || rule[0] == '!') {
     const std::optional<std::string> hash = PasswordRuleHash(rule, '<');
-    if (!hash) return std::string(kAclBadHash);
+    if (!hash) return AclCode::kBadPasswordHash;
     auto it = std::find(password_hashes_.begin(), password_hashes_.end(), *hash);
     if (it == password_hashes_.end()) {
-      return std::string(kAclNoSuchPassword);
+      return AclCode::kNoSuchPassword;
     }
     password_hashes_.erase(it);
   } else if (rule.size() >= 2 && rule.front() == '(' && rule.back() == ')') {
@@ -120,9 +120,9 @@ std::string AclUser::Apply(std::string_view rule) {
   } else if (EqualsIgnoreCase(rule, "reset")) {
     for (std::string_view r : {"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload",
                                "clearselectors", "-@all"}) {
-      Apply(r);
+      ApplyBuiltIn(r);
     }
-    if (channels_default_all_) Apply("allchannels");
+    if (channels_default_all_) ApplyBuiltIn("allchannels");
   } else {
     error = selectors_.front().Apply(rule);
   }
@@ -130,17 +130,22 @@ std::string AclUser::Apply(std::string_view rule) {
   return error;
 }
 
-std::string AclUser::AddSelector(std::string_view rule) {
+void AclUser::ApplyBuiltIn(std::string_view rule) {
+  [[maybe_unused]] const Result<AclCode> applied = Apply(rule);
+  assert(applied.ok());
+}
+
+Result<AclCode> AclUser::AddSelector(std::string_view rule) {
   AclSelector selector(table_, channels_default_all_);
   for (std::string_view r : SelectorRules(rule.substr(1, rule.size() - 2))) {
     // A rule ending with ')' would end the selector early when ACL LIST's line is read back
     // from the aclfile, and the rules after it would change the root selector.
-    if (r.ends_with(')')) return std::string(kAclSyntaxError);
-    std::string error = selector.Apply(r);
-    if (!error.empty()) return error;
+    if (r.ends_with(')')) return AclCode::kSyntaxError;
+    Result<AclCode> applied = selector.Apply(r);
+    if (!applied.ok()) return applied;
   }
   selectors_.push_back(std::move(selector));
-  return "";
+  return {};
 }
 
 void AclUser::Recompute() {

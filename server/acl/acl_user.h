@@ -45,11 +45,13 @@ class AclUser {
   // with every channel (acl-pubsub-default at the time the rule applies).
   void set_channels_default_all(bool all) { channels_default_all_ = all; }
 
-  // Applies one rule (after MergeSelectorArguments). Returns "" or Redis's reason: a selector's
-  // (acl_selector.h), "The password you are trying to remove from the user does not exist", "The
-  // password hash must be exactly 64 characters and contain only lowercase hexadecimal
-  // characters".
-  std::string Apply(std::string_view rule);
+  // Applies one rule (after MergeSelectorArguments); a refused rule changes nothing. Refusals
+  // (acl_code.h): a selector's (acl_selector.h), kNoSuchPassword (a password to remove that the
+  // user does not have), kBadPasswordHash (a hash that is not 64 lowercase hexadecimal digits).
+  Result<AclCode> Apply(std::string_view rule);
+  // Apply for a rule ebb itself gives, which always applies (on, nopass, >password, the rules
+  // `reset` stands for). REQUIRES: the rule applies.
+  void ApplyBuiltIn(std::string_view rule);
 
   bool enabled() const { return enabled_; }
   bool nopass() const { return nopass_; }
@@ -74,7 +76,8 @@ class AclUser {
   std::string Describe() const;
 
  private:
-  std::string AddSelector(std::string_view rule);
+  // "(<rules>)": a selector with those rules, added only if all apply.
+  Result<AclCode> AddSelector(std::string_view rule);
   void Recompute();
 
   std::string name_;

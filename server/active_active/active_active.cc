@@ -153,6 +153,12 @@ std::string ActiveActive::ErrorText(const Result<ActiveActiveCode>& result) cons
       return GenericError(result.detail());
     case ActiveActiveCode::kClockSkew:
       return ClockSkewError(result.detail(), context_->config().max_clock_skew_ms);
+    case ActiveActiveCode::kNoSuchPeer: {
+      const size_t colon = result.detail().rfind(':');
+      int64_t port = 0;
+      ParseInt64(std::string_view(result.detail()).substr(colon + 1), &port);
+      return NoPeerError(std::string_view(result.detail()).substr(0, colon), port);
+    }
   }
   return "";
 }
@@ -208,16 +214,16 @@ Result<ActiveActiveCode> ActiveActive::AddPeer(const std::string& host, int port
   return {};
 }
 
-bool ActiveActive::RemovePeer(const std::string& host, int port) {
+Result<ActiveActiveCode> ActiveActive::RemovePeer(const std::string& host, int port) {
   for (auto it = links_.begin(); it != links_.end(); ++it) {
     if (EqualsIgnoreCase((*it)->host(), host) && (*it)->port() == port) {
       (*it)->Stop();
       links_.erase(it);
       RecordPeers();
-      return true;
+      return {};
     }
   }
-  return false;
+  return {ActiveActiveCode::kNoSuchPeer, host + ":" + std::to_string(port)};
 }
 
 void ActiveActive::RestartLinks() {
@@ -239,14 +245,15 @@ void ActiveActive::RecordPeers() {
   context_->config_registry().SetPeers(std::move(peers));
 }
 
-bool ActiveActive::SetLinkPaused(const std::string& host, int port, bool paused) {
+Result<ActiveActiveCode> ActiveActive::SetLinkPaused(const std::string& host, int port,
+                                                     bool paused) {
   for (auto& link : links_) {
     if (EqualsIgnoreCase(link->host(), host) && link->port() == port) {
       link->SetPaused(paused);
-      return true;
+      return {};
     }
   }
-  return false;
+  return {ActiveActiveCode::kNoSuchPeer, host + ":" + std::to_string(port)};
 }
 
 std::vector<ActiveActive::PeerInfo> ActiveActive::Peers() const {

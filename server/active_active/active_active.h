@@ -92,6 +92,8 @@ enum class ActiveActiveCode {
   // A client write whose timestamp is ahead of this node's clock by more than max-clock-skew
   // under max-clock-skew-action refuse (detail: the timestamp).
   kClockSkew,
+  // PEER REMOVE, DEBUG PEER-LINK: no link to that peer (detail: "<host>:<port>").
+  kNoSuchPeer,
 };
 
 class Client;
@@ -181,8 +183,8 @@ class ActiveActive {
   // Adds a link to host:port (entering the mode). Not OK when refused (kPeerLinked,
   // kPeersOfReplica, kPeersOfNodeWithReplicas, kPeersInCluster, kEngineError).
   Result<ActiveActiveCode> AddPeer(const std::string& host, int port);
-  // False when there is no such peer.
-  bool RemovePeer(const std::string& host, int port);
+  // Refusal: kNoSuchPeer.
+  Result<ActiveActiveCode> RemovePeer(const std::string& host, int port);
   struct PeerInfo {
     std::string host;
     int port = 0;
@@ -225,8 +227,8 @@ class ActiveActive {
       "databases", "default-ttl", "ttl-rule", "expiration", "expiry-purge-deadline"};
   // Deltas skipped as malformed (INFO peers malformed_deltas): the link goes on after one.
   uint64_t malformed_deltas() const { return malformed_deltas_; }
-  // DEBUG PEER-LINK host port up|down (a test's partition). False: no such peer.
-  bool SetLinkPaused(const std::string& host, int port, bool paused);
+  // DEBUG PEER-LINK host port up|down (a test's partition). Refusal: kNoSuchPeer.
+  Result<ActiveActiveCode> SetLinkPaused(const std::string& host, int port, bool paused);
 
   // ---- the applying side
 

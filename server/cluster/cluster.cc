@@ -63,7 +63,7 @@ int Cluster::MyBusPort() const {
   return c.cluster_announce_bus_port != 0 ? c.cluster_announce_bus_port : BusPort();
 }
 
-bool Cluster::Load(std::string* error) {
+Result<ClusterCode> Cluster::Load() {
   const std::string path = ConfigPath();
   config_writer_ = std::make_unique<ConfigWriter>(path);
   std::ifstream in(path, std::ios::binary);
@@ -77,9 +77,10 @@ bool Cluster::Load(std::string* error) {
   if (text.find_first_not_of(" \r\n\t") == std::string::npos) {
     state_ = std::make_unique<ClusterState>(RandomNodeName());
     spdlog::info("No cluster configuration found, I'm {}", state_->myself()->name);
-  } else if (!ParseNodesConfig(text, now, &state_, error)) {
-    return false;
   } else {
+    Result<ClusterCode, std::unique_ptr<ClusterState>> parsed = ParseNodesConfig(text, now);
+    if (!parsed.ok()) return parsed.failure();
+    state_ = std::move(*parsed);
     spdlog::info("Node configuration loaded, I'm {}", state_->myself()->name);
   }
   Node* me = state_->myself();
@@ -90,29 +91,20 @@ bool Cluster::Load(std::string* error) {
     me->ip = context_->config().cluster_announce_ip;
   state_->UpdateHealth(context_->config().cluster_require_full_coverage);
   if (const Result<ClusterCode> saved = SaveNow(); !saved.ok()) {
-    *error = "Can't write the cluster config file: " + saved.detail();
-    return false;
+    return {ClusterCode::kNodesConfUnwritable, saved.detail()};
   }
-  return true;
+  return {};
 }
 
-bool Cluster::Listen(std::string* error) {
+Result<ClusterCode> Cluster::Listen() {
   const int port = BusPort();
-  if (port > 65535) {
-    *error =
-        "Redis port number too high. Cluster communication port is 10,000 port numbers "
-        "higher than your Redis port. Your Redis port number must be 55535 or less.";
-    return false;
+  if (port > 65535) return ClusterCode::kBusPortTooHigh;
+  if (Result<ListenCode> r = ListenOnAddresses(io_, context_->config().bind, port, &acceptors_);
+      !r.ok()) {
+    return {ClusterCode::kBusListen, ListenErrorText(r)};
   }
-  if (!ListenOnAddresses(io_, context_->config().bind, port, &acceptors_, error)) {
-    *error = "Cluster bus: " + *error;
-    return false;
-  }
-  if (acceptors_.empty()) {
-    *error = "No address to listen on for the cluster bus";
-    return false;
-  }
-  return true;
+  if (acceptors_.empty()) return ClusterCode::kBusNoAddress;
+  return {};
 }
 
 void Cluster::Start() {
@@ -150,7 +142,7 @@ void Cluster::Stop() {
     for (const auto& [name, n] : state_->nodes()) n->link = n->inbound_link = nullptr;
     if (todo_ & kTodoSave) (void)SaveNow();  // the writer logged a failure
   }
-  if (config_writer_ != nullptr) config_writer_->Flush();
+  if (config_writer_ != nullptr) (void)config_writer_->Flush();  // the writer logged a failure
   PauseWrites(false);
 }
 
@@ -174,11 +166,7 @@ void Cluster::RunTodo() {
   if (todo & kTodoSave) config_writer_->Submit(NodesConfigText(*state_));  // logs its errors
 }
 
-Result<ClusterCode> Cluster::SaveNow() {
-  const std::string error = config_writer_->Write(NodesConfigText(*state_));
-  if (!error.empty()) return {ClusterCode::kSaveFailed, error};
-  return {};
-}
+Result<ClusterCode> Cluster::SaveNow() { return config_writer_->Write(NodesConfigText(*state_)); }
 
 // ---------------------------------------------------------------- links
 

@@ -36,10 +36,11 @@
 //
 // Definitions, one file per job: cluster.cc (the node's life, the bus links, sending, and the
 // dispatch of received messages), cluster_gossip.cc (the node table kept by gossip: cron,
-// handshakes, failure detection, roles), cluster_slots.cc (slot ownership and the claims settled
-// by configEpoch), cluster_failover.cc (the election, whose timing and votes FailoverElection
-// keeps, and manual failover), cluster_operations.cc (the CLUSTER operations; the command rows
-// are server/commands/cmd_cluster_node.cc).
+// handshakes, failure detection, roles; the section a message gossips: gossip_section.h),
+// cluster_slots.cc (slot ownership and the claims settled by configEpoch, whose rules SlotClaims
+// keeps: slot_claims.h), cluster_failover.cc (the election, whose timing and votes FailoverElection
+// keeps, and manual failover), cluster_operations.cc (the CLUSTER operations; the command rows are
+// server/commands/cmd_cluster_{topology,slots,membership}.cc).
 #pragma once
 
 #include <array>
@@ -59,6 +60,7 @@
 #include "server/cluster/cluster_code.h"
 #include "server/cluster/config_writer.h"
 #include "server/cluster/failover_election.h"
+#include "server/cluster/forgotten_nodes.h"
 #include "server/cluster/node_table.h"
 #include "server/dispatch/slot_ownership.h"
 
@@ -81,11 +83,11 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   ~Cluster() override;
 
   // Reads the cluster-config-file from the dir, or creates this node (a new random name) and
-  // writes the file. False with *error when the file exists but cannot be read or parsed, or
-  // cannot be written.
-  bool Load(std::string* error);
-  // Listens on the bus port on every bind address. False with *error.
-  bool Listen(std::string* error);
+  // writes the file. Refusals: ParseNodesConfig's, kNodesConfUnwritable.
+  Result<ClusterCode> Load();
+  // Listens on the bus port on every bind address. Refusals: kBusPortTooHigh, kBusListen,
+  // kBusNoAddress.
+  Result<ClusterCode> Listen();
   // Starts the cron.
   void Start();
   // Closes the listener and every link; writes the file if a change is pending.
@@ -111,7 +113,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // it; SPUBLISH (shard true): to the other nodes of this node's shard (its master and replicas).
   void PropagatePublish(bool shard, std::string_view channel, std::string_view message);
 
-  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_node.cc). Each returns
+  // ---- What the CLUSTER subcommands do (server/commands/cmd_cluster_*.cc). Each returns
   // success or an outcome whose error reply ClusterErrorText spells
   // (server/cluster/cluster_code.h).
   ClusterState& state() { return *state_; }
@@ -211,7 +213,6 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   // ---- The node table, kept by gossip (cluster_gossip.cc).
   // The 100 ms cron (Redis's clusterCron) and its steps.
   void Cron();
-  void ExpireForgotten(int64_t now);
   // This node's announced address, from the configuration (it may change at run time).
   void RefreshMyAddress();
   // Drops handshakes that timed out and opens a link to every node that has none.
@@ -295,7 +296,7 @@ class Cluster : public SlotOwnership, public BusLink::Listener {
   bool stopped_ = false;
   uint64_t cron_iteration_ = 0;
   // Nodes FORGET put aside: not added again by gossip for a minute (Redis's blacklist).
-  std::unordered_map<std::string, int64_t> forgotten_;
+  ForgottenNodes forgotten_;
   std::array<int64_t, kMessageTypeCount> sent_{};
   std::array<int64_t, kMessageTypeCount> received_{};
 

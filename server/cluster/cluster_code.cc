@@ -68,6 +68,16 @@ std::string ClusterErrorText(const Result<ClusterCode>& r) {
       return std::string(kClusterFailoverNoMaster);
     case ClusterCode::kFailoverMasterDown:
       return std::string(kClusterFailoverMasterDown);
+    case ClusterCode::kNodesConfCorrupt:
+      return NodesConfCorruptError(detail);
+    case ClusterCode::kNodesConfUnwritable:
+      return NodesConfUnwritableError(detail);
+    case ClusterCode::kBusPortTooHigh:
+      return std::string(kBusPortTooHigh);
+    case ClusterCode::kBusListen:
+      return BusListenError(detail);
+    case ClusterCode::kBusNoAddress:
+      return std::string(kBusNoAddress);
   }
   return {};
 }

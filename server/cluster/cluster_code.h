@@ -1,7 +1,8 @@
 // ClusterCode: the outcomes of the CLUSTER operations a client asks of this node (Meet, SetSlot*,
 // SetConfigEpoch, SaveNow, Reset, Forget, Replicate, StartManualFailover, CountFailureReports;
-// server/cluster/cluster.h), and ClusterErrorText, the one place that turns each into the error
-// reply Redis 7 gives (its words are spelled in server/core/errors.h).
+// server/cluster/cluster.h) and of starting the node (Load, Listen, ParseNodesConfig), and
+// ClusterErrorText, the one place that turns each into the error reply Redis 7 gives or the line
+// the server logs before exiting (its words are spelled in server/core/errors.h).
 //
 // A failure's detail is what its text quotes: a node's name (kUnknownNode, kNodeNotKnown), a
 // slot (kNotSlotOwner, kAlreadySlotOwner, kSlotHasKeys), an epoch (kInvalidConfigEpoch),
@@ -43,6 +44,12 @@ enum class ClusterCode {
   kFailoverOnMaster,
   kFailoverNoMaster,
   kFailoverMasterDown,
+  // Starting the node.
+  kNodesConfCorrupt,     // detail: where and what (NodesConfLineError, NodesConfFieldError, ...)
+  kNodesConfUnwritable,  // detail: why
+  kBusPortTooHigh,
+  kBusListen,  // detail: the listener's text (ListenErrorText, server/io/listen.h)
+  kBusNoAddress,
 };
 
 // The error reply's text of a failure. REQUIRES: !r.ok().

@@ -12,6 +12,7 @@
 
 #include "common/wall_clock.h"
 #include "server/cluster/cluster.h"
+#include "server/cluster/gossip_section.h"
 #include "server/cluster/nodes_conf.h"
 #include "server/io/listen.h"
 #include "server/replication/replica.h"
@@ -176,33 +177,18 @@ void Cluster::ProcessGossip(const BusMessage& m, Node* sender) {
     Node* n = state_->Find(g.name);
     if (n != nullptr) {
       if (sender != nullptr && sender->is_master() && !n->is_myself()) {
-        if (g.flags & (kFlagFail | kFlagPfail)) {
+        if (GossipReportsFailure(g)) {
           state_->AddFailureReport(n, sender, now);
           MarkFailingIfNeeded(n);
         } else {
           state_->DelFailureReport(n, sender);
         }
       }
-      // A fresher pong seen by another node stands for one this node would have had.
-      if (!(g.flags & (kFlagFail | kFlagPfail)) && n->ping_sent_ms == 0 &&
-          n->fail_reports.empty()) {
-        const int64_t pong = std::min<int64_t>(static_cast<int64_t>(g.pong_received) * 1000, now);
-        if (pong > n->pong_received_ms) n->pong_received_ms = pong;
-      }
-      // A node this one cannot reach, seen elsewhere at another address: try that one.
-      if ((n->flags & (kFlagFail | kFlagPfail)) && !(g.flags & (kFlagFail | kFlagPfail)) &&
-          n->link == nullptr && (n->ip != g.ip || n->port != g.port || n->cport != g.cport)) {
-        n->ip = g.ip;
-        n->port = g.port;
-        n->pport = g.pport;
-        n->cport = g.cport;
-        n->flags &= static_cast<uint16_t>(~kFlagNoAddr);
-      }
+      LearnFromGossip(n, g, now);
     } else if (sender != nullptr || m.type == MessageType::kMeet) {
       // Unknown: meet it, unless it has no address or was just forgotten.
       if (g.flags & kFlagNoAddr) continue;
-      auto forgotten = forgotten_.find(g.name);
-      if (forgotten != forgotten_.end() && forgotten->second > now) continue;
+      if (forgotten_.Holds(g.name, now)) continue;
       if (g.ip.empty()) continue;
       (void)StartHandshake(g.ip, g.port, g.cport);  // an invalid address is not met
     }
@@ -245,36 +231,7 @@ void Cluster::ClearFailureIfNeeded(Node* n) {
 void Cluster::SendPing(BusLink* link, MessageType type) {
   const int64_t now = WallMs();
   BusMessage m = Header(type);
-  // Gossip about a tenth of the nodes (at least 3), plus every node this one flags PFAIL.
-  const size_t fresh = state_->nodes().size() > 2 ? state_->nodes().size() - 2 : 0;
-  size_t wanted = std::max<size_t>(3, state_->nodes().size() / 10);
-  wanted = std::min(wanted, fresh);
-  std::vector<Node*> candidates;
-  for (const auto& [name, n] : state_->nodes()) candidates.push_back(n.get());
-  std::vector<Node*> chosen;
-  for (size_t tries = 0; chosen.size() < wanted && tries < wanted * 3; tries++) {
-    Node* n = candidates[RandomIndex(candidates.size())];
-    if (n->is_myself() || n->timed_out()) continue;
-    if (n->flags & (kFlagHandshake | kFlagNoAddr)) continue;
-    if (n->link == nullptr && n->num_slots == 0) continue;
-    if (std::find(chosen.begin(), chosen.end(), n) != chosen.end()) continue;
-    chosen.push_back(n);
-  }
-  for (Node* n : candidates) {
-    if (n->timed_out() && !n->in_handshake() && n->has_address()) chosen.push_back(n);
-  }
-  for (Node* n : chosen) {
-    GossipEntry g;
-    g.name = n->name;
-    g.ping_sent = static_cast<uint32_t>(n->ping_sent_ms / 1000);
-    g.pong_received = static_cast<uint32_t>(n->pong_received_ms / 1000);
-    g.ip = n->ip;
-    g.port = static_cast<uint16_t>(n->port);
-    g.cport = static_cast<uint16_t>(n->cport);
-    g.flags = n->flags;
-    g.pport = static_cast<uint16_t>(n->pport);
-    m.gossip.push_back(std::move(g));
-  }
+  for (const Node* n : GossipNodes(*state_, RandomIndex)) m.gossip.push_back(GossipEntryOf(*n));
   if (link->node != nullptr && type == MessageType::kPing) link->node->ping_sent_ms = now;
   Send(link, m);
 }
@@ -313,7 +270,7 @@ void Cluster::Cron() {
   if (stopped_) return;
   cron_iteration_++;
   const int64_t now = WallMs();
-  ExpireForgotten(now);
+  forgotten_.Expire(now);
   RefreshMyAddress();
   ConnectNodes(now);
   // Once a second.
@@ -331,12 +288,6 @@ void Cluster::Cron() {
   cron_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) Cron();
   });
-}
-
-void Cluster::ExpireForgotten(int64_t now) {
-  for (auto it = forgotten_.begin(); it != forgotten_.end();) {
-    it = it->second <= now ? forgotten_.erase(it) : std::next(it);
-  }
 }
 
 void Cluster::RefreshMyAddress() {

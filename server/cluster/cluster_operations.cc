@@ -1,7 +1,8 @@
 // Cluster's operations: the changes CLUSTER's subcommands ask of the node (MEET, ADDSLOTS,
 // SETSLOT, SET-CONFIG-EPOCH, RESET, FORGET, REPLICATE, ...) and what they read (INFO, NODES,
-// LINKS). The command rows that parse and reply: server/commands/cmd_cluster_node.cc; the
-// outcomes' texts: cluster_code.h. The class and its contract: cluster.h.
+// LINKS). The command rows that parse and reply: server/commands/cmd_cluster_topology.cc,
+// cmd_cluster_slots.cc and cmd_cluster_membership.cc; the outcomes' texts: cluster_code.h. The
+// class and its contract: cluster.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -15,11 +16,6 @@
 #include "types/keyspace.h"
 
 namespace ebb::server::cluster {
-namespace {
-
-constexpr int64_t kForgetTtlMs = 60000;  // Redis's CLUSTER_BLACKLIST_TTL
-
-}  // namespace
 
 // ---------------------------------------------------------------- changes
 
@@ -179,7 +175,7 @@ Result<ClusterCode> Cluster::Forget(std::string_view node) {
   if (state_->myself()->is_replica() && state_->myself()->master == n) {
     return ClusterCode::kForgetMyMaster;
   }
-  forgotten_[n->name] = WallMs() + kForgetTtlMs;
+  forgotten_.Add(n->name, WallMs());
   DeleteNode(n);
   Later(kTodoSave | kTodoUpdateState);
   return {};

@@ -2,12 +2,13 @@
 // (SlotOwnership: owner, migration target, importing), and the claims other masters make,
 // settled by configEpoch — a newer epoch takes the slot, an older claim gets an UPDATE back, two
 // masters with one epoch part by the epoch-collision rule — with the keys of a slot this node
-// lost deleted. The class and its contract: cluster.h.
+// lost deleted. The class and its contract: cluster.h; how a claim is settled: slot_claims.h.
 #include <spdlog/spdlog.h>
 
 #include <vector>
 
 #include "server/cluster/cluster.h"
+#include "server/cluster/slot_claims.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 
@@ -59,16 +60,10 @@ void Cluster::LearnSenderSlots(BusLink* link, Node* sender, const BusMessage& m)
   if (sender_master == nullptr || sender_master->slots == m.slots) return;
   if (sender->is_master()) UpdateSlotsConfigWith(sender, m.config_epoch, m.slots);
   // The sender claims a slot someone else serves under a newer epoch: tell it.
-  for (int j = 0; j < kSlots; j++) {
-    if (!m.slots.test(j)) continue;
-    Node* owner = state_->slot_owner(j);
-    if (owner == sender || owner == nullptr) continue;
-    if (owner->config_epoch > m.config_epoch) {
-      spdlog::debug("Node {} has old slots configuration, sending an UPDATE message about {}",
-                    sender->name, owner->name);
-      SendUpdate(sender->link != nullptr ? sender->link : link, owner);
-      break;
-    }
+  if (Node* owner = StaleClaimOwner(*state_, sender, m.config_epoch, m.slots)) {
+    spdlog::debug("Node {} has old slots configuration, sending an UPDATE message about {}",
+                  sender->name, owner->name);
+    SendUpdate(sender->link != nullptr ? sender->link : link, owner);
   }
 }
 
@@ -84,41 +79,20 @@ void Cluster::ProcessUpdate(const BusMessage& m, Node* sender) {
 
 void Cluster::UpdateSlotsConfigWith(Node* sender, uint64_t sender_config_epoch,
                                     const SlotBitmap& slots) {
-  Node* me = state_->myself();
-  if (sender == me) return;
-  Node* current_master = me->is_master() ? me : me->master;
-  Node* new_master = nullptr;
-  std::vector<int> dirty;
-  int migrated_our_slots = 0;
-  for (int j = 0; j < kSlots; j++) {
-    if (!slots.test(j)) continue;
-    Node* owner = state_->slot_owner(j);
-    if (owner == sender) continue;
-    // A slot being imported is this node's business until SETSLOT NODE ends it.
-    if (state_->importing_from(j) != nullptr) continue;
-    if (owner == nullptr || owner->config_epoch < sender_config_epoch) {
-      if (owner == me && sender != me) {
-        auto count = context_->keyspace().CountKeysInSlot(j);
-        if (count.ok() && *count > 0) dirty.push_back(j);
-      }
-      if (owner != nullptr && owner == current_master) {
-        new_master = sender;
-        migrated_our_slots++;
-      }
-      state_->DelSlot(j);
-      state_->AddSlot(sender, j);
-      Later(kTodoSave | kTodoUpdateState);
-    }
-  }
-  if (new_master != nullptr && current_master->num_slots == 0 &&
-      (context_->config().cluster_allow_replica_migration ||
-       migrated_our_slots == sender->num_slots)) {
+  const SlotClaimOutcome settled =
+      SettleSlotClaim(*state_, sender, sender_config_epoch, slots,
+                      context_->config().cluster_allow_replica_migration, [this](int slot) {
+                        auto count = context_->keyspace().CountKeysInSlot(slot);
+                        return count.ok() && *count > 0;
+                      });
+  if (settled.changed) Later(kTodoSave | kTodoUpdateState);
+  if (settled.follow != nullptr) {
     spdlog::warn("Configuration change detected. Reconfiguring myself as a replica of {}",
                  sender->name);
     SetMyMaster(sender);
     Later(kTodoSave | kTodoUpdateState);
   } else {
-    for (int j : dirty) DeleteKeysOfSlot(j);
+    for (int j : settled.dirty) DeleteKeysOfSlot(j);
   }
 }
 
@@ -130,15 +104,10 @@ void Cluster::DeleteKeysOfSlot(int slot) {
 }
 
 void Cluster::HandleConfigEpochCollision(Node* sender) {
-  Node* me = state_->myself();
-  if (sender->config_epoch != me->config_epoch) return;
-  // Only the node with the smaller name moves.
-  if (sender->name <= me->name) return;
-  state_->set_current_epoch(state_->current_epoch() + 1);
-  me->config_epoch = state_->current_epoch();
+  if (!ResolveConfigEpochCollision(*state_, *sender)) return;
   Later(kTodoSave);
   spdlog::warn("WARNING: configEpoch collision with node {}. configEpoch set to {}", sender->name,
-               me->config_epoch);
+               state_->myself()->config_epoch);
 }
 
 }  // namespace ebb::server::cluster

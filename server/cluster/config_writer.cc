@@ -32,7 +32,7 @@ void ConfigWriter::Submit(std::string text) {
   changed_.notify_all();
 }
 
-std::string ConfigWriter::Write(std::string text) {
+Result<ClusterCode> ConfigWriter::Write(std::string text) {
   uint64_t number;
   {
     std::lock_guard lock(mu_);
@@ -42,7 +42,7 @@ std::string ConfigWriter::Write(std::string text) {
   return WaitWritten(number);
 }
 
-std::string ConfigWriter::Flush() {
+Result<ClusterCode> ConfigWriter::Flush() {
   uint64_t number;
   {
     std::lock_guard lock(mu_);
@@ -51,10 +51,11 @@ std::string ConfigWriter::Flush() {
   return WaitWritten(number);
 }
 
-std::string ConfigWriter::WaitWritten(uint64_t number) {
+Result<ClusterCode> ConfigWriter::WaitWritten(uint64_t number) {
   std::unique_lock lock(mu_);
   changed_.wait(lock, [&] { return written_ >= number; });
-  return last_error_;
+  if (!last_error_.empty()) return {ClusterCode::kSaveFailed, last_error_};
+  return {};
 }
 
 void ConfigWriter::Run() {

@@ -17,6 +17,8 @@
 #include <string>
 #include <thread>
 
+#include "server/cluster/cluster_code.h"
+
 namespace ebb::server::cluster {
 
 class ConfigWriter {
@@ -29,15 +31,16 @@ class ConfigWriter {
 
   // Queues `text` as the file's next contents and returns at once; an error is logged.
   void Submit(std::string text);
-  // Queues `text` and returns once a write including it is on disk: "" or what failed.
-  std::string Write(std::string text);
-  // Returns once everything submitted so far is written: "" or the last write's error.
-  std::string Flush();
+  // Queues `text` and returns once a write including it is on disk. Refusal: kSaveFailed, with
+  // what failed.
+  Result<ClusterCode> Write(std::string text);
+  // Returns once everything submitted so far is written. Refusal: kSaveFailed, the last write's.
+  Result<ClusterCode> Flush();
 
  private:
   void Run();
-  uint64_t Queue(std::string text);          // REQUIRES: mu_ held; returns the text's number
-  std::string WaitWritten(uint64_t number);  // waits for a write of `number` or later
+  uint64_t Queue(std::string text);  // REQUIRES: mu_ held; returns the text's number
+  Result<ClusterCode> WaitWritten(uint64_t number);  // waits for a write of `number` or later
 
   const std::string path_;
   std::mutex mu_;

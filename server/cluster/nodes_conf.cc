@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "server/core/errors.h"
 
 namespace ebb::server::cluster {
 namespace {
@@ -115,10 +116,10 @@ struct ConfigLine {
   std::vector<std::string_view> fields;
 };
 
-// The file's non-empty lines, and the name on the one flagged myself. False with *error when a
-// node's line is too short or does not start with a node's name.
-bool SplitConfigLines(std::string_view text, std::vector<ConfigLine>* lines,
-                      std::string_view* myself_name, std::string* error) {
+// The file's non-empty lines, and the name on the one flagged myself. Refusal: kNodesConfCorrupt,
+// when a node's line is too short or does not start with a node's name.
+Result<ClusterCode> SplitConfigLines(std::string_view text, std::vector<ConfigLine>* lines,
+                                     std::string_view* myself_name) {
   int number = 0;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
@@ -131,9 +132,7 @@ bool SplitConfigLines(std::string_view text, std::vector<ConfigLine>* lines,
     if (fields.empty()) continue;
     if (fields[0] != "vars") {
       if (fields.size() < 8 || !IsNodeName(fields[0])) {
-        *error = fmt::format("Unrecoverable error: corrupted cluster config file \"{}\" (line {})",
-                             line, number);
-        return false;
+        return {ClusterCode::kNodesConfCorrupt, NodesConfLineError(line, number)};
       }
       for (std::string_view flag : SplitCommas(fields[2])) {
         if (flag == "myself") *myself_name = fields[0];
@@ -141,7 +140,7 @@ bool SplitConfigLines(std::string_view text, std::vector<ConfigLine>* lines,
     }
     lines->push_back({number, std::move(fields)});
   }
-  return true;
+  return {};
 }
 
 // The node of that name, added when the table has none. Each parser below returns "" or what is
@@ -263,29 +262,25 @@ std::string_view ParseNodeLine(const std::vector<std::string_view>& f, ClusterSt
 
 }  // namespace
 
-bool ParseNodesConfig(std::string_view text, int64_t now_ms, std::unique_ptr<ClusterState>* out,
-                      std::string* error) {
+Result<ClusterCode, std::unique_ptr<ClusterState>> ParseNodesConfig(std::string_view text,
+                                                                    int64_t now_ms) {
   std::vector<ConfigLine> lines;
   std::string_view myself_name;
-  if (!SplitConfigLines(text, &lines, &myself_name, error)) return false;
-  if (myself_name.empty()) {
-    *error = "Unrecoverable error: corrupted cluster config file (no 'myself' node)";
-    return false;
+  if (Result<ClusterCode> split = SplitConfigLines(text, &lines, &myself_name); !split.ok()) {
+    return split;
   }
+  if (myself_name.empty()) return {ClusterCode::kNodesConfCorrupt, kNodesConfNoMyself};
   auto state = std::make_unique<ClusterState>(std::string(myself_name));
   for (const ConfigLine& line : lines) {
     const std::string_view wrong = line.fields[0] == "vars"
                                        ? ParseVars(line.fields, state.get())
                                        : ParseNodeLine(line.fields, state.get(), now_ms);
     if (!wrong.empty()) {
-      *error = fmt::format("Unrecoverable error: corrupted cluster config file (line {}: {})",
-                           line.number, wrong);
-      return false;
+      return {ClusterCode::kNodesConfCorrupt, NodesConfFieldError(line.number, wrong)};
     }
   }
   if (state->MaxEpoch() > state->current_epoch()) state->set_current_epoch(state->MaxEpoch());
-  *out = std::move(state);
-  return true;
+  return state;
 }
 
 }  // namespace ebb::server::cluster

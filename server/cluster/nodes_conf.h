@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/cluster/cluster_code.h"
 #include "server/cluster/node_table.h"
 
 namespace ebb::server::cluster {
@@ -30,10 +31,10 @@ std::string DescribeNodes(const ClusterState& state, bool include_handshake,
                           bool plaintext_ports = false);
 // The cluster-config-file's contents.
 std::string NodesConfigText(const ClusterState& state);
-// Reads a cluster-config-file's contents. False with *error (naming the line) when a line is
-// malformed or no line is `myself`. Nodes read get ping/pong times of `now_ms` when the file had
-// non-zero ones, as Redis does.
-bool ParseNodesConfig(std::string_view text, int64_t now_ms, std::unique_ptr<ClusterState>* out,
-                      std::string* error);
+// Reads a cluster-config-file's contents. Refusal: kNodesConfCorrupt, naming the line, when a
+// line is malformed or no line is `myself`. Nodes read get ping/pong times of `now_ms` when the
+// file had non-zero ones, as Redis does.
+Result<ClusterCode, std::unique_ptr<ClusterState>> ParseNodesConfig(std::string_view text,
+                                                                    int64_t now_ms);
 
 }  // namespace ebb::server::cluster

@@ -1,7 +1,9 @@
-// The rows of CLUSTER's subcommands, in two areas: the node's own state and the bus
-// (cmd_cluster_node.cc: NODES, SLOTS, SHARDS, INFO, MEET, ADDSLOTS, SETSLOT, FAILOVER, ...) and
-// the keys of a slot (cmd_cluster_keys.cc: KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT).
-// cmd_cluster.cc makes them one CLUSTER command.
+// The rows of CLUSTER's subcommands, by job: the node table (cmd_cluster_topology.cc: MYID,
+// NODES, SLOTS, SHARDS, INFO, LINKS, MEET), slot assignment (cmd_cluster_slots.cc: ADDSLOTS,
+// DELSLOTS, FLUSHSLOTS, SETSLOT), membership, roles and epochs (cmd_cluster_membership.cc:
+// FORGET, RESET, REPLICATE, FAILOVER, SET-CONFIG-EPOCH, SAVECONFIG, ...) and the keys of a slot
+// (cmd_cluster_keys.cc: KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT). cmd_cluster.cc makes them one
+// CLUSTER command, in that order (CLUSTER HELP's).
 #pragma once
 
 #include <vector>
@@ -10,7 +12,9 @@
 
 namespace ebb::server {
 
-std::vector<CommandSpec> ClusterNodeSubcommands();
+std::vector<CommandSpec> ClusterTopologySubcommands();
+std::vector<CommandSpec> ClusterSlotSubcommands();
+std::vector<CommandSpec> ClusterMembershipSubcommands();
 std::vector<CommandSpec> ClusterKeySubcommands();
 
 }  // namespace ebb::server

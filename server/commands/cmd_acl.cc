@@ -35,8 +35,8 @@ SetUserOptions ParseSetUser(ArgParser& args) {
 }
 
 void ExecuteSetUser(CommandContext& ctx, const SetUserOptions& o) {
-  const std::string error = ctx.server.acl().SetUser(o.username, o.rules);
-  if (!error.empty()) return ctx.reply.Error(error);
+  const Result<AclCode> set = ctx.server.acl().SetUser(o.username, o.rules);
+  if (!set.ok()) return ctx.reply.Error(AclErrorText(set));
   Acl::DisconnectRevokedSubscribers(*ctx.server.acl().Find(o.username), ctx.server.clients());
   ctx.reply.Ok();
 }
@@ -257,8 +257,8 @@ void ExecuteLog(CommandContext& ctx, const LogOptions& o) {
 void ExecuteLoad(CommandContext& ctx, const NoOptions&) {
   const std::string& path = ctx.server.config().aclfile;
   if (path.empty()) return ctx.reply.Error(kNoAclFile);
-  const std::string errors = ctx.server.acl().LoadFile(path, &ctx.server.clients());
-  if (!errors.empty()) return ctx.reply.Error(GenericError(errors));
+  const Result<AclCode> loaded = ctx.server.acl().LoadFile(path, &ctx.server.clients());
+  if (!loaded.ok()) return ctx.reply.Error(GenericError(AclErrorText(loaded)));
   ctx.reply.Ok();
 }
 
@@ -266,10 +266,10 @@ void ExecuteLoad(CommandContext& ctx, const NoOptions&) {
 void ExecuteSave(CommandContext& ctx, const NoOptions&) {
   const std::string& path = ctx.server.config().aclfile;
   if (path.empty()) return ctx.reply.Error(kNoAclFile);
-  const std::string error = ctx.server.acl().SaveFile(path);
-  if (!error.empty()) {
-    spdlog::warn("ACL SAVE: {}", error);
-    return ctx.reply.Error(kAclSaveFailed);
+  const Result<AclCode> saved = ctx.server.acl().SaveFile(path);
+  if (!saved.ok()) {
+    spdlog::warn("ACL SAVE: {}", saved.detail());
+    return ctx.reply.Error(AclErrorText(saved));
   }
   ctx.reply.Ok();
 }

@@ -7,8 +7,11 @@
 namespace ebb::server {
 
 std::vector<CommandSpec> ClusterCommands() {
-  std::vector<CommandSpec> subcommands = ClusterNodeSubcommands();
-  for (CommandSpec& row : ClusterKeySubcommands()) subcommands.push_back(std::move(row));
+  std::vector<CommandSpec> subcommands;
+  for (std::vector<CommandSpec> rows : {ClusterTopologySubcommands(), ClusterSlotSubcommands(),
+                                        ClusterMembershipSubcommands(), ClusterKeySubcommands()}) {
+    for (CommandSpec& row : rows) subcommands.push_back(std::move(row));
+  }
   subcommands.push_back(HelpSubcommand("cluster",
                                        "Returns helpful text about the different subcommands.",
                                        kCmdLoading | kCmdStale, "5.0.0"));

@@ -190,7 +190,7 @@ PeerLinkOptions ParsePeerLink(ArgParser& args) {
 // closes and stays closed until up (server/active_active/peer_link.h).
 void ExecutePeerLink(CommandContext& ctx, const PeerLinkOptions& o) {
   ActiveActive* aa = ctx.server.active_active();
-  if (aa == nullptr || !aa->SetLinkPaused(o.host, static_cast<int>(o.port), !o.up)) {
+  if (aa == nullptr || !aa->SetLinkPaused(o.host, static_cast<int>(o.port), !o.up).ok()) {
     return ctx.reply.Error(NoPeerError(o.host, o.port));
   }
   ctx.reply.Ok();

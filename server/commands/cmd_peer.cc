@@ -40,7 +40,7 @@ void ExecuteAdd(CommandContext& ctx, const HostPortOptions& o) {
 // PEER REMOVE host port: closes the link (the node stays in active-active mode).
 void ExecuteRemove(CommandContext& ctx, const HostPortOptions& o) {
   ActiveActive* aa = PeersOf(ctx);
-  if (!aa->RemovePeer(o.host, static_cast<int>(o.port))) {
+  if (!aa->RemovePeer(o.host, static_cast<int>(o.port)).ok()) {
     return ctx.reply.Error(NoPeerError(o.host, o.port));
   }
   ctx.reply.Ok();

@@ -100,19 +100,24 @@ bool ConfigRegistry::Apply(const Option& opt, const std::vector<std::string>& va
   return true;
 }
 
-bool ConfigRegistry::ApplyLine(std::vector<std::string> args, std::string_view prefix,
-                               std::set<std::string>* seen, std::string* error) {
+Result<ConfigCode> ConfigRegistry::LineRefused(LineSource source, std::string_view problem) {
+  if (source.path.empty()) return {ConfigCode::kBadCommandLine, problem};
+  return {ConfigCode::kBadConfigLine, ConfigFileLineError(source.path, source.line, problem)};
+}
+
+Result<ConfigCode> ConfigRegistry::ApplyLine(std::vector<std::string> args, LineSource source,
+                                             std::set<std::string>* seen) {
   const std::string name = AsciiLower(args[0]);
   if (const char* reason = RedisOnlyOption(name)) {
     std::string line = name;
     for (size_t i = 1; i < args.size(); ++i) line += " " + Quote(args[i]);
     notices_.push_back("Ignoring Redis option '" + line + "': " + reason);
-    return true;
+    return {};
   }
+  const std::string_view prefix = source.path.empty() ? "--" : "";
   const Option* opt = Find(MapRedisOptionName(name));
   if (opt == nullptr) {
-    *error = "unknown option '" + std::string(prefix) + args[0] + "'";
-    return false;
+    return LineRefused(source, ConfigLineUnknownOption(std::string(prefix) + args[0]));
   }
   std::vector<std::string> values(args.begin() + 1, args.end());
   // As Redis does for its multi-argument options: one non-empty value holds them all, separated
@@ -124,46 +129,37 @@ bool ConfigRegistry::ApplyLine(std::vector<std::string> args, std::string_view p
     values = std::move(words);
   }
   if (!CountFits(*opt, values.size())) {
-    *error = "wrong number of arguments for '" + std::string(prefix) + opt->name + "'";
-    return false;
+    return LineRefused(source, ConfigLineArgumentCount(std::string(prefix) + opt->name));
   }
   const bool append = opt->repeatable && !seen->insert(opt->name).second;
   std::string reason;
   if (!Apply(*opt, values, append, &reason)) {
     std::string shown;
     for (const std::string& v : values) shown += (shown.empty() ? "" : " ") + v;
-    *error =
-        "invalid value '" + shown + "' for '" + std::string(prefix) + opt->name + "': " + reason;
-    return false;
+    return LineRefused(source,
+                       ConfigLineInvalidValue(shown, std::string(prefix) + opt->name, reason));
   }
-  return true;
+  return {};
 }
 
-bool ConfigRegistry::LoadFile(const std::string& path, std::string* error) {
+Result<ConfigCode> ConfigRegistry::LoadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "can't open config file '" + path + "'";
-    return false;
-  }
+  if (!in) return {ConfigCode::kConfigFileUnreadable, path};
   std::set<std::string> seen;
   std::string raw;
   std::vector<std::string> args;
   for (int line_no = 1; std::getline(in, raw); ++line_no) {
-    const std::string where = path + ":" + std::to_string(line_no) + ": ";
-    if (!SplitLine(raw, &args)) {
-      *error = where + "unbalanced quotes in configuration line";
-      return false;
-    }
+    const LineSource source{.path = path, .line = line_no};
+    if (!SplitLine(raw, &args)) return LineRefused(source, kConfigLineUnbalancedQuotes);
     if (args.empty()) continue;
-    if (!ApplyLine(std::move(args), "", &seen, error)) {
-      *error = where + *error;
-      return false;
+    if (Result<ConfigCode> applied = ApplyLine(std::move(args), source, &seen); !applied.ok()) {
+      return applied;
     }
   }
   config_file_ = path;
   file_values_.clear();
   for (const Option& opt : options_) file_values_[opt.name] = opt.get(config_);
-  return true;
+  return {};
 }
 
 std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
@@ -200,6 +196,11 @@ std::string ConfigErrorText(const Result<ConfigCode>& result, std::string_view n
       return std::string(kNoConfigFile);
     case ConfigCode::kRewriteFailed:
       return ConfigRewriteError(result.detail());
+    case ConfigCode::kConfigFileUnreadable:
+      return ConfigFileOpenError(result.detail());
+    case ConfigCode::kBadConfigLine:
+    case ConfigCode::kBadCommandLine:
+      return result.detail();
   }
   return "";
 }

@@ -180,7 +180,8 @@ struct Config {
 // What `ebb-server --version` prints, in redis-server's form: "ebb server v=<version> bits=64".
 std::string VersionLine();
 
-// What CONFIG SET and CONFIG REWRITE come to (server/core/result.h).
+// What CONFIG SET, CONFIG REWRITE and reading the configuration at start come to
+// (server/core/result.h).
 enum class ConfigCode {
   kOk,
   kUnknownOption,     // SET: no option of that name
@@ -190,9 +191,15 @@ enum class ConfigCode {
   kInvalidValue,      // SET: the value is refused; detail: why, in Redis 7's words
   kNoConfigFile,      // REWRITE: the server was started without a file
   kRewriteFailed,     // REWRITE: detail: the I/O failure
+  // At start (LoadFile, ParseCommandLine):
+  kConfigFileUnreadable,  // detail: the file's path
+  kBadConfigLine,         // a line of the file; detail: "<path>:<line>: <problem>"
+  kBadCommandLine,        // detail: the problem ("unknown option '--prot'", ...)
 };
 // The reply to a failed CONFIG SET of option `name` (as the client spelled it) or CONFIG REWRITE:
-// "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>", ...
+// "ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>", ...; what
+// ebb-server prints for a configuration it cannot start with: "can't open config file '<path>'",
+// "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer", ...
 std::string ConfigErrorText(const Result<ConfigCode>& result, std::string_view name = {});
 
 class ConfigRegistry {
@@ -219,10 +226,10 @@ class ConfigRegistry {
   // multi-valued option given one quoted value splits it at spaces, as Redis. `bind` takes one or
   // more addresses; `ttl-rule <glob> <duration> [options]` repeats (the first file line replaces
   // the default list, later ones append). Post on success: values applied, the file remembered for
-  // Rewrite(). On failure *error is e.g. "conf/ebb.conf:12: unknown option 'prot'" or
-  // "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer"; values from lines before
-  // the bad one stay applied.
-  bool LoadFile(const std::string& path, std::string* error);
+  // Rewrite(). Refusals: kConfigFileUnreadable, kBadConfigLine ("conf/ebb.conf:12: unknown
+  // option 'prot'", "conf/ebb.conf:3: invalid value 'x' for 'port': not an integer"); values from
+  // lines before the bad one stay applied.
+  Result<ConfigCode> LoadFile(const std::string& path);
 
   // Parses `ebb-server [conf-file] [--<option> value...]...` as redis-server does: the
   // optional file (a first argument not starting with '-') is loaded first, then the options,
@@ -234,10 +241,8 @@ class ConfigRegistry {
   // "normal 8mb 4mb 5"`); `--name=value` also works. A repeatable option's first command-line
   // line replaces the file's. On -h/--help (anywhere) prints the help, and on -v/--version as
   // the first argument (as redis-server) the version line (VersionLine), to stdout; both set
-  // *exit_now and return true. On bad input: returns false with *error, and *in_file (when
-  // given) says whether the configuration file was at fault rather than the command line.
-  bool ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now,
-                        bool* in_file = nullptr);
+  // *exit_now. Refusals: the file's (LoadFile's), or kBadCommandLine.
+  Result<ConfigCode> ParseCommandLine(int argc, char** argv, bool* exit_now);
 
   // What loading the file and the command line noticed for the log (one line per Redis option
   // ebb ignores: server/config/redis_options.h), in order; main logs them once logging is set up.
@@ -299,11 +304,18 @@ class ConfigRegistry {
 
  private:
   const Option* Find(std::string_view name) const;
-  // Applies one configuration line, args[0] being the option's name (`prefix` + name in errors:
-  // "--" on the command line). `seen` holds the repeatable options this source already set.
-  // On failure *error says why, without the line's place.
-  bool ApplyLine(std::vector<std::string> args, std::string_view prefix,
-                 std::set<std::string>* seen, std::string* error);
+  // Where a configuration line comes from: the command line (its option names carry "--"), or
+  // the file `path`'s line `line`.
+  struct LineSource {
+    std::string_view path;  // "" for the command line
+    int line = 0;
+  };
+  // Applies one configuration line, args[0] being the option's name. `seen` holds the repeatable
+  // options this source already set. Refusals: kBadConfigLine, kBadCommandLine (by `source`).
+  Result<ConfigCode> ApplyLine(std::vector<std::string> args, LineSource source,
+                               std::set<std::string>* seen);
+  // A line of `source` refused for `problem`.
+  static Result<ConfigCode> LineRefused(LineSource source, std::string_view problem);
   // Applies `values` to option `opt`; on failure fills *reason.
   bool Apply(const Option& opt, const std::vector<std::string>& values, bool first_in_source,
              std::string* reason);

@@ -9,6 +9,7 @@
 #include "protocol/split_args.h"
 #include "server/config/config.h"
 #include "server/config/config_option.h"
+#include "server/core/errors.h"
 
 namespace ebb::server {
 namespace {
@@ -21,14 +22,12 @@ std::string VersionLine() {
   return "ebb server v=" EBB_VERSION " bits=" + std::to_string(8 * sizeof(void*));
 }
 
-bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error, bool* exit_now,
-                                      bool* in_file) {
+Result<ConfigCode> ConfigRegistry::ParseCommandLine(int argc, char** argv, bool* exit_now) {
   *exit_now = false;
-  if (in_file) *in_file = false;
   if (argc > 1 && (std::string_view(argv[1]) == "-v" || std::string_view(argv[1]) == "--version")) {
     std::cout << VersionLine() << "\n";
     *exit_now = true;
-    return true;
+    return {};
   }
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -41,7 +40,7 @@ bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error,
     }
     std::cout << app.help();
     *exit_now = true;
-    return true;
+    return {};
   }
   int next = 1;
   std::string file;
@@ -54,8 +53,7 @@ bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error,
     if (!value_due && IsOptionName(arg)) {
       std::vector<std::string> words;
       if (!protocol::SplitArgs(arg.substr(2), &words) || words.empty()) {
-        *error = "unbalanced quotes in option '" + std::string(arg) + "'";
-        return false;
+        return {ConfigCode::kBadCommandLine, ConfigOptionUnbalancedQuotes(arg)};
       }
       const size_t equals = words[0].find('=');
       if (words.size() == 1 && equals != std::string::npos) {  // --name=value
@@ -73,21 +71,22 @@ bool ConfigRegistry::ParseCommandLine(int argc, char** argv, std::string* error,
       continue;
     }
     if (lines.empty()) {
-      *error = "unexpected argument '" + std::string(arg) + "' (options start with --)";
-      return false;
+      return {ConfigCode::kBadCommandLine, ConfigUnexpectedArgument(arg)};
     }
     lines.back().emplace_back(arg);
     value_due = false;
   }
-  if (!file.empty() && !LoadFile(file, error)) {
-    if (in_file) *in_file = true;
-    return false;
+  if (!file.empty()) {
+    if (Result<ConfigCode> loaded = LoadFile(file); !loaded.ok()) return loaded;
   }
   std::set<std::string> seen;
   for (std::vector<std::string>& line : lines) {
-    if (!ApplyLine(std::move(line), "--", &seen, error)) return false;
+    if (Result<ConfigCode> applied = ApplyLine(std::move(line), LineSource{}, &seen);
+        !applied.ok()) {
+      return applied;
+    }
   }
-  return true;
+  return {};
 }
 
 }  // namespace ebb::server

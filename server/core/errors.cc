@@ -141,6 +141,35 @@ std::string ConfigRewriteError(std::string_view reason) {
   return Concat({"ERR Rewriting config file: ", reason});
 }
 
+std::string ConfigFileOpenError(std::string_view path) {
+  return Concat({"can't open config file '", path, "'"});
+}
+
+std::string ConfigFileLineError(std::string_view path, int line, std::string_view problem) {
+  return fmt::format("{}:{}: {}", path, line, problem);
+}
+
+std::string ConfigLineUnknownOption(std::string_view option) {
+  return Concat({"unknown option '", option, "'"});
+}
+
+std::string ConfigLineArgumentCount(std::string_view option) {
+  return Concat({"wrong number of arguments for '", option, "'"});
+}
+
+std::string ConfigLineInvalidValue(std::string_view values, std::string_view option,
+                                   std::string_view reason) {
+  return Concat({"invalid value '", values, "' for '", option, "': ", reason});
+}
+
+std::string ConfigOptionUnbalancedQuotes(std::string_view argument) {
+  return Concat({"unbalanced quotes in option '", argument, "'"});
+}
+
+std::string ConfigUnexpectedArgument(std::string_view argument) {
+  return Concat({"unexpected argument '", argument, "' (options start with --)"});
+}
+
 std::string NoLatencySamplesError(std::string_view event) {
   return Concat({"ERR No samples available for event '", event, "'"});
 }
@@ -269,6 +298,24 @@ std::string SlotRepeatedError(int slot) {
 std::string ClusterConfigSaveError(std::string_view reason) {
   return Concat({"ERR error saving the cluster node config: ", reason});
 }
+
+std::string NodesConfCorruptError(std::string_view what) {
+  return Concat({"Unrecoverable error: corrupted cluster config file ", what});
+}
+
+std::string NodesConfLineError(std::string_view line, int number) {
+  return fmt::format("\"{}\" (line {})", line, number);
+}
+
+std::string NodesConfFieldError(int number, std::string_view problem) {
+  return fmt::format("(line {}: {})", number, problem);
+}
+
+std::string NodesConfUnwritableError(std::string_view reason) {
+  return Concat({"Can't write the cluster config file: ", reason});
+}
+
+std::string BusListenError(std::string_view reason) { return Concat({"Cluster bus: ", reason}); }
 
 std::string UnknownNodeError(std::string_view node) { return Concat({"ERR Unknown node ", node}); }
 
@@ -401,6 +448,17 @@ std::string TlsLinkNeedsPortError(std::string_view option) {
 
 std::string ActiveActiveUnreadableError(std::string_view status) {
   return Concat({"Active-active state unreadable: ", status});
+}
+
+std::string InvalidBindAddressError(std::string_view address) {
+  return Concat({"Invalid bind address '", address, "'"});
+}
+
+std::string TcpListenError(std::string_view address, int port, std::string_view reason) {
+  return fmt::format(
+      "Could not create server TCP listening socket {}:{}: {}. Failed listening on port {} (tcp), "
+      "aborting.",
+      address, port, reason, port);
 }
 
 }  // namespace ebb::server

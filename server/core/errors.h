@@ -264,6 +264,23 @@ std::string ConfigUnknownOptionError(std::string_view name);
 std::string ConfigSetFailedError(std::string_view name, std::string_view reason);
 // CONFIG REWRITE's "ERR Rewriting config file: <reason>".
 std::string ConfigRewriteError(std::string_view reason);
+// The configuration at start (ConfigRegistry::LoadFile, ParseCommandLine), as ebb-server prints
+// it before exiting. `option` is as the source names it: "--port" on the command line.
+std::string ConfigFileOpenError(std::string_view path);  // "can't open config file '<path>'"
+// A file's line: "<path>:<line>: <problem>".
+std::string ConfigFileLineError(std::string_view path, int line, std::string_view problem);
+inline constexpr std::string_view kConfigLineUnbalancedQuotes =
+    "unbalanced quotes in configuration line";
+std::string ConfigLineUnknownOption(std::string_view option);  // "unknown option '<option>'"
+// "wrong number of arguments for '<option>'".
+std::string ConfigLineArgumentCount(std::string_view option);
+// "invalid value '<values>' for '<option>': <reason>".
+std::string ConfigLineInvalidValue(std::string_view values, std::string_view option,
+                                   std::string_view reason);
+// "unbalanced quotes in option '<argument>'".
+std::string ConfigOptionUnbalancedQuotes(std::string_view argument);
+// "unexpected argument '<argument>' (options start with --)".
+std::string ConfigUnexpectedArgument(std::string_view argument);
 
 // DUMP and RESTORE.
 inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
@@ -517,6 +534,21 @@ inline constexpr std::string_view kClusterFailoverNoMaster =
     "ERR I'm a replica but my master is unknown to me";
 inline constexpr std::string_view kClusterFailoverMasterDown =
     "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
+// The cluster node at start (Cluster::Load, Cluster::Listen), as the server logs it before exiting.
+// "Unrecoverable error: corrupted cluster config file <what>": `what` is "\"<line>\" (line <n>)",
+// "(line <n>: <problem>)" or kNodesConfNoMyself.
+std::string NodesConfCorruptError(std::string_view what);
+std::string NodesConfLineError(std::string_view line, int number);
+std::string NodesConfFieldError(int number, std::string_view problem);
+inline constexpr std::string_view kNodesConfNoMyself = "(no 'myself' node)";
+// "Can't write the cluster config file: <reason>".
+std::string NodesConfUnwritableError(std::string_view reason);
+inline constexpr std::string_view kBusPortTooHigh =
+    "Redis port number too high. Cluster communication port is 10,000 port numbers higher than "
+    "your Redis port. Your Redis port number must be 55535 or less.";
+// "Cluster bus: <why the listener failed>".
+std::string BusListenError(std::string_view reason);
+inline constexpr std::string_view kBusNoAddress = "No address to listen on for the cluster bus";
 
 // Replication: REPLICAOF, PSYNC, REPLCONF, WAIT and FAILOVER (Redis's replication.c).
 inline constexpr std::string_view kReplicationNeedsKeyspace =
@@ -681,6 +713,11 @@ std::string TlsLinkNeedsPortError(std::string_view option);
 inline constexpr std::string_view kTlsClientCertKeyApart =
     "tls-client-cert-file and tls-client-key-file must be given together";
 inline constexpr std::string_view kNoAddressToListenOn = "No address to listen on";
+// Listening on `bind` (server/io/listen.h): "Invalid bind address '<address>'", and Redis's two
+// lines for an address it cannot listen on (tools that start a server, Redis's test harness
+// among them, look for the second to try another port).
+std::string InvalidBindAddressError(std::string_view address);
+std::string TcpListenError(std::string_view address, int port, std::string_view reason);
 // "Active-active state unreadable: <status>".
 std::string ActiveActiveUnreadableError(std::string_view status);
 

@@ -4,21 +4,41 @@
 
 #include <boost/asio/ip/v6_only.hpp>
 
+#include "server/core/errors.h"
+
 namespace ebb::server {
 
 using boost::asio::ip::tcp;
 
-bool ListenOnAddresses(boost::asio::io_context& io, const std::vector<std::string>& bind, int port,
-                       std::vector<std::unique_ptr<tcp::acceptor>>* out, std::string* error) {
+std::string ListenErrorText(const Result<ListenCode>& result) {
+  switch (result.code()) {
+    case ListenCode::kOk:
+      return "";
+    case ListenCode::kNoAddress:
+      return std::string(kNoAddressToListenOn);
+    case ListenCode::kActiveActiveUnreadable:
+      return ActiveActiveUnreadableError(result.detail());
+    case ListenCode::kInvalidBindAddress:
+      return InvalidBindAddressError(result.detail());
+    case ListenCode::kTls:
+    case ListenCode::kBind:
+    case ListenCode::kMetrics:
+    case ListenCode::kCluster:
+    case ListenCode::kActiveActive:
+      return result.detail();
+  }
+  return result.detail();
+}
+
+Result<ListenCode> ListenOnAddresses(boost::asio::io_context& io,
+                                     const std::vector<std::string>& bind, int port,
+                                     std::vector<std::unique_ptr<tcp::acceptor>>* out) {
   for (std::string address : bind) {
     const bool optional = !address.empty() && address[0] == '-';
     if (optional) address.erase(0, 1);
     boost::system::error_code ec;
     auto ip = boost::asio::ip::make_address(address == "*" ? "0.0.0.0" : address, ec);
-    if (ec) {
-      *error = "Invalid bind address '" + address + "'";
-      return false;
-    }
+    if (ec) return {ListenCode::kInvalidBindAddress, address};
     auto acceptor = std::make_unique<tcp::acceptor>(io);
     tcp::endpoint endpoint(ip, static_cast<uint16_t>(port));
     acceptor->open(endpoint.protocol(), ec);
@@ -31,16 +51,11 @@ bool ListenOnAddresses(boost::asio::io_context& io, const std::vector<std::strin
         spdlog::warn("Could not bind optional address {}:{}: {}", address, port, ec.message());
         continue;
       }
-      // Redis's two lines: tools that start a server (Redis's test harness) look for the second
-      // to try another port.
-      *error = "Could not create server TCP listening socket " + address + ":" +
-               std::to_string(port) + ": " + ec.message() + ". Failed listening on port " +
-               std::to_string(port) + " (tcp), aborting.";
-      return false;
+      return {ListenCode::kBind, TcpListenError(address, port, ec.message())};
     }
     out->push_back(std::move(acceptor));
   }
-  return true;
+  return {};
 }
 
 std::string AddressText(const boost::asio::ip::address& address) {

@@ -13,13 +13,31 @@
 #include <string>
 #include <vector>
 
+#include "server/core/result.h"
+
 namespace ebb::server {
 
+// Why the server cannot start serving (Server::Listen, server/net/server.h, and the listeners
+// below it). The parts that word their own errors give their text as the detail;
+// ListenErrorText gives the text the server logs before exiting.
+enum class ListenCode {
+  kOk,
+  kTls,                     // detail: TlsErrorText's (server/io/tls.h)
+  kInvalidBindAddress,      // detail: the address
+  kBind,                    // an address cannot be listened on; detail: Redis's two lines
+  kNoAddress,               // neither port nor tls-port has an address
+  kMetrics,                 // detail: the metrics listener's
+  kCluster,                 // detail: the cluster config's or bus listener's
+  kActiveActiveUnreadable,  // detail: the engine's status
+  kActiveActive,            // detail: why the node cannot enter the mode
+};
+std::string ListenErrorText(const Result<ListenCode>& result);
+
 // Binds and listens on `port` at each address of `bind`, appending the acceptors to *out.
-// False with *error naming the address when a required one fails or an address is malformed.
-bool ListenOnAddresses(boost::asio::io_context& io, const std::vector<std::string>& bind, int port,
-                       std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>>* out,
-                       std::string* error);
+// Refusals: kInvalidBindAddress, kBind (a required address cannot be listened on).
+Result<ListenCode> ListenOnAddresses(
+    boost::asio::io_context& io, const std::vector<std::string>& bind, int port,
+    std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>>* out);
 
 // `address` as text, an IPv4 address seen through a dual-stack socket (::ffff:a.b.c.d) as IPv4.
 std::string AddressText(const boost::asio::ip::address& address);

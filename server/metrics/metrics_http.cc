@@ -130,8 +130,8 @@ MetricsHttp::MetricsHttp(boost::asio::io_context& io, std::function<std::string(
 
 MetricsHttp::~MetricsHttp() { Stop(); }
 
-bool MetricsHttp::Listen(const std::vector<std::string>& bind, int port, std::string* error) {
-  return ListenOnAddresses(io_, bind, port, &acceptors_, error);
+Result<ListenCode> MetricsHttp::Listen(const std::vector<std::string>& bind, int port) {
+  return ListenOnAddresses(io_, bind, port, &acceptors_);
 }
 
 void MetricsHttp::Start() {

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "server/io/listen.h"
+
 namespace ebb::server {
 
 class MetricsHttp {
@@ -38,9 +40,8 @@ class MetricsHttp {
   MetricsHttp(const MetricsHttp&) = delete;
   MetricsHttp& operator=(const MetricsHttp&) = delete;
 
-  // Listens on `port` at each address of `bind` (server/io/listen.h). False with *error naming
-  // the address when a required one fails.
-  bool Listen(const std::vector<std::string>& bind, int port, std::string* error);
+  // Listens on `port` at each address of `bind`: ListenOnAddresses's outcome (server/io/listen.h).
+  Result<ListenCode> Listen(const std::vector<std::string>& bind, int port);
   // Starts accepting on the addresses Listen opened.
   void Start();
   // Closes the listeners and every connection; the render function is not called again.

@@ -125,24 +125,6 @@ Server::~Server() {
   context_->set_busy_hook(nullptr);
 }
 
-std::string ListenErrorText(const Result<ListenCode>& result) {
-  switch (result.code()) {
-    case ListenCode::kOk:
-      return "";
-    case ListenCode::kNoAddress:
-      return std::string(kNoAddressToListenOn);
-    case ListenCode::kActiveActiveUnreadable:
-      return ActiveActiveUnreadableError(result.detail());
-    case ListenCode::kTls:
-    case ListenCode::kBind:
-    case ListenCode::kMetrics:
-    case ListenCode::kCluster:
-    case ListenCode::kActiveActive:
-      return result.detail();
-  }
-  return result.detail();
-}
-
 Result<ListenCode> Server::Listen() {
   const Config& config = context_->config();
   if (config.tls_port > 0) {
@@ -165,15 +147,20 @@ Result<ListenCode> Server::Listen() {
     if (Result<ListenCode> r = Bind(config.tls_port, /*tls=*/true); !r.ok()) return r;
   }
   if (acceptors_.empty()) return ListenCode::kNoAddress;
-  std::string error;
   if (config.metrics_port > 0) {
     metrics_ = std::make_unique<MetricsHttp>(io_, [this] { return RenderMetrics(*context_); });
-    if (!metrics_->Listen(config.metrics_bind, config.metrics_port, &error)) {
-      return {ListenCode::kMetrics, error};
+    if (Result<ListenCode> r = metrics_->Listen(config.metrics_bind, config.metrics_port);
+        !r.ok()) {
+      return {ListenCode::kMetrics, ListenErrorText(r)};
     }
   }
   if (cluster_ != nullptr) {
-    if (!cluster_->Load(&error) || !cluster_->Listen(&error)) return {ListenCode::kCluster, error};
+    if (Result<cluster::ClusterCode> r = cluster_->Load(); !r.ok()) {
+      return {ListenCode::kCluster, cluster::ClusterErrorText(r)};
+    }
+    if (Result<cluster::ClusterCode> r = cluster_->Listen(); !r.ok()) {
+      return {ListenCode::kCluster, cluster::ClusterErrorText(r)};
+    }
     context_->set_cluster(cluster_.get(), /*is_node=*/true);
   }
   if (active_active_) {
@@ -188,9 +175,9 @@ Result<ListenCode> Server::Listen() {
 
 Result<ListenCode> Server::Bind(int port, bool tls) {
   std::vector<std::unique_ptr<tcp::acceptor>> opened;
-  std::string error;
-  if (!ListenOnAddresses(io_, context_->config().bind, port, &opened, &error)) {
-    return {ListenCode::kBind, error};
+  if (Result<ListenCode> r = ListenOnAddresses(io_, context_->config().bind, port, &opened);
+      !r.ok()) {
+    return r;
   }
   for (auto& acceptor : opened) acceptors_.push_back({std::move(acceptor), tls});
   return {};

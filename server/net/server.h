@@ -32,6 +32,7 @@
 #include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/io/block_reader.h"
+#include "server/io/listen.h"
 #include "server/io/tls.h"
 #include "server/metrics/metrics_http.h"
 #include "server/net/active_active_planner.h"
@@ -52,20 +53,6 @@ class ServerContext;
 // connect; everyone else gets kProtectedModeDenied and is disconnected.
 bool ProtectedModeRefuses(const Config& config, const AclUser& default_user,
                           const boost::asio::ip::address& peer);
-
-// Why the server cannot start serving. The parts below it word their own errors (the detail);
-// ListenErrorText gives the text the server logs before exiting.
-enum class ListenCode {
-  kOk,
-  kTls,                     // detail: TlsErrorText's (server/io/tls.h)
-  kBind,                    // detail: ListenOnAddresses's (server/io/listen.h)
-  kNoAddress,               // neither port nor tls-port has an address
-  kMetrics,                 // detail: the metrics listener's
-  kCluster,                 // detail: the cluster config's or bus listener's
-  kActiveActiveUnreadable,  // detail: the engine's status
-  kActiveActive,            // detail: why the node cannot enter the mode
-};
-std::string ListenErrorText(const Result<ListenCode>& result);
 
 class Server {
  public:

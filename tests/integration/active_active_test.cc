@@ -335,6 +335,12 @@ TEST_F(ActiveActiveTest, RefusalTextsAreExact) {
   ASSERT_EQ(Cmd(c0.get(), {"PEER", "ADD", "127.0.0.1", port}).str(), "OK");
   EXPECT_EQ(Cmd(c0.get(), {"PEER", "ADD", "127.0.0.1", port}).str(),
             "ERR peer 127.0.0.1:" + port + " is already linked");
+  // A peer this node has no link to: PEER REMOVE and DEBUG PEER-LINK name it, and nothing changes.
+  EXPECT_EQ(Cmd(c0.get(), {"PEER", "REMOVE", "127.0.0.1", "1"}).str(), "ERR no peer 127.0.0.1:1");
+  EXPECT_EQ(Cmd(c0.get(), {"DEBUG", "PEER-LINK", "127.0.0.1", "1", "DOWN"}).str(),
+            "ERR no peer 127.0.0.1:1");
+  EXPECT_EQ(Cmd(c0.get(), {"PEER", "ADD", "127.0.0.1", port}).str(),
+            "ERR peer 127.0.0.1:" + port + " is already linked");
 
   const int64_t now = Cmd(c0.get(), {"DEBUG", "CLOCK", "GET"}).integer();
   const std::string ahead = std::to_string(now + 3'600'000);

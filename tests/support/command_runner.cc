@@ -91,11 +91,10 @@ CommandRunner::CommandRunner(std::vector<std::string> options) : state_(new Stat
   argv.insert(argv.end(), options.begin(), options.end());
   std::vector<char*> c_argv;
   for (std::string& a : argv) c_argv.push_back(a.data());
-  std::string error;
   bool exit_now = false;
-  EXPECT_TRUE(state_->registry.ParseCommandLine(static_cast<int>(c_argv.size()), c_argv.data(),
-                                                &error, &exit_now))
-      << error;
+  const server::Result<server::ConfigCode> parsed =
+      state_->registry.ParseCommandLine(static_cast<int>(c_argv.size()), c_argv.data(), &exit_now);
+  EXPECT_TRUE(parsed.ok()) << server::ConfigErrorText(parsed);
   server::RegisterAllCommands(state_->commands);
   state_->context =
       std::make_unique<ServerContext>(&state_->registry, &state_->commands, state_->clock.get());

@@ -34,17 +34,17 @@ class ConfigWriterTest : public testing::Test {
 
 TEST_F(ConfigWriterTest, WriteReturnsOnceItsTextIsTheFile) {
   ConfigWriter writer(path_);
-  EXPECT_EQ(writer.Write("vars currentEpoch 1 lastVoteEpoch 0\n"), "");
+  EXPECT_TRUE(writer.Write("vars currentEpoch 1 lastVoteEpoch 0\n").ok());
   EXPECT_EQ(Slurp(path_), "vars currentEpoch 1 lastVoteEpoch 0\n");
 }
 
 TEST_F(ConfigWriterTest, SubmittedTextsCoalesceAndTheLatestWins) {
   ConfigWriter writer(path_);
   for (int i = 0; i < 1000; i++) writer.Submit("epoch " + std::to_string(i) + "\n");
-  EXPECT_EQ(writer.Flush(), "");
+  EXPECT_TRUE(writer.Flush().ok());
   EXPECT_EQ(Slurp(path_), "epoch 999\n");
   writer.Submit("epoch 1000\n");
-  EXPECT_EQ(writer.Write("epoch 1001\n"), "");  // a wait covers what came before it
+  EXPECT_TRUE(writer.Write("epoch 1001\n").ok());  // a wait covers what came before it
   EXPECT_EQ(Slurp(path_), "epoch 1001\n");
 }
 
@@ -59,8 +59,9 @@ TEST_F(ConfigWriterTest, DestroyingWritesWhatWasSubmitted) {
 
 TEST_F(ConfigWriterTest, AFailedWriteIsReportedAndLeavesTheFileAlone) {
   ConfigWriter writer((dir_ / "missing-dir" / "nodes.conf").string());
-  const std::string error = writer.Write("text\n");
-  EXPECT_NE(error, "");
+  const Result<ClusterCode> written = writer.Write("text\n");
+  EXPECT_EQ(written.code(), ClusterCode::kSaveFailed);
+  EXPECT_NE(written.detail(), "");
   EXPECT_FALSE(std::filesystem::exists(dir_ / "missing-dir"));
 }
 

@@ -265,9 +265,9 @@ TEST(ClusterNodesConf, RoundTripsTheTable) {
                       " 127.0.0.1:7001@17001 master - 0 1234 4 disconnected 5461-5999\n" + kC +
                       " 127.0.0.1:7002@17002 slave,fail " + kB + " 0 0 4 disconnected\n" +
                       "vars currentEpoch 9 lastVoteEpoch 7\n");
-  std::unique_ptr<ClusterState> loaded;
-  std::string error;
-  ASSERT_TRUE(ParseNodesConfig(text, 5000, &loaded, &error)) << error;
+  Result<ClusterCode, std::unique_ptr<ClusterState>> parsed = ParseNodesConfig(text, 5000);
+  ASSERT_TRUE(parsed.ok()) << ClusterErrorText(parsed);
+  const std::unique_ptr<ClusterState>& loaded = *parsed;
   EXPECT_EQ(loaded->myself()->name, kA);
   EXPECT_EQ(loaded->current_epoch(), 9u);
   EXPECT_EQ(loaded->last_vote_epoch(), 7u);
@@ -295,26 +295,35 @@ TEST(ClusterNodesConf, ReadsRedisServerFilesAndRefusesDamagedOnes) {
       "6a60dfbdcb840afa9dc1d21aeada587be347ab78 127.0.0.1:7101 myself,master - 0 0 1 "
       "connected 0-5460\n"
       "vars currentEpoch 6 lastVoteEpoch 0\n";
-  std::unique_ptr<ClusterState> state;
-  std::string error;
-  ASSERT_TRUE(ParseNodesConfig(redis_file, 1, &state, &error)) << error;
+  Result<ClusterCode, std::unique_ptr<ClusterState>> parsed = ParseNodesConfig(redis_file, 1);
+  ASSERT_TRUE(parsed.ok()) << ClusterErrorText(parsed);
+  const std::unique_ptr<ClusterState>& state = *parsed;
   EXPECT_EQ(state->myself()->name, "6a60dfbdcb840afa9dc1d21aeada587be347ab78");
   EXPECT_EQ(state->myself()->cport, 17101);
   EXPECT_EQ(state->Find("3a923a2e8ca8a38513cf23c2bf5503a3b66efec6")->ip, "127.0.0.1");
   EXPECT_EQ(state->slot_owner(16383)->config_epoch, 3u);
   EXPECT_EQ(state->current_epoch(), 6u);
 
-  EXPECT_FALSE(ParseNodesConfig("vars currentEpoch 1 lastVoteEpoch 0\n", 1, &state, &error));
-  EXPECT_NE(error.find("myself"), std::string::npos);
+  const auto no_myself = ParseNodesConfig("vars currentEpoch 1 lastVoteEpoch 0\n", 1);
+  ASSERT_FALSE(no_myself.ok());
+  EXPECT_EQ(no_myself.code(), ClusterCode::kNodesConfCorrupt);
+  EXPECT_NE(ClusterErrorText(no_myself).find("myself"), std::string::npos);
+  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0\n", 1).ok());
   EXPECT_FALSE(
-      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0\n", 1, &state, &error));
-  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 5-3\n",
-                                1, &state, &error));
-  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,bogus - 0 0 0 connected\n", 1,
-                                &state, &error));
+      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 5-3\n", 1).ok());
+  const auto bogus =
+      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,bogus - 0 0 0 connected\n", 1);
+  ASSERT_FALSE(bogus.ok());
+  EXPECT_EQ(ClusterErrorText(bogus),
+            "Unrecoverable error: corrupted cluster config file (line 1: unknown flag)");
+  const auto short_line = ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself\n", 1);
+  ASSERT_FALSE(short_line.ok());
+  EXPECT_EQ(ClusterErrorText(short_line), "Unrecoverable error: corrupted cluster config file \"" +
+                                              kA + " 127.0.0.1:7000@17000 myself\" (line 1)");
   EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 1\n" +
                                     kB + " 127.0.0.1:7001@17001 master - 0 0 0 connected 1\n",
-                                1, &state, &error));
+                                1)
+                   .ok());
 }
 
 TEST(ClusterState, SlotsRolesAndDeletion) {

@@ -37,7 +37,9 @@ TEST(ConfigCliTest, FlagsApplyAfterTheFile) {
   ConfigRegistry r;
   std::string error;
   bool exit_now = true;
-  ASSERT_TRUE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now)) << error;
+  ASSERT_TRUE(
+      config_test::Succeeded(r.ParseCommandLine(args.argc(), args.argv(), &exit_now), &error))
+      << error;
   EXPECT_FALSE(exit_now);
   EXPECT_EQ(r.config().port, 7001);
   EXPECT_EQ(r.config().databases, 4);
@@ -55,7 +57,9 @@ TEST(ConfigCliTest, NoArguments) {
   ConfigRegistry r;
   std::string error;
   bool exit_now = true;
-  ASSERT_TRUE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now)) << error;
+  ASSERT_TRUE(
+      config_test::Succeeded(r.ParseCommandLine(args.argc(), args.argv(), &exit_now), &error))
+      << error;
   EXPECT_FALSE(exit_now);
   EXPECT_EQ(r.Get("*"), ConfigRegistry().Get("*"));
   EXPECT_EQ(r.config_file(), "");
@@ -78,7 +82,9 @@ TEST(ConfigCliTest, BadValuesAndUnknownFlags) {
     ConfigRegistry r;
     std::string error;
     bool exit_now = false;
-    EXPECT_FALSE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now)) << c.args[0];
+    EXPECT_FALSE(
+        config_test::Succeeded(r.ParseCommandLine(args.argc(), args.argv(), &exit_now), &error))
+        << c.args[0];
     EXPECT_NE(error.find(c.error_contains), std::string::npos) << error;
     EXPECT_FALSE(exit_now);
   }
@@ -102,11 +108,11 @@ TEST(ConfigCliTest, ErrorsSayWhetherTheFileOrTheCommandLineWasAtFault) {
                                          {{conf, "--port", "x"}, true}}) {
     Argv args(c.args);
     ConfigRegistry r;
-    std::string error;
     bool exit_now = false;
-    bool in_file = !c.in_file;
-    EXPECT_FALSE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now, &in_file));
-    EXPECT_EQ(in_file, c.in_file) << c.args[0] << ": " << error;
+    const Result<ConfigCode> parsed = r.ParseCommandLine(args.argc(), args.argv(), &exit_now);
+    ASSERT_FALSE(parsed.ok()) << c.args[0];
+    const bool in_file = parsed.code() != ConfigCode::kBadCommandLine;
+    EXPECT_EQ(in_file, c.in_file) << c.args[0] << ": " << ConfigErrorText(parsed);
   }
   std::remove(conf.c_str());
 }
@@ -120,7 +126,9 @@ TEST(ConfigCliTest, VersionFirstPrintsTheVersionLineAndAsksToExit) {
     std::string error;
     bool exit_now = false;
     testing::internal::CaptureStdout();
-    EXPECT_TRUE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now)) << error;
+    EXPECT_TRUE(
+        config_test::Succeeded(r.ParseCommandLine(args.argc(), args.argv(), &exit_now), &error))
+        << error;
     EXPECT_EQ(testing::internal::GetCapturedStdout(), VersionLine() + "\n");
     EXPECT_TRUE(exit_now);
   }
@@ -132,7 +140,8 @@ TEST(ConfigCliTest, HelpListsEveryOptionAndAsksToExit) {
   std::string error;
   bool exit_now = false;
   testing::internal::CaptureStdout();
-  EXPECT_TRUE(r.ParseCommandLine(args.argc(), args.argv(), &error, &exit_now));
+  EXPECT_TRUE(
+      config_test::Succeeded(r.ParseCommandLine(args.argc(), args.argv(), &exit_now), &error));
   const std::string help = testing::internal::GetCapturedStdout();
   EXPECT_TRUE(exit_now);
   for (const auto& o : r.Options()) EXPECT_NE(help.find("--" + o.name), std::string::npos);
@@ -143,7 +152,9 @@ void ParseOk(ConfigRegistry* r, std::vector<std::string> args) {
   Argv argv(std::move(args));
   std::string error;
   bool exit_now = true;
-  ASSERT_TRUE(r->ParseCommandLine(argv.argc(), argv.argv(), &error, &exit_now)) << error;
+  ASSERT_TRUE(
+      config_test::Succeeded(r->ParseCommandLine(argv.argc(), argv.argv(), &exit_now), &error))
+      << error;
   EXPECT_FALSE(exit_now);
 }
 
@@ -198,7 +209,8 @@ TEST(ConfigCliTest, RedisOnlyOptionsAreAcceptedAndNoted) {
   ConfigRegistry refused;
   std::string error;
   bool exit_now = false;
-  EXPECT_FALSE(refused.ParseCommandLine(bad.argc(), bad.argv(), &error, &exit_now));
+  EXPECT_FALSE(
+      config_test::Succeeded(refused.ParseCommandLine(bad.argc(), bad.argv(), &exit_now), &error));
   EXPECT_NE(error.find("for '--wal-fsync'"), std::string::npos) << error;
 }
 

@@ -36,7 +36,7 @@ TEST(ConfigFileTest, LoadsValuesQuotesCommentsAndBlankLines) {
             "client-output-buffer-limit normal 1mb 512kb 10\n");
   ConfigRegistry r2;
   std::string error;
-  ASSERT_TRUE(r2.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(r2.LoadFile(path), &error)) << error;
   const Config& c = r2.config();
   EXPECT_EQ(c.port, 7000);
   EXPECT_EQ(c.bind, (std::vector<std::string>{"127.0.0.1", "::1"}));
@@ -87,12 +87,12 @@ TEST(ConfigFileTest, ErrorsNameFileLineAndOption) {
     WriteFile(path, c.text);
     ConfigRegistry r;
     std::string error;
-    EXPECT_FALSE(r.LoadFile(path, &error)) << c.text;
+    EXPECT_FALSE(config_test::Succeeded(r.LoadFile(path), &error)) << c.text;
     EXPECT_EQ(error, path + c.error) << c.text;
   }
   ConfigRegistry r;
   std::string error;
-  EXPECT_FALSE(r.LoadFile(dir.File("missing.conf"), &error));
+  EXPECT_FALSE(config_test::Succeeded(r.LoadFile(dir.File("missing.conf")), &error));
   EXPECT_EQ(error, "can't open config file '" + dir.File("missing.conf") + "'");
 }
 
@@ -102,7 +102,7 @@ TEST(ConfigFileTest, RepeatedLines) {
   WriteFile(path, "port 1\nport 2\nbind 10.0.0.1\nbind 10.0.0.2 10.0.0.3\n");
   ConfigRegistry r;
   std::string error;
-  ASSERT_TRUE(r.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(r.LoadFile(path), &error)) << error;
   EXPECT_EQ(r.config().port, 2);  // the last line wins
   EXPECT_EQ(r.config().bind, (std::vector<std::string>{"10.0.0.2", "10.0.0.3"}));
 }
@@ -115,7 +115,7 @@ TEST(ConfigFileTest, ShippedConfListsEveryOptionWithItsDefault) {
 
   ConfigRegistry loaded;
   std::string error;
-  ASSERT_TRUE(loaded.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(loaded.LoadFile(path), &error)) << error;
   EXPECT_EQ(loaded.Get("*"), ConfigRegistry().Get("*"));  // every value is the default
 
   std::vector<std::string> active, commented;
@@ -163,7 +163,7 @@ TEST(ConfigFileTest, RewriteKeepsCommentsAndOrderAndUpdatesInPlace) {
             "loglevel notice\n");
   ConfigRegistry r;
   std::string error;
-  ASSERT_TRUE(r.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(r.LoadFile(path), &error)) << error;
   ASSERT_EQ(ConfigErrorText(r.Set("maxclients", "77"), "maxclients"), "");
   ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule", "x:* 30m y:* unlimited"), "ttl-rule"), "");
   ASSERT_EQ(ConfigErrorText(r.Set("requirepass", "p w\"d"), "requirepass"), "");
@@ -184,7 +184,7 @@ TEST(ConfigFileTest, RewriteKeepsCommentsAndOrderAndUpdatesInPlace) {
 
   // Round trip: loading the rewritten file gives the same values.
   ConfigRegistry again;
-  ASSERT_TRUE(again.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(again.LoadFile(path), &error)) << error;
   EXPECT_EQ(again.Get("*"), r.Get("*"));
 
   // Rewriting again changes nothing.
@@ -205,7 +205,7 @@ TEST(ConfigFileTest, RewriteKeepsUnchangedLinesAsWritten) {
             "lua-memory-limit 256MB\n");
   ConfigRegistry r;
   std::string error;
-  ASSERT_TRUE(r.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(r.LoadFile(path), &error)) << error;
   ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");
   EXPECT_EQ(ReadFile(path),
             "memtable-size 64mb\n"
@@ -232,7 +232,7 @@ TEST(ConfigFileTest, RewriteDropsListLinesWhenListEmptied) {
   WriteFile(path, "ttl-rule a:* 1h\nttl-rule b:* 2h\nport 1\n");
   ConfigRegistry r;
   std::string error;
-  ASSERT_TRUE(r.LoadFile(path, &error)) << error;
+  ASSERT_TRUE(config_test::Succeeded(r.LoadFile(path), &error)) << error;
   ASSERT_EQ(ConfigErrorText(r.Set("ttl-rule", ""), "ttl-rule"), "");
   EXPECT_TRUE(r.config().ttl_rules.empty());
   ASSERT_EQ(ConfigErrorText(r.Rewrite()), "");

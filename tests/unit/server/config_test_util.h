@@ -10,7 +10,16 @@
 #include <sstream>
 #include <string>
 
+#include "server/config/config.h"
+
 namespace ebb::server::config_test {
+
+// A start-up outcome (ConfigRegistry::LoadFile, ParseCommandLine) as the tests check it: true on
+// success, else false with what ebb-server would print (ConfigErrorText) in *error.
+inline bool Succeeded(const Result<ConfigCode>& r, std::string* error) {
+  *error = r.ok() ? std::string() : ConfigErrorText(r);
+  return r.ok();
+}
 
 // A fresh directory under the test temp dir, removed when the object dies.
 class ScratchDir {

@@ -54,20 +54,20 @@ TEST_F(ProtectedModeTest, APasswordOrTurningItOffAdmitsEveryone) {
 TEST_F(ProtectedModeTest, FollowsTheDefaultUserNotRequirepass) {
   Config config;
   const std::string_view password[] = {">pw"};
-  ASSERT_EQ(acl_.SetUser("default", password), "");
+  ASSERT_TRUE(acl_.SetUser("default", password).ok());
   EXPECT_FALSE(Refuses(config, "192.0.2.7"));  // no requirepass, yet a password
 
   config.requirepass = "secret";
   acl_.SetRequirePass(config.requirepass);
   const std::string_view nopass[] = {"nopass"};
-  ASSERT_EQ(acl_.SetUser("default", nopass), "");
+  ASSERT_TRUE(acl_.SetUser("default", nopass).ok());
   EXPECT_TRUE(Refuses(config, "192.0.2.7"));  // requirepass set, yet nopass
 
   acl_.SetRequirePass(config.requirepass);
   EXPECT_FALSE(Refuses(config, "192.0.2.7"));
   const std::string path = test::ProcessTempPath("protected_mode_users", "acl");
   std::ofstream(path) << "user default on nopass ~* &* +@all\n";
-  ASSERT_EQ(acl_.LoadFile(path, nullptr), "");
+  ASSERT_TRUE(acl_.LoadFile(path, nullptr).ok());
   EXPECT_TRUE(Refuses(config, "192.0.2.7"));  // ACL LOAD made it nopass again
   std::remove(path.c_str());
 }

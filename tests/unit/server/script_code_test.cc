@@ -1,5 +1,5 @@
 // ScriptCode's texts (server/scripting/script_code.h): each outcome spelled as Redis 7 spells
-// it, and the outcomes ParseShebang and CompileChunk return. AclErrorText likewise.
+// it, and the outcomes ParseShebang and CompileChunk return.
 #include "server/scripting/script_code.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +12,6 @@ extern "C" {
 #include <lua.h>
 }
 
-#include "server/acl/acl.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/script_engine.h"
 
@@ -78,11 +77,6 @@ TEST(ScriptCodeTest, CompileChunkReturnsLuasMessage) {
   EXPECT_EQ(ScriptErrorText(r), "ERR Error compiling script (new function): " + r.detail());
   EXPECT_EQ(lua_gettop(L), 0);  // nothing pushed
   lua_close(L);
-}
-
-TEST(AclCodeTest, Texts) {
-  EXPECT_EQ(AclErrorText(Result<AclCode>(AclCode::kDeleteDefault)),
-            "ERR The 'default' user cannot be removed");
 }
 
 }  // namespace
