@@ -84,6 +84,11 @@ TEST_F(SeriesRulesTest, BackfillWritesEveryFinishedBucket) {
   // An older sample rewrites its finished bucket.
   EXPECT_EQ(Do({"TS.ADD", "t", "12", "100"}), ":12");
   EXPECT_EQ(Do({"TS.RANGE", "d", "0", "0"}), "[[:0,+106]]");
+  // TS.MADD and TS.INCRBY apply the rules too: 105 finishes [80,100) (7+1), 125 [100,120).
+  EXPECT_EQ(Do({"TS.MADD", "t", "95", "1", "t", "105", "2"}), "[:95,:105]");
+  EXPECT_EQ(Do({"TS.RANGE", "d", "80", "+"}), "[[:80,+8]]");
+  EXPECT_EQ(Do({"TS.INCRBY", "t", "1", "TIMESTAMP", "125"}), ":125");
+  EXPECT_EQ(Do({"TS.RANGE", "d", "80", "+"}), "[[:80,+8],[:100,+2]]");
 }
 
 TEST_F(SeriesRulesTest, LatestReportsTheOpenBucket) {
