@@ -105,6 +105,20 @@ OpResult<void> Series::Alter(std::string_view key, const SeriesAlter& alter) {
   return {};
 }
 
+OpResult<void> Series::SetRules(std::string_view key, const std::optional<std::string>& source,
+                                const std::vector<SeriesRule>& rules) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->live) return OpStatus::kNotFound;
+  SeriesMeta meta = read->meta;
+  meta.source = source;
+  meta.rules = rules;
+  storage::WriteBatch batch;
+  Status s = WriteMeta(key, meta, *read, &batch);
+  if (!s.ok()) return s;
+  return {};
+}
+
 namespace {
 
 // The value a duplicate sample at the same timestamp leaves; nullopt: BLOCK refuses it.

@@ -105,6 +105,11 @@ class Series {
   // kNotFound.
   OpResult<std::optional<Sample>> Neighbor(std::string_view key, int64_t ts, bool after);
 
+  // TS.CREATERULE / TS.DELETERULE: replaces the series' source and rules, samples untouched.
+  // kNotFound.
+  OpResult<void> SetRules(std::string_view key, const std::optional<std::string>& source,
+                          const std::vector<SeriesRule>& rules);
+
   // TS.DEL: removes the samples with from <= ts <= to (visible or not); how many visible ones
   // it removed. kNotFound.
   OpResult<uint64_t> DeleteRange(std::string_view key, int64_t from, int64_t to);

@@ -19,6 +19,59 @@ bool GetByte(std::string_view* in, uint8_t* byte) {
   return true;
 }
 
+void PutRulesExtension(std::string* out, const SeriesMeta& meta) {
+  out->push_back(static_cast<char>(kSeriesRulesExtension));
+  out->push_back(meta.source ? 1 : 0);
+  if (meta.source) storage::PutLengthPrefixed(out, *meta.source);
+  storage::PutVarint64(out, meta.rules.size());
+  for (const SeriesRule& rule : meta.rules) {
+    storage::PutLengthPrefixed(out, rule.dest);
+    out->push_back(static_cast<char>(rule.aggregator));
+    storage::PutVarint64(out, static_cast<uint64_t>(rule.bucket_ms));
+    storage::PutVarint64(out, static_cast<uint64_t>(rule.align));
+  }
+}
+
+bool GetRule(std::string_view* in, SeriesRule* rule) {
+  std::string_view dest;
+  uint8_t aggregator = 0;
+  uint64_t bucket = 0;
+  uint64_t align = 0;
+  if (!storage::GetLengthPrefixed(in, &dest) || !GetByte(in, &aggregator) ||
+      aggregator > static_cast<uint8_t>(Aggregator::kTwa) || !storage::GetVarint64(in, &bucket) ||
+      bucket == 0 || bucket > static_cast<uint64_t>(kMaxSeriesTimestamp) ||
+      !storage::GetVarint64(in, &align) || align > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+    return false;
+  }
+  rule->dest = std::string(dest);
+  rule->aggregator = static_cast<Aggregator>(aggregator);
+  rule->bucket_ms = static_cast<int64_t>(bucket);
+  rule->align = static_cast<int64_t>(align);
+  return true;
+}
+
+bool GetRulesExtension(std::string_view* in, SeriesMeta* meta) {
+  uint8_t tag = 0;
+  uint8_t has_source = 0;
+  uint64_t count = 0;
+  if (!GetByte(in, &tag) || tag != kSeriesRulesExtension || !GetByte(in, &has_source) ||
+      has_source > 1) {
+    return false;
+  }
+  if (has_source) {
+    std::string_view source;
+    if (!storage::GetLengthPrefixed(in, &source)) return false;
+    meta->source = std::string(source);
+  }
+  // Each rule takes at least 4 bytes: a count above the bytes left is malformed.
+  if (!storage::GetVarint64(in, &count) || count > in->size()) return false;
+  meta->rules.resize(count);
+  for (SeriesRule& rule : meta->rules) {
+    if (!GetRule(in, &rule)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string_view> DuplicatePolicyName(DuplicatePolicy policy) {
@@ -52,6 +105,7 @@ std::string EncodeSeriesMeta(const SeriesMeta& meta) {
     storage::PutFixed64(&out, std::bit_cast<uint64_t>(meta.newest->value));
   }
   storage::PutFixed64(&out, static_cast<uint64_t>(meta.purged_below));
+  if (meta.source || !meta.rules.empty()) PutRulesExtension(&out, meta);
   return out;
 }
 
@@ -94,7 +148,7 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
     return false;
   }
   meta->purged_below = static_cast<int64_t>(purged);
-  return in.empty();
+  return in.empty() || (GetRulesExtension(&in, meta) && in.empty());
 }
 
 std::string SeriesElement(int64_t ts) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "types/sample_block.h"
+#include "types/series_aggregate.h"
 
 namespace ebb::types {
 
@@ -45,16 +46,33 @@ struct SeriesSettings {
   std::vector<std::pair<std::string, std::string>> labels;  // in the order given
 };
 
+// A compaction rule (TS.CREATERULE), held by its source series: every finished bucket of the
+// source goes to `dest` as its aggregate (types/series_rules.h).
+struct SeriesRule {
+  std::string dest;
+  Aggregator aggregator = Aggregator::kAvg;
+  int64_t bucket_ms = 1;  // > 0
+  int64_t align = 0;      // >= 0
+  bool operator==(const SeriesRule&) const = default;
+};
+
 // The metadata payload (after the type byte): varint64 version | varint64 retention |
 // u8 duplicate_policy | u8 encoding | varint64 chunk_size | varint64 label count | (varint
 // length-prefixed name, value)* | u8 has_newest | [fixed64-LE ts | fixed64-LE value bits] |
-// fixed64-LE purged_below.
+// fixed64-LE purged_below, then — only when the series has a source or rules, so a payload
+// without them ends there, as every payload written before rules existed does — the rules
+// extension: u8 kSeriesRulesExtension (1) | u8 has_source | [length-prefixed source key] |
+// varint64 rule count | (length-prefixed dest key | u8 aggregator | varint64 bucket_ms |
+// varint64 align)*.
 struct SeriesMeta {
   uint64_t version = 0;
   SeriesSettings settings;
-  std::optional<Sample> newest;  // the sample with the greatest timestamp; none when empty
-  int64_t purged_below = 0;      // every sub-row with ts < this was range-deleted
+  std::optional<Sample> newest;       // the sample with the greatest timestamp; none when empty
+  int64_t purged_below = 0;           // every sub-row with ts < this was range-deleted
+  std::optional<std::string> source;  // the series whose rule feeds this one (TS.INFO sourceKey)
+  std::vector<SeriesRule> rules;      // this series' rules, in creation order
 };
+inline constexpr uint8_t kSeriesRulesExtension = 1;
 std::string EncodeSeriesMeta(const SeriesMeta& meta);
 // False if malformed (trailing bytes included).
 bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);

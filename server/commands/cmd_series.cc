@@ -26,6 +26,7 @@
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/series.h"
+#include "types/series_rules.h"
 
 namespace ebb::server {
 namespace {
@@ -62,6 +63,19 @@ void ReplySeriesError(CommandContext& ctx, const types::OpFailure& failure) {
 
 void Signal(CommandContext& ctx, std::string_view key, std::string_view event) {
   SignalKeyChange(ctx, key, kNotifyTimestamped, event);
+}
+
+types::SeriesRules RulesOf(CommandContext& ctx) {
+  return types::SeriesRules(ctx.server.keyspace(), ctx.client.db_index());
+}
+
+// LATEST: the open bucket of the rule feeding `key`, when newer than key's newest sample.
+OpResult<std::optional<Sample>> OpenBucketAfterNewest(CommandContext& ctx, std::string_view key) {
+  OpResult<std::optional<Sample>> newest = SeriesOf(ctx).Latest(key);
+  if (!newest.ok()) return types::FailureOf(newest);
+  OpResult<std::optional<Sample>> open = RulesOf(ctx).OpenBucket(key);
+  if (!open.ok() || !*open || !*newest || (*open)->ts > (*newest)->ts) return open;
+  return std::optional<Sample>();
 }
 
 // TS.CREATE key [options]
@@ -149,6 +163,9 @@ void ReplyAdd(CommandContext& ctx, std::string_view key, std::string_view ts_tex
   if (*added == Series::AddOutcome::kTooOld) return ctx.reply.Error(kTsTooOld);
   if (*added == Series::AddOutcome::kBlocked) return ctx.reply.Error(kTsDuplicateBlocked);
   Signal(ctx, key, "ts.add");
+  if (OpResult<void> ruled = RulesOf(ctx).AfterAdd(key, ts); !ruled.ok()) {
+    return ReplyError(ctx, ruled);
+  }
   ctx.reply.Integer(ts);
 }
 
@@ -208,22 +225,39 @@ void ExecuteIncr(CommandContext& ctx, const IncrOptions& o, bool decrement) {
   if (r->newest_is_nan) return ctx.reply.Error(kTsIncrNaN);
   if (r->outcome == Series::AddOutcome::kTooOld) return ctx.reply.Error(kTsTooOld);
   Signal(ctx, o.key, decrement ? "ts.decrby" : "ts.incrby");
+  if (OpResult<void> ruled = RulesOf(ctx).AfterAdd(o.key, ts); !ruled.ok()) {
+    return ReplyError(ctx, ruled);
+  }
   ctx.reply.Integer(ts);
 }
 
 void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) { ExecuteIncr(ctx, o, false); }
 void ExecuteDecrBy(CommandContext& ctx, const IncrOptions& o) { ExecuteIncr(ctx, o, true); }
 
-// TS.GET key [LATEST]
-KeyOptions ParseGet(ArgParser& args) {
-  KeyOptions o{args.Next()};
-  if (args.HasMore() && !args.Token("LATEST")) args.SyntaxError();
+// TS.GET key [LATEST]: LATEST on a rule's destination reports the open bucket's partial
+// aggregate when there is one.
+struct GetOptions {
+  std::string_view key;
+  bool latest = false;
+};
+
+GetOptions ParseGet(ArgParser& args) {
+  GetOptions o{args.Next()};
+  if (args.HasMore()) {
+    o.latest = args.Token("LATEST");
+    if (!o.latest) args.SyntaxError();
+  }
   return o;
 }
 
-void ExecuteGet(CommandContext& ctx, const KeyOptions& o) {
+void ExecuteGet(CommandContext& ctx, const GetOptions& o) {
   OpResult<std::optional<Sample>> latest = SeriesOf(ctx).Latest(o.key);
   if (!latest.ok()) return ReplySeriesError(ctx, types::FailureOf(latest));
+  if (o.latest) {
+    OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, o.key);
+    if (!open.ok()) return ReplySeriesError(ctx, types::FailureOf(open));
+    if (*open) *latest = *open;
+  }
   if (!*latest) return ctx.reply.ArrayHeader(0);
   ReplySample(ctx, **latest);
 }
@@ -244,17 +278,33 @@ DelOptions ParseDel(ArgParser& args) {
 }
 
 void ExecuteDel(CommandContext& ctx, const DelOptions& o) {
-  OpResult<uint64_t> deleted = SeriesOf(ctx).DeleteRange(o.key, o.from, o.to);
+  Series series = SeriesOf(ctx);
+  OpResult<types::SeriesMeta> before = series.Meta(o.key);
+  if (!before.ok()) return ReplySeriesError(ctx, types::FailureOf(before));
+  OpResult<uint64_t> deleted = series.DeleteRange(o.key, o.from, o.to);
   if (!deleted.ok()) return ReplySeriesError(ctx, types::FailureOf(deleted));
-  if (*deleted > 0) Signal(ctx, o.key, "ts.del");
+  if (*deleted > 0) {
+    Signal(ctx, o.key, "ts.del");
+    std::optional<int64_t> newest;
+    if (before->newest) newest = before->newest->ts;
+    if (OpResult<void> ruled = RulesOf(ctx).AfterDelete(o.key, o.from, o.to, newest); !ruled.ok()) {
+      return ReplyError(ctx, ruled);
+    }
+  }
   ctx.reply.Integer(static_cast<int64_t>(*deleted));
 }
 
 // TS.RANGE / TS.REVRANGE key from to [options]
 void ExecuteRange(CommandContext& ctx, const RangeQuery& q, bool reverse) {
   Series series = SeriesOf(ctx);
+  std::optional<Sample> latest;
+  if (q.latest) {
+    OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, q.key);
+    if (!open.ok()) return ReplySeriesError(ctx, types::FailureOf(open));
+    latest = *open;
+  }
   std::vector<Sample> out;
-  OpResult<void> read = RunRangeQuery(series, q, reverse, &out);
+  OpResult<void> read = RunRangeQuery(series, q, reverse, &out, latest);
   if (!read.ok()) return ReplySeriesError(ctx, types::FailureOf(read));
   if (out.size() > kMaxRangeReply) return ctx.reply.Error(kTsTooManyBuckets);
   ctx.reply.ArrayHeader(out.size());
@@ -263,6 +313,32 @@ void ExecuteRange(CommandContext& ctx, const RangeQuery& q, bool reverse) {
 
 void ExecuteForward(CommandContext& ctx, const RangeQuery& q) { ExecuteRange(ctx, q, false); }
 void ExecuteReverse(CommandContext& ctx, const RangeQuery& q) { ExecuteRange(ctx, q, true); }
+
+// TS.INFO's sourceKey and rules, as RedisTimeSeries shows them: RESP2 [dest, bucket, AGG,
+// align] per rule; RESP3 a map dest -> [bucket, AGG, align].
+void ReplyRules(CommandContext& ctx, const types::SeriesMeta& meta) {
+  ctx.reply.SimpleString("sourceKey");
+  if (meta.source) {
+    ctx.reply.Bulk(*meta.source);
+  } else {
+    ctx.reply.Null();
+  }
+  ctx.reply.SimpleString("rules");
+  const bool map = ctx.reply.protocol() >= 3;
+  if (map) {
+    ctx.reply.MapHeader(meta.rules.size());
+  } else {
+    ctx.reply.ArrayHeader(meta.rules.size());
+  }
+  for (const types::SeriesRule& rule : meta.rules) {
+    if (!map) ctx.reply.ArrayHeader(4);
+    ctx.reply.Bulk(rule.dest);
+    if (map) ctx.reply.ArrayHeader(3);
+    ctx.reply.Integer(rule.bucket_ms);
+    ctx.reply.SimpleString(types::RuleAggregatorName(rule.aggregator));
+    ctx.reply.Integer(rule.align);
+  }
+}
 
 // TS.INFO key
 void ExecuteInfo(CommandContext& ctx, const KeyOptions& o) {
@@ -296,10 +372,7 @@ void ExecuteInfo(CommandContext& ctx, const KeyOptions& o) {
     ctx.reply.Bulk(name);
     ctx.reply.Bulk(value);
   }
-  ctx.reply.SimpleString("sourceKey");
-  ctx.reply.Null();
-  ctx.reply.SimpleString("rules");
-  ctx.reply.ArrayHeader(0);
+  ReplyRules(ctx, info->meta);
 }
 
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};

@@ -213,7 +213,7 @@ RangeQuery ParseRangeQuery(ArgParser& args) {
   bool aggregated = false;
   while (args.HasMore()) {
     if (args.Token("LATEST")) {
-      // Only a compaction's destination has an unfinished bucket to show: nothing to do here.
+      q.latest = true;
     } else if (args.Token("FILTER_BY_TS")) {
       ParseFilterByTs(args, &q);
     } else if (args.Token("FILTER_BY_VALUE")) {
@@ -274,12 +274,21 @@ bool Passes(const RangeQuery& q, const types::Sample& sample) {
 }  // namespace
 
 types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, bool reverse,
-                                    std::vector<types::Sample>* out) {
+                                    std::vector<types::Sample>* out,
+                                    std::optional<types::Sample> latest) {
+  if (latest && (latest->ts < q.from || latest->ts > q.to || !Passes(q, *latest))) {
+    latest.reset();
+  }
   if (!q.aggregation) {
-    return series.Scan(q.key, q.from, q.to, reverse, [&](const types::Sample& sample) {
-      if (Passes(q, sample)) out->push_back(sample);
-      return out->size() < q.count && out->size() <= kMaxRangeReply;
-    });
+    if (latest && reverse) out->push_back(*latest);
+    if (out->size() >= q.count) return {};
+    types::OpResult<void> scanned =
+        series.Scan(q.key, q.from, q.to, reverse, [&](const types::Sample& sample) {
+          if (Passes(q, sample)) out->push_back(sample);
+          return out->size() < q.count && out->size() <= kMaxRangeReply;
+        });
+    if (scanned.ok() && latest && !reverse && out->size() < q.count) out->push_back(*latest);
+    return scanned;
   }
   // Buckets are made oldest first; REVRANGE reverses them and keeps the newest q.count.
   std::optional<types::Sample> before;
@@ -301,6 +310,7 @@ types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, 
       q.key, q.from, q.to, false,
       [&](const types::Sample& sample) { return !Passes(q, sample) || buckets.Add(sample); });
   if (!scanned.ok()) return scanned;
+  if (latest) buckets.Add(*latest);
   buckets.Finish(after);
   if (out->size() > kMaxRangeReply) return {};  // refused whole by the caller
   if (reverse) {

@@ -58,6 +58,7 @@ struct RangeQuery {
   std::optional<std::pair<double, double>> filter_value;
   uint64_t count = UINT64_MAX;
   std::optional<types::AggregationSpec> aggregation;  // its align resolved
+  bool latest = false;  // LATEST: a rule destination's open bucket counts as its newest sample
 };
 RangeQuery ParseRangeQuery(ArgParser& args);
 
@@ -65,7 +66,10 @@ RangeQuery ParseRangeQuery(ArgParser& args);
 inline constexpr size_t kMaxRangeReply = 10'000'000;
 // Runs `q` on `series`: *out receives the samples (or buckets), oldest first (newest first when
 // `reverse`), at most q.count — or kMaxRangeReply + 1 of them when the reply would be larger.
+// `latest` (LATEST on a rule's destination: the open bucket), newer than every sample of the
+// series, is read as one more sample when it falls in the range and passes the filters.
 types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, bool reverse,
-                                    std::vector<types::Sample>* out);
+                                    std::vector<types::Sample>* out,
+                                    std::optional<types::Sample> latest = std::nullopt);
 
 }  // namespace ebb::server

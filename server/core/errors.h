@@ -690,6 +690,20 @@ inline constexpr std::string_view kTsBadBucketTimestamp =
 inline constexpr std::string_view kTsTooManyBuckets =
     "ERR TSDB: the reply would hold more than 10000000 buckets: narrow the range or widen the "
     "buckets";
+// Compaction rules (server/commands/cmd_series_rules.cc).
+inline constexpr std::string_view kTsRuleSameKey =
+    "ERR TSDB: the source key and destination key should be different";
+inline constexpr std::string_view kTsRuleDestHasSource =
+    "ERR TSDB: the destination key already has a src rule";
+inline constexpr std::string_view kTsRuleMissing = "ERR TSDB: compaction rule does not exist";
+inline constexpr std::string_view kTsBadAlignTimestamp = "ERR TSDB: Couldn't parse alignTimestamp";
+inline constexpr std::string_view kTsNegativeAlignTimestamp =
+    "ERR TSDB: alignTimestamp should be greater or equal to 0";
+// ebb's own: rules chain, but never in a circle, and at most 16 series long.
+inline constexpr std::string_view kTsRuleCycle =
+    "ERR TSDB: the destination key feeds the source key: the rule would make a cycle";
+inline constexpr std::string_view kTsRuleChainTooLong =
+    "ERR TSDB: a chain of compaction rules holds at most 16 series";
 
 // Starting to serve (server/io/tls.h, server/net/server.h): why the server cannot, as it logs it
 // before exiting. A `file_reason` is "<path>: <OpenSSL's reason>".

@@ -1,0 +1,127 @@
+// SeriesRules' pure parts and its hooks over a real engine: the rules extension of the series
+// metadata (old payloads still decode, damage is refused), and AfterAdd / AfterDelete /
+// OpenBucket driven directly.
+#include "types/series_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/unit/types/types_fixture.h"
+
+namespace ebb::types {
+namespace {
+
+SeriesMeta MetaWithRules() {
+  SeriesMeta meta;
+  meta.version = 3;
+  meta.newest = Sample{50, 1.5};
+  meta.source = "up";
+  meta.rules = {{"down1", Aggregator::kTwa, 60000, 7}, {"down2", Aggregator::kVarS, 1, 0}};
+  return meta;
+}
+
+TEST(SeriesRulesCodecTest, RulesRoundTripAndOldPayloadsDecode) {
+  const SeriesMeta meta = MetaWithRules();
+  const std::string bytes = EncodeSeriesMeta(meta);
+  SeriesMeta back;
+  ASSERT_TRUE(DecodeSeriesMeta(bytes, &back));
+  EXPECT_EQ(back.source, meta.source);
+  EXPECT_EQ(back.rules, meta.rules);
+  EXPECT_EQ(back.newest->ts, 50);
+  // Without a source or rules the payload ends at purged_below, as before rules existed.
+  SeriesMeta plain = meta;
+  plain.source.reset();
+  plain.rules.clear();
+  const std::string old_bytes = EncodeSeriesMeta(plain);
+  EXPECT_EQ(bytes.substr(0, old_bytes.size()), old_bytes);
+  EXPECT_EQ(bytes[old_bytes.size()], static_cast<char>(kSeriesRulesExtension));
+  ASSERT_TRUE(DecodeSeriesMeta(old_bytes, &back));
+  EXPECT_FALSE(back.source.has_value());
+  EXPECT_TRUE(back.rules.empty());
+  // Every cut inside the extension, a trailing byte, a bad tag, aggregator or bucket: refused.
+  for (size_t cut = old_bytes.size() + 1; cut < bytes.size(); ++cut) {
+    EXPECT_FALSE(DecodeSeriesMeta(bytes.substr(0, cut), &back)) << cut;
+  }
+  EXPECT_FALSE(DecodeSeriesMeta(bytes + "x", &back));
+  std::string bad = bytes;
+  bad[old_bytes.size()] = 2;
+  EXPECT_FALSE(DecodeSeriesMeta(bad, &back));
+  SeriesMeta one;
+  one.rules = {{"d", Aggregator::kAvg, 10, 0}};
+  const std::string rule_bytes = EncodeSeriesMeta(one);
+  // ... | count 1 | len 1 'd' | aggregator | bucket 10 | align 0
+  bad = rule_bytes;
+  bad[bad.size() - 3] = 13;  // past kTwa
+  EXPECT_FALSE(DecodeSeriesMeta(bad, &back));
+  bad = rule_bytes;
+  bad[bad.size() - 2] = 0;  // bucket 0
+  EXPECT_FALSE(DecodeSeriesMeta(bad, &back));
+  ASSERT_TRUE(DecodeSeriesMeta(rule_bytes, &back));
+  EXPECT_EQ(back.rules, one.rules);
+}
+
+TEST(SeriesRulesCodecTest, AggregatorNames) {
+  EXPECT_EQ(RuleAggregatorName(Aggregator::kAvg), "AVG");
+  EXPECT_EQ(RuleAggregatorName(Aggregator::kStdP), "STD.P");
+  EXPECT_EQ(RuleAggregatorName(Aggregator::kTwa), "TWA");
+}
+
+class SeriesRulesTest : public TypesTest {
+ protected:
+  Series series() { return Series(*ks_, 0); }
+  SeriesRules rules() { return SeriesRules(*ks_, 0); }
+  void Add(std::string_view key, int64_t ts, double value) {
+    ASSERT_TRUE(series().Add(key, ts, value, DuplicatePolicy::kLast, nullptr).ok());
+    ASSERT_TRUE(rules().AfterAdd(key, ts).ok());
+  }
+  std::vector<std::pair<int64_t, double>> All(std::string_view key) {
+    std::vector<std::pair<int64_t, double>> out;
+    EXPECT_TRUE(series()
+                    .Scan(key, 0, kMaxSeriesTimestamp, false,
+                          [&](const Sample& s) {
+                            out.emplace_back(s.ts, s.value);
+                            return true;
+                          })
+                    .ok());
+    return out;
+  }
+};
+
+TEST_F(SeriesRulesTest, FinishedBucketsFlowAndTheOpenOneIsLatest) {
+  ASSERT_TRUE(series().Create("s", SeriesSettings()).ok());
+  ASSERT_TRUE(series().Create("d", SeriesSettings()).ok());
+  OpResult<SeriesRules::CreateOutcome> created =
+      rules().Create("s", SeriesRule{"d", Aggregator::kSum, 10, 0});
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ(*created, SeriesRules::CreateOutcome::kCreated);
+  Add("s", 1, 1);
+  Add("s", 5, 2);
+  EXPECT_TRUE(All("d").empty());
+  Add("s", 12, 4);
+  EXPECT_EQ(All("d"), (std::vector<std::pair<int64_t, double>>{{0, 3}}));
+  OpResult<std::optional<Sample>> open = rules().OpenBucket("d");
+  ASSERT_TRUE(open.ok());
+  ASSERT_TRUE(open->has_value());
+  EXPECT_EQ((*open)->ts, 10);
+  EXPECT_EQ((*open)->value, 4);
+  // Deleting every sample of a finished bucket deletes its aggregate.
+  OpResult<uint64_t> deleted = series().DeleteRange("s", 0, 9);
+  ASSERT_TRUE(deleted.ok());
+  ASSERT_TRUE(rules().AfterDelete("s", 0, 9, 12).ok());
+  EXPECT_TRUE(All("d").empty());
+  // Refusals.
+  EXPECT_EQ(*rules().Create("s", SeriesRule{"s", Aggregator::kSum, 10, 0}),
+            SeriesRules::CreateOutcome::kSameKey);
+  EXPECT_EQ(*rules().Create("d", SeriesRule{"s", Aggregator::kSum, 10, 0}),
+            SeriesRules::CreateOutcome::kCycle);
+  EXPECT_EQ(rules().Create("s", SeriesRule{"none", Aggregator::kSum, 10, 0}).status(),
+            OpStatus::kNotFound);
+  OpResult<bool> removed = rules().Delete("s", "d");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_TRUE(*removed);
+  EXPECT_FALSE(*rules().Delete("s", "d"));
+}
+
+}  // namespace
+}  // namespace ebb::types
