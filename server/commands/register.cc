@@ -14,6 +14,7 @@ void RegisterAllCommands(CommandTable& table) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());
+  table.Add(SeriesQueryCommands());
 }
 
 }  // namespace ebb::server

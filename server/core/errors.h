@@ -652,6 +652,20 @@ inline constexpr std::string_view kTsBadBucketTimestamp =
 inline constexpr std::string_view kTsTooManyBuckets =
     "ERR TSDB: the reply would hold more than 10000000 buckets: narrow the range or widen the "
     "buckets";
+// TS.QUERYINDEX, TS.MGET, TS.MRANGE (server/commands/cmd_series_query.cc).
+inline constexpr std::string_view kTsBadFilter = "ERR TSDB: failed parsing labels";
+inline constexpr std::string_view kTsNoMatcher = "ERR TSDB: please provide at least one matcher";
+inline constexpr std::string_view kTsFilterMissing = "ERR TSDB: missing FILTER argument";
+inline constexpr std::string_view kTsFilterEmpty = "ERR TSDB: missing labels for filter argument";
+inline constexpr std::string_view kTsGroupByBeforeFilter =
+    "ERR TSDB: GROUPBY should always come after filter";
+inline constexpr std::string_view kTsInvalidReducer = "ERR TSDB: Invalid reducer type";
+inline constexpr std::string_view kTsLabelsConflict =
+    "ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together";
+inline constexpr std::string_view kTsSelectedLabelsEmpty =
+    "ERR TSDB: SELECT_LABELS should have at least 1 parameter";
+inline constexpr std::string_view kTsSelectedLabelsTooMany =
+    "ERR TSDB: reached max size for SELECT_LABELS";
 
 // Starting to serve (server/io/tls.h, server/net/server.h): why the server cannot, as it logs it
 // before exiting. A `file_reason` is "<path>: <OpenSSL's reason>".
