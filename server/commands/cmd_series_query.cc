@@ -370,7 +370,7 @@ const ArgSpec kLabelsShown = {
     .type = ArgType::kOneOf,
     .optional = true,
     .children = {{.name = "withlabels", .type = ArgType::kPureToken, .token = "WITHLABELS"},
-                 {.name = "selected_labels", .token = "SELECTED_LABELS", .multiple = true}}};
+                 {.name = "label", .token = "SELECTED_LABELS", .multiple = true}}};
 
 std::vector<ArgSpec> MrangeArguments() {
   return {
