@@ -7,7 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/key_slot.h"
+#include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/fake_cluster.h"
 
 namespace ebb::test {
 namespace {
@@ -221,6 +224,30 @@ TEST_F(SeriesQueryTest, InTheTimeseriesAclCategory) {
   }
   EXPECT_EQ(cat.find("$get"), std::string::npos) << cat;
   EXPECT_NE(Do({"ACL", "CAT"}).find("$timeseries"), std::string::npos);
+}
+
+// On a cluster node they name no key: they answer for the node's own series, in key order
+// whatever the slots' order (a, b, c sit in slots 15495, 3300, 7365).
+class SeriesQueryClusterTest : public CommandTest {
+ protected:
+  std::vector<std::string> RunnerOptions() const override { return {"--cluster-enabled", "yes"}; }
+  void SetUp() override {
+    CommandTest::SetUp();
+    ebb_->context().set_cluster(&cluster_);
+  }
+  void TearDown() override { ebb_->context().set_cluster(nullptr); }
+  FakeCluster cluster_;
+};
+
+TEST_F(SeriesQueryClusterTest, AnswersForTheNodesOwnKeys) {
+  for (const char* key : {"a", "b", "c"}) cluster_.mine.insert(KeySlot(key));
+  for (const char* key : {"c", "a", "b"}) {
+    ASSERT_EQ(Do({"TS.ADD", key, "1", "1", "LABELS", "k", "v"}), ":1");
+  }
+  EXPECT_EQ(Do({"TS.QUERYINDEX", "k=v"}), "[$a,$b,$c]");
+  EXPECT_EQ(Do({"TS.MGET", "FILTER", "k=v"}), "[[$a,[],[:1,+1]],[$b,[],[:1,+1]],[$c,[],[:1,+1]]]");
+  EXPECT_EQ(Do({"TS.MRANGE", "-", "+", "FILTER", "k=v", "GROUPBY", "k", "REDUCE", "sum"}),
+            "[[$k=v,[],[[:1,+3]]]]");
 }
 
 }  // namespace
