@@ -5,7 +5,8 @@
 // The series are found by a walk of the database's series keys (types/series_query.h): O(keys)
 // per command. They name no key: on a cluster node they answer for the node's own keys, as
 // RedisTimeSeries does without its coordinator. Series are listed in key byte order, GROUPBY's
-// groups in label-value byte order. Each series' range is TS.RANGE's (RunRangeQuery).
+// groups in label-value byte order. Each series' range is TS.RANGE's (RunRangeQuery). TS.MGET
+// and TS.MRANGE refuse a query that finds a series the user's key patterns do not let it read.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -17,6 +18,9 @@
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
+#include "server/acl/acl.h"
+#include "server/acl/acl_selector.h"
+#include "server/acl/acl_user.h"
 #include "server/commands/cmd_series_options.h"
 #include "server/commands/register.h"
 #include "server/core/client.h"
@@ -147,6 +151,19 @@ OpResult<std::vector<FoundSeries>> Find(CommandContext& ctx, const LabelQuery& q
   return types::FindSeries(ctx.server.keyspace(), ctx.client.db_index(), q.filter);
 }
 
+// Whether the connection's user may read every series found (one of its selectors admits each
+// for reading): TS.MGET and TS.MRANGE refuse the whole query otherwise, as RedisTimeSeries does,
+// so that no key pattern is bypassed by naming series through their labels.
+bool MayReadAll(CommandContext& ctx, const std::vector<FoundSeries>& found) {
+  const AclUser* user = ctx.server.acl().UserOf(ctx.client);
+  if (user == nullptr || user->unrestricted()) return user != nullptr;
+  return std::all_of(found.begin(), found.end(), [&](const FoundSeries& f) {
+    return std::any_of(
+        user->selectors().begin(), user->selectors().end(),
+        [&](const AclSelector& selector) { return selector.CanAccessKey(f.key, kAclRead); });
+  });
+}
+
 // ---- TS.QUERYINDEX filter...
 
 LabelQuery ParseQueryIndex(ArgParser& args) {
@@ -189,6 +206,7 @@ LabelQuery ParseMget(ArgParser& args) {
 void ExecuteMget(CommandContext& ctx, const LabelQuery& q) {
   OpResult<std::vector<FoundSeries>> found = Find(ctx, q);
   if (!found.ok()) return ReplyError(ctx, found);
+  if (!MayReadAll(ctx, *found)) return ctx.reply.Error(kTsNoReadPermission);
   const bool resp3 = ctx.reply.protocol() >= 3;
   LabelsHeader(ctx, found->size());
   for (const FoundSeries& series : *found) {
@@ -355,6 +373,7 @@ void ReplyGrouped(CommandContext& ctx, const MrangeOptions& o,
 void ExecuteMrange(CommandContext& ctx, const MrangeOptions& o, bool reverse) {
   OpResult<std::vector<FoundSeries>> found = Find(ctx, o.labels);
   if (!found.ok()) return ReplyError(ctx, found);
+  if (!MayReadAll(ctx, *found)) return ctx.reply.Error(kTsNoReadPermission);
   if (o.group_by) return ReplyGrouped(ctx, o, *found, reverse);
   ReplyUngrouped(ctx, o, *found, reverse);
 }

@@ -666,6 +666,9 @@ inline constexpr std::string_view kTsSelectedLabelsEmpty =
     "ERR TSDB: SELECT_LABELS should have at least 1 parameter";
 inline constexpr std::string_view kTsSelectedLabelsTooMany =
     "ERR TSDB: reached max size for SELECT_LABELS";
+inline constexpr std::string_view kTsNoReadPermission =
+    "NOPERM TSDB: current user doesn't have read permission to one or more keys that match the "
+    "specified filter";
 
 // Starting to serve (server/io/tls.h, server/net/server.h): why the server cannot, as it logs it
 // before exiting. A `file_reason` is "<path>: <OpenSSL's reason>".

@@ -226,6 +226,26 @@ TEST_F(SeriesQueryTest, InTheTimeseriesAclCategory) {
   EXPECT_NE(Do({"ACL", "CAT"}).find("$timeseries"), std::string::npos);
 }
 
+// A user whose key patterns leave out a matching series may not read it through its labels:
+// TS.MGET and TS.MRANGE refuse the query whole; TS.QUERYINDEX (names only) answers.
+TEST_F(SeriesQueryTest, KeyPatternsHoldForSeriesFoundByLabels) {
+  AddDataSet();
+  ASSERT_EQ(Do({"ACL", "SETUSER", "u", "on", ">pw", "+@timeseries", "%R~a*", "~e"}), "+OK");
+  const size_t u = ebb_->AddClient();
+  ASSERT_EQ(ebb_->DoAs(u, {"AUTH", "u", "pw"}), "+OK");
+  const std::string noperm =
+      "-NOPERM TSDB: current user doesn't have read permission to one or more keys that match "
+      "the specified filter";
+  EXPECT_EQ(ebb_->DoAs(u, {"TS.MGET", "FILTER", "type=temp"}), noperm);
+  EXPECT_EQ(ebb_->DoAs(u, {"TS.MRANGE", "-", "+", "FILTER", "type=temp"}), noperm);
+  EXPECT_EQ(ebb_->DoAs(u, {"TS.MREVRANGE", "-", "+", "FILTER", "type=temp", "GROUPBY", "type",
+                           "REDUCE", "sum"}),
+            noperm);
+  EXPECT_EQ(ebb_->DoAs(u, {"TS.MGET", "FILTER", "room=kitchen", "type!=humidity"}),
+            "[[$a,[],[:30,+5]],[$e,[],[:10,+4]]]");
+  EXPECT_EQ(ebb_->DoAs(u, {"TS.QUERYINDEX", "type=temp"}), "[$a,$b]");
+}
+
 // On a cluster node they name no key: they answer for the node's own series, in key order
 // whatever the slots' order (a, b, c sit in slots 15495, 3300, 7365).
 class SeriesQueryClusterTest : public CommandTest {
