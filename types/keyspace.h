@@ -306,6 +306,12 @@ class Keyspace {
   // Every live key matching `match` (null: all), in byte order (by slot first in the slot
   // layout).
   OpResult<std::vector<std::string>> Keys(int db, const KeyMatcher* match);
+  // Calls `visit` with every live key of `db` holding `type` and its metadata payload (after the
+  // type byte), in engine key order (by slot first in the slot layout), until it returns false:
+  // one walk of the database's metadata rows, O(keys of every type), no sub-row read.
+  OpResult<void> ForEachKeyOfType(
+      int db, KeyType type,
+      const std::function<bool(std::string_view key, std::string_view payload)>& visit);
   // Every key of `db` whose newest version holds something, live or not: the live keys and the
   // keys whose newest version is a tombstone or an expired value (the engine's include_dead), in
   // key order. What an active-active flush must cover: an expired value is still held there.

@@ -104,6 +104,20 @@ OpResult<std::vector<std::string>> Keyspace::Keys(int db, const KeyMatcher* matc
   return keys;
 }
 
+OpResult<void> Keyspace::ForEachKeyOfType(
+    int db, KeyType type,
+    const std::function<bool(std::string_view key, std::string_view payload)>& visit) {
+  Status s = ForEachMeta(
+      db, {}, [&](std::string_view key, std::string_view value, const storage::RowMeta&) {
+        KeyType key_type;
+        std::string_view payload;
+        if (!DecodeMetaValue(value, &key_type, &payload) || key_type != type) return true;
+        return visit(key, payload);
+      });
+  if (!s.ok()) return s;
+  return {};
+}
+
 OpResult<std::vector<std::string>> Keyspace::KeysWithDead(int db) {
   storage::ReadOptions options = ReadOptions();
   options.lower_bound = MetaKeyPrefix(layout_, db);

@@ -37,11 +37,51 @@ std::optional<Aggregator> AggregatorFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view AggregatorName(Aggregator aggregator) {
+  return kNames[static_cast<size_t>(aggregator)];
+}
+
 int64_t BucketStart(int64_t ts, int64_t bucket_ms, int64_t align) {
   // ts and align are in [0, 2^63-1]: the difference fits, and so does the result.
   int64_t offset = (ts - align) % bucket_ms;
   if (offset < 0) offset += bucket_ms;
   return ts - offset;
+}
+
+void ValueStats::Add(double value) {
+  min = count == 0 ? value : std::min(min, value);
+  max = count == 0 ? value : std::max(max, value);
+  ++count;
+  sum += value;
+  sum_squares += value * value;
+}
+
+double ValueStats::Value(Aggregator aggregator) const {
+  const double n = static_cast<double>(count);
+  switch (aggregator) {
+    case Aggregator::kAvg:
+      return sum / n;
+    case Aggregator::kSum:
+      return sum;
+    case Aggregator::kMin:
+      return min;
+    case Aggregator::kMax:
+      return max;
+    case Aggregator::kRange:
+      return max - min;
+    case Aggregator::kCount:
+      return n;
+    case Aggregator::kVarP:
+      return Variance(sum, sum_squares, n);
+    case Aggregator::kStdP:
+      return std::sqrt(Variance(sum, sum_squares, n));
+    case Aggregator::kVarS:
+      return count == 1 ? 0 : Variance(sum, sum_squares, n) * n / (n - 1);
+    case Aggregator::kStdS:
+      return count == 1 ? 0 : std::sqrt(Variance(sum, sum_squares, n) * n / (n - 1));
+    default:
+      return kNaN;
+  }
 }
 
 bool BucketAggregator::Report(int64_t start, double value) {
@@ -65,18 +105,13 @@ bool BucketAggregator::Add(const Sample& sample) {
   if (!open_ || start != start_) {
     open_ = true;
     start_ = start;
-    count_ = 0;
-    sum_ = sum_squares_ = area_ = 0;
-    min_ = max_ = sample.value;
+    stats_ = ValueStats();
+    area_ = 0;
     first_ = sample;
   } else {
     area_ += (last_.value + sample.value) * static_cast<double>(sample.ts - last_.ts) / 2;
   }
-  ++count_;
-  sum_ += sample.value;
-  sum_squares_ += sample.value * sample.value;
-  min_ = std::min(min_, sample.value);
-  max_ = std::max(max_, sample.value);
+  stats_.Add(sample.value);
   last_ = sample;
   return true;
 }
@@ -89,42 +124,13 @@ bool BucketAggregator::Finish(std::optional<Sample> after) {
 }
 
 bool BucketAggregator::EmitBucket(std::optional<Sample> next) {
-  const double n = static_cast<double>(count_);
   double value = 0;
   switch (spec_.aggregator) {
-    case Aggregator::kAvg:
-      value = sum_ / n;
-      break;
-    case Aggregator::kSum:
-      value = sum_;
-      break;
-    case Aggregator::kMin:
-      value = min_;
-      break;
-    case Aggregator::kMax:
-      value = max_;
-      break;
-    case Aggregator::kRange:
-      value = max_ - min_;
-      break;
-    case Aggregator::kCount:
-      value = n;
-      break;
     case Aggregator::kFirst:
       value = first_.value;
       break;
     case Aggregator::kLast:
       value = last_.value;
-      break;
-    case Aggregator::kVarP:
-    case Aggregator::kStdP:
-      value = Variance(sum_, sum_squares_, n);
-      if (spec_.aggregator == Aggregator::kStdP) value = std::sqrt(value);
-      break;
-    case Aggregator::kVarS:
-    case Aggregator::kStdS:
-      value = count_ == 1 ? 0 : Variance(sum_, sum_squares_, n) * n / (n - 1);
-      if (spec_.aggregator == Aggregator::kStdS) value = std::sqrt(value);
       break;
     case Aggregator::kTwa: {
       double area = area_;
@@ -143,6 +149,9 @@ bool BucketAggregator::EmitBucket(std::optional<Sample> next) {
       value = span_end == span_start ? last_.value : area / (span_end - span_start);
       break;
     }
+    default:
+      value = stats_.Value(spec_.aggregator);
+      break;
   }
   prev_ = last_;
   return Report(start_, value);

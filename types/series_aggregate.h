@@ -43,6 +43,8 @@ enum class Aggregator {
 };
 // "avg", "std.p", ... case-insensitive; nullopt if unknown.
 std::optional<Aggregator> AggregatorFromName(std::string_view name);
+// Its name in lower case ("avg", "std.p", ...).
+std::string_view AggregatorName(Aggregator aggregator);
 
 enum class BucketTimestamp { kStart, kMid, kEnd };
 
@@ -56,6 +58,21 @@ struct AggregationSpec {
 
 // The start of the bucket holding `ts` (may be negative).
 int64_t BucketStart(int64_t ts, int64_t bucket_ms, int64_t align);
+
+// The figures of a set of values whose order does not matter, and the aggregators they give
+// (avg, sum, min, max, range, count, std.p, std.s, var.p, var.s): a bucket's, or the values a
+// GROUPBY reducer meets at one timestamp.
+struct ValueStats {
+  uint64_t count = 0;
+  double sum = 0;
+  double sum_squares = 0;
+  double min = 0;
+  double max = 0;
+
+  void Add(double value);
+  // REQUIRES: count > 0 and `aggregator` is none of first, last, twa.
+  double Value(Aggregator aggregator) const;
+};
 
 // Aggregates samples given oldest first into buckets, emitting each finished bucket as a
 // (reported timestamp, value) sample, oldest first.
@@ -86,11 +103,7 @@ class BucketAggregator {
   bool stopped_ = false;
   int64_t start_ = 0;  // the open bucket's start
   // The open bucket's figures.
-  uint64_t count_ = 0;
-  double sum_ = 0;
-  double sum_squares_ = 0;
-  double min_ = 0;
-  double max_ = 0;
+  ValueStats stats_;
   Sample first_;
   Sample last_;
   double area_ = 0;  // twa: the area between the bucket's first and last samples

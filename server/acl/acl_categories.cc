@@ -9,10 +9,11 @@
 namespace ebb::server {
 namespace {
 
-constexpr std::array<std::string_view, 23> kNames = {
-    "keyspace", "read",        "write",      "set",         "sortedset", "list",  "hash", "string",
-    "bitmap",   "hyperloglog", "geo",        "stream",      "pubsub",    "admin", "fast", "slow",
-    "blocking", "dangerous",   "connection", "transaction", "scripting", "tlog",  "treg"};
+constexpr std::array<std::string_view, 24> kNames = {
+    "keyspace",   "read",        "write",     "set",         "sortedset", "list",
+    "hash",       "string",      "bitmap",    "hyperloglog", "geo",       "stream",
+    "pubsub",     "admin",       "fast",      "slow",        "blocking",  "dangerous",
+    "connection", "transaction", "scripting", "tlog",        "treg",      "timeseries"};
 
 uint64_t Bit(std::string_view name) { return uint64_t{1} << FindAclCategory(name); }
 
@@ -69,7 +70,8 @@ uint64_t GroupCategory(const CommandSpec& spec) {
       {"transactions", "transaction"},
       {"scripting", "scripting"},
       {"tlog", "tlog"},
-      {"treg", "treg"}};
+      {"treg", "treg"},
+      {"timeseries", "timeseries"}};
   for (const auto& [group, category] : kGroups) {
     if (spec.group == group) return Bit(category);
   }

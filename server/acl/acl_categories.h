@@ -15,7 +15,8 @@ namespace ebb::server {
 
 struct CommandSpec;
 
-// Every category, in ACL CAT's order: Redis 7's 21, then ebb's `tlog` and `treg`. A category
+// Every category, in ACL CAT's order: Redis 7's 21, then ebb's `tlog` and `treg`, then
+// `timeseries` (Redis Stack's, for the TS.* rows). A category
 // with no ebb command (list, hash, ...) is still accepted by ACL SETUSER, as a Redis client
 // sends it.
 std::span<const std::string_view> AclCategoryNames();
@@ -28,7 +29,7 @@ int FindAclCategory(std::string_view name);
 //   named:  the categories Redis names for the row (FLUSHALL keyspace + dangerous, INFO
 //           dangerous, WAIT connection, ...), kept in acl_categories.cc; for any other row
 //   group:  generic -> keyspace, string, bitmap, connection, transactions -> transaction,
-//           scripting, tlog, treg (server, pubsub: none); a container has none;
+//           scripting, tlog, treg, timeseries (server, pubsub: none); a container has none;
 //   flags (Redis's setImplicitACLCategories): write -> write, readonly -> read (not for
 //           scripting), admin or protected (DEBUG) -> admin + dangerous, pubsub -> pubsub,
 //           fast -> fast, otherwise slow.

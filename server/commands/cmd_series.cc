@@ -6,7 +6,6 @@
 // double, or as a RESP2 simple string (the shortest text that reads back as the same double), as
 // RedisTimeSeries replies. No row has an active-active write form: the mode refuses TS writes.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -38,21 +37,6 @@ using types::Series;
 
 Series SeriesOf(CommandContext& ctx) {
   return Series(ctx.server.keyspace(), ctx.client.db_index());
-}
-
-void ReplyValue(CommandContext& ctx, double value) {
-  if (ctx.reply.protocol() >= 3) return ctx.reply.Double(value);
-  if (std::isnan(value)) return ctx.reply.SimpleString("nan");
-  if (std::isinf(value)) return ctx.reply.SimpleString(value > 0 ? "inf" : "-inf");
-  char text[32];
-  const auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
-  ctx.reply.SimpleString(std::string_view(text, static_cast<size_t>(end - text)));
-}
-
-void ReplySample(CommandContext& ctx, const Sample& sample) {
-  ctx.reply.ArrayHeader(2);
-  ctx.reply.Integer(sample.ts);
-  ReplyValue(ctx, sample.value);
 }
 
 // A failure of a command that needs the key: the missing key in RedisTimeSeries' words.

@@ -1,9 +1,11 @@
 #include "server/commands/cmd_series_options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "common/strings.h"
+#include "protocol/reply_writer.h"
 #include "server/core/errors.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
@@ -145,7 +147,7 @@ int64_t ParseRangeBound(ArgParser& args, bool from) {
 
 namespace {
 
-enum class Align { kNone, kStart, kEnd, kTimestamp };
+using Align = RangeQueryParse::Align;
 
 void ParseFilterByTs(ArgParser& args, RangeQuery* q) {
   q->filter_ts.clear();
@@ -200,64 +202,92 @@ Align ParseAlign(ArgParser& args, int64_t* at) {
 
 }  // namespace
 
-RangeQuery ParseRangeQuery(ArgParser& args) {
-  RangeQuery q;
-  q.key = args.Next();
-  const std::string_view from_text = args.HasMore() ? args.Peek() : "";
-  q.from = ParseRangeBound(args, true);
-  const std::string_view to_text = args.HasMore() ? args.Peek() : "";
-  q.to = ParseRangeBound(args, false);
-  Align align = Align::kNone;
-  int64_t align_at = 0;
-  types::AggregationSpec spec;
-  bool aggregated = false;
-  while (args.HasMore()) {
-    if (args.Token("LATEST")) {
-      q.latest = true;
-    } else if (args.Token("FILTER_BY_TS")) {
-      ParseFilterByTs(args, &q);
-    } else if (args.Token("FILTER_BY_VALUE")) {
-      if (args.remaining() < 2) {
-        args.Fail(kTsFilterByValueMissing);
-        break;
-      }
-      double min = 0;
-      double max = 0;
-      if (!ParseDouble(args.Next(), &min)) args.Fail(kTsBadMin);
-      if (!ParseDouble(args.Next(), &max)) args.Fail(kTsBadMax);
-      q.filter_value = std::make_pair(min, max);
-    } else if (args.Token("COUNT")) {
-      int64_t count = 0;
-      if (!args.HasMore()) {
-        args.Fail(kTsCountMissing);
-      } else if (!ParseInt64(args.Next(), &count)) {
-        args.Fail(kTsBadCount);
-      } else if (count < 1) {
-        args.Fail(kTsInvalidCount);
-      }
-      q.count = static_cast<uint64_t>(std::max<int64_t>(count, 1));
-    } else if (args.Token("ALIGN")) {
-      align = ParseAlign(args, &align_at);
-    } else if (args.Token("AGGREGATION")) {
-      ParseAggregation(args, &spec);
-      aggregated = true;
-    } else {
-      args.SyntaxError();
+void ParseRangeBounds(ArgParser& args, RangeQuery* q, RangeQueryParse* state) {
+  state->from_text = args.HasMore() ? args.Peek() : "";
+  q->from = ParseRangeBound(args, true);
+  state->to_text = args.HasMore() ? args.Peek() : "";
+  q->to = ParseRangeBound(args, false);
+}
+
+bool ParseRangeOption(ArgParser& args, RangeQuery* q, RangeQueryParse* state) {
+  if (args.Token("LATEST")) {
+    q->latest = true;  // a rule destination's open bucket (cmd_series_rules.cc)
+  } else if (args.Token("FILTER_BY_TS")) {
+    ParseFilterByTs(args, q);
+  } else if (args.Token("FILTER_BY_VALUE")) {
+    if (args.remaining() < 2) {
+      args.Fail(kTsFilterByValueMissing);
+      return true;
     }
+    double min = 0;
+    double max = 0;
+    if (!ParseDouble(args.Next(), &min)) args.Fail(kTsBadMin);
+    if (!ParseDouble(args.Next(), &max)) args.Fail(kTsBadMax);
+    q->filter_value = std::make_pair(min, max);
+  } else if (args.Token("COUNT")) {
+    int64_t count = 0;
+    if (!args.HasMore()) {
+      args.Fail(kTsCountMissing);
+    } else if (!ParseInt64(args.Next(), &count)) {
+      args.Fail(kTsBadCount);
+    } else if (count < 1) {
+      args.Fail(kTsInvalidCount);
+    }
+    q->count = static_cast<uint64_t>(std::max<int64_t>(count, 1));
+  } else if (args.Token("ALIGN")) {
+    state->align = ParseAlign(args, &state->align_at);
+  } else if (args.Token("AGGREGATION")) {
+    ParseAggregation(args, &state->spec);
+    state->aggregated = true;
+  } else {
+    return false;
   }
-  if (args.failed()) return q;
-  if (align != Align::kNone) {
-    if (!aggregated) {
+  return true;
+}
+
+void FinishRangeQuery(ArgParser& args, RangeQuery* q, const RangeQueryParse& state) {
+  if (args.failed()) return;
+  types::AggregationSpec spec = state.spec;
+  if (state.align != Align::kNone) {
+    if (!state.aggregated) {
       args.Fail(kTsAlignWithoutAggregation);
-    } else if (align == Align::kStart && from_text == "-") {
+    } else if (state.align == Align::kStart && state.from_text == "-") {
       args.Fail(kTsAlignStartUnbounded);
-    } else if (align == Align::kEnd && to_text == "+") {
+    } else if (state.align == Align::kEnd && state.to_text == "+") {
       args.Fail(kTsAlignEndUnbounded);
     }
-    spec.align = align == Align::kStart ? q.from : align == Align::kEnd ? q.to : align_at;
+    spec.align = state.align == Align::kStart ? q->from
+                 : state.align == Align::kEnd ? q->to
+                                              : state.align_at;
   }
-  if (aggregated) q.aggregation = spec;
+  if (state.aggregated) q->aggregation = spec;
+}
+
+RangeQuery ParseRangeQuery(ArgParser& args) {
+  RangeQuery q;
+  RangeQueryParse state;
+  q.key = args.Next();
+  ParseRangeBounds(args, &q, &state);
+  while (args.HasMore()) {
+    if (!ParseRangeOption(args, &q, &state)) args.SyntaxError();
+  }
+  FinishRangeQuery(args, &q, state);
   return q;
+}
+
+void ReplySampleValue(CommandContext& ctx, double value) {
+  if (ctx.reply.protocol() >= 3) return ctx.reply.Double(value);
+  if (std::isnan(value)) return ctx.reply.SimpleString("nan");
+  if (std::isinf(value)) return ctx.reply.SimpleString(value > 0 ? "inf" : "-inf");
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
+  ctx.reply.SimpleString(std::string_view(text, static_cast<size_t>(end - text)));
+}
+
+void ReplySample(CommandContext& ctx, const types::Sample& sample) {
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Integer(sample.ts);
+  ReplySampleValue(ctx, sample.value);
 }
 
 namespace {

@@ -62,6 +62,29 @@ struct RangeQuery {
 };
 RangeQuery ParseRangeQuery(ArgParser& args);
 
+// The pieces of ParseRangeQuery, for the commands that mix the range options with their own
+// (TS.MRANGE): ParseRangeBounds reads from and to, ParseRangeOption one option, and
+// FinishRangeQuery checks ALIGN against the rest and sets q->aggregation.
+struct RangeQueryParse {
+  enum class Align { kNone, kStart, kEnd, kTimestamp };
+  std::string_view from_text;
+  std::string_view to_text;
+  Align align = Align::kNone;
+  int64_t align_at = 0;
+  types::AggregationSpec spec;
+  bool aggregated = false;
+};
+void ParseRangeBounds(ArgParser& args, RangeQuery* q, RangeQueryParse* state);
+// False (nothing read) when the next argument names no range option.
+bool ParseRangeOption(ArgParser& args, RangeQuery* q, RangeQueryParse* state);
+void FinishRangeQuery(ArgParser& args, RangeQuery* q, const RangeQueryParse& state);
+
+// A sample's value in a reply: a RESP3 double, or a RESP2 simple string (the shortest text that
+// reads back as the same double), as RedisTimeSeries replies.
+void ReplySampleValue(CommandContext& ctx, double value);
+// A sample as [timestamp, value].
+void ReplySample(CommandContext& ctx, const types::Sample& sample);
+
 // The most samples or buckets one range reply holds (EMPTY over a wide gap could ask for more).
 inline constexpr size_t kMaxRangeReply = 10'000'000;
 // Runs `q` on `series`: *out receives the samples (or buckets), oldest first (newest first when

@@ -15,6 +15,7 @@ void RegisterAllCommands(CommandTable& table) {
   }
   table.Add(ClusterClientCommands());
   table.Add(SeriesRuleCommands());
+  table.Add(SeriesQueryCommands());
 }
 
 }  // namespace ebb::server

@@ -704,6 +704,23 @@ inline constexpr std::string_view kTsRuleCycle =
     "ERR TSDB: the destination key feeds the source key: the rule would make a cycle";
 inline constexpr std::string_view kTsRuleChainTooLong =
     "ERR TSDB: a chain of compaction rules holds at most 16 series";
+// TS.QUERYINDEX, TS.MGET, TS.MRANGE (server/commands/cmd_series_query.cc).
+inline constexpr std::string_view kTsBadFilter = "ERR TSDB: failed parsing labels";
+inline constexpr std::string_view kTsNoMatcher = "ERR TSDB: please provide at least one matcher";
+inline constexpr std::string_view kTsFilterMissing = "ERR TSDB: missing FILTER argument";
+inline constexpr std::string_view kTsFilterEmpty = "ERR TSDB: missing labels for filter argument";
+inline constexpr std::string_view kTsGroupByBeforeFilter =
+    "ERR TSDB: GROUPBY should always come after filter";
+inline constexpr std::string_view kTsInvalidReducer = "ERR TSDB: Invalid reducer type";
+inline constexpr std::string_view kTsLabelsConflict =
+    "ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together";
+inline constexpr std::string_view kTsSelectedLabelsEmpty =
+    "ERR TSDB: SELECT_LABELS should have at least 1 parameter";
+inline constexpr std::string_view kTsSelectedLabelsTooMany =
+    "ERR TSDB: reached max size for SELECT_LABELS";
+inline constexpr std::string_view kTsNoReadPermission =
+    "NOPERM TSDB: current user doesn't have read permission to one or more keys that match the "
+    "specified filter";
 
 // Starting to serve (server/io/tls.h, server/net/server.h): why the server cannot, as it logs it
 // before exiting. A `file_reason` is "<path>: <OpenSSL's reason>".

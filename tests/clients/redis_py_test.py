@@ -122,7 +122,22 @@ def timeseries(r):
                                        bucket_size_msec=20)] == [(0, 2.5), (20, 7.0)]
     assert ts.incrby("ts:py", 1, timestamp=40) == 40
     assert tuple(ts.get("ts:py")) == (40, 5.0)
-    r.delete("ts:py")
+    # Several series by their labels: TS.QUERYINDEX, TS.MGET, TS.MRANGE (GROUPBY too).
+    assert ts.create("ts:py2", labels={"room": "hall", "kind": "temp"})
+    assert ts.alter("ts:py", labels={"room": "kitchen", "kind": "temp"})
+    assert ts.add("ts:py2", 10, 1) == 10
+    assert ts.queryindex(["kind=temp", "room!=hall"]) == ["ts:py"]
+    assert ts.mget(["room=(kitchen,hall)"], with_labels=True) == [
+        {"ts:py": [{"room": "kitchen", "kind": "temp"}, 40, 5.0]},
+        {"ts:py2": [{"room": "hall", "kind": "temp"}, 10, 1.0]}]
+    assert ts.mrange(0, 20, ["kind=temp"]) == [
+        {"ts:py": [{}, [(10, 2.5), (20, 3.0)]]}, {"ts:py2": [{}, [(10, 1.0)]]}]
+    assert ts.mrevrange("-", "+", ["kind=temp"], count=1, select_labels=["room"]) == [
+        {"ts:py": [{"room": "kitchen"}, [(40, 5.0)]]}, {"ts:py2": [{"room": "hall"}, [(10, 1.0)]]}]
+    assert ts.mrange(0, 10, ["kind=temp"], groupby="kind", reduce="sum", with_labels=True) == [
+        {"kind=temp": [{"kind": "temp", "__reducer__": "sum", "__source__": "ts:py,ts:py2"},
+                       [(10, 3.5)]]}]
+    r.delete("ts:py", "ts:py2")
 
 
 def main():

@@ -476,9 +476,9 @@ TEST_F(AclTest, DelUserDisconnectsItsClients) {
 
 TEST_F(AclTest, CatGenpassDryrun) {
   const std::string cats = Do({"ACL", "CAT"});
-  for (const char* c :
-       {"$keyspace", "$read", "$write", "$string", "$pubsub", "$admin", "$fast", "$slow",
-        "$dangerous", "$connection", "$transaction", "$scripting", "$hash", "$tlog", "$treg"}) {
+  for (const char* c : {"$keyspace", "$read", "$write", "$string", "$pubsub", "$admin", "$fast",
+                        "$slow", "$dangerous", "$connection", "$transaction", "$scripting", "$hash",
+                        "$tlog", "$treg", "$timeseries"}) {
     EXPECT_NE(cats.find(c), std::string::npos) << c;
   }
   const std::string tlog = Do({"ACL", "CAT", "tlog"});
