@@ -19,8 +19,8 @@
 // invisible. So the stored samples span at most two windows and a block, and compaction drops the
 // deleted rows.
 //
-// Costs (B: the samples of one block, at most about chunk_size bytes): Add, IncrBy = one
-// metadata read + a seek to the block that takes the sample, decoded and re-encoded (a block
+// Costs (a block: at most chunk_size bytes and kMaxSeriesBlockSamples samples): Add, IncrBy =
+// one metadata read + a seek to the block that takes the sample, decoded and re-encoded (a block
 // that outgrows its bound is split, a full tail block left as it is) + one atomic WriteBatch
 // (the block rows + metadata, and a range deletion when the window moves by a whole window);
 // Latest = one metadata read; Range = a seek and the blocks it visits; DeleteRange = a scan of

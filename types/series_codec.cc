@@ -135,12 +135,12 @@ std::vector<SeriesBlock> PackSeriesBlocks(const std::vector<Sample>& samples, ui
   while (start < samples.size()) {
     SampleBlockWriter writer;
     size_t end = start;
-    while (end < samples.size()) {
+    while (end < samples.size() && end - start < kMaxSeriesBlockSamples) {
       writer.Add(samples[end].ts, samples[end].value);
       if (writer.size() > bound && end > start) break;
       ++end;
     }
-    if (end < samples.size()) {  // samples[end] overflowed the block: encode it without that one
+    if (writer.count() > end - start) {  // samples[end] overflowed the bound: encode without it
       writer = SampleBlockWriter();
       for (size_t i = start; i < end; ++i) writer.Add(samples[i].ts, samples[i].value);
     }
