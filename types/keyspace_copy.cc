@@ -55,11 +55,20 @@ Status Keyspace::ForEachSeriesSample(int db, std::string_view key, const SeriesM
   read.lower_bound = prefix;
   read.upper_bound = PrefixUpperBound(prefix);
   std::unique_ptr<storage::Iterator> it = active_->NewIterator(read);
-  for (it->Seek(prefix + SeriesElement(floor)); it->Valid(); it->Next()) {
-    Sample& sample = samples->emplace_back();
-    if (!DecodeSeriesElement(it->key().substr(prefix.size()), &sample.ts) ||
-        !DecodeSampleValue(it->value(), &sample.value)) {
-      return Status::Corruption("malformed SERIES sample");
+  // From the block at or before the floor (it may hold visible samples), else the first one.
+  it->SeekForPrev(prefix + SeriesElement(floor));
+  if (!it->Valid() && it->status().ok()) it->Seek(prefix);
+  std::vector<Sample> block;
+  int64_t edge = -1;  // the previous block's last timestamp: blocks never overlap
+  for (; it->Valid(); it->Next()) {
+    int64_t first_ts = 0;
+    if (!DecodeSeriesElement(it->key().substr(prefix.size()), &first_ts) ||
+        !DecodeSeriesBlock(first_ts, it->value(), &block) || first_ts <= edge) {
+      return Status::Corruption("malformed SERIES sample block");
+    }
+    edge = block.back().ts;
+    for (const Sample& sample : block) {
+      if (sample.ts >= floor) samples->push_back(sample);
     }
   }
   return it->status();
@@ -156,9 +165,9 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       if (!s.ok()) return s;
       series.purged_below = 0;
       const std::string dst_prefix = SubRowPrefix(layout_, r.dst_db, r.dst, series.version);
-      for (const Sample& sample : samples) {
-        batch.Put(options, dst_prefix + SeriesElement(sample.ts), EncodeSampleValue(sample.value),
-                  now);
+      for (const SeriesBlock& block :
+           PackSeriesBlocks(samples, SeriesBlockBound(series.settings.chunk_size))) {
+        batch.Put(options, dst_prefix + SeriesElement(block.first_ts), block.bytes, now);
       }
       batch.Put(WithMeta(options, source.meta), dst_meta_key,
                 EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(series)), now);

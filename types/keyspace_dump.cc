@@ -160,8 +160,9 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
       if (!s.ok()) return s;
       if (!dump.samples.empty()) series.newest = dump.samples.back();
       const std::string prefix = SubRowPrefix(layout_, db, key, series.version);
-      for (const Sample& sample : dump.samples) {
-        batch.Put(options, prefix + SeriesElement(sample.ts), EncodeSampleValue(sample.value), now);
+      for (const SeriesBlock& block :
+           PackSeriesBlocks(dump.samples, SeriesBlockBound(series.settings.chunk_size))) {
+        batch.Put(options, prefix + SeriesElement(block.first_ts), block.bytes, now);
       }
       batch.Put(meta_options, meta_key, EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(series)),
                 now);

@@ -99,6 +99,10 @@ std::string SampleBlockWriter::Finish() const {
   return block;
 }
 
+size_t SampleBlockWriter::size() const {
+  return static_cast<size_t>(storage::VarintLength(count_)) + bytes_.size();
+}
+
 // ---- reading
 
 SampleBlockReader::SampleBlockReader(std::string_view block) {

@@ -49,6 +49,8 @@ class SampleBlockWriter {
   // The block: its count, then its bits. The writer may go on adding.
   std::string Finish() const;
   uint32_t count() const { return count_; }
+  // The size of the block Finish would return, in bytes.
+  size_t size() const;
 
  private:
   void PutBits(uint64_t bits, int width);  // the low `width` bits of `bits`, 1 <= width <= 64

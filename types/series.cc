@@ -62,19 +62,32 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
     options.timestamp_ms = ts;
   }
   // The window moved by a whole window past what was purged: the same write range-deletes the
-  // sub-rows below it (one WAL record: the purge and its mark go together).
+  // blocks below it (one WAL record: the purge and its mark go together).
   const int64_t floor = VisibleFloor(meta);
   const uint64_t retention = meta.settings.retention_ms;
   if (retention > 0 && floor > meta.purged_below &&
       static_cast<uint64_t>(floor - meta.purged_below) >= retention) {
-    const std::string prefix = SamplePrefix(key, meta.version);
-    batch->DeleteRange(storage::KeyRange{prefix + SeriesElement(meta.purged_below),
-                                         prefix + SeriesElement(floor)});
+    Status s = PurgeBelow(key, meta, floor, batch);
+    if (!s.ok()) return s;
     meta.purged_below = floor;
   }
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
              EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(meta)), now);
   return keyspace_.db().Write(options, *batch);
+}
+
+Status Series::PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
+                          storage::WriteBatch* batch) {
+  // The block at or before the floor may hold visible samples (or take the sample this write
+  // adds); those before it hold none. The batch's own block rows all sort at or after that block
+  // (an add at ts >= floor writes the block at or before ts and blocks after it), so the
+  // deletion never takes them.
+  std::optional<StoredBlock> boundary;
+  Status s = ReadBlockAtOrBefore(key, meta, floor, false, &boundary);
+  if (!s.ok() || !boundary || boundary->first_ts == 0) return s;
+  const std::string prefix = SamplePrefix(key, meta.version);
+  batch->DeleteRange(storage::KeyRange{prefix, prefix + SeriesElement(boundary->first_ts)});
+  return Status::OK();
 }
 
 OpResult<bool> Series::Create(std::string_view key, const SeriesSettings& settings) {
@@ -151,26 +164,27 @@ OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& fo
       ts<meta.newest->ts&& static_cast<uint64_t>(meta.newest->ts - ts)> retention) {
     return AddOutcome::kTooOld;
   }
-  const std::string sub_key = SamplePrefix(key, meta.version) + SeriesElement(ts);
+  std::optional<StoredBlock> block;
+  if (found.live) {  // a new incarnation has no block yet
+    Status s = ReadBlockAtOrBefore(key, meta, ts, true, &block);
+    if (!s.ok()) return s;
+  }
+  std::vector<Sample> samples;
+  if (block) samples = std::move(block->samples);
+  auto at = std::lower_bound(samples.begin(), samples.end(), ts,
+                             [](const Sample& sample, int64_t t) { return sample.ts < t; });
   double stored = value;
-  if (found.live && meta.newest && ts <= meta.newest->ts) {
-    storage::Row existing;
-    Status s = keyspace_.db().Get(keyspace_.ReadOptions(), sub_key, &existing);
-    if (s.ok()) {
-      double old_value = 0;
-      if (!DecodeSampleValue(existing.value, &old_value)) {
-        return Status::Corruption("bad SERIES sample value");
-      }
-      const std::optional<double> resolved = ResolveDuplicate(policy, old_value, value);
-      if (!resolved) return AddOutcome::kBlocked;
-      stored = *resolved;
-    } else if (!s.IsNotFound()) {
-      return s;
-    }
+  if (at != samples.end() && at->ts == ts) {
+    const std::optional<double> resolved = ResolveDuplicate(policy, at->value, value);
+    if (!resolved) return AddOutcome::kBlocked;
+    stored = *resolved;
+    at->value = stored;
+  } else {
+    samples.insert(at, Sample{ts, stored});
   }
   if (!meta.newest || ts >= meta.newest->ts) meta.newest = Sample{ts, stored};
   storage::WriteBatch batch;
-  batch.Put(keyspace_.WriteOptions(), sub_key, EncodeSampleValue(stored), keyspace_.NowMs());
+  PutBlocks(SamplePrefix(key, meta.version), meta, block, samples, &batch);
   Status s = WriteMeta(key, meta, found, &batch);
   if (!s.ok()) return s;
   return AddOutcome::kAdded;
@@ -234,8 +248,8 @@ OpResult<std::optional<Sample>> Series::Latest(std::string_view key) {
 
 namespace {
 
-// An iterator over one incarnation's samples (the sub-rows under `prefix`).
-std::unique_ptr<storage::Iterator> SampleIterator(Keyspace& keyspace, const std::string& prefix) {
+// An iterator over one incarnation's blocks (the sub-rows under `prefix`).
+std::unique_ptr<storage::Iterator> BlockIterator(Keyspace& keyspace, const std::string& prefix) {
   storage::ReadOptions options = keyspace.ReadOptions();
   options.lower_bound = prefix;
   std::string upper = PrefixUpperBound(prefix);
@@ -243,15 +257,55 @@ std::unique_ptr<storage::Iterator> SampleIterator(Keyspace& keyspace, const std:
   return keyspace.db().NewIterator(options);
 }
 
-Status DecodeAt(const storage::Iterator& it, size_t prefix_size, Sample* sample) {
-  if (!DecodeSeriesElement(it.key().substr(prefix_size), &sample->ts) ||
-      !DecodeSampleValue(it.value(), &sample->value)) {
-    return Status::Corruption("bad SERIES sample row");
+// The samples of the block the iterator is at.
+Status DecodeBlockAt(const storage::Iterator& it, size_t prefix_size, int64_t* first_ts,
+                     std::vector<Sample>* samples) {
+  if (!DecodeSeriesElement(it.key().substr(prefix_size), first_ts) ||
+      !DecodeSeriesBlock(*first_ts, it.value(), samples)) {
+    return Status::Corruption("bad SERIES sample block");
   }
   return Status::OK();
 }
 
+// Positions `it` at the block with the greatest first timestamp <= ts, else (`or_first`) at the
+// first block; not Valid() when there is none.
+void SeekBlock(storage::Iterator* it, const std::string& prefix, int64_t ts, bool or_first) {
+  it->SeekForPrev(prefix + SeriesElement(ts));
+  if (!it->Valid() && it->status().ok() && or_first) it->Seek(prefix);
+}
+
 }  // namespace
+
+Status Series::ReadBlockAtOrBefore(std::string_view key, const SeriesMeta& meta, int64_t ts,
+                                   bool or_first, std::optional<StoredBlock>* block) {
+  block->reset();
+  const std::string prefix = SamplePrefix(key, meta.version);
+  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
+  SeekBlock(it.get(), prefix, ts, or_first);
+  if (!it->Valid()) return it->status();
+  StoredBlock& found = block->emplace();
+  Status s = DecodeBlockAt(*it, prefix.size(), &found.first_ts, &found.samples);
+  if (!s.ok()) return s;
+  found.bytes = std::string(it->value());
+  return Status::OK();
+}
+
+void Series::PutBlocks(const std::string& prefix, const SeriesMeta& meta,
+                       const std::optional<StoredBlock>& old, const std::vector<Sample>& samples,
+                       storage::WriteBatch* batch) {
+  const std::vector<SeriesBlock> blocks =
+      PackSeriesBlocks(samples, SeriesBlockBound(meta.settings.chunk_size));
+  const storage::WriteOptions options = keyspace_.WriteOptions();
+  const int64_t now = keyspace_.NowMs();
+  if (old && std::none_of(blocks.begin(), blocks.end(),
+                          [&](const SeriesBlock& b) { return b.first_ts == old->first_ts; })) {
+    batch->Delete(options, prefix + SeriesElement(old->first_ts));
+  }
+  for (const SeriesBlock& b : blocks) {
+    if (old && b.first_ts == old->first_ts && b.bytes == old->bytes) continue;  // unchanged
+    batch->Put(options, prefix + SeriesElement(b.first_ts), b.bytes, now);
+  }
+}
 
 OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool reverse,
                             const std::function<bool(const Sample&)>& visit) {
@@ -261,18 +315,31 @@ OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool
   const int64_t low = std::max(from, VisibleFloor(read->meta));
   if (low > to) return {};
   const std::string prefix = SamplePrefix(key, read->meta.version);
-  std::unique_ptr<storage::Iterator> it = SampleIterator(keyspace_, prefix);
-  if (reverse) {
-    it->SeekForPrev(prefix + SeriesElement(to));
-  } else {
-    it->Seek(prefix + SeriesElement(low));
-  }
+  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
+  SeekBlock(it.get(), prefix, reverse ? to : low, !reverse);
+  std::vector<Sample> block;
+  // The previous block's edge: blocks must not overlap (else they are corrupt).
+  std::optional<int64_t> edge;
+  bool more = true;
   for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
-    Sample sample;
-    Status s = DecodeAt(*it, prefix.size(), &sample);
+    int64_t first_ts = 0;
+    Status s = DecodeBlockAt(*it, prefix.size(), &first_ts, &block);
     if (!s.ok()) return s;
-    if (reverse ? sample.ts < low : sample.ts > to) break;
-    if (!visit(sample)) break;
+    if (edge && (reverse ? block.back().ts >= *edge : block.front().ts <= *edge)) {
+      return Status::Corruption("overlapping SERIES sample blocks");
+    }
+    edge = reverse ? block.front().ts : block.back().ts;
+    const size_t n = block.size();
+    for (size_t i = 0; more && i < n; ++i) {
+      const Sample& sample = block[reverse ? n - 1 - i : i];
+      if (reverse ? sample.ts > to : sample.ts < low) continue;
+      if (reverse ? sample.ts < low : sample.ts > to) {
+        more = false;
+      } else {
+        more = visit(sample);
+      }
+    }
+    if (!more) break;
   }
   if (!it->status().ok()) return it->status();
   return {};
@@ -296,14 +363,24 @@ OpResult<SeriesInfo> Series::Info(std::string_view key) {
   if (!read->live) return OpStatus::kNotFound;
   SeriesInfo info;
   info.meta = read->meta;
-  bool first = true;
-  OpResult<void> scanned = Scan(key, 0, kMaxSeriesTimestamp, false, [&](const Sample& sample) {
-    if (first) info.first_timestamp = sample.ts;
-    first = false;
-    ++info.total_samples;
-    return true;
-  });
-  if (!scanned.ok()) return FailureOf(scanned);
+  info.stored_bytes = MetaKey(keyspace_.layout(), db_, key).size() +
+                      EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(read->meta)).size();
+  const int64_t floor = VisibleFloor(read->meta);
+  const std::string prefix = SamplePrefix(key, read->meta.version);
+  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
+  std::vector<Sample> block;
+  for (it->Seek(prefix); it->Valid(); it->Next()) {
+    int64_t first_ts = 0;
+    Status s = DecodeBlockAt(*it, prefix.size(), &first_ts, &block);
+    if (!s.ok()) return s;
+    ++info.block_count;
+    info.stored_bytes += it->key().size() + it->value().size();
+    for (const Sample& sample : block) {
+      if (sample.ts < floor) continue;
+      if (info.total_samples++ == 0) info.first_timestamp = sample.ts;
+    }
+  }
+  if (!it->status().ok()) return it->status();
   return info;
 }
 
@@ -311,16 +388,14 @@ Status Series::ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int
                                std::optional<Sample>* newest) {
   newest->reset();
   if (below <= 0) return Status::OK();
-  const std::string prefix = SamplePrefix(key, meta.version);
-  std::unique_ptr<storage::Iterator> it = SampleIterator(keyspace_, prefix);
-  it->SeekForPrev(prefix + SeriesElement(below - 1));
-  if (it->Valid()) {
-    Sample sample;
-    Status s = DecodeAt(*it, prefix.size(), &sample);
-    if (!s.ok()) return s;
-    *newest = sample;
+  std::optional<StoredBlock> block;
+  Status s = ReadBlockAtOrBefore(key, meta, below - 1, false, &block);
+  if (!s.ok() || !block) return s;
+  // Its first sample is below `below`: the last such one is the newest.
+  for (const Sample& sample : block->samples) {
+    if (sample.ts < below) *newest = sample;
   }
-  return it->status();
+  return Status::OK();
 }
 
 OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64_t to) {
@@ -345,7 +420,25 @@ OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64
   const std::string end =
       to == kMaxSeriesTimestamp ? PrefixUpperBound(prefix) : prefix + SeriesElement(to + 1);
   storage::WriteBatch batch;
+  // Every block starting in the range goes whole; the block starting before it (`from` > 0) and
+  // the last one starting in it keep their samples outside the range, rewritten under keys
+  // outside it.
   batch.DeleteRange(storage::KeyRange{prefix + SeriesElement(from), end});
+  for (const bool left : {true, false}) {
+    if (left && from == 0) continue;
+    std::optional<StoredBlock> block;
+    s = ReadBlockAtOrBefore(key, meta, left ? from - 1 : to, false, &block);
+    if (!s.ok()) return s;
+    if (!block || (!left && block->first_ts < from)) continue;  // the left block, done
+    std::vector<Sample> kept;
+    for (const Sample& sample : block->samples) {
+      if (sample.ts < from || sample.ts > to) kept.push_back(sample);
+    }
+    if (kept.size() == block->samples.size()) continue;
+    block->samples.clear();
+    if (!left) block.reset();  // its row is inside the range deletion
+    PutBlocks(prefix, meta, block, kept, &batch);
+  }
   s = WriteMeta(key, meta, *read, &batch);
   if (!s.ok()) return s;
   return count;

@@ -1,25 +1,32 @@
 // Series: the time-series type (RedisTimeSeries' TS.* data model) over the engine.
 //
 // Data model (docs/key-encoding.md, "SERIES"; docs/time-series.md): the key's metadata row holds
-// {version, settings, newest sample, purged_below}; each sample is its own sub-row of that
-// version, element = fixed64-BE(timestamp), value = the double's 8 bytes, so a forward scan meets
-// samples oldest first and a sample is found, replaced or deleted by one point operation. The
-// engine holds the samples: a Series keeps nothing in memory between calls, and the metadata row
-// is bounded by the settings (labels included) alone.
+// {version, settings, newest sample, purged_below}; the samples are packed into blocks, sub-rows
+// of that version keyed by their first timestamp (element = fixed64-BE(ts)) whose value is a
+// SampleBlock (Gorilla-compressed, types/sample_block.h) of at most SeriesBlockBound(chunk_size)
+// bytes, every sample of a block below the next block's first timestamp. So a forward scan of the
+// prefix meets samples oldest first, the block that holds (or would take) a timestamp is one seek
+// away, and a slowly changing reading costs a byte or two a sample. The engine holds the samples:
+// a Series keeps nothing in memory between calls, and the metadata row is bounded by the
+// settings (labels included) alone. A malformed block is kEngineError (Corruption).
 //
 // Timestamps are ms in [0, 2^63-1]. Retention (settings.retention_ms, 0: keep everything): with
 // the newest timestamp N, every sample with ts < N - retention is invisible at once (Range,
-// Latest, Info never show it; Add refuses one with kTooOld), and as writes move N the sub-rows
-// below the window are removed by one engine range deletion (DB::DeleteRange) each time the
-// invisible-but-stored span reaches a whole window (in the same engine write as the sample that
-// moved it), so the stored samples span at most two windows and compaction drops the deleted
-// rows.
+// Latest, Info never show it; Add refuses one with kTooOld), and as writes move N the blocks
+// wholly below the window are removed by one engine range deletion (DB::DeleteRange) each time
+// the window's floor moves a whole window past the last purge (in the same engine write as the
+// sample that moved it); samples below the floor inside the block that holds it stay stored but
+// invisible. So the stored samples span at most two windows and a block, and compaction drops the
+// deleted rows.
 //
-// Costs: Add, IncrBy = one metadata read + one sub-row point read (duplicates) + one atomic
-// WriteBatch (sub-row + metadata, and a range deletion when the window moves by a whole
-// window); Latest = one metadata read; Range = a seek and the samples it visits; DeleteRange =
-// a scan of the samples it deletes (to count them), a seek for the new newest sample and one
-// WriteBatch (a range deletion + metadata); Info = a scan of the visible samples.
+// Costs (a block: at most chunk_size bytes and kMaxSeriesBlockSamples samples): Add, IncrBy =
+// one metadata read + a seek to the block that takes the sample, decoded and re-encoded (a block
+// that outgrows its bound is split, a full tail block left as it is) + one atomic WriteBatch
+// (the block rows + metadata, and a range deletion when the window moves by a whole window);
+// Latest = one metadata read; Range = a seek and the blocks it visits; DeleteRange = a scan of
+// the samples it deletes (to count them), the two boundary blocks rewritten, a seek for the new
+// newest sample and one WriteBatch (a range deletion of the whole blocks + metadata); Info = a
+// scan of the stored blocks.
 //
 // Every operation returns kWrongType when the key holds another type (nothing is written),
 // kNotFound when a key that must exist does not (Add and IncrBy create it), and kEngineError
@@ -57,6 +64,8 @@ struct SeriesInfo {
   SeriesMeta meta;
   uint64_t total_samples = 0;   // visible samples
   int64_t first_timestamp = 0;  // the oldest visible sample's (0 when empty)
+  uint64_t block_count = 0;     // stored blocks (TS.INFO chunkCount)
+  uint64_t stored_bytes = 0;    // key and value bytes of the metadata row and the blocks
 };
 
 class Series {
@@ -126,11 +135,30 @@ class Series {
   static int64_t VisibleFloor(const SeriesMeta& meta);
   std::string SamplePrefix(std::string_view key, uint64_t version) const;
   // Writes the metadata row with the batch's other rows as one engine write, adding the range
-  // deletion of the sub-rows below the window when it moved by a whole window.
+  // deletion of the blocks wholly below the window when it moved by a whole window.
   storage::Status WriteMeta(std::string_view key, SeriesMeta meta, const Found& previous,
                             storage::WriteBatch* batch);
+  // Adds to `batch` the range deletion of the blocks of `meta`'s incarnation that hold only
+  // samples below `floor`.
+  storage::Status PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
+                             storage::WriteBatch* batch);
   // A new empty incarnation with `settings`.
   storage::Status NewIncarnation(const SeriesSettings& settings, SeriesMeta* meta);
+  // A stored block: its first timestamp (its key), bytes and samples.
+  struct StoredBlock {
+    int64_t first_ts = 0;
+    std::string bytes;
+    std::vector<Sample> samples;
+  };
+  // The block with the greatest first timestamp <= ts, if any (`or_first`: else the first block).
+  storage::Status ReadBlockAtOrBefore(std::string_view key, const SeriesMeta& meta, int64_t ts,
+                                      bool or_first, std::optional<StoredBlock>* block);
+  // Adds to `batch` the rows of `samples` (ascending) packed into blocks, where `old` (if any)
+  // was the block they came from: its row is deleted unless a new block keeps its key, and a
+  // block identical to it is not written again.
+  void PutBlocks(const std::string& prefix, const SeriesMeta& meta,
+                 const std::optional<StoredBlock>& old, const std::vector<Sample>& samples,
+                 storage::WriteBatch* batch);
   // The newest stored sample of `meta`'s incarnation with ts < below (a seek), if any.
   storage::Status ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int64_t below,
                                   std::optional<Sample>* newest);

@@ -1,5 +1,6 @@
 #include "types/series_codec.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "common/strings.h"
@@ -176,6 +177,45 @@ bool DecodeSampleValue(std::string_view bytes, double* value) {
   if (!storage::GetFixed64(&bytes, &bits) || !bytes.empty()) return false;
   *value = std::bit_cast<double>(bits);
   return true;
+}
+
+uint64_t SeriesBlockBound(uint64_t chunk_size) {
+  return std::clamp(chunk_size, kMinSeriesBlockBytes, kMaxSeriesBlockBytes);
+}
+
+std::vector<SeriesBlock> PackSeriesBlocks(const std::vector<Sample>& samples, uint64_t bound) {
+  std::vector<SeriesBlock> blocks;
+  size_t start = 0;
+  while (start < samples.size()) {
+    SampleBlockWriter writer;
+    size_t end = start;
+    while (end < samples.size() && end - start < kMaxSeriesBlockSamples) {
+      writer.Add(samples[end].ts, samples[end].value);
+      if (writer.size() > bound && end > start) break;
+      ++end;
+    }
+    if (writer.count() > end - start) {  // samples[end] overflowed the bound: encode without it
+      writer = SampleBlockWriter();
+      for (size_t i = start; i < end; ++i) writer.Add(samples[i].ts, samples[i].value);
+    }
+    blocks.push_back(SeriesBlock{samples[start].ts, writer.Finish()});
+    start = end;
+  }
+  return blocks;
+}
+
+bool DecodeSeriesBlock(int64_t first_ts, std::string_view bytes, std::vector<Sample>* samples) {
+  samples->clear();
+  SampleBlockReader reader(bytes);
+  Sample sample;
+  while (reader.Next(&sample)) {
+    if (sample.ts < 0 ||
+        (samples->empty() ? sample.ts != first_ts : sample.ts <= samples->back().ts)) {
+      return false;
+    }
+    samples->push_back(sample);
+  }
+  return !reader.corrupt() && !samples->empty() && samples->size() == reader.count();
 }
 
 }  // namespace ebb::types

@@ -76,10 +76,37 @@ inline constexpr uint8_t kSeriesRulesExtension = 1;
 std::string EncodeSeriesMeta(const SeriesMeta& meta);
 // False if malformed (trailing bytes included).
 bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);
-// A sample's sub-row element and value. Decode: false if malformed.
+// A block sub-row's element: fixed64-BE of the block's first timestamp. Decode: false if
+// malformed.
 std::string SeriesElement(int64_t ts);
 bool DecodeSeriesElement(std::string_view element, int64_t* ts);
+// A double's 8 bytes (fixed64-LE of its bits), as DUMP's series body lists samples. Decode: false
+// if malformed.
 std::string EncodeSampleValue(double value);
 bool DecodeSampleValue(std::string_view bytes, double* value);
+
+// Samples are stored in blocks: sub-row element = SeriesElement(first ts), value = a SampleBlock
+// (types/sample_block.h) of 1 or more samples in strictly ascending timestamp order, every one
+// below the next block's first timestamp. A block is at most the bound below in bytes unless it
+// holds a single sample, and holds at most kMaxSeriesBlockSamples samples (an add decodes and
+// re-encodes one block: this bounds its work whatever the compression).
+inline constexpr uint64_t kMinSeriesBlockBytes = 48;
+inline constexpr uint64_t kMaxSeriesBlockBytes = 1048576;
+inline constexpr size_t kMaxSeriesBlockSamples = 1024;
+// The size bound of a series' blocks: its chunk_size, clamped to [48, 1048576] (a restored or
+// hostile chunk_size never makes a block unbounded).
+uint64_t SeriesBlockBound(uint64_t chunk_size);
+struct SeriesBlock {
+  int64_t first_ts = 0;
+  std::string bytes;
+};
+// Packs ascending, distinct samples into blocks of at most `bound` bytes (a lone sample that
+// alone exceeds it makes a block by itself) and kMaxSeriesBlockSamples samples each, filling each
+// block before starting the next.
+std::vector<SeriesBlock> PackSeriesBlocks(const std::vector<Sample>& samples, uint64_t bound);
+// A block row's samples (appended to a cleared `samples`). False if malformed: not a SampleBlock,
+// no sample, a first timestamp other than `first_ts`, timestamps not strictly ascending or above
+// 2^63-1.
+bool DecodeSeriesBlock(int64_t first_ts, std::string_view bytes, std::vector<Sample>* samples);
 
 }  // namespace ebb::types

@@ -122,6 +122,10 @@ def timeseries(r):
                                        bucket_size_msec=20)] == [(0, 2.5), (20, 7.0)]
     assert ts.incrby("ts:py", 1, timestamp=40) == 40
     assert tuple(ts.get("ts:py")) == (40, 5.0)
+    info = ts.info("ts:py")  # redis-py's TSInfo reads every field RedisTimeSeries answers
+    assert info.total_samples == 4 and info.chunk_count == 1 and info.memory_usage > 0, vars(info)
+    assert info.first_time_stamp == 10 and info.lastTimeStamp == 40, vars(info)
+    assert info.labels == {"room": "kitchen"} and info.chunk_size == 4096, vars(info)
     # Several series by their labels: TS.QUERYINDEX, TS.MGET, TS.MRANGE (GROUPBY too).
     assert ts.create("ts:py2", labels={"room": "hall", "kind": "temp"})
     assert ts.alter("ts:py", labels={"room": "kitchen", "kind": "temp"})

@@ -15,6 +15,7 @@
 #include "tests/support/fake_cluster.h"
 #include "types/key_encoding.h"
 #include "types/keyspace.h"
+#include "types/series_codec.h"
 
 namespace ebb::test {
 namespace {
@@ -35,7 +36,19 @@ class SeriesTest : public CommandTest {
     if (empty) args.push_back("EMPTY");
     return Do(args);
   }
-  // The engine's sub-rows of series `key` (any version), counted straight from the engine.
+  // TS.INFO's reply with its memoryUsage figure, checked to be positive, shown as N.
+  std::string Info(std::string_view key) {
+    std::string reply = Do({"TS.INFO", std::string(key)});
+    const std::string field = "+memoryUsage,:";
+    const size_t at = reply.find(field);
+    if (at == std::string::npos) return reply;
+    const size_t start = at + field.size();
+    const size_t end = reply.find(',', start);
+    EXPECT_GT(std::atoll(reply.substr(start, end - start).c_str()), 0);
+    return reply.replace(start, end - start, "N");
+  }
+  // The samples the engine stores for series `key` (any version): its block sub-rows decoded,
+  // straight from the engine.
   size_t StoredSamples(std::string_view key) {
     types::Keyspace& keyspace = ebb_->context().keyspace();
     const std::string prefix = types::SubRowDbPrefix(keyspace.layout(), 0);
@@ -44,9 +57,14 @@ class SeriesTest : public CommandTest {
     options.upper_bound = types::PrefixUpperBound(prefix);
     std::unique_ptr<storage::Iterator> it = keyspace.db().NewIterator(options);
     size_t n = 0;
+    std::vector<types::Sample> block;
     for (it->Seek(prefix); it->Valid(); it->Next()) {
       types::SubRowKeyParts parts;
-      if (types::ParseSubRowKey(it->key(), &parts) && parts.user_key == key) ++n;
+      if (!types::ParseSubRowKey(it->key(), &parts) || parts.user_key != key) continue;
+      int64_t first_ts = 0;
+      EXPECT_TRUE(types::DecodeSeriesElement(parts.element, &first_ts) &&
+                  types::DecodeSeriesBlock(first_ts, it->value(), &block));
+      n += block.size();
     }
     return n;
   }
@@ -136,18 +154,24 @@ TEST_F(SeriesTest, CreateInfoAlterAndGet) {
   EXPECT_EQ(Do({"TS.CREATE", "s"}), "-ERR TSDB: key already exists");
   EXPECT_EQ(Do({"TYPE", "s"}), "+TSDB-TYPE");
   EXPECT_EQ(Do({"TS.GET", "s"}), "[]");
-  EXPECT_EQ(Do({"TS.INFO", "s"}),
-            "[+totalSamples,:0,+firstTimestamp,:0,+lastTimestamp,:0,+retentionTime,:60000,"
-            "+chunkSize,:128,+chunkType,+uncompressed,+duplicatePolicy,+max,+labels,"
-            "[[$room,$kitchen],[$unit,$C]],+sourceKey,nil,+rules,[]]");
+  EXPECT_EQ(
+      Info("s"),
+      "[+totalSamples,:0,+memoryUsage,:N,+firstTimestamp,:0,+lastTimestamp,:0,"
+      "+retentionTime,:60000,+chunkCount,:0,+chunkSize,:128,+chunkType,+uncompressed,"
+      "+duplicatePolicy,+max,+labels,[[$room,$kitchen],[$unit,$C]],+sourceKey,nil,+rules,[]]");
+  const int64_t empty_bytes = Cmd({"TS.INFO", "s"})[3].integer();
   EXPECT_EQ(Do({"TS.ADD", "s", "1000", "1.5"}), ":1000");
   EXPECT_EQ(Do({"TS.ADD", "s", "2000", "-2.25"}), ":2000");
   EXPECT_EQ(Do({"TS.GET", "s"}), "[:2000,+-2.25]");
   EXPECT_EQ(Do({"TS.ALTER", "s", "RETENTION", "0", "DUPLICATE_POLICY", "LAST", "LABELS"}), "+OK");
-  EXPECT_EQ(Do({"TS.INFO", "s"}),
-            "[+totalSamples,:2,+firstTimestamp,:1000,+lastTimestamp,:2000,+retentionTime,:0,"
-            "+chunkSize,:128,+chunkType,+uncompressed,+duplicatePolicy,+last,+labels,[],"
-            "+sourceKey,nil,+rules,[]]");
+  EXPECT_EQ(Info("s"),
+            "[+totalSamples,:2,+memoryUsage,:N,+firstTimestamp,:1000,+lastTimestamp,:2000,"
+            "+retentionTime,:0,+chunkCount,:1,+chunkSize,:128,+chunkType,+uncompressed,"
+            "+duplicatePolicy,+last,+labels,[],+sourceKey,nil,+rules,[]]");
+  // The metadata row (its labels dropped by the ALTER) and one block row with two samples.
+  const int64_t bytes = Cmd({"TS.INFO", "s"})[3].integer();
+  EXPECT_GT(bytes, empty_bytes - 30);
+  EXPECT_LT(bytes, empty_bytes + 60);
   EXPECT_EQ(Do({"TS.ALTER", "none", "RETENTION", "1"}), "-ERR TSDB: the key does not exist");
   EXPECT_EQ(Do({"TS.GET", "none"}), "-ERR TSDB: the key does not exist");
   EXPECT_EQ(Do({"TS.INFO", "none"}), "-ERR TSDB: the key does not exist");
@@ -156,12 +180,12 @@ TEST_F(SeriesTest, CreateInfoAlterAndGet) {
   // RESP3: values are doubles, INFO a map.
   ASSERT_EQ(ebb_->Raw({"HELLO", "3"}).substr(0, 1), "%");
   EXPECT_EQ(ebb_->Raw({"TS.GET", "s"}), "*2\r\n:2000\r\n,-2.25\r\n");
-  EXPECT_EQ(ebb_->Raw({"TS.INFO", "s"}).substr(0, 20), "%10\r\n+totalSamples\r\n");
+  EXPECT_EQ(ebb_->Raw({"TS.INFO", "s"}).substr(0, 20), "%12\r\n+totalSamples\r\n");
 }
 
 TEST_F(SeriesTest, AddCreatesWithOptionsMaddAndDel) {
   EXPECT_EQ(Do({"TS.ADD", "a", "5", "1", "RETENTION", "10", "LABELS", "k", "v"}), ":5");
-  EXPECT_EQ(Cmd({"TS.INFO", "a"})[7].integer(), 10);
+  EXPECT_EQ(Cmd({"TS.INFO", "a"})[9].integer(), 10);
   EXPECT_EQ(Do({"TS.MADD", "a", "6", "2", "b", "1", "1", "a", "x", "3", "a", "7", "y"}),
             "[:6,-ERR TSDB: the key does not exist,-ERR TSDB: invalid timestamp,"
             "-ERR TSDB: invalid value]");
@@ -223,11 +247,13 @@ TEST_F(SeriesTest, RetentionHidesAtOnceAndPurgesTheEngine) {
   EXPECT_EQ(Do({"TS.ADD", "r", "19", "1"}), "-ERR TSDB: Timestamp is older than retention");
   EXPECT_EQ(Do({"TS.ADD", "r", "20", "1"}), ":20");
   EXPECT_EQ(StoredSamples("r"), 5u);  // hidden, still stored: under a window past the purge mark
-  // Newest 300: the window starts at 200, a whole window past the purge mark (0): rows below
-  // 200 are range-deleted.
+  // Newest 300: the window starts at 200, a whole window past the purge mark (0): the blocks
+  // before the one holding 200 are range-deleted. All six samples share that one block, so the
+  // older ones stay stored, invisible.
   EXPECT_EQ(Do({"TS.ADD", "r", "300", "2"}), ":300");
   EXPECT_EQ(Do({"TS.RANGE", "r", "-", "+"}), "[[:300,+2]]");
-  EXPECT_EQ(StoredSamples("r"), 1u);
+  EXPECT_EQ(StoredSamples("r"), 6u);
+  EXPECT_EQ(Cmd({"TS.INFO", "r"})[1].integer(), 1);
   EXPECT_EQ(Do({"TS.GET", "r"}), "[:300,+2]");
 }
 
@@ -237,7 +263,7 @@ TEST_F(SeriesTest, SurvivesRestart) {
   ebb_->Reopen();
   EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+"}), "[[:10,+2],[:15,+4],[:30,+6],[:35,+10],[:70,+1]]");
   EXPECT_EQ(Do({"TYPE", "s"}), "+TSDB-TYPE");
-  EXPECT_EQ(Cmd({"TS.INFO", "s"})[7].integer(), 5);
+  EXPECT_EQ(Cmd({"TS.INFO", "s"})[9].integer(), 5);
   EXPECT_EQ(Do({"TS.ADD", "t", "80", "3"}), ":80");
 }
 
