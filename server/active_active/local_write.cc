@@ -8,6 +8,7 @@
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/whole_key.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -107,7 +108,19 @@ bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite*
     return false;
   }
   if (verdict == MergeVerdict::kLoses) {  // a string version not greater than the one held
-    plan->kind = LocalWrite::Kind::kReplyOk;
+    // The key's type floor answers first: the held version may be the tombstone compaction made
+    // of an expired TREG or log, which the floor outlives (a row no compaction changes).
+    KeyMarker marker;
+    bool has_row = false;
+    storage::Status s;
+    if (whole_key_->any()) s = whole_key_->Marker(plan->db, delta[1], &marker, &has_row);
+    if (!s.ok()) {
+      Refuse(plan, EngineError(s.ToString()));
+    } else if (marker.floor > TypePrecedence(types::KeyType::kString)) {
+      Refuse(plan, std::string(kWrongType));
+    } else {
+      plan->kind = LocalWrite::Kind::kReplyOk;
+    }
     return false;
   }
   return true;

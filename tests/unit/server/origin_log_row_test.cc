@@ -74,22 +74,27 @@ TEST(OriginLogRowTest, TheReducedPutKeepsTheRankWithoutTheValue) {
 }
 
 TEST(OriginLogRowTest, EveryDeltaThatCarriesAValueIsALoggedValue) {
-  const auto put = LoggedValueOf(Put({"put", "k", "v", "TS", "10", "PXAT", "20"}));
+  // A LoggedValue views its delta's arguments: each delta outlives it.
+  const PeerDelta put_delta = Put({"put", "k", "v", "TS", "10", "PXAT", "20"});
+  const auto put = LoggedValueOf(put_delta);
   ASSERT_TRUE(put.has_value());
   EXPECT_EQ(put->kind, LoggedValue::Kind::kPut);
   EXPECT_EQ(put->key, "k");
   EXPECT_EQ(put->value, "v");
   EXPECT_TRUE(put->ts == 10);
   EXPECT_EQ(put->own_expiry, 20);
-  const auto nottl = LoggedValueOf(Put({"put", "k", "v", "TS", "10", "NOTTL"}));
+  const PeerDelta nottl_delta = Put({"put", "k", "v", "TS", "10", "NOTTL"});
+  const auto nottl = LoggedValueOf(nottl_delta);
   ASSERT_TRUE(nottl.has_value());
   EXPECT_EQ(nottl->own_expiry, std::nullopt);
-  const auto treg = LoggedValueOf(Put({"treg", "set", "r", "v", "18446744073709551615"}));
+  const PeerDelta treg_delta = Put({"treg", "set", "r", "v", "18446744073709551615"});
+  const auto treg = LoggedValueOf(treg_delta);
   ASSERT_TRUE(treg.has_value());
   EXPECT_EQ(treg->kind, LoggedValue::Kind::kTregSet);
   EXPECT_EQ(treg->key, "r");
   EXPECT_TRUE(treg->ts == static_cast<__int128>(18446744073709551615ULL));
-  const auto tlog = LoggedValueOf(Put({"tlog", "ins", "l", "v", "7"}));
+  const PeerDelta tlog_delta = Put({"tlog", "ins", "l", "v", "7"});
+  const auto tlog = LoggedValueOf(tlog_delta);
   ASSERT_TRUE(tlog.has_value());
   EXPECT_EQ(tlog->kind, LoggedValue::Kind::kTlogIns);
   // No value, a reduced form, or out of shape: none.

@@ -37,7 +37,8 @@ TEST(KeyMetaTest, DecodeRejectsEmptyAndUnknownTags) {
 TEST(KeyMetaTest, SeriesTag) {
   KeyType type = KeyType::kString;
   std::string_view payload;
-  ASSERT_TRUE(DecodeMetaValue(std::string("\x04x", 2), &type, &payload));
+  const std::string value("\x04x", 2);  // outlives `payload`, a view into it
+  ASSERT_TRUE(DecodeMetaValue(value, &type, &payload));
   EXPECT_EQ(type, KeyType::kSeries);
   EXPECT_EQ(payload, "x");
   EXPECT_TRUE(IsCollectionType(KeyType::kSeries));
