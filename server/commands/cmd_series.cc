@@ -386,33 +386,23 @@ const ArgSpec kFrom = {.name = "fromTimestamp"};
 const ArgSpec kTo = {.name = "toTimestamp"};
 
 std::vector<ArgSpec> RangeArguments() {
-  return {
-      kKey,
-      kFrom,
-      kTo,
-      {.name = "latest", .type = ArgType::kPureToken, .token = "LATEST", .optional = true},
-      {.name = "Timestamp",
-       .type = ArgType::kInteger,
-       .token = "FILTER_BY_TS",
-       .optional = true,
-       .multiple = true},
-      {.name = "filterByValue",
-       .type = ArgType::kBlock,
-       .token = "FILTER_BY_VALUE",
-       .optional = true,
-       .children = {{.name = "min", .type = ArgType::kDouble},
-                    {.name = "max", .type = ArgType::kDouble}}},
-      {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
-      {.name = "value", .token = "ALIGN", .optional = true},
-      {.name = "aggregation",
-       .type = ArgType::kBlock,
-       .token = "AGGREGATION",
-       .optional = true,
-       .children = {
-           {.name = "aggregator"},
-           {.name = "bucketDuration", .type = ArgType::kInteger},
-           {.name = "bt", .token = "BUCKETTIMESTAMP", .optional = true},
-           {.name = "empty", .type = ArgType::kPureToken, .token = "EMPTY", .optional = true}}}};
+  std::vector<ArgSpec> args = {kKey, kFrom, kTo};
+  for (std::vector<ArgSpec> part : {RangeFilterArguments(), RangeAggregationArguments()}) {
+    args.insert(args.end(), part.begin(), part.end());
+  }
+  return args;
+}
+
+// TS.INCRBY and TS.DECRBY: the amount, the timestamp, and TS.CREATE's options for a new key.
+std::vector<ArgSpec> IncrArguments() {
+  return {kKey,
+          {.name = "value", .type = ArgType::kDouble},
+          {.name = "timestamp", .token = "TIMESTAMP", .optional = true},
+          kRetention,
+          kEncoding,
+          kChunkSize,
+          kDuplicatePolicy,
+          kLabels};
 }
 
 }  // namespace
@@ -472,14 +462,7 @@ std::vector<CommandSpec> SeriesCommands() {
        .keys = kFirstKey,
        .group = "timeseries",
        .summary = "Adds to the newest value and appends the sum as a sample.",
-       .arguments = {kKey,
-                     {.name = "value", .type = ArgType::kDouble},
-                     {.name = "timestamp", .token = "TIMESTAMP", .optional = true},
-                     kRetention,
-                     kEncoding,
-                     kChunkSize,
-                     kDuplicatePolicy,
-                     kLabels},
+       .arguments = IncrArguments(),
        .handler = Handler<ParseIncr, ExecuteIncrBy>},
       {.name = "ts.decrby",
        .arity = -3,
@@ -487,14 +470,7 @@ std::vector<CommandSpec> SeriesCommands() {
        .keys = kFirstKey,
        .group = "timeseries",
        .summary = "Subtracts from the newest value and appends the result as a sample.",
-       .arguments = {kKey,
-                     {.name = "value", .type = ArgType::kDouble},
-                     {.name = "timestamp", .token = "TIMESTAMP", .optional = true},
-                     kRetention,
-                     kEncoding,
-                     kChunkSize,
-                     kDuplicatePolicy,
-                     kLabels},
+       .arguments = IncrArguments(),
        .handler = Handler<ParseIncr, ExecuteDecrBy>},
       {.name = "ts.get",
        .arity = -2,

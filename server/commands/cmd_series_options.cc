@@ -263,6 +263,36 @@ void FinishRangeQuery(ArgParser& args, RangeQuery* q, const RangeQueryParse& sta
   if (state.aggregated) q->aggregation = spec;
 }
 
+std::vector<ArgSpec> RangeFilterArguments() {
+  return {{.name = "latest", .type = ArgType::kPureToken, .token = "LATEST", .optional = true},
+          {.name = "Timestamp",
+           .type = ArgType::kInteger,
+           .token = "FILTER_BY_TS",
+           .optional = true,
+           .multiple = true},
+          {.name = "filterByValue",
+           .type = ArgType::kBlock,
+           .token = "FILTER_BY_VALUE",
+           .optional = true,
+           .children = {{.name = "min", .type = ArgType::kDouble},
+                        {.name = "max", .type = ArgType::kDouble}}}};
+}
+
+std::vector<ArgSpec> RangeAggregationArguments() {
+  return {
+      {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
+      {.name = "value", .token = "ALIGN", .optional = true},
+      {.name = "aggregation",
+       .type = ArgType::kBlock,
+       .token = "AGGREGATION",
+       .optional = true,
+       .children = {
+           {.name = "aggregator"},
+           {.name = "bucketDuration", .type = ArgType::kInteger},
+           {.name = "bt", .token = "BUCKETTIMESTAMP", .optional = true},
+           {.name = "empty", .type = ArgType::kPureToken, .token = "EMPTY", .optional = true}}}};
+}
+
 RangeQuery ParseRangeQuery(ArgParser& args) {
   RangeQuery q;
   RangeQueryParse state;

@@ -62,6 +62,12 @@ struct RangeQuery {
 };
 RangeQuery ParseRangeQuery(ArgParser& args);
 
+// The range options' argument specs (COMMAND DOCS, HELP, docs/commands.md), which TS.RANGE and
+// TS.MRANGE share: [LATEST] [FILTER_BY_TS ts...] [FILTER_BY_VALUE min max], then
+// [COUNT count] [ALIGN value] [AGGREGATION aggregator bucketDuration [BUCKETTIMESTAMP bt] [EMPTY]].
+std::vector<ArgSpec> RangeFilterArguments();
+std::vector<ArgSpec> RangeAggregationArguments();
+
 // The pieces of ParseRangeQuery, for the commands that mix the range options with their own
 // (TS.MRANGE): ParseRangeBounds reads from and to, ParseRangeOption one option, and
 // FinishRangeQuery checks ALIGN against the rest and sets q->aggregation.

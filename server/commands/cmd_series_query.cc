@@ -392,39 +392,19 @@ const ArgSpec kLabelsShown = {
                  {.name = "label", .token = "SELECTED_LABELS", .multiple = true}}};
 
 std::vector<ArgSpec> MrangeArguments() {
-  return {
-      {.name = "fromTimestamp"},
-      {.name = "toTimestamp"},
-      kLatest,
-      {.name = "Timestamp",
-       .type = ArgType::kInteger,
-       .token = "FILTER_BY_TS",
-       .optional = true,
-       .multiple = true},
-      {.name = "filterByValue",
-       .type = ArgType::kBlock,
-       .token = "FILTER_BY_VALUE",
-       .optional = true,
-       .children = {{.name = "min", .type = ArgType::kDouble},
-                    {.name = "max", .type = ArgType::kDouble}}},
-      kLabelsShown,
-      {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .optional = true},
-      {.name = "value", .token = "ALIGN", .optional = true},
-      {.name = "aggregation",
-       .type = ArgType::kBlock,
-       .token = "AGGREGATION",
-       .optional = true,
-       .children =
-           {{.name = "aggregator"},
-            {.name = "bucketDuration", .type = ArgType::kInteger},
-            {.name = "bt", .token = "BUCKETTIMESTAMP", .optional = true},
-            {.name = "empty", .type = ArgType::kPureToken, .token = "EMPTY", .optional = true}}},
-      kFilter,
-      {.name = "groupby",
-       .type = ArgType::kBlock,
-       .token = "GROUPBY",
-       .optional = true,
-       .children = {{.name = "label"}, {.name = "reducer", .token = "REDUCE"}}}};
+  std::vector<ArgSpec> args = {{.name = "fromTimestamp"}, {.name = "toTimestamp"}};
+  const std::vector<ArgSpec> filters = RangeFilterArguments();
+  const std::vector<ArgSpec> aggregation = RangeAggregationArguments();
+  args.insert(args.end(), filters.begin(), filters.end());
+  args.push_back(kLabelsShown);
+  args.insert(args.end(), aggregation.begin(), aggregation.end());
+  args.push_back(kFilter);
+  args.push_back({.name = "groupby",
+                  .type = ArgType::kBlock,
+                  .token = "GROUPBY",
+                  .optional = true,
+                  .children = {{.name = "label"}, {.name = "reducer", .token = "REDUCE"}}});
+  return args;
 }
 
 }  // namespace
