@@ -351,8 +351,9 @@ class ActiveActive {
   // from what the keys hold here (whole_key.h).
   void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
   // The merge gate's verdict on a client's string or TREG delta: false when the plan is decided
-  // (refused, or answered +OK for a string version that loses).
-  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan);
+  // (refused). *loses: a string version not greater than the one held, answered +OK once the
+  // key's markers (AdmitLocal) have not refused it.
+  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing

@@ -8,7 +8,6 @@
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
-#include "server/active_active/whole_key.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -78,6 +77,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   }
   if (form.kind == WriteForm::Kind::kRefused) return Refuse(plan, std::move(form.error));
   const std::string& op = form.args[0];
+  bool loses = false;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     return PlanWholeKeyDelete(std::move(form.args), plan);
   }
@@ -87,16 +87,23 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   } else if (op == "tlog" && (form.args[1] == "trim" || form.args[1] == "clr")) {
     plan->kind = Kind::kRun;  // logged as the TRIMAT of the cutoff it leaves
     plan->trim_after = true;
-  } else if (JudgeLocal(form.args, plan)) {
+  } else if (JudgeLocal(form.args, plan, &loses)) {
     plan->kind = Kind::kRun;
   }
   if (plan->kind != Kind::kRun && plan->kind != Kind::kRunHere) return;
   plan->args = std::move(form.args);
   plan->views.assign(plan->args.begin(), plan->args.end());
   if (!plan->trim_after) AdmitLocal(plan);
+  // A losing version writes nothing; the key's type floor still answers first (AdmitLocal): the
+  // held version may be the tombstone compaction made of an expired TREG or log, which the
+  // floor, a row no compaction changes, outlives.
+  if (loses && (plan->kind == Kind::kRun || plan->kind == Kind::kRunHere)) {
+    plan->kind = Kind::kReplyOk;
+  }
 }
 
-bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan) {
+bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan,
+                              bool* loses) {
   if (delta[0] == "tlog") return true;  // a log's entries merge by the log's own rule
   MergeVerdict verdict = MergeVerdict::kWrite;
   if (storage::Status s = JudgeDelta(context_->keyspace(), plan->db, delta, &verdict); !s.ok()) {
@@ -107,22 +114,7 @@ bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite*
     Refuse(plan, std::string(kWrongType));
     return false;
   }
-  if (verdict == MergeVerdict::kLoses) {  // a string version not greater than the one held
-    // The key's type floor answers first: the held version may be the tombstone compaction made
-    // of an expired TREG or log, which the floor outlives (a row no compaction changes).
-    KeyMarker marker;
-    bool has_row = false;
-    storage::Status s;
-    if (whole_key_->any()) s = whole_key_->Marker(plan->db, delta[1], &marker, &has_row);
-    if (!s.ok()) {
-      Refuse(plan, EngineError(s.ToString()));
-    } else if (marker.floor > TypePrecedence(types::KeyType::kString)) {
-      Refuse(plan, std::string(kWrongType));
-    } else {
-      plan->kind = LocalWrite::Kind::kReplyOk;
-    }
-    return false;
-  }
+  *loses = verdict == MergeVerdict::kLoses;  // a string version not greater than the one held
   return true;
 }
 
