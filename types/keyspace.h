@@ -366,15 +366,20 @@ class Keyspace {
   // Visits every live metadata row of `db` in engine key order, from the position `start`
   // (MetaKeyPosition: the user key, after its slot in the slot layout; inclusive; empty: the
   // first); stops when `visit` returns false.
+  // kWithDead: also the keys whose newest version is a tombstone or an expired value (read at
+  // grace 0 with the engine's include_dead; such a key's value and meta are not shown).
+  enum class MetaRows { kLive, kWithDead };
   storage::Status ForEachMeta(
       int db, std::string_view start,
       const std::function<bool(std::string_view user_key, std::string_view value,
-                               const storage::RowMeta& meta)>& visit);
+                               const storage::RowMeta& meta)>& visit,
+      MetaRows rows = MetaRows::kLive);
   // The same over the metadata rows in the engine range [lower, upper).
   storage::Status ForEachMetaIn(
       std::string lower, std::string upper,
       const std::function<bool(std::string_view user_key, std::string_view value,
-                               const storage::RowMeta& meta)>& visit);
+                               const storage::RowMeta& meta)>& visit,
+      MetaRows rows = MetaRows::kLive);
   // Visits those keys of database 0 in `slot`, in byte order, until `visit` returns false.
   storage::Status ForEachKeyInSlot(int slot,
                                    const std::function<bool(std::string_view key)>& visit);

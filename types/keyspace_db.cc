@@ -28,21 +28,27 @@ using storage::Status;
 
 Status Keyspace::ForEachMeta(
     int db, std::string_view start,
-    const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit) {
+    const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit,
+    MetaRows rows) {
   std::string prefix = MetaKeyPrefix(layout_, db);
   std::string upper = PrefixUpperBound(prefix);
   prefix.append(start);
-  return ForEachMetaIn(std::move(prefix), std::move(upper), visit);
+  return ForEachMetaIn(std::move(prefix), std::move(upper), visit, rows);
 }
 
 Status Keyspace::ForEachMetaIn(
     std::string lower, std::string upper,
-    const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit) {
+    const std::function<bool(std::string_view, std::string_view, const storage::RowMeta&)>& visit,
+    MetaRows rows) {
   storage::ReadOptions options = ReadOptions();
   options.lower_bound = std::move(lower);
   options.upper_bound = std::move(upper);
   options.fill_cache = false;
-  options.retrieval_grace_ms = settings_.default_retrieval_grace_ms;
+  if (rows == MetaRows::kWithDead) {
+    options.include_dead = true;  // at grace 0, as the engine requires
+  } else {
+    options.retrieval_grace_ms = settings_.default_retrieval_grace_ms;
+  }
   std::unique_ptr<storage::Iterator> it = active_->NewIterator(options);
   for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
     int key_db = 0;
@@ -119,20 +125,15 @@ OpResult<void> Keyspace::ForEachKeyOfType(
 }
 
 OpResult<std::vector<std::string>> Keyspace::KeysWithDead(int db) {
-  storage::ReadOptions options = ReadOptions();
-  options.lower_bound = MetaKeyPrefix(layout_, db);
-  options.upper_bound = PrefixUpperBound(*options.lower_bound);
-  options.fill_cache = false;
-  options.include_dead = true;
-  std::unique_ptr<storage::Iterator> it = active_->NewIterator(options);
   std::vector<std::string> keys;
-  for (it->Seek(*options.lower_bound); it->Valid(); it->Next()) {
-    int key_db = 0;
-    std::string_view user_key;
-    if (!ParseMetaKey(it->key(), &key_db, &user_key)) break;
-    keys.emplace_back(user_key);
-  }
-  if (!it->status().ok()) return it->status();
+  Status s = ForEachMeta(
+      db, {},
+      [&](std::string_view key, std::string_view, const storage::RowMeta&) {
+        keys.emplace_back(key);
+        return true;
+      },
+      MetaRows::kWithDead);
+  if (!s.ok()) return s;
   return keys;
 }
 
