@@ -53,15 +53,6 @@ types::SeriesRules RulesOf(CommandContext& ctx) {
   return types::SeriesRules(ctx.server.keyspace(), ctx.client.db_index());
 }
 
-// LATEST: the open bucket of the rule feeding `key`, when newer than key's newest sample.
-OpResult<std::optional<Sample>> OpenBucketAfterNewest(CommandContext& ctx, std::string_view key) {
-  OpResult<std::optional<Sample>> newest = SeriesOf(ctx).Latest(key);
-  if (!newest.ok()) return types::FailureOf(newest);
-  OpResult<std::optional<Sample>> open = RulesOf(ctx).OpenBucket(key);
-  if (!open.ok() || !*open || !*newest || (*open)->ts > (*newest)->ts) return open;
-  return std::optional<Sample>();
-}
-
 // TS.CREATE key [options]
 struct CreateOptions {
   std::string_view key;

@@ -9,6 +9,7 @@
 #include "server/core/errors.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
+#include "types/series_rules.h"
 
 namespace ebb::server {
 namespace {
@@ -378,6 +379,18 @@ types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, 
     if (out->size() > q.count) out->resize(q.count);
   }
   return {};
+}
+
+types::OpResult<std::optional<types::Sample>> OpenBucketAfterNewest(CommandContext& ctx,
+                                                                    std::string_view key) {
+  const int db = ctx.client.db_index();
+  types::OpResult<std::optional<types::Sample>> newest =
+      types::Series(ctx.server.keyspace(), db).Latest(key);
+  if (!newest.ok()) return types::FailureOf(newest);
+  types::OpResult<std::optional<types::Sample>> open =
+      types::SeriesRules(ctx.server.keyspace(), db).OpenBucket(key);
+  if (!open.ok() || !*open || !*newest || (*open)->ts > (*newest)->ts) return open;
+  return std::optional<types::Sample>();
 }
 
 }  // namespace ebb::server

@@ -101,4 +101,9 @@ types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, 
                                     std::vector<types::Sample>* out,
                                     std::optional<types::Sample> latest = std::nullopt);
 
+// LATEST: the partial aggregate of the open bucket of the rule feeding `key` when it is newer
+// than key's newest sample (nullopt otherwise, or when no rule feeds key). kNotFound, kWrongType.
+types::OpResult<std::optional<types::Sample>> OpenBucketAfterNewest(CommandContext& ctx,
+                                                                    std::string_view key);
+
 }  // namespace ebb::server

@@ -48,6 +48,7 @@ constexpr size_t kMaxSelectedLabels = 50;
 
 // What TS.MGET and TS.MRANGE share: which labels to show, and the filter.
 struct LabelQuery {
+  bool latest = false;  // TS.MGET's LATEST (TS.MRANGE's is its RangeQuery's)
   bool with_labels = false;
   std::vector<std::string_view> selected;  // SELECTED_LABELS
   bool has_filter = false;
@@ -193,7 +194,11 @@ LabelQuery ParseMget(ArgParser& args) {
     return q;
   }
   while (args.HasMore()) {
-    if (args.Token("LATEST") || ParseLabelsOption(args, &q)) continue;
+    if (args.Token("LATEST")) {
+      q.latest = true;
+      continue;
+    }
+    if (ParseLabelsOption(args, &q)) continue;
     if (args.Token("FILTER")) {
       ParseFilter(args, &q, /*until_groupby=*/false, kTsNoMatcher);
     } else {
@@ -207,15 +212,24 @@ void ExecuteMget(CommandContext& ctx, const LabelQuery& q) {
   OpResult<std::vector<FoundSeries>> found = Find(ctx, q);
   if (!found.ok()) return ReplyError(ctx, found);
   if (!MayReadAll(ctx, *found)) return ctx.reply.Error(kTsNoReadPermission);
+  std::vector<std::optional<Sample>> newest;
+  for (const FoundSeries& series : *found) {
+    newest.push_back(series.meta.newest);
+    if (!q.latest) continue;
+    OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, series.key);
+    if (!open.ok()) return ReplyError(ctx, open);
+    if (*open) newest.back() = *open;
+  }
   const bool resp3 = ctx.reply.protocol() >= 3;
   LabelsHeader(ctx, found->size());
-  for (const FoundSeries& series : *found) {
+  for (size_t i = 0; i < found->size(); ++i) {
+    const FoundSeries& series = (*found)[i];
     if (!resp3) ctx.reply.ArrayHeader(3);
     ctx.reply.Bulk(series.key);
     if (resp3) ctx.reply.ArrayHeader(2);
     ReplyLabels(ctx, series.meta.settings.labels, q);
-    if (series.meta.newest) {
-      ReplySample(ctx, *series.meta.newest);
+    if (newest[i]) {
+      ReplySample(ctx, *newest[i]);
     } else {
       ctx.reply.ArrayHeader(0);
     }
@@ -274,8 +288,17 @@ bool RunRanges(CommandContext& ctx, const std::vector<const FoundSeries*>& found
   for (const FoundSeries* f : found) {
     RangeQuery q = query;
     q.key = f->key;
+    std::optional<Sample> latest;
+    if (q.latest) {
+      OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, q.key);
+      if (!open.ok()) {
+        ReplyError(ctx, open);
+        return false;
+      }
+      latest = *open;
+    }
     std::vector<Sample>& samples = out->emplace_back();
-    OpResult<void> read = RunRangeQuery(series, q, reverse, &samples);
+    OpResult<void> read = RunRangeQuery(series, q, reverse, &samples, latest);
     if (!read.ok()) {
       ReplyError(ctx, read);
       return false;

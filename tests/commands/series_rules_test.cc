@@ -108,6 +108,23 @@ TEST_F(SeriesRulesTest, LatestReportsTheOpenBucket) {
   EXPECT_EQ(Do({"TS.GET", "t", "LATEST"}), "[:75,+9]");
 }
 
+TEST_F(SeriesRulesTest, LatestReportsTheOpenBucketInMultiSeriesQueries) {
+  ASSERT_EQ(Do({"TS.CREATE", "t", "LABELS", "kind", "raw"}), "+OK");
+  ASSERT_EQ(Do({"TS.CREATE", "d", "LABELS", "kind", "max"}), "+OK");
+  ASSERT_EQ(Rule("t", "d", "max"), "+OK");
+  AddDataSet("t");
+  EXPECT_EQ(Do({"TS.ADD", "t", "75", "9"}), ":75");
+  EXPECT_EQ(Do({"TS.MGET", "FILTER", "kind=max"}), "[[$d,[],[:20,+10]]]");
+  EXPECT_EQ(Do({"TS.MGET", "LATEST", "FILTER", "kind=max"}), "[[$d,[],[:60,+9]]]");
+  // The source has no rule feeding it: LATEST leaves its newest sample.
+  EXPECT_EQ(Do({"TS.MGET", "LATEST", "FILTER", "kind=raw"}), "[[$t,[],[:75,+9]]]");
+  EXPECT_EQ(Do({"TS.MRANGE", "-", "+", "FILTER", "kind=max"}), "[[$d,[],[[:0,+4],[:20,+10]]]]");
+  EXPECT_EQ(Do({"TS.MRANGE", "-", "+", "LATEST", "FILTER", "kind=max"}),
+            "[[$d,[],[[:0,+4],[:20,+10],[:60,+9]]]]");
+  EXPECT_EQ(Do({"TS.MREVRANGE", "-", "+", "LATEST", "COUNT", "1", "FILTER", "kind=max"}),
+            "[[$d,[],[[:60,+9]]]]");
+}
+
 TEST_F(SeriesRulesTest, ChainsFlowDownAndCyclesAreRefused) {
   for (const char* key : {"t", "a", "b"}) ASSERT_EQ(Do({"TS.CREATE", key}), "+OK");
   ASSERT_EQ(Rule("t", "a", "sum"), "+OK");
