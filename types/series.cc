@@ -42,9 +42,13 @@ std::string Series::SamplePrefix(std::string_view key, uint64_t version) const {
   return SubRowPrefix(keyspace_.layout(), db_, key, version);
 }
 
-Status Series::NewIncarnation(const SeriesSettings& settings, SeriesMeta* meta) {
+Status Series::NewIncarnation(std::string_view key, const SeriesSettings& settings,
+                              SeriesMeta* meta) {
   *meta = SeriesMeta();
   meta->settings = settings;
+  if (settings.retention_from_policy) {
+    meta->settings.retention_ms = keyspace_.PolicyWindow(key).value_or(0);
+  }
   return keyspace_.NewVersion(&meta->version);
 }
 
@@ -95,7 +99,7 @@ OpResult<bool> Series::Create(std::string_view key, const SeriesSettings& settin
   if (!read.ok()) return FailureOf(read);
   if (read->live) return false;
   SeriesMeta meta;
-  Status s = NewIncarnation(settings, &meta);
+  Status s = NewIncarnation(key, settings, &meta);
   if (!s.ok()) return s;
   storage::WriteBatch batch;
   s = WriteMeta(key, meta, *read, &batch);
@@ -198,7 +202,7 @@ OpResult<Series::AddOutcome> Series::Add(std::string_view key, int64_t ts, doubl
   Found found = std::move(*read);
   if (!found.live) {
     if (create == nullptr) return OpStatus::kNotFound;
-    Status s = NewIncarnation(*create, &found.meta);
+    Status s = NewIncarnation(key, *create, &found.meta);
     if (!s.ok()) return s;
   }
   const DuplicatePolicy policy =
@@ -212,7 +216,7 @@ OpResult<Series::IncrResult> Series::IncrBy(std::string_view key, int64_t ts, do
   if (!read.ok()) return FailureOf(read);
   Found found = std::move(*read);
   if (!found.live) {
-    Status s = NewIncarnation(create, &found.meta);
+    Status s = NewIncarnation(key, create, &found.meta);
     if (!s.ok()) return s;
   }
   IncrResult result;

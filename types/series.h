@@ -142,8 +142,10 @@ class Series {
   // samples below `floor`.
   storage::Status PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
                              storage::WriteBatch* batch);
-  // A new empty incarnation with `settings`.
-  storage::Status NewIncarnation(const SeriesSettings& settings, SeriesMeta* meta);
+  // A new empty incarnation of `key` with `settings` — with settings.retention_from_policy, the
+  // window the TTL policy gives `key` (ttl-rule, default-ttl) as its retention, as a new TLOG's.
+  storage::Status NewIncarnation(std::string_view key, const SeriesSettings& settings,
+                                 SeriesMeta* meta);
   // A stored block: its first timestamp (its key), bytes and samples.
   struct StoredBlock {
     int64_t first_ts = 0;

@@ -40,6 +40,9 @@ inline constexpr uint64_t kDefaultChunkSize = 4096;
 
 struct SeriesSettings {
   uint64_t retention_ms = 0;
+  // Creation only, not stored: the new series takes the window the TTL policy gives its key
+  // instead of retention_ms (a command that names no RETENTION; docs/time-series.md, "Retention").
+  bool retention_from_policy = false;
   DuplicatePolicy duplicate_policy = DuplicatePolicy::kUnset;
   SeriesEncoding encoding = SeriesEncoding::kCompressed;
   uint64_t chunk_size = kDefaultChunkSize;

@@ -61,6 +61,7 @@ bool ParseCommonOption(ArgParser& args, types::SeriesSettings* settings,
       args.Fail(kTsBadRetention);
     }
     settings->retention_ms = static_cast<uint64_t>(std::max<int64_t>(ms, 0));
+    settings->retention_from_policy = false;
     given->retention = true;
   } else if (args.Token("CHUNK_SIZE")) {
     int64_t size = 0;
@@ -109,6 +110,7 @@ void ParseSeriesOptions(ArgParser& args, SeriesOptionSet set, types::SeriesSetti
                         SeriesOptionsGiven* given) {
   SeriesOptionsGiven ignored;
   if (given == nullptr) given = &ignored;
+  settings->retention_from_policy = set != SeriesOptionSet::kAlter;
   while (args.HasMore()) {
     if (ParseCommonOption(args, settings, given)) continue;
     if (set != SeriesOptionSet::kAlter && ParseEncodingOption(args, settings)) continue;

@@ -93,6 +93,37 @@ TEST_F(TtlTest, PolicyFollowsConfigSet) {
   EXPECT_EQ(Pttl("a"), "(integer) 7200000");
 }
 
+TEST_F(TtlTest, ASeriesWithoutRetentionTakesThePolicyWindow) {
+  StartWith(
+      {"--default-ttl", "10s", "--ttl-rule", "m:*", "2s", "--ttl-rule", "keep:*", "unlimited"});
+  ASSERT_EQ(R({"TS.ADD", "m:1", "1000", "1"}), "(integer) 1000");  // created by TS.ADD
+  ASSERT_EQ(R({"TS.CREATE", "m:2"}), "OK");
+  ASSERT_EQ(R({"TS.CREATE", "m:3", "RETENTION", "0"}), "OK");  // its own: keep everything
+  ASSERT_EQ(R({"TS.INCRBY", "plain", "1", "TIMESTAMP", "1000"}), "(integer) 1000");
+  ASSERT_EQ(R({"TS.CREATE", "keep:1"}), "OK");
+  for (const char* key : {"m:1", "m:2", "m:3", "plain", "keep:1"}) {
+    ASSERT_EQ(R({"TS.ADD", key, "1000", "1", "ON_DUPLICATE", "LAST"}), "(integer) 1000");
+    ASSERT_EQ(R({"TS.ADD", key, "5000", "2"}), "(integer) 5000");
+  }
+  // A window is measured from the newest sample, as RETENTION's is.
+  EXPECT_EQ(R({"TS.RANGE", "m:1", "-", "+"}), "1) 1) (integer) 5000\n   2) 2");
+  EXPECT_EQ(R({"TS.RANGE", "m:2", "-", "+"}), "1) 1) (integer) 5000\n   2) 2");
+  EXPECT_EQ(R({"TS.ADD", "m:2", "2999", "1"}),
+            "(error) ERR TSDB: Timestamp is older than retention");
+  EXPECT_EQ(R({"TS.RANGE", "m:3", "-", "+", "COUNT", "1"}), "1) 1) (integer) 1000\n   2) 1");
+  EXPECT_EQ(R({"TS.RANGE", "plain", "-", "+", "COUNT", "1"}), "1) 1) (integer) 1000\n   2) 1");
+  EXPECT_EQ(R({"TS.RANGE", "keep:1", "-", "+", "COUNT", "1"}), "1) 1) (integer) 1000\n   2) 1");
+  ASSERT_EQ(R({"TS.ADD", "plain", "20000", "3"}), "(integer) 20000");  // default-ttl: 10 s
+  EXPECT_EQ(R({"TS.RANGE", "plain", "-", "+", "COUNT", "1"}), "1) 1) (integer) 20000\n   2) 3");
+  // The window is the series' own from then on: TS.ALTER changes it, the policy does not.
+  ASSERT_EQ(R({"CONFIG", "SET", "ttl-rule", ""}), "OK");
+  ASSERT_EQ(R({"TS.ADD", "m:1", "5001", "4"}), "(integer) 5001");
+  EXPECT_EQ(R({"TS.ADD", "m:1", "2999", "1"}),
+            "(error) ERR TSDB: Timestamp is older than retention");
+  ASSERT_EQ(R({"TS.ALTER", "m:1", "RETENTION", "0"}), "OK");
+  EXPECT_EQ(R({"TS.ADD", "m:1", "2999", "1"}), "(integer) 2999");
+}
+
 TEST_F(TtlTest, EveryDurationForm) {
   StartWith({});
   const std::vector<std::pair<std::string, std::string>> forms = {
