@@ -296,4 +296,35 @@ OpResult<bool> SeriesRules::Delete(std::string_view source, std::string_view des
   return true;
 }
 
+OpResult<void> SeriesRules::AfterRename(std::string_view from, std::string_view to) {
+  OpResult<SeriesMeta> moved = series_.Meta(to);
+  if (!moved.ok()) return IsAbsent(moved.status()) ? OpResult<void>() : FailureOf(moved);
+  if (moved->source) {
+    OpResult<SeriesMeta> src = series_.Meta(*moved->source);
+    if (!src.ok() && !IsAbsent(src.status())) return FailureOf(src);
+    const auto feeds_from = [&](const SeriesRule& r) { return r.dest == from; };
+    if (src.ok() && std::any_of(src->rules.begin(), src->rules.end(), feeds_from)) {
+      std::vector<SeriesRule> rules;
+      for (SeriesRule rule : src->rules) {
+        if (rule.dest == to) continue;  // to the key RENAME overwrote
+        if (rule.dest == from) rule.dest = std::string(to);
+        rules.push_back(std::move(rule));
+      }
+      OpResult<void> relinked = series_.SetRules(*moved->source, src->source, rules);
+      if (!relinked.ok()) return relinked;
+    }
+  }
+  for (const SeriesRule& rule : moved->rules) {
+    OpResult<SeriesMeta> dest = series_.Meta(rule.dest);
+    if (!dest.ok()) {
+      if (IsAbsent(dest.status())) continue;
+      return FailureOf(dest);
+    }
+    if (!dest->source || *dest->source != from) continue;
+    OpResult<void> relinked = series_.SetRules(rule.dest, std::string(to), dest->rules);
+    if (!relinked.ok()) return relinked;
+  }
+  return {};
+}
+
 }  // namespace ebb::types

@@ -3,10 +3,11 @@
 //
 // A rule (types/series_codec.h SeriesRule) lives in its source's metadata; its destination's
 // metadata names the source (TS.INFO sourceKey). A link is live while both ends agree: the
-// source holds a rule to the destination and the destination names the source. A deleted,
-// retyped or recreated destination, or either end renamed or copied (RENAME and COPY carry the
-// metadata, not the other end's reference), leaves a stale half that does nothing: a rule that
-// writes nothing until TS.DELETERULE, a sourceKey that a new TS.CREATERULE replaces.
+// source holds a rule to the destination and the destination names the source. RENAME carries
+// the link to the new name (AfterRename). A deleted, retyped or recreated destination, or either
+// end copied or moved to another database (COPY and MOVE carry the metadata, not the other end's
+// reference), leaves a stale half that does nothing: a rule that writes nothing until
+// TS.DELETERULE, a sourceKey that a new TS.CREATERULE replaces.
 //
 // Semantics (RedisTimeSeries' compaction, kept stateless: a bucket's aggregate is recomputed
 // from the source's visible samples whenever it is needed):
@@ -72,6 +73,12 @@ class SeriesRules {
   // LATEST: the partial aggregate of the open bucket of the rule feeding `key` (at the bucket's
   // start), nullopt when `key` has no applying source rule or its source is empty. kNotFound.
   OpResult<std::optional<Sample>> OpenBucket(std::string_view key);
+  // The RENAME hook: `from` was just renamed to `to`. When `to` is a series, the other ends of
+  // its links follow the new name, as RedisTimeSeries' do: its source's rule to `from` now goes
+  // to `to` (replacing a rule that source held to the key `to` overwrote), and each destination
+  // of its rules that named `from` as its source names `to`. Links are renamed, never made: a
+  // stale half stays stale. Nothing when `to` is not a series.
+  OpResult<void> AfterRename(std::string_view from, std::string_view to);
 
  private:
   OpResult<void> AfterAdd(std::string_view key, int64_t ts, int depth);

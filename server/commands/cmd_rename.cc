@@ -14,6 +14,7 @@
 #include "server/services/reply.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
+#include "types/series_rules.h"
 
 namespace ebb::server {
 namespace {
@@ -53,6 +54,9 @@ void ExecuteRename(CommandContext& ctx, const TwoKeyOptions& o) {
   if (!copied.ok()) return ReplyError(ctx, copied);
   if (*copied == CopyOutcome::kNoSource) return ctx.reply.Error(kNoSuchKey);
   if (*copied == CopyOutcome::kTargetExists) return ctx.reply.Integer(0);
+  types::OpResult<void> relinked =
+      types::SeriesRules(ctx.server.keyspace(), db).AfterRename(o.source, o.destination);
+  if (!relinked.ok()) return ReplyError(ctx, relinked);
   SignalKeyChange(ctx, o.source, kNotifyGeneric, "rename_from");
   SignalKeyChange(ctx, o.destination, kNotifyGeneric, "rename_to");
   kNx ? ctx.reply.Integer(1) : ctx.reply.Ok();

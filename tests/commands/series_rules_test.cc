@@ -221,18 +221,37 @@ TEST_F(SeriesRulesTest, InfoDeleteRuleAndRestart) {
 
 // RENAME carries the metadata, not the other end's reference: the link goes stale, writes
 // nothing, and a new rule may replace the stale sourceKey.
-TEST_F(SeriesRulesTest, RenameLeavesAStaleLink) {
-  for (const char* key : {"t", "d", "u"}) ASSERT_EQ(Do({"TS.CREATE", key}), "+OK");
+TEST_F(SeriesRulesTest, RenameCarriesTheLinks) {
+  for (const char* key : {"t", "d", "e"}) ASSERT_EQ(Do({"TS.CREATE", key}), "+OK");
   ASSERT_EQ(Rule("t", "d", "sum"), "+OK");
+  ASSERT_EQ(Rule("d", "e", "sum", "40"), "+OK");
+  // The destination renamed: its source's rule follows it.
   EXPECT_EQ(Do({"RENAME", "d", "d2"}), "+OK");
-  EXPECT_EQ(Do({"TS.ADD", "t", "10", "1"}), ":10");
-  EXPECT_EQ(Do({"TS.ADD", "t", "30", "1"}), ":30");
   EXPECT_EQ(Do({"EXISTS", "d"}), ":0");
-  EXPECT_EQ(Do({"TS.RANGE", "d2", "-", "+"}), "[]");
-  EXPECT_EQ(Links("d2"), "+sourceKey,$t,+rules,[]]");
-  EXPECT_EQ(Rule("u", "d2", "sum"), "+OK");
-  EXPECT_EQ(Links("d2"), "+sourceKey,$u,+rules,[]]");
-  EXPECT_EQ(Do({"TS.DELETERULE", "t", "d"}), "+OK");
+  EXPECT_EQ(Links("t"), "+sourceKey,nil,+rules,[[$d2,:20,+SUM,:0]]]");
+  EXPECT_EQ(Links("d2"), "+sourceKey,$t,+rules,[[$e,:40,+SUM,:0]]]");
+  EXPECT_EQ(Links("e"), "+sourceKey,$d2,+rules,[]]");
+  // The source renamed: its destinations name it.
+  EXPECT_EQ(Do({"RENAMENX", "t", "t2"}), ":1");
+  EXPECT_EQ(Links("d2"), "+sourceKey,$t2,+rules,[[$e,:40,+SUM,:0]]]");
+  // Samples flow down the renamed chain.
+  AddDataSet("t2");
+  EXPECT_EQ(Do({"TS.ADD", "t2", "85", "7"}), ":85");
+  EXPECT_EQ(Do({"TS.RANGE", "d2", "-", "+"}), "[[:0,+6],[:20,+16],[:60,+1]]");
+  EXPECT_EQ(Do({"TS.RANGE", "e", "-", "+"}), "[[:0,+22]]");
+  // A rename over a key the source also feeds keeps one rule, the renamed one's.
+  ASSERT_EQ(Do({"TS.CREATE", "x"}), "+OK");
+  ASSERT_EQ(Rule("t2", "x", "max", "100"), "+OK");
+  EXPECT_EQ(Do({"RENAME", "d2", "x"}), "+OK");
+  EXPECT_EQ(Links("t2"), "+sourceKey,nil,+rules,[[$x,:20,+SUM,:0]]]");
+  EXPECT_EQ(Links("e"), "+sourceKey,$x,+rules,[]]");
+  // A stale half stays stale: a copy names the source that feeds the original only.
+  EXPECT_EQ(Do({"COPY", "x", "y"}), ":1");
+  EXPECT_EQ(Do({"RENAME", "y", "z"}), "+OK");
+  EXPECT_EQ(Links("t2"), "+sourceKey,nil,+rules,[[$x,:20,+SUM,:0]]]");
+  // Renaming a key of another type touches no series.
+  ASSERT_EQ(Do({"SET", "s", "v"}), "+OK");
+  EXPECT_EQ(Do({"RENAME", "s", "s2"}), "+OK");
 }
 
 TEST_F(SeriesRulesTest, ErrorTexts) {
