@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Active-active benchmark (docs/active-active.md): ebb-server beside redis-server in one run.
 
-1. Write throughput per node with 0, 2 and 4 peers: redis-benchmark SET (50 clients, P=1 and
-   P=16, 1000 keys) against one node of a fully linked mesh of 1, 3 or 5 ebb-servers on this
-   machine (every node a process; the peers apply its deltas meanwhile), wal-fsync everysec.
-   redis-server (appendonly yes, appendfsync everysec, no RDB saves) runs the same load alone in
-   the same run: Redis has no open active-active mode, so it is the single-node reference.
+1. Write throughput and CPU per node with 0, 2 and 4 peers: redis-benchmark SET (50 clients,
+   P=1 and P=16, 1000 keys) against one node of a fully linked mesh of 1, 3 or 5 ebb-servers on
+   this machine (every node a process; the peers apply its deltas meanwhile), wal-fsync
+   everysec: req/s, the origin's CPU µs per SET and each peer's CPU µs per applied delta (their
+   mean), utime + stime from /proc/<pid>/stat over the run and until every peer has applied the
+   origin's last offset. redis-server (appendonly yes, appendfsync everysec, no RDB saves) runs
+   the same load alone in the same run: Redis has no open active-active mode, so it is the
+   single-node reference. An ebb master with one ebb replica runs it too: the peers' cost per
+   delta beside a replica's per replicated write.
 2. Convergence after a partition: three linked nodes; node 0's links are cut both ways (DEBUG
    PEER-LINK), `--writes` SETs are made at node 0 (redis-benchmark, P=16), the links heal, and the
    clock runs until both other nodes report node 0's last origin offset applied (INFO peers).
@@ -21,7 +25,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_bench import Server, bench, call, free_port, info  # noqa: E402
+from server_bench import Server, bench, call, free_port, info, measure  # noqa: E402
+from replication_bench import Group  # noqa: E402
 
 
 def start_mesh(ebb_bin, workdir, n, tag):
@@ -61,6 +66,30 @@ def applied_from(port, origin_id):
     return -1
 
 
+def wait_applied(mesh, deadline_s=120):
+    """Waits until every other node of `mesh` has applied node 0's last origin offset."""
+    origin = call(mesh[0].port, "PEER", "ID").decode().split("\r\n")[1]
+    end_offset = int(info(mesh[0].port, "peers")["origin_offset"])
+    deadline = time.time() + deadline_s
+    while any(applied_from(s.port, origin) < end_offset for s in mesh[1:]):
+        if time.time() > deadline:
+            raise RuntimeError(f"the peers did not apply offset {end_offset} in {deadline_s} s")
+        time.sleep(0.005)
+
+
+def mesh_set(mesh, requests, pipeline):
+    """(req/s, origin CPU µs per SET, a peer's mean CPU µs per applied delta) of one SET run
+    against node 0 of `mesh`."""
+    before = [s.cpu_seconds() for s in mesh]
+    rps = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, pipeline, 50)
+    if len(mesh) > 1:
+        wait_applied(mesh)
+    spent = [s.cpu_seconds() - b for s, b in zip(mesh, before)]
+    peers = spent[1:]
+    return rps, spent[0] * 1e6 / requests, (sum(peers) / len(peers) * 1e6 / requests
+                                            if peers else 0.0)
+
+
 def throughput(ebb_bin, workdir, requests):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
@@ -70,23 +99,39 @@ def throughput(ebb_bin, workdir, requests):
                              redis_dir, "--appendonly", "yes", "--appendfsync", "everysec",
                              "--save", ""], port, workdir)
     try:
-        redis_rps = {p: bench(port, ["set", "key:__rand_int__", "v"], requests, p, 50)
-                     for p in (1, 16)}
+        redis_runs = {p: measure(redis, ["set", "key:__rand_int__", "v"], requests, p, 50)
+                      for p in (1, 16)}
     finally:
         redis.stop()
+    replica_runs = {}
+    group = Group("ebb", ebb_bin, workdir, 1)
+    try:
+        for p in (1, 16):
+            replica_runs[p] = group.measure_set(requests, p)
+    finally:
+        group.stop()
     for peers in (0, 2, 4):
         mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}")
         try:
             for p in (1, 16):
-                r = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, p, 50)
-                rows.append((peers, p, r, redis_rps[p]))
+                rows.append((peers, p, mesh_set(mesh, requests, p)))
         finally:
             for s in mesh:
                 s.stop()
-    print("| peers | pipeline | ebb SET/s | redis-server SET/s (alone) | ratio |")
-    print("|---|---|---|---|---|")
-    for peers, p, r, ref in rows:
-        print(f"| {peers} | {p} | {r:,.0f} | {ref:,.0f} | {r / ref:.2f} |")
+    alone = {p: run[1] for peers, p, run in rows if peers == 0}
+    print("| peers | P | ebb SET/s | redis-server SET/s (alone) | ratio | origin CPU µs/SET "
+          "| ÷ ebb alone | peer CPU µs/delta | an ebb replica's µs/write |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for peers, p, (rps, origin_us, peer_us) in rows:
+        ref_rps, _ = redis_runs[p]
+        peer = f"{peer_us:.2f}" if peers else "—"
+        print(f"| {peers} | {p} | {rps:,.0f} | {ref_rps:,.0f} | {rps / ref_rps:.2f} | "
+              f"{origin_us:.2f} | {origin_us / alone[p]:.2f} | {peer} | "
+              f"{replica_runs[p][2]:.2f} |")
+    print("\nredis-server alone, CPU µs/SET: " +
+          ", ".join(f"P={p} {redis_runs[p][1]:.2f}" for p in (1, 16)) +
+          "; an ebb master with one replica, master µs/SET: " +
+          ", ".join(f"P={p} {replica_runs[p][1]:.2f}" for p in (1, 16)))
 
 
 def convergence(ebb_bin, workdir, writes_list):

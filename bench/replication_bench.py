@@ -5,7 +5,10 @@ Three measurements, each on ebb (wal-fsync everysec) and on redis-server (append
 appendfsync everysec, no RDB saves, diskless sync with no delay), alternating A B A B:
 
 1. The replicas' cost on the master: redis-benchmark SET (50 clients, P=1 and P=16) against a
-   master with 0, 1 and 2 replicas attached (each replica a process of its own on this machine).
+   master with 0, 1 and 2 replicas attached (each replica a process of its own on this machine):
+   req/s, the master's CPU µs per SET and the replicas' CPU µs per replicated SET (their sum),
+   each process's utime + stime from /proc/<pid>/stat over the run and until every replica has
+   caught up with the master's offset.
 2. Replication lag under load: while redis-benchmark SET P=16 runs against a master with one
    replica, a probe writes a fresh marker key on the master every 50 ms and polls the replica
    until it reads it; the time from the master's reply to the replica's answer is the lag (its
@@ -72,6 +75,25 @@ class Group:
         for s in self.replicas + [self.master]:
             s.stop()
 
+    def wait_caught_up(self, deadline_s=120):
+        """Waits until every replica's processed offset reaches the master's."""
+        end = time.time() + deadline_s
+        target = int(info(self.master.port, "replication")["master_repl_offset"])
+        for r in self.replicas:
+            while int(info(r.port, "replication").get("slave_repl_offset", "-1")) < target:
+                if time.time() > end:
+                    raise RuntimeError(f"{r.name} did not catch up in {deadline_s} s")
+                time.sleep(0.01)
+
+    def measure_set(self, requests, pipeline):
+        """(req/s, master CPU µs per SET, the replicas' CPU µs per SET) of one SET run."""
+        before = [s.cpu_seconds() for s in [self.master] + self.replicas]
+        rps = bench(self.master.port, ["SET", "k:__rand_int__", "xxx"], requests, pipeline, 50,
+                    key_range=100000)
+        self.wait_caught_up()
+        spent = [s.cpu_seconds() - b for s, b in zip([self.master] + self.replicas, before)]
+        return rps, spent[0] * 1e6 / requests, sum(spent[1:]) * 1e6 / requests
+
 
 def read_value(sock, key):
     """GET on an open connection; returns the bulk string or None."""
@@ -127,19 +149,20 @@ def write_cost(ebb_bin, workdir, rounds, requests):
     for replicas in (0, 1, 2):
         for pipeline in (1, 16):
             n = requests * (4 if pipeline > 1 else 1)
-            rps = {"ebb": [], "redis": []}
+            runs = {"ebb": [], "redis": []}
             for _ in range(rounds):
                 for kind in ("ebb", "redis"):
                     g = Group(kind, ebb_bin, workdir, replicas)
                     try:
-                        rps[kind].append(bench(g.master.port, ["SET", "k:__rand_int__", "xxx"],
-                                               n, pipeline, 50, key_range=100000))
+                        runs[kind].append(g.measure_set(n, pipeline))
                     finally:
                         g.stop()
-            e, r = statistics.median(rps["ebb"]), statistics.median(rps["redis"])
+            e = [statistics.median(v) for v in zip(*runs["ebb"])]
+            r = [statistics.median(v) for v in zip(*runs["redis"])]
             rows.append((replicas, pipeline, e, r))
-            print(f"  SET, {replicas} replicas, P={pipeline:<2} ebb {e:>10,.0f}  "
-                  f"redis {r:>10,.0f}  x{e / r:.2f}", file=sys.stderr, flush=True)
+            print(f"  SET, {replicas} replicas, P={pipeline:<2} ebb {e[0]:>10,.0f} req/s "
+                  f"{e[1]:.2f}+{e[2]:.2f} us  redis {r[0]:>10,.0f} req/s {r[1]:.2f}+{r[2]:.2f} us",
+                  file=sys.stderr, flush=True)
     return rows
 
 
@@ -202,9 +225,14 @@ def main():
         lags = lag(args.ebb, workdir, args.requests)
         print("full sync:", file=sys.stderr)
         sync = full_sync(args.ebb, workdir, args.sync_gb)
-    lines = ["| SET, 50 clients | ebb req/s | redis req/s | ebb ÷ redis |", "|---|---|---|---|"]
+    lines = ["| SET, 50 clients | ebb req/s | redis req/s | master CPU µs/SET ebb / redis "
+             "| ratio | replicas' CPU µs/SET ebb / redis | ratio |",
+             "|---|---:|---:|---|---:|---|---:|"]
     for replicas, pipeline, e, r in cost:
-        lines.append(f"| {replicas} replicas, P={pipeline} | {e:,.0f} | {r:,.0f} | {e / r:.2f} |")
+        copies = (f"{e[2]:.2f} / {r[2]:.2f} | {r[2] / e[2]:.2f}" if replicas else "— | —")
+        lines.append(f"| {replicas} replicas, P={pipeline} | {e[0]:,.0f} | {r[0]:,.0f} | "
+                     f"{e[1]:.2f} / {r[1]:.2f} | {r[1] / e[1]:.2f} | {copies} |")
+    lines += ["", "CPU ratio = redis µs ÷ ebb µs (above 1: ebb spends less)."]
     lines += ["", "| replication | ebb | redis | ebb ÷ redis |", "|---|---|---|---|"]
     lines.append(f"| lag under SET P=16, median ms | {lags['ebb'][0]:.2f} | "
                  f"{lags['redis'][0]:.2f} | {lags['ebb'][0] / lags['redis'][0]:.2f} |")
