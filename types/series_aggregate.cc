@@ -41,11 +41,15 @@ std::string_view AggregatorName(Aggregator aggregator) {
   return kNames[static_cast<size_t>(aggregator)];
 }
 
+uint64_t BucketOffset(uint64_t ts, uint64_t bucket, uint64_t align) {
+  return ts >= align ? (ts - align) % bucket : (bucket - (align - ts) % bucket) % bucket;
+}
+
 int64_t BucketStart(int64_t ts, int64_t bucket_ms, int64_t align) {
-  // ts and align are in [0, 2^63-1]: the difference fits, and so does the result.
-  int64_t offset = (ts - align) % bucket_ms;
-  if (offset < 0) offset += bucket_ms;
-  return ts - offset;
+  // ts and the offset are in [0, 2^63-1]: the difference fits.
+  return ts - static_cast<int64_t>(BucketOffset(static_cast<uint64_t>(ts),
+                                                static_cast<uint64_t>(bucket_ms),
+                                                static_cast<uint64_t>(align)));
 }
 
 void ValueStats::Add(double value) {

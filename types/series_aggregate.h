@@ -56,7 +56,10 @@ struct AggregationSpec {
   bool empty = false;
 };
 
-// The start of the bucket holding `ts` (may be negative).
+// How far `ts` lies into its bucket: (ts - align) mod bucket, in [0, bucket), computed without
+// overflow over the whole unsigned range (TLOG timestamps use it). REQUIRES: bucket > 0.
+uint64_t BucketOffset(uint64_t ts, uint64_t bucket, uint64_t align);
+// The start of the bucket holding `ts` (may be negative). REQUIRES: ts, align >= 0, bucket_ms > 0.
 int64_t BucketStart(int64_t ts, int64_t bucket_ms, int64_t align);
 
 // The figures of a set of values whose order does not matter, and the aggregators they give

@@ -14,9 +14,7 @@ std::optional<TlogAggregator> TlogAggregatorFromName(std::string_view name) {
 }
 
 std::optional<uint64_t> TlogBucketStart(uint64_t ts, uint64_t bucket, uint64_t align) {
-  // (ts - align) mod bucket, non-negative, in unsigned arithmetic.
-  const uint64_t offset =
-      ts >= align ? (ts - align) % bucket : (bucket - (align - ts) % bucket) % bucket;
+  const uint64_t offset = BucketOffset(ts, bucket, align);
   if (offset > ts) return std::nullopt;
   return ts - offset;
 }
