@@ -86,6 +86,23 @@ void SampleBlockWriter::PutValue(double value) {
   PutBits(x >> trail, window_width_);
 }
 
+SampleBlockWriter SampleBlockWriter::ContinueAfter(const SampleBlockReader& reader) {
+  SampleBlockWriter writer;
+  writer.bytes_ = std::string(reader.bits_);
+  writer.free_bits_ = static_cast<int>(reader.bits_.size() * 8 - reader.bit_pos_);
+  if (writer.free_bits_ > 0) {  // the padding is written over: clear whatever it held
+    writer.bytes_.back() = static_cast<char>(static_cast<uint8_t>(writer.bytes_.back()) &
+                                             static_cast<uint8_t>(0xFF << writer.free_bits_));
+  }
+  writer.count_ = reader.read_;
+  writer.prev_ts_ = reader.prev_ts_;
+  writer.prev_delta_ = reader.prev_delta_;
+  writer.prev_value_ = reader.prev_value_;
+  writer.window_lead_ = reader.window_lead_;
+  writer.window_width_ = reader.window_width_;
+  return writer;
+}
+
 void SampleBlockWriter::Add(int64_t ts, double value) {
   PutTimestamp(ts);
   PutValue(value);

@@ -41,10 +41,17 @@ struct Sample {
   double value = 0;
 };
 
+class SampleBlockReader;
+
 // Appends samples to a block. Timestamps should ascend (any order round-trips; ascending ones
 // compress).
 class SampleBlockWriter {
  public:
+  SampleBlockWriter() = default;
+  // A writer holding the block `reader` has read to its end, which goes on after its last
+  // sample: what it Finishes is the block as if every sample had been added here, without
+  // encoding them again. REQUIRES: reader.Next() returned false and !reader.corrupt().
+  static SampleBlockWriter ContinueAfter(const SampleBlockReader& reader);
   void Add(int64_t ts, double value);
   // The block: its count, then its bits. The writer may go on adding.
   std::string Finish() const;
@@ -71,6 +78,8 @@ class SampleBlockWriter {
 // false at the end or at the first malformed sample, and corrupt() tells which (a block with
 // whole bytes left after its last sample is corrupt too).
 class SampleBlockReader {
+  friend class SampleBlockWriter;  // ContinueAfter takes the state the reading ended in
+
  public:
   explicit SampleBlockReader(std::string_view block);
   // The sample count the block claims (0 for a block whose header is malformed).

@@ -138,6 +138,36 @@ OpResult<void> Series::SetRules(std::string_view key, const std::optional<std::s
 
 namespace {
 
+// An iterator over one incarnation's blocks (the sub-rows under `prefix`).
+std::unique_ptr<storage::Iterator> BlockIterator(Keyspace& keyspace, const std::string& prefix) {
+  storage::ReadOptions options = keyspace.ReadOptions();
+  options.lower_bound = prefix;
+  std::string upper = PrefixUpperBound(prefix);
+  if (!upper.empty()) options.upper_bound = upper;
+  return keyspace.db().NewIterator(options);
+}
+
+// The samples of the block the iterator is at.
+Status DecodeBlockAt(const storage::Iterator& it, size_t prefix_size, int64_t* first_ts,
+                     std::vector<Sample>* samples) {
+  if (!DecodeSeriesElement(it.key().substr(prefix_size), first_ts) ||
+      !DecodeSeriesBlock(*first_ts, it.value(), samples)) {
+    return Status::Corruption("bad SERIES sample block");
+  }
+  return Status::OK();
+}
+
+// Positions `it` at the block with the greatest first timestamp <= ts, else (`or_first`) at the
+// first block; not Valid() when there is none.
+void SeekBlock(storage::Iterator* it, const std::string& prefix, int64_t ts, bool or_first) {
+  it->SeekForPrev(prefix + SeriesElement(ts));
+  if (!it->Valid() && it->status().ok() && or_first) it->Seek(prefix);
+}
+
+}  // namespace
+
+namespace {
+
 // The value a duplicate sample at the same timestamp leaves; nullopt: BLOCK refuses it.
 std::optional<double> ResolveDuplicate(DuplicatePolicy policy, double old_value, double value) {
   switch (policy) {
@@ -160,6 +190,38 @@ std::optional<double> ResolveDuplicate(DuplicatePolicy policy, double old_value,
 
 }  // namespace
 
+Status Series::AppendAfterNewest(std::string_view key, const SeriesMeta& meta, int64_t ts,
+                                 double value, storage::WriteBatch* batch, bool* appended) {
+  *appended = false;
+  const std::string prefix = SamplePrefix(key, meta.version);
+  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
+  SeekBlock(it.get(), prefix, ts, /*or_first=*/false);
+  if (!it->Valid()) return it->status();
+  int64_t first_ts = 0;
+  SampleBlockWriter writer;
+  Sample last;
+  if (!DecodeSeriesElement(it->key().substr(prefix.size()), &first_ts) ||
+      !ContinueSeriesBlock(first_ts, it->value(), &writer, &last)) {
+    return Status::Corruption("bad SERIES sample block");
+  }
+  if (last.ts != meta.newest->ts) return Status::OK();
+  const storage::WriteOptions options = keyspace_.WriteOptions();
+  const int64_t now = keyspace_.NowMs();
+  bool continued = false;
+  if (writer.count() < kMaxSeriesBlockSamples) {
+    writer.Add(ts, value);
+    continued = writer.size() <= SeriesBlockBound(meta.settings.chunk_size);
+  }
+  if (!continued) {  // the sample starts the next block
+    first_ts = ts;
+    writer = SampleBlockWriter();
+    writer.Add(ts, value);
+  }
+  batch->Put(options, prefix + SeriesElement(first_ts), writer.Finish(), now);
+  *appended = true;
+  return Status::OK();
+}
+
 OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& found, int64_t ts,
                                            double value, DuplicatePolicy policy) {
   SeriesMeta meta = found.meta;
@@ -167,6 +229,18 @@ OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& fo
   if (retention > 0 && meta.newest &&
       ts<meta.newest->ts&& static_cast<uint64_t>(meta.newest->ts - ts)> retention) {
     return AddOutcome::kTooOld;
+  }
+  if (found.live && meta.newest && ts > meta.newest->ts) {
+    storage::WriteBatch batch;
+    bool appended = false;
+    Status s = AppendAfterNewest(key, meta, ts, value, &batch, &appended);
+    if (!s.ok()) return s;
+    if (appended) {
+      meta.newest = Sample{ts, value};
+      s = WriteMeta(key, meta, found, &batch);
+      if (!s.ok()) return s;
+      return AddOutcome::kAdded;
+    }
   }
   std::optional<StoredBlock> block;
   if (found.live) {  // a new incarnation has no block yet
@@ -249,36 +323,6 @@ OpResult<std::optional<Sample>> Series::Latest(std::string_view key) {
   if (!read->live) return OpStatus::kNotFound;
   return read->meta.newest;
 }
-
-namespace {
-
-// An iterator over one incarnation's blocks (the sub-rows under `prefix`).
-std::unique_ptr<storage::Iterator> BlockIterator(Keyspace& keyspace, const std::string& prefix) {
-  storage::ReadOptions options = keyspace.ReadOptions();
-  options.lower_bound = prefix;
-  std::string upper = PrefixUpperBound(prefix);
-  if (!upper.empty()) options.upper_bound = upper;
-  return keyspace.db().NewIterator(options);
-}
-
-// The samples of the block the iterator is at.
-Status DecodeBlockAt(const storage::Iterator& it, size_t prefix_size, int64_t* first_ts,
-                     std::vector<Sample>* samples) {
-  if (!DecodeSeriesElement(it.key().substr(prefix_size), first_ts) ||
-      !DecodeSeriesBlock(*first_ts, it.value(), samples)) {
-    return Status::Corruption("bad SERIES sample block");
-  }
-  return Status::OK();
-}
-
-// Positions `it` at the block with the greatest first timestamp <= ts, else (`or_first`) at the
-// first block; not Valid() when there is none.
-void SeekBlock(storage::Iterator* it, const std::string& prefix, int64_t ts, bool or_first) {
-  it->SeekForPrev(prefix + SeriesElement(ts));
-  if (!it->Valid() && it->status().ok() && or_first) it->Seek(prefix);
-}
-
-}  // namespace
 
 Status Series::ReadBlockAtOrBefore(std::string_view key, const SeriesMeta& meta, int64_t ts,
                                    bool or_first, std::optional<StoredBlock>* block) {

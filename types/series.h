@@ -21,11 +21,12 @@
 //
 // Costs (a block: at most chunk_size bytes and kMaxSeriesBlockSamples samples): Add, IncrBy =
 // one metadata read + a seek to the block that takes the sample, decoded and re-encoded (a block
-// that outgrows its bound is split, a full tail block left as it is) + one atomic WriteBatch
-// (the block rows + metadata, and a range deletion when the window moves by a whole window);
-// Latest = one metadata read; Range = a seek and the blocks it visits; DeleteRange = a scan of
-// the samples it deletes (to count them), the two boundary blocks rewritten, a seek for the new
-// newest sample and one WriteBatch (a range deletion of the whole blocks + metadata); Info = a
+// that outgrows its bound is split, a full tail block left as it is; a sample after the newest
+// one only continues the last block's encoding, which is read but not re-encoded) + one atomic
+// WriteBatch (the block rows + metadata, and a range deletion when the window moves by a whole
+// window); Latest = one metadata read; Range = a seek and the blocks it visits; DeleteRange = a
+// scan of the samples it deletes (to count them), the two boundary blocks rewritten, a seek for the
+// new newest sample and one WriteBatch (a range deletion of the whole blocks + metadata); Info = a
 // scan of the stored blocks.
 //
 // Every operation returns kWrongType when the key holds another type (nothing is written),
@@ -164,6 +165,13 @@ class Series {
   // The newest stored sample of `meta`'s incarnation with ts < below (a seek), if any.
   storage::Status ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int64_t below,
                                   std::optional<Sample>* newest);
+  // The write of a sample after the newest one, when the last block holds the newest: that
+  // block continued without decoding its samples into a vector or encoding them again (a full or
+  // outgrown block is left as it is and the sample starts the next). *appended is false, and
+  // `batch` untouched, when the last block does not end at meta.newest (Store decides then).
+  // REQUIRES: meta.newest and ts > meta.newest->ts.
+  storage::Status AppendAfterNewest(std::string_view key, const SeriesMeta& meta, int64_t ts,
+                                    double value, storage::WriteBatch* batch, bool* appended);
   // Stores (ts, value) into an existing or new series `found`.
   OpResult<AddOutcome> Store(std::string_view key, const Found& found, int64_t ts, double value,
                              DuplicatePolicy policy);

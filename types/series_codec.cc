@@ -204,18 +204,39 @@ std::vector<SeriesBlock> PackSeriesBlocks(const std::vector<Sample>& samples, ui
   return blocks;
 }
 
+namespace {
+
+// Reads every sample of a block row, checking what DecodeSeriesBlock promises; `visit` sees each.
+template <typename Visit>
+bool ReadSeriesBlock(int64_t first_ts, SampleBlockReader* reader, Visit visit) {
+  std::optional<int64_t> previous;
+  Sample sample;
+  while (reader->Next(&sample)) {
+    if (sample.ts < 0 || (previous ? sample.ts <= *previous : sample.ts != first_ts)) return false;
+    previous = sample.ts;
+    visit(sample);
+  }
+  return !reader->corrupt() && previous && reader->count() > 0;
+}
+
+}  // namespace
+
 bool DecodeSeriesBlock(int64_t first_ts, std::string_view bytes, std::vector<Sample>* samples) {
   samples->clear();
   SampleBlockReader reader(bytes);
-  Sample sample;
-  while (reader.Next(&sample)) {
-    if (sample.ts < 0 ||
-        (samples->empty() ? sample.ts != first_ts : sample.ts <= samples->back().ts)) {
-      return false;
-    }
-    samples->push_back(sample);
+  return ReadSeriesBlock(first_ts, &reader,
+                         [&](const Sample& sample) { samples->push_back(sample); }) &&
+         samples->size() == reader.count();
+}
+
+bool ContinueSeriesBlock(int64_t first_ts, std::string_view bytes, SampleBlockWriter* writer,
+                         Sample* last) {
+  SampleBlockReader reader(bytes);
+  if (!ReadSeriesBlock(first_ts, &reader, [&](const Sample& sample) { *last = sample; })) {
+    return false;
   }
-  return !reader.corrupt() && !samples->empty() && samples->size() == reader.count();
+  *writer = SampleBlockWriter::ContinueAfter(reader);
+  return true;
 }
 
 }  // namespace ebb::types

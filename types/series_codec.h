@@ -111,5 +111,10 @@ std::vector<SeriesBlock> PackSeriesBlocks(const std::vector<Sample>& samples, ui
 // no sample, a first timestamp other than `first_ts`, timestamps not strictly ascending or above
 // 2^63-1.
 bool DecodeSeriesBlock(int64_t first_ts, std::string_view bytes, std::vector<Sample>* samples);
+// Reads a block row as DecodeSeriesBlock does (false on the same faults) without keeping its
+// samples: *writer goes on after its last sample (SampleBlockWriter::ContinueAfter), *last is
+// that sample.
+bool ContinueSeriesBlock(int64_t first_ts, std::string_view bytes, SampleBlockWriter* writer,
+                         Sample* last);
 
 }  // namespace ebb::types

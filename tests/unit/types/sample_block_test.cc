@@ -109,6 +109,52 @@ TEST(SampleBlockTest, RandomSeriesRoundTrip) {
   }
 }
 
+// A writer that continues a block a reader read to its end writes the very bytes one writer
+// adding every sample would have.
+TEST(SampleBlockTest, ContinuingABlockWritesTheSameBytesAsOneWriter) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 300; round++) {
+    std::vector<Sample> samples;
+    int64_t ts = static_cast<int64_t>(rng() % 100000);
+    const int n = 1 + static_cast<int>(rng() % 200);
+    for (int i = 0; i < n; i++) {
+      ts += rng() % 2 == 0 ? 1000 : static_cast<int64_t>(rng() % 70000);
+      const double value =
+          rng() % 4 == 0 ? std::bit_cast<double>(rng()) : static_cast<double>(rng() % 100) / 8;
+      samples.push_back({ts, value});
+    }
+    const size_t split = rng() % samples.size() + 1;  // at least one sample before it
+    SampleBlockWriter head;
+    for (size_t i = 0; i < split; i++) head.Add(samples[i].ts, samples[i].value);
+    const std::string block = head.Finish();
+    SampleBlockReader reader(block);
+    Sample sample;
+    while (reader.Next(&sample)) {
+    }
+    ASSERT_FALSE(reader.corrupt());
+    SampleBlockWriter continued = SampleBlockWriter::ContinueAfter(reader);
+    for (size_t i = split; i < samples.size(); i++) continued.Add(samples[i].ts, samples[i].value);
+    ASSERT_EQ(continued.Finish(), Write(samples)) << "round " << round << " split " << split;
+    EXPECT_EQ(continued.count(), samples.size());
+  }
+}
+
+// Padding bits a hostile block sets are not carried into the samples written after them.
+TEST(SampleBlockTest, ContinuingClearsThePadding) {
+  std::string block = Write({{1000, 1.5}});
+  const std::string clean = block;
+  block.back() = static_cast<char>(static_cast<uint8_t>(block.back()) | 0x01);
+  SampleBlockReader reader(block);
+  Sample sample;
+  while (reader.Next(&sample)) {
+  }
+  ASSERT_FALSE(reader.corrupt());
+  SampleBlockWriter continued = SampleBlockWriter::ContinueAfter(reader);
+  continued.Add(2000, 2.5);
+  EXPECT_EQ(continued.Finish(), Write({{1000, 1.5}, {2000, 2.5}}));
+  ASSERT_NE(block, clean);  // the padding was set: the test saw a hostile block
+}
+
 // The compression the encoding exists for: a reading every second whose value moves a little.
 TEST(SampleBlockTest, ARegularSeriesTakesAboutTwoBytesASample) {
   SampleBlockWriter writer;
