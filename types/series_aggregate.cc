@@ -137,12 +137,13 @@ bool BucketAggregator::EmitBucket(std::optional<Sample> next) {
       double span_start = static_cast<double>(first_.ts);
       double span_end = static_cast<double>(last_.ts);
       if (prev_) {
-        span_start = static_cast<double>(start_);
+        span_start = static_cast<double>(std::max(start_, range_from_));
         area += (Interpolate(*prev_, first_, span_start) + first_.value) *
                 (static_cast<double>(first_.ts) - span_start) / 2;
       }
       if (next) {
-        span_end = static_cast<double>(start_) + static_cast<double>(spec_.bucket_ms);
+        span_end = std::min(static_cast<double>(start_) + static_cast<double>(spec_.bucket_ms),
+                            static_cast<double>(range_to_));
         area += (last_.value + Interpolate(last_, *next, span_end)) *
                 (span_end - static_cast<double>(last_.ts)) / 2;
       }

@@ -10,7 +10,9 @@
 //   from the bucket's first sample to its last, divided by that span; when a sample precedes the
 //   bucket, the line from it is interpolated at the bucket's start and the span starts there,
 //   and when a sample follows it, likewise up to the bucket's end (start + bucket). A span of
-//   zero length gives the bucket's last value.
+//   zero length gives the bucket's last value. Over a range query whose ends fall inside a
+//   bucket, the span stops at the range's end instead: a bucket's start and end are clipped to
+//   [from, to] (BucketAggregator::ClipToRange), as RedisTimeSeries' twa_calc_ta/tb do.
 // - EMPTY also reports the empty buckets between two non-empty ones: sum and count 0, last the
 //   value of the last sample before the bucket, twa the average of the line joining the samples
 //   around it over the bucket, every other aggregator NaN.
@@ -19,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -83,6 +86,12 @@ class BucketAggregator {
   BucketAggregator(const AggregationSpec& spec, std::optional<Sample> before, Emit emit)
       : spec_(spec), prev_(before), emit_(std::move(emit)) {}
 
+  // A range query's bounds: twa interpolates at max(bucket start, from) and min(bucket end,
+  // to) rather than at the bucket's own ends. REQUIRES: called before Add.
+  void ClipToRange(int64_t from, int64_t to) {
+    range_from_ = from;
+    range_to_ = to;
+  }
   // REQUIRES: ts above every sample given before. False once `emit` asked to stop.
   bool Add(const Sample& sample);
   // Emits the last bucket. `after`: the sample following the last one given, if any (twa).
@@ -107,6 +116,8 @@ class BucketAggregator {
   Sample first_;
   Sample last_;
   double area_ = 0;  // twa: the area between the bucket's first and last samples
+  int64_t range_from_ = std::numeric_limits<int64_t>::min();  // ClipToRange
+  int64_t range_to_ = std::numeric_limits<int64_t>::max();
 };
 
 }  // namespace ebb::types
