@@ -255,6 +255,19 @@ async function createAndAdd(r, model) {
   assert.equal(info.sourceKey, null);
   assert.deepEqual(info.rules, []);
   assert.equal((await r.ts.info('ts:b')).duplicatePolicy, null);
+  // TS.INFO DEBUG: every block of at most CHUNK_SIZE bytes, in order, holding every sample.
+  const debug = await r.ts.infoDebug('ts:a');
+  assert.equal(debug.keySelfName, 'ts:a');
+  assert.equal(debug.totalSamples, a.length);
+  assert.equal(debug.chunks.length, info.chunkCount);
+  assert.equal(debug.chunks.reduce((n, c) => n + c.samples, 0), a.length);
+  assert.equal(debug.chunks[0].startTimestamp, a[0].timestamp);
+  assert.equal(debug.chunks.at(-1).endTimestamp, a.at(-1).timestamp);
+  debug.chunks.forEach((c, i) => {
+    assert.ok(c.startTimestamp <= c.endTimestamp && c.size > 0 && c.size <= 128, `chunk ${i}`);
+    if (i > 0) assert.ok(debug.chunks[i - 1].endTimestamp < c.startTimestamp, `chunk ${i}`);
+    assert.ok(Math.abs(Number(c.bytesPerSample) - c.size / c.samples) < 1e-5, `chunk ${i}`);
+  });
 }
 
 async function ranges(r, model) {
@@ -488,8 +501,9 @@ try {
   r = await connect(port);
   await afterRestart(r, model);
   await r.quit();
-  console.log(`node-redis ts.*: create, add, mAdd, incrBy, ranges with ${AGGREGATIONS.length} ` +
-              `aggregators, mRange GROUPBY, mGet, queryIndex, rules, retention, restart OK`);
+  console.log(`node-redis ts.*: create, add, mAdd, incrBy, info, infoDebug, ranges with ` +
+              `${AGGREGATIONS.length} aggregators, mRange GROUPBY, mGet, queryIndex, rules, ` +
+              'retention, restart OK');
 } catch (e) {
   failed = true;
   console.error(e);
