@@ -153,7 +153,10 @@ function emptyValue(type, all, ta, tb) {
 }
 
 // TS.RANGE key from to AGGREGATION type bucket [ALIGN align] [BUCKETTIMESTAMP bts] [EMPTY] over
-// `all` (every visible sample, oldest first).
+// `all` (every visible sample, oldest first). twa's buckets are clipped to [from, to], and with
+// EMPTY its empty buckets reach from the range's start to its first sample and from its last to
+// the range's end (all of its buckets when it has none) when the series has a sample before and
+// one after them.
 function aggregate(all, { type, bucket, from = 0, to = Number.MAX_SAFE_INTEGER, align = 0,
                           bts = '-', empty = false }) {
   const shift = { '-': 0, '~': Math.floor(bucket / 2), '+': bucket }[bts];
@@ -164,16 +167,28 @@ function aggregate(all, { type, bucket, from = 0, to = Number.MAX_SAFE_INTEGER, 
     buckets.get(start).push(s);
   }
   const out = [];
+  const fill = (first, end) => {  // the empty buckets [first, end)
+    for (let e = first; e < end; e += bucket) {
+      out.push({ timestamp: e + shift,
+                 value: emptyValue(type, all, Math.max(e, from), Math.min(e + bucket, to)) });
+    }
+  };
+  const edges = empty && type === 'TWA';
+  const before = all.some((s) => s.timestamp < from);
+  const firstStart = bucketStart(from, bucket, align);
+  const lastStart = bucketStart(to, bucket, align);
   let previous = null;
   for (const [start, b] of buckets) {
-    for (let e = previous === null ? start : previous + bucket; empty && e < start; e += bucket) {
-      out.push({ timestamp: e + shift, value: emptyValue(type, all, e, e + bucket) });
-    }
+    if (previous !== null && empty) fill(previous + bucket, start);
+    if (previous === null && edges && before) fill(firstStart, start);
     const ta = Math.max(start, from);
     const tb = Math.min(start + bucket, to);
     const value = type === 'TWA' ? twa(all, b, ta, tb) : reduce(type, b.map((s) => s.value));
     out.push({ timestamp: start + shift, value });
     previous = start;
+  }
+  if (edges && (previous !== null || before) && all.some((s) => s.timestamp > to)) {
+    fill(previous === null ? firstStart : previous + bucket, lastStart + bucket);
   }
   return out;
 }
@@ -300,6 +315,20 @@ async function ranges(r, model) {
                     `${type} ${bucket} over [${from}, ${to}]`);
       assertSamples(await r.ts.revRange('ts:a', from, to, { AGGREGATION: agg }),
                     [...want].reverse(), `REVRANGE ${type} ${bucket} over [${from}, ${to}]`);
+    }
+    // EMPTY over ranges that start, end, or start and end in the gap.
+    const gapStart = a[149].timestamp + 1500;
+    const gapEnd = a[149].timestamp + 3700;
+    for (const [f, t] of [[gapStart, a[300].timestamp], [a[20].timestamp - 1, gapEnd],
+                          [gapStart, gapEnd]]) {
+      assertSamples(await r.ts.range('ts:a', f, t, {
+        AGGREGATION: { type, timeBucket: 1000, EMPTY: true } }),
+                    aggregate(a, { type, bucket: 1000, from: f, to: t, empty: true }),
+                    `${type} EMPTY over [${f}, ${t}]`);
+      assertSamples(await r.ts.revRange('ts:a', f, t, {
+        AGGREGATION: { type, timeBucket: 1000, EMPTY: true } }),
+                    aggregate(a, { type, bucket: 1000, from: f, to: t, empty: true }).reverse(),
+                    `${type} REVRANGE EMPTY over [${f}, ${t}]`);
     }
     // EMPTY over the gap, ALIGN and BUCKETTIMESTAMP.
     const spec = { type, bucket: 1000, empty: true };

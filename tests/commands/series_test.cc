@@ -135,6 +135,30 @@ TEST_F(SeriesTest, EmptyReportsTheGapsBetweenBuckets) {
   EXPECT_NEAR(std::stod(twa[2][1].str()), 43.0 / 7, 1e-12);
 }
 
+// twa with EMPTY over a range also reports the empty buckets at its ends, clipped to it, from the
+// line joining the samples around them (RedisTimeSeries' prefix and suffix), buckets of 10:
+//   [42,65] holds no sample: 40, 50, 60 from the line (35,10)-(70,1), v(t) = 10 - 9(t-35)/35:
+//   (v(42)+v(50))/2 = (8.2+43/7)/2, (v(50)+v(60))/2 = 34/7, (v(60)+v(65))/2 = 41/14;
+//   [0,58] ends with 40 and 50 after (35,10): (v(40)+v(50))/2 = 52/7, (v(50)+v(58))/2 = 179/35.
+TEST_F(SeriesTest, TwaEmptyReachesTheRangeEnds) {
+  AddDataSet();
+  Reply twa = Cmd({"TS.RANGE", "t", "42", "65", "AGGREGATION", "twa", "10", "EMPTY"});
+  ASSERT_EQ(twa.size(), 3u);
+  EXPECT_EQ(twa[0][0].integer(), 40);
+  EXPECT_NEAR(std::stod(twa[0][1].str()), (8.2 + 43.0 / 7) / 2, 1e-12);
+  EXPECT_NEAR(std::stod(twa[1][1].str()), 34.0 / 7, 1e-12);
+  EXPECT_NEAR(std::stod(twa[2][1].str()), 41.0 / 14, 1e-12);
+  twa = Cmd({"TS.RANGE", "t", "0", "58", "AGGREGATION", "twa", "10", "EMPTY"});
+  ASSERT_EQ(twa.size(), 5u);
+  EXPECT_EQ(twa[4][0].integer(), 50);
+  EXPECT_NEAR(std::stod(twa[3][1].str()), 52.0 / 7, 1e-12);
+  EXPECT_NEAR(std::stod(twa[4][1].str()), 179.0 / 35, 1e-12);
+  // Without EMPTY, or with another aggregator, the range's ends report nothing.
+  EXPECT_EQ(Do({"TS.RANGE", "t", "42", "65", "AGGREGATION", "twa", "10"}), "[]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "42", "65", "AGGREGATION", "avg", "10", "EMPTY"}), "[]");
+  EXPECT_EQ(Cmd({"TS.RANGE", "t", "0", "58", "AGGREGATION", "avg", "10", "EMPTY"}).size(), 3u);
+}
+
 TEST_F(SeriesTest, BucketTimestampAlignCountAndReverse) {
   AddDataSet();
   EXPECT_EQ(Do({"TS.RANGE", "t", "-", "+", "AGGREGATION", "sum", "20", "BUCKETTIMESTAMP", "+"}),
