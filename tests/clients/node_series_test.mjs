@@ -358,6 +358,13 @@ async function counters(r) {
   assert.deepEqual((await r.ts.info('ts:count')).labels, [{ name: 'kind', value: 'counter' }]);
   await assert.rejects(r.ts.incrBy('ts:count', 1, { TIMESTAMP: 2500 }),
                        /TSDB: timestamp must be equal to or higher than the maximum existing timestamp/);
+  // TS.ALTER and TS.DEL.
+  assert.equal(await r.ts.alter('ts:count', { RETENTION: 50000, LABELS: { kind: 'gauge' } }), 'OK');
+  const info = await r.ts.info('ts:count');
+  assert.equal(info.retentionTime, 50000);
+  assert.deepEqual(info.labels, [{ name: 'kind', value: 'gauge' }]);
+  assert.equal(await r.ts.del('ts:count', 1500, 2500), 1);
+  assert.deepEqual((await r.ts.range('ts:count', '-', '+')).map((s) => s.timestamp), [1000, 3000]);
 }
 
 function labelsOf(key) {
