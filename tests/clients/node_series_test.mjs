@@ -249,7 +249,7 @@ async function createAndAdd(r, model) {
   a[10] = { timestamp: a[10].timestamp, value: 99.5 };
   assert.equal(await r.ts.add('ts:a', a[10].timestamp, 99.5), a[10].timestamp);
   await assert.rejects(r.ts.add('ts:b', b[10].timestamp, 1),
-                       /TSDB: Error at upsert, update is not supported when DUPLICATE_POLICY is set to BLOCK mode/);
+                       /update is not supported when DUPLICATE_POLICY is set to BLOCK mode/);
   // ON_DUPLICATE overrides the policy for one sample.
   b[11] = { timestamp: b[11].timestamp, value: Math.max(b[11].value, 7) };
   await r.ts.add('ts:b', b[11].timestamp, 7, { ON_DUPLICATE: TimeSeriesDuplicatePolicies.MAX });
@@ -266,7 +266,8 @@ async function createAndAdd(r, model) {
   assert.ok(info.memoryUsage > 0);
   assert.equal(info.chunkType, 'compressed');
   assert.equal(info.duplicatePolicy, 'last');
-  assert.deepEqual(info.labels, [{ name: 'sensor', value: 'temp' }, { name: 'room', value: 'kitchen' }]);
+  assert.deepEqual(info.labels, [{ name: 'sensor', value: 'temp' },
+                                 { name: 'room', value: 'kitchen' }]);
   assert.equal(info.sourceKey, null);
   assert.deepEqual(info.rules, []);
   assert.equal((await r.ts.info('ts:b')).duplicatePolicy, null);
@@ -339,9 +340,11 @@ async function ranges(r, model) {
       ALIGN: 333,
       AGGREGATION: { type, timeBucket: 1000, BUCKETTIMESTAMP: TimeSeriesBucketTimestamp.MID },
     }), aggregate(a, aligned), `${type} ALIGN 333 BUCKETTIMESTAMP ~`);
+    const high = TimeSeriesBucketTimestamp.HIGH;
     assertSamples(await r.ts.range('ts:a', '-', '+', {
-      COUNT: 5, AGGREGATION: { type, timeBucket: 1000, BUCKETTIMESTAMP: TimeSeriesBucketTimestamp.HIGH },
-    }), aggregate(a, { type, bucket: 1000, bts: '+' }).slice(0, 5), `${type} COUNT 5 BUCKETTIMESTAMP +`);
+      COUNT: 5, AGGREGATION: { type, timeBucket: 1000, BUCKETTIMESTAMP: high },
+    }), aggregate(a, { type, bucket: 1000, bts: '+' }).slice(0, 5),
+                  `${type} COUNT 5 BUCKETTIMESTAMP +`);
   }
 }
 
@@ -357,7 +360,7 @@ async function counters(r) {
   assert.deepEqual(await r.ts.get('ts:count'), { timestamp: 3000, value: 5.5 });
   assert.deepEqual((await r.ts.info('ts:count')).labels, [{ name: 'kind', value: 'counter' }]);
   await assert.rejects(r.ts.incrBy('ts:count', 1, { TIMESTAMP: 2500 }),
-                       /TSDB: timestamp must be equal to or higher than the maximum existing timestamp/);
+                       /TSDB: timestamp must be equal to or higher than the maximum existing/);
   // TS.ALTER and TS.DEL.
   assert.equal(await r.ts.alter('ts:count', { RETENTION: 50000, LABELS: { kind: 'gauge' } }), 'OK');
   const info = await r.ts.info('ts:count');
@@ -476,7 +479,8 @@ async function rules(r, model) {
   const later = src.at(-1).timestamp + 20000;
   await r.ts.add('ts:src', later, 1);
   src.push({ timestamp: later, value: 1 });
-  assert.deepEqual(await r.ts.range('ts:src:max', '-', '+'), before, 'a deleted rule writes nothing');
+  assert.deepEqual(await r.ts.range('ts:src:max', '-', '+'), before,
+                   'a deleted rule writes nothing');
   assertSamples(await r.ts.range('ts:src:avg', '-', '+'), finished(1000, 'AVG'),
                 'rule avg after a sample opened a new bucket');
 }
@@ -495,8 +499,8 @@ async function retention(r) {
   assert.equal(info.retentionTime, 1000);
   assert.equal(info.totalSamples, 1);
   assert.equal(info.firstTimestamp, 4200);
-  assert.deepEqual(await r.ts.range('ts:ret', 0, 4199, { AGGREGATION: { type: 'COUNT', timeBucket: 100000 } }),
-                   []);
+  assert.deepEqual(await r.ts.range('ts:ret', 0, 4199,
+                                    { AGGREGATION: { type: 'COUNT', timeBucket: 100000 } }), []);
 }
 
 async function afterRestart(r, model) {
@@ -506,7 +510,8 @@ async function afterRestart(r, model) {
   const info = await r.ts.info('ts:a');
   assert.equal(info.duplicatePolicy, 'last');
   assert.equal(info.chunkSize, 128);
-  assert.deepEqual(info.labels, [{ name: 'sensor', value: 'temp' }, { name: 'room', value: 'kitchen' }]);
+  assert.deepEqual(info.labels, [{ name: 'sensor', value: 'temp' },
+                                 { name: 'room', value: 'kitchen' }]);
   assert.deepEqual(await r.ts.queryIndex('sensor=temp'), ['ts:a', 'ts:b']);
   assert.equal((await r.ts.info('ts:ret')).retentionTime, 1000);
   // The rule still flows: a sample two buckets on finishes the open bucket into ts:src:avg.
