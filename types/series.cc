@@ -405,7 +405,7 @@ OpResult<std::optional<Sample>> Series::Neighbor(std::string_view key, int64_t t
   return found;
 }
 
-OpResult<SeriesInfo> Series::Info(std::string_view key) {
+OpResult<SeriesInfo> Series::Info(std::string_view key, bool list_blocks) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
@@ -423,6 +423,9 @@ OpResult<SeriesInfo> Series::Info(std::string_view key) {
     if (!s.ok()) return s;
     ++info.block_count;
     info.stored_bytes += it->key().size() + it->value().size();
+    if (list_blocks && !block.empty()) {
+      info.blocks.push_back({first_ts, block.back().ts, block.size(), it->value().size()});
+    }
     for (const Sample& sample : block) {
       if (sample.ts < floor) continue;
       if (info.total_samples++ == 0) info.first_timestamp = sample.ts;

@@ -67,6 +67,14 @@ struct SeriesInfo {
   int64_t first_timestamp = 0;  // the oldest visible sample's (0 when empty)
   uint64_t block_count = 0;     // stored blocks (TS.INFO chunkCount)
   uint64_t stored_bytes = 0;    // key and value bytes of the metadata row and the blocks
+  // Each stored block, oldest first (TS.INFO DEBUG's Chunks), when Info is asked for them.
+  struct Block {
+    int64_t first_ts = 0;
+    int64_t last_ts = 0;
+    uint64_t samples = 0;  // stored, retention's invisible ones included
+    uint64_t bytes = 0;    // the encoded block
+  };
+  std::vector<Block> blocks;
 };
 
 class Series {
@@ -104,8 +112,8 @@ class Series {
   OpResult<std::optional<Sample>> Latest(std::string_view key);
   // The series' metadata. kNotFound.
   OpResult<SeriesMeta> Meta(std::string_view key);
-  // TS.INFO. kNotFound.
-  OpResult<SeriesInfo> Info(std::string_view key);
+  // TS.INFO; with `list_blocks`, SeriesInfo::blocks too (TS.INFO DEBUG). kNotFound.
+  OpResult<SeriesInfo> Info(std::string_view key, bool list_blocks = false);
 
   // Calls `visit` with every visible sample with from <= ts <= to, oldest first (newest first
   // when `reverse`), until it returns false. kNotFound.

@@ -104,7 +104,10 @@ bool BucketAggregator::Add(const Sample& sample) {
   const int64_t start = BucketStart(sample.ts, spec_.bucket_ms, spec_.align);
   if (open_ && start != start_) {
     if (!EmitBucket(sample)) return false;
-    if (spec_.empty && !EmitEmpty(start, sample)) return false;
+    if (spec_.empty && !EmitEmpty(start_ + spec_.bucket_ms, start, sample)) return false;
+  } else if (!open_ && TwaEdges() && prev_ &&
+             !EmitEmpty(BucketStart(range_from_, spec_.bucket_ms, spec_.align), start, sample)) {
+    return false;  // the empty buckets from the range's start to its first sample's
   }
   if (!open_ || start != start_) {
     open_ = true;
@@ -121,10 +124,20 @@ bool BucketAggregator::Add(const Sample& sample) {
 }
 
 bool BucketAggregator::Finish(std::optional<Sample> after) {
-  if (stopped_ || !open_) return !stopped_;
-  const bool ok = EmitBucket(after);
-  open_ = false;
-  return ok;
+  if (stopped_) return false;
+  int64_t first_empty = 0;
+  if (open_) {
+    open_ = false;
+    if (!EmitBucket(after)) return false;
+    first_empty = start_ + spec_.bucket_ms;
+  } else {
+    first_empty = BucketStart(range_from_, spec_.bucket_ms, spec_.align);
+  }
+  if (!TwaEdges() || !prev_ || !after) return true;
+  // The empty buckets from the last sample's (or the range's start) to the range's end. `after`
+  // lies past range_to_, so the last bucket's end does not overflow.
+  const int64_t last = BucketStart(range_to_, spec_.bucket_ms, spec_.align);
+  return last < first_empty || EmitEmpty(first_empty, last + spec_.bucket_ms, *after);
 }
 
 bool BucketAggregator::EmitBucket(std::optional<Sample> next) {
@@ -141,12 +154,13 @@ bool BucketAggregator::EmitBucket(std::optional<Sample> next) {
       double span_start = static_cast<double>(first_.ts);
       double span_end = static_cast<double>(last_.ts);
       if (prev_) {
-        span_start = static_cast<double>(start_);
+        span_start = static_cast<double>(std::max(start_, range_from_));
         area += (Interpolate(*prev_, first_, span_start) + first_.value) *
                 (static_cast<double>(first_.ts) - span_start) / 2;
       }
       if (next) {
-        span_end = static_cast<double>(start_) + static_cast<double>(spec_.bucket_ms);
+        span_end = std::min(static_cast<double>(start_) + static_cast<double>(spec_.bucket_ms),
+                            static_cast<double>(range_to_));
         area += (last_.value + Interpolate(last_, *next, span_end)) *
                 (span_end - static_cast<double>(last_.ts)) / 2;
       }
@@ -169,8 +183,9 @@ double BucketAggregator::EmptyValue(int64_t start, const Sample& next) const {
     case Aggregator::kLast:
       return prev_->value;
     case Aggregator::kTwa: {
-      const double a = static_cast<double>(start);
-      const double b = a + static_cast<double>(spec_.bucket_ms);
+      const double a = static_cast<double>(std::max(start, range_from_));
+      const double b = std::min(static_cast<double>(start) + static_cast<double>(spec_.bucket_ms),
+                                static_cast<double>(range_to_));
       return (Interpolate(*prev_, next, a) + Interpolate(*prev_, next, b)) / 2;
     }
     default:
@@ -178,9 +193,10 @@ double BucketAggregator::EmptyValue(int64_t start, const Sample& next) const {
   }
 }
 
-bool BucketAggregator::EmitEmpty(int64_t next_start, const Sample& next) {
-  // prev_ is the finished bucket's last sample. Bounded by the gap between two samples.
-  for (int64_t start = start_ + spec_.bucket_ms; start < next_start; start += spec_.bucket_ms) {
+bool BucketAggregator::EmitEmpty(int64_t first, int64_t next_start, const Sample& next) {
+  // prev_ is the sample before `first`. Bounded by the gap between two samples (emit stops a
+  // reply that grows too long).
+  for (int64_t start = first; start < next_start; start += spec_.bucket_ms) {
     if (!Report(start, EmptyValue(start, next))) return false;
   }
   return true;

@@ -10,15 +10,22 @@
 //   from the bucket's first sample to its last, divided by that span; when a sample precedes the
 //   bucket, the line from it is interpolated at the bucket's start and the span starts there,
 //   and when a sample follows it, likewise up to the bucket's end (start + bucket). A span of
-//   zero length gives the bucket's last value.
+//   zero length gives the bucket's last value. Over a range query whose ends fall inside a
+//   bucket, the span stops at the range's end instead: a bucket's start and end are clipped to
+//   [from, to] (BucketAggregator::ClipToRange), as RedisTimeSeries' twa_calc_ta/tb do.
 // - EMPTY also reports the empty buckets between two non-empty ones: sum and count 0, last the
 //   value of the last sample before the bucket, twa the average of the line joining the samples
-//   around it over the bucket, every other aggregator NaN.
+//   around it over the bucket, every other aggregator NaN. With twa over a clipped range (as
+//   RedisTimeSeries' filter_iterator.c), EMPTY also reports the empty buckets between the
+//   range's start and its first sample, and between its last sample and the range's end (all of
+//   the range's buckets when it holds no sample), when the series has a sample before and one
+//   after them.
 // Thread-safety: a value type.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -86,16 +93,27 @@ class BucketAggregator {
   BucketAggregator(const AggregationSpec& spec, std::optional<Sample> before, Emit emit)
       : spec_(spec), prev_(before), emit_(std::move(emit)) {}
 
+  // A range query's bounds: twa interpolates at max(bucket start, from) and min(bucket end,
+  // to) rather than at the bucket's own ends. REQUIRES: called before Add.
+  void ClipToRange(int64_t from, int64_t to) {
+    range_from_ = from;
+    range_to_ = to;
+    clipped_ = true;
+  }
   // REQUIRES: ts above every sample given before. False once `emit` asked to stop.
   bool Add(const Sample& sample);
-  // Emits the last bucket. `after`: the sample following the last one given, if any (twa).
+  // Emits the last bucket (and, for twa with EMPTY over a range, the empty buckets up to the
+  // range's end). `after`: the sample following the last one given, if any (twa).
   bool Finish(std::optional<Sample> after);
 
  private:
   // Emits the open bucket; `next`: the sample after it, if known.
   bool EmitBucket(std::optional<Sample> next);
-  // Emits the empty buckets strictly between the open bucket and `next_start`.
-  bool EmitEmpty(int64_t next_start, const Sample& next);
+  // Emits the empty buckets from the one starting at `first` up to `next_start` (excluded);
+  // `next`: the sample after them.
+  bool EmitEmpty(int64_t first, int64_t next_start, const Sample& next);
+  // twa with EMPTY over a range: the empty buckets at the range's ends are reported too.
+  bool TwaEdges() const { return clipped_ && spec_.empty && spec_.aggregator == Aggregator::kTwa; }
   bool Report(int64_t start, double value);
   double EmptyValue(int64_t start, const Sample& next) const;
 
@@ -110,6 +128,9 @@ class BucketAggregator {
   Sample first_;
   Sample last_;
   double area_ = 0;  // twa: the area between the bucket's first and last samples
+  int64_t range_from_ = std::numeric_limits<int64_t>::min();  // ClipToRange
+  int64_t range_to_ = std::numeric_limits<int64_t>::max();
+  bool clipped_ = false;
 };
 
 }  // namespace ebb::types

@@ -315,12 +315,51 @@ void ReplyRules(CommandContext& ctx, const types::SeriesMeta& meta) {
   }
 }
 
-// TS.INFO key
-void ExecuteInfo(CommandContext& ctx, const KeyOptions& o) {
-  OpResult<types::SeriesInfo> info = SeriesOf(ctx).Info(o.key);
+struct InfoOptions {
+  std::string_view key;
+  bool debug = false;
+};
+
+// TS.INFO key [DEBUG]. As RedisTimeSeries: a third argument other than DEBUG is ignored, a
+// fourth is an arity error.
+InfoOptions ParseInfo(ArgParser& args) {
+  InfoOptions o{.key = args.Next()};
+  if (args.remaining() > 1) {
+    args.Fail(WrongArgsError("ts.info"));
+  } else if (args.HasMore()) {
+    o.debug = EqualsIgnoreCase(args.Next(), "DEBUG");
+  }
+  return o;
+}
+
+// TS.INFO DEBUG's tail, as RedisTimeSeries 1.10's: the key's name and each block (its chunk)
+// as startTimestamp, endTimestamp, samples, size and bytesPerSample (a float, as there).
+void ReplyBlocks(CommandContext& ctx, const InfoOptions& o, const types::SeriesInfo& info) {
+  ctx.reply.SimpleString("keySelfName");
+  ctx.reply.Bulk(o.key);
+  ctx.reply.SimpleString("Chunks");
+  ctx.reply.ArrayHeader(info.blocks.size());
+  for (const types::SeriesInfo::Block& block : info.blocks) {
+    ctx.reply.MapHeader(5);
+    ctx.reply.SimpleString("startTimestamp");
+    ctx.reply.Integer(block.first_ts);
+    ctx.reply.SimpleString("endTimestamp");
+    ctx.reply.Integer(block.last_ts);
+    ctx.reply.SimpleString("samples");
+    ctx.reply.Integer(static_cast<int64_t>(block.samples));
+    ctx.reply.SimpleString("size");
+    ctx.reply.Integer(static_cast<int64_t>(block.bytes));
+    ctx.reply.SimpleString("bytesPerSample");
+    ctx.reply.Double(static_cast<float>(block.bytes) / static_cast<float>(block.samples));
+  }
+}
+
+// TS.INFO key [DEBUG]
+void ExecuteInfo(CommandContext& ctx, const InfoOptions& o) {
+  OpResult<types::SeriesInfo> info = SeriesOf(ctx).Info(o.key, o.debug);
   if (!info.ok()) return ReplySeriesError(ctx, types::FailureOf(info));
   const types::SeriesSettings& s = info->meta.settings;
-  ctx.reply.MapHeader(12);
+  ctx.reply.MapHeader(o.debug ? 14 : 12);
   ctx.reply.SimpleString("totalSamples");
   ctx.reply.Integer(static_cast<int64_t>(info->total_samples));
   ctx.reply.SimpleString("memoryUsage");
@@ -352,6 +391,7 @@ void ExecuteInfo(CommandContext& ctx, const KeyOptions& o) {
     ctx.reply.Bulk(value);
   }
   ReplyRules(ctx, info->meta);
+  if (o.debug) ReplyBlocks(ctx, o, *info);
 }
 
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
@@ -501,14 +541,16 @@ std::vector<CommandSpec> SeriesCommands() {
        .arguments = RangeArguments(),
        .handler = Handler<ParseRangeQuery, ExecuteReverse>},
       {.name = "ts.info",
-       .arity = 2,
+       .arity = -2,
        .flags = kCmdReadOnly,
        .keys = kFirstKey,
        .group = "timeseries",
        .summary = "Returns the settings and figures of a time series.",
        .complexity = "O(N) where N is the number of samples",
-       .arguments = {kKey},
-       .handler = Handler<ParseKey, ExecuteInfo>},
+       .arguments =
+           {kKey,
+            {.name = "debug", .type = ArgType::kPureToken, .token = "DEBUG", .optional = true}},
+       .handler = Handler<ParseInfo, ExecuteInfo>},
   };
 }
 

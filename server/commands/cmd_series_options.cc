@@ -369,6 +369,7 @@ types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, 
     out->push_back(bucket);
     return (reverse || out->size() < q.count) && out->size() <= kMaxRangeReply;
   });
+  buckets.ClipToRange(q.from, q.to);
   types::OpResult<void> scanned = series.Scan(
       q.key, q.from, q.to, false,
       [&](const types::Sample& sample) { return !Passes(q, sample) || buckets.Add(sample); });

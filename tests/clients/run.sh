@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real client libraries against a spawned ebb-server: redis-py (Debian's python3-redis) and
-# ioredis / node-redis (installed from npm into <build>/clients-node on first use).
+# ioredis / node-redis (installed from npm into <build>/clients-node on first use), and
+# node-redis's time series (@redis/time-series) against a server node_series_test.mjs starts.
 # Usage: tests/clients/run.sh <ebb-server> <work dir>. Bounded: every step has a timeout.
 set -euo pipefail
 server=$1
@@ -21,3 +22,5 @@ timeout 60 /usr/bin/python3 "$here/redis_py_test.py" "$port"
 modules="$work/clients-node"
 bash "$here/node-modules.sh" "$modules"
 timeout 60 node "$here/node_clients_test.mjs" "$port" "$modules/node_modules"
+# node-redis's time-series API against a server of its own (the test restarts it).
+timeout 120 node "$here/node_series_test.mjs" "$server" "$work" "$modules/node_modules"

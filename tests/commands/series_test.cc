@@ -104,6 +104,23 @@ TEST_F(SeriesTest, EveryAggregatorOnAKnownDataSet) {
   EXPECT_NEAR(std::stod(twa[2][1].str()), 16.0 / 7, 1e-12);
 }
 
+// twa over a range whose ends fall inside buckets (RedisTimeSeries' twa_calc_ta/tb): the span
+// runs from max(bucket start, from) to min(bucket end, to), interpolated there.
+//   TS.RANGE t 12 38: [0,20) holds (15,4); the line from (10,2) gives 2.8 at 12, the line to
+//   (30,6) 14/3 at 20: (2.8+4)*3/2 + (4+14/3)*5/2 = 95.6/3, over 8: 95.6/24.
+//   [20,40) holds (30,6) (35,10); 14/3 at 20, the line to (70,1) gives 10-27/35 at 38:
+//   (14/3+6)*10/2 + (6+10)*5/2 + (10+323/35)*3/2 = 25657/210, over 18: 25657/3780.
+TEST_F(SeriesTest, TwaStopsAtTheRangeEnds) {
+  AddDataSet();
+  const Reply twa = Cmd({"TS.RANGE", "t", "12", "38", "AGGREGATION", "twa", "20"});
+  ASSERT_EQ(twa.size(), 2u);
+  EXPECT_NEAR(std::stod(twa[0][1].str()), 95.6 / 24, 1e-12);
+  EXPECT_NEAR(std::stod(twa[1][1].str()), 25657.0 / 3780, 1e-12);
+  const Reply rev = Cmd({"TS.REVRANGE", "t", "12", "38", "AGGREGATION", "twa", "20"});
+  ASSERT_EQ(rev.size(), 2u);
+  EXPECT_EQ(rev[0][1].str(), twa[1][1].str());
+}
+
 TEST_F(SeriesTest, EmptyReportsTheGapsBetweenBuckets) {
   AddDataSet();
   EXPECT_EQ(Agg("sum", true), "[[:0,+6],[:20,+16],[:40,+0],[:60,+1]]");
@@ -116,6 +133,30 @@ TEST_F(SeriesTest, EmptyReportsTheGapsBetweenBuckets) {
   const Reply twa = Cmd({"TS.RANGE", "t", "-", "+", "AGGREGATION", "twa", "20", "EMPTY"});
   ASSERT_EQ(twa.size(), 4u);
   EXPECT_NEAR(std::stod(twa[2][1].str()), 43.0 / 7, 1e-12);
+}
+
+// twa with EMPTY over a range also reports the empty buckets at its ends, clipped to it, from the
+// line joining the samples around them (RedisTimeSeries' prefix and suffix), buckets of 10:
+//   [42,65] holds no sample: 40, 50, 60 from the line (35,10)-(70,1), v(t) = 10 - 9(t-35)/35:
+//   (v(42)+v(50))/2 = (8.2+43/7)/2, (v(50)+v(60))/2 = 34/7, (v(60)+v(65))/2 = 41/14;
+//   [0,58] ends with 40 and 50 after (35,10): (v(40)+v(50))/2 = 52/7, (v(50)+v(58))/2 = 179/35.
+TEST_F(SeriesTest, TwaEmptyReachesTheRangeEnds) {
+  AddDataSet();
+  Reply twa = Cmd({"TS.RANGE", "t", "42", "65", "AGGREGATION", "twa", "10", "EMPTY"});
+  ASSERT_EQ(twa.size(), 3u);
+  EXPECT_EQ(twa[0][0].integer(), 40);
+  EXPECT_NEAR(std::stod(twa[0][1].str()), (8.2 + 43.0 / 7) / 2, 1e-12);
+  EXPECT_NEAR(std::stod(twa[1][1].str()), 34.0 / 7, 1e-12);
+  EXPECT_NEAR(std::stod(twa[2][1].str()), 41.0 / 14, 1e-12);
+  twa = Cmd({"TS.RANGE", "t", "0", "58", "AGGREGATION", "twa", "10", "EMPTY"});
+  ASSERT_EQ(twa.size(), 5u);
+  EXPECT_EQ(twa[4][0].integer(), 50);
+  EXPECT_NEAR(std::stod(twa[3][1].str()), 52.0 / 7, 1e-12);
+  EXPECT_NEAR(std::stod(twa[4][1].str()), 179.0 / 35, 1e-12);
+  // Without EMPTY, or with another aggregator, the range's ends report nothing.
+  EXPECT_EQ(Do({"TS.RANGE", "t", "42", "65", "AGGREGATION", "twa", "10"}), "[]");
+  EXPECT_EQ(Do({"TS.RANGE", "t", "42", "65", "AGGREGATION", "avg", "10", "EMPTY"}), "[]");
+  EXPECT_EQ(Cmd({"TS.RANGE", "t", "0", "58", "AGGREGATION", "avg", "10", "EMPTY"}).size(), 3u);
 }
 
 TEST_F(SeriesTest, BucketTimestampAlignCountAndReverse) {
@@ -181,6 +222,42 @@ TEST_F(SeriesTest, CreateInfoAlterAndGet) {
   ASSERT_EQ(ebb_->Raw({"HELLO", "3"}).substr(0, 1), "%");
   EXPECT_EQ(ebb_->Raw({"TS.GET", "s"}), "*2\r\n:2000\r\n,-2.25\r\n");
   EXPECT_EQ(ebb_->Raw({"TS.INFO", "s"}).substr(0, 20), "%12\r\n+totalSamples\r\n");
+}
+
+// TS.INFO key DEBUG adds keySelfName and each block as RedisTimeSeries' Chunks.
+TEST_F(SeriesTest, InfoDebugListsTheBlocks) {
+  EXPECT_EQ(Do({"TS.CREATE", "s", "CHUNK_SIZE", "48"}), "+OK");
+  for (int i = 1; i <= 40; ++i) {
+    ASSERT_EQ(Do({"TS.ADD", "s", std::to_string(i), std::to_string(i * 7919 % 1000) + ".5"}),
+              ":" + std::to_string(i));
+  }
+  const Reply info = Cmd({"TS.INFO", "s", "debug"});
+  ASSERT_EQ(info.size(), 28u);
+  EXPECT_EQ(info[24].str(), "keySelfName");
+  EXPECT_EQ(info[25].str(), "s");
+  EXPECT_EQ(info[26].str(), "Chunks");
+  const Reply& chunks = info[27];
+  ASSERT_EQ(static_cast<int64_t>(chunks.size()), info[11].integer());  // chunkCount
+  ASSERT_GT(chunks.size(), 1u);
+  int64_t samples = 0;
+  int64_t next_start = 1;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const Reply& c = chunks[i];
+    ASSERT_EQ(c.size(), 10u);
+    EXPECT_EQ(c[0].str(), "startTimestamp");
+    EXPECT_EQ(c[1].integer(), next_start);
+    EXPECT_EQ(c[5].integer(), c[3].integer() - c[1].integer() + 1);  // samples
+    EXPECT_GT(c[7].integer(), 0);
+    EXPECT_LE(c[7].integer(), 48);
+    EXPECT_NEAR(std::stod(c[9].str()), static_cast<double>(c[7].integer()) / c[5].integer(), 1e-6);
+    next_start = c[3].integer() + 1;
+    samples += c[5].integer();
+  }
+  EXPECT_EQ(samples, 40);
+  // A third argument other than DEBUG is ignored, a fourth refused (RedisTimeSeries' arity).
+  EXPECT_EQ(Cmd({"TS.INFO", "s", "other"}).size(), 24u);
+  EXPECT_EQ(Do({"TS.INFO", "s", "DEBUG", "x"}),
+            "-ERR wrong number of arguments for 'ts.info' command");
 }
 
 TEST_F(SeriesTest, AddCreatesWithOptionsMaddAndDel) {
@@ -361,7 +438,7 @@ TEST_F(SeriesTest, ErrorTexts) {
       {{"TS.RANGE", "s", "-", "+", "BOGUS"}, "-ERR syntax error"},
       {{"TS.GET", "s", "BOGUS"}, "-ERR syntax error"},
       {{"TS.DEL", "s", "x", "1"}, "-ERR TSDB: wrong fromTimestamp"},
-      {{"TS.INFO", "s", "DEBUG"}, "-ERR wrong number of arguments for 'ts.info' command"},
+      {{"TS.INFO", "s", "DEBUG", "x"}, "-ERR wrong number of arguments for 'ts.info' command"},
       {{"TS.ADD", "s", "1"}, "-ERR wrong number of arguments for 'ts.add' command"},
   };
   for (const auto& [args, error] : cases) EXPECT_EQ(Do(args), error) << args[0] << " " << args[1];
