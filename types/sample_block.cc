@@ -1,6 +1,8 @@
 #include "types/sample_block.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "storage/util/coding.h"
 
@@ -132,31 +134,43 @@ SampleBlockReader::SampleBlockReader(std::string_view block) {
   bits_ = block.substr(static_cast<size_t>(p - block.data()));
 }
 
-bool SampleBlockReader::GetBits(int width, uint64_t* bits) {
-  if (bit_pos_ + static_cast<uint64_t>(width) > bits_.size() * 8) return false;
-  uint64_t out = 0;
-  while (width > 0) {
-    const uint8_t byte = static_cast<uint8_t>(bits_[bit_pos_ / 8]);
-    const int offset = static_cast<int>(bit_pos_ % 8);
-    const int available = 8 - offset;
-    const int take = width < available ? width : available;
-    const uint64_t chunk = (byte >> (available - take)) & ((1u << take) - 1);
-    out = (out << take) | chunk;
-    bit_pos_ += static_cast<uint64_t>(take);
-    width -= take;
+uint64_t SampleBlockReader::PeekBits() const {
+  // The 8 bytes from the one bit_pos_ is in, big-endian (missing ones read as 0), shifted to
+  // bit_pos_, then the ninth byte's high bits into the room the shift made.
+  const size_t first = static_cast<size_t>(bit_pos_ / 8);
+  const int offset = static_cast<int>(bit_pos_ % 8);
+  uint64_t word = 0;
+  const size_t available = bits_.size() - first;
+  if (available >= 8) {
+    std::memcpy(&word, bits_.data() + first, 8);
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
+  } else {
+    for (size_t i = 0; i < 8; ++i) {
+      word = (word << 8) | (i < available ? static_cast<uint8_t>(bits_[first + i]) : 0u);
+    }
   }
-  *bits = out;
+  if (offset == 0) return word;
+  const uint64_t next = available > 8 ? static_cast<uint8_t>(bits_[first + 8]) : 0u;
+  return (word << offset) | (next >> (8 - offset));
+}
+
+bool SampleBlockReader::Skip(int width) {
+  if (bit_pos_ + static_cast<uint64_t>(width) > bits_.size() * 8) return false;
+  bit_pos_ += static_cast<uint64_t>(width);
+  return true;
+}
+
+bool SampleBlockReader::GetBits(int width, uint64_t* bits) {
+  const uint64_t peeked = PeekBits();
+  if (!Skip(width)) return false;
+  *bits = width >= 64 ? peeked : peeked >> (64 - width);
   return true;
 }
 
 bool SampleBlockReader::GetTimestamp(int64_t* ts) {
-  int ones = 0;
-  uint64_t bit = 0;
-  while (ones < 5) {
-    if (!GetBits(1, &bit)) return false;
-    if (bit == 0) break;
-    ones++;
-  }
+  // Up to five 1 bits, then (unless five) the 0 that ends them.
+  const int ones = std::min(std::countl_one(PeekBits()), 5);
+  if (!Skip(ones == 5 ? 5 : ones + 1)) return false;
   int64_t dod = 0;
   if (ones > 0) {
     const int width = kBuckets[ones - 1].width;
@@ -171,11 +185,12 @@ bool SampleBlockReader::GetTimestamp(int64_t* ts) {
 }
 
 bool SampleBlockReader::GetValue(double* value) {
-  uint64_t control = 0;
-  if (!GetBits(1, &control)) return false;
-  if (control == 1) {
-    if (!GetBits(1, &control)) return false;
-    if (control == 1) {
+  const uint64_t control = PeekBits() >> 62;  // the first two bits
+  if ((control & 2) == 0) {                   // '0': the value repeats
+    if (!Skip(1)) return false;
+  } else {
+    if (!Skip(2)) return false;
+    if (control == 3) {
       uint64_t lead = 0, width_minus_one = 0;
       if (!GetBits(6, &lead) || !GetBits(6, &width_minus_one)) return false;
       if (lead + width_minus_one + 1 > 64) return false;

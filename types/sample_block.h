@@ -88,6 +88,10 @@ class SampleBlockReader {
   bool corrupt() const { return corrupt_; }
 
  private:
+  // The next 64 bits of the stream from bit_pos_, the first in the most significant bit; bits
+  // past the end read as 0 (the callers check the end with Skip or GetBits).
+  uint64_t PeekBits() const;
+  bool Skip(int width);                     // false, nothing skipped, past the end
   bool GetBits(int width, uint64_t* bits);  // 1 <= width <= 64
   bool GetTimestamp(int64_t* ts);
   bool GetValue(double* value);
