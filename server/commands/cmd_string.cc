@@ -437,6 +437,13 @@ void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) {
   ctx.reply.Integer(*value);
 }
 
+// INCR, INCRBY, DECR and DECRBY in active-active mode: the counter's increment, which the mode
+// settles into the origin's record of the key's counter (docs/active-active.md, "Counters").
+WriteForm FormIncrBy(const IncrOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta(
+      {std::string(kCounterIncrForm), std::string(o.key), std::to_string(o.delta)}, std::nullopt);
+}
+
 // ---- INCRBYFLOAT
 
 // A long double as Redis prints INCRBYFLOAT's result (ld2string, LD_STR_HUMAN): fixed-point with
@@ -663,7 +670,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Increments the integer value of a key by one. Uses 0 as initial value if the "
                   "key doesn't exist",
        .arguments = {kKey},
-       .handler = Handler<ParseIncrByOne<1>, ExecuteIncrBy>},
+       .handler = Handler<ParseIncrByOne<1>, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncrByOne<1>, FormIncrBy>},
       {.name = "decr",
        .arity = 2,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -672,7 +680,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Decrements the integer value of a key by one. Uses 0 as initial value if the "
                   "key doesn't exist",
        .arguments = {kKey},
-       .handler = Handler<ParseIncrByOne<-1>, ExecuteIncrBy>},
+       .handler = Handler<ParseIncrByOne<-1>, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncrByOne<-1>, FormIncrBy>},
       {.name = "incrby",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -681,7 +690,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Increments the integer value of a key by a number. Uses 0 as initial value if "
                   "the key doesn't exist",
        .arguments = {kKey, {.name = "increment", .type = ArgType::kInteger}},
-       .handler = Handler<ParseIncrBy, ExecuteIncrBy>},
+       .handler = Handler<ParseIncrBy, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncrBy, FormIncrBy>},
       {.name = "incrbyfloat",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -700,7 +710,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Decrements a number from the integer value of a key. Uses 0 as initial value "
                   "if the key doesn't exist",
        .arguments = {kKey, {.name = "decrement", .type = ArgType::kInteger}},
-       .handler = Handler<ParseDecrBy, ExecuteIncrBy>},
+       .handler = Handler<ParseDecrBy, ExecuteIncrBy>,
+       .write_form = FormOf<ParseDecrBy, FormIncrBy>},
   };
 }
 
