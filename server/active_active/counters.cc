@@ -279,9 +279,13 @@ storage::Status Counters::Write(int db, std::string_view key, CounterState state
   types::Prune(&state, marker.deleted_up_to);
   if (state.base) CoverByRegister(&*state.base, marker);
   const std::string row_key = types::Keyspace::SystemRowKey(CounterRowName(db, key));
-  if (state.empty()) {
-    // Everything is at or before a delete, which removed the row the counter read as.
-    return any_ ? keyspace_.db().Delete(keyspace_.WriteOptions(), row_key) : storage::Status::OK();
+  if (state.records.empty() && (!state.base || state.base->observed.empty())) {
+    // No increment left: the key is what a plain string write left, on every node alike (one
+    // that never had the counter holds that version and no state). Without a base everything
+    // was at or before a delete, which removed the row the counter read as.
+    storage::Status s =
+        any_ ? keyspace_.db().Delete(keyspace_.WriteOptions(), row_key) : storage::Status::OK();
+    return s.ok() && state.base ? WritePlain(db, key, *state.base) : s;
   }
   any_ = true;
   storage::Status s =
@@ -297,6 +301,24 @@ storage::Status Counters::Write(int db, std::string_view key, CounterState state
   if (marker.expiry && view.ts <= marker.expiry->ts) expire_at = marker.expiry->expire_at;
   auto put = kv.Put({.key = key, .value = view.value, .ts = view.ts, .expire_at_ms = expire_at});
   return put.ok() ? storage::Status::OK() : put.engine_status();
+}
+
+storage::Status Counters::WritePlain(int db, std::string_view key, const CounterBase& base) {
+  types::Kv kv(keyspace_, db, 0);
+  types::OpResult<void> written;
+  if (base.kind == CounterBase::Kind::kTombstone) {
+    written = kv.Delete(key, base.ts);
+  } else if (base.kind == CounterBase::Kind::kReduced) {
+    written = kv.PutReduced(key, base.ts, base.value, base.expire_at);
+  } else {
+    written =
+        kv.Put({.key = key,
+                .value = base.value,
+                .ts = base.ts,
+                .expire_at_ms = base.expire_at == kNever ? std::nullopt
+                                                         : std::optional<int64_t>(base.expire_at)});
+  }
+  return written.ok() ? storage::Status::OK() : written.engine_status();
 }
 
 storage::Status Counters::Settle(int db, std::string_view key, const KeyMarker& marker) {

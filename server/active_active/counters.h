@@ -91,7 +91,9 @@ class Counters {
   storage::Status ReadOrAdopt(int db, std::string_view key, const KeyMarker& marker,
                               types::CounterState* state);
   // Writes `state`, pruned at `marker` and its base given the register's expiry when the
-  // register covers it, and the row the key reads as. An empty state removes the row.
+  // register covers it, and the row the key reads as. A state left with no record and a base
+  // that observed none is no counter: its row goes and the base is written as the plain string
+  // version it is (nothing without one: a delete removed the row).
   storage::Status Write(int db, std::string_view key, types::CounterState state,
                         const KeyMarker& marker);
   // Prunes the key's state (if any) at its marker and rewrites its row: after a delete, a
@@ -103,6 +105,9 @@ class Counters {
   storage::Status Forget(int db, std::string_view key);
 
  private:
+  // `base` as the plain string version a PUT, DELETE or reduced dead version leaves.
+  storage::Status WritePlain(int db, std::string_view key, const types::CounterBase& base);
+
   types::Keyspace& keyspace_;
   bool any_ = false;
 };
