@@ -23,11 +23,12 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 // a + 1 without overflow.
 int64_t After(int64_t a) { return a == std::numeric_limits<int64_t>::max() ? a : a + 1; }
 
-// The timestamp of a base a client's INCR writes on a key absent or expired here: the clock,
-// raised above what the key held, its deletes and its expiry register, so the new counter
-// follows them all (a register covering it would expire it at once).
-int64_t NewBaseTs(int64_t now, const types::CounterState& state, const KeyMarker& marker) {
-  int64_t ts = now;
+// The timestamp of the base "0" a client's INCR writes on a key absent or expired here: the
+// least that follows what the key held, its deletes and its expiry register (one covering it
+// would expire it at once), not the clock — so a SET, which takes the clock, replaces it even in
+// the same millisecond.
+int64_t NewBaseTs(const types::CounterState& state, const KeyMarker& marker) {
+  int64_t ts = 0;
   if (state.base) ts = std::max(ts, After(state.base->ts));
   if (marker.deleted_up_to != KeyMarker::kNothingDeleted) {
     ts = std::max(ts, After(marker.deleted_up_to));
@@ -99,7 +100,7 @@ bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
     // A new counter: a base "0" observing every record held here (an expired counter's too).
     types::CounterBase base;
     base.value = "0";
-    base.ts = NewBaseTs(ks.NowMs(), state, marker);
+    base.ts = NewBaseTs(state, marker);
     base.expire_at = ks.PolicyExpireAt(key, ks.NowMs()).value_or(kNever);
     base.observed = types::ObservedOf(state);
     types::MergeBase(&state, base);

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/active_active_support.h"
@@ -264,6 +266,47 @@ TEST_F(ActiveActiveCounterTest, ExpiryAppliesToACounter) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"PTTL", "k"}).integer(), -1);
   ExpectEverywhere("k", "2");
+}
+
+// A counter's base that expired leaves the origin log by the purge deadline as its value-less
+// form (`BASE reduced <ts> <expiry> <digest>`, the records kept), and a peer cut off meanwhile
+// receives that form from the stream (no snapshot) and ends with the same digest.
+TEST_F(ActiveActiveCounterTest, AnExpiredBaseLeavesTheLog) {
+  StartMesh(3, {"--expiry-purge-deadline", "2s"});
+  ASSERT_EQ(Cmd(c_[0].get(), {"INCR", "k"}).integer(), 1);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  SetLink(c_[0].get(), n_[0], c_[2].get(), n_[2], false);
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "k", "4242", "PX", "1000"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"INCR", "k"}).integer(), 4243);
+  ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get()}), "");
+  // The base's form, as the log holds it: `counter k BASE <kind> ...`.
+  auto base_kind = [&] {
+    std::string kind;
+    for (const LoggedDelta& delta : ReadOriginLog(n_[0])) {
+      if (delta.args.size() > 3 && delta.args[0] == "counter" && delta.args[2] == "BASE") {
+        kind = delta.args[3];
+      }
+    }
+    return kind;
+  };
+  EXPECT_EQ(base_kind(), "value");
+  for (auto& c : c_) {
+    ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1000 + 2000 + 1)}).str(),
+              "OK");
+  }
+  std::string kind;
+  for (int i = 0; i < 100 && (kind = base_kind()) != "reduced"; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(kind, "reduced");
+  SetLink(c_[0].get(), n_[0], c_[2].get(), n_[2], true);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  EXPECT_EQ(InfoField(c_[0].get(), "peers", "snapshots_sent"), 0);
+  // A new counter from an INCR after the expiry, alike everywhere.
+  for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "k"}).integer(), 0);
+  ASSERT_EQ(Cmd(c_[2].get(), {"INCR", "k"}).integer(), 1);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectEverywhere("k", "1");
 }
 
 }  // namespace
