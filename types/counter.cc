@@ -1,6 +1,9 @@
 #include "types/counter.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "common/strings.h"
 #include "storage/util/coding.h"
@@ -11,26 +14,30 @@ namespace {
 
 constexpr uint8_t kCounterStateVersion = 1;
 
-// An observed entry and a record share one encoding: origin, ts, seq, total.
-void PutPart(std::string* out, std::string_view origin, int64_t ts, uint64_t seq, int64_t total) {
-  storage::PutLengthPrefixed(out, origin);
-  storage::PutFixed64(out, static_cast<uint64_t>(ts));
-  storage::PutVarint64(out, seq);
-  storage::PutFixed64(out, static_cast<uint64_t>(total));
+// An observed entry and a record share one encoding: origin, ts, seq, total, float total.
+template <typename Part>
+void PutPart(std::string* out, const Part& part) {
+  storage::PutLengthPrefixed(out, part.origin);
+  storage::PutFixed64(out, static_cast<uint64_t>(part.ts));
+  storage::PutVarint64(out, part.seq);
+  storage::PutFixed64(out, static_cast<uint64_t>(part.total));
+  storage::PutLengthPrefixed(out, FloatTotalText(part.ftotal));
 }
 
-bool GetPart(std::string_view* in, std::string* origin, int64_t* ts, uint64_t* seq,
-             int64_t* total) {
+template <typename Part>
+bool GetPart(std::string_view* in, Part* part) {
   std::string_view name;
+  std::string_view ftotal;
   uint64_t raw_ts = 0;
   uint64_t raw_total = 0;
   if (!storage::GetLengthPrefixed(in, &name) || !storage::GetFixed64(in, &raw_ts) ||
-      !storage::GetVarint64(in, seq) || !storage::GetFixed64(in, &raw_total)) {
+      !storage::GetVarint64(in, &part->seq) || !storage::GetFixed64(in, &raw_total) ||
+      !storage::GetLengthPrefixed(in, &ftotal) || !ParseFloatTotal(ftotal, &part->ftotal)) {
     return false;
   }
-  origin->assign(name);
-  *ts = static_cast<int64_t>(raw_ts);
-  *total = static_cast<int64_t>(raw_total);
+  part->origin.assign(name);
+  part->ts = static_cast<int64_t>(raw_ts);
+  part->total = static_cast<int64_t>(raw_total);
   return true;
 }
 
@@ -57,18 +64,22 @@ const Part* Find(const std::vector<Part>& parts, std::string_view origin) {
 }
 
 // Whether `base` already counts all of `record` (its origin saw it, or a later record of the
-// same origin), and what the record adds beyond it.
-bool Observed(const CounterBase* base, const CounterRecord& record, __int128* adds) {
+// same origin), and what the record adds beyond it (*adds; *fadds: its float total's part).
+bool Observed(const CounterBase* base, const CounterRecord& record, __int128* adds,
+              long double* fadds) {
   const CounterObserved* seen = base ? Find(base->observed, record.origin) : nullptr;
   if (seen == nullptr || seen->ts < record.ts) {
     *adds = record.total;
+    *fadds = record.ftotal;
     return false;
   }
   if (seen->ts > record.ts || record.seq <= seen->seq) {
     *adds = 0;
+    *fadds = 0;
     return true;
   }
   *adds = static_cast<__int128>(record.total) - seen->total;
+  *fadds = record.ftotal - seen->ftotal;
   return false;
 }
 
@@ -103,10 +114,10 @@ std::string EncodeCounterState(const CounterState& state) {
     storage::PutFixed64(&out, static_cast<uint64_t>(base.expire_at));
     storage::PutLengthPrefixed(&out, base.value);
     storage::PutVarint32(&out, static_cast<uint32_t>(base.observed.size()));
-    for (const CounterObserved& o : base.observed) PutPart(&out, o.origin, o.ts, o.seq, o.total);
+    for (const CounterObserved& o : base.observed) PutPart(&out, o);
   }
   storage::PutVarint32(&out, static_cast<uint32_t>(state.records.size()));
-  for (const CounterRecord& r : state.records) PutPart(&out, r.origin, r.ts, r.seq, r.total);
+  for (const CounterRecord& r : state.records) PutPart(&out, r);
   return out;
 }
 
@@ -133,7 +144,7 @@ bool DecodeCounterState(std::string_view in, CounterState* state) {
     base.value.assign(value);
     for (uint32_t i = 0; i < n; i++) {
       CounterObserved o;
-      if (!GetPart(&in, &o.origin, &o.ts, &o.seq, &o.total)) return false;
+      if (!GetPart(&in, &o)) return false;
       base.observed.push_back(std::move(o));
     }
     state->base = std::move(base);
@@ -141,7 +152,7 @@ bool DecodeCounterState(std::string_view in, CounterState* state) {
   if (!storage::GetVarint32(&in, &n)) return false;
   for (uint32_t i = 0; i < n; i++) {
     CounterRecord r;
-    if (!GetPart(&in, &r.origin, &r.ts, &r.seq, &r.total)) return false;
+    if (!GetPart(&in, &r)) return false;
     state->records.push_back(std::move(r));
   }
   return in.empty();
@@ -186,29 +197,42 @@ CounterView ViewOf(const CounterState& state) {
   view.ts = std::numeric_limits<int64_t>::min();
   const CounterBase* base = state.base ? &*state.base : nullptr;
   __int128 sum = 0;
-  bool numeric = true;
+  long double fbase = 0;
+  bool integer = true;  // exact: an integer base, and no float total adds anything
+  bool number = true;   // the base, if a value, is a number
   if (base != nullptr) {
     view.ts = base->ts;
     if (base->kind == CounterBase::Kind::kValue) {
       view.present = true;
-      int64_t value = 0;
-      numeric = ParseInt64(base->value, &value);
-      sum = value;
       view.value = base->value;
+      int64_t value = 0;
+      if (ParseInt64(base->value, &value)) {
+        sum = value;
+      } else if (ParseLongDouble(base->value, &fbase)) {
+        integer = false;
+      } else {
+        number = false;
+      }
     }
     if (base->kind != CounterBase::Kind::kTombstone &&
         base->expire_at != std::numeric_limits<int64_t>::max()) {
       view.expire_at = base->expire_at;
     }
   }
+  long double fsum = 0;
   for (const CounterRecord& r : state.records) {
     view.ts = std::max(view.ts, r.ts);
     __int128 adds = 0;
-    if (!Observed(base, r, &adds)) view.present = true;
+    long double fadds = 0;
+    if (!Observed(base, r, &adds, &fadds)) view.present = true;
     sum += adds;
+    if (fadds != 0) integer = false;
+    fsum += fadds;
   }
-  // A base that is no integer reads as itself: the increments wait for a SET that is one.
-  if (numeric) view.value = Int128Decimal(sum);
+  // A base that is no number reads as itself: the increments wait for a SET that is one.
+  if (!number) return view;
+  view.value =
+      integer ? Int128Decimal(sum) : FormatLongDouble(fbase + static_cast<long double>(sum) + fsum);
   return view;
 }
 
@@ -227,6 +251,7 @@ std::optional<CounterRecord> NextRecord(const CounterState& state, std::string_v
   const CounterRecord* held = state.RecordOf(origin);
   if (held != nullptr && held->ts == record_ts) {
     next.seq = held->seq + 1;
+    next.ftotal = held->ftotal;
     if (__builtin_add_overflow(held->total, delta, &next.total)) return std::nullopt;
   } else if (held != nullptr && held->ts > record_ts) {
     return std::nullopt;  // never: the horizon only grows
@@ -234,10 +259,52 @@ std::optional<CounterRecord> NextRecord(const CounterState& state, std::string_v
   return next;
 }
 
+std::optional<CounterRecord> NextFloatRecord(const CounterState& state, std::string_view origin,
+                                             int64_t record_ts, long double increment) {
+  std::optional<CounterRecord> next = NextRecord(state, origin, record_ts, 0);
+  if (!next) return std::nullopt;
+  next->ftotal += increment;
+  if (!std::isfinite(next->ftotal)) return std::nullopt;
+  return next;
+}
+
+std::string FloatTotalText(long double total) {
+  if (total == 0) return "0";
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof(buf), "%La", total);
+  return std::string(buf, static_cast<size_t>(std::clamp(n, 0, int{sizeof(buf)} - 1)));
+}
+
+bool ParseFloatTotal(std::string_view text, long double* total) {
+  if (text == "0") {
+    *total = 0;
+    return true;
+  }
+  if (text.empty() || text.size() > 60) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  *total = std::strtold(copy.c_str(), &end);
+  // The canonical text only, so that a total has one spelling on every node.
+  return end == copy.c_str() + copy.size() && std::isfinite(*total) && *total != 0 &&
+         FloatTotalText(*total) == text;
+}
+
+std::string FormatLongDouble(long double value) {
+  char buf[5 * 1024];  // Redis's MAX_LONG_DOUBLE_CHARS: any finite long double fits
+  const int written = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  std::string text(buf, static_cast<size_t>(std::clamp(written, 0, int{sizeof(buf)} - 1)));
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
+
 std::vector<CounterObserved> ObservedOf(const CounterState& state) {
   std::vector<CounterObserved> observed;
   for (const CounterRecord& r : state.records) {
-    observed.push_back({r.origin, r.ts, r.seq, r.total});
+    observed.push_back({r.origin, r.ts, r.seq, r.total, r.ftotal});
   }
   return observed;
 }

@@ -40,12 +40,14 @@
 
 namespace ebb::types {
 
-// One origin's increments: their total since the record's ts began.
+// One origin's increments: their total since the record's ts began — INCR's in `total`,
+// INCRBYFLOAT's in `ftotal` (exact in the row and the delta: FloatTotalText).
 struct CounterRecord {
   std::string origin;  // the origin node's id
   int64_t ts = 0;      // the origin's delete horizon for the key + 1, >= 0
   uint64_t seq = 0;    // 1 for the record's first increment, + 1 per increment
   int64_t total = 0;
+  long double ftotal = 0;
 
   bool operator==(const CounterRecord&) const = default;
 };
@@ -56,6 +58,7 @@ struct CounterObserved {
   int64_t ts = 0;
   uint64_t seq = 0;
   int64_t total = 0;
+  long double ftotal = 0;
 
   bool operator==(const CounterObserved&) const = default;
 };
@@ -98,9 +101,13 @@ void Prune(CounterState* state, int64_t deleted_up_to);
 
 // The string version a counter reads as.
 struct CounterView {
-  bool present = false;              // false: the key reads as absent (a tombstone at `ts`)
-  int64_t ts = 0;                    // the greatest ts of the base and the records
-  std::string value;                 // the decimal sum; a non-numeric base's own bytes
+  bool present = false;  // false: the key reads as absent (a tombstone at `ts`)
+  int64_t ts = 0;        // the greatest ts of the base and the records
+  // The sum: exact decimal while the base is an integer and no INCRBYFLOAT added anything, else
+  // as Redis prints INCRBYFLOAT's result (FormatLongDouble), summed in a fixed order (the base,
+  // the integer totals, then each record's float total by origin); a base that is no number
+  // reads as its own bytes.
+  std::string value;
   std::optional<int64_t> expire_at;  // the base's own expiry (none without a value base)
 };
 // REQUIRES: !state.empty().
@@ -112,6 +119,19 @@ CounterView ViewOf(const CounterState& state);
 int64_t RecordTsFor(int64_t deleted_up_to);
 std::optional<CounterRecord> NextRecord(const CounterState& state, std::string_view origin,
                                         int64_t record_ts, int64_t delta);
+
+// NextRecord for INCRBYFLOAT: `increment` added to the record's float total. nullopt when the
+// total would not be finite.
+std::optional<CounterRecord> NextFloatRecord(const CounterState& state, std::string_view origin,
+                                             int64_t record_ts, long double increment);
+
+// A float total as text that parses back to the same long double (hex float; "0" for zero).
+std::string FloatTotalText(long double total);
+bool ParseFloatTotal(std::string_view text, long double* total);
+
+// A long double as Redis prints INCRBYFLOAT's result (ld2string, LD_STR_HUMAN): fixed-point with
+// 17 decimals, trailing zeros and a trailing point removed, "-0" as "0".
+std::string FormatLongDouble(long double value);
 
 // Every record as `observed` entries (a base written now observes all of them).
 std::vector<CounterObserved> ObservedOf(const CounterState& state);

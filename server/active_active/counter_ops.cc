@@ -3,6 +3,7 @@
 // string delta on a counter key merged into the key's state (ApplyCounter).
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <limits>
 
 #include "common/strings.h"
@@ -64,7 +65,7 @@ bool ActiveActive::RunCounter(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Error(kWrongType);
     return false;
   }
-  if (plan->args[0] == kCounterIncrForm) {
+  if (plan->args[0] == kCounterIncrForm || plan->args[0] == kCounterIncrFloatForm) {
     return RunCounterIncr(plan, std::move(state), marker, reply);
   }
   return RunCounterBase(plan, std::move(state), marker, reply);
@@ -74,26 +75,42 @@ bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
                                   const KeyMarker& marker, protocol::ReplyWriter& reply) {
   types::Keyspace& ks = context_->keyspace();
   const std::string key = plan->args[1];
-  int64_t delta = 0;
-  ParseInt64(plan->args[2], &delta);  // written by the row's form
-  // What the client reads now: the counter's row (or the plain string it starts from).
+  const bool floating = plan->args[0] == kCounterIncrFloatForm;
+  // What the client reads now: the counter's row (or the plain string it starts from). Redis's
+  // checks, in Redis's order.
   auto current = types::Kv(ks, plan->db, 0).Get(key);
-  int64_t value = 0;
   const bool absent = current.status() == types::OpStatus::kNotFound;
-  if (current.ok() && !ParseInt64(current->value, &value)) {
-    reply.Error(kNotInteger);
-    return false;
-  }
   if (!current.ok() && !absent) {
     reply.Error(current.status() == types::OpStatus::kWrongType
                     ? std::string(kWrongType)
                     : EngineError(current.engine_status().ToString()));
     return false;
   }
-  int64_t next = 0;
-  if (__builtin_add_overflow(value, delta, &next)) {
-    reply.Error(kOverflow);
-    return false;
+  int64_t value = 0;
+  int64_t delta = 0;
+  long double fvalue = 0;
+  long double increment = 0;
+  if (floating) {
+    if ((current.ok() && !ParseLongDouble(current->value, &fvalue)) ||
+        !ParseLongDouble(plan->args[2], &increment)) {
+      reply.Error(kNotFloat);
+      return false;
+    }
+    if (!std::isfinite(fvalue + increment)) {
+      reply.Error(kNanOrInfinity);
+      return false;
+    }
+  } else {
+    ParseInt64(plan->args[2], &delta);  // written by the row's form
+    int64_t next = 0;
+    if (current.ok() && !ParseInt64(current->value, &value)) {
+      reply.Error(kNotInteger);
+      return false;
+    }
+    if (__builtin_add_overflow(value, delta, &next)) {
+      reply.Error(kOverflow);
+      return false;
+    }
   }
   CounterDelta out{.key = key};
   if (absent) {
@@ -106,20 +123,28 @@ bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
     types::MergeBase(&state, base);
     out.base = std::move(base);
   }
+  const int64_t record_ts = types::RecordTsFor(marker.deleted_up_to);
   const std::optional<types::CounterRecord> record =
-      types::NextRecord(state, node_id_, types::RecordTsFor(marker.deleted_up_to), delta);
+      floating ? types::NextFloatRecord(state, node_id_, record_ts, increment)
+               : types::NextRecord(state, node_id_, record_ts, delta);
   if (!record) {
-    reply.Error(kOverflow);
+    reply.Error(floating ? kNanOrInfinity : kOverflow);
     return false;
   }
   types::MergeRecord(&state, *record);
   out.records.push_back(*record);
+  // The reply is what the key now reads as.
+  const std::string reads_as = types::ViewOf(state).value;
   if (storage::Status s = counters_->Write(plan->db, key, std::move(state), marker); !s.ok()) {
     reply.Error(EngineError(s.ToString()));
     return false;
   }
-  reply.Integer(next);
-  SignalKeyChange(*context_, plan->db, key, kNotifyString, "incrby");
+  if (floating) {
+    reply.Bulk(reads_as);
+  } else {
+    reply.Integer(value + delta);
+  }
+  SignalKeyChange(*context_, plan->db, key, kNotifyString, floating ? "incrbyfloat" : "incrby");
   plan->args = CounterDeltaArgs(out);
   plan->views.assign(plan->args.begin(), plan->args.end());
   return true;

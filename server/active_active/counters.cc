@@ -58,13 +58,14 @@ bool ParseExpiryArg(std::string_view text, int64_t* expire_at) {
   return ParseInt64(text, expire_at) && *expire_at != kNever;
 }
 
-// origin ts seq total, at args[i..i+3].
+// origin ts seq total ftotal, at args[i..i+4].
 template <typename Part>
 bool ParsePart(std::span<const std::string> args, size_t i, Part* part) {
-  if (i + 4 > args.size() || args[i].empty()) return false;
+  if (i + 5 > args.size() || args[i].empty()) return false;
   part->origin = args[i];
   return ParseInt64(args[i + 1], &part->ts) && part->ts >= 0 &&
-         ParseUint64(args[i + 2], &part->seq) && ParseInt64(args[i + 3], &part->total);
+         ParseUint64(args[i + 2], &part->seq) && ParseInt64(args[i + 3], &part->total) &&
+         types::ParseFloatTotal(args[i + 4], &part->ftotal);
 }
 
 }  // namespace
@@ -104,13 +105,13 @@ std::vector<std::string> CounterDeltaArgs(const CounterDelta& delta) {
                                                                       : base.value,
                              std::to_string(base.observed.size())});
     for (const types::CounterObserved& o : base.observed) {
-      args.insert(args.end(),
-                  {o.origin, std::to_string(o.ts), std::to_string(o.seq), std::to_string(o.total)});
+      args.insert(args.end(), {o.origin, std::to_string(o.ts), std::to_string(o.seq),
+                               std::to_string(o.total), types::FloatTotalText(o.ftotal)});
     }
   }
   for (const CounterRecord& r : delta.records) {
     args.insert(args.end(), {"BY", r.origin, std::to_string(r.ts), std::to_string(r.seq),
-                             std::to_string(r.total)});
+                             std::to_string(r.total), types::FloatTotalText(r.ftotal)});
   }
   return args;
 }
@@ -125,7 +126,7 @@ bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta) {
     uint64_t n = 0;
     if (i + 6 > args.size() || !ParseKind(args[i + 1], &base.kind) ||
         !ParseInt64(args[i + 2], &base.ts) || !ParseExpiryArg(args[i + 3], &base.expire_at) ||
-        !ParseUint64(args[i + 5], &n) || n > (args.size() - i) / 4) {
+        !ParseUint64(args[i + 5], &n) || n > (args.size() - i) / 5) {
       return false;
     }
     if (base.kind == CounterBase::Kind::kReduced) {
@@ -136,7 +137,7 @@ bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta) {
       base.value = args[i + 4];
     }
     i += 6;
-    for (uint64_t k = 0; k < n; k++, i += 4) {
+    for (uint64_t k = 0; k < n; k++, i += 5) {
       types::CounterObserved o;
       if (!ParsePart(args, i, &o)) return false;
       if (!base.observed.empty() && base.observed.back().origin >= o.origin) return false;
@@ -150,7 +151,7 @@ bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta) {
       return false;
     }
     delta->records.push_back(std::move(r));
-    i += 5;
+    i += 6;
   }
   return delta->base || !delta->records.empty();
 }
@@ -194,12 +195,12 @@ std::string CounterDigestText(const types::CounterState& state) {
     text += "/" + std::to_string(base.expire_at);
     for (const types::CounterObserved& o : base.observed) {
       text += ",o" + o.origin + "@" + std::to_string(o.ts) + "#" + std::to_string(o.seq) + "=" +
-              std::to_string(o.total);
+              std::to_string(o.total) + "+" + types::FloatTotalText(o.ftotal);
     }
   }
   for (const CounterRecord& r : state.records) {
     text += ";r" + r.origin + "@" + std::to_string(r.ts) + "#" + std::to_string(r.seq) + "=" +
-            std::to_string(r.total);
+            std::to_string(r.total) + "+" + types::FloatTotalText(r.ftotal);
   }
   return text;
 }

@@ -9,13 +9,14 @@
 // string, and a node outside the mode, which never writes a state row, is unchanged.
 //
 // The delta, `counter key [BASE <value|tombstone|reduced> <ts> <expire_at ms|NOTTL> <payload>
-// <n> (<origin> <ts> <seq> <total>){n}] [BY <origin> <ts> <seq> <total>]...`: a base (payload:
-// the value, "" for a tombstone, the digest's hex for a reduced one) with what its origin observed,
-// then records. INCR and its family send their origin's new record (with a base "0" when the key
-// was absent or expired there: a new counter), SET, PUT and DELETE on a counter key a base, and a
-// snapshot the whole state. A string delta (put, delete, put-expired) that reaches a counter key
-// is merged as a base that observed nothing; a counter delta that reaches a key holding a plain
-// string version first takes that version as its base (Adopt), as every node that holds it does.
+// <n> (<origin> <ts> <seq> <total> <ftotal>){n}] [BY <origin> <ts> <seq> <total> <ftotal>]...`: a
+// base (payload: the value, "" for a tombstone, the digest's hex for a reduced one) with what its
+// origin observed, then records. INCR and its family send their origin's new record (with a base
+// "0" when the key was absent or expired there: a new counter), SET, PUT and DELETE on a counter
+// key a base, and a snapshot the whole state. A string delta (put, delete, put-expired) that
+// reaches a counter key is merged as a base that observed nothing; a counter delta that reaches a
+// key holding a plain string version first takes that version as its base (Adopt), as every node
+// that holds it does.
 //
 // Deletes, expiry registers and type floors act through the key's marker (whole_key.h): the state
 // is pruned at the marker's deleted_up_to (types::Prune) whenever the marker changes (Settle),

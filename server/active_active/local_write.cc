@@ -81,7 +81,8 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     return PlanWholeKeyDelete(std::move(form.args), plan);
   }
-  if (op == kCounterIncrForm || IsCounterWrite(plan->db, form.args)) {
+  if (op == kCounterIncrForm || op == kCounterIncrFloatForm ||
+      IsCounterWrite(plan->db, form.args)) {
     plan->kind = Kind::kRunHere;  // RunCounter settles it from the key's state
     plan->counter = true;
     plan->args = std::move(form.args);

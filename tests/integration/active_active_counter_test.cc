@@ -205,13 +205,44 @@ TEST_F(ActiveActiveCounterTest, SetResetsWhatItsOriginSawAndKeepsAConcurrentIncr
             "ERR value is not an integer or out of range");
   ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "r", "v", "5"}).str(), "OK");
   EXPECT_EQ(Cmd(c_[0].get(), {"INCR", "r"}).str().rfind("WRONGTYPE", 0), 0u);
-  // INCRBYFLOAT stays refused.
-  EXPECT_NE(Cmd(c_[0].get(), {"INCRBYFLOAT", "k", "1.5"}).str().find("active-active"),
-            std::string::npos);
+  EXPECT_EQ(Cmd(c_[0].get(), {"INCRBYFLOAT", "s", "1"}).str(), "ERR value is not a valid float");
+  EXPECT_EQ(Cmd(c_[0].get(), {"INCRBYFLOAT", "k", "x"}).str(), "ERR value is not a valid float");
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "huge", "1e4932"}).str(), "OK");
+  EXPECT_EQ(Cmd(c_[0].get(), {"INCRBYFLOAT", "huge", "1e4932"}).str(),
+            "ERR increment would produce NaN or Infinity");
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectEverywhere("k", "0");
   ExpectEverywhere("s", "abc");
   ExpectEverywhere("big", "9223372036854775807");
+}
+
+// INCRBYFLOAT adds to the same counter as INCR: concurrent float increments on every node sum,
+// printed as Redis prints INCRBYFLOAT's result; an INCR on a value with a fraction is Redis's
+// error, and a SET makes it an integer counter again.
+TEST_F(ActiveActiveCounterTest, IncrByFloatAddsToTheCounter) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "f", "10.5"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Isolate(0, true);
+  Isolate(1, true);
+  EXPECT_EQ(Cmd(c_[0].get(), {"INCRBYFLOAT", "f", "0.25"}).str(), "10.75");
+  EXPECT_EQ(Cmd(c_[1].get(), {"INCRBYFLOAT", "f", "-1.5"}).str(), "9");
+  EXPECT_EQ(Cmd(c_[2].get(), {"INCRBY", "f", "1"}).str(),
+            "ERR value is not an integer or out of range");
+  EXPECT_EQ(Cmd(c_[2].get(), {"INCRBYFLOAT", "f", "5.0e3"}).str(), "5010.5");
+  EXPECT_EQ(Cmd(c_[2].get(), {"INCRBYFLOAT", "g", "0.1"}).str(), "0.1");
+  EXPECT_EQ(Cmd(c_[0].get(), {"INCR", "g"}).integer(), 1);
+  Isolate(0, false);
+  Isolate(1, false);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectEverywhere("f", "5009.25");  // 10.5 + 0.25 - 1.5 + 5000
+  ExpectEverywhere("g", "1.1");
+  EXPECT_EQ(Cmd(c_[1].get(), {"INCR", "f"}).str(), "ERR value is not an integer or out of range");
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"SET", "f", "7"}).str(), "OK");
+  EXPECT_EQ(Cmd(c_[1].get(), {"INCR", "f"}).integer(), 8);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectEverywhere("f", "8");
 }
 
 // DEL of a counter removes every increment its origin saw (and, concurrently, those made on a

@@ -168,7 +168,7 @@ TEST_F(ActiveActiveJoinTest, ANodeWithDataJoinsARunningPairByPeerAdd) {
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 1);
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);
   // Refused in the mode.
-  EXPECT_TRUE(Cmd(c2.get(), {"INCRBYFLOAT", "j:counter", "1"}).is_error());
+  EXPECT_TRUE(Cmd(c2.get(), {"APPEND", "j:counter", "1"}).is_error());
   ASSERT_EQ(Cmd(c2.get(), {"SET", "j:after-entry", "1"}).str(), "OK");
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 2);
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);

@@ -285,7 +285,7 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
   const Reply list = Cmd(c0.get(), {"PEER", "LIST"});
   ASSERT_EQ(list.size(), 1u);
 
-  const std::vector<std::vector<std::string>> refused = {{"INCRBYFLOAT", "n", "1"},
+  const std::vector<std::vector<std::string>> refused = {{"SETBIT", "n", "0", "1"},
                                                          {"APPEND", "k", "x"},
                                                          {"SETRANGE", "k", "0", "x"},
                                                          {"GETDEL", "k"},

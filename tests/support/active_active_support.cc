@@ -183,7 +183,7 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
       // too); SET resets one; APPEND is refused.
       const int64_t by = static_cast<int64_t>(pick(7)) - 3;
       const std::string counter = "c" + std::to_string(pick(4));
-      switch (pick(6)) {
+      switch (pick(7)) {
         case 0:
           return {"INCR", counter};
         case 1:
@@ -193,6 +193,8 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
         case 3:
           *expect_refused = true;
           return {"APPEND", counter, "x"};
+        case 4:  // float counters of their own: INCR on a fraction is an error
+          return {"INCRBYFLOAT", "f" + std::to_string(pick(2)), pick(2) == 0 ? "0.25" : "-1.5"};
         default:
           return {"INCRBY", counter, std::to_string(by)};
       }

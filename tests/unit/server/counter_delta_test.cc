@@ -20,7 +20,7 @@ CounterDelta Sample() {
   base.expire_at = 1700000060000;
   base.observed = {{"a", 0, 3, 9}, {"b", 7, 1, -2}};
   delta.base = base;
-  delta.records = {{"a", 0, 4, 10}, {"c", 8, 1, -1}};
+  delta.records = {{"a", 0, 4, 10, 1.25L}, {"c", 8, 1, -1, -0.1L}};
   return delta;
 }
 
@@ -61,23 +61,28 @@ TEST(CounterDeltaTest, RefusesWhatIsOutOfShape) {
   // Every truncation but the one that ends after the base or a whole record.
   for (size_t n = 0; n < good.size(); n++) {
     const std::vector<std::string> cut(good.begin(), good.begin() + static_cast<long>(n));
-    const bool whole = n == 16 || n == 21;  // after the base; after the first record
+    const bool whole = n == 18 || n == 24;  // after the base; after the first record
     EXPECT_EQ(ParseCounterDelta(cut, &parsed), whole) << n;
   }
   for (size_t i = 1; i < good.size(); i++) {
     std::vector<std::string> bad = good;
     bad[i] = "x";
-    if (i == 1 || i == 6 || i == 8 || i == 12 || i == 17 || i == 22) continue;  // free text
+    if (i == 1 || i == 6 || i == 8 || i == 13 || i == 19 || i == 25) continue;  // free text
     EXPECT_FALSE(ParseCounterDelta(bad, &parsed)) << i;
   }
   std::vector<std::string> unsorted = good;
-  std::swap(unsorted[8], unsorted[12]);  // observed origins out of order
+  std::swap(unsorted[8], unsorted[13]);  // observed origins out of order
   EXPECT_FALSE(ParseCounterDelta(unsorted, &parsed));
   EXPECT_FALSE(Parses({"counter", "k"}));  // nothing to merge
   // More observed entries than arguments.
   EXPECT_FALSE(Parses({"counter", "k", "BASE", "value", "1", "NOTTL", "v", "99"}));
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "-1", "1", "1"}));               // a negative ts
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "0", "1"}));                // seq 0
+  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "-1", "1", "1", "0"}));  // a negative ts
+  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "0", "1", "0"}));   // seq 0
+  EXPECT_TRUE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "0x8p-3"}));
+  // A float total has one spelling: the hex form FloatTotalText writes.
+  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "1.0"}));
+  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "inf"}));
+  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "nan"}));
   EXPECT_FALSE(Parses({"counter", "k", "BASE", "tombstone", "1", "5", "", "0"}));  // expiry
   EXPECT_TRUE(Parses({"counter", "k", "BASE", "value", "1", "NOTTL", "v", "0"}));
 }

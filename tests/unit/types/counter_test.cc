@@ -153,6 +153,37 @@ TEST(CounterTest, ASumBeyondInt64ReadsAsItsDecimal) {
   EXPECT_EQ(ViewOf(state).value, "-2");
 }
 
+TEST(CounterTest, FloatTotalsSumInAFixedOrder) {
+  CounterState state;
+  MergeBase(&state, Value(10, "10.5"));
+  EXPECT_EQ(ViewOf(state).value, "10.5");
+  MergeRecord(&state, Rec("a", 0, 1, 2));
+  const auto b = NextFloatRecord(state, "b", 0, 0.25L);
+  ASSERT_TRUE(b.has_value());
+  MergeRecord(&state, *b);
+  EXPECT_EQ(ViewOf(state).value, "12.75");
+  // A float total cancelled back to 0 leaves an integer counter exact again.
+  CounterState integer;
+  MergeBase(&integer, Value(10, "9223372036854775807"));
+  MergeRecord(&integer, Rec("a", 0, 1, 1));
+  EXPECT_EQ(ViewOf(integer).value, "9223372036854775808");
+  auto f = NextFloatRecord(integer, "b", 0, 0.5L);
+  MergeRecord(&integer, *f);
+  f = NextFloatRecord(integer, "b", 0, -0.5L);
+  MergeRecord(&integer, *f);
+  EXPECT_EQ(ViewOf(integer).value, "9223372036854775808");
+  EXPECT_FALSE(NextFloatRecord(integer, "b", 0, std::numeric_limits<long double>::infinity()));
+  // The text of a float total parses back to the same value, in one spelling only.
+  for (long double v : {0.1L, -3.75L, 1e300L, 123456789.123456789L}) {
+    long double back = 0;
+    ASSERT_TRUE(ParseFloatTotal(FloatTotalText(v), &back));
+    EXPECT_EQ(back, v);
+  }
+  long double back = 0;
+  EXPECT_FALSE(ParseFloatTotal("0.5", &back));
+  EXPECT_FALSE(ParseFloatTotal("", &back));
+}
+
 TEST(CounterTest, TheStateRowRoundTrips) {
   CounterState state;
   CounterBase base = Value(1700000000000, "42", {{"a", 0, 3, 9}, {"b", 7, 1, -2}});
@@ -160,6 +191,7 @@ TEST(CounterTest, TheStateRowRoundTrips) {
   MergeBase(&state, base);
   MergeRecord(&state, Rec("a", 0, 4, 10));
   MergeRecord(&state, Rec("z", 7, 2, -20));
+  MergeRecord(&state, CounterRecord{"f", 7, 3, 1, -0.1L});
   CounterState decoded;
   ASSERT_TRUE(DecodeCounterState(EncodeCounterState(state), &decoded));
   EXPECT_EQ(decoded, state);
