@@ -10,6 +10,7 @@
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
+#include "types/merge_rule.h"
 #include "types/string_rank.h"
 
 namespace ebb::server {
@@ -346,6 +347,22 @@ storage::Status Counters::ForEachKey(int db,
     if (!s.ok()) return s;
   }
   return storage::Status::OK();
+}
+
+// WholeKeyMarkers' side of the counters (whole_key.h): after a delete, a register or a floor.
+storage::Status WholeKeyMarkers::SettleCounter(int db, std::string_view key) {
+  if (counters_ == nullptr || !counters_->any()) return storage::Status::OK();
+  std::optional<types::KeyType> held;
+  storage::Status s = HeldType(keyspace_, db, key, &held);
+  KeyMarker marker;
+  bool has_row = false;
+  if (s.ok()) s = Marker(db, key, &marker, &has_row);
+  if (!s.ok()) return s;
+  // A TREG or a log holds the key, now or for good (its floor): no string comes back on it.
+  if ((held && *held != types::KeyType::kString) || marker.floor > 0) {
+    return counters_->Forget(db, key);
+  }
+  return counters_->Settle(db, key, marker);
 }
 
 storage::Status Counters::Forget(int db, std::string_view key) {

@@ -330,21 +330,6 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
   return s.ok() ? SettleCounter(db, key) : s;  // a counter is a string: the floor ends it
 }
 
-storage::Status WholeKeyMarkers::SettleCounter(int db, std::string_view key) {
-  if (counters_ == nullptr || !counters_->any()) return storage::Status::OK();
-  std::optional<types::KeyType> held;
-  storage::Status s = HeldType(keyspace_, db, key, &held);
-  KeyMarker marker;
-  bool has_row = false;
-  if (s.ok()) s = Marker(db, key, &marker, &has_row);
-  if (!s.ok()) return s;
-  // A TREG or a log holds the key, now or for good (its floor): no string comes back on it.
-  if ((held && *held != types::KeyType::kString) || marker.floor > 0) {
-    return counters_->Forget(db, key);
-  }
-  return counters_->Settle(db, key, marker);
-}
-
 storage::Status WholeKeyMarkers::EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff) {
   types::Tlog log(keyspace_, db);
   auto held = log.Cutoff(key);
