@@ -1,10 +1,11 @@
-// The counter CRDT of active-active peers (docs/active-active.md, "Merge rules": counters): the
-// state behind a string key that INCR, INCRBY, DECR and DECRBY wrote in the mode.
+// The counter CRDT of active-active peers (docs/active-active.md, "Counters"): the state behind a
+// string key that INCR, INCRBY, DECR, DECRBY and INCRBYFLOAT wrote in the mode.
 //
 // A counter is a base — the last string version written to the key by SET, PUT or DELETE (a
 // value, a tombstone, or an expired value without its bytes), ranked by the string LWW order
 // (merge_rule.h, StringVersion) — plus one record per origin node: that node's total of
-// increments, with a per-origin position (ts, seq). Its value:
+// increments (an integer total and INCRBYFLOAT's float total), with a per-origin position
+// (ts, seq). Its value:
 //
 //   base value (0 without one) + the sum over records of what each adds beyond the base's
 //   `observed` entry for its origin
