@@ -48,6 +48,8 @@ storage::Status ActiveActive::Open() {
   applier_->set_applies_peer_deltas(true);
   whole_key_ =
       std::make_unique<WholeKeyMarkers>(context_->keyspace(), context_->config().databases);
+  counters_ = std::make_unique<Counters>(context_->keyspace());
+  whole_key_->set_counters(counters_.get());
   std::string mode;
   storage::Status s = context_->keyspace().GetSystemRow(kModeRow, &mode);
   if (s.IsNotFound()) return storage::Status::OK();  // never in the mode: nothing more to read
@@ -62,6 +64,7 @@ storage::Status ActiveActive::Open() {
   KeepNewestDeadVersions();
   s = LoadNodeId();
   if (s.ok()) s = whole_key_->Load();
+  if (s.ok()) s = counters_->Load();
   if (!s.ok()) return s;
   return LoadLog();
 }

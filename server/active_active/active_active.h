@@ -61,6 +61,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/whole_key.h"
@@ -166,6 +167,9 @@ class ActiveActive {
     // kRunHere, TLOG write on a key with a retention window: the key's type floor rises to TLOG
     // after it runs (whole_key.h, "type floor").
     bool raise_floor = false;
+    // kRunHere: a counter's write (an INCR family form, or a string write on a counter key),
+    // settled and run by RunCounter (counters.h).
+    bool counter = false;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
@@ -354,6 +358,22 @@ class ActiveActive {
   // (refused). *loses: a string version not greater than the one held, answered +OK once the
   // key's markers (AdmitLocal) have not refused it.
   bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
+  // RunHere's counter writes (counters.h): an INCR family form settled into the origin's new
+  // record (and a base "0" for a key absent or expired here), or a SET, PUT or DELETE of a counter
+  // key into a base observing every record held here; merged, written and answered as Redis
+  // would. False: nothing to log (a version that loses, or an error replied).
+  bool RunCounter(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // RunCounter's INCR family and string write halves.
+  bool RunCounterIncr(LocalWrite* plan, types::CounterState state, const KeyMarker& marker,
+                      protocol::ReplyWriter& reply);
+  bool RunCounterBase(LocalWrite* plan, types::CounterState state, const KeyMarker& marker,
+                      protocol::ReplyWriter& reply);
+  // True when a client's string write (`put`, `delete`) names a key that holds a counter here.
+  bool IsCounterWrite(int db, const std::vector<std::string>& form);
+  // A peer's `counter` delta, or a string delta reaching a key that holds a counter, merged into
+  // the key's state (counters.h) in the open batch.
+  ApplyOutcome ApplyCounter(const std::string& origin_id, const PeerDelta& delta,
+                            std::vector<std::string> args);
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
@@ -445,6 +465,7 @@ class ActiveActive {
   std::vector<std::unique_ptr<PeerLink>> links_;
   boost::asio::ssl::context* peer_tls_ = nullptr;  // tls-peers' client settings, or null
   std::unique_ptr<WholeKeyMarkers> whole_key_;
+  std::unique_ptr<Counters> counters_;
   std::unique_ptr<Client> applier_;  // the client deltas run as
   Dispatcher dispatcher_;
   uint64_t skewed_writes_ = 0;

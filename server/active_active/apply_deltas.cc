@@ -132,6 +132,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     }
     return outcome;
   }
+  // A counter's delta, or a string version reaching a key that holds a counter (counters.h).
+  if (args[0] == kCounterDelta || IsCounterWrite(delta.db, args)) {
+    return ApplyCounter(origin_id, delta, std::move(args));
+  }
   std::optional<PeerWrite> write = ResolvePeerWrite(std::move(args));
   if (!write) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
@@ -196,7 +200,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
   if (s.ok()) s = JudgeDelta(ks, delta.db, write->args, &verdict);
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
     auto deleted = ks.Delete(delta.db, key);
-    if (!deleted.ok()) s = deleted.engine_status();
+    s = deleted.ok() ? counters_->Forget(delta.db, key) : deleted.engine_status();
   }
   if (s.ok() && admission.tlog_min_cutoff && verdict != MergeVerdict::kOtherTypeWins) {
     s = whole_key_->EnsureTlogCutoff(delta.db, key, *admission.tlog_min_cutoff);

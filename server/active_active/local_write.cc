@@ -81,6 +81,14 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     return PlanWholeKeyDelete(std::move(form.args), plan);
   }
+  if (op == kCounterIncrForm || op == kCounterIncrFloatForm ||
+      IsCounterWrite(plan->db, form.args)) {
+    plan->kind = Kind::kRunHere;  // RunCounter settles it from the key's state
+    plan->counter = true;
+    plan->args = std::move(form.args);
+    plan->views.assign(plan->args.begin(), plan->args.end());
+    return;
+  }
   if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
     plan->kind = Kind::kRunHere;
     plan->expire_flags = form.expire_flags;

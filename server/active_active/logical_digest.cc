@@ -1,5 +1,6 @@
 #include "server/active_active/logical_digest.h"
 
+#include "server/active_active/counters.h"
 #include "server/core/digest.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -53,6 +54,11 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
               return Failed(r);
             }
           }
+          // A counter: its merged state too, its base by rank (a value by its digest, as an
+          // expired one compaction reduced keeps it).
+          std::optional<types::CounterState> counter;
+          if (storage::Status s = ReadCounterState(keyspace, db, key, &counter); !s.ok()) return s;
+          if (counter) row += "ctr:" + CounterDigestText(*counter) + ";";
           break;
         }
         case types::KeyType::kTreg: {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/strings.h"
+#include "server/active_active/counters.h"
 #include "server/core/digest.h"
 #include "storage/util/coding.h"
 #include "types/string_rank.h"
@@ -152,6 +153,22 @@ std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced) {
 std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta) {
   const std::vector<std::string>& args = delta.args;
   LoggedValue logged;
+  if (!args.empty() && args[0] == kCounterDelta) {
+    // `counter key BASE value <ts> <expiry> <value> ...`: the base's bytes, as a put's.
+    CounterDelta counter;
+    if (!ParseCounterDelta(args, &counter) || !counter.base ||
+        counter.base->kind != types::CounterBase::Kind::kValue) {
+      return std::nullopt;
+    }
+    logged.kind = LoggedValue::Kind::kCounterBase;
+    logged.key = args[1];
+    logged.value = args[6];
+    logged.ts = counter.base->ts;
+    if (counter.base->expire_at != std::numeric_limits<int64_t>::max()) {
+      logged.own_expiry = counter.base->expire_at;
+    }
+    return logged;
+  }
   if (args.size() >= 6 && args[0] == "put") {
     int64_t ts = 0;
     if (!EqualsIgnoreCase(args[3], "ts") || !ParseInt64(args[4], &ts)) return std::nullopt;
@@ -185,6 +202,15 @@ std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta) {
 PeerDelta ReducedValueDelta(const PeerDelta& delta) {
   const LoggedValue logged = *LoggedValueOf(delta);
   if (logged.kind == LoggedValue::Kind::kPut) return ReducedPutDelta(delta);
+  if (logged.kind == LoggedValue::Kind::kCounterBase) {
+    CounterDelta counter;
+    ParseCounterDelta(delta.args, &counter);
+    counter.base->kind = types::CounterBase::Kind::kReduced;
+    counter.base->value = types::StringDigest(counter.base->value);
+    PeerDelta out = delta;
+    out.args = CounterDeltaArgs(counter);
+    return out;
+  }
   ReducedEntry reduced;
   reduced.tlog = logged.kind == LoggedValue::Kind::kTlogIns;
   reduced.key = logged.key;

@@ -113,9 +113,10 @@ bool ParseReducedEntry(std::span<const std::string> args, ReducedEntry* reduced)
 std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced);
 
 // A logged delta that carries a value: `put key value TS ts PXAT ms|NOTTL`, `treg set key value
-// ts`, `tlog ins key value ts` (as the origin logs them: lower-case).
+// ts`, `tlog ins key value ts`, and a counter's base (`counter key BASE value ts ms|NOTTL value
+// ...`, counters.h), which expires as a put does (as the origin logs them: lower-case).
 struct LoggedValue {
-  enum class Kind { kPut, kTregSet, kTlogIns };
+  enum class Kind { kPut, kTregSet, kTlogIns, kCounterBase };
   Kind kind = Kind::kPut;
   std::string_view key;    // views the delta's arguments
   std::string_view value;  // likewise
@@ -124,8 +125,9 @@ struct LoggedValue {
 };
 // nullopt for every other delta (reduced forms included) and for one out of shape.
 std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta);
-// The value-less form of such a delta (put-expired, tlog ins-expired, treg set-expired), with
-// the delta's offset, clock and database. REQUIRES: LoggedValueOf(delta).
+// The value-less form of such a delta (put-expired, tlog ins-expired, treg set-expired; a
+// counter's base as `reduced`, its digest without the bytes, the records kept), with the delta's
+// offset, clock and database. REQUIRES: LoggedValueOf(delta).
 PeerDelta ReducedValueDelta(const PeerDelta& delta);
 
 // Appends the wire form of `delta` / of a heartbeat to *out.

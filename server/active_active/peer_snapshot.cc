@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/strings.h"
+#include "server/active_active/counters.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/client.h"
@@ -54,6 +55,20 @@ storage::Status LogPieces(types::Keyspace& keyspace, int db, std::string_view ke
   return storage::Status::OK();
 }
 
+// A key that holds a counter: its whole state as one `counter` piece (counters.h) instead of
+// the row it reads as. *found: the key holds one.
+storage::Status CounterPieces(types::Keyspace& keyspace, int db, std::string_view key,
+                              std::vector<std::vector<std::string>>* pieces, bool* found) {
+  std::optional<types::CounterState> state;
+  storage::Status s = ReadCounterState(keyspace, db, key, &state);
+  *found = s.ok() && state.has_value();
+  if (*found) {
+    pieces->push_back(CounterDeltaArgs(
+        CounterDelta{.key = std::string(key), .base = state->base, .records = state->records}));
+  }
+  return s;
+}
+
 }  // namespace
 
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
@@ -64,6 +79,16 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
   storage::Status s = keyspace.GetMeta(db, key, &row, 0, &dead);
   if (s.IsNotFound()) {
     if (!dead) return storage::Status::OK();  // never written, or wiped
+    bool counter = false;
+    types::KeyType dead_type = types::KeyType::kString;
+    std::string_view dead_payload;
+    if (dead->kind == storage::RowKind::kTombstone ||
+        (dead->kind == storage::RowKind::kValue &&
+         types::DecodeMetaValue(dead->value, &dead_type, &dead_payload) &&
+         dead_type == types::KeyType::kString)) {
+      s = CounterPieces(keyspace, db, key, pieces, &counter);
+      if (!s.ok() || counter) return s;
+    }
     ReducedPut reduced;
     if (dead->kind == storage::RowKind::kTombstone &&
         types::DecodeReducedString(dead->value, &reduced.digest, &reduced.expire_at)) {
@@ -100,9 +125,13 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
   }
   if (!s.ok()) return s;
   switch (row.type) {
-    case types::KeyType::kString:
-      pieces->push_back(StringPut(key, row.payload, row.meta));
+    case types::KeyType::kString: {
+      bool counter = false;
+      s = CounterPieces(keyspace, db, key, pieces, &counter);
+      if (!s.ok()) return s;
+      if (!counter) pieces->push_back(StringPut(key, row.payload, row.meta));
       break;
+    }
     case types::KeyType::kTreg: {
       auto reg = types::Treg(keyspace, db).Get(key);
       if (reg.status() == types::OpStatus::kNotFound) break;

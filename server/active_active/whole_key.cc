@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "storage/row.h"
@@ -325,7 +326,8 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
   s = ReadRow(db, key, &stored, &has_row);
   if (!s.ok()) return s;
   stored.floor = precedence;
-  return PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored));
+  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored));
+  return s.ok() ? SettleCounter(db, key) : s;  // a counter is a string: the floor ends it
 }
 
 storage::Status WholeKeyMarkers::EnsureTlogCutoff(int db, std::string_view key, uint64_t cutoff) {
@@ -438,6 +440,7 @@ storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const 
     marker.floor = std::max(marker.floor, precedence);
     if (marker == before && found) continue;
     s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
+    if (s.ok()) s = SettleCounter(db, key);
     if (!s.ok()) return s;
   }
   return storage::Status::OK();
@@ -461,6 +464,12 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG
   if (s.ok()) s = ApplyRegisterToTlog(db, key, reg);  // nothing unless it holds a log
   if (!s.ok()) return s;
+  if (counters_ != nullptr && counters_->any()) {
+    // A counter's row is what its state reads as: the state takes the register (counters.h).
+    std::optional<types::CounterState> state;
+    s = counters_->Read(db, key, &state);
+    if (!s.ok() || state) return s.ok() ? SettleCounter(db, key) : s;
+  }
   types::KeyMetaRow row;
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok() || !found) return s;
@@ -571,7 +580,8 @@ storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
     if (precedence > 0) s = RaiseFloor(db, key, precedence);
     if (!s.ok()) return s;
   }
-  return storage::Status::OK();
+  if (counters_ == nullptr) return storage::Status::OK();
+  return counters_->ForEachKey(db, [&](std::string_view key) { return SettleCounter(db, key); });
 }
 
 }  // namespace ebb::server

@@ -71,6 +71,8 @@ struct KeyMetaRow;
 
 namespace ebb::server {
 
+class Counters;
+
 // An expiry change: at origin time `ts` by node `origin`, to `expire_at` (nullopt: PERSIST).
 struct ExpiryRegister {
   int64_t ts = 0;
@@ -114,6 +116,10 @@ class WholeKeyMarkers {
   // REQUIRES: keyspace outlives this object.
   WholeKeyMarkers(types::Keyspace& keyspace, int databases)
       : keyspace_(keyspace), databases_(databases), horizons_(databases) {}
+
+  // The counters (counters.h) a delete, a register or a floor settles: their state is pruned at
+  // the key's new marker and their row rewritten. REQUIRES: outlives this object.
+  void set_counters(Counters* counters) { counters_ = counters; }
 
   // Whether any marker or horizon row exists (read once at start, then kept): when none does,
   // no write needs a marker read.
@@ -204,7 +210,11 @@ class WholeKeyMarkers {
   storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
   storage::Status ReadHorizon(int db, int64_t* horizon);
 
+  // Settles the counter of `key` (if any) under its effective marker.
+  storage::Status SettleCounter(int db, std::string_view key);
+
   types::Keyspace& keyspace_;
+  Counters* counters_ = nullptr;
   int databases_;
   bool any_ = false;                              // some marker or horizon row exists (never reset)
   bool any_horizon_ = false;                      // some horizon row exists (never reset)

@@ -123,6 +123,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   const LocalWrite& plan = *planned;
   types::Keyspace& ks = context_->keyspace();
   const std::string& op = plan.args[0];
+  if (plan.counter) return RunCounter(planned, reply);
   if (op == kExpiryAt) return RunExpiry(planned, reply);
   storage::Status s;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {

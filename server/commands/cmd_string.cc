@@ -24,6 +24,7 @@
 #include "server/services/keyspace_events.h"
 #include "server/services/reply.h"
 #include "server/services/server_context.h"
+#include "types/counter.h"  // FormatLongDouble
 #include "types/keyspace.h"
 #include "types/kv.h"
 
@@ -437,21 +438,14 @@ void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) {
   ctx.reply.Integer(*value);
 }
 
-// ---- INCRBYFLOAT
-
-// A long double as Redis prints INCRBYFLOAT's result (ld2string, LD_STR_HUMAN): fixed-point with
-// 17 decimals, trailing zeros and a trailing point removed, "-0" as "0".
-std::string HumanLongDouble(long double value) {
-  char buf[5 * 1024];  // Redis's MAX_LONG_DOUBLE_CHARS: any finite long double fits
-  const int written = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
-  std::string text(buf, static_cast<size_t>(std::clamp(written, 0, int{sizeof(buf)} - 1)));
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
+// INCR, INCRBY, DECR and DECRBY in active-active mode: the counter's increment, which the mode
+// settles into the origin's record of the key's counter (docs/active-active.md, "Counters").
+WriteForm FormIncrBy(const IncrOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta(
+      {std::string(kCounterIncrForm), std::string(o.key), std::to_string(o.delta)}, std::nullopt);
 }
+
+// ---- INCRBYFLOAT
 
 // INCRBYFLOAT key increment -> the new value. WRONGTYPE first, then the stored value and the
 // increment must be floats (string2ld: no spaces, no NaN), then the sum must be finite.
@@ -467,13 +461,20 @@ void ExecuteIncrByFloat(CommandContext& ctx, const SetOptions& o) {
   }
   value += increment;
   if (std::isnan(value) || std::isinf(value)) return ctx.reply.Error(kNanOrInfinity);
-  const std::string text = HumanLongDouble(value);
+  const std::string text = types::FormatLongDouble(value);
   const int64_t now = NowMs(ctx);
   OpResult<void> put =
       kv.PutDerived(o.key, text, *base, now, PolicyExpireAt(ctx, o.key, now), /*raw=*/false);
   if (!put.ok()) return ReplyError(ctx, put);
   SignalKeyChange(ctx, o.key, kNotifyString, "incrbyfloat");
   ctx.reply.Bulk(text);
+}
+
+// INCRBYFLOAT in active-active mode: the counter's float increment (docs/active-active.md,
+// "Counters"). Its value is checked where it runs, as ExecuteIncrByFloat checks it.
+WriteForm FormIncrByFloat(const SetOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta(
+      {std::string(kCounterIncrFloatForm), std::string(o.key), std::string(o.value)}, std::nullopt);
 }
 
 // ---- Rows
@@ -663,7 +664,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Increments the integer value of a key by one. Uses 0 as initial value if the "
                   "key doesn't exist",
        .arguments = {kKey},
-       .handler = Handler<ParseIncrByOne<1>, ExecuteIncrBy>},
+       .handler = Handler<ParseIncrByOne<1>, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncrByOne<1>, FormIncrBy>},
       {.name = "decr",
        .arity = 2,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -672,7 +674,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Decrements the integer value of a key by one. Uses 0 as initial value if the "
                   "key doesn't exist",
        .arguments = {kKey},
-       .handler = Handler<ParseIncrByOne<-1>, ExecuteIncrBy>},
+       .handler = Handler<ParseIncrByOne<-1>, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncrByOne<-1>, FormIncrBy>},
       {.name = "incrby",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -681,7 +684,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Increments the integer value of a key by a number. Uses 0 as initial value if "
                   "the key doesn't exist",
        .arguments = {kKey, {.name = "increment", .type = ArgType::kInteger}},
-       .handler = Handler<ParseIncrBy, ExecuteIncrBy>},
+       .handler = Handler<ParseIncrBy, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncrBy, FormIncrBy>},
       {.name = "incrbyfloat",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -691,7 +695,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Increment the floating point value of a key by a number. Uses 0 as initial "
                   "value if the key doesn't exist",
        .arguments = {kKey, {.name = "increment", .type = ArgType::kDouble}},
-       .handler = Handler<ParseKeyValue, ExecuteIncrByFloat>},
+       .handler = Handler<ParseKeyValue, ExecuteIncrByFloat>,
+       .write_form = FormOf<ParseKeyValue, FormIncrByFloat>},
       {.name = "decrby",
        .arity = 3,
        .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
@@ -700,7 +705,8 @@ std::vector<CommandSpec> StringCommands() {
        .summary = "Decrements a number from the integer value of a key. Uses 0 as initial value "
                   "if the key doesn't exist",
        .arguments = {kKey, {.name = "decrement", .type = ArgType::kInteger}},
-       .handler = Handler<ParseDecrBy, ExecuteIncrBy>},
+       .handler = Handler<ParseDecrBy, ExecuteIncrBy>,
+       .write_form = FormOf<ParseDecrBy, FormIncrBy>},
   };
 }
 

@@ -59,6 +59,12 @@ struct WriteForm {
   }
 };
 
+// The form INCR, INCRBY, DECR and DECRBY make: `counter-incr key <delta>`. The mode settles it
+// from what the key holds into a counter delta (server/active_active/counters.h).
+inline constexpr std::string_view kCounterIncrForm = "counter-incr";
+// INCRBYFLOAT's: `counter-incrbyfloat key <increment>` (the increment as the client sent it).
+inline constexpr std::string_view kCounterIncrFloatForm = "counter-incrbyfloat";
+
 // A TLOG or TREG timestamp as a clock reading, for the max-clock-skew check: nullopt when it
 // does not fit one (such a timestamp is no clock's).
 inline std::optional<int64_t> ClientTsOf(uint64_t ts) {

@@ -100,6 +100,7 @@ void WriteInMode(redisContext* c, const std::string& prefix, const std::string& 
            {"TLOG", "INS", prefix + "log", node, "25"},
            {"TREG", "SET", prefix + "regttl", node, "60"},
            {"DEL", prefix + "plain"},
+           {"INCRBY", prefix + "counter", "10"},  // a counter from the value it held
            {"EXPIRE", prefix + "counter", "7200"},
        }) {
     const Reply r = Cmd(c, args);
@@ -166,8 +167,8 @@ TEST_F(ActiveActiveJoinTest, ANodeWithDataJoinsARunningPairByPeerAdd) {
   c2 = n2_.Connect();
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 1);
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);
-  // Refused in the mode; the counter written before it is just a value.
-  EXPECT_TRUE(Cmd(c2.get(), {"INCR", "j:counter"}).is_error());
+  // Refused in the mode.
+  EXPECT_TRUE(Cmd(c2.get(), {"APPEND", "j:counter", "1"}).is_error());
   ASSERT_EQ(Cmd(c2.get(), {"SET", "j:after-entry", "1"}).str(), "OK");
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_offset"), 2);
   EXPECT_EQ(InfoField(c2.get(), "peers", "origin_log_first"), 2);
@@ -199,6 +200,7 @@ TEST_F(ActiveActiveJoinTest, ANodeWithDataJoinsARunningPairByPeerAdd) {
     EXPECT_EQ(Cmd(all[i], {"TTL", "j:regttl"}).integer(), -1);  // a newer pair drops the expiry
     EXPECT_EQ(Cmd(all[i], {"EXISTS", "j:plain"}).integer(), 0);
     EXPECT_GT(Cmd(all[i], {"TTL", "j:counter"}).integer(), 3600);
+    EXPECT_EQ(Cmd(all[i], {"GET", "j:counter"}).str(), "33");  // 3 before the mode, 10 a node
     EXPECT_EQ(Cmd(all[i], {"GET", "from-n0"}).str(), "n0");
   }
 }

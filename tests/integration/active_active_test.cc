@@ -285,7 +285,7 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
   const Reply list = Cmd(c0.get(), {"PEER", "LIST"});
   ASSERT_EQ(list.size(), 1u);
 
-  const std::vector<std::vector<std::string>> refused = {{"INCR", "n"},
+  const std::vector<std::vector<std::string>> refused = {{"SETBIT", "n", "0", "1"},
                                                          {"APPEND", "k", "x"},
                                                          {"SETRANGE", "k", "0", "x"},
                                                          {"GETDEL", "k"},
@@ -323,7 +323,7 @@ TEST_F(ActiveActiveTest, RefusalsAuthSkewAndInfo) {
   EXPECT_EQ(Cmd(c0.get(), {"PEER", "LIST"}).size(), 0u);
   // Still in the mode: writes are still logged and refusals still apply.
   EXPECT_EQ(InfoText(c0.get(), "peers", "active_active"), "yes");
-  EXPECT_TRUE(Cmd(c0.get(), {"INCR", "n"}).is_error());
+  EXPECT_TRUE(Cmd(c0.get(), {"APPEND", "n", "x"}).is_error());
 }
 
 // The refusals' exact texts (ActiveActive::ErrorText): a second PEER ADD of a linked peer, a

@@ -115,8 +115,9 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
   };
   *expect_refused = false;
   auto any_key = [&] {
-    static constexpr const char* kPrefixes[] = {"t", "r", "s", "w"};
-    return key(kPrefixes[pick(4)]);
+    static constexpr const char* kPrefixes[] = {"t", "r", "s", "w", "c"};
+    const uint64_t prefix = pick(5);
+    return prefix == 4 ? "c" + std::to_string(pick(4)) : key(kPrefixes[prefix]);
   };
   // Expiry changes go to a log half of the time: mostly to the logs "e*", which only DEL of
   // "mix" and FLUSHDB remove, so that they live long enough to be expired and persisted.
@@ -177,9 +178,27 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
       if (pick(2) == 0) expire.push_back(kConditions[pick(4)]);
       return expire;
     }
-    default:
-      *expect_refused = true;
-      return {"INCR", "counter"};
+    default: {
+      // Counters "c*", never "mix", whose values are no integers (DEL and FLUSHDB remove them
+      // too); SET resets one; APPEND is refused.
+      const int64_t by = static_cast<int64_t>(pick(7)) - 3;
+      const std::string counter = "c" + std::to_string(pick(4));
+      switch (pick(7)) {
+        case 0:
+          return {"INCR", counter};
+        case 1:
+          return {"DECRBY", counter, std::to_string(by)};
+        case 2:
+          return {"SET", counter, std::to_string(pick(20))};
+        case 3:
+          *expect_refused = true;
+          return {"APPEND", counter, "x"};
+        case 4:  // float counters of their own: INCR on a fraction is an error
+          return {"INCRBYFLOAT", "f" + std::to_string(pick(2)), pick(2) == 0 ? "0.25" : "-1.5"};
+        default:
+          return {"INCRBY", counter, std::to_string(by)};
+      }
+    }
   }
 }
 

@@ -76,7 +76,8 @@ void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
 // retention window shorter than a test (150 ms), so they pass it while strings are written on
 // them; whole-key deletes of one or two keys of any type, and now and then FLUSHDB; expiry
 // changes (PEXPIREAT, EXPIRE with and without NX/XX/GT/LT, PERSIST), half of them to logs.
-// `expect_refused` is set for a command the mode refuses (INCR). Timestamps lie within 200 ms of
+// `expect_refused` is set for a command the mode refuses (APPEND); counters "c*" take INCR,
+// INCRBY, DECRBY and SET, and "f*" INCRBYFLOAT. Timestamps lie within 200 ms of
 // `now`, which a test moves on by 1 ms a write from kClockBase, where it pins the nodes' clocks
 // (DEBUG CLOCK SET): ahead of the real clock, so a node applying deltas before its clock is
 // pinned sees the same rows live. A delete, at its origin's clock or the newest timestamp the

@@ -1,0 +1,374 @@
+#include "server/active_active/counters.h"
+
+#include <limits>
+
+#include "common/strings.h"
+#include "server/active_active/peer_delta.h"
+#include "server/active_active/whole_key.h"
+#include "storage/row.h"
+#include "types/key_encoding.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+#include "types/kv.h"
+#include "types/merge_rule.h"
+#include "types/string_rank.h"
+
+namespace ebb::server {
+namespace {
+
+using types::CounterBase;
+using types::CounterRecord;
+using types::CounterState;
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+std::string_view KindName(CounterBase::Kind kind) {
+  switch (kind) {
+    case CounterBase::Kind::kValue:
+      return "value";
+    case CounterBase::Kind::kTombstone:
+      return "tombstone";
+    case CounterBase::Kind::kReduced:
+      return "reduced";
+  }
+  return "value";
+}
+
+bool ParseKind(std::string_view name, CounterBase::Kind* kind) {
+  if (name == "value") {
+    *kind = CounterBase::Kind::kValue;
+  } else if (name == "tombstone") {
+    *kind = CounterBase::Kind::kTombstone;
+  } else if (name == "reduced") {
+    *kind = CounterBase::Kind::kReduced;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string ExpiryArg(int64_t expire_at) {
+  return expire_at == kNever ? "NOTTL" : std::to_string(expire_at);
+}
+
+bool ParseExpiryArg(std::string_view text, int64_t* expire_at) {
+  if (EqualsIgnoreCase(text, "nottl")) {
+    *expire_at = kNever;
+    return true;
+  }
+  return ParseInt64(text, expire_at) && *expire_at != kNever;
+}
+
+// origin ts seq total ftotal, at args[i..i+4].
+template <typename Part>
+bool ParsePart(std::span<const std::string> args, size_t i, Part* part) {
+  if (i + 5 > args.size() || args[i].empty()) return false;
+  part->origin = args[i];
+  return ParseInt64(args[i + 1], &part->ts) && part->ts >= 0 &&
+         ParseUint64(args[i + 2], &part->seq) && ParseInt64(args[i + 3], &part->total) &&
+         types::ParseFloatTotal(args[i + 4], &part->ftotal);
+}
+
+}  // namespace
+
+void CoverByRegister(CounterBase* base, const KeyMarker& marker) {
+  if (marker.expiry && base->kind != CounterBase::Kind::kTombstone &&
+      base->ts <= marker.expiry->ts) {
+    base->expire_at = marker.expiry->expire_at.value_or(kNever);
+  }
+}
+
+std::string CounterRowName(int db, std::string_view key) {
+  return std::string(kCounterRowPrefix) + std::to_string(db) + ":" + std::string(key);
+}
+
+bool ParseCounterRowName(std::string_view name, int* db, std::string_view* key) {
+  if (!name.starts_with(kCounterRowPrefix)) return false;
+  name.remove_prefix(kCounterRowPrefix.size());
+  const size_t colon = name.find(':');
+  int64_t number = 0;
+  if (colon == std::string_view::npos || colon == 0 || colon > 5 ||
+      !ParseInt64(name.substr(0, colon), &number) || number < 0) {
+    return false;
+  }
+  *db = static_cast<int>(number);
+  *key = name.substr(colon + 1);
+  return true;
+}
+
+std::vector<std::string> CounterDeltaArgs(const CounterDelta& delta) {
+  std::vector<std::string> args = {std::string(kCounterDelta), delta.key};
+  if (delta.base) {
+    const CounterBase& base = *delta.base;
+    args.insert(args.end(), {"BASE", std::string(KindName(base.kind)), std::to_string(base.ts),
+                             ExpiryArg(base.expire_at),
+                             base.kind == CounterBase::Kind::kReduced ? types::DigestHex(base.value)
+                                                                      : base.value,
+                             std::to_string(base.observed.size())});
+    for (const types::CounterObserved& o : base.observed) {
+      args.insert(args.end(), {o.origin, std::to_string(o.ts), std::to_string(o.seq),
+                               std::to_string(o.total), types::FloatTotalText(o.ftotal)});
+    }
+  }
+  for (const CounterRecord& r : delta.records) {
+    args.insert(args.end(), {"BY", r.origin, std::to_string(r.ts), std::to_string(r.seq),
+                             std::to_string(r.total), types::FloatTotalText(r.ftotal)});
+  }
+  return args;
+}
+
+bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta) {
+  *delta = CounterDelta();
+  if (args.size() < 2 || args[0] != kCounterDelta) return false;
+  delta->key = args[1];
+  size_t i = 2;
+  if (i < args.size() && EqualsIgnoreCase(args[i], "base")) {
+    CounterBase base;
+    uint64_t n = 0;
+    if (i + 6 > args.size() || !ParseKind(args[i + 1], &base.kind) ||
+        !ParseInt64(args[i + 2], &base.ts) || !ParseExpiryArg(args[i + 3], &base.expire_at) ||
+        !ParseUint64(args[i + 5], &n) || n > (args.size() - i) / 5) {
+      return false;
+    }
+    if (base.kind == CounterBase::Kind::kReduced) {
+      if (!types::ParseDigestHex(args[i + 4], &base.value)) return false;
+    } else if (base.kind == CounterBase::Kind::kTombstone) {
+      if (!args[i + 4].empty() || base.expire_at != kNever) return false;
+    } else {
+      base.value = args[i + 4];
+    }
+    i += 6;
+    for (uint64_t k = 0; k < n; k++, i += 5) {
+      types::CounterObserved o;
+      if (!ParsePart(args, i, &o)) return false;
+      if (!base.observed.empty() && base.observed.back().origin >= o.origin) return false;
+      base.observed.push_back(std::move(o));
+    }
+    delta->base = std::move(base);
+  }
+  while (i < args.size()) {
+    CounterRecord r;
+    if (!EqualsIgnoreCase(args[i], "by") || !ParsePart(args, i + 1, &r) || r.seq == 0) {
+      return false;
+    }
+    delta->records.push_back(std::move(r));
+    i += 6;
+  }
+  return delta->base || !delta->records.empty();
+}
+
+bool BaseOfStringDelta(std::span<const std::string> args, CounterBase* base) {
+  *base = CounterBase();
+  if (args.empty()) return false;
+  if (args[0] == "put" && (args.size() == 6 || args.size() == 7)) {
+    base->kind = CounterBase::Kind::kValue;
+    base->value = args[2];
+    if (!EqualsIgnoreCase(args[3], "ts") || !ParseInt64(args[4], &base->ts)) return false;
+    if (args.size() == 6) return EqualsIgnoreCase(args[5], "nottl");
+    return EqualsIgnoreCase(args[5], "pxat") && ParseInt64(args[6], &base->expire_at);
+  }
+  if (args[0] == "delete" && args.size() == 4) {
+    base->kind = CounterBase::Kind::kTombstone;
+    return EqualsIgnoreCase(args[2], "ts") && ParseInt64(args[3], &base->ts);
+  }
+  ReducedPut reduced;
+  if (args[0] == kPutExpired && ParseReducedPut(args, &reduced)) {
+    base->kind = CounterBase::Kind::kReduced;
+    base->ts = reduced.ts;
+    base->expire_at = reduced.expire_at;
+    base->value = std::move(reduced.digest);
+    return true;
+  }
+  return false;
+}
+
+std::string CounterDigestText(const types::CounterState& state) {
+  std::string text;
+  if (state.base) {
+    const CounterBase& base = *state.base;
+    text = "b" + std::to_string(base.ts) + "/";
+    if (base.kind == CounterBase::Kind::kTombstone) {
+      text += "t";
+    } else {
+      text += types::DigestHex(
+          base.kind == CounterBase::Kind::kReduced ? base.value : types::StringDigest(base.value));
+    }
+    text += "/" + std::to_string(base.expire_at);
+    for (const types::CounterObserved& o : base.observed) {
+      text += ",o" + o.origin + "@" + std::to_string(o.ts) + "#" + std::to_string(o.seq) + "=" +
+              std::to_string(o.total) + "+" + types::FloatTotalText(o.ftotal);
+    }
+  }
+  for (const CounterRecord& r : state.records) {
+    text += ";r" + r.origin + "@" + std::to_string(r.ts) + "#" + std::to_string(r.seq) + "=" +
+            std::to_string(r.total) + "+" + types::FloatTotalText(r.ftotal);
+  }
+  return text;
+}
+
+storage::Status ReadCounterState(types::Keyspace& keyspace, int db, std::string_view key,
+                                 std::optional<CounterState>* state) {
+  state->reset();
+  storage::Row row;
+  storage::Status s = keyspace.db().Get(
+      keyspace.ReadOptions(), types::Keyspace::SystemRowKey(CounterRowName(db, key)), &row);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  CounterState decoded;
+  if (!types::DecodeCounterState(row.value, &decoded)) {
+    return storage::Status::Corruption("active-active counter");
+  }
+  *state = std::move(decoded);
+  return s;
+}
+
+storage::Status Counters::Load() {
+  auto it = keyspace_.db().NewIterator(storage::ReadOptions());
+  const std::string start = types::Keyspace::SystemRowKey(kCounterRowPrefix);
+  it->Seek(start);
+  any_ = it->Valid() && it->key().starts_with(start);
+  return it->status();
+}
+
+storage::Status Counters::Read(int db, std::string_view key, std::optional<CounterState>* state) {
+  state->reset();
+  if (!any_) return storage::Status::OK();
+  return ReadCounterState(keyspace_, db, key, state);
+}
+
+storage::Status Counters::ReadOrAdopt(int db, std::string_view key, const KeyMarker& marker,
+                                      CounterState* state) {
+  std::optional<CounterState> held;
+  storage::Status s = Read(db, key, &held);
+  if (!s.ok()) return s;
+  *state = held ? std::move(*held) : CounterState();
+  if (!held) {
+    // The key's newest string version becomes the base, as on every node that holds it.
+    types::KeyMetaRow row;
+    std::optional<storage::DeadVersion> dead;
+    s = keyspace_.GetMeta(db, key, &row, 0, &dead);
+    if (!s.ok() && !s.IsNotFound()) return s;
+    CounterBase base;
+    bool adopted = false;
+    if (s.ok()) {
+      adopted = row.type == types::KeyType::kString;
+      base.value = row.payload;
+      base.ts = row.meta.timestamp_or_zero();
+      base.expire_at = row.meta.expire_at_ms.value_or(kNever);
+    } else if (dead && dead->kind == storage::RowKind::kTombstone) {
+      adopted = true;
+      base.ts = dead->meta.timestamp_or_zero();
+      base.kind = types::DecodeReducedString(dead->value, &base.value, &base.expire_at)
+                      ? CounterBase::Kind::kReduced
+                      : CounterBase::Kind::kTombstone;
+    } else if (dead && dead->kind == storage::RowKind::kValue) {
+      types::KeyType type;
+      std::string_view payload;
+      adopted =
+          types::DecodeMetaValue(dead->value, &type, &payload) && type == types::KeyType::kString;
+      base.value = std::string(payload);
+      base.ts = dead->meta.timestamp_or_zero();
+      base.expire_at = dead->meta.expire_at_ms.value_or(kNever);
+    }
+    if (adopted) state->base = std::move(base);
+  }
+  types::Prune(state, marker.deleted_up_to);
+  return storage::Status::OK();
+}
+
+storage::Status Counters::Write(int db, std::string_view key, CounterState state,
+                                const KeyMarker& marker) {
+  types::Prune(&state, marker.deleted_up_to);
+  if (state.base) CoverByRegister(&*state.base, marker);
+  const std::string row_key = types::Keyspace::SystemRowKey(CounterRowName(db, key));
+  if (state.records.empty() && (!state.base || state.base->observed.empty())) {
+    // No increment left: the key is what a plain string write left, on every node alike (one
+    // that never had the counter holds that version and no state). Without a base everything
+    // was at or before a delete, which removed the row the counter read as.
+    storage::Status s =
+        any_ ? keyspace_.db().Delete(keyspace_.WriteOptions(), row_key) : storage::Status::OK();
+    return s.ok() && state.base ? WritePlain(db, key, *state.base) : s;
+  }
+  any_ = true;
+  storage::Status s =
+      keyspace_.db().Put(keyspace_.WriteOptions(), row_key, types::EncodeCounterState(state));
+  if (!s.ok()) return s;
+  const types::CounterView view = types::ViewOf(state);
+  types::Kv kv(keyspace_, db, 0);
+  if (!view.present) {
+    auto deleted = kv.Delete(key, view.ts);
+    return deleted.ok() ? storage::Status::OK() : deleted.engine_status();
+  }
+  std::optional<int64_t> expire_at = view.expire_at;
+  if (marker.expiry && view.ts <= marker.expiry->ts) expire_at = marker.expiry->expire_at;
+  auto put = kv.Put({.key = key, .value = view.value, .ts = view.ts, .expire_at_ms = expire_at});
+  return put.ok() ? storage::Status::OK() : put.engine_status();
+}
+
+storage::Status Counters::WritePlain(int db, std::string_view key, const CounterBase& base) {
+  types::Kv kv(keyspace_, db, 0);
+  types::OpResult<void> written;
+  if (base.kind == CounterBase::Kind::kTombstone) {
+    written = kv.Delete(key, base.ts);
+  } else if (base.kind == CounterBase::Kind::kReduced) {
+    written = kv.PutReduced(key, base.ts, base.value, base.expire_at);
+  } else {
+    written =
+        kv.Put({.key = key,
+                .value = base.value,
+                .ts = base.ts,
+                .expire_at_ms = base.expire_at == kNever ? std::nullopt
+                                                         : std::optional<int64_t>(base.expire_at)});
+  }
+  return written.ok() ? storage::Status::OK() : written.engine_status();
+}
+
+storage::Status Counters::Settle(int db, std::string_view key, const KeyMarker& marker) {
+  std::optional<CounterState> state;
+  storage::Status s = Read(db, key, &state);
+  if (!s.ok() || !state) return s;
+  return Write(db, key, std::move(*state), marker);
+}
+
+storage::Status Counters::ForEachKey(int db,
+                                     const std::function<storage::Status(std::string_view)>& fn) {
+  if (!any_) return storage::Status::OK();
+  const std::string prefix = types::Keyspace::SystemRowKey(CounterRowName(db, ""));
+  std::vector<std::string> keys;
+  {
+    auto it = keyspace_.db().NewIterator(keyspace_.ReadOptions());
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      keys.emplace_back(it->key().substr(prefix.size()));
+    }
+    if (!it->status().ok()) return it->status();
+  }
+  for (const std::string& key : keys) {
+    storage::Status s = fn(key);
+    if (!s.ok()) return s;
+  }
+  return storage::Status::OK();
+}
+
+// WholeKeyMarkers' side of the counters (whole_key.h): after a delete, a register or a floor.
+storage::Status WholeKeyMarkers::SettleCounter(int db, std::string_view key) {
+  if (counters_ == nullptr || !counters_->any()) return storage::Status::OK();
+  std::optional<types::KeyType> held;
+  storage::Status s = HeldType(keyspace_, db, key, &held);
+  KeyMarker marker;
+  bool has_row = false;
+  if (s.ok()) s = Marker(db, key, &marker, &has_row);
+  if (!s.ok()) return s;
+  // A TREG or a log holds the key, now or for good (its floor): no string comes back on it.
+  if ((held && *held != types::KeyType::kString) || marker.floor > 0) {
+    return counters_->Forget(db, key);
+  }
+  return counters_->Settle(db, key, marker);
+}
+
+storage::Status Counters::Forget(int db, std::string_view key) {
+  if (!any_) return storage::Status::OK();
+  return keyspace_.db().Delete(keyspace_.WriteOptions(),
+                               types::Keyspace::SystemRowKey(CounterRowName(db, key)));
+}
+
+}  // namespace ebb::server
