@@ -15,9 +15,9 @@ namespace {
 namespace detail = boost::asio::detail;
 
 static_assert(BOOST_VERSION / 100 == 1081,
-              "WaitReadableArmed uses Asio's epoll reactor interface of Boost 1.81: check it");
+              "ArmedReadWaits uses Asio's epoll reactor interface of Boost 1.81: check it");
 static_assert(std::is_same_v<detail::reactor, detail::epoll_reactor>,
-              "WaitReadableArmed expects Asio's epoll reactor");
+              "ArmedReadWaits expects Asio's epoll reactor");
 
 // The socket's reactor registration (a protected member of basic_socket).
 struct SocketAccess : boost::asio::ip::tcp::socket {
@@ -26,7 +26,7 @@ struct SocketAccess : boost::asio::ip::tcp::socket {
   }
 };
 
-// True while WaitReadableArmed queues its operation: the reactor's first, speculative call of
+// True while ArmedReadWaits::Wait queues its operation: the reactor's first, speculative call of
 // the operation must not complete it (nothing new has arrived); a later call comes from an event.
 thread_local bool queueing = false;
 
@@ -63,11 +63,14 @@ class ReadableOp final : public detail::reactor_op {
 
 }  // namespace
 
-void WaitReadableArmed(boost::asio::io_context& io, boost::asio::ip::tcp::socket& socket,
-                       std::shared_ptr<ReadableWaiter> waiter) {
+ArmedReadWaits::ArmedReadWaits(boost::asio::io_context& io)
+    : reactor_(&boost::asio::use_service<detail::reactor>(
+          static_cast<boost::asio::execution_context&>(io))) {}
+
+void ArmedReadWaits::Wait(boost::asio::ip::tcp::socket& socket,
+                          std::shared_ptr<ReadableWaiter> waiter) const {
   auto& impl = SocketAccess::Implementation(socket);
-  auto& reactor =
-      boost::asio::use_service<detail::reactor>(static_cast<boost::asio::execution_context&>(io));
+  auto& reactor = *static_cast<detail::reactor*>(reactor_);
   ReadableOp* op = ReadableOp::New(std::move(waiter));
   queueing = true;
   // Speculative: the reactor queues a read operation on the registered descriptor as it is

@@ -1,4 +1,4 @@
-// WaitReadableArmed: waits for a plain TCP socket to become readable without re-arming it.
+// ArmedReadWaits: waits for a plain TCP socket to become readable without re-arming it.
 //
 // Asio registers every socket with its epoll reactor once, edge-triggered (EPOLLIN | EPOLLET).
 // Its async_wait cannot know whether bytes arrived while no wait was queued (their edge was
@@ -7,7 +7,7 @@
 // request at pipeline depth 1. A caller that has just read the socket dry — a recv that returned
 // less than it asked for, or EAGAIN — in the same handler, with no turn of the loop since, knows
 // better: any byte arriving from then on raises a new edge, and that edge is only reported by an
-// epoll_wait, which runs after the wait is queued. WaitReadableArmed queues the wait on the
+// epoll_wait, which runs after the wait is queued. ArmedReadWaits::Wait queues the wait on the
 // reactor's existing registration, with no system call; the handler runs with the same error
 // codes as async_wait's (operation_aborted when the socket is closed).
 //
@@ -37,10 +37,20 @@ class ReadableWaiter {
   ~ReadableWaiter() = default;
 };
 
-// REQUIRES: `socket` belongs to `io`, had an async_wait (or other operation) before that made it
-// non-blocking and registered, and was read until empty since the loop last ran its reactor;
-// waiter != nullptr.
-void WaitReadableArmed(boost::asio::io_context& io, boost::asio::ip::tcp::socket& socket,
-                       std::shared_ptr<ReadableWaiter> waiter);
+// The armed waits of the sockets of one io_context. Its reactor is looked up once, here: Asio's
+// use_service takes a mutex and compares type names, a fifth of a wait's cost.
+class ArmedReadWaits {
+ public:
+  // REQUIRES: io outlives this object.
+  explicit ArmedReadWaits(boost::asio::io_context& io);
+
+  // REQUIRES: `socket` belongs to the io_context, had an async_wait (or other operation) before
+  // that made it non-blocking and registered, and was read until empty since the loop last ran
+  // its reactor; waiter != nullptr.
+  void Wait(boost::asio::ip::tcp::socket& socket, std::shared_ptr<ReadableWaiter> waiter) const;
+
+ private:
+  boost::asio::execution_context::service* reactor_;  // the io_context's epoll reactor
+};
 
 }  // namespace ebb::server

@@ -77,6 +77,7 @@ Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint
                        boost::asio::ssl::context* tls)
     : server_(server),
       socket_(std::move(socket)),
+      armed_reads_(server->io()),
       tls_(tls != nullptr
                ? std::make_unique<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>>(socket_,
                                                                                            *tls)
@@ -132,7 +133,7 @@ void Connection::MaybeRead() {
     // input came meanwhile OnReadable leaves it unread for the next MaybeRead, which re-arms.
     if (dry && tls_ == nullptr) {
       reading_ = true;
-      WaitReadableArmed(server_->io(), socket_, AsReadableWaiter());
+      armed_reads_.Wait(socket_, AsReadableWaiter());
     }
     return;
   }
@@ -148,7 +149,7 @@ void Connection::MaybeRead() {
   // The loop waits for the socket to be readable and ReadInput reads it, so no byte ever sits in
   // a completed read whose handler has not run: a busy script's ServeWhileBusy reads the socket
   // meanwhile, and must find everything before what it reads already in input_.
-  if (dry) return WaitReadableArmed(server_->io(), socket_, AsReadableWaiter());
+  if (dry) return armed_reads_.Wait(socket_, AsReadableWaiter());
   socket_.async_wait(
       boost::asio::ip::tcp::socket::wait_read,
       [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });

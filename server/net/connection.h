@@ -188,6 +188,7 @@ class Connection : public std::enable_shared_from_this<Connection>,
 
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
+  ArmedReadWaits armed_reads_;
   // The TLS session over socket_ (tls-port), or null for a plain connection.
   std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;
   Client client_;
@@ -208,7 +209,7 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // ReadInput's last recv left the socket empty: it returned less than it asked for, or EAGAIN.
   bool last_read_dry_ = false;
   // Set by OnReadable while its handler runs after a dry read: MaybeRead may then queue the wait
-  // without re-arming the socket (WaitReadableArmed).
+  // without re-arming the socket (ArmedReadWaits).
   bool read_dry_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;
