@@ -51,9 +51,58 @@ ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& lim
   return ParseInline(input, limits, consumed);
 }
 
+namespace {
+
+// Reads "<digits>\r" at `p` (before `end`): a number string2ll takes with no sign (no leading
+// zero unless "0") and at most 18 digits, so it cannot overflow. Returns the position after the
+// '\r', or nullptr for anything else (the general path then decides: a sign, a longer number,
+// a malformed one, the line not all here).
+const char* ReadShortCount(const char* p, const char* end, uint64_t* value) {
+  const char* const first = p;
+  uint64_t v = 0;
+  while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  const size_t digits = static_cast<size_t>(p - first);
+  if (digits == 0 || digits > 18 || (digits > 1 && *first == '0')) return nullptr;
+  if (p == end || *p != '\r') return nullptr;
+  *value = v;
+  return p + 1;
+}
+
+}  // namespace
+
+// The common case in one pass: the whole request is here and well formed, with a positive count
+// and bulk lengths within the limits. Arguments go straight to args_. Anything else returns
+// false having changed nothing the general path reads, and that path parses the request again
+// from its start: every error, every partial request and every odd number is decided there.
+bool RequestParser::ParseWholeMultibulk(std::string_view input, const ParserLimits& limits,
+                                        size_t* consumed) {
+  const char* const begin = input.data();
+  const char* const end = begin + input.size();
+  uint64_t count = 0;
+  const char* p = ReadShortCount(begin + 1, end, &count);
+  // The byte after each '\r' is skipped unchecked, as the general path (and Redis) skips it.
+  if (p == nullptr || p >= end || count == 0 || count > limits.max_multibulk_len) return false;
+  ++p;
+  args_.clear();
+  for (uint64_t i = 0; i < count; ++i) {
+    if (p >= end || *p != '$') return false;
+    uint64_t len = 0;
+    p = ReadShortCount(p + 1, end, &len);
+    if (p == nullptr || p >= end || len > limits.max_bulk_len) return false;
+    ++p;
+    if (static_cast<uint64_t>(end - p) < len + 2) return false;
+    args_.emplace_back(p, static_cast<size_t>(len));
+    p += len + 2;
+  }
+  *consumed = static_cast<size_t>(p - begin);
+  return true;
+}
+
 ParseStatus RequestParser::ParseMultibulk(std::string_view input, const ParserLimits& limits,
                                           size_t* consumed) {
   if (!in_multibulk_) {
+    if (ParseWholeMultibulk(input, limits, consumed)) return ParseStatus::kComplete;
+    args_.clear();
     // The count line: up to the first '\r', which must be followed by one more byte.
     size_t cr = input.find('\r');
     if (cr == std::string_view::npos) {

@@ -110,6 +110,9 @@ class RequestParser {
   };
 
   ParseStatus ParseMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed);
+  // A whole, well-formed multibulk request with a positive count, in one pass: true with args_
+  // and *consumed set; false (nothing decided) sends it to the general path.
+  bool ParseWholeMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed);
   ParseStatus ParseInline(std::string_view input, const ParserLimits& limits, size_t* consumed);
   // Splits line [begin, end) of input like sdssplitargs into arg_refs_; false on bad quotes.
   bool SplitInline(std::string_view input, size_t begin, size_t end);

@@ -2,7 +2,10 @@
 
 #include <boost/asio/detail/reactor.hpp>
 #include <boost/asio/detail/reactor_op.hpp>
+#include <boost/asio/recycling_allocator.hpp>
 #include <boost/version.hpp>
+#include <memory>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -12,9 +15,9 @@ namespace {
 namespace detail = boost::asio::detail;
 
 static_assert(BOOST_VERSION / 100 == 1081,
-              "WaitReadableArmed uses Asio's epoll reactor interface of Boost 1.81: check it");
+              "ArmedReadWaits uses Asio's epoll reactor interface of Boost 1.81: check it");
 static_assert(std::is_same_v<detail::reactor, detail::epoll_reactor>,
-              "WaitReadableArmed expects Asio's epoll reactor");
+              "ArmedReadWaits expects Asio's epoll reactor");
 
 // The socket's reactor registration (a protected member of basic_socket).
 struct SocketAccess : boost::asio::ip::tcp::socket {
@@ -23,39 +26,52 @@ struct SocketAccess : boost::asio::ip::tcp::socket {
   }
 };
 
-// True while WaitReadableArmed queues its operation: the reactor's first, speculative call of
+// True while ArmedReadWaits::Wait queues its operation: the reactor's first, speculative call of
 // the operation must not complete it (nothing new has arrived); a later call comes from an event.
 thread_local bool queueing = false;
 
 class ReadableOp final : public detail::reactor_op {
  public:
-  explicit ReadableOp(ReadableHandler handler)
+  using Allocator = boost::asio::recycling_allocator<ReadableOp>;
+
+  explicit ReadableOp(std::shared_ptr<ReadableWaiter> waiter)
       : reactor_op(boost::system::error_code(), &ReadableOp::Perform, &ReadableOp::Complete),
-        handler_(std::move(handler)) {}
+        waiter_(std::move(waiter)) {}
+
+  static ReadableOp* New(std::shared_ptr<ReadableWaiter> waiter) {
+    Allocator allocator;
+    ReadableOp* memory = allocator.allocate(1);
+    return new (memory) ReadableOp(std::move(waiter));
+  }
 
  private:
   static status Perform(reactor_op*) { return queueing ? not_done : done; }
 
+  // The memory goes back before the handler runs, so the wait it queues reuses it.
   static void Complete(void* owner, detail::operation* base, const boost::system::error_code&,
                        std::size_t) {
     auto* op = static_cast<ReadableOp*>(base);
-    ReadableHandler handler = std::move(op->handler_);
+    std::shared_ptr<ReadableWaiter> waiter = std::move(op->waiter_);
     const boost::system::error_code ec = op->ec_;
-    delete op;
-    if (owner != nullptr) handler(ec);  // else the io_context is being destroyed
+    op->~ReadableOp();
+    Allocator().deallocate(op, 1);
+    if (owner != nullptr) waiter->OnReadable(ec);  // else the io_context is being destroyed
   }
 
-  ReadableHandler handler_;
+  std::shared_ptr<ReadableWaiter> waiter_;
 };
 
 }  // namespace
 
-void WaitReadableArmed(boost::asio::io_context& io, boost::asio::ip::tcp::socket& socket,
-                       ReadableHandler handler) {
+ArmedReadWaits::ArmedReadWaits(boost::asio::io_context& io)
+    : reactor_(&boost::asio::use_service<detail::reactor>(
+          static_cast<boost::asio::execution_context&>(io))) {}
+
+void ArmedReadWaits::Wait(boost::asio::ip::tcp::socket& socket,
+                          std::shared_ptr<ReadableWaiter> waiter) const {
   auto& impl = SocketAccess::Implementation(socket);
-  auto& reactor =
-      boost::asio::use_service<detail::reactor>(static_cast<boost::asio::execution_context&>(io));
-  auto* op = new ReadableOp(std::move(handler));
+  auto& reactor = *static_cast<detail::reactor*>(reactor_);
+  ReadableOp* op = ReadableOp::New(std::move(waiter));
   queueing = true;
   // Speculative: the reactor queues a read operation on the registered descriptor as it is
   // (only a non-speculative one, async_wait's, re-arms it).

@@ -51,13 +51,10 @@ std::string LocalText(const boost::asio::ip::tcp::socket& s) {
   return ec ? "?:0" : EndpointText(ep);
 }
 
-// [begin, end) of one write command's reply inside a batch of replies.
-using ReplySpans = std::vector<std::pair<size_t, size_t>>;
-
 // The WAL bytes of the batch's writes did not reach the OS (or the disk): their replies, unless
 // already errors, become MISCONF errors so nothing unsaved is acknowledged. Other replies stay.
 // Returns how many replies were replaced.
-size_t RefuseWriteReplies(std::string* batch, const ReplySpans& writes,
+size_t RefuseWriteReplies(std::string* batch, const std::vector<std::pair<size_t, size_t>>& writes,
                           const storage::Status& status) {
   const std::string error = "-" + MisconfError(status.message()) + "\r\n";
   std::string out;
@@ -80,6 +77,7 @@ Connection::Connection(Server* server, boost::asio::ip::tcp::socket socket, uint
                        boost::asio::ssl::context* tls)
     : server_(server),
       socket_(std::move(socket)),
+      armed_reads_(server->io()),
       tls_(tls != nullptr
                ? std::make_unique<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>>(socket_,
                                                                                            *tls)
@@ -135,10 +133,7 @@ void Connection::MaybeRead() {
     // input came meanwhile OnReadable leaves it unread for the next MaybeRead, which re-arms.
     if (dry && tls_ == nullptr) {
       reading_ = true;
-      WaitReadableArmed(server_->io(), socket_,
-                        [self = shared_from_this()](const boost::system::error_code& ec) {
-                          self->OnReadable(ec);
-                        });
+      armed_reads_.Wait(socket_, AsReadableWaiter());
     }
     return;
   }
@@ -154,11 +149,10 @@ void Connection::MaybeRead() {
   // The loop waits for the socket to be readable and ReadInput reads it, so no byte ever sits in
   // a completed read whose handler has not run: a busy script's ServeWhileBusy reads the socket
   // meanwhile, and must find everything before what it reads already in input_.
-  auto handler = [self = shared_from_this()](const boost::system::error_code& ec) {
-    self->OnReadable(ec);
-  };
-  if (dry) return WaitReadableArmed(server_->io(), socket_, std::move(handler));
-  socket_.async_wait(boost::asio::ip::tcp::socket::wait_read, std::move(handler));
+  if (dry) return armed_reads_.Wait(socket_, AsReadableWaiter());
+  socket_.async_wait(
+      boost::asio::ip::tcp::socket::wait_read,
+      [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });
 }
 
 void Connection::OnReadable(const boost::system::error_code& ec) {
@@ -257,7 +251,8 @@ void Connection::ProcessInput() {
   const bool closing = close_after_write_;
   if (closing && !parked_request_) return;
   Batch batch;
-  batch.replies.swap(spare_batch_);  // a buffer an earlier run left: no allocation for most
+  batch.replies.swap(spare_batch_);  // buffers an earlier run left: no allocation for most
+  batch.write_replies.swap(spare_writes_);
   batch_ = &batch.replies;  // messages pushed to this client meanwhile follow the replies before
   if (!RunRequests(closing, batch)) {
     batch_ = nullptr;
@@ -356,19 +351,10 @@ void Connection::SendBatch(Batch& batch) {
     // runs once the loop has read every connection ready in this turn: one fdatasync or
     // write(2) covers them all.
     sync_pending_ = true;
-    held_bytes_ = replies.size();
-    auto done = [self = shared_from_this(), held = std::move(replies),
-                 writes = std::move(batch.write_replies)](const storage::Status& s) mutable {
-      if (!s.ok()) {
-        ServerContext& context = self->server_->context();
-        const size_t refused = RefuseWriteReplies(&held, writes, s);
-        context.stats().total_error_replies += refused;
-        for (size_t i = 0; i < refused; ++i) context.command_stats().CountError("MISCONF");
-      }
-      self->OnSynced(s, std::move(held));
-    };
+    held_.swap(replies);  // held_ was empty: `replies` takes its buffer
+    held_writes_.swap(batch.write_replies);
     if (ctx.defer_sync()) ctx.stats().wal_group_commits++;
-    commit->Request(std::move(done));
+    commit->Request(std::shared_ptr<WalTurnCommit::Waiter>(shared_from_this(), this));
   } else if (out_.empty()) {
     out_.swap(replies);  // no copy; `replies` takes out_'s buffer
   } else {
@@ -376,16 +362,32 @@ void Connection::SendBatch(Batch& batch) {
   }
   replies.clear();
   if (replies.capacity() <= kShrinkThresholdBytes) spare_batch_.swap(replies);
+  batch.write_replies.clear();
+  spare_writes_.swap(batch.write_replies);
 }
 
-void Connection::OnSynced(const storage::Status& status, std::string held) {
+void Connection::OnCommitted(const storage::Status& status) {
   sync_pending_ = false;
-  held_bytes_ = 0;
-  if (closed_) return;
-  // On a failed sync the batch's write replies are already MISCONF errors (the writes are not
-  // known durable: never acknowledge them); the other replies are sent as they are.
+  if (!status.ok()) {
+    // The writes are not known durable: never acknowledge them. Their replies, unless already
+    // errors, become MISCONF errors; the other replies are sent as they are.
+    ServerContext& context = server_->context();
+    const size_t refused = RefuseWriteReplies(&held_, held_writes_, status);
+    context.stats().total_error_replies += refused;
+    for (size_t i = 0; i < refused; ++i) context.command_stats().CountError("MISCONF");
+  }
+  held_writes_.clear();
+  if (closed_) {
+    held_.clear();
+    return;
+  }
   if (!status.ok()) spdlog::warn("WAL write-out or sync failed: {}", status.ToString());
-  out_ += held;
+  if (out_.empty()) {
+    out_.swap(held_);  // no copy; held_ keeps out_'s empty buffer
+  } else {
+    out_ += held_;
+  }
+  held_.clear();
   StartWrite();
   if (!writing_) {
     ProcessInput();
@@ -581,7 +583,7 @@ void Connection::UpdateClientSizes() {
   memory.read = read_buf_.size();
   memory.output = PendingOutput();
   memory.total = sizeof(Connection) + input_.capacity() + memory.argv + out_.capacity() +
-                 in_flight_.capacity() + spare_batch_.capacity() + held_bytes_;
+                 in_flight_.capacity() + spare_batch_.capacity() + held_.size();
   client_.set_memory(memory);
 }
 
@@ -608,6 +610,7 @@ void Connection::ShrinkIdleBuffers(int64_t now_ms) {
   if (parser_.MemoryUsage() > kShrinkThresholdBytes) parser_.ReleaseMemory();
   if (out_.empty() && out_.capacity() > kShrinkThresholdBytes) std::string().swap(out_);
   if (!writing_ && in_flight_.capacity() > kShrinkThresholdBytes) std::string().swap(in_flight_);
+  if (!sync_pending_ && held_.capacity() > kShrinkThresholdBytes) std::string().swap(held_);
 }
 
 void Connection::Close() {

@@ -57,6 +57,8 @@
 
 #include "protocol/request_parser.h"
 #include "server/core/client.h"
+#include "server/net/armed_read_wait.h"
+#include "server/net/wal_turn_commit.h"
 #include "storage/status.h"
 
 namespace ebb::protocol {
@@ -67,7 +69,11 @@ namespace ebb::server {
 
 class Server;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+// A ReadableWaiter (its armed read waits) and a WalTurnCommit::Waiter (its batches' WAL
+// commits): the loop holds it by shared_ptr with no callback object to allocate.
+class Connection : public std::enable_shared_from_this<Connection>,
+                   private ReadableWaiter,
+                   private WalTurnCommit::Waiter {
  public:
   // Output bytes pending above which the connection stops reading and parsing.
   static constexpr size_t kPauseReadingBytes = 1 << 20;
@@ -106,8 +112,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ServeWhileBusy();
 
  private:
+  // This connection as the waiter of an armed read wait, sharing its ownership.
+  std::shared_ptr<ReadableWaiter> AsReadableWaiter() {
+    return std::shared_ptr<ReadableWaiter>(shared_from_this(), this);
+  }
   void MaybeRead();
-  void OnReadable(const boost::system::error_code& ec);
+  void OnReadable(const boost::system::error_code& ec) override;
   // Reads what the socket holds now (no wait) into input_. False when the connection closed:
   // the peer closed, an error, or input_ over client-query-buffer-limit.
   bool ReadInput();
@@ -122,11 +132,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Parses and runs complete requests from input_; returns when input needs more bytes, the
   // output is large, the client must close, or a sync must complete first.
   void ProcessInput();
+  // [begin, end) of each write command's reply in a batch of replies.
+  using ReplySpans = std::vector<std::pair<size_t, size_t>>;
   // One ProcessInput's work: the replies built, the spans of the write commands' replies among
   // them (refused if the WAL commit fails), and how much of input_ the requests run consumed.
   struct Batch {
     std::string replies;
-    std::vector<std::pair<size_t, size_t>> write_replies;
+    ReplySpans write_replies;
     bool wrote = false;
     size_t consumed = 0;
   };
@@ -140,7 +152,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void SendBatch(Batch& batch);
   void StartWrite();
   void OnWrite(const boost::system::error_code& ec, size_t n);
-  void OnSynced(const storage::Status& status, std::string held);
+  // The WAL commit of the held batch ended: its replies (the writes' refused on a failure) go.
+  void OnCommitted(const storage::Status& status) override;
   // The request at the front of input_ came back incomplete: read its blocks, then run it again.
   void Park();
   // Hands the complete requests in input_ from `from` on to Dispatcher::Lookahead, up to
@@ -151,7 +164,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The connection runs nothing while it waits: for its batch's WAL sync, for the engine's write
   // stall to end, or for the blocks of a parked request.
   bool Waiting() const { return sync_pending_ || write_stalled_ || parked_; }
-  size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_bytes_; }
+  size_t PendingOutput() const { return out_.size() + in_flight_.size() + held_.size(); }
   // Applies client-output-buffer-limit (the replica class to a replica, the pubsub class in
   // subscriber mode, else normal) to the
   // pending output and the batch being built; returns false (and closes) if exceeded. `now_ms`:
@@ -175,6 +188,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
+  ArmedReadWaits armed_reads_;
   // The TLS session over socket_ (tls-port), or null for a plain connection.
   std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;
   Client client_;
@@ -186,13 +200,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // An empty buffer (at most kShrinkThresholdBytes of capacity) ProcessInput builds its next
   // batch of replies in.
   std::string spare_batch_;
-  std::string in_flight_;  // the buffer of the outstanding async_write
-  size_t held_bytes_ = 0;  // replies waiting for a WAL sync
+  std::string in_flight_;   // the buffer of the outstanding async_write
+  std::string held_;        // replies waiting for a WAL commit (empty, kept for its buffer, else)
+  ReplySpans held_writes_;  // the write commands' replies among them
+  // An empty span list (its buffer) the next batch collects its write replies in.
+  ReplySpans spare_writes_;
   bool reading_ = false;
   // ReadInput's last recv left the socket empty: it returned less than it asked for, or EAGAIN.
   bool last_read_dry_ = false;
   // Set by OnReadable while its handler runs after a dry read: MaybeRead may then queue the wait
-  // without re-arming the socket (WaitReadableArmed).
+  // without re-arming the socket (ArmedReadWaits).
   bool read_dry_ = false;
   bool writing_ = false;
   bool sync_pending_ = false;

@@ -4,10 +4,10 @@
 
 namespace ebb::server {
 
-void WalTurnCommit::Request(Callback done) {
+void WalTurnCommit::Request(std::shared_ptr<Waiter> waiter) {
   // A Run is posted or timed exactly while requests are pending: only the first one posts it.
   const bool first = pending_.empty();
-  pending_.push_back(std::move(done));
+  pending_.push_back(std::move(waiter));
   if (!first) return;
   const std::chrono::microseconds wait =
       delay_ != nullptr && last_shared_by_ >= 2 ? delay_() : std::chrono::microseconds(0);
@@ -22,12 +22,14 @@ void WalTurnCommit::Request(Callback done) {
 }
 
 void WalTurnCommit::Run() {
-  std::vector<Callback> batch;
-  batch.swap(pending_);
-  last_shared_by_ = batch.size();
+  // Requests made by the waiters answered here go to pending_ (running_'s emptied buffer from
+  // the previous Run) and wait for the next commit.
+  running_.swap(pending_);
+  last_shared_by_ = running_.size();
   const storage::Status status = commit_();
   commits_++;
-  for (Callback& cb : batch) cb(status);
+  for (const std::shared_ptr<Waiter>& waiter : running_) waiter->OnCommitted(status);
+  running_.clear();
 }
 
 }  // namespace ebb::server

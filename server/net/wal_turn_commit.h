@@ -16,13 +16,16 @@
 // runs that long after its first request instead of right after the turn; a lone writer never
 // waits. Why the loop waits for the fdatasync rather than syncing on a thread of its own, and
 // what each choice measured: docs/durability.md, "always — group commit".
-// Thread-safety: the io thread only.
+// A request is a Waiter held by shared_ptr (a connection is one): queueing it allocates nothing
+// once the queue has grown to the loop's usual number of writers, where a callback holding its
+// connection would take a heap block per request. Thread-safety: the io thread only.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "storage/status.h"
@@ -31,7 +34,15 @@ namespace ebb::server {
 
 class WalTurnCommit {
  public:
-  using Callback = std::function<void(const storage::Status&)>;
+  // What waits for a commit. The commit holds it (and so what owns it) until OnCommitted ran.
+  class Waiter {
+   public:
+    // Runs once, on the io thread, with the commit's Status.
+    virtual void OnCommitted(const storage::Status& status) = 0;
+
+   protected:
+    ~Waiter() = default;
+  };
 
   using Delay = std::function<std::chrono::microseconds()>;
 
@@ -41,8 +52,9 @@ class WalTurnCommit {
                 Delay delay = nullptr)
       : io_(io), commit_(std::move(commit)), delay_(std::move(delay)), timer_(io) {}
 
-  // `done` runs on the io thread, after a commit that began after this call.
-  void Request(Callback done);
+  // `waiter`'s OnCommitted runs on the io thread, after a commit that began after this call.
+  // REQUIRES: waiter != nullptr.
+  void Request(std::shared_ptr<Waiter> waiter);
   uint64_t commits() const { return commits_; }
 
  private:
@@ -52,8 +64,11 @@ class WalTurnCommit {
   std::function<storage::Status()> commit_;
   Delay delay_;
   boost::asio::steady_timer timer_;
-  std::vector<Callback> pending_;  // non-empty exactly while a Run is posted or timed
-  size_t last_shared_by_ = 0;      // requests the previous commit served
+  std::vector<std::shared_ptr<Waiter>>
+      pending_;  // non-empty exactly while a Run is posted or timed
+  // The waiters a Run is answering; kept, emptied, for its capacity (pending_ takes it next).
+  std::vector<std::shared_ptr<Waiter>> running_;
+  size_t last_shared_by_ = 0;  // requests the previous commit served
   uint64_t commits_ = 0;
 };
 

@@ -173,6 +173,36 @@ TEST(RequestParserTest, BulkLengthErrors) {
   EXPECT_EQ(FeedWhole("*1\r\n$536870912\r\n").error, "");  // at proto-max-bulk-len: waits
 }
 
+// Whole requests as the one-pass path takes them and as it leaves them to the general path
+// (a count or length it does not read, one over a limit, a line that is not all there): the
+// same requests and errors as Redis's rules give.
+TEST(RequestParserTest, WholeRequestsParseAsTheGeneralPathParsesThem) {
+  // The byte after each '\r' is skipped unchecked; "$0" is an empty argument.
+  Outcome out = FeedWhole("*2\rX$3\rYGET\r\n$0\r\n\r\n*1\r\n$4\r\nPING\r\n");
+  ASSERT_EQ(out.error, "");
+  ASSERT_EQ(out.requests.size(), 2u);
+  EXPECT_EQ(out.requests[0], (Args{"GET", ""}));
+  EXPECT_EQ(out.requests[1], (Args{"PING"}));
+  EXPECT_EQ(FeedWhole("*-3\r\n*1\r\n$1\r\na\r\n").requests, (std::vector<Args>{Args{}, Args{"a"}}));
+  EXPECT_EQ(FeedWhole("*1\r\n$01\r\na\r\n").error, "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*1\r\n$-1\r\n\r\n").error, "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*01\r\n$1\r\na\r\n").error, "ERR Protocol error: invalid multibulk length");
+  EXPECT_EQ(FeedWhole("*2\r\n$1\r\na\r\n:1\r\n").error,
+            "ERR Protocol error: expected '$', got ':'");
+  // A count of 19 digits is past what the one-pass path reads: the general path bounds it.
+  EXPECT_EQ(FeedWhole("*1000000000000000000\r\n$1\r\na\r\n").error,
+            "ERR Protocol error: invalid multibulk length");
+  ParserLimits limits;
+  limits.max_bulk_len = 2;
+  limits.max_multibulk_len = 2;
+  EXPECT_EQ(FeedWhole("*1\r\n$3\r\nabc\r\n", limits).error,
+            "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", limits).error,
+            "ERR Protocol error: invalid multibulk length");
+  EXPECT_EQ(FeedWhole("*2\r\n$2\r\nab\r\n$1\r\nc\r\n", limits).requests,
+            (std::vector<Args>{Args{"ab", "c"}}));
+}
+
 TEST(RequestParserTest, ExpectedDollar) {
   EXPECT_EQ(FeedWhole("*1\r\nx3\r\nabc\r\n").error, "ERR Protocol error: expected '$', got 'x'");
   EXPECT_EQ(FeedWhole("*2\r\n$1\r\na\r\n:1\r\n").error,

@@ -5,11 +5,27 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace ebb::server {
 namespace {
+
+// A waiter that runs a function (a connection is the server's waiter).
+class FunctionWaiter final : public WalTurnCommit::Waiter {
+ public:
+  explicit FunctionWaiter(std::function<void(const storage::Status&)> fn) : fn_(std::move(fn)) {}
+  void OnCommitted(const storage::Status& status) override { fn_(status); }
+
+ private:
+  std::function<void(const storage::Status&)> fn_;
+};
+
+std::shared_ptr<WalTurnCommit::Waiter> Waiting(std::function<void(const storage::Status&)> fn) {
+  return std::make_shared<FunctionWaiter>(std::move(fn));
+}
 
 // Requests made in one turn of the loop share one commit, which runs after the handlers already
 // queued in that turn (the other connections' reads).
@@ -23,10 +39,10 @@ TEST(WalTurnCommitTest, RequestsOfOneTurnShareOneCommit) {
   for (int i = 0; i < 3; ++i) {
     boost::asio::post(io, [&, i] {
       events.push_back("read " + std::to_string(i));
-      commit.Request([&, i](const storage::Status& s) {
+      commit.Request(Waiting([&, i](const storage::Status& s) {
         EXPECT_TRUE(s.ok());
         events.push_back("reply " + std::to_string(i));
-      });
+      }));
     });
   }
   io.run();
@@ -45,9 +61,9 @@ TEST(WalTurnCommitTest, RequestFromACallbackWaitsForTheNextCommit) {
     return storage::Status::OK();
   });
   int seen_by_second = 0;
-  commit.Request([&](const storage::Status&) {
-    commit.Request([&](const storage::Status&) { seen_by_second = commits; });
-  });
+  commit.Request(Waiting([&](const storage::Status&) {
+    commit.Request(Waiting([&](const storage::Status&) { seen_by_second = commits; }));
+  }));
   io.run();
   EXPECT_EQ(seen_by_second, 2);
   EXPECT_EQ(commit.commits(), 2u);
@@ -58,11 +74,11 @@ TEST(WalTurnCommitTest, EveryCallbackSeesTheCommitsFailure) {
   WalTurnCommit commit(io, [] { return storage::Status::IOError("disk gone"); });
   int failures = 0;
   for (int i = 0; i < 2; ++i) {
-    commit.Request([&](const storage::Status& s) {
+    commit.Request(Waiting([&](const storage::Status& s) {
       EXPECT_TRUE(s.IsIOError());
       EXPECT_NE(s.ToString().find("disk gone"), std::string::npos);
       ++failures;
-    });
+    }));
   }
   io.run();
   EXPECT_EQ(failures, 2);
@@ -82,7 +98,8 @@ TEST(WalTurnCommitTest, ASharedCommitWaitsTheDelayForCompanyALoneOneDoesNot) {
       [] { return std::chrono::microseconds(200000); });
   auto request = [&](const std::string& name) {
     events.push_back("read " + name);
-    commit.Request([&, name](const storage::Status&) { events.push_back("reply " + name); });
+    commit.Request(
+        Waiting([&, name](const storage::Status&) { events.push_back("reply " + name); }));
   };
   // Turn 1: a lone writer (no commit yet shared): commits right after its turn.
   boost::asio::post(io, [&] { request("a"); });
