@@ -125,15 +125,15 @@ bool BucketAggregator::Add(const Sample& sample) {
 
 bool BucketAggregator::Finish(std::optional<Sample> after) {
   if (stopped_) return false;
-  int64_t first_empty = 0;
+  const bool was_open = open_;
   if (open_) {
     open_ = false;
     if (!EmitBucket(after)) return false;
-    first_empty = start_ + spec_.bucket_ms;
-  } else {
-    first_empty = BucketStart(range_from_, spec_.bucket_ms, spec_.align);
   }
   if (!TwaEdges() || !prev_ || !after) return true;
+  // Only a clipped range reaches here: range_from_ is a timestamp, not the unclipped minimum.
+  const int64_t first_empty =
+      was_open ? start_ + spec_.bucket_ms : BucketStart(range_from_, spec_.bucket_ms, spec_.align);
   // The empty buckets from the last sample's (or the range's start) to the range's end. `after`
   // lies past range_to_, so the last bucket's end does not overflow.
   const int64_t last = BucketStart(range_to_, spec_.bucket_ms, spec_.align);

@@ -90,7 +90,8 @@ TEST(CounterDeltaTest, RefusesWhatIsOutOfShape) {
 TEST(CounterDeltaTest, RowNames) {
   int db = 0;
   std::string_view key;
-  ASSERT_TRUE(ParseCounterRowName(CounterRowName(3, "a:b"), &db, &key));
+  const std::string name = CounterRowName(3, "a:b");  // `key` views into it
+  ASSERT_TRUE(ParseCounterRowName(name, &db, &key));
   EXPECT_EQ(db, 3);
   EXPECT_EQ(key, "a:b");
   EXPECT_FALSE(ParseCounterRowName("aa-key:3:k", &db, &key));
