@@ -12,8 +12,8 @@
 
 #include "common/key_slot.h"
 #include "server/services/server_context.h"
+#include "tests/support/cluster_command_test.h"
 #include "tests/support/command_runner.h"
-#include "tests/support/fake_cluster.h"
 
 namespace ebb::test {
 namespace {
@@ -27,22 +27,14 @@ const NodeAddress kThird{"127.0.0.1", 7002};
 const int kFoo = KeySlot("foo");
 const int kBar = KeySlot("bar");
 
-class ClusterRoutingTest : public CommandTest {
+class ClusterRoutingTest : public ClusterCommandTest {
  protected:
-  std::vector<std::string> RunnerOptions() const override { return {"--cluster-enabled", "yes"}; }
-  void SetUp() override {
-    CommandTest::SetUp();
-    ebb_->context().set_cluster(&cluster_);
-  }
-  void TearDown() override { ebb_->context().set_cluster(nullptr); }
   static std::string Moved(int slot, const NodeAddress& to = kOther) {
     return "-MOVED " + std::to_string(slot) + " " + to.host + ":" + std::to_string(to.port);
   }
   static std::string Ask(int slot, const NodeAddress& to = kOther) {
     return "-ASK " + std::to_string(slot) + " " + to.host + ":" + std::to_string(to.port);
   }
-
-  FakeCluster cluster_;
 };
 
 TEST_F(ClusterRoutingTest, SingleKeyRunsHereOrIsMovedOrNotServed) {

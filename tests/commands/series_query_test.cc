@@ -9,8 +9,8 @@
 
 #include "common/key_slot.h"
 #include "server/services/server_context.h"
+#include "tests/support/cluster_command_test.h"
 #include "tests/support/command_runner.h"
-#include "tests/support/fake_cluster.h"
 
 namespace ebb::test {
 namespace {
@@ -248,16 +248,7 @@ TEST_F(SeriesQueryTest, KeyPatternsHoldForSeriesFoundByLabels) {
 
 // On a cluster node they name no key: they answer for the node's own series, in key order
 // whatever the slots' order (a, b, c sit in slots 15495, 3300, 7365).
-class SeriesQueryClusterTest : public CommandTest {
- protected:
-  std::vector<std::string> RunnerOptions() const override { return {"--cluster-enabled", "yes"}; }
-  void SetUp() override {
-    CommandTest::SetUp();
-    ebb_->context().set_cluster(&cluster_);
-  }
-  void TearDown() override { ebb_->context().set_cluster(nullptr); }
-  FakeCluster cluster_;
-};
+using SeriesQueryClusterTest = ClusterCommandTest;
 
 TEST_F(SeriesQueryClusterTest, AnswersForTheNodesOwnKeys) {
   for (const char* key : {"a", "b", "c"}) cluster_.mine.insert(KeySlot(key));

@@ -11,8 +11,8 @@
 #include "common/key_slot.h"
 #include "server/services/server_context.h"
 #include "storage/db.h"
+#include "tests/support/cluster_command_test.h"
 #include "tests/support/command_runner.h"
-#include "tests/support/fake_cluster.h"
 #include "types/key_encoding.h"
 #include "types/keyspace.h"
 #include "types/series_codec.h"
@@ -459,16 +459,7 @@ TEST_F(SeriesTest, EmptyOverAWideGapIsRefusedNotBuilt) {
 
 // On a cluster node a series is one key in one slot: routed by its key, its samples in the
 // slot's sub-row range, counted and dropped with the slot.
-class SeriesClusterTest : public CommandTest {
- protected:
-  std::vector<std::string> RunnerOptions() const override { return {"--cluster-enabled", "yes"}; }
-  void SetUp() override {
-    CommandTest::SetUp();
-    ebb_->context().set_cluster(&cluster_);
-  }
-  void TearDown() override { ebb_->context().set_cluster(nullptr); }
-  FakeCluster cluster_;
-};
+using SeriesClusterTest = ClusterCommandTest;
 
 TEST_F(SeriesClusterTest, RoutedByItsKey) {
   const int foo = KeySlot("foo");
