@@ -229,7 +229,7 @@ void ExecuteGet(CommandContext& ctx, const GetOptions& o) {
   OpResult<std::optional<Sample>> latest = SeriesOf(ctx).Latest(o.key);
   if (!latest.ok()) return ReplySeriesError(ctx, types::FailureOf(latest));
   if (o.latest) {
-    OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, o.key);
+    OpResult<std::optional<Sample>> open = OpenBucketAfter(ctx, o.key, *latest);
     if (!open.ok()) return ReplySeriesError(ctx, types::FailureOf(open));
     if (*open) *latest = *open;
   }

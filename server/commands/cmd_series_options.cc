@@ -384,16 +384,20 @@ types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, 
   return {};
 }
 
+types::OpResult<std::optional<types::Sample>> OpenBucketAfter(
+    CommandContext& ctx, std::string_view key, const std::optional<types::Sample>& newest) {
+  types::OpResult<std::optional<types::Sample>> open =
+      types::SeriesRules(ctx.server.keyspace(), ctx.client.db_index()).OpenBucket(key);
+  if (!open.ok() || !*open || !newest || (*open)->ts > newest->ts) return open;
+  return std::optional<types::Sample>();
+}
+
 types::OpResult<std::optional<types::Sample>> OpenBucketAfterNewest(CommandContext& ctx,
                                                                     std::string_view key) {
-  const int db = ctx.client.db_index();
   types::OpResult<std::optional<types::Sample>> newest =
-      types::Series(ctx.server.keyspace(), db).Latest(key);
+      types::Series(ctx.server.keyspace(), ctx.client.db_index()).Latest(key);
   if (!newest.ok()) return types::FailureOf(newest);
-  types::OpResult<std::optional<types::Sample>> open =
-      types::SeriesRules(ctx.server.keyspace(), db).OpenBucket(key);
-  if (!open.ok() || !*open || !*newest || (*open)->ts > (*newest)->ts) return open;
-  return std::optional<types::Sample>();
+  return OpenBucketAfter(ctx, key, *newest);
 }
 
 }  // namespace ebb::server

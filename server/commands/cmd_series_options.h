@@ -102,7 +102,11 @@ types::OpResult<void> RunRangeQuery(types::Series& series, const RangeQuery& q, 
                                     std::optional<types::Sample> latest = std::nullopt);
 
 // LATEST: the partial aggregate of the open bucket of the rule feeding `key` when it is newer
-// than key's newest sample (nullopt otherwise, or when no rule feeds key). kNotFound, kWrongType.
+// than `newest`, key's newest sample (nullopt otherwise, or when no rule feeds key).
+// kNotFound, kWrongType.
+types::OpResult<std::optional<types::Sample>> OpenBucketAfter(
+    CommandContext& ctx, std::string_view key, const std::optional<types::Sample>& newest);
+// The same, reading key's newest sample first (for a caller that has not read it).
 types::OpResult<std::optional<types::Sample>> OpenBucketAfterNewest(CommandContext& ctx,
                                                                     std::string_view key);
 

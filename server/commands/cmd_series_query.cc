@@ -216,7 +216,7 @@ void ExecuteMget(CommandContext& ctx, const LabelQuery& q) {
   for (const FoundSeries& series : *found) {
     newest.push_back(series.meta.newest);
     if (!q.latest) continue;
-    OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, series.key);
+    OpResult<std::optional<Sample>> open = OpenBucketAfter(ctx, series.key, series.meta.newest);
     if (!open.ok()) return ReplyError(ctx, open);
     if (*open) newest.back() = *open;
   }
