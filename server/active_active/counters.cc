@@ -79,21 +79,11 @@ void CoverByRegister(CounterBase* base, const KeyMarker& marker) {
 }
 
 std::string CounterRowName(int db, std::string_view key) {
-  return std::string(kCounterRowPrefix) + std::to_string(db) + ":" + std::string(key);
+  return PerKeyRowName(kCounterRowPrefix, db, key);
 }
 
 bool ParseCounterRowName(std::string_view name, int* db, std::string_view* key) {
-  if (!name.starts_with(kCounterRowPrefix)) return false;
-  name.remove_prefix(kCounterRowPrefix.size());
-  const size_t colon = name.find(':');
-  int64_t number = 0;
-  if (colon == std::string_view::npos || colon == 0 || colon > 5 ||
-      !ParseInt64(name.substr(0, colon), &number) || number < 0) {
-    return false;
-  }
-  *db = static_cast<int>(number);
-  *key = name.substr(colon + 1);
-  return true;
+  return ParsePerKeyRowName(kCounterRowPrefix, name, db, key);
 }
 
 std::vector<std::string> CounterDeltaArgs(const CounterDelta& delta) {

@@ -90,8 +90,12 @@ bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
   return true;
 }
 
+std::string PerKeyRowName(std::string_view prefix, int db, std::string_view key) {
+  return std::string(prefix) + std::to_string(db) + ":" + std::string(key);
+}
+
 std::string KeyMarkerRowName(int db, std::string_view key) {
-  return std::string(kKeyMarkerRowPrefix) + std::to_string(db) + ":" + std::string(key);
+  return PerKeyRowName(kKeyMarkerRowPrefix, db, key);
 }
 
 std::string HorizonRowName(int db) { return std::string(kHorizonRowPrefix) + std::to_string(db); }
@@ -110,13 +114,18 @@ bool ParseDbNumber(std::string_view text, size_t end, int* db) {
 
 }  // namespace
 
-bool ParseKeyMarkerRowName(std::string_view name, int* db, std::string_view* key) {
-  if (!name.starts_with(kKeyMarkerRowPrefix)) return false;
-  name.remove_prefix(kKeyMarkerRowPrefix.size());
+bool ParsePerKeyRowName(std::string_view prefix, std::string_view name, int* db,
+                        std::string_view* key) {
+  if (!name.starts_with(prefix)) return false;
+  name.remove_prefix(prefix.size());
   const size_t colon = name.find(':');
   if (colon == std::string_view::npos || !ParseDbNumber(name, colon, db)) return false;
   *key = name.substr(colon + 1);
   return true;
+}
+
+bool ParseKeyMarkerRowName(std::string_view name, int* db, std::string_view* key) {
+  return ParsePerKeyRowName(kKeyMarkerRowPrefix, name, db, key);
 }
 
 bool ParseHorizonRowName(std::string_view name, int* db) {

@@ -108,6 +108,11 @@ std::string KeyMarkerRowName(int db, std::string_view key);
 std::string HorizonRowName(int db);
 // The database and key a key marker row's name names; false for any other name.
 bool ParseKeyMarkerRowName(std::string_view name, int* db, std::string_view* key);
+// The name shape of the mode's per-key system rows (key markers, counters):
+// `<prefix><db>:<key>`, and its parse (false for another prefix or a malformed database).
+std::string PerKeyRowName(std::string_view prefix, int db, std::string_view key);
+bool ParsePerKeyRowName(std::string_view prefix, std::string_view name, int* db,
+                        std::string_view* key);
 // The database a horizon row's name names; false for any other name.
 bool ParseHorizonRowName(std::string_view name, int* db);
 
