@@ -192,15 +192,16 @@ class ActiveActiveNemesisTest : public ::testing::Test {
   }
 
   // Node `i`, started again after losing deltas: waits until each peer streams from it as it now
-  // is (its link to it connected, under the id it now has). A node behind what it streamed takes
-  // a new id when a peer first asks it for more than it holds, so nothing is written to it
-  // before that is settled.
+  // is (its link to it connected, under the id it now has, and the node streaming to every peer:
+  // a link may still say connected over a connection to the process that died). A node behind
+  // what it streamed takes a new id when a peer first asks it for more than it holds, so nothing
+  // is written to it before that is settled.
   void AwaitPeersFollow(int i, const std::string& old_id) {
     const auto port = [&](int j) { return "port=" + LinkPort(j, i) + ",state=connected,id="; };
     std::string id;
     for (int tries = 0; tries < 500; tries++) {
       id = Cmd(conns_[i].get(), {"PEER", "ID"}).str();
-      bool all = true;
+      bool all = InfoField(conns_[i].get(), "peers", "subscribed_peers") == kNodes - 1;
       for (int j = 0; j < kNodes && all; j++) {
         if (j == i) continue;
         all = Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port(j) + id + ",") !=
@@ -210,6 +211,8 @@ class ActiveActiveNemesisTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (id != old_id) Note("  (now node " + id.substr(0, 8) + ")");
+    ASSERT_EQ(InfoField(conns_[i].get(), "peers", "subscribed_peers"), kNodes - 1)
+        << "node " << i << " does not stream to every peer within 10 s";
     for (int j = 0; j < kNodes; j++) {
       if (j == i) continue;
       ASSERT_NE(Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port(j) + id + ","),

@@ -25,6 +25,7 @@
 
 #include "common/key_slot.h"
 #include "server/cluster/bus_message.h"
+#include "tests/support/child_process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
@@ -570,16 +571,12 @@ class RedisNode {
     std::filesystem::create_directories(dir_);
     port_ = TestServer::FreePort();
     bus_port_ = TestServer::FreePort();
-    pid_ = fork();
-    if (pid_ == 0) {
-      const std::string port = std::to_string(port_), bus = std::to_string(bus_port_);
-      const std::string log = (dir_ / "redis.log").string();
-      execlp("redis-server", "redis-server", "--port", port.c_str(), "--cluster-enabled", "yes",
-             "--cluster-port", bus.c_str(), "--cluster-node-timeout", "1500", "--dir", dir_.c_str(),
-             "--save", "", "--appendonly", "no", "--logfile", log.c_str(),
-             static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    const std::string log = (dir_ / "redis.log").string();
+    pid_ =
+        SpawnProcess({"redis-server", "--port", std::to_string(port_), "--cluster-enabled", "yes",
+                      "--cluster-port", std::to_string(bus_port_), "--cluster-node-timeout", "1500",
+                      "--dir", dir_.string(), "--save", "", "--appendonly", "no", "--logfile", log},
+                     {.search_path = true});
     return Eventually(
         [&] {
           redisContext* c = redisConnect("127.0.0.1", port_);

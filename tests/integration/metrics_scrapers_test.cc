@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/support/child_process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/http_client.h"
 #include "tests/support/test_server.h"
@@ -100,17 +101,8 @@ class PrometheusProcess {
     const std::string storage_flag = "--storage.tsdb.path=" + dir_ + "/tsdb";
     const std::string listen_flag = "--web.listen-address=127.0.0.1:" + std::to_string(port_);
     const std::string log = log_path();
-    pid_ = fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, STDOUT_FILENO);
-        ::dup2(fd, STDERR_FILENO);
-      }
-      execl("/usr/bin/prometheus", "prometheus", config_flag.c_str(), storage_flag.c_str(),
-            listen_flag.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    pid_ = SpawnProcess({"/usr/bin/prometheus", config_flag, storage_flag, listen_flag},
+                        {.log_path = log, .append_log = false});
   }
   int port() const { return port_; }
   std::string log_path() const { return dir_ + "/prometheus.log"; }

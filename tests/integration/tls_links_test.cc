@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/child_process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 #include "tests/support/tls_certificates.h"
@@ -57,11 +58,7 @@ class SentinelProcess {
       out << "port " << port_ << "\nlogfile " << dir << "/sentinel.log\n";
       for (const std::string& line : lines) out << line << "\n";
     }
-    pid_ = fork();
-    if (pid_ == 0) {
-      execlp("redis-sentinel", "redis-sentinel", conf.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    pid_ = SpawnProcess({"redis-sentinel", conf}, {.search_path = true});
     return Eventually(
         [&] {
           RedisConnection c(redisConnect("127.0.0.1", port_));

@@ -26,6 +26,8 @@
 #include <string_view>
 #include <thread>
 
+#include "tests/support/child_process.h"
+
 #ifndef EBB_SERVER_PATH
 #define EBB_SERVER_PATH ""
 #endif
@@ -360,28 +362,18 @@ bool TestServer::Start(std::vector<std::string> extra_args) {
   argv.insert(argv.end(), rest, args_.end());
   std::string log = log_path();
 
-  pid_ = fork();
+  SpawnOptions spawn{.log_path = log};
+  if (open_files_limit_ > 0) {
+    spawn.before_exec = [limit = open_files_limit_] {
+      const rlimit lim{limit, limit};
+      prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);  // no raising it back after exec
+      return setrlimit(RLIMIT_NOFILE, &lim) == 0;
+    };
+  }
+  pid_ = SpawnProcess(argv, spawn);
   if (pid_ < 0) {
     error_ = "fork failed";
     return false;
-  }
-  if (pid_ == 0) {
-    if (open_files_limit_ > 0) {
-      rlimit lim{open_files_limit_, open_files_limit_};
-      prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);  // no raising it back after exec
-      if (setrlimit(RLIMIT_NOFILE, &lim) != 0) _exit(126);
-    }
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    std::vector<char*> cargs;
-    for (auto& a : argv) cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    execv(cargs[0], cargs.data());
-    _exit(127);
   }
 
   auto deadline = Clock::now() + std::chrono::seconds(10);
