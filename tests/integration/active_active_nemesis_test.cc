@@ -417,7 +417,8 @@ TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
   ASSERT_EQ(Cmd(ref.get(), PinClock(common)).str(), "OK");
   ApplyInOrder(ref.get(), all);
   EXPECT_EQ(LogicalDigest(ref.get()), LogicalDigest(conns_[0].get()))
-      << all.size() << " deltas; " << Failed();
+      << all.size() << " deltas; where the reference and node 0 differ:\n"
+      << LogicalDifference(ref.get(), conns_[0].get()) << Failed();
   const auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
   std::printf(
       "nemesis: %zu deltas; %zu kills during a snapshot (%zu after it ended), %zu delays, %zu "

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <set>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -35,6 +37,47 @@ std::string WaitConverged(const std::vector<redisContext*>& nodes,
     if (std::chrono::steady_clock::now() > deadline) return seen;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+namespace {
+
+std::set<std::string> KeysOf(redisContext* c) {
+  std::set<std::string> keys;
+  std::string cursor = "0";
+  for (int pages = 0; pages < 10000; pages++) {
+    const Reply r = Cmd(c, {"SCAN", cursor, "COUNT", "1000"});
+    if (!r.is_array() || r.size() != 2) break;
+    for (size_t i = 0; i < r[1].size(); i++) keys.insert(r[1][i].str());
+    cursor = r[0].str();
+    if (cursor == "0") break;
+  }
+  return keys;
+}
+
+// What a read of `key` shows on `c`, in one line.
+std::string ReadableKey(redisContext* c, const std::string& key) {
+  const std::string type = Cmd(c, {"TYPE", key}).str();
+  std::string text = type + " pttl=" + Cmd(c, {"PTTL", key}).ToString();
+  if (type == "string") text += " " + Cmd(c, {"GET", key}).ToString();
+  if (type == "treg") text += " " + Cmd(c, {"TREG", "GET", key}).ToString();
+  if (type == "tlog") {
+    text += " cutoff=" + Cmd(c, {"TLOG", "CUTOFF", key}).ToString() + " " +
+            Cmd(c, {"TLOG", "GET", key}).ToString();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string LogicalDifference(redisContext* a, redisContext* b) {
+  std::set<std::string> keys = KeysOf(a);
+  keys.merge(KeysOf(b));
+  std::string out;
+  for (const std::string& key : keys) {
+    const std::string on_a = ReadableKey(a, key), on_b = ReadableKey(b, key);
+    if (on_a != on_b) out += "  key '" + key + "': " + on_a + "\n    versus " + on_b + "\n";
+  }
+  return out;
 }
 
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,

@@ -28,6 +28,11 @@ std::vector<std::string> PeerArgs(const std::vector<const TestServer*>& others);
 std::string WaitConverged(const std::vector<redisContext*>& nodes,
                           std::chrono::milliseconds timeout = std::chrono::milliseconds(15000));
 
+// Where two nodes' logical contents differ, for a failure message: each key of database 0 that
+// either holds whose TYPE, value (GET, TLOG GET, TREG GET), PTTL or TLOG CUTOFF differs, with
+// both sides' answers ("" when they answer alike).
+std::string LogicalDifference(redisContext* a, redisContext* b);
+
 // Cuts (up = false) or heals the link between two nodes, both directions (DEBUG PEER-LINK).
 // Asserts (gtest) that both nodes answer OK.
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
