@@ -13,6 +13,20 @@ void TypesCompactionFilter::SetDb(storage::DB* db) {
   db_ = db;
 }
 
+void TypesCompactionFilter::RegisterSystemRowHook(std::string prefix, SystemRowHook hook) {
+  std::unique_lock lock(mu_);
+  if (hook) {
+    system_hooks_[std::move(prefix)] = std::move(hook);
+  } else {
+    system_hooks_.erase(prefix);
+  }
+}
+
+void TypesCompactionFilter::SetStringDependents(StringDependentsHook hook) {
+  std::unique_lock lock(mu_);
+  string_dependents_ = std::move(hook);
+}
+
 void TypesCompactionFilter::SetTtlPolicy(std::shared_ptr<const TtlPolicy> policy) {
   std::unique_lock lock(mu_);
   policy_ = std::move(policy);
@@ -39,7 +53,9 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
                   int64_t now_ms, std::string* new_value) const override {
     SubRowKeyParts parts;
-    if (!ParseSubRowKey(user_key, &parts)) return Decision::kKeep;
+    if (!ParseSubRowKey(user_key, &parts)) {
+      return parent_.DecideSystemRow(user_key, value, now_ms, new_value);
+    }
     if (!has_verdict_ || parts.layout != layout_ || parts.db != db_ || parts.user_key != key_) {
       verdict_ = parent_.ReadVerdict(parts.layout, parts.db, parts.user_key, view_);
       has_verdict_ = true;
@@ -53,6 +69,10 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
     return parent_.KeepsNewestDead(user_key);
   }
   bool KeepsDeadVersions() const override { return parent_.KeepsDeadVersions(); }
+  void ExpiredRowRanges(std::string_view user_key, std::string_view value,
+                        std::vector<storage::KeyRange>* ranges) const override {
+    parent_.ExpiredRowRanges(user_key, value, ranges);
+  }
   void ReducedDeadValue(std::string_view user_key, const storage::RowMeta& meta,
                         std::string_view value, std::string* reduced) const override {
     parent_.ReducedDeadValue(user_key, meta, value, reduced);
@@ -144,13 +164,27 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Decide(
   return hook->second(verdict.meta, parts, meta, value, now_ms, new_value);
 }
 
+storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
+    std::string_view user_key, std::string_view value, int64_t now_ms,
+    std::string* new_value) const {
+  if (user_key.empty() || user_key[0] != static_cast<char>(KeyTag::kSystem)) {
+    return Decision::kKeep;
+  }
+  const std::string_view name = user_key.substr(1);
+  std::shared_lock lock(mu_);
+  for (const auto& [prefix, hook] : system_hooks_) {
+    if (name.starts_with(prefix)) return hook(name, value, now_ms, new_value);
+  }
+  return Decision::kKeep;
+}
+
 storage::CompactionFilter::Decision TypesCompactionFilter::Filter(std::string_view user_key,
                                                                   const storage::RowMeta& meta,
                                                                   std::string_view value,
                                                                   int64_t now_ms,
                                                                   std::string* new_value) const {
   SubRowKeyParts parts;
-  if (!ParseSubRowKey(user_key, &parts)) return Decision::kKeep;
+  if (!ParseSubRowKey(user_key, &parts)) return DecideSystemRow(user_key, value, now_ms, new_value);
   return Decide(ReadVerdict(parts.layout, parts.db, parts.user_key, nullptr), parts, meta, value,
                 now_ms, new_value);
 }
@@ -211,6 +245,26 @@ void TypesCompactionFilter::ExpiredRowRanges(std::string_view user_key, std::str
                                              std::vector<storage::KeyRange>* ranges) const {
   storage::KeyRange range;
   if (OwnedEntries(user_key, value, &range)) ranges->push_back(std::move(range));
+  int db = 0;
+  std::string_view key;
+  KeyType type;
+  std::string_view payload;
+  if (!ParseMetaKey(user_key, &db, &key) || !DecodeMetaValue(value, &type, &payload) ||
+      type != KeyType::kString) {
+    return;
+  }
+  StringDependentsHook dependents;
+  {
+    std::shared_lock lock(mu_);
+    dependents = string_dependents_;
+  }
+  if (!dependents) return;
+  std::vector<std::string> rows;
+  dependents(db, key, &rows);
+  for (std::string& row : rows) {
+    std::string end = row + '\0';  // the row alone
+    ranges->push_back(storage::KeyRange{std::move(row), std::move(end)});
+  }
 }
 
 }  // namespace ebb::types

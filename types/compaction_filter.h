@@ -16,6 +16,13 @@
 // sub-rows, which compaction meets one after another. Until SetDb is called with the open DB —
 // and after SetDb(nullptr) — it keeps every row.
 //
+// System rows (0x00|name) are kept too, except that the hook registered for a name prefix
+// (RegisterSystemRowHook) may rewrite one: active-active's counter rows reduce a base whose value
+// expired. And when compaction removes an expired string version, the hook set by
+// SetStringDependents names the system rows that hold more of that value (a counter's base):
+// their range becomes due for a purge compaction at once (ExpiredRowRanges), so they meet the
+// same deadline.
+//
 // It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
 // mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
 // expiry owns its entries, so their purge follows the key's expiry.
@@ -47,6 +54,17 @@ using SubRowHook = std::function<storage::CompactionFilter::Decision(
     const KeyMetaRow& meta, const SubRowKeyParts& key, const storage::RowMeta& row_meta,
     std::string_view value, int64_t now_ms, std::string* new_value)>;
 
+// Decides the fate of a system row whose name begins with the hook's prefix (`name` without the
+// 0x00 tag). `now_ms` is the compaction's expiry clock (half the purge deadline behind while dead
+// versions are kept). For kChangeValue put the replacement in *new_value. Background threads.
+using SystemRowHook = std::function<storage::CompactionFilter::Decision(
+    std::string_view name, std::string_view value, int64_t now_ms, std::string* new_value)>;
+
+// The engine keys of the rows that hold more of the string key `key` of database `db`, appended
+// to *rows (only those that exist). Background threads; may read the DB.
+using StringDependentsHook =
+    std::function<void(int db, std::string_view key, std::vector<std::string>* rows)>;
+
 class TypesCompactionFilter final : public storage::CompactionFilter {
  public:
   // The DB to read metadata rows from; nullptr detaches (then every row is kept). Waits for
@@ -54,6 +72,11 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   void SetDb(storage::DB* db);
   // Installs (or, with an empty function, removes) the hook for sub-rows of `type`.
   void RegisterSubRowHook(KeyType type, SubRowHook hook);
+  // Installs (or, with an empty function, removes) the hook for system rows whose name begins
+  // with `prefix`.
+  void RegisterSystemRowHook(std::string prefix, SystemRowHook hook);
+  // Installs (empty: removes) the hook naming the rows an expired string version's purge takes.
+  void SetStringDependents(StringDependentsHook hook);
   // The policy whose rules give keys their expiry mode; nullptr: every key kDefault.
   void SetTtlPolicy(std::shared_ptr<const TtlPolicy> policy);
   // On: a metadata row that is its key's newest version stays when it is dead (as a tombstone),
@@ -91,14 +114,18 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   // Reads through `view` (nullptr: the latest state).
   KeyVerdict ReadVerdict(KeyLayout layout, int db, std::string_view key,
                          const storage::Snapshot* view) const;
+  Decision DecideSystemRow(std::string_view user_key, std::string_view value, int64_t now_ms,
+                           std::string* new_value) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,
                   const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
                   std::string* new_value) const;
 
-  mutable std::shared_mutex mu_;  // guards db_, hooks_ and policy_
+  mutable std::shared_mutex mu_;  // guards db_, the hooks and policy_
   std::atomic<bool> keep_newest_dead_{false};
   storage::DB* db_ = nullptr;
   std::map<KeyType, SubRowHook> hooks_;
+  std::map<std::string, SystemRowHook, std::less<>> system_hooks_;  // by name prefix
+  StringDependentsHook string_dependents_;
   std::shared_ptr<const TtlPolicy> policy_;
 };
 

@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "storage/util/coding.h"
 #include "types/merge_rule.h"
+#include "types/string_rank.h"
 
 namespace ebb::types {
 namespace {
@@ -156,6 +157,16 @@ bool DecodeCounterState(std::string_view in, CounterState* state) {
     state->records.push_back(std::move(r));
   }
   return in.empty();
+}
+
+bool ReduceExpiredBase(CounterState* state, int64_t now_ms) {
+  if (!state->base || state->base->kind != CounterBase::Kind::kValue ||
+      state->base->expire_at > now_ms) {
+    return false;
+  }
+  state->base->value = StringDigest(state->base->value);
+  state->base->kind = CounterBase::Kind::kReduced;
+  return true;
 }
 
 bool CounterBaseRanksBelow(const CounterBase& a, const CounterBase& b) {

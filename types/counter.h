@@ -89,6 +89,12 @@ struct CounterState {
 std::string EncodeCounterState(const CounterState& state);
 bool DecodeCounterState(std::string_view encoded, CounterState* state);
 
+// A base whose value expired at or before `now_ms` keeps its rank without its bytes: kValue
+// becomes kReduced (the value's StringDigest). True when it changed. Compaction calls it with
+// its clock half the purge deadline behind (docs/active-active.md, "Counters"), as it reduces a
+// string version.
+bool ReduceExpiredBase(CounterState* state, int64_t now_ms);
+
 // a < b in the string order (ts, tombstone, digest, expire_at).
 bool CounterBaseRanksBelow(const CounterBase& a, const CounterBase& b);
 

@@ -121,6 +121,7 @@ void ActiveActive::KeepNewestDeadVersions() {
   // A key's newest dead version hides a peer's write with an older timestamp that may still
   // arrive: compaction keeps it (docs/active-active.md, "Dead versions").
   context_->keyspace().compaction_filter().SetKeepNewestDead(true);
+  InstallCounterPurge(context_->keyspace());
 }
 
 Result<ActiveActiveCode> ActiveActive::Start() {

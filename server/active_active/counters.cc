@@ -196,6 +196,29 @@ std::string CounterDigestText(const types::CounterState& state) {
   return text;
 }
 
+void InstallCounterPurge(types::Keyspace& keyspace) {
+  types::TypesCompactionFilter& filter = keyspace.compaction_filter();
+  filter.RegisterSystemRowHook(
+      std::string(kCounterRowPrefix),
+      [](std::string_view, std::string_view value, int64_t now_ms, std::string* new_value) {
+        CounterState state;
+        if (!types::DecodeCounterState(value, &state) ||
+            !types::ReduceExpiredBase(&state, now_ms)) {
+          return storage::CompactionFilter::Decision::kKeep;
+        }
+        *new_value = types::EncodeCounterState(state);
+        return storage::CompactionFilter::Decision::kChangeValue;
+      });
+  filter.SetStringDependents(
+      [&keyspace](int db, std::string_view key, std::vector<std::string>* rows) {
+        std::string row_key = types::Keyspace::SystemRowKey(CounterRowName(db, key));
+        storage::Row row;
+        if (keyspace.db().Get(storage::ReadOptions(), row_key, &row).ok()) {
+          rows->push_back(std::move(row_key));
+        }
+      });
+}
+
 storage::Status ReadCounterState(types::Keyspace& keyspace, int db, std::string_view key,
                                  std::optional<CounterState>* state) {
   state->reset();

@@ -72,6 +72,13 @@ void CoverByRegister(types::CounterBase* base, const KeyMarker& marker);
 // after its expiry read alike, then every observed entry and record.
 std::string CounterDigestText(const types::CounterState& state);
 
+// The purge deadline for counters' state rows: installs into the keyspace's compaction filter
+// the hook that reduces an expired base in a state row (types::ReduceExpiredBase, at the clock
+// compaction reduces string versions by), and the one that names a key's state row when
+// compaction removes the key's expired string version, so that the row is compacted at once and
+// the base's bytes leave by the same deadline. Call once, on entering the mode.
+void InstallCounterPurge(types::Keyspace& keyspace);
+
 // The state of (db, key); nullopt when the key has none. Corruption when the row does not decode.
 storage::Status ReadCounterState(types::Keyspace& keyspace, int db, std::string_view key,
                                  std::optional<types::CounterState>* state);

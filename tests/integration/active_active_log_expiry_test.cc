@@ -360,5 +360,47 @@ TEST_F(ActiveActiveLogExpiryTest, ARowAPeersRegisterCoveredBeforeARestartLeavesT
   EXPECT_EQ(LoggedForm(a, "kept"), "put");
 }
 
+// A counter's base, set by SET with a TTL and incremented after, leaves the counter's state row
+// (and every other file) of both nodes by the deadline, by the background work alone; a base a
+// PERSIST covers stays whole and the counter keeps its value.
+TEST_F(ActiveActiveLogExpiryTest, AnExpiredCounterBaseLeavesTheStateRow) {
+  const std::string secret = "7305912846153027", kept = "4192837465019283";
+  TestServer& a = nodes_[0];
+  TestServer& b = nodes_[1];
+  for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cb = b.Connect();
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "ctr", secret, "PX", std::to_string(kTtl)}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"INCRBY", "ctr", "5"}).integer(), std::stoll(secret) + 5);
+  ASSERT_EQ(Cmd(ca.get(), {"SET", "persisted", kept, "PX", std::to_string(kTtl)}).str(), "OK");
+  ASSERT_EQ(Cmd(ca.get(), {"INCR", "persisted"}).integer(), std::stoll(kept) + 1);
+  ASSERT_EQ(Cmd(ca.get(), {"PERSIST", "persisted"}).integer(), 1);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  ASSERT_TRUE(DirContains(a.data_dir(), secret));
+
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  bool gone = false;
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!(gone = !DirContains(a.data_dir(), secret) && !DirContains(b.data_dir(), secret)) &&
+         std::chrono::steady_clock::now() < limit) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_TRUE(gone);
+  for (redisContext* node : {ca.get(), cb.get()}) {
+    ASSERT_EQ(Cmd(node, {"DEBUG", "COMPACT"}).ToString(), "OK");
+    EXPECT_TRUE(Cmd(node, {"GET", "ctr"}).is_nil());
+    EXPECT_EQ(Cmd(node, {"GET", "persisted"}).str(), std::to_string(std::stoll(kept) + 1));
+  }
+  EXPECT_FALSE(DirContains(a.data_dir(), secret));
+  EXPECT_FALSE(DirContains(b.data_dir(), secret));
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  // The persisted counter's state still holds its base (an increment counts from it); a counter
+  // begun after the expiry starts from 0. The peer agrees on both.
+  EXPECT_EQ(Cmd(ca.get(), {"INCR", "persisted"}).integer(), std::stoll(kept) + 2);
+  EXPECT_EQ(Cmd(cb.get(), {"INCR", "ctr"}).integer(), 1);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+}
+
 }  // namespace
 }  // namespace ebb::test

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "types/string_rank.h"
 
 namespace ebb::types {
 namespace {
@@ -113,6 +116,26 @@ TEST(CounterTest, BasesRankAsStringVersions) {
   EXPECT_EQ(ViewOf(state).value, "4");
   MergeBase(&state, Value(12, "abc"));
   EXPECT_EQ(ViewOf(state).value, "abc");
+}
+
+// An expired base keeps its rank without its bytes; a live, persisted or non-value base stays.
+TEST(CounterTest, AnExpiredBaseIsReducedToItsDigest) {
+  CounterState state;
+  state.base =
+      CounterBase{.kind = CounterBase::Kind::kValue, .ts = 5, .expire_at = 100, .value = "42"};
+  CounterState live = state;
+  EXPECT_FALSE(ReduceExpiredBase(&live, 99));
+  EXPECT_EQ(live, state);
+  ASSERT_TRUE(ReduceExpiredBase(&state, 100));
+  EXPECT_EQ(state.base->kind, CounterBase::Kind::kReduced);
+  EXPECT_EQ(state.base->value, StringDigest("42"));
+  EXPECT_EQ(state.base->expire_at, 100);
+  EXPECT_FALSE(ReduceExpiredBase(&state, 200));  // once
+  CounterState persisted;
+  persisted.base = CounterBase{.value = "7"};  // expire_at: never
+  EXPECT_FALSE(ReduceExpiredBase(&persisted, std::numeric_limits<int64_t>::max() - 1));
+  CounterState none;
+  EXPECT_FALSE(ReduceExpiredBase(&none, 200));
 }
 
 TEST(CounterTest, ADeletePrunesWholeRecords) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "storage/clock.h"
 #include "storage/util/coding.h"
@@ -195,6 +196,48 @@ TEST_F(FilterTest, ACompactionRunReadsEachKeysMetadataOnce) {
   EXPECT_EQ(run_decides(SubRowKey(0, "log", 9, "c")), Decision::kKeep);
   EXPECT_EQ(run_decides(MetaKey(0, "log")), Decision::kKeep);  // not a sub-row
   EXPECT_STREQ(run->Name(), "ebb.types");
+}
+
+// System rows go to the hook registered for their name's prefix (a compaction run's too), and
+// an expired string version names the rows SetStringDependents gives for its key, so that they
+// are purged with it; other rows, and other types' metadata, name none.
+TEST_F(FilterTest, SystemRowHooksAndAStringsDependentRows) {
+  TypesCompactionFilter& filter = ks_->compaction_filter();
+  filter.RegisterSystemRowHook(
+      "ctr:", [](std::string_view name, std::string_view value, int64_t, std::string* new_value) {
+        if (value != "old") return Decision::kKeep;
+        *new_value = std::string(name) + "=new";
+        return Decision::kChangeValue;
+      });
+  std::string new_value;
+  EXPECT_EQ(filter.Filter(SystemKey("ctr:7"), storage::RowMeta{}, "old", 0, &new_value),
+            Decision::kChangeValue);
+  EXPECT_EQ(new_value, "ctr:7=new");
+  EXPECT_EQ(filter.Filter(SystemKey("ctr:7"), storage::RowMeta{}, "kept", 0, &new_value),
+            Decision::kKeep);
+  EXPECT_EQ(filter.Filter(SystemKey("other"), storage::RowMeta{}, "old", 0, &new_value),
+            Decision::kKeep);
+  std::unique_ptr<storage::CompactionFilter> run = filter.StartCompaction(nullptr);
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->Filter(SystemKey("ctr:8"), storage::RowMeta{}, "old", 0, &new_value),
+            Decision::kChangeValue);
+
+  filter.SetStringDependents([](int db, std::string_view key, std::vector<std::string>* rows) {
+    rows->push_back(SystemKey("ctr:" + std::to_string(db) + ":" + std::string(key)));
+  });
+  std::vector<storage::KeyRange> ranges;
+  run->ExpiredRowRanges(MetaKey(2, "s"), EncodeMetaValue(KeyType::kString, "v"), &ranges);
+  ASSERT_EQ(ranges.size(), 1u);
+  EXPECT_TRUE(ranges[0].Contains(SystemKey("ctr:2:s")));
+  EXPECT_FALSE(ranges[0].Contains(SystemKey("ctr:2:s2")));
+  ranges.clear();
+  run->ExpiredRowRanges(MetaKey(2, "r"), EncodeMetaValue(KeyType::kTreg, "pair"), &ranges);
+  run->ExpiredRowRanges(SystemKey("ctr:2:s"), "state", &ranges);
+  EXPECT_TRUE(ranges.empty());
+  filter.SetStringDependents(nullptr);
+  filter.RegisterSystemRowHook("ctr:", nullptr);
+  EXPECT_EQ(filter.Filter(SystemKey("ctr:7"), storage::RowMeta{}, "old", 0, &new_value),
+            Decision::kKeep);
 }
 
 TEST(TypesCompactionFilterTest, KeepsEverythingWithoutADb) {
