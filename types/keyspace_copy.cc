@@ -12,6 +12,7 @@
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/series_codec.h"
+#include "types/series_samples.h"
 #include "types/tlog_codec.h"
 
 namespace ebb::types {
@@ -50,28 +51,12 @@ Status Keyspace::ForEachSeriesSample(int db, std::string_view key, const SeriesM
   if (retention > 0 && series.newest && static_cast<uint64_t>(series.newest->ts) > retention) {
     floor = std::max(floor, static_cast<int64_t>(series.newest->ts - retention));
   }
-  const std::string prefix = SubRowPrefix(layout_, db, key, series.version);
-  storage::ReadOptions read = ReadOptions();
-  read.lower_bound = prefix;
-  read.upper_bound = PrefixUpperBound(prefix);
-  std::unique_ptr<storage::Iterator> it = active_->NewIterator(read);
-  // From the block at or before the floor (it may hold visible samples), else the first one.
-  it->SeekForPrev(prefix + SeriesElement(floor));
-  if (!it->Valid() && it->status().ok()) it->Seek(prefix);
-  std::vector<Sample> block;
-  int64_t edge = -1;  // the previous block's last timestamp: blocks never overlap
-  for (; it->Valid(); it->Next()) {
-    int64_t first_ts = 0;
-    if (!DecodeSeriesElement(it->key().substr(prefix.size()), &first_ts) ||
-        !DecodeSeriesBlock(first_ts, it->value(), &block) || first_ts <= edge) {
-      return Status::Corruption("malformed SERIES sample block");
-    }
-    edge = block.back().ts;
-    for (const Sample& sample : block) {
-      if (sample.ts >= floor) samples->push_back(sample);
-    }
-  }
-  return it->status();
+  SeriesSamples reader(*active_, ReadOptions(), SubRowPrefix(layout_, db, key, series.version),
+                       series);
+  return reader.Scan(floor, kMaxSeriesTimestamp, false, [&](const Sample& sample) {
+    samples->push_back(sample);
+    return true;
+  });
 }
 
 Status Keyspace::ForEachTlogEntry(int db, std::string_view key, const TlogMeta& log,
@@ -164,6 +149,7 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       s = NewVersion(&series.version);
       if (!s.ok()) return s;
       series.purged_below = 0;
+      series.tail_count = 0;  // the samples go into blocks
       const std::string dst_prefix = SubRowPrefix(layout_, r.dst_db, r.dst, series.version);
       for (const SeriesBlock& block :
            PackSeriesBlocks(samples, SeriesBlockBound(series.settings.chunk_size))) {

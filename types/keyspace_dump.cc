@@ -159,6 +159,7 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
       Status s = NewVersion(&series.version);
       if (!s.ok()) return s;
       if (!dump.samples.empty()) series.newest = dump.samples.back();
+      series.tail_count = 0;  // the samples go into blocks
       const std::string prefix = SubRowPrefix(layout_, db, key, series.version);
       for (const SeriesBlock& block :
            PackSeriesBlocks(dump.samples, SeriesBlockBound(series.settings.chunk_size))) {

@@ -10,6 +10,7 @@
 #include "storage/write_batch.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/series_samples.h"
 
 namespace ebb::types {
 
@@ -40,6 +41,11 @@ int64_t Series::VisibleFloor(const SeriesMeta& meta) {
 
 std::string Series::SamplePrefix(std::string_view key, uint64_t version) const {
   return SubRowPrefix(keyspace_.layout(), db_, key, version);
+}
+
+SeriesSamples Series::Samples(std::string_view key, const SeriesMeta& meta) {
+  return SeriesSamples(keyspace_.db(), keyspace_.ReadOptions(), SamplePrefix(key, meta.version),
+                       meta);
 }
 
 Status Series::NewIncarnation(std::string_view key, const SeriesSettings& settings,
@@ -84,8 +90,9 @@ Status Series::PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t 
                           storage::WriteBatch* batch) {
   // The block at or before the floor may hold visible samples (or take the sample this write
   // adds); those before it hold none. The batch's own block rows all sort at or after that block
-  // (an add at ts >= floor writes the block at or before ts and blocks after it), so the
-  // deletion never takes them.
+  // (an add at ts >= floor writes the block at or before ts and blocks after it; a fold, the last
+  // block and blocks after it), so the deletion never takes them. Tail rows below the floor are
+  // left (invisible) for the fold: tail_count stays the rows stored.
   std::optional<StoredBlock> boundary;
   Status s = ReadBlockAtOrBefore(key, meta, floor, false, &boundary);
   if (!s.ok() || !boundary || boundary->first_ts == 0) return s;
@@ -138,12 +145,11 @@ OpResult<void> Series::SetRules(std::string_view key, const std::optional<std::s
 
 namespace {
 
-// An iterator over one incarnation's blocks (the sub-rows under `prefix`).
+// An iterator over one incarnation's blocks (the sub-rows under `prefix` before its tail rows).
 std::unique_ptr<storage::Iterator> BlockIterator(Keyspace& keyspace, const std::string& prefix) {
   storage::ReadOptions options = keyspace.ReadOptions();
   options.lower_bound = prefix;
-  std::string upper = PrefixUpperBound(prefix);
-  if (!upper.empty()) options.upper_bound = upper;
+  options.upper_bound = prefix + kSeriesTailTag;
   return keyspace.db().NewIterator(options);
 }
 
@@ -190,58 +196,114 @@ std::optional<double> ResolveDuplicate(DuplicatePolicy policy, double old_value,
 
 }  // namespace
 
-Status Series::AppendAfterNewest(std::string_view key, const SeriesMeta& meta, int64_t ts,
-                                 double value, storage::WriteBatch* batch, bool* appended) {
-  *appended = false;
-  const std::string prefix = SamplePrefix(key, meta.version);
-  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
-  SeekBlock(it.get(), prefix, ts, /*or_first=*/false);
-  if (!it->Valid()) return it->status();
-  int64_t first_ts = 0;
-  SampleBlockWriter writer;
-  Sample last;
-  if (!DecodeSeriesElement(it->key().substr(prefix.size()), &first_ts) ||
-      !ContinueSeriesBlock(first_ts, it->value(), &writer, &last)) {
-    return Status::Corruption("bad SERIES sample block");
+namespace {
+
+// Adds `sample` to `writer` if the block stays within kMaxSeriesBlockSamples samples and `bound`
+// bytes; false (the writer untouched) if not.
+bool AddWithin(SampleBlockWriter* writer, const Sample& sample, uint64_t bound) {
+  // A sample's bits (a timestamp's 69 at most, a value's 78) and a count one byte longer.
+  constexpr size_t kMaxSampleBytes = 24;
+  if (writer->count() >= kMaxSeriesBlockSamples) return false;
+  if (writer->size() + kMaxSampleBytes <= bound) {
+    writer->Add(sample.ts, sample.value);
+    return true;
   }
-  if (last.ts != meta.newest->ts) return Status::OK();
+  SampleBlockWriter trial = *writer;
+  trial.Add(sample.ts, sample.value);
+  if (trial.size() > bound) return false;
+  *writer = std::move(trial);
+  return true;
+}
+
+}  // namespace
+
+Status Series::FoldTail(std::string_view key, const SeriesMeta& meta, const Sample& sample,
+                        storage::WriteBatch* batch) {
+  std::vector<Sample> tail;
+  Status s = Samples(key, meta).ReadTail(&tail);
+  if (!s.ok()) return s;
+  const std::string prefix = SamplePrefix(key, meta.version);
   const storage::WriteOptions options = keyspace_.WriteOptions();
   const int64_t now = keyspace_.NowMs();
-  bool continued = false;
-  if (writer.count() < kMaxSeriesBlockSamples) {
-    writer.Add(ts, value);
-    continued = writer.size() <= SeriesBlockBound(meta.settings.chunk_size);
+  // The stored tail rows go by point deletions: an engine range deletion syncs the WAL and
+  // writes the manifest (storage/db/db_write.cc), too dear once per kMaxSeriesBlockSamples adds.
+  for (const Sample& stored : tail) batch->Delete(options, prefix + SeriesTailElement(stored.ts));
+  auto at = std::lower_bound(tail.begin(), tail.end(), sample.ts,
+                             [](const Sample& stored, int64_t t) { return stored.ts < t; });
+  if (at != tail.end() && at->ts == sample.ts) {
+    at->value = sample.value;
+  } else {
+    tail.insert(at, sample);
   }
-  if (!continued) {  // the sample starts the next block
-    first_ts = ts;
+  // The last block goes on (unless full), sample by sample, then new blocks as they fill:
+  // the blocks a fold leaves are those in-order adds into blocks would have left.
+  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
+  it->SeekForPrev(prefix + SeriesElement(kMaxSeriesTimestamp));
+  if (!it->status().ok()) return it->status();
+  SampleBlockWriter writer;
+  int64_t first_ts = 0;
+  if (it->Valid()) {
+    Sample last;
+    if (!DecodeSeriesElement(it->key().substr(prefix.size()), &first_ts) ||
+        !ContinueSeriesBlock(first_ts, it->value(), &writer, &last) || last.ts >= tail.front().ts) {
+      return Status::Corruption("bad SERIES sample block");
+    }
+  }
+  const uint64_t bound = SeriesBlockBound(meta.settings.chunk_size);
+  bool dirty = false;  // the writer holds samples not stored yet
+  for (const Sample& next : tail) {
+    if (writer.count() > 0 && AddWithin(&writer, next, bound)) {
+      dirty = true;
+      continue;
+    }
+    if (dirty) batch->Put(options, prefix + SeriesElement(first_ts), writer.Finish(), now);
     writer = SampleBlockWriter();
-    writer.Add(ts, value);
+    writer.Add(next.ts, next.value);
+    first_ts = next.ts;
+    dirty = true;
   }
-  batch->Put(options, prefix + SeriesElement(first_ts), writer.Finish(), now);
-  *appended = true;
+  if (dirty) batch->Put(options, prefix + SeriesElement(first_ts), writer.Finish(), now);
   return Status::OK();
 }
 
-OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& found, int64_t ts,
-                                           double value, DuplicatePolicy policy) {
+OpResult<Series::AddOutcome> Series::StoreInTail(std::string_view key, const Found& found,
+                                                 Sample sample, DuplicatePolicy policy) {
   SeriesMeta meta = found.meta;
-  const uint64_t retention = meta.settings.retention_ms;
-  if (retention > 0 && meta.newest &&
-      ts<meta.newest->ts&& static_cast<uint64_t>(meta.newest->ts - ts)> retention) {
-    return AddOutcome::kTooOld;
-  }
-  if (found.live && meta.newest && ts > meta.newest->ts) {
-    storage::WriteBatch batch;
-    bool appended = false;
-    Status s = AppendAfterNewest(key, meta, ts, value, &batch, &appended);
+  std::optional<Sample> old;
+  if (meta.newest && sample.ts <= meta.newest->ts) {  // inside the tail: maybe a duplicate
+    Status s = Samples(key, meta).Scan(sample.ts, sample.ts, false, [&](const Sample& at) {
+      old = at;
+      return false;
+    });
     if (!s.ok()) return s;
-    if (appended) {
-      meta.newest = Sample{ts, value};
-      s = WriteMeta(key, meta, found, &batch);
-      if (!s.ok()) return s;
-      return AddOutcome::kAdded;
-    }
   }
+  storage::WriteBatch batch;
+  const std::string row_key = SamplePrefix(key, meta.version) + SeriesTailElement(sample.ts);
+  if (old || meta.tail_count + 1 < kMaxSeriesBlockSamples) {
+    if (old) {
+      const std::optional<double> resolved = ResolveDuplicate(policy, old->value, sample.value);
+      if (!resolved) return AddOutcome::kBlocked;
+      sample.value = *resolved;
+    } else if (meta.tail_count++ == 0) {
+      meta.tail_from = sample.ts;  // a new tail: every block sample is below it
+    }
+    batch.Put(keyspace_.WriteOptions(), row_key, EncodeSampleValue(sample.value),
+              keyspace_.NowMs());
+  } else {  // the tail is full with this sample: folded into blocks
+    Status s = FoldTail(key, meta, sample, &batch);
+    if (!s.ok()) return s;
+    meta.tail_count = 0;
+  }
+  if (!meta.newest || sample.ts >= meta.newest->ts) meta.newest = sample;
+  Status s = WriteMeta(key, meta, found, &batch);
+  if (!s.ok()) return s;
+  return AddOutcome::kAdded;
+}
+
+OpResult<Series::AddOutcome> Series::StoreInBlock(std::string_view key, const Found& found,
+                                                  int64_t ts, double value,
+                                                  DuplicatePolicy policy) {
+  SeriesMeta meta = found.meta;
   std::optional<StoredBlock> block;
   if (found.live) {  // a new incarnation has no block yet
     Status s = ReadBlockAtOrBefore(key, meta, ts, true, &block);
@@ -266,6 +328,21 @@ OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& fo
   Status s = WriteMeta(key, meta, found, &batch);
   if (!s.ok()) return s;
   return AddOutcome::kAdded;
+}
+
+OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& found, int64_t ts,
+                                           double value, DuplicatePolicy policy) {
+  const SeriesMeta& meta = found.meta;
+  const uint64_t retention = meta.settings.retention_ms;
+  if (retention > 0 && meta.newest &&
+      ts<meta.newest->ts&& static_cast<uint64_t>(meta.newest->ts - ts)> retention) {
+    return AddOutcome::kTooOld;
+  }
+  // After every stored sample, or at or above the tail's floor: the tail takes it.
+  const bool in_tail =
+      !meta.newest || ts > meta.newest->ts || (meta.tail_count > 0 && ts >= meta.tail_from);
+  if (in_tail) return StoreInTail(key, found, Sample{ts, value}, policy);
+  return StoreInBlock(key, found, ts, value, policy);
 }
 
 OpResult<Series::AddOutcome> Series::Add(std::string_view key, int64_t ts, double value,
@@ -361,35 +438,8 @@ OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
   const int64_t low = std::max(from, VisibleFloor(read->meta));
-  if (low > to) return {};
-  const std::string prefix = SamplePrefix(key, read->meta.version);
-  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
-  SeekBlock(it.get(), prefix, reverse ? to : low, !reverse);
-  std::vector<Sample> block;
-  // The previous block's edge: blocks must not overlap (else they are corrupt).
-  std::optional<int64_t> edge;
-  bool more = true;
-  for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
-    int64_t first_ts = 0;
-    Status s = DecodeBlockAt(*it, prefix.size(), &first_ts, &block);
-    if (!s.ok()) return s;
-    if (edge && (reverse ? block.back().ts >= *edge : block.front().ts <= *edge)) {
-      return Status::Corruption("overlapping SERIES sample blocks");
-    }
-    edge = reverse ? block.front().ts : block.back().ts;
-    const size_t n = block.size();
-    for (size_t i = 0; more && i < n; ++i) {
-      const Sample& sample = block[reverse ? n - 1 - i : i];
-      if (reverse ? sample.ts > to : sample.ts < low) continue;
-      if (reverse ? sample.ts < low : sample.ts > to) {
-        more = false;
-      } else {
-        more = visit(sample);
-      }
-    }
-    if (!more) break;
-  }
-  if (!it->status().ok()) return it->status();
+  Status s = Samples(key, read->meta).Scan(low, to, reverse, visit);
+  if (!s.ok()) return s;
   return {};
 }
 
@@ -414,24 +464,33 @@ OpResult<SeriesInfo> Series::Info(std::string_view key, bool list_blocks) {
   info.stored_bytes = MetaKey(keyspace_.layout(), db_, key).size() +
                       EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(read->meta)).size();
   const int64_t floor = VisibleFloor(read->meta);
-  const std::string prefix = SamplePrefix(key, read->meta.version);
-  std::unique_ptr<storage::Iterator> it = BlockIterator(keyspace_, prefix);
-  std::vector<Sample> block;
-  for (it->Seek(prefix); it->Valid(); it->Next()) {
-    int64_t first_ts = 0;
-    Status s = DecodeBlockAt(*it, prefix.size(), &first_ts, &block);
-    if (!s.ok()) return s;
-    ++info.block_count;
-    info.stored_bytes += it->key().size() + it->value().size();
-    if (list_blocks && !block.empty()) {
-      info.blocks.push_back({first_ts, block.back().ts, block.size(), it->value().size()});
+  SeriesInfo::Block tail;  // the tail rows, reported as one chunk
+  tail.tail = true;
+  Status s = Samples(key, read->meta).ForEachRow(0, false, [&](const SeriesRow& row) {
+    const std::vector<Sample>& samples = *row.samples;
+    info.stored_bytes += row.key_bytes + row.value_bytes;
+    if (row.tail) {
+      if (tail.samples++ == 0) tail.first_ts = samples.front().ts;
+      tail.last_ts = samples.back().ts;
+      tail.bytes += row.value_bytes;
+    } else {
+      ++info.block_count;
+      if (list_blocks) {
+        info.blocks.push_back(
+            {samples.front().ts, samples.back().ts, samples.size(), row.value_bytes, false});
+      }
     }
-    for (const Sample& sample : block) {
+    for (const Sample& sample : samples) {
       if (sample.ts < floor) continue;
       if (info.total_samples++ == 0) info.first_timestamp = sample.ts;
     }
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (tail.samples > 0) {
+    ++info.block_count;
+    if (list_blocks) info.blocks.push_back(tail);
   }
-  if (!it->status().ok()) return it->status();
   return info;
 }
 
@@ -439,42 +498,52 @@ Status Series::ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int
                                std::optional<Sample>* newest) {
   newest->reset();
   if (below <= 0) return Status::OK();
-  std::optional<StoredBlock> block;
-  Status s = ReadBlockAtOrBefore(key, meta, below - 1, false, &block);
-  if (!s.ok() || !block) return s;
-  // Its first sample is below `below`: the last such one is the newest.
-  for (const Sample& sample : block->samples) {
-    if (sample.ts < below) *newest = sample;
-  }
-  return Status::OK();
+  return Samples(key, meta).Scan(0, below - 1, true, [&](const Sample& sample) {
+    *newest = sample;
+    return false;
+  });
 }
 
 OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64_t to) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
-  uint64_t count = 0;
-  OpResult<void> scanned = Scan(key, from, to, false, [&](const Sample&) {
-    ++count;
+  SeriesMeta meta = read->meta;
+  const int64_t floor = VisibleFloor(meta);
+  uint64_t count = 0;      // visible samples in the range
+  uint64_t tail_rows = 0;  // tail rows in the range, visible or not
+  Status s = Samples(key, meta).ForEachRow(from, false, [&](const SeriesRow& row) {
+    for (const Sample& sample : *row.samples) {
+      if (sample.ts < from) continue;
+      if (sample.ts > to) return false;
+      if (sample.ts >= floor) ++count;
+      if (row.tail) ++tail_rows;
+    }
     return true;
   });
-  if (!scanned.ok()) return FailureOf(scanned);
+  if (!s.ok()) return s;
   if (count == 0) return count;
-  SeriesMeta meta = read->meta;
-  Status s;
   // The newest sample went: the new newest is the last one below the range (none above it).
   if (meta.newest && meta.newest->ts >= from && meta.newest->ts <= to) {
     s = ReadNewestBelow(key, meta, from, &meta.newest);
     if (!s.ok()) return s;
   }
   const std::string prefix = SamplePrefix(key, meta.version);
-  const std::string end =
-      to == kMaxSeriesTimestamp ? PrefixUpperBound(prefix) : prefix + SeriesElement(to + 1);
+  const bool to_end = to == kMaxSeriesTimestamp;
   storage::WriteBatch batch;
+  // The tail rows in the range go by one range deletion.
+  if (tail_rows > 0) {
+    batch.DeleteRange(
+        storage::KeyRange{prefix + SeriesTailElement(from),
+                          to_end ? PrefixUpperBound(prefix) : prefix + SeriesTailElement(to + 1)});
+    meta.tail_count -= std::min(tail_rows, meta.tail_count);
+  }
   // Every block starting in the range goes whole; the block starting before it (`from` > 0) and
   // the last one starting in it keep their samples outside the range, rewritten under keys
   // outside it.
-  batch.DeleteRange(storage::KeyRange{prefix + SeriesElement(from), end});
+  batch.DeleteRange(
+      storage::KeyRange{prefix + SeriesElement(from),
+                        to_end ? prefix + kSeriesTailTag : prefix + SeriesElement(to + 1)});
   for (const bool left : {true, false}) {
     if (left && from == 0) continue;
     std::optional<StoredBlock> block;

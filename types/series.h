@@ -1,33 +1,55 @@
 // Series: the time-series type (RedisTimeSeries' TS.* data model) over the engine.
 //
 // Data model (docs/key-encoding.md, "SERIES"; docs/time-series.md): the key's metadata row holds
-// {version, settings, newest sample, purged_below}; the samples are packed into blocks, sub-rows
-// of that version keyed by their first timestamp (element = fixed64-BE(ts)) whose value is a
+// {version, settings, newest sample, purged_below, tail_count}; the samples are sub-rows of that
+// version: blocks, keyed by their first timestamp (element = fixed64-BE(ts)) whose value is a
 // SampleBlock (Gorilla-compressed, types/sample_block.h) of at most SeriesBlockBound(chunk_size)
-// bytes, every sample of a block below the next block's first timestamp. So a forward scan of the
-// prefix meets samples oldest first, the block that holds (or would take) a timestamp is one seek
-// away, and a slowly changing reading costs a byte or two a sample. The engine holds the samples:
-// a Series keeps nothing in memory between calls, and the metadata row is bounded by the
-// settings (labels included) alone. A malformed block is kEngineError (Corruption).
+// bytes and kMaxSeriesBlockSamples samples, every sample of a block below the next block's first
+// timestamp; then the tail, one row a sample (element = 0xFF | fixed64-BE(ts), value the double's
+// 8 bytes), which sorts after every block. Invariant, with a tail (tail_count > 0): every block
+// sample < meta.tail_from <= every tail sample (tail_from: the first tail sample's timestamp when
+// the tail began); tail rows are in timestamp order; tail_count < kMaxSeriesBlockSamples rows.
+// The rows earlier folds deleted all lie below tail_from: readers start the tail there.
+//   - An add after the newest sample (or into an empty series) writes one tail row. The add that
+//     would make the tail kMaxSeriesBlockSamples samples folds it instead: the tail and the new
+//     sample are encoded into blocks (the last block continued while it has room, then new ones
+//     as they fill: the blocks in-order adds into blocks would leave, each within the bound),
+//     put, and the tail rows deleted (a point deletion each: an engine range deletion syncs the
+//     WAL and writes the manifest), in the same engine write as the metadata row.
+//   - An add at or before the newest sample at or above tail_from is the tail's: a duplicate is
+//     resolved in its row (rewritten), another sample is a new tail row. An add below tail_from
+//     (or with no tail) goes to the block that takes it, as before tails existed: the tail is
+//     never folded early, and the blocks only ever take samples below tail_from.
+// So a forward scan of the prefix meets samples oldest first, the block that holds (or would take)
+// a timestamp is one seek away, and a slowly changing reading costs a byte or two a sample once
+// folded. Every read of samples goes through SeriesSamples (types/series_samples.h), blocks and
+// tail as one. A series written before tails existed has no tail rows and reads as it is. The
+// engine holds the samples: a Series keeps nothing in memory between calls, and the metadata row
+// is bounded by the settings (labels included) alone. A malformed block or tail row is
+// kEngineError (Corruption).
 //
 // Timestamps are ms in [0, 2^63-1]. Retention (settings.retention_ms, 0: keep everything): with
 // the newest timestamp N, every sample with ts < N - retention is invisible at once (Range,
 // Latest, Info never show it; Add refuses one with kTooOld), and as writes move N the blocks
 // wholly below the window are removed by one engine range deletion (DB::DeleteRange) each time
 // the window's floor moves a whole window past the last purge (in the same engine write as the
-// sample that moved it); samples below the floor inside the block that holds it stay stored but
-// invisible. So the stored samples span at most two windows and a block, and compaction drops the
-// deleted rows.
+// sample that moved it); samples below the floor inside the block that holds it, and tail rows
+// below it (the floor may pass into the tail), stay stored but invisible until a fold puts them
+// in blocks and a later purge takes those. So the stored samples span at most two windows, a
+// block and the tail, and compaction drops the deleted rows.
 //
-// Costs (a block: at most chunk_size bytes and kMaxSeriesBlockSamples samples): Add, IncrBy =
-// one metadata read + a seek to the block that takes the sample, decoded and re-encoded (a block
-// that outgrows its bound is split, a full tail block left as it is; a sample after the newest
-// one only continues the last block's encoding, which is read but not re-encoded) + one atomic
-// WriteBatch (the block rows + metadata, and a range deletion when the window moves by a whole
-// window); Latest = one metadata read; Range = a seek and the blocks it visits; DeleteRange = a
-// scan of the samples it deletes (to count them), the two boundary blocks rewritten, a seek for the
-// new newest sample and one WriteBatch (a range deletion of the whole blocks + metadata); Info = a
-// scan of the stored blocks.
+// Costs (a block: at most chunk_size bytes and kMaxSeriesBlockSamples samples): Add after the
+// newest = one metadata read + one WriteBatch of the tail row and the metadata row (no sample
+// read); every kMaxSeriesBlockSamples-th such add also reads the tail and the last block and
+// writes the fold. Add at or before the newest = one metadata read + the tail row read (a seek)
+// and rewritten, or a seek to the block that takes the sample, decoded and re-encoded (a block
+// that outgrows its bound is split); IncrBy likewise.
+// Each write also carries a range deletion when the window moves by a whole window. Latest = one
+// metadata read; Range = a seek into the blocks, the tail or both, and the rows it visits;
+// DeleteRange = a scan of the samples it deletes (to count them and the tail rows), the two
+// boundary blocks rewritten, a seek for the new newest sample and one WriteBatch (range deletions
+// of the whole blocks and of the tail rows + metadata); Info = a scan of the stored rows (the tail
+// counted as one chunk).
 //
 // Every operation returns kWrongType when the key holds another type (nothing is written),
 // kNotFound when a key that must exist does not (Add and IncrBy create it), and kEngineError
@@ -49,6 +71,7 @@
 #include "types/op_result.h"
 #include "types/sample_block.h"
 #include "types/series_codec.h"
+#include "types/series_samples.h"
 
 namespace ebb::types {
 
@@ -65,14 +88,15 @@ struct SeriesInfo {
   SeriesMeta meta;
   uint64_t total_samples = 0;   // visible samples
   int64_t first_timestamp = 0;  // the oldest visible sample's (0 when empty)
-  uint64_t block_count = 0;     // stored blocks (TS.INFO chunkCount)
+  uint64_t block_count = 0;     // stored blocks, the tail counted as one (TS.INFO chunkCount)
   uint64_t stored_bytes = 0;    // key and value bytes of the metadata row and the blocks
   // Each stored block, oldest first (TS.INFO DEBUG's Chunks), when Info is asked for them.
   struct Block {
     int64_t first_ts = 0;
     int64_t last_ts = 0;
     uint64_t samples = 0;  // stored, retention's invisible ones included
-    uint64_t bytes = 0;    // the encoded block
+    uint64_t bytes = 0;    // the encoded block (the tail: its rows' values, 8 bytes a sample)
+    bool tail = false;     // the tail rows, listed last as one chunk (header comment)
   };
   std::vector<Block> blocks;
 };
@@ -173,14 +197,21 @@ class Series {
   // The newest stored sample of `meta`'s incarnation with ts < below (a seek), if any.
   storage::Status ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int64_t below,
                                   std::optional<Sample>* newest);
-  // The write of a sample after the newest one, when the last block holds the newest: that
-  // block continued without decoding its samples into a vector or encoding them again (a full or
-  // outgrown block is left as it is and the sample starts the next). *appended is false, and
-  // `batch` untouched, when the last block does not end at meta.newest (Store decides then).
-  // REQUIRES: meta.newest and ts > meta.newest->ts.
-  storage::Status AppendAfterNewest(std::string_view key, const SeriesMeta& meta, int64_t ts,
-                                    double value, storage::WriteBatch* batch, bool* appended);
-  // Stores (ts, value) into an existing or new series `found`.
+  // The reader of `meta`'s incarnation's samples, blocks and tail rows.
+  SeriesSamples Samples(std::string_view key, const SeriesMeta& meta);
+  // Adds to `batch` the fold of the tail with `sample` (not yet stored) into blocks: the last block
+  // continued unless full, then new blocks as they fill, and the deletion of each tail row.
+  storage::Status FoldTail(std::string_view key, const SeriesMeta& meta, const Sample& sample,
+                           storage::WriteBatch* batch);
+  // Stores `sample` as a tail row (a duplicate resolved in its row), folding the tail when this
+  // sample fills it. REQUIRES: sample.ts > every block sample's.
+  OpResult<AddOutcome> StoreInTail(std::string_view key, const Found& found, Sample sample,
+                                   DuplicatePolicy policy);
+  // Stores (ts, value) into the block that takes it. REQUIRES: ts < every tail sample's.
+  OpResult<AddOutcome> StoreInBlock(std::string_view key, const Found& found, int64_t ts,
+                                    double value, DuplicatePolicy policy);
+  // Stores (ts, value) into an existing or new series `found`: into the tail when ts is after the
+  // newest sample or at or above meta.tail_from (with a tail), else into a block.
   OpResult<AddOutcome> Store(std::string_view key, const Found& found, int64_t ts, double value,
                              DuplicatePolicy policy);
 

@@ -73,6 +73,20 @@ bool GetRulesExtension(std::string_view* in, SeriesMeta* meta) {
   return true;
 }
 
+// The tail extension, which ends the payload.
+bool GetTailExtension(std::string_view* in, SeriesMeta* meta) {
+  uint8_t tag = 0;
+  uint64_t from = 0;
+  if (!GetByte(in, &tag) || tag != kSeriesTailExtension ||
+      !storage::GetVarint64(in, &meta->tail_count) || meta->tail_count == 0 ||
+      meta->tail_count >= kMaxSeriesBlockSamples || !storage::GetVarint64(in, &from) ||
+      from > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+    return false;
+  }
+  meta->tail_from = static_cast<int64_t>(from);
+  return in->empty();
+}
+
 }  // namespace
 
 std::optional<std::string_view> DuplicatePolicyName(DuplicatePolicy policy) {
@@ -107,6 +121,11 @@ std::string EncodeSeriesMeta(const SeriesMeta& meta) {
   }
   storage::PutFixed64(&out, static_cast<uint64_t>(meta.purged_below));
   if (meta.source || !meta.rules.empty()) PutRulesExtension(&out, meta);
+  if (meta.tail_count > 0) {
+    out.push_back(static_cast<char>(kSeriesTailExtension));
+    storage::PutVarint64(&out, meta.tail_count);
+    storage::PutVarint64(&out, static_cast<uint64_t>(meta.tail_from));
+  }
   return out;
 }
 
@@ -149,7 +168,11 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
     return false;
   }
   meta->purged_below = static_cast<int64_t>(purged);
-  return in.empty() || (GetRulesExtension(&in, meta) && in.empty());
+  if (!in.empty() && static_cast<uint8_t>(in[0]) == kSeriesRulesExtension &&
+      !GetRulesExtension(&in, meta)) {
+    return false;
+  }
+  return in.empty() || GetTailExtension(&in, meta);
 }
 
 std::string SeriesElement(int64_t ts) {
@@ -164,6 +187,17 @@ bool DecodeSeriesElement(std::string_view element, int64_t* ts) {
   if (raw > static_cast<uint64_t>(kMaxSeriesTimestamp)) return false;
   *ts = static_cast<int64_t>(raw);
   return true;
+}
+
+std::string SeriesTailElement(int64_t ts) {
+  std::string out(1, kSeriesTailTag);
+  PutFixed64BE(&out, static_cast<uint64_t>(ts));
+  return out;
+}
+
+bool DecodeSeriesTailElement(std::string_view element, int64_t* ts) {
+  if (element.empty() || element[0] != kSeriesTailTag) return false;
+  return DecodeSeriesElement(element.substr(1), ts);
 }
 
 std::string EncodeSampleValue(double value) {

@@ -66,7 +66,9 @@ struct SeriesRule {
 // without them ends there, as every payload written before rules existed does — the rules
 // extension: u8 kSeriesRulesExtension (1) | u8 has_source | [length-prefixed source key] |
 // varint64 rule count | (length-prefixed dest key | u8 aggregator | varint64 bucket_ms |
-// varint64 align)*.
+// varint64 align)*, then — only when the series has tail rows, so a payload written before tails
+// existed decodes with none — the tail extension: u8 kSeriesTailExtension (2) | varint64
+// tail_count (1 to kMaxSeriesBlockSamples - 1) | varint64 tail_from (<= 2^63-1).
 struct SeriesMeta {
   uint64_t version = 0;
   SeriesSettings settings;
@@ -74,8 +76,14 @@ struct SeriesMeta {
   int64_t purged_below = 0;           // every sub-row with ts < this was range-deleted
   std::optional<std::string> source;  // the series whose rule feeds this one (TS.INFO sourceKey)
   std::vector<SeriesRule> rules;      // this series' rules, in creation order
+  uint64_t tail_count = 0;            // tail rows stored (below), < kMaxSeriesBlockSamples
+  // With tail_count > 0: every block sample is below it, every tail sample at or above it (the
+  // first tail sample's timestamp when the tail began). Tail rows a fold deleted all lie below
+  // it, so readers start the tail there and never step over them.
+  int64_t tail_from = 0;
 };
 inline constexpr uint8_t kSeriesRulesExtension = 1;
+inline constexpr uint8_t kSeriesTailExtension = 2;
 std::string EncodeSeriesMeta(const SeriesMeta& meta);
 // False if malformed (trailing bytes included).
 bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);
@@ -83,6 +91,13 @@ bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);
 // malformed.
 std::string SeriesElement(int64_t ts);
 bool DecodeSeriesElement(std::string_view element, int64_t* ts);
+// A tail row's element: 0xFF | fixed64-BE(ts) — after every block's element (whose first byte is
+// at most 0x7F, ts being < 2^63), so an incarnation's tail rows sort after all its blocks, in
+// timestamp order. Its value is EncodeSampleValue(value). Decode: false if malformed (not 9 bytes,
+// not 0xFF first, ts above 2^63-1).
+inline constexpr char kSeriesTailTag = '\xFF';
+std::string SeriesTailElement(int64_t ts);
+bool DecodeSeriesTailElement(std::string_view element, int64_t* ts);
 // A double's 8 bytes (fixed64-LE of its bits), as DUMP's series body lists samples. Decode: false
 // if malformed.
 std::string EncodeSampleValue(double value);

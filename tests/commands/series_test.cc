@@ -47,8 +47,8 @@ class SeriesTest : public CommandTest {
     EXPECT_GT(std::atoll(reply.substr(start, end - start).c_str()), 0);
     return reply.replace(start, end - start, "N");
   }
-  // The samples the engine stores for series `key` (any version): its block sub-rows decoded,
-  // straight from the engine.
+  // The samples the engine stores for series `key` (any version): its block sub-rows decoded and
+  // its tail rows, straight from the engine.
   size_t StoredSamples(std::string_view key) {
     types::Keyspace& keyspace = ebb_->context().keyspace();
     const std::string prefix = types::SubRowDbPrefix(keyspace.layout(), 0);
@@ -62,11 +62,39 @@ class SeriesTest : public CommandTest {
       types::SubRowKeyParts parts;
       if (!types::ParseSubRowKey(it->key(), &parts) || parts.user_key != key) continue;
       int64_t first_ts = 0;
+      if (types::DecodeSeriesTailElement(parts.element, &first_ts)) {
+        ++n;
+        continue;
+      }
       EXPECT_TRUE(types::DecodeSeriesElement(parts.element, &first_ts) &&
                   types::DecodeSeriesBlock(first_ts, it->value(), &block));
       n += block.size();
     }
     return n;
+  }
+  // Adds samples ts = from..to (value ts % 7) to `key`: the first by TS.ADD (which creates the
+  // key), the others by TS.MADD, 100 a command.
+  void AddRamp(std::string_view key, int64_t from, int64_t to) {
+    ASSERT_EQ(Do(std::vector<std::string>{"TS.ADD", std::string(key), std::to_string(from),
+                                          std::to_string(from % 7)}),
+              ":" + std::to_string(from));
+    for (int64_t start = from + 1; start <= to; start += 100) {
+      std::vector<std::string> args = {"TS.MADD"};
+      for (int64_t ts = start; ts <= to && ts < start + 100; ++ts) {
+        args.insert(args.end(), {std::string(key), std::to_string(ts), std::to_string(ts % 7)});
+      }
+      const std::string reply = Do(args);
+      ASSERT_EQ(reply.find('-'), std::string::npos) << reply;
+    }
+  }
+  // TS.RANGE's reply for the samples AddRamp gave from..to, every `step`-th from `from`.
+  static std::string RampReply(int64_t from, int64_t to, int64_t step = 1) {
+    std::string out = "[";
+    for (int64_t ts = from; ts <= to; ts += step) {
+      if (ts != from) out += ",";
+      out += "[:" + std::to_string(ts) + ",+" + std::to_string(ts % 7) + "]";
+    }
+    return out + "]";
   }
 };
 
@@ -225,9 +253,12 @@ TEST_F(SeriesTest, CreateInfoAlterAndGet) {
 }
 
 // TS.INFO key DEBUG adds keySelfName and each block as RedisTimeSeries' Chunks.
+// In-order samples: 1,024 folded into blocks of at most CHUNK_SIZE bytes, the 40 after them tail
+// rows, listed last as one chunk of 8 bytes a sample.
 TEST_F(SeriesTest, InfoDebugListsTheBlocks) {
   EXPECT_EQ(Do({"TS.CREATE", "s", "CHUNK_SIZE", "48"}), "+OK");
-  for (int i = 1; i <= 40; ++i) {
+  constexpr int kSamples = 1024 + 40;
+  for (int i = 1; i <= kSamples; ++i) {
     ASSERT_EQ(Do({"TS.ADD", "s", std::to_string(i), std::to_string(i * 7919 % 1000) + ".5"}),
               ":" + std::to_string(i));
   }
@@ -248,12 +279,17 @@ TEST_F(SeriesTest, InfoDebugListsTheBlocks) {
     EXPECT_EQ(c[1].integer(), next_start);
     EXPECT_EQ(c[5].integer(), c[3].integer() - c[1].integer() + 1);  // samples
     EXPECT_GT(c[7].integer(), 0);
-    EXPECT_LE(c[7].integer(), 48);
+    if (i + 1 < chunks.size()) {
+      EXPECT_LE(c[7].integer(), 48);
+    } else {  // the tail
+      EXPECT_EQ(c[1].integer(), 1025);
+      EXPECT_EQ(c[7].integer(), 8 * 40);
+    }
     EXPECT_NEAR(std::stod(c[9].str()), static_cast<double>(c[7].integer()) / c[5].integer(), 1e-6);
     next_start = c[3].integer() + 1;
     samples += c[5].integer();
   }
-  EXPECT_EQ(samples, 40);
+  EXPECT_EQ(samples, kSamples);
   // A third argument other than DEBUG is ignored, a fourth refused (RedisTimeSeries' arity).
   EXPECT_EQ(Cmd({"TS.INFO", "s", "other"}).size(), 24u);
   EXPECT_EQ(Do({"TS.INFO", "s", "DEBUG", "x"}),
@@ -325,8 +361,8 @@ TEST_F(SeriesTest, RetentionHidesAtOnceAndPurgesTheEngine) {
   EXPECT_EQ(Do({"TS.ADD", "r", "20", "1"}), ":20");
   EXPECT_EQ(StoredSamples("r"), 5u);  // hidden, still stored: under a window past the purge mark
   // Newest 300: the window starts at 200, a whole window past the purge mark (0): the blocks
-  // before the one holding 200 are range-deleted. All six samples share that one block, so the
-  // older ones stay stored, invisible.
+  // before the one holding 200 are range-deleted. All six samples are tail rows (no block yet),
+  // so the older ones stay stored, invisible.
   EXPECT_EQ(Do({"TS.ADD", "r", "300", "2"}), ":300");
   EXPECT_EQ(Do({"TS.RANGE", "r", "-", "+"}), "[[:300,+2]]");
   EXPECT_EQ(StoredSamples("r"), 6u);
@@ -342,6 +378,49 @@ TEST_F(SeriesTest, SurvivesRestart) {
   EXPECT_EQ(Do({"TYPE", "s"}), "+TSDB-TYPE");
   EXPECT_EQ(Cmd({"TS.INFO", "s"})[9].integer(), 5);
   EXPECT_EQ(Do({"TS.ADD", "t", "80", "3"}), ":80");
+  // Blocks and a tail (1,024 samples folded, 500 not): as they were, and folding on after it.
+  AddRamp("b", 0, 1523);
+  ebb_->Reopen();
+  EXPECT_EQ(Do({"TS.RANGE", "b", "1000", "1100"}), RampReply(1000, 1100));
+  EXPECT_EQ(Cmd({"TS.INFO", "b"})[1].integer(), 1524);
+  AddRamp("b", 1524, 2100);
+  EXPECT_EQ(Do({"TS.RANGE", "b", "-", "+", "FILTER_BY_VALUE", "6", "6"}), RampReply(6, 2100, 7));
+  EXPECT_EQ(Do({"TS.GET", "b"}), "[:2100,+0]");
+}
+
+// In-order adds through several folds of the tail into blocks: every read — ranges both ways,
+// an aggregation, TS.GET, TS.INFO's counts — sees the whole series at every stage.
+TEST_F(SeriesTest, ReadsSeeBlocksAndTailThroughFolds) {
+  EXPECT_EQ(Do({"TS.CREATE", "f", "CHUNK_SIZE", "128"}), "+OK");
+  int64_t added = 0;
+  for (int64_t stage : {1, 1023, 1024, 1025, 2047, 2048, 2500}) {
+    AddRamp("f", added, stage - 1);
+    added = stage;
+    const int64_t last = stage - 1;
+    EXPECT_EQ(Do({"TS.RANGE", "f", "-", "+", "COUNT", "3"}),
+              RampReply(0, std::min<int64_t>(2, last)));
+    const int64_t mid = std::max<int64_t>(0, last - 30);
+    EXPECT_EQ(Do({"TS.RANGE", "f", std::to_string(mid), "+"}), RampReply(mid, last));
+    std::string reverse = Do({"TS.REVRANGE", "f", "-", "+", "COUNT", "2"});
+    EXPECT_EQ(reverse.substr(0, reverse.find(']') + 1),
+              "[[:" + std::to_string(last) + ",+" + std::to_string(last % 7) + "]");
+    // Sums of buckets of 1,000: sum(ts % 7) over each bucket's samples.
+    std::string sums = "[";
+    for (int64_t bucket = 0; bucket <= last; bucket += 1000) {
+      int64_t sum = 0;
+      for (int64_t ts = bucket; ts <= std::min(last, bucket + 999); ++ts) sum += ts % 7;
+      if (bucket > 0) sums += ",";
+      sums += "[:" + std::to_string(bucket) + ",+" + std::to_string(sum) + "]";
+    }
+    EXPECT_EQ(Do({"TS.RANGE", "f", "-", "+", "AGGREGATION", "sum", "1000"}), sums + "]");
+    EXPECT_EQ(Do({"TS.GET", "f"}),
+              "[:" + std::to_string(last) + ",+" + std::to_string(last % 7) + "]");
+    const Reply info = Cmd({"TS.INFO", "f"});
+    EXPECT_EQ(info[1].integer(), stage);                  // totalSamples
+    EXPECT_EQ(info[5].integer(), 0);                      // firstTimestamp
+    EXPECT_EQ(info[7].integer(), last);                   // lastTimestamp
+    EXPECT_GE(info[11].integer(), stage % 1024 ? 1 : 0);  // chunkCount
+  }
 }
 
 TEST_F(SeriesTest, WrongTypeBothWays) {
@@ -384,6 +463,33 @@ TEST_F(SeriesTest, GenericKeyCommands) {
   EXPECT_EQ(Do({"TS.GET", "u"}), "-ERR TSDB: the key does not exist");
   EXPECT_EQ(Do({"TS.ADD", "u", "1", "1"}), ":1");  // a new incarnation: nothing comes back
   EXPECT_EQ(Do({"TS.RANGE", "u", "-", "+"}), "[[:1,+1]]");
+}
+
+// RENAME, COPY and DUMP/RESTORE carry a series with blocks and a tail whole (as blocks), and the
+// copies take adds that fold again.
+TEST_F(SeriesTest, GenericKeyCommandsCarryTheTail) {
+  AddRamp("a", 0, 1299);  // 1,024 folded, 276 tail rows
+  const std::string all = RampReply(0, 1299);
+  EXPECT_EQ(Do({"RENAME", "a", "b"}), "+OK");
+  EXPECT_EQ(Do({"TS.RANGE", "b", "-", "+"}), all);
+  EXPECT_EQ(Do({"COPY", "b", "c"}), ":1");
+  EXPECT_EQ(Do({"TS.RANGE", "c", "-", "+"}), all);
+  const Reply dump = Cmd({"DUMP", "b"});
+  ASSERT_FALSE(dump.str().empty());
+  EXPECT_EQ(Do({"RESTORE", "d", "0", dump.str()}), "+OK");
+  EXPECT_EQ(Do({"TS.RANGE", "d", "-", "+"}), all);
+  for (const char* key : {"b", "c", "d"}) {
+    EXPECT_EQ(Cmd({"TS.INFO", key})[1].integer(), 1300) << key;
+    EXPECT_EQ(Do({"TS.GET", key}), "[:1299,+4]") << key;
+    AddRamp(key, 1300, 2400);
+    EXPECT_EQ(Do({"TS.REVRANGE", key, "1298", "1301"}),
+              "[[:1301,+6],[:1300,+5],[:1299,+4],[:1298,+3]]")
+        << key;
+    EXPECT_EQ(Do({"TS.RANGE", key, "1000", "2400"}), RampReply(1000, 2400)) << key;
+  }
+  EXPECT_EQ(Do({"TS.DEL", "c", "1250", "2400"}), ":1151");
+  EXPECT_EQ(Do({"TS.GET", "c"}), "[:1249,+3]");
+  EXPECT_EQ(Do({"TS.RANGE", "c", "1240", "+"}), RampReply(1240, 1249));
 }
 
 TEST_F(SeriesTest, ErrorTexts) {
