@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstring>
 #include <limits>
 
 #include "common/strings.h"
@@ -26,13 +28,11 @@ namespace ebb::server {
 std::string ActiveActive::LogRowName(uint64_t offset) {
   // The offset as 20 decimal digits, zero-padded (2^64 has 20), so names sort by offset.
   std::array<char, 20> digits;
-  for (auto it = digits.rbegin(); it != digits.rend(); ++it, offset /= 10) {
-    *it = static_cast<char>('0' + offset % 10);
-  }
-  std::string name;
-  name.reserve(kLogRowPrefix.size() + digits.size());
-  name += kLogRowPrefix;
-  name.append(digits.data(), digits.size());
+  const size_t n = static_cast<size_t>(
+      std::to_chars(digits.data(), digits.data() + digits.size(), offset).ptr - digits.data());
+  std::string name(kLogRowPrefix.size() + digits.size(), '0');
+  std::memcpy(name.data(), kLogRowPrefix.data(), kLogRowPrefix.size());
+  std::memcpy(name.data() + name.size() - n, digits.data(), n);
   return name;
 }
 
