@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "common/strings.h"
@@ -111,11 +112,10 @@ size_t ActiveActive::DropLogFront(size_t count) {
 
 namespace {
 
-// value_rows_'s key: the database (4 bytes) and the key.
-std::string ValueRowsKey(int db, std::string_view key) {
-  std::string name(reinterpret_cast<const char*>(&db), sizeof(db));
-  name += key;
-  return name;
+// value_rows_'s key: a hash of the database and the key. Keys that share one only make a register
+// change send each other's rows to the next pass, which puts back the rows it does not reduce.
+uint64_t ValueRowsKey(int db, std::string_view key) {
+  return std::hash<std::string_view>{}(key) + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(db);
 }
 
 // When a TLOG entry at `ts` leaves a log whose retention window is `window_ms` (nullopt: never,
