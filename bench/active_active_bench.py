@@ -15,7 +15,8 @@
    clock runs until both other nodes report node 0's last origin offset applied (INFO peers).
 
 Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
-                                    [--writes 10000,100000]
+                                    [--peers 0,2,4] [--writes 10000,100000]
+(`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part.)
 """
 import argparse
 import os
@@ -90,7 +91,7 @@ def mesh_set(mesh, requests, pipeline):
                                             if peers else 0.0)
 
 
-def throughput(ebb_bin, workdir, requests):
+def throughput(ebb_bin, workdir, requests, peer_counts):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
     os.makedirs(redis_dir, exist_ok=True)
@@ -110,7 +111,7 @@ def throughput(ebb_bin, workdir, requests):
             replica_runs[p] = group.measure_set(requests, p)
     finally:
         group.stop()
-    for peers in (0, 2, 4):
+    for peers in sorted(set(peer_counts) | {0}):  # 0: the reference of the ÷ column
         mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}")
         try:
             for p in (1, 16):
@@ -166,12 +167,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ebb", default="build/ebb-server")
     parser.add_argument("--requests", type=int, default=200000)
+    parser.add_argument("--peers", default="0,2,4")
     parser.add_argument("--writes", default="10000,100000")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
-        throughput(args.ebb, workdir, args.requests)
-        convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")])
+        throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")])
+        if args.writes:
+            convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -216,12 +216,34 @@ class RangeHidingIterator final : public storage::Iterator {
   const std::vector<storage::KeyRange>& ranges_;
 };
 
+// The index's nodes of the batches this thread finished (Commit, Discard), kept for the next
+// batches' keys: a keyspace makes a BatchDB per batch, and an active-active node a batch per
+// write, so a key new to a batch would otherwise cost a node, its key and its versions' vector.
+// At most kMaxSpareNodes nodes, each with room for a key of at most kMaxSpareKey bytes and
+// kMaxSpareVersions versions (their values are freed), are kept.
+constexpr size_t kMaxSpareNodes = 1024;
+constexpr size_t kMaxSpareKey = 256;
+constexpr size_t kMaxSpareVersions = 8;
+std::vector<BatchDB::Index::node_type>& SpareNodes() {
+  thread_local std::vector<BatchDB::Index::node_type> spare;
+  return spare;
+}
+
 // Records a pending version of `key` (a wipe hides the older ones: nothing older is ever read).
 void IndexVersion(BatchDB::Index* index, std::string_view key, storage::RowKind kind,
                   const storage::RowMeta& meta, std::string_view value) {
-  auto it = index->find(key);
-  if (it == index->end())
-    it = index->emplace(std::string(key), BatchDB::Index::mapped_type{}).first;
+  auto it = index->lower_bound(key);
+  if (it == index->end() || it->first != key) {
+    std::vector<BatchDB::Index::node_type>& spare = SpareNodes();
+    if (spare.empty()) {
+      it = index->emplace_hint(it, std::string(key), BatchDB::Index::mapped_type{});
+    } else {
+      BatchDB::Index::node_type node = std::move(spare.back());
+      spare.pop_back();
+      node.key().assign(key);
+      it = index->insert(it, std::move(node));
+    }
+  }
   if (kind == storage::RowKind::kWipe) it->second.clear();
   it->second.push_back({kind, meta, std::string(value)});
 }
@@ -317,6 +339,16 @@ Status BatchDB::Commit(const storage::WriteOptions& options) {
 
 void BatchDB::Discard() {
   batch_.Clear();
+  std::vector<Index::node_type>& spare = SpareNodes();  // see SpareNodes
+  while (!index_.empty() && spare.size() < kMaxSpareNodes) {
+    Index::node_type node = index_.extract(index_.begin());
+    // A long key's memory, or that of many versions of one key, is returned.
+    if (node.key().capacity() > kMaxSpareKey || node.mapped().capacity() > kMaxSpareVersions) {
+      continue;
+    }
+    node.mapped().clear();
+    spare.push_back(std::move(node));
+  }
   index_.clear();
   deleted_ranges_.clear();
 }

@@ -474,9 +474,10 @@ class ActiveActive {
   // The value rows to judge, by when their value expires: expire_at -> offset (INT64_MIN: at
   // the next pass). Entries of deltas that left log_ are dropped as met, or swept.
   std::multimap<int64_t, uint64_t> expiring_;
-  // The value rows of log_ (LoggedValueOf) by database and key (ValueRowsKey in origin_log.cc),
-  // for NoteRegisterChange; value_rows_count_ offsets in all (rows left the log are swept).
-  std::unordered_map<std::string, std::vector<uint64_t>> value_rows_;
+  // The value rows of log_ (LoggedValueOf) by a hash of their database and key (ValueRowsKey in
+  // origin_log.cc: a number, so a write's lookup makes and compares no string), for
+  // NoteRegisterChange; value_rows_count_ offsets in all (rows left the log are swept).
+  std::unordered_map<uint64_t, std::vector<uint64_t>> value_rows_;
   size_t value_rows_count_ = 0;
   // The deltas of log_ rewritten into their reduced form: offset -> the DeltaDigest of the delta
   // as first logged, which a peer that applied it sends with PEER SYNC.

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstring>
+#include <functional>
 #include <limits>
 
 #include "common/strings.h"
@@ -26,13 +29,11 @@ namespace ebb::server {
 std::string ActiveActive::LogRowName(uint64_t offset) {
   // The offset as 20 decimal digits, zero-padded (2^64 has 20), so names sort by offset.
   std::array<char, 20> digits;
-  for (auto it = digits.rbegin(); it != digits.rend(); ++it, offset /= 10) {
-    *it = static_cast<char>('0' + offset % 10);
-  }
-  std::string name;
-  name.reserve(kLogRowPrefix.size() + digits.size());
-  name += kLogRowPrefix;
-  name.append(digits.data(), digits.size());
+  const size_t n = static_cast<size_t>(
+      std::to_chars(digits.data(), digits.data() + digits.size(), offset).ptr - digits.data());
+  std::string name(kLogRowPrefix.size() + digits.size(), '0');
+  std::memcpy(name.data(), kLogRowPrefix.data(), kLogRowPrefix.size());
+  std::memcpy(name.data() + name.size() - n, digits.data(), n);
   return name;
 }
 
@@ -111,11 +112,10 @@ size_t ActiveActive::DropLogFront(size_t count) {
 
 namespace {
 
-// value_rows_'s key: the database (4 bytes) and the key.
-std::string ValueRowsKey(int db, std::string_view key) {
-  std::string name(reinterpret_cast<const char*>(&db), sizeof(db));
-  name += key;
-  return name;
+// value_rows_'s key: a hash of the database and the key. Keys that share one only make a register
+// change send each other's rows to the next pass, which puts back the rows it does not reduce.
+uint64_t ValueRowsKey(int db, std::string_view key) {
+  return std::hash<std::string_view>{}(key) + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(db);
 }
 
 // When a TLOG entry at `ts` leaves a log whose retention window is `window_ms` (nullopt: never,

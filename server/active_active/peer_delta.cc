@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <limits>
 
 #include "common/strings.h"
@@ -40,7 +41,11 @@ bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced) {
 }
 
 std::string EncodePeerDelta(const PeerDelta& delta) {
+  size_t size = 8 + 8 + 4 + 4;  // offset, origin_ms, db, argc
+  for (const std::string& arg : delta.args)
+    size += static_cast<size_t>(storage::VarintLength(arg.size())) + arg.size();
   std::string out;
+  out.reserve(size);  // one allocation: the row is written once per logged delta
   storage::PutFixed64(&out, delta.offset);
   storage::PutFixed64(&out, static_cast<uint64_t>(delta.origin_ms));
   storage::PutFixed32(&out, static_cast<uint32_t>(delta.db));
@@ -226,42 +231,69 @@ PeerDelta ReducedValueDelta(const PeerDelta& delta) {
 
 namespace {
 
-// `prefix`, the decimal digits of `n`, then CRLF.
+// The RESP encoders write into room sized beforehand (WriteRoom), not by appends: the wire form
+// of a delta is made once per logged delta and per DeltaDigest.
+constexpr size_t kMaxDigits = 20;  // of any uint64_t or int64_t, its sign included
+// The most a bulk string adds beside its bytes: `$`, the length, two CRLFs.
+constexpr size_t kBulkOverhead = 1 + kMaxDigits + 4;
+
+// Writes `prefix`, the decimal digits of `n`, then CRLF at `p`; returns the end.
 template <typename Int>
-void AppendNumberLine(std::string* out, char prefix, Int n) {
-  std::array<char, 24> digits;
-  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr;
-  *out += prefix;
-  out->append(digits.data(), end);
-  *out += "\r\n";
+char* PutNumberLine(char* p, char prefix, Int n) {
+  *p++ = prefix;
+  p = std::to_chars(p, p + kMaxDigits, n).ptr;
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
+}
+
+// Writes one RESP bulk string at `p`; returns the end.
+char* PutBulk(char* p, std::string_view s) {
+  p = PutNumberLine(p, '$', s.size());
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
 }
 
 // A bulk string of the decimal digits of `n`.
 template <typename Int>
-void AppendNumberBulk(std::string* out, Int n) {
-  std::array<char, 24> digits;
+char* PutNumberBulk(char* p, Int n) {
+  std::array<char, kMaxDigits> digits;
   const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr;
-  AppendRespBulk(out, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+  return PutBulk(p, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+}
+
+// Grows *out by `most` bytes for `write` (which returns the end of what it wrote) and trims it
+// to what was written.
+template <typename Write>
+void WriteRoom(std::string* out, size_t most, Write write) {
+  const size_t old = out->size();
+  out->resize(old + most);
+  char* end = write(out->data() + old);
+  out->resize(static_cast<size_t>(end - out->data()));
 }
 
 }  // namespace
 
 void AppendRespBulk(std::string* out, std::string_view s) {
-  AppendNumberLine(out, '$', s.size());
-  *out += s;
-  *out += "\r\n";
+  WriteRoom(out, kBulkOverhead + s.size(), [s](char* p) { return PutBulk(p, s); });
 }
 
 void AppendDeltaResp(std::string* out, const PeerDelta& delta) {
-  size_t size = 80;  // the header and the four fixed fields
-  for (const std::string& arg : delta.args) size += arg.size() + 16;
-  out->reserve(out->size() + size);
-  AppendNumberLine(out, '*', 4 + delta.args.size());
-  AppendRespBulk(out, "delta");
-  AppendNumberBulk(out, delta.offset);
-  AppendNumberBulk(out, delta.origin_ms);
-  AppendNumberBulk(out, delta.db);
-  for (const std::string& arg : delta.args) AppendRespBulk(out, arg);
+  // The array's header, "delta", then the offset, the clock and the database as bulk strings.
+  size_t most = 3 + kMaxDigits + 4 * kBulkOverhead + 5 + 3 * kMaxDigits;
+  for (const std::string& arg : delta.args) most += kBulkOverhead + arg.size();
+  WriteRoom(out, most, [&delta](char* p) {
+    p = PutNumberLine(p, '*', 4 + delta.args.size());
+    p = PutBulk(p, "delta");
+    p = PutNumberBulk(p, delta.offset);
+    p = PutNumberBulk(p, delta.origin_ms);
+    p = PutNumberBulk(p, delta.db);
+    for (const std::string& arg : delta.args) p = PutBulk(p, arg);
+    return p;
+  });
 }
 
 std::string DeltaDigest(const PeerDelta& delta) {
@@ -273,11 +305,13 @@ std::string DeltaDigest(const PeerDelta& delta) {
 std::string WireDigest(std::string_view wire) { return Sha1Hex(wire).substr(0, 16); }
 
 void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes) {
-  *out += "*4\r\n";
-  AppendRespBulk(out, "tick");
-  AppendNumberBulk(out, now_ms);
-  AppendNumberBulk(out, end_offset);
-  AppendNumberBulk(out, end_bytes);
+  WriteRoom(out, 4 + 4 * kBulkOverhead + 4 + 3 * kMaxDigits, [=](char* p) {
+    p = PutNumberLine(p, '*', 4);
+    p = PutBulk(p, "tick");
+    p = PutNumberBulk(p, now_ms);
+    p = PutNumberBulk(p, end_offset);
+    return PutNumberBulk(p, end_bytes);
+  });
 }
 
 }  // namespace ebb::server

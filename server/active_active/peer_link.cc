@@ -9,11 +9,15 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <limits>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "common/strings.h"
 #include "common/wall_clock.h"
+#include "protocol/request_parser.h"
 #include "server/active_active/active_active.h"
 #include "server/core/errors.h"
 #include "server/io/tls.h"
@@ -27,11 +31,21 @@ using tcp = boost::asio::ip::tcp;
 constexpr auto kConnectTimeout = std::chrono::seconds(1);
 constexpr auto kReadTimeout = std::chrono::seconds(3);  // the peer ticks every 100 ms
 
+// The stream's messages are parsed as requests are (arrays of bulk strings); a peer's deltas and
+// snapshot pieces have no size limit but the memory of the node that sent them, as with hiredis.
+protocol::ParserLimits StreamLimits() {
+  protocol::ParserLimits limits;
+  limits.max_bulk_len = std::numeric_limits<int64_t>::max();
+  limits.max_multibulk_len = std::numeric_limits<int32_t>::max();
+  return limits;
+}
+
 }  // namespace
 
 // One session's connection, driven by the link's thread: a LinkStream (TLS with tls-peers) on
-// the session's own io_context, each operation run for at most its timeout; replies parsed by
-// hiredis's reader.
+// the session's own io_context, each operation run for at most its timeout; the handshake's
+// replies parsed by hiredis's reader, the stream that follows them by the request parser
+// (protocol/request_parser.h: views into the bytes read, no object per element).
 class PeerConnection {
  public:
   explicit PeerConnection(boost::asio::ssl::context* tls)
@@ -88,16 +102,7 @@ class PeerConnection {
     void* reply = nullptr;
     failure_.clear();
     while (Buffered(&reply) && reply == nullptr) {
-      const auto ec = Run(kReadTimeout, [&](auto done) {
-        stream_.AsyncReadSome(boost::asio::buffer(buffer_),
-                              [done](const boost::system::error_code& e, size_t k) { done(e, k); });
-      });
-      if (ec) {
-        failure_ = ec == boost::asio::error::timed_out
-                       ? fmt::format("no message for {} s", kReadTimeout.count())
-                       : ec.message();
-        break;
-      }
+      if (!ReadSome()) break;
       if (redisReaderFeed(reader_, buffer_.data(), last_bytes_) != REDIS_OK) {
         failure_ = "unreadable bytes";
         break;
@@ -112,7 +117,69 @@ class PeerConnection {
   // bytes are not RESP.
   bool Buffered(void** reply) { return redisReaderGetReply(reader_, reply) == REDIS_OK; }
 
+  // ---- the stream, once PEER SYNC has its reply (Command and Read are not used after it).
+  // The next stream message, read from the peer when none is whole yet: its arguments (views
+  // valid until the next call) and its size on the wire. False when the link failed or timed
+  // out, or the bytes are not an array of bulk strings (failure() says which).
+  bool NextMessage(std::span<const std::string_view>* args, size_t* wire_size) {
+    failure_.clear();
+    while (!BufferedMessage(args, wire_size)) {
+      if (stream_error_) {
+        failure_ = "unreadable bytes";
+        return false;
+      }
+      if (!ReadSome()) return false;
+      stream_input_.append(buffer_.data(), last_bytes_);
+    }
+    return true;
+  }
+  // A message already read whole, as NextMessage gives it; false when none is (or the bytes are
+  // unreadable: the next NextMessage fails).
+  bool BufferedMessage(std::span<const std::string_view>* args, size_t* wire_size) {
+    if (!streaming_) {
+      // What hiredis's reader holds beyond the PEER SYNC reply is the stream's beginning.
+      streaming_ = true;
+      stream_input_.assign(reader_->buf + reader_->pos, reader_->len - reader_->pos);
+    }
+    if (stream_error_) return false;
+    // Only arrays: the parser would also take an inline line, which no peer sends.
+    if (stream_pos_ < stream_input_.size() && stream_input_[stream_pos_] != '*') {
+      stream_error_ = true;
+      return false;
+    }
+    size_t consumed = 0;
+    const protocol::ParseStatus status = parser_.Parse(
+        std::string_view(stream_input_).substr(stream_pos_), stream_limits_, &consumed);
+    if (status == protocol::ParseStatus::kComplete) {
+      *args = parser_.args();
+      *wire_size = consumed;
+      stream_pos_ += consumed;
+      return true;
+    }
+    if (status == protocol::ParseStatus::kError) {
+      stream_error_ = true;
+    } else {  // the parser resumes from the same bytes at the front (its offsets are relative)
+      stream_input_.erase(0, stream_pos_);
+      stream_pos_ = 0;
+    }
+    return false;
+  }
+
  private:
+  // Reads what the peer sent into buffer_ (last_bytes_ of it); false on an error or
+  // kReadTimeout of silence (failure_ says which).
+  bool ReadSome() {
+    const auto ec = Run(kReadTimeout, [&](auto done) {
+      stream_.AsyncReadSome(boost::asio::buffer(buffer_),
+                            [done](const boost::system::error_code& e, size_t k) { done(e, k); });
+    });
+    if (!ec) return true;
+    failure_ = ec == boost::asio::error::timed_out
+                   ? fmt::format("no message for {} s", kReadTimeout.count())
+                   : ec.message();
+    return false;
+  }
+
   // Starts an operation with `start(done)` and runs the session's loop until it completes or
   // `timeout` passes (then the socket is closed and the operation's error is timed_out).
   template <typename Start>
@@ -141,6 +208,13 @@ class PeerConnection {
   std::array<char, 16 * 1024> buffer_;
   size_t last_bytes_ = 0;
   std::string failure_;
+  // The stream: the bytes read and not yet dropped, the first not parsed, and their parser.
+  bool streaming_ = false;
+  bool stream_error_ = false;
+  std::string stream_input_;
+  size_t stream_pos_ = 0;
+  protocol::RequestParser parser_;
+  const protocol::ParserLimits stream_limits_ = StreamLimits();
 };
 
 namespace {
@@ -157,15 +231,6 @@ struct Message {
   uint64_t end_bytes = 0;
 };
 
-// The size of the RESP array `r` on the wire (a delta's share of the byte position).
-uint64_t WireSize(const redisReply* r) {
-  auto header = [](uint64_t n) { return 3 + std::to_string(n).size(); };
-  uint64_t size = header(r->elements);
-  for (size_t i = 0; i < r->elements; i++)
-    size += header(r->element[i]->len) + r->element[i]->len + 2;
-  return size;
-}
-
 bool ParseUint(std::string_view text, uint64_t* out) {
   int64_t v = 0;
   if (!ParseInt64(text, &v) || v < 0) return false;
@@ -173,12 +238,11 @@ bool ParseUint(std::string_view text, uint64_t* out) {
   return true;
 }
 
-bool ParseMessage(const redisReply* r, Message* m) {
-  if (r == nullptr || r->type != REDIS_REPLY_ARRAY || r->elements < 3) return false;
-  auto str = [r](size_t i) { return std::string_view(r->element[i]->str, r->element[i]->len); };
-  for (size_t i = 0; i < r->elements; i++) {
-    if (r->element[i]->type != REDIS_REPLY_STRING) return false;
-  }
+// `args`: one stream message, `wire_size` bytes on the wire (a delta's share of the byte
+// position).
+bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Message* m) {
+  if (args.size() < 3) return false;
+  auto str = [args](size_t i) { return args[i]; };
   const std::string_view kind = str(0);
   if (kind == "tick" || kind == "snapend") {
     m->kind = kind == "tick" ? Message::Kind::kTick : Message::Kind::kSnapshotEnd;
@@ -186,7 +250,7 @@ bool ParseMessage(const redisReply* r, Message* m) {
     if (m->kind == Message::Kind::kTick && !ParseInt64(str(at++), &m->tick_ms)) return false;
     if (!ParseUint(str(at++), &m->end)) return false;
     // A tick without a byte position (an older peer): lag in bytes stays unknown (0).
-    return at >= r->elements || ParseUint(str(at), &m->end_bytes);
+    return at >= args.size() || ParseUint(str(at), &m->end_bytes);
   }
   int64_t db = 0;
   size_t first_arg = 0;
@@ -198,17 +262,17 @@ bool ParseMessage(const redisReply* r, Message* m) {
     first_arg = 2;
   } else {
     m->kind = Message::Kind::kDelta;
-    if (kind != "delta" || r->elements < 5 || !ParseUint(str(1), &m->delta.offset) ||
+    if (kind != "delta" || args.size() < 5 || !ParseUint(str(1), &m->delta.offset) ||
         !ParseInt64(str(2), &m->delta.origin_ms) || !ParseInt64(str(3), &db)) {
       return false;
     }
-    m->end_bytes = WireSize(r);
+    m->end_bytes = wire_size;
     first_arg = 4;
   }
   if (db < 0 || db > INT32_MAX) return false;
   m->delta.db = static_cast<int>(db);
   m->delta.args.clear();
-  for (size_t i = first_arg; i < r->elements; i++) m->delta.args.emplace_back(str(i));
+  m->delta.args.assign(args.begin() + static_cast<ptrdiff_t>(first_arg), args.end());
   return true;
 }
 
@@ -466,9 +530,10 @@ std::optional<uint64_t> PeerLink::RequestSync(PeerConnection& c, const std::stri
 
 void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_t position) {
   std::vector<Message> batch;
+  std::span<const std::string_view> args;
+  size_t wire_size = 0;
   while (!stop_ && !paused_ && !shared_->reconnect) {
-    void* raw = c.Read().release();
-    if (raw == nullptr) {
+    if (!c.NextMessage(&args, &wire_size)) {
       if (!stop_ && !paused_) {
         spdlog::info("Peer {}:{}: stream lost ({}): reconnecting", host_, port_, c.failure());
       }
@@ -477,9 +542,8 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
     batch.clear();
     bool bad = false;
     do {
-      ReplyPtr r(static_cast<redisReply*>(raw), freeReplyObject);
       Message m;
-      if (!ParseMessage(r.get(), &m)) {
+      if (!ParseMessage(args, wire_size, &m)) {
         bad = true;
         break;
       }
@@ -488,8 +552,7 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
         m.end_bytes = position;  // now the position just after this delta
       }
       batch.push_back(std::move(m));
-      raw = nullptr;
-    } while (batch.size() < 1024 && c.Buffered(&raw) && raw != nullptr);
+    } while (batch.size() < 1024 && c.BufferedMessage(&args, &wire_size));
     if (bad) {
       spdlog::warn("Peer {}:{}: malformed stream message: reconnecting", host_, port_);
       break;

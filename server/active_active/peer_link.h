@@ -1,7 +1,8 @@
 // PeerLink: this node's link to one active-active peer, pulling the deltas that originated there
 // (docs/active-active.md, "Links").
 //
-// The link is a thread of its own speaking RESP (hiredis's reader parses the replies) over a
+// The link is a thread of its own speaking RESP (hiredis's reader parses the handshake's replies,
+// the request parser (protocol/request_parser.h) the stream's messages, in place) over a
 // LinkStream (server/io/tls.h) — TLS with tls-peers, the peer's certificate verified —
 // driven by the thread's own io_context: it connects (1 s timeout),
 // authenticates with masterauth (and masteruser) when set, asks `PEER ID`, then

@@ -307,10 +307,15 @@ TEST_F(ActiveActiveJoinTest, PeersWithDifferentSettingsRefuseToLink) {
 }
 
 // An origin that is not ebb: on one connection it answers PEER ID with `id` and PEER SYNC with
-// +CONTINUE, then sends `stream` (RESP deltas) and holds the connection until destroyed.
+// +CONTINUE, then sends `stream` (RESP deltas) — the first piece with the +CONTINUE, each other
+// piece in a send of its own 50 ms after the one before — and holds the connection until
+// destroyed.
 class FakeOrigin {
  public:
-  FakeOrigin(std::string id, std::string stream) : id_(std::move(id)), stream_(std::move(stream)) {
+  FakeOrigin(std::string id, std::string stream)
+      : FakeOrigin(std::move(id), std::vector<std::string>{std::move(stream)}) {}
+  FakeOrigin(std::string id, std::vector<std::string> stream)
+      : id_(std::move(id)), stream_(std::move(stream)) {
     fd_ = BindFreeLoopbackPort(&port_);
     if (fd_ >= 0 && ::listen(fd_, 1) == 0) thread_ = std::thread([this] { Serve(); });
   }
@@ -337,15 +342,20 @@ class FakeOrigin {
       void* raw = nullptr;
       while (redisReaderGetReply(reader, &raw) == REDIS_OK && raw != nullptr) {
         const std::string answer =
-            requests++ == 0 ? "$40\r\n" + id_ + "\r\n" : "+CONTINUE 2 0\r\n" + stream_;
+            requests++ == 0 ? "$40\r\n" + id_ + "\r\n" : "+CONTINUE 2 0\r\n" + stream_[0];
         freeReplyObject(raw);
         ::send(conn_, answer.data(), answer.size(), MSG_NOSIGNAL);
       }
     }
     redisReaderFree(reader);
+    for (size_t i = 1; i < stream_.size() && !stop_; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ::send(conn_, stream_[i].data(), stream_[i].size(), MSG_NOSIGNAL);
+    }
   }
 
-  std::string id_, stream_;
+  std::string id_;
+  std::vector<std::string> stream_;
   int fd_ = -1, port_ = 0, conn_ = -1;
   std::atomic<bool> stop_ = false;
   std::thread thread_;
@@ -381,6 +391,40 @@ TEST_F(ActiveActiveJoinTest, AMalformedDeltaIsSkippedNotRetriedForever) {
   EXPECT_NE(InfoText(c0.get(), "peers", "peer0").find(",applied=2,"), std::string::npos)
       << InfoText(c0.get(), "peers", "peer0");
   EXPECT_NE(n0_.ReadLog().find("delta 1 is malformed: skipped"), std::string::npos);
+}
+
+// The stream may arrive in any pieces (a delta split across reads is applied whole); bytes that
+// are not an array of bulk strings end the session as unreadable, whatever they would say.
+TEST_F(ActiveActiveJoinTest, AStreamSplitAnywhereIsAppliedAndANonArrayEndsTheSession) {
+  RefusingPort nowhere;
+  ASSERT_GT(nowhere.port(), 0);
+  ASSERT_TRUE(n2_.Start(nowhere.PeerArgs())) << n2_.error();
+  {
+    auto c2 = n2_.Connect();
+    ASSERT_EQ(Cmd(c2.get(), {"SET", "first", "1"}).str(), "OK");
+    ASSERT_EQ(Cmd(c2.get(), {"SET", "second", "2"}).str(), "OK");
+  }
+  const std::vector<LoggedDelta> real = ReadOriginLog(n2_);
+  ASSERT_GE(real.size(), 2u);
+  const std::string one = DeltaResp(1, 0, real[real.size() - 2].args);
+  const std::string two = DeltaResp(2, 0, real.back().args);
+  // The first delta cut inside its header, the second inside its last argument, then an inline
+  // line that would read as a delta if anything but arrays were taken.
+  FakeOrigin origin(std::string(40, 'b'),
+                    std::vector<std::string>{one.substr(0, 3), one.substr(3) + two.substr(0, 40),
+                                             two.substr(40), "delta 3 1 0 put x y TS 1 NOTTL\r\n"});
+  ASSERT_GT(origin.port(), 0);
+  ASSERT_TRUE(n0_.Start({"--peer", "127.0.0.1", std::to_string(origin.port())})) << n0_.error();
+  auto c0 = n0_.Connect();
+  EXPECT_TRUE(Eventually([&] { return Cmd(c0.get(), {"GET", "second"}).str() == "2"; }));
+  EXPECT_EQ(Cmd(c0.get(), {"GET", "first"}).str(), "1");
+  EXPECT_TRUE(Eventually([&] {
+    return n0_.ReadLog().find("stream lost (unreadable bytes)") != std::string::npos;
+  })) << n0_.ReadLog();
+  EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "x"}).integer(), 0);
+  EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "0");
+  EXPECT_NE(InfoText(c0.get(), "peers", "peer0").find(",applied=2,"), std::string::npos)
+      << InfoText(c0.get(), "peers", "peer0");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // (server/active_active/peer_delta.h; docs/active-active.md, "The origin log").
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,43 @@ TEST(OriginLogRowTest, AReducedRowCarriesTheDigestOfTheDeltaAsFirstLogged) {
   EXPECT_FALSE(DecodeLogRow(row + "x", &decoded, &first_digest));
   EXPECT_FALSE(DecodeLogRow(row.substr(0, row.size() - 1), &decoded, &first_digest));
   EXPECT_FALSE(DecodePeerDelta(row, &decoded));
+}
+
+// The bytes of the log row and of the wire form, spelled out: peers and the rows on disk depend
+// on every one of them (docs/active-active.md, "Deltas").
+TEST(OriginLogRowTest, TheRowAndTheWireFormKeepTheirBytes) {
+  const std::string big(200, 'x');  // a length of two varint bytes
+  PeerDelta delta = Put({"put", "k", big});
+  std::string row(
+      "\x2a\x00\x00\x00\x00\x00\x00\x00"   // offset 42
+      "\x00\x68\xe5\xcf\x8b\x01\x00\x00"   // origin_ms 1,700,000,000,000
+      "\x03\x00\x00\x00\x03\x00\x00\x00",  // db 3, 3 arguments
+      24);
+  row += "\x03put\x01k\xc8\x01" + big;
+  EXPECT_EQ(EncodePeerDelta(delta), row);
+
+  delta.args = {"put", "k", "", "TS", "10", "NOTTL"};
+  std::string wire = "prefix";
+  AppendDeltaResp(&wire, delta);
+  EXPECT_EQ(wire,
+            "prefix*10\r\n$5\r\ndelta\r\n$2\r\n42\r\n$13\r\n1700000000000\r\n$1\r\n3\r\n"
+            "$3\r\nput\r\n$1\r\nk\r\n$0\r\n\r\n$2\r\nTS\r\n$2\r\n10\r\n$5\r\nNOTTL\r\n");
+  delta.offset = UINT64_MAX;
+  delta.origin_ms = INT64_MIN;
+  delta.args = {big};
+  wire.clear();
+  AppendDeltaResp(&wire, delta);
+  EXPECT_EQ(wire,
+            "*5\r\n$5\r\ndelta\r\n$20\r\n18446744073709551615\r\n$20\r\n"
+            "-9223372036854775808\r\n$1\r\n3\r\n$200\r\n" +
+                big + "\r\n");
+
+  std::string tick = "t";
+  AppendTickResp(&tick, 1'700'000'000'000, 7, 123);
+  EXPECT_EQ(tick, "t*4\r\n$4\r\ntick\r\n$13\r\n1700000000000\r\n$1\r\n7\r\n$3\r\n123\r\n");
+  std::string bulk;
+  AppendRespBulk(&bulk, "snap");
+  EXPECT_EQ(bulk, "$4\r\nsnap\r\n");
 }
 
 TEST(OriginLogRowTest, OnlyAPutWithAnExpiryHasAValueThatExpires) {

@@ -73,6 +73,39 @@ TEST_F(BatchDbTest, ReadsSeePendingWritesOnTopOfTheEngine) {
   EXPECT_EQ(Get(ks_->db(), "e"), "55");
 }
 
+// A batch after a committed or discarded one reuses its index's nodes: none of their keys or
+// versions shows through.
+TEST_F(BatchDbTest, ALaterBatchSeesNothingOfAnEarlierOnesIndex) {
+  PutBase("a", "1");
+  BatchDB batch(&ks_->db());
+  storage::WriteOptions w;
+  const std::string long_key(300, 'l');  // longer than a kept node's key may be
+  ASSERT_TRUE(batch.Put(w, "b", "2").ok());
+  for (int i = 0; i < 20; i++) ASSERT_TRUE(batch.Put(w, "c", "v" + std::to_string(i)).ok());
+  ASSERT_TRUE(batch.Put(w, long_key, "x").ok());
+  ASSERT_TRUE(batch.Delete(w, "a").ok());
+  ASSERT_TRUE(batch.Commit(w).ok());
+  EXPECT_EQ(Forward(ks_->db()), "b c " + long_key + " ");
+
+  ASSERT_TRUE(batch.Put(w, "d", "4").ok());
+  ASSERT_TRUE(batch.Put(w, "a", "11").ok());
+  EXPECT_EQ(Get(batch, "a"), "11");
+  EXPECT_EQ(Get(batch, "c"), "v19");  // the engine's, not a pending version kept in a node
+  EXPECT_EQ(Get(batch, "d"), "4");
+  EXPECT_EQ(Forward(batch), "a b c d " + long_key + " ");
+  batch.Discard();
+  EXPECT_EQ(Get(batch, "d"), "<none>");
+  EXPECT_EQ(Get(batch, "a"), "<none>");
+
+  ASSERT_TRUE(batch.Delete(w, "c").ok());
+  ASSERT_TRUE(batch.Put(w, "e", "5").ok());
+  EXPECT_EQ(Get(batch, "c"), "<none>");
+  EXPECT_EQ(Forward(batch), "b e " + long_key + " ");
+  EXPECT_EQ(Backward(batch), long_key + " e b ");
+  ASSERT_TRUE(batch.Commit(w).ok());
+  EXPECT_EQ(Forward(ks_->db()), "b e " + long_key + " ");
+}
+
 TEST_F(BatchDbTest, GraceReadsChooseAmongPendingAndEngineVersions) {
   storage::WriteOptions at100;
   at100.timestamp_ms = 100;
