@@ -32,6 +32,7 @@ namespace {
 using boost::asio::ip::tcp;
 
 constexpr auto kCronInterval = std::chrono::milliseconds(100);
+constexpr uint64_t kPeakMemoryTicks = 10;  // Cron ticks between samples of used_memory_peak
 constexpr auto kDrainPoll = std::chrono::milliseconds(10);
 constexpr int kDrainRounds = 300;         // up to 3 s for in-flight replies at shutdown
 constexpr int kBusyAcceptsPerRound = 16;  // new clients one ServeWhileBusy round takes
@@ -393,8 +394,12 @@ void Server::ScheduleCron() {
     if (failover_) failover_->Cron(now);  // first, as Redis's replicationCron
     if (replication_master_) replication_master_->Cron(now);
     if (active_active_) active_active_->Cron(now);
-    ServerStats& stats = context_->stats();
-    stats.used_memory_peak = std::max(stats.used_memory_peak, AllocatedBytes());
+    // mallinfo2 walks every allocator arena: the peak is sampled once a second (and by each INFO
+    // and MEMORY report), not at every tick.
+    if (++cron_ticks_ % kPeakMemoryTicks == 0) {
+      ServerStats& stats = context_->stats();
+      stats.used_memory_peak = std::max(stats.used_memory_peak, AllocatedBytes());
+    }
     context_->CollectLatencySamples();
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();

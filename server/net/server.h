@@ -140,6 +140,7 @@ class Server {
   LinkTlsContexts link_tls_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer cron_timer_;
+  uint64_t cron_ticks_ = 0;
   boost::asio::steady_timer expiry_timer_;
   boost::asio::steady_timer drain_timer_;
   std::unordered_map<Connection*, std::shared_ptr<Connection>> connections_;
