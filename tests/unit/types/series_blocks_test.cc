@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/unit/types/types_fixture.h"
+#include "tests/unit/types/series_fixture.h"
 #include "types/key_encoding.h"
 #include "types/sample_block.h"
 #include "types/series.h"
@@ -81,9 +81,8 @@ TEST(SeriesBlockCodecTest, RefusesMalformedBlocks) {
   EXPECT_FALSE(DecodeSeriesBlock(0, huge_count + std::string(4, '\0'), &out));
 }
 
-class SeriesBlocksTest : public TypesTest {
+class SeriesBlocksTest : public SeriesTypesTest {
  protected:
-  Series series() { return Series(*ks_, 0); }
   std::string Prefix(std::string_view key) {
     return SubRowPrefix(ks_->layout(), 0, key, Value(series().Meta(key)).version);
   }
@@ -97,15 +96,6 @@ class SeriesBlocksTest : public TypesTest {
     std::vector<size_t> sizes;
     for (it->Seek(prefix); it->Valid(); it->Next()) sizes.push_back(it->value().size());
     return sizes;
-  }
-  std::vector<Sample> ScanAll(std::string_view key, int64_t from, int64_t to, bool reverse) {
-    std::vector<Sample> out;
-    OpResult<void> r = series().Scan(key, from, to, reverse, [&](const Sample& s) {
-      out.push_back(s);
-      return true;
-    });
-    EXPECT_TRUE(r.ok());
-    return out;
   }
   // The model's samples with from <= ts <= to, in the scan's order.
   static std::vector<Sample> Expected(const std::map<int64_t, double>& model, int64_t from,

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "tests/unit/types/types_fixture.h"
+#include "tests/unit/types/series_fixture.h"
 
 namespace ebb::types {
 namespace {
@@ -67,9 +67,8 @@ TEST(SeriesRulesCodecTest, AggregatorNames) {
   EXPECT_EQ(RuleAggregatorName(Aggregator::kTwa), "TWA");
 }
 
-class SeriesRulesTest : public TypesTest {
+class SeriesRulesTest : public SeriesTypesTest {
  protected:
-  Series series() { return Series(*ks_, 0); }
   SeriesRules rules() { return SeriesRules(*ks_, 0); }
   void Add(std::string_view key, int64_t ts, double value) {
     ASSERT_TRUE(series().Add(key, ts, value, DuplicatePolicy::kLast, nullptr).ok());
@@ -77,13 +76,9 @@ class SeriesRulesTest : public TypesTest {
   }
   std::vector<std::pair<int64_t, double>> All(std::string_view key) {
     std::vector<std::pair<int64_t, double>> out;
-    EXPECT_TRUE(series()
-                    .Scan(key, 0, kMaxSeriesTimestamp, false,
-                          [&](const Sample& s) {
-                            out.emplace_back(s.ts, s.value);
-                            return true;
-                          })
-                    .ok());
+    for (const Sample& s : ScanAll(key, 0, kMaxSeriesTimestamp, false)) {
+      out.emplace_back(s.ts, s.value);
+    }
     return out;
   }
 };

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/unit/types/types_fixture.h"
+#include "tests/unit/types/series_fixture.h"
 #include "types/key_encoding.h"
 #include "types/sample_block.h"
 #include "types/series.h"
@@ -23,9 +23,8 @@
 namespace ebb::types {
 namespace {
 
-class SeriesTailTest : public TypesTest {
+class SeriesTailTest : public SeriesTypesTest {
  protected:
-  Series series() { return Series(*ks_, 0); }
   SeriesMeta Meta(std::string_view key) { return Value(series().Meta(key)); }
   // The stored rows of `key`: its blocks decoded (checked against their bound) and its tail.
   struct Rows {
@@ -64,15 +63,6 @@ class SeriesTailTest : public TypesTest {
     EXPECT_TRUE(it->status().ok());
     EXPECT_EQ(meta.tail_count, rows.tail.size());
     return rows;
-  }
-  std::vector<Sample> ScanAll(std::string_view key, int64_t from, int64_t to, bool reverse) {
-    std::vector<Sample> out;
-    OpResult<void> r = series().Scan(key, from, to, reverse, [&](const Sample& s) {
-      out.push_back(s);
-      return true;
-    });
-    EXPECT_TRUE(r.ok());
-    return out;
   }
   static void ExpectSame(const std::vector<Sample>& got, const std::vector<Sample>& want) {
     ASSERT_EQ(got.size(), want.size());

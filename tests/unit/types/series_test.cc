@@ -8,26 +8,17 @@
 #include <cmath>
 #include <vector>
 
-#include "tests/unit/types/types_fixture.h"
+#include "tests/unit/types/series_fixture.h"
 #include "types/dump_codec.h"
 #include "types/series_aggregate.h"
 
 namespace ebb::types {
 namespace {
 
-class SeriesTest : public TypesTest {
+class SeriesTest : public SeriesTypesTest {
  protected:
-  Series series() { return Series(*ks_, 0); }
   std::vector<Sample> All(std::string_view key) {
-    std::vector<Sample> out;
-    EXPECT_TRUE(series()
-                    .Scan(key, 0, kMaxSeriesTimestamp, false,
-                          [&](const Sample& s) {
-                            out.push_back(s);
-                            return true;
-                          })
-                    .ok());
-    return out;
+    return ScanAll(key, 0, kMaxSeriesTimestamp, false);
   }
   std::vector<int64_t> Timestamps(std::string_view key) {
     std::vector<int64_t> out;
