@@ -56,6 +56,7 @@ class VersionChooser {
   std::string TakeValue() {
     if (!value_pinned_) return std::move(value_);
     value_pinned_ = false;
+    value_.clear();
     return std::string(std::exchange(pinned_, {}));
   }
   uint64_t sequence() const { return sequence_; }
