@@ -84,6 +84,17 @@ class DB {
 
   // The live row for `key` per the read rule above; NotFound if absent, tombstoned or expired.
   virtual Status Get(const ReadOptions& options, std::string_view key, Row* row) = 0;
+  // Get into a PinnedRow: the same answer, with the value left where the engine holds it when
+  // it can (a memtable's), so a reader that only looks at it copies nothing. On a status other
+  // than OK *row is unspecified. The default copies Get's value.
+  virtual Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) {
+    Row copy;
+    Status s = Get(options, key, &copy);
+    if (!s.ok()) return s;
+    row->meta = copy.meta;
+    row->Own(std::move(copy.value));
+    return s;
+  }
 
   // Every version of `key` that some read of it could reach, most recently written first: the
   // read rule's walk under full grace — values (expired ones too) and timestamped tombstones, up

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ebb::storage {
 
@@ -44,6 +46,40 @@ struct VersionRow {
 struct Row {
   std::string value;
   RowMeta meta;
+};
+
+// A live row as DB::GetPinned returns it, without a copy of its value where the engine can keep
+// the bytes in place: value() then views memory the row's pin keeps alive (a memtable the read
+// found it in, held until the row is reset or destroyed); otherwise the row holds its own copy.
+// Not copyable or movable (value() may view the row's own buffer): fill one in place.
+// Thread-safety: a value type, used by one thread.
+class PinnedRow {
+ public:
+  PinnedRow() = default;
+  PinnedRow(const PinnedRow&) = delete;
+  PinnedRow& operator=(const PinnedRow&) = delete;
+
+  std::string_view value() const { return value_; }
+  RowMeta meta;
+
+  // The value is `value`, whose bytes stay valid while `pin` is held.
+  void Pin(std::string_view value, std::shared_ptr<const void> pin) {
+    pin_ = std::move(pin);
+    value_ = value;
+  }
+  // The value is `value`, held by the row itself.
+  void Own(std::string value) {
+    pin_.reset();
+    owned_ = std::move(value);
+    value_ = owned_;
+  }
+  // Drops the first n bytes of the value (a layer's header). REQUIRES: n <= value().size().
+  void RemovePrefix(size_t n) { value_.remove_prefix(n); }
+
+ private:
+  std::string_view value_;
+  std::string owned_;
+  std::shared_ptr<const void> pin_;
 };
 
 // The version that makes a key absent (DB::Get, ReadOptions::dead_version): a tombstone, a wipe

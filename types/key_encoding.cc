@@ -25,9 +25,8 @@ std::string MetaKey(int db, std::string_view user_key) {
 }
 
 void AssignMetaKey(int db, std::string_view user_key, std::string* out) {
-  out->clear();
-  out->push_back(Byte(KeyTag::kMeta));
-  out->push_back(static_cast<char>(static_cast<uint8_t>(db)));
+  const char head[2] = {Byte(KeyTag::kMeta), static_cast<char>(static_cast<uint8_t>(db))};
+  out->assign(head, sizeof(head));
   out->append(user_key);
 }
 

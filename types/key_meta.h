@@ -51,4 +51,13 @@ struct KeyMetaRow {
   storage::RowMeta meta;    // the engine row's timestamp and whole-key expiry (absent: persistent)
 };
 
+// A key's live metadata row as Keyspace::GetMetaPinned returns it, its payload not copied: the
+// payload views `row`'s value, valid while this lives (not copyable or movable: fill in place).
+struct KeyMetaView {
+  KeyType type = KeyType::kString;
+  bool raw_string = false;   // a string in Redis's raw encoding (kRawStringTag)
+  std::string_view payload;  // the row value after the type byte
+  storage::PinnedRow row;    // row.meta: the timestamp and whole-key expiry (absent: persistent)
+};
+
 }  // namespace ebb::types

@@ -211,13 +211,24 @@ Status Keyspace::NewVersion(uint64_t* version) {
 
 Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
                          std::optional<storage::DeadVersion>* dead) {
+  KeyMetaView view;
+  Status s = GetMetaPinned(db, key, &view, grace, dead);
+  if (!s.ok()) return s;
+  out->type = view.type;
+  out->raw_string = view.raw_string;
+  out->payload.assign(view.payload);
+  out->meta = view.row.meta;
+  return s;
+}
+
+Status Keyspace::GetMetaPinned(int db, std::string_view key, KeyMetaView* out, int64_t grace,
+                               std::optional<storage::DeadVersion>* dead) {
   storage::ReadOptions options = ReadOptions();
   options.retrieval_grace_ms = grace;
   std::optional<storage::DeadVersion> dead_version;
   options.dead_version = dead != nullptr ? dead : &dead_version;
-  storage::Row row;
   AssignMetaKey(layout_, db, key, &meta_key_);
-  Status s = active_->Get(options, meta_key_, &row);
+  Status s = active_->GetPinned(options, meta_key_, &out->row);
   if (s.IsNotFound()) {
     const std::optional<storage::DeadVersion>& found = *options.dead_version;
     if (found && found->kind == storage::RowKind::kValue && found->meta.expire_at_ms) {
@@ -225,15 +236,10 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
     }
   }
   if (!s.ok()) return s;
-  std::string_view payload;
-  if (!DecodeMetaValue(row.value, &out->type, &payload, &out->raw_string)) {
+  if (!DecodeMetaValue(out->row.value(), &out->type, &out->payload, &out->raw_string)) {
     return Status::Corruption("bad metadata row value");
   }
-  // The payload is the value's tail: keep the value's buffer rather than copy it.
-  row.value.erase(0, static_cast<size_t>(payload.data() - row.value.data()));
-  out->payload = std::move(row.value);
-  out->meta = row.meta;
-  return Status::OK();
+  return s;
 }
 
 Status Keyspace::TypeWriteTimestamp(int db, std::string_view key, const KeyMetaRow* found,

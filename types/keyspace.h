@@ -219,6 +219,10 @@ class Keyspace {
   // of the version the read took (a tombstone, wipe or expired row), *dead receives it.
   storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
                           std::optional<storage::DeadVersion>* dead = nullptr);
+  // GetMeta without a copy of the payload where the engine keeps the row in place
+  // (storage::DB::GetPinned). On a status other than OK *out is unspecified.
+  storage::Status GetMetaPinned(int db, std::string_view key, KeyMetaView* out, int64_t grace,
+                                std::optional<storage::DeadVersion>* dead = nullptr);
   // The timestamp a type write to `key` must carry to win under every grace: >= every version
   // of the key. `found` is what GetMeta (default grace) returned, `dead` its dead version.
   storage::Status TypeWriteTimestamp(int db, std::string_view key, const KeyMetaRow* found,

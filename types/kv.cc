@@ -11,6 +11,15 @@
 
 namespace ebb::types {
 
+KvRow CopyKvRow(const KeyMetaView& row) {
+  KvRow out;
+  out.value.assign(row.payload);
+  out.ts = row.row.meta.timestamp_or_zero();
+  out.expire_at_ms = row.row.meta.expire_at_ms;
+  out.raw = row.raw_string;
+  return out;
+}
+
 storage::WriteOptions Kv::WriteOptionsFor(int64_t ts, std::optional<int64_t> expire_at) const {
   storage::WriteOptions options = keyspace_.WriteOptions();
   options.timestamp_ms = ts;
@@ -26,17 +35,20 @@ OpResult<std::optional<KeyMetaRow>> Kv::ReadMeta(std::string_view key, int64_t g
   return std::optional<KeyMetaRow>(std::move(meta));
 }
 
+OpResult<void> Kv::GetPinned(std::string_view key, std::optional<int64_t> grace_ms,
+                             KeyMetaView* row) {
+  storage::Status s = keyspace_.GetMetaPinned(db_, key, row, grace_ms.value_or(grace_ms_));
+  if (s.IsNotFound()) return OpStatus::kNotFound;
+  if (!s.ok()) return s;
+  if (row->type != KeyType::kString) return OpStatus::kWrongType;
+  return {};
+}
+
 OpResult<KvRow> Kv::Get(std::string_view key, std::optional<int64_t> grace_ms) {
-  OpResult<std::optional<KeyMetaRow>> meta = ReadMeta(key, grace_ms.value_or(grace_ms_));
-  if (!meta.ok()) return FailureOf(meta);
-  if (!*meta) return OpStatus::kNotFound;
-  if ((*meta)->type != KeyType::kString) return OpStatus::kWrongType;
-  KvRow row;
-  row.value = std::move((*meta)->payload);
-  row.ts = (*meta)->meta.timestamp_or_zero();
-  row.expire_at_ms = (*meta)->meta.expire_at_ms;
-  row.raw = (*meta)->raw_string;
-  return row;
+  KeyMetaView view;
+  OpResult<void> read = GetPinned(key, grace_ms, &view);
+  if (!read.ok()) return FailureOf(read);
+  return CopyKvRow(view);
 }
 
 OpResult<bool> Kv::Exists(std::string_view key) {

@@ -39,6 +39,9 @@ struct KvRow {
   bool raw = false;                     // in Redis's raw encoding (key_meta.h, kRawStringTag)
 };
 
+// The string row `row` (as Kv::GetPinned fills it) with its value copied.
+KvRow CopyKvRow(const KeyMetaView& row);
+
 // One row of a PUT/MSET.
 struct KvPut {
   std::string_view key;
@@ -78,6 +81,10 @@ class Kv {
 
   // Reads `key` with retrieval grace `grace_ms` (nullopt: the handle's). kNotFound, kWrongType.
   OpResult<KvRow> Get(std::string_view key, std::optional<int64_t> grace_ms = std::nullopt);
+  // Get without a copy of the value: on OK, row->payload is the value, row->raw_string its
+  // encoding, row->row.meta its timestamp and expiry (Keyspace::GetMetaPinned). kNotFound,
+  // kWrongType; *row is unspecified then.
+  OpResult<void> GetPinned(std::string_view key, std::optional<int64_t> grace_ms, KeyMetaView* row);
 
   // A blind write of a new version (overwrites a key of any type).
   OpResult<void> Put(const KvPut& put);

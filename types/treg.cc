@@ -25,17 +25,25 @@ bool DecodeTregPayload(std::string_view payload, std::string_view* value, uint64
   return true;
 }
 
-OpResult<TregState> Treg::Get(std::string_view key) {
-  KeyMetaRow row;
-  Status s = keyspace_.GetMeta(db_, key, &row);
+OpResult<void> Treg::GetPinned(std::string_view key, KeyMetaView* row, std::string_view* value,
+                               uint64_t* ts) {
+  Status s =
+      keyspace_.GetMetaPinned(db_, key, row, keyspace_.settings().default_retrieval_grace_ms);
   if (s.IsNotFound()) return OpStatus::kNotFound;
   if (!s.ok()) return s;
-  if (row.type != KeyType::kTreg) return OpStatus::kWrongType;
-  std::string_view value;
-  uint64_t ts;
-  if (!DecodeTregPayload(row.payload, &value, &ts)) {
+  if (row->type != KeyType::kTreg) return OpStatus::kWrongType;
+  if (!DecodeTregPayload(row->payload, value, ts)) {
     return Status::Corruption("bad TREG metadata payload");
   }
+  return {};
+}
+
+OpResult<TregState> Treg::Get(std::string_view key) {
+  KeyMetaView row;
+  std::string_view value;
+  uint64_t ts;
+  OpResult<void> read = GetPinned(key, &row, &value, &ts);
+  if (!read.ok()) return FailureOf(read);
   return TregState(value, ts);
 }
 

@@ -36,6 +36,10 @@ class Treg {
   OpResult<void> Set(std::string_view key, std::string_view value, uint64_t ts);
   // TREG GET: the register's state. kNotFound, kWrongType.
   OpResult<TregState> Get(std::string_view key);
+  // Get without a copy of the value: *value views row->payload (valid while *row lives).
+  // kNotFound, kWrongType.
+  OpResult<void> GetPinned(std::string_view key, KeyMetaView* row, std::string_view* value,
+                           uint64_t* ts);
 
  private:
   Keyspace& keyspace_;

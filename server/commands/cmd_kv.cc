@@ -49,10 +49,11 @@ ReadOptions ParseRead(ArgParser& args) {
 
 // GET key [GRACE ms]
 void ExecuteGet(CommandContext& ctx, const ReadOptions& o) {
-  std::optional<types::KvRow> row;
-  if (!ReadStringOrReply(ctx, o.key, o.grace_ms, &row)) return;
-  if (!row) return ctx.reply.Null();
-  ctx.reply.Bulk(row->value);
+  types::KeyMetaView row;
+  bool found;
+  if (!ReadPinnedStringOrReply(ctx, o.key, o.grace_ms, &row, &found)) return;
+  if (!found) return ctx.reply.Null();
+  ctx.reply.Bulk(row.payload);
 }
 
 // GETMETA key [GRACE ms] -> value, ts, ttl (remaining ms, -1 none), expire_at (ms, -1 none).

@@ -65,12 +65,15 @@ WriteForm FormSet(const TregOptions& o, const WriteFormInput& in) {
 
 // TREG GET key
 void ExecuteGet(CommandContext& ctx, const KeyOptions& o) {
-  OpResult<types::TregState> state = RegisterOf(ctx).Get(o.key);
-  if (state.status() == types::OpStatus::kNotFound) return ctx.reply.NullArray();
-  if (!state.ok()) return ReplyError(ctx, state);
+  types::KeyMetaView row;
+  std::string_view value;
+  uint64_t ts;
+  types::OpResult<void> read = RegisterOf(ctx).GetPinned(o.key, &row, &value, &ts);
+  if (read.status() == types::OpStatus::kNotFound) return ctx.reply.NullArray();
+  if (!read.ok()) return ReplyError(ctx, read);
   ctx.reply.ArrayHeader(2);
-  ctx.reply.Bulk(state->value());
-  ctx.reply.Unsigned(state->ts());
+  ctx.reply.Bulk(value);
+  ctx.reply.Unsigned(ts);
 }
 
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};

@@ -14,9 +14,11 @@ types::Kv KvOf(CommandContext& ctx) {
   return types::Kv(ctx.server.keyspace(), ctx.client.db_index());
 }
 
-bool ReadStringOrReply(CommandContext& ctx, std::string_view key, std::optional<int64_t> grace_ms,
-                       std::optional<types::KvRow>* row) {
-  types::OpResult<types::KvRow> read = KvOf(ctx).Get(key, grace_ms);
+bool ReadPinnedStringOrReply(CommandContext& ctx, std::string_view key,
+                             std::optional<int64_t> grace_ms, types::KeyMetaView* row,
+                             bool* found) {
+  types::OpResult<void> read = KvOf(ctx).GetPinned(key, grace_ms, row);
+  *found = read.ok();
   if (read.status() == types::OpStatus::kNotFound) {
     SignalKeyMiss(ctx, key);
     return true;
@@ -26,7 +28,16 @@ bool ReadStringOrReply(CommandContext& ctx, std::string_view key, std::optional<
     return false;
   }
   ctx.server.stats().keyspace_hits++;
-  *row = std::move(*read);
+  return true;
+}
+
+bool ReadStringOrReply(CommandContext& ctx, std::string_view key, std::optional<int64_t> grace_ms,
+                       std::optional<types::KvRow>* row) {
+  types::KeyMetaView view;
+  bool found;
+  if (!ReadPinnedStringOrReply(ctx, key, grace_ms, &view, &found)) return false;
+  if (!found) return true;
+  *row = types::CopyKvRow(view);
   return true;
 }
 

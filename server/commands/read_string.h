@@ -21,5 +21,9 @@ types::Kv KvOf(CommandContext& ctx);
 // error itself and returns false.
 bool ReadStringOrReply(CommandContext& ctx, std::string_view key, std::optional<int64_t> grace_ms,
                        std::optional<types::KvRow>* row);
+// ReadStringOrReply without a copy of the value (types::Kv::GetPinned): *found says whether the
+// key holds a string; its value is then row->payload.
+bool ReadPinnedStringOrReply(CommandContext& ctx, std::string_view key,
+                             std::optional<int64_t> grace_ms, types::KeyMetaView* row, bool* found);
 
 }  // namespace ebb::server

@@ -48,6 +48,7 @@ namespace ebb::storage {
 class LogWriter;
 class TableCache;
 class BlockCache;
+class VersionChooser;
 struct CompactionJob;
 struct ReduceContext;
 
@@ -64,6 +65,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status Write(const WriteOptions& options, const WriteBatch& batch) override;
   Status DeleteRange(const std::vector<KeyRange>& ranges) override;
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
+  Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   Status GetVersions(const ReadOptions& options, std::string_view key,
                      std::vector<VersionRow>* versions) override;
@@ -156,6 +158,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // read state at ReadSequence. *expiry_now is set for a view (its fixed expiry time).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
                                                 std::optional<int64_t>* expiry_now);
+  // The walk of Get and GetPinned: offers `key`'s versions to *chooser (memtable rows pinned:
+  // *state, the read state read, keeps them alive) and returns OK with a live version chosen,
+  // NotFound (filling options.dead_version as Get says) or the error.
+  Status ChooseVersion(const ReadOptions& options, std::string_view key, VersionChooser* chooser,
+                       std::shared_ptr<const ReadState>* state);
   // The expiry clock: now while expiration is on, else the time it was switched off.
   int64_t ExpiryNow() const {
     return expiration_enabled_.load() ? clock_->NowMs() : expiry_frozen_at_.load();

@@ -48,13 +48,14 @@ void DBImpl::PublishReadState() {
   spare_iterator_.reset();
 }
 
-Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
+Status DBImpl::ChooseVersion(const ReadOptions& options, std::string_view key,
+                             VersionChooser* chooser_out, std::shared_ptr<const ReadState>* pin) {
   uint64_t sequence;
   std::optional<int64_t> view_expiry_now;
-  const std::shared_ptr<const ReadState> read_state =
-      GetReadState(options.snapshot, &sequence, &view_expiry_now);
-  const ReadState& state = *read_state;
-  VersionChooser chooser(options.retrieval_grace_ms, state.version->DeletionFloor(key, sequence));
+  *pin = GetReadState(options.snapshot, &sequence, &view_expiry_now);
+  const ReadState& state = **pin;
+  VersionChooser& chooser = *chooser_out;
+  chooser.set_floor_sequence(state.version->DeletionFloor(key, sequence));
   // The lookup key, built when a table file is reached: on the stack unless the key is long (a
   // GET of a key on disk builds it in each of its runs; a string cost an allocation each time).
   char lookup_buf[64];
@@ -62,6 +63,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
   std::string_view lookup;
   Status status;
   // Memtables: the key's own version chain, found through the hash index (no iterator needed).
+  // Their rows stay where they are while *pin holds the memtables: the chooser keeps a view.
   auto walk_memtable = [&](const MemTable& mem) {
     for (auto c = mem.FindVersions(key, sequence); c.Valid(); c.Next()) {
       RowMeta meta;
@@ -70,7 +72,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
         status = Status::Corruption("get: malformed memtable row");
         return false;
       }
-      if (!chooser.Offer(c.kind(), meta, value, c.sequence())) return false;
+      if (!chooser.OfferPinned(c.kind(), meta, value, c.sequence())) return false;
     }
     return true;
   };
@@ -122,9 +124,31 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
     }
     return Status::NotFound();
   }
+  return Status::OK();
+}
+
+Status DBImpl::Get(const ReadOptions& options, std::string_view key, Row* row) {
+  VersionChooser chooser(options.retrieval_grace_ms);
+  std::shared_ptr<const ReadState> state;
+  Status s = ChooseVersion(options, key, &chooser, &state);
+  if (!s.ok()) return s;
   row->value = chooser.TakeValue();
   row->meta = chooser.meta();
-  return Status::OK();
+  return s;
+}
+
+Status DBImpl::GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) {
+  VersionChooser chooser(options.retrieval_grace_ms);
+  std::shared_ptr<const ReadState> state;
+  Status s = ChooseVersion(options, key, &chooser, &state);
+  if (!s.ok()) return s;
+  row->meta = chooser.meta();
+  if (chooser.value_pinned()) {
+    row->Pin(chooser.value(), std::move(state));
+  } else {
+    row->Own(chooser.TakeValue());
+  }
+  return s;
 }
 
 // The walk of Get, collecting instead of choosing. (Get keeps its own loop: the hot read path,

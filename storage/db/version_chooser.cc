@@ -2,8 +2,8 @@
 
 namespace ebb::storage {
 
-bool VersionChooser::Offer(RowKind kind, const RowMeta& meta, std::string_view value,
-                           uint64_t sequence) {
+bool VersionChooser::Choose(RowKind kind, const RowMeta& meta, std::string_view value,
+                            uint64_t sequence, bool pinned) {
   if (sequence < floor_sequence_) return false;  // deleted by a range deletion, and all older
   if (has_choice_) {
     if (kind == RowKind::kWipe) return false;  // everything older is deleted
@@ -19,7 +19,12 @@ bool VersionChooser::Offer(RowKind kind, const RowMeta& meta, std::string_view v
   has_choice_ = true;
   kind_ = kind;
   meta_ = meta;
-  value_.assign(value.data(), value.size());
+  value_pinned_ = pinned;
+  if (pinned) {
+    pinned_ = value;
+  } else {
+    value_.assign(value.data(), value.size());
+  }
   sequence_ = sequence;
   return grace_ms_ > 0 && kind != RowKind::kWipe;
 }

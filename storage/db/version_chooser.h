@@ -31,16 +31,34 @@ class VersionChooser {
     return VersionChooser(std::numeric_limits<int64_t>::max(), floor_sequence);
   }
 
+  // REQUIRES: nothing offered yet.
+  void set_floor_sequence(uint64_t floor_sequence) { floor_sequence_ = floor_sequence; }
+
   // Offers the next older version. Returns true if the walk should go on to the next one.
   // Postcondition: the choice describes the version the rule picks among those offered so far.
-  bool Offer(RowKind kind, const RowMeta& meta, std::string_view value, uint64_t sequence);
+  // The chooser copies `value` if it chooses the version.
+  bool Offer(RowKind kind, const RowMeta& meta, std::string_view value, uint64_t sequence) {
+    return Choose(kind, meta, value, sequence, /*pinned=*/false);
+  }
+  // Offer for a version whose value bytes outlive every use of the chooser (a memtable row the
+  // caller keeps alive): the chooser keeps a view of them instead of a copy.
+  bool OfferPinned(RowKind kind, const RowMeta& meta, std::string_view value, uint64_t sequence) {
+    return Choose(kind, meta, value, sequence, /*pinned=*/true);
+  }
 
   bool has_choice() const { return has_choice_; }
   RowKind kind() const { return kind_; }
   const RowMeta& meta() const { return meta_; }
-  const std::string& value() const { return value_; }
-  // Moves the chosen value out (value() is empty afterwards).
-  std::string TakeValue() { return std::move(value_); }
+  std::string_view value() const { return value_pinned_ ? pinned_ : std::string_view(value_); }
+  // True when the chosen version came through OfferPinned: value() views the caller's bytes.
+  bool value_pinned() const { return value_pinned_; }
+  // The chosen value as a string of its own (value() is empty afterwards).
+  std::string TakeValue() {
+    if (!value_pinned_) return std::move(value_);
+    value_pinned_ = false;
+    value_.clear();
+    return std::string(std::exchange(pinned_, {}));
+  }
   uint64_t sequence() const { return sequence_; }
   // True when the chosen version makes the key absent: a tombstone, a wipe, or a value expired
   // at `expiry_now_ms` (the engine's expiry clock, db_impl.h ExpiryNow).
@@ -49,9 +67,14 @@ class VersionChooser {
   }
 
  private:
+  bool Choose(RowKind kind, const RowMeta& meta, std::string_view value, uint64_t sequence,
+              bool pinned);
+
   int64_t grace_ms_;
   uint64_t floor_sequence_;
   bool has_choice_ = false;
+  bool value_pinned_ = false;
+  std::string_view pinned_;  // the chosen value when value_pinned_
   RowKind kind_ = RowKind::kTombstone;
   RowMeta meta_;
   std::string value_;

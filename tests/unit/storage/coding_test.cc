@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace ebb::storage {
 namespace {
@@ -18,6 +20,40 @@ TEST(Coding, VarintRoundTripsAcrossWidths) {
     EXPECT_EQ(got, v);
   }
   EXPECT_TRUE(in.empty());
+}
+
+// Every width, with and without bytes after the varint (the decoder reads 8 bytes at once when
+// they are there), and encodings with needless continuation bytes: the value a byte-by-byte
+// decode gives, and the byte after the varint.
+TEST(Coding, VarintOfEveryWidthDecodesWithOrWithoutBytesAfterIt) {
+  std::vector<std::string> encodings;
+  for (int bits = 0; bits <= 64; bits++) {
+    const uint64_t v = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+    for (uint64_t value : {v, v ^ uint64_t{0x5555555555555555}, v & uint64_t{0xa5a5a5a5a5a5a5a5}}) {
+      std::string buf;
+      PutVarint64(&buf, value);
+      encodings.push_back(buf);
+    }
+  }
+  for (int padded = 2; padded <= 9; padded++) {  // 5 written in `padded` bytes
+    std::string buf(1, '\x85');
+    buf.append(static_cast<size_t>(padded - 2), '\x80');
+    buf.push_back('\x00');
+    encodings.push_back(buf);
+  }
+  for (const std::string& encoding : encodings) {
+    uint64_t expected = 0;
+    for (size_t i = 0; i < encoding.size(); i++) {
+      expected |= static_cast<uint64_t>(static_cast<uint8_t>(encoding[i]) & 0x7f) << (7 * i);
+    }
+    for (size_t after : {0, 1, 7, 9}) {
+      const std::string buf = encoding + std::string(after, '\xff');
+      uint64_t got = 0;
+      const char* end = GetVarint64Ptr(buf.data(), buf.data() + buf.size(), &got);
+      ASSERT_EQ(end, buf.data() + encoding.size()) << encoding.size() << " + " << after;
+      EXPECT_EQ(got, expected) << encoding.size() << " + " << after;
+    }
+  }
 }
 
 TEST(Coding, TruncatedVarintIsRejected) {

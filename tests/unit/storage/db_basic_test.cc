@@ -49,6 +49,30 @@ TEST_F(DBTest, GetReturnsMeta) {
   EXPECT_FALSE(row.meta.expire_at_ms.has_value());
 }
 
+// GetPinned answers as Get, with the meta; a value it left in a memtable stays readable while
+// the row lives, whatever the engine does meanwhile (the memtable flushed, compacted away).
+TEST_F(DBTest, PinnedRowOutlivesItsMemtable) {
+  Open();
+  const int64_t now = clock_->NowMs();
+  const std::string value(100, 'p');
+  Put("k", value, now - 500, 1000);
+  PinnedRow row;
+  ASSERT_TRUE(db_->GetPinned(ReadOptions(), "k", &row).ok());
+  EXPECT_EQ(row.meta.timestamp_ms, now - 500);
+  EXPECT_EQ(row.meta.expire_at_ms, now + 500);
+  for (int i = 0; i < 200; i++) Put(Cat("filler", std::to_string(i)), std::string(100, 'f'));
+  Put("k", "newer", now);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(row.value(), value);
+  // From a table file the row holds its own copy.
+  PinnedRow from_table;
+  ASSERT_TRUE(db_->GetPinned(ReadOptions(), "k", &from_table).ok());
+  EXPECT_EQ(from_table.value(), "newer");
+  EXPECT_EQ(GetPinned("missing"), "NOT_FOUND");
+  Del("k");
+  EXPECT_EQ(GetPinned("k"), "NOT_FOUND");
+}
+
 TEST_F(DBTest, SurvivesReopen) {
   Open();
   for (int i = 0; i < 200; i++) Put(Cat("key", std::to_string(i)), Cat("value", std::to_string(i)));

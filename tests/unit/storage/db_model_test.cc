@@ -178,6 +178,8 @@ class DBModelTest : public DBTest {
         const auto expected = model.Get(key, grace, at_snap ? snap_seq : seq, now);
         ASSERT_EQ(Get(key, grace, at_snap ? snap : nullptr), expected.value_or("NOT_FOUND"))
             << key << " grace " << grace << (at_snap ? " at snapshot" : "");
+        ASSERT_EQ(GetPinned(key, grace, at_snap ? snap : nullptr), expected.value_or("NOT_FOUND"))
+            << key << " grace " << grace << (at_snap ? " at snapshot" : "") << ", pinned";
       } else if (dice < 900) {
         ReadOptions ro;
         const bool at_snap = snap != nullptr && rand(0, 1) == 0;

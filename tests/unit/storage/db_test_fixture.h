@@ -73,6 +73,17 @@ class DBTest : public ::testing::Test {
     if (!s.ok()) return "ERROR: " + s.ToString();
     return row.value;
   }
+  // Get through DB::GetPinned: the value, or "NOT_FOUND".
+  std::string GetPinned(const std::string& key, int64_t grace = 0, const Snapshot* snap = nullptr) {
+    ReadOptions ro;
+    ro.retrieval_grace_ms = grace;
+    ro.snapshot = snap;
+    PinnedRow row;
+    Status s = db_->GetPinned(ro, key, &row);
+    if (s.IsNotFound()) return "NOT_FOUND";
+    if (!s.ok()) return "ERROR: " + s.ToString();
+    return std::string(row.value());
+  }
   // "k=v,k=v" in iterator order (forward).
   std::string Scan(const ReadOptions& ro = ReadOptions()) {
     auto it = db_->NewIterator(ro);
