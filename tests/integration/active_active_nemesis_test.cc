@@ -201,7 +201,7 @@ class ActiveActiveNemesisTest : public ::testing::Test {
     std::string id;
     for (int tries = 0; tries < 500; tries++) {
       id = Cmd(conns_[i].get(), {"PEER", "ID"}).str();
-      bool all = InfoField(conns_[i].get(), "peers", "subscribed_peers") == kNodes - 1;
+      bool all = InfoField(conns_[i].get(), "peers", "subscribed_peers") >= kNodes - 1;
       for (int j = 0; j < kNodes && all; j++) {
         if (j == i) continue;
         all = Cmd(conns_[j].get(), {"INFO", "peers"}).str().find(port(j) + id + ",") !=
@@ -211,7 +211,7 @@ class ActiveActiveNemesisTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (id != old_id) Note("  (now node " + id.substr(0, 8) + ")");
-    ASSERT_EQ(InfoField(conns_[i].get(), "peers", "subscribed_peers"), kNodes - 1)
+    ASSERT_GE(InfoField(conns_[i].get(), "peers", "subscribed_peers"), kNodes - 1)
         << "node " << i << " does not stream to every peer within 10 s";
     for (int j = 0; j < kNodes; j++) {
       if (j == i) continue;
