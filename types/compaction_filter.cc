@@ -71,7 +71,7 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   bool KeepsDeadVersions() const override { return parent_.KeepsDeadVersions(); }
   void ExpiredRowRanges(std::string_view user_key, std::string_view value,
                         std::vector<storage::KeyRange>* ranges) const override {
-    parent_.ExpiredRowRanges(user_key, value, ranges);
+    parent_.ExpiredRowRangesIn(user_key, value, view_, ranges);
   }
   void ReducedDeadValue(std::string_view user_key, const storage::RowMeta& meta,
                         std::string_view value, std::string* reduced) const override {
@@ -243,6 +243,12 @@ bool TypesCompactionFilter::OwnsRanges(std::string_view user_key, std::string_vi
 
 void TypesCompactionFilter::ExpiredRowRanges(std::string_view user_key, std::string_view value,
                                              std::vector<storage::KeyRange>* ranges) const {
+  ExpiredRowRangesIn(user_key, value, nullptr, ranges);
+}
+
+void TypesCompactionFilter::ExpiredRowRangesIn(std::string_view user_key, std::string_view value,
+                                               const storage::Snapshot* view,
+                                               std::vector<storage::KeyRange>* ranges) const {
   storage::KeyRange range;
   if (OwnedEntries(user_key, value, &range)) ranges->push_back(std::move(range));
   int db = 0;
@@ -253,16 +259,17 @@ void TypesCompactionFilter::ExpiredRowRanges(std::string_view user_key, std::str
       type != KeyType::kString) {
     return;
   }
-  StringDependentsHook dependents;
-  {
-    std::shared_lock lock(mu_);
-    dependents = string_dependents_;
-  }
-  if (!dependents) return;
+  std::shared_lock lock(mu_);
+  if (!string_dependents_ || db_ == nullptr) return;
   std::vector<std::string> rows;
-  dependents(db, key, &rows);
+  string_dependents_(db, key, &rows);
+  storage::ReadOptions options;
+  options.snapshot = view;
+  options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
   for (std::string& row : rows) {
-    std::string end = row + '\0';  // the row alone
+    storage::Row held;
+    if (!db_->Get(options, row, &held).ok()) continue;  // absent (or unreadable: no hint)
+    std::string end = row + '\0';                       // the row alone
     ranges->push_back(storage::KeyRange{std::move(row), std::move(end)});
   }
 }

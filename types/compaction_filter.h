@@ -60,8 +60,10 @@ using SubRowHook = std::function<storage::CompactionFilter::Decision(
 using SystemRowHook = std::function<storage::CompactionFilter::Decision(
     std::string_view name, std::string_view value, int64_t now_ms, std::string* new_value)>;
 
-// The engine keys of the rows that hold more of the string key `key` of database `db`, appended
-// to *rows (only those that exist). Background threads; may read the DB.
+// The engine keys of the rows that may hold more of the string key `key` of database `db`,
+// appended to *rows; the filter keeps those that exist (read through the compaction's view).
+// Background threads; a pure function of its arguments (it must not touch the keyspace, whose
+// batches belong to the command thread).
 using StringDependentsHook =
     std::function<void(int db, std::string_view key, std::vector<std::string>* rows)>;
 
@@ -114,6 +116,10 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   // Reads through `view` (nullptr: the latest state).
   KeyVerdict ReadVerdict(KeyLayout layout, int db, std::string_view key,
                          const storage::Snapshot* view) const;
+  // ExpiredRowRanges reading through `view` (nullptr: the latest state).
+  void ExpiredRowRangesIn(std::string_view user_key, std::string_view value,
+                          const storage::Snapshot* view,
+                          std::vector<storage::KeyRange>* ranges) const;
   Decision DecideSystemRow(std::string_view user_key, std::string_view value, int64_t now_ms,
                            std::string* new_value) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,

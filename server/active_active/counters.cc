@@ -209,14 +209,9 @@ void InstallCounterPurge(types::Keyspace& keyspace) {
         *new_value = types::EncodeCounterState(state);
         return storage::CompactionFilter::Decision::kChangeValue;
       });
-  filter.SetStringDependents(
-      [&keyspace](int db, std::string_view key, std::vector<std::string>* rows) {
-        std::string row_key = types::Keyspace::SystemRowKey(CounterRowName(db, key));
-        storage::Row row;
-        if (keyspace.db().Get(storage::ReadOptions(), row_key, &row).ok()) {
-          rows->push_back(std::move(row_key));
-        }
-      });
+  filter.SetStringDependents([](int db, std::string_view key, std::vector<std::string>* rows) {
+    rows->push_back(types::Keyspace::SystemRowKey(CounterRowName(db, key)));
+  });
 }
 
 storage::Status ReadCounterState(types::Keyspace& keyspace, int db, std::string_view key,

@@ -199,8 +199,8 @@ TEST_F(FilterTest, ACompactionRunReadsEachKeysMetadataOnce) {
 }
 
 // System rows go to the hook registered for their name's prefix (a compaction run's too), and
-// an expired string version names the rows SetStringDependents gives for its key, so that they
-// are purged with it; other rows, and other types' metadata, name none.
+// an expired string version names the rows SetStringDependents gives for its key that exist, so
+// that they are purged with it; other rows, and other types' metadata, name none.
 TEST_F(FilterTest, SystemRowHooksAndAStringsDependentRows) {
   TypesCompactionFilter& filter = ks_->compaction_filter();
   filter.RegisterSystemRowHook(
@@ -225,12 +225,15 @@ TEST_F(FilterTest, SystemRowHooksAndAStringsDependentRows) {
   filter.SetStringDependents([](int db, std::string_view key, std::vector<std::string>* rows) {
     rows->push_back(SystemKey("ctr:" + std::to_string(db) + ":" + std::string(key)));
   });
+  ASSERT_TRUE(ks_->db().Put(ks_->WriteOptions(), SystemKey("ctr:2:s"), "state").ok());
   std::vector<storage::KeyRange> ranges;
   run->ExpiredRowRanges(MetaKey(2, "s"), EncodeMetaValue(KeyType::kString, "v"), &ranges);
   ASSERT_EQ(ranges.size(), 1u);
   EXPECT_TRUE(ranges[0].Contains(SystemKey("ctr:2:s")));
   EXPECT_FALSE(ranges[0].Contains(SystemKey("ctr:2:s2")));
   ranges.clear();
+  // A named row that does not exist makes no range.
+  filter.ExpiredRowRanges(MetaKey(2, "t"), EncodeMetaValue(KeyType::kString, "v"), &ranges);
   run->ExpiredRowRanges(MetaKey(2, "r"), EncodeMetaValue(KeyType::kTreg, "pair"), &ranges);
   run->ExpiredRowRanges(SystemKey("ctr:2:s"), "state", &ranges);
   EXPECT_TRUE(ranges.empty());
