@@ -242,15 +242,14 @@ bool ParseUint(std::string_view text, uint64_t* out) {
 // position).
 bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Message* m) {
   if (args.size() < 3) return false;
-  auto str = [args](size_t i) { return args[i]; };
-  const std::string_view kind = str(0);
+  const std::string_view kind = args[0];
   if (kind == "tick" || kind == "snapend") {
     m->kind = kind == "tick" ? Message::Kind::kTick : Message::Kind::kSnapshotEnd;
     size_t at = 1;
-    if (m->kind == Message::Kind::kTick && !ParseInt64(str(at++), &m->tick_ms)) return false;
-    if (!ParseUint(str(at++), &m->end)) return false;
+    if (m->kind == Message::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms)) return false;
+    if (!ParseUint(args[at++], &m->end)) return false;
     // A tick without a byte position (an older peer): lag in bytes stays unknown (0).
-    return at >= args.size() || ParseUint(str(at), &m->end_bytes);
+    return at >= args.size() || ParseUint(args[at], &m->end_bytes);
   }
   int64_t db = 0;
   size_t first_arg = 0;
@@ -258,12 +257,12 @@ bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Mess
   m->delta.origin_ms = 0;
   if (kind == "snap") {
     m->kind = Message::Kind::kPiece;
-    if (!ParseInt64(str(1), &db)) return false;
+    if (!ParseInt64(args[1], &db)) return false;
     first_arg = 2;
   } else {
     m->kind = Message::Kind::kDelta;
-    if (kind != "delta" || args.size() < 5 || !ParseUint(str(1), &m->delta.offset) ||
-        !ParseInt64(str(2), &m->delta.origin_ms) || !ParseInt64(str(3), &db)) {
+    if (kind != "delta" || args.size() < 5 || !ParseUint(args[1], &m->delta.offset) ||
+        !ParseInt64(args[2], &m->delta.origin_ms) || !ParseInt64(args[3], &db)) {
       return false;
     }
     m->end_bytes = wire_size;
@@ -271,7 +270,6 @@ bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Mess
   }
   if (db < 0 || db > INT32_MAX) return false;
   m->delta.db = static_cast<int>(db);
-  m->delta.args.clear();
   m->delta.args.assign(args.begin() + static_cast<ptrdiff_t>(first_arg), args.end());
   return true;
 }
