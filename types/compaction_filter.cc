@@ -22,6 +22,15 @@ void TypesCompactionFilter::RegisterSystemRowHook(std::string prefix, SystemRowH
   }
 }
 
+void TypesCompactionFilter::RegisterDependentRowHook(std::string prefix, DependentRowHook hook) {
+  std::unique_lock lock(mu_);
+  if (hook) {
+    dependent_hooks_[std::move(prefix)] = std::move(hook);
+  } else {
+    dependent_hooks_.erase(prefix);
+  }
+}
+
 void TypesCompactionFilter::SetStringDependents(StringDependentsHook hook) {
   std::unique_lock lock(mu_);
   string_dependents_ = std::move(hook);
@@ -54,7 +63,7 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
                   int64_t now_ms, std::string* new_value) const override {
     SubRowKeyParts parts;
     if (!ParseSubRowKey(user_key, &parts)) {
-      return parent_.DecideSystemRow(user_key, value, now_ms, new_value);
+      return parent_.DecideSystemRow(user_key, value, now_ms, new_value, view_);
     }
     if (!has_verdict_ || parts.layout != layout_ || parts.db != db_ || parts.user_key != key_) {
       verdict_ = parent_.ReadVerdict(parts.layout, parts.db, parts.user_key, view_);
@@ -165,8 +174,8 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Decide(
 }
 
 storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
-    std::string_view user_key, std::string_view value, int64_t now_ms,
-    std::string* new_value) const {
+    std::string_view user_key, std::string_view value, int64_t now_ms, std::string* new_value,
+    const storage::Snapshot* view) const {
   if (user_key.empty() || user_key[0] != static_cast<char>(KeyTag::kSystem)) {
     return Decision::kKeep;
   }
@@ -174,6 +183,17 @@ storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
   std::shared_lock lock(mu_);
   for (const auto& [prefix, hook] : system_hooks_) {
     if (name.starts_with(prefix)) return hook(name, value, now_ms, new_value);
+  }
+  if (db_ == nullptr) return Decision::kKeep;
+  for (const auto& [prefix, hook] : dependent_hooks_) {
+    if (!name.starts_with(prefix)) continue;
+    storage::DB* const db = db_;
+    return hook(name, [db, view](std::string_view meta_key, storage::Row* row) {
+      storage::ReadOptions options;
+      options.snapshot = view;
+      options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
+      return db->Get(options, meta_key, row);
+    });
   }
   return Decision::kKeep;
 }
@@ -184,7 +204,9 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Filter(std::string_vi
                                                                   int64_t now_ms,
                                                                   std::string* new_value) const {
   SubRowKeyParts parts;
-  if (!ParseSubRowKey(user_key, &parts)) return DecideSystemRow(user_key, value, now_ms, new_value);
+  if (!ParseSubRowKey(user_key, &parts)) {
+    return DecideSystemRow(user_key, value, now_ms, new_value, nullptr);
+  }
   return Decide(ReadVerdict(parts.layout, parts.db, parts.user_key, nullptr), parts, meta, value,
                 now_ms, new_value);
 }

@@ -18,10 +18,12 @@
 //
 // System rows (0x00|name) are kept too, except that the hook registered for a name prefix
 // (RegisterSystemRowHook) may rewrite one: active-active's counter rows reduce a base whose value
-// expired. And when compaction removes an expired string version, the hook set by
-// SetStringDependents names the system rows that hold more of that value (a counter's base):
-// their range becomes due for a purge compaction at once (ExpiredRowRanges), so they meet the
-// same deadline.
+// expired — and the hook registered for a prefix by RegisterDependentRowHook may drop one whose
+// life hangs on metadata rows, which it reads through the compaction's durable view as sub-rows'
+// verdicts are read (the series' label index, types/series_index.h). And when compaction removes an
+// expired string version, the hook set by SetStringDependents names the system rows that hold more
+// of that value (a counter's base): their range becomes due for a purge compaction at once
+// (ExpiredRowRanges), so they meet the same deadline.
 //
 // It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
 // mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
@@ -60,6 +62,15 @@ using SubRowHook = std::function<storage::CompactionFilter::Decision(
 using SystemRowHook = std::function<storage::CompactionFilter::Decision(
     std::string_view name, std::string_view value, int64_t now_ms, std::string* new_value)>;
 
+// Reads the metadata row at engine key `meta_key` as a sub-row's verdict reads it (DB::Get, full
+// retrieval grace, through the compaction's durable view): OK with *row, NotFound, or another
+// status (unknown: the caller keeps its row).
+using MetaRowReader = std::function<storage::Status(std::string_view meta_key, storage::Row* row)>;
+// Decides the fate of a system row whose name (without the 0x00 tag) begins with the hook's
+// prefix and whose life depends on metadata rows, read with `read`. Background threads.
+using DependentRowHook = std::function<storage::CompactionFilter::Decision(
+    std::string_view name, const MetaRowReader& read)>;
+
 // The engine keys of the rows that may hold more of the string key `key` of database `db`,
 // appended to *rows; the filter keeps those that exist (read through the compaction's view).
 // Background threads; a pure function of its arguments (it must not touch the keyspace, whose
@@ -77,6 +88,10 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   // Installs (or, with an empty function, removes) the hook for system rows whose name begins
   // with `prefix`.
   void RegisterSystemRowHook(std::string prefix, SystemRowHook hook);
+  // Installs (or, with an empty function, removes) the hook for system rows whose name begins
+  // with `prefix` and whose life depends on metadata rows. A row both kinds of hook match goes
+  // to the RegisterSystemRowHook one.
+  void RegisterDependentRowHook(std::string prefix, DependentRowHook hook);
   // Installs (empty: removes) the hook naming the rows an expired string version's purge takes.
   void SetStringDependents(StringDependentsHook hook);
   // The policy whose rules give keys their expiry mode; nullptr: every key kDefault.
@@ -120,8 +135,9 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   void ExpiredRowRangesIn(std::string_view user_key, std::string_view value,
                           const storage::Snapshot* view,
                           std::vector<storage::KeyRange>* ranges) const;
+  // `view`: the compaction's durable view (nullptr: the latest state).
   Decision DecideSystemRow(std::string_view user_key, std::string_view value, int64_t now_ms,
-                           std::string* new_value) const;
+                           std::string* new_value, const storage::Snapshot* view) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,
                   const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
                   std::string* new_value) const;
@@ -130,7 +146,8 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   std::atomic<bool> keep_newest_dead_{false};
   storage::DB* db_ = nullptr;
   std::map<KeyType, SubRowHook> hooks_;
-  std::map<std::string, SystemRowHook, std::less<>> system_hooks_;  // by name prefix
+  std::map<std::string, SystemRowHook, std::less<>> system_hooks_;        // by name prefix
+  std::map<std::string, DependentRowHook, std::less<>> dependent_hooks_;  // by name prefix
   StringDependentsHook string_dependents_;
   std::shared_ptr<const TtlPolicy> policy_;
 };
