@@ -7,6 +7,7 @@
 #include "storage/disk_read_latency.h"
 #include "storage/engine_latency.h"
 #include "types/keyspace.h"
+#include "types/series_index.h"
 
 namespace ebb::server {
 namespace {
@@ -47,6 +48,28 @@ void ApplyTypeSettings(const Config& config, types::Keyspace* ks) {
   ks->set_ttl_policy(types::TtlPolicy(config.default_ttl_ms, config.ttl_rules));
   ks->set_default_retrieval_grace(config.default_retrieval_grace_ms);
   ks->set_defer_sync(config.wal_fsync == "always");  // group commit
+}
+
+bool IndexSeriesLabels(const Config& config, types::Keyspace* ks) {
+  if (!config.replicaof_host.empty()) return true;
+  bool ready = false;
+  storage::Status s = types::SeriesIndexReady(*ks, &ready);
+  if (s.ok() && ready) return true;
+  if (s.ok()) spdlog::debug("Indexing the series' labels (a data directory without the index)");
+  types::SeriesIndexBuild build;
+  if (s.ok()) s = types::BuildSeriesIndex(*ks, &build);
+  if (!s.ok()) {
+    spdlog::warn("Cannot index the series' labels (queries walk the keys instead): {}",
+                 s.ToString());
+    return false;
+  }
+  if (build.series > 0 || build.skipped > 0) {  // a new, empty directory says nothing
+    spdlog::info("Indexed the labels of {} series ({} index rows){}", build.series, build.rows,
+                 build.skipped > 0
+                     ? fmt::format("; {} series with unreadable metadata left out", build.skipped)
+                     : std::string());
+  }
+  return true;
 }
 
 void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx) {

@@ -27,6 +27,12 @@ storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Cl
 // The types' settings of `config`: TTL policy, default retrieval grace, group commit.
 void ApplyTypeSettings(const Config& config, types::Keyspace* keyspace);
 
+// Indexes the series' labels of a data directory written before the label index, once
+// (types::BuildSeriesIndex), logging what it did; on a replica (`replicaof` set) it does nothing,
+// since its engine takes only its master's writes (until then queries walk the database). False
+// (after logging why) when the build failed: queries then walk, as before the index.
+bool IndexSeriesLabels(const Config& config, types::Keyspace* keyspace);
+
 // After CONFIG SET `name`: the engine's and the types' settings that follow options at run time.
 // Does nothing without a keyspace.
 void ApplyRuntimeChange(std::string_view name, const Config& config, ServerContext* ctx);

@@ -246,6 +246,7 @@ int Main(int argc, char** argv) {
   ctx.latency().set_engine(data.engine_options.engine_latency);
   data.keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
   ApplyTypeSettings(config, data.keyspace.get());
+  IndexSeriesLabels(config, data.keyspace.get());  // once per data directory
   ctx.set_disk_faults(data.disk_faults.get());
   ctx.set_version(EBB_VERSION);
   ctx.set_script_engine_factory(

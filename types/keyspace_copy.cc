@@ -12,6 +12,7 @@
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/series_codec.h"
+#include "types/series_index.h"
 #include "types/series_samples.h"
 #include "types/tlog_codec.h"
 
@@ -157,6 +158,11 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       }
       batch.Put(WithMeta(options, source.meta), dst_meta_key,
                 EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(series)), now);
+      // The label index: the target's rows, and the moved source's gone (types/series_index.h).
+      WriteSeriesIndexRows(options, r.dst_db, r.dst, nullptr, series.settings.labels, now, &batch);
+      if (r.remove_source) {
+        DeleteSeriesIndexRows(options, r.src_db, r.src, series.settings.labels, &batch);
+      }
       break;
     }
   }

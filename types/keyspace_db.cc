@@ -10,6 +10,7 @@
 
 #include "storage/write_batch.h"
 #include "types/keyspace.h"
+#include "types/series_index.h"
 
 namespace ebb::types {
 
@@ -204,16 +205,17 @@ OpResult<std::optional<std::string>> Keyspace::RandomKey(int db) {
 OpResult<void> Keyspace::FlushDb(int db) {
   const std::string meta = MetaKeyPrefix(layout_, db);
   const std::string subrows = SubRowDbPrefix(layout_, db);
-  return active_->DeleteRange(
-      {{meta, PrefixUpperBound(meta)}, {subrows, PrefixUpperBound(subrows)}});
+  // With the series' label index rows of the database (types/series_index.h).
+  return active_->DeleteRange({SeriesIndexDbRange(db),
+                               {meta, PrefixUpperBound(meta)},
+                               {subrows, PrefixUpperBound(subrows)}});
 }
 
 OpResult<void> Keyspace::FlushAll() {
-  // Every metadata row and sub-row of every database, in either layout; the system rows (0x00)
-  // stay.
-  const char meta = static_cast<char>(KeyTag::kMeta);
+  // Every metadata row and sub-row of every database, in either layout, and the series' label
+  // index rows, which sort just before them: one range. The other system rows (0x00) stay.
   const char after_subrows = static_cast<char>(static_cast<uint8_t>(KeyTag::kSlotSubRow) + 1);
-  return active_->DeleteRange({{std::string(1, meta), std::string(1, after_subrows)}});
+  return active_->DeleteRange({{SeriesIndexRange().begin, std::string(1, after_subrows)}});
 }
 
 DbStats Keyspace::GetDbStats(int db) {

@@ -13,6 +13,7 @@
 #include "types/keyspace.h"
 #include "types/live_version.h"
 #include "types/series_codec.h"
+#include "types/series_index.h"
 #include "types/tlog_codec.h"
 #include "types/treg.h"
 
@@ -167,6 +168,8 @@ OpResult<void> Keyspace::RestoreKey(int db, std::string_view key, const KeyDump&
       }
       batch.Put(meta_options, meta_key, EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(series)),
                 now);
+      // The label index's rows (types/series_index.h), no timestamp, no expiry.
+      WriteSeriesIndexRows(WriteOptions(), db, key, nullptr, series.settings.labels, now, &batch);
       break;
     }
   }

@@ -10,6 +10,7 @@
 #include "storage/write_batch.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/series_index.h"
 #include "types/series_samples.h"
 
 namespace ebb::types {
@@ -80,6 +81,13 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
     Status s = PurgeBelow(key, meta, floor, batch);
     if (!s.ok()) return s;
     meta.purged_below = floor;
+  }
+  // The label index (types/series_index.h) in the same write: a new incarnation's labels all,
+  // a change of labels the rows it adds and drops.
+  if (!previous.live || previous.meta.settings.labels != meta.settings.labels) {
+    WriteSeriesIndexRows(keyspace_.WriteOptions(), db_, key,
+                         previous.live ? &previous.meta.settings.labels : nullptr,
+                         meta.settings.labels, now, batch);
   }
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
              EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(meta)), now);

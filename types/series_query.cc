@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "types/series_index.h"
+
 namespace ebb::types {
 namespace {
 
@@ -83,7 +85,13 @@ std::optional<std::string_view> LabelValue(const SeriesLabels& labels, std::stri
   return std::nullopt;
 }
 
-OpResult<std::vector<FoundSeries>> FindSeries(Keyspace& keyspace, int db,
+namespace {
+
+// The most value matchers a query reads the index for (FindSeries).
+constexpr size_t kMaxIndexLookups = 16;
+
+// Every series of `db` whose labels pass `filter`: a walk of the database's metadata rows.
+OpResult<std::vector<FoundSeries>> WalkSeries(Keyspace& keyspace, int db,
                                               const std::vector<LabelMatcher>& filter) {
   std::vector<FoundSeries> found;
   bool malformed = false;
@@ -101,8 +109,71 @@ OpResult<std::vector<FoundSeries>> FindSeries(Keyspace& keyspace, int db,
       });
   if (!walked.ok()) return FailureOf(walked);
   if (malformed) return storage::Status::Corruption("bad SERIES metadata payload");
+  return found;
+}
+
+// The series among `candidates` (key order) that are live and pass `filter`: a metadata read
+// each.
+OpResult<std::vector<FoundSeries>> CheckCandidates(Keyspace& keyspace, int db,
+                                                   const std::vector<std::string>& candidates,
+                                                   const std::vector<LabelMatcher>& filter) {
+  std::vector<FoundSeries> found;
+  KeyMetaRow row;
+  for (const std::string& key : candidates) {
+    storage::Status s = keyspace.GetMeta(db, key, &row);
+    if (s.IsNotFound()) continue;  // a stale index row: the key is gone
+    if (!s.ok()) return s;
+    if (row.type != KeyType::kSeries) continue;  // ... or holds another type now
+    SeriesMeta meta;
+    if (!DecodeSeriesMeta(row.payload, &meta)) {
+      return storage::Status::Corruption("bad SERIES metadata payload");
+    }
+    if (MatchesLabels(filter, meta.settings.labels)) {
+      found.push_back(FoundSeries{key, std::move(meta)});
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+OpResult<std::vector<FoundSeries>> FindSeries(Keyspace& keyspace, int db,
+                                              const std::vector<LabelMatcher>& filter,
+                                              SeriesQueryCost* cost) {
+  // The value matchers the index is read for: each one's candidates hold every answer, so any
+  // of them will do; at most kMaxIndexLookups (each reads through an iterator of its own, open
+  // side by side), a matcher named twice once.
+  std::vector<SeriesIndexLookup> lookups;
+  for (const LabelMatcher& m : filter) {
+    if (!RequiresValue(m) || lookups.size() == kMaxIndexLookups) continue;
+    const bool named = std::any_of(lookups.begin(), lookups.end(), [&](const auto& l) {
+      return l.label == m.label && l.values == m.values;
+    });
+    if (!named) lookups.push_back(SeriesIndexLookup{m.label, m.values});
+  }
+  bool indexed = false;
+  if (!lookups.empty()) {
+    storage::Status s = SeriesIndexReady(keyspace, &indexed);
+    if (!s.ok()) return s;
+  }
+  OpResult<std::vector<FoundSeries>> found = OpStatus::kNotFound;
+  if (indexed) {
+    std::vector<std::string> candidates;
+    uint64_t rows = 0;
+    storage::Status s = SeriesIndexCandidates(keyspace, db, lookups, &candidates, &rows);
+    if (!s.ok()) return s;
+    if (cost != nullptr) {
+      cost->indexed = true;
+      cost->index_rows += rows;
+      cost->candidates += candidates.size();
+    }
+    found = CheckCandidates(keyspace, db, candidates, filter);
+  } else {
+    found = WalkSeries(keyspace, db, filter);
+  }
+  if (!found.ok()) return found;
   // The slot layout walks by slot first; replies list keys in byte order.
-  std::sort(found.begin(), found.end(),
+  std::sort(found->begin(), found->end(),
             [](const FoundSeries& a, const FoundSeries& b) { return a.key < b.key; });
   return found;
 }

@@ -12,8 +12,13 @@
 // Label names and values compare byte for byte. A filter needs at least one `l=v` or `l=(...)`
 // (RequiresValue), as RedisTimeSeries does, so that a query never asks for "every series".
 //
-// FindSeries walks the database's series keys (Keyspace::ForEachKeyOfType): O(keys of every
-// type) metadata reads per query, no index to keep right (docs/time-series.md, "Multi-series").
+// FindSeries takes its candidates from the label index (types/series_index.h): the keys of the
+// most selective `l=v` / `l=(...)` matcher (among the first 16 different ones), then reads each
+// one's metadata row and checks it against the whole filter, so a stale index row never changes
+// an answer. It costs the index rows of that matcher (times the number of such matchers) and one
+// metadata read per candidate, not the database. On an engine not indexed yet (SeriesIndexReady)
+// it walks the database's series keys as before the index (Keyspace::ForEachKeyOfType: O(keys of
+// every type)); docs/time-series.md, "Multi-series queries".
 // Thread-safety: pure functions; FindSeries as Keyspace (the command thread).
 #pragma once
 
@@ -61,9 +66,17 @@ struct FoundSeries {
   std::string key;
   SeriesMeta meta;
 };
-// The live series of `db` whose labels pass `filter`, in key byte order. kEngineError.
+// What one FindSeries read (a test's proof that the index serves it).
+struct SeriesQueryCost {
+  bool indexed = false;     // the candidates came from the label index (else: the walk)
+  uint64_t index_rows = 0;  // index rows read
+  uint64_t candidates = 0;  // metadata rows read for the candidates
+};
+// The live series of `db` whose labels pass `filter`, in key byte order; *cost (when given)
+// adds what it read. kEngineError.
 OpResult<std::vector<FoundSeries>> FindSeries(Keyspace& keyspace, int db,
-                                              const std::vector<LabelMatcher>& filter);
+                                              const std::vector<LabelMatcher>& filter,
+                                              SeriesQueryCost* cost = nullptr);
 
 // The aggregators a GROUPBY may reduce with: every one but first, last and twa.
 bool IsReducer(Aggregator aggregator);

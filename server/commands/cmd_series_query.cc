@@ -2,11 +2,13 @@
 // whose labels pass a filter (docs/time-series.md, "Multi-series queries"), with RedisTimeSeries'
 // syntax, replies (RESP2 and RESP3, as RedisTimeSeries 1.10 shapes them) and error texts.
 //
-// The series are found by a walk of the database's series keys (types/series_query.h): O(keys)
-// per command. They name no key: on a cluster node they answer for the node's own keys, as
-// RedisTimeSeries does without its coordinator. Series are listed in key byte order, GROUPBY's
-// groups in label-value byte order. Each series' range is TS.RANGE's (RunRangeQuery). TS.MGET
-// and TS.MRANGE refuse a query that finds a series the user's key patterns do not let it read.
+// The series are found through the label index (types/series_query.h, series_index.h): the
+// index rows of the filter's most selective `l=v` / `l=(...)` matcher and a metadata read per
+// candidate, not the database. They name no key: on a cluster node they answer for the node's own
+// keys, as RedisTimeSeries does without its coordinator. Series are listed in key byte order,
+// GROUPBY's groups in label-value byte order. Each series' range is TS.RANGE's (RunRangeQuery).
+// TS.MGET and TS.MRANGE refuse a query that finds a series the user's key patterns do not let it
+// read.
 #include <algorithm>
 #include <cstdint>
 #include <map>

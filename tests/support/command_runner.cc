@@ -132,6 +132,7 @@ void CommandRunner::Open() {
   ASSERT_TRUE(s.ok()) << s.ToString();
   state_->keyspace->tlog_heads().set_capacity(config.tlog_cache_size);
   server::ApplyTypeSettings(config, state_->keyspace.get());
+  ASSERT_TRUE(server::IndexSeriesLabels(config, state_->keyspace.get()));
   state_->context->set_keyspace(state_->keyspace.get());
   state_->context->latency().set_engine(options.engine_latency);
   state_->dispatcher = std::make_unique<Dispatcher>(state_->context.get());
