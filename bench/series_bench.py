@@ -24,11 +24,19 @@ appendfsync everysec, no RDB saves; as bench/server_bench.py starts both) and me
   10 minutes, 1 hour and 6 hours at random places, each query's /proc/<pid>/io read_bytes beside
   the samples it returned — the I/O follows the range, not the series.
 
+- a label filter over a large database (--label-only runs just this): --other-keys strings
+  and --label-series series of 10 samples, `group` label = series number % 10, then
+  TS.MRANGE - + FILTER group=3 (a tenth of the series) --label-queries times on one connection:
+  server CPU microseconds per query; with --ebb-before, the same against that build too (ebb
+  before the label index walked every key of the database per query).
+
 Prints one Markdown table (progress goes to stderr).
 
 Usage: bench/series_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 100000]
                              [--series 10] [--hours 6] [--queries 2000] [--small-series 20000]
                              [--big-samples 300000] [--cache-mb 0.25] [--range-queries 20]
+                             [--label-only] [--ebb-before BIN] [--other-keys 100000]
+                             [--label-series 100] [--label-queries 500]
 """
 import argparse
 import os
@@ -384,6 +392,46 @@ def big_series(ebb_bin, workdir, samples, cache_mb, range_queries):
     return rows
 
 
+# ---- a label filter over a database of mostly other keys ---------------------------------------
+
+def label_filter_cpu(ebb_bin, workdir, name, others, series, queries):
+    """Server CPU µs per TS.MRANGE FILTER group=3 over `others` strings and `series` series."""
+    ebb, _ = start_ebb(ebb_bin, workdir, name)
+    try:
+        c = Conn(ebb.port)
+        load(ebb.port, [("SET", f"other:{i:07d}", "v") for i in range(others)])
+        cmds = []
+        for s in range(series):
+            cmds.append(("TS.CREATE", f"sensor:{s:04d}", "LABELS", "group", s % 10, "kind", "t"))
+            cmds += [("TS.ADD", f"sensor:{s:04d}", T0 + i * 1000, s + i) for i in range(10)]
+        load(ebb.port, cmds)
+        query = ("TS.MRANGE", "-", "+", "FILTER", "group=3")
+        expected = len([s for s in range(series) if s % 10 == 3])
+        if len(c.call(*query)) != expected:
+            raise RuntimeError("TS.MRANGE did not find the series of group 3")
+        for _ in range(min(queries, 50)):  # warm
+            c.call(*query)
+        before = ebb.cpu_seconds()
+        for _ in range(queries):
+            c.call(*query)
+        per = (ebb.cpu_seconds() - before) * 1e6 / queries
+        c.close()
+    finally:
+        ebb.stop()
+    log(f"  {name}: {per:,.1f} µs CPU per query")
+    return per
+
+
+def label_filter(ebb_bin, ebb_before, workdir, others, series, queries):
+    now = label_filter_cpu(ebb_bin, workdir, "ebb-labels", others, series, queries)
+    before = "—"
+    if ebb_before:
+        before = f"{label_filter_cpu(ebb_before, workdir, 'ebb-labels-before', others, series, queries):,.1f}"
+    return [(f"TS.MRANGE - + FILTER group=3 ({series // 10} of {series} series of 10 samples, "
+             f"{others:,} other keys): server CPU µs per query, ebb (before the label index: "
+             f"{before})", f"{now:,.1f}", "—")]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ebb", default="build/ebb-server")
@@ -398,12 +446,25 @@ def main():
     ap.add_argument("--cache-mb", type=float, default=0.25)
     ap.add_argument("--range-queries", type=int, default=20,
                     help="TS.RANGE reads of each width over the big series")
+    ap.add_argument("--label-only", action="store_true",
+                    help="only the label filter over a large database")
+    ap.add_argument("--ebb-before", default="",
+                    help="another ebb-server build to run the label filter against too")
+    ap.add_argument("--other-keys", type=int, default=100000)
+    ap.add_argument("--label-series", type=int, default=100)
+    ap.add_argument("--label-queries", type=int, default=500)
     args = ap.parse_args()
     if args.hours < 2 or args.big_samples < 21600:
         ap.error("--hours must be at least 2 and --big-samples at least 21600 (6 h)")
     started = time.time()
     rows = []
     with tempfile.TemporaryDirectory(prefix="ebb-series-bench-") as workdir:
+        log("a label filter over a large database")
+        rows += label_filter(args.ebb, args.ebb_before, workdir, args.other_keys,
+                             args.label_series, args.label_queries)
+        if args.label_only:
+            print_table(rows)
+            return
         log("ingestion")
         rows += ingestion(args.ebb, workdir, args.rounds, args.requests)
         log("aggregation and bytes on disk")
@@ -413,10 +474,14 @@ def main():
         log("a series larger than the block cache")
         rows += big_series(args.ebb, workdir, args.big_samples, args.cache_mb,
                            args.range_queries)
+    print_table(rows)
+    log(f"{time.time() - started:.0f} s")
+
+
+def print_table(rows):
     out = ["| measure | ebb (TS.*) | redis-server (sorted set, Lua) |", "|---|---:|---:|"]
     out += [f"| {m} | {e} | {r} |" for m, e, r in rows]
     print("\n".join(out))
-    log(f"{time.time() - started:.0f} s")
 
 
 if __name__ == "__main__":
