@@ -135,6 +135,24 @@ OpResult<std::vector<FoundSeries>> CheckCandidates(Keyspace& keyspace, int db,
   return found;
 }
 
+// The series the index names for the most selective of `lookups` that are live and pass
+// `filter`, counted into *cost (when given).
+OpResult<std::vector<FoundSeries>> FindByIndex(Keyspace& keyspace, int db,
+                                               const std::vector<SeriesIndexLookup>& lookups,
+                                               const std::vector<LabelMatcher>& filter,
+                                               SeriesQueryCost* cost) {
+  std::vector<std::string> candidates;
+  uint64_t rows = 0;
+  storage::Status s = SeriesIndexCandidates(keyspace, db, lookups, &candidates, &rows);
+  if (!s.ok()) return s;
+  if (cost != nullptr) {
+    cost->indexed = true;
+    cost->index_rows += rows;
+    cost->candidates += candidates.size();
+  }
+  return CheckCandidates(keyspace, db, candidates, filter);
+}
+
 }  // namespace
 
 OpResult<std::vector<FoundSeries>> FindSeries(Keyspace& keyspace, int db,
@@ -156,21 +174,8 @@ OpResult<std::vector<FoundSeries>> FindSeries(Keyspace& keyspace, int db,
     storage::Status s = SeriesIndexReady(keyspace, &indexed);
     if (!s.ok()) return s;
   }
-  OpResult<std::vector<FoundSeries>> found = OpStatus::kNotFound;
-  if (indexed) {
-    std::vector<std::string> candidates;
-    uint64_t rows = 0;
-    storage::Status s = SeriesIndexCandidates(keyspace, db, lookups, &candidates, &rows);
-    if (!s.ok()) return s;
-    if (cost != nullptr) {
-      cost->indexed = true;
-      cost->index_rows += rows;
-      cost->candidates += candidates.size();
-    }
-    found = CheckCandidates(keyspace, db, candidates, filter);
-  } else {
-    found = WalkSeries(keyspace, db, filter);
-  }
+  OpResult<std::vector<FoundSeries>> found =
+      indexed ? FindByIndex(keyspace, db, lookups, filter, cost) : WalkSeries(keyspace, db, filter);
   if (!found.ok()) return found;
   // The slot layout walks by slot first; replies list keys in byte order.
   std::sort(found->begin(), found->end(),
