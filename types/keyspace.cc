@@ -8,6 +8,7 @@
 
 #include "storage/util/coding.h"
 #include "storage/write_batch.h"
+#include "types/series_purge.h"
 #include "types/tlog.h"
 
 namespace ebb::types {
@@ -66,7 +67,8 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
                       std::unique_ptr<Keyspace>* keyspace, KeyLayout layout) {
   if (!options.clock) return Status::InvalidArgument("Keyspace::Open needs a clock");
   auto filter = std::make_shared<TypesCompactionFilter>();
-  RegisterTlogCompactionHook(*filter);  // entries below a log's cutoff are dropped
+  RegisterTlogCompactionHook(*filter);    // entries below a log's cutoff are dropped
+  RegisterSeriesCompactionHook(*filter);  // samples below a series' retention floor are dropped
   options.compaction_filter = filter;
   options.seek_prefix_length = &SubRowSeekPrefixLength;  // scans of one log's entries
   std::unique_ptr<storage::DB> db;
