@@ -77,12 +77,15 @@ Status Series::PlanPurge(std::string_view key, const Found& previous, SeriesMeta
   if (floor <= hidden_before || deadline < 0 || now < meta->purge_marked_until) {
     return Status::OK();
   }
+  int64_t expire_at = 0;
+  if (__builtin_add_overflow(now, std::max<int64_t>(1, deadline / 4), &expire_at)) {
+    return Status::OK();  // a deadline beyond the clock's range: as good as none
+  }
   storage::WriteOptions options = keyspace_.WriteOptions();
   options.timestamp_ms = now;
-  options.expire_at_ms = now + std::max<int64_t>(1, deadline / 4);
-  batch->Put(options, PurgeMarkerKey(SamplePrefix(key, meta->version), *options.expire_at_ms), "",
-             now);
-  meta->purge_marked_until = *options.expire_at_ms;
+  options.expire_at_ms = expire_at;
+  batch->Put(options, PurgeMarkerKey(SamplePrefix(key, meta->version), expire_at), "", now);
+  meta->purge_marked_until = expire_at;
   return Status::OK();
 }
 
