@@ -8,6 +8,29 @@
 
 namespace ebb::types {
 
+namespace {
+constexpr std::string_view kPurgeMarkerName = "purge-marker:";
+}  // namespace
+
+std::string PurgeMarkerKey(std::string_view prefix, int64_t expire_at_ms) {
+  std::string name(kPurgeMarkerName);
+  PutFixed64BE(&name, static_cast<uint64_t>(expire_at_ms));
+  name.append(prefix);
+  return SystemKey(name);
+}
+
+bool ParsePurgeMarkerKey(std::string_view engine_key, std::string_view* prefix) {
+  const size_t head = 1 + kPurgeMarkerName.size() + 8;
+  if (engine_key.size() <= head || engine_key[0] != static_cast<char>(KeyTag::kSystem) ||
+      engine_key.substr(1, kPurgeMarkerName.size()) != kPurgeMarkerName) {
+    return false;
+  }
+  *prefix = engine_key.substr(head);
+  // Only a sub-row prefix: its range is bounded and holds no other kind of row.
+  const char tag = (*prefix)[0];
+  return tag == static_cast<char>(KeyTag::kSubRow) || tag == static_cast<char>(KeyTag::kSlotSubRow);
+}
+
 void TypesCompactionFilter::SetDb(storage::DB* db) {
   std::unique_lock lock(mu_);
   db_ = db;
@@ -260,7 +283,9 @@ storage::ExpiryMode TypesCompactionFilter::ExpiryModeOf(std::string_view user_ke
 bool TypesCompactionFilter::OwnsRanges(std::string_view user_key, std::string_view value,
                                        const storage::RowMeta& meta) const {
   storage::KeyRange range;
-  return meta.expire_at_ms.has_value() && OwnedEntries(user_key, value, &range);
+  std::string_view prefix;
+  return meta.expire_at_ms.has_value() &&
+         (OwnedEntries(user_key, value, &range) || ParsePurgeMarkerKey(user_key, &prefix));
 }
 
 void TypesCompactionFilter::ExpiredRowRanges(std::string_view user_key, std::string_view value,
@@ -273,6 +298,11 @@ void TypesCompactionFilter::ExpiredRowRangesIn(std::string_view user_key, std::s
                                                std::vector<storage::KeyRange>* ranges) const {
   storage::KeyRange range;
   if (OwnedEntries(user_key, value, &range)) ranges->push_back(std::move(range));
+  std::string_view prefix;
+  if (ParsePurgeMarkerKey(user_key, &prefix)) {
+    ranges->push_back(storage::KeyRange{std::string(prefix), PrefixUpperBound(prefix)});
+    return;
+  }
   int db = 0;
   std::string_view key;
   KeyType type;

@@ -28,6 +28,13 @@
 // It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
 // mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
 // expiry owns its entries, so their purge follows the key's expiry.
+//
+// Purge markers (PurgeMarkerKey): a system row with an expiry that names a key prefix; when
+// compaction removes it expired, the prefix's range becomes due for a purge compaction at once
+// (ExpiredRowRanges), whose run of this filter then drops what the hooks say is dead. A type
+// whose sub-rows die by something other than an expiry of their own (a series' retention,
+// types/series_purge.h) writes one, in the write that kills them, to keep the purge deadline;
+// its file is never dropped whole (OwnsRanges), so that compaction sees it expire.
 // Thread-safety: Filter is called from engine background threads; SetDb and RegisterSubRowHook
 // may be called from any thread at any time.
 #pragma once
@@ -77,6 +84,15 @@ using DependentRowHook = std::function<storage::CompactionFilter::Decision(
 // batches belong to the command thread).
 using StringDependentsHook =
     std::function<void(int db, std::string_view key, std::vector<std::string>* rows)>;
+
+// The engine key of a purge marker for the rows under `prefix` (a sub-row prefix), written with
+// expire_at `expire_at_ms` (and an empty value): 0x00 | "purge-marker:" | fixed64-BE(expire_at)
+// | prefix, so two markers of one prefix with different expiries are different rows (neither
+// hides the other) and markers sort by when they expire.
+std::string PurgeMarkerKey(std::string_view prefix, int64_t expire_at_ms);
+// The prefix a purge marker's key names; false for any other key (or a prefix that is not a
+// sub-row prefix).
+bool ParsePurgeMarkerKey(std::string_view engine_key, std::string_view* prefix);
 
 class TypesCompactionFilter final : public storage::CompactionFilter {
  public:

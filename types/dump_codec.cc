@@ -58,8 +58,8 @@ void PutMetaExpiry(std::string* out, std::optional<int64_t> expire_at) {
 }
 
 // A series' body after meta_ts: length-prefixed settings (EncodeSeriesMeta with version 0, no
-// newest, purged_below 0, no source or rules: RESTORE makes a series without rules) | varint64
-// count | (fixed64 ts | fixed64 value bits)*, ascending.
+// newest, purged_below 0, no purge marker, no source or rules: RESTORE makes a series without
+// rules) | varint64 count | (fixed64 ts | fixed64 value bits)*, ascending.
 void PutSeriesDump(std::string* out, const KeyDump& d) {
   SeriesMeta settings;
   settings.settings = d.series.settings;
@@ -76,8 +76,8 @@ bool DecodeSeriesDump(std::string_view* in, KeyDump* d) {
   uint64_t n = 0;
   if (!storage::GetLengthPrefixed(in, &settings) || !DecodeSeriesMeta(settings, &d->series) ||
       d->series.version != 0 || d->series.newest || d->series.purged_below != 0 ||
-      d->series.source || !d->series.rules.empty() || !storage::GetVarint64(in, &n) ||
-      n > in->size() / 16) {
+      d->series.purge_marked_until != 0 || d->series.source || !d->series.rules.empty() ||
+      !storage::GetVarint64(in, &n) || n > in->size() / 16) {
     return false;
   }
   d->samples.resize(n);

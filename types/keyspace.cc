@@ -9,6 +9,7 @@
 #include "storage/util/coding.h"
 #include "storage/write_batch.h"
 #include "types/series_index.h"
+#include "types/series_purge.h"
 #include "types/tlog.h"
 
 namespace ebb::types {
@@ -69,6 +70,7 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
   auto filter = std::make_shared<TypesCompactionFilter>();
   RegisterTlogCompactionHook(*filter);                 // entries below a log's cutoff are dropped
   RegisterSeriesIndexCompactionHook(*filter, layout);  // stale label index rows are dropped
+  RegisterSeriesCompactionHook(*filter);  // samples below a series' retention floor are dropped
   options.compaction_filter = filter;
   options.seek_prefix_length = &SubRowSeekPrefixLength;  // scans of one log's entries
   std::unique_ptr<storage::DB> db;

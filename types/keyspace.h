@@ -124,6 +124,8 @@ class Keyspace {
   storage::Status SetExpirationEnabled(bool enabled);
   void SetWholeFileExpiry(bool enabled);
   void SetPurgeDeadline(int64_t ms);
+  // The purge deadline in force (ms; negative: unlimited).
+  int64_t purge_deadline_ms() const { return options_.purge_deadline_ms; }
   void SetWalFsync(storage::WalFsync mode);
   // Reads the version high-water mark again from the engine: after a replica applied its
   // master's writes, before it writes itself (promotion).

@@ -150,7 +150,8 @@ OpResult<Keyspace::CopyOutcome> Keyspace::CopyKey(const CopyRequest& r) {
       s = NewVersion(&series.version);
       if (!s.ok()) return s;
       series.purged_below = 0;
-      series.tail_count = 0;  // the samples go into blocks
+      series.tail_count = 0;          // the samples go into blocks
+      series.purge_marked_until = 0;  // the copy has no purge marker of its own yet
       const std::string dst_prefix = SubRowPrefix(layout_, r.dst_db, r.dst, series.version);
       for (const SeriesBlock& block :
            PackSeriesBlocks(samples, SeriesBlockBound(series.settings.chunk_size))) {

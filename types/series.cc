@@ -33,13 +33,6 @@ OpResult<Series::Found> Series::ReadMeta(std::string_view key) {
   return found;
 }
 
-int64_t Series::VisibleFloor(const SeriesMeta& meta) {
-  if (meta.settings.retention_ms == 0 || !meta.newest) return 0;
-  const uint64_t newest = static_cast<uint64_t>(meta.newest->ts);
-  if (newest <= meta.settings.retention_ms) return 0;
-  return static_cast<int64_t>(newest - meta.settings.retention_ms);
-}
-
 std::string Series::SamplePrefix(std::string_view key, uint64_t version) const {
   return SubRowPrefix(keyspace_.layout(), db_, key, version);
 }
@@ -72,16 +65,10 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
     if (!s.ok()) return s;
     options.timestamp_ms = ts;
   }
-  // The window moved by a whole window past what was purged: the same write range-deletes the
-  // blocks below it (one WAL record: the purge and its mark go together).
-  const int64_t floor = VisibleFloor(meta);
-  const uint64_t retention = meta.settings.retention_ms;
-  if (retention > 0 && floor > meta.purged_below &&
-      static_cast<uint64_t>(floor - meta.purged_below) >= retention) {
-    Status s = PurgeBelow(key, meta, floor, batch);
-    if (!s.ok()) return s;
-    meta.purged_below = floor;
-  }
+  // The retention purge of what this write hides goes in the same write (one WAL record: the
+  // purge and its marks go together; types/series_purge.h).
+  Status purge = PlanPurge(key, previous, &meta, batch);
+  if (!purge.ok()) return purge;
   // The label index (types/series_index.h) in the same write: a new incarnation's labels all,
   // a change of labels the rows it adds and drops.
   if (!previous.live || previous.meta.settings.labels != meta.settings.labels) {
@@ -92,21 +79,6 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
              EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(meta)), now);
   return keyspace_.db().Write(options, *batch);
-}
-
-Status Series::PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
-                          storage::WriteBatch* batch) {
-  // The block at or before the floor may hold visible samples (or take the sample this write
-  // adds); those before it hold none. The batch's own block rows all sort at or after that block
-  // (an add at ts >= floor writes the block at or before ts and blocks after it; a fold, the last
-  // block and blocks after it), so the deletion never takes them. Tail rows below the floor are
-  // left (invisible) for the fold: tail_count stays the rows stored.
-  std::optional<StoredBlock> boundary;
-  Status s = ReadBlockAtOrBefore(key, meta, floor, false, &boundary);
-  if (!s.ok() || !boundary || boundary->first_ts == 0) return s;
-  const std::string prefix = SamplePrefix(key, meta.version);
-  batch->DeleteRange(storage::KeyRange{prefix, prefix + SeriesElement(boundary->first_ts)});
-  return Status::OK();
 }
 
 OpResult<bool> Series::Create(std::string_view key, const SeriesSettings& settings) {

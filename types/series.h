@@ -1,14 +1,17 @@
 // Series: the time-series type (RedisTimeSeries' TS.* data model) over the engine.
 //
 // Data model (docs/key-encoding.md, "SERIES"; docs/time-series.md): the key's metadata row holds
-// {version, settings, newest sample, purged_below, tail_count}; the samples are sub-rows of that
-// version: blocks, keyed by their first timestamp (element = fixed64-BE(ts)) whose value is a
-// SampleBlock (Gorilla-compressed, types/sample_block.h) of at most SeriesBlockBound(chunk_size)
-// bytes and kMaxSeriesBlockSamples samples, every sample of a block below the next block's first
-// timestamp; then the tail, one row a sample (element = 0xFF | fixed64-BE(ts), value the double's
-// 8 bytes), which sorts after every block. Invariant, with a tail (tail_count > 0): every block
-// sample < meta.tail_from <= every tail sample (tail_from: the first tail sample's timestamp when
-// the tail began); tail rows are in timestamp order; tail_count < kMaxSeriesBlockSamples rows.
+// {version, settings, newest sample, purged_below, tail_count, purge_marked_until}; the samples
+// are sub-rows of that version: blocks, keyed by their first timestamp (element =
+// fixed64-BE(ts); below it once a retention purge dropped the samples before the floor) whose
+// value is a SampleBlock (Gorilla-compressed, types/sample_block.h) of at most
+// SeriesBlockBound(chunk_size) bytes and kMaxSeriesBlockSamples samples, every sample of a block
+// below the next block's first timestamp; then the tail, one row a sample (element = 0xFF |
+// fixed64-BE(ts), value the double's 8 bytes), which sorts after every block. Invariant, with a
+// tail (tail_count > 0): every block sample < meta.tail_from <= every tail sample (tail_from: the
+// first tail sample's timestamp when the tail began); tail rows are in timestamp order;
+// tail_count < kMaxSeriesBlockSamples rows (at least the tail rows stored: compaction may drop
+// those below the retention floor).
 // The rows earlier folds deleted all lie below tail_from: readers start the tail there.
 //   - An add after the newest sample (or into an empty series) writes one tail row. The add that
 //     would make the tail kMaxSeriesBlockSamples samples folds it instead: the tail and the new
@@ -30,13 +33,13 @@
 //
 // Timestamps are ms in [0, 2^63-1]. Retention (settings.retention_ms, 0: keep everything): with
 // the newest timestamp N, every sample with ts < N - retention is invisible at once (Range,
-// Latest, Info never show it; Add refuses one with kTooOld), and as writes move N the blocks
-// wholly below the window are removed by one engine range deletion (DB::DeleteRange) each time
-// the window's floor moves a whole window past the last purge (in the same engine write as the
-// sample that moved it); samples below the floor inside the block that holds it, and tail rows
-// below it (the floor may pass into the tail), stay stored but invisible until a fold puts them
-// in blocks and a later purge takes those. So the stored samples span at most two windows, a
-// block and the tail, and compaction drops the deleted rows.
+// Latest, Info never show it; Add refuses one with kTooOld), and is in no data file once the
+// purge deadline (`expiry-purge-deadline`) has passed since it was hidden, whether writes follow
+// or not (types/series_purge.h): the write that hides samples range-deletes the blocks wholly
+// below the window each time its floor moves a whole window past the last range deletion, and
+// writes a purge marker when none is pending; compaction drops the blocks and tail rows below
+// the floor and rewrites the block that straddles it. A block's key is then at or below its
+// first sample's timestamp.
 //
 // Costs (a block: at most chunk_size bytes and kMaxSeriesBlockSamples samples): Add after the
 // newest = one metadata read + one WriteBatch of the tail row and the metadata row (no sample
@@ -44,7 +47,8 @@
 // writes the fold. Add at or before the newest = one metadata read + the tail row read (a seek)
 // and rewritten, or a seek to the block that takes the sample, decoded and re-encoded (a block
 // that outgrows its bound is split); IncrBy likewise.
-// Each write also carries a range deletion when the window moves by a whole window. Latest = one
+// Each write also carries a range deletion when the window moves by a whole window, and a purge
+// marker row at most once every quarter purge deadline. Latest = one
 // metadata read; Range = a seek into the blocks, the tail or both, and the rows it visits;
 // DeleteRange = a scan of the samples it deletes (to count them and the tail rows), the two
 // boundary blocks rewritten, a seek for the new newest sample and one WriteBatch (range deletions
@@ -167,9 +171,14 @@ class Series {
   // The oldest visible timestamp: newest - retention (0 without retention or samples).
   static int64_t VisibleFloor(const SeriesMeta& meta);
   std::string SamplePrefix(std::string_view key, uint64_t version) const;
-  // Writes the metadata row with the batch's other rows as one engine write, adding the range
-  // deletion of the blocks wholly below the window when it moved by a whole window.
+  // Writes the metadata row with the batch's other rows as one engine write, with the retention
+  // purge of what the write hides (PlanPurge).
   storage::Status WriteMeta(std::string_view key, SeriesMeta meta, const Found& previous,
+                            storage::WriteBatch* batch);
+  // Retention's purge (types/series_purge.h): adds to `batch` the range deletion of the blocks
+  // wholly below the floor when it moved a whole window past meta->purged_below, and a purge
+  // marker when `meta` hides samples `previous` showed and none is pending; updates the marks.
+  storage::Status PlanPurge(std::string_view key, const Found& previous, SeriesMeta* meta,
                             storage::WriteBatch* batch);
   // Adds to `batch` the range deletion of the blocks of `meta`'s incarnation that hold only
   // samples below `floor`.

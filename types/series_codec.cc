@@ -73,7 +73,7 @@ bool GetRulesExtension(std::string_view* in, SeriesMeta* meta) {
   return true;
 }
 
-// The tail extension, which ends the payload.
+// The tail extension.
 bool GetTailExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint64_t from = 0;
@@ -84,6 +84,18 @@ bool GetTailExtension(std::string_view* in, SeriesMeta* meta) {
     return false;
   }
   meta->tail_from = static_cast<int64_t>(from);
+  return true;
+}
+
+// The purge extension, which ends the payload.
+bool GetPurgeExtension(std::string_view* in, SeriesMeta* meta) {
+  uint8_t tag = 0;
+  uint64_t until = 0;
+  if (!GetByte(in, &tag) || tag != kSeriesPurgeExtension || !storage::GetVarint64(in, &until) ||
+      until == 0 || until > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+    return false;
+  }
+  meta->purge_marked_until = static_cast<int64_t>(until);
   return in->empty();
 }
 
@@ -125,6 +137,10 @@ std::string EncodeSeriesMeta(const SeriesMeta& meta) {
     out.push_back(static_cast<char>(kSeriesTailExtension));
     storage::PutVarint64(&out, meta.tail_count);
     storage::PutVarint64(&out, static_cast<uint64_t>(meta.tail_from));
+  }
+  if (meta.purge_marked_until > 0) {
+    out.push_back(static_cast<char>(kSeriesPurgeExtension));
+    storage::PutVarint64(&out, static_cast<uint64_t>(meta.purge_marked_until));
   }
   return out;
 }
@@ -172,7 +188,11 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
       !GetRulesExtension(&in, meta)) {
     return false;
   }
-  return in.empty() || GetTailExtension(&in, meta);
+  if (!in.empty() && static_cast<uint8_t>(in[0]) == kSeriesTailExtension &&
+      !GetTailExtension(&in, meta)) {
+    return false;
+  }
+  return in.empty() || GetPurgeExtension(&in, meta);
 }
 
 std::string SeriesElement(int64_t ts) {
@@ -246,7 +266,7 @@ bool ReadSeriesBlock(int64_t first_ts, SampleBlockReader* reader, Visit visit) {
   std::optional<int64_t> previous;
   Sample sample;
   while (reader->Next(&sample)) {
-    if (sample.ts < 0 || (previous ? sample.ts <= *previous : sample.ts != first_ts)) return false;
+    if (sample.ts < 0 || (previous ? sample.ts <= *previous : sample.ts < first_ts)) return false;
     previous = sample.ts;
     visit(sample);
   }

@@ -68,7 +68,10 @@ struct SeriesRule {
 // varint64 rule count | (length-prefixed dest key | u8 aggregator | varint64 bucket_ms |
 // varint64 align)*, then — only when the series has tail rows, so a payload written before tails
 // existed decodes with none — the tail extension: u8 kSeriesTailExtension (2) | varint64
-// tail_count (1 to kMaxSeriesBlockSamples - 1) | varint64 tail_from (<= 2^63-1).
+// tail_count (1 to kMaxSeriesBlockSamples - 1) | varint64 tail_from (<= 2^63-1), then — only
+// when a retention purge marker was written, so a payload from before markers existed decodes
+// with none — the purge extension: u8 kSeriesPurgeExtension (3) | varint64 purge_marked_until
+// (1 to 2^63-1).
 struct SeriesMeta {
   uint64_t version = 0;
   SeriesSettings settings;
@@ -81,9 +84,14 @@ struct SeriesMeta {
   // first tail sample's timestamp when the tail began). Tail rows a fold deleted all lie below
   // it, so readers start the tail there and never step over them.
   int64_t tail_from = 0;
+  // The expiry (ms since the epoch) of the retention purge marker last written for this
+  // incarnation, 0 for none: samples hidden before it are purged by the deadline through that
+  // marker (types/series_purge.h).
+  int64_t purge_marked_until = 0;
 };
 inline constexpr uint8_t kSeriesRulesExtension = 1;
 inline constexpr uint8_t kSeriesTailExtension = 2;
+inline constexpr uint8_t kSeriesPurgeExtension = 3;
 std::string EncodeSeriesMeta(const SeriesMeta& meta);
 // False if malformed (trailing bytes included).
 bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);
@@ -123,8 +131,9 @@ struct SeriesBlock {
 // block before starting the next.
 std::vector<SeriesBlock> PackSeriesBlocks(const std::vector<Sample>& samples, uint64_t bound);
 // A block row's samples (appended to a cleared `samples`). False if malformed: not a SampleBlock,
-// no sample, a first timestamp other than `first_ts`, timestamps not strictly ascending or above
-// 2^63-1.
+// no sample, a first timestamp below `first_ts` (the block's key: its first sample's timestamp,
+// or below it once a retention purge dropped the samples before the floor), timestamps not
+// strictly ascending or above 2^63-1.
 bool DecodeSeriesBlock(int64_t first_ts, std::string_view bytes, std::vector<Sample>* samples);
 // Reads a block row as DecodeSeriesBlock does (false on the same faults) without keeping its
 // samples: *writer goes on after its last sample (SampleBlockWriter::ContinueAfter), *last is

@@ -1,6 +1,6 @@
 // TS.* through the command layer: every command, every aggregator on a small data set computed by
-// hand, duplicate policies, retention (invisible at once, purged from the engine as writes move
-// the window), restart survival, RedisTimeSeries' error texts, WRONGTYPE both ways.
+// hand, duplicate policies, retention (invisible at once, purged from the engine by writes and
+// compaction), restart survival, RedisTimeSeries' error texts, WRONGTYPE both ways.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -362,12 +362,35 @@ TEST_F(SeriesTest, RetentionHidesAtOnceAndPurgesTheEngine) {
   EXPECT_EQ(StoredSamples("r"), 5u);  // hidden, still stored: under a window past the purge mark
   // Newest 300: the window starts at 200, a whole window past the purge mark (0): the blocks
   // before the one holding 200 are range-deleted. All six samples are tail rows (no block yet),
-  // so the older ones stay stored, invisible.
+  // so the older ones stay stored, invisible, until a compaction meets them.
   EXPECT_EQ(Do({"TS.ADD", "r", "300", "2"}), ":300");
   EXPECT_EQ(Do({"TS.RANGE", "r", "-", "+"}), "[[:300,+2]]");
   EXPECT_EQ(StoredSamples("r"), 6u);
   EXPECT_EQ(Cmd({"TS.INFO", "r"})[1].integer(), 1);
   EXPECT_EQ(Do({"TS.GET", "r"}), "[:300,+2]");
+  // Compaction drops the tail rows below the floor; what reads show does not change.
+  ASSERT_EQ(Do({"DEBUG", "COMPACT"}), "+OK");
+  EXPECT_EQ(StoredSamples("r"), 1u);
+  EXPECT_EQ(Do({"TS.RANGE", "r", "-", "+"}), "[[:300,+2]]");
+  EXPECT_EQ(Cmd({"TS.INFO", "r"})[1].integer(), 1);
+}
+
+// A TS.ALTER that shrinks the window hides samples at once; compaction then rewrites the block
+// that straddles the new floor and drops the blocks below it (TS.INFO DEBUG shows what is stored).
+TEST_F(SeriesTest, RetentionShrunkByAlterIsPurgedByCompaction) {
+  EXPECT_EQ(Do({"TS.CREATE", "a", "CHUNK_SIZE", "48"}), "+OK");
+  AddRamp("a", 1, 1100);
+  const std::string range = Do({"TS.RANGE", "a", "1000", "+"});
+  EXPECT_EQ(Do({"TS.ALTER", "a", "RETENTION", "100"}), "+OK");  // the floor: 1000
+  EXPECT_EQ(Do({"TS.RANGE", "a", "-", "+"}), range);
+  ASSERT_EQ(Do({"DEBUG", "COMPACT"}), "+OK");
+  EXPECT_EQ(StoredSamples("a"), 101u);
+  EXPECT_EQ(Do({"TS.RANGE", "a", "-", "+"}), range);
+  const Reply info = Cmd({"TS.INFO", "a", "DEBUG"});
+  EXPECT_EQ(info[1].integer(), 101);   // totalSamples
+  EXPECT_EQ(info[5].integer(), 1000);  // firstTimestamp
+  ASSERT_GT(info[27].size(), 0u);
+  EXPECT_EQ(info[27][0][1].integer(), 1000);  // the first stored chunk starts at the floor
 }
 
 TEST_F(SeriesTest, SurvivesRestart) {

@@ -2,7 +2,8 @@
 // the data directory is within a small constant (manifest, WAL headers, table footers) of the
 // size the live data alone takes — whether the expired rows sat at the bottom of the tree, in L0,
 // in the memtable and its WAL, were compressible or not, were entries of a TLOG under a
-// retention window or of a TLOG whose key expired.
+// retention window or of a TLOG whose key expired; and a time series' samples its RETENTION hid
+// leave the stored rows by the deadline with no write after the one that hid them.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -145,6 +147,42 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   EXPECT_EQ(Cmd(c.get(), {"TLOG", "SIZE", "keep:log"}).ToString(), "(integer) 200");
   EXPECT_EQ(Cmd(c.get(), {"GET", "keep:1999"}).str(), Incompressible(1999));
   EXPECT_EQ(Cmd(c.get(), {"EXISTS", "win:log", "exp:log", "tmp:1"}).ToString(), "(integer) 0");
+}
+
+// Samples stored for `key` (TS.INFO DEBUG's chunks: hidden samples included) and visible ones.
+std::pair<long long, long long> StoredAndVisible(redisContext* c, const std::string& key) {
+  const Reply info = Cmd(c, {"TS.INFO", key, "DEBUG"});
+  long long stored = 0;
+  for (const Reply& chunk : info[27].elements()) stored += chunk[5].integer();
+  return {stored, info[1].integer()};
+}
+
+// RETENTION hides samples at once; with no write after, the server's own background work (the
+// marker the hiding write left, the purge hint, the compaction filter) takes them out of every
+// stored row once the deadline has passed, and what reads show does not change.
+TEST_F(PurgeTest, SamplesRetentionHidLeaveByTheDeadlineWithNoWriteAfter) {
+  TestServer server;
+  ASSERT_TRUE(server.Start({"--memtable-size", "64mb", "--expiry-purge-deadline", "4s"}))
+      << server.error();
+  RedisConnection c = server.Connect();
+  ASSERT_TRUE(c);
+  Pin(c.get());
+  ASSERT_EQ(Cmd(c.get(), {"TS.CREATE", "s", "RETENTION", "1000"}).ToString(), "OK");
+  for (int from = 0; from < 2500; from += 100) {
+    std::vector<std::string> madd = {"TS.MADD"};
+    for (int ts = from; ts < from + 100; ts++) {
+      madd.insert(madd.end(), {"s", std::to_string(ts), std::to_string(ts % 13)});
+    }
+    ASSERT_EQ(Cmd(c.get(), madd).size(), 100u);
+  }
+  const std::string range = Cmd(c.get(), {"TS.RANGE", "s", "-", "+"}).ToString();
+  const auto [stored, visible] = StoredAndVisible(c.get(), "s");
+  ASSERT_EQ(visible, 1001);  // 1499..2499
+  ASSERT_EQ(stored, 2500);   // in the memtable: nothing purged yet
+  ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "ADVANCE", "4000"}).ToString(), "OK");
+  EXPECT_TRUE(Eventually([&] { return StoredAndVisible(c.get(), "s").first == 1001; }, 60));
+  EXPECT_EQ(StoredAndVisible(c.get(), "s").second, 1001);
+  EXPECT_EQ(Cmd(c.get(), {"TS.RANGE", "s", "-", "+"}).ToString(), range);
 }
 
 }  // namespace

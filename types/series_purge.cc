@@ -1,0 +1,107 @@
+#include "types/series_purge.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "storage/write_batch.h"
+#include "types/compaction_filter.h"
+#include "types/key_encoding.h"
+#include "types/sample_block.h"
+#include "types/series.h"
+
+namespace ebb::types {
+
+using storage::CompactionFilter;
+using storage::Status;
+
+int64_t SeriesVisibleFloor(const SeriesMeta& meta) {
+  if (meta.settings.retention_ms == 0 || !meta.newest) return 0;
+  const uint64_t newest = static_cast<uint64_t>(meta.newest->ts);
+  if (newest <= meta.settings.retention_ms) return 0;
+  return static_cast<int64_t>(newest - meta.settings.retention_ms);
+}
+
+CompactionFilter::Decision FilterSeriesSampleRow(const SeriesMeta& meta, std::string_view element,
+                                                 std::string_view value, std::string* new_value) {
+  const int64_t floor = SeriesVisibleFloor(meta);
+  int64_t ts = 0;
+  if (floor == 0) return CompactionFilter::Decision::kKeep;
+  if (!element.empty() && element[0] == kSeriesTailTag) {
+    if (!DecodeSeriesTailElement(element, &ts)) return CompactionFilter::Decision::kKeep;
+    return ts < floor ? CompactionFilter::Decision::kDrop : CompactionFilter::Decision::kKeep;
+  }
+  // A block keyed at or above the floor holds no sample below it: kept without decoding.
+  if (!DecodeSeriesElement(element, &ts) || ts >= floor) return CompactionFilter::Decision::kKeep;
+  std::vector<Sample> samples;
+  if (!DecodeSeriesBlock(ts, value, &samples)) return CompactionFilter::Decision::kKeep;
+  if (samples.back().ts < floor) return CompactionFilter::Decision::kDrop;
+  if (samples.front().ts >= floor) return CompactionFilter::Decision::kKeep;
+  SampleBlockWriter writer;
+  for (const Sample& sample : samples) {
+    if (sample.ts >= floor) writer.Add(sample.ts, sample.value);
+  }
+  *new_value = writer.Finish();
+  return CompactionFilter::Decision::kChangeValue;
+}
+
+void RegisterSeriesCompactionHook(TypesCompactionFilter& filter) {
+  filter.RegisterSubRowHook(KeyType::kSeries, [](const KeyMetaRow& meta, const SubRowKeyParts& key,
+                                                 const storage::RowMeta&, std::string_view value,
+                                                 int64_t, std::string* new_value) {
+    SeriesMeta series;
+    if (!DecodeSeriesMeta(meta.payload, &series)) return CompactionFilter::Decision::kKeep;
+    return FilterSeriesSampleRow(series, key.element, value, new_value);
+  });
+}
+
+int64_t Series::VisibleFloor(const SeriesMeta& meta) { return SeriesVisibleFloor(meta); }
+
+Status Series::PlanPurge(std::string_view key, const Found& previous, SeriesMeta* meta,
+                         storage::WriteBatch* batch) {
+  const int64_t floor = VisibleFloor(*meta);
+  if (floor == 0) return Status::OK();
+  // The window moved by a whole window past what was range-deleted: the blocks below it go by
+  // one range deletion (whole table files by a manifest edit).
+  const uint64_t retention = meta->settings.retention_ms;
+  if (floor > meta->purged_below &&
+      static_cast<uint64_t>(floor - meta->purged_below) >= retention) {
+    Status s = PurgeBelow(key, *meta, floor, batch);
+    if (!s.ok()) return s;
+    meta->purged_below = floor;
+  }
+  // Samples hidden now, with no marker pending to cover them: a new marker.
+  const bool same = previous.live && previous.meta.version == meta->version;
+  const int64_t hidden_before = same ? VisibleFloor(previous.meta) : 0;
+  const int64_t deadline = keyspace_.purge_deadline_ms();
+  const int64_t now = keyspace_.NowMs();
+  if (floor <= hidden_before || deadline < 0 || now < meta->purge_marked_until) {
+    return Status::OK();
+  }
+  int64_t expire_at = 0;
+  if (__builtin_add_overflow(now, std::max<int64_t>(1, deadline / 4), &expire_at)) {
+    return Status::OK();  // a deadline beyond the clock's range: as good as none
+  }
+  storage::WriteOptions options = keyspace_.WriteOptions();
+  options.timestamp_ms = now;
+  options.expire_at_ms = expire_at;
+  batch->Put(options, PurgeMarkerKey(SamplePrefix(key, meta->version), expire_at), "", now);
+  meta->purge_marked_until = expire_at;
+  return Status::OK();
+}
+
+Status Series::PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
+                          storage::WriteBatch* batch) {
+  // The block at or before the floor may hold visible samples (or take the sample this write
+  // adds); those before it hold none. The batch's own block rows all sort at or after that block
+  // (an add at ts >= floor writes the block at or before ts and blocks after it; a fold, the last
+  // block and blocks after it), so the deletion never takes them. Tail rows below the floor are
+  // left for compaction (the marker): tail_count stays the rows the adds stored.
+  std::optional<StoredBlock> boundary;
+  Status s = ReadBlockAtOrBefore(key, meta, floor, false, &boundary);
+  if (!s.ok() || !boundary || boundary->first_ts == 0) return s;
+  const std::string prefix = SamplePrefix(key, meta.version);
+  batch->DeleteRange(storage::KeyRange{prefix, prefix + SeriesElement(boundary->first_ts)});
+  return Status::OK();
+}
+
+}  // namespace ebb::types
