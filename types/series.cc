@@ -75,7 +75,7 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
   // blocks below it (one WAL record: the purge and its mark go together).
   const int64_t floor = VisibleFloor(meta);
   const uint64_t retention = meta.settings.retention_ms;
-  if (retention > 0 && floor > meta.purged_below &&
+  if (!keep_every_sample_ && retention > 0 && floor > meta.purged_below &&
       static_cast<uint64_t>(floor - meta.purged_below) >= retention) {
     Status s = PurgeBelow(key, meta, floor, batch);
     if (!s.ok()) return s;
@@ -123,6 +123,7 @@ OpResult<void> Series::Alter(std::string_view key, const SeriesAlter& alter) {
   if (alter.duplicate_policy) meta.settings.duplicate_policy = *alter.duplicate_policy;
   if (alter.chunk_size) meta.settings.chunk_size = *alter.chunk_size;
   if (alter.labels) meta.settings.labels = *alter.labels;
+  if (alter.encoding) meta.settings.encoding = *alter.encoding;
   storage::WriteBatch batch;
   Status s = WriteMeta(key, meta, *read, &batch);
   if (!s.ok()) return s;
@@ -334,7 +335,7 @@ OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& fo
                                            double value, DuplicatePolicy policy) {
   const SeriesMeta& meta = found.meta;
   const uint64_t retention = meta.settings.retention_ms;
-  if (retention > 0 && meta.newest &&
+  if (!keep_every_sample_ && retention > 0 && meta.newest &&
       ts<meta.newest->ts&& static_cast<uint64_t>(meta.newest->ts - ts)> retention) {
     return AddOutcome::kTooOld;
   }

@@ -124,6 +124,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   types::Keyspace& ks = context_->keyspace();
   const std::string& op = plan.args[0];
   if (plan.counter) return RunCounter(planned, reply);
+  if (plan.series) return RunSeries(planned, reply);
   if (op == kExpiryAt) return RunExpiry(planned, reply);
   storage::Status s;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
@@ -265,6 +266,10 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   storage::Status s = ks.GetMeta(plan->db, key, &row);
   if (s.IsNotFound()) {
     reply.Integer(0);
+    return false;
+  }
+  if (s.ok() && row.type == types::KeyType::kSeries) {
+    reply.Error(kSeriesExpiryInActiveActive);
     return false;
   }
   // The register must cover what the key holds: a string's version, a TREG pair, every entry
