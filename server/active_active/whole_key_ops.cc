@@ -200,7 +200,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   int64_t register_ts = 0;
   const bool known_marker =
       args[0] == kMarkerAt && (args.size() == 4 || args.size() == 7) &&
-      ParseInt64(args[3], &floor) && floor >= 0 && floor <= TypePrecedence(types::KeyType::kTlog) &&
+      ParseInt64(args[3], &floor) && floor >= 0 &&
+      floor <= TypePrecedence(types::KeyType::kSeries) &&
       (args.size() == 4 || (ParseInt64(args[4], &register_ts) &&
                             (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
   const bool known = (args[0] == kDelAt && args.size() >= 3) ||

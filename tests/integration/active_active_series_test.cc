@@ -297,12 +297,18 @@ TEST_F(ActiveActiveSeriesTest, SnapshotsAndRestartsCarrySeries) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   EXPECT_EQ(Value(c_[1].get(), "sum"), "5");
 
+  // A deleted series travels as its key's marker (floor 3: a series) and its register.
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "last0"}).integer(), 1);
   ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1], &n_[2]}))) << late_.error();
   RedisConnection late = late_.Connect();
   ASSERT_EQ(WaitConverged({c_[0].get(), late.get()}), "");
   EXPECT_GT(InfoField(c_[0].get(), "peers", "snapshots_sent"), 0);
   EXPECT_EQ(Range(late.get(), "sum"), Range(c_[0].get(), "sum"));
   EXPECT_NE(Cmd(late.get(), {"TS.INFO", "sum"}).ToString().find("sum"), std::string::npos);
+  EXPECT_EQ(Cmd(late.get(), {"EXISTS", "last0"}).integer(), 0);
+  EXPECT_EQ(
+      Cmd(late.get(), {"PUT", "last0", "x", "TS", std::to_string(kT + 1000)}).str().substr(0, 9),
+      "WRONGTYPE");
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.ADD", "sum", "100", "1"}).integer(), 100);
   ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
   EXPECT_EQ(Cmd(late.get(), {"TS.RANGE", "sum", "100", "100"}).elements()[0].elements()[1].str(),
