@@ -118,7 +118,7 @@ std::string ActiveActive::RunSeriesSettings(int db, const std::vector<std::strin
   if (!s.ok()) return EngineError(s.ToString());
   auto meta = types::Series(ks, db).Meta(key);
   if (held && *held != types::KeyType::kSeries)
-    return std::string(create ? kTsKeyExists : kWrongType);
+    return std::string(kWrongType);  // as Series::Create and Alter answer
   if (meta.status() == types::OpStatus::kEngineError) {
     return EngineError(meta.engine_status().ToString());
   }

@@ -221,9 +221,19 @@ TEST_F(ActiveActiveSeriesTest, RangeDeletesRulesAndExpiryAreRefused) {
   EXPECT_EQ(madd.elements()[0].integer(), 2);
   EXPECT_EQ(madd.elements()[1].str(), "ERR TSDB: the key does not exist");
   EXPECT_EQ(madd.elements()[2].str(), "ERR TSDB: invalid value");
+  // The errors a node outside the mode answers, judged on the origin; nothing logged.
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "str", "x"}).str(), "OK");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "str"}).str().substr(0, 9), "WRONGTYPE");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "str", "1", "1"}).str(),
+            "ERR TSDB: the key is not a TSDB key");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "ERR TSDB: key already exists");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ALTER", "nosuch", "RETENTION", "5"}).str(),
+            "ERR TSDB: the key does not exist");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "*", "abc"}).str(), "ERR TSDB: invalid value");
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRangeEverywhere("s");
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.RANGE", "s", "-", "+"}).size(), 2u);
+  EXPECT_EQ(Cmd(c_[1].get(), {"GET", "str"}).str(), "x");
 }
 
 // DEL of a series at T (its newest sample, or its settings' stamp when later) removes every
