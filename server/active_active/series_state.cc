@@ -182,8 +182,14 @@ storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_v
                : storage::Status::Corruption("active-active sample state");
   }
   if (!s.IsNotFound()) return s;
+  // No row: a sample stored before the mode, if any. An add after the newest sample (the common
+  // one) finds none without a seek into the samples.
+  types::Series series(keyspace, db);
+  auto meta = series.Meta(key);
+  if (meta.status() == types::OpStatus::kEngineError) return meta.engine_status();
+  if (!meta.ok() || !meta->newest || meta->newest->ts < ts) return storage::Status::OK();
   std::optional<types::Sample> held;
-  auto scanned = types::Series(keyspace, db).Scan(key, ts, ts, false, [&](const types::Sample& x) {
+  auto scanned = series.Scan(key, ts, ts, false, [&](const types::Sample& x) {
     held = x;
     return false;
   });
