@@ -238,7 +238,7 @@ TEST_F(ActiveActiveSeriesTest, RangeDeletesRulesAndExpiryAreRefused) {
 
 // DEL of a series at T (its newest sample, or its settings' stamp when later) removes every
 // sample at or before T — also those added concurrently elsewhere and arriving later — and keeps
-// the later ones; the key's floor keeps strings off it afterwards.
+// the later ones; the key's floor keeps strings off it afterwards. FLUSHDB the same.
 TEST_F(ActiveActiveSeriesTest, DelOfASeriesMeetsConcurrentAdds) {
   StartMesh(2);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT), "1"}).integer(), kT);
@@ -269,6 +269,18 @@ TEST_F(ActiveActiveSeriesTest, DelOfASeriesMeetsConcurrentAdds) {
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT + 100), "4"}).integer(), kT + 100);
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRangeEverywhere("s");
+  // FLUSHDB at T (the newest the database holds: s's sample at kT + 100) against concurrent adds
+  // on either side of it.
+  SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
+  ASSERT_EQ(Cmd(c_[0].get(), {"FLUSHDB"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT + 99), "5"}).integer(), kT + 99);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s2", std::to_string(kT + 101), "6"}).integer(), kT + 101);
+  SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], true);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (auto& c : c_) {
+    EXPECT_EQ(Cmd(c.get(), {"EXISTS", "s"}).integer(), 0);
+    EXPECT_EQ(Cmd(c.get(), {"TS.RANGE", "s2", "-", "+"}).size(), 1u);
+  }
 }
 
 // A node restarted keeps its series and their merge state; a node joining after every log has
