@@ -73,12 +73,13 @@ MergeVerdict JudgeString(const KeyMetaRow* live, const std::optional<storage::De
 
 int TypePrecedence(KeyType type) {
   switch (type) {
+    case KeyType::kSeries:
+      return 3;
     case KeyType::kTlog:
       return 2;
     case KeyType::kTreg:
       return 1;
     case KeyType::kString:
-    case KeyType::kSeries:  // never written in active-active mode (TS writes are refused)
       return 0;
   }
   return 0;

@@ -11,7 +11,8 @@
 //    version is read, never the key's history. Equal tuples are the same version. The tuple needs
 //    no value bytes: an expired version compaction reduced to a tombstone keeps its digest and
 //    expiry (string_rank.h) and ranks as the whole version did.
-//  - a key used as two types at once resolves by a fixed precedence, TLOG > TREG > string: a
+//  - a key used as two types at once resolves by a fixed precedence, series > TLOG > TREG >
+//    string: a
 //    write of a lower type on a live key of a higher one loses; a write of a higher type on a
 //    live key of a lower one replaces it (the key is wiped first). A TREG pair or a log that
 //    expired counts as live here: a node whose clock is behind still holds it live, and a later
@@ -40,7 +41,8 @@ enum class MergeVerdict {
   kReplaceFirst,   // the key holds a type of lower precedence: wipe it, then apply
 };
 
-// A type's precedence when a key is used as two types: 2 for TLOG, 1 for TREG, 0 for a string.
+// A type's precedence when a key is used as two types: 3 for a series, 2 for TLOG, 1 for TREG,
+// 0 for a string.
 int TypePrecedence(KeyType type);
 
 // A string version's place in the last-writer-wins order: (ts, tombstone, digest of the value,

@@ -67,8 +67,11 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
   }
   // The retention purge of what this write hides goes in the same write (one WAL record: the
   // purge and its marks go together; types/series_purge.h).
-  Status purge = PlanPurge(key, previous, &meta, batch);
-  if (!purge.ok()) return purge;
+  // In active-active mode every sample stays stored (keep_every_sample_): retention only hides.
+  if (!keep_every_sample_) {
+    Status purge = PlanPurge(key, previous, &meta, batch);
+    if (!purge.ok()) return purge;
+  }
   // The label index (types/series_index.h) in the same write: a new incarnation's labels all,
   // a change of labels the rows it adds and drops.
   if (!previous.live || previous.meta.settings.labels != meta.settings.labels) {
@@ -103,6 +106,7 @@ OpResult<void> Series::Alter(std::string_view key, const SeriesAlter& alter) {
   if (alter.duplicate_policy) meta.settings.duplicate_policy = *alter.duplicate_policy;
   if (alter.chunk_size) meta.settings.chunk_size = *alter.chunk_size;
   if (alter.labels) meta.settings.labels = *alter.labels;
+  if (alter.encoding) meta.settings.encoding = *alter.encoding;
   storage::WriteBatch batch;
   Status s = WriteMeta(key, meta, *read, &batch);
   if (!s.ok()) return s;
@@ -314,7 +318,7 @@ OpResult<Series::AddOutcome> Series::Store(std::string_view key, const Found& fo
                                            double value, DuplicatePolicy policy) {
   const SeriesMeta& meta = found.meta;
   const uint64_t retention = meta.settings.retention_ms;
-  if (retention > 0 && meta.newest &&
+  if (!keep_every_sample_ && retention > 0 && meta.newest &&
       ts<meta.newest->ts&& static_cast<uint64_t>(meta.newest->ts - ts)> retention) {
     return AddOutcome::kTooOld;
   }

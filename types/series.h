@@ -85,6 +85,7 @@ struct SeriesAlter {
   std::optional<DuplicatePolicy> duplicate_policy;
   std::optional<uint64_t> chunk_size;
   std::optional<std::vector<std::pair<std::string, std::string>>> labels;
+  std::optional<SeriesEncoding> encoding;  // active-active's settings register only
 };
 
 // TS.INFO's figures.
@@ -109,6 +110,11 @@ class Series {
  public:
   // REQUIRES: 0 <= db < kMaxDatabases.
   Series(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
+
+  // Active-active mode (types/series_merge.h): every sample is stored, none refused as kTooOld
+  // and none purged, so what retention hides is a function of the merged newest sample and
+  // the merged retention on every node, whatever order they arrived in.
+  void KeepEverySample() { keep_every_sample_ = true; }
 
   // TS.CREATE: a new empty series; false (nothing written) when the key exists as a series.
   OpResult<bool> Create(std::string_view key, const SeriesSettings& settings);
@@ -226,6 +232,7 @@ class Series {
 
   Keyspace& keyspace_;
   int db_;
+  bool keep_every_sample_ = false;
 };
 
 }  // namespace ebb::types

@@ -64,6 +64,7 @@
 #include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
@@ -170,6 +171,9 @@ class ActiveActive {
     // kRunHere: a counter's write (an INCR family form, or a string write on a counter key),
     // settled and run by RunCounter (counters.h).
     bool counter = false;
+    // kRunHere: a TS write form (server/core/write_form.h), settled and run by RunSeries
+    // (series_state.h).
+    bool series = false;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
@@ -374,6 +378,30 @@ class ActiveActive {
   // the key's state (counters.h) in the open batch.
   ApplyOutcome ApplyCounter(const std::string& origin_id, const PeerDelta& delta,
                             std::vector<std::string> args);
+  // RunHere's TS writes (series_state.h): judged as RedisTimeSeries would on this node, merged
+  // as a record of this node's and answered; the delta is the `ts-merge` of what it wrote.
+  // False: nothing to log (an error replied, or every sample covered by a delete).
+  bool RunSeries(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // RunSeries' parts: TS.CREATE / TS.ALTER, and one sample (TS.ADD, a TS.MADD triple,
+  // TS.INCRBY / TS.DECRBY). Each returns "" or the error to reply; *group gets what to log.
+  std::string RunSeriesSettings(int db, const std::vector<std::string>& form, SeriesGroup* group);
+  struct SeriesSampleWrite {
+    std::string_view key;
+    int64_t ts = 0;
+    double value = 0;
+    bool incr = false;  // value is an increment of the newest value (policy LAST)
+    types::DuplicatePolicy on_duplicate = types::DuplicatePolicy::kUnset;
+    const types::SeriesSettings* create = nullptr;  // nullptr: the series must exist
+  };
+  std::string RunSeriesSample(int db, const SeriesSampleWrite& write, SeriesGroup* group);
+  // A peer's `ts-merge` delta into the open batch.
+  ApplyOutcome ApplySeries(const std::string& origin_id, const PeerDelta& delta,
+                           const std::vector<std::string>& args);
+  // Wipes a key of a type below a series' (as the gate does for a higher type's write) and
+  // merges `group` under the key's marker; *covered: a sample fell under a delete (the key's
+  // floor then rises to the series').
+  storage::Status MergeSeries(int db, const SeriesGroup& group);
+
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing

@@ -81,6 +81,13 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     return PlanWholeKeyDelete(std::move(form.args), plan);
   }
+  if (op.starts_with("ts-")) {
+    plan->kind = Kind::kRunHere;  // RunSeries settles it from the series' state
+    plan->series = true;
+    plan->args = std::move(form.args);
+    plan->views.assign(plan->args.begin(), plan->args.end());
+    return;
+  }
   if (op == kCounterIncrForm || op == kCounterIncrFloatForm ||
       IsCounterWrite(plan->db, form.args)) {
     plan->kind = Kind::kRunHere;  // RunCounter settles it from the key's state

@@ -1,6 +1,7 @@
 #include "server/active_active/logical_digest.h"
 
 #include "server/active_active/counters.h"
+#include "server/active_active/series_state.h"
 #include "server/core/digest.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -81,7 +82,9 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
           row += "x" + std::to_string(expire_at.value_or(-1)) + ";";
           break;
         }
-        case types::KeyType::kSeries:  // TS writes are refused in the mode: no content to merge
+        case types::KeyType::kSeries:
+          if (storage::Status s = SeriesDigestText(keyspace, db, key, &row); !s.ok()) return s;
+          row += "x" + std::to_string(expire_at.value_or(-1)) + ";";
           break;
       }
       digest = Sha1Hex(row);

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/client.h"
 #include "server/services/server_context.h"
@@ -143,8 +144,8 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
     }
     case types::KeyType::kTlog:
       return LogPieces(keyspace, db, key, pieces);
-    case types::KeyType::kSeries:  // TS writes are refused in the mode: nothing a peer can apply
-      break;
+    case types::KeyType::kSeries:
+      return SeriesSnapshotPieces(keyspace, db, key, pieces);
   }
   return storage::Status::OK();
 }
@@ -164,6 +165,14 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
       piece.push_back(marker.expiry->origin);
     }
     pieces->push_back(std::move(piece));
+    return storage::Status::OK();
+  }
+  if (ParsePerKeyRowName(kSeriesRegisterRowPrefix, name, db, &key)) {
+    SeriesGroup group{.key = std::string(key), .reg = {}, .samples = {}};
+    if (!types::DecodeSeriesRegister(value, &group.reg)) {
+      return storage::Status::Corruption("active-active series register");
+    }
+    pieces->push_back(SeriesDeltaArgs(std::span(&group, 1)));
     return storage::Status::OK();
   }
   if (ParseHorizonRowName(name, db)) {
@@ -234,8 +243,11 @@ void SnapshotSender::OpenPhase() {
     options.include_dead = true;
     lower = types::MetaKeyPrefix(phase_);
     upper = types::MetaKeyUpperBound(phase_);
-  } else if (phase_ - databases < 2) {
-    const std::string_view prefix = phase_ == databases ? kKeyMarkerRowPrefix : kHorizonRowPrefix;
+  } else if (phase_ - databases < 3) {
+    // The markers, the horizons, then the series' registers (a deleted series leaves its own).
+    const std::string_view prefix = phase_ == databases       ? kKeyMarkerRowPrefix
+                                    : phase_ == databases + 1 ? kHorizonRowPrefix
+                                                              : kSeriesRegisterRowPrefix;
     lower = types::Keyspace::SystemRowKey(prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')

@@ -105,8 +105,8 @@ class SnapshotSender {
   void Schedule(int delay_ms);
   void Step();
   // Positions iter_ on the first row of phase phase_: database phase_'s keys while phase_ is
-  // below the number of databases, then the key markers, then the horizons; iter_ is null past
-  // the last phase.
+  // below the number of databases, then the key markers, then the horizons, then the series'
+  // registers (series_state.h); iter_ is null past the last phase.
   void OpenPhase();
   // Appends the pieces of the row iter_ is on; *db: their database.
   storage::Status PiecesOfRow(int* db, std::vector<std::vector<std::string>>* pieces);

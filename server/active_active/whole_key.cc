@@ -9,6 +9,7 @@
 #include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_state.h"
 #include "storage/row.h"
 #include "storage/util/coding.h"
 #include "types/key_encoding.h"
@@ -67,7 +68,7 @@ bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
   if (!storage::GetFixed64(&encoded, &up_to)) return false;
   const int floor = static_cast<uint8_t>(encoded[0]);
   encoded.remove_prefix(1);
-  if (floor > 2) return false;
+  if (floor > 3) return false;  // 3: a series (merge_rule.h)
   marker->deleted_up_to = static_cast<int64_t>(up_to);
   marker->floor = floor;
   marker->expiry.reset();
@@ -370,7 +371,7 @@ storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int
     }
     newest = ClampToSigned(pair_ts);
   } else if (found && row.type == types::KeyType::kSeries) {
-    newest = row.meta.timestamp_or_zero();  // TS writes are refused in the mode: its last write
+    return RaiseToSeriesNewest(keyspace_, db, key, ts, existed);  // series_state.h
   } else {
     // A log, live or expired by its register; the entries the register hides count.
     types::Tlog log(keyspace_, db);
@@ -402,6 +403,7 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok() || !found) return s;
   *precedence = TypePrecedence(row.type);
+  if (row.type == types::KeyType::kSeries) return DeleteSeriesUpTo(keyspace_, db, key, ts);
   bool wipe = false;
   if (row.type == types::KeyType::kString) {
     wipe = row.meta.timestamp_or_zero() <= ts;

@@ -23,10 +23,10 @@
 //           cutoff it would have had before it.
 //
 // The type floor. Between peers a key used as two types takes the type of higher precedence
-// (TLOG > TREG > string) whatever the timestamps (merge_gate.h), so a lower-type write that met a
-// live higher type was dropped for good on that node. Content that goes away must not make it
-// resurface elsewhere: the marker keeps the highest precedence the key held or was written with
-// whenever that content can go — a delete (a covered write still raises the floor), an expiry
+// (series > TLOG > TREG > string) whatever the timestamps (merge_gate.h), so a lower-type write
+// that met a live higher type was dropped for good on that node. Content that goes away must not
+// make it resurface elsewhere: the marker keeps the highest precedence the key held or was written
+// with whenever that content can go — a delete (a covered write still raises the floor), an expiry
 // register (SetExpiry: the type it applies to), a TLOG write on a key its TTL policy gives a
 // retention window (Admission::raise_floor, on the origin and on every peer, whether or not the
 // entry is already outside the window) — raising it wipes live content of a lower type, and a
@@ -88,7 +88,8 @@ struct ExpiryRegister {
 
 // The value of a key marker row. on-disk (docs/key-encoding.md, "Active-active markers"):
 //   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 (0 string, 1 TREG,
-//   2 TLOG) [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32 origin]
+//   2 TLOG, 3 series) [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32
+//   origin]
 struct KeyMarker {
   static constexpr int64_t kNothingDeleted = std::numeric_limits<int64_t>::min();
   int64_t deleted_up_to = kNothingDeleted;

@@ -124,6 +124,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   types::Keyspace& ks = context_->keyspace();
   const std::string& op = plan.args[0];
   if (plan.counter) return RunCounter(planned, reply);
+  if (plan.series) return RunSeries(planned, reply);
   if (op == kExpiryAt) return RunExpiry(planned, reply);
   storage::Status s;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
@@ -199,7 +200,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   int64_t register_ts = 0;
   const bool known_marker =
       args[0] == kMarkerAt && (args.size() == 4 || args.size() == 7) &&
-      ParseInt64(args[3], &floor) && floor >= 0 && floor <= TypePrecedence(types::KeyType::kTlog) &&
+      ParseInt64(args[3], &floor) && floor >= 0 &&
+      floor <= TypePrecedence(types::KeyType::kSeries) &&
       (args.size() == 4 || (ParseInt64(args[4], &register_ts) &&
                             (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
   const bool known = (args[0] == kDelAt && args.size() >= 3) ||
@@ -265,6 +267,10 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   storage::Status s = ks.GetMeta(plan->db, key, &row);
   if (s.IsNotFound()) {
     reply.Integer(0);
+    return false;
+  }
+  if (s.ok() && row.type == types::KeyType::kSeries) {
+    reply.Error(kSeriesExpiryInActiveActive);
     return false;
   }
   // The register must cover what the key holds: a string's version, a TREG pair, every entry

@@ -4,8 +4,11 @@
 // Options may come in any order; LABELS takes every argument after it, so it comes last.
 // Timestamps are ms in [0, 2^63-1] ("*": the server clock); a sample's value goes out as a RESP3
 // double, or as a RESP2 simple string (the shortest text that reads back as the same double), as
-// RedisTimeSeries replies. No row has an active-active write form: the mode refuses TS writes.
+// RedisTimeSeries replies. TS.CREATE, TS.ALTER, TS.ADD, TS.MADD, TS.INCRBY and TS.DECRBY have an
+// active-active write form (server/core/write_form.h: the timestamps and the settings resolved on
+// the origin); TS.DEL and the rules have none, so the mode refuses them.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -25,6 +28,7 @@
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/series.h"
+#include "types/series_merge.h"
 #include "types/series_rules.h"
 
 namespace ebb::server {
@@ -208,6 +212,92 @@ void ExecuteIncr(CommandContext& ctx, const IncrOptions& o, bool decrement) {
 
 void ExecuteIncrBy(CommandContext& ctx, const IncrOptions& o) { ExecuteIncr(ctx, o, false); }
 void ExecuteDecrBy(CommandContext& ctx, const IncrOptions& o) { ExecuteIncr(ctx, o, true); }
+
+// ---- active-active write forms (server/core/write_form.h)
+
+std::string ValueBits(double value) { return std::to_string(std::bit_cast<uint64_t>(value)); }
+
+// A new series' settings as the form carries them, the policy's window resolved on the origin.
+std::string SettingsArg(std::string_view key, types::SeriesSettings settings,
+                        const WriteFormInput& in) {
+  if (settings.retention_from_policy) {
+    settings.retention_ms = in.keyspace.PolicyWindow(key).value_or(0);
+    settings.retention_from_policy = false;
+  }
+  return types::EncodeSeriesRegister(types::SeriesRegister{.settings = std::move(settings)});
+}
+
+WriteForm FormCreate(const CreateOptions& o, const WriteFormInput& in) {
+  return WriteForm::Delta(
+      {std::string(kSeriesCreateForm), std::string(o.key), SettingsArg(o.key, o.settings, in)},
+      std::nullopt);
+}
+
+WriteForm FormAlter(const AlterOptions& o, const WriteFormInput& in) {
+  types::SeriesSettings settings;
+  const int mask = (o.alter.retention_ms ? 1 : 0) | (o.alter.chunk_size ? 2 : 0) |
+                   (o.alter.duplicate_policy ? 4 : 0) | (o.alter.labels ? 8 : 0);
+  settings.retention_ms = o.alter.retention_ms.value_or(0);
+  settings.chunk_size = o.alter.chunk_size.value_or(types::kDefaultChunkSize);
+  settings.duplicate_policy = o.alter.duplicate_policy.value_or(types::DuplicatePolicy::kUnset);
+  if (o.alter.labels) settings.labels = *o.alter.labels;
+  return WriteForm::Delta({std::string(kSeriesAlterForm), std::string(o.key), std::to_string(mask),
+                           SettingsArg(o.key, settings, in)},
+                          std::nullopt);
+}
+
+WriteForm FormAdd(const AddOptions& o, const WriteFormInput& in) {
+  double value = 0;
+  int64_t ts = 0;
+  if (!ParseSampleValue(o.value, &value) || !ParseSampleTimestampAt(in.now_ms, o.ts, &ts).empty()) {
+    return WriteForm::Invalid();  // the handler replies the error
+  }
+  return WriteForm::Delta(
+      {std::string(kSeriesAddForm), std::string(o.key), std::to_string(ts), ValueBits(value),
+       std::to_string(static_cast<int>(o.on_duplicate)), SettingsArg(o.key, o.settings, in)},
+      o.ts == "*" ? std::nullopt : std::optional<int64_t>(ts));
+}
+
+WriteForm FormMadd(const MaddOptions& o, const WriteFormInput& in) {
+  std::vector<std::string> args{std::string(kSeriesMaddForm)};
+  std::optional<int64_t> greatest;
+  for (size_t i = 0; i + 2 < o.triples.size(); i += 3) {
+    args.emplace_back(o.triples[i]);
+    double value = 0;
+    int64_t ts = 0;
+    std::string_view error = ParseSampleValue(o.triples[i + 2], &value) ? "" : kTsInvalidValue;
+    if (error.empty()) error = ParseSampleTimestampAt(in.now_ms, o.triples[i + 1], &ts);
+    if (!error.empty()) {
+      args.emplace_back("!");
+      args.emplace_back(error);
+      continue;
+    }
+    if (o.triples[i + 1] != "*") greatest = std::max(greatest.value_or(ts), ts);
+    args.push_back(std::to_string(ts));
+    args.push_back(ValueBits(value));
+  }
+  return WriteForm::Delta(std::move(args), greatest);
+}
+
+WriteForm FormIncr(const IncrOptions& o, const WriteFormInput& in, bool decrement) {
+  double delta = 0;
+  int64_t ts = 0;
+  if (!ParseSampleValue(o.delta, &delta) || !ParseSampleTimestampAt(in.now_ms, o.ts, &ts).empty()) {
+    return WriteForm::Invalid();
+  }
+  return WriteForm::Delta(
+      {std::string(kSeriesIncrForm), std::string(o.key), std::to_string(ts),
+       ValueBits(decrement ? -delta : delta), SettingsArg(o.key, o.settings, in),
+       decrement ? "ts.decrby" : "ts.incrby"},
+      o.ts == "*" ? std::nullopt : std::optional<int64_t>(ts));
+}
+
+WriteForm FormIncrBy(const IncrOptions& o, const WriteFormInput& in) {
+  return FormIncr(o, in, false);
+}
+WriteForm FormDecrBy(const IncrOptions& o, const WriteFormInput& in) {
+  return FormIncr(o, in, true);
+}
 
 // TS.GET key [LATEST]: LATEST on a rule's destination reports the open bucket's partial
 // aggregate when there is one.
@@ -447,7 +537,8 @@ std::vector<CommandSpec> SeriesCommands() {
        .group = "timeseries",
        .summary = "Creates a new time series.",
        .arguments = {kKey, kRetention, kEncoding, kChunkSize, kDuplicatePolicy, kLabels},
-       .handler = Handler<ParseCreate, ExecuteCreate>},
+       .handler = Handler<ParseCreate, ExecuteCreate>,
+       .write_form = FormOf<ParseCreate, FormCreate>},
       {.name = "ts.alter",
        .arity = -2,
        .flags = kCmdWrite | kCmdDenyOom,
@@ -455,7 +546,8 @@ std::vector<CommandSpec> SeriesCommands() {
        .group = "timeseries",
        .summary = "Updates the retention, chunk size, duplicate policy and labels of a series.",
        .arguments = {kKey, kRetention, kChunkSize, kDuplicatePolicy, kLabels},
-       .handler = Handler<ParseAlter, ExecuteAlter>},
+       .handler = Handler<ParseAlter, ExecuteAlter>,
+       .write_form = FormOf<ParseAlter, FormAlter>},
       {.name = "ts.add",
        .arity = -4,
        .flags = kCmdWrite | kCmdDenyOom,
@@ -472,7 +564,8 @@ std::vector<CommandSpec> SeriesCommands() {
                      kDuplicatePolicy,
                      {.name = "policy_ovr", .token = "ON_DUPLICATE", .optional = true},
                      kLabels},
-       .handler = Handler<ParseAdd, ExecuteAdd>},
+       .handler = Handler<ParseAdd, ExecuteAdd>,
+       .write_form = FormOf<ParseAdd, FormAdd>},
       {.name = "ts.madd",
        .arity = -4,
        .flags = kCmdWrite | kCmdDenyOom,
@@ -486,7 +579,8 @@ std::vector<CommandSpec> SeriesCommands() {
                       .children = {kKey,
                                    {.name = "timestamp"},
                                    {.name = "value", .type = ArgType::kDouble}}}},
-       .handler = Handler<ParseMadd, ExecuteMadd>},
+       .handler = Handler<ParseMadd, ExecuteMadd>,
+       .write_form = FormOf<ParseMadd, FormMadd>},
       {.name = "ts.incrby",
        .arity = -3,
        .flags = kCmdWrite | kCmdDenyOom,
@@ -494,7 +588,8 @@ std::vector<CommandSpec> SeriesCommands() {
        .group = "timeseries",
        .summary = "Adds to the newest value and appends the sum as a sample.",
        .arguments = IncrArguments(),
-       .handler = Handler<ParseIncr, ExecuteIncrBy>},
+       .handler = Handler<ParseIncr, ExecuteIncrBy>,
+       .write_form = FormOf<ParseIncr, FormIncrBy>},
       {.name = "ts.decrby",
        .arity = -3,
        .flags = kCmdWrite | kCmdDenyOom,
@@ -502,7 +597,8 @@ std::vector<CommandSpec> SeriesCommands() {
        .group = "timeseries",
        .summary = "Subtracts from the newest value and appends the result as a sample.",
        .arguments = IncrArguments(),
-       .handler = Handler<ParseIncr, ExecuteDecrBy>},
+       .handler = Handler<ParseIncr, ExecuteDecrBy>,
+       .write_form = FormOf<ParseIncr, FormDecrBy>},
       {.name = "ts.get",
        .arity = -2,
        .flags = kCmdReadOnly | kCmdFast,

@@ -129,8 +129,12 @@ bool ParseSampleValue(std::string_view text, double* value) {
 }
 
 std::string_view ParseSampleTimestamp(CommandContext& ctx, std::string_view text, int64_t* ts) {
+  return ParseSampleTimestampAt(ctx.server.keyspace().NowMs(), text, ts);
+}
+
+std::string_view ParseSampleTimestampAt(int64_t now_ms, std::string_view text, int64_t* ts) {
   if (text == "*") {
-    *ts = std::max<int64_t>(ctx.server.keyspace().NowMs(), 0);
+    *ts = std::max<int64_t>(now_ms, 0);
     return {};
   }
   if (!ParseInt64(text, ts)) return kTsInvalidTimestamp;

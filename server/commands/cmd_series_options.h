@@ -44,6 +44,8 @@ void ParseSeriesOptions(ArgParser& args, SeriesOptionSet set, types::SeriesSetti
 bool ParseSampleValue(std::string_view text, double* value);
 // A sample's timestamp: "*" (the server clock) or an integer >= 0. Returns "" or the error.
 std::string_view ParseSampleTimestamp(CommandContext& ctx, std::string_view text, int64_t* ts);
+// The same with the clock read as `now_ms` (a write form, server/core/write_form.h).
+std::string_view ParseSampleTimestampAt(int64_t now_ms, std::string_view text, int64_t* ts);
 // TS.RANGE's and TS.DEL's bounds: "-" (0), "+" (2^63-1) or an integer >= 0; else latches
 // "wrong fromTimestamp" / "wrong toTimestamp".
 int64_t ParseRangeBound(ArgParser& args, bool from);

@@ -624,6 +624,16 @@ inline constexpr std::string_view kPeerOptionInCluster =
     "active-active peers are not available in cluster mode (peer and cluster-enabled)";
 inline constexpr std::string_view kPeerOptionOnReplica =
     "a replica cannot have active-active peers (replicaof and peer)";
+// A TS write on a series that compaction rules feed or that feeds them (rules are refused in the
+// mode: a destination would be each node's own).
+inline constexpr std::string_view kSeriesRulesInActiveActive =
+    "ERR TS writes to a series with compaction rules are not allowed in active-active mode";
+// A TS sample at or before a whole-key delete of its key in the mode: dropped on every node.
+inline constexpr std::string_view kSeriesSampleDeleted =
+    "ERR the sample's timestamp is at or before a delete of the key in active-active mode";
+// The EXPIRE family or PERSIST on a series in the mode (no convergent expiry for series yet).
+inline constexpr std::string_view kSeriesExpiryInActiveActive =
+    "ERR expiry changes of a time series are not allowed in active-active mode";
 
 // The dispatcher's refusal of a command inside MULTI that ends the transaction at EXEC:
 // "EXECABORT Transaction discarded because of: <reason>" (the reason without its "ERR ").

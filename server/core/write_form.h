@@ -65,6 +65,20 @@ inline constexpr std::string_view kCounterIncrForm = "counter-incr";
 // INCRBYFLOAT's: `counter-incrbyfloat key <increment>` (the increment as the client sent it).
 inline constexpr std::string_view kCounterIncrFloatForm = "counter-incrbyfloat";
 
+// The TS.* writes' forms, which the mode settles from what the series holds into a `ts-merge`
+// delta (server/active_active/series_state.h). Values travel as the decimal of their IEEE-754
+// bits, the settings as types::EncodeSeriesRegister's bytes (stamp 0, no origin):
+//   ts-create key <settings>            ts-alter key <mask: 1 retention, 2 chunk size,
+//   ts-add key ts <value> <policy> <settings>       4 duplicate policy, 8 labels> <settings>
+//   ts-incrby key ts <signed delta> <settings> <event: ts.incrby | ts.decrby>
+//   ts-madd (key ts <value>)+ — a triple Redis refuses as (key "!" <error text>)
+// (<policy>: types::DuplicatePolicy's number, ON_DUPLICATE's; 0 when not given).
+inline constexpr std::string_view kSeriesCreateForm = "ts-create";
+inline constexpr std::string_view kSeriesAlterForm = "ts-alter";
+inline constexpr std::string_view kSeriesAddForm = "ts-add";
+inline constexpr std::string_view kSeriesIncrForm = "ts-incrby";
+inline constexpr std::string_view kSeriesMaddForm = "ts-madd";
+
 // A TLOG or TREG timestamp as a clock reading, for the max-clock-skew check: nullopt when it
 // does not fit one (such a timestamp is no clock's).
 inline std::optional<int64_t> ClientTsOf(uint64_t ts) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
 #include "types/keyspace.h"
+#include "types/series_merge.h"
 
 namespace ebb::test {
 namespace {
@@ -171,8 +173,49 @@ TEST_F(WriteFormTest, TheRowsWithAWriteForm) {
   EXPECT_EQ(with_form, (std::vector<std::string>{
       "decr", "decrby", "del", "delete", "expire", "expireat", "flushall", "flushdb", "incr",
       "incrby", "incrbyfloat", "persist", "pexpire", "pexpireat", "put", "set", "tlog|clr",
-      "tlog|ins", "tlog|trim", "tlog|trimat", "treg|set", "unlink"}));
+      "tlog|ins", "tlog|trim", "tlog|trimat", "treg|set", "ts.add", "ts.alter", "ts.create",
+      "ts.decrby", "ts.incrby", "ts.madd", "unlink"}));
   // clang-format on
+}
+
+// The TS writes' forms (server/core/write_form.h): `*` resolved to the clock, values as the
+// decimal of their IEEE bits, the settings a register's bytes (the TTL policy's window resolved);
+// a request RedisTimeSeries refuses is the handler's, and a TS.MADD triple carries its error.
+TEST_F(WriteFormTest, SeriesFormsResolveTheirTimestampsAndSettings) {
+  const auto bits = [](double v) { return std::to_string(std::bit_cast<uint64_t>(v)); };
+  WriteForm add = Form({"TS.ADD", "s", "*", "1.5", "ON_DUPLICATE", "SUM"});
+  ASSERT_EQ(add.kind, WriteForm::Kind::kDelta);
+  ASSERT_EQ(add.args.size(), 6u);
+  EXPECT_EQ(add.args[0], "ts-add");
+  EXPECT_EQ(add.args[2], kNowText);
+  EXPECT_EQ(add.args[3], bits(1.5));
+  EXPECT_EQ(add.args[4], "6");  // SUM
+  EXPECT_FALSE(add.client_ts.has_value());
+  types::SeriesRegister created;
+  ASSERT_TRUE(
+      types::DecodeSeriesRegister(Form({"TS.ADD", "session:x", "5", "1"}).args[5], &created));
+  EXPECT_EQ(created.settings.retention_ms, 60'000u);  // the ttl-rule's window, resolved here
+  EXPECT_EQ(Form({"TS.ADD", "s", "5", "1"}).client_ts, 5);
+  EXPECT_EQ(Form({"TS.ADD", "s", "*", "abc"}).kind, WriteForm::Kind::kInvalid);
+  EXPECT_EQ(Form({"TS.ADD", "s", "-1", "1"}).kind, WriteForm::Kind::kInvalid);
+  EXPECT_EQ(Form({"TS.ADD", "s", "1", "1", "ON_DUPLICATE", "NOPE"}).kind,
+            WriteForm::Kind::kInvalid);
+
+  EXPECT_EQ(Joined(Form({"TS.MADD", "a", "*", "1", "b", "x", "2", "c", "3", "y"})),
+            "ts-madd a " + kNowText + " " + bits(1) + " b ! " +
+                std::string(server::kTsInvalidTimestamp) + " c ! " +
+                std::string(server::kTsInvalidValue));
+  WriteForm decr = Form({"TS.DECRBY", "s", "2", "TIMESTAMP", "7"});
+  ASSERT_EQ(decr.args.size(), 6u);
+  EXPECT_EQ(decr.args[0], "ts-incrby");
+  EXPECT_EQ(decr.args[2], "7");
+  EXPECT_EQ(decr.args[3], bits(-2));
+  EXPECT_EQ(decr.args[5], "ts.decrby");
+  EXPECT_EQ(Form({"TS.INCRBY", "s", "x"}).kind, WriteForm::Kind::kInvalid);
+  WriteForm alter = Form({"TS.ALTER", "s", "LABELS", "a", "b"});
+  ASSERT_EQ(alter.args.size(), 4u);
+  EXPECT_EQ(alter.args[2], "8");  // labels only
+  EXPECT_EQ(Form({"TS.CREATE", "s"}).args[0], "ts-create");
 }
 
 // The INCR family's form is the increment, which the mode settles against the key's counter

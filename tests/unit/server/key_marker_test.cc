@@ -52,7 +52,10 @@ TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
   bad[0] = 2;
   EXPECT_FALSE(DecodeKeyMarker(bad, &decoded));
   bad = encoded;
-  bad[9] = 3;  // floor
+  bad[9] = 3;  // floor: a series, the highest type
+  EXPECT_TRUE(DecodeKeyMarker(bad, &decoded));
+  EXPECT_EQ(decoded.floor, 3);
+  bad[9] = 4;  // no such type
   EXPECT_FALSE(DecodeKeyMarker(bad, &decoded));
   EXPECT_FALSE(DecodeKeyMarker(encoded + "x", &decoded));
 }
