@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace ebb::protocol {
@@ -104,6 +105,24 @@ void ReplyWriter::Unsigned(uint64_t v) {
 void ReplyWriter::PushHeader(size_t n) { Header(protocol_ >= 3 ? '>' : '*', n); }
 
 void ReplyWriter::Bulk(std::string_view s) {
+  // A value of under 100 bytes (most replies): header, value and line end laid out in a local
+  // buffer and appended once (each std::string append pays its own capacity check and copy).
+  constexpr size_t kShort = 100;
+  if (s.size() < kShort) {
+    char buf[kShort + 7];
+    char* p = buf;
+    *p++ = '$';
+    if (s.size() >= 10) *p++ = static_cast<char>('0' + s.size() / 10);
+    *p++ = static_cast<char>('0' + s.size() % 10);
+    *p++ = '\r';
+    *p++ = '\n';
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    p += s.size();
+    *p++ = '\r';
+    *p++ = '\n';
+    out_->append(buf, p);
+    return;
+  }
   Header('$', s.size());
   out_->append(s);
   out_->append("\r\n", 2);

@@ -40,6 +40,20 @@ TEST(ReplyWriterTest, SameInBothProtocols) {
   ExpectBoth([](ReplyWriter& w) { w.ArrayHeader(0); }, "*0\r\n", "*0\r\n");
 }
 
+// Bulk lays out values under 100 bytes in one piece and longer ones in three: the lengths on
+// both sides of each digit count and of that bound.
+TEST(ReplyWriterTest, BulkLengths) {
+  for (size_t n : {1, 9, 10, 11, 99, 100, 101, 1000}) {
+    const std::string value(n, 'v');
+    const std::string expected = "$" + std::to_string(n) + "\r\n" + value + "\r\n";
+    EXPECT_EQ(Resp(2, [&](ReplyWriter& w) { w.Bulk(value); }), expected) << n;
+  }
+  std::string out = "+OK\r\n";  // appended after what the buffer holds
+  ReplyWriter writer(&out, 2);
+  writer.Bulk("ab");
+  EXPECT_EQ(out, "+OK\r\n$2\r\nab\r\n");
+}
+
 TEST(ReplyWriterTest, Errors) {
   ExpectBoth([](ReplyWriter& w) { w.Error("ERR syntax error"); }, "-ERR syntax error\r\n",
              "-ERR syntax error\r\n");
