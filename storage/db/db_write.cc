@@ -118,6 +118,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
+    PublishSequence();
     if (replication_tap_) {
       replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kBatch, first, batch.rep()});
     }
@@ -170,7 +171,7 @@ std::unique_ptr<DBImpl::View> DBImpl::NewDurableView(int64_t expiry_now) {
   {
     std::lock_guard lock(mu_);
     sequence = versions_.last_sequence();
-    state = read_state_;
+    state = read_state_.Load();
   }
   // Every write up to `sequence` reached the WAL writer before it was counted; this sync covers
   // them all.
