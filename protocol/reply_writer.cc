@@ -9,16 +9,22 @@ namespace ebb::protocol {
 
 namespace {
 
+// Appends the bytes [begin, end) of a local buffer. (By pointer and length: std::string's
+// append of an iterator pair goes through its general replace, which checks for aliasing.)
+void AppendLocal(std::string* out, const char* begin, const char* end) {
+  out->append(begin, static_cast<size_t>(end - begin));
+}
+
 void AppendUnsigned(std::string* out, uint64_t v) {
   char buf[24];
   auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, result.ptr);
+  AppendLocal(out, buf, result.ptr);
 }
 
 void AppendSigned(std::string* out, int64_t v) {
   char buf[24];
   auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, result.ptr);
+  AppendLocal(out, buf, result.ptr);
 }
 
 // "<type><v>\r\n", laid out in a local buffer and appended once: headers and integers are in
@@ -30,7 +36,7 @@ void AppendTypedNumber(std::string* out, char type, Int v) {
   char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, v).ptr;
   *end++ = '\r';
   *end++ = '\n';
-  out->append(buf, end);
+  AppendLocal(out, buf, end);
 }
 
 // Redis 7.2's d2string: "nan", "inf", "-inf", "0"/"-0", integral values with |v| < 2^52 as
@@ -120,7 +126,7 @@ void ReplyWriter::Bulk(std::string_view s) {
     p += s.size();
     *p++ = '\r';
     *p++ = '\n';
-    out_->append(buf, p);
+    AppendLocal(out_, buf, p);
     return;
   }
   Header('$', s.size());
