@@ -68,6 +68,25 @@ std::string FormatDouble(double d) {
   return out;
 }
 
+// Bulk strings shorter than this are laid out whole in a local buffer of kShortBulkBytes.
+constexpr size_t kShortBulk = 100;
+constexpr size_t kShortBulkBytes = kShortBulk + 7;  // "$99\r\n" and "\r\n" around the value
+
+// Lays out "$<len>\r\n<s>\r\n" at `p` and returns its end. REQUIRES: s.size() < kShortBulk,
+// kShortBulkBytes writable at p.
+char* LayOutShortBulk(char* p, std::string_view s) {
+  *p++ = '$';
+  if (s.size() >= 10) *p++ = static_cast<char>('0' + s.size() / 10);
+  *p++ = static_cast<char>('0' + s.size() % 10);
+  *p++ = '\r';
+  *p++ = '\n';
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
+}
+
 }  // namespace
 
 void ReplyWriter::Header(char type, uint64_t n) { AppendTypedNumber(out_, type, n); }
@@ -113,25 +132,30 @@ void ReplyWriter::PushHeader(size_t n) { Header(protocol_ >= 3 ? '>' : '*', n); 
 void ReplyWriter::Bulk(std::string_view s) {
   // A value of under 100 bytes (most replies): header, value and line end laid out in a local
   // buffer and appended once (each std::string append pays its own capacity check and copy).
-  constexpr size_t kShort = 100;
-  if (s.size() < kShort) {
-    char buf[kShort + 7];
-    char* p = buf;
-    *p++ = '$';
-    if (s.size() >= 10) *p++ = static_cast<char>('0' + s.size() / 10);
-    *p++ = static_cast<char>('0' + s.size() % 10);
-    *p++ = '\r';
-    *p++ = '\n';
-    if (!s.empty()) std::memcpy(p, s.data(), s.size());
-    p += s.size();
-    *p++ = '\r';
-    *p++ = '\n';
-    AppendLocal(out_, buf, p);
+  if (s.size() < kShortBulk) {
+    char buf[kShortBulkBytes];
+    AppendLocal(out_, buf, LayOutShortBulk(buf, s));
     return;
   }
   Header('$', s.size());
   out_->append(s);
   out_->append("\r\n", 2);
+}
+
+void ReplyWriter::BulkAndUnsigned(std::string_view s, uint64_t v) {
+  if (s.size() >= kShortBulk || v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    ArrayHeader(2);
+    Bulk(s);
+    return Unsigned(v);
+  }
+  char buf[4 + kShortBulkBytes + 24];
+  std::memcpy(buf, "*2\r\n", 4);
+  char* p = LayOutShortBulk(buf + 4, s);
+  *p++ = ':';
+  p = std::to_chars(p, p + 20, v).ptr;
+  *p++ = '\r';
+  *p++ = '\n';
+  AppendLocal(out_, buf, p);
 }
 
 void ReplyWriter::Null() {
