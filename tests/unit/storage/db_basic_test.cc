@@ -327,6 +327,26 @@ TEST_F(DBTest, SyncWalUnderAlwaysAndConcurrentWrites) {
   EXPECT_EQ(Get("last"), "v");
 }
 
+// Put and Delete reuse one batch per thread: a large value, a delete and a small value after it
+// each write what they were given.
+TEST_F(DBTest, SingleWritesReuseTheirBatch) {
+  Open();
+  const std::string large(200 << 10, 'L');
+  Put("big", large);
+  Put("small", "s");
+  Del("big");
+  Put("after", "a");
+  EXPECT_EQ(Get("big"), "NOT_FOUND");
+  EXPECT_EQ(Get("small"), "s");
+  EXPECT_EQ(Get("after"), "a");
+  Put("big", large);
+  EXPECT_EQ(Get("big"), large);
+  Reopen();
+  EXPECT_EQ(Get("big"), large);
+  EXPECT_EQ(Get("small"), "s");
+  EXPECT_EQ(Get("after"), "a");
+}
+
 // A point read takes no lock (db_impl.h, "Locking"): a reader on another thread, while the
 // writes switch, flush and compact the tiny memtables all along, never sees a write without
 // the writes made before it, nor a key go back to an older value.
