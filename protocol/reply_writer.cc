@@ -2,22 +2,29 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace ebb::protocol {
 
 namespace {
 
+// Appends the bytes [begin, end) of a local buffer. (By pointer and length: std::string's
+// append of an iterator pair goes through its general replace, which checks for aliasing.)
+void AppendLocal(std::string* out, const char* begin, const char* end) {
+  out->append(begin, static_cast<size_t>(end - begin));
+}
+
 void AppendUnsigned(std::string* out, uint64_t v) {
   char buf[24];
   auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, result.ptr);
+  AppendLocal(out, buf, result.ptr);
 }
 
 void AppendSigned(std::string* out, int64_t v) {
   char buf[24];
   auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, result.ptr);
+  AppendLocal(out, buf, result.ptr);
 }
 
 // "<type><v>\r\n", laid out in a local buffer and appended once: headers and integers are in
@@ -29,7 +36,7 @@ void AppendTypedNumber(std::string* out, char type, Int v) {
   char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, v).ptr;
   *end++ = '\r';
   *end++ = '\n';
-  out->append(buf, end);
+  AppendLocal(out, buf, end);
 }
 
 // Redis 7.2's d2string: "nan", "inf", "-inf", "0"/"-0", integral values with |v| < 2^52 as
@@ -59,6 +66,25 @@ std::string FormatDouble(double d) {
   auto fixed = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
   out.assign(buf, fixed.ptr);
   return out;
+}
+
+// Bulk strings shorter than this are laid out whole in a local buffer of kShortBulkBytes.
+constexpr size_t kShortBulk = 100;
+constexpr size_t kShortBulkBytes = kShortBulk + 7;  // "$99\r\n" and "\r\n" around the value
+
+// Lays out "$<len>\r\n<s>\r\n" at `p` and returns its end. REQUIRES: s.size() < kShortBulk,
+// kShortBulkBytes writable at p.
+char* LayOutShortBulk(char* p, std::string_view s) {
+  *p++ = '$';
+  if (s.size() >= 10) *p++ = static_cast<char>('0' + s.size() / 10);
+  *p++ = static_cast<char>('0' + s.size() % 10);
+  *p++ = '\r';
+  *p++ = '\n';
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
 }
 
 }  // namespace
@@ -104,9 +130,32 @@ void ReplyWriter::Unsigned(uint64_t v) {
 void ReplyWriter::PushHeader(size_t n) { Header(protocol_ >= 3 ? '>' : '*', n); }
 
 void ReplyWriter::Bulk(std::string_view s) {
+  // A value of under 100 bytes (most replies): header, value and line end laid out in a local
+  // buffer and appended once (each std::string append pays its own capacity check and copy).
+  if (s.size() < kShortBulk) {
+    char buf[kShortBulkBytes];
+    AppendLocal(out_, buf, LayOutShortBulk(buf, s));
+    return;
+  }
   Header('$', s.size());
   out_->append(s);
   out_->append("\r\n", 2);
+}
+
+void ReplyWriter::BulkAndUnsigned(std::string_view s, uint64_t v) {
+  if (s.size() >= kShortBulk || v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    ArrayHeader(2);
+    Bulk(s);
+    return Unsigned(v);
+  }
+  char buf[4 + kShortBulkBytes + 24];
+  std::memcpy(buf, "*2\r\n", 4);
+  char* p = LayOutShortBulk(buf + 4, s);
+  *p++ = ':';
+  p = std::to_chars(p, p + 20, v).ptr;
+  *p++ = '\r';
+  *p++ = '\n';
+  AppendLocal(out_, buf, p);
 }
 
 void ReplyWriter::Null() {

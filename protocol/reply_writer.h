@@ -49,7 +49,10 @@ class ReplyWriter {
   void Null();
   void NullArray();
   void ArrayHeader(size_t n);  // "*<n>"
-  void PushHeader(size_t n);   // RESP3 "><n>" (an out-of-band push), RESP2 "*<n>"
+  // A two-element array of Bulk(s) and Unsigned(v) (TREG GET's reply), laid out in one piece
+  // when it is short.
+  void BulkAndUnsigned(std::string_view s, uint64_t v);
+  void PushHeader(size_t n);  // RESP3 "><n>" (an out-of-band push), RESP2 "*<n>"
   void MapHeader(size_t pairs);
   void SetHeader(size_t n);
   // RESP3 "|<pairs>": attributes about the reply that follows. REQUIRES: protocol() is 3 (RESP2

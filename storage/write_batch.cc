@@ -7,6 +7,7 @@
 // The DB prepends fixed64 first-sequence when it writes the batch to the WAL.
 #include "storage/write_batch.h"
 
+#include <cstring>
 #include <limits>
 
 #include "storage/format/internal_key.h"
@@ -23,14 +24,23 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return out;
 }
 
-// Replaces the varint count at the front of rep.
+// Replaces the varint count at the front of rep: in place when its length stays the same (a
+// count below 128, and every count but the first of each new length).
 void SetCount(std::string* rep, size_t count) {
   std::string_view probe = *rep;
   uint32_t old_count = 0;
   const size_t old_len = GetVarint32(&probe, &old_count) ? rep->size() - probe.size() : 0;
-  std::string encoded;
-  PutVarint32(&encoded, static_cast<uint32_t>(count));
-  rep->replace(0, old_len, encoded);
+  char encoded[5];
+  size_t len = 0;
+  for (auto v = static_cast<uint32_t>(count);; v >>= 7) {
+    encoded[len++] = static_cast<char>(v < 0x80 ? v : (v & 0x7f) | 0x80);
+    if (v < 0x80) break;
+  }
+  if (len == old_len) {
+    std::memcpy(rep->data(), encoded, len);
+  } else {
+    rep->replace(0, old_len, encoded, len);
+  }
 }
 
 void AppendEntry(std::string* rep, WriteBatch::Op op, std::string_view key, const RowMeta& meta,

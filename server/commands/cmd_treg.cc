@@ -71,9 +71,7 @@ void ExecuteGet(CommandContext& ctx, const KeyOptions& o) {
   types::OpResult<void> read = RegisterOf(ctx).GetPinned(o.key, &row, &value, &ts);
   if (read.status() == types::OpStatus::kNotFound) return ctx.reply.NullArray();
   if (!read.ok()) return ReplyError(ctx, read);
-  ctx.reply.ArrayHeader(2);
-  ctx.reply.Bulk(value);
-  ctx.reply.Unsigned(ts);
+  ctx.reply.BulkAndUnsigned(value, ts);
 }
 
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};

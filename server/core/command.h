@@ -285,9 +285,11 @@ class CommandTable {
   size_t row_count() const { return row_count_; }
 
  private:
-  // One slot of index_: a view of a rows_ key (lower case) and its row; spec == nullptr = empty.
+  // One slot of index_: a view of a rows_ key (lower case), the key as one word when it has at
+  // most 8 bytes (byte i in bits 8i..8i+7; else 0) and its row; spec == nullptr = empty.
   struct IndexSlot {
     std::string_view name;
+    uint64_t word = 0;
     const CommandSpec* spec = nullptr;
   };
   void Index(std::string_view name, const CommandSpec* spec);
@@ -295,7 +297,8 @@ class CommandTable {
   std::map<std::string, CommandSpec, std::less<>> rows_;  // by name, in order for COMMAND LIST
   // The same rows by name, open addressing with linear probing, never more than half full and
   // sized a power of two: Find hashes the name case-insensitively as it reads it (no lowered
-  // copy) and usually compares one slot.
+  // copy; a name of up to 8 bytes lowered into one word, compared as one) and usually compares
+  // one slot.
   std::vector<IndexSlot> index_;
   size_t row_count_ = 0;
 };

@@ -250,12 +250,12 @@ void Connection::ProcessInput() {
   // Closing: nothing more runs, except a request that waited for the disk.
   const bool closing = close_after_write_;
   if (closing && !parked_request_) return;
-  Batch batch;
-  batch.replies.swap(spare_batch_);  // buffers an earlier run left: no allocation for most
-  batch.write_replies.swap(spare_writes_);
+  Batch batch{batch_replies_, batch_writes_};  // buffers an earlier run left: no allocation
   batch_ = &batch.replies;  // messages pushed to this client meanwhile follow the replies before
   if (!RunRequests(closing, batch)) {
     batch_ = nullptr;
+    batch.replies.clear();
+    batch.write_replies.clear();
     return;
   }
   output_paused_ = PendingOutput() + batch.replies.size() >= kPauseReadingBytes;
@@ -361,9 +361,8 @@ void Connection::SendBatch(Batch& batch) {
     out_ += replies;
   }
   replies.clear();
-  if (replies.capacity() <= kShrinkThresholdBytes) spare_batch_.swap(replies);
+  if (replies.capacity() > kShrinkThresholdBytes) std::string().swap(replies);
   batch.write_replies.clear();
-  spare_writes_.swap(batch.write_replies);
 }
 
 void Connection::OnCommitted(const storage::Status& status) {

@@ -134,11 +134,12 @@ class Connection : public std::enable_shared_from_this<Connection>,
   void ProcessInput();
   // [begin, end) of each write command's reply in a batch of replies.
   using ReplySpans = std::vector<std::pair<size_t, size_t>>;
-  // One ProcessInput's work: the replies built, the spans of the write commands' replies among
-  // them (refused if the WAL commit fails), and how much of input_ the requests run consumed.
+  // One ProcessInput's work: the replies built (in batch_replies_), the spans of the write
+  // commands' replies among them (in batch_writes_; refused if the WAL commit fails), and how
+  // much of input_ the requests run consumed. ProcessInput does not run inside itself.
   struct Batch {
-    std::string replies;
-    ReplySpans write_replies;
+    std::string& replies;
+    ReplySpans& write_replies;
     bool wrote = false;
     size_t consumed = 0;
   };
@@ -197,14 +198,14 @@ class Connection : public std::enable_shared_from_this<Connection>,
   std::string input_;      // received, not yet consumed by the parser
   size_t input_peak_ = 0;  // the most input_ held since the last Cron
   std::string out_;        // replies ready to send
-  // An empty buffer (at most kShrinkThresholdBytes of capacity) ProcessInput builds its next
-  // batch of replies in.
-  std::string spare_batch_;
+  // The buffer ProcessInput builds its batch of replies in: empty between runs (its capacity at
+  // most kShrinkThresholdBytes; SendBatch hands the replies on by swapping buffers).
+  std::string batch_replies_;
   std::string in_flight_;   // the buffer of the outstanding async_write
   std::string held_;        // replies waiting for a WAL commit (empty, kept for its buffer, else)
   ReplySpans held_writes_;  // the write commands' replies among them
-  // An empty span list (its buffer) the next batch collects its write replies in.
-  ReplySpans spare_writes_;
+  // The span list a batch collects its write replies in: empty between runs.
+  ReplySpans batch_writes_;
   bool reading_ = false;
   // ReadInput's last recv left the socket empty: it returned less than it asked for, or EAGAIN.
   bool last_read_dry_ = false;

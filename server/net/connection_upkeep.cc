@@ -67,7 +67,7 @@ void Connection::UpdateClientSizes() {
   memory.read = read_buf_.size();
   memory.output = PendingOutput();
   memory.total = sizeof(Connection) + input_.capacity() + memory.argv + out_.capacity() +
-                 in_flight_.capacity() + spare_batch_.capacity() + held_.size();
+                 in_flight_.capacity() + batch_replies_.capacity() + held_.size();
   client_.set_memory(memory);
 }
 

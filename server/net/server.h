@@ -125,7 +125,10 @@ class Server {
   void RunLoop();
 
   ServerContext* context_;
-  boost::asio::io_context io_;
+  // Run by the io thread alone, which alone starts, completes and cancels socket operations
+  // (other threads only post to it): Asio's per-socket I/O locks are left out
+  // (BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO; the scheduler and registrations keep theirs).
+  boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   Dispatcher dispatcher_;
   std::unique_ptr<WalTurnCommit> wal_sync_;
   std::unique_ptr<WalTurnCommit> wal_write_out_;

@@ -3,8 +3,11 @@
 // holds a flush back), and one for `everysec` WAL syncs.
 //
 // Locking: mu_ guards every member below it (memtable switches, the version set, the WAL writer,
-// snapshots, counters). Memtable inserts happen under mu_; reads of memtables and versions take
-// references under mu_ and then read without it. Flush and compaction do their I/O without mu_.
+// snapshots, counters). Memtable inserts happen under mu_. A point read takes no mutex: it loads
+// the published read state (read_state_, a SharedSlot) and the published sequence
+// (read_sequence_), and takes them again if a publication (read_state_epoch_) fell between the
+// two loads, so the pair is one that held together at some instant; it then reads the
+// memtables and versions the state pins. Flush and compaction do their I/O without mu_.
 // sync_mu_ serializes WAL fdatasyncs (SyncWal) so writers are not blocked by the disk.
 // Invariant: mem_ holds every write since the last switch and is covered by the WAL files
 // numbered >= its log number; imms_ (oldest first) are frozen and waiting for flush.
@@ -37,6 +40,7 @@
 #include "storage/db.h"
 #include "storage/db/db_iter.h"
 #include "storage/db/memtable.h"
+#include "storage/db/shared_slot.h"
 #include "storage/db/version_set.h"
 #include "storage/disk_read_latency.h"
 #include "storage/engine_latency.h"
@@ -154,8 +158,14 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   uint64_t ReadSequence(const Snapshot* snapshot) const {
     return snapshot ? snapshot->sequence() : versions_.last_sequence();
   }
+  // Publishes versions_.last_sequence() to lock-free readers (read_sequence_), once the
+  // memtable holds every row up to it. REQUIRES: mu_.
+  void PublishSequence() {
+    read_sequence_.store(versions_.last_sequence(), std::memory_order_release);
+  }
   // The state a read looks at and the sequence to read at: a view's own, else the published
-  // read state at ReadSequence. *expiry_now is set for a view (its fixed expiry time).
+  // read state at the snapshot's sequence or the published one, taken without mu_ (Locking,
+  // above). *expiry_now is set for a view (its fixed expiry time).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
                                                 std::optional<int64_t>* expiry_now);
   // The walk of Get and GetPinned: offers `key`'s versions to *chooser (memtable rows pinned:
@@ -181,8 +191,9 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::unique_ptr<View> NewDurableView(int64_t expiry_now);
   // Facts about the memtables for compaction planning. REQUIRES: mu_.
   uint64_t MemtableMinSequence() const;
-  // Publishes mem_, imms_ and the current version as read_state_, and drops the spare
-  // iterator tree (it reads the old state). Every change of the three calls it. REQUIRES: mu_.
+  // Publishes mem_, imms_ and the current version as read_state_ (and the sequence), and drops
+  // the spare iterator tree (it reads the old state). Every change of the three calls it.
+  // REQUIRES: mu_.
   void PublishReadState();
   // A merged iterator over `state`'s memtables and files, for NewIterator.
   std::unique_ptr<DBIterTree> NewIterTree(std::shared_ptr<const ReadState> state, bool fill_cache);
@@ -308,7 +319,13 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::shared_ptr<MemTable> mem_;
   std::deque<Frozen> imms_;
   // mem_, imms_ and the current version as reads see them; one reference pins all three.
-  std::shared_ptr<const ReadState> read_state_;
+  // Stored under mu_, loaded with or without it (GetReadState).
+  SharedSlot<ReadState> read_state_;
+  // Counts the stores of read_state_: a lock-free read whose loads straddle one takes them again.
+  std::atomic<uint64_t> read_state_epoch_{0};
+  // versions_.last_sequence() as lock-free reads see it: stored (release) once the memtable
+  // holds every row up to it.
+  std::atomic<uint64_t> read_sequence_{0};
   // The tree of the last iterator destroyed, kept for the next NewIterator while the read state
   // it was built over is current (dropped when a new one is published, so it pins nothing old
   // for long). It saves building and tearing down a tree of iterators for every short scan.

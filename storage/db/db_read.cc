@@ -34,9 +34,16 @@ std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* sn
     *expiry_now = view->expiry_now_ms;
     return view->state;
   }
-  std::lock_guard lock(mu_);
-  *sequence = ReadSequence(snapshot);
-  return read_state_;
+  // No mutex (db_impl.h, "Locking"). A publication stores the state, then bumps the epoch, before
+  // any write into its memtable publishes its sequence: a sequence loaded after a publication
+  // meets the epoch it bumped, and the loads are taken again.
+  for (;;) {
+    const uint64_t epoch = read_state_epoch_.load(std::memory_order_acquire);
+    std::shared_ptr<const ReadState> state = read_state_.Load();
+    *sequence =
+        snapshot != nullptr ? snapshot->sequence() : read_sequence_.load(std::memory_order_acquire);
+    if (read_state_epoch_.load(std::memory_order_acquire) == epoch) return state;
+  }
 }
 
 void DBImpl::PublishReadState() {
@@ -44,7 +51,9 @@ void DBImpl::PublishReadState() {
   state->mem = mem_;
   for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) state->imms.push_back(it->mem);
   state->version = versions_.current();
-  read_state_ = std::move(state);
+  read_state_.Store(std::move(state));
+  read_state_epoch_.fetch_add(1, std::memory_order_release);
+  PublishSequence();
   spare_iterator_.reset();
 }
 
@@ -228,7 +237,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
       tree = std::move(spare_iterator_);
       stats_.iterator_trees_reused++;
     } else {
-      state = read_state_;
+      state = read_state_.Load();
       stats_.iterator_trees_built++;
     }
   }
@@ -276,7 +285,7 @@ std::unique_ptr<DBIterTree> DBImpl::NewIterTree(std::shared_ptr<const ReadState>
 void DBImpl::Recycle(std::unique_ptr<DBIterTree> tree) {
   std::unique_ptr<DBIterTree> replaced;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
-  if (shutting_down_ || tree->source != read_state_.get()) {
+  if (shutting_down_ || tree->source != read_state_.Load().get()) {
     replaced = std::move(tree);
     return;
   }

@@ -52,16 +52,37 @@ Status DBImpl::NewLog(bool sync_old) {
   return Status::OK();
 }
 
+namespace {
+
+// A single write's batch (Put, Delete), kept per thread: the thread's next one reuses its buffer
+// rather than allocating one. Write never starts another write on its thread, so one batch is
+// never in use twice. A batch that grew past kScratchBatchBytes (a large value) is let go.
+constexpr size_t kScratchBatchBytes = 64 << 10;
+WriteBatch& ScratchBatch() {
+  thread_local WriteBatch batch;
+  batch.Clear();
+  return batch;
+}
+void ReleaseLargeScratch(WriteBatch& batch) {
+  if (batch.ByteSize() > kScratchBatchBytes) batch = WriteBatch();
+}
+
+}  // namespace
+
 Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
-  WriteBatch batch;
+  WriteBatch& batch = ScratchBatch();
   batch.Put(options, key, value, clock_->NowMs());
-  return Write(options, batch);
+  Status s = Write(options, batch);
+  ReleaseLargeScratch(batch);
+  return s;
 }
 
 Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  WriteBatch batch;
+  WriteBatch& batch = ScratchBatch();
   batch.Delete(options, key);
-  return Write(options, batch);
+  Status s = Write(options, batch);
+  ReleaseLargeScratch(batch);
+  return s;
 }
 
 Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
@@ -118,6 +139,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
+    PublishSequence();
     if (replication_tap_) {
       replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kBatch, first, batch.rep()});
     }
@@ -170,7 +192,7 @@ std::unique_ptr<DBImpl::View> DBImpl::NewDurableView(int64_t expiry_now) {
   {
     std::lock_guard lock(mu_);
     sequence = versions_.last_sequence();
-    state = read_state_;
+    state = read_state_.Load();
   }
   // Every write up to `sequence` reached the WAL writer before it was counted; this sync covers
   // them all.

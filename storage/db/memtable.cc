@@ -232,7 +232,7 @@ MemTable::Version* MemTable::LinkVersion(Chain* chain, Version* version) {
 // previous newest joins the older versions: it is that one exactly when its timestamp equals
 // the least (the chain is ordered, so it is never below it).
 void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
-                                  const Version* version) {
+                                  const Version* version, std::optional<int64_t> version_ts) {
   if (chain->flush_least == Chain::OutOfOrder()) return;
   // A wipe hides what came before it: the flush must see it among the key's versions.
   constexpr uint8_t kWipe = static_cast<uint8_t>(RowKind::kWipe);
@@ -241,10 +241,9 @@ void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
     chain->flush_least = Chain::OutOfOrder();
     return;
   }
-  int64_t ts = 0;
   int64_t previous_ts = 0;
-  if (previous_newest == nullptr || !RowTimestamp(version->row(), &ts) ||
-      !RowTimestamp(previous_newest->row(), &previous_ts) || ts < previous_ts) {
+  if (previous_newest == nullptr || !version_ts ||
+      !RowTimestamp(previous_newest->row(), &previous_ts) || *version_ts < previous_ts) {
     chain->flush_least = Chain::OutOfOrder();
     return;
   }
@@ -258,12 +257,17 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row) {
   RowMeta meta;
   std::string_view value;
-  if (!DecodeRow(encoded_row, &meta, &value)) meta = RowMeta();
-  Add(sequence, kind, user_key, encoded_row, meta);
+  const bool decodes = DecodeRow(encoded_row, &meta, &value);
+  AddVersion(sequence, kind, user_key, encoded_row, decodes ? meta : RowMeta(), decodes);
 }
 
 void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
                    std::string_view encoded_row, const RowMeta& meta) {
+  AddVersion(sequence, kind, user_key, encoded_row, meta, true);
+}
+
+void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user_key,
+                          std::string_view encoded_row, const RowMeta& meta, bool decodes) {
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
   const uint64_t hash = HashKey(user_key);
   const auto count_key = [&](int delta) {
@@ -275,7 +279,8 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
   if (const KeyNode* found = FindKeyNode(user_key, hash)) {
     Chain& chain = const_cast<KeyNode*>(found)->chain();
     const Version* previous_newest = LinkVersion(&chain, version);
-    TrackFlushShortcut(&chain, previous_newest, version);
+    TrackFlushShortcut(&chain, previous_newest, version,
+                       decodes ? std::optional<int64_t>(meta.timestamp_or_zero()) : std::nullopt);
     if (previous_newest != nullptr) {
       const bool was_value =
           static_cast<RowKind>(previous_newest->trailer & 0xff) == RowKind::kValue;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -124,9 +125,13 @@ class MemTable {
   // newest, else nullptr.
   static Version* LinkVersion(Chain* chain, Version* version);
   // Updates the chain's flush shortcut after `version` was linked (`previous_newest` as
-  // returned by LinkVersion).
+  // returned by LinkVersion). `version_ts`: its row's timestamp (0 for none), known to the
+  // caller; nullopt when its row does not decode.
   static void TrackFlushShortcut(Chain* chain, const Version* previous_newest,
-                                 const Version* version);
+                                 const Version* version, std::optional<int64_t> version_ts);
+  // Add's work. `meta` is what `encoded_row` holds, or RowMeta() when `decodes` is false.
+  void AddVersion(uint64_t sequence, RowKind kind, std::string_view user_key,
+                  std::string_view encoded_row, const RowMeta& meta, bool decodes);
 
   struct PrefixNode;
 

@@ -40,6 +40,42 @@ TEST(ReplyWriterTest, SameInBothProtocols) {
   ExpectBoth([](ReplyWriter& w) { w.ArrayHeader(0); }, "*0\r\n", "*0\r\n");
 }
 
+// Bulk lays out values under 100 bytes in one piece and longer ones in three: the lengths on
+// both sides of each digit count and of that bound.
+TEST(ReplyWriterTest, BulkLengths) {
+  for (size_t n : {1, 9, 10, 11, 99, 100, 101, 1000}) {
+    const std::string value(n, 'v');
+    const std::string expected = "$" + std::to_string(n) + "\r\n" + value + "\r\n";
+    EXPECT_EQ(Resp(2, [&](ReplyWriter& w) { w.Bulk(value); }), expected) << n;
+  }
+  std::string out = "+OK\r\n";  // appended after what the buffer holds
+  ReplyWriter writer(&out, 2);
+  writer.Bulk("ab");
+  EXPECT_EQ(out, "+OK\r\n$2\r\nab\r\n");
+}
+
+// BulkAndUnsigned writes what ArrayHeader(2), Bulk and Unsigned write, in one piece or not.
+TEST(ReplyWriterTest, BulkAndUnsignedIsAnArrayOfBoth) {
+  const std::string long_value(150, 'x');
+  for (const std::string& value :
+       {std::string(), std::string("v"), std::string(99, 'y'), std::string(100, 'z'), long_value}) {
+    for (uint64_t v : {uint64_t{0}, uint64_t{1764475200123}, uint64_t{INT64_MAX},
+                       uint64_t{INT64_MAX} + 1, UINT64_MAX}) {
+      for (int version : {2, 3}) {
+        const std::string one = Resp(version, [&](ReplyWriter& w) { w.BulkAndUnsigned(value, v); });
+        const std::string parts = Resp(version, [&](ReplyWriter& w) {
+          w.ArrayHeader(2);
+          w.Bulk(value);
+          w.Unsigned(v);
+        });
+        EXPECT_EQ(one, parts) << value.size() << " " << v << " RESP" << version;
+      }
+    }
+  }
+  EXPECT_EQ(Resp(2, [](ReplyWriter& w) { w.BulkAndUnsigned("ab", 42); }),
+            "*2\r\n$2\r\nab\r\n:42\r\n");
+}
+
 TEST(ReplyWriterTest, Errors) {
   ExpectBoth([](ReplyWriter& w) { w.Error("ERR syntax error"); }, "-ERR syntax error\r\n",
              "-ERR syntax error\r\n");

@@ -60,6 +60,24 @@ TEST_F(DispatcherTest, RunsCommandsCaseInsensitively) {
   EXPECT_EQ(ctx_.stats().total_commands_processed, 2u);
 }
 
+// The table finds names of up to 8 bytes as one word and longer ones byte by byte: both in any
+// case, and neither by a prefix, an extension or a name that differs only past a NUL.
+TEST_F(DispatcherTest, FindsShortAndLongNamesInAnyCase) {
+  table_.Add({.name = "eightchr", .arity = 1, .handler = Ok});
+  table_.Add({.name = "ninechars", .arity = 1, .handler = Ok});
+  EXPECT_EQ(table_.Find("EightChr"), table_.Find("eightchr"));
+  EXPECT_NE(table_.Find("eightchr"), nullptr);
+  EXPECT_EQ(table_.Find("NINEchars"), table_.Find("ninechars"));
+  EXPECT_NE(table_.Find("ninechars"), nullptr);
+  EXPECT_EQ(table_.Find("eightch"), nullptr);
+  EXPECT_EQ(table_.Find("eightchrs"), nullptr);
+  EXPECT_EQ(table_.Find(std::string_view("one\0", 4)), nullptr);
+  EXPECT_EQ(table_.Find(std::string_view("o\0e", 3)), nullptr);
+  EXPECT_EQ(table_.Find(""), nullptr);
+  EXPECT_EQ(table_.Find("\xcfne"), nullptr);  // not ASCII 'O'
+  EXPECT_EQ(Run({"EIGHTCHR"}), "+OK\r\n");
+}
+
 TEST_F(DispatcherTest, ArityUsesRedisSignConvention) {
   EXPECT_EQ(Run({"one"}), "-ERR wrong number of arguments for 'one' command\r\n");
   EXPECT_EQ(Run({"one", "a", "b"}), "-ERR wrong number of arguments for 'one' command\r\n");
