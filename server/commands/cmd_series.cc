@@ -1,5 +1,6 @@
-// TS.*: the time-series commands (docs/commands.md, "TS"; docs/time-series.md), over
-// types::Series, with RedisTimeSeries' syntax, replies and error texts.
+// TS.CREATE, TS.ALTER, TS.ADD, TS.MADD, TS.INCRBY, TS.DECRBY and TS.DEL: the writes of one series
+// (docs/commands.md, "TS"; docs/time-series.md), over types::Series, with RedisTimeSeries'
+// syntax, replies and error texts; the reads are in cmd_series_read.cc.
 //
 // Options may come in any order; LABELS takes every argument after it, so it comes last.
 // Timestamps are ms in [0, 2^63-1] ("*": the server clock); a sample's value goes out as a RESP3
@@ -38,16 +39,6 @@ using types::OpResult;
 using types::OpStatus;
 using types::Sample;
 using types::Series;
-
-Series SeriesOf(CommandContext& ctx) {
-  return Series(ctx.server.keyspace(), ctx.client.db_index());
-}
-
-// A failure of a command that needs the key: the missing key in RedisTimeSeries' words.
-void ReplySeriesError(CommandContext& ctx, const types::OpFailure& failure) {
-  if (failure.status == OpStatus::kNotFound) return ctx.reply.Error(kTsKeyMissing);
-  ReplyError(ctx, failure);
-}
 
 void Signal(CommandContext& ctx, std::string_view key, std::string_view event) {
   SignalKeyChange(ctx, key, kNotifyTimestamped, event);
@@ -299,34 +290,6 @@ WriteForm FormDecrBy(const IncrOptions& o, const WriteFormInput& in) {
   return FormIncr(o, in, true);
 }
 
-// TS.GET key [LATEST]: LATEST on a rule's destination reports the open bucket's partial
-// aggregate when there is one.
-struct GetOptions {
-  std::string_view key;
-  bool latest = false;
-};
-
-GetOptions ParseGet(ArgParser& args) {
-  GetOptions o{args.Next()};
-  if (args.HasMore()) {
-    o.latest = args.Token("LATEST");
-    if (!o.latest) args.SyntaxError();
-  }
-  return o;
-}
-
-void ExecuteGet(CommandContext& ctx, const GetOptions& o) {
-  OpResult<std::optional<Sample>> latest = SeriesOf(ctx).Latest(o.key);
-  if (!latest.ok()) return ReplySeriesError(ctx, types::FailureOf(latest));
-  if (o.latest) {
-    OpResult<std::optional<Sample>> open = OpenBucketAfter(ctx, o.key, *latest);
-    if (!open.ok()) return ReplySeriesError(ctx, types::FailureOf(open));
-    if (*open) *latest = *open;
-  }
-  if (!*latest) return ctx.reply.ArrayHeader(0);
-  ReplySample(ctx, **latest);
-}
-
 // TS.DEL key from to
 struct DelOptions {
   std::string_view key;
@@ -359,131 +322,6 @@ void ExecuteDel(CommandContext& ctx, const DelOptions& o) {
   ctx.reply.Integer(static_cast<int64_t>(*deleted));
 }
 
-// TS.RANGE / TS.REVRANGE key from to [options]
-void ExecuteRange(CommandContext& ctx, const RangeQuery& q, bool reverse) {
-  Series series = SeriesOf(ctx);
-  std::optional<Sample> latest;
-  if (q.latest) {
-    OpResult<std::optional<Sample>> open = OpenBucketAfterNewest(ctx, q.key);
-    if (!open.ok()) return ReplySeriesError(ctx, types::FailureOf(open));
-    latest = *open;
-  }
-  std::vector<Sample> out;
-  OpResult<void> read = RunRangeQuery(series, q, reverse, &out, latest);
-  if (!read.ok()) return ReplySeriesError(ctx, types::FailureOf(read));
-  if (out.size() > kMaxRangeReply) return ctx.reply.Error(kTsTooManyBuckets);
-  ctx.reply.ArrayHeader(out.size());
-  for (const Sample& sample : out) ReplySample(ctx, sample);
-}
-
-void ExecuteForward(CommandContext& ctx, const RangeQuery& q) { ExecuteRange(ctx, q, false); }
-void ExecuteReverse(CommandContext& ctx, const RangeQuery& q) { ExecuteRange(ctx, q, true); }
-
-// TS.INFO's sourceKey and rules, as RedisTimeSeries shows them: RESP2 [dest, bucket, AGG,
-// align] per rule; RESP3 a map dest -> [bucket, AGG, align].
-void ReplyRules(CommandContext& ctx, const types::SeriesMeta& meta) {
-  ctx.reply.SimpleString("sourceKey");
-  if (meta.source) {
-    ctx.reply.Bulk(*meta.source);
-  } else {
-    ctx.reply.Null();
-  }
-  ctx.reply.SimpleString("rules");
-  const bool map = ctx.reply.protocol() >= 3;
-  if (map) {
-    ctx.reply.MapHeader(meta.rules.size());
-  } else {
-    ctx.reply.ArrayHeader(meta.rules.size());
-  }
-  for (const types::SeriesRule& rule : meta.rules) {
-    if (!map) ctx.reply.ArrayHeader(4);
-    ctx.reply.Bulk(rule.dest);
-    if (map) ctx.reply.ArrayHeader(3);
-    ctx.reply.Integer(rule.bucket_ms);
-    ctx.reply.SimpleString(types::RuleAggregatorName(rule.aggregator));
-    ctx.reply.Integer(rule.align);
-  }
-}
-
-struct InfoOptions {
-  std::string_view key;
-  bool debug = false;
-};
-
-// TS.INFO key [DEBUG]. As RedisTimeSeries: a third argument other than DEBUG is ignored, a
-// fourth is an arity error.
-InfoOptions ParseInfo(ArgParser& args) {
-  InfoOptions o{.key = args.Next()};
-  if (args.remaining() > 1) {
-    args.Fail(WrongArgsError("ts.info"));
-  } else if (args.HasMore()) {
-    o.debug = EqualsIgnoreCase(args.Next(), "DEBUG");
-  }
-  return o;
-}
-
-// TS.INFO DEBUG's tail, as RedisTimeSeries 1.10's: the key's name and each block (its chunk)
-// as startTimestamp, endTimestamp, samples, size and bytesPerSample (a float, as there).
-void ReplyBlocks(CommandContext& ctx, const InfoOptions& o, const types::SeriesInfo& info) {
-  ctx.reply.SimpleString("keySelfName");
-  ctx.reply.Bulk(o.key);
-  ctx.reply.SimpleString("Chunks");
-  ctx.reply.ArrayHeader(info.blocks.size());
-  for (const types::SeriesInfo::Block& block : info.blocks) {
-    ctx.reply.MapHeader(5);
-    ctx.reply.SimpleString("startTimestamp");
-    ctx.reply.Integer(block.first_ts);
-    ctx.reply.SimpleString("endTimestamp");
-    ctx.reply.Integer(block.last_ts);
-    ctx.reply.SimpleString("samples");
-    ctx.reply.Integer(static_cast<int64_t>(block.samples));
-    ctx.reply.SimpleString("size");
-    ctx.reply.Integer(static_cast<int64_t>(block.bytes));
-    ctx.reply.SimpleString("bytesPerSample");
-    ctx.reply.Double(static_cast<float>(block.bytes) / static_cast<float>(block.samples));
-  }
-}
-
-// TS.INFO key [DEBUG]
-void ExecuteInfo(CommandContext& ctx, const InfoOptions& o) {
-  OpResult<types::SeriesInfo> info = SeriesOf(ctx).Info(o.key, o.debug);
-  if (!info.ok()) return ReplySeriesError(ctx, types::FailureOf(info));
-  const types::SeriesSettings& s = info->meta.settings;
-  ctx.reply.MapHeader(o.debug ? 14 : 12);
-  ctx.reply.SimpleString("totalSamples");
-  ctx.reply.Integer(static_cast<int64_t>(info->total_samples));
-  ctx.reply.SimpleString("memoryUsage");
-  ctx.reply.Integer(static_cast<int64_t>(info->stored_bytes));
-  ctx.reply.SimpleString("firstTimestamp");
-  ctx.reply.Integer(info->first_timestamp);
-  ctx.reply.SimpleString("lastTimestamp");
-  ctx.reply.Integer(info->meta.newest ? info->meta.newest->ts : 0);
-  ctx.reply.SimpleString("retentionTime");
-  ctx.reply.Integer(static_cast<int64_t>(s.retention_ms));
-  ctx.reply.SimpleString("chunkCount");
-  ctx.reply.Integer(static_cast<int64_t>(info->block_count));
-  ctx.reply.SimpleString("chunkSize");
-  ctx.reply.Integer(static_cast<int64_t>(s.chunk_size));
-  ctx.reply.SimpleString("chunkType");
-  ctx.reply.SimpleString(s.encoding == types::SeriesEncoding::kCompressed ? "compressed"
-                                                                          : "uncompressed");
-  ctx.reply.SimpleString("duplicatePolicy");
-  if (std::optional<std::string_view> name = types::DuplicatePolicyName(s.duplicate_policy)) {
-    ctx.reply.SimpleString(*name);
-  } else {
-    ctx.reply.Null();
-  }
-  ctx.reply.SimpleString("labels");
-  ctx.reply.ArrayHeader(s.labels.size());
-  for (const auto& [name, value] : s.labels) {
-    ctx.reply.ArrayHeader(2);
-    ctx.reply.Bulk(name);
-    ctx.reply.Bulk(value);
-  }
-  ReplyRules(ctx, info->meta);
-  if (o.debug) ReplyBlocks(ctx, o, *info);
-}
-
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
 const ArgSpec kRetention = {
     .name = "retentionPeriod", .type = ArgType::kInteger, .token = "RETENTION", .optional = true};
@@ -505,14 +343,6 @@ const ArgSpec kLabels = {.name = "labels",
                          .children = {{.name = "label"}, {.name = "value"}}};
 const ArgSpec kFrom = {.name = "fromTimestamp"};
 const ArgSpec kTo = {.name = "toTimestamp"};
-
-std::vector<ArgSpec> RangeArguments() {
-  std::vector<ArgSpec> args = {kKey, kFrom, kTo};
-  for (std::vector<ArgSpec> part : {RangeFilterArguments(), RangeAggregationArguments()}) {
-    args.insert(args.end(), part.begin(), part.end());
-  }
-  return args;
-}
 
 // TS.INCRBY and TS.DECRBY: the amount, the timestamp, and TS.CREATE's options for a new key.
 std::vector<ArgSpec> IncrArguments() {
@@ -599,16 +429,6 @@ std::vector<CommandSpec> SeriesCommands() {
        .arguments = IncrArguments(),
        .handler = Handler<ParseIncr, ExecuteDecrBy>,
        .write_form = FormOf<ParseIncr, FormDecrBy>},
-      {.name = "ts.get",
-       .arity = -2,
-       .flags = kCmdReadOnly | kCmdFast,
-       .keys = kFirstKey,
-       .group = "timeseries",
-       .summary = "Returns the newest sample of a time series.",
-       .arguments =
-           {kKey,
-            {.name = "latest", .type = ArgType::kPureToken, .token = "LATEST", .optional = true}},
-       .handler = Handler<ParseGet, ExecuteGet>},
       {.name = "ts.del",
        .arity = 4,
        .flags = kCmdWrite,
@@ -618,35 +438,6 @@ std::vector<CommandSpec> SeriesCommands() {
        .complexity = "O(N) where N is the number of samples deleted",
        .arguments = {kKey, kFrom, kTo},
        .handler = Handler<ParseDel, ExecuteDel>},
-      {.name = "ts.range",
-       .arity = -4,
-       .flags = kCmdReadOnly,
-       .keys = kFirstKey,
-       .group = "timeseries",
-       .summary = "Returns the samples in a time range, oldest first, or their aggregation.",
-       .complexity = "O(log(N)+M) where M is the number of samples read",
-       .arguments = RangeArguments(),
-       .handler = Handler<ParseRangeQuery, ExecuteForward>},
-      {.name = "ts.revrange",
-       .arity = -4,
-       .flags = kCmdReadOnly,
-       .keys = kFirstKey,
-       .group = "timeseries",
-       .summary = "Returns the samples in a time range, newest first, or their aggregation.",
-       .complexity = "O(log(N)+M) where M is the number of samples read",
-       .arguments = RangeArguments(),
-       .handler = Handler<ParseRangeQuery, ExecuteReverse>},
-      {.name = "ts.info",
-       .arity = -2,
-       .flags = kCmdReadOnly,
-       .keys = kFirstKey,
-       .group = "timeseries",
-       .summary = "Returns the settings and figures of a time series.",
-       .complexity = "O(N) where N is the number of samples",
-       .arguments =
-           {kKey,
-            {.name = "debug", .type = ArgType::kPureToken, .token = "DEBUG", .optional = true}},
-       .handler = Handler<ParseInfo, ExecuteInfo>},
   };
 }
 

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/core/errors.h"
+#include "server/services/reply.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/series_rules.h"
@@ -402,6 +403,15 @@ types::OpResult<std::optional<types::Sample>> OpenBucketAfterNewest(CommandConte
       types::Series(ctx.server.keyspace(), ctx.client.db_index()).Latest(key);
   if (!newest.ok()) return types::FailureOf(newest);
   return OpenBucketAfter(ctx, key, *newest);
+}
+
+types::Series SeriesOf(CommandContext& ctx) {
+  return types::Series(ctx.server.keyspace(), ctx.client.db_index());
+}
+
+void ReplySeriesError(CommandContext& ctx, const types::OpFailure& failure) {
+  if (failure.status == types::OpStatus::kNotFound) return ctx.reply.Error(kTsKeyMissing);
+  ReplyError(ctx, failure);
 }
 
 }  // namespace ebb::server

@@ -17,6 +17,12 @@
 
 namespace ebb::server {
 
+// The series of the client's database.
+types::Series SeriesOf(CommandContext& ctx);
+// A failure of a command that needs the key: the missing key in RedisTimeSeries' words, else as
+// ReplyError.
+void ReplySeriesError(CommandContext& ctx, const types::OpFailure& failure);
+
 // Which options a command takes.
 enum class SeriesOptionSet {
   kCreate,  // RETENTION ENCODING CHUNK_SIZE DUPLICATE_POLICY LABELS

@@ -14,6 +14,7 @@ void RegisterAllCommands(CommandTable& table) {
     table.Add(area());
   }
   table.Add(ClusterClientCommands());
+  table.Add(SeriesReadCommands());
   table.Add(SeriesRuleCommands());
   table.Add(SeriesQueryCommands());
 }
