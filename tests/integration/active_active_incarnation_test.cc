@@ -164,6 +164,30 @@ TEST_F(ActiveActiveIncarnationTest, ANodeThatGaveAnAppliedOffsetAgainTakesANewId
   }
 }
 
+// n1 comes back on a copy whose log is empty, behind the one delta it streamed: under its new id
+// its content (what it gets back from n0, n1's lost write included) still stands at offset 1, so
+// a node joining later, which asks n1 from 1, receives it as a snapshot — n1's old id is served
+// by no one, so that is the only way its lost write reaches it.
+TEST_F(ActiveActiveIncarnationTest, ANodeThatLostItsOnlyDeltasServesItsContentUnderItsNewId) {
+  ASSERT_NO_FATAL_FAILURE(BackUpN1());                       // n1's log is empty
+  ASSERT_EQ(Cmd(c1_.get(), {"SET", "n", "1"}).str(), "OK");  // n1's offset 1, which n0 applies
+  ASSERT_NO_FATAL_FAILURE(WriteOnN0("a", 2));
+  ASSERT_EQ(Converged(), "");
+  const std::string n1_id = NodeId(c1_.get());
+  ASSERT_NO_FATAL_FAILURE(RestoreN1());
+  ASSERT_NE(NewId(c1_.get(), n1_id), n1_id) << n1_.ReadLog();
+  ASSERT_EQ(Converged(), "") << n1_.ReadLog();
+  ASSERT_EQ(Cmd(c1_.get(), {"GET", "n"}).str(), "1");  // back from n0's snapshot
+
+  TestServer joiner;
+  ASSERT_TRUE(joiner.Start(PeerArgs({&n0_, &n1_}))) << joiner.error();
+  RedisConnection cj = joiner.Connect();
+  EXPECT_EQ(WaitConverged({c0_.get(), c1_.get(), cj.get()}), "") << joiner.ReadLog();
+  EXPECT_EQ(Cmd(cj.get(), {"GET", "n"}).str(), "1");
+  EXPECT_EQ(Cmd(cj.get(), {"GET", "a1"}).str(), "a");
+  EXPECT_EQ(joiner.Stop(), 0);
+}
+
 TEST_F(ActiveActiveIncarnationTest, ARestoreNoPeerCanCatchKeepsBothHistoriesOfItsOffsets) {
   DeltaCollector logged;
   const auto collect = [&] {
