@@ -111,8 +111,8 @@ class ActiveActive {
   static constexpr std::string_view kLogRowPrefix = "aa-log:";
   static constexpr std::string_view kAppliedRowPrefix = "aa-applied:";
   // Written when a node with data enters the mode (kEntryContentOffset) or takes a new
-  // incarnation (its end offset then): the origin offset that stands for content no delta row
-  // carries, so peers receive it as a snapshot.
+  // incarnation (its end offset then, kEntryContentOffset if that was 0): the origin offset that
+  // stands for content no delta row carries, so peers receive it as a snapshot.
   static constexpr std::string_view kEntryContentRow = "aa-entry-content";
   static constexpr uint64_t kEntryContentOffset = 1;
   // Written when the node took a new incarnation (TakeNewIncarnation): from then on a peer with

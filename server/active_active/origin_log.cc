@@ -394,12 +394,16 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   // before it keeps the old id, and the next peer to connect finds the same contradiction.
   // The old deltas leave the log so that no peer ever receives them under the new id: a peer
   // asking for the new id gets this node's content as a snapshot, its merge state as it is.
+  // A log that ended at 0 (the node lost every delta it had streamed) still has content to stand
+  // for: offset 1 then, as for a node entering the mode with data, so that a peer asking for
+  // offset 1 receives it as a snapshot rather than an empty stream.
+  const uint64_t content_end = std::max(end_offset_, kEntryContentOffset);
   storage::WriteBatch batch;
   const storage::WriteOptions options = ks.WriteOptions();
   const int64_t now = ks.NowMs();
   batch.Put(options, types::Keyspace::SystemRowKey(kNodeIdRow), new_id, now);
   batch.Put(options, types::Keyspace::SystemRowKey(kResyncRow), "1", now);
-  batch.Put(options, types::Keyspace::SystemRowKey(kEntryContentRow), std::to_string(end_offset_),
+  batch.Put(options, types::Keyspace::SystemRowKey(kEntryContentRow), std::to_string(content_end),
             now);
   {
     std::lock_guard lock(applied_mu_);
@@ -419,6 +423,7 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
       "peer sends it a snapshot",
       why, old_id, new_id);
   node_id_ = new_id;
+  end_offset_ = content_end;
   {
     std::lock_guard lock(applied_mu_);
     applied_.clear();

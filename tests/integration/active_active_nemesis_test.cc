@@ -16,7 +16,9 @@
 // PEER-APPLY) in a seeded random order — each node's log is read after every step and before
 // each loss, so the deltas a restored or power-cut node lost are there too. Such a node, behind
 // what it streamed, takes a new node id before anything more is written to it
-// (docs/active-active.md, "A node behind what it streamed").
+// (docs/active-active.md, "A node behind what it streamed") — unless no peer can tell, when it
+// was restored on an id every peer has since forgotten the position of: it then gives offsets
+// it had streamed again, to new deltas, and the reference gets both (DeltaCollector::Rewound).
 //
 // Bounds: EBB_NEMESIS_STEPS steps (default 8; `make soak` runs more), each a fault then 20
 // writes at every node; every wait is a bounded poll. EBB_TEST_SEED picks the schedule; a
@@ -28,7 +30,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -190,14 +191,7 @@ class ActiveActiveNemesisTest : public ::testing::Test {
 
   // Adds to the reference's deltas what each node's log holds beyond what was read before.
   void Collect() {
-    for (const auto& node : nodes_) {
-      for (LoggedDelta& delta : ReadOriginLog(*node, /*from_first=*/true)) {
-        uint64_t& last = collected_[delta.origin];
-        if (delta.offset <= last) continue;
-        last = delta.offset;
-        deltas_.push_back(std::move(delta));
-      }
-    }
+    for (const auto& node : nodes_) collected_.Collect(*node);
   }
 
   // The last offset of origin `id` that `observer` applied (INFO peers), 0 if none.
@@ -271,8 +265,7 @@ class ActiveActiveNemesisTest : public ::testing::Test {
   std::mt19937_64 rng_{seed_};
   std::string schedule_;
   std::vector<std::string> copies_ = std::vector<std::string>(kNodes);  // "" until one is taken
-  std::vector<LoggedDelta> deltas_;            // every delta logged, once (Collect)
-  std::map<std::string, uint64_t> collected_;  // origin id -> last offset in deltas_
+  DeltaCollector collected_;  // every delta logged, once (Collect)
   TestServer reference_;
 };
 
@@ -342,6 +335,7 @@ void ActiveActiveNemesisTest::Step() {
         ASSERT_NO_FATAL_FAILURE(Restart(node));
       }
       ASSERT_NO_FATAL_FAILURE(AwaitPeersFollow(node, id));
+      ASSERT_NO_FATAL_FAILURE(collected_.Rewound(*nodes_[node]));
       break;
     }
     default: {
@@ -353,6 +347,7 @@ void ActiveActiveNemesisTest::Step() {
       nodes_[node]->Kill();
       ASSERT_NO_FATAL_FAILURE(Restart(node));
       ASSERT_NO_FATAL_FAILURE(AwaitPeersFollow(node, id));
+      ASSERT_NO_FATAL_FAILURE(collected_.Rewound(*nodes_[node]));
       break;
     }
   }
@@ -444,7 +439,7 @@ TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
 
   // The reference: every delta the mesh ever logged, in one seeded random order.
   ASSERT_NO_FATAL_FAILURE(Collect()) << Failed();
-  std::vector<LoggedDelta> all = deltas_;
+  std::vector<LoggedDelta> all = collected_.deltas();
   std::shuffle(all.begin(), all.end(), rng_);
   const RefusingPort no_peer;
   ASSERT_NE(no_peer.port(), 0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
@@ -133,6 +134,24 @@ std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first) 
     deltas.push_back(std::move(delta));
   }
   return deltas;
+}
+
+void DeltaCollector::Collect(const TestServer& node) {
+  for (LoggedDelta& delta : ReadOriginLog(node, /*from_first=*/true)) {
+    uint64_t& last = collected_[delta.origin];
+    if (delta.offset <= last) continue;
+    last = delta.offset;
+    deltas_.push_back(std::move(delta));
+  }
+}
+
+void DeltaCollector::Rewound(const TestServer& node) {
+  RedisConnection c = node.Connect();
+  const std::string id = Cmd(c.get(), {"PEER", "ID"}).str();
+  const long long end = InfoField(c.get(), "peers", "origin_offset");
+  ASSERT_GE(end, 0) << Cmd(c.get(), {"INFO", "peers"}).str();
+  auto it = collected_.find(id);
+  if (it != collected_.end()) it->second = std::min(it->second, static_cast<uint64_t>(end));
 }
 
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -71,6 +72,28 @@ struct LoggedDelta {
 // returns what was read. `from_first`: from the first offset its log holds instead (INFO peers
 // origin_log_first).
 std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first = false);
+
+// Every delta a mesh's nodes logged, each once, for a reference node (ApplyInOrder): what each
+// node's log holds past the offset collected last of its origin. An offset names one delta only
+// while the origin's log keeps what it streamed: a node restored from a copy of its data
+// directory (or whose power was cut) that no peer catches keeps its id and gives the offsets
+// after its log's end again, to new deltas — as when every peer that knew how far that id had
+// streamed has since forgotten it, taking a new incarnation of its own (docs/active-active.md,
+// "A node behind what it streamed"). The mesh applies both histories, so the reference must get
+// both: Rewound, once such a node's id is settled and before anything is written to it.
+class DeltaCollector {
+ public:
+  // Adds what `node`'s log holds (from its first offset) past what was collected of its origin.
+  void Collect(const TestServer& node);
+  // `node` came back on an older log: if it kept an id already collected past its log's end,
+  // the offsets after that end name new deltas from now on.
+  void Rewound(const TestServer& node);
+  const std::vector<LoggedDelta>& deltas() const { return deltas_; }
+
+ private:
+  std::vector<LoggedDelta> deltas_;
+  std::map<std::string, uint64_t> collected_;  // origin id -> last offset in deltas_
+};
 
 // Applies each of `deltas` to `node` in the order given, as if each came from its origin
 // (DEBUG PEER-APPLY: the merge gate, no applied vector). Asserts (gtest) that each is applied.
