@@ -1,8 +1,8 @@
 // libFuzzer target for the data types' on-disk decoders (types/key_encoding.h, key_meta.h,
-// tlog_codec.h, treg.h, sample_block.h): what every read, scan and compaction-filter call applies
-// to bytes that came from a table or a WAL.
+// tlog_codec.h, treg.h, sample_block.h, series_codec.h, series_merge.h): what every read, scan and
+// compaction-filter call applies to bytes that came from a table or a WAL.
 //
-// The first byte picks a decoder (modulo 8); the rest of the input is its bytes. Each decoder
+// The first byte picks a decoder (modulo 10); the rest of the input is its bytes. Each decoder
 // either refuses them or accepts them, and whatever it accepts encodes back to bytes that decode to
 // the same parts (for the fixed-width and tagged forms, to the very same bytes). Then, from the
 // same input read as values: two TLOG elements compare bytewise exactly as their entries order
@@ -23,6 +23,8 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/sample_block.h"
+#include "types/series_codec.h"
+#include "types/series_merge.h"
 #include "types/tlog_codec.h"
 #include "types/tlog_state.h"
 #include "types/treg.h"
@@ -186,10 +188,42 @@ void SampleBlocks(std::string_view bytes) {
   Check(!reread.Next(&sample) && !reread.corrupt(), "a written block does not end cleanly");
 }
 
+// A series' metadata payload (types/series_codec.h) and, in active-active mode, a sample's merge
+// state and the settings register (types/series_merge.h; a peer's `ts-merge` delta carries the
+// same bytes): whatever a decoder accepts encodes to bytes that decode again and encode the same.
+template <typename Value, typename Decode, typename Encode>
+void DecodesStably(std::string_view bytes, Decode decode, Encode encode, const char* what) {
+  Value value;
+  if (!decode(bytes, &value)) return;
+  const std::string once = encode(value);
+  Value again;
+  Check(decode(once, &again), what);
+  Check(encode(again) == once, what);
+}
+
+void SeriesRows(std::string_view bytes) {
+  if (bytes.empty()) return;
+  const std::string_view rest = bytes.substr(1);
+  switch (static_cast<uint8_t>(bytes[0]) % 3) {
+    case 0:
+      DecodesStably<SeriesMeta>(rest, DecodeSeriesMeta, EncodeSeriesMeta,
+                                "a series' metadata does not decode stably");
+      break;
+    case 1:
+      DecodesStably<SampleState>(rest, DecodeSampleState, EncodeSampleState,
+                                 "a sample's merge state does not decode stably");
+      break;
+    default:
+      DecodesStably<SeriesRegister>(rest, DecodeSeriesRegister, EncodeSeriesRegister,
+                                    "a series' settings register does not decode stably");
+      break;
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 10) {
     case 0:
       MetaKeys(bytes);
       break;
@@ -210,6 +244,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 7:
       SampleBlocks(bytes);
+      break;
+    case 8:
+    case 9:
+      SeriesRows(bytes);
       break;
     default: {
       FuzzedDataProvider fdp(data + 1, size - 1);
