@@ -188,8 +188,9 @@ TEST(SeriesPurgeFilterTest, ThePurgeMarkRoundTripsAndDamageIsRefused) {
 
 TEST(SeriesPurgeFilterTest, MarkerKeysNameASubRowPrefix) {
   const std::string prefix = SubRowPrefix(KeyLayout::kByDatabase, 3, "k", 7);
-  std::string_view back;
-  ASSERT_TRUE(ParsePurgeMarkerKey(PurgeMarkerKey(prefix, 1234), &back));
+  std::string_view back;  // views the key it was parsed from
+  const std::string marker = PurgeMarkerKey(prefix, 1234);
+  ASSERT_TRUE(ParsePurgeMarkerKey(marker, &back));
   EXPECT_EQ(back, prefix);
   EXPECT_LT(PurgeMarkerKey(prefix, 1), PurgeMarkerKey(prefix, 2));
   EXPECT_FALSE(ParsePurgeMarkerKey(SystemKey("purge-marker:"), &back));
