@@ -33,6 +33,23 @@ int64_t StampAfter(int64_t now_ms, int64_t greatest) {
                                                          : std::max(now_ms, greatest + 1);
 }
 
+// What the origin judges a series write by: the type the key holds, its whole-key marker and the
+// series' settings register.
+struct SeriesKeyState {
+  std::optional<types::KeyType> held;
+  KeyMarker marker;
+  std::optional<types::SeriesRegister> reg;
+};
+
+storage::Status ReadSeriesKeyState(types::Keyspace& ks, WholeKeyMarkers& whole_key, int db,
+                                   const std::string& key, SeriesKeyState* state) {
+  storage::Status s = HeldType(ks, db, key, &state->held);
+  bool has_row = false;
+  if (s.ok()) s = whole_key.Marker(db, key, &state->marker, &has_row);
+  if (s.ok()) s = ReadSeriesRegister(ks, db, key, &state->reg);
+  return s;
+}
+
 }  // namespace
 
 bool ActiveActive::RunSeries(LocalWrite* plan, protocol::ReplyWriter& reply) {
@@ -108,14 +125,10 @@ std::string ActiveActive::RunSeriesSettings(int db, const std::vector<std::strin
       (!create && !ParseUint64(form[2], &mask))) {
     return EngineError("malformed TS form");
   }
-  std::optional<types::KeyType> held;
-  storage::Status s = HeldType(ks, db, key, &held);
-  KeyMarker marker;
-  bool has_row = false;
-  if (s.ok()) s = whole_key_->Marker(db, key, &marker, &has_row);
-  std::optional<types::SeriesRegister> reg;
-  if (s.ok()) s = ReadSeriesRegister(ks, db, key, &reg);
+  SeriesKeyState state;
+  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &state);
   if (!s.ok()) return EngineError(s.ToString());
+  const auto& [held, marker, reg] = state;
   auto meta = types::Series(ks, db).Meta(key);
   if (held && *held != types::KeyType::kSeries)
     return std::string(kWrongType);  // as Series::Create and Alter answer
@@ -146,16 +159,12 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
                                           SeriesGroup* group) {
   types::Keyspace& ks = context_->keyspace();
   const std::string key(write.key);
-  std::optional<types::KeyType> held;
-  storage::Status s = HeldType(ks, db, key, &held);
-  KeyMarker marker;
-  bool has_row = false;
-  if (s.ok()) s = whole_key_->Marker(db, key, &marker, &has_row);
-  std::optional<types::SeriesRegister> reg;
-  if (s.ok()) s = ReadSeriesRegister(ks, db, key, &reg);
+  SeriesKeyState key_state;
+  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &key_state);
   types::SampleState state;
   if (s.ok()) s = ReadSampleState(ks, db, key, write.ts, &state);
   if (!s.ok()) return EngineError(s.ToString());
+  const auto& [held, marker, reg] = key_state;
   if (held && *held != types::KeyType::kSeries) {
     return std::string(write.create != nullptr && !write.incr ? kTsNotTsdbKey : kWrongType);
   }
