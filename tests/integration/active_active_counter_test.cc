@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
@@ -21,38 +22,10 @@
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kT = 1'900'000'000'000;
+constexpr int64_t kT = kMeshClockMs;
 
-class ActiveActiveCounterTest : public ::testing::Test {
+class ActiveActiveCounterTest : public ActiveActiveMeshTest {
  protected:
-  void TearDown() override {
-    for (TestServer* server : {&n_[0], &n_[1], &n_[2], &late_, &ref_}) {
-      if (server->Running()) {
-        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
-      }
-    }
-  }
-  // Starts `count` nodes, each with the others as `peer` options, and pins their clocks at kT.
-  void StartMesh(int count, const std::vector<std::string>& extra = {}) {
-    for (int i = 0; i < count; i++) {
-      std::vector<const TestServer*> others;
-      for (int j = 0; j < count; j++) {
-        if (j != i) others.push_back(&n_[j]);
-      }
-      args_[i] = PeerArgs(others);
-      args_[i].insert(args_[i].end(), extra.begin(), extra.end());
-      ASSERT_TRUE(n_[i].Start(args_[i])) << n_[i].error();
-    }
-    for (int i = 0; i < count; i++) {
-      c_.push_back(n_[i].Connect());
-      ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT)}).str(), "OK");
-    }
-  }
-  std::vector<redisContext*> Conns() {
-    std::vector<redisContext*> out;
-    for (auto& c : c_) out.push_back(c.get());
-    return out;
-  }
   // Cuts (or heals) node `i` from every other node.
   void Isolate(int i, bool isolated) {
     for (size_t j = 0; j < c_.size(); j++) {
@@ -64,11 +37,6 @@ class ActiveActiveCounterTest : public ::testing::Test {
       EXPECT_EQ(Cmd(c_[i].get(), {"GET", key}).str(), value) << key << " on n" << i;
     }
   }
-
-  TestServer n_[3];
-  std::vector<std::string> args_[3];
-  TestServer late_, ref_;
-  std::vector<RedisConnection> c_;
 };
 
 // Random increments at three nodes, one cut off meanwhile and another restarted: every node

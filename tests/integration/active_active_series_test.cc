@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
@@ -18,41 +19,10 @@
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kT = 1'900'000'000'000;
+constexpr int64_t kT = kMeshClockMs;
 
-class ActiveActiveSeriesTest : public ::testing::Test {
+class ActiveActiveSeriesTest : public ActiveActiveMeshTest {
  protected:
-  void TearDown() override {
-    for (TestServer* server : {&n_[0], &n_[1], &n_[2], &late_, &ref_}) {
-      if (server->Running()) {
-        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
-      }
-    }
-  }
-  // Starts `count` nodes, each with the others as `peer` options, and pins their clocks at kT.
-  void StartMesh(int count, const std::vector<std::string>& extra = {}) {
-    for (int i = 0; i < count; i++) {
-      std::vector<const TestServer*> others;
-      for (int j = 0; j < count; j++) {
-        if (j != i) others.push_back(&n_[j]);
-      }
-      args_[i] = PeerArgs(others);
-      args_[i].insert(args_[i].end(), extra.begin(), extra.end());
-      ASSERT_TRUE(n_[i].Start(args_[i])) << n_[i].error();
-    }
-    for (int i = 0; i < count; i++) {
-      c_.push_back(n_[i].Connect());
-      SetClock(i, kT);
-    }
-  }
-  void SetClock(int i, int64_t ms) {
-    ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
-  }
-  std::vector<redisContext*> Conns() {
-    std::vector<redisContext*> out;
-    for (auto& c : c_) out.push_back(c.get());
-    return out;
-  }
   // Cuts (or heals) every link between the nodes.
   void Partition(bool cut) {
     for (size_t i = 0; i < c_.size(); i++) {
@@ -71,11 +41,6 @@ class ActiveActiveSeriesTest : public ::testing::Test {
       EXPECT_EQ(Range(c_[i].get(), key), want) << key << " on n" << i;
     }
   }
-
-  TestServer n_[3];
-  std::vector<std::string> args_[3];
-  TestServer late_, ref_;
-  std::vector<RedisConnection> c_;
 };
 
 // The value TS.GET answers for `key` on `c` (its second element), "" when empty or an error.

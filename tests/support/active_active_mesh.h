@@ -1,0 +1,62 @@
+// ActiveActiveMeshTest: the fixture of the active-active tests that start a mesh of up to three
+// spawned ebb-servers, each with the others as `peer` options, their clocks pinned at
+// kMeshClockMs, plus a late joiner and a reference node a test may start (late_, ref_). TearDown
+// stops every node still running and expects a clean exit.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/reply.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+
+inline constexpr int64_t kMeshClockMs = 1'900'000'000'000;
+
+class ActiveActiveMeshTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (TestServer* server : {&n_[0], &n_[1], &n_[2], &late_, &ref_}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+  // Starts `count` nodes, each with the others as `peer` options, and pins their clocks at
+  // kMeshClockMs.
+  void StartMesh(int count, const std::vector<std::string>& extra = {}) {
+    for (int i = 0; i < count; i++) {
+      std::vector<const TestServer*> others;
+      for (int j = 0; j < count; j++) {
+        if (j != i) others.push_back(&n_[j]);
+      }
+      args_[i] = PeerArgs(others);
+      args_[i].insert(args_[i].end(), extra.begin(), extra.end());
+      ASSERT_TRUE(n_[i].Start(args_[i])) << n_[i].error();
+    }
+    for (int i = 0; i < count; i++) {
+      c_.push_back(n_[i].Connect());
+      SetClock(i, kMeshClockMs);
+    }
+  }
+  void SetClock(int i, int64_t ms) {
+    ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
+  }
+  std::vector<redisContext*> Conns() {
+    std::vector<redisContext*> out;
+    for (auto& c : c_) out.push_back(c.get());
+    return out;
+  }
+
+  TestServer n_[3];
+  std::vector<std::string> args_[3];
+  TestServer late_, ref_;
+  std::vector<RedisConnection> c_;
+};
+
+}  // namespace ebb::test
