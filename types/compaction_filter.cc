@@ -10,6 +10,15 @@ namespace ebb::types {
 
 namespace {
 constexpr std::string_view kPurgeMarkerName = "purge-marker:";
+
+// How the filter reads a row it judges others by: through the compaction's view (nullptr: the
+// latest state) at full retrieval grace, so an expired row still counts as held.
+storage::ReadOptions ViewRead(const storage::Snapshot* view) {
+  storage::ReadOptions options;
+  options.snapshot = view;
+  options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
+  return options;
+}
 }  // namespace
 
 std::string PurgeMarkerKey(std::string_view prefix, int64_t expire_at_ms) {
@@ -156,10 +165,7 @@ TypesCompactionFilter::KeyVerdict TypesCompactionFilter::ReadVerdict(
   std::shared_lock lock(mu_);
   if (db_ == nullptr) return verdict;
   storage::Row row;
-  storage::ReadOptions options;
-  options.snapshot = view;
-  options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
-  storage::Status s = db_->Get(options, MetaKey(layout, db, key), &row);
+  storage::Status s = db_->Get(ViewRead(view), MetaKey(layout, db, key), &row);
   if (s.IsNotFound()) {
     verdict.kind = KeyVerdict::Kind::kDropAll;
     return verdict;
@@ -212,10 +218,7 @@ storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
     if (!name.starts_with(prefix)) continue;
     storage::DB* const db = db_;
     return hook(name, [db, view](std::string_view meta_key, storage::Row* row) {
-      storage::ReadOptions options;
-      options.snapshot = view;
-      options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
-      return db->Get(options, meta_key, row);
+      return db->Get(ViewRead(view), meta_key, row);
     });
   }
   return Decision::kKeep;
@@ -315,9 +318,7 @@ void TypesCompactionFilter::ExpiredRowRangesIn(std::string_view user_key, std::s
   if (!string_dependents_ || db_ == nullptr) return;
   std::vector<std::string> rows;
   string_dependents_(db, key, &rows);
-  storage::ReadOptions options;
-  options.snapshot = view;
-  options.retrieval_grace_ms = std::numeric_limits<int64_t>::max();
+  const storage::ReadOptions options = ViewRead(view);
   for (std::string& row : rows) {
     storage::Row held;
     if (!db_->Get(options, row, &held).ok()) continue;  // absent (or unreadable: no hint)
