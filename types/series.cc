@@ -11,6 +11,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/series_index.h"
+#include "types/series_purge.h"
 #include "types/series_samples.h"
 
 namespace ebb::types {
@@ -421,7 +422,7 @@ OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
-  const int64_t low = std::max(from, VisibleFloor(read->meta));
+  const int64_t low = std::max(from, SeriesVisibleFloor(read->meta));
   Status s = Samples(key, read->meta).Scan(low, to, reverse, visit);
   if (!s.ok()) return s;
   return {};
@@ -447,7 +448,7 @@ OpResult<SeriesInfo> Series::Info(std::string_view key, bool list_blocks) {
   info.meta = read->meta;
   info.stored_bytes = MetaKey(keyspace_.layout(), db_, key).size() +
                       EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(read->meta)).size();
-  const int64_t floor = VisibleFloor(read->meta);
+  const int64_t floor = SeriesVisibleFloor(read->meta);
   SeriesInfo::Block tail;  // the tail rows, reported as one chunk
   tail.tail = true;
   Status s = Samples(key, read->meta).ForEachRow(0, false, [&](const SeriesRow& row) {
@@ -493,7 +494,7 @@ OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
   SeriesMeta meta = read->meta;
-  const int64_t floor = VisibleFloor(meta);
+  const int64_t floor = SeriesVisibleFloor(meta);
   uint64_t count = 0;      // visible samples in the range
   uint64_t tail_rows = 0;  // tail rows in the range, visible or not
   Status s = Samples(key, meta).ForEachRow(from, false, [&](const SeriesRow& row) {

@@ -174,8 +174,6 @@ class Series {
     std::optional<storage::DeadVersion> dead;
   };
   OpResult<Found> ReadMeta(std::string_view key);
-  // The oldest visible timestamp: newest - retention (0 without retention or samples).
-  static int64_t VisibleFloor(const SeriesMeta& meta);
   std::string SamplePrefix(std::string_view key, uint64_t version) const;
   // Writes the metadata row with the batch's other rows as one engine write, with the retention
   // purge of what the write hides (PlanPurge).

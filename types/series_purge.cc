@@ -54,11 +54,9 @@ void RegisterSeriesCompactionHook(TypesCompactionFilter& filter) {
   });
 }
 
-int64_t Series::VisibleFloor(const SeriesMeta& meta) { return SeriesVisibleFloor(meta); }
-
 Status Series::PlanPurge(std::string_view key, const Found& previous, SeriesMeta* meta,
                          storage::WriteBatch* batch) {
-  const int64_t floor = VisibleFloor(*meta);
+  const int64_t floor = SeriesVisibleFloor(*meta);
   if (floor == 0) return Status::OK();
   // The window moved by a whole window past what was range-deleted: the blocks below it go by
   // one range deletion (whole table files by a manifest edit).
@@ -71,7 +69,7 @@ Status Series::PlanPurge(std::string_view key, const Found& previous, SeriesMeta
   }
   // Samples hidden now, with no marker pending to cover them: a new marker.
   const bool same = previous.live && previous.meta.version == meta->version;
-  const int64_t hidden_before = same ? VisibleFloor(previous.meta) : 0;
+  const int64_t hidden_before = same ? SeriesVisibleFloor(previous.meta) : 0;
   const int64_t deadline = keyspace_.purge_deadline_ms();
   const int64_t now = keyspace_.NowMs();
   if (floor <= hidden_before || deadline < 0 || now < meta->purge_marked_until) {
