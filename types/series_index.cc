@@ -78,11 +78,17 @@ bool AddSeriesRows(const storage::WriteOptions& options, int db, std::string_vie
   return true;
 }
 
+// The name of `db`'s index rows up to their label: the row prefix and the database's byte.
+std::string DbRowName(int db) {
+  std::string name(kSeriesIndexRowPrefix);
+  name.push_back(static_cast<char>(static_cast<uint8_t>(db)));
+  return name;
+}
+
 }  // namespace
 
 std::string SeriesIndexValuePrefix(int db, std::string_view label, std::string_view value) {
-  std::string name(kSeriesIndexRowPrefix);
-  name.push_back(static_cast<char>(static_cast<uint8_t>(db)));
+  std::string name = DbRowName(db);
   storage::PutLengthPrefixed(&name, label);
   storage::PutLengthPrefixed(&name, value);
   return SystemKey(name);
@@ -96,9 +102,7 @@ std::string SeriesIndexKey(int db, std::string_view label, std::string_view valu
 }
 
 storage::KeyRange SeriesIndexDbRange(int db) {
-  std::string name(kSeriesIndexRowPrefix);
-  name.push_back(static_cast<char>(static_cast<uint8_t>(db)));
-  std::string begin = SystemKey(name);
+  std::string begin = SystemKey(DbRowName(db));
   std::string end = PrefixUpperBound(begin);
   return storage::KeyRange{std::move(begin), std::move(end)};
 }
@@ -224,7 +228,6 @@ void RegisterSeriesIndexCompactionHook(TypesCompactionFilter& filter, KeyLayout 
         if (!ParseSeriesIndexKey(engine_key, &entry)) return Decision::kKeep;
         storage::Row row;
         const Status s = read(MetaKey(layout, entry.db, entry.key), &row);
-
         if (s.IsNotFound()) return Decision::kDrop;
         if (!s.ok()) return Decision::kKeep;  // an I/O error must never destroy data
         KeyType type;
