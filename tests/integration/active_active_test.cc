@@ -94,6 +94,9 @@ TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
   };
 
   round_robin({c[0].get(), c[1].get(), c[2].get()}, 60);
+  // Every link up and caught up before the faults: the restart below must find n1's deltas in
+  // n2's vector (on a loaded machine the first 180 writes can outrun the links' start).
+  ASSERT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
 
   // n0 cut off from both others; everyone keeps writing.
   SetLink(c[0].get(), n0_, c[1].get(), n1_, false);
