@@ -38,13 +38,6 @@ from server_bench import (KEY_LEN, Server, bench_row, call, free_port, info,  # 
                           load_keys)
 
 
-def cpu_seconds(pid):
-    """User + system CPU time of process pid so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def fio(files, depth, jobs, runtime_s):
     """fio random 4 KiB O_DIRECT reads over `files` (read only): IOPS, p50 and p99 latency in ms.
     One job at `depth` uses io_uring; several jobs are synchronous readers (psync, depth 1)."""
@@ -54,9 +47,14 @@ def fio(files, depth, jobs, runtime_s):
             "--output-format=json", f"--numjobs={jobs}", f"--iodepth={depth}",
             "--ioengine=" + ("io_uring" if jobs == 1 else "psync")]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=runtime_s + 120, check=True)
-    read = json.loads(out.stdout)["jobs"][0]["read"]
+    job = json.loads(out.stdout)["jobs"][0]
+    read = job["read"]
     pct = read["clat_ns"]["percentile"]
-    return {"rps": read["iops"], "p50": pct["50.000000"] / 1e6, "p99": pct["99.000000"] / 1e6}
+    # fio's own CPU (user + system, the kernel's block path included) per read: the floor a
+    # server reading one block a request can reach on this machine.
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000 * jobs
+    return {"rps": read["iops"], "p50": pct["50.000000"] / 1e6, "p99": pct["99.000000"] / 1e6,
+            "cpu_us": cpu_s / max(read["total_ios"], 1) * 1e6}
 
 
 def sst_files(path):
@@ -136,6 +134,7 @@ def run(args, workdir):
         runs = {name: [] for name in ("fio1", "fio32", "fio50x1", "ebb1", "ebb16", "redis1",
                                       "redis16")}
         ebb_cpu = {1: [], 16: []}
+        redis_cpu = {1: [], 16: []}
         before = info(eport, "storage"), info(eport, "stats")
         load = [os.getloadavg()[0]]
         for rnd in range(args.rounds):  # A B C A B C: drift hits every column alike
@@ -144,10 +143,12 @@ def run(args, workdir):
             runs["fio50x1"].append(fio(files, 1, 50, args.fio_seconds))
             for p in (1, 16):
                 n = args.requests * (2 if p > 1 else 1)
-                c0 = cpu_seconds(ebb.proc.pid)
+                c0 = ebb.cpu_seconds()
                 runs[f"ebb{p}"].append(bench_row(eport, get, n, p, 50, key_range=args.keys))
-                ebb_cpu[p].append((cpu_seconds(ebb.proc.pid) - c0) / n)
+                ebb_cpu[p].append((ebb.cpu_seconds() - c0) / n)
+                c0 = redis.cpu_seconds()
                 runs[f"redis{p}"].append(bench_row(rport, get, n, p, 50, key_range=args.keys))
+                redis_cpu[p].append((redis.cpu_seconds() - c0) / n)
             load.append(os.getloadavg()[0])
             print(f"  round {rnd + 1}: " + ", ".join(f"{k} {v[-1]['rps']:,.0f}"
                                                       for k, v in runs.items()),
@@ -155,6 +156,7 @@ def run(args, workdir):
         after = info(eport, "storage"), info(eport, "stats")
         r["results"] = {k: median_row(v) for k, v in runs.items()}
         r["ebb_cpu_us"] = {p: statistics.median(v) * 1e6 for p, v in ebb_cpu.items()}
+        r["redis_cpu_us"] = {p: statistics.median(v) * 1e6 for p, v in redis_cpu.items()}
         hits = int(after[0]["block_cache_hits"]) - int(before[0]["block_cache_hits"])
         misses = int(after[0]["block_cache_misses"]) - int(before[0]["block_cache_misses"])
         r["hit_rate"] = hits / max(hits + misses, 1)
@@ -216,8 +218,11 @@ def markdown(r):
               f"{r['disk_read_bytes'] / max(r['disk_reads'], 1):,.0f} bytes each) through "
               f"{r['disk_reader']}, "
               f"{r['inline_block_reads']} on the event loop, {r['key_misses']} GETs missed a key; "
-              f"ebb's CPU per GET {r['ebb_cpu_us'][1]:.1f} us at P=1, "
-              f"{r['ebb_cpu_us'][16]:.1f} us at P=16. Load: "
+              f"CPU per GET: ebb {r['ebb_cpu_us'][1]:.1f} us at P=1, "
+              f"{r['ebb_cpu_us'][16]:.1f} us at P=16; redis-server in memory "
+              f"{r['redis_cpu_us'][1]:.2f} / {r['redis_cpu_us'][16]:.2f} us; fio's own CPU per "
+              f"4 KiB read {res['fio1']['cpu_us']:.1f} us at depth 1, "
+              f"{res['fio32']['cpu_us']:.1f} us at depth 32. Load: "
               + ", ".join(f"{x:.1f}" for x in r["load"]) + " (1-minute average, before and after "
               "each round); load times: ebb "
               f"{r['ebb_load_s']:.0f} s with flush and compaction, redis {r['redis_load_s']:.0f} s."]
