@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,6 +65,12 @@ storage::Status ReadSeriesRegister(types::Keyspace& keyspace, int db, std::strin
 // before the mode) as an adopted record; empty when neither.
 storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_view key, int64_t ts,
                                 types::SampleState* state);
+
+// Calls `fn(ts, row key, row value)` with every sample row of `key` at first <= ts <= last, ts
+// ascending, until it fails.
+storage::Status ForEachSampleRowIn(
+    types::Keyspace& keyspace, int db, std::string_view key, int64_t first, int64_t last,
+    const std::function<storage::Status(int64_t, std::string_view, std::string_view)>& fn);
 
 // Merges `group` into database `db`: the register (the greater wins), each sample after
 // `deleted_up_to` (the key's effective delete; *covered when some sample was at or before it),
