@@ -185,5 +185,63 @@ TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
   ExpectReferenceAgrees({"s"}, 2);
 }
 
+// A `ts-delrange` delta out of shape is skipped, changing nothing; one reaching a key of another
+// type is kept without touching it, and one reaching a key that holds nothing makes a later add
+// into its range on this node stamped after it, so that add lives.
+TEST_F(ActiveActiveSeriesDelTest, HostileAndEarlyMarkersChangeNothingElse) {
+  const RefusingPort no_peer;
+  ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
+  RedisConnection c = ref_.Connect();
+  ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT)}).str(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"TS.ADD", "s", "10", "1"}).integer(), 10);
+  const std::string digest = LogicalDigest(c.get());
+  const std::string far = std::to_string(kT + 1000);
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"ts-delrange", "s"},
+           {"ts-delrange", "s", "0", "20", far},
+           {"ts-delrange", "s", "0", "20", far, "o", "1"},
+           {"ts-delrange", "s", "20", "0", far, "o"},
+           {"ts-delrange", "s", "-1", "20", far, "o"},
+           {"ts-delrange", "s", "0", "x", far, "o"},
+           {"ts-delrange", "s", "0", "20", "-5", "o"},
+           {"ts-delrange", "s", "0", "20", "99999999999999999999", "o"},
+       }) {
+    std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", "peer", "0"};
+    cmd.insert(cmd.end(), bad.begin(), bad.end());
+    EXPECT_EQ(Cmd(c.get(), cmd).str(), "ERR the delta was not applied (the server log says why)")
+        << bad.size();
+  }
+  EXPECT_EQ(LogicalDigest(c.get()), digest);
+  EXPECT_EQ(Range(c.get(), "s"), Sample(10, "1"));
+  // Another type: kept, the string untouched.
+  ASSERT_EQ(Cmd(c.get(), {"SET", "str", "x"}).str(), "OK");
+  EXPECT_EQ(
+      Cmd(c.get(), {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange", "str", "0", "20", far, "o"})
+          .str(),
+      "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "str"}).str(), "x");
+  // A key that holds nothing yet: the add into the range is stamped after the marker and lives;
+  // applying the marker again changes nothing.
+  const std::vector<std::string> early = {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange",
+                                          "e",     "0",          "100",  far, "o"};
+  ASSERT_EQ(Cmd(c.get(), early).str(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"TS.ADD", "e", "50", "3"}).integer(), 50);
+  ASSERT_EQ(Cmd(c.get(), early).str(), "OK");
+  EXPECT_EQ(Range(c.get(), "e"), Sample(50, "3"));
+  // A marker after the add on this node's series at the same range, stamped before it: the add
+  // stays; stamped after it: the add goes, and TS.DEL then finds nothing.
+  ASSERT_EQ(
+      Cmd(c.get(), {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange", "e", "0", "100", far, "p"})
+          .str(),
+      "OK");
+  EXPECT_EQ(Range(c.get(), "e"), Sample(50, "3"));
+  ASSERT_EQ(Cmd(c.get(), {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange", "e", "40", "60",
+                          std::to_string(kT + 5000), "p"})
+                .str(),
+            "OK");
+  EXPECT_EQ(Range(c.get(), "e"), "");
+  EXPECT_EQ(Cmd(c.get(), {"TS.DEL", "e", "-", "+"}).integer(), 0);
+}
+
 }  // namespace
 }  // namespace ebb::test
