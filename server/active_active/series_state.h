@@ -20,7 +20,8 @@
 // register's stamp (ms); a delete at T removes every sample at or before T with its state row,
 // and the series itself when it is left with no sample after T and a register at or before T.
 // The register row stays (a later series on the key merges with it, as every node does); a
-// sample at or before a key's delete is dropped wherever it arrives.
+// sample at or before a key's delete is dropped wherever it arrives. Range deletes (TS.DEL):
+// series_range.h; MergeSeriesGroup drops the records the key's range markers cover.
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
 
