@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint8_t kSampleStateVersion = 1;
 constexpr uint8_t kSeriesRegisterVersion = 1;
+constexpr uint8_t kRangeMarkersVersion = 1;
 constexpr uint8_t kMaxPolicy = static_cast<uint8_t>(DuplicatePolicy::kSum);
 
 void PutDouble(std::string* out, double v) { storage::PutFixed64(out, std::bit_cast<uint64_t>(v)); }
@@ -129,8 +130,13 @@ bool MergeRecord(SampleState* state, const SampleRecord& record) {
     state->records.insert(it, record);
     return true;
   }
-  if (record.seq < it->seq) return false;
-  if (record.seq == it->seq && EncodedRecord(record) <= EncodedRecord(*it)) return false;
+  if (record.first_ms != it->first_ms) {
+    if (record.first_ms < it->first_ms) return false;
+  } else if (record.seq != it->seq) {
+    if (record.seq < it->seq) return false;
+  } else if (EncodedRecord(record) <= EncodedRecord(*it)) {
+    return false;
+  }
   *it = record;
   return true;
 }
@@ -189,6 +195,66 @@ bool DecodeSampleState(std::string_view in, SampleState* state) {
   for (uint32_t i = 0; i < n; i++) {
     if (!GetRecord(&in, &state->records[i])) return false;
     if (i > 0 && state->records[i - 1].origin >= state->records[i].origin) return false;
+  }
+  return in.empty();
+}
+
+bool DropCoveredRecords(std::span<const SeriesRangeMarker> markers, int64_t ts,
+                        SampleState* state) {
+  const size_t before = state->records.size();
+  std::erase_if(state->records, [&](const SampleRecord& r) {
+    return std::any_of(markers.begin(), markers.end(),
+                       [&](const SeriesRangeMarker& m) { return RangeMarkerCovers(m, ts, r); });
+  });
+  return state->records.size() != before;
+}
+
+int64_t GreatestCoveringMs(std::span<const SeriesRangeMarker> markers, int64_t ts) {
+  int64_t ms = std::numeric_limits<int64_t>::min();
+  for (const SeriesRangeMarker& m : markers) {
+    if (m.from <= ts && ts <= m.to) ms = std::max(ms, m.ms);
+  }
+  return ms;
+}
+
+bool MergeRangeMarker(std::vector<SeriesRangeMarker>* markers, const SeriesRangeMarker& marker) {
+  auto it = std::lower_bound(markers->begin(), markers->end(), marker);
+  if (it != markers->end() && *it == marker) return false;
+  markers->insert(it, marker);
+  return true;
+}
+
+std::string EncodeRangeMarkers(std::span<const SeriesRangeMarker> markers) {
+  std::string out;
+  out.push_back(static_cast<char>(kRangeMarkersVersion));
+  storage::PutVarint32(&out, static_cast<uint32_t>(markers.size()));
+  for (const SeriesRangeMarker& m : markers) {
+    storage::PutFixed64(&out, static_cast<uint64_t>(m.from));
+    storage::PutFixed64(&out, static_cast<uint64_t>(m.to));
+    storage::PutFixed64(&out, static_cast<uint64_t>(m.ms));
+    storage::PutLengthPrefixed(&out, m.origin);
+  }
+  return out;
+}
+
+bool DecodeRangeMarkers(std::string_view in, std::vector<SeriesRangeMarker>* markers) {
+  markers->clear();
+  uint8_t version = 0;
+  uint32_t n = 0;
+  if (!GetByte(&in, &version) || version != kRangeMarkersVersion ||
+      !storage::GetVarint32(&in, &n) || n > in.size()) {
+    return false;
+  }
+  markers->resize(n);
+  for (uint32_t i = 0; i < n; i++) {
+    SeriesRangeMarker& m = (*markers)[i];
+    std::string_view origin;
+    if (!GetInt64(&in, &m.from) || !GetInt64(&in, &m.to) || !GetInt64(&in, &m.ms) ||
+        !storage::GetLengthPrefixed(&in, &origin) || m.from < 0 || m.from > m.to || m.ms < 0) {
+      return false;
+    }
+    m.origin = std::string(origin);
+    if (i > 0 && !((*markers)[i - 1] < m)) return false;
   }
   return in.empty();
 }

@@ -20,6 +20,18 @@
 // A sample a series held before the mode, which no record describes, is adopted as a record of
 // origin "" (AdoptedRecord): the same on every node that holds it.
 //
+// Per origin the join keeps the record with the greater (first_ms, seq): a record continued by
+// its origin keeps first_ms and takes the next seq; one its origin began again after a range
+// delete dropped the old one (below) has a greater first_ms, so it replaces the old one wherever
+// that is still held, although its seq starts again from 1.
+//
+// A range delete (TS.DEL between peers) is a SeriesRangeMarker (from, to, ms, origin): it drops
+// every record of a sample at from <= ts <= to that began at or before ms (first_ms <= ms), where
+// it is held and wherever it arrives later; a record begun after ms survives it. A record is
+// never split: one begun before the marker and continued after it by an origin that had not yet
+// seen the marker is dropped whole. A key's markers merge as a set (sorted, without duplicates),
+// so applying one twice is applying it once; `origin` only names a marker.
+//
 // The settings (retention, duplicate policy, encoding, chunk size, labels) are a last-writer-wins
 // register by stamp (ms, origin id): SeriesRegister.
 //
@@ -27,6 +39,8 @@
 //   SampleState    = version:u8 (1) count:varint32 record{count}
 //   record         = origin:length-prefixed seq:varint64 policy:u8 sum:f64 min:f64 max:f64
 //                    first_ms:fixed64 first:f64 last_ms:fixed64 last:f64   (f64: IEEE bits)
+//   RangeMarkers   = version:u8 (1) count:varint32 marker{count}   (sorted, no duplicates)
+//   marker         = from:fixed64 to:fixed64 ms:fixed64 origin:length-prefixed
 //   SeriesRegister = version:u8 (1) ms:fixed64 origin:length-prefixed retention:varint64
 //                    policy:u8 encoding:u8 chunk_size:varint64 labels:varint32
 //                    (name:length-prefixed value:length-prefixed){labels}
@@ -34,6 +48,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,7 +89,7 @@ SampleRecord NextRecord(const SampleState& state, std::string_view origin, int64
 // under LAST.
 SampleRecord AdoptedRecord(double value);
 
-// Joins `record` into `state`; true when it changed.
+// Joins `record` into `state` (per origin the greater (first_ms, seq)); true when it changed.
 bool MergeRecord(SampleState* state, const SampleRecord& record);
 
 // The sample's value under the header's rules. REQUIRES: state.records not empty.
@@ -94,6 +109,35 @@ struct SeriesRegister {
     return ms != other.ms ? ms < other.ms : origin < other.origin;
   }
 };
+
+// A range delete of a series between peers (header): drops the records of the samples at
+// from <= ts <= to that began at or before ms.
+struct SeriesRangeMarker {
+  int64_t from = 0;
+  int64_t to = 0;
+  int64_t ms = 0;
+  std::string origin;  // the node that made it (it names the marker; it orders nothing)
+  auto operator<=>(const SeriesRangeMarker&) const = default;
+};
+
+// Whether `marker` drops `record` of the sample at `ts`.
+inline bool RangeMarkerCovers(const SeriesRangeMarker& marker, int64_t ts,
+                              const SampleRecord& record) {
+  return marker.from <= ts && ts <= marker.to && record.first_ms <= marker.ms;
+}
+// Drops from `state` (the sample at `ts`) every record one of `markers` covers; true when it
+// dropped one.
+bool DropCoveredRecords(std::span<const SeriesRangeMarker> markers, int64_t ts, SampleState* state);
+// The greatest ms of the markers whose range holds `ts` (INT64_MIN when none): an origin stamps
+// a new contribution to the sample after it.
+int64_t GreatestCoveringMs(std::span<const SeriesRangeMarker> markers, int64_t ts);
+// Joins `marker` into the sorted set `markers`; true when it was not there.
+bool MergeRangeMarker(std::vector<SeriesRangeMarker>* markers, const SeriesRangeMarker& marker);
+
+std::string EncodeRangeMarkers(std::span<const SeriesRangeMarker> markers);
+// False when `in` is not a RangeMarkers of a known version, a marker has from > to, a negative
+// bound or ms, or the markers are not sorted and distinct.
+bool DecodeRangeMarkers(std::string_view in, std::vector<SeriesRangeMarker>* markers);
 
 std::string EncodeSeriesRegister(const SeriesRegister& reg);
 bool DecodeSeriesRegister(std::string_view in, SeriesRegister* reg);

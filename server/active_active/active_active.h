@@ -64,6 +64,7 @@
 #include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_range.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
@@ -401,6 +402,17 @@ class ActiveActive {
   // merges `group` under the key's marker; *covered: a sample fell under a delete (the key's
   // floor then rises to the series').
   storage::Status MergeSeries(int db, const SeriesGroup& group);
+  // RunSeries' TS.DEL (`ts-del key from to`, series_range.h): RedisTimeSeries' reply and errors
+  // judged here, the samples in the range removed by a marker stamped after them; true when
+  // plan->args is the `ts-delrange` delta to log.
+  bool RunSeriesRangeDelete(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // A peer's `ts-delrange` delta (or snapshot piece) into the open batch.
+  ApplyOutcome ApplySeriesRange(const std::string& origin_id, const PeerDelta& delta,
+                                const std::vector<std::string>& args);
+  // Joins `markers` into `key`'s set, but those a whole-key delete of the key already covers.
+  storage::Status MergeSeriesRange(int db, const std::string& key,
+                                   std::span<const types::SeriesRangeMarker> markers,
+                                   uint64_t* removed_visible);
 
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
+#include "server/active_active/series_range.h"
 #include "server/active_active/series_state.h"
 #include "server/core/errors.h"
 #include "server/services/keyspace_events.h"
@@ -57,6 +58,7 @@ bool ActiveActive::RunSeries(LocalWrite* plan, protocol::ReplyWriter& reply) {
   const std::string& op = form[0];
   const int db = plan->db;
   std::vector<SeriesGroup> groups;
+  if (op == kSeriesDelForm) return RunSeriesRangeDelete(plan, reply);  // series_range_ops.cc
   if (op == kSeriesMaddForm) {
     reply.ArrayHeader((form.size() - 1) / 3);
     for (size_t i = 1; i + 2 < form.size(); i += 3) {
@@ -210,7 +212,14 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
         policy == types::DuplicatePolicy::kBlock || policy == types::DuplicatePolicy::kUnset;
     if (blocks && !state.records.empty()) return std::string(kTsDuplicateBlocked);
   }
-  const int64_t stamp = state.records.empty() ? now : StampAfter(now, GreatestStampMs(state));
+  int64_t stamp = state.records.empty() ? now : StampAfter(now, GreatestStampMs(state));
+  // After every range delete of the sample too (series_range.h), which would drop it otherwise.
+  std::vector<types::SeriesRangeMarker> markers;
+  if (s = ReadRangeMarkers(ks, db, key, &markers); !s.ok()) return EngineError(s.ToString());
+  if (const int64_t covering = types::GreatestCoveringMs(markers, write.ts);
+      covering != std::numeric_limits<int64_t>::min()) {
+    stamp = StampAfter(stamp, covering);
+  }
   const types::SampleRecord record = types::NextRecord(state, node_id_, stamp, policy, value);
   *group = SeriesGroup{.key = key, .reg = std::move(carried), .samples = {}};
   group->samples.emplace_back(write.ts, types::SampleState{{record}});

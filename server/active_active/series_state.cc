@@ -1,9 +1,11 @@
 #include "server/active_active/series_state.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 
 #include "common/strings.h"
+#include "server/active_active/series_range.h"
 #include "server/active_active/whole_key.h"
 #include "storage/util/coding.h"
 #include "types/keyspace.h"
@@ -52,30 +54,12 @@ types::Series KeepingSeries(types::Keyspace& keyspace, int db) {
   return series;
 }
 
-// Calls `fn` with every sample row of `key` (ts ascending) up to `last` inclusive.
-storage::Status ForEachSampleRow(
-    types::Keyspace& keyspace, int db, std::string_view key, int64_t last,
-    const std::function<storage::Status(int64_t, std::string_view, std::string_view)>& fn) {
-  const std::string prefix = SampleRowPrefix(db, key);
-  auto it = keyspace.db().NewIterator(keyspace.ReadOptions());
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    const std::string_view suffix = it->key().substr(prefix.size());
-    if (suffix.size() != 8) continue;
-    const int64_t ts =
-        static_cast<int64_t>(__builtin_bswap64(storage::DecodeFixed64(suffix.data())));
-    if (ts > last) break;
-    storage::Status s = fn(ts, it->key(), it->value());
-    if (!s.ok()) return s;
-  }
-  return it->status();
-}
-
 // Every sample's state of `key`: its rows, then the visible samples that have none (adopted).
 storage::Status ForEachSampleState(
     types::Keyspace& keyspace, int db, std::string_view key,
     const std::function<void(int64_t, const types::SampleState&)>& fn) {
-  storage::Status s = ForEachSampleRow(
-      keyspace, db, key, INT64_MAX, [&](int64_t ts, std::string_view, std::string_view value) {
+  storage::Status s = ForEachSampleRowIn(
+      keyspace, db, key, 0, INT64_MAX, [&](int64_t ts, std::string_view, std::string_view value) {
         types::SampleState state;
         if (!types::DecodeSampleState(value, &state)) {
           return storage::Status::Corruption("active-active sample state");
@@ -105,6 +89,24 @@ storage::Status ForEachSampleState(
 std::string DoubleBits(double v) { return std::to_string(std::bit_cast<uint64_t>(v)); }
 
 }  // namespace
+
+storage::Status ForEachSampleRowIn(
+    types::Keyspace& keyspace, int db, std::string_view key, int64_t first, int64_t last,
+    const std::function<storage::Status(int64_t, std::string_view, std::string_view)>& fn) {
+  const std::string prefix = SampleRowPrefix(db, key);
+  auto it = keyspace.db().NewIterator(keyspace.ReadOptions());
+  for (it->Seek(first > 0 ? SampleRowKey(db, key, first) : prefix);
+       it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    const std::string_view suffix = it->key().substr(prefix.size());
+    if (suffix.size() != 8) continue;
+    const int64_t ts =
+        static_cast<int64_t>(__builtin_bswap64(storage::DecodeFixed64(suffix.data())));
+    if (ts > last) break;
+    storage::Status s = fn(ts, it->key(), it->value());
+    if (!s.ok()) return s;
+  }
+  return it->status();
+}
 
 std::vector<std::string> SeriesDeltaArgs(std::span<const SeriesGroup> groups) {
   std::vector<std::string> args{std::string(kSeriesDelta)};
@@ -215,6 +217,8 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
                           types::EncodeSeriesRegister(reg));
     if (!s.ok()) return s;
   }
+  std::vector<types::SeriesRangeMarker> markers;  // the key's range deletes (series_range.h)
+  if (s = ReadRangeMarkers(keyspace, db, key, &markers); !s.ok()) return s;
   types::Series series = KeepingSeries(keyspace, db);
   auto meta = series.Meta(key);
   if (!meta.ok() && meta.status() != types::OpStatus::kNotFound) return Failed(meta);
@@ -230,8 +234,13 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
     if (!s.ok()) return s;
     bool changed = false;
     for (const types::SampleRecord& record : incoming.records) {
-      changed = types::MergeRecord(&state, record) || changed;
+      const bool dropped =
+          std::any_of(markers.begin(), markers.end(), [&](const types::SeriesRangeMarker& m) {
+            return types::RangeMarkerCovers(m, ts, record);
+          });
+      if (!dropped) changed = types::MergeRecord(&state, record) || changed;
     }
+    if (state.records.empty()) continue;  // every record a range delete covers
     if (changed) {
       s = keyspace.db().Put(keyspace.WriteOptions(), SampleRowKey(db, key, ts),
                             types::EncodeSampleState(state));
@@ -278,6 +287,7 @@ storage::Status RaiseToSeriesNewest(types::Keyspace& keyspace, int db, std::stri
 
 storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_view key,
                                  int64_t ts) {
+  if (storage::Status s = DropRangeMarkersUpTo(keyspace, db, key, ts); !s.ok()) return s;
   types::Series series = KeepingSeries(keyspace, db);
   auto meta = series.Meta(key);
   if (!meta.ok()) {
@@ -288,10 +298,11 @@ storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_
   storage::Status s = ReadSeriesRegister(keyspace, db, key, &reg);
   if (!s.ok()) return s;
   std::vector<std::string> rows;
-  s = ForEachSampleRow(keyspace, db, key, ts, [&](int64_t, std::string_view row, std::string_view) {
-    rows.emplace_back(row);
-    return storage::Status::OK();
-  });
+  s = ForEachSampleRowIn(keyspace, db, key, INT64_MIN, ts,
+                         [&](int64_t, std::string_view row, std::string_view) {
+                           rows.emplace_back(row);
+                           return storage::Status::OK();
+                         });
   for (size_t i = 0; s.ok() && i < rows.size(); i++) {
     s = keyspace.db().Delete(keyspace.WriteOptions(), rows[i]);
   }

@@ -20,11 +20,13 @@
 // register's stamp (ms); a delete at T removes every sample at or before T with its state row,
 // and the series itself when it is left with no sample after T and a register at or before T.
 // The register row stays (a later series on the key merges with it, as every node does); a
-// sample at or before a key's delete is dropped wherever it arrives.
+// sample at or before a key's delete is dropped wherever it arrives. Range deletes (TS.DEL):
+// series_range.h; MergeSeriesGroup drops the records the key's range markers cover.
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,6 +66,12 @@ storage::Status ReadSeriesRegister(types::Keyspace& keyspace, int db, std::strin
 // before the mode) as an adopted record; empty when neither.
 storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_view key, int64_t ts,
                                 types::SampleState* state);
+
+// Calls `fn(ts, row key, row value)` with every sample row of `key` at first <= ts <= last, ts
+// ascending, until it fails.
+storage::Status ForEachSampleRowIn(
+    types::Keyspace& keyspace, int db, std::string_view key, int64_t first, int64_t last,
+    const std::function<storage::Status(int64_t, std::string_view, std::string_view)>& fn);
 
 // Merges `group` into database `db`: the register (the greater wins), each sample after
 // `deleted_up_to` (the key's effective delete; *covered when some sample was at or before it),

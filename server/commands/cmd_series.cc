@@ -7,7 +7,8 @@
 // double, or as a RESP2 simple string (the shortest text that reads back as the same double), as
 // RedisTimeSeries replies. TS.CREATE, TS.ALTER, TS.ADD, TS.MADD, TS.INCRBY and TS.DECRBY have an
 // active-active write form (server/core/write_form.h: the timestamps and the settings resolved on
-// the origin); TS.DEL and the rules have none, so the mode refuses them.
+// the origin), and so has TS.DEL (a range marker: docs/active-active.md, "Range deletes of a
+// series"); the rules have none, so the mode refuses them.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -322,6 +323,12 @@ void ExecuteDel(CommandContext& ctx, const DelOptions& o) {
   ctx.reply.Integer(static_cast<int64_t>(*deleted));
 }
 
+WriteForm FormDel(const DelOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta({std::string(kSeriesDelForm), std::string(o.key), std::to_string(o.from),
+                           std::to_string(o.to)},
+                          std::nullopt);
+}
+
 const ArgSpec kKey = {.name = "key", .type = ArgType::kKey};
 const ArgSpec kRetention = {
     .name = "retentionPeriod", .type = ArgType::kInteger, .token = "RETENTION", .optional = true};
@@ -437,7 +444,8 @@ std::vector<CommandSpec> SeriesCommands() {
        .summary = "Deletes the samples between two timestamps.",
        .complexity = "O(N) where N is the number of samples deleted",
        .arguments = {kKey, kFrom, kTo},
-       .handler = Handler<ParseDel, ExecuteDel>},
+       .handler = Handler<ParseDel, ExecuteDel>,
+       .write_form = FormOf<ParseDel, FormDel>},
   };
 }
 

@@ -72,12 +72,14 @@ inline constexpr std::string_view kCounterIncrFloatForm = "counter-incrbyfloat";
 //   ts-add key ts <value> <policy> <settings>       4 duplicate policy, 8 labels> <settings>
 //   ts-incrby key ts <signed delta> <settings> <event: ts.incrby | ts.decrby>
 //   ts-madd (key ts <value>)+ — a triple Redis refuses as (key "!" <error text>)
+//   ts-del key from to                  (TS.DEL's bounds, "-" and "+" resolved)
 // (<policy>: types::DuplicatePolicy's number, ON_DUPLICATE's; 0 when not given).
 inline constexpr std::string_view kSeriesCreateForm = "ts-create";
 inline constexpr std::string_view kSeriesAlterForm = "ts-alter";
 inline constexpr std::string_view kSeriesAddForm = "ts-add";
 inline constexpr std::string_view kSeriesIncrForm = "ts-incrby";
 inline constexpr std::string_view kSeriesMaddForm = "ts-madd";
+inline constexpr std::string_view kSeriesDelForm = "ts-del";
 
 // A TLOG or TREG timestamp as a clock reading, for the max-clock-skew check: nullopt when it
 // does not fit one (such a timestamp is no clock's).

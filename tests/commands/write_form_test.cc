@@ -174,7 +174,7 @@ TEST_F(WriteFormTest, TheRowsWithAWriteForm) {
       "decr", "decrby", "del", "delete", "expire", "expireat", "flushall", "flushdb", "incr",
       "incrby", "incrbyfloat", "persist", "pexpire", "pexpireat", "put", "set", "tlog|clr",
       "tlog|ins", "tlog|trim", "tlog|trimat", "treg|set", "ts.add", "ts.alter", "ts.create",
-      "ts.decrby", "ts.incrby", "ts.madd", "unlink"}));
+      "ts.decrby", "ts.del", "ts.incrby", "ts.madd", "unlink"}));
   // clang-format on
 }
 
@@ -216,6 +216,11 @@ TEST_F(WriteFormTest, SeriesFormsResolveTheirTimestampsAndSettings) {
   ASSERT_EQ(alter.args.size(), 4u);
   EXPECT_EQ(alter.args[2], "8");  // labels only
   EXPECT_EQ(Form({"TS.CREATE", "s"}).args[0], "ts-create");
+  // TS.DEL: its bounds, "-" and "+" resolved; a bad bound is the handler's to answer.
+  EXPECT_EQ(Joined(Form({"TS.DEL", "s", "-", "+"})), "ts-del s 0 9223372036854775807");
+  EXPECT_EQ(Joined(Form({"TS.DEL", "s", "5", "7"})), "ts-del s 5 7");
+  EXPECT_EQ(Form({"TS.DEL", "s", "x", "7"}).kind, WriteForm::Kind::kInvalid);
+  EXPECT_EQ(Form({"TS.DEL", "s", "5", "-1"}).kind, WriteForm::Kind::kInvalid);
 }
 
 // The INCR family's form is the increment, which the mode settles against the key's counter

@@ -122,16 +122,20 @@ class ActiveActiveNemesisTest : public ::testing::Test {
   }
 
   // A time-series write (docs/active-active.md, "Time series"): adds of a few timestamps under
-  // every duplicate policy, INCRBY, CREATE and ALTER, on "v*" and now and then "mix", where the
-  // other types collide with it.
+  // every duplicate policy, INCRBY, CREATE, ALTER and range deletes (TS.DEL), on "v*" and now and
+  // then "mix", where the other types collide with it.
   std::vector<std::string> SeriesWrite() {
     auto pick = [this](uint64_t n) { return rng_() % n; };
     static constexpr const char* kPolicies[] = {"BLOCK", "FIRST", "LAST", "MIN", "MAX", "SUM"};
     const std::string key = pick(8) == 0 ? "mix" : "v" + std::to_string(pick(3));
     const std::string policy = kPolicies[pick(6)];
-    switch (pick(6)) {
+    switch (pick(7)) {
       case 0:
         return {"TS.CREATE", key, "DUPLICATE_POLICY", policy};
+      case 3: {
+        const int64_t from = now_ - 200 + static_cast<int64_t>(pick(400));
+        return {"TS.DEL", key, std::to_string(from), std::to_string(from + pick(150))};
+      }
       case 1:
         return {"TS.ALTER", key, "DUPLICATE_POLICY",     policy,
                 "LABELS",   "n", std::to_string(pick(3))};

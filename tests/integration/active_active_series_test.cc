@@ -2,8 +2,7 @@
 // spawned ebb-servers: concurrent TS.ADD of the same timestamps under each duplicate policy on
 // three nodes cut apart converge by the policy's rule; the settings are a register; a node given
 // every delta in a random order ends alike; a snapshot to a late peer and a restart carry series;
-// a DEL of a series meets concurrent adds; TS.DEL and the rules are refused. Every wait is a
-// bounded poll.
+// a DEL of a series meets concurrent adds; the rules are refused. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -165,15 +164,12 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   }
 }
 
-// TS.DEL, TS.CREATERULE and TS.DELETERULE have no merge: refused, nothing written. EXPIRE of a
-// series too. A string write on a series key answers WRONGTYPE.
-TEST_F(ActiveActiveSeriesTest, RangeDeletesRulesAndExpiryAreRefused) {
+// TS.CREATERULE and TS.DELETERULE have no merge: refused, nothing written. EXPIRE of a series
+// too. A string write on a series key answers WRONGTYPE. (TS.DEL: active_active_series_del_test.)
+TEST_F(ActiveActiveSeriesTest, RulesAndExpiryAreRefused) {
   StartMesh(2);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "1", "1"}).integer(), 1);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
-  EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "0", "5"}).str(),
-            "ERR 'ts.del' is not allowed in active-active mode: it has no convergent merge between "
-            "peers");
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "avg", "10"}).str(),
             "ERR 'ts.createrule' is not allowed in active-active mode: it has no convergent merge "
             "between peers");
