@@ -64,6 +64,7 @@
 #include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
@@ -401,6 +402,12 @@ class ActiveActive {
   // merges `group` under the key's marker; *covered: a sample fell under a delete (the key's
   // floor then rises to the series').
   storage::Status MergeSeries(int db, const SeriesGroup& group);
+  // RunSeries' TS.CREATERULE / TS.DELETERULE (series_rules_state.h): judged as RedisTimeSeries
+  // would on this node, the rule register written and settled; the delta is its `ts-rule`.
+  bool RunSeriesRule(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // A peer's `ts-rule` delta into the open batch.
+  ApplyOutcome ApplySeriesRule(const std::string& origin_id, const PeerDelta& delta,
+                               const std::vector<std::string>& args);
 
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);

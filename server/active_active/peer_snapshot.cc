@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/client.h"
@@ -175,6 +176,14 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
     pieces->push_back(SeriesDeltaArgs(std::span(&group, 1)));
     return storage::Status::OK();
   }
+  if (ParsePerKeyRowName(kSeriesRuleRowPrefix, name, db, &key)) {
+    types::SeriesRuleRegister reg;
+    if (!types::DecodeSeriesRuleRegister(value, key, &reg)) {
+      return storage::Status::Corruption("active-active series rule register");
+    }
+    pieces->push_back(SeriesRuleDeltaArgs(key, reg));
+    return storage::Status::OK();
+  }
   if (ParseHorizonRowName(name, db)) {
     int64_t horizon = 0;
     if (!ParseInt64(value, &horizon)) return storage::Status::Corruption("horizon");
@@ -243,11 +252,13 @@ void SnapshotSender::OpenPhase() {
     options.include_dead = true;
     lower = types::MetaKeyPrefix(phase_);
     upper = types::MetaKeyUpperBound(phase_);
-  } else if (phase_ - databases < 3) {
-    // The markers, the horizons, then the series' registers (a deleted series leaves its own).
+  } else if (phase_ - databases < 4) {
+    // The markers, the horizons, the series' registers (a deleted series leaves its own), then
+    // the rule registers (after every series, so that a rule links series the receiver holds).
     const std::string_view prefix = phase_ == databases       ? kKeyMarkerRowPrefix
                                     : phase_ == databases + 1 ? kHorizonRowPrefix
-                                                              : kSeriesRegisterRowPrefix;
+                                    : phase_ == databases + 2 ? kSeriesRegisterRowPrefix
+                                                              : kSeriesRuleRowPrefix;
     lower = types::Keyspace::SystemRowKey(prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')

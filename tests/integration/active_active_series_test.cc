@@ -2,7 +2,7 @@
 // spawned ebb-servers: concurrent TS.ADD of the same timestamps under each duplicate policy on
 // three nodes cut apart converge by the policy's rule; the settings are a register; a node given
 // every delta in a random order ends alike; a snapshot to a late peer and a restart carry series;
-// a DEL of a series meets concurrent adds; TS.DEL and the rules are refused. Every wait is a
+// a DEL of a series meets concurrent adds; TS.DEL and TWA rules are refused. Every wait is a
 // bounded poll.
 #include <gtest/gtest.h>
 
@@ -165,7 +165,7 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   }
 }
 
-// TS.DEL, TS.CREATERULE and TS.DELETERULE have no merge: refused, nothing written. EXPIRE of a
+// TS.DEL and a TWA rule have no merge: refused, nothing written. EXPIRE of a
 // series too. A string write on a series key answers WRONGTYPE.
 TEST_F(ActiveActiveSeriesTest, RangeDeletesRulesAndExpiryAreRefused) {
   StartMesh(2);
@@ -174,9 +174,8 @@ TEST_F(ActiveActiveSeriesTest, RangeDeletesRulesAndExpiryAreRefused) {
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "0", "5"}).str(),
             "ERR 'ts.del' is not allowed in active-active mode: it has no convergent merge between "
             "peers");
-  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "avg", "10"}).str(),
-            "ERR 'ts.createrule' is not allowed in active-active mode: it has no convergent merge "
-            "between peers");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10"}).str(),
+            "ERR TS.CREATERULE with TWA is not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"EXPIRE", "s", "100"}).str(),
             "ERR expiry changes of a time series are not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"SET", "s", "x"}).str().substr(0, 9), "WRONGTYPE");
