@@ -2,8 +2,9 @@
 // against spawned ebb-servers: a rule made on one node reaches every node, and each computes the
 // destination from its merged source, so adds into one bucket made on nodes cut apart, in
 // different orders, end as the same bucket under every aggregation on every node, and on a node
-// given every delta in a random order; a TS.DELETERULE concurrent with adds; a chain carried by a
-// snapshot to a late peer and over a restart. Every wait is a bounded poll.
+// given every delta in a random order; a TS.DELETERULE concurrent with adds; concurrent rules
+// into one destination and a cycle made by two nodes; a chain carried by a snapshot to a late
+// peer and over a restart. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -165,6 +166,39 @@ TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.DELETERULE", "s", "d"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRangeEverywhere("d", Samples({{5, "9"}}));
+}
+
+// Two nodes cut apart each make a rule into `d` from a different source, and each one half of a
+// cycle x <-> y: after the heal `d` has the rule of the later register (n1's clock is ahead) on
+// every node, and neither half of the cycle is live, so x and y show their own samples.
+TEST_F(ActiveActiveSeriesRulesTest, ConcurrentRulesToOneDestinationAndACycleResolveAlike) {
+  StartMesh(2);
+  for (const char* key : {"a", "c", "d", "x", "y"}) {
+    ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", key}).str(), "OK");
+  }
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Partition(true);
+  SetClock(1, kMeshClockMs + 5);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "a", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "x", "y", "AGGREGATION", "sum", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "c", "d", "AGGREGATION", "max", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "y", "x", "AGGREGATION", "sum", "100"}).str(), "OK");
+  for (int64_t ts : {10, 150}) {
+    Add(0, "a", ts, "1");
+    Add(0, "x", ts, "1");
+    Add(1, "c", ts + 10, "2");
+    Add(1, "y", ts + 10, "3");
+  }
+  Partition(false);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "2"}}));
+  ExpectRangeEverywhere("x", Samples({{10, "1"}, {150, "1"}}));
+  ExpectRangeEverywhere("y", Samples({{20, "3"}, {160, "3"}}));
+  for (int i = 0; i < 2; i++) {
+    const std::string info = Cmd(c_[i].get(), {"TS.INFO", "d"}).ToString();
+    EXPECT_NE(info.find("\"c\""), std::string::npos) << "n" << i << ": " << info;
+    EXPECT_EQ(Cmd(c_[i].get(), {"TS.INFO", "a"}).ToString().find("\"d\""), std::string::npos);
+  }
 }
 
 // A chain s -> d (avg, 100) -> e (max, 200): a node restarted keeps the rules and computes what
