@@ -90,9 +90,9 @@ bool ActiveActive::RunSeriesRule(LocalWrite* plan, protocol::ReplyWriter& reply)
   std::string error;
   types::SeriesRuleRegister reg = NextRuleRegister(held, ks.NowMs(), node_id_);
   if (create) {
+    // A live link to the destination refuses it; a register whose link is not live (its source
+    // deleted, a cycle) is replaced, as a stale sourceKey is outside the mode.
     error = CheckError(types::SeriesRules(ks, db).Check(source, rule));
-    // A register naming a source (linked or not yet) is the destination's one source.
-    if (error.empty() && held && held->present) error = kTsRuleDestHasSource;
     reg.present = true;
     reg.source = source;
     reg.rule = rule;

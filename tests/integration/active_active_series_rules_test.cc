@@ -132,7 +132,8 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
 // n0 deletes the rule while n1, cut off, adds into the closed bucket and closes the next: once
 // healed the rule is gone everywhere, and the destination — which only the rule wrote — holds
 // nothing on every node. A later client write to it and a new rule converge too: the new rule
-// computes the destination from the whole source again.
+// computes the destination from the whole source again. A DEL of a live destination, and the
+// series created again on its key.
 TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
   StartMesh(3);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
@@ -166,6 +167,21 @@ TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.DELETERULE", "s", "d"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRangeEverywhere("d", Samples({{5, "9"}}));
+  // A DEL of a live destination removes it everywhere; the rule stays with the key, so the
+  // series created again on it is computed again.
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "6"}, {100, "2"}}));
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEL", "d"}).integer(), 1);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "d"}).integer(), 0);
+  Add(0, "s", 260, "1");
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "6"}, {100, "2"}}));
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "d", "1", "1"}).str(),
+            "ERR TS writes to a compaction rule's destination are not allowed in active-active "
+            "mode");
 }
 
 // Two nodes cut apart each make a rule into `d` from a different source, and each one half of a
