@@ -127,6 +127,18 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
   for (const auto& [agg, value] : kAggregations) {
     EXPECT_EQ(Range(ref.get(), "d:" + agg), Samples({{0, value}})) << agg;
   }
+  // A rule delta out of shape is skipped and changes nothing.
+  const std::string origin(40, 'f');
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"ts-rule", "d:sum", "garbage"},
+        std::vector<std::string>{"ts-rule", "d:sum"},
+        std::vector<std::string>{"ts-rule", "d:sum", std::string(1, '\x01'), "x"}}) {
+    std::vector<std::string> apply = {"DEBUG", "PEER-APPLY", origin, "0"};
+    apply.insert(apply.end(), bad.begin(), bad.end());
+    EXPECT_EQ(Cmd(ref.get(), apply).str(),
+              "ERR the delta was not applied (the server log says why)");
+  }
+  EXPECT_EQ(Range(ref.get(), "d:sum"), Samples({{0, "66.5"}}));
 }
 
 // n0 deletes the rule while n1, cut off, adds into the closed bucket and closes the next: once
