@@ -236,8 +236,10 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
   if (s.ok() && before.status() == types::OpStatus::kEngineError) s = before.engine_status();
   bool covered = false;
   if (s.ok()) s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, &covered);
-  std::vector<int64_t> touched;
-  for (const auto& [ts, state] : group.samples) touched.push_back(ts);
+  std::vector<int64_t> touched;  // only a series that held rules feeds a destination
+  if (before.ok() && !before->rules.empty()) {
+    for (const auto& [ts, state] : group.samples) touched.push_back(ts);
+  }
   std::optional<int64_t> newest_before;
   if (before.ok() && before->newest) newest_before = before->newest->ts;
   if (s.ok()) s = AfterSeriesMerge(ks, db, group.key, touched, before.ok(), newest_before);
