@@ -422,7 +422,7 @@ OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
-  const int64_t low = std::max(from, SeriesVisibleFloor(read->meta));
+  const int64_t low = read_stored_ ? from : std::max(from, SeriesVisibleFloor(read->meta));
   Status s = Samples(key, read->meta).Scan(low, to, reverse, visit);
   if (!s.ok()) return s;
   return {};

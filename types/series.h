@@ -115,6 +115,11 @@ class Series {
   // and none purged, so what retention hides is a function of the merged newest sample and
   // the merged retention on every node, whatever order they arrived in.
   void KeepEverySample() { keep_every_sample_ = true; }
+  // Active-active compaction rules (server/active_active/series_rules_state.h): Scan and Neighbor
+  // visit every stored sample, those retention hides included, so that a destination's bucket is
+  // a function of the samples the merge stored, whatever the newest sample was when it was
+  // computed.
+  void ReadStoredSamples() { read_stored_ = true; }
 
   // TS.CREATE: a new empty series; false (nothing written) when the key exists as a series.
   OpResult<bool> Create(std::string_view key, const SeriesSettings& settings);
@@ -231,6 +236,7 @@ class Series {
   Keyspace& keyspace_;
   int db_;
   bool keep_every_sample_ = false;
+  bool read_stored_ = false;
 };
 
 }  // namespace ebb::types

@@ -248,8 +248,8 @@ OpResult<int> SeriesRules::DepthBelow(std::string_view key, int depth) {
   return deepest;
 }
 
-OpResult<SeriesRules::CreateOutcome> SeriesRules::Create(std::string_view source,
-                                                         const SeriesRule& rule) {
+OpResult<SeriesRules::CreateOutcome> SeriesRules::Check(std::string_view source,
+                                                        const SeriesRule& rule) {
   if (source == rule.dest) return CreateOutcome::kSameKey;
   OpResult<SeriesMeta> src = series_.Meta(source);
   if (!src.ok()) return FailureOf(src);
@@ -266,15 +266,92 @@ OpResult<SeriesRules::CreateOutcome> SeriesRules::Create(std::string_view source
   OpResult<int> below = DepthBelow(rule.dest, *above + 1);
   if (!below.ok()) return FailureOf(below);
   if (*above + *below > kMaxRuleChain) return CreateOutcome::kTooLong;
-  OpResult<void> linked = series_.SetRules(rule.dest, std::string(source), dest->rules);
-  if (!linked.ok()) return FailureOf(linked);
-  std::vector<SeriesRule> rules = src->rules;
-  rules.push_back(rule);
-  linked = series_.SetRules(source, src->source, rules);
+  return CreateOutcome::kCreated;
+}
+
+OpResult<SeriesRules::CreateOutcome> SeriesRules::Create(std::string_view source,
+                                                         const SeriesRule& rule) {
+  OpResult<CreateOutcome> judged = Check(source, rule);
+  if (!judged.ok() || *judged != CreateOutcome::kCreated) return judged;
+  OpResult<void> linked = Link(source, rule);
   if (!linked.ok()) return FailureOf(linked);
   OpResult<void> filled = Backfill(source, rule);
   if (!filled.ok()) return FailureOf(filled);
   return CreateOutcome::kCreated;
+}
+
+OpResult<void> SeriesRules::Link(std::string_view source, const SeriesRule& rule) {
+  OpResult<SeriesMeta> src = series_.Meta(source);
+  if (!src.ok()) return FailureOf(src);
+  OpResult<SeriesMeta> dest = series_.Meta(rule.dest);
+  if (!dest.ok()) return FailureOf(dest);
+  OpResult<void> linked = series_.SetRules(rule.dest, std::string(source), dest->rules);
+  if (!linked.ok()) return linked;
+  std::vector<SeriesRule> rules;
+  for (const SeriesRule& held : src->rules) {
+    if (held.dest != rule.dest) rules.push_back(held);
+  }
+  rules.push_back(rule);
+  return series_.SetRules(source, src->source, rules);
+}
+
+OpResult<void> SeriesRules::Unlink(std::string_view source, std::string_view dest) {
+  OpResult<SeriesMeta> src = series_.Meta(source);
+  if (!src.ok() && !IsAbsent(src.status())) return FailureOf(src);
+  if (src.ok()) {
+    std::vector<SeriesRule> rules;
+    for (const SeriesRule& held : src->rules) {
+      if (held.dest != dest) rules.push_back(held);
+    }
+    if (rules.size() != src->rules.size()) {
+      OpResult<void> unlinked = series_.SetRules(source, src->source, rules);
+      if (!unlinked.ok()) return unlinked;
+    }
+  }
+  OpResult<SeriesMeta> dst = series_.Meta(dest);
+  if (!dst.ok()) return IsAbsent(dst.status()) ? OpResult<void>() : FailureOf(dst);
+  if (!dst->source || *dst->source != source) return {};
+  return series_.SetRules(dest, std::nullopt, dst->rules);
+}
+
+OpResult<void> SeriesRules::Clear(std::string_view key) {
+  OpResult<SeriesMeta> meta = series_.Meta(key);
+  if (!meta.ok()) return IsAbsent(meta.status()) ? OpResult<void>() : FailureOf(meta);
+  if (!meta->newest) return {};
+  OpResult<uint64_t> deleted = series_.DeleteRange(key, 0, kMaxSeriesTimestamp);
+  if (!deleted.ok()) return FailureOf(deleted);
+  return AfterDelete(key, 0, kMaxSeriesTimestamp, meta->newest->ts, 0);
+}
+
+OpResult<void> SeriesRules::Put(std::string_view key, int64_t ts, double value) {
+  OpResult<Series::AddOutcome> added = series_.Add(key, ts, value, DuplicatePolicy::kLast, nullptr);
+  if (!added.ok()) return IsAbsent(added.status()) ? OpResult<void>() : FailureOf(added);
+  if (*added != Series::AddOutcome::kAdded) return {};
+  return AfterAdd(key, ts, 0);
+}
+
+OpResult<void> SeriesRules::AfterMerge(std::string_view key, const std::vector<int64_t>& touched,
+                                       std::optional<int64_t> newest_before) {
+  OpResult<SeriesMeta> meta = series_.Meta(key);
+  if (!meta.ok()) return IsAbsent(meta.status()) ? OpResult<void>() : FailureOf(meta);
+  if (meta->rules.empty() || !meta->newest) return {};
+  for (const SeriesRule& rule : meta->rules) {
+    OpResult<bool> applies = Applies(key, rule);
+    if (!applies.ok()) return FailureOf(applies);
+    if (!*applies) continue;
+    const int64_t open = BucketOf(rule, meta->newest->ts);
+    std::vector<int64_t> buckets;
+    if (newest_before) buckets.push_back(BucketOf(rule, *newest_before));
+    for (int64_t ts : touched) buckets.push_back(BucketOf(rule, ts));
+    std::sort(buckets.begin(), buckets.end());
+    buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+    for (int64_t bucket : buckets) {
+      if (bucket >= open) break;  // the open bucket and later: not finished
+      OpResult<void> done = Refresh(key, rule, bucket, 0);
+      if (!done.ok()) return done;
+    }
+  }
+  return {};
 }
 
 OpResult<bool> SeriesRules::Delete(std::string_view source, std::string_view dest) {

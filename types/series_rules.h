@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "types/keyspace.h"
 #include "types/op_result.h"
@@ -59,8 +60,37 @@ class SeriesRules {
   };
   // TS.CREATERULE. kNotFound / kWrongType when either key is missing / not a series.
   OpResult<CreateOutcome> Create(std::string_view source, const SeriesRule& rule);
+  // Create's judgement alone: kCreated when the rule may be linked; nothing written.
+  OpResult<CreateOutcome> Check(std::string_view source, const SeriesRule& rule);
   // TS.DELETERULE: false when source has no rule to dest. kNotFound / kWrongType (source).
   OpResult<bool> Delete(std::string_view source, std::string_view dest);
+
+  // Active-active mode (server/active_active/series_rules_state.h): destinations keep every
+  // sample and buckets are computed from every stored sample of the source (Series'
+  // KeepEverySample and ReadStoredSamples), so a bucket is a function of the merged source alone.
+  void ActiveActiveMode() {
+    series_.KeepEverySample();
+    series_.ReadStoredSamples();
+  }
+  // The mode's steps, each flowing down the chain as a write does:
+  //   Link: rule.dest names `source`, and source's rules hold `rule` (replacing one to the same
+  //     destination); no sample written. kNotFound / kWrongType when either is not a series.
+  //   Unlink: source's rules lose the rule to `dest` and dest stops naming `source` (each when
+  //     it is a series).
+  //   Clear: every sample of `key` deleted (nothing when it is not a series).
+  //   Backfill: every finished bucket of source's samples written to rule.dest.
+  //   Put: (ts, value) written to `key` under LAST (nothing when it is not a series).
+  OpResult<void> Link(std::string_view source, const SeriesRule& rule);
+  OpResult<void> Unlink(std::string_view source, std::string_view dest);
+  OpResult<void> Clear(std::string_view key);
+  OpResult<void> Backfill(std::string_view source, const SeriesRule& rule);
+  OpResult<void> Put(std::string_view key, int64_t ts, double value);
+  // The merge hook (the mode): the samples at `touched` were merged into `key` at once, whose
+  // newest timestamp before was `newest_before` (nullopt: it was empty). Refreshes, per applying
+  // rule, each finished bucket holding one of them and the bucket that held the newest sample
+  // before when it is now finished — the same buckets whatever order samples arrive in.
+  OpResult<void> AfterMerge(std::string_view key, const std::vector<int64_t>& touched,
+                            std::optional<int64_t> newest_before);
 
   // The write-path hook: a sample at `ts` was just written to `key` (TS.ADD, MADD, INCRBY).
   OpResult<void> AfterAdd(std::string_view key, int64_t ts) { return AfterAdd(key, ts, 0); }
@@ -98,8 +128,6 @@ class SeriesRules {
   OpResult<void> WriteDest(const SeriesRule& rule, int64_t ts, double value, int depth);
   // Deletes rule.dest's samples in [from, to] and flows the deletion down the chain.
   OpResult<void> DeleteDest(const SeriesRule& rule, int64_t from, int64_t to, int depth);
-  // Every finished bucket of source's samples to rule.dest.
-  OpResult<void> Backfill(std::string_view source, const SeriesRule& rule);
   // How many series the chain above `key` holds (key included; kMaxRuleChain + 1 when longer),
   // or -1 when dest occurs in it (a cycle). DepthBelow: the longest chain from `key` down (key
   // included), `depth` being key's place in the chain.

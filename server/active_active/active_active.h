@@ -65,6 +65,7 @@
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
@@ -413,6 +414,12 @@ class ActiveActive {
   storage::Status MergeSeriesRange(int db, const std::string& key,
                                    std::span<const types::SeriesRangeMarker> markers,
                                    uint64_t* removed_visible);
+  // RunSeries' TS.CREATERULE / TS.DELETERULE (series_rules_state.h): judged as RedisTimeSeries
+  // would on this node, the rule register written and settled; the delta is its `ts-rule`.
+  bool RunSeriesRule(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // A peer's `ts-rule` delta into the open batch.
+  ApplyOutcome ApplySeriesRule(const std::string& origin_id, const PeerDelta& delta,
+                               const std::vector<std::string>& args);
 
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);

@@ -8,6 +8,7 @@
 #include "server/active_active/counters.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/client.h"
@@ -179,6 +180,14 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
   if (ParsePerKeyRowName(kSeriesRangeRowPrefix, name, db, &key)) {
     return SeriesRangeSnapshotPieces(key, value, pieces);  // series_range.h
   }
+  if (ParsePerKeyRowName(kSeriesRuleRowPrefix, name, db, &key)) {
+    types::SeriesRuleRegister reg;
+    if (!types::DecodeSeriesRuleRegister(value, key, &reg)) {
+      return storage::Status::Corruption("active-active series rule register");
+    }
+    pieces->push_back(SeriesRuleDeltaArgs(key, reg));
+    return storage::Status::OK();
+  }
   if (ParseHorizonRowName(name, db)) {
     int64_t horizon = 0;
     if (!ParseInt64(value, &horizon)) return storage::Status::Corruption("horizon");
@@ -247,13 +256,15 @@ void SnapshotSender::OpenPhase() {
     options.include_dead = true;
     lower = types::MetaKeyPrefix(phase_);
     upper = types::MetaKeyUpperBound(phase_);
-  } else if (phase_ - databases < 4) {
+  } else if (phase_ - databases < 5) {
     // The markers, the horizons, the series' registers (a deleted series leaves its own), then
-    // the series' range deletes.
+    // the series' range deletes, then the rule registers (after every series, so that a rule
+    // links series the receiver holds).
     const std::string_view prefix = phase_ == databases       ? kKeyMarkerRowPrefix
                                     : phase_ == databases + 1 ? kHorizonRowPrefix
                                     : phase_ == databases + 2 ? kSeriesRegisterRowPrefix
-                                                              : kSeriesRangeRowPrefix;
+                                    : phase_ == databases + 3 ? kSeriesRangeRowPrefix
+                                                              : kSeriesRuleRowPrefix;
     lower = types::Keyspace::SystemRowKey(prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')

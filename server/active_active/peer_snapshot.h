@@ -106,7 +106,8 @@ class SnapshotSender {
   void Step();
   // Positions iter_ on the first row of phase phase_: database phase_'s keys while phase_ is
   // below the number of databases, then the key markers, then the horizons, then the series'
-  // registers (series_state.h); iter_ is null past the last phase.
+  // registers (series_state.h), then the rule registers (series_rules_state.h); iter_ is null
+  // past the last phase.
   void OpenPhase();
   // Appends the pieces of the row iter_ is on; *db: their database.
   storage::Status PiecesOfRow(int* db, std::vector<std::vector<std::string>>* pieces);

@@ -11,6 +11,7 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/series_range.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/core/errors.h"
 #include "server/services/keyspace_events.h"
@@ -57,6 +58,7 @@ bool ActiveActive::RunSeries(LocalWrite* plan, protocol::ReplyWriter& reply) {
   const std::vector<std::string> form = plan->args;
   const std::string& op = form[0];
   const int db = plan->db;
+  if (op == kSeriesCreateRuleForm || op == kSeriesDeleteRuleForm) return RunSeriesRule(plan, reply);
   std::vector<SeriesGroup> groups;
   if (op == kSeriesDelForm) return RunSeriesRangeDelete(plan, reply);  // series_range_ops.cc
   if (op == kSeriesMaddForm) {
@@ -175,9 +177,9 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
     return EngineError(meta.engine_status().ToString());
   }
   if (!meta.ok() && write.create == nullptr) return std::string(kTsKeyMissing);
-  if (meta.ok() && (!meta->rules.empty() || meta->source)) {
-    return std::string(kSeriesRulesInActiveActive);
-  }
+  std::string refused;  // a rule's destination, or a series linked before the mode
+  if (s = SeriesRuleWriteError(ks, db, key, &refused); !s.ok()) return EngineError(s.ToString());
+  if (!refused.empty()) return refused;
   // A sample a delete of the key covers would be dropped on every node: refused.
   if (write.ts <= marker.deleted_up_to) return std::string(kSeriesSampleDeleted);
   const int64_t now = ks.NowMs();
@@ -239,8 +241,17 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
   KeyMarker marker;
   bool has_row = false;
   if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row);
+  auto before = types::Series(ks, db).Meta(group.key);  // for the rules it feeds
+  if (s.ok() && before.status() == types::OpStatus::kEngineError) s = before.engine_status();
   bool covered = false;
   if (s.ok()) s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, &covered);
+  std::vector<int64_t> touched;  // only a series that held rules feeds a destination
+  if (before.ok() && !before->rules.empty()) {
+    for (const auto& [ts, state] : group.samples) touched.push_back(ts);
+  }
+  std::optional<int64_t> newest_before;
+  if (before.ok() && before->newest) newest_before = before->newest->ts;
+  if (s.ok()) s = AfterSeriesMerge(ks, db, group.key, touched, before.ok(), newest_before);
   // A covered write still raises the key's floor, as every other type's does.
   if (s.ok() && covered && marker.floor < types::TypePrecedence(types::KeyType::kSeries)) {
     s = whole_key_->RaiseFloor(db, group.key, types::TypePrecedence(types::KeyType::kSeries));

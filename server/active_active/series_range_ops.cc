@@ -10,6 +10,7 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/series_range.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/core/errors.h"
 #include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
@@ -45,8 +46,9 @@ bool ActiveActive::RunSeriesRangeDelete(LocalWrite* plan, protocol::ReplyWriter&
                     : std::string(kTsKeyMissing));
     return false;
   }
-  if (!meta->rules.empty() || meta->source) {
-    reply.Error(kSeriesRulesInActiveActive);
+  std::string refused;  // a rule's destination, or a series linked before the mode
+  if (s = SeriesRuleWriteError(ks, db, key, &refused); !s.ok() || !refused.empty()) {
+    reply.Error(s.ok() ? refused : EngineError(s.ToString()));
     return false;
   }
   if (marker.from > marker.to) {  // an empty range: nothing to delete, nothing to log
@@ -87,7 +89,10 @@ storage::Status ActiveActive::MergeSeriesRange(int db, const std::string& key,
     if (m.to > key_marker.deleted_up_to) kept.push_back(m);
   }
   if (kept.empty()) return storage::Status::OK();
-  return MergeRangeMarkers(context_->keyspace(), db, key, kept, removed_visible);
+  s = MergeRangeMarkers(context_->keyspace(), db, key, kept, removed_visible);
+  // A destination the key feeds, or the key as a destination, follows what is left
+  // (series_rules_state.h).
+  return s.ok() ? SettleSeriesRules(context_->keyspace(), db, key, true) : s;
 }
 
 ActiveActive::ApplyOutcome ActiveActive::ApplySeriesRange(const std::string& origin_id,

@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "server/active_active/series_range.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/whole_key.h"
 #include "storage/util/coding.h"
 #include "types/keyspace.h"
@@ -68,6 +69,9 @@ storage::Status ForEachSampleState(
         return storage::Status::OK();
       });
   if (!s.ok()) return s;
+  // A computed series' samples are each node's own computation, not records (adopted or not).
+  bool computed = false;
+  if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok() || computed) return s;
   std::vector<types::Sample> adopted;
   auto scanned =
       types::Series(keyspace, db)
@@ -203,6 +207,19 @@ storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_v
   return storage::Status::OK();
 }
 
+storage::Status ReadSampleStateRows(types::Keyspace& keyspace, int db, std::string_view key,
+                                    std::vector<std::pair<int64_t, types::SampleState>>* rows) {
+  return ForEachSampleRowIn(keyspace, db, key, INT64_MIN, INT64_MAX,
+                          [&](int64_t ts, std::string_view, std::string_view value) {
+                            types::SampleState state;
+                            if (!types::DecodeSampleState(value, &state)) {
+                              return storage::Status::Corruption("active-active sample state");
+                            }
+                            rows->emplace_back(ts, std::move(state));
+                            return storage::Status::OK();
+                          });
+}
+
 storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const SeriesGroup& group,
                                  int64_t deleted_up_to, bool* covered) {
   const std::string& key = group.key;
@@ -223,6 +240,8 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
   auto meta = series.Meta(key);
   if (!meta.ok() && meta.status() != types::OpStatus::kNotFound) return Failed(meta);
   const bool absent = !meta.ok();
+  bool computed = false;
+  if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
   std::vector<types::Sample> writes;
   for (const auto& [ts, incoming] : group.samples) {
     if (ts <= deleted_up_to) {
@@ -262,7 +281,7 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
     auto altered = series.Alter(key, alter);
     if (!altered.ok()) return Failed(altered);
   }
-  for (const types::Sample& sample : writes) {
+  for (const types::Sample& sample : computed ? std::vector<types::Sample>() : writes) {
     auto added =
         series.Add(key, sample.ts, sample.value, types::DuplicatePolicy::kLast, &reg.settings);
     if (!added.ok()) return Failed(added);
@@ -307,7 +326,10 @@ storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_
     s = keyspace.db().Delete(keyspace.WriteOptions(), rows[i]);
   }
   if (!s.ok()) return s;
-  const bool keep = (meta->newest && meta->newest->ts > ts) || (reg && reg->ms > ts);
+  // A computed series' samples say nothing of what was written after the delete.
+  bool computed = false;
+  if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
+  const bool keep = (!computed && meta->newest && meta->newest->ts > ts) || (reg && reg->ms > ts);
   if (!keep) {
     auto wiped = keyspace.Delete(db, key);
     return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
@@ -356,6 +378,7 @@ storage::Status SeriesDigestText(types::Keyspace& keyspace, int db, std::string_
             return true;
           });
   if (!scanned.ok()) return Failed(scanned);
+  if (storage::Status s = SeriesRuleDigestText(keyspace, db, key, text); !s.ok()) return s;
   return ForEachSampleState(keyspace, db, key, [&](int64_t ts, const types::SampleState& state) {
     *text += "st" + std::to_string(ts) + ":" + std::to_string(state.records.size()) + ":" +
              types::EncodeSampleState(state) + ";";

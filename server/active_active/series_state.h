@@ -73,11 +73,16 @@ storage::Status ForEachSampleRowIn(
     types::Keyspace& keyspace, int db, std::string_view key, int64_t first, int64_t last,
     const std::function<storage::Status(int64_t, std::string_view, std::string_view)>& fn);
 
+// Every sample state row of `key`, ts ascending.
+storage::Status ReadSampleStateRows(types::Keyspace& keyspace, int db, std::string_view key,
+                                    std::vector<std::pair<int64_t, types::SampleState>>* rows);
+
 // Merges `group` into database `db`: the register (the greater wins), each sample after
 // `deleted_up_to` (the key's effective delete; *covered when some sample was at or before it),
 // and the series they read as — created when absent unless it would be an empty series whose
-// register the delete covers. REQUIRES: the key holds a series or nothing (the caller wiped a
-// lower type).
+// register the delete covers. A series a compaction rule computes (series_rules_state.h) keeps
+// the records but not their samples. REQUIRES: the key holds a series or nothing (the caller wiped
+// a lower type).
 storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const SeriesGroup& group,
                                  int64_t deleted_up_to, bool* covered);
 

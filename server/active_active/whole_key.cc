@@ -9,6 +9,7 @@
 #include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "storage/row.h"
 #include "storage/util/coding.h"
@@ -403,7 +404,11 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok() || !found) return s;
   *precedence = TypePrecedence(row.type);
-  if (row.type == types::KeyType::kSeries) return DeleteSeriesUpTo(keyspace_, db, key, ts);
+  if (row.type == types::KeyType::kSeries) {
+    s = DeleteSeriesUpTo(keyspace_, db, key, ts);
+    // What a rule computes from the key, or into it, follows what is left (series_rules_state.h).
+    return s.ok() ? SettleSeriesRules(keyspace_, db, key, true) : s;
+  }
   bool wipe = false;
   if (row.type == types::KeyType::kString) {
     wipe = row.meta.timestamp_or_zero() <= ts;

@@ -12,6 +12,7 @@
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
+#include "server/core/write_form.h"
 #include "server/services/keyspace_events.h"
 #include "server/services/reply.h"
 #include "server/services/server_context.h"
@@ -117,6 +118,25 @@ void ExecuteDeleteRule(CommandContext& ctx, const DeleteRuleOptions& o) {
   ctx.reply.Ok();
 }
 
+// ---- active-active write forms (server/core/write_form.h): the mode settles them into a
+// `ts-rule` delta (server/active_active/series_rules_state.h).
+
+WriteForm FormCreateRule(const CreateRuleOptions& o, const WriteFormInput&) {
+  if (o.rule.aggregator == types::Aggregator::kTwa) {
+    return WriteForm::Refused(std::string(kSeriesTwaRuleInActiveActive));
+  }
+  return WriteForm::Delta({std::string(kSeriesCreateRuleForm), std::string(o.source), o.rule.dest,
+                           std::to_string(static_cast<int>(o.rule.aggregator)),
+                           std::to_string(o.rule.bucket_ms), std::to_string(o.rule.align)},
+                          std::nullopt);
+}
+
+WriteForm FormDeleteRule(const DeleteRuleOptions& o, const WriteFormInput&) {
+  return WriteForm::Delta(
+      {std::string(kSeriesDeleteRuleForm), std::string(o.source), std::string(o.dest)},
+      std::nullopt);
+}
+
 }  // namespace
 
 std::vector<CommandSpec> SeriesRuleCommands() {
@@ -137,7 +157,8 @@ std::vector<CommandSpec> SeriesRuleCommands() {
                       .children = {{.name = "aggregator"},
                                    {.name = "bucketDuration", .type = ArgType::kInteger}}},
                      {.name = "alignTimestamp", .type = ArgType::kInteger, .optional = true}},
-       .handler = Handler<ParseCreateRule, ExecuteCreateRule>},
+       .handler = Handler<ParseCreateRule, ExecuteCreateRule>,
+       .write_form = FormOf<ParseCreateRule, FormCreateRule>},
       {.name = "ts.deleterule",
        .arity = 3,
        .flags = kCmdWrite,
@@ -146,7 +167,8 @@ std::vector<CommandSpec> SeriesRuleCommands() {
        .summary = "Deletes a compaction rule.",
        .arguments = {{.name = "sourceKey", .type = ArgType::kKey},
                      {.name = "destKey", .type = ArgType::kKey}},
-       .handler = Handler<ParseDeleteRule, ExecuteDeleteRule>},
+       .handler = Handler<ParseDeleteRule, ExecuteDeleteRule>,
+       .write_form = FormOf<ParseDeleteRule, FormDeleteRule>},
   };
 }
 

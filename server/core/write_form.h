@@ -80,6 +80,12 @@ inline constexpr std::string_view kSeriesAddForm = "ts-add";
 inline constexpr std::string_view kSeriesIncrForm = "ts-incrby";
 inline constexpr std::string_view kSeriesMaddForm = "ts-madd";
 inline constexpr std::string_view kSeriesDelForm = "ts-del";
+// TS.CREATERULE's and TS.DELETERULE's forms, which the mode settles into a `ts-rule` delta
+// (server/active_active/series_rules_state.h):
+//   ts-createrule source dest <aggregator number> <bucket ms> <align>
+//   ts-deleterule source dest
+inline constexpr std::string_view kSeriesCreateRuleForm = "ts-createrule";
+inline constexpr std::string_view kSeriesDeleteRuleForm = "ts-deleterule";
 
 // A TLOG or TREG timestamp as a clock reading, for the max-clock-skew check: nullopt when it
 // does not fit one (such a timestamp is no clock's).

@@ -174,7 +174,7 @@ TEST_F(WriteFormTest, TheRowsWithAWriteForm) {
       "decr", "decrby", "del", "delete", "expire", "expireat", "flushall", "flushdb", "incr",
       "incrby", "incrbyfloat", "persist", "pexpire", "pexpireat", "put", "set", "tlog|clr",
       "tlog|ins", "tlog|trim", "tlog|trimat", "treg|set", "ts.add", "ts.alter", "ts.create",
-      "ts.decrby", "ts.del", "ts.incrby", "ts.madd", "unlink"}));
+      "ts.createrule", "ts.decrby", "ts.del", "ts.deleterule", "ts.incrby", "ts.madd", "unlink"}));
   // clang-format on
 }
 
@@ -221,6 +221,23 @@ TEST_F(WriteFormTest, SeriesFormsResolveTheirTimestampsAndSettings) {
   EXPECT_EQ(Joined(Form({"TS.DEL", "s", "5", "7"})), "ts-del s 5 7");
   EXPECT_EQ(Form({"TS.DEL", "s", "x", "7"}).kind, WriteForm::Kind::kInvalid);
   EXPECT_EQ(Form({"TS.DEL", "s", "5", "-1"}).kind, WriteForm::Kind::kInvalid);
+}
+
+// The rules' forms: the aggregator as its number (AVG 0, ..., MAX 3), the bucket and the align;
+// a malformed request is the handler's, and TWA has no merge in the mode.
+TEST_F(WriteFormTest, RuleFormsCarryTheRule) {
+  EXPECT_EQ(Joined(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "max", "60", "7"})),
+            "ts-createrule s d 3 60 7");
+  EXPECT_EQ(Joined(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "AVG", "10"})),
+            "ts-createrule s d 0 10 0");
+  EXPECT_EQ(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "nope", "10"}).kind,
+            WriteForm::Kind::kInvalid);
+  EXPECT_EQ(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "0"}).kind,
+            WriteForm::Kind::kInvalid);
+  const WriteForm twa = Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10"});
+  EXPECT_EQ(twa.kind, WriteForm::Kind::kRefused);
+  EXPECT_EQ(twa.error, server::kSeriesTwaRuleInActiveActive);
+  EXPECT_EQ(Joined(Form({"TS.DELETERULE", "s", "d"})), "ts-deleterule s d");
 }
 
 // The INCR family's form is the increment, which the mode settles against the key's counter

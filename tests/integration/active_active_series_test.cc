@@ -2,7 +2,7 @@
 // spawned ebb-servers: concurrent TS.ADD of the same timestamps under each duplicate policy on
 // three nodes cut apart converge by the policy's rule; the settings are a register; a node given
 // every delta in a random order ends alike; a snapshot to a late peer and a restart carry series;
-// a DEL of a series meets concurrent adds; the rules are refused. Every wait is a bounded poll.
+// a DEL of a series meets concurrent adds; TWA rules are refused. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -164,15 +164,14 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   }
 }
 
-// TS.CREATERULE and TS.DELETERULE have no merge: refused, nothing written. EXPIRE of a series
-// too. A string write on a series key answers WRONGTYPE. (TS.DEL: active_active_series_del_test.)
-TEST_F(ActiveActiveSeriesTest, RulesAndExpiryAreRefused) {
+// A TWA rule has no merge: refused, nothing written. EXPIRE of a series too. A string write on
+// a series key answers WRONGTYPE. (TS.DEL: active_active_series_del_test.)
+TEST_F(ActiveActiveSeriesTest, TwaRulesAndExpiryAreRefused) {
   StartMesh(2);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "1", "1"}).integer(), 1);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
-  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "avg", "10"}).str(),
-            "ERR 'ts.createrule' is not allowed in active-active mode: it has no convergent merge "
-            "between peers");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10"}).str(),
+            "ERR TS.CREATERULE with TWA is not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"EXPIRE", "s", "100"}).str(),
             "ERR expiry changes of a time series are not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"SET", "s", "x"}).str().substr(0, 9), "WRONGTYPE");

@@ -1,10 +1,14 @@
 // SeriesRules' pure parts and its hooks over a real engine: the rules extension of the series
 // metadata (old payloads still decode, damage is refused), and AfterAdd / AfterDelete /
-// OpenBucket driven directly.
+// OpenBucket / AfterMerge driven directly.
 #include "types/series_rules.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "tests/unit/types/series_fixture.h"
@@ -116,6 +120,53 @@ TEST_F(SeriesRulesTest, FinishedBucketsFlowAndTheOpenOneIsLatest) {
   ASSERT_TRUE(removed.ok());
   EXPECT_TRUE(*removed);
   EXPECT_FALSE(*rules().Delete("s", "d"));
+}
+
+// The active-active mode's hook: whatever order and batches a source's samples are merged in,
+// AfterMerge leaves the destination every finished bucket of every stored sample — those the
+// source's retention hides included — as one backfill of them all would.
+TEST_F(SeriesRulesTest, AfterMergeLeavesTheSameBucketsWhateverTheOrder) {
+  std::vector<Sample> samples;
+  for (int64_t ts : {3, 7, 12, 15, 21, 28, 33, 47, 51, 64}) {
+    samples.push_back({ts, static_cast<double>(ts % 7) + 0.5});
+  }
+  std::map<int64_t, double> sums;  // every bucket before the open one (60)
+  for (const Sample& sample : samples) {
+    if (sample.ts < 60) sums[sample.ts / 10 * 10] += sample.value;
+  }
+  const std::vector<std::pair<int64_t, double>> want(sums.begin(), sums.end());
+  SeriesSettings hiding;
+  hiding.retention_ms = 15;  // hides most samples once the newest has moved on
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 8; round++) {
+    const std::string src = "s" + std::to_string(round);
+    const std::string dst = "d" + std::to_string(round);
+    ASSERT_TRUE(series().Create(src, hiding).ok());
+    ASSERT_TRUE(series().Create(dst, SeriesSettings()).ok());
+    SeriesRules mode(*ks_, 0);
+    mode.ActiveActiveMode();
+    ASSERT_TRUE(mode.Link(src, SeriesRule{dst, Aggregator::kSum, 10, 0}).ok());
+    Series keeping(*ks_, 0);
+    keeping.KeepEverySample();
+    std::shuffle(samples.begin(), samples.end(), rng);
+    for (size_t i = 0; i < samples.size();) {
+      const size_t batch = std::min<size_t>(samples.size() - i, 1 + rng() % 3);
+      OpResult<SeriesMeta> before = series().Meta(src);
+      ASSERT_TRUE(before.ok());
+      std::optional<int64_t> newest;
+      if (before->newest) newest = before->newest->ts;
+      std::vector<int64_t> touched;
+      for (size_t k = i; k < i + batch; k++) {
+        ASSERT_TRUE(
+            keeping.Add(src, samples[k].ts, samples[k].value, DuplicatePolicy::kLast, nullptr)
+                .ok());
+        touched.push_back(samples[k].ts);
+      }
+      ASSERT_TRUE(mode.AfterMerge(src, touched, newest).ok());
+      i += batch;
+    }
+    EXPECT_EQ(All(dst), want) << "round " << round;
+  }
 }
 
 }  // namespace

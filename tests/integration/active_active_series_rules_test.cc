@@ -1,0 +1,277 @@
+// Compaction rules between active-active peers (docs/active-active.md, "Time series", "Rules"),
+// against spawned ebb-servers: a rule made on one node reaches every node, and each computes the
+// destination from its merged source, so adds into one bucket made on nodes cut apart, in
+// different orders, end as the same bucket under every aggregation on every node, and on a node
+// given every delta in a random order; a TS.DELETERULE concurrent with adds; concurrent rules
+// into one destination and a cycle made by two nodes; a chain carried by a snapshot to a late
+// peer and over a restart. Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/support/active_active_mesh.h"
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_seed.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+class ActiveActiveSeriesRulesTest : public ActiveActiveMeshTest {
+ protected:
+  // Cuts (or heals) every link between the nodes.
+  void Partition(bool cut) {
+    for (size_t i = 0; i < c_.size(); i++) {
+      for (size_t j = i + 1; j < c_.size(); j++) {
+        SetLink(c_[i].get(), n_[i], c_[j].get(), n_[j], !cut);
+      }
+    }
+  }
+  // TS.RANGE of `key` as "ts:value " per sample (an error as the reply prints it).
+  static std::string Range(redisContext* c, const std::string& key) {
+    const Reply r = Cmd(c, {"TS.RANGE", key, "-", "+"});
+    if (r.ToString().starts_with("(error)")) return r.ToString();
+    std::string out;
+    for (const Reply& sample : r.elements()) {
+      out +=
+          std::to_string(sample.elements()[0].integer()) + ":" + sample.elements()[1].str() + " ";
+    }
+    return out;
+  }
+  // Every node answers TS.RANGE of `key` as `expected`.
+  void ExpectRangeEverywhere(const std::string& key, const std::string& expected) {
+    for (size_t i = 0; i < c_.size(); i++) {
+      EXPECT_EQ(Range(c_[i].get(), key), expected) << key << " on n" << i;
+    }
+  }
+  void Add(int node, const std::string& key, int64_t ts, const std::string& value) {
+    const Reply r = Cmd(c_[node].get(), {"TS.ADD", key, std::to_string(ts), value});
+    ASSERT_EQ(r.integer(), ts) << key << " on n" << node << ": " << r.ToString();
+  }
+};
+
+// Samples (ts, value) as Range prints them.
+std::string Samples(const std::vector<std::pair<int64_t, std::string>>& samples) {
+  std::string out;
+  for (const auto& [ts, value] : samples) out += std::to_string(ts) + ":" + value + " ";
+  return out;
+}
+
+const std::vector<std::pair<std::string, std::string>> kAggregations = {
+    // bucket [0, 100) ends holding 5:0.5 10:1 20:2 30:3 40:4+44 50:5 70:7
+    {"avg", "9.5"}, {"sum", "66.5"},  {"min", "0.5"}, {"max", "48"},
+    {"count", "7"}, {"first", "0.5"}, {"last", "7"}};
+
+// A rule made on n0 reaches every node; the three nodes, cut apart, add into bucket [0, 100) in
+// different orders (n2 closes it first with a sample at 150, so it computes the bucket from its
+// own samples alone; n0 and n1 add concurrently at ts 40 of a SUM source): after the heal each
+// destination holds the one bucket of every sample, by its aggregation, on every node, and so
+// does a node given every logged delta in a random order, twice.
+TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryAggregation) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
+  for (const auto& [agg, value] : kAggregations) {
+    ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d:" + agg}).str(), "OK");
+    ASSERT_EQ(
+        Cmd(c_[0].get(), {"TS.CREATERULE", "src", "d:" + agg, "AGGREGATION", agg, "100"}).str(),
+        "OK");
+  }
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (int i = 0; i < 3; i++) {
+    const std::string info = Cmd(c_[i].get(), {"TS.INFO", "d:sum"}).ToString();
+    EXPECT_NE(info.find("\"src\""), std::string::npos) << "n" << i << ": " << info;
+  }
+  Partition(true);
+  Add(2, "src", 150, "100");
+  Add(2, "src", 70, "7");
+  Add(2, "src", 5, "0.5");
+  Add(0, "src", 50, "5");
+  Add(0, "src", 10, "1");
+  Add(0, "src", 40, "4");
+  Add(1, "src", 30, "3");
+  Add(1, "src", 40, "44");
+  Add(1, "src", 20, "2");
+  // n2 computed the bucket from its own samples; n0 and n1 have not closed it.
+  EXPECT_EQ(Range(c_[2].get(), "d:sum"), Samples({{0, "7.5"}}));
+  EXPECT_EQ(Range(c_[0].get(), "d:sum"), Samples({}));
+  Partition(false);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (const auto& [agg, value] : kAggregations) {
+    ExpectRangeEverywhere("d:" + agg, Samples({{0, value}}));
+  }
+  // The destination is each node's own: a client write to it is refused, and TWA has no rule.
+  EXPECT_EQ(Cmd(c_[1].get(), {"TS.ADD", "d:sum", "5", "1"}).str(),
+            "ERR TS writes to a compaction rule's destination are not allowed in active-active "
+            "mode");
+  EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATE", "t"}).str(), "OK");
+  EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "src", "t", "AGGREGATION", "twa", "100"}).str(),
+            "ERR TS.CREATERULE with TWA is not allowed in active-active mode");
+  EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "src", "d:sum", "AGGREGATION", "max", "10"}).str(),
+            "ERR TSDB: the destination key already has a src rule");
+
+  std::vector<LoggedDelta> all;
+  for (int i = 0; i < 3; i++) {
+    std::vector<LoggedDelta> log = ReadOriginLog(n_[i]);
+    all.insert(all.end(), log.begin(), log.end());
+  }
+  std::mt19937_64 rng(TestSeed(11));
+  std::shuffle(all.begin(), all.end(), rng);
+  const RefusingPort no_peer;
+  ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
+  RedisConnection ref = ref_.Connect();
+  ApplyInOrder(ref.get(), all);
+  ApplyInOrder(ref.get(), all);
+  for (const auto& [agg, value] : kAggregations) {
+    EXPECT_EQ(Range(ref.get(), "d:" + agg), Samples({{0, value}})) << agg;
+  }
+  // A rule delta out of shape is skipped and changes nothing.
+  const std::string origin(40, 'f');
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"ts-rule", "d:sum", "garbage"},
+        std::vector<std::string>{"ts-rule", "d:sum"},
+        std::vector<std::string>{"ts-rule", "d:sum", std::string(1, '\x01'), "x"}}) {
+    std::vector<std::string> apply = {"DEBUG", "PEER-APPLY", origin, "0"};
+    apply.insert(apply.end(), bad.begin(), bad.end());
+    EXPECT_EQ(Cmd(ref.get(), apply).str(),
+              "ERR the delta was not applied (the server log says why)");
+  }
+  EXPECT_EQ(Range(ref.get(), "d:sum"), Samples({{0, "66.5"}}));
+}
+
+// n0 deletes the rule while n1, cut off, adds into the closed bucket and closes the next: once
+// healed the rule is gone everywhere, and the destination — which only the rule wrote — holds
+// nothing on every node. A later client write to it and a new rule converge too: the new rule
+// computes the destination from the whole source again. A DEL of a live destination, and the
+// series created again on its key.
+TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
+  Add(0, "s", 10, "1");
+  Add(0, "s", 150, "2");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+  Partition(true);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.DELETERULE", "s", "d"}).str(), "OK");
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.DELETERULE", "s", "d"}).str(),
+            "ERR TSDB: compaction rule does not exist");
+  Add(1, "s", 20, "5");
+  Add(1, "s", 250, "3");
+  EXPECT_EQ(Range(c_[1].get(), "d"), Samples({{0, "6"}, {100, "2"}}));
+  Partition(false);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({}));
+  for (int i = 0; i < 3; i++) {
+    const std::string info = Cmd(c_[i].get(), {"TS.INFO", "s"}).ToString();
+    EXPECT_EQ(info.find("\"d\""), std::string::npos) << "n" << i << ": " << info;
+  }
+  Add(2, "d", 5, "9");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{5, "9"}}));
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "max", "100"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "5"}, {100, "2"}}));
+  // Deleting the rule again leaves the destination its own sample.
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.DELETERULE", "s", "d"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{5, "9"}}));
+  // A DEL of a live destination removes it everywhere; the rule stays with the key, so the
+  // series created again on it is computed again.
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "6"}, {100, "2"}}));
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEL", "d"}).integer(), 1);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "d"}).integer(), 0);
+  Add(0, "s", 260, "1");
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "6"}, {100, "2"}}));
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "d", "1", "1"}).str(),
+            "ERR TS writes to a compaction rule's destination are not allowed in active-active "
+            "mode");
+}
+
+// Two nodes cut apart each make a rule into `d` from a different source, and each one half of a
+// cycle x <-> y: after the heal `d` has the rule of the later register (n1's clock is ahead) on
+// every node, and neither half of the cycle is live, so x and y show their own samples.
+TEST_F(ActiveActiveSeriesRulesTest, ConcurrentRulesToOneDestinationAndACycleResolveAlike) {
+  StartMesh(2);
+  for (const char* key : {"a", "c", "d", "x", "y"}) {
+    ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", key}).str(), "OK");
+  }
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Partition(true);
+  SetClock(1, kMeshClockMs + 5);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "a", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "x", "y", "AGGREGATION", "sum", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "c", "d", "AGGREGATION", "max", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "y", "x", "AGGREGATION", "sum", "100"}).str(), "OK");
+  for (int64_t ts : {10, 150}) {
+    Add(0, "a", ts, "1");
+    Add(0, "x", ts, "1");
+    Add(1, "c", ts + 10, "2");
+    Add(1, "y", ts + 10, "3");
+  }
+  Partition(false);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "2"}}));
+  ExpectRangeEverywhere("x", Samples({{10, "1"}, {150, "1"}}));
+  ExpectRangeEverywhere("y", Samples({{20, "3"}, {160, "3"}}));
+  for (int i = 0; i < 2; i++) {
+    const std::string info = Cmd(c_[i].get(), {"TS.INFO", "d"}).ToString();
+    EXPECT_NE(info.find("\"c\""), std::string::npos) << "n" << i << ": " << info;
+    EXPECT_EQ(Cmd(c_[i].get(), {"TS.INFO", "a"}).ToString().find("\"d\""), std::string::npos);
+  }
+}
+
+// A chain s -> d (avg, 100) -> e (max, 200): a node restarted keeps the rules and computes what
+// arrives after it; a node joining after every log has moved on gets the rules from snapshots
+// and computes both destinations itself; a DEL of the source empties them everywhere.
+TEST_F(ActiveActiveSeriesRulesTest, SnapshotsAndRestartsCarryRules) {
+  StartMesh(3, {"--peer-backlog-size", "8"});
+  for (const char* key : {"s", "d", "e"}) {
+    ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", key}).str(), "OK");
+  }
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "avg", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATE", "x"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "d", "e", "AGGREGATION", "max", "200"}).str(), "OK");
+  for (int64_t ts = 0; ts < 500; ts += 25) Add(static_cast<int>(ts / 25) % 3, "s", ts, "1");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(n_[1].Stop(), 0) << n_[1].ReadLog();
+  for (int64_t ts = 500; ts < 700; ts += 50) Add(0, "s", ts, std::to_string(ts / 50));
+  ASSERT_TRUE(n_[1].Start(args_[1])) << n_[1].error();
+  c_[1] = n_[1].Connect();
+  SetClock(1, kMeshClockMs);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  // d: buckets 0..400 of ones, 500 (10 and 11) = 10.5; e: its buckets 0 and 200 finished.
+  const std::string d =
+      Samples({{0, "1"}, {100, "1"}, {200, "1"}, {300, "1"}, {400, "1"}, {500, "10.5"}});
+  ExpectRangeEverywhere("d", d);
+  ExpectRangeEverywhere("e", Samples({{0, "1"}, {200, "1"}}));
+
+  ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1], &n_[2]}))) << late_.error();
+  RedisConnection late = late_.Connect();
+  ASSERT_EQ(WaitConverged({c_[0].get(), late.get()}), "");
+  EXPECT_GT(InfoField(c_[0].get(), "peers", "snapshots_sent"), 0);
+  EXPECT_EQ(Range(late.get(), "d"), d);
+  EXPECT_EQ(Range(late.get(), "e"), Samples({{0, "1"}, {200, "1"}}));
+  Add(2, "s", 800, "1");
+  ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
+  EXPECT_EQ(Range(late.get(), "e"), Samples({{0, "1"}, {200, "1"}, {400, "10.5"}}));
+  EXPECT_EQ(Range(late.get(), "e"), Range(c_[0].get(), "e"));
+
+  ASSERT_EQ(Cmd(c_[2].get(), {"DEL", "s"}).integer(), 1);
+  ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
+  ExpectRangeEverywhere("d", Samples({}));
+  ExpectRangeEverywhere("e", Samples({}));
+  EXPECT_EQ(Range(late.get(), "d"), Samples({}));
+}
+
+}  // namespace
+}  // namespace ebb::test
