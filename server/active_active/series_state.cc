@@ -210,14 +210,14 @@ storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_v
 storage::Status ReadSampleStateRows(types::Keyspace& keyspace, int db, std::string_view key,
                                     std::vector<std::pair<int64_t, types::SampleState>>* rows) {
   return ForEachSampleRowIn(keyspace, db, key, INT64_MIN, INT64_MAX,
-                          [&](int64_t ts, std::string_view, std::string_view value) {
-                            types::SampleState state;
-                            if (!types::DecodeSampleState(value, &state)) {
-                              return storage::Status::Corruption("active-active sample state");
-                            }
-                            rows->emplace_back(ts, std::move(state));
-                            return storage::Status::OK();
-                          });
+                            [&](int64_t ts, std::string_view, std::string_view value) {
+                              types::SampleState state;
+                              if (!types::DecodeSampleState(value, &state)) {
+                                return storage::Status::Corruption("active-active sample state");
+                              }
+                              rows->emplace_back(ts, std::move(state));
+                              return storage::Status::OK();
+                            });
 }
 
 storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const SeriesGroup& group,

@@ -273,5 +273,34 @@ TEST_F(ActiveActiveSeriesRulesTest, SnapshotsAndRestartsCarryRules) {
   EXPECT_EQ(Range(late.get(), "d"), Samples({}));
 }
 
+// A TS.DEL on a rule's source (a range marker, "Range deletes of a series") makes every node
+// recompute the destination from what is left; a TS.DEL on the destination is refused as other
+// TS writes to it are, and changes nothing.
+TEST_F(ActiveActiveSeriesRulesTest, ARangeDeleteOnASourceRecomputesItsDestination) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "src", "d", "AGGREGATION", "sum", "100"}).str(),
+            "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Add(0, "src", 10, "1");
+  Add(1, "src", 20, "2");
+  Add(2, "src", 120, "4");
+  Add(0, "src", 250, "8");  // closes bucket [100, 200)
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "3"}, {100, "4"}}));
+
+  EXPECT_EQ(Cmd(c_[1].get(), {"TS.DEL", "src", "15", "130"}).integer(), 2);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("src", Samples({{10, "1"}, {250, "8"}}));
+  ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+
+  EXPECT_EQ(Cmd(c_[2].get(), {"TS.DEL", "d", "0", "1000"}).str(),
+            "ERR TS writes to a compaction rule's destination are not allowed in active-active "
+            "mode");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+}
+
 }  // namespace
 }  // namespace ebb::test
