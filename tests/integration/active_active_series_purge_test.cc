@@ -7,7 +7,9 @@
 // (read as a peer reads the log) — with no write after the hiding, across a restart of a node.
 // A sample below the floor that a node cut off added arrives after the others purged: it is
 // dropped there, and purged on its origin; every node ends with the same series and the same
-// DEBUG DIGEST-LOGICAL. Every wait is a bounded poll.
+// DEBUG DIGEST-LOGICAL, and a node joining later gets what is left. A register widening the
+// window before half the deadline shows the hidden samples again everywhere, and keeps them.
+// Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -166,14 +168,74 @@ TEST_F(ActiveActiveSeriesPurgeTest, HiddenSamplesLeaveEveryNodeByThePurgeDeadlin
     EXPECT_EQ(Cmd(c_[i].get(), {"TS.RANGE", "s", "-", "+"}).ToString(), range) << "n" << i;
   }
 
+  // A node joining now gets what is left: n0's snapshot (its log cut to one delta by a write of
+  // another key) and the reduced deltas of n1's and n2's logs.
+  ASSERT_EQ(Cmd(c_[0].get(), {"CONFIG", "SET", "peer-backlog-size", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "other", "1"}).str(), "OK");
+  std::vector<std::string> late_args = PeerArgs({&n_[0], &n_[1], &n_[2]});
+  late_args.insert(late_args.end(), {"--expiry-purge-deadline", "4s"});  // a mesh's setting
+  ASSERT_TRUE(late_.Start(late_args)) << late_.error();
+  RedisConnection late = late_.Connect();
+  ASSERT_EQ(Cmd(late.get(), {"DEBUG", "CLOCK", "SET", std::to_string(now_)}).str(), "OK");
+  std::vector<redisContext*> all = Conns();
+  all.push_back(late.get());
+  EXPECT_EQ(WaitConverged(all), "");
+  EXPECT_GT(InfoField(c_[0].get(), "peers", "snapshots_sent"), 0);
+  EXPECT_EQ(Cmd(late.get(), {"TS.RANGE", "s", "-", "+"}).ToString(), range);
+
   // No merge-state row below the floor is stored on any node: one row per visible sample.
-  for (int i = 0; i < 3; i++) {
-    ASSERT_EQ(n_[i].Stop(), 0) << n_[i].ReadLog();
-    const std::vector<int64_t> rows = MergeStateRows(n_[i].data_dir(), "s");
-    EXPECT_EQ(rows.size(), 50u) << "n" << i;
+  for (TestServer* node : {&n_[0], &n_[1], &n_[2], &late_}) {
+    ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
+    const std::vector<int64_t> rows = MergeStateRows(node->data_dir(), "s");
+    EXPECT_EQ(rows.size(), 50u) << node->port();
     EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [&](int64_t ts) { return ts < floor; }), 0)
-        << "n" << i;
+        << node->port();
   }
+}
+
+// Samples hidden less than half the deadline ago come back on every node when a later register
+// widens the window, and are not purged while it shows them; a narrower register hides them
+// again, and they are purged half a deadline after that, from the log as well.
+TEST_F(ActiveActiveSeriesPurgeTest, AWiderWindowBeforeHalfTheDeadlineShowsTheSamplesAgain) {
+  StartMesh(3, {"--expiry-purge-deadline", "4s"});
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "w", "RETENTION", std::to_string(kRetention)}).str(),
+            "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  std::vector<std::string> old = {"TS.MADD"};
+  for (int ts = 1000; ts < 1100; ts++) old.insert(old.end(), {"w", std::to_string(ts), "2"});
+  ASSERT_EQ(Cmd(c_[1].get(), old).size(), 100u);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  std::vector<std::string> newer = {"TS.MADD"};
+  for (int ts = 2500; ts < 2510; ts++) newer.insert(newer.end(), {"w", std::to_string(ts), "3"});
+  ASSERT_EQ(Cmd(c_[0].get(), newer).size(), 10u);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.RANGE", "w", "-", "+"}).size(), 10u);
+
+  Advance(1000);
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.ALTER", "w", "RETENTION", "5000"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Advance(5000);
+  for (int i = 0; i < 3; i++) {
+    ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "COMPACT"}).str(), "OK");
+    EXPECT_EQ(Stored(i, "w"), 110) << "n" << i;
+    EXPECT_EQ(Cmd(c_[i].get(), {"TS.RANGE", "w", "-", "+"}).size(), 110u) << "n" << i;
+  }
+  EXPECT_EQ(LoggedBelow(n_[1], 1509), 100u);
+
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ALTER", "w", "RETENTION", std::to_string(kRetention)}).str(),
+            "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (int i = 0; i < 3; i++) {
+    ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "COMPACT"}).str(), "OK");
+    EXPECT_EQ(Stored(i, "w"), 110) << "n" << i;
+  }
+  Advance(4000);
+  for (int i = 0; i < 3; i++) {
+    EXPECT_TRUE(CompactUntilStored(i, "w", 10)) << "n" << i << " stores " << Stored(i, "w");
+  }
+  EXPECT_TRUE(Eventually([&] { return LoggedBelow(n_[1], 1509) == 0; }, 10))
+      << LoggedBelow(n_[1], 1509);
+  EXPECT_EQ(WaitConverged(Conns()), "");
 }
 
 }  // namespace
