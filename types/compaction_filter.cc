@@ -35,8 +35,15 @@ bool ParsePurgeMarkerKey(std::string_view engine_key, std::string_view* prefix) 
     return false;
   }
   *prefix = engine_key.substr(head);
-  // Only a sub-row prefix: its range is bounded and holds no other kind of row.
+  // A sub-row prefix (its range is bounded and holds no other kind of row), or a system-row
+  // prefix that names more than the tag and no purge marker (rows kept beside a key's sub-rows,
+  // as active-active's merge state of a series' samples).
   const char tag = (*prefix)[0];
+  if (tag == static_cast<char>(KeyTag::kSystem)) {
+    const std::string_view name = prefix->substr(1);
+    return !name.empty() && !name.starts_with(kPurgeMarkerName) &&
+           !kPurgeMarkerName.starts_with(name);
+  }
   return tag == static_cast<char>(KeyTag::kSubRow) || tag == static_cast<char>(KeyTag::kSlotSubRow);
 }
 
@@ -217,9 +224,12 @@ storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
   for (const auto& [prefix, hook] : dependent_hooks_) {
     if (!name.starts_with(prefix)) continue;
     storage::DB* const db = db_;
-    return hook(name, [db, view](std::string_view meta_key, storage::Row* row) {
-      return db->Get(ViewRead(view), meta_key, row);
-    });
+    return hook(
+        name,
+        [db, view](std::string_view meta_key, storage::Row* row) {
+          return db->Get(ViewRead(view), meta_key, row);
+        },
+        now_ms);
   }
   return Decision::kKeep;
 }

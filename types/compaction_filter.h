@@ -74,9 +74,10 @@ using SystemRowHook = std::function<storage::CompactionFilter::Decision(
 // status (unknown: the caller keeps its row).
 using MetaRowReader = std::function<storage::Status(std::string_view meta_key, storage::Row* row)>;
 // Decides the fate of a system row whose name (without the 0x00 tag) begins with the hook's
-// prefix and whose life depends on metadata rows, read with `read`. Background threads.
+// prefix and whose life depends on metadata rows, read with `read`; `now_ms` as for a
+// SystemRowHook. Background threads.
 using DependentRowHook = std::function<storage::CompactionFilter::Decision(
-    std::string_view name, const MetaRowReader& read)>;
+    std::string_view name, const MetaRowReader& read, int64_t now_ms)>;
 
 // The engine keys of the rows that may hold more of the string key `key` of database `db`,
 // appended to *rows; the filter keeps those that exist (read through the compaction's view).
@@ -85,13 +86,14 @@ using DependentRowHook = std::function<storage::CompactionFilter::Decision(
 using StringDependentsHook =
     std::function<void(int db, std::string_view key, std::vector<std::string>* rows)>;
 
-// The engine key of a purge marker for the rows under `prefix` (a sub-row prefix), written with
+// The engine key of a purge marker for the rows under `prefix` (a sub-row prefix, or a system-row
+// prefix naming more than the tag and no purge marker), written with
 // expire_at `expire_at_ms` (and an empty value): 0x00 | "purge-marker:" | fixed64-BE(expire_at)
 // | prefix, so two markers of one prefix with different expiries are different rows (neither
 // hides the other) and markers sort by when they expire.
 std::string PurgeMarkerKey(std::string_view prefix, int64_t expire_at_ms);
-// The prefix a purge marker's key names; false for any other key (or a prefix that is not a
-// sub-row prefix).
+// The prefix a purge marker's key names; false for any other key (or a prefix that is neither a
+// sub-row prefix nor such a system-row prefix).
 bool ParsePurgeMarkerKey(std::string_view engine_key, std::string_view* prefix);
 
 class TypesCompactionFilter final : public storage::CompactionFilter {

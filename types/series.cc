@@ -68,11 +68,11 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
   }
   // The retention purge of what this write hides goes in the same write (one WAL record: the
   // purge and its marks go together; types/series_purge.h).
-  // In active-active mode every sample stays stored (keep_every_sample_): retention only hides.
-  if (!keep_every_sample_) {
-    Status purge = PlanPurge(key, previous, &meta, batch);
-    if (!purge.ok()) return purge;
-  }
+  // In active-active mode (keep_every_sample_) a hidden sample stays whole for half the purge
+  // deadline before compaction drops it.
+  Status purge = keep_every_sample_ ? PlanHiddenPurge(key, &meta, batch)
+                                    : PlanPurge(key, previous, &meta, batch);
+  if (!purge.ok()) return purge;
   // The label index (types/series_index.h) in the same write: a new incarnation's labels all,
   // a change of labels the rows it adds and drops.
   if (!previous.live || previous.meta.settings.labels != meta.settings.labels) {

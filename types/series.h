@@ -111,10 +111,17 @@ class Series {
   // REQUIRES: 0 <= db < kMaxDatabases.
   Series(Keyspace& keyspace, int db) : keyspace_(keyspace), db_(db) {}
 
-  // Active-active mode (types/series_merge.h): every sample is stored, none refused as kTooOld
-  // and none purged, so what retention hides is a function of the merged newest sample and
-  // the merged retention on every node, whatever order they arrived in.
-  void KeepEverySample() { keep_every_sample_ = true; }
+  // Active-active mode (types/series_merge.h): every sample is stored, none refused as kTooOld,
+  // so what retention hides is a function of the merged newest sample and the merged retention on
+  // every node, whatever order they arrived in; a hidden sample is purged only once it has been
+  // hidden for half the purge deadline (PlanHiddenPurge, types/series_purge.h). The purge
+  // markers also name `merge_state_prefix(key)` (a system-row prefix holding the key's per-sample
+  // merge state, which the mode's compaction hook drops below the same floor; empty: none).
+  using MergeStatePrefix = std::function<std::string(std::string_view key)>;
+  void KeepEverySample(MergeStatePrefix merge_state_prefix = {}) {
+    keep_every_sample_ = true;
+    merge_state_prefix_ = std::move(merge_state_prefix);
+  }
   // Active-active compaction rules (server/active_active/series_rules_state.h): Scan and Neighbor
   // visit every stored sample, those retention hides included, so that a destination's bucket is
   // a function of the samples the merge stored, whatever the newest sample was when it was
@@ -189,6 +196,11 @@ class Series {
   // marker when `meta` hides samples `previous` showed and none is pending; updates the marks.
   storage::Status PlanPurge(std::string_view key, const Found& previous, SeriesMeta* meta,
                             storage::WriteBatch* batch);
+  // The mode's retention purge (KeepEverySample; types/series_purge.h): notes in meta->hidden
+  // when the write raised the floor, and adds purge markers to `batch` when none pending covers
+  // now; lowers the recorded floors to a floor a wider retention lowered.
+  storage::Status PlanHiddenPurge(std::string_view key, SeriesMeta* meta,
+                                  storage::WriteBatch* batch);
   // Adds to `batch` the range deletion of the blocks of `meta`'s incarnation that hold only
   // samples below `floor`.
   storage::Status PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
@@ -237,6 +249,7 @@ class Series {
   int db_;
   bool keep_every_sample_ = false;
   bool read_stored_ = false;
+  MergeStatePrefix merge_state_prefix_;  // KeepEverySample
 };
 
 }  // namespace ebb::types

@@ -87,7 +87,7 @@ bool GetTailExtension(std::string_view* in, SeriesMeta* meta) {
   return true;
 }
 
-// The purge extension, which ends the payload.
+// The purge extension.
 bool GetPurgeExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint64_t until = 0;
@@ -96,6 +96,32 @@ bool GetPurgeExtension(std::string_view* in, SeriesMeta* meta) {
     return false;
   }
   meta->purge_marked_until = static_cast<int64_t>(until);
+  return true;
+}
+
+// The hidden extension, which ends the payload.
+bool GetHiddenExtension(std::string_view* in, SeriesMeta* meta) {
+  uint8_t tag = 0;
+  uint64_t count = 0;
+  if (!GetByte(in, &tag) || tag != kSeriesHiddenExtension || !storage::GetVarint64(in, &count) ||
+      count == 0 || count > kMaxSeriesHidden) {
+    return false;
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t at = 0;
+    uint64_t floor = 0;
+    if (!storage::GetVarint64(in, &at) || !storage::GetVarint64(in, &floor) ||
+        at > static_cast<uint64_t>(INT64_MAX) || floor == 0 ||
+        floor > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+      return false;
+    }
+    const SeriesHidden entry{static_cast<int64_t>(at), static_cast<int64_t>(floor)};
+    if (!meta->hidden.empty() &&
+        (entry.at_ms < meta->hidden.back().at_ms || entry.floor < meta->hidden.back().floor)) {
+      return false;
+    }
+    meta->hidden.push_back(entry);
+  }
   return in->empty();
 }
 
@@ -141,6 +167,14 @@ std::string EncodeSeriesMeta(const SeriesMeta& meta) {
   if (meta.purge_marked_until > 0) {
     out.push_back(static_cast<char>(kSeriesPurgeExtension));
     storage::PutVarint64(&out, static_cast<uint64_t>(meta.purge_marked_until));
+  }
+  if (!meta.hidden.empty()) {
+    out.push_back(static_cast<char>(kSeriesHiddenExtension));
+    storage::PutVarint64(&out, meta.hidden.size());
+    for (const SeriesHidden& entry : meta.hidden) {
+      storage::PutVarint64(&out, static_cast<uint64_t>(entry.at_ms));
+      storage::PutVarint64(&out, static_cast<uint64_t>(entry.floor));
+    }
   }
   return out;
 }
@@ -192,7 +226,11 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
       !GetTailExtension(&in, meta)) {
     return false;
   }
-  return in.empty() || GetPurgeExtension(&in, meta);
+  if (!in.empty() && static_cast<uint8_t>(in[0]) == kSeriesPurgeExtension &&
+      !GetPurgeExtension(&in, meta)) {
+    return false;
+  }
+  return in.empty() || GetHiddenExtension(&in, meta);
 }
 
 std::string SeriesElement(int64_t ts) {

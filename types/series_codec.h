@@ -71,7 +71,15 @@ struct SeriesRule {
 // tail_count (1 to kMaxSeriesBlockSamples - 1) | varint64 tail_from (<= 2^63-1), then — only
 // when a retention purge marker was written, so a payload from before markers existed decodes
 // with none — the purge extension: u8 kSeriesPurgeExtension (3) | varint64 purge_marked_until
-// (1 to 2^63-1).
+// (1 to 2^63-1), then — only in active-active mode, once retention hid a sample there — the
+// hidden extension: u8 kSeriesHiddenExtension (4) | varint64 count (1 to kMaxSeriesHidden) |
+// (varint64 at_ms | varint64 floor)* (both ascending, floor >= 1).
+struct SeriesHidden {
+  int64_t at_ms = 0;  // when the floor last reached `floor` (the node's clock)
+  int64_t floor = 0;  // every sample below it was hidden at or before at_ms
+  bool operator==(const SeriesHidden&) const = default;
+};
+inline constexpr size_t kMaxSeriesHidden = 16;
 struct SeriesMeta {
   uint64_t version = 0;
   SeriesSettings settings;
@@ -88,10 +96,14 @@ struct SeriesMeta {
   // incarnation, 0 for none: samples hidden before it are purged by the deadline through that
   // marker (types/series_purge.h).
   int64_t purge_marked_until = 0;
+  // Active-active mode (types/series_purge.h, SeriesPurgeFloor): when retention hid what, so that
+  // a hidden sample stays whole for half the purge deadline before compaction drops it.
+  std::vector<SeriesHidden> hidden;
 };
 inline constexpr uint8_t kSeriesRulesExtension = 1;
 inline constexpr uint8_t kSeriesTailExtension = 2;
 inline constexpr uint8_t kSeriesPurgeExtension = 3;
+inline constexpr uint8_t kSeriesHiddenExtension = 4;
 std::string EncodeSeriesMeta(const SeriesMeta& meta);
 // False if malformed (trailing bytes included).
 bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);

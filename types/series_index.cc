@@ -221,7 +221,7 @@ void RegisterSeriesIndexCompactionHook(TypesCompactionFilter& filter, KeyLayout 
   // Name prefix without the 0x00 tag, as the filter matches it.
   filter.RegisterDependentRowHook(
       std::string(kSeriesIndexRowPrefix),
-      [layout](std::string_view name, const MetaRowReader& read) {
+      [layout](std::string_view name, const MetaRowReader& read, int64_t) {
         using Decision = storage::CompactionFilter::Decision;
         const std::string engine_key = SystemKey(name);  // the entry's views point into it
         SeriesIndexEntry entry;

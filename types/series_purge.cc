@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "storage/expired_retention.h"
 #include "storage/write_batch.h"
 #include "types/compaction_filter.h"
 #include "types/key_encoding.h"
@@ -21,9 +22,60 @@ int64_t SeriesVisibleFloor(const SeriesMeta& meta) {
   return static_cast<int64_t>(newest - meta.settings.retention_ms);
 }
 
+int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms) {
+  // A rule's source keeps what it stores: its destinations' buckets are computed from every
+  // stored sample (docs/active-active.md, "Rules").
+  if (!meta.rules.empty()) return 0;
+  int64_t floor = 0;
+  for (const SeriesHidden& entry : meta.hidden) {
+    if (entry.at_ms > now_ms) break;
+    floor = entry.floor;
+  }
+  return std::min(floor, SeriesVisibleFloor(meta));
+}
+
+bool NoteSeriesHidden(SeriesMeta* meta, int64_t now_ms, int64_t half_ms) {
+  const int64_t floor = SeriesVisibleFloor(*meta);
+  std::vector<SeriesHidden>& hidden = meta->hidden;
+  // A wider retention showed samples again: no recorded floor stays above the visible one, and
+  // of equal floors the earliest tells when they were hidden.
+  for (SeriesHidden& entry : hidden) entry.floor = std::min(entry.floor, floor);
+  std::erase_if(hidden, [](const SeriesHidden& entry) { return entry.floor <= 0; });
+  hidden.erase(
+      std::unique(hidden.begin(), hidden.end(),
+                  [](const SeriesHidden& a, const SeriesHidden& b) { return a.floor == b.floor; }),
+      hidden.end());
+  const bool raised = floor > 0 && (hidden.empty() || floor > hidden.back().floor);
+  const int64_t at = std::max<int64_t>({now_ms, 0, hidden.empty() ? 0 : hidden.back().at_ms});
+  const int64_t bucket = std::max<int64_t>(1, half_ms / 4);
+  if (raised) {
+    // One entry per bucket of a quarter of the half deadline: its time moves to the latest hiding
+    // in the bucket (later, never earlier, than any sample it covers was hidden).
+    if (!hidden.empty() && hidden.back().at_ms / bucket == at / bucket) {
+      hidden.back() = SeriesHidden{at, floor};
+    } else {
+      hidden.push_back(SeriesHidden{at, floor});
+    }
+  }
+  // The entries settled half a deadline ago: the last of them says all they say.
+  const auto settled = std::find_if(hidden.begin(), hidden.end(), [&](const SeriesHidden& entry) {
+    return entry.at_ms > now_ms - half_ms;
+  });
+  if (settled - hidden.begin() > 1) hidden.erase(hidden.begin(), settled - 1);
+  // A clock moved back may leave more: dropping an entry leaves its samples to the next one,
+  // which is later (a later purge, never an earlier one).
+  while (hidden.size() > kMaxSeriesHidden) hidden.erase(hidden.begin() + 1);
+  return raised;
+}
+
 CompactionFilter::Decision FilterSeriesSampleRow(const SeriesMeta& meta, std::string_view element,
                                                  std::string_view value, std::string* new_value) {
-  const int64_t floor = SeriesVisibleFloor(meta);
+  return FilterSeriesSampleRowBelow(SeriesVisibleFloor(meta), element, value, new_value);
+}
+
+CompactionFilter::Decision FilterSeriesSampleRowBelow(int64_t floor, std::string_view element,
+                                                      std::string_view value,
+                                                      std::string* new_value) {
   int64_t ts = 0;
   if (floor == 0) return CompactionFilter::Decision::kKeep;
   if (!element.empty() && element[0] == kSeriesTailTag) {
@@ -45,13 +97,45 @@ CompactionFilter::Decision FilterSeriesSampleRow(const SeriesMeta& meta, std::st
 }
 
 void RegisterSeriesCompactionHook(TypesCompactionFilter& filter) {
-  filter.RegisterSubRowHook(KeyType::kSeries, [](const KeyMetaRow& meta, const SubRowKeyParts& key,
-                                                 const storage::RowMeta&, std::string_view value,
-                                                 int64_t, std::string* new_value) {
-    SeriesMeta series;
-    if (!DecodeSeriesMeta(meta.payload, &series)) return CompactionFilter::Decision::kKeep;
-    return FilterSeriesSampleRow(series, key.element, value, new_value);
-  });
+  const TypesCompactionFilter* const mode = &filter;  // outlives its hooks
+  filter.RegisterSubRowHook(
+      KeyType::kSeries,
+      [mode](const KeyMetaRow& meta, const SubRowKeyParts& key, const storage::RowMeta&,
+             std::string_view value, int64_t now_ms, std::string* new_value) {
+        SeriesMeta series;
+        if (!DecodeSeriesMeta(meta.payload, &series)) return CompactionFilter::Decision::kKeep;
+        // In active-active mode (dead versions kept) only what was hidden half a deadline ago:
+        // now_ms is then half the deadline behind the clock.
+        const int64_t floor = mode->KeepsDeadVersions() ? SeriesPurgeFloor(series, now_ms)
+                                                        : SeriesVisibleFloor(series);
+        return FilterSeriesSampleRowBelow(floor, key.element, value, new_value);
+      });
+}
+
+Status Series::PlanHiddenPurge(std::string_view key, SeriesMeta* meta, storage::WriteBatch* batch) {
+  const int64_t deadline = keyspace_.purge_deadline_ms();
+  const int64_t half = storage::KeptExpiredRetentionMs(deadline);
+  const int64_t now = keyspace_.NowMs();
+  if (!NoteSeriesHidden(meta, now, half) || deadline < 0 || now < meta->purge_marked_until) {
+    return Status::OK();
+  }
+  // The markers expire after the latest time this bucket's entry can take; each compaction that
+  // removes one runs at least half a deadline after that (expired rows stay whole that long), so
+  // its purge hint meets the samples with that entry's floor in force.
+  int64_t expire_at = 0;
+  if (__builtin_add_overflow(now, std::max<int64_t>(1, half / 4), &expire_at)) {
+    return Status::OK();  // a deadline beyond the clock's range: as good as none
+  }
+  storage::WriteOptions options = keyspace_.WriteOptions();
+  options.timestamp_ms = now;
+  options.expire_at_ms = expire_at;
+  batch->Put(options, PurgeMarkerKey(SamplePrefix(key, meta->version), expire_at), "", now);
+  if (merge_state_prefix_) {
+    const std::string prefix = merge_state_prefix_(key);
+    if (!prefix.empty()) batch->Put(options, PurgeMarkerKey(prefix, expire_at), "", now);
+  }
+  meta->purge_marked_until = expire_at;
+  return Status::OK();
 }
 
 Status Series::PlanPurge(std::string_view key, const Found& previous, SeriesMeta* meta,

@@ -33,8 +33,22 @@
 // ordinary compaction); with `expiration off` markers do not expire, so the purge waits until
 // expiry runs again. Samples a later write shows again (a TS.ALTER that widens the window, a
 // TS.DEL of the newest samples) are visible until a compaction purges them, and gone after.
-// Thread-safety: the hook runs on engine threads and reads only its arguments; PlanPurge is the
-// Series' (command thread).
+//
+// Active-active mode (Series::KeepEverySample; docs/active-active.md, "Time series"): a later
+// settings register may widen the window again, so, as an expired row stays whole for half the
+// deadline h = d/2 there ("Dead versions"), a hidden sample stays whole for h after it was
+// hidden, then goes. Instead of PlanPurge, every write records in meta.hidden when the floor
+// reached what (NoteSeriesHidden: one entry per bucket of h/4, its time the bucket's latest
+// hiding; entries settled h ago collapse into one; a wider retention lowers every recorded
+// floor to the visible one), and writes purge markers — for the sample prefix and for the
+// mode's merge-state rows — expiring h/4 later when none is pending. Compaction's clock runs h
+// behind there, so the hook drops below SeriesPurgeFloor(meta, now): the greatest floor recorded
+// at or before that clock. A sample hidden at t has an entry at t' in [t, t + h/4) and a marker
+// expiring at E in [t', t' + h/4]; the marker's compaction runs at E + h at the earliest, its
+// purge hint at once: the sample stays whole h and is gone by about t + h + h/2 = t + 3d/4 plus
+// two compactions. The floor never falls because rows went: the newest sample is never below it.
+// Thread-safety: the hook runs on engine threads and reads only its arguments; PlanPurge and
+// PlanHiddenPurge are the Series' (command thread).
 #pragma once
 
 #include <cstdint>
@@ -60,7 +74,23 @@ storage::CompactionFilter::Decision FilterSeriesSampleRow(const SeriesMeta& meta
                                                           std::string_view value,
                                                           std::string* new_value);
 
-// Installs FilterSeriesSampleRow as the filter's hook for KeyType::kSeries sub-rows.
+// FilterSeriesSampleRow below `floor` (0: keep everything).
+storage::CompactionFilter::Decision FilterSeriesSampleRowBelow(int64_t floor,
+                                                               std::string_view element,
+                                                               std::string_view value,
+                                                               std::string* new_value);
+
+// Active-active mode: the floor below which the samples of `meta` have been hidden since at or
+// before `now_ms` (the greatest such floor of meta.hidden), never above SeriesVisibleFloor; 0
+// for a series that feeds compaction rules (its samples stay stored).
+int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms);
+// Active-active mode: updates meta->hidden for the floor `meta` now has, at the clock `now_ms`
+// with the half deadline `half_ms` (header); true when the write raised the floor.
+bool NoteSeriesHidden(SeriesMeta* meta, int64_t now_ms, int64_t half_ms);
+
+// Installs the filter's hook for KeyType::kSeries sub-rows: FilterSeriesSampleRow, or in
+// active-active mode (filter.KeepsDeadVersions()) FilterSeriesSampleRowBelow the
+// SeriesPurgeFloor at the compaction's clock. REQUIRES: `filter` outlives the hook.
 void RegisterSeriesCompactionHook(TypesCompactionFilter& filter);
 
 }  // namespace ebb::types

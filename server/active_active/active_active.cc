@@ -13,6 +13,7 @@
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_link.h"
 #include "server/active_active/peer_snapshot.h"
+#include "server/active_active/series_purge.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
@@ -122,6 +123,7 @@ void ActiveActive::KeepNewestDeadVersions() {
   // arrive: compaction keeps it (docs/active-active.md, "Dead versions").
   context_->keyspace().compaction_filter().SetKeepNewestDead(true);
   InstallCounterPurge(context_->keyspace());
+  InstallSeriesPurge(context_->keyspace());
 }
 
 Result<ActiveActiveCode> ActiveActive::Start() {

@@ -336,7 +336,7 @@ class ActiveActive {
     struct Reduced {
       PeerDelta delta;  // the reduced form (ReducedValueDelta)
       int64_t expire_at = 0;
-      std::string first_digest;  // DeltaDigest of the delta as logged
+      std::string first_digest;  // DeltaDigest of the delta as logged (and of each earlier form)
     };
     std::vector<std::pair<std::string, std::string>> rows;  // engine key, row to write
     std::vector<Reduced> reduced;
@@ -354,6 +354,13 @@ class ActiveActive {
   // (the entries it hides in a live log stay stored), the earlier of it and the window.
   // INT64_MAX when the engine cannot be read (not now).
   std::optional<int64_t> LoggedValueExpiry(int db, const LoggedValue& logged);
+  // A logged `ts-merge` delta (first_digest: the row's digests of its earlier forms, empty unless
+  // rewritten already) without its samples below their series' purge floor (series_purge.h)
+  // into *reduced: true when it drops any. A row rewritten 8 times is not rewritten again; one
+  // that keeps samples a floor may pass goes back into expiring_, to be judged again a quarter
+  // of the half deadline later.
+  bool ReduceSeriesRow(const PeerDelta& delta, std::string_view first_digest,
+                       int64_t due_at_or_before, std::optional<PeerDelta>* reduced);
   // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };

@@ -14,6 +14,8 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/peer_snapshot.h"
+#include "server/active_active/series_purge.h"
+#include "server/active_active/series_state.h"
 #include "server/core/client.h"
 #include "server/core/errors.h"
 #include "server/replication/replication_id.h"
@@ -133,6 +135,15 @@ void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading) {
     NoteRegisterChange(delta.db, delta.args[2]);
     return;
   }
+  if (!delta.args.empty() && delta.args[0] == kSeriesDelta) {
+    // Its samples can be purged half a deadline after they were hidden at the earliest: judged
+    // then, or (loading) by the next pass.
+    expiring_.emplace(
+        loading ? std::numeric_limits<int64_t>::min() : context_->keyspace().db().ExpiryNowMs(),
+        delta.offset);
+    SweepExpiryIndexes();
+    return;
+  }
   const std::optional<LoggedValue> logged = LoggedValueOf(delta);
   if (!logged) return;
   // Every value row: a register made later, here or on a peer, may expire its value.
@@ -191,6 +202,7 @@ namespace {
 
 constexpr size_t kMaxRewrittenRows = 4096;       // log rows one pass rewrites
 constexpr size_t kMaxRewrittenBytes = 16 << 20;  // and their bytes (past it, the pass ends)
+constexpr size_t kMaxSeriesRewrites = 8;         // of one `ts-merge` row (ReduceSeriesRow)
 
 }  // namespace
 
@@ -306,8 +318,15 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
     PeerDelta delta;
     std::string digest;
     std::optional<LoggedValue> value;
-    if (offset == pending->first && DecodeLogRow(row, &delta, &digest) &&
-        (value = LoggedValueOf(delta))) {
+    const bool decoded = offset == pending->first && DecodeLogRow(row, &delta, &digest);
+    std::optional<PeerDelta> series;
+    if (decoded && ReduceSeriesRow(delta, digest, due_at_or_before, &series)) {
+      const std::string& logged = log_[offset - LogFirst()].second;
+      // Every earlier form's digest: a peer may have applied any of them.
+      run->reduced.push_back({std::move(*series), pending->second, digest + WireDigest(logged)});
+      row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
+      rows_to_write = run->rows.size() + 1;
+    } else if (decoded && (value = LoggedValueOf(delta))) {
       const std::optional<int64_t> expiry = LoggedValueExpiry(delta.db, *value);
       if (expiry && *expiry <= due_at_or_before) {
         const std::string& logged = log_[offset - LogFirst()].second;
@@ -332,6 +351,26 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
   }
   run->rows.resize(rows_to_write);
   return pending;
+}
+
+bool ActiveActive::ReduceSeriesRow(const PeerDelta& delta, std::string_view first_digest,
+                                   int64_t due_at_or_before, std::optional<PeerDelta>* reduced) {
+  bool more = false;
+  reduced->reset();
+  // Each rewrite adds a digest to the row ("A node behind what it streamed": a peer's vector may
+  // name any earlier form); a row rewritten kMaxSeriesRewrites times keeps what it holds.
+  const size_t rewrites = first_digest.size() / kDeltaDigestSize;
+  if (rewrites >= kMaxSeriesRewrites ||
+      !ReducedSeriesDelta(context_->keyspace(), delta, reduced, &more)) {
+    return false;
+  }
+  // Samples the floor has not passed yet (or not for half a deadline): judged again a quarter
+  // of that later, while the row may still be rewritten.
+  const int64_t half = storage::KeptExpiredRetentionMs(context_->config().expiry_purge_deadline_ms);
+  if (more && (!*reduced || rewrites + 1 < kMaxSeriesRewrites)) {
+    expiring_.emplace(due_at_or_before + std::max<int64_t>(1, half / 4), delta.offset);
+  }
+  return reduced->has_value();
 }
 
 storage::Status ActiveActive::DeleteLogRowsBeforeFront() {
@@ -381,7 +420,7 @@ bool ActiveActive::PeerAppliedOtherDeltas(uint64_t from, std::string_view digest
   if (offset != last || WireDigest(wire) == digest) return false;
   // A delta reduced after its value expired is still the one a peer applied in full.
   auto first = first_digests_.find(offset);
-  return first == first_digests_.end() || first->second != digest;
+  return first == first_digests_.end() || !NamesDigest(first->second, digest);
 }
 
 void ActiveActive::TakeNewIncarnation(std::string_view why) {

@@ -78,8 +78,6 @@ bool ConsumePeerDelta(std::string_view* encoded, PeerDelta* delta) {
   return argc > 0;
 }
 
-constexpr size_t kDeltaDigestSize = 16;  // DeltaDigest's hex digits
-
 }  // namespace
 
 bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta) {
@@ -93,11 +91,16 @@ std::string EncodeLogRow(const PeerDelta& delta, std::string_view first_digest) 
 }
 
 bool DecodeLogRow(std::string_view row, PeerDelta* delta, std::string* first_digest) {
-  if (!ConsumePeerDelta(&row, delta) || (!row.empty() && row.size() != kDeltaDigestSize)) {
-    return false;
-  }
+  if (!ConsumePeerDelta(&row, delta) || row.size() % kDeltaDigestSize != 0) return false;
   first_digest->assign(row);
   return true;
+}
+
+bool NamesDigest(std::string_view digests, std::string_view digest) {
+  for (size_t at = 0; at + kDeltaDigestSize <= digests.size(); at += kDeltaDigestSize) {
+    if (digests.substr(at, kDeltaDigestSize) == digest) return true;
+  }
+  return false;
 }
 
 std::optional<int64_t> PutExpiry(const PeerDelta& delta) {

@@ -78,10 +78,15 @@ bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta);
 
 // The origin log's row (docs/key-encoding.md): the encoded delta, then, for a delta rewritten
 // into its reduced form once its value expired, the DeltaDigest of the delta as first logged
-// (16 hex digits): what a peer that applied that one names it by. `first_digest` "" for a delta
-// as first logged. DecodeLogRow: false if malformed.
+// (16 hex digits): what a peer that applied that one names it by — and for a `ts-merge` rewritten
+// again as more of its samples were purged, the digest of each earlier form after it (16 hex
+// digits each, oldest first). `first_digest` "" for a delta as first logged, else those digests
+// concatenated. DecodeLogRow: false if malformed.
 std::string EncodeLogRow(const PeerDelta& delta, std::string_view first_digest);
 bool DecodeLogRow(std::string_view row, PeerDelta* delta, std::string* first_digest);
+// Whether `digests` (a row's first_digest: digests of 16 hex digits, concatenated) names
+// `digest`.
+bool NamesDigest(std::string_view digests, std::string_view digest);
 
 // The expiry of a logged `put key value TS ts PXAT ms` (the only delta that carries a value
 // with an expiry of its own); nullopt for every other delta, a NOTTL put included.
@@ -142,5 +147,6 @@ void AppendRespBulk(std::string* out, std::string_view s);
 std::string DeltaDigest(const PeerDelta& delta);
 // The same from the wire form AppendDeltaResp wrote.
 std::string WireDigest(std::string_view wire);
+inline constexpr size_t kDeltaDigestSize = 16;  // DeltaDigest's hex digits
 
 }  // namespace ebb::server

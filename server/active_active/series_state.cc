@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
+#include "server/active_active/series_purge.h"
 #include "server/active_active/whole_key.h"
 #include "storage/util/coding.h"
 #include "types/keyspace.h"
@@ -51,7 +52,8 @@ bool RegisterBelow(const types::SeriesRegister& a, const types::SeriesRegister& 
 
 types::Series KeepingSeries(types::Keyspace& keyspace, int db) {
   types::Series series(keyspace, db);
-  series.KeepEverySample();
+  // Its purge markers name the key's merge-state rows too (series_purge.h).
+  series.KeepEverySample([db](std::string_view key) { return SampleRowPrefix(db, key); });
   return series;
 }
 
@@ -242,12 +244,17 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
   const bool absent = !meta.ok();
   bool computed = false;
   if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
+  // A sample below the purge floor is hidden everywhere and purged where it was held: dropped.
+  int64_t purge_floor = 0;
+  if (!absent) s = SeriesPurgeFloorNow(keyspace, db, key, &purge_floor);
+  if (!s.ok()) return s;
   std::vector<types::Sample> writes;
   for (const auto& [ts, incoming] : group.samples) {
     if (ts <= deleted_up_to) {
       *covered = true;
       continue;
     }
+    if (ts < purge_floor) continue;
     types::SampleState state;
     s = ReadSampleState(keyspace, db, key, ts, &state);
     if (!s.ok()) return s;

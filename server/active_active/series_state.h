@@ -9,8 +9,9 @@
 // The series itself (its metadata row, blocks and tail) holds what the state reads as: the
 // register's settings and each sample's resolved value, rewritten in the engine write of every
 // change of the state, so every read path (TS.GET, TS.RANGE, TS.INFO, ...) is the type's own. In
-// the mode a series stores every sample (types::Series::KeepEverySample): retention hides, it
-// never refuses or purges, so what it hides is a function of the merged content.
+// the mode a series stores every sample it is given (types::Series::KeepEverySample): retention
+// hides, it never refuses, so what it hides is a function of the merged content; what it hid is
+// purged, merge-state rows included, half the purge deadline later (series_purge.h).
 //
 // The delta, `ts-merge (<key> <register> <n> (<ts> <sample state>){n})+`: per series the
 // origin's register (so a sample always carries the settings that make its series) and, per

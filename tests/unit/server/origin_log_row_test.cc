@@ -50,6 +50,26 @@ TEST(OriginLogRowTest, AReducedRowCarriesTheDigestOfTheDeltaAsFirstLogged) {
   EXPECT_FALSE(DecodePeerDelta(row, &decoded));
 }
 
+// A `ts-merge` row rewritten twice carries the digest of each earlier form, oldest first, and a
+// peer's vector naming either is recognised.
+TEST(OriginLogRowTest, ASeriesRowRewrittenTwiceCarriesEachEarlierDigest) {
+  const PeerDelta first = Put({"ts-merge", "s", "reg", "2", "1", "a", "2", "b"});
+  const PeerDelta second = Put({"ts-merge", "s", "reg", "1", "2", "b"});
+  const PeerDelta third = Put({"ts-merge", "s", "reg", "0"});
+  const std::string digests = DeltaDigest(first) + DeltaDigest(second);
+  const std::string row = EncodeLogRow(third, digests);
+  PeerDelta decoded;
+  std::string read;
+  ASSERT_TRUE(DecodeLogRow(row, &decoded, &read));
+  EXPECT_EQ(decoded.args, third.args);
+  EXPECT_EQ(read, digests);
+  EXPECT_TRUE(NamesDigest(read, DeltaDigest(first)));
+  EXPECT_TRUE(NamesDigest(read, DeltaDigest(second)));
+  EXPECT_FALSE(NamesDigest(read, DeltaDigest(third)));
+  EXPECT_FALSE(NamesDigest(read, DeltaDigest(first).substr(8) + DeltaDigest(second).substr(0, 8)));
+  EXPECT_FALSE(DecodeLogRow(row + "x", &decoded, &read));
+}
+
 // The bytes of the log row and of the wire form, spelled out: peers and the rows on disk depend
 // on every one of them (docs/active-active.md, "Deltas").
 TEST(OriginLogRowTest, TheRowAndTheWireFormKeepTheirBytes) {
