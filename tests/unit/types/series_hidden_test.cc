@@ -49,6 +49,17 @@ TEST(SeriesHiddenTest, AFloorIsPurgedOnlyFromTheTimeItWasReached) {
   EXPECT_EQ(SeriesPurgeFloor(meta, 10'600), 1600);
 }
 
+// A rule's source purges nothing: its destinations' buckets are computed from every sample it
+// stores (docs/active-active.md, "Rules"); once it feeds no rule, the recorded floors count.
+TEST(SeriesHiddenTest, ARulesSourceKeepsWhatItStores) {
+  SeriesMeta meta = WithNewest(2000, 1000);
+  EXPECT_TRUE(NoteSeriesHidden(&meta, 10'000, kHalf));
+  meta.rules.push_back(SeriesRule{.dest = "d", .aggregator = Aggregator::kSum, .bucket_ms = 100});
+  EXPECT_EQ(SeriesPurgeFloor(meta, 20'000), 0);
+  meta.rules.clear();
+  EXPECT_EQ(SeriesPurgeFloor(meta, 20'000), 1000);
+}
+
 // A wider retention shows samples again: no recorded floor stays above the visible one, and a
 // later narrowing hides them anew (purged only half a deadline after that).
 TEST(SeriesHiddenTest, AWiderRetentionLowersEveryRecordedFloor) {
