@@ -23,7 +23,9 @@ namespace ebb::server {
 bool ReplicaLink::ApplyStream() {
   // The batches of every whole record read are gathered into one engine write (one WAL record
   // for the read, not one a record), in stream order: each takes the sequence numbers the
-  // master gave it, as when written alone (storage/write_batch.h, AppendRep).
+  // master gave it, as when written alone (storage/write_batch.h, AppendRep). A read brings at
+  // most the link's buffer (no bytes are read while a snapshot loads), so the batch stays
+  // about that size, beyond a record larger than it.
   storage::WriteBatch batch;
   std::string_view in = in_;
   size_t batch_start = 0;  // bytes of in_ before the batch's first record
