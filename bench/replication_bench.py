@@ -20,7 +20,7 @@ appendfsync everysec, no RDB saves, diskless sync with no delay), alternating A 
 Offsets in bytes are not compared: ebb's stream carries engine records, Redis's carries commands.
 
 Usage: bench/replication_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
-                                  [--sync-gb 1.0] [--out bench/results]
+                                  [--sync-gb 1.0] [--parts writes,lag,sync] [--out bench/results]
 """
 import argparse
 import os
@@ -215,31 +215,48 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--requests", type=int, default=200000)
     ap.add_argument("--sync-gb", type=float, default=1.0)
+    ap.add_argument("--parts", default="writes,lag,sync",
+                    help="which measurements to run, comma-separated: writes, lag, sync")
     ap.add_argument("--out", default="bench/results")
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    load_before = f"{os.getloadavg()[0]:.2f}"
     os.makedirs(args.out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ebb-repl-bench-") as workdir:
-        print("write throughput by replica count:", file=sys.stderr)
-        cost = write_cost(args.ebb, workdir, args.rounds, args.requests)
-        print("replication lag under SET P=16:", file=sys.stderr)
-        lags = lag(args.ebb, workdir, args.requests)
-        print("full sync:", file=sys.stderr)
-        sync = full_sync(args.ebb, workdir, args.sync_gb)
-    lines = ["| SET, 50 clients | ebb req/s | redis req/s | master CPU µs/SET ebb / redis "
-             "| ratio | replicas' CPU µs/SET ebb / redis | ratio |",
-             "|---|---:|---:|---|---:|---|---:|"]
-    for replicas, pipeline, e, r in cost:
-        copies = (f"{e[2]:.2f} / {r[2]:.2f} | {r[2] / e[2]:.2f}" if replicas else "— | —")
-        lines.append(f"| {replicas} replicas, P={pipeline} | {e[0]:,.0f} | {r[0]:,.0f} | "
-                     f"{e[1]:.2f} / {r[1]:.2f} | {r[1] / e[1]:.2f} | {copies} |")
-    lines += ["", "CPU ratio = redis µs ÷ ebb µs (above 1: ebb spends less)."]
-    lines += ["", "| replication | ebb | redis | ebb ÷ redis |", "|---|---|---|---|"]
-    lines.append(f"| lag under SET P=16, median ms | {lags['ebb'][0]:.2f} | "
-                 f"{lags['redis'][0]:.2f} | {lags['ebb'][0] / lags['redis'][0]:.2f} |")
-    lines.append(f"| lag under SET P=16, p99 ms | {lags['ebb'][1]:.2f} | "
-                 f"{lags['redis'][1]:.2f} | {lags['ebb'][1] / lags['redis'][1]:.2f} |")
-    lines.append(f"| full sync of {args.sync_gb:g} GB, s | {sync['ebb']:.1f} | "
-                 f"{sync['redis']:.1f} | {sync['ebb'] / sync['redis']:.2f} |")
+        cost, lags, sync = [], None, None
+        if "writes" in parts:
+            print("write throughput and CPU by replica count:", file=sys.stderr)
+            cost = write_cost(args.ebb, workdir, args.rounds, args.requests)
+        if "lag" in parts:
+            print("replication lag under SET P=16:", file=sys.stderr)
+            lags = lag(args.ebb, workdir, args.requests)
+        if "sync" in parts:
+            print("full sync:", file=sys.stderr)
+            sync = full_sync(args.ebb, workdir, args.sync_gb)
+    lines = [f"Load average before / after: {load_before} / {os.getloadavg()[0]:.2f} "
+             f"({os.cpu_count()} CPUs; other processes share them)", ""]
+    if cost:
+        lines += ["| SET, 50 clients | ebb req/s | redis req/s | ebb / redis "
+                  "| master CPU µs/SET ebb / redis | ratio "
+                  "| replicas' CPU µs/SET ebb / redis | ratio |",
+                  "|---|---:|---:|---:|---|---:|---|---:|"]
+        for replicas, pipeline, e, r in cost:
+            copies = (f"{e[2]:.2f} / {r[2]:.2f} | {r[2] / e[2]:.2f}" if replicas else "— | —")
+            lines.append(f"| {replicas} replicas, P={pipeline} | {e[0]:,.0f} | {r[0]:,.0f} | "
+                         f"{e[0] / r[0]:.2f} | {e[1]:.2f} / {r[1]:.2f} | {r[1] / e[1]:.2f} | "
+                         f"{copies} |")
+        lines += ["", "CPU ratio = redis µs ÷ ebb µs (above 1: ebb spends less); the replicas' "
+                  "CPU is their sum, per SET the master served.", ""]
+    if lags or sync:
+        lines += ["| replication | ebb | redis | ebb ÷ redis |", "|---|---|---|---|"]
+    if lags:
+        lines.append(f"| lag under SET P=16, median ms | {lags['ebb'][0]:.2f} | "
+                     f"{lags['redis'][0]:.2f} | {lags['ebb'][0] / lags['redis'][0]:.2f} |")
+        lines.append(f"| lag under SET P=16, p99 ms | {lags['ebb'][1]:.2f} | "
+                     f"{lags['redis'][1]:.2f} | {lags['ebb'][1] / lags['redis'][1]:.2f} |")
+    if sync:
+        lines.append(f"| full sync of {args.sync_gb:g} GB, s | {sync['ebb']:.1f} | "
+                     f"{sync['redis']:.1f} | {sync['ebb'] / sync['redis']:.2f} |")
     report = "\n".join(lines) + "\n"
     with open(os.path.join(args.out, "replication_bench.md"), "w") as f:
         f.write(report)

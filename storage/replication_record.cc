@@ -42,21 +42,29 @@ Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record
   return Status::OK();
 }
 
+Status GatherReplicationRecord(uint64_t last_sequence, const ReplicationRecord& record,
+                               WriteBatch* batch, bool* gathered) {
+  *gathered = false;
+  if (record.kind == ReplicationRecord::Kind::kControl) return Status::OK();
+  if (record.first_sequence <= last_sequence) return Status::OK();
+  if (record.first_sequence != last_sequence + 1) {
+    return Status::Corruption("replication: gap in the stream: record at sequence " +
+                              std::to_string(record.first_sequence) + " after " +
+                              std::to_string(last_sequence));
+  }
+  Status s = batch->AppendRep(record.payload);
+  *gathered = s.ok();
+  return s;
+}
+
 Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const ReplicationRecord& record,
                               bool* applied) {
   *applied = false;
-  if (record.kind == ReplicationRecord::Kind::kControl) return Status::OK();
-  const uint64_t last = db->LastSequence();
-  if (record.first_sequence <= last) return Status::OK();
-  if (record.first_sequence != last + 1) {
-    return Status::Corruption("replication: gap in the stream: record at sequence " +
-                              std::to_string(record.first_sequence) + " after " +
-                              std::to_string(last));
-  }
   WriteBatch batch;
-  Status s = WriteBatch::FromRep(record.payload, &batch);
-  if (s.ok()) s = db->Write(options, batch);
-  *applied = s.ok();
+  bool gathered = false;
+  Status s = GatherReplicationRecord(db->LastSequence(), record, &batch, &gathered);
+  if (s.ok() && gathered) s = db->Write(options, batch);
+  *applied = s.ok() && gathered;
   return s;
 }
 

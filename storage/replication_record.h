@@ -21,6 +21,7 @@
 namespace ebb::storage {
 
 class DB;
+class WriteBatch;
 
 struct ReplicationRecord {
   // On the wire: never change.
@@ -63,5 +64,14 @@ Status ParseReplicationRecord(std::string_view* input, ReplicationRecord* record
 // nothing. A control record changes nothing (*applied = false): the caller acts on its word.
 Status ApplyReplicationRecord(DB* db, const WriteOptions& options, const ReplicationRecord& record,
                               bool* applied);
+
+// The same rule without the write, for a reader that writes many records at once: with
+// `last_sequence` the engine's last sequence plus the entries *batch already gathered, appends
+// the record's batch to *batch when it comes next (*gathered = true; WriteBatch::AppendRep, so
+// its entries keep their sequence numbers once *batch is written at last_sequence + 1 - its
+// count); skips it when already held; Corruption naming the gap beyond, or when the payload does
+// not decode (*batch unchanged). A control record gathers nothing.
+Status GatherReplicationRecord(uint64_t last_sequence, const ReplicationRecord& record,
+                               WriteBatch* batch, bool* gathered);
 
 }  // namespace ebb::storage

@@ -180,4 +180,17 @@ Status WriteBatch::FromRep(std::string_view rep, WriteBatch* batch) {
   return Status::OK();
 }
 
+Status WriteBatch::AppendRep(std::string_view rep) {
+  size_t count = 0, range_deletions = 0;
+  Status s = Decode(rep, nullptr, &count, &range_deletions);
+  if (!s.ok()) return s;
+  uint32_t skipped = 0;
+  GetVarint32(&rep, &skipped);  // its count (Decode read it): the entries follow
+  rep_.append(rep);
+  count_ += count;
+  range_deletions_ += range_deletions;
+  SetCount(&rep_, count_);
+  return Status::OK();
+}
+
 }  // namespace ebb::storage

@@ -79,6 +79,10 @@ class WriteBatch {
   const std::string& rep() const { return rep_; }
   // Rebuilds a batch from rep(); Corruption if it does not decode.
   static Status FromRep(std::string_view rep, WriteBatch* batch);
+  // Appends the entries of another batch's rep() after this batch's, as if each had been
+  // written here in turn (so they take the next sequence numbers, in order). Corruption, and
+  // this batch unchanged, if `rep` does not decode.
+  Status AppendRep(std::string_view rep);
 
  private:
   std::string rep_;

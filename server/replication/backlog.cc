@@ -1,6 +1,7 @@
 #include "server/replication/backlog.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ebb::server {
 
@@ -18,7 +19,7 @@ void ReplicationBacklog::Append(std::string_view bytes) {
   while (!bytes.empty()) {
     const size_t pos = end_offset_ % cap;  // where byte end_offset_ + 1 goes
     const size_t n = std::min(bytes.size(), cap - pos);
-    ring_.replace(pos, n, bytes.data(), n);
+    std::memcpy(ring_.data() + pos, bytes.data(), n);
     bytes.remove_prefix(n);
     end_offset_ += n;
   }

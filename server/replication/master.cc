@@ -36,6 +36,7 @@ void ReplicationMaster::Stop() {
     context_->keyspace().db().SetReplicationTap(nullptr);
   }
   replicas_.clear();
+  DiscardPending();
 }
 
 void ReplicationMaster::EnsureBacklog() {
@@ -49,16 +50,22 @@ void ReplicationMaster::EnsureBacklog() {
 }
 
 void ReplicationMaster::OnRecord(const storage::ReplicationRecord& record) {
-  record_.clear();
-  storage::AppendReplicationRecord(&record_, record);
-  Stream(record_);
+  StreamRecord(record);
   data_end_ = backlog_->end_offset();
 }
 
 void ReplicationMaster::StreamControl(std::string_view word) {
-  record_.clear();
-  storage::AppendReplicationRecord(&record_, storage::ControlRecord(word));
-  Stream(record_);
+  StreamRecord(storage::ControlRecord(word));
+}
+
+void ReplicationMaster::StreamRecord(const storage::ReplicationRecord& record) {
+  // Encoded once, where the replicas' copy waits (no replica: a scratch buffer for the backlog).
+  std::string& out = replicas_.empty() ? record_ : pending_;
+  if (replicas_.empty()) record_.clear();
+  const size_t at = out.size();
+  storage::AppendReplicationRecord(&out, record);
+  backlog_->Append(std::string_view(out).substr(at));
+  if (!replicas_.empty()) SchedulePendingFlush();
 }
 
 void ReplicationMaster::RequestAck() {
@@ -81,6 +88,7 @@ void ReplicationMaster::DropReplicas() {
     if (Client* client = context_->clients().Find(replica.client_id)) client->RequestClose();
   }
   replicas_.clear();
+  DiscardPending();  // stream bytes none of them will get now
   // Each worker stops at its next chunk (its replica is gone); wait for them, as they read the
   // engine.
   stopping_ = true;
@@ -124,6 +132,23 @@ void ReplicationMaster::StopFollowing() {
 
 void ReplicationMaster::Stream(std::string_view bytes) {
   backlog_->Append(bytes);
+  if (replicas_.empty()) return;
+  pending_.append(bytes);
+  SchedulePendingFlush();
+}
+
+void ReplicationMaster::SchedulePendingFlush() {
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  boost::asio::post(io_, [this] {
+    flush_posted_ = false;
+    FlushPending();
+  });
+}
+
+void ReplicationMaster::FlushPending() {
+  if (pending_.empty()) return;
+  const std::string_view bytes = pending_;
   const uint64_t hard_limit = context_->config().client_output_buffer_limit_replica.hard_bytes;
   bool overflowed = false;
   for (Replica& replica : replicas_) {
@@ -150,6 +175,12 @@ void ReplicationMaster::Stream(std::string_view bytes) {
       return r.state != ReplicaState::kOnline && r.held.size() > hard_limit;
     });
   }
+  DiscardPending();
+}
+
+void ReplicationMaster::DiscardPending() {
+  pending_.clear();
+  if (pending_.capacity() > kSnapshotOutputRoom) std::string().swap(pending_);  // after a burst
 }
 
 ReplicationMaster::Replica* ReplicationMaster::Find(uint64_t client_id) {
@@ -175,6 +206,9 @@ const std::vector<ReplicationMaster::Replica>& ReplicationMaster::replicas() {
 
 void ReplicationMaster::Psync(Client& client, protocol::ReplyWriter& reply, std::string_view replid,
                               int64_t offset) {
+  // The attached replicas get what is pending first: the new one starts from the backlog's end
+  // (or a byte before it), which already counts those bytes.
+  FlushPending();
   DropClosed();
   std::erase_if(replicas_, [&](const Replica& r) { return r.client_id == client.id(); });
   if (replicas_.empty()) last_ping_ms_ = WallMs();  // the first ping comes a period from now
@@ -315,6 +349,7 @@ void ReplicationMaster::Cron(int64_t now_ms) {
   spdlog::info("Replication backlog freed after {} seconds without connected replicas.", ttl_s);
   context_->keyspace().db().SetReplicationTap(nullptr);
   backlog_.reset();
+  DiscardPending();
   data_end_ = 0;
   ids_.replid = ReplicationIds::NewId();
   ids_.ClearSecond();

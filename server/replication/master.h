@@ -3,9 +3,12 @@
 //
 // The stream: on the first PSYNC the master creates the backlog (repl-backlog-size bytes) and
 // installs the engine's replication tap (storage/db.h). From then on every batch and range
-// deletion the engine commits is encoded as a stream record, appended to the backlog and pushed
-// to every online replica's connection (Client::Push: after the replies already produced, in
-// commit order). The tap runs inside DB::Write on the io thread, so the stream needs no lock.
+// deletion the engine commits is encoded as a stream record and appended to the backlog at once
+// (offsets, WAIT and INFO count it from then), and to the replicas' pending bytes; those go to
+// every online replica's connection (Client::Push, in commit order) once per turn of the event
+// loop, a single push however many writes the turn ran — as Redis fills each replica's buffer
+// and writes it once per loop pass. A PSYNC pushes what is pending before it attaches anyone.
+// The tap runs inside DB::Write on the io thread, so the stream needs no lock.
 // Control records join the stream the same way: a `ping` every repl-ping-replica-period seconds
 // (Cron) and a `getack` when someone waits for acknowledgements (RequestAck).
 //
@@ -178,9 +181,16 @@ class ReplicationMaster {
   // Cron's repl-timeout check.
   void DropTimedOut(int64_t now_ms);
   void EnsureBacklog();
-  // Appends encoded stream bytes to the backlog and sends them to every replica (held for those
-  // still waiting for their snapshot).
+  // Appends encoded stream bytes to the backlog and to the replicas' pending bytes.
   void Stream(std::string_view bytes);
+  // Stream() for one record, encoded straight into the pending bytes.
+  void StreamRecord(const storage::ReplicationRecord& record);
+  // Posts FlushPending for the end of this turn of the event loop (once however many ask).
+  void SchedulePendingFlush();
+  // Sends the pending bytes to every replica (held for those still waiting for their
+  // snapshot), then forgets them.
+  void FlushPending();
+  void DiscardPending();
   // Closes every replica's connection and forgets them; joins the snapshot workers.
   void DropReplicas();
   Replica* Find(uint64_t client_id);
@@ -199,7 +209,9 @@ class ReplicationMaster {
   ReplicationIds ids_;
   std::unique_ptr<ReplicationBacklog> backlog_;
   std::vector<Replica> replicas_;
-  std::string record_;  // OnRecord's encoding buffer
+  std::string record_;   // the encoding buffer while no replica is attached
+  std::string pending_;  // stream bytes the replicas have not been given yet (FlushPending)
+  bool flush_posted_ = false;
   uint64_t snapshots_started_ = 0;
   std::function<void()> ack_listener_;
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id

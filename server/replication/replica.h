@@ -12,9 +12,10 @@
 //     engine is closed, the two directories exchanged (ExchangeDirectories), the engine opened
 //     on the snapshot, every WATCH invalidated and the expiry index rebuilt; or
 //   +CONTINUE [<replid>]: the stream resumes after the offset the replica asked from;
-// then applies the stream: each whole record through ApplyReplicationRecord (the master's
-// sequences reproduced; skipped when already held; a gap drops the link and asks for a full
-// resynchronisation), every touched key's watchers invalidated, the applied bytes handed on to
+// then applies the stream: the whole records of each read gathered by ApplyReplicationRecord's
+// rule (GatherReplicationRecord: the master's sequences reproduced; skipped when already held;
+// a gap drops the link and asks for a full resynchronisation) into one engine write, every
+// touched key's watchers invalidated, the applied bytes handed on to
 // ReplicationMaster::FeedFromMaster (this server's backlog and replicas). Control records
 // (storage/replication_record.h) change no data; a GETACK is answered with REPLCONF ACK as soon
 // as the read that held it is applied. The offset it acknowledges (REPLCONF ACK: on GETACK, and
@@ -62,6 +63,10 @@
 #include "server/io/tls.h"
 #include "storage/replication_snapshot.h"
 #include "storage/status.h"
+
+namespace ebb::storage {
+class WriteBatch;
+}  // namespace ebb::storage
 
 namespace ebb::server {
 
@@ -183,9 +188,12 @@ class ReplicaLink {
   std::string PositionPath() const;
   // The data directory without a trailing '/': `<DataDir()>.sync` is its sibling.
   std::string DataDir() const;
-  // Invalidates the watchers of every key the record's batch touched (every watcher when it
+  // Writes the batch ApplyStream gathered from a read's records (false: not applied, a full
+  // resynchronisation is due).
+  bool WriteGathered(const storage::WriteBatch& batch);
+  // Invalidates the watchers of every key the applied batch touched (every watcher when it
   // deletes ranges), and loads the function libraries again when it wrote their row.
-  void SignalRecordKeys(std::string_view payload);
+  void SignalRecordKeys(const storage::WriteBatch& batch);
 
   ServerContext* context_;
   boost::asio::io_context& io_;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
@@ -20,17 +21,22 @@
 namespace ebb::server {
 
 bool ReplicaLink::ApplyStream() {
-  storage::DB& db = context_->keyspace().db();
-  storage::WriteOptions options;
-  options.defer_sync = true;  // one sync or write-out for the whole read below
+  // The batches of every whole record read are gathered into one engine write (one WAL record
+  // for the read, not one a record), in stream order: each takes the sequence numbers the
+  // master gave it, as when written alone (storage/write_batch.h, AppendRep). A read brings at
+  // most the link's buffer (no bytes are read while a snapshot loads), so the batch stays
+  // about that size, beyond a record larger than it.
+  storage::WriteBatch batch;
   std::string_view in = in_;
-  bool failed = false;
+  size_t batch_start = 0;  // bytes of in_ before the batch's first record
+  bool engine_checked = false;
   bool getack = false;  // the master asked for an acknowledgement
-  while (!failed) {
+  storage::Status s;
+  while (s.ok()) {
     storage::ReplicationRecord record;
     bool complete = false;
     std::string_view rest = in;
-    storage::Status s = storage::ParseReplicationRecord(&rest, &record, &complete);
+    s = storage::ParseReplicationRecord(&rest, &record, &complete);
     if (!s.ok()) {
       Fail("Bad record in the replication stream: " + s.ToString());
       have_history_ = false;
@@ -40,30 +46,38 @@ bool ReplicaLink::ApplyStream() {
     if (record.kind == storage::ReplicationRecord::Kind::kControl) {
       // Nothing to apply: its bytes count like any record's.
       getack |= record.payload == storage::kControlGetAck;
-    } else if (db.LastSequence() != applied_sequence_) {
+    } else if (!std::exchange(engine_checked, true) &&
+               context_->keyspace().db().LastSequence() != applied_sequence_) {
       // Something other than the master wrote to this engine (replica-read-only no): its
       // sequences no longer follow the master's.
       s = storage::Status::Corruption("the engine was written outside the replication stream");
     } else {
-      bool applied = false;
-      s = storage::ApplyReplicationRecord(&db, options, record, &applied);
-      if (s.ok() && applied) {
-        applied_sequence_ = db.LastSequence();
-        SignalRecordKeys(record.payload);
-      }
+      // applied_sequence_ is the engine's last sequence (checked above).
+      bool gathered = false;
+      const size_t at = in_.size() - in.size();
+      const bool first = batch.Empty();
+      s = storage::GatherReplicationRecord(applied_sequence_ + batch.Count(), record, &batch,
+                                           &gathered);
+      if (gathered && first) batch_start = at;
     }
-    if (!s.ok()) {
-      spdlog::warn("Replication stream not applicable ({}): asking for a full resynchronisation",
-                   s.ToString());
-      have_history_ = false;
-      failed = true;
-      break;
-    }
-    in = rest;
+    if (s.ok()) in = rest;
   }
-  const size_t consumed = in_.size() - in.size();
+  const bool failed = !s.ok();
+  if (failed) {
+    spdlog::warn("Replication stream not applicable ({}): asking for a full resynchronisation",
+                 s.ToString());
+    have_history_ = false;
+  }
+  size_t consumed = in_.size() - in.size();
+  if (!batch.Empty() && !WriteGathered(batch)) {
+    consumed = batch_start;  // none of the batch is applied
+    have_history_ = false;
+    Fail("Replication stream broken");
+    return false;
+  }
   if (consumed > 0) {
-    storage::Status s = context_->config().wal_fsync == "always" ? db.SyncWal() : db.FlushWal();
+    storage::DB& db = context_->keyspace().db();
+    s = context_->config().wal_fsync == "always" ? db.SyncWal() : db.FlushWal();
     if (!s.ok()) spdlog::warn("Replica WAL write: {}", s.ToString());
     master_->FeedFromMaster(std::string_view(in_).substr(0, consumed));
     offset_ += consumed;
@@ -78,7 +92,23 @@ bool ReplicaLink::ApplyStream() {
   return true;
 }
 
-void ReplicaLink::SignalRecordKeys(std::string_view payload) {
+bool ReplicaLink::WriteGathered(const storage::WriteBatch& batch) {
+  storage::DB& db = context_->keyspace().db();
+  storage::WriteOptions options;
+  options.defer_sync = true;  // one sync or write-out for the whole read (ApplyStream)
+  storage::Status s = db.Write(options, batch);
+  if (!s.ok()) {
+    spdlog::warn("Replication stream not applicable ({}): asking for a full resynchronisation",
+                 s.ToString());
+    return false;
+  }
+  applied_sequence_ = db.LastSequence();
+  SignalRecordKeys(batch);
+  return true;
+}
+
+void ReplicaLink::SignalRecordKeys(const storage::WriteBatch& batch) {
+  const std::string_view payload = batch.rep();
   // FUNCTION LOAD, DELETE, FLUSH or RESTORE on the master rewrote its libraries row. (A value
   // holding those bytes only costs a comparison: ReloadLibraries skips an unchanged row.)
   static const std::string kLibrariesKey =
@@ -88,8 +118,6 @@ void ReplicaLink::SignalRecordKeys(std::string_view payload) {
   ExpiryEvents& expiries = context_->expiry_events();
   const bool note_expiries = expiries.enabled();
   if (watches.empty() && !note_expiries) return;
-  storage::WriteBatch batch;
-  if (!storage::WriteBatch::FromRep(payload, &batch).ok()) return;
   struct Signal : storage::WriteBatch::Handler {
     WatchRegistry* watches;
     ExpiryEvents* expiries;

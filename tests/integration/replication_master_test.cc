@@ -227,6 +227,52 @@ TEST_F(ReplicationMasterTest, FullSyncWithWritesDuringItThenPartialResync) {
   EXPECT_EQ(FirstDifference(Digest(ReplicaDir("stranger")), master), "");
 }
 
+// The stream reaches the replicas once per turn of the event loop, the backlog at once: a PSYNC
+// in the same turn as a write (pipelined behind it) continues from the backlog, which holds the
+// write, and must not get it a second time from what was pending for the replicas already there.
+TEST_F(ReplicationMasterTest, APsyncPipelinedBehindAWriteGetsEachRecordOnce) {
+  ASSERT_EQ(Do({"SET", "before", "1"}), "+OK");
+  HandReplica online(server_.port(), ReplicaDir("online"));
+  online.FullResync();  // attached: writes now wait for the end of their turn to reach it
+  const std::string info = Cmd(conn_.get(), {"INFO", "replication"}).str();
+  const size_t at = info.find("master_replid:");
+  ASSERT_NE(at, std::string::npos);
+  const std::string replid = info.substr(at + 14, 40);
+  const uint64_t from = MasterOffset();
+
+  RawConnection late(server_.port());
+  ASSERT_TRUE(late.Send("REPLCONF capa eof capa psync2\r\n"));
+  ASSERT_EQ(late.ReadUntil("\r\n"), "+OK\r\n");
+  ASSERT_TRUE(
+      late.Send("SET pipelined 1\r\nPSYNC " + replid + " " + std::to_string(from + 1) + "\r\n"));
+  ASSERT_EQ(late.ReadUntil("\r\n"), "+OK\r\n");
+  ASSERT_EQ(late.ReadUntil("\r\n"), "+CONTINUE " + replid + "\r\n");
+  ASSERT_EQ(Do({"SET", "after", "1"}), "+OK");
+  const uint64_t last_sequence = InfoField(conn_.get(), "storage", "last_sequence");
+
+  // Every record up to the last write arrives once, in sequence order, and nothing more.
+  const uint64_t bytes = MasterOffset() - from;
+  const std::string stream = late.ReadExactly(bytes, 5'000);
+  ASSERT_EQ(stream.size(), bytes);
+  std::string_view in = stream;
+  std::vector<uint64_t> sequences;
+  storage::ReplicationRecord record;
+  bool complete = false;
+  while (storage::ParseReplicationRecord(&in, &record, &complete).ok() && complete) {
+    if (record.kind == storage::ReplicationRecord::Kind::kBatch) {
+      sequences.push_back(record.first_sequence);
+    }
+  }
+  EXPECT_TRUE(in.empty());
+  ASSERT_EQ(sequences.size(), 2u) << ::testing::PrintToString(sequences);
+  EXPECT_LT(sequences[0], sequences[1]);
+  EXPECT_LE(sequences[1], last_sequence);
+  EXPECT_EQ(late.ReadExactly(1, 300), "");
+  // The replica that was there got both as well.
+  online.ApplyUntil(MasterOffset());
+  EXPECT_EQ(online.db()->LastSequence(), last_sequence);
+}
+
 // A replica that does not read is dropped at the replica class's output limit; the master and
 // its other clients go on.
 TEST_F(ReplicationMasterTest, AReplicaThatDoesNotReadIsDroppedAtItsOutputLimit) {

@@ -247,6 +247,77 @@ TEST_F(DBReplicationTest, ReplicaRefusesAGap) {
   EXPECT_EQ(replica_->LastSequence(), 0u);
 }
 
+// A replica may gather many records into one batch and write it once
+// (GatherReplicationRecord): the entries keep the master's sequence numbers, the records it
+// already holds are skipped, a gap or a payload that does not decode leaves the batch as it was.
+TEST_F(DBReplicationTest, RecordsGatheredIntoOneWriteEndEqualToTheMaster) {
+  Open();
+  StartTap();
+  for (int i = 0; i < 40; i++)
+    Put("k" + std::to_string(i % 17), "v" + std::to_string(i), 1'000 + i);
+  Del("k3", 2'000);
+  ASSERT_TRUE(db_->DeleteRange({{"k1", "k2"}}).ok());
+  WriteBatch transaction;  // a write, a range deletion, a write: one record
+  transaction.Put(WriteOptions(), "k50", "gone", 0);
+  transaction.DeleteRange({"k5", "k6"});
+  transaction.Put(WriteOptions(), "k51", "kept", 0);
+  ASSERT_TRUE(db_->Write(WriteOptions(), transaction).ok());
+  AppendReplicationRecord(&stream_, ControlRecord(kControlPing));
+  Put("k9", "last", 3'000);
+
+  OpenReplica(NewDir());
+  std::vector<ReplicationRecord> records;
+  for (std::string_view in = stream_;;) {
+    ReplicationRecord record;
+    bool complete = false;
+    ASSERT_TRUE(ParseReplicationRecord(&in, &record, &complete).ok());
+    if (!complete) break;
+    records.push_back(record);
+  }
+  // The first five applied one by one: gathering the whole stream skips them.
+  for (size_t i = 0; i < 5; i++) {
+    bool applied = false;
+    ASSERT_TRUE(ApplyReplicationRecord(replica_.get(), WriteOptions(), records[i], &applied).ok());
+  }
+  ASSERT_EQ(replica_->LastSequence(), 5u);
+  WriteBatch batch;
+  int gathered_count = 0;
+  for (const ReplicationRecord& record : records) {
+    bool gathered = false;
+    Status s = GatherReplicationRecord(replica_->LastSequence() + batch.Count(), record, &batch,
+                                       &gathered);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    gathered_count += gathered;
+  }
+  EXPECT_EQ(gathered_count, static_cast<int>(records.size()) - 5 - 1);  // held, and the ping
+  EXPECT_TRUE(batch.HasRangeDeletions());
+
+  // What does not come next, or does not decode, leaves the batch as it was.
+  const std::string before = batch.rep();
+  const size_t count = batch.Count();
+  bool gathered = true;
+  ReplicationRecord gap = records.back();
+  gap.first_sequence = db_->LastSequence() + 2;
+  EXPECT_TRUE(GatherReplicationRecord(db_->LastSequence(), gap, &batch, &gathered).IsCorruption());
+  EXPECT_FALSE(gathered);
+  const std::string garbage("\x01\x09", 2);  // one entry of an unknown op
+  ReplicationRecord bad{ReplicationRecord::Kind::kBatch, db_->LastSequence() + 1, garbage};
+  EXPECT_TRUE(GatherReplicationRecord(db_->LastSequence(), bad, &batch, &gathered).IsCorruption());
+  EXPECT_FALSE(gathered);
+  EXPECT_EQ(batch.rep(), before);
+  EXPECT_EQ(batch.Count(), count);
+
+  ASSERT_TRUE(replica_->Write(WriteOptions(), batch).ok());
+  EXPECT_EQ(replica_->LastSequence(), db_->LastSequence());
+  Row row;
+  EXPECT_TRUE(replica_->Get(ReadOptions(), "k50", &row).IsNotFound());
+  ASSERT_TRUE(replica_->Get(ReadOptions(), "k51", &row).ok());
+  EXPECT_EQ(row.value, "kept");
+  ASSERT_TRUE(db_->CompactAll().ok());
+  ASSERT_TRUE(replica_->CompactAll().ok());
+  EXPECT_EQ(Dump(replica_.get()), Dump(db_.get()));
+}
+
 // A control record between batches changes nothing on the replica and does not disturb the
 // sequence rule: the batch after it applies as if it were not there.
 TEST_F(DBReplicationTest, ReplicaAppliesControlRecordsAsNothing) {
