@@ -324,8 +324,8 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
     if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();
     // The output limit holds for the replies being built too: a command whose reply takes the
     // connection over it closes the connection now, before more is built or sent. A normal
-    // client under `client-output-buffer-limit normal 0 0 0` (the default) has no limit to
-    // check: only the soft limit's timer is reset, as OverOutputLimit would.
+    // client under `client-output-buffer-limit normal 0 0 0` (the default) skips the call:
+    // OverOutputLimit would find no limit and only reset the soft limit's timer.
     const ClientOutputBufferLimit& normal = config.client_output_buffer_limit_normal;
     if (normal.hard_bytes == 0 && normal.soft_bytes == 0 && !client_.is_replica() &&
         !client_.in_subscriber_mode()) {
