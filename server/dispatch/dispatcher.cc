@@ -105,30 +105,20 @@ bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) 
 Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
                                         protocol::ReplyWriter& reply) {
   const size_t start = reply.size();
-  const CommandSpec* found = server_->commands().Find(args[0]);
-  if (found != nullptr) [[likely]] {
-    const CommandSpec* spec = found;
-    uint32_t flags = spec->flags;
-    size_t first_arg = 1;
-    if (!spec->subcommands.empty() && args.size() >= 2) {
-      spec = CommandTable::FindSubcommand(*found, args[1]);
-      if (spec != nullptr) {
-        flags |= spec->flags;
-        first_arg = 2;
-      }
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  if (const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+      spec != nullptr && NeedsNoChecks(*spec, flags, args.size(), client)) [[likely]] {
+    Result result = RunRequest(*spec, flags, first_arg, args, client, reply);
+    if (result.incomplete || result.deferred) return result;
+    // Only an error reply has anything to count beyond what the run counted.
+    if (const std::string_view replied = reply.Since(start);
+        !replied.empty() && replied.front() == '-') {
+      CountReply(result.command, true, replied, result.error_counted);
     }
-    if (spec != nullptr && NeedsNoChecks(*spec, flags, args.size(), client)) {
-      Result result = RunRequest(*spec, flags, first_arg, args, client, reply);
-      if (result.incomplete || result.deferred) return result;
-      // Only an error reply has anything to count beyond what the run counted.
-      if (const std::string_view replied = reply.Since(start);
-          !replied.empty() && replied.front() == '-') {
-        CountReply(result.command, true, replied, result.error_counted);
-      }
-      return result;
-    }
+    return result;
   }
-  Result result = Route(found, args, client, reply);
+  Result result = Route(args, client, reply);
   if (!result.incomplete && !result.deferred) {
     CountReply(result.command != nullptr ? result.command : result.refused,
                result.command != nullptr, reply.Since(start), result.error_counted);
@@ -245,7 +235,7 @@ void Dispatcher::Reject(Routing& r, std::string_view error, const CommandSpec* s
 
 [[gnu::always_inline]] inline bool Dispatcher::FindRow(Routing& r) {
   const std::span<const std::string_view> args = r.args;
-  const CommandSpec* spec = r.found;
+  const CommandSpec* spec = server_->commands().Find(args[0]);
   if (spec == nullptr) {
     Reject(r, UnknownCommandError(args[0], args.subspan(1)), nullptr);
     return false;
@@ -405,10 +395,9 @@ void Dispatcher::Reject(Routing& r, std::string_view error, const CommandSpec* s
   return true;
 }
 
-Dispatcher::Result Dispatcher::Route(const CommandSpec* found,
-                                     std::span<const std::string_view> args, Client& client,
+Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Client& client,
                                      protocol::ReplyWriter& reply) {
-  Routing r{.found = found, .args = args, .client = client, .reply = reply};
+  Routing r{.args = args, .client = client, .reply = reply};
   if (!FindRow(r) || !AdmitClient(r) || !ServedByThisNode(r) || !ServerStateAllows(r) ||
       HeldBack(r)) {
     return r.result;

@@ -173,15 +173,13 @@ class Dispatcher {
   // arguments. False sends the request through Route, which answers it as it always has.
   bool NeedsNoChecks(const CommandSpec& spec, uint32_t flags, size_t argc, const Client& client);
   // Dispatch's checks and run, without the counting: the checks below in Redis's order, then
-  // the MULTI queue, the write planner's plan, or the handler. `found`: the row of args[0]
-  // (CommandTable::Find), nullptr for an unknown command.
-  Result Route(const CommandSpec* found, std::span<const std::string_view> args, Client& client,
+  // the MULTI queue, the write planner's plan, or the handler.
+  Result Route(std::span<const std::string_view> args, Client& client,
                protocol::ReplyWriter& reply);
   // One request while Route checks it: the row found (a subcommand's for a container), the
   // flags of the row and its container (an EXEC's widened by its queue), where its arguments
   // begin, and the result so far.
   struct Routing {
-    const CommandSpec* found;  // CommandTable::Find's row of args[0]
     std::span<const std::string_view> args;
     Client& client;
     protocol::ReplyWriter& reply;
