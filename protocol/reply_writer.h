@@ -74,7 +74,7 @@ class ReplyWriter {
   // command that will run again). REQUIRES: n <= size().
   void Truncate(size_t n) { out_->resize(n); }
   // The bytes appended since size() was n. REQUIRES: n <= size().
-  std::string_view Since(size_t n) const { return std::string_view(*out_).substr(n); }
+  std::string_view Since(size_t n) const { return {out_->data() + n, out_->size() - n}; }
 
  private:
   void Header(char type, uint64_t n);        // "<type><n>\r\n"

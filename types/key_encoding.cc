@@ -1,5 +1,7 @@
 #include "types/key_encoding.h"
 
+#include <cstring>
+
 #include "common/key_slot.h"
 #include "storage/util/coding.h"
 
@@ -25,8 +27,11 @@ std::string MetaKey(int db, std::string_view user_key) {
 }
 
 void AssignMetaKey(int db, std::string_view user_key, std::string* out) {
-  const char head[2] = {Byte(KeyTag::kMeta), static_cast<char>(static_cast<uint8_t>(db))};
-  out->assign(head, sizeof(head));
+  // Two bytes and an append: a point read builds one per request, and assigning the two-byte
+  // head took std::string's general replace.
+  out->clear();
+  out->push_back(Byte(KeyTag::kMeta));
+  out->push_back(static_cast<char>(static_cast<uint8_t>(db)));
   out->append(user_key);
 }
 
@@ -142,6 +147,18 @@ void AssignMetaKey(KeyLayout layout, int db, std::string_view user_key, std::str
   out->push_back(Byte(KeyTag::kSlotMeta));
   PutSlot(out, KeySlot(user_key));
   out->append(user_key);
+}
+
+std::string_view BuildMetaKey(KeyLayout layout, int db, std::string_view user_key,
+                              MetaKeyScratch* scratch) {
+  if (layout != KeyLayout::kByDatabase || user_key.size() > sizeof(scratch->bytes) - 2) {
+    AssignMetaKey(layout, db, user_key, &scratch->spill);
+    return scratch->spill;
+  }
+  scratch->bytes[0] = Byte(KeyTag::kMeta);
+  scratch->bytes[1] = static_cast<char>(static_cast<uint8_t>(db));
+  std::memcpy(scratch->bytes + 2, user_key.data(), user_key.size());
+  return {scratch->bytes, user_key.size() + 2};
 }
 
 std::string MetaKeyPrefix(KeyLayout layout, int db) {

@@ -86,6 +86,16 @@ size_t SubRowSeekPrefixLength(std::string_view engine_key);
 
 std::string MetaKey(KeyLayout layout, int db, std::string_view user_key);
 void AssignMetaKey(KeyLayout layout, int db, std::string_view user_key, std::string* out);
+// Where BuildMetaKey writes a key for one engine call (a point read, a single write): `bytes` on
+// the caller's stack when the key fits, else `spill`.
+struct MetaKeyScratch {
+  char bytes[64];
+  std::string spill;
+};
+// The metadata key of `user_key`, as MetaKey(layout, db, user_key), in *scratch: valid while
+// *scratch is. A point read builds one per request; on the stack it takes no std::string work.
+std::string_view BuildMetaKey(KeyLayout layout, int db, std::string_view user_key,
+                              MetaKeyScratch* scratch);
 // Every metadata key of `db` starts with it (0x01|db, or 0x03).
 std::string MetaKeyPrefix(KeyLayout layout, int db);
 std::string SubRowPrefix(KeyLayout layout, int db, std::string_view user_key, uint64_t version);

@@ -231,8 +231,8 @@ Status Keyspace::GetMetaPinned(int db, std::string_view key, KeyMetaView* out, i
   options.retrieval_grace_ms = grace;
   std::optional<storage::DeadVersion> dead_version;
   options.dead_version = dead != nullptr ? dead : &dead_version;
-  AssignMetaKey(layout_, db, key, &meta_key_);
-  Status s = active_->GetPinned(options, meta_key_, &out->row);
+  MetaKeyScratch scratch;
+  Status s = active_->GetPinned(options, BuildMetaKey(layout_, db, key, &scratch), &out->row);
   if (s.IsNotFound()) {
     const std::optional<storage::DeadVersion>& found = *options.dead_version;
     if (found && found->kind == storage::RowKind::kValue && found->meta.expire_at_ms) {

@@ -435,8 +435,6 @@ class Keyspace {
   TlogHeadCache tlog_heads_;
   ScanCursors scan_cursors_;  // the positions SCAN handed out
   uint64_t expired_keys_ = 0;
-  // GetMeta's engine key, kept so a point read does not allocate one (one command thread).
-  std::string meta_key_;
 
   // Versions [next_version_, version_limit_) are covered by the persisted high-water mark.
   uint64_t next_version_ = 0;

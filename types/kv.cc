@@ -10,12 +10,6 @@
 #include "types/string_rank.h"
 
 namespace ebb::types {
-namespace {
-
-// A scratch key buffer kept per thread is let go once it has grown past this.
-constexpr size_t kScratchKeyBytes = 4096;
-
-}  // namespace
 
 KvRow CopyKvRow(const KeyMetaView& row) {
   KvRow out;
@@ -64,15 +58,12 @@ OpResult<bool> Kv::Exists(std::string_view key) {
 }
 
 OpResult<void> Kv::Put(const KvPut& put) {
-  // The metadata key in a buffer the thread's next Put reuses (a key of 14 bytes or more took a
-  // heap block each time); the engine copies what it keeps. One that grew large is let go.
-  thread_local std::string meta_key;
-  AssignMetaKey(keyspace_.layout(), db_, put.key, &meta_key);
-  OpResult<void> written =
-      keyspace_.db().Put(WriteOptionsFor(put.ts, put.expire_at_ms), meta_key,
-                         EncodeMetaValue(KeyType::kString, put.value, put.raw));
-  if (meta_key.capacity() > kScratchKeyBytes) std::string().swap(meta_key);
-  return written;
+  // The metadata key on the stack (a key of 14 bytes or more took a heap block each time); the
+  // engine copies what it keeps.
+  MetaKeyScratch scratch;
+  return keyspace_.db().Put(WriteOptionsFor(put.ts, put.expire_at_ms),
+                            BuildMetaKey(keyspace_.layout(), db_, put.key, &scratch),
+                            EncodeMetaValue(KeyType::kString, put.value, put.raw));
 }
 
 OpResult<void> Kv::Delete(std::string_view key, int64_t ts) {

@@ -21,6 +21,16 @@
 // kCmdNoQueue, and a refusal marks the transaction aborted (server/core/transaction.h). Then it
 // runs the handler.
 //
+// The fast path. Most requests meet a server and a client none of those checks can apply to:
+// no cluster, not a replica, no min-replicas-to-write, no maxmemory, no busy script, no FAILOVER
+// pause, no active-active write planner, no MONITOR client, keyspace classes n and m off; a client
+// authenticated as a user with every permission, not in MULTI, not subscribed, not ASKING; a row
+// with a handler, arity met, not DEBUG-flagged and not PING (whose disk-error refusal reads its
+// name). Dispatch then runs the handler at once (NeedsNoChecks): a write still asks the engine
+// for its disk error and write stall first, and falls back to the checked path if either holds.
+// Everything a run counts or records is the same on both paths (INFO stats, commandstats,
+// errorstats, latencystats, LATENCY, SLOWLOG, keyspace hits and misses, restarts).
+//
 // Owns: nothing but its scratch buffers and the disk-error flag; every request's state is the
 // client's. It asks the modes beside other servers only through interfaces of its own layer, which
 // they implement from above: the cluster's slot table (SlotOwnership, slot_ownership.h; the pure
@@ -158,6 +168,10 @@ class Dispatcher {
   // For a write command: true (and *deferred, with no reply) while the engine's write stall
   // lasts; true with an error reply if the write is refused; false to run it.
   bool HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred);
+  // The fast path's test (above): true when no check of Route's could refuse, defer, queue,
+  // redirect or plan `spec` (flags `flags`, the container's included) for `client` with `argc`
+  // arguments. False sends the request through Route, which answers it as it always has.
+  bool NeedsNoChecks(const CommandSpec& spec, uint32_t flags, size_t argc, const Client& client);
   // Dispatch's checks and run, without the counting: the checks below in Redis's order, then
   // the MULTI queue, the write planner's plan, or the handler.
   Result Route(std::span<const std::string_view> args, Client& client,

@@ -323,8 +323,16 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
     // The requests a lookahead pinned blocks for have all run: drop the pins.
     if (lookahead_left_ > 0 && --lookahead_left_ == 0) client_.block_fetch().Release();
     // The output limit holds for the replies being built too: a command whose reply takes the
-    // connection over it closes the connection now, before more is built or sent.
-    if (!CheckOutputLimits(std::nullopt)) return false;
+    // connection over it closes the connection now, before more is built or sent. A normal
+    // client under `client-output-buffer-limit normal 0 0 0` (the default) skips the call:
+    // OverOutputLimit would find no limit and only reset the soft limit's timer.
+    const ClientOutputBufferLimit& normal = config.client_output_buffer_limit_normal;
+    if (normal.hard_bytes == 0 && normal.soft_bytes == 0 && !client_.is_replica() &&
+        !client_.in_subscriber_mode()) {
+      soft_limit_since_ms_ = 0;
+    } else if (!CheckOutputLimits(std::nullopt)) {
+      return false;
+    }
     batch.wrote |= result.is_write;
     if (result.is_write) batch.write_replies.emplace_back(before, batch.replies.size());
     if (ctx.shutdown_requested() || closing) break;

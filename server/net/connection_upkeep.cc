@@ -25,6 +25,12 @@ bool Connection::OverOutputLimit(std::optional<int64_t> now) {
       client_.is_replica()           ? config.client_output_buffer_limit_replica
       : client_.in_subscriber_mode() ? config.client_output_buffer_limit_pubsub
                                      : config.client_output_buffer_limit_normal;
+  // No limit for the class (`normal 0 0 0`, the default): nothing to add up. The loop asks
+  // after every request.
+  if (limit.hard_bytes == 0 && limit.soft_bytes == 0) {
+    soft_limit_since_ms_ = 0;
+    return false;
+  }
   const size_t pending = PendingOutput() + (batch_ != nullptr ? batch_->size() : 0);
   bool over_hard = limit.hard_bytes > 0 && pending > limit.hard_bytes;
   bool over_soft = false;

@@ -18,15 +18,11 @@ std::string Shortened(std::string_view arg) {
 
 }  // namespace
 
-bool SlowLog::IsSlow(uint64_t ticks, int64_t threshold_us) {
-  if (threshold_us < 0) return false;
-  if (threshold_us != threshold_us_ || ++calls_since_check_ >= kRecheckCalls) {
-    threshold_us_ = threshold_us;
-    threshold_ticks_ = static_cast<uint64_t>(static_cast<double>(threshold_us) *
-                                             CycleClock::TicksPerMicrosecond());
-    calls_since_check_ = 0;
-  }
-  return ticks >= threshold_ticks_;
+void SlowLog::Recalibrate(int64_t threshold_us) {
+  threshold_us_ = threshold_us;
+  threshold_ticks_ =
+      static_cast<uint64_t>(static_cast<double>(threshold_us) * CycleClock::TicksPerMicrosecond());
+  calls_since_check_ = 0;
 }
 
 void SlowLog::Add(const CommandSpec& spec, std::span<const std::string_view> args,

@@ -43,7 +43,14 @@ class SlowLog {
   // Whether a command that took `ticks` (CycleClock) is logged under a threshold of
   // `threshold_us` (negative: never; 0: always). Cheap: the threshold in ticks is worked out
   // again only when it changes or every kRecheckCalls calls (the tick rate sharpens over time).
-  bool IsSlow(uint64_t ticks, int64_t threshold_us);
+  // Inline: every command asks.
+  bool IsSlow(uint64_t ticks, int64_t threshold_us) {
+    if (threshold_us < 0) return false;
+    if (threshold_us != threshold_us_ || ++calls_since_check_ >= kRecheckCalls) [[unlikely]] {
+      Recalibrate(threshold_us);
+    }
+    return ticks >= threshold_ticks_;
+  }
 
   // Adds an entry for the command `spec` ran with `args`, then drops the oldest entries past
   // `max_len` (as Redis, a smaller slowlog-max-len takes effect at the next entry).
@@ -58,6 +65,8 @@ class SlowLog {
 
  private:
   static constexpr uint32_t kRecheckCalls = 65536;
+  // Works threshold_ticks_ out for `threshold_us` from the tick rate measured so far.
+  void Recalibrate(int64_t threshold_us);
 
   std::deque<Entry> entries_;  // newest first
   uint64_t next_id_ = 0;

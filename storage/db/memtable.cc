@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "storage/util/coding.h"
+#include "storage/util/hash.h"
 
 namespace ebb::storage {
 
@@ -114,7 +115,7 @@ int MemTable::KeyNodeComparator::operator()(const KeyNode* a, std::string_view u
 
 namespace {
 
-uint64_t HashKey(std::string_view key) { return std::hash<std::string_view>{}(key); }
+uint64_t HashKey(std::string_view key) { return Hash64(key.data(), key.size()); }
 
 }  // namespace
 

@@ -32,4 +32,24 @@ uint32_t Hash(const char* data, size_t n, uint32_t seed) {
   return h;
 }
 
+uint64_t Hash64(const char* data, size_t n) {
+  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+  uint64_t h = (n + 1) * kMul;
+  auto mix = [&h](uint64_t word) {
+    h = (h ^ word) * kMul;
+    h ^= h >> 32;
+  };
+  for (; n >= 8; data += 8, n -= 8) mix(DecodeFixed64(data));
+  // The 1 to 7 bytes left, in one word: two overlapping 4-byte loads from 4 bytes on, else the
+  // first, middle and last byte (the lengths already differ in h).
+  if (n >= 4) {
+    mix(DecodeFixed32(data) | uint64_t{DecodeFixed32(data + n - 4)} << 32);
+  } else if (n > 0) {
+    mix(uint64_t{static_cast<uint8_t>(data[0])} | uint64_t{static_cast<uint8_t>(data[n / 2])} << 8 |
+        uint64_t{static_cast<uint8_t>(data[n - 1])} << 16);
+  }
+  h *= kMul;
+  return h ^ (h >> 29);
+}
+
 }  // namespace ebb::storage
