@@ -5,9 +5,9 @@
 #include <cstdio>
 
 #include "common/strings.h"
+#include "server/active_active/series_purge.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
-#include "server/active_active/series_purge.h"
 #include "server/active_active/whole_key.h"
 #include "storage/util/coding.h"
 #include "types/keyspace.h"
@@ -260,9 +260,10 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
     if (!s.ok()) return s;
     bool changed = false;
     for (const types::SampleRecord& record : incoming.records) {
+      const int64_t at = ts;  // a structured binding no lambda may capture (Clang 14)
       const bool dropped =
           std::any_of(markers.begin(), markers.end(), [&](const types::SeriesRangeMarker& m) {
-            return types::RangeMarkerCovers(m, ts, record);
+            return types::RangeMarkerCovers(m, at, record);
           });
       if (!dropped) changed = types::MergeRecord(&state, record) || changed;
     }
