@@ -118,16 +118,9 @@ TEST_F(ActiveActiveCounterTest, AnyOrderOfTheDeltasGivesTheSameCounters) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectEverywhere("k", "103");  // 100 + n0's 5 - n1's 3 + n2's INCR after the SET
   ExpectEverywhere("j", "5");
-  std::vector<LoggedDelta> all;
-  for (int i = 0; i < 3; i++) {
-    std::vector<LoggedDelta> log = ReadOriginLog(n_[i]);
-    all.insert(all.end(), log.begin(), log.end());
-  }
-  std::mt19937_64 rng(TestSeed(11));
-  std::shuffle(all.begin(), all.end(), rng);
-  const RefusingPort no_peer;  // in the mode, linked to nobody
-  ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
-  RedisConnection ref = ref_.Connect();
+  const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(11);
+  RedisConnection ref = StartReference();
+  ASSERT_TRUE(ref);
   ApplyInOrder(ref.get(), all);
   EXPECT_EQ(Cmd(ref.get(), {"GET", "k"}).str(), "103");
   EXPECT_EQ(Cmd(ref.get(), {"GET", "j"}).str(), "5");

@@ -46,18 +46,13 @@ class ActiveActiveSeriesDelTest : public ActiveActiveMeshTest {
   // A node given every delta of the mesh's logs twice, in a seeded random order, answers
   // `key`'s range and the digest as node 0 does.
   void ExpectReferenceAgrees(const std::vector<std::string>& keys, int nodes) {
-    std::vector<LoggedDelta> all;
-    for (int i = 0; i < nodes; i++) {
-      std::vector<LoggedDelta> log = ReadOriginLog(n_[i]);
-      all.insert(all.end(), log.begin(), log.end());
-    }
+    const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(11, nodes);
     std::vector<LoggedDelta> twice = all;
     twice.insert(twice.end(), all.begin(), all.end());
-    std::mt19937_64 rng(TestSeed(11));
-    std::shuffle(twice.begin(), twice.end(), rng);
-    const RefusingPort no_peer;
-    ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
-    RedisConnection ref = ref_.Connect();
+    std::mt19937_64 rng(TestSeed(12));
+    std::shuffle(twice.begin(), twice.end(), rng);  // each delta's two copies apart
+    RedisConnection ref = StartReference();
+    ASSERT_TRUE(ref);
     ApplyInOrder(ref.get(), twice);
     for (const std::string& key : keys) EXPECT_EQ(Range(ref.get(), key), Range(c_[0].get(), key));
     EXPECT_EQ(LogicalDigest(ref.get()), LogicalDigest(c_[0].get()));
@@ -189,9 +184,8 @@ TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
 // type is kept without touching it, and one reaching a key that holds nothing makes a later add
 // into its range on this node stamped after it, so that add lives.
 TEST_F(ActiveActiveSeriesDelTest, HostileAndEarlyMarkersChangeNothingElse) {
-  const RefusingPort no_peer;
-  ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
-  RedisConnection c = ref_.Connect();
+  RedisConnection c = StartReference();
+  ASSERT_TRUE(c);
   ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT)}).str(), "OK");
   ASSERT_EQ(Cmd(c.get(), {"TS.ADD", "s", "10", "1"}).integer(), 10);
   const std::string digest = LogicalDigest(c.get());

@@ -112,16 +112,9 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "src", "d:sum", "AGGREGATION", "max", "10"}).str(),
             "ERR TSDB: the destination key already has a src rule");
 
-  std::vector<LoggedDelta> all;
-  for (int i = 0; i < 3; i++) {
-    std::vector<LoggedDelta> log = ReadOriginLog(n_[i]);
-    all.insert(all.end(), log.begin(), log.end());
-  }
-  std::mt19937_64 rng(TestSeed(11));
-  std::shuffle(all.begin(), all.end(), rng);
-  const RefusingPort no_peer;
-  ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
-  RedisConnection ref = ref_.Connect();
+  const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(11);
+  RedisConnection ref = StartReference();
+  ASSERT_TRUE(ref);
   ApplyInOrder(ref.get(), all);
   ApplyInOrder(ref.get(), all);
   for (const auto& [agg, value] : kAggregations) {

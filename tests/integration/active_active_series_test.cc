@@ -102,16 +102,9 @@ TEST_F(ActiveActiveSeriesTest, ConcurrentDuplicatesMergeByTheSeriesPolicy) {
       Cmd(c_[0].get(), {"TS.RANGE", "s:MIN", "2000", "2000"}).elements()[0].elements()[1].str(),
       "7");
 
-  std::vector<LoggedDelta> all;
-  for (int i = 0; i < 3; i++) {
-    std::vector<LoggedDelta> log = ReadOriginLog(n_[i]);
-    all.insert(all.end(), log.begin(), log.end());
-  }
-  std::mt19937_64 rng(TestSeed(5));
-  std::shuffle(all.begin(), all.end(), rng);
-  const RefusingPort no_peer;
-  ASSERT_TRUE(ref_.Start(no_peer.PeerArgs())) << ref_.error();
-  RedisConnection ref = ref_.Connect();
+  const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(5);
+  RedisConnection ref = StartReference();
+  ASSERT_TRUE(ref);
   ApplyInOrder(ref.get(), all);
   ApplyInOrder(ref.get(), all);  // every delta twice: a join changes nothing the second time
   for (const std::string& p : policies) {

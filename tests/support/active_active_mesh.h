@@ -6,12 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "tests/support/active_active_support.h"
 #include "tests/support/reply.h"
+#include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -52,10 +55,32 @@ class ActiveActiveMeshTest : public ::testing::Test {
     for (auto& c : c_) out.push_back(c.get());
     return out;
   }
+  // Every delta the first `nodes` nodes logged, shuffled by TestSeed(`seed`): the same writes in
+  // another order of arrival, for a reference node to apply (StartReference, ApplyInOrder).
+  std::vector<LoggedDelta> EveryLoggedDeltaShuffled(uint64_t seed, int nodes = 3) {
+    std::vector<LoggedDelta> all;
+    for (int i = 0; i < nodes; i++) {
+      std::vector<LoggedDelta> log = ReadOriginLog(n_[i]);
+      all.insert(all.end(), log.begin(), log.end());
+    }
+    std::mt19937_64 rng(TestSeed(seed));
+    std::shuffle(all.begin(), all.end(), rng);
+    return all;
+  }
+  // Starts ref_ in the mode, linked to nobody (no_peer_), and connects to it; null on failure
+  // (the failure recorded).
+  RedisConnection StartReference() {
+    if (!ref_.Start(no_peer_.PeerArgs())) {
+      ADD_FAILURE() << ref_.error();
+      return RedisConnection();
+    }
+    return ref_.Connect();
+  }
 
   TestServer n_[3];
   std::vector<std::string> args_[3];
   TestServer late_, ref_;
+  const RefusingPort no_peer_;  // ref_'s only peer, which never answers
   std::vector<RedisConnection> c_;
 };
 
