@@ -129,7 +129,8 @@ TEST(SeriesHiddenTest, TheHiddenExtensionRoundTripsAndDamageIsRefused) {
 TEST(SeriesHiddenTest, MarkersNameASystemRowPrefixButNoMarkers) {
   std::string_view back;
   const std::string state = SystemKey("aa-tss:0:1:s");
-  ASSERT_TRUE(ParsePurgeMarkerKey(PurgeMarkerKey(state, 5), &back));
+  const std::string marker = PurgeMarkerKey(state, 5);  // `back` views into it
+  ASSERT_TRUE(ParsePurgeMarkerKey(marker, &back));
   EXPECT_EQ(back, state);
   EXPECT_FALSE(ParsePurgeMarkerKey(PurgeMarkerKey(SystemKey(""), 5), &back));
   EXPECT_FALSE(ParsePurgeMarkerKey(PurgeMarkerKey(SystemKey("purge"), 5), &back));
