@@ -95,7 +95,9 @@ TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
 
   round_robin({c[0].get(), c[1].get(), c[2].get()}, 60);
   // Every link up and caught up before the faults: the restart below must find n1's deltas in
-  // n2's vector (on a loaded machine the first 180 writes can outrun the links' start).
+  // n2's vector (on a loaded machine the first 180 writes can outrun the links' start). One
+  // clock for all first, so an expiry that has passed has passed everywhere.
+  for (auto& node : c) ASSERT_EQ(Cmd(node.get(), pin_clock()).str(), "OK");
   ASSERT_EQ(WaitConverged({c[0].get(), c[1].get(), c[2].get()}), "");
 
   // n0 cut off from both others; everyone keeps writing.
