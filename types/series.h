@@ -201,6 +201,11 @@ class Series {
   // now; lowers the recorded floors to a floor a wider retention lowered.
   storage::Status PlanHiddenPurge(std::string_view key, SeriesMeta* meta,
                                   storage::WriteBatch* batch);
+  // Adds to `batch` the purge markers of `key`'s samples — and of its merge-state rows when
+  // KeepEverySample named them — expiring `lifetime_ms` after `now`, and records that expiry in
+  // meta->purge_marked_until; nothing when it lies past the clock's range.
+  void AddPurgeMarkers(std::string_view key, int64_t now, int64_t lifetime_ms, SeriesMeta* meta,
+                       storage::WriteBatch* batch);
   // Adds to `batch` the range deletion of the blocks of `meta`'s incarnation that hold only
   // samples below `floor`.
   storage::Status PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,

@@ -122,19 +122,7 @@ Status Series::PlanHiddenPurge(std::string_view key, SeriesMeta* meta, storage::
   // The markers expire after the latest time this bucket's entry can take; each compaction that
   // removes one runs at least half a deadline after that (expired rows stay whole that long), so
   // its purge hint meets the samples with that entry's floor in force.
-  int64_t expire_at = 0;
-  if (__builtin_add_overflow(now, std::max<int64_t>(1, half / 4), &expire_at)) {
-    return Status::OK();  // a deadline beyond the clock's range: as good as none
-  }
-  storage::WriteOptions options = keyspace_.WriteOptions();
-  options.timestamp_ms = now;
-  options.expire_at_ms = expire_at;
-  batch->Put(options, PurgeMarkerKey(SamplePrefix(key, meta->version), expire_at), "", now);
-  if (merge_state_prefix_) {
-    const std::string prefix = merge_state_prefix_(key);
-    if (!prefix.empty()) batch->Put(options, PurgeMarkerKey(prefix, expire_at), "", now);
-  }
-  meta->purge_marked_until = expire_at;
+  AddPurgeMarkers(key, now, std::max<int64_t>(1, half / 4), meta, batch);
   return Status::OK();
 }
 
@@ -159,16 +147,25 @@ Status Series::PlanPurge(std::string_view key, const Found& previous, SeriesMeta
   if (floor <= hidden_before || deadline < 0 || now < meta->purge_marked_until) {
     return Status::OK();
   }
+  AddPurgeMarkers(key, now, std::max<int64_t>(1, deadline / 4), meta, batch);
+  return Status::OK();
+}
+
+void Series::AddPurgeMarkers(std::string_view key, int64_t now, int64_t lifetime_ms,
+                             SeriesMeta* meta, storage::WriteBatch* batch) {
   int64_t expire_at = 0;
-  if (__builtin_add_overflow(now, std::max<int64_t>(1, deadline / 4), &expire_at)) {
-    return Status::OK();  // a deadline beyond the clock's range: as good as none
+  if (__builtin_add_overflow(now, lifetime_ms, &expire_at)) {
+    return;  // a deadline beyond the clock's range: as good as none
   }
   storage::WriteOptions options = keyspace_.WriteOptions();
   options.timestamp_ms = now;
   options.expire_at_ms = expire_at;
   batch->Put(options, PurgeMarkerKey(SamplePrefix(key, meta->version), expire_at), "", now);
+  if (merge_state_prefix_) {
+    const std::string prefix = merge_state_prefix_(key);
+    if (!prefix.empty()) batch->Put(options, PurgeMarkerKey(prefix, expire_at), "", now);
+  }
   meta->purge_marked_until = expire_at;
-  return Status::OK();
 }
 
 Status Series::PurgeBelow(std::string_view key, const SeriesMeta& meta, int64_t floor,
