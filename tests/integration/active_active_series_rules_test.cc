@@ -22,14 +22,6 @@ namespace {
 
 class ActiveActiveSeriesRulesTest : public ActiveActiveMeshTest {
  protected:
-  // Cuts (or heals) every link between the nodes.
-  void Partition(bool cut) {
-    for (size_t i = 0; i < c_.size(); i++) {
-      for (size_t j = i + 1; j < c_.size(); j++) {
-        SetLink(c_[i].get(), n_[i], c_[j].get(), n_[j], !cut);
-      }
-    }
-  }
   // TS.RANGE of `key` as "ts:value " per sample (an error as the reply prints it).
   static std::string Range(redisContext* c, const std::string& key) {
     const Reply r = Cmd(c, {"TS.RANGE", key, "-", "+"});

@@ -22,14 +22,6 @@ constexpr int64_t kT = kMeshClockMs;
 
 class ActiveActiveSeriesTest : public ActiveActiveMeshTest {
  protected:
-  // Cuts (or heals) every link between the nodes.
-  void Partition(bool cut) {
-    for (size_t i = 0; i < c_.size(); i++) {
-      for (size_t j = i + 1; j < c_.size(); j++) {
-        SetLink(c_[i].get(), n_[i], c_[j].get(), n_[j], !cut);
-      }
-    }
-  }
   static std::string Range(redisContext* c, const std::string& key) {
     return Cmd(c, {"TS.RANGE", key, "-", "+"}).ToString();
   }

@@ -50,6 +50,14 @@ class ActiveActiveMeshTest : public ::testing::Test {
   void SetClock(int i, int64_t ms) {
     ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
   }
+  // Cuts (or heals) every link between the started nodes (DEBUG PEER-LINK).
+  void Partition(bool cut) {
+    for (size_t i = 0; i < c_.size(); i++) {
+      for (size_t j = i + 1; j < c_.size(); j++) {
+        SetLink(c_[i].get(), n_[i], c_[j].get(), n_[j], !cut);
+      }
+    }
+  }
   std::vector<redisContext*> Conns() {
     std::vector<redisContext*> out;
     for (auto& c : c_) out.push_back(c.get());
