@@ -3,8 +3,12 @@
 // vector travels in its ticks, and the stable vector S in INFO peers advances for an origin only
 // once every node has applied its write, stalls while a node is cut off, advances again after
 // the heal, and is un-stalled by a PEER REMOVE of the node cut off. markers_pending counts the
-// key markers and horizons held, also across a restart. Every wait is a bounded poll.
+// key markers and horizons held, also across a restart. A peer the test plays sends malformed
+// and oversized vectors: each is refused and logged, and the link goes on. Every wait is a
+// bounded poll.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <map>
@@ -14,6 +18,7 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/eventually.h"
+#include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
@@ -169,6 +174,119 @@ TEST_F(ActiveActiveStabilityTest, MarkersPendingCountsKeyMarkersAndHorizons) {
   ASSERT_TRUE(n_[1].Restart()) << n_[1].error();
   c_[1] = n_[1].Connect();
   EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), 3);
+}
+
+// The test as a node's only peer: it listens on a loopback port, answers the node's link's
+// PEER ID and PEER SYNC (+CONTINUE from offset 0), then sends what the test gives it.
+class PlayedPeer {
+ public:
+  PlayedPeer() : listener_(BindFreeLoopbackPort(&port_)) {
+    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
+  }
+  ~PlayedPeer() {
+    if (listener_ >= 0) ::close(listener_);
+  }
+  PlayedPeer(const PlayedPeer&) = delete;
+  PlayedPeer& operator=(const PlayedPeer&) = delete;
+  int port() const { return port_; }
+  bool listening() const { return listening_; }
+  static constexpr std::string_view kId = "0123456789abcdef0123456789abcdef01234567";
+
+  // Takes the node's link and answers its handshake; false when it did not come as expected.
+  bool Handshake() {
+    conn_ = RawConnection::Accept(listener_);
+    if (conn_ == nullptr) return false;
+    std::vector<std::string> request = ReadArray();
+    if (request.size() != 2 || request[0] != "PEER" || request[1] != "ID") return false;
+    if (!conn_->Send("$40\r\n" + std::string(kId) + "\r\n")) return false;
+    request = ReadArray();
+    if (request.size() < 2 || request[1] != "SYNC") return false;
+    return conn_->Send("+CONTINUE 0 0\r\n");
+  }
+  bool Send(const std::vector<std::string>& message) {
+    std::string out = "*" + std::to_string(message.size()) + "\r\n";
+    for (const std::string& arg : message) {
+      out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+    }
+    return conn_->Send(out);
+  }
+
+ private:
+  // One RESP array of bulk strings from the node ({} when it is not one).
+  std::vector<std::string> ReadArray() {
+    std::string line = conn_->ReadUntil("\r\n");
+    if (line.size() < 3 || line[0] != '*') return {};
+    const int count = std::stoi(line.substr(1));
+    std::vector<std::string> out;
+    for (int i = 0; i < count && i < 1000; i++) {
+      line = conn_->ReadUntil("\r\n");
+      if (line.size() < 3 || line[0] != '$') return {};
+      const size_t length = std::stoul(line.substr(1));
+      const std::string bulk = conn_->ReadExactly(length + 2);
+      if (bulk.size() != length + 2) return {};
+      out.push_back(bulk.substr(0, length));
+    }
+    return out;
+  }
+
+  int port_ = 0;
+  int listener_ = -1;
+  bool listening_ = false;
+  std::unique_ptr<RawConnection> conn_;
+};
+
+TEST(ActiveActiveVectorInputTest, MalformedAndOversizedVectorsAreRefusedAndTheLinkGoesOn) {
+  PlayedPeer peer;
+  ASSERT_TRUE(peer.listening());
+  TestServer node;
+  ASSERT_TRUE(node.Start({"--peer", "127.0.0.1", std::to_string(peer.port())})) << node.error();
+  RedisConnection c = node.Connect();
+  const std::string self = Cmd(c.get(), {"PEER", "ID"}).str();
+  const std::string played(PlayedPeer::kId);
+  ASSERT_TRUE(peer.Handshake());
+  auto delta = [&](int offset, const std::string& key) {
+    return peer.Send(
+        {"delta", std::to_string(offset), "1", "0", "put", key, "v", "TS", "1", "NOTTL"});
+  };
+  auto tick = [&](std::vector<std::string> vector) {
+    std::vector<std::string> message = {"tick", "1", "2", "0", "vector"};
+    message.insert(message.end(), vector.begin(), vector.end());
+    return peer.Send(message);
+  };
+  // A bad origin id, then a delta: refused, logged, and the delta after it is applied.
+  ASSERT_TRUE(tick({"not-an-id", "1"}));
+  ASSERT_TRUE(delta(1, "a"));
+  ASSERT_TRUE(Eventually([&] { return Cmd(c.get(), {"GET", "a"}).str() == "v"; }));
+  EXPECT_NE(node.ReadLog().find("applied vector refused (an origin id that is not 40 hex digits)"),
+            std::string::npos);
+  // Never heard a vector from its only peer: S holds every origin at 0.
+  EXPECT_EQ(InfoText(c.get(), "peers", "stable_vector"), played + "=0," + self + "=0");
+  // A well-formed one counts.
+  ASSERT_TRUE(tick({played, "1", self, "0"}));
+  ASSERT_TRUE(Eventually(
+      [&] { return InfoText(c.get(), "peers", "stable_vector") == played + "=1," + self + "=0"; }));
+  // Too many origins, an offset past 64 bits, an id twice: each refused, the last vector stays.
+  std::vector<std::string> oversized;
+  for (int i = 0; i <= 1024; i++) {
+    const std::string n = std::to_string(i);
+    oversized.push_back(std::string(40 - n.size(), '0') + n);
+    oversized.push_back("9");
+  }
+  ASSERT_TRUE(tick(oversized));
+  ASSERT_TRUE(tick({played, "18446744073709551616"}));
+  ASSERT_TRUE(tick({played, "2", played, "2"}));
+  ASSERT_TRUE(delta(2, "b"));
+  ASSERT_TRUE(Eventually([&] { return Cmd(c.get(), {"GET", "b"}).str() == "v"; }));
+  EXPECT_EQ(InfoText(c.get(), "peers", "stable_vector"), played + "=1," + self + "=0");
+  const std::string log = node.ReadLog();
+  EXPECT_NE(log.find("applied vector refused (more origins than a vector may name)"),
+            std::string::npos);
+  EXPECT_NE(log.find("applied vector refused (an offset that is not an unsigned 64-bit integer)"),
+            std::string::npos);
+  EXPECT_NE(log.find("applied vector refused (an origin named twice)"), std::string::npos);
+  EXPECT_NE(InfoText(c.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+  EXPECT_EQ(InfoField(c.get(), "peers", "malformed_deltas"), 0);
+  EXPECT_EQ(node.Stop(), 0) << node.ReadLog();
 }
 
 }  // namespace
