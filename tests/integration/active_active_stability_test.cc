@@ -110,6 +110,14 @@ TEST_F(ActiveActiveStabilityTest, StableVectorAdvancesOnceEveryNodeAppliedAWrite
   ASSERT_TRUE(Eventually([&] { return PeerField(0, 1, "acked") == 2; }));
   ASSERT_TRUE(Eventually([&] { return PeerField(1, 0, "acked") == 1; }));
   EXPECT_EQ(PeerField(0, 2, "acked"), 1u);
+  // PEER LIST says the same (a flat array of maps in RESP2: `acked` last).
+  const Reply list = Cmd(c_[0].get(), {"PEER", "LIST"});
+  ASSERT_EQ(list.size(), 2u);
+  for (size_t p = 0; p < 2; p++) {
+    ASSERT_EQ(list[p].size(), 20u);
+    EXPECT_EQ(list[p][18].str(), "acked");
+    EXPECT_EQ(list[p][19].integer(), list[p][7].str() == id_[1] ? 2 : 1);
+  }
   EXPECT_EQ(InfoField(c_[0].get(), "peers", "max_peer_lag_deltas"), 1);
   for (int i : {0, 1}) {
     EXPECT_EQ(StableOf(i, 0), 1u) << i;
