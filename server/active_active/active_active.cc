@@ -283,8 +283,36 @@ std::vector<ActiveActive::PeerInfo> ActiveActive::Peers() const {
     info.lag_ms = st.behind_since_ms == 0 ? 0 : now - st.behind_since_ms;
     info.clock_skew_ms = st.clock_skew_ms;
     info.last_io_ms = st.last_io_ms;
+    if (st.state != "self" && st.vector) {
+      info.vector = st.vector;
+      auto self = st.vector->find(node_id_);
+      if (self != st.vector->end()) info.acked = self->second;
+    }
     out.push_back(std::move(info));
   }
+  return out;
+}
+
+OriginVector ActiveActive::AppliedVector() const {
+  OriginVector vector;
+  {
+    std::lock_guard lock(applied_mu_);
+    for (const auto& [origin, position] : applied_) vector.emplace(origin, position.offset);
+  }
+  vector[node_id_] = end_offset_;
+  return vector;
+}
+
+ActiveActive::Stability ActiveActive::StabilityNow() const {
+  const std::vector<PeerInfo> peers = Peers();
+  std::vector<const OriginVector*> vectors;
+  for (size_t i = 0; i < peers.size(); i++) {
+    if (peers[i].state == "self") continue;  // this node itself: no peer
+    vectors.push_back(peers[i].vector ? &*peers[i].vector : nullptr);
+  }
+  Stability out;
+  out.stable = StableVector(AppliedVector(), vectors);
+  out.largest_lag = LargestLag(node_id_, end_offset_, vectors);
   return out;
 }
 
@@ -302,6 +330,11 @@ ActiveActive::AppliedPosition ActiveActive::applied_position(const std::string& 
 
 void ActiveActive::Cron(int64_t now_ms) {
   if (!links_.empty()) RefreshSyncSettings();
+  if (enabled_) {
+    if (storage::Status s = whole_key_->Recount(); !s.ok()) {
+      spdlog::warn("Cannot count the active-active markers: {}", s.ToString());
+    }
+  }
   ReduceExpiredLogRows(now_ms);
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
@@ -327,7 +360,8 @@ void ActiveActive::Cron(int64_t now_ms) {
   });
   if (subscribers_.empty() && snapshots_.empty()) return;
   std::string tick;
-  AppendTickResp(&tick, context_->keyspace().NowMs(), end_offset_, end_bytes_);
+  AppendVectorTickResp(&tick, context_->keyspace().NowMs(), end_offset_, end_bytes_,
+                       AppliedVector());
   // Not to a peer that has kTickSlack bytes waiting: it is being sent deltas.
   for (const Subscriber& subscriber : subscribers_) {
     Client* client = context_->clients().Find(subscriber.client_id);
@@ -352,6 +386,11 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "skewed_writes:" + std::to_string(skewed_writes_) + "\r\n";
   *out += "snapshots_sent:" + std::to_string(snapshots_sent_) + "\r\n";
   *out += "malformed_deltas:" + std::to_string(malformed_deltas_) + "\r\n";
+  const Stability stability = StabilityNow();
+  *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
+  *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
+  *out += "markers_pending:" + std::to_string(whole_key_->rows_held()) + "\r\n";
+  *out += "markers_collected:0\r\n";  // collection by causal stability is not built yet
   const std::vector<PeerInfo> peers = Peers();
   *out += "peers:" + std::to_string(peers.size()) + "\r\n";
   const int64_t now = WallMs();
@@ -364,7 +403,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
             ",lag_bytes=" + std::to_string(p.lag_bytes) + ",lag_ms=" + std::to_string(p.lag_ms) +
             ",clock_skew_ms=" + std::to_string(p.clock_skew_ms) +
             ",last_io_ms_ago=" + std::to_string(p.last_io_ms == 0 ? -1 : now - p.last_io_ms) +
-            "\r\n";
+            ",acked=" + std::to_string(p.acked) + "\r\n";
   }
 }
 

@@ -67,6 +67,7 @@
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
+#include "server/active_active/stable_vector.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
@@ -207,6 +208,10 @@ class ActiveActive {
     int64_t lag_ms = 0;         // how long this node has been behind the peer (0: caught up)
     int64_t clock_skew_ms = 0;  // the peer's clock minus this node's, at its last tick
     int64_t last_io_ms = 0;     // when the link last received something (0: never)
+    // The peer's applied vector at its last tick (stable_vector.h; nullopt: none heard yet, or
+    // the link is to this node itself) and its entry for this node.
+    std::optional<OriginVector> vector;
+    uint64_t acked = 0;
   };
   std::vector<PeerInfo> Peers() const;
   // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
@@ -268,7 +273,20 @@ class ActiveActive {
   // a new incarnation and has applied nothing of that peer since. Any thread.
   bool wants_snapshot(const std::string& origin_id) const;
 
-  // The server's cron: ticks to every subscribed peer, drops those whose client went.
+  // This node's applied vector (stable_vector.h): each origin's last offset applied here, and
+  // its own log's last offset under its own id.
+  OriginVector AppliedVector() const;
+  // Causal stability over the mesh (stable_vector.h): the stable vector of this node and every
+  // configured peer (a link to this node itself is no peer), and the largest lag in deltas of a
+  // peer behind this node's log, from the vectors the peers' ticks last carried.
+  struct Stability {
+    OriginVector stable;
+    uint64_t largest_lag = 0;
+  };
+  Stability StabilityNow() const;
+
+  // The server's cron: ticks (with this node's applied vector) to every subscribed peer, drops
+  // those whose client went.
   void Cron(int64_t now_ms);
   // INFO peers.
   void AppendInfo(std::string* out) const;

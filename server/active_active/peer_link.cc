@@ -229,6 +229,9 @@ struct Message {
   // Tick and snapshot end: the byte position they carry. A delta: its wire size as parsed, then
   // (set by the session) the byte position just after it.
   uint64_t end_bytes = 0;
+  // Tick: the peer's applied vector (nullopt: none, or refused), and what its parse said.
+  std::optional<OriginVector> vector;
+  VectorParse vector_parse = VectorParse::kOk;
 };
 
 bool ParseUint(std::string_view text, uint64_t* out) {
@@ -249,7 +252,10 @@ bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Mess
     if (m->kind == Message::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms)) return false;
     if (!ParseUint(args[at++], &m->end)) return false;
     // A tick without a byte position (an older peer): lag in bytes stays unknown (0).
-    return at >= args.size() || ParseUint(args[at], &m->end_bytes);
+    if (at < args.size() && !ParseUint(args[at], &m->end_bytes)) return false;
+    // A malformed vector is refused on its own: the tick still counts (Deliver logs why).
+    if (m->kind == Message::Kind::kTick) m->vector_parse = ParseTickVector(args, &m->vector);
+    return true;
   }
   int64_t db = 0;
   size_t first_arg = 0;
@@ -272,6 +278,22 @@ bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Mess
   m->delta.db = static_cast<int>(db);
   m->delta.args.assign(args.begin() + static_cast<ptrdiff_t>(first_arg), args.end());
   return true;
+}
+
+// A tick's vector into the peer's status (under its mutex): kept when well formed; a refused one
+// leaves the last kept and is logged, once until the reason changes.
+void NoteVector(const std::string& peer_id, const Message& tick, PeerLink::Status& status) {
+  if (tick.vector) {
+    status.vector = tick.vector;
+    status.vector_refused.clear();
+    return;
+  }
+  if (tick.vector_parse == VectorParse::kOk) return;  // a tick without a vector
+  const std::string_view why = VectorParseText(tick.vector_parse);
+  if (status.vector_refused != why) {
+    spdlog::warn("Peer {}: applied vector refused ({}): its last one stays", peer_id, why);
+    status.vector_refused = why;
+  }
 }
 
 // On the io thread: applies one batch of stream messages in order and notes what they say in
@@ -326,6 +348,7 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, const std::vector<
         status.remote_end = m.end;
         status.remote_end_bytes = m.end_bytes;
         status.clock_skew_ms = m.tick_ms - now;
+        NoteVector(peer_id, m, status);
         if (applied >= m.end) {
           status.behind_since_ms = 0;
         } else if (status.behind_since_ms == 0) {

@@ -12,11 +12,11 @@
 // then the deltas. Every
 // batch of replies read is posted to the io thread, which applies the deltas in order, each run
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
-// and end offset: lag and clock skew). A lost link, a read silent for 3 s (the peer ticks every 100
-// ms), a gap or an engine error close the session; the link reconnects after a backoff (50 ms
-// doubling to 1 s) and resumes from the vector. No more than kMaxInFlight deltas wait for the io
-// thread: the link stops reading meanwhile (TCP then holds the peer back, and the peer drops a
-// subscriber whose output grows past its limit).
+// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A lost link,
+// a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine error close the session;
+// the link reconnects after a backoff (50 ms doubling to 1 s) and resumes from the vector. No more
+// than kMaxInFlight deltas wait for the io thread: the link stops reading meanwhile (TCP then holds
+// the peer back, and the peer drops a subscriber whose output grows past its limit).
 //
 // What it owns: its thread, the session's connection, and the link's Status (shared with the io
 // thread). Invariants: the link's thread never touches ActiveActive but through its thread-safe
@@ -36,6 +36,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "server/active_active/stable_vector.h"
 
 namespace ebb::server {
 
@@ -58,6 +60,11 @@ class PeerLink {
     int64_t behind_since_ms = 0;  // 0: caught up at the last tick
     int64_t clock_skew_ms = 0;
     int64_t last_io_ms = 0;
+    // The peer's applied vector at its last tick that carried one (stable_vector.h); nullopt
+    // until then (kept across reconnections: it only ages).
+    std::optional<OriginVector> vector;
+    // Why the last vector the peer sent was refused ("" when none was): logged when it changes.
+    std::string vector_refused;
   };
 
   // REQUIRES: owner and io outlive the link (Stop before either goes).

@@ -137,19 +137,36 @@ bool ParseHorizonRowName(std::string_view name, int* db) {
 }
 
 storage::Status WholeKeyMarkers::Load() {
+  storage::Status s = CountRows();
+  if (!s.ok()) return s;
+  any_ = rows_held_ > 0;
+  return s;
+}
+
+storage::Status WholeKeyMarkers::CountRows() {
+  uint64_t rows = 0;
   auto it = keyspace_.db().NewIterator(storage::ReadOptions());
   for (std::string_view prefix : {kKeyMarkerRowPrefix, kHorizonRowPrefix}) {
     const std::string start = types::Keyspace::SystemRowKey(prefix);
-    it->Seek(start);
-    const bool found = it->Valid() && it->key().starts_with(start);
-    any_ = any_ || found;
-    if (prefix == kHorizonRowPrefix) any_horizon_ = found;
+    uint64_t found = 0;
+    for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) found++;
+    if (prefix == kHorizonRowPrefix && found > 0) any_horizon_ = true;
+    rows += found;
   }
-  return it->status();
+  if (!it->status().ok()) return it->status();
+  rows_held_ = rows;
+  recount_ = false;
+  return storage::Status::OK();
 }
 
-storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::string& value) {
+storage::Status WholeKeyMarkers::Recount() {
+  return recount_ ? CountRows() : storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::string& value,
+                                        bool new_row) {
   any_ = true;
+  if (new_row) rows_held_++;
   return keyspace_.db().Put(keyspace_.WriteOptions(), types::Keyspace::SystemRowKey(name), value);
 }
 
@@ -337,7 +354,7 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
   s = ReadRow(db, key, &stored, &has_row);
   if (!s.ok()) return s;
   stored.floor = precedence;
-  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored));
+  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(stored), !has_row);
   return s.ok() ? SettleCounter(db, key) : s;  // a counter is a string: the floor ends it
 }
 
@@ -455,7 +472,7 @@ storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const 
     marker.deleted_up_to = std::max(marker.deleted_up_to, ts);
     marker.floor = std::max(marker.floor, precedence);
     if (marker == before && found) continue;
-    s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
+    s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker), !found);
     if (s.ok()) s = SettleCounter(db, key);
     if (!s.ok()) return s;
   }
@@ -475,7 +492,7 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   s = HeldType(keyspace_, db, key, &held);
   if (!s.ok()) return s;
   if (held) marker.floor = std::max(marker.floor, TypePrecedence(*held));
-  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker));
+  s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker), !found);
   if (!s.ok()) return s;
   s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG
   if (s.ok()) s = ApplyRegisterToTlog(db, key, reg);  // nothing unless it holds a log
@@ -582,7 +599,7 @@ storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
   if (ts > horizon) {
     any_horizon_ = true;
     horizons_[db] = ts;
-    s = PutRow(HorizonRowName(db), std::to_string(ts));
+    s = PutRow(HorizonRowName(db), std::to_string(ts), horizon == KeyMarker::kNothingDeleted);
   }
   if (!s.ok()) return s;
   auto keys = keyspace_.Keys(db, nullptr);

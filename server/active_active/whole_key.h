@@ -128,12 +128,22 @@ class WholeKeyMarkers {
   void set_counters(Counters* counters) { counters_ = counters; }
 
   // Whether any marker or horizon row exists (read once at start, then kept): when none does,
-  // no write needs a marker read.
+  // no write needs a marker read. Also counts them (rows_held): one pass over the marker rows.
   storage::Status Load();
   bool any() const { return any_; }
   // The horizons are cached once read or written, for every write reads its database's. The
-  // caller drops the cache whenever it discards a keyspace batch (a flush in it never happened).
-  void ForgetCachedHorizons() { horizons_.assign(horizons_.size(), std::nullopt); }
+  // caller drops the cache whenever it discards a keyspace batch (a flush in it never happened);
+  // the count of rows held is then taken again by the next Recount.
+  void ForgetCachedHorizons() {
+    horizons_.assign(horizons_.size(), std::nullopt);
+    recount_ = true;
+  }
+  // The key marker and horizon rows held (INFO peers markers_pending), counting the open
+  // batch's new rows: exact between batches unless one was discarded since the last Recount.
+  uint64_t rows_held() const { return rows_held_; }
+  // Counts the rows again when a discarded batch may have left rows_held() off (between
+  // batches).
+  storage::Status Recount();
 
   // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers. A PUT
   // at or before the key's expiry register takes the register's expiry: *delta's PXAT/NOTTL is
@@ -202,7 +212,10 @@ class WholeKeyMarkers {
                                bool live);
   // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
-  storage::Status PutRow(const std::string& name, const std::string& value);
+  // Writes a marker or horizon row; `new_row`: none was held under that name (counted).
+  storage::Status PutRow(const std::string& name, const std::string& value, bool new_row);
+  // The marker and horizon rows the engine holds, counted into rows_held_.
+  storage::Status CountRows();
   // SettleExpiry under `reg`.
   storage::Status ApplyRegisterToTreg(int db, std::string_view key, const ExpiryRegister& reg);
   // The same for a log (live, or expired by an earlier register): it carries the register in
@@ -224,6 +237,8 @@ class WholeKeyMarkers {
   int databases_;
   bool any_ = false;                              // some marker or horizon row exists (never reset)
   bool any_horizon_ = false;                      // some horizon row exists (never reset)
+  uint64_t rows_held_ = 0;                        // see rows_held()
+  bool recount_ = false;                          // a batch was discarded since the count
   std::vector<std::optional<int64_t>> horizons_;  // per database, once read or written
 };
 

@@ -52,7 +52,7 @@ void ExecuteList(CommandContext& ctx, const NoOptions&) {
   const std::vector<ActiveActive::PeerInfo> peers = aa->Peers();
   ctx.reply.ArrayHeader(peers.size());
   for (const ActiveActive::PeerInfo& p : peers) {
-    ctx.reply.MapHeader(9);
+    ctx.reply.MapHeader(10);
     ctx.reply.Bulk("host");
     ctx.reply.Bulk(p.host);
     ctx.reply.Bulk("port");
@@ -71,6 +71,8 @@ void ExecuteList(CommandContext& ctx, const NoOptions&) {
     ctx.reply.Integer(p.lag_ms);
     ctx.reply.Bulk("clock_skew_ms");
     ctx.reply.Integer(p.clock_skew_ms);
+    ctx.reply.Bulk("acked");
+    ctx.reply.Integer(static_cast<int64_t>(p.acked));
   }
 }
 

@@ -1,0 +1,301 @@
+// Causal stability between active-active peers (docs/active-active.md, "Links", "INFO peers";
+// server/active_active/stable_vector.h), against three spawned ebb-servers: each node's applied
+// vector travels in its ticks, and the stable vector S in INFO peers advances for an origin only
+// once every node has applied its write, stalls while a node is cut off, advances again after
+// the heal, and is un-stalled by a PEER REMOVE of the node cut off. markers_pending counts the
+// key markers and horizons held, also across a restart. A peer the test plays sends malformed
+// and oversized vectors: each is refused and logged, and the link goes on. Every wait is a
+// bounded poll.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tests/support/active_active_mesh.h"
+#include "tests/support/eventually.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+class ActiveActiveStabilityTest : public ActiveActiveMeshTest {
+ protected:
+  void SetUp() override {
+    StartMesh(3);
+    for (int i = 0; i < 3; i++) id_[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  }
+  // Node i's stable vector, from INFO peers' `stable_vector:<id>=<offset>,...`.
+  std::map<std::string, uint64_t> Stable(int i) {
+    std::map<std::string, uint64_t> out;
+    std::string_view text = stable_text_ = InfoText(c_[i].get(), "peers", "stable_vector");
+    while (!text.empty()) {
+      const size_t comma = text.find(',');
+      const std::string_view entry = text.substr(0, comma);
+      const size_t eq = entry.find('=');
+      EXPECT_NE(eq, std::string_view::npos) << stable_text_;
+      if (eq == std::string_view::npos) break;
+      out[std::string(entry.substr(0, eq))] = std::stoull(std::string(entry.substr(eq + 1)));
+      text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
+    }
+    return out;
+  }
+  // S[origin] on node i (0 when it names no such origin).
+  uint64_t StableOf(int i, int origin) {
+    const auto stable = Stable(i);
+    auto it = stable.find(id_[origin]);
+    return it == stable.end() ? 0 : it->second;
+  }
+  // Origin's offset applied on node i (its own log's end on itself).
+  uint64_t Applied(int i, int origin) {
+    if (i == origin) return InfoField(c_[i].get(), "peers", "origin_offset");
+    return PeerField(i, origin, "applied");
+  }
+  // A field of node i's INFO peers line for the node `peer`.
+  uint64_t PeerField(int i, int peer, const std::string& field) {
+    for (int p = 0; p < 2; p++) {
+      const std::string line = InfoText(c_[i].get(), "peers", "peer" + std::to_string(p));
+      if (line.find("id=" + id_[peer]) == std::string::npos) continue;
+      const size_t at = line.find("," + field + "=");
+      if (at == std::string::npos) break;
+      return std::stoull(line.substr(at + field.size() + 2));
+    }
+    return 0;
+  }
+  // Waits until S[origin] = `offset` on each of `nodes`, checking at every poll that S never
+  // runs ahead of what any of the three nodes has applied (read after it).
+  bool WaitStable(const std::vector<int>& nodes, int origin, uint64_t offset) {
+    return Eventually([&] {
+      bool reached = true;
+      for (int i : nodes) {
+        const uint64_t s = StableOf(i, origin);
+        for (int j = 0; j < 3; j++) {
+          if (n_[j].Running() && counted_[j]) {
+            EXPECT_LE(s, Applied(j, origin)) << "node " << i << " S ahead of node " << j;
+          }
+        }
+        reached = reached && s == offset;
+      }
+      return reached;
+    });
+  }
+  // Cuts (or heals) node 2 from nodes 0 and 1.
+  void CutNode2(bool cut) {
+    for (int i = 0; i < 2; i++) SetLink(c_[i].get(), n_[i], c_[2].get(), n_[2], !cut);
+  }
+
+  std::string id_[3];
+  // The nodes S must never run ahead of (one a PEER REMOVE dropped no longer counts).
+  bool counted_[3] = {true, true, true};
+  std::string stable_text_;
+};
+
+TEST_F(ActiveActiveStabilityTest, StableVectorAdvancesOnceEveryNodeAppliedAWrite) {
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 0, 1)) << stable_text_;
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(StableOf(i, 1), 0u);
+    EXPECT_EQ(StableOf(i, 2), 0u);
+    EXPECT_EQ(Stable(i).size(), 3u) << stable_text_;  // every node's id, itself included
+  }
+
+  // Node 2 cut off: node 1 applies the next write, S stays where node 2 left it.
+  CutNode2(true);
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "2"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"SET", "c", "3"}).str(), "OK");
+  ASSERT_TRUE(Eventually([&] { return PeerField(0, 1, "acked") == 2; }));
+  ASSERT_TRUE(Eventually([&] { return PeerField(1, 0, "acked") == 1; }));
+  EXPECT_EQ(PeerField(0, 2, "acked"), 1u);
+  // PEER LIST says the same (a flat array of maps in RESP2: `acked` last).
+  const Reply list = Cmd(c_[0].get(), {"PEER", "LIST"});
+  ASSERT_EQ(list.size(), 2u);
+  for (size_t p = 0; p < 2; p++) {
+    ASSERT_EQ(list[p].size(), 20u);
+    EXPECT_EQ(list[p][18].str(), "acked");
+    EXPECT_EQ(list[p][19].integer(), list[p][7].str() == id_[1] ? 2 : 1);
+  }
+  EXPECT_EQ(InfoField(c_[0].get(), "peers", "max_peer_lag_deltas"), 1);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(StableOf(i, 0), 1u) << i;
+    EXPECT_EQ(StableOf(i, 1), 0u) << i;
+  }
+  EXPECT_EQ(StableOf(2, 0), 1u);
+
+  // The heal: every node applies both writes, and S follows on every node.
+  CutNode2(false);
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 0, 2)) << stable_text_;
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 1, 1)) << stable_text_;
+  ASSERT_TRUE(
+      Eventually([&] { return InfoField(c_[0].get(), "peers", "max_peer_lag_deltas") == 0; }));
+}
+
+TEST_F(ActiveActiveStabilityTest, PeerRemoveOfANodeCutOffUnstallsIt) {
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 0, 1)) << stable_text_;
+  CutNode2(true);
+  counted_[2] = false;
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "2"}).str(), "OK");
+  ASSERT_TRUE(Eventually([&] { return PeerField(0, 1, "acked") == 2; }));
+  EXPECT_EQ(StableOf(0, 0), 1u);
+  // Node 0 drops node 2: S over node 0 and node 1 alone.
+  ASSERT_EQ(Cmd(c_[0].get(), {"PEER", "REMOVE", "127.0.0.1", std::to_string(n_[2].port())}).str(),
+            "OK");
+  ASSERT_TRUE(WaitStable({0}, 0, 2)) << stable_text_;
+  // Node 1 still counts node 2, which has not applied it.
+  EXPECT_EQ(StableOf(1, 0), 1u);
+  ASSERT_EQ(Cmd(c_[1].get(), {"PEER", "REMOVE", "127.0.0.1", std::to_string(n_[2].port())}).str(),
+            "OK");
+  ASSERT_TRUE(WaitStable({0, 1}, 0, 2)) << stable_text_;
+}
+
+TEST_F(ActiveActiveStabilityTest, MarkersPendingCountsKeyMarkersAndHorizons) {
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 0);
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0);
+  }
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "a", "b"}).integer(), 2);
+  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "3"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"SET", "x", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"FLUSHDB"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "0"}).str(), "OK");
+  // Two key markers, one horizon, everywhere; a key deleted again adds none.
+  for (int i = 0; i < 3; i++) {
+    ASSERT_TRUE(Eventually([&] { return InfoField(c_[i].get(), "peers", "markers_pending") == 3; }))
+        << i;
+  }
+  // A write after the delete's T (the clocks are pinned: a SET would be covered).
+  ASSERT_EQ(Cmd(c_[2].get(), {"PUT", "a", "2", "TS", std::to_string(kMeshClockMs + 10)}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c_[2].get(), {"DEL", "a"}).integer(), 1);
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 2, 2)) << stable_text_;
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 3) << i;
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0) << i;
+  }
+  // Counted again from the rows at start.
+  ASSERT_TRUE(n_[1].Restart()) << n_[1].error();
+  c_[1] = n_[1].Connect();
+  EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), 3);
+}
+
+// The test as a node's only peer: it listens on a loopback port, answers the node's link's
+// PEER ID and PEER SYNC (+CONTINUE from offset 0), then sends what the test gives it.
+class PlayedPeer {
+ public:
+  PlayedPeer() : listener_(BindFreeLoopbackPort(&port_)) {
+    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
+  }
+  ~PlayedPeer() {
+    if (listener_ >= 0) ::close(listener_);
+  }
+  PlayedPeer(const PlayedPeer&) = delete;
+  PlayedPeer& operator=(const PlayedPeer&) = delete;
+  int port() const { return port_; }
+  bool listening() const { return listening_; }
+  static constexpr std::string_view kId = "0123456789abcdef0123456789abcdef01234567";
+
+  // Takes the node's link and answers its handshake; false when it did not come as expected.
+  bool Handshake() {
+    conn_ = RawConnection::Accept(listener_);
+    if (conn_ == nullptr) return false;
+    std::vector<std::string> request = ReadArray();
+    if (request.size() != 2 || request[0] != "PEER" || request[1] != "ID") return false;
+    if (!conn_->Send("$40\r\n" + std::string(kId) + "\r\n")) return false;
+    request = ReadArray();
+    if (request.size() < 2 || request[1] != "SYNC") return false;
+    return conn_->Send("+CONTINUE 0 0\r\n");
+  }
+  bool Send(const std::vector<std::string>& message) {
+    std::string out = "*" + std::to_string(message.size()) + "\r\n";
+    for (const std::string& arg : message) {
+      out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+    }
+    return conn_->Send(out);
+  }
+
+ private:
+  // One RESP array of bulk strings from the node ({} when it is not one).
+  std::vector<std::string> ReadArray() {
+    std::string line = conn_->ReadUntil("\r\n");
+    if (line.size() < 3 || line[0] != '*') return {};
+    const int count = std::stoi(line.substr(1));
+    std::vector<std::string> out;
+    for (int i = 0; i < count && i < 1000; i++) {
+      line = conn_->ReadUntil("\r\n");
+      if (line.size() < 3 || line[0] != '$') return {};
+      const size_t length = std::stoul(line.substr(1));
+      const std::string bulk = conn_->ReadExactly(length + 2);
+      if (bulk.size() != length + 2) return {};
+      out.push_back(bulk.substr(0, length));
+    }
+    return out;
+  }
+
+  int port_ = 0;
+  int listener_ = -1;
+  bool listening_ = false;
+  std::unique_ptr<RawConnection> conn_;
+};
+
+TEST(ActiveActiveVectorInputTest, MalformedAndOversizedVectorsAreRefusedAndTheLinkGoesOn) {
+  PlayedPeer peer;
+  ASSERT_TRUE(peer.listening());
+  TestServer node;
+  ASSERT_TRUE(node.Start({"--peer", "127.0.0.1", std::to_string(peer.port())})) << node.error();
+  RedisConnection c = node.Connect();
+  const std::string self = Cmd(c.get(), {"PEER", "ID"}).str();
+  const std::string played(PlayedPeer::kId);
+  ASSERT_TRUE(peer.Handshake());
+  auto delta = [&](int offset, const std::string& key) {
+    return peer.Send(
+        {"delta", std::to_string(offset), "1", "0", "put", key, "v", "TS", "1", "NOTTL"});
+  };
+  auto tick = [&](std::vector<std::string> vector) {
+    std::vector<std::string> message = {"tick", "1", "2", "0", "vector"};
+    message.insert(message.end(), vector.begin(), vector.end());
+    return peer.Send(message);
+  };
+  // A bad origin id, then a delta: refused, logged, and the delta after it is applied.
+  ASSERT_TRUE(tick({"not-an-id", "1"}));
+  ASSERT_TRUE(delta(1, "a"));
+  ASSERT_TRUE(Eventually([&] { return Cmd(c.get(), {"GET", "a"}).str() == "v"; }));
+  EXPECT_NE(node.ReadLog().find("applied vector refused (an origin id that is not 40 hex digits)"),
+            std::string::npos);
+  // Never heard a vector from its only peer: S holds every origin at 0.
+  EXPECT_EQ(InfoText(c.get(), "peers", "stable_vector"), played + "=0," + self + "=0");
+  // A well-formed one counts.
+  ASSERT_TRUE(tick({played, "1", self, "0"}));
+  ASSERT_TRUE(Eventually(
+      [&] { return InfoText(c.get(), "peers", "stable_vector") == played + "=1," + self + "=0"; }));
+  // Too many origins, an offset past 64 bits, an id twice: each refused, the last vector stays.
+  std::vector<std::string> oversized;
+  for (int i = 0; i <= 1024; i++) {
+    const std::string n = std::to_string(i);
+    oversized.push_back(std::string(40 - n.size(), '0') + n);
+    oversized.push_back("9");
+  }
+  ASSERT_TRUE(tick(oversized));
+  ASSERT_TRUE(tick({played, "18446744073709551616"}));
+  ASSERT_TRUE(tick({played, "2", played, "2"}));
+  ASSERT_TRUE(delta(2, "b"));
+  ASSERT_TRUE(Eventually([&] { return Cmd(c.get(), {"GET", "b"}).str() == "v"; }));
+  EXPECT_EQ(InfoText(c.get(), "peers", "stable_vector"), played + "=1," + self + "=0");
+  const std::string log = node.ReadLog();
+  EXPECT_NE(log.find("applied vector refused (more origins than a vector may name)"),
+            std::string::npos);
+  EXPECT_NE(log.find("applied vector refused (an offset that is not an unsigned 64-bit integer)"),
+            std::string::npos);
+  EXPECT_NE(log.find("applied vector refused (an origin named twice)"), std::string::npos);
+  EXPECT_NE(InfoText(c.get(), "peers", "peer0").find("state=connected"), std::string::npos);
+  EXPECT_EQ(InfoField(c.get(), "peers", "malformed_deltas"), 0);
+  EXPECT_EQ(node.Stop(), 0) << node.ReadLog();
+}
+
+}  // namespace
+}  // namespace ebb::test
