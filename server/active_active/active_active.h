@@ -301,6 +301,16 @@ class ActiveActive {
   // The system row of the log's delta at `offset`: aa-log:<offset as 20 decimal digits>, so
   // rows sort by offset.
   static std::string LogRowName(uint64_t offset);
+  // The engine key of the log row at `offset` (Keyspace::SystemRowKey(LogRowName(offset))) in
+  // place, no heap block: the origin's write path makes one or more per logged delta.
+  class LogRowKey {
+   public:
+    explicit LogRowKey(uint64_t offset);
+    std::string_view view() const { return {bytes_.data(), bytes_.size()}; }
+
+   private:
+    std::array<char, 1 + kLogRowPrefix.size() + 20> bytes_;  // the system tag, name, digits
+  };
   // Loads the origin log's rows: the newest gap-free run, at most peer-backlog-size long; older
   // rows (a gap left by an earlier run, or a backlog since made smaller) are deleted.
   storage::Status LoadLog();
@@ -509,8 +519,12 @@ class ActiveActive {
   uint64_t end_bytes_ = 0;                            // see end_bytes()
   uint64_t log_bytes_ = 0;                            // the wire bytes log_ holds
   std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
-  std::map<std::string, AppliedPosition> applied_;    // origin id -> what was applied
-  std::atomic<bool> resync_ = false;                  // kResyncRow is set
+  // FinishLocalWrite's buffers, kept between writes: the log row's encoding and the wire form
+  // (copied into log_ at its exact size).
+  std::string row_scratch_;
+  std::string wire_scratch_;
+  std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
+  std::atomic<bool> resync_ = false;                // kResyncRow is set
   mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
   std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;

@@ -22,6 +22,7 @@
 #include "server/services/server_context.h"
 #include "storage/expired_retention.h"
 #include "storage/write_batch.h"
+#include "types/key_encoding.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
 
@@ -37,6 +38,17 @@ std::string ActiveActive::LogRowName(uint64_t offset) {
   std::memcpy(name.data(), kLogRowPrefix.data(), kLogRowPrefix.size());
   std::memcpy(name.data() + name.size() - n, digits.data(), n);
   return name;
+}
+
+ActiveActive::LogRowKey::LogRowKey(uint64_t offset) {
+  static_assert(static_cast<uint8_t>(types::KeyTag::kSystem) == 0);  // SystemRowKey's first byte
+  bytes_.fill('0');
+  bytes_[0] = '\0';
+  std::memcpy(bytes_.data() + 1, kLogRowPrefix.data(), kLogRowPrefix.size());
+  std::array<char, 20> digits;
+  const size_t n = static_cast<size_t>(
+      std::to_chars(digits.data(), digits.data() + digits.size(), offset).ptr - digits.data());
+  std::memcpy(bytes_.data() + bytes_.size() - n, digits.data(), n);
 }
 
 storage::Status ActiveActive::LoadLog() {
@@ -313,7 +325,7 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
        bytes < kMaxRewrittenBytes;
        it->Next()) {
     const uint64_t offset = first + run->rows.size();
-    if (it->key() != types::Keyspace::SystemRowKey(LogRowName(offset))) break;
+    if (it->key() != LogRowKey(offset).view()) break;
     std::string row(it->value());
     PeerDelta delta;
     std::string digest;
