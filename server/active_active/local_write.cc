@@ -167,7 +167,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   const uint64_t capacity = LogCapacity();
   const size_t leaving = log_.size() >= capacity ? log_.size() + 1 - capacity : 0;
   for (size_t i = 0; s.ok() && i < leaving; i++) {
-    s = ks.db().Delete(options, LogRowKey(log_[i].first).view());
+    s = ks.db().Delete(options, LogRowKey(log_[i].offset).view());
   }
   if (!s.ok()) {
     ks.DiscardBatch();
@@ -185,7 +185,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   end_bytes_ += wire.size();
   Push(wire);
   log_bytes_ += wire.size();
-  log_.emplace_back(delta.offset, std::move(wire));
+  log_.push_back({delta.offset, std::move(wire)});
   DropLogFront(leaving);
   NoteExpiringDelta(delta);
   return storage::Status::OK();
