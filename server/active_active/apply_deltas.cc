@@ -26,6 +26,14 @@ std::span<const std::string_view> AsSpan(const ArgViews& views) {
   return {views.data(), views.size()};
 }
 
+// ApplyOne's copy of a delta's arguments (lower-cased, and rewritten by the markers), kept
+// between deltas so that copying the next one reuses its strings' room: a peer copies every
+// delta it applies. Only the io thread applies deltas, and ApplyOne never runs inside itself.
+std::vector<std::string>& ApplyArgs() {
+  thread_local std::vector<std::string> args;
+  return args;
+}
+
 }  // namespace
 
 bool ActiveActive::ApplyDeltas(const std::string& origin_id,
@@ -126,7 +134,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  std::vector<std::string> args = delta.args;
+  std::vector<std::string>& args = ApplyArgs();
+  args = delta.args;  // element by element: each string keeps its room
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
   if (args[0].ends_with("-at")) {
@@ -151,7 +160,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, AsciiLower(delta.args[0]));
     return ApplyOutcome::kMalformed;
   }
-  return ApplyPeerWrite(origin_id, delta, &*write);
+  const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
+  args = std::move(write->args);  // lent for the write: its room serves the next delta
+  return outcome;
 }
 
 std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
