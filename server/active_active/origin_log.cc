@@ -180,7 +180,7 @@ void ActiveActive::NoteRegisterChange(int db, std::string_view key) {
   const uint64_t first = LogFirst();
   if (auto head = value_row_heads_.find(hash); head != value_row_heads_.end()) {
     // Each link points to an older row: the walk ends at 0 or at a row that left the log.
-    for (uint64_t offset = head->second; offset >= first && offset <= end_offset_;
+    for (uint64_t offset = head->second; offset >= first && offset - first < log_.size();
          offset = log_[offset - first].prev_value_row) {
       expiring_.emplace(std::numeric_limits<int64_t>::min(), offset);
     }
