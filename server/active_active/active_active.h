@@ -49,6 +49,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -319,6 +320,16 @@ class ActiveActive {
   // The system row of the log's delta at `offset`: aa-log:<offset as 20 decimal digits>, so
   // rows sort by offset.
   static std::string LogRowName(uint64_t offset);
+  // The engine key of the log row at `offset` (Keyspace::SystemRowKey(LogRowName(offset))) in
+  // place, no heap block: the origin's write path makes one or more per logged delta.
+  class LogRowKey {
+   public:
+    explicit LogRowKey(uint64_t offset);
+    std::string_view view() const { return {bytes_.data(), bytes_.size()}; }
+
+   private:
+    std::array<char, 1 + kLogRowPrefix.size() + 20> bytes_;  // the system tag, name, digits
+  };
   // Loads the origin log's rows: the newest gap-free run, at most peer-backlog-size long; older
   // rows (a gap left by an earlier run, or a backlog since made smaller) are deleted.
   storage::Status LoadLog();
@@ -326,16 +337,17 @@ class ActiveActive {
   // Drops the `count` oldest deltas from log_ (not from the engine); returns `count`.
   size_t DropLogFront(size_t count);
   // Notes a delta just added to log_ for ReduceExpiredLogRows: a value row (LoggedValueOf) in
-  // value_rows_, and in expiring_ when its value has an expiry of its own (a put's PXAT, a TLOG
-  // entry's retention window); an expiry change (`expiry-at`) as NoteRegisterChange. `loading`
+  // value_row_heads_, and in expiring_ when its value has an expiry of its own (a put's PXAT, a
+  // TLOG entry's retention window); an expiry change (`expiry-at`) as NoteRegisterChange. `loading`
   // (LoadLog): a row without such an expiry is judged by the next pass, since a register may
   // have covered it before the restart.
   void NoteExpiringDelta(const PeerDelta& delta, bool loading = false);
   // The expiry register of `key` changed (a logged or applied `expiry-at`, a snapshot's
-  // `marker-at`): its value rows leave value_rows_ for the next pass, which judges them again.
+  // `marker-at`): its value rows (value_row_heads_, value_rows_put_back_) leave for the next
+  // pass, which judges them again.
   void NoteRegisterChange(int db, std::string_view key);
-  // Drops from expiring_ and value_rows_ the rows that left the log, and duplicates, once either
-  // holds more than twice the log's length.
+  // Drops from expiring_, value_row_heads_ and value_rows_put_back_ the rows that left the log
+  // (and duplicates), once one holds more than twice the log's length.
   void SweepExpiryIndexes();
   // The purge deadline in the origin log (docs/active-active.md, "The origin log"): each logged
   // value (a put, a TREG SET, a TLOG INS) that has expired by the retention of the rows' dead
@@ -523,12 +535,23 @@ class ActiveActive {
   boost::asio::io_context& io_;
   std::string node_id_;
   bool enabled_ = false;
-  uint64_t end_offset_ = 0;                           // the last origin offset given
-  uint64_t end_bytes_ = 0;                            // see end_bytes()
-  uint64_t log_bytes_ = 0;                            // the wire bytes log_ holds
-  std::deque<std::pair<uint64_t, std::string>> log_;  // offset, wire form (oldest first)
-  std::map<std::string, AppliedPosition> applied_;    // origin id -> what was applied
-  std::atomic<bool> resync_ = false;                  // kResyncRow is set
+  uint64_t end_offset_ = 0;  // the last origin offset given
+  uint64_t end_bytes_ = 0;   // see end_bytes()
+  uint64_t log_bytes_ = 0;   // the wire bytes log_ holds
+  struct LogEntry {
+    uint64_t offset = 0;
+    std::string wire;  // the wire form
+    // For a value row (LoggedValueOf): the offset of the row before it in log_ under the same
+    // ValueRowsKey when it was noted (0: none), the link value_row_heads_ starts from.
+    uint64_t prev_value_row = 0;
+  };
+  std::deque<LogEntry> log_;  // oldest first
+  // FinishLocalWrite's buffers, kept between writes: the log row's encoding and the wire form
+  // (copied into log_ at its exact size).
+  std::string row_scratch_;
+  std::string wire_scratch_;
+  std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
+  std::atomic<bool> resync_ = false;                // kResyncRow is set
   mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
   std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;
@@ -546,11 +569,16 @@ class ActiveActive {
   // The value rows to judge, by when their value expires: expire_at -> offset (INT64_MIN: at
   // the next pass). Entries of deltas that left log_ are dropped as met, or swept.
   std::multimap<int64_t, uint64_t> expiring_;
-  // The value rows of log_ (LoggedValueOf) by a hash of their database and key (ValueRowsKey in
-  // origin_log.cc: a number, so a write's lookup makes and compares no string), for
-  // NoteRegisterChange; value_rows_count_ offsets in all (rows left the log are swept).
-  std::unordered_map<uint64_t, std::vector<uint64_t>> value_rows_;
-  size_t value_rows_count_ = 0;
+  // The value rows of log_ (LoggedValueOf) for NoteRegisterChange, by a hash of their database
+  // and key (ValueRowsKey in origin_log.cc): the newest one's offset, from which each row links
+  // to the one before it (LogEntry::prev_value_row) — a write notes its row with one lookup in a
+  // flat table and a link in its own entry, not a per-key list somewhere else in memory. Heads
+  // of rows that left the log are swept.
+  boost::unordered_flat_map<uint64_t, uint64_t> value_row_heads_;
+  // The rows a pass judged and put back (ReadReducedRun): older than the heads, so kept apart,
+  // by the same hash; value_rows_put_back_count_ offsets in all.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> value_rows_put_back_;
+  size_t value_rows_put_back_count_ = 0;
   // The deltas of log_ rewritten into their reduced form: offset -> the DeltaDigest of the delta
   // as first logged, which a peer that applied it sends with PEER SYNC.
   std::map<uint64_t, std::string> first_digests_;

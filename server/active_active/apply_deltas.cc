@@ -3,6 +3,8 @@
 // applied vector's row. The whole-key deltas are applied in whole_key_ops.cc.
 #include <spdlog/spdlog.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
@@ -16,8 +18,20 @@
 namespace ebb::server {
 namespace {
 
-std::vector<std::string_view> Views(const std::vector<std::string>& args) {
-  return std::vector<std::string_view>(args.begin(), args.end());
+// A delta's arguments as the command table and the dispatcher take them: in place for the
+// usual few (a delta is resolved and run once each, per applied delta).
+using ArgViews = boost::container::small_vector<std::string_view, 12>;
+ArgViews Views(const std::vector<std::string>& args) { return ArgViews(args.begin(), args.end()); }
+std::span<const std::string_view> AsSpan(const ArgViews& views) {
+  return {views.data(), views.size()};
+}
+
+// ApplyOne's copy of a delta's arguments (lower-cased, and rewritten by the markers), kept
+// between deltas so that copying the next one reuses its strings' room: a peer copies every
+// delta it applies. Only the io thread applies deltas, and ApplyOne never runs inside itself.
+std::vector<std::string>& ApplyArgs() {
+  thread_local std::vector<std::string> args;
+  return args;
 }
 
 }  // namespace
@@ -120,7 +134,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  std::vector<std::string> args = delta.args;
+  std::vector<std::string>& args = ApplyArgs();
+  args = delta.args;  // element by element: each string keeps its room
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
   if (args[0].ends_with("-at")) {
@@ -145,7 +160,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, AsciiLower(delta.args[0]));
     return ApplyOutcome::kMalformed;
   }
-  return ApplyPeerWrite(origin_id, delta, &*write);
+  const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
+  args = std::move(write->args);  // lent for the write: its room serves the next delta
+  return outcome;
 }
 
 std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
@@ -169,8 +186,8 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
     write.args = JudgedFormOf(reduced);
     return write;
   }
-  const std::vector<std::string_view> views = Views(write.args);
-  write.spec = context_->commands().Resolve(views, &write.flags, &write.first_arg);
+  const ArgViews views = Views(write.args);
+  write.spec = context_->commands().Resolve(AsSpan(views), &write.flags, &write.first_arg);
   const bool shaped = write.string_write ? write.args.size() >= 4
                                          : (write.args[0] == "tlog" || write.args[0] == "treg") &&
                                                write.args.size() >= 3;
@@ -249,7 +266,8 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
   applier_->set_db_index(delta.db);
   std::string out;
   protocol::ReplyWriter reply(&out, 2);
-  dispatcher_.Run(*write.spec, write.first_arg, Views(write.args), *applier_, reply,
+  const ArgViews views = Views(write.args);
+  dispatcher_.Run(*write.spec, write.first_arg, AsSpan(views), *applier_, reply,
                   Dispatcher::Caller::kPeer);
   if (!out.empty() && out[0] == '-') {
     spdlog::warn("Peer {}: delta {} ({} {}) answered {}", origin_id, delta.offset, write.args[0],

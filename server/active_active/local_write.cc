@@ -160,14 +160,14 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
     delta.args = {"tlog", "trimat", key, std::to_string(cutoff.value())};
   }
   const storage::WriteOptions options = ks.WriteOptions();
-  storage::Status s = ks.db().Put(options, types::Keyspace::SystemRowKey(LogRowName(delta.offset)),
-                                  EncodePeerDelta(delta));
+  EncodePeerDelta(delta, &row_scratch_);
+  storage::Status s = ks.db().Put(options, LogRowKey(delta.offset).view(), row_scratch_);
   // The rows leaving the log (several once peer-backlog-size shrank) leave the engine in the same
   // batch, oldest first, so the rows on disk stay one gap-free run.
   const uint64_t capacity = LogCapacity();
   const size_t leaving = log_.size() >= capacity ? log_.size() + 1 - capacity : 0;
   for (size_t i = 0; s.ok() && i < leaving; i++) {
-    s = ks.db().Delete(options, types::Keyspace::SystemRowKey(LogRowName(log_[i].first)));
+    s = ks.db().Delete(options, LogRowKey(log_[i].offset).view());
   }
   if (!s.ok()) {
     ks.DiscardBatch();
@@ -177,12 +177,15 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   s = ks.CommitBatch();
   if (!s.ok()) return s;
   end_offset_ = delta.offset;
-  std::string wire;
-  AppendDeltaResp(&wire, delta);
+  // Encoded in room sized for the widest numbers, then kept at its size: log_ holds up to
+  // peer-backlog-size of them.
+  wire_scratch_.clear();
+  AppendDeltaResp(&wire_scratch_, delta);
+  std::string wire(wire_scratch_);
   end_bytes_ += wire.size();
   Push(wire);
   log_bytes_ += wire.size();
-  log_.emplace_back(delta.offset, std::move(wire));
+  log_.push_back({delta.offset, std::move(wire)});
   DropLogFront(leaving);
   NoteExpiringDelta(delta);
   return storage::Status::OK();

@@ -22,6 +22,7 @@
 #include "server/services/server_context.h"
 #include "storage/expired_retention.h"
 #include "storage/write_batch.h"
+#include "types/key_encoding.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
 
@@ -39,6 +40,17 @@ std::string ActiveActive::LogRowName(uint64_t offset) {
   return name;
 }
 
+ActiveActive::LogRowKey::LogRowKey(uint64_t offset) {
+  static_assert(static_cast<uint8_t>(types::KeyTag::kSystem) == 0);  // SystemRowKey's first byte
+  bytes_.fill('0');
+  bytes_[0] = '\0';
+  std::memcpy(bytes_.data() + 1, kLogRowPrefix.data(), kLogRowPrefix.size());
+  std::array<char, 20> digits;
+  const size_t n = static_cast<size_t>(
+      std::to_chars(digits.data(), digits.data() + digits.size(), offset).ptr - digits.data());
+  std::memcpy(bytes_.data() + bytes_.size() - n, digits.data(), n);
+}
+
 storage::Status ActiveActive::LoadLog() {
   storage::DB& db = context_->keyspace().db();
   auto it = db.NewIterator(storage::ReadOptions());
@@ -52,13 +64,13 @@ storage::Status ActiveActive::LoadLog() {
     if (!DecodeLogRow(it->value(), &delta, &first_digest)) {
       return storage::Status::Corruption("active-active log row " + std::string(it->key()));
     }
-    if (!log_.empty() && delta.offset != log_.back().first + 1)
+    if (!log_.empty() && delta.offset != log_.back().offset + 1)
       dropped += DropLogFront(log_.size());
     std::string wire;
     AppendDeltaResp(&wire, delta);
     end_bytes_ += wire.size();
     log_bytes_ += wire.size();
-    log_.emplace_back(delta.offset, std::move(wire));
+    log_.push_back({delta.offset, std::move(wire)});
     end_offset_ = delta.offset;
     if (!first_digest.empty()) first_digests_[delta.offset] = std::move(first_digest);
     NoteExpiringDelta(delta, /*loading=*/true);
@@ -105,7 +117,7 @@ uint64_t ActiveActive::LogCapacity() const {
 
 size_t ActiveActive::DropLogFront(size_t count) {
   for (size_t i = 0; i < count; i++) {
-    log_bytes_ -= log_.front().second.size();
+    log_bytes_ -= log_.front().wire.size();
     log_.pop_front();
   }
   first_digests_.erase(first_digests_.begin(), first_digests_.lower_bound(LogFirst()));
@@ -147,8 +159,10 @@ void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading) {
   const std::optional<LoggedValue> logged = LoggedValueOf(delta);
   if (!logged) return;
   // Every value row: a register made later, here or on a peer, may expire its value.
-  value_rows_[ValueRowsKey(delta.db, logged->key)].push_back(delta.offset);
-  value_rows_count_++;
+  // REQUIRES (callers): the delta is log_'s newest.
+  uint64_t& head = value_row_heads_[ValueRowsKey(delta.db, logged->key)];
+  log_.back().prev_value_row = head;
+  head = delta.offset;
   std::optional<int64_t> expire_at = logged->own_expiry;
   if (logged->kind == LoggedValue::Kind::kTlogIns) {
     const std::optional<uint64_t> window = context_->keyspace().PolicyWindow(logged->key);
@@ -161,14 +175,24 @@ void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading) {
 }
 
 void ActiveActive::NoteRegisterChange(int db, std::string_view key) {
-  auto rows = value_rows_.find(ValueRowsKey(db, key));
-  if (rows == value_rows_.end()) return;
   // The key's rows are judged again by the next pass, which puts back those it does not reduce.
-  for (const uint64_t offset : rows->second) {
-    if (offset >= LogFirst()) expiring_.emplace(std::numeric_limits<int64_t>::min(), offset);
+  const uint64_t hash = ValueRowsKey(db, key);
+  const uint64_t first = LogFirst();
+  if (auto head = value_row_heads_.find(hash); head != value_row_heads_.end()) {
+    // Each link points to an older row: the walk ends at 0 or at a row that left the log.
+    for (uint64_t offset = head->second; offset >= first && offset - first < log_.size();
+         offset = log_[offset - first].prev_value_row) {
+      expiring_.emplace(std::numeric_limits<int64_t>::min(), offset);
+    }
+    value_row_heads_.erase(head);
   }
-  value_rows_count_ -= rows->second.size();
-  value_rows_.erase(rows);
+  auto rows = value_rows_put_back_.find(hash);
+  if (rows == value_rows_put_back_.end()) return;
+  for (const uint64_t offset : rows->second) {
+    if (offset >= first) expiring_.emplace(std::numeric_limits<int64_t>::min(), offset);
+  }
+  value_rows_put_back_count_ -= rows->second.size();
+  value_rows_put_back_.erase(rows);
 }
 
 void ActiveActive::SweepExpiryIndexes() {
@@ -185,15 +209,19 @@ void ActiveActive::SweepExpiryIndexes() {
       for (const auto& [offset, expire_at] : earliest) expiring_.emplace(expire_at, offset);
     }
   }
-  if (value_rows_count_ > bound) {
-    value_rows_count_ = 0;
-    for (auto it = value_rows_.begin(); it != value_rows_.end();) {
+  if (value_row_heads_.size() > bound) {
+    boost::unordered::erase_if(value_row_heads_,
+                               [first](const auto& head) { return head.second < first; });
+  }
+  if (value_rows_put_back_count_ > bound) {
+    value_rows_put_back_count_ = 0;
+    for (auto it = value_rows_put_back_.begin(); it != value_rows_put_back_.end();) {
       std::vector<uint64_t>& offsets = it->second;
       std::sort(offsets.begin(), offsets.end());
       offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
       std::erase_if(offsets, [first](uint64_t offset) { return offset < first; });
-      value_rows_count_ += offsets.size();
-      it = offsets.empty() ? value_rows_.erase(it) : std::next(it);
+      value_rows_put_back_count_ += offsets.size();
+      it = offsets.empty() ? value_rows_put_back_.erase(it) : std::next(it);
     }
   }
 }
@@ -292,7 +320,7 @@ void ActiveActive::ReduceExpiredLogRows(int64_t now_ms) {
     return;
   }
   for (auto& [delta, expire_at, digest] : run.reduced) {
-    std::string& wire = log_[delta.offset - LogFirst()].second;
+    std::string& wire = log_[delta.offset - LogFirst()].wire;
     log_bytes_ -= wire.size();
     wire.clear();
     AppendDeltaResp(&wire, delta);
@@ -313,7 +341,7 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
        bytes < kMaxRewrittenBytes;
        it->Next()) {
     const uint64_t offset = first + run->rows.size();
-    if (it->key() != types::Keyspace::SystemRowKey(LogRowName(offset))) break;
+    if (it->key() != LogRowKey(offset).view()) break;
     std::string row(it->value());
     PeerDelta delta;
     std::string digest;
@@ -321,7 +349,7 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
     const bool decoded = offset == pending->first && DecodeLogRow(row, &delta, &digest);
     std::optional<PeerDelta> series;
     if (decoded && ReduceSeriesRow(delta, digest, due_at_or_before, &series)) {
-      const std::string& logged = log_[offset - LogFirst()].second;
+      const std::string& logged = log_[offset - LogFirst()].wire;
       // Every earlier form's digest: a peer may have applied any of them.
       run->reduced.push_back({std::move(*series), pending->second, digest + WireDigest(logged)});
       row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
@@ -329,15 +357,15 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
     } else if (decoded && (value = LoggedValueOf(delta))) {
       const std::optional<int64_t> expiry = LoggedValueExpiry(delta.db, *value);
       if (expiry && *expiry <= due_at_or_before) {
-        const std::string& logged = log_[offset - LogFirst()].second;
+        const std::string& logged = log_[offset - LogFirst()].wire;
         run->reduced.push_back({ReducedValueDelta(delta), pending->second, WireDigest(logged)});
         row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
         rows_to_write = run->rows.size() + 1;
       } else {
         // Not yet (an expiry register moved it later), or not at all until a register changes.
         if (expiry) expiring_.emplace(*expiry, offset);
-        value_rows_[ValueRowsKey(delta.db, value->key)].push_back(offset);
-        value_rows_count_++;
+        value_rows_put_back_[ValueRowsKey(delta.db, value->key)].push_back(offset);
+        value_rows_put_back_count_++;
       }
     }
     if (offset == pending->first) ++pending;
@@ -377,11 +405,11 @@ storage::Status ActiveActive::DeleteLogRowsBeforeFront() {
   // Every dropped row is older than the kept run: one range deletion takes them all.
   return context_->keyspace().db().DeleteRange(
       {{types::Keyspace::SystemRowKey(kLogRowPrefix),
-        types::Keyspace::SystemRowKey(LogRowName(log_.front().first))}});
+        types::Keyspace::SystemRowKey(LogRowName(log_.front().offset))}});
 }
 
 uint64_t ActiveActive::LogFirst() const {
-  return log_.empty() ? end_offset_ + 1 : log_.front().first;
+  return log_.empty() ? end_offset_ + 1 : log_.front().offset;
 }
 
 std::optional<size_t> ActiveActive::LogIndex(uint64_t from) const {
@@ -389,7 +417,7 @@ std::optional<size_t> ActiveActive::LogIndex(uint64_t from) const {
   if (from < first || from - first > log_.size()) return std::nullopt;
   const size_t index = static_cast<size_t>(from - first);
   // Streamable: a delta the log holds, or the one after its end when that end is end_offset_.
-  const bool held = index < log_.size() ? log_[index].first == from : from == end_offset_ + 1;
+  const bool held = index < log_.size() ? log_[index].offset == from : from == end_offset_ + 1;
   return held ? std::optional<size_t>(index) : std::nullopt;
 }
 
@@ -416,7 +444,7 @@ bool ActiveActive::PeerAppliedOtherDeltas(uint64_t from, std::string_view digest
   // The last delta the peer applied, when the log still holds it and the peer knows its digest.
   const uint64_t last = from - 1;
   if (digest.empty() || last < LogFirst() || last > end_offset_) return false;
-  const auto& [offset, wire] = log_[static_cast<size_t>(last - LogFirst())];
+  const auto& [offset, wire, prev_value_row] = log_[static_cast<size_t>(last - LogFirst())];
   if (offset != last || WireDigest(wire) == digest) return false;
   // A delta reduced after its value expired is still the one a peer applied in full.
   auto first = first_digests_.find(offset);
@@ -471,8 +499,9 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   log_.clear();
   log_bytes_ = 0;
   expiring_.clear();
-  value_rows_.clear();
-  value_rows_count_ = 0;
+  value_row_heads_.clear();
+  value_rows_put_back_.clear();
+  value_rows_put_back_count_ = 0;
   first_digests_.clear();
   // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
   for (const Subscriber& subscriber : subscribers_) {
@@ -533,19 +562,19 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
 
 void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
                               std::string_view peer_id, size_t index) {
-  const uint64_t from = index < log_.size() ? log_[index].first : end_offset_ + 1;
+  const uint64_t from = index < log_.size() ? log_[index].offset : end_offset_ + 1;
   const size_t pending_before = client.PendingOutput();
   std::string bytes;
   uint64_t streamed = 0;
   const auto begin = log_.begin() + static_cast<ptrdiff_t>(index);
-  for (auto it = begin; it != log_.end(); ++it) streamed += it->second.size();
+  for (auto it = begin; it != log_.end(); ++it) streamed += it->wire.size();
   if (reply != nullptr) {
     // The byte position before `from`: the receiver counts its lag in bytes from it.
     reply->SimpleString("CONTINUE " + std::to_string(end_offset_) + " " +
                         std::to_string(end_bytes_ - streamed));
   }
   for (auto it = begin; it != log_.end(); ++it) {
-    bytes += it->second;
+    bytes += it->wire;
     if (bytes.size() > (1 << 20)) {
       client.Push(bytes);
       bytes.clear();

@@ -41,17 +41,22 @@ bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced) {
 }
 
 std::string EncodePeerDelta(const PeerDelta& delta) {
+  std::string out;
+  EncodePeerDelta(delta, &out);
+  return out;
+}
+
+void EncodePeerDelta(const PeerDelta& delta, std::string* out) {
   size_t size = 8 + 8 + 4 + 4;  // offset, origin_ms, db, argc
   for (const std::string& arg : delta.args)
     size += static_cast<size_t>(storage::VarintLength(arg.size())) + arg.size();
-  std::string out;
-  out.reserve(size);  // one allocation: the row is written once per logged delta
-  storage::PutFixed64(&out, delta.offset);
-  storage::PutFixed64(&out, static_cast<uint64_t>(delta.origin_ms));
-  storage::PutFixed32(&out, static_cast<uint32_t>(delta.db));
-  storage::PutFixed32(&out, static_cast<uint32_t>(delta.args.size()));
-  for (const std::string& arg : delta.args) storage::PutLengthPrefixed(&out, arg);
-  return out;
+  out->clear();
+  out->reserve(size);  // at most one allocation: the row is written once per logged delta
+  storage::PutFixed64(out, delta.offset);
+  storage::PutFixed64(out, static_cast<uint64_t>(delta.origin_ms));
+  storage::PutFixed32(out, static_cast<uint32_t>(delta.db));
+  storage::PutFixed32(out, static_cast<uint32_t>(delta.args.size()));
+  for (const std::string& arg : delta.args) storage::PutLengthPrefixed(out, arg);
 }
 
 namespace {

@@ -73,6 +73,8 @@ std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced);
 bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced);
 
 std::string EncodePeerDelta(const PeerDelta& delta);
+// The same into *out (replacing what it held, keeping its room).
+void EncodePeerDelta(const PeerDelta& delta, std::string* out);
 // False if `encoded` is malformed.
 bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta);
 

@@ -19,13 +19,20 @@ namespace ebb::server {
 inline WriteForm StringPutForm(std::string_view key, std::string_view value, int64_t ts,
                                std::optional<int64_t> expire_at, std::optional<int64_t> client_ts) {
   if (expire_at && *expire_at <= 0) return WriteForm::Invalid();
-  std::vector<std::string> args = {"put", std::string(key), std::string(value), "TS",
-                                   std::to_string(ts)};
+  // Built in place in room for all of it: no copies of a long key or value, one block for the
+  // list (a write in the mode makes one per request).
+  std::vector<std::string> args;
+  args.reserve(expire_at ? 7 : 6);
+  args.emplace_back("put");
+  args.emplace_back(key);
+  args.emplace_back(value);
+  args.emplace_back("TS");
+  args.emplace_back(std::to_string(ts));
   if (expire_at) {
-    args.push_back("PXAT");
-    args.push_back(std::to_string(*expire_at));
+    args.emplace_back("PXAT");
+    args.emplace_back(std::to_string(*expire_at));
   } else {
-    args.push_back("NOTTL");
+    args.emplace_back("NOTTL");
   }
   return WriteForm::Delta(std::move(args), client_ts);
 }

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -336,6 +337,37 @@ TEST_F(ActiveActiveLogExpiryTest, APeersRegisterReachesTheRowsItCovers) {
   for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
   ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
   EXPECT_EQ(LoggedForm(a, "kept"), "put");
+}
+
+// A peer's EXPIRE reaches every row of its key, however many writes of other keys lie between
+// them: the three versions of `str` all become `put-expired`, the rows of `kept` stay whole.
+TEST_F(ActiveActiveLogExpiryTest, APeersRegisterReachesEveryRowOfItsKey) {
+  TestServer& a = nodes_[0];
+  TestServer& b = nodes_[1];
+  for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
+  auto ca = a.Connect();
+  auto cb = b.Connect();
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  for (int i = 0; i < 3; i++) {
+    const std::string ts = std::to_string(kT - 30 + 10 * i);
+    ASSERT_EQ(Cmd(ca.get(), {"PUT", "str", kSecret + std::to_string(i), "TS", ts, "NOTTL"}).str(),
+              "OK");
+    ASSERT_EQ(Cmd(ca.get(), {"PUT", "kept", kKept + std::to_string(i), "TS", ts, "NOTTL"}).str(),
+              "OK");
+  }
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  ASSERT_EQ(Cmd(cb.get(), {"PEXPIRE", "str", std::to_string(kTtl)}).integer(), 1);
+  ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
+  // The pass rewrites the rows it judges in one engine write: once the newest is reduced, every
+  // row of the key is.
+  std::map<std::string, std::vector<std::string>> forms;
+  for (const LoggedDelta& delta : ReadOriginLog(a)) {
+    if (delta.args.size() > 1) forms[delta.args[1]].push_back(delta.args[0]);
+  }
+  EXPECT_EQ(forms["str"], std::vector<std::string>(3, "put-expired"));
+  EXPECT_EQ(forms["kept"], std::vector<std::string>(3, "put"));
 }
 
 // The origin restarted after a peer's EXPIRE covered its NOTTL put and before the pass that

@@ -82,6 +82,11 @@ TEST(OriginLogRowTest, TheRowAndTheWireFormKeepTheirBytes) {
       24);
   row += "\x03put\x01k\xc8\x01" + big;
   EXPECT_EQ(EncodePeerDelta(delta), row);
+  std::string reused = "what an earlier row left, longer than nothing";
+  EncodePeerDelta(delta, &reused);  // the origin's write path reuses one buffer
+  EXPECT_EQ(reused, row);
+  EncodePeerDelta(Put({"put", "k", "v"}), &reused);
+  EXPECT_EQ(reused, EncodePeerDelta(Put({"put", "k", "v"})));
 
   delta.args = {"put", "k", "", "TS", "10", "NOTTL"};
   std::string wire = "prefix";
