@@ -75,6 +75,9 @@ TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteMeetsConcurrentAddsInEitherOrder) 
   for (const char* ts : {"100", "200", "300"}) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", ts, "2"}).integer(), std::stoll(ts));
   }
+  // n1 adds to the series it holds: an add arriving before the TS.CREATE would make its own
+  // series, under the default policy.
+  ASSERT_EQ(WaitConverged(Conns()), "");
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "300", "1"}).integer(), 300);  // SUM: 3
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
