@@ -22,6 +22,24 @@ int64_t SeriesVisibleFloor(const SeriesMeta& meta) {
   return static_cast<int64_t>(newest - meta.settings.retention_ms);
 }
 
+int64_t SeriesRegisterFloor(const SeriesMeta& meta, int64_t now_ms) {
+  const auto& reg = meta.expiry_register;
+  if (!reg || !reg->expire_at || *reg->expire_at > now_ms || reg->ts < 0) return 0;
+  return reg->ts == kMaxSeriesTimestamp ? kMaxSeriesTimestamp : reg->ts + 1;
+}
+
+int64_t SeriesReadFloor(const SeriesMeta& meta, int64_t now_ms) {
+  return std::max(SeriesVisibleFloor(meta), SeriesRegisterFloor(meta, now_ms));
+}
+
+std::optional<int64_t> SeriesKeyExpiry(const SeriesMeta& meta) {
+  const auto& reg = meta.expiry_register;
+  if (!reg || reg->settings_after || (meta.newest && meta.newest->ts > reg->ts)) {
+    return std::nullopt;
+  }
+  return reg->expire_at;
+}
+
 int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms) {
   // A rule's source keeps what it stores: its destinations' buckets are computed from every
   // stored sample (docs/active-active.md, "Rules").
@@ -31,7 +49,7 @@ int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms) {
     if (entry.at_ms > now_ms) break;
     floor = entry.floor;
   }
-  return std::min(floor, SeriesVisibleFloor(meta));
+  return std::max(std::min(floor, SeriesVisibleFloor(meta)), SeriesRegisterFloor(meta, now_ms));
 }
 
 bool NoteSeriesHidden(SeriesMeta* meta, int64_t now_ms, int64_t half_ms) {
