@@ -410,37 +410,6 @@ OpResult<std::optional<Sample>> Series::Latest(std::string_view key) {
   return newest;
 }
 
-OpResult<std::optional<SeriesMeta>> Series::HeldMeta(std::string_view key) {
-  OpResult<Found> read = ReadMeta(key);
-  if (!read.ok()) return FailureOf(read);
-  if (!read->held()) return std::optional<SeriesMeta>();
-  return std::optional<SeriesMeta>(read->meta);
-}
-
-OpResult<void> Series::SetExpiryRegister(std::string_view key,
-                                         const std::optional<SeriesMeta::ExpiryRegister>& reg) {
-  OpResult<Found> read = ReadMeta(key);
-  if (!read.ok()) return FailureOf(read);
-  const Found& found = *read;
-  if (!found.held() || found.meta.expiry_register == reg) return {};
-  SeriesMeta meta = found.meta;
-  meta.expiry_register = reg;
-  storage::WriteBatch batch;
-  // The samples the register hides are purged half a deadline after its expiry, as those
-  // retention hid (SeriesPurgeFloor): markers that expire then make compaction meet them.
-  const int64_t now = keyspace_.NowMs();
-  if (keep_every_sample_ && keyspace_.purge_deadline_ms() >= 0 && reg && reg->expire_at &&
-      *reg->expire_at > now) {
-    const int64_t lifetime = *reg->expire_at - now;
-    const int64_t marked_until = meta.purge_marked_until;
-    AddPurgeMarkers(key, now, lifetime, &meta, &batch);
-    meta.purge_marked_until = marked_until;  // retention's own markers keep their pace
-  }
-  Status s = WriteMeta(key, meta, found, &batch);
-  if (!s.ok()) return s;
-  return {};
-}
-
 Status Series::ReadBlockAtOrBefore(std::string_view key, const SeriesMeta& meta, int64_t ts,
                                    bool or_first, std::optional<StoredBlock>* block) {
   block->reset();
@@ -505,7 +474,12 @@ OpResult<SeriesInfo> Series::Info(std::string_view key, bool list_blocks) {
   info.meta = read->meta;
   info.stored_bytes = MetaKey(keyspace_.layout(), db_, key).size() +
                       EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(read->meta)).size();
-  const int64_t floor = SeriesReadFloor(read->meta, keyspace_.db().ExpiryNowMs());
+  const int64_t now = keyspace_.db().ExpiryNowMs();
+  const int64_t floor = SeriesReadFloor(read->meta, now);
+  // A newest sample an expiry register hides (a series a later settings register keeps).
+  if (info.meta.newest && info.meta.newest->ts < SeriesRegisterFloor(info.meta, now)) {
+    info.meta.newest.reset();
+  }
   SeriesInfo::Block tail;  // the tail rows, reported as one chunk
   tail.tail = true;
   Status s = Samples(key, read->meta).ForEachRow(0, false, [&](const SeriesRow& row) {
@@ -553,18 +527,20 @@ OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64
   SeriesMeta meta = read->meta;
   const int64_t floor = SeriesReadFloor(meta, keyspace_.db().ExpiryNowMs());
   uint64_t count = 0;      // visible samples in the range
+  uint64_t stored = 0;     // samples in the range, visible or not
   uint64_t tail_rows = 0;  // tail rows in the range, visible or not
   Status s = Samples(key, meta).ForEachRow(from, false, [&](const SeriesRow& row) {
     for (const Sample& sample : *row.samples) {
       if (sample.ts < from) continue;
       if (sample.ts > to) return false;
       if (sample.ts >= floor) ++count;
+      ++stored;
       if (row.tail) ++tail_rows;
     }
     return true;
   });
   if (!s.ok()) return s;
-  if (count == 0) return count;
+  if (stored == 0) return count;
   // The newest sample went: the new newest is the last one below the range (none above it).
   if (meta.newest && meta.newest->ts >= from && meta.newest->ts <= to) {
     s = ReadNewestBelow(key, meta, from, &meta.newest);

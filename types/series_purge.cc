@@ -130,6 +130,37 @@ void RegisterSeriesCompactionHook(TypesCompactionFilter& filter) {
       });
 }
 
+OpResult<std::optional<SeriesMeta>> Series::HeldMeta(std::string_view key) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->held()) return std::optional<SeriesMeta>();
+  return std::optional<SeriesMeta>(read->meta);
+}
+
+OpResult<void> Series::SetExpiryRegister(std::string_view key,
+                                         const std::optional<SeriesMeta::ExpiryRegister>& reg) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  const Found& found = *read;
+  if (!found.held() || found.meta.expiry_register == reg) return {};
+  SeriesMeta meta = found.meta;
+  meta.expiry_register = reg;
+  storage::WriteBatch batch;
+  // The samples the register hides are purged half a deadline after its expiry, as those
+  // retention hid (SeriesPurgeFloor): markers that expire then make compaction meet them.
+  const int64_t now = keyspace_.NowMs();
+  if (keep_every_sample_ && keyspace_.purge_deadline_ms() >= 0 && reg && reg->expire_at &&
+      *reg->expire_at > now) {
+    const int64_t lifetime = *reg->expire_at - now;
+    const int64_t marked_until = meta.purge_marked_until;
+    AddPurgeMarkers(key, now, lifetime, &meta, &batch);
+    meta.purge_marked_until = marked_until;  // retention's own markers keep their pace
+  }
+  Status s = WriteMeta(key, meta, found, &batch);
+  if (!s.ok()) return s;
+  return {};
+}
+
 Status Series::PlanHiddenPurge(std::string_view key, SeriesMeta* meta, storage::WriteBatch* batch) {
   const int64_t deadline = keyspace_.purge_deadline_ms();
   const int64_t half = storage::KeptExpiredRetentionMs(deadline);
