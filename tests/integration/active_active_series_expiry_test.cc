@@ -5,8 +5,10 @@
 // after the heal every node answers alike (TS.RANGE, PTTL, DEBUG DIGEST-LOGICAL), also a node
 // given every delta in either order; once the expiry passes, a series holding nothing after T is
 // gone and one that does shows its later samples only. A PERSIST from a node whose clock is
-// behind brings the samples back everywhere; a restart and a snapshot to a late peer carry the
-// register; malformed register deltas change nothing. Every wait is a bounded poll.
+// behind brings the samples back everywhere; settings written before the expiry keep the TTL and
+// a TS.CREATE after it makes an empty series; a new EXPIRE cuts what the old register hid; a
+// restart and a snapshot to a late peer carry the register; malformed register deltas change
+// nothing. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -173,6 +175,36 @@ TEST_F(ActiveActiveSeriesExpiryTest, APersistFromANodeBehindBringsTheSamplesBack
   SetClocks(kT + 5000);
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "b"}).integer(), 0);
+}
+
+// Settings written before the expiry keep the key's TTL, as outside the mode; a TS.CREATE once
+// the series has expired makes the key an empty series again on every node (its settings
+// register is stamped after the expiry), the old samples staying hidden.
+TEST_F(ActiveActiveSeriesExpiryTest, SettingsBeforeTheExpiryKeepItAndACreateAfterItRevives) {
+  StartMesh(2);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT - 10), "1"}).integer(), kT - 10);
+  ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "s", kExpireAt}).integer(), 1);
+  SetClock(1, kT + 5);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ALTER", "s", "LABELS", "room", "k"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+  SetClocks(kT + 1000);
+  for (auto& c : c_)
+    EXPECT_EQ(Cmd(c.get(), {"TS.INFO", "s"}).str(), "ERR TSDB: the key does not exist");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATE", "s"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (auto& c : c_) {
+    EXPECT_EQ(Cmd(c.get(), {"TYPE", "s"}).str(), "TSDB-TYPE");
+    EXPECT_EQ(Cmd(c.get(), {"PTTL", "s"}).integer(), -1);
+    EXPECT_EQ(Range(c.get(), "s"), "");
+    EXPECT_EQ(Cmd(c.get(), {"TS.GET", "s"}).size(), 0u);
+  }
+  // The new series has no TTL (PERSIST answers 0 and changes nothing); a later sample shows alone.
+  ASSERT_EQ(Cmd(c_[0].get(), {"PERSIST", "s"}).integer(), 0);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT + 20), "2"}).integer(), kT + 20);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectEverywhere(Conns(), "s", Samples({{kT + 20, 2}}), -1);
 }
 
 // A new EXPIRE of a series whose register hides samples on its origin cuts them first (a delete
