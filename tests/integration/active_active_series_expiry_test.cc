@@ -6,7 +6,8 @@
 // given every delta in either order; once the expiry passes, a series holding nothing after T is
 // gone and one that does shows its later samples only. A PERSIST from a node whose clock is
 // behind brings the samples back everywhere; settings written before the expiry keep the TTL and
-// a TS.CREATE after it makes an empty series; a new EXPIRE cuts what the old register hid; a
+// a TS.CREATE after it makes an empty series; a new EXPIRE cuts what the old register hid; the
+// hidden samples are purged half the purge deadline after the expiry, not before; a
 // restart and a snapshot to a late peer carry the register; malformed register deltas change
 // nothing. Every wait is a bounded poll.
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -225,6 +227,44 @@ TEST_F(ActiveActiveSeriesExpiryTest, ANewExpireCutsWhatTheOldRegisterHid) {
   // A sample at or before the cut is dropped everywhere, as after a DEL.
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT - 5), "3"}).str(),
             "ERR the sample's timestamp is at or before a delete of the key in active-active mode");
+}
+
+// With expiry-purge-deadline 4 s: the samples the register hides stay stored whole for half the
+// deadline after its expiry (a DEBUG COMPACT before that drops none, so a later register could
+// still bring them back), then each node's compaction purges them; the sample after T stays.
+TEST_F(ActiveActiveSeriesExpiryTest, HiddenSamplesArePurgedHalfTheDeadlineAfterTheExpiry) {
+  StartMesh(2, {"--expiry-purge-deadline", "4s"});
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
+  std::vector<std::string> madd = {"TS.MADD"};
+  for (int64_t ts = kT - 20; ts < kT; ts++) madd.insert(madd.end(), {"s", std::to_string(ts), "1"});
+  ASSERT_EQ(Cmd(c_[0].get(), madd).size(), 20u);
+  ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "s", kExpireAt}).integer(), 1);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT + 10), "2"}).integer(), kT + 10);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  // TS.INFO DEBUG's chunks: the samples stored, hidden ones included.
+  auto stored = [&](int i) {
+    const Reply info = Cmd(c_[i].get(), {"TS.INFO", "s", "DEBUG"});
+    long long count = 0;
+    for (const Reply& chunk : info[27].elements()) count += chunk[5].integer();
+    return count;
+  };
+  SetClocks(kT + 1000 + 1500);  // the expiry passed, half the deadline (2 s) not yet
+  for (int i = 0; i < 2; i++) {
+    EXPECT_EQ(Range(c_[i].get(), "s"), Samples({{kT + 10, 2}}));
+    ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "COMPACT"}).str(), "OK");
+    EXPECT_EQ(stored(i), 21) << "n" << i;
+  }
+  SetClocks(kT + 1000 + 2500);
+  for (int i = 0; i < 2; i++) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return Cmd(c_[i].get(), {"DEBUG", "COMPACT"}).str() == "OK" && stored(i) == 1;
+        },
+        10))
+        << "n" << i << " stores " << stored(i);
+    EXPECT_EQ(Range(c_[i].get(), "s"), Samples({{kT + 10, 2}}));
+  }
+  EXPECT_EQ(WaitConverged(Conns()), "");
 }
 
 // A restarted node keeps the register; a node joining later gets the expired series and its
