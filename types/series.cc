@@ -23,7 +23,23 @@ OpResult<Series::Found> Series::ReadMeta(std::string_view key) {
   KeyMetaRow row;
   Status s = keyspace_.GetMeta(db_, key, &row, keyspace_.settings().default_retrieval_grace_ms,
                                &found.dead);
-  if (s.IsNotFound()) return found;
+  if (s.IsNotFound()) {
+    // A series its expiry register expired whole stays this series: a later register may bring
+    // it back, and a write continues it.
+    KeyType type;
+    std::string_view payload;
+    if (found.dead && found.dead->kind == storage::RowKind::kValue &&
+        DecodeMetaValue(found.dead->value, &type, &payload) && type == KeyType::kSeries &&
+        DecodeSeriesMeta(payload, &found.meta) && found.meta.expiry_register &&
+        found.dead->meta.expire_at_ms &&
+        found.dead->meta.expire_at_ms == SeriesKeyExpiry(found.meta)) {
+      found.expired_by_register = true;
+      found.row_meta = found.dead->meta;
+    } else {
+      found.meta = SeriesMeta();
+    }
+    return found;
+  }
   if (!s.ok()) return s;
   if (row.type != KeyType::kSeries) return OpStatus::kWrongType;
   if (!DecodeSeriesMeta(row.payload, &found.meta)) {
@@ -57,7 +73,7 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
                          storage::WriteBatch* batch) {
   storage::WriteOptions options = keyspace_.WriteOptions();
   const int64_t now = keyspace_.NowMs();
-  if (previous.live) {
+  if (previous.held()) {
     options.timestamp_ms = std::max(now, previous.row_meta.timestamp_or_zero());
     options.expire_at_ms = previous.row_meta.expire_at_ms;
   } else {
@@ -73,11 +89,14 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
   Status purge = keep_every_sample_ ? PlanHiddenPurge(key, &meta, batch)
                                     : PlanPurge(key, previous, &meta, batch);
   if (!purge.ok()) return purge;
+  // Under an expiry register the key's expiry follows what the series holds, kept even when it
+  // has passed by this node's clock: a later register may bring the series back.
+  if (meta.expiry_register) options.expire_at_ms = SeriesKeyExpiry(meta);
   // The label index (types/series_index.h) in the same write: a new incarnation's labels all,
   // a change of labels the rows it adds and drops.
-  if (!previous.live || previous.meta.settings.labels != meta.settings.labels) {
+  if (!previous.held() || previous.meta.settings.labels != meta.settings.labels) {
     WriteSeriesIndexRows(keyspace_.WriteOptions(), db_, key,
-                         previous.live ? &previous.meta.settings.labels : nullptr,
+                         previous.held() ? &previous.meta.settings.labels : nullptr,
                          meta.settings.labels, now, batch);
   }
   batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
@@ -88,7 +107,7 @@ Status Series::WriteMeta(std::string_view key, SeriesMeta meta, const Found& pre
 OpResult<bool> Series::Create(std::string_view key, const SeriesSettings& settings) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (read->live) return false;
+  if (read->held()) return false;
   SeriesMeta meta;
   Status s = NewIncarnation(key, settings, &meta);
   if (!s.ok()) return s;
@@ -101,7 +120,7 @@ OpResult<bool> Series::Create(std::string_view key, const SeriesSettings& settin
 OpResult<void> Series::Alter(std::string_view key, const SeriesAlter& alter) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->live) return OpStatus::kNotFound;
+  if (!read->held()) return OpStatus::kNotFound;
   SeriesMeta meta = read->meta;
   if (alter.retention_ms) meta.settings.retention_ms = *alter.retention_ms;
   if (alter.duplicate_policy) meta.settings.duplicate_policy = *alter.duplicate_policy;
@@ -118,7 +137,7 @@ OpResult<void> Series::SetRules(std::string_view key, const std::optional<std::s
                                 const std::vector<SeriesRule>& rules) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->live) return OpStatus::kNotFound;
+  if (!read->held()) return OpStatus::kNotFound;
   SeriesMeta meta = read->meta;
   meta.source = source;
   meta.rules = rules;
@@ -290,7 +309,7 @@ OpResult<Series::AddOutcome> Series::StoreInBlock(std::string_view key, const Fo
                                                   DuplicatePolicy policy) {
   SeriesMeta meta = found.meta;
   std::optional<StoredBlock> block;
-  if (found.live) {  // a new incarnation has no block yet
+  if (found.held()) {  // a new incarnation has no block yet
     Status s = ReadBlockAtOrBefore(key, meta, ts, true, &block);
     if (!s.ok()) return s;
   }
@@ -336,7 +355,7 @@ OpResult<Series::AddOutcome> Series::Add(std::string_view key, int64_t ts, doubl
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   Found found = std::move(*read);
-  if (!found.live) {
+  if (!found.held()) {
     if (create == nullptr) return OpStatus::kNotFound;
     Status s = NewIncarnation(key, *create, &found.meta);
     if (!s.ok()) return s;
@@ -351,7 +370,7 @@ OpResult<Series::IncrResult> Series::IncrBy(std::string_view key, int64_t ts, do
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   Found found = std::move(*read);
-  if (!found.live) {
+  if (!found.held()) {
     Status s = NewIncarnation(key, create, &found.meta);
     if (!s.ok()) return s;
   }
@@ -383,7 +402,12 @@ OpResult<std::optional<Sample>> Series::Latest(std::string_view key) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
-  return read->meta.newest;
+  // An expiry register may hide every sample of a series a later settings register keeps.
+  const std::optional<Sample>& newest = read->meta.newest;
+  if (newest && newest->ts < SeriesRegisterFloor(read->meta, keyspace_.db().ExpiryNowMs())) {
+    return std::optional<Sample>();
+  }
+  return newest;
 }
 
 Status Series::ReadBlockAtOrBefore(std::string_view key, const SeriesMeta& meta, int64_t ts,
@@ -422,7 +446,9 @@ OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
   if (!read->live) return OpStatus::kNotFound;
-  const int64_t low = read_stored_ ? from : std::max(from, SeriesVisibleFloor(read->meta));
+  const int64_t low =
+      read_stored_ ? from
+                   : std::max(from, SeriesReadFloor(read->meta, keyspace_.db().ExpiryNowMs()));
   Status s = Samples(key, read->meta).Scan(low, to, reverse, visit);
   if (!s.ok()) return s;
   return {};
@@ -448,7 +474,12 @@ OpResult<SeriesInfo> Series::Info(std::string_view key, bool list_blocks) {
   info.meta = read->meta;
   info.stored_bytes = MetaKey(keyspace_.layout(), db_, key).size() +
                       EncodeMetaValue(KeyType::kSeries, EncodeSeriesMeta(read->meta)).size();
-  const int64_t floor = SeriesVisibleFloor(read->meta);
+  const int64_t now = keyspace_.db().ExpiryNowMs();
+  const int64_t floor = SeriesReadFloor(read->meta, now);
+  // A newest sample an expiry register hides (a series a later settings register keeps).
+  if (info.meta.newest && info.meta.newest->ts < SeriesRegisterFloor(info.meta, now)) {
+    info.meta.newest.reset();
+  }
   SeriesInfo::Block tail;  // the tail rows, reported as one chunk
   tail.tail = true;
   Status s = Samples(key, read->meta).ForEachRow(0, false, [&](const SeriesRow& row) {
@@ -492,22 +523,24 @@ Status Series::ReadNewestBelow(std::string_view key, const SeriesMeta& meta, int
 OpResult<uint64_t> Series::DeleteRange(std::string_view key, int64_t from, int64_t to) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->live) return OpStatus::kNotFound;
+  if (!read->held()) return OpStatus::kNotFound;
   SeriesMeta meta = read->meta;
-  const int64_t floor = SeriesVisibleFloor(meta);
+  const int64_t floor = SeriesReadFloor(meta, keyspace_.db().ExpiryNowMs());
   uint64_t count = 0;      // visible samples in the range
+  uint64_t stored = 0;     // samples in the range, visible or not
   uint64_t tail_rows = 0;  // tail rows in the range, visible or not
   Status s = Samples(key, meta).ForEachRow(from, false, [&](const SeriesRow& row) {
     for (const Sample& sample : *row.samples) {
       if (sample.ts < from) continue;
       if (sample.ts > to) return false;
       if (sample.ts >= floor) ++count;
+      ++stored;
       if (row.tail) ++tail_rows;
     }
     return true;
   });
   if (!s.ok()) return s;
-  if (count == 0) return count;
+  if (stored == 0) return count;
   // The newest sample went: the new newest is the last one below the range (none above it).
   if (meta.newest && meta.newest->ts >= from && meta.newest->ts <= to) {
     s = ReadNewestBelow(key, meta, from, &meta.newest);

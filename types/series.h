@@ -55,6 +55,14 @@
 // of the whole blocks and of the tail rows + metadata); Info = a scan of the stored rows (the tail
 // counted as one chunk).
 //
+// Expiry register (active-active mode only; docs/active-active.md, "Expiry changes"): a series may
+// carry its key's expiry register (T, expire_at or none, settings_after) in its metadata. Once
+// expire_at has passed, the samples with ts <= T are hidden from Latest, Scan, Neighbor, Info and
+// DeleteRange's count (SeriesReadFloor; they stay stored: a later register may bring them back).
+// The metadata row expires at expire_at while nothing keeps the key (SeriesKeyExpiry); such a
+// series stays this series for writes (Add, IncrBy, Alter, SetRules, DeleteRange continue it) and
+// for SetExpiryRegister and HeldMeta, and reads see no key.
+//
 // Every operation returns kWrongType when the key holds another type (nothing is written),
 // kNotFound when a key that must exist does not (Add and IncrBy create it), and kEngineError
 // when the engine failed. Writes keep the key's whole-key expiry and stamp the metadata row with
@@ -158,6 +166,16 @@ class Series {
   OpResult<std::optional<Sample>> Latest(std::string_view key);
   // The series' metadata. kNotFound.
   OpResult<SeriesMeta> Meta(std::string_view key);
+  // The metadata of the series the key holds live or expired whole by its expiry register
+  // (active-active mode); nullopt when it holds neither.
+  OpResult<std::optional<SeriesMeta>> HeldMeta(std::string_view key);
+  // Active-active mode: gives the series (live, or expired by an earlier register) the key's
+  // expiry register `reg` (nullopt: none), and its metadata row the expiry that follows
+  // (SeriesKeyExpiry; types/series_purge.h). With KeepEverySample, also purge markers expiring at
+  // the register's expire_at, so that what it hides is purged half a deadline later. Nothing for
+  // a key that holds neither.
+  OpResult<void> SetExpiryRegister(std::string_view key,
+                                   const std::optional<SeriesMeta::ExpiryRegister>& reg);
   // TS.INFO; with `list_blocks`, SeriesInfo::blocks too (TS.INFO DEBUG). kNotFound.
   OpResult<SeriesInfo> Info(std::string_view key, bool list_blocks = false);
 
@@ -181,9 +199,13 @@ class Series {
  private:
   struct Found {
     bool live = false;
+    // Not live, but a series its expiry register expired whole: writes continue it (`meta`,
+    // `row_meta`), reads see no key.
+    bool expired_by_register = false;
     SeriesMeta meta;
     storage::RowMeta row_meta;
     std::optional<storage::DeadVersion> dead;
+    bool held() const { return live || expired_by_register; }
   };
   OpResult<Found> ReadMeta(std::string_view key);
   std::string SamplePrefix(std::string_view key, uint64_t version) const;

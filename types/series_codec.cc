@@ -99,7 +99,7 @@ bool GetPurgeExtension(std::string_view* in, SeriesMeta* meta) {
   return true;
 }
 
-// The hidden extension, which ends the payload.
+// The hidden extension.
 bool GetHiddenExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint64_t count = 0;
@@ -122,6 +122,24 @@ bool GetHiddenExtension(std::string_view* in, SeriesMeta* meta) {
     }
     meta->hidden.push_back(entry);
   }
+  return true;
+}
+
+// The register extension, which ends the payload.
+bool GetRegisterExtension(std::string_view* in, SeriesMeta* meta) {
+  uint8_t tag = 0;
+  uint8_t flags = 0;
+  uint64_t ts = 0;
+  uint64_t expire_at = 0;
+  if (!GetByte(in, &tag) || tag != kSeriesRegisterExtension || !storage::GetFixed64(in, &ts) ||
+      !GetByte(in, &flags) || flags > 3 || !storage::GetFixed64(in, &expire_at) ||
+      (!(flags & 1) && expire_at != 0)) {
+    return false;
+  }
+  SeriesMeta::ExpiryRegister& reg = meta->expiry_register.emplace();
+  reg.ts = static_cast<int64_t>(ts);
+  if (flags & 1) reg.expire_at = static_cast<int64_t>(expire_at);
+  reg.settings_after = (flags & 2) != 0;
   return in->empty();
 }
 
@@ -175,6 +193,12 @@ std::string EncodeSeriesMeta(const SeriesMeta& meta) {
       storage::PutVarint64(&out, static_cast<uint64_t>(entry.at_ms));
       storage::PutVarint64(&out, static_cast<uint64_t>(entry.floor));
     }
+  }
+  if (const auto& reg = meta.expiry_register) {
+    out.push_back(static_cast<char>(kSeriesRegisterExtension));
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
+    out.push_back(static_cast<char>((reg->expire_at ? 1 : 0) | (reg->settings_after ? 2 : 0)));
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
   }
   return out;
 }
@@ -230,7 +254,11 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
       !GetPurgeExtension(&in, meta)) {
     return false;
   }
-  return in.empty() || GetHiddenExtension(&in, meta);
+  if (!in.empty() && static_cast<uint8_t>(in[0]) == kSeriesHiddenExtension &&
+      !GetHiddenExtension(&in, meta)) {
+    return false;
+  }
+  return in.empty() || GetRegisterExtension(&in, meta);
 }
 
 std::string SeriesElement(int64_t ts) {

@@ -73,7 +73,10 @@ struct SeriesRule {
 // with none — the purge extension: u8 kSeriesPurgeExtension (3) | varint64 purge_marked_until
 // (1 to 2^63-1), then — only in active-active mode, once retention hid a sample there — the
 // hidden extension: u8 kSeriesHiddenExtension (4) | varint64 count (1 to kMaxSeriesHidden) |
-// (varint64 at_ms | varint64 floor)* (both ascending, floor >= 1).
+// (varint64 at_ms | varint64 floor)* (both ascending, floor >= 1), then — only in active-active
+// mode, once the key took an expiry register — the register extension: u8
+// kSeriesRegisterExtension (5) | fixed64-LE ts (int64) | u8 flags (bit 0: has expire_at, bit 1:
+// settings_after; no other bit) | fixed64-LE expire_at (int64, 0 without one).
 struct SeriesHidden {
   int64_t at_ms = 0;  // when the floor last reached `floor` (the node's clock)
   int64_t floor = 0;  // every sample below it was hidden at or before at_ms
@@ -99,11 +102,24 @@ struct SeriesMeta {
   // Active-active mode (types/series_purge.h, SeriesPurgeFloor): when retention hid what, so that
   // a hidden sample stays whole for half the purge deadline before compaction drops it.
   std::vector<SeriesHidden> hidden;
+  // Active-active mode: the key's expiry register (docs/active-active.md, "Expiry changes"):
+  // once expire_at has passed, the samples at or before ts are hidden (SeriesReadFloor); the
+  // metadata row expires at expire_at while nothing keeps the key (SeriesKeyExpiry).
+  struct ExpiryRegister {
+    int64_t ts = 0;
+    std::optional<int64_t> expire_at;  // nullopt: PERSIST
+    // The series' settings register was stamped after ts and at or after expire_at (a TS.CREATE
+    // or TS.ALTER made once the series had expired): it keeps the key, as a new series.
+    bool settings_after = false;
+    bool operator==(const ExpiryRegister&) const = default;
+  };
+  std::optional<ExpiryRegister> expiry_register;
 };
 inline constexpr uint8_t kSeriesRulesExtension = 1;
 inline constexpr uint8_t kSeriesTailExtension = 2;
 inline constexpr uint8_t kSeriesPurgeExtension = 3;
 inline constexpr uint8_t kSeriesHiddenExtension = 4;
+inline constexpr uint8_t kSeriesRegisterExtension = 5;
 std::string EncodeSeriesMeta(const SeriesMeta& meta);
 // False if malformed (trailing bytes included).
 bool DecodeSeriesMeta(std::string_view payload, SeriesMeta* meta);

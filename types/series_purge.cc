@@ -22,6 +22,24 @@ int64_t SeriesVisibleFloor(const SeriesMeta& meta) {
   return static_cast<int64_t>(newest - meta.settings.retention_ms);
 }
 
+int64_t SeriesRegisterFloor(const SeriesMeta& meta, int64_t now_ms) {
+  const auto& reg = meta.expiry_register;
+  if (!reg || !reg->expire_at || *reg->expire_at > now_ms || reg->ts < 0) return 0;
+  return reg->ts == kMaxSeriesTimestamp ? kMaxSeriesTimestamp : reg->ts + 1;
+}
+
+int64_t SeriesReadFloor(const SeriesMeta& meta, int64_t now_ms) {
+  return std::max(SeriesVisibleFloor(meta), SeriesRegisterFloor(meta, now_ms));
+}
+
+std::optional<int64_t> SeriesKeyExpiry(const SeriesMeta& meta) {
+  const auto& reg = meta.expiry_register;
+  if (!reg || reg->settings_after || (meta.newest && meta.newest->ts > reg->ts)) {
+    return std::nullopt;
+  }
+  return reg->expire_at;
+}
+
 int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms) {
   // A rule's source keeps what it stores: its destinations' buckets are computed from every
   // stored sample (docs/active-active.md, "Rules").
@@ -31,7 +49,7 @@ int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms) {
     if (entry.at_ms > now_ms) break;
     floor = entry.floor;
   }
-  return std::min(floor, SeriesVisibleFloor(meta));
+  return std::max(std::min(floor, SeriesVisibleFloor(meta)), SeriesRegisterFloor(meta, now_ms));
 }
 
 bool NoteSeriesHidden(SeriesMeta* meta, int64_t now_ms, int64_t half_ms) {
@@ -110,6 +128,37 @@ void RegisterSeriesCompactionHook(TypesCompactionFilter& filter) {
                                                         : SeriesVisibleFloor(series);
         return FilterSeriesSampleRowBelow(floor, key.element, value, new_value);
       });
+}
+
+OpResult<std::optional<SeriesMeta>> Series::HeldMeta(std::string_view key) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  if (!read->held()) return std::optional<SeriesMeta>();
+  return std::optional<SeriesMeta>(read->meta);
+}
+
+OpResult<void> Series::SetExpiryRegister(std::string_view key,
+                                         const std::optional<SeriesMeta::ExpiryRegister>& reg) {
+  OpResult<Found> read = ReadMeta(key);
+  if (!read.ok()) return FailureOf(read);
+  const Found& found = *read;
+  if (!found.held() || found.meta.expiry_register == reg) return {};
+  SeriesMeta meta = found.meta;
+  meta.expiry_register = reg;
+  storage::WriteBatch batch;
+  // The samples the register hides are purged half a deadline after its expiry, as those
+  // retention hid (SeriesPurgeFloor): markers that expire then make compaction meet them.
+  const int64_t now = keyspace_.NowMs();
+  if (keep_every_sample_ && keyspace_.purge_deadline_ms() >= 0 && reg && reg->expire_at &&
+      *reg->expire_at > now) {
+    const int64_t lifetime = *reg->expire_at - now;
+    const int64_t marked_until = meta.purge_marked_until;
+    AddPurgeMarkers(key, now, lifetime, &meta, &batch);
+    meta.purge_marked_until = marked_until;  // retention's own markers keep their pace
+  }
+  Status s = WriteMeta(key, meta, found, &batch);
+  if (!s.ok()) return s;
+  return {};
 }
 
 Status Series::PlanHiddenPurge(std::string_view key, SeriesMeta* meta, storage::WriteBatch* batch) {

@@ -52,6 +52,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -64,6 +65,17 @@ class TypesCompactionFilter;
 
 // The oldest visible timestamp: newest - retention (0 without retention or samples).
 int64_t SeriesVisibleFloor(const SeriesMeta& meta);
+
+// Active-active mode: the floor the key's expiry register puts under the samples at `now_ms` —
+// its T + 1 once its expire_at has passed, else 0 (docs/active-active.md, "Expiry changes").
+int64_t SeriesRegisterFloor(const SeriesMeta& meta, int64_t now_ms);
+// The oldest timestamp a read shows at `now_ms`: the greater of SeriesVisibleFloor and
+// SeriesRegisterFloor.
+int64_t SeriesReadFloor(const SeriesMeta& meta, int64_t now_ms);
+// The metadata row's expiry under the expiry register: expire_at while nothing keeps the key — no
+// sample after T and no settings register after the expiry (ExpiryRegister::settings_after) —
+// else none. nullopt without a register.
+std::optional<int64_t> SeriesKeyExpiry(const SeriesMeta& meta);
 
 // The fate of one sample row (`element` after the incarnation's prefix, `value` its bytes) of a
 // live series whose metadata is `meta`: kDrop for a tail row below the floor or a block wholly
@@ -81,8 +93,9 @@ storage::CompactionFilter::Decision FilterSeriesSampleRowBelow(int64_t floor,
                                                                std::string* new_value);
 
 // Active-active mode: the floor below which the samples of `meta` have been hidden since at or
-// before `now_ms` (the greatest such floor of meta.hidden), never above SeriesVisibleFloor; 0
-// for a series that feeds compaction rules (its samples stay stored).
+// before `now_ms` (the greatest such floor of meta.hidden, never above SeriesVisibleFloor, or
+// SeriesRegisterFloor at now_ms when greater); 0 for a series that feeds compaction rules (its
+// samples stay stored).
 int64_t SeriesPurgeFloor(const SeriesMeta& meta, int64_t now_ms);
 // Active-active mode: updates meta->hidden for the floor `meta` now has, at the clock `now_ms`
 // with the half deadline `half_ms` (header); true when the write raised the floor.

@@ -123,6 +123,8 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
     } else if (type == types::KeyType::kTlog) {
       // The same for a log; one expired by its retention window leaves the key free.
       return LogPieces(keyspace, db, key, pieces);
+    } else if (type == types::KeyType::kSeries) {
+      return SeriesSnapshotPieces(keyspace, db, key, pieces);  // the same for a series
     }
     return storage::Status::OK();
   }

@@ -243,6 +243,11 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
   if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row);
   auto before = types::Series(ks, db).Meta(group.key);  // for the rules it feeds
   if (s.ok() && before.status() == types::OpStatus::kEngineError) s = before.engine_status();
+  if (s.ok() && !before.ok() && marker.deleted_up_to != KeyMarker::kNothingDeleted) {
+    // A series its expiry register expired here, which a flush passed over: what the delete
+    // covers goes before this write continues it (nothing when the key holds no series).
+    s = DeleteSeriesUpTo(ks, db, group.key, marker.deleted_up_to);
+  }
   bool covered = false;
   if (s.ok()) s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, &covered);
   std::vector<int64_t> touched;  // only a series that held rules feeds a destination
@@ -251,6 +256,8 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
   }
   std::optional<int64_t> newest_before;
   if (before.ok() && before->newest) newest_before = before->newest->ts;
+  // The key's expiry register, given to a series made after it and settled against the settings.
+  if (s.ok() && marker.expiry) s = whole_key_->SettleExpiry(db, group.key);
   if (s.ok()) s = AfterSeriesMerge(ks, db, group.key, touched, before.ok(), newest_before);
   // A covered write still raises the key's floor, as every other type's does.
   if (s.ok() && covered && marker.floor < types::TypePrecedence(types::KeyType::kSeries)) {

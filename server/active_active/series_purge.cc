@@ -74,11 +74,9 @@ void InstallSeriesPurge(types::Keyspace& keyspace) {
 storage::Status SeriesPurgeFloorNow(types::Keyspace& keyspace, int db, std::string_view key,
                                     int64_t* floor) {
   *floor = 0;
-  auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok()) {
-    return meta.status() == types::OpStatus::kEngineError ? meta.engine_status()
-                                                          : storage::Status::OK();
-  }
+  std::optional<types::SeriesMeta> meta;  // live, or expired whole by its expiry register
+  storage::Status s = HeldSeriesMeta(keyspace, db, key, &meta);
+  if (!s.ok() || !meta) return s;
   const int64_t retention = storage::KeptExpiredRetentionMs(keyspace.purge_deadline_ms());
   const int64_t expiry_now = keyspace.db().ExpiryNowMs();
   const int64_t now = expiry_now < std::numeric_limits<int64_t>::min() + retention

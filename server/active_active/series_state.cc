@@ -50,13 +50,6 @@ bool RegisterBelow(const types::SeriesRegister& a, const types::SeriesRegister& 
   return types::EncodeSeriesRegister(a) < types::EncodeSeriesRegister(b);
 }
 
-types::Series KeepingSeries(types::Keyspace& keyspace, int db) {
-  types::Series series(keyspace, db);
-  // Its purge markers name the key's merge-state rows too (series_purge.h).
-  series.KeepEverySample([db](std::string_view key) { return SampleRowPrefix(db, key); });
-  return series;
-}
-
 // Every sample's state of `key`: its rows, then the visible samples that have none (adopted).
 storage::Status ForEachSampleState(
     types::Keyspace& keyspace, int db, std::string_view key,
@@ -81,7 +74,8 @@ storage::Status ForEachSampleState(
             adopted.push_back(sample);
             return true;
           });
-  if (!scanned.ok()) return Failed(scanned);
+  // A series its expiry register expired whole shows none (only rows carry its samples).
+  if (!scanned.ok() && scanned.status() != types::OpStatus::kNotFound) return Failed(scanned);
   storage::Row row;
   for (const types::Sample& sample : adopted) {
     s = keyspace.db().Get(keyspace.ReadOptions(), SampleRowKey(db, key, sample.ts), &row);
@@ -95,6 +89,25 @@ storage::Status ForEachSampleState(
 std::string DoubleBits(double v) { return std::to_string(std::bit_cast<uint64_t>(v)); }
 
 }  // namespace
+
+types::Series KeepingSeries(types::Keyspace& keyspace, int db) {
+  types::Series series(keyspace, db);
+  // Its purge markers name the key's merge-state rows too (series_purge.h).
+  series.KeepEverySample([db](std::string_view key) { return SampleRowPrefix(db, key); });
+  return series;
+}
+
+storage::Status HeldSeriesMeta(types::Keyspace& keyspace, int db, std::string_view key,
+                               std::optional<types::SeriesMeta>* meta) {
+  auto held = types::Series(keyspace, db).HeldMeta(key);
+  if (held.ok()) {
+    *meta = std::move(*held);
+    return storage::Status::OK();
+  }
+  meta->reset();
+  return held.status() == types::OpStatus::kEngineError ? held.engine_status()
+                                                        : storage::Status::OK();
+}
 
 storage::Status ForEachSampleRowIn(
     types::Keyspace& keyspace, int db, std::string_view key, int64_t first, int64_t last,
@@ -170,13 +183,11 @@ storage::Status ReadSeriesRegister(types::Keyspace& keyspace, int db, std::strin
     return s;
   }
   if (!s.IsNotFound()) return s;
-  auto meta = types::Series(keyspace, db).Meta(key);
-  if (meta.ok()) {
+  std::optional<types::SeriesMeta> meta;
+  s = HeldSeriesMeta(keyspace, db, key, &meta);
+  if (s.ok() && meta)
     *reg = types::SeriesRegister{.ms = 0, .origin = "", .settings = meta->settings};
-    return storage::Status::OK();
-  }
-  return meta.status() == types::OpStatus::kEngineError ? meta.engine_status()
-                                                        : storage::Status::OK();
+  return s;
 }
 
 storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_view key, int64_t ts,
@@ -239,9 +250,9 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
   std::vector<types::SeriesRangeMarker> markers;  // the key's range deletes (series_range.h)
   if (s = ReadRangeMarkers(keyspace, db, key, &markers); !s.ok()) return s;
   types::Series series = KeepingSeries(keyspace, db);
-  auto meta = series.Meta(key);
-  if (!meta.ok() && meta.status() != types::OpStatus::kNotFound) return Failed(meta);
-  const bool absent = !meta.ok();
+  std::optional<types::SeriesMeta> meta;  // a series expired whole by its register continues
+  if (s = HeldSeriesMeta(keyspace, db, key, &meta); !s.ok()) return s;
+  const bool absent = !meta;
   bool computed = false;
   if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
   // A sample below the purge floor is hidden everywhere and purged where it was held: dropped.
@@ -299,15 +310,13 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
 
 storage::Status RaiseToSeriesNewest(types::Keyspace& keyspace, int db, std::string_view key,
                                     int64_t* ts, bool* existed) {
-  auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok()) {
-    return meta.status() == types::OpStatus::kEngineError ? meta.engine_status()
-                                                          : storage::Status::OK();
-  }
+  std::optional<types::SeriesMeta> meta;  // live, or expired whole by its register
+  storage::Status s = HeldSeriesMeta(keyspace, db, key, &meta);
+  if (!s.ok() || !meta) return s;
   *existed = true;
   if (meta->newest) *ts = std::max(*ts, meta->newest->ts);
   std::optional<types::SeriesRegister> reg;
-  storage::Status s = ReadSeriesRegister(keyspace, db, key, &reg);
+  s = ReadSeriesRegister(keyspace, db, key, &reg);
   if (s.ok() && reg) *ts = std::max(*ts, reg->ms);
   return s;
 }
@@ -316,13 +325,11 @@ storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_
                                  int64_t ts) {
   if (storage::Status s = DropRangeMarkersUpTo(keyspace, db, key, ts); !s.ok()) return s;
   types::Series series = KeepingSeries(keyspace, db);
-  auto meta = series.Meta(key);
-  if (!meta.ok()) {
-    return meta.status() == types::OpStatus::kEngineError ? meta.engine_status()
-                                                          : storage::Status::OK();
-  }
+  std::optional<types::SeriesMeta> meta;  // live, or expired whole by its register
+  storage::Status s = HeldSeriesMeta(keyspace, db, key, &meta);
+  if (!s.ok() || !meta) return s;
   std::optional<types::SeriesRegister> reg;
-  storage::Status s = ReadSeriesRegister(keyspace, db, key, &reg);
+  s = ReadSeriesRegister(keyspace, db, key, &reg);
   if (!s.ok()) return s;
   std::vector<std::string> rows;
   s = ForEachSampleRowIn(keyspace, db, key, INT64_MIN, ts,

@@ -40,7 +40,8 @@
 
 namespace ebb::types {
 class Keyspace;
-}
+class Series;
+}  // namespace ebb::types
 
 namespace ebb::server {
 
@@ -58,6 +59,14 @@ std::vector<std::string> SeriesDeltaArgs(std::span<const SeriesGroup> groups);
 // `args` (args[0] lower-case) as groups; false if out of shape (also a negative timestamp, an
 // undecodable register or state, a state without records).
 bool ParseSeriesDelta(std::span<const std::string> args, std::vector<SeriesGroup>* groups);
+
+// A Series handle that keeps every sample, its purge markers naming the key's merge-state rows
+// (types::Series::KeepEverySample): every series write in the mode goes through one.
+types::Series KeepingSeries(types::Keyspace& keyspace, int db);
+// The metadata of the series `key` holds, live or expired whole by its expiry register
+// (series_expiry.h); nullopt when it holds none.
+storage::Status HeldSeriesMeta(types::Keyspace& keyspace, int db, std::string_view key,
+                               std::optional<types::SeriesMeta>* meta);
 
 // The key's register: its row; without one, the settings of the series the key holds (stamp 0,
 // origin ""), as every node that holds that series adopts them; nullopt when neither.

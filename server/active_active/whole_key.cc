@@ -376,6 +376,7 @@ storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int
   bool found = false;
   storage::Status s = ReadNewest(db, key, &row, &found, types::KeyType::kString);
   if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kTreg);
+  if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kSeries);
   if (!s.ok()) return s;
   *existed = found;
   int64_t newest = KeyMarker::kNothingDeleted;
@@ -419,6 +420,8 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   types::KeyMetaRow row;
   bool found = false;
   s = ReadNewest(db, key, &row, &found);
+  // A series its expiry register expired whole (a later register may bring it back).
+  if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kSeries);
   if (!s.ok() || !found) return s;
   *precedence = TypePrecedence(row.type);
   if (row.type == types::KeyType::kSeries) {
@@ -496,6 +499,7 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   if (!s.ok()) return s;
   s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG
   if (s.ok()) s = ApplyRegisterToTlog(db, key, reg);  // nothing unless it holds a log
+  if (s.ok()) s = ApplyRegisterToHeldSeries(db, key, reg);
   if (!s.ok()) return s;
   if (counters_ != nullptr && counters_->any()) {
     // A counter's row is what its state reads as: the state takes the register (counters.h).
@@ -531,8 +535,8 @@ storage::Status WholeKeyMarkers::SettleExpiry(int db, std::string_view key) {
   storage::Status s = ReadRow(db, key, &marker, &found);
   if (!s.ok() || !marker.expiry) return s;
   s = ApplyRegisterToTreg(db, key, *marker.expiry);
-  if (!s.ok()) return s;
-  return ApplyRegisterToTlog(db, key, *marker.expiry);
+  if (s.ok()) s = ApplyRegisterToTlog(db, key, *marker.expiry);
+  return s.ok() ? ApplyRegisterToHeldSeries(db, key, *marker.expiry) : s;
 }
 
 storage::Status WholeKeyMarkers::ApplyRegisterToTlog(int db, std::string_view key,

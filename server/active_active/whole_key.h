@@ -45,7 +45,8 @@
 // function of the greatest pair and the greatest register. A TLOG carries the key's register in
 // its metadata (SettleExpiry after every TLOG write; types/tlog.h): once the register's expiry
 // has passed, its entries at or before T are hidden, and the log expires whole when it holds
-// nothing after T; entries after T keep their own expiry (none, or the retention window's). Clocks
+// nothing after T; entries after T keep their own expiry (none, or the retention window's). A
+// series carries it the same way, its samples for entries (series_expiry.h). Clocks
 // differ between nodes, so the held string version, pair or log counts whether or not it has
 // expired by this node's clock (ReadNewest, Tlog::Extent): otherwise a node that saw it expire
 // would keep it dead while the others rewrite or wipe it.
@@ -187,8 +188,8 @@ class WholeKeyMarkers {
   storage::Status SetExpiry(int db, std::string_view key, const ExpiryRegister& reg);
   // The key's register given to what a write left: a TREG's expiry is the register's when the
   // pair was written at or before the register's T, else none (a TREG SET in the mode carries no
-  // expiry of its own); a log carries the register (types/tlog.h). Nothing for a key that holds
-  // neither or has no register.
+  // expiry of its own); a log and a series carry the register (types/tlog.h, series_expiry.h).
+  // Nothing for a key that holds none of them or has no register.
   storage::Status SettleExpiry(int db, std::string_view key);
   // Raises *ts above the key's register, so that a change made after it follows it in the
   // register order whatever the clocks.
@@ -221,6 +222,9 @@ class WholeKeyMarkers {
   // The same for a log (live, or expired by an earlier register): it carries the register in
   // its metadata (types/tlog.h), after the key's deletes are applied to it.
   storage::Status ApplyRegisterToTlog(int db, std::string_view key, const ExpiryRegister& reg);
+  // The same for a series (series_expiry.h), after the key's deletes.
+  storage::Status ApplyRegisterToHeldSeries(int db, std::string_view key,
+                                            const ExpiryRegister& reg);
   // A delete at `ts` of the log `key` holds, live or expired by its register (*is_log): its
   // entries at or before ts go (cutoff raised to ts + 1), and a log left with nothing after ts
   // is wiped. *is_log false: the key holds no log, nothing done.

@@ -3,8 +3,10 @@
 // and the marker rows: WholeKeyMarkers, whole_key.h).
 //
 // Deltas: `del-at <T> key [key ...]`, `flushdb-at <T>` (the delta's database),
-// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff>]` (the cutoff: a TLOG
-// TRIMAT applied first, which cuts the entries the key's earlier register hid on the origin). On
+// `flushall-at <T>`, `expiry-at <T> key <expire_at ms>|persist [<cutoff> | del <D>]` (the cutoff:
+// a TLOG TRIMAT applied first, which cuts the entries the key's earlier register hid on the
+// origin; `del <D>`: a delete of the key at D applied first, which cuts the samples of a series
+// the earlier register, at D, hid there). On
 // the origin T is the greatest timestamp the named keys (the database, every database; the key's
 // version) hold — never the clock, whose readings mean nothing to timestamps the user chose — so
 // the operation covers everything its origin sees and no write with a greater timestamp. A delete
@@ -26,12 +28,31 @@
 #include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
+#include "types/series.h"
+#include "types/series_purge.h"
 #include "types/tlog.h"
 
 namespace ebb::server {
 namespace {
 
 constexpr std::string_view kMarkerAt = "marker-at";
+constexpr std::string_view kDel = "del";
+
+// When the series `key` holds live has samples its expiry register hides now: that register's T
+// (a delete at it cuts them).
+storage::Status HiddenSeriesCut(types::Keyspace& ks, int db, std::string_view key,
+                                std::optional<int64_t>* cut) {
+  cut->reset();
+  auto meta = types::Series(ks, db).Meta(key);
+  if (!meta.ok()) {
+    return meta.status() == types::OpStatus::kEngineError ? meta.engine_status()
+                                                          : storage::Status::OK();
+  }
+  if (types::SeriesRegisterFloor(*meta, ks.db().ExpiryNowMs()) > 0) {
+    *cut = meta->expiry_register->ts;
+  }
+  return storage::Status::OK();
+}
 
 // Raises *ts to the greatest timestamp any key of `db` holds, live or expired by this node's
 // clock.
@@ -198,6 +219,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   int64_t expire_at = 0;
   int64_t floor = 0;
   int64_t register_ts = 0;
+  int64_t cut_at = 0;  // a series' hidden samples cut with an expiry change: a delete at it
   const bool known_marker =
       args[0] == kMarkerAt && (args.size() == 4 || args.size() == 7) &&
       ParseInt64(args[3], &floor) && floor >= 0 &&
@@ -206,7 +228,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
                             (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
   const bool known = (args[0] == kDelAt && args.size() >= 3) ||
                      ((args[0] == kFlushDbAt || args[0] == kFlushAllAt) && args.size() == 2) ||
-                     (args[0] == kExpiryAt && (args.size() == 4 || args.size() == 5) &&
+                     (args[0] == kExpiryAt &&
+                      (args.size() == 4 || args.size() == 5 ||
+                       (args.size() == 6 && args[4] == kDel && ParseInt64(args[5], &cut_at))) &&
                       (args[3] == kPersist || ParseInt64(args[3], &expire_at))) ||
                      known_marker;
   if (!known || !ParseInt64(args[1], &ts)) {
@@ -239,10 +263,12 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
       trimat.args = {"tlog", "trimat", args[2], args[4]};
       const ApplyOutcome outcome = ApplyOne(origin_id, trimat);
       if (outcome != ApplyOutcome::kApplied) return outcome;
+    } else if (args.size() == 6) {
+      s = whole_key_->DeleteKeys(delta.db, cut_at, std::span<const std::string>(&args[2], 1));
     }
     ExpiryRegister reg{.ts = ts, .origin = origin_id};
     if (args[3] != kPersist) reg.expire_at = expire_at;
-    s = whole_key_->SetExpiry(delta.db, args[2], reg);
+    if (s.ok()) s = whole_key_->SetExpiry(delta.db, args[2], reg);
     if (s.ok()) NoteKeyChange(*context_, delta.db, args[2]);
   } else if (args[0] == kFlushDbAt) {
     SignalFlush(*context_, delta.db);
@@ -269,12 +295,8 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Integer(0);
     return false;
   }
-  if (s.ok() && row.type == types::KeyType::kSeries) {
-    reply.Error(kSeriesExpiryInActiveActive);
-    return false;
-  }
   // The register must cover what the key holds: a string's version, a TREG pair, every entry
-  // of a log and its cutoff.
+  // of a log and its cutoff, every sample of a series and its settings register.
   int64_t version_ts = KeyMarker::kNothingDeleted;
   bool existed = false;
   if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, key, &version_ts, &existed);
@@ -322,16 +344,24 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
       if (!trimmed.ok()) s = trimmed.engine_status();
     }
   }
+  // The same for a series: the samples its register hides here go by a delete at its T.
+  std::optional<int64_t> series_cut;
+  if (s.ok() && row.type == types::KeyType::kSeries) {
+    s = HiddenSeriesCut(ks, plan->db, key, &series_cut);
+    if (s.ok() && series_cut) {
+      s = whole_key_->DeleteKeys(plan->db, *series_cut, std::span<const std::string>(&key, 1));
+    }
+  }
   if (s.ok()) s = whole_key_->SetExpiry(plan->db, key, reg);
   if (!s.ok()) {
     reply.Error(EngineError(s.ToString()));
     return false;
   }
   plan->args[1] = std::to_string(reg.ts);
-  if (cut) {
-    plan->args.push_back(std::to_string(*cut));
-    plan->views.assign(plan->args.begin(), plan->args.end());
-  }
+  if (cut) plan->args.push_back(std::to_string(*cut));
+  if (series_cut)
+    plan->args.insert(plan->args.end(), {std::string(kDel), std::to_string(*series_cut)});
+  plan->views.assign(plan->args.begin(), plan->args.end());
   // Redis's events: an expiry already passed deletes the key.
   const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";
   SignalKeyChange(*context_, plan->db, key, kNotifyGeneric, event);

@@ -31,6 +31,7 @@
 #include "server/services/reply.h"
 #include "server/services/server_context.h"
 #include "types/series.h"
+#include "types/series_purge.h"
 #include "types/series_query.h"
 
 namespace ebb::server {
@@ -215,8 +216,14 @@ void ExecuteMget(CommandContext& ctx, const LabelQuery& q) {
   if (!found.ok()) return ReplyError(ctx, found);
   if (!MayReadAll(ctx, *found)) return ctx.reply.Error(kTsNoReadPermission);
   std::vector<std::optional<Sample>> newest;
+  const int64_t now = ctx.server.keyspace().db().ExpiryNowMs();
   for (const FoundSeries& series : *found) {
     newest.push_back(series.meta.newest);
+    // Active-active mode: an expiry register may hide every sample of a series a later settings
+    // register keeps (docs/active-active.md, "Expiry changes").
+    if (newest.back() && newest.back()->ts < types::SeriesRegisterFloor(series.meta, now)) {
+      newest.back().reset();
+    }
     if (!q.latest) continue;
     OpResult<std::optional<Sample>> open = OpenBucketAfter(ctx, series.key, series.meta.newest);
     if (!open.ok()) return ReplyError(ctx, open);

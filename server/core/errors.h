@@ -631,9 +631,6 @@ inline constexpr std::string_view kSeriesRulesInActiveActive =
 // A TS sample at or before a whole-key delete of its key in the mode: dropped on every node.
 inline constexpr std::string_view kSeriesSampleDeleted =
     "ERR the sample's timestamp is at or before a delete of the key in active-active mode";
-// The EXPIRE family or PERSIST on a series in the mode (no convergent expiry for series yet).
-inline constexpr std::string_view kSeriesExpiryInActiveActive =
-    "ERR expiry changes of a time series are not allowed in active-active mode";
 // A TS write to a compaction rule's destination in the mode: every node computes its samples
 // from the rule's source.
 inline constexpr std::string_view kSeriesDestinationInActiveActive =
