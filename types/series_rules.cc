@@ -135,8 +135,15 @@ OpResult<void> SeriesRules::AfterAdd(std::string_view key, int64_t ts, int depth
     if (!applies.ok()) return FailureOf(applies);
     if (!*applies) continue;
     const int64_t bucket = BucketOf(rule, ts);
+    const int64_t open = BucketOf(rule, meta->newest->ts);
     OpResult<void> done;
-    if (bucket < BucketOf(rule, meta->newest->ts)) {
+    if (mode_ && rule.aggregator == Aggregator::kTwa) {
+      // ts's bucket, and the ones whose TWA interpolates from or to it (the previous sample's,
+      // which the sample may have finished, among them).
+      std::vector<int64_t> buckets = {bucket};
+      done = AddTwaNeighbours(key, rule, {bucket}, open, &buckets);
+      if (done.ok()) done = RefreshFinished(key, rule, std::move(buckets), open, depth);
+    } else if (bucket < open) {
       done = Refresh(key, rule, bucket, depth);  // a finished bucket changed
     } else {
       if (!previous) {
@@ -162,9 +169,20 @@ OpResult<void> SeriesRules::AfterDelete(std::string_view key, int64_t from, int6
   for (const SeriesRule& rule : meta->rules) {
     OpResult<bool> applies = Applies(key, rule);
     if (!applies.ok()) return FailureOf(applies);
+    if (!*applies) continue;
+    if (mode_ && rule.aggregator == Aggregator::kTwa && meta->newest) {
+      // The buckets whose TWA interpolated from or to a deleted sample (finished now).
+      const int64_t now_open = BucketOf(rule, meta->newest->ts);
+      std::vector<int64_t> around;
+      OpResult<void> found = AddTwaNeighbours(
+          key, rule, {BucketOf(rule, from), BucketOf(rule, std::min(to, *newest_before))}, now_open,
+          &around);
+      if (found.ok()) found = RefreshFinished(key, rule, std::move(around), now_open, depth);
+      if (!found.ok()) return found;
+    }
     const int64_t open = BucketOf(rule, *newest_before);
     const int64_t first = BucketOf(rule, from);
-    if (!*applies || first >= open) continue;  // only the open bucket changed
+    if (first >= open) continue;  // only the open bucket changed
     // The last finished bucket the range touched.
     const int64_t last =
         std::min(BucketOf(rule, std::min(to, *newest_before)), open - rule.bucket_ms);
@@ -340,16 +358,47 @@ OpResult<void> SeriesRules::AfterMerge(std::string_view key, const std::vector<i
     if (!applies.ok()) return FailureOf(applies);
     if (!*applies) continue;
     const int64_t open = BucketOf(rule, meta->newest->ts);
-    std::vector<int64_t> buckets;
+    std::vector<int64_t> changed;
+    for (int64_t ts : touched) changed.push_back(BucketOf(rule, ts));
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    std::vector<int64_t> buckets = changed;
     if (newest_before) buckets.push_back(BucketOf(rule, *newest_before));
-    for (int64_t ts : touched) buckets.push_back(BucketOf(rule, ts));
-    std::sort(buckets.begin(), buckets.end());
-    buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
-    for (int64_t bucket : buckets) {
-      if (bucket >= open) break;  // the open bucket and later: not finished
-      OpResult<void> done = Refresh(key, rule, bucket, 0);
-      if (!done.ok()) return done;
+    OpResult<void> done;
+    if (rule.aggregator == Aggregator::kTwa) {
+      done = AddTwaNeighbours(key, rule, changed, open, &buckets);
     }
+    if (done.ok()) done = RefreshFinished(key, rule, std::move(buckets), open, 0);
+    if (!done.ok()) return done;
+  }
+  return {};
+}
+
+OpResult<void> SeriesRules::RefreshFinished(std::string_view source, const SeriesRule& rule,
+                                            std::vector<int64_t> buckets, int64_t open, int depth) {
+  std::sort(buckets.begin(), buckets.end());
+  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+  for (int64_t bucket : buckets) {
+    if (bucket >= open) break;  // the open bucket and later: not finished
+    OpResult<void> done = Refresh(source, rule, bucket, depth);
+    if (!done.ok()) return done;
+  }
+  return {};
+}
+
+OpResult<void> SeriesRules::AddTwaNeighbours(std::string_view source, const SeriesRule& rule,
+                                             const std::vector<int64_t>& changed, int64_t open,
+                                             std::vector<int64_t>* buckets) {
+  for (int64_t bucket : changed) {
+    OpResult<std::optional<Sample>> before =
+        series_.Neighbor(source, std::max<int64_t>(bucket, 0), /*after=*/false);
+    if (!before.ok()) return FailureOf(before);
+    if (*before) buckets->push_back(BucketOf(rule, (*before)->ts));
+    if (bucket >= open) continue;  // what follows the open bucket is not finished
+    OpResult<std::optional<Sample>> after =
+        series_.Neighbor(source, BucketEnd(bucket, rule.bucket_ms), /*after=*/true);
+    if (!after.ok()) return FailureOf(after);
+    if (*after) buckets->push_back(BucketOf(rule, (*after)->ts));
   }
   return {};
 }

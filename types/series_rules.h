@@ -68,9 +68,12 @@ class SeriesRules {
   // Active-active mode (server/active_active/series_rules_state.h): destinations keep every
   // sample and buckets are computed from every stored sample of the source (Series'
   // KeepEverySample and ReadStoredSamples), so a bucket is a function of the merged source alone.
+  // A TWA rule there also refreshes, around each changed bucket, the non-empty finished buckets
+  // just before and just after it: those whose TWA interpolates from or to a sample in it.
   void ActiveActiveMode() {
     series_.KeepEverySample();
     series_.ReadStoredSamples();
+    mode_ = true;
   }
   // The mode's steps, each flowing down the chain as a write does:
   //   Link: rule.dest names `source`, and source's rules hold `rule` (replacing one to the same
@@ -88,7 +91,8 @@ class SeriesRules {
   // The merge hook (the mode): the samples at `touched` were merged into `key` at once, whose
   // newest timestamp before was `newest_before` (nullopt: it was empty). Refreshes, per applying
   // rule, each finished bucket holding one of them and the bucket that held the newest sample
-  // before when it is now finished — the same buckets whatever order samples arrive in.
+  // before when it is now finished — the same buckets whatever order samples arrive in — and,
+  // for TWA, the finished non-empty buckets on either side of each bucket holding one of them.
   OpResult<void> AfterMerge(std::string_view key, const std::vector<int64_t>& touched,
                             std::optional<int64_t> newest_before);
 
@@ -124,6 +128,16 @@ class SeriesRules {
                                             int64_t start, int64_t end, bool after);
   // Rewrites (or deletes, when now empty) the destination's sample of the bucket at `start`.
   OpResult<void> Refresh(std::string_view source, const SeriesRule& rule, int64_t start, int depth);
+  // Refreshes each bucket of `buckets` (starts, any order, repeats allowed) before `open`.
+  OpResult<void> RefreshFinished(std::string_view source, const SeriesRule& rule,
+                                 std::vector<int64_t> buckets, int64_t open, int depth);
+  // The mode's TWA rules: appends to `buckets` the start of the non-empty bucket nearest before
+  // and nearest after each bucket of `changed` (starts) — the buckets whose TWA interpolates from
+  // or to a sample there, before or after the change. The one after is looked for only below
+  // `open` (nothing after it is finished).
+  OpResult<void> AddTwaNeighbours(std::string_view source, const SeriesRule& rule,
+                                  const std::vector<int64_t>& changed, int64_t open,
+                                  std::vector<int64_t>* buckets);
   // Writes (ts, value) to rule.dest and flows it down the chain.
   OpResult<void> WriteDest(const SeriesRule& rule, int64_t ts, double value, int depth);
   // Deletes rule.dest's samples in [from, to] and flows the deletion down the chain.
@@ -135,6 +149,7 @@ class SeriesRules {
   OpResult<int> DepthBelow(std::string_view key, int depth);
 
   Series series_;
+  bool mode_ = false;  // ActiveActiveMode
 };
 
 }  // namespace ebb::types

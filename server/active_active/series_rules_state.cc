@@ -86,9 +86,7 @@ storage::Status Cyclic(types::Keyspace& keyspace, int db, std::string_view dest,
 storage::Status Live(types::Keyspace& keyspace, int db,
                      const std::optional<SeriesRuleRegister>& reg, bool* live) {
   *live = false;
-  if (!reg || !reg->present || reg->rule.aggregator == types::Aggregator::kTwa) {
-    return storage::Status::OK();
-  }
+  if (!reg || !reg->present) return storage::Status::OK();
   bool dest = false;
   bool source = false;
   bool cyclic = true;

@@ -149,14 +149,12 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   }
 }
 
-// A TWA rule has no merge: refused, nothing written. EXPIRE of a series too. A string write on
-// a series key answers WRONGTYPE. (TS.DEL: active_active_series_del_test.)
-TEST_F(ActiveActiveSeriesTest, TwaRulesAndExpiryAreRefused) {
+// EXPIRE of a series has no merge: refused, nothing written. A string write on a series key
+// answers WRONGTYPE. (TS.DEL: active_active_series_del_test; TWA rules:
+// active_active_series_rules_test.)
+TEST_F(ActiveActiveSeriesTest, ExpiryIsRefused) {
   StartMesh(2);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "1", "1"}).integer(), 1);
-  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
-  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10"}).str(),
-            "ERR TS.CREATERULE with TWA is not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"EXPIRE", "s", "100"}).str(),
             "ERR expiry changes of a time series are not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"SET", "s", "x"}).str().substr(0, 9), "WRONGTYPE");
