@@ -443,5 +443,55 @@ TEST_F(ActiveActiveSeriesRulesTest, TwaRulesConvergeOverARestartAndASnapshot) {
   }
 }
 
+// Random adds (SUM duplicates) and range deletes of a TWA rule's source on three nodes cut apart
+// in two rounds, the source's samples spread thin so buckets stay empty between others: after
+// each heal every node holds the same source and digest, and the destination — and a TWA rule it
+// feeds — is the TWA of each finished bucket of the merged source, on every node and on a node
+// given every logged delta in a random order.
+TEST_F(ActiveActiveSeriesRulesTest, RandomAddsAndDeletesConvergeUnderTwa) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "e"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "src", "d", "AGGREGATION", "twa", "60"}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "d", "e", "AGGREGATION", "twa", "150", "20"}).str(),
+            "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  const uint64_t seed = TestSeed(31);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 2; round++) {
+    Partition(true);
+    for (int step = 0; step < 60; step++) {
+      const int node = static_cast<int>(rng() % 3);
+      const int64_t ts = static_cast<int64_t>(rng() % 3000);
+      if (rng() % 8 == 0) {
+        const Reply r =
+            Cmd(c_[node].get(), {"TS.DEL", "src", std::to_string(ts),
+                                 std::to_string(ts + static_cast<int64_t>(rng() % 90))});
+        ASSERT_TRUE(r.is_integer()) << r.ToString();
+      } else {
+        Add(node, "src", ts, std::to_string(static_cast<int>(rng() % 21) - 10));
+      }
+    }
+    Partition(false);
+    ASSERT_EQ(WaitConverged(Conns()), "") << "round " << round;
+    ExpectRangeEverywhere("src", Range(c_[0].get(), "src"));
+    for (size_t i = 0; i < c_.size(); i++) {
+      const std::string where = "round " + std::to_string(round) + ", n" + std::to_string(i);
+      ExpectTwaOf(c_[i].get(), "d", "src", 60, 0, 10, where);
+      ExpectTwaOf(c_[i].get(), "e", "d", 150, 20, 3, where);
+    }
+  }
+  const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(seed);
+  RedisConnection ref = StartReference();
+  ASSERT_TRUE(ref);
+  ApplyInOrder(ref.get(), all);
+  EXPECT_EQ(Range(ref.get(), "src"), Range(c_[0].get(), "src"));
+  EXPECT_EQ(Range(ref.get(), "d"), Range(c_[0].get(), "d"));
+  EXPECT_EQ(Range(ref.get(), "e"), Range(c_[0].get(), "e"));
+}
+
 }  // namespace
 }  // namespace ebb::test
