@@ -6,7 +6,8 @@
 // into one destination and a cycle made by two nodes; a chain carried by a snapshot to a late
 // peer and over a restart; TWA rules, whose buckets follow the samples around them, under
 // concurrent adds into the gaps between buckets and range deletes of a bucket's neighbour, over
-// a restart and a snapshot. Every wait is a bounded poll.
+// a restart and a snapshot, and under seeded random adds and range deletes. Every wait is a
+// bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
