@@ -61,27 +61,35 @@ OpResult<bool> SeriesRules::Feeds(std::string_view source, std::string_view dest
                      [&](const SeriesRule& rule) { return rule.dest == dest; });
 }
 
+OpResult<int64_t> SeriesRules::FloorOf(const SeriesRule& rule) {
+  if (!floor_) return int64_t{0};
+  return floor_(rule);
+}
+
 OpResult<std::optional<double>> SeriesRules::Aggregate(std::string_view source,
                                                        const SeriesRule& rule, int64_t start,
                                                        int64_t end, bool after) {
   const bool twa = rule.aggregator == Aggregator::kTwa;
+  OpResult<int64_t> floor = FloorOf(rule);
+  if (!floor.ok()) return FailureOf(floor);
+  const int64_t from = std::max<int64_t>({start, 0, *floor});
+  if (from > end) return std::optional<double>();  // the bucket lies below the floor
   std::optional<Sample> before;
   if (twa) {
     OpResult<std::optional<Sample>> found = series_.Neighbor(source, std::max<int64_t>(start, 0),
                                                              /*after=*/false);
     if (!found.ok()) return FailureOf(found);
-    before = *found;
+    if (*found && (*found)->ts >= *floor) before = *found;
   }
   std::optional<double> value;
   BucketAggregator aggregator(SpecOf(rule), before, [&](const Sample& bucket) {
     value = bucket.value;
     return true;
   });
-  OpResult<void> scanned =
-      series_.Scan(source, std::max<int64_t>(start, 0), end, false, [&](const Sample& sample) {
-        aggregator.Add(sample);
-        return true;
-      });
+  OpResult<void> scanned = series_.Scan(source, from, end, false, [&](const Sample& sample) {
+    aggregator.Add(sample);
+    return true;
+  });
   if (!scanned.ok()) return FailureOf(scanned);
   std::optional<Sample> next;
   if (twa && after) {
@@ -222,6 +230,8 @@ OpResult<std::optional<Sample>> SeriesRules::OpenBucket(std::string_view key) {
 }
 
 OpResult<void> SeriesRules::Backfill(std::string_view source, const SeriesRule& rule) {
+  OpResult<int64_t> floor = FloorOf(rule);
+  if (!floor.ok()) return FailureOf(floor);
   OpResult<void> written;
   // Emits every bucket but the last (the open one: Finish is never called).
   BucketAggregator aggregator(SpecOf(rule), std::nullopt, [&](const Sample& bucket) {
@@ -229,7 +239,7 @@ OpResult<void> SeriesRules::Backfill(std::string_view source, const SeriesRule& 
     return written.ok();
   });
   OpResult<void> scanned =
-      series_.Scan(source, 0, kMaxSeriesTimestamp, false,
+      series_.Scan(source, std::max<int64_t>(*floor, 0), kMaxSeriesTimestamp, false,
                    [&](const Sample& sample) { return aggregator.Add(sample); });
   if (!written.ok()) return written;
   return scanned;
@@ -389,11 +399,14 @@ OpResult<void> SeriesRules::RefreshFinished(std::string_view source, const Serie
 OpResult<void> SeriesRules::AddTwaNeighbours(std::string_view source, const SeriesRule& rule,
                                              const std::vector<int64_t>& changed, int64_t open,
                                              std::vector<int64_t>* buckets) {
+  OpResult<int64_t> floor = FloorOf(rule);
+  if (!floor.ok()) return FailureOf(floor);
   for (int64_t bucket : changed) {
     OpResult<std::optional<Sample>> before =
         series_.Neighbor(source, std::max<int64_t>(bucket, 0), /*after=*/false);
     if (!before.ok()) return FailureOf(before);
-    if (*before) buckets->push_back(BucketOf(rule, (*before)->ts));
+    // A sample below the floor is no bucket's neighbour.
+    if (*before && (*before)->ts >= *floor) buckets->push_back(BucketOf(rule, (*before)->ts));
     if (bucket >= open) continue;  // what follows the open bucket is not finished
     OpResult<std::optional<Sample>> after =
         series_.Neighbor(source, BucketEnd(bucket, rule.bucket_ms), /*after=*/true);

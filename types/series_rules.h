@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -70,12 +71,18 @@ class SeriesRules {
   // KeepEverySample and ReadStoredSamples), so a bucket is a function of the merged source alone.
   // A TWA rule there also refreshes, around each changed bucket, the non-empty finished buckets
   // just before and just after it: those whose TWA interpolates from or to a sample in it.
-  void ActiveActiveMode() {
+  // `floor` (when given) names each rule's floor: the rule reads only the source's samples at or
+  // above it (backfill, refresh, neighbours, LATEST), so a bucket below it is empty and one
+  // across it aggregates the samples from it on, interpolating from no earlier sample.
+  using RuleFloor = std::function<OpResult<int64_t>(const SeriesRule&)>;
+  void ActiveActiveMode(RuleFloor floor = {}) {
     series_.KeepEverySample();
     series_.ReadStoredSamples();
     mode_ = true;
+    floor_ = std::move(floor);
   }
-  // The mode's steps, each flowing down the chain as a write does:
+  // The mode's steps, each flowing down the chain as a write does (each reading the source from
+  // the rule's floor on, when ActiveActiveMode named floors):
   //   Link: rule.dest names `source`, and source's rules hold `rule` (replacing one to the same
   //     destination); no sample written. kNotFound / kWrongType when either is not a series.
   //   Unlink: source's rules lose the rule to `dest` and dest stops naming `source` (each when
@@ -118,6 +125,8 @@ class SeriesRules {
   OpResult<void> AfterAdd(std::string_view key, int64_t ts, int depth);
   OpResult<void> AfterDelete(std::string_view key, int64_t from, int64_t to,
                              std::optional<int64_t> newest_before, int depth);
+  // The rule's floor (ActiveActiveMode), 0 without one.
+  OpResult<int64_t> FloorOf(const SeriesRule& rule);
   // Whether `rule` of `source` applies (its destination names source back).
   OpResult<bool> Applies(std::string_view source, const SeriesRule& rule);
   // Whether `source` is a series holding a rule to `dest` (a destination's sourceKey is live).
@@ -150,6 +159,7 @@ class SeriesRules {
 
   Series series_;
   bool mode_ = false;  // ActiveActiveMode
+  RuleFloor floor_;    // ActiveActiveMode
 };
 
 }  // namespace ebb::types

@@ -13,8 +13,10 @@
 // registers and of which keys hold series, so every node agrees once they have merged. A live
 // link is mirrored in the series' metadata (the destination's source, the source's rules), which
 // types::SeriesRules reads. Each node keeps, for a live link, the destination's samples =
-// every finished bucket's aggregate of every sample the source stores (closed buckets, as
-// RedisTimeSeries: a bucket is finished when the source holds a sample after it):
+// every finished bucket's aggregate of every sample the source stores at or above the register's
+// floor (the source's window floor where TS.CREATERULE ran, so samples some nodes purged below
+// it count nowhere) (closed buckets, as RedisTimeSeries: a bucket is finished when the source
+// holds a sample after it):
 //   - a link made live (a register, a series created) clears the destination and backfills it;
 //   - a merge into a source refreshes the buckets it touched and, under TWA, the buckets on
 //     either side whose interpolation it may change (SeriesRules::AfterMerge);

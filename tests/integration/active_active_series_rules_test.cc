@@ -17,6 +17,7 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
@@ -492,6 +493,68 @@ TEST_F(ActiveActiveSeriesRulesTest, RandomAddsAndDeletesConvergeUnderTwa) {
   EXPECT_EQ(Range(ref.get(), "src"), Range(c_[0].get(), "src"));
   EXPECT_EQ(Range(ref.get(), "d"), Range(c_[0].get(), "d"));
   EXPECT_EQ(Range(ref.get(), "e"), Range(c_[0].get(), "e"));
+}
+
+// A rule made over a series whose hidden samples one node has purged: n0, cut off, adds newer
+// samples that hide the oldest ones and purges them by the deadline, while n1 still holds them
+// (nothing hides them there). The rule n0 makes carries its floor (the source's window floor on
+// n0), so once healed both nodes compute the destination from the samples at or above it alone
+// — the TWA of the visible samples' finished buckets, the bucket after the purged samples
+// interpolating from no hidden one — and keep agreeing as samples arrive.
+TEST_F(ActiveActiveSeriesRulesTest, ARuleOverPurgedSamplesReadsFromItsFloor) {
+  StartMesh(2, {"--expiry-purge-deadline", "4s"});
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "RETENTION", "1000"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  std::vector<std::string> madd = {"TS.MADD"};
+  for (int ts = 1000; ts < 1100; ts++) madd.insert(madd.end(), {"s", std::to_string(ts), "9"});
+  for (int ts = 1600; ts <= 1700; ts += 10) {
+    madd.insert(madd.end(), {"s", std::to_string(ts), std::to_string(ts % 7)});
+  }
+  ASSERT_EQ(Cmd(c_[0].get(), madd).size(), 111u);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Partition(true);
+  madd = {"TS.MADD"};
+  for (int ts = 2500; ts < 2550; ts++) madd.insert(madd.end(), {"s", std::to_string(ts), "1"});
+  ASSERT_EQ(Cmd(c_[0].get(), madd).size(), 50u);  // hides 1000..1099 on n0: floor 1549
+  for (int i = 0; i < 2; i++) SetClock(i, kMeshClockMs + 5000);
+  const auto stored = [&](int i) {
+    const Reply info = Cmd(c_[i].get(), {"TS.INFO", "s", "DEBUG"});
+    long long n = 0;
+    for (const Reply& chunk : info[27].elements()) n += chunk[5].integer();
+    return n;
+  };
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Cmd(c_[0].get(), {"DEBUG", "COMPACT"}).str() == "OK" && stored(0) == 61;
+      },
+      10))
+      << "n0 stores " << stored(0);
+  EXPECT_EQ(stored(1), 111);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "100"}).str(), "OK");
+  // No bucket below the floor: the first is [1600, 1700), the 1000s purged on n0.
+  EXPECT_EQ(Range(c_[0].get(), "d").substr(0, 5), "1600:") << Range(c_[0].get(), "d");
+  Partition(false);
+  // n1 keeps its hidden samples (a rule's source purges none), so the digests differ; what each
+  // node shows agrees.
+  EXPECT_TRUE(Eventually([&] {
+    return Range(c_[1].get(), "s") == Range(c_[0].get(), "s") &&
+           Range(c_[1].get(), "d") == Range(c_[0].get(), "d") &&
+           Cmd(c_[1].get(), {"TS.INFO", "d"}).ToString().find("\"s\"") != std::string::npos;
+  })) << Range(c_[1].get(), "d")
+      << " against " << Range(c_[0].get(), "d");
+  EXPECT_EQ(stored(1), 161);
+  for (int i = 0; i < 2; i++) {
+    ExpectTwaOf(c_[i].get(), "d", "s", 100, 0, 2, "n" + std::to_string(i));
+  }
+  Add(1, "s", 2600, "4");
+  EXPECT_TRUE(Eventually([&] {
+    return Range(c_[0].get(), "d") == Range(c_[1].get(), "d") &&
+           Range(c_[0].get(), "d").find("2500:") != std::string::npos;
+  })) << Range(c_[0].get(), "d")
+      << " against " << Range(c_[1].get(), "d");
+  for (int i = 0; i < 2; i++) {
+    ExpectTwaOf(c_[i].get(), "d", "s", 100, 0, 3, "n" + std::to_string(i) + " after 2600");
+  }
 }
 
 }  // namespace

@@ -229,5 +229,59 @@ TEST_F(SeriesRulesTest, TwaAfterMergeFollowsTheNeighboursWhateverTheOrder) {
   }
 }
 
+// The mode's floor: a rule reads only the source's samples at or above it — a bucket below it is
+// empty, one across it aggregates from it on, and TWA interpolates from no earlier sample —
+// alike by a backfill and by AfterMerge in any order, whatever the source holds below it.
+TEST_F(SeriesRulesTest, AFloorHidesTheSamplesBelowIt) {
+  SeriesRules mode(*ks_, 0);
+  mode.ActiveActiveMode([](const SeriesRule&) -> OpResult<int64_t> { return int64_t{25}; });
+  std::vector<Sample> samples;
+  for (int64_t ts : {3, 7, 12, 15, 21, 28, 33, 47, 51, 64}) {
+    samples.push_back({ts, static_cast<double>(ts % 7) + 0.5});
+  }
+  for (const char* key : {"ref", "rsum", "rtwa"}) {
+    ASSERT_TRUE(series().Create(key, SeriesSettings()).ok());
+  }
+  // Below the floor only: these samples change nothing.
+  for (const Sample& sample : samples) {
+    ASSERT_TRUE(series().Add("ref", sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
+  }
+  for (const SeriesRule& rule :
+       {SeriesRule{"rsum", Aggregator::kSum, 10, 0}, SeriesRule{"rtwa", Aggregator::kTwa, 10, 0}}) {
+    ASSERT_TRUE(mode.Link("ref", rule).ok());
+    ASSERT_TRUE(mode.Backfill("ref", rule).ok());
+  }
+  const std::vector<std::pair<int64_t, double>> sums = {{20, 0.5}, {30, 5.5}, {40, 5.5}, {50, 2.5}};
+  EXPECT_EQ(All("rsum"), sums);
+  // [20, 30) holds 28 alone above the floor, with no sample before it: its TWA runs from 28 to
+  // 30, towards 33.
+  const auto twa = All("rtwa");
+  ASSERT_EQ(twa.size(), 4u);
+  EXPECT_EQ(twa[0].first, 20);
+  EXPECT_DOUBLE_EQ(twa[0].second, (0.5 + (0.5 + 5.0 * 2 / 5)) / 2);
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 4; round++) {
+    const std::string src = "s" + std::to_string(round);
+    const std::string sum = "sum" + std::to_string(round);
+    const std::string avg = "twa" + std::to_string(round);
+    for (const std::string& key : {src, sum, avg}) {
+      ASSERT_TRUE(series().Create(key, SeriesSettings()).ok());
+    }
+    ASSERT_TRUE(mode.Link(src, SeriesRule{sum, Aggregator::kSum, 10, 0}).ok());
+    ASSERT_TRUE(mode.Link(src, SeriesRule{avg, Aggregator::kTwa, 10, 0}).ok());
+    std::shuffle(samples.begin(), samples.end(), rng);
+    for (const Sample& sample : samples) {
+      OpResult<SeriesMeta> before = series().Meta(src);
+      ASSERT_TRUE(before.ok());
+      std::optional<int64_t> newest;
+      if (before->newest) newest = before->newest->ts;
+      ASSERT_TRUE(series().Add(src, sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
+      ASSERT_TRUE(mode.AfterMerge(src, {sample.ts}, newest).ok());
+    }
+    EXPECT_EQ(All(sum), sums) << "round " << round;
+    EXPECT_EQ(All(avg), twa) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace ebb::types
