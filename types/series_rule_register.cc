@@ -8,6 +8,7 @@ namespace ebb::types {
 namespace {
 
 constexpr uint8_t kRuleRegisterVersion = 1;
+constexpr uint8_t kRuleRegisterFloorVersion = 2;  // the same, with a floor after the align
 constexpr uint8_t kMaxAggregator = static_cast<uint8_t>(Aggregator::kTwa);
 constexpr uint64_t kMaxSigned = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
@@ -28,7 +29,8 @@ bool SeriesRuleRegister::Below(const SeriesRuleRegister& other) const {
 
 std::string EncodeSeriesRuleRegister(const SeriesRuleRegister& reg) {
   std::string out;
-  out.push_back(static_cast<char>(kRuleRegisterVersion));
+  const bool floored = reg.present && reg.floor > 0;
+  out.push_back(static_cast<char>(floored ? kRuleRegisterFloorVersion : kRuleRegisterVersion));
   storage::PutFixed64(&out, static_cast<uint64_t>(reg.ms));
   storage::PutLengthPrefixed(&out, reg.origin);
   out.push_back(reg.present ? 1 : 0);
@@ -37,6 +39,7 @@ std::string EncodeSeriesRuleRegister(const SeriesRuleRegister& reg) {
   out.push_back(static_cast<char>(reg.rule.aggregator));
   storage::PutVarint64(&out, static_cast<uint64_t>(reg.rule.bucket_ms));
   storage::PutVarint64(&out, static_cast<uint64_t>(reg.rule.align));
+  if (floored) storage::PutVarint64(&out, static_cast<uint64_t>(reg.floor));
   return out;
 }
 
@@ -46,7 +49,8 @@ bool DecodeSeriesRuleRegister(std::string_view in, std::string_view dest, Series
   uint64_t ms = 0;
   std::string_view origin;
   uint8_t present = 0;
-  if (!GetByte(&in, &version) || version != kRuleRegisterVersion ||
+  if (!GetByte(&in, &version) ||
+      (version != kRuleRegisterVersion && version != kRuleRegisterFloorVersion) ||
       !storage::GetFixed64(&in, &ms) || !storage::GetLengthPrefixed(&in, &origin) ||
       !GetByte(&in, &present) || present > 1) {
     return false;
@@ -55,7 +59,7 @@ bool DecodeSeriesRuleRegister(std::string_view in, std::string_view dest, Series
   reg->origin = std::string(origin);
   reg->present = present == 1;
   reg->rule.dest = std::string(dest);
-  if (!reg->present) return in.empty();
+  if (!reg->present) return in.empty() && version == kRuleRegisterVersion;
   std::string_view source;
   uint8_t aggregator = 0;
   uint64_t bucket = 0;
@@ -69,6 +73,11 @@ bool DecodeSeriesRuleRegister(std::string_view in, std::string_view dest, Series
   reg->rule.aggregator = static_cast<Aggregator>(aggregator);
   reg->rule.bucket_ms = static_cast<int64_t>(bucket);
   reg->rule.align = static_cast<int64_t>(align);
+  if (version == kRuleRegisterFloorVersion) {
+    uint64_t floor = 0;
+    if (!storage::GetVarint64(&in, &floor) || floor == 0 || floor > kMaxSigned) return false;
+    reg->floor = static_cast<int64_t>(floor);
+  }
   return in.empty();
 }
 

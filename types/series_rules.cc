@@ -61,27 +61,35 @@ OpResult<bool> SeriesRules::Feeds(std::string_view source, std::string_view dest
                      [&](const SeriesRule& rule) { return rule.dest == dest; });
 }
 
+OpResult<int64_t> SeriesRules::FloorOf(const SeriesRule& rule) {
+  if (!floor_) return int64_t{0};
+  return floor_(rule);
+}
+
 OpResult<std::optional<double>> SeriesRules::Aggregate(std::string_view source,
                                                        const SeriesRule& rule, int64_t start,
                                                        int64_t end, bool after) {
   const bool twa = rule.aggregator == Aggregator::kTwa;
+  OpResult<int64_t> floor = FloorOf(rule);
+  if (!floor.ok()) return FailureOf(floor);
+  const int64_t from = std::max<int64_t>({start, 0, *floor});
+  if (from > end) return std::optional<double>();  // the bucket lies below the floor
   std::optional<Sample> before;
   if (twa) {
     OpResult<std::optional<Sample>> found = series_.Neighbor(source, std::max<int64_t>(start, 0),
                                                              /*after=*/false);
     if (!found.ok()) return FailureOf(found);
-    before = *found;
+    if (*found && (*found)->ts >= *floor) before = *found;
   }
   std::optional<double> value;
   BucketAggregator aggregator(SpecOf(rule), before, [&](const Sample& bucket) {
     value = bucket.value;
     return true;
   });
-  OpResult<void> scanned =
-      series_.Scan(source, std::max<int64_t>(start, 0), end, false, [&](const Sample& sample) {
-        aggregator.Add(sample);
-        return true;
-      });
+  OpResult<void> scanned = series_.Scan(source, from, end, false, [&](const Sample& sample) {
+    aggregator.Add(sample);
+    return true;
+  });
   if (!scanned.ok()) return FailureOf(scanned);
   std::optional<Sample> next;
   if (twa && after) {
@@ -135,8 +143,15 @@ OpResult<void> SeriesRules::AfterAdd(std::string_view key, int64_t ts, int depth
     if (!applies.ok()) return FailureOf(applies);
     if (!*applies) continue;
     const int64_t bucket = BucketOf(rule, ts);
+    const int64_t open = BucketOf(rule, meta->newest->ts);
     OpResult<void> done;
-    if (bucket < BucketOf(rule, meta->newest->ts)) {
+    if (mode_ && rule.aggregator == Aggregator::kTwa) {
+      // ts's bucket, and the ones whose TWA interpolates from or to it (the previous sample's,
+      // which the sample may have finished, among them).
+      std::vector<int64_t> buckets = {bucket};
+      done = AddTwaNeighbours(key, rule, {bucket}, open, &buckets);
+      if (done.ok()) done = RefreshFinished(key, rule, std::move(buckets), open, depth);
+    } else if (bucket < open) {
       done = Refresh(key, rule, bucket, depth);  // a finished bucket changed
     } else {
       if (!previous) {
@@ -162,9 +177,20 @@ OpResult<void> SeriesRules::AfterDelete(std::string_view key, int64_t from, int6
   for (const SeriesRule& rule : meta->rules) {
     OpResult<bool> applies = Applies(key, rule);
     if (!applies.ok()) return FailureOf(applies);
+    if (!*applies) continue;
+    if (mode_ && rule.aggregator == Aggregator::kTwa && meta->newest) {
+      // The buckets whose TWA interpolated from or to a deleted sample (finished now).
+      const int64_t now_open = BucketOf(rule, meta->newest->ts);
+      std::vector<int64_t> around;
+      OpResult<void> found = AddTwaNeighbours(
+          key, rule, {BucketOf(rule, from), BucketOf(rule, std::min(to, *newest_before))}, now_open,
+          &around);
+      if (found.ok()) found = RefreshFinished(key, rule, std::move(around), now_open, depth);
+      if (!found.ok()) return found;
+    }
     const int64_t open = BucketOf(rule, *newest_before);
     const int64_t first = BucketOf(rule, from);
-    if (!*applies || first >= open) continue;  // only the open bucket changed
+    if (first >= open) continue;  // only the open bucket changed
     // The last finished bucket the range touched.
     const int64_t last =
         std::min(BucketOf(rule, std::min(to, *newest_before)), open - rule.bucket_ms);
@@ -204,6 +230,8 @@ OpResult<std::optional<Sample>> SeriesRules::OpenBucket(std::string_view key) {
 }
 
 OpResult<void> SeriesRules::Backfill(std::string_view source, const SeriesRule& rule) {
+  OpResult<int64_t> floor = FloorOf(rule);
+  if (!floor.ok()) return FailureOf(floor);
   OpResult<void> written;
   // Emits every bucket but the last (the open one: Finish is never called).
   BucketAggregator aggregator(SpecOf(rule), std::nullopt, [&](const Sample& bucket) {
@@ -211,7 +239,7 @@ OpResult<void> SeriesRules::Backfill(std::string_view source, const SeriesRule& 
     return written.ok();
   });
   OpResult<void> scanned =
-      series_.Scan(source, 0, kMaxSeriesTimestamp, false,
+      series_.Scan(source, std::max<int64_t>(*floor, 0), kMaxSeriesTimestamp, false,
                    [&](const Sample& sample) { return aggregator.Add(sample); });
   if (!written.ok()) return written;
   return scanned;
@@ -340,16 +368,50 @@ OpResult<void> SeriesRules::AfterMerge(std::string_view key, const std::vector<i
     if (!applies.ok()) return FailureOf(applies);
     if (!*applies) continue;
     const int64_t open = BucketOf(rule, meta->newest->ts);
-    std::vector<int64_t> buckets;
+    std::vector<int64_t> changed;
+    for (int64_t ts : touched) changed.push_back(BucketOf(rule, ts));
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    std::vector<int64_t> buckets = changed;
     if (newest_before) buckets.push_back(BucketOf(rule, *newest_before));
-    for (int64_t ts : touched) buckets.push_back(BucketOf(rule, ts));
-    std::sort(buckets.begin(), buckets.end());
-    buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
-    for (int64_t bucket : buckets) {
-      if (bucket >= open) break;  // the open bucket and later: not finished
-      OpResult<void> done = Refresh(key, rule, bucket, 0);
-      if (!done.ok()) return done;
+    OpResult<void> done;
+    if (rule.aggregator == Aggregator::kTwa) {
+      done = AddTwaNeighbours(key, rule, changed, open, &buckets);
     }
+    if (done.ok()) done = RefreshFinished(key, rule, std::move(buckets), open, 0);
+    if (!done.ok()) return done;
+  }
+  return {};
+}
+
+OpResult<void> SeriesRules::RefreshFinished(std::string_view source, const SeriesRule& rule,
+                                            std::vector<int64_t> buckets, int64_t open, int depth) {
+  std::sort(buckets.begin(), buckets.end());
+  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+  for (int64_t bucket : buckets) {
+    if (bucket >= open) break;  // the open bucket and later: not finished
+    OpResult<void> done = Refresh(source, rule, bucket, depth);
+    if (!done.ok()) return done;
+  }
+  return {};
+}
+
+OpResult<void> SeriesRules::AddTwaNeighbours(std::string_view source, const SeriesRule& rule,
+                                             const std::vector<int64_t>& changed, int64_t open,
+                                             std::vector<int64_t>* buckets) {
+  OpResult<int64_t> floor = FloorOf(rule);
+  if (!floor.ok()) return FailureOf(floor);
+  for (int64_t bucket : changed) {
+    OpResult<std::optional<Sample>> before =
+        series_.Neighbor(source, std::max<int64_t>(bucket, 0), /*after=*/false);
+    if (!before.ok()) return FailureOf(before);
+    // A sample below the floor is no bucket's neighbour.
+    if (*before && (*before)->ts >= *floor) buckets->push_back(BucketOf(rule, (*before)->ts));
+    if (bucket >= open) continue;  // what follows the open bucket is not finished
+    OpResult<std::optional<Sample>> after =
+        series_.Neighbor(source, BucketEnd(bucket, rule.bucket_ms), /*after=*/true);
+    if (!after.ok()) return FailureOf(after);
+    if (*after) buckets->push_back(BucketOf(rule, (*after)->ts));
   }
   return {};
 }

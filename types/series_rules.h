@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -68,11 +69,20 @@ class SeriesRules {
   // Active-active mode (server/active_active/series_rules_state.h): destinations keep every
   // sample and buckets are computed from every stored sample of the source (Series'
   // KeepEverySample and ReadStoredSamples), so a bucket is a function of the merged source alone.
-  void ActiveActiveMode() {
+  // A TWA rule there also refreshes, around each changed bucket, the non-empty finished buckets
+  // just before and just after it: those whose TWA interpolates from or to a sample in it.
+  // `floor` (when given) names each rule's floor: the rule reads only the source's samples at or
+  // above it (backfill, refresh, neighbours, LATEST), so a bucket below it is empty and one
+  // across it aggregates the samples from it on, interpolating from no earlier sample.
+  using RuleFloor = std::function<OpResult<int64_t>(const SeriesRule&)>;
+  void ActiveActiveMode(RuleFloor floor = {}) {
     series_.KeepEverySample();
     series_.ReadStoredSamples();
+    mode_ = true;
+    floor_ = std::move(floor);
   }
-  // The mode's steps, each flowing down the chain as a write does:
+  // The mode's steps, each flowing down the chain as a write does (each reading the source from
+  // the rule's floor on, when ActiveActiveMode named floors):
   //   Link: rule.dest names `source`, and source's rules hold `rule` (replacing one to the same
   //     destination); no sample written. kNotFound / kWrongType when either is not a series.
   //   Unlink: source's rules lose the rule to `dest` and dest stops naming `source` (each when
@@ -88,7 +98,8 @@ class SeriesRules {
   // The merge hook (the mode): the samples at `touched` were merged into `key` at once, whose
   // newest timestamp before was `newest_before` (nullopt: it was empty). Refreshes, per applying
   // rule, each finished bucket holding one of them and the bucket that held the newest sample
-  // before when it is now finished — the same buckets whatever order samples arrive in.
+  // before when it is now finished — the same buckets whatever order samples arrive in — and,
+  // for TWA, the finished non-empty buckets on either side of each bucket holding one of them.
   OpResult<void> AfterMerge(std::string_view key, const std::vector<int64_t>& touched,
                             std::optional<int64_t> newest_before);
 
@@ -114,6 +125,8 @@ class SeriesRules {
   OpResult<void> AfterAdd(std::string_view key, int64_t ts, int depth);
   OpResult<void> AfterDelete(std::string_view key, int64_t from, int64_t to,
                              std::optional<int64_t> newest_before, int depth);
+  // The rule's floor (ActiveActiveMode), 0 without one.
+  OpResult<int64_t> FloorOf(const SeriesRule& rule);
   // Whether `rule` of `source` applies (its destination names source back).
   OpResult<bool> Applies(std::string_view source, const SeriesRule& rule);
   // Whether `source` is a series holding a rule to `dest` (a destination's sourceKey is live).
@@ -124,6 +137,16 @@ class SeriesRules {
                                             int64_t start, int64_t end, bool after);
   // Rewrites (or deletes, when now empty) the destination's sample of the bucket at `start`.
   OpResult<void> Refresh(std::string_view source, const SeriesRule& rule, int64_t start, int depth);
+  // Refreshes each bucket of `buckets` (starts, any order, repeats allowed) before `open`.
+  OpResult<void> RefreshFinished(std::string_view source, const SeriesRule& rule,
+                                 std::vector<int64_t> buckets, int64_t open, int depth);
+  // The mode's TWA rules: appends to `buckets` the start of the non-empty bucket nearest before
+  // and nearest after each bucket of `changed` (starts) — the buckets whose TWA interpolates from
+  // or to a sample there, before or after the change. The one after is looked for only below
+  // `open` (nothing after it is finished).
+  OpResult<void> AddTwaNeighbours(std::string_view source, const SeriesRule& rule,
+                                  const std::vector<int64_t>& changed, int64_t open,
+                                  std::vector<int64_t>* buckets);
   // Writes (ts, value) to rule.dest and flows it down the chain.
   OpResult<void> WriteDest(const SeriesRule& rule, int64_t ts, double value, int depth);
   // Deletes rule.dest's samples in [from, to] and flows the deletion down the chain.
@@ -135,6 +158,8 @@ class SeriesRules {
   OpResult<int> DepthBelow(std::string_view key, int depth);
 
   Series series_;
+  bool mode_ = false;  // ActiveActiveMode
+  RuleFloor floor_;    // ActiveActiveMode
 };
 
 }  // namespace ebb::types

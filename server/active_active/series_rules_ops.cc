@@ -3,6 +3,7 @@
 // `ts-rule` delta merged (ApplySeriesRule).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "common/strings.h"
@@ -61,6 +62,17 @@ types::SeriesRuleRegister NextRuleRegister(const std::optional<types::SeriesRule
   return reg;
 }
 
+// The floor a new rule reads its source from (types::SeriesRuleRegister::floor): the source's
+// retention window floor here and now (newest - retention), 0 when nothing is hidden. Samples
+// below it some nodes may have purged; every node holds those above it.
+int64_t SourceFloor(types::Keyspace& ks, int db, const std::string& source) {
+  auto meta = types::Series(ks, db).Meta(source);
+  if (!meta.ok() || !meta->newest || meta->settings.retention_ms == 0) return 0;
+  const uint64_t newest = static_cast<uint64_t>(std::max<int64_t>(meta->newest->ts, 0));
+  const uint64_t retention = meta->settings.retention_ms;
+  return retention >= newest ? 0 : static_cast<int64_t>(newest - retention);
+}
+
 }  // namespace
 
 bool ActiveActive::RunSeriesRule(LocalWrite* plan, protocol::ReplyWriter& reply) {
@@ -96,6 +108,7 @@ bool ActiveActive::RunSeriesRule(LocalWrite* plan, protocol::ReplyWriter& reply)
     reg.present = true;
     reg.source = source;
     reg.rule = rule;
+    reg.floor = error.empty() ? SourceFloor(ks, db, source) : 0;
   } else {
     auto meta = types::Series(ks, db).Meta(source);
     if (!meta.ok()) {

@@ -37,9 +37,16 @@ std::string SourceRowPrefix(int db, std::string_view source) {
                                        ":" + std::string(source));
 }
 
+// The mode's rules: each reads the source from its register's floor on.
 types::SeriesRules ModeRules(types::Keyspace& keyspace, int db) {
   types::SeriesRules rules(keyspace, db);
-  rules.ActiveActiveMode();
+  rules.ActiveActiveMode(
+      [&keyspace, db](const types::SeriesRule& rule) -> types::OpResult<int64_t> {
+        std::optional<SeriesRuleRegister> reg;
+        storage::Status s = ReadSeriesRule(keyspace, db, rule.dest, &reg);
+        if (!s.ok()) return types::OpResult<int64_t>(std::move(s));
+        return reg && reg->present ? reg->floor : int64_t{0};
+      });
   return rules;
 }
 
@@ -86,9 +93,7 @@ storage::Status Cyclic(types::Keyspace& keyspace, int db, std::string_view dest,
 storage::Status Live(types::Keyspace& keyspace, int db,
                      const std::optional<SeriesRuleRegister>& reg, bool* live) {
   *live = false;
-  if (!reg || !reg->present || reg->rule.aggregator == types::Aggregator::kTwa) {
-    return storage::Status::OK();
-  }
+  if (!reg || !reg->present) return storage::Status::OK();
   bool dest = false;
   bool source = false;
   bool cyclic = true;
@@ -200,6 +205,10 @@ storage::Status MergeSeriesRule(types::Keyspace& keyspace, int db, const SeriesR
   if (s.ok() && reg.present)
     s = keyspace.db().Put(options, SourceRowPrefix(db, reg.source) + dest, "");
   if (s.ok()) s = SettleDown(keyspace, db, dest, 0);
+  // The same rule from another floor (two nodes made it concurrently): computed again from it.
+  if (s.ok() && held && held->present && reg.present && held->floor != reg.floor) {
+    s = Settle(keyspace, db, dest, true);
+  }
   if (s.ok() && held && held->present && (!reg.present || held->source != reg.source)) {
     // The old source may list the destination without the destination naming it back.
     auto unlinked = ModeRules(keyspace, db).Unlink(held->source, dest);

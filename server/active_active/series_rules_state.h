@@ -7,16 +7,19 @@
 // `aa-tsrs:<db>:<source length>:<source><dest>` (empty value), so that what a source feeds is
 // one prefix scan. Both stay after the series are deleted, as the settings register does.
 //
-// A destination's link is **live** when its register names a source (not TWA), both keys hold
+// A destination's link is **live** when its register names a source, both keys hold
 // series, and the registers above the source lead back to neither the destination (a cycle two
 // nodes made concurrently) nor further than types::kMaxRuleChain series: a function of the
 // registers and of which keys hold series, so every node agrees once they have merged. A live
 // link is mirrored in the series' metadata (the destination's source, the source's rules), which
 // types::SeriesRules reads. Each node keeps, for a live link, the destination's samples =
-// every finished bucket's aggregate of every sample the source stores (closed buckets, as
-// RedisTimeSeries: a bucket is finished when the source holds a sample after it):
+// every finished bucket's aggregate of every sample the source stores at or above the register's
+// floor (the source's window floor where TS.CREATERULE ran, so samples some nodes purged below
+// it count nowhere) (closed buckets, as RedisTimeSeries: a bucket is finished when the source
+// holds a sample after it):
 //   - a link made live (a register, a series created) clears the destination and backfills it;
-//   - a merge into a source refreshes the buckets it touched (SeriesRules::AfterMerge);
+//   - a merge into a source refreshes the buckets it touched and, under TWA, the buckets on
+//     either side whose interpolation it may change (SeriesRules::AfterMerge);
 //   - a whole-key delete of either end recomputes the destination from what is left;
 //   - a link that stops being live (TS.DELETERULE, the source deleted) leaves the destination
 //     the samples its own records resolve to (none when only the rule wrote it).

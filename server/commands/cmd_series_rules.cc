@@ -122,9 +122,6 @@ void ExecuteDeleteRule(CommandContext& ctx, const DeleteRuleOptions& o) {
 // `ts-rule` delta (server/active_active/series_rules_state.h).
 
 WriteForm FormCreateRule(const CreateRuleOptions& o, const WriteFormInput&) {
-  if (o.rule.aggregator == types::Aggregator::kTwa) {
-    return WriteForm::Refused(std::string(kSeriesTwaRuleInActiveActive));
-  }
   return WriteForm::Delta({std::string(kSeriesCreateRuleForm), std::string(o.source), o.rule.dest,
                            std::to_string(static_cast<int>(o.rule.aggregator)),
                            std::to_string(o.rule.bucket_ms), std::to_string(o.rule.align)},

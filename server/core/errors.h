@@ -635,10 +635,6 @@ inline constexpr std::string_view kSeriesSampleDeleted =
 // from the rule's source.
 inline constexpr std::string_view kSeriesDestinationInActiveActive =
     "ERR TS writes to a compaction rule's destination are not allowed in active-active mode";
-// TS.CREATERULE with TWA in the mode: a bucket's TWA depends on the samples around it, which
-// arrive in any order.
-inline constexpr std::string_view kSeriesTwaRuleInActiveActive =
-    "ERR TS.CREATERULE with TWA is not allowed in active-active mode";
 
 // The dispatcher's refusal of a command inside MULTI that ends the transaction at EXEC:
 // "EXECABORT Transaction discarded because of: <reason>" (the reason without its "ERR ").

@@ -224,7 +224,7 @@ TEST_F(WriteFormTest, SeriesFormsResolveTheirTimestampsAndSettings) {
 }
 
 // The rules' forms: the aggregator as its number (AVG 0, ..., MAX 3), the bucket and the align;
-// a malformed request is the handler's, and TWA has no merge in the mode.
+// a malformed request is the handler's. TWA (12) is a rule like the others.
 TEST_F(WriteFormTest, RuleFormsCarryTheRule) {
   EXPECT_EQ(Joined(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "max", "60", "7"})),
             "ts-createrule s d 3 60 7");
@@ -234,9 +234,8 @@ TEST_F(WriteFormTest, RuleFormsCarryTheRule) {
             WriteForm::Kind::kInvalid);
   EXPECT_EQ(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "0"}).kind,
             WriteForm::Kind::kInvalid);
-  const WriteForm twa = Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10"});
-  EXPECT_EQ(twa.kind, WriteForm::Kind::kRefused);
-  EXPECT_EQ(twa.error, server::kSeriesTwaRuleInActiveActive);
+  EXPECT_EQ(Joined(Form({"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10", "3"})),
+            "ts-createrule s d 12 10 3");
   EXPECT_EQ(Joined(Form({"TS.DELETERULE", "s", "d"})), "ts-deleterule s d");
 }
 

@@ -4,7 +4,10 @@
 // different orders, end as the same bucket under every aggregation on every node, and on a node
 // given every delta in a random order; a TS.DELETERULE concurrent with adds; concurrent rules
 // into one destination and a cycle made by two nodes; a chain carried by a snapshot to a late
-// peer and over a restart. Every wait is a bounded poll.
+// peer and over a restart; TWA rules, whose buckets follow the samples around them, under
+// concurrent adds into the gaps between buckets and range deletes of a bucket's neighbour, over
+// a restart and a snapshot, and under seeded random adds and range deletes. Every wait is a
+// bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +17,7 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
@@ -39,9 +43,42 @@ class ActiveActiveSeriesRulesTest : public ActiveActiveMeshTest {
       EXPECT_EQ(Range(c_[i].get(), key), expected) << key << " on n" << i;
     }
   }
+  // The snapshots the mesh's nodes sent (a late node takes its snapshot from whichever peer
+  // offers one first).
+  int64_t SnapshotsSent() {
+    int64_t sent = 0;
+    for (auto& c : c_) sent += InfoField(c.get(), "peers", "snapshots_sent");
+    return sent;
+  }
   void Add(int node, const std::string& key, int64_t ts, const std::string& value) {
     const Reply r = Cmd(c_[node].get(), {"TS.ADD", key, std::to_string(ts), value});
     ASSERT_EQ(r.integer(), ts) << key << " on n" << node << ": " << r.ToString();
+  }
+  // What a TWA rule of `bucket` ms computes from `source` on the node: the source's TWA
+  // aggregation (TS.RANGE ... AGGREGATION twa) without its last bucket, the open one. Each
+  // finished bucket interpolates from the sample before it and to the one after it there too.
+  static std::string TwaOfFinishedBuckets(redisContext* c, const std::string& source,
+                                          int64_t bucket, int64_t align) {
+    const Reply r = Cmd(c, {"TS.RANGE", source, "-", "+", "ALIGN", std::to_string(align),
+                            "AGGREGATION", "twa", std::to_string(bucket)});
+    if (r.ToString().starts_with("(error)")) return r.ToString();
+    const std::vector<Reply> samples = r.elements();
+    std::string out;
+    for (size_t i = 0; i + 1 < samples.size(); i++) {
+      const Reply& sample = samples[i];
+      out +=
+          std::to_string(sample.elements()[0].integer()) + ":" + sample.elements()[1].str() + " ";
+    }
+    return out;
+  }
+  // On `c`, `dest` holds the TWA of `source`'s finished buckets (of `bucket` ms aligned at
+  // `align`), and at least `buckets` of them.
+  static void ExpectTwaOf(redisContext* c, const std::string& dest, const std::string& source,
+                          int64_t bucket, int64_t align, size_t buckets, const std::string& where) {
+    const std::string expected = TwaOfFinishedBuckets(c, source, bucket, align);
+    EXPECT_EQ(Range(c, dest), expected) << where;
+    EXPECT_GE(static_cast<size_t>(std::count(expected.begin(), expected.end(), ' ')), buckets)
+        << where << ": " << expected;
   }
 };
 
@@ -94,13 +131,10 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
   for (const auto& [agg, value] : kAggregations) {
     ExpectRangeEverywhere("d:" + agg, Samples({{0, value}}));
   }
-  // The destination is each node's own: a client write to it is refused, and TWA has no rule.
+  // The destination is each node's own: a client write to it is refused.
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.ADD", "d:sum", "5", "1"}).str(),
             "ERR TS writes to a compaction rule's destination are not allowed in active-active "
             "mode");
-  EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATE", "t"}).str(), "OK");
-  EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "src", "t", "AGGREGATION", "twa", "100"}).str(),
-            "ERR TS.CREATERULE with TWA is not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "src", "d:sum", "AGGREGATION", "max", "10"}).str(),
             "ERR TSDB: the destination key already has a src rule");
 
@@ -243,7 +277,7 @@ TEST_F(ActiveActiveSeriesRulesTest, SnapshotsAndRestartsCarryRules) {
   ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1], &n_[2]}))) << late_.error();
   RedisConnection late = late_.Connect();
   ASSERT_EQ(WaitConverged({c_[0].get(), late.get()}), "");
-  EXPECT_GT(InfoField(c_[0].get(), "peers", "snapshots_sent"), 0);
+  EXPECT_GT(SnapshotsSent(), 0);
   EXPECT_EQ(Range(late.get(), "d"), d);
   EXPECT_EQ(Range(late.get(), "e"), Samples({{0, "1"}, {200, "1"}}));
   Add(2, "s", 800, "1");
@@ -285,6 +319,242 @@ TEST_F(ActiveActiveSeriesRulesTest, ARangeDeleteOnASourceRecomputesItsDestinatio
             "mode");
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+}
+
+// A TWA bucket depends on the sample before it and the one after it. Three nodes cut apart
+// change them in different orders: n0 adds into the empty bucket between two finished ones (the
+// new after-neighbour of one, before-neighbour of the other), n1 adds a nearer neighbour and a
+// bucket's new last sample, n2 deletes a bucket's only sample (TS.DEL) and closes the open
+// bucket. After the heal every node holds the same source and, in the destination, the TWA of
+// each of its finished buckets — as TS.RANGE AGGREGATION twa computes it from that source — and
+// so does a node given every logged delta in a random order, twice.
+TEST_F(ActiveActiveSeriesRulesTest, TwaBucketsFollowTheirNeighboursWhateverTheOrder) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATE", "e"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "src", "d", "AGGREGATION", "twa", "100"}).str(),
+            "OK");
+  // A chain: d's TWA in buckets of 200 (its samples sit at the starts of src's buckets).
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "d", "e", "AGGREGATION", "twa", "200"}).str(), "OK");
+  Add(0, "src", 10, "1");
+  Add(1, "src", 50, "5");
+  Add(2, "src", 350, "3");
+  Add(0, "src", 420, "4");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  for (size_t i = 0; i < c_.size(); i++) {
+    ExpectTwaOf(c_[i].get(), "d", "src", 100, 0, 2, "n" + std::to_string(i));
+  }
+  // Bucket 0 interpolates towards 350 across two empty buckets, to 5 - 2/6 at 100:
+  // ((1+5)/2*40 + (5+4.667)/2*50) / 90 ms.
+  EXPECT_EQ(Range(c_[0].get(), "d").substr(0, 9), "0:4.01851");
+
+  Partition(true);
+  Add(0, "src", 180, "8");  // into the gap: bucket 0's next, bucket 300's previous
+  Add(1, "src", 260, "2");  // a nearer neighbour on n1 (and bucket 200's only sample)
+  Add(1, "src", 95, "6");   // bucket 0's new last sample
+  EXPECT_EQ(Cmd(c_[2].get(), {"TS.DEL", "src", "340", "360"}).integer(), 1);  // bucket 300's
+  Add(2, "src", 550, "5");                                                    // closes 400
+  Add(2, "src", 620, "7");                                                    // closes 500
+  for (size_t i = 0; i < c_.size(); i++) {
+    ExpectTwaOf(c_[i].get(), "d", "src", 100, 0, 2, "n" + std::to_string(i) + " cut off");
+  }
+  Partition(false);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  const std::string src = Range(c_[0].get(), "src");
+  EXPECT_EQ(src, Samples({{10, "1"},
+                          {50, "5"},
+                          {95, "6"},
+                          {180, "8"},
+                          {260, "2"},
+                          {420, "4"},
+                          {550, "5"},
+                          {620, "7"}}));
+  ExpectRangeEverywhere("src", src);
+  const std::string d = Range(c_[0].get(), "d");
+  ExpectRangeEverywhere("d", d);
+  ExpectRangeEverywhere("e", Range(c_[0].get(), "e"));
+  for (size_t i = 0; i < c_.size(); i++) {
+    ExpectTwaOf(c_[i].get(), "d", "src", 100, 0, 5, "n" + std::to_string(i));
+    ExpectTwaOf(c_[i].get(), "e", "d", 200, 0, 2, "n" + std::to_string(i));
+  }
+
+  const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(23);
+  RedisConnection ref = StartReference();
+  ASSERT_TRUE(ref);
+  ApplyInOrder(ref.get(), all);
+  ApplyInOrder(ref.get(), all);
+  EXPECT_EQ(Range(ref.get(), "src"), src);
+  EXPECT_EQ(Range(ref.get(), "d"), d);
+  EXPECT_EQ(Range(ref.get(), "e"), Range(c_[0].get(), "e"));
+  EXPECT_EQ(LogicalDigest(ref.get()), LogicalDigest(c_[0].get()));
+}
+
+// A TWA rule over a restart and a snapshot: a source with empty buckets between its samples;
+// while n1 is stopped, n0 fills some gaps and deletes a bucket's neighbours, and n2 adds past
+// them; n1 restarted, and a node joining after every log has moved on (a snapshot of several
+// pieces), compute the same destination: the TWA of each finished bucket of the merged source.
+TEST_F(ActiveActiveSeriesRulesTest, TwaRulesConvergeOverARestartAndASnapshot) {
+  StartMesh(3, {"--peer-backlog-size", "8"});
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "50", "7"}).str(),
+            "OK");
+  // 300 samples, every 13 ms, in buckets of 50 aligned at 7 ([-43, 7), [7, 57), ...), every
+  // third bucket left empty ([7, 57), [157, 207), [307, 357), ...).
+  int added = 0;
+  for (int64_t ts = 0; added < 300; ts += 13) {
+    if ((ts - 7 + 50) / 50 % 3 == 1) continue;
+    Add(added % 3, "s", ts, std::to_string(ts % 17));
+    added++;
+  }
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ASSERT_EQ(n_[1].Stop(), 0) << n_[1].ReadLog();
+  Add(0, "s", 30, "40");   // into the empty bucket [7, 57)
+  Add(0, "s", 180, "-3");  // into the empty bucket [157, 207)
+  // Bucket [257, 307) whole: the neighbours of [207, 257) and [357, 407).
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "258", "330"}).integer(), 4);
+  Add(2, "s", 9000, "1");
+  ASSERT_TRUE(n_[1].Start(args_[1])) << n_[1].error();
+  c_[1] = n_[1].Connect();
+  SetClock(1, kMeshClockMs);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  const std::string d = Range(c_[0].get(), "d");
+  ExpectRangeEverywhere("s", Range(c_[0].get(), "s"));
+  ExpectRangeEverywhere("d", d);
+  for (size_t i = 0; i < c_.size(); i++) {
+    ExpectTwaOf(c_[i].get(), "d", "s", 50, 7, 80, "n" + std::to_string(i));
+  }
+
+  ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1], &n_[2]}))) << late_.error();
+  RedisConnection late = late_.Connect();
+  ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
+  EXPECT_GT(SnapshotsSent(), 0);
+  EXPECT_EQ(Range(late.get(), "d"), d);
+  ExpectTwaOf(late.get(), "d", "s", 50, 7, 80, "late");
+  // A sample into the gap before the last finished bucket: that bucket and the one before the
+  // gap now interpolate from and to it, on the late node too.
+  Add(2, "s", 8000, "2");
+  ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
+  EXPECT_EQ(Range(late.get(), "d"), Range(c_[0].get(), "d"));
+  ExpectTwaOf(late.get(), "d", "s", 50, 7, 81, "late, after 8000");
+  for (size_t i = 0; i < c_.size(); i++) {
+    ExpectTwaOf(c_[i].get(), "d", "s", 50, 7, 81, "n" + std::to_string(i) + ", after 8000");
+  }
+}
+
+// Random adds (SUM duplicates) and range deletes of a TWA rule's source on three nodes cut apart
+// in two rounds, the source's samples spread thin so buckets stay empty between others: after
+// each heal every node holds the same source and digest, and the destination — and a TWA rule it
+// feeds — is the TWA of each finished bucket of the merged source, on every node and on a node
+// given every logged delta in a random order.
+TEST_F(ActiveActiveSeriesRulesTest, RandomAddsAndDeletesConvergeUnderTwa) {
+  StartMesh(3);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "e"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "src", "d", "AGGREGATION", "twa", "60"}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "d", "e", "AGGREGATION", "twa", "150", "20"}).str(),
+            "OK");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  const uint64_t seed = TestSeed(31);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 2; round++) {
+    Partition(true);
+    for (int step = 0; step < 60; step++) {
+      const int node = static_cast<int>(rng() % 3);
+      const int64_t ts = static_cast<int64_t>(rng() % 3000);
+      if (rng() % 8 == 0) {
+        const Reply r =
+            Cmd(c_[node].get(), {"TS.DEL", "src", std::to_string(ts),
+                                 std::to_string(ts + static_cast<int64_t>(rng() % 90))});
+        ASSERT_TRUE(r.is_integer()) << r.ToString();
+      } else {
+        Add(node, "src", ts, std::to_string(static_cast<int>(rng() % 21) - 10));
+      }
+    }
+    Partition(false);
+    ASSERT_EQ(WaitConverged(Conns()), "") << "round " << round;
+    ExpectRangeEverywhere("src", Range(c_[0].get(), "src"));
+    for (size_t i = 0; i < c_.size(); i++) {
+      const std::string where = "round " + std::to_string(round) + ", n" + std::to_string(i);
+      ExpectTwaOf(c_[i].get(), "d", "src", 60, 0, 10, where);
+      ExpectTwaOf(c_[i].get(), "e", "d", 150, 20, 3, where);
+    }
+  }
+  const std::vector<LoggedDelta> all = EveryLoggedDeltaShuffled(seed);
+  RedisConnection ref = StartReference();
+  ASSERT_TRUE(ref);
+  ApplyInOrder(ref.get(), all);
+  EXPECT_EQ(Range(ref.get(), "src"), Range(c_[0].get(), "src"));
+  EXPECT_EQ(Range(ref.get(), "d"), Range(c_[0].get(), "d"));
+  EXPECT_EQ(Range(ref.get(), "e"), Range(c_[0].get(), "e"));
+}
+
+// A rule made over a series whose hidden samples one node has purged: n0, cut off, adds newer
+// samples that hide the oldest ones and purges them by the deadline, while n1 still holds them
+// (nothing hides them there). The rule n0 makes carries its floor (the source's window floor on
+// n0), so once healed both nodes compute the destination from the samples at or above it alone
+// — the TWA of the visible samples' finished buckets, the bucket after the purged samples
+// interpolating from no hidden one — and keep agreeing as samples arrive.
+TEST_F(ActiveActiveSeriesRulesTest, ARuleOverPurgedSamplesReadsFromItsFloor) {
+  StartMesh(2, {"--expiry-purge-deadline", "4s"});
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "RETENTION", "1000"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  std::vector<std::string> madd = {"TS.MADD"};
+  for (int ts = 1000; ts < 1100; ts++) madd.insert(madd.end(), {"s", std::to_string(ts), "9"});
+  for (int ts = 1600; ts <= 1700; ts += 10) {
+    madd.insert(madd.end(), {"s", std::to_string(ts), std::to_string(ts % 7)});
+  }
+  ASSERT_EQ(Cmd(c_[0].get(), madd).size(), 111u);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Partition(true);
+  madd = {"TS.MADD"};
+  for (int ts = 2500; ts < 2550; ts++) madd.insert(madd.end(), {"s", std::to_string(ts), "1"});
+  ASSERT_EQ(Cmd(c_[0].get(), madd).size(), 50u);  // hides 1000..1099 on n0: floor 1549
+  for (int i = 0; i < 2; i++) SetClock(i, kMeshClockMs + 5000);
+  const auto stored = [&](int i) {
+    const Reply info = Cmd(c_[i].get(), {"TS.INFO", "s", "DEBUG"});
+    long long n = 0;
+    for (const Reply& chunk : info[27].elements()) n += chunk[5].integer();
+    return n;
+  };
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Cmd(c_[0].get(), {"DEBUG", "COMPACT"}).str() == "OK" && stored(0) == 61;
+      },
+      10))
+      << "n0 stores " << stored(0);
+  EXPECT_EQ(stored(1), 111);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "100"}).str(), "OK");
+  // No bucket below the floor: the first is [1600, 1700), the 1000s purged on n0.
+  EXPECT_EQ(Range(c_[0].get(), "d").substr(0, 5), "1600:") << Range(c_[0].get(), "d");
+  Partition(false);
+  // n1 keeps its hidden samples (a rule's source purges none), so the digests differ; what each
+  // node shows agrees.
+  EXPECT_TRUE(Eventually([&] {
+    return Range(c_[1].get(), "s") == Range(c_[0].get(), "s") &&
+           Range(c_[1].get(), "d") == Range(c_[0].get(), "d") &&
+           Cmd(c_[1].get(), {"TS.INFO", "d"}).ToString().find("\"s\"") != std::string::npos;
+  })) << Range(c_[1].get(), "d")
+      << " against " << Range(c_[0].get(), "d");
+  EXPECT_EQ(stored(1), 161);
+  for (int i = 0; i < 2; i++) {
+    ExpectTwaOf(c_[i].get(), "d", "s", 100, 0, 2, "n" + std::to_string(i));
+  }
+  Add(1, "s", 2600, "4");
+  EXPECT_TRUE(Eventually([&] {
+    return Range(c_[0].get(), "d") == Range(c_[1].get(), "d") &&
+           Range(c_[0].get(), "d").find("2500:") != std::string::npos;
+  })) << Range(c_[0].get(), "d")
+      << " against " << Range(c_[1].get(), "d");
+  for (int i = 0; i < 2; i++) {
+    ExpectTwaOf(c_[i].get(), "d", "s", 100, 0, 3, "n" + std::to_string(i) + " after 2600");
+  }
 }
 
 }  // namespace

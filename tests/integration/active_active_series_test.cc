@@ -149,15 +149,12 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   }
 }
 
-// A TWA rule has no merge: refused, nothing written. A string write on a series key answers
-// WRONGTYPE. (TS.DEL: active_active_series_del_test; EXPIRE of a series:
-// active_active_series_expiry_test.)
-TEST_F(ActiveActiveSeriesTest, TwaRulesAreRefused) {
+// A string write on a series key answers WRONGTYPE; TS.MADD answers each sample on its own.
+// (TS.DEL: active_active_series_del_test; EXPIRE of a series: active_active_series_expiry_test;
+// rules, TWA among them: active_active_series_rules_test.)
+TEST_F(ActiveActiveSeriesTest, OriginAnswersAsOutsideTheMode) {
   StartMesh(2);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "1", "1"}).integer(), 1);
-  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
-  EXPECT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "twa", "10"}).str(),
-            "ERR TS.CREATERULE with TWA is not allowed in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"SET", "s", "x"}).str().substr(0, 9), "WRONGTYPE");
   const Reply madd =
       Cmd(c_[0].get(), {"TS.MADD", "s", "2", "2", "nosuch", "3", "3", "s", "3", "x"});

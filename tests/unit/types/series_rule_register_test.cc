@@ -31,6 +31,14 @@ TEST(SeriesRuleRegisterTest, RoundTripsWithAndWithoutARule) {
   ASSERT_TRUE(DecodeSeriesRuleRegister(EncodeSeriesRuleRegister(none), "dst", &decoded));
   EXPECT_EQ(decoded, none);
   EXPECT_FALSE(decoded.present);
+  // A floor makes it version 2; without one it is version 1, as before floors existed.
+  SeriesRuleRegister floored = Rule(1900, "n1");
+  floored.floor = 1549;
+  const std::string bytes = EncodeSeriesRuleRegister(floored);
+  EXPECT_EQ(bytes[0], 2);
+  EXPECT_EQ(EncodeSeriesRuleRegister(reg)[0], 1);
+  ASSERT_TRUE(DecodeSeriesRuleRegister(bytes, "dst", &decoded));
+  EXPECT_EQ(decoded, floored);
 }
 
 TEST(SeriesRuleRegisterTest, OrdersByStampThenBytes) {
@@ -49,8 +57,11 @@ TEST(SeriesRuleRegisterTest, RefusesMalformedBytes) {
   EXPECT_FALSE(DecodeSeriesRuleRegister(good + "x", "d", &decoded));
   EXPECT_FALSE(DecodeSeriesRuleRegister(good.substr(0, good.size() - 1), "d", &decoded));
   std::string version = good;
-  version[0] = 2;
+  version[0] = 2;  // a version 2 register without its floor
   EXPECT_FALSE(DecodeSeriesRuleRegister(version, "d", &decoded));
+  EXPECT_FALSE(DecodeSeriesRuleRegister(version + std::string(1, '\0'), "d", &decoded));
+  version[0] = 3;
+  EXPECT_FALSE(DecodeSeriesRuleRegister(version + "x", "d", &decoded));
   SeriesRuleRegister zero = Rule(1, "n");
   zero.rule.bucket_ms = 0;
   EXPECT_FALSE(DecodeSeriesRuleRegister(EncodeSeriesRuleRegister(zero), "d", &decoded));

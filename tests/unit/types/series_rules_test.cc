@@ -169,5 +169,119 @@ TEST_F(SeriesRulesTest, AfterMergeLeavesTheSameBucketsWhateverTheOrder) {
   }
 }
 
+// TWA in the mode: a finished bucket's TWA also depends on the sample before it and the one after
+// it, so AfterMerge refreshes the buckets on either side of each merged one. Whatever the order
+// and batches — samples landing in the empty buckets between others, or nearer a bucket than its
+// neighbour was — the destination, and a TWA rule it feeds, end as backfills of the merged
+// source compute them.
+TEST_F(SeriesRulesTest, TwaAfterMergeFollowsTheNeighboursWhateverTheOrder) {
+  std::vector<Sample> samples;
+  for (int64_t ts : {3, 7, 12, 35, 38, 41, 64, 88, 93, 131}) {
+    samples.push_back({ts, static_cast<double>(ts % 7) + 0.5});
+  }
+  const SeriesRule down{"refd", Aggregator::kTwa, 10, 0};
+  const SeriesRule further{"refe", Aggregator::kTwa, 25, 3};
+  SeriesRules mode(*ks_, 0);
+  mode.ActiveActiveMode();
+  for (const char* key : {"ref", "refd", "refe"}) {
+    ASSERT_TRUE(series().Create(key, SeriesSettings()).ok());
+  }
+  for (const Sample& sample : samples) {
+    ASSERT_TRUE(series().Add("ref", sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
+  }
+  ASSERT_TRUE(mode.Link("ref", down).ok());
+  ASSERT_TRUE(mode.Backfill("ref", down).ok());
+  ASSERT_TRUE(mode.Link("refd", further).ok());
+  ASSERT_TRUE(mode.Backfill("refd", further).ok());
+  const auto want_d = All("refd");
+  const auto want_e = All("refe");
+  ASSERT_EQ(want_d.size(), 7u);  // buckets 0, 10, 30, 40, 60, 80 and 90; 130 is open
+  ASSERT_EQ(want_e.size(), 4u);  // buckets -22, 3, 28 and 53 of refd's samples; 78 is open
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 8; round++) {
+    const std::string src = "s" + std::to_string(round);
+    const std::string dst = "d" + std::to_string(round);
+    const std::string end = "e" + std::to_string(round);
+    for (const std::string& key : {src, dst, end}) {
+      ASSERT_TRUE(series().Create(key, SeriesSettings()).ok());
+    }
+    ASSERT_TRUE(mode.Link(src, SeriesRule{dst, Aggregator::kTwa, 10, 0}).ok());
+    ASSERT_TRUE(mode.Link(dst, SeriesRule{end, Aggregator::kTwa, 25, 3}).ok());
+    std::shuffle(samples.begin(), samples.end(), rng);
+    for (size_t i = 0; i < samples.size();) {
+      const size_t batch = std::min<size_t>(samples.size() - i, 1 + rng() % 3);
+      OpResult<SeriesMeta> before = series().Meta(src);
+      ASSERT_TRUE(before.ok());
+      std::optional<int64_t> newest;
+      if (before->newest) newest = before->newest->ts;
+      std::vector<int64_t> touched;
+      for (size_t k = i; k < i + batch; k++) {
+        ASSERT_TRUE(series()
+                        .Add(src, samples[k].ts, samples[k].value, DuplicatePolicy::kLast, nullptr)
+                        .ok());
+        touched.push_back(samples[k].ts);
+      }
+      ASSERT_TRUE(mode.AfterMerge(src, touched, newest).ok());
+      i += batch;
+    }
+    EXPECT_EQ(All(dst), want_d) << "round " << round;
+    EXPECT_EQ(All(end), want_e) << "round " << round;
+  }
+}
+
+// The mode's floor: a rule reads only the source's samples at or above it — a bucket below it is
+// empty, one across it aggregates from it on, and TWA interpolates from no earlier sample —
+// alike by a backfill and by AfterMerge in any order, whatever the source holds below it.
+TEST_F(SeriesRulesTest, AFloorHidesTheSamplesBelowIt) {
+  SeriesRules mode(*ks_, 0);
+  mode.ActiveActiveMode([](const SeriesRule&) -> OpResult<int64_t> { return int64_t{25}; });
+  std::vector<Sample> samples;
+  for (int64_t ts : {3, 7, 12, 15, 21, 28, 33, 47, 51, 64}) {
+    samples.push_back({ts, static_cast<double>(ts % 7) + 0.5});
+  }
+  for (const char* key : {"ref", "rsum", "rtwa"}) {
+    ASSERT_TRUE(series().Create(key, SeriesSettings()).ok());
+  }
+  // Below the floor only: these samples change nothing.
+  for (const Sample& sample : samples) {
+    ASSERT_TRUE(series().Add("ref", sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
+  }
+  for (const SeriesRule& rule :
+       {SeriesRule{"rsum", Aggregator::kSum, 10, 0}, SeriesRule{"rtwa", Aggregator::kTwa, 10, 0}}) {
+    ASSERT_TRUE(mode.Link("ref", rule).ok());
+    ASSERT_TRUE(mode.Backfill("ref", rule).ok());
+  }
+  const std::vector<std::pair<int64_t, double>> sums = {{20, 0.5}, {30, 5.5}, {40, 5.5}, {50, 2.5}};
+  EXPECT_EQ(All("rsum"), sums);
+  // [20, 30) holds 28 alone above the floor, with no sample before it: its TWA runs from 28 to
+  // 30, towards 33.
+  const auto twa = All("rtwa");
+  ASSERT_EQ(twa.size(), 4u);
+  EXPECT_EQ(twa[0].first, 20);
+  EXPECT_DOUBLE_EQ(twa[0].second, (0.5 + (0.5 + 5.0 * 2 / 5)) / 2);
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 4; round++) {
+    const std::string src = "s" + std::to_string(round);
+    const std::string sum = "sum" + std::to_string(round);
+    const std::string avg = "twa" + std::to_string(round);
+    for (const std::string& key : {src, sum, avg}) {
+      ASSERT_TRUE(series().Create(key, SeriesSettings()).ok());
+    }
+    ASSERT_TRUE(mode.Link(src, SeriesRule{sum, Aggregator::kSum, 10, 0}).ok());
+    ASSERT_TRUE(mode.Link(src, SeriesRule{avg, Aggregator::kTwa, 10, 0}).ok());
+    std::shuffle(samples.begin(), samples.end(), rng);
+    for (const Sample& sample : samples) {
+      OpResult<SeriesMeta> before = series().Meta(src);
+      ASSERT_TRUE(before.ok());
+      std::optional<int64_t> newest;
+      if (before->newest) newest = before->newest->ts;
+      ASSERT_TRUE(series().Add(src, sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
+      ASSERT_TRUE(mode.AfterMerge(src, {sample.ts}, newest).ok());
+    }
+    EXPECT_EQ(All(sum), sums) << "round " << round;
+    EXPECT_EQ(All(avg), twa) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace ebb::types
