@@ -275,11 +275,18 @@ void Server::RunLoop() {
   using Clock = std::chrono::steady_clock;
   Clock::time_point last_work = Clock::now();
   while (!io_.stopped()) {
+    const auto poll_for = std::chrono::microseconds(context_->config().io_poll_us);
+    if (poll_for.count() == 0) {
+      // As io_context::run: the queued handlers run, then one epoll_wait collects the next
+      // pass's events, blocking when nothing else is queued (a poll() pass would add an empty
+      // non-blocking epoll_wait after every pass and another before sleeping).
+      if (io_.run_one() == 0) break;
+      continue;
+    }
     if (io_.poll() > 0) {
       last_work = Clock::now();
       continue;
     }
-    const auto poll_for = std::chrono::microseconds(context_->config().io_poll_us);
     if (Clock::now() - last_work < poll_for) continue;
     if (io_.run_one() == 0) break;  // stopped, or out of work
     last_work = Clock::now();

@@ -121,7 +121,9 @@ class Server {
   // io-poll-us more before blocking: a request arriving in that window is served without the
   // thread going to sleep, and its sender's send(2) does not have to wake the thread (a cost
   // the client pays, and in a virtual machine an exit to the hypervisor). The price is up to
-  // io-poll-us of CPU per idle gap; 0 sleeps at once, as plain io_context::run would.
+  // io-poll-us of CPU per idle gap. At 0 it runs as io_context::run: one epoll_wait per pass of
+  // the loop, blocking when no handler is queued (CONFIG SET io-poll-us applies at the next
+  // handler).
   void RunLoop();
 
   ServerContext* context_;
