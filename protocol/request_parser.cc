@@ -41,8 +41,14 @@ void RequestParser::ReleaseMemory() {
 ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& limits,
                                  size_t* consumed) {
   *consumed = 0;
-  args_.clear();
   error_ = ParseError::kNone;
+  // The common case first, with no state to reset: a whole, well-formed multibulk request and
+  // no earlier one half parsed (the general path resets what it reads before it starts).
+  if (!in_multibulk_ && !input.empty() && input[0] == '*' &&
+      ParseWholeMultibulk(input, limits, consumed)) {
+    return ParseStatus::kComplete;
+  }
+  args_.clear();
   if (in_multibulk_ && pos_ > input.size()) Reset();  // the caller broke the contract: restart
   if (in_multibulk_) return ParseMultibulk(input, limits, consumed);
   Reset();
@@ -101,9 +107,8 @@ bool RequestParser::ParseWholeMultibulk(std::string_view input, const ParserLimi
 ParseStatus RequestParser::ParseMultibulk(std::string_view input, const ParserLimits& limits,
                                           size_t* consumed) {
   if (!in_multibulk_) {
-    if (ParseWholeMultibulk(input, limits, consumed)) return ParseStatus::kComplete;
-    args_.clear();
-    // The count line: up to the first '\r', which must be followed by one more byte.
+    // Parse tried ParseWholeMultibulk already. The count line: up to the first '\r', which must be
+    // followed by one more byte.
     size_t cr = input.find('\r');
     if (cr == std::string_view::npos) {
       if (input.size() > limits.max_inline_len) {
