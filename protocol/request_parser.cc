@@ -63,7 +63,21 @@ namespace {
 // zero unless "0") and at most 18 digits, so it cannot overflow. Returns the position after the
 // '\r', or nullptr for anything else (the general path then decides: a sign, a longer number,
 // a malformed one, the line not all here).
-const char* ReadShortCount(const char* p, const char* end, uint64_t* value) {
+[[gnu::always_inline]] inline const char* ReadShortCount(const char* p, const char* end,
+                                                         uint64_t* value) {
+  // One or two digits — every argument count and length of a short request — without the loop.
+  if (end - p >= 3) {
+    const unsigned d0 = static_cast<unsigned char>(p[0]) - '0';
+    const unsigned d1 = static_cast<unsigned char>(p[1]) - '0';
+    if (d0 <= 9 && p[1] == '\r') {
+      *value = d0;
+      return p + 2;
+    }
+    if (d0 - 1 <= 8 && d1 <= 9 && p[2] == '\r') {  // no leading zero
+      *value = d0 * 10 + d1;
+      return p + 3;
+    }
+  }
   const char* const first = p;
   uint64_t v = 0;
   while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
