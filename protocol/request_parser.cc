@@ -41,8 +41,14 @@ void RequestParser::ReleaseMemory() {
 ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& limits,
                                  size_t* consumed) {
   *consumed = 0;
-  args_.clear();
   error_ = ParseError::kNone;
+  // The common case first, with no state to reset: a whole, well-formed multibulk request and
+  // no earlier one half parsed (the general path resets what it reads before it starts).
+  if (!in_multibulk_ && !input.empty() && input[0] == '*' &&
+      ParseWholeMultibulk(input, limits, consumed)) {
+    return ParseStatus::kComplete;
+  }
+  args_.clear();
   if (in_multibulk_ && pos_ > input.size()) Reset();  // the caller broke the contract: restart
   if (in_multibulk_) return ParseMultibulk(input, limits, consumed);
   Reset();
@@ -57,7 +63,21 @@ namespace {
 // zero unless "0") and at most 18 digits, so it cannot overflow. Returns the position after the
 // '\r', or nullptr for anything else (the general path then decides: a sign, a longer number,
 // a malformed one, the line not all here).
-const char* ReadShortCount(const char* p, const char* end, uint64_t* value) {
+[[gnu::always_inline]] inline const char* ReadShortCount(const char* p, const char* end,
+                                                         uint64_t* value) {
+  // One or two digits — every argument count and length of a short request — without the loop.
+  if (end - p >= 3) {
+    const unsigned d0 = static_cast<unsigned char>(p[0]) - '0';
+    const unsigned d1 = static_cast<unsigned char>(p[1]) - '0';
+    if (d0 <= 9 && p[1] == '\r') {
+      *value = d0;
+      return p + 2;
+    }
+    if (d0 - 1 <= 8 && d1 <= 9 && p[2] == '\r') {  // no leading zero
+      *value = d0 * 10 + d1;
+      return p + 3;
+    }
+  }
   const char* const first = p;
   uint64_t v = 0;
   while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
@@ -101,9 +121,8 @@ bool RequestParser::ParseWholeMultibulk(std::string_view input, const ParserLimi
 ParseStatus RequestParser::ParseMultibulk(std::string_view input, const ParserLimits& limits,
                                           size_t* consumed) {
   if (!in_multibulk_) {
-    if (ParseWholeMultibulk(input, limits, consumed)) return ParseStatus::kComplete;
-    args_.clear();
-    // The count line: up to the first '\r', which must be followed by one more byte.
+    // Parse tried ParseWholeMultibulk already. The count line: up to the first '\r', which must be
+    // followed by one more byte.
     size_t cr = input.find('\r');
     if (cr == std::string_view::npos) {
       if (input.size() > limits.max_inline_len) {

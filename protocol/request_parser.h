@@ -109,6 +109,7 @@ class RequestParser {
     size_t len;
   };
 
+  // The general multibulk path, field by field, resumable (Parse tries ParseWholeMultibulk first).
   ParseStatus ParseMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed);
   // A whole, well-formed multibulk request with a positive count, in one pass: true with args_
   // and *consumed set; false (nothing decided) sends it to the general path.

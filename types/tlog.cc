@@ -39,9 +39,9 @@ std::unique_ptr<storage::Iterator> ScanLog(Keyspace& keyspace, const std::string
 
 OpResult<Tlog::Found> Tlog::ReadMeta(std::string_view key) {
   Found found;
-  KeyMetaRow row;
-  Status s = keyspace_.GetMeta(db_, key, &row, keyspace_.settings().default_retrieval_grace_ms,
-                               &found.dead);
+  KeyMetaView row;  // the payload is decoded in place, not copied
+  Status s = keyspace_.GetMetaPinned(db_, key, &row,
+                                     keyspace_.settings().default_retrieval_grace_ms, &found.dead);
   if (s.IsNotFound()) {
     // A log its expiry register expired stays this log: a later register may bring it back.
     KeyType type;
@@ -63,7 +63,7 @@ OpResult<Tlog::Found> Tlog::ReadMeta(std::string_view key) {
   if (!DecodeTlogMeta(row.payload, &found.meta)) {
     return Status::Corruption("bad TLOG metadata payload");
   }
-  found.row_meta = row.meta;
+  found.row_meta = row.row.meta;
   found.live = true;
   return found;
 }
@@ -130,7 +130,8 @@ Status Tlog::WriteMeta(std::string_view key, const TlogMeta& meta, const Found& 
   // Kept even when that expiry has passed by this node's clock: a later register may bring the
   // log back, here as on a node whose clock is behind.
   if (meta.expiry_register) options.expire_at_ms = RegisterKeyExpiry(meta);
-  batch->Put(options, MetaKey(keyspace_.layout(), db_, key),
+  MetaKeyScratch scratch;  // the key on the stack: the batch copies it
+  batch->Put(options, BuildMetaKey(keyspace_.layout(), db_, key, &scratch),
              EncodeMetaValue(KeyType::kTlog, EncodeTlogMeta(meta)), now);
   return keyspace_.db().Write(options, *batch);
 }
@@ -163,7 +164,10 @@ OpResult<Tlog::InsertOutcome> Tlog::Insert(std::string_view key, std::string_vie
   storage::WriteOptions entry = keyspace_.WriteOptions();
   if (meta.window_ms > 0 || meta.expiry_register) meta.newest = std::max(meta.newest, ts);
   if (meta.window_ms > 0) entry.expire_at_ms = AddMs(ts, meta.window_ms);
-  storage::WriteBatch batch;
+  // The thread's batch, cleared: its buffer stays (a heap block per insert otherwise). Nothing
+  // Write calls inserts again.
+  thread_local storage::WriteBatch batch;
+  batch.Clear();
   batch.Put(entry, sub_key, "", keyspace_.NowMs());
   s = WriteMeta(key, meta, found, &batch);
   // A head exists only for a log read before (a new log gets one at its first GET); a windowed

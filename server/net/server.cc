@@ -13,6 +13,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <utility>
 
 #include "common/wall_clock.h"
 #include "server/acl/acl.h"
@@ -272,16 +273,34 @@ void Server::AcceptWhileBusy(tcp::acceptor& acceptor, bool tls) {
 }
 
 void Server::RunLoop() {
+  while (!io_.stopped()) {
+    if (context_->config().io_poll_us > 0) {
+      PollLoop();
+      continue;
+    }
+    // As Redis's loop: the queued handlers run, then one epoll_wait collects the next pass's
+    // events, blocking when nothing else is queued. io_context::run keeps one scheduler context
+    // for all its handlers; the cron stops it when io-poll-us is set (leave_run_).
+    running_plain_ = true;
+    io_.run();
+    running_plain_ = false;
+    if (!std::exchange(leave_run_, false)) break;  // stopped by the shutdown
+    io_.restart();
+  }
+}
+
+void Server::PollLoop() {
   using Clock = std::chrono::steady_clock;
   Clock::time_point last_work = Clock::now();
   while (!io_.stopped()) {
+    const auto poll_for = std::chrono::microseconds(context_->config().io_poll_us);
+    if (poll_for.count() == 0) return;
     if (io_.poll() > 0) {
       last_work = Clock::now();
       continue;
     }
-    const auto poll_for = std::chrono::microseconds(context_->config().io_poll_us);
     if (Clock::now() - last_work < poll_for) continue;
-    if (io_.run_one() == 0) break;  // stopped, or out of work
+    if (io_.run_one() == 0) return;  // stopped, or out of work
     last_work = Clock::now();
   }
 }
@@ -401,6 +420,11 @@ void Server::ScheduleCron() {
       stats.used_memory_peak = std::max(stats.used_memory_peak, AllocatedBytes());
     }
     context_->CollectLatencySamples();
+    // io-poll-us set while the loop runs without polling: leave io_context::run for PollLoop.
+    if (running_plain_ && context_->config().io_poll_us > 0 && !leave_run_) {
+      leave_run_ = true;
+      io_.stop();
+    }
     // The engine's listener resumes stalled writers; this bounds the wait if a wake-up is lost.
     if (!write_stalled_.empty()) ResumeWriteStalled();
     ScheduleCron();

@@ -3,7 +3,8 @@
 //
 // One io_context thread (the caller of Run) runs every command and commits the WAL once per turn
 // of its loop (docs/durability.md "Group commit", server/net/wal_turn_commit.h). After a turn that
-// did work, the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop).
+// did work, the loop keeps polling for up to `io-poll-us` before it sleeps in epoll_wait (RunLoop;
+// at 0 it waits once per pass, as Redis's loop).
 // It never waits for the disk to read a table block: a command that needs one waits parked
 // while the BlockReader reads it (server/net/connection.h), and shutdown waits for those reads.
 // Owns: the io_context, the listeners, every connection, the client dispatcher, the WAL turn
@@ -117,12 +118,16 @@ class Server {
   // Connects the server to the engine: its write-stall listener (again after a replica's full
   // resynchronisation replaced the engine).
   void WireEngine();
-  // Runs io_ until it stops. After a turn that ran handlers it polls (non-blocking) for up to
-  // io-poll-us more before blocking: a request arriving in that window is served without the
+  // Runs io_ until the shutdown stops it. With io-poll-us 0 it runs as io_context::run (one
+  // epoll_wait per pass of the loop, blocking when no handler is queued); a CONFIG SET of
+  // io-poll-us above 0 takes effect at the next cron tick, which stops run for PollLoop.
+  void RunLoop();
+  // While io-poll-us is above 0: after a turn that ran handlers it polls (non-blocking) for up
+  // to io-poll-us more before blocking: a request arriving in that window is served without the
   // thread going to sleep, and its sender's send(2) does not have to wake the thread (a cost
   // the client pays, and in a virtual machine an exit to the hypervisor). The price is up to
-  // io-poll-us of CPU per idle gap; 0 sleeps at once, as plain io_context::run would.
-  void RunLoop();
+  // io-poll-us of CPU per idle gap. Returns when io-poll-us is 0 again or io_ stopped.
+  void PollLoop();
 
   ServerContext* context_;
   // Run by the io thread alone, which alone starts, completes and cancels socket operations
@@ -161,6 +166,9 @@ class Server {
   // With metrics-port set: GET /metrics on metrics-bind (server/metrics/metrics_http.h).
   std::unique_ptr<MetricsHttp> metrics_;
   bool shutting_down_ = false;
+  // The cron stopped io_context::run because io-poll-us was set: RunLoop restarts it polling.
+  bool leave_run_ = false;
+  bool running_plain_ = false;    // RunLoop is inside io_context::run
   std::vector<pollfd> busy_fds_;  // ServeWhileBusy's, kept for their capacity
   std::vector<std::shared_ptr<Connection>> busy_served_;
 };

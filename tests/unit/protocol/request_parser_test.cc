@@ -201,6 +201,17 @@ TEST(RequestParserTest, WholeRequestsParseAsTheGeneralPathParsesThem) {
             "ERR Protocol error: invalid multibulk length");
   EXPECT_EQ(FeedWhole("*2\r\n$2\r\nab\r\n$1\r\nc\r\n", limits).requests,
             (std::vector<Args>{Args{"ab", "c"}}));
+  // One- and two-digit counts and lengths are read without the digit loop; three go through it.
+  std::string twelve = "*12\r\n";
+  Args expected;
+  for (int i = 0; i < 12; ++i) {
+    expected.push_back(std::string(static_cast<size_t>(i * 9), 'x'));
+    twelve += "$" + std::to_string(i * 9) + "\r\n" + expected.back() + "\r\n";
+  }
+  EXPECT_EQ(FeedWhole(twelve + "*1\r\n$100\r\n" + std::string(100, 'y') + "\r\n").requests,
+            (std::vector<Args>{expected, Args{std::string(100, 'y')}}));
+  EXPECT_EQ(FeedWhole("*1\r\n$05\r\nabcde\r\n").error, "ERR Protocol error: invalid bulk length");
+  EXPECT_EQ(FeedWhole("*1\r\n$9x\r\n").error, "ERR Protocol error: invalid bulk length");
 }
 
 TEST(RequestParserTest, ExpectedDollar) {
