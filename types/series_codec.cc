@@ -136,10 +136,11 @@ bool GetRegisterExtension(std::string_view* in, SeriesMeta* meta) {
       (!(flags & 1) && expire_at != 0)) {
     return false;
   }
-  SeriesMeta::ExpiryRegister& reg = meta->expiry_register.emplace();
+  SeriesMeta::ExpiryRegister reg;
   reg.ts = static_cast<int64_t>(ts);
   if (flags & 1) reg.expire_at = static_cast<int64_t>(expire_at);
   reg.settings_after = (flags & 2) != 0;
+  meta->expiry_register = reg;
   return in->empty();
 }
 
