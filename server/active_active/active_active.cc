@@ -389,7 +389,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
   const Stability stability = StabilityNow();
   *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
   *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
-  *out += "markers_pending:" + std::to_string(whole_key_->rows_held()) + "\r\n";
+  *out += "markers_pending:" + std::to_string(markers_pending()) + "\r\n";
   *out += "markers_collected:0\r\n";  // collection by causal stability is not built yet
   const std::vector<PeerInfo> peers = Peers();
   *out += "peers:" + std::to_string(peers.size()) + "\r\n";

@@ -298,6 +298,8 @@ class ActiveActive {
   uint64_t end_bytes() const { return end_bytes_; }
   // Snapshots this node has started sending since it started (INFO peers).
   uint64_t snapshots_sent() const { return snapshots_sent_; }
+  // The whole-key marker and horizon rows held (INFO peers markers_pending; whole_key.h).
+  uint64_t markers_pending() const { return whole_key_->rows_held(); }
   uint64_t skewed_writes() const { return skewed_writes_; }
 
  private:

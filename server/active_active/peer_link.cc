@@ -31,13 +31,12 @@ using tcp = boost::asio::ip::tcp;
 constexpr auto kConnectTimeout = std::chrono::seconds(1);
 constexpr auto kReadTimeout = std::chrono::seconds(3);  // the peer ticks every 100 ms
 
-// The stream's messages are parsed as requests are (arrays of bulk strings); a peer's deltas and
-// snapshot pieces have no size limit but the memory of the node that sent them, as with hiredis.
-protocol::ParserLimits StreamLimits() {
-  protocol::ParserLimits limits;
-  limits.max_bulk_len = std::numeric_limits<int64_t>::max();
-  limits.max_multibulk_len = std::numeric_limits<int32_t>::max();
-  return limits;
+// An unsigned 64-bit decimal no larger than INT64_MAX (the stream's offsets and byte positions).
+bool ParseUint(std::string_view text, uint64_t* out) {
+  int64_t v = 0;
+  if (!ParseInt64(text, &v) || v < 0) return false;
+  *out = static_cast<uint64_t>(v);
+  return true;
 }
 
 }  // namespace
@@ -142,14 +141,9 @@ class PeerConnection {
       stream_input_.assign(reader_->buf + reader_->pos, reader_->len - reader_->pos);
     }
     if (stream_error_) return false;
-    // Only arrays: the parser would also take an inline line, which no peer sends.
-    if (stream_pos_ < stream_input_.size() && stream_input_[stream_pos_] != '*') {
-      stream_error_ = true;
-      return false;
-    }
     size_t consumed = 0;
-    const protocol::ParseStatus status = parser_.Parse(
-        std::string_view(stream_input_).substr(stream_pos_), stream_limits_, &consumed);
+    const protocol::ParseStatus status = ParsePeerStreamFrame(
+        parser_, std::string_view(stream_input_).substr(stream_pos_), &consumed);
     if (status == protocol::ParseStatus::kComplete) {
       *args = parser_.args();
       *wire_size = consumed;
@@ -214,47 +208,41 @@ class PeerConnection {
   std::string stream_input_;
   size_t stream_pos_ = 0;
   protocol::RequestParser parser_;
-  const protocol::ParserLimits stream_limits_ = StreamLimits();
 };
 
-namespace {
-
-// One stream message: a delta, a tick (now_ms, end_offset, end_bytes), a snapshot piece (in
-// `delta`, offset 0), or the snapshot's end (its offset and byte position).
-struct Message {
-  enum class Kind { kDelta, kTick, kPiece, kSnapshotEnd } kind = Kind::kDelta;
-  PeerDelta delta;
-  int64_t tick_ms = 0;
-  uint64_t end = 0;  // tick: the peer's end offset; snapshot end: its offset
-  // Tick and snapshot end: the byte position they carry. A delta: its wire size as parsed, then
-  // (set by the session) the byte position just after it.
-  uint64_t end_bytes = 0;
-  // Tick: the peer's applied vector (nullopt: none, or refused), and what its parse said.
-  std::optional<OriginVector> vector;
-  VectorParse vector_parse = VectorParse::kOk;
-};
-
-bool ParseUint(std::string_view text, uint64_t* out) {
-  int64_t v = 0;
-  if (!ParseInt64(text, &v) || v < 0) return false;
-  *out = static_cast<uint64_t>(v);
-  return true;
+// The stream's messages are parsed as requests are (arrays of bulk strings); a peer's deltas and
+// snapshot pieces have no size limit but the memory of the node that sent them, as with hiredis.
+protocol::ParseStatus ParsePeerStreamFrame(protocol::RequestParser& parser, std::string_view input,
+                                           size_t* consumed) {
+  static const protocol::ParserLimits limits = [] {
+    protocol::ParserLimits l;
+    l.max_bulk_len = std::numeric_limits<int64_t>::max();
+    l.max_multibulk_len = std::numeric_limits<int32_t>::max();
+    return l;
+  }();
+  *consumed = 0;
+  if (input.empty()) return protocol::ParseStatus::kNeedMore;
+  // Only arrays: the parser would also take an inline line, which no peer sends.
+  if (input[0] != '*') return protocol::ParseStatus::kError;
+  return parser.Parse(input, limits, consumed);
 }
 
-// `args`: one stream message, `wire_size` bytes on the wire (a delta's share of the byte
-// position).
-bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Message* m) {
+bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_size,
+                            PeerStreamMessage* m) {
   if (args.size() < 3) return false;
   const std::string_view kind = args[0];
   if (kind == "tick" || kind == "snapend") {
-    m->kind = kind == "tick" ? Message::Kind::kTick : Message::Kind::kSnapshotEnd;
+    m->kind =
+        kind == "tick" ? PeerStreamMessage::Kind::kTick : PeerStreamMessage::Kind::kSnapshotEnd;
     size_t at = 1;
-    if (m->kind == Message::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms)) return false;
+    if (m->kind == PeerStreamMessage::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms))
+      return false;
     if (!ParseUint(args[at++], &m->end)) return false;
     // A tick without a byte position (an older peer): lag in bytes stays unknown (0).
     if (at < args.size() && !ParseUint(args[at], &m->end_bytes)) return false;
     // A malformed vector is refused on its own: the tick still counts (Deliver logs why).
-    if (m->kind == Message::Kind::kTick) m->vector_parse = ParseTickVector(args, &m->vector);
+    if (m->kind == PeerStreamMessage::Kind::kTick)
+      m->vector_parse = ParseTickVector(args, &m->vector);
     return true;
   }
   int64_t db = 0;
@@ -262,11 +250,11 @@ bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Mess
   m->delta.offset = 0;
   m->delta.origin_ms = 0;
   if (kind == "snap") {
-    m->kind = Message::Kind::kPiece;
+    m->kind = PeerStreamMessage::Kind::kPiece;
     if (!ParseInt64(args[1], &db)) return false;
     first_arg = 2;
   } else {
-    m->kind = Message::Kind::kDelta;
+    m->kind = PeerStreamMessage::Kind::kDelta;
     if (kind != "delta" || args.size() < 5 || !ParseUint(args[1], &m->delta.offset) ||
         !ParseInt64(args[2], &m->delta.origin_ms) || !ParseInt64(args[3], &db)) {
       return false;
@@ -279,6 +267,10 @@ bool ParseMessage(std::span<const std::string_view> args, size_t wire_size, Mess
   m->delta.args.assign(args.begin() + static_cast<ptrdiff_t>(first_arg), args.end());
   return true;
 }
+
+namespace {
+
+using Message = PeerStreamMessage;
 
 // A tick's vector into the peer's status (under its mutex): kept when well formed; a refused one
 // leaves the last kept and is logged, once until the reason changes.
@@ -564,7 +556,7 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
     bool bad = false;
     do {
       Message m;
-      if (!ParseMessage(args, wire_size, &m)) {
+      if (!ParsePeerStreamMessage(args, wire_size, &m)) {
         bad = true;
         break;
       }

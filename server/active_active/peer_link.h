@@ -34,12 +34,50 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 
+#include "protocol/request_parser.h"
+#include "server/active_active/peer_delta.h"
 #include "server/active_active/stable_vector.h"
 
 namespace ebb::server {
+
+// ---- The stream a peer sends after PEER SYNC's reply: every byte of it is hostile input.
+
+// One frame of the stream from the front of `input` (the bytes read and not yet consumed), as the
+// link parses it: only an array of bulk strings, with no size limit but the sender's memory.
+// kComplete: *consumed bytes make the frame, parser.args() views its fields (valid until the next
+// Parse of `parser`); kNeedMore: `input` holds no whole frame yet; kError: the bytes are not a
+// stream (anything but '*' first, or a malformed array), the session must end.
+protocol::ParseStatus ParsePeerStreamFrame(protocol::RequestParser& parser, std::string_view input,
+                                           size_t* consumed);
+
+// One stream message: a delta, a tick (now_ms, end_offset, end_bytes, and the peer's applied
+// vector), a snapshot piece (in `delta`, offset 0), or the snapshot's end (its offset and byte
+// position). docs/active-active.md, "Links".
+struct PeerStreamMessage {
+  enum class Kind { kDelta, kTick, kPiece, kSnapshotEnd } kind = Kind::kDelta;
+  PeerDelta delta;
+  int64_t tick_ms = 0;
+  uint64_t end = 0;  // tick: the peer's end offset; snapshot end: its offset
+  // Tick and snapshot end: the byte position they carry. A delta: its wire size as parsed, then
+  // (set by the session) the byte position just after it.
+  uint64_t end_bytes = 0;
+  // Tick: the peer's applied vector (nullopt: none, or refused), and what its parse said.
+  std::optional<OriginVector> vector;
+  VectorParse vector_parse = VectorParse::kOk;
+};
+
+// A frame's fields (`args`, `wire_size` bytes on the wire: a delta's share of the byte position)
+// as a message: false when it is none (an unknown kind, a field missing or not a number, a
+// database out of 0..INT32_MAX). A tick whose vector is malformed still parses (vector nullopt,
+// vector_parse saying why). A delta's or a piece's arguments are taken as they are: applying it
+// judges them (ActiveActive::ApplyDeltas, ApplySnapshot).
+bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_size,
+                            PeerStreamMessage* m);
 
 class ActiveActive;
 class PeerConnection;  // one session's connection (peer_link.cc)

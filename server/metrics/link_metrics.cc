@@ -145,6 +145,20 @@ void Peers(ServerContext& ctx, PrometheusText* out) {
               aa->snapshots_sent());
   out->Single("ebb_peer_malformed_deltas_total", kCounter, "Deltas skipped as malformed.",
               aa->malformed_deltas());
+  const ActiveActive::Stability stability = aa->StabilityNow();
+  out->Family("ebb_stable_vector", kGauge,
+              "Per origin node id: the last offset of its deltas that every node of the mesh has "
+              "applied (INFO peers stable_vector).");
+  for (const auto& [origin, offset] : stability.stable) {
+    out->Sample("ebb_stable_vector", {{"origin", origin}}, offset);
+  }
+  out->Single("ebb_max_peer_lag_deltas", kGauge,
+              "Deltas of this node's log not yet applied by the peer furthest behind, as the "
+              "peers' ticks said.",
+              stability.largest_lag);
+  out->Single("ebb_markers_pending", kGauge,
+              "Whole-key marker and horizon rows held (deletes and flushes kept for late deltas).",
+              aa->markers_pending());
   const std::vector<ActiveActive::PeerInfo> peers = aa->Peers();
   auto labels = [](const ActiveActive::PeerInfo& p) {
     return std::vector<MetricLabel>{{"peer", p.host + ":" + std::to_string(p.port)},
@@ -167,6 +181,10 @@ void Peers(ServerContext& ctx, PrometheusText* out) {
   for (const auto& p : peers) {
     out->Sample("ebb_peer_lag_seconds", labels(p), static_cast<double>(p.lag_ms) / 1000);
   }
+  out->Family("ebb_peer_acked_offset", kGauge,
+              "Per peer: the last origin offset of this node's deltas it has applied, as its "
+              "last tick said.");
+  for (const auto& p : peers) out->Sample("ebb_peer_acked_offset", labels(p), p.acked);
   out->Family("ebb_peer_clock_skew_seconds", kGauge,
               "Per peer: its clock minus this node's, at its last tick.");
   for (const auto& p : peers) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/active_active_support.h"
 #include "tests/support/eventually.h"
 #include "tests/support/http_client.h"
 #include "tests/support/test_server.h"
@@ -314,6 +315,50 @@ TEST(MetricsClusterTest, SlotStatesFollowAssignment) {
   EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"ok\"}"), 16384.0);
   EXPECT_EQ(ScrapedValue(last, "ebb_cluster_slots{state=\"fail\"}"), 0.0);
   EXPECT_EQ(ScrapedValue(last, "redis_cluster_known_nodes"), 1.0);
+}
+
+// Two active-active nodes: the stable vector per origin, the largest lag, the markers held and
+// each peer's acknowledgement of this node's log follow a write and a delete on one of them.
+TEST(MetricsActiveActiveTest, StabilityFiguresFollowTheMesh) {
+  TestServer nodes[2];
+  const int metrics_ports[2] = {TestServer::FreePort(), TestServer::FreePort()};
+  for (int i = 0; i < 2; i++) {
+    std::vector<std::string> args = PeerArgs({&nodes[1 - i]});
+    args.insert(args.end(), {"--metrics-port", std::to_string(metrics_ports[i])});
+    ASSERT_TRUE(nodes[i].Start(args)) << nodes[i].error();
+  }
+  auto a = nodes[0].Connect();
+  const std::string id_a = Cmd(a.get(), {"PEER", "ID"}).str();
+  const std::string id_b = Cmd(nodes[1].Connect().get(), {"PEER", "ID"}).str();
+  ASSERT_EQ(id_a.size(), 40u);
+  const std::string before = HttpGet(metrics_ports[0], "/metrics").body;
+  EXPECT_EQ(ScrapedValue(before, "ebb_markers_pending"), 0.0);
+  ASSERT_EQ(Cmd(a.get(), {"SET", "k", "v"}).str(), "OK");
+  ASSERT_EQ(Cmd(a.get(), {"DEL", "k"}).integer(), 1);
+  const std::string stable_a = "ebb_stable_vector{origin=\"" + id_a + "\"}";
+  const std::string acked_by_b =
+      "ebb_peer_acked_offset{peer=\"127.0.0.1:" + std::to_string(nodes[1].port()) +
+      "\",peer_id=\"" + id_b + "\"}";
+  std::string scrape[2];
+  // Both nodes have applied both deltas of a's log, and each has heard the other's tick saying so.
+  for (int i = 0; i < 2; i++) {
+    EXPECT_TRUE(Eventually([&] {
+      scrape[i] = HttpGet(metrics_ports[i], "/metrics").body;
+      return ScrapedValue(scrape[i], stable_a) == 2.0 &&
+             ScrapedValue(scrape[i], "ebb_markers_pending") == 1.0;
+    })) << scrape[i];
+  }
+  EXPECT_EQ(ScrapedValue(scrape[0], "ebb_origin_offset"), 2.0);
+  EXPECT_TRUE(Eventually([&] {
+    scrape[0] = HttpGet(metrics_ports[0], "/metrics").body;
+    return ScrapedValue(scrape[0], acked_by_b) == 2.0 &&
+           ScrapedValue(scrape[0], "ebb_max_peer_lag_deltas") == 0.0;
+  })) << scrape[0];
+  EXPECT_EQ(ScrapedValue(scrape[0], "ebb_stable_vector{origin=\"" + id_b + "\"}"), 0.0);
+  // The same figures as INFO peers.
+  const std::string info = Cmd(a.get(), {"INFO", "peers"}).str();
+  EXPECT_NE(info.find("markers_pending:1\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find(",acked=2\r\n"), std::string::npos) << info;
 }
 
 class MetricsOffTest : public ServerTest {};
