@@ -74,6 +74,14 @@ namespace ebb::server {
 
 class Counters;
 
+// A TLOG entry's or TREG pair's timestamp (unsigned) as a marker's (signed): above INT64_MAX,
+// INT64_MAX.
+inline int64_t ClampToSigned(uint64_t ts) {
+  return ts > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(ts);
+}
+
 // An expiry change: at origin time `ts` by node `origin`, to `expire_at` (nullopt: PERSIST).
 struct ExpiryRegister {
   int64_t ts = 0;

@@ -24,23 +24,11 @@ constexpr int64_t kT = kMeshClockMs;
 
 class ActiveActiveSeriesDelTest : public ActiveActiveMeshTest {
  protected:
-  // TS.RANGE key - + as "ts=value ts=value ..." (the reply's text when it is not an array).
-  static std::string Range(redisContext* c, const std::string& key) {
-    const Reply r = Cmd(c, {"TS.RANGE", key, "-", "+"});
-    if (!r.is_array()) return r.ToString();
-    std::string out;
-    for (const Reply& sample : r.elements()) {
-      if (sample.size() != 2) return r.ToString();
-      out += (out.empty() ? "" : " ") + std::to_string(sample.elements()[0].integer()) + "=" +
-             sample.elements()[1].str();
-    }
-    return out;
-  }
   // Every node of `nodes` answers TS.RANGE of `key` as `want`.
   static void ExpectRange(const std::vector<redisContext*>& nodes, const std::string& key,
                           const std::string& want) {
     for (size_t i = 0; i < nodes.size(); i++) {
-      EXPECT_EQ(Range(nodes[i], key), want) << key << " on node " << i;
+      EXPECT_EQ(SeriesRange(nodes[i], key), want) << key << " on node " << i;
     }
   }
   // A node given every delta of the mesh's logs twice, in a seeded random order, answers
@@ -54,7 +42,8 @@ class ActiveActiveSeriesDelTest : public ActiveActiveMeshTest {
     RedisConnection ref = StartReference();
     ASSERT_TRUE(ref);
     ApplyInOrder(ref.get(), twice);
-    for (const std::string& key : keys) EXPECT_EQ(Range(ref.get(), key), Range(c_[0].get(), key));
+    for (const std::string& key : keys)
+      EXPECT_EQ(SeriesRange(ref.get(), key), SeriesRange(c_[0].get(), key));
     EXPECT_EQ(LogicalDigest(ref.get()), LogicalDigest(c_[0].get()));
   }
 };
@@ -83,7 +72,7 @@ TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteMeetsConcurrentAddsInEitherOrder) 
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
   SetClock(0, kT + 10);
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "150", "250"}).integer(), 1);
-  EXPECT_EQ(Range(c_[0].get(), "s"), Sample(100, "2") + " " + Sample(300, "3"));
+  EXPECT_EQ(SeriesRange(c_[0].get(), "s"), Sample(100, "2") + " " + Sample(300, "3"));
   SetClock(1, kT + 5);
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "180", "7"}).integer(), 180);
   SetClock(1, kT + 20);
@@ -209,7 +198,7 @@ TEST_F(ActiveActiveSeriesDelTest, HostileAndEarlyMarkersChangeNothingElse) {
         << bad.size();
   }
   EXPECT_EQ(LogicalDigest(c.get()), digest);
-  EXPECT_EQ(Range(c.get(), "s"), Sample(10, "1"));
+  EXPECT_EQ(SeriesRange(c.get(), "s"), Sample(10, "1"));
   // Another type: kept, the string untouched.
   ASSERT_EQ(Cmd(c.get(), {"SET", "str", "x"}).str(), "OK");
   EXPECT_EQ(
@@ -224,19 +213,19 @@ TEST_F(ActiveActiveSeriesDelTest, HostileAndEarlyMarkersChangeNothingElse) {
   ASSERT_EQ(Cmd(c.get(), early).str(), "OK");
   ASSERT_EQ(Cmd(c.get(), {"TS.ADD", "e", "50", "3"}).integer(), 50);
   ASSERT_EQ(Cmd(c.get(), early).str(), "OK");
-  EXPECT_EQ(Range(c.get(), "e"), Sample(50, "3"));
+  EXPECT_EQ(SeriesRange(c.get(), "e"), Sample(50, "3"));
   // A marker after the add on this node's series at the same range, stamped before it: the add
   // stays; stamped after it: the add goes, and TS.DEL then finds nothing.
   ASSERT_EQ(
       Cmd(c.get(), {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange", "e", "0", "100", far, "p"})
           .str(),
       "OK");
-  EXPECT_EQ(Range(c.get(), "e"), Sample(50, "3"));
+  EXPECT_EQ(SeriesRange(c.get(), "e"), Sample(50, "3"));
   ASSERT_EQ(Cmd(c.get(), {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange", "e", "40", "60",
                           std::to_string(kT + 5000), "p"})
                 .str(),
             "OK");
-  EXPECT_EQ(Range(c.get(), "e"), "");
+  EXPECT_EQ(SeriesRange(c.get(), "e"), "");
   EXPECT_EQ(Cmd(c.get(), {"TS.DEL", "e", "-", "+"}).integer(), 0);
 }
 

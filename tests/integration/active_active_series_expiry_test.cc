@@ -27,20 +27,7 @@ namespace {
 constexpr int64_t kT = kMeshClockMs;
 const std::string kExpireAt = std::to_string(kT + 1000);
 
-// TS.RANGE key - + as "ts=value ts=value ..." (the reply's text when it is not an array).
-std::string Range(redisContext* c, const std::string& key) {
-  const Reply r = Cmd(c, {"TS.RANGE", key, "-", "+"});
-  if (!r.is_array()) return r.ToString();
-  std::string out;
-  for (const Reply& sample : r.elements()) {
-    if (sample.size() != 2) return r.ToString();
-    out += (out.empty() ? "" : " ") + std::to_string(sample.elements()[0].integer()) + "=" +
-           sample.elements()[1].str();
-  }
-  return out;
-}
-
-// Samples (ts, value) as Range answers them.
+// Samples (ts, value) as SeriesRange answers them.
 std::string Samples(const std::vector<std::pair<int64_t, int>>& samples) {
   std::string out;
   for (const auto& [ts, value] : samples) {
@@ -58,7 +45,7 @@ class ActiveActiveSeriesExpiryTest : public ActiveActiveMeshTest {
   static void ExpectEverywhere(const std::vector<redisContext*>& nodes, const std::string& key,
                                const std::string& range, int64_t pttl) {
     for (size_t i = 0; i < nodes.size(); i++) {
-      EXPECT_EQ(Range(nodes[i], key), range) << key << " on node " << i;
+      EXPECT_EQ(SeriesRange(nodes[i], key), range) << key << " on node " << i;
       EXPECT_EQ(Cmd(nodes[i], {"PTTL", key}).integer(), pttl) << key << " on node " << i;
     }
   }
@@ -126,7 +113,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, ConcurrentExpireAndAddsConvergeInEitherOrde
     EXPECT_EQ(Cmd(c, {"EXISTS", "a"}).integer(), 0);
     EXPECT_EQ(Cmd(c, {"TYPE", "a"}).str(), "none");
     EXPECT_EQ(Cmd(c, {"TS.INFO", "a"}).str(), "ERR TSDB: the key does not exist");
-    EXPECT_EQ(Range(c, "b"), Samples({{kT + 10, 3}}));
+    EXPECT_EQ(SeriesRange(c, "b"), Samples({{kT + 10, 3}}));
     const Reply get = Cmd(c, {"TS.GET", "b"});
     ASSERT_EQ(get.size(), 2u) << get.ToString();
     EXPECT_EQ(get.elements()[0].integer(), kT + 10);
@@ -161,7 +148,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, APersistFromANodeBehindBringsTheSamplesBack
   SetClock(0, kT + 2000);
   SetClock(1, kT + 500);
   EXPECT_EQ(Cmd(c_[0].get(), {"EXISTS", "a"}).integer(), 0);
-  EXPECT_EQ(Range(c_[0].get(), "b"), Samples({{kT + 10, 3}}));
+  EXPECT_EQ(SeriesRange(c_[0].get(), "b"), Samples({{kT + 10, 3}}));
   Partition(true);
   ASSERT_EQ(Cmd(c_[1].get(), {"PERSIST", "a"}).integer(), 1);
   ASSERT_EQ(Cmd(c_[1].get(), {"PERSIST", "a"}).integer(), 0);
@@ -199,7 +186,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, SettingsBeforeTheExpiryKeepItAndACreateAfte
   for (auto& c : c_) {
     EXPECT_EQ(Cmd(c.get(), {"TYPE", "s"}).str(), "TSDB-TYPE");
     EXPECT_EQ(Cmd(c.get(), {"PTTL", "s"}).integer(), -1);
-    EXPECT_EQ(Range(c.get(), "s"), "");
+    EXPECT_EQ(SeriesRange(c.get(), "s"), "");
     EXPECT_EQ(Cmd(c.get(), {"TS.GET", "s"}).size(), 0u);
   }
   // The new series has no TTL (PERSIST answers 0 and changes nothing); a later sample shows alone.
@@ -219,9 +206,9 @@ TEST_F(ActiveActiveSeriesExpiryTest, ANewExpireCutsWhatTheOldRegisterHid) {
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT + 10), "2"}).integer(), kT + 10);
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetClocks(kT + 1000);
-  EXPECT_EQ(Range(c_[0].get(), "s"), Samples({{kT + 10, 2}}));
+  EXPECT_EQ(SeriesRange(c_[0].get(), "s"), Samples({{kT + 10, 2}}));
   ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIRE", "s", "100000"}).integer(), 1);
-  EXPECT_EQ(Range(c_[0].get(), "s"), Samples({{kT + 10, 2}}));
+  EXPECT_EQ(SeriesRange(c_[0].get(), "s"), Samples({{kT + 10, 2}}));
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectEverywhere(Conns(), "s", Samples({{kT + 10, 2}}), 100000);
   // A sample at or before the cut is dropped everywhere, as after a DEL.
@@ -250,7 +237,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, HiddenSamplesArePurgedHalfTheDeadlineAfterT
   };
   SetClocks(kT + 1000 + 1500);  // the expiry passed, half the deadline (2 s) not yet
   for (int i = 0; i < 2; i++) {
-    EXPECT_EQ(Range(c_[i].get(), "s"), Samples({{kT + 10, 2}}));
+    EXPECT_EQ(SeriesRange(c_[i].get(), "s"), Samples({{kT + 10, 2}}));
     ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "COMPACT"}).str(), "OK");
     EXPECT_EQ(stored(i), 21) << "n" << i;
   }
@@ -262,7 +249,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, HiddenSamplesArePurgedHalfTheDeadlineAfterT
         },
         10))
         << "n" << i << " stores " << stored(i);
-    EXPECT_EQ(Range(c_[i].get(), "s"), Samples({{kT + 10, 2}}));
+    EXPECT_EQ(SeriesRange(c_[i].get(), "s"), Samples({{kT + 10, 2}}));
   }
   EXPECT_EQ(WaitConverged(Conns()), "");
 }
@@ -296,7 +283,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, RestartsAndSnapshotsCarryTheRegister) {
             0);
   for (redisContext* c : three) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "s"}).integer(), 0);
-    EXPECT_EQ(Range(c, "k"), Samples({{kT + 5, 2}}));
+    EXPECT_EQ(SeriesRange(c, "k"), Samples({{kT + 5, 2}}));
   }
   // The late node held the expired series too: its PERSIST (its clock set back) brings it back
   // on the mesh, which now streams from it.
@@ -340,7 +327,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, MalformedRegisterDeltasChangeNothing) {
         << bad[0] << " " << bad.size();
   }
   EXPECT_EQ(LogicalDigest(c), digest);
-  EXPECT_EQ(Range(c, "s"), Samples({{kT - 10, 1}}));
+  EXPECT_EQ(SeriesRange(c, "s"), Samples({{kT - 10, 1}}));
   EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
   // A well-formed register that precedes the one held changes nothing either.
   ASSERT_EQ(Cmd(c, {"DEBUG", "PEER-APPLY", "peer", "0", "expiry-at", std::to_string(kT - 1), "s",

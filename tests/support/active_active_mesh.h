@@ -21,6 +21,19 @@ namespace ebb::test {
 
 inline constexpr int64_t kMeshClockMs = 1'900'000'000'000;
 
+// TS.RANGE key - + as "ts=value ts=value ..." (the reply's text when it is not an array).
+inline std::string SeriesRange(redisContext* c, const std::string& key) {
+  const Reply r = Cmd(c, {"TS.RANGE", key, "-", "+"});
+  if (!r.is_array()) return r.ToString();
+  std::string out;
+  for (const Reply& sample : r.elements()) {
+    if (sample.size() != 2) return r.ToString();
+    out += (out.empty() ? "" : " ") + std::to_string(sample.elements()[0].integer()) + "=" +
+           sample.elements()[1].str();
+  }
+  return out;
+}
+
 class ActiveActiveMeshTest : public ::testing::Test {
  protected:
   void TearDown() override {
