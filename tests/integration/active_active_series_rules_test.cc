@@ -43,13 +43,6 @@ class ActiveActiveSeriesRulesTest : public ActiveActiveMeshTest {
       EXPECT_EQ(Range(c_[i].get(), key), expected) << key << " on n" << i;
     }
   }
-  // The snapshots the mesh's nodes sent (a late node takes its snapshot from whichever peer
-  // offers one first).
-  int64_t SnapshotsSent() {
-    int64_t sent = 0;
-    for (auto& c : c_) sent += InfoField(c.get(), "peers", "snapshots_sent");
-    return sent;
-  }
   void Add(int node, const std::string& key, int64_t ts, const std::string& value) {
     const Reply r = Cmd(c_[node].get(), {"TS.ADD", key, std::to_string(ts), value});
     ASSERT_EQ(r.integer(), ts) << key << " on n" << node << ": " << r.ToString();

@@ -60,6 +60,13 @@ class ActiveActiveMeshTest : public ::testing::Test {
       SetClock(i, kMeshClockMs);
     }
   }
+  // The snapshots the started nodes sent (a late node takes its snapshot from whichever peer
+  // offers one first).
+  int64_t SnapshotsSent() {
+    int64_t sent = 0;
+    for (auto& c : c_) sent += InfoField(c.get(), "peers", "snapshots_sent");
+    return sent;
+  }
   void SetClock(int i, int64_t ms) {
     ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
   }
