@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,21 @@ class SeriesRulesTest : public SeriesTypesTest {
   void Add(std::string_view key, int64_t ts, double value) {
     ASSERT_TRUE(series().Add(key, ts, value, DuplicatePolicy::kLast, nullptr).ok());
     ASSERT_TRUE(rules().AfterAdd(key, ts).ok());
+  }
+  // Adds `batch` to `src` through `adder` as the mode's merge does: the source's newest before
+  // the adds, then AfterMerge over the timestamps they touched.
+  void MergeBatch(SeriesRules& mode, Series adder, const std::string& src,
+                  std::span<const Sample> batch) {
+    OpResult<SeriesMeta> before = series().Meta(src);
+    ASSERT_TRUE(before.ok());
+    std::optional<int64_t> newest;
+    if (before->newest) newest = before->newest->ts;
+    std::vector<int64_t> touched;
+    for (const Sample& sample : batch) {
+      ASSERT_TRUE(adder.Add(src, sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
+      touched.push_back(sample.ts);
+    }
+    ASSERT_TRUE(mode.AfterMerge(src, touched, newest).ok());
   }
   std::vector<std::pair<int64_t, double>> All(std::string_view key) {
     std::vector<std::pair<int64_t, double>> out;
@@ -151,18 +167,7 @@ TEST_F(SeriesRulesTest, AfterMergeLeavesTheSameBucketsWhateverTheOrder) {
     std::shuffle(samples.begin(), samples.end(), rng);
     for (size_t i = 0; i < samples.size();) {
       const size_t batch = std::min<size_t>(samples.size() - i, 1 + rng() % 3);
-      OpResult<SeriesMeta> before = series().Meta(src);
-      ASSERT_TRUE(before.ok());
-      std::optional<int64_t> newest;
-      if (before->newest) newest = before->newest->ts;
-      std::vector<int64_t> touched;
-      for (size_t k = i; k < i + batch; k++) {
-        ASSERT_TRUE(
-            keeping.Add(src, samples[k].ts, samples[k].value, DuplicatePolicy::kLast, nullptr)
-                .ok());
-        touched.push_back(samples[k].ts);
-      }
-      ASSERT_TRUE(mode.AfterMerge(src, touched, newest).ok());
+      ASSERT_NO_FATAL_FAILURE(MergeBatch(mode, keeping, src, std::span(samples).subspan(i, batch)));
       i += batch;
     }
     EXPECT_EQ(All(dst), want) << "round " << round;
@@ -210,18 +215,8 @@ TEST_F(SeriesRulesTest, TwaAfterMergeFollowsTheNeighboursWhateverTheOrder) {
     std::shuffle(samples.begin(), samples.end(), rng);
     for (size_t i = 0; i < samples.size();) {
       const size_t batch = std::min<size_t>(samples.size() - i, 1 + rng() % 3);
-      OpResult<SeriesMeta> before = series().Meta(src);
-      ASSERT_TRUE(before.ok());
-      std::optional<int64_t> newest;
-      if (before->newest) newest = before->newest->ts;
-      std::vector<int64_t> touched;
-      for (size_t k = i; k < i + batch; k++) {
-        ASSERT_TRUE(series()
-                        .Add(src, samples[k].ts, samples[k].value, DuplicatePolicy::kLast, nullptr)
-                        .ok());
-        touched.push_back(samples[k].ts);
-      }
-      ASSERT_TRUE(mode.AfterMerge(src, touched, newest).ok());
+      ASSERT_NO_FATAL_FAILURE(
+          MergeBatch(mode, series(), src, std::span(samples).subspan(i, batch)));
       i += batch;
     }
     EXPECT_EQ(All(dst), want_d) << "round " << round;
@@ -271,12 +266,7 @@ TEST_F(SeriesRulesTest, AFloorHidesTheSamplesBelowIt) {
     ASSERT_TRUE(mode.Link(src, SeriesRule{avg, Aggregator::kTwa, 10, 0}).ok());
     std::shuffle(samples.begin(), samples.end(), rng);
     for (const Sample& sample : samples) {
-      OpResult<SeriesMeta> before = series().Meta(src);
-      ASSERT_TRUE(before.ok());
-      std::optional<int64_t> newest;
-      if (before->newest) newest = before->newest->ts;
-      ASSERT_TRUE(series().Add(src, sample.ts, sample.value, DuplicatePolicy::kLast, nullptr).ok());
-      ASSERT_TRUE(mode.AfterMerge(src, {sample.ts}, newest).ok());
+      ASSERT_NO_FATAL_FAILURE(MergeBatch(mode, series(), src, {&sample, 1}));
     }
     EXPECT_EQ(All(sum), sums) << "round " << round;
     EXPECT_EQ(All(avg), twa) << "round " << round;
