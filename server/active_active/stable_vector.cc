@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/strings.h"
+#include "server/active_active/peer_delta.h"
 
 namespace ebb::server {
 namespace {
@@ -12,14 +13,6 @@ bool IsNodeId(std::string_view id) {
   return id.size() == kNodeIdLength && std::all_of(id.begin(), id.end(), [](char c) {
            return std::isxdigit(static_cast<unsigned char>(c)) != 0;
          });
-}
-
-void AppendBulk(std::string* out, std::string_view field) {
-  *out += '$';
-  *out += std::to_string(field.size());
-  *out += "\r\n";
-  out->append(field);
-  *out += "\r\n";
 }
 
 }  // namespace
@@ -74,14 +67,14 @@ void AppendVectorTickResp(std::string* out, int64_t now_ms, uint64_t end_offset,
   *out += '*';
   *out += std::to_string(5 + 2 * vector.size());
   *out += "\r\n";
-  AppendBulk(out, "tick");
-  AppendBulk(out, std::to_string(now_ms));
-  AppendBulk(out, std::to_string(end_offset));
-  AppendBulk(out, std::to_string(end_bytes));
-  AppendBulk(out, kTickVectorTag);
+  AppendRespBulk(out, "tick");
+  AppendRespBulk(out, std::to_string(now_ms));
+  AppendRespBulk(out, std::to_string(end_offset));
+  AppendRespBulk(out, std::to_string(end_bytes));
+  AppendRespBulk(out, kTickVectorTag);
   for (const auto& [origin, offset] : vector) {
-    AppendBulk(out, origin);
-    AppendBulk(out, std::to_string(offset));
+    AppendRespBulk(out, origin);
+    AppendRespBulk(out, std::to_string(offset));
   }
 }
 
