@@ -60,6 +60,9 @@ DBImpl::~DBImpl() {
   if (sync_thread_.joinable()) sync_thread_.join();
   std::lock_guard lock(mu_);
   spare_iterator_.reset();  // it holds tables and cache entries
+  // Tables a reader still pinned at the last cleanup are free now: a closed directory names no
+  // file its manifest does not (ebb-check reads such a table as a lost edit).
+  if (obsolete_files_pinned_) DeleteObsoleteFiles();
   if (log_) {
     log_->Sync();
     log_->Close();
