@@ -163,6 +163,14 @@ class DB {
   // Replication (docs/replication.md). The sequence number of the last write committed (0 on
   // a fresh DB): a batch's last entry's, or a range deletion's.
   virtual uint64_t LastSequence() = 0;
+  // The sequence number of the last write known durable: every write at or below it survives a
+  // power cut (its WAL bytes were fdatasync'ed — by SyncWal, the once-a-second sync, a WAL
+  // switch that syncs the old one, a range deletion's sync — or Open replayed and synced them,
+  // or Resume wrote them to a table file). Never decreases; at most LastSequence(). Under
+  // kAlways it reaches a write's sequence before Write returns (before SyncWal returns, with
+  // defer_sync); under kEverySec within about a second; under kNo only at those points. Cheap
+  // (no lock).
+  virtual uint64_t SyncedSequence() = 0;
   // `tap` is called for every write batch (after its WAL append, before Write returns, and
   // before its fdatasync under kAlways) and every range deletion (once its manifest edit is
   // durable), in sequence order, with the record as a replica must apply it. It runs on the

@@ -83,6 +83,7 @@ class BatchDB final : public storage::DB {
   }
   // The engine's: the pending batch has no sequence numbers until Commit.
   uint64_t LastSequence() override { return base_->LastSequence(); }
+  uint64_t SyncedSequence() override { return base_->SyncedSequence(); }
   void SetReplicationTap(ReplicationTap tap) override { base_->SetReplicationTap(std::move(tap)); }
   storage::Status Checkpoint(const std::string& dir, uint64_t* sequence,
                              std::vector<std::string>* files) override {

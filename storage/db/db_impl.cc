@@ -127,6 +127,7 @@ Status DBImpl::Recover() {
     if (s.ok()) s = file->Close();
     if (!s.ok()) return s;
   }
+  NoteSynced(max_sequence);
   memtable_full_ = mem_->ApproximateMemoryUsage() >= options_.memtable_size;
   // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
   s = NewLog(/*sync_old=*/false);

@@ -86,6 +86,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Stats GetStats() override;
   std::shared_ptr<DiskReadLatency> disk_read_latency() const override { return disk_read_latency_; }
   uint64_t LastSequence() override;
+  uint64_t SyncedSequence() override { return synced_sequence_.load(); }
   void SetReplicationTap(ReplicationTap tap) override;
   Status Checkpoint(const std::string& dir, uint64_t* sequence,
                     std::vector<std::string>* files) override;
@@ -292,6 +293,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   std::mutex sync_mu_;       // serializes WAL syncs; taken without mu_ held
   uint64_t synced_log_ = 0;  // guarded by sync_mu_: (log number, size) known durable
   uint64_t synced_size_ = 0;
+  // See SyncedSequence(); raised by NoteSynced.
+  std::atomic<uint64_t> synced_sequence_ = 0;
+  // Every write up to `sequence` is durable: raises synced_sequence_ to it (never lowers it).
+  void NoteSynced(uint64_t sequence);
 
   std::mutex mu_;
   std::condition_variable bg_cv_;     // wakes the compaction thread

@@ -33,6 +33,8 @@ Status DBImpl::ResumeLocked(std::unique_lock<std::mutex>& lock) {
                  bg_error_.ToString().c_str());
     bg_error_ = Status::OK();
     has_bg_error_ = false;
+    // Every memtable went to a table file: every write so far is durable.
+    NoteSynced(versions_.last_sequence());
     DeleteObsoleteFiles();  // the old WALs, unused manifests and unnamed tables
     bg_cv_.notify_all();
     flush_cv_.notify_all();

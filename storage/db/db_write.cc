@@ -37,6 +37,7 @@ Status DBImpl::NewLog(bool sync_old) {
   if (s.ok() && log_ && sync_old) {
     EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kWalFsync);
     s = log_->Sync();
+    if (s.ok()) NoteSynced(versions_.last_sequence());
   }
   if (!s.ok()) {
     handle.reset();
@@ -139,6 +140,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
     versions_.SetLastSequence(first + batch.Count() - 1);
+    if (deletes_ranges) NoteSynced(first + batch.Count() - 1);  // its WAL record was synced
     PublishSequence();
     if (replication_tap_) {
       replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kBatch, first, batch.rep()});
@@ -288,7 +290,7 @@ void DBImpl::WakeStalledWriters() {
 }
 
 Status DBImpl::SyncWal() {
-  uint64_t log_number, size;
+  uint64_t log_number, size, sequence;
   std::shared_ptr<WritableFile> handle;
   {
     std::lock_guard lock(mu_);
@@ -302,6 +304,7 @@ Status DBImpl::SyncWal() {
     }
     log_number = log_file_number_;
     size = log_->Size();
+    sequence = versions_.last_sequence();  // every write up to it is in those bytes
     handle = log_sync_handle_;
   }
   std::lock_guard sync_lock(sync_mu_);
@@ -309,6 +312,7 @@ Status DBImpl::SyncWal() {
   // fdatasync can then succeed without writing them. So no sync counts once the error is set.
   if (has_bg_error_.load()) return BackgroundError();
   if (synced_log_ > log_number || (synced_log_ == log_number && synced_size_ >= size)) {
+    NoteSynced(sequence);
     return Status::OK();  // someone else's fdatasync already covered these bytes
   }
   Status s;
@@ -328,7 +332,14 @@ Status DBImpl::SyncWal() {
   synced_log_ = log_number;
   synced_size_ = size;
   stats_.wal_syncs++;
+  NoteSynced(sequence);
   return Status::OK();
+}
+
+void DBImpl::NoteSynced(uint64_t sequence) {
+  uint64_t known = synced_sequence_.load();
+  while (known < sequence && !synced_sequence_.compare_exchange_weak(known, sequence)) {
+  }
 }
 
 Status DBImpl::FlushWal() {

@@ -136,8 +136,12 @@ TEST_F(DBPowerCutTest, EverysecPowerCutsLeaveAPointInTimeNoOlderThanTheLastSync)
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 60));
     fs_->Freeze();
     writer.join();
+    const uint64_t synced = db_->SyncedSequence();  // no sync succeeds once frozen
     PowerCutAndReopen(seed + cycle);
     lost_bytes += fs_->last_drop().bytes_lost;
+    // Every write the DB said was synced is there.
+    ASSERT_GE(db_->LastSequence(), synced) << "cycle " << cycle;
+    EXPECT_EQ(db_->SyncedSequence(), db_->LastSequence()) << "the replayed WAL is synced";
     // Replay the writes over the previous state; the DB must match it after some prefix of at
     // least synced_prefix writes. `mismatched` counts the keys where they differ.
     std::map<std::string, std::string> observed;
@@ -178,6 +182,42 @@ TEST_F(DBPowerCutTest, EverysecPowerCutsLeaveAPointInTimeNoOlderThanTheLastSync)
       "bytes lost\n",
       kCycles, static_cast<unsigned long long>(writes),
       static_cast<unsigned long long>(lost_writes), static_cast<unsigned long long>(lost_bytes));
+}
+
+// SyncedSequence: what a power cut cannot take back. Under wal-fsync no nothing syncs by itself,
+// so it stays behind the unsynced writes until SyncWal, and the power cut keeps exactly what it
+// said; under always it follows each write, and with defer_sync it waits for SyncWal.
+TEST_F(DBPowerCutTest, SyncedSequenceCountsWhatAPowerCutLeaves) {
+  options_.wal_fsync = WalFsync::kNo;
+  Open();
+  const uint64_t opened = db_->SyncedSequence();
+  EXPECT_EQ(opened, db_->LastSequence());
+  ASSERT_TRUE(db_->Put(WriteOptions(), "a", "1").ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), "b", "1").ok());
+  EXPECT_EQ(db_->SyncedSequence(), opened);
+  ASSERT_TRUE(db_->SyncWal().ok());
+  const uint64_t synced = db_->SyncedSequence();
+  EXPECT_EQ(synced, db_->LastSequence());
+  EXPECT_EQ(synced, opened + 2);
+  ASSERT_TRUE(db_->Put(WriteOptions(), "c", "1").ok());
+  EXPECT_EQ(db_->SyncedSequence(), synced);
+  EXPECT_EQ(db_->LastSequence(), synced + 1);
+  PowerCutAndReopen();
+  EXPECT_EQ(Get("a"), "1");
+  EXPECT_EQ(Get("b"), "1");
+  EXPECT_EQ(Get("c"), "NOT_FOUND");
+  EXPECT_EQ(db_->LastSequence(), synced);
+  EXPECT_EQ(db_->SyncedSequence(), synced);
+
+  db_->SetWalFsync(WalFsync::kAlways);
+  ASSERT_TRUE(db_->Put(WriteOptions(), "d", "1").ok());
+  EXPECT_EQ(db_->SyncedSequence(), db_->LastSequence());
+  WriteOptions deferred;
+  deferred.defer_sync = true;
+  ASSERT_TRUE(db_->Put(deferred, "e", "1").ok());
+  EXPECT_EQ(db_->SyncedSequence() + 1, db_->LastSequence());
+  ASSERT_TRUE(db_->SyncWal().ok());
+  EXPECT_EQ(db_->SyncedSequence(), db_->LastSequence());
 }
 
 }  // namespace
