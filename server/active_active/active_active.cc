@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <set>
 
 #include "common/strings.h"
 #include "common/units.h"
@@ -64,6 +65,7 @@ storage::Status ActiveActive::Open() {
   enabled_ = true;
   KeepNewestDeadVersions();
   s = LoadNodeId();
+  if (s.ok()) s = LoadRetiredIds();
   if (s.ok()) s = whole_key_->Load();
   if (s.ok()) s = counters_->Load();
   if (!s.ok()) return s;
@@ -78,6 +80,33 @@ storage::Status ActiveActive::LoadNodeId() {
     s = ks.PutSystemRow(kNodeIdRow, node_id_);
   }
   return s;
+}
+
+storage::Status ActiveActive::LoadRetiredIds() {
+  std::string row;
+  storage::Status s = context_->keyspace().GetSystemRow(kRetiredRow, &row);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (!s.ok()) return s;
+  std::vector<std::string_view> fields;
+  for (std::string_view rest = row; !rest.empty();) {
+    const size_t space = rest.find(' ');
+    fields.push_back(rest.substr(0, space));
+    rest = space == std::string_view::npos ? "" : rest.substr(space + 1);
+  }
+  if (ParseRetiredIds(fields, &retired_ids_) != VectorParse::kOk) {
+    return storage::Status::Corruption("active-active row " + std::string(kRetiredRow));
+  }
+  return storage::Status::OK();
+}
+
+RetiredIds ActiveActive::RetiredWith(const std::string& id) const {
+  RetiredIds ids = retired_ids_;
+  std::erase(ids, id);
+  ids.push_back(id);
+  if (ids.size() > kMaxVectorOrigins) {
+    ids.erase(ids.begin(), ids.end() - static_cast<ptrdiff_t>(kMaxVectorOrigins));
+  }
+  return ids;
 }
 
 storage::Status ActiveActive::EnterMode() {
@@ -285,6 +314,7 @@ std::vector<ActiveActive::PeerInfo> ActiveActive::Peers() const {
     info.last_io_ms = st.last_io_ms;
     if (st.state != "self" && st.vector) {
       info.vector = st.vector;
+      info.retired = st.retired;
       auto self = st.vector->find(node_id_);
       if (self != st.vector->end()) info.acked = self->second;
     }
@@ -303,6 +333,17 @@ OriginVector ActiveActive::AppliedVector() const {
   return vector;
 }
 
+OriginVector ActiveActive::ReportedVector() const {
+  std::set<std::string, std::less<>> retired(retired_ids_.begin(), retired_ids_.end());
+  std::set<std::string, std::less<>> live = {node_id_};
+  for (const auto& link : links_) {
+    const PeerLink::Status st = link->status();
+    if (!st.peer_id.empty()) live.insert(st.peer_id);
+    retired.insert(st.retired.begin(), st.retired.end());
+  }
+  return WithoutRetired(synced_vector_.reported(), retired, live);
+}
+
 ActiveActive::Stability ActiveActive::StabilityNow() const {
   const std::vector<PeerInfo> peers = Peers();
   std::vector<const OriginVector*> vectors;
@@ -311,7 +352,7 @@ ActiveActive::Stability ActiveActive::StabilityNow() const {
     vectors.push_back(peers[i].vector ? &*peers[i].vector : nullptr);
   }
   Stability out;
-  out.stable = StableVector(AppliedVector(), vectors);
+  out.stable = StableVector(ReportedVector(), vectors);
   out.largest_lag = LargestLag(node_id_, end_offset_, vectors);
   return out;
 }
@@ -336,6 +377,13 @@ void ActiveActive::Cron(int64_t now_ms) {
     }
   }
   ReduceExpiredLogRows(now_ms);
+  if (enabled_) {
+    // Every write the applied vector counts was made on this thread, so at or below the last
+    // sequence; it is reported once the engine has synced that far.
+    storage::DB& db = context_->keyspace().db();
+    synced_vector_.Note(db.LastSequence(), AppliedVector());
+    synced_vector_.Synced(db.SyncedSequence());
+  }
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);
@@ -361,7 +409,7 @@ void ActiveActive::Cron(int64_t now_ms) {
   if (subscribers_.empty() && snapshots_.empty()) return;
   std::string tick;
   AppendVectorTickResp(&tick, context_->keyspace().NowMs(), end_offset_, end_bytes_,
-                       AppliedVector());
+                       ReportedVector(), retired_ids_);
   // Not to a peer that has kTickSlack bytes waiting: it is being sent deltas.
   for (const Subscriber& subscriber : subscribers_) {
     Client* client = context_->clients().Find(subscriber.client_id);

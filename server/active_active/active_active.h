@@ -123,6 +123,9 @@ class ActiveActive {
   // no entry in its applied vector is asked for a snapshot (PEER SYNC from offset 0), so every
   // peer sends back what this node lost.
   static constexpr std::string_view kResyncRow = "aa-resync";
+  // The ids this node gave up, each when it took a new incarnation: space-separated, oldest
+  // first, the newest kMaxVectorOrigins (stable_vector.h, "retires"). Its ticks list them.
+  static constexpr std::string_view kRetiredRow = "aa-retired";
 
   // REQUIRES: context (with a keyspace) and io outlive this object.
   ActiveActive(ServerContext* context, boost::asio::io_context& io);
@@ -212,6 +215,7 @@ class ActiveActive {
     // The peer's applied vector at its last tick (stable_vector.h; nullopt: none heard yet, or
     // the link is to this node itself) and its entry for this node.
     std::optional<OriginVector> vector;
+    RetiredIds retired;  // the ids the peer said it retired, with that vector
     uint64_t acked = 0;
   };
   std::vector<PeerInfo> Peers() const;
@@ -277,17 +281,26 @@ class ActiveActive {
   // This node's applied vector (stable_vector.h): each origin's last offset applied here, and
   // its own log's last offset under its own id.
   OriginVector AppliedVector() const;
-  // Causal stability over the mesh (stable_vector.h): the stable vector of this node and every
-  // configured peer (a link to this node itself is no peer), and the largest lag in deltas of a
-  // peer behind this node's log, from the vectors the peers' ticks last carried.
+  // The vector this node reports in its ticks and counts in S (stable_vector.h): its applied
+  // vector as of the engine's last sync that Cron saw, less the retired ids it knows (its own,
+  // and those its peers' ticks listed) that are not the id of this node or of a peer it links
+  // to now.
+  OriginVector ReportedVector() const;
+  // The ids this node retired, oldest first (kRetiredRow).
+  const RetiredIds& retired_ids() const { return retired_ids_; }
+  // Causal stability over the mesh (stable_vector.h): the stable vector of this node's reported
+  // vector and every configured peer's (a link to this node itself is no peer), and the largest
+  // lag in deltas of a peer behind this node's log, from the vectors the peers' ticks last
+  // carried.
   struct Stability {
     OriginVector stable;
     uint64_t largest_lag = 0;
   };
   Stability StabilityNow() const;
 
-  // The server's cron: ticks (with this node's applied vector) to every subscribed peer, drops
-  // those whose client went.
+  // The server's cron: notes the applied vector against the engine's sequence and promotes what
+  // the engine has synced (SyncedVector), ticks (with the reported vector and the retired ids)
+  // to every subscribed peer, drops those whose client went.
   void Cron(int64_t now_ms);
   // INFO peers.
   void AppendInfo(std::string* out) const;
@@ -312,6 +325,10 @@ class ActiveActive {
   };
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
+  // Reads kRetiredRow into retired_ids_.
+  storage::Status LoadRetiredIds();
+  // kRetiredRow's value once `id` is retired too (the newest kMaxVectorOrigins).
+  RetiredIds RetiredWith(const std::string& id) const;
   // The applied vector's rows: aa-applied:<origin id> = "<offset>[ <digest>]".
   static std::string AppliedRowName(std::string_view origin);
   static std::string EncodeAppliedRow(const AppliedPosition& position);
@@ -554,6 +571,8 @@ class ActiveActive {
   std::string wire_scratch_;
   std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
   std::atomic<bool> resync_ = false;                // kResyncRow is set
+  SyncedVector synced_vector_;                      // the applied vector as of the last sync
+  RetiredIds retired_ids_;                          // see retired_ids()
   mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
   std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;

@@ -1,6 +1,7 @@
 // The origin log (system rows aa-log:<offset>, mirrored in log_) and the stream of it to peers
 // (docs/active-active.md, "The origin log", "Links", "Snapshots"). The log's contract is in
 // active_active.h; the deltas are logged by FinishLocalWrite (local_write.cc).
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -470,6 +471,10 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   const int64_t now = ks.NowMs();
   batch.Put(options, types::Keyspace::SystemRowKey(kNodeIdRow), new_id, now);
   batch.Put(options, types::Keyspace::SystemRowKey(kResyncRow), "1", now);
+  // The old id retired: every tick lists it, so peers stop counting it (stable_vector.h).
+  RetiredIds retired = RetiredWith(old_id);
+  batch.Put(options, types::Keyspace::SystemRowKey(kRetiredRow),
+            fmt::format("{}", fmt::join(retired, " ")), now);
   batch.Put(options, types::Keyspace::SystemRowKey(kEntryContentRow), std::to_string(content_end),
             now);
   {
@@ -491,6 +496,8 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
       why, old_id, new_id);
   node_id_ = new_id;
   end_offset_ = content_end;
+  retired_ids_ = std::move(retired);
+  synced_vector_.Reset();  // the forgotten vector: the next Cron notes the new one
   {
     std::lock_guard lock(applied_mu_);
     applied_.clear();

@@ -242,7 +242,7 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
     if (at < args.size() && !ParseUint(args[at], &m->end_bytes)) return false;
     // A malformed vector is refused on its own: the tick still counts (Deliver logs why).
     if (m->kind == PeerStreamMessage::Kind::kTick)
-      m->vector_parse = ParseTickVector(args, &m->vector);
+      m->vector_parse = ParseTickVector(args, &m->vector, &m->retired);
     return true;
   }
   int64_t db = 0;
@@ -277,6 +277,7 @@ using Message = PeerStreamMessage;
 void NoteVector(const std::string& peer_id, const Message& tick, PeerLink::Status& status) {
   if (tick.vector) {
     status.vector = tick.vector;
+    status.retired = tick.retired;
     status.vector_refused.clear();
     return;
   }
@@ -492,6 +493,11 @@ std::optional<std::string> PeerLink::Identify(PeerConnection& c) {
     return std::nullopt;
   }
   std::lock_guard lock(shared_->mu);
+  if (shared_->status.peer_id != peer_id) {
+    // Another node (or a new incarnation of it): the last vector said nothing of this one.
+    shared_->status.vector.reset();
+    shared_->status.retired.clear();
+  }
   shared_->status.peer_id = peer_id;
   return peer_id;
 }

@@ -68,6 +68,7 @@ struct PeerStreamMessage {
   uint64_t end_bytes = 0;
   // Tick: the peer's applied vector (nullopt: none, or refused), and what its parse said.
   std::optional<OriginVector> vector;
+  RetiredIds retired;  // the ids the peer retired (empty without a vector)
   VectorParse vector_parse = VectorParse::kOk;
 };
 
@@ -99,8 +100,10 @@ class PeerLink {
     int64_t clock_skew_ms = 0;
     int64_t last_io_ms = 0;
     // The peer's applied vector at its last tick that carried one (stable_vector.h); nullopt
-    // until then (kept across reconnections: it only ages).
+    // until then (kept across reconnections: it only ages; forgotten when PEER ID names another
+    // node), with the ids the peer has retired.
     std::optional<OriginVector> vector;
+    RetiredIds retired;
     // Why the last vector the peer sent was refused ("" when none was): logged when it changes.
     std::string vector_refused;
   };

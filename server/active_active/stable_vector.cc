@@ -52,20 +52,46 @@ VectorParse ParseOriginVector(std::span<const std::string_view> fields, OriginVe
   return VectorParse::kOk;
 }
 
+VectorParse ParseRetiredIds(std::span<const std::string_view> fields, RetiredIds* out) {
+  out->clear();
+  if (fields.size() > kMaxVectorOrigins) return VectorParse::kTooManyOrigins;
+  std::set<std::string_view> seen;
+  for (std::string_view id : fields) {
+    if (!IsNodeId(id)) return VectorParse::kBadOriginId;
+    if (!seen.insert(id).second) return VectorParse::kRepeatedOrigin;
+  }
+  out->assign(fields.begin(), fields.end());
+  return VectorParse::kOk;
+}
+
 VectorParse ParseTickVector(std::span<const std::string_view> tick,
-                            std::optional<OriginVector>* vector) {
+                            std::optional<OriginVector>* vector, RetiredIds* retired) {
   vector->reset();
+  if (retired != nullptr) retired->clear();
   if (tick.size() <= 4 || tick[4] != kTickVectorTag) return VectorParse::kOk;
+  std::span<const std::string_view> pairs = tick.subspan(5);
+  std::span<const std::string_view> retired_fields;
+  // An id is 40 hex digits and an offset decimal digits: the tag cannot be either.
+  const auto tag = std::find(pairs.begin(), pairs.end(), kTickRetiredTag);
+  if (tag != pairs.end()) {
+    const size_t at = static_cast<size_t>(tag - pairs.begin());
+    retired_fields = pairs.subspan(at + 1);
+    pairs = pairs.first(at);
+  }
   OriginVector parsed;
-  const VectorParse outcome = ParseOriginVector(tick.subspan(5), &parsed);
-  if (outcome == VectorParse::kOk) *vector = std::move(parsed);
+  VectorParse outcome = ParseOriginVector(pairs, &parsed);
+  RetiredIds ids;
+  if (outcome == VectorParse::kOk) outcome = ParseRetiredIds(retired_fields, &ids);
+  if (outcome != VectorParse::kOk) return outcome;
+  *vector = std::move(parsed);
+  if (retired != nullptr) *retired = std::move(ids);
   return outcome;
 }
 
 void AppendVectorTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes,
-                          const OriginVector& vector) {
+                          const OriginVector& vector, std::span<const std::string> retired) {
   *out += '*';
-  *out += std::to_string(5 + 2 * vector.size());
+  *out += std::to_string(5 + 2 * vector.size() + (retired.empty() ? 0 : 1 + retired.size()));
   *out += "\r\n";
   AppendRespBulk(out, "tick");
   AppendRespBulk(out, std::to_string(now_ms));
@@ -76,6 +102,42 @@ void AppendVectorTickResp(std::string* out, int64_t now_ms, uint64_t end_offset,
     AppendRespBulk(out, origin);
     AppendRespBulk(out, std::to_string(offset));
   }
+  if (retired.empty()) return;
+  AppendRespBulk(out, kTickRetiredTag);
+  for (const std::string& id : retired) AppendRespBulk(out, id);
+}
+
+void SyncedVector::Note(uint64_t sequence, OriginVector vector) {
+  const OriginVector& newest = pending_.empty() ? reported_ : pending_.back().vector;
+  if (vector == newest) return;  // nothing new: the writes it counts are noted already
+  if (pending_.size() >= kMaxPending) {
+    pending_.back() = {sequence, std::move(vector)};  // a later sequence: promoted no earlier
+    return;
+  }
+  pending_.push_back({sequence, std::move(vector)});
+}
+
+void SyncedVector::Synced(uint64_t synced_sequence) {
+  while (!pending_.empty() && pending_.front().sequence <= synced_sequence) {
+    reported_ = std::move(pending_.front().vector);
+    pending_.pop_front();
+  }
+}
+
+void SyncedVector::Reset() {
+  pending_.clear();
+  reported_.clear();
+}
+
+OriginVector WithoutRetired(const OriginVector& vector,
+                            const std::set<std::string, std::less<>>& retired,
+                            const std::set<std::string, std::less<>>& live) {
+  OriginVector out;
+  for (const auto& [origin, offset] : vector) {
+    if (retired.contains(origin) && !live.contains(origin)) continue;
+    out.emplace_hint(out.end(), origin, offset);
+  }
+  return out;
 }
 
 OriginVector StableVector(const OriginVector& self, std::span<const OriginVector* const> peers) {
