@@ -20,6 +20,7 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
+#include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "server/core/client.h"
@@ -220,19 +221,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   int64_t floor = 0;
   int64_t register_ts = 0;
   int64_t cut_at = 0;  // a series' hidden samples cut with an expiry change: a delete at it
-  const bool known_marker =
-      args[0] == kMarkerAt && (args.size() == 4 || args.size() == 7) &&
-      ParseInt64(args[3], &floor) && floor >= 0 &&
-      floor <= TypePrecedence(types::KeyType::kSeries) &&
-      (args.size() == 4 || (ParseInt64(args[4], &register_ts) &&
-                            (args[5] == kPersist || ParseInt64(args[5], &expire_at))));
-  const bool known = (args[0] == kDelAt && args.size() >= 3) ||
-                     ((args[0] == kFlushDbAt || args[0] == kFlushAllAt) && args.size() == 2) ||
-                     (args[0] == kExpiryAt &&
-                      (args.size() == 4 || args.size() == 5 ||
-                       (args.size() == 6 && args[4] == kDel && ParseInt64(args[5], &cut_at))) &&
-                      (args[3] == kPersist || ParseInt64(args[3], &expire_at))) ||
-                     known_marker;
+  const bool known = ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at);
   if (!known || !ParseInt64(args[1], &ts)) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
                  delta.offset, args[0]);

@@ -5,14 +5,17 @@
 // (ParsePeerStreamFrame), once whole and once fed in two reads split where the first byte says,
 // which must give the same frames and stop at the same place; each frame is parsed into a message
 // (ParsePeerStreamMessage) and what parses is checked:
-//  - a tick: a vector it accepts names at most kMaxVectorOrigins ids of 40 hex digits, and the
-//    tick written again (AppendVectorTickResp) parses to the same tick;
+//  - a tick: a vector it accepts names at most kMaxVectorOrigins ids of 40 hex digits (and as
+//    many retired ids at most), and the tick written again (AppendVectorTickResp) parses to the
+//    same tick, vector and retired ids;
 //  - a delta: written again (AppendDeltaResp) it frames and parses to the same delta, its digest
 //    is the digest of that wire form, and the origin log's row of it decodes to it;
 //  - a delta or a snapshot piece, its name lower-cased as ApplyDeltas takes it: the parsers that
 //    take it apart without a server (reduced puts and entries, counters, ts-merge, ts-delrange,
 //    ts-rule, a logged value and its reduced form) either refuse it or accept it, and what they
-//    accept written as a delta again parses to the same arguments.
+//    accept written as a delta again parses to the same arguments; a whole-key piece's shape
+//    (ParseWholeKeyPiece, as ApplyWholeKey judges it) accepts only a whole-key operation with a
+//    floor in range.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <algorithm>
 #include <cstdint>
@@ -27,12 +30,14 @@
 #include "common/strings.h"
 #include "protocol/request_parser.h"
 #include "server/active_active/counters.h"
+#include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/peer_link.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/stable_vector.h"
+#include "types/merge_rule.h"
 
 namespace {
 
@@ -114,6 +119,7 @@ void CheckTick(const PeerStreamMessage& m) {
   if (m.vector) {
     Check(m.vector_parse == ebb::server::VectorParse::kOk, "a vector kept with a refusal");
     Check(m.vector->size() <= ebb::server::kMaxVectorOrigins, "a vector past its bound");
+    Check(m.retired.size() <= ebb::server::kMaxVectorOrigins, "retired ids past their bound");
     for (const auto& [id, offset] : *m.vector) {
       Check(id.size() == ebb::server::kNodeIdLength, "a vector names an id of a bad length");
     }
@@ -121,7 +127,7 @@ void CheckTick(const PeerStreamMessage& m) {
   Check(!ebb::server::VectorParseText(m.vector_parse).empty(), "a vector outcome without words");
   std::string wire;
   ebb::server::AppendVectorTickResp(&wire, m.tick_ms, m.end, m.end_bytes,
-                                    m.vector.value_or(ebb::server::OriginVector{}));
+                                    m.vector.value_or(ebb::server::OriginVector{}), m.retired);
   const std::optional<PeerStreamMessage> again = Reparse(wire);
   Check(again && again->kind == Kind::kTick && again->tick_ms == m.tick_ms && again->end == m.end &&
             again->end_bytes == m.end_bytes,
@@ -129,6 +135,7 @@ void CheckTick(const PeerStreamMessage& m) {
   Check(again->vector.value_or(ebb::server::OriginVector{}) ==
             m.vector.value_or(ebb::server::OriginVector{}),
         "a tick's vector written again parses differently");
+  Check(again->retired == m.retired, "a tick's retired ids written again parse differently");
 }
 
 void CheckDeltaWire(const PeerStreamMessage& m) {
@@ -171,6 +178,16 @@ void CheckArguments(const PeerDelta& delta) {
   args[0] = ebb::AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = ebb::AsciiLower(args[1]);
   const std::span<const std::string> view(args);
+  // A whole-key piece's shape, judged as ApplyWholeKey judges it: what it accepts is a whole-key
+  // operation with a floor in range.
+  int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
+  if (ParseWholeKeyPiece(view, &ts, &expire_at, &floor, &register_ts, &cut_at)) {
+    Check(floor >= 0 && floor <= ebb::types::TypePrecedence(ebb::types::KeyType::kSeries),
+          "a whole-key piece's floor out of range");
+    Check(args[0] == kDelAt || args[0] == kFlushDbAt || args[0] == kFlushAllAt ||
+              args[0] == kExpiryAt || args[0] == "marker-at",
+          "a whole-key piece of no whole-key operation");
+  }
   ParsesStably<ReducedPut>(view, ParseReducedPut, ReducedPutArgs, "a reduced put is not stable");
   ParsesStably<ReducedEntry>(view, ParseReducedEntry, ReducedEntryArgs,
                              "a reduced entry is not stable");
