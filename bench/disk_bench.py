@@ -14,8 +14,9 @@ server_bench.py), and reports:
 - random GET over all keys with redis-benchmark, 50 clients, P=1 and P=16: requests/s, p50 and
   p99 latency, ebb's CPU per GET and block cache hit rate, and redis-server (in memory) beside it;
 - fio's random 4 KiB reads with O_DIRECT over ebb's own SST files (the same file system, the
-  same files): io_uring at queue depth 1 and 32, and 50 synchronous readers (what 50 clients
-  with one request each at a time allow) — each GET of a key on disk reads one block;
+  same files): io_uring at queue depth 1 and 32 (and 32 with registered files and buffers), and
+  50 synchronous readers (what 50 clients with one request each at a time allow) — each GET of
+  a key on disk reads one block — with fio's own CPU per read, the floor of a GET on disk;
 
 in rounds that alternate fio, ebb and redis (A B C A B C ...), medians of the rounds. Writes
 disk_bench.md to --out and prints it.
@@ -38,14 +39,18 @@ from server_bench import (KEY_LEN, Server, bench_row, call, free_port, info,  # 
                           load_keys)
 
 
-def fio(files, depth, jobs, runtime_s):
+def fio(files, depth, jobs, runtime_s, registered=False):
     """fio random 4 KiB O_DIRECT reads over `files` (read only): IOPS, p50 and p99 latency in ms.
-    One job at `depth` uses io_uring; several jobs are synchronous readers (psync, depth 1)."""
+    One job at `depth` uses io_uring; several jobs are synchronous readers (psync, depth 1).
+    `registered`: io_uring with registered files and buffers (the kernel neither looks up the
+    file nor pins the buffer's pages per read)."""
     argv = ["fio", "--name=randread", "--filename=" + ":".join(f.replace(":", "\\:") for f in files),
             "--readonly", "--rw=randread", "--bs=4k", "--direct=1", "--thread",
             "--group_reporting", f"--runtime={runtime_s}", "--time_based",
             "--output-format=json", f"--numjobs={jobs}", f"--iodepth={depth}",
             "--ioengine=" + ("io_uring" if jobs == 1 else "psync")]
+    if registered:
+        argv += ["--registerfiles=1", "--fixedbufs=1"]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=runtime_s + 120, check=True)
     job = json.loads(out.stdout)["jobs"][0]
     read = job["read"]
@@ -131,8 +136,8 @@ def run(args, workdir):
               file=sys.stderr, flush=True)
 
         get = ["GET", "key:__rand_int__"]
-        runs = {name: [] for name in ("fio1", "fio32", "fio50x1", "ebb1", "ebb16", "redis1",
-                                      "redis16")}
+        runs = {name: [] for name in ("fio1", "fio32", "fio32reg", "fio50x1", "ebb1", "ebb16",
+                                      "redis1", "redis16")}
         ebb_cpu = {1: [], 16: []}
         redis_cpu = {1: [], 16: []}
         before = info(eport, "storage"), info(eport, "stats")
@@ -140,6 +145,7 @@ def run(args, workdir):
         for rnd in range(args.rounds):  # A B C A B C: drift hits every column alike
             runs["fio1"].append(fio(files, 1, 1, args.fio_seconds))
             runs["fio32"].append(fio(files, 32, 1, args.fio_seconds))
+            runs["fio32reg"].append(fio(files, 32, 1, args.fio_seconds, registered=True))
             runs["fio50x1"].append(fio(files, 1, 50, args.fio_seconds))
             for p in (1, 16):
                 n = args.requests * (2 if p > 1 else 1)
@@ -189,6 +195,8 @@ def markdown(r):
 
     lines += [row("fio 4 KiB, io_uring, depth 1", res["fio1"]),
               row("fio 4 KiB, io_uring, depth 32", res["fio32"]),
+              row("fio 4 KiB, io_uring, depth 32, registered files and buffers",
+                  res["fio32reg"]),
               row("fio 4 KiB, 50 readers at depth 1", res["fio50x1"]),
               row("ebb GET, P=1", res["ebb1"], res["fio50x1"]),
               row("ebb GET, P=16", res["ebb16"], res["fio32"]),
@@ -222,7 +230,10 @@ def markdown(r):
               f"{r['ebb_cpu_us'][16]:.1f} us at P=16; redis-server in memory "
               f"{r['redis_cpu_us'][1]:.2f} / {r['redis_cpu_us'][16]:.2f} us; fio's own CPU per "
               f"4 KiB read {res['fio1']['cpu_us']:.1f} us at depth 1, "
-              f"{res['fio32']['cpu_us']:.1f} us at depth 32. Load: "
+              f"{res['fio32']['cpu_us']:.1f} us at depth 32 "
+              f"({res['fio32reg']['cpu_us']:.2f} us with registered files and buffers: the "
+              f"floor of a read, against 1.5x redis-server's GET in memory, "
+              f"{1.5 * r['redis_cpu_us'][16]:.2f} us at P=16). Load: "
               + ", ".join(f"{x:.1f}" for x in r["load"]) + " (1-minute average, before and after "
               "each round); load times: ebb "
               f"{r['ebb_load_s']:.0f} s with flush and compaction, redis {r['redis_load_s']:.0f} s."]
