@@ -23,11 +23,16 @@ disk_bench.md to --out and prints it.
 
 Usage: bench/disk_bench.py [--ebb build/ebb-server] [--keys 10000000] [--value-size 100]
                            [--cache-mb 64] [--rounds 3] [--requests 200000] [--out bench/results]
+                           [--syscalls]
+
+--syscalls also counts ebb's system calls per GET (all, and io_uring_enter) with perf stat; the
+tracepoints add to ebb's CPU, so take CPU per GET from a run without it.
 """
 import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -60,6 +65,34 @@ def fio(files, depth, jobs, runtime_s, registered=False):
     cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000 * jobs
     return {"rps": read["iops"], "p50": pct["50.000000"] / 1e6, "p99": pct["99.000000"] / 1e6,
             "cpu_us": cpu_s / max(read["total_ios"], 1) * 1e6}
+
+
+SYSCALL_EVENTS = ("raw_syscalls:sys_enter", "syscalls:sys_enter_io_uring_enter")
+
+
+class SyscallCounter:
+    """`perf stat` over a running process: how many system calls it makes, and of them
+    io_uring_enter, from start() to stop() (perf's tracepoints; needs perf and the permission to
+    trace the process)."""
+
+    def __init__(self, pid):
+        self.proc = subprocess.Popen(["perf", "stat", "-x", ",", "-e", ",".join(SYSCALL_EVENTS),
+                                      "-p", str(pid)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)  # perf attaches
+
+    def stop(self):
+        """{event: count} since start."""
+        self.proc.send_signal(signal.SIGINT)
+        err = self.proc.communicate(timeout=30)[1]
+        counts = {}
+        for line in err.splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2] in SYSCALL_EVENTS and fields[0].isdigit():
+                counts[fields[2]] = int(fields[0])
+        if len(counts) != len(SYSCALL_EVENTS):
+            raise RuntimeError(f"perf stat gave no syscall counts:\n{err}")
+        return counts
 
 
 def sst_files(path):
@@ -139,6 +172,7 @@ def run(args, workdir):
         runs = {name: [] for name in ("fio1", "fio32", "fio32reg", "fio50x1", "ebb1", "ebb16",
                                       "redis1", "redis16")}
         ebb_cpu = {1: [], 16: []}
+        ebb_sys, ebb_uring = {1: [], 16: []}, {1: [], 16: []}  # per GET, with --syscalls
         redis_cpu = {1: [], 16: []}
         before = info(eport, "storage"), info(eport, "stats")
         load = [os.getloadavg()[0]]
@@ -149,9 +183,14 @@ def run(args, workdir):
             runs["fio50x1"].append(fio(files, 1, 50, args.fio_seconds))
             for p in (1, 16):
                 n = args.requests * (2 if p > 1 else 1)
+                counter = SyscallCounter(ebb.proc.pid) if args.syscalls else None
                 c0 = ebb.cpu_seconds()
                 runs[f"ebb{p}"].append(bench_row(eport, get, n, p, 50, key_range=args.keys))
                 ebb_cpu[p].append((ebb.cpu_seconds() - c0) / n)
+                if counter is not None:
+                    counts = counter.stop()
+                    ebb_sys[p].append(counts[SYSCALL_EVENTS[0]] / n)
+                    ebb_uring[p].append(counts[SYSCALL_EVENTS[1]] / n)
                 c0 = redis.cpu_seconds()
                 runs[f"redis{p}"].append(bench_row(rport, get, n, p, 50, key_range=args.keys))
                 redis_cpu[p].append((redis.cpu_seconds() - c0) / n)
@@ -163,6 +202,9 @@ def run(args, workdir):
         r["results"] = {k: median_row(v) for k, v in runs.items()}
         r["ebb_cpu_us"] = {p: statistics.median(v) * 1e6 for p, v in ebb_cpu.items()}
         r["redis_cpu_us"] = {p: statistics.median(v) * 1e6 for p, v in redis_cpu.items()}
+        if args.syscalls:
+            r["ebb_syscalls"] = {p: statistics.median(v) for p, v in ebb_sys.items()}
+            r["ebb_uring_enters"] = {p: statistics.median(v) for p, v in ebb_uring.items()}
         hits = int(after[0]["block_cache_hits"]) - int(before[0]["block_cache_hits"])
         misses = int(after[0]["block_cache_misses"]) - int(before[0]["block_cache_misses"])
         r["hit_rate"] = hits / max(hits + misses, 1)
@@ -237,6 +279,10 @@ def markdown(r):
               + ", ".join(f"{x:.1f}" for x in r["load"]) + " (1-minute average, before and after "
               "each round); load times: ebb "
               f"{r['ebb_load_s']:.0f} s with flush and compaction, redis {r['redis_load_s']:.0f} s."]
+    if "ebb_syscalls" in r:
+        lines[-1] += (" System calls per GET: ebb "
+                      + ", ".join(f"{r['ebb_syscalls'][p]:.3f} at P={p} (io_uring_enter "
+                                  f"{r['ebb_uring_enters'][p]:.3f})" for p in (1, 16)) + ".")
     return "\n".join(lines) + "\n"
 
 
@@ -250,8 +296,11 @@ def main():
     ap.add_argument("--requests", type=int, default=200000, help="GETs per run at P=1 (2x at 16)")
     ap.add_argument("--fio-seconds", type=int, default=10)
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--syscalls", action="store_true",
+                    help="count ebb's system calls per GET with perf stat (adds to its CPU)")
     args = ap.parse_args()
-    missing = [tool for tool in ("fio", "redis-server", "redis-benchmark") if not shutil.which(tool)]
+    tools = ("fio", "redis-server", "redis-benchmark") + (("perf",) if args.syscalls else ())
+    missing = [tool for tool in tools if not shutil.which(tool)]
     if missing:
         sys.exit(f"missing {', '.join(missing)}: scripts/install-deps.sh --bench installs them")
     if args.keys * (KEY_LEN + args.value_size) < 10 * args.cache_mb * (1 << 20):
