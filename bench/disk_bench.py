@@ -14,19 +14,25 @@ server_bench.py), and reports:
 - random GET over all keys with redis-benchmark, 50 clients, P=1 and P=16: requests/s, p50 and
   p99 latency, ebb's CPU per GET and block cache hit rate, and redis-server (in memory) beside it;
 - fio's random 4 KiB reads with O_DIRECT over ebb's own SST files (the same file system, the
-  same files): io_uring at queue depth 1 and 32, and 50 synchronous readers (what 50 clients
-  with one request each at a time allow) — each GET of a key on disk reads one block;
+  same files): io_uring at queue depth 1 and 32 (and 32 with registered files and buffers), and
+  50 synchronous readers (what 50 clients with one request each at a time allow) — each GET of
+  a key on disk reads one block — with fio's own CPU per read, the floor of a GET on disk;
 
 in rounds that alternate fio, ebb and redis (A B C A B C ...), medians of the rounds. Writes
 disk_bench.md to --out and prints it.
 
 Usage: bench/disk_bench.py [--ebb build/ebb-server] [--keys 10000000] [--value-size 100]
                            [--cache-mb 64] [--rounds 3] [--requests 200000] [--out bench/results]
+                           [--syscalls]
+
+--syscalls also counts ebb's system calls per GET (all, and io_uring_enter) with perf stat; the
+tracepoints add to ebb's CPU, so take CPU per GET from a run without it.
 """
 import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -38,14 +44,18 @@ from server_bench import (KEY_LEN, Server, bench_row, call, free_port, info,  # 
                           load_keys)
 
 
-def fio(files, depth, jobs, runtime_s):
+def fio(files, depth, jobs, runtime_s, registered=False):
     """fio random 4 KiB O_DIRECT reads over `files` (read only): IOPS, p50 and p99 latency in ms.
-    One job at `depth` uses io_uring; several jobs are synchronous readers (psync, depth 1)."""
+    One job at `depth` uses io_uring; several jobs are synchronous readers (psync, depth 1).
+    `registered`: io_uring with registered files and buffers (the kernel neither looks up the
+    file nor pins the buffer's pages per read)."""
     argv = ["fio", "--name=randread", "--filename=" + ":".join(f.replace(":", "\\:") for f in files),
             "--readonly", "--rw=randread", "--bs=4k", "--direct=1", "--thread",
             "--group_reporting", f"--runtime={runtime_s}", "--time_based",
             "--output-format=json", f"--numjobs={jobs}", f"--iodepth={depth}",
             "--ioengine=" + ("io_uring" if jobs == 1 else "psync")]
+    if registered:
+        argv += ["--registerfiles=1", "--fixedbufs=1"]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=runtime_s + 120, check=True)
     job = json.loads(out.stdout)["jobs"][0]
     read = job["read"]
@@ -55,6 +65,34 @@ def fio(files, depth, jobs, runtime_s):
     cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000 * jobs
     return {"rps": read["iops"], "p50": pct["50.000000"] / 1e6, "p99": pct["99.000000"] / 1e6,
             "cpu_us": cpu_s / max(read["total_ios"], 1) * 1e6}
+
+
+SYSCALL_EVENTS = ("raw_syscalls:sys_enter", "syscalls:sys_enter_io_uring_enter")
+
+
+class SyscallCounter:
+    """`perf stat` over a running process: how many system calls it makes, and of them
+    io_uring_enter, from start() to stop() (perf's tracepoints; needs perf and the permission to
+    trace the process)."""
+
+    def __init__(self, pid):
+        self.proc = subprocess.Popen(["perf", "stat", "-x", ",", "-e", ",".join(SYSCALL_EVENTS),
+                                      "-p", str(pid)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)  # perf attaches
+
+    def stop(self):
+        """{event: count} since start."""
+        self.proc.send_signal(signal.SIGINT)
+        err = self.proc.communicate(timeout=30)[1]
+        counts = {}
+        for line in err.splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2] in SYSCALL_EVENTS and fields[0].isdigit():
+                counts[fields[2]] = int(fields[0])
+        if len(counts) != len(SYSCALL_EVENTS):
+            raise RuntimeError(f"perf stat gave no syscall counts:\n{err}")
+        return counts
 
 
 def sst_files(path):
@@ -131,21 +169,28 @@ def run(args, workdir):
               file=sys.stderr, flush=True)
 
         get = ["GET", "key:__rand_int__"]
-        runs = {name: [] for name in ("fio1", "fio32", "fio50x1", "ebb1", "ebb16", "redis1",
-                                      "redis16")}
+        runs = {name: [] for name in ("fio1", "fio32", "fio32reg", "fio50x1", "ebb1", "ebb16",
+                                      "redis1", "redis16")}
         ebb_cpu = {1: [], 16: []}
+        ebb_sys, ebb_uring = {1: [], 16: []}, {1: [], 16: []}  # per GET, with --syscalls
         redis_cpu = {1: [], 16: []}
         before = info(eport, "storage"), info(eport, "stats")
         load = [os.getloadavg()[0]]
         for rnd in range(args.rounds):  # A B C A B C: drift hits every column alike
             runs["fio1"].append(fio(files, 1, 1, args.fio_seconds))
             runs["fio32"].append(fio(files, 32, 1, args.fio_seconds))
+            runs["fio32reg"].append(fio(files, 32, 1, args.fio_seconds, registered=True))
             runs["fio50x1"].append(fio(files, 1, 50, args.fio_seconds))
             for p in (1, 16):
                 n = args.requests * (2 if p > 1 else 1)
+                counter = SyscallCounter(ebb.proc.pid) if args.syscalls else None
                 c0 = ebb.cpu_seconds()
                 runs[f"ebb{p}"].append(bench_row(eport, get, n, p, 50, key_range=args.keys))
                 ebb_cpu[p].append((ebb.cpu_seconds() - c0) / n)
+                if counter is not None:
+                    counts = counter.stop()
+                    ebb_sys[p].append(counts[SYSCALL_EVENTS[0]] / n)
+                    ebb_uring[p].append(counts[SYSCALL_EVENTS[1]] / n)
                 c0 = redis.cpu_seconds()
                 runs[f"redis{p}"].append(bench_row(rport, get, n, p, 50, key_range=args.keys))
                 redis_cpu[p].append((redis.cpu_seconds() - c0) / n)
@@ -157,6 +202,9 @@ def run(args, workdir):
         r["results"] = {k: median_row(v) for k, v in runs.items()}
         r["ebb_cpu_us"] = {p: statistics.median(v) * 1e6 for p, v in ebb_cpu.items()}
         r["redis_cpu_us"] = {p: statistics.median(v) * 1e6 for p, v in redis_cpu.items()}
+        if args.syscalls:
+            r["ebb_syscalls"] = {p: statistics.median(v) for p, v in ebb_sys.items()}
+            r["ebb_uring_enters"] = {p: statistics.median(v) for p, v in ebb_uring.items()}
         hits = int(after[0]["block_cache_hits"]) - int(before[0]["block_cache_hits"])
         misses = int(after[0]["block_cache_misses"]) - int(before[0]["block_cache_misses"])
         r["hit_rate"] = hits / max(hits + misses, 1)
@@ -189,6 +237,8 @@ def markdown(r):
 
     lines += [row("fio 4 KiB, io_uring, depth 1", res["fio1"]),
               row("fio 4 KiB, io_uring, depth 32", res["fio32"]),
+              row("fio 4 KiB, io_uring, depth 32, registered files and buffers",
+                  res["fio32reg"]),
               row("fio 4 KiB, 50 readers at depth 1", res["fio50x1"]),
               row("ebb GET, P=1", res["ebb1"], res["fio50x1"]),
               row("ebb GET, P=16", res["ebb16"], res["fio32"]),
@@ -222,10 +272,17 @@ def markdown(r):
               f"{r['ebb_cpu_us'][16]:.1f} us at P=16; redis-server in memory "
               f"{r['redis_cpu_us'][1]:.2f} / {r['redis_cpu_us'][16]:.2f} us; fio's own CPU per "
               f"4 KiB read {res['fio1']['cpu_us']:.1f} us at depth 1, "
-              f"{res['fio32']['cpu_us']:.1f} us at depth 32. Load: "
+              f"{res['fio32']['cpu_us']:.1f} us at depth 32 "
+              f"({res['fio32reg']['cpu_us']:.2f} us with registered files and buffers: the "
+              f"floor of a read, against 1.5x redis-server's GET in memory, "
+              f"{1.5 * r['redis_cpu_us'][16]:.2f} us at P=16). Load: "
               + ", ".join(f"{x:.1f}" for x in r["load"]) + " (1-minute average, before and after "
               "each round); load times: ebb "
               f"{r['ebb_load_s']:.0f} s with flush and compaction, redis {r['redis_load_s']:.0f} s."]
+    if "ebb_syscalls" in r:
+        lines[-1] += (" System calls per GET: ebb "
+                      + ", ".join(f"{r['ebb_syscalls'][p]:.3f} at P={p} (io_uring_enter "
+                                  f"{r['ebb_uring_enters'][p]:.3f})" for p in (1, 16)) + ".")
     return "\n".join(lines) + "\n"
 
 
@@ -239,8 +296,11 @@ def main():
     ap.add_argument("--requests", type=int, default=200000, help="GETs per run at P=1 (2x at 16)")
     ap.add_argument("--fio-seconds", type=int, default=10)
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--syscalls", action="store_true",
+                    help="count ebb's system calls per GET with perf stat (adds to its CPU)")
     args = ap.parse_args()
-    missing = [tool for tool in ("fio", "redis-server", "redis-benchmark") if not shutil.which(tool)]
+    tools = ("fio", "redis-server", "redis-benchmark") + (("perf",) if args.syscalls else ())
+    missing = [tool for tool in tools if not shutil.which(tool)]
     if missing:
         sys.exit(f"missing {', '.join(missing)}: scripts/install-deps.sh --bench installs them")
     if args.keys * (KEY_LEN + args.value_size) < 10 * args.cache_mb * (1 << 20):

@@ -25,7 +25,12 @@ storage::Status ReadError(const storage::BlockFetch::Want& want, int err) {
 }  // namespace
 
 BlockReader::BlockReader(boost::asio::io_context& io, ServerStats* stats, Backend preferred)
-    : io_(io), stats_(stats), alive_(std::make_shared<bool>(true)) {
+    : io_(io),
+      stats_(stats),
+      alive_(std::make_shared<bool>(true)),
+      arena_(kSlotAlignment, kSlots * kSlotBytes) {
+  free_slots_.reserve(kSlots);
+  for (uint32_t i = kSlots; i-- > 0;) free_slots_.push_back(i);  // slot 0 first
   if (preferred == Backend::kIoUring && InitRing()) {
     backend_ = Backend::kIoUring;
   } else {
@@ -65,6 +70,18 @@ bool BlockReader::InitRing() {
   }
   event_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, event_fd_);
   ring_ready_ = true;
+  arena_registered_ = RegisterArena();
+  return true;
+}
+
+bool BlockReader::RegisterArena() {
+  const iovec arena{arena_.data(), arena_.size()};
+  const int err = io_uring_register_buffers(&ring_, &arena, 1);
+  if (err < 0) {
+    spdlog::info("io_uring: read buffers not registered ({}): reads pin their pages each time",
+                 std::strerror(-err));
+    return false;
+  }
   return true;
 }
 
@@ -122,14 +139,14 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
     r.index = i;
     r.want = &wants[i];
     stats_->disk_read_bytes += r.want->read_length;
-    r.buffer = TakeBuffer(*r.want);
-    if (ring_ready_ && r.want->fd >= 0) {
+    if (ring_ready_ && r.want->fd >= 0) {  // the buffer is taken in Prepare
       if (at_kernel_ < kRingEntries) {
         Prepare(&r);
       } else {
         queued_.push_back(&r);
       }
     } else {
+      TakeBuffer(&r);
       for_threads.push_back(&r);
     }
   }
@@ -148,20 +165,24 @@ void BlockReader::Read(storage::BlockFetch* fetch, std::function<void()> done) {
   }
 }
 
-storage::AlignedBuffer BlockReader::TakeBuffer(const storage::BlockFetch::Want& want) {
-  if (want.read_length > kSpareBufferBytes || want.alignment > kSpareBufferAlignment) {
-    return storage::AlignedBuffer(want.alignment, want.read_length);
+void BlockReader::TakeBuffer(Request* request) {
+  const storage::BlockFetch::Want& want = *request->want;
+  if (want.read_length <= kSlotBytes && want.alignment <= kSlotAlignment && !free_slots_.empty()) {
+    request->slot = free_slots_.back();
+    free_slots_.pop_back();
+    request->data = arena_.data() + size_t{request->slot} * kSlotBytes;
+    return;
   }
-  if (spare_.empty()) return storage::AlignedBuffer(kSpareBufferAlignment, kSpareBufferBytes);
-  storage::AlignedBuffer buffer = std::move(spare_.back());
-  spare_.pop_back();
-  return buffer;
+  request->slot = kNoSlot;
+  request->own = storage::AlignedBuffer(want.alignment, want.read_length);
+  request->data = request->own.data();
 }
 
-void BlockReader::GiveBack(storage::AlignedBuffer buffer) {
-  if (buffer.size() == kSpareBufferBytes && spare_.size() < kSpareBuffers) {
-    spare_.push_back(std::move(buffer));
-  }
+void BlockReader::GiveBack(Request* request) {
+  if (request->slot != kNoSlot) free_slots_.push_back(request->slot);
+  request->slot = kNoSlot;
+  request->own = storage::AlignedBuffer();
+  request->data = nullptr;
 }
 
 // ---- io_uring
@@ -176,10 +197,15 @@ void BlockReader::Prepare(Request* request) {
     queued_.push_front(request);
     return;
   }
+  if (request->data == nullptr) TakeBuffer(request);  // else a short read's rest
   const storage::BlockFetch::Want& want = *request->want;
-  io_uring_prep_read(sqe, want.fd, request->buffer.data() + request->got,
-                     static_cast<unsigned>(want.read_length - request->got),
-                     want.read_offset + request->got);
+  const auto length = static_cast<unsigned>(want.read_length - request->got);
+  const uint64_t offset = want.read_offset + request->got;
+  if (arena_registered_ && request->slot != kNoSlot) {
+    io_uring_prep_read_fixed(sqe, want.fd, request->data + request->got, length, offset, 0);
+  } else {
+    io_uring_prep_read(sqe, want.fd, request->data + request->got, length, offset);
+  }
   io_uring_sqe_set_data(sqe, request);
   at_kernel_++;
   prepared_++;
@@ -221,13 +247,15 @@ void BlockReader::WaitForCompletions() {
                      [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code&) {
                        if (!alive.lock()) return;
                        waiting_for_event_ = false;
-                       OnCompletions();
+                       OnCompletions(/*woken=*/true);
                      });
 }
 
-void BlockReader::OnCompletions() {
-  uint64_t count;  // one read takes the whole count (not a semaphore eventfd)
-  [[maybe_unused]] const ssize_t n = ::read(event_fd_, &count, sizeof(count));
+void BlockReader::OnCompletions(bool woken) {
+  if (woken) {
+    uint64_t count;  // one read takes the whole count (not a semaphore eventfd)
+    [[maybe_unused]] const ssize_t n = ::read(event_fd_, &count, sizeof(count));
+  }
   if (prepared_ > 0) {
     SubmitPrepared();  // and collects completions, in one system call
   } else if (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) {
@@ -269,7 +297,7 @@ void BlockReader::OnCompletions() {
     boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
       if (!alive.lock()) return;
       reap_posted_ = false;
-      OnCompletions();
+      OnCompletions(/*woken=*/false);
     });
   }
   if (at_kernel_ > 0) WaitForCompletions();
@@ -290,10 +318,11 @@ void BlockReader::ThreadLoop() {
     Request* request = work_.front();
     work_.pop_front();
     lock.unlock();
+    const storage::BlockFetch::Want& want = *request->want;
     std::string_view got;
-    request->status = storage::BlockFetch::ReadWant(*request->want, &request->buffer, &got);
-    if (request->status.ok() && got.data() != request->buffer.data()) {
-      std::memmove(request->buffer.data(), got.data(), got.size());  // a mapped file's view
+    request->status = want.file->Read(want.read_offset, want.read_length, &got, request->data);
+    if (request->status.ok() && got.data() != request->data) {
+      std::memmove(request->data, got.data(), got.size());  // a mapped file's view
     }
     request->got = request->status.ok() ? got.size() : 0;
     boost::asio::post(io_, [this, request, alive = std::weak_ptr<bool>(alive_)] {
@@ -312,6 +341,10 @@ void BlockReader::Complete(Request* request) {
   if (read_latency_ != nullptr) {
     read_latency_->Record(std::chrono::steady_clock::now() - batch->began);
   }
+  // Fill now, not when the batch is done: the buffer is then free for the next read at once.
+  batch->fetch->Fill(request->index, request->status,
+                     std::string_view(request->data, request->status.ok() ? request->got : 0));
+  GiveBack(request);
   if (--batch->pending == 0) Finish(batch);
 }
 
@@ -330,9 +363,6 @@ void BlockReader::Finish(Batch* batch) {
   const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - batch->began);
   longest_wait_us_ = std::max(longest_wait_us_, static_cast<uint64_t>(waited.count()));
-  for (Request& r : batch->requests) {
-    batch->fetch->Fill(r.index, r.status, std::string_view(r.buffer.data(), r.got));
-  }
   // Forget the batch before `done`, which may start the next Read: the last batch takes its
   // slot (no search, no shifting; with 50 clients at P=1 some 40 Reads are pending).
   std::unique_ptr<Batch> owned = std::move(batches_[batch->slot]);
@@ -341,7 +371,6 @@ void BlockReader::Finish(Batch* batch) {
     batches_[batch->slot]->slot = batch->slot;
   }
   batches_.pop_back();
-  for (Request& r : owned->requests) GiveBack(std::move(r.buffer));
   std::function<void()> done = std::move(owned->done);
   if (spare_batches_.size() < kSpareBatches) {
     owned->requests.clear();  // keeps its capacity for the next Read

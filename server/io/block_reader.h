@@ -9,8 +9,8 @@
 // thread asks for them (DEFER_TASKRUN) and tells it through an eventfd the io_context watches;
 // at most kCompletionsPerTurn of them are handled per turn), or, where the kernel refuses io_uring
 // (an old kernel, a seccomp profile) and for files that are not a plain descriptor, on a pool of
-// reader threads. When the last block of a Read has arrived it Fills each block, or the error its
-// read gave, into the fetch — on the io thread — and calls `done`. A failed read reaches only the
+// reader threads. It Fills each block, or the error its read gave, into the fetch as the block
+// arrives — on the io thread — and calls `done` once the last has. A failed read reaches only the
 // fetch that wanted the block. Reads of a file opened for direct I/O use aligned buffers; reads
 // end early only at the end of a file (short reads are resubmitted for the rest).
 //
@@ -23,7 +23,9 @@
 //
 // Thread-safety: every method on the io thread, the constructor and destructor included (the
 // ring accepts submissions from the thread that made it only); the reader threads only read
-// files into the buffers they are handed and post the result back.
+// files into the buffers they are handed and post the result back. The io thread Fills a
+// fetch's arrived blocks while reader threads may still read its other wants: Fill changes the
+// fetch's pins, never wants(), which is all a reader thread reads of it.
 #pragma once
 
 #include <liburing.h>
@@ -63,12 +65,19 @@ class BlockReader {
   static constexpr size_t kCompletionsPerTurn = 8;
   // Reader threads, for the threads backend and for files without a descriptor.
   static constexpr size_t kThreads = 16;
-  // Read buffers are reused, not allocated per read: each read of up to kSpareBufferBytes gets
-  // a buffer of that size, aligned for any direct I/O, and up to kSpareBuffers of them are kept
-  // between reads (2 MiB at most).
-  static constexpr size_t kSpareBufferBytes = 16 << 10;
-  static constexpr size_t kSpareBufferAlignment = 4096;
-  static constexpr size_t kSpareBuffers = 128;
+  // Read buffers are reused, not allocated per read: a read of up to kSlotBytes (a block of the
+  // default 4 KiB with its trailer, across two pages when the block is not aligned to one) gets
+  // one of kSlots slots of that size, aligned for any direct I/O, in one arena allocated with
+  // the reader (2 MiB). A read takes its slot when it goes to the kernel (io_uring) or to a
+  // reader thread and gives it back as soon as its block is Filled into the fetch, so there are
+  // slots for every read the ring holds. With io_uring the arena is registered with the ring
+  // (fixed buffers, pinned once: the kernel then does not pin each read's pages, a tenth of the
+  // time io_uring_enter spent on a direct read here), when the kernel and RLIMIT_MEMLOCK allow;
+  // otherwise it is used unregistered. A larger read, or one that finds every slot taken, gets
+  // a buffer of its own.
+  static constexpr size_t kSlotBytes = 8 << 10;
+  static constexpr size_t kSlotAlignment = 4096;
+  static constexpr size_t kSlots = kRingEntries;
   // The bookkeeping of a Read is reused too: up to kSpareBatches of them are kept.
   static constexpr size_t kSpareBatches = 64;
 
@@ -82,9 +91,9 @@ class BlockReader {
   BlockReader(const BlockReader&) = delete;
   BlockReader& operator=(const BlockReader&) = delete;
 
-  // Reads every block fetch->wants() lists, Fills each into *fetch, then calls `done` (on the
-  // io thread, never inside Read). REQUIRES: fetch->incomplete(); *fetch is not changed and
-  // stays alive until `done` runs.
+  // Reads every block fetch->wants() lists, Fills each into *fetch as it arrives, then calls
+  // `done` when the last has (on the io thread, never inside Read). REQUIRES: fetch->incomplete();
+  // *fetch is not changed and stays alive until `done` runs.
   void Read(storage::BlockFetch* fetch, std::function<void()> done);
 
   Backend backend() const { return backend_; }
@@ -116,7 +125,9 @@ class BlockReader {
     Batch* batch = nullptr;
     size_t index = 0;  // in batch->fetch->wants()
     const storage::BlockFetch::Want* want = nullptr;
-    storage::AlignedBuffer buffer;
+    char* data = nullptr;        // where the read goes: an arena slot or `own`
+    uint32_t slot = kNoSlot;     // the arena slot, or kNoSlot
+    storage::AlignedBuffer own;  // when no slot was taken
     size_t got = 0;
     storage::Status status;
   };
@@ -130,18 +141,25 @@ class BlockReader {
     size_t slot = 0;                                // its place in batches_
   };
 
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+
   bool InitRing();
-  // A buffer for `want`'s read: a spare one when it fits, else a new one.
-  storage::AlignedBuffer TakeBuffer(const storage::BlockFetch::Want& want);
-  // Keeps a buffer TakeBuffer may hand out again, or frees it.
-  void GiveBack(storage::AlignedBuffer buffer);
+  // Registers arena_ with the ring (arena_registered_); false if the kernel refused.
+  bool RegisterArena();
+  // Sets request->data: a free arena slot when the read fits, else a buffer of its own.
+  // REQUIRES: request->data is nullptr.
+  void TakeBuffer(Request* request);
+  // Frees request's buffer or slot for later reads.
+  void GiveBack(Request* request);
   // io_uring: prepares the rest of `request`'s read (submitted at the end of the turn).
   void Prepare(Request* request);
   // Hands the prepared reads to the kernel and collects the completions it has finished, in one
   // system call; retries shortly if the kernel took not all of them.
   void SubmitPrepared();
   void WaitForCompletions();
-  void OnCompletions();
+  // Handles up to kCompletionsPerTurn completions. `woken`: the eventfd said there are some (it
+  // is then drained; a call posted for the rest of the queue leaves it alone).
+  void OnCompletions(bool woken);
   // Reader threads.
   void StartThreads();
   void ThreadLoop();
@@ -160,7 +178,9 @@ class BlockReader {
   std::shared_ptr<storage::DiskReadLatency> read_latency_;
   std::vector<std::unique_ptr<Batch>> batches_;        // every Read not done, in no order
   std::vector<std::unique_ptr<Batch>> spare_batches_;  // done, kept for the next Reads
-  std::vector<storage::AlignedBuffer> spare_;          // kSpareBufferBytes each
+  storage::AlignedBuffer arena_;                       // kSlots slots
+  std::vector<uint32_t> free_slots_;                   // arena slots no read holds
+  bool arena_registered_ = false;                      // arena_ is the ring's fixed buffer 0
   size_t reads_in_flight_ = 0;
 
   // io_uring

@@ -1,6 +1,7 @@
 // BlockReader over real table files, with each backend: every wanted block arrives and is
 // filled, `done` runs once on the io thread, more reads than the ring holds (and than one turn of
-// the loop handles) all complete, reads one after another each see their own block, a read
+// the loop handles) all complete, reads one after another each see their own block, blocks too
+// large for the reader's buffer slots arrive beside small ones, a read
 // that fails reaches only its own fetch, and a reader destroyed with reads pending neither
 // crashes nor calls their `done`.
 #include "server/io/block_reader.h"
@@ -71,11 +72,20 @@ class BlockReaderTest : public ::testing::TestWithParam<Backend> {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     path_ = dir_ + "/000005.sst";
+    uint64_t size = 0;
+    ASSERT_NO_FATAL_FAILURE(WriteTable(path_, 1024, &size));
+    ASSERT_NO_FATAL_FAILURE(OpenTable(path_, size, /*direct=*/false, 5, &buffered_));
+    ASSERT_NO_FATAL_FAILURE(OpenTable(path_, size, /*direct=*/true, 6, &direct_));
+    size_ = size;
+    reader_ = std::make_unique<BlockReader>(io_, &stats_, GetParam());
+  }
+  // Writes the kKeys keys into a table file at `path` with blocks of about `block_size` bytes.
+  static void WriteTable(const std::string& path, size_t block_size, uint64_t* size) {
     auto fs = storage::DefaultFileSystem();
     std::unique_ptr<storage::WritableFile> file;
-    ASSERT_TRUE(fs->NewWritableFile(path_, &file).ok());
+    ASSERT_TRUE(fs->NewWritableFile(path, &file).ok());
     storage::TableBuilder builder(
-        storage::TableOptions{.block_size = 1024, .compression = storage::Compression::kNone},
+        storage::TableOptions{.block_size = block_size, .compression = storage::Compression::kNone},
         file.get());
     for (int i = 0; i < kKeys; ++i) {
       std::string key, row;
@@ -85,22 +95,22 @@ class BlockReaderTest : public ::testing::TestWithParam<Backend> {
     }
     ASSERT_TRUE(builder.Finish().ok());
     ASSERT_TRUE(file->Close().ok());
-    uint64_t size = 0;
-    ASSERT_TRUE(fs->GetFileSize(path_, &size).ok());
-    for (bool direct : {false, true}) {
-      std::unique_ptr<storage::RandomAccessFile> raf;
-      ASSERT_TRUE((direct ? fs->NewDirectRandomAccessFile(path_, &raf)
-                          : fs->NewRandomAccessFile(path_, &raf))
-                      .ok());
-      std::unique_ptr<storage::Table> table;
-      ASSERT_TRUE(storage::Table::Open(storage::TableOptions{}, std::move(raf), size,
-                                       direct ? 6 : 5, nullptr, path_, &table)
-                      .ok());
-      (direct ? direct_ : buffered_) = std::move(table);
-    }
-    size_ = size;
-    reader_ = std::make_unique<BlockReader>(io_, &stats_, GetParam());
+    ASSERT_TRUE(fs->GetFileSize(path, size).ok());
   }
+  static void OpenTable(const std::string& path, uint64_t size, bool direct, uint64_t number,
+                        std::shared_ptr<storage::Table>* out) {
+    auto fs = storage::DefaultFileSystem();
+    std::unique_ptr<storage::RandomAccessFile> raf;
+    ASSERT_TRUE(
+        (direct ? fs->NewDirectRandomAccessFile(path, &raf) : fs->NewRandomAccessFile(path, &raf))
+            .ok());
+    std::unique_ptr<storage::Table> table;
+    ASSERT_TRUE(storage::Table::Open(storage::TableOptions{}, std::move(raf), size, number, nullptr,
+                                     path, &table)
+                    .ok());
+    *out = std::move(table);
+  }
+
   void TearDown() override {
     reader_.reset();
     std::filesystem::remove_all(dir_);
@@ -220,6 +230,36 @@ TEST_P(BlockReaderTest, ReadsOneAfterAnotherEachSeeTheirOwnBlock) {
       }
     }
   }
+  EXPECT_EQ(stats_.disk_read_errors, 0u);
+}
+
+TEST_P(BlockReaderTest, BlocksLargerThanAReadSlotArriveBesideSmallOnes) {
+  // Blocks of about 20 KiB do not fit a slot of the reader's buffer arena: they are read into
+  // buffers of their own, in the same Read as 1 KiB blocks read into slots.
+  const std::string big_path = dir_ + "/000007.sst";
+  uint64_t size = 0;
+  ASSERT_NO_FATAL_FAILURE(WriteTable(big_path, 20 << 10, &size));
+  std::shared_ptr<storage::Table> big_direct, big_buffered;
+  ASSERT_NO_FATAL_FAILURE(OpenTable(big_path, size, /*direct=*/true, 7, &big_direct));
+  ASSERT_NO_FATAL_FAILURE(OpenTable(big_path, size, /*direct=*/false, 8, &big_buffered));
+  const std::vector<int> keys = {0, 333, 700, 1200, kKeys - 1};
+  BlockFetch fetch;
+  fetch.BeginPass(true);
+  for (const auto& table : {big_direct, direct_, big_buffered, buffered_}) {
+    for (int k : keys) ASSERT_EQ(Get(*table, &fetch, k), "");
+  }
+  size_t larger = 0;
+  for (const auto& want : fetch.wants()) larger += want.read_length > BlockReader::kSlotBytes;
+  ASSERT_GT(larger, 0u);
+  ASSERT_LT(larger, fetch.wants().size());
+  int done = 0;
+  reader_->Read(&fetch, [&] { ++done; });
+  RunUntil(&done, 1);
+  fetch.BeginPass(true);
+  for (const auto& table : {big_direct, direct_, big_buffered, buffered_}) {
+    for (int k : keys) EXPECT_EQ(Get(*table, &fetch, k), Value(k)) << k;
+  }
+  EXPECT_FALSE(fetch.incomplete());
   EXPECT_EQ(stats_.disk_read_errors, 0u);
 }
 
