@@ -232,17 +232,12 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
                             PeerStreamMessage* m) {
   if (args.size() < 3) return false;
   const std::string_view kind = args[0];
-  m->tick_ms = 0;
-  m->end = 0;
-  m->end_bytes = 0;
-  m->vector.reset();
-  m->vector_parse = VectorParse::kOk;
+  std::vector<std::string> room = std::move(m->delta.args);  // all a message parsed into keeps
+  *m = PeerStreamMessage{};
+  m->delta.args = std::move(room);
   if (kind == "tick" || kind == "snapend") {
     m->kind =
         kind == "tick" ? PeerStreamMessage::Kind::kTick : PeerStreamMessage::Kind::kSnapshotEnd;
-    m->delta.offset = 0;
-    m->delta.origin_ms = 0;
-    m->delta.db = 0;
     m->delta.args.clear();
     size_t at = 1;
     if (m->kind == PeerStreamMessage::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms))
