@@ -252,8 +252,6 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
   }
   int64_t db = 0;
   size_t first_arg = 0;
-  m->delta.offset = 0;
-  m->delta.origin_ms = 0;
   if (kind == "snap") {
     m->kind = PeerStreamMessage::Kind::kPiece;
     if (!ParseInt64(args[1], &db)) return false;
