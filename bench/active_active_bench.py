@@ -30,7 +30,10 @@ from server_bench import Server, bench, call, free_port, info, measure  # noqa: 
 from replication_bench import Group  # noqa: E402
 
 
-def start_mesh(ebb_bin, workdir, n, tag):
+def start_mesh(ebb_bin, workdir, n, tag, debug=False):
+    """A fully linked mesh of `n` nodes. `debug`: DEBUG allowed (the convergence part cuts links
+    with DEBUG PEER-LINK); off for the throughput part, since a node that allows DEBUG writes its
+    files through the fault-injection layer of DEBUG DISK-FAULT, as a replica's group does not."""
     ports = [free_port() for _ in range(n)]
     servers = []
     for i, port in enumerate(ports):
@@ -38,7 +41,7 @@ def start_mesh(ebb_bin, workdir, n, tag):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         argv = [os.path.abspath(ebb_bin), "--port", str(port), "--bind", "127.0.0.1", "--dir", d,
-                "--wal-fsync", "everysec", "--enable-debug-command", "yes"]
+                "--wal-fsync", "everysec", "--enable-debug-command", "yes" if debug else "no"]
         for j, other in enumerate(ports):
             if j != i:
                 argv += ["--peer", "127.0.0.1", str(other)]
@@ -139,7 +142,7 @@ def convergence(ebb_bin, workdir, writes_list):
     print("\n| writes during the partition | time to converge after the heal (s) |")
     print("|---|---|")
     for writes in writes_list:
-        mesh = start_mesh(ebb_bin, workdir, 3, f"cv{writes}")
+        mesh = start_mesh(ebb_bin, workdir, 3, f"cv{writes}", debug=True)
         try:
             origin = call(mesh[0].port, "PEER", "ID").decode().split("\r\n")[1]
             for s in mesh[1:]:

@@ -50,6 +50,8 @@ class BatchDB final : public storage::DB {
   bool empty() const { return batch_.Empty(); }
   // Entries pending (each Put, Delete or wipe of the batch).
   size_t pending_count() const { return batch_.Count(); }
+  // Bytes of the pending batch's encoding.
+  size_t pending_bytes() const { return batch_.ByteSize(); }
 
   storage::Status Put(const storage::WriteOptions& options, std::string_view key,
                       std::string_view value) override;

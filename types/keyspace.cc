@@ -34,15 +34,17 @@ Keyspace::Keyspace(std::unique_ptr<storage::DB> db, std::shared_ptr<storage::Clo
 
 void Keyspace::BeginBatch() {
   assert(!in_batch());
-  batch_ = std::make_unique<BatchDB>(db_.get());
+  batch_ = spare_batch_ ? std::move(spare_batch_) : std::make_unique<BatchDB>(db_.get());
   active_ = batch_.get();
 }
 
 Status Keyspace::CommitBatch() {
   assert(in_batch());
-  Status s = batch_->Commit(WriteOptions());
+  const size_t bytes = batch_->pending_bytes();
+  Status s = batch_->Commit(WriteOptions());  // empties it
   if (!s.ok()) tlog_heads_.Clear();
   active_ = db_.get();
+  if (bytes <= kMaxSpareBatchBytes) spare_batch_ = std::move(batch_);
   batch_.reset();
   return s;
 }
@@ -51,6 +53,9 @@ void Keyspace::DiscardBatch() {
   assert(in_batch());
   if (!batch_->empty()) tlog_heads_.Clear();
   active_ = db_.get();
+  const size_t bytes = batch_->pending_bytes();
+  batch_->Discard();
+  if (bytes <= kMaxSpareBatchBytes) spare_batch_ = std::move(batch_);
   batch_.reset();
 }
 
@@ -153,6 +158,7 @@ Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   assert(!in_batch());
   filter_->SetDb(nullptr);
   active_ = nullptr;
+  spare_batch_.reset();  // it reads and writes through the engine closed here
   db_.reset();
   while_closed();
   Status s = storage::DB::Open(options_, dir_, &db_);

@@ -428,6 +428,11 @@ class Keyspace {
   std::string dir_;                 // where
   std::unique_ptr<BatchDB> batch_;  // the open batch, or null
   storage::DB* active_ = nullptr;   // batch_ when open, else db_
+  // The last batch ended, emptied, for the next BeginBatch: its pending batch's buffer and its
+  // object are reused (an active-active node opens a batch per client write). Not kept after a
+  // batch of more than kMaxSpareBatchBytes; dropped when the engine is reopened.
+  std::unique_ptr<BatchDB> spare_batch_;
+  static constexpr size_t kMaxSpareBatchBytes = 64 * 1024;
   std::shared_ptr<storage::Clock> clock_;
   std::shared_ptr<TypesCompactionFilter> filter_;
   TypeSettings settings_;

@@ -50,13 +50,25 @@ void EncodePeerDelta(const PeerDelta& delta, std::string* out) {
   size_t size = 8 + 8 + 4 + 4;  // offset, origin_ms, db, argc
   for (const std::string& arg : delta.args)
     size += static_cast<size_t>(storage::VarintLength(arg.size())) + arg.size();
-  out->clear();
-  out->reserve(size);  // at most one allocation: the row is written once per logged delta
-  storage::PutFixed64(out, delta.offset);
-  storage::PutFixed64(out, static_cast<uint64_t>(delta.origin_ms));
-  storage::PutFixed32(out, static_cast<uint32_t>(delta.db));
-  storage::PutFixed32(out, static_cast<uint32_t>(delta.args.size()));
-  for (const std::string& arg : delta.args) storage::PutLengthPrefixed(out, arg);
+  // Written in place into room of its exact size (the row is written once per logged delta):
+  // the same bytes as PutFixed64/32 and PutLengthPrefixed appending one field at a time.
+  out->resize(size);
+  char* p = out->data();
+  storage::EncodeFixed64(p, delta.offset);
+  storage::EncodeFixed64(p + 8, static_cast<uint64_t>(delta.origin_ms));
+  storage::EncodeFixed32(p + 16, static_cast<uint32_t>(delta.db));
+  storage::EncodeFixed32(p + 20, static_cast<uint32_t>(delta.args.size()));
+  p += 24;
+  for (const std::string& arg : delta.args) {
+    auto length = static_cast<uint32_t>(arg.size());
+    while (length >= 0x80) {
+      *p++ = static_cast<char>((length & 0x7f) | 0x80);
+      length >>= 7;
+    }
+    *p++ = static_cast<char>(length);
+    std::memcpy(p, arg.data(), arg.size());
+    p += arg.size();
+  }
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/strings.h"
@@ -231,9 +232,13 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
                             PeerStreamMessage* m) {
   if (args.size() < 3) return false;
   const std::string_view kind = args[0];
+  std::vector<std::string> room = std::move(m->delta.args);  // all a message parsed into keeps
+  *m = PeerStreamMessage{};
+  m->delta.args = std::move(room);
   if (kind == "tick" || kind == "snapend") {
     m->kind =
         kind == "tick" ? PeerStreamMessage::Kind::kTick : PeerStreamMessage::Kind::kSnapshotEnd;
+    m->delta.args.clear();
     size_t at = 1;
     if (m->kind == PeerStreamMessage::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms))
       return false;
@@ -247,8 +252,6 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
   }
   int64_t db = 0;
   size_t first_arg = 0;
-  m->delta.offset = 0;
-  m->delta.origin_ms = 0;
   if (kind == "snap") {
     m->kind = PeerStreamMessage::Kind::kPiece;
     if (!ParseInt64(args[1], &db)) return false;
@@ -264,6 +267,7 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
   }
   if (db < 0 || db > INT32_MAX) return false;
   m->delta.db = static_cast<int>(db);
+  // Element by element into a reused message: each string keeps its room.
   m->delta.args.assign(args.begin() + static_cast<ptrdiff_t>(first_arg), args.end());
   return true;
 }
@@ -293,9 +297,10 @@ void NoteVector(const std::string& peer_id, const Message& tick, PeerLink::Statu
 // `status` (under `mu`). Runs of deltas, and runs of snapshot pieces, are applied as one engine
 // write each; a tick or the snapshot's end ends a run. False when the link must reconnect (a gap,
 // a malformed delta, an engine error).
-bool Deliver(ActiveActive& owner, const std::string& peer_id, const std::vector<Message>& messages,
+bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Message> messages,
              std::mutex& mu, PeerLink::Status& status) {
   std::vector<const PeerDelta*> run;
+  run.reserve(messages.size());
   Message::Kind run_kind = Message::Kind::kDelta;
   const Message* last_delta = nullptr;
   auto flush = [&](std::optional<uint64_t> snapshot_end) {
@@ -352,6 +357,41 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, const std::vector<
     }
   }
   return flush(std::nullopt);
+}
+
+// What of a delivered message's room a batch handed back keeps: each argument string up to
+// kSpareArgRoom bytes, up to kSpareArgs of them (a larger delta's memory is returned): at most
+// about 2 MB for one batch's 1,024 messages.
+constexpr size_t kSpareArgRoom = 256;
+constexpr size_t kSpareArgs = 8;
+
+// A batch to parse the next messages into: one the io thread handed back, or a new one.
+std::vector<Message> TakeSpareBatch(std::mutex& mu, std::vector<std::vector<Message>>& spare) {
+  std::lock_guard lock(mu);
+  if (spare.empty()) return {};
+  std::vector<Message> batch = std::move(spare.back());
+  spare.pop_back();
+  return batch;
+}
+
+// On the io thread, after delivering the first `used` messages of `batch`: keeps it among the
+// spare batches (up to PeerLink::kSpareBatches), without the room of long arguments or of a
+// tick's vector.
+void GiveBackBatch(std::vector<Message> batch, size_t used, std::mutex& mu,
+                   std::vector<std::vector<Message>>& spare) {
+  for (size_t i = 0; i < used; i++) {
+    Message& m = batch[i];
+    m.vector.reset();
+    if (m.delta.args.capacity() > kSpareArgs) {
+      m.delta.args = {};
+      continue;
+    }
+    for (std::string& arg : m.delta.args) {
+      if (arg.capacity() > kSpareArgRoom) arg = std::string();
+    }
+  }
+  std::lock_guard lock(mu);
+  if (spare.size() < PeerLink::kSpareBatches) spare.push_back(std::move(batch));
 }
 
 }  // namespace
@@ -548,7 +588,6 @@ std::optional<uint64_t> PeerLink::RequestSync(PeerConnection& c, const std::stri
 }
 
 void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_t position) {
-  std::vector<Message> batch;
   std::span<const std::string_view> args;
   size_t wire_size = 0;
   while (!stop_ && !paused_ && !shared_->reconnect) {
@@ -558,10 +597,13 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       }
       break;
     }
-    batch.clear();
+    // Parsed into the messages of the last batch delivered, past `used` kept for their room.
+    std::vector<Message> batch = TakeSpareBatch(shared_->spare_mu, shared_->spare);
+    size_t used = 0;
     bool bad = false;
     do {
-      Message m;
+      if (used == batch.size()) batch.emplace_back();
+      Message& m = batch[used];
       if (!ParsePeerStreamMessage(args, wire_size, &m)) {
         bad = true;
         break;
@@ -570,8 +612,8 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
         position += m.end_bytes;
         m.end_bytes = position;  // now the position just after this delta
       }
-      batch.push_back(std::move(m));
-    } while (batch.size() < 1024 && c.BufferedMessage(&args, &wire_size));
+      used++;
+    } while (used < 1024 && c.BufferedMessage(&args, &wire_size));
     if (bad) {
       spdlog::warn("Peer {}:{}: malformed stream message: reconnecting", host_, port_);
       break;
@@ -580,16 +622,17 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       std::lock_guard lock(shared_->mu);
       shared_->status.last_io_ms = WallMs();
     }
-    shared_->in_flight += static_cast<int>(batch.size());
-    boost::asio::post(io_,
-                      [shared = shared_, owner = owner_, peer_id, messages = std::move(batch)] {
-                        shared->in_flight -= static_cast<int>(messages.size());
-                        if (!shared->alive || shared->reconnect) return;
-                        if (!Deliver(*owner, peer_id, messages, shared->mu, shared->status)) {
-                          shared->reconnect = true;
-                        }
-                      });
-    batch = {};
+    shared_->in_flight += static_cast<int>(used);
+    boost::asio::post(io_, [shared = shared_, owner = owner_, peer_id, used,
+                            messages = std::move(batch)]() mutable {
+      shared->in_flight -= static_cast<int>(used);
+      if (!shared->alive || shared->reconnect) return;
+      if (!Deliver(*owner, peer_id, std::span<const Message>(messages.data(), used), shared->mu,
+                   shared->status)) {
+        shared->reconnect = true;
+      }
+      GiveBackBatch(std::move(messages), used, shared->spare_mu, shared->spare);
+    });
     while (shared_->in_flight > kMaxInFlight && !stop_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

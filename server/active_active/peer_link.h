@@ -76,7 +76,8 @@ struct PeerStreamMessage {
 // as a message: false when it is none (an unknown kind, a field missing or not a number, a
 // database out of 0..INT32_MAX). A tick whose vector is malformed still parses (vector nullopt,
 // vector_parse saying why). A delta's or a piece's arguments are taken as they are: applying it
-// judges them (ActiveActive::ApplyDeltas, ApplySnapshot).
+// judges them (ActiveActive::ApplyDeltas, ApplySnapshot). Every field of *m is set, so a message
+// can be parsed into again: its arguments' strings keep their room.
 bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_size,
                             PeerStreamMessage* m);
 
@@ -86,6 +87,7 @@ class PeerConnection;  // one session's connection (peer_link.cc)
 class PeerLink {
  public:
   static constexpr int kMaxInFlight = 20000;
+  static constexpr size_t kSpareBatches = 4;  // of stream messages kept for their room
 
   struct Status {
     // connecting, handshake, snapshot, connected, paused, settings-differ
@@ -136,6 +138,11 @@ class PeerLink {
     std::atomic<bool> alive{true};       // false once stopped: pending posts do nothing
     std::atomic<bool> reconnect{false};  // the io thread asks the session to end
     std::atomic<int> in_flight{0};
+    // Batches the io thread delivered, handed back (under spare_mu, up to kSpareBatches) for
+    // the thread to parse its next ones into: the deltas' argument strings keep their room, so
+    // a warm link takes no heap block per delta (TakeSpareBatch, GiveBackBatch, peer_link.cc).
+    std::mutex spare_mu;
+    std::vector<std::vector<PeerStreamMessage>> spare;
   };
 
   void Run();

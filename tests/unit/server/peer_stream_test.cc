@@ -69,6 +69,53 @@ TEST(PeerStreamTest, ADeltaParsesToWhatItsSenderWrote) {
   EXPECT_EQ(m->end_bytes, wire.size());
 }
 
+// The link parses into the messages of batches it delivered before (peer_link.h): what a message
+// held is never part of what it parses to next.
+TEST(PeerStreamTest, AMessageParsedIntoAgainHoldsOnlyTheNewOne) {
+  auto parse_into = [](const std::string& wire, PeerStreamMessage* m) {
+    protocol::RequestParser parser;
+    size_t consumed = 0;
+    EXPECT_EQ(ParsePeerStreamFrame(parser, wire, &consumed), ParseStatus::kComplete);
+    return ParsePeerStreamMessage(parser.args(), consumed, m);
+  };
+  PeerStreamMessage m;
+  std::string tick;
+  AppendVectorTickResp(&tick, 1000, 5, 77, OriginVector{{std::string(40, 'a'), 5}});
+  ASSERT_TRUE(parse_into(tick, &m));
+  ASSERT_TRUE(m.vector);
+
+  PeerDelta delta;
+  delta.offset = 9;
+  delta.origin_ms = 2000;
+  delta.db = 2;
+  delta.args = {"put", std::string(300, 'k'), "v", "TS", "2000", "PXAT", "9000"};
+  std::string wire;
+  AppendDeltaResp(&wire, delta);
+  ASSERT_TRUE(parse_into(wire, &m));
+  EXPECT_EQ(m.kind, Kind::kDelta);
+  EXPECT_FALSE(m.vector);
+  EXPECT_EQ(m.tick_ms, 0);
+  EXPECT_EQ(m.end, 0u);
+  EXPECT_EQ(m.end_bytes, wire.size());
+
+  delta.offset = 10;
+  delta.db = 0;
+  delta.args = {"delete", "k", "TS", "2001"};  // fewer and shorter arguments
+  wire.clear();
+  AppendDeltaResp(&wire, delta);
+  ASSERT_TRUE(parse_into(wire, &m));
+  EXPECT_EQ(m.delta.offset, 10u);
+  EXPECT_EQ(m.delta.db, 0);
+  EXPECT_EQ(m.delta.args, delta.args);
+
+  ASSERT_TRUE(parse_into(Resp({"tick", "3000", "10"}), &m));  // a tick without a byte position
+  EXPECT_EQ(m.kind, Kind::kTick);
+  EXPECT_EQ(m.end_bytes, 0u);
+  EXPECT_EQ(m.delta.offset, 0u);
+  EXPECT_TRUE(m.delta.args.empty());
+  EXPECT_FALSE(m.vector);
+}
+
 TEST(PeerStreamTest, ATickKeepsItsVectorOrSaysWhyNot) {
   const std::string id(40, 'a');
   std::string wire;

@@ -135,5 +135,42 @@ TEST_F(BatchDbTest, KeyspaceBatchDiscardLeavesNothing) {
   EXPECT_EQ(Get(ks_->db(), "x"), "<none>");
 }
 
+// A keyspace reuses the batch it last ended for the next one (keyspace.h): nothing pending, no
+// index and no range deletion of the earlier batch reaches a later one.
+TEST_F(BatchDbTest, KeyspaceBatchesAfterACommitAndADiscardStartEmpty) {
+  PutBase("a", "1");
+  PutBase("m", "2");
+  ks_->BeginBatch();
+  ASSERT_TRUE(ks_->db().DeleteRange({storage::KeyRange{"a", "b"}}).ok());
+  ASSERT_TRUE(ks_->db().Put(storage::WriteOptions(), "p", "3").ok());
+  EXPECT_EQ(Get(ks_->db(), "a"), "<none>");
+  ks_->DiscardBatch();
+
+  ks_->BeginBatch();
+  EXPECT_EQ(ks_->batch_pending_count(), 0u);
+  EXPECT_EQ(Get(ks_->db(), "a"), "1");  // the discarded batch's range deletion is gone
+  EXPECT_EQ(Get(ks_->db(), "p"), "<none>");
+  EXPECT_EQ(Forward(ks_->db()), "a m ");
+  ASSERT_TRUE(ks_->db().Put(storage::WriteOptions(), "q", "4").ok());
+  ASSERT_TRUE(ks_->CommitBatch().ok());
+
+  ks_->BeginBatch();
+  EXPECT_EQ(ks_->batch_pending_count(), 0u);
+  ASSERT_TRUE(ks_->db().Delete(storage::WriteOptions(), "q").ok());
+  EXPECT_EQ(Get(ks_->db(), "q"), "<none>");
+  ks_->DiscardBatch();
+  EXPECT_EQ(Get(ks_->db(), "q"), "4");  // committed once, not again by the later batch
+
+  // A batch larger than what is kept is not reused; the next one still starts empty.
+  ks_->BeginBatch();
+  const std::string big(100 * 1024, 'x');
+  ASSERT_TRUE(ks_->db().Put(storage::WriteOptions(), "big", big).ok());
+  ASSERT_TRUE(ks_->CommitBatch().ok());
+  ks_->BeginBatch();
+  EXPECT_EQ(ks_->batch_pending_count(), 0u);
+  EXPECT_EQ(Forward(ks_->db()), "a big m q ");
+  ks_->DiscardBatch();
+}
+
 }  // namespace
 }  // namespace ebb::types
