@@ -37,6 +37,7 @@
 #include "server/io/tls.h"
 #include "server/metrics/metrics_http.h"
 #include "server/net/active_active_planner.h"
+#include "server/net/before_wait.h"
 #include "server/net/wal_turn_commit.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -134,6 +135,9 @@ class Server {
   // (other threads only post to it): Asio's per-socket I/O locks are left out
   // (BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO; the scheduler and registrations keep theirs).
   boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
+  // Right after io_, before anything makes its reactor (signals_ does): the WAL turn commits run
+  // from it, before each epoll_wait of the loop.
+  BeforeWait& before_wait_ = BeforeWait::Of(io_);
   Dispatcher dispatcher_;
   std::unique_ptr<WalTurnCommit> wal_sync_;
   std::unique_ptr<WalTurnCommit> wal_write_out_;

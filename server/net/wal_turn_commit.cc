@@ -1,8 +1,18 @@
 #include "server/net/wal_turn_commit.h"
 
-#include <boost/asio/post.hpp>
-
 namespace ebb::server {
+
+WalTurnCommit::WalTurnCommit(boost::asio::io_context& io, std::function<storage::Status()> commit,
+                             Delay delay)
+    : io_(io),
+      before_wait_(BeforeWait::Of(io)),
+      commit_(std::move(commit)),
+      delay_(std::move(delay)),
+      timer_(io) {
+  before_wait_.Add(this);
+}
+
+WalTurnCommit::~WalTurnCommit() { before_wait_.Remove(this); }
 
 void WalTurnCommit::Request(std::shared_ptr<Waiter> waiter) {
   // A Run is posted or timed exactly while requests are pending: only the first one posts it.
@@ -18,7 +28,16 @@ void WalTurnCommit::Request(std::shared_ptr<Waiter> waiter) {
     });
     return;
   }
-  boost::asio::post(io_, [this] { Run(); });
+  due_ = true;
+  if (!work_) work_.emplace(io_.get_executor());
+}
+
+bool WalTurnCommit::RunBeforeWait() {
+  if (!due_) return false;
+  due_ = false;
+  Run();  // a waiter's new request makes the next commit due
+  if (!due_) work_.reset();
+  return due_;
 }
 
 void WalTurnCommit::Run() {
