@@ -28,21 +28,6 @@ namespace fs = std::filesystem;
 
 class ActiveActiveDurableVectorTest : public ActiveActiveMeshTest {
  protected:
-  // Node i's stable vector, from INFO peers' `stable_vector:<id>=<offset>,...`.
-  std::map<std::string, uint64_t> Stable(int i) {
-    std::map<std::string, uint64_t> out;
-    std::string_view text = stable_text_ = InfoText(c_[i].get(), "peers", "stable_vector");
-    while (!text.empty()) {
-      const size_t comma = text.find(',');
-      const std::string_view entry = text.substr(0, comma);
-      const size_t eq = entry.find('=');
-      EXPECT_NE(eq, std::string_view::npos) << stable_text_;
-      if (eq == std::string_view::npos) break;
-      out[std::string(entry.substr(0, eq))] = std::stoull(std::string(entry.substr(eq + 1)));
-      text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
-    }
-    return out;
-  }
   uint64_t StableOf(int i, const std::string& origin) {
     const auto stable = Stable(i);
     auto it = stable.find(origin);
@@ -65,8 +50,6 @@ class ActiveActiveDurableVectorTest : public ActiveActiveMeshTest {
     c_[i] = n_[i].Connect();
     SetClock(i, kMeshClockMs);
   }
-
-  std::string stable_text_;
 };
 
 TEST_F(ActiveActiveDurableVectorTest, APeersViewOfAVectorNeverPassesWhatAPowerCutLeaves) {

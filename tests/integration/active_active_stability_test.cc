@@ -29,21 +29,6 @@ class ActiveActiveStabilityTest : public ActiveActiveMeshTest {
     StartMesh(3);
     for (int i = 0; i < 3; i++) id_[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   }
-  // Node i's stable vector, from INFO peers' `stable_vector:<id>=<offset>,...`.
-  std::map<std::string, uint64_t> Stable(int i) {
-    std::map<std::string, uint64_t> out;
-    std::string_view text = stable_text_ = InfoText(c_[i].get(), "peers", "stable_vector");
-    while (!text.empty()) {
-      const size_t comma = text.find(',');
-      const std::string_view entry = text.substr(0, comma);
-      const size_t eq = entry.find('=');
-      EXPECT_NE(eq, std::string_view::npos) << stable_text_;
-      if (eq == std::string_view::npos) break;
-      out[std::string(entry.substr(0, eq))] = std::stoull(std::string(entry.substr(eq + 1)));
-      text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
-    }
-    return out;
-  }
   // S[origin] on node i (0 when it names no such origin).
   uint64_t StableOf(int i, int origin) {
     const auto stable = Stable(i);
@@ -91,7 +76,6 @@ class ActiveActiveStabilityTest : public ActiveActiveMeshTest {
   std::string id_[3];
   // The nodes S must never run ahead of (one a PEER REMOVE dropped no longer counts).
   bool counted_[3] = {true, true, true};
-  std::string stable_text_;
 };
 
 TEST_F(ActiveActiveStabilityTest, StableVectorAdvancesOnceEveryNodeAppliedAWrite) {

@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/support/active_active_support.h"
@@ -67,6 +69,22 @@ class ActiveActiveMeshTest : public ::testing::Test {
     for (auto& c : c_) sent += InfoField(c.get(), "peers", "snapshots_sent");
     return sent;
   }
+  // Node i's stable vector, from INFO peers' `stable_vector:<id>=<offset>,...` (the text read is
+  // kept in stable_text_ for a failing assertion's message).
+  std::map<std::string, uint64_t> Stable(int i) {
+    std::map<std::string, uint64_t> out;
+    std::string_view text = stable_text_ = InfoText(c_[i].get(), "peers", "stable_vector");
+    while (!text.empty()) {
+      const size_t comma = text.find(',');
+      const std::string_view entry = text.substr(0, comma);
+      const size_t eq = entry.find('=');
+      EXPECT_NE(eq, std::string_view::npos) << stable_text_;
+      if (eq == std::string_view::npos) break;
+      out[std::string(entry.substr(0, eq))] = std::stoull(std::string(entry.substr(eq + 1)));
+      text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
+    }
+    return out;
+  }
   void SetClock(int i, int64_t ms) {
     ASSERT_EQ(Cmd(c_[i].get(), {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
   }
@@ -110,6 +128,7 @@ class ActiveActiveMeshTest : public ::testing::Test {
   TestServer late_, ref_;
   const RefusingPort no_peer_;  // ref_'s only peer, which never answers
   std::vector<RedisConnection> c_;
+  std::string stable_text_;  // the last stable vector Stable() read
 };
 
 }  // namespace ebb::test
