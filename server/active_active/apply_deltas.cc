@@ -142,7 +142,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args);
     // An expiry change (a snapshot's marker carries one) may expire values this node logged.
     if (outcome == ApplyOutcome::kApplied && args.size() > 2 &&
-        (args[0] == kExpiryAt || args[0] == "marker-at")) {
+        (args[0] == kExpiryAt || args[0] == kMarkerAt)) {
       NoteRegisterChange(delta.db, args[2]);
     }
     return outcome;

@@ -36,13 +36,16 @@ namespace ebb::server {
 
 // The whole-key operations (docs/active-active.md, "Whole-key deletes", "Expiry changes"):
 // `del-at T key [key ...]`, `flushdb-at T`, `flushall-at T`, `expiry-at T key <expire_at ms |
-// persist> [cutoff]`. A client's DEL, FLUSHDB, FLUSHALL, EXPIRE family or PERSIST has the form
-// with T empty (its row's write form); the origin fills T from what the key holds.
+// persist> [cutoff | del <cut_at>]`, and a snapshot's `marker-at T key <floor> [...]`
+// (marker_piece.h has every shape). A client's DEL, FLUSHDB, FLUSHALL, EXPIRE family or PERSIST has
+// the form with T empty (its row's write form); the origin fills T from what the key holds.
 inline constexpr std::string_view kDelAt = "del-at";
 inline constexpr std::string_view kFlushDbAt = "flushdb-at";
 inline constexpr std::string_view kFlushAllAt = "flushall-at";
 inline constexpr std::string_view kExpiryAt = "expiry-at";
 inline constexpr std::string_view kPersist = "persist";
+inline constexpr std::string_view kMarkerAt = "marker-at";
+inline constexpr std::string_view kExpiryCut = "del";  // expiry-at's `del <cut_at>` of a series
 
 struct PeerDelta {
   uint64_t offset = 0;    // the origin's offset: 1 for its first delta

@@ -160,7 +160,7 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
   if (ParseKeyMarkerRowName(name, db, &key)) {
     KeyMarker marker;
     if (!DecodeKeyMarker(value, &marker)) return storage::Status::Corruption("key marker");
-    std::vector<std::string> piece = {"marker-at", std::to_string(marker.deleted_up_to),
+    std::vector<std::string> piece = {std::string(kMarkerAt), std::to_string(marker.deleted_up_to),
                                       std::string(key), std::to_string(marker.floor)};
     if (marker.expiry) {
       piece.push_back(std::to_string(marker.expiry->ts));

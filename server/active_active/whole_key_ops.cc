@@ -36,9 +36,6 @@
 namespace ebb::server {
 namespace {
 
-constexpr std::string_view kMarkerAt = "marker-at";
-constexpr std::string_view kDel = "del";
-
 // When the series `key` holds live has samples its expiry register hides now: that register's T
 // (a delete at it cuts them).
 storage::Status HiddenSeriesCut(types::Keyspace& ks, int db, std::string_view key,
@@ -221,8 +218,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   int64_t floor = 0;
   int64_t register_ts = 0;
   int64_t cut_at = 0;  // a series' hidden samples cut with an expiry change: a delete at it
-  const bool known = ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at);
-  if (!known || !ParseInt64(args[1], &ts)) {
+  if (!ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at)) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
@@ -349,7 +345,7 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   plan->args[1] = std::to_string(reg.ts);
   if (cut) plan->args.push_back(std::to_string(*cut));
   if (series_cut)
-    plan->args.insert(plan->args.end(), {std::string(kDel), std::to_string(*series_cut)});
+    plan->args.insert(plan->args.end(), {std::string(kExpiryCut), std::to_string(*series_cut)});
   plan->views.assign(plan->args.begin(), plan->args.end());
   // Redis's events: an expiry already passed deletes the key.
   const char* event = !reg.expire_at ? "persist" : *reg.expire_at <= ks.NowMs() ? "del" : "expire";

@@ -185,7 +185,7 @@ void CheckArguments(const PeerDelta& delta) {
     Check(floor >= 0 && floor <= ebb::types::TypePrecedence(ebb::types::KeyType::kSeries),
           "a whole-key piece's floor out of range");
     Check(args[0] == kDelAt || args[0] == kFlushDbAt || args[0] == kFlushAllAt ||
-              args[0] == kExpiryAt || args[0] == "marker-at",
+              args[0] == kExpiryAt || args[0] == kMarkerAt,
           "a whole-key piece of no whole-key operation");
   }
   ParsesStably<ReducedPut>(view, ParseReducedPut, ReducedPutArgs, "a reduced put is not stable");
