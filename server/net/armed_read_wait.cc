@@ -1,23 +1,17 @@
 #include "server/net/armed_read_wait.h"
 
-#include <boost/asio/detail/reactor.hpp>
 #include <boost/asio/detail/reactor_op.hpp>
 #include <boost/asio/recycling_allocator.hpp>
-#include <boost/version.hpp>
 #include <memory>
 #include <new>
-#include <type_traits>
 #include <utility>
+
+#include "server/net/asio_epoll_reactor.h"
 
 namespace ebb::server {
 namespace {
 
 namespace detail = boost::asio::detail;
-
-static_assert(BOOST_VERSION / 100 == 1081,
-              "ArmedReadWaits uses Asio's epoll reactor interface of Boost 1.81: check it");
-static_assert(std::is_same_v<detail::reactor, detail::epoll_reactor>,
-              "ArmedReadWaits expects Asio's epoll reactor");
 
 // The socket's reactor registration (a protected member of basic_socket).
 struct SocketAccess : boost::asio::ip::tcp::socket {

@@ -1,21 +1,15 @@
 #include "server/net/before_wait.h"
 
 #include <algorithm>
-#include <boost/asio/detail/reactor.hpp>
-#include <boost/version.hpp>
 #include <memory>
 #include <stdexcept>
-#include <type_traits>
+
+#include "server/net/asio_epoll_reactor.h"
 
 namespace ebb::server {
 namespace {
 
 namespace detail = boost::asio::detail;
-
-static_assert(BOOST_VERSION / 100 == 1081,
-              "BeforeWait uses Asio's epoll reactor interface of Boost 1.81: check it");
-static_assert(std::is_same_v<detail::reactor, detail::epoll_reactor>,
-              "BeforeWait expects Asio's epoll reactor");
 
 // Asio's epoll reactor, registered as the io_context's reactor (the scheduler's task), with the
 // tasks run at the start of each of its turns. The scheduler passes `ops`, its thread's private
