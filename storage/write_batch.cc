@@ -27,6 +27,11 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
 // Replaces the varint count at the front of rep: in place when its length stays the same (a
 // count below 128, and every count but the first of each new length).
 void SetCount(std::string* rep, size_t count) {
+  // Below 128 both the old count and the new one are one byte.
+  if (count < 0x80 && !rep->empty() && static_cast<uint8_t>((*rep)[0]) < 0x80) {
+    (*rep)[0] = static_cast<char>(count);
+    return;
+  }
   std::string_view probe = *rep;
   uint32_t old_count = 0;
   const size_t old_len = GetVarint32(&probe, &old_count) ? rep->size() - probe.size() : 0;
@@ -43,12 +48,22 @@ void SetCount(std::string* rep, size_t count) {
   }
 }
 
+// The entry in four appends: op and key length, key, row length and row header, value.
 void AppendEntry(std::string* rep, WriteBatch::Op op, std::string_view key, const RowMeta& meta,
                  std::string_view value) {
-  rep->push_back(static_cast<char>(op));
-  PutLengthPrefixed(rep, key);
-  PutVarint32(rep, static_cast<uint32_t>(EncodedRowLength(meta, value)));
-  AppendEncodedRow(rep, meta, value);
+  char row_header[kMaxRowHeaderBytes];
+  const size_t row_header_len = EncodeRowHeader(meta, row_header);
+  char before_key[1 + kMaxVarint64Bytes];
+  before_key[0] = static_cast<char>(op);
+  const char* key_end = EncodeVarint64(before_key + 1, static_cast<uint32_t>(key.size()));
+  char before_value[kMaxVarint64Bytes + kMaxRowHeaderBytes];
+  char* p = EncodeVarint64(before_value, static_cast<uint32_t>(row_header_len + value.size()));
+  std::memcpy(p, row_header, row_header_len);
+  p += row_header_len;
+  rep->append(before_key, static_cast<size_t>(key_end - before_key));
+  rep->append(key.data(), key.size());
+  rep->append(before_value, static_cast<size_t>(p - before_value));
+  rep->append(value.data(), value.size());
 }
 
 }  // namespace

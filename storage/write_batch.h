@@ -46,6 +46,11 @@ class WriteBatch {
   // The metadata Put gives its entry: options' timestamp, and its expire_at, or its ttl from the
   // timestamp (else `now_ms`).
   static RowMeta PutMeta(const WriteOptions& options, int64_t now_ms);
+  // True when PutMeta reads `now_ms` (a ttl with neither a timestamp nor an expire_at); else a
+  // caller may pass any now_ms, and spare reading its clock.
+  static bool PutReadsNow(const WriteOptions& options) {
+    return options.ttl_ms && !options.expire_at_ms && !options.timestamp_ms;
+  }
 
   WriteBatch();
 

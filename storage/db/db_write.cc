@@ -72,7 +72,7 @@ void ReleaseLargeScratch(WriteBatch& batch) {
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
   WriteBatch& batch = ScratchBatch();
-  batch.Put(options, key, value, clock_->NowMs());
+  batch.Put(options, key, value, WriteBatch::PutReadsNow(options) ? clock_->NowMs() : 0);
   Status s = Write(options, batch);
   ReleaseLargeScratch(batch);
   return s;
@@ -209,6 +209,10 @@ uint64_t DBImpl::MemtableMinSequence() const {
 }
 
 Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
+  // The common case, as WriteStallLocked and the loop below would find it: room, no error.
+  if (!force && bg_error_.ok() && mem_->ApproximateMemoryUsage() < options_.memtable_size) {
+    return Status::OK();
+  }
   bool counted = false;
   for (;;) {
     Status s = WriteStallLocked(force);

@@ -33,6 +33,9 @@ struct MemTable::Chain {
   // OutOfOrder() once a version broke the order.
   const Version* flush_least = nullptr;
   int64_t flush_least_ts = 0;
+  // The timestamp of `newest` (0 for none), kept while the shortcut is: a write compares its
+  // own with it without decoding the previous row.
+  int64_t newest_ts = 0;
 
   // True when the flush may show only `newest` and `flush_least`.
   bool HasFlushShortcut() const;
@@ -79,15 +82,6 @@ size_t KeyCountSlot(std::string_view user_key) {
     return i < user_key.size() ? static_cast<unsigned char>(user_key[i]) : 0u;
   };
   return (byte(0) << 8) | byte(1);
-}
-
-// A row's timestamp as ReduceForFlush compares it (absent: 0); false if the row is malformed.
-bool RowTimestamp(std::string_view encoded_row, int64_t* timestamp) {
-  RowMeta meta;
-  std::string_view value;
-  if (!DecodeRow(encoded_row, &meta, &value)) return false;
-  *timestamp = meta.timestamp_or_zero();
-  return true;
 }
 
 void LowerTo(std::atomic<int64_t>* min, int64_t v) {
@@ -242,9 +236,10 @@ void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
     chain->flush_least = Chain::OutOfOrder();
     return;
   }
-  int64_t previous_ts = 0;
-  if (previous_newest == nullptr || !version_ts ||
-      !RowTimestamp(previous_newest->row(), &previous_ts) || *version_ts < previous_ts) {
+  // Until the shortcut is lost every version came newest-first and decoded (a key's first
+  // version decodes, or its node starts out of order): newest_ts is previous_newest's.
+  const int64_t previous_ts = chain->newest_ts;
+  if (previous_newest == nullptr || !version_ts || *version_ts < previous_ts) {
     chain->flush_least = Chain::OutOfOrder();
     return;
   }
@@ -252,6 +247,7 @@ void MemTable::TrackFlushShortcut(Chain* chain, const Version* previous_newest,
     chain->flush_least = previous_newest;
     chain->flush_least_ts = previous_ts;
   }
+  chain->newest_ts = *version_ts;
 }
 
 void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
@@ -290,6 +286,12 @@ void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user
   } else {
     const Table::NewNode mem = table_.Allocate(KeyNode::BytesFor(user_key.size()));
     KeyNode* fresh = NewKeyNode(mem.entry, user_key, hash, version);
+    Chain& chain = fresh->chain();
+    if (decodes) {
+      chain.newest_ts = meta.timestamp_or_zero();
+    } else {
+      chain.flush_least = Chain::OutOfOrder();  // no timestamp to keep the order by
+    }
     table_.Insert(fresh, mem.height);
     std::atomic<KeyNode*>& bucket = buckets_[hash % num_buckets_];
     fresh->hash_next = bucket.load(std::memory_order_relaxed);

@@ -50,13 +50,20 @@ std::string LookupKey(std::string_view user_key, uint64_t sequence) {
   return key;
 }
 
-void AppendEncodedRow(std::string* dst, const RowMeta& meta, std::string_view value) {
+size_t EncodeRowHeader(const RowMeta& meta, char* dst) {
   uint8_t flags = 0;
   if (meta.timestamp_ms) flags |= kRowHasTimestamp;
   if (meta.expire_at_ms) flags |= kRowHasExpiry;
-  dst->push_back(static_cast<char>(flags));
-  if (meta.timestamp_ms) PutVarint64(dst, ZigZag(*meta.timestamp_ms));
-  if (meta.expire_at_ms) PutVarint64(dst, ZigZag(*meta.expire_at_ms));
+  char* p = dst;
+  *p++ = static_cast<char>(flags);
+  if (meta.timestamp_ms) p = EncodeVarint64(p, ZigZag(*meta.timestamp_ms));
+  if (meta.expire_at_ms) p = EncodeVarint64(p, ZigZag(*meta.expire_at_ms));
+  return static_cast<size_t>(p - dst);
+}
+
+void AppendEncodedRow(std::string* dst, const RowMeta& meta, std::string_view value) {
+  char header[kMaxRowHeaderBytes];
+  dst->append(header, EncodeRowHeader(meta, header));
   dst->append(value.data(), value.size());
 }
 

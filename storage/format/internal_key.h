@@ -60,6 +60,10 @@ void AppendLookupKey(std::string* dst, std::string_view user_key, uint64_t seque
 std::string_view EncodeLookupKey(char* dst, std::string_view user_key, uint64_t sequence);
 
 void AppendEncodedRow(std::string* dst, const RowMeta& meta, std::string_view value);
+// The encoded row's header (flags, timestamp, expiry: everything before the value), written at
+// dst, which has room for kMaxRowHeaderBytes; returns its length.
+inline constexpr size_t kMaxRowHeaderBytes = 1 + 2 * 10;
+size_t EncodeRowHeader(const RowMeta& meta, char* dst);
 size_t EncodedRowLength(const RowMeta& meta, std::string_view value);
 // Splits an encoded row; false if the header is malformed.
 bool DecodeRow(std::string_view encoded, RowMeta* meta, std::string_view* value);

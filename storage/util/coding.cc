@@ -15,14 +15,8 @@ void PutFixed64(std::string* dst, uint64_t v) {
 }
 
 void PutVarint64(std::string* dst, uint64_t v) {
-  char buf[10];
-  int n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  dst->append(buf, n);
+  char buf[kMaxVarint64Bytes];
+  dst->append(buf, static_cast<size_t>(EncodeVarint64(buf, v) - buf));
 }
 
 void PutVarint32(std::string* dst, uint32_t v) { PutVarint64(dst, v); }

@@ -25,6 +25,16 @@ void PutFixed32(std::string* dst, uint32_t v);
 void PutFixed64(std::string* dst, uint64_t v);
 void PutVarint32(std::string* dst, uint32_t v);
 void PutVarint64(std::string* dst, uint64_t v);
+// Writes v's varint (at most kMaxVarint64Bytes) at dst; returns the byte after it.
+inline constexpr size_t kMaxVarint64Bytes = 10;
+inline char* EncodeVarint64(char* dst, uint64_t v) {
+  while (v >= 0x80) {
+    *dst++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *dst++ = static_cast<char>(v);
+  return dst;
+}
 // varint32 length, then the bytes.
 void PutLengthPrefixed(std::string* dst, std::string_view value);
 // Zig-zag maps signed to unsigned so small negative numbers stay small varints.

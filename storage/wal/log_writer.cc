@@ -9,6 +9,7 @@ namespace ebb::storage {
 
 using log::kBlockSize;
 using log::kHeaderSize;
+using log::kMaxRecordType;
 using log::RecordType;
 
 LogWriter::LogWriter(std::unique_ptr<WritableFile> file, uint64_t initial_offset)
@@ -53,15 +54,34 @@ Status LogWriter::AddRecord(std::string_view record) {
   return s;
 }
 
+namespace {
+
+// crc32c of each record type's byte, the start of every record's checksum.
+struct TypeCrcs {
+  uint32_t crc[kMaxRecordType + 1];
+  TypeCrcs() {
+    for (int t = 0; t <= kMaxRecordType; t++) {
+      const auto byte = static_cast<char>(t);
+      crc[t] = crc32c::Extend(0, &byte, 1);
+    }
+  }
+};
+// Built on first use: crc32c picks its implementation at run time.
+uint32_t TypeCrc(uint8_t type) {
+  static const TypeCrcs crcs;
+  return crcs.crc[type];
+}
+
+}  // namespace
+
 Status LogWriter::EmitPhysicalRecord(RecordType type, const char* data, size_t length) {
   char header[kHeaderSize];
-  const auto type_byte = static_cast<char>(type);
-  uint32_t crc = crc32c::Extend(0, &type_byte, 1);
-  crc = crc32c::Extend(crc, data, length);
+  const auto type_byte = static_cast<uint8_t>(type);
+  const uint32_t crc = crc32c::Extend(TypeCrc(type_byte), data, length);
   EncodeFixed32(header, crc32c::Mask(crc));
   header[4] = static_cast<char>(length & 0xff);
   header[5] = static_cast<char>(length >> 8);
-  header[6] = type_byte;
+  header[6] = static_cast<char>(type_byte);
   Status s = file_->Append(std::string_view(header, kHeaderSize));
   if (s.ok() && length > 0) s = file_->Append(std::string_view(data, length));
   block_offset_ += kHeaderSize + length;
