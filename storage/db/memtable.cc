@@ -1,6 +1,7 @@
 #include "storage/db/memtable.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -111,15 +112,22 @@ namespace {
 
 uint64_t HashKey(std::string_view key) { return Hash64(key.data(), key.size()); }
 
+// The bucket of `hash` among `num_buckets` (a power of two): the hash's top bits. A shift where
+// a modulo took a 64-bit division on every point read and write; the low 32 bits are the node's
+// hash32, so the bucket and the tag compared in it come from different bits.
+size_t BucketOf(uint64_t hash, size_t num_buckets) {
+  return hash >> (64 - std::countr_zero(num_buckets));
+}
+
 }  // namespace
 
-// A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes keeps chains
-// about one node long in a full memtable.
+// A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes (rounded up to a
+// power of two) keeps chains about one node long in a full memtable.
 MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
                    std::shared_ptr<HugeBlockPool> blocks)
     : arena_(std::move(blocks)),
       table_(KeyNodeComparator(), &arena_),
-      num_buckets_(std::max<size_t>(64, memtable_bytes / 128)),
+      num_buckets_(std::bit_ceil(std::max<size_t>(64, memtable_bytes / 128))),
       buckets_(reinterpret_cast<std::atomic<KeyNode*>*>(
           AllocateHugePages(num_buckets_ * sizeof(std::atomic<KeyNode*>)))),
       prefix_length_(prefix_length) {
@@ -167,7 +175,7 @@ void MemTable::IndexPrefix(const KeyNode* node) {
 }
 
 const MemTable::KeyNode* MemTable::FindKeyNode(std::string_view user_key, uint64_t hash) const {
-  const KeyNode* node = buckets_[hash % num_buckets_].load(std::memory_order_acquire);
+  const KeyNode* node = buckets_[BucketOf(hash, num_buckets_)].load(std::memory_order_acquire);
   for (; node != nullptr; node = node->hash_next) {
     if (node->hash32 == static_cast<uint32_t>(hash) && node->user_key() == user_key) return node;
   }
@@ -293,7 +301,7 @@ void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user
       chain.flush_least = Chain::OutOfOrder();  // no timestamp to keep the order by
     }
     table_.Insert(fresh, mem.height);
-    std::atomic<KeyNode*>& bucket = buckets_[hash % num_buckets_];
+    std::atomic<KeyNode*>& bucket = buckets_[BucketOf(hash, num_buckets_)];
     fresh->hash_next = bucket.load(std::memory_order_relaxed);
     bucket.store(fresh, std::memory_order_release);
     if (prefix_length_ != nullptr) IndexPrefix(fresh);

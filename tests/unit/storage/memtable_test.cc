@@ -233,29 +233,35 @@ TEST(MemTableTest, FindVersionsWalksOneKeyNewestFirstUpToASequence) {
 }
 
 TEST(MemTableTest, PointLookupsStayExactWhenHashBucketsOverflow) {
-  auto mem = std::make_shared<MemTable>(0);  // the fewest buckets: long chains
-  uint64_t seq = 1;
-  for (int round = 0; round < 3; round++) {
-    for (int i = 0; i < 3000; i++) {
-      mem->Add(seq++, RowKind::kValue, Cat("key:", std::to_string(i)), Row(std::to_string(round)));
+  // The fewest buckets (64), and a size whose bucket count rounds up to a power of two (1,024):
+  // long chains either way.
+  for (const size_t bytes : {size_t{0}, size_t{100'000}}) {
+    SCOPED_TRACE(bytes);
+    auto mem = std::make_shared<MemTable>(bytes);
+    uint64_t seq = 1;
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 3000; i++) {
+        mem->Add(seq++, RowKind::kValue, Cat("key:", std::to_string(i)),
+                 Row(std::to_string(round)));
+      }
     }
+    for (int i = 0; i < 3000; i++) {
+      auto c = mem->FindVersions(Cat("key:", std::to_string(i)), seq);
+      int versions = 0;
+      for (; c.Valid(); c.Next()) versions++;
+      ASSERT_EQ(versions, 3) << i;
+      auto newest = mem->FindVersions(Cat("key:", std::to_string(i)), seq);
+      RowMeta meta;
+      std::string_view value;
+      ASSERT_TRUE(DecodeRow(newest.encoded_row(), &meta, &value));
+      EXPECT_EQ(value, "2");
+      EXPECT_FALSE(mem->FindVersions(Cat("absent:", std::to_string(i)), seq).Valid());
+    }
+    auto it = MemTable::NewIterator(mem);
+    uint64_t entries = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) entries++;
+    EXPECT_EQ(entries, 9000u);
   }
-  for (int i = 0; i < 3000; i++) {
-    auto c = mem->FindVersions(Cat("key:", std::to_string(i)), seq);
-    int versions = 0;
-    for (; c.Valid(); c.Next()) versions++;
-    ASSERT_EQ(versions, 3) << i;
-    auto newest = mem->FindVersions(Cat("key:", std::to_string(i)), seq);
-    RowMeta meta;
-    std::string_view value;
-    ASSERT_TRUE(DecodeRow(newest.encoded_row(), &meta, &value));
-    EXPECT_EQ(value, "2");
-    EXPECT_FALSE(mem->FindVersions(Cat("absent:", std::to_string(i)), seq).Valid());
-  }
-  auto it = MemTable::NewIterator(mem);
-  uint64_t entries = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) entries++;
-  EXPECT_EQ(entries, 9000u);
 }
 
 // Seek prefix: the key up to and including its first '|'; keys without one have none.
