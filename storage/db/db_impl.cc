@@ -128,7 +128,7 @@ Status DBImpl::Recover() {
     if (!s.ok()) return s;
   }
   NoteSynced(max_sequence);
-  memtable_full_ = mem_->ApproximateMemoryUsage() >= options_.memtable_size;
+  memtable_full_ = ActiveMemtableFull();
   // New writes go to a fresh WAL; the replayed ones stay until their memtable is flushed.
   s = NewLog(/*sync_old=*/false);
   if (!s.ok()) return s;

@@ -148,6 +148,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Waits while a write must stall; switches to a new memtable and WAL when the active one is
   // full (or, with force, not empty). Returns the error that refuses the write instead.
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
+  // Whether the active memtable reached options_.memtable_size: the next write switches it.
+  // REQUIRES: mu_ (or the single-threaded open).
+  bool ActiveMemtableFull() const {
+    return mem_->ApproximateMemoryUsage() >= options_.memtable_size;
+  }
   // OK, Busy (a write would wait: the reason) or the refusing error; see DB::CheckWriteStall.
   // `force`: for a flush of a non-empty memtable. REQUIRES: mu_.
   Status WriteStallLocked(bool force);

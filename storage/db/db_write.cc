@@ -145,7 +145,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     if (replication_tap_) {
       replication_tap_(ReplicationRecord{ReplicationRecord::Kind::kBatch, first, batch.rep()});
     }
-    if (mem_->ApproximateMemoryUsage() >= options_.memtable_size) memtable_full_ = true;
+    if (ActiveMemtableFull()) memtable_full_ = true;
   }
   if (wal_fsync_.load() == WalFsync::kAlways && !options.defer_sync) return SyncWal();
   return Status::OK();
@@ -210,7 +210,7 @@ uint64_t DBImpl::MemtableMinSequence() const {
 
 Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
   // The common case, as WriteStallLocked and the loop below would find it: room, no error.
-  if (!force && bg_error_.ok() && mem_->ApproximateMemoryUsage() < options_.memtable_size) {
+  if (!force && bg_error_.ok() && !ActiveMemtableFull()) {
     return Status::OK();
   }
   bool counted = false;
@@ -226,7 +226,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       continue;
     }
     if (!s.ok()) return s;
-    if (!force && mem_->ApproximateMemoryUsage() < options_.memtable_size) return Status::OK();
+    if (!force && !ActiveMemtableFull()) return Status::OK();
     if (force && mem_->empty()) return Status::OK();
     return SwitchMemtable();
   }
@@ -236,8 +236,7 @@ Status DBImpl::WriteStallLocked(bool force) {
   if (!bg_error_.ok()) return bg_error_;
   // As in LevelDB, writes go on into the active memtable until it is full; only then must a
   // flush and, for the next level-0 file, compaction keep up.
-  const bool switches =
-      force ? !mem_->empty() : mem_->ApproximateMemoryUsage() >= options_.memtable_size;
+  const bool switches = force ? !mem_->empty() : ActiveMemtableFull();
   if (!switches) return Status::OK();
   if (static_cast<int>(imms_.size()) >= std::max(options_.max_frozen_memtables, 1)) {
     return Status::Busy("the memtables are full; writes wait for a flush");
