@@ -21,6 +21,14 @@ bool GetOffset(std::string_view* input, uint64_t* offset) {
   return GetShortestVarint64(input, offset) && *offset >= 1;
 }
 
+// The bytes GetVarint* consumed are exactly v's encoding: the shortest form, and no bits above
+// 64 in a tenth byte (which the engine's decoder drops).
+bool IsEncodingOf(std::string_view consumed, uint64_t v) {
+  char buf[storage::kMaxVarint64Bytes];
+  const char* end = storage::EncodeVarint64(buf, v);
+  return consumed == std::string_view(buf, static_cast<size_t>(end - buf));
+}
+
 }  // namespace
 
 uint64_t OrContext::At(std::string_view origin) const {
@@ -96,15 +104,15 @@ bool DecodeOrContext(std::string_view bytes, std::string_view own_origin, OrCont
 }
 
 bool GetShortestVarint64(std::string_view* input, uint64_t* v) {
-  const size_t before = input->size();
+  const std::string_view before = *input;
   if (!storage::GetVarint64(input, v)) return false;
-  return before - input->size() == static_cast<size_t>(storage::VarintLength(*v));
+  return IsEncodingOf(before.substr(0, before.size() - input->size()), *v);
 }
 
 bool GetShortestVarint32(std::string_view* input, uint32_t* v) {
-  const size_t before = input->size();
+  const std::string_view before = *input;
   if (!storage::GetVarint32(input, v)) return false;
-  return before - input->size() == static_cast<size_t>(storage::VarintLength(*v));
+  return IsEncodingOf(before.substr(0, before.size() - input->size()), *v);
 }
 
 }  // namespace ebb::types

@@ -98,7 +98,10 @@ TEST(OrContextTest, RefusesEveryMalformedForm) {
   EXPECT_FALSE(Decodes("\x01\x01\x01" + kLow + std::string("\x00", 1)));
   EXPECT_FALSE(Decodes(std::string("\x01\x01\x00\x85\x00", 5)));  // offset not shortest
   EXPECT_FALSE(Decodes(B("\x01\x01\x00") + std::string(10, '\xff') + "\x01"));  // too long
-  EXPECT_FALSE(Decodes(std::string("\x01\xff\xff\xff\xff\x7f", 6)));            // count, no entries
+  // Ten bytes whose last one holds bits above 64.
+  EXPECT_TRUE(Decodes(B("\x01\x01\x00") + std::string(9, '\xff') + "\x01"));
+  EXPECT_FALSE(Decodes(B("\x01\x01\x00") + std::string(9, '\xff') + "\x03"));
+  EXPECT_FALSE(Decodes(std::string("\x01\xff\xff\xff\xff\x7f", 6)));  // count, no entries
   const std::string whole = "\x01\x03" + own + low + high;
   for (size_t n = 0; n < whole.size(); ++n) EXPECT_FALSE(Decodes(whole.substr(0, n))) << n;
 }
@@ -182,6 +185,7 @@ TEST(OrStringExtTest, RefusesEveryMalformedForm) {
   EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low + low));              // duplicate
   EXPECT_FALSE(ExtDecodes(B("\x01\x00\x01") + kLow + std::string("\x00", 1)));  // offset 0
   EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low));  // fewer than counted
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + std::string(9, '\xc1') + "\x2f" + B("\x00")));
   const std::string whole = "\x01\x03" + dot + "\x02" + low + high;
   for (size_t n = 0; n < whole.size(); ++n) EXPECT_FALSE(ExtDecodes(whole.substr(0, n))) << n;
   // The row: its tag, then an inner value that is a string's or nothing.
