@@ -1,0 +1,218 @@
+// The observed-remove codecs (types/or_context.h, types/or_string_ext.h): a delta's context and a
+// string row's extension round-trip in their documented bytes, and every malformed form is refused
+// — wrong version, flags or entry kind, order, duplicates, zero offsets, long varints, truncation,
+// trailing bytes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "types/or_context.h"
+#include "types/or_string_ext.h"
+
+namespace ebb::types {
+namespace {
+
+// A literal's bytes, NULs included.
+template <size_t N>
+std::string B(const char (&s)[N]) {
+  return std::string(s, N - 1);
+}
+
+const std::string kOwn(kOriginIdSize, '\x33');
+const std::string kLow(kOriginIdSize, '\x11');
+const std::string kHigh(kOriginIdSize, '\x77');
+
+OrContext Context(std::initializer_list<Dot> dots) {
+  OrContext c;
+  for (const Dot& d : dots) c.Raise(d.origin, d.offset);
+  return c;
+}
+
+bool Decodes(std::string_view bytes) {
+  OrContext c;
+  return DecodeOrContext(bytes, kOwn, &c);
+}
+
+bool ExtDecodes(std::string bytes) {
+  std::string_view in = bytes;
+  OrStringExt ext;
+  return ConsumeOrStringExt(&in, &ext) && in.empty();
+}
+
+TEST(OrContextTest, HoldsTheGreatestOffsetPerOrigin) {
+  OrContext c;
+  EXPECT_EQ(c.At(kOwn), 0u);
+  EXPECT_TRUE(c.Raise(kOwn, 5));
+  EXPECT_FALSE(c.Raise(kOwn, 3));
+  EXPECT_TRUE(c.Raise(kLow, 2));
+  EXPECT_EQ(c.At(kOwn), 5u);
+  EXPECT_EQ(c.entries().front().origin, kLow);  // ascending
+  EXPECT_TRUE(c.Join(Context({{kOwn, 6}, {kHigh, 1}})));
+  EXPECT_FALSE(c.Join(Context({{kOwn, 6}})));
+  EXPECT_EQ(c, Context({{kLow, 2}, {kOwn, 6}, {kHigh, 1}}));
+  c.Erase(kOwn);
+  EXPECT_EQ(c.At(kOwn), 0u);
+}
+
+// docs/active-active.md: the usual context, the writer's own previous version, is 3 bytes and its
+// offset's varint.
+TEST(OrContextTest, TheUsualContextIsThreeBytesAndAVarint) {
+  EXPECT_EQ(EncodeOrContext(Context({{kOwn, 300}}), kOwn), std::string("\x01\x01\x00\xac\x02", 5));
+  EXPECT_EQ(EncodeOrContext(OrContext(), kOwn), std::string("\x01\x00", 2));
+}
+
+TEST(OrContextTest, RoundTripsWithTheOwnEntryFirst) {
+  for (const OrContext& c :
+       {OrContext(), Context({{kOwn, 1}}), Context({{kLow, 7}, {kHigh, 1ull << 40}}),
+        Context({{kLow, 1}, {kOwn, ~0ull}, {kHigh, 128}})}) {
+    const std::string bytes = EncodeOrContext(c, kOwn);
+    OrContext back;
+    ASSERT_TRUE(DecodeOrContext(bytes, kOwn, &back));
+    EXPECT_EQ(back, c);
+  }
+  const std::string mixed = EncodeOrContext(Context({{kLow, 1}, {kOwn, 2}}), kOwn);
+  EXPECT_EQ(mixed, B("\x01\x02\x00\x02\x01") + kLow + "\x01");
+  // Another origin's view of the same context names kOwn by its id.
+  OrContext back;
+  ASSERT_TRUE(DecodeOrContext(EncodeOrContext(Context({{kOwn, 2}}), kLow), kLow, &back));
+  EXPECT_EQ(back, Context({{kOwn, 2}}));
+}
+
+TEST(OrContextTest, RefusesEveryMalformedForm) {
+  const std::string own = std::string("\x00\x05", 2);
+  const std::string low = "\x01" + kLow + "\x05";
+  const std::string high = "\x01" + kHigh + "\x05";
+  EXPECT_TRUE(Decodes("\x01\x03" + own + low + high));
+  EXPECT_FALSE(Decodes(""));
+  EXPECT_FALSE(Decodes(B("\x02\x00")));                       // version
+  EXPECT_FALSE(Decodes(std::string("\x01\x80\x00", 3)));      // count not shortest
+  EXPECT_FALSE(Decodes("\x01\x02" + low));                    // fewer entries than counted
+  EXPECT_FALSE(Decodes("\x01\x01" + low + high));             // trailing bytes
+  EXPECT_FALSE(Decodes("\x01\x02" + low + own));              // own entry not first
+  EXPECT_FALSE(Decodes("\x01\x02" + own + own));              // own entry twice
+  EXPECT_FALSE(Decodes("\x01\x02" + high + low));             // ids descending
+  EXPECT_FALSE(Decodes("\x01\x02" + low + low));              // duplicate id
+  EXPECT_FALSE(Decodes("\x01\x01\x01" + kOwn + "\x05"));      // own id spelled out
+  EXPECT_FALSE(Decodes("\x01\x01\x02" + kLow + "\x05"));      // unknown entry kind
+  EXPECT_FALSE(Decodes(std::string("\x01\x01\x00\x00", 4)));  // offset 0
+  EXPECT_FALSE(Decodes("\x01\x01\x01" + kLow + std::string("\x00", 1)));
+  EXPECT_FALSE(Decodes(std::string("\x01\x01\x00\x85\x00", 5)));  // offset not shortest
+  EXPECT_FALSE(Decodes(B("\x01\x01\x00") + std::string(10, '\xff') + "\x01"));  // too long
+  // Ten bytes whose last one holds bits above 64.
+  EXPECT_TRUE(Decodes(B("\x01\x01\x00") + std::string(9, '\xff') + "\x01"));
+  EXPECT_FALSE(Decodes(B("\x01\x01\x00") + std::string(9, '\xff') + "\x03"));
+  EXPECT_FALSE(Decodes(std::string("\x01\xff\xff\xff\xff\x7f", 6)));  // count, no entries
+  const std::string whole = "\x01\x03" + own + low + high;
+  for (size_t n = 0; n < whole.size(); ++n) EXPECT_FALSE(Decodes(whole.substr(0, n))) << n;
+}
+
+// Whatever decodes is the only encoding of what it decodes to.
+TEST(OrContextTest, EveryAcceptedFormIsCanonical) {
+  const std::string whole = B("\x01\x03\x00\x05\x01") + kLow + "\x85\x01\x01" + kHigh + "\x05";
+  for (size_t i = 0; i < whole.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bytes = whole;
+      bytes[i] = static_cast<char>(bytes[i] ^ (1 << bit));
+      OrContext c;
+      if (DecodeOrContext(bytes, kOwn, &c)) {
+        EXPECT_EQ(EncodeOrContext(c, kOwn), bytes);
+      }
+    }
+  }
+}
+
+TEST(OrStringExtTest, ASingleOriginKeyTakesAbout26Bytes) {
+  const OrStringExt ext{.dot = Dot{kOwn, 1000}};
+  std::string row;
+  ASSERT_TRUE(EncodeOrStringRow(ext, std::string("\x00v", 2), &row));
+  EXPECT_EQ(row, "\x05\x01\x02" + kOwn + "\xe8\x07" + std::string("\x00\x00v", 3));
+  OrStringExt back;
+  std::string_view inner;
+  ASSERT_TRUE(DecodeOrStringRow(row, &back, &inner));
+  EXPECT_EQ(back, ext);
+  EXPECT_EQ(inner, std::string("\x00v", 2));
+  EXPECT_EQ(row.size() - inner.size(), 26u);
+}
+
+TEST(OrStringExtTest, RoundTrips) {
+  for (const OrStringExt& ext :
+       {OrStringExt{}, OrStringExt{.removed = Context({{kLow, 3}, {kHigh, 9}})},
+        OrStringExt{.siblings_live = true, .dot = Dot{kOwn, 1}, .removed = Context({{kLow, 2}})},
+        OrStringExt{.dot = Dot{kHigh, ~0ull}}}) {
+    for (std::string_view inner : {std::string_view(), std::string_view("\x03raw", 4)}) {
+      std::string row;
+      ASSERT_TRUE(EncodeOrStringRow(ext, inner, &row));
+      OrStringExt back;
+      std::string_view back_inner;
+      ASSERT_TRUE(DecodeOrStringRow(row, &back, &back_inner));
+      EXPECT_EQ(back, ext);
+      EXPECT_EQ(back_inner, inner);
+    }
+  }
+}
+
+TEST(OrStringExtTest, RefusesMoreRemovedEntriesThanACountHolds) {
+  OrStringExt ext;
+  for (int i = 0; i < 256; ++i) {
+    std::string id(kOriginIdSize, '\0');
+    id[0] = static_cast<char>(i);
+    ext.removed.Raise(id, 1);
+  }
+  std::string row = "unchanged";
+  EXPECT_FALSE(EncodeOrStringRow(ext, "", &row));
+  EXPECT_EQ(row, "unchanged");
+  ext.removed.Erase(std::string(kOriginIdSize, '\0'));
+  ASSERT_TRUE(EncodeOrStringRow(ext, "", &row));
+  OrStringExt back;
+  std::string_view inner;
+  ASSERT_TRUE(DecodeOrStringRow(row, &back, &inner));
+  EXPECT_EQ(back, ext);
+}
+
+TEST(OrStringExtTest, RefusesEveryMalformedForm) {
+  const std::string dot = kOwn + "\x05";
+  const std::string low = kLow + "\x05";
+  const std::string high = kHigh + "\x05";
+  EXPECT_TRUE(ExtDecodes("\x01\x03" + dot + "\x02" + low + high));
+  EXPECT_FALSE(ExtDecodes(""));
+  EXPECT_FALSE(ExtDecodes(B("\x02\x00\x00")));               // version
+  EXPECT_FALSE(ExtDecodes(std::string("\x01\x04\x00", 3)));  // unknown flag
+  EXPECT_FALSE(ExtDecodes(std::string("\x01\x01\x00", 3)));  // siblings without a dot
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + std::string("\x00\x00", 2)));  // dot offset 0
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + "\x85" + std::string("\x00\x00", 2)));
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + dot + "\x01" + kOwn + "\x02"));  // R names the dot's origin
+  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + high + low));             // descending
+  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low + low));              // duplicate
+  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x01") + kLow + std::string("\x00", 1)));  // offset 0
+  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low));  // fewer than counted
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + std::string(9, '\xc1') + "\x2f" + B("\x00")));
+  const std::string whole = "\x01\x03" + dot + "\x02" + low + high;
+  for (size_t n = 0; n < whole.size(); ++n) EXPECT_FALSE(ExtDecodes(whole.substr(0, n))) << n;
+  // The row: its tag, then an inner value that is a string's or nothing.
+  OrStringExt ext;
+  std::string_view inner;
+  EXPECT_FALSE(DecodeOrStringRow(B("\x04\x01\x00\x00"), &ext, &inner));
+  EXPECT_FALSE(DecodeOrStringRow(std::string("\x05\x01\x00\x00\x01v", 6), &ext, &inner));
+  EXPECT_TRUE(DecodeOrStringRow(std::string("\x05\x01\x00\x00\x00v", 6), &ext, &inner));
+  EXPECT_FALSE(DecodeOrStringRow("", &ext, &inner));
+}
+
+TEST(OrStringExtTest, EveryAcceptedFormIsCanonical) {
+  const std::string whole =
+      "\x05\x01\x03" + kOwn + "\x85\x01\x02" + kLow + "\x05" + kHigh + std::string("\x05\x00v", 3);
+  for (size_t i = 0; i < whole.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bytes = whole;
+      bytes[i] = static_cast<char>(bytes[i] ^ (1 << bit));
+      OrStringExt ext;
+      std::string_view inner;
+      if (!DecodeOrStringRow(bytes, &ext, &inner)) continue;
+      std::string again;
+      ASSERT_TRUE(EncodeOrStringRow(ext, inner, &again));
+      EXPECT_EQ(again, bytes);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ebb::types

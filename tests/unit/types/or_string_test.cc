@@ -1,0 +1,330 @@
+// The observed-remove rule of a string key (types/or_string.h): the examples of
+// docs/active-active.md ("Status", "observed-remove deletes of string keys"), the origin's side,
+// and a property test — deltas from three origins, each made from its origin's own state, applied
+// by replicas in per-origin order, in any order with repeats, and as two halves joined like a
+// snapshot: every replica ends in the state computed from the set of deltas alone, with the same
+// read.
+#include "types/or_string.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "types/string_rank.h"
+
+namespace ebb::types {
+namespace {
+
+const std::string kA(kOriginIdSize, 'a');
+const std::string kB(kOriginIdSize, 'b');
+const std::string kC(kOriginIdSize, 'c');
+constexpr int64_t kNow = 1000;
+
+// One origin: its state of the key and its log of deltas.
+struct Origin {
+  std::string id;
+  OrStringState state;
+  uint64_t next = 1;
+  std::vector<OrStringDelta> log;
+
+  // A client write; false when it lost to the winner held here (nothing logged).
+  bool Write(StringVersion v) {
+    std::optional<OrContext> context = OrLocalWriteContext(state, v);
+    if (!context) return false;
+    Log({.context = *context, .write = MakeOrSlot({id, next}, v)});
+    return true;
+  }
+  bool Put(std::string_view value, int64_t ts) { return Write({.ts = ts, .value = value}); }
+  void Del() { Log({.context = OrLocalDeleteContext(state)}); }
+  void Log(OrStringDelta delta) {
+    ++next;
+    ApplyOrDelta(&state, delta);
+    log.push_back(std::move(delta));
+  }
+  void Receive(const Origin& from) {
+    for (const OrStringDelta& d : from.log) ApplyOrDelta(&state, d);
+  }
+};
+
+// The value a read at kNow answers, or "(nil)".
+std::string Read(const OrStringState& state, const std::map<std::string, std::string>& values) {
+  const OrSlot* slot = OrRead(state, kNow);
+  return slot ? values.at(slot->version.digest.value()) : "(nil)";
+}
+
+class OrStringTest : public ::testing::Test {
+ protected:
+  Origin a_{kA}, b_{kB}, c_{kC};
+  std::map<std::string, std::string> values_;  // digest -> value, for reads
+
+  std::string Read(const OrStringState& state) { return ebb::types::Read(state, values_); }
+  void Know(std::initializer_list<std::string_view> values) {
+    for (std::string_view v : values) values_[StringDigest(v)] = std::string(v);
+  }
+  // Every order of the three logs' deltas, applied to a fresh state, reads `want`.
+  void EveryOrderReads(const std::string& want) {
+    std::vector<OrStringDelta> all;
+    for (const Origin* o : {&a_, &b_, &c_}) all.insert(all.end(), o->log.begin(), o->log.end());
+    std::vector<int> order(all.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    do {
+      OrStringState state;
+      for (int i : order) ApplyOrDelta(&state, all[i]);
+      EXPECT_EQ(Read(state), want);
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+};
+
+// `PUT k a TS 5`, `DEL k`, `PUT k b TS 3` leaves b, as on a lone node.
+TEST_F(OrStringTest, AWriteAfterADeleteSurvivesItWhateverItsTimestamp) {
+  Know({"a", "b"});
+  ASSERT_TRUE(a_.Put("a", 5));
+  a_.Del();
+  ASSERT_TRUE(a_.Put("b", 3));
+  EXPECT_EQ(Read(a_.state), "b");
+  EveryOrderReads("b");
+}
+
+// B deletes what it saw (A's a); C's write, made without seeing a, survives the delete on every
+// node, its older timestamp notwithstanding.
+TEST_F(OrStringTest, AConcurrentWriteSurvivesADeleteThatDidNotSeeIt) {
+  Know({"a", "c"});
+  ASSERT_TRUE(a_.Put("a", 5));
+  b_.Receive(a_);
+  b_.Del();
+  ASSERT_TRUE(c_.Put("c", 4));
+  EXPECT_EQ(b_.log[0].context.At(kA), 1u);
+  EveryOrderReads("c");
+}
+
+// A delete removes what its context named, even a write with a later timestamp, and that write
+// arriving after the delete is dropped.
+TEST_F(OrStringTest, ADeleteRemovesWhatItsContextNamed) {
+  Know({"a"});
+  ASSERT_TRUE(a_.Put("a", 1'000'000));
+  b_.Receive(a_);
+  b_.Del();
+  EXPECT_EQ(Read(b_.state), "(nil)");
+  OrStringState late;
+  EXPECT_TRUE(ApplyOrDelta(&late, b_.log[0]).removed_grew);
+  const OrApplied applied = ApplyOrDelta(&late, a_.log[0]);
+  EXPECT_FALSE(applied.changed());
+  EXPECT_TRUE(late.slots.empty());
+  EveryOrderReads("(nil)");
+}
+
+// Writes that did not observe each other end as siblings; the read takes the greatest; a delete
+// that saw only the winner promotes the other.
+TEST_F(OrStringTest, ADeleteOfTheWinnerPromotesASibling) {
+  Know({"a", "b"});
+  ASSERT_TRUE(a_.Put("a", 5));
+  ASSERT_TRUE(b_.Put("b", 7));
+  c_.Receive(b_);
+  c_.Del();
+  a_.Receive(b_);
+  EXPECT_EQ(a_.state.slots.size(), 2u);
+  EXPECT_EQ(Read(a_.state), "b");
+  a_.Receive(c_);
+  EXPECT_EQ(Read(a_.state), "a");
+  EveryOrderReads("a");
+}
+
+// On its origin a write ranks against the winner held there: one that loses is not logged; one
+// that wins names every slot held, so it replaces them everywhere.
+TEST_F(OrStringTest, TheOriginRanksAWriteAgainstTheWinnerItHolds) {
+  Know({"a", "b", "c"});
+  ASSERT_TRUE(a_.Put("a", 5));
+  ASSERT_TRUE(b_.Put("b", 7));
+  a_.Receive(b_);
+  EXPECT_FALSE(a_.Put("c", 6));
+  EXPECT_FALSE(a_.Put("b", 7));  // the same version
+  EXPECT_EQ(a_.log.size(), 1u);
+  ASSERT_TRUE(a_.Put("c", 8));
+  const OrContext& context = a_.log.back().context;
+  EXPECT_EQ(context.At(kA), 1u);
+  EXPECT_EQ(context.At(kB), 1u);
+  EXPECT_EQ(a_.state.slots.size(), 1u);
+  EveryOrderReads("c");
+}
+
+TEST_F(OrStringTest, ATombstoneOrExpiredWinnerReadsAsAbsent) {
+  Know({"v"});
+  OrStringState state;
+  ApplyOrDelta(&state, {.write = MakeOrSlot({kA, 1}, {.ts = 5, .value = "v", .expire_at = kNow})});
+  EXPECT_EQ(Read(state), "(nil)");
+  EXPECT_NE(OrRead(state, kNow - 1), nullptr);
+  ApplyOrDelta(&state, {.write = MakeOrSlot({kB, 1}, {.ts = 9, .tombstone = true})});
+  EXPECT_EQ(OrWinner(state)->dot, (Dot{kB, 1}));
+  EXPECT_EQ(OrRead(state, 0), nullptr);
+  EXPECT_EQ(OrRead(OrStringState(), 0), nullptr);
+}
+
+// An origin's later write replaces its earlier one whatever the order; a repeat changes nothing;
+// R keeps no entry for an origin that holds a slot.
+TEST_F(OrStringTest, AnOriginsLaterWriteReplacesItsEarlierOne) {
+  Know({"x", "y"});
+  ASSERT_TRUE(a_.Put("x", 5));
+  EXPECT_FALSE(a_.Put("y", 4));  // loses to x at 5 on its origin
+  ASSERT_TRUE(a_.Put("y", 6));
+  OrStringState reversed;
+  ApplyOrDelta(&reversed, a_.log[1]);
+  const OrApplied old = ApplyOrDelta(&reversed, a_.log[0]);
+  EXPECT_FALSE(old.changed());
+  EXPECT_TRUE(SameOrState(reversed, a_.state));
+  EXPECT_TRUE(reversed.removed.empty());
+  EXPECT_FALSE(ApplyOrDelta(&reversed, a_.log[1]).changed());
+  EXPECT_EQ(Read(reversed), "y");
+}
+
+// --- Property test --------------------------------------------------------------------------
+
+// The state the rule defines from the set of deltas alone: R the join of every context, each
+// origin's slot its greatest write above R, canonical.
+OrStringState FromTheSet(const std::vector<OrStringDelta>& deltas) {
+  OrStringState state;
+  for (const OrStringDelta& d : deltas) state.removed.Join(d.context);
+  std::map<std::string, OrSlot> best;
+  for (const OrStringDelta& d : deltas) {
+    if (!d.write || d.write->dot.offset <= state.removed.At(d.write->dot.origin)) continue;
+    auto [it, fresh] = best.try_emplace(d.write->dot.origin, *d.write);
+    if (!fresh && it->second.dot.offset < d.write->dot.offset) it->second = *d.write;
+  }
+  for (auto& [origin, slot] : best) {
+    state.removed.Erase(origin);
+    state.slots.push_back(slot);
+  }
+  return state;
+}
+
+struct Simulation {
+  std::mt19937_64 rng;
+  std::vector<Origin> origins{{kA}, {kB}, {kC}};
+  std::vector<std::vector<size_t>> delivered{3, std::vector<size_t>(3, 0)};  // [to][from]
+  std::vector<std::string> values{"x", "y", "z"};
+
+  explicit Simulation(uint64_t seed) : rng(seed) {}
+  uint64_t Pick(uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng); }
+
+  // An origin writes, deletes, or takes the next delta of another origin's log.
+  void Step() {
+    const size_t to = Pick(3);
+    Origin& o = origins[to];
+    const uint64_t what = Pick(10);
+    if (what < 4) {
+      const size_t from = Pick(3);
+      size_t& next = delivered[to][from];
+      if (from != to && next < origins[from].log.size()) {
+        ApplyOrDelta(&o.state, origins[from].log[next++]);
+      }
+    } else if (what < 8) {
+      StringVersion v{.ts = static_cast<int64_t>(Pick(12)),
+                      .tombstone = Pick(8) == 0,
+                      .value = values[Pick(3)]};
+      if (Pick(4) == 0) v.expire_at = kNow - 5 + static_cast<int64_t>(Pick(10));
+      o.Write(v);
+    } else if (!o.state.slots.empty()) {
+      o.Del();
+    }
+  }
+
+  std::vector<OrStringDelta> All() const {
+    std::vector<OrStringDelta> all;
+    for (const Origin& o : origins) all.insert(all.end(), o.log.begin(), o.log.end());
+    return all;
+  }
+
+  // Each origin's log in its order, interleaved at random.
+  OrStringState InOriginOrder() {
+    OrStringState state;
+    std::vector<size_t> next(3, 0);
+    for (;;) {
+      std::vector<size_t> open;
+      for (size_t i = 0; i < 3; ++i) {
+        if (next[i] < origins[i].log.size()) open.push_back(i);
+      }
+      if (open.empty()) return state;
+      const size_t from = open[Pick(open.size())];
+      ApplyOrDelta(&state, origins[from].log[next[from]++]);
+    }
+  }
+
+  // Every delta in a random order, some twice.
+  OrStringState InAnyOrder() {
+    std::vector<OrStringDelta> all = All();
+    const size_t n = all.size();
+    for (size_t i = 0; i < n / 4; ++i) all.push_back(all[Pick(n)]);
+    std::shuffle(all.begin(), all.end(), rng);
+    OrStringState state;
+    for (const OrStringDelta& d : all) ApplyOrDelta(&state, d);
+    return state;
+  }
+
+  // Two halves applied apart, then one joined into the other as a snapshot.
+  OrStringState AsTwoHalvesJoined() {
+    std::vector<OrStringDelta> all = All();
+    std::shuffle(all.begin(), all.end(), rng);
+    OrStringState left, right;
+    for (const OrStringDelta& d : all) ApplyOrDelta(Pick(2) ? &left : &right, d);
+    JoinOrState(&left, right);
+    return left;
+  }
+};
+
+std::string Describe(const OrStringState& s) {
+  std::string out = "R{";
+  for (const Dot& d : s.removed.entries())
+    out += d.origin.substr(0, 1) + std::to_string(d.offset) + " ";
+  out += "} slots{";
+  for (const OrSlot& slot : s.slots) {
+    out += slot.dot.origin.substr(0, 1) + std::to_string(slot.dot.offset) + "@" +
+           std::to_string(slot.version.ts) + " ";
+  }
+  return out + "}";
+}
+
+TEST(OrStringPropertyTest, EveryReplicaEndsInTheStateOfTheSetOfDeltas) {
+  std::map<std::string, std::string> values;
+  for (std::string_view v : {"x", "y", "z"}) values[StringDigest(v)] = std::string(v);
+  int siblings = 0, removed = 0, absent = 0;  // what the runs ended with: they cover each
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Simulation run(seed);
+    const int steps = 10 + static_cast<int>(run.Pick(60));
+    for (int i = 0; i < steps; ++i) run.Step();
+    const OrStringState want = FromTheSet(run.All());
+    siblings += want.slots.size() > 1;
+    removed += !want.removed.empty();
+    absent += !want.slots.empty() && OrRead(want, kNow) == nullptr;
+    std::vector<OrStringState> replicas;
+    for (size_t to = 0; to < 3; ++to) {  // each origin takes the rest of the others' logs
+      for (size_t from = 0; from < 3; ++from) {
+        const std::vector<OrStringDelta>& log = run.origins[from].log;
+        for (size_t i = from == to ? log.size() : run.delivered[to][from]; i < log.size(); ++i) {
+          ApplyOrDelta(&run.origins[to].state, log[i]);
+        }
+      }
+      replicas.push_back(run.origins[to].state);
+    }
+    for (int i = 0; i < 3; ++i) {
+      replicas.push_back(run.InOriginOrder());
+      replicas.push_back(run.InAnyOrder());
+      replicas.push_back(run.AsTwoHalvesJoined());
+    }
+    for (const OrStringState& r : replicas) {
+      ASSERT_TRUE(SameOrState(r, want)) << Describe(r) << " vs " << Describe(want);
+      ASSERT_EQ(Read(r, values), Read(want, values));
+      ASSERT_EQ(OrWinner(r) ? OrWinner(r)->dot : Dot{},
+                OrWinner(want) ? OrWinner(want)->dot : Dot{});
+    }
+  }
+  EXPECT_GT(siblings, 40);
+  EXPECT_GT(removed, 40);
+  EXPECT_GT(absent, 10);
+}
+
+}  // namespace
+}  // namespace ebb::types

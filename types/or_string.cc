@@ -1,0 +1,126 @@
+#include "types/or_string.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "types/string_rank.h"
+
+namespace ebb::types {
+namespace {
+
+std::vector<OrSlot>::iterator SlotOf(std::vector<OrSlot>* slots, std::string_view origin) {
+  return std::lower_bound(slots->begin(), slots->end(), origin,
+                          [](const OrSlot& s, std::string_view o) { return s.dot.origin < o; });
+}
+
+// a < b in the string order (RanksBelow takes its versions to fill their digests: copies).
+bool SlotBelow(const OrSlot& a, const OrSlot& b) {
+  StringVersion x = a.version;
+  StringVersion y = b.version;
+  return RanksBelow(x, y);
+}
+
+// Drops every slot at or below R[its origin].
+void DropRemoved(OrStringState* state, OrApplied* applied) {
+  std::erase_if(state->slots, [&](const OrSlot& s) {
+    if (s.dot.offset > state->removed.At(s.dot.origin)) return false;
+    applied->dropped.push_back(s.dot);
+    return true;
+  });
+}
+
+// The write becomes its origin's slot unless R or a later slot of its origin covers it.
+void TakeWrite(OrStringState* state, const OrSlot& write, OrApplied* applied) {
+  if (write.dot.offset <= state->removed.At(write.dot.origin)) return;
+  auto it = SlotOf(&state->slots, write.dot.origin);
+  if (it != state->slots.end() && it->dot.origin == write.dot.origin) {
+    if (it->dot.offset >= write.dot.offset) return;
+    applied->dropped.push_back(it->dot);
+    *it = write;
+  } else {
+    state->slots.insert(it, write);
+  }
+  applied->written = true;
+}
+
+// R without the entries of origins holding a slot (canonical form).
+void Canonicalize(OrStringState* state) {
+  for (const OrSlot& s : state->slots) state->removed.Erase(s.dot.origin);
+}
+
+}  // namespace
+
+OrSlot MakeOrSlot(Dot dot, StringVersion version) {
+  version.Digest();
+  version.value = {};
+  return OrSlot{std::move(dot), std::move(version)};
+}
+
+bool SameOrSlot(const OrSlot& a, const OrSlot& b) {
+  const StringVersion& x = a.version;
+  const StringVersion& y = b.version;
+  return a.dot == b.dot && x.ts == y.ts && x.tombstone == y.tombstone &&
+         x.expire_at == y.expire_at && (x.tombstone || x.digest == y.digest);
+}
+
+bool SameOrState(const OrStringState& a, const OrStringState& b) {
+  return a.removed == b.removed &&
+         std::equal(a.slots.begin(), a.slots.end(), b.slots.begin(), b.slots.end(), SameOrSlot);
+}
+
+OrApplied ApplyOrDelta(OrStringState* state, const OrStringDelta& delta) {
+  OrApplied applied;
+  const OrContext before = state->removed;
+  // R lacks the entries of origins holding a slot (canonical form), all below that slot: a
+  // context entry that stays below it is left out again by Canonicalize, one that reaches it
+  // removes the slot and takes the value the full R would have.
+  state->removed.Join(delta.context);
+  DropRemoved(state, &applied);
+  if (delta.write) TakeWrite(state, *delta.write, &applied);
+  Canonicalize(state);
+  applied.removed_grew = !(state->removed == before);
+  return applied;
+}
+
+OrApplied JoinOrState(OrStringState* state, const OrStringState& other) {
+  OrApplied applied = ApplyOrDelta(state, {.context = other.removed});
+  for (const OrSlot& slot : other.slots) {
+    OrApplied one = ApplyOrDelta(state, {.write = slot});
+    applied.written |= one.written;
+    applied.removed_grew |= one.removed_grew;
+    applied.dropped.insert(applied.dropped.end(), one.dropped.begin(), one.dropped.end());
+  }
+  return applied;
+}
+
+const OrSlot* OrWinner(const OrStringState& state) {
+  const OrSlot* winner = nullptr;
+  for (const OrSlot& s : state.slots) {
+    if (winner == nullptr || SlotBelow(*winner, s)) winner = &s;
+  }
+  return winner;
+}
+
+const OrSlot* OrRead(const OrStringState& state, int64_t now_ms) {
+  const OrSlot* winner = OrWinner(state);
+  if (winner == nullptr || winner->version.tombstone || winner->version.expire_at <= now_ms) {
+    return nullptr;
+  }
+  return winner;
+}
+
+std::optional<OrContext> OrLocalWriteContext(const OrStringState& state, StringVersion write) {
+  if (const OrSlot* winner = OrWinner(state)) {
+    StringVersion held = winner->version;
+    if (!RanksBelow(held, write)) return std::nullopt;
+  }
+  return OrLocalDeleteContext(state);
+}
+
+OrContext OrLocalDeleteContext(const OrStringState& state) {
+  OrContext context;
+  for (const OrSlot& s : state.slots) context.Raise(s.dot.origin, s.dot.offset);
+  return context;
+}
+
+}  // namespace ebb::types

@@ -1,0 +1,92 @@
+// The observed-remove rule of a string key between active-active peers (docs/active-active.md,
+// "Status", "observed-remove deletes of string keys"): a delete removes what its origin had
+// observed, so a write it did not see survives it and a later write always does. Pure: the
+// functions say what to do; the server keeps the state in the key's rows.
+//
+// State: the key's slots, at most one per origin, each that origin's latest version of the key not
+// yet removed, named by its dot (origin, offset); and the removed context R: origin -> the
+// greatest offset removed. A delta carries the context C of its origin (the dots of the slots it
+// held for the key) and, for a write (`put`, `delete`, `put-expired`), its version and dot (O, n);
+// a DEL adds no slot. Applying it: R := R join C; every slot at or below R[its origin] goes; the
+// write becomes O's slot unless n <= R[O] or O's slot is at a greater offset. Each step is a join,
+// so the state is a function of the set of deltas applied, whatever their order or repetition; a
+// snapshot's state joins the same way (JoinOrState).
+//
+// Canonical form: R keeps no entry for an origin that holds a slot (the slot's offset is above it,
+// and no later delta can tell it from 0), so two nodes that applied the same deltas hold equal
+// states, and the row extension stores R without those entries (types/or_string_ext.h).
+//
+// Versions rank by the string order of types/merge_rule.h (ts, tombstone, digest, expire_at):
+// the read answers the greatest slot, absent when it is a tombstone or expired.
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "types/merge_rule.h"
+#include "types/or_context.h"
+
+namespace ebb::types {
+
+// One origin's version of the key. `version` carries its rank without the bytes: its digest is
+// set (MakeOrSlot) and its value is not read.
+struct OrSlot {
+  Dot dot;
+  StringVersion version;
+};
+
+// The slot of `version` written at `dot`: its digest computed from its value unless set, the
+// value view dropped.
+OrSlot MakeOrSlot(Dot dot, StringVersion version);
+
+// Same dot and same rank (ts, tombstone, digest unless a tombstone, expire_at).
+bool SameOrSlot(const OrSlot& a, const OrSlot& b);
+
+struct OrStringState {
+  std::vector<OrSlot> slots;  // ascending by origin, at most one per origin
+  OrContext removed;          // R, canonical (above)
+};
+
+bool SameOrState(const OrStringState& a, const OrStringState& b);
+
+// A delta of the key: its origin's context and, unless it is a DEL, the write as a slot.
+struct OrStringDelta {
+  OrContext context;
+  std::optional<OrSlot> write;  // REQUIRES: made by MakeOrSlot
+};
+
+// What applying changed, for the server to turn into rows.
+struct OrApplied {
+  std::vector<Dot> dropped;   // slots that went: removed by R, or replaced by their origin's write
+  bool written = false;       // the write became its origin's slot
+  bool removed_grew = false;  // R holds more than before (canonical entries)
+  bool changed() const { return written || removed_grew || !dropped.empty(); }
+};
+
+// Applies `delta` to `state` (on the origin and on every peer).
+//
+//   OrApplied applied = ApplyOrDelta(&state, {.context = c, .write = MakeOrSlot(dot, v)});
+//   if (!applied.changed()) ...  // already applied, or the write was removed before it arrived
+OrApplied ApplyOrDelta(OrStringState* state, const OrStringDelta& delta);
+
+// Joins another node's state of the key into `state` (a snapshot): as a DEL with its R, then each
+// of its slots as a write.
+OrApplied JoinOrState(OrStringState* state, const OrStringState& other);
+
+// The slot ranked greatest (live, tombstone or expired); nullptr when there is none.
+const OrSlot* OrWinner(const OrStringState& state);
+// The slot a read at `now_ms` answers: the winner, nullptr when there is none or it is a
+// tombstone or has expired (expire_at <= now_ms).
+const OrSlot* OrRead(const OrStringState& state, int64_t now_ms);
+
+// On the write's origin, before it is applied: the context a client write carries, or nullopt
+// when it does not rank above the winner held here (it answers +OK, writes nothing and is not
+// logged, as on a lone node). A write that wins observed every slot held: its context names them
+// all, so it replaces them on every node.
+std::optional<OrContext> OrLocalWriteContext(const OrStringState& state, StringVersion write);
+// The context a DEL of the key made here carries: every slot held.
+OrContext OrLocalDeleteContext(const OrStringState& state);
+
+}  // namespace ebb::types
