@@ -7,7 +7,7 @@
 //   row   = kOrStringTag ext inner
 //   inner = the value the row would hold without the extension (0x00 | bytes, 0x03 | bytes, a
 //           reduced version's rank 0x00 | digest | expire_at), or nothing for a DEL's tombstone
-//   ext   = version:u8 (1) flags:u8 [origin:byte[20] offset:varint64] count:u8
+//   ext   = version:u8 (1) flags:u8 [origin:byte[20] offset:varint64] count:varint32
 //           (origin:byte[20] offset:varint64){count}
 //   flags: bit 0 siblings live (other slots are in sibling rows), bit 1 the winner's dot follows;
 //          the other bits 0, and bit 0 only with bit 1
@@ -29,9 +29,6 @@ namespace ebb::types {
 // The metadata row tag of a string row with the extension (KeyType 4 is a series; this is the
 // next free tag).
 inline constexpr uint8_t kOrStringTag = 5;
-// R's entries a row holds (count is a u8).
-inline constexpr size_t kMaxOrRemovedEntries = 255;
-
 struct OrStringExt {
   bool siblings_live = false;  // other slots live in sibling rows; REQUIRES dot
   std::optional<Dot> dot;      // the winner's; nullopt for a DEL's tombstone
@@ -40,15 +37,15 @@ struct OrStringExt {
   friend bool operator==(const OrStringExt&, const OrStringExt&) = default;
 };
 
-// Appends `ext` to *out; false (nothing appended) when R holds more than kMaxOrRemovedEntries.
-// REQUIRES: siblings_live only with a dot; R has no entry for the dot's origin.
-bool AppendOrStringExt(const OrStringExt& ext, std::string* out);
+// Appends `ext` to *out. REQUIRES: siblings_live only with a dot; R has no entry for the dot's
+// origin.
+void AppendOrStringExt(const OrStringExt& ext, std::string* out);
 // Decodes an extension from the front of *input and consumes it; false (both unspecified) when
 // the bytes are not exactly the form above.
 bool ConsumeOrStringExt(std::string_view* input, OrStringExt* ext);
 
-// The whole row value: kOrStringTag, the extension, `inner`; false as AppendOrStringExt.
-bool EncodeOrStringRow(const OrStringExt& ext, std::string_view inner, std::string* row);
+// The whole row value: kOrStringTag, the extension, `inner`. REQUIRES: as AppendOrStringExt.
+void EncodeOrStringRow(const OrStringExt& ext, std::string_view inner, std::string* row);
 // Splits a row value; `inner` views into `row`. False unless it starts with kOrStringTag and a
 // well formed extension, and `inner` is empty or starts with a string tag (0x00 or 0x03).
 bool DecodeOrStringRow(std::string_view row, OrStringExt* ext, std::string_view* inner);
