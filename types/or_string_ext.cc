@@ -53,6 +53,16 @@ bool IsStringTag(char tag) {
 
 }  // namespace
 
+std::string SiblingRowPrefix(int db, std::string_view key) {
+  std::string name(kSiblingRowPrefix);
+  name += std::to_string(db);
+  name += ':';
+  name += std::to_string(key.size());
+  name += ':';
+  name.append(key);
+  return name;
+}
+
 void AppendOrStringExt(const OrStringExt& ext, std::string* out) {
   out->push_back(static_cast<char>(kExtVersion));
   out->push_back(
@@ -93,6 +103,12 @@ bool DecodeOrStringRow(std::string_view row, OrStringExt* ext, std::string_view*
   if (!row.empty() && !IsStringTag(row[0])) return false;
   *inner = row;
   return true;
+}
+
+std::string_view OrInnerRow(std::string_view row) {
+  OrStringExt ext;
+  std::string_view inner;
+  return DecodeOrStringRow(row, &ext, &inner) ? inner : row;
 }
 
 }  // namespace ebb::types

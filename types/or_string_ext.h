@@ -29,6 +29,12 @@ namespace ebb::types {
 // The metadata row tag of a string row with the extension (KeyType 4 is a series; this is the
 // next free tag).
 inline constexpr uint8_t kOrStringTag = 5;
+// The system rows of a key's siblings (the slots besides the winner): row name
+// SiblingRowPrefix(db, key) + origin id, "aa-sib:<db as decimal>:<key length as decimal>:<key>"
+// + 20 bytes; the value is a row of the form above with the slot's dot and no R.
+inline constexpr std::string_view kSiblingRowPrefix = "aa-sib:";
+std::string SiblingRowPrefix(int db, std::string_view key);
+
 struct OrStringExt {
   bool siblings_live = false;  // other slots live in sibling rows; REQUIRES dot
   std::optional<Dot> dot;      // the winner's; nullopt for a DEL's tombstone
@@ -49,5 +55,8 @@ void EncodeOrStringRow(const OrStringExt& ext, std::string_view inner, std::stri
 // Splits a row value; `inner` views into `row`. False unless it starts with kOrStringTag and a
 // well formed extension, and `inner` is empty or starts with a string tag (0x00 or 0x03).
 bool DecodeOrStringRow(std::string_view row, OrStringExt* ext, std::string_view* inner);
+// The row a value reads as: `inner` of a well formed kOrStringTag row, else `row` itself (a row
+// in today's forms, or bytes no reader accepts either way). Views into `row`.
+std::string_view OrInnerRow(std::string_view row);
 
 }  // namespace ebb::types
