@@ -252,6 +252,34 @@ TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotOfThisNode) {
   EXPECT_TRUE(Load("g").state.slots.empty());
 }
 
+// Past the purge deadline compaction reduces an expired tag-5 row and an expired sibling row to
+// their ranks and keeps the extension: the state loads the same, without the bytes.
+TEST_F(OrStringRowsTest, CompactionPastThePurgeDeadlineKeepsTheExtension) {
+  ks_->compaction_filter().SetKeepNewestDead(true);
+  ks_->SetPurgeDeadline(2000);
+  const int64_t now = ks_->NowMs();
+  OrStringRows rows = Load();
+  ApplyOrWrite(&rows, Ctx({{kC, 2}}), {kA, 3}, ValueRow("winner", 200, now + 1000));
+  const OrApplied applied = ApplyOrWrite(&rows, {}, {kB, 4}, ValueRow("sibling", 100, now + 500));
+  Store(rows, applied);
+  clock_->Advance(10'000);
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  const OrStringRows back = Load();
+  EXPECT_TRUE(SameOrState(back.state, rows.state));
+  for (const auto& [origin, row] : back.slot_rows) {
+    EXPECT_EQ(row.kind, storage::RowKind::kTombstone);
+    std::string digest;
+    int64_t expire_at = 0;
+    EXPECT_TRUE(DecodeReducedString(row.inner, &digest, &expire_at));
+  }
+  std::string inner;
+  const OrStringExt ext = DataExt(0, &inner);
+  EXPECT_EQ(ext.dot, (Dot{kA, 3}));
+  EXPECT_TRUE(ext.siblings_live);
+  EXPECT_EQ(ext.removed, Ctx({{kC, 2}}));
+  EXPECT_EQ(inner, EncodeReducedString(StringDigest("winner"), now + 1000));
+}
+
 TEST_F(OrStringRowsTest, RefusesRowsThatDoNotDecode) {
   storage::WriteOptions options;
   options.timestamp_ms = 1;
