@@ -123,6 +123,19 @@ TEST_F(OrStringRowsTest, SiblingsGoToTheirOwnRows) {
   EXPECT_TRUE(SiblingRowLive(kB));
   EXPECT_FALSE(SiblingRowLive(kA));
   EXPECT_TRUE(DataExt(0).siblings_live);
+  // The bytes of docs/key-encoding.md's worked example ("Active-active siblings").
+  std::string sibling;
+  ASSERT_TRUE(ks_->GetSystemRow("aa-sib:0:1:k" + kB, &sibling).ok());
+  EXPECT_EQ(sibling, "\x05\x01\x02" + kB +
+                         std::string("\x05\x00\x00"
+                                     "b",
+                                     4));
+  storage::Row data;
+  ASSERT_TRUE(ks_->db().Get({}, MetaKey(0, "k"), &data).ok());
+  EXPECT_EQ(data.value, "\x05\x01\x03" + kA +
+                            std::string("\x03\x00\x00"
+                                        "a",
+                                        4));
   const OrStringRows back = Load();
   EXPECT_TRUE(SameOrState(back.state, rows.state));
   EXPECT_EQ(back.held_siblings.at(kB), (Dot{kB, 5}));
