@@ -1,7 +1,6 @@
 #include "types/or_string_rows.h"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -23,8 +22,8 @@ Status BadRow(std::string_view what) {
   return Status::Corruption("bad observed-remove string " + std::string(what));
 }
 
-// The key's version a grace-0 read takes, live or dead (kind, value, meta); false when there is
-// none or it is a wipe.
+// The key's version a grace-0 read takes, live or dead (kind, value, meta) into *row; *found
+// false when there is none or it is a wipe.
 Status ReadNewest(Keyspace& keyspace, std::string_view engine_key, OrSlotRow* row, bool* found) {
   storage::ReadOptions options = keyspace.ReadOptions();
   options.retrieval_grace_ms = 0;
@@ -145,10 +144,14 @@ void AddDataRow(storage::WriteBatch* batch, const Keyspace& keyspace, const std:
     return;
   }
   if (state.removed.empty()) return;
-  // The greatest timestamp the DEL removed: the held row's, or a slot's that went.
-  int64_t ts = rows.data_ts.value_or(std::numeric_limits<int64_t>::min());
-  for (const auto& [origin, row] : rows.slot_rows) ts = std::max(ts, row.meta.timestamp_or_zero());
-  AddPut(batch, keyspace, data_key, OrSlotRow::Tombstone(ts), {.removed = state.removed});
+  // The greatest timestamp the DEL removed: the held row's, or a slot's that went (0 when it
+  // removed nothing held here).
+  std::optional<int64_t> ts = rows.data_ts;
+  for (const auto& [origin, row] : rows.slot_rows) {
+    ts = std::max(ts.value_or(row.meta.timestamp_or_zero()), row.meta.timestamp_or_zero());
+  }
+  AddPut(batch, keyspace, data_key, OrSlotRow::Tombstone(ts.value_or(0)),
+         {.removed = state.removed});
 }
 
 }  // namespace

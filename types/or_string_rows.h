@@ -11,7 +11,8 @@
 // is a system row `aa-sib:<db>:<key length>:<key>` + origin id (20 bytes) in the same form with
 // its own dot and no R; ext's bit 0 says siblings exist, so a key with one slot reads one row. A
 // state with no slot and a non-empty R (a DEL removed every slot) is a tombstone carrying `0x05
-// ext` with no dot and no inner, at the greatest timestamp the DEL removed.
+// ext` with no dot and no inner, at the greatest timestamp the DEL removed (0 when it removed
+// nothing this node held).
 //
 // A data row in today's forms (tag 0x00 or 0x03, an expired one, a reduced or plain tombstone:
 // held from before the mode or written outside this rule) loads as one slot with the dot (this

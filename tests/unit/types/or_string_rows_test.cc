@@ -200,6 +200,16 @@ TEST_F(OrStringRowsTest, ADelOfEverySlotLeavesATombstoneCarryingR) {
   EXPECT_EQ(DataExt(0).removed, Ctx({{kA, 3}, {kB, 5}}));
 }
 
+// A DEL that removed what this node never held still keeps its R, in a tombstone at 0.
+TEST_F(OrStringRowsTest, ADelOfNothingHeldKeepsItsR) {
+  OrStringRows rows = Load();
+  ExpectRoundTrip(rows, ApplyOrDelete(&rows, Ctx({{kA, 4}})));
+  EXPECT_EQ(Load().state.removed, Ctx({{kA, 4}}));
+  EXPECT_EQ(Load().data_ts, 0);
+  rows = Load();
+  EXPECT_FALSE(ApplyOrWrite(&rows, {}, {kA, 4}, ValueRow("late", 10)).changed());
+}
+
 TEST_F(OrStringRowsTest, TombstonesAndReducedVersionsRoundTripAsSlots) {
   OrStringRows rows = Load();
   ApplyOrWrite(&rows, {}, {kA, 1}, OrSlotRow::Tombstone(500));
