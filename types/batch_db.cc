@@ -23,17 +23,19 @@ storage::WriteOptions OptionsOf(const storage::RowMeta& meta) {
 }
 
 // The engine's iterator merged with the pending keys (their newest version, as an iterator shows
-// a key at grace 0). On equal keys the pending version wins; a dead one hides the key.
+// a key at grace 0). On equal keys the pending version wins; a dead one hides the key (a
+// tombstone or an expired value shows it under ReadOptions::include_dead, as the engine does).
 class MergedIterator final : public storage::Iterator {
  public:
   MergedIterator(std::unique_ptr<storage::Iterator> base, const BatchDB::Index& index,
                  std::optional<std::string> lower, std::optional<std::string> upper,
-                 int64_t expiry_now)
+                 int64_t expiry_now, bool include_dead)
       : base_(std::move(base)),
         index_(index),
         lower_(std::move(lower)),
         upper_(std::move(upper)),
-        expiry_now_(expiry_now) {}
+        expiry_now_(expiry_now),
+        include_dead_(include_dead) {}
 
   bool Valid() const override { return source_ != Source::kNone; }
   void SeekToFirst() override {
@@ -90,6 +92,7 @@ class MergedIterator final : public storage::Iterator {
   const BatchDB::Version& Newest() const { return pending_->second.back(); }
   bool PendingLive() const {
     const BatchDB::Version& v = pending_->second.back();
+    if (include_dead_) return v.kind != RowKind::kWipe;
     return v.kind == RowKind::kValue && !v.meta.ExpiredAt(expiry_now_);
   }
   bool InBounds(std::string_view k) const {
@@ -148,6 +151,7 @@ class MergedIterator final : public storage::Iterator {
   std::optional<std::string> lower_;
   std::optional<std::string> upper_;
   int64_t expiry_now_;
+  bool include_dead_;
   Source source_ = Source::kNone;
 };
 
@@ -431,7 +435,8 @@ std::unique_ptr<storage::Iterator> BatchDB::NewIterator(const storage::ReadOptio
   }
   if (index_.empty()) return base;
   return std::make_unique<MergedIterator>(std::move(base), index_, options.lower_bound,
-                                          options.upper_bound, base_->ExpiryNowMs());
+                                          options.upper_bound, base_->ExpiryNowMs(),
+                                          options.include_dead && options.retrieval_grace_ms <= 0);
 }
 
 }  // namespace ebb::types

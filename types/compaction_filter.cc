@@ -3,6 +3,7 @@
 #include <limits>
 #include <mutex>
 
+#include "types/or_string_ext.h"
 #include "types/string_rank.h"
 #include "types/tlog_codec.h"
 
@@ -138,27 +139,39 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   mutable KeyVerdict verdict_;
 };
 
-bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
-  if (!keep_newest_dead_.load()) return false;
+namespace {
+
+// A string key's version held in a row of its own: its metadata row, or a sibling's system row
+// (types/or_string_ext.h).
+bool HoldsStringVersion(std::string_view user_key) {
   int db = 0;
   std::string_view key;
-  return ParseMetaKey(user_key, &db, &key);
+  return ParseMetaKey(user_key, &db, &key) ||
+         (!user_key.empty() && user_key[0] == static_cast<char>(KeyTag::kSystem) &&
+          user_key.substr(1).starts_with(kSiblingRowPrefix));
+}
+
+}  // namespace
+
+bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
+  return keep_newest_dead_.load() && HoldsStringVersion(user_key);
 }
 
 void TypesCompactionFilter::ReducedDeadValue(std::string_view user_key,
                                              const storage::RowMeta& meta, std::string_view value,
                                              std::string* reduced) const {
   reduced->clear();
-  int db = 0;
-  std::string_view key;
   KeyType type;
   std::string_view payload;
-  if (!keep_newest_dead_.load() || !ParseMetaKey(user_key, &db, &key) ||
+  if (!keep_newest_dead_.load() || !HoldsStringVersion(user_key) ||
       !DecodeMetaValue(value, &type, &payload) || type != KeyType::kString) {
     return;
   }
-  *reduced = EncodeReducedString(StringDigest(payload),
-                                 meta.expire_at_ms.value_or(std::numeric_limits<int64_t>::max()));
+  // An observed-remove row keeps its extension in front of the rank (types/or_string_ext.h).
+  const std::string_view inner = OrInnerRow(value);
+  reduced->assign(value.substr(0, value.size() - inner.size()));
+  reduced->append(EncodeReducedString(
+      StringDigest(payload), meta.expire_at_ms.value_or(std::numeric_limits<int64_t>::max())));
 }
 
 std::unique_ptr<storage::CompactionFilter> TypesCompactionFilter::StartCompaction(

@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 #include "storage/util/coding.h"
+#include "types/or_string_ext.h"
 
 namespace ebb::types {
 
@@ -47,6 +48,14 @@ bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* pa
                      bool* raw_string) {
   if (value.empty()) return false;
   auto tag = static_cast<uint8_t>(value[0]);
+  if (tag == kOrStringTag) {
+    // A string with its observed-remove extension reads as its inner row.
+    OrStringExt ext;
+    std::string_view inner;
+    if (!DecodeOrStringRow(value, &ext, &inner) || inner.empty()) return false;
+    value = inner;
+    tag = static_cast<uint8_t>(value[0]);
+  }
   const bool raw = tag == kRawStringTag;
   if (raw) tag = static_cast<uint8_t>(KeyType::kString);
   if (tag > static_cast<uint8_t>(KeyType::kTlog) && tag != static_cast<uint8_t>(KeyType::kSeries)) {

@@ -17,7 +17,8 @@
 namespace ebb::types {
 
 // on-disk: never change (first byte of every metadata row value). 3 is a string too
-// (kRawStringTag); 4 is a time series (types/series.h); 5-255 reserved.
+// (kRawStringTag); 4 is a time series (types/series.h); 5 a string with its active-active
+// extension (types/or_string_ext.h, kOrStringTag), read as the row it wraps; 6-255 reserved.
 enum class KeyType : uint8_t { kString = 0, kTreg = 1, kTlog = 2, kSeries = 4 };
 
 // The first byte of a string whose last write leaves it in Redis's "raw" encoding, as Redis 7's
@@ -37,7 +38,9 @@ bool IsCollectionType(KeyType type);
 // KeyType::kString.
 std::string EncodeMetaValue(KeyType type, std::string_view payload, bool raw_string = false);
 // Splits a metadata row value; `payload` views into `value`; *raw_string (when given) says
-// whether the tag was kRawStringTag. False if empty or the tag is unknown.
+// whether the tag was kRawStringTag. A kOrStringTag row decodes as the string row it wraps
+// (its extension skipped). False if empty, the tag is unknown, or a kOrStringTag row is malformed
+// or wraps no value (a tombstone's).
 bool DecodeMetaValue(std::string_view value, KeyType* type, std::string_view* payload,
                      bool* raw_string = nullptr);
 // The version at the front of a collection payload. False if malformed.

@@ -1,6 +1,7 @@
 #include "types/merge_rule.h"
 
 #include "types/keyspace.h"
+#include "types/or_string_ext.h"
 #include "types/string_rank.h"
 
 namespace ebb::types {
@@ -48,7 +49,7 @@ MergeVerdict JudgeString(const KeyMetaRow* live, const std::optional<storage::De
   } else if (dead && dead->kind == storage::RowKind::kTombstone) {
     held.ts = dead->meta.timestamp_or_zero();
     std::string digest;
-    if (DecodeReducedString(dead->value, &digest, &held.expire_at)) {
+    if (DecodeReducedString(OrInnerRow(dead->value), &digest, &held.expire_at)) {
       held.digest = std::move(digest);  // an expired version compaction reduced: its rank
     } else {
       held.tombstone = true;

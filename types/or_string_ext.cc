@@ -34,10 +34,10 @@ bool ConsumeU8(std::string_view* input, uint8_t* v) {
 
 // R's entries: ascending, none for the dot's origin.
 bool ConsumeRemoved(std::string_view* input, const std::optional<Dot>& dot, OrContext* removed) {
-  uint8_t count = 0;
-  if (!ConsumeU8(input, &count)) return false;
+  uint32_t count = 0;
+  if (!GetShortestVarint32(input, &count)) return false;
   std::string previous;
-  for (int i = 0; i < count; ++i) {
+  for (uint32_t i = 0; i < count; ++i) {
     Dot entry;
     if (!ConsumeDot(input, &entry)) return false;
     if ((i > 0 && entry.origin <= previous) || (dot && entry.origin == dot->origin)) return false;
@@ -53,15 +53,23 @@ bool IsStringTag(char tag) {
 
 }  // namespace
 
-bool AppendOrStringExt(const OrStringExt& ext, std::string* out) {
-  if (ext.removed.entries().size() > kMaxOrRemovedEntries) return false;
+std::string SiblingRowPrefix(int db, std::string_view key) {
+  std::string name(kSiblingRowPrefix);
+  name += std::to_string(db);
+  name += ':';
+  name += std::to_string(key.size());
+  name += ':';
+  name.append(key);
+  return name;
+}
+
+void AppendOrStringExt(const OrStringExt& ext, std::string* out) {
   out->push_back(static_cast<char>(kExtVersion));
   out->push_back(
       static_cast<char>((ext.siblings_live ? kSiblingsLive : 0) | (ext.dot ? kDotFollows : 0)));
   if (ext.dot) AppendDot(*ext.dot, out);
-  out->push_back(static_cast<char>(ext.removed.entries().size()));
+  storage::PutVarint32(out, static_cast<uint32_t>(ext.removed.entries().size()));
   for (const Dot& entry : ext.removed.entries()) AppendDot(entry, out);
-  return true;
 }
 
 bool ConsumeOrStringExt(std::string_view* input, OrStringExt* ext) {
@@ -80,13 +88,12 @@ bool ConsumeOrStringExt(std::string_view* input, OrStringExt* ext) {
   return ConsumeRemoved(input, ext->dot, &ext->removed);
 }
 
-bool EncodeOrStringRow(const OrStringExt& ext, std::string_view inner, std::string* row) {
+void EncodeOrStringRow(const OrStringExt& ext, std::string_view inner, std::string* row) {
   std::string out;
   out.push_back(static_cast<char>(kOrStringTag));
-  if (!AppendOrStringExt(ext, &out)) return false;
+  AppendOrStringExt(ext, &out);
   out.append(inner);
   *row = std::move(out);
-  return true;
 }
 
 bool DecodeOrStringRow(std::string_view row, OrStringExt* ext, std::string_view* inner) {
@@ -96,6 +103,12 @@ bool DecodeOrStringRow(std::string_view row, OrStringExt* ext, std::string_view*
   if (!row.empty() && !IsStringTag(row[0])) return false;
   *inner = row;
   return true;
+}
+
+std::string_view OrInnerRow(std::string_view row) {
+  OrStringExt ext;
+  std::string_view inner;
+  return DecodeOrStringRow(row, &ext, &inner) ? inner : row;
 }
 
 }  // namespace ebb::types

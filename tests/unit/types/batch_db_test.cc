@@ -73,6 +73,31 @@ TEST_F(BatchDbTest, ReadsSeePendingWritesOnTopOfTheEngine) {
   EXPECT_EQ(Get(ks_->db(), "e"), "55");
 }
 
+// Under include_dead a pending tombstone or expired value shows its key, as the engine's own
+// dead versions do; a pending wipe still hides it.
+TEST_F(BatchDbTest, IncludeDeadShowsPendingDeadVersions) {
+  PutBase("a", "1");
+  PutBase("d", "4");
+  ASSERT_TRUE(ks_->db().Delete(storage::WriteOptions(), "e").ok());
+  BatchDB batch(&ks_->db());
+  storage::WriteOptions w;
+  ASSERT_TRUE(batch.Delete(w, "b").ok());
+  storage::WriteOptions expired;
+  expired.expire_at_ms = 1;
+  ASSERT_TRUE(batch.Put(expired, "c", "3").ok());
+  storage::WriteBatch wipe;
+  wipe.Wipe(w, "d");
+  ASSERT_TRUE(batch.Write(w, wipe).ok());
+  ASSERT_TRUE(batch.Put(w, "f", "6").ok());
+  storage::ReadOptions options;
+  options.include_dead = true;
+  std::string keys;
+  auto it = batch.NewIterator(options);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) keys += std::string(it->key()) + " ";
+  EXPECT_EQ(keys, "a b c e f ");
+  EXPECT_EQ(Forward(batch), "a f ");
+}
+
 // A batch after a committed or discarded one reuses its index's nodes: none of their keys or
 // versions shows through.
 TEST_F(BatchDbTest, ALaterBatchSeesNothingOfAnEarlierOnesIndex) {

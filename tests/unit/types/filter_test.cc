@@ -15,6 +15,7 @@
 #include "tests/unit/types/types_fixture.h"
 #include "types/compaction_filter.h"
 #include "types/keyspace.h"
+#include "types/or_string_ext.h"
 #include "types/string_rank.h"
 
 namespace ebb::types {
@@ -282,6 +283,17 @@ TEST(TypesCompactionFilterTest, ReducesADeadStringToItsRank) {
   EXPECT_TRUE(ParseDigestHex(DigestHex(digest), &parsed));
   EXPECT_EQ(parsed, digest);
   EXPECT_FALSE(ParseDigestHex("2d71", &parsed));
+  // A tag-5 row (the data row or an aa-sib: sibling row) keeps its extension before the rank.
+  std::string tagged;
+  EncodeOrStringRow({.dot = Dot{std::string(kOriginIdSize, 'a'), 3}}, value, &tagged);
+  const std::string sibling = SystemKey(SiblingRowPrefix(0, "s") + std::string(kOriginIdSize, 'a'));
+  for (const std::string& key : {MetaKey(0, "s"), sibling}) {
+    EXPECT_TRUE(filter.KeepsNewestDead(key));
+    std::string tagged_reduced;
+    filter.ReducedDeadValue(key, meta, tagged, &tagged_reduced);
+    EXPECT_EQ(tagged_reduced, tagged.substr(0, tagged.size() - value.size()) + raw_reduced);
+  }
+  EXPECT_FALSE(filter.KeepsNewestDead(SystemKey("aa-key:0:s")));
 }
 
 }  // namespace
