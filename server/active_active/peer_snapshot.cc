@@ -31,15 +31,19 @@ storage::Status Failed(const types::OpResult<T>& r) {
 
 std::vector<std::string> StringPut(std::string_view key, std::string_view value,
                                    const storage::RowMeta& meta) {
-  std::vector<std::string> put = {"put", std::string(key), std::string(value), "TS",
-                                  std::to_string(meta.timestamp_or_zero())};
-  if (meta.expire_at_ms) {
-    put.push_back("PXAT");
-    put.push_back(std::to_string(*meta.expire_at_ms));
-  } else {
-    put.push_back("NOTTL");
-  }
-  return put;
+  StringDelta put{.kind = StringDelta::Kind::kPut, .key = key};
+  put.version.ts = meta.timestamp_or_zero();
+  put.version.value = value;
+  put.nottl = !meta.expire_at_ms;
+  if (meta.expire_at_ms) put.version.expire_at = *meta.expire_at_ms;
+  return StringDeltaArgs(put);
+}
+
+std::vector<std::string> StringDelete(std::string_view key, const storage::RowMeta& meta) {
+  StringDelta tombstone{.kind = StringDelta::Kind::kDelete, .key = key};
+  tombstone.version.ts = meta.timestamp_or_zero();
+  tombstone.version.tombstone = true;
+  return StringDeltaArgs(tombstone);
 }
 
 // A log, live or expired by its expiry register, with every entry it holds: those the register
@@ -102,8 +106,7 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
       return storage::Status::OK();
     }
     if (dead->kind == storage::RowKind::kTombstone) {
-      pieces->push_back(
-          {"delete", std::string(key), "TS", std::to_string(dead->meta.timestamp_or_zero())});
+      pieces->push_back(StringDelete(key, dead->meta));
       return storage::Status::OK();
     }
     types::KeyType type;
