@@ -215,8 +215,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   const bool reduced_put = args[0] == kPutExpired;
   const bool trimat = args[0] == "tlog" && args[1] == "trimat";
   admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
-  StringDelta string_delta;  // views *delta until the expiry rewrite below
-  if (string_write ? !ParseStringDelta(args, &string_delta) : args.size() < 5u - trimat) {
+  if (args.size() < (string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");
   }
   const std::string key = string_write ? args[1] : args[2];
@@ -229,10 +228,12 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   }
   // The delta's timestamp: a string version's; TREG SET / TLOG INS key v ts; TLOG TRIMAT key
   // cutoff stands for cutoff - 1 (it removes what lies below it).
-  __int128 ts = string_delta.version.ts;
-  if (!string_write && !ParseUnsigned(args.back(), &ts)) {
+  StringDelta string_delta;  // views *delta until the expiry rewrite below
+  __int128 ts = 0;
+  if (string_write ? !ParseStringDelta(args, &string_delta) : !ParseUnsigned(args.back(), &ts)) {
     return storage::Status::InvalidArgument("bad delta timestamp");
   }
+  if (string_write) ts = string_delta.version.ts;
   if (trimat) ts -= 1;
   KeyMarker marker;
   bool has_row = false;
