@@ -181,10 +181,10 @@ bool ParseReducedEntry(std::span<const std::string> args, ReducedEntry* reduced)
 // or `treg set key "" ts` (the empty value is never written).
 std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced);
 
-// A logged delta that carries a value: `put key value TS ts PXAT ms|NOTTL [CTX context]`, `treg set
-// key value ts`, `tlog ins key value ts`, and a counter's base (`counter key BASE value ts ms|NOTTL
-// value
-// ...`, counters.h), which expires as a put does (as the origin logs them: lower-case).
+// A logged delta that carries a value: `put key value TS ts PXAT ms|NOTTL [CTX context]`,
+// `treg set key value ts`, `tlog ins key value ts`, and a counter's base (`counter key BASE value
+// ts ms|NOTTL value ...`, counters.h), which expires as a put does (as the origin logs them:
+// lower-case).
 struct LoggedValue {
   enum class Kind { kPut, kTregSet, kTlogIns, kCounterBase };
   Kind kind = Kind::kPut;
