@@ -138,6 +138,12 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   args = delta.args;  // element by element: each string keeps its room
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
+  // A string delta's CTX is judged against its origin and set aside: the delta is applied as the
+  // same one without it (peer_delta.h: the observed-remove rule does not run yet).
+  if (IsStringDelta(args[0]) && !StripDeltaContext(origin_id, &args)) {
+    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
+    return ApplyOutcome::kMalformed;
+  }
   if (args[0].ends_with("-at")) {
     const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args);
     // An expiry change (a snapshot's marker carries one) may expire values this node logged.

@@ -149,27 +149,24 @@ bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta) {
 
 bool BaseOfStringDelta(std::span<const std::string> args, CounterBase* base) {
   *base = CounterBase();
-  if (args.empty()) return false;
-  if (args[0] == "put" && (args.size() == 6 || args.size() == 7)) {
-    base->kind = CounterBase::Kind::kValue;
-    base->value = args[2];
-    if (!EqualsIgnoreCase(args[3], "ts") || !ParseInt64(args[4], &base->ts)) return false;
-    if (args.size() == 6) return EqualsIgnoreCase(args[5], "nottl");
-    return EqualsIgnoreCase(args[5], "pxat") && ParseInt64(args[6], &base->expire_at);
+  StringDelta delta;
+  if (!ParseStringDelta(args, &delta)) return false;
+  base->ts = delta.version.ts;
+  base->expire_at = delta.version.expire_at;
+  switch (delta.kind) {
+    case StringDelta::Kind::kPut:
+      base->kind = CounterBase::Kind::kValue;
+      base->value = delta.version.value;
+      break;
+    case StringDelta::Kind::kDelete:
+      base->kind = CounterBase::Kind::kTombstone;
+      break;
+    case StringDelta::Kind::kPutExpired:
+      base->kind = CounterBase::Kind::kReduced;
+      base->value = std::move(*delta.version.digest);
+      break;
   }
-  if (args[0] == "delete" && args.size() == 4) {
-    base->kind = CounterBase::Kind::kTombstone;
-    return EqualsIgnoreCase(args[2], "ts") && ParseInt64(args[3], &base->ts);
-  }
-  ReducedPut reduced;
-  if (args[0] == kPutExpired && ParseReducedPut(args, &reduced)) {
-    base->kind = CounterBase::Kind::kReduced;
-    base->ts = reduced.ts;
-    base->expire_at = reduced.expire_at;
-    base->value = std::move(reduced.digest);
-    return true;
-  }
-  return false;
+  return true;
 }
 
 std::string CounterDigestText(const types::CounterState& state) {

@@ -59,8 +59,8 @@ struct CounterDelta {
 std::vector<std::string> CounterDeltaArgs(const CounterDelta& delta);
 // `args` (args[0] lower-case) as a CounterDelta; false if out of shape.
 bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta);
-// The base a string delta (put, delete, put-expired; args[0] lower-case) carries; false if out of
-// shape.
+// The base a string delta (put, delete, put-expired; args[0] lower-case; peer_delta.h's
+// StringDelta, a CTX left aside) carries; false if out of shape.
 bool BaseOfStringDelta(std::span<const std::string> args, types::CounterBase* base);
 
 // `base` given the key's expiry register's expiry when the register covers it (base.ts <= its

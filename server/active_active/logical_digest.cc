@@ -1,10 +1,15 @@
 #include "server/active_active/logical_digest.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "server/active_active/counters.h"
 #include "server/active_active/series_state.h"
 #include "server/core/digest.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
+#include "types/or_string.h"
+#include "types/string_rank.h"
 #include "types/tlog.h"
 #include "types/treg.h"
 
@@ -92,6 +97,27 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
   }
   *hex = digest.empty() ? std::string(40, '0') : digest;
   return storage::Status::OK();
+}
+
+void AppendOrStringDigestText(const types::OrStringState& state, std::string* row) {
+  *row += "or:";
+  for (const types::Dot& entry : state.removed.entries()) {  // ascending by origin
+    *row += "r" + types::DigestHex(entry.origin) + "@" + std::to_string(entry.offset) + ",";
+  }
+  *row += ";";
+  std::vector<const types::OrSlot*> slots;
+  slots.reserve(state.slots.size());
+  for (const types::OrSlot& slot : state.slots) slots.push_back(&slot);
+  std::sort(slots.begin(), slots.end(), [](const types::OrSlot* a, const types::OrSlot* b) {
+    return a->dot.origin < b->dot.origin;
+  });
+  for (const types::OrSlot* slot : slots) {
+    types::StringVersion v = slot->version;  // Digest() fills a digest MakeOrSlot did not
+    *row += "s" + types::DigestHex(slot->dot.origin) + "@" + std::to_string(slot->dot.offset) +
+            ":" + std::to_string(v.ts) + "/" +
+            (v.tombstone ? "t" : "v" + types::DigestHex(v.Digest())) + "/" +
+            std::to_string(v.expire_at) + ";";
+  }
 }
 
 }  // namespace ebb::server

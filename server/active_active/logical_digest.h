@@ -20,10 +20,21 @@
 
 namespace ebb::types {
 class Keyspace;
-}
+struct OrStringState;
+}  // namespace ebb::types
 
 namespace ebb::server {
 
 storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::string* hex);
+
+// Appends to *row what the digest hashes of a string key under the observed-remove rule
+// (types/or_string.h; docs/active-active.md, "Status": DEBUG DIGEST-LOGICAL hashes R and every
+// slot): R's entries, then each slot's dot, ts, tombstone, digest and expire_at —
+//   "or:" ("r" <origin hex> "@" <offset> ",")* ";"
+//   ("s" <origin hex> "@" <offset> ":" <ts> "/" ("t" | "v" <digest hex>) "/" <expire_at> ";")*
+// Canonical: entries and slots by origin, whatever order the state was built in, and a
+// tombstone's digest left out (as types::SameOrState leaves it out), so two states SameOrState
+// holds equal give the same text. Not called yet: the key's rows do not hold such a state.
+void AppendOrStringDigestText(const types::OrStringState& state, std::string* row);
 
 }  // namespace ebb::server

@@ -28,4 +28,37 @@ bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t*
   return known && ParseInt64(args[1], ts);
 }
 
+bool ParseDelOr(std::span<const std::string> args, std::string_view origin_node_id, DelOr* del) {
+  *del = DelOr();
+  uint64_t n = 0;
+  if (args.size() < 3 || args[0] != kDelOr || !ParseInt64(args[1], &del->ts) ||
+      !ParseUint64(args[2], &n) || n > args.size() - 3 || (args.size() - 3 - n) % 2 != 0 ||
+      args.size() == 3) {
+    return false;
+  }
+  const size_t first_string = 3 + static_cast<size_t>(n);
+  del->keys.assign(args.begin() + 3, args.begin() + static_cast<std::ptrdiff_t>(first_string));
+  std::string origin;
+  if (first_string < args.size() && !OriginOfNodeId(origin_node_id, &origin)) return false;
+  for (size_t i = first_string; i < args.size(); i += 2) {
+    DelOr::StringKey& string_key = del->string_keys.emplace_back();
+    string_key.key = args[i];
+    if (!types::DecodeOrContext(args[i + 1], origin, &string_key.context)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> DelOrArgs(const DelOr& del, std::string_view origin_node_id) {
+  std::string origin;
+  if (!del.string_keys.empty()) OriginOfNodeId(origin_node_id, &origin);
+  std::vector<std::string> args = {std::string(kDelOr), std::to_string(del.ts),
+                                   std::to_string(del.keys.size())};
+  args.insert(args.end(), del.keys.begin(), del.keys.end());
+  for (const DelOr::StringKey& string_key : del.string_keys) {
+    args.push_back(string_key.key);
+    args.push_back(types::EncodeOrContext(string_key.context, origin));
+  }
+  return args;
+}
+
 }  // namespace ebb::server

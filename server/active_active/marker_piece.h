@@ -18,6 +18,10 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "types/or_context.h"
 
 namespace ebb::server {
 
@@ -25,5 +29,35 @@ namespace ebb::server {
 // names are set (each one it does not name is left as it was).
 bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t* expire_at,
                         int64_t* floor, int64_t* register_ts, int64_t* cut_at);
+
+// A DEL in the observed-remove form (docs/active-active.md, "Deltas"; read, not yet produced):
+//
+//   del-or <T> <n> <key>{n} (<key> <context>)*
+//
+// the n keys that held other types under T (as del-at's), then each string key with the context
+// of the slots its origin held for it (types/or_context.h's wire form, read against the delta's
+// origin as a string delta's CTX is: peer_delta.h). T is a signed 64-bit decimal, n an unsigned
+// one; at least one key. `del-at` stays readable.
+// Example: {"del-or", "5", "1", "log", "s", "\x01\x01\x00\x04"} deletes `log` under T = 5 and
+// the string `s` up to its origin's offset 4.
+struct DelOr {
+  struct StringKey {
+    std::string key;
+    types::OrContext context;
+    friend bool operator==(const StringKey&, const StringKey&) = default;
+  };
+  int64_t ts = 0;
+  std::vector<std::string> keys;       // the keys of other types, under T
+  std::vector<StringKey> string_keys;  // each string key with its context
+
+  friend bool operator==(const DelOr&, const DelOr&) = default;
+};
+// `args` (args[0] lower-case) as a DelOr from node `origin_node_id` (40 hex digits); false when
+// out of shape, when a context does not decode, or when there are string keys and origin_node_id
+// is not a node id.
+bool ParseDelOr(std::span<const std::string> args, std::string_view origin_node_id, DelOr* del);
+// The arguments of `del` from node `origin_node_id`. REQUIRES: a key at least; origin_node_id a
+// node id when there are string keys.
+std::vector<std::string> DelOrArgs(const DelOr& del, std::string_view origin_node_id);
 
 }  // namespace ebb::server

@@ -13,31 +13,165 @@
 
 namespace ebb::server {
 
-std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced) {
-  std::vector<std::string> args = {
-      std::string(kPutExpired),         reduced.key, "DIGEST",
-      types::DigestHex(reduced.digest), "TS",        std::to_string(reduced.ts)};
-  if (reduced.expire_at == std::numeric_limits<int64_t>::max()) {
-    args.push_back("NOTTL");
-  } else {
-    args.push_back("PXAT");
-    args.push_back(std::to_string(reduced.expire_at));
+namespace {
+
+// The `PXAT ms` or `NOTTL` at args[at]; *end: the argument after it.
+bool ParseDeltaExpiry(std::span<const std::string> args, size_t at, StringDelta* delta,
+                      size_t* end) {
+  if (at < args.size() && EqualsIgnoreCase(args[at], "nottl")) {
+    delta->nottl = true;
+    *end = at + 1;
+    return true;
+  }
+  *end = at + 2;
+  return *end <= args.size() && EqualsIgnoreCase(args[at], "pxat") &&
+         ParseInt64(args[at + 1], &delta->version.expire_at);
+}
+
+// The version of `delta` up to its expiry; *end: the argument after it.
+bool ParseDeltaVersion(std::span<const std::string> args, StringDelta* delta, size_t* end) {
+  types::StringVersion& v = delta->version;
+  if (args[0] == "put") {
+    delta->kind = StringDelta::Kind::kPut;
+    v.value = args[2];
+    return args.size() >= 6 && EqualsIgnoreCase(args[3], "ts") && ParseInt64(args[4], &v.ts) &&
+           ParseDeltaExpiry(args, 5, delta, end);
+  }
+  if (args[0] == "delete") {
+    delta->kind = StringDelta::Kind::kDelete;
+    v.tombstone = true;
+    *end = 4;
+    return EqualsIgnoreCase(args[2], "ts") && ParseInt64(args[3], &v.ts);
+  }
+  if (args[0] != kPutExpired) return false;
+  delta->kind = StringDelta::Kind::kPutExpired;
+  std::string digest;
+  if (args.size() < 7 || !EqualsIgnoreCase(args[2], "digest") ||
+      !types::ParseDigestHex(args[3], &digest) || !EqualsIgnoreCase(args[4], "ts") ||
+      !ParseInt64(args[5], &v.ts)) {
+    return false;
+  }
+  v.digest = std::move(digest);
+  return ParseDeltaExpiry(args, 6, delta, end);
+}
+
+int HexNibble(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool ParseStringDelta(std::span<const std::string> args, StringDelta* delta) {
+  *delta = StringDelta();
+  size_t end = 0;
+  if (args.size() < 4 || !ParseDeltaVersion(args, delta, &end)) return false;
+  delta->key = args[1];
+  if (end == args.size()) return true;
+  if (end + 2 != args.size() || !EqualsIgnoreCase(args[end], kContextTag)) return false;
+  delta->context = args[end + 1];
+  return true;
+}
+
+std::vector<std::string> StringDeltaArgs(const StringDelta& delta) {
+  const types::StringVersion& v = delta.version;
+  std::vector<std::string> args;
+  args.reserve(10);
+  switch (delta.kind) {
+    case StringDelta::Kind::kPut:
+      args.emplace_back("put");
+      args.emplace_back(delta.key);
+      args.emplace_back(v.value);
+      break;
+    case StringDelta::Kind::kDelete:
+      args.emplace_back("delete");
+      args.emplace_back(delta.key);
+      break;
+    case StringDelta::Kind::kPutExpired:
+      args.emplace_back(kPutExpired);
+      args.emplace_back(delta.key);
+      args.emplace_back("DIGEST");
+      args.push_back(types::DigestHex(v.digest.value_or("")));
+      break;
+  }
+  args.push_back("TS");
+  args.push_back(std::to_string(v.ts));
+  if (delta.kind != StringDelta::Kind::kDelete) {
+    if (delta.nottl) {
+      args.push_back("NOTTL");
+    } else {
+      args.push_back("PXAT");
+      args.push_back(std::to_string(v.expire_at));
+    }
+  }
+  if (delta.context) {
+    args.emplace_back(kContextTag);
+    args.emplace_back(*delta.context);
   }
   return args;
 }
 
-bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced) {
-  if (args.empty() || args[0] != kPutExpired || (args.size() != 7 && args.size() != 8) ||
-      !EqualsIgnoreCase(args[2], "digest") || !EqualsIgnoreCase(args[4], "ts") ||
-      !types::ParseDigestHex(args[3], &reduced->digest) || !ParseInt64(args[5], &reduced->ts)) {
+bool OriginOfNodeId(std::string_view node_id, std::string* origin) {
+  if (node_id.size() != 2 * types::kOriginIdSize) return false;
+  origin->clear();
+  for (size_t i = 0; i < node_id.size(); i += 2) {
+    const int hi = HexNibble(node_id[i]);
+    const int lo = HexNibble(node_id[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    origin->push_back(static_cast<char>(hi << 4 | lo));
+  }
+  return true;
+}
+
+std::string NodeIdOfOrigin(std::string_view origin) { return types::DigestHex(origin); }
+
+bool DecodeDeltaContext(const StringDelta& delta, std::string_view origin_node_id,
+                        std::optional<types::OrContext>* context) {
+  context->reset();
+  if (!delta.context) return true;
+  std::string origin;
+  types::OrContext decoded;
+  if (!OriginOfNodeId(origin_node_id, &origin) ||
+      !types::DecodeOrContext(*delta.context, origin, &decoded)) {
     return false;
   }
-  reduced->key = args[1];
-  if (args.size() == 7) {
-    reduced->expire_at = std::numeric_limits<int64_t>::max();
-    return EqualsIgnoreCase(args[6], "nottl");
+  *context = std::move(decoded);
+  return true;
+}
+
+bool StripDeltaContext(std::string_view origin_node_id, std::vector<std::string>* args) {
+  StringDelta delta;
+  std::optional<types::OrContext> context;
+  if (!ParseStringDelta(*args, &delta) || !DecodeDeltaContext(delta, origin_node_id, &context)) {
+    return false;
   }
-  return EqualsIgnoreCase(args[6], "pxat") && ParseInt64(args[7], &reduced->expire_at);
+  if (context) args->resize(args->size() - 2);
+  return true;
+}
+
+std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced) {
+  StringDelta delta{.kind = StringDelta::Kind::kPutExpired, .key = reduced.key};
+  delta.version.ts = reduced.ts;
+  delta.version.digest = reduced.digest;
+  delta.version.expire_at = reduced.expire_at;
+  delta.nottl = reduced.expire_at == std::numeric_limits<int64_t>::max();
+  if (reduced.context) delta.context = *reduced.context;
+  return StringDeltaArgs(delta);
+}
+
+bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced) {
+  StringDelta delta;
+  if (!ParseStringDelta(args, &delta) || delta.kind != StringDelta::Kind::kPutExpired) {
+    return false;
+  }
+  reduced->key = delta.key;
+  reduced->digest = std::move(*delta.version.digest);
+  reduced->ts = delta.version.ts;
+  reduced->expire_at = delta.nottl ? std::numeric_limits<int64_t>::max() : delta.version.expire_at;
+  reduced->context = delta.context ? std::optional<std::string>(*delta.context) : std::nullopt;
+  return true;
 }
 
 std::string EncodePeerDelta(const PeerDelta& delta) {
@@ -121,25 +255,22 @@ bool NamesDigest(std::string_view digests, std::string_view digest) {
 }
 
 std::optional<int64_t> PutExpiry(const PeerDelta& delta) {
-  const std::vector<std::string>& args = delta.args;
-  int64_t ts = 0;
-  int64_t expire_at = 0;
-  if (args.size() != 7 || args[0] != "put" || !EqualsIgnoreCase(args[3], "ts") ||
-      !ParseInt64(args[4], &ts) || !EqualsIgnoreCase(args[5], "pxat") ||
-      !ParseInt64(args[6], &expire_at)) {
+  StringDelta put;
+  if (!ParseStringDelta(delta.args, &put) || put.kind != StringDelta::Kind::kPut || put.nottl) {
     return std::nullopt;
   }
-  return expire_at;
+  return put.version.expire_at;
 }
 
 PeerDelta ReducedPutDelta(const PeerDelta& delta) {
-  const std::vector<std::string>& args = delta.args;
+  StringDelta put;
+  ParseStringDelta(delta.args, &put);
   ReducedPut reduced;
-  reduced.key = args[1];
-  reduced.digest = types::StringDigest(args[2]);
-  ParseInt64(args[4], &reduced.ts);
-  reduced.expire_at = std::numeric_limits<int64_t>::max();  // NOTTL
-  if (args.size() == 7) ParseInt64(args[6], &reduced.expire_at);
+  reduced.key = put.key;
+  reduced.digest = types::StringDigest(put.version.value);
+  reduced.ts = put.version.ts;
+  reduced.expire_at = put.version.expire_at;  // INT64_MAX for NOTTL
+  if (put.context) reduced.context = std::string(*put.context);
   PeerDelta out;
   out.offset = delta.offset;
   out.origin_ms = delta.origin_ms;
@@ -194,18 +325,13 @@ std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta) {
     }
     return logged;
   }
-  if (args.size() >= 6 && args[0] == "put") {
-    int64_t ts = 0;
-    if (!EqualsIgnoreCase(args[3], "ts") || !ParseInt64(args[4], &ts)) return std::nullopt;
-    logged.ts = ts;
-    if (args.size() == 7) {
-      logged.own_expiry = PutExpiry(delta);
-      if (!logged.own_expiry) return std::nullopt;
-    } else if (args.size() != 6 || !EqualsIgnoreCase(args[5], "nottl")) {
-      return std::nullopt;
-    }
-    logged.key = args[1];
-    logged.value = args[2];
+  if (!args.empty() && args[0] == "put") {
+    StringDelta put;
+    if (!ParseStringDelta(args, &put)) return std::nullopt;
+    logged.ts = put.version.ts;
+    if (!put.nottl) logged.own_expiry = put.version.expire_at;
+    logged.key = put.key;
+    logged.value = put.version.value;
     return logged;
   }
   if (args.size() != 5) return std::nullopt;

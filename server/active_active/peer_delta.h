@@ -6,7 +6,8 @@
 // code a client's command runs — `TLOG INS key value ts`, `TLOG TRIMAT key ts`, `TREG SET key
 // value ts`, `PUT key value TS ts PXAT ms|NOTTL`, `DELETE key TS ts`, and `PUT-EXPIRED key
 // DIGEST hex TS ts PXAT ms|NOTTL`: a string version that has expired, without its bytes
-// (types/string_rank.h), applied as the dead version compaction reduces it to; `TLOG INS-EXPIRED
+// (types/string_rank.h), applied as the dead version compaction reduces it to (each of the three
+// may end with `CTX <context>`, below: StringDelta); `TLOG INS-EXPIRED
 // key DIGEST hex ts` and `TREG SET-EXPIRED key DIGEST hex ts` the same for an entry and a pair
 // (below). The origin log rewrites a delta into its reduced form once its value has expired
 // (docs/active-active.md, "The origin log"). Each carries the
@@ -32,6 +33,9 @@
 #include <string_view>
 #include <vector>
 
+#include "types/merge_rule.h"
+#include "types/or_context.h"
+
 namespace ebb::server {
 
 // The whole-key operations (docs/active-active.md, "Whole-key deletes", "Expiry changes"):
@@ -40,6 +44,10 @@ namespace ebb::server {
 // (marker_piece.h has every shape). A client's DEL, FLUSHDB, FLUSHALL, EXPIRE family or PERSIST has
 // the form with T empty (its row's write form); the origin fills T from what the key holds.
 inline constexpr std::string_view kDelAt = "del-at";
+// A DEL in the observed-remove form: `del-or <T> <n> key{n} (key <context>)*`, the n keys of
+// other types under T, then each string key with its context (marker_piece.h). Read, not yet
+// produced.
+inline constexpr std::string_view kDelOr = "del-or";
 inline constexpr std::string_view kFlushDbAt = "flushdb-at";
 inline constexpr std::string_view kFlushAllAt = "flushall-at";
 inline constexpr std::string_view kExpiryAt = "expiry-at";
@@ -63,16 +71,66 @@ inline bool IsStringDelta(std::string_view name) {
   return name == "put" || name == "delete" || name == kPutExpired;
 }
 
-// `PUT-EXPIRED key DIGEST hex TS ts PXAT ms|NOTTL`, parsed.
+// A string delta, parsed (args[0] lower-case; the other words in any case):
+//   put key value TS ts PXAT ms|NOTTL [CTX context]
+//   delete key TS ts [CTX context]
+//   put-expired key DIGEST hex TS ts PXAT ms|NOTTL [CTX context]
+// ts and ms are signed 64-bit decimals, hex the value's SHA-256 as 64 hex digits. `context` is
+// binary, the wire form of types/or_context.h read against the delta's origin (its own entry is
+// `0 offset`): the dots the write's origin held for the key (docs/active-active.md, "Status",
+// "observed-remove deletes of string keys"). Read, not yet produced: a node applies a delta that
+// carries one exactly as the same delta without it (StripDeltaContext), and a CTX that does not
+// decode makes the delta malformed.
+//
+//   StringDelta d;
+//   std::optional<types::OrContext> context;
+//   if (!ParseStringDelta(args, &d) || !DecodeDeltaContext(d, origin_id, &context)) ...malformed
+inline constexpr std::string_view kContextTag = "CTX";
+struct StringDelta {
+  enum class Kind : uint8_t { kPut, kDelete, kPutExpired };
+  Kind kind = Kind::kPut;
+  std::string_view key;  // views the arguments
+  // ts; expire_at (INT64_MAX: NOTTL, and a delete); a put's value (views the arguments), a
+  // put-expired's digest (raw), a delete's tombstone.
+  types::StringVersion version;
+  bool nottl = false;                       // a put or put-expired said NOTTL, not PXAT
+  std::optional<std::string_view> context;  // CTX's bytes as carried (views the arguments)
+};
+// False unless `args` has one of the shapes above. CTX's bytes are judged by DecodeDeltaContext,
+// which needs the origin.
+bool ParseStringDelta(std::span<const std::string> args, StringDelta* delta);
+// The arguments of `delta` in the shape above, CTX last when it carries one (the same words a
+// canonical delta has: ParseStringDelta of a canonical delta gives it back).
+std::vector<std::string> StringDeltaArgs(const StringDelta& delta);
+
+// The raw origin id (types::kOriginIdSize bytes) of node id `node_id` (40 hex digits, as PEER ID
+// answers); false when it is not one.
+bool OriginOfNodeId(std::string_view node_id, std::string* origin);
+// The node id (40 lower-case hex digits) of raw origin id `origin`.
+std::string NodeIdOfOrigin(std::string_view origin);
+
+// `delta`'s CTX as the context of a delta from node `origin_node_id`; *context is nullopt when
+// the delta carries none. False when it carries one that is not exactly a context's form
+// (types/or_context.h: DecodeOrContext), or when origin_node_id is not a node id.
+bool DecodeDeltaContext(const StringDelta& delta, std::string_view origin_node_id,
+                        std::optional<types::OrContext>* context);
+// A received string delta (args[0] lower-case) from node `origin_node_id`, judged whole (its
+// shape and its CTX) and put in the form the merge gate and the command handlers take: without
+// its CTX, so it is applied exactly as the same delta without one. False (args unchanged) when it
+// is malformed.
+bool StripDeltaContext(std::string_view origin_node_id, std::vector<std::string>* args);
+
+// `PUT-EXPIRED key DIGEST hex TS ts PXAT ms|NOTTL [CTX context]`, parsed.
 struct ReducedPut {
   std::string key;
   std::string digest;  // raw, types::kStringDigestSize bytes
   int64_t ts = 0;
-  int64_t expire_at = 0;  // INT64_MAX: NOTTL
+  int64_t expire_at = 0;               // INT64_MAX: NOTTL
+  std::optional<std::string> context;  // CTX's bytes, kept as carried
 };
 // The canonical arguments of `reduced`.
 std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced);
-// `args` (args[0] lower-case) as a ReducedPut; false if out of shape.
+// `args` (args[0] lower-case) as a ReducedPut; false if out of shape (ParseStringDelta).
 bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced);
 
 std::string EncodePeerDelta(const PeerDelta& delta);
@@ -93,11 +151,12 @@ bool DecodeLogRow(std::string_view row, PeerDelta* delta, std::string* first_dig
 // `digest`.
 bool NamesDigest(std::string_view digests, std::string_view digest);
 
-// The expiry of a logged `put key value TS ts PXAT ms` (the only delta that carries a value
-// with an expiry of its own); nullopt for every other delta, a NOTTL put included.
+// The expiry of a logged `put key value TS ts PXAT ms [CTX context]` (the only delta that carries
+// a value with an expiry of its own); nullopt for every other delta, a NOTTL put included.
 std::optional<int64_t> PutExpiry(const PeerDelta& delta);
 // The reduced form of a logged put (PXAT or NOTTL): `put-expired key DIGEST <SHA-256 of value>
-// TS ts PXAT ms|NOTTL`, the same rank without the value's bytes.
+// TS ts PXAT ms|NOTTL`, the same rank without the value's bytes, and the put's CTX when it has one
+// (the write keeps its dot and what it observed).
 // REQUIRES: LoggedValueOf(delta) is a kPut.
 PeerDelta ReducedPutDelta(const PeerDelta& delta);
 
@@ -122,9 +181,10 @@ bool ParseReducedEntry(std::span<const std::string> args, ReducedEntry* reduced)
 // or `treg set key "" ts` (the empty value is never written).
 std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced);
 
-// A logged delta that carries a value: `put key value TS ts PXAT ms|NOTTL`, `treg set key value
-// ts`, `tlog ins key value ts`, and a counter's base (`counter key BASE value ts ms|NOTTL value
-// ...`, counters.h), which expires as a put does (as the origin logs them: lower-case).
+// A logged delta that carries a value: `put key value TS ts PXAT ms|NOTTL [CTX context]`,
+// `treg set key value ts`, `tlog ins key value ts`, and a counter's base (`counter key BASE value
+// ts ms|NOTTL value ...`, counters.h), which expires as a put does (as the origin logs them:
+// lower-case).
 struct LoggedValue {
   enum class Kind { kPut, kTregSet, kTlogIns, kCounterBase };
   Kind kind = Kind::kPut;

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <limits>
+#include <utility>
 
 #include "common/strings.h"
 #include "server/active_active/counters.h"
@@ -31,15 +33,19 @@ storage::Status Failed(const types::OpResult<T>& r) {
 
 std::vector<std::string> StringPut(std::string_view key, std::string_view value,
                                    const storage::RowMeta& meta) {
-  std::vector<std::string> put = {"put", std::string(key), std::string(value), "TS",
-                                  std::to_string(meta.timestamp_or_zero())};
-  if (meta.expire_at_ms) {
-    put.push_back("PXAT");
-    put.push_back(std::to_string(*meta.expire_at_ms));
-  } else {
-    put.push_back("NOTTL");
-  }
-  return put;
+  StringDelta put{.kind = StringDelta::Kind::kPut, .key = key};
+  put.version.ts = meta.timestamp_or_zero();
+  put.version.value = value;
+  put.nottl = !meta.expire_at_ms;
+  if (meta.expire_at_ms) put.version.expire_at = *meta.expire_at_ms;
+  return StringDeltaArgs(put);
+}
+
+std::vector<std::string> StringDelete(std::string_view key, const storage::RowMeta& meta) {
+  StringDelta tombstone{.kind = StringDelta::Kind::kDelete, .key = key};
+  tombstone.version.ts = meta.timestamp_or_zero();
+  tombstone.version.tombstone = true;
+  return StringDeltaArgs(tombstone);
 }
 
 // A log, live or expired by its expiry register, with every entry it holds: those the register
@@ -102,8 +108,7 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
       return storage::Status::OK();
     }
     if (dead->kind == storage::RowKind::kTombstone) {
-      pieces->push_back(
-          {"delete", std::string(key), "TS", std::to_string(dead->meta.timestamp_or_zero())});
+      pieces->push_back(StringDelete(key, dead->meta));
       return storage::Status::OK();
     }
     types::KeyType type;
@@ -196,6 +201,115 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
     pieces->push_back({"flushdb-at", std::string(value)});
   }
   return storage::Status::OK();
+}
+
+namespace {
+
+constexpr std::string_view kSlotValue = "value";
+constexpr std::string_view kSlotReduced = "reduced";
+constexpr std::string_view kSlotTombstone = "tombstone";
+constexpr std::string_view kNoExpiry = "NOTTL";
+constexpr size_t kSlotArgs = 6;  // origin offset kind ts expire_at bytes
+
+std::string ExpiryArg(int64_t expire_at) {
+  return expire_at == std::numeric_limits<int64_t>::max() ? std::string(kNoExpiry)
+                                                          : std::to_string(expire_at);
+}
+
+bool ParseExpiryArg(std::string_view arg, int64_t* expire_at) {
+  if (arg == kNoExpiry) {
+    *expire_at = std::numeric_limits<int64_t>::max();
+    return true;
+  }
+  return ParseInt64(arg, expire_at) && *expire_at != std::numeric_limits<int64_t>::max();
+}
+
+// The slot at args[0..kSlotArgs): *slot, and *value for a slot of kind `value`.
+bool ParseOrSlot(std::span<const std::string> args, types::OrSlot* slot,
+                 std::optional<std::string>* value) {
+  types::Dot dot;
+  types::StringVersion version;
+  if (!OriginOfNodeId(args[0], &dot.origin) || NodeIdOfOrigin(dot.origin) != args[0] ||
+      !ParseUint64(args[1], &dot.offset) || dot.offset == 0 || !ParseInt64(args[3], &version.ts) ||
+      !ParseExpiryArg(args[4], &version.expire_at)) {
+    return false;
+  }
+  const std::string_view kind = args[2];
+  const std::string& bytes = args[5];
+  value->reset();
+  if (kind == kSlotValue) {
+    version.value = bytes;
+    *value = bytes;
+  } else if (kind == kSlotReduced) {
+    std::string digest;
+    if (!types::ParseDigestHex(bytes, &digest) || types::DigestHex(digest) != bytes) return false;
+    version.digest = std::move(digest);
+  } else if (kind == kSlotTombstone) {
+    version.tombstone = true;
+    if (!bytes.empty() || version.expire_at != std::numeric_limits<int64_t>::max()) return false;
+  } else {
+    return false;
+  }
+  *slot = types::MakeOrSlot(std::move(dot), std::move(version));
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> OrStringPieceArgs(const OrStringPiece& piece,
+                                           std::string_view sender_node_id) {
+  std::string sender;
+  OriginOfNodeId(sender_node_id, &sender);
+  const std::vector<types::OrSlot>& slots = piece.state.slots;
+  std::vector<std::string> args;
+  args.reserve(4 + kSlotArgs * slots.size());
+  args.emplace_back(kOrStringPiece);
+  args.push_back(piece.key);
+  args.push_back(types::EncodeOrContext(piece.state.removed, sender));
+  args.push_back(std::to_string(slots.size()));
+  for (size_t i = 0; i < slots.size(); i++) {
+    const types::StringVersion& v = slots[i].version;
+    args.push_back(NodeIdOfOrigin(slots[i].dot.origin));
+    args.push_back(std::to_string(slots[i].dot.offset));
+    const std::string_view kind = v.tombstone       ? kSlotTombstone
+                                  : piece.values[i] ? kSlotValue
+                                                    : kSlotReduced;
+    args.emplace_back(kind);
+    args.push_back(std::to_string(v.ts));
+    args.push_back(ExpiryArg(v.expire_at));
+    args.push_back(kind == kSlotValue     ? *piece.values[i]
+                   : kind == kSlotReduced ? types::DigestHex(v.digest.value_or(""))
+                                          : std::string());
+  }
+  return args;
+}
+
+bool ParseOrStringPiece(std::span<const std::string> args, std::string_view sender_node_id,
+                        OrStringPiece* piece) {
+  *piece = OrStringPiece();
+  std::string sender;
+  uint64_t n = 0;
+  if (args.size() < 4 || args[0] != kOrStringPiece || !OriginOfNodeId(sender_node_id, &sender) ||
+      !types::DecodeOrContext(args[2], sender, &piece->state.removed) ||
+      !ParseUint64(args[3], &n) || n > (args.size() - 4) / kSlotArgs ||
+      args.size() != 4 + kSlotArgs * n) {
+    return false;
+  }
+  piece->key = args[1];
+  for (size_t at = 4; at < args.size(); at += kSlotArgs) {
+    types::OrSlot slot;
+    std::optional<std::string> value;
+    if (!ParseOrSlot(args.subspan(at, kSlotArgs), &slot, &value)) return false;
+    // Ascending, one per origin; R names none of them (canonical).
+    const std::vector<types::OrSlot>& slots = piece->state.slots;
+    if ((!slots.empty() && slots.back().dot.origin >= slot.dot.origin) ||
+        piece->state.removed.At(slot.dot.origin) != 0) {
+      return false;
+    }
+    piece->state.slots.push_back(std::move(slot));
+    piece->values.push_back(std::move(value));
+  }
+  return true;
 }
 
 void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args) {

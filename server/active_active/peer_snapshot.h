@@ -43,12 +43,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "storage/db.h"
 #include "storage/status.h"
+#include "types/or_string.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -70,6 +73,37 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
 // any other kind. Corruption for a marker or horizon that does not decode.
 storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value, int* db,
                                   std::vector<std::vector<std::string>>* pieces);
+
+// A string key under the observed-remove rule as a snapshot carries it (docs/active-active.md,
+// "Snapshots"; read, not yet produced): its removed context R and each slot with its dot, its
+// version, and its value when it has one, so that the receiver joins the sender's state into its
+// own (types/or_string.h: JoinOrState) and holds the value of any slot that may win there:
+//
+//   or-string <key> <R> <n> (<origin> <offset> <kind> <ts> <expire_at> <bytes>){n}
+//
+// R is a context (types/or_context.h's wire form, the sender as its own origin), canonical: no
+// entry for an origin that holds a slot. The n slots follow, ascending by origin, one per origin:
+// origin a node id (40 lower-case hex digits), offset an unsigned decimal >= 1, ts a signed 64-bit
+// decimal, expire_at one or NOTTL (never; INT64_MAX is only NOTTL), and kind
+//   value      bytes: the value
+//   reduced    an expired value compaction reduced; bytes: its SHA-256, 64 lower-case hex digits
+//   tombstone  a delete's; expire_at NOTTL, bytes empty
+// Anything else is refused.
+inline constexpr std::string_view kOrStringPiece = "or-string";
+struct OrStringPiece {
+  std::string key;
+  types::OrStringState state;  // R and the slots, each made by types::MakeOrSlot
+  // Per slot of state.slots: its value; nullopt for a tombstone or a reduced version.
+  std::vector<std::optional<std::string>> values;
+};
+// The piece's arguments, sent by node `sender_node_id`. REQUIRES: sender_node_id is a node id;
+// `piece.state` canonical (types/or_string.h), values as many as slots.
+std::vector<std::string> OrStringPieceArgs(const OrStringPiece& piece,
+                                           std::string_view sender_node_id);
+// `args` (args[0] lower-case) as a piece sent by node `sender_node_id`; false (piece unspecified)
+// unless it is exactly the form above and sender_node_id is a node id.
+bool ParseOrStringPiece(std::span<const std::string> args, std::string_view sender_node_id,
+                        OrStringPiece* piece);
 
 // Appends the wire form of one snapshot piece / of the snapshot's end to *out.
 void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args);

@@ -36,13 +36,6 @@ bool ParseUnsigned(std::string_view text, __int128* out) {
   return true;
 }
 
-bool ParseSigned(std::string_view text, __int128* out) {
-  int64_t v = 0;
-  if (!ParseInt64(text, &v)) return false;
-  *out = v;
-  return true;
-}
-
 }  // namespace
 
 std::string EncodeKeyMarker(const KeyMarker& marker) {
@@ -222,7 +215,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   const bool reduced_put = args[0] == kPutExpired;
   const bool trimat = args[0] == "tlog" && args[1] == "trimat";
   admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
-  if (args.size() < (args[0] == "put" ? 6u : reduced_put ? 7u : string_write ? 4u : 5u - trimat)) {
+  if (args.size() < (string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");
   }
   const std::string key = string_write ? args[1] : args[2];
@@ -233,16 +226,14 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
     admission->raise_floor = windowed_log;
     return storage::Status::OK();
   }
-  // The delta's timestamp: PUT key v TS ts ...; DELETE key TS ts; PUT-EXPIRED key DIGEST d TS
-  // ts ...; TREG SET / TLOG INS key v ts; TLOG TRIMAT key cutoff stands for cutoff - 1 (it
-  // removes what lies below it).
+  // The delta's timestamp: a string version's; TREG SET / TLOG INS key v ts; TLOG TRIMAT key
+  // cutoff stands for cutoff - 1 (it removes what lies below it).
+  StringDelta string_delta;  // views *delta until the expiry rewrite below
   __int128 ts = 0;
-  const bool parsed = string_write ? ParseSigned(args[0] == "put" ? args[4]
-                                                 : reduced_put    ? args[5]
-                                                                  : args[3],
-                                                 &ts)
-                                   : ParseUnsigned(args.back(), &ts);
-  if (!parsed) return storage::Status::InvalidArgument("bad delta timestamp");
+  if (string_write ? !ParseStringDelta(args, &string_delta) : !ParseUnsigned(args.back(), &ts)) {
+    return storage::Status::InvalidArgument("bad delta timestamp");
+  }
+  if (string_write) ts = string_delta.version.ts;
   if (trimat) ts -= 1;
   KeyMarker marker;
   bool has_row = false;
@@ -266,13 +257,20 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   }
   if ((args[0] == "put" || reduced_put) && marker.expiry && ts <= marker.expiry->ts) {
     // At or before the key's expiry register: the register's expiry replaces the write's (a
-    // reduced version's too, so that it keeps the rank the whole version has here).
+    // reduced version's too, so that it keeps the rank the whole version has here); a CTX stays
+    // last.
+    std::optional<std::string> context;
+    if (string_delta.context) context = std::string(*string_delta.context);
     delta->resize(reduced_put ? 6 : 5);
     if (marker.expiry->expire_at) {
       delta->push_back("PXAT");
       delta->push_back(std::to_string(*marker.expiry->expire_at));
     } else {
       delta->push_back("NOTTL");
+    }
+    if (context) {
+      delta->emplace_back(kContextTag);
+      delta->push_back(std::move(*context));
     }
   }
   if (marker.deleted_up_to != KeyMarker::kNothingDeleted && ts <= marker.deleted_up_to) {

@@ -15,7 +15,9 @@
 //    ts-rule, a logged value and its reduced form) either refuse it or accept it, and what they
 //    accept written as a delta again parses to the same arguments; a whole-key piece's shape
 //    (ParseWholeKeyPiece, as ApplyWholeKey judges it) accepts only a whole-key operation with a
-//    floor in range.
+//    floor in range; the observed-remove forms (a string delta's CTX, del-or, the or-string
+//    piece) read against one origin are written back to the same arguments, a context read is
+//    its only encoding, and a piece's state joins into an empty node as it is.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <algorithm>
 #include <cstdint>
@@ -33,11 +35,14 @@
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/peer_link.h"
+#include "server/active_active/peer_snapshot.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/stable_vector.h"
 #include "types/merge_rule.h"
+#include "types/or_context.h"
+#include "types/or_string.h"
 
 namespace {
 
@@ -169,6 +174,51 @@ void ParsesStably(std::span<const std::string> args, Parse parse, Write write, c
   Check(write(again) == once, what);
 }
 
+// The origin the observed-remove forms are read against (a delta's origin is the link's peer).
+const std::string kOriginNode(40, 'a');
+
+// A string delta (its CTX read against kOriginNode), a del-or and an or-string piece: what parses
+// is written back to the same arguments, a context read is its only encoding, a delta without its
+// CTX is a string delta without one, and a piece's state joins into an empty node as it is.
+void CheckObservedRemove(std::span<const std::string> view) {
+  using namespace ebb::server;  // NOLINT: the parsers of this one namespace
+  ParsesStably<StringDelta>(view, ParseStringDelta, StringDeltaArgs,
+                            "a string delta is not stable");
+  StringDelta delta;
+  std::optional<ebb::types::OrContext> context;
+  std::string origin;
+  Check(OriginOfNodeId(kOriginNode, &origin), "the fuzz origin is no node id");
+  if (ParseStringDelta(view, &delta) && DecodeDeltaContext(delta, kOriginNode, &context) &&
+      context) {
+    Check(ebb::types::EncodeOrContext(*context, origin) == *delta.context,
+          "a context read is not its only encoding");
+  }
+  std::vector<std::string> stripped(view.begin(), view.end());
+  if (StripDeltaContext(kOriginNode, &stripped)) {
+    Check(ParseStringDelta(stripped, &delta) && !delta.context, "a stripped delta keeps its CTX");
+  }
+  auto parse_del_or = [](std::span<const std::string> args, DelOr* del) {
+    return ParseDelOr(args, kOriginNode, del);
+  };
+  ParsesStably<DelOr>(
+      view, parse_del_or, [](const DelOr& del) { return DelOrArgs(del, kOriginNode); },
+      "a del-or is not stable");
+  auto parse_piece = [](std::span<const std::string> args, OrStringPiece* piece) {
+    return ParseOrStringPiece(args, kOriginNode, piece);
+  };
+  ParsesStably<OrStringPiece>(
+      view, parse_piece,
+      [](const OrStringPiece& piece) { return OrStringPieceArgs(piece, kOriginNode); },
+      "an or-string piece is not stable");
+  OrStringPiece piece;
+  if (ParseOrStringPiece(view, kOriginNode, &piece)) {
+    Check(piece.values.size() == piece.state.slots.size(), "a piece's values are not its slots'");
+    ebb::types::OrStringState joined;
+    ebb::types::JoinOrState(&joined, piece.state);
+    Check(ebb::types::SameOrState(joined, piece.state), "a piece's state does not join as it is");
+  }
+}
+
 // A delta's or a piece's arguments through the parsers that judge them without a server, named
 // as ApplyDeltas names them (lower-case).
 void CheckArguments(const PeerDelta& delta) {
@@ -199,6 +249,7 @@ void CheckArguments(const PeerDelta& delta) {
                              "a counter delta is not stable");
   ebb::types::CounterBase base;
   if (IsStringDelta(args[0])) BaseOfStringDelta(view, &base);
+  CheckObservedRemove(view);
   ParsesStably<std::vector<SeriesGroup>>(
       view, ParseSeriesDelta,
       [](const std::vector<SeriesGroup>& groups) { return SeriesDeltaArgs(groups); },

@@ -217,6 +217,64 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
             "HELP.");
 }
 
+// A string delta may end with `CTX <context>` (read, not yet produced): a node applies it exactly
+// as the same delta without one — two nodes, one given the deltas with a context and one without,
+// answer alike — and a context that does not decode against the delta's origin makes the delta
+// malformed: skipped, counted, nothing written.
+TEST_F(ActiveActiveTest, AStringDeltasContextIsReadAndSetAside) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  ASSERT_TRUE(n1_.Start(no_peer.PeerArgs())) << n1_.error();
+  auto with = n0_.Connect();
+  auto without = n1_.Connect();
+  auto apply = [&](redisContext* c, std::vector<std::string> delta,
+                   const std::string& from = std::string(40, 'a')) {
+    delta.insert(delta.begin(), {"DEBUG", "PEER-APPLY", from, "0"});
+    return Cmd(c, delta).str();
+  };
+  // The origin's own previous version (`0 4`), and another origin's offset 9 besides.
+  const std::string own("\x01\x01\x00\x04", 4);
+  const std::string both =
+      std::string("\x01\x02\x00\x04\x01", 5) + std::string(20, '\x11') + "\x09";
+  const std::string hex = "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8";
+  const std::vector<std::vector<std::string>> deltas = {
+      {"put", "k", "new", "TS", "100", "NOTTL"},
+      {"put", "k", "old", "TS", "50", "NOTTL"},  // loses
+      {"put", "e", "v", "TS", "100", "PXAT", "4000000000000"},
+      {"delete", "d", "TS", "70"},
+      {"put", "d", "covered", "TS", "60", "NOTTL"},  // below the tombstone
+      {"put-expired", "x", "DIGEST", hex, "TS", "80", "PXAT", "90"},
+  };
+  for (size_t i = 0; i < deltas.size(); i++) {
+    std::vector<std::string> carried = deltas[i];
+    carried.push_back(i % 2 == 0 ? "CTX" : "ctx");
+    carried.push_back(i % 3 == 0 ? both : own);
+    EXPECT_EQ(apply(with.get(), carried), "OK") << i;
+    EXPECT_EQ(apply(without.get(), deltas[i]), "OK") << i;
+  }
+  EXPECT_EQ(Cmd(with.get(), {"GET", "k"}).str(), "new");
+  EXPECT_EQ(Cmd(with.get(), {"PEXPIRETIME", "e"}).integer(), 4000000000000);
+  EXPECT_EQ(Cmd(with.get(), {"EXISTS", "d", "x"}).integer(), 0);
+  EXPECT_EQ(LogicalDigest(with.get()), LogicalDigest(without.get()));
+  EXPECT_EQ(InfoText(with.get(), "peers", "malformed_deltas"), "0");
+
+  const std::string refused = "ERR the delta was not applied (the server log says why)";
+  for (const std::string& ctx :
+       {std::string(), std::string("\x01\x01\x00\x00", 4), std::string("\x01\x01\x00\x84\x00", 5),
+        own + "x", std::string("\x01\x01\x01", 3) + std::string(20, '\xaa') + "\x01"}) {
+    EXPECT_EQ(apply(with.get(), {"put", "m", "v", "TS", "300", "NOTTL", "CTX", ctx}), refused);
+  }
+  EXPECT_EQ(apply(with.get(), {"delete", "k", "TS", "300", "CTX"}), refused);
+  EXPECT_EQ(apply(with.get(), {"delete", "k", "TS", "300", "CTX", own, "CTX", own}), refused);
+  // An origin that is no node id cannot name its own entry.
+  EXPECT_EQ(apply(with.get(), {"put", "m", "v", "TS", "300", "NOTTL", "CTX", own}, "x"), refused);
+  EXPECT_EQ(InfoText(with.get(), "peers", "malformed_deltas"), "8");
+  EXPECT_EQ(Cmd(with.get(), {"EXISTS", "m"}).integer(), 0);
+  EXPECT_EQ(Cmd(with.get(), {"GET", "k"}).str(), "new");
+  EXPECT_EQ(apply(with.get(), {"put", "m", "v", "TS", "300", "NOTTL"}, "x"), "OK");
+}
+
 // With the same DEBUG CLOCK on every node, a row expires everywhere at the same clock time,
 // including one written on a node cut off from the others.
 TEST_F(ActiveActiveTest, ExpiryAtTheSameClockTimeOnEveryNode) {

@@ -1,0 +1,93 @@
+// The observed-remove DEL (server/active_active/marker_piece.h, `del-or`; docs/active-active.md,
+// "Deltas"): the keys of other types under T and each string key with its context round-trip
+// through the wire form, the contexts read against the delta's origin; wrong counts, missing
+// keys, hostile contexts and an origin that is no node id are refused; del-at stays as it was.
+#include "server/active_active/marker_piece.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "server/active_active/peer_delta.h"
+#include "types/or_context.h"
+
+namespace ebb::server {
+namespace {
+
+using Args = std::vector<std::string>;
+
+const std::string kNode(40, 'c');  // the delta's origin
+const std::string kOrigin(types::kOriginIdSize, '\xcc');
+const std::string kOther(types::kOriginIdSize, '\x11');
+
+types::OrContext Context(std::initializer_list<types::Dot> dots) {
+  types::OrContext c;
+  for (const types::Dot& d : dots) c.Raise(d.origin, d.offset);
+  return c;
+}
+
+bool Parses(const Args& args) {
+  DelOr del;
+  return ParseDelOr(args, kNode, &del);
+}
+
+TEST(DelOrTest, KeysOfOtherTypesThenStringKeysWithTheirContexts) {
+  const DelOr del{
+      .ts = -5,
+      .keys = {"log", "reg"},
+      .string_keys = {{"s", Context({{kOrigin, 4}})}, {"t", Context({{kOther, 9}, {kOrigin, 1}})}}};
+  const Args args = DelOrArgs(del, kNode);
+  EXPECT_EQ(args, (Args{"del-or", "-5", "2", "log", "reg", "s", std::string("\x01\x01\x00\x04", 4),
+                        "t", types::EncodeOrContext(del.string_keys[1].context, kOrigin)}));
+  DelOr back;
+  ASSERT_TRUE(ParseDelOr(args, kNode, &back));
+  EXPECT_EQ(back, del);
+  // Only other types, or only strings (then no node id is needed for the former).
+  const DelOr others{.ts = 7, .keys = {"a"}};
+  ASSERT_TRUE(ParseDelOr(DelOrArgs(others, kNode), "x", &back));
+  EXPECT_EQ(back, others);
+  const DelOr strings{.ts = 7, .string_keys = {{"s", types::OrContext()}}};
+  ASSERT_TRUE(ParseDelOr(DelOrArgs(strings, kNode), kNode, &back));
+  EXPECT_EQ(back, strings);
+  EXPECT_EQ(DelOrArgs(strings, kNode), (Args{"del-or", "7", "0", "s", std::string("\x01\x00", 2)}));
+}
+
+TEST(DelOrTest, WrongCountsAndHostileContextsAreRefused) {
+  const std::string ctx("\x01\x01\x00\x04", 4);
+  EXPECT_TRUE(Parses({"del-or", "5", "1", "a", "s", ctx}));
+  for (const Args& args : {
+           Args{"del-or", "5", "0"},                          // no key
+           Args{"del-or", "5"},                               //
+           Args{"del-or", "5", "2", "a"},                     // fewer keys than n
+           Args{"del-or", "5", "1", "a", "s"},                // a string key without its context
+           Args{"del-or", "5", "0", "s", ctx, "t"},           //
+           Args{"del-or", "5", "-1", "a", "b"},               // a negative count
+           Args{"del-or", "5", "x", "a"},                     // no number
+           Args{"del-or", "5", "18446744073709551616", "a"},  // past 64 bits
+           Args{"del-or", "5", "18446744073709551615", "a"},  // far more than there are
+           Args{"del-or", "x", "1", "a"},                     // T no number
+           Args{"del-or", "9223372036854775808", "1", "a"},   // T past int64
+           Args{"del-at", "5", "a"},                          // another operation
+           Args{"del-or", "5", "0", "s", ""},                 // an empty context
+           Args{"del-or", "5", "0", "s", ctx + "x"},          // trailing bytes
+           Args{"del-or", "5", "0", "s", ctx.substr(0, 3)},   // truncated
+           Args{"del-or", "5", "0", "s", std::string("\x01\x01\x00\x84\x00", 5)},  // a long varint
+           Args{"del-or", "5", "0", "s", std::string("\x01\x01\x00\x00", 4)},      // offset 0
+           Args{"del-or", "5", "0", "s", std::string("\x01\x01\x01", 3) + kOrigin + "\x01"},
+       }) {
+    EXPECT_FALSE(Parses(args)) << testing::PrintToString(args);
+  }
+  DelOr del;
+  EXPECT_FALSE(ParseDelOr(Args{"del-or", "5", "0", "s", ctx}, "x", &del));  // no id to read it
+  // del-at is read as before; del-or is no shape of it.
+  int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
+  const Args del_at = {"del-at", "5", "a", "b"};
+  EXPECT_TRUE(ParseWholeKeyPiece(del_at, &ts, &expire_at, &floor, &register_ts, &cut_at));
+  EXPECT_EQ(ts, 5);
+  const Args del_or = {"del-or", "5", "1", "a"};
+  EXPECT_FALSE(ParseWholeKeyPiece(del_or, &ts, &expire_at, &floor, &register_ts, &cut_at));
+}
+
+}  // namespace
+}  // namespace ebb::server
