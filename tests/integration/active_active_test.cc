@@ -297,6 +297,42 @@ TEST_F(ActiveActiveTest, AStringDeltaWithAContextGoesByTheObservedRemoveRule) {
             "ERR offset is out of range");
 }
 
+// A string delta with a context passes the key's markers first, as one without does: a FLUSHDB's
+// horizon covers it, a type floor above strings makes it lose, and an expiry register gives a put
+// at or before its T the register's expiry.
+TEST_F(ActiveActiveTest, ObservedRemoveDeltasPassTheKeysMarkers) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  auto c = n0_.Connect();
+  const std::string a(40, 'a');
+  uint64_t offset = 0;
+  auto apply = [&](std::vector<std::string> delta) {
+    delta.insert(delta.begin(),
+                 {"DEBUG", "PEER-APPLY", a, "0", "OFFSET", std::to_string(++offset)});
+    return Cmd(c.get(), delta).str();
+  };
+  const std::string none("\x01\x00", 2);
+  ASSERT_EQ(apply({"flushdb-at", "50"}), "OK");
+  EXPECT_EQ(apply({"put", "k", "old", "TS", "50", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "k"}).integer(), 0);
+  EXPECT_EQ(apply({"put", "k", "new", "TS", "51", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "new");
+
+  ASSERT_EQ(apply({"treg", "set", "f", "v", "60"}), "OK");
+  ASSERT_EQ(apply({"del-at", "60", "f"}), "OK");
+  EXPECT_EQ(apply({"put", "f", "s", "TS", "70", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "f"}).integer(), 0);
+
+  ASSERT_EQ(apply({"expiry-at", "100", "r", "5000000000000"}), "OK");
+  EXPECT_EQ(apply({"put", "r", "v", "TS", "90", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "r"}).integer(), 5000000000000);
+  EXPECT_EQ(apply({"put", "r", "w", "TS", "110", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "r"}).str(), "w");
+  EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "r"}).integer(), -1);
+  EXPECT_EQ(InfoText(c.get(), "peers", "malformed_deltas"), "0");
+}
+
 // The rule is a join: two nodes that apply the same observed-remove deltas in any order hold the
 // same state, R and slots included (DEBUG DIGEST-LOGICAL hashes them). Each order of five deltas
 // of two origins goes to its own key, forwards on one node and in that order on the other.
