@@ -502,6 +502,10 @@ class ActiveActive {
   // slots its origin had observed removed (no deleted_up_to raised for them).
   ApplyOutcome ApplyDelOr(const std::string& origin_id, const PeerDelta& delta,
                           const std::vector<std::string>& args);
+  // A snapshot's `or-string` piece (peer_snapshot.h): each slot judged by the key's markers as
+  // the delta that wrote it, the admitted ones joined with the sender's R into the key's state.
+  ApplyOutcome ApplyOrStringPiece(const std::string& origin_id, const PeerDelta& delta,
+                                  const std::vector<std::string>& args);
   // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change

@@ -1,7 +1,7 @@
 // ActiveActive's applying side (active_active.h): a peer's deltas and snapshot pieces through the
 // key markers (whole_key.h) and the merge gate (merge_gate.h) into one engine write with the
 // applied vector's row. The whole-key deltas are applied in whole_key_ops.cc; the observed-remove
-// string deltas (a string delta with CTX, del-or) in or_string_ops.cc.
+// string deltas (a string delta with CTX, del-or, an or-string piece) in or_string_ops.cc.
 #include <spdlog/spdlog.h>
 
 #include <boost/container/small_vector.hpp>
@@ -10,6 +10,7 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/peer_snapshot.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/services/server_context.h"
@@ -152,6 +153,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     if (context) StripDeltaContext(origin_id, &args);  // judged whole above
   }
   if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
+  if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
   if (args[0].ends_with("-at")) {
     const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args);
     // An expiry change (a snapshot's marker carries one) may expire values this node logged.

@@ -1,17 +1,21 @@
 // ActiveActive's observed-remove string deltas applied from peers (docs/active-active.md,
 // "Status", "observed-remove deletes of string keys"): a string delta that carries `CTX
-// <context>` and the string keys of a `del-or`, applied by the rule of types/or_string.h to the
-// key's rows (types/or_string_rows.h) — no command handler runs for them. A string delta without
-// a context keeps the last-writer-wins path (apply_deltas.cc).
+// <context>`, the string keys of a `del-or` and a snapshot's `or-string` piece, applied by the rule
+// of types/or_string.h to the key's rows (types/or_string_rows.h) — no command handler runs for
+// them. A string delta without a context keeps the last-writer-wins path (apply_deltas.cc).
 //
 // A delta's write becomes the slot (origin, the delta's offset); the key's markers judge it first
 // as any string delta (a whole-key delete's horizon covers it, a type floor above strings makes it
 // lose, an expiry register rewrites its PXAT), and a key that holds another type keeps it.
 #include <spdlog/spdlog.h>
 
+#include <limits>
+#include <utility>
+
 #include "server/active_active/active_active.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/peer_snapshot.h"
 #include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
 #include "types/key_meta.h"
@@ -41,6 +45,29 @@ types::OrSlotRow SlotRowOf(const StringDelta& delta) {
   return {storage::RowKind::kTombstone,
           types::EncodeReducedString(*delta.version.digest, delta.version.expire_at),
           {ts, {}}};
+}
+
+// A snapshot slot's version as the string delta that would have written it (no CTX).
+std::vector<std::string> SlotDeltaArgs(const std::string& key, const types::OrSlot& slot,
+                                       const std::optional<std::string>& value) {
+  StringDelta write;
+  write.key = key;
+  write.version = slot.version;
+  write.nottl = slot.version.expire_at == std::numeric_limits<int64_t>::max();
+  if (value) {
+    write.version.value = *value;
+  } else {
+    write.kind =
+        slot.version.tombstone ? StringDelta::Kind::kDelete : StringDelta::Kind::kPutExpired;
+  }
+  return StringDeltaArgs(write);
+}
+
+// `more` added to *applied.
+void MergeApplied(types::OrApplied* applied, const types::OrApplied& more) {
+  applied->dropped.insert(applied->dropped.end(), more.dropped.begin(), more.dropped.end());
+  applied->written = applied->written || more.written;
+  applied->removed_grew = applied->removed_grew || more.removed_grew;
 }
 
 }  // namespace
@@ -132,6 +159,46 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyDelOr(const std::string& origin_id
   }
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  return ApplyOutcome::kApplied;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& origin_id,
+                                                            const PeerDelta& delta,
+                                                            const std::vector<std::string>& args) {
+  OrStringPiece piece;
+  if (!ParseOrStringPiece(args, origin_id, &piece)) {
+    spdlog::warn("Peer {}: snapshot piece is malformed: skipped", origin_id);
+    return ApplyOutcome::kMalformed;
+  }
+  // Each slot judged by the key's markers as the delta that wrote it (its expiry rewritten by a
+  // register); the ones they admit join with the sender's R (types/or_string.h: JoinOrState).
+  std::vector<std::pair<const types::OrSlot*, std::vector<std::string>>> admitted;
+  storage::Status s;
+  for (size_t i = 0; i < piece.state.slots.size() && s.ok(); i++) {
+    const types::OrSlot& slot = piece.state.slots[i];
+    std::vector<std::string> form = SlotDeltaArgs(piece.key, slot, piece.values[i]);
+    WholeKeyMarkers::Admission admission;
+    s = whole_key_->Judge(delta.db, &form, &admission);
+    if (s.ok() && !admission.covered && !admission.below_floor) {
+      admitted.emplace_back(&slot, std::move(form));
+    }
+  }
+  if (s.ok()) {
+    s = ApplyOrToKey(delta.db, piece.key, [&](types::OrStringRows* rows) {
+      types::OrApplied applied = types::ApplyOrDelete(rows, piece.state.removed);
+      for (const auto& [slot, form] : admitted) {
+        StringDelta parsed;
+        if (!ParseStringDelta(form, &parsed)) continue;  // made by StringDeltaArgs: never
+        MergeApplied(&applied, types::ApplyOrWrite(rows, {}, slot->dot, SlotRowOf(parsed)));
+      }
+      return applied;
+    });
+  }
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: snapshot piece of {} not applied: {}", origin_id, piece.key,
+                 s.ToString());
     return ApplyOutcome::kEngineError;
   }
   return ApplyOutcome::kApplied;

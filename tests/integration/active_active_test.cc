@@ -333,6 +333,68 @@ TEST_F(ActiveActiveTest, ObservedRemoveDeltasPassTheKeysMarkers) {
   EXPECT_EQ(InfoText(c.get(), "peers", "malformed_deltas"), "0");
 }
 
+// A snapshot's `or-string` piece joins the sender's state of a key (its R and every slot, siblings
+// included) into the receiver's: a node given the piece holds what the node given the deltas
+// holds, a piece joined twice or into the state it came from changes nothing, and a sibling it
+// carried is promoted when the winner goes.
+TEST_F(ActiveActiveTest, AnOrStringPieceJoinsTheSendersState) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  ASSERT_TRUE(n1_.Start(no_peer.PeerArgs())) << n1_.error();
+  auto deltas = n0_.Connect();
+  auto joined = n1_.Connect();
+  const std::string a(40, 'a');
+  const std::string b(40, 'b');
+  const std::string c(40, 'c');
+  auto apply = [&](redisContext* node, const std::string& from, uint64_t offset,
+                   std::vector<std::string> delta) {
+    delta.insert(delta.begin(), {"DEBUG", "PEER-APPLY", from, "0"});
+    if (offset > 0) delta.insert(delta.begin() + 4, {"OFFSET", std::to_string(offset)});
+    return Cmd(node, delta).str();
+  };
+  const std::string none("\x01\x00", 2);
+  const std::string own1("\x01\x01\x00\x01", 4);
+  ASSERT_EQ(apply(deltas.get(), a, 1,
+                  {"put", "k", "x", "TS", "10", "PXAT", "4000000000000", "CTX", none}),
+            "OK");
+  ASSERT_EQ(apply(deltas.get(), b, 1, {"put", "k", "y", "TS", "20", "NOTTL", "CTX", none}), "OK");
+  ASSERT_EQ(apply(deltas.get(), c, 1, {"put", "k", "z", "TS", "5", "NOTTL", "CTX", none}), "OK");
+  ASSERT_EQ(apply(deltas.get(), c, 2, {"del-or", "0", "0", "k", own1}), "OK");
+  EXPECT_EQ(Cmd(deltas.get(), {"GET", "k"}).str(), "y");
+
+  // What c holds of k after its delete: R {c:1}, the slots a:1 and b:1.
+  const std::vector<std::string> piece = {
+      "or-string",     "k", own1, "2", a,       "1",  "value", "10",
+      "4000000000000", "x", b,    "1", "value", "20", "NOTTL", "y"};
+  EXPECT_EQ(apply(joined.get(), c, 0, piece), "OK");
+  EXPECT_EQ(Cmd(joined.get(), {"GET", "k"}).str(), "y");
+  EXPECT_EQ(LogicalDigest(joined.get()), LogicalDigest(deltas.get()));
+  const std::string digest = LogicalDigest(deltas.get());
+  EXPECT_EQ(apply(joined.get(), c, 0, piece), "OK");
+  EXPECT_EQ(apply(deltas.get(), c, 0, piece), "OK");
+  EXPECT_EQ(LogicalDigest(joined.get()), digest);
+  EXPECT_EQ(LogicalDigest(deltas.get()), digest);
+  // c's write the piece's R removed arrives late: it stays removed on both.
+  EXPECT_EQ(apply(joined.get(), c, 1, {"put", "k", "z", "TS", "5", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(LogicalDigest(joined.get()), digest);
+
+  // b deletes what it wrote: a's slot, carried as a sibling, is read on both.
+  for (redisContext* node : {deltas.get(), joined.get()}) {
+    ASSERT_EQ(apply(node, b, 2, {"del-or", "0", "0", "k", own1}), "OK");
+    EXPECT_EQ(Cmd(node, {"GET", "k"}).str(), "x");
+    EXPECT_EQ(Cmd(node, {"PEXPIRETIME", "k"}).integer(), 4000000000000);
+  }
+  EXPECT_EQ(LogicalDigest(joined.get()), LogicalDigest(deltas.get()));
+
+  // A piece out of shape is refused and counted, nothing joined.
+  std::vector<std::string> bad = piece;
+  bad[3] = "3";
+  EXPECT_EQ(apply(joined.get(), c, 0, bad),
+            "ERR the delta was not applied (the server log says why)");
+  EXPECT_EQ(InfoText(joined.get(), "peers", "malformed_deltas"), "1");
+}
+
 // The rule is a join: two nodes that apply the same observed-remove deltas in any order hold the
 // same state, R and slots included (DEBUG DIGEST-LOGICAL hashes them). Each order of five deltas
 // of two origins goes to its own key, forwards on one node and in that order on the other.
