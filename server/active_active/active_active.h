@@ -52,6 +52,7 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,6 +79,11 @@
 namespace ebb::protocol {
 class ReplyWriter;
 }
+
+namespace ebb::types {
+struct OrApplied;
+struct OrStringRows;
+}  // namespace ebb::types
 
 namespace ebb::server {
 
@@ -487,6 +493,27 @@ class ActiveActive {
                              const std::vector<std::string>& args);
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
+  // A peer's string delta that carries `CTX <context>` (or_string_ops.cc): through the key's
+  // markers, then by the observed-remove rule into the key's rows, its write the slot (origin,
+  // delta.offset); no handler runs. Malformed without an offset. REQUIRES: args[0] lower-case.
+  ApplyOutcome ApplyOrString(const std::string& origin_id, const PeerDelta& delta,
+                             std::vector<std::string>* args);
+  // A peer's `del-or` (marker_piece.h): the keys of other types as del-at's, each string key's
+  // slots its origin had observed removed (no deleted_up_to raised for them).
+  ApplyOutcome ApplyDelOr(const std::string& origin_id, const PeerDelta& delta,
+                          const std::vector<std::string>& args);
+  // A snapshot's `or-string` piece (peer_snapshot.h): each slot judged by the key's markers as
+  // the delta that wrote it, the admitted ones joined with the sender's R into the key's state.
+  ApplyOutcome ApplyOrStringPiece(const std::string& origin_id, const PeerDelta& delta,
+                                  const std::vector<std::string>& args);
+  // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
+  using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
+  // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change
+  // (WATCH, tracking, the `expired` index) — nothing when OrStringHolds says no.
+  storage::Status ApplyOrToKey(int db, const std::string& key, const OrKeyChange& change);
+  // *holds: `key` may hold a string by the rule here (no other type held, no type floor above
+  // strings).
+  storage::Status OrStringHolds(int db, const std::string& key, bool* holds);
   // A peer's data delta (a string write, TLOG or TREG) and what runs it.
   struct PeerWrite {
     std::vector<std::string> args;      // the command, its name (and subcommand) in lower case

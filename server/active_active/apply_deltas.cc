@@ -1,6 +1,7 @@
 // ActiveActive's applying side (active_active.h): a peer's deltas and snapshot pieces through the
 // key markers (whole_key.h) and the merge gate (merge_gate.h) into one engine write with the
-// applied vector's row. The whole-key deltas are applied in whole_key_ops.cc.
+// applied vector's row. The whole-key deltas are applied in whole_key_ops.cc; the observed-remove
+// string deltas (a string delta with CTX, del-or, an or-string piece) in or_string_ops.cc.
 #include <spdlog/spdlog.h>
 
 #include <boost/container/small_vector.hpp>
@@ -9,6 +10,7 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/peer_snapshot.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/services/server_context.h"
@@ -138,12 +140,20 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   args = delta.args;  // element by element: each string keeps its room
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
-  // A string delta's CTX is judged against its origin and set aside: the delta is applied as the
-  // same one without it (peer_delta.h: the observed-remove rule does not run yet).
-  if (IsStringDelta(args[0]) && !StripDeltaContext(origin_id, &args)) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+  if (IsStringDelta(args[0])) {
+    // A string delta with a context goes by the observed-remove rule (or_string_ops.cc); one
+    // without, or one reaching a key that holds a counter (counters.h), by last-writer-wins.
+    StringDelta parsed;
+    std::optional<types::OrContext> context;
+    if (!ParseStringDelta(args, &parsed) || !DecodeDeltaContext(parsed, origin_id, &context)) {
+      spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
+      return ApplyOutcome::kMalformed;
+    }
+    if (context && !IsCounterWrite(delta.db, args)) return ApplyOrString(origin_id, delta, &args);
+    if (context) StripDeltaContext(origin_id, &args);  // judged whole above
   }
+  if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
+  if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
   if (args[0].ends_with("-at")) {
     const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args);
     // An expiry change (a snapshot's marker carries one) may expire values this node logged.

@@ -9,6 +9,7 @@
 #include "types/keyspace.h"
 #include "types/kv.h"
 #include "types/or_string.h"
+#include "types/or_string_rows.h"
 #include "types/string_rank.h"
 #include "types/tlog.h"
 #include "types/treg.h"
@@ -28,6 +29,18 @@ void AppendVersion(std::string* row, const std::string& value, int64_t ts,
                    std::optional<int64_t> expire_at) {
   *row += "v" + std::to_string(value.size()) + ":" + value + "@" + std::to_string(ts) + "/" +
           std::to_string(expire_at.value_or(-1)) + ";";
+}
+
+// The observed-remove state of a string key whose rows carry one (types/or_string_rows.h); a row
+// in today's forms loads as one slot of the origin named here "" and adds nothing.
+storage::Status AppendOrState(types::Keyspace& keyspace, int db, const std::string& key,
+                              std::string* row) {
+  types::OrStringRows rows;
+  const storage::Status s = types::LoadOrString(keyspace, db, key, "", &rows);
+  const auto& slots = rows.state.slots;
+  const bool plain = slots.size() == 1 && slots[0].dot.origin.empty();
+  if (s.ok() && !plain) AppendOrStringDigestText(rows.state, row);
+  return s;
 }
 
 }  // namespace
@@ -60,6 +73,8 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
               return Failed(r);
             }
           }
+          // A key under the observed-remove rule: its R and every slot too.
+          if (storage::Status s = AppendOrState(keyspace, db, key, &row); !s.ok()) return s;
           // A counter: its merged state too, its base by rank (a value by its digest, as an
           // expired one compaction reduced keeps it).
           std::optional<types::CounterState> counter;

@@ -5,7 +5,8 @@
 // For every database (0 .. databases-1) and every live key in byte order, the chain hashes
 // "db:key=type;" followed by:
 //   string: value, timestamp and expire_at read at retrieval grace 0, then the same at full
-//           grace ("v<len>:<value>@<ts>/<expire_at or -1>" each);
+//           grace ("v<len>:<value>@<ts>/<expire_at or -1>" each), then the observed-remove
+//           state when its rows carry one (AppendOrStringDigestText);
 //   treg:   "v<len>:<value>@<ts>" and the key's expire_at;
 //   tlog:   "c<cutoff>", each entry newest first "e<len>:<value>@<ts>", and the key's expire_at.
 // The answer is 40 hex digits; 40 zeros when no key is live. Two nodes with the same digest
@@ -34,7 +35,9 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
 //   ("s" <origin hex> "@" <offset> ":" <ts> "/" ("t" | "v" <digest hex>) "/" <expire_at> ";")*
 // Canonical: entries and slots by origin, whatever order the state was built in, and a
 // tombstone's digest left out (as types::SameOrState leaves it out), so two states SameOrState
-// holds equal give the same text. Not called yet: the key's rows do not hold such a state.
+// holds equal give the same text. LogicalDigest appends it after a live string key's versions
+// when the key's rows carry such a state (types/or_string_rows.h; rows in today's forms add
+// nothing).
 void AppendOrStringDigestText(const types::OrStringState& state, std::string* row);
 
 }  // namespace ebb::server

@@ -75,9 +75,10 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
                                   std::vector<std::vector<std::string>>* pieces);
 
 // A string key under the observed-remove rule as a snapshot carries it (docs/active-active.md,
-// "Snapshots"; read, not yet produced): its removed context R and each slot with its dot, its
-// version, and its value when it has one, so that the receiver joins the sender's state into its
-// own (types/or_string.h: JoinOrState) and holds the value of any slot that may win there:
+// "Snapshots"; applied by ActiveActive::ApplyOrStringPiece, not yet produced): its removed context
+// R and each slot with its dot, its version, and its value when it has one, so that the receiver
+// joins the sender's state into its own (types/or_string.h: JoinOrState) and holds the value of any
+// slot that may win there:
 //
 //   or-string <key> <R> <n> (<origin> <offset> <kind> <ts> <expire_at> <bytes>){n}
 //

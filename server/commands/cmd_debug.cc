@@ -199,18 +199,23 @@ void ExecutePeerLink(CommandContext& ctx, const PeerLinkOptions& o) {
 struct PeerApplyOptions {
   std::string origin;
   int db = 0;
+  uint64_t offset = 0;  // the delta's origin offset; 0: none given
   std::vector<std::string> delta;
 };
 PeerApplyOptions ParsePeerApply(ArgParser& args) {
   PeerApplyOptions o;
   o.origin = std::string(args.Next());
   o.db = static_cast<int>(args.Int64InRange(0, INT32_MAX, kDbIndexOutOfRange));
+  if (args.Token("OFFSET")) {
+    o.offset = static_cast<uint64_t>(args.Int64InRange(1, INT64_MAX, kOffsetOutOfRange));
+  }
   while (args.HasMore()) o.delta.emplace_back(args.Next());
   return o;
 }
 
-// DEBUG PEER-APPLY origin-id db op [arg ...]: applies one canonical delta as if it had come from
-// origin `origin-id` — through the merge gate, in one engine write, the applied vector untouched —
+// DEBUG PEER-APPLY origin-id db [OFFSET n] op [arg ...]: applies one canonical delta as if it had
+// come from origin `origin-id` at its offset n (a string delta with a context needs one: its
+// write's dot) — through the merge gate, in one engine write, the applied vector untouched —
 // so a test can give one node every write of a mesh in an order of its choosing.
 void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
   ActiveActive* aa = ctx.server.active_active();
@@ -218,7 +223,7 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
     return ctx.reply.Error(kNotInActiveActiveMode);
   }
   if (o.db >= ctx.server.config().databases) return ctx.reply.Error(kDbIndexOutOfRange);
-  const PeerDelta delta{.db = o.db, .args = o.delta};
+  const PeerDelta delta{.offset = o.offset, .db = o.db, .args = o.delta};
   const PeerDelta* const run[] = {&delta};
   // A malformed delta is skipped and counted, not applied.
   const uint64_t malformed = aa->malformed_deltas();
@@ -428,9 +433,10 @@ const CommandSpec& DebugTable() {
            .handler = Handler<ParsePeerLink, ExecutePeerLink>},
           {.name = "peer-apply",
            .arity = -5,
-           .help = {{.usage = "PEER-APPLY <origin-id> <db> <op> [<arg> ...]",
-                     .text = "Apply one active-active delta as if it came from <origin-id>, "
-                             "through the merge gate, without moving the applied vector."}},
+           .help = {{.usage = "PEER-APPLY <origin-id> <db> [OFFSET <n>] <op> [<arg> ...]",
+                     .text = "Apply one active-active delta as if it came from <origin-id> at "
+                             "its offset <n>, through the merge gate, without moving the applied "
+                             "vector."}},
            .handler = Handler<ParsePeerApply, ExecutePeerApply>},
           {.name = "disk-fault",
            .arity = -3,

@@ -139,7 +139,7 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
   EXPECT_EQ(debug[15], "DIGEST");
   EXPECT_EQ(debug[17], "DIGEST-LOGICAL");
   EXPECT_EQ(debug[19], "PEER-LINK <host> <port> UP|DOWN");
-  EXPECT_EQ(debug[21], "PEER-APPLY <origin-id> <db> <op> [<arg> ...]");
+  EXPECT_EQ(debug[21], "PEER-APPLY <origin-id> <db> [OFFSET <n>] <op> [<arg> ...]");
   EXPECT_EQ(debug[23], "DISK-FAULT ON [ENOSPC|EIO]");
   EXPECT_EQ(debug[24],
             "    Fail every write-out, fsync and file creation in the data directory (default "

@@ -217,62 +217,232 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
             "HELP.");
 }
 
-// A string delta may end with `CTX <context>` (read, not yet produced): a node applies it exactly
-// as the same delta without one — two nodes, one given the deltas with a context and one without,
-// answer alike — and a context that does not decode against the delta's origin makes the delta
-// malformed: skipped, counted, nothing written.
-TEST_F(ActiveActiveTest, AStringDeltasContextIsReadAndSetAside) {
+// A string delta that ends with `CTX <context>` is applied by the observed-remove rule, its write
+// the slot (origin, the delta's offset): a delete removes what its origin had observed, so a later
+// write of that origin survives it whatever its timestamp (the docs' `PUT k a TS 5`, `DEL k`,
+// `PUT k b TS 3`), a write it did not see survives it, and a sibling is promoted when the
+// winner goes. A context that does not decode against the delta's origin, or a CTX without an
+// offset, makes the delta malformed: skipped, counted, nothing written.
+TEST_F(ActiveActiveTest, AStringDeltaWithAContextGoesByTheObservedRemoveRule) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  auto c = n0_.Connect();
+  const std::string a(40, 'a');
+  const std::string b(40, 'b');
+  auto apply = [&](const std::string& from, uint64_t offset, std::vector<std::string> delta) {
+    delta.insert(delta.begin(), {"DEBUG", "PEER-APPLY", from, "0"});
+    if (offset > 0) delta.insert(delta.begin() + 4, {"OFFSET", std::to_string(offset)});
+    return Cmd(c.get(), delta).str();
+  };
+  const std::string none("\x01\x00", 2);
+  auto own = [](char offset) { return std::string("\x01\x01\x00", 3) + offset; };
+
+  // The docs' example: the delete saw `a` (a:1), so `b` (a:3) is a later write and is read.
+  EXPECT_EQ(apply(a, 1, {"put", "k", "a", "TS", "5", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(apply(a, 2, {"del-or", "0", "0", "k", own(1)}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "k"}).integer(), 0);
+  EXPECT_EQ(apply(a, 3, {"put", "k", "b", "TS", "3", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "b");
+  // A delta already applied (the same dot) changes nothing; a's next write, which saw `b`,
+  // replaces it whatever its timestamp.
+  EXPECT_EQ(apply(a, 1, {"put", "k", "a", "TS", "5", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "b");
+  EXPECT_EQ(apply(a, 8, {"put", "k", "c", "TS", "1", "NOTTL", "CTX", own(3)}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "c");
+
+  // Siblings: b's write did not see a's; a's wins the read, its delete promotes b's, and the
+  // delete (which named only a's) leaves b's.
+  EXPECT_EQ(apply(b, 1, {"put", "s", "x", "TS", "10", "PXAT", "4000000000000", "CTX", none}), "OK");
+  EXPECT_EQ(apply(a, 4, {"put", "s", "y", "TS", "20", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "s"}).str(), "y");
+  EXPECT_EQ(apply(a, 5, {"del-or", "0", "0", "s", own(4)}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "s"}).str(), "x");
+  EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "s"}).integer(), 4000000000000);
+  // A delete from b that saw its own write removes it; a write of a's it did not see stays.
+  EXPECT_EQ(apply(b, 2, {"delete", "s", "TS", "40", "CTX", own(1)}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "s"}).integer(), 0);
+  EXPECT_EQ(apply(a, 6, {"put", "s", "z", "TS", "35", "NOTTL", "CTX", own(5)}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "s"}).integer(), 0);  // b's tombstone at 40 wins the read
+
+  // A key of another type keeps it; a del-or deletes it under T as del-at does.
+  ASSERT_EQ(apply(a, 0, {"tlog", "ins", "log", "e", "7"}), "OK");
+  EXPECT_EQ(apply(b, 3, {"put", "log", "v", "TS", "100", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"TYPE", "log"}).str(), "tlog");
+  EXPECT_EQ(apply(a, 7, {"del-or", "7", "1", "log"}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "log"}).integer(), 0);
+  EXPECT_EQ(InfoText(c.get(), "peers", "malformed_deltas"), "0");
+
+  const std::string refused = "ERR the delta was not applied (the server log says why)";
+  const std::string both =
+      std::string("\x01\x02\x00\x04\x01", 5) + std::string(20, '\x11') + "\x09";
+  for (const std::string& ctx :
+       {std::string(), std::string("\x01\x01\x00\x00", 4), std::string("\x01\x01\x00\x84\x00", 5),
+        own(4) + "x", std::string("\x01\x01\x01", 3) + std::string(20, '\xaa') + "\x01"}) {
+    EXPECT_EQ(apply(a, 9, {"put", "m", "v", "TS", "300", "NOTTL", "CTX", ctx}), refused);
+  }
+  EXPECT_EQ(apply(a, 9, {"delete", "k", "TS", "300", "CTX"}), refused);
+  EXPECT_EQ(apply(a, 9, {"delete", "k", "TS", "300", "CTX", both, "CTX", both}), refused);
+  // An origin that is no node id cannot name its own entry; a write without an offset has no dot.
+  EXPECT_EQ(apply("x", 9, {"put", "m", "v", "TS", "300", "NOTTL", "CTX", own(4)}), refused);
+  EXPECT_EQ(apply(a, 0, {"put", "m", "v", "TS", "300", "NOTTL", "CTX", both}), refused);
+  EXPECT_EQ(apply(a, 9, {"del-or", "0", "0", "m", own(0)}), refused);
+  EXPECT_EQ(InfoText(c.get(), "peers", "malformed_deltas"), "10");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "m"}).integer(), 0);
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "c");
+  EXPECT_EQ(apply("x", 0, {"put", "m", "v", "TS", "300", "NOTTL"}), "OK");
+  EXPECT_EQ(Cmd(c.get(),
+                {"DEBUG", "PEER-APPLY", a, "0", "OFFSET", "0", "put", "m", "v", "TS", "1", "NOTTL"})
+                .str(),
+            "ERR offset is out of range");
+}
+
+// A string delta with a context passes the key's markers first, as one without does: a FLUSHDB's
+// horizon covers it, a type floor above strings makes it lose, and an expiry register gives a put
+// at or before its T the register's expiry.
+TEST_F(ActiveActiveTest, ObservedRemoveDeltasPassTheKeysMarkers) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  auto c = n0_.Connect();
+  const std::string a(40, 'a');
+  uint64_t offset = 0;
+  auto apply = [&](std::vector<std::string> delta) {
+    delta.insert(delta.begin(),
+                 {"DEBUG", "PEER-APPLY", a, "0", "OFFSET", std::to_string(++offset)});
+    return Cmd(c.get(), delta).str();
+  };
+  const std::string none("\x01\x00", 2);
+  ASSERT_EQ(apply({"flushdb-at", "50"}), "OK");
+  EXPECT_EQ(apply({"put", "k", "old", "TS", "50", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "k"}).integer(), 0);
+  EXPECT_EQ(apply({"put", "k", "new", "TS", "51", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "k"}).str(), "new");
+
+  ASSERT_EQ(apply({"treg", "set", "f", "v", "60"}), "OK");
+  ASSERT_EQ(apply({"del-at", "60", "f"}), "OK");
+  EXPECT_EQ(apply({"put", "f", "s", "TS", "70", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"EXISTS", "f"}).integer(), 0);
+
+  ASSERT_EQ(apply({"expiry-at", "100", "r", "5000000000000"}), "OK");
+  EXPECT_EQ(apply({"put", "r", "v", "TS", "90", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "r"}).integer(), 5000000000000);
+  EXPECT_EQ(apply({"put", "r", "w", "TS", "110", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"GET", "r"}).str(), "w");
+  EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "r"}).integer(), -1);
+  EXPECT_EQ(InfoText(c.get(), "peers", "malformed_deltas"), "0");
+}
+
+// A snapshot's `or-string` piece joins the sender's state of a key (its R and every slot, siblings
+// included) into the receiver's: a node given the piece holds what the node given the deltas
+// holds, a piece joined twice or into the state it came from changes nothing, and a sibling it
+// carried is promoted when the winner goes.
+TEST_F(ActiveActiveTest, AnOrStringPieceJoinsTheSendersState) {
   const RefusingPort no_peer;
   ASSERT_NE(no_peer.port(), 0);
   ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
   ASSERT_TRUE(n1_.Start(no_peer.PeerArgs())) << n1_.error();
-  auto with = n0_.Connect();
-  auto without = n1_.Connect();
-  auto apply = [&](redisContext* c, std::vector<std::string> delta,
-                   const std::string& from = std::string(40, 'a')) {
+  auto deltas = n0_.Connect();
+  auto joined = n1_.Connect();
+  const std::string a(40, 'a');
+  const std::string b(40, 'b');
+  const std::string c(40, 'c');
+  auto apply = [&](redisContext* node, const std::string& from, uint64_t offset,
+                   std::vector<std::string> delta) {
     delta.insert(delta.begin(), {"DEBUG", "PEER-APPLY", from, "0"});
-    return Cmd(c, delta).str();
+    if (offset > 0) delta.insert(delta.begin() + 4, {"OFFSET", std::to_string(offset)});
+    return Cmd(node, delta).str();
   };
-  // The origin's own previous version (`0 4`), and another origin's offset 9 besides.
-  const std::string own("\x01\x01\x00\x04", 4);
-  const std::string both =
-      std::string("\x01\x02\x00\x04\x01", 5) + std::string(20, '\x11') + "\x09";
-  const std::string hex = "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8";
-  const std::vector<std::vector<std::string>> deltas = {
-      {"put", "k", "new", "TS", "100", "NOTTL"},
-      {"put", "k", "old", "TS", "50", "NOTTL"},  // loses
-      {"put", "e", "v", "TS", "100", "PXAT", "4000000000000"},
-      {"delete", "d", "TS", "70"},
-      {"put", "d", "covered", "TS", "60", "NOTTL"},  // below the tombstone
-      {"put-expired", "x", "DIGEST", hex, "TS", "80", "PXAT", "90"},
-  };
-  for (size_t i = 0; i < deltas.size(); i++) {
-    std::vector<std::string> carried = deltas[i];
-    carried.push_back(i % 2 == 0 ? "CTX" : "ctx");
-    carried.push_back(i % 3 == 0 ? both : own);
-    EXPECT_EQ(apply(with.get(), carried), "OK") << i;
-    EXPECT_EQ(apply(without.get(), deltas[i]), "OK") << i;
-  }
-  EXPECT_EQ(Cmd(with.get(), {"GET", "k"}).str(), "new");
-  EXPECT_EQ(Cmd(with.get(), {"PEXPIRETIME", "e"}).integer(), 4000000000000);
-  EXPECT_EQ(Cmd(with.get(), {"EXISTS", "d", "x"}).integer(), 0);
-  EXPECT_EQ(LogicalDigest(with.get()), LogicalDigest(without.get()));
-  EXPECT_EQ(InfoText(with.get(), "peers", "malformed_deltas"), "0");
+  const std::string none("\x01\x00", 2);
+  const std::string own1("\x01\x01\x00\x01", 4);
+  ASSERT_EQ(apply(deltas.get(), a, 1,
+                  {"put", "k", "x", "TS", "10", "PXAT", "4000000000000", "CTX", none}),
+            "OK");
+  ASSERT_EQ(apply(deltas.get(), b, 1, {"put", "k", "y", "TS", "20", "NOTTL", "CTX", none}), "OK");
+  ASSERT_EQ(apply(deltas.get(), c, 1, {"put", "k", "z", "TS", "5", "NOTTL", "CTX", none}), "OK");
+  ASSERT_EQ(apply(deltas.get(), c, 2, {"del-or", "0", "0", "k", own1}), "OK");
+  EXPECT_EQ(Cmd(deltas.get(), {"GET", "k"}).str(), "y");
 
-  const std::string refused = "ERR the delta was not applied (the server log says why)";
-  for (const std::string& ctx :
-       {std::string(), std::string("\x01\x01\x00\x00", 4), std::string("\x01\x01\x00\x84\x00", 5),
-        own + "x", std::string("\x01\x01\x01", 3) + std::string(20, '\xaa') + "\x01"}) {
-    EXPECT_EQ(apply(with.get(), {"put", "m", "v", "TS", "300", "NOTTL", "CTX", ctx}), refused);
+  // What c holds of k after its delete: R {c:1}, the slots a:1 and b:1.
+  const std::vector<std::string> piece = {
+      "or-string",     "k", own1, "2", a,       "1",  "value", "10",
+      "4000000000000", "x", b,    "1", "value", "20", "NOTTL", "y"};
+  EXPECT_EQ(apply(joined.get(), c, 0, piece), "OK");
+  EXPECT_EQ(Cmd(joined.get(), {"GET", "k"}).str(), "y");
+  EXPECT_EQ(LogicalDigest(joined.get()), LogicalDigest(deltas.get()));
+  const std::string digest = LogicalDigest(deltas.get());
+  EXPECT_EQ(apply(joined.get(), c, 0, piece), "OK");
+  EXPECT_EQ(apply(deltas.get(), c, 0, piece), "OK");
+  EXPECT_EQ(LogicalDigest(joined.get()), digest);
+  EXPECT_EQ(LogicalDigest(deltas.get()), digest);
+  // c's write the piece's R removed arrives late: it stays removed on both.
+  EXPECT_EQ(apply(joined.get(), c, 1, {"put", "k", "z", "TS", "5", "NOTTL", "CTX", none}), "OK");
+  EXPECT_EQ(LogicalDigest(joined.get()), digest);
+
+  // b deletes what it wrote: a's slot, carried as a sibling, is read on both.
+  for (redisContext* node : {deltas.get(), joined.get()}) {
+    ASSERT_EQ(apply(node, b, 2, {"del-or", "0", "0", "k", own1}), "OK");
+    EXPECT_EQ(Cmd(node, {"GET", "k"}).str(), "x");
+    EXPECT_EQ(Cmd(node, {"PEXPIRETIME", "k"}).integer(), 4000000000000);
   }
-  EXPECT_EQ(apply(with.get(), {"delete", "k", "TS", "300", "CTX"}), refused);
-  EXPECT_EQ(apply(with.get(), {"delete", "k", "TS", "300", "CTX", own, "CTX", own}), refused);
-  // An origin that is no node id cannot name its own entry.
-  EXPECT_EQ(apply(with.get(), {"put", "m", "v", "TS", "300", "NOTTL", "CTX", own}, "x"), refused);
-  EXPECT_EQ(InfoText(with.get(), "peers", "malformed_deltas"), "8");
-  EXPECT_EQ(Cmd(with.get(), {"EXISTS", "m"}).integer(), 0);
-  EXPECT_EQ(Cmd(with.get(), {"GET", "k"}).str(), "new");
-  EXPECT_EQ(apply(with.get(), {"put", "m", "v", "TS", "300", "NOTTL"}, "x"), "OK");
+  EXPECT_EQ(LogicalDigest(joined.get()), LogicalDigest(deltas.get()));
+
+  // A piece out of shape is refused and counted, nothing joined.
+  std::vector<std::string> bad = piece;
+  bad[3] = "3";
+  EXPECT_EQ(apply(joined.get(), c, 0, bad),
+            "ERR the delta was not applied (the server log says why)");
+  EXPECT_EQ(InfoText(joined.get(), "peers", "malformed_deltas"), "1");
+}
+
+// The rule is a join: two nodes that apply the same observed-remove deltas in any order hold the
+// same state, R and slots included (DEBUG DIGEST-LOGICAL hashes them). Each order of five deltas
+// of two origins goes to its own key, forwards on one node and in that order on the other.
+TEST_F(ActiveActiveTest, ObservedRemoveDeltasConvergeInEveryOrder) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  ASSERT_TRUE(n1_.Start(no_peer.PeerArgs())) << n1_.error();
+  auto forwards = n0_.Connect();
+  auto ordered = n1_.Connect();
+  const std::string a(40, 'a');
+  const std::string b(40, 'b');
+  const std::string none("\x01\x00", 2);
+  const std::string a1("\x01\x01\x00\x01", 4);
+  // b's own offset 1 and a's offset 1.
+  const std::string b1_a1 =
+      std::string("\x01\x02\x00\x01\x01", 5) + std::string(20, '\xaa') + "\x01";
+  struct Delta {
+    const std::string* from;
+    uint64_t offset;
+    std::vector<std::string> args;  // "K" stands for the key
+  };
+  const std::vector<Delta> deltas = {
+      {&a, 1, {"put", "K", "a", "TS", "5", "NOTTL", "CTX", none}},
+      {&a, 2, {"del-or", "0", "0", "K", a1}},
+      {&a, 3, {"put", "K", "b", "TS", "3", "NOTTL", "CTX", none}},
+      {&b, 1, {"put", "K", "x", "TS", "4", "PXAT", "4000000000000", "CTX", none}},
+      {&b, 2, {"delete", "K", "TS", "2", "CTX", b1_a1}},
+  };
+  auto apply = [&](redisContext* c, const Delta& d, const std::string& key) {
+    std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", *d.from,
+                                    "0",     "OFFSET",     std::to_string(d.offset)};
+    for (const std::string& arg : d.args) cmd.push_back(arg == "K" ? key : arg);
+    return Cmd(c, cmd).str();
+  };
+  std::vector<size_t> order = {0, 1, 2, 3, 4};
+  int n = 0;
+  do {
+    const std::string key = "k" + std::to_string(n++);
+    for (size_t i = 0; i < deltas.size(); i++) {
+      ASSERT_EQ(apply(forwards.get(), deltas[i], key), "OK") << key << " " << i;
+      ASSERT_EQ(apply(ordered.get(), deltas[order[i]], key), "OK") << key << " " << order[i];
+    }
+    // a:3's `b` is the greatest slot left: a:1 went with the delete, b:1 with b's own delete.
+    ASSERT_EQ(Cmd(ordered.get(), {"GET", key}).str(), "b") << key;
+  } while (std::next_permutation(order.begin(), order.end()));
+  EXPECT_EQ(n, 120);
+  EXPECT_EQ(LogicalDigest(forwards.get()), LogicalDigest(ordered.get()));
 }
 
 // With the same DEBUG CLOCK on every node, a row expires everywhere at the same clock time,
