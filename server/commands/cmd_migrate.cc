@@ -10,6 +10,10 @@
 // (<= 0: 1000). Unlike Redis, no connection is kept for the next MIGRATE: each opens its own (so
 // each sends SELECT, as Redis does on a new connection). The payload is ebb's own (DUMP), so the
 // target is an ebb server; another server answers RESTORE with its error, which MIGRATE reports.
+// MIGRATE runs once (kCmdNoRestart): its reads wait for the disk inline, because the RESTOREs go
+// out before its first write here — a run repeated after them (its first delete needing a block
+// a flush or compaction moved while it waited for the target) would send them again and meet
+// BUSYKEY.
 //
 // Replies: +OK; +NOKEY when none of the keys exists; "-IOERR error or timeout connecting to the
 // client"; "-IOERR error or timeout writing|reading to target instance"; "-ERR Target instance
@@ -217,7 +221,7 @@ std::vector<CommandSpec> MigrateCommands() {
   return {
       {.name = "migrate",
        .arity = -6,
-       .flags = kCmdWrite,
+       .flags = kCmdWrite | kCmdNoRestart,
        .keys = {.first = 3, .last = 3, .step = 1, .keyword = "KEYS", .keyword_from = 6},
        .group = "generic",
        .since = "2.6.0",

@@ -77,7 +77,7 @@ enum CommandFlag : uint32_t {
   kCmdSubscriberOk = 1 << 11,
   // Runs once, its reads waiting for the disk inline, never restarted
   // (server/dispatch/dispatcher.h): EXEC, whose queued commands publish, touch watches and write as
-  // they go.
+  // they go; EVAL and FCALL; MIGRATE, which sends the target its keys before its first write.
   kCmdNoRestart = 1 << 12,
   kCmdNoMulti = 1 << 13,  // refused inside MULTI (SHUTDOWN): "Command not allowed inside ..."
   kCmdDenyOom = 1 << 14,  // adds data: refused with -OOM above maxmemory (Redis's denyoom)

@@ -58,7 +58,8 @@
 // and once a request has waited kMaxRounds times or pinned kMaxPinnedBytes (a scan of a large
 // range) its next run reads inline (disk_wait_fallbacks). tests/commands/restart_test.cc runs the
 // commands through reruns. A row flagged kCmdNoRestart (EXEC, whose queued commands publish,
-// touch watches and write as they go) runs once, its reads waiting for the disk inline.
+// touch watches and write as they go; MIGRATE, which sends the target its keys before it writes)
+// runs once, its reads waiting for the disk inline.
 //
 // Lookahead. A client that pipelines would wait for the disk at each request that needs a
 // block; so before the blocks of an incomplete request are read, the caller may hand Lookahead
