@@ -142,6 +142,23 @@ TEST_F(ActiveActiveOrRowsTest, AWholeKeyDeleteTakesTheSiblingsItCovers) {
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
 }
 
+// A counter delta reaching a key whose newest version is an expired one held as a reduced rank
+// in the extended form adopts it as a reduced base (expired, so the counter reads as expired), as
+// a node given the two the other way round merges it.
+TEST_F(ActiveActiveOrRowsTest, ACounterAdoptsAReducedVersionInTheExtendedForm) {
+  StartTwo();
+  const std::vector<std::string> reduced = {
+      "put-expired", "n", "DIGEST", std::string(64, '7'), "TS", "10", "PXAT", "1000", "CTX", kNone};
+  const std::vector<std::string> incr = {"counter", "n", "BY", kB, "20", "1", "5", "0"};
+  ASSERT_EQ(Apply(c0_.get(), kA, 1, reduced), "OK");
+  ASSERT_EQ(Apply(c0_.get(), kB, 1, incr), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kB, 1, incr), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kA, 1, reduced), "OK");
+  // The base has expired: so has the counter, on both.
+  for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"EXISTS", "n"}).integer(), 0);
+  EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
+}
+
 // The same deltas of three origins, a del-at among them that covers some of the writes, leave
 // two nodes with equal state (R and slots) in every order of arrival.
 TEST_F(ActiveActiveOrRowsTest, ADeleteHorizonLeavesTheSameStateInEveryOrder) {
