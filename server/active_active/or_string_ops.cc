@@ -124,6 +124,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
     return ApplyOutcome::kMalformed;
   }
   const std::string key(parsed.key);
+  bool written = false;
   if (s.ok() && admission.covered) {
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
     // Removed as it arrives: its context and its own dot, as the delete removed its slot on a
@@ -137,8 +138,16 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
   } else if (s.ok() && !admission.below_floor) {
     const types::Dot dot{std::move(origin), delta.offset};
     s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
-      return types::ApplyOrWrite(rows, *context, dot, SlotRowOf(parsed));
+      types::OrApplied applied = types::ApplyOrWrite(rows, *context, dot, SlotRowOf(parsed));
+      written = applied.written;
+      return applied;
     });
+  }
+  // A put whose expiry had passed when it was written, counted as the handler's write counts it
+  // (INFO stats dead_on_arrival_own_expiry).
+  if (s.ok() && written && parsed.kind == StringDelta::Kind::kPut && !parsed.nottl &&
+      parsed.version.expire_at <= context_->clock().NowMs()) {
+    ++context_->stats().dead_on_arrival_own_expiry;
   }
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());

@@ -159,6 +159,24 @@ TEST_F(ActiveActiveOrRowsTest, ACounterAdoptsAReducedVersionInTheExtendedForm) {
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
 }
 
+// A put with a context whose expiry has already passed when it is written counts in INFO stats
+// dead_on_arrival_own_expiry, as one without a context does; one that writes nothing (already
+// applied) does not.
+TEST_F(ActiveActiveOrRowsTest, AContextPutThatArrivesDeadIsCounted) {
+  StartTwo();
+  auto dead = [](redisContext* c) { return InfoText(c, "stats", "dead_on_arrival_own_expiry"); };
+  ASSERT_EQ(Apply(c0_.get(), kA, 0, {"put", "plain", "v", "TS", "5", "PXAT", "1000"}), "OK");
+  EXPECT_EQ(dead(c0_.get()), "1");
+  ASSERT_EQ(Apply(c0_.get(), kA, 1, {"put", "k", "v", "TS", "5", "PXAT", "1000", "CTX", kNone}),
+            "OK");
+  EXPECT_EQ(dead(c0_.get()), "2");
+  ASSERT_EQ(Apply(c0_.get(), kA, 1, {"put", "k", "v", "TS", "5", "PXAT", "1000", "CTX", kNone}),
+            "OK");
+  ASSERT_EQ(Apply(c0_.get(), kA, 2, {"put", "k", "w", "TS", "6", "NOTTL", "CTX", Own(1)}), "OK");
+  EXPECT_EQ(dead(c0_.get()), "2");
+  EXPECT_EQ(Cmd(c0_.get(), {"GET", "k"}).str(), "w");
+}
+
 // The same deltas of three origins, a del-at among them that covers some of the writes, leave
 // two nodes with equal state (R and slots) in every order of arrival.
 TEST_F(ActiveActiveOrRowsTest, ADeleteHorizonLeavesTheSameStateInEveryOrder) {
