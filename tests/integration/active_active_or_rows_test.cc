@@ -142,6 +142,22 @@ TEST_F(ActiveActiveOrRowsTest, AWholeKeyDeleteTakesTheSiblingsItCovers) {
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
 }
 
+// A snapshot's or-string piece whose slot a delete here covers: the slot is removed as it arrives,
+// its dot joined into R, as on a node that held the slot when the delete came.
+TEST_F(ActiveActiveOrRowsTest, ACoveredSlotOfASnapshotPieceJoinsR) {
+  StartTwo();
+  ASSERT_EQ(Apply(c0_.get(), kC, 1, {"del-at", "15", "k"}), "OK");
+  const std::vector<std::string> piece = {"or-string", "k",  kNone,   "2", kA, "1",
+                                          "value",     "10", "NOTTL", "x", kB, "1",
+                                          "value",     "20", "NOTTL", "y"};
+  ASSERT_EQ(Apply(c0_.get(), kC, 0, piece), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kA, 1, {"put", "k", "x", "TS", "10", "NOTTL", "CTX", kNone}), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kB, 1, {"put", "k", "y", "TS", "20", "NOTTL", "CTX", kNone}), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kC, 1, {"del-at", "15", "k"}), "OK");
+  for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "y");
+  EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
+}
+
 // A counter delta reaching a key whose newest version is an expired one held as a reduced rank
 // in the extended form adopts it as a reduced base (expired, so the counter reads as expired), as
 // a node given the two the other way round merges it.
