@@ -15,7 +15,9 @@
 //
 // Canonical content after a delete at T, so that every order of arrival leaves the same rows:
 //   string  the newest version (under the LWW gate also the greatest) stays when its ts > T;
-//           otherwise the key is wiped;
+//           otherwise the key is wiped. Under the observed-remove rule (types/or_string.h) each
+//           slot at or before T goes, its dot joined into the key's R, and a covered write that
+//           arrives later joins R with its context and dot, so R and slots match in every order;
 //   TREG    stays when its pair's ts > T, else wiped;
 //   TLOG    entries at or below T go: the cutoff becomes max(cutoff, T + 1), and a log left with
 //           no entries and a cutoff <= T + 1 is wiped. Every TLOG write that passes a marker M
