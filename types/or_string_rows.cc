@@ -190,6 +190,7 @@ Status LoadOrString(Keyspace& keyspace, int db, std::string_view key, std::strin
     LoadPlain(std::move(held), node_id, rows);
     return Status::OK();
   }
+  rows->extended = true;
   OrStringExt ext;
   OrSlotRow row;
   if (!SplitTagged(held, &ext, &row)) return BadRow("row");
@@ -218,6 +219,33 @@ OrApplied ApplyOrDelete(OrStringRows* rows, const OrContext& context) {
   return ApplyOrDelta(&rows->state, {.context = context});
 }
 
+OrApplied ApplyOrDeleteUpTo(OrStringRows* rows, int64_t ts) {
+  OrContext covered;
+  for (const OrSlot& slot : rows->state.slots) {
+    if (slot.version.ts <= ts) covered.Raise(slot.dot.origin, slot.dot.offset);
+  }
+  if (covered.empty()) return {};
+  return ApplyOrDelete(rows, covered);
+}
+
+OrApplied ApplyOrExpiry(OrStringRows* rows, int64_t up_to, int64_t deleted_up_to,
+                        std::optional<int64_t> expire_at) {
+  OrApplied applied;
+  for (OrSlot& slot : rows->state.slots) {
+    OrSlotRow& row = rows->slot_rows.find(slot.dot.origin)->second;
+    const int64_t ts = slot.version.ts;
+    if (row.kind != RowKind::kValue || ts > up_to || ts <= deleted_up_to ||
+        row.meta.expire_at_ms == expire_at) {
+      continue;
+    }
+    row.meta.expire_at_ms = expire_at;
+    OrSlotOfRow(slot.dot, row, &slot);  // the same value: its rank with the new expiry
+    rows->rewritten.insert(slot.dot.origin);
+    applied.written = true;
+  }
+  return applied;
+}
+
 Status StoreOrString(Keyspace& keyspace, int db, std::string_view key, const OrStringRows& rows,
                      const OrApplied& applied) {
   if (!applied.changed()) return Status::OK();
@@ -228,7 +256,10 @@ Status StoreOrString(Keyspace& keyspace, int db, std::string_view key, const OrS
   for (const OrSlot& slot : rows.state.slots) {
     if (&slot == winner) continue;
     auto held = rows.held_siblings.find(slot.dot.origin);
-    if (held != rows.held_siblings.end() && held->second == slot.dot) continue;
+    if (held != rows.held_siblings.end() && held->second == slot.dot &&
+        !rows.rewritten.contains(slot.dot.origin)) {
+      continue;
+    }
     AddPut(&batch, keyspace, Keyspace::SystemRowKey(prefix + slot.dot.origin),
            rows.slot_rows.find(slot.dot.origin)->second, {.dot = slot.dot});
   }

@@ -1,7 +1,7 @@
 // The rows of an observed-remove string key (docs/active-active.md, "Status", "observed-remove
 // deletes of string keys", Rows; docs/key-encoding.md, "String rows" and "Active-active
 // siblings"): load one key's OrStringState (types/or_string.h) from its rows and store it back,
-// inside the keyspace's current batch when one is open. The server does not use them yet.
+// inside the keyspace's current batch when one is open.
 //
 // Rows. The data row (0x01 | db | key) holds the winner (OrWinner) as `0x05 ext inner`
 // (types/or_string_ext.h): ext its dot and R, inner its row value without the extension; a value
@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -67,6 +68,10 @@ struct OrStringRows {
   // the dot each sibling row held, by origin.
   std::optional<int64_t> data_ts;
   std::map<std::string, Dot, std::less<>> held_siblings;
+  // The data row carries the extension (kOrStringTag): the key is under the rule.
+  bool extended = false;
+  // The slots whose row changed with their dot kept (ApplyOrExpiry), by origin.
+  std::set<std::string, std::less<>> rewritten;
 };
 
 // Loads the key's rows (the data row at retrieval grace 0, the most recently written version;
@@ -80,13 +85,22 @@ storage::Status LoadOrString(Keyspace& keyspace, int db, std::string_view key,
 OrApplied ApplyOrWrite(OrStringRows* rows, const OrContext& context, Dot dot, OrSlotRow row);
 // Applies a DEL's delta (its context, no write).
 OrApplied ApplyOrDelete(OrStringRows* rows, const OrContext& context);
+// A whole-key delete at `ts` (server/active_active/whole_key.h): every slot written at or before
+// ts goes as a DEL whose context names it would remove it, so R keeps its dot and the state is
+// the one a node holds that dropped those writes on arrival (each a DEL of its own dot).
+OrApplied ApplyOrDeleteUpTo(OrStringRows* rows, int64_t ts);
+// An expiry register (whole_key.h): every value slot (live or expired) written at or before
+// `up_to` and after `deleted_up_to` takes `expire_at` (nullopt: none), its dot kept; the winner
+// is the greatest slot again. `written` says whether a slot changed.
+OrApplied ApplyOrExpiry(OrStringRows* rows, int64_t up_to, int64_t deleted_up_to,
+                        std::optional<int64_t> expire_at);
 
 // Writes the rows of `rows.state` in one engine write (into the open batch, if any): nothing
 // when !applied.changed(); else the data row as above — after a wipe when the new winner's
 // timestamp is below the held data row's (a promoted sibling), so every retrieval grace reads it
-// — the sibling rows whose slot is new or changed, and a wipe of each sibling row whose slot
-// went or became the winner. REQUIRES: rows as LoadOrString made them, then changed only by
-// ApplyOrWrite/ApplyOrDelete (every slot has its row).
+// — the sibling rows whose slot is new, changed or rewritten, and a wipe of each sibling row whose
+// slot went or became the winner. REQUIRES: rows as LoadOrString made them, then changed only by
+// ApplyOrWrite, ApplyOrDelete, ApplyOrDeleteUpTo and ApplyOrExpiry (every slot has its row).
 storage::Status StoreOrString(Keyspace& keyspace, int db, std::string_view key,
                               const OrStringRows& rows, const OrApplied& applied);
 

@@ -11,6 +11,7 @@
 #include "types/keyspace.h"
 #include "types/kv.h"
 #include "types/merge_rule.h"
+#include "types/or_string_ext.h"
 #include "types/string_rank.h"
 
 namespace ebb::server {
@@ -263,9 +264,11 @@ storage::Status Counters::ReadOrAdopt(int db, std::string_view key, const KeyMar
     } else if (dead && dead->kind == storage::RowKind::kTombstone) {
       adopted = true;
       base.ts = dead->meta.timestamp_or_zero();
-      base.kind = types::DecodeReducedString(dead->value, &base.value, &base.expire_at)
-                      ? CounterBase::Kind::kReduced
-                      : CounterBase::Kind::kTombstone;
+      // An observed-remove row's rank is the row it wraps (types/or_string_ext.h).
+      base.kind =
+          types::DecodeReducedString(types::OrInnerRow(dead->value), &base.value, &base.expire_at)
+              ? CounterBase::Kind::kReduced
+              : CounterBase::Kind::kTombstone;
     } else if (dead && dead->kind == storage::RowKind::kValue) {
       types::KeyType type;
       std::string_view payload;

@@ -6,7 +6,10 @@
 //
 // A delta's write becomes the slot (origin, the delta's offset); the key's markers judge it first
 // as any string delta (a whole-key delete's horizon covers it, a type floor above strings makes it
-// lose, an expiry register rewrites its PXAT), and a key that holds another type keeps it.
+// lose, an expiry register rewrites its PXAT), and a key that holds another type keeps it. A write
+// a delete covers is removed as it arrives: its context and its own dot join the key's R, as the
+// delete took its slot on a node it reached first (whole_key.h), so R does not depend on the
+// order of arrival.
 #include <spdlog/spdlog.h>
 
 #include <limits>
@@ -121,13 +124,30 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
     return ApplyOutcome::kMalformed;
   }
   const std::string key(parsed.key);
+  bool written = false;
   if (s.ok() && admission.covered) {
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
+    // Removed as it arrives: its context and its own dot, as the delete removed its slot on a
+    // node it reached first (whole_key.h, DeleteFromOrString), so both hold the same R.
+    context->Raise(origin, delta.offset);
+    if (s.ok()) {
+      s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
+        return types::ApplyOrDelete(rows, *context);
+      });
+    }
   } else if (s.ok() && !admission.below_floor) {
     const types::Dot dot{std::move(origin), delta.offset};
     s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
-      return types::ApplyOrWrite(rows, *context, dot, SlotRowOf(parsed));
+      types::OrApplied applied = types::ApplyOrWrite(rows, *context, dot, SlotRowOf(parsed));
+      written = applied.written;
+      return applied;
     });
+  }
+  // A put whose expiry had passed when it was written, counted as the handler's write counts it
+  // (INFO stats dead_on_arrival_own_expiry).
+  if (s.ok() && written && parsed.kind == StringDelta::Kind::kPut && !parsed.nottl &&
+      parsed.version.expire_at <= context_->clock().NowMs()) {
+    ++context_->stats().dead_on_arrival_own_expiry;
   }
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
@@ -174,20 +194,23 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& o
   }
   // Each slot judged by the key's markers as the delta that wrote it (its expiry rewritten by a
   // register); the ones they admit join with the sender's R (types/or_string.h: JoinOrState).
+  // A slot a delete covers is removed as it arrives, its dot joined into R (as ApplyOrString).
   std::vector<std::pair<const types::OrSlot*, std::vector<std::string>>> admitted;
+  types::OrContext removed = piece.state.removed;
   storage::Status s;
   for (size_t i = 0; i < piece.state.slots.size() && s.ok(); i++) {
     const types::OrSlot& slot = piece.state.slots[i];
     std::vector<std::string> form = SlotDeltaArgs(piece.key, slot, piece.values[i]);
     WholeKeyMarkers::Admission admission;
     s = whole_key_->Judge(delta.db, &form, &admission);
+    if (s.ok() && admission.covered) removed.Raise(slot.dot.origin, slot.dot.offset);
     if (s.ok() && !admission.covered && !admission.below_floor) {
       admitted.emplace_back(&slot, std::move(form));
     }
   }
   if (s.ok()) {
     s = ApplyOrToKey(delta.db, piece.key, [&](types::OrStringRows* rows) {
-      types::OrApplied applied = types::ApplyOrDelete(rows, piece.state.removed);
+      types::OrApplied applied = types::ApplyOrDelete(rows, removed);
       for (const auto& [slot, form] : admitted) {
         StringDelta parsed;
         if (!ParseStringDelta(form, &parsed)) continue;  // made by StringDeltaArgs: never

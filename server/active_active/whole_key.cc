@@ -18,6 +18,7 @@
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
+#include "types/or_string_rows.h"
 #include "types/tlog.h"
 #include "types/treg.h"
 #include "types/treg_state.h"
@@ -411,6 +412,10 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
     if (is_log) *precedence = TypePrecedence(types::KeyType::kTlog);
     return s;
   }
+  // A string under the observed-remove rule: the slots at or before ts go, siblings included.
+  bool extended = false;
+  s = DeleteFromOrString(db, key, ts, precedence, &extended);
+  if (!s.ok() || extended) return s;
   types::KeyMetaRow row;
   bool found = false;
   s = ReadNewest(db, key, &row, &found);
@@ -435,6 +440,19 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   }
   if (!wipe) return storage::Status::OK();
   return RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+}
+
+storage::Status WholeKeyMarkers::DeleteFromOrString(int db, std::string_view key, int64_t ts,
+                                                    int* precedence, bool* extended) {
+  // The origin a row in today's forms would load with does not matter: only an extended row is
+  // changed here.
+  types::OrStringRows rows;
+  storage::Status s = types::LoadOrString(keyspace_, db, key, "", &rows);
+  *extended = rows.extended;
+  if (!s.ok() || !rows.extended) return s;
+  if (!rows.state.slots.empty()) *precedence = TypePrecedence(types::KeyType::kString);
+  const types::OrApplied applied = types::ApplyOrDeleteUpTo(&rows, ts);
+  return types::StoreOrString(keyspace_, db, key, rows, applied);
 }
 
 storage::Status WholeKeyMarkers::DeleteFromLog(int db, std::string_view key, int64_t ts,

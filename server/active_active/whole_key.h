@@ -15,7 +15,9 @@
 //
 // Canonical content after a delete at T, so that every order of arrival leaves the same rows:
 //   string  the newest version (under the LWW gate also the greatest) stays when its ts > T;
-//           otherwise the key is wiped;
+//           otherwise the key is wiped. Under the observed-remove rule (types/or_string.h) each
+//           slot at or before T goes, its dot joined into the key's R, and a covered write that
+//           arrives later joins R with its context and dot, so R and slots match in every order;
 //   TREG    stays when its pair's ts > T, else wiped;
 //   TLOG    entries at or below T go: the cutoff becomes max(cutoff, T + 1), and a log left with
 //           no entries and a cutoff <= T + 1 is wiped. Every TLOG write that passes a marker M
@@ -227,12 +229,24 @@ class WholeKeyMarkers {
   storage::Status CountRows();
   // SettleExpiry under `reg`.
   storage::Status ApplyRegisterToTreg(int db, std::string_view key, const ExpiryRegister& reg);
+  // The register given to a string key under the observed-remove rule (*extended: its data row
+  // carries the extension; nothing done otherwise): every slot written at or before reg.ts and
+  // not covered by a delete takes its expiry, in its own row (types/or_string_rows.h).
+  storage::Status ApplyRegisterToOrString(int db, std::string_view key, const ExpiryRegister& reg,
+                                          bool* extended);
   // The same for a log (live, or expired by an earlier register): it carries the register in
   // its metadata (types/tlog.h), after the key's deletes are applied to it.
   storage::Status ApplyRegisterToTlog(int db, std::string_view key, const ExpiryRegister& reg);
   // The same for a series (series_expiry.h), after the key's deletes.
   storage::Status ApplyRegisterToHeldSeries(int db, std::string_view key,
                                             const ExpiryRegister& reg);
+  // A delete at `ts` of the string `key` holds under the observed-remove rule (*extended: its
+  // data row carries the extension; nothing done otherwise): every slot written at or before ts
+  // goes, its dot kept in the key's R (types/or_string_rows.h, ApplyOrDeleteUpTo), so the slots
+  // and R are those of a node that had the delete first. *precedence: a string's when a slot
+  // was held.
+  storage::Status DeleteFromOrString(int db, std::string_view key, int64_t ts, int* precedence,
+                                     bool* extended);
   // A delete at `ts` of the log `key` holds, live or expired by its register (*is_log): its
   // entries at or before ts go (cutoff raised to ts + 1), and a log left with nothing after ts
   // is wiped. *is_log false: the key holds no log, nothing done.
