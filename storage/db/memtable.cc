@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -46,11 +47,10 @@ struct MemTable::Chain {
 
 // One distinct user key, the skiplist's entry: this header, the `key_len` key bytes, then
 // (pointer-aligned) the key's Chain. Header and key come first: a skiplist search step and a
-// bucket-chain step read only those, right after the node's level-0 pointer.
+// key index probe read only those, right after the node's level-0 pointer.
 struct MemTable::KeyNode {
   uint32_t key_len = 0;
-  uint32_t hash32 = 0;           // low half of the key's hash: most chain misses skip the memcmp
-  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
+  uint32_t hash32 = 0;  // the top half of the key's hash, its home in the key index
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
   const Chain& chain() const {
@@ -112,31 +112,67 @@ namespace {
 
 uint64_t HashKey(std::string_view key) { return Hash64(key.data(), key.size()); }
 
-// The bucket of `hash` among `num_buckets` (a power of two): the hash's top bits. A shift where
-// a modulo took a 64-bit division on every point read and write; the low 32 bits are the node's
-// hash32, so the bucket and the tag compared in it come from different bits.
-size_t BucketOf(uint64_t hash, size_t num_buckets) {
-  return hash >> (64 - std::countr_zero(num_buckets));
-}
+// A key index slot: 0, or a KeyNode pointer (48 bits) under 16 bits of its key's hash.
+constexpr int kTagShift = 48;
+constexpr uint64_t kPointerMask = (uint64_t{1} << kTagShift) - 1;
+static_assert(sizeof(void*) == 8, "the key index keeps a tag in a pointer's top 16 bits");
+
+// The tag of `hash` in its slot: its low 16 bits, apart from the top half that picks the home.
+uint64_t TagOf(uint64_t hash) { return hash << kTagShift; }
+
+constexpr size_t kFirstIndexSlots = 512;
 
 }  // namespace
 
-// A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes (rounded up to a
-// power of two) keeps chains about one node long in a full memtable.
+// One array of the key index. The slots are a block of their own, so a large array is whole
+// huge pages.
+struct MemTable::IndexArray {
+  size_t mask = 0;  // the slot count (a power of two) less one
+  int shift = 0;    // 32 - log2(slot count): a key's home is its hash32 shifted right by it
+  std::atomic<uint64_t>* slots = nullptr;
+
+  // An empty array of `num_slots` (a power of two, at most 2^32) slots.
+  explicit IndexArray(size_t num_slots);
+  ~IndexArray() { std::free(slots); }
+  IndexArray(const IndexArray&) = delete;
+  IndexArray& operator=(const IndexArray&) = delete;
+
+  size_t Home(uint32_t hash32) const { return hash32 >> shift; }
+  // Writes `slot` (a node's, with its tag) at the first free slot from its home. The caller
+  // keeps at least one slot free.
+  void Place(uint64_t slot, uint32_t hash32, std::memory_order order);
+};
+
+MemTable::IndexArray::IndexArray(size_t num_slots)
+    : mask(num_slots - 1),
+      shift(32 - std::countr_zero(num_slots)),
+      slots(reinterpret_cast<std::atomic<uint64_t>*>(
+          AllocateHugePages(num_slots * sizeof(std::atomic<uint64_t>)))) {
+  for (size_t i = 0; i < num_slots; i++) new (&slots[i]) std::atomic<uint64_t>(0);
+}
+
+void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32, std::memory_order order) {
+  size_t i = Home(hash32);
+  while (slots[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+  slots[i].store(slot, order);
+}
+
+// A distinct key costs at least ~100 bytes of arena, so one prefix bucket per 512 bytes keeps
+// chains short in a full memtable even when every key has its own prefix.
 MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
                    std::shared_ptr<HugeBlockPool> blocks)
-    : arena_(std::move(blocks)),
-      table_(KeyNodeComparator(), &arena_),
-      num_buckets_(std::bit_ceil(std::max<size_t>(64, memtable_bytes / 128))),
-      buckets_(reinterpret_cast<std::atomic<KeyNode*>*>(
-          AllocateHugePages(num_buckets_ * sizeof(std::atomic<KeyNode*>)))),
-      prefix_length_(prefix_length) {
-  for (size_t i = 0; i < num_buckets_; i++) new (&buckets_[i]) std::atomic<KeyNode*>(nullptr);
+    : arena_(std::move(blocks)), table_(KeyNodeComparator(), &arena_), prefix_length_(prefix_length) {
+  index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots));
+  index_.store(index_arrays_.back().get(), std::memory_order_release);
   if (prefix_length_ != nullptr) {
-    num_prefix_buckets_ = std::max<size_t>(64, num_buckets_ / 4);
+    num_prefix_buckets_ = std::max<size_t>(64, std::bit_ceil(memtable_bytes / 512));
     prefix_buckets_.reset(new std::atomic<PrefixNode*>[num_prefix_buckets_]());
   }
 }
+
+MemTable::~MemTable() = default;
+
+size_t MemTable::index_slots() const { return index_.load(std::memory_order_acquire)->mask + 1; }
 
 MemTable::PrefixNode* MemTable::FindPrefixNode(std::string_view prefix, uint64_t hash) const {
   PrefixNode* p = prefix_buckets_[hash % num_prefix_buckets_].load(std::memory_order_acquire);
@@ -175,11 +211,45 @@ void MemTable::IndexPrefix(const KeyNode* node) {
 }
 
 const MemTable::KeyNode* MemTable::FindKeyNode(std::string_view user_key, uint64_t hash) const {
-  const KeyNode* node = buckets_[BucketOf(hash, num_buckets_)].load(std::memory_order_acquire);
-  for (; node != nullptr; node = node->hash_next) {
-    if (node->hash32 == static_cast<uint32_t>(hash) && node->user_key() == user_key) return node;
+  const IndexArray* array = index_.load(std::memory_order_acquire);
+  const uint64_t tag = TagOf(hash);
+  for (size_t i = array->Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & array->mask) {
+    const uint64_t slot = array->slots[i].load(std::memory_order_acquire);
+    if (slot == 0) return nullptr;
+    if ((slot & ~kPointerMask) != tag) continue;
+    const auto* node = reinterpret_cast<const KeyNode*>(slot & kPointerMask);
+    if (node->user_key() == user_key) return node;
   }
-  return nullptr;
+}
+
+void MemTable::IndexKey(const KeyNode* node, uint64_t hash) {
+  const auto address = reinterpret_cast<uintptr_t>(node);
+  assert((address & ~kPointerMask) == 0);
+  IndexArray* array = index_.load(std::memory_order_relaxed);
+  if (++num_keys_ > (array->mask + 1) / 2) array = GrowIndex(array);
+  array->Place(address | TagOf(hash), node->hash32, std::memory_order_release);
+}
+
+// The old slots are read in order; the nodes they point at (for their hash32) are anywhere in
+// the arena, so each is prefetched a few slots ahead of its use.
+MemTable::IndexArray* MemTable::GrowIndex(const IndexArray* old) {
+  constexpr size_t kAhead = 16;
+  const size_t old_slots = old->mask + 1;
+  auto owned = std::make_unique<IndexArray>(old_slots * 2);
+  IndexArray* grown = owned.get();
+  const auto node_of = [&](size_t i) {
+    return reinterpret_cast<const KeyNode*>(old->slots[i].load(std::memory_order_relaxed) &
+                                            kPointerMask);
+  };
+  for (size_t i = 0; i < std::min(kAhead, old_slots); i++) __builtin_prefetch(node_of(i));
+  for (size_t i = 0; i < old_slots; i++) {
+    if (i + kAhead < old_slots) __builtin_prefetch(node_of(i + kAhead));
+    const uint64_t slot = old->slots[i].load(std::memory_order_relaxed);
+    if (slot != 0) grown->Place(slot, node_of(i)->hash32, std::memory_order_relaxed);
+  }
+  index_arrays_.push_back(std::move(owned));
+  index_.store(grown, std::memory_order_release);
+  return grown;
 }
 
 MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encoded_row) {
@@ -197,7 +267,7 @@ MemTable::KeyNode* MemTable::NewKeyNode(char* mem, std::string_view user_key, ui
                                         Version* first) {
   auto* node = new (mem) KeyNode();
   node->key_len = static_cast<uint32_t>(user_key.size());
-  node->hash32 = static_cast<uint32_t>(hash);
+  node->hash32 = static_cast<uint32_t>(hash >> 32);
   if (!user_key.empty()) std::memcpy(mem + sizeof(KeyNode), user_key.data(), user_key.size());
   Chain* chain = new (&node->chain()) Chain();
   chain->newest.store(first, std::memory_order_relaxed);
@@ -301,9 +371,7 @@ void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user
       chain.flush_least = Chain::OutOfOrder();  // no timestamp to keep the order by
     }
     table_.Insert(fresh, mem.height);
-    std::atomic<KeyNode*>& bucket = buckets_[BucketOf(hash, num_buckets_)];
-    fresh->hash_next = bucket.load(std::memory_order_relaxed);
-    bucket.store(fresh, std::memory_order_release);
+    IndexKey(fresh, hash);
     if (prefix_length_ != nullptr) IndexPrefix(fresh);
     count_key(is_value ? 1 : -1);
   }
