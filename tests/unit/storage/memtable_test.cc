@@ -301,19 +301,21 @@ TEST(MemTableTest, KeyIndexGrowsWithItsKeysAndFindsEachOne) {
 }
 
 TEST(MemTableTest, ReadersFindEveryAddedKeyWhileTheKeyIndexGrows) {
-  // One writer adds keys through several doublings of the index; each reader looks up keys the
-  // writer has finished adding (`added`), the newest among them and random older ones: every
-  // lookup must find its key, whichever array the reader probes.
+  // One writer adds keys through several doublings of the index; each reader, until the writer
+  // is done (or a bounded count), looks up keys the writer has finished adding (`added`), the
+  // newest among them and random older ones: every lookup must find its key, whichever array
+  // the reader probes.
   auto mem = std::make_shared<MemTable>();
   constexpr int kKeys = 20'000;
-  constexpr int kLookupsPerReader = 100'000;
+  constexpr int kMaxLookupsPerReader = 1'000'000;
   const auto key_of = [](int i) { return Cat("key:", std::to_string(i)); };
   std::atomic<int> added{0};
   std::atomic<int> failures{0};
   const auto read = [&](unsigned seed) {
     std::mt19937 rng(seed);
-    for (int n = 0; n < kLookupsPerReader; n++) {
+    for (int n = 0; n < kMaxLookupsPerReader; n++) {
       const int done = added.load(std::memory_order_acquire);
+      if (done == kKeys) return;
       if (done == 0) continue;
       const int i = n % 2 == 0 ? done - 1 : static_cast<int>(rng() % static_cast<unsigned>(done));
       const std::string key = key_of(i);
