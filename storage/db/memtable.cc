@@ -161,7 +161,9 @@ void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32, std::memory_ord
 // chains short in a full memtable even when every key has its own prefix.
 MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
                    std::shared_ptr<HugeBlockPool> blocks)
-    : arena_(std::move(blocks)), table_(KeyNodeComparator(), &arena_), prefix_length_(prefix_length) {
+    : arena_(std::move(blocks)),
+      table_(KeyNodeComparator(), &arena_),
+      prefix_length_(prefix_length) {
   index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots));
   index_.store(index_arrays_.back().get(), std::memory_order_release);
   if (prefix_length_ != nullptr) {

@@ -88,8 +88,8 @@ class MemTable {
   };
 
   // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the prefix index
-  // (one bucket per 512 bytes). The key index starts small and grows (above). The arena's huge blocks
-  // come from and return to `blocks` when given (memtables of one DB share one pool).
+  // (one bucket per 512 bytes). The key index starts small and grows (above). The arena's huge
+  // blocks come from and return to `blocks` when given (memtables of one DB share one pool).
   explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr,
                     std::shared_ptr<HugeBlockPool> blocks = nullptr);
   ~MemTable();
