@@ -1,10 +1,13 @@
 #include "storage/db/memtable.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -120,41 +123,106 @@ static_assert(sizeof(void*) == 8, "the key index keeps a tag in a pointer's top 
 // The tag of `hash` in its slot: its low 16 bits, apart from the top half that picks the home.
 uint64_t TagOf(uint64_t hash) { return hash << kTagShift; }
 
-constexpr size_t kFirstIndexSlots = 512;
+constexpr size_t kFirstIndexSlots = 16;
+// Slots of the array being grown from that each new key's Add copies into the new one: one
+// cache line of them. A growth is complete after old slots / 8 new keys, long before the new
+// array is half full (another old slots / 2 new keys).
+constexpr size_t kMigrateSlots = 8;
+
+// Arrays from this size are anonymous mappings: the kernel zeroes their pages on first touch,
+// so a growth costs its Add no pass over the new array. Smaller ones are calloc'd.
+constexpr size_t kMapBytes = 64 << 10;
+constexpr size_t kHugePage = 2 << 20;
+
+char* MapZeroed(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<char*>(p);
+}
+
+// `bytes` of zeroed memory for an index array (a power of two); release with FreeZeroed. From
+// 2 MiB, aligned to and marked for transparent huge pages. Throws std::bad_alloc.
+void* AllocateZeroed(size_t bytes) {
+  if (bytes < kMapBytes) {
+    void* p = std::calloc(1, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  if (bytes < kHugePage) return MapZeroed(bytes);
+  // One huge page more than needed, less what lies outside the aligned stretch.
+  char* base = MapZeroed(bytes + kHugePage);
+  const size_t head = (kHugePage - reinterpret_cast<uintptr_t>(base) % kHugePage) % kHugePage;
+  if (head != 0) munmap(base, head);
+  munmap(base + head + bytes, kHugePage - head);
+  madvise(base + head, bytes, MADV_HUGEPAGE);
+  return base + head;
+}
+
+void FreeZeroed(void* p, size_t bytes) {
+  if (bytes < kMapBytes) {
+    std::free(p);
+  } else {
+    munmap(p, bytes);
+  }
+}
 
 }  // namespace
 
-// One array of the key index. The slots are a block of their own, so a large array is whole
-// huge pages.
+// One array of the key index: its geometry, the array it is still being filled from, then its
+// slots (a block of their own).
 struct MemTable::IndexArray {
-  size_t mask = 0;  // the slot count (a power of two) less one
-  int shift = 0;    // 32 - log2(slot count): a key's home is its hash32 shifted right by it
-  std::atomic<uint64_t>* slots = nullptr;
+  const size_t mask;  // the slot count (a power of two) less one
+  const int shift;    // 32 - log2(slot count): a key's home is its hash32 shifted right by it
+  // While this array grows from the previous one: that array, whose keys are not all copied
+  // here yet; nullptr once they are (release), never set again.
+  std::atomic<const IndexArray*> from;
+  std::atomic<uint64_t>* const slots;
 
-  // An empty array of `num_slots` (a power of two, at most 2^32) slots.
-  explicit IndexArray(size_t num_slots);
-  ~IndexArray() { std::free(slots); }
+  // An empty array of `num_slots` (a power of two, at most 2^32) slots, growing from `from`.
+  IndexArray(size_t num_slots, const IndexArray* from);
+  ~IndexArray() { FreeZeroed(slots, bytes()); }
   IndexArray(const IndexArray&) = delete;
   IndexArray& operator=(const IndexArray&) = delete;
 
+  size_t bytes() const { return (mask + 1) * sizeof(std::atomic<uint64_t>); }
   size_t Home(uint32_t hash32) const { return hash32 >> shift; }
-  // Writes `slot` (a node's, with its tag) at the first free slot from its home. The caller
-  // keeps at least one slot free.
-  void Place(uint64_t slot, uint32_t hash32, std::memory_order order);
+  static const KeyNode* NodeOf(uint64_t slot) {
+    return reinterpret_cast<const KeyNode*>(slot & kPointerMask);
+  }
+  // The node of `user_key` (whose hash is `hash`) among this array's slots, or nullptr.
+  const KeyNode* Find(std::string_view user_key, uint64_t hash) const;
+  // Writes `slot` (a node's, with its tag) at the first free slot from its home, with release.
+  // The caller keeps at least one slot free.
+  void Place(uint64_t slot, uint32_t hash32);
 };
 
-MemTable::IndexArray::IndexArray(size_t num_slots)
+MemTable::IndexArray::IndexArray(size_t num_slots, const IndexArray* from)
     : mask(num_slots - 1),
       shift(32 - std::countr_zero(num_slots)),
-      slots(reinterpret_cast<std::atomic<uint64_t>*>(
-          AllocateHugePages(num_slots * sizeof(std::atomic<uint64_t>)))) {
-  for (size_t i = 0; i < num_slots; i++) new (&slots[i]) std::atomic<uint64_t>(0);
+      from(from),
+      slots(static_cast<std::atomic<uint64_t>*>(
+          AllocateZeroed(num_slots * sizeof(std::atomic<uint64_t>)))) {
+  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) &&
+                    std::atomic<uint64_t>::is_always_lock_free,
+                "zeroed memory is an array of zero atomics");
 }
 
-void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32, std::memory_order order) {
+const MemTable::KeyNode* MemTable::IndexArray::Find(std::string_view user_key,
+                                                    uint64_t hash) const {
+  const uint64_t tag = TagOf(hash);
+  for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
+    const uint64_t slot = slots[i].load(std::memory_order_acquire);
+    if (slot == 0) return nullptr;
+    if ((slot & ~kPointerMask) != tag) continue;
+    const KeyNode* node = NodeOf(slot);
+    if (node->user_key() == user_key) return node;
+  }
+}
+
+void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32) {
   size_t i = Home(hash32);
   while (slots[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
-  slots[i].store(slot, order);
+  slots[i].store(slot, std::memory_order_release);
 }
 
 // A distinct key costs at least ~100 bytes of arena, so one prefix bucket per 512 bytes keeps
@@ -164,7 +232,7 @@ MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
     : arena_(std::move(blocks)),
       table_(KeyNodeComparator(), &arena_),
       prefix_length_(prefix_length) {
-  index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots));
+  index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots, nullptr));
   index_.store(index_arrays_.back().get(), std::memory_order_release);
   if (prefix_length_ != nullptr) {
     num_prefix_buckets_ = std::max<size_t>(64, std::bit_ceil(memtable_bytes / 512));
@@ -212,16 +280,13 @@ void MemTable::IndexPrefix(const KeyNode* node) {
   bucket.store(p, std::memory_order_release);
 }
 
+// `from` is loaded before `array` is probed: when it is null, every copy into `array` happened
+// before (its release store), so `array` alone holds every key added before `array` was loaded.
 const MemTable::KeyNode* MemTable::FindKeyNode(std::string_view user_key, uint64_t hash) const {
   const IndexArray* array = index_.load(std::memory_order_acquire);
-  const uint64_t tag = TagOf(hash);
-  for (size_t i = array->Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & array->mask) {
-    const uint64_t slot = array->slots[i].load(std::memory_order_acquire);
-    if (slot == 0) return nullptr;
-    if ((slot & ~kPointerMask) != tag) continue;
-    const auto* node = reinterpret_cast<const KeyNode*>(slot & kPointerMask);
-    if (node->user_key() == user_key) return node;
-  }
+  const IndexArray* from = array->from.load(std::memory_order_acquire);
+  if (const KeyNode* node = array->Find(user_key, hash)) return node;
+  return from == nullptr ? nullptr : from->Find(user_key, hash);
 }
 
 void MemTable::IndexKey(const KeyNode* node, uint64_t hash) {
@@ -229,29 +294,36 @@ void MemTable::IndexKey(const KeyNode* node, uint64_t hash) {
   assert((address & ~kPointerMask) == 0);
   IndexArray* array = index_.load(std::memory_order_relaxed);
   if (++num_keys_ > (array->mask + 1) / 2) array = GrowIndex(array);
-  array->Place(address | TagOf(hash), node->hash32, std::memory_order_release);
+  array->Place(address | TagOf(hash), node->hash32);
+  if (array->from.load(std::memory_order_relaxed) != nullptr) MigrateIndex(array, kMigrateSlots);
 }
 
-// The old slots are read in order; the nodes they point at (for their hash32) are anywhere in
-// the arena, so each is prefetched a few slots ahead of its use.
-MemTable::IndexArray* MemTable::GrowIndex(const IndexArray* old) {
-  constexpr size_t kAhead = 16;
-  const size_t old_slots = old->mask + 1;
-  auto owned = std::make_unique<IndexArray>(old_slots * 2);
+MemTable::IndexArray* MemTable::GrowIndex(IndexArray* full) {
+  // Unreached with kMigrateSlots copied per new key (above), kept so an array never grows from
+  // one still growing.
+  if (full->from.load(std::memory_order_relaxed) != nullptr) MigrateIndex(full, full->mask + 1);
+  auto owned = std::make_unique<IndexArray>(2 * (full->mask + 1), full);
   IndexArray* grown = owned.get();
-  const auto node_of = [&](size_t i) {
-    return reinterpret_cast<const KeyNode*>(old->slots[i].load(std::memory_order_relaxed) &
-                                            kPointerMask);
-  };
-  for (size_t i = 0; i < std::min(kAhead, old_slots); i++) __builtin_prefetch(node_of(i));
-  for (size_t i = 0; i < old_slots; i++) {
-    if (i + kAhead < old_slots) __builtin_prefetch(node_of(i + kAhead));
-    const uint64_t slot = old->slots[i].load(std::memory_order_relaxed);
-    if (slot != 0) grown->Place(slot, node_of(i)->hash32, std::memory_order_relaxed);
-  }
   index_arrays_.push_back(std::move(owned));
+  migrated_ = 0;
   index_.store(grown, std::memory_order_release);
   return grown;
+}
+
+// The old slots are copied in order; the nodes they point at (for their hash32) are anywhere in
+// the arena, so each step prefetches the nodes the next step will read.
+void MemTable::MigrateIndex(IndexArray* to, size_t count) {
+  const IndexArray* from = to->from.load(std::memory_order_relaxed);
+  const size_t old_slots = from->mask + 1;
+  const size_t end = std::min(old_slots, migrated_ + count);
+  for (size_t i = end; i < std::min(old_slots, end + count); i++) {
+    __builtin_prefetch(IndexArray::NodeOf(from->slots[i].load(std::memory_order_relaxed)));
+  }
+  for (; migrated_ < end; migrated_++) {
+    const uint64_t slot = from->slots[migrated_].load(std::memory_order_relaxed);
+    if (slot != 0) to->Place(slot, IndexArray::NodeOf(slot)->hash32);
+  }
+  if (migrated_ == old_slots) to->from.store(nullptr, std::memory_order_release);
 }
 
 MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encoded_row) {

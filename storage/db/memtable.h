@@ -21,24 +21,30 @@
 //   without hashing it again. Node pointers fit in 48 bits: 64-bit Linux gives user space
 //   addresses above 2^47 (x86-64) or 2^48 (AArch64) only to an mmap that asks for them, and the
 //   arena's memory comes from malloc.
-// - Growth: the array starts at 512 slots (4 KiB) and doubles when a new key would fill more
-//   than half of it, so a probe sequence stays short (about 1.5 slots for a hit, 2.5 for a miss)
-//   whatever the memtable's size. The doubling is done at once by the Add of that key: it builds
-//   the new array from the old one, one pass over the old slots with each node's hash prefetched
-//   ahead, then publishes it. That is O(1) amortised per new key; the worst Add of a 64 MiB
-//   memtable of small keys copies about 2^20 slots (docs/performance.md, round eight, has its
-//   time). Spreading the copy over later Adds (Redis's incremental rehash) would make every read
-//   during it probe two arrays.
-// - Concurrency: the index is one atomic pointer to the current array, stored with release after
-//   the array is complete; a reader loads it with acquire and probes that array, the old or the
-//   new one, both complete. Add fills an empty slot with a release store after the node is
-//   built, so a reader sees no slot or a whole node. A reader of an old array misses only keys
-//   added after it loaded the pointer, as if it had run before them.
+// - Growth: the array starts at 16 slots and doubles when a new key would fill more than half
+//   of it, so a probe sequence stays short (about 1.5 slots for a hit, 2.5 for a miss) whatever
+//   the memtable's size. A doubling is incremental, so no Add stalls on a copy of the whole
+//   index (at 64 MiB of small keys, a 2^20-slot pass: milliseconds; docs/performance.md, round
+//   eight): the Add that would fill the array half publishes a new, empty one of twice the
+//   slots that names the old one as the array it grows `from`. New keys go to the new array
+//   only, and each new key's Add copies the next 8 old slots into it (prefetching the nodes of
+//   the 8 after), so the copy is done after old slots / 8 new keys, well before the new array
+//   is half full. Until then a lookup that misses in the new array probes the old one as well.
+//   The old array is never written again. Large arrays are anonymous mappings, zeroed by the
+//   kernel page by page as slots are first written, so a growth costs no pass over the array.
+// - Concurrency: the index is one atomic pointer to the current array, stored with release
+//   once the array is built; a reader loads it with acquire, then the array's `from` with
+//   acquire, then probes the array and, on a miss, `from`. Every key added before the array
+//   was published is in `from` or already copied (when `from` reads null, the release store
+//   that cleared it came after the last copy), and every later one is in the array. Add fills
+//   an empty slot with a release store after the node is built, so a reader sees no slot or a
+//   whole node. A reader misses only keys added after it loaded the pointer, as if it had run
+//   before them.
 // - Memory: old arrays are never freed before the memtable (a reader may still probe one);
-//   together they are smaller than the current array. Arrays of 2 MiB and more are in huge pages
-//   (AllocateHugePages): every write and point read lands on a random slot, and with 4 KiB pages
-//   each such load could miss the TLB as well as the cache. A memtable of N distinct keys holds
-//   2N to 4N slots in its current array, under 8N slots (64N bytes) in all.
+//   together they are smaller than the current array. A memtable of N distinct keys holds 2N
+//   to 4N slots in its current array, under 8N slots (64N bytes) in all. Arrays of 2 MiB and
+//   more are in huge pages: every write and point read lands on a random slot, and with 4 KiB
+//   pages each such load could miss the TLB as well as the cache.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed. For the flush,
 // Add also keeps, per key, whether its versions came in timestamp order (with no wipe among
@@ -169,11 +175,14 @@ class MemTable {
 
   // The KeyNode of `user_key` (whose hash is `hash`), or nullptr.
   const KeyNode* FindKeyNode(std::string_view user_key, uint64_t hash) const;
-  // Puts `node` (a key not in the index, whose hash is `hash`) in the key index, first doubling
-  // the array when the key would fill more than half of it. Add only.
+  // Puts `node` (a key not in the index, whose hash is `hash`) in the key index, first starting
+  // a growth when the key would fill more than half of the array, then takes the growth in
+  // progress one step on. Add only.
   void IndexKey(const KeyNode* node, uint64_t hash);
-  // A new array of twice `old`'s slots holding every key of `old`, published; `old` is kept.
-  IndexArray* GrowIndex(const IndexArray* old);
+  // Publishes a new, empty array of twice `full`'s slots growing from `full`; returns it.
+  IndexArray* GrowIndex(IndexArray* full);
+  // Copies the next `count` slots of `to`'s `from` into `to`; clears `to`'s `from` once all are.
+  void MigrateIndex(IndexArray* to, size_t count);
   // When `user_key` is exactly a seek prefix: the smallest key here with that prefix (which is
   // then the first key >= user_key), or nullptr.
   const KeyNode* SmallestWithPrefix(std::string_view user_key) const;
@@ -188,6 +197,7 @@ class MemTable {
   std::vector<std::unique_ptr<IndexArray>> index_arrays_;
   std::atomic<IndexArray*> index_{nullptr};
   size_t num_keys_ = 0;  // distinct keys, Add only
+  size_t migrated_ = 0;  // slots of the current array's `from` copied so far, Add only
   SeekPrefixLength prefix_length_;
   size_t num_prefix_buckets_ = 0;
   std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_
