@@ -233,6 +233,7 @@ MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
       table_(KeyNodeComparator(), &arena_),
       prefix_length_(prefix_length) {
   index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots, nullptr));
+  index_bytes_.store(index_arrays_.back()->bytes(), std::memory_order_relaxed);
   index_.store(index_arrays_.back().get(), std::memory_order_release);
   if (prefix_length_ != nullptr) {
     num_prefix_buckets_ = std::max<size_t>(64, std::bit_ceil(memtable_bytes / 512));
@@ -305,6 +306,7 @@ MemTable::IndexArray* MemTable::GrowIndex(IndexArray* full) {
   auto owned = std::make_unique<IndexArray>(2 * (full->mask + 1), full);
   IndexArray* grown = owned.get();
   index_arrays_.push_back(std::move(owned));
+  index_bytes_.fetch_add(grown->bytes(), std::memory_order_relaxed);
   migrated_ = 0;
   index_.store(grown, std::memory_order_release);
   return grown;

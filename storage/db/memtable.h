@@ -42,9 +42,12 @@
 //   before them.
 // - Memory: old arrays are never freed before the memtable (a reader may still probe one);
 //   together they are smaller than the current array. A memtable of N distinct keys holds 2N
-//   to 4N slots in its current array, under 8N slots (64N bytes) in all. Arrays of 2 MiB and
-//   more are in huge pages: every write and point read lands on a random slot, and with 4 KiB
-//   pages each such load could miss the TLB as well as the cache.
+//   to 4N slots in its current array, under 8N slots (64N bytes) in all. Every array counts in
+//   ApproximateMemoryUsage from the Add that creates it, so the flush decision and the server's
+//   memory figures (used_memory, maxmemory) include the index: a memtable of small keys (about
+//   110 bytes of arena each) is frozen with about a quarter of its size in the index. Arrays of
+//   2 MiB and more are in huge pages: every write and point read lands on a random slot, and
+//   with 4 KiB pages each such load could miss the TLB as well as the cache.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed. For the flush,
 // Add also keeps, per key, whether its versions came in timestamp order (with no wipe among
@@ -110,8 +113,11 @@ class MemTable {
   void Add(uint64_t sequence, RowKind kind, std::string_view user_key, std::string_view encoded_row,
            const RowMeta& meta);
 
-  // Bytes of memory in use (arena), an estimate of the flushed size.
-  size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
+  // Bytes of memory in use: the arena (an estimate of the flushed size) and the key index's
+  // arrays.
+  size_t ApproximateMemoryUsage() const {
+    return arena_.MemoryUsage() + index_bytes_.load(std::memory_order_relaxed);
+  }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   bool empty() const { return num_entries() == 0; }
   // The key index's current slot count (a power of two, at least twice the distinct keys).
@@ -198,6 +204,7 @@ class MemTable {
   std::atomic<IndexArray*> index_{nullptr};
   size_t num_keys_ = 0;  // distinct keys, Add only
   size_t migrated_ = 0;  // slots of the current array's `from` copied so far, Add only
+  std::atomic<size_t> index_bytes_{0};  // every array's slots
   SeekPrefixLength prefix_length_;
   size_t num_prefix_buckets_ = 0;
   std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_

@@ -304,6 +304,35 @@ TEST(MemTableTest, KeyIndexGrowsWithItsKeysAndFindsEachOne) {
   EXPECT_FALSE(mem->FindVersions(std::string(1000, 'k'), kKeys + 1).Valid());
 }
 
+TEST(MemTableTest, MemoryUsageCountsEveryKeyIndexArray) {
+  // The index's arrays count in ApproximateMemoryUsage (the flush decision and the server's
+  // memory figures) from the moment each exists, and the old ones keep counting.
+  auto mem = std::make_shared<MemTable>();
+  size_t slots = mem->index_slots();
+  size_t index_bytes = slots * sizeof(uint64_t);
+  EXPECT_GE(mem->ApproximateMemoryUsage(), index_bytes);  // an empty memtable has its first
+  int growths = 0;
+  for (int i = 0; i < 20'000; i++) {
+    const size_t before = mem->ApproximateMemoryUsage();
+    const std::string key = Cat("key:", std::to_string(i));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    const size_t added = mem->ApproximateMemoryUsage() - before;
+    if (mem->index_slots() != slots) {
+      slots = mem->index_slots();
+      index_bytes += slots * sizeof(uint64_t);
+      growths++;
+      ASSERT_GE(added, slots * sizeof(uint64_t)) << i;
+    } else {
+      ASSERT_LT(added, 1024u) << i;  // the key's node and version only
+    }
+  }
+  EXPECT_GE(growths, 10);
+  EXPECT_GT(mem->ApproximateMemoryUsage(), index_bytes);
+  const size_t before = mem->ApproximateMemoryUsage();
+  mem->Add(20'001, RowKind::kValue, "key:3", Row("again"));  // a known key: no index bytes
+  EXPECT_LT(mem->ApproximateMemoryUsage() - before, 1024u);
+}
+
 TEST(MemTableTest, ReadersFindEveryAddedKeyWhileTheKeyIndexGrows) {
   // One writer adds keys through several doublings of the index; each reader, until the writer
   // is done (or a bounded count), looks up keys the writer has finished adding (`added`), the
