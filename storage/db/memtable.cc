@@ -3,8 +3,10 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cassert>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <new>
@@ -176,7 +178,8 @@ struct MemTable::IndexArray {
   // While this array grows from the previous one: that array, whose keys are not all copied
   // here yet; nullptr once they are (release), never set again.
   std::atomic<const IndexArray*> from;
-  std::atomic<uint64_t>* const slots;
+  // Zeroed memory holds the slots as plain integers, read and written through std::atomic_ref.
+  uint64_t* const slots;
 
   // An empty array of `num_slots` (a power of two, at most 2^32) slots, growing from `from`.
   IndexArray(size_t num_slots, const IndexArray* from);
@@ -184,7 +187,10 @@ struct MemTable::IndexArray {
   IndexArray(const IndexArray&) = delete;
   IndexArray& operator=(const IndexArray&) = delete;
 
-  size_t bytes() const { return (mask + 1) * sizeof(std::atomic<uint64_t>); }
+  size_t bytes() const { return (mask + 1) * sizeof(uint64_t); }
+  uint64_t Load(size_t i, std::memory_order order) const {
+    return std::atomic_ref<uint64_t>(slots[i]).load(order);
+  }
   size_t Home(uint32_t hash32) const { return hash32 >> shift; }
   static const KeyNode* NodeOf(uint64_t slot) {
     return reinterpret_cast<const KeyNode*>(slot & kPointerMask);
@@ -200,18 +206,17 @@ MemTable::IndexArray::IndexArray(size_t num_slots, const IndexArray* from)
     : mask(num_slots - 1),
       shift(32 - std::countr_zero(num_slots)),
       from(from),
-      slots(static_cast<std::atomic<uint64_t>*>(
-          AllocateZeroed(num_slots * sizeof(std::atomic<uint64_t>)))) {
-  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) &&
-                    std::atomic<uint64_t>::is_always_lock_free,
-                "zeroed memory is an array of zero atomics");
+      slots(static_cast<uint64_t*>(AllocateZeroed(num_slots * sizeof(uint64_t)))) {
+  static_assert(std::atomic_ref<uint64_t>::is_always_lock_free &&
+                    std::atomic_ref<uint64_t>::required_alignment <= alignof(std::max_align_t),
+                "a slot is read and written in place, lock-free");
 }
 
 const MemTable::KeyNode* MemTable::IndexArray::Find(std::string_view user_key,
                                                     uint64_t hash) const {
   const uint64_t tag = TagOf(hash);
   for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
-    const uint64_t slot = slots[i].load(std::memory_order_acquire);
+    const uint64_t slot = Load(i, std::memory_order_acquire);
     if (slot == 0) return nullptr;
     if ((slot & ~kPointerMask) != tag) continue;
     const KeyNode* node = NodeOf(slot);
@@ -221,8 +226,8 @@ const MemTable::KeyNode* MemTable::IndexArray::Find(std::string_view user_key,
 
 void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32) {
   size_t i = Home(hash32);
-  while (slots[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
-  slots[i].store(slot, std::memory_order_release);
+  while (Load(i, std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+  std::atomic_ref<uint64_t>(slots[i]).store(slot, std::memory_order_release);
 }
 
 // A distinct key costs at least ~100 bytes of arena, so one prefix bucket per 512 bytes keeps
@@ -319,10 +324,10 @@ void MemTable::MigrateIndex(IndexArray* to, size_t count) {
   const size_t old_slots = from->mask + 1;
   const size_t end = std::min(old_slots, migrated_ + count);
   for (size_t i = end; i < std::min(old_slots, end + count); i++) {
-    __builtin_prefetch(IndexArray::NodeOf(from->slots[i].load(std::memory_order_relaxed)));
+    __builtin_prefetch(IndexArray::NodeOf(from->Load(i, std::memory_order_relaxed)));
   }
   for (; migrated_ < end; migrated_++) {
-    const uint64_t slot = from->slots[migrated_].load(std::memory_order_relaxed);
+    const uint64_t slot = from->Load(migrated_, std::memory_order_relaxed);
     if (slot != 0) to->Place(slot, IndexArray::NodeOf(slot)->hash32);
   }
   if (migrated_ == old_slots) to->from.store(nullptr, std::memory_order_release);
