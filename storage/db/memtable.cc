@@ -132,32 +132,24 @@ constexpr size_t kFirstIndexSlots = 16;
 constexpr size_t kMigrateSlots = 8;
 
 // Arrays from this size are anonymous mappings: the kernel zeroes their pages on first touch,
-// so a growth costs its Add no pass over the new array. Smaller ones are calloc'd.
+// so a growth costs its Add no pass over the new array. Smaller ones are calloc'd. Not marked
+// for huge pages: the first write to each would fault in 2 MiB inside one Add, and on a
+// fragmented machine the kernel compacts memory for it first (milliseconds, as long as the
+// whole copy a growth avoids); a 4 KiB page faults in within microseconds.
 constexpr size_t kMapBytes = 64 << 10;
-constexpr size_t kHugePage = 2 << 20;
 
-char* MapZeroed(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<char*>(p);
-}
-
-// `bytes` of zeroed memory for an index array (a power of two); release with FreeZeroed. From
-// 2 MiB, aligned to and marked for transparent huge pages. Throws std::bad_alloc.
+// `bytes` of zeroed memory for an index array (a power of two); release with FreeZeroed.
+// Throws std::bad_alloc.
 void* AllocateZeroed(size_t bytes) {
+  void* p = nullptr;
   if (bytes < kMapBytes) {
-    void* p = std::calloc(1, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    return p;
+    p = std::calloc(1, bytes);
+  } else {
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) p = nullptr;
   }
-  if (bytes < kHugePage) return MapZeroed(bytes);
-  // One huge page more than needed, less what lies outside the aligned stretch.
-  char* base = MapZeroed(bytes + kHugePage);
-  const size_t head = (kHugePage - reinterpret_cast<uintptr_t>(base) % kHugePage) % kHugePage;
-  if (head != 0) munmap(base, head);
-  munmap(base + head + bytes, kHugePage - head);
-  madvise(base + head, bytes, MADV_HUGEPAGE);
-  return base + head;
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
 }
 
 void FreeZeroed(void* p, size_t bytes) {

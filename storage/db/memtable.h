@@ -45,9 +45,9 @@
 //   to 4N slots in its current array, under 8N slots (64N bytes) in all. Every array counts in
 //   ApproximateMemoryUsage from the Add that creates it, so the flush decision and the server's
 //   memory figures (used_memory, maxmemory) include the index: a memtable of small keys (about
-//   110 bytes of arena each) is frozen with about a quarter of its size in the index. Arrays of
-//   2 MiB and more are in huge pages: every write and point read lands on a random slot, and
-//   with 4 KiB pages each such load could miss the TLB as well as the cache.
+//   110 bytes of arena each) is frozen with about a quarter of its size in the index. The
+//   arrays are not marked for huge pages: a huge page's first write could stall an Add for
+//   milliseconds (memtable.cc); a point read in a large array may miss the TLB as well.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed. For the flush,
 // Add also keeps, per key, whether its versions came in timestamp order (with no wipe among
