@@ -1,9 +1,15 @@
 #include "storage/db/memtable.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <cassert>
+#include <cstddef>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -46,11 +52,10 @@ struct MemTable::Chain {
 
 // One distinct user key, the skiplist's entry: this header, the `key_len` key bytes, then
 // (pointer-aligned) the key's Chain. Header and key come first: a skiplist search step and a
-// bucket-chain step read only those, right after the node's level-0 pointer.
+// key index probe read only those, right after the node's level-0 pointer.
 struct MemTable::KeyNode {
   uint32_t key_len = 0;
-  uint32_t hash32 = 0;           // low half of the key's hash: most chain misses skip the memcmp
-  KeyNode* hash_next = nullptr;  // the bucket chain; set before the node is published
+  uint32_t hash32 = 0;  // the top half of the key's hash, its home in the key index
 
   std::string_view user_key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
   const Chain& chain() const {
@@ -112,31 +117,130 @@ namespace {
 
 uint64_t HashKey(std::string_view key) { return Hash64(key.data(), key.size()); }
 
-// The bucket of `hash` among `num_buckets` (a power of two): the hash's top bits. A shift where
-// a modulo took a 64-bit division on every point read and write; the low 32 bits are the node's
-// hash32, so the bucket and the tag compared in it come from different bits.
-size_t BucketOf(uint64_t hash, size_t num_buckets) {
-  return hash >> (64 - std::countr_zero(num_buckets));
+// A key index slot: 0, or a KeyNode pointer (48 bits) under 16 bits of its key's hash.
+constexpr int kTagShift = 48;
+constexpr uint64_t kPointerMask = (uint64_t{1} << kTagShift) - 1;
+static_assert(sizeof(void*) == 8, "the key index keeps a tag in a pointer's top 16 bits");
+
+// The tag of `hash` in its slot: its low 16 bits, apart from the top half that picks the home.
+uint64_t TagOf(uint64_t hash) { return hash << kTagShift; }
+
+constexpr size_t kFirstIndexSlots = 16;
+// Slots of the array being grown from that each new key's Add copies into the new one: one
+// cache line of them. A growth is complete after old slots / 8 new keys, long before the new
+// array is half full (another old slots / 2 new keys).
+constexpr size_t kMigrateSlots = 8;
+
+// Arrays from this size are anonymous mappings: the kernel zeroes their pages on first touch,
+// so a growth costs its Add no pass over the new array. Smaller ones are calloc'd. Not marked
+// for huge pages: the first write to each would fault in 2 MiB inside one Add, and on a
+// fragmented machine the kernel compacts memory for it first (milliseconds, as long as the
+// whole copy a growth avoids); a 4 KiB page faults in within microseconds.
+constexpr size_t kMapBytes = 64 << 10;
+
+// `bytes` of zeroed memory for an index array (a power of two); release with FreeZeroed.
+// Throws std::bad_alloc.
+void* AllocateZeroed(size_t bytes) {
+  void* p = nullptr;
+  if (bytes < kMapBytes) {
+    p = std::calloc(1, bytes);
+  } else {
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) p = nullptr;
+  }
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void FreeZeroed(void* p, size_t bytes) {
+  if (bytes < kMapBytes) {
+    std::free(p);
+  } else {
+    munmap(p, bytes);
+  }
 }
 
 }  // namespace
 
-// A distinct key costs at least ~100 bytes of arena, so one bucket per 128 bytes (rounded up to a
-// power of two) keeps chains about one node long in a full memtable.
+// One array of the key index: its geometry, the array it is still being filled from, then its
+// slots (a block of their own).
+struct MemTable::IndexArray {
+  const size_t mask;  // the slot count (a power of two) less one
+  const int shift;    // 32 - log2(slot count): a key's home is its hash32 shifted right by it
+  // While this array grows from the previous one: that array, whose keys are not all copied
+  // here yet; nullptr once they are (release), never set again.
+  std::atomic<const IndexArray*> from;
+  // Zeroed memory holds the slots as plain integers, read and written through std::atomic_ref.
+  uint64_t* const slots;
+
+  // An empty array of `num_slots` (a power of two, at most 2^32) slots, growing from `from`.
+  IndexArray(size_t num_slots, const IndexArray* from);
+  ~IndexArray() { FreeZeroed(slots, bytes()); }
+  IndexArray(const IndexArray&) = delete;
+  IndexArray& operator=(const IndexArray&) = delete;
+
+  size_t bytes() const { return (mask + 1) * sizeof(uint64_t); }
+  uint64_t Load(size_t i, std::memory_order order) const {
+    return std::atomic_ref<uint64_t>(slots[i]).load(order);
+  }
+  size_t Home(uint32_t hash32) const { return hash32 >> shift; }
+  static const KeyNode* NodeOf(uint64_t slot) {
+    return reinterpret_cast<const KeyNode*>(slot & kPointerMask);
+  }
+  // The node of `user_key` (whose hash is `hash`) among this array's slots, or nullptr.
+  const KeyNode* Find(std::string_view user_key, uint64_t hash) const;
+  // Writes `slot` (a node's, with its tag) at the first free slot from its home, with release.
+  // The caller keeps at least one slot free.
+  void Place(uint64_t slot, uint32_t hash32);
+};
+
+MemTable::IndexArray::IndexArray(size_t num_slots, const IndexArray* from)
+    : mask(num_slots - 1),
+      shift(32 - std::countr_zero(num_slots)),
+      from(from),
+      slots(static_cast<uint64_t*>(AllocateZeroed(num_slots * sizeof(uint64_t)))) {
+  static_assert(std::atomic_ref<uint64_t>::is_always_lock_free &&
+                    std::atomic_ref<uint64_t>::required_alignment <= alignof(std::max_align_t),
+                "a slot is read and written in place, lock-free");
+}
+
+const MemTable::KeyNode* MemTable::IndexArray::Find(std::string_view user_key,
+                                                    uint64_t hash) const {
+  const uint64_t tag = TagOf(hash);
+  for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
+    const uint64_t slot = Load(i, std::memory_order_acquire);
+    if (slot == 0) return nullptr;
+    if ((slot & ~kPointerMask) != tag) continue;
+    const KeyNode* node = NodeOf(slot);
+    if (node->user_key() == user_key) return node;
+  }
+}
+
+void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32) {
+  size_t i = Home(hash32);
+  while (Load(i, std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+  std::atomic_ref<uint64_t>(slots[i]).store(slot, std::memory_order_release);
+}
+
+// A distinct key costs at least ~100 bytes of arena, so one prefix bucket per 512 bytes keeps
+// chains short in a full memtable even when every key has its own prefix.
 MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
                    std::shared_ptr<HugeBlockPool> blocks)
     : arena_(std::move(blocks)),
       table_(KeyNodeComparator(), &arena_),
-      num_buckets_(std::bit_ceil(std::max<size_t>(64, memtable_bytes / 128))),
-      buckets_(reinterpret_cast<std::atomic<KeyNode*>*>(
-          AllocateHugePages(num_buckets_ * sizeof(std::atomic<KeyNode*>)))),
       prefix_length_(prefix_length) {
-  for (size_t i = 0; i < num_buckets_; i++) new (&buckets_[i]) std::atomic<KeyNode*>(nullptr);
+  index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots, nullptr));
+  index_bytes_.store(index_arrays_.back()->bytes(), std::memory_order_relaxed);
+  index_.store(index_arrays_.back().get(), std::memory_order_release);
   if (prefix_length_ != nullptr) {
-    num_prefix_buckets_ = std::max<size_t>(64, num_buckets_ / 4);
+    num_prefix_buckets_ = std::max<size_t>(64, std::bit_ceil(memtable_bytes / 512));
     prefix_buckets_.reset(new std::atomic<PrefixNode*>[num_prefix_buckets_]());
   }
 }
+
+MemTable::~MemTable() = default;
+
+size_t MemTable::index_slots() const { return index_.load(std::memory_order_acquire)->mask + 1; }
 
 MemTable::PrefixNode* MemTable::FindPrefixNode(std::string_view prefix, uint64_t hash) const {
   PrefixNode* p = prefix_buckets_[hash % num_prefix_buckets_].load(std::memory_order_acquire);
@@ -174,12 +278,51 @@ void MemTable::IndexPrefix(const KeyNode* node) {
   bucket.store(p, std::memory_order_release);
 }
 
+// `from` is loaded before `array` is probed: when it is null, every copy into `array` happened
+// before (its release store), so `array` alone holds every key added before `array` was loaded.
 const MemTable::KeyNode* MemTable::FindKeyNode(std::string_view user_key, uint64_t hash) const {
-  const KeyNode* node = buckets_[BucketOf(hash, num_buckets_)].load(std::memory_order_acquire);
-  for (; node != nullptr; node = node->hash_next) {
-    if (node->hash32 == static_cast<uint32_t>(hash) && node->user_key() == user_key) return node;
+  const IndexArray* array = index_.load(std::memory_order_acquire);
+  const IndexArray* from = array->from.load(std::memory_order_acquire);
+  if (const KeyNode* node = array->Find(user_key, hash)) return node;
+  return from == nullptr ? nullptr : from->Find(user_key, hash);
+}
+
+void MemTable::IndexKey(const KeyNode* node, uint64_t hash) {
+  const auto address = reinterpret_cast<uintptr_t>(node);
+  assert((address & ~kPointerMask) == 0);
+  IndexArray* array = index_.load(std::memory_order_relaxed);
+  if (++num_keys_ > (array->mask + 1) / 2) array = GrowIndex(array);
+  array->Place(address | TagOf(hash), node->hash32);
+  if (array->from.load(std::memory_order_relaxed) != nullptr) MigrateIndex(array, kMigrateSlots);
+}
+
+MemTable::IndexArray* MemTable::GrowIndex(IndexArray* full) {
+  // Unreached with kMigrateSlots copied per new key (above), kept so an array never grows from
+  // one still growing.
+  if (full->from.load(std::memory_order_relaxed) != nullptr) MigrateIndex(full, full->mask + 1);
+  auto owned = std::make_unique<IndexArray>(2 * (full->mask + 1), full);
+  IndexArray* grown = owned.get();
+  index_arrays_.push_back(std::move(owned));
+  index_bytes_.fetch_add(grown->bytes(), std::memory_order_relaxed);
+  migrated_ = 0;
+  index_.store(grown, std::memory_order_release);
+  return grown;
+}
+
+// The old slots are copied in order; the nodes they point at (for their hash32) are anywhere in
+// the arena, so each step prefetches the nodes the next step will read.
+void MemTable::MigrateIndex(IndexArray* to, size_t count) {
+  const IndexArray* from = to->from.load(std::memory_order_relaxed);
+  const size_t old_slots = from->mask + 1;
+  const size_t end = std::min(old_slots, migrated_ + count);
+  for (size_t i = end; i < std::min(old_slots, end + count); i++) {
+    __builtin_prefetch(IndexArray::NodeOf(from->Load(i, std::memory_order_relaxed)));
   }
-  return nullptr;
+  for (; migrated_ < end; migrated_++) {
+    const uint64_t slot = from->Load(migrated_, std::memory_order_relaxed);
+    if (slot != 0) to->Place(slot, IndexArray::NodeOf(slot)->hash32);
+  }
+  if (migrated_ == old_slots) to->from.store(nullptr, std::memory_order_release);
 }
 
 MemTable::Version* MemTable::NewVersion(uint64_t trailer, std::string_view encoded_row) {
@@ -197,7 +340,7 @@ MemTable::KeyNode* MemTable::NewKeyNode(char* mem, std::string_view user_key, ui
                                         Version* first) {
   auto* node = new (mem) KeyNode();
   node->key_len = static_cast<uint32_t>(user_key.size());
-  node->hash32 = static_cast<uint32_t>(hash);
+  node->hash32 = static_cast<uint32_t>(hash >> 32);
   if (!user_key.empty()) std::memcpy(mem + sizeof(KeyNode), user_key.data(), user_key.size());
   Chain* chain = new (&node->chain()) Chain();
   chain->newest.store(first, std::memory_order_relaxed);
@@ -301,9 +444,7 @@ void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user
       chain.flush_least = Chain::OutOfOrder();  // no timestamp to keep the order by
     }
     table_.Insert(fresh, mem.height);
-    std::atomic<KeyNode*>& bucket = buckets_[BucketOf(hash, num_buckets_)];
-    fresh->hash_next = bucket.load(std::memory_order_relaxed);
-    bucket.store(fresh, std::memory_order_release);
+    IndexKey(fresh, hash);
     if (prefix_length_ != nullptr) IndexPrefix(fresh);
     count_key(is_value ? 1 : -1);
   }

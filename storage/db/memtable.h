@@ -5,12 +5,49 @@
 // the key's bytes inline right after the node's level-0 pointer, so a search step reads one
 // stretch of memory (storage/db/skiplist.h). Each KeyNode heads a doubly linked chain of its
 // Versions (sequence, kind, encoded row), newest first.
-// A fixed-size hash index maps each user key to its KeyNode as well: point reads and writes to
-// a key already present find it in about one cache miss, without searching the skiplist, and a
-// read of a key the memtable never saw ends at an empty or short bucket chain. Only new keys
-// and ordered access (iterators, flush) walk the skiplist. With a seek-prefix function
+// A hash index maps each user key to its KeyNode as well: point reads and writes to a key
+// already present find it in about one cache miss, without searching the skiplist, and a read of
+// a key the memtable never saw ends at an empty slot. Only new keys and ordered access
+// (iterators, flush) walk the skiplist. With a seek-prefix function
 // (Options::seek_prefix_length), a second hash index maps each prefix to its smallest key, so
 // an iterator seeking exactly to a prefix (one log's entries) starts there without a search.
+//
+// The key index grows with the memtable's distinct keys, so a few hot keys touch a few cache
+// lines of it however large the memtable may grow:
+// - Layout: open addressing with linear probing over a power-of-two array of 8-byte slots, each
+//   0 (empty) or a KeyNode pointer with 16 bits of the key's hash (the tag) in its top bits, so
+//   a probe past another key's slot seldom loads that key's node. A key's home slot comes from
+//   the top bits of its hash, which its node keeps (KeyNode::hash32): a growth re-homes a key
+//   without hashing it again. Node pointers fit in 48 bits: 64-bit Linux gives user space
+//   addresses above 2^47 (x86-64) or 2^48 (AArch64) only to an mmap that asks for them, and the
+//   arena's memory comes from malloc.
+// - Growth: the array starts at 16 slots and doubles when a new key would fill more than half
+//   of it, so a probe sequence stays short (about 1.5 slots for a hit, 2.5 for a miss) whatever
+//   the memtable's size. A doubling is incremental, so no Add stalls on a copy of the whole
+//   index (at 64 MiB of small keys, a 2^20-slot pass: milliseconds; docs/performance.md, round
+//   eight): the Add that would fill the array half publishes a new, empty one of twice the
+//   slots that names the old one as the array it grows `from`. New keys go to the new array
+//   only, and each new key's Add copies the next 8 old slots into it (prefetching the nodes of
+//   the 8 after), so the copy is done after old slots / 8 new keys, well before the new array
+//   is half full. Until then a lookup that misses in the new array probes the old one as well.
+//   The old array is never written again. Large arrays are anonymous mappings, zeroed by the
+//   kernel page by page as slots are first written, so a growth costs no pass over the array.
+// - Concurrency: the index is one atomic pointer to the current array, stored with release
+//   once the array is built; a reader loads it with acquire, then the array's `from` with
+//   acquire, then probes the array and, on a miss, `from`. Every key added before the array
+//   was published is in `from` or already copied (when `from` reads null, the release store
+//   that cleared it came after the last copy), and every later one is in the array. Add fills
+//   an empty slot with a release store after the node is built, so a reader sees no slot or a
+//   whole node. A reader misses only keys added after it loaded the pointer, as if it had run
+//   before them.
+// - Memory: old arrays are never freed before the memtable (a reader may still probe one);
+//   together they are smaller than the current array. A memtable of N distinct keys holds 2N
+//   to 4N slots in its current array, under 8N slots (64N bytes) in all. Every array counts in
+//   ApproximateMemoryUsage from the Add that creates it, so the flush decision and the server's
+//   memory figures (used_memory, maxmemory) include the index: a memtable of small keys (about
+//   110 bytes of arena each) is frozen with about a quarter of its size in the index. The
+//   arrays are not marked for huge pages: a huge page's first write could stall an Add for
+//   milliseconds (memtable.cc); a point read in a large array may miss the TLB as well.
 //
 // Nothing is ever removed; a full memtable is frozen (no more Add) and flushed. For the flush,
 // Add also keeps, per key, whether its versions came in timestamp order (with no wipe among
@@ -59,11 +96,12 @@ class MemTable {
     const Version* version_ = nullptr;
   };
 
-  // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the hash index
-  // (one bucket per 128 bytes, so about one key per bucket when full). The arena's huge blocks
-  // come from and return to `blocks` when given (memtables of one DB share one pool).
+  // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the prefix index
+  // (one bucket per 512 bytes). The key index starts small and grows (above). The arena's huge
+  // blocks come from and return to `blocks` when given (memtables of one DB share one pool).
   explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr,
                     std::shared_ptr<HugeBlockPool> blocks = nullptr);
+  ~MemTable();
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -75,10 +113,15 @@ class MemTable {
   void Add(uint64_t sequence, RowKind kind, std::string_view user_key, std::string_view encoded_row,
            const RowMeta& meta);
 
-  // Bytes of memory in use (arena), an estimate of the flushed size.
-  size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
+  // Bytes of memory in use: the arena (an estimate of the flushed size) and the key index's
+  // arrays.
+  size_t ApproximateMemoryUsage() const {
+    return arena_.MemoryUsage() + index_bytes_.load(std::memory_order_relaxed);
+  }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   bool empty() const { return num_entries() == 0; }
+  // The key index's current slot count (a power of two, at least twice the distinct keys).
+  size_t index_slots() const;
   // Facts over every version added so far, for the engine's expiry and deletion decisions:
   // the least sequence (UINT64_MAX when empty), the least timestamp a version counts with in the
   // read rule (an untimed one counts 0; INT64_MAX when empty), and the least expire_at of a value
@@ -134,9 +177,18 @@ class MemTable {
                   std::string_view encoded_row, const RowMeta& meta, bool decodes);
 
   struct PrefixNode;
+  struct IndexArray;
 
   // The KeyNode of `user_key` (whose hash is `hash`), or nullptr.
   const KeyNode* FindKeyNode(std::string_view user_key, uint64_t hash) const;
+  // Puts `node` (a key not in the index, whose hash is `hash`) in the key index, first starting
+  // a growth when the key would fill more than half of the array, then takes the growth in
+  // progress one step on. Add only.
+  void IndexKey(const KeyNode* node, uint64_t hash);
+  // Publishes a new, empty array of twice `full`'s slots growing from `full`; returns it.
+  IndexArray* GrowIndex(IndexArray* full);
+  // Copies the next `count` slots of `to`'s `from` into `to`; clears `to`'s `from` once all are.
+  void MigrateIndex(IndexArray* to, size_t count);
   // When `user_key` is exactly a seek prefix: the smallest key here with that prefix (which is
   // then the first key >= user_key), or nullptr.
   const KeyNode* SmallestWithPrefix(std::string_view user_key) const;
@@ -146,13 +198,13 @@ class MemTable {
 
   Arena arena_;
   Table table_;
-  struct FreeBuckets {
-    void operator()(std::atomic<KeyNode*>* p) const { std::free(p); }
-  };
-  size_t num_buckets_;
-  // Chains through KeyNode::hash_next. In huge pages: every write and point read lands on a
-  // random bucket, and with 4 KiB pages each such load could miss the TLB as well as the cache.
-  std::unique_ptr<std::atomic<KeyNode*>[], FreeBuckets> buckets_;
+  // Every array the key index has had, the current one last: a reader may still probe an old
+  // one, so they all go with the memtable. index_ is the last, for readers.
+  std::vector<std::unique_ptr<IndexArray>> index_arrays_;
+  std::atomic<IndexArray*> index_{nullptr};
+  size_t num_keys_ = 0;  // distinct keys, Add only
+  size_t migrated_ = 0;  // slots of the current array's `from` copied so far, Add only
+  std::atomic<size_t> index_bytes_{0};  // every array's slots
   SeekPrefixLength prefix_length_;
   size_t num_prefix_buckets_ = 0;
   std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_

@@ -232,9 +232,8 @@ TEST(MemTableTest, FindVersionsWalksOneKeyNewestFirstUpToASequence) {
   EXPECT_FALSE(mem->FindVersions("d", 10).Valid());
 }
 
-TEST(MemTableTest, PointLookupsStayExactWhenHashBucketsOverflow) {
-  // The fewest buckets (64), and a size whose bucket count rounds up to a power of two (1,024):
-  // long chains either way.
+TEST(MemTableTest, PointLookupsStayExactWhateverTheMemtableSize) {
+  // The key index starts at the same small size for any memtable size and grows with the keys.
   for (const size_t bytes : {size_t{0}, size_t{100'000}}) {
     SCOPED_TRACE(bytes);
     auto mem = std::make_shared<MemTable>(bytes);
@@ -262,6 +261,115 @@ TEST(MemTableTest, PointLookupsStayExactWhenHashBucketsOverflow) {
     for (it->SeekToFirst(); it->Valid(); it->Next()) entries++;
     EXPECT_EQ(entries, 9000u);
   }
+}
+
+TEST(MemTableTest, KeyIndexGrowsWithItsKeysAndFindsEachOne) {
+  auto mem = std::make_shared<MemTable>(size_t{1} << 30);
+  const size_t first_slots = mem->index_slots();
+  EXPECT_LE(first_slots, 4096u);  // a few KiB, not sized for the full memtable
+  constexpr int kKeys = 100'000;  // several doublings of the index
+  for (int i = 0; i < kKeys; i++) {
+    const std::string key = Cat("key:", std::to_string(i));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    // At most half full, at least a quarter once grown: the index follows the distinct keys.
+    ASSERT_LE(2 * static_cast<size_t>(i + 1), mem->index_slots()) << i;
+    ASSERT_TRUE(mem->index_slots() == first_slots ||
+                mem->index_slots() < 4 * static_cast<size_t>(i + 1))
+        << i;
+    // While a growth copies the old array's keys a few at a time, keys not yet copied (an
+    // older one, the first) are found in the old array.
+    ASSERT_TRUE(mem->FindVersions(Cat("key:", std::to_string(i / 2)), i + 1).Valid()) << i;
+    ASSERT_TRUE(mem->FindVersions("key:0", i + 1).Valid()) << i;
+  }
+  EXPECT_GE(mem->index_slots(), 32 * first_slots);
+  mem->Add(kKeys + 1, RowKind::kTombstone, "key:7", Row(""));  // a known key adds no slot
+  for (int i = 0; i < kKeys; i++) {
+    const std::string key = Cat("key:", std::to_string(i));
+    auto c = mem->FindVersions(key, kKeys + 1);
+    ASSERT_TRUE(c.Valid()) << key;
+    RowMeta meta;
+    std::string_view value;
+    if (i == 7) {
+      EXPECT_EQ(c.kind(), RowKind::kTombstone);
+      c.Next();
+    }
+    ASSERT_TRUE(DecodeRow(c.encoded_row(), &meta, &value));
+    EXPECT_EQ(value, key);
+    c.Next();
+    EXPECT_FALSE(c.Valid());
+    EXPECT_FALSE(mem->FindVersions(Cat("absent:", std::to_string(i)), kKeys + 1).Valid());
+    EXPECT_FALSE(mem->FindVersions(key, static_cast<uint64_t>(i)).Valid());  // older than it
+  }
+  EXPECT_FALSE(mem->FindVersions("", kKeys + 1).Valid());
+  EXPECT_FALSE(mem->FindVersions(std::string(1000, 'k'), kKeys + 1).Valid());
+}
+
+TEST(MemTableTest, MemoryUsageCountsEveryKeyIndexArray) {
+  // The index's arrays count in ApproximateMemoryUsage (the flush decision and the server's
+  // memory figures) from the moment each exists, and the old ones keep counting.
+  auto mem = std::make_shared<MemTable>();
+  size_t slots = mem->index_slots();
+  size_t index_bytes = slots * sizeof(uint64_t);
+  EXPECT_GE(mem->ApproximateMemoryUsage(), index_bytes);  // an empty memtable has its first
+  int growths = 0;
+  for (int i = 0; i < 20'000; i++) {
+    const size_t before = mem->ApproximateMemoryUsage();
+    const std::string key = Cat("key:", std::to_string(i));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    const size_t added = mem->ApproximateMemoryUsage() - before;
+    if (mem->index_slots() != slots) {
+      slots = mem->index_slots();
+      index_bytes += slots * sizeof(uint64_t);
+      growths++;
+      ASSERT_GE(added, slots * sizeof(uint64_t)) << i;
+    } else {
+      ASSERT_LT(added, 1024u) << i;  // the key's node and version only
+    }
+  }
+  EXPECT_GE(growths, 10);
+  EXPECT_GT(mem->ApproximateMemoryUsage(), index_bytes);
+  const size_t before = mem->ApproximateMemoryUsage();
+  mem->Add(20'001, RowKind::kValue, "key:3", Row("again"));  // a known key: no index bytes
+  EXPECT_LT(mem->ApproximateMemoryUsage() - before, 1024u);
+}
+
+TEST(MemTableTest, ReadersFindEveryAddedKeyWhileTheKeyIndexGrows) {
+  // One writer adds keys through several doublings of the index; each reader, until the writer
+  // is done (or a bounded count), looks up keys the writer has finished adding (`added`), the
+  // newest among them and random older ones: every lookup must find its key, whichever array
+  // the reader probes.
+  auto mem = std::make_shared<MemTable>();
+  constexpr int kKeys = 20'000;
+  constexpr int kMaxLookupsPerReader = 1'000'000;
+  const auto key_of = [](int i) { return Cat("key:", std::to_string(i)); };
+  std::atomic<int> added{0};
+  std::atomic<int> failures{0};
+  const auto read = [&](unsigned seed) {
+    std::mt19937 rng(seed);
+    for (int n = 0; n < kMaxLookupsPerReader; n++) {
+      const int done = added.load(std::memory_order_acquire);
+      if (done == kKeys) return;
+      if (done == 0) continue;
+      const int i = n % 2 == 0 ? done - 1 : static_cast<int>(rng() % static_cast<unsigned>(done));
+      const std::string key = key_of(i);
+      auto c = mem->FindVersions(key, kKeys);
+      RowMeta meta;
+      std::string_view value;
+      if (!c.Valid() || !DecodeRow(c.encoded_row(), &meta, &value) || value != key) failures++;
+      if (mem->FindVersions(Cat("absent:", key), kKeys).Valid()) failures++;
+    }
+  };
+  std::thread reader1(read, 1u);
+  std::thread reader2(read, 2u);
+  for (int i = 0; i < kKeys; i++) {
+    const std::string key = key_of(i);
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    added.store(i + 1, std::memory_order_release);
+  }
+  reader1.join();
+  reader2.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GE(mem->index_slots(), size_t{2} * kKeys);
 }
 
 // Seek prefix: the key up to and including its first '|'; keys without one have none.
