@@ -39,8 +39,8 @@ TEST_F(MigrateDiskWaitTest, KeysInATableFileMoveInOneRunThatNeverWaitsByRunningA
   ASSERT_EQ(R({"DEBUG", "COMPACT"}), "OK");  // every row in a table file, none in the memtable
   ASSERT_EQ(InfoField(conn_.get(), "storage", "files"), 1);
   const long long waits = InfoField(conn_.get(), "stats", "disk_waits");
-  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", std::to_string(target_.port()), "", "0", "5000", "KEYS",
-               "a", "row", "log"}),
+  EXPECT_EQ(R({"MIGRATE", "127.0.0.1", std::to_string(target_.port()), "", "0", "5000", "KEYS", "a",
+               "row", "log"}),
             "OK");
   EXPECT_EQ(InfoField(conn_.get(), "stats", "disk_waits"), waits);
   EXPECT_EQ(R({"DBSIZE"}), "(integer) 0");
