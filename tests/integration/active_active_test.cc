@@ -412,36 +412,15 @@ TEST_F(ActiveActiveTest, ObservedRemoveDeltasConvergeInEveryOrder) {
   // b's own offset 1 and a's offset 1.
   const std::string b1_a1 =
       std::string("\x01\x02\x00\x01\x01", 5) + std::string(20, '\xaa') + "\x01";
-  struct Delta {
-    const std::string* from;
-    uint64_t offset;
-    std::vector<std::string> args;  // "K" stands for the key
-  };
-  const std::vector<Delta> deltas = {
+  const std::vector<DottedDelta> deltas = {
       {&a, 1, {"put", "K", "a", "TS", "5", "NOTTL", "CTX", none}},
       {&a, 2, {"del-or", "0", "0", "K", a1}},
       {&a, 3, {"put", "K", "b", "TS", "3", "NOTTL", "CTX", none}},
       {&b, 1, {"put", "K", "x", "TS", "4", "PXAT", "4000000000000", "CTX", none}},
       {&b, 2, {"delete", "K", "TS", "2", "CTX", b1_a1}},
   };
-  auto apply = [&](redisContext* c, const Delta& d, const std::string& key) {
-    std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", *d.from,
-                                    "0",     "OFFSET",     std::to_string(d.offset)};
-    for (const std::string& arg : d.args) cmd.push_back(arg == "K" ? key : arg);
-    return Cmd(c, cmd).str();
-  };
-  std::vector<size_t> order = {0, 1, 2, 3, 4};
-  int n = 0;
-  do {
-    const std::string key = "k" + std::to_string(n++);
-    for (size_t i = 0; i < deltas.size(); i++) {
-      ASSERT_EQ(apply(forwards.get(), deltas[i], key), "OK") << key << " " << i;
-      ASSERT_EQ(apply(ordered.get(), deltas[order[i]], key), "OK") << key << " " << order[i];
-    }
-    // a:3's `b` is the greatest slot left: a:1 went with the delete, b:1 with b's own delete.
-    ASSERT_EQ(Cmd(ordered.get(), {"GET", key}).str(), "b") << key;
-  } while (std::next_permutation(order.begin(), order.end()));
-  EXPECT_EQ(n, 120);
+  // a:3's `b` is the greatest slot left: a:1 went with the delete, b:1 with b's own delete.
+  EXPECT_EQ(ApplyInEveryOrder(forwards.get(), ordered.get(), deltas, "b"), 120);
   EXPECT_EQ(LogicalDigest(forwards.get()), LogicalDigest(ordered.get()));
 }
 

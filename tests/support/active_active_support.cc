@@ -165,6 +165,29 @@ void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {
   }
 }
 
+int ApplyInEveryOrder(redisContext* forwards, redisContext* ordered,
+                      const std::vector<DottedDelta>& deltas, const std::string& value) {
+  auto apply = [](redisContext* c, const DottedDelta& d, const std::string& key) {
+    std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", *d.from,
+                                    "0",     "OFFSET",     std::to_string(d.offset)};
+    for (const std::string& arg : d.args) cmd.push_back(arg == "K" ? key : arg);
+    return Cmd(c, cmd).str();
+  };
+  std::vector<size_t> order(deltas.size());
+  for (size_t i = 0; i < order.size(); i++) order[i] = i;
+  int n = 0;
+  do {
+    const std::string key = "k" + std::to_string(n++);
+    for (size_t i = 0; i < deltas.size(); i++) {
+      EXPECT_EQ(apply(forwards, deltas[i], key), "OK") << key << " " << i;
+      EXPECT_EQ(apply(ordered, deltas[order[i]], key), "OK") << key << " " << order[i];
+    }
+    EXPECT_EQ(Cmd(ordered, {"GET", key}).str(), value) << key;
+    if (::testing::Test::HasFailure()) return n;
+  } while (std::next_permutation(order.begin(), order.end()));
+  return n;
+}
+
 const std::vector<std::string> kNodeOptions = {"--memtable-size", "65536", "--ttl-rule", "w*",
                                                "150ms"};
 std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused) {

@@ -99,6 +99,19 @@ class DeltaCollector {
 // (DEBUG PEER-APPLY: the merge gate, no applied vector). Asserts (gtest) that each is applied.
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
 
+// One delta for DEBUG PEER-APPLY into database 0 with its dot: its origin, its offset, and its
+// form, in which "K" stands for the key.
+struct DottedDelta {
+  const std::string* from;
+  uint64_t offset;
+  std::vector<std::string> args;
+};
+// Gives `deltas` to two nodes in every order of them, each order to a key of its own ("k0",
+// "k1", ...): forwards to `forwards`, in that order to `ordered`; asserts (gtest) that each is
+// applied and that the key then reads `value` on `ordered`. Returns the number of orders.
+int ApplyInEveryOrder(redisContext* forwards, redisContext* ordered,
+                      const std::vector<DottedDelta>& deltas, const std::string& value);
+
 // A random write of a mesh test: small key, value and timestamp ranges, so versions tie and
 // types collide on the key "mix" and on the logs "w*", which kNodeOptions' ttl-rule gives a
 // retention window shorter than a test (150 ms), so they pass it while strings are written on
