@@ -297,9 +297,10 @@ void MemTable::IndexKey(const KeyNode* node, uint64_t hash) {
 }
 
 MemTable::IndexArray* MemTable::GrowIndex(IndexArray* full) {
-  // Unreached with kMigrateSlots copied per new key (above), kept so an array never grows from
-  // one still growing.
-  if (full->from.load(std::memory_order_relaxed) != nullptr) MigrateIndex(full, full->mask + 1);
+  // `full` (N slots) was made when the keys passed N/4 and grows when they pass N/2: N/4 new
+  // keys, each copying kMigrateSlots of the N/2 old slots, so its copy ended long before.
+  static_assert(kMigrateSlots >= 2);
+  assert(full->from.load(std::memory_order_relaxed) == nullptr);
   auto owned = std::make_unique<IndexArray>(2 * (full->mask + 1), full);
   IndexArray* grown = owned.get();
   index_arrays_.push_back(std::move(owned));
