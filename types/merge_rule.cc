@@ -94,7 +94,10 @@ const std::string& StringVersion::Digest() {
 bool RanksBelow(StringVersion& a, StringVersion& b) {
   if (a.ts != b.ts) return a.ts < b.ts;
   if (a.tombstone != b.tombstone) return b.tombstone;
-  if (!a.tombstone) {
+  // Equal value bytes have equal digests: two versions that both carry their bytes (a SET of the
+  // value a key already holds, in the same millisecond) are compared without hashing them.
+  const bool same_bytes = !a.digest && !b.digest && a.value == b.value;
+  if (!a.tombstone && !same_bytes) {
     const int c = a.Digest().compare(b.Digest());
     if (c != 0) return c < 0;
   }

@@ -1,16 +1,15 @@
 #include "types/string_rank.h"
 
-#include <openssl/sha.h>
-
+#include "common/message_digest.h"
 #include "storage/util/coding.h"
 #include "types/key_meta.h"
 
 namespace ebb::types {
 
 std::string StringDigest(std::string_view value) {
+  static_assert(kStringDigestSize == kSha256Size);
   std::string digest(kStringDigestSize, '\0');
-  SHA256(reinterpret_cast<const unsigned char*>(value.data()), value.size(),
-         reinterpret_cast<unsigned char*>(digest.data()));
+  Sha256(value, reinterpret_cast<unsigned char*>(digest.data()));
   return digest;
 }
 

@@ -525,6 +525,10 @@ class ActiveActive {
     // holds the whole form it is judged as (JudgedFormOf).
     bool reduced_entry = false;
     bool string_write = false;
+    // A string delta's version as ApplyOne parsed it (its value views `args`): the gate judges
+    // it without parsing `args` again, unless the key's markers may have rewritten them
+    // (WholeKeyMarkers::Judge).
+    std::optional<types::StringVersion> version;
   };
   // The data delta `args` (lower-cased) resolved; nullopt when it is no known operation.
   std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string> args) const;

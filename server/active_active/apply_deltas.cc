@@ -140,6 +140,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   args = delta.args;  // element by element: each string keeps its room
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
+  std::optional<types::StringVersion> version;  // a string delta's, parsed once
   if (IsStringDelta(args[0])) {
     // A string delta with a context goes by the observed-remove rule (or_string_ops.cc); one
     // without, or one reaching a key that holds a counter (counters.h), by last-writer-wins.
@@ -151,6 +152,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     }
     if (context && !IsCounterWrite(delta.db, args)) return ApplyOrString(origin_id, delta, &args);
     if (context) StripDeltaContext(origin_id, &args);  // judged whole above
+    version = std::move(parsed.version);  // views args' elements, which stay where they are
   }
   if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
   if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
@@ -176,6 +178,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, AsciiLower(delta.args[0]));
     return ApplyOutcome::kMalformed;
   }
+  write->version = std::move(version);
   const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
   args = std::move(write->args);  // lent for the write: its room serves the next delta
   return outcome;
@@ -215,6 +218,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
                                                         const PeerDelta& delta, PeerWrite* write) {
   types::Keyspace& ks = context_->keyspace();
   WholeKeyMarkers::Admission admission;
+  // Without markers Judge leaves the arguments as they are: the parsed version still views them.
+  const bool parsed_version_holds = write->version && !whole_key_->any();
   storage::Status s = whole_key_->Judge(delta.db, &write->args, &admission);
   if (s.IsInvalidArgument()) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
@@ -233,7 +238,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
   }
   MergeVerdict verdict = MergeVerdict::kWrite;
-  if (s.ok()) s = JudgeDelta(ks, delta.db, write->args, &verdict);
+  if (s.ok()) {
+    s = parsed_version_holds ? JudgeStringVersion(ks, delta.db, key, &*write->version, &verdict)
+                             : JudgeDelta(ks, delta.db, write->args, &verdict);
+  }
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
     auto deleted = ks.Delete(delta.db, key);
     s = deleted.ok() ? counters_->Forget(delta.db, key) : deleted.engine_status();

@@ -27,5 +27,9 @@ using types::TypePrecedence;
 // Judges canonical delta `args` (args[0] lower-case) against database `db`.
 storage::Status JudgeDelta(types::Keyspace& keyspace, int db, std::span<const std::string> args,
                            MergeVerdict* verdict);
+// Judges the version a string delta to `key` brings (ParseStringDelta's, already parsed) against
+// database `db`: what JudgeDelta does with that delta.
+storage::Status JudgeStringVersion(types::Keyspace& keyspace, int db, std::string_view key,
+                                   types::StringVersion* incoming, MergeVerdict* verdict);
 
 }  // namespace ebb::server

@@ -1,18 +1,15 @@
 #include "server/core/digest.h"
 
-#include <openssl/evp.h>
+#include "common/message_digest.h"
 
 namespace ebb::server {
 namespace {
 
-std::string HexDigest(std::string_view data, const EVP_MD* md) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, md, nullptr);
+std::string Hex(const unsigned char* digest, size_t length) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
+  for (size_t i = 0; i < length; ++i) {
     hex.push_back(kHex[digest[i] >> 4]);
     hex.push_back(kHex[digest[i] & 0xf]);
   }
@@ -21,8 +18,16 @@ std::string HexDigest(std::string_view data, const EVP_MD* md) {
 
 }  // namespace
 
-std::string Sha1Hex(std::string_view data) { return HexDigest(data, EVP_sha1()); }
+std::string Sha1Hex(std::string_view data) {
+  unsigned char digest[kSha1Size];
+  Sha1(data, digest);
+  return Hex(digest, kSha1Size);
+}
 
-std::string Sha256Hex(std::string_view data) { return HexDigest(data, EVP_sha256()); }
+std::string Sha256Hex(std::string_view data) {
+  unsigned char digest[kSha256Size];
+  Sha256(data, digest);
+  return Hex(digest, kSha256Size);
+}
 
 }  // namespace ebb::server

@@ -44,6 +44,25 @@ TEST_F(MergeRuleTest, TheOrderIsTimestampTombstoneDigestExpiry) {
   EXPECT_FALSE(RanksBelow(expiring, reduced));
 }
 
+TEST_F(MergeRuleTest, EqualBytesTieWithoutHashing) {
+  StringVersion a{.ts = 5, .value = "same"};
+  StringVersion b{.ts = 5, .value = "same"};
+  EXPECT_FALSE(RanksBelow(a, b));
+  EXPECT_FALSE(RanksBelow(b, a));
+  EXPECT_FALSE(a.digest.has_value());  // equal bytes: equal digests, neither computed
+  EXPECT_FALSE(b.digest.has_value());
+  StringVersion expiring{.ts = 5, .value = "same", .expire_at = 100};
+  EXPECT_TRUE(RanksBelow(expiring, a));  // the expiry still decides
+  // Against a reduced version (a digest, no bytes) the digests are compared.
+  StringVersion reduced{.ts = 5, .digest = StringDigest("same")};
+  EXPECT_FALSE(RanksBelow(reduced, a));
+  EXPECT_FALSE(RanksBelow(a, reduced));
+  EXPECT_EQ(a.digest, StringDigest("same"));
+  StringVersion other{.ts = 5, .value = "other"};
+  EXPECT_NE(RanksBelow(other, a), RanksBelow(a, other));
+  EXPECT_EQ(RanksBelow(other, a), StringDigest("other") < StringDigest("same"));
+}
+
 TEST_F(MergeRuleTest, AStringVersionIsWrittenOnlyAboveTheNewest) {
   EXPECT_EQ(JudgeString({.ts = 10, .value = "x"}), MergeVerdict::kWrite);  // nothing held
   Put("held", 10);
