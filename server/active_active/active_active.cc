@@ -79,6 +79,7 @@ storage::Status ActiveActive::LoadNodeId() {
     node_id_ = ReplicationIds::NewId();
     s = ks.PutSystemRow(kNodeIdRow, node_id_);
   }
+  OriginOfNodeId(node_id_, &own_origin_);
   return s;
 }
 

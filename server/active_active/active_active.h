@@ -64,6 +64,7 @@
 #include <vector>
 
 #include "server/active_active/counters.h"
+#include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
@@ -75,15 +76,11 @@
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/write_planner.h"
 #include "storage/status.h"
+#include "types/or_string_rows.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
 }
-
-namespace ebb::types {
-struct OrApplied;
-struct OrStringRows;
-}  // namespace ebb::types
 
 namespace ebb::server {
 
@@ -187,6 +184,10 @@ class ActiveActive {
     // kRunHere: a TS write form (server/core/write_form.h), settled and run by RunSeries
     // (series_state.h).
     bool series = false;
+    // kRunHere: a string write (`put`, `delete`) by the observed-remove rule, run by RunOrString;
+    // the context it carries: every slot held here (or_rows_, loaded by the plan).
+    bool or_string = false;
+    types::OrContext or_context;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
@@ -422,10 +423,17 @@ class ActiveActive {
   // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
   // from what the keys hold here (whole_key.h).
   void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
-  // The merge gate's verdict on a client's string or TREG delta: false when the plan is decided
-  // (refused). *loses: a string version not greater than the one held, answered +OK once the
-  // key's markers (AdmitLocal) have not refused it.
-  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
+  // The merge gate's verdict on a client's TREG or TLOG delta: false when the plan is decided
+  // (refused: another type has precedence). String writes: PlanOrWrite.
+  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan);
+  // A client's string write (`put`, `delete`) planned by the observed-remove rule
+  // (or_string_origin.cc): the key's rows loaded into or_rows_ (the one read of the key), another
+  // type refused, the markers asked (AdmitLocal), then a version not above the winner held here
+  // answered +OK and anything else run by RunOrString with the context it carries.
+  void PlanOrWrite(std::vector<std::string> form, LocalWrite* plan);
+  // RunHere's string write: its slot (this node, its delta's offset) stored into or_rows_'s rows
+  // and its delta given `CTX <context>`; answered and signalled as the PUT or DELETE handler does.
+  bool RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply);
   // RunHere's counter writes (counters.h): an INCR family form settled into the origin's new
   // record (and a base "0" for a key absent or expired here), or a SET, PUT or DELETE of a counter
   // key into a base observing every record held here; merged, written and answered as Redis
@@ -506,6 +514,17 @@ class ActiveActive {
   // the delta that wrote it, the admitted ones joined with the sender's R into the key's state.
   ApplyOutcome ApplyOrStringPiece(const std::string& origin_id, const PeerDelta& delta,
                                   const std::vector<std::string>& args);
+  // The row of the slot a string delta writes: a put's value, a delete's tombstone, a
+  // put-expired's rank (types/or_string_rows.h).
+  static types::OrSlotRow SlotRowOf(const StringDelta& delta);
+  // The context a DEL made here gives string key `key` (every slot held: OrLocalDeleteContext;
+  // empty for a key under the rule whose slots are all removed); nullopt when the key holds no
+  // string, another type or a counter (deleted under T).
+  storage::Status OrDeleteContext(int db, const std::string& key,
+                                  std::optional<types::OrContext>* context);
+  // A `del-or` on this node or from a peer: its keys of other types deleted under T, each string
+  // key's slots its context names removed (ApplyOrToKey), every key's change noted.
+  storage::Status DeleteByDelOr(int db, const DelOr& del);
   // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change
@@ -596,6 +615,10 @@ class ActiveActive {
   // (copied into log_ at its exact size).
   std::string row_scratch_;
   std::string wire_scratch_;
+  // This node's id as the raw origin of its dots (node_id_ decoded), and the observed-remove rows
+  // of the key a string write was planned on (PlanOrWrite to RunOrString).
+  std::string own_origin_;
+  types::OrStringRows or_rows_;
   std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
   std::atomic<bool> resync_ = false;                // kResyncRow is set
   SyncedVector synced_vector_;                      // the applied vector as of the last sync
