@@ -530,9 +530,10 @@ class ActiveActive {
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change
   // (WATCH, tracking, the `expired` index) — nothing when OrStringHolds says no.
   storage::Status ApplyOrToKey(int db, const std::string& key, const OrKeyChange& change);
-  // *holds: `key` may hold a string by the rule here (no other type held, no type floor above
-  // strings).
-  storage::Status OrStringHolds(int db, const std::string& key, bool* holds);
+  // *holds: `key`, whose rows are `rows`, may hold a string by the rule here (no other type held,
+  // no type floor above strings).
+  storage::Status OrStringHolds(int db, const std::string& key, const types::OrStringRows& rows,
+                                bool* holds);
   // A peer's data delta (a string write, TLOG or TREG) and what runs it.
   struct PeerWrite {
     std::vector<std::string> args;      // the command, its name (and subcommand) in lower case

@@ -74,16 +74,14 @@ types::OrSlotRow ActiveActive::SlotRowOf(const StringDelta& delta) {
           {ts, {}}};
 }
 
-storage::Status ActiveActive::OrStringHolds(int db, const std::string& key, bool* holds) {
+storage::Status ActiveActive::OrStringHolds(int db, const std::string& key,
+                                            const types::OrStringRows& rows, bool* holds) {
   *holds = false;
-  std::optional<types::KeyType> held;
-  storage::Status s = types::HeldType(context_->keyspace(), db, key, &held);
-  if (!s.ok()) return s;
   // Another type has precedence over a string (merge_rule.h): the key keeps it.
-  if (held && *held != types::KeyType::kString) return s;
+  if (rows.other_type) return storage::Status::OK();
   KeyMarker marker;
   bool has_row = false;
-  s = whole_key_->Marker(db, key, &marker, &has_row);
+  storage::Status s = whole_key_->Marker(db, key, &marker, &has_row);
   // A floor above strings: every string write loses (whole_key.h, "type floor").
   *holds = s.ok() && marker.floor == 0;
   return s;
@@ -91,13 +89,13 @@ storage::Status ActiveActive::OrStringHolds(int db, const std::string& key, bool
 
 storage::Status ActiveActive::ApplyOrToKey(int db, const std::string& key,
                                            const OrKeyChange& change) {
-  bool holds = false;
-  storage::Status s = OrStringHolds(db, key, &holds);
-  if (!s.ok() || !holds) return s;
+  // One read of the key: its rows say what type it holds too.
   types::Keyspace& ks = context_->keyspace();
   types::OrStringRows rows;
-  s = types::LoadOrString(ks, db, key, &rows);
-  if (!s.ok()) return s;
+  storage::Status s = types::LoadOrString(ks, db, key, &rows);
+  bool holds = false;
+  if (s.ok()) s = OrStringHolds(db, key, rows, &holds);
+  if (!s.ok() || !holds) return s;
   const types::OrApplied applied = change(&rows);
   if (!applied.changed()) return s;
   s = types::StoreOrString(ks, db, key, rows, applied);
