@@ -101,6 +101,8 @@ enum class ActiveActiveCode {
   // A client write whose timestamp is ahead of this node's clock by more than max-clock-skew
   // under max-clock-skew-action refuse (detail: the timestamp).
   kClockSkew,
+  // Start: active-active-string-rule observed-remove on a node that holds counter state.
+  kCountersUnderOrRule,
   // PEER REMOVE, DEBUG PEER-LINK: no link to that peer (detail: "<host>:<port>").
   kNoSuchPeer,
 };
@@ -141,7 +143,8 @@ class ActiveActive {
   // (server/io/tls.h). REQUIRES: set before Start; `tls` outlives this object.
   void set_tls(boost::asio::ssl::context* tls) { peer_tls_ = tls; }
   // Starts a link to every `peer` option. Not OK (kPeerOption..., kStartFailed) if the node
-  // cannot enter the mode.
+  // cannot enter the mode; kCountersUnderOrRule for the observed-remove rule on a node holding
+  // counter state (checked with or without peers).
   Result<ActiveActiveCode> Start();
   // Stops every link (joins their threads). Idempotent.
   void Stop();
@@ -250,8 +253,9 @@ class ActiveActive {
   // "Settings"). Any thread (a link sends them with its PEER SYNC): a copy the io thread takes
   // when a link starts and at every Cron.
   std::vector<std::string> SyncSettings() const;
-  static constexpr std::array<std::string_view, 5> kSyncSettingNames = {
-      "databases", "default-ttl", "ttl-rule", "expiration", "expiry-purge-deadline"};
+  static constexpr std::array<std::string_view, 6> kSyncSettingNames = {
+      "databases",  "default-ttl",           "ttl-rule",
+      "expiration", "expiry-purge-deadline", "active-active-string-rule"};
   // Deltas skipped as malformed (INFO peers malformed_deltas): the link goes on after one.
   uint64_t malformed_deltas() const { return malformed_deltas_; }
   // DEBUG PEER-LINK host port up|down (a test's partition). Refusal: kNoSuchPeer.
@@ -423,9 +427,15 @@ class ActiveActive {
   // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
   // from what the keys hold here (whole_key.h).
   void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
-  // The merge gate's verdict on a client's TREG or TLOG delta: false when the plan is decided
-  // (refused: another type has precedence). String writes: PlanOrWrite.
-  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan);
+  // The merge gate's verdict on a client's string, TREG or TLOG delta: false when the plan is
+  // decided (refused: another type has precedence). *loses: a string version not greater than the
+  // one held (the timestamp rule), answered +OK once the key's markers (AdmitLocal) have not
+  // refused it.
+  bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
+  // active-active-string-rule is observed-remove: a client's string write and DEL go by
+  // PlanOrWrite and OrDeleteContext, a snapshot carries string keys as `or-string` pieces and the
+  // INCR family is refused. Otherwise (timestamp) string writes merge by last-writer-wins.
+  bool ObservedRemoveRule() const;
   // A client's string write (`put`, `delete`) planned by the observed-remove rule
   // (or_string_origin.cc): the key's rows loaded into or_rows_ (the one read of the key), another
   // type refused, the markers asked (AdmitLocal), then a version not above the winner held here

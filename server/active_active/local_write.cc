@@ -77,6 +77,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   }
   if (form.kind == WriteForm::Kind::kRefused) return Refuse(plan, std::move(form.error));
   const std::string& op = form.args[0];
+  bool loses = false;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     return PlanWholeKeyDelete(std::move(form.args), plan);
   }
@@ -87,31 +88,43 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     plan->views.assign(plan->args.begin(), plan->args.end());
     return;
   }
-  if (op == kCounterIncrForm || op == kCounterIncrFloatForm ||
-      IsCounterWrite(plan->db, form.args)) {
+  const bool incr = op == kCounterIncrForm || op == kCounterIncrFloatForm;
+  if (incr && ObservedRemoveRule()) return Refuse(plan, std::string(kIncrUnderOrRule));
+  if (incr || IsCounterWrite(plan->db, form.args)) {
     plan->kind = Kind::kRunHere;  // RunCounter settles it from the key's state
     plan->counter = true;
     plan->args = std::move(form.args);
     plan->views.assign(plan->args.begin(), plan->args.end());
     return;
   }
-  if (IsStringDelta(op)) return PlanOrWrite(std::move(form.args), plan);
+  if (IsStringDelta(op) && ObservedRemoveRule()) return PlanOrWrite(std::move(form.args), plan);
   if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
     plan->kind = Kind::kRunHere;
     plan->expire_flags = form.expire_flags;
   } else if (op == "tlog" && (form.args[1] == "trim" || form.args[1] == "clr")) {
     plan->kind = Kind::kRun;  // logged as the TRIMAT of the cutoff it leaves
     plan->trim_after = true;
-  } else if (JudgeLocal(form.args, plan)) {
+  } else if (JudgeLocal(form.args, plan, &loses)) {
     plan->kind = Kind::kRun;
   }
   if (plan->kind != Kind::kRun && plan->kind != Kind::kRunHere) return;
   plan->args = std::move(form.args);
   plan->views.assign(plan->args.begin(), plan->args.end());
   if (!plan->trim_after) AdmitLocal(plan);
+  // A losing version writes nothing; the key's type floor still answers first (AdmitLocal): the
+  // held version may be the tombstone compaction made of an expired TREG or log, which the
+  // floor, a row no compaction changes, outlives.
+  if (loses && (plan->kind == Kind::kRun || plan->kind == Kind::kRunHere)) {
+    plan->kind = Kind::kReplyOk;
+  }
 }
 
-bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan) {
+bool ActiveActive::ObservedRemoveRule() const {
+  return context_->config().active_active_string_rule == kObservedRemoveRule;
+}
+
+bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan,
+                              bool* loses) {
   if (delta[0] == "tlog") return true;  // a log's entries merge by the log's own rule
   MergeVerdict verdict = MergeVerdict::kWrite;
   if (storage::Status s = JudgeDelta(context_->keyspace(), plan->db, delta, &verdict); !s.ok()) {
@@ -122,6 +135,7 @@ bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite*
     Refuse(plan, std::string(kWrongType));
     return false;
   }
+  *loses = verdict == MergeVerdict::kLoses;  // a string version not greater than the one held
   return true;
 }
 

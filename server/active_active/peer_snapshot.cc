@@ -14,6 +14,7 @@
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/client.h"
+#include "server/core/errors.h"
 #include "server/services/server_context.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
@@ -109,10 +110,11 @@ storage::Status OrStringPieces(types::Keyspace& keyspace, int db, std::string_vi
 }  // namespace
 
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
-                            std::string_view sender_node_id,
+                            bool observed_remove, std::string_view sender_node_id,
                             std::vector<std::vector<std::string>>* pieces) {
   bool sent = false;
-  storage::Status s = OrStringPieces(keyspace, db, key, sender_node_id, pieces, &sent);
+  storage::Status s;
+  if (observed_remove) s = OrStringPieces(keyspace, db, key, sender_node_id, pieces, &sent);
   if (!s.ok() || sent) return s;
   types::KeyMetaRow row;
   std::optional<storage::DeadVersion> dead;
@@ -431,7 +433,10 @@ storage::Status SnapshotSender::PiecesOfRow(int* db,
   if (phase_ < context_->config().databases) {
     std::string_view user_key;
     if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
-    return SnapshotKey(context_->keyspace(), *db, user_key, sender_node_id_, pieces);
+    const bool observed_remove =
+        context_->config().active_active_string_rule == kObservedRemoveRule;
+    return SnapshotKey(context_->keyspace(), *db, user_key, observed_remove, sender_node_id_,
+                       pieces);
   }
   static const size_t kSystemKeyPrefix = types::Keyspace::SystemRowKey("").size();
   std::string_view name = iter_->key();

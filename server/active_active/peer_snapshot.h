@@ -65,10 +65,11 @@ class ServerContext;
 // now (see above); nothing for a key that holds nothing a peer needs (never written, wiped, a
 // TLOG its retention window expired; a TREG or TLOG expired by an expiry register is carried).
 // Not OK on an engine error.
-// A string key whose data row carries the observed-remove extension goes as an `or-string` piece
-// (below) sent by node `sender_node_id` (this node's id).
+// Under the observed-remove rule (`observed_remove`), a string key whose data row carries the
+// observed-remove extension goes as an `or-string` piece (below) sent by node `sender_node_id`
+// (this node's id); under the timestamp rule every string key goes as its newest version.
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
-                            std::string_view sender_node_id,
+                            bool observed_remove, std::string_view sender_node_id,
                             std::vector<std::vector<std::string>>* pieces);
 
 // Appends to *pieces the delta that carries system row `name` = `value` when it is a key marker

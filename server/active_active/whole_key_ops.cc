@@ -101,7 +101,7 @@ void ActiveActive::PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite*
     DelOr del;
     for (size_t i = 2; i < form.size() && s.ok(); i++) {
       std::optional<types::OrContext> context;
-      s = OrDeleteContext(plan->db, form[i], &context);
+      if (ObservedRemoveRule()) s = OrDeleteContext(plan->db, form[i], &context);
       if (s.ok() && context) {
         // A key whose slots are all removed holds nothing to remove: it leaves the delta.
         if (!context->empty()) del.string_keys.push_back({std::move(form[i]), std::move(*context)});
