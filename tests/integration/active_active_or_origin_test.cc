@@ -21,6 +21,12 @@ const std::string kB(40, 'b');
 const std::string kC(40, 'c');
 const std::string kNone("\x01\x00", 2);  // a context naming nothing
 
+// `args` with the observed-remove string rule, which every node of these tests runs.
+std::vector<std::string> OrRule(std::vector<std::string> args) {
+  args.insert(args.end(), {"--active-active-string-rule", "observed-remove"});
+  return args;
+}
+
 class ActiveActiveOrOriginTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -32,8 +38,8 @@ class ActiveActiveOrOriginTest : public ::testing::Test {
   }
   // n0 and n1 linked, both clocks pinned at kT.
   void StartPair() {
-    ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
-    ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+    ASSERT_TRUE(n0_.Start(OrRule(PeerArgs({&n1_})))) << n0_.error();
+    ASSERT_TRUE(n1_.Start(OrRule(PeerArgs({&n0_})))) << n1_.error();
     c0_ = n0_.Connect();
     c1_ = n1_.Connect();
     for (redisContext* c : {c0_.get(), c1_.get()}) SetClock(c, kT);
@@ -114,7 +120,7 @@ TEST_F(ActiveActiveOrOriginTest, ALosingWriteAnswersOkAndIsNotLogged) {
 // sibling: a later expiry register that would bring the winner back finds nothing.
 TEST_F(ActiveActiveOrOriginTest, FlushDbCoversAKeyWhoseWinnerExpiredBesideALiveSibling) {
   ASSERT_NE(no_peer_.port(), 0);
-  ASSERT_TRUE(n0_.Start(no_peer_.PeerArgs())) << n0_.error();
+  ASSERT_TRUE(n0_.Start(OrRule(no_peer_.PeerArgs()))) << n0_.error();
   c0_ = n0_.Connect();
   SetClock(c0_.get(), kT);
   Ok(c0_.get(), {"PUT", "k", "winner", "TS", "10", "PXAT", std::to_string(kT + 50)});
@@ -131,11 +137,11 @@ TEST_F(ActiveActiveOrOriginTest, FlushDbCoversAKeyWhoseWinnerExpiredBesideALiveS
 // A key written before the mode is one version every node names by the same dot: a DEL made on
 // the node that received it by snapshot removes it on the node that wrote it.
 TEST_F(ActiveActiveOrOriginTest, AKeyHeldFromBeforeTheModeIsDeletedEverywhere) {
-  ASSERT_TRUE(n0_.Start()) << n0_.error();
+  ASSERT_TRUE(n0_.Start(OrRule({}))) << n0_.error();
   c0_ = n0_.Connect();
   Ok(c0_.get(), {"SET", "old", "v"});
   Ok(c0_.get(), {"SET", "kept", "v"});
-  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  ASSERT_TRUE(n1_.Start(OrRule(PeerArgs({&n0_})))) << n1_.error();
   c1_ = n1_.Connect();
   Ok(c0_.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(n1_.port())});
   Converge();
@@ -154,7 +160,7 @@ TEST_F(ActiveActiveOrOriginTest, APeerJoiningBySnapshotHoldsTheSameState) {
   ASSERT_NE(no_peer_.port(), 0);
   std::vector<std::string> args = no_peer_.PeerArgs();
   args.insert(args.end(), {"--peer-backlog-size", "1"});
-  ASSERT_TRUE(n0_.Start(args)) << n0_.error();
+  ASSERT_TRUE(n0_.Start(OrRule(args))) << n0_.error();
   c0_ = n0_.Connect();
   SetClock(c0_.get(), kT);
   Ok(c0_.get(), {"PUT", "siblings", "mine", "TS", "10"});
@@ -165,7 +171,7 @@ TEST_F(ActiveActiveOrOriginTest, APeerJoiningBySnapshotHoldsTheSameState) {
   Ok(c0_.get(), {"SET", "pad", "1"});  // the log's front moves past offset 1
   ASSERT_GT(InfoField(c0_.get(), "peers", "origin_log_first"), 1);
 
-  ASSERT_TRUE(n2_.Start(PeerArgs({&n0_}))) << n2_.error();
+  ASSERT_TRUE(n2_.Start(OrRule(PeerArgs({&n0_})))) << n2_.error();
   c2_ = n2_.Connect();
   SetClock(c2_.get(), kT);
   Ok(c0_.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(n2_.port())});
@@ -179,6 +185,79 @@ TEST_F(ActiveActiveOrOriginTest, APeerJoiningBySnapshotHoldsTheSameState) {
   for (redisContext* c : {c0_.get(), c2_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "siblings"}).integer(), 0);
   }
+}
+
+// The rule is shown by CONFIG GET and fixed at start; under it INCR and its family are refused
+// (a counter has no merge with it) and write nothing.
+TEST_F(ActiveActiveOrOriginTest, TheIncrFamilyIsRefusedUnderTheRule) {
+  StartPair();
+  const Reply rule = Cmd(c0_.get(), {"CONFIG", "GET", "active-active-string-rule"});
+  ASSERT_EQ(rule.size(), 2u) << rule.ToString();
+  EXPECT_EQ(rule[1].str(), "observed-remove");
+  const Reply set = Cmd(c0_.get(), {"CONFIG", "SET", "active-active-string-rule", "timestamp"});
+  EXPECT_TRUE(set.is_error()) << set.ToString();
+  EXPECT_NE(set.str().find("immutable"), std::string::npos) << set.str();
+  const std::vector<std::vector<std::string>> incrs = {{"INCR", "n"},
+                                                       {"INCRBY", "n", "2"},
+                                                       {"DECR", "n"},
+                                                       {"DECRBY", "n", "2"},
+                                                       {"INCRBYFLOAT", "n", "1.5"}};
+  for (const std::vector<std::string>& incr : incrs) {
+    const Reply r = Cmd(c0_.get(), incr);
+    EXPECT_TRUE(r.is_error()) << incr[0] << ": " << r.ToString();
+    EXPECT_NE(r.str().find("active-active-string-rule observed-remove"), std::string::npos)
+        << r.str();
+  }
+  EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "n"}).integer(), 0);
+  Ok(c0_.get(), {"SET", "n", "1"});
+  Converge();
+  EXPECT_EQ(Cmd(c1_.get(), {"GET", "n"}).str(), "1");
+}
+
+// Nodes whose string rules differ would diverge: each refuses the other's PEER SYNC naming the
+// option, INFO peers says settings-differ, and no write crosses.
+TEST_F(ActiveActiveOrOriginTest, PeersWithDifferentRulesRefuseToLink) {
+  ASSERT_TRUE(n0_.Start(OrRule(PeerArgs({&n1_})))) << n0_.error();
+  ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
+  c0_ = n0_.Connect();
+  c1_ = n1_.Connect();
+  auto state_of = [](redisContext* c) {
+    const std::string peers = InfoText(c, "peers", "peer0");
+    const size_t at = peers.find("state=");
+    return at == std::string::npos ? peers : peers.substr(at + 6, peers.find(',', at) - at - 6);
+  };
+  EXPECT_TRUE(Eventually([&] {
+    return state_of(c0_.get()) == "settings-differ" && state_of(c1_.get()) == "settings-differ";
+  })) << state_of(c0_.get())
+      << " " << state_of(c1_.get());
+  EXPECT_NE(n1_.ReadLog().find("its active-active-string-rule is 'observed-remove', this node's "
+                               "'timestamp'"),
+            std::string::npos)
+      << n1_.ReadLog();
+  Ok(c0_.get(), {"SET", "k", "v"});
+  Ok(c1_.get(), {"SET", "j", "v"});
+  EXPECT_EQ(Cmd(c1_.get(), {"EXISTS", "k"}).integer(), 0);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "j"}).integer(), 0);
+}
+
+// A node that holds counter state refuses to start under the rule, with its reason in the log and
+// a non-zero exit; with the timestamp rule it starts again and keeps its counter.
+TEST_F(ActiveActiveOrOriginTest, ANodeHoldingCountersRefusesToStartUnderTheRule) {
+  ASSERT_NE(no_peer_.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer_.PeerArgs())) << n0_.error();
+  c0_ = n0_.Connect();
+  ASSERT_EQ(Cmd(c0_.get(), {"INCR", "n"}).integer(), 1);
+  c0_ = {};
+  ASSERT_EQ(n0_.Stop(), 0) << n0_.ReadLog();
+  EXPECT_FALSE(n0_.Start(OrRule(no_peer_.PeerArgs())));
+  EXPECT_EQ(n0_.exit_code(), 1);
+  EXPECT_NE(n0_.ReadLog().find("active-active-string-rule observed-remove is not allowed on a "
+                               "node that holds counters"),
+            std::string::npos)
+      << n0_.ReadLog();
+  ASSERT_TRUE(n0_.Start(no_peer_.PeerArgs())) << n0_.error();
+  c0_ = n0_.Connect();
+  EXPECT_EQ(Cmd(c0_.get(), {"GET", "n"}).str(), "1");
 }
 
 }  // namespace
