@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
