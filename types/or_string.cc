@@ -29,12 +29,15 @@ void DropRemoved(OrStringState* state, OrApplied* applied) {
   });
 }
 
-// The write becomes its origin's slot unless R or a later slot of its origin covers it.
+// The write becomes its origin's slot unless R or a later slot of its origin covers it; a slot
+// at the same dot keeps the greater version (a dot named twice: the pre-mode dot of data two
+// nodes held, or an offset a node gave again), so the outcome is the same in every order.
 void TakeWrite(OrStringState* state, const OrSlot& write, OrApplied* applied) {
   if (write.dot.offset <= state->removed.At(write.dot.origin)) return;
   auto it = SlotOf(&state->slots, write.dot.origin);
   if (it != state->slots.end() && it->dot.origin == write.dot.origin) {
-    if (it->dot.offset >= write.dot.offset) return;
+    if (it->dot.offset > write.dot.offset) return;
+    if (it->dot.offset == write.dot.offset && !SlotBelow(*it, write)) return;
     applied->dropped.push_back(it->dot);
     *it = write;
   } else {

@@ -8,9 +8,10 @@
 // greatest offset removed. A delta carries the context C of its origin (the dots of the slots it
 // held for the key) and, for a write (`put`, `delete`, `put-expired`), its version and dot (O, n);
 // a DEL adds no slot. Applying it: R := R join C; every slot at or below R[its origin] goes; the
-// write becomes O's slot unless n <= R[O] or O's slot is at a greater offset. Each step is a join,
-// so the state is a function of the set of deltas applied, whatever their order or repetition; a
-// snapshot's state joins the same way (JoinOrState).
+// write becomes O's slot unless n <= R[O] or O's slot is at a greater offset (at the same offset,
+// the greater version stays: a dot named twice, as the pre-mode dot of types/or_string_rows.h).
+// Each step is a join, so the state is a function of the set of deltas applied, whatever their
+// order or repetition; a snapshot's state joins the same way (JoinOrState).
 //
 // Canonical form: R keeps no entry for an origin that holds a slot (the slot's offset is above it,
 // and no later delta can tell it from 0), so two nodes that applied the same deltas hold equal

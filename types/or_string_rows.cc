@@ -93,18 +93,23 @@ Status LoadSiblings(Keyspace& keyspace, int db, std::string_view key, OrStringRo
   return Status::OK();
 }
 
-// A data row in today's forms: a string's, one slot at (node_id, 1); another type's, nothing.
-void LoadPlain(OrSlotRow held, std::string_view node_id, OrStringRows* rows) {
+// A data row in today's forms: a string's, one slot at the pre-mode dot; another type's, its
+// type (held_type) and no slot.
+void LoadPlain(OrSlotRow held, OrStringRows* rows) {
   if (held.kind == RowKind::kValue) {
     KeyType type;
     std::string_view payload;
-    if (!DecodeMetaValue(held.inner, &type, &payload) || type != KeyType::kString) return;
+    if (!DecodeMetaValue(held.inner, &type, &payload)) return;
+    if (type != KeyType::kString) {
+      rows->other_type = type;
+      return;
+    }
   } else {
     std::string digest;
     int64_t expire_at = 0;
     if (!DecodeReducedString(held.inner, &digest, &expire_at)) held.inner.clear();
   }
-  const Dot dot{std::string(node_id), 1};
+  const Dot dot{kPreModeOrigin, 1};
   OrSlot slot;
   if (OrSlotOfRow(dot, held, &slot)) AddSlot(rows, std::move(slot), std::move(held));
 }
@@ -178,8 +183,7 @@ bool OrSlotOfRow(Dot dot, const OrSlotRow& row, OrSlot* slot) {
   return true;
 }
 
-Status LoadOrString(Keyspace& keyspace, int db, std::string_view key, std::string_view node_id,
-                    OrStringRows* rows) {
+Status LoadOrString(Keyspace& keyspace, int db, std::string_view key, OrStringRows* rows) {
   *rows = OrStringRows();
   OrSlotRow held;
   bool found = false;
@@ -187,7 +191,7 @@ Status LoadOrString(Keyspace& keyspace, int db, std::string_view key, std::strin
   if (!s.ok() || !found) return s;
   rows->data_ts = held.meta.timestamp_or_zero();
   if (held.inner.empty() || static_cast<uint8_t>(held.inner[0]) != kOrStringTag) {
-    LoadPlain(std::move(held), node_id, rows);
+    LoadPlain(std::move(held), rows);
     return Status::OK();
   }
   rows->extended = true;
@@ -211,7 +215,11 @@ OrApplied ApplyOrWrite(OrStringRows* rows, const OrContext& context, Dot dot, Or
   OrSlotOfRow(dot, row, &slot);
   const std::string origin = dot.origin;
   OrApplied applied = ApplyOrDelta(&rows->state, {.context = context, .write = std::move(slot)});
-  if (applied.written) rows->slot_rows[origin] = std::move(row);
+  if (!applied.written) return applied;
+  rows->slot_rows[origin] = std::move(row);
+  // A greater version at a dot a sibling row holds: that row changes with its dot kept.
+  auto held = rows->held_siblings.find(origin);
+  if (held != rows->held_siblings.end() && held->second == dot) rows->rewritten.insert(origin);
   return applied;
 }
 

@@ -15,12 +15,13 @@
 // nothing this node held).
 //
 // A data row in today's forms (tag 0x00 or 0x03, an expired one, a reduced or plain tombstone:
-// held from before the mode or written outside this rule) loads as one slot with the dot (this
-// node, 1) and an empty R. No row, a wipe, or a row of another type loads as the empty state:
-// the caller's type checks are its own.
+// held from before the mode, received without a context, or a counter's) loads as one slot with
+// the pre-mode dot (kPreModeOrigin, 1) and an empty R: every node names such a version by the same
+// dot, so a delete made on one removes it on all. No row, a wipe, or a row of another type loads as
+// the empty state: the caller's type checks are its own.
 //
 //   OrStringRows rows;
-//   storage::Status s = LoadOrString(keyspace, db, key, node_id, &rows);
+//   storage::Status s = LoadOrString(keyspace, db, key, &rows);
 //   OrApplied applied = ApplyOrWrite(&rows, context, dot, OrSlotRow::Value(tagged, meta));
 //   if (s.ok()) s = StoreOrString(keyspace, db, key, rows, applied);
 //
@@ -36,6 +37,7 @@
 
 #include "storage/row.h"
 #include "storage/status.h"
+#include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/or_string.h"
 #include "types/or_string_ext.h"
@@ -70,15 +72,20 @@ struct OrStringRows {
   std::map<std::string, Dot, std::less<>> held_siblings;
   // The data row carries the extension (kOrStringTag): the key is under the rule.
   bool extended = false;
+  // The data row is a value of another type, live or expired (an expired log or register still
+  // holds its key between peers: types/merge_rule.h); the state is then empty.
+  std::optional<KeyType> other_type;
   // The slots whose row changed with their dot kept (ApplyOrExpiry), by origin.
   std::set<std::string, std::less<>> rewritten;
 };
 
+// The origin of the pre-mode dot (kPreModeOrigin, 1): 20 zero bytes, no node's id.
+inline const std::string kPreModeOrigin(kOriginIdSize, '\0');
+
 // Loads the key's rows (the data row at retrieval grace 0, the most recently written version;
-// the sibling rows only when its ext says they exist). `node_id`: this node's id (20 bytes), the
-// dot of a row in today's forms. Corruption when a tag-5 row or a sibling row does not decode.
-storage::Status LoadOrString(Keyspace& keyspace, int db, std::string_view key,
-                             std::string_view node_id, OrStringRows* rows);
+// the sibling rows only when its ext says they exist). Corruption when a tag-5 row or a sibling
+// row does not decode.
+storage::Status LoadOrString(Keyspace& keyspace, int db, std::string_view key, OrStringRows* rows);
 
 // Applies a write's delta to rows->state (ApplyOrDelta); when the write becomes its origin's
 // slot, `row` becomes that slot's row. REQUIRES: OrSlotOfRow(dot, row) holds.

@@ -79,6 +79,7 @@ storage::Status ActiveActive::LoadNodeId() {
     node_id_ = ReplicationIds::NewId();
     s = ks.PutSystemRow(kNodeIdRow, node_id_);
   }
+  OriginOfNodeId(node_id_, &own_origin_);
   return s;
 }
 
@@ -157,6 +158,7 @@ void ActiveActive::KeepNewestDeadVersions() {
 
 Result<ActiveActiveCode> ActiveActive::Start() {
   const Config& config = context_->config();
+  if (ObservedRemoveRule() && counters_->any()) return ActiveActiveCode::kCountersUnderOrRule;
   if (config.peers.empty()) return {};
   if (config.cluster_enabled) return ActiveActiveCode::kPeerOptionInCluster;
   if (!config.replicaof_host.empty()) return ActiveActiveCode::kPeerOptionOnReplica;
@@ -174,6 +176,8 @@ std::string ActiveActive::ErrorText(const Result<ActiveActiveCode>& result) cons
       return std::string(kPeerOptionInCluster);
     case ActiveActiveCode::kPeerOptionOnReplica:
       return std::string(kPeerOptionOnReplica);
+    case ActiveActiveCode::kCountersUnderOrRule:
+      return std::string(kCountersUnderOrRule);
     case ActiveActiveCode::kStartFailed:
       return result.detail();
     case ActiveActiveCode::kPeerLinked:

@@ -64,6 +64,7 @@
 #include <vector>
 
 #include "server/active_active/counters.h"
+#include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
@@ -75,15 +76,11 @@
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/write_planner.h"
 #include "storage/status.h"
+#include "types/or_string_rows.h"
 
 namespace ebb::protocol {
 class ReplyWriter;
 }
-
-namespace ebb::types {
-struct OrApplied;
-struct OrStringRows;
-}  // namespace ebb::types
 
 namespace ebb::server {
 
@@ -104,6 +101,8 @@ enum class ActiveActiveCode {
   // A client write whose timestamp is ahead of this node's clock by more than max-clock-skew
   // under max-clock-skew-action refuse (detail: the timestamp).
   kClockSkew,
+  // Start: active-active-string-rule observed-remove on a node that holds counter state.
+  kCountersUnderOrRule,
   // PEER REMOVE, DEBUG PEER-LINK: no link to that peer (detail: "<host>:<port>").
   kNoSuchPeer,
 };
@@ -144,7 +143,8 @@ class ActiveActive {
   // (server/io/tls.h). REQUIRES: set before Start; `tls` outlives this object.
   void set_tls(boost::asio::ssl::context* tls) { peer_tls_ = tls; }
   // Starts a link to every `peer` option. Not OK (kPeerOption..., kStartFailed) if the node
-  // cannot enter the mode.
+  // cannot enter the mode; kCountersUnderOrRule for the observed-remove rule on a node holding
+  // counter state (checked with or without peers).
   Result<ActiveActiveCode> Start();
   // Stops every link (joins their threads). Idempotent.
   void Stop();
@@ -187,6 +187,10 @@ class ActiveActive {
     // kRunHere: a TS write form (server/core/write_form.h), settled and run by RunSeries
     // (series_state.h).
     bool series = false;
+    // kRunHere: a string write (`put`, `delete`) by the observed-remove rule, run by RunOrString;
+    // the context it carries: every slot held here (or_rows_, loaded by the plan).
+    bool or_string = false;
+    types::OrContext or_context;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
@@ -249,8 +253,9 @@ class ActiveActive {
   // "Settings"). Any thread (a link sends them with its PEER SYNC): a copy the io thread takes
   // when a link starts and at every Cron.
   std::vector<std::string> SyncSettings() const;
-  static constexpr std::array<std::string_view, 5> kSyncSettingNames = {
-      "databases", "default-ttl", "ttl-rule", "expiration", "expiry-purge-deadline"};
+  static constexpr std::array<std::string_view, 6> kSyncSettingNames = {
+      "databases",  "default-ttl",           "ttl-rule",
+      "expiration", "expiry-purge-deadline", "active-active-string-rule"};
   // Deltas skipped as malformed (INFO peers malformed_deltas): the link goes on after one.
   uint64_t malformed_deltas() const { return malformed_deltas_; }
   // DEBUG PEER-LINK host port up|down (a test's partition). Refusal: kNoSuchPeer.
@@ -422,10 +427,23 @@ class ActiveActive {
   // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
   // from what the keys hold here (whole_key.h).
   void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
-  // The merge gate's verdict on a client's string or TREG delta: false when the plan is decided
-  // (refused). *loses: a string version not greater than the one held, answered +OK once the
-  // key's markers (AdmitLocal) have not refused it.
+  // The merge gate's verdict on a client's string, TREG or TLOG delta: false when the plan is
+  // decided (refused: another type has precedence). *loses: a string version not greater than the
+  // one held (the timestamp rule), answered +OK once the key's markers (AdmitLocal) have not
+  // refused it.
   bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
+  // active-active-string-rule is observed-remove: a client's string write and DEL go by
+  // PlanOrWrite and OrDeleteContext, a snapshot carries string keys as `or-string` pieces and the
+  // INCR family is refused. Otherwise (timestamp) string writes merge by last-writer-wins.
+  bool ObservedRemoveRule() const;
+  // A client's string write (`put`, `delete`) planned by the observed-remove rule
+  // (or_string_origin.cc): the key's rows loaded into or_rows_ (the one read of the key), another
+  // type refused, the markers asked (AdmitLocal), then a version not above the winner held here
+  // answered +OK and anything else run by RunOrString with the context it carries.
+  void PlanOrWrite(std::vector<std::string> form, LocalWrite* plan);
+  // RunHere's string write: its slot (this node, its delta's offset) stored into or_rows_'s rows
+  // and its delta given `CTX <context>`; answered and signalled as the PUT or DELETE handler does.
+  bool RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply);
   // RunHere's counter writes (counters.h): an INCR family form settled into the origin's new
   // record (and a base "0" for a key absent or expired here), or a SET, PUT or DELETE of a counter
   // key into a base observing every record held here; merged, written and answered as Redis
@@ -506,14 +524,26 @@ class ActiveActive {
   // the delta that wrote it, the admitted ones joined with the sender's R into the key's state.
   ApplyOutcome ApplyOrStringPiece(const std::string& origin_id, const PeerDelta& delta,
                                   const std::vector<std::string>& args);
+  // The row of the slot a string delta writes: a put's value, a delete's tombstone, a
+  // put-expired's rank (types/or_string_rows.h).
+  static types::OrSlotRow SlotRowOf(const StringDelta& delta);
+  // The context a DEL made here gives string key `key` (every slot held: OrLocalDeleteContext;
+  // empty for a key under the rule whose slots are all removed); nullopt when the key holds no
+  // string, another type or a counter (deleted under T).
+  storage::Status OrDeleteContext(int db, const std::string& key,
+                                  std::optional<types::OrContext>* context);
+  // A `del-or` on this node or from a peer: its keys of other types deleted under T, each string
+  // key's slots its context names removed (ApplyOrToKey), every key's change noted.
+  storage::Status DeleteByDelOr(int db, const DelOr& del);
   // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change
   // (WATCH, tracking, the `expired` index) — nothing when OrStringHolds says no.
   storage::Status ApplyOrToKey(int db, const std::string& key, const OrKeyChange& change);
-  // *holds: `key` may hold a string by the rule here (no other type held, no type floor above
-  // strings).
-  storage::Status OrStringHolds(int db, const std::string& key, bool* holds);
+  // *holds: `key`, whose rows are `rows`, may hold a string by the rule here (no other type held,
+  // no type floor above strings).
+  storage::Status OrStringHolds(int db, const std::string& key, const types::OrStringRows& rows,
+                                bool* holds);
   // A peer's data delta (a string write, TLOG or TREG) and what runs it.
   struct PeerWrite {
     std::vector<std::string> args;      // the command, its name (and subcommand) in lower case
@@ -600,6 +630,10 @@ class ActiveActive {
   // (copied into log_ at its exact size).
   std::string row_scratch_;
   std::string wire_scratch_;
+  // This node's id as the raw origin of its dots (node_id_ decoded), and the observed-remove rows
+  // of the key a string write was planned on (PlanOrWrite to RunOrString).
+  std::string own_origin_;
+  types::OrStringRows or_rows_;
   std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
   std::atomic<bool> resync_ = false;                // kResyncRow is set
   SyncedVector synced_vector_;                      // the applied vector as of the last sync

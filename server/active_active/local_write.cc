@@ -88,14 +88,16 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     plan->views.assign(plan->args.begin(), plan->args.end());
     return;
   }
-  if (op == kCounterIncrForm || op == kCounterIncrFloatForm ||
-      IsCounterWrite(plan->db, form.args)) {
+  const bool incr = op == kCounterIncrForm || op == kCounterIncrFloatForm;
+  if (incr && ObservedRemoveRule()) return Refuse(plan, std::string(kIncrUnderOrRule));
+  if (incr || IsCounterWrite(plan->db, form.args)) {
     plan->kind = Kind::kRunHere;  // RunCounter settles it from the key's state
     plan->counter = true;
     plan->args = std::move(form.args);
     plan->views.assign(plan->args.begin(), plan->args.end());
     return;
   }
+  if (IsStringDelta(op) && ObservedRemoveRule()) return PlanOrWrite(std::move(form.args), plan);
   if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
     plan->kind = Kind::kRunHere;
     plan->expire_flags = form.expire_flags;
@@ -115,6 +117,10 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   if (loses && (plan->kind == Kind::kRun || plan->kind == Kind::kRunHere)) {
     plan->kind = Kind::kReplyOk;
   }
+}
+
+bool ActiveActive::ObservedRemoveRule() const {
+  return context_->config().active_active_string_rule == kObservedRemoveRule;
 }
 
 bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan,

@@ -31,14 +31,16 @@ void AppendVersion(std::string* row, const std::string& value, int64_t ts,
           std::to_string(expire_at.value_or(-1)) + ";";
 }
 
-// The observed-remove state of a string key whose rows carry one (types/or_string_rows.h); a row
-// in today's forms loads as one slot of the origin named here "" and adds nothing.
+// The observed-remove state of a string key whose rows carry one (types/or_string_rows.h); the
+// state of a row in today's forms (one slot at the pre-mode dot, R empty) adds nothing, whichever
+// form holds it.
 storage::Status AppendOrState(types::Keyspace& keyspace, int db, const std::string& key,
                               std::string* row) {
   types::OrStringRows rows;
-  const storage::Status s = types::LoadOrString(keyspace, db, key, "", &rows);
+  const storage::Status s = types::LoadOrString(keyspace, db, key, &rows);
   const auto& slots = rows.state.slots;
-  const bool plain = slots.size() == 1 && slots[0].dot.origin.empty();
+  const bool plain = slots.size() == 1 && slots[0].dot.origin == types::kPreModeOrigin &&
+                     rows.state.removed.empty();
   if (s.ok() && !plain) AppendOrStringDigestText(rows.state, row);
   return s;
 }

@@ -30,7 +30,8 @@ namespace ebb::server {
 bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t* expire_at,
                         int64_t* floor, int64_t* register_ts, int64_t* cut_at);
 
-// A DEL in the observed-remove form (docs/active-active.md, "Deltas"; applied, not yet produced):
+// A DEL in the observed-remove form (docs/active-active.md, "Deltas"), made by a DEL that names a
+// string key:
 //
 //   del-or <T> <n> <key>{n} (<key> <context>)*
 //

@@ -30,26 +30,6 @@
 namespace ebb::server {
 namespace {
 
-// The row of the slot `delta` writes: a put's value, a delete's tombstone, a put-expired's rank.
-types::OrSlotRow SlotRowOf(const StringDelta& delta) {
-  const int64_t ts = delta.version.ts;
-  switch (delta.kind) {
-    case StringDelta::Kind::kPut: {
-      std::optional<int64_t> expire_at;
-      if (!delta.nottl) expire_at = delta.version.expire_at;
-      return types::OrSlotRow::Value(
-          types::EncodeMetaValue(types::KeyType::kString, delta.version.value), {ts, expire_at});
-    }
-    case StringDelta::Kind::kDelete:
-      return types::OrSlotRow::Tombstone(ts);
-    case StringDelta::Kind::kPutExpired:
-      break;
-  }
-  return {storage::RowKind::kTombstone,
-          types::EncodeReducedString(*delta.version.digest, delta.version.expire_at),
-          {ts, {}}};
-}
-
 // A snapshot slot's version as the string delta that would have written it (no CTX).
 std::vector<std::string> SlotDeltaArgs(const std::string& key, const types::OrSlot& slot,
                                        const std::optional<std::string>& value) {
@@ -75,16 +55,33 @@ void MergeApplied(types::OrApplied* applied, const types::OrApplied& more) {
 
 }  // namespace
 
-storage::Status ActiveActive::OrStringHolds(int db, const std::string& key, bool* holds) {
+types::OrSlotRow ActiveActive::SlotRowOf(const StringDelta& delta) {
+  const int64_t ts = delta.version.ts;
+  switch (delta.kind) {
+    case StringDelta::Kind::kPut: {
+      std::optional<int64_t> expire_at;
+      if (!delta.nottl) expire_at = delta.version.expire_at;
+      return types::OrSlotRow::Value(
+          types::EncodeMetaValue(types::KeyType::kString, delta.version.value), {ts, expire_at});
+    }
+    case StringDelta::Kind::kDelete:
+      return types::OrSlotRow::Tombstone(ts);
+    case StringDelta::Kind::kPutExpired:
+      break;
+  }
+  return {storage::RowKind::kTombstone,
+          types::EncodeReducedString(*delta.version.digest, delta.version.expire_at),
+          {ts, {}}};
+}
+
+storage::Status ActiveActive::OrStringHolds(int db, const std::string& key,
+                                            const types::OrStringRows& rows, bool* holds) {
   *holds = false;
-  std::optional<types::KeyType> held;
-  storage::Status s = types::HeldType(context_->keyspace(), db, key, &held);
-  if (!s.ok()) return s;
   // Another type has precedence over a string (merge_rule.h): the key keeps it.
-  if (held && *held != types::KeyType::kString) return s;
+  if (rows.other_type) return storage::Status::OK();
   KeyMarker marker;
   bool has_row = false;
-  s = whole_key_->Marker(db, key, &marker, &has_row);
+  storage::Status s = whole_key_->Marker(db, key, &marker, &has_row);
   // A floor above strings: every string write loses (whole_key.h, "type floor").
   *holds = s.ok() && marker.floor == 0;
   return s;
@@ -92,15 +89,13 @@ storage::Status ActiveActive::OrStringHolds(int db, const std::string& key, bool
 
 storage::Status ActiveActive::ApplyOrToKey(int db, const std::string& key,
                                            const OrKeyChange& change) {
-  bool holds = false;
-  storage::Status s = OrStringHolds(db, key, &holds);
-  if (!s.ok() || !holds) return s;
-  std::string own;
-  if (!OriginOfNodeId(node_id_, &own)) return storage::Status::InvalidArgument("node id");
+  // One read of the key: its rows say what type it holds too.
   types::Keyspace& ks = context_->keyspace();
   types::OrStringRows rows;
-  s = types::LoadOrString(ks, db, key, own, &rows);
-  if (!s.ok()) return s;
+  storage::Status s = types::LoadOrString(ks, db, key, &rows);
+  bool holds = false;
+  if (s.ok()) s = OrStringHolds(db, key, rows, &holds);
+  if (!s.ok() || !holds) return s;
   const types::OrApplied applied = change(&rows);
   if (!applied.changed()) return s;
   s = types::StoreOrString(ks, db, key, rows, applied);
@@ -164,19 +159,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyDelOr(const std::string& origin_id
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  // The keys of other types: as del-at's, under T.
-  storage::Status s;
-  if (!del.keys.empty()) s = whole_key_->DeleteKeys(delta.db, del.ts, del.keys);
-  for (size_t i = 0; i < del.keys.size() && s.ok(); i++) {
-    NoteKeyChange(*context_, delta.db, del.keys[i]);
-  }
-  // Each string key: the slots its origin had observed go; its deleted_up_to stays.
-  for (size_t i = 0; i < del.string_keys.size() && s.ok(); i++) {
-    const DelOr::StringKey& named = del.string_keys[i];
-    s = ApplyOrToKey(delta.db, named.key, [&](types::OrStringRows* rows) {
-      return types::ApplyOrDelete(rows, named.context);
-    });
-  }
+  const storage::Status s = DeleteByDelOr(delta.db, del);
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
     return ApplyOutcome::kEngineError;

@@ -495,6 +495,7 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
       "peer sends it a snapshot",
       why, old_id, new_id);
   node_id_ = new_id;
+  OriginOfNodeId(node_id_, &own_origin_);
   end_offset_ = content_end;
   retired_ids_ = std::move(retired);
   synced_vector_.Reset();  // the forgotten vector: the next Cron notes the new one
@@ -562,7 +563,7 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
       client.addr(), peer_id, from, first, end_offset_);
   snapshots_sent_++;
   snapshots_.push_back(std::make_unique<SnapshotSender>(
-      context_, io_, client.id(), std::string(peer_id), end_offset_, end_bytes_,
+      context_, io_, client.id(), std::string(peer_id), node_id_, end_offset_, end_bytes_,
       [this](SnapshotSender* sender, bool complete) { SnapshotDone(sender, complete); }));
   snapshots_.back()->Start();
 }

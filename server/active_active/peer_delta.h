@@ -45,8 +45,8 @@ namespace ebb::server {
 // the form with T empty (its row's write form); the origin fills T from what the key holds.
 inline constexpr std::string_view kDelAt = "del-at";
 // A DEL in the observed-remove form: `del-or <T> <n> key{n} (key <context>)*`, the n keys of
-// other types under T, then each string key with its context (marker_piece.h). Applied, not yet
-// produced.
+// other types under T, then each string key with its context (marker_piece.h); a DEL that names
+// a string key makes it (ActiveActive::PlanWholeKeyDelete).
 inline constexpr std::string_view kDelOr = "del-or";
 inline constexpr std::string_view kFlushDbAt = "flushdb-at";
 inline constexpr std::string_view kFlushAllAt = "flushall-at";
@@ -78,7 +78,8 @@ inline bool IsStringDelta(std::string_view name) {
 // ts and ms are signed 64-bit decimals, hex the value's SHA-256 as 64 hex digits. `context` is
 // binary, the wire form of types/or_context.h read against the delta's origin (its own entry is
 // `0 offset`): the dots the write's origin held for the key (docs/active-active.md, "Status",
-// "observed-remove deletes of string keys"). Applied, not yet produced: a peer applies a delta
+// "observed-remove deletes of string keys"). The origin's string writes carry one
+// (ActiveActive::RunOrString); a peer applies a delta
 // that carries one by that rule (ActiveActive::ApplyOrString), but on a key that holds a counter
 // as the same delta without it (StripDeltaContext); a CTX that does not decode makes the delta
 // malformed.

@@ -14,10 +14,12 @@
 #include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/core/client.h"
+#include "server/core/errors.h"
 #include "server/services/server_context.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/or_string_rows.h"
 #include "types/string_rank.h"
 #include "types/tlog.h"
 #include "types/treg.h"
@@ -78,14 +80,46 @@ storage::Status CounterPieces(types::Keyspace& keyspace, int db, std::string_vie
   return s;
 }
 
+// A string key whose data row carries the observed-remove extension, not a counter's: its state
+// as one `or-string` piece. *sent: the key was carried so.
+storage::Status OrStringPieces(types::Keyspace& keyspace, int db, std::string_view key,
+                               std::string_view sender_node_id,
+                               std::vector<std::vector<std::string>>* pieces, bool* sent) {
+  *sent = false;
+  types::OrStringRows rows;
+  storage::Status s = types::LoadOrString(keyspace, db, key, &rows);
+  if (!s.ok() || !rows.extended) return s;
+  s = CounterPieces(keyspace, db, key, pieces, sent);  // a counter keeps its own piece
+  if (!s.ok() || *sent) return s;
+  OrStringPiece piece{.key = std::string(key), .state = std::move(rows.state), .values = {}};
+  for (const types::OrSlot& slot : piece.state.slots) {
+    const types::OrSlotRow& row = rows.slot_rows.find(slot.dot.origin)->second;
+    types::KeyType type;
+    std::string_view value;
+    if (row.kind == storage::RowKind::kValue && types::DecodeMetaValue(row.inner, &type, &value)) {
+      piece.values.emplace_back(value);
+    } else {
+      piece.values.emplace_back(std::nullopt);
+    }
+  }
+  pieces->push_back(OrStringPieceArgs(piece, sender_node_id));
+  *sent = true;
+  return s;
+}
+
 }  // namespace
 
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
+                            bool observed_remove, std::string_view sender_node_id,
                             std::vector<std::vector<std::string>>* pieces) {
+  bool sent = false;
+  storage::Status s;
+  if (observed_remove) s = OrStringPieces(keyspace, db, key, sender_node_id, pieces, &sent);
+  if (!s.ok() || sent) return s;
   types::KeyMetaRow row;
   std::optional<storage::DeadVersion> dead;
   // Grace 0: the most recently written version, which the merge gate keeps the greatest.
-  storage::Status s = keyspace.GetMeta(db, key, &row, 0, &dead);
+  s = keyspace.GetMeta(db, key, &row, 0, &dead);
   if (s.IsNotFound()) {
     if (!dead) return storage::Status::OK();  // never written, or wiped
     bool counter = false;
@@ -329,12 +363,13 @@ void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_posi
 }
 
 SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& io,
-                               uint64_t client_id, std::string peer_id, uint64_t offset,
-                               uint64_t byte_position, Done done)
+                               uint64_t client_id, std::string peer_id, std::string sender_node_id,
+                               uint64_t offset, uint64_t byte_position, Done done)
     : context_(context),
       timer_(io),
       client_id_(client_id),
       peer_id_(std::move(peer_id)),
+      sender_node_id_(std::move(sender_node_id)),
       offset_(offset),
       byte_position_(byte_position),
       done_(std::move(done)),
@@ -398,7 +433,10 @@ storage::Status SnapshotSender::PiecesOfRow(int* db,
   if (phase_ < context_->config().databases) {
     std::string_view user_key;
     if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
-    return SnapshotKey(context_->keyspace(), *db, user_key, pieces);
+    const bool observed_remove =
+        context_->config().active_active_string_rule == kObservedRemoveRule;
+    return SnapshotKey(context_->keyspace(), *db, user_key, observed_remove, sender_node_id_,
+                       pieces);
   }
   static const size_t kSystemKeyPrefix = types::Keyspace::SystemRowKey("").size();
   std::string_view name = iter_->key();

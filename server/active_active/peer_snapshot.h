@@ -65,7 +65,11 @@ class ServerContext;
 // now (see above); nothing for a key that holds nothing a peer needs (never written, wiped, a
 // TLOG its retention window expired; a TREG or TLOG expired by an expiry register is carried).
 // Not OK on an engine error.
+// Under the observed-remove rule (`observed_remove`), a string key whose data row carries the
+// observed-remove extension goes as an `or-string` piece (below) sent by node `sender_node_id`
+// (this node's id); under the timestamp rule every string key goes as its newest version.
 storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view key,
+                            bool observed_remove, std::string_view sender_node_id,
                             std::vector<std::vector<std::string>>* pieces);
 
 // Appends to *pieces the delta that carries system row `name` = `value` when it is a key marker
@@ -75,10 +79,10 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
                                   std::vector<std::vector<std::string>>* pieces);
 
 // A string key under the observed-remove rule as a snapshot carries it (docs/active-active.md,
-// "Snapshots"; applied by ActiveActive::ApplyOrStringPiece, not yet produced): its removed context
-// R and each slot with its dot, its version, and its value when it has one, so that the receiver
-// joins the sender's state into its own (types/or_string.h: JoinOrState) and holds the value of any
-// slot that may win there:
+// "Snapshots"; made by SnapshotKey, applied by ActiveActive::ApplyOrStringPiece): its removed
+// context R and each slot with its dot, its version, and its value when it has one, so that the
+// receiver joins the sender's state into its own (types/or_string.h: JoinOrState) and holds the
+// value of any slot that may win there:
 //
 //   or-string <key> <R> <n> (<origin> <offset> <kind> <ts> <expire_at> <bytes>){n}
 //
@@ -121,10 +125,12 @@ class SnapshotSender {
   using Done = std::function<void(SnapshotSender* sender, bool complete)>;
 
   // Sends to client `client_id` the snapshot of databases 0..databases-1 that corresponds to
-  // origin offset `offset` (this node's end offset now) at byte position `byte_position`.
+  // origin offset `offset` (this node's end offset now) at byte position `byte_position`;
+  // `sender_node_id`: this node's id.
   // REQUIRES: called on the io thread, with no keyspace batch open.
   SnapshotSender(ServerContext* context, boost::asio::io_context& io, uint64_t client_id,
-                 std::string peer_id, uint64_t offset, uint64_t byte_position, Done done);
+                 std::string peer_id, std::string sender_node_id, uint64_t offset,
+                 uint64_t byte_position, Done done);
   ~SnapshotSender();
   SnapshotSender(const SnapshotSender&) = delete;
 
@@ -153,6 +159,7 @@ class SnapshotSender {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   const uint64_t client_id_;
   const std::string peer_id_;
+  const std::string sender_node_id_;
   const uint64_t offset_;
   const uint64_t byte_position_;
   Done done_;

@@ -444,10 +444,9 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
 
 storage::Status WholeKeyMarkers::DeleteFromOrString(int db, std::string_view key, int64_t ts,
                                                     int* precedence, bool* extended) {
-  // The origin a row in today's forms would load with does not matter: only an extended row is
-  // changed here.
+  // Only an extended row is changed here; one in today's forms keeps the timestamp rule.
   types::OrStringRows rows;
-  storage::Status s = types::LoadOrString(keyspace_, db, key, "", &rows);
+  storage::Status s = types::LoadOrString(keyspace_, db, key, &rows);
   *extended = rows.extended;
   if (!s.ok() || !rows.extended) return s;
   if (!rows.state.slots.empty()) *precedence = TypePrecedence(types::KeyType::kString);
@@ -504,7 +503,9 @@ storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
     s = PutRow(HorizonRowName(db), std::to_string(ts), horizon == KeyMarker::kNothingDeleted);
   }
   if (!s.ok()) return s;
-  auto keys = keyspace_.Keys(db, nullptr);
+  // Every key holding a version, live or not: a string key that reads as absent (its winner a
+  // tombstone or expired) may still hold a live sibling (types/or_string_rows.h).
+  auto keys = keyspace_.KeysWithDead(db);
   if (!keys.ok()) return keys.engine_status();
   for (const std::string& key : *keys) {
     int precedence = -1;

@@ -74,7 +74,7 @@ storage::Status WholeKeyMarkers::ApplyRegisterToOrString(int db, std::string_vie
   // The origin a row in today's forms would load with does not matter: only an extended row
   // (one under the observed-remove rule) is rewritten here.
   types::OrStringRows rows;
-  storage::Status s = types::LoadOrString(keyspace_, db, key, "", &rows);
+  storage::Status s = types::LoadOrString(keyspace_, db, key, &rows);
   *extended = rows.extended;
   if (!s.ok() || !rows.extended) return s;
   // A slot a delete covers stays deleted (a flush passes over what has expired here).

@@ -77,6 +77,16 @@ bool AnswerEmptyDelete(std::string_view op, protocol::ReplyWriter& reply) {
   return false;
 }
 
+// Unless `s` failed: `key` added to *existed when it is live (DEL's reply counts it).
+storage::Status NoteExisted(types::Keyspace& ks, int db, std::string_view key, storage::Status s,
+                            std::vector<std::string_view>* existed) {
+  if (!s.ok()) return s;
+  auto exists = ks.Exists(db, key);
+  if (!exists.ok()) return exists.engine_status();
+  if (*exists) existed->push_back(key);
+  return s;
+}
+
 }  // namespace
 
 void ActiveActive::PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan) {
@@ -84,17 +94,30 @@ void ActiveActive::PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite*
   int64_t ts = KeyMarker::kNothingDeleted;
   storage::Status s;
   if (form[0] == kDelAt) {
-    // Keys that hold nothing here, not even a dead version, have nothing to cover: they leave
-    // the delta, so its T (the greatest over the keys that stay) covers nothing on them.
-    size_t kept = 2;
+    // Each string key by the observed-remove rule, with the context of its slots here; the other
+    // keys under T. Keys that hold nothing here, not even a dead version, have nothing to cover:
+    // they leave the delta, so its T (the greatest over the keys that stay) covers nothing on
+    // them.
+    DelOr del;
     for (size_t i = 2; i < form.size() && s.ok(); i++) {
+      std::optional<types::OrContext> context;
+      if (ObservedRemoveRule()) s = OrDeleteContext(plan->db, form[i], &context);
+      if (s.ok() && context) {
+        // A key whose slots are all removed holds nothing to remove: it leaves the delta.
+        if (!context->empty()) del.string_keys.push_back({std::move(form[i]), std::move(*context)});
+        continue;
+      }
       bool existed = false;
-      s = whole_key_->RaiseToNewest(plan->db, form[i], &ts, &existed);
-      if (!existed) continue;
-      if (kept != i) form[kept] = std::move(form[i]);
-      kept++;
+      if (s.ok()) s = whole_key_->RaiseToNewest(plan->db, form[i], &ts, &existed);
+      if (existed) del.keys.push_back(std::move(form[i]));
     }
-    form.resize(kept);
+    del.ts = ts;
+    if (!del.string_keys.empty()) {
+      form = DelOrArgs(del, node_id_);
+    } else {
+      form.resize(2);
+      form.insert(form.end(), del.keys.begin(), del.keys.end());
+    }
   } else {
     const bool flushdb = form[0] == kFlushDbAt;
     const int first = flushdb ? plan->db : 0;
@@ -108,10 +131,44 @@ void ActiveActive::PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite*
     plan->error = EngineError(s.ToString());
     return;
   }
-  form[1] = std::to_string(ts);
+  if (form[0] != kDelOr) form[1] = std::to_string(ts);
   plan->kind = LocalWrite::Kind::kRunHere;
   plan->args = std::move(form);
   plan->views.assign(plan->args.begin(), plan->args.end());
+}
+
+storage::Status ActiveActive::OrDeleteContext(int db, const std::string& key,
+                                              std::optional<types::OrContext>* context) {
+  context->reset();
+  // A counter keeps its own rule (counters.h): a DEL deletes it under T.
+  if (counters_->any()) {
+    std::optional<types::CounterState> counter;
+    storage::Status s = counters_->Read(db, key, &counter);
+    if (!s.ok() || counter) return s;
+  }
+  types::OrStringRows rows;
+  storage::Status s = types::LoadOrString(context_->keyspace(), db, key, &rows);
+  if (s.ok() && !rows.other_type && (rows.extended || !rows.state.slots.empty())) {
+    *context = types::OrLocalDeleteContext(rows.state);
+  }
+  return s;
+}
+
+storage::Status ActiveActive::DeleteByDelOr(int db, const DelOr& del) {
+  // The keys of other types: as del-at's, under T.
+  storage::Status s;
+  if (!del.keys.empty()) s = whole_key_->DeleteKeys(db, del.ts, del.keys);
+  for (size_t i = 0; i < del.keys.size() && s.ok(); i++) {
+    NoteKeyChange(*context_, db, del.keys[i]);
+  }
+  // Each string key: the slots its origin had observed go; its deleted_up_to stays.
+  for (size_t i = 0; i < del.string_keys.size() && s.ok(); i++) {
+    const DelOr::StringKey& named = del.string_keys[i];
+    s = ApplyOrToKey(db, named.key, [&](types::OrStringRows* rows) {
+      return types::ApplyOrDelete(rows, named.context);
+    });
+  }
+  return s;
 }
 
 void ActiveActive::AdmitLocal(LocalWrite* plan) {
@@ -144,25 +201,27 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   const std::string& op = plan.args[0];
   if (plan.counter) return RunCounter(planned, reply);
   if (plan.series) return RunSeries(planned, reply);
+  if (plan.or_string) return RunOrString(planned, reply);
   if (op == kExpiryAt) return RunExpiry(planned, reply);
   storage::Status s;
-  if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
+  if (op == kDelAt || op == kDelOr || op == kFlushDbAt || op == kFlushAllAt) {
     int64_t ts = 0;
     ParseInt64(plan.args[1], &ts);  // written by PlanWholeKeyDelete
-    if (ts == KeyMarker::kNothingDeleted) return AnswerEmptyDelete(op, reply);
+    if (op != kDelOr && ts == KeyMarker::kNothingDeleted) return AnswerEmptyDelete(op, reply);
     std::vector<std::string_view> existed;  // DEL's reply and its `del` events
-    if (op == kDelAt) {
-      for (size_t i = 2; i < plan.args.size() && s.ok(); i++) {
-        auto exists = ks.Exists(plan.db, plan.args[i]);
-        if (!exists.ok()) {
-          s = exists.engine_status();
-        } else if (*exists) {
-          existed.push_back(plan.args[i]);
-        }
+    DelOr del;
+    if (op == kDelOr) {
+      ParseDelOr(plan.args, node_id_, &del);  // written by PlanWholeKeyDelete
+    } else if (op == kDelAt) {
+      del.ts = ts;
+      del.keys.assign(plan.args.begin() + 2, plan.args.end());
+    }
+    if (op == kDelAt || op == kDelOr) {
+      for (const std::string& key : del.keys) s = NoteExisted(ks, plan.db, key, s, &existed);
+      for (const DelOr::StringKey& named : del.string_keys) {
+        s = NoteExisted(ks, plan.db, named.key, s, &existed);
       }
-      if (s.ok()) {
-        s = whole_key_->DeleteKeys(plan.db, ts, std::span<const std::string>(plan.args).subspan(2));
-      }
+      if (s.ok()) s = DeleteByDelOr(plan.db, del);
     } else {
       const bool all = op == kFlushAllAt;
       SignalFlush(*context_, all ? -1 : plan.db);  // as FLUSHDB / FLUSHALL: no event, as in Redis
@@ -173,7 +232,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
     }
     if (!s.ok()) {
       reply.Error(EngineError(s.ToString()));
-    } else if (op == kDelAt) {
+    } else if (op == kDelAt || op == kDelOr) {
       for (std::string_view key : existed) {
         SignalKeyChange(*context_, plan.db, key, kNotifyGeneric, "del");
       }

@@ -173,6 +173,10 @@ struct Config {
   // (max_clock_skew_action "refuse" | "flag"); 0: no check.
   int64_t max_clock_skew_ms = 0;
   std::string max_clock_skew_action = "refuse";
+  // How a string key's client writes merge in active-active mode (docs/active-active.md, "The
+  // string rule"): "timestamp" (last writer wins) or "observed-remove" (a DEL removes what its node
+  // had observed; the INCR family is refused). Fixed at start.
+  std::string active_active_string_rule = "timestamp";
   uint64_t peer_backlog_size = 1000000;       // deltas of this node's origin log kept
   uint64_t peer_output_limit = 256ull << 20;  // a peer reading slower is dropped (it resumes)
 };

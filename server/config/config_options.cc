@@ -146,6 +146,12 @@ std::vector<ConfigRegistry::Option> BuildOptionTable() {
                    "what a write too far ahead gets: refuse (an error) or flag (counted in INFO "
                    "peers)",
                    kMutable, &Config::max_clock_skew_action, {"refuse", "flag"}));
+  t.push_back(Enum("active-active-string-rule",
+                   "how client writes of string keys merge in active-active mode: timestamp "
+                   "(last writer wins) or observed-remove (a DEL removes what its node had "
+                   "observed; INCR and its family refused)",
+                   kImmutable, &Config::active_active_string_rule,
+                   {"timestamp", "observed-remove"}));
   t.push_back(
       Integer("peer-backlog-size",
               "deltas of this node's origin log kept for its active-active peers (one further "

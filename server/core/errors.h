@@ -624,6 +624,17 @@ inline constexpr std::string_view kPeerOptionInCluster =
     "active-active peers are not available in cluster mode (peer and cluster-enabled)";
 inline constexpr std::string_view kPeerOptionOnReplica =
     "a replica cannot have active-active peers (replicaof and peer)";
+// active-active-string-rule's value that makes string keys observed-remove (config.h).
+inline constexpr std::string_view kObservedRemoveRule = "observed-remove";
+// The start refused: counter state and the observed-remove rule never meet on a node
+// (docs/active-active.md, "The string rule").
+inline constexpr std::string_view kCountersUnderOrRule =
+    "active-active-string-rule observed-remove is not allowed on a node that holds counters "
+    "(keys written by INCR and its family in active-active mode): start it with the timestamp rule";
+// INCR, INCRBY, DECR, DECRBY or INCRBYFLOAT under the observed-remove rule.
+inline constexpr std::string_view kIncrUnderOrRule =
+    "ERR INCR and its family are not allowed in active-active mode under "
+    "active-active-string-rule observed-remove: a counter has no merge with that rule";
 // A TS write on a series that compaction rules feed or that feeds them (rules are refused in the
 // mode: a destination would be each node's own).
 inline constexpr std::string_view kSeriesRulesInActiveActive =

@@ -17,7 +17,6 @@ namespace {
 constexpr int64_t kNow = 1'900'000'000'000;
 const std::string kA(types::kOriginIdSize, 'a');
 const std::string kB(types::kOriginIdSize, 'b');
-const std::string kNode(types::kOriginIdSize, 'n');
 
 class OrStringRowsCommandTest : public CommandTest {
  protected:
@@ -31,7 +30,7 @@ class OrStringRowsCommandTest : public CommandTest {
                    std::optional<int64_t> expire_at) {
     types::Keyspace& keyspace = ebb_->context().keyspace();
     types::OrStringRows rows;
-    ASSERT_TRUE(types::LoadOrString(keyspace, 0, key, kNode, &rows).ok());
+    ASSERT_TRUE(types::LoadOrString(keyspace, 0, key, &rows).ok());
     ApplyOrWrite(&rows, {}, {kB, 4},
                  types::OrSlotRow::Value(std::string("\0sib", 4), {ts - 1, {}}));
     const types::OrApplied applied = ApplyOrWrite(

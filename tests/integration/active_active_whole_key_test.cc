@@ -222,6 +222,37 @@ TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
   }
 }
 
+// The same under `active-active-string-rule observed-remove`: the register and the log as
+// above, but the string key goes by the observed-remove rule: n1's write the DEL did not see
+// survives it, older as it is, and n0's own write after the DEL is read, at a timestamp the
+// delete covered.
+TEST_F(ActiveActiveWholeKeyTest, DelUnderTheObservedRemoveRuleKeepsTheStringWritesItDidNotSee) {
+  const std::vector<std::string> rule = {"--active-active-string-rule", "observed-remove"};
+  StartCutPair(rule);
+  WriteAll(c0_.get(), kT - 10, "before");
+  EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
+  EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
+  WriteAll(c1_.get(), kT - 11, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kT - 10)}).str(), "OK");
+
+  n0_.Kill();
+  std::vector<std::string> args = PeerArgs({&n1_});
+  args.insert(args.end(), rule.begin(), rule.end());
+  ASSERT_TRUE(n0_.Start(args)) << n0_.error();
+  c0_ = n0_.Connect();
+  SetClock(kT);
+  HealAndConverge();
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "r", "l"}).integer(), 0);
+    EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "older");
+    EXPECT_EQ(Cmd(c, {"GET", "s", "GRACE", "9223372036854775807"}).str(), "older");
+  }
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kT - 10)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"GET", "s"}).str(), "late");
+  ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
+  EXPECT_EQ(Cmd(c1_.get(), {"GET", "s"}).str(), "late");
+}
+
 // Writes the deleting node had not seen survive its DEL when they are newer than everything it
 // held, whichever arrives first; older ones in the same log go. A key it did not hold at all is
 // not in the delta: every write on it survives, whatever its timestamp.

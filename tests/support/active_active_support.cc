@@ -156,11 +156,14 @@ void DeltaCollector::Rewound(const TestServer& node) {
 
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {
   for (const LoggedDelta& delta : deltas) {
-    std::vector<std::string> args = {"DEBUG", "PEER-APPLY", delta.origin, std::to_string(delta.db)};
+    // With its offset: a string write's dot is (origin, offset).
+    std::vector<std::string> args = {"DEBUG",      "PEER-APPLY",
+                                     delta.origin, std::to_string(delta.db),
+                                     "OFFSET",     std::to_string(delta.offset)};
     args.insert(args.end(), delta.args.begin(), delta.args.end());
     const Reply r = Cmd(node, args);
     std::string what;
-    for (size_t i = 4; i < args.size(); i++) what += " " + args[i];
+    for (size_t i = 6; i < args.size(); i++) what += " " + args[i];
     ASSERT_EQ(r.str(), "OK") << r.ToString() << " applying" << what;
   }
 }

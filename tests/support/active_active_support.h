@@ -96,7 +96,8 @@ class DeltaCollector {
 };
 
 // Applies each of `deltas` to `node` in the order given, as if each came from its origin
-// (DEBUG PEER-APPLY: the merge gate, no applied vector). Asserts (gtest) that each is applied.
+// (DEBUG PEER-APPLY with its offset: the merge gate, no applied vector). Asserts (gtest) that each
+// is applied.
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
 
 // One delta for DEBUG PEER-APPLY into database 0 with its dot: its origin, its offset, and its

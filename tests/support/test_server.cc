@@ -402,6 +402,7 @@ bool TestServer::Running() {
   pid_t r = waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
     pid_ = -1;
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return false;
   }
   return true;

@@ -128,6 +128,9 @@ class TestServer {
   bool Restart();
   // True while the child process has not exited.
   bool Running();
+  // The exit code of a process Running() found exited (a Start that failed because the server
+  // exited during startup): -1 if killed by a signal, or when Running() has not found one.
+  int exit_code() const { return exit_code_; }
   // Waits up to timeout_ms for the process to exit on its own (e.g. after SHUTDOWN). Returns its
   // exit code, -1 if killed by a signal or not running, -2 if still running.
   int WaitExit(int timeout_ms);
@@ -150,6 +153,7 @@ class TestServer {
   std::string data_dir_;
   std::vector<std::string> args_;
   pid_t pid_ = -1;
+  int exit_code_ = -1;
   uint64_t open_files_limit_ = 0;
   std::string error_;
 };

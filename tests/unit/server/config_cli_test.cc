@@ -117,6 +117,28 @@ TEST(ConfigCliTest, ErrorsSayWhetherTheFileOrTheCommandLineWasAtFault) {
   std::remove(conf.c_str());
 }
 
+// The string rule is read at start: either value, and a clear error for any other.
+TEST(ConfigCliTest, TheStringRuleTakesTimestampOrObservedRemove) {
+  for (const std::string value : {"timestamp", "observed-remove"}) {
+    Argv args({"--active-active-string-rule", value});
+    ConfigRegistry r;
+    std::string error;
+    bool exit_now = false;
+    EXPECT_TRUE(
+        config_test::Succeeded(r.ParseCommandLine(args.argc(), args.argv(), &exit_now), &error))
+        << error;
+    EXPECT_EQ(r.config().active_active_string_rule, value);
+  }
+  Argv args({"--active-active-string-rule", "vector-clock"});
+  ConfigRegistry r;
+  bool exit_now = false;
+  const Result<ConfigCode> parsed = r.ParseCommandLine(args.argc(), args.argv(), &exit_now);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(ConfigErrorText(parsed).find("timestamp, observed-remove"), std::string::npos)
+      << ConfigErrorText(parsed);
+  EXPECT_EQ(r.config().active_active_string_rule, "timestamp");
+}
+
 TEST(ConfigCliTest, VersionFirstPrintsTheVersionLineAndAsksToExit) {
   EXPECT_EQ(VersionLine(),
             "ebb server v=" EBB_VERSION " bits=" + std::to_string(8 * sizeof(void*)));

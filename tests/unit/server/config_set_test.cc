@@ -25,6 +25,8 @@ TEST(ConfigGetTest, DefaultsAsRedisPrintsThem) {
   EXPECT_EQ(r.Get("expiry-purge-deadline"), (Pairs{{"expiry-purge-deadline", "1d"}}));
   EXPECT_EQ(r.Get("expiration"), (Pairs{{"expiration", "on"}}));
   EXPECT_EQ(r.Get("ttl-rule"), (Pairs{{"ttl-rule", ""}}));
+  EXPECT_EQ(r.Get("active-active-string-rule"),
+            (Pairs{{"active-active-string-rule", "timestamp"}}));
 }
 
 TEST(ConfigGetTest, GlobPatternsCaseInsensitiveInTableOrder) {
@@ -115,6 +117,8 @@ TEST(ConfigSetTest, ErrorsAsRedisWordsThemAndChangeNothing) {
       {"port", "7000", failed + "'port') - can't set immutable config"},
       {"dir", "/x", failed + "'dir') - can't set immutable config"},
       {"databases", "4", failed + "'databases') - can't set immutable config"},
+      {"active-active-string-rule", "observed-remove",
+       failed + "'active-active-string-rule') - can't set immutable config"},
       {"maxclients", "x", failed + "'maxclients') - argument couldn't be parsed into an integer"},
       {"maxclients", "0",
        failed + "'maxclients') - argument must be between 1 and 2147483647 inclusive"},

@@ -1,7 +1,7 @@
 // The rows of an observed-remove string key (types/or_string_rows.h) through a real Keyspace:
 // every state stored reads back the same (SameOrState) — one slot, siblings, a sibling promoted
 // when the winner goes, a DEL's tombstone with R, inside an open batch too — and a row in today's
-// forms loads as one slot at (this node, 1).
+// forms loads as one slot at the pre-mode dot (kPreModeOrigin, 1), its type when another type's.
 #include "types/or_string_rows.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@
 namespace ebb::types {
 namespace {
 
-const std::string kNode(kOriginIdSize, 'n');
+const std::string& kPreMode = kPreModeOrigin;
 const std::string kA(kOriginIdSize, 'a');
 const std::string kB(kOriginIdSize, 'b');
 const std::string kC(kOriginIdSize, 'c');
@@ -39,7 +39,7 @@ class OrStringRowsTest : public TypesTest {
  protected:
   OrStringRows Load(std::string_view key = "k") {
     OrStringRows rows;
-    storage::Status s = LoadOrString(*ks_, 0, key, kNode, &rows);
+    storage::Status s = LoadOrString(*ks_, 0, key, &rows);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return rows;
   }
@@ -241,14 +241,15 @@ TEST_F(OrStringRowsTest, NothingChangedWritesNothing) {
   EXPECT_FALSE(Load().data_ts);
 }
 
-TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotOfThisNode) {
+TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotAtThePreModeDot) {
   Kv kv(*ks_, 0);
   ASSERT_TRUE(
       kv.Put({.key = "k", .value = "v", .ts = 100, .expire_at_ms = 9'000'000'000'000}).ok());
   OrStringRows rows = Load();
   OrStringState want;
-  ApplyOrDelta(&want, {.write = MakeOrSlot(
-                           {kNode, 1}, {.ts = 100, .value = "v", .expire_at = 9'000'000'000'000})});
+  ApplyOrDelta(&want,
+               {.write = MakeOrSlot({kPreMode, 1},
+                                    {.ts = 100, .value = "v", .expire_at = 9'000'000'000'000})});
   EXPECT_TRUE(SameOrState(rows.state, want));
   EXPECT_EQ(rows.data_ts, 100);
   // A reduced dead version keeps its rank; a plain tombstone is a tombstone slot.
@@ -262,10 +263,10 @@ TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotOfThisNode) {
   rows = Load("t");
   ASSERT_EQ(rows.state.slots.size(), 1u);
   EXPECT_TRUE(rows.state.slots[0].version.tombstone);
-  EXPECT_EQ(rows.state.slots[0].dot, (Dot{kNode, 1}));
+  EXPECT_EQ(rows.state.slots[0].dot, (Dot{kPreMode, 1}));
   // A write over today's row: the data row becomes tag 5, the old version a sibling or gone.
   rows = Load();
-  ExpectRoundTrip(rows, ApplyOrWrite(&rows, Ctx({{kNode, 1}}), {kA, 1}, ValueRow("w", 150)));
+  ExpectRoundTrip(rows, ApplyOrWrite(&rows, Ctx({{kPreMode, 1}}), {kA, 1}, ValueRow("w", 150)));
   EXPECT_EQ(Load().state.slots.size(), 1u);
   // A wiped key and another type's key are empty states.
   ASSERT_TRUE(ks_->Delete(0, "k").ok());
@@ -273,6 +274,8 @@ TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotOfThisNode) {
   Treg treg(*ks_, 0);
   ASSERT_TRUE(treg.Set("g", "x", 5).ok());
   EXPECT_TRUE(Load("g").state.slots.empty());
+  EXPECT_EQ(Load("g").other_type, KeyType::kTreg);
+  EXPECT_FALSE(Load().other_type);
 }
 
 // Past the purge deadline compaction reduces an expired tag-5 row and an expired sibling row to
@@ -313,10 +316,10 @@ TEST_F(OrStringRowsTest, RefusesRowsThatDoNotDecode) {
   EncodeOrStringRow({.dot = Dot{kC, 1}}, std::string("\0x", 2), &row);
   const std::string sibling = Keyspace::SystemRowKey(SiblingRowPrefix(0, "k") + kB);
   ASSERT_TRUE(ks_->db().Put(options, sibling, row).ok());
-  EXPECT_TRUE(LoadOrString(*ks_, 0, "k", kNode, &rows).IsCorruption());
+  EXPECT_TRUE(LoadOrString(*ks_, 0, "k", &rows).IsCorruption());
   // A tag-5 data row whose extension is cut short.
   ASSERT_TRUE(ks_->db().Put(options, MetaKey(0, "k"), std::string("\x05\x01\x02", 3)).ok());
-  EXPECT_TRUE(LoadOrString(*ks_, 0, "k", kNode, &rows).IsCorruption());
+  EXPECT_TRUE(LoadOrString(*ks_, 0, "k", &rows).IsCorruption());
 }
 
 }  // namespace

@@ -326,5 +326,25 @@ TEST(OrStringPropertyTest, EveryReplicaEndsInTheStateOfTheSetOfDeltas) {
   EXPECT_GT(absent, 10);
 }
 
+// Two versions named by one dot (the pre-mode dot of data two nodes held before the mode): the
+// greater stays, whichever arrives first, and a context naming the dot removes it.
+TEST(OrStringDotTwiceTest, TheGreaterVersionAtOneDotStaysInEveryOrder) {
+  const OrSlot lower = MakeOrSlot({kA, 1}, {.ts = 5, .value = "lower"});
+  const OrSlot greater = MakeOrSlot({kA, 1}, {.ts = 6, .value = "greater"});
+  for (bool greater_first : {false, true}) {
+    OrStringState state;
+    ApplyOrDelta(&state, {.write = greater_first ? greater : lower});
+    const OrApplied second = ApplyOrDelta(&state, {.write = greater_first ? lower : greater});
+    EXPECT_EQ(second.written, !greater_first);
+    ASSERT_EQ(state.slots.size(), 1u);
+    EXPECT_TRUE(SameOrSlot(state.slots[0], greater));
+    OrContext removed;
+    removed.Raise(kA, 1);
+    ApplyOrDelta(&state, {.context = removed});
+    EXPECT_TRUE(state.slots.empty());
+    EXPECT_FALSE(ApplyOrDelta(&state, {.write = greater}).written);
+  }
+}
+
 }  // namespace
 }  // namespace ebb::types
