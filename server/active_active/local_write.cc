@@ -120,7 +120,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
 }
 
 bool ActiveActive::ObservedRemoveRule() const {
-  return context_->config().active_active_string_rule == kObservedRemoveRule;
+  return context_->config().observed_remove_strings();
 }
 
 bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan,

@@ -433,10 +433,8 @@ storage::Status SnapshotSender::PiecesOfRow(int* db,
   if (phase_ < context_->config().databases) {
     std::string_view user_key;
     if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
-    const bool observed_remove =
-        context_->config().active_active_string_rule == kObservedRemoveRule;
-    return SnapshotKey(context_->keyspace(), *db, user_key, observed_remove, sender_node_id_,
-                       pieces);
+    return SnapshotKey(context_->keyspace(), *db, user_key,
+                       context_->config().observed_remove_strings(), sender_node_id_, pieces);
   }
   static const size_t kSystemKeyPrefix = types::Keyspace::SystemRowKey("").size();
   std::string_view name = iter_->key();

@@ -177,6 +177,7 @@ struct Config {
   // string rule"): "timestamp" (last writer wins) or "observed-remove" (a DEL removes what its node
   // had observed; the INCR family is refused). Fixed at start.
   std::string active_active_string_rule = "timestamp";
+  bool observed_remove_strings() const { return active_active_string_rule == "observed-remove"; }
   uint64_t peer_backlog_size = 1000000;       // deltas of this node's origin log kept
   uint64_t peer_output_limit = 256ull << 20;  // a peer reading slower is dropped (it resumes)
 };

@@ -624,8 +624,6 @@ inline constexpr std::string_view kPeerOptionInCluster =
     "active-active peers are not available in cluster mode (peer and cluster-enabled)";
 inline constexpr std::string_view kPeerOptionOnReplica =
     "a replica cannot have active-active peers (replicaof and peer)";
-// active-active-string-rule's value that makes string keys observed-remove (config.h).
-inline constexpr std::string_view kObservedRemoveRule = "observed-remove";
 // The start refused: counter state and the observed-remove rule never meet on a node
 // (docs/active-active.md, "The string rule").
 inline constexpr std::string_view kCountersUnderOrRule =
