@@ -9,6 +9,10 @@ CONF      ?= conf/ebb.conf
 CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 CCACHE    := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
 CMAKE     := cmake -S . $(CMAKE_GEN) $(CCACHE)
+# Each test pass prints when it starts, counted from make's start, so a slow run's log (CI shows
+# its end) tells which build or pass took the time.
+MAKE_START := $(shell date +%s)
+started    = @echo "== $@ starts $$(( $$(date +%s) - $(MAKE_START) )) s after make began"
 
 .PHONY: all deps build asan tsan run test test-quick test-release test-asan test-tsan soak bench \
         flake-hunt \
@@ -49,19 +53,23 @@ run: build
 	./$(BUILD)/ebb-server $(CONF)
 
 test-release: build
+	$(started)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The six-node redis-cli --cluster test runs in the Release pass only (over four minutes under
 # ASan); the cluster's C++ integration tests, with their kill -9 failover, run in every pass.
 test-asan: asan
+	$(started)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 EBB_CRASH_SECONDS=10 \
 	  ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS) -LE '^cluster$$'
 
 test-tsan: tsan
+	$(started)
 	TSAN_OPTIONS=halt_on_error=1 scripts/run-shards.sh $(JOBS) 2 $(TSAN)/unit_storage \
 	  $(TSAN)/unit_types $(TSAN)/unit_server $(TSAN)/command_tests $(TSAN)/integration
 
 test: check-format test-release test-asan test-tsan fuzz-smoke
+	$(started:starts=ends)
 
 # The release unit, command and integration tests (no crash loop, no sanitizers, no fuzzing):
 # a couple of minutes, for the edit-build-test loop.
@@ -127,6 +135,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%_fuzz.cc,%,$(wildcard tests/fuzz/*_fuzz.c
 # Every target for FUZZ_SMOKE_SECONDS (make fuzz: 300), JOBS targets at a time, each on a fresh copy
 # of its corpus replayed first (scripts/fuzz-run.sh).
 fuzz-smoke: asan
+	$(started)
 	@scripts/fuzz-run.sh $(ASAN) $(FUZZ_SMOKE_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 
 fuzz: asan
