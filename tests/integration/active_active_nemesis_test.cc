@@ -20,6 +20,10 @@
 // was restored on an id every peer has since forgotten the position of: it then gives offsets
 // it had streamed again, to new deltas, and the reference gets both (DeltaCollector::Rewound).
 //
+// The test runs once under each string rule (`active-active-string-rule`, docs/active-active.md,
+// "The string rule"): `timestamp`, and `observed-remove`, where the INCR family is refused and
+// the writes to counter keys are SETs (RandomWrite, Counters::kNone).
+//
 // Bounds: EBB_NEMESIS_STEPS steps (default 8; `make soak` runs more), each a fault then 20
 // writes at every node; every wait is a bounded poll. EBB_TEST_SEED picks the schedule; a
 // failure prints the seed and the schedule that reproduces it.
@@ -33,6 +37,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -48,7 +53,7 @@ namespace fs = std::filesystem;
 
 constexpr int kNodes = 3;
 
-class ActiveActiveNemesisTest : public ::testing::Test {
+class ActiveActiveNemesisTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
     for (int i = 0; i < kNodes; i++) nodes_.push_back(std::make_unique<TestServer>());
@@ -81,8 +86,19 @@ class ActiveActiveNemesisTest : public ::testing::Test {
     for (int j = 0; j < kNodes; j++) {
       if (j != node) args.insert(args.end(), {"--peer", "127.0.0.1", LinkPort(node, j)});
     }
-    args.insert(args.end(), kNodeOptions.begin(), kNodeOptions.end());
+    const std::vector<std::string> options = NodeOptions();
+    args.insert(args.end(), options.begin(), options.end());
     return args;
+  }
+  // RandomWrite's options and the string rule under test, for the nodes and the reference.
+  static std::vector<std::string> NodeOptions() {
+    std::vector<std::string> options = kNodeOptions;
+    options.insert(options.end(), {"--active-active-string-rule", GetParam()});
+    return options;
+  }
+  static Counters CountersUnderTest() {
+    return std::string_view(GetParam()) == "observed-remove" ? Counters::kNone
+                                                             : Counters::kIncluded;
   }
   // The port node `a` knows peer `b` by: the proxy of a's link to b.
   std::string LinkPort(int a, int b) const { return std::to_string(links_[a][b]->port()); }
@@ -98,7 +114,8 @@ class ActiveActiveNemesisTest : public ::testing::Test {
   }
   void Note(const std::string& what) { schedule_ += "  " + what + "\n"; }
   std::string Failed() const {
-    return "seed " + std::to_string(seed_) + ", schedule:\n" + schedule_ + LogTails(nodes_);
+    return "seed " + std::to_string(seed_) + ", string rule " + GetParam() + ", schedule:\n" +
+           schedule_ + LogTails(nodes_);
   }
 
   // One write at `node`, its clock pinned first (a node's clock moves only with the test's).
@@ -110,7 +127,7 @@ class ActiveActiveNemesisTest : public ::testing::Test {
     bool expect_refused = false;
     const bool series = rng_() % 8 == 0;
     const std::vector<std::string> args =
-        series ? SeriesWrite() : RandomWrite(rng_, now_, &expect_refused);
+        series ? SeriesWrite() : RandomWrite(rng_, now_, &expect_refused, CountersUnderTest());
     const Reply r = Cmd(c, args);
     if (expect_refused) {
       ASSERT_TRUE(r.is_error()) << args[0];
@@ -425,7 +442,7 @@ void ActiveActiveNemesisTest::KillDuringSnapshot(int receiver, int sender, bool 
   links_[receiver][sender]->SetMode(FaultProxy::Mode::kOpen);
 }
 
-TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
+TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
   const int steps = NemesisSteps();
   for (int step = 0; step < steps; step++) {
     ASSERT_NO_FATAL_FAILURE(Step()) << Failed();
@@ -447,7 +464,8 @@ TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
   const RefusingPort no_peer;
   ASSERT_NE(no_peer.port(), 0);
   std::vector<std::string> args = no_peer.PeerArgs();
-  args.insert(args.end(), kNodeOptions.begin(), kNodeOptions.end());
+  const std::vector<std::string> options = NodeOptions();
+  args.insert(args.end(), options.begin(), options.end());
   ASSERT_TRUE(reference_.Start(args)) << reference_.error();
   auto ref = reference_.Connect();
   ASSERT_EQ(Cmd(ref.get(), PinClock(common)).str(), "OK");
@@ -462,6 +480,13 @@ TEST_F(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       all.size(), count("takes a snapshot"), count("over before the kill"), count("delay node"),
       count("restored from its copy"), count("power cut of"), count("stops pulling"));
 }
+
+INSTANTIATE_TEST_SUITE_P(StringRules, ActiveActiveNemesisTest,
+                         ::testing::Values("timestamp", "observed-remove"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string_view(info.param) == "timestamp" ? "Timestamp"
+                                                                              : "ObservedRemove";
+                         });
 
 }  // namespace
 }  // namespace ebb::test

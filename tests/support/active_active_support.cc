@@ -193,7 +193,8 @@ int ApplyInEveryOrder(redisContext* forwards, redisContext* ordered,
 
 const std::vector<std::string> kNodeOptions = {"--memtable-size", "65536", "--ttl-rule", "w*",
                                                "150ms"};
-std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused) {
+std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused,
+                                     Counters counters) {
   auto pick = [&rng](uint64_t n) { return rng() % n; };
   const std::string value = std::string(1, static_cast<char>('a' + pick(3)));
   const std::string ts = std::to_string(now - 200 + static_cast<int64_t>(pick(400)));
@@ -271,7 +272,12 @@ std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* ex
       // too); SET resets one; APPEND is refused.
       const int64_t by = static_cast<int64_t>(pick(7)) - 3;
       const std::string counter = "c" + std::to_string(pick(4));
-      switch (pick(7)) {
+      const uint64_t what = pick(7);
+      if (counters == Counters::kNone && what != 3) {
+        return {"SET", what == 4 ? "f" + std::to_string(pick(2)) : counter,
+                std::to_string(pick(20))};
+      }
+      switch (what) {
         case 0:
           return {"INCR", counter};
         case 1:

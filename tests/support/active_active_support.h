@@ -119,7 +119,9 @@ int ApplyInEveryOrder(redisContext* forwards, redisContext* ordered,
 // them; whole-key deletes of one or two keys of any type, and now and then FLUSHDB; expiry
 // changes (PEXPIREAT, EXPIRE with and without NX/XX/GT/LT, PERSIST), half of them to logs.
 // `expect_refused` is set for a command the mode refuses (APPEND); counters "c*" take INCR,
-// INCRBY, DECRBY and SET, and "f*" INCRBYFLOAT. Timestamps lie within 200 ms of
+// INCRBY, DECRBY and SET, and "f*" INCRBYFLOAT — with Counters::kNone (for nodes under
+// `active-active-string-rule observed-remove`, which refuses the INCR family) "c*" and "f*"
+// take SET instead. Timestamps lie within 200 ms of
 // `now`, which a test moves on by 1 ms a write from kClockBase, where it pins the nodes' clocks
 // (DEBUG CLOCK SET): ahead of the real clock, so a node applying deltas before its clock is
 // pinned sees the same rows live. A delete, at its origin's clock or the newest timestamp the
@@ -128,6 +130,8 @@ inline constexpr int64_t kClockBase = 4'000'000'000'000;
 // The nodes' options for RandomWrite: small memtables (flushes and compactions during a test),
 // and the logs' window.
 extern const std::vector<std::string> kNodeOptions;
-std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused);
+enum class Counters { kIncluded, kNone };
+std::vector<std::string> RandomWrite(std::mt19937_64& rng, int64_t now, bool* expect_refused,
+                                     Counters counters = Counters::kIncluded);
 
 }  // namespace ebb::test
