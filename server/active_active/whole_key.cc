@@ -219,7 +219,8 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   if (args.size() < (string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");
   }
-  const std::string key = string_write ? args[1] : args[2];
+  // Views *delta: read only before the expiry rewrite below, which may move the strings.
+  const std::string_view key = string_write ? args[1] : args[2];
   // A log under a retention window goes when the window passes it, by each node's clock: its
   // type must stay the key's floor (the header's "type floor").
   const bool windowed_log = args[0] == "tlog" && keyspace_.PolicyWindow(key).has_value();
@@ -286,7 +287,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
   if (args[0] == "tlog" && args[1] == "ins" && marker.deleted_up_to >= 0) {
     const uint64_t min_cutoff = static_cast<uint64_t>(marker.deleted_up_to) + 1;
-    auto cutoff = types::Tlog(keyspace_, db).Cutoff(key);
+    auto cutoff = types::Tlog(keyspace_, db).Cutoff(args[2]);
     if (cutoff.status() == types::OpStatus::kEngineError) return cutoff.engine_status();
     // Another type: the gate wipes it before the insert, which then makes a new log.
     if (!cutoff.ok() || *cutoff < min_cutoff) admission->tlog_min_cutoff = min_cutoff;
