@@ -15,9 +15,17 @@ std::vector<OrSlot>::iterator SlotOf(std::vector<OrSlot>* slots, std::string_vie
 
 // a < b in the string order (RanksBelow takes its versions to fill their digests: copies).
 bool SlotBelow(const OrSlot& a, const OrSlot& b) {
-  StringVersion x = a.version;
-  StringVersion y = b.version;
+  StringVersion x = a.Ranked();
+  StringVersion y = b.Ranked();
   return RanksBelow(x, y);
+}
+
+// The two versions' bytes have one digest: compared as bytes unless one is reduced.
+bool SameBytes(const OrSlot& a, const OrSlot& b) {
+  if (!a.version.digest && !b.version.digest) return a.value == b.value;
+  StringVersion x = a.Ranked();
+  StringVersion y = b.Ranked();
+  return x.Digest() == y.Digest();
 }
 
 // Drops every slot at or below R[its origin].
@@ -53,17 +61,23 @@ void Canonicalize(OrStringState* state) {
 
 }  // namespace
 
+StringVersion OrSlot::Ranked() const {
+  StringVersion ranked = version;
+  ranked.value = value;
+  return ranked;
+}
+
 OrSlot MakeOrSlot(Dot dot, StringVersion version) {
-  version.Digest();
+  std::string value(version.value);
   version.value = {};
-  return OrSlot{std::move(dot), std::move(version)};
+  return OrSlot{.dot = std::move(dot), .version = std::move(version), .value = std::move(value)};
 }
 
 bool SameOrSlot(const OrSlot& a, const OrSlot& b) {
   const StringVersion& x = a.version;
   const StringVersion& y = b.version;
   return a.dot == b.dot && x.ts == y.ts && x.tombstone == y.tombstone &&
-         x.expire_at == y.expire_at && (x.tombstone || x.digest == y.digest);
+         x.expire_at == y.expire_at && (x.tombstone || SameBytes(a, b));
 }
 
 bool SameOrState(const OrStringState& a, const OrStringState& b) {
@@ -114,7 +128,7 @@ const OrSlot* OrRead(const OrStringState& state, int64_t now_ms) {
 
 std::optional<OrContext> OrLocalWriteContext(const OrStringState& state, StringVersion write) {
   if (const OrSlot* winner = OrWinner(state)) {
-    StringVersion held = winner->version;
+    StringVersion held = winner->Ranked();
     if (!RanksBelow(held, write)) return std::nullopt;
   }
   return OrLocalDeleteContext(state);

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "types/merge_rule.h"
@@ -31,18 +32,23 @@
 
 namespace ebb::types {
 
-// One origin's version of the key. `version` carries its rank without the bytes: its digest is
-// set (MakeOrSlot) and its value is not read.
+// One origin's version of the key: `version` its rank without the value view (its digest set
+// only for a reduced version), `value` its bytes (empty for a tombstone or a reduced version).
+// The digest of the bytes is computed only when a rank needs it: two versions at one timestamp
+// whose bytes differ (types/merge_rule.h), or DEBUG DIGEST-LOGICAL.
 struct OrSlot {
   Dot dot;
   StringVersion version;
+  std::string value;
+
+  // The version with its value in view; valid while the slot lives unchanged.
+  StringVersion Ranked() const;
 };
 
-// The slot of `version` written at `dot`: its digest computed from its value unless set, the
-// value view dropped.
+// The slot of `version` written at `dot`: its value's bytes copied into the slot.
 OrSlot MakeOrSlot(Dot dot, StringVersion version);
 
-// Same dot and same rank (ts, tombstone, digest unless a tombstone, expire_at).
+// Same dot and same rank (ts, tombstone, the bytes' digest unless a tombstone, expire_at).
 bool SameOrSlot(const OrSlot& a, const OrSlot& b);
 
 struct OrStringState {

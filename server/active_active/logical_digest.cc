@@ -129,7 +129,7 @@ void AppendOrStringDigestText(const types::OrStringState& state, std::string* ro
     return a->dot.origin < b->dot.origin;
   });
   for (const types::OrSlot* slot : slots) {
-    types::StringVersion v = slot->version;  // Digest() fills a digest MakeOrSlot did not
+    types::StringVersion v = slot->Ranked();  // Digest() fills the digest of its bytes
     *row += "s" + types::DigestHex(slot->dot.origin) + "@" + std::to_string(slot->dot.offset) +
             ":" + std::to_string(v.ts) + "/" +
             (v.tombstone ? "t" : "v" + types::DigestHex(v.Digest())) + "/" +

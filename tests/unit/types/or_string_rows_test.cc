@@ -257,6 +257,7 @@ TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotAtThePreModeDot) {
   rows = Load("r");
   ASSERT_EQ(rows.state.slots.size(), 1u);
   EXPECT_EQ(rows.state.slots[0].version.digest, StringDigest("x"));
+  EXPECT_EQ(rows.state.slots[0].value, "");
   EXPECT_EQ(rows.state.slots[0].version.expire_at, 60);
   EXPECT_FALSE(rows.state.slots[0].version.tombstone);
   ASSERT_TRUE(kv.Delete("t", 70).ok());

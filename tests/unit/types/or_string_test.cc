@@ -53,7 +53,7 @@ struct Origin {
 // The value a read at kNow answers, or "(nil)".
 std::string Read(const OrStringState& state, const std::map<std::string, std::string>& values) {
   const OrSlot* slot = OrRead(state, kNow);
-  return slot ? values.at(slot->version.digest.value()) : "(nil)";
+  return slot ? values.at(slot->Ranked().Digest()) : "(nil)";
 }
 
 class OrStringTest : public ::testing::Test {
