@@ -16,7 +16,9 @@
 
 Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--peers 0,2,4] [--writes 10000,100000]
-(`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part.)
+                                    [--string-rule timestamp|observed-remove]
+(`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part;
+`--string-rule` starts every node of the meshes under that active-active-string-rule.)
 """
 import argparse
 import os
@@ -30,10 +32,11 @@ from server_bench import Server, bench, call, free_port, info, measure  # noqa: 
 from replication_bench import Group  # noqa: E402
 
 
-def start_mesh(ebb_bin, workdir, n, tag, debug=False):
-    """A fully linked mesh of `n` nodes. `debug`: DEBUG allowed (the convergence part cuts links
-    with DEBUG PEER-LINK); off for the throughput part, since a node that allows DEBUG writes its
-    files through the fault-injection layer of DEBUG DISK-FAULT, as a replica's group does not."""
+def start_mesh(ebb_bin, workdir, n, tag, debug=False, string_rule="timestamp"):
+    """A fully linked mesh of `n` nodes under `string_rule` (active-active-string-rule).
+    `debug`: DEBUG allowed (the convergence part cuts links with DEBUG PEER-LINK); off for the
+    throughput part, since a node that allows DEBUG writes its files through the fault-injection
+    layer of DEBUG DISK-FAULT, as a replica's group does not."""
     ports = [free_port() for _ in range(n)]
     servers = []
     for i, port in enumerate(ports):
@@ -41,7 +44,8 @@ def start_mesh(ebb_bin, workdir, n, tag, debug=False):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         argv = [os.path.abspath(ebb_bin), "--port", str(port), "--bind", "127.0.0.1", "--dir", d,
-                "--wal-fsync", "everysec", "--enable-debug-command", "yes" if debug else "no"]
+                "--wal-fsync", "everysec", "--enable-debug-command", "yes" if debug else "no",
+                "--active-active-string-rule", string_rule]
         for j, other in enumerate(ports):
             if j != i:
                 argv += ["--peer", "127.0.0.1", str(other)]
@@ -94,7 +98,7 @@ def mesh_set(mesh, requests, pipeline):
                                             if peers else 0.0)
 
 
-def throughput(ebb_bin, workdir, requests, peer_counts):
+def throughput(ebb_bin, workdir, requests, peer_counts, string_rule):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
     os.makedirs(redis_dir, exist_ok=True)
@@ -115,7 +119,7 @@ def throughput(ebb_bin, workdir, requests, peer_counts):
     finally:
         group.stop()
     for peers in sorted(set(peer_counts) | {0}):  # 0: the reference of the ÷ column
-        mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}")
+        mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}", string_rule=string_rule)
         try:
             for p in (1, 16):
                 rows.append((peers, p, mesh_set(mesh, requests, p)))
@@ -138,11 +142,12 @@ def throughput(ebb_bin, workdir, requests, peer_counts):
           ", ".join(f"P={p} {replica_runs[p][1]:.2f}" for p in (1, 16)))
 
 
-def convergence(ebb_bin, workdir, writes_list):
+def convergence(ebb_bin, workdir, writes_list, string_rule):
     print("\n| writes during the partition | time to converge after the heal (s) |")
     print("|---|---|")
     for writes in writes_list:
-        mesh = start_mesh(ebb_bin, workdir, 3, f"cv{writes}", debug=True)
+        mesh = start_mesh(ebb_bin, workdir, 3, f"cv{writes}", debug=True,
+                          string_rule=string_rule)
         try:
             origin = call(mesh[0].port, "PEER", "ID").decode().split("\r\n")[1]
             for s in mesh[1:]:
@@ -172,12 +177,16 @@ def main():
     parser.add_argument("--requests", type=int, default=200000)
     parser.add_argument("--peers", default="0,2,4")
     parser.add_argument("--writes", default="10000,100000")
+    parser.add_argument("--string-rule", choices=["timestamp", "observed-remove"],
+                        default="timestamp", help="every node's active-active-string-rule")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
-        throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")])
+        throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")],
+                   args.string_rule)
         if args.writes:
-            convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")])
+            convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
+                        args.string_rule)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
