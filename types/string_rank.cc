@@ -1,5 +1,8 @@
 #include "types/string_rank.h"
 
+#include <array>
+#include <cstdint>
+
 #include "common/message_digest.h"
 #include "storage/util/coding.h"
 #include "types/key_meta.h"
@@ -46,19 +49,28 @@ std::string DigestHex(std::string_view digest) {
 }
 
 bool ParseDigestHex(std::string_view hex, std::string* digest) {
-  if (hex.size() != kStringDigestSize * 2) return false;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  digest->clear();
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = nibble(hex[i]);
-    const int lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    digest->push_back(static_cast<char>(hi << 4 | lo));
+  return ParseHex(hex, kStringDigestSize, digest);
+}
+
+bool ParseHex(std::string_view hex, size_t size, std::string* bytes) {
+  // Each character's value as a hex digit, -1 for any other (a peer applies one per delta).
+  static constexpr auto kNibble = [] {
+    std::array<int8_t, 256> table{};
+    table.fill(-1);
+    for (int d = 0; d < 10; d++) table['0' + d] = static_cast<int8_t>(d);
+    for (int d = 0; d < 6; d++) {
+      table['a' + d] = static_cast<int8_t>(10 + d);
+      table['A' + d] = static_cast<int8_t>(10 + d);
+    }
+    return table;
+  }();
+  if (hex.size() != 2 * size) return false;
+  bytes->resize(size);
+  for (size_t i = 0; i < size; i++) {
+    const int hi = kNibble[static_cast<unsigned char>(hex[2 * i])];
+    const int lo = kNibble[static_cast<unsigned char>(hex[2 * i + 1])];
+    if ((hi | lo) < 0) return false;
+    (*bytes)[i] = static_cast<char>(hi << 4 | lo);
   }
   return true;
 }

@@ -150,7 +150,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
       spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
       return ApplyOutcome::kMalformed;
     }
-    if (context && !IsCounterWrite(delta.db, args)) return ApplyOrString(origin_id, delta, &args);
+    if (context && !IsCounterWrite(delta.db, args)) {
+      return ApplyOrString(origin_id, delta, std::move(*context), &args);
+    }
     if (context) StripDeltaContext(origin_id, &args);  // judged whole above
     version = std::move(parsed.version);  // views args' elements, which stay where they are
   }

@@ -106,14 +106,13 @@ storage::Status ActiveActive::ApplyOrToKey(int db, const std::string& key,
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin_id,
                                                        const PeerDelta& delta,
+                                                       types::OrContext context,
                                                        std::vector<std::string>* args) {
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(delta.db, args, &admission);
   StringDelta parsed;  // after Judge: an expiry register may have rewritten its PXAT
-  std::optional<types::OrContext> context;
   std::string origin;
   if (s.IsInvalidArgument() || delta.offset == 0 || !ParseStringDelta(*args, &parsed) ||
-      !DecodeDeltaContext(parsed, origin_id, &context) || !context ||
       !OriginOfNodeId(origin_id, &origin)) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
@@ -124,16 +123,16 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
     s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
     // Removed as it arrives: its context and its own dot, as the delete removed its slot on a
     // node it reached first (whole_key.h, DeleteFromOrString), so both hold the same R.
-    context->Raise(origin, delta.offset);
+    context.Raise(origin, delta.offset);
     if (s.ok()) {
       s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
-        return types::ApplyOrDelete(rows, *context);
+        return types::ApplyOrDelete(rows, context);
       });
     }
   } else if (s.ok() && !admission.below_floor) {
     const types::Dot dot{std::move(origin), delta.offset};
     s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
-      types::OrApplied applied = types::ApplyOrWrite(rows, *context, dot, SlotRowOf(parsed));
+      types::OrApplied applied = types::ApplyOrWrite(rows, context, dot, SlotRowOf(parsed));
       written = applied.written;
       return applied;
     });

@@ -55,13 +55,6 @@ bool ParseDeltaVersion(std::span<const std::string> args, StringDelta* delta, si
   return ParseDeltaExpiry(args, 6, delta, end);
 }
 
-int HexNibble(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 bool ParseStringDelta(std::span<const std::string> args, StringDelta* delta) {
@@ -114,15 +107,7 @@ std::vector<std::string> StringDeltaArgs(const StringDelta& delta) {
 }
 
 bool OriginOfNodeId(std::string_view node_id, std::string* origin) {
-  if (node_id.size() != 2 * types::kOriginIdSize) return false;
-  origin->clear();
-  for (size_t i = 0; i < node_id.size(); i += 2) {
-    const int hi = HexNibble(node_id[i]);
-    const int lo = HexNibble(node_id[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    origin->push_back(static_cast<char>(hi << 4 | lo));
-  }
-  return true;
+  return types::ParseHex(node_id, types::kOriginIdSize, origin);
 }
 
 std::string NodeIdOfOrigin(std::string_view origin) { return types::DigestHex(origin); }

@@ -254,6 +254,13 @@ TEST(StringDeltaTest, ANodeIdIsTheHexOfItsOrigin) {
   EXPECT_FALSE(OriginOfNodeId(std::string(39, 'a'), &origin));
   EXPECT_FALSE(OriginOfNodeId(std::string(42, 'a'), &origin));
   EXPECT_FALSE(OriginOfNodeId(std::string(39, 'a') + "g", &origin));
+  // Every digit in both cases; the characters beside each range, a NUL and a byte above 127 are
+  // none.
+  ASSERT_TRUE(OriginOfNodeId("0123456789abcdefABCDEF0123456789abcdef00", &origin));
+  EXPECT_EQ(NodeIdOfOrigin(origin), "0123456789abcdefabcdef0123456789abcdef00");
+  for (const char c : {'/', ':', '@', 'G', '`', 'g', '\xff', '\0'}) {
+    EXPECT_FALSE(OriginOfNodeId(std::string(39, 'a') + c, &origin)) << static_cast<int>(c);
+  }
 }
 
 }  // namespace
