@@ -168,6 +168,46 @@ TEST_F(ActiveActiveStabilityTest, MarkersPendingCountsKeyMarkersAndHorizons) {
   EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), 3);
 }
 
+// The same mesh under `active-active-string-rule observed-remove` (docs/active-active.md, "The
+// string rule"): a DEL of string keys removes the slots it observed and leaves no key marker, so
+// only FLUSHDB's horizon is pending.
+class ActiveActiveStabilityOrTest : public ActiveActiveStabilityTest {
+ protected:
+  void SetUp() override {
+    StartMesh(3, {"--active-active-string-rule", "observed-remove"});
+    for (int i = 0; i < 3; i++) id_[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  }
+};
+
+TEST_F(ActiveActiveStabilityOrTest, MarkersPendingCountsOnlyTheHorizonsOfFlushes) {
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "a", "b"}).integer(), 2);
+  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "3"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"SET", "x", "1"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"FLUSHDB"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "0"}).str(), "OK");
+  // Every node has applied all five writes: the DEL's two keys left no marker.
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 0, 3)) << stable_text_;
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 1, 2)) << stable_text_;
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 1) << i;
+    EXPECT_EQ(Cmd(c_[i].get(), {"EXISTS", "a", "b"}).integer(), 0) << i;
+  }
+  // A write with a timestamp below the DEL's, then its own DEL: read, then removed, no marker.
+  ASSERT_EQ(Cmd(c_[2].get(), {"PUT", "a", "2", "TS", "5"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[2].get(), {"GET", "a"}).str(), "2");
+  ASSERT_EQ(Cmd(c_[2].get(), {"DEL", "a"}).integer(), 1);
+  ASSERT_TRUE(WaitStable({0, 1, 2}, 2, 2)) << stable_text_;
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 1) << i;
+    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0) << i;
+  }
+  ASSERT_TRUE(n_[1].Restart()) << n_[1].error();
+  c_[1] = n_[1].Connect();
+  EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), 1);
+}
+
 // The test as a node's only peer: it listens on a loopback port, answers the node's link's
 // PEER ID and PEER SYNC (+CONTINUE from offset 0), then sends what the test gives it.
 class PlayedPeer {
