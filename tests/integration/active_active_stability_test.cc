@@ -68,6 +68,30 @@ class ActiveActiveStabilityTest : public ActiveActiveMeshTest {
       return reached;
     });
   }
+  // Node 0 deletes two string keys it wrote (offsets 1-3); node 1 flushes database 3 after a
+  // write to it (offsets 1-2).
+  void DeleteTwoKeysAndFlushADatabase() {
+    ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
+    ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "1"}).str(), "OK");
+    ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "a", "b"}).integer(), 2);
+    ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "3"}).str(), "OK");
+    ASSERT_EQ(Cmd(c_[1].get(), {"SET", "x", "1"}).str(), "OK");
+    ASSERT_EQ(Cmd(c_[1].get(), {"FLUSHDB"}).str(), "OK");
+    ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "0"}).str(), "OK");
+  }
+  // Every node holds `pending` markers and has collected none.
+  void ExpectMarkers(long long pending) {
+    for (int i = 0; i < 3; i++) {
+      EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), pending) << i;
+      EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0) << i;
+    }
+  }
+  // Node 1, restarted, counts `pending` markers again from its rows.
+  void ExpectMarkersAfterRestart(long long pending) {
+    ASSERT_TRUE(n_[1].Restart()) << n_[1].error();
+    c_[1] = n_[1].Connect();
+    EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), pending);
+  }
   // Cuts (or heals) node 2 from nodes 0 and 1.
   void CutNode2(bool cut) {
     for (int i = 0; i < 2; i++) SetLink(c_[i].get(), n_[i], c_[2].get(), n_[2], !cut);
@@ -137,17 +161,8 @@ TEST_F(ActiveActiveStabilityTest, PeerRemoveOfANodeCutOffUnstallsIt) {
 }
 
 TEST_F(ActiveActiveStabilityTest, MarkersPendingCountsKeyMarkersAndHorizons) {
-  for (int i = 0; i < 3; i++) {
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 0);
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0);
-  }
-  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "a", "b"}).integer(), 2);
-  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "3"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"SET", "x", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"FLUSHDB"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "0"}).str(), "OK");
+  ExpectMarkers(0);
+  ASSERT_NO_FATAL_FAILURE(DeleteTwoKeysAndFlushADatabase());
   // Two key markers, one horizon, everywhere; a key deleted again adds none.
   for (int i = 0; i < 3; i++) {
     ASSERT_TRUE(Eventually([&] { return InfoField(c_[i].get(), "peers", "markers_pending") == 3; }))
@@ -158,14 +173,8 @@ TEST_F(ActiveActiveStabilityTest, MarkersPendingCountsKeyMarkersAndHorizons) {
             "OK");
   ASSERT_EQ(Cmd(c_[2].get(), {"DEL", "a"}).integer(), 1);
   ASSERT_TRUE(WaitStable({0, 1, 2}, 2, 2)) << stable_text_;
-  for (int i = 0; i < 3; i++) {
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 3) << i;
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0) << i;
-  }
-  // Counted again from the rows at start.
-  ASSERT_TRUE(n_[1].Restart()) << n_[1].error();
-  c_[1] = n_[1].Connect();
-  EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), 3);
+  ExpectMarkers(3);
+  ExpectMarkersAfterRestart(3);
 }
 
 // The same mesh under `active-active-string-rule observed-remove` (docs/active-active.md, "The
@@ -180,32 +189,19 @@ class ActiveActiveStabilityOrTest : public ActiveActiveStabilityTest {
 };
 
 TEST_F(ActiveActiveStabilityOrTest, MarkersPendingCountsOnlyTheHorizonsOfFlushes) {
-  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[0].get(), {"SET", "b", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "a", "b"}).integer(), 2);
-  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "3"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"SET", "x", "1"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"FLUSHDB"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"SELECT", "0"}).str(), "OK");
+  ASSERT_NO_FATAL_FAILURE(DeleteTwoKeysAndFlushADatabase());
   // Every node has applied all five writes: the DEL's two keys left no marker.
   ASSERT_TRUE(WaitStable({0, 1, 2}, 0, 3)) << stable_text_;
   ASSERT_TRUE(WaitStable({0, 1, 2}, 1, 2)) << stable_text_;
-  for (int i = 0; i < 3; i++) {
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 1) << i;
-    EXPECT_EQ(Cmd(c_[i].get(), {"EXISTS", "a", "b"}).integer(), 0) << i;
-  }
+  ExpectMarkers(1);
+  for (int i = 0; i < 3; i++) EXPECT_EQ(Cmd(c_[i].get(), {"EXISTS", "a", "b"}).integer(), 0) << i;
   // A write with a timestamp below the DEL's, then its own DEL: read, then removed, no marker.
   ASSERT_EQ(Cmd(c_[2].get(), {"PUT", "a", "2", "TS", "5"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[2].get(), {"GET", "a"}).str(), "2");
   ASSERT_EQ(Cmd(c_[2].get(), {"DEL", "a"}).integer(), 1);
   ASSERT_TRUE(WaitStable({0, 1, 2}, 2, 2)) << stable_text_;
-  for (int i = 0; i < 3; i++) {
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), 1) << i;
-    EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0) << i;
-  }
-  ASSERT_TRUE(n_[1].Restart()) << n_[1].error();
-  c_[1] = n_[1].Connect();
-  EXPECT_EQ(InfoField(c_[1].get(), "peers", "markers_pending"), 1);
+  ExpectMarkers(1);
+  ExpectMarkersAfterRestart(1);
 }
 
 // The test as a node's only peer: it listens on a loopback port, answers the node's link's
