@@ -25,8 +25,10 @@ namespace {
 
 class ActiveActiveStabilityTest : public ActiveActiveMeshTest {
  protected:
-  void SetUp() override {
-    StartMesh(3);
+  void SetUp() override { StartNodes({}); }
+  // The three linked nodes started with `extra` options, their ids in id_.
+  void StartNodes(const std::vector<std::string>& extra) {
+    StartMesh(3, extra);
     for (int i = 0; i < 3; i++) id_[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   }
   // S[origin] on node i (0 when it names no such origin).
@@ -182,10 +184,7 @@ TEST_F(ActiveActiveStabilityTest, MarkersPendingCountsKeyMarkersAndHorizons) {
 // only FLUSHDB's horizon is pending.
 class ActiveActiveStabilityOrTest : public ActiveActiveStabilityTest {
  protected:
-  void SetUp() override {
-    StartMesh(3, {"--active-active-string-rule", "observed-remove"});
-    for (int i = 0; i < 3; i++) id_[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
-  }
+  void SetUp() override { StartNodes({"--active-active-string-rule", "observed-remove"}); }
 };
 
 TEST_F(ActiveActiveStabilityOrTest, MarkersPendingCountsOnlyTheHorizonsOfFlushes) {
