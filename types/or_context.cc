@@ -1,8 +1,11 @@
 #include "types/or_context.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 
 #include "storage/util/coding.h"
+#include "types/string_rank.h"
 
 namespace ebb::types {
 namespace {
@@ -31,6 +34,17 @@ bool IsEncodingOf(std::string_view consumed, uint64_t v) {
 
 }  // namespace
 
+OriginId::OriginId(std::string_view bytes) {
+  assert(bytes.size() == kOriginIdSize);
+  std::memcpy(bytes_.data(), bytes.data(), kOriginIdSize);
+}
+
+std::optional<OriginId> OriginId::FromHex(std::string_view hex) {
+  OriginId id;
+  if (!ParseHex(hex, id.bytes_)) return std::nullopt;
+  return id;
+}
+
 uint64_t OrContext::At(std::string_view origin) const {
   auto it = Find(entries_, origin);
   return it != entries_.end() && it->origin == origin ? it->offset : 0;
@@ -43,7 +57,7 @@ bool OrContext::Raise(std::string_view origin, uint64_t offset) {
     it->offset = offset;
     return true;
   }
-  entries_.insert(it, Dot{std::string(origin), offset});
+  entries_.insert(it, Dot{OriginId(origin), offset});
   return true;
 }
 

@@ -15,8 +15,11 @@
 // Thread-safety: plain values and pure functions.
 #pragma once
 
+#include <array>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,10 +28,38 @@ namespace ebb::types {
 
 inline constexpr size_t kOriginIdSize = 20;
 
+// An origin: kOriginIdSize raw bytes held inline, so the dots and contexts a peer makes for every
+// delta allocate nothing for their origins. Ordered as its bytes compare unsigned (as the
+// std::string it converts to); reads as a string_view of its bytes.
+class OriginId {
+ public:
+  OriginId() = default;  // all zero bytes: no node's id (types/or_string_rows.h, kPreModeOrigin)
+  // REQUIRES: bytes.size() == kOriginIdSize.
+  explicit OriginId(std::string_view bytes);
+  // The origin whose node id (its bytes as 2 * kOriginIdSize hex digits, either case) is `hex`;
+  // nullopt unless `hex` is exactly that.
+  static std::optional<OriginId> FromHex(std::string_view hex);
+
+  std::string_view view() const { return {bytes_.data(), bytes_.size()}; }
+  operator std::string_view() const { return view(); }  // NOLINT: reads as its bytes
+
+  friend bool operator==(const OriginId&, const OriginId&) = default;
+  friend std::strong_ordering operator<=>(const OriginId& a, const OriginId& b) {
+    return a.view() <=> b.view();
+  }
+  friend bool operator==(const OriginId& a, std::string_view b) { return a.view() == b; }
+  friend std::strong_ordering operator<=>(const OriginId& a, std::string_view b) {
+    return a.view() <=> b;
+  }
+
+ private:
+  std::array<char, kOriginIdSize> bytes_{};
+};
+
 // One origin's offset: a dot (origin, offset) names the version that origin wrote at that offset
 // of its log.
 struct Dot {
-  std::string origin;  // kOriginIdSize bytes
+  OriginId origin;
   uint64_t offset = 0;
 
   friend bool operator==(const Dot&, const Dot&) = default;

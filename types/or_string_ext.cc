@@ -20,7 +20,7 @@ void AppendDot(const Dot& dot, std::string* out) {
 // An origin and an offset >= 1 in its shortest varint.
 bool ConsumeDot(std::string_view* input, Dot* dot) {
   if (input->size() < kOriginIdSize) return false;
-  dot->origin.assign(input->substr(0, kOriginIdSize));
+  dot->origin = OriginId(input->substr(0, kOriginIdSize));
   input->remove_prefix(kOriginIdSize);
   return GetShortestVarint64(input, &dot->offset) && dot->offset >= 1;
 }
@@ -36,13 +36,13 @@ bool ConsumeU8(std::string_view* input, uint8_t* v) {
 bool ConsumeRemoved(std::string_view* input, const std::optional<Dot>& dot, OrContext* removed) {
   uint32_t count = 0;
   if (!GetShortestVarint32(input, &count)) return false;
-  std::string previous;
+  OriginId previous;
   for (uint32_t i = 0; i < count; ++i) {
     Dot entry;
     if (!ConsumeDot(input, &entry)) return false;
     if ((i > 0 && entry.origin <= previous) || (dot && entry.origin == dot->origin)) return false;
     removed->Raise(entry.origin, entry.offset);
-    previous = std::move(entry.origin);
+    previous = entry.origin;
   }
   return true;
 }

@@ -159,6 +159,13 @@ void AddDataRow(storage::WriteBatch* batch, const Keyspace& keyspace, const std:
          {.removed = state.removed});
 }
 
+// The system row key of `origin`'s sibling row, under the key's SiblingRowPrefix.
+std::string SiblingRowKey(std::string_view prefix, const OriginId& origin) {
+  std::string name(prefix);
+  name.append(origin.view());
+  return Keyspace::SystemRowKey(name);
+}
+
 }  // namespace
 
 bool OrSlotOfRow(Dot dot, const OrSlotRow& row, OrSlot* slot) {
@@ -213,7 +220,7 @@ Status LoadOrString(Keyspace& keyspace, int db, std::string_view key, OrStringRo
 OrApplied ApplyOrWrite(OrStringRows* rows, const OrContext& context, Dot dot, OrSlotRow row) {
   OrSlot slot;
   OrSlotOfRow(dot, row, &slot);
-  const std::string origin = dot.origin;
+  const OriginId origin = dot.origin;
   OrApplied applied = ApplyOrDelta(&rows->state, {.context = context, .write = std::move(slot)});
   if (!applied.written) return applied;
   rows->slot_rows[origin] = std::move(row);
@@ -268,7 +275,7 @@ Status StoreOrString(Keyspace& keyspace, int db, std::string_view key, const OrS
         !rows.rewritten.contains(slot.dot.origin)) {
       continue;
     }
-    AddPut(&batch, keyspace, Keyspace::SystemRowKey(prefix + slot.dot.origin),
+    AddPut(&batch, keyspace, SiblingRowKey(prefix, slot.dot.origin),
            rows.slot_rows.find(slot.dot.origin)->second, {.dot = slot.dot});
   }
   for (const auto& [origin, dot] : rows.held_siblings) {
@@ -277,7 +284,7 @@ Status StoreOrString(Keyspace& keyspace, int db, std::string_view key, const OrS
                          [](const OrSlot& s, std::string_view o) { return s.dot.origin < o; });
     const bool still_sibling =
         it != rows.state.slots.end() && it->dot.origin == origin && &*it != winner;
-    if (!still_sibling) AddWipe(&batch, keyspace, Keyspace::SystemRowKey(prefix + origin));
+    if (!still_sibling) AddWipe(&batch, keyspace, SiblingRowKey(prefix, origin));
   }
   return keyspace.db().Write(keyspace.WriteOptions(), batch);
 }

@@ -65,22 +65,22 @@ bool OrSlotOfRow(Dot dot, const OrSlotRow& row, OrSlot* slot);
 // One key's state and the rows of its slots, as loaded and to store.
 struct OrStringRows {
   OrStringState state;
-  std::map<std::string, OrSlotRow, std::less<>> slot_rows;  // by origin; every slot's row
+  std::map<OriginId, OrSlotRow> slot_rows;  // by origin; every slot's row
   // What the key's rows held when loaded: the data row's timestamp (none: no version), and
   // the dot each sibling row held, by origin.
   std::optional<int64_t> data_ts;
-  std::map<std::string, Dot, std::less<>> held_siblings;
+  std::map<OriginId, Dot> held_siblings;
   // The data row carries the extension (kOrStringTag): the key is under the rule.
   bool extended = false;
   // The data row is a value of another type, live or expired (an expired log or register still
   // holds its key between peers: types/merge_rule.h); the state is then empty.
   std::optional<KeyType> other_type;
   // The slots whose row changed with their dot kept (ApplyOrExpiry), by origin.
-  std::set<std::string, std::less<>> rewritten;
+  std::set<OriginId> rewritten;
 };
 
 // The origin of the pre-mode dot (kPreModeOrigin, 1): 20 zero bytes, no node's id.
-inline const std::string kPreModeOrigin(kOriginIdSize, '\0');
+inline constexpr OriginId kPreModeOrigin{};
 
 // Loads the key's rows (the data row at retrieval grace 0, the most recently written version;
 // the sibling rows only when its ext says they exist). Corruption when a tag-5 row or a sibling

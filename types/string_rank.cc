@@ -49,10 +49,11 @@ std::string DigestHex(std::string_view digest) {
 }
 
 bool ParseDigestHex(std::string_view hex, std::string* digest) {
-  return ParseHex(hex, kStringDigestSize, digest);
+  digest->resize(kStringDigestSize);
+  return ParseHex(hex, *digest);
 }
 
-bool ParseHex(std::string_view hex, size_t size, std::string* bytes) {
+bool ParseHex(std::string_view hex, std::span<char> bytes) {
   // Each character's value as a hex digit, -1 for any other (a peer applies one per delta).
   static constexpr auto kNibble = [] {
     std::array<int8_t, 256> table{};
@@ -64,13 +65,12 @@ bool ParseHex(std::string_view hex, size_t size, std::string* bytes) {
     }
     return table;
   }();
-  if (hex.size() != 2 * size) return false;
-  bytes->resize(size);
-  for (size_t i = 0; i < size; i++) {
+  if (hex.size() != 2 * bytes.size()) return false;
+  for (size_t i = 0; i < bytes.size(); i++) {
     const int hi = kNibble[static_cast<unsigned char>(hex[2 * i])];
     const int lo = kNibble[static_cast<unsigned char>(hex[2 * i + 1])];
     if ((hi | lo) < 0) return false;
-    (*bytes)[i] = static_cast<char>(hi << 4 | lo);
+    bytes[i] = static_cast<char>(hi << 4 | lo);
   }
   return true;
 }

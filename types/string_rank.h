@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,8 +32,8 @@ bool DecodeReducedString(std::string_view tombstone_value, std::string* digest, 
 // Lower-case hex of a digest, and back (false unless exactly kStringDigestSize bytes' worth).
 std::string DigestHex(std::string_view digest);
 bool ParseDigestHex(std::string_view hex, std::string* digest);
-// `hex` as the `size` bytes it spells: false (*bytes unspecified) unless it is exactly 2 * size
-// hex digits, either case.
-bool ParseHex(std::string_view hex, size_t size, std::string* bytes);
+// `hex` as the bytes.size() bytes it spells: false (bytes unspecified) unless it is exactly
+// 2 * bytes.size() hex digits, either case.
+bool ParseHex(std::string_view hex, std::span<char> bytes);
 
 }  // namespace ebb::types

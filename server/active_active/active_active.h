@@ -634,7 +634,7 @@ class ActiveActive {
   std::string wire_scratch_;
   // This node's id as the raw origin of its dots (node_id_ decoded), and the observed-remove rows
   // of the key a string write was planned on (PlanOrWrite to RunOrString).
-  std::string own_origin_;
+  types::OriginId own_origin_;
   types::OrStringRows or_rows_;
   std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
   std::atomic<bool> resync_ = false;                // kResyncRow is set

@@ -38,7 +38,7 @@ bool ParseDelOr(std::span<const std::string> args, std::string_view origin_node_
   }
   const size_t first_string = 3 + static_cast<size_t>(n);
   del->keys.assign(args.begin() + 3, args.begin() + static_cast<std::ptrdiff_t>(first_string));
-  std::string origin;
+  types::OriginId origin;
   if (first_string < args.size() && !OriginOfNodeId(origin_node_id, &origin)) return false;
   for (size_t i = first_string; i < args.size(); i += 2) {
     DelOr::StringKey& string_key = del->string_keys.emplace_back();
@@ -49,7 +49,7 @@ bool ParseDelOr(std::span<const std::string> args, std::string_view origin_node_
 }
 
 std::vector<std::string> DelOrArgs(const DelOr& del, std::string_view origin_node_id) {
-  std::string origin;
+  types::OriginId origin;
   if (!del.string_keys.empty()) OriginOfNodeId(origin_node_id, &origin);
   std::vector<std::string> args = {std::string(kDelOr), std::to_string(del.ts),
                                    std::to_string(del.keys.size())};

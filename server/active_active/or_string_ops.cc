@@ -111,7 +111,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(delta.db, args, &admission);
   StringDelta parsed;  // after Judge: an expiry register may have rewritten its PXAT
-  std::string origin;
+  types::OriginId origin;
   if (s.IsInvalidArgument() || delta.offset == 0 || !ParseStringDelta(*args, &parsed) ||
       !OriginOfNodeId(origin_id, &origin)) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
@@ -130,7 +130,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
       });
     }
   } else if (s.ok() && !admission.below_floor) {
-    const types::Dot dot{std::move(origin), delta.offset};
+    const types::Dot dot{origin, delta.offset};
     s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
       types::OrApplied applied = types::ApplyOrWrite(rows, context, dot, SlotRowOf(parsed));
       written = applied.written;

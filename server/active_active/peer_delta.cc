@@ -106,8 +106,10 @@ std::vector<std::string> StringDeltaArgs(const StringDelta& delta) {
   return args;
 }
 
-bool OriginOfNodeId(std::string_view node_id, std::string* origin) {
-  return types::ParseHex(node_id, types::kOriginIdSize, origin);
+bool OriginOfNodeId(std::string_view node_id, types::OriginId* origin) {
+  const std::optional<types::OriginId> id = types::OriginId::FromHex(node_id);
+  if (id) *origin = *id;
+  return id.has_value();
 }
 
 std::string NodeIdOfOrigin(std::string_view origin) { return types::DigestHex(origin); }
@@ -116,7 +118,7 @@ bool DecodeDeltaContext(const StringDelta& delta, std::string_view origin_node_i
                         std::optional<types::OrContext>* context) {
   context->reset();
   if (!delta.context) return true;
-  std::string origin;
+  types::OriginId origin;
   types::OrContext decoded;
   if (!OriginOfNodeId(origin_node_id, &origin) ||
       !types::DecodeOrContext(*delta.context, origin, &decoded)) {

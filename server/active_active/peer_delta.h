@@ -107,7 +107,7 @@ std::vector<std::string> StringDeltaArgs(const StringDelta& delta);
 
 // The raw origin id (types::kOriginIdSize bytes) of node id `node_id` (40 hex digits, as PEER ID
 // answers); false when it is not one.
-bool OriginOfNodeId(std::string_view node_id, std::string* origin);
+bool OriginOfNodeId(std::string_view node_id, types::OriginId* origin);
 // The node id (40 lower-case hex digits) of raw origin id `origin`.
 std::string NodeIdOfOrigin(std::string_view origin);
 

@@ -292,7 +292,7 @@ bool ParseOrSlot(std::span<const std::string> args, types::OrSlot* slot,
 
 std::vector<std::string> OrStringPieceArgs(const OrStringPiece& piece,
                                            std::string_view sender_node_id) {
-  std::string sender;
+  types::OriginId sender;
   OriginOfNodeId(sender_node_id, &sender);
   const std::vector<types::OrSlot>& slots = piece.state.slots;
   std::vector<std::string> args;
@@ -321,7 +321,7 @@ std::vector<std::string> OrStringPieceArgs(const OrStringPiece& piece,
 bool ParseOrStringPiece(std::span<const std::string> args, std::string_view sender_node_id,
                         OrStringPiece* piece) {
   *piece = OrStringPiece();
-  std::string sender;
+  types::OriginId sender;
   uint64_t n = 0;
   if (args.size() < 4 || args[0] != kOrStringPiece || !OriginOfNodeId(sender_node_id, &sender) ||
       !types::DecodeOrContext(args[2], sender, &piece->state.removed) ||

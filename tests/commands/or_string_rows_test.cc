@@ -15,8 +15,8 @@ namespace ebb::test {
 namespace {
 
 constexpr int64_t kNow = 1'900'000'000'000;
-const std::string kA(types::kOriginIdSize, 'a');
-const std::string kB(types::kOriginIdSize, 'b');
+const types::OriginId kA(std::string(types::kOriginIdSize, 'a'));
+const types::OriginId kB(std::string(types::kOriginIdSize, 'b'));
 
 class OrStringRowsCommandTest : public CommandTest {
  protected:

@@ -186,7 +186,7 @@ void CheckObservedRemove(std::span<const std::string> view) {
                             "a string delta is not stable");
   StringDelta delta;
   std::optional<ebb::types::OrContext> context;
-  std::string origin;
+  ebb::types::OriginId origin;
   Check(OriginOfNodeId(kOriginNode, &origin), "the fuzz origin is no node id");
   if (ParseStringDelta(view, &delta) && DecodeDeltaContext(delta, kOriginNode, &context) &&
       context) {

@@ -18,8 +18,8 @@ namespace {
 using Args = std::vector<std::string>;
 
 const std::string kNode(40, 'c');  // the delta's origin
-const std::string kOrigin(types::kOriginIdSize, '\xcc');
-const std::string kOther(types::kOriginIdSize, '\x11');
+const types::OriginId kOrigin(std::string(types::kOriginIdSize, '\xcc'));
+const types::OriginId kOther(std::string(types::kOriginIdSize, '\x11'));
 
 types::OrContext Context(std::initializer_list<types::Dot> dots) {
   types::OrContext c;
@@ -74,7 +74,8 @@ TEST(DelOrTest, WrongCountsAndHostileContextsAreRefused) {
            Args{"del-or", "5", "0", "s", ctx.substr(0, 3)},   // truncated
            Args{"del-or", "5", "0", "s", std::string("\x01\x01\x00\x84\x00", 5)},  // a long varint
            Args{"del-or", "5", "0", "s", std::string("\x01\x01\x00\x00", 4)},      // offset 0
-           Args{"del-or", "5", "0", "s", std::string("\x01\x01\x01", 3) + kOrigin + "\x01"},
+           Args{"del-or", "5", "0", "s",
+                std::string("\x01\x01\x01", 3) + std::string(kOrigin) + "\x01"},
        }) {
     EXPECT_FALSE(Parses(args)) << testing::PrintToString(args);
   }

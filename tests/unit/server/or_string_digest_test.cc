@@ -24,10 +24,10 @@ using types::OrStringDelta;
 using types::OrStringState;
 using types::StringVersion;
 
-const std::string kA(types::kOriginIdSize, '\x11');
-const std::string kB(types::kOriginIdSize, '\x55');
-const std::string kC(types::kOriginIdSize, '\x99');
-const std::string kD(types::kOriginIdSize, '\xdd');  // removed, holds no slot
+const types::OriginId kA(std::string(types::kOriginIdSize, '\x11'));
+const types::OriginId kB(std::string(types::kOriginIdSize, '\x55'));
+const types::OriginId kC(std::string(types::kOriginIdSize, '\x99'));
+const types::OriginId kD(std::string(types::kOriginIdSize, '\xdd'));  // removed, holds no slot
 
 OrContext Context(std::initializer_list<Dot> dots) {
   OrContext c;
@@ -94,13 +94,17 @@ TEST(OrStringDigestTest, EachFieldMatters) {
     edit(&s);
     changed.push_back(s);
   };
-  change([](OrStringState* s) { s->removed.Raise(kD, 5); });                 // an R offset
-  change([](OrStringState* s) { s->removed.Raise(kB, 1); });                 // an R origin
-  change([](OrStringState* s) { s->removed = OrContext(); });                // no R
-  change([](OrStringState* s) { s->slots[0].dot.offset = 4; });              // a dot's offset
-  change([](OrStringState* s) { s->slots[0].dot.origin.back() = '\x12'; });  // a dot's origin
-  change([](OrStringState* s) { s->slots[0].version.ts = 10; });             // ts
-  change([](OrStringState* s) { s->slots[0].version.tombstone = true; });    // tombstone
+  change([](OrStringState* s) { s->removed.Raise(kD, 5); });     // an R offset
+  change([](OrStringState* s) { s->removed.Raise(kB, 1); });     // an R origin
+  change([](OrStringState* s) { s->removed = OrContext(); });    // no R
+  change([](OrStringState* s) { s->slots[0].dot.offset = 4; });  // a dot's offset
+  change([](OrStringState* s) {                                  // a dot's origin
+    std::string id(s->slots[0].dot.origin);
+    id.back() = '\x12';
+    s->slots[0].dot.origin = types::OriginId(id);
+  });
+  change([](OrStringState* s) { s->slots[0].version.ts = 10; });           // ts
+  change([](OrStringState* s) { s->slots[0].version.tombstone = true; });  // tombstone
   change([](OrStringState* s) { s->slots[0].version.digest = types::StringDigest("b"); });
   change([](OrStringState* s) { s->slots[0].version.expire_at = 101; });  // expire_at
   change([](OrStringState* s) { s->slots[1].version.expire_at = 41; });   // a reduced one's

@@ -29,10 +29,10 @@ using types::OrStringState;
 using types::StringVersion;
 
 const std::string kSenderNode(40, '5');
-const std::string kSender(types::kOriginIdSize, '\x55');
-const std::string kA(types::kOriginIdSize, '\x11');
-const std::string kB(types::kOriginIdSize, '\x99');
-const std::string kC(types::kOriginIdSize, '\xee');
+const types::OriginId kSender(std::string(types::kOriginIdSize, '\x55'));
+const types::OriginId kA(std::string(types::kOriginIdSize, '\x11'));
+const types::OriginId kB(std::string(types::kOriginIdSize, '\x99'));
+const types::OriginId kC(std::string(types::kOriginIdSize, '\xee'));
 
 OrContext Context(std::initializer_list<Dot> dots) {
   OrContext c;

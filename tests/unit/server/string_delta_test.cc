@@ -20,10 +20,10 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-const std::string kOriginNode(40, '3');                   // the delta's origin (node id)
-const std::string kOtherNode(40, '1');                    // another node
-const std::string kOrigin(types::kOriginIdSize, '\x33');  // the same, raw
-const std::string kOther(types::kOriginIdSize, '\x11');
+const std::string kOriginNode(40, '3');  // the delta's origin (node id)
+const std::string kOtherNode(40, '1');   // another node
+const types::OriginId kOrigin(std::string(types::kOriginIdSize, '\x33'));  // the same, raw
+const types::OriginId kOther(std::string(types::kOriginIdSize, '\x11'));
 
 types::OrContext Context(std::initializer_list<types::Dot> dots) {
   types::OrContext c;
@@ -164,15 +164,19 @@ TEST(StringDeltaTest, AHostileContextMakesTheDeltaMalformed) {
            std::string("\x01\x01\x00\x84\x00", 5),  // a varint longer than needed
            std::string("\x01\x01\x00\x00", 4),      // offset 0
            std::string("\x01\x01\x00", 3) + std::string(10, '\xff') + "\x01",  // past 64 bits
-           std::string("\x01\x81\x00", 3),                     // a count longer than needed
-           std::string("\x01\xff\xff\xff\xff\x0f", 6),         // 2^32-1 entries, none there
-           std::string("\x01\x01\x02", 3) + kOther + "\x01",   // an unknown entry kind
-           std::string("\x01\x01\x01", 3) + kOrigin + "\x01",  // the origin named by its id
-           std::string("\x01\x02\x01", 3) + kOther + "\x01" + own + "\x01",  // own entry not first
-           std::string("\x01\x02\x01", 3) + kOrigin.substr(1) + "\x22" + "\x01\x01" + kOther +
-               "\x01",  // ids not ascending
-           std::string("\x01\x02\x01", 3) + kOther + "\x01\x01" + kOther + "\x02",  // twice
-           std::string("\x01\x01\x01", 3) + kOther.substr(2) + "\x01",  // an id cut short
+           std::string("\x01\x81\x00", 3),              // a count longer than needed
+           std::string("\x01\xff\xff\xff\xff\x0f", 6),  // 2^32-1 entries, none there
+           std::string("\x01\x01\x02", 3) + std::string(kOther) + "\x01",  // an unknown entry kind
+           std::string("\x01\x01\x01", 3) + std::string(kOrigin) +
+               "\x01",  // the origin named by its id
+           std::string("\x01\x02\x01", 3) + std::string(kOther) + "\x01" + own +
+               "\x01",  // own entry not first
+           std::string("\x01\x02\x01", 3) + std::string(kOrigin).substr(1) + "\x22" + "\x01\x01" +
+               std::string(kOther) + "\x01",  // ids not ascending
+           std::string("\x01\x02\x01", 3) + std::string(kOther) + "\x01\x01" + std::string(kOther) +
+               "\x02",  // twice
+           std::string("\x01\x01\x01", 3) + std::string(kOther).substr(2) +
+               "\x01",  // an id cut short
        }) {
     EXPECT_TRUE(Malformed(With(del, ctx))) << testing::PrintToString(ctx);
   }
@@ -245,7 +249,7 @@ TEST(StringDeltaTest, TheOriginLogsFormsKeepTheContext) {
 }
 
 TEST(StringDeltaTest, ANodeIdIsTheHexOfItsOrigin) {
-  std::string origin;
+  types::OriginId origin;
   ASSERT_TRUE(OriginOfNodeId(kOriginNode, &origin));
   EXPECT_EQ(origin, kOrigin);
   EXPECT_EQ(NodeIdOfOrigin(origin), kOriginNode);

@@ -285,7 +285,7 @@ TEST(TypesCompactionFilterTest, ReducesADeadStringToItsRank) {
   EXPECT_FALSE(ParseDigestHex("2d71", &parsed));
   // A tag-5 row (the data row or an aa-sib: sibling row) keeps its extension before the rank.
   std::string tagged;
-  EncodeOrStringRow({.dot = Dot{std::string(kOriginIdSize, 'a'), 3}}, value, &tagged);
+  EncodeOrStringRow({.dot = Dot{OriginId(std::string(kOriginIdSize, 'a')), 3}}, value, &tagged);
   const std::string sibling = SystemKey(SiblingRowPrefix(0, "s") + std::string(kOriginIdSize, 'a'));
   for (const std::string& key : {MetaKey(0, "s"), sibling}) {
     EXPECT_TRUE(filter.KeepsNewestDead(key));

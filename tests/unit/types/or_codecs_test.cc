@@ -4,7 +4,9 @@
 // trailing bytes.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "types/or_context.h"
 #include "types/or_string_ext.h"
@@ -18,9 +20,9 @@ std::string B(const char (&s)[N]) {
   return std::string(s, N - 1);
 }
 
-const std::string kOwn(kOriginIdSize, '\x33');
-const std::string kLow(kOriginIdSize, '\x11');
-const std::string kHigh(kOriginIdSize, '\x77');
+const OriginId kOwn(std::string(kOriginIdSize, '\x33'));
+const OriginId kLow(std::string(kOriginIdSize, '\x11'));
+const OriginId kHigh(std::string(kOriginIdSize, '\x77'));
 
 OrContext Context(std::initializer_list<Dot> dots) {
   OrContext c;
@@ -37,6 +39,26 @@ bool ExtDecodes(std::string bytes) {
   std::string_view in = bytes;
   OrStringExt ext;
   return ConsumeOrStringExt(&in, &ext) && in.empty();
+}
+
+TEST(OriginIdTest, OrdersAndComparesAsItsBytes) {
+  // Bytes compare unsigned, as the std::string of the same bytes does (0x80 above 0x7f), so a
+  // context's entries and a key's slots keep the order their wire forms and rows were written in.
+  const std::string below(kOriginIdSize, '\x7f');
+  const std::string above(kOriginIdSize, '\x80');
+  ASSERT_LT(below, above);
+  EXPECT_LT(OriginId(below), OriginId(above));
+  EXPECT_LT(OriginId(below), std::string_view(above));
+  EXPECT_GT(std::string_view(above), OriginId(below));
+  EXPECT_EQ(OriginId(above), std::string_view(above));
+  EXPECT_EQ(OriginId(above).view(), above);
+  EXPECT_EQ(OriginId(), std::string(kOriginIdSize, '\0'));
+  // Its hex form: exactly 2 * kOriginIdSize digits, either case.
+  const std::optional<OriginId> id = OriginId::FromHex(std::string(2 * kOriginIdSize, 'F'));
+  ASSERT_TRUE(id);
+  EXPECT_EQ(*id, std::string(kOriginIdSize, '\xff'));
+  EXPECT_FALSE(OriginId::FromHex(std::string(2 * kOriginIdSize - 1, 'f')));
+  EXPECT_FALSE(OriginId::FromHex(std::string(2 * kOriginIdSize - 1, 'f') + "x"));
 }
 
 TEST(OrContextTest, HoldsTheGreatestOffsetPerOrigin) {
@@ -71,7 +93,7 @@ TEST(OrContextTest, RoundTripsWithTheOwnEntryFirst) {
     EXPECT_EQ(back, c);
   }
   const std::string mixed = EncodeOrContext(Context({{kLow, 1}, {kOwn, 2}}), kOwn);
-  EXPECT_EQ(mixed, B("\x01\x02\x00\x02\x01") + kLow + "\x01");
+  EXPECT_EQ(mixed, B("\x01\x02\x00\x02\x01") + std::string(kLow) + "\x01");
   // Another origin's view of the same context names kOwn by its id.
   OrContext back;
   ASSERT_TRUE(DecodeOrContext(EncodeOrContext(Context({{kOwn, 2}}), kLow), kLow, &back));
@@ -80,22 +102,22 @@ TEST(OrContextTest, RoundTripsWithTheOwnEntryFirst) {
 
 TEST(OrContextTest, RefusesEveryMalformedForm) {
   const std::string own = std::string("\x00\x05", 2);
-  const std::string low = "\x01" + kLow + "\x05";
-  const std::string high = "\x01" + kHigh + "\x05";
+  const std::string low = "\x01" + std::string(kLow) + "\x05";
+  const std::string high = "\x01" + std::string(kHigh) + "\x05";
   EXPECT_TRUE(Decodes("\x01\x03" + own + low + high));
   EXPECT_FALSE(Decodes(""));
-  EXPECT_FALSE(Decodes(B("\x02\x00")));                       // version
-  EXPECT_FALSE(Decodes(std::string("\x01\x80\x00", 3)));      // count not shortest
-  EXPECT_FALSE(Decodes("\x01\x02" + low));                    // fewer entries than counted
-  EXPECT_FALSE(Decodes("\x01\x01" + low + high));             // trailing bytes
-  EXPECT_FALSE(Decodes("\x01\x02" + low + own));              // own entry not first
-  EXPECT_FALSE(Decodes("\x01\x02" + own + own));              // own entry twice
-  EXPECT_FALSE(Decodes("\x01\x02" + high + low));             // ids descending
-  EXPECT_FALSE(Decodes("\x01\x02" + low + low));              // duplicate id
-  EXPECT_FALSE(Decodes("\x01\x01\x01" + kOwn + "\x05"));      // own id spelled out
-  EXPECT_FALSE(Decodes("\x01\x01\x02" + kLow + "\x05"));      // unknown entry kind
-  EXPECT_FALSE(Decodes(std::string("\x01\x01\x00\x00", 4)));  // offset 0
-  EXPECT_FALSE(Decodes("\x01\x01\x01" + kLow + std::string("\x00", 1)));
+  EXPECT_FALSE(Decodes(B("\x02\x00")));                                // version
+  EXPECT_FALSE(Decodes(std::string("\x01\x80\x00", 3)));               // count not shortest
+  EXPECT_FALSE(Decodes("\x01\x02" + low));                             // fewer entries than counted
+  EXPECT_FALSE(Decodes("\x01\x01" + low + high));                      // trailing bytes
+  EXPECT_FALSE(Decodes("\x01\x02" + low + own));                       // own entry not first
+  EXPECT_FALSE(Decodes("\x01\x02" + own + own));                       // own entry twice
+  EXPECT_FALSE(Decodes("\x01\x02" + high + low));                      // ids descending
+  EXPECT_FALSE(Decodes("\x01\x02" + low + low));                       // duplicate id
+  EXPECT_FALSE(Decodes("\x01\x01\x01" + std::string(kOwn) + "\x05"));  // own id spelled out
+  EXPECT_FALSE(Decodes("\x01\x01\x02" + std::string(kLow) + "\x05"));  // unknown entry kind
+  EXPECT_FALSE(Decodes(std::string("\x01\x01\x00\x00", 4)));           // offset 0
+  EXPECT_FALSE(Decodes("\x01\x01\x01" + std::string(kLow) + std::string("\x00", 1)));
   EXPECT_FALSE(Decodes(std::string("\x01\x01\x00\x85\x00", 5)));  // offset not shortest
   EXPECT_FALSE(Decodes(B("\x01\x01\x00") + std::string(10, '\xff') + "\x01"));  // too long
   // Ten bytes whose last one holds bits above 64.
@@ -108,7 +130,8 @@ TEST(OrContextTest, RefusesEveryMalformedForm) {
 
 // Whatever decodes is the only encoding of what it decodes to.
 TEST(OrContextTest, EveryAcceptedFormIsCanonical) {
-  const std::string whole = B("\x01\x03\x00\x05\x01") + kLow + "\x85\x01\x01" + kHigh + "\x05";
+  const std::string whole =
+      B("\x01\x03\x00\x05\x01") + std::string(kLow) + "\x85\x01\x01" + std::string(kHigh) + "\x05";
   for (size_t i = 0; i < whole.size(); ++i) {
     for (int bit = 0; bit < 8; ++bit) {
       std::string bytes = whole;
@@ -125,7 +148,7 @@ TEST(OrStringExtTest, ASingleOriginKeyTakesAbout26Bytes) {
   const OrStringExt ext{.dot = Dot{kOwn, 1000}};
   std::string row;
   EncodeOrStringRow(ext, std::string("\x00v", 2), &row);
-  EXPECT_EQ(row, "\x05\x01\x02" + kOwn + "\xe8\x07" + std::string("\x00\x00v", 3));
+  EXPECT_EQ(row, "\x05\x01\x02" + std::string(kOwn) + "\xe8\x07" + std::string("\x00\x00v", 3));
   OrStringExt back;
   std::string_view inner;
   ASSERT_TRUE(DecodeOrStringRow(row, &back, &inner));
@@ -174,24 +197,28 @@ TEST(OrStringExtTest, CountsRemovedEntriesInAVarint) {
 }
 
 TEST(OrStringExtTest, RefusesEveryMalformedForm) {
-  const std::string dot = kOwn + "\x05";
-  const std::string low = kLow + "\x05";
-  const std::string high = kHigh + "\x05";
+  const std::string dot = std::string(kOwn) + "\x05";
+  const std::string low = std::string(kLow) + "\x05";
+  const std::string high = std::string(kHigh) + "\x05";
   EXPECT_TRUE(ExtDecodes("\x01\x03" + dot + "\x02" + low + high));
   EXPECT_FALSE(ExtDecodes(""));
   EXPECT_FALSE(ExtDecodes(B("\x02\x00\x00")));               // version
   EXPECT_FALSE(ExtDecodes(std::string("\x01\x04\x00", 3)));  // unknown flag
   EXPECT_FALSE(ExtDecodes(std::string("\x01\x01\x00", 3)));  // siblings without a dot
-  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + std::string("\x00\x00", 2)));  // dot offset 0
-  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + "\x85" + std::string("\x00\x00", 2)));
-  EXPECT_FALSE(ExtDecodes("\x01\x02" + dot + "\x01" + kOwn + "\x02"));  // R names the dot's origin
-  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + high + low));             // descending
-  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low + low));              // duplicate
-  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x01") + kLow + std::string("\x00", 1)));  // offset 0
+  EXPECT_FALSE(
+      ExtDecodes("\x01\x02" + std::string(kOwn) + std::string("\x00\x00", 2)));  // dot offset 0
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + std::string(kOwn) + "\x85" + std::string("\x00\x00", 2)));
+  EXPECT_FALSE(ExtDecodes("\x01\x02" + dot + "\x01" + std::string(kOwn) +
+                          "\x02"));                          // R names the dot's origin
+  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + high + low));  // descending
+  EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low + low));   // duplicate
+  EXPECT_FALSE(
+      ExtDecodes(B("\x01\x00\x01") + std::string(kLow) + std::string("\x00", 1)));  // offset 0
   EXPECT_FALSE(ExtDecodes(B("\x01\x00\x02") + low));      // fewer than counted
   EXPECT_FALSE(ExtDecodes(B("\x01\x00\x81\x00") + low));  // a count not in its shortest form
   EXPECT_FALSE(ExtDecodes(B("\x01\x00\xff\xff\xff\xff\x0f") + low));  // a huge count, one entry
-  EXPECT_FALSE(ExtDecodes("\x01\x02" + kOwn + std::string(9, '\xc1') + "\x2f" + B("\x00")));
+  EXPECT_FALSE(
+      ExtDecodes("\x01\x02" + std::string(kOwn) + std::string(9, '\xc1') + "\x2f" + B("\x00")));
   const std::string whole = "\x01\x03" + dot + "\x02" + low + high;
   for (size_t n = 0; n < whole.size(); ++n) EXPECT_FALSE(ExtDecodes(whole.substr(0, n))) << n;
   // The row: its tag, then an inner value that is a string's or nothing.
@@ -204,8 +231,9 @@ TEST(OrStringExtTest, RefusesEveryMalformedForm) {
 }
 
 TEST(OrStringExtTest, EveryAcceptedFormIsCanonical) {
-  const std::string whole =
-      "\x05\x01\x03" + kOwn + "\x85\x01\x02" + kLow + "\x05" + kHigh + std::string("\x05\x00v", 3);
+  const std::string whole = "\x05\x01\x03" + std::string(kOwn) + "\x85\x01\x02" +
+                            std::string(kLow) + "\x05" + std::string(kHigh) +
+                            std::string("\x05\x00v", 3);
   for (size_t i = 0; i < whole.size(); ++i) {
     for (int bit = 0; bit < 8; ++bit) {
       std::string bytes = whole;

@@ -19,10 +19,10 @@
 namespace ebb::types {
 namespace {
 
-const std::string& kPreMode = kPreModeOrigin;
-const std::string kA(kOriginIdSize, 'a');
-const std::string kB(kOriginIdSize, 'b');
-const std::string kC(kOriginIdSize, 'c');
+const OriginId& kPreMode = kPreModeOrigin;
+const OriginId kA(std::string(kOriginIdSize, 'a'));
+const OriginId kB(std::string(kOriginIdSize, 'b'));
+const OriginId kC(std::string(kOriginIdSize, 'c'));
 
 OrSlotRow ValueRow(std::string_view value, int64_t ts,
                    std::optional<int64_t> expire_at = std::nullopt) {
@@ -125,14 +125,14 @@ TEST_F(OrStringRowsTest, SiblingsGoToTheirOwnRows) {
   EXPECT_TRUE(DataExt(0).siblings_live);
   // The bytes of docs/key-encoding.md's worked example ("Active-active siblings").
   std::string sibling;
-  ASSERT_TRUE(ks_->GetSystemRow("aa-sib:0:1:k" + kB, &sibling).ok());
-  EXPECT_EQ(sibling, "\x05\x01\x02" + kB +
+  ASSERT_TRUE(ks_->GetSystemRow("aa-sib:0:1:k" + std::string(kB), &sibling).ok());
+  EXPECT_EQ(sibling, "\x05\x01\x02" + std::string(kB) +
                          std::string("\x05\x00\x00"
                                      "b",
                                      4));
   storage::Row data;
   ASSERT_TRUE(ks_->db().Get({}, MetaKey(0, "k"), &data).ok());
-  EXPECT_EQ(data.value, "\x05\x01\x03" + kA +
+  EXPECT_EQ(data.value, "\x05\x01\x03" + std::string(kA) +
                             std::string("\x03\x00\x00"
                                         "a",
                                         4));
@@ -315,7 +315,7 @@ TEST_F(OrStringRowsTest, RefusesRowsThatDoNotDecode) {
   Siblings();
   std::string row;
   EncodeOrStringRow({.dot = Dot{kC, 1}}, std::string("\0x", 2), &row);
-  const std::string sibling = Keyspace::SystemRowKey(SiblingRowPrefix(0, "k") + kB);
+  const std::string sibling = Keyspace::SystemRowKey(SiblingRowPrefix(0, "k") + std::string(kB));
   ASSERT_TRUE(ks_->db().Put(options, sibling, row).ok());
   EXPECT_TRUE(LoadOrString(*ks_, 0, "k", &rows).IsCorruption());
   // A tag-5 data row whose extension is cut short.

@@ -19,14 +19,14 @@
 namespace ebb::types {
 namespace {
 
-const std::string kA(kOriginIdSize, 'a');
-const std::string kB(kOriginIdSize, 'b');
-const std::string kC(kOriginIdSize, 'c');
+const OriginId kA(std::string(kOriginIdSize, 'a'));
+const OriginId kB(std::string(kOriginIdSize, 'b'));
+const OriginId kC(std::string(kOriginIdSize, 'c'));
 constexpr int64_t kNow = 1000;
 
 // One origin: its state of the key and its log of deltas.
 struct Origin {
-  std::string id;
+  OriginId id;
   OrStringState state;
   uint64_t next = 1;
   std::vector<OrStringDelta> log;
@@ -187,7 +187,7 @@ TEST_F(OrStringTest, AnOriginsLaterWriteReplacesItsEarlierOne) {
 OrStringState FromTheSet(const std::vector<OrStringDelta>& deltas) {
   OrStringState state;
   for (const OrStringDelta& d : deltas) state.removed.Join(d.context);
-  std::map<std::string, OrSlot> best;
+  std::map<OriginId, OrSlot> best;
   for (const OrStringDelta& d : deltas) {
     if (!d.write || d.write->dot.offset <= state.removed.At(d.write->dot.origin)) continue;
     auto [it, fresh] = best.try_emplace(d.write->dot.origin, *d.write);
@@ -277,10 +277,10 @@ struct Simulation {
 std::string Describe(const OrStringState& s) {
   std::string out = "R{";
   for (const Dot& d : s.removed.entries())
-    out += d.origin.substr(0, 1) + std::to_string(d.offset) + " ";
+    out += std::string(d.origin).substr(0, 1) + std::to_string(d.offset) + " ";
   out += "} slots{";
   for (const OrSlot& slot : s.slots) {
-    out += slot.dot.origin.substr(0, 1) + std::to_string(slot.dot.offset) + "@" +
+    out += std::string(slot.dot.origin).substr(0, 1) + std::to_string(slot.dot.offset) + "@" +
            std::to_string(slot.version.ts) + " ";
   }
   return out + "}";
