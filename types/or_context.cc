@@ -14,9 +14,9 @@ constexpr uint8_t kContextVersion = 1;
 constexpr uint8_t kOwnEntry = 0;
 constexpr uint8_t kIdEntry = 1;
 
-std::vector<Dot>::const_iterator Find(const std::vector<Dot>& entries, std::string_view origin) {
+std::vector<Dot>::const_iterator Find(const std::vector<Dot>& entries, const OriginId& origin) {
   return std::lower_bound(entries.begin(), entries.end(), origin,
-                          [](const Dot& d, std::string_view o) { return d.origin < o; });
+                          [](const Dot& d, const OriginId& o) { return d.origin < o; });
 }
 
 // One entry's offset: shortest, >= 1.
@@ -45,19 +45,19 @@ std::optional<OriginId> OriginId::FromHex(std::string_view hex) {
   return id;
 }
 
-uint64_t OrContext::At(std::string_view origin) const {
+uint64_t OrContext::At(const OriginId& origin) const {
   auto it = Find(entries_, origin);
   return it != entries_.end() && it->origin == origin ? it->offset : 0;
 }
 
-bool OrContext::Raise(std::string_view origin, uint64_t offset) {
+bool OrContext::Raise(const OriginId& origin, uint64_t offset) {
   auto it = entries_.begin() + (Find(entries_, origin) - entries_.cbegin());
   if (it != entries_.end() && it->origin == origin) {
     if (offset <= it->offset) return false;
     it->offset = offset;
     return true;
   }
-  entries_.insert(it, Dot{OriginId(origin), offset});
+  entries_.insert(it, Dot{origin, offset});
   return true;
 }
 
@@ -67,12 +67,12 @@ bool OrContext::Join(const OrContext& other) {
   return grew;
 }
 
-void OrContext::Erase(std::string_view origin) {
+void OrContext::Erase(const OriginId& origin) {
   auto it = Find(entries_, origin);
   if (it != entries_.end() && it->origin == origin) entries_.erase(it);
 }
 
-std::string EncodeOrContext(const OrContext& context, std::string_view own_origin) {
+std::string EncodeOrContext(const OrContext& context, const OriginId& own_origin) {
   std::string out;
   out.push_back(static_cast<char>(kContextVersion));
   storage::PutVarint32(&out, static_cast<uint32_t>(context.entries().size()));
@@ -89,7 +89,7 @@ std::string EncodeOrContext(const OrContext& context, std::string_view own_origi
   return out;
 }
 
-bool DecodeOrContext(std::string_view bytes, std::string_view own_origin, OrContext* context) {
+bool DecodeOrContext(std::string_view bytes, const OriginId& own_origin, OrContext* context) {
   *context = OrContext();
   uint32_t count = 0;
   if (bytes.empty() || static_cast<uint8_t>(bytes[0]) != kContextVersion) return false;
@@ -111,7 +111,7 @@ bool DecodeOrContext(std::string_view bytes, std::string_view own_origin, OrCont
     bytes.remove_prefix(kOriginIdSize);
     if (id == own_origin || (!previous_id.empty() && id <= previous_id)) return false;
     if (!GetOffset(&bytes, &offset)) return false;
-    context->Raise(id, offset);
+    context->Raise(OriginId(id), offset);
     previous_id = id;
   }
   return bytes.empty();

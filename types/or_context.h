@@ -68,14 +68,13 @@ struct Dot {
 class OrContext {
  public:
   // The offset held for `origin`; 0 when absent.
-  uint64_t At(std::string_view origin) const;
-  // Makes origin's offset max(held, offset); true when it grew. REQUIRES: origin is
-  // kOriginIdSize bytes, offset >= 1.
-  bool Raise(std::string_view origin, uint64_t offset);
+  uint64_t At(const OriginId& origin) const;
+  // Makes origin's offset max(held, offset); true when it grew. REQUIRES: offset >= 1.
+  bool Raise(const OriginId& origin, uint64_t offset);
   // Raises every origin of `other` (the pointwise max); true when any grew.
   bool Join(const OrContext& other);
   // Forgets origin's entry (back to 0).
-  void Erase(std::string_view origin);
+  void Erase(const OriginId& origin);
 
   const std::vector<Dot>& entries() const { return entries_; }  // ascending by origin
   bool empty() const { return entries_.empty(); }
@@ -87,11 +86,10 @@ class OrContext {
 };
 
 // The wire form of `context` in a delta from `own_origin` (its entry, if any, as `0 offset`).
-// REQUIRES: own_origin is kOriginIdSize bytes.
-std::string EncodeOrContext(const OrContext& context, std::string_view own_origin);
+std::string EncodeOrContext(const OrContext& context, const OriginId& own_origin);
 // Decodes all of `bytes` as a context of a delta from `own_origin`; false (context unspecified)
-// unless it is exactly the form above. REQUIRES: own_origin is kOriginIdSize bytes.
-bool DecodeOrContext(std::string_view bytes, std::string_view own_origin, OrContext* context);
+// unless it is exactly the form above.
+bool DecodeOrContext(std::string_view bytes, const OriginId& own_origin, OrContext* context);
 
 // The varint at the front of *input, consumed; false unless it is well formed and in its
 // shortest form (so the bytes are the only encoding of the value). Shared by the codecs here.

@@ -30,7 +30,7 @@ void Check(bool ok, const char* what) {
 
 void Contexts(std::string_view bytes) {
   if (bytes.size() < kOriginIdSize) return;
-  const std::string_view own = bytes.substr(0, kOriginIdSize);
+  const OriginId own(bytes.substr(0, kOriginIdSize));
   bytes.remove_prefix(kOriginIdSize);
   OrContext context;
   if (!DecodeOrContext(bytes, own, &context)) return;

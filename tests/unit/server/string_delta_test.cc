@@ -192,7 +192,7 @@ TEST(StringDeltaTest, AHostileContextMakesTheDeltaMalformed) {
     std::string id(types::kOriginIdSize, '\x40');
     id[0] = static_cast<char>(i >> 8);
     id[1] = static_cast<char>(i & 0xff);
-    wide.Raise(id, static_cast<uint64_t>(i));
+    wide.Raise(types::OriginId(id), static_cast<uint64_t>(i));
   }
   bool ok = false;
   EXPECT_EQ(ContextOf(With(del, types::EncodeOrContext(wide, kOrigin)), &ok), wide);

@@ -182,7 +182,7 @@ TEST(OrStringExtTest, CountsRemovedEntriesInAVarint) {
     std::string id(kOriginIdSize, '\0');
     id[0] = static_cast<char>(i / 256);
     id[1] = static_cast<char>(i % 256);
-    ext.removed.Raise(id, 1);
+    ext.removed.Raise(OriginId(id), 1);
     if (i != 126 && i != 127 && i != 299) continue;
     std::string row;
     EncodeOrStringRow(ext, "", &row);
