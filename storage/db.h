@@ -35,6 +35,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +96,12 @@ class DB {
     row->Own(std::move(copy.value));
     return s;
   }
+
+  // A hint that `keys` are about to be read or written, each by a point lookup (Get, GetPinned,
+  // a Write's put): the engine may bring what those lookups touch in memory into the CPU cache,
+  // for all the keys at once, so that a pipeline's cache misses overlap rather than follow one
+  // another. Changes no result and no state; thread-safe as Get.
+  virtual void Prefetch(std::span<const std::string_view> keys) = 0;
 
   // Every version of `key` that some read of it could reach, most recently written first: the
   // read rule's walk under full grace — values (expired ones too) and timestamped tombstones, up

@@ -61,6 +61,8 @@ class BatchDB final : public storage::DB {
   storage::Status DeleteRange(const std::vector<storage::KeyRange>& ranges) override;
   storage::Status Get(const storage::ReadOptions& options, std::string_view key,
                       storage::Row* row) override;
+  // The engine's hint: the pending writes are in memory already.
+  void Prefetch(std::span<const std::string_view> keys) override { base_->Prefetch(keys); }
   std::unique_ptr<storage::Iterator> NewIterator(const storage::ReadOptions& options) override;
   // The pending versions of `key`, newest first, then (unless a pending wipe ends the walk) the
   // engine's.

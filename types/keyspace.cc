@@ -231,6 +231,19 @@ Status Keyspace::GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t 
   return s;
 }
 
+void Keyspace::PrefetchMeta(int db, std::span<const std::string_view> keys) {
+  constexpr size_t kAtOnce = 16;  // the metadata keys built on the stack for one engine call
+  for (size_t first = 0; first < keys.size(); first += kAtOnce) {
+    const size_t n = std::min(kAtOnce, keys.size() - first);
+    MetaKeyScratch scratch[kAtOnce];
+    std::string_view meta_keys[kAtOnce];
+    for (size_t i = 0; i < n; ++i) {
+      meta_keys[i] = BuildMetaKey(layout_, db, keys[first + i], &scratch[i]);
+    }
+    active_->Prefetch(std::span<const std::string_view>(meta_keys, n));
+  }
+}
+
 Status Keyspace::GetMetaPinned(int db, std::string_view key, KeyMetaView* out, int64_t grace,
                                std::optional<storage::DeadVersion>* dead) {
   storage::ReadOptions options = ReadOptions();

@@ -221,6 +221,9 @@ class Keyspace {
   // of the version the read took (a tombstone, wipe or expired row), *dead receives it.
   storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out, int64_t grace,
                           std::optional<storage::DeadVersion>* dead = nullptr);
+  // A hint that the metadata rows of `keys` in `db` are about to be read or written
+  // (storage::DB::Prefetch): a pipeline's requests name them before they run. Changes nothing.
+  void PrefetchMeta(int db, std::span<const std::string_view> keys);
   // GetMeta without a copy of the payload where the engine keeps the row in place
   // (storage::DB::GetPinned). On a status other than OK *out is unspecified.
   storage::Status GetMetaPinned(int db, std::string_view key, KeyMetaView* out, int64_t grace,

@@ -8,6 +8,7 @@
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
+#include "server/core/key_positions.h"
 #include "server/core/transaction.h"
 #include "server/dispatch/cluster_redirect.h"
 #include "server/dispatch/write_planner.h"
@@ -631,6 +632,18 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
   FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
   return true;
+}
+
+void Dispatcher::AppendKeysOf(std::span<const std::string_view> args,
+                              std::vector<std::string_view>* keys) {
+  if (args.empty()) return;
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+  if (spec == nullptr || !ArityOk(spec->arity, args.size()) || (flags & kCmdPubSub)) return;
+  key_positions_scratch_.clear();
+  if (!FindKeyPositions(spec->keys, args, &key_positions_scratch_)) return;
+  for (const size_t position : key_positions_scratch_) keys->push_back(args[position]);
 }
 
 bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {

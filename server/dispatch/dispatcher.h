@@ -128,6 +128,10 @@ class Dispatcher {
   // client's last Dispatch came back incomplete.
   bool Lookahead(std::span<const std::string_view> args, Client& client);
 
+  // Appends to *keys the keys `args` names (views into it, as COMMAND GETKEYS finds them), when it
+  // is a command this server knows, of the right arity; else nothing. Runs nothing.
+  void AppendKeysOf(std::span<const std::string_view> args, std::vector<std::string_view>* keys);
+
   // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
   // for commands that reply nothing, e.g. after QUIT closes) to `reply` — or nothing, when the
   // result is incomplete. REQUIRES: !args.empty(); the previous request of `client` did not

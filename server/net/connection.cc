@@ -279,6 +279,7 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
   const Config& config = ctx.config();
   protocol::ReplyWriter writer(&batch.replies, client_.resp());
   size_t& offset = batch.consumed;
+  size_t hinted_to = 0;  // the requests ending at or before it had their keys hinted
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.replies.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;
@@ -295,6 +296,10 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
     }
     offset += consumed;
     if (parser_.args().empty()) continue;
+    if (offset > hinted_to && offset < input_.size() && !limits.unauthenticated &&
+        ctx.has_keyspace()) {
+      hinted_to = HintQueuedKeys(offset, limits);
+    }
     writer.set_protocol(client_.resp());
     size_t before = batch.replies.size();
     // CLIENT REPLY OFF|SKIP: the reply goes nowhere; pushes still reach the batch.
@@ -427,6 +432,30 @@ size_t Connection::LookAhead(size_t from, const protocol::ParserLimits& limits) 
   // parked request.
   parser_.Reset();
   return requests;
+}
+
+size_t Connection::HintQueuedKeys(size_t from, const protocol::ParserLimits& limits) {
+  Dispatcher& dispatcher = server_->dispatcher();
+  hinted_keys_.clear();
+  dispatcher.AppendKeysOf(parser_.args(), &hinted_keys_);
+  const std::string_view window(input_.data(), std::min(input_.size(), from + kHintedBytes));
+  size_t at = from;
+  for (size_t n = 1; n < kHintedRequests && at < window.size(); ++n) {
+    size_t consumed = 0;
+    if (hint_parser_.Parse(window.substr(at), limits, &consumed) !=
+        protocol::ParseStatus::kComplete) {
+      break;
+    }
+    // Multibulk requests only: an inline one's quoted arguments live in the parser, until its
+    // next request.
+    if (window[at] == '*') dispatcher.AppendKeysOf(hint_parser_.args(), &hinted_keys_);
+    at += consumed;
+  }
+  hint_parser_.Reset();
+  if (!hinted_keys_.empty()) {
+    server_->context().keyspace().PrefetchMeta(client_.db_index(), hinted_keys_);
+  }
+  return at;
 }
 
 void Connection::Park() {

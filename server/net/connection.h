@@ -29,6 +29,13 @@
 // pending. A connection closed while its reads are in flight lives until they end (the
 // reader's callback holds it), then releases its fetched blocks.
 //
+// Hints: before a request runs with more requests queued behind it, the connection reads up to
+// kHintedRequests of them ahead (within kHintedBytes) and hands the keys they name to the engine
+// in one hint (types::Keyspace::PrefetchMeta, storage::DB::Prefetch), which brings each key's
+// memtable slot, node and newest version into the CPU cache a stage at a time for all of them.
+// The pipeline's lookups then find those lines there rather than waiting for each cache miss in
+// turn; a lone request is not read twice. docs/performance.md, "round eleven".
+//
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
 // soft: disconnect when above it for soft-seconds; a client in subscriber mode has the pubsub
@@ -81,6 +88,10 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // Lookahead).
   static constexpr size_t kLookaheadRequests = 64;
   static constexpr size_t kLookaheadBytes = 1 << 20;
+  // How far ahead a connection hints the engine at the keys its queued requests name
+  // (HintQueuedKeys): up to this many requests, within this many bytes of input.
+  static constexpr size_t kHintedRequests = 16;
+  static constexpr size_t kHintedBytes = 4096;
 
   // `tls`: non-null for a connection accepted on tls-port; the connection then completes the
   // TLS handshake before it reads its first request, and reads and writes through TLS.
@@ -162,6 +173,12 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // Returns how many requests it parsed; the parser is left fresh.
   size_t LookAhead(size_t from, const protocol::ParserLimits& limits);
   void OnBlocksRead();
+  // Before parser_'s request (which ends at `from`) runs, with requests queued behind it: hands
+  // the keys it and the complete requests after it name, up to kHintedRequests requests within
+  // kHintedBytes, to the engine in one hint (types::Keyspace::PrefetchMeta), so that the
+  // pipeline's lookups overlap their cache misses. Returns the input offset up to which requests
+  // were looked at. Runs nothing; parser_ is untouched and hint_parser_ left fresh.
+  size_t HintQueuedKeys(size_t from, const protocol::ParserLimits& limits);
   // The connection runs nothing while it waits: for its batch's WAL sync, for the engine's write
   // stall to end, or for the blocks of a parked request.
   bool Waiting() const { return sync_pending_ || write_stalled_ || parked_; }
@@ -194,6 +211,10 @@ class Connection : public std::enable_shared_from_this<Connection>,
   std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;
   Client client_;
   protocol::RequestParser parser_;
+  // Reads ahead for HintQueuedKeys, leaving parser_'s request whole. Its window of kHintedBytes
+  // bounds the arrays it keeps (a few hundred arguments at most).
+  protocol::RequestParser hint_parser_;
+  std::vector<std::string_view> hinted_keys_;  // HintQueuedKeys's, reused
   std::array<char, 16 * 1024> read_buf_;
   std::string input_;      // received, not yet consumed by the parser
   size_t input_peak_ = 0;  // the most input_ held since the last Cron

@@ -70,6 +70,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status DeleteRange(const std::vector<KeyRange>& ranges) override;
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) override;
+  void Prefetch(std::span<const std::string_view> keys) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   Status GetVersions(const ReadOptions& options, std::string_view key,
                      std::vector<VersionRow>* versions) override;

@@ -160,6 +160,12 @@ Status DBImpl::GetPinned(const ReadOptions& options, std::string_view key, Pinne
   return s;
 }
 
+void DBImpl::Prefetch(std::span<const std::string_view> keys) {
+  // The mutable memtable only: every write's lookup is there, and so is every key written
+  // lately. Reads that go on to the immutable memtables and the tables go there unhinted.
+  read_state_.Load()->mem->Prefetch(keys);
+}
+
 // The walk of Get, collecting instead of choosing. (Get keeps its own loop: the hot read path,
 // whose inlining a shared template with callbacks made measurably worse.)
 Status DBImpl::GetVersions(const ReadOptions& options, std::string_view key,

@@ -126,6 +126,9 @@ static_assert(sizeof(void*) == 8, "the key index keeps a tag in a pointer's top 
 uint64_t TagOf(uint64_t hash) { return hash << kTagShift; }
 
 constexpr size_t kFirstIndexSlots = 16;
+// Prefetch's stages take this many keys at a time: enough for a pipeline's misses to overlap,
+// few enough for its hashes and nodes to stay on the stack.
+constexpr size_t kPrefetchKeys = 16;
 // Slots of the array being grown from that each new key's Add copies into the new one: one
 // cache line of them. A growth is complete after old slots / 8 new keys, long before the new
 // array is half full (another old slots / 2 new keys).
@@ -189,6 +192,9 @@ struct MemTable::IndexArray {
   }
   // The node of `user_key` (whose hash is `hash`) among this array's slots, or nullptr.
   const KeyNode* Find(std::string_view user_key, uint64_t hash) const;
+  // The first node from the home of `hash` whose tag is the hash's, without reading a node: most
+  // likely the node of the key with that hash, if the array holds it. nullptr if none.
+  const KeyNode* FirstTagged(uint64_t hash) const;
   // Writes `slot` (a node's, with its tag) at the first free slot from its home, with release.
   // The caller keeps at least one slot free.
   void Place(uint64_t slot, uint32_t hash32);
@@ -213,6 +219,15 @@ const MemTable::KeyNode* MemTable::IndexArray::Find(std::string_view user_key,
     if ((slot & ~kPointerMask) != tag) continue;
     const KeyNode* node = NodeOf(slot);
     if (node->user_key() == user_key) return node;
+  }
+}
+
+const MemTable::KeyNode* MemTable::IndexArray::FirstTagged(uint64_t hash) const {
+  const uint64_t tag = TagOf(hash);
+  for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
+    const uint64_t slot = Load(i, std::memory_order_acquire);
+    if (slot == 0) return nullptr;
+    if ((slot & ~kPointerMask) == tag) return NodeOf(slot);
   }
 }
 
@@ -467,6 +482,30 @@ int64_t MemTable::EstimateKeys(std::string_view lower, std::string_view upper) c
     keys += key_counts_[slot].load(std::memory_order_relaxed);
   }
   return keys;
+}
+
+void MemTable::Prefetch(std::span<const std::string_view> user_keys) const {
+  const IndexArray* array = index_.load(std::memory_order_acquire);
+  for (size_t first = 0; first < user_keys.size(); first += kPrefetchKeys) {
+    const size_t n = std::min(kPrefetchKeys, user_keys.size() - first);
+    uint64_t hashes[kPrefetchKeys];
+    for (size_t i = 0; i < n; ++i) {
+      hashes[i] = HashKey(user_keys[first + i]);
+      __builtin_prefetch(&array->slots[array->Home(static_cast<uint32_t>(hashes[i] >> 32))]);
+    }
+    const KeyNode* nodes[kPrefetchKeys];
+    for (size_t i = 0; i < n; ++i) {
+      nodes[i] = array->FirstTagged(hashes[i]);
+      // The node's header, key and (for a key of up to 40 bytes) chain.
+      __builtin_prefetch(nodes[i]);
+      __builtin_prefetch(reinterpret_cast<const char*>(nodes[i]) + 64);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (nodes[i] != nullptr) {
+        __builtin_prefetch(nodes[i]->chain().newest.load(std::memory_order_acquire));
+      }
+    }
+  }
 }
 
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {

@@ -135,5 +135,57 @@ TEST_F(ProtocolTest, UnknownCommandAndArityErrors) {
             "ERR wrong number of arguments for 'config|get' command");
 }
 
+// A connection hints the engine at the keys its queued requests name before it runs them
+// (Connection::HintQueuedKeys). Whatever the pipeline holds, each reply is the one the request
+// would get alone: writes ahead of reads of their key, several keys, an inline request with a
+// quoted key, requests that name no key or no command, a value past the hint window, and a
+// request that arrives in two writes.
+TEST_F(ProtocolTest, PipelinedKeyedRequestsAnswerAsIfSentOneByOne) {
+  RawConnection c(server_.port());
+  ASSERT_TRUE(c.connected());
+  const auto multibulk = [](std::initializer_list<std::string> args) {
+    std::string out = "*" + std::to_string(args.size()) + "\r\n";
+    for (const std::string& arg : args) out += Bulk(arg);
+    return out;
+  };
+  const std::string big(5000, 'b');
+  std::string request, expected;
+  request += multibulk({"SET", "k1", "v1"});
+  expected += "+OK\r\n";
+  request += multibulk({"GET", "k1"});
+  expected += Bulk("v1");
+  request += "GET \"k1\"\r\n";
+  expected += Bulk("v1");
+  request += multibulk({"MGET", "k1", "none", "k2"});
+  expected += "*3\r\n" + Bulk("v1") + "$-1\r\n$-1\r\n";
+  request += multibulk({"SET", "k2", big});
+  expected += "+OK\r\n";
+  request += multibulk({"GET", "k2"});
+  expected += Bulk(big);
+  request += multibulk({"NOSUCH", "k1"});
+  expected += "-ERR unknown command 'NOSUCH', with args beginning with: 'k1' \r\n";
+  request += multibulk({"GET"});
+  expected += "-ERR wrong number of arguments for 'get' command\r\n";
+  request += multibulk({"DEL", "k1"});
+  expected += ":1\r\n";
+  request += multibulk({"GET", "k1"});
+  expected += "$-1\r\n";
+  for (int i = 0; i < 40; i++) {
+    request += multibulk({"SET", "n" + std::to_string(i), std::to_string(i)});
+    expected += "+OK\r\n";
+  }
+  for (int i = 0; i < 40; i++) {
+    request += multibulk({"GET", "n" + std::to_string(39 - i)});
+    expected += Bulk(std::to_string(39 - i));
+  }
+  const std::string cut = multibulk({"GET", "k2"});
+  request += cut.substr(0, cut.size() - 3);
+  ASSERT_TRUE(c.Send(request));
+  const std::string before_cut = expected;
+  EXPECT_EQ(c.ReadExactly(before_cut.size()), before_cut);
+  ASSERT_TRUE(c.Send(cut.substr(cut.size() - 3)));
+  EXPECT_EQ(c.ReadExactly(Bulk(big).size()), Bulk(big));
+}
+
 }  // namespace
 }  // namespace ebb::test

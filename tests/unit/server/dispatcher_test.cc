@@ -126,5 +126,31 @@ TEST_F(DispatcherTest, ReportsWrites) {
   EXPECT_EQ(r.command, nullptr);
 }
 
+TEST_F(DispatcherTest, AppendKeysOfNamesTheKeysOfKnownRequestsOnly) {
+  table_.Add({.name = "mget", .arity = -2, .flags = kCmdReadOnly, .keys = kAllKeys, .handler = Ok});
+  table_.Add({.name = "mset", .arity = -3, .keys = kKeyValuePairs, .handler = Ok});
+  table_.Add({.name = "spub", .arity = 3, .flags = kCmdPubSub, .keys = kFirstKey, .handler = Ok});
+  table_.Add({.name = "reg",
+              .arity = -2,
+              .subcommands = {{.name = "get", .arity = 3, .keys = kSubcommandKey, .handler = Ok}}});
+  const auto keys_of = [&](std::vector<std::string_view> args) {
+    std::vector<std::string_view> keys{"before"};  // appended to, never cleared
+    dispatcher_.AppendKeysOf(args, &keys);
+    keys.erase(keys.begin());
+    return keys;
+  };
+  using Keys = std::vector<std::string_view>;
+  EXPECT_EQ(keys_of({"MGET", "a", "b", "c"}), (Keys{"a", "b", "c"}));
+  EXPECT_EQ(keys_of({"mset", "a", "1", "b", "2"}), (Keys{"a", "b"}));
+  EXPECT_EQ(keys_of({"REG", "get", "k"}), (Keys{"k"}));
+  EXPECT_EQ(keys_of({"one", "x"}), Keys{});  // a row without keys
+  EXPECT_EQ(keys_of({"mget"}), Keys{});      // arity
+  EXPECT_EQ(keys_of({"reg", "get"}), Keys{});
+  EXPECT_EQ(keys_of({"nosuch", "k"}), Keys{});
+  EXPECT_EQ(keys_of({"spub", "channel", "m"}), Keys{});  // a channel is no key
+  EXPECT_EQ(keys_of({}), Keys{});
+  EXPECT_EQ(ctx_.stats().total_commands_processed, 0u);  // nothing ran
+}
+
 }  // namespace
 }  // namespace ebb::server

@@ -8,7 +8,10 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "storage/db/compaction.h"
 
@@ -302,6 +305,44 @@ TEST(MemTableTest, KeyIndexGrowsWithItsKeysAndFindsEachOne) {
   }
   EXPECT_FALSE(mem->FindVersions("", kKeys + 1).Valid());
   EXPECT_FALSE(mem->FindVersions(std::string(1000, 'k'), kKeys + 1).Valid());
+}
+
+TEST(MemTableTest, PrefetchChangesNoLookup) {
+  auto mem = std::make_shared<MemTable>(size_t{1} << 30);
+  const std::string long_key(1000, 'k');
+  mem->Prefetch({});
+  // Present keys, absent ones, a long one, the empty key, more than one stage's worth, while the
+  // key index grows and copies its slots across.
+  for (int i = 0; i < 5'000; i++) {
+    std::vector<std::string> keys;
+    for (int j = 0; j < 40; j++) keys.push_back(Cat("key:", std::to_string((i * 37 + j) % 6'000)));
+    keys.push_back(long_key);
+    keys.push_back("");
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    mem->Prefetch(views);
+    const std::string key = Cat("key:", std::to_string(i));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    if (i % 100 == 0) mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, long_key, Row("l"));
+  }
+  for (int i = 0; i < 6'000; i++) {
+    const std::string key = Cat("key:", std::to_string(i));
+    const std::string_view view = key;
+    mem->Prefetch({&view, 1});
+    auto c = mem->FindVersions(key, 10'000);
+    ASSERT_EQ(c.Valid(), i < 5'000) << key;
+    if (i >= 5'000) continue;
+    RowMeta meta;
+    std::string_view value;
+    ASSERT_TRUE(DecodeRow(c.encoded_row(), &meta, &value));
+    EXPECT_EQ(value, key);
+    c.Next();
+    EXPECT_FALSE(c.Valid());
+  }
+  auto c = mem->FindVersions(long_key, 10'000);
+  int versions = 0;
+  for (; c.Valid(); c.Next()) versions++;
+  EXPECT_EQ(versions, 50);
+  EXPECT_FALSE(mem->FindVersions("", 10'000).Valid());
 }
 
 TEST(MemTableTest, MemoryUsageCountsEveryKeyIndexArray) {
