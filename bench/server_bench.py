@@ -18,6 +18,7 @@ transactions per second.
 Usage: bench/server_bench.py [--ebb build/ebb-server] [--rounds 2] [--requests 200000]
                              [--out bench/results] [--pubsub on|off|only]
                              [--monitors default|off|on] [--workloads SET,GET,...]
+                             [--key-range 1000]
 """
 import argparse
 import base64
@@ -158,7 +159,7 @@ def measure(server, command, requests, pipeline, clients, key_range=1000):
     return rps, (server.cpu_seconds() - before) * 1e6 / requests
 
 
-def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
+def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels, key_range):
     redis, ebb = start_pair(ebb_bin, workdir, fsync_always)
     results = []
     try:
@@ -169,8 +170,8 @@ def run_suite(ebb_bin, workdir, rounds, requests, fsync_always, labels):
                 n = requests * (4 if pipeline > 1 else 1)
                 ebb_runs, redis_runs = [], []
                 for _ in range(rounds):  # A B A B: alternate so drift hits both alike
-                    ebb_runs.append(measure(ebb, ebb_cmd, n, pipeline, 50))
-                    redis_runs.append(measure(redis, redis_cmd, n, pipeline, 50))
+                    ebb_runs.append(measure(ebb, ebb_cmd, n, pipeline, 50, key_range))
+                    redis_runs.append(measure(redis, redis_cmd, n, pipeline, 50, key_range))
                 e, r = (statistics.median(x[0] for x in runs) for runs in (ebb_runs, redis_runs))
                 ec, rc = (statistics.median(x[1] for x in runs) for runs in (ebb_runs, redis_runs))
                 results.append((label, pipeline, e, r, ec, rc))
@@ -393,6 +394,9 @@ def main():
                     "off, or on for every command and every event of 1 ms")
     ap.add_argument("--workloads", default="",
                     help="comma-separated labels of the workloads to run (default: all)")
+    ap.add_argument("--key-range", type=int, default=1000,
+                    help="redis-benchmark's -r: the keys each workload draws from (1,000 stay "
+                    "in the CPU cache; 100,000 do not)")
     args = ap.parse_args()
     global monitor_args
     monitor_args = MONITORS[args.monitors]
@@ -407,12 +411,13 @@ def main():
             print(report)
             return
         print("everysec:", file=sys.stderr)
-        everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False, chosen)
+        everysec, rss = run_suite(args.ebb, workdir, args.rounds, args.requests, False, chosen,
+                                  args.key_range)
         print("always:", file=sys.stderr)
         # A quarter of the requests: every write waits for the disk. Shorter runs (a tenth was
         # tried) last under half a second at P=16 and move by 30% between rounds.
         always, _ = run_suite(args.ebb, workdir, args.rounds, max(args.requests // 4, 10000),
-                              True, WRITE_LABELS & chosen)
+                              True, WRITE_LABELS & chosen, args.key_range)
         pubsub = (run_pubsub_suite(args.ebb, workdir, args.rounds, args.requests)
                   if args.pubsub == "on" else [])
         report = (markdown("wal-fsync everysec vs appendfsync everysec", everysec) + "\n" +
