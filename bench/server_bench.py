@@ -306,7 +306,7 @@ def markdown(title, results):
     return "\n".join(lines) + "\n"
 
 
-def plot(results, path):
+def plot(results, path, key_range):
     if not shutil.which("gnuplot"):
         print("gnuplot not found: no chart written", file=sys.stderr)
         return
@@ -326,7 +326,7 @@ set bmargin 14
 set rmargin 16
 set key top right
 set grid ytics
-set title 'ebb-server vs redis-server (50 clients, -r 1000)'
+set title 'ebb-server vs redis-server (50 clients, -r {key_range})'
 plot '{data}' using 2:xtic(1) title 'ebb', '' using 3 title 'redis'
 """
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
@@ -427,7 +427,7 @@ def main():
                   f"\nRSS after the everysec run: ebb {rss[0] // 1024} MiB, "
                   f"redis {rss[1] // 1024} MiB\n")
         plot(everysec + [(f"{l} (always)", p, e, r) for l, p, e, r, *_ in always],
-             os.path.join(args.out, "server_bench.png"))
+             os.path.join(args.out, "server_bench.png"), args.key_range)
     with open(os.path.join(args.out, "server_bench.md"), "w") as f:
         f.write(report)
     print(report)
