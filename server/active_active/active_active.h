@@ -512,12 +512,14 @@ class ActiveActive {
                              const std::vector<std::string>& args);
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
-  // A peer's string delta that carries `CTX <context>` (or_string_ops.cc), `context` that CTX
-  // decoded (DecodeDeltaContext): through the key's markers, then by the observed-remove rule
-  // into the key's rows, its write the slot (origin, delta.offset); no handler runs. Malformed
-  // without an offset. REQUIRES: args[0] lower-case.
+  // A peer's string delta that carries `CTX <context>` (or_string_ops.cc), parsed from *args
+  // (`parsed`, which views its elements) and `context` that CTX decoded (DecodeDeltaContext):
+  // through the key's markers, then by the observed-remove rule into the key's rows, its write
+  // the slot (origin, delta.offset); no handler runs. Malformed without an offset. REQUIRES:
+  // args[0] lower-case.
   ApplyOutcome ApplyOrString(const std::string& origin_id, const PeerDelta& delta,
-                             types::OrContext context, std::vector<std::string>* args);
+                             types::OrContext context, StringDelta parsed,
+                             std::vector<std::string>* args);
   // A peer's `del-or` (marker_piece.h): the keys of other types as del-at's, each string key's
   // slots its origin had observed removed (no deleted_up_to raised for them).
   ApplyOutcome ApplyDelOr(const std::string& origin_id, const PeerDelta& delta,

@@ -151,7 +151,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
       return ApplyOutcome::kMalformed;
     }
     if (context && !IsCounterWrite(delta.db, args)) {
-      return ApplyOrString(origin_id, delta, std::move(*context), &args);
+      return ApplyOrString(origin_id, delta, std::move(*context), std::move(parsed), &args);
     }
     if (context) StripDeltaContext(origin_id, &args);  // judged whole above
     version = std::move(parsed.version);  // views args' elements, which stay where they are

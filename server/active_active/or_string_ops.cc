@@ -106,13 +106,14 @@ storage::Status ActiveActive::ApplyOrToKey(int db, const std::string& key,
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin_id,
                                                        const PeerDelta& delta,
-                                                       types::OrContext context,
+                                                       types::OrContext context, StringDelta parsed,
                                                        std::vector<std::string>* args) {
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(delta.db, args, &admission);
-  StringDelta parsed;  // after Judge: an expiry register may have rewritten its PXAT
   types::OriginId origin;
-  if (s.IsInvalidArgument() || delta.offset == 0 || !ParseStringDelta(*args, &parsed) ||
+  // An expiry register may have rewritten its PXAT: parsed again from the new words.
+  if (s.IsInvalidArgument() || delta.offset == 0 ||
+      (admission.expiry_rewritten && !ParseStringDelta(*args, &parsed)) ||
       !OriginOfNodeId(origin_id, &origin)) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;

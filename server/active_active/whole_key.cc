@@ -263,6 +263,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
     // last.
     std::optional<std::string> context;
     if (string_delta.context) context = std::string(*string_delta.context);
+    admission->expiry_rewritten = true;
     delta->resize(reduced_put ? 6 : 5);
     if (marker.expiry->expire_at) {
       delta->push_back("PXAT");

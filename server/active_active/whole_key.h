@@ -173,6 +173,9 @@ class WholeKeyMarkers {
     // A TLOG write on a key whose log has a retention window, the key's floor below TLOG: raise
     // the floor (RaiseFloor) before the write on a peer, after it succeeds on the origin.
     bool raise_floor = false;
+    // A PUT's PXAT/NOTTL was rewritten to the key's expiry register: views into *delta taken
+    // before Judge are stale.
+    bool expiry_rewritten = false;
   };
   // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
   // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
