@@ -2,7 +2,7 @@
 """Active-active benchmark (docs/active-active.md): ebb-server beside redis-server in one run.
 
 1. Write throughput and CPU per node with 0, 2 and 4 peers: redis-benchmark SET (50 clients,
-   P=1 and P=16, 1000 keys) against one node of a fully linked mesh of 1, 3 or 5 ebb-servers on
+   P=1 and P=16, 1000 keys or --key-range) against one node of a fully linked mesh of 1, 3 or 5 ebb-servers on
    this machine (every node a process; the peers apply its deltas meanwhile), wal-fsync
    everysec: req/s, the origin's CPU µs per SET and each peer's CPU µs per applied delta (their
    mean), utime + stime from /proc/<pid>/stat over the run and until every peer has applied the
@@ -17,8 +17,11 @@
 Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--peers 0,2,4] [--writes 10000,100000]
                                     [--string-rule timestamp|observed-remove]
+                                    [--key-range 1000]
 (`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part;
-`--string-rule` starts every node of the meshes under that active-active-string-rule.)
+`--string-rule` starts every node of the meshes under that active-active-string-rule;
+`--key-range`, redis-benchmark's -r, sets the keys of every part of the throughput table: the
+meshes, redis-server alone and the replica.)
 """
 import argparse
 import os
@@ -85,11 +88,12 @@ def wait_applied(mesh, deadline_s=120):
         time.sleep(0.005)
 
 
-def mesh_set(mesh, requests, pipeline):
+def mesh_set(mesh, requests, pipeline, key_range):
     """(req/s, origin CPU µs per SET, a peer's mean CPU µs per applied delta) of one SET run
-    against node 0 of `mesh`."""
+    against node 0 of `mesh` over `key_range` keys."""
     before = [s.cpu_seconds() for s in mesh]
-    rps = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, pipeline, 50)
+    rps = bench(mesh[0].port, ["set", "key:__rand_int__", "v"], requests, pipeline, 50,
+                key_range=key_range)
     if len(mesh) > 1:
         wait_applied(mesh)
     spent = [s.cpu_seconds() - b for s, b in zip(mesh, before)]
@@ -98,7 +102,7 @@ def mesh_set(mesh, requests, pipeline):
                                             if peers else 0.0)
 
 
-def throughput(ebb_bin, workdir, requests, peer_counts, string_rule):
+def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
     os.makedirs(redis_dir, exist_ok=True)
@@ -107,7 +111,8 @@ def throughput(ebb_bin, workdir, requests, peer_counts, string_rule):
                              redis_dir, "--appendonly", "yes", "--appendfsync", "everysec",
                              "--save", ""], port, workdir)
     try:
-        redis_runs = {p: measure(redis, ["set", "key:__rand_int__", "v"], requests, p, 50)
+        redis_runs = {p: measure(redis, ["set", "key:__rand_int__", "v"], requests, p, 50,
+                                 key_range)
                       for p in (1, 16)}
     finally:
         redis.stop()
@@ -115,14 +120,14 @@ def throughput(ebb_bin, workdir, requests, peer_counts, string_rule):
     group = Group("ebb", ebb_bin, workdir, 1)
     try:
         for p in (1, 16):
-            replica_runs[p] = group.measure_set(requests, p)
+            replica_runs[p] = group.measure_set(requests, p, key_range)
     finally:
         group.stop()
     for peers in sorted(set(peer_counts) | {0}):  # 0: the reference of the ÷ column
         mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}", string_rule=string_rule)
         try:
             for p in (1, 16):
-                rows.append((peers, p, mesh_set(mesh, requests, p)))
+                rows.append((peers, p, mesh_set(mesh, requests, p, key_range)))
         finally:
             for s in mesh:
                 s.stop()
@@ -179,11 +184,13 @@ def main():
     parser.add_argument("--writes", default="10000,100000")
     parser.add_argument("--string-rule", choices=["timestamp", "observed-remove"],
                         default="timestamp", help="every node's active-active-string-rule")
+    parser.add_argument("--key-range", type=int, default=1000,
+                        help="redis-benchmark's -r for the throughput table")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
         throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")],
-                   args.string_rule)
+                   args.string_rule, args.key_range)
         if args.writes:
             convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
                         args.string_rule)

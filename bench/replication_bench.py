@@ -85,11 +85,12 @@ class Group:
                     raise RuntimeError(f"{r.name} did not catch up in {deadline_s} s")
                 time.sleep(0.01)
 
-    def measure_set(self, requests, pipeline):
-        """(req/s, master CPU µs per SET, the replicas' CPU µs per SET) of one SET run."""
+    def measure_set(self, requests, pipeline, key_range=100000):
+        """(req/s, master CPU µs per SET, the replicas' CPU µs per SET) of one SET run over
+        `key_range` keys."""
         before = [s.cpu_seconds() for s in [self.master] + self.replicas]
         rps = bench(self.master.port, ["SET", "k:__rand_int__", "xxx"], requests, pipeline, 50,
-                    key_range=100000)
+                    key_range=key_range)
         self.wait_caught_up()
         spent = [s.cpu_seconds() - b for s, b in zip([self.master] + self.replicas, before)]
         return rps, spent[0] * 1e6 / requests, sum(spent[1:]) * 1e6 / requests

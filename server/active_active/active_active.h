@@ -512,6 +512,11 @@ class ActiveActive {
                              const std::vector<std::string>& args);
   // One delta into the open batch.
   ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
+  // Hints the engine at the keys `deltas` write (WrittenKeyOf; types::Keyspace::PrefetchMeta)
+  // before they are applied, so that their reads of the held versions overlap their cache
+  // misses; ApplyDeltas hands it kHintedDeltas at a time. Changes nothing.
+  void HintDeltaKeys(std::span<const PeerDelta* const> deltas);
+  static constexpr size_t kHintedDeltas = 16;
   // A peer's string delta that carries `CTX <context>` (or_string_ops.cc), parsed from *args
   // (`parsed`, which views its elements) and `context` that CTX decoded (DecodeDeltaContext):
   // through the key's markers, then by the observed-remove rule into the key's rows, its write
@@ -634,6 +639,7 @@ class ActiveActive {
   // (copied into log_ at its exact size).
   std::string row_scratch_;
   std::string wire_scratch_;
+  std::vector<std::string_view> hinted_keys_;  // HintDeltaKeys's, kept between batches
   // This node's id as the raw origin of its dots (node_id_ decoded), and the observed-remove rows
   // of the key a string write was planned on (PlanOrWrite to RunOrString).
   types::OriginId own_origin_;

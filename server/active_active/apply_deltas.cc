@@ -46,7 +46,11 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
   const PeerDelta* last_delta = nullptr;
   bool ok = true;
   ks.BeginBatch();
-  for (const PeerDelta* delta : deltas) {
+  for (size_t i = 0; i < deltas.size(); ++i) {
+    if (i % kHintedDeltas == 0) {
+      HintDeltaKeys(deltas.subspan(i, std::min(kHintedDeltas, deltas.size() - i)));
+    }
+    const PeerDelta* delta = deltas[i];
     if (delta->offset <= last) continue;  // already applied
     if (delta->offset != last + 1) {
       spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta->offset, last);
@@ -78,6 +82,22 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     return false;
   }
   return ok;
+}
+
+void ActiveActive::HintDeltaKeys(std::span<const PeerDelta* const> deltas) {
+  hinted_keys_.clear();
+  int db = 0;
+  for (const PeerDelta* delta : deltas) {
+    const std::optional<std::string_view> key = WrittenKeyOf(delta->args);
+    if (!key || delta->db < 0 || delta->db >= context_->config().databases) continue;
+    if (delta->db != db && !hinted_keys_.empty()) {
+      context_->keyspace().PrefetchMeta(db, hinted_keys_);
+      hinted_keys_.clear();
+    }
+    db = delta->db;
+    hinted_keys_.push_back(*key);
+  }
+  if (!hinted_keys_.empty()) context_->keyspace().PrefetchMeta(db, hinted_keys_);
 }
 
 storage::Status ActiveActive::CommitApplied(const std::string& origin_id,

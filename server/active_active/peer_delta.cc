@@ -106,6 +106,12 @@ std::vector<std::string> StringDeltaArgs(const StringDelta& delta) {
   return args;
 }
 
+std::optional<std::string_view> WrittenKeyOf(std::span<const std::string> args) {
+  if (args.size() >= 2 && IsStringDelta(args[0])) return args[1];
+  if (args.size() >= 3 && (args[0] == "tlog" || args[0] == "treg")) return args[2];
+  return std::nullopt;
+}
+
 bool OriginOfNodeId(std::string_view node_id, types::OriginId* origin) {
   const std::optional<types::OriginId> id = types::OriginId::FromHex(node_id);
   if (id) *origin = *id;

@@ -71,6 +71,12 @@ inline bool IsStringDelta(std::string_view name) {
   return name == "put" || name == "delete" || name == kPutExpired;
 }
 
+// The key a string, TLOG or TREG delta writes, as its origin sends it (lower-case names: `put`,
+// `delete`, `put-expired`, `tlog ins|trimat|...`, `treg set`); nullopt for any other delta or
+// one too short. Only a hint rides on it (ActiveActive::HintDeltaKeys): the delta is judged
+// whole when it is applied.
+std::optional<std::string_view> WrittenKeyOf(std::span<const std::string> args);
+
 // A string delta, parsed (args[0] lower-case; the other words in any case):
 //   put key value TS ts PXAT ms|NOTTL [CTX context]
 //   delete key TS ts [CTX context]

@@ -248,6 +248,20 @@ TEST(StringDeltaTest, TheOriginLogsFormsKeepTheContext) {
   EXPECT_FALSE(LoggedValueOf(put));
 }
 
+// The key a peer hints before applying a batch (ActiveActive::HintDeltaKeys).
+TEST(StringDeltaTest, TheWrittenKeyOfADataDelta) {
+  EXPECT_EQ(WrittenKeyOf(Args{"put", "k", "v", "TS", "1", "NOTTL"}), "k");
+  EXPECT_EQ(WrittenKeyOf(Args{"delete", "d", "TS", "1"}), "d");
+  EXPECT_EQ(WrittenKeyOf(Args{"put-expired", "e", "DIGEST", "x", "TS", "1", "NOTTL"}), "e");
+  EXPECT_EQ(WrittenKeyOf(Args{"tlog", "ins", "log", "v", "1"}), "log");
+  EXPECT_EQ(WrittenKeyOf(Args{"treg", "set", "reg", "v", "1"}), "reg");
+  EXPECT_EQ(WrittenKeyOf(Args{"del-at", "1", "1", "k"}), std::nullopt);  // not a data delta
+  EXPECT_EQ(WrittenKeyOf(Args{"PUT", "k", "v"}), std::nullopt);          // names as sent
+  EXPECT_EQ(WrittenKeyOf(Args{"put"}), std::nullopt);
+  EXPECT_EQ(WrittenKeyOf(Args{"tlog", "ins"}), std::nullopt);
+  EXPECT_EQ(WrittenKeyOf(Args{}), std::nullopt);
+}
+
 TEST(StringDeltaTest, ANodeIdIsTheHexOfItsOrigin) {
   types::OriginId origin;
   ASSERT_TRUE(OriginOfNodeId(kOriginNode, &origin));
