@@ -496,6 +496,7 @@ void MemTable::Prefetch(std::span<const std::string_view> user_keys) const {
     const KeyNode* nodes[kPrefetchKeys];
     for (size_t i = 0; i < n; ++i) {
       nodes[i] = array->FirstTagged(hashes[i]);
+      if (nodes[i] == nullptr) continue;
       // The node's header, key and (for a key of up to 40 bytes) chain.
       __builtin_prefetch(nodes[i]);
       __builtin_prefetch(reinterpret_cast<const char*>(nodes[i]) + 64);
