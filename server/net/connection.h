@@ -34,7 +34,7 @@
 // in one hint (types::Keyspace::PrefetchMeta, storage::DB::Prefetch), which brings each key's
 // memtable slot, node and newest version into the CPU cache a stage at a time for all of them.
 // The pipeline's lookups then find those lines there rather than waiting for each cache miss in
-// turn; a lone request is not read twice. docs/performance.md, "round eleven".
+// turn; a lone request is not read twice. docs/performance.md, "The request path, round nine".
 //
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
