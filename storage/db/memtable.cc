@@ -190,11 +190,27 @@ struct MemTable::IndexArray {
   static const KeyNode* NodeOf(uint64_t slot) {
     return reinterpret_cast<const KeyNode*>(slot & kPointerMask);
   }
+  // The first node `accept` takes among the slots from the home of `hash` on whose tag is the
+  // hash's, up to the first empty slot; nullptr if none. The one probe of the key index.
+  template <typename Accept>
+  const KeyNode* FirstTaggedWhere(uint64_t hash, Accept accept) const {
+    const uint64_t tag = TagOf(hash);
+    for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
+      const uint64_t slot = Load(i, std::memory_order_acquire);
+      if (slot == 0) return nullptr;
+      if ((slot & ~kPointerMask) == tag && accept(NodeOf(slot))) return NodeOf(slot);
+    }
+  }
   // The node of `user_key` (whose hash is `hash`) among this array's slots, or nullptr.
-  const KeyNode* Find(std::string_view user_key, uint64_t hash) const;
-  // The first node from the home of `hash` whose tag is the hash's, without reading a node: most
-  // likely the node of the key with that hash, if the array holds it. nullptr if none.
-  const KeyNode* FirstTagged(uint64_t hash) const;
+  const KeyNode* Find(std::string_view user_key, uint64_t hash) const {
+    return FirstTaggedWhere(hash,
+                            [&](const KeyNode* node) { return node->user_key() == user_key; });
+  }
+  // The first node whose tag is the hash's, without reading a node: most likely the node of the
+  // key with that hash, if the array holds it. nullptr if none.
+  const KeyNode* FirstTagged(uint64_t hash) const {
+    return FirstTaggedWhere(hash, [](const KeyNode*) { return true; });
+  }
   // Writes `slot` (a node's, with its tag) at the first free slot from its home, with release.
   // The caller keeps at least one slot free.
   void Place(uint64_t slot, uint32_t hash32);
@@ -208,27 +224,6 @@ MemTable::IndexArray::IndexArray(size_t num_slots, const IndexArray* from)
   static_assert(std::atomic_ref<uint64_t>::is_always_lock_free &&
                     std::atomic_ref<uint64_t>::required_alignment <= alignof(std::max_align_t),
                 "a slot is read and written in place, lock-free");
-}
-
-const MemTable::KeyNode* MemTable::IndexArray::Find(std::string_view user_key,
-                                                    uint64_t hash) const {
-  const uint64_t tag = TagOf(hash);
-  for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
-    const uint64_t slot = Load(i, std::memory_order_acquire);
-    if (slot == 0) return nullptr;
-    if ((slot & ~kPointerMask) != tag) continue;
-    const KeyNode* node = NodeOf(slot);
-    if (node->user_key() == user_key) return node;
-  }
-}
-
-const MemTable::KeyNode* MemTable::IndexArray::FirstTagged(uint64_t hash) const {
-  const uint64_t tag = TagOf(hash);
-  for (size_t i = Home(static_cast<uint32_t>(hash >> 32));; i = (i + 1) & mask) {
-    const uint64_t slot = Load(i, std::memory_order_acquire);
-    if (slot == 0) return nullptr;
-    if ((slot & ~kPointerMask) == tag) return NodeOf(slot);
-  }
 }
 
 void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32) {
