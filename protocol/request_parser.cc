@@ -44,9 +44,9 @@ ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& lim
   error_ = ParseError::kNone;
   // The common case first, with no state to reset: a whole, well-formed multibulk request and
   // no earlier one half parsed (the general path resets what it reads before it starts).
-  if (!in_multibulk_ && !input.empty() && input[0] == '*' &&
-      ParseWholeMultibulk(input, limits, consumed)) {
-    return ParseStatus::kComplete;
+  if (!in_multibulk_ && !input.empty() && input[0] == '*') {
+    args_.clear();
+    if (ParseWholeMultibulk(input, limits, consumed, &args_)) return ParseStatus::kComplete;
   }
   args_.clear();
   if (in_multibulk_ && pos_ > input.size()) Reset();  // the caller broke the contract: restart
@@ -90,12 +90,25 @@ namespace {
 
 }  // namespace
 
+ParseStatus RequestParser::ParseAppending(std::string_view input, const ParserLimits& limits,
+                                          size_t* consumed, std::vector<std::string_view>* out) {
+  *consumed = 0;
+  error_ = ParseError::kNone;
+  if (!in_multibulk_ && !input.empty() && input[0] == '*' &&
+      ParseWholeMultibulk(input, limits, consumed, out)) {
+    return ParseStatus::kComplete;
+  }
+  const ParseStatus status = Parse(input, limits, consumed);
+  if (status == ParseStatus::kComplete) out->insert(out->end(), args_.begin(), args_.end());
+  return status;
+}
+
 // The common case in one pass: the whole request is here and well formed, with a positive count
-// and bulk lengths within the limits. Arguments go straight to args_. Anything else returns
+// and bulk lengths within the limits. Arguments go straight to *out. Anything else returns
 // false having changed nothing the general path reads, and that path parses the request again
 // from its start: every error, every partial request and every odd number is decided there.
 bool RequestParser::ParseWholeMultibulk(std::string_view input, const ParserLimits& limits,
-                                        size_t* consumed) {
+                                        size_t* consumed, std::vector<std::string_view>* out) {
   const char* const begin = input.data();
   const char* const end = begin + input.size();
   uint64_t count = 0;
@@ -103,15 +116,17 @@ bool RequestParser::ParseWholeMultibulk(std::string_view input, const ParserLimi
   // The byte after each '\r' is skipped unchecked, as the general path (and Redis) skips it.
   if (p == nullptr || p >= end || count == 0 || count > limits.max_multibulk_len) return false;
   ++p;
-  args_.clear();
+  const size_t held = out->size();
   for (uint64_t i = 0; i < count; ++i) {
-    if (p >= end || *p != '$') return false;
     uint64_t len = 0;
-    p = ReadShortCount(p + 1, end, &len);
-    if (p == nullptr || p >= end || len > limits.max_bulk_len) return false;
-    ++p;
-    if (static_cast<uint64_t>(end - p) < len + 2) return false;
-    args_.emplace_back(p, static_cast<size_t>(len));
+    const char* bulk = p < end && *p == '$' ? ReadShortCount(p + 1, end, &len) : nullptr;
+    if (bulk == nullptr || bulk >= end || len > limits.max_bulk_len ||
+        static_cast<uint64_t>(end - bulk - 1) < len + 2) {
+      out->resize(held);
+      return false;
+    }
+    p = bulk + 1;
+    out->emplace_back(p, static_cast<size_t>(len));
     p += len + 2;
   }
   *consumed = static_cast<size_t>(p - begin);

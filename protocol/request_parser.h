@@ -47,6 +47,8 @@ struct ParserLimits {
   // with Redis's "unauthenticated ..." texts.
   bool unauthenticated = false;
 
+  bool operator==(const ParserLimits&) const = default;
+
   // Redis's tighter limits for a client that has not authenticated while a password is set:
   // at most 10 arguments, each at most 16384 bytes.
   static ParserLimits Unauthenticated();
@@ -82,6 +84,12 @@ class RequestParser {
   // REQUIRES: consumed != nullptr.
   ParseStatus Parse(std::string_view input, const ParserLimits& limits, size_t* consumed);
 
+  // As Parse, for a caller that keeps several requests' arguments in one array: a kComplete
+  // request's arguments are appended to *out (what it held stays), and args() is not to be read.
+  // On any other status *out is as it was.
+  ParseStatus ParseAppending(std::string_view input, const ParserLimits& limits, size_t* consumed,
+                             std::vector<std::string_view>* out);
+
   // The arguments of the last kComplete request (empty otherwise).
   std::span<const std::string_view> args() const { return args_; }
 
@@ -111,9 +119,11 @@ class RequestParser {
 
   // The general multibulk path, field by field, resumable (Parse tries ParseWholeMultibulk first).
   ParseStatus ParseMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed);
-  // A whole, well-formed multibulk request with a positive count, in one pass: true with args_
-  // and *consumed set; false (nothing decided) sends it to the general path.
-  bool ParseWholeMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed);
+  // A whole, well-formed multibulk request with a positive count, in one pass: true with its
+  // arguments appended to *out and *consumed set; false (nothing decided, *out as it was) sends
+  // it to the general path.
+  bool ParseWholeMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed,
+                           std::vector<std::string_view>* out);
   ParseStatus ParseInline(std::string_view input, const ParserLimits& limits, size_t* consumed);
   // Splits line [begin, end) of input like sdssplitargs into arg_refs_; false on bad quotes.
   bool SplitInline(std::string_view input, size_t begin, size_t end);

@@ -279,34 +279,41 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
   const Config& config = ctx.config();
   protocol::ReplyWriter writer(&batch.replies, client_.resp());
   size_t& offset = batch.consumed;
-  size_t hinted_to = 0;  // the requests ending at or before it had their keys hinted
+  size_t hinted_to = 0;   // the requests ending at or before it had their keys hinted
+  parsed_ahead_.Clear();  // parsed from input_ as an earlier run found it
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.replies.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;
     if (ctx.acl().UserOf(client_) == nullptr) limits = protocol::ParserLimits::Unauthenticated();
     limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);
     size_t consumed = 0;
-    std::string_view rest(input_.data() + offset, input_.size() - offset);
-    protocol::ParseStatus status = parser_.Parse(rest, limits, &consumed);
-    if (status == protocol::ParseStatus::kNeedMore) break;
-    if (status == protocol::ParseStatus::kError) {
-      ReplyProtocolError(writer);
-      offset = input_.size();
-      break;
+    std::span<const std::string_view> args;
+    // A request the hint parsed is not parsed again.
+    const bool parsed_ahead = parsed_ahead_.Take(input_, offset, limits, &args, &consumed);
+    if (!parsed_ahead) {
+      std::string_view rest(input_.data() + offset, input_.size() - offset);
+      protocol::ParseStatus status = parser_.Parse(rest, limits, &consumed);
+      if (status == protocol::ParseStatus::kNeedMore) break;
+      if (status == protocol::ParseStatus::kError) {
+        ReplyProtocolError(writer);
+        offset = input_.size();
+        break;
+      }
+      args = parser_.args();
     }
     offset += consumed;
-    if (parser_.args().empty()) continue;
-    if (offset > hinted_to && offset < input_.size() && !limits.unauthenticated &&
+    if (args.empty()) continue;
+    if (!parsed_ahead && offset > hinted_to && offset < input_.size() && !limits.unauthenticated &&
         ctx.has_keyspace()) {
-      hinted_to = HintQueuedKeys(offset, limits);
+      hinted_to = HintQueuedKeys(args, offset, limits);
     }
     writer.set_protocol(client_.resp());
     size_t before = batch.replies.size();
     // CLIENT REPLY OFF|SKIP: the reply goes nowhere; pushes still reach the batch.
     std::string silenced;
     protocol::ReplyWriter silent(&silenced, client_.resp());
-    Dispatcher::Result result = server_->dispatcher().Dispatch(
-        parser_.args(), client_, client_.replies_silenced() ? silent : writer);
+    Dispatcher::Result result =
+        server_->dispatcher().Dispatch(args, client_, client_.replies_silenced() ? silent : writer);
     if (result.deferred) {
       // The engine would make this write wait: keep it unparsed and run it when the stall may
       // be over. What came before it is answered as usual.
@@ -434,28 +441,20 @@ size_t Connection::LookAhead(size_t from, const protocol::ParserLimits& limits) 
   return requests;
 }
 
-size_t Connection::HintQueuedKeys(size_t from, const protocol::ParserLimits& limits) {
+size_t Connection::HintQueuedKeys(std::span<const std::string_view> args, size_t from,
+                                  const protocol::ParserLimits& limits) {
   Dispatcher& dispatcher = server_->dispatcher();
   hinted_keys_.clear();
-  dispatcher.AppendKeysOf(parser_.args(), &hinted_keys_);
+  dispatcher.AppendKeysOf(args, &hinted_keys_);
   const std::string_view window(input_.data(), std::min(input_.size(), from + kHintedBytes));
-  size_t at = from;
-  for (size_t n = 1; n < kHintedRequests && at < window.size(); ++n) {
-    size_t consumed = 0;
-    if (hint_parser_.Parse(window.substr(at), limits, &consumed) !=
-        protocol::ParseStatus::kComplete) {
-      break;
-    }
-    // Multibulk requests only: an inline one's quoted arguments live in the parser, until its
-    // next request.
-    if (window[at] == '*') dispatcher.AppendKeysOf(hint_parser_.args(), &hinted_keys_);
-    at += consumed;
-  }
-  hint_parser_.Reset();
+  const size_t end = parsed_ahead_.Fill(window, from, kHintedRequests - 1, limits,
+                                        [&](std::span<const std::string_view> ahead) {
+                                          dispatcher.AppendKeysOf(ahead, &hinted_keys_);
+                                        });
   if (!hinted_keys_.empty()) {
     server_->context().keyspace().PrefetchMeta(client_.db_index(), hinted_keys_);
   }
-  return at;
+  return end;
 }
 
 void Connection::Park() {

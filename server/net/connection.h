@@ -34,7 +34,9 @@
 // in one hint (types::Keyspace::PrefetchMeta, storage::DB::Prefetch), which brings each key's
 // memtable slot, node and newest version into the CPU cache a stage at a time for all of them.
 // The pipeline's lookups then find those lines there rather than waiting for each cache miss in
-// turn; a lone request is not read twice. docs/performance.md, "The request path, round nine".
+// turn; a lone request is not read twice. The requests read ahead stay parsed (ParsedAhead) and
+// run from there, so each request is parsed once. docs/performance.md, "The request path, round
+// nine" and "round ten".
 //
 // Limits: client-query-buffer-limit (input bytes held), proto-max-bulk-len and the
 // unauthenticated parser limits, client-output-buffer-limit normal (hard: disconnect at once;
@@ -62,6 +64,7 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/parsed_ahead.h"
 #include "protocol/request_parser.h"
 #include "server/core/client.h"
 #include "server/net/armed_read_wait.h"
@@ -173,12 +176,14 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // Returns how many requests it parsed; the parser is left fresh.
   size_t LookAhead(size_t from, const protocol::ParserLimits& limits);
   void OnBlocksRead();
-  // Before parser_'s request (which ends at `from`) runs, with requests queued behind it: hands
-  // the keys it and the complete requests after it name, up to kHintedRequests requests within
-  // kHintedBytes, to the engine in one hint (types::Keyspace::PrefetchMeta), so that the
-  // pipeline's lookups overlap their cache misses. Returns the input offset up to which requests
-  // were looked at. Runs nothing; parser_ is untouched and hint_parser_ left fresh.
-  size_t HintQueuedKeys(size_t from, const protocol::ParserLimits& limits);
+  // Before parser_'s request `args` (which ends at `from`) runs, with requests queued behind it:
+  // hands the keys it and the complete requests after it name, up to kHintedRequests requests
+  // within kHintedBytes, to the engine in one hint (types::Keyspace::PrefetchMeta), so that the
+  // pipeline's lookups overlap their cache misses. The requests after it stay parsed in
+  // parsed_ahead_, which RunRequests takes them from. Returns the input offset up to which
+  // requests were looked at. Runs nothing; parser_ is untouched.
+  size_t HintQueuedKeys(std::span<const std::string_view> args, size_t from,
+                        const protocol::ParserLimits& limits);
   // The connection runs nothing while it waits: for its batch's WAL sync, for the engine's write
   // stall to end, or for the blocks of a parked request.
   bool Waiting() const { return sync_pending_ || write_stalled_ || parked_; }
@@ -211,9 +216,10 @@ class Connection : public std::enable_shared_from_this<Connection>,
   std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;
   Client client_;
   protocol::RequestParser parser_;
-  // Reads ahead for HintQueuedKeys, leaving parser_'s request whole. Its window of kHintedBytes
-  // bounds the arrays it keeps (a few hundred arguments at most).
-  protocol::RequestParser hint_parser_;
+  // The requests HintQueuedKeys read ahead, each parsed once: RunRequests takes them from here,
+  // within the run that parsed them. Its window of kHintedBytes bounds the arrays it keeps (a few
+  // hundred arguments at most).
+  protocol::ParsedAhead parsed_ahead_;
   std::vector<std::string_view> hinted_keys_;  // HintQueuedKeys's, reused
   std::array<char, 16 * 1024> read_buf_;
   std::string input_;      // received, not yet consumed by the parser

@@ -72,8 +72,9 @@ void Connection::UpdateClientSizes() {
   memory.argv = parser_.MemoryUsage();
   memory.read = read_buf_.size();
   memory.output = PendingOutput();
-  memory.total = sizeof(Connection) + input_.capacity() + memory.argv + out_.capacity() +
-                 in_flight_.capacity() + batch_replies_.capacity() + held_.size();
+  memory.total = sizeof(Connection) + input_.capacity() + memory.argv +
+                 parsed_ahead_.MemoryUsage() + out_.capacity() + in_flight_.capacity() +
+                 batch_replies_.capacity() + held_.size();
   client_.set_memory(memory);
 }
 
@@ -98,6 +99,7 @@ void Connection::ShrinkIdleBuffers(int64_t now_ms) {
   input_peak_ = input_.size();
   if (!idle) return;
   if (parser_.MemoryUsage() > kShrinkThresholdBytes) parser_.ReleaseMemory();
+  parsed_ahead_.ReleaseMemory();  // at most a hint's window of arguments
   if (out_.empty() && out_.capacity() > kShrinkThresholdBytes) std::string().swap(out_);
   if (!writing_ && in_flight_.capacity() > kShrinkThresholdBytes) std::string().swap(in_flight_);
   if (!sync_pending_ && held_.capacity() > kShrinkThresholdBytes) std::string().swap(held_);

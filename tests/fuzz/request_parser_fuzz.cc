@@ -6,7 +6,9 @@
 //   - arguments lie within the consumed request or are decoded inline arguments;
 //   - feeding the same bytes in pieces (random splits, then byte by byte) yields the same
 //     requests as feeding them at once. The only allowed difference is Redis's own: a "too big"
-//     error may fire earlier when a long line arrives without its end yet.
+//     error may fire earlier when a long line arrives without its end yet;
+//   - a window of requests parsed ahead (ParsedAhead, ParseAppending) gives each request it keeps
+//     exactly as parsing it in turn does, and keeps every multibulk one it reached.
 // Build and run: `make fuzz-smoke` (20 s) or `make fuzz` (5 min).
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -18,10 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "protocol/parsed_ahead.h"
 #include "protocol/request_parser.h"
 
 namespace {
 
+using ebb::protocol::ParsedAhead;
 using ebb::protocol::ParseError;
 using ebb::protocol::ParserLimits;
 using ebb::protocol::ParseStatus;
@@ -98,6 +102,39 @@ void Compare(const Outcome& whole, const Outcome& split) {
   }
 }
 
+// Parses `input` in turn from its start, and as windows of ParsedAhead from each request on:
+// every request a window keeps is taken as the turn parsed it.
+void CheckParsedAhead(const std::string& input, const ParserLimits& limits, size_t window) {
+  RequestParser parser;
+  ParsedAhead ahead;
+  size_t at = 0;
+  size_t kept_until = 0;  // the window filled last reached this far
+  for (size_t guard = 0; guard <= input.size() && at < input.size(); ++guard) {
+    size_t consumed = 0;
+    if (parser.Parse(std::string_view(input).substr(at), limits, &consumed) !=
+        ParseStatus::kComplete) {
+      break;
+    }
+    const std::vector<std::string_view> turn(parser.args().begin(), parser.args().end());
+    std::span<const std::string_view> taken;
+    size_t taken_consumed = 0;
+    const bool kept = ahead.Take(input, at, limits, &taken, &taken_consumed);
+    if (at < kept_until) {
+      Check(kept == (input[at] == '*' && !turn.empty()), "a window skipped a request it reached");
+    }
+    if (kept) {
+      Check(taken_consumed == consumed, "a kept request's length differs");
+      Check(std::equal(taken.begin(), taken.end(), turn.begin(), turn.end()),
+            "a kept request's arguments differ");
+    }
+    at += consumed;
+    if (at >= kept_until) {
+      kept_until = ahead.Fill(input, at, window, limits, [](auto) {});
+      Check(kept_until >= at && kept_until <= input.size(), "a window ended out of range");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -122,6 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input = fdp.ConsumeRemainingBytesAsString();
 
   const Outcome whole = Feed(input, {input.size()}, limits);
+  CheckParsedAhead(input, limits, 1 + pieces);
 
   std::vector<size_t> ends;
   for (size_t seed : cut_seeds) ends.push_back(input.empty() ? 0 : seed % (input.size() + 1));
