@@ -192,6 +192,10 @@ class ActiveActive {
     // the context it carries: every slot held here (or_rows_, loaded by the plan).
     bool or_string = false;
     types::OrContext or_context;
+    // A string write (`put`, `delete`): its delta parsed once, by the plan. Its views (key, value,
+    // context) are `args` as planned, read before RunOrString appends the context; its numbers
+    // hold throughout (FinishLocalWrite's LoggedPutOf takes the views from `args` again).
+    std::optional<StringDelta> string_delta;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
@@ -371,8 +375,10 @@ class ActiveActive {
   // value_row_heads_, and in expiring_ when its value has an expiry of its own (a put's PXAT, a
   // TLOG entry's retention window); an expiry change (`expiry-at`) as NoteRegisterChange. `loading`
   // (LoadLog): a row without such an expiry is judged by the next pass, since a register may
-  // have covered it before the restart.
-  void NoteExpiringDelta(const PeerDelta& delta, bool loading = false);
+  // have covered it before the restart. `string_delta`: the delta's, already parsed (a client's
+  // string write), or null.
+  void NoteExpiringDelta(const PeerDelta& delta, bool loading = false,
+                         const StringDelta* string_delta = nullptr);
   // The expiry register of `key` changed (a logged or applied `expiry-at`, a snapshot's
   // `marker-at`): its value rows (value_row_heads_, value_rows_put_back_) leave for the next
   // pass, which judges them again.
@@ -432,6 +438,7 @@ class ActiveActive {
   // decided (refused: another type has precedence). *loses: a string version not greater than the
   // one held (the timestamp rule), answered +OK once the key's markers (AdmitLocal) have not
   // refused it.
+  // A string delta is judged as plan->string_delta, already parsed.
   bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
   // active-active-string-rule is observed-remove: a client's string write and DEL go by
   // PlanOrWrite and OrDeleteContext, a snapshot carries string keys as `or-string` pieces and the

@@ -97,7 +97,14 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     plan->views.assign(plan->args.begin(), plan->args.end());
     return;
   }
-  if (IsStringDelta(op) && ObservedRemoveRule()) return PlanOrWrite(std::move(form.args), plan);
+  if (IsStringDelta(op)) {
+    // Parsed once: the plan's views stay valid as the vector of arguments moves into the plan.
+    if (!ParseStringDelta(form.args, &plan->string_delta.emplace())) {
+      plan->kind = Kind::kValidate;  // never: the row's form made it; its handler replies
+      return;
+    }
+    if (ObservedRemoveRule()) return PlanOrWrite(std::move(form.args), plan);
+  }
   if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
     plan->kind = Kind::kRunHere;
     plan->expire_flags = form.expire_flags;
@@ -127,7 +134,12 @@ bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite*
                               bool* loses) {
   if (delta[0] == "tlog") return true;  // a log's entries merge by the log's own rule
   MergeVerdict verdict = MergeVerdict::kWrite;
-  if (storage::Status s = JudgeDelta(context_->keyspace(), plan->db, delta, &verdict); !s.ok()) {
+  types::Keyspace& ks = context_->keyspace();
+  StringDelta* string = plan->string_delta ? &*plan->string_delta : nullptr;
+  if (storage::Status s = string != nullptr ? JudgeStringVersion(ks, plan->db, string->key,
+                                                                 &string->version, &verdict)
+                                            : JudgeDelta(ks, plan->db, delta, &verdict);
+      !s.ok()) {
     Refuse(plan, EngineError(s.ToString()));
     return false;
   }
@@ -193,7 +205,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   log_bytes_ += wire.size();
   log_.push_back({delta.offset, std::move(wire)});
   DropLogFront(leaving);
-  NoteExpiringDelta(delta);
+  NoteExpiringDelta(delta, /*loading=*/false, plan.string_delta ? &*plan.string_delta : nullptr);
   return storage::Status::OK();
 }
 

@@ -37,13 +37,8 @@ void ActiveActive::PlanOrWrite(std::vector<std::string> form, LocalWrite* plan) 
   plan->args = std::move(form);
   AdmitLocal(plan);  // the key's markers: covered, below the type floor, an expiry register
   if (plan->kind != Kind::kRun && plan->kind != Kind::kRunHere) return;
-  StringDelta parsed;
-  if (!ParseStringDelta(plan->args, &parsed)) {
-    plan->kind = Kind::kValidate;  // never: the row's form made it; its handler replies
-    return;
-  }
   std::optional<types::OrContext> context =
-      types::OrLocalWriteContext(or_rows_.state, parsed.version);
+      types::OrLocalWriteContext(or_rows_.state, plan->string_delta->version);
   if (!context) {
     plan->kind = Kind::kReplyOk;  // not above the winner held here: nothing written or logged
     return;
@@ -55,8 +50,7 @@ void ActiveActive::PlanOrWrite(std::vector<std::string> form, LocalWrite* plan) 
 
 bool ActiveActive::RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply) {
   types::Keyspace& ks = context_->keyspace();
-  StringDelta parsed;
-  ParseStringDelta(plan->args, &parsed);  // checked by PlanOrWrite
+  const StringDelta& parsed = *plan->string_delta;  // parsed by PlanForm
   const std::string key(parsed.key);
   // The dot FinishLocalWrite's offset gives the delta.
   types::Dot dot{own_origin_, end_offset_ + 1};

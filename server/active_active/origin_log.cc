@@ -143,7 +143,8 @@ std::optional<int64_t> EntryWindowExpiry(__int128 ts, uint64_t window_ms) {
 
 }  // namespace
 
-void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading) {
+void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading,
+                                     const StringDelta* string_delta) {
   if (delta.args.size() > 2 && delta.args[0] == kExpiryAt) {
     NoteRegisterChange(delta.db, delta.args[2]);
     return;
@@ -157,7 +158,8 @@ void ActiveActive::NoteExpiringDelta(const PeerDelta& delta, bool loading) {
     SweepExpiryIndexes();
     return;
   }
-  const std::optional<LoggedValue> logged = LoggedValueOf(delta);
+  const std::optional<LoggedValue> logged =
+      string_delta != nullptr ? LoggedPutOf(delta.args, *string_delta) : LoggedValueOf(delta);
   if (!logged) return;
   // Every value row: a register made later, here or on a peer, may expire its value.
   // REQUIRES (callers): the delta is log_'s newest.

@@ -299,6 +299,17 @@ std::vector<std::string> JudgedFormOf(const ReducedEntry& reduced) {
           std::to_string(reduced.ts)};
 }
 
+std::optional<LoggedValue> LoggedPutOf(std::span<const std::string> args,
+                                       const StringDelta& parsed) {
+  if (parsed.kind != StringDelta::Kind::kPut) return std::nullopt;
+  LoggedValue logged;
+  logged.ts = parsed.version.ts;
+  if (!parsed.nottl) logged.own_expiry = parsed.version.expire_at;
+  logged.key = args[1];
+  logged.value = args[2];
+  return logged;
+}
+
 std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta) {
   const std::vector<std::string>& args = delta.args;
   LoggedValue logged;
@@ -321,11 +332,7 @@ std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta) {
   if (!args.empty() && args[0] == "put") {
     StringDelta put;
     if (!ParseStringDelta(args, &put)) return std::nullopt;
-    logged.ts = put.version.ts;
-    if (!put.nottl) logged.own_expiry = put.version.expire_at;
-    logged.key = put.key;
-    logged.value = put.version.value;
-    return logged;
+    return LoggedPutOf(args, put);
   }
   if (args.size() != 5) return std::nullopt;
   if (args[0] == "treg" && args[1] == "set") {

@@ -203,6 +203,10 @@ struct LoggedValue {
 };
 // nullopt for every other delta (reduced forms included) and for one out of shape.
 std::optional<LoggedValue> LoggedValueOf(const PeerDelta& delta);
+// The same for string delta `args`, already parsed as `parsed` (whose views may have gone stale:
+// the key and value are taken from `args`): nullopt unless it is a put.
+std::optional<LoggedValue> LoggedPutOf(std::span<const std::string> args,
+                                       const StringDelta& parsed);
 // The value-less form of such a delta (put-expired, tlog ins-expired, treg set-expired; a
 // counter's base as `reduced`, its digest without the bytes, the records kept), with the delta's
 // offset, clock and database. REQUIRES: LoggedValueOf(delta).
