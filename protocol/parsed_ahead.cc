@@ -3,7 +3,7 @@
 namespace ebb::protocol {
 
 bool ParsedAhead::TakeNext(std::string_view input, size_t offset, const ParserLimits& limits,
-                           std::span<const std::string_view>* args, size_t* consumed) {
+                           Taken* taken) {
   // Entries an inline request (not kept) or a request run from elsewhere went past.
   while (next_ < entries_.size() && entries_[next_].begin < offset) ++next_;
   if (next_ == entries_.size()) return false;
@@ -12,8 +12,9 @@ bool ParsedAhead::TakeNext(std::string_view input, size_t offset, const ParserLi
       !(limits == limits_)) {
     return false;
   }
-  *args = std::span<const std::string_view>(args_.data() + entry.first, entry.count);
-  *consumed = entry.end - entry.begin;
+  taken->args = std::span<const std::string_view>(args_.data() + entry.first, entry.count);
+  taken->consumed = entry.end - entry.begin;
+  taken->index = next_;
   ++next_;
   return true;
 }

@@ -23,7 +23,8 @@ namespace ebb::protocol {
 //
 //   ahead.Fill(input, from, 16, limits, [&](std::span<const std::string_view> args) { ... });
 //   ...
-//   if (ahead.Take(input, offset, limits, &args, &consumed)) { /* run args */ }
+//   ParsedAhead::Taken taken;
+//   if (ahead.Take(input, offset, limits, &taken)) { /* run taken.args */ }
 class ParsedAhead {
  public:
   ParsedAhead() = default;
@@ -33,7 +34,8 @@ class ParsedAhead {
   // Forgets every entry and parses the complete requests of `input` from offset `from` on, at
   // most `max_requests` of them, stopping at the first incomplete or malformed one (the running
   // parse reports it when it gets there). Calls on_request(args) for each multibulk request and
-  // keeps it. Returns the offset up to which requests were parsed.
+  // keeps it: the n-th call's request is entry n (Taken::index). Returns the offset up to which
+  // requests were parsed.
   template <typename OnRequest>
   size_t Fill(std::string_view input, size_t from, size_t max_requests, const ParserLimits& limits,
               OnRequest&& on_request) {
@@ -61,13 +63,16 @@ class ParsedAhead {
     return at;
   }
 
-  // The request kept at `offset` of `input` parsed under `limits`: *args views its arguments
-  // (valid until the next Fill or Clear) and *consumed is its length. False when none is kept
+  struct Taken {
+    std::span<const std::string_view> args;  // valid until the next Fill or Clear
+    size_t consumed = 0;                     // the request's length
+    size_t index = 0;                        // its entry's number in the last Fill
+  };
+  // The request kept at `offset` of `input` parsed under `limits`. False when none is kept
   // there, or the input or limits are not those it was parsed from.
-  bool Take(std::string_view input, size_t offset, const ParserLimits& limits,
-            std::span<const std::string_view>* args, size_t* consumed) {
+  bool Take(std::string_view input, size_t offset, const ParserLimits& limits, Taken* taken) {
     if (next_ == entries_.size()) return false;  // the usual answer outside a window
-    return TakeNext(input, offset, limits, args, consumed);
+    return TakeNext(input, offset, limits, taken);
   }
 
   void Clear();
@@ -85,8 +90,7 @@ class ParsedAhead {
     uint32_t count;
   };
 
-  bool TakeNext(std::string_view input, size_t offset, const ParserLimits& limits,
-                std::span<const std::string_view>* args, size_t* consumed);
+  bool TakeNext(std::string_view input, size_t offset, const ParserLimits& limits, Taken* taken);
 
   RequestParser parser_;
   std::vector<Entry> entries_;

@@ -104,12 +104,19 @@ bool Dispatcher::HeldByWriteStall(protocol::ReplyWriter& reply, bool* deferred) 
 }
 
 Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, Client& client,
-                                        protocol::ReplyWriter& reply) {
+                                        protocol::ReplyWriter& reply,
+                                        const ResolvedCommand* resolved) {
   const size_t start = reply.size();
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  if (const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
-      spec != nullptr && NeedsNoChecks(*spec, flags, args.size(), client)) [[likely]] {
+  ResolvedCommand row;
+  if (resolved != nullptr) {
+    row = *resolved;
+  } else {
+    row.spec = server_->commands().Resolve(args, &row.flags, &row.first_arg);
+  }
+  const CommandSpec* spec = row.spec;
+  const uint32_t flags = row.flags;
+  const size_t first_arg = row.first_arg;
+  if (spec != nullptr && NeedsNoChecks(*spec, flags, args.size(), client)) [[likely]] {
     Result result = RunRequest(*spec, flags, first_arg, args, client, reply);
     if (result.incomplete || result.deferred) return result;
     // Only an error reply has anything to count beyond what the run counted.
@@ -634,16 +641,19 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   return true;
 }
 
-void Dispatcher::AppendKeysOf(std::span<const std::string_view> args,
-                              std::vector<std::string_view>* keys) {
-  if (args.empty()) return;
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
-  if (spec == nullptr || !ArityOk(spec->arity, args.size()) || (flags & kCmdPubSub)) return;
+Dispatcher::ResolvedCommand Dispatcher::AppendKeysOf(std::span<const std::string_view> args,
+                                                     std::vector<std::string_view>* keys) {
+  ResolvedCommand row;
+  if (args.empty()) return row;
+  row.spec = server_->commands().Resolve(args, &row.flags, &row.first_arg);
+  const CommandSpec* spec = row.spec;
+  if (spec == nullptr || !ArityOk(spec->arity, args.size()) || (row.flags & kCmdPubSub)) {
+    return row;
+  }
   key_positions_scratch_.clear();
-  if (!FindKeyPositions(spec->keys, args, &key_positions_scratch_)) return;
+  if (!FindKeyPositions(spec->keys, args, &key_positions_scratch_)) return row;
   for (const size_t position : key_positions_scratch_) keys->push_back(args[position]);
+  return row;
 }
 
 bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {

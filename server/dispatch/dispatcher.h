@@ -128,16 +128,28 @@ class Dispatcher {
   // client's last Dispatch came back incomplete.
   bool Lookahead(std::span<const std::string_view> args, Client& client);
 
+  // A request's row as the command table names it (CommandTable::Resolve): the spec (null when
+  // the table has none), its flags and the index of its first argument. The table does not
+  // change once the server runs, so it holds for the same arguments until they run.
+  struct ResolvedCommand {
+    const CommandSpec* spec = nullptr;
+    uint32_t flags = 0;
+    size_t first_arg = 1;
+  };
+
   // Appends to *keys the keys `args` names (views into it, as COMMAND GETKEYS finds them), when it
-  // is a command this server knows, of the right arity; else nothing. Runs nothing.
-  void AppendKeysOf(std::span<const std::string_view> args, std::vector<std::string_view>* keys);
+  // is a command this server knows, of the right arity; else nothing. Runs nothing. Returns the
+  // row it resolved, which Dispatch of the same `args` may be given.
+  ResolvedCommand AppendKeysOf(std::span<const std::string_view> args,
+                               std::vector<std::string_view>* keys);
 
   // Runs `args` (args[0] is the command name) for `client`, appending exactly one reply (or none
   // for commands that reply nothing, e.g. after QUIT closes) to `reply` — or nothing, when the
-  // result is incomplete. REQUIRES: !args.empty(); the previous request of `client` did not
-  // come back incomplete, or `args` is that request again.
+  // result is incomplete. `resolved`: AppendKeysOf's row for these `args`, or null to look it
+  // up. REQUIRES: !args.empty(); the previous request of `client` did not come back incomplete,
+  // or `args` is that request again.
   Result Dispatch(std::span<const std::string_view> args, Client& client,
-                  protocol::ReplyWriter& reply);
+                  protocol::ReplyWriter& reply, const ResolvedCommand* resolved = nullptr);
 
   // On whose behalf Run runs a command: a client's own (EXEC's queued commands, an
   // active-active origin write in its canonical form), a script's redis.call, a peer's delta.

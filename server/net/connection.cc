@@ -288,9 +288,15 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
     limits.max_bulk_len = std::min<uint64_t>(limits.max_bulk_len, config.proto_max_bulk_len);
     size_t consumed = 0;
     std::span<const std::string_view> args;
-    // A request the hint parsed is not parsed again.
-    const bool parsed_ahead = parsed_ahead_.Take(input_, offset, limits, &args, &consumed);
-    if (!parsed_ahead) {
+    // A request the hint parsed is not parsed again, nor its row looked up again.
+    const Dispatcher::ResolvedCommand* resolved = nullptr;
+    protocol::ParsedAhead::Taken taken;
+    const bool parsed_ahead = parsed_ahead_.Take(input_, offset, limits, &taken);
+    if (parsed_ahead) {
+      args = taken.args;
+      consumed = taken.consumed;
+      resolved = &ahead_rows_[taken.index];
+    } else {
       std::string_view rest(input_.data() + offset, input_.size() - offset);
       protocol::ParseStatus status = parser_.Parse(rest, limits, &consumed);
       if (status == protocol::ParseStatus::kNeedMore) break;
@@ -306,14 +312,15 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
     if (!parsed_ahead && offset > hinted_to && offset < input_.size() && !limits.unauthenticated &&
         ctx.has_keyspace()) {
       hinted_to = HintQueuedKeys(args, offset, limits);
+      resolved = &hinted_row_;
     }
     writer.set_protocol(client_.resp());
     size_t before = batch.replies.size();
     // CLIENT REPLY OFF|SKIP: the reply goes nowhere; pushes still reach the batch.
     std::string silenced;
     protocol::ReplyWriter silent(&silenced, client_.resp());
-    Dispatcher::Result result =
-        server_->dispatcher().Dispatch(args, client_, client_.replies_silenced() ? silent : writer);
+    Dispatcher::Result result = server_->dispatcher().Dispatch(
+        args, client_, client_.replies_silenced() ? silent : writer, resolved);
     if (result.deferred) {
       // The engine would make this write wait: keep it unparsed and run it when the stall may
       // be over. What came before it is answered as usual.
@@ -445,12 +452,13 @@ size_t Connection::HintQueuedKeys(std::span<const std::string_view> args, size_t
                                   const protocol::ParserLimits& limits) {
   Dispatcher& dispatcher = server_->dispatcher();
   hinted_keys_.clear();
-  dispatcher.AppendKeysOf(args, &hinted_keys_);
+  hinted_row_ = dispatcher.AppendKeysOf(args, &hinted_keys_);
   const std::string_view window(input_.data(), std::min(input_.size(), from + kHintedBytes));
-  const size_t end = parsed_ahead_.Fill(window, from, kHintedRequests - 1, limits,
-                                        [&](std::span<const std::string_view> ahead) {
-                                          dispatcher.AppendKeysOf(ahead, &hinted_keys_);
-                                        });
+  size_t n = 0;
+  const size_t end = parsed_ahead_.Fill(
+      window, from, ahead_rows_.size(), limits, [&](std::span<const std::string_view> ahead) {
+        ahead_rows_[n++] = dispatcher.AppendKeysOf(ahead, &hinted_keys_);
+      });
   if (!hinted_keys_.empty()) {
     server_->context().keyspace().PrefetchMeta(client_.db_index(), hinted_keys_);
   }

@@ -67,6 +67,7 @@
 #include "protocol/parsed_ahead.h"
 #include "protocol/request_parser.h"
 #include "server/core/client.h"
+#include "server/dispatch/dispatcher.h"
 #include "server/net/armed_read_wait.h"
 #include "server/net/wal_turn_commit.h"
 #include "storage/status.h"
@@ -220,6 +221,11 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // within the run that parsed them. Its window of kHintedBytes bounds the arrays it keeps (a few
   // hundred arguments at most).
   protocol::ParsedAhead parsed_ahead_;
+  // The rows of the requests HintQueuedKeys named (Dispatcher::AppendKeysOf): parser_'s request's,
+  // and each of parsed_ahead_'s by its entry's number. Dispatch takes them instead of looking the
+  // rows up again.
+  Dispatcher::ResolvedCommand hinted_row_;
+  std::array<Dispatcher::ResolvedCommand, kHintedRequests - 1> ahead_rows_;
   std::vector<std::string_view> hinted_keys_;  // HintQueuedKeys's, reused
   std::array<char, 16 * 1024> read_buf_;
   std::string input_;      // received, not yet consumed by the parser

@@ -116,15 +116,14 @@ void CheckParsedAhead(const std::string& input, const ParserLimits& limits, size
       break;
     }
     const std::vector<std::string_view> turn(parser.args().begin(), parser.args().end());
-    std::span<const std::string_view> taken;
-    size_t taken_consumed = 0;
-    const bool kept = ahead.Take(input, at, limits, &taken, &taken_consumed);
+    ParsedAhead::Taken taken;
+    const bool kept = ahead.Take(input, at, limits, &taken);
     if (at < kept_until) {
       Check(kept == (input[at] == '*' && !turn.empty()), "a window skipped a request it reached");
     }
     if (kept) {
-      Check(taken_consumed == consumed, "a kept request's length differs");
-      Check(std::equal(taken.begin(), taken.end(), turn.begin(), turn.end()),
+      Check(taken.consumed == consumed, "a kept request's length differs");
+      Check(std::equal(taken.args.begin(), taken.args.end(), turn.begin(), turn.end()),
             "a kept request's arguments differ");
     }
     at += consumed;

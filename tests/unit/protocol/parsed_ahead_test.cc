@@ -97,14 +97,15 @@ TEST(ParsedAheadTest, TakesEachMultibulkRequestAsParsingItWouldGive) {
   EXPECT_EQ(end, expected[5].offset + expected[5].consumed);
   EXPECT_EQ(named, (std::vector<Args>{{"GET", "b"}, {"SET", "e", "vv"}, {"PING"}}));
   for (size_t i = 1; i < expected.size(); ++i) {
-    std::span<const std::string_view> args;
-    size_t consumed = 0;
-    const bool kept = ahead.Take(input, expected[i].offset, limits, &args, &consumed);
+    ParsedAhead::Taken taken;
+    const bool kept = ahead.Take(input, expected[i].offset, limits, &taken);
     const bool multibulk = input[expected[i].offset] == '*' && !expected[i].args.empty();
     EXPECT_EQ(kept, multibulk) << i;
     if (!kept) continue;
-    EXPECT_EQ(consumed, expected[i].consumed);
-    EXPECT_EQ(Copy(args), expected[i].args);
+    EXPECT_EQ(taken.consumed, expected[i].consumed);
+    EXPECT_EQ(Copy(taken.args), expected[i].args);
+    ASSERT_LT(taken.index, named.size());
+    EXPECT_EQ(named[taken.index], expected[i].args);  // the on_request call of the same number
   }
 }
 
@@ -117,37 +118,35 @@ TEST(ParsedAheadTest, KeepsAtMostTheRequestsAskedFor) {
   const size_t end = ahead.Fill(input, 0, 4, ParserLimits(), [&](auto) { ++named; });
   EXPECT_EQ(named, 4);
   EXPECT_EQ(end, all[4].offset);
-  std::span<const std::string_view> args;
-  size_t consumed = 0;
-  EXPECT_FALSE(ahead.Take(input, all[4].offset, ParserLimits(), &args, &consumed));
+  ParsedAhead::Taken taken;
+  EXPECT_FALSE(ahead.Take(input, all[4].offset, ParserLimits(), &taken));
 }
 
 TEST(ParsedAheadTest, RefusesAnotherInputOrOtherLimits) {
   const std::string input = "*2\r\n$3\r\nGET\r\n$1\r\na\r\n*2\r\n$3\r\nGET\r\n$1\r\nb\r\n";
-  std::span<const std::string_view> args;
-  size_t consumed = 0;
+  ParsedAhead::Taken taken;
   ParsedAhead ahead;
   auto fill = [&] { ahead.Fill(input, 0, 16, ParserLimits(), [](auto) {}); };
 
   fill();
   const std::string copy = input;  // the same bytes elsewhere
-  EXPECT_FALSE(ahead.Take(copy, 0, ParserLimits(), &args, &consumed));
+  EXPECT_FALSE(ahead.Take(copy, 0, ParserLimits(), &taken));
   fill();
-  EXPECT_FALSE(
-      ahead.Take(std::string_view(input).substr(0, 10), 0, ParserLimits(), &args, &consumed));
+  EXPECT_FALSE(ahead.Take(std::string_view(input).substr(0, 10), 0, ParserLimits(), &taken));
   fill();
-  EXPECT_FALSE(ahead.Take(input, 0, ParserLimits::Unauthenticated(), &args, &consumed));
+  EXPECT_FALSE(ahead.Take(input, 0, ParserLimits::Unauthenticated(), &taken));
   fill();
   ahead.Clear();
-  EXPECT_FALSE(ahead.Take(input, 0, ParserLimits(), &args, &consumed));
+  EXPECT_FALSE(ahead.Take(input, 0, ParserLimits(), &taken));
 
   // Taken in order; one passed over (run from elsewhere) is not taken afterwards.
   fill();
   const size_t second = input.size() / 2;
-  ASSERT_TRUE(ahead.Take(input, second, ParserLimits(), &args, &consumed));
-  EXPECT_EQ(Copy(args), (Args{"GET", "b"}));
-  EXPECT_FALSE(ahead.Take(input, 0, ParserLimits(), &args, &consumed));
-  EXPECT_FALSE(ahead.Take(input, second, ParserLimits(), &args, &consumed));
+  ASSERT_TRUE(ahead.Take(input, second, ParserLimits(), &taken));
+  EXPECT_EQ(Copy(taken.args), (Args{"GET", "b"}));
+  EXPECT_EQ(taken.index, 1u);
+  EXPECT_FALSE(ahead.Take(input, 0, ParserLimits(), &taken));
+  EXPECT_FALSE(ahead.Take(input, second, ParserLimits(), &taken));
 }
 
 }  // namespace
