@@ -42,12 +42,18 @@ ParseStatus RequestParser::Parse(std::string_view input, const ParserLimits& lim
                                  size_t* consumed) {
   *consumed = 0;
   error_ = ParseError::kNone;
+  args_.clear();
   // The common case first, with no state to reset: a whole, well-formed multibulk request and
   // no earlier one half parsed (the general path resets what it reads before it starts).
-  if (!in_multibulk_ && !input.empty() && input[0] == '*') {
-    args_.clear();
-    if (ParseWholeMultibulk(input, limits, consumed, &args_)) return ParseStatus::kComplete;
+  if (!in_multibulk_ && !input.empty() && input[0] == '*' &&
+      ParseWholeMultibulk(input, limits, consumed, &args_)) {
+    return ParseStatus::kComplete;
   }
+  return ParseGeneral(input, limits, consumed);
+}
+
+ParseStatus RequestParser::ParseGeneral(std::string_view input, const ParserLimits& limits,
+                                        size_t* consumed) {
   args_.clear();
   if (in_multibulk_ && pos_ > input.size()) Reset();  // the caller broke the contract: restart
   if (in_multibulk_) return ParseMultibulk(input, limits, consumed);
@@ -98,7 +104,7 @@ ParseStatus RequestParser::ParseAppending(std::string_view input, const ParserLi
       ParseWholeMultibulk(input, limits, consumed, out)) {
     return ParseStatus::kComplete;
   }
-  const ParseStatus status = Parse(input, limits, consumed);
+  const ParseStatus status = ParseGeneral(input, limits, consumed);
   if (status == ParseStatus::kComplete) out->insert(out->end(), args_.begin(), args_.end());
   return status;
 }

@@ -117,6 +117,9 @@ class RequestParser {
     size_t len;
   };
 
+  // Parse after ParseWholeMultibulk declined the request (or was not for it): a request in
+  // progress, a partial or malformed one, an inline one. args_ holds its arguments when complete.
+  ParseStatus ParseGeneral(std::string_view input, const ParserLimits& limits, size_t* consumed);
   // The general multibulk path, field by field, resumable (Parse tries ParseWholeMultibulk first).
   ParseStatus ParseMultibulk(std::string_view input, const ParserLimits& limits, size_t* consumed);
   // A whole, well-formed multibulk request with a positive count, in one pass: true with its
