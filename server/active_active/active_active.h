@@ -562,11 +562,9 @@ class ActiveActive {
                                 bool* holds);
   // A peer's data delta (a string write, TLOG or TREG) and what runs it.
   struct PeerWrite {
-    std::vector<std::string> args;      // the command, its name (and subcommand) in lower case
-    const CommandSpec* spec = nullptr;  // its handler (null for a reduced form)
-    uint32_t flags = 0;
-    size_t first_arg = 1;
-    bool reduced_put = false;  // an expired string version without its bytes (kPutExpired)
+    std::vector<std::string> args;  // the command, its name (and subcommand) in lower case
+    ResolvedCommand row;            // its handler's (spec null for a reduced form)
+    bool reduced_put = false;       // an expired string version without its bytes (kPutExpired)
     // An expired TLOG entry or TREG pair without its bytes (kInsExpired, kSetExpired): `args`
     // holds the whole form it is judged as (JudgedFormOf).
     bool reduced_entry = false;

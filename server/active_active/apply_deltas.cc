@@ -228,11 +228,13 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
     return write;
   }
   const ArgViews views = Views(write.args);
-  write.spec = context_->commands().Resolve(AsSpan(views), &write.flags, &write.first_arg);
+  write.row = context_->commands().Resolve(AsSpan(views));
   const bool shaped = write.string_write ? write.args.size() >= 4
                                          : (write.args[0] == "tlog" || write.args[0] == "treg") &&
                                                write.args.size() >= 3;
-  if (write.spec == nullptr || write.spec->handler == nullptr || !shaped) return std::nullopt;
+  if (write.row.spec == nullptr || write.row.spec->handler == nullptr || !shaped) {
+    return std::nullopt;
+  }
   return write;
 }
 
@@ -313,7 +315,7 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
   std::string out;
   protocol::ReplyWriter reply(&out, 2);
   const ArgViews views = Views(write.args);
-  dispatcher_.Run(*write.spec, write.first_arg, AsSpan(views), *applier_, reply,
+  dispatcher_.Run(*write.row.spec, write.row.first_arg, AsSpan(views), *applier_, reply,
                   Dispatcher::Caller::kPeer);
   if (!out.empty() && out[0] == '-') {
     spdlog::warn("Peer {}: delta {} ({} {}) answered {}", origin_id, delta.offset, write.args[0],

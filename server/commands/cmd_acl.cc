@@ -192,9 +192,7 @@ void ExecuteDryRun(CommandContext& ctx, const DryRunOptions& o) {
     return ctx.reply.Error(AclUserNotFoundError(o.username));
   }
   const std::span<const std::string_view> request(o.request);
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  const CommandSpec* spec = ctx.server.commands().Resolve(request, &flags, &first_arg);
+  const auto [spec, flags, first_arg] = ctx.server.commands().Resolve(request);
   if (spec == nullptr) {
     return ctx.reply.Error(AclCommandNotFoundError(request[0]));
   }

@@ -131,9 +131,7 @@ GetKeysOptions ParseGetKeys(ArgParser& args) { return {RemainingArgs(args)}; }
 
 void ExecuteGetKeys(CommandContext& ctx, const GetKeysOptions& o) {
   const std::vector<std::string_view>& args = o.request;
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  const CommandSpec* spec = ctx.server.commands().Resolve(args, &flags, &first_arg);
+  const CommandSpec* spec = ctx.server.commands().Resolve(args).spec;
   if (spec == nullptr) return ctx.reply.Error(kInvalidCommandSpecified);
   if (spec->keys.first <= 0 && spec->keys.numkeys <= 0) {
     return ctx.reply.Error(kCommandHasNoKeys);

@@ -56,9 +56,9 @@ AclVerdict AclVerdictAtExec(CommandContext& ctx, const QueuedCommand& q,
   const AclUser* user = ctx.server.acl().UserOf(ctx.client);
   if (user == nullptr) return AclVerdict::kDeniedCommand;  // no user to act as any more
   if (user->unrestricted()) return AclVerdict::kAllowed;
-  uint32_t flags = 0;  // the row's with its container's, as when it was queued
-  size_t first_arg = 1;
-  if (ctx.server.commands().Resolve(args, &flags, &first_arg) != q.spec) flags = q.spec->flags;
+  // The row's flags with its container's, as when it was queued.
+  const ResolvedCommand row = ctx.server.commands().Resolve(args);
+  const uint32_t flags = row.spec == q.spec ? row.flags : q.spec->flags;
   return ctx.server.acl().CheckAndLog(ctx.client, *user, *q.spec, flags, args,
                                       AclLogContext::kMulti, ctx.server.clock().NowMs());
 }

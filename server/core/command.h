@@ -265,6 +265,16 @@ inline std::vector<std::string_view> RemainingArgs(ArgParser& args) {
   return out;
 }
 
+// A request's row as the command table names it (CommandTable::Resolve): the spec (null when
+// the table has none), its flags with its container's, and the index of its first argument after
+// the name(s). The table does not change once the server runs, so it holds for the same
+// arguments until they run.
+struct ResolvedCommand {
+  const CommandSpec* spec = nullptr;
+  uint32_t flags = 0;
+  size_t first_arg = 1;
+};
+
 class CommandTable {
  public:
   // Adds a row (and its subcommands) and fills their full_name.
@@ -275,11 +285,9 @@ class CommandTable {
   const CommandSpec* Find(std::string_view name) const;
   static const CommandSpec* FindSubcommand(const CommandSpec& container, std::string_view name);
   // The row a request names: args[0]'s row, or its subcommand row when the row is a container
-  // and args[1] exists. *flags gets the row's flags with its container's, *first_arg the index
-  // of the first argument after the name(s). nullptr when the command or subcommand does not
-  // exist. REQUIRES: !args.empty().
-  const CommandSpec* Resolve(std::span<const std::string_view> args, uint32_t* flags,
-                             size_t* first_arg) const;
+  // and args[1] exists; spec is null when the command or subcommand does not exist.
+  // REQUIRES: !args.empty().
+  ResolvedCommand Resolve(std::span<const std::string_view> args) const;
   const std::map<std::string, CommandSpec, std::less<>>& rows() const { return rows_; }
   // Rows added so far, subcommand rows included (ids are below it).
   size_t row_count() const { return row_count_; }

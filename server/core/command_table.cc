@@ -97,20 +97,13 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   }
 }
 
-const CommandSpec* CommandTable::Resolve(std::span<const std::string_view> args, uint32_t* flags,
-                                         size_t* first_arg) const {
+ResolvedCommand CommandTable::Resolve(std::span<const std::string_view> args) const {
   const CommandSpec* spec = Find(args[0]);
-  if (spec == nullptr) return nullptr;
-  *flags = spec->flags;
-  *first_arg = 1;
-  if (!spec->subcommands.empty() && args.size() >= 2) {
-    const CommandSpec* sub = FindSubcommand(*spec, args[1]);
-    if (sub == nullptr) return nullptr;
-    *flags |= sub->flags;
-    *first_arg = 2;
-    spec = sub;
-  }
-  return spec;
+  if (spec == nullptr) return {};
+  if (spec->subcommands.empty() || args.size() < 2) return {spec, spec->flags, 1};
+  const CommandSpec* sub = FindSubcommand(*spec, args[1]);
+  if (sub == nullptr) return {};
+  return {sub, spec->flags | sub->flags, 2};
 }
 
 const CommandSpec* CommandTable::FindSubcommand(const CommandSpec& container,

@@ -107,12 +107,7 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
                                         protocol::ReplyWriter& reply,
                                         const ResolvedCommand* resolved) {
   const size_t start = reply.size();
-  ResolvedCommand row;
-  if (resolved != nullptr) {
-    row = *resolved;
-  } else {
-    row.spec = server_->commands().Resolve(args, &row.flags, &row.first_arg);
-  }
+  const ResolvedCommand row = resolved != nullptr ? *resolved : server_->commands().Resolve(args);
   const CommandSpec* spec = row.spec;
   const uint32_t flags = row.flags;
   const size_t first_arg = row.first_arg;
@@ -490,8 +485,9 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   const CommandSpec* run_spec = &spec;
   std::span<const std::string_view> run_args = args;
   if (plan.kind == Kind::kRun) {
-    uint32_t flags = 0;
-    run_spec = server_->commands().Resolve(plan.args, &flags, &first_arg);
+    const ResolvedCommand run_row = server_->commands().Resolve(plan.args);
+    run_spec = run_row.spec;
+    first_arg = run_row.first_arg;
     run_args = plan.args;
   }
   const size_t start = reply.size();
@@ -641,11 +637,10 @@ bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
   return true;
 }
 
-Dispatcher::ResolvedCommand Dispatcher::AppendKeysOf(std::span<const std::string_view> args,
-                                                     std::vector<std::string_view>* keys) {
-  ResolvedCommand row;
-  if (args.empty()) return row;
-  row.spec = server_->commands().Resolve(args, &row.flags, &row.first_arg);
+ResolvedCommand Dispatcher::AppendKeysOf(std::span<const std::string_view> args,
+                                         std::vector<std::string_view>* keys) {
+  if (args.empty()) return {};
+  const ResolvedCommand row = server_->commands().Resolve(args);
   const CommandSpec* spec = row.spec;
   if (spec == nullptr || !ArityOk(spec->arity, args.size()) || (row.flags & kCmdPubSub)) {
     return row;
@@ -658,9 +653,7 @@ Dispatcher::ResolvedCommand Dispatcher::AppendKeysOf(std::span<const std::string
 
 bool Dispatcher::Lookahead(std::span<const std::string_view> args, Client& client) {
   if (!server_->has_keyspace() || args.empty()) return false;
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+  const auto [spec, flags, first_arg] = server_->commands().Resolve(args);
   if (spec == nullptr || spec->handler == nullptr || !ArityOk(spec->arity, args.size())) {
     return false;
   }

@@ -128,15 +128,6 @@ class Dispatcher {
   // client's last Dispatch came back incomplete.
   bool Lookahead(std::span<const std::string_view> args, Client& client);
 
-  // A request's row as the command table names it (CommandTable::Resolve): the spec (null when
-  // the table has none), its flags and the index of its first argument. The table does not
-  // change once the server runs, so it holds for the same arguments until they run.
-  struct ResolvedCommand {
-    const CommandSpec* spec = nullptr;
-    uint32_t flags = 0;
-    size_t first_arg = 1;
-  };
-
   // Appends to *keys the keys `args` names (views into it, as COMMAND GETKEYS finds them), when it
   // is a command this server knows, of the right arity; else nothing. Runs nothing. Returns the
   // row it resolved, which Dispatch of the same `args` may be given.

@@ -289,7 +289,7 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
     size_t consumed = 0;
     std::span<const std::string_view> args;
     // A request the hint parsed is not parsed again, nor its row looked up again.
-    const Dispatcher::ResolvedCommand* resolved = nullptr;
+    const ResolvedCommand* resolved = nullptr;
     protocol::ParsedAhead::Taken taken;
     const bool parsed_ahead = parsed_ahead_.Take(input_, offset, limits, &taken);
     if (parsed_ahead) {

@@ -224,8 +224,8 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // The rows of the requests HintQueuedKeys named (Dispatcher::AppendKeysOf): parser_'s request's,
   // and each of parsed_ahead_'s by its entry's number. Dispatch takes them instead of looking the
   // rows up again.
-  Dispatcher::ResolvedCommand hinted_row_;
-  std::array<Dispatcher::ResolvedCommand, kHintedRequests - 1> ahead_rows_;
+  ResolvedCommand hinted_row_;
+  std::array<ResolvedCommand, kHintedRequests - 1> ahead_rows_;
   std::vector<std::string_view> hinted_keys_;  // HintQueuedKeys's, reused
   std::array<char, 16 * 1024> read_buf_;
   std::string input_;      // received, not yet consumed by the parser

@@ -89,9 +89,9 @@ bool ScriptEngine::ReadCallArgs(lua_State* L, int argc) {
 bool ScriptEngine::Dispatch(RunState& run) {
   reply_.clear();
   const std::span<const std::string_view> args(arg_views_);
-  uint32_t flags = 0;
-  size_t first_arg = 1;
-  const CommandSpec* spec = server_->commands().Resolve(args, &flags, &first_arg);
+  const ResolvedCommand row = server_->commands().Resolve(args);
+  const CommandSpec* spec = row.spec;
+  const uint32_t flags = row.flags;
   auto refuse = [&](std::string_view error) {
     reply_.assign(error);
     if (run.ctx->dispatcher != nullptr) run.ctx->dispatcher->CountScriptRefusal(spec, error);
@@ -147,7 +147,7 @@ bool ScriptEngine::Dispatch(RunState& run) {
   client.set_db_index(run.db);
   client.set_resp(run.resp);
   protocol::ReplyWriter writer(&reply_, run.resp);
-  run.ctx->dispatcher->Run(*spec, first_arg, args, client, writer, Dispatcher::Caller::kScript);
+  run.ctx->dispatcher->Run(*spec, row.first_arg, args, client, writer, Dispatcher::Caller::kScript);
   run.db = client.db_index();
   client.set_db_index(caller_db);
   client.set_resp(caller_resp);

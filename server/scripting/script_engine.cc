@@ -244,9 +244,7 @@ void ScriptEngine::RegisterRedisApi(lua_State* L) {
     }
     // Whether the script's caller may run this command on these keys and channels.
     const std::span<const std::string_view> args(engine.arg_views_);
-    uint32_t flags = 0;
-    size_t first_arg = 1;
-    const CommandSpec* spec = engine.server_->commands().Resolve(args, &flags, &first_arg);
+    const auto [spec, flags, first_arg] = engine.server_->commands().Resolve(args);
     if (spec == nullptr) return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
     const AclUser* user = engine.server_->acl().UserOf(run->ctx->client);
     lua_pushboolean(

@@ -36,9 +36,7 @@ class WriteFormTest : public CommandTest {
   // The form of request `args` on its row; the row must have one.
   WriteForm Form(std::vector<std::string_view> args) {
     server::ServerContext& context = ebb_->context();
-    uint32_t flags = 0;
-    size_t first_arg = 0;
-    const server::CommandSpec* spec = context.commands().Resolve(args, &flags, &first_arg);
+    const auto [spec, flags, first_arg] = context.commands().Resolve(args);
     EXPECT_NE(spec, nullptr);
     if (spec == nullptr || spec->write_form == nullptr) {
       ADD_FAILURE() << args[0] << " has no write form";
