@@ -193,8 +193,8 @@ class ActiveActive {
     bool or_string = false;
     types::OrContext or_context;
     // A string write (`put`, `delete`): its delta parsed once, by the plan. Its views (key, value,
-    // context) are `args` as planned, read before RunOrString appends the context; its numbers
-    // hold throughout (FinishLocalWrite's LoggedPutOf takes the views from `args` again).
+    // context) are into `args`, which has room for the context RunOrString appends: they hold
+    // until the plan goes.
     std::optional<StringDelta> string_delta;
   };
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.

@@ -76,6 +76,12 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     }
   }
   if (form.kind == WriteForm::Kind::kRefused) return Refuse(plan, std::move(form.error));
+  if (IsStringDelta(form.args[0])) {
+    // Room for the `CTX <context>` pair RunOrString appends under the observed-remove rule, made
+    // before anything views the arguments: the strings never move after, so the views into them
+    // (`op`, the parsed delta's) hold as the vector moves into the plan and grows.
+    form.args.reserve(form.args.size() + 2);
+  }
   const std::string& op = form.args[0];
   bool loses = false;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
@@ -98,7 +104,6 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     return;
   }
   if (IsStringDelta(op)) {
-    // Parsed once: the plan's views stay valid as the vector of arguments moves into the plan.
     if (!ParseStringDelta(form.args, &plan->string_delta.emplace())) {
       plan->kind = Kind::kValidate;  // never: the row's form made it; its handler replies
       return;

@@ -19,10 +19,11 @@ namespace ebb::server {
 inline WriteForm StringPutForm(std::string_view key, std::string_view value, int64_t ts,
                                std::optional<int64_t> expire_at, std::optional<int64_t> client_ts) {
   if (expire_at && *expire_at <= 0) return WriteForm::Invalid();
-  // Built in place in room for all of it: no copies of a long key or value, one block for the
-  // list (a write in the mode makes one per request).
+  // Built in place in room for all of it and the two arguments an origin under the
+  // observed-remove rule appends (its context): no copies of a long key or value, one block for
+  // the list (a write in the mode makes one per request).
   std::vector<std::string> args;
-  args.reserve(expire_at ? 7 : 6);
+  args.reserve(expire_at ? 9 : 8);
   args.emplace_back("put");
   args.emplace_back(key);
   args.emplace_back(value);
