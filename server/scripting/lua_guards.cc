@@ -31,12 +31,15 @@ int Unpack(lua_State* L) {
   const lua_Integer last =
       lua_isnoneornil(L, 3) ? static_cast<lua_Integer>(lua_objlen(L, 1)) : luaL_checkinteger(L, 3);
   if (first > last) return 0;
-  const int64_t count = static_cast<int64_t>(last) - static_cast<int64_t>(first) + 1;
-  if (count <= 0 || count >= INT_MAX || !lua_checkstack(L, static_cast<int>(count))) {
+  // last - first in unsigned arithmetic: exact for every first <= last, where the signed
+  // difference overflows on the widest 64-bit ranges (unpack(t, -2^63)).
+  const uint64_t span = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);
+  if (span >= INT_MAX - 1 || !lua_checkstack(L, static_cast<int>(span + 1))) {
     return luaL_error(L, "too many results to unpack");
   }
-  for (int64_t i = 0; i < count; ++i) lua_rawgeti(L, 1, static_cast<int>(first + i));
-  return static_cast<int>(count);
+  const int count = static_cast<int>(span + 1);
+  for (int i = 0; i < count; ++i) lua_rawgeti(L, 1, static_cast<int>(first + i));
+  return count;
 }
 
 // lua-bitop's argument conversion: the number, rounded, modulo 2^32.

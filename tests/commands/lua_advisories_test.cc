@@ -150,8 +150,14 @@ TEST_F(LuaAdvisoriesTest, CVE_2025_49844_CollectionWhileParsing) {
             ":20100");
 }
 
-// unpack's count overflowed on the widest range.
+// unpack's count overflowed on the widest range, in 32 bits and in 64 (Lua's integers).
 TEST_F(LuaAdvisoriesTest, CVE_2025_46817_UnpackRanges) {
+  EXPECT_THAT(Eval("return {unpack({0,2,3}, -2^63)}"), HasSubstr("too many results to unpack"));
+  EXPECT_THAT(Eval("return {unpack({0,2,3}, -2^63, 2^62)}"),
+              HasSubstr("too many results to unpack"));
+  EXPECT_THAT(Eval("return {unpack({0,2,3}, -2^62, 2^62)}"),
+              HasSubstr("too many results to unpack"));
+  EXPECT_EQ(Eval("return {unpack({0,2,3}, 2^62, -2^63)}"), "[]");
   EXPECT_THAT(Eval("return {unpack({1,2,3}, -2147483648, 2147483647)}"),
               HasSubstr("too many results to unpack"));
   EXPECT_THAT(Eval("return {unpack({1,2,3}, 0, 2147483647)}"),
