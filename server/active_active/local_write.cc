@@ -76,10 +76,11 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     }
   }
   if (form.kind == WriteForm::Kind::kRefused) return Refuse(plan, std::move(form.error));
-  if (IsStringDelta(form.args[0])) {
-    // Room for the `CTX <context>` pair RunOrString appends under the observed-remove rule, made
-    // before anything views the arguments: the strings never move after, so the views into them
-    // (`op`, the parsed delta's) hold as the vector moves into the plan and grows.
+  const bool string_write = IsStringDelta(form.args[0]);
+  if (string_write && ObservedRemoveRule()) {
+    // Room for the `CTX <context>` pair RunOrString appends, made before anything views the
+    // arguments: the strings never move after, so the views into them (`op`, the parsed delta's)
+    // hold as the vector moves into the plan and grows.
     form.args.reserve(form.args.size() + 2);
   }
   const std::string& op = form.args[0];
@@ -103,7 +104,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     plan->views.assign(plan->args.begin(), plan->args.end());
     return;
   }
-  if (IsStringDelta(op)) {
+  if (string_write) {
     if (!ParseStringDelta(form.args, &plan->string_delta.emplace())) {
       plan->kind = Kind::kValidate;  // never: the row's form made it; its handler replies
       return;
