@@ -107,10 +107,8 @@ Dispatcher::Result Dispatcher::Dispatch(std::span<const std::string_view> args, 
                                         protocol::ReplyWriter& reply,
                                         const ResolvedCommand* resolved) {
   const size_t start = reply.size();
-  const ResolvedCommand row = resolved != nullptr ? *resolved : server_->commands().Resolve(args);
-  const CommandSpec* spec = row.spec;
-  const uint32_t flags = row.flags;
-  const size_t first_arg = row.first_arg;
+  const auto [spec, flags, first_arg] =
+      resolved != nullptr ? *resolved : server_->commands().Resolve(args);
   if (spec != nullptr && NeedsNoChecks(*spec, flags, args.size(), client)) [[likely]] {
     Result result = RunRequest(*spec, flags, first_arg, args, client, reply);
     if (result.incomplete || result.deferred) return result;
