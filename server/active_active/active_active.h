@@ -569,22 +569,27 @@ class ActiveActive {
     // holds the whole form it is judged as (JudgedFormOf).
     bool reduced_entry = false;
     bool string_write = false;
-    // A string delta's version as ApplyOne parsed it (its value views `args`): the gate judges
-    // it without parsing `args` again, unless the key's markers may have rewritten them
-    // (WholeKeyMarkers::Judge).
-    std::optional<types::StringVersion> version;
+    // A string delta as ApplyOne parsed it (it views `args`): the gate judges it and
+    // WriteStringVersion writes it without parsing `args` again, unless the key's markers
+    // rewrote its expiry (WholeKeyMarkers::Judge), which parses them once more.
+    std::optional<StringDelta> string_delta;
   };
   // The data delta `args` (lower-cased) resolved; nullopt when it is no known operation.
   std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string> args) const;
   // A data delta through the key's markers (whole_key.h) and the merge gate into the open batch.
   ApplyOutcome ApplyPeerWrite(const std::string& origin_id, const PeerDelta& delta,
                               PeerWrite* write);
-  // Writes a data delta the markers and the gate admitted (the command's handler runs it, a
-  // reduced put is written as it is, a reduced entry or pair raises the key's type floor), then
-  // settles the key's expiry when `admission` says so.
+  // Writes a data delta the markers and the gate admitted (a string version or a reduced put is
+  // written as it is, a reduced entry or pair raises the key's type floor, and the command's
+  // handler runs a TLOG or TREG write), then settles the key's expiry when `admission` says so.
   ApplyOutcome WritePeerDelta(const std::string& origin_id, const PeerDelta& delta,
                               const PeerWrite& write, const std::string& key,
                               const WholeKeyMarkers::Admission& admission);
+  // A put's or a delete's version written by the string type (types::Kv), as the command's
+  // handler would write it, with no command run: the key's change noted as a peer's
+  // (NoteKeyChange) and a put that arrives expired counted.
+  ApplyOutcome WriteStringVersion(const std::string& origin_id, const PeerDelta& delta,
+                                  const StringDelta& version);
   // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =
   // *applied when given (synced under wal-fsync always); the batch is discarded on failure.
   storage::Status CommitApplied(const std::string& origin_id,

@@ -1,7 +1,9 @@
 // ActiveActive's applying side (active_active.h): a peer's deltas and snapshot pieces through the
 // key markers (whole_key.h) and the merge gate (merge_gate.h) into one engine write with the
-// applied vector's row. The whole-key deltas are applied in whole_key_ops.cc; the observed-remove
-// string deltas (a string delta with CTX, del-or, an or-string piece) in or_string_ops.cc.
+// applied vector's row. A string version is written by the string type (WriteStringVersion), a
+// TLOG or TREG write by its command's handler. The whole-key deltas are applied in
+// whole_key_ops.cc; the observed-remove string deltas (a string delta with CTX, del-or, an
+// or-string piece) in or_string_ops.cc.
 #include <spdlog/spdlog.h>
 
 #include <boost/container/small_vector.hpp>
@@ -13,6 +15,7 @@
 #include "server/active_active/peer_snapshot.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
+#include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -160,7 +163,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   args = delta.args;  // element by element: each string keeps its room
   args[0] = AsciiLower(args[0]);
   if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
-  std::optional<types::StringVersion> version;  // a string delta's, parsed once
+  std::optional<StringDelta> string_delta;  // parsed once
   if (IsStringDelta(args[0])) {
     // A string delta with a context goes by the observed-remove rule (or_string_ops.cc); one
     // without, or one reaching a key that holds a counter (counters.h), by last-writer-wins.
@@ -173,8 +176,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     if (context && !IsCounterWrite(delta.db, args)) {
       return ApplyOrString(origin_id, delta, std::move(*context), std::move(parsed), &args);
     }
-    if (context) StripDeltaContext(origin_id, &args);  // judged whole above
-    version = std::move(parsed.version);  // views args' elements, which stay where they are
+    if (context) {
+      StripDeltaContext(origin_id, &args);  // judged whole above
+      parsed.context.reset();
+    }
+    string_delta = std::move(parsed);  // views args' elements, which stay where they are
   }
   if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
   if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
@@ -200,7 +206,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
                  delta.offset, AsciiLower(delta.args[0]));
     return ApplyOutcome::kMalformed;
   }
-  write->version = std::move(version);
+  write->string_delta = std::move(string_delta);
   const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
   args = std::move(write->args);  // lent for the write: its room serves the next delta
   return outcome;
@@ -227,11 +233,12 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
     write.args = JudgedFormOf(reduced);
     return write;
   }
+  // A put or a delete, parsed whole by ApplyOne, is written by the string type: no command.
+  if (write.string_write) return write;
   const ArgViews views = Views(write.args);
   write.row = context_->commands().Resolve(AsSpan(views));
-  const bool shaped = write.string_write ? write.args.size() >= 4
-                                         : (write.args[0] == "tlog" || write.args[0] == "treg") &&
-                                               write.args.size() >= 3;
+  const bool shaped =
+      (write.args[0] == "tlog" || write.args[0] == "treg") && write.args.size() >= 3;
   if (write.row.spec == nullptr || write.row.spec->handler == nullptr || !shaped) {
     return std::nullopt;
   }
@@ -242,10 +249,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
                                                         const PeerDelta& delta, PeerWrite* write) {
   types::Keyspace& ks = context_->keyspace();
   WholeKeyMarkers::Admission admission;
-  // Without markers Judge leaves the arguments as they are: the parsed version still views them.
-  const bool parsed_version_holds = write->version && !whole_key_->any();
   storage::Status s = whole_key_->Judge(delta.db, &write->args, &admission);
-  if (s.IsInvalidArgument()) {
+  // An expiry register's rewrite moved the words the parsed delta viewed: parsed again.
+  if (s.IsInvalidArgument() || (s.ok() && write->string_delta && admission.expiry_rewritten &&
+                                !ParseStringDelta(write->args, &*write->string_delta))) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
@@ -263,8 +270,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
   }
   MergeVerdict verdict = MergeVerdict::kWrite;
   if (s.ok()) {
-    s = parsed_version_holds ? JudgeStringVersion(ks, delta.db, key, &*write->version, &verdict)
-                             : JudgeDelta(ks, delta.db, write->args, &verdict);
+    s = write->string_delta
+            ? JudgeStringVersion(ks, delta.db, key, &write->string_delta->version, &verdict)
+            : JudgeDelta(ks, delta.db, write->args, &verdict);
   }
   if (s.ok() && verdict == MergeVerdict::kReplaceFirst) {
     auto deleted = ks.Delete(delta.db, key);
@@ -311,6 +319,7 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
     }
     return ApplyOutcome::kApplied;
   }
+  if (write.string_delta) return WriteStringVersion(origin_id, delta, *write.string_delta);
   applier_->set_db_index(delta.db);
   std::string out;
   protocol::ReplyWriter reply(&out, 2);
@@ -330,6 +339,30 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
       return ApplyOutcome::kEngineError;
     }
+  }
+  return ApplyOutcome::kApplied;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::WriteStringVersion(const std::string& origin_id,
+                                                            const PeerDelta& delta,
+                                                            const StringDelta& version) {
+  types::Kv kv(context_->keyspace(), delta.db);
+  const types::StringVersion& v = version.version;
+  const types::OpResult<void> written =
+      version.kind == StringDelta::Kind::kDelete
+          ? kv.Delete(version.key, v.ts)
+          : kv.Put({.key = version.key,
+                    .value = v.value,
+                    .ts = v.ts,
+                    .expire_at_ms = version.nottl ? std::nullopt : std::optional(v.expire_at)});
+  if (!written.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
+                 written.engine_status().ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  NoteKeyChange(*context_, delta.db, version.key);
+  if (ArrivesDead(version, context_->clock().NowMs())) {
+    ++context_->stats().dead_on_arrival_own_expiry;
   }
   return ApplyOutcome::kApplied;
 }

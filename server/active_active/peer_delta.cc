@@ -15,7 +15,7 @@ namespace ebb::server {
 
 namespace {
 
-// The `PXAT ms` or `NOTTL` at args[at]; *end: the argument after it.
+// The `PXAT ms` (ms > 0) or `NOTTL` at args[at]; *end: the argument after it.
 bool ParseDeltaExpiry(std::span<const std::string> args, size_t at, StringDelta* delta,
                       size_t* end) {
   if (at < args.size() && EqualsIgnoreCase(args[at], "nottl")) {
@@ -25,7 +25,7 @@ bool ParseDeltaExpiry(std::span<const std::string> args, size_t at, StringDelta*
   }
   *end = at + 2;
   return *end <= args.size() && EqualsIgnoreCase(args[at], "pxat") &&
-         ParseInt64(args[at + 1], &delta->version.expire_at);
+         ParseInt64(args[at + 1], &delta->version.expire_at) && delta->version.expire_at > 0;
 }
 
 // The version of `delta` up to its expiry; *end: the argument after it.

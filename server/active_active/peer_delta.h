@@ -81,7 +81,8 @@ std::optional<std::string_view> WrittenKeyOf(std::span<const std::string> args);
 //   put key value TS ts PXAT ms|NOTTL [CTX context]
 //   delete key TS ts [CTX context]
 //   put-expired key DIGEST hex TS ts PXAT ms|NOTTL [CTX context]
-// ts and ms are signed 64-bit decimals, hex the value's SHA-256 as 64 hex digits. `context` is
+// ts is a signed 64-bit decimal and ms a positive one (an expiry at or before the epoch has no
+// form: StringPutForm), hex the value's SHA-256 as 64 hex digits. `context` is
 // binary, the wire form of types/or_context.h read against the delta's origin (its own entry is
 // `0 offset`): the dots the write's origin held for the key (docs/active-active.md, "Status",
 // "observed-remove deletes of string keys"). The origin's string writes carry one
@@ -110,6 +111,11 @@ bool ParseStringDelta(std::span<const std::string> args, StringDelta* delta);
 // The arguments of `delta` in the shape above, CTX last when it carries one (the same words a
 // canonical delta has: ParseStringDelta of a canonical delta gives it back).
 std::vector<std::string> StringDeltaArgs(const StringDelta& delta);
+// True for a put whose expiry had passed at `now_ms` (INFO stats dead_on_arrival_own_expiry
+// counts the ones written, on the origin and on peers alike, as the PUT handler counts its own).
+inline bool ArrivesDead(const StringDelta& delta, int64_t now_ms) {
+  return delta.kind == StringDelta::Kind::kPut && !delta.nottl && delta.version.expire_at <= now_ms;
+}
 
 // The raw origin id (types::kOriginIdSize bytes) of node id `node_id` (40 hex digits, as PEER ID
 // answers); false when it is not one.

@@ -181,7 +181,7 @@ TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
 
 // DEBUG PEER-APPLY, the test hook the random test replays logs with: one delta through the merge
 // gate, as if from the origin named; refused outside the mode and for a delta no node could have
-// sent.
+// sent (malformed ones counted).
 TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
   ASSERT_TRUE(n1_.Start()) << n1_.error();
   auto alone = n1_.Connect();
@@ -210,8 +210,22 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
   ASSERT_EQ(Cmd(c0.get(), {"SELECT", "3"}).str(), "OK");
   EXPECT_EQ(Cmd(c0.get(), {"TLOG", "SIZE", "l"}).integer(), 1);
 
-  EXPECT_EQ(apply({"incrby", "n", "1"}), "ERR the delta was not applied (the server log says why)");
+  const std::string refused = "ERR the delta was not applied (the server log says why)";
+  EXPECT_EQ(apply({"incrby", "n", "1"}), refused);
   EXPECT_EQ(apply({"put", "k", "v", "TS", "100", "NOTTL"}, "16"), "ERR DB index is out of range");
+
+  // An expiry at or before the epoch has no form (no origin makes one): the delta is malformed
+  // under either string rule — skipped and counted, so a link goes on past it — and writes
+  // nothing.
+  EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "1");  // the INCRBY
+  EXPECT_EQ(apply({"put", "z", "v", "TS", "100", "PXAT", "0"}), refused);
+  EXPECT_EQ(Cmd(c0.get(), {"DEBUG", "PEER-APPLY", origin, "0", "OFFSET", "1", "put", "z", "v", "TS",
+                           "100", "PXAT", "-5", "CTX", std::string("\x01\x00", 2)})
+                .str(),
+            refused);
+  EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "3");
+  ASSERT_EQ(Cmd(c0.get(), {"SELECT", "0"}).str(), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "z"}).integer(), 0);
   EXPECT_EQ(Cmd(c0.get(), {"DEBUG", "PEER-APPLY", origin}).str(),
             "ERR unknown subcommand or wrong number of arguments for 'PEER-APPLY'. Try DEBUG "
             "HELP.");
