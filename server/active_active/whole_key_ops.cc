@@ -251,7 +251,8 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   }
   const ResolvedCommand row = context_->commands().Resolve(plan.views);
   const size_t start = reply.size();
-  dispatcher_.Run(*row.spec, row.first_arg, plan.views, client, reply, Dispatcher::Caller::kClient);
+  dispatcher_.Run(*row.spec, row.first_arg, plan.views, client, reply,
+                  Dispatcher::Caller::kPlanned);
   if (reply.Since(start).starts_with('-')) return true;
   // On the origin after the write (a peer raises it first): a log write on a key of another
   // type answers -WRONGTYPE here, as on one node, and leaves the floor as it was.

@@ -417,6 +417,67 @@ Dispatcher::Result Dispatcher::Route(std::span<const std::string_view> args, Cli
   return RunRequest(spec, r.flags, r.first_arg, args, client, reply);
 }
 
+template <typename Body>
+void Dispatcher::RunCounted(const Accounted& as, Client& client, Body&& run) {
+  const uint64_t began = CycleClock::Now();
+  server_->stats().total_commands_processed++;
+  if (NotesNewKeys(*server_, as.spec))
+    BeginKeyEvents(*server_, as.spec, client.db_index(), as.args);
+  FeedMonitors(as.spec, as.args, client, /*from_script=*/false, /*before_run=*/true);
+  run();
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
+  OfferToSlowLog(as.spec, as.args, client, CountCall(as.spec, began));
+  FeedMonitors(as.spec, as.args, client, /*from_script=*/false, /*before_run=*/false);
+}
+
+// Inlined: where a request runs as itself (RunRequest) the counted request is the run's.
+[[gnu::always_inline]] inline bool Dispatcher::RunHandler(
+    const CommandSpec& spec, CommandContext& ctx, const CommandSpec& counted_spec,
+    std::span<const std::string_view> counted_args) {
+  const Accounted as{counted_spec, counted_args};
+  ServerStats& stats = server_->stats();
+  const uint64_t began = CycleClock::Now();
+  if (!server_->has_keyspace()) {
+    RunCounted(as, ctx.client, [&] { Invoke(spec, ctx); });
+    return true;
+  }
+  types::Keyspace& keyspace = server_->keyspace();
+  storage::BlockFetch& fetch = ctx.client.block_fetch();
+  const bool restartable = !(spec.flags & kCmdNoRestart);
+  const bool cache_only =
+      restartable && fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
+  if (restartable && !cache_only) stats.disk_wait_fallbacks++;
+  fetch.BeginPass(cache_only);
+  // Only the counters a handler moves, to withdraw if the run comes back incomplete; copying all
+  // of ServerStats per command would cost more than the command.
+  const ServerStats::HandlerCounts counts = stats.handler_counts();
+  const size_t reply_size = ctx.reply.size();
+  const uint64_t inline_reads = fetch.inline_reads();
+  if (NotesNewKeys(*server_, as.spec)) {
+    BeginKeyEvents(*server_, as.spec, ctx.client.db_index(), as.args);
+  }
+  // A command shown before it runs never restarts (EVAL, FCALL: kCmdNoRestart).
+  FeedMonitors(as.spec, as.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
+  keyspace.set_block_fetch(&fetch);
+  Invoke(spec, ctx);
+  keyspace.set_block_fetch(nullptr);
+  if (!server_->key_events().empty()) EndKeyEvents(*server_, !fetch.incomplete());
+  if (fetch.incomplete()) {
+    // Nothing was written (the engine refused it); withdraw the reply and the counts.
+    stats.Withdraw(counts);
+    stats.disk_waits++;
+    ctx.reply.Truncate(reply_size);
+    return false;
+  }
+  stats.total_commands_processed++;
+  // Reads after the command's first write (a run past the bound reads inline by design).
+  if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
+  fetch.EndRequest();
+  OfferToSlowLog(as.spec, as.args, ctx.client, CountCall(as.spec, began));
+  FeedMonitors(as.spec, as.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
+  return true;
+}
+
 [[gnu::always_inline]] inline Dispatcher::Result Dispatcher::RunRequest(
     const CommandSpec& spec, uint32_t flags, size_t first_arg,
     std::span<const std::string_view> args, Client& client, protocol::ReplyWriter& reply) {
@@ -463,16 +524,18 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   client.set_last_command(spec.full_name);
   result.command = &spec;
   result.is_write = true;
+  // Whatever form runs, the run is counted as the client's request (commandstats, SLOWLOG,
+  // MONITOR), as outside the mode.
+  const Accounted as{spec, args};
   if (plan.kind == Kind::kReplyOk) {  // a string version that loses: nothing to write
-    server_->stats().total_commands_processed++;
-    reply.Ok();
+    RunCounted(as, client, [&reply] { reply.Ok(); });
     return result;
   }
   if (plan.kind == Kind::kRunHere) {  // a whole-key delete, or a write meeting its marker
-    server_->stats().total_commands_processed++;
     const size_t start = reply.size();
     keyspace.BeginBatch();
-    const bool wrote = planner.RunHere(client, reply);
+    bool wrote = false;
+    RunCounted(as, client, [&] { wrote = planner.RunHere(client, reply); });
     if (storage::Status s = planner.Finish(wrote && !reply.Since(start).starts_with('-'));
         !s.ok()) {
       reply.Truncate(start);
@@ -492,7 +555,7 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   keyspace.BeginBatch();
   CommandContext ctx{run_args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
-  if (!RunHandler(*run_spec, ctx)) {
+  if (!RunHandler(*run_spec, ctx, as)) {
     keyspace.DiscardBatch();
     result.incomplete = true;
     return result;
@@ -516,20 +579,27 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
 bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,
                      std::span<const std::string_view> args, Client& client,
                      protocol::ReplyWriter& reply, Caller caller) {
-  client.set_last_command(spec.full_name);
-  server_->stats().total_commands_processed++;
   CommandContext ctx{args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
+  if (caller == Caller::kPlanned || caller == Caller::kPeer) {  // counted nowhere (Caller)
+    Invoke(spec, ctx);
+    // A peer's run publishes no event (docs/active-active.md, "Keyspace notifications"): its key
+    // misses go. A planned run's are its client's request's, published after that.
+    if (caller == Caller::kPeer && !server_->key_events().empty()) EndKeyEvents(*server_, false);
+    return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
+  }
+  client.set_last_command(spec.full_name);
+  server_->stats().total_commands_processed++;
   const size_t start = reply.size();
   const uint64_t began = CycleClock::Now();
-  const bool monitored = caller != Caller::kPeer;
-  if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/true);
+  const bool from_script = caller == Caller::kScript;
+  FeedMonitors(spec, args, client, from_script, /*before_run=*/true);
   if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, client.db_index(), args);
   Invoke(spec, ctx);
   if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
   const uint64_t ticks = CountCall(spec, began);
   if (caller == Caller::kClient) OfferToSlowLog(spec, args, client, ticks);
-  if (monitored) FeedMonitors(spec, args, client, caller == Caller::kScript, /*before_run=*/false);
+  FeedMonitors(spec, args, client, from_script, /*before_run=*/false);
   CountReply(&spec, true, reply.Since(start), ctx.error_counted);
   return (spec.flags & kCmdWrite) != 0 || ctx.wrote;
 }
@@ -587,52 +657,6 @@ void Dispatcher::FeedMonitors(const CommandSpec& spec, std::span<const std::stri
   }
   slowlog.Add(spec, args, client, ticks, server_->clock().NowMs() / 1000,
               static_cast<size_t>(config.slowlog_max_len));
-}
-
-bool Dispatcher::RunHandler(const CommandSpec& spec, CommandContext& ctx) {
-  ServerStats& stats = server_->stats();
-  const uint64_t began = CycleClock::Now();
-  if (!server_->has_keyspace()) {
-    stats.total_commands_processed++;
-    FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
-    Invoke(spec, ctx);
-    OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
-    FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
-    return true;
-  }
-  types::Keyspace& keyspace = server_->keyspace();
-  storage::BlockFetch& fetch = ctx.client.block_fetch();
-  const bool restartable = !(spec.flags & kCmdNoRestart);
-  const bool cache_only =
-      restartable && fetch.rounds() < kMaxRounds && fetch.pinned_bytes() < kMaxPinnedBytes;
-  if (restartable && !cache_only) stats.disk_wait_fallbacks++;
-  fetch.BeginPass(cache_only);
-  // Only the counters a handler moves, to withdraw if the run comes back incomplete; copying all
-  // of ServerStats per command would cost more than the command.
-  const ServerStats::HandlerCounts counts = stats.handler_counts();
-  const size_t reply_size = ctx.reply.size();
-  const uint64_t inline_reads = fetch.inline_reads();
-  if (NotesNewKeys(*server_, spec)) BeginKeyEvents(*server_, spec, ctx.client.db_index(), ctx.args);
-  // A command shown before it runs never restarts (EVAL, FCALL: kCmdNoRestart).
-  FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/true);
-  keyspace.set_block_fetch(&fetch);
-  Invoke(spec, ctx);
-  keyspace.set_block_fetch(nullptr);
-  if (!server_->key_events().empty()) EndKeyEvents(*server_, !fetch.incomplete());
-  if (fetch.incomplete()) {
-    // Nothing was written (the engine refused it); withdraw the reply and the counts.
-    stats.Withdraw(counts);
-    stats.disk_waits++;
-    ctx.reply.Truncate(reply_size);
-    return false;
-  }
-  stats.total_commands_processed++;
-  // Reads after the command's first write (a run past the bound reads inline by design).
-  if (cache_only) stats.inline_block_reads += fetch.inline_reads() - inline_reads;
-  fetch.EndRequest();
-  OfferToSlowLog(spec, ctx.args, ctx.client, CountCall(spec, began));
-  FeedMonitors(spec, ctx.args, ctx.client, /*from_script=*/false, /*before_run=*/false);
-  return true;
 }
 
 ResolvedCommand Dispatcher::AppendKeysOf(std::span<const std::string_view> args,

@@ -142,14 +142,17 @@ class Dispatcher {
   Result Dispatch(std::span<const std::string_view> args, Client& client,
                   protocol::ReplyWriter& reply, const ResolvedCommand* resolved = nullptr);
 
-  // On whose behalf Run runs a command: a client's own (EXEC's queued commands, an
-  // active-active origin write in its canonical form), a script's redis.call, a peer's delta.
-  // As in Redis, SLOWLOG gets the clients' and MONITOR the clients' and the scripts'; a peer's
-  // deltas go to neither.
-  enum class Caller { kClient, kScript, kPeer };
+  // On whose behalf Run runs a command: a client's own (EXEC's queued commands), a script's
+  // redis.call, a peer's delta, or the canonical form an active-active plan runs for a client's
+  // write (kPlanned). As in Redis, SLOWLOG gets the clients' and MONITOR the clients' and the
+  // scripts'. A peer's delta and a kPlanned run are counted nowhere (commandstats, SLOWLOG,
+  // MONITOR): a delta is no request of this node's clients (INFO peers counts them), and the
+  // client's request a kPlanned run stands for is counted as itself (RoutePlannedWrite).
+  enum class Caller { kClient, kScript, kPeer, kPlanned };
   // Runs a command's handler on its checked arguments from inside another command: EXEC's
-  // queued commands, a script's redis.call, a peer's delta (whose runs do not restart: their
-  // reads wait for the disk inline). Returns true when the command wrote.
+  // queued commands, a script's redis.call, a peer's delta, a planned write's canonical form
+  // (whose runs do not restart: their reads wait for the disk inline). Returns true when the
+  // command wrote.
   bool Run(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
            Client& client, protocol::ReplyWriter& reply, Caller caller);
 
@@ -239,8 +242,27 @@ class Dispatcher {
   // after.
   void FeedMonitors(const CommandSpec& spec, std::span<const std::string_view> args,
                     const Client& client, bool from_script, bool before_run);
-  // Runs the handler once (Restartable commands); false when the run came back incomplete.
-  bool RunHandler(const CommandSpec& spec, CommandContext& ctx);
+  // The request a run is counted as — INFO commandstats, SLOWLOG, MONITOR, the `new` key
+  // events: the run's own, or the client's request an active-active plan runs in another form.
+  struct Accounted {
+    const CommandSpec& spec;
+    std::span<const std::string_view> args;
+  };
+  // Runs `spec`'s handler once (Restartable commands), counted as `as` (by default the run
+  // itself; its two parts passed apart, so that the request path's calls keep them in
+  // registers); false when the run came back incomplete.
+  bool RunHandler(const CommandSpec& spec, CommandContext& ctx) {
+    return RunHandler(spec, ctx, spec, ctx.args);
+  }
+  bool RunHandler(const CommandSpec& spec, CommandContext& ctx, const Accounted& as) {
+    return RunHandler(spec, ctx, as.spec, as.args);
+  }
+  bool RunHandler(const CommandSpec& spec, CommandContext& ctx, const CommandSpec& counted_spec,
+                  std::span<const std::string_view> counted_args);
+  // Calls run() counted as `as` for `client`, as RunHandler counts a run, where no read waits
+  // for the disk in its place (the reads of run() are inline).
+  template <typename Body>
+  void RunCounted(const Accounted& as, Client& client, Body&& run);
   // Calls `spec`'s handler, or replies the error of the server mode the row needs and the
   // server is not in (kCmdModeFlags): the last check, so it comes after arity and the refusals
   // and before Parse. One test of the row's flags for a row that needs no mode.

@@ -231,6 +231,46 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
             "HELP.");
 }
 
+// A client's write in the mode is counted and shown as the client's own command, whatever form
+// runs in its place (a canonical `put`, a whole-key delete under T, a counter's record), as Redis
+// 7's call() counts it: INFO commandstats, SLOWLOG and MONITOR name SET, PUT (one that loses and
+// writes nothing too), DEL, INCR and TLOG INS, once each.
+TEST_F(ActiveActiveTest, WritesAreCountedAsTheClientsCommands) {
+  const RefusingPort no_peer;
+  ASSERT_NE(no_peer.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer.PeerArgs())) << n0_.error();
+  auto c = n0_.Connect();
+  auto monitor = n0_.Connect();
+  ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", "slowlog-log-slower-than", "0"}).str(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"CONFIG", "RESETSTAT"}).str(), "OK");
+  ASSERT_EQ(Cmd(monitor.get(), {"MONITOR"}).str(), "OK");
+  const std::vector<std::vector<std::string>> writes = {{"SET", "a", "1"},
+                                                        {"PUT", "a", "old", "TS", "1"},
+                                                        {"DEL", "a"},
+                                                        {"INCR", "n"},
+                                                        {"TLOG", "INS", "l", "x", "5"}};
+  for (const std::vector<std::string>& write : writes) {
+    ASSERT_FALSE(Cmd(c.get(), write).is_error()) << write[0];
+  }
+  for (const std::vector<std::string>& write : writes) {
+    std::string expected;
+    for (const std::string& arg : write) expected += " \"" + arg + "\"";
+    const std::string line = ReadReply(monitor.get()).str();
+    EXPECT_TRUE(line.ends_with(expected)) << line << " is not" << expected;
+  }
+  for (const char* row :
+       {"cmdstat_set", "cmdstat_put", "cmdstat_del", "cmdstat_incr", "cmdstat_tlog|ins"}) {
+    EXPECT_TRUE(InfoText(c.get(), "commandstats", row).starts_with("calls=1,")) << row;
+  }
+  std::vector<std::string> logged;
+  for (const Reply& entry : Cmd(c.get(), {"SLOWLOG", "GET", "10"}).elements()) {
+    logged.push_back(entry[3][0].str());
+  }
+  for (const char* name : {"SET", "PUT", "DEL", "INCR", "TLOG"}) {
+    EXPECT_EQ(std::count(logged.begin(), logged.end(), name), 1) << name;
+  }
+}
+
 // A string delta that ends with `CTX <context>` is applied by the observed-remove rule, its write
 // the slot (origin, the delta's offset): a delete removes what its origin had observed, so a later
 // write of that origin survives it whatever its timestamp (the docs' `PUT k a TS 5`, `DEL k`,
