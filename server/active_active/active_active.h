@@ -188,6 +188,9 @@ class ActiveActive {
     // kRunHere: a TS write form (server/core/write_form.h), settled and run by RunSeries
     // (series_state.h).
     bool series = false;
+    // kRunHere: a string write (`put`, `delete`) by the timestamp rule, written by
+    // RunStringVersion from string_delta.
+    bool string_version = false;
     // kRunHere: a string write (`put`, `delete`) by the observed-remove rule, run by RunOrString;
     // the context it carries: every slot held here (or_rows_, loaded by the plan).
     bool or_string = false;
@@ -452,6 +455,12 @@ class ActiveActive {
   // RunHere's string write: its slot (this node, its delta's offset) stored into or_rows_'s rows
   // and its delta given `CTX <context>`; answered and signalled as the PUT or DELETE handler does.
   bool RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // RunHere's string write by the timestamp rule: plan->string_delta written (WriteVersion),
+  // answered and signalled as the PUT or DELETE handler does.
+  bool RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // A put's or a delete's version written into the open batch by the string type (types::Kv)
+  // as the delta says: what the PUT or DELETE handler writes, on the origin and on a peer.
+  types::OpResult<void> WriteVersion(int db, const StringDelta& version);
   // RunHere's counter writes (counters.h): an INCR family form settled into the origin's new
   // record (and a base "0" for a key absent or expired here), or a SET, PUT or DELETE of a counter
   // key into a base observing every record held here; merged, written and answered as Redis
@@ -585,9 +594,8 @@ class ActiveActive {
   ApplyOutcome WritePeerDelta(const std::string& origin_id, const PeerDelta& delta,
                               const PeerWrite& write, const std::string& key,
                               const WholeKeyMarkers::Admission& admission);
-  // A put's or a delete's version written by the string type (types::Kv), as the command's
-  // handler would write it, with no command run: the key's change noted as a peer's
-  // (NoteKeyChange) and a put that arrives expired counted.
+  // A peer's put or delete written (WriteVersion) with no command run: the key's change noted as
+  // a peer's (NoteKeyChange) and a put that arrives expired counted.
   ApplyOutcome WriteStringVersion(const std::string& origin_id, const PeerDelta& delta,
                                   const StringDelta& version);
   // Commits the open batch of applied deltas or pieces, with the vector row of `origin_id` =

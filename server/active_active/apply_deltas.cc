@@ -346,15 +346,7 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
 ActiveActive::ApplyOutcome ActiveActive::WriteStringVersion(const std::string& origin_id,
                                                             const PeerDelta& delta,
                                                             const StringDelta& version) {
-  types::Kv kv(context_->keyspace(), delta.db);
-  const types::StringVersion& v = version.version;
-  const types::OpResult<void> written =
-      version.kind == StringDelta::Kind::kDelete
-          ? kv.Delete(version.key, v.ts)
-          : kv.Put({.key = version.key,
-                    .value = v.value,
-                    .ts = v.ts,
-                    .expire_at_ms = version.nottl ? std::nullopt : std::optional(v.expire_at)});
+  const types::OpResult<void> written = WriteVersion(delta.db, version);
   if (!written.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
                  written.engine_status().ToString());
@@ -365,6 +357,16 @@ ActiveActive::ApplyOutcome ActiveActive::WriteStringVersion(const std::string& o
     ++context_->stats().dead_on_arrival_own_expiry;
   }
   return ApplyOutcome::kApplied;
+}
+
+types::OpResult<void> ActiveActive::WriteVersion(int db, const StringDelta& version) {
+  types::Kv kv(context_->keyspace(), db);
+  const types::StringVersion& v = version.version;
+  if (version.kind == StringDelta::Kind::kDelete) return kv.Delete(version.key, v.ts);
+  return kv.Put({.key = version.key,
+                 .value = v.value,
+                 .ts = v.ts,
+                 .expire_at_ms = version.nottl ? std::nullopt : std::optional(v.expire_at)});
 }
 
 }  // namespace ebb::server

@@ -5,12 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
+#include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/errors.h"
+#include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
@@ -130,6 +132,12 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   if (loses && (plan->kind == Kind::kRun || plan->kind == Kind::kRunHere)) {
     plan->kind = Kind::kReplyOk;
   }
+  // A string version is written as the plan parsed it (RunStringVersion), not by running PUT's
+  // or DELETE's handler on the words again.
+  if (plan->kind == Kind::kRun && plan->string_delta) {
+    plan->kind = Kind::kRunHere;
+    plan->string_version = true;
+  }
 }
 
 bool ActiveActive::ObservedRemoveRule() const {
@@ -154,6 +162,22 @@ bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite*
     return false;
   }
   *loses = verdict == MergeVerdict::kLoses;  // a string version not greater than the one held
+  return true;
+}
+
+bool ActiveActive::RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& reply) {
+  const StringDelta& version = *plan->string_delta;
+  const types::OpResult<void> written = WriteVersion(plan->db, version);
+  if (!written.ok()) {
+    reply.Error(EngineError(written.engine_status().ToString()));
+    return false;
+  }
+  if (ArrivesDead(version, context_->clock().NowMs())) {
+    ++context_->stats().dead_on_arrival_own_expiry;
+  }
+  const bool put = version.kind == StringDelta::Kind::kPut;
+  SignalKeyChange(*context_, plan->db, version.key, kNotifyString, put ? "put" : "delete");
+  reply.Ok();
   return true;
 }
 

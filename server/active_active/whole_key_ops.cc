@@ -179,6 +179,10 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
   plan->views.assign(plan->args.begin(), plan->args.end());  // a PUT's expiry may be rewritten
   if (s.IsInvalidArgument()) return;  // a timestamp the command's handler refuses with its error
+  // The rewritten PXAT is the version's expiry: parsed again (a form the plan made always parses).
+  if (s.ok() && admission.expiry_rewritten && plan->string_delta) {
+    ParseStringDelta(plan->args, &*plan->string_delta);
+  }
   if (!s.ok()) {
     plan->kind = LocalWrite::Kind::kRefuse;
     plan->error = EngineError(s.ToString());
@@ -202,6 +206,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   if (plan.counter) return RunCounter(planned, reply);
   if (plan.series) return RunSeries(planned, reply);
   if (plan.or_string) return RunOrString(planned, reply);
+  if (plan.string_version) return RunStringVersion(planned, reply);
   if (op == kExpiryAt) return RunExpiry(planned, reply);
   storage::Status s;
   if (op == kDelAt || op == kDelOr || op == kFlushDbAt || op == kFlushAllAt) {
