@@ -270,6 +270,18 @@ TEST_F(ActiveActiveLogExpiryTest, ANoTtlPutALaterExpireExpiredLeavesTheLog) {
                         "str", "put", "put-expired", "kept", "put");
 }
 
+// A put made at or before the key's expiry register takes the register's expiry on its origin
+// (its NOTTL rewritten to the register's PXAT), and the log notes that expiry: its row becomes
+// `put-expired` too.
+TEST_F(ActiveActiveLogExpiryTest, APutTheRegisterCoversLeavesTheLogByTheRegistersExpiry) {
+  ExpectReducedInTheLog({},
+                        {{"PUT", "kept", kKept, "NOTTL"},
+                         {"PUT", "str", "old", "TS", std::to_string(kT - 10), "NOTTL"},
+                         {"PEXPIRE", "str", std::to_string(kTtl)},
+                         {"PUT", "str", kSecret, "TS", std::to_string(kT - 5), "NOTTL"}},
+                        "str", "put", "put-expired", "kept", "put");
+}
+
 // A put a PERSIST kept past its own expiry (a pass judged it then: never) and a later EXPIRE
 // expired: its row is judged again once the register changes, and becomes `put-expired`.
 TEST_F(ActiveActiveLogExpiryTest, APersistedPutALaterExpireExpiredLeavesTheLog) {
