@@ -63,8 +63,9 @@ bool ActiveActive::RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply) {
   }
   // A put whose expiry had passed when it was written, counted as the PUT handler counts it.
   const bool put = parsed.kind == StringDelta::Kind::kPut;
-  if (ArrivesDead(parsed, context_->clock().NowMs()))
+  if (ArrivesDead(parsed, context_->clock().NowMs())) {
     ++context_->stats().dead_on_arrival_own_expiry;
+  }
   plan->args.emplace_back(kContextTag);
   plan->args.push_back(types::EncodeOrContext(plan->or_context, own_origin_));
   SignalKeyChange(*context_, plan->db, key, kNotifyString, put ? "put" : "delete");

@@ -421,8 +421,9 @@ template <typename Body>
 void Dispatcher::RunCounted(const Accounted& as, Client& client, Body&& run) {
   const uint64_t began = CycleClock::Now();
   server_->stats().total_commands_processed++;
-  if (NotesNewKeys(*server_, as.spec))
+  if (NotesNewKeys(*server_, as.spec)) {
     BeginKeyEvents(*server_, as.spec, client.db_index(), as.args);
+  }
   FeedMonitors(as.spec, as.args, client, /*from_script=*/false, /*before_run=*/true);
   run();
   if (!server_->key_events().empty()) EndKeyEvents(*server_, true);
@@ -435,12 +436,12 @@ void Dispatcher::RunCounted(const Accounted& as, Client& client, Body&& run) {
     const CommandSpec& spec, CommandContext& ctx, const CommandSpec& counted_spec,
     std::span<const std::string_view> counted_args) {
   const Accounted as{counted_spec, counted_args};
-  ServerStats& stats = server_->stats();
-  const uint64_t began = CycleClock::Now();
   if (!server_->has_keyspace()) {
     RunCounted(as, ctx.client, [&] { Invoke(spec, ctx); });
     return true;
   }
+  ServerStats& stats = server_->stats();
+  const uint64_t began = CycleClock::Now();
   types::Keyspace& keyspace = server_->keyspace();
   storage::BlockFetch& fetch = ctx.client.block_fetch();
   const bool restartable = !(spec.flags & kCmdNoRestart);
