@@ -36,7 +36,7 @@ bool ParseLongDouble(std::string_view text, long double* value) {
 
 std::string AsciiLower(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = AsciiLower(c);
+  AsciiLowerInPlace(&out);
   return out;
 }
 

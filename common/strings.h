@@ -17,11 +17,16 @@ namespace ebb {
 // sends zero-padded. Returns false otherwise and leaves *value unchanged.
 inline bool ParseDigits(std::string_view text, uint64_t* value) {
   if (text.empty()) return false;
+  // Nineteen digits stay below 10^19 < 2^64: only a longer text needs the overflow check, so
+  // the usual number (a timestamp, an offset, a count) costs a compare and a multiply a digit.
+  constexpr size_t kDigitsThatFit = 19;
   uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;  // overflow
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto digit = static_cast<uint64_t>(static_cast<unsigned char>(text[i]) - '0');
+    if (digit > 9) return false;
+    if (i >= kDigitsThatFit && v > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
+      return false;  // overflow
+    }
     v = v * 10 + digit;
   }
   *value = v;
@@ -66,6 +71,10 @@ inline char AsciiUpper(char c) {
 }
 std::string AsciiLower(std::string_view text);
 std::string AsciiUpper(std::string_view text);
+// *text folded where it stands: no copy, no allocation.
+inline void AsciiLowerInPlace(std::string* text) {
+  for (char& c : *text) c = AsciiLower(c);
+}
 
 // ASCII case-insensitive equality.
 inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {

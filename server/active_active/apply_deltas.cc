@@ -161,8 +161,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   }
   std::vector<std::string>& args = ApplyArgs();
   args = delta.args;  // element by element: each string keeps its room
-  args[0] = AsciiLower(args[0]);
-  if (args[0] == "tlog" || args[0] == "treg") args[1] = AsciiLower(args[1]);
+  AsciiLowerInPlace(&args[0]);
+  if (args[0] == "tlog" || args[0] == "treg") AsciiLowerInPlace(&args[1]);
   std::optional<StringDelta> string_delta;  // parsed once
   if (IsStringDelta(args[0])) {
     // A string delta with a context goes by the observed-remove rule (or_string_ops.cc); one
