@@ -135,6 +135,37 @@ RowKind WriteBatch::KindOf(Op op) {
 
 namespace {
 
+// Decodes the entry *rep starts with into *entry (views into *rep) and moves *rep past it.
+Status DecodeEntry(std::string_view* rep, WriteBatch::Entry* entry) {
+  if (rep->empty()) return Status::Corruption("write batch: fewer entries than its count");
+  const uint8_t op = static_cast<uint8_t>((*rep)[0]);
+  rep->remove_prefix(1);
+  if (op > static_cast<uint8_t>(WriteBatch::Op::kDeleteRange)) {
+    return Status::Corruption("write batch: unknown op " + std::to_string(op));
+  }
+  entry->op = static_cast<WriteBatch::Op>(op);
+  if (entry->op == WriteBatch::Op::kDeleteRange) {
+    if (!GetLengthPrefixed(rep, &entry->key) || !GetLengthPrefixed(rep, &entry->value)) {
+      return Status::Corruption("write batch: truncated range deletion");
+    }
+    return Status::OK();
+  }
+  std::string_view row;
+  if (!GetLengthPrefixed(rep, &entry->key) || !GetLengthPrefixed(rep, &row)) {
+    return Status::Corruption("write batch: truncated entry");
+  }
+  if (!DecodeRow(row, &entry->meta, &entry->value)) {
+    return Status::Corruption("write batch: malformed row");
+  }
+  entry->encoded_row = row;
+  // A tombstone may carry a value for the layer above (Delete); a wipe none; neither an expiry.
+  if (entry->op != WriteBatch::Op::kPut &&
+      ((entry->op == WriteBatch::Op::kWipe && !entry->value.empty()) || entry->meta.expire_at_ms)) {
+    return Status::Corruption("write batch: delete carries a value or expiry");
+  }
+  return Status::OK();
+}
+
 // Decodes rep, calling handler (if any) per entry; sets *count and *range_deletions.
 Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count,
               size_t* range_deletions) {
@@ -142,35 +173,10 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count,
   uint32_t n = 0;
   if (!GetVarint32(&rep, &n)) return Status::Corruption("write batch: malformed count");
   for (uint32_t i = 0; i < n; ++i) {
-    if (rep.empty()) return Status::Corruption("write batch: fewer entries than its count");
-    const uint8_t op = static_cast<uint8_t>(rep[0]);
-    rep.remove_prefix(1);
-    if (op > static_cast<uint8_t>(WriteBatch::Op::kDeleteRange)) {
-      return Status::Corruption("write batch: unknown op " + std::to_string(op));
-    }
     WriteBatch::Entry entry;
-    entry.op = static_cast<WriteBatch::Op>(op);
-    if (entry.op == WriteBatch::Op::kDeleteRange) {
-      if (!GetLengthPrefixed(&rep, &entry.key) || !GetLengthPrefixed(&rep, &entry.value)) {
-        return Status::Corruption("write batch: truncated range deletion");
-      }
-      ++*range_deletions;
-      if (handler != nullptr) handler->Apply(entry);
-      continue;
-    }
-    std::string_view row;
-    if (!GetLengthPrefixed(&rep, &entry.key) || !GetLengthPrefixed(&rep, &row)) {
-      return Status::Corruption("write batch: truncated entry");
-    }
-    if (!DecodeRow(row, &entry.meta, &entry.value)) {
-      return Status::Corruption("write batch: malformed row");
-    }
-    entry.encoded_row = row;
-    // A tombstone may carry a value for the layer above (Delete); a wipe none; neither an expiry.
-    if (entry.op != WriteBatch::Op::kPut &&
-        ((entry.op == WriteBatch::Op::kWipe && !entry.value.empty()) || entry.meta.expire_at_ms)) {
-      return Status::Corruption("write batch: delete carries a value or expiry");
-    }
+    Status s = DecodeEntry(&rep, &entry);
+    if (!s.ok()) return s;
+    if (entry.op == WriteBatch::Op::kDeleteRange) ++*range_deletions;
     if (handler != nullptr) handler->Apply(entry);
   }
   if (!rep.empty()) return Status::Corruption("write batch: trailing bytes after its entries");
@@ -183,6 +189,22 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count,
 Status WriteBatch::Iterate(Handler* handler) const {
   size_t count = 0, range_deletions = 0;
   return Decode(rep_, handler, &count, &range_deletions);
+}
+
+size_t WriteBatch::EntryBytes() const {
+  return rep_.size() - static_cast<size_t>(VarintLength(count_));
+}
+
+Status WriteBatch::IterateFrom(size_t entry_bytes, Handler* handler) const {
+  std::string_view rest(rep_);
+  rest.remove_prefix(rep_.size() - EntryBytes() + entry_bytes);
+  while (!rest.empty()) {
+    Entry entry;
+    Status s = DecodeEntry(&rest, &entry);
+    if (!s.ok()) return s;
+    handler->Apply(entry);
+  }
+  return Status::OK();
 }
 
 Status WriteBatch::FromRep(std::string_view rep, WriteBatch* batch) {

@@ -79,6 +79,12 @@ class WriteBatch {
   // (Put and Delete write it, FromRep checks it), so this decodes it once and applies as it
   // goes; Corruption only if that invariant was broken.
   Status Iterate(Handler* handler) const;
+  // The bytes of the entries (ByteSize less the count in front of them): a position in the batch
+  // that later entries leave where it is, for IterateFrom.
+  size_t EntryBytes() const;
+  // As Iterate, for the entries after the first `entry_bytes` bytes of them (an EntryBytes()
+  // taken earlier: the entries written since). REQUIRES: entry_bytes <= EntryBytes().
+  Status IterateFrom(size_t entry_bytes, Handler* handler) const;
 
   // The encoded form, without the sequence header (the DB adds it in the WAL record).
   const std::string& rep() const { return rep_; }

@@ -14,24 +14,17 @@ using storage::RowKind;
 using storage::Status;
 using storage::WriteBatch;
 
-// The write options that reproduce an entry's resolved meta.
-storage::WriteOptions OptionsOf(const storage::RowMeta& meta) {
-  storage::WriteOptions options;
-  options.timestamp_ms = meta.timestamp_ms;
-  options.expire_at_ms = meta.expire_at_ms;
-  return options;
-}
-
 // The engine's iterator merged with the pending keys (their newest version, as an iterator shows
 // a key at grace 0). On equal keys the pending version wins; a dead one hides the key (a
 // tombstone or an expired value shows it under ReadOptions::include_dead, as the engine does).
 class MergedIterator final : public storage::Iterator {
  public:
-  MergedIterator(std::unique_ptr<storage::Iterator> base, const BatchDB::Index& index,
+  MergedIterator(std::unique_ptr<storage::Iterator> base, BatchDB* batch,
                  std::optional<std::string> lower, std::optional<std::string> upper,
                  int64_t expiry_now, bool include_dead)
       : base_(std::move(base)),
-        index_(index),
+        batch_(batch),
+        index_(batch->index()),
         lower_(std::move(lower)),
         upper_(std::move(upper)),
         expiry_now_(expiry_now),
@@ -39,17 +32,20 @@ class MergedIterator final : public storage::Iterator {
 
   bool Valid() const override { return source_ != Source::kNone; }
   void SeekToFirst() override {
+    batch_->IndexPending();
     base_->SeekToFirst();
     pending_ = lower_ ? index_.lower_bound(*lower_) : index_.begin();
     SettleForward();
   }
   void Seek(std::string_view target) override {
     if (lower_ && target < *lower_) target = *lower_;
+    batch_->IndexPending();
     base_->Seek(target);
     pending_ = index_.lower_bound(target);
     SettleForward();
   }
   void Next() override {
+    batch_->IndexPending();
     if (source_ == Source::kPending) {
       if (base_->Valid() && base_->key() == pending_->first) base_->Next();
       ++pending_;
@@ -62,12 +58,14 @@ class MergedIterator final : public storage::Iterator {
     if (upper_) {
       SeekBefore(*upper_);
     } else {
+      batch_->IndexPending();
       base_->SeekToLast();
       pending_ = index_.empty() ? index_.end() : std::prev(index_.end());
       SettleBackward();
     }
   }
   void SeekForPrev(std::string_view target) override {
+    batch_->IndexPending();
     base_->SeekForPrev(target);
     auto it = index_.upper_bound(target);
     pending_ = it == index_.begin() ? index_.end() : std::prev(it);
@@ -101,6 +99,7 @@ class MergedIterator final : public storage::Iterator {
 
   // Positions at the last key < target.
   void SeekBefore(const std::string& target) {
+    batch_->IndexPending();
     base_->SeekForPrev(target);
     if (base_->Valid() && base_->key() == target) base_->Prev();
     auto it = index_.lower_bound(target);
@@ -146,6 +145,7 @@ class MergedIterator final : public storage::Iterator {
   }
 
   std::unique_ptr<storage::Iterator> base_;
+  BatchDB* batch_;  // indexes the writes made while this iterator lives before each move
   const BatchDB::Index& index_;
   BatchDB::Index::const_iterator pending_;
   std::optional<std::string> lower_;
@@ -252,80 +252,79 @@ void IndexVersion(BatchDB::Index* index, std::string_view key, storage::RowKind 
   it->second.push_back({kind, meta, std::string(value)});
 }
 
-// Adds one entry to the pending batch.
-class Appender final : public WriteBatch::Handler {
+// Indexes one entry of the pending batch.
+class Indexer final : public WriteBatch::Handler {
  public:
-  Appender(WriteBatch* batch, BatchDB::Index* index, std::vector<storage::KeyRange>* ranges)
-      : batch_(batch), index_(index), ranges_(ranges) {}
+  Indexer(BatchDB::Index* index, std::vector<storage::KeyRange>* ranges)
+      : index_(index), ranges_(ranges) {}
   void Apply(const WriteBatch::Entry& e) override {
-    const storage::WriteOptions options = OptionsOf(e.meta);
-    switch (e.op) {
-      case WriteBatch::Op::kPut:
-        batch_->Put(options, e.key, e.value, 0);
-        break;
-      case WriteBatch::Op::kDelete:
-        batch_->Delete(options, e.key, e.value);
-        break;
-      case WriteBatch::Op::kWipe:
-        batch_->Wipe(options, e.key);
-        break;
-      case WriteBatch::Op::kDeleteRange: {
-        storage::KeyRange range{std::string(e.key), std::string(e.value)};
-        batch_->DeleteRange(range);
-        // The pending versions in the range are deleted with the engine's.
-        for (auto it = index_->lower_bound(range.begin);
-             it != index_->end() && range.Contains(it->first);) {
-          it = index_->erase(it);
-        }
-        ranges_->push_back(std::move(range));
-        return;
-      }
+    if (e.op != WriteBatch::Op::kDeleteRange) {
+      IndexVersion(index_, e.key, WriteBatch::KindOf(e.op), e.meta, e.value);
+      return;
     }
-    IndexVersion(index_, e.key, WriteBatch::KindOf(e.op), e.meta, e.value);
+    storage::KeyRange range{std::string(e.key), std::string(e.value)};
+    // The pending versions in the range are deleted with the engine's.
+    for (auto it = index_->lower_bound(range.begin);
+         it != index_->end() && range.Contains(it->first);) {
+      it = index_->erase(it);
+    }
+    ranges_->push_back(std::move(range));
   }
 
  private:
-  WriteBatch* batch_;
   BatchDB::Index* index_;
   std::vector<storage::KeyRange>* ranges_;
 };
 
 }  // namespace
 
-void BatchDB::Append(const WriteBatch& batch) {
-  Appender appender(&batch_, &index_, &deleted_ranges_);
+void BatchDB::IndexPending() {
+  read_ = true;
+  if (indexed_bytes_ == batch_.EntryBytes()) return;
+  Indexer indexer(&index_, &deleted_ranges_);
   // A batch built by WriteBatch's own methods always decodes (write_batch.h).
-  Status s = batch.Iterate(&appender);
+  Status s = batch_.IterateFrom(indexed_bytes_, &indexer);
   (void)s;
+  indexed_bytes_ = batch_.EntryBytes();
 }
 
-// Put and Delete add their entry directly: the path every write of a keyspace batch takes.
+bool BatchDB::IndexesNow() const { return read_ && indexed_bytes_ == batch_.EntryBytes(); }
+
+// Put and Delete append their entry, and index it at once in a batch that has been read (where
+// the next read would only decode it again to index it); else the next read indexes it.
 Status BatchDB::Put(const storage::WriteOptions& options, std::string_view key,
                     std::string_view value) {
   const int64_t now = base_->clock().NowMs();
+  const bool index_now = IndexesNow();
   batch_.Put(options, key, value, now);
-  IndexVersion(&index_, key, storage::RowKind::kValue, WriteBatch::PutMeta(options, now), value);
+  if (index_now) {
+    IndexVersion(&index_, key, RowKind::kValue, WriteBatch::PutMeta(options, now), value);
+    indexed_bytes_ = batch_.EntryBytes();
+  }
   return Status::OK();
 }
 
 Status BatchDB::Delete(const storage::WriteOptions& options, std::string_view key) {
+  const bool index_now = IndexesNow();
   batch_.Delete(options, key);
-  storage::RowMeta meta;
-  meta.timestamp_ms = options.timestamp_ms;
-  IndexVersion(&index_, key, storage::RowKind::kTombstone, meta, {});
+  if (index_now) {
+    storage::RowMeta meta;
+    meta.timestamp_ms = options.timestamp_ms;
+    IndexVersion(&index_, key, RowKind::kTombstone, meta, {});
+    indexed_bytes_ = batch_.EntryBytes();
+  }
   return Status::OK();
 }
 
 Status BatchDB::Write(const storage::WriteOptions&, const WriteBatch& batch) {
-  Append(batch);
-  return Status::OK();
+  // A batch built by WriteBatch's own methods always decodes (write_batch.h).
+  return batch_.AppendRep(batch.rep());
 }
 
 Status BatchDB::DeleteRange(const std::vector<storage::KeyRange>& ranges) {
   WriteBatch deletions;
   for (const storage::KeyRange& range : ranges) deletions.DeleteRange(range);
-  Append(deletions);
-  return Status::OK();
+  return batch_.AppendRep(deletions.rep());
 }
 
 bool BatchDB::DeletedByRange(std::string_view key) const {
@@ -355,9 +354,12 @@ void BatchDB::Discard() {
   }
   index_.clear();
   deleted_ranges_.clear();
+  indexed_bytes_ = 0;
+  read_ = false;
 }
 
 Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, storage::Row* row) {
+  IndexPending();
   auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
   const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
   if (it == index_.end()) {
@@ -401,6 +403,7 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
 
 Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,
                             std::vector<storage::VersionRow>* versions) {
+  IndexPending();
   auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
   const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
   if (it == index_.end()) {
@@ -430,11 +433,12 @@ Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_vie
 std::unique_ptr<storage::Iterator> BatchDB::NewIterator(const storage::ReadOptions& options) {
   std::unique_ptr<storage::Iterator> base = base_->NewIterator(options);
   if (options.snapshot != nullptr) return base;
+  IndexPending();
   if (!deleted_ranges_.empty()) {
     base = std::make_unique<RangeHidingIterator>(std::move(base), deleted_ranges_);
   }
   if (index_.empty()) return base;
-  return std::make_unique<MergedIterator>(std::move(base), index_, options.lower_bound,
+  return std::make_unique<MergedIterator>(std::move(base), this, options.lower_bound,
                                           options.upper_bound, base_->ExpiryNowMs(),
                                           options.include_dead && options.retrieval_grace_ms <= 0);
 }

@@ -2,7 +2,10 @@
 // makes several commands one atomic write with read-your-writes (MULTI/EXEC, scripts).
 //
 // While a BatchDB is active (Keyspace::BeginBatch), every Put, Delete and Write of the types is
-// appended to one pending storage::WriteBatch and indexed by key; nothing reaches the engine.
+// appended to one pending storage::WriteBatch; nothing reaches the engine. The pending writes are
+// indexed by key when a read first needs them (IndexPending), and from then on as they are made,
+// so a batch that is only written — an active-active node's own write with its origin log row —
+// never builds the index, and one read between writes (a peer's deltas) decodes none again.
 // Reads see the pending writes as the newest versions of their keys, on top of the engine:
 //   - Get applies the engine's read rule (storage/db.h, "Reading one key") to the pending
 //     versions, newest first, then to the engine's answer for the key (the engine's own walk,
@@ -115,17 +118,28 @@ class BatchDB final : public storage::DB {
   // Pending versions by key, each key's in write order (oldest first).
   using Index = std::map<std::string, std::vector<Version>, std::less<>>;
 
+  // Indexes the pending writes made since the last call (and their range deletions): every read
+  // calls it first, and so does an iterator over the batch before each move, so reads see the
+  // batch as if each write had been indexed when made.
+  void IndexPending();
+  // The pending versions as of the last IndexPending.
+  const Index& index() const { return index_; }
+
  private:
-  // Appends every entry of `batch` to the pending batch and the index.
-  void Append(const storage::WriteBatch& batch);
   // True when a pending range deletion hides the engine's versions of `key`.
   bool DeletedByRange(std::string_view key) const;
+  // True when Put and Delete index their entry as they make it: the batch has been read and
+  // every entry before is indexed.
+  bool IndexesNow() const;
 
   storage::DB* base_;
   storage::WriteBatch batch_;
   Index index_;
-  // The pending range deletions, in write order.
+  // The pending range deletions indexed, in write order.
   std::vector<storage::KeyRange> deleted_ranges_;
+  // How much of batch_ index_ and deleted_ranges_ cover (WriteBatch::EntryBytes).
+  size_t indexed_bytes_ = 0;
+  bool read_ = false;  // IndexPending ran since the batch began
 };
 
 }  // namespace ebb::types

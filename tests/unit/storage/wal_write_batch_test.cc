@@ -100,6 +100,32 @@ TEST(WalWriteBatchTest, FromRepRoundTripAcrossCountVarintGrowth) {
   EXPECT_TRUE(copy.Empty());
 }
 
+// A position taken with EntryBytes stays where it is as entries follow, the count's varint
+// growing in front of them included: IterateFrom gives exactly the entries written since.
+TEST(WalWriteBatchTest, IterateFromGivesTheEntriesWrittenSinceAPosition) {
+  WriteBatch batch;
+  std::vector<size_t> positions;
+  for (int i = 0; i < 20000; ++i) {  // the count's varint grows from 1 to 3 bytes
+    positions.push_back(batch.EntryBytes());
+    if (i % 1000 == 999) {
+      batch.DeleteRange(KeyRange{KeyName(i), KeyName(i + 1)});
+    } else {
+      batch.Put(Opts(i, std::nullopt, std::nullopt), KeyName(i), std::to_string(i), 0);
+    }
+  }
+  EXPECT_EQ(positions[0], 0u);
+  for (int from : {0, 1, 127, 128, 129, 16383, 16384, 19999}) {
+    Collector c;
+    ASSERT_TRUE(batch.IterateFrom(positions[from], &c).ok()) << from;
+    ASSERT_EQ(c.entries.size(), static_cast<size_t>(20000 - from)) << from;
+    EXPECT_EQ(c.entries.front().key, KeyName(from)) << from;
+    EXPECT_EQ(c.entries.back().op, WriteBatch::Op::kDeleteRange) << from;
+  }
+  Collector none;
+  ASSERT_TRUE(batch.IterateFrom(batch.EntryBytes(), &none).ok());
+  EXPECT_TRUE(none.entries.empty());
+}
+
 TEST(WalWriteBatchTest, DamagedEncodingsAreCorruption) {
   WriteBatch batch;
   batch.Put(Opts(1, 2, std::nullopt), "key", "value", 0);

@@ -131,6 +131,46 @@ TEST_F(BatchDbTest, ALaterBatchSeesNothingOfAnEarlierOnesIndex) {
   EXPECT_EQ(Forward(ks_->db()), "b e " + long_key + " ");
 }
 
+// Writes are indexed when a read needs them: reads between writes, range deletions between
+// them, and an iterator that lives while the batch is written all see every write made before
+// them, as if each had been indexed when made.
+TEST_F(BatchDbTest, ReadsSeeEveryWriteMadeBeforeThemWhateverTheOrder) {
+  PutBase("a", "1");
+  PutBase("k", "2");
+  PutBase("z", "3");
+  BatchDB batch(&ks_->db());
+  storage::WriteOptions w;
+  ASSERT_TRUE(batch.Put(w, "b", "4").ok());
+  EXPECT_EQ(Get(batch, "b"), "4");
+  ASSERT_TRUE(batch.Put(w, "c", "5").ok());
+  ASSERT_TRUE(batch.DeleteRange({storage::KeyRange{"a", "c"}}).ok());  // a and b, not c
+  ASSERT_TRUE(batch.Put(w, "b", "6").ok());                            // after it: stays
+  EXPECT_EQ(Get(batch, "a"), "<none>");
+  EXPECT_EQ(Get(batch, "b"), "6");
+  EXPECT_EQ(Get(batch, "c"), "5");
+  EXPECT_EQ(Forward(batch), "b c k z ");
+
+  auto it = batch.NewIterator(storage::ReadOptions());
+  it->Seek("c");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c");
+  ASSERT_TRUE(batch.Put(w, "m", "7").ok());  // ahead of the cursor: the walk meets it
+  ASSERT_TRUE(batch.Delete(w, "z").ok());    // ahead of the cursor: the walk skips it
+  std::string rest;
+  for (it->Next(); it->Valid(); it->Next()) rest += std::string(it->key()) + " ";
+  EXPECT_EQ(rest, "k m ");
+
+  std::vector<storage::VersionRow> versions;
+  ASSERT_TRUE(batch.Put(w, "k", "8").ok());
+  ASSERT_TRUE(batch.GetVersions(storage::ReadOptions(), "k", &versions).ok());
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[0].value, "8");
+  EXPECT_EQ(versions[1].value, "2");
+  ASSERT_TRUE(batch.Commit(w).ok());
+  EXPECT_EQ(Forward(ks_->db()), "b c k m ");
+  EXPECT_EQ(Get(ks_->db(), "k"), "8");
+}
+
 TEST_F(BatchDbTest, GraceReadsChooseAmongPendingAndEngineVersions) {
   storage::WriteOptions at100;
   at100.timestamp_ms = 100;
