@@ -172,13 +172,18 @@ bool ActiveActive::RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& rep
     reply.Error(EngineError(written.engine_status().ToString()));
     return false;
   }
+  AnswerStringVersion(plan->db, version, reply);
+  return true;
+}
+
+void ActiveActive::AnswerStringVersion(int db, const StringDelta& version,
+                                       protocol::ReplyWriter& reply) {
   if (ArrivesDead(version, context_->clock().NowMs())) {
     ++context_->stats().dead_on_arrival_own_expiry;
   }
   const bool put = version.kind == StringDelta::Kind::kPut;
-  SignalKeyChange(*context_, plan->db, version.key, kNotifyString, put ? "put" : "delete");
+  SignalKeyChange(*context_, db, version.key, kNotifyString, put ? "put" : "delete");
   reply.Ok();
-  return true;
 }
 
 storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {

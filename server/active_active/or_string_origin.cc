@@ -61,15 +61,9 @@ bool ActiveActive::RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Error(EngineError(s.ToString()));
     return false;
   }
-  // A put whose expiry had passed when it was written, counted as the PUT handler counts it.
-  const bool put = parsed.kind == StringDelta::Kind::kPut;
-  if (ArrivesDead(parsed, context_->clock().NowMs())) {
-    ++context_->stats().dead_on_arrival_own_expiry;
-  }
+  AnswerStringVersion(plan->db, parsed, reply);
   plan->args.emplace_back(kContextTag);
   plan->args.push_back(types::EncodeOrContext(plan->or_context, own_origin_));
-  SignalKeyChange(*context_, plan->db, key, kNotifyString, put ? "put" : "delete");
-  reply.Ok();
   return true;
 }
 

@@ -556,7 +556,7 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   keyspace.BeginBatch();
   CommandContext ctx{run_args, first_arg, reply, client, *server_};
   ctx.dispatcher = this;
-  if (!RunHandler(*run_spec, ctx, as)) {
+  if (!RunHandler(*run_spec, ctx, as.spec, as.args)) {
     keyspace.DiscardBatch();
     result.incomplete = true;
     return result;

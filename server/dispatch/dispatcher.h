@@ -248,14 +248,11 @@ class Dispatcher {
     const CommandSpec& spec;
     std::span<const std::string_view> args;
   };
-  // Runs `spec`'s handler once (Restartable commands), counted as `as` (by default the run
-  // itself; its two parts passed apart, so that the request path's calls keep them in
-  // registers); false when the run came back incomplete.
+  // Runs `spec`'s handler once (Restartable commands), counted as the request `counted_spec`
+  // and `counted_args` (an Accounted's two parts passed apart, so that the request path's calls
+  // keep them in registers; by default the run itself); false when the run came back incomplete.
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx) {
     return RunHandler(spec, ctx, spec, ctx.args);
-  }
-  bool RunHandler(const CommandSpec& spec, CommandContext& ctx, const Accounted& as) {
-    return RunHandler(spec, ctx, as.spec, as.args);
   }
   bool RunHandler(const CommandSpec& spec, CommandContext& ctx, const CommandSpec& counted_spec,
                   std::span<const std::string_view> counted_args);
