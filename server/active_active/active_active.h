@@ -458,8 +458,13 @@ class ActiveActive {
   // RunHere's string write by the timestamp rule: plan->string_delta written (WriteVersion),
   // answered and signalled as the PUT or DELETE handler does.
   bool RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // What RunStringVersion and RunOrString do once `version` is written into the batch, as the
+  // PUT or DELETE handler does: a put already expired counted, the key's change signalled
+  // ("put" or "delete"), +OK replied.
+  void AnswerStringVersion(int db, const StringDelta& version, protocol::ReplyWriter& reply);
   // A put's or a delete's version written into the open batch by the string type (types::Kv)
-  // as the delta says: what the PUT or DELETE handler writes, on the origin and on a peer.
+  // as the delta says: what the PUT or DELETE handler writes, on the origin and on a peer; a
+  // put-expired's, the dead version compaction reduces an expired put to (Kv::PutReduced).
   types::OpResult<void> WriteVersion(int db, const StringDelta& version);
   // RunHere's counter writes (counters.h): an INCR family form settled into the origin's new
   // record (and a base "0" for a key absent or expired here), or a SET, PUT or DELETE of a counter

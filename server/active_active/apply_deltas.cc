@@ -216,14 +216,11 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
     std::vector<std::string> args) const {
   PeerWrite write;
   write.args = std::move(args);
-  // An expired string version without its bytes: no command's form, written as it is.
+  // An expired string version without its bytes (parsed whole by ApplyOne): no command's form,
+  // written as it is.
   write.reduced_put = write.args[0] == kPutExpired;
   write.string_write = IsStringDelta(write.args[0]);
-  if (write.reduced_put) {
-    ReducedPut reduced;
-    if (!ParseReducedPut(write.args, &reduced)) return std::nullopt;
-    return write;
-  }
+  if (write.reduced_put) return write;
   // An expired TLOG entry or TREG pair without its bytes: judged as its whole form, the value
   // never written (WritePeerDelta).
   if (write.args.size() > 1 && (write.args[1] == kInsExpired || write.args[1] == kSetExpired)) {
@@ -295,11 +292,8 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
     const std::string& origin_id, const PeerDelta& delta, const PeerWrite& write,
     const std::string& key, const WholeKeyMarkers::Admission& admission) {
   if (write.reduced_put) {
-    // Judge may have given it the key's expiry register.
-    ReducedPut reduced;
-    if (!ParseReducedPut(write.args, &reduced)) return ApplyOutcome::kMalformed;
-    auto written = types::Kv(context_->keyspace(), delta.db, 0)
-                       .PutReduced(key, reduced.ts, reduced.digest, reduced.expire_at);
+    // As parsed again when Judge gave it the key's expiry register (ApplyPeerWrite).
+    auto written = WriteVersion(delta.db, *write.string_delta);
     if (!written.ok()) {
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
                    written.engine_status().ToString());
@@ -363,6 +357,9 @@ types::OpResult<void> ActiveActive::WriteVersion(int db, const StringDelta& vers
   types::Kv kv(context_->keyspace(), db);
   const types::StringVersion& v = version.version;
   if (version.kind == StringDelta::Kind::kDelete) return kv.Delete(version.key, v.ts);
+  if (version.kind == StringDelta::Kind::kPutExpired) {
+    return kv.PutReduced(version.key, v.ts, *v.digest, v.expire_at);  // expire_at: INT64_MAX NOTTL
+  }
   return kv.Put({.key = version.key,
                  .value = v.value,
                  .ts = v.ts,

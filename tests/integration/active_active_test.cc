@@ -226,6 +226,20 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
   EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "3");
   ASSERT_EQ(Cmd(c0.get(), {"SELECT", "0"}).str(), "OK");
   EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "z"}).integer(), 0);
+
+  // An expired version without its bytes ranks as the whole version does: it hides an older
+  // write and loses to a newer one. A digest that is not 64 hex digits is malformed.
+  const std::string digest(64, 'a');
+  EXPECT_EQ(apply({"put", "e", "v", "TS", "100", "NOTTL"}), "OK");
+  EXPECT_EQ(apply({"put-expired", "e", "DIGEST", digest, "TS", "200", "PXAT", "150"}), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "e"}).integer(), 0);
+  EXPECT_EQ(apply({"put", "e", "older", "TS", "150", "NOTTL"}), "OK");  // loses
+  EXPECT_EQ(Cmd(c0.get(), {"EXISTS", "e"}).integer(), 0);
+  EXPECT_EQ(apply({"put", "e", "newer", "TS", "250", "NOTTL"}), "OK");
+  EXPECT_EQ(Cmd(c0.get(), {"GET", "e"}).str(), "newer");
+  EXPECT_EQ(apply({"put-expired", "e", "DIGEST", "abc", "TS", "300", "NOTTL"}), refused);
+  EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "4");
+  EXPECT_EQ(Cmd(c0.get(), {"GET", "e"}).str(), "newer");
   EXPECT_EQ(Cmd(c0.get(), {"DEBUG", "PEER-APPLY", origin}).str(),
             "ERR unknown subcommand or wrong number of arguments for 'PEER-APPLY'. Try DEBUG "
             "HELP.");
