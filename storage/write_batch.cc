@@ -221,13 +221,21 @@ Status WriteBatch::AppendRep(std::string_view rep) {
   size_t count = 0, range_deletions = 0;
   Status s = Decode(rep, nullptr, &count, &range_deletions);
   if (!s.ok()) return s;
+  AppendEntries(rep, count, range_deletions);
+  return Status::OK();
+}
+
+void WriteBatch::Append(const WriteBatch& other) {
+  AppendEntries(other.rep_, other.count_, other.range_deletions_);
+}
+
+void WriteBatch::AppendEntries(std::string_view rep, size_t count, size_t range_deletions) {
   uint32_t skipped = 0;
-  GetVarint32(&rep, &skipped);  // its count (Decode read it): the entries follow
+  GetVarint32(&rep, &skipped);  // its count: the entries follow
   rep_.append(rep);
   count_ += count;
   range_deletions_ += range_deletions;
   SetCount(&rep_, count_);
-  return Status::OK();
 }
 
 }  // namespace ebb::storage

@@ -94,8 +94,14 @@ class WriteBatch {
   // written here in turn (so they take the next sequence numbers, in order). Corruption, and
   // this batch unchanged, if `rep` does not decode.
   Status AppendRep(std::string_view rep);
+  // AppendRep for another batch, whose encoding is valid by construction: nothing to decode.
+  void Append(const WriteBatch& other);
 
  private:
+  // Appends the entries of `rep` (a whole rep(), count first), which hold `count` entries of which
+  // `range_deletions` are range deletions.
+  void AppendEntries(std::string_view rep, size_t count, size_t range_deletions);
+
   std::string rep_;
   size_t count_ = 0;
   size_t range_deletions_ = 0;

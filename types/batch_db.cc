@@ -317,14 +317,13 @@ Status BatchDB::Delete(const storage::WriteOptions& options, std::string_view ke
 }
 
 Status BatchDB::Write(const storage::WriteOptions&, const WriteBatch& batch) {
-  // A batch built by WriteBatch's own methods always decodes (write_batch.h).
-  return batch_.AppendRep(batch.rep());
+  batch_.Append(batch);
+  return Status::OK();
 }
 
 Status BatchDB::DeleteRange(const std::vector<storage::KeyRange>& ranges) {
-  WriteBatch deletions;
-  for (const storage::KeyRange& range : ranges) deletions.DeleteRange(range);
-  return batch_.AppendRep(deletions.rep());
+  for (const storage::KeyRange& range : ranges) batch_.DeleteRange(range);
+  return Status::OK();
 }
 
 bool BatchDB::DeletedByRange(std::string_view key) const {

@@ -126,6 +126,26 @@ TEST(WalWriteBatchTest, IterateFromGivesTheEntriesWrittenSinceAPosition) {
   EXPECT_TRUE(none.entries.empty());
 }
 
+// Append takes another batch as AppendRep takes its rep(), past the count's growth too; AppendRep
+// leaves a batch unchanged when the rep does not decode.
+TEST(WalWriteBatchTest, AppendAndAppendRepBuildTheSameBatch) {
+  WriteBatch other;
+  for (int i = 0; i < 200; ++i) other.Put(Opts(i, std::nullopt, std::nullopt), KeyName(i), "v", 0);
+  other.DeleteRange({"k1", "k2"});
+  WriteBatch by_append, by_rep;
+  by_append.Delete(Opts(1, std::nullopt, std::nullopt), "first");
+  by_rep.Delete(Opts(1, std::nullopt, std::nullopt), "first");
+  by_append.Append(other);
+  ASSERT_TRUE(by_rep.AppendRep(other.rep()).ok());
+  EXPECT_EQ(by_append.rep(), by_rep.rep());
+  EXPECT_EQ(by_append.Count(), 202u);
+  EXPECT_TRUE(by_append.HasRangeDeletions());
+  WriteBatch copy;
+  ASSERT_TRUE(WriteBatch::FromRep(by_append.rep(), &copy).ok());
+  EXPECT_TRUE(by_rep.AppendRep(other.rep() + "x").IsCorruption());
+  EXPECT_EQ(by_rep.rep(), by_append.rep());
+}
+
 TEST(WalWriteBatchTest, DamagedEncodingsAreCorruption) {
   WriteBatch batch;
   batch.Put(Opts(1, 2, std::nullopt), "key", "value", 0);
