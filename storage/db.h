@@ -102,6 +102,10 @@ class DB {
   // for all the keys at once, so that a pipeline's cache misses overlap rather than follow one
   // another. Changes no result and no state; thread-safe as Get.
   virtual void Prefetch(std::span<const std::string_view> keys) = 0;
+  // True when a Prefetch would likely save more than it costs: the keys written lately no longer
+  // fit in the CPU's cache, so their lookups miss it. While false a caller may skip gathering keys
+  // for a hint (a Prefetch still changes no result). Thread-safe as Get.
+  virtual bool PrefetchPays() const = 0;
 
   // Every version of `key` that some read of it could reach, most recently written first: the
   // read rule's walk under full grace — values (expired ones too) and timestamped tombstones, up

@@ -224,6 +224,9 @@ class Keyspace {
   // A hint that the metadata rows of `keys` in `db` are about to be read or written
   // (storage::DB::Prefetch): a pipeline's requests name them before they run. Changes nothing.
   void PrefetchMeta(int db, std::span<const std::string_view> keys);
+  // Whether PrefetchMeta would pay (storage::DB::PrefetchPays): callers gather keys for it only
+  // then.
+  bool PrefetchPays() const { return active_->PrefetchPays(); }
   // GetMeta without a copy of the payload where the engine keeps the row in place
   // (storage::DB::GetPinned). On a status other than OK *out is unspecified.
   storage::Status GetMetaPinned(int db, std::string_view key, KeyMetaView* out, int64_t grace,

@@ -89,6 +89,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
 
 void ActiveActive::HintDeltaKeys(std::span<const PeerDelta* const> deltas) {
   hinted_keys_.clear();
+  if (!context_->keyspace().PrefetchPays()) return;
   int db = 0;
   for (const PeerDelta* delta : deltas) {
     const std::optional<std::string_view> key = WrittenKeyOf(delta->args);

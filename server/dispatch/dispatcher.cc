@@ -665,7 +665,8 @@ ResolvedCommand Dispatcher::AppendKeysOf(std::span<const std::string_view> args,
   if (args.empty()) return {};
   const ResolvedCommand row = server_->commands().Resolve(args);
   const CommandSpec* spec = row.spec;
-  if (spec == nullptr || !ArityOk(spec->arity, args.size()) || (row.flags & kCmdPubSub)) {
+  if (keys == nullptr || spec == nullptr || !ArityOk(spec->arity, args.size()) ||
+      (row.flags & kCmdPubSub)) {
     return row;
   }
   key_positions_scratch_.clear();

@@ -129,8 +129,9 @@ class Dispatcher {
   bool Lookahead(std::span<const std::string_view> args, Client& client);
 
   // Appends to *keys the keys `args` names (views into it, as COMMAND GETKEYS finds them), when it
-  // is a command this server knows, of the right arity; else nothing. Runs nothing. Returns the
-  // row it resolved, which Dispatch of the same `args` may be given.
+  // is a command this server knows, of the right arity; else nothing (and nothing when `keys` is
+  // null). Runs nothing. Returns the row it resolved, which Dispatch of the same `args` may be
+  // given.
   ResolvedCommand AppendKeysOf(std::span<const std::string_view> args,
                                std::vector<std::string_view>* keys);
 

@@ -451,17 +451,19 @@ size_t Connection::LookAhead(size_t from, const protocol::ParserLimits& limits) 
 size_t Connection::HintQueuedKeys(std::span<const std::string_view> args, size_t from,
                                   const protocol::ParserLimits& limits) {
   Dispatcher& dispatcher = server_->dispatcher();
+  types::Keyspace& keyspace = server_->context().keyspace();
   hinted_keys_.clear();
-  hinted_row_ = dispatcher.AppendKeysOf(args, &hinted_keys_);
+  // Keys are gathered only when their lookups would miss the CPU's cache; the rows resolved and
+  // the requests parsed ahead serve RunRequests either way.
+  std::vector<std::string_view>* keys = keyspace.PrefetchPays() ? &hinted_keys_ : nullptr;
+  hinted_row_ = dispatcher.AppendKeysOf(args, keys);
   const std::string_view window(input_.data(), std::min(input_.size(), from + kHintedBytes));
   size_t n = 0;
-  const size_t end = parsed_ahead_.Fill(
-      window, from, ahead_rows_.size(), limits, [&](std::span<const std::string_view> ahead) {
-        ahead_rows_[n++] = dispatcher.AppendKeysOf(ahead, &hinted_keys_);
-      });
-  if (!hinted_keys_.empty()) {
-    server_->context().keyspace().PrefetchMeta(client_.db_index(), hinted_keys_);
-  }
+  const size_t end = parsed_ahead_.Fill(window, from, ahead_rows_.size(), limits,
+                                        [&](std::span<const std::string_view> ahead) {
+                                          ahead_rows_[n++] = dispatcher.AppendKeysOf(ahead, keys);
+                                        });
+  if (!hinted_keys_.empty()) keyspace.PrefetchMeta(client_.db_index(), hinted_keys_);
   return end;
 }
 

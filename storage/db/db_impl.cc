@@ -220,6 +220,7 @@ Status DBImpl::ReplayLog(uint64_t number, uint64_t* max_sequence,
     }
   }
   if (!s.ok()) return s;
+  NotePrefetchPays();
   if (reader.torn_write()) {
     uint64_t size = 0;
     fs_->GetFileSize(name, &size);

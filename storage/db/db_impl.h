@@ -71,6 +71,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) override;
   void Prefetch(std::span<const std::string_view> keys) override;
+  bool PrefetchPays() const override { return prefetch_pays_.load(std::memory_order_relaxed); }
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   Status GetVersions(const ReadOptions& options, std::string_view key,
                      std::vector<VersionRow>* versions) override;
@@ -151,6 +152,8 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
   // Whether the active memtable reached options_.memtable_size: the next write switches it.
   // REQUIRES: mu_ (or the single-threaded open).
+  // Sets prefetch_pays_ from the active memtable. REQUIRES: mu_ (or the single-threaded open).
+  void NotePrefetchPays();
   bool ActiveMemtableFull() const {
     return mem_->ApproximateMemoryUsage() >= options_.memtable_size;
   }
@@ -319,6 +322,9 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // The active memtable has reached memtable_size: the next write switches to a new one (and
   // may stall). Lets CheckWriteStall answer without mu_ otherwise.
   std::atomic<bool> memtable_full_{false};
+  // PrefetchPays: the active memtable's key index is large enough for its lookups to miss the
+  // CPU's cache (NotePrefetchPays, after each write, memtable switch and the WAL's replay).
+  std::atomic<bool> prefetch_pays_{false};
   bool log_broken_ = false;       // a write or sync of the live WAL failed: Resume replaces it
   bool manifest_broken_ = false;  // a manifest write failed: Resume writes a new one
   bool resuming_ = false;         // a Resume is running (it may release mu_ while flushing)

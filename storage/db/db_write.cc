@@ -139,6 +139,7 @@ Status DBImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
     }
     s = AddBatch(mem_.get(), first, batch);
     if (!s.ok()) return s;
+    NotePrefetchPays();
     versions_.SetLastSequence(first + batch.Count() - 1);
     if (deletes_ranges) NoteSynced(first + batch.Count() - 1);  // its WAL record was synced
     PublishSequence();
@@ -414,6 +415,7 @@ void DBImpl::FreezeMemtable() {
   imms_.push_back(Frozen{mem_, log_file_number_});
   mem_ = NewMemTable();
   memtable_full_ = false;
+  NotePrefetchPays();
   PublishReadState();
 }
 

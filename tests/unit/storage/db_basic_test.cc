@@ -90,6 +90,25 @@ TEST_F(DBTest, SurvivesReopen) {
   EXPECT_EQ(db_->GetStats().last_sequence, 202u);
 }
 
+// A hint pays once the active memtable holds more keys than a core's cache keeps: from 8,192
+// index slots (2,049 keys or more) until a new memtable starts empty.
+TEST_F(DBTest, PrefetchPaysOnceTheActiveMemtableOutgrowsTheCache) {
+  options_.memtable_size = 64 << 20;
+  Open();
+  EXPECT_FALSE(db_->PrefetchPays());
+  for (int i = 0; i < 2048; i++) Put(Cat("key", std::to_string(i)), "v");
+  EXPECT_FALSE(db_->PrefetchPays());
+  for (int i = 0; i < 2048; i++) Put(Cat("key", std::to_string(i)), "w");  // no new key
+  EXPECT_FALSE(db_->PrefetchPays());
+  Put("key2048", "v");
+  EXPECT_TRUE(db_->PrefetchPays());
+  Reopen();  // the WAL's replay fills the memtable again
+  EXPECT_TRUE(db_->PrefetchPays());
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  EXPECT_FALSE(db_->PrefetchPays());
+  EXPECT_EQ(Get("key2048"), "v");
+}
+
 TEST_F(DBTest, SecondOpenOfSameDirIsBusy) {
   Open();
   std::unique_ptr<DB> other;
