@@ -366,19 +366,19 @@ constexpr size_t kSpareArgRoom = 256;
 constexpr size_t kSpareArgs = 8;
 
 // A batch to parse the next messages into: one the io thread handed back, or a new one.
-std::vector<Message> TakeSpareBatch(std::mutex& mu, std::vector<std::vector<Message>>& spare) {
-  std::lock_guard lock(mu);
-  if (spare.empty()) return {};
-  std::vector<Message> batch = std::move(spare.back());
-  spare.pop_back();
+std::vector<Message> TakeSpareBatch(SpareStreamBatches& spare) {
+  std::lock_guard lock(spare.mu);
+  if (spare.batches.empty()) return {};
+  std::vector<Message> batch = std::move(spare.batches.back());
+  spare.batches.pop_back();
+  spare.messages -= batch.size();
   return batch;
 }
 
 // On the io thread, after delivering the first `used` messages of `batch`: keeps it among the
-// spare batches (up to PeerLink::kSpareBatches), without the room of long arguments or of a
-// tick's vector.
-void GiveBackBatch(std::vector<Message> batch, size_t used, std::mutex& mu,
-                   std::vector<std::vector<Message>>& spare) {
+// spare batches (while they hold at most PeerLink::kSpareMessages messages), without the room of
+// long arguments or of a tick's vector.
+void GiveBackBatch(std::vector<Message> batch, size_t used, SpareStreamBatches& spare) {
   for (size_t i = 0; i < used; i++) {
     Message& m = batch[i];
     m.vector.reset();
@@ -390,8 +390,10 @@ void GiveBackBatch(std::vector<Message> batch, size_t used, std::mutex& mu,
       if (arg.capacity() > kSpareArgRoom) arg = std::string();
     }
   }
-  std::lock_guard lock(mu);
-  if (spare.size() < PeerLink::kSpareBatches) spare.push_back(std::move(batch));
+  std::lock_guard lock(spare.mu);
+  if (spare.messages + batch.size() > PeerLink::kSpareMessages) return;
+  spare.messages += batch.size();
+  spare.batches.push_back(std::move(batch));
 }
 
 }  // namespace
@@ -598,7 +600,7 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       break;
     }
     // Parsed into the messages of the last batch delivered, past `used` kept for their room.
-    std::vector<Message> batch = TakeSpareBatch(shared_->spare_mu, shared_->spare);
+    std::vector<Message> batch = TakeSpareBatch(shared_->spare);
     size_t used = 0;
     bool bad = false;
     do {
@@ -631,7 +633,7 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
                    shared->status)) {
         shared->reconnect = true;
       }
-      GiveBackBatch(std::move(messages), used, shared->spare_mu, shared->spare);
+      GiveBackBatch(std::move(messages), used, shared->spare);
     });
     while (shared_->in_flight > kMaxInFlight && !stop_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -38,6 +38,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "protocol/request_parser.h"
 #include "server/active_active/peer_delta.h"
@@ -84,10 +85,23 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
 class ActiveActive;
 class PeerConnection;  // one session's connection (peer_link.cc)
 
+// Batches of stream messages a link's io thread delivered, handed back (up to
+// PeerLink::kSpareMessages messages in all) for the link's thread to parse its next ones into:
+// the deltas' argument strings keep their room, so a warm link takes no heap block per delta
+// (TakeSpareBatch, GiveBackBatch, peer_link.cc).
+struct SpareStreamBatches {
+  std::mutex mu;
+  std::vector<std::vector<PeerStreamMessage>> batches;
+  size_t messages = 0;  // over `batches`
+};
+
 class PeerLink {
  public:
   static constexpr int kMaxInFlight = 20000;
-  static constexpr size_t kSpareBatches = 4;  // of stream messages kept for their room
+  // Stream messages kept for their room, over every spare batch: a link's reads come in batches
+  // of a few dozen messages, many of them in flight at once, so a bound on batches (it was 4)
+  // let most of them go and be made again.
+  static constexpr size_t kSpareMessages = 4096;
 
   struct Status {
     // connecting, handshake, snapshot, connected, paused, settings-differ
@@ -138,11 +152,7 @@ class PeerLink {
     std::atomic<bool> alive{true};       // false once stopped: pending posts do nothing
     std::atomic<bool> reconnect{false};  // the io thread asks the session to end
     std::atomic<int> in_flight{0};
-    // Batches the io thread delivered, handed back (under spare_mu, up to kSpareBatches) for
-    // the thread to parse its next ones into: the deltas' argument strings keep their room, so
-    // a warm link takes no heap block per delta (TakeSpareBatch, GiveBackBatch, peer_link.cc).
-    std::mutex spare_mu;
-    std::vector<std::vector<PeerStreamMessage>> spare;
+    SpareStreamBatches spare;
   };
 
   void Run();
