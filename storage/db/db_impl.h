@@ -150,10 +150,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Waits while a write must stall; switches to a new memtable and WAL when the active one is
   // full (or, with force, not empty). Returns the error that refuses the write instead.
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
-  // Whether the active memtable reached options_.memtable_size: the next write switches it.
-  // REQUIRES: mu_ (or the single-threaded open).
   // Sets prefetch_pays_ from the active memtable. REQUIRES: mu_ (or the single-threaded open).
   void NotePrefetchPays();
+  // Whether the active memtable reached options_.memtable_size: the next write switches it.
+  // REQUIRES: mu_ (or the single-threaded open).
   bool ActiveMemtableFull() const {
     return mem_->ApproximateMemoryUsage() >= options_.memtable_size;
   }

@@ -165,10 +165,10 @@ namespace {
 // nodes and newest versions, about 200 bytes a key of 16 bytes) stay in a core's cache between
 // lookups and a hint is pure cost (about 230 instructions per GET, its key gathering included);
 // above it the lookups miss and the hint's overlapped misses win. Measured on this project's
-// two-core machine (docs/performance.md, "Hints that pay"): GET at P=16 cost 0.8-0.9 µs of CPU
-// without hints against 1.1-1.2 with them over 1,000 keys, a tie over 2,000, and the hints won
-// from 3,000 keys on (1.0 against 1.1 at 4,000, 1.05 against 1.22 at 64,000). The index has at
-// least twice as many slots as keys, so 8,192 slots is 2,049 to 4,096 keys.
+// two-core machine (docs/performance.md, "hints that pay"): GET at P=16 with and without hints
+// tied over 2,000 keys, and the hints won from 3,000 keys on (1.0 against 1.1 µs of CPU at
+// 4,000, 1.05 against 1.22 at 64,000). The index has at least twice as many slots as keys, so
+// 8,192 slots is 2,049 to 4,096 keys.
 constexpr size_t kPrefetchFromIndexSlots = 8192;
 }  // namespace
 
