@@ -72,12 +72,14 @@ struct MemTable::KeyNode {
   static size_t AlignedKeyBytes(size_t key_len) { return (key_len + 7) & ~size_t{7}; }
 };
 
-// One seek prefix: its bytes (inside its first key) and the smallest key having it.
+// One seek prefix: its bytes (inside its first key) and the smallest key having it; from its
+// second key, where its keys begin in the skiplist, for the inserts of the next ones (Add only).
 struct MemTable::PrefixNode {
   PrefixNode* next = nullptr;  // the bucket chain; set before the node is published
   std::string_view prefix;
   uint32_t hash32 = 0;
   std::atomic<const KeyNode*> smallest{nullptr};
+  Table::RangeStart* range = nullptr;
 };
 
 namespace {
@@ -266,19 +268,36 @@ const MemTable::KeyNode* MemTable::SmallestWithPrefix(std::string_view user_key)
   return p == nullptr ? nullptr : p->smallest.load(std::memory_order_acquire);
 }
 
-// Called for each new key once it is in the skiplist.
-void MemTable::IndexPrefix(const KeyNode* node) {
+// A key of a prefix the memtable holds goes in from where that prefix's keys begin; the first
+// key of a prefix (or a key without one) is searched for from the top, and indexes its prefix.
+void MemTable::InsertKeyNode(KeyNode* node, int height) {
   const std::string_view key = node->user_key();
-  const size_t length = prefix_length_(key);
-  if (length == 0 || length > key.size()) return;
-  const std::string_view prefix = key.substr(0, length);
-  const uint64_t hash = HashKey(prefix);
-  if (PrefixNode* p = FindPrefixNode(prefix, hash)) {
-    if (CompareUserKeys(key, p->smallest.load(std::memory_order_relaxed)->user_key()) < 0) {
-      p->smallest.store(node, std::memory_order_release);
-    }
+  const size_t length = prefix_length_ == nullptr ? 0 : prefix_length_(key);
+  if (length == 0 || length > key.size()) {
+    table_.Insert(node, height);
     return;
   }
+  const std::string_view prefix = key.substr(0, length);
+  const uint64_t hash = HashKey(prefix);
+  PrefixNode* p = FindPrefixNode(prefix, hash);
+  if (p == nullptr) {
+    table_.Insert(node, height);
+    IndexPrefix(node, prefix, hash);
+    return;
+  }
+  if (p->range == nullptr) {
+    p->range = new (arena_.Allocate(sizeof(Table::RangeStart))) Table::RangeStart();
+  }
+  const std::string_view indexed = p->prefix;
+  table_.Insert(node, height, p->range,
+                [indexed](const KeyNode* n) { return n->user_key().starts_with(indexed); });
+  if (CompareUserKeys(key, p->smallest.load(std::memory_order_relaxed)->user_key()) < 0) {
+    p->smallest.store(node, std::memory_order_release);
+  }
+}
+
+// Called for the first key of `prefix` (whose hash is `hash`) once it is in the skiplist.
+void MemTable::IndexPrefix(const KeyNode* node, std::string_view prefix, uint64_t hash) {
   std::atomic<PrefixNode*>& bucket = prefix_buckets_[hash % num_prefix_buckets_];
   auto* p = new (arena_.Allocate(sizeof(PrefixNode))) PrefixNode();
   p->prefix = prefix;
@@ -454,9 +473,8 @@ void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user
     } else {
       chain.flush_least = Chain::OutOfOrder();  // no timestamp to keep the order by
     }
-    table_.Insert(fresh, mem.height);
+    InsertKeyNode(fresh, mem.height);
     IndexKey(fresh, hash);
-    if (prefix_length_ != nullptr) IndexPrefix(fresh);
     count_key(is_value ? 1 : -1);
   }
   num_entries_.fetch_add(1, std::memory_order_relaxed);

@@ -10,7 +10,12 @@
 // a key the memtable never saw ends at an empty slot. Only new keys and ordered access
 // (iterators, flush) walk the skiplist. With a seek-prefix function
 // (Options::seek_prefix_length), a second hash index maps each prefix to its smallest key, so
-// an iterator seeking exactly to a prefix (one log's entries) starts there without a search.
+// an iterator seeking exactly to a prefix (one log's entries) starts there without a search,
+// and, from a prefix's second key, where its keys begin on each level of the skiplist
+// (SkipList::RangeStart): a new key of that prefix is searched for from there, at about the
+// cost of a search among that prefix's keys alone (a log's new entry: among that log's
+// entries, not the whole memtable's; an entry newer than the log's newest, as a log's entries
+// mostly arrive, takes a comparison or two a level).
 //
 // The key index grows with the memtable's distinct keys, so a few hot keys touch a few cache
 // lines of it however large the memtable may grow:
@@ -201,7 +206,10 @@ class MemTable {
   const KeyNode* SmallestWithPrefix(std::string_view user_key) const;
   // The node of `prefix` (whose hash is `hash`) in the prefix index, or nullptr.
   PrefixNode* FindPrefixNode(std::string_view prefix, uint64_t hash) const;
-  void IndexPrefix(const KeyNode* node);
+  // Puts `node`, a new key of `height` levels from Table::Allocate, in the skiplist.
+  void InsertKeyNode(KeyNode* node, int height);
+  // Adds `prefix` (of `node`'s key, whose hash is `hash`) to the prefix index.
+  void IndexPrefix(const KeyNode* node, std::string_view prefix, uint64_t hash);
 
   Arena arena_;
   Table table_;

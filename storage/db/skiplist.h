@@ -8,9 +8,11 @@
 // Entries are never removed; Insert adds one that must not compare equal to any present.
 // Insert remembers where the last entry went (its predecessor on each level, as RocksDB's splice
 // does): an entry that belongs right after it — keys arriving in ascending order, such as the
-// origin log's offsets, a log's or a series' increasing timestamps — is linked in with two
-// comparisons instead of a search from the top. Any other entry pays those comparisons (at most
-// two) on top of its search.
+// origin log's offsets — is linked in with two comparisons instead of a search from the top. Any
+// other entry pays those comparisons (at most two) on top of its search.
+// An entry of a known range of keys (a run of the order the caller names, such as one seek
+// prefix's keys: RangeStart below) may instead be searched for from where that range begins:
+// about the cost of a search in a list of the range's entries alone, not of the whole list.
 // Thread-safety: Insert needs external synchronization (one writer at a time). Reads (iterators)
 // need none: they may run concurrently with one writer, because nodes are published with
 // release stores and never freed while the list lives.
@@ -33,6 +35,8 @@ namespace ebb::storage {
 template <typename Entry, class Comparator>
 class SkipList {
  public:
+  static constexpr int kMaxHeight = 12;
+
   // The head is pointers only; its "entry" is an address that is never read.
   SkipList(Comparator cmp, Arena* arena)
       : compare_(cmp),
@@ -58,26 +62,50 @@ class SkipList {
   // equal to it in the list; external synchronization.
   void Insert(const Entry* entry, int height) {
     const Entry* prev[kMaxHeight];
-    const int max_height = max_height_.load(std::memory_order_relaxed);
-    if (FollowsLastInsert(entry)) {
-      std::copy(last_insert_, last_insert_ + max_height, prev);
+    int known = height;  // the levels of prev found
+    if (!FollowsLastInsert(entry, height, prev, &known)) {
+      [[maybe_unused]] const Entry* x = FindGreaterOrEqual(entry, prev);
+      assert(x == nullptr || compare_(x, entry) != 0);
+      known = kMaxHeight;
+    }
+    LinkIn(entry, height, prev, known);
+  }
+
+  // Where one range of keys begins, for inserts into it: a run of the order that the caller
+  // names by a predicate, `in_range(entry)` (such as the keys having one seek prefix). On each
+  // level it holds a node before every key of the range — the last such node as far as the
+  // inserts into the range have seen, which they keep moving up — and the highest level a node
+  // of the range has reached. A search for a key of the range starts on that level (or the new
+  // node's top level, if higher) from that node, not from the head on the list's top level.
+  // Insert's state, made by the caller (zeroed: nothing known yet) and kept for as long as the
+  // list; written by the writer only.
+  struct RangeStart {
+    const Entry* before[kMaxHeight] = {};
+    int levels = 0;  // how many levels of `before` are set (from the bottom)
+    int top = 0;     // the highest level a node of the range is known to reach
+  };
+  // Insert, for an entry of the range `range` begins (in_range(entry) holds; the range's
+  // entries all satisfy `in_range` and the rest of the list does not, so they form one run).
+  // InRange: bool(const Entry*).
+  template <class InRange>
+  void Insert(const Entry* entry, int height, RangeStart* range, const InRange& in_range) {
+    assert(in_range(entry));
+    const Entry* prev[kMaxHeight];
+    const int start_level = std::max(height - 1, range->top);
+    int known = height;
+    if (FollowsLastInsert(entry, height, prev, &known)) {
+      // linked after the last entry; the range's record stays as it was
+    } else if (start_level < range->levels) {
+      FindInRange(entry, start_level, range, in_range, prev);
+      known = start_level + 1;
     } else {
       [[maybe_unused]] const Entry* x = FindGreaterOrEqual(entry, prev);
       assert(x == nullptr || compare_(x, entry) != 0);
+      known = kMaxHeight;
+      LearnRange(prev, in_range, range);
     }
-    if (height > max_height) {
-      for (int i = max_height; i < height; i++) prev[i] = head_;
-      max_height_.store(height, std::memory_order_relaxed);
-    }
-    for (int i = 0; i < height; i++) {
-      Next(entry, i).store(Next(prev[i], i).load(std::memory_order_relaxed),
-                           std::memory_order_relaxed);
-      Next(prev[i], i).store(entry, std::memory_order_release);
-    }
-    // The predecessors on each level of a position right after `entry` (levels above the list's
-    // height hold no node: head_, as they were).
-    for (int i = 0; i < height; i++) last_insert_[i] = entry;
-    for (int i = height; i < max_height; i++) last_insert_[i] = prev[i];
+    LinkIn(entry, height, prev, known);
+    range->top = std::max(range->top, height - 1);
   }
 
   // Iteration over the list. Valid while the list lives.
@@ -109,7 +137,6 @@ class SkipList {
   };
 
  private:
-  static constexpr int kMaxHeight = 12;
   using Link = std::atomic<const Entry*>;
 
   static Link* Links(const Entry* node) {
@@ -156,12 +183,80 @@ class SkipList {
 
   // Whether `entry` goes right after the last entry inserted: greater than it, and less than its
   // successor on level 0. Then no node lies between them, so on every level the last insert's
-  // predecessor of the position after it (last_insert_) is the entry's predecessor as well.
-  bool FollowsLastInsert(const Entry* entry) const {
+  // predecessor of the position after it (last_insert_) is the entry's predecessor as well: when
+  // it does, and those are known on the `height` levels it needs, copies the ones known into
+  // prev and their count into *known.
+  bool FollowsLastInsert(const Entry* entry, int height, const Entry** prev, int* known) const {
+    if (height > last_insert_known_) return false;
     const Entry* last = last_insert_[0];
     if (last != head_ && compare_(last, entry) >= 0) return false;
     const Entry* next = Next(last, 0).load(std::memory_order_relaxed);
-    return next == nullptr || compare_(next, entry) > 0;
+    if (next != nullptr && compare_(next, entry) <= 0) return false;
+    *known = last_insert_known_;
+    std::copy(last_insert_, last_insert_ + std::min(*known, kMaxHeight), prev);
+    return true;
+  }
+
+  // Links `entry` (of `height` levels) after prev[i] on each level below its height, and notes
+  // where it went for the next insert. `known`: how many levels of prev (from the bottom) are
+  // the entry's predecessors, at least `height`; kMaxHeight when every level is.
+  void LinkIn(const Entry* entry, int height, const Entry** prev, int known) {
+    assert(known >= height);
+    const int max_height = max_height_.load(std::memory_order_relaxed);
+    if (height > max_height) {
+      for (int i = max_height; i < height; i++) prev[i] = head_;
+      max_height_.store(height, std::memory_order_relaxed);
+    }
+    for (int i = 0; i < height; i++) {
+      Next(entry, i).store(Next(prev[i], i).load(std::memory_order_relaxed),
+                           std::memory_order_relaxed);
+      Next(prev[i], i).store(entry, std::memory_order_release);
+    }
+    // The predecessors on each level of a position right after `entry` (levels above the list's
+    // height hold no node: head_, as they were), as far as they are known.
+    for (int i = 0; i < height; i++) last_insert_[i] = entry;
+    for (int i = height; i < std::min(known, max_height); i++) last_insert_[i] = prev[i];
+    last_insert_known_ = known;
+  }
+
+  // The search for `key`, an entry of the range `range` begins, from `start_level` down: fills
+  // prev[level] for every level up to start_level (REQUIRES: start_level < range->levels). Each
+  // step onto a node outside the range moves range->before up to it: the record stays the last
+  // node before the range that the inserts have passed.
+  template <class InRange>
+  void FindInRange(const Entry* key, int start_level, RangeStart* range, const InRange& in_range,
+                   const Entry** prev) const {
+    const Entry* x = range->before[start_level];
+    bool inside = false;  // x is a node of the range: so is every later node before `key`
+    for (int level = start_level;;) {
+      const Entry* next = Next(x, level).load(std::memory_order_acquire);
+      if (next != nullptr && compare_(next, key) < 0) {
+        if (!inside && !(inside = in_range(next))) range->before[level] = next;
+        x = next;
+        continue;
+      }
+      prev[level] = x;
+      if (level == 0) return;
+      level--;
+      // Before the range, the record on the level below is at least as far along as x.
+      if (!inside) x = range->before[level];
+    }
+  }
+
+  // Records where the range begins from a whole search's predecessors `prev` of one of its
+  // entries: on each level the predecessor when it lies before the range, else the node noted
+  // for the level above (a node before the range there is one below it too).
+  template <class InRange>
+  void LearnRange(const Entry* const* prev, const InRange& in_range, RangeStart* range) const {
+    const int max_height = max_height_.load(std::memory_order_relaxed);
+    const Entry* above = head_;
+    for (int level = max_height - 1; level >= 0; level--) {
+      const bool inside = prev[level] != head_ && in_range(prev[level]);
+      if (!inside) above = prev[level];
+      if (inside) range->top = std::max(range->top, level);
+      range->before[level] = above;
+    }
+    range->levels = max_height;
   }
 
   // Last node < key, or head_.
@@ -199,8 +294,10 @@ class SkipList {
   std::atomic<int> max_height_{1};
   std::minstd_rand rnd_{0xdeadbeef};
   // Insert's state (the writer's alone): on each level, the last node before the position right
-  // after the last entry inserted; head_ on every level while the list is empty.
+  // after the last entry inserted; head_ on every level while the list is empty. Only the lowest
+  // last_insert_known_ levels are (a search in a range finds no more); kMaxHeight: all.
   const Entry* last_insert_[kMaxHeight];
+  int last_insert_known_ = kMaxHeight;
 };
 
 }  // namespace ebb::storage

@@ -443,6 +443,11 @@ TEST(MemTableTest, SeeksToAPrefixLandWhereASearchWould) {
   std::sort(ikeys.begin(), ikeys.end(),
             [](const auto& a, const auto& b) { return CompareInternalKeys(a, b) < 0; });
   auto it = MemTable::NewIterator(mem);
+  // Every key went in from where its prefix's keys begin (after the prefix's first): the
+  // whole order holds.
+  std::vector<std::string> walked;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) walked.emplace_back(it->key());
+  ASSERT_EQ(walked, ikeys);
   for (int p = 0; p < 60; p++) {  // p50..p59 are absent prefixes
     for (uint64_t at : {seq, seq / 2, uint64_t{0}}) {
       const std::string target = LookupKey(Cat("p", std::to_string(p)) + "|", at);

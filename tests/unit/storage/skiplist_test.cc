@@ -1,12 +1,14 @@
 // SkipList (storage/db/skiplist.h): whatever order entries arrive in — ascending (Insert's
 // shortcut after the last insert), descending, random, or runs of ascending keys started at
-// random places — the list holds them in order, and Seek finds each one and each gap.
+// random places — the list holds them in order, and Seek finds each one and each gap, whether
+// they go in by a search from the top or from where their range of keys begins.
 #include "storage/db/skiplist.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <new>
 #include <random>
 #include <set>
@@ -110,6 +112,106 @@ TEST(SkipListTest, AKeyBetweenTheLastInsertAndItsSuccessorGoesBetweenThem) {
     want.insert(v);
     ExpectHolds(list, want);
   }
+}
+
+// Ranges of keys for Insert's range form: a thousand values each (v / 1000).
+constexpr uint64_t kRangeWidth = 1000;
+uint64_t RangeOf(uint64_t v) { return v / kRangeWidth; }
+
+void AddInRange(List* list, uint64_t value, List::RangeStart* range) {
+  const List::NewNode node = list->Allocate(sizeof(Key));
+  const Key* key = new (node.entry) Key{value};
+  const uint64_t r = RangeOf(value);
+  list->Insert(key, node.height, range, [r](const Key* k) { return RangeOf(k->value) == r; });
+}
+
+TEST(SkipListTest, EntriesOfARangeGoInFromWhereTheRangeBegins) {
+  // Twelve ranges; one in three takes plain inserts, so the nodes before a range keep changing
+  // under its record as well.
+  for (const char* how : {"ascending", "descending", "random", "runs"}) {
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      SCOPED_TRACE(how);
+      Arena arena;
+      List list(KeyComparator(), &arena);
+      std::map<uint64_t, List::RangeStart> ranges;  // by range; a node's address never moves
+      std::set<uint64_t> want;
+      size_t added = 0;
+      for (uint64_t v : Order(how, 6000, seed)) {
+        if (RangeOf(v) % 3 == 0) {
+          Add(&list, v);
+        } else {
+          AddInRange(&list, v, &ranges[RangeOf(v)]);
+        }
+        want.insert(v);
+        if (++added % 500 == 0) ExpectHolds(list, want);
+      }
+      ExpectHolds(list, want);
+    }
+  }
+}
+
+// A comparator that counts its calls.
+struct CountingComparator {
+  int operator()(const Key* a, const Key* b) const { return (*this)(a, b->value); }
+  int operator()(const Key* a, uint64_t b) const {
+    ++*calls;
+    return a->value < b ? -1 : (a->value > b ? 1 : 0);
+  }
+  size_t* calls;
+};
+
+TEST(SkipListTest, ASearchFromWhereItsRangeBeginsComparesAboutAsInAListOfTheRangeAlone) {
+  // 100,000 keys around a range of 64 slots, then that range's keys inserted newest first (each
+  // the least of its range, as a log's entries arrive) and at random places in it; the same
+  // keys by a search from the top, into a second list built the same way. The heights drawn are
+  // the same in both (each list draws from the same seeded generator in the same order).
+  using CountingList = SkipList<Key, CountingComparator>;
+  size_t by_range = 0;
+  size_t by_search = 0;
+  Arena arena_a;
+  Arena arena_b;
+  CountingList with_range(CountingComparator{&by_range}, &arena_a);
+  CountingList without(CountingComparator{&by_search}, &arena_b);
+  const auto add = [](CountingList* list, uint64_t value, CountingList::RangeStart* range) {
+    const CountingList::NewNode node = list->Allocate(sizeof(Key));
+    const Key* key = new (node.entry) Key{value};
+    if (range == nullptr) {
+      list->Insert(key, node.height);
+    } else {
+      list->Insert(key, node.height, range,
+                   [](const Key* k) { return k->value >= 5000000 && k->value < 5000128; });
+    }
+  };
+  std::vector<uint64_t> around(100000);
+  for (size_t i = 0; i < around.size(); i++) around[i] = i < 50000 ? 2 * i : 10000000 + 2 * i;
+  std::shuffle(around.begin(), around.end(), std::mt19937_64(7));
+  for (uint64_t v : around) {
+    add(&with_range, v, nullptr);
+    add(&without, v, nullptr);
+  }
+  std::vector<uint64_t> in_range;
+  for (uint64_t v = 5000126; v >= 5000064; v -= 2) in_range.push_back(v);  // newest first
+  std::vector<uint64_t> scattered;
+  for (uint64_t v = 5000000; v < 5000064; v += 2) scattered.push_back(v);
+  std::shuffle(scattered.begin(), scattered.end(), std::mt19937_64(8));
+  in_range.insert(in_range.end(), scattered.begin(), scattered.end());
+  CountingList::RangeStart range;
+  by_range = 0;
+  by_search = 0;
+  for (uint64_t v : in_range) {
+    add(&with_range, v, &range);
+    add(&without, v, nullptr);
+  }
+  // A search from the top takes about 4 comparisons a level over log4(100,000) ~ 8 levels; one
+  // from the range's start about as many as in a list of 64 (~3 levels), after the first one.
+  EXPECT_LT(by_range * 2, by_search) << by_range << " against " << by_search;
+  std::set<uint64_t> want(in_range.begin(), in_range.end());
+  std::vector<uint64_t> held;
+  CountingList::Iterator it(&with_range);
+  for (it.Seek(uint64_t{5000000}); it.Valid() && it.entry()->value < 5000128; it.Next()) {
+    held.push_back(it.entry()->value);
+  }
+  EXPECT_EQ(held, std::vector<uint64_t>(want.begin(), want.end()));
 }
 
 }  // namespace
