@@ -111,6 +111,7 @@ bench: build
 	python3 bench/replication_bench.py --ebb $(BUILD)/ebb-server --out bench/results
 	python3 bench/cluster_bench.py --ebb $(BUILD)/ebb-server --out bench/results
 	python3 bench/active_active_bench.py --ebb $(BUILD)/ebb-server | tee bench/results/active_active_bench.md
+	python3 bench/tlog_insert_bench.py --ebb $(BUILD)/ebb-server | tee bench/results/tlog_insert_bench.md
 	@if [ -x $(BUILD)/engine_bench ]; then $(BUILD)/engine_bench | tee bench/results/engine_bench.md; fi
 
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h')
