@@ -82,23 +82,32 @@ std::vector<uint64_t> Order(const char* how, size_t n, uint64_t seed) {
   return keys;
 }
 
-TEST(SkipListTest, HoldsEntriesInOrderWhateverOrderTheyArrive) {
+// Feeds `count` keys in each order with three seeds to a new list through `add(list, value)`,
+// `add` made anew for each list by `make_add()`, checking the list against a set every 500 keys
+// and at the end.
+template <typename MakeAdd>
+void ExpectHoldsInEveryOrder(size_t count, MakeAdd make_add) {
   for (const char* how : {"ascending", "descending", "random", "runs"}) {
     for (uint64_t seed : {1u, 2u, 3u}) {
       SCOPED_TRACE(how);
       Arena arena;
       List list(KeyComparator(), &arena);
+      auto add = make_add();
       std::set<uint64_t> want;
       ExpectHolds(list, want);
       size_t added = 0;
-      for (uint64_t v : Order(how, 3000, seed)) {
-        Add(&list, v);
+      for (uint64_t v : Order(how, count, seed)) {
+        add(&list, v);
         want.insert(v);
         if (++added % 500 == 0) ExpectHolds(list, want);
       }
       ExpectHolds(list, want);
     }
   }
+}
+
+TEST(SkipListTest, HoldsEntriesInOrderWhateverOrderTheyArrive) {
+  ExpectHoldsInEveryOrder(3000, [] { return [](List* list, uint64_t v) { Add(list, v); }; });
 }
 
 TEST(SkipListTest, AKeyBetweenTheLastInsertAndItsSuccessorGoesBetweenThem) {
@@ -126,28 +135,17 @@ void AddInRange(List* list, uint64_t value, List::RangeStart* range) {
 }
 
 TEST(SkipListTest, EntriesOfARangeGoInFromWhereTheRangeBegins) {
-  // Twelve ranges; one in three takes plain inserts, so the nodes before a range keep changing
-  // under its record as well.
-  for (const char* how : {"ascending", "descending", "random", "runs"}) {
-    for (uint64_t seed : {1u, 2u, 3u}) {
-      SCOPED_TRACE(how);
-      Arena arena;
-      List list(KeyComparator(), &arena);
-      std::map<uint64_t, List::RangeStart> ranges;  // by range; a node's address never moves
-      std::set<uint64_t> want;
-      size_t added = 0;
-      for (uint64_t v : Order(how, 6000, seed)) {
-        if (RangeOf(v) % 3 == 0) {
-          Add(&list, v);
-        } else {
-          AddInRange(&list, v, &ranges[RangeOf(v)]);
-        }
-        want.insert(v);
-        if (++added % 500 == 0) ExpectHolds(list, want);
+  // Six ranges; one in three takes plain inserts, so the nodes before a range keep changing
+  // under its record as well. A record's address never moves, so the records live in a map.
+  ExpectHoldsInEveryOrder(6000, [] {
+    return [ranges = std::map<uint64_t, List::RangeStart>()](List* list, uint64_t v) mutable {
+      if (RangeOf(v) % 3 == 0) {
+        Add(list, v);
+      } else {
+        AddInRange(list, v, &ranges[RangeOf(v)]);
       }
-      ExpectHolds(list, want);
-    }
-  }
+    };
+  });
 }
 
 // A comparator that counts its calls.
