@@ -171,7 +171,8 @@ class ActiveActive {
     std::vector<std::string> args;  // the canonical command (kRun)
     std::vector<std::string_view> views;
     int db = 0;
-    bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left
+    bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left; TRIMAT 0:
+                              // nothing
     // kRunHere, TLOG INS on a deleted key: the log's cutoff is raised to this first
     // (whole_key.h).
     std::optional<uint64_t> tlog_min_cutoff;

@@ -39,6 +39,14 @@ std::vector<std::string>& ApplyArgs() {
   return args;
 }
 
+// `tlog trimat <key> 0`: a cutoff of 0 changes no log and replaces no other type on the key
+// (docs/active-active.md, "Merge rules"), as on the origin, where it wrote nothing.
+bool IsTrimAtZero(const std::vector<std::string>& args) {
+  uint64_t cutoff = 0;
+  return args.size() == 4 && args[0] == "tlog" && args[1] == "trimat" &&
+         ParseDigits(args[3], &cutoff) && cutoff == 0;
+}
+
 }  // namespace
 
 bool ActiveActive::ApplyDeltas(const std::string& origin_id,
@@ -245,6 +253,7 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origin_id,
                                                         const PeerDelta& delta, PeerWrite* write) {
+  if (IsTrimAtZero(write->args)) return ApplyOutcome::kApplied;
   types::Keyspace& ks = context_->keyspace();
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(delta.db, &write->args, &admission);

@@ -7,6 +7,7 @@
 
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
+#include "server/active_active/active_active.h"
 #include "server/commands/register.h"
 #include "server/config/config.h"
 #include "server/core/client.h"
@@ -14,6 +15,7 @@
 #include "server/core/transaction.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/keyspace_setup.h"
+#include "server/net/active_active_planner.h"
 #include "server/scripting/script_engine.h"
 #include "server/services/server_context.h"
 #include "storage/clock.h"
@@ -44,6 +46,30 @@ struct CommandRunner::State {
   // While a client's request runs, what is pushed to it joins its reply, as on a connection.
   Client* running = nullptr;
   std::string* running_out = nullptr;
+  // Active-active (HostActiveActive), last so that it goes before what it uses.
+  bool hosts_active_active = false;
+  boost::asio::io_context io;
+  std::unique_ptr<server::ActiveActive> active_active;
+  std::unique_ptr<server::ActiveActivePlanner> write_planner;
+
+  void DropActiveActive() {
+    if (!active_active) return;
+    context->set_write_planner(nullptr);
+    write_planner.reset();
+    context->set_active_active(nullptr);
+    active_active.reset();
+  }
+  // As Server's constructor and Listen make them.
+  void MakeActiveActive() {
+    active_active = std::make_unique<server::ActiveActive>(context.get(), io);
+    context->set_active_active(active_active.get());
+    write_planner = std::make_unique<server::ActiveActivePlanner>(active_active.get());
+    context->set_write_planner(write_planner.get());
+    const storage::Status s = active_active->Open();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const server::Result<server::ActiveActiveCode> started = active_active->Start();
+    ASSERT_TRUE(started.ok()) << active_active->ErrorText(started);
+  }
 
   // Unregisters every client (and its watches and subscriptions).
   void DropClients() {
@@ -112,6 +138,7 @@ CommandRunner::CommandRunner(std::vector<std::string> options) : state_(new Stat
 
 CommandRunner::~CommandRunner() {
   state_->DropClients();
+  state_->DropActiveActive();
   state_.reset();
   std::error_code ec;
   std::filesystem::remove_all(root_, ec);
@@ -123,6 +150,7 @@ void CommandRunner::Open() {
   storage::Options options = server::EngineOptions(config, state_->clock);
   options.file_system = state_->disk_faults;
   state_->DropClients();
+  state_->DropActiveActive();
   state_->dispatcher.reset();
   state_->context->set_keyspace(nullptr);
   state_->keyspace.reset();
@@ -136,7 +164,22 @@ void CommandRunner::Open() {
   state_->context->set_keyspace(state_->keyspace.get());
   state_->context->latency().set_engine(options.engine_latency);
   state_->dispatcher = std::make_unique<Dispatcher>(state_->context.get());
+  if (state_->hosts_active_active) state_->MakeActiveActive();
   state_->NewClient();
+}
+
+void CommandRunner::HostActiveActive() {
+  if (!state_->hosts_active_active) {
+    state_->hosts_active_active = true;
+    state_->MakeActiveActive();
+  }
+  server::ActiveActive& aa = *state_->active_active;
+  if (aa.enabled()) return;
+  // Port 1: nothing listens there, and the link is gone before it retries.
+  const server::Result<server::ActiveActiveCode> added = aa.AddPeer("127.0.0.1", 1);
+  ASSERT_TRUE(added.ok()) << aa.ErrorText(added);
+  const server::Result<server::ActiveActiveCode> removed = aa.RemovePeer("127.0.0.1", 1);
+  ASSERT_TRUE(removed.ok()) << aa.ErrorText(removed);
 }
 
 size_t CommandRunner::AddClient() {

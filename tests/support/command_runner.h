@@ -59,8 +59,16 @@ class CommandRunner {
   std::string Do(std::initializer_list<std::string_view> args) { return Canon(Cmd(args)); }
 
   // Closes the keyspace and opens it again from its files (what a restart keeps), with new
-  // clients; the clock stays where it is.
+  // clients; the clock stays where it is. A node hosting active-active opens it again too.
   void Reopen();
+
+  // Hosts active-active as ebb-server does (an ActiveActive and its write planner on the
+  // context), from now on and across Reopen, and enters the mode if the data is not in it yet:
+  // PEER ADD of a port nothing listens on, then PEER REMOVE, so no link stays and nothing
+  // connects. Deltas of other nodes come in by DEBUG PEER-APPLY; this node's own stream goes
+  // to any client that sends PEER SYNC, pushed as each delta commits (TakePushed). Nothing
+  // runs the io loop: ticks, snapshots and links are left out.
+  void HostActiveActive();
 
   // More clients of the same server (WATCH from one, writes from another; Pub/Sub). Client 0 is
   // the one Raw/Cmd/Do use. AddClient returns the new client's index.

@@ -1,0 +1,404 @@
+// libFuzzer target for active-active's merge (docs/active-active.md): three nodes in the mode, in
+// this process (tests/support/command_runner.h, HostActiveActive), take client writes of every
+// kind the mode merges on a few keys, with small timestamps so that versions tie and types
+// collide, and each delta a node logs reaches the other two by DEBUG PEER-APPLY whenever the
+// input says — in any order, within one origin's log too, some more than once — while the nodes
+// move their clocks apart, flush and compact, and restart. Some deltas arrive damaged (an
+// argument replaced, dropped or added), from a fourth origin, the same damaged delta at every
+// node: each node skips it as malformed or merges it like any other.
+//
+// The input picks the string rule (`active-active-string-rule`; under observed-remove the INCR
+// family is refused) and then up to 48 steps. Checked:
+//  - every request gets exactly one well-formed reply (keyspace_checks.h), and every delta a node
+//    logged is applied by the others (DEBUG PEER-APPLY answers OK);
+//  - once every node has every delta and the clocks agree, every node answers the same DEBUG
+//    DIGEST-LOGICAL — the merge laws, whatever the order of arrival — and each node's keyspace
+//    holds together (CheckInvariants).
+// The clocks move by at most an hour in all, far inside half of `expiry-purge-deadline`, where
+// compaction starts reducing what expired ("Dead versions").
+// Build and run: `make fuzz-smoke` or `make fuzz`.
+#include <fuzzer/FuzzedDataProvider.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/keyspace_checks.h"
+#include "tests/support/command_runner.h"
+#include "tests/support/reply.h"
+
+namespace {
+
+using ebb::fuzz::Check;
+using ebb::fuzz::CheckInvariants;
+using ebb::fuzz::Run;
+using ebb::test::CommandRunner;
+using ebb::test::Reply;
+
+constexpr int kNodes = 3;
+constexpr int kSteps = 48;
+constexpr int64_t kClockMs = 1700000000000;
+constexpr int64_t kMostClockMoveMs = 3600 * 1000;
+// The origin of damaged deltas: no node's id.
+const std::string kDamagedOrigin(40, 'd');
+
+// A delta as a node's stream carries it.
+struct Delta {
+  std::string origin;
+  uint64_t offset = 0;
+  std::string db;
+  std::vector<std::string> args;
+};
+
+const char* const kKeys[] = {"k0", "k1", "k2"};
+const char* const kValues[] = {"a", "b", "7", "-3", "2.5", ""};
+// Words a damaged delta or a hostile argument may take.
+using std::string_view_literals::operator""sv;
+const std::string_view kWords[] = {"0",
+                                   "1",
+                                   "-1",
+                                   "9223372036854775807",
+                                   "-9223372036854775808",
+                                   "18446744073709551615",
+                                   "1700000000000",
+                                   "TS",
+                                   "PXAT",
+                                   "NOTTL",
+                                   "CTX",
+                                   "DIGEST",
+                                   "BY",
+                                   "BASE",
+                                   "persist",
+                                   "del",
+                                   "tombstone",
+                                   "reduced",
+                                   "k0",
+                                   "k1",
+                                   "nan",
+                                   "0x1p+0",
+                                   "",
+                                   "\x01\x01\x00\x05"sv,  // a context: the sender at offset 5
+                                   "\x01\x00"sv};
+
+std::string Pick(FuzzedDataProvider& fdp, const auto& words) {
+  return std::string(words[fdp.ConsumeIntegralInRange<size_t>(0, std::size(words) - 1)]);
+}
+
+// A timestamp: small, so that writes tie and deletes fall between them; now and then near the
+// clock, or the edge of its range.
+std::string Stamp(FuzzedDataProvider& fdp) {
+  switch (fdp.ConsumeIntegralInRange<int>(0, 7)) {
+    case 0:
+      return std::to_string(kClockMs + fdp.ConsumeIntegralInRange<int64_t>(-5000, 5000));
+    case 1:
+      return Pick(fdp, kWords);
+    default:
+      return std::to_string(fdp.ConsumeIntegralInRange<int>(1, 12));
+  }
+}
+
+std::string Small(FuzzedDataProvider& fdp) {
+  return std::to_string(fdp.ConsumeIntegralInRange<int>(-2, 50));
+}
+
+// A client write (or read) of a kind the mode merges, on one of kKeys.
+std::vector<std::string> ClientRequest(FuzzedDataProvider& fdp) {
+  const std::string key = Pick(fdp, kKeys);
+  const std::string value = Pick(fdp, kValues);
+  switch (fdp.ConsumeIntegralInRange<int>(0, 27)) {
+    case 0:
+      return {"SET", key, value};
+    case 1:
+      return {"SET", key, value, "PX", std::to_string(fdp.ConsumeIntegralInRange<int>(1, 3000))};
+    case 2:
+      return {"PUT", key, value, "TS", Stamp(fdp)};
+    case 3:
+      return {"PUT", key, value, "TS", Stamp(fdp), "TTL", Small(fdp)};
+    case 4:
+      return {"DELETE", key, "TS", Stamp(fdp)};
+    case 5:
+      return {"DEL", key};
+    case 6:
+      return {"UNLINK", key, Pick(fdp, kKeys)};
+    case 7:
+      return {"INCR", key};
+    case 8:
+      return {"INCRBY", key, Small(fdp)};
+    case 9:
+      return {"INCRBYFLOAT", key, "0.5"};
+    case 10:
+    case 11:
+      return {"TLOG", "INS", key, value, Stamp(fdp)};
+    case 12:
+      return {"TLOG", "TRIMAT", key, Stamp(fdp)};
+    case 13:
+      return {"TLOG", "TRIM", key, std::to_string(fdp.ConsumeIntegralInRange<int>(0, 3))};
+    case 14:
+      return {"TLOG", "CLR", key};
+    case 15:
+    case 16:
+      return {"TREG", "SET", key, value, Stamp(fdp)};
+    case 17:
+      return {"PEXPIRE", key, std::to_string(fdp.ConsumeIntegralInRange<int>(1, 5000))};
+    case 18:
+      return {"EXPIRE", key, Small(fdp), Pick(fdp, std::array{"NX", "XX", "GT", "LT"})};
+    case 19:
+      return {"PERSIST", key};
+    case 20:
+      return {fdp.ConsumeBool() ? "FLUSHDB" : "FLUSHALL"};
+    case 21:
+      return {"TS.ADD", key, Stamp(fdp), Small(fdp)};
+    case 22:
+      return {"TS.CREATE", key, "DUPLICATE_POLICY",
+              Pick(fdp, std::array{"LAST", "FIRST", "SUM", "MIN", "MAX", "BLOCK"})};
+    case 23:
+      return {"TS.INCRBY", key, Small(fdp), "TIMESTAMP", Stamp(fdp)};
+    case 24:
+      return {"TS.DEL", key, "-", Stamp(fdp)};
+    case 25:
+      return {"TS.CREATERULE", key, Pick(fdp, kKeys), "AGGREGATION", "sum", "10"};
+    case 26:
+      return {"GET", key};
+    default:
+      return {"TLOG", "GET", key};
+  }
+}
+
+// `delta` with one argument after its name replaced, dropped or added.
+std::vector<std::string> Damaged(FuzzedDataProvider& fdp, std::vector<std::string> args) {
+  const size_t at = fdp.ConsumeIntegralInRange<size_t>(1, args.size());
+  std::string word = fdp.ConsumeBool() ? Pick(fdp, kWords) : fdp.ConsumeRandomLengthString(12);
+  switch (fdp.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0:
+      if (at < args.size()) {
+        args[at] = std::move(word);
+        break;
+      }
+      [[fallthrough]];
+    case 1:
+      args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), std::move(word));
+      break;
+    default:
+      if (at < args.size() && args.size() > 2)
+        args.erase(args.begin() + static_cast<ptrdiff_t>(at));
+  }
+  return args;
+}
+
+// EBB_FUZZ_TRACE=1 prints every request of a run with its reply (to read a crash's input).
+bool Tracing() {
+  static const bool tracing = std::getenv("EBB_FUZZ_TRACE") != nullptr;
+  return tracing;
+}
+
+// Run, traced.
+void RunAt(int node, CommandRunner& runner, const std::vector<std::string>& request,
+           Reply* out = nullptr) {
+  Reply reply;
+  Run(runner, request, &reply);
+  if (Tracing()) {
+    std::string line = "n" + std::to_string(node) + ":";
+    for (const std::string& a : request) line += " " + a;
+    fprintf(stderr, "%s -> %s\n", line.c_str(), reply.ToString().c_str());
+  }
+  if (out != nullptr) *out = reply;
+}
+
+class Mesh {
+ public:
+  explicit Mesh(const std::string& string_rule) {
+    for (int i = 0; i < kNodes; ++i) {
+      nodes_[i] = std::make_unique<CommandRunner>(
+          std::vector<std::string>{"--active-active-string-rule", string_rule});
+      CommandRunner& node = *nodes_[i];
+      node.HostActiveActive();
+      RunAt(i, node, {"DEBUG", "CLOCK", "SET", std::to_string(kClockMs)});
+      Reply id;
+      RunAt(i, node, {"PEER", "ID"}, &id);
+      Check(id.str().size() == 40, "PEER ID is not a node id", {"PEER", "ID"});
+      ids_[i] = id.str();
+      Subscribe(i);
+    }
+  }
+
+  void Write(int node, const std::vector<std::string>& request) {
+    RunAt(node, *nodes_[node], request);
+    Collect(node);
+  }
+
+  // Gives `to` one delta it has not had yet: of the origin `from`'s log, or a damaged one.
+  void Deliver(FuzzedDataProvider& fdp, int to) {
+    std::vector<size_t> pending;
+    for (size_t d = 0; d < deltas_.size(); ++d) {
+      if (!had_[to][d]) pending.push_back(d);
+    }
+    if (pending.empty()) return;
+    // Mostly the oldest pending, as a link delivers; otherwise any.
+    const size_t d = fdp.ConsumeBool()
+                         ? pending.front()
+                         : pending[fdp.ConsumeIntegralInRange<size_t>(0, pending.size() - 1)];
+    Apply(to, d);
+  }
+
+  // Gives `to` a delta it already had.
+  void Repeat(FuzzedDataProvider& fdp, int to) {
+    if (deltas_.empty()) return;
+    const size_t d = fdp.ConsumeIntegralInRange<size_t>(0, deltas_.size() - 1);
+    if (had_[to][d]) Apply(to, d);
+  }
+
+  // Adds a damaged copy of a logged delta, which every node will get.
+  void Damage(FuzzedDataProvider& fdp) {
+    if (deltas_.empty()) return;
+    const Delta& source = deltas_[fdp.ConsumeIntegralInRange<size_t>(0, deltas_.size() - 1)];
+    if (source.origin == kDamagedOrigin) return;
+    Add(Delta{.origin = kDamagedOrigin,
+              .offset = ++damaged_,
+              .db = source.db,
+              .args = Damaged(fdp, source.args)});
+  }
+
+  void Flush(int i, bool compact) {
+    RunAt(i, *nodes_[i], {"DEBUG", compact ? "COMPACT" : "FLUSH-MEMTABLE"});
+  }
+
+  void Restart(int i) {
+    nodes_[i]->Reopen();
+    Subscribe(i);
+  }
+
+  // Every node gets every delta, the clocks are set alike, and the nodes must agree.
+  void Settle(FuzzedDataProvider& fdp) {
+    for (int to = 0; to < kNodes; ++to) {
+      while (std::find(had_[to].begin(), had_[to].end(), false) != had_[to].end()) {
+        Deliver(fdp, to);
+      }
+    }
+    int64_t latest = 0;
+    for (int i = 0; i < kNodes; ++i) latest = std::max(latest, clock_[i]);
+    std::string digest;
+    for (int i = 0; i < kNodes; ++i) {
+      RunAt(i, *nodes_[i], {"DEBUG", "CLOCK", "SET", std::to_string(kClockMs + latest)});
+      Reply reply;
+      RunAt(i, *nodes_[i], {"DEBUG", "DIGEST-LOGICAL"}, &reply);
+      Check(reply.is_string(), "DEBUG DIGEST-LOGICAL answers no digest",
+            {"DEBUG", "DIGEST-LOGICAL"});
+      if (i == 0) digest = reply.str();
+      Check(reply.str() == digest, "nodes with every delta answer different digests",
+            {"DEBUG", "DIGEST-LOGICAL", "node " + std::to_string(i)});
+      CheckInvariants(*nodes_[i]);
+    }
+  }
+
+  void MoveClock(int i, int64_t ms) {
+    if (clock_[i] + ms > kMostClockMoveMs) return;
+    clock_[i] += ms;
+    RunAt(i, *nodes_[i], {"DEBUG", "CLOCK", "SET", std::to_string(kClockMs + clock_[i])});
+  }
+
+ private:
+  // A client of node i that takes its stream (PEER SYNC), from the first delta not yet
+  // collected.
+  void Subscribe(int i) {
+    streamer_[i] = nodes_[i]->AddClient();
+    const std::string from = std::to_string(collected_[i] + 1);
+    const std::string reply =
+        nodes_[i]->RawAs(streamer_[i], {"PEER", "SYNC", std::string(40, 'f'), from});
+    Check(reply.starts_with("+CONTINUE "), "PEER SYNC does not continue the stream",
+          {"PEER", "SYNC", from});
+    TakeStream(i, reply.substr(reply.find("\r\n") + 2));
+  }
+
+  void Collect(int i) { TakeStream(i, nodes_[i]->TakePushed(streamer_[i])); }
+
+  void TakeStream(int i, const std::string& bytes) {
+    for (const Reply& r : ebb::test::ParseAll(bytes)) {
+      if (!r.is_array() || r.size() == 0 || r[0].str() == "tick") continue;
+      Check(r.size() >= 5 && r[0].str() == "delta", "a stream message that is no delta",
+            {r.ToString()});
+      Delta delta{.origin = ids_[i], .offset = std::stoull(r[1].str()), .db = r[3].str()};
+      Check(delta.offset == collected_[i] + 1, "a gap in the stream", {r.ToString()});
+      collected_[i] = delta.offset;
+      for (size_t a = 4; a < r.size(); ++a) delta.args.push_back(r[a].str());
+      Add(std::move(delta));
+      had_[i].back() = true;  // its origin
+    }
+  }
+
+  void Add(Delta delta) {
+    deltas_.push_back(std::move(delta));
+    for (auto& had : had_) had.push_back(false);
+  }
+
+  void Apply(int to, size_t d) {
+    const Delta& delta = deltas_[d];
+    std::vector<std::string> request = {"DEBUG",  "PEER-APPLY", delta.origin,
+                                        delta.db, "OFFSET",     std::to_string(delta.offset)};
+    request.insert(request.end(), delta.args.begin(), delta.args.end());
+    Reply reply;
+    RunAt(to, *nodes_[to], request, &reply);
+    if (delta.origin != kDamagedOrigin) {
+      Check(reply.is_status() && reply.str() == "OK", "a logged delta is not applied", request);
+    }
+    had_[to][d] = true;
+  }
+
+  std::array<std::unique_ptr<CommandRunner>, kNodes> nodes_;
+  std::array<std::string, kNodes> ids_;
+  std::array<size_t, kNodes> streamer_{};
+  std::array<uint64_t, kNodes> collected_{};   // the last offset of each node's log taken
+  std::array<int64_t, kNodes> clock_{};        // each node's clock, ms past kClockMs
+  std::vector<Delta> deltas_;                  // every delta logged, and the damaged ones
+  std::array<std::vector<bool>, kNodes> had_;  // by node, by delta: applied there
+  uint64_t damaged_ = 0;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  spdlog::set_level(spdlog::level::warn);  // each node's stream and mode lines, every run
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider fdp(data, size);
+  Mesh mesh(fdp.ConsumeBool() ? "observed-remove" : "timestamp");
+  for (int step = 0; step < kSteps && fdp.remaining_bytes() > 0; ++step) {
+    const int node = fdp.ConsumeIntegralInRange<int>(0, kNodes - 1);
+    switch (fdp.ConsumeIntegralInRange<int>(0, 15)) {
+      case 0:
+        mesh.MoveClock(node, fdp.ConsumeIntegralInRange<int64_t>(1, 120000));
+        break;
+      case 1:
+        mesh.Damage(fdp);
+        break;
+      case 2:
+        mesh.Repeat(fdp, node);
+        break;
+      case 3:
+        mesh.Flush(node, fdp.ConsumeBool());
+        break;
+      case 4:
+        if (fdp.ConsumeIntegralInRange<int>(0, 3) == 0) mesh.Restart(node);
+        break;
+      case 5:
+      case 6:
+      case 7:
+      case 8:
+        mesh.Deliver(fdp, node);
+        break;
+      default:
+        mesh.Write(node, ClientRequest(fdp));
+    }
+  }
+  mesh.Settle(fdp);
+  return 0;
+}
