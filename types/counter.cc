@@ -1,6 +1,7 @@
 #include "types/counter.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -175,10 +176,39 @@ bool CounterBaseRanksBelow(const CounterBase& a, const CounterBase& b) {
   return RanksBelow(va, vb);
 }
 
+namespace {
+
+// Joins `incoming` into *observed (both sorted by origin): per origin the later position (ts,
+// seq), as records merge. True when it changed.
+bool JoinObserved(std::vector<CounterObserved>* observed,
+                  const std::vector<CounterObserved>& incoming) {
+  bool changed = false;
+  for (const CounterObserved& in : incoming) {
+    auto it = std::lower_bound(
+        observed->begin(), observed->end(), in.origin,
+        [](const CounterObserved& o, const std::string& origin) { return o.origin < origin; });
+    if (it == observed->end() || it->origin != in.origin) {
+      observed->insert(it, in);
+      changed = true;
+    } else if (std::pair(it->ts, it->seq) < std::pair(in.ts, in.seq)) {
+      *it = in;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
 bool MergeBase(CounterState* state, const CounterBase& incoming) {
-  if (state->base && !CounterBaseRanksBelow(*state->base, incoming)) return false;
-  state->base = incoming;
-  return true;
+  if (!state->base || CounterBaseRanksBelow(*state->base, incoming)) {
+    state->base = incoming;
+    return true;
+  }
+  if (CounterBaseRanksBelow(incoming, *state->base)) return false;
+  // The same version from two origins (a SET of one value at one timestamp on each): it
+  // observed what either had observed, whichever arrived first.
+  return JoinObserved(&state->base->observed, incoming.observed);
 }
 
 bool MergeRecord(CounterState* state, const CounterRecord& incoming) {

@@ -14,10 +14,11 @@
 // the record's ts, seq and total), so a SET subtracts exactly the increments its origin saw
 // (observed-remove) and every increment it did not see still adds to it.
 //
-// Merge (MergeBase, MergeRecord) is a join: the greater base by the string order; per origin the
-// record with the greater (ts, seq). Both are commutative, associative and idempotent, so every
-// node that received the same bases and records holds the same state, whatever the order and
-// however often each arrived (a delta by the stream and again in a snapshot).
+// Merge (MergeBase, MergeRecord) is a join: the greater base by the string order (two bases of
+// equal rank are one version: it observed what either observed, per origin the later position);
+// per origin the record with the greater (ts, seq). Both are commutative, associative and
+// idempotent, so every node that received the same bases and records holds the same state, whatever
+// the order and however often each arrived (a delta by the stream and again in a snapshot).
 //
 // Deletes. A record's ts is its origin's delete horizon for the key when it incremented, plus 1
 // (never below 0): while that horizon stays, the origin adds into the same record (seq + 1);

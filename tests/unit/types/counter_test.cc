@@ -73,6 +73,28 @@ TEST(CounterTest, EveryOrderAndRepetitionMergesAlike) {
   EXPECT_EQ(view.ts, 20);
 }
 
+TEST(CounterTest, EqualBasesObserveWhatEitherObserved) {
+  // Two origins reset the counter to "0" at the same timestamp, one having seen b's first
+  // increment and the other nothing: in either order the base observes b's first increment.
+  const CounterBase saw_b = Value(4, "0", {{"b", 0, 1, 1}});
+  const CounterBase saw_nothing = Value(4, "0");
+  CounterState forwards, backwards;
+  for (CounterState* state : {&forwards, &backwards}) {
+    MergeRecord(state, Rec("a", 0, 1, 49));
+    MergeRecord(state, Rec("b", 0, 2, 2));
+  }
+  EXPECT_TRUE(MergeBase(&forwards, saw_b));
+  EXPECT_FALSE(MergeBase(&forwards, saw_nothing));
+  EXPECT_TRUE(MergeBase(&backwards, saw_nothing));
+  EXPECT_TRUE(MergeBase(&backwards, saw_b));
+  EXPECT_EQ(forwards, backwards);
+  EXPECT_EQ(ViewOf(forwards).value, std::to_string(0 + 49 + (2 - 1)));
+  // Of one origin, the later position observed.
+  EXPECT_TRUE(MergeBase(&forwards, Value(4, "0", {{"b", 0, 2, 2}})));
+  EXPECT_FALSE(MergeBase(&forwards, saw_b));
+  EXPECT_EQ(ViewOf(forwards).value, "49");
+}
+
 TEST(CounterTest, ABaseObservesOnlyWhatItsOriginSaw) {
   CounterState state;
   MergeRecord(&state, Rec("a", 0, 2, 12));
