@@ -8,7 +8,7 @@
 // node: each node skips it as malformed or merges it like any other.
 //
 // The input picks the string rule (`active-active-string-rule`; under observed-remove the INCR
-// family is refused) and then up to 48 steps. Checked:
+// family is refused) and then up to 48 steps; one write in eight goes to database 1. Checked:
 //  - every request gets exactly one well-formed reply (keyspace_checks.h), and every delta a node
 //    logged is applied by the others (DEBUG PEER-APPLY answers OK);
 //  - once every node has every delta and the clocks agree, every node answers the same DEBUG
@@ -229,7 +229,12 @@ class Mesh {
     }
   }
 
-  void Write(int node, const std::vector<std::string>& request) {
+  // Runs a client's request on `node`, in database `db` (SELECT first when it changes).
+  void Write(int node, int db, const std::vector<std::string>& request) {
+    if (db != db_[node]) {
+      RunAt(node, *nodes_[node], {"SELECT", std::to_string(db)});
+      db_[node] = db;
+    }
     RunAt(node, *nodes_[node], request);
     Collect(node);
   }
@@ -272,6 +277,7 @@ class Mesh {
 
   void Restart(int i) {
     nodes_[i]->Reopen();
+    db_[i] = 0;  // a new client
     Subscribe(i);
   }
 
@@ -356,6 +362,7 @@ class Mesh {
   std::array<size_t, kNodes> streamer_{};
   std::array<uint64_t, kNodes> collected_{};   // the last offset of each node's log taken
   std::array<int64_t, kNodes> clock_{};        // each node's clock, ms past kClockMs
+  std::array<int, kNodes> db_{};               // the database each node's client selected
   std::vector<Delta> deltas_;                  // every delta logged, and the damaged ones
   std::array<std::vector<bool>, kNodes> had_;  // by node, by delta: applied there
   uint64_t damaged_ = 0;
@@ -396,7 +403,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         mesh.Deliver(fdp, node);
         break;
       default:
-        mesh.Write(node, ClientRequest(fdp));
+        // Mostly database 0: the keys meet there.
+        mesh.Write(node, fdp.ConsumeIntegralInRange<int>(0, 7) == 0 ? 1 : 0, ClientRequest(fdp));
     }
   }
   mesh.Settle(fdp);
