@@ -287,8 +287,12 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
     if (changed || absent) writes.push_back({ts, types::ResolveSample(state)});
   }
   if (absent) {
-    // An empty series the key's delete covers stays deleted.
-    if (writes.empty() && reg.ms <= deleted_up_to) return storage::Status::OK();
+    // An empty series the key's delete covers stays deleted, and still raises the key's floor
+    // (*covered), as it did where it arrived before the delete.
+    if (writes.empty() && reg.ms <= deleted_up_to) {
+      *covered = true;
+      return storage::Status::OK();
+    }
     auto created = series.Create(key, reg.settings);
     if (!created.ok()) return Failed(created);
   } else if (!types::SameSeriesSettings(meta->settings, reg.settings)) {

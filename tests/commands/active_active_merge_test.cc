@@ -1,5 +1,5 @@
 // Active-active's merge laws on nodes in this process (CommandRunner::HostActiveActive): deltas
-// applied in one order and in the reverse leave the same state (DEBUG DIGEST-LOGICAL). Each case
+// applied in one order and in another leave the same state (DEBUG DIGEST-LOGICAL). Each case
 // is an input tests/fuzz/active_active_fuzz.cc found, reduced to the deltas it turned on.
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "types/series_merge.h"
 
 namespace ebb::test {
 namespace {
@@ -41,10 +42,17 @@ class ActiveActiveMergeTest : public ::testing::Test {
   // Applies `deltas` in their order on one node and in the reverse order on another; expects
   // the same digest on both. Returns the first node, to read.
   std::unique_ptr<CommandRunner> ExpectOrderIrrelevant(const std::vector<Delta>& deltas) {
+    return ExpectSameState(deltas, {deltas.rbegin(), deltas.rend()});
+  }
+
+  // Applies `one` on a node and `other` (the same deltas in another order) on another; expects
+  // the same digest on both. Returns the first node, to read.
+  std::unique_ptr<CommandRunner> ExpectSameState(const std::vector<Delta>& one,
+                                                 const std::vector<Delta>& other) {
     std::unique_ptr<CommandRunner> forwards = Node();
     std::unique_ptr<CommandRunner> backwards = Node();
-    for (const Delta& delta : deltas) Apply(*forwards, delta);
-    for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) Apply(*backwards, *it);
+    for (const Delta& delta : one) Apply(*forwards, delta);
+    for (const Delta& delta : other) Apply(*backwards, delta);
     EXPECT_EQ(forwards->Do({"DEBUG", "DIGEST-LOGICAL"}),
               backwards->Do({"DEBUG", "DIGEST-LOGICAL"}));
     EXPECT_EQ(forwards->Do({"TYPE", "k"}), backwards->Do({"TYPE", "k"}));
@@ -80,6 +88,18 @@ TEST_F(ActiveActiveMergeTest, TwoCountersResetToOneVersionObserveWhatEitherObser
                               {"counter", "k", "BASE", "value", "4", "NOTTL", "0", "1", kOriginB,
                                "0", "1", "1", "0", "BY", kOriginB, "0", "2", "2", "0"}}});
   EXPECT_EQ(node->Do({"GET", "k"}), "$50");
+}
+
+TEST_F(ActiveActiveMergeTest, AnEmptySeriesAFlushCoversRaisesTheFloorWhicheverCameFirst) {
+  // b creates series k (TS.CREATE: its register, stamped at the flush's T, and no sample) while
+  // a flushes at T and then writes a string to k: the series' type floor holds the key on every
+  // node, whether the series arrived before the flush or after it.
+  const types::SeriesRegister created{.ms = 1700000000000, .origin = kOriginB};
+  const Delta create = {&kOriginB, 1, {"ts-merge", "k", types::EncodeSeriesRegister(created), "0"}};
+  const Delta flush = {&kOriginA, 1, {"flushall-at", "1700000000000"}};
+  const Delta put = {&kOriginA, 2, {"put", "k", "a", "TS", "1700000098145", "NOTTL"}};
+  std::unique_ptr<CommandRunner> node = ExpectSameState({create, flush, put}, {flush, create, put});
+  EXPECT_EQ(node->Do({"TYPE", "k"}), "+none");
 }
 
 TEST_F(ActiveActiveMergeTest, ATrimAtZeroIsNotLogged) {
