@@ -1,10 +1,10 @@
 #include "types/counter.h"
 
 #include <algorithm>
-#include <utility>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "common/strings.h"
 #include "storage/util/coding.h"
