@@ -6,6 +6,7 @@
 // or-string piece) in or_string_ops.cc.
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/container/small_vector.hpp>
 
 #include "common/strings.h"
@@ -33,11 +34,30 @@ std::span<const std::string_view> AsSpan(const ArgViews& views) {
 
 // ApplyOne's copy of a delta's arguments (lower-cased, and rewritten by the markers), kept
 // between deltas so that copying the next one reuses its strings' room: a peer copies every
-// delta it applies. Only the io thread applies deltas, and ApplyOne never runs inside itself.
-std::vector<std::string>& ApplyArgs() {
-  thread_local std::vector<std::string> args;
-  return args;
+// delta it applies. Only the io thread applies deltas. ApplyOne runs inside itself once: an
+// `expiry-at` that carries a log's cutoff applies that TRIMAT through it (ApplyWholeKey), and
+// that inner run takes the second vector, so the outer run's words stay as they were.
+std::vector<std::string>& ApplyArgs(int depth) {
+  thread_local std::array<std::vector<std::string>, 2> args;
+  return args[static_cast<size_t>(std::min(depth, 1))];
 }
+
+// How deep ApplyOne runs on this thread, for the time of one run.
+class ApplyDepth {
+ public:
+  ApplyDepth() : depth_(depth()++) {}
+  ~ApplyDepth() { --depth(); }
+  ApplyDepth(const ApplyDepth&) = delete;
+  ApplyDepth& operator=(const ApplyDepth&) = delete;
+  int outer_runs() const { return depth_; }
+
+ private:
+  static int& depth() {
+    thread_local int depth = 0;
+    return depth;
+  }
+  int depth_;
+};
 
 // `tlog trimat <key> 0`: a cutoff of 0 changes no log and replaces no other type on the key
 // (docs/active-active.md, "Merge rules"), as on the origin, where it wrote nothing.
@@ -168,7 +188,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  std::vector<std::string>& args = ApplyArgs();
+  const ApplyDepth depth;
+  std::vector<std::string>& args = ApplyArgs(depth.outer_runs());
   args = delta.args;  // element by element: each string keeps its room
   AsciiLowerInPlace(&args[0]);
   if (args[0] == "tlog" || args[0] == "treg") AsciiLowerInPlace(&args[1]);

@@ -102,6 +102,16 @@ TEST_F(ActiveActiveMergeTest, AnEmptySeriesAFlushCoversRaisesTheFloorWhicheverCa
   EXPECT_EQ(node->Do({"TYPE", "k"}), "+none");
 }
 
+TEST_F(ActiveActiveMergeTest, APersistThatCarriesALogsCutoffPersistsWhatItCovers) {
+  // A PERSIST of a log with hidden entries carries its cutoff, applied as a TRIMAT first: the
+  // register that follows must still be a PERSIST, so an entry at or before its T stays.
+  std::unique_ptr<CommandRunner> node = Node();
+  Apply(*node, {&kOriginA, 1, {"expiry-at", "1700000000529", "k", "persist", "1"}});
+  Apply(*node, {&kOriginB, 1, {"tlog", "ins", "k", "x", "5"}});
+  EXPECT_EQ(node->Do({"TLOG", "GET", "k"}), "[[$x,:5]]");
+  EXPECT_EQ(node->Do({"TTL", "k"}), ":-1");
+}
+
 TEST_F(ActiveActiveMergeTest, ATrimAtZeroIsNotLogged) {
   std::unique_ptr<CommandRunner> node = Node();
   auto logged = [&node] {
