@@ -6,8 +6,8 @@
 // or-string piece) in or_string_ops.cc.
 #include <spdlog/spdlog.h>
 
-#include <array>
 #include <boost/container/small_vector.hpp>
+#include <deque>
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
@@ -34,38 +34,31 @@ std::span<const std::string_view> AsSpan(const ArgViews& views) {
 
 // ApplyOne's copy of a delta's arguments (lower-cased, and rewritten by the markers), kept
 // between deltas so that copying the next one reuses its strings' room: a peer copies every
-// delta it applies. Only the io thread applies deltas. ApplyOne runs inside itself once: an
-// `expiry-at` that carries a log's cutoff applies that TRIMAT through it (ApplyWholeKey), and
-// that inner run takes the second vector, so the outer run's words stay as they were.
-std::vector<std::string>& ApplyArgs(int depth) {
-  thread_local std::array<std::vector<std::string>, 2> args;
-  return args[static_cast<size_t>(std::min(depth, 1))];
-}
-
-// How deep ApplyOne runs on this thread, for the time of one run.
-class ApplyDepth {
+// delta it applies. Only the io thread applies deltas. ApplyOne runs inside itself (an
+// `expiry-at` that carries a log's cutoff applies that TRIMAT through it, ApplyWholeKey), so each
+// depth of it has a vector of its own: an inner run never overwrites the outer run's words. A
+// deque, so that adding a depth moves none of the vectors an outer run holds.
+class ApplyArgs {
  public:
-  ApplyDepth() : depth_(depth()++) {}
-  ~ApplyDepth() { --depth(); }
-  ApplyDepth(const ApplyDepth&) = delete;
-  ApplyDepth& operator=(const ApplyDepth&) = delete;
-  int outer_runs() const { return depth_; }
+  ApplyArgs() : depth_(Depth()++) {
+    if (Room().size() <= depth_) Room().emplace_back();
+  }
+  ~ApplyArgs() { --Depth(); }
+  ApplyArgs(const ApplyArgs&) = delete;
+  ApplyArgs& operator=(const ApplyArgs&) = delete;
+  std::vector<std::string>& words() { return Room()[depth_]; }
 
  private:
-  static int& depth() {
-    thread_local int depth = 0;
+  static size_t& Depth() {
+    thread_local size_t depth = 0;
     return depth;
   }
-  int depth_;
+  static std::deque<std::vector<std::string>>& Room() {
+    thread_local std::deque<std::vector<std::string>> room;
+    return room;
+  }
+  size_t depth_;
 };
-
-// `tlog trimat <key> 0`: a cutoff of 0 changes no log and replaces no other type on the key
-// (docs/active-active.md, "Merge rules"), as on the origin, where it wrote nothing.
-bool IsTrimAtZero(const std::vector<std::string>& args) {
-  uint64_t cutoff = 0;
-  return args.size() == 4 && args[0] == "tlog" && args[1] == "trimat" &&
-         ParseDigits(args[3], &cutoff) && cutoff == 0;
-}
 
 }  // namespace
 
@@ -188,8 +181,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  const ApplyDepth depth;
-  std::vector<std::string>& args = ApplyArgs(depth.outer_runs());
+  ApplyArgs room;
+  std::vector<std::string>& args = room.words();
   args = delta.args;  // element by element: each string keeps its room
   AsciiLowerInPlace(&args[0]);
   if (args[0] == "tlog" || args[0] == "treg") AsciiLowerInPlace(&args[1]);

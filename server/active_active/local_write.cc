@@ -116,8 +116,8 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
     plan->kind = Kind::kRunHere;
     plan->expire_flags = form.expire_flags;
-  } else if (op == "tlog" && (form.args[1] == "trim" || form.args[1] == "clr" ||
-                              (form.args[1] == "trimat" && form.args[3] == "0"))) {
+  } else if (op == "tlog" &&
+             (form.args[1] == "trim" || form.args[1] == "clr" || IsTrimAtZero(form.args))) {
     // TRIM and CLR are logged as the TRIMAT of the cutoff they leave, a TRIMAT to 0 not at all:
     // it is no write ("Merge rules").
     plan->kind = Kind::kRun;
@@ -201,8 +201,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   delta.origin_ms = ks.NowMs();
   delta.db = plan.db;
   delta.args = std::move(plan.args);
-  // A TRIMAT to 0 changed nothing (PlanForm).
-  if (plan.trim_after && delta.args[1] == "trimat") return ks.CommitBatch();
+  if (plan.trim_after && IsTrimAtZero(delta.args)) return ks.CommitBatch();  // changed nothing
   if (plan.trim_after) {
     // TRIM and CLR are the TRIMAT of the cutoff they left: the same on every node.
     const std::string key = delta.args[2];

@@ -106,6 +106,12 @@ std::vector<std::string> StringDeltaArgs(const StringDelta& delta) {
   return args;
 }
 
+bool IsTrimAtZero(std::span<const std::string> args) {
+  uint64_t cutoff = 0;
+  return args.size() == 4 && args[0] == "tlog" && args[1] == "trimat" &&
+         ParseDigits(args[3], &cutoff) && cutoff == 0;
+}
+
 std::optional<std::string_view> WrittenKeyOf(std::span<const std::string> args) {
   if (args.size() >= 2 && IsStringDelta(args[0])) return args[1];
   if (args.size() >= 3 && (args[0] == "tlog" || args[0] == "treg")) return args[2];

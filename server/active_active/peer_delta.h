@@ -71,6 +71,11 @@ inline bool IsStringDelta(std::string_view name) {
   return name == "put" || name == "delete" || name == kPutExpired;
 }
 
+// `tlog trimat <key> 0` (lower-case names): a cutoff of 0 changes no log and replaces no other
+// type on the key (docs/active-active.md, "Merge rules"), so the origin logs none and a
+// receiver skips one.
+bool IsTrimAtZero(std::span<const std::string> args);
+
 // The key a string, TLOG or TREG delta writes, as its origin sends it (lower-case names: `put`,
 // `delete`, `put-expired`, `tlog ins|trimat|...`, `treg set`); nullopt for any other delta or
 // one too short. Only a hint rides on it (ActiveActive::HintDeltaKeys): the delta is judged
