@@ -178,24 +178,21 @@ bool CounterBaseRanksBelow(const CounterBase& a, const CounterBase& b) {
 
 namespace {
 
-// Joins `incoming` into *observed (both sorted by origin): per origin the later position (ts,
-// seq), as records merge. True when it changed.
-bool JoinObserved(std::vector<CounterObserved>* observed,
-                  const std::vector<CounterObserved>& incoming) {
-  bool changed = false;
-  for (const CounterObserved& in : incoming) {
-    auto it = std::lower_bound(
-        observed->begin(), observed->end(), in.origin,
-        [](const CounterObserved& o, const std::string& origin) { return o.origin < origin; });
-    if (it == observed->end() || it->origin != in.origin) {
-      observed->insert(it, in);
-      changed = true;
-    } else if (std::pair(it->ts, it->seq) < std::pair(in.ts, in.seq)) {
-      *it = in;
-      changed = true;
-    }
+// Joins `incoming` into *entries (sorted by origin, one per origin): per origin the entry at the
+// later position (ts, seq). True when it changed. Records merge so, and so do what two bases of
+// equal rank observed.
+template <typename Entry>
+bool JoinByOrigin(std::vector<Entry>* entries, const Entry& incoming) {
+  auto it =
+      std::lower_bound(entries->begin(), entries->end(), incoming.origin,
+                       [](const Entry& e, const std::string& origin) { return e.origin < origin; });
+  if (it == entries->end() || it->origin != incoming.origin) {
+    entries->insert(it, incoming);
+    return true;
   }
-  return changed;
+  if (std::pair(it->ts, it->seq) >= std::pair(incoming.ts, incoming.seq)) return false;
+  *it = incoming;
+  return true;
 }
 
 }  // namespace
@@ -208,20 +205,15 @@ bool MergeBase(CounterState* state, const CounterBase& incoming) {
   if (CounterBaseRanksBelow(incoming, *state->base)) return false;
   // The same version from two origins (a SET of one value at one timestamp on each): it
   // observed what either had observed, whichever arrived first.
-  return JoinObserved(&state->base->observed, incoming.observed);
+  bool changed = false;
+  for (const CounterObserved& observed : incoming.observed) {
+    changed = JoinByOrigin(&state->base->observed, observed) || changed;
+  }
+  return changed;
 }
 
 bool MergeRecord(CounterState* state, const CounterRecord& incoming) {
-  auto it =
-      std::lower_bound(state->records.begin(), state->records.end(), incoming.origin,
-                       [](const CounterRecord& r, const std::string& o) { return r.origin < o; });
-  if (it == state->records.end() || it->origin != incoming.origin) {
-    state->records.insert(it, incoming);
-    return true;
-  }
-  if (std::pair(it->ts, it->seq) >= std::pair(incoming.ts, incoming.seq)) return false;
-  *it = incoming;
-  return true;
+  return JoinByOrigin(&state->records, incoming);
 }
 
 void Prune(CounterState* state, int64_t deleted_up_to) {
