@@ -1,9 +1,15 @@
 #include "server/cluster/bus_message.h"
 
+#include <cstdint>
 #include <cstring>
+
+#include "server/cluster/node_table.h"
 
 namespace ebb::server::cluster {
 namespace {
+
+// The greatest epoch a message may carry.
+constexpr uint64_t kMaxEpoch = static_cast<uint64_t>(INT64_MAX);
 
 // Field offsets in the header (Redis's static_asserts on clusterMsg).
 constexpr size_t kOffTotlen = 4, kOffVer = 8, kOffPort = 10, kOffType = 12, kOffCount = 14;
@@ -167,6 +173,9 @@ Result<BusMessageCode> DecodeHeader(std::string_view b, BusMessage* m, uint16_t*
   m->sender = GetField(b, kOffSender, kNameLength);
   GetSlots(b, kOffSlots, &m->slots);
   m->slaveof = GetField(b, kOffSlaveof, kNameLength);
+  if (m->current_epoch > kMaxEpoch || m->config_epoch > kMaxEpoch) return BusMessageCode::kBadEpoch;
+  if (!IsNodeName(m->sender)) return BusMessageCode::kBadSenderName;
+  if (!m->slaveof.empty() && !IsNodeName(m->slaveof)) return BusMessageCode::kBadMasterName;
   m->myip = GetField(b, kOffMyip, kIpLength);
   *extensions = Get16(b, kOffExtensions);
   m->pport = Get16(b, kOffPport);
@@ -261,6 +270,12 @@ std::string BusMessageErrorText(const Result<BusMessageCode>& r) {
       return "malformed ping extension";
     case BusMessageCode::kBodyLengthMismatch:
       return "length mismatch for a " + r.detail() + " message";
+    case BusMessageCode::kBadSenderName:
+      return "a sender name that is no node name";
+    case BusMessageCode::kBadMasterName:
+      return "a master name that is no node name";
+    case BusMessageCode::kBadEpoch:
+      return "an epoch above 2^63 - 1";
   }
   return {};
 }
@@ -305,6 +320,9 @@ Result<BusMessageCode> DecodeMessage(std::string_view b, BusMessage* m) {
   }
   if (expected != b.size()) {
     return {BusMessageCode::kBodyLengthMismatch, MessageTypeName(static_cast<int>(m->type))};
+  }
+  if (m->type == MessageType::kUpdate && m->update_config_epoch > kMaxEpoch) {
+    return BusMessageCode::kBadEpoch;
   }
   return {};
 }

@@ -122,12 +122,18 @@ enum class BusMessageCode {
   kUnknownType,         // detail: the type's number
   kMalformedExtension,  // a ping extension shorter than its own header
   kBodyLengthMismatch,  // detail: the type's name; its data is not the length it should be
+  kBadSenderName,       // the sender's name is not 40 hex digits
+  kBadMasterName,       // the master's name is neither all NULs nor 40 hex digits
+  kBadEpoch,            // an epoch above 2^63 - 1, which the next election would wrap to 0
 };
 // The text a log gives a refusal ("length mismatch for a ping message").
 std::string BusMessageErrorText(const Result<BusMessageCode>& r);
 
 // Parses one whole message into *m. A refusal when it is malformed: wrong signature or version,
-// a length that does not match its type's contents, an unknown type.
+// a length that does not match its type's contents, an unknown type, a sender's or master's name
+// that is no node name (a node would take it as a node's name: CLUSTER NODES and nodes.conf
+// could no longer be read), an epoch above 2^63 - 1 (no cluster counts that far; a node that took
+// it would wrap to epoch 0 at its next election).
 Result<BusMessageCode> DecodeMessage(std::string_view bytes, BusMessage* m);
 // The same, false with the refusal's text in *error.
 bool DecodeMessage(std::string_view bytes, BusMessage* m, std::string* error);

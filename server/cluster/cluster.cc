@@ -309,6 +309,15 @@ void Cluster::OnMessage(BusLink* link, std::string_view bytes) {
     FreeLink(link);
     return;
   }
+  // Only this node sends under its name: a message that names it as its sender is forged (or
+  // this node's own, looped back by a MEET of its own address), and taken as this node's word
+  // it would let the link make this node a replica of itself, fail others in its name, or
+  // move its address.
+  if (m.sender == state_->myself()->name) {
+    spdlog::warn("Cluster bus: dropping a link that sent a message under this node's name");
+    FreeLink(link);
+    return;
+  }
   received_[static_cast<int>(m.type)]++;
   Process(link, m);
 }

@@ -139,6 +139,7 @@ void Cluster::LearnSenderRole(Node* sender, const BusMessage& m) {
     return;
   }
   Node* master = state_->Find(m.slaveof);
+  if (master == sender) return;  // no node replicates itself: the claim is ignored
   if (sender->is_master()) {
     state_->DelNodeSlots(sender);
     state_->SetReplicaOf(sender, nullptr);

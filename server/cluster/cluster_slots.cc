@@ -70,7 +70,8 @@ void Cluster::LearnSenderSlots(BusLink* link, Node* sender, const BusMessage& m)
 void Cluster::ProcessUpdate(const BusMessage& m, Node* sender) {
   if (sender == nullptr) return;
   Node* n = state_->Find(m.about);
-  if (n == nullptr || n->config_epoch >= m.update_config_epoch) return;
+  // This node's own slots and role are its own to say (Redis discards an UPDATE about itself).
+  if (n == nullptr || n == state_->myself() || n->config_epoch >= m.update_config_epoch) return;
   if (n->is_replica()) state_->SetAsMaster(n);
   n->config_epoch = m.update_config_epoch;
   UpdateSlotsConfigWith(n, m.update_config_epoch, m.update_slots);

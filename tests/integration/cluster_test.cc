@@ -8,7 +8,6 @@
 // anything took.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@
 #include "server/cluster/bus_message.h"
 #include "tests/support/child_process.h"
 #include "tests/support/eventually.h"
+#include "tests/support/fake_bus_peer.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -61,43 +61,6 @@ std::string KeyInSlot(int slot) {
     if (KeySlot(key) == slot) return key;
   }
 }
-
-// A cluster bus peer that says one thing: it listens on a loopback port, takes the first
-// connection, reads the MEET that arrives on it and answers `pong`, then stays silent.
-class OneMessageBusPeer {
- public:
-  OneMessageBusPeer() : listener_(BindFreeLoopbackPort(&port_)) {
-    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
-  }
-  ~OneMessageBusPeer() {
-    if (listener_ >= 0) ::close(listener_);
-  }
-  int port() const { return port_; }
-  bool listening() const { return listening_; }
-
-  // Waits up to 10 s for the node's connection and its MEET, then sends `pong`.
-  bool AnswerMeet(const server::cluster::BusMessage& pong) {
-    conn_ = RawConnection::Accept(listener_);
-    if (conn_ == nullptr) return false;
-    const std::string header = conn_->ReadExactly(8, 10000);
-    const uint32_t length = server::cluster::MessageLength(header);
-    if (length < 8) return false;
-    const std::string rest = conn_->ReadExactly(length - 8, 10000);
-    server::cluster::BusMessage meet;
-    std::string error;
-    if (!server::cluster::DecodeMessage(header + rest, &meet, &error) ||
-        meet.type != server::cluster::MessageType::kMeet) {
-      return false;
-    }
-    return conn_->Send(server::cluster::EncodeMessage(pong));
-  }
-
- private:
-  int port_ = 0;
-  int listener_ = -1;
-  bool listening_ = false;
-  std::unique_ptr<RawConnection> conn_;  // the node's connection, kept open
-};
 
 class ClusterTest : public ::testing::Test {
  protected:

@@ -185,6 +185,36 @@ TEST(ClusterBusMessage, EachRefusalHasItsCodeAndItsLogText) {
   r = DecodeMessage(bad_count, &d);
   EXPECT_EQ(r.code(), BusMessageCode::kBodyLengthMismatch);
   EXPECT_EQ(BusMessageErrorText(r), "length mismatch for a ping message");
+  // Names that are no node name (a node would take them as one), and an epoch no election may
+  // wrap.
+  BusMessage no_name = SamplePing();
+  no_name.sender = "not a node name\n" + std::string(24, 'z');
+  r = DecodeMessage(EncodeMessage(no_name), &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kBadSenderName);
+  EXPECT_EQ(BusMessageErrorText(r), "a sender name that is no node name");
+  no_name.sender = "";
+  EXPECT_EQ(DecodeMessage(EncodeMessage(no_name), &d).code(), BusMessageCode::kBadSenderName);
+  BusMessage bad_master = SamplePing();
+  bad_master.slaveof = std::string(39, 'a') + "-";
+  r = DecodeMessage(EncodeMessage(bad_master), &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kBadMasterName);
+  EXPECT_EQ(BusMessageErrorText(r), "a master name that is no node name");
+  BusMessage huge_epoch = SamplePing();
+  huge_epoch.current_epoch = uint64_t{1} << 63;
+  r = DecodeMessage(EncodeMessage(huge_epoch), &d);
+  EXPECT_EQ(r.code(), BusMessageCode::kBadEpoch);
+  EXPECT_EQ(BusMessageErrorText(r), "an epoch above 2^63 - 1");
+  huge_epoch.current_epoch = uint64_t{1} << 62;
+  huge_epoch.config_epoch = UINT64_MAX;
+  EXPECT_EQ(DecodeMessage(EncodeMessage(huge_epoch), &d).code(), BusMessageCode::kBadEpoch);
+  BusMessage update;
+  update.type = MessageType::kUpdate;
+  update.sender = kA;
+  update.about = kB;
+  update.update_config_epoch = UINT64_MAX;
+  EXPECT_EQ(DecodeMessage(EncodeMessage(update), &d).code(), BusMessageCode::kBadEpoch);
+  update.update_config_epoch = static_cast<uint64_t>(INT64_MAX);
+  EXPECT_TRUE(DecodeMessage(EncodeMessage(update), &d).ok());
   // The text form says the same.
   std::string error;
   EXPECT_FALSE(DecodeMessage(bad_count, &d, &error));
