@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <string_view>
 #include <vector>
 
 #include "common/strings.h"
@@ -117,10 +119,11 @@ struct ConfigLine {
 };
 
 // The file's non-empty lines, and the name on the one flagged myself. Refusal: kNodesConfCorrupt,
-// when a node's line is too short or does not start with a node's name.
+// when a node's line is too short, does not start with a node's name or names a node already named.
 Result<ClusterCode> SplitConfigLines(std::string_view text, std::vector<ConfigLine>* lines,
                                      std::string_view* myself_name) {
   int number = 0;
+  std::set<std::string_view> names;  // of the nodes' lines so far
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
@@ -131,7 +134,9 @@ Result<ClusterCode> SplitConfigLines(std::string_view text, std::vector<ConfigLi
     std::vector<std::string_view> fields = SplitSpaces(line);
     if (fields.empty()) continue;
     if (fields[0] != "vars") {
-      if (fields.size() < 8 || !IsNodeName(fields[0])) {
+      // A node on two lines would take the last one's flags: a file whose myself line is
+      // followed by another line of the same name would start a node that is not itself.
+      if (fields.size() < 8 || !IsNodeName(fields[0]) || !names.insert(fields[0]).second) {
         return {ClusterCode::kNodesConfCorrupt, NodesConfLineError(line, number)};
       }
       for (std::string_view flag : SplitCommas(fields[2])) {
@@ -170,11 +175,13 @@ std::string_view ParseAddress(std::string_view address, Node* n) {
   std::string_view ports = address.substr(colon + 1);
   const size_t at_sign = ports.find('@');
   int64_t port = 0, cport = 0;
-  if (!ParseInt64(ports.substr(0, at_sign), &port)) return "bad port";
+  if (!ParseInt64(ports.substr(0, at_sign), &port) || port < 0 || port > 65535) return "bad port";
   if (at_sign != std::string_view::npos) {
-    if (!ParseInt64(ports.substr(at_sign + 1), &cport)) return "bad bus port";
+    const bool valid =
+        ParseInt64(ports.substr(at_sign + 1), &cport) && cport >= 0 && cport <= 65535;
+    if (!valid) return "bad bus port";
   } else {
-    cport = port + 10000;
+    cport = port + 10000;  // an older file's: Redis's default bus port
   }
   n->port = static_cast<int>(port);
   n->cport = static_cast<int>(cport);
@@ -242,6 +249,7 @@ std::string_view ParseNodeLine(const std::vector<std::string_view>& f, ClusterSt
   if (std::string_view wrong = ParseFlags(f[2], &n->flags); !wrong.empty()) return wrong;
   if (f[3] != "-") {
     if (!IsNodeName(f[3])) return "bad master name";
+    if (f[3] == f[0]) return "a node that is its own master";
     state->SetReplicaOf(n, FindOrAdd(state, f[3], now_ms));
   }
   int64_t ping = 0, pong = 0;

@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -144,9 +144,13 @@ class HostileMessages {
   }
   uint16_t Flags() {
     using namespace server::cluster;
-    static constexpr uint16_t kFlags[] = {kFlagMaster, kFlagSlave, kFlagMaster | kFlagFail,
-                                          kFlagSlave | kFlagNoFailover, kFlagMyself,
-                                          kFlagHandshake | kFlagMeet, kFlagNoAddr};
+    static constexpr uint16_t kFlags[] = {kFlagMaster,
+                                          kFlagSlave,
+                                          kFlagMaster | kFlagFail,
+                                          kFlagSlave | kFlagNoFailover,
+                                          kFlagMyself,
+                                          kFlagHandshake | kFlagMeet,
+                                          kFlagNoAddr};
     return Chance(70) ? kFlags[Below(std::size(kFlags))] : static_cast<uint16_t>(rng_());
   }
   // Letters only: no text that parses as an address other than loopback's.
@@ -470,8 +474,8 @@ TEST_F(ClusterBusHostileTest, TheNodeKeepsServingAndItsTableStaysWellFormed) {
     bool damaged = false;
     const std::string bytes = messages.Next(&damaged);
     BusMessage decoded;
-    const bool refused = !server::cluster::DecodeMessage(bytes, &decoded).ok() ||
-                         decoded.sender == node_name_;
+    const bool refused =
+        !server::cluster::DecodeMessage(bytes, &decoded).ok() || decoded.sender == node_name_;
     whole += refused ? 0 : 1;
     RawConnection link(bus_port_);
     ASSERT_TRUE(link.connected()) << "message " << i << ": the bus port refuses connections\n"
@@ -494,8 +498,7 @@ TEST_F(ClusterBusHostileTest, TheNodeKeepsServingAndItsTableStaysWellFormed) {
   // The run reached the node: it took most whole messages, and it opened links to the answerer
   // (handshakes with nodes the messages named) and read its PONGs.
   const std::string info = Cmd(client_.get(), {"CLUSTER", "INFO"}).str();
-  EXPECT_GT(std::stoll(InfoLineValue(info, "cluster_stats_messages_received")), whole / 2)
-      << info;
+  EXPECT_GT(std::stoll(InfoLineValue(info, "cluster_stats_messages_received")), whole / 2) << info;
   EXPECT_TRUE(Eventually([&] { return answerer.answered() > 0; }));
 
   // The nodes.conf the node wrote through all that is one it starts from.

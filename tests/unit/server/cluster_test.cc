@@ -354,6 +354,26 @@ TEST(ClusterNodesConf, ReadsRedisServerFilesAndRefusesDamagedOnes) {
                                     kB + " 127.0.0.1:7001@17001 master - 0 0 0 connected 1\n",
                                 1)
                    .ok());
+  // Found by cluster_codecs_fuzz: a node that is its own master, a node on two lines (the second
+  // without `myself` would start a node that is not itself), ports that are none.
+  const auto own_master =
+      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\n" + kB +
+                           " 127.0.0.1:7001@17001 slave " + kB + " 0 0 0 connected\n",
+                       1);
+  ASSERT_FALSE(own_master.ok());
+  EXPECT_EQ(ClusterErrorText(own_master),
+            "Unrecoverable error: corrupted cluster config file "
+            "(line 2: a node that is its own master)");
+  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\n" +
+                                    kA + " 127.0.0.1:7001@17001 master - 0 0 0 connected\n",
+                                1)
+                   .ok());
+  EXPECT_FALSE(
+      ParseNodesConfig(kA + " 127.0.0.1:70000@17000 myself,master - 0 0 0 connected\n", 1).ok());
+  EXPECT_FALSE(
+      ParseNodesConfig(kA + " 127.0.0.1:7000@-1 myself,master - 0 0 0 connected\n", 1).ok());
+  EXPECT_FALSE(
+      ParseNodesConfig(kA + " 127.0.0.1:99999999999 myself,master - 0 0 0 connected\n", 1).ok());
 }
 
 TEST(ClusterState, SlotsRolesAndDeletion) {
