@@ -1,23 +1,14 @@
 #include "server/cluster/node_table.h"
 
 #include <algorithm>
-#include <random>
+
+#include "server/core/random_id.h"
 
 namespace ebb::server::cluster {
 
-std::string RandomNodeName() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string name(kNameLength, '0');
-  for (char& c : name) c = kHex[rng() & 15];
-  return name;
-}
+std::string RandomNodeName() { return RandomHexId(); }
 
-bool IsNodeName(std::string_view name) {
-  return name.size() == kNameLength && std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-         });
-}
+bool IsNodeName(std::string_view name) { return IsHexId(name); }
 
 ClusterState::ClusterState(std::string name) {
   myself_ = AddNode(std::move(name), kFlagMyself | kFlagMaster, 0);

@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <array>
 #include <random>
 
@@ -21,6 +22,12 @@ std::string RandomHexId() {
     id.push_back(kHex[b & 15]);
   }
   return id;
+}
+
+bool IsHexId(std::string_view id) {
+  return id.size() == 40 && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+         });
 }
 
 }  // namespace ebb::server

@@ -16,6 +16,7 @@
 #include "server/acl/acl.h"
 #include "server/core/client.h"
 #include "server/core/errors.h"
+#include "server/core/random_id.h"
 #include "server/io/listen.h"
 #include "server/replication/failover.h"
 #include "server/replication/master.h"
@@ -365,7 +366,7 @@ bool ReplicaLink::OnPsyncReply(std::string_view line) {
     std::istringstream in{std::string(line.substr(11))};
     std::string replid;
     uint64_t offset = 0;
-    if (!(in >> replid >> offset) || replid.size() != 40) {
+    if (!(in >> replid >> offset) || !IsHexId(replid)) {
       Fail("Master replied with wrong +FULLRESYNC syntax: " + std::string(line));
       return false;
     }
@@ -381,7 +382,10 @@ bool ReplicaLink::OnPsyncReply(std::string_view line) {
     std::string_view new_id = line.substr(9);
     while (!new_id.empty() && new_id.front() == ' ') new_id.remove_prefix(1);
     spdlog::info("Successful partial resynchronization with master.");
-    if (!new_id.empty() && new_id != replid_) {
+    if (!new_id.empty() && !IsHexId(new_id)) {
+      // As Redis: a new ID that is not one is not taken; the history stays the one asked for.
+      spdlog::warn("Master replied +CONTINUE with an ID that is not one: keeping {}", replid_);
+    } else if (!new_id.empty() && new_id != replid_) {
       spdlog::info("Master replication ID changed to {}", new_id);
       master_->ContinueMasterHistory(new_id);
       replid_ = std::string(new_id);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <utility>
 
+#include "server/core/random_id.h"
 #include "server/replication/master.h"
 #include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
@@ -171,7 +172,7 @@ void ReplicaLink::SavePosition(const std::string& dir, const Position& position)
 bool ReplicaLink::LoadPosition(Position* position) {
   std::ifstream in(PositionPath());
   if (!in || !(in >> position->replid >> position->offset >> position->sequence)) return false;
-  if (position->replid.size() != 40) return false;
+  if (!IsHexId(position->replid)) return false;
   // The engine must hold every record up to the position (a power cut may have taken the WAL's
   // tail): records past it are then applied or skipped, never missing.
   return context_->keyspace().db().LastSequence() >= position->sequence;
