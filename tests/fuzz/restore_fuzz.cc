@@ -54,8 +54,8 @@ void CheckServer(CommandRunner& ebb, const std::string& payload) {
       Check(reply.is_status(), "RESTORE refuses what DUMP made", {"RESTORE", "k2", "0", "..."});
       Reply again;
       Run(ebb, {"DUMP", "k2"}, &again);
-      Check(again.is_string() && again.str() == dumped.str(),
-            "a restored DUMP dumps differently", {"DUMP", "k2"});
+      Check(again.is_string() && again.str() == dumped.str(), "a restored DUMP dumps differently",
+            {"DUMP", "k2"});
     }
   }
   CheckInvariants(ebb);

@@ -67,9 +67,7 @@ class ReplicationHostileMasterTest : public ::testing::Test {
     FAIL() << "no PSYNC in the handshake";
   }
 
-  std::string MasterReplid() {
-    return InfoText(client_.get(), "replication", "master_replid");
-  }
+  std::string MasterReplid() { return InfoText(client_.get(), "replication", "master_replid"); }
 
   int master_port_ = 0;
   int listener_ = -1;
