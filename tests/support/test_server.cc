@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -265,6 +266,54 @@ bool BindLoopback(int fd, int port) {
   return bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
 }
 
+// The ports every test process on this machine handed out in the last kPortReuseMs, in a file
+// they share under flock(2): `<port> <wall ms>` per line. A server a test left following a port
+// (a replica its master's, a peer or a cluster node another's) knocks on it until it stops; a
+// test in another process that took the port meanwhile would receive what was not its own.
+constexpr int64_t kPortReuseMs = 10 * 60 * 1000;
+
+int64_t WallMsNow() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Claims `port` in the shared file: false when another process (or this one) handed it out
+// within kPortReuseMs. Without the file (it cannot be opened) every port is free to claim.
+bool ClaimPortAcrossProcesses(int port) {
+  static const std::string path =
+      (std::filesystem::temp_directory_path() / "ebb-test-ports").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return true;
+  if (::flock(fd, LOCK_EX) != 0) {
+    ::close(fd);
+    return true;
+  }
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
+  const int64_t now = WallMsNow();
+  std::string kept;
+  bool taken = false;
+  std::istringstream in(text);
+  for (long long p = 0, ms = 0; in >> p >> ms;) {
+    if (now - ms >= kPortReuseMs || ms > now) continue;  // aged out (or a clock that moved back)
+    taken = taken || p == port;
+    kept += std::to_string(p) + " " + std::to_string(ms) + "\n";
+  }
+  if (!taken) kept += std::to_string(port) + " " + std::to_string(now) + "\n";
+  if (::ftruncate(fd, 0) == 0 && ::lseek(fd, 0, SEEK_SET) == 0) {
+    for (std::string_view rest = kept; !rest.empty();) {
+      const ssize_t n = ::write(fd, rest.data(), rest.size());
+      if (n <= 0) break;
+      rest.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  return !taken;
+}
+
 }  // namespace
 
 int BindFreeLoopbackPort(int* port) {
@@ -278,7 +327,8 @@ int BindFreeLoopbackPort(int* port) {
   const int high = EphemeralPortsStart();
   const int low = high / 2;
   // Never the same port twice in one process: a test takes several (a client port, a bus port)
-  // before anything listens on them.
+  // before anything listens on them. Nor one another test process took lately
+  // (ClaimPortAcrossProcesses).
   static std::mutex mu;
   static std::set<int> handed_out;
   static std::atomic<uint64_t> calls{0};
@@ -295,6 +345,13 @@ int BindFreeLoopbackPort(int* port) {
     if (BindLoopback(fd, candidate)) {
       std::lock_guard lock(mu);
       handed_out.insert(candidate);
+      if (!ClaimPortAcrossProcesses(candidate)) {
+        // Bound, but lately another process's: a fresh socket for the next probe.
+        ::close(fd);
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0) return -1;
+        continue;
+      }
       *port = candidate;
       return fd;
     }
