@@ -102,7 +102,8 @@ class RawConnection {
 
 // A TCP socket bound to a free port on 127.0.0.1 and not listening, so a connection to it is
 // refused: its descriptor (-1 on failure; the caller closes it), the port in *port (0 on
-// failure).
+// failure). No test process on the machine, this one or another, was handed the port in the last
+// ten minutes (a file they share under flock: <tmp>/ebb-test-ports).
 int BindFreeLoopbackPort(int* port);
 
 class TestServer {
