@@ -11,12 +11,6 @@ namespace {
 // The greatest epoch a message may carry.
 constexpr uint64_t kMaxEpoch = static_cast<uint64_t>(INT64_MAX);
 
-// Field offsets in the header (Redis's static_asserts on clusterMsg).
-constexpr size_t kOffTotlen = 4, kOffVer = 8, kOffPort = 10, kOffType = 12, kOffCount = 14;
-constexpr size_t kOffCurrentEpoch = 16, kOffConfigEpoch = 24, kOffOffset = 32, kOffSender = 40;
-constexpr size_t kOffSlots = 80, kOffSlaveof = 2128, kOffMyip = 2168, kOffExtensions = 2214;
-constexpr size_t kOffPport = 2246, kOffCport = 2248, kOffFlags = 2250, kOffState = 2252;
-constexpr size_t kOffMflags = 2253;
 constexpr size_t kUpdateLength = 8 + kNameLength + kSlotBytes;
 constexpr size_t kPublishFixed = 8;  // channel_len, message_len
 

@@ -33,6 +33,12 @@ inline constexpr size_t kHeaderLength = 2256;
 inline constexpr size_t kGossipLength = 104;
 inline constexpr uint16_t kProtocolVersion = 1;
 inline constexpr size_t kSlotBytes = 16384 / 8;
+// Field offsets in the header (Redis's static_asserts on clusterMsg; docs/cluster.md, "The bus").
+inline constexpr size_t kOffTotlen = 4, kOffVer = 8, kOffPort = 10, kOffType = 12, kOffCount = 14;
+inline constexpr size_t kOffCurrentEpoch = 16, kOffConfigEpoch = 24, kOffOffset = 32;
+inline constexpr size_t kOffSender = 40, kOffSlots = 80, kOffSlaveof = 2128, kOffMyip = 2168;
+inline constexpr size_t kOffExtensions = 2214, kOffPport = 2246, kOffCport = 2248;
+inline constexpr size_t kOffFlags = 2250, kOffState = 2252, kOffMflags = 2253;
 
 enum class MessageType : uint16_t {
   kPing = 0,

@@ -24,6 +24,7 @@
 
 #include "server/cluster/bus_message.h"
 #include "server/cluster/node_table.h"
+#include "tests/support/cluster_views.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_bus_peer.h"
 #include "tests/support/test_seed.h"
@@ -36,17 +37,16 @@ using server::cluster::BusMessage;
 using server::cluster::GossipEntry;
 using server::cluster::MessageType;
 
-// Header offsets (docs/cluster.md, "The bus").
-constexpr size_t kOffTotlen = 4;
-constexpr size_t kOffVersion = 8;
-constexpr size_t kOffType = 12;
-constexpr size_t kOffCount = 14;
-constexpr size_t kOffMyip = 2168;
-constexpr size_t kIpLength = 46;
-constexpr size_t kOffExtensions = 2214;
-constexpr size_t kOffMflags = 2253;
-constexpr size_t kHeaderLength = 2256;
-constexpr size_t kGossipLength = 104;
+using server::cluster::kGossipLength;
+using server::cluster::kHeaderLength;
+using server::cluster::kIpLength;
+using server::cluster::kOffCount;
+using server::cluster::kOffExtensions;
+using server::cluster::kOffMflags;
+using server::cluster::kOffMyip;
+using server::cluster::kOffTotlen;
+using server::cluster::kOffType;
+using server::cluster::kOffVer;
 
 void Put16(std::string* b, size_t at, uint16_t v) {
   (*b)[at] = static_cast<char>(v >> 8);
@@ -193,7 +193,7 @@ class HostileMessages {
         Put32(b, kOffTotlen, static_cast<uint32_t>(Chance(50) ? rng_() : b->size() + Below(9) - 4));
         break;
       case 1:
-        Put16(b, kOffVersion, static_cast<uint16_t>(Below(4)));
+        Put16(b, kOffVer, static_cast<uint16_t>(Below(4)));
         break;
       case 2:
         Put16(b, kOffType, static_cast<uint16_t>(Chance(50) ? 9 + Below(20) : rng_()));
@@ -289,24 +289,11 @@ std::string NodesProblem(redisContext* c) {
   const Reply nodes = Cmd(c, {"CLUSTER", "NODES"});
   if (!nodes.is_string()) return "CLUSTER NODES answered " + nodes.ToString();
   for (const std::string& line : Lines(nodes.str())) {
-    std::vector<std::string> fields;
-    for (size_t at = 0; at < line.size();) {
-      const size_t space = line.find(' ', at);
-      fields.push_back(line.substr(at, space - at));
-      at = space == std::string::npos ? line.size() : space + 1;
-    }
+    const std::vector<std::string> fields = Fields(line);
     if (fields.size() < 8 || !server::cluster::IsNodeName(fields[0])) {
       return "a malformed CLUSTER NODES line: " + line;
     }
     if (fields[3] == fields[0]) return "a node that is its own master: " + line;
-  }
-  return "";
-}
-
-// The value of `field` in an INFO-style text ("" when absent).
-std::string InfoLineValue(const std::string& text, const std::string& field) {
-  for (const std::string& line : Lines(text)) {
-    if (line.rfind(field + ":", 0) == 0) return line.substr(field.size() + 1);
   }
   return "";
 }
@@ -316,10 +303,9 @@ std::string InfoLineValue(const std::string& text, const std::string& field) {
 std::string Problem(redisContext* c) {
   if (Cmd(c, {"PING"}).str() != "PONG") return "no PONG";
   if (std::string nodes = NodesProblem(c); !nodes.empty()) return nodes;
-  const std::string info = Cmd(c, {"CLUSTER", "INFO"}).str();
-  if (info.find("cluster_state:") == std::string::npos) return "CLUSTER INFO without cluster_state";
+  if (ClusterInfo(c, "cluster_state").empty()) return "CLUSTER INFO without cluster_state";
   // An epoch of 2^63 or more is refused on the bus: no election can wrap one to 0.
-  const std::string epoch = InfoLineValue(info, "cluster_current_epoch");
+  const std::string epoch = ClusterInfo(c, "cluster_current_epoch");
   if (epoch.empty() || std::stoull(epoch) > static_cast<uint64_t>(INT64_MAX)) {
     return "cluster_current_epoch " + epoch;
   }
@@ -393,13 +379,6 @@ class ClusterBusHostileTest : public ::testing::Test {
     const Reply message = ReadReply(subscriber.get());
     ASSERT_TRUE(message.is_array()) << message.ToString();
   }
-  // CLUSTER NODES's line about `name` ("" when absent).
-  std::string LineOf(const std::string& name) {
-    for (const std::string& line : Lines(Cmd(client_.get(), {"CLUSTER", "NODES"}).str())) {
-      if (line.rfind(name + " ", 0) == 0) return line;
-    }
-    return "";
-  }
   void TearDown() override {
     if (node_.Running()) {
       EXPECT_EQ(node_.Stop(), 0) << node_.ReadLog();
@@ -430,7 +409,7 @@ TEST_F(ClusterBusHostileTest, AMessageInTheNodesOwnNameIsRefused) {
   RawConnection link(bus_port_);
   ASSERT_TRUE(link.Send(server::cluster::EncodeMessage(forged)));
   EXPECT_TRUE(link.WaitClosed(5000)) << "the link that sent it is dropped";
-  const std::string mine = LineOf(node_name_);
+  const std::string mine = NodeLine(client_.get(), node_name_);
   EXPECT_NE(mine.find(" myself,master - "), std::string::npos) << mine;
   EXPECT_TRUE(mine.ends_with(" connected 0-8191")) << mine;
   EXPECT_NE(node_.ReadLog().find("a message under this node's name"), std::string::npos);
@@ -443,8 +422,9 @@ TEST_F(ClusterBusHostileTest, AnUpdateAboutTheNodeItselfIsIgnored) {
   update.about = node_name_;
   update.update_config_epoch = 99;
   ASSERT_NO_FATAL_FAILURE(SendAndWaitTaken(server::cluster::EncodeMessage(update)));
-  EXPECT_NE(LineOf(node_name_).find(" myself,master - 0 0 0 connected 0-8191"), std::string::npos)
-      << LineOf(node_name_);
+  EXPECT_NE(NodeLine(client_.get(), node_name_).find(" myself,master - 0 0 0 connected 0-8191"),
+            std::string::npos)
+      << NodeLine(client_.get(), node_name_);
 }
 
 // A peer that names itself as its master keeps the role it had: no node replicates itself.
@@ -453,7 +433,7 @@ TEST_F(ClusterBusHostileTest, APeerThatNamesItselfItsMasterKeepsItsRole) {
   ping.slaveof = peer_name_;
   ping.flags = server::cluster::kFlagSlave;
   ASSERT_NO_FATAL_FAILURE(SendAndWaitTaken(server::cluster::EncodeMessage(ping)));
-  const std::string line = LineOf(peer_name_);
+  const std::string line = NodeLine(client_.get(), peer_name_);
   EXPECT_NE(line.find(" master - "), std::string::npos) << line;
   EXPECT_TRUE(line.ends_with(" connected 8192-16383")) << line;
 }
@@ -497,8 +477,8 @@ TEST_F(ClusterBusHostileTest, TheNodeKeepsServingAndItsTableStaysWellFormed) {
   RawConnection(bus_port_).Send(server::cluster::EncodeMessage(meet));
   // The run reached the node: it took most whole messages, and it opened links to the answerer
   // (handshakes with nodes the messages named) and read its PONGs.
-  const std::string info = Cmd(client_.get(), {"CLUSTER", "INFO"}).str();
-  EXPECT_GT(std::stoll(InfoLineValue(info, "cluster_stats_messages_received")), whole / 2) << info;
+  EXPECT_GT(std::stoll(ClusterInfo(client_.get(), "cluster_stats_messages_received")), whole / 2)
+      << Cmd(client_.get(), {"CLUSTER", "INFO"}).str();
   EXPECT_TRUE(Eventually([&] { return answerer.answered() > 0; }));
 
   // The nodes.conf the node wrote through all that is one it starts from.

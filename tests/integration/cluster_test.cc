@@ -17,7 +17,6 @@
 #include <functional>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,34 +24,13 @@
 #include "common/key_slot.h"
 #include "server/cluster/bus_message.h"
 #include "tests/support/child_process.h"
+#include "tests/support/cluster_views.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_bus_peer.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-std::vector<std::string> Fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::istringstream in(line);
-  for (std::string f; in >> f;) out.push_back(f);
-  return out;
-}
-
-std::string ClusterInfo(redisContext* c, const std::string& field) {
-  for (const std::string& line : Lines(Cmd(c, {"CLUSTER", "INFO"}).str())) {
-    if (line.rfind(field + ":", 0) == 0) return line.substr(field.size() + 1);
-  }
-  return "";
-}
-
-// CLUSTER NODES's line about `id` ("" when absent).
-std::string NodeLine(redisContext* c, const std::string& id) {
-  for (const std::string& line : Lines(Cmd(c, {"CLUSTER", "NODES"}).str())) {
-    if (line.rfind(id + " ", 0) == 0) return line;
-  }
-  return "";
-}
 
 // A key whose hash slot is `slot`.
 std::string KeyInSlot(int slot) {
