@@ -26,17 +26,13 @@
 #include "protocol/reply_writer.h"
 #include "server/core/arg_parser.h"
 #include "server/core/errors.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using ebb::server::ArgParser;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 template <typename T>
 bool Canonical(std::string_view text, T* value) {

@@ -20,17 +20,13 @@
 #include "server/cluster/bus_message.h"
 #include "server/cluster/node_table.h"
 #include "server/cluster/nodes_conf.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace ebb::server::cluster;  // NOLINT: a fuzz target of this one namespace
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 void Message(std::string_view bytes) {
   BusMessage m;

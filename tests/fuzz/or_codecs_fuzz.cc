@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "tests/fuzz/fuzz_check.h"
 #include "types/or_context.h"
 #include "types/or_string.h"
 #include "types/or_string_ext.h"
@@ -21,12 +22,7 @@ namespace {
 
 using namespace ebb::types;  // NOLINT: a fuzz target of this one namespace
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 void Contexts(std::string_view bytes) {
   if (bytes.size() < kOriginIdSize) return;

@@ -40,6 +40,7 @@
 #include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
 #include "server/active_active/stable_vector.h"
+#include "tests/fuzz/fuzz_check.h"
 #include "types/merge_rule.h"
 #include "types/or_context.h"
 #include "types/or_string.h"
@@ -52,12 +53,7 @@ using Kind = PeerStreamMessage::Kind;
 using ebb::protocol::ParseStatus;
 using ebb::protocol::RequestParser;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 // A frame as the link reads it: its fields (copied) and its size on the wire.
 struct Frame {

@@ -22,6 +22,7 @@
 
 #include "protocol/parsed_ahead.h"
 #include "protocol/request_parser.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -36,12 +37,7 @@ struct Outcome {
   ParseError error = ParseError::kNone;
 };
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 bool TooBig(ParseError e) {
   return e == ParseError::kTooBigInline || e == ParseError::kTooBigMultibulkCount ||

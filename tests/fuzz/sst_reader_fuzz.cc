@@ -29,6 +29,7 @@
 #include "storage/table/block.h"
 #include "storage/table/table.h"
 #include "storage/table/table_builder.h"
+#include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_files.h"
 
 namespace {
@@ -40,12 +41,7 @@ using namespace ebb::storage;  // NOLINT: a fuzz target of this namespace
 constexpr char kName[] = "fuzz.sst";
 using Entry = std::pair<std::string, std::string>;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 void CheckError(const Status& s) {
   if (s.ok()) return;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/key_slot.h"
+#include "tests/fuzz/fuzz_check.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/or_string_ext.h"
@@ -34,12 +35,7 @@ namespace {
 
 using namespace ebb::types;  // NOLINT: a fuzz target of this one namespace
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 // The bytes before the user key's part of an engine key: tag and database (2), or tag and slot
 // (3) in the slot layout, whose slot bytes a parse takes as they are.

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "storage/db/version_edit.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -27,12 +28,7 @@ using ebb::storage::VersionEdit;
 
 constexpr char kWhere[] = "MANIFEST-000001";
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 bool SameFile(const FileMetaData& a, const FileMetaData& b) {
   return a.number == b.number && a.file_size == b.file_size && a.smallest == b.smallest &&

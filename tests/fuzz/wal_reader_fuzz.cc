@@ -27,6 +27,7 @@
 #include "storage/wal/log_format.h"
 #include "storage/wal/log_reader.h"
 #include "storage/wal/log_writer.h"
+#include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_files.h"
 
 namespace {
@@ -39,12 +40,7 @@ using ebb::storage::Status;
 
 constexpr char kName[] = "fuzz.log";
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 struct ReadOutcome {
   std::vector<std::string> records;

@@ -22,6 +22,7 @@
 
 #include "storage/format/internal_key.h"
 #include "storage/write_batch.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -30,12 +31,7 @@ using ebb::storage::Status;
 using ebb::storage::WriteBatch;
 using ebb::storage::WriteOptions;
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    fprintf(stderr, "invariant violated: %s\n", what);
-    abort();
-  }
-}
+using ebb::fuzz::Check;
 
 struct Decoded {
   WriteBatch::Op op;
