@@ -83,6 +83,17 @@ class CompactionFilter {
     (void)user_key;
     return false;
   }
+  // Asked when KeepsNewestDead(user_key) alone keeps `user_key`'s newest version, dead, at the
+  // bottom of the tree with nothing newer of its range outside the compaction: true when it has
+  // nothing left to hide — no write it would hide can arrive any more (an active-active
+  // observed-remove tombstone whose removals every stream has delivered here) — so it goes as it
+  // would outside the mode. Counted as collected (Stats::dead_versions_collected). `meta` and
+  // `value`: the row's. Background threads.
+  virtual bool CollectsNewestDead(std::string_view user_key, const RowMeta& meta,
+                                  std::string_view value) const {
+    (void)user_key, (void)meta, (void)value;
+    return false;
+  }
   // The bytes the tombstone a dead value row of `user_key` is reduced to carries in place of the
   // value (`meta` and `value`: the row's), when compaction keeps it (KeepsNewestDead, or something
   // beneath it): what the layer above needs of the version without its bytes, such as its rank

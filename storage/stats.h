@@ -43,8 +43,10 @@ struct Stats {
   uint64_t compactions = 0;
   uint64_t expired_rows_dropped = 0;  // by compaction (turned to tombstones or removed)
   uint64_t filter_rows_dropped = 0;   // dropped by the CompactionFilter
-  uint64_t files_expired_whole = 0;   // deleted by whole-file expiry
-  uint64_t bytes_expired_whole = 0;   // their sizes
+  // Newest dead versions a kept-dead filter let go (CompactionFilter::CollectsNewestDead).
+  uint64_t dead_versions_collected = 0;
+  uint64_t files_expired_whole = 0;  // deleted by whole-file expiry
+  uint64_t bytes_expired_whole = 0;  // their sizes
   // Key and value bytes of the expired rows compaction dropped or turned to tombstones (the
   // rows expired_rows_dropped counts): what rewriting reclaimed, beside bytes_expired_whole.
   uint64_t expired_rewritten_bytes = 0;

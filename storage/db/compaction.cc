@@ -433,9 +433,14 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
         }
       } else if (v.kind != RowKind::kWipe) {
         // The newest version the input holds: newer ones outside it may all be smaller.
-        chosen_by_some_read = !ctx.forget_newest_dead ||
-                              ctx.newer_min_timestamp < v.meta.timestamp_or_zero() ||
-                              (ctx.filter != nullptr && ctx.filter->KeepsNewestDead(user_key));
+        chosen_by_some_read =
+            !ctx.forget_newest_dead || ctx.newer_min_timestamp < v.meta.timestamp_or_zero();
+        // Kept for a later write it would hide, unless none can come any more.
+        if (!chosen_by_some_read && !something_beneath && ctx.filter != nullptr &&
+            ctx.filter->KeepsNewestDead(user_key)) {
+          chosen_by_some_read = !ctx.filter->CollectsNewestDead(user_key, v.meta, v.value);
+          if (!chosen_by_some_read) stats->collected++;
+        }
       }
       if (!something_beneath && !chosen_by_some_read) continue;  // nothing to hide: gone
       if (v.kind == RowKind::kValue) {

@@ -109,6 +109,7 @@ struct ReduceStats {
   uint64_t expired_bytes = 0;  // their user key and value bytes
   uint64_t filtered = 0;       // survivors dropped by the filter
   uint64_t deleted = 0;        // versions gone because a wipe or range deletion hid them
+  uint64_t collected = 0;      // newest dead versions CollectsNewestDead let go
 };
 
 // What a reduction knows about the versions it does not see.

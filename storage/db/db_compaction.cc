@@ -515,6 +515,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
       stats_.expired_rows_dropped += reduce_stats.expired;
       stats_.expired_rewritten_bytes += reduce_stats.expired_bytes;
       stats_.filter_rows_dropped += reduce_stats.filtered;
+      stats_.dead_versions_collected += reduce_stats.collected;
       stats_.versions_deleted += reduce_stats.deleted;
     }
   } else {

@@ -236,6 +236,32 @@ TEST(ReduceVersionsTest, AKeptDeadValueCarriesWhatTheFilterReducesItTo) {
   EXPECT_EQ(out[0].value, "");
 }
 
+// Keeps dead versions, but lets go a newest dead version whose value says "done".
+class DoneCollector final : public DeadVersionKeeper {
+ public:
+  bool CollectsNewestDead(std::string_view, const RowMeta&, std::string_view value) const override {
+    return value == "done";
+  }
+};
+
+TEST(ReduceVersionsTest, ANewestDeadVersionWithNothingLeftToHideIsCollected) {
+  DoneCollector filter;
+  KeyVersion done = T(1, 200);
+  done.value = "done";
+  ReduceStats stats;
+  EXPECT_EQ(Reduce({done}, {.bottom = true, .filter = &filter}, &stats), "");
+  EXPECT_EQ(stats.collected, 1u);
+  // Kept: another tombstone, one with something under it, one newer data outside the input may
+  // rank below, and one a reduction whose timing the data does not decide would forget.
+  stats = {};
+  EXPECT_EQ(Reduce({T(1, 200)}, {.bottom = true, .filter = &filter}, &stats), "1T@200");
+  EXPECT_EQ(Reduce({done}, {.filter = &filter}, &stats), "1T@200");
+  EXPECT_EQ(Reduce({done}, {.bottom = true, .newer_min = 100, .filter = &filter}, &stats),
+            "1T@200");
+  EXPECT_EQ(Reduce({done}, {.bottom = true, .filter = &filter, .forget = false}, &stats), "1T@200");
+  EXPECT_EQ(stats.collected, 0u);
+}
+
 TEST(ReduceVersionsTest, AnExpiredRowNamesTheRangesThatLivedThroughIt) {
   DropOdd filter;
   std::vector<KeyRange> ranges;
