@@ -3,6 +3,7 @@
 #include <limits>
 #include <mutex>
 
+#include "types/or_string.h"
 #include "types/or_string_ext.h"
 #include "types/string_rank.h"
 #include "types/tlog_codec.h"
@@ -118,6 +119,10 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
     return parent_.KeepsNewestDead(user_key);
   }
   bool KeepsDeadVersions() const override { return parent_.KeepsDeadVersions(); }
+  bool CollectsNewestDead(std::string_view user_key, const storage::RowMeta& meta,
+                          std::string_view value) const override {
+    return parent_.CollectsNewestDead(user_key, meta, value);
+  }
   void ExpiredRowRanges(std::string_view user_key, std::string_view value,
                         std::vector<storage::KeyRange>* ranges) const override {
     parent_.ExpiredRowRangesIn(user_key, value, view_, ranges);
@@ -155,6 +160,28 @@ bool HoldsStringVersion(std::string_view user_key) {
 
 bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
   return keep_newest_dead_.load() && HoldsStringVersion(user_key);
+}
+
+bool TypesCompactionFilter::CollectsNewestDead(std::string_view user_key,
+                                               const storage::RowMeta& meta,
+                                               std::string_view value) const {
+  (void)meta;
+  int db = 0;
+  std::string_view key;
+  OrStringExt ext;
+  std::string_view inner;
+  if (!keep_newest_dead_.load() || !ParseMetaKey(user_key, &db, &key) ||
+      !DecodeOrStringRow(value, &ext, &inner) || ext.dot.has_value()) {
+    return false;
+  }
+  std::shared_lock lock(mu_);
+  return or_applied_ != nullptr &&
+         OrCollectable({.slots = {}, .removed = ext.removed}, *or_applied_);
+}
+
+void TypesCompactionFilter::SetOrCollectionVector(std::shared_ptr<const OrContext> applied) {
+  std::unique_lock lock(mu_);
+  or_applied_ = std::move(applied);
 }
 
 void TypesCompactionFilter::ReducedDeadValue(std::string_view user_key,

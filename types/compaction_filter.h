@@ -25,6 +25,10 @@
 // of that value (a counter's base): their range becomes due for a purge compaction at once
 // (ExpiredRowRanges), so they meet the same deadline.
 //
+// In active-active mode it keeps each key's newest dead version (SetKeepNewestDead) but collects
+// an observed-remove string key's tombstone that holds no slot once the vector the server hands
+// it (SetOrCollectionVector) covers what the tombstone removed (CollectsNewestDead).
+//
 // It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
 // mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
 // expiry owns its entries, so their purge follows the key's expiry.
@@ -52,6 +56,7 @@
 #include "storage/db.h"
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
+#include "types/or_context.h"
 #include "types/ttl_policy.h"
 
 namespace ebb::types {
@@ -119,6 +124,12 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   // carrying its rank (ReducedDeadValue) — set for good once the node is in active-active mode
   // (docs/active-active.md). Any thread.
   void SetKeepNewestDead(bool on) { keep_newest_dead_.store(on); }
+  // The applied vector this node's engine has synced (docs/active-active.md, "Collection of
+  // observed-remove deletes"): while dead versions are kept, an observed-remove string key's
+  // tombstone that holds no slot and whose removed context lies at or below it is collected
+  // (CollectsNewestDead; types/or_string.h, OrCollectable). nullptr (the start): none is. Any
+  // thread.
+  void SetOrCollectionVector(std::shared_ptr<const OrContext> applied);
 
   // Outside a compaction run (tests): reads the latest state.
   Decision Filter(std::string_view user_key, const storage::RowMeta& meta, std::string_view value,
@@ -132,6 +143,8 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
                         std::vector<storage::KeyRange>* ranges) const override;
   bool KeepsNewestDead(std::string_view user_key) const override;
   bool KeepsDeadVersions() const override { return keep_newest_dead_.load(); }
+  bool CollectsNewestDead(std::string_view user_key, const storage::RowMeta& meta,
+                          std::string_view value) const override;
   // While dead versions are kept: a string's metadata row keeps its rank between peers, its
   // digest and expiry (types/string_rank.h); other rows keep nothing.
   void ReducedDeadValue(std::string_view user_key, const storage::RowMeta& meta,
@@ -160,7 +173,7 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
                   const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
                   std::string* new_value) const;
 
-  mutable std::shared_mutex mu_;  // guards db_, the hooks and policy_
+  mutable std::shared_mutex mu_;  // guards db_, the hooks, policy_ and or_applied_
   std::atomic<bool> keep_newest_dead_{false};
   storage::DB* db_ = nullptr;
   std::map<KeyType, SubRowHook> hooks_;
@@ -168,6 +181,7 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   std::map<std::string, DependentRowHook, std::less<>> dependent_hooks_;  // by name prefix
   StringDependentsHook string_dependents_;
   std::shared_ptr<const TtlPolicy> policy_;
+  std::shared_ptr<const OrContext> or_applied_;  // SetOrCollectionVector
 };
 
 }  // namespace ebb::types

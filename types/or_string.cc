@@ -140,4 +140,32 @@ OrContext OrLocalDeleteContext(const OrStringState& state) {
   return context;
 }
 
+namespace {
+bool HoldsDot(const OrStringState& state, const Dot& dot) {
+  return std::any_of(state.slots.begin(), state.slots.end(),
+                     [&](const OrSlot& s) { return s.dot == dot; });
+}
+}  // namespace
+
+bool OrCollectable(const OrStringState& state, const OrContext& applied) {
+  if (!state.slots.empty()) return false;
+  return std::all_of(state.removed.entries().begin(), state.removed.entries().end(),
+                     [&](const Dot& entry) { return entry.offset <= applied.At(entry.origin); });
+}
+
+OrContext OrRemovedBySender(const OrStringState& held, const OrStringState& sent,
+                            const OrContext& sender_vector) {
+  OrContext removed;
+  for (const OrSlot& slot : held.slots) {
+    if (slot.dot.offset <= sender_vector.At(slot.dot.origin) && !HoldsDot(sent, slot.dot)) {
+      removed.Raise(slot.dot.origin, slot.dot.offset);
+    }
+  }
+  return removed;
+}
+
+bool OrRemovedHere(const OrStringState& held, const Dot& dot, const OrContext& applied) {
+  return dot.offset <= applied.At(dot.origin) && !HoldsDot(held, dot);
+}
+
 }  // namespace ebb::types

@@ -96,4 +96,26 @@ std::optional<OrContext> OrLocalWriteContext(const OrStringState& state, StringV
 // The context a DEL of the key made here carries: every slot held.
 OrContext OrLocalDeleteContext(const OrStringState& state);
 
+// Collection (docs/active-active.md, "Collection of observed-remove deletes"). A node's applied
+// vector V (origin -> the last offset of it applied here; deltas of one origin arrive in offset
+// order) says which deltas no stream will bring it again. A key that holds no slot and whose R
+// lies at or below V holds nothing V does not: its row may go, as an ORSWOT keeps no tombstones.
+// Once such rows go, a snapshot must be joined with both nodes' vectors, or a version one of them
+// removed comes back from the other: the two functions after OrCollectable.
+
+// The key holds no slot and every entry of its R is at or below `applied` (the pre-mode origin is
+// in no vector, so R naming it is never at or below one).
+bool OrCollectable(const OrStringState& state, const OrContext& applied);
+
+// The sender's half: the dots of `held` slots that the sender of a snapshot had applied (at or
+// below `sender_vector`) and does not hold in `sent` (its state of the key; empty when its
+// snapshot carried none) — it removed them, so the receiver applies them as a DEL naming them.
+OrContext OrRemovedBySender(const OrStringState& held, const OrStringState& sent,
+                            const OrContext& sender_vector);
+
+// The receiver's half: a snapshot's slot at `dot` that this node had applied (at or below
+// `applied`, its own vector) and does not hold: it removed it, perhaps collecting the R that
+// said so, so the slot must not be taken again.
+bool OrRemovedHere(const OrStringState& held, const Dot& dot, const OrContext& applied);
+
 }  // namespace ebb::types

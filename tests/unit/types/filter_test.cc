@@ -296,5 +296,43 @@ TEST(TypesCompactionFilterTest, ReducesADeadStringToItsRank) {
   EXPECT_FALSE(filter.KeepsNewestDead(SystemKey("aa-key:0:s")));
 }
 
+// An observed-remove key's tombstone that holds no slot is collected once the vector the server
+// hands the filter covers its R (docs/active-active.md, "Collection of observed-remove deletes");
+// a row with a slot, a row of today's forms and every row outside the mode are not.
+TEST(TypesCompactionFilterTest, CollectsAnObservedRemoveTombstoneItsVectorCovers) {
+  TypesCompactionFilter filter;
+  const OriginId a(std::string(kOriginIdSize, 'a'));
+  const OriginId b(std::string(kOriginIdSize, 'b'));
+  OrStringExt slotless;
+  slotless.removed.Raise(a, 3);
+  slotless.removed.Raise(b, 7);
+  std::string row;
+  EncodeOrStringRow(slotless, "", &row);
+  const storage::RowMeta meta;
+  const std::string key = MetaKey(0, "s");
+  auto vector = [](std::initializer_list<Dot> entries) {
+    auto v = std::make_shared<OrContext>();
+    for (const Dot& d : entries) v->Raise(d.origin, d.offset);
+    return v;
+  };
+  filter.SetOrCollectionVector(vector({{a, 3}, {b, 7}}));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));  // outside the mode
+  filter.SetKeepNewestDead(true);
+  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row));
+  filter.SetOrCollectionVector(vector({{a, 3}, {b, 6}}));  // b's 7th not applied yet
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));
+  filter.SetOrCollectionVector(vector({{a, 9}}));  // b named by no vector entry
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));
+  filter.SetOrCollectionVector(nullptr);
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));
+  filter.SetOrCollectionVector(vector({{a, 9}, {b, 9}}));
+  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row));
+  std::string with_slot;
+  EncodeOrStringRow({.dot = Dot{a, 4}, .removed = {}}, "", &with_slot);
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, with_slot));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, ""));  // a plain tombstone
+  EXPECT_FALSE(filter.CollectsNewestDead(SystemKey("aa-key:0:s"), meta, row));
+}
+
 }  // namespace
 }  // namespace ebb::types

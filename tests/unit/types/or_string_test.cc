@@ -346,5 +346,167 @@ TEST(OrStringDotTwiceTest, TheGreaterVersionAtOneDotStaysInEveryOrder) {
   }
 }
 
+// --- Collection -----------------------------------------------------------------------------
+
+// Nodes that collect, as docs/active-active.md ("Collection of observed-remove deletes") says. A
+// node's context K is what it has observed: each origin's offset applied here (deltas of one
+// origin arrive in offset order) joined with the vector of every snapshot it joined. A key whose
+// state OrCollectable says K covers is dropped whole, R and all. A snapshot is joined with both
+// contexts (OrRemovedBySender, OrRemovedHere) and raises the receiver's K to the sender's; a
+// snapshot of a collected key carries nothing, as the server's sweep then takes it. A delta's
+// write at or below K that the node does not hold is not taken (OrRemovedHere): the node removed
+// it, or a snapshot it joined came from a node that had.
+struct CollectingRun {
+  Simulation sim;
+  std::vector<OrContext> known = std::vector<OrContext>(3);  // from snapshots joined
+  explicit CollectingRun(uint64_t seed) : sim(seed) {}
+
+  OrContext ContextOf(size_t node) const {
+    OrContext context = known[node];
+    for (size_t o = 0; o < 3; ++o) {
+      const uint64_t n = o == node ? sim.origins[o].log.size() : sim.delivered[node][o];
+      if (n > 0) context.Raise(sim.origins[o].id, n);
+    }
+    return context;
+  }
+  // `node` takes the next delta of `from`'s log, if any.
+  void Deliver(size_t node, size_t from) {
+    size_t& next = sim.delivered[node][from];
+    if (from == node || next >= sim.origins[from].log.size()) return;
+    const OrStringDelta& delta = sim.origins[from].log[next++];
+    OrStringState& state = sim.origins[node].state;
+    if (delta.write && OrRemovedHere(state, delta.write->dot, known[node])) {
+      ApplyOrDelta(&state, {.context = delta.context});
+    } else {
+      ApplyOrDelta(&state, delta);
+    }
+  }
+  void MaybeCollect(size_t node, int* collected) {
+    OrStringState& state = sim.origins[node].state;
+    if (!state.removed.empty() && OrCollectable(state, ContextOf(node))) {
+      state = OrStringState();
+      ++*collected;
+    }
+  }
+  // `to` joins `from`'s state as a snapshot, its vector entry for `from` then at from's offset.
+  void Snapshot(size_t from, size_t to) {
+    const OrStringState sent = sim.origins[from].state;
+    const OrContext sender_context = ContextOf(from);
+    OrStringState& held = sim.origins[to].state;
+    OrContext gone = sent.removed;
+    gone.Join(OrRemovedBySender(held, sent, sender_context));
+    const OrContext own = ContextOf(to);
+    std::vector<OrSlot> taken;
+    for (const OrSlot& slot : sent.slots) {
+      if (!OrRemovedHere(held, slot.dot, own)) taken.push_back(slot);
+    }
+    ApplyOrDelta(&held, {.context = gone});
+    for (const OrSlot& slot : taken) ApplyOrDelta(&held, {.write = slot});
+    known[to].Join(sender_context);
+    size_t& next = sim.delivered[to][from];
+    next = std::max<size_t>(next, sim.origins[from].log.size());
+  }
+  void Step(int* collected, int* snapshots) {
+    const uint64_t what = sim.Pick(20);
+    const size_t node = sim.Pick(3);
+    Origin& o = sim.origins[node];
+    if (what < 8) {
+      Deliver(node, sim.Pick(3));
+    } else if (what < 14) {
+      StringVersion v{.ts = static_cast<int64_t>(sim.Pick(12)), .value = sim.values[sim.Pick(3)]};
+      o.Write(v);
+    } else if (what < 16) {
+      if (!o.state.slots.empty()) o.Del();
+    } else if (what < 19) {
+      MaybeCollect(node, collected);
+    } else {
+      const size_t from = sim.Pick(3);
+      if (from != node) {
+        Snapshot(from, node);
+        ++*snapshots;
+      }
+    }
+  }
+};
+
+// Without both halves of the join a collected delete comes back: the stale node's slot survives
+// a snapshot of the node that collected, and returns to it in the stale node's snapshot.
+TEST(OrStringCollectionTest, ASnapshotJoinedWithTheContextsKeepsACollectedDeleteDone) {
+  CollectingRun run(1);
+  Origin& a = run.sim.origins[0];
+  Origin& b = run.sim.origins[1];
+  Origin& c = run.sim.origins[2];
+  ASSERT_TRUE(a.Put("x", 5));
+  run.Deliver(1, 0);  // b and c hold a's write
+  run.Deliver(2, 0);
+  b.Del();  // b removes it; a learns, c does not
+  run.Deliver(0, 1);
+  int collected = 0;
+  run.MaybeCollect(0, &collected);
+  run.MaybeCollect(1, &collected);
+  ASSERT_EQ(collected, 2);
+  EXPECT_FALSE(OrCollectable(c.state, run.ContextOf(2)));  // c still holds the write
+
+  EXPECT_TRUE(OrRemovedHere(a.state, a.log[0].write->dot, run.ContextOf(0)));
+  EXPECT_EQ(OrRemovedBySender(c.state, a.state, run.ContextOf(0)).At(kA), 1u);
+  EXPECT_EQ(OrRemovedBySender(c.state, a.state, OrContext()).At(kA), 0u);  // a context naming none
+
+  run.Snapshot(2, 0);  // the stale node's snapshot does not bring it back to a
+  EXPECT_TRUE(a.state.slots.empty());
+  run.Snapshot(0, 2);  // and a's snapshot, which carries nothing of the key, removes it from c
+  EXPECT_TRUE(c.state.slots.empty());
+  ASSERT_TRUE(a.Put("y", 1));  // a later write survives everywhere, whatever its timestamp
+  run.Deliver(2, 0);
+  EXPECT_EQ(OrRead(c.state, kNow)->value, "y");
+}
+
+// A write that reaches a node after a snapshot from a node that had removed it and collected the
+// delete: the snapshot's context says the sender had observed it, so it is not taken.
+TEST(OrStringCollectionTest, AWriteArrivingAfterASnapshotThatRemovedItIsNotTaken) {
+  CollectingRun run(1);
+  Origin& a = run.sim.origins[0];
+  Origin& b = run.sim.origins[1];
+  Origin& c = run.sim.origins[2];
+  ASSERT_TRUE(a.Put("x", 5));
+  run.Deliver(1, 0);
+  b.Del();
+  int collected = 0;
+  run.MaybeCollect(1, &collected);
+  ASSERT_EQ(collected, 1);
+  run.Snapshot(1, 2);  // c joins b's state before a's write reaches it: nothing of the key
+  run.Deliver(2, 0);   // then a's write arrives
+  EXPECT_TRUE(c.state.slots.empty());
+}
+
+// Random runs: three nodes write, delete, take each other's deltas in per-origin order, collect
+// what their contexts cover and exchange snapshots; once every delta has reached every node, each
+// holds the slots the set of deltas defines (R may differ: collection drops it).
+TEST(OrStringCollectionTest, CollectingNodesEndWithTheSlotsOfTheSetOfDeltas) {
+  int collected = 0, snapshots = 0;
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    CollectingRun run(seed);
+    const int steps = 10 + static_cast<int>(run.sim.Pick(120));
+    for (int i = 0; i < steps; ++i) run.Step(&collected, &snapshots);
+    const OrStringState want = FromTheSet(run.sim.All());
+    for (size_t to = 0; to < 3; ++to) {  // the rest of the others' logs, in order
+      for (size_t from = 0; from < 3; ++from) {
+        while (from != to && run.sim.delivered[to][from] < run.sim.origins[from].log.size()) {
+          run.Deliver(to, from);
+        }
+      }
+      run.MaybeCollect(to, &collected);
+      OrStringState got = run.sim.origins[to].state;
+      OrStringState slots_only = want;
+      got.removed = slots_only.removed = OrContext();
+      ASSERT_TRUE(SameOrState(got, slots_only))
+          << "node " << to << ": " << Describe(run.sim.origins[to].state) << " vs "
+          << Describe(want);
+    }
+  }
+  EXPECT_GT(collected, 300);
+  EXPECT_GT(snapshots, 300);
+}
+
 }  // namespace
 }  // namespace ebb::types
