@@ -337,6 +337,37 @@ OriginVector ActiveActive::AppliedVector() const {
   return vector;
 }
 
+OriginVector ActiveActive::ObservedVector() const {
+  OriginVector vector = AppliedVector();
+  for (const auto& [origin, offset] : known_) {
+    uint64_t& entry = vector[origin];
+    entry = std::max(entry, offset);
+  }
+  return vector;
+}
+
+storage::Status ActiveActive::RaiseKnown(const OriginVector& observed) {
+  types::Keyspace& ks = context_->keyspace();
+  storage::Status s;
+  for (const auto& [origin, offset] : observed) {
+    auto held = known_.find(origin);
+    if (held != known_.end() && held->second >= offset) continue;
+    s = ks.db().Put(ks.WriteOptions(),
+                    types::Keyspace::SystemRowKey(std::string(kKnownRowPrefix) + origin),
+                    std::to_string(offset));
+    if (!s.ok()) break;
+  }
+  return s;
+}
+
+void ActiveActive::NoteKnown(const OriginVector& observed) {
+  for (const auto& [origin, offset] : observed) {
+    uint64_t& entry = known_[origin];
+    entry = std::max(entry, offset);
+  }
+  known_or_ = OrContextOf(known_);
+}
+
 OriginVector ActiveActive::ReportedVector() const {
   std::set<std::string, std::less<>> retired(retired_ids_.begin(), retired_ids_.end());
   std::set<std::string, std::less<>> live = {node_id_};
@@ -346,6 +377,15 @@ OriginVector ActiveActive::ReportedVector() const {
     retired.insert(st.retired.begin(), st.retired.end());
   }
   return WithoutRetired(synced_vector_.reported(), retired, live);
+}
+
+void ActiveActive::ShareCollectionVector() {
+  // Every id the synced vector names, retired ones too: a removal of a retired id's write is as
+  // final as any (docs/active-active.md, "Collection of observed-remove deletes").
+  if (synced_observed_.reported() == collection_vector_) return;
+  collection_vector_ = synced_observed_.reported();
+  context_->keyspace().compaction_filter().SetOrCollectionVector(
+      std::make_shared<const types::OrContext>(OrContextOf(collection_vector_)));
 }
 
 ActiveActive::Stability ActiveActive::StabilityNow() const {
@@ -387,6 +427,9 @@ void ActiveActive::Cron(int64_t now_ms) {
     storage::DB& db = context_->keyspace().db();
     synced_vector_.Note(db.LastSequence(), AppliedVector());
     synced_vector_.Synced(db.SyncedSequence());
+    synced_observed_.Note(db.LastSequence(), ObservedVector());
+    synced_observed_.Synced(db.SyncedSequence());
+    ShareCollectionVector();
   }
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
@@ -442,7 +485,8 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
   *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
   *out += "markers_pending:" + std::to_string(markers_pending()) + "\r\n";
-  *out += "markers_collected:0\r\n";  // collection by causal stability is not built yet
+  *out += "dead_versions_collected:" +
+          std::to_string(context_->keyspace().db().GetStats().dead_versions_collected) + "\r\n";
   const std::vector<PeerInfo> peers = Peers();
   *out += "peers:" + std::to_string(peers.size()) + "\r\n";
   const int64_t now = WallMs();

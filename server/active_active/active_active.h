@@ -120,6 +120,10 @@ class ActiveActive {
   static constexpr std::string_view kModeRow = "aa-mode";
   static constexpr std::string_view kLogRowPrefix = "aa-log:";
   static constexpr std::string_view kAppliedRowPrefix = "aa-applied:";
+  // aa-known:<origin id> = <offset>: how far this node has observed that origin's deltas beyond
+  // its applied vector — the vector of a snapshot it joined, or its applied vector when a new
+  // incarnation forgot it (docs/active-active.md, "Collection of observed-remove deletes").
+  static constexpr std::string_view kKnownRowPrefix = "aa-known:";
   // Written when a node with data enters the mode (kEntryContentOffset) or takes a new
   // incarnation (its end offset then, kEntryContentOffset if that was 0): the origin offset that
   // stands for content no delta row carries, so peers receive it as a snapshot.
@@ -281,6 +285,12 @@ class ActiveActive {
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
   // a malformed piece (none of the run is applied): the link must reconnect.
+  // A snapshot whose first piece is the sender's vector (kSnapshotVectorPiece) is joined with it
+  // as well (docs/active-active.md, "Collection of observed-remove deletes"): every string slot
+  // this node holds that the sender had applied and does not hold goes, as a DEL naming it — in
+  // the keys the snapshot carries (ApplyOrStringPiece) and, swept in key order as the pieces pass
+  // them, in every key it does not carry (SweepOrKeys); the sweep of what follows the last
+  // piece of each database runs with `end`.
   bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
                      std::optional<uint64_t> end);
   // An entry of the applied vector: the last origin offset of a peer applied here (0: none) and
@@ -301,6 +311,10 @@ class ActiveActive {
   // This node's applied vector (stable_vector.h): each origin's last offset applied here, and
   // its own log's last offset under its own id.
   OriginVector AppliedVector() const;
+  // What this node has observed of each origin (docs/active-active.md, "Collection of
+  // observed-remove deletes"): its applied vector joined with the kKnownRowPrefix rows — a
+  // version at or below it that the node does not hold was removed where it was observed.
+  OriginVector ObservedVector() const;
   // The vector this node reports in its ticks and counts in S (stable_vector.h): its applied
   // vector as of the engine's last sync that Cron saw, less the retired ids it knows (its own,
   // and those its peers' ticks listed) that are not the id of this node or of a peer it links
@@ -343,6 +357,10 @@ class ActiveActive {
     // the backlog check counts what is unsent beyond it.
     size_t pending_before = 0;
   };
+  // Hands the synced applied vector to the compaction filter when it changed, so that
+  // compaction collects the observed-remove tombstones below it (docs/active-active.md,
+  // "Collection of observed-remove deletes").
+  void ShareCollectionVector();
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
   // Reads kRetiredRow into retired_ids_.
@@ -567,6 +585,34 @@ class ActiveActive {
   // key's slots its context names removed (ApplyOrToKey), every key's change noted.
   storage::Status DeleteByDelOr(int db, const DelOr& del);
   // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
+  // A snapshot being received from a peer that sent its vector first: that vector, and per
+  // database the user key up to which the sweep has passed (the last piece's key; absent: none
+  // yet, so the sweep starts at the database's first key).
+  struct SnapshotReceipt {
+    OriginVector sender_ids;         // as sent, for the kKnownRowPrefix rows at the end
+    types::OrContext sender_vector;  // the same as dots' origins
+    std::map<int, std::string> swept_through;
+  };
+  // Writes into the open keyspace batch the kKnownRowPrefix rows `observed` raises; NoteKnown
+  // raises known_ (and known_or_) once they are committed.
+  storage::Status RaiseKnown(const OriginVector& observed);
+  void NoteKnown(const OriginVector& observed);
+  // Starts a receipt for `origin_id` from a vector piece; false when the piece is malformed (the
+  // snapshot is then joined without it).
+  bool StartReceipt(const std::string& origin_id, const std::vector<std::string>& args);
+  // Before applying `piece` of the receipt's snapshot: sweeps the keys of its database after the
+  // last one passed, up to its key (that key too unless the piece is an `or-string` piece, which
+  // ApplyOrStringPiece joins with the vector). Pieces whose key is unknown sweep nothing.
+  storage::Status SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece);
+  // At the snapshot's end: sweeps every database past the last key passed.
+  storage::Status SweepRemaining(SnapshotReceipt* receipt);
+  // Removes from every observed-remove string key whose metadata row lies in engine keys [lower,
+  // upper) the slots the sender had applied (at or below `sender_vector`): the snapshot carried
+  // none of those keys, so it held none of those slots (types/or_string.h, OrRemovedBySender).
+  storage::Status SweepOrKeys(const std::string& lower, const std::string& upper,
+                              const types::OrContext& sender_vector);
+  // ObservedVector() as dots' origins, read once per ApplySnapshot (own_vector_).
+  const types::OrContext& OwnVectorForSnapshot();
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change
   // (WATCH, tracking, the `expired` index) — nothing when OrStringHolds says no.
@@ -668,12 +714,18 @@ class ActiveActive {
   // of the key a string write was planned on (PlanOrWrite to RunOrString).
   types::OriginId own_origin_;
   types::OrStringRows or_rows_;
-  std::map<std::string, AppliedPosition> applied_;  // origin id -> what was applied
-  std::atomic<bool> resync_ = false;                // kResyncRow is set
-  SyncedVector synced_vector_;                      // the applied vector as of the last sync
-  RetiredIds retired_ids_;                          // see retired_ids()
-  mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
-  std::vector<std::string> sync_settings_;  // see SyncSettings()
+  std::map<std::string, AppliedPosition> applied_;   // origin id -> what was applied
+  std::map<std::string, SnapshotReceipt> receipts_;  // by sender id (ApplySnapshot)
+  OriginVector known_;                               // the kKnownRowPrefix rows (io thread)
+  types::OrContext known_or_;     // known_ as dots' origins: the stream's filter (ApplyOrString)
+  SyncedVector synced_observed_;  // ObservedVector() as of the last sync: what compaction uses
+  std::optional<types::OrContext> own_vector_;  // OwnVectorForSnapshot's, for one call
+  std::atomic<bool> resync_ = false;            // kResyncRow is set
+  SyncedVector synced_vector_;                  // the applied vector as of the last sync
+  OriginVector collection_vector_;              // synced_observed_'s, last handed over
+  RetiredIds retired_ids_;                      // see retired_ids()
+  mutable std::mutex applied_mu_;               // guards applied_ and sync_settings_ for the links
+  std::vector<std::string> sync_settings_;      // see SyncSettings()
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;

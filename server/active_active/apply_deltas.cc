@@ -66,6 +66,8 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
                                std::span<const PeerDelta* const> deltas) {
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
+  // Deltas follow a snapshot's end, or a connection that resumed: no snapshot is under way.
+  if (!receipts_.empty()) receipts_.erase(origin_id);
   uint64_t last = applied;
   const PeerDelta* last_delta = nullptr;
   bool ok = true;
@@ -152,21 +154,50 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
                                  std::optional<uint64_t> end) {
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
+  own_vector_.reset();
+  auto failed = [&] {
+    ks.DiscardBatch();
+    whole_key_->ForgetCachedHorizons();
+    return false;
+  };
   ks.BeginBatch();
   for (const PeerDelta* piece : pieces) {
-    const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
-    if (outcome == ApplyOutcome::kEngineError) {
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
-      return false;
+    if (!piece->args.empty() && AsciiLower(piece->args[0]) == kSnapshotVectorPiece) {
+      if (!StartReceipt(origin_id, piece->args)) malformed_deltas_++;
+      continue;
     }
+    auto receipt = receipts_.find(origin_id);
+    if (receipt != receipts_.end()) {
+      const storage::Status s = SweepBeforePiece(&receipt->second, *piece);
+      if (!s.ok()) {
+        spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
+        return failed();
+      }
+    }
+    const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
+    if (outcome == ApplyOutcome::kEngineError) return failed();
     if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
+  }
+  auto receipt = receipts_.find(origin_id);
+  if (end && receipt != receipts_.end()) {
+    storage::Status s = SweepRemaining(&receipt->second);
+    // What the sender had observed, this node has now: a version at or below it that the
+    // snapshot did not leave here was removed where it was observed.
+    if (s.ok()) s = RaiseKnown(receipt->second.sender_ids);
+    if (!s.ok()) {
+      spdlog::warn("Peer {}: snapshot end not applied: {}", origin_id, s.ToString());
+      return failed();
+    }
   }
   const bool advance = end.has_value() && *end > applied;
   // A snapshot names no delta: its offset carries no digest.
   const storage::Status s =
       CommitApplied(origin_id, advance ? std::optional<AppliedPosition>(AppliedPosition{*end, ""})
                                        : std::nullopt);
+  if (s.ok() && end && receipt != receipts_.end()) {
+    NoteKnown(receipt->second.sender_ids);
+    receipts_.erase(receipt);
+  }
   if (!s.ok()) {
     spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
     return false;

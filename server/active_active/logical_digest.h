@@ -29,11 +29,15 @@ namespace ebb::server {
 storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::string* hex);
 
 // Appends to *row what the digest hashes of a string key under the observed-remove rule
-// (types/or_string.h; docs/active-active.md, "Status": DEBUG DIGEST-LOGICAL hashes R and every
-// slot): R's entries, then each slot's dot, ts, tombstone, digest and expire_at —
-//   "or:" ("r" <origin hex> "@" <offset> ",")* ";"
+// (types/or_string.h; docs/active-active.md, "Status": DEBUG DIGEST-LOGICAL hashes every slot):
+// each slot's dot, ts, tombstone, digest and expire_at —
+//   "or:;"
 //   ("s" <origin hex> "@" <offset> ":" <ts> "/" ("t" | "v" <digest hex>) "/" <expire_at> ";")*
-// Canonical: entries and slots by origin, whatever order the state was built in, and a
+// R is not hashed: it is what filters deltas still to come, and collection (docs/active-active.md,
+// "Collection of observed-remove deletes") drops it on each node at its own time, once no delta
+// it would filter can arrive there — so nodes that applied the same deltas hold the same slots
+// but may hold different Rs. Canonical: slots by origin, whatever order the state was built in,
+// and a
 // tombstone's digest left out (as types::SameOrState leaves it out), so two states SameOrState
 // holds equal give the same text. LogicalDigest appends it after a live string key's versions
 // when the key's rows carry such a state (types/or_string_rows.h; rows in today's forms add

@@ -12,15 +12,20 @@
 // order of arrival.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <limits>
+#include <memory>
 #include <utility>
 
+#include "common/strings.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/peer_snapshot.h"
+#include "server/active_active/stable_vector.h"
 #include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
+#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/merge_rule.h"
@@ -133,6 +138,12 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
   } else if (s.ok() && !admission.below_floor) {
     const types::Dot dot{origin, delta.offset};
     s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
+      // A snapshot this node joined came from a node that had observed this write and no
+      // longer held it: only its context applies (docs/active-active.md, "Collection of
+      // observed-remove deletes").
+      if (types::OrRemovedHere(rows->state, dot, known_or_)) {
+        return types::ApplyOrDelete(rows, context);
+      }
       types::OrApplied applied = types::ApplyOrWrite(rows, context, dot, SlotRowOf(parsed));
       written = applied.written;
       return applied;
@@ -166,6 +177,100 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyDelOr(const std::string& origin_id
   return ApplyOutcome::kApplied;
 }
 
+const types::OrContext& ActiveActive::OwnVectorForSnapshot() {
+  if (!own_vector_) own_vector_ = OrContextOf(ObservedVector());
+  return *own_vector_;
+}
+
+bool ActiveActive::StartReceipt(const std::string& origin_id,
+                                const std::vector<std::string>& args) {
+  receipts_.erase(origin_id);
+  std::vector<std::string_view> fields(args.begin() + 1, args.end());
+  OriginVector vector;
+  const VectorParse parsed = ParseOriginVector(fields, &vector);
+  if (parsed != VectorParse::kOk) {
+    spdlog::warn("Peer {}: snapshot vector is malformed ({}): joined without it", origin_id,
+                 VectorParseText(parsed));
+    return false;
+  }
+  SnapshotReceipt& receipt = receipts_[origin_id];
+  receipt.sender_vector = OrContextOf(vector);
+  receipt.sender_ids = std::move(vector);
+  return true;
+}
+
+storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece) {
+  if (piece.args.size() < 2 || piece.db < 0 || piece.db >= context_->config().databases) {
+    return storage::Status::OK();
+  }
+  const bool or_piece = AsciiLower(piece.args[0]) == kOrStringPiece;
+  const std::optional<std::string_view> key = SnapshotPieceKey(piece.args);
+  if (!key) return storage::Status::OK();
+  auto swept = receipt->swept_through.find(piece.db);
+  if (swept != receipt->swept_through.end() && *key <= swept->second) return storage::Status::OK();
+  std::string lower = swept == receipt->swept_through.end()
+                          ? types::MetaKeyPrefix(piece.db)
+                          : types::MetaKey(piece.db, swept->second) + std::string(1, '\0');
+  std::string upper = types::MetaKey(piece.db, *key);
+  if (!or_piece) upper.push_back('\0');  // the piece's key too: it carries no slot of it
+  receipt->swept_through[piece.db] = std::string(*key);
+  return SweepOrKeys(lower, upper, receipt->sender_vector);
+}
+
+storage::Status ActiveActive::SweepRemaining(SnapshotReceipt* receipt) {
+  storage::Status s;
+  for (int db = 0; db < context_->config().databases && s.ok(); db++) {
+    auto swept = receipt->swept_through.find(db);
+    const std::string lower = swept == receipt->swept_through.end()
+                                  ? types::MetaKeyPrefix(db)
+                                  : types::MetaKey(db, swept->second) + std::string(1, '\0');
+    s = SweepOrKeys(lower, types::MetaKeyUpperBound(db), receipt->sender_vector);
+  }
+  return s;
+}
+
+storage::Status ActiveActive::SweepOrKeys(const std::string& lower, const std::string& upper,
+                                          const types::OrContext& sender_vector) {
+  if (sender_vector.empty()) return storage::Status::OK();
+  types::Keyspace& ks = context_->keyspace();
+  // The keys are read in runs of kSweepRun and changed after each run's iterator is gone: the
+  // batch the changes go into is part of what the iterator reads.
+  constexpr size_t kSweepRun = 1024;
+  std::string from = lower;
+  std::vector<std::pair<int, std::string>> keys;
+  while (from < upper) {
+    storage::ReadOptions options;
+    options.include_dead = true;  // a tombstone slot is a slot
+    options.fill_cache = false;
+    options.lower_bound = from;
+    options.upper_bound = upper;
+    keys.clear();
+    std::unique_ptr<storage::Iterator> it = ks.db().NewIterator(options);
+    for (it->SeekToFirst(); it->Valid() && keys.size() < kSweepRun; it->Next()) {
+      int db = 0;
+      std::string_view user_key;
+      types::OrStringExt ext;
+      std::string_view inner;
+      // Only a row whose extension names a dot holds slots (types/or_string_ext.h).
+      if (types::ParseMetaKey(it->key(), &db, &user_key) &&
+          types::DecodeOrStringRow(it->value(), &ext, &inner) && ext.dot) {
+        keys.emplace_back(db, user_key);
+      }
+      from = std::string(it->key()) + std::string(1, '\0');
+    }
+    if (!it->Valid()) from = upper;  // the range is done (or the iterator failed: below)
+    if (storage::Status s = it->status(); !s.ok()) return s;
+    it.reset();
+    for (const auto& [db, key] : keys) {
+      storage::Status s = ApplyOrToKey(db, key, [&](types::OrStringRows* rows) {
+        return types::ApplyOrDelete(rows, types::OrRemovedBySender(rows->state, {}, sender_vector));
+      });
+      if (!s.ok()) return s;
+    }
+  }
+  return storage::Status::OK();
+}
+
 ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& origin_id,
                                                             const PeerDelta& delta,
                                                             const std::vector<std::string>& args) {
@@ -174,6 +279,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& o
     spdlog::warn("Peer {}: snapshot piece is malformed: skipped", origin_id);
     return ApplyOutcome::kMalformed;
   }
+  auto receipt = receipts_.find(origin_id);
+  const types::OrContext* sender_vector =
+      receipt == receipts_.end() ? nullptr : &receipt->second.sender_vector;
+  const types::OrContext& own_vector = OwnVectorForSnapshot();
   // Each slot judged by the key's markers as the delta that wrote it (its expiry rewritten by a
   // register); the ones they admit join with the sender's R (types/or_string.h: JoinOrState).
   // A slot a delete covers is removed as it arrives, its dot joined into R (as ApplyOrString).
@@ -192,7 +301,17 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& o
   }
   if (s.ok()) {
     s = ApplyOrToKey(delta.db, piece.key, [&](types::OrStringRows* rows) {
-      types::OrApplied applied = types::ApplyOrDelete(rows, removed);
+      // The two halves of the join with the vectors (types/or_string.h): what this node holds
+      // and the sender removed goes, and what the sender holds and this node removed is not
+      // taken again.
+      types::OrContext gone = removed;
+      if (sender_vector != nullptr) {
+        gone.Join(types::OrRemovedBySender(rows->state, piece.state, *sender_vector));
+      }
+      std::erase_if(admitted, [&](const auto& entry) {
+        return types::OrRemovedHere(rows->state, entry.first->dot, own_vector);
+      });
+      types::OrApplied applied = types::ApplyOrDelete(rows, gone);
       for (const auto& [slot, form] : admitted) {
         StringDelta parsed;
         if (!ParseStringDelta(form, &parsed)) continue;  // made by StringDeltaArgs: never

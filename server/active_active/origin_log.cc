@@ -109,6 +109,16 @@ storage::Status ActiveActive::LoadLog() {
     std::lock_guard lock(applied_mu_);
     applied_[std::string(it->key().substr(applied_prefix.size()))] = std::move(position);
   }
+  const std::string known_prefix = types::Keyspace::SystemRowKey(kKnownRowPrefix);
+  OriginVector known;
+  for (it->Seek(known_prefix); it->Valid() && it->key().starts_with(known_prefix); it->Next()) {
+    uint64_t offset = 0;
+    if (!ParseUint64(it->value(), &offset)) {
+      return storage::Status::Corruption("active-active observed row " + std::string(it->key()));
+    }
+    known[std::string(it->key().substr(known_prefix.size()))] = offset;
+  }
+  NoteKnown(known);
   return it->status();
 }
 
@@ -479,11 +489,20 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
             fmt::format("{}", fmt::join(retired, " ")), now);
   batch.Put(options, types::Keyspace::SystemRowKey(kEntryContentRow), std::to_string(content_end),
             now);
+  // What the forgotten vector had observed stays observed (kKnownRowPrefix): the data still
+  // reflects it, and a version it covers that the node no longer holds was removed here.
+  OriginVector observed = AppliedVector();
   {
     std::lock_guard lock(applied_mu_);
     for (const auto& [origin, position] : applied_) {
       batch.Delete(options, types::Keyspace::SystemRowKey(AppliedRowName(origin)));
     }
+  }
+  for (const auto& [origin, offset] : observed) {
+    auto held = known_.find(origin);
+    if (held != known_.end() && held->second >= offset) continue;
+    batch.Put(options, types::Keyspace::SystemRowKey(std::string(kKnownRowPrefix) + origin),
+              std::to_string(offset), now);
   }
   batch.DeleteRange({types::Keyspace::SystemRowKey(kLogRowPrefix),
                      types::Keyspace::SystemRowKey(LogRowName(end_offset_ + 1))});
@@ -501,6 +520,7 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   end_offset_ = content_end;
   retired_ids_ = std::move(retired);
   synced_vector_.Reset();  // the forgotten vector: the next Cron notes the new one
+  NoteKnown(observed);
   {
     std::lock_guard lock(applied_mu_);
     applied_.clear();
@@ -566,6 +586,7 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
   snapshots_sent_++;
   snapshots_.push_back(std::make_unique<SnapshotSender>(
       context_, io_, client.id(), std::string(peer_id), node_id_, end_offset_, end_bytes_,
+      ObservedVector(),
       [this](SnapshotSender* sender, bool complete) { SnapshotDone(sender, complete); }));
   snapshots_.back()->Start();
 }

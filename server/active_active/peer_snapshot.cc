@@ -346,6 +346,32 @@ bool ParseOrStringPiece(std::span<const std::string> args, std::string_view send
   return true;
 }
 
+std::optional<std::string_view> SnapshotPieceKey(std::span<const std::string> args) {
+  if (args.size() < 2) return std::nullopt;
+  const std::string kind = AsciiLower(args[0]);
+  // `tlog trimat|ins key ...`, `treg set key ...`, `marker-at <deleted_up_to> key ...`.
+  if (kind == "tlog" || kind == "treg" || kind == kMarkerAt) {
+    if (args.size() < 3) return std::nullopt;
+    return args[2];
+  }
+  if (kind == kOrStringPiece || kind == kCounterDelta || kind == kSeriesDelta ||
+      kind == kSeriesRangeDelta || kind == kSeriesRuleDelta || IsStringDelta(kind)) {
+    return args[1];
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> SnapshotVectorPieceArgs(const OriginVector& applied) {
+  std::vector<std::string> args;
+  args.reserve(1 + 2 * applied.size());
+  args.emplace_back(kSnapshotVectorPiece);
+  for (const auto& [id, offset] : applied) {
+    args.push_back(id);
+    args.push_back(std::to_string(offset));
+  }
+  return args;
+}
+
 void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args) {
   *out += '*';
   *out += std::to_string(2 + args.size());
@@ -364,7 +390,8 @@ void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_posi
 
 SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& io,
                                uint64_t client_id, std::string peer_id, std::string sender_node_id,
-                               uint64_t offset, uint64_t byte_position, Done done)
+                               uint64_t offset, uint64_t byte_position, OriginVector applied,
+                               Done done)
     : context_(context),
       timer_(io),
       client_id_(client_id),
@@ -372,6 +399,7 @@ SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& 
       sender_node_id_(std::move(sender_node_id)),
       offset_(offset),
       byte_position_(byte_position),
+      applied_(std::move(applied)),
       done_(std::move(done)),
       snapshot_(context->keyspace().db().GetSnapshot()) {}
 
@@ -447,6 +475,11 @@ void SnapshotSender::Step() {
   if (client == nullptr) return Finish(false);
   if (client->PendingOutput() > kMaxPendingOutput) return Schedule(kWaitMs);
   std::string out;
+  if (!vector_sent_) {
+    AppendSnapshotPieceResp(&out, 0, SnapshotVectorPieceArgs(applied_));
+    applied_.clear();
+    vector_sent_ = true;
+  }
   std::vector<std::vector<std::string>> pieces;
   while (out.size() < kStepBytes) {
     if (iter_ == nullptr) {

@@ -21,7 +21,8 @@
 //   a database horizon `flushdb-at <T>`
 //
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
-// ["snap", db, arg0, arg1, ...], and the end is ["snapend", offset, byte position]; the stream of
+// ["snap", db, arg0, arg1, ...] — the first the sender's applied vector (kSnapshotVectorPiece)
+// — and the end is ["snapend", offset, byte position]; the stream of
 // deltas from offset + 1 follows on the same connection. `offset` is this node's last origin
 // offset when the snapshot began: every delta up to it is reflected in what the snapshot holds.
 //
@@ -49,6 +50,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/stable_vector.h"
 #include "storage/db.h"
 #include "storage/status.h"
 #include "types/or_string.h"
@@ -110,6 +112,23 @@ std::vector<std::string> OrStringPieceArgs(const OrStringPiece& piece,
 bool ParseOrStringPiece(std::span<const std::string> args, std::string_view sender_node_id,
                         OrStringPiece* piece);
 
+// The first piece of every snapshot: the sender's applied vector when its engine snapshot was
+// taken (its own id with `offset`), so the receiver can tell a version the sender removed from one
+// it never had (docs/active-active.md, "Collection of observed-remove deletes"):
+//
+//   vector (<origin id> <offset>)*
+//
+// in database 0, as a tick's vector is written (stable_vector.h; ids 40 lower-case hex digits,
+// each once, at most kMaxVectorOrigins). Applied by ActiveActive::ApplySnapshot, which refuses
+// any other form as malformed and then joins the snapshot without it.
+inline constexpr std::string_view kSnapshotVectorPiece = "vector";
+std::vector<std::string> SnapshotVectorPieceArgs(const OriginVector& applied);
+
+// The user key a snapshot piece `args` (args[0] its kind, any case) is about: the key of every
+// piece above but `flushdb-at` and the vector, which name none (nullopt), as for anything
+// unknown or too short.
+std::optional<std::string_view> SnapshotPieceKey(std::span<const std::string> args);
+
 // Appends the wire form of one snapshot piece / of the snapshot's end to *out.
 void AppendSnapshotPieceResp(std::string* out, int db, const std::vector<std::string>& args);
 void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_position);
@@ -125,12 +144,13 @@ class SnapshotSender {
   using Done = std::function<void(SnapshotSender* sender, bool complete)>;
 
   // Sends to client `client_id` the snapshot of databases 0..databases-1 that corresponds to
-  // origin offset `offset` (this node's end offset now) at byte position `byte_position`;
-  // `sender_node_id`: this node's id.
+  // origin offset `offset` (this node's end offset now) at byte position `byte_position`, and to
+  // `applied`, this node's applied vector now (its own id with `offset`); `sender_node_id`: this
+  // node's id.
   // REQUIRES: called on the io thread, with no keyspace batch open.
   SnapshotSender(ServerContext* context, boost::asio::io_context& io, uint64_t client_id,
                  std::string peer_id, std::string sender_node_id, uint64_t offset,
-                 uint64_t byte_position, Done done);
+                 uint64_t byte_position, OriginVector applied, Done done);
   ~SnapshotSender();
   SnapshotSender(const SnapshotSender&) = delete;
 
@@ -162,6 +182,8 @@ class SnapshotSender {
   const std::string sender_node_id_;
   const uint64_t offset_;
   const uint64_t byte_position_;
+  OriginVector applied_;  // sent first (kSnapshotVectorPiece), then cleared
+  bool vector_sent_ = false;
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;
   std::unique_ptr<storage::Iterator> iter_;

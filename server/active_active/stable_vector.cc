@@ -186,4 +186,13 @@ std::string FormatOriginVector(const OriginVector& vector) {
   return out;
 }
 
+types::OrContext OrContextOf(const OriginVector& vector) {
+  types::OrContext context;
+  for (const auto& [id, offset] : vector) {
+    const std::optional<types::OriginId> origin = types::OriginId::FromHex(id);
+    if (origin && offset > 0) context.Raise(*origin, offset);
+  }
+  return context;
+}
+
 }  // namespace ebb::server

@@ -43,6 +43,8 @@
 #include <string_view>
 #include <vector>
 
+#include "types/or_context.h"
+
 namespace ebb::server {
 
 // Origin node id -> the last origin offset of it applied.
@@ -134,5 +136,9 @@ uint64_t LargestLag(std::string_view self_id, uint64_t end_offset,
 
 // "<id>=<offset>,<id>=<offset>" in id order ("" for an empty vector), as INFO peers prints it.
 std::string FormatOriginVector(const OriginVector& vector);
+
+// `vector` with each origin as the raw id of the observed-remove rule's dots (types/or_context.h);
+// an id that is not 40 hex digits names no dot and is left out.
+types::OrContext OrContextOf(const OriginVector& vector);
 
 }  // namespace ebb::server

@@ -102,6 +102,9 @@ void Expiry(const storage::Stats& s, PrometheusText* out) {
               s.expired_rows_dropped);
   out->Single("ebb_filter_rows_dropped_total", kCounter,
               "Rows the data types' compaction filter dropped.", s.filter_rows_dropped);
+  out->Single("ebb_dead_versions_collected_total", kCounter,
+              "Dead versions kept for active-active peers that compaction collected.",
+              s.dead_versions_collected);
   out->Single("ebb_files_expired_whole_total", kCounter,
               "Table files deleted whole because every row in them expired.",
               s.files_expired_whole);

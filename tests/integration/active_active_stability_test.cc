@@ -85,7 +85,7 @@ class ActiveActiveStabilityTest : public ActiveActiveMeshTest {
   void ExpectMarkers(long long pending) {
     for (int i = 0; i < 3; i++) {
       EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_pending"), pending) << i;
-      EXPECT_EQ(InfoField(c_[i].get(), "peers", "markers_collected"), 0) << i;
+      EXPECT_EQ(InfoField(c_[i].get(), "peers", "dead_versions_collected"), 0) << i;
     }
   }
   // Node 1, restarted, counts `pending` markers again from its rows.

@@ -1,0 +1,188 @@
+// Collection of observed-remove deletes (docs/active-active.md, "Collection of observed-remove
+// deletes"): under `active-active-string-rule observed-remove` a string key a DEL emptied leaves a
+// tombstone carrying what the DEL removed, which compaction drops once this node's synced applied
+// vector covers it (INFO peers dead_versions_collected). A node that collected it no longer tells
+// a peer what it removed, so snapshots are joined with both nodes' vectors: a node that missed the
+// DEL drops the version when the collector's snapshot, which no longer names the key, reaches it,
+// and the collector does not take the version back from that node's snapshot; nor does a node
+// take a write that a snapshot it joined had seen removed. Every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/active_active_support.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+// A pair under the observed-remove rule whose logs hold 4 deltas, so a node away for more gets a
+// snapshot, and whose WAL syncs every write, so the synced vector follows within a tick.
+std::vector<std::string> Options(std::vector<std::string> args) {
+  args.insert(args.end(), {"--active-active-string-rule", "observed-remove", "--peer-backlog-size",
+                           "4", "--wal-fsync", "always"});
+  return args;
+}
+
+class ActiveActiveCollectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(n0_.Start(Options(PeerArgs({&n1_})))) << n0_.error();
+    ASSERT_TRUE(n1_.Start(Options(PeerArgs({&n0_})))) << n1_.error();
+    c0_ = n0_.Connect();
+    c1_ = n1_.Connect();
+  }
+  void TearDown() override {
+    for (TestServer* server : {&n0_, &n1_}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+
+  static long long Collected(redisContext* c) {
+    return InfoField(c, "peers", "dead_versions_collected");
+  }
+  // Compacts the node (DEBUG COMPACT) every 50 ms until it has collected `count` dead versions
+  // in all, for up to 10 s; false if it never does.
+  static bool CompactUntilCollected(redisContext* c, long long count) {
+    for (int tries = 0; tries < 200; tries++) {
+      if (Cmd(c, {"DEBUG", "COMPACT"}).str() != "OK") return false;
+      if (Collected(c) >= count) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  // Writes `count` keys `prefix`0.. on the node: more deltas than a peer's backlog holds.
+  static void Write(redisContext* c, const std::string& prefix, int count) {
+    for (int i = 0; i < count; i++) {
+      ASSERT_EQ(Cmd(c, {"SET", prefix + std::to_string(i), "v"}).str(), "OK");
+    }
+  }
+  std::string Converged() { return WaitConverged({c0_.get(), c1_.get()}); }
+
+  TestServer n0_, n1_;
+  RedisConnection c0_, c1_;
+};
+
+TEST_F(ActiveActiveCollectionTest, ADeleteEveryNodeAppliedIsCollectedAndALaterWriteLives) {
+  ASSERT_EQ(Cmd(c0_.get(), {"SET", "k", "v", "PXAT", "4000000000000"}).str(), "OK");
+  ASSERT_EQ(Converged(), "");
+  ASSERT_EQ(Cmd(c1_.get(), {"DEL", "k"}).integer(), 1);
+  ASSERT_EQ(Converged(), "");
+  EXPECT_EQ(Collected(c0_.get()), 0);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    ASSERT_TRUE(CompactUntilCollected(c, 1)) << Collected(c);
+    EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 0);
+  }
+  // A write after the collection lives on both, whatever its timestamp.
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "k", "late", "TS", "1"}).str(), "OK");
+  ASSERT_EQ(Converged(), "");
+  for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "late");
+}
+
+// n1 is cut off holding k while n0 deletes it and collects the delete; both write past the other's
+// backlog, so the heal brings a snapshot each way. n0's snapshot no longer names k: n1 must drop
+// its version because n0 had applied it and does not hold it. n1's snapshot still carries the
+// version: n0 must not take it back, because n0 had applied it and does not hold it. Without
+// either half of that join the deleted value comes back on both nodes.
+TEST_F(ActiveActiveCollectionTest, ACollectedDeleteStaysDoneAcrossSnapshotsBothWays) {
+  ASSERT_EQ(Cmd(c0_.get(), {"SET", "k", "secret"}).str(), "OK");
+  ASSERT_EQ(Converged(), "");
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  ASSERT_EQ(Cmd(c0_.get(), {"DEL", "k"}).integer(), 1);
+  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 8));
+  ASSERT_NO_FATAL_FAILURE(Write(c1_.get(), "b", 8));
+  ASSERT_TRUE(CompactUntilCollected(c0_.get(), 1)) << Collected(c0_.get());
+  EXPECT_EQ(Cmd(c1_.get(), {"GET", "k"}).str(), "secret");  // n1 never saw the DEL
+  const long long sent0 = InfoField(c0_.get(), "peers", "snapshots_sent");
+  const long long sent1 = InfoField(c1_.get(), "peers", "snapshots_sent");
+
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
+  ASSERT_EQ(Converged(), "") << LogicalDifference(c0_.get(), c1_.get());
+  EXPECT_GT(InfoField(c0_.get(), "peers", "snapshots_sent"), sent0);
+  EXPECT_GT(InfoField(c1_.get(), "peers", "snapshots_sent"), sent1);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 16);
+  }
+}
+
+// A node restored from a copy of its data directory taken before a delete: its peer collected the
+// delete, and the restored node, resuming past the peer's backlog, gets the peer's snapshot and
+// drops the version.
+TEST_F(ActiveActiveCollectionTest, ANodeRestoredFromBeforeACollectedDeleteDropsTheVersion) {
+  ASSERT_EQ(Cmd(c0_.get(), {"SET", "k", "secret"}).str(), "OK");
+  ASSERT_EQ(Converged(), "");
+  const std::string backup = n1_.dir() + "/backup";
+  ASSERT_EQ(n1_.Stop(), 0) << n1_.ReadLog();
+  std::filesystem::copy(n1_.data_dir(), backup, std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(n1_.Start(Options(PeerArgs({&n0_})))) << n1_.error();
+  c1_ = n1_.Connect();
+  ASSERT_EQ(Cmd(c0_.get(), {"DEL", "k"}).integer(), 1);
+  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 8));
+  ASSERT_EQ(Converged(), "");
+  ASSERT_TRUE(CompactUntilCollected(c0_.get(), 1)) << Collected(c0_.get());
+
+  ASSERT_EQ(n1_.Stop(), 0) << n1_.ReadLog();
+  std::filesystem::remove_all(n1_.data_dir());
+  std::filesystem::copy(backup, n1_.data_dir(), std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(n1_.Start(Options(PeerArgs({&n0_})))) << n1_.error();
+  c1_ = n1_.Connect();
+  ASSERT_EQ(Converged(), "") << LogicalDifference(c0_.get(), c1_.get());
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 8);
+  }
+}
+
+// A write that reaches a node only after the node joined a snapshot from a peer that had applied
+// it, removed it and collected the delete: the snapshot's vector says the peer had observed it, so
+// the node does not take it when the writer's stream brings it later.
+TEST(ActiveActiveCollectionMeshTest, AWriteArrivingAfterASnapshotThatRemovedItIsNotTaken) {
+  TestServer n0, n1, n2;
+  ASSERT_TRUE(n0.Start(Options(PeerArgs({&n1, &n2})))) << n0.error();
+  ASSERT_TRUE(n1.Start(Options(PeerArgs({&n0, &n2})))) << n1.error();
+  ASSERT_TRUE(n2.Start(Options(PeerArgs({&n0, &n1})))) << n2.error();
+  RedisConnection c0 = n0.Connect(), c1 = n1.Connect(), c2 = n2.Connect();
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get(), c2.get()}), "");
+  SetLink(c1.get(), n1, c0.get(), n0, false);
+  SetLink(c1.get(), n1, c2.get(), n2, false);
+  ASSERT_EQ(Cmd(c2.get(), {"SET", "k", "secret"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c2.get()}), "");
+  ASSERT_EQ(Cmd(c0.get(), {"DEL", "k"}).integer(), 1);
+  for (int i = 0; i < 8; i++) {  // past n0's backlog: n1 gets a snapshot from n0
+    ASSERT_EQ(Cmd(c0.get(), {"SET", "a" + std::to_string(i), "v"}).str(), "OK");
+  }
+  ASSERT_EQ(WaitConverged({c0.get(), c2.get()}), "");
+  bool collected = false;
+  for (int tries = 0; tries < 200 && !collected; tries++) {
+    ASSERT_EQ(Cmd(c0.get(), {"DEBUG", "COMPACT"}).str(), "OK");
+    collected = InfoField(c0.get(), "peers", "dead_versions_collected") >= 1;
+    if (!collected) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(collected);
+
+  SetLink(c1.get(), n1, c0.get(), n0, true);  // n0's snapshot, which names no k
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  // The snapshot has ended once n1's link to n0 streams again.
+  bool streaming = false;
+  for (int tries = 0; tries < 500 && !streaming; tries++) {
+    streaming = Cmd(c1.get(), {"INFO", "peers"}).str().find("state=snapshot") == std::string::npos;
+    if (!streaming) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(streaming);
+  SetLink(c1.get(), n1, c2.get(), n2, true);  // n2's stream, which holds the SET of k
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get(), c2.get()}), "")
+      << LogicalDifference(c1.get(), c2.get());
+  EXPECT_TRUE(Cmd(c1.get(), {"GET", "k"}).is_nil());
+  for (TestServer* server : {&n0, &n1, &n2}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+}
+
+}  // namespace
+}  // namespace ebb::test
