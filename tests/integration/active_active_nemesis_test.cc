@@ -6,10 +6,11 @@
 // aside (stopped, copied, started) and later restored from that copy, a node's power cut (DEBUG
 // POWER-CUT) — the last two once every node has everything, so each lost delta is still on the
 // peers that applied it —, a restored node killed again at once after its start, while it may be
-// taking a new id or receiving its peers' snapshots, and a snapshot provoked and its receiver or
+// taking a new id or receiving its peers' snapshots, a snapshot provoked and its receiver or
 // its sender killed with SIGKILL while the receiver is taking it (INFO peers state=snapshot): a
 // node stops pulling from a peer, the peer writes a few large values and its log shrinks to one
-// delta (CONFIG SET peer-backlog-size 1), so the node, pulling again, gets a snapshot.
+// delta (CONFIG SET peer-backlog-size 1), so the node, pulling again, gets a snapshot — and a
+// node's full compaction (DEBUG COMPACT), which collects the observed-remove deletes it may.
 //
 // The checker, at the end, with every link healed and one clock for all: every node answers the
 // same DEBUG DIGEST-LOGICAL, and so does a node given every delta the mesh logged (DEBUG
@@ -293,7 +294,7 @@ void ActiveActiveNemesisTest::Step() {
   const int node = static_cast<int>(rng_() % kNodes);
   const std::string name = "node " + std::to_string(node);
   const int peer = (node + 1 + static_cast<int>(rng_() % (kNodes - 1))) % kNodes;
-  switch (rng_() % 9) {
+  switch (rng_() % 10) {
     case 0: {
       Note(name + " stops pulling from node " + std::to_string(peer));
       ASSERT_NO_FATAL_FAILURE(SetPeerLink(node, peer, false));
@@ -314,6 +315,12 @@ void ActiveActiveNemesisTest::Step() {
     }
     case 8:
       ASSERT_NO_FATAL_FAILURE(KillDuringSnapshot(node, peer, rng_() % 2 == 0));
+      break;
+    case 9:
+      // A full compaction: under the observed-remove rule it collects every delete the node
+      // has observed all of (docs/active-active.md, "Collection of observed-remove deletes").
+      Note("compaction of " + name);
+      ASSERT_EQ(Cmd(conns_[node].get(), {"DEBUG", "COMPACT"}).str(), "OK");
       break;
     case 1:
       Note("heal every link");
@@ -474,11 +481,16 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       << all.size() << " deltas; where the reference and node 0 differ:\n"
       << LogicalDifference(ref.get(), conns_[0].get()) << Failed();
   const auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
+  long long collected = 0;  // by each node since its last start
+  for (const RedisConnection& c : conns_) {
+    collected += InfoField(c.get(), "peers", "dead_versions_collected");
+  }
   std::printf(
       "nemesis: %zu deltas; %zu kills during a snapshot (%zu after it ended), %zu delays, %zu "
-      "restores, %zu power cuts, %zu cuts\n",
+      "restores, %zu power cuts, %zu cuts, %zu compactions (%lld dead versions collected)\n",
       all.size(), count("takes a snapshot"), count("over before the kill"), count("delay node"),
-      count("restored from its copy"), count("power cut of"), count("stops pulling"));
+      count("restored from its copy"), count("power cut of"), count("stops pulling"),
+      count("compaction of"), collected);
 }
 
 INSTANTIATE_TEST_SUITE_P(StringRules, ActiveActiveNemesisTest,
