@@ -431,16 +431,22 @@ struct CollectingRun {
 
 // Without both halves of the join a collected delete comes back: the stale node's slot survives
 // a snapshot of the node that collected, and returns to it in the stale node's snapshot.
+// The two scenarios' start: a writes x; b takes it and deletes it; `c_first`: c takes a's write
+// before b deletes it, and a learns of the delete.
+struct DeletedWrite : CollectingRun {
+  explicit DeletedWrite(bool c_first) : CollectingRun(1) {
+    EXPECT_TRUE(sim.origins[0].Put("x", 5));
+    Deliver(1, 0);
+    if (c_first) Deliver(2, 0);
+    sim.origins[1].Del();
+    if (c_first) Deliver(0, 1);
+  }
+};
+
 TEST(OrStringCollectionTest, ASnapshotJoinedWithTheContextsKeepsACollectedDeleteDone) {
-  CollectingRun run(1);
+  DeletedWrite run(/*c_first=*/true);  // b and c hold a's write; b removes it; a learns, c not
   Origin& a = run.sim.origins[0];
-  Origin& b = run.sim.origins[1];
   Origin& c = run.sim.origins[2];
-  ASSERT_TRUE(a.Put("x", 5));
-  run.Deliver(1, 0);  // b and c hold a's write
-  run.Deliver(2, 0);
-  b.Del();  // b removes it; a learns, c does not
-  run.Deliver(0, 1);
   int collected = 0;
   run.MaybeCollect(0, &collected);
   run.MaybeCollect(1, &collected);
@@ -463,13 +469,8 @@ TEST(OrStringCollectionTest, ASnapshotJoinedWithTheContextsKeepsACollectedDelete
 // A write that reaches a node after a snapshot from a node that had removed it and collected the
 // delete: the snapshot's context says the sender had observed it, so it is not taken.
 TEST(OrStringCollectionTest, AWriteArrivingAfterASnapshotThatRemovedItIsNotTaken) {
-  CollectingRun run(1);
-  Origin& a = run.sim.origins[0];
-  Origin& b = run.sim.origins[1];
+  DeletedWrite run(/*c_first=*/false);
   Origin& c = run.sim.origins[2];
-  ASSERT_TRUE(a.Put("x", 5));
-  run.Deliver(1, 0);
-  b.Del();
   int collected = 0;
   run.MaybeCollect(1, &collected);
   ASSERT_EQ(collected, 1);
