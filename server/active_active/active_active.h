@@ -285,8 +285,9 @@ class ActiveActive {
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
   // a malformed piece (none of the run is applied): the link must reconnect.
-  // A snapshot whose first piece is the sender's vector (kSnapshotVectorPiece) is joined with it
-  // as well (docs/active-active.md, "Collection of observed-remove deletes"): every string slot
+  // Under the observed-remove rule, a snapshot whose first piece is the sender's vector
+  // (kSnapshotVectorPiece) is joined with it as well (docs/active-active.md, "Collection of
+  // observed-remove deletes"): every string slot
   // this node holds that the sender had applied and does not hold goes, as a DEL naming it — in
   // the keys the snapshot carries (ApplyOrStringPiece) and, swept in key order as the pieces pass
   // them, in every key it does not carry (SweepOrKeys); the sweep of what follows the last
