@@ -346,14 +346,21 @@ OriginVector ActiveActive::ObservedVector() const {
   return vector;
 }
 
+std::string ActiveActive::KnownRowName(std::string_view origin) {
+  return std::string(kKnownRowPrefix) + std::string(origin);
+}
+
+bool ActiveActive::RaisesKnown(const std::string& origin, uint64_t offset) const {
+  auto held = known_.find(origin);
+  return held == known_.end() || held->second < offset;
+}
+
 storage::Status ActiveActive::RaiseKnown(const OriginVector& observed) {
   types::Keyspace& ks = context_->keyspace();
   storage::Status s;
   for (const auto& [origin, offset] : observed) {
-    auto held = known_.find(origin);
-    if (held != known_.end() && held->second >= offset) continue;
-    s = ks.db().Put(ks.WriteOptions(),
-                    types::Keyspace::SystemRowKey(std::string(kKnownRowPrefix) + origin),
+    if (!RaisesKnown(origin, offset)) continue;
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(KnownRowName(origin)),
                     std::to_string(offset));
     if (!s.ok()) break;
   }

@@ -285,13 +285,13 @@ class ActiveActive {
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
   // a malformed piece (none of the run is applied): the link must reconnect.
-  // Under the observed-remove rule, a snapshot whose first piece is the sender's vector
+  // Under the observed-remove rule, a snapshot whose first piece is the sender's observed vector
   // (kSnapshotVectorPiece) is joined with it as well (docs/active-active.md, "Collection of
-  // observed-remove deletes"): every string slot
-  // this node holds that the sender had applied and does not hold goes, as a DEL naming it — in
-  // the keys the snapshot carries (ApplyOrStringPiece) and, swept in key order as the pieces pass
-  // them, in every key it does not carry (SweepOrKeys); the sweep of what follows the last
-  // piece of each database runs with `end`.
+  // observed-remove deletes"): every string slot this node holds that the sender had observed
+  // and does not hold goes, as a DEL naming it — in the keys the snapshot carries
+  // (ApplyOrStringPiece) and, swept in key order as the pieces pass them, in every key it does
+  // not carry (SweepOrKeys); the sweep of what follows the last piece of each database runs with
+  // `end`.
   bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
                      std::optional<uint64_t> end);
   // An entry of the applied vector: the last origin offset of a peer applied here (0: none) and
@@ -358,7 +358,7 @@ class ActiveActive {
     // the backlog check counts what is unsent beyond it.
     size_t pending_before = 0;
   };
-  // Hands the synced applied vector to the compaction filter when it changed, so that
+  // Hands the synced observed vector to the compaction filter when it changed, so that
   // compaction collects the observed-remove tombstones below it (docs/active-active.md,
   // "Collection of observed-remove deletes").
   void ShareCollectionVector();
@@ -585,7 +585,6 @@ class ActiveActive {
   // A `del-or` on this node or from a peer: its keys of other types deleted under T, each string
   // key's slots its context names removed (ApplyOrToKey), every key's change noted.
   storage::Status DeleteByDelOr(int db, const DelOr& del);
-  // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   // A snapshot being received from a peer that sent its vector first: that vector, and per
   // database the user key up to which the sweep has passed (the last piece's key; absent: none
   // yet, so the sweep starts at the database's first key).
@@ -594,6 +593,9 @@ class ActiveActive {
     types::OrContext sender_vector;  // the same as dots' origins
     std::map<int, std::string> swept_through;
   };
+  // The kKnownRowPrefix row of `origin`, and whether `offset` raises what known_ holds for it.
+  static std::string KnownRowName(std::string_view origin);
+  bool RaisesKnown(const std::string& origin, uint64_t offset) const;
   // Writes into the open keyspace batch the kKnownRowPrefix rows `observed` raises; NoteKnown
   // raises known_ (and known_or_) once they are committed.
   storage::Status RaiseKnown(const OriginVector& observed);
@@ -608,12 +610,15 @@ class ActiveActive {
   // At the snapshot's end: sweeps every database past the last key passed.
   storage::Status SweepRemaining(SnapshotReceipt* receipt);
   // Removes from every observed-remove string key whose metadata row lies in engine keys [lower,
-  // upper) the slots the sender had applied (at or below `sender_vector`): the snapshot carried
+  // upper) the slots the sender had observed (at or below `sender_vector`): the snapshot carried
   // none of those keys, so it held none of those slots (types/or_string.h, OrRemovedBySender).
   storage::Status SweepOrKeys(const std::string& lower, const std::string& upper,
                               const types::OrContext& sender_vector);
   // ObservedVector() as dots' origins, read once per ApplySnapshot (own_vector_).
   const types::OrContext& OwnVectorForSnapshot();
+  // The first engine key a sweep of `db` has not passed (SnapshotReceipt::swept_through).
+  static std::string FirstUnswept(const SnapshotReceipt& receipt, int db);
+  // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change
   // (WATCH, tracking, the `expired` index) — nothing when OrStringHolds says no.

@@ -162,7 +162,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
   };
   ks.BeginBatch();
   for (const PeerDelta* piece : pieces) {
-    if (!piece->args.empty() && AsciiLower(piece->args[0]) == kSnapshotVectorPiece) {
+    if (!piece->args.empty() && EqualsIgnoreCase(piece->args[0], kSnapshotVectorPiece)) {
       // Only string keys under the observed-remove rule hold slots for the vector to judge: under
       // the timestamp rule the snapshot is joined without it (and no key is swept).
       if (context_->config().observed_remove_strings() && !StartReceipt(origin_id, piece->args)) {

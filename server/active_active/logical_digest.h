@@ -37,11 +37,10 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
 // "Collection of observed-remove deletes") drops it on each node at its own time, once no delta
 // it would filter can arrive there — so nodes that applied the same deltas hold the same slots
 // but may hold different Rs. Canonical: slots by origin, whatever order the state was built in,
-// and a
-// tombstone's digest left out (as types::SameOrState leaves it out), so two states SameOrState
-// holds equal give the same text. LogicalDigest appends it after a live string key's versions
-// when the key's rows carry such a state (types/or_string_rows.h; rows in today's forms add
-// nothing).
+// and a tombstone's digest left out (as types::SameOrState leaves it out), so two states
+// SameOrState holds equal give the same text. LogicalDigest appends it after a live string key's
+// versions when the key's rows carry such a state (types/or_string_rows.h; rows in today's forms
+// add nothing).
 void AppendOrStringDigestText(const types::OrStringState& state, std::string* row);
 
 }  // namespace ebb::server

@@ -203,28 +203,29 @@ storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const P
   if (piece.args.size() < 2 || piece.db < 0 || piece.db >= context_->config().databases) {
     return storage::Status::OK();
   }
-  const bool or_piece = AsciiLower(piece.args[0]) == kOrStringPiece;
   const std::optional<std::string_view> key = SnapshotPieceKey(piece.args);
   if (!key) return storage::Status::OK();
   auto swept = receipt->swept_through.find(piece.db);
   if (swept != receipt->swept_through.end() && *key <= swept->second) return storage::Status::OK();
-  std::string lower = swept == receipt->swept_through.end()
-                          ? types::MetaKeyPrefix(piece.db)
-                          : types::MetaKey(piece.db, swept->second) + std::string(1, '\0');
+  const std::string lower = FirstUnswept(*receipt, piece.db);
   std::string upper = types::MetaKey(piece.db, *key);
-  if (!or_piece) upper.push_back('\0');  // the piece's key too: it carries no slot of it
+  // The piece's key too unless the piece carries its slots.
+  if (!EqualsIgnoreCase(piece.args[0], kOrStringPiece)) upper.push_back('\0');
   receipt->swept_through[piece.db] = std::string(*key);
   return SweepOrKeys(lower, upper, receipt->sender_vector);
+}
+
+std::string ActiveActive::FirstUnswept(const SnapshotReceipt& receipt, int db) {
+  auto swept = receipt.swept_through.find(db);
+  if (swept == receipt.swept_through.end()) return types::MetaKeyPrefix(db);
+  return types::MetaKey(db, swept->second) + std::string(1, '\0');
 }
 
 storage::Status ActiveActive::SweepRemaining(SnapshotReceipt* receipt) {
   storage::Status s;
   for (int db = 0; db < context_->config().databases && s.ok(); db++) {
-    auto swept = receipt->swept_through.find(db);
-    const std::string lower = swept == receipt->swept_through.end()
-                                  ? types::MetaKeyPrefix(db)
-                                  : types::MetaKey(db, swept->second) + std::string(1, '\0');
-    s = SweepOrKeys(lower, types::MetaKeyUpperBound(db), receipt->sender_vector);
+    s = SweepOrKeys(FirstUnswept(*receipt, db), types::MetaKeyUpperBound(db),
+                    receipt->sender_vector);
   }
   return s;
 }

@@ -109,7 +109,7 @@ storage::Status ActiveActive::LoadLog() {
     std::lock_guard lock(applied_mu_);
     applied_[std::string(it->key().substr(applied_prefix.size()))] = std::move(position);
   }
-  const std::string known_prefix = types::Keyspace::SystemRowKey(kKnownRowPrefix);
+  const std::string known_prefix = types::Keyspace::SystemRowKey(KnownRowName(""));
   OriginVector known;
   for (it->Seek(known_prefix); it->Valid() && it->key().starts_with(known_prefix); it->Next()) {
     uint64_t offset = 0;
@@ -499,10 +499,9 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
     }
   }
   for (const auto& [origin, offset] : observed) {
-    auto held = known_.find(origin);
-    if (held != known_.end() && held->second >= offset) continue;
-    batch.Put(options, types::Keyspace::SystemRowKey(std::string(kKnownRowPrefix) + origin),
-              std::to_string(offset), now);
+    if (!RaisesKnown(origin, offset)) continue;
+    batch.Put(options, types::Keyspace::SystemRowKey(KnownRowName(origin)), std::to_string(offset),
+              now);
   }
   batch.DeleteRange({types::Keyspace::SystemRowKey(kLogRowPrefix),
                      types::Keyspace::SystemRowKey(LogRowName(end_offset_ + 1))});

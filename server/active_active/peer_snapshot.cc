@@ -361,11 +361,11 @@ std::optional<std::string_view> SnapshotPieceKey(std::span<const std::string> ar
   return std::nullopt;
 }
 
-std::vector<std::string> SnapshotVectorPieceArgs(const OriginVector& applied) {
+std::vector<std::string> SnapshotVectorPieceArgs(const OriginVector& observed) {
   std::vector<std::string> args;
-  args.reserve(1 + 2 * applied.size());
+  args.reserve(1 + 2 * observed.size());
   args.emplace_back(kSnapshotVectorPiece);
-  for (const auto& [id, offset] : applied) {
+  for (const auto& [id, offset] : observed) {
     args.push_back(id);
     args.push_back(std::to_string(offset));
   }
@@ -390,7 +390,7 @@ void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_posi
 
 SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& io,
                                uint64_t client_id, std::string peer_id, std::string sender_node_id,
-                               uint64_t offset, uint64_t byte_position, OriginVector applied,
+                               uint64_t offset, uint64_t byte_position, OriginVector observed,
                                Done done)
     : context_(context),
       timer_(io),
@@ -399,7 +399,7 @@ SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& 
       sender_node_id_(std::move(sender_node_id)),
       offset_(offset),
       byte_position_(byte_position),
-      applied_(std::move(applied)),
+      observed_(std::move(observed)),
       done_(std::move(done)),
       snapshot_(context->keyspace().db().GetSnapshot()) {}
 
@@ -476,8 +476,8 @@ void SnapshotSender::Step() {
   if (client->PendingOutput() > kMaxPendingOutput) return Schedule(kWaitMs);
   std::string out;
   if (!vector_sent_) {
-    AppendSnapshotPieceResp(&out, 0, SnapshotVectorPieceArgs(applied_));
-    applied_.clear();
+    AppendSnapshotPieceResp(&out, 0, SnapshotVectorPieceArgs(observed_));
+    observed_.clear();
     vector_sent_ = true;
   }
   std::vector<std::vector<std::string>> pieces;

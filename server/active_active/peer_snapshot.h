@@ -21,7 +21,7 @@
 //   a database horizon `flushdb-at <T>`
 //
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
-// ["snap", db, arg0, arg1, ...] — the first the sender's applied vector (kSnapshotVectorPiece)
+// ["snap", db, arg0, arg1, ...] — the first the sender's observed vector (kSnapshotVectorPiece)
 // — and the end is ["snapend", offset, byte position]; the stream of
 // deltas from offset + 1 follows on the same connection. `offset` is this node's last origin
 // offset when the snapshot began: every delta up to it is reflected in what the snapshot holds.
@@ -112,9 +112,10 @@ std::vector<std::string> OrStringPieceArgs(const OrStringPiece& piece,
 bool ParseOrStringPiece(std::span<const std::string> args, std::string_view sender_node_id,
                         OrStringPiece* piece);
 
-// The first piece of every snapshot: the sender's applied vector when its engine snapshot was
-// taken (its own id with `offset`), so the receiver can tell a version the sender removed from one
-// it never had (docs/active-active.md, "Collection of observed-remove deletes"):
+// The first piece of every snapshot: the sender's observed vector when its engine snapshot was
+// taken (ActiveActive::ObservedVector, its own id with `offset`), so the receiver can tell a
+// version the sender removed from one it never had (docs/active-active.md, "Collection of
+// observed-remove deletes"):
 //
 //   vector (<origin id> <offset>)*
 //
@@ -122,7 +123,7 @@ bool ParseOrStringPiece(std::span<const std::string> args, std::string_view send
 // each once, at most kMaxVectorOrigins). Applied by ActiveActive::ApplySnapshot, which refuses
 // any other form as malformed and then joins the snapshot without it.
 inline constexpr std::string_view kSnapshotVectorPiece = "vector";
-std::vector<std::string> SnapshotVectorPieceArgs(const OriginVector& applied);
+std::vector<std::string> SnapshotVectorPieceArgs(const OriginVector& observed);
 
 // The user key a snapshot piece `args` (args[0] its kind, any case) is about: the key of every
 // piece above but `flushdb-at` and the vector, which name none (nullopt), as for anything
@@ -145,12 +146,12 @@ class SnapshotSender {
 
   // Sends to client `client_id` the snapshot of databases 0..databases-1 that corresponds to
   // origin offset `offset` (this node's end offset now) at byte position `byte_position`, and to
-  // `applied`, this node's applied vector now (its own id with `offset`); `sender_node_id`: this
-  // node's id.
+  // `observed`, this node's observed vector now (its own id with `offset`); `sender_node_id`:
+  // this node's id.
   // REQUIRES: called on the io thread, with no keyspace batch open.
   SnapshotSender(ServerContext* context, boost::asio::io_context& io, uint64_t client_id,
                  std::string peer_id, std::string sender_node_id, uint64_t offset,
-                 uint64_t byte_position, OriginVector applied, Done done);
+                 uint64_t byte_position, OriginVector observed, Done done);
   ~SnapshotSender();
   SnapshotSender(const SnapshotSender&) = delete;
 
@@ -182,7 +183,7 @@ class SnapshotSender {
   const std::string sender_node_id_;
   const uint64_t offset_;
   const uint64_t byte_position_;
-  OriginVector applied_;  // sent first (kSnapshotVectorPiece), then cleared
+  OriginVector observed_;  // sent first (kSnapshotVectorPiece), then cleared
   bool vector_sent_ = false;
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;
