@@ -83,15 +83,21 @@ class CompactionFilter {
     (void)user_key;
     return false;
   }
-  // Asked when KeepsNewestDead(user_key) alone keeps `user_key`'s newest version, dead, at the
-  // bottom of the tree with nothing newer of its range outside the compaction: true when it has
-  // nothing left to hide — no write it would hide can arrive any more (an active-active
-  // observed-remove tombstone whose removals every stream has delivered here) — so it goes as it
-  // would outside the mode. Counted as collected (Stats::dead_versions_collected). `meta` and
-  // `value`: the row's. Background threads.
+  // Asked when KeepsNewestDead(user_key) keeps `user_key`'s newest version, dead, at the bottom
+  // of the tree: true when it has nothing left to hide — no write it would hide can arrive any
+  // more (an active-active observed-remove tombstone whose removals every stream has delivered
+  // here) — so it goes as it would outside the mode. Counted as collected
+  // (Stats::dead_versions_collected). `meta` and `value`: the row's.
+  //
+  // `newer_may_rank_below`: newer data of the compaction's range outside it (the memtables,
+  // newer tables) may hold a version of the key with a smaller timestamp. This version hides it
+  // from reads, and its going would show it, unless a wipe lies between the two: a wipe ends a
+  // read's walk first (storage/db.h). A filter answers true then only for rows whose key's
+  // writers put a wipe before every version they write below the key's newest. Background
+  // threads.
   virtual bool CollectsNewestDead(std::string_view user_key, const RowMeta& meta,
-                                  std::string_view value) const {
-    (void)user_key, (void)meta, (void)value;
+                                  std::string_view value, bool newer_may_rank_below) const {
+    (void)user_key, (void)meta, (void)value, (void)newer_may_rank_below;
     return false;
   }
   // The bytes the tombstone a dead value row of `user_key` is reduced to carries in place of the

@@ -120,8 +120,8 @@ class TypesCompactionFilter::Run final : public storage::CompactionFilter {
   }
   bool KeepsDeadVersions() const override { return parent_.KeepsDeadVersions(); }
   bool CollectsNewestDead(std::string_view user_key, const storage::RowMeta& meta,
-                          std::string_view value) const override {
-    return parent_.CollectsNewestDead(user_key, meta, value);
+                          std::string_view value, bool newer_may_rank_below) const override {
+    return parent_.CollectsNewestDead(user_key, meta, value, newer_may_rank_below);
   }
   void ExpiredRowRanges(std::string_view user_key, std::string_view value,
                         std::vector<storage::KeyRange>* ranges) const override {
@@ -163,9 +163,11 @@ bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
 }
 
 bool TypesCompactionFilter::CollectsNewestDead(std::string_view user_key,
-                                               const storage::RowMeta& meta,
-                                               std::string_view value) const {
-  (void)meta;
+                                               const storage::RowMeta& meta, std::string_view value,
+                                               bool newer_may_rank_below) const {
+  // Newer data does not matter: no write puts a version of a key below its newest without a wipe
+  // first (the header).
+  (void)meta, (void)newer_may_rank_below;
   int db = 0;
   std::string_view key;
   OrStringExt ext;

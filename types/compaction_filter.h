@@ -27,7 +27,13 @@
 //
 // In active-active mode it keeps each key's newest dead version (SetKeepNewestDead) but collects
 // an observed-remove string key's tombstone that holds no slot once the vector the server hands
-// it (SetOrCollectionVector) covers what the tombstone removed (CollectsNewestDead).
+// it (SetOrCollectionVector) covers what the tombstone removed (CollectsNewestDead) — also while
+// newer data of its range may rank below it: no writer puts a version of a key below the key's
+// newest without a wipe before it (an observed-remove write, types/or_string_rows.h's
+// StoreOrString; a last-writer-wins string write, which the merge gate takes only at or above
+// the newest; another type's write, at Keyspace::TypeWriteTimestamp or above; RENAME, COPY and
+// RESTORE, which wipe first), so a newer version with a smaller timestamp is never read through
+// the tombstone.
 //
 // It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
 // mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
@@ -144,7 +150,7 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   bool KeepsNewestDead(std::string_view user_key) const override;
   bool KeepsDeadVersions() const override { return keep_newest_dead_.load(); }
   bool CollectsNewestDead(std::string_view user_key, const storage::RowMeta& meta,
-                          std::string_view value) const override;
+                          std::string_view value, bool newer_may_rank_below) const override;
   // While dead versions are kept: a string's metadata row keeps its rank between peers, its
   // digest and expiry (types/string_rank.h); other rows keep nothing.
   void ReducedDeadValue(std::string_view user_key, const storage::RowMeta& meta,

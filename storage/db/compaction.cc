@@ -433,12 +433,13 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
         }
       } else if (v.kind != RowKind::kWipe) {
         // The newest version the input holds: newer ones outside it may all be smaller.
-        chosen_by_some_read =
-            !ctx.forget_newest_dead || ctx.newer_min_timestamp < v.meta.timestamp_or_zero();
+        const bool newer_may_rank_below = ctx.newer_min_timestamp < v.meta.timestamp_or_zero();
+        chosen_by_some_read = !ctx.forget_newest_dead || newer_may_rank_below;
         // Kept for a later write it would hide, unless none can come any more.
-        if (!chosen_by_some_read && !something_beneath && ctx.filter != nullptr &&
+        if (ctx.forget_newest_dead && !something_beneath && ctx.filter != nullptr &&
             ctx.filter->KeepsNewestDead(user_key)) {
-          chosen_by_some_read = !ctx.filter->CollectsNewestDead(user_key, v.meta, v.value);
+          chosen_by_some_read =
+              !ctx.filter->CollectsNewestDead(user_key, v.meta, v.value, newer_may_rank_below);
           if (!chosen_by_some_read) stats->collected++;
         }
       }

@@ -141,6 +141,48 @@ TEST_F(ActiveActiveCollectionTest, ANodeRestoredFromBeforeACollectedDeleteDropsT
   }
 }
 
+// Steady writes, no DEBUG COMPACT: the background compactions collect the delete while the
+// memtable, outside them, keeps receiving writes of their range with smaller timestamps — a later
+// version of an observed-remove key comes after a wipe, so newer data never holds one back.
+TEST(ActiveActiveCollectionSteadyTest, BackgroundCompactionsCollectUnderSteadyWrites) {
+  TestServer n0, n1;
+  auto small_memtable = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"--memtable-size", "16384"});
+    return Options(std::move(args));
+  };
+  ASSERT_TRUE(n0.Start(small_memtable(PeerArgs({&n1})))) << n0.error();
+  ASSERT_TRUE(n1.Start(small_memtable(PeerArgs({&n0})))) << n1.error();
+  RedisConnection c0 = n0.Connect(), c1 = n1.Connect();
+  ASSERT_EQ(Cmd(c0.get(), {"PUT", "k", "secret", "TS", "1000000"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  ASSERT_EQ(Cmd(c1.get(), {"DEL", "k"}).integer(), 1);
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  // Rounds of writes on either side of k, below its timestamp, until both nodes collected.
+  const std::string value(400, 'v');
+  auto collected = [](redisContext* c) { return InfoField(c, "peers", "dead_versions_collected"); };
+  int ts = 1;
+  for (int round = 0; round < 100; round++) {
+    if (collected(c0.get()) >= 1 && collected(c1.get()) >= 1) break;
+    for (int i = 0; i < 20; i++, ts++) {
+      for (const char* prefix : {"a", "z"}) {
+        ASSERT_EQ(
+            Cmd(c0.get(), {"PUT", prefix + std::to_string(ts), value, "TS", std::to_string(ts)})
+                .str(),
+            "OK");
+      }
+    }
+    ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  }
+  EXPECT_GE(collected(c0.get()), 1);
+  EXPECT_GE(collected(c1.get()), 1);
+  for (redisContext* c : {c0.get(), c1.get()}) EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+  // A write after the collection lives on both, whatever its timestamp.
+  ASSERT_EQ(Cmd(c1.get(), {"PUT", "k", "late", "TS", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  for (redisContext* c : {c0.get(), c1.get()}) EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "late");
+  for (TestServer* server : {&n0, &n1}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+}
+
 // A write that reaches a node only after the node joined a snapshot from a peer that had applied
 // it, removed it and collected the delete: the snapshot's vector says the peer had observed it, so
 // the node does not take it when the writer's stream brings it later.

@@ -237,10 +237,13 @@ TEST(ReduceVersionsTest, AKeptDeadValueCarriesWhatTheFilterReducesItTo) {
 }
 
 // Keeps dead versions, but lets go a newest dead version whose value says "done".
+// Collects a tombstone whose value is "done" in a quiet range, and one whose value is "wiped"
+// (its key's writers wipe before a lower version) whatever newer data there is.
 class DoneCollector final : public DeadVersionKeeper {
  public:
-  bool CollectsNewestDead(std::string_view, const RowMeta&, std::string_view value) const override {
-    return value == "done";
+  bool CollectsNewestDead(std::string_view, const RowMeta&, std::string_view value,
+                          bool newer_may_rank_below) const override {
+    return value == "wiped" || (value == "done" && !newer_may_rank_below);
   }
 };
 
@@ -259,6 +262,22 @@ TEST(ReduceVersionsTest, ANewestDeadVersionWithNothingLeftToHideIsCollected) {
   EXPECT_EQ(Reduce({done}, {.bottom = true, .newer_min = 100, .filter = &filter}, &stats),
             "1T@200");
   EXPECT_EQ(Reduce({done}, {.bottom = true, .filter = &filter, .forget = false}, &stats), "1T@200");
+  EXPECT_EQ(stats.collected, 0u);
+}
+
+TEST(ReduceVersionsTest, AFilterMayCollectWhileNewerDataMayRankBelow) {
+  DoneCollector filter;
+  KeyVersion wiped = T(1, 200);
+  wiped.value = "wiped";
+  ReduceStats stats;
+  EXPECT_EQ(Reduce({wiped}, {.bottom = true, .newer_min = 100, .filter = &filter}, &stats), "");
+  EXPECT_EQ(stats.collected, 1u);
+  // Still kept with something under it, and by a reduction whose timing the data does not decide.
+  stats = {};
+  EXPECT_EQ(Reduce({wiped}, {.newer_min = 100, .filter = &filter}, &stats), "1T@200");
+  EXPECT_EQ(Reduce({wiped}, {.bottom = true, .newer_min = 100, .filter = &filter, .forget = false},
+                   &stats),
+            "1T@200");
   EXPECT_EQ(stats.collected, 0u);
 }
 

@@ -521,6 +521,52 @@ TEST_F(ExpiryTest, KeepingDeadVersionsKeepsExpiredRowsWholeForHalfThePurgeDeadli
   EXPECT_FALSE(dead("j").has_value());
 }
 
+// Collects the newest dead versions whose value is "wiped", whatever newer data there is: the
+// writers of such a key put a wipe before any lower version (storage/compaction_filter.h).
+class WipedCollector final : public DeadVersionKeeper {
+ public:
+  bool CollectsNewestDead(std::string_view, const RowMeta&, std::string_view value,
+                          bool) const override {
+    return value == "wiped";
+  }
+};
+
+// A background compaction to the bottom asks the filter even while the memtable, outside it,
+// holds rows of its range with smaller timestamps (steady writes), and a lower version of the key
+// written after a wipe then reads as it did before the collection.
+TEST_F(ExpiryTest, ACollectableDeadVersionGoesWhileNewerDataMayRankBelow) {
+  options_.compaction_filter = std::make_shared<WipedCollector>();
+  options_.l0_compaction_trigger = 1;
+  Open();
+  WriteOptions at200;
+  at200.timestamp_ms = 200;
+  WriteBatch batch;
+  batch.Delete(at200, "k", "wiped");
+  batch.Delete(at200, "m", "kept");
+  ASSERT_TRUE(db_->Write(at200, batch).ok());
+  ASSERT_TRUE(db_->FlushMemtable().ok());
+  Put("j", "newer", 100);  // the memtable: newer data of the range, ranked below the tombstones
+  WriteOptions at150;
+  at150.timestamp_ms = 150;
+  WriteBatch lower;
+  lower.Wipe(at150, "k");
+  lower.Put(at150, "k", "lower", clock_->NowMs());
+  ASSERT_TRUE(db_->Write(at150, lower).ok());
+  for (int i = 0; i < 50 && impl()->RunBackgroundCycle(); i++) {
+  }
+  EXPECT_EQ(db_->GetStats().dead_versions_collected, 1u);
+  EXPECT_EQ(Get("k"), "lower");
+  EXPECT_EQ(Get("k", 1000), "lower");
+  EXPECT_EQ(Get("j"), "newer");
+  std::optional<DeadVersion> kept;
+  ReadOptions ro;
+  ro.dead_version = &kept;
+  Row row;
+  ASSERT_TRUE(db_->Get(ro, "m", &row).IsNotFound());
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->value, "kept");
+}
+
 // EXPIRE rewrites a key's version with the same timestamp and an expiry, so a flush writes the
 // expiring version with the one it replaced beneath it, in one table. Once due, the purge
 // compaction drops the replaced version's bytes (no read can take it: the newer one ties its

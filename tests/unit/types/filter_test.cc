@@ -316,22 +316,24 @@ TEST(TypesCompactionFilterTest, CollectsAnObservedRemoveTombstoneItsVectorCovers
     return v;
   };
   filter.SetOrCollectionVector(vector({{a, 3}, {b, 7}}));
-  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));  // outside the mode
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row, false));  // outside the mode
   filter.SetKeepNewestDead(true);
-  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row));
+  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row, false));
   filter.SetOrCollectionVector(vector({{a, 3}, {b, 6}}));  // b's 7th not applied yet
-  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row, false));
   filter.SetOrCollectionVector(vector({{a, 9}}));  // b named by no vector entry
-  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row, false));
   filter.SetOrCollectionVector(nullptr);
-  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, row, false));
   filter.SetOrCollectionVector(vector({{a, 9}, {b, 9}}));
-  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row));
+  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row, false));
+  // Newer data of the range does not hold it back: a lower version of the key comes after a wipe.
+  EXPECT_TRUE(filter.CollectsNewestDead(key, meta, row, true));
   std::string with_slot;
   EncodeOrStringRow({.dot = Dot{a, 4}, .removed = {}}, "", &with_slot);
-  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, with_slot));
-  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, ""));  // a plain tombstone
-  EXPECT_FALSE(filter.CollectsNewestDead(SystemKey("aa-key:0:s"), meta, row));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, with_slot, false));
+  EXPECT_FALSE(filter.CollectsNewestDead(key, meta, "", false));  // a plain tombstone
+  EXPECT_FALSE(filter.CollectsNewestDead(SystemKey("aa-key:0:s"), meta, row, false));
 }
 
 }  // namespace
