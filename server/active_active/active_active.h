@@ -294,6 +294,13 @@ class ActiveActive {
   // `end`.
   bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
                      std::optional<uint64_t> end);
+  // Before a snapshot's end (ApplySnapshot with `end`): one bounded run of the sweep past its last
+  // piece, in an engine write of its own, so that the link can sweep a large keyspace over several
+  // turns of the io loop, other clients served between them; *done once nothing is left to sweep
+  // (at once when the snapshot has no vector). False on an engine error: the link must reconnect.
+  // While a sweep is under way, a stream's write to a key it has passed is judged by the sender's
+  // vector too (StreamObserved).
+  bool SweepSnapshotTail(const std::string& origin_id, bool* done);
   // An entry of the applied vector: the last origin offset of a peer applied here (0: none) and
   // the DeltaDigest of that delta ("" after a snapshot, which names no delta).
   struct AppliedPosition {
@@ -586,12 +593,12 @@ class ActiveActive {
   // key's slots its context names removed (ApplyOrToKey), every key's change noted.
   storage::Status DeleteByDelOr(int db, const DelOr& del);
   // A snapshot being received from a peer that sent its vector first: that vector, and per
-  // database the user key up to which the sweep has passed (the last piece's key; absent: none
-  // yet, so the sweep starts at the database's first key).
+  // database the first engine key the sweep has not passed (past the last piece's key, or where
+  // the tail's sweep stopped; absent: the database's first key).
   struct SnapshotReceipt {
     OriginVector sender_ids;         // as sent, for the kKnownRowPrefix rows at the end
     types::OrContext sender_vector;  // the same as dots' origins
-    std::map<int, std::string> swept_through;
+    std::map<int, std::string> sweep_from;
   };
   // The kKnownRowPrefix row of `origin`, and whether `offset` raises what known_ holds for it.
   static std::string KnownRowName(std::string_view origin);
@@ -607,6 +614,13 @@ class ActiveActive {
   // last one passed, up to its key (that key too unless the piece is an `or-string` piece, which
   // ApplyOrStringPiece joins with the vector). Pieces whose key is unknown sweep nothing.
   storage::Status SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece);
+  // A run of a sweep reads at most kSweepRows rows and keeps at most kSweepKeys keys that hold
+  // slots (SweepOrRun).
+  static constexpr size_t kSweepKeys = 1024;
+  static constexpr size_t kSweepRows = 16384;
+  // One run of the sweep past the last piece (SweepOrRun), on through the databases while its
+  // rows last; *done once every database is swept to its end.
+  storage::Status SweepTailRun(SnapshotReceipt* receipt, bool* done);
   // At the snapshot's end: sweeps every database past the last key passed.
   storage::Status SweepRemaining(SnapshotReceipt* receipt);
   // Removes from every observed-remove string key whose metadata row lies in engine keys [lower,
@@ -614,6 +628,17 @@ class ActiveActive {
   // none of those keys, so it held none of those slots (types/or_string.h, OrRemovedBySender).
   storage::Status SweepOrKeys(const std::string& lower, const std::string& upper,
                               const types::OrContext& sender_vector);
+  // SweepOrKeys over one run of [lower, upper): up to *rows_left rows read (counted off) and
+  // kSweepKeys keys that hold slots. *next is where the next run starts (upper when the range is
+  // done); it may alias lower.
+  storage::Status SweepOrRun(const std::string& lower, const std::string& upper,
+                             const types::OrContext& sender_vector, std::string* next,
+                             size_t* rows_left);
+  // The observed vector a stream's write at `key` is judged by: known_or_, joined with the vector
+  // of each snapshot under way whose sweep has passed the key (the sender held none of its slots
+  // there that this node does not hold now). `room` holds the join when there is one.
+  const types::OrContext& StreamObserved(int db, std::string_view key,
+                                         types::OrContext* room) const;
   // ObservedVector() as dots' origins, read once per ApplySnapshot (own_vector_).
   const types::OrContext& OwnVectorForSnapshot();
   // The first engine key a sweep of `db` has not passed (SnapshotReceipt::swept_through).

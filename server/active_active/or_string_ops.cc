@@ -138,10 +138,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
   } else if (s.ok() && !admission.below_floor) {
     const types::Dot dot{origin, delta.offset};
     s = ApplyOrToKey(delta.db, key, [&](types::OrStringRows* rows) {
-      // A snapshot this node joined came from a node that had observed this write and no
-      // longer held it: only its context applies (docs/active-active.md, "Collection of
-      // observed-remove deletes").
-      if (types::OrRemovedHere(rows->state, dot, known_or_)) {
+      // A snapshot this node joined, or one whose pieces have passed the key, came from a node
+      // that had observed this write and no longer held it: only its context applies
+      // (docs/active-active.md, "Collection of observed-remove deletes").
+      types::OrContext room;
+      if (types::OrRemovedHere(rows->state, dot, StreamObserved(delta.db, key, &room))) {
         return types::ApplyOrDelete(rows, context);
       }
       types::OrApplied applied = types::ApplyOrWrite(rows, context, dot, SlotRowOf(parsed));
@@ -205,70 +206,133 @@ storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const P
   }
   const std::optional<std::string_view> key = SnapshotPieceKey(piece.args);
   if (!key) return storage::Status::OK();
-  auto swept = receipt->swept_through.find(piece.db);
-  if (swept != receipt->swept_through.end() && *key <= swept->second) return storage::Status::OK();
   const std::string lower = FirstUnswept(*receipt, piece.db);
   std::string upper = types::MetaKey(piece.db, *key);
+  if (upper < lower) return storage::Status::OK();  // passed already
+  receipt->sweep_from[piece.db] = upper + std::string(1, '\0');
   // The piece's key too unless the piece carries its slots.
   if (!EqualsIgnoreCase(piece.args[0], kOrStringPiece)) upper.push_back('\0');
-  receipt->swept_through[piece.db] = std::string(*key);
   return SweepOrKeys(lower, upper, receipt->sender_vector);
 }
 
 std::string ActiveActive::FirstUnswept(const SnapshotReceipt& receipt, int db) {
-  auto swept = receipt.swept_through.find(db);
-  if (swept == receipt.swept_through.end()) return types::MetaKeyPrefix(db);
-  return types::MetaKey(db, swept->second) + std::string(1, '\0');
+  auto from = receipt.sweep_from.find(db);
+  return from == receipt.sweep_from.end() ? types::MetaKeyPrefix(db) : from->second;
+}
+
+storage::Status ActiveActive::SweepTailRun(SnapshotReceipt* receipt, bool* done) {
+  *done = false;
+  size_t rows_left = kSweepRows;
+  for (int db = 0; db < context_->config().databases; db++) {
+    const std::string lower = FirstUnswept(*receipt, db);
+    const std::string upper = types::MetaKeyUpperBound(db);
+    if (lower >= upper) continue;
+    std::string next;
+    storage::Status s = SweepOrRun(lower, upper, receipt->sender_vector, &next, &rows_left);
+    if (!s.ok()) return s;
+    receipt->sweep_from[db] = next;
+    if (next < upper) {
+      *done = false;
+      return s;
+    }
+  }
+  *done = true;
+  return storage::Status::OK();
 }
 
 storage::Status ActiveActive::SweepRemaining(SnapshotReceipt* receipt) {
+  bool done = false;
   storage::Status s;
-  for (int db = 0; db < context_->config().databases && s.ok(); db++) {
-    s = SweepOrKeys(FirstUnswept(*receipt, db), types::MetaKeyUpperBound(db),
-                    receipt->sender_vector);
-  }
+  while (s.ok() && !done) s = SweepTailRun(receipt, &done);
   return s;
+}
+
+bool ActiveActive::SweepSnapshotTail(const std::string& origin_id, bool* done) {
+  *done = true;
+  auto receipt = receipts_.find(origin_id);
+  if (receipt == receipts_.end()) return true;
+  types::Keyspace& ks = context_->keyspace();
+  ks.BeginBatch();
+  storage::Status s = SweepTailRun(&receipt->second, done);
+  if (s.ok()) {
+    s = ks.CommitBatch();
+  } else {
+    ks.DiscardBatch();
+  }
+  if (s.ok() && ks.defer_sync()) s = ks.db().SyncWal();
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: snapshot sweep not applied: {}", origin_id, s.ToString());
+    return false;
+  }
+  return true;
+}
+
+const types::OrContext& ActiveActive::StreamObserved(int db, std::string_view key,
+                                                     types::OrContext* room) const {
+  if (receipts_.empty()) return known_or_;
+  const std::string engine_key = types::MetaKey(db, key);
+  const types::OrContext* observed = &known_or_;
+  for (const auto& [sender, receipt] : receipts_) {
+    if (engine_key >= FirstUnswept(receipt, db)) continue;  // the snapshot has not passed it
+    if (observed != room) *room = known_or_;
+    room->Join(receipt.sender_vector);
+    observed = room;
+  }
+  return *observed;
 }
 
 storage::Status ActiveActive::SweepOrKeys(const std::string& lower, const std::string& upper,
                                           const types::OrContext& sender_vector) {
-  if (sender_vector.empty()) return storage::Status::OK();
-  types::Keyspace& ks = context_->keyspace();
-  // The keys are read in runs of kSweepRun and changed after each run's iterator is gone: the
-  // batch the changes go into is part of what the iterator reads.
-  constexpr size_t kSweepRun = 1024;
   std::string from = lower;
-  std::vector<std::pair<int, std::string>> keys;
-  while (from < upper) {
-    storage::ReadOptions options;
-    options.include_dead = true;  // a tombstone slot is a slot
-    options.fill_cache = false;
-    options.lower_bound = from;
-    options.upper_bound = upper;
-    keys.clear();
-    std::unique_ptr<storage::Iterator> it = ks.db().NewIterator(options);
-    for (it->SeekToFirst(); it->Valid() && keys.size() < kSweepRun; it->Next()) {
-      int db = 0;
-      std::string_view user_key;
-      types::OrStringExt ext;
-      std::string_view inner;
-      // Only a row whose extension names a dot holds slots (types/or_string_ext.h).
-      if (types::ParseMetaKey(it->key(), &db, &user_key) &&
-          types::DecodeOrStringRow(it->value(), &ext, &inner) && ext.dot) {
-        keys.emplace_back(db, user_key);
-      }
-      from = std::string(it->key()) + std::string(1, '\0');
-    }
-    if (!it->Valid()) from = upper;  // the range is done (or the iterator failed: below)
-    if (storage::Status s = it->status(); !s.ok()) return s;
-    it.reset();
-    for (const auto& [db, key] : keys) {
-      storage::Status s = ApplyOrToKey(db, key, [&](types::OrStringRows* rows) {
-        return types::ApplyOrDelete(rows, types::OrRemovedBySender(rows->state, {}, sender_vector));
-      });
-      if (!s.ok()) return s;
-    }
+  storage::Status s;
+  while (s.ok() && from < upper) {
+    size_t rows_left = kSweepRows;
+    s = SweepOrRun(from, upper, sender_vector, &from, &rows_left);
   }
+  return s;
+}
+
+storage::Status ActiveActive::SweepOrRun(const std::string& lower, const std::string& upper,
+                                         const types::OrContext& sender_vector, std::string* next,
+                                         size_t* rows_left) {
+  if (sender_vector.empty()) {
+    *next = upper;
+    return storage::Status::OK();
+  }
+  types::Keyspace& ks = context_->keyspace();
+  // Read first, changed after the iterator is gone: the batch the changes go into is part of what
+  // the iterator reads.
+  storage::ReadOptions options;
+  options.include_dead = true;  // a tombstone slot is a slot
+  options.fill_cache = false;
+  options.lower_bound = lower;
+  options.upper_bound = upper;
+  std::vector<std::pair<int, std::string>> keys;
+  std::string from = lower;
+  std::unique_ptr<storage::Iterator> it = ks.db().NewIterator(options);
+  for (it->SeekToFirst(); it->Valid() && keys.size() < kSweepKeys && *rows_left > 0;
+       it->Next(), --*rows_left) {
+    int db = 0;
+    std::string_view user_key;
+    types::OrStringExt ext;
+    std::string_view inner;
+    // Only a row whose extension names a dot holds slots (types/or_string_ext.h).
+    if (types::ParseMetaKey(it->key(), &db, &user_key) &&
+        types::DecodeOrStringRow(it->value(), &ext, &inner) && ext.dot) {
+      keys.emplace_back(db, user_key);
+    }
+    from = std::string(it->key()) + std::string(1, '\0');
+  }
+  if (!it->Valid()) from = upper;  // the range is done (or the iterator failed: below)
+  if (storage::Status s = it->status(); !s.ok()) return s;
+  it.reset();
+  for (const auto& [db, key] : keys) {
+    storage::Status s = ApplyOrToKey(db, key, [&](types::OrStringRows* rows) {
+      return types::ApplyOrDelete(rows, types::OrRemovedBySender(rows->state, {}, sender_vector));
+    });
+    if (!s.ok()) return s;
+  }
+  *next = std::move(from);
   return storage::Status::OK();
 }
 

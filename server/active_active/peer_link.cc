@@ -615,6 +615,7 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
         m.end_bytes = position;  // now the position just after this delta
       }
       used++;
+      if (m.kind == Message::Kind::kSnapshotEnd) break;  // the end closes its batch
     } while (used < 1024 && c.BufferedMessage(&args, &wire_size));
     if (bad) {
       spdlog::warn("Peer {}:{}: malformed stream message: reconnecting", host_, port_);
@@ -625,6 +626,19 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       shared_->status.last_io_ms = WallMs();
     }
     shared_->in_flight += static_cast<int>(used);
+    if (batch[used - 1].kind == Message::Kind::kSnapshotEnd) {
+      auto delivery =
+          std::make_shared<SnapshotEndDelivery>(SnapshotEndDelivery{.shared = shared_,
+                                                                    .owner = owner_,
+                                                                    .peer_id = peer_id,
+                                                                    .messages = std::move(batch),
+                                                                    .used = used});
+      boost::asio::post(io_, [&io = io_, delivery] { ContinueSnapshotEnd(io, delivery); });
+      while (shared_->in_flight > 0 && !stop_) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      continue;
+    }
     boost::asio::post(io_, [shared = shared_, owner = owner_, peer_id, used,
                             messages = std::move(batch)]() mutable {
       shared->in_flight -= static_cast<int>(used);
@@ -639,6 +653,30 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
+}
+
+void PeerLink::ContinueSnapshotEnd(boost::asio::io_context& io,
+                                   std::shared_ptr<SnapshotEndDelivery> delivery) {
+  Shared& shared = *delivery->shared;
+  const std::span<const Message> messages(delivery->messages.data(), delivery->used);
+  bool ok = shared.alive && !shared.reconnect;
+  if (ok && !delivery->before_end_delivered) {
+    ok = Deliver(*delivery->owner, delivery->peer_id, messages.first(messages.size() - 1),
+                 shared.mu, shared.status);
+    delivery->before_end_delivered = true;
+  }
+  bool swept = true;
+  if (ok) ok = delivery->owner->SweepSnapshotTail(delivery->peer_id, &swept);
+  if (ok && !swept) {  // the next run after whatever else waits on the loop
+    boost::asio::post(io, [&io, delivery] { ContinueSnapshotEnd(io, delivery); });
+    return;
+  }
+  if (ok) {
+    ok = Deliver(*delivery->owner, delivery->peer_id, messages.last(1), shared.mu, shared.status);
+  }
+  if (!ok && shared.alive) shared.reconnect = true;
+  shared.in_flight -= static_cast<int>(delivery->used);
+  GiveBackBatch(std::move(delivery->messages), delivery->used, shared.spare);
 }
 
 }  // namespace ebb::server

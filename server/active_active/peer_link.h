@@ -12,7 +12,9 @@
 // then the deltas. Every
 // batch of replies read is posted to the io thread, which applies the deltas in order, each run
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
-// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A lost link,
+// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A
+// snapshot's end is delivered over several turns of the io loop, the receiver's sweep of its own
+// keys one bounded run per turn, and the link reads nothing meanwhile. A lost link,
 // a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine error close the session;
 // the link reconnects after a backoff (50 ms doubling to 1 s) and resumes from the vector. No more
 // than kMaxInFlight deltas wait for the io thread: the link stops reading meanwhile (TCP then holds
@@ -154,6 +156,21 @@ class PeerLink {
     std::atomic<int> in_flight{0};
     SpareStreamBatches spare;
   };
+
+  // A batch that ends with a snapshot's end, delivered on the io thread over several turns of its
+  // loop: the messages before the end, then the sweep past the snapshot's last piece one run per
+  // turn (ActiveActive::SweepSnapshotTail), then the end. The link posts nothing more until it is
+  // done (in_flight back to 0), so the stream stays in order.
+  struct SnapshotEndDelivery {
+    std::shared_ptr<Shared> shared;
+    ActiveActive* owner;
+    std::string peer_id;
+    std::vector<PeerStreamMessage> messages;
+    size_t used;  // messages[used - 1] is the snapshot's end
+    bool before_end_delivered = false;
+  };
+  static void ContinueSnapshotEnd(boost::asio::io_context& io,
+                                  std::shared_ptr<SnapshotEndDelivery> delivery);
 
   void Run();
   // One connection; returns when it ends.

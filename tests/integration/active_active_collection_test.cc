@@ -113,6 +113,32 @@ TEST_F(ActiveActiveCollectionTest, ACollectedDeleteStaysDoneAcrossSnapshotsBothW
   }
 }
 
+// The same with more keys past the snapshot's last piece than one run of the sweep reads: n1
+// sweeps them over several turns of its loop (ActiveActive::SweepSnapshotTail) and drops every
+// one.
+TEST_F(ActiveActiveCollectionTest, ASweepPastTheLastPieceRunsToTheEndOfTheKeyspace) {
+  constexpr int kKeys = 3000;  // about three runs of the sweep
+  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "k", kKeys));
+  ASSERT_EQ(Converged(), "");
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  for (int from = 0; from < kKeys; from += 500) {
+    std::vector<std::string> del = {"DEL"};
+    for (int i = from; i < from + 500; i++) del.push_back("k" + std::to_string(i));
+    ASSERT_EQ(Cmd(c0_.get(), del).integer(), 500);
+  }
+  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 8));  // n0's pieces: keys before every k
+  ASSERT_TRUE(CompactUntilCollected(c0_.get(), kKeys)) << Collected(c0_.get());
+  EXPECT_EQ(Cmd(c1_.get(), {"DBSIZE"}).integer(), kKeys);
+
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
+  ASSERT_EQ(Converged(), "") << LogicalDifference(c0_.get(), c1_.get());
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 8);
+    EXPECT_TRUE(Cmd(c, {"GET", "k0"}).is_nil());
+    EXPECT_TRUE(Cmd(c, {"GET", "k" + std::to_string(kKeys - 1)}).is_nil());
+  }
+}
+
 // A node restored from a copy of its data directory taken before a delete: its peer collected the
 // delete, and the restored node, resuming past the peer's backlog, gets the peer's snapshot and
 // drops the version.

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -356,9 +357,23 @@ TEST(OrStringDotTwiceTest, TheGreaterVersionAtOneDotStaysInEveryOrder) {
 // snapshot of a collected key carries nothing, as the server's sweep then takes it. A delta's
 // write at or below K that the node does not hold is not taken (OrRemovedHere): the node removed
 // it, or a snapshot it joined came from a node that had.
+//
+// A snapshot is not joined at once: taken when it starts, the receiver's other streams deliver
+// while its pieces arrive, and the receiver passes the key (its piece, or the sweep) before the
+// snapshot ends and raises K. A delta reaching a key the snapshot has passed is judged by the
+// sender's vector too: the sender held none of its slots there that the receiver does not now.
 struct CollectingRun {
+  // A snapshot on its way from `from`: what it carries, and whether the receiver passed the key.
+  struct InFlight {
+    size_t from = 0;
+    OrStringState sent;
+    OrContext sender_context;
+    size_t sender_log_size = 0;
+    bool passed = false;
+  };
   Simulation sim;
   std::vector<OrContext> known = std::vector<OrContext>(3);  // from snapshots joined
+  std::vector<std::optional<InFlight>> in_flight = std::vector<std::optional<InFlight>>(3);
   explicit CollectingRun(uint64_t seed) : sim(seed) {}
 
   OrContext ContextOf(size_t node) const {
@@ -369,13 +384,18 @@ struct CollectingRun {
     }
     return context;
   }
-  // `node` takes the next delta of `from`'s log, if any.
+  // `node` takes the next delta of `from`'s log, if any (none while `from`'s snapshot is on its
+  // way: the snapshot is that stream).
   void Deliver(size_t node, size_t from) {
     size_t& next = sim.delivered[node][from];
     if (from == node || next >= sim.origins[from].log.size()) return;
+    const std::optional<InFlight>& snapshot = in_flight[node];
+    if (snapshot && snapshot->from == from) return;
     const OrStringDelta& delta = sim.origins[from].log[next++];
     OrStringState& state = sim.origins[node].state;
-    if (delta.write && OrRemovedHere(state, delta.write->dot, known[node])) {
+    OrContext observed = known[node];
+    if (snapshot && snapshot->passed) observed.Join(snapshot->sender_context);
+    if (delta.write && OrRemovedHere(state, delta.write->dot, observed)) {
       ApplyOrDelta(&state, {.context = delta.context});
     } else {
       ApplyOrDelta(&state, delta);
@@ -388,41 +408,66 @@ struct CollectingRun {
       ++*collected;
     }
   }
-  // `to` joins `from`'s state as a snapshot, its vector entry for `from` then at from's offset.
-  void Snapshot(size_t from, size_t to) {
-    const OrStringState sent = sim.origins[from].state;
-    const OrContext sender_context = ContextOf(from);
+  // `from` starts a snapshot to `to`: its state and context as of now.
+  void StartSnapshot(size_t from, size_t to) {
+    in_flight[to] = InFlight{.from = from,
+                             .sent = sim.origins[from].state,
+                             .sender_context = ContextOf(from),
+                             .sender_log_size = sim.origins[from].log.size()};
+  }
+  // `to` reaches the key in the snapshot on its way and joins it with both contexts.
+  void PassKey(size_t to) {
+    InFlight& snapshot = *in_flight[to];
     OrStringState& held = sim.origins[to].state;
-    OrContext gone = sent.removed;
-    gone.Join(OrRemovedBySender(held, sent, sender_context));
+    OrContext gone = snapshot.sent.removed;
+    gone.Join(OrRemovedBySender(held, snapshot.sent, snapshot.sender_context));
     const OrContext own = ContextOf(to);
     std::vector<OrSlot> taken;
-    for (const OrSlot& slot : sent.slots) {
+    for (const OrSlot& slot : snapshot.sent.slots) {
       if (!OrRemovedHere(held, slot.dot, own)) taken.push_back(slot);
     }
     ApplyOrDelta(&held, {.context = gone});
     for (const OrSlot& slot : taken) ApplyOrDelta(&held, {.write = slot});
-    known[to].Join(sender_context);
-    size_t& next = sim.delivered[to][from];
-    next = std::max<size_t>(next, sim.origins[from].log.size());
+    snapshot.passed = true;
+  }
+  // The snapshot's end: `to`'s K takes the sender's, its vector entry for the sender at the
+  // sender's offset when the snapshot started.
+  void EndSnapshot(size_t to) {
+    InFlight& snapshot = *in_flight[to];
+    if (!snapshot.passed) PassKey(to);
+    known[to].Join(snapshot.sender_context);
+    size_t& next = sim.delivered[to][snapshot.from];
+    next = std::max(next, snapshot.sender_log_size);
+    in_flight[to].reset();
+  }
+  // `to` joins `from`'s state as a snapshot with nothing between its start and its end.
+  void Snapshot(size_t from, size_t to) {
+    StartSnapshot(from, to);
+    EndSnapshot(to);
   }
   void Step(int* collected, int* snapshots) {
     const uint64_t what = sim.Pick(20);
     const size_t node = sim.Pick(3);
     Origin& o = sim.origins[node];
-    if (what < 8) {
+    if (what < 7) {
       Deliver(node, sim.Pick(3));
-    } else if (what < 14) {
+    } else if (what < 12) {
       StringVersion v{.ts = static_cast<int64_t>(sim.Pick(12)), .value = sim.values[sim.Pick(3)]};
       o.Write(v);
-    } else if (what < 16) {
+    } else if (what < 14) {
       if (!o.state.slots.empty()) o.Del();
-    } else if (what < 19) {
+    } else if (what < 16) {
       MaybeCollect(node, collected);
+    } else if (in_flight[node]) {
+      if (in_flight[node]->passed || sim.Pick(2) == 0) {
+        EndSnapshot(node);
+      } else {
+        PassKey(node);
+      }
     } else {
       const size_t from = sim.Pick(3);
       if (from != node) {
-        Snapshot(from, node);
+        StartSnapshot(from, node);
         ++*snapshots;
       }
     }
@@ -479,6 +524,24 @@ TEST(OrStringCollectionTest, AWriteArrivingAfterASnapshotThatRemovedItIsNotTaken
   EXPECT_TRUE(c.state.slots.empty());
 }
 
+// The same write arriving while that snapshot is on its way, after the receiver passed the key:
+// the sender's vector judges it as the snapshot's end would.
+TEST(OrStringCollectionTest, AWriteArrivingOnceTheSnapshotPassedItsKeyIsNotTaken) {
+  for (bool passed : {false, true}) {
+    DeletedWrite run(/*c_first=*/false);
+    Origin& c = run.sim.origins[2];
+    int collected = 0;
+    run.MaybeCollect(1, &collected);
+    ASSERT_EQ(collected, 1);
+    run.StartSnapshot(1, 2);
+    if (passed) run.PassKey(2);
+    run.Deliver(2, 0);  // a's write: taken while the key is still ahead, then swept
+    EXPECT_EQ(c.state.slots.size(), passed ? 0u : 1u);
+    run.EndSnapshot(2);
+    EXPECT_TRUE(c.state.slots.empty());
+  }
+}
+
 // Random runs: three nodes write, delete, take each other's deltas in per-origin order, collect
 // what their contexts cover and exchange snapshots; once every delta has reached every node, each
 // holds the slots the set of deltas defines (R may differ: collection drops it).
@@ -489,6 +552,9 @@ TEST(OrStringCollectionTest, CollectingNodesEndWithTheSlotsOfTheSetOfDeltas) {
     CollectingRun run(seed);
     const int steps = 10 + static_cast<int>(run.sim.Pick(120));
     for (int i = 0; i < steps; ++i) run.Step(&collected, &snapshots);
+    for (size_t to = 0; to < 3; ++to) {
+      if (run.in_flight[to]) run.EndSnapshot(to);
+    }
     const OrStringState want = FromTheSet(run.sim.All());
     for (size_t to = 0; to < 3; ++to) {  // the rest of the others' logs, in order
       for (size_t from = 0; from < 3; ++from) {
