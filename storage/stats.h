@@ -45,6 +45,9 @@ struct Stats {
   uint64_t filter_rows_dropped = 0;   // dropped by the CompactionFilter
   // Newest dead versions a kept-dead filter let go (CompactionFilter::CollectsNewestDead).
   uint64_t dead_versions_collected = 0;
+  // Dead rows (tombstones, wipes) in the table files: the newest dead versions a kept-dead filter
+  // keeps (CompactionFilter::KeepsNewestDead), and those no compaction has reached yet.
+  uint64_t dead_rows_in_tables = 0;
   uint64_t files_expired_whole = 0;  // deleted by whole-file expiry
   uint64_t bytes_expired_whole = 0;  // their sizes
   // Key and value bytes of the expired rows compaction dropped or turned to tombstones (the

@@ -492,8 +492,9 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
   *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
   *out += "markers_pending:" + std::to_string(markers_pending()) + "\r\n";
-  *out += "dead_versions_collected:" +
-          std::to_string(context_->keyspace().db().GetStats().dead_versions_collected) + "\r\n";
+  const storage::Stats engine = context_->keyspace().db().GetStats();
+  *out += "dead_versions_pending:" + std::to_string(engine.dead_rows_in_tables) + "\r\n";
+  *out += "dead_versions_collected:" + std::to_string(engine.dead_versions_collected) + "\r\n";
   const std::vector<PeerInfo> peers = Peers();
   *out += "peers:" + std::to_string(peers.size()) + "\r\n";
   const int64_t now = WallMs();

@@ -105,6 +105,10 @@ void Expiry(const storage::Stats& s, PrometheusText* out) {
   out->Single("ebb_dead_versions_collected_total", kCounter,
               "Dead versions kept for active-active peers that compaction collected.",
               s.dead_versions_collected);
+  out->Single("ebb_dead_rows_in_tables", kGauge,
+              "Dead rows (tombstones, wipes) in the table files: kept dead versions and those no "
+              "compaction has reached yet.",
+              s.dead_rows_in_tables);
   out->Single("ebb_files_expired_whole_total", kCounter,
               "Table files deleted whole because every row in them expired.",
               s.files_expired_whole);

@@ -16,7 +16,10 @@ Stats DBImpl::GetStats() {
   for (int level = 0; level < kNumLevels; level++) {
     stats.levels[level].files = static_cast<int>(version->files[level].size());
     stats.levels[level].bytes = version->LevelBytes(level);
-    for (const auto& f : version->files[level]) stats.levels[level].entries += f->props.entries;
+    for (const auto& f : version->files[level]) {
+      stats.levels[level].entries += f->props.entries;
+      stats.dead_rows_in_tables += f->props.tombstones;
+    }
   }
   stats.memtable_bytes = mem_->ApproximateMemoryUsage();
   for (const auto& imm : imms_) stats.memtable_bytes += imm.mem->ApproximateMemoryUsage();

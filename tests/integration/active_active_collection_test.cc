@@ -47,6 +47,9 @@ class ActiveActiveCollectionTest : public ::testing::Test {
   static long long Collected(redisContext* c) {
     return InfoField(c, "peers", "dead_versions_collected");
   }
+  static long long Pending(redisContext* c) {
+    return InfoField(c, "peers", "dead_versions_pending");
+  }
   // Compacts the node (DEBUG COMPACT) every 50 ms until it has collected `count` dead versions
   // in all, for up to 10 s; false if it never does.
   static bool CompactUntilCollected(redisContext* c, long long count) {
@@ -76,7 +79,10 @@ TEST_F(ActiveActiveCollectionTest, ADeleteEveryNodeAppliedIsCollectedAndALaterWr
   ASSERT_EQ(Converged(), "");
   EXPECT_EQ(Collected(c0_.get()), 0);
   for (redisContext* c : {c0_.get(), c1_.get()}) {
+    ASSERT_EQ(Cmd(c, {"DEBUG", "FLUSH-MEMTABLE"}).str(), "OK");
+    EXPECT_EQ(Pending(c), 1);  // the DEL's tombstone, in a table file now
     ASSERT_TRUE(CompactUntilCollected(c, 1)) << Collected(c);
+    EXPECT_EQ(Pending(c), 0);
     EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
     EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 0);
   }
@@ -84,6 +90,26 @@ TEST_F(ActiveActiveCollectionTest, ADeleteEveryNodeAppliedIsCollectedAndALaterWr
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "k", "late", "TS", "1"}).str(), "OK");
   ASSERT_EQ(Converged(), "");
   for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "late");
+}
+
+// Under the timestamp rule, the default, a timestamped tombstone hides writes by timestamp and
+// stays for good: INFO peers counts it pending after every compaction and collects nothing.
+TEST(ActiveActiveCollectionTimestampTest, ATimestampRuleTombstoneStaysPending) {
+  TestServer n0, n1;
+  ASSERT_TRUE(n0.Start(PeerArgs({&n1}))) << n0.error();
+  ASSERT_TRUE(n1.Start(PeerArgs({&n0}))) << n1.error();
+  RedisConnection c0 = n0.Connect(), c1 = n1.Connect();
+  ASSERT_EQ(Cmd(c0.get(), {"PUT", "k", "v", "TS", "100"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  ASSERT_EQ(Cmd(c1.get(), {"DELETE", "k", "TS", "200"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  for (redisContext* c : {c0.get(), c1.get()}) {
+    ASSERT_EQ(Cmd(c, {"DEBUG", "COMPACT"}).str(), "OK");
+    EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+    EXPECT_EQ(InfoField(c, "peers", "dead_versions_pending"), 1);
+    EXPECT_EQ(InfoField(c, "peers", "dead_versions_collected"), 0);
+  }
+  for (TestServer* server : {&n0, &n1}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
 }
 
 // n1 is cut off holding k while n0 deletes it and collects the delete; both write past the other's
