@@ -284,7 +284,10 @@ class ActiveActive {
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
-  // a malformed piece (none of the run is applied): the link must reconnect.
+  // a malformed piece (none of the run is applied): the link must reconnect. Otherwise
+  // *applied_pieces says how many of `pieces` were applied: fewer when the sweep before the next
+  // one (below) read its kSweepRows rows first — the rest, and `end`, come in a later call,
+  // after a turn of the io loop.
   // Under the observed-remove rule, a snapshot whose first piece is the sender's observed vector
   // (kSnapshotVectorPiece) is joined with it as well (docs/active-active.md, "Collection of
   // observed-remove deletes"): every string slot this node holds that the sender had observed
@@ -293,7 +296,7 @@ class ActiveActive {
   // not carry (SweepOrKeys); the sweep of what follows the last piece of each database runs with
   // `end`.
   bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
-                     std::optional<uint64_t> end);
+                     std::optional<uint64_t> end, size_t* applied_pieces);
   // Before a snapshot's end (ApplySnapshot with `end`): one bounded run of the sweep past its last
   // piece, in an engine write of its own, so that the link can sweep a large keyspace over several
   // turns of the io loop, other clients served between them; *done once nothing is left to sweep
@@ -612,8 +615,11 @@ class ActiveActive {
   bool StartReceipt(const std::string& origin_id, const std::vector<std::string>& args);
   // Before applying `piece` of the receipt's snapshot: sweeps the keys of its database after the
   // last one passed, up to its key (that key too unless the piece is an `or-string` piece, which
-  // ApplyOrStringPiece joins with the vector). Pieces whose key is unknown sweep nothing.
-  storage::Status SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece);
+  // ApplyOrStringPiece joins with the vector), reading at most *rows_left rows (counted off).
+  // *reached: the sweep got there, and the piece is to be applied now; otherwise it goes on from
+  // where it stopped in a later call. Pieces whose key is unknown sweep nothing.
+  storage::Status SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece,
+                                   size_t* rows_left, bool* reached);
   // A run of a sweep reads at most kSweepRows rows and keeps at most kSweepKeys keys that hold
   // slots (SweepOrRun).
   static constexpr size_t kSweepKeys = 1024;

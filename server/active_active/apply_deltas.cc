@@ -151,7 +151,7 @@ storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
 
 bool ActiveActive::ApplySnapshot(const std::string& origin_id,
                                  std::span<const PeerDelta* const> pieces,
-                                 std::optional<uint64_t> end) {
+                                 std::optional<uint64_t> end, size_t* applied_pieces) {
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
   own_vector_.reset();
@@ -161,7 +161,10 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
     return false;
   };
   ks.BeginBatch();
-  for (const PeerDelta* piece : pieces) {
+  size_t rows_left = kSweepRows;
+  size_t done = 0;
+  for (; done < pieces.size(); done++) {
+    const PeerDelta* piece = pieces[done];
     if (!piece->args.empty() && EqualsIgnoreCase(piece->args[0], kSnapshotVectorPiece)) {
       // Only string keys under the observed-remove rule hold slots for the vector to judge: under
       // the timestamp rule the snapshot is joined without it (and no key is swept).
@@ -172,16 +175,20 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
     }
     auto receipt = receipts_.find(origin_id);
     if (receipt != receipts_.end()) {
-      const storage::Status s = SweepBeforePiece(&receipt->second, *piece);
+      bool reached = false;
+      const storage::Status s = SweepBeforePiece(&receipt->second, *piece, &rows_left, &reached);
       if (!s.ok()) {
         spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
         return failed();
       }
+      if (!reached) break;  // the rest in the next call, after a turn of the loop
     }
     const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
     if (outcome == ApplyOutcome::kEngineError) return failed();
     if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
   }
+  *applied_pieces = done;
+  if (done < pieces.size()) end.reset();
   auto receipt = receipts_.find(origin_id);
   if (end && receipt != receipts_.end()) {
     storage::Status s = SweepRemaining(&receipt->second);

@@ -200,19 +200,29 @@ bool ActiveActive::StartReceipt(const std::string& origin_id,
   return true;
 }
 
-storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece) {
+storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece,
+                                               size_t* rows_left, bool* reached) {
+  *reached = true;
   if (piece.args.size() < 2 || piece.db < 0 || piece.db >= context_->config().databases) {
     return storage::Status::OK();
   }
   const std::optional<std::string_view> key = SnapshotPieceKey(piece.args);
   if (!key) return storage::Status::OK();
-  const std::string lower = FirstUnswept(*receipt, piece.db);
+  std::string from = FirstUnswept(*receipt, piece.db);
   std::string upper = types::MetaKey(piece.db, *key);
-  if (upper < lower) return storage::Status::OK();  // passed already
-  receipt->sweep_from[piece.db] = upper + std::string(1, '\0');
+  if (upper < from) return storage::Status::OK();  // passed already
+  const std::string past_piece = upper + std::string(1, '\0');
   // The piece's key too unless the piece carries its slots.
   if (!EqualsIgnoreCase(piece.args[0], kOrStringPiece)) upper.push_back('\0');
-  return SweepOrKeys(lower, upper, receipt->sender_vector);
+  storage::Status s;
+  while (s.ok() && from<upper&& * rows_left> 0) {
+    s = SweepOrRun(from, upper, receipt->sender_vector, &from, rows_left);
+  }
+  if (!s.ok()) return s;
+  *reached = from >= upper;
+  // The piece is applied next, in the same engine write: passed once it is.
+  receipt->sweep_from[piece.db] = *reached ? past_piece : from;
+  return s;
 }
 
 std::string ActiveActive::FirstUnswept(const SnapshotReceipt& receipt, int db) {

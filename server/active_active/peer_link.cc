@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
@@ -296,18 +297,27 @@ void NoteVector(const std::string& peer_id, const Message& tick, PeerLink::Statu
 // On the io thread: applies one batch of stream messages in order and notes what they say in
 // `status` (under `mu`). Runs of deltas, and runs of snapshot pieces, are applied as one engine
 // write each; a tick or the snapshot's end ends a run. False when the link must reconnect (a gap,
-// a malformed delta, an engine error).
+// a malformed delta, an engine error). *delivered: how many of `messages` were; fewer than all
+// when a run of pieces stopped for a turn of the loop (ActiveActive::ApplySnapshot), and the
+// rest are to be delivered in a later call.
 bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Message> messages,
-             std::mutex& mu, PeerLink::Status& status) {
+             std::mutex& mu, PeerLink::Status& status, size_t* delivered) {
   std::vector<const PeerDelta*> run;
   run.reserve(messages.size());
   Message::Kind run_kind = Message::Kind::kDelta;
+  size_t run_start = 0;  // the index of the run's first message
+  bool stopped = false;  // a run of pieces stopped short
   const Message* last_delta = nullptr;
   auto flush = [&](std::optional<uint64_t> snapshot_end) {
     if (run.empty() && !snapshot_end) return true;
     bool ok = true;
     if (run_kind == Message::Kind::kPiece || snapshot_end) {
-      ok = owner.ApplySnapshot(peer_id, run, snapshot_end);
+      size_t applied = 0;
+      ok = owner.ApplySnapshot(peer_id, run, snapshot_end, &applied);
+      if (ok && applied < run.size()) {
+        *delivered = run_start + applied;
+        stopped = true;
+      }
     } else {
       ok = owner.ApplyDeltas(peer_id, run);
       // The byte position after the last delta applied (all of the run unless it failed).
@@ -320,19 +330,25 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Me
     run.clear();
     return ok;
   };
-  for (const Message& m : messages) {
+  for (size_t i = 0; i < messages.size(); i++) {
+    const Message& m = messages[i];
     switch (m.kind) {
       case Message::Kind::kDelta:
       case Message::Kind::kPiece:
         if (m.kind != run_kind && !flush(std::nullopt)) return false;
+        if (stopped) return true;
+        if (run.empty()) run_start = i;
         run_kind = m.kind;
         run.push_back(&m.delta);
         if (m.kind == Message::Kind::kDelta) last_delta = &m;
         break;
       case Message::Kind::kSnapshotEnd: {
         if (run_kind != Message::Kind::kPiece && !flush(std::nullopt)) return false;
+        if (stopped) return true;
         run_kind = Message::Kind::kPiece;
+        if (run.empty()) run_start = i;
         if (!flush(m.end)) return false;
+        if (stopped) return true;
         std::lock_guard lock(mu);
         status.applied_bytes = m.end_bytes;
         if (status.state == "snapshot") status.state = "connected";
@@ -340,6 +356,7 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Me
       }
       case Message::Kind::kTick: {
         if (!flush(std::nullopt)) return false;
+        if (stopped) return true;
         const uint64_t applied = owner.applied_offset(peer_id);
         const int64_t now = WallMs();
         std::lock_guard lock(mu);
@@ -356,7 +373,9 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Me
       }
     }
   }
-  return flush(std::nullopt);
+  if (!flush(std::nullopt)) return false;
+  if (!stopped) *delivered = messages.size();
+  return true;
 }
 
 // What of a delivered message's room a batch handed back keeps: each argument string up to
@@ -592,6 +611,7 @@ std::optional<uint64_t> PeerLink::RequestSync(PeerConnection& c, const std::stri
 void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_t position) {
   std::span<const std::string_view> args;
   size_t wire_size = 0;
+  bool snapshot_pending = false;  // the last batch posted went to ContinueSnapshot
   while (!stop_ && !paused_ && !shared_->reconnect) {
     if (!c.NextMessage(&args, &wire_size)) {
       if (!stop_ && !paused_) {
@@ -625,26 +645,34 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       std::lock_guard lock(shared_->mu);
       shared_->status.last_io_ms = WallMs();
     }
-    shared_->in_flight += static_cast<int>(used);
-    if (batch[used - 1].kind == Message::Kind::kSnapshotEnd) {
-      auto delivery =
-          std::make_shared<SnapshotEndDelivery>(SnapshotEndDelivery{.shared = shared_,
-                                                                    .owner = owner_,
-                                                                    .peer_id = peer_id,
-                                                                    .messages = std::move(batch),
-                                                                    .used = used});
-      boost::asio::post(io_, [&io = io_, delivery] { ContinueSnapshotEnd(io, delivery); });
+    // Nothing is posted while a snapshot's batch is still being delivered over several turns.
+    if (snapshot_pending) {
       while (shared_->in_flight > 0 && !stop_) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
+    }
+    shared_->in_flight += static_cast<int>(used);
+    snapshot_pending = std::any_of(
+        batch.begin(), batch.begin() + static_cast<ptrdiff_t>(used), [](const Message& m) {
+          return m.kind == Message::Kind::kPiece || m.kind == Message::Kind::kSnapshotEnd;
+        });
+    if (snapshot_pending) {
+      auto delivery =
+          std::make_shared<SnapshotDelivery>(SnapshotDelivery{.shared = shared_,
+                                                              .owner = owner_,
+                                                              .peer_id = peer_id,
+                                                              .messages = std::move(batch),
+                                                              .used = used});
+      boost::asio::post(io_, [&io = io_, delivery] { ContinueSnapshot(io, delivery); });
       continue;
     }
     boost::asio::post(io_, [shared = shared_, owner = owner_, peer_id, used,
                             messages = std::move(batch)]() mutable {
       shared->in_flight -= static_cast<int>(used);
       if (!shared->alive || shared->reconnect) return;
+      size_t delivered = 0;
       if (!Deliver(*owner, peer_id, std::span<const Message>(messages.data(), used), shared->mu,
-                   shared->status)) {
+                   shared->status, &delivered)) {
         shared->reconnect = true;
       }
       GiveBackBatch(std::move(messages), used, shared->spare);
@@ -655,24 +683,36 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
   }
 }
 
-void PeerLink::ContinueSnapshotEnd(boost::asio::io_context& io,
-                                   std::shared_ptr<SnapshotEndDelivery> delivery) {
+void PeerLink::ContinueSnapshot(boost::asio::io_context& io,
+                                std::shared_ptr<SnapshotDelivery> delivery) {
   Shared& shared = *delivery->shared;
   const std::span<const Message> messages(delivery->messages.data(), delivery->used);
+  // The end closes its batch: the sweep past the last piece runs before it.
+  const size_t end_index =
+      messages.back().kind == Message::Kind::kSnapshotEnd ? messages.size() - 1 : messages.size();
+  size_t& next = delivery->next;
   bool ok = shared.alive && !shared.reconnect;
-  if (ok && !delivery->before_end_delivered) {
-    ok = Deliver(*delivery->owner, delivery->peer_id, messages.first(messages.size() - 1),
-                 shared.mu, shared.status);
-    delivery->before_end_delivered = true;
+  while (ok && next < messages.size()) {
+    size_t delivered = 0;
+    if (next < end_index) {
+      ok = Deliver(*delivery->owner, delivery->peer_id, messages.subspan(next, end_index - next),
+                   shared.mu, shared.status, &delivered);
+      next += delivered;
+      if (ok && next < end_index) break;  // a run of pieces stopped for a turn of the loop
+      continue;
+    }
+    bool swept = true;
+    ok = delivery->owner->SweepSnapshotTail(delivery->peer_id, &swept);
+    if (ok && !swept) break;
+    if (ok) {
+      ok = Deliver(*delivery->owner, delivery->peer_id, messages.subspan(next, 1), shared.mu,
+                   shared.status, &delivered);
+    }
+    next++;
   }
-  bool swept = true;
-  if (ok) ok = delivery->owner->SweepSnapshotTail(delivery->peer_id, &swept);
-  if (ok && !swept) {  // the next run after whatever else waits on the loop
-    boost::asio::post(io, [&io, delivery] { ContinueSnapshotEnd(io, delivery); });
+  if (ok && next < messages.size()) {  // the rest after whatever else waits on the loop
+    boost::asio::post(io, [&io, delivery] { ContinueSnapshot(io, delivery); });
     return;
-  }
-  if (ok) {
-    ok = Deliver(*delivery->owner, delivery->peer_id, messages.last(1), shared.mu, shared.status);
   }
   if (!ok && shared.alive) shared.reconnect = true;
   shared.in_flight -= static_cast<int>(delivery->used);

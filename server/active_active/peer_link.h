@@ -12,9 +12,9 @@
 // then the deltas. Every
 // batch of replies read is posted to the io thread, which applies the deltas in order, each run
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
-// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A
-// snapshot's end is delivered over several turns of the io loop, the receiver's sweep of its own
-// keys one bounded run per turn, and the link reads nothing meanwhile. A lost link,
+// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A batch of
+// a snapshot is delivered over as many turns of the io loop as the receiver's sweep of its own
+// keys takes, one bounded run per turn, and the link posts nothing more meanwhile. A lost link,
 // a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine error close the session;
 // the link reconnects after a backoff (50 ms doubling to 1 s) and resumes from the vector. No more
 // than kMaxInFlight deltas wait for the io thread: the link stops reading meanwhile (TCP then holds
@@ -157,20 +157,21 @@ class PeerLink {
     SpareStreamBatches spare;
   };
 
-  // A batch that ends with a snapshot's end, delivered on the io thread over several turns of its
-  // loop: the messages before the end, then the sweep past the snapshot's last piece one run per
-  // turn (ActiveActive::SweepSnapshotTail), then the end. The link posts nothing more until it is
-  // done (in_flight back to 0), so the stream stays in order.
-  struct SnapshotEndDelivery {
+  // A batch holding snapshot pieces or a snapshot's end, delivered on the io thread over as many
+  // turns of its loop as its sweeps take (ActiveActive::ApplySnapshot stops a run of pieces when
+  // the sweep before one has read its rows; ActiveActive::SweepSnapshotTail sweeps past the last
+  // piece a run at a time, before the end). The link posts nothing more until it is done
+  // (in_flight back to 0), so the stream stays in order.
+  struct SnapshotDelivery {
     std::shared_ptr<Shared> shared;
     ActiveActive* owner;
     std::string peer_id;
     std::vector<PeerStreamMessage> messages;
-    size_t used;  // messages[used - 1] is the snapshot's end
-    bool before_end_delivered = false;
+    size_t used;      // messages[0, used) are the batch; an end is the last
+    size_t next = 0;  // the first not delivered yet
   };
-  static void ContinueSnapshotEnd(boost::asio::io_context& io,
-                                  std::shared_ptr<SnapshotEndDelivery> delivery);
+  static void ContinueSnapshot(boost::asio::io_context& io,
+                               std::shared_ptr<SnapshotDelivery> delivery);
 
   void Run();
   // One connection; returns when it ends.

@@ -227,7 +227,9 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
   const PeerDelta* const run[] = {&delta};
   // A malformed delta is skipped and counted, not applied.
   const uint64_t malformed = aa->malformed_deltas();
-  if (!aa->ApplySnapshot(o.origin, run, std::nullopt) || aa->malformed_deltas() != malformed) {
+  size_t applied = 0;
+  if (!aa->ApplySnapshot(o.origin, run, std::nullopt, &applied) || applied != 1 ||
+      aa->malformed_deltas() != malformed) {
     return ctx.reply.Error(kDeltaNotApplied);
   }
   ctx.reply.Ok();

@@ -8,6 +8,7 @@
 // take a write that a snapshot it joined had seen removed. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -64,6 +65,23 @@ class ActiveActiveCollectionTest : public ::testing::Test {
   static void Write(redisContext* c, const std::string& prefix, int count) {
     for (int i = 0; i < count; i++) {
       ASSERT_EQ(Cmd(c, {"SET", prefix + std::to_string(i), "v"}).str(), "OK");
+    }
+  }
+  // The same, pipelined a thousand at a time, and `DEL`s of them in the same batches.
+  static void WritePipelined(redisContext* c, const std::string& prefix, int count) {
+    for (int from = 0; from < count; from += 1000) {
+      const int to = std::min(count, from + 1000);
+      for (int i = from; i < to; i++) Append(c, {"SET", prefix + std::to_string(i), "v"});
+      for (int i = from; i < to; i++) ASSERT_EQ(ReadReply(c).str(), "OK");
+    }
+  }
+  static void DeletePipelined(redisContext* c, const std::string& prefix, int count) {
+    for (int from = 0; from < count; from += 1000) {
+      std::vector<std::string> del = {"DEL"};
+      for (int i = from; i < std::min(count, from + 1000); i++) {
+        del.push_back(prefix + std::to_string(i));
+      }
+      ASSERT_EQ(Cmd(c, del).integer(), static_cast<long long>(del.size() - 1));
     }
   }
   std::string Converged() { return WaitConverged({c0_.get(), c1_.get()}); }
@@ -144,15 +162,34 @@ TEST_F(ActiveActiveCollectionTest, ACollectedDeleteStaysDoneAcrossSnapshotsBothW
 // one.
 TEST_F(ActiveActiveCollectionTest, ASweepPastTheLastPieceRunsToTheEndOfTheKeyspace) {
   constexpr int kKeys = 3000;  // about three runs of the sweep
-  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "k", kKeys));
+  ASSERT_NO_FATAL_FAILURE(WritePipelined(c0_.get(), "k", kKeys));
   ASSERT_EQ(Converged(), "");
   SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  for (int from = 0; from < kKeys; from += 500) {
-    std::vector<std::string> del = {"DEL"};
-    for (int i = from; i < from + 500; i++) del.push_back("k" + std::to_string(i));
-    ASSERT_EQ(Cmd(c0_.get(), del).integer(), 500);
-  }
+  ASSERT_NO_FATAL_FAILURE(DeletePipelined(c0_.get(), "k", kKeys));
   ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 8));  // n0's pieces: keys before every k
+  ASSERT_TRUE(CompactUntilCollected(c0_.get(), kKeys)) << Collected(c0_.get());
+  EXPECT_EQ(Cmd(c1_.get(), {"DBSIZE"}).integer(), kKeys);
+
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
+  ASSERT_EQ(Converged(), "") << LogicalDifference(c0_.get(), c1_.get());
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 8);
+    EXPECT_TRUE(Cmd(c, {"GET", "k0"}).is_nil());
+    EXPECT_TRUE(Cmd(c, {"GET", "k" + std::to_string(kKeys - 1)}).is_nil());
+  }
+}
+
+// The keys lie between two of the snapshot's pieces, more of them than one sweep reads in a turn
+// of the loop (ActiveActive::kSweepRows): the run of pieces stops before the second piece and
+// goes on in the next turn, and every key goes.
+TEST_F(ActiveActiveCollectionTest, ASweepBetweenTwoPiecesGoesOnOverSeveralTurns) {
+  constexpr int kKeys = 20000;
+  ASSERT_NO_FATAL_FAILURE(WritePipelined(c0_.get(), "k", kKeys));
+  ASSERT_EQ(Converged(), "");
+  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
+  ASSERT_NO_FATAL_FAILURE(DeletePipelined(c0_.get(), "k", kKeys));
+  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 4));  // n0's pieces on either side of the k's
+  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "z", 4));
   ASSERT_TRUE(CompactUntilCollected(c0_.get(), kKeys)) << Collected(c0_.get());
   EXPECT_EQ(Cmd(c1_.get(), {"DBSIZE"}).integer(), kKeys);
 
