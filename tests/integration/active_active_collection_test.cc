@@ -85,6 +85,7 @@ class ActiveActiveCollectionTest : public ::testing::Test {
     }
   }
   std::string Converged() { return WaitConverged({c0_.get(), c1_.get()}); }
+  void SweepAtTheHeal(int keys, const std::vector<std::string>& prefixes, int per_prefix);
 
   TestServer n0_, n1_;
   RedisConnection c0_, c1_;
@@ -157,49 +158,41 @@ TEST_F(ActiveActiveCollectionTest, ACollectedDeleteStaysDoneAcrossSnapshotsBothW
   }
 }
 
-// The same with more keys past the snapshot's last piece than one run of the sweep reads: n1
-// sweeps them over several turns of its loop (ActiveActive::SweepSnapshotTail) and drops every
-// one.
-TEST_F(ActiveActiveCollectionTest, ASweepPastTheLastPieceRunsToTheEndOfTheKeyspace) {
-  constexpr int kKeys = 3000;  // about three runs of the sweep
-  ASSERT_NO_FATAL_FAILURE(WritePipelined(c0_.get(), "k", kKeys));
+// n1 is cut off holding `keys` keys k0.. while n0 deletes them, writes `per_prefix` keys under
+// each of `prefixes` (the snapshot's pieces) and collects the deletes; at the heal n1 joins n0's
+// snapshot, sweeps every k away and both nodes end equal.
+void ActiveActiveCollectionTest::SweepAtTheHeal(int keys, const std::vector<std::string>& prefixes,
+                                                int per_prefix) {
+  ASSERT_NO_FATAL_FAILURE(WritePipelined(c0_.get(), "k", keys));
   ASSERT_EQ(Converged(), "");
   SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  ASSERT_NO_FATAL_FAILURE(DeletePipelined(c0_.get(), "k", kKeys));
-  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 8));  // n0's pieces: keys before every k
-  ASSERT_TRUE(CompactUntilCollected(c0_.get(), kKeys)) << Collected(c0_.get());
-  EXPECT_EQ(Cmd(c1_.get(), {"DBSIZE"}).integer(), kKeys);
+  ASSERT_NO_FATAL_FAILURE(DeletePipelined(c0_.get(), "k", keys));
+  for (const std::string& prefix : prefixes) {
+    ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), prefix, per_prefix));
+  }
+  ASSERT_TRUE(CompactUntilCollected(c0_.get(), keys)) << Collected(c0_.get());
+  EXPECT_EQ(Cmd(c1_.get(), {"DBSIZE"}).integer(), keys);
 
   SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
   ASSERT_EQ(Converged(), "") << LogicalDifference(c0_.get(), c1_.get());
   for (redisContext* c : {c0_.get(), c1_.get()}) {
-    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 8);
+    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), static_cast<long long>(prefixes.size()) * per_prefix);
     EXPECT_TRUE(Cmd(c, {"GET", "k0"}).is_nil());
-    EXPECT_TRUE(Cmd(c, {"GET", "k" + std::to_string(kKeys - 1)}).is_nil());
+    EXPECT_TRUE(Cmd(c, {"GET", "k" + std::to_string(keys - 1)}).is_nil());
   }
+}
+
+// More keys past the snapshot's last piece than one run of the sweep reads: n1 sweeps them over
+// several turns of its loop (ActiveActive::SweepSnapshotTail) and drops every one.
+TEST_F(ActiveActiveCollectionTest, ASweepPastTheLastPieceRunsToTheEndOfTheKeyspace) {
+  SweepAtTheHeal(3000, {"a"}, 8);  // about three runs of the sweep, after n0's a's
 }
 
 // The keys lie between two of the snapshot's pieces, more of them than one sweep reads in a turn
 // of the loop (ActiveActive::kSweepRows): the run of pieces stops before the second piece and
 // goes on in the next turn, and every key goes.
 TEST_F(ActiveActiveCollectionTest, ASweepBetweenTwoPiecesGoesOnOverSeveralTurns) {
-  constexpr int kKeys = 20000;
-  ASSERT_NO_FATAL_FAILURE(WritePipelined(c0_.get(), "k", kKeys));
-  ASSERT_EQ(Converged(), "");
-  SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  ASSERT_NO_FATAL_FAILURE(DeletePipelined(c0_.get(), "k", kKeys));
-  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "a", 4));  // n0's pieces on either side of the k's
-  ASSERT_NO_FATAL_FAILURE(Write(c0_.get(), "z", 4));
-  ASSERT_TRUE(CompactUntilCollected(c0_.get(), kKeys)) << Collected(c0_.get());
-  EXPECT_EQ(Cmd(c1_.get(), {"DBSIZE"}).integer(), kKeys);
-
-  SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
-  ASSERT_EQ(Converged(), "") << LogicalDifference(c0_.get(), c1_.get());
-  for (redisContext* c : {c0_.get(), c1_.get()}) {
-    EXPECT_EQ(Cmd(c, {"DBSIZE"}).integer(), 8);
-    EXPECT_TRUE(Cmd(c, {"GET", "k0"}).is_nil());
-    EXPECT_TRUE(Cmd(c, {"GET", "k" + std::to_string(kKeys - 1)}).is_nil());
-  }
+  SweepAtTheHeal(20000, {"a", "z"}, 4);
 }
 
 // A node restored from a copy of its data directory taken before a delete: its peer collected the
