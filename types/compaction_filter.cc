@@ -251,11 +251,33 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Decide(
   return hook->second(verdict.meta, parts, meta, value, now_ms, new_value);
 }
 
+storage::CompactionFilter::Decision TypesCompactionFilter::DecideMetaRow(
+    std::string_view user_key, std::string_view value, std::string* new_value) const {
+  int db = 0;
+  std::string_view key;
+  OrStringExt ext;
+  std::string_view inner;
+  if (!keep_newest_dead_.load() || !ParseMetaKey(user_key, &db, &key) ||
+      !DecodeOrStringRow(value, &ext, &inner) || !ext.dot || ext.removed.empty()) {
+    return Decision::kKeep;
+  }
+  {
+    std::shared_lock lock(mu_);
+    if (or_applied_ == nullptr ||
+        !OrRemovedCovered({.slots = {}, .removed = ext.removed}, *or_applied_)) {
+      return Decision::kKeep;
+    }
+  }
+  ext.removed = OrContext();
+  EncodeOrStringRow(ext, inner, new_value);
+  return Decision::kChangeValue;
+}
+
 storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
     std::string_view user_key, std::string_view value, int64_t now_ms, std::string* new_value,
     const storage::Snapshot* view) const {
   if (user_key.empty() || user_key[0] != static_cast<char>(KeyTag::kSystem)) {
-    return Decision::kKeep;
+    return DecideMetaRow(user_key, value, new_value);
   }
   const std::string_view name = user_key.substr(1);
   std::shared_lock lock(mu_);

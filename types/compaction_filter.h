@@ -33,7 +33,8 @@
 // StoreOrString; a last-writer-wins string write, which the merge gate takes only at or above
 // the newest; another type's write, at Keyspace::TypeWriteTimestamp or above; RENAME, COPY and
 // RESTORE, which wipe first), so a newer version with a smaller timestamp is never read through
-// the tombstone.
+// the tombstone. A live observed-remove row's removed context goes the same way once the vector
+// covers it (DecideMetaRow): the row is rewritten with its slot and without the context.
 //
 // It also tells the engine which rows it classifies (storage/compaction_filter.h): the expiry
 // mode of a key's ttl-rule (SetTtlPolicy), and that a TLOG's metadata row with a whole-key
@@ -172,9 +173,14 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   void ExpiredRowRangesIn(std::string_view user_key, std::string_view value,
                           const storage::Snapshot* view,
                           std::vector<storage::KeyRange>* ranges) const;
+  // A row that is no sub-row: a system row (its hooks) or a key's metadata row (DecideMetaRow).
   // `view`: the compaction's durable view (nullptr: the latest state).
   Decision DecideSystemRow(std::string_view user_key, std::string_view value, int64_t now_ms,
                            std::string* new_value, const storage::Snapshot* view) const;
+  // A live observed-remove string row that holds a slot and whose removed context the collection
+  // vector covers (OrRemovedCovered) is rewritten without that context; other rows are kept.
+  Decision DecideMetaRow(std::string_view user_key, std::string_view value,
+                         std::string* new_value) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,
                   const storage::RowMeta& meta, std::string_view value, int64_t now_ms,
                   std::string* new_value) const;

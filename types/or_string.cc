@@ -147,10 +147,13 @@ bool HoldsDot(const OrStringState& state, const Dot& dot) {
 }
 }  // namespace
 
-bool OrCollectable(const OrStringState& state, const OrContext& applied) {
-  if (!state.slots.empty()) return false;
+bool OrRemovedCovered(const OrStringState& state, const OrContext& applied) {
   return std::all_of(state.removed.entries().begin(), state.removed.entries().end(),
                      [&](const Dot& entry) { return entry.offset <= applied.At(entry.origin); });
+}
+
+bool OrCollectable(const OrStringState& state, const OrContext& applied) {
+  return state.slots.empty() && OrRemovedCovered(state, applied);
 }
 
 OrContext OrRemovedBySender(const OrStringState& held, const OrStringState& sent,

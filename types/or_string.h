@@ -103,8 +103,11 @@ OrContext OrLocalDeleteContext(const OrStringState& state);
 // Once such rows go, a snapshot must be joined with both nodes' vectors, or a version one of them
 // removed comes back from the other: the two functions after OrCollectable.
 
-// The key holds no slot and every entry of its R is at or below `applied` (the pre-mode origin is
-// in no vector, so R naming it is never at or below one).
+// Every entry of the key's R is at or below `applied` (the pre-mode origin is in no vector, so R
+// naming it is never at or below one): R then says nothing the node's vector does not. A key that
+// holds slots may drop it (its slots stay); one that holds none may go whole (OrCollectable).
+bool OrRemovedCovered(const OrStringState& state, const OrContext& applied);
+// The key holds no slot and OrRemovedCovered.
 bool OrCollectable(const OrStringState& state, const OrContext& applied);
 
 // The sender's half: the dots of `held` slots that the sender of a snapshot had applied (at or

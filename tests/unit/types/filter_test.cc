@@ -336,5 +336,41 @@ TEST(TypesCompactionFilterTest, CollectsAnObservedRemoveTombstoneItsVectorCovers
   EXPECT_FALSE(filter.CollectsNewestDead(SystemKey("aa-key:0:s"), meta, row, false));
 }
 
+// A live row that holds a slot loses its removed context once the vector covers it; its slot
+// and value stay.
+TEST(TypesCompactionFilterTest, DropsALiveRowsRemovedContextItsVectorCovers) {
+  TypesCompactionFilter filter;
+  const OriginId a(std::string(kOriginIdSize, 'a'));
+  const OriginId b(std::string(kOriginIdSize, 'b'));
+  OrStringExt held{.dot = Dot{a, 4}, .removed = {}};
+  held.removed.Raise(b, 7);
+  std::string row;
+  const std::string value_row = EncodeMetaValue(KeyType::kString, "value");
+  EncodeOrStringRow(held, value_row, &row);
+  const storage::RowMeta meta;
+  const std::string key = MetaKey(0, "s");
+  auto vector = [](uint64_t b_offset, const OriginId& b_id) {
+    auto v = std::make_shared<OrContext>();
+    v->Raise(b_id, b_offset);
+    return v;
+  };
+  std::string rewritten;
+  filter.SetOrCollectionVector(vector(7, b));
+  EXPECT_EQ(filter.Filter(key, meta, row, 0, &rewritten), Decision::kKeep);  // outside the mode
+  filter.SetKeepNewestDead(true);
+  filter.SetOrCollectionVector(vector(6, b));  // b's 7th not applied yet
+  EXPECT_EQ(filter.Filter(key, meta, row, 0, &rewritten), Decision::kKeep);
+  filter.SetOrCollectionVector(vector(7, b));
+  ASSERT_EQ(filter.Filter(key, meta, row, 0, &rewritten), Decision::kChangeValue);
+  OrStringExt ext;
+  std::string_view inner;
+  ASSERT_TRUE(DecodeOrStringRow(rewritten, &ext, &inner));
+  EXPECT_EQ(ext.dot, held.dot);
+  EXPECT_TRUE(ext.removed.empty());
+  EXPECT_EQ(inner, value_row);
+  EXPECT_LT(rewritten.size(), row.size());
+  EXPECT_EQ(filter.Filter(key, meta, rewritten, 0, &rewritten), Decision::kKeep);  // nothing left
+}
+
 }  // namespace
 }  // namespace ebb::types

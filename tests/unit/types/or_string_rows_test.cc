@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "tests/unit/types/types_fixture.h"
+#include "types/compaction_filter.h"
 #include "types/key_encoding.h"
 #include "types/kv.h"
 #include "types/or_string_ext.h"
@@ -198,6 +200,33 @@ TEST_F(OrStringRowsTest, ADelOfEverySlotLeavesATombstoneCarryingR) {
   rows = Load();
   ExpectRoundTrip(rows, ApplyOrWrite(&rows, {}, {kC, 1}, ValueRow("c", 50)));
   EXPECT_EQ(DataExt(0).removed, Ctx({{kA, 3}, {kB, 5}}));
+}
+
+// Compaction in active-active mode rewrites a live row without the R its collection vector covers
+// (TypesCompactionFilter::DecideMetaRow): the slot and its value stay, and a vector short of R
+// leaves R in place.
+TEST_F(OrStringRowsTest, CompactionDropsTheRemovedContextTheVectorCovers) {
+  OrStringRows rows = Load();
+  const OrApplied applied = ApplyOrWrite(&rows, Ctx({{kB, 5}}), {kA, 3}, ValueRow("a", 200));
+  ASSERT_TRUE(applied.written);
+  Store(rows, applied);
+  ASSERT_EQ(DataExt(0).removed, Ctx({{kB, 5}}));
+  TypesCompactionFilter& filter = ks_->compaction_filter();
+  filter.SetKeepNewestDead(true);
+  filter.SetOrCollectionVector(std::make_shared<OrContext>(Ctx({{kA, 3}, {kB, 4}})));
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  EXPECT_EQ(DataExt(0).removed, Ctx({{kB, 5}}));  // b's 5th not observed yet
+  filter.SetOrCollectionVector(std::make_shared<OrContext>(Ctx({{kA, 3}, {kB, 5}})));
+  ASSERT_TRUE(ks_->db().CompactAll().ok());
+  std::string inner;
+  const OrStringExt ext = DataExt(0, &inner);
+  EXPECT_TRUE(ext.removed.empty());
+  EXPECT_EQ(ext.dot, (Dot{kA, 3}));
+  EXPECT_EQ(inner, std::string(1, '\0') + "a");
+  const OrStringRows back = Load();
+  ASSERT_EQ(back.state.slots.size(), 1u);
+  EXPECT_EQ(back.state.slots[0].dot, (Dot{kA, 3}));
+  EXPECT_TRUE(back.state.removed.empty());
 }
 
 // A DEL that removed what this node never held still keeps its R, in a tombstone at 0.

@@ -401,12 +401,12 @@ struct CollectingRun {
       ApplyOrDelta(&state, delta);
     }
   }
+  // A key with no slot goes whole; one with slots drops its R (both once K covers R).
   void MaybeCollect(size_t node, int* collected) {
     OrStringState& state = sim.origins[node].state;
-    if (!state.removed.empty() && OrCollectable(state, ContextOf(node))) {
-      state = OrStringState();
-      ++*collected;
-    }
+    if (state.removed.empty() || !OrRemovedCovered(state, ContextOf(node))) return;
+    state.removed = OrContext();
+    ++*collected;
   }
   // `from` starts a snapshot to `to`: its state and context as of now.
   void StartSnapshot(size_t from, size_t to) {
