@@ -293,8 +293,8 @@ class ActiveActive {
   // observed-remove deletes"): every string slot this node holds that the sender had observed
   // and does not hold goes, as a DEL naming it — in the keys the snapshot carries
   // (ApplyOrStringPiece) and, swept in key order as the pieces pass them, in every key it does
-  // not carry (SweepOrKeys); the sweep of what follows the last piece of each database runs with
-  // `end`.
+  // not carry (SweepOrRun); the sweep past the last piece runs before `end` (SweepSnapshotTail),
+  // what is left of it with `end`.
   bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
                      std::optional<uint64_t> end, size_t* applied_pieces);
   // Before a snapshot's end (ApplySnapshot with `end`): one bounded run of the sweep past its last
@@ -632,11 +632,8 @@ class ActiveActive {
   // Removes from every observed-remove string key whose metadata row lies in engine keys [lower,
   // upper) the slots the sender had observed (at or below `sender_vector`): the snapshot carried
   // none of those keys, so it held none of those slots (types/or_string.h, OrRemovedBySender).
-  storage::Status SweepOrKeys(const std::string& lower, const std::string& upper,
-                              const types::OrContext& sender_vector);
-  // SweepOrKeys over one run of [lower, upper): up to *rows_left rows read (counted off) and
-  // kSweepKeys keys that hold slots. *next is where the next run starts (upper when the range is
-  // done); it may alias lower.
+  // One run: up to *rows_left rows read (counted off) and kSweepKeys keys that hold slots; *next
+  // is where the next run starts (upper when the range is done), and may alias lower.
   storage::Status SweepOrRun(const std::string& lower, const std::string& upper,
                              const types::OrContext& sender_vector, std::string* next,
                              size_t* rows_left);

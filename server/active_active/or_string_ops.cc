@@ -215,7 +215,7 @@ storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const P
   // The piece's key too unless the piece carries its slots.
   if (!EqualsIgnoreCase(piece.args[0], kOrStringPiece)) upper.push_back('\0');
   storage::Status s;
-  while (s.ok() && from<upper&& * rows_left> 0) {
+  while (s.ok() && *rows_left > 0 && from < upper) {
     s = SweepOrRun(from, upper, receipt->sender_vector, &from, rows_left);
   }
   if (!s.ok()) return s;
@@ -241,10 +241,7 @@ storage::Status ActiveActive::SweepTailRun(SnapshotReceipt* receipt, bool* done)
     storage::Status s = SweepOrRun(lower, upper, receipt->sender_vector, &next, &rows_left);
     if (!s.ok()) return s;
     receipt->sweep_from[db] = next;
-    if (next < upper) {
-      *done = false;
-      return s;
-    }
+    if (next < upper) return s;  // the rows ran out
   }
   *done = true;
   return storage::Status::OK();
@@ -289,17 +286,6 @@ const types::OrContext& ActiveActive::StreamObserved(int db, std::string_view ke
     observed = room;
   }
   return *observed;
-}
-
-storage::Status ActiveActive::SweepOrKeys(const std::string& lower, const std::string& upper,
-                                          const types::OrContext& sender_vector) {
-  std::string from = lower;
-  storage::Status s;
-  while (s.ok() && from < upper) {
-    size_t rows_left = kSweepRows;
-    s = SweepOrRun(from, upper, sender_vector, &from, &rows_left);
-  }
-  return s;
 }
 
 storage::Status ActiveActive::SweepOrRun(const std::string& lower, const std::string& upper,
