@@ -440,6 +440,7 @@ void PeerLink::Stop() {
   stop_ = true;
   CloseSocket();
   if (thread_.joinable()) thread_.join();
+  shared_->waiting.clear();  // they hold shared_: nothing more of them is delivered
 }
 
 void PeerLink::SetPaused(bool paused) {
@@ -611,7 +612,6 @@ std::optional<uint64_t> PeerLink::RequestSync(PeerConnection& c, const std::stri
 void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_t position) {
   std::span<const std::string_view> args;
   size_t wire_size = 0;
-  bool snapshot_pending = false;  // the last batch posted went to ContinueSnapshot
   while (!stop_ && !paused_ && !shared_->reconnect) {
     if (!c.NextMessage(&args, &wire_size)) {
       if (!stop_ && !paused_) {
@@ -645,49 +645,39 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       std::lock_guard lock(shared_->mu);
       shared_->status.last_io_ms = WallMs();
     }
-    // Nothing is posted while a snapshot's batch is still being delivered over several turns.
-    if (snapshot_pending) {
-      while (shared_->in_flight > 0 && !stop_) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
     shared_->in_flight += static_cast<int>(used);
-    snapshot_pending = std::any_of(
-        batch.begin(), batch.begin() + static_cast<ptrdiff_t>(used), [](const Message& m) {
-          return m.kind == Message::Kind::kPiece || m.kind == Message::Kind::kSnapshotEnd;
-        });
-    if (snapshot_pending) {
-      auto delivery =
-          std::make_shared<SnapshotDelivery>(SnapshotDelivery{.shared = shared_,
-                                                              .owner = owner_,
-                                                              .peer_id = peer_id,
-                                                              .messages = std::move(batch),
-                                                              .used = used});
-      boost::asio::post(io_, [&io = io_, delivery] { ContinueSnapshot(io, delivery); });
-      continue;
-    }
-    boost::asio::post(io_, [shared = shared_, owner = owner_, peer_id, used,
-                            messages = std::move(batch)]() mutable {
-      shared->in_flight -= static_cast<int>(used);
-      if (!shared->alive || shared->reconnect) return;
-      size_t delivered = 0;
-      if (!Deliver(*owner, peer_id, std::span<const Message>(messages.data(), used), shared->mu,
-                   shared->status, &delivered)) {
-        shared->reconnect = true;
-      }
-      GiveBackBatch(std::move(messages), used, shared->spare);
-    });
+    auto delivery = std::make_shared<BatchDelivery>(BatchDelivery{.shared = shared_,
+                                                                  .owner = owner_,
+                                                                  .peer_id = peer_id,
+                                                                  .messages = std::move(batch),
+                                                                  .used = used});
+    boost::asio::post(io_, [&io = io_, delivery] { Enqueue(io, delivery); });
     while (shared_->in_flight > kMaxInFlight && !stop_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
 }
 
-void PeerLink::ContinueSnapshot(boost::asio::io_context& io,
-                                std::shared_ptr<SnapshotDelivery> delivery) {
+void PeerLink::Enqueue(boost::asio::io_context& io, std::shared_ptr<BatchDelivery> delivery) {
+  Shared& shared = *delivery->shared;
+  if (shared.delivering) {  // after the batch under way, in order
+    shared.waiting.push_back(std::move(delivery));
+    return;
+  }
+  // Each batch delivered whole goes on to the next waiting one; one that must wait for a turn of
+  // the loop keeps the rest waiting behind it.
+  while (delivery && Continue(io, delivery)) {
+    if (shared.waiting.empty()) break;
+    delivery = std::move(shared.waiting.front());
+    shared.waiting.pop_front();
+  }
+}
+
+bool PeerLink::Continue(boost::asio::io_context& io,
+                        const std::shared_ptr<BatchDelivery>& delivery) {
   Shared& shared = *delivery->shared;
   const std::span<const Message> messages(delivery->messages.data(), delivery->used);
-  // The end closes its batch: the sweep past the last piece runs before it.
+  // A snapshot's end closes its batch: the sweep past the last piece runs before it.
   const size_t end_index =
       messages.back().kind == Message::Kind::kSnapshotEnd ? messages.size() - 1 : messages.size();
   size_t& next = delivery->next;
@@ -711,12 +701,17 @@ void PeerLink::ContinueSnapshot(boost::asio::io_context& io,
     next++;
   }
   if (ok && next < messages.size()) {  // the rest after whatever else waits on the loop
-    boost::asio::post(io, [&io, delivery] { ContinueSnapshot(io, delivery); });
-    return;
+    shared.delivering = true;
+    boost::asio::post(io, [&io, delivery] {
+      delivery->shared->delivering = false;
+      Enqueue(io, delivery);
+    });
+    return false;
   }
   if (!ok && shared.alive) shared.reconnect = true;
   shared.in_flight -= static_cast<int>(delivery->used);
   GiveBackBatch(std::move(delivery->messages), delivery->used, shared.spare);
+  return true;
 }
 
 }  // namespace ebb::server

@@ -14,11 +14,11 @@
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
 // and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A batch of
 // a snapshot is delivered over as many turns of the io loop as the receiver's sweep of its own
-// keys takes, one bounded run per turn, and the link posts nothing more meanwhile. A lost link,
-// a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine error close the session;
-// the link reconnects after a backoff (50 ms doubling to 1 s) and resumes from the vector. No more
-// than kMaxInFlight deltas wait for the io thread: the link stops reading meanwhile (TCP then holds
-// the peer back, and the peer drops a subscriber whose output grows past its limit).
+// keys takes, one bounded run per turn, the batches posted meanwhile waiting behind it. A lost
+// link, a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine error close the
+// session; the link reconnects after a backoff (50 ms doubling to 1 s) and resumes from the vector.
+// No more than kMaxInFlight deltas wait for the io thread: the link stops reading meanwhile (TCP
+// then holds the peer back, and the peer drops a subscriber whose output grows past its limit).
 //
 // What it owns: its thread, the session's connection, and the link's Status (shared with the io
 // thread). Invariants: the link's thread never touches ActiveActive but through its thread-safe
@@ -33,6 +33,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -147,6 +148,7 @@ class PeerLink {
   Status status() const;
 
  private:
+  struct BatchDelivery;
   // What the thread and the io thread share; outlives the link while posts are pending.
   struct Shared {
     std::mutex mu;
@@ -155,23 +157,31 @@ class PeerLink {
     std::atomic<bool> reconnect{false};  // the io thread asks the session to end
     std::atomic<int> in_flight{0};
     SpareStreamBatches spare;
+    // The io thread's alone: a batch is being delivered over several turns of its loop, and the
+    // batches posted since wait behind it, in order (Enqueue).
+    bool delivering = false;
+    std::deque<std::shared_ptr<BatchDelivery>> waiting;
   };
 
-  // A batch holding snapshot pieces or a snapshot's end, delivered on the io thread over as many
-  // turns of its loop as its sweeps take (ActiveActive::ApplySnapshot stops a run of pieces when
-  // the sweep before one has read its rows; ActiveActive::SweepSnapshotTail sweeps past the last
-  // piece a run at a time, before the end). The link posts nothing more until it is done
-  // (in_flight back to 0), so the stream stays in order.
-  struct SnapshotDelivery {
+  // A batch of the stream posted to the io thread. Most are delivered whole in one turn of its
+  // loop; one holding snapshot pieces or a snapshot's end takes as many turns as its sweeps take
+  // (ActiveActive::ApplySnapshot stops a run of pieces when the sweep before one has read its
+  // rows; ActiveActive::SweepSnapshotTail sweeps past the last piece a run at a time, before the
+  // end), and the batches posted meanwhile wait behind it.
+  struct BatchDelivery {
     std::shared_ptr<Shared> shared;
     ActiveActive* owner;
     std::string peer_id;
     std::vector<PeerStreamMessage> messages;
-    size_t used;      // messages[0, used) are the batch; an end is the last
+    size_t used;      // messages[0, used) are the batch; a snapshot's end is the last
     size_t next = 0;  // the first not delivered yet
   };
-  static void ContinueSnapshot(boost::asio::io_context& io,
-                               std::shared_ptr<SnapshotDelivery> delivery);
+  // On the io thread: delivers `delivery`, and then the batches waiting, unless one under way
+  // must wait for a turn of the loop (then `delivery` waits behind it).
+  static void Enqueue(boost::asio::io_context& io, std::shared_ptr<BatchDelivery> delivery);
+  // Delivers what it can of `delivery`: true once it is done (delivered, or the link must
+  // reconnect); false when the rest comes in a later turn, posted already.
+  static bool Continue(boost::asio::io_context& io, const std::shared_ptr<BatchDelivery>& delivery);
 
   void Run();
   // One connection; returns when it ends.
