@@ -13,12 +13,16 @@
 2. Convergence after a partition: three linked nodes; node 0's links are cut both ways (DEBUG
    PEER-LINK), `--writes` SETs are made at node 0 (redis-benchmark, P=16), the links heal, and the
    clock runs until both other nodes report node 0's last origin offset applied (INFO peers).
+3. Applying a snapshot: the same with two nodes whose logs hold 1,000 deltas and
+   `--snapshot-keys` SETs over as many keys, so the heal sends node 1 a snapshot: the time until
+   it reports node 0's last offset applied, and its CPU meanwhile.
 
 Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--peers 0,2,4] [--writes 10000,100000]
                                     [--string-rule timestamp|observed-remove]
-                                    [--key-range 1000]
-(`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part;
+                                    [--key-range 1000] [--snapshot-keys 300000]
+(`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part and
+`--snapshot-keys 0` the snapshot part;
 `--string-rule` starts every node of the meshes under that active-active-string-rule;
 `--key-range`, redis-benchmark's -r, sets the keys of every part of the throughput table: the
 meshes, redis-server alone and the replica.)
@@ -35,11 +39,11 @@ from server_bench import Server, bench, call, free_port, info, measure  # noqa: 
 from replication_bench import Group  # noqa: E402
 
 
-def start_mesh(ebb_bin, workdir, n, tag, debug=False, string_rule="timestamp"):
-    """A fully linked mesh of `n` nodes under `string_rule` (active-active-string-rule).
-    `debug`: DEBUG allowed (the convergence part cuts links with DEBUG PEER-LINK); off for the
-    throughput part, since a node that allows DEBUG writes its files through the fault-injection
-    layer of DEBUG DISK-FAULT, as a replica's group does not."""
+def start_mesh(ebb_bin, workdir, n, tag, debug=False, string_rule="timestamp", extra=()):
+    """A fully linked mesh of `n` nodes under `string_rule` (active-active-string-rule), each
+    given `extra` options too. `debug`: DEBUG allowed (the convergence part cuts links with DEBUG
+    PEER-LINK); off for the throughput part, since a node that allows DEBUG writes its files
+    through the fault-injection layer of DEBUG DISK-FAULT, as a replica's group does not."""
     ports = [free_port() for _ in range(n)]
     servers = []
     for i, port in enumerate(ports):
@@ -48,7 +52,7 @@ def start_mesh(ebb_bin, workdir, n, tag, debug=False, string_rule="timestamp"):
         os.makedirs(d)
         argv = [os.path.abspath(ebb_bin), "--port", str(port), "--bind", "127.0.0.1", "--dir", d,
                 "--wal-fsync", "everysec", "--enable-debug-command", "yes" if debug else "no",
-                "--active-active-string-rule", string_rule]
+                "--active-active-string-rule", string_rule, *extra]
         for j, other in enumerate(ports):
             if j != i:
                 argv += ["--peer", "127.0.0.1", str(other)]
@@ -176,6 +180,38 @@ def convergence(ebb_bin, workdir, writes_list, string_rule):
                 s.stop()
 
 
+def snapshot_apply(ebb_bin, workdir, keys, string_rule):
+    """Two linked nodes whose logs hold 1,000 deltas: node 0's links are cut, `keys` SETs over as
+    many keys are made there, the links heal, and node 1 gets a snapshot. Prints the time until it
+    reports node 0's last offset applied and its CPU meanwhile."""
+    print("\n| keys in the snapshot | time to apply it (s) | the receiver's CPU (s) |")
+    print("|---|---|---|")
+    mesh = start_mesh(ebb_bin, workdir, 2, f"snap{keys}", debug=True, string_rule=string_rule,
+                      extra=["--peer-backlog-size", "1000"])
+    try:
+        sender, receiver = mesh
+        origin = call(sender.port, "PEER", "ID").decode().split("\r\n")[1]
+        call(sender.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(receiver.port), "DOWN")
+        call(receiver.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(sender.port), "DOWN")
+        bench(sender.port, ["set", "key:__rand_int__", "v"], keys, 16, 50, key_range=keys)
+        end = int(info(sender.port, "peers")["origin_offset"])
+        cpu_before = receiver.cpu_seconds()
+        began = time.time()
+        call(sender.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(receiver.port), "UP")
+        call(receiver.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(sender.port), "UP")
+        while applied_from(receiver.port, origin) < end:
+            if time.time() > began + 600:
+                raise RuntimeError("the snapshot was not applied within 600 s")
+            time.sleep(0.005)
+        took = time.time() - began
+        if int(info(sender.port, "peers")["snapshots_sent"]) < 1:
+            raise RuntimeError("the heal sent no snapshot")
+        print(f"| {keys:,} | {took:.3f} | {receiver.cpu_seconds() - cpu_before:.2f} |")
+    finally:
+        for s in mesh:
+            s.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ebb", default="build/ebb-server")
@@ -186,6 +222,8 @@ def main():
                         default="timestamp", help="every node's active-active-string-rule")
     parser.add_argument("--key-range", type=int, default=1000,
                         help="redis-benchmark's -r for the throughput table")
+    parser.add_argument("--snapshot-keys", type=int, default=300000,
+                        help="SETs (over as many keys) the snapshot part sends; 0 leaves it out")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
@@ -194,6 +232,8 @@ def main():
         if args.writes:
             convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
                         args.string_rule)
+        if args.snapshot_keys:
+            snapshot_apply(args.ebb, workdir, args.snapshot_keys, args.string_rule)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
