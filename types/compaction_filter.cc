@@ -162,23 +162,30 @@ bool TypesCompactionFilter::KeepsNewestDead(std::string_view user_key) const {
   return keep_newest_dead_.load() && HoldsStringVersion(user_key);
 }
 
+bool TypesCompactionFilter::DecodeOrMetaRow(std::string_view user_key, std::string_view value,
+                                            OrStringExt* ext, std::string_view* inner) const {
+  int db = 0;
+  std::string_view key;
+  return keep_newest_dead_.load() && ParseMetaKey(user_key, &db, &key) &&
+         DecodeOrStringRow(value, ext, inner);
+}
+
+bool TypesCompactionFilter::CollectionVectorCovers(const OrContext& removed) const {
+  std::shared_lock lock(mu_);
+  return or_applied_ != nullptr &&
+         OrRemovedCovered({.slots = {}, .removed = removed}, *or_applied_);
+}
+
 bool TypesCompactionFilter::CollectsNewestDead(std::string_view user_key,
                                                const storage::RowMeta& meta, std::string_view value,
                                                bool newer_may_rank_below) const {
   // Newer data does not matter: no write puts a version of a key below its newest without a wipe
   // first (the header).
   (void)meta, (void)newer_may_rank_below;
-  int db = 0;
-  std::string_view key;
   OrStringExt ext;
   std::string_view inner;
-  if (!keep_newest_dead_.load() || !ParseMetaKey(user_key, &db, &key) ||
-      !DecodeOrStringRow(value, &ext, &inner) || ext.dot.has_value()) {
-    return false;
-  }
-  std::shared_lock lock(mu_);
-  return or_applied_ != nullptr &&
-         OrCollectable({.slots = {}, .removed = ext.removed}, *or_applied_);
+  return DecodeOrMetaRow(user_key, value, &ext, &inner) && !ext.dot &&
+         CollectionVectorCovers(ext.removed);
 }
 
 void TypesCompactionFilter::SetOrCollectionVector(std::shared_ptr<const OrContext> applied) {
@@ -253,20 +260,11 @@ storage::CompactionFilter::Decision TypesCompactionFilter::Decide(
 
 storage::CompactionFilter::Decision TypesCompactionFilter::DecideMetaRow(
     std::string_view user_key, std::string_view value, std::string* new_value) const {
-  int db = 0;
-  std::string_view key;
   OrStringExt ext;
   std::string_view inner;
-  if (!keep_newest_dead_.load() || !ParseMetaKey(user_key, &db, &key) ||
-      !DecodeOrStringRow(value, &ext, &inner) || !ext.dot || ext.removed.empty()) {
+  if (!DecodeOrMetaRow(user_key, value, &ext, &inner) || !ext.dot || ext.removed.empty() ||
+      !CollectionVectorCovers(ext.removed)) {
     return Decision::kKeep;
-  }
-  {
-    std::shared_lock lock(mu_);
-    if (or_applied_ == nullptr ||
-        !OrRemovedCovered({.slots = {}, .removed = ext.removed}, *or_applied_)) {
-      return Decision::kKeep;
-    }
   }
   ext.removed = OrContext();
   EncodeOrStringRow(ext, inner, new_value);

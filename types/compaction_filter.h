@@ -64,6 +64,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/or_context.h"
+#include "types/or_string_ext.h"
 #include "types/ttl_policy.h"
 
 namespace ebb::types {
@@ -177,8 +178,15 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   // `view`: the compaction's durable view (nullptr: the latest state).
   Decision DecideSystemRow(std::string_view user_key, std::string_view value, int64_t now_ms,
                            std::string* new_value, const storage::Snapshot* view) const;
+  // While dead versions are kept, an observed-remove string key's metadata row `value`: its
+  // extension and inner row (types/or_string_ext.h); false for any other row or outside the mode.
+  bool DecodeOrMetaRow(std::string_view user_key, std::string_view value, OrStringExt* ext,
+                       std::string_view* inner) const;
+  // The collection vector (SetOrCollectionVector) covers `removed` (OrRemovedCovered); false
+  // while there is none.
+  bool CollectionVectorCovers(const OrContext& removed) const;
   // A live observed-remove string row that holds a slot and whose removed context the collection
-  // vector covers (OrRemovedCovered) is rewritten without that context; other rows are kept.
+  // vector covers is rewritten without that context; other rows are kept.
   Decision DecideMetaRow(std::string_view user_key, std::string_view value,
                          std::string* new_value) const;
   Decision Decide(const KeyVerdict& verdict, const SubRowKeyParts& parts,

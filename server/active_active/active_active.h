@@ -644,7 +644,7 @@ class ActiveActive {
                                          types::OrContext* room) const;
   // ObservedVector() as dots' origins, read once per ApplySnapshot (own_vector_).
   const types::OrContext& OwnVectorForSnapshot();
-  // The first engine key a sweep of `db` has not passed (SnapshotReceipt::swept_through).
+  // The first engine key a sweep of `db` has not passed (SnapshotReceipt::sweep_from).
   static std::string FirstUnswept(const SnapshotReceipt& receipt, int db);
   // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;

@@ -666,8 +666,7 @@ void PeerLink::Enqueue(boost::asio::io_context& io, std::shared_ptr<BatchDeliver
   }
   // Each batch delivered whole goes on to the next waiting one; one that must wait for a turn of
   // the loop keeps the rest waiting behind it.
-  while (delivery && Continue(io, delivery)) {
-    if (shared.waiting.empty()) break;
+  while (Continue(io, delivery) && !shared.waiting.empty()) {
     delivery = std::move(shared.waiting.front());
     shared.waiting.pop_front();
   }
