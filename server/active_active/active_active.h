@@ -623,7 +623,7 @@ class ActiveActive {
   // A run of a sweep reads at most kSweepRows rows and keeps at most kSweepKeys keys that hold
   // slots (SweepOrRun).
   static constexpr size_t kSweepKeys = 1024;
-  static constexpr size_t kSweepRows = 16384;
+  static constexpr size_t kSweepRows = 4096;
   // One run of the sweep past the last piece (SweepOrRun), on through the databases while its
   // rows last; *done once every database is swept to its end.
   storage::Status SweepTailRun(SnapshotReceipt* receipt, bool* done);

@@ -192,7 +192,7 @@ TEST_F(ActiveActiveCollectionTest, ASweepPastTheLastPieceRunsToTheEndOfTheKeyspa
 // of the loop (ActiveActive::kSweepRows): the run of pieces stops before the second piece and
 // goes on in the next turn, and every key goes.
 TEST_F(ActiveActiveCollectionTest, ASweepBetweenTwoPiecesGoesOnOverSeveralTurns) {
-  SweepAtTheHeal(20000, {"a", "z"}, 4);
+  SweepAtTheHeal(6000, {"a", "z"}, 4);
 }
 
 // A node restored from a copy of its data directory taken before a delete: its peer collected the
