@@ -21,11 +21,14 @@ Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--peers 0,2,4] [--writes 10000,100000]
                                     [--string-rule timestamp|observed-remove]
                                     [--key-range 1000] [--snapshot-keys 300000]
+                                    [--peer-backlog-size N]
 (`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part and
 `--snapshot-keys 0` the snapshot part;
 `--string-rule` starts every node of the meshes under that active-active-string-rule;
 `--key-range`, redis-benchmark's -r, sets the keys of every part of the throughput table: the
-meshes, redis-server alone and the replica.)
+meshes, redis-server alone and the replica; `--peer-backlog-size` below `--requests` measures the
+meshes with their origin's log full, as a node that has taken more writes than its log holds
+runs.)
 """
 import argparse
 import os
@@ -106,7 +109,7 @@ def mesh_set(mesh, requests, pipeline, key_range):
                                             if peers else 0.0)
 
 
-def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range):
+def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range, backlog):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
     os.makedirs(redis_dir, exist_ok=True)
@@ -128,7 +131,9 @@ def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range):
     finally:
         group.stop()
     for peers in sorted(set(peer_counts) | {0}):  # 0: the reference of the ÷ column
-        mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}", string_rule=string_rule)
+        extra = ["--peer-backlog-size", str(backlog)] if backlog else []
+        mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}", string_rule=string_rule,
+                          extra=extra)
         try:
             for p in (1, 16):
                 rows.append((peers, p, mesh_set(mesh, requests, p, key_range)))
@@ -222,13 +227,16 @@ def main():
                         default="timestamp", help="every node's active-active-string-rule")
     parser.add_argument("--key-range", type=int, default=1000,
                         help="redis-benchmark's -r for the throughput table")
+    parser.add_argument("--peer-backlog-size", type=int, default=0,
+                        help="the meshes' peer-backlog-size (0: the server's default); below "
+                             "the writes of a run, the origin's log is full for most of it")
     parser.add_argument("--snapshot-keys", type=int, default=300000,
                         help="SETs (over as many keys) the snapshot part sends; 0 leaves it out")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
         throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")],
-                   args.string_rule, args.key_range)
+                   args.string_rule, args.key_range, args.peer_backlog_size)
         if args.writes:
             convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
                         args.string_rule)

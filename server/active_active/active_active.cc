@@ -428,6 +428,7 @@ void ActiveActive::Cron(int64_t now_ms) {
     }
   }
   ReduceExpiredLogRows(now_ms);
+  TrimLogRows(now_ms);
   if (enabled_) {
     // Every write the applied vector counts was made on this thread, so at or below the last
     // sequence; it is reported once the engine has synced that far.

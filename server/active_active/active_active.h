@@ -461,8 +461,15 @@ class ActiveActive {
   // of the half deadline later.
   bool ReduceSeriesRow(const PeerDelta& delta, std::string_view first_digest,
                        int64_t due_at_or_before, std::optional<PeerDelta>* reduced);
-  // Deletes from the engine every log row older than log_'s first. REQUIRES: log_ not empty.
+  // Deletes from the engine every log row older than log_'s first (one range deletion).
+  // REQUIRES: log_ not empty.
   storage::Status DeleteLogRowsBeforeFront();
+  // The rows that left log_ leave the disk in bulk (docs/active-active.md, "The origin log"):
+  // DeleteLogRowsBeforeFront once as many rows left log_ as it holds (at least
+  // kMinLogRowsTrimmed), or min(expiry-purge-deadline / 8, 60 s) (at least 100 ms) after a Cron
+  // first found rows waiting. Called by Cron.
+  void TrimLogRows(int64_t now_ms);
+  static constexpr uint64_t kMinLogRowsTrimmed = 65536;
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
   // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
   // from what the keys hold here (whole_key.h).
@@ -789,6 +796,11 @@ class ActiveActive {
   // as first logged, which a peer that applied it sends with PEER SYNC.
   std::map<uint64_t, std::string> first_digests_;
   int64_t next_reduce_ms_ = 0;  // ReduceExpiredLogRows' next pass
+  // The oldest log row on disk: the rows there are the gap-free run [disk_log_first_,
+  // end_offset_], log_'s and the ones before it that TrimLogRows has yet to delete.
+  uint64_t disk_log_first_ = 1;
+  // The first Cron that found rows left log_ still on disk (0: none waits).
+  int64_t log_rows_left_since_ms_ = 0;
 };
 
 }  // namespace ebb::server

@@ -219,13 +219,6 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   const storage::WriteOptions options = ks.WriteOptions();
   EncodePeerDelta(delta, &row_scratch_);
   storage::Status s = ks.db().Put(options, LogRowKey(delta.offset).view(), row_scratch_);
-  // The rows leaving the log (several once peer-backlog-size shrank) leave the engine in the same
-  // batch, oldest first, so the rows on disk stay one gap-free run.
-  const uint64_t capacity = LogCapacity();
-  const size_t leaving = log_.size() >= capacity ? log_.size() + 1 - capacity : 0;
-  for (size_t i = 0; s.ok() && i < leaving; i++) {
-    s = ks.db().Delete(options, LogRowKey(log_[i].offset).view());
-  }
   if (!s.ok()) {
     ks.DiscardBatch();
     whole_key_->ForgetCachedHorizons();
@@ -243,7 +236,10 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   Push(wire);
   log_bytes_ += wire.size();
   log_.push_back({delta.offset, std::move(wire)});
-  DropLogFront(leaving);
+  // The deltas leaving the log (several once peer-backlog-size shrank) keep their rows on disk
+  // until TrimLogRows deletes them in bulk.
+  const uint64_t capacity = LogCapacity();
+  if (log_.size() > capacity) DropLogFront(log_.size() - capacity);
   NoteExpiringDelta(delta, /*loading=*/false, plan.string_delta ? &*plan.string_delta : nullptr);
   return storage::Status::OK();
 }

@@ -28,6 +28,15 @@
 #include "types/tlog.h"
 
 namespace ebb::server {
+namespace {
+
+// The offset a log row's name gives (the digits after the prefix); 0 when they do not parse.
+uint64_t LogRowOffset(std::string_view digits) {
+  uint64_t offset = 0;
+  return ParseDigits(digits, &offset) ? offset : 0;
+}
+
+}  // namespace
 
 // Log rows sort by offset: the offset is written as 20 decimal digits.
 std::string ActiveActive::LogRowName(uint64_t offset) {
@@ -57,9 +66,25 @@ storage::Status ActiveActive::LoadLog() {
   auto it = db.NewIterator(storage::ReadOptions());
   const std::string log_prefix = types::Keyspace::SystemRowKey(kLogRowPrefix);
   // Rows older than a gap, or beyond the backlog, cannot be streamed (a peer asking for them
-  // gets a snapshot): only the newest gap-free run, at most peer-backlog-size long, is kept.
+  // gets a snapshot): only the newest gap-free run, at most peer-backlog-size long, is kept, so
+  // the walk starts peer-backlog-size rows before the newest (rows TrimLogRows had yet to
+  // delete lie before it).
+  const uint64_t capacity = LogCapacity();
+  std::optional<uint64_t> first_on_disk;
+  uint64_t walk_from = 0;
+  it->Seek(log_prefix);
+  if (it->Valid() && it->key().starts_with(log_prefix)) {
+    first_on_disk = LogRowOffset(it->key().substr(log_prefix.size()));
+    it->SeekForPrev(LogRowKey(std::numeric_limits<uint64_t>::max()).view());
+    const uint64_t last = it->Valid() && it->key().starts_with(log_prefix)
+                              ? LogRowOffset(it->key().substr(log_prefix.size()))
+                              : 0;
+    walk_from = last >= capacity ? last - capacity + 1 : 0;
+  }
+  if (!it->status().ok()) return it->status();
   size_t dropped = 0;
-  for (it->Seek(log_prefix); it->Valid() && it->key().starts_with(log_prefix); it->Next()) {
+  for (it->Seek(LogRowKey(walk_from).view()); it->Valid() && it->key().starts_with(log_prefix);
+       it->Next()) {
     PeerDelta delta;
     std::string first_digest;
     if (!DecodeLogRow(it->value(), &delta, &first_digest)) {
@@ -77,14 +102,16 @@ storage::Status ActiveActive::LoadLog() {
     NoteExpiringDelta(delta, /*loading=*/true);
   }
   if (!it->status().ok()) return it->status();
-  const uint64_t capacity = LogCapacity();
   if (log_.size() > capacity) dropped += DropLogFront(log_.size() - capacity);
-  if (dropped > 0) {
+  if (first_on_disk && *first_on_disk < LogFirst()) {
     storage::Status s = DeleteLogRowsBeforeFront();
     if (!s.ok()) return s;
-    spdlog::info("Dropped {} origin log rows older than a gap or beyond peer-backlog-size ({})",
-                 dropped, capacity);
+    spdlog::info(
+        "Deleted the origin log rows before offset {}: older than a gap ({} rows) or beyond "
+        "peer-backlog-size ({})",
+        LogFirst(), dropped, capacity);
   }
+  disk_log_first_ = LogFirst();
   std::string entry_content;
   storage::Status s = context_->keyspace().GetSystemRow(kEntryContentRow, &entry_content);
   if (s.ok()) {
@@ -416,9 +443,31 @@ bool ActiveActive::ReduceSeriesRow(const PeerDelta& delta, std::string_view firs
 
 storage::Status ActiveActive::DeleteLogRowsBeforeFront() {
   // Every dropped row is older than the kept run: one range deletion takes them all.
-  return context_->keyspace().db().DeleteRange(
+  storage::Status s = context_->keyspace().db().DeleteRange(
       {{types::Keyspace::SystemRowKey(kLogRowPrefix),
         types::Keyspace::SystemRowKey(LogRowName(log_.front().offset))}});
+  if (s.ok()) {
+    disk_log_first_ = log_.front().offset;
+    log_rows_left_since_ms_ = 0;
+  }
+  return s;
+}
+
+void ActiveActive::TrimLogRows(int64_t now_ms) {
+  if (log_.empty() || LogFirst() <= disk_log_first_) return;
+  if (log_rows_left_since_ms_ == 0) log_rows_left_since_ms_ = now_ms;
+  const uint64_t left = LogFirst() - disk_log_first_;
+  const int64_t deadline = context_->config().expiry_purge_deadline_ms;
+  const int64_t wait_ms = deadline < 0 ? 60'000 : std::clamp<int64_t>(deadline / 8, 100, 60'000);
+  if (left < std::max(LogCapacity(), kMinLogRowsTrimmed) &&
+      now_ms - log_rows_left_since_ms_ < wait_ms) {
+    return;
+  }
+  if (!context_->keyspace().db().CheckWriteStall().ok()) return;  // the next Cron
+  if (storage::Status s = DeleteLogRowsBeforeFront(); !s.ok()) {
+    spdlog::warn("Could not delete {} origin log rows before offset {}: {}", left, LogFirst(),
+                 s.ToString());
+  }
 }
 
 uint64_t ActiveActive::LogFirst() const {
@@ -527,6 +576,8 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   resync_ = true;
   log_.clear();
   log_bytes_ = 0;
+  disk_log_first_ = end_offset_ + 1;
+  log_rows_left_since_ms_ = 0;
   expiring_.clear();
   value_row_heads_.clear();
   value_rows_put_back_.clear();

@@ -439,18 +439,23 @@ std::string FirstStreamed(const TestServer& node, uint64_t from) {
   return "no delta after 100 ticks";
 }
 
-// A smaller peer-backlog-size takes every row beyond it off the disk with the next write, so a
-// restarted node's log is one gap-free run: a peer asking inside it streams from exactly there,
-// one asking before it gets a snapshot, and a new peer's stream after its snapshot carries the
-// writes that follow.
+// A smaller peer-backlog-size drops the deltas beyond it from the log with the next write; their
+// rows wait on disk for TrimLogRows (60 s here), and a restart loads only the newest
+// peer-backlog-size rows and deletes the older ones. So a restarted node's log is one gap-free
+// run: a peer asking inside it streams from exactly there, one asking before it gets a snapshot,
+// a restart with a larger backlog finds no older row, and a new peer's stream after its snapshot
+// carries the writes that follow.
 TEST_F(ActiveActiveSnapshotTest, AShrunkBacklogLeavesAGapFreeLogAcrossARestart) {
   TestServer& a = nodes_[0];
   TestServer& b = nodes_[1];
   RefusingPort nowhere;
   ASSERT_GT(nowhere.port(), 0);
-  std::vector<std::string> args = nowhere.PeerArgs();
-  args.insert(args.end(), {"--peer-backlog-size", "100"});
-  ASSERT_TRUE(a.Start(args)) << a.error();
+  auto args_with_backlog = [&nowhere](const std::string& backlog) {
+    std::vector<std::string> args = nowhere.PeerArgs();
+    args.insert(args.end(), {"--peer-backlog-size", backlog});
+    return args;
+  };
+  ASSERT_TRUE(a.Start(args_with_backlog("100"))) << a.error();
   {
     auto ca = a.Connect();
     for (int i = 0; i < 50; i++) {
@@ -460,8 +465,11 @@ TEST_F(ActiveActiveSnapshotTest, AShrunkBacklogLeavesAGapFreeLogAcrossARestart) 
     for (int i = 50; i < 55; i++) {
       ASSERT_EQ(Cmd(ca.get(), {"SET", "k" + std::to_string(i), "v"}).str(), "OK");
     }
+    EXPECT_EQ(InfoField(ca.get(), "peers", "origin_log_first"),
+              InfoField(ca.get(), "peers", "origin_offset") - 9);
   }
-  ASSERT_TRUE(a.Restart()) << a.error();
+  a.Stop();
+  ASSERT_TRUE(a.Start(args_with_backlog("10"))) << a.error();
   auto ca = a.Connect();
   const int64_t end = InfoField(ca.get(), "peers", "origin_offset");
   const int64_t first = InfoField(ca.get(), "peers", "origin_log_first");
@@ -471,6 +479,10 @@ TEST_F(ActiveActiveSnapshotTest, AShrunkBacklogLeavesAGapFreeLogAcrossARestart) 
     EXPECT_EQ(FirstStreamed(a, static_cast<uint64_t>(from)), std::to_string(from));
   }
   EXPECT_EQ(FirstStreamed(a, static_cast<uint64_t>(first - 1)).rfind("SNAPSHOT ", 0), 0u);
+  a.Stop();
+  ASSERT_TRUE(a.Start(args_with_backlog("100"))) << a.error();
+  ca = a.Connect();
+  EXPECT_EQ(InfoField(ca.get(), "peers", "origin_log_first"), first);
 
   // A new peer: a snapshot at the end, then the stream of what follows.
   ASSERT_TRUE(b.Start(PeerArgs({&a}))) << b.error();
@@ -481,6 +493,39 @@ TEST_F(ActiveActiveSnapshotTest, AShrunkBacklogLeavesAGapFreeLogAcrossARestart) 
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
   EXPECT_EQ(Cmd(cb.get(), {"GET", "after"}).str(), "restart");
   EXPECT_EQ(Cmd(cb.get(), {"GET", "k0"}).str(), "v");
+}
+
+// The rows of the deltas that left the log leave the disk too, in bulk: with a purge deadline of
+// 1 s, within about 125 ms of the first Cron that finds them. A value only those rows held (each
+// key's later SET replaced it) is then in no file of the data directory after DEBUG COMPACT.
+TEST_F(ActiveActiveSnapshotTest, RowsOfDeltasThatLeftTheLogLeaveTheDisk) {
+  TestServer& a = nodes_[0];
+  RefusingPort nowhere;
+  ASSERT_GT(nowhere.port(), 0);
+  std::vector<std::string> args = nowhere.PeerArgs();
+  args.insert(args.end(), {"--peer-backlog-size", "10", "--expiry-purge-deadline", "1s"});
+  ASSERT_TRUE(a.Start(args)) << a.error();
+  auto ca = a.Connect();
+  const std::string secret = "Wq3eR8tY1uI6oP0aS5dF9gH2jK7lZ4xC";
+  for (int i = 0; i < 20; i++) {
+    ASSERT_EQ(Cmd(ca.get(), {"PUT", "k" + std::to_string(i), secret, "TS", "1"}).str(), "OK");
+  }
+  for (int i = 0; i < 20; i++) {
+    ASSERT_EQ(Cmd(ca.get(), {"SET", "k" + std::to_string(i), "x"}).str(), "OK");
+  }
+  EXPECT_EQ(InfoField(ca.get(), "peers", "origin_log_first"), 31);
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; i++) {
+    ASSERT_EQ(Cmd(ca.get(), {"DEBUG", "COMPACT"}).ToString(), "OK");
+    gone = !DirContains(a.data_dir(), secret);
+    if (!gone) std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_TRUE(gone) << a.ReadLog();
+  ASSERT_TRUE(a.Restart()) << a.error();
+  auto again = a.Connect();
+  EXPECT_EQ(InfoField(again.get(), "peers", "origin_log_first"), 31);
+  EXPECT_EQ(InfoField(again.get(), "peers", "origin_offset"), 40);
+  EXPECT_EQ(FirstStreamed(a, 31), "31");
 }
 
 // CONFIG REWRITE writes the running peers as `peer host port` lines: PEER ADD and PEER REMOVE
