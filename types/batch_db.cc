@@ -294,7 +294,8 @@ bool BatchDB::IndexesNow() const { return read_ && indexed_bytes_ == batch_.Entr
 // the next read would only decode it again to index it); else the next read indexes it.
 Status BatchDB::Put(const storage::WriteOptions& options, std::string_view key,
                     std::string_view value) {
-  const int64_t now = base_->clock().NowMs();
+  // The clock only where the row's meta needs it (a relative ttl), as DBImpl::Put does.
+  const int64_t now = WriteBatch::PutReadsNow(options) ? base_->clock().NowMs() : 0;
   const bool index_now = IndexesNow();
   batch_.Put(options, key, value, now);
   if (index_now) {

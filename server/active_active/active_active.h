@@ -175,6 +175,9 @@ class ActiveActive {
     std::vector<std::string> args;  // the canonical command (kRun)
     std::vector<std::string_view> views;
     int db = 0;
+    // The clock when the write was planned: its delta's origin_ms, and the time a string version
+    // is judged dead on arrival by (one reading per write).
+    int64_t now_ms = 0;
     bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left; TRIMAT 0:
                               // nothing
     // kRunHere, TLOG INS on a deleted key: the log's cutoff is raised to this first
@@ -496,9 +499,11 @@ class ActiveActive {
   // answered and signalled as the PUT or DELETE handler does.
   bool RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& reply);
   // What RunStringVersion and RunOrString do once `version` is written into the batch, as the
-  // PUT or DELETE handler does: a put already expired counted, the key's change signalled
+  // PUT or DELETE handler does: a put already expired at `now_ms` counted, the key's change
+  // signalled
   // ("put" or "delete"), +OK replied.
-  void AnswerStringVersion(int db, const StringDelta& version, protocol::ReplyWriter& reply);
+  void AnswerStringVersion(int db, const StringDelta& version, int64_t now_ms,
+                           protocol::ReplyWriter& reply);
   // A put's or a delete's version written into the open batch by the string type (types::Kv)
   // as the delta says: what the PUT or DELETE handler writes, on the origin and on a peer; a
   // put-expired's, the dead version compaction reduces an expired put to (Kv::PutReduced).

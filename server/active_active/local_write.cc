@@ -61,8 +61,8 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec, s
     return plan;
   }
   types::Keyspace& ks = context_->keyspace();
-  const int64_t now = ks.NowMs();
-  PlanForm(spec.write_form(args, first_arg, {now, ks}), now, &plan);
+  plan.now_ms = ks.NowMs();
+  PlanForm(spec.write_form(args, first_arg, {plan.now_ms, ks}), plan.now_ms, &plan);
   return plan;
 }
 
@@ -175,13 +175,13 @@ bool ActiveActive::RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& rep
     reply.Error(EngineError(written.engine_status().ToString()));
     return false;
   }
-  AnswerStringVersion(plan->db, version, reply);
+  AnswerStringVersion(plan->db, version, plan->now_ms, reply);
   return true;
 }
 
-void ActiveActive::AnswerStringVersion(int db, const StringDelta& version,
+void ActiveActive::AnswerStringVersion(int db, const StringDelta& version, int64_t now_ms,
                                        protocol::ReplyWriter& reply) {
-  if (ArrivesDead(version, context_->clock().NowMs())) {
+  if (ArrivesDead(version, now_ms)) {
     ++context_->stats().dead_on_arrival_own_expiry;
   }
   const bool put = version.kind == StringDelta::Kind::kPut;
@@ -198,7 +198,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   }
   PeerDelta delta;
   delta.offset = end_offset_ + 1;
-  delta.origin_ms = ks.NowMs();
+  delta.origin_ms = plan.now_ms;
   delta.db = plan.db;
   delta.args = std::move(plan.args);
   if (plan.trim_after && IsTrimAtZero(delta.args)) return ks.CommitBatch();  // changed nothing

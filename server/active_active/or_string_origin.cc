@@ -61,7 +61,7 @@ bool ActiveActive::RunOrString(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Error(EngineError(s.ToString()));
     return false;
   }
-  AnswerStringVersion(plan->db, parsed, reply);
+  AnswerStringVersion(plan->db, parsed, plan->now_ms, reply);
   plan->args.emplace_back(kContextTag);
   plan->args.push_back(types::EncodeOrContext(plan->or_context, own_origin_));
   return true;
