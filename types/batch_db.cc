@@ -6,6 +6,7 @@
 
 #include "storage/clock.h"
 #include "storage/db/version_chooser.h"
+#include "storage/util/hash.h"
 
 namespace ebb::types {
 namespace {
@@ -279,7 +280,6 @@ class Indexer final : public WriteBatch::Handler {
 }  // namespace
 
 void BatchDB::IndexPending() {
-  read_ = true;
   if (indexed_bytes_ == batch_.EntryBytes()) return;
   Indexer indexer(&index_, &deleted_ranges_);
   // A batch built by WriteBatch's own methods always decodes (write_batch.h).
@@ -288,33 +288,73 @@ void BatchDB::IndexPending() {
   indexed_bytes_ = batch_.EntryBytes();
 }
 
-bool BatchDB::IndexesNow() const { return read_ && indexed_bytes_ == batch_.EntryBytes(); }
+void BatchDB::NoteWritten(std::string_view key) {
+  const uint64_t bit = storage::Hash64(key.data(), key.size()) % kWrittenBits;
+  uint64_t& word = written_[bit / 64];
+  if (word == 0) written_words_.push_back(static_cast<uint32_t>(bit / 64));
+  word |= uint64_t{1} << (bit % 64);
+}
 
-// Put and Delete append their entry, and index it at once in a batch that has been read (where
-// the next read would only decode it again to index it); else the next read indexes it.
+namespace {
+
+// Calls `note` with the key of each entry of a batch, and sets *ranges at a range deletion.
+template <class Note>
+class KeyNoter final : public WriteBatch::Handler {
+ public:
+  KeyNoter(Note note, bool* ranges) : note_(std::move(note)), ranges_(ranges) {}
+  void Apply(const WriteBatch::Entry& e) override {
+    if (e.op == WriteBatch::Op::kDeleteRange) {
+      *ranges_ = true;
+    } else {
+      note_(e.key);
+    }
+  }
+
+ private:
+  Note note_;
+  bool* ranges_;
+};
+
+}  // namespace
+
+bool BatchDB::MayHaveWritten(std::string_view key) {
+  read_ = true;
+  if (filtered_bytes_ != batch_.EntryBytes()) {
+    KeyNoter noter([this](std::string_view k) { NoteWritten(k); }, &deletes_ranges_);
+    Status s = batch_.IterateFrom(filtered_bytes_, &noter);
+    (void)s;  // a batch built by WriteBatch's own methods always decodes
+    filtered_bytes_ = batch_.EntryBytes();
+  }
+  if (deletes_ranges_) return true;
+  const uint64_t bit = storage::Hash64(key.data(), key.size()) % kWrittenBits;
+  return (written_[bit / 64] >> (bit % 64)) & 1;
+}
+
+// Put and Delete append their entry, and note its key in the filter of written keys at once in a
+// batch that has been read (else the next read notes it); a read that may need the entry indexes
+// it (IndexPending).
 Status BatchDB::Put(const storage::WriteOptions& options, std::string_view key,
                     std::string_view value) {
   // The clock only where the row's meta needs it (a relative ttl), as DBImpl::Put does.
   const int64_t now = WriteBatch::PutReadsNow(options) ? base_->clock().NowMs() : 0;
-  const bool index_now = IndexesNow();
+  const bool note_now = FiltersNow();
   batch_.Put(options, key, value, now);
-  if (index_now) {
-    IndexVersion(&index_, key, RowKind::kValue, WriteBatch::PutMeta(options, now), value);
-    indexed_bytes_ = batch_.EntryBytes();
-  }
+  if (note_now) NoteWrittenAtEnd(key);
   return Status::OK();
 }
 
 Status BatchDB::Delete(const storage::WriteOptions& options, std::string_view key) {
-  const bool index_now = IndexesNow();
+  const bool note_now = FiltersNow();
   batch_.Delete(options, key);
-  if (index_now) {
-    storage::RowMeta meta;
-    meta.timestamp_ms = options.timestamp_ms;
-    IndexVersion(&index_, key, RowKind::kTombstone, meta, {});
-    indexed_bytes_ = batch_.EntryBytes();
-  }
+  if (note_now) NoteWrittenAtEnd(key);
   return Status::OK();
+}
+
+bool BatchDB::FiltersNow() const { return read_ && filtered_bytes_ == batch_.EntryBytes(); }
+
+void BatchDB::NoteWrittenAtEnd(std::string_view key) {
+  NoteWritten(key);
+  filtered_bytes_ = batch_.EntryBytes();
 }
 
 Status BatchDB::Write(const storage::WriteOptions&, const WriteBatch& batch) {
@@ -355,10 +395,15 @@ void BatchDB::Discard() {
   index_.clear();
   deleted_ranges_.clear();
   indexed_bytes_ = 0;
+  for (uint32_t word : written_words_) written_[word] = 0;
+  written_words_.clear();
+  filtered_bytes_ = 0;
+  deletes_ranges_ = false;
   read_ = false;
 }
 
 Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, storage::Row* row) {
+  if (options.snapshot != nullptr || !MayHaveWritten(key)) return base_->Get(options, key, row);
   IndexPending();
   auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
   const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
@@ -403,6 +448,9 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
 
 Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,
                             std::vector<storage::VersionRow>* versions) {
+  if (options.snapshot != nullptr || !MayHaveWritten(key)) {
+    return base_->GetVersions(options, key, versions);
+  }
   IndexPending();
   auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
   const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);

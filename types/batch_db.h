@@ -3,9 +3,14 @@
 //
 // While a BatchDB is active (Keyspace::BeginBatch), every Put, Delete and Write of the types is
 // appended to one pending storage::WriteBatch; nothing reaches the engine. The pending writes are
-// indexed by key when a read first needs them (IndexPending), and from then on as they are made,
-// so a batch that is only written — an active-active node's own write with its origin log row —
-// never builds the index, and one read between writes (a peer's deltas) decodes none again.
+// indexed by key only when a read needs them (IndexPending decodes the entries made since the
+// last time): each entry's key sets its bit in a filter of the keys written, and a
+// point read (Get, GetVersions) of a key whose bit is clear goes to the engine without indexing.
+// So a batch that is only written — an active-active node's own write with its origin log row —
+// never builds the index (nor hashes a key: the filter is kept once the batch is read), and
+// neither does one whose reads each come before their key's write (a peer's deltas: the merge
+// gate reads each key, then writes it) until a key comes twice. A batch that deletes a range
+// indexes for every read.
 // Reads see the pending writes as the newest versions of their keys, on top of the engine:
 //   - Get applies the engine's read rule (storage/db.h, "Reading one key") to the pending
 //     versions, newest first, then to the engine's answer for the key (the engine's own walk,
@@ -30,6 +35,8 @@
 // it: the compaction filter keeps reading the engine).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -129,9 +136,16 @@ class BatchDB final : public storage::DB {
  private:
   // True when a pending range deletion hides the engine's versions of `key`.
   bool DeletedByRange(std::string_view key) const;
-  // True when Put and Delete index their entry as they make it: the batch has been read and
-  // every entry before is indexed.
-  bool IndexesNow() const;
+  // Sets `key`'s bit in written_.
+  void NoteWritten(std::string_view key);
+  // False when no pending write can be of `key`: written_, brought up to the end of the batch,
+  // has `key`'s bit clear and the batch deletes no range. Marks the batch read.
+  bool MayHaveWritten(std::string_view key);
+  // True when Put and Delete note their key in written_ as they write: the batch has been read
+  // and written_ covers every entry before.
+  bool FiltersNow() const;
+  // Notes the key of the entry just appended, which ends the batch.
+  void NoteWrittenAtEnd(std::string_view key);
 
   storage::DB* base_;
   storage::WriteBatch batch_;
@@ -140,7 +154,17 @@ class BatchDB final : public storage::DB {
   std::vector<storage::KeyRange> deleted_ranges_;
   // How much of batch_ index_ and deleted_ranges_ cover (WriteBatch::EntryBytes).
   size_t indexed_bytes_ = 0;
-  bool read_ = false;  // IndexPending ran since the batch began
+  // The filter of written keys: one bit per key's hash (storage::Hash64) for the keys of the
+  // pending entries up to filtered_bytes_ (WriteBatch::EntryBytes), 2^16 bits, so that a batch
+  // of a few hundred writes seldom finds a bit another key set; only the words set are cleared
+  // when the batch ends (written_words_). Kept only once the batch is read (read_): a batch only
+  // written (an active-active node's own write and its log row) hashes no key.
+  static constexpr size_t kWrittenBits = size_t{1} << 16;
+  std::array<uint64_t, kWrittenBits / 64> written_{};
+  std::vector<uint32_t> written_words_;  // the words of written_ not zero
+  size_t filtered_bytes_ = 0;
+  bool deletes_ranges_ = false;  // a range deletion is among the entries filtered
+  bool read_ = false;            // a point read asked the filter since the batch began
 };
 
 }  // namespace ebb::types

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "storage/db.h"
+#include "tests/support/test_seed.h"
 #include "tests/unit/types/types_fixture.h"
 
 namespace ebb::types {
@@ -235,6 +238,60 @@ TEST_F(BatchDbTest, KeyspaceBatchesAfterACommitAndADiscardStartEmpty) {
   EXPECT_EQ(ks_->batch_pending_count(), 0u);
   EXPECT_EQ(Forward(ks_->db()), "a big m q ");
   ks_->DiscardBatch();
+}
+
+// Reads through a batch answer as a map of the writes would, whether or not the filter of
+// written keys lets them skip the index: random Puts, Deletes and reads over 12,000 keys, then
+// an appended batch (whose keys the filter notes when a read next asks it) and a range
+// deletion, after which every read indexes.
+TEST_F(BatchDbTest, ReadsMatchAModelOfTheWritesWithAndWithoutTheFilterOfWrittenKeys) {
+  std::mt19937_64 rng(ebb::test::TestSeed(7));
+  std::map<std::string, std::string> model;  // "<none>" for a deleted key
+  for (int i = 0; i < 2000; i++) {
+    const std::string key = "k" + std::to_string(i);
+    PutBase(key, "base" + std::to_string(i));
+    model[key] = "base" + std::to_string(i);
+  }
+  BatchDB batch(&ks_->db());
+  storage::WriteOptions w;
+  auto key_of = [&rng] { return "k" + std::to_string(rng() % 12000); };
+  auto check = [&](const std::string& key) {
+    const auto it = model.find(key);
+    return Get(batch, key) == (it == model.end() ? "<none>" : it->second);
+  };
+  auto round = [&](int ops) {
+    for (int i = 0; i < ops; i++) {
+      const std::string key = key_of();
+      switch (rng() % 3) {
+        case 0:
+          ASSERT_TRUE(batch.Put(w, key, "v" + std::to_string(i)).ok());
+          model[key] = "v" + std::to_string(i);
+          break;
+        case 1:
+          ASSERT_TRUE(batch.Delete(w, key).ok());
+          model[key] = "<none>";
+          break;
+        default:
+          ASSERT_TRUE(check(key)) << key;
+      }
+    }
+  };
+  round(20000);
+  storage::WriteBatch appended;
+  appended.Put(w, "k1", "appended", 0);
+  ASSERT_TRUE(batch.Write(w, appended).ok());
+  model["k1"] = "appended";
+  EXPECT_EQ(Get(batch, "k1"), "appended");
+  ASSERT_TRUE(batch.DeleteRange({storage::KeyRange{"k5", "k6"}}).ok());
+  for (auto it = model.lower_bound("k5"); it != model.end() && it->first < "k6"; ++it) {
+    it->second = "<none>";
+  }
+  round(5000);
+  for (const auto& [key, value] : model) ASSERT_TRUE(check(key)) << key;
+  ASSERT_TRUE(batch.Commit(w).ok());
+  for (const auto& [key, value] : model) {
+    ASSERT_EQ(Get(ks_->db(), key), value) << key;
+  }
 }
 
 }  // namespace
