@@ -288,8 +288,12 @@ void BatchDB::IndexPending() {
   indexed_bytes_ = batch_.EntryBytes();
 }
 
+size_t BatchDB::WrittenBit(std::string_view key) {
+  return storage::Hash64(key.data(), key.size()) % kWrittenBits;
+}
+
 void BatchDB::NoteWritten(std::string_view key) {
-  const uint64_t bit = storage::Hash64(key.data(), key.size()) % kWrittenBits;
+  const size_t bit = WrittenBit(key);
   uint64_t& word = written_[bit / 64];
   if (word == 0) written_words_.push_back(static_cast<uint32_t>(bit / 64));
   word |= uint64_t{1} << (bit % 64);
@@ -326,7 +330,7 @@ bool BatchDB::MayHaveWritten(std::string_view key) {
     filtered_bytes_ = batch_.EntryBytes();
   }
   if (deletes_ranges_) return true;
-  const uint64_t bit = storage::Hash64(key.data(), key.size()) % kWrittenBits;
+  const size_t bit = WrittenBit(key);
   return (written_[bit / 64] >> (bit % 64)) & 1;
 }
 
@@ -403,10 +407,11 @@ void BatchDB::Discard() {
 }
 
 Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, storage::Row* row) {
+  // A read with a snapshot goes to the engine (the snapshot predates the batch).
   if (options.snapshot != nullptr || !MayHaveWritten(key)) return base_->Get(options, key, row);
   IndexPending();
-  auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
-  const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
+  auto it = index_.find(key);
+  const bool engine_hidden = DeletedByRange(key);
   if (it == index_.end()) {
     if (!engine_hidden) return base_->Get(options, key, row);
     if (options.dead_version != nullptr) options.dead_version->reset();
@@ -452,8 +457,8 @@ Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_vie
     return base_->GetVersions(options, key, versions);
   }
   IndexPending();
-  auto it = options.snapshot == nullptr ? index_.find(key) : index_.end();
-  const bool engine_hidden = options.snapshot == nullptr && DeletedByRange(key);
+  auto it = index_.find(key);
+  const bool engine_hidden = DeletedByRange(key);
   if (it == index_.end()) {
     if (!engine_hidden) return base_->GetVersions(options, key, versions);
     versions->clear();

@@ -136,6 +136,8 @@ class BatchDB final : public storage::DB {
  private:
   // True when a pending range deletion hides the engine's versions of `key`.
   bool DeletedByRange(std::string_view key) const;
+  // `key`'s bit in written_.
+  static size_t WrittenBit(std::string_view key);
   // Sets `key`'s bit in written_.
   void NoteWritten(std::string_view key);
   // False when no pending write can be of `key`: written_, brought up to the end of the batch,

@@ -469,9 +469,12 @@ class ActiveActive {
   storage::Status DeleteLogRowsBeforeFront();
   // The rows that left log_ leave the disk in bulk (docs/active-active.md, "The origin log"):
   // DeleteLogRowsBeforeFront once as many rows left log_ as it holds (at least
-  // kMinLogRowsTrimmed), or min(expiry-purge-deadline / 8, 60 s) (at least 100 ms) after a Cron
-  // first found rows waiting. Called by Cron.
+  // kMinLogRowsTrimmed), or LogPassIntervalMs after a Cron first found rows waiting. Called by
+  // Cron.
   void TrimLogRows(int64_t now_ms);
+  // How often the log's upkeep passes run (ReduceExpiredLogRows, TrimLogRows' wait):
+  // expiry-purge-deadline / 8 within [100 ms, 60 s]; 60 s without a deadline.
+  int64_t LogPassIntervalMs() const;
   static constexpr uint64_t kMinLogRowsTrimmed = 65536;
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
   // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
@@ -500,8 +503,7 @@ class ActiveActive {
   bool RunStringVersion(LocalWrite* plan, protocol::ReplyWriter& reply);
   // What RunStringVersion and RunOrString do once `version` is written into the batch, as the
   // PUT or DELETE handler does: a put already expired at `now_ms` counted, the key's change
-  // signalled
-  // ("put" or "delete"), +OK replied.
+  // signalled ("put" or "delete"), +OK replied.
   void AnswerStringVersion(int db, const StringDelta& version, int64_t now_ms,
                            protocol::ReplyWriter& reply);
   // A put's or a delete's version written into the open batch by the string type (types::Kv)

@@ -322,8 +322,7 @@ std::map<uint64_t, int64_t> ActiveActive::TakeDueExpiring(int64_t due_at_or_befo
 void ActiveActive::ReduceExpiredLogRows(int64_t now_ms) {
   if (expiring_.empty() || now_ms < next_reduce_ms_) return;
   const int64_t deadline = context_->config().expiry_purge_deadline_ms;
-  next_reduce_ms_ =
-      now_ms + (deadline < 0 ? 60'000 : std::clamp<int64_t>(deadline / 8, 100, 60'000));
+  next_reduce_ms_ = now_ms + LogPassIntervalMs();
   types::Keyspace& ks = context_->keyspace();
   if (!ks.db().CheckWriteStall().ok()) return;  // the next pass (the event loop must not wait)
   const int64_t retention = storage::KeptExpiredRetentionMs(deadline);
@@ -453,14 +452,17 @@ storage::Status ActiveActive::DeleteLogRowsBeforeFront() {
   return s;
 }
 
+int64_t ActiveActive::LogPassIntervalMs() const {
+  const int64_t deadline = context_->config().expiry_purge_deadline_ms;
+  return deadline < 0 ? 60'000 : std::clamp<int64_t>(deadline / 8, 100, 60'000);
+}
+
 void ActiveActive::TrimLogRows(int64_t now_ms) {
   if (log_.empty() || LogFirst() <= disk_log_first_) return;
   if (log_rows_left_since_ms_ == 0) log_rows_left_since_ms_ = now_ms;
   const uint64_t left = LogFirst() - disk_log_first_;
-  const int64_t deadline = context_->config().expiry_purge_deadline_ms;
-  const int64_t wait_ms = deadline < 0 ? 60'000 : std::clamp<int64_t>(deadline / 8, 100, 60'000);
   if (left < std::max(LogCapacity(), kMinLogRowsTrimmed) &&
-      now_ms - log_rows_left_since_ms_ < wait_ms) {
+      now_ms - log_rows_left_since_ms_ < LogPassIntervalMs()) {
     return;
   }
   if (!context_->keyspace().db().CheckWriteStall().ok()) return;  // the next Cron
