@@ -12,8 +12,8 @@
 // The origin log. Each delta that originated here gets the next origin offset and is written as
 // the system row `aa-log:<offset>` in the SAME engine write as the data it changes (the
 // dispatcher opens a keyspace batch around the command), so a crash keeps both or neither, and
-// offsets continue across restarts. The newest peer-backlog-size deltas are kept (the older
-// rows are deleted as new ones come) and mirrored in memory, pre-encoded for the wire.
+// offsets continue across restarts. The newest peer-backlog-size deltas are kept and mirrored in
+// memory, pre-encoded for the wire; the rows of older ones leave the disk in bulk (TrimLogRows).
 //
 // The stream. A peer pulls: its link (server/active_active/peer_link.h) connects, authenticates
 // (masterauth / masteruser), asks PEER ID, then PEER SYNC <its node id> <first offset it lacks>.
@@ -34,8 +34,9 @@
 // memory), the applied vector (the aa-applied rows), the whole-key markers (whole_key.h), the
 // subscribed peers' streams, the snapshots being sent, and a link per peer (PeerLink, each with
 // its thread). Invariants: a delta logged here is in the engine write of the data it changes; the
-// log is one gap-free run of offsets ending at end_offset(), at most peer-backlog-size long, the
-// same in memory and on disk; an entry of the applied vector changes only in the engine write of
+// log is one gap-free run of offsets ending at end_offset(), at most peer-backlog-size long in
+// memory, and on disk the same run with the rows TrimLogRows has yet to delete before it (at most
+// about as many again); an entry of the applied vector changes only in the engine write of
 // the deltas or snapshot it counts, and only forward (a new incarnation forgets the vector).
 // Where: active_active.cc (the mode, the peers, INFO), local_write.cc (the origin side),
 // apply_deltas.cc (the applying side), origin_log.cc (the log and the stream of it),
