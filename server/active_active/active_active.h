@@ -65,6 +65,7 @@
 #include <vector>
 
 #include "server/active_active/counters.h"
+#include "server/active_active/local_write.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_delta.h"
@@ -165,50 +166,8 @@ class ActiveActive {
 
   // ---- the origin side: the dispatcher's hook (server/dispatch/dispatcher.cc)
 
-  // What to do with one client write.
-  struct LocalWrite {
-    // What the dispatcher does with it (dispatch/write_planner.h): kRun runs `args`, kRunHere
-    // runs it through RunHere (a whole-key operation, or a write that must meet a delete's
-    // marker first), kReplyOk answers a string version that loses to the one held.
-    using Kind = WritePlanner::Kind;
-    Kind kind = Kind::kPass;
-    std::string error;
-    std::vector<std::string> args;  // the canonical command (kRun)
-    std::vector<std::string_view> views;
-    int db = 0;
-    // The clock when the write was planned: its delta's origin_ms, and the time a string version
-    // is judged dead on arrival by (one reading per write).
-    int64_t now_ms = 0;
-    bool trim_after = false;  // TLOG TRIM/CLR: log the TRIMAT of the cutoff they left; TRIMAT 0:
-                              // nothing
-    // kRunHere, TLOG INS on a deleted key: the log's cutoff is raised to this first
-    // (whole_key.h).
-    std::optional<uint64_t> tlog_min_cutoff;
-    uint32_t expire_flags = 0;  // kRunHere, EXPIRE family: types::ExpireFlag bits
-    // kRunHere, TREG SET or TLOG write on a key with an expiry register: its expiry is settled
-    // after it runs.
-    bool settle_expiry = false;
-    // kRunHere, TLOG write on a key with a retention window: the key's type floor rises to TLOG
-    // after it runs (whole_key.h, "type floor").
-    bool raise_floor = false;
-    // kRunHere: a counter's write (an INCR family form, or a string write on a counter key),
-    // settled and run by RunCounter (counters.h).
-    bool counter = false;
-    // kRunHere: a TS write form (server/core/write_form.h), settled and run by RunSeries
-    // (series_state.h).
-    bool series = false;
-    // kRunHere: a string write (`put`, `delete`) by the timestamp rule, written by
-    // RunStringVersion from string_delta.
-    bool string_version = false;
-    // kRunHere: a string write (`put`, `delete`) by the observed-remove rule, run by RunOrString;
-    // the context it carries: every slot held here (or_rows_, loaded by the plan).
-    bool or_string = false;
-    types::OrContext or_context;
-    // A string write (`put`, `delete`): its delta parsed once, by the plan. Its views (key, value,
-    // context) are into `args`, which has room for the context RunOrString appends: they hold
-    // until the plan goes.
-    std::optional<StringDelta> string_delta;
-  };
+  // What to do with one client write (local_write.h).
+  using LocalWrite = ActiveActiveLocalWrite;
   // Plans the client's request `args` (already checked by the dispatcher) on `spec`.
   LocalWrite PlanLocalWrite(const CommandSpec& spec, size_t first_arg,
                             std::span<const std::string_view> args, const Client& client);
