@@ -6,10 +6,13 @@
 // level-0 pointer: one stretch of memory, not a node and a separate entry.
 //
 // Entries are never removed; Insert adds one that must not compare equal to any present.
-// Insert remembers where the last entry went (its predecessor on each level, as RocksDB's splice
-// does): an entry that belongs right after it — keys arriving in ascending order, such as the
-// origin log's offsets — is linked in with two comparisons instead of a search from the top. Any
-// other entry pays those comparisons (at most two) on top of its search.
+// Insert remembers where the last two entries went (their predecessors on each level, as
+// RocksDB's splice does): an entry that belongs right after the last one — keys arriving in
+// ascending order — is linked in with two comparisons instead of a search from the top, and so is
+// one that belongs right after the entry before it, plus a comparison on each level where another
+// node may have gone in since: ascending keys interleaved with others, such as the origin log's
+// offsets between the rows each write adds. Any other entry pays those comparisons (at most
+// four) on top of its search.
 // An entry of a known range of keys (a run of the order the caller names, such as one seek
 // prefix's keys: RangeStart below) may instead be searched for from where that range begins:
 // about the cost of a search in a list of the range's entries alone, not of the whole list.
@@ -42,7 +45,7 @@ class SkipList {
       : compare_(cmp),
         arena_(arena),
         head_(reinterpret_cast<const Entry*>(NodeMemory(kMaxHeight, alignof(Link)))) {
-    std::fill(last_insert_, last_insert_ + kMaxHeight, head_);
+    for (Splice& splice : splices_) std::fill(splice.before, splice.before + kMaxHeight, head_);
   }
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
@@ -63,7 +66,8 @@ class SkipList {
   void Insert(const Entry* entry, int height) {
     const Entry* prev[kMaxHeight];
     int known = height;  // the levels of prev found
-    if (!FollowsLastInsert(entry, height, prev, &known)) {
+    if (!FollowsLastInsert(entry, height, prev, &known) &&
+        !FollowsEarlierInsert(entry, height, prev, &known)) {
       [[maybe_unused]] const Entry* x = FindGreaterOrEqual(entry, prev);
       assert(x == nullptr || compare_(x, entry) != 0);
       known = kMaxHeight;
@@ -93,8 +97,9 @@ class SkipList {
     const Entry* prev[kMaxHeight];
     const int start_level = std::max(height - 1, range->top);
     int known = height;
-    if (FollowsLastInsert(entry, height, prev, &known)) {
-      // linked after the last entry; the range's record stays as it was
+    if (FollowsLastInsert(entry, height, prev, &known) ||
+        FollowsEarlierInsert(entry, height, prev, &known)) {
+      // linked after the last entry or the one before; the range's record stays as it was
     } else if (start_level < range->levels) {
       FindInRange(entry, start_level, range, in_range, prev);
       known = start_level + 1;
@@ -106,6 +111,20 @@ class SkipList {
     }
     LinkIn(entry, height, prev, known);
     range->top = std::max(range->top, height - 1);
+  }
+
+  // Whether every level holds its nodes in ascending order: the list's invariant, which a search
+  // alone would not show broken (it only moves on to a node less than its key, so a level out of
+  // order slows it without misleading it). For tests; no Insert may run concurrently.
+  bool EveryLevelInOrder() const {
+    for (int level = 0; level < kMaxHeight; level++) {
+      const Entry* x = Next(head_, level).load(std::memory_order_acquire);
+      for (const Entry* next; x != nullptr; x = next) {
+        next = Next(x, level).load(std::memory_order_acquire);
+        if (next != nullptr && compare_(x, next) >= 0) return false;
+      }
+    }
+    return true;
   }
 
   // Iteration over the list. Valid while the list lives.
@@ -181,19 +200,62 @@ class SkipList {
     }
   }
 
+  // A record of where an entry went: on each level, the last node before the position right
+  // after it when it went in (the entry itself below its height; head_ on levels that held no
+  // node). Only the lowest `known` levels are set (a search in a range finds no more);
+  // kMaxHeight: all.
+  struct Splice {
+    const Entry* before[kMaxHeight];
+    int known = kMaxHeight;
+    int height = 1;  // the entry's
+  };
+
   // Whether `entry` goes right after the last entry inserted: greater than it, and less than its
   // successor on level 0. Then no node lies between them, so on every level the last insert's
-  // predecessor of the position after it (last_insert_) is the entry's predecessor as well: when
-  // it does, and those are known on the `height` levels it needs, copies the ones known into
-  // prev and their count into *known.
+  // predecessor of the position after it is the entry's predecessor as well: when it does, and
+  // those are known on the `height` levels it needs, copies the ones known into prev and their
+  // count into *known.
   bool FollowsLastInsert(const Entry* entry, int height, const Entry** prev, int* known) const {
-    if (height > last_insert_known_) return false;
-    const Entry* last = last_insert_[0];
+    return FollowsSplice(splices_[last_], entry, height, prev, known);
+  }
+
+  // The same after the entry inserted before the last one. Since that record was made only the
+  // last insert went in: where it lies before `entry` and went in right after one of the
+  // record's nodes on a level, it is `entry`'s predecessor there instead. It is tried while it
+  // pays (earlier_credit_): a run of inserts at random places, which it never serves, tries it
+  // once in kEarlierRetry inserts only.
+  bool FollowsEarlierInsert(const Entry* entry, int height, const Entry** prev, int* known) {
+    if (earlier_credit_ <= 0 && ++earlier_skipped_ < kEarlierRetry) return false;
+    earlier_skipped_ = 0;
+    if (!FollowsSplice(splices_[1 - last_], entry, height, prev, known)) {
+      earlier_credit_ = std::max(earlier_credit_ - 1, 0);
+      return false;
+    }
+    earlier_credit_ = std::min(earlier_credit_ + kEarlierGain, kEarlierCreditCap);
+    const Splice& last = splices_[last_];
+    const Entry* last_entry = last.before[0];
+    if (last_entry != head_ && compare_(last_entry, entry) < 0) {
+      for (int level = 1; level < std::min(*known, last.height); level++) {
+        if (Next(prev[level], level).load(std::memory_order_relaxed) == last_entry) {
+          prev[level] = last_entry;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Whether `entry` goes right after the entry `splice` records (greater than it, less than its
+  // successor on level 0) and the record knows the `height` levels it needs; if so copies the
+  // record's predecessors into prev and their count into *known.
+  bool FollowsSplice(const Splice& splice, const Entry* entry, int height, const Entry** prev,
+                     int* known) const {
+    if (height > splice.known) return false;
+    const Entry* last = splice.before[0];
     if (last != head_ && compare_(last, entry) >= 0) return false;
     const Entry* next = Next(last, 0).load(std::memory_order_relaxed);
     if (next != nullptr && compare_(next, entry) <= 0) return false;
-    *known = last_insert_known_;
-    std::copy(last_insert_, last_insert_ + std::min(*known, kMaxHeight), prev);
+    *known = splice.known;
+    std::copy(splice.before, splice.before + std::min(*known, kMaxHeight), prev);
     return true;
   }
 
@@ -213,10 +275,15 @@ class SkipList {
       Next(prev[i], i).store(entry, std::memory_order_release);
     }
     // The predecessors on each level of a position right after `entry` (levels above the list's
-    // height hold no node: head_, as they were), as far as they are known.
-    for (int i = 0; i < height; i++) last_insert_[i] = entry;
-    for (int i = height; i < std::min(known, max_height); i++) last_insert_[i] = prev[i];
-    last_insert_known_ = known;
+    // height hold no node: head_, as they were), as far as they are known, in place of the
+    // record before the last.
+    last_ = 1 - last_;
+    Splice& splice = splices_[last_];
+    for (int i = 0; i < height; i++) splice.before[i] = entry;
+    for (int i = height; i < std::min(known, max_height); i++) splice.before[i] = prev[i];
+    for (int i = std::max(height, max_height); i < kMaxHeight; i++) splice.before[i] = head_;
+    splice.known = known;
+    splice.height = height;
   }
 
   // The search for `key`, an entry of the range `range` begins, from `start_level` down: fills
@@ -293,11 +360,17 @@ class SkipList {
   const Entry* const head_;
   std::atomic<int> max_height_{1};
   std::minstd_rand rnd_{0xdeadbeef};
-  // Insert's state (the writer's alone): on each level, the last node before the position right
-  // after the last entry inserted; head_ on every level while the list is empty. Only the lowest
-  // last_insert_known_ levels are (a search in a range finds no more); kMaxHeight: all.
-  const Entry* last_insert_[kMaxHeight];
-  int last_insert_known_ = kMaxHeight;
+  // Insert's state (the writer's alone): the records of the last entry inserted (splices_[last_])
+  // and of the one before it; head_ on every level while the list is empty.
+  Splice splices_[2];
+  int last_ = 0;
+  // FollowsEarlierInsert's record of whether it pays: each success adds kEarlierGain (up to
+  // kEarlierCreditCap), each failure takes one; at 0 it is tried once in kEarlierRetry inserts.
+  static constexpr int kEarlierGain = 4;
+  static constexpr int kEarlierCreditCap = 64;
+  static constexpr int kEarlierRetry = 64;
+  int earlier_credit_ = kEarlierCreditCap;
+  int earlier_skipped_ = 0;
 };
 
 }  // namespace ebb::storage

@@ -1,6 +1,7 @@
 // SkipList (storage/db/skiplist.h): whatever order entries arrive in — ascending (Insert's
-// shortcut after the last insert), descending, random, or runs of ascending keys started at
-// random places — the list holds them in order, and Seek finds each one and each gap, whether
+// shortcut after the last insert), descending, random, runs of ascending keys started at random
+// places, or ascending keys each after another one (the shortcut after the insert before the
+// last) — the list holds them in order, and Seek finds each one and each gap, whether
 // they go in by a search from the top or from where their range of keys begins.
 #include "storage/db/skiplist.h"
 
@@ -39,8 +40,10 @@ void Add(List* list, uint64_t value) {
   list->Insert(key, node.height);
 }
 
-// The list holds exactly `want`, in order, and Seek(v) lands on the least key >= v.
+// The list holds exactly `want`, in order on every level, and Seek(v) lands on the least key
+// >= v.
 void ExpectHolds(const List& list, const std::set<uint64_t>& want) {
+  ASSERT_TRUE(list.EveryLevelInOrder());
   std::vector<uint64_t> held;
   List::Iterator it(&list);
   for (it.SeekToFirst(); it.Valid(); it.Next()) held.push_back(it.entry()->value);
@@ -79,6 +82,22 @@ std::vector<uint64_t> Order(const char* how, size_t n, uint64_t seed) {
     keys.clear();
     for (const auto& run : runs) keys.insert(keys.end(), run.begin(), run.end());
   }
+  if (std::string_view(how) == "interleaved" || std::string_view(how) == "lagging") {
+    // Every other key in ascending order, each after one of the rest (a write's data row, then
+    // its log row): the rest in random order ("interleaved"), or in ascending order two behind
+    // ("lagging": each lands between the last ascending key and the nodes before it on the
+    // levels above that key's height, which the next ascending key's shortcut walks past).
+    std::vector<uint64_t> ascending;
+    std::vector<uint64_t> others;
+    for (size_t i = 0; i < n; i++) (i % 2 == 0 ? ascending : others).push_back(keys[i]);
+    if (std::string_view(how) == "interleaved") std::shuffle(others.begin(), others.end(), rng);
+    const size_t lag = std::string_view(how) == "lagging" ? 2 : 0;
+    keys.clear();
+    for (size_t i = 0; i < ascending.size() + lag; i++) {
+      if (i >= lag && i - lag < others.size()) keys.push_back(others[i - lag]);
+      if (i < ascending.size()) keys.push_back(ascending[i]);
+    }
+  }
   return keys;
 }
 
@@ -87,7 +106,7 @@ std::vector<uint64_t> Order(const char* how, size_t n, uint64_t seed) {
 // and at the end.
 template <typename MakeAdd>
 void ExpectHoldsInEveryOrder(size_t count, MakeAdd make_add) {
-  for (const char* how : {"ascending", "descending", "random", "runs"}) {
+  for (const char* how : {"ascending", "descending", "random", "runs", "interleaved", "lagging"}) {
     for (uint64_t seed : {1u, 2u, 3u}) {
       SCOPED_TRACE(how);
       Arena arena;
@@ -210,6 +229,45 @@ TEST(SkipListTest, ASearchFromWhereItsRangeBeginsComparesAboutAsInAListOfTheRang
     held.push_back(it.entry()->value);
   }
   EXPECT_EQ(held, std::vector<uint64_t>(want.begin(), want.end()));
+}
+
+TEST(SkipListTest, AnAscendingKeyAfterARandomOneTakesTheShortcutOfTheInsertBeforeTheLast) {
+  // 50,000 keys at random, then 2,000 pairs: a key at random, then the next of an ascending run
+  // below all of them (a write's data row, then its origin log row, which sorts first). A search
+  // from the top takes about 4 comparisons a level over log4(52,000) ~ 8 levels; the shortcut two
+  // at the bottom and one on each level above.
+  using CountingList = SkipList<Key, CountingComparator>;
+  size_t calls = 0;
+  Arena arena;
+  CountingList list(CountingComparator{&calls}, &arena);
+  const auto add = [&list](uint64_t value) {
+    const CountingList::NewNode node = list.Allocate(sizeof(Key));
+    list.Insert(new (node.entry) Key{value}, node.height);
+  };
+  std::mt19937_64 rng(11);
+  std::set<uint64_t> want;
+  const auto add_random = [&] {
+    uint64_t v;
+    do {
+      v = 1000000 + 2 * (rng() % 10000000);
+    } while (!want.insert(v).second);
+    add(v);
+  };
+  for (int i = 0; i < 50000; i++) add_random();
+  size_t ascending_calls = 0;
+  for (uint64_t i = 0; i < 2000; i++) {
+    add_random();
+    calls = 0;
+    add(2 * i);
+    ascending_calls += calls;
+    want.insert(2 * i);
+  }
+  EXPECT_LT(ascending_calls, 2000u * 14) << ascending_calls / 2000.0 << " a key";
+  std::vector<uint64_t> held;
+  CountingList::Iterator it(&list);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) held.push_back(it.entry()->value);
+  EXPECT_EQ(held, std::vector<uint64_t>(want.begin(), want.end()));
+  EXPECT_TRUE(list.EveryLevelInOrder());
 }
 
 }  // namespace
