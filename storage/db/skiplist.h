@@ -274,14 +274,14 @@ class SkipList {
                            std::memory_order_relaxed);
       Next(prev[i], i).store(entry, std::memory_order_release);
     }
-    // The predecessors on each level of a position right after `entry` (levels above the list's
-    // height hold no node: head_, as they were), as far as they are known, in place of the
-    // record before the last.
+    // The predecessors on each level of a position right after `entry`, as far as they are known,
+    // in place of the record before the last. Levels above the list's height hold no node: head_
+    // in both records, as they were (only an entry taller than the list writes there, and it
+    // raises the height).
     last_ = 1 - last_;
     Splice& splice = splices_[last_];
     for (int i = 0; i < height; i++) splice.before[i] = entry;
     for (int i = height; i < std::min(known, max_height); i++) splice.before[i] = prev[i];
-    for (int i = std::max(height, max_height); i < kMaxHeight; i++) splice.before[i] = head_;
     splice.known = known;
     splice.height = height;
   }
