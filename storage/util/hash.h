@@ -1,8 +1,10 @@
-// Hash: LevelDB's 32-bit Murmur-like hash, used by the bloom filter (persisted through filter
-// bits, so its output must never change) and the block cache's sharding.
-// Hash64: a 64-bit hash that reads 8 bytes at a time, for in-memory indexes only (the memtable's
-// key index): nothing persists it, so it may change. About half the instructions of
-// std::hash<std::string_view> (Murmur2) on a 16-byte key; like it, unseeded.
+// Hash: LevelDB's 32-bit Murmur-like hash, used by the bloom filters of tables written before the
+// cache-local encoding (persisted through their bits, so its output must never change) and the
+// block cache's sharding.
+// Hash64: a 64-bit hash that reads 8 bytes at a time, for the memtable's key index and the
+// cache-local bloom filter, which persists it through its bits: its output must never change.
+// About half the instructions of std::hash<std::string_view> (Murmur2) on a 16-byte key; like it,
+// unseeded.
 // Thread-safe (pure functions).
 #pragma once
 

@@ -542,7 +542,7 @@ TEST(TableTest, WorkedExampleOfTheFormatDoc) {
   AppendInternalKey(&ikey, "k1", 5, RowKind::kValue);
   const Built built = Build({{ikey, Row(100, 2000, "hi")}}, options);
   const std::string& f = built.contents;
-  ASSERT_EQ(f.size(), 271u);
+  ASSERT_EQ(f.size(), 328u);
   auto hex = [&](size_t offset, size_t n) {
     static const char* digits = "0123456789abcdef";
     std::string out;
@@ -555,14 +555,20 @@ TEST(TableTest, WorkedExampleOfTheFormatDoc) {
   };
   EXPECT_EQ(hex(0, 20), "00 0a 07 6b 31 01 05 00 00 00 00 00 00 03 c8 01 a0 1f 68 69");
   EXPECT_EQ(hex(20, 13), "00 00 00 00 01 00 00 00 00 3c 88 65 fb");
-  EXPECT_EQ(hex(33, 14), "88 88 08 00 00 00 00 80 06 00 79 ae af ed");  // filter + trailer
-  EXPECT_EQ(hex(47, 23), "01 01 01 02 01 03 03 01 01 04 01 00 05 01 00 06 02 c8 01 07 02 c8 01");
-  EXPECT_EQ(hex(117, 12), "11 01 00 12 01 00 13 01 00 14 01 00");  // the last four fields
-  EXPECT_EQ(f.substr(137, 16), "ebb.filter.bloom");  // metaindex at 134: shared, non_shared, len
-  EXPECT_EQ(hex(191, 5), "00 0a 02 6b 31");          // index
-  EXPECT_EQ(hex(219, 6), "86 01 34 bf 01 17");       // footer: metaindex and index handles
-  EXPECT_EQ(hex(259, 4), "01 00 00 00");             // format_version 1
-  EXPECT_EQ(f.substr(263), std::string("ebbSST1\0", 8));
+  // The filter: one 64-byte block with k = 6 bits set, k, the cache-local tag; then its trailer.
+  EXPECT_EQ(hex(33, 16), "00 00 00 00 00 00 00 00 00 80 01 00 00 00 00 00");
+  EXPECT_EQ(hex(49, 16), "00 00 00 00 00 00 00 00 04 00 00 00 00 00 00 00");
+  EXPECT_EQ(hex(65, 16), "00 04 10 00 00 00 00 00 00 00 00 00 00 00 00 00");
+  EXPECT_EQ(hex(81, 16), "00 00 04 00 00 00 00 00 00 00 00 00 00 00 00 00");
+  EXPECT_EQ(hex(97, 7), "06 40 00 0d 5a 5b 1c");
+  EXPECT_EQ(hex(104, 23), "01 01 01 02 01 03 03 01 01 04 01 00 05 01 00 06 02 c8 01 07 02 c8 01");
+  EXPECT_EQ(hex(174, 12), "11 01 00 12 01 00 13 01 00 14 01 00");  // the last four fields
+  EXPECT_EQ(f.substr(194, 16), "ebb.filter.bloom");  // metaindex at 191: shared, non_shared, len
+  EXPECT_EQ(hex(210, 2), "21 42");                   // -> (33, 66)
+  EXPECT_EQ(hex(248, 5), "00 0a 02 6b 31");          // index
+  EXPECT_EQ(hex(276, 6), "bf 01 34 f8 01 17");       // footer: metaindex and index handles
+  EXPECT_EQ(hex(316, 4), "01 00 00 00");             // format_version 1
+  EXPECT_EQ(f.substr(320), std::string("ebbSST1\0", 8));
 }
 
 }  // namespace
