@@ -9,10 +9,10 @@
 // Insert remembers where the last two entries went (their predecessors on each level, as
 // RocksDB's splice does): an entry that belongs right after the last one — keys arriving in
 // ascending order — is linked in with two comparisons instead of a search from the top, and so is
-// one that belongs right after the entry before it, plus a comparison on each level where another
-// node may have gone in since: ascending keys interleaved with others, such as the origin log's
-// offsets between the rows each write adds. Any other entry pays those comparisons (at most
-// four) on top of its search.
+// one that belongs right after the entry before it, plus one comparison with the last entry,
+// which may have gone in between on some levels: ascending keys interleaved with others, such as
+// the origin log's offsets between the data rows of the writes they log. Any other entry pays
+// those comparisons (at most four) on top of its search.
 // An entry of a known range of keys (a run of the order the caller names, such as one seek
 // prefix's keys: RangeStart below) may instead be searched for from where that range begins:
 // about the cost of a search in a list of the range's entries alone, not of the whole list.
