@@ -86,7 +86,7 @@ std::vector<uint64_t> Order(const char* how, size_t n, uint64_t seed) {
     // Every other key in ascending order, each after one of the rest (a write's data row, then
     // its log row): the rest in random order ("interleaved"), or in ascending order two behind
     // ("lagging": each lands between the last ascending key and the nodes before it on the
-    // levels above that key's height, which the next ascending key's shortcut walks past).
+    // levels above that key's height, which the next ascending key's shortcut must mend).
     std::vector<uint64_t> ascending;
     std::vector<uint64_t> others;
     for (size_t i = 0; i < n; i++) (i % 2 == 0 ? ascending : others).push_back(keys[i]);
@@ -234,8 +234,9 @@ TEST(SkipListTest, ASearchFromWhereItsRangeBeginsComparesAboutAsInAListOfTheRang
 TEST(SkipListTest, AnAscendingKeyAfterARandomOneTakesTheShortcutOfTheInsertBeforeTheLast) {
   // 50,000 keys at random, then 2,000 pairs: a key at random, then the next of an ascending run
   // below all of them (a write's data row, then its origin log row, which sorts first). A search
-  // from the top takes about 4 comparisons a level over log4(52,000) ~ 8 levels; the shortcut two
-  // at the bottom and one on each level above.
+  // from the top takes about 4 comparisons a level over log4(52,000) ~ 8 levels; the shortcut
+  // after the insert before the last one two, plus the failed tries of the last insert's shortcut
+  // and one comparison with the last insert.
   using CountingList = SkipList<Key, CountingComparator>;
   size_t calls = 0;
   Arena arena;
