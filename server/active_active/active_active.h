@@ -242,8 +242,10 @@ class ActiveActive {
   // Applies consecutive deltas of origin `origin_id` in ONE engine write with the vector row
   // (those already applied are skipped; a malformed one is skipped too, counted in
   // malformed_deltas). False on a gap (what came before it is applied) or an engine error (none
-  // of them is): the link must reconnect.
-  bool ApplyDeltas(const std::string& origin_id, std::span<const PeerDelta* const> deltas);
+  // of them is): the link must reconnect. The deltas are consumed: each one's args are lower-cased,
+  // rewritten and moved from as it is applied (ApplyOne works on them where they stand, so that
+  // no delta is copied), and only its offset and db stay as they came.
+  bool ApplyDeltas(const std::string& origin_id, std::span<PeerDelta* const> deltas);
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
@@ -257,8 +259,8 @@ class ActiveActive {
   // and does not hold goes, as a DEL naming it — in the keys the snapshot carries
   // (ApplyOrStringPiece) and, swept in key order as the pieces pass them, in every key it does
   // not carry (SweepOrRun); the sweep past the last piece runs before `end` (SweepSnapshotTail),
-  // what is left of it with `end`.
-  bool ApplySnapshot(const std::string& origin_id, std::span<const PeerDelta* const> pieces,
+  // what is left of it with `end`. The pieces applied are consumed, as ApplyDeltas's deltas.
+  bool ApplySnapshot(const std::string& origin_id, std::span<PeerDelta* const> pieces,
                      std::optional<uint64_t> end, size_t* applied_pieces);
   // Before a snapshot's end (ApplySnapshot with `end`): one bounded run of the sweep past its last
   // piece, in an engine write of its own, so that the link can sweep a large keyspace over several
@@ -535,12 +537,13 @@ class ActiveActive {
   // A peer's whole-key delta (del-at, flushdb-at, flushall-at) into the open batch.
   ApplyOutcome ApplyWholeKey(const std::string& origin_id, const PeerDelta& delta,
                              const std::vector<std::string>& args);
-  // One delta into the open batch.
-  ApplyOutcome ApplyOne(const std::string& origin_id, const PeerDelta& delta);
+  // One delta into the open batch. Consumes delta.args (ApplyDeltas): the appliers it calls take
+  // them as `args`, lower-cased and perhaps rewritten, and may move from them.
+  ApplyOutcome ApplyOne(const std::string& origin_id, PeerDelta& delta);
   // Hints the engine at the keys `deltas` write (WrittenKeyOf; types::Keyspace::PrefetchMeta)
   // before they are applied, so that their reads of the held versions overlap their cache
   // misses; ApplyDeltas hands it kHintedDeltas at a time. Changes nothing.
-  void HintDeltaKeys(std::span<const PeerDelta* const> deltas);
+  void HintDeltaKeys(std::span<PeerDelta* const> deltas);
   static constexpr size_t kHintedDeltas = 16;
   // A peer's string delta that carries `CTX <context>` (or_string_ops.cc), parsed from *args
   // (`parsed`, which views its elements) and `context` that CTX decoded (DecodeDeltaContext):
@@ -643,8 +646,9 @@ class ActiveActive {
     // rewrote its expiry (WholeKeyMarkers::Judge), which parses them once more.
     std::optional<StringDelta> string_delta;
   };
-  // The data delta `args` (lower-cased) resolved; nullopt when it is no known operation.
-  std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string> args) const;
+  // The data delta *args (lower-cased) resolved, its words moved into the write; nullopt, *args
+  // left as it was, when it is no known operation.
+  std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string>* args) const;
   // A data delta through the key's markers (whole_key.h) and the merge gate into the open batch.
   ApplyOutcome ApplyPeerWrite(const std::string& origin_id, const PeerDelta& delta,
                               PeerWrite* write);

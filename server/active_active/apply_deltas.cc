@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/container/small_vector.hpp>
-#include <deque>
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
@@ -32,57 +31,38 @@ std::span<const std::string_view> AsSpan(const ArgViews& views) {
   return {views.data(), views.size()};
 }
 
-// ApplyOne's copy of a delta's arguments (lower-cased, and rewritten by the markers), kept
-// between deltas so that copying the next one reuses its strings' room: a peer copies every
-// delta it applies. Only the io thread applies deltas. ApplyOne runs inside itself (an
-// `expiry-at` that carries a log's cutoff applies that TRIMAT through it, ApplyWholeKey), so each
-// depth of it has a vector of its own: an inner run never overwrites the outer run's words. A
-// deque, so that adding a depth moves none of the vectors an outer run holds.
-class ApplyArgs {
- public:
-  ApplyArgs() : depth_(Depth()++) {
-    if (Room().size() <= depth_) Room().emplace_back();
-  }
-  ~ApplyArgs() { --Depth(); }
-  ApplyArgs(const ApplyArgs&) = delete;
-  ApplyArgs& operator=(const ApplyArgs&) = delete;
-  std::vector<std::string>& words() { return Room()[depth_]; }
-
- private:
-  static size_t& Depth() {
-    thread_local size_t depth = 0;
-    return depth;
-  }
-  static std::deque<std::vector<std::string>>& Room() {
-    thread_local std::deque<std::vector<std::string>> room;
-    return room;
-  }
-  size_t depth_;
-};
-
 }  // namespace
 
-bool ActiveActive::ApplyDeltas(const std::string& origin_id,
-                               std::span<const PeerDelta* const> deltas) {
+bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta* const> deltas) {
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
   // Deltas follow a snapshot's end, or a connection that resumed: no snapshot is under way.
   if (!receipts_.empty()) receipts_.erase(origin_id);
+  // The vector row names the last delta applied by its digest, taken as its origin sent it:
+  // before ApplyOne consumes its args. The offsets alone say which delta that will be.
+  const PeerDelta* last_to_apply = nullptr;
+  for (uint64_t expected = applied; const PeerDelta* delta : deltas) {
+    if (delta->offset <= expected) continue;
+    if (delta->offset != expected + 1) break;
+    expected = delta->offset;
+    last_to_apply = delta;
+  }
   uint64_t last = applied;
-  const PeerDelta* last_delta = nullptr;
+  std::string last_digest;
   bool ok = true;
   ks.BeginBatch();
   for (size_t i = 0; i < deltas.size(); ++i) {
     if (i % kHintedDeltas == 0) {
       HintDeltaKeys(deltas.subspan(i, std::min(kHintedDeltas, deltas.size() - i)));
     }
-    const PeerDelta* delta = deltas[i];
+    PeerDelta* delta = deltas[i];
     if (delta->offset <= last) continue;  // already applied
     if (delta->offset != last + 1) {
       spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta->offset, last);
       ok = false;
       break;
     }
+    if (delta == last_to_apply) last_digest = DeltaDigest(*delta);
     const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
     if (outcome == ApplyOutcome::kEngineError) {
       // The failed delta may be half written: none of the group stays.
@@ -93,15 +73,13 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
     // A malformed delta is skipped, counted and logged (ApplyOne): the link goes on.
     if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
     last = delta->offset;
-    last_delta = delta;
   }
   if (last == applied) {
     ks.DiscardBatch();
     whole_key_->ForgetCachedHorizons();
     return ok;
   }
-  const storage::Status s =
-      CommitApplied(origin_id, AppliedPosition{last, DeltaDigest(*last_delta)});
+  const storage::Status s = CommitApplied(origin_id, AppliedPosition{last, std::move(last_digest)});
   if (!s.ok()) {
     spdlog::warn("Peer {}: deltas {}..{} not applied: {}", origin_id, applied + 1, last,
                  s.ToString());
@@ -110,7 +88,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id,
   return ok;
 }
 
-void ActiveActive::HintDeltaKeys(std::span<const PeerDelta* const> deltas) {
+void ActiveActive::HintDeltaKeys(std::span<PeerDelta* const> deltas) {
   hinted_keys_.clear();
   if (!context_->keyspace().PrefetchPays()) return;
   int db = 0;
@@ -149,8 +127,7 @@ storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
   return s;
 }
 
-bool ActiveActive::ApplySnapshot(const std::string& origin_id,
-                                 std::span<const PeerDelta* const> pieces,
+bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDelta* const> pieces,
                                  std::optional<uint64_t> end, size_t* applied_pieces) {
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
@@ -164,7 +141,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
   size_t rows_left = kSweepRows;
   size_t done = 0;
   for (; done < pieces.size(); done++) {
-    const PeerDelta* piece = pieces[done];
+    PeerDelta* piece = pieces[done];
     if (!piece->args.empty() && EqualsIgnoreCase(piece->args[0], kSnapshotVectorPiece)) {
       // Only string keys under the observed-remove rule hold slots for the vector to judge: under
       // the timestamp rule the snapshot is joined without it (and no key is swept).
@@ -217,15 +194,12 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id,
   return true;
 }
 
-ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
-                                                  const PeerDelta& delta) {
+ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, PeerDelta& delta) {
   if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  ApplyArgs room;
-  std::vector<std::string>& args = room.words();
-  args = delta.args;  // element by element: each string keeps its room
+  std::vector<std::string>& args = delta.args;  // consumed where it stands: no copy
   AsciiLowerInPlace(&args[0]);
   if (args[0] == "tlog" || args[0] == "treg") AsciiLowerInPlace(&args[1]);
   std::optional<StringDelta> string_delta;  // parsed once
@@ -265,45 +239,44 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id,
   if (args[0] == kCounterDelta || IsCounterWrite(delta.db, args)) {
     return ApplyCounter(origin_id, delta, std::move(args));
   }
-  std::optional<PeerWrite> write = ResolvePeerWrite(std::move(args));
+  std::optional<PeerWrite> write = ResolvePeerWrite(&args);
   if (!write) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
-                 delta.offset, AsciiLower(delta.args[0]));
+                 delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
   write->string_delta = std::move(string_delta);
   const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
-  args = std::move(write->args);  // lent for the write: its room serves the next delta
+  args = std::move(write->args);  // lent for the write: back to the message the link reuses
   return outcome;
 }
 
 std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
-    std::vector<std::string> args) const {
+    std::vector<std::string>* args) const {
   PeerWrite write;
-  write.args = std::move(args);
   // An expired string version without its bytes (parsed whole by ApplyOne): no command's form,
   // written as it is.
-  write.reduced_put = write.args[0] == kPutExpired;
-  write.string_write = IsStringDelta(write.args[0]);
-  if (write.reduced_put) return write;
-  // An expired TLOG entry or TREG pair without its bytes: judged as its whole form, the value
-  // never written (WritePeerDelta).
-  if (write.args.size() > 1 && (write.args[1] == kInsExpired || write.args[1] == kSetExpired)) {
+  write.reduced_put = (*args)[0] == kPutExpired;
+  write.string_write = IsStringDelta((*args)[0]);
+  if (args->size() > 1 && ((*args)[1] == kInsExpired || (*args)[1] == kSetExpired)) {
+    // An expired TLOG entry or TREG pair without its bytes: judged as its whole form, the value
+    // never written (WritePeerDelta).
     ReducedEntry reduced;
-    if (!ParseReducedEntry(write.args, &reduced)) return std::nullopt;
+    if (!ParseReducedEntry(*args, &reduced)) return std::nullopt;
     write.reduced_entry = true;
     write.args = JudgedFormOf(reduced);
     return write;
   }
   // A put or a delete, parsed whole by ApplyOne, is written by the string type: no command.
-  if (write.string_write) return write;
-  const ArgViews views = Views(write.args);
-  write.row = context_->commands().Resolve(AsSpan(views));
-  const bool shaped =
-      (write.args[0] == "tlog" || write.args[0] == "treg") && write.args.size() >= 3;
-  if (write.row.spec == nullptr || write.row.spec->handler == nullptr || !shaped) {
-    return std::nullopt;
+  if (!write.string_write) {
+    const ArgViews views = Views(*args);
+    write.row = context_->commands().Resolve(AsSpan(views));
+    const bool shaped = ((*args)[0] == "tlog" || (*args)[0] == "treg") && args->size() >= 3;
+    if (write.row.spec == nullptr || write.row.spec->handler == nullptr || !shaped) {
+      return std::nullopt;
+    }
   }
+  write.args = std::move(*args);
   return write;
 }
 

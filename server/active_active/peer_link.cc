@@ -299,10 +299,11 @@ void NoteVector(const std::string& peer_id, const Message& tick, PeerLink::Statu
 // write each; a tick or the snapshot's end ends a run. False when the link must reconnect (a gap,
 // a malformed delta, an engine error). *delivered: how many of `messages` were; fewer than all
 // when a run of pieces stopped for a turn of the loop (ActiveActive::ApplySnapshot), and the
-// rest are to be delivered in a later call.
-bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Message> messages,
+// rest are to be delivered in a later call. The deltas and pieces delivered are consumed
+// (ActiveActive::ApplyDeltas): their messages are kept only for their room.
+bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<Message> messages,
              std::mutex& mu, PeerLink::Status& status, size_t* delivered) {
-  std::vector<const PeerDelta*> run;
+  std::vector<PeerDelta*> run;
   run.reserve(messages.size());
   Message::Kind run_kind = Message::Kind::kDelta;
   size_t run_start = 0;  // the index of the run's first message
@@ -331,7 +332,7 @@ bool Deliver(ActiveActive& owner, const std::string& peer_id, std::span<const Me
     return ok;
   };
   for (size_t i = 0; i < messages.size(); i++) {
-    const Message& m = messages[i];
+    Message& m = messages[i];
     switch (m.kind) {
       case Message::Kind::kDelta:
       case Message::Kind::kPiece:
@@ -675,7 +676,7 @@ void PeerLink::Enqueue(boost::asio::io_context& io, std::shared_ptr<BatchDeliver
 bool PeerLink::Continue(boost::asio::io_context& io,
                         const std::shared_ptr<BatchDelivery>& delivery) {
   Shared& shared = *delivery->shared;
-  const std::span<const Message> messages(delivery->messages.data(), delivery->used);
+  const std::span<Message> messages(delivery->messages.data(), delivery->used);
   // A snapshot's end closes its batch: the sweep past the last piece runs before it.
   const size_t end_index =
       messages.back().kind == Message::Kind::kSnapshotEnd ? messages.size() - 1 : messages.size();

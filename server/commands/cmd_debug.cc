@@ -223,8 +223,8 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
     return ctx.reply.Error(kNotInActiveActiveMode);
   }
   if (o.db >= ctx.server.config().databases) return ctx.reply.Error(kDbIndexOutOfRange);
-  const PeerDelta delta{.offset = o.offset, .db = o.db, .args = o.delta};
-  const PeerDelta* const run[] = {&delta};
+  PeerDelta delta{.offset = o.offset, .db = o.db, .args = o.delta};
+  PeerDelta* const run[] = {&delta};
   // A malformed delta is skipped and counted, not applied.
   const uint64_t malformed = aa->malformed_deltas();
   size_t applied = 0;

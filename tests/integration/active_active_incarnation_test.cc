@@ -8,7 +8,9 @@
 // the reused offsets. And the case no peer can catch: the node restored on an id whose position
 // every peer has forgotten (each took a new incarnation of its own since) keeps that id and
 // gives offsets it had streamed again, to new deltas; the mesh holds both histories, and so must
-// a reference given every delta logged. Every wait is a bounded poll.
+// a reference given every delta logged. And the case that must not look like a restore: a delta the
+// peer rewrote as it applied it (an expiry register) still named by the digest it was sent with.
+// Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -186,6 +189,42 @@ TEST_F(ActiveActiveIncarnationTest, ANodeThatLostItsOnlyDeltasServesItsContentUn
   EXPECT_EQ(Cmd(cj.get(), {"GET", "n"}).str(), "1");
   EXPECT_EQ(Cmd(cj.get(), {"GET", "a1"}).str(), "a");
   EXPECT_EQ(joiner.Stop(), 0);
+}
+
+// A peer names the last delta it applied by the digest of the delta as its origin sent it, also
+// when applying it rewrote it: here n1 holds an expiry register n0 had not seen when it logged its
+// PUT, so n1 gives the PUT the register's expiry where the delta stands (a peer consumes the
+// deltas it applies). Were the digest taken after that, n0 would find another delta at the offset
+// n1 resumes from and take a new id it does not need.
+TEST_F(ActiveActiveIncarnationTest, ADeltaAPeerRewroteIsStillNamedByTheDigestItWasSentWith) {
+  const auto link = [](redisContext* c, const TestServer& to, const char* state) {
+    return Cmd(c, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(to.port()), state}).str();
+  };
+  ASSERT_EQ(link(c0_.get(), n1_, "DOWN"), "OK");
+  ASSERT_EQ(link(c1_.get(), n0_, "DOWN"), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"SET", "k", "held"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"EXPIRE", "k", "1000"}).integer(), 1);          // n1's register on k
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "k", "older", "TS", "1"}).str(), "OK");  // NOTTL in n0's log
+  const std::string n0_id = NodeId(c0_.get());
+
+  ASSERT_EQ(link(c1_.get(), n0_, "UP"), "OK");  // n1 applies the PUT, rewritten by its register
+  ASSERT_TRUE(Eventually([&] {
+    return Cmd(c1_.get(), {"INFO", "peers"}).str().find("id=" + n0_id + ",applied=1,") !=
+           std::string::npos;
+  }));
+  ASSERT_EQ(link(c1_.get(), n0_, "DOWN"), "OK");
+  ASSERT_EQ(link(c1_.get(), n0_, "UP"), "OK");  // resumes after the PUT, named by its digest
+  ASSERT_TRUE(Eventually([&] {
+    return n1_.ReadLog().find("): streaming from origin offset 2") != std::string::npos;
+  })) << n1_.ReadLog();
+  ASSERT_EQ(link(c0_.get(), n1_, "UP"), "OK");
+  EXPECT_EQ(Converged(), "") << n0_.ReadLog();
+  EXPECT_EQ(NodeId(c0_.get()), n0_id) << n0_.ReadLog();
+  EXPECT_EQ(n0_.ReadLog().find("lost deltas it had streamed"), std::string::npos);
+  for (redisContext* c : {c0_.get(), c1_.get()}) {
+    EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "held");
+    EXPECT_GT(Cmd(c, {"TTL", "k"}).integer(), 0);
+  }
 }
 
 TEST_F(ActiveActiveIncarnationTest, ARestoreNoPeerCanCatchKeepsBothHistoriesOfItsOffsets) {
