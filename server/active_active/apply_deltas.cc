@@ -254,11 +254,13 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
 std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
     std::vector<std::string>* args) const {
   PeerWrite write;
-  // An expired string version without its bytes (parsed whole by ApplyOne): no command's form,
-  // written as it is.
-  write.reduced_put = (*args)[0] == kPutExpired;
+  // A put, a delete or an expired string version without its bytes (`put-expired`), parsed whole
+  // by ApplyOne, is written by the string type: no command. Its args[1] is a key, whatever its
+  // name.
   write.string_write = IsStringDelta((*args)[0]);
-  if (args->size() > 1 && ((*args)[1] == kInsExpired || (*args)[1] == kSetExpired)) {
+  write.reduced_put = (*args)[0] == kPutExpired;
+  if (!write.string_write && args->size() > 1 &&
+      ((*args)[1] == kInsExpired || (*args)[1] == kSetExpired)) {
     // An expired TLOG entry or TREG pair without its bytes: judged as its whole form, the value
     // never written (WritePeerDelta).
     ReducedEntry reduced;
@@ -267,7 +269,6 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
     write.args = JudgedFormOf(reduced);
     return write;
   }
-  // A put or a delete, parsed whole by ApplyOne, is written by the string type: no command.
   if (!write.string_write) {
     const ArgViews views = Views(*args);
     write.row = context_->commands().Resolve(AsSpan(views));

@@ -243,6 +243,20 @@ TEST_F(ActiveActiveTest, PeerApplyRunsOneDeltaThroughTheMergeGate) {
   EXPECT_EQ(Cmd(c0.get(), {"DEBUG", "PEER-APPLY", origin}).str(),
             "ERR unknown subcommand or wrong number of arguments for 'PEER-APPLY'. Try DEBUG "
             "HELP.");
+
+  // A string key may bear the name of a TLOG or TREG form (`tlog ins-expired`, `treg
+  // set-expired`): its versions are still string versions, whatever their kind.
+  for (const std::string key : {"ins-expired", "set-expired"}) {
+    EXPECT_EQ(apply({"put", key, "v", "TS", "100", "NOTTL"}), "OK") << key;
+    EXPECT_EQ(Cmd(c0.get(), {"GET", key}).str(), "v") << key;
+    EXPECT_EQ(apply({"put-expired", key, "DIGEST", digest, "TS", "200", "PXAT", "150"}), "OK")
+        << key;
+    EXPECT_EQ(Cmd(c0.get(), {"EXISTS", key}).integer(), 0) << key;
+    EXPECT_EQ(apply({"put", key, "w", "TS", "300", "NOTTL"}), "OK") << key;
+    EXPECT_EQ(apply({"delete", key, "TS", "400"}), "OK") << key;
+    EXPECT_EQ(Cmd(c0.get(), {"EXISTS", key}).integer(), 0) << key;
+  }
+  EXPECT_EQ(InfoText(c0.get(), "peers", "malformed_deltas"), "4");
 }
 
 // A client's write in the mode is counted and shown as the client's own command, whatever form
