@@ -148,15 +148,11 @@ TEST_F(ActiveActiveIncarnationTest, ANodeThatGaveAnAppliedOffsetAgainTakesANewId
 
   // n1 stops pulling from n0; the restored n0 writes past offset 9 again (5..11) before n1 asks:
   // only the digest of offset 9 tells the two deltas 9 apart.
-  ASSERT_EQ(
-      Cmd(c1_.get(), {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(n0_.port()), "DOWN"}).str(),
-      "OK");
+  ASSERT_TRUE(SetPull(c1_.get(), n0_, false));
   ASSERT_NO_FATAL_FAILURE(RestoreN0());
   ASSERT_NO_FATAL_FAILURE(WriteOnN0("d", 6));
   EXPECT_EQ(InfoField(c0_.get(), "peers", "origin_offset"), 11);  // past n1's vector (9)
-  ASSERT_EQ(
-      Cmd(c1_.get(), {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(n0_.port()), "UP"}).str(),
-      "OK");
+  ASSERT_TRUE(SetPull(c1_.get(), n0_, true));
   EXPECT_EQ(Converged(), "");
   EXPECT_NE(NodeId(c0_.get()), old_id);
   ExpectBothHold("a", 3);
@@ -197,27 +193,24 @@ TEST_F(ActiveActiveIncarnationTest, ANodeThatLostItsOnlyDeltasServesItsContentUn
 // deltas it applies). Were the digest taken after that, n0 would find another delta at the offset
 // n1 resumes from and take a new id it does not need.
 TEST_F(ActiveActiveIncarnationTest, ADeltaAPeerRewroteIsStillNamedByTheDigestItWasSentWith) {
-  const auto link = [](redisContext* c, const TestServer& to, const char* state) {
-    return Cmd(c, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(to.port()), state}).str();
-  };
-  ASSERT_EQ(link(c0_.get(), n1_, "DOWN"), "OK");
-  ASSERT_EQ(link(c1_.get(), n0_, "DOWN"), "OK");
+  ASSERT_TRUE(SetPull(c0_.get(), n1_, false));
+  ASSERT_TRUE(SetPull(c1_.get(), n0_, false));
   ASSERT_EQ(Cmd(c1_.get(), {"SET", "k", "held"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"EXPIRE", "k", "1000"}).integer(), 1);          // n1's register on k
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "k", "older", "TS", "1"}).str(), "OK");  // NOTTL in n0's log
   const std::string n0_id = NodeId(c0_.get());
 
-  ASSERT_EQ(link(c1_.get(), n0_, "UP"), "OK");  // n1 applies the PUT, rewritten by its register
+  ASSERT_TRUE(SetPull(c1_.get(), n0_, true));  // n1 applies the PUT, rewritten by its register
   ASSERT_TRUE(Eventually([&] {
     return Cmd(c1_.get(), {"INFO", "peers"}).str().find("id=" + n0_id + ",applied=1,") !=
            std::string::npos;
   }));
-  ASSERT_EQ(link(c1_.get(), n0_, "DOWN"), "OK");
-  ASSERT_EQ(link(c1_.get(), n0_, "UP"), "OK");  // resumes after the PUT, named by its digest
+  ASSERT_TRUE(SetPull(c1_.get(), n0_, false));
+  ASSERT_TRUE(SetPull(c1_.get(), n0_, true));  // resumes after the PUT, named by its digest
   ASSERT_TRUE(Eventually([&] {
     return n1_.ReadLog().find("): streaming from origin offset 2") != std::string::npos;
   })) << n1_.ReadLog();
-  ASSERT_EQ(link(c0_.get(), n1_, "UP"), "OK");
+  ASSERT_TRUE(SetPull(c0_.get(), n1_, true));
   EXPECT_EQ(Converged(), "") << n0_.ReadLog();
   EXPECT_EQ(NodeId(c0_.get()), n0_id) << n0_.ReadLog();
   EXPECT_EQ(n0_.ReadLog().find("lost deltas it had streamed"), std::string::npos);

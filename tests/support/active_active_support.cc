@@ -81,15 +81,16 @@ std::string LogicalDifference(redisContext* a, redisContext* b) {
   return out;
 }
 
+bool SetPull(redisContext* node, const TestServer& peer, bool up) {
+  return Cmd(node,
+             {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(peer.port()), up ? "UP" : "DOWN"})
+             .str() == "OK";
+}
+
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
              const TestServer& b_server, bool up) {
-  const char* state = up ? "UP" : "DOWN";
-  EXPECT_EQ(
-      Cmd(a, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(b_server.port()), state}).str(),
-      "OK");
-  EXPECT_EQ(
-      Cmd(b, {"DEBUG", "PEER-LINK", "127.0.0.1", std::to_string(a_server.port()), state}).str(),
-      "OK");
+  EXPECT_TRUE(SetPull(a, b_server, up));
+  EXPECT_TRUE(SetPull(b, a_server, up));
 }
 
 RefusingPort::RefusingPort() { fd_ = BindFreeLoopbackPort(&port_); }

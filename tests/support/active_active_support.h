@@ -34,6 +34,9 @@ std::string WaitConverged(const std::vector<redisContext*>& nodes,
 // both sides' answers ("" when they answer alike).
 std::string LogicalDifference(redisContext* a, redisContext* b);
 
+// Pauses (up = false) or resumes the stream `node` pulls from `peer`, one direction (DEBUG
+// PEER-LINK); true when the node answers OK.
+bool SetPull(redisContext* node, const TestServer& peer, bool up);
 // Cuts (up = false) or heals the link between two nodes, both directions (DEBUG PEER-LINK).
 // Asserts (gtest) that both nodes answer OK.
 void SetLink(redisContext* a, const TestServer& a_server, redisContext* b,
