@@ -569,9 +569,16 @@ class ActiveActive {
   // string, another type or a counter (deleted under T).
   storage::Status OrDeleteContext(int db, const std::string& key,
                                   std::optional<types::OrContext>* context);
-  // A `del-or` on this node or from a peer: its keys of other types deleted under T, each string
-  // key's slots its context names removed (ApplyOrToKey), every key's change noted.
-  storage::Status DeleteByDelOr(int db, const DelOr& del);
+  // A `del-or` on this node or from a peer, the delta at `dot`: its keys of other types deleted
+  // under T, each string key's slots its context names removed (ApplyOrToKey), every key's change
+  // noted.
+  storage::Status DeleteByDelOr(int db, const DelOr& del, const types::Dot& dot);
+  // The dot the delta this node logs next will have: what its whole-key operations record in the
+  // markers they write before FinishLocalWrite logs them (marker_deletes.h).
+  types::Dot NextOwnDot() const { return {own_origin_, end_offset_ + 1}; }
+  // The dot of a peer's `delta` from `origin_id` (the pre-mode origin for an id that is not a
+  // node id, which only DEBUG PEER-APPLY can give).
+  static types::Dot DotOfDelta(std::string_view origin_id, const PeerDelta& delta);
   // A snapshot being received from a peer that sent its vector first: that vector, and per
   // database the first engine key the sweep has not passed (past the last piece's key, or where
   // the tail's sweep stopped; absent: the database's first key).

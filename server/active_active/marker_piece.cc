@@ -8,24 +8,73 @@
 
 namespace ebb::server {
 
+namespace {
+
+constexpr std::string_view kDeletesTag = "deletes";
+
+// The `deletes` that args[from..] are (nothing when from is the end) into *deletes; false unless
+// they are a set in MarkerDeletes' order whose greatest ts is `ts`.
+bool ParseDeletes(std::span<const std::string> args, size_t from, int64_t ts,
+                  MarkerDeletes* deletes) {
+  *deletes = MarkerDeletes();
+  if (from == args.size()) return true;
+  if (args[from] != kDeletesTag || (args.size() - from - 1) % 3 != 0 || args.size() - from == 1) {
+    return false;
+  }
+  for (size_t i = from + 1; i < args.size(); i += 3) {
+    MarkerDelete del;
+    const auto& held = deletes->entries();
+    if (!OriginOfNodeId(args[i], &del.dot.origin) || !ParseUint64(args[i + 1], &del.dot.offset) ||
+        !ParseInt64(args[i + 2], &del.ts) || !deletes->Add(del) || held.back() != del) {
+      return false;  // out of order, or dominated, or dominating one before it
+    }
+    if (held.size() != (i - from + 2) / 3) return false;
+  }
+  return deletes->UpTo() == ts;
+}
+
+}  // namespace
+
 bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t* expire_at,
-                        int64_t* floor, int64_t* register_ts, int64_t* cut_at) {
-  if (args.empty()) return false;
+                        int64_t* floor, int64_t* register_ts, int64_t* cut_at,
+                        MarkerDeletes* deletes) {
+  *deletes = MarkerDeletes();
+  if (args.size() < 2) return false;
   const std::string_view op = args[0];
-  const bool known_marker =
-      op == kMarkerAt && (args.size() == 4 || args.size() == 7) && ParseInt64(args[3], floor) &&
-      *floor >= 0 && *floor <= types::TypePrecedence(types::KeyType::kSeries) &&
-      (args.size() == 4 || (ParseInt64(args[4], register_ts) &&
-                            (args[5] == kPersist || ParseInt64(args[5], expire_at))));
-  const bool known =
-      (op == kDelAt && args.size() >= 3) ||
-      ((op == kFlushDbAt || op == kFlushAllAt) && args.size() == 2) ||
-      (op == kExpiryAt &&
-       (args.size() == 4 || args.size() == 5 ||
-        (args.size() == 6 && args[4] == kExpiryCut && ParseInt64(args[5], cut_at))) &&
-       (args[3] == kPersist || ParseInt64(args[3], expire_at))) ||
-      known_marker;
-  return known && ParseInt64(args[1], ts);
+  if (!ParseInt64(args[1], ts)) return false;
+  if (op == kMarkerAt) {
+    if (args.size() < 4 || !ParseInt64(args[3], floor) || *floor < 0 ||
+        *floor > types::TypePrecedence(types::KeyType::kSeries)) {
+      return false;
+    }
+    size_t rest = 4;
+    if (args.size() >= 7 && args[4] != kDeletesTag) {
+      if (!ParseInt64(args[4], register_ts) ||
+          (args[5] != kPersist && !ParseInt64(args[5], expire_at))) {
+        return false;
+      }
+      rest = 7;
+    }
+    return ParseDeletes(args, rest, *ts, deletes);
+  }
+  if (op == kFlushDbAt) return ParseDeletes(args, 2, *ts, deletes);
+  return (op == kDelAt && args.size() >= 3) || (op == kFlushAllAt && args.size() == 2) ||
+         (op == kExpiryAt &&
+          (args.size() == 4 || args.size() == 5 ||
+           (args.size() == 6 && args[4] == kExpiryCut && ParseInt64(args[5], cut_at))) &&
+          (args[3] == kPersist || ParseInt64(args[3], expire_at)));
+}
+
+std::vector<std::string> MarkerDeletesArgs(const MarkerDeletes& deletes) {
+  std::vector<std::string> args;
+  if (deletes.empty()) return args;
+  args.emplace_back(kDeletesTag);
+  for (const MarkerDelete& del : deletes.entries()) {
+    args.push_back(NodeIdOfOrigin(del.dot.origin));
+    args.push_back(std::to_string(del.dot.offset));
+    args.push_back(std::to_string(del.ts));
+  }
+  return args;
 }
 
 bool ParseDelOr(std::span<const std::string> args, std::string_view origin_node_id, DelOr* del) {

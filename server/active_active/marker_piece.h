@@ -4,14 +4,21 @@
 // judges hostile pieces the way a node does. The shapes, the name in lower case:
 //
 //   del-at <T> <key> [<key> ...]
-//   flushdb-at <T>                 flushall-at <T>
+//   flushdb-at <T> [<deletes>]     flushall-at <T>
 //   expiry-at <T> <key> <expire_at ms | persist> [<cutoff> | del <cut_at>]
 //   marker-at <T> <key> <floor> [<register ts> <expire_at ms | persist> <register origin>]
+//             [<deletes>]
+//   deletes = "deletes" (<origin node id> <offset> <ts>)+
 //
-// T, expire_at, cut_at and the register's ts are signed 64-bit decimals; a floor is a type
-// precedence, 0 (none) up to the series'. A cutoff is judged by the TLOG TRIMAT it is applied as.
+// T, expire_at, cut_at, the register's ts and each delete's ts are signed 64-bit decimals, an
+// offset an unsigned one, an origin node id 40 hex digits; a floor is a type precedence, 0 (none)
+// up to the series'. A cutoff is judged by the TLOG TRIMAT it is applied as. `deletes` (a
+// snapshot's marker or horizon, each delete with the dot that made it: marker_deletes.h) must be
+// a set as MarkerDeletes keeps it, in its order, and T the greatest of their ts; without it a
+// flushdb-at is one delete at its delta's dot and a marker-at's T one at PreModeMarkerDot().
 // Example: {"marker-at", "5", "k", "0"} has the shape (*ts = 5, *floor = 0); {"marker-at", "5",
-// "k", "9"} does not (no type has precedence 9).
+// "k", "9"} does not (no type has precedence 9); {"flushdb-at", "5", "deletes", <40 hex digits>,
+// "3", "5"} has it, with one delete.
 // Thread-safety: a pure function.
 #pragma once
 
@@ -21,14 +28,19 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/marker_deletes.h"
 #include "types/or_context.h"
 
 namespace ebb::server {
 
-// True when `args` has one of the shapes above; then *ts is T and the other numbers its shape
-// names are set (each one it does not name is left as it was).
+// True when `args` has one of the shapes above; then *ts is T, *deletes the deletes it carries
+// (empty without them) and the other numbers its shape names are set (each one it does not name is
+// left as it was).
 bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t* expire_at,
-                        int64_t* floor, int64_t* register_ts, int64_t* cut_at);
+                        int64_t* floor, int64_t* register_ts, int64_t* cut_at,
+                        MarkerDeletes* deletes);
+// The `deletes` arguments of a snapshot piece carrying `deletes` (nothing for none).
+std::vector<std::string> MarkerDeletesArgs(const MarkerDeletes& deletes);
 
 // A DEL in the observed-remove form (docs/active-active.md, "Deltas"), made by a DEL that names a
 // string key:

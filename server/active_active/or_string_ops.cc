@@ -170,7 +170,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyDelOr(const std::string& origin_id
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  const storage::Status s = DeleteByDelOr(delta.db, del);
+  const storage::Status s = DeleteByDelOr(delta.db, del, DotOfDelta(origin_id, delta));
   if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
     return ApplyOutcome::kEngineError;

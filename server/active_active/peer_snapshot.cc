@@ -2,12 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <limits>
 #include <utility>
 
 #include "common/strings.h"
 #include "server/active_active/counters.h"
+#include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
@@ -207,6 +210,7 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
                                                : "persist");
       piece.push_back(marker.expiry->origin);
     }
+    std::ranges::move(MarkerDeletesArgs(marker.deletes), std::back_inserter(piece));
     pieces->push_back(std::move(piece));
     return storage::Status::OK();
   }
@@ -230,9 +234,11 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
     return storage::Status::OK();
   }
   if (ParseHorizonRowName(name, db)) {
-    int64_t horizon = 0;
-    if (!ParseInt64(value, &horizon)) return storage::Status::Corruption("horizon");
-    pieces->push_back({"flushdb-at", std::string(value)});
+    MarkerDeletes deletes;
+    if (!DecodeHorizon(value, &deletes)) return storage::Status::Corruption("horizon");
+    std::vector<std::string> piece = {std::string(kFlushDbAt), std::to_string(deletes.UpTo())};
+    std::ranges::move(MarkerDeletesArgs(deletes), std::back_inserter(piece));
+    pieces->push_back(std::move(piece));
   }
   return storage::Status::OK();
 }

@@ -26,7 +26,9 @@
 namespace ebb::server {
 namespace {
 
-constexpr uint8_t kMarkerVersion = 1;
+constexpr uint8_t kMarkerVersionWithoutDots = 1;
+constexpr uint8_t kMarkerVersion = 2;
+constexpr uint8_t kHorizonVersion = 2;
 // The most recently written version: in the mode it is also the greatest (merge_gate.h).
 constexpr int64_t kNewestVersion = 0;
 
@@ -37,31 +39,8 @@ bool ParseUnsigned(std::string_view text, __int128* out) {
   return true;
 }
 
-}  // namespace
-
-std::string EncodeKeyMarker(const KeyMarker& marker) {
-  std::string out(1, static_cast<char>(kMarkerVersion));
-  storage::PutFixed64(&out, static_cast<uint64_t>(marker.deleted_up_to));
-  out.push_back(static_cast<char>(marker.floor));
-  if (const auto& reg = marker.expiry) {
-    storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
-    out.push_back(reg->expire_at ? 1 : 0);
-    storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
-    storage::PutLengthPrefixed(&out, reg->origin);
-  }
-  return out;
-}
-
-bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
-  if (encoded.size() < 10 || static_cast<uint8_t>(encoded[0]) != kMarkerVersion) return false;
-  encoded.remove_prefix(1);
-  uint64_t up_to = 0;
-  if (!storage::GetFixed64(&encoded, &up_to)) return false;
-  const int floor = static_cast<uint8_t>(encoded[0]);
-  encoded.remove_prefix(1);
-  if (floor > 3) return false;  // 3: a series (merge_rule.h)
-  marker->deleted_up_to = static_cast<int64_t>(up_to);
-  marker->floor = floor;
+// Consumes an optional register (the rest of a key marker row) into *marker.
+bool ConsumeRegister(std::string_view encoded, KeyMarker* marker) {
   marker->expiry.reset();
   if (encoded.empty()) return true;
   ExpiryRegister reg;
@@ -79,6 +58,77 @@ bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
   if (has_expiry) reg.expire_at = static_cast<int64_t>(expire_at);
   reg.origin = std::string(origin);
   marker->expiry = std::move(reg);
+  return true;
+}
+
+// A floor byte: a type precedence, 3 (a series, merge_rule.h) the highest.
+bool ConsumeFloor(std::string_view* encoded, int* floor) {
+  if (encoded->empty() || static_cast<uint8_t>((*encoded)[0]) > 3) return false;
+  *floor = static_cast<uint8_t>((*encoded)[0]);
+  encoded->remove_prefix(1);
+  return true;
+}
+
+}  // namespace
+
+bool KeyMarker::AddDelete(const MarkerDelete& del) {
+  if (!deletes.Add(del)) return false;
+  deleted_up_to = std::max(deleted_up_to, del.ts);
+  return true;
+}
+
+std::string EncodeKeyMarker(const KeyMarker& marker) {
+  std::string out(1, static_cast<char>(kMarkerVersion));
+  out.push_back(static_cast<char>(marker.floor));
+  AppendMarkerDeletes(marker.deletes, &out);
+  if (const auto& reg = marker.expiry) {
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
+    out.push_back(reg->expire_at ? 1 : 0);
+    storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
+    storage::PutLengthPrefixed(&out, reg->origin);
+  }
+  return out;
+}
+
+bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
+  *marker = KeyMarker();
+  if (encoded.empty()) return false;
+  const uint8_t version = static_cast<uint8_t>(encoded[0]);
+  encoded.remove_prefix(1);
+  if (version == kMarkerVersion) {
+    if (!ConsumeFloor(&encoded, &marker->floor) ||
+        !ConsumeMarkerDeletes(&encoded, &marker->deletes)) {
+      return false;
+    }
+    marker->deleted_up_to = marker->deletes.UpTo();
+    return ConsumeRegister(encoded, marker);
+  }
+  if (version != kMarkerVersionWithoutDots) return false;
+  uint64_t up_to = 0;
+  if (!storage::GetFixed64(&encoded, &up_to) || !ConsumeFloor(&encoded, &marker->floor)) {
+    return false;
+  }
+  if (static_cast<int64_t>(up_to) != KeyMarker::kNothingDeleted) {
+    marker->AddDelete({PreModeMarkerDot(), static_cast<int64_t>(up_to)});
+  }
+  return ConsumeRegister(encoded, marker);
+}
+
+std::string EncodeHorizon(const MarkerDeletes& deletes) {
+  std::string out(1, static_cast<char>(kHorizonVersion));
+  AppendMarkerDeletes(deletes, &out);
+  return out;
+}
+
+bool DecodeHorizon(std::string_view encoded, MarkerDeletes* deletes) {
+  *deletes = MarkerDeletes();
+  if (!encoded.empty() && static_cast<uint8_t>(encoded[0]) == kHorizonVersion) {
+    encoded.remove_prefix(1);
+    return ConsumeMarkerDeletes(&encoded, deletes) && encoded.empty();
+  }
+  int64_t horizon = 0;  // written before horizons kept their deletes: decimal, never "\x02"
+  if (!ParseInt64(encoded, &horizon)) return false;
+  if (horizon != KeyMarker::kNothingDeleted) deletes->Add({PreModeMarkerDot(), horizon});
   return true;
 }
 
@@ -166,15 +216,24 @@ storage::Status WholeKeyMarkers::ReadHorizon(int db, int64_t* horizon) {
     *horizon = *horizons_[db];
     return storage::Status::OK();
   }
+  MarkerDeletes deletes;
+  storage::Status s = ReadHorizonRow(db, &deletes);
+  if (!s.ok()) return s;
+  *horizon = deletes.UpTo();
+  horizons_[db] = *horizon;
+  return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::ReadHorizonRow(int db, MarkerDeletes* deletes) {
+  *deletes = MarkerDeletes();
   storage::Row row;
   storage::Status s = keyspace_.db().Get(keyspace_.ReadOptions(),
                                          types::Keyspace::SystemRowKey(HorizonRowName(db)), &row);
-  if (s.ok() && !ParseInt64(row.value, horizon)) {
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (s.ok() && !DecodeHorizon(row.value, deletes)) {
     return storage::Status::Corruption("active-active horizon");
   }
-  if (!s.ok() && !s.IsNotFound()) return s;
-  horizons_[db] = *horizon;
-  return storage::Status::OK();
+  return s;
 }
 
 storage::Status WholeKeyMarkers::ReadRow(int db, std::string_view key, KeyMarker* marker,
@@ -346,7 +405,7 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
     s = RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
     if (!s.ok()) return s;
   }
-  // Keep the row's own deleted_up_to (the horizon may have raised `marker`'s).
+  // Keep the row's own deletes (the horizon may have raised `marker`'s deleted_up_to).
   KeyMarker stored;
   s = ReadRow(db, key, &stored, &has_row);
   if (!s.ok()) return s;
@@ -475,19 +534,20 @@ storage::Status WholeKeyMarkers::DeleteFromLog(int db, std::string_view key, int
   return trimmed.ok() ? storage::Status::OK() : trimmed.engine_status();
 }
 
-storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const std::string> keys) {
+storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerDelete& del,
+                                            std::span<const std::string> keys) {
   for (const std::string& key : keys) {
     int precedence = -1;
-    storage::Status s = DeleteContent(db, key, ts, &precedence);
+    storage::Status s = DeleteContent(db, key, del.ts, &precedence);
     if (!s.ok()) return s;
     KeyMarker marker;
     bool found = false;
     s = ReadRow(db, key, &marker, &found);
     if (!s.ok()) return s;
-    const KeyMarker before = marker;
-    marker.deleted_up_to = std::max(marker.deleted_up_to, ts);
+    const bool added = marker.AddDelete(del);
+    const bool raised = precedence > marker.floor;
     marker.floor = std::max(marker.floor, precedence);
-    if (marker == before && found) continue;
+    if (!added && !raised && found) continue;
     s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker), !found);
     if (s.ok()) s = SettleCounter(db, key);
     if (!s.ok()) return s;
@@ -495,14 +555,16 @@ storage::Status WholeKeyMarkers::DeleteKeys(int db, int64_t ts, std::span<const 
   return storage::Status::OK();
 }
 
-storage::Status WholeKeyMarkers::FlushDb(int db, int64_t ts) {
-  int64_t horizon = 0;
-  storage::Status s = ReadHorizon(db, &horizon);
+storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerDelete& del) {
+  const int64_t ts = del.ts;
+  MarkerDeletes deletes;
+  storage::Status s = ReadHorizonRow(db, &deletes);
   if (!s.ok()) return s;
-  if (ts > horizon) {
+  const bool had_row = !deletes.empty();
+  if (deletes.Add(del)) {
     any_horizon_ = true;
-    horizons_[db] = ts;
-    s = PutRow(HorizonRowName(db), std::to_string(ts), horizon == KeyMarker::kNothingDeleted);
+    horizons_[db] = deletes.UpTo();
+    s = PutRow(HorizonRowName(db), EncodeHorizon(deletes), !had_row);
   }
   if (!s.ok()) return s;
   // Every key holding a version, live or not: a string key that reads as absent (its winner a

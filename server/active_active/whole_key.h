@@ -7,9 +7,11 @@
 // and equal writes, the newer ones survive it. FLUSHDB at T does the same to every key of its
 // database (FLUSHALL: of every database) through one horizon row instead of a marker per key.
 // What a node keeps for it (docs/key-encoding.md, "Active-active markers"):
-//   - the key marker, system row `aa-key:<db>:<key>` = KeyMarker: the greatest T of the key's
-//     deletes (`deleted_up_to`) and the key's type floor (below);
-//   - the database horizon, system row `aa-horizon:<db>` = the greatest T of its flushes.
+//   - the key marker, system row `aa-key:<db>:<key>` = KeyMarker: the key's deletes, each with
+//     the dot of the delta that made it (marker_deletes.h), their greatest T `deleted_up_to`, and
+//     the key's type floor (below);
+//   - the database horizon, system row `aa-horizon:<db>` = its flushes the same way, their
+//     greatest T the horizon.
 // A write is *covered* when its timestamp is at or below max(deleted_up_to, horizon) (a TLOG
 // TRIMAT c when c <= that + 1): it is dropped wherever and whenever it arrives.
 //
@@ -64,6 +66,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/marker_deletes.h"
 #include "storage/status.h"
 #include "types/key_meta.h"
 
@@ -98,20 +101,33 @@ struct ExpiryRegister {
 };
 
 // The value of a key marker row. on-disk (docs/key-encoding.md, "Active-active markers"):
-//   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 (0 string, 1 TREG,
-//   2 TLOG, 3 series) [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32
-//   origin]
+//   version:u8 (2) floor:u8 (0 string, 1 TREG, 2 TLOG, 3 series) deletes (AppendMarkerDeletes)
+//   [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32 origin]
+// Version 1, written before markers kept their deletes, is read too:
+//   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 [register]
+// its deleted_up_to as one delete at PreModeMarkerDot() (none for the least int64).
 struct KeyMarker {
-  static constexpr int64_t kNothingDeleted = std::numeric_limits<int64_t>::min();
+  static constexpr int64_t kNothingDeleted = MarkerDeletes::kNothingDeleted;
+  // deletes.UpTo() in a row as decoded; WholeKeyMarkers::Marker raises it to the database's
+  // horizon. What judges writes; `deletes` is what the row stores.
   int64_t deleted_up_to = kNothingDeleted;
+  MarkerDeletes deletes;
   int floor = 0;
   std::optional<ExpiryRegister> expiry;
+
+  // Joins `del` into `deletes` and raises deleted_up_to; true when the set changed.
+  bool AddDelete(const MarkerDelete& del);
 
   bool operator==(const KeyMarker&) const = default;
 };
 std::string EncodeKeyMarker(const KeyMarker& marker);
 // False when `encoded` is not a key marker of a known version.
 bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker);
+
+// The value of a horizon row: version:u8 (2) deletes (AppendMarkerDeletes). A row written before
+// (the greatest T in decimal) reads as one delete at PreModeMarkerDot().
+std::string EncodeHorizon(const MarkerDeletes& deletes);
+bool DecodeHorizon(std::string_view encoded, MarkerDeletes* deletes);
 
 // System row names: `aa-key:<db>:<key>` and `aa-horizon:<db>`.
 inline constexpr std::string_view kKeyMarkerRowPrefix = "aa-key:";
@@ -191,10 +207,10 @@ class WholeKeyMarkers {
   // holds nothing (absent, a tombstone, wiped). *existed says whether it holds something.
   storage::Status RaiseToNewest(int db, std::string_view key, int64_t* ts, bool* existed);
 
-  // DEL at `ts` of each key (origin and peers alike).
-  storage::Status DeleteKeys(int db, int64_t ts, std::span<const std::string> keys);
-  // FLUSHDB at `ts`.
-  storage::Status FlushDb(int db, int64_t ts);
+  // `del`, a DEL at del.ts made by the delta at del.dot, of each key (origin and peers alike).
+  storage::Status DeleteKeys(int db, const MarkerDelete& del, std::span<const std::string> keys);
+  // `del`, a FLUSHDB at del.ts made by the delta at del.dot.
+  storage::Status FlushDb(int db, const MarkerDelete& del);
 
   // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied
   // to the string version held (when written at or before reg.ts), the TREG pair or the log.
@@ -257,6 +273,8 @@ class WholeKeyMarkers {
   // The key's own marker row (no horizon); *found says whether there is one.
   storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
   storage::Status ReadHorizon(int db, int64_t* horizon);
+  // The database's horizon row, uncached; empty when there is none.
+  storage::Status ReadHorizonRow(int db, MarkerDeletes* deletes);
 
   // Settles the counter of `key` (if any) under its effective marker.
   storage::Status SettleCounter(int db, std::string_view key);

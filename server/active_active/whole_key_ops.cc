@@ -10,9 +10,10 @@
 // the origin T is the greatest timestamp the named keys (the database, every database; the key's
 // version) hold — never the clock, whose readings mean nothing to timestamps the user chose — so
 // the operation covers everything its origin sees and no write with a greater timestamp. A delete
-// that finds nothing to cover logs nothing. Snapshots (peer_snapshot.h) carry a key marker whole as
-// `marker-at <deleted_up_to> key <floor> [<register ts> <expire_at ms>|persist <register origin>]`
-// and a horizon as `flushdb-at <T>`.
+// that finds nothing to cover logs nothing. Each delete is kept in the marker (the horizon) with
+// its delta's dot (marker_deletes.h). Snapshots (peer_snapshot.h) carry a key marker whole as
+// `marker-at <deleted_up_to> key <floor> [<register ts> <expire_at ms>|persist <register origin>]
+// [deletes ...]` and a horizon as `flushdb-at <T> [deletes ...]` (marker_piece.h).
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -154,10 +155,10 @@ storage::Status ActiveActive::OrDeleteContext(int db, const std::string& key,
   return s;
 }
 
-storage::Status ActiveActive::DeleteByDelOr(int db, const DelOr& del) {
+storage::Status ActiveActive::DeleteByDelOr(int db, const DelOr& del, const types::Dot& dot) {
   // The keys of other types: as del-at's, under T.
   storage::Status s;
-  if (!del.keys.empty()) s = whole_key_->DeleteKeys(db, del.ts, del.keys);
+  if (!del.keys.empty()) s = whole_key_->DeleteKeys(db, {dot, del.ts}, del.keys);
   for (size_t i = 0; i < del.keys.size() && s.ok(); i++) {
     NoteKeyChange(*context_, db, del.keys[i]);
   }
@@ -226,13 +227,13 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
       for (const DelOr::StringKey& named : del.string_keys) {
         s = NoteExisted(ks, plan.db, named.key, s, &existed);
       }
-      if (s.ok()) s = DeleteByDelOr(plan.db, del);
+      if (s.ok()) s = DeleteByDelOr(plan.db, del, NextOwnDot());
     } else {
       const bool all = op == kFlushAllAt;
       SignalFlush(*context_, all ? -1 : plan.db);  // as FLUSHDB / FLUSHALL: no event, as in Redis
       for (int db = all ? 0 : plan.db; db <= (all ? context_->config().databases - 1 : plan.db);
            db++) {
-        if (s.ok()) s = whole_key_->FlushDb(db, ts);
+        if (s.ok()) s = whole_key_->FlushDb(db, {NextOwnDot(), ts});
       }
     }
     if (!s.ok()) {
@@ -273,6 +274,12 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   return true;
 }
 
+types::Dot ActiveActive::DotOfDelta(std::string_view origin_id, const PeerDelta& delta) {
+  types::Dot dot{.origin = {}, .offset = delta.offset};
+  if (!OriginOfNodeId(origin_id, &dot.origin)) dot.origin = types::kPreModeOrigin;
+  return dot;
+}
+
 ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin_id,
                                                        const PeerDelta& delta,
                                                        const std::vector<std::string>& args) {
@@ -280,19 +287,26 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
   int64_t expire_at = 0;
   int64_t floor = 0;
   int64_t register_ts = 0;
-  int64_t cut_at = 0;  // a series' hidden samples cut with an expiry change: a delete at it
-  if (!ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at)) {
+  int64_t cut_at = 0;     // a series' hidden samples cut with an expiry change: a delete at it
+  MarkerDeletes deletes;  // a snapshot's marker or horizon: each delete with its own dot
+  if (!ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes)) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
+  const types::Dot dot = DotOfDelta(origin_id, delta);
+  // A marker or a horizon from a snapshot made before they kept their deletes: its T as one
+  // delete at the pre-mode dot.
+  if (deletes.empty() && args[0] == kMarkerAt && ts != KeyMarker::kNothingDeleted) {
+    deletes.Add({PreModeMarkerDot(), ts});
+  }
   storage::Status s;
   if (args[0] == kMarkerAt) {
-    // The sender's marker, merged as the operations that made it: its delete, its floor, its
+    // The sender's marker, merged as the operations that made it: its deletes, its floor, its
     // register (with the register's own origin, which orders it).
     const std::string& key = args[2];
-    if (ts != KeyMarker::kNothingDeleted) {
-      s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(&key, 1));
+    for (const MarkerDelete& del : deletes.entries()) {
+      if (s.ok()) s = whole_key_->DeleteKeys(delta.db, del, std::span<const std::string>(&key, 1));
     }
     if (s.ok() && floor > 0) s = whole_key_->RaiseFloor(delta.db, key, static_cast<int>(floor));
     if (s.ok() && args.size() == 7) {
@@ -302,7 +316,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
     }
     if (s.ok()) NoteKeyChange(*context_, delta.db, key);
   } else if (args[0] == kDelAt) {
-    s = whole_key_->DeleteKeys(delta.db, ts, std::span<const std::string>(args).subspan(2));
+    s = whole_key_->DeleteKeys(delta.db, {dot, ts}, std::span<const std::string>(args).subspan(2));
     for (size_t i = 2; i < args.size() && s.ok(); i++) NoteKeyChange(*context_, delta.db, args[i]);
   } else if (args[0] == kExpiryAt) {
     if (args.size() == 5) {
@@ -312,7 +326,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
       const ApplyOutcome outcome = ApplyOne(origin_id, trimat);
       if (outcome != ApplyOutcome::kApplied) return outcome;
     } else if (args.size() == 6) {
-      s = whole_key_->DeleteKeys(delta.db, cut_at, std::span<const std::string>(&args[2], 1));
+      s = whole_key_->DeleteKeys(delta.db, {dot, cut_at},
+                                 std::span<const std::string>(&args[2], 1));
     }
     ExpiryRegister reg{.ts = ts, .origin = origin_id};
     if (args[3] != kPersist) reg.expire_at = expire_at;
@@ -320,11 +335,14 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
     if (s.ok()) NoteKeyChange(*context_, delta.db, args[2]);
   } else if (args[0] == kFlushDbAt) {
     SignalFlush(*context_, delta.db);
-    s = whole_key_->FlushDb(delta.db, ts);
+    if (deletes.empty()) deletes.Add({dot, ts});
+    for (const MarkerDelete& del : deletes.entries()) {
+      if (s.ok()) s = whole_key_->FlushDb(delta.db, del);
+    }
   } else {
     SignalFlush(*context_, -1);
     for (int db = 0; db < context_->config().databases && s.ok(); db++) {
-      s = whole_key_->FlushDb(db, ts);
+      s = whole_key_->FlushDb(db, {dot, ts});
     }
   }
   if (!s.ok()) {
@@ -397,7 +415,8 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
   if (s.ok() && row.type == types::KeyType::kSeries) {
     s = HiddenSeriesCut(ks, plan->db, key, &series_cut);
     if (s.ok() && series_cut) {
-      s = whole_key_->DeleteKeys(plan->db, *series_cut, std::span<const std::string>(&key, 1));
+      s = whole_key_->DeleteKeys(plan->db, {NextOwnDot(), *series_cut},
+                                 std::span<const std::string>(&key, 1));
     }
   }
   if (s.ok()) s = whole_key_->SetExpiry(plan->db, key, reg);

@@ -2,24 +2,59 @@
 // "Active-active markers"): the documented bytes, round trips, and what is refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_snapshot.h"
 #include "server/active_active/whole_key.h"
 
 namespace ebb::server {
 namespace {
 
-TEST(KeyMarkerTest, DeleteOnlyMarkerIsTenBytes) {
+const types::OriginId kA(std::string(20, 'a'));
+const types::OriginId kB(std::string(20, 'b'));
+// The node id (40 hex digits) of 20 bytes that are each the two hex digits `byte`.
+std::string Hex(const std::string& byte) {
+  std::string out;
+  for (int i = 0; i < 20; i++) out += byte;
+  return out;
+}
+
+// A marker with one delete: version, floor, count, the dot (20 id bytes, offset varint) and T.
+TEST(KeyMarkerTest, DeleteOnlyMarkerKeepsItsDot) {
   KeyMarker marker;
-  marker.deleted_up_to = 1'700'000'000'000;  // 0x18BCFE56800
   marker.floor = 2;
+  ASSERT_TRUE(marker.AddDelete({{kA, 3}, 1'700'000'000'000}));  // 0x18BCFE56800
+  EXPECT_EQ(marker.deleted_up_to, 1'700'000'000'000);
   const std::string encoded = EncodeKeyMarker(marker);
-  EXPECT_EQ(encoded, std::string("\x01\x00\x68\xe5\xcf\x8b\x01\x00\x00\x02", 10));
+  EXPECT_EQ(encoded, std::string("\x02\x02\x01", 3) + std::string(20, 'a') +
+                         std::string("\x03\x00\x68\xe5\xcf\x8b\x01\x00\x00", 9));
   KeyMarker decoded;
   ASSERT_TRUE(DecodeKeyMarker(encoded, &decoded));
   EXPECT_EQ(decoded, marker);
+}
+
+// A row written before markers kept their deletes reads as one delete at the pre-mode dot, and
+// is written back in today's form.
+TEST(KeyMarkerTest, VersionOneRowReadsAsOneDeleteAtThePreModeDot) {
+  const std::string v1("\x01\x00\x68\xe5\xcf\x8b\x01\x00\x00\x02", 10);
+  KeyMarker decoded;
+  ASSERT_TRUE(DecodeKeyMarker(v1, &decoded));
+  EXPECT_EQ(decoded.deleted_up_to, 1'700'000'000'000);
+  EXPECT_EQ(decoded.floor, 2);
+  ASSERT_EQ(decoded.deletes.entries().size(), 1u);
+  EXPECT_EQ(decoded.deletes.entries()[0], (MarkerDelete{PreModeMarkerDot(), 1'700'000'000'000}));
+  KeyMarker again;
+  ASSERT_TRUE(DecodeKeyMarker(EncodeKeyMarker(decoded), &again));
+  EXPECT_EQ(again, decoded);
+  // Nothing deleted (the least int64): no delete at all.
+  std::string floor_only("\x01\x00\x00\x00\x00\x00\x00\x00\x80\x01", 10);
+  ASSERT_TRUE(DecodeKeyMarker(floor_only, &decoded));
+  EXPECT_TRUE(decoded.deletes.empty());
+  EXPECT_EQ(decoded.deleted_up_to, KeyMarker::kNothingDeleted);
+  EXPECT_EQ(decoded.floor, 1);
 }
 
 TEST(KeyMarkerTest, RegisterRoundTrips) {
@@ -31,33 +66,97 @@ TEST(KeyMarkerTest, RegisterRoundTrips) {
   EXPECT_EQ(decoded.deleted_up_to, KeyMarker::kNothingDeleted);
 
   marker.expiry->expire_at.reset();  // PERSIST
-  marker.deleted_up_to = -5;
+  marker.AddDelete({{kB, 9}, -5});
   const std::string encoded = EncodeKeyMarker(marker);
-  EXPECT_EQ(encoded.size(), 10u + 8 + 1 + 8 + 1 + 6);
+  EXPECT_EQ(encoded.size(), 3u + 20 + 1 + 8 + 8 + 1 + 8 + 1 + 6);
   ASSERT_TRUE(DecodeKeyMarker(encoded, &decoded));
   EXPECT_EQ(decoded, marker);
+  EXPECT_EQ(decoded.deleted_up_to, -5);
   EXPECT_FALSE(decoded.expiry->expire_at.has_value());
 }
 
 TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
   KeyMarker marker;
+  marker.AddDelete({{kA, 1}, 7});
   marker.expiry = ExpiryRegister{.ts = 1, .origin = "o", .expire_at = 2};
   const std::string encoded = EncodeKeyMarker(marker);
+  const size_t without_register = 3 + 20 + 1 + 8;
   KeyMarker decoded;
   for (size_t n = 0; n < encoded.size(); n++) {
-    if (n == 10) continue;  // a marker without a register
+    if (n == without_register) continue;  // a marker without a register
     EXPECT_FALSE(DecodeKeyMarker(encoded.substr(0, n), &decoded)) << n;
   }
   std::string bad = encoded;
-  bad[0] = 2;
+  bad[0] = 3;
   EXPECT_FALSE(DecodeKeyMarker(bad, &decoded));
   bad = encoded;
-  bad[9] = 3;  // floor: a series, the highest type
+  bad[1] = 3;  // floor: a series, the highest type
   EXPECT_TRUE(DecodeKeyMarker(bad, &decoded));
   EXPECT_EQ(decoded.floor, 3);
-  bad[9] = 4;  // no such type
+  bad[1] = 4;  // no such type
   EXPECT_FALSE(DecodeKeyMarker(bad, &decoded));
   EXPECT_FALSE(DecodeKeyMarker(encoded + "x", &decoded));
+  EXPECT_FALSE(DecodeKeyMarker(std::string("\x01\x00\x68\xe5\xcf\x8b\x01\x00\x00\x04", 10),
+                               &decoded));  // version 1, no such type
+}
+
+// The deletes are a set each node reaches whatever the order they arrive in, and the form on disk
+// is its only encoding: out of order, dominated, long varints and duplicates are refused.
+TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
+  const std::vector<MarkerDelete> arrivals = {{{kA, 2}, 5}, {{kB, 7}, 3}, {{kA, 3}, 4},
+                                              {{kA, 4}, 6}, {{kA, 1}, 9}, {{kB, 7}, 3}};
+  std::vector<size_t> order = {0, 1, 2, 3, 4, 5};
+  std::string first;
+  do {
+    MarkerDeletes deletes;
+    for (size_t i : order) deletes.Add(arrivals[i]);
+    const std::vector<MarkerDelete> expected = {{{kA, 1}, 9}, {{kA, 4}, 6}, {{kB, 7}, 3}};
+    ASSERT_EQ(deletes.entries(), expected);
+    EXPECT_EQ(deletes.UpTo(), 9);
+    std::string encoded;
+    AppendMarkerDeletes(deletes, &encoded);
+    if (first.empty()) first = encoded;
+    EXPECT_EQ(encoded, first);
+  } while (std::next_permutation(order.begin(), order.end()));
+
+  MarkerDeletes decoded;
+  std::string_view input = first;
+  ASSERT_TRUE(ConsumeMarkerDeletes(&input, &decoded));
+  EXPECT_TRUE(input.empty());
+  EXPECT_EQ(decoded.UpTo(), 9);
+  auto entry = [](const types::OriginId& origin, std::string offset, int64_t ts) {
+    std::string out(origin.view());
+    out += offset;
+    out.append(reinterpret_cast<const char*>(&ts), 8);  // little-endian on this machine
+    return out;
+  };
+  for (const std::string& bad : {
+           "\x02" + entry(kA, "\x04", 6) + entry(kA, "\x01", 9),  // out of order
+           "\x02" + entry(kA, "\x01", 5) + entry(kA, "\x04", 6),  // the first is dominated
+           "\x02" + entry(kA, "\x04", 6) + entry(kA, "\x04", 6),  // a duplicate
+           "\x01" + entry(kA, std::string("\x84\x00", 2), 6),     // a long varint
+           std::string("\x81\x00", 2),                            // a long count
+           "\x02" + entry(kA, "\x04", 6),                         // one short
+       }) {
+    std::string_view in = bad;
+    EXPECT_FALSE(ConsumeMarkerDeletes(&in, &decoded)) << testing::PrintToString(bad);
+  }
+}
+
+// A horizon keeps its deletes too; one written in decimal reads as one at the pre-mode dot.
+TEST(KeyMarkerTest, HorizonRows) {
+  MarkerDeletes deletes;
+  deletes.Add({{kA, 5}, 1500});
+  deletes.Add({{kB, 2}, 1200});
+  MarkerDeletes decoded;
+  ASSERT_TRUE(DecodeHorizon(EncodeHorizon(deletes), &decoded));
+  EXPECT_EQ(decoded, deletes);
+  ASSERT_TRUE(DecodeHorizon("1500", &decoded));
+  ASSERT_EQ(decoded.entries().size(), 1u);
+  EXPECT_EQ(decoded.entries()[0], (MarkerDelete{PreModeMarkerDot(), 1500}));
+  EXPECT_FALSE(DecodeHorizon("soon", &decoded));
+  EXPECT_FALSE(DecodeHorizon(EncodeHorizon(deletes) + "x", &decoded));
+  EXPECT_FALSE(DecodeHorizon("", &decoded));
 }
 
 TEST(KeyMarkerTest, RegisterOrderIsTimeThenOrigin) {
@@ -90,27 +189,44 @@ TEST(KeyMarkerTest, RowNames) {
   EXPECT_FALSE(ParseHorizonRowName("aa-key:1:k", &db));
 }
 
-// A snapshot carries a marker whole (the delete, the floor, the register with its own origin)
-// and a horizon as the flush that made it.
+// A snapshot carries a marker whole (its deletes with their dots, the floor, the register with
+// its own origin) and a horizon as the flushes that made it.
 TEST(KeyMarkerTest, SnapshotPiecesOfMarkerRows) {
   std::vector<std::vector<std::string>> pieces;
   int db = -1;
-  KeyMarker marker{.deleted_up_to = 1000, .floor = 2};
+  KeyMarker marker{.floor = 2};
+  marker.AddDelete({{kA, 4}, 1000});
+  marker.AddDelete({{kB, 2}, 900});
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:1:log", EncodeKeyMarker(marker), &db, &pieces).ok());
   EXPECT_EQ(db, 1);
   marker = KeyMarker{.expiry = ExpiryRegister{.ts = 7, .origin = "node-b", .expire_at = 9000}};
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:0:s", EncodeKeyMarker(marker), &db, &pieces).ok());
   marker.expiry->expire_at.reset();
+  marker.AddDelete({{kA, 6}, 3});
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:0:p", EncodeKeyMarker(marker), &db, &pieces).ok());
-  ASSERT_TRUE(SnapshotMarkerRow("aa-horizon:2", "1500", &db, &pieces).ok());
+  MarkerDeletes horizon;
+  horizon.Add({{kB, 8}, 1500});
+  ASSERT_TRUE(SnapshotMarkerRow("aa-horizon:2", EncodeHorizon(horizon), &db, &pieces).ok());
   EXPECT_EQ(db, 2);
+  ASSERT_TRUE(SnapshotMarkerRow("aa-horizon:3", "1400", &db, &pieces).ok());
   ASSERT_TRUE(SnapshotMarkerRow("aa-node-id", "abc", &db, &pieces).ok());
+  const std::string a = Hex("61");  // the bytes of kA and kB, 'a' and 'b'
+  const std::string b = Hex("62");
+  const std::string zero = Hex("00");
   const std::vector<std::vector<std::string>> expected = {
-      {"marker-at", "1000", "log", "2"},
+      {"marker-at", "1000", "log", "2", "deletes", a, "4", "1000", b, "2", "900"},
       {"marker-at", std::to_string(KeyMarker::kNothingDeleted), "s", "0", "7", "9000", "node-b"},
-      {"marker-at", std::to_string(KeyMarker::kNothingDeleted), "p", "0", "7", "persist", "node-b"},
-      {"flushdb-at", "1500"}};
+      {"marker-at", "3", "p", "0", "7", "persist", "node-b", "deletes", a, "6", "3"},
+      {"flushdb-at", "1500", "deletes", b, "8", "1500"},
+      {"flushdb-at", "1400", "deletes", zero, "1", "1400"}};
   EXPECT_EQ(pieces, expected);
+  // Each piece parses back to the deletes it was made from.
+  for (const auto& piece : pieces) {
+    int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
+    MarkerDeletes deletes;
+    EXPECT_TRUE(ParseWholeKeyPiece(piece, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes))
+        << testing::PrintToString(piece);
+  }
   EXPECT_TRUE(SnapshotMarkerRow("aa-key:0:s", "\x09", &db, &pieces).IsCorruption());
   EXPECT_TRUE(SnapshotMarkerRow("aa-horizon:0", "soon", &db, &pieces).IsCorruption());
 }
