@@ -23,6 +23,7 @@ two runs each.
 Usage: bench/process_cost.py [--ebb build/ebb-server] [--role lone|origin|peer]
                              [--requests 50000] [--warmup 20000] [--pipeline 16]
                              [--key-range 1000] [--command set|get|-- <redis-benchmark args>]
+                             [--keep-profile PATH]
 """
 import argparse
 import glob
@@ -91,6 +92,8 @@ def main():
     parser.add_argument("--pipeline", type=int, default=16)
     parser.add_argument("--key-range", type=int, default=1000)
     parser.add_argument("--command", default="set")
+    parser.add_argument("--keep-profile", metavar="PATH",
+                        help="copy callgrind's dump there, for callgrind_annotate")
     parser.add_argument("rest", nargs="*", help="after --: a redis-benchmark command line")
     args = parser.parse_args()
     command = args.rest or COMMANDS.get(args.command)
@@ -116,6 +119,8 @@ def main():
         callgrind(measured.proc.pid, "-d")
         callgrind(measured.proc.pid, "-i", "off")
         per = total_instructions(out_file) / args.requests
+        if args.keep_profile:
+            shutil.copy(sorted(glob.glob(out_file + ".*"))[0], args.keep_profile)
         unit = {"lone": "request", "origin": "write", "peer": "applied delta"}[args.role]
         print(f"{args.role}: {per:,.0f} instructions per {unit} "
               f"({' '.join(command)}, P={args.pipeline}, {args.key_range} keys, "
