@@ -574,7 +574,7 @@ class ActiveActive {
   // noted.
   storage::Status DeleteByDelOr(int db, const DelOr& del, const types::Dot& dot);
   // The dot the delta this node logs next will have: what its whole-key operations record in the
-  // markers they write before FinishLocalWrite logs them (marker_deletes.h).
+  // markers they write before FinishLocalWrite logs them (marker_entries.h).
   types::Dot NextOwnDot() const { return {own_origin_, end_offset_ + 1}; }
   // The dot of a peer's `delta` from `origin_id` (the pre-mode origin for an id that is not a
   // node id, which only DEBUG PEER-APPLY can give).

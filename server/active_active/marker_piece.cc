@@ -10,69 +10,81 @@ namespace ebb::server {
 
 namespace {
 
-constexpr std::string_view kDeletesTag = "deletes";
-
-// The `deletes` that args[from..] are (nothing when from is the end) into *deletes; false unless
-// they are a set in MarkerDeletes' order whose greatest ts is `ts`.
-bool ParseDeletes(std::span<const std::string> args, size_t from, int64_t ts,
-                  MarkerDeletes* deletes) {
-  *deletes = MarkerDeletes();
-  if (from == args.size()) return true;
-  if (args[from] != kDeletesTag || (args.size() - from - 1) % 3 != 0 || args.size() - from == 1) {
-    return false;
-  }
-  for (size_t i = from + 1; i < args.size(); i += 3) {
-    MarkerDelete del;
-    const auto& held = deletes->entries();
+// The deletes at args[*at..] (none unless args[*at] is the tag) into *deletes, *at moved past
+// them; false unless they are a set in MarkerEntries' order.
+bool ParseDeletes(std::span<const std::string> args, size_t* at, MarkerEntries* deletes) {
+  *deletes = MarkerEntries();
+  if (*at == args.size() || args[*at] != kMarkerDeletesTag) return true;
+  size_t i = *at + 1;
+  for (; i + 2 < args.size(); i += 3) {
+    MarkerEntry del;
     if (!OriginOfNodeId(args[i], &del.dot.origin) || !ParseUint64(args[i + 1], &del.dot.offset) ||
-        !ParseInt64(args[i + 2], &del.ts) || !deletes->Add(del) || held.back() != del) {
-      return false;  // out of order, or dominated, or dominating one before it
+        !ParseInt64(args[i + 2], &del.value)) {
+      return false;
     }
-    if (held.size() != (i - from + 2) / 3) return false;
+    const size_t held = deletes->entries().size();
+    // Out of order, or dominated, or dominating one before it: not the set's only form.
+    if (!deletes->Add(del) || deletes->entries().size() != held + 1 ||
+        deletes->entries().back() != del) {
+      return false;
+    }
   }
-  return deletes->UpTo() == ts;
+  *at = i;
+  return !deletes->empty();
+}
+
+// A piece's deletes from args[at] to its end, their greatest T the piece's.
+bool ParseDeletesToEnd(std::span<const std::string> args, size_t at, WholeKeyPiece* piece) {
+  return ParseDeletes(args, &at, &piece->deletes) && at == args.size() &&
+         (piece->deletes.empty() || piece->deletes.Greatest() == piece->ts);
+}
+
+// A marker-at's rest from args[4]: [register [offset]] [deletes].
+bool ParseMarkerRest(std::span<const std::string> args, WholeKeyPiece* piece) {
+  size_t at = 4;
+  if (args.size() >= 7 && args[4] != kMarkerDeletesTag) {
+    if (!ParseInt64(args[4], &piece->register_ts) ||
+        (args[5] != kPersist && !ParseInt64(args[5], &piece->expire_at))) {
+      return false;
+    }
+    piece->has_register = true;
+    at = 7;
+    if (at < args.size() && args[at] != kMarkerDeletesTag) {
+      if (!ParseUint64(args[at], &piece->register_offset)) return false;
+      at++;
+    }
+  }
+  return ParseDeletesToEnd(args, at, piece);
 }
 
 }  // namespace
 
-bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t* expire_at,
-                        int64_t* floor, int64_t* register_ts, int64_t* cut_at,
-                        MarkerDeletes* deletes) {
-  *deletes = MarkerDeletes();
+bool ParseWholeKeyPiece(std::span<const std::string> args, WholeKeyPiece* piece) {
+  *piece = WholeKeyPiece();
   if (args.size() < 2) return false;
   const std::string_view op = args[0];
-  if (!ParseInt64(args[1], ts)) return false;
+  if (!ParseInt64(args[1], &piece->ts)) return false;
   if (op == kMarkerAt) {
-    if (args.size() < 4 || !ParseInt64(args[3], floor) || *floor < 0 ||
-        *floor > types::TypePrecedence(types::KeyType::kSeries)) {
-      return false;
-    }
-    size_t rest = 4;
-    if (args.size() >= 7 && args[4] != kDeletesTag) {
-      if (!ParseInt64(args[4], register_ts) ||
-          (args[5] != kPersist && !ParseInt64(args[5], expire_at))) {
-        return false;
-      }
-      rest = 7;
-    }
-    return ParseDeletes(args, rest, *ts, deletes);
+    return args.size() >= 4 && ParseInt64(args[3], &piece->floor) && piece->floor >= 0 &&
+           piece->floor <= types::TypePrecedence(types::KeyType::kSeries) &&
+           ParseMarkerRest(args, piece);
   }
-  if (op == kFlushDbAt) return ParseDeletes(args, 2, *ts, deletes);
+  if (op == kFlushDbAt) return ParseDeletesToEnd(args, 2, piece);
   return (op == kDelAt && args.size() >= 3) || (op == kFlushAllAt && args.size() == 2) ||
          (op == kExpiryAt &&
           (args.size() == 4 || args.size() == 5 ||
-           (args.size() == 6 && args[4] == kExpiryCut && ParseInt64(args[5], cut_at))) &&
-          (args[3] == kPersist || ParseInt64(args[3], expire_at)));
+           (args.size() == 6 && args[4] == kExpiryCut && ParseInt64(args[5], &piece->cut_at))) &&
+          (args[3] == kPersist || ParseInt64(args[3], &piece->expire_at)));
 }
 
-std::vector<std::string> MarkerDeletesArgs(const MarkerDeletes& deletes) {
+std::vector<std::string> MarkerDeletesArgs(const MarkerEntries& deletes) {
   std::vector<std::string> args;
   if (deletes.empty()) return args;
-  args.emplace_back(kDeletesTag);
-  for (const MarkerDelete& del : deletes.entries()) {
+  args.emplace_back(kMarkerDeletesTag);
+  for (const MarkerEntry& del : deletes.entries()) {
     args.push_back(NodeIdOfOrigin(del.dot.origin));
     args.push_back(std::to_string(del.dot.offset));
-    args.push_back(std::to_string(del.ts));
+    args.push_back(std::to_string(del.value));
   }
   return args;
 }

@@ -6,17 +6,19 @@
 //   del-at <T> <key> [<key> ...]
 //   flushdb-at <T> [<deletes>]     flushall-at <T>
 //   expiry-at <T> <key> <expire_at ms | persist> [<cutoff> | del <cut_at>]
-//   marker-at <T> <key> <floor> [<register ts> <expire_at ms | persist> <register origin>]
+//   marker-at <T> <key> <floor>
+//             [<register ts> <expire_at ms | persist> <register origin> [<register offset>]]
 //             [<deletes>]
-//   deletes = "deletes" (<origin node id> <offset> <ts>)+
+//   deletes = "deletes" (<origin node id> <offset> <T>)+
 //
-// T, expire_at, cut_at, the register's ts and each delete's ts are signed 64-bit decimals, an
-// offset an unsigned one, an origin node id 40 hex digits; a floor is a type precedence, 0 (none)
-// up to the series'. A cutoff is judged by the TLOG TRIMAT it is applied as. `deletes` (a
-// snapshot's marker or horizon, each delete with the dot that made it: marker_deletes.h) must be
-// a set as MarkerDeletes keeps it, in its order, and T the greatest of their ts; without it a
-// flushdb-at is one delete at its delta's dot and a marker-at's T one at PreModeMarkerDot().
-// Example: {"marker-at", "5", "k", "0"} has the shape (*ts = 5, *floor = 0); {"marker-at", "5",
+// T, expire_at, cut_at, the register's ts and each delete's T are signed 64-bit decimals, offsets
+// unsigned ones, an origin node id 40 hex digits; a floor is a type precedence, 0 (none) up to the
+// series'. A cutoff is judged by the TLOG TRIMAT it is applied as. `deletes` (a snapshot's marker
+// or horizon, each delete with the dot of the delta that made it: marker_entries.h) must be a set
+// as MarkerEntries keeps it, in its order, the piece's T the greatest of their T. Without it a
+// flushdb-at is one delete at its delta's dot, and a marker-at's T one delete at
+// PreModeMarkerDot(); a register without its offset has offset 0.
+// Example: {"marker-at", "5", "k", "0"} has the shape (ts = 5, floor = 0); {"marker-at", "5",
 // "k", "9"} does not (no type has precedence 9); {"flushdb-at", "5", "deletes", <40 hex digits>,
 // "3", "5"} has it, with one delete.
 // Thread-safety: a pure function.
@@ -28,19 +30,29 @@
 #include <string_view>
 #include <vector>
 
-#include "server/active_active/marker_deletes.h"
+#include "server/active_active/marker_entries.h"
 #include "types/or_context.h"
 
 namespace ebb::server {
 
-// True when `args` has one of the shapes above; then *ts is T, *deletes the deletes it carries
-// (empty without them) and the other numbers its shape names are set (each one it does not name is
-// left as it was).
-bool ParseWholeKeyPiece(std::span<const std::string> args, int64_t* ts, int64_t* expire_at,
-                        int64_t* floor, int64_t* register_ts, int64_t* cut_at,
-                        MarkerDeletes* deletes);
+inline constexpr std::string_view kMarkerDeletesTag = "deletes";
+
+// What a whole-key piece's shape names (each field it does not name left as it is).
+struct WholeKeyPiece {
+  int64_t ts = 0;  // T
+  int64_t expire_at = 0;
+  int64_t floor = 0;
+  bool has_register = false;  // a marker-at's
+  int64_t register_ts = 0;
+  uint64_t register_offset = 0;
+  int64_t cut_at = 0;
+  MarkerEntries deletes;  // empty without them
+};
+
+// True when `args` has one of the shapes above; then *piece holds what it names.
+bool ParseWholeKeyPiece(std::span<const std::string> args, WholeKeyPiece* piece);
 // The `deletes` arguments of a snapshot piece carrying `deletes` (nothing for none).
-std::vector<std::string> MarkerDeletesArgs(const MarkerDeletes& deletes);
+std::vector<std::string> MarkerDeletesArgs(const MarkerEntries& deletes);
 
 // A DEL in the observed-remove form (docs/active-active.md, "Deltas"), made by a DEL that names a
 // string key:

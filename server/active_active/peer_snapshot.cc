@@ -209,6 +209,7 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
       piece.push_back(marker.expiry->expire_at ? std::to_string(*marker.expiry->expire_at)
                                                : "persist");
       piece.push_back(marker.expiry->origin);
+      piece.push_back(std::to_string(marker.expiry->offset));
     }
     std::ranges::move(MarkerDeletesArgs(marker.deletes), std::back_inserter(piece));
     pieces->push_back(std::move(piece));
@@ -234,9 +235,9 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
     return storage::Status::OK();
   }
   if (ParseHorizonRowName(name, db)) {
-    MarkerDeletes deletes;
+    MarkerEntries deletes;
     if (!DecodeHorizon(value, &deletes)) return storage::Status::Corruption("horizon");
-    std::vector<std::string> piece = {std::string(kFlushDbAt), std::to_string(deletes.UpTo())};
+    std::vector<std::string> piece = {std::string(kFlushDbAt), std::to_string(deletes.Greatest())};
     std::ranges::move(MarkerDeletesArgs(deletes), std::back_inserter(piece));
     pieces->push_back(std::move(piece));
   }

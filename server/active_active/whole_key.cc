@@ -39,8 +39,9 @@ bool ParseUnsigned(std::string_view text, __int128* out) {
   return true;
 }
 
-// Consumes an optional register (the rest of a key marker row) into *marker.
-bool ConsumeRegister(std::string_view encoded, KeyMarker* marker) {
+// Consumes an optional register (the rest of a key marker row) into *marker; `with_offset`: of
+// version 2, which keeps the register's offset.
+bool ConsumeRegister(std::string_view encoded, bool with_offset, KeyMarker* marker) {
   marker->expiry.reset();
   if (encoded.empty()) return true;
   ExpiryRegister reg;
@@ -51,6 +52,7 @@ bool ConsumeRegister(std::string_view encoded, KeyMarker* marker) {
   const uint8_t has_expiry = static_cast<uint8_t>(encoded[0]);
   encoded.remove_prefix(1);
   if (has_expiry > 1 || !storage::GetFixed64(&encoded, &expire_at) ||
+      (with_offset && !types::GetShortestVarint64(&encoded, &reg.offset)) ||
       !storage::GetLengthPrefixed(&encoded, &origin) || !encoded.empty()) {
     return false;
   }
@@ -71,20 +73,26 @@ bool ConsumeFloor(std::string_view* encoded, int* floor) {
 
 }  // namespace
 
-bool KeyMarker::AddDelete(const MarkerDelete& del) {
+types::Dot RegisterDot(const ExpiryRegister& reg) {
+  const std::optional<types::OriginId> origin = types::OriginId::FromHex(reg.origin);
+  return types::Dot{origin.value_or(types::kPreModeOrigin), reg.offset};
+}
+
+bool KeyMarker::AddDelete(const MarkerEntry& del) {
   if (!deletes.Add(del)) return false;
-  deleted_up_to = std::max(deleted_up_to, del.ts);
+  deleted_up_to = std::max(deleted_up_to, del.value);
   return true;
 }
 
 std::string EncodeKeyMarker(const KeyMarker& marker) {
   std::string out(1, static_cast<char>(kMarkerVersion));
   out.push_back(static_cast<char>(marker.floor));
-  AppendMarkerDeletes(marker.deletes, &out);
+  AppendMarkerEntries(marker.deletes, &out);
   if (const auto& reg = marker.expiry) {
     storage::PutFixed64(&out, static_cast<uint64_t>(reg->ts));
     out.push_back(reg->expire_at ? 1 : 0);
     storage::PutFixed64(&out, static_cast<uint64_t>(reg->expire_at.value_or(0)));
+    storage::PutVarint64(&out, reg->offset);
     storage::PutLengthPrefixed(&out, reg->origin);
   }
   return out;
@@ -97,11 +105,11 @@ bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
   encoded.remove_prefix(1);
   if (version == kMarkerVersion) {
     if (!ConsumeFloor(&encoded, &marker->floor) ||
-        !ConsumeMarkerDeletes(&encoded, &marker->deletes)) {
+        !ConsumeMarkerEntries(&encoded, &marker->deletes)) {
       return false;
     }
-    marker->deleted_up_to = marker->deletes.UpTo();
-    return ConsumeRegister(encoded, marker);
+    marker->deleted_up_to = marker->deletes.Greatest();
+    return ConsumeRegister(encoded, /*with_offset=*/true, marker);
   }
   if (version != kMarkerVersionWithoutDots) return false;
   uint64_t up_to = 0;
@@ -111,20 +119,20 @@ bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker) {
   if (static_cast<int64_t>(up_to) != KeyMarker::kNothingDeleted) {
     marker->AddDelete({PreModeMarkerDot(), static_cast<int64_t>(up_to)});
   }
-  return ConsumeRegister(encoded, marker);
+  return ConsumeRegister(encoded, /*with_offset=*/false, marker);
 }
 
-std::string EncodeHorizon(const MarkerDeletes& deletes) {
+std::string EncodeHorizon(const MarkerEntries& deletes) {
   std::string out(1, static_cast<char>(kHorizonVersion));
-  AppendMarkerDeletes(deletes, &out);
+  AppendMarkerEntries(deletes, &out);
   return out;
 }
 
-bool DecodeHorizon(std::string_view encoded, MarkerDeletes* deletes) {
-  *deletes = MarkerDeletes();
+bool DecodeHorizon(std::string_view encoded, MarkerEntries* deletes) {
+  *deletes = MarkerEntries();
   if (!encoded.empty() && static_cast<uint8_t>(encoded[0]) == kHorizonVersion) {
     encoded.remove_prefix(1);
-    return ConsumeMarkerDeletes(&encoded, deletes) && encoded.empty();
+    return ConsumeMarkerEntries(&encoded, deletes) && encoded.empty();
   }
   int64_t horizon = 0;  // written before horizons kept their deletes: decimal, never "\x02"
   if (!ParseInt64(encoded, &horizon)) return false;
@@ -216,16 +224,16 @@ storage::Status WholeKeyMarkers::ReadHorizon(int db, int64_t* horizon) {
     *horizon = *horizons_[db];
     return storage::Status::OK();
   }
-  MarkerDeletes deletes;
+  MarkerEntries deletes;
   storage::Status s = ReadHorizonRow(db, &deletes);
   if (!s.ok()) return s;
-  *horizon = deletes.UpTo();
+  *horizon = deletes.Greatest();
   horizons_[db] = *horizon;
   return storage::Status::OK();
 }
 
-storage::Status WholeKeyMarkers::ReadHorizonRow(int db, MarkerDeletes* deletes) {
-  *deletes = MarkerDeletes();
+storage::Status WholeKeyMarkers::ReadHorizonRow(int db, MarkerEntries* deletes) {
+  *deletes = MarkerEntries();
   storage::Row row;
   storage::Status s = keyspace_.db().Get(keyspace_.ReadOptions(),
                                          types::Keyspace::SystemRowKey(HorizonRowName(db)), &row);
@@ -534,11 +542,11 @@ storage::Status WholeKeyMarkers::DeleteFromLog(int db, std::string_view key, int
   return trimmed.ok() ? storage::Status::OK() : trimmed.engine_status();
 }
 
-storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerDelete& del,
+storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerEntry& del,
                                             std::span<const std::string> keys) {
   for (const std::string& key : keys) {
     int precedence = -1;
-    storage::Status s = DeleteContent(db, key, del.ts, &precedence);
+    storage::Status s = DeleteContent(db, key, del.value, &precedence);
     if (!s.ok()) return s;
     KeyMarker marker;
     bool found = false;
@@ -555,15 +563,15 @@ storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerDelete& del,
   return storage::Status::OK();
 }
 
-storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerDelete& del) {
-  const int64_t ts = del.ts;
-  MarkerDeletes deletes;
+storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerEntry& del) {
+  const int64_t ts = del.value;
+  MarkerEntries deletes;
   storage::Status s = ReadHorizonRow(db, &deletes);
   if (!s.ok()) return s;
   const bool had_row = !deletes.empty();
   if (deletes.Add(del)) {
     any_horizon_ = true;
-    horizons_[db] = deletes.UpTo();
+    horizons_[db] = deletes.Greatest();
     s = PutRow(HorizonRowName(db), EncodeHorizon(deletes), !had_row);
   }
   if (!s.ok()) return s;

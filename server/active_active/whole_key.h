@@ -8,7 +8,7 @@
 // database (FLUSHALL: of every database) through one horizon row instead of a marker per key.
 // What a node keeps for it (docs/key-encoding.md, "Active-active markers"):
 //   - the key marker, system row `aa-key:<db>:<key>` = KeyMarker: the key's deletes, each with
-//     the dot of the delta that made it (marker_deletes.h), their greatest T `deleted_up_to`, and
+//     the dot of the delta that made it (marker_entries.h), their greatest T `deleted_up_to`, and
 //     the key's type floor (below);
 //   - the database horizon, system row `aa-horizon:<db>` = its flushes the same way, their
 //     greatest T the horizon.
@@ -66,7 +66,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/active_active/marker_deletes.h"
+#include "server/active_active/marker_entries.h"
 #include "storage/status.h"
 #include "types/key_meta.h"
 
@@ -87,11 +87,14 @@ inline int64_t ClampToSigned(uint64_t ts) {
              : static_cast<int64_t>(ts);
 }
 
-// An expiry change: at origin time `ts` by node `origin`, to `expire_at` (nullopt: PERSIST).
+// An expiry change: at origin time `ts` by node `origin` (40 hex digits), to `expire_at`
+// (nullopt: PERSIST), made by the delta at `offset` of that origin (0: data held before the mode,
+// or DEBUG PEER-APPLY without OFFSET): the register's dot is (origin, offset).
 struct ExpiryRegister {
   int64_t ts = 0;
   std::string origin;
   std::optional<int64_t> expire_at;
+  uint64_t offset = 0;
 
   // The register order: (ts, origin).
   bool Precedes(const ExpiryRegister& other) const {
@@ -101,33 +104,42 @@ struct ExpiryRegister {
 };
 
 // The value of a key marker row. on-disk (docs/key-encoding.md, "Active-active markers"):
-//   version:u8 (2) floor:u8 (0 string, 1 TREG, 2 TLOG, 3 series) deletes (AppendMarkerDeletes)
-//   [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 origin_len:varint32 origin]
-// Version 1, written before markers kept their deletes, is read too:
-//   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 [register]
-// its deleted_up_to as one delete at PreModeMarkerDot() (none for the least int64).
+//   version:u8 (2) floor:u8 (0 string, 1 TREG, 2 TLOG, 3 series) deletes (AppendMarkerEntries,
+//   each value a T) [register: ts:fixed64 has_expiry:u8 expire_at:fixed64 offset:varint64
+//   origin_len:varint32 origin]
+// Version 1, written before markers kept their dots, is read too:
+//   version:u8 (1) deleted_up_to:fixed64 (int64, two's complement) floor:u8 [register without
+//   its offset]
+// its deleted_up_to as one delete at PreModeMarkerDot() (none for the least int64), its register
+// at offset 0. The floor keeps no dot: the delta that raises it depends on the order of arrival
+// (the delete that met the content on one node, the covered write of that type on another), so
+// it cannot be collected by the dots until rows carry the dots of the writes that made them
+// (docs/active-active.md, "Status").
 struct KeyMarker {
-  static constexpr int64_t kNothingDeleted = MarkerDeletes::kNothingDeleted;
-  // deletes.UpTo() in a row as decoded; WholeKeyMarkers::Marker raises it to the database's
+  static constexpr int64_t kNothingDeleted = MarkerEntries::kNone;
+  // deletes.Greatest() in a row as decoded; WholeKeyMarkers::Marker raises it to the database's
   // horizon. What judges writes; `deletes` is what the row stores.
   int64_t deleted_up_to = kNothingDeleted;
-  MarkerDeletes deletes;
+  MarkerEntries deletes;
   int floor = 0;
   std::optional<ExpiryRegister> expiry;
 
   // Joins `del` into `deletes` and raises deleted_up_to; true when the set changed.
-  bool AddDelete(const MarkerDelete& del);
+  bool AddDelete(const MarkerEntry& del);
 
   bool operator==(const KeyMarker&) const = default;
 };
+// The dot of the delta that set `reg`: (its origin, its offset); the pre-mode origin for an
+// origin that is not a node id.
+types::Dot RegisterDot(const ExpiryRegister& reg);
 std::string EncodeKeyMarker(const KeyMarker& marker);
 // False when `encoded` is not a key marker of a known version.
 bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker);
 
-// The value of a horizon row: version:u8 (2) deletes (AppendMarkerDeletes). A row written before
+// The value of a horizon row: version:u8 (2) deletes (AppendMarkerEntries). A row written before
 // (the greatest T in decimal) reads as one delete at PreModeMarkerDot().
-std::string EncodeHorizon(const MarkerDeletes& deletes);
-bool DecodeHorizon(std::string_view encoded, MarkerDeletes* deletes);
+std::string EncodeHorizon(const MarkerEntries& deletes);
+bool DecodeHorizon(std::string_view encoded, MarkerEntries* deletes);
 
 // System row names: `aa-key:<db>:<key>` and `aa-horizon:<db>`.
 inline constexpr std::string_view kKeyMarkerRowPrefix = "aa-key:";
@@ -207,10 +219,10 @@ class WholeKeyMarkers {
   // holds nothing (absent, a tombstone, wiped). *existed says whether it holds something.
   storage::Status RaiseToNewest(int db, std::string_view key, int64_t* ts, bool* existed);
 
-  // `del`, a DEL at del.ts made by the delta at del.dot, of each key (origin and peers alike).
-  storage::Status DeleteKeys(int db, const MarkerDelete& del, std::span<const std::string> keys);
-  // `del`, a FLUSHDB at del.ts made by the delta at del.dot.
-  storage::Status FlushDb(int db, const MarkerDelete& del);
+  // `del`, a DEL at T del.value made by the delta at del.dot, of each key (origin and peers alike).
+  storage::Status DeleteKeys(int db, const MarkerEntry& del, std::span<const std::string> keys);
+  // `del`, a FLUSHDB at T del.value made by the delta at del.dot.
+  storage::Status FlushDb(int db, const MarkerEntry& del);
 
   // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied
   // to the string version held (when written at or before reg.ts), the TREG pair or the log.
@@ -274,7 +286,7 @@ class WholeKeyMarkers {
   storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
   storage::Status ReadHorizon(int db, int64_t* horizon);
   // The database's horizon row, uncached; empty when there is none.
-  storage::Status ReadHorizonRow(int db, MarkerDeletes* deletes);
+  storage::Status ReadHorizonRow(int db, MarkerEntries* deletes);
 
   // Settles the counter of `key` (if any) under its effective marker.
   storage::Status SettleCounter(int db, std::string_view key);

@@ -11,7 +11,7 @@
 // version) hold — never the clock, whose readings mean nothing to timestamps the user chose — so
 // the operation covers everything its origin sees and no write with a greater timestamp. A delete
 // that finds nothing to cover logs nothing. Each delete is kept in the marker (the horizon) with
-// its delta's dot (marker_deletes.h). Snapshots (peer_snapshot.h) carry a key marker whole as
+// its delta's dot (marker_entries.h). Snapshots (peer_snapshot.h) carry a key marker whole as
 // `marker-at <deleted_up_to> key <floor> [<register ts> <expire_at ms>|persist <register origin>]
 // [deletes ...]` and a horizon as `flushdb-at <T> [deletes ...]` (marker_piece.h).
 #include <spdlog/spdlog.h>
@@ -283,35 +283,33 @@ types::Dot ActiveActive::DotOfDelta(std::string_view origin_id, const PeerDelta&
 ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin_id,
                                                        const PeerDelta& delta,
                                                        const std::vector<std::string>& args) {
-  int64_t ts = 0;
-  int64_t expire_at = 0;
-  int64_t floor = 0;
-  int64_t register_ts = 0;
-  int64_t cut_at = 0;     // a series' hidden samples cut with an expiry change: a delete at it
-  MarkerDeletes deletes;  // a snapshot's marker or horizon: each delete with its own dot
-  if (!ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes)) {
+  WholeKeyPiece piece;
+  if (!ParseWholeKeyPiece(args, &piece)) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
                  delta.offset, args[0]);
     return ApplyOutcome::kMalformed;
   }
+  const int64_t ts = piece.ts;
   const types::Dot dot = DotOfDelta(origin_id, delta);
-  // A marker or a horizon from a snapshot made before they kept their deletes: its T as one
-  // delete at the pre-mode dot.
-  if (deletes.empty() && args[0] == kMarkerAt && ts != KeyMarker::kNothingDeleted) {
-    deletes.Add({PreModeMarkerDot(), ts});
-  }
   storage::Status s;
   if (args[0] == kMarkerAt) {
-    // The sender's marker, merged as the operations that made it: its deletes, its floor, its
+    // The sender's marker, merged as the operations that made it: its deletes, each at its own
+    // dot (from a sender whose markers kept no dots, its T at the pre-mode dot), its floor, its
     // register (with the register's own origin, which orders it).
+    if (piece.deletes.empty() && ts != KeyMarker::kNothingDeleted) {
+      piece.deletes.Add({PreModeMarkerDot(), ts});
+    }
     const std::string& key = args[2];
-    for (const MarkerDelete& del : deletes.entries()) {
+    for (const MarkerEntry& del : piece.deletes.entries()) {
       if (s.ok()) s = whole_key_->DeleteKeys(delta.db, del, std::span<const std::string>(&key, 1));
     }
-    if (s.ok() && floor > 0) s = whole_key_->RaiseFloor(delta.db, key, static_cast<int>(floor));
-    if (s.ok() && args.size() == 7) {
-      ExpiryRegister reg{.ts = register_ts, .origin = args[6]};
-      if (args[5] != kPersist) reg.expire_at = expire_at;
+    if (s.ok() && piece.floor > 0) {
+      s = whole_key_->RaiseFloor(delta.db, key, static_cast<int>(piece.floor));
+    }
+    if (s.ok() && piece.has_register) {
+      ExpiryRegister reg{
+          .ts = piece.register_ts, .origin = args[6], .offset = piece.register_offset};
+      if (args[5] != kPersist) reg.expire_at = piece.expire_at;
       s = whole_key_->SetExpiry(delta.db, key, reg);
     }
     if (s.ok()) NoteKeyChange(*context_, delta.db, key);
@@ -326,17 +324,17 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
       const ApplyOutcome outcome = ApplyOne(origin_id, trimat);
       if (outcome != ApplyOutcome::kApplied) return outcome;
     } else if (args.size() == 6) {
-      s = whole_key_->DeleteKeys(delta.db, {dot, cut_at},
+      s = whole_key_->DeleteKeys(delta.db, {dot, piece.cut_at},
                                  std::span<const std::string>(&args[2], 1));
     }
-    ExpiryRegister reg{.ts = ts, .origin = origin_id};
-    if (args[3] != kPersist) reg.expire_at = expire_at;
+    ExpiryRegister reg{.ts = ts, .origin = origin_id, .offset = delta.offset};
+    if (args[3] != kPersist) reg.expire_at = piece.expire_at;
     if (s.ok()) s = whole_key_->SetExpiry(delta.db, args[2], reg);
     if (s.ok()) NoteKeyChange(*context_, delta.db, args[2]);
   } else if (args[0] == kFlushDbAt) {
     SignalFlush(*context_, delta.db);
-    if (deletes.empty()) deletes.Add({dot, ts});
-    for (const MarkerDelete& del : deletes.entries()) {
+    if (piece.deletes.empty()) piece.deletes.Add({dot, ts});
+    for (const MarkerEntry& del : piece.deletes.entries()) {
       if (s.ok()) s = whole_key_->FlushDb(delta.db, del);
     }
   } else {
@@ -370,7 +368,8 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
     reply.Error(EngineError(s.ToString()));
     return false;
   }
-  ExpiryRegister reg{.ts = std::max(ks.NowMs(), version_ts), .origin = node_id_};
+  ExpiryRegister reg{
+      .ts = std::max(ks.NowMs(), version_ts), .origin = node_id_, .offset = NextOwnDot().offset};
   s = whole_key_->RaiseAboveRegister(plan->db, key, &reg.ts);
   if (!s.ok()) {
     reply.Error(EngineError(s.ToString()));

@@ -226,17 +226,18 @@ void CheckArguments(const PeerDelta& delta) {
   const std::span<const std::string> view(args);
   // A whole-key piece's shape, judged as ApplyWholeKey judges it: what it accepts is a whole-key
   // operation with a floor in range.
-  int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
-  ebb::server::MarkerDeletes deletes;
-  if (ParseWholeKeyPiece(view, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes)) {
-    Check(floor >= 0 && floor <= ebb::types::TypePrecedence(ebb::types::KeyType::kSeries),
-          "a whole-key piece's floor out of range");
+  ebb::server::WholeKeyPiece piece;
+  if (ParseWholeKeyPiece(view, &piece)) {
+    Check(
+        piece.floor >= 0 && piece.floor <= ebb::types::TypePrecedence(ebb::types::KeyType::kSeries),
+        "a whole-key piece's floor out of range");
     Check(args[0] == kDelAt || args[0] == kFlushDbAt || args[0] == kFlushAllAt ||
               args[0] == kExpiryAt || args[0] == kMarkerAt,
           "a whole-key piece of no whole-key operation");
     // A piece's deletes end at its T and are written back as they came (ids in either case).
-    const std::vector<std::string> tail = MarkerDeletesArgs(deletes);
-    Check(deletes.empty() || deletes.UpTo() == ts, "a piece's deletes do not end at its T");
+    Check(piece.deletes.empty() || piece.deletes.Greatest() == piece.ts,
+          "a piece's deletes do not end at its T");
+    const std::vector<std::string> tail = MarkerDeletesArgs(piece.deletes);
     Check(tail.size() <= args.size() && std::equal(tail.rbegin(), tail.rend(), args.rbegin(),
                                                    [](const std::string& a, const std::string& b) {
                                                      return ebb::AsciiLower(a) ==

@@ -1,5 +1,5 @@
 // The deletes a key marker and a database's horizon keep in active-active mode, each with the dot
-// of the delta that made it (server/active_active/marker_deletes.h; docs/key-encoding.md,
+// of the delta that made it (server/active_active/marker_entries.h; docs/key-encoding.md,
 // "Active-active markers"), through spawned ebb-servers fed by DEBUG PEER-APPLY: every order of
 // arrival leaves the same rows, a snapshot's pieces carry the deletes with their dots, and a
 // client's DEL on the origin records the offset its delta is logged at. The rows are read from
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "server/active_active/marker_deletes.h"
+#include "server/active_active/marker_entries.h"
 #include "server/active_active/whole_key.h"
 #include "storage/db.h"
 #include "tests/support/active_active_support.h"
@@ -79,6 +79,8 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
       {kA, 4, {"del-at", "6", "log"}},  // dominates A's two before it
       {kB, 8, {"flushdb-at", "2"}},
       {kA, 5, {"flushdb-at", "1"}},
+      {kB, 9, {"expiry-at", "7", "log", "persist"}},
+      {kA, 6, {"expiry-at", "7", "log", "4000000000000"}},  // the same T from a lesser origin
   };
   {
     RedisConnection c0 = n0_.Connect();
@@ -86,7 +88,10 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
     RedisConnection c1 = n1_.Connect();
     for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) Apply(c1.get(), *it);
     RedisConnection c2 = n2_.Connect();
-    Apply(c2.get(), {kC, 1, {"marker-at", "6", "log", "2", "deletes", kA, "4", "6", kB, "7", "3"}});
+    Apply(c2.get(), {kC,
+                     1,
+                     {"marker-at", "6", "log", "2", "7", "persist", kB, "9", "deletes", kA, "4",
+                      "6", kB, "7", "3"}});
     Apply(c2.get(), {kC, 2, {"flushdb-at", "2", "deletes", kA, "5", "1", kB, "8", "2"}});
     for (redisContext* c : {c0.get(), c1.get(), c2.get()}) {
       EXPECT_EQ(Cmd(c, {"TLOG", "INS", "log", "y", "6"}).str(), "OK");  // covered: dropped
@@ -106,18 +111,23 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
 
   server::KeyMarker marker;
   ASSERT_TRUE(server::DecodeKeyMarker(markers[0], &marker));
-  const std::vector<server::MarkerDelete> kept = {{{Origin(kA), 4}, 6}, {{Origin(kB), 7}, 3}};
+  const std::vector<server::MarkerEntry> kept = {{{Origin(kA), 4}, 6}, {{Origin(kB), 7}, 3}};
   EXPECT_EQ(marker.deletes.entries(), kept);
   EXPECT_EQ(marker.deleted_up_to, 6);
   EXPECT_EQ(marker.floor, 2);  // the log it removed
-  server::MarkerDeletes horizon;
+  // The register (7, B) wins over (7, A), with the offset of the delta that made it.
+  ASSERT_TRUE(marker.expiry.has_value());
+  EXPECT_EQ(marker.expiry->origin, kB);
+  EXPECT_EQ(marker.expiry->offset, 9u);
+  EXPECT_FALSE(marker.expiry->expire_at.has_value());
+  server::MarkerEntries horizon;
   ASSERT_TRUE(server::DecodeHorizon(horizons[0], &horizon));
-  const std::vector<server::MarkerDelete> flushes = {{{Origin(kA), 5}, 1}, {{Origin(kB), 8}, 2}};
+  const std::vector<server::MarkerEntry> flushes = {{{Origin(kA), 5}, 1}, {{Origin(kB), 8}, 2}};
   EXPECT_EQ(horizon.entries(), flushes);
 }
 
 // A client's DEL and FLUSHDB on the origin record the offsets their deltas are logged at, under
-// the node's own id.
+// the node's own id; its EXPIRE keeps the offset its register is logged at.
 TEST_F(ActiveActiveMarkerDotsTest, TheOriginRecordsTheOffsetItLogsAt) {
   ASSERT_NE(no_peer_.port(), 0);
   ASSERT_TRUE(n0_.Start(no_peer_.PeerArgs())) << n0_.error();
@@ -130,16 +140,22 @@ TEST_F(ActiveActiveMarkerDotsTest, TheOriginRecordsTheOffsetItLogsAt) {
     ASSERT_EQ(Cmd(c.get(), {"TREG", "SET", "q", "v", "12"}).str(), "OK");  // offset 2
     ASSERT_EQ(Cmd(c.get(), {"DEL", "r"}).integer(), 1);                    // offset 3, T 10
     ASSERT_EQ(Cmd(c.get(), {"FLUSHDB"}).str(), "OK");                      // offset 4, T 12
+    ASSERT_EQ(Cmd(c.get(), {"TREG", "SET", "e", "v", "20"}).str(), "OK");  // offset 5
+    ASSERT_EQ(Cmd(c.get(), {"PEXPIRE", "e", "100000"}).integer(), 1);      // offset 6
   }
   ASSERT_EQ(n0_.Stop(), 0) << n0_.ReadLog();
   server::KeyMarker marker;
   ASSERT_TRUE(server::DecodeKeyMarker(SystemRow(n0_.data_dir(), "aa-key:0:r"), &marker));
-  const std::vector<server::MarkerDelete> del = {{{Origin(id), 3}, 10}};
+  const std::vector<server::MarkerEntry> del = {{{Origin(id), 3}, 10}};
   EXPECT_EQ(marker.deletes.entries(), del);
-  server::MarkerDeletes horizon;
+  server::MarkerEntries horizon;
   ASSERT_TRUE(server::DecodeHorizon(SystemRow(n0_.data_dir(), "aa-horizon:0"), &horizon));
-  const std::vector<server::MarkerDelete> flush = {{{Origin(id), 4}, 12}};
+  const std::vector<server::MarkerEntry> flush = {{{Origin(id), 4}, 12}};
   EXPECT_EQ(horizon.entries(), flush);
+  ASSERT_TRUE(server::DecodeKeyMarker(SystemRow(n0_.data_dir(), "aa-key:0:e"), &marker));
+  ASSERT_TRUE(marker.expiry.has_value());
+  EXPECT_EQ(marker.expiry->origin, id);
+  EXPECT_EQ(marker.expiry->offset, 6u);
 }
 
 }  // namespace

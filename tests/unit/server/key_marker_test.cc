@@ -22,11 +22,13 @@ std::string Hex(const std::string& byte) {
   return out;
 }
 
-// A marker with one delete: version, floor, count, the dot (20 id bytes, offset varint) and T.
-TEST(KeyMarkerTest, DeleteOnlyMarkerKeepsItsDot) {
+// A marker with one delete: version, floor, the deletes (count, each dot as 20 id bytes and an
+// offset varint, its T).
+TEST(KeyMarkerTest, DeleteKeepsItsDot) {
   KeyMarker marker;
   marker.floor = 2;
-  ASSERT_TRUE(marker.AddDelete({{kA, 3}, 1'700'000'000'000}));  // 0x18BCFE56800
+  ASSERT_TRUE(marker.AddDelete({{kA, 3}, 1'700'000'000'000}));   // 0x18BCFE56800
+  EXPECT_FALSE(marker.AddDelete({{kA, 2}, 1'700'000'000'000}));  // dominated
   EXPECT_EQ(marker.deleted_up_to, 1'700'000'000'000);
   const std::string encoded = EncodeKeyMarker(marker);
   EXPECT_EQ(encoded, std::string("\x02\x02\x01", 3) + std::string(20, 'a') +
@@ -36,30 +38,34 @@ TEST(KeyMarkerTest, DeleteOnlyMarkerKeepsItsDot) {
   EXPECT_EQ(decoded, marker);
 }
 
-// A row written before markers kept their deletes reads as one delete at the pre-mode dot, and
-// is written back in today's form.
+// A row written before markers kept their dots reads as one delete at the pre-mode dot (its
+// register at offset 0), and is written back in today's form.
 TEST(KeyMarkerTest, VersionOneRowReadsAsOneDeleteAtThePreModeDot) {
   const std::string v1("\x01\x00\x68\xe5\xcf\x8b\x01\x00\x00\x02", 10);
   KeyMarker decoded;
   ASSERT_TRUE(DecodeKeyMarker(v1, &decoded));
   EXPECT_EQ(decoded.deleted_up_to, 1'700'000'000'000);
   EXPECT_EQ(decoded.floor, 2);
-  ASSERT_EQ(decoded.deletes.entries().size(), 1u);
-  EXPECT_EQ(decoded.deletes.entries()[0], (MarkerDelete{PreModeMarkerDot(), 1'700'000'000'000}));
+  const std::vector<MarkerEntry> deletes = {{PreModeMarkerDot(), 1'700'000'000'000}};
+  EXPECT_EQ(decoded.deletes.entries(), deletes);
   KeyMarker again;
   ASSERT_TRUE(DecodeKeyMarker(EncodeKeyMarker(decoded), &again));
   EXPECT_EQ(again, decoded);
-  // Nothing deleted (the least int64): no delete at all.
-  std::string floor_only("\x01\x00\x00\x00\x00\x00\x00\x00\x80\x01", 10);
-  ASSERT_TRUE(DecodeKeyMarker(floor_only, &decoded));
+  // Nothing deleted (the least int64), a floor, a register of node "o".
+  std::string with_register("\x01\x00\x00\x00\x00\x00\x00\x00\x80\x01", 10);
+  with_register += std::string("\x07\0\0\0\0\0\0\0\x01\x09\0\0\0\0\0\0\0\x01o", 19);
+  ASSERT_TRUE(DecodeKeyMarker(with_register, &decoded));
   EXPECT_TRUE(decoded.deletes.empty());
   EXPECT_EQ(decoded.deleted_up_to, KeyMarker::kNothingDeleted);
   EXPECT_EQ(decoded.floor, 1);
+  EXPECT_EQ(decoded.expiry, (ExpiryRegister{.ts = 7, .origin = "o", .expire_at = 9, .offset = 0}));
+  EXPECT_FALSE(DecodeKeyMarker(std::string("\x01\x00\x68\xe5\xcf\x8b\x01\x00\x00\x04", 10),
+                               &decoded));  // no such type
 }
 
 TEST(KeyMarkerTest, RegisterRoundTrips) {
   KeyMarker marker;  // nothing deleted: the least int64
-  marker.expiry = ExpiryRegister{.ts = 42, .origin = "node-a", .expire_at = 1000};
+  marker.expiry = ExpiryRegister{.ts = 42, .origin = "node-a", .expire_at = 1000, .offset = 300};
   KeyMarker decoded;
   ASSERT_TRUE(DecodeKeyMarker(EncodeKeyMarker(marker), &decoded));
   EXPECT_EQ(decoded, marker);
@@ -68,11 +74,14 @@ TEST(KeyMarkerTest, RegisterRoundTrips) {
   marker.expiry->expire_at.reset();  // PERSIST
   marker.AddDelete({{kB, 9}, -5});
   const std::string encoded = EncodeKeyMarker(marker);
-  EXPECT_EQ(encoded.size(), 3u + 20 + 1 + 8 + 8 + 1 + 8 + 1 + 6);
+  EXPECT_EQ(encoded.size(), 3u + 20 + 1 + 8 + 8 + 1 + 8 + 2 + 1 + 6);
   ASSERT_TRUE(DecodeKeyMarker(encoded, &decoded));
   EXPECT_EQ(decoded, marker);
   EXPECT_EQ(decoded.deleted_up_to, -5);
   EXPECT_FALSE(decoded.expiry->expire_at.has_value());
+  EXPECT_EQ(RegisterDot(ExpiryRegister{.origin = Hex("61"), .offset = 4}), (types::Dot{kA, 4}));
+  EXPECT_EQ(RegisterDot(ExpiryRegister{.origin = "node-a", .offset = 4}),
+            (types::Dot{types::OriginId(), 4}));
 }
 
 TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
@@ -96,34 +105,32 @@ TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
   bad[1] = 4;  // no such type
   EXPECT_FALSE(DecodeKeyMarker(bad, &decoded));
   EXPECT_FALSE(DecodeKeyMarker(encoded + "x", &decoded));
-  EXPECT_FALSE(DecodeKeyMarker(std::string("\x01\x00\x68\xe5\xcf\x8b\x01\x00\x00\x04", 10),
-                               &decoded));  // version 1, no such type
 }
 
 // The deletes are a set each node reaches whatever the order they arrive in, and the form on disk
 // is its only encoding: out of order, dominated, long varints and duplicates are refused.
 TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
-  const std::vector<MarkerDelete> arrivals = {{{kA, 2}, 5}, {{kB, 7}, 3}, {{kA, 3}, 4},
-                                              {{kA, 4}, 6}, {{kA, 1}, 9}, {{kB, 7}, 3}};
+  const std::vector<MarkerEntry> arrivals = {{{kA, 2}, 5}, {{kB, 7}, 3}, {{kA, 3}, 4},
+                                             {{kA, 4}, 6}, {{kA, 1}, 9}, {{kB, 7}, 3}};
   std::vector<size_t> order = {0, 1, 2, 3, 4, 5};
   std::string first;
   do {
-    MarkerDeletes deletes;
+    MarkerEntries deletes;
     for (size_t i : order) deletes.Add(arrivals[i]);
-    const std::vector<MarkerDelete> expected = {{{kA, 1}, 9}, {{kA, 4}, 6}, {{kB, 7}, 3}};
+    const std::vector<MarkerEntry> expected = {{{kA, 1}, 9}, {{kA, 4}, 6}, {{kB, 7}, 3}};
     ASSERT_EQ(deletes.entries(), expected);
-    EXPECT_EQ(deletes.UpTo(), 9);
+    EXPECT_EQ(deletes.Greatest(), 9);
     std::string encoded;
-    AppendMarkerDeletes(deletes, &encoded);
+    AppendMarkerEntries(deletes, &encoded);
     if (first.empty()) first = encoded;
     EXPECT_EQ(encoded, first);
   } while (std::next_permutation(order.begin(), order.end()));
 
-  MarkerDeletes decoded;
+  MarkerEntries decoded;
   std::string_view input = first;
-  ASSERT_TRUE(ConsumeMarkerDeletes(&input, &decoded));
+  ASSERT_TRUE(ConsumeMarkerEntries(&input, &decoded));
   EXPECT_TRUE(input.empty());
-  EXPECT_EQ(decoded.UpTo(), 9);
+  EXPECT_EQ(decoded.Greatest(), 9);
   auto entry = [](const types::OriginId& origin, std::string offset, int64_t ts) {
     std::string out(origin.view());
     out += offset;
@@ -139,21 +146,21 @@ TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
            "\x02" + entry(kA, "\x04", 6),                         // one short
        }) {
     std::string_view in = bad;
-    EXPECT_FALSE(ConsumeMarkerDeletes(&in, &decoded)) << testing::PrintToString(bad);
+    EXPECT_FALSE(ConsumeMarkerEntries(&in, &decoded)) << testing::PrintToString(bad);
   }
 }
 
 // A horizon keeps its deletes too; one written in decimal reads as one at the pre-mode dot.
 TEST(KeyMarkerTest, HorizonRows) {
-  MarkerDeletes deletes;
+  MarkerEntries deletes;
   deletes.Add({{kA, 5}, 1500});
   deletes.Add({{kB, 2}, 1200});
-  MarkerDeletes decoded;
+  MarkerEntries decoded;
   ASSERT_TRUE(DecodeHorizon(EncodeHorizon(deletes), &decoded));
   EXPECT_EQ(decoded, deletes);
   ASSERT_TRUE(DecodeHorizon("1500", &decoded));
   ASSERT_EQ(decoded.entries().size(), 1u);
-  EXPECT_EQ(decoded.entries()[0], (MarkerDelete{PreModeMarkerDot(), 1500}));
+  EXPECT_EQ(decoded.entries()[0], (MarkerEntry{PreModeMarkerDot(), 1500}));
   EXPECT_FALSE(DecodeHorizon("soon", &decoded));
   EXPECT_FALSE(DecodeHorizon(EncodeHorizon(deletes) + "x", &decoded));
   EXPECT_FALSE(DecodeHorizon("", &decoded));
@@ -189,8 +196,8 @@ TEST(KeyMarkerTest, RowNames) {
   EXPECT_FALSE(ParseHorizonRowName("aa-key:1:k", &db));
 }
 
-// A snapshot carries a marker whole (its deletes with their dots, the floor, the register with
-// its own origin) and a horizon as the flushes that made it.
+// A snapshot carries a marker whole (its deletes with their dots, the floor, the register with its
+// own origin and offset) and a horizon as the flushes that made it.
 TEST(KeyMarkerTest, SnapshotPiecesOfMarkerRows) {
   std::vector<std::vector<std::string>> pieces;
   int db = -1;
@@ -199,12 +206,13 @@ TEST(KeyMarkerTest, SnapshotPiecesOfMarkerRows) {
   marker.AddDelete({{kB, 2}, 900});
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:1:log", EncodeKeyMarker(marker), &db, &pieces).ok());
   EXPECT_EQ(db, 1);
-  marker = KeyMarker{.expiry = ExpiryRegister{.ts = 7, .origin = "node-b", .expire_at = 9000}};
+  marker = KeyMarker{
+      .expiry = ExpiryRegister{.ts = 7, .origin = "node-b", .expire_at = 9000, .offset = 5}};
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:0:s", EncodeKeyMarker(marker), &db, &pieces).ok());
   marker.expiry->expire_at.reset();
   marker.AddDelete({{kA, 6}, 3});
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:0:p", EncodeKeyMarker(marker), &db, &pieces).ok());
-  MarkerDeletes horizon;
+  MarkerEntries horizon;
   horizon.Add({{kB, 8}, 1500});
   ASSERT_TRUE(SnapshotMarkerRow("aa-horizon:2", EncodeHorizon(horizon), &db, &pieces).ok());
   EXPECT_EQ(db, 2);
@@ -215,17 +223,21 @@ TEST(KeyMarkerTest, SnapshotPiecesOfMarkerRows) {
   const std::string zero = Hex("00");
   const std::vector<std::vector<std::string>> expected = {
       {"marker-at", "1000", "log", "2", "deletes", a, "4", "1000", b, "2", "900"},
-      {"marker-at", std::to_string(KeyMarker::kNothingDeleted), "s", "0", "7", "9000", "node-b"},
-      {"marker-at", "3", "p", "0", "7", "persist", "node-b", "deletes", a, "6", "3"},
+      {"marker-at", std::to_string(KeyMarker::kNothingDeleted), "s", "0", "7", "9000", "node-b",
+       "5"},
+      {"marker-at", "3", "p", "0", "7", "persist", "node-b", "5", "deletes", a, "6", "3"},
       {"flushdb-at", "1500", "deletes", b, "8", "1500"},
       {"flushdb-at", "1400", "deletes", zero, "1", "1400"}};
   EXPECT_EQ(pieces, expected);
-  // Each piece parses back to the deletes it was made from.
-  for (const auto& piece : pieces) {
-    int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
-    MarkerDeletes deletes;
-    EXPECT_TRUE(ParseWholeKeyPiece(piece, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes))
-        << testing::PrintToString(piece);
+  // Each piece parses back to the entries it was made from.
+  WholeKeyPiece piece;
+  ASSERT_TRUE(ParseWholeKeyPiece(pieces[0], &piece));
+  EXPECT_EQ(piece.deletes.entries().size(), 2u);
+  ASSERT_TRUE(ParseWholeKeyPiece(pieces[1], &piece));
+  EXPECT_TRUE(piece.has_register);
+  EXPECT_EQ(piece.register_offset, 5u);
+  for (const auto& made : pieces) {
+    EXPECT_TRUE(ParseWholeKeyPiece(made, &piece)) << testing::PrintToString(made);
   }
   EXPECT_TRUE(SnapshotMarkerRow("aa-key:0:s", "\x09", &db, &pieces).IsCorruption());
   EXPECT_TRUE(SnapshotMarkerRow("aa-horizon:0", "soon", &db, &pieces).IsCorruption());

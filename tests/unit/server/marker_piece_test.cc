@@ -82,14 +82,10 @@ TEST(DelOrTest, WrongCountsAndHostileContextsAreRefused) {
   DelOr del;
   EXPECT_FALSE(ParseDelOr(Args{"del-or", "5", "0", "s", ctx}, "x", &del));  // no id to read it
   // del-at is read as before; del-or is no shape of it.
-  int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
-  MarkerDeletes deletes;
-  const Args del_at = {"del-at", "5", "a", "b"};
-  EXPECT_TRUE(ParseWholeKeyPiece(del_at, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes));
-  EXPECT_EQ(ts, 5);
-  const Args del_or = {"del-or", "5", "1", "a"};
-  EXPECT_FALSE(
-      ParseWholeKeyPiece(del_or, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes));
+  WholeKeyPiece piece;
+  ASSERT_TRUE(ParseWholeKeyPiece(Args{"del-at", "5", "a", "b"}, &piece));
+  EXPECT_EQ(piece.ts, 5);
+  EXPECT_FALSE(ParseWholeKeyPiece(Args{"del-or", "5", "1", "a"}, &piece));
 }
 
 // A snapshot's marker or horizon carries its deletes, each with its dot: a set in its order whose
@@ -97,21 +93,27 @@ TEST(DelOrTest, WrongCountsAndHostileContextsAreRefused) {
 TEST(WholeKeyPieceTest, DeletesAreASetEndingAtThePiecesT) {
   const std::string a(40, 'a');
   const std::string b(40, 'b');
-  int64_t ts = 0, expire_at = 0, floor = 0, register_ts = 0, cut_at = 0;
-  MarkerDeletes deletes;
-  auto parses = [&](const Args& args) {
-    return ParseWholeKeyPiece(args, &ts, &expire_at, &floor, &register_ts, &cut_at, &deletes);
-  };
-  ASSERT_TRUE(parses({"marker-at", "9", "k", "2", "deletes", a, "1", "9", b, "4", "3"}));
-  ASSERT_EQ(deletes.entries().size(), 2u);
-  EXPECT_EQ(deletes.entries()[1].dot.offset, 4u);
-  EXPECT_EQ(floor, 2);
-  ASSERT_TRUE(parses({"marker-at", "9", "k", "0", "5", "persist", b, "deletes", a, "1", "9"}));
-  EXPECT_EQ(register_ts, 5);
-  ASSERT_TRUE(parses({"flushdb-at", "7", "deletes", a, "2", "7"}));
-  EXPECT_EQ(deletes.UpTo(), 7);
-  ASSERT_TRUE(parses({"flushdb-at", "7"}));  // a delta: one delete at its own dot
-  EXPECT_TRUE(deletes.empty());
+  WholeKeyPiece piece;
+  ASSERT_TRUE(ParseWholeKeyPiece(
+      Args{"marker-at", "9", "k", "2", "deletes", a, "1", "9", b, "4", "3"}, &piece));
+  ASSERT_EQ(piece.deletes.entries().size(), 2u);
+  EXPECT_EQ(piece.deletes.entries()[1].dot.offset, 4u);
+  EXPECT_EQ(piece.floor, 2);
+  EXPECT_FALSE(piece.has_register);
+  ASSERT_TRUE(ParseWholeKeyPiece(
+      Args{"marker-at", "9", "k", "0", "5", "persist", b, "deletes", a, "1", "9"}, &piece));
+  EXPECT_TRUE(piece.has_register);
+  EXPECT_EQ(piece.register_ts, 5);
+  EXPECT_EQ(piece.register_offset, 0u);  // a sender whose registers kept no offset
+  ASSERT_TRUE(ParseWholeKeyPiece(
+      Args{"marker-at", "9", "k", "1", "5", "persist", b, "12", "deletes", a, "1", "9"}, &piece));
+  EXPECT_EQ(piece.register_offset, 12u);
+  ASSERT_TRUE(ParseWholeKeyPiece(Args{"marker-at", "5", "k", "0", "5", "9000", b, "12"}, &piece));
+  EXPECT_EQ(piece.expire_at, 9000);
+  ASSERT_TRUE(ParseWholeKeyPiece(Args{"flushdb-at", "7", "deletes", a, "2", "7"}, &piece));
+  EXPECT_EQ(piece.deletes.Greatest(), 7);
+  ASSERT_TRUE(ParseWholeKeyPiece(Args{"flushdb-at", "7"}, &piece));  // a delta: its own dot
+  EXPECT_TRUE(piece.deletes.empty());
   for (const Args& args : {
            Args{"marker-at", "8", "k", "0", "deletes", a, "1", "9"},    // T is not the greatest
            Args{"marker-at", "9", "k", "0", "deletes"},                 // none
@@ -121,10 +123,12 @@ TEST(WholeKeyPieceTest, DeletesAreASetEndingAtThePiecesT) {
            Args{"marker-at", "9", "k", "0", "deletes", b, "1", "9", a, "1", "3"},  // out of order
            Args{"marker-at", "9", "k", "0", "deletes", a, "1", "3", a, "2", "9"},  // dominated
            Args{"marker-at", "9", "k", "0", "dots", a, "1", "9"},                  // another tag
-           Args{"flushall-at", "9", "deletes", a, "1", "9"},                       // a delta only
+           Args{"marker-at", "9", "k", "0", "5", "persist", b, "-1"},  // a negative offset
+           Args{"marker-at", "9", "k", "0", "5", "persist", b, "1", "2"},
+           Args{"flushall-at", "9", "deletes", a, "1", "9"},  // a delta only
            Args{"flushdb-at", "9", "deletes", a, "1", "9", "x"},
        }) {
-    EXPECT_FALSE(parses(args)) << testing::PrintToString(args);
+    EXPECT_FALSE(ParseWholeKeyPiece(args, &piece)) << testing::PrintToString(args);
   }
 }
 
