@@ -96,9 +96,12 @@ struct ExpiryRegister {
   std::optional<int64_t> expire_at;
   uint64_t offset = 0;
 
-  // The register order: (ts, origin).
+  // The register order: (ts, origin), then the offset — two registers of one origin at one ts
+  // (an origin that gave an offset again after a lost tail no peer could tell, or a snapshot from
+  // a node whose registers kept no offset) resolve to the same one in every order of arrival.
   bool Precedes(const ExpiryRegister& other) const {
-    return ts != other.ts ? ts < other.ts : origin < other.origin;
+    if (ts != other.ts) return ts < other.ts;
+    return origin != other.origin ? origin < other.origin : offset < other.offset;
   }
   bool operator==(const ExpiryRegister&) const = default;
 };

@@ -13,8 +13,10 @@
 // node's full compaction (DEBUG COMPACT), which collects the observed-remove deletes it may.
 //
 // The checker, at the end, with every link healed and one clock for all: every node answers the
-// same DEBUG DIGEST-LOGICAL, and so does a node given every delta the mesh logged (DEBUG
-// PEER-APPLY) in a seeded random order — each node's log is read after every step and before
+// same DEBUG DIGEST-LOGICAL, every node holds the same key markers and horizons (their deletes
+// with the dots that made them, read from the stopped nodes' data directories: what collecting
+// them will go by), and so does a node given every delta the mesh logged (DEBUG PEER-APPLY) in a
+// seeded random order for the digest — each node's log is read after every step and before
 // each loss, so the deltas a restored or power-cut node lost are there too. Such a node, behind
 // what it streamed, takes a new node id before anything more is written to it
 // (docs/active-active.md, "A node behind what it streamed") — unless no peer can tell, when it
@@ -35,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -42,6 +45,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/db.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/fault_proxy.h"
 #include "tests/support/test_seed.h"
@@ -53,6 +57,42 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kNodes = 3;
+
+// The key marker and horizon rows (docs/key-encoding.md, "Active-active markers") of the stopped
+// node whose data directory is `dir`: name -> value.
+std::map<std::string, std::string> MarkerRows(const std::string& dir) {
+  std::map<std::string, std::string> rows;
+  std::unique_ptr<storage::DB> db;
+  const storage::Status s = storage::DB::Open(storage::Options(), dir, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return rows;
+  auto it = db->NewIterator(storage::ReadOptions());
+  for (const std::string name : {"aa-key:", "aa-horizon:"}) {
+    const std::string prefix = std::string(1, '\0') + name;
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      rows.emplace(std::string(it->key().substr(1)), std::string(it->value()));
+    }
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  return rows;
+}
+
+// The names whose rows differ between `a` and `b` (one side may lack the row), at most 10.
+std::string DifferingRows(const std::map<std::string, std::string>& a,
+                          const std::map<std::string, std::string>& b) {
+  std::string out;
+  int listed = 0;
+  for (const auto* side : {&a, &b}) {
+    const auto& other = side == &a ? b : a;
+    for (const auto& [name, value] : *side) {
+      auto found = other.find(name);
+      if ((found == other.end() || found->second != value) && listed++ < 10) {
+        out += "  " + name + (found == other.end() ? " (on one side only)\n" : "\n");
+      }
+    }
+  }
+  return out;
+}
 
 class ActiveActiveNemesisTest : public ::testing::TestWithParam<const char*> {
  protected:
@@ -491,6 +531,18 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       all.size(), count("takes a snapshot"), count("over before the kill"), count("delay node"),
       count("restored from its copy"), count("power cut of"), count("stops pulling"),
       count("compaction of"), collected);
+
+  // Every node holds the same markers: the same deletes with the same dots, floors, registers.
+  std::vector<std::map<std::string, std::string>> markers;
+  for (auto& node : nodes_) {
+    ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
+    markers.push_back(MarkerRows(node->data_dir()));
+  }
+  for (int i = 1; i < kNodes; i++) {
+    EXPECT_EQ(markers[i] == markers[0], true)
+        << "marker rows of node " << i << " and node 0 differ:\n"
+        << DifferingRows(markers[i], markers[0]) << Failed();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(StringRules, ActiveActiveNemesisTest,

@@ -166,7 +166,7 @@ TEST(KeyMarkerTest, HorizonRows) {
   EXPECT_FALSE(DecodeHorizon("", &decoded));
 }
 
-TEST(KeyMarkerTest, RegisterOrderIsTimeThenOrigin) {
+TEST(KeyMarkerTest, RegisterOrderIsTimeThenOriginThenOffset) {
   const ExpiryRegister a{.ts = 5, .origin = "b"};
   const ExpiryRegister b{.ts = 6, .origin = "a"};
   const ExpiryRegister c{.ts = 6, .origin = "b"};
@@ -174,6 +174,9 @@ TEST(KeyMarkerTest, RegisterOrderIsTimeThenOrigin) {
   EXPECT_TRUE(b.Precedes(c));
   EXPECT_FALSE(c.Precedes(b));
   EXPECT_FALSE(c.Precedes(c));
+  const ExpiryRegister d{.ts = 6, .origin = "b", .offset = 3};  // c's at a later offset
+  EXPECT_TRUE(c.Precedes(d));
+  EXPECT_FALSE(d.Precedes(c));
 }
 
 TEST(KeyMarkerTest, RowNames) {
