@@ -6,13 +6,11 @@
 // each stopped node's data directory.
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "server/active_active/marker_entries.h"
 #include "server/active_active/whole_key.h"
-#include "storage/db.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/test_server.h"
 
@@ -29,16 +27,12 @@ struct Delta {
   std::vector<std::string> args;
 };
 
-// The value of system row `name` in the engine at `dir` (the node stopped); empty when absent.
+// The value of system row `name` of the stopped node whose data directory is `dir`; empty when
+// absent.
 std::string SystemRow(const std::string& dir, const std::string& name) {
-  std::unique_ptr<storage::DB> db;
-  const storage::Status s = storage::DB::Open(storage::Options(), dir, &db);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  if (!s.ok()) return "";
-  storage::Row row;
-  const storage::Status got = db->Get(storage::ReadOptions(), std::string(1, '\0') + name, &row);
-  EXPECT_TRUE(got.ok() || got.IsNotFound()) << got.ToString();
-  return got.ok() ? row.value : "";
+  const auto rows = StoppedNodeSystemRows(dir, name);
+  const auto found = rows.find(name);
+  return found == rows.end() ? "" : found->second;
 }
 
 types::OriginId Origin(const std::string& hex) { return *types::OriginId::FromHex(hex); }

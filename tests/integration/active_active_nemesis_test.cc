@@ -45,7 +45,6 @@
 #include <thread>
 #include <vector>
 
-#include "storage/db.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/fault_proxy.h"
 #include "tests/support/test_seed.h"
@@ -61,19 +60,8 @@ constexpr int kNodes = 3;
 // The key marker and horizon rows (docs/key-encoding.md, "Active-active markers") of the stopped
 // node whose data directory is `dir`: name -> value.
 std::map<std::string, std::string> MarkerRows(const std::string& dir) {
-  std::map<std::string, std::string> rows;
-  std::unique_ptr<storage::DB> db;
-  const storage::Status s = storage::DB::Open(storage::Options(), dir, &db);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  if (!s.ok()) return rows;
-  auto it = db->NewIterator(storage::ReadOptions());
-  for (const std::string name : {"aa-key:", "aa-horizon:"}) {
-    const std::string prefix = std::string(1, '\0') + name;
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-      rows.emplace(std::string(it->key().substr(1)), std::string(it->value()));
-    }
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  std::map<std::string, std::string> rows = StoppedNodeSystemRows(dir, "aa-key:");
+  rows.merge(StoppedNodeSystemRows(dir, "aa-horizon:"));
   return rows;
 }
 

@@ -20,7 +20,6 @@
 #include <thread>
 #include <vector>
 
-#include "storage/db.h"
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/eventually.h"
@@ -72,23 +71,14 @@ class ActiveActiveSeriesPurgeTest : public ActiveActiveMeshTest {
   // full grace (so a row compaction kept, expired or not, counts).
   static std::vector<int64_t> MergeStateRows(const std::string& dir, const std::string& key) {
     std::vector<int64_t> out;
-    std::unique_ptr<storage::DB> db;
-    const storage::Status s = storage::DB::Open(storage::Options(), dir, &db);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    if (!s.ok()) return out;
-    storage::ReadOptions options;
-    options.retrieval_grace_ms = int64_t{1} << 60;
-    const std::string prefix =
-        std::string(1, '\0') + "aa-tss:0:" + std::to_string(key.size()) + ":" + key;
-    auto it = db->NewIterator(options);
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-      const std::string_view suffix = it->key().substr(prefix.size());
+    const std::string prefix = "aa-tss:0:" + std::to_string(key.size()) + ":" + key;
+    for (const auto& [name, value] : StoppedNodeSystemRows(dir, prefix, int64_t{1} << 60)) {
+      const std::string_view suffix = std::string_view(name).substr(prefix.size());
       if (suffix.size() != 8) continue;
       uint64_t be = 0;
       std::memcpy(&be, suffix.data(), 8);
       out.push_back(static_cast<int64_t>(__builtin_bswap64(be)));
     }
-    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
     return out;
   }
 

@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <thread>
+
+#include "storage/db.h"
 
 namespace ebb::test {
 
@@ -101,6 +104,25 @@ RefusingPort::~RefusingPort() {
 
 std::vector<std::string> RefusingPort::PeerArgs() const {
   return {"--peer", "127.0.0.1", std::to_string(port_)};
+}
+
+std::map<std::string, std::string> StoppedNodeSystemRows(const std::string& dir,
+                                                         std::string_view prefix,
+                                                         int64_t grace_ms) {
+  std::map<std::string, std::string> rows;
+  std::unique_ptr<storage::DB> db;
+  const storage::Status s = storage::DB::Open(storage::Options(), dir, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return rows;
+  storage::ReadOptions options;
+  options.retrieval_grace_ms = grace_ms;
+  const std::string start = std::string(1, '\0') + std::string(prefix);
+  auto it = db->NewIterator(options);
+  for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
+    rows.emplace(std::string(it->key().substr(1)), std::string(it->value()));
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  return rows;
 }
 
 std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first) {

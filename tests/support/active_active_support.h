@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/support/test_server.h"
@@ -60,6 +61,14 @@ class RefusingPort {
   int fd_ = -1;
   int port_ = 0;
 };
+
+// The system rows (docs/key-encoding.md: `0x00 | name`) whose names begin with `prefix`, read
+// from the engine in `dir`, the data directory of a stopped node, with `grace_ms` of retrieval
+// grace (so that a row compaction kept, expired or not, counts): name -> value. Asserts (gtest)
+// that the engine opens and the walk ends well.
+std::map<std::string, std::string> StoppedNodeSystemRows(const std::string& dir,
+                                                         std::string_view prefix,
+                                                         int64_t grace_ms = 0);
 
 // One delta of a node's origin log: the canonical command, its database and its origin's id.
 struct LoggedDelta {
