@@ -31,6 +31,15 @@ bool MarkerEntries::Add(const MarkerEntry& entry) {
   return true;
 }
 
+bool MarkerEntries::AppendInOrder(const MarkerEntry& entry) {
+  if (!entries_.empty() &&
+      (!DotBefore(entries_.back(), entry) || Dominates(entry, entries_.back()))) {
+    return false;
+  }
+  entries_.push_back(entry);
+  return true;
+}
+
 int64_t MarkerEntries::Greatest() const {
   int64_t greatest = kNone;
   for (const MarkerEntry& entry : entries_) greatest = std::max(greatest, entry.value);
@@ -61,12 +70,7 @@ bool ConsumeMarkerEntries(std::string_view* input, MarkerEntries* entries) {
       return false;
     }
     entry.value = static_cast<int64_t>(value);
-    // In the set's order and dominated by none: then Add appends it and drops nothing.
-    const auto& held = entries->entries();
-    if (!held.empty() && (!DotBefore(held.back(), entry) || Dominates(entry, held.back()))) {
-      return false;
-    }
-    if (!entries->Add(entry)) return false;
+    if (!entries->AppendInOrder(entry)) return false;
   }
   return true;
 }

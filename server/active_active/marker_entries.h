@@ -44,6 +44,11 @@ class MarkerEntries {
 
   // Joins `entry` in; true when the set changed.
   bool Add(const MarkerEntry& entry);
+  // Appends `entry` when the set's only form goes on with it (what a decoder reads): after the
+  // last entry in (origin, offset) order and neither dominated by it nor dominating it — then no
+  // earlier entry of its origin is dominated either, their values falling as offsets rise. False
+  // otherwise, the set unchanged.
+  bool AppendInOrder(const MarkerEntry& entry);
   // The greatest value held; kNone for none.
   int64_t Greatest() const;
   const std::vector<MarkerEntry>& entries() const { return entries_; }

@@ -22,12 +22,7 @@ bool ParseDeletes(std::span<const std::string> args, size_t* at, MarkerEntries* 
         !ParseInt64(args[i + 2], &del.value)) {
       return false;
     }
-    const size_t held = deletes->entries().size();
-    // Out of order, or dominated, or dominating one before it: not the set's only form.
-    if (!deletes->Add(del) || deletes->entries().size() != held + 1 ||
-        deletes->entries().back() != del) {
-      return false;
-    }
+    if (!deletes->AppendInOrder(del)) return false;  // not the set's only form
   }
   *at = i;
   return !deletes->empty();

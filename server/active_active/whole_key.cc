@@ -73,11 +73,6 @@ bool ConsumeFloor(std::string_view* encoded, int* floor) {
 
 }  // namespace
 
-types::Dot RegisterDot(const ExpiryRegister& reg) {
-  const std::optional<types::OriginId> origin = types::OriginId::FromHex(reg.origin);
-  return types::Dot{origin.value_or(types::kPreModeOrigin), reg.offset};
-}
-
 bool KeyMarker::AddDelete(const MarkerEntry& del) {
   if (!deletes.Add(del)) return false;
   deleted_up_to = std::max(deleted_up_to, del.value);

@@ -132,9 +132,6 @@ struct KeyMarker {
 
   bool operator==(const KeyMarker&) const = default;
 };
-// The dot of the delta that set `reg`: (its origin, its offset); the pre-mode origin for an
-// origin that is not a node id.
-types::Dot RegisterDot(const ExpiryRegister& reg);
 std::string EncodeKeyMarker(const KeyMarker& marker);
 // False when `encoded` is not a key marker of a known version.
 bool DecodeKeyMarker(std::string_view encoded, KeyMarker* marker);

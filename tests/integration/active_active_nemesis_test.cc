@@ -527,9 +527,8 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
     markers.push_back(MarkerRows(node->data_dir()));
   }
   for (int i = 1; i < kNodes; i++) {
-    EXPECT_EQ(markers[i] == markers[0], true)
-        << "marker rows of node " << i << " and node 0 differ:\n"
-        << DifferingRows(markers[i], markers[0]) << Failed();
+    EXPECT_TRUE(markers[i] == markers[0]) << "marker rows of node " << i << " and node 0 differ:\n"
+                                          << DifferingRows(markers[i], markers[0]) << Failed();
   }
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "storage/db.h"
+#include "types/keyspace.h"
 
 namespace ebb::test {
 
@@ -116,10 +117,11 @@ std::map<std::string, std::string> StoppedNodeSystemRows(const std::string& dir,
   if (!s.ok()) return rows;
   storage::ReadOptions options;
   options.retrieval_grace_ms = grace_ms;
-  const std::string start = std::string(1, '\0') + std::string(prefix);
+  const std::string start = types::Keyspace::SystemRowKey(prefix);
+  const size_t name_at = types::Keyspace::SystemRowKey("").size();
   auto it = db->NewIterator(options);
   for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
-    rows.emplace(std::string(it->key().substr(1)), std::string(it->value()));
+    rows.emplace(std::string(it->key().substr(name_at)), std::string(it->value()));
   }
   EXPECT_TRUE(it->status().ok()) << it->status().ToString();
   return rows;

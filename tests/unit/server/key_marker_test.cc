@@ -79,9 +79,6 @@ TEST(KeyMarkerTest, RegisterRoundTrips) {
   EXPECT_EQ(decoded, marker);
   EXPECT_EQ(decoded.deleted_up_to, -5);
   EXPECT_FALSE(decoded.expiry->expire_at.has_value());
-  EXPECT_EQ(RegisterDot(ExpiryRegister{.origin = Hex("61"), .offset = 4}), (types::Dot{kA, 4}));
-  EXPECT_EQ(RegisterDot(ExpiryRegister{.origin = "node-a", .offset = 4}),
-            (types::Dot{types::OriginId(), 4}));
 }
 
 TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
