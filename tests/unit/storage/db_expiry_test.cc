@@ -240,9 +240,10 @@ TEST_F(ExpiryTest, PurgeDeadlineRemovesExpiredBytesFromEveryLevel) {
   }
   EXPECT_EQ(db_->GetStats().expired_rows_dropped, 0u);
   clock_->Advance(1);  // due
-  int cycles = 0;
-  while (cycles < 50 && impl()->RunBackgroundCycle()) cycles++;
-  EXPECT_GT(cycles, 0);
+  // The engine's own background thread may do the rewrite before these cycles do: the rows
+  // dropped, not who dropped them, is the check.
+  for (int i = 0; i < 50 && impl()->RunBackgroundCycle(); i++) {
+  }
   const Stats stats = db_->GetStats();
   EXPECT_EQ(stats.expired_rows_dropped, 100u);
   uint64_t bytes_after = 0, entries_after = 0;
