@@ -4,6 +4,10 @@
 # of `make test`, whose binaries run many times slower than in the release build: two shards of
 # every binary keep both cores busy until the end instead of waiting on the longest binary.
 #
+# A shard still running after SHARD_TIMEOUT seconds (default 1200: the longest, an integration
+# shard under TSan, takes about a quarter of it) is stopped and counts as failed, as ctest's
+# per-test timeout would.
+#
 # Usage: scripts/run-shards.sh JOBS SHARDS binary...   (environment such as TSAN_OPTIONS passes on)
 set -euo pipefail
 jobs=$1
@@ -13,19 +17,23 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 run_shard() {  # binary index
-  local name log
+  local name log start
   name=$(basename "$1")
   log="$logs/$name.$2.log"
-  if GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$2 "$1" --gtest_brief=1 >"$log" 2>&1; then
-    echo "$name shard $2/$shards: $(grep -E '^\[  PASSED  \]' "$log" || echo 'passed')"
+  start=$SECONDS
+  if GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$2 timeout -k 10 "$shard_timeout" "$1" \
+    --gtest_brief=1 >"$log" 2>&1; then
+    echo "$name shard $2/$shards: $(grep -E '^\[  PASSED  \]' "$log" || echo 'passed')" \
+      "($((SECONDS - start)) s)"
   else
     cat "$log"
-    echo "$name shard $2/$shards: FAILED"
+    echo "$name shard $2/$shards: FAILED ($((SECONDS - start)) s)"
     return 1
   fi
 }
 export -f run_shard
-export logs shards
+shard_timeout=${SHARD_TIMEOUT:-1200}
+export logs shards shard_timeout
 
 for binary in "$@"; do
   for ((i = 0; i < shards; i++)); do echo "$binary $i"; done
