@@ -116,7 +116,10 @@ storage::Status ActiveActive::LoadOwnCollect() {
 void ActiveActive::MaybeLogCollect() {
   types::Keyspace& ks = context_->keyspace();
   const auto now = std::chrono::steady_clock::now();
-  if (ks.in_batch() || now < last_collect_ + std::chrono::milliseconds(kCollectIntervalMs)) return;
+  if (whole_key_->entry_tops().empty() || ks.in_batch() ||
+      now < last_collect_ + std::chrono::milliseconds(kCollectIntervalMs)) {
+    return;  // no delete held, or too soon
+  }
   const types::OrContext stable = OrContextOf(StabilityNow().stable);
   if (!CollectDue(whole_key_->entry_tops(), stable, own_collect_)) return;
   last_collect_ = now;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/stable_vector.h"
 
 namespace ebb::server {
 
@@ -49,7 +50,10 @@ std::optional<CollectOf> ParseCollect(std::span<const std::string> args,
   } else {
     return std::nullopt;
   }
-  if (!DecodeCollectRow(args.back(), out.origin, &out.collect)) return std::nullopt;
+  if (!DecodeCollectRow(args.back(), out.origin, &out.collect) ||
+      out.collect.entries().size() > kMaxVectorOrigins) {
+    return std::nullopt;
+  }
   return out;
 }
 

@@ -49,7 +49,8 @@ std::vector<std::string> CollectPieceArgs(const types::OrContext& collect,
                                           const types::OriginId& origin);
 
 // A collect delta (args[0] `collect`, from `sender`) or piece (args[0] `collect-of`, any sender),
-// parsed: the origin whose row it joins and its C; nullopt unless it is exactly a form above.
+// parsed: the origin whose row it joins and its C; nullopt unless it is exactly a form above
+// with a C of at most kMaxVectorOrigins origins (as many as a vector S is made of may name).
 struct CollectOf {
   types::OriginId origin;
   types::OrContext collect;

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/active_active/stable_vector.h"
+
 namespace ebb::server {
 namespace {
 
@@ -50,6 +52,17 @@ TEST(CollectTest, AnyOtherFormIsRefused) {
   for (const auto& args : bad) {
     EXPECT_FALSE(ParseCollect(args, Origin(kA)).has_value()) << testing::PrintToString(args);
   }
+  // More origins than a stable vector may name.
+  types::OrContext wide;
+  for (size_t i = 0; i <= kMaxVectorOrigins; i++) {
+    std::string id(types::kOriginIdSize, '\x01');
+    id[0] = static_cast<char>(i >> 8);
+    id[1] = static_cast<char>(i & 0xff);
+    wide.Raise(types::OriginId(id), 1);
+  }
+  EXPECT_FALSE(ParseCollect(CollectDeltaArgs(wide, Origin(kA)), Origin(kA)).has_value());
+  wide.Erase(wide.entries().back().origin);
+  EXPECT_TRUE(ParseCollect(CollectDeltaArgs(wide, Origin(kA)), Origin(kA)).has_value());
 }
 
 TEST(CollectTest, RowNamesSpellTheOriginInLowerCaseHex) {
