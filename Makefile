@@ -69,11 +69,11 @@ test-release: build
 TEST_BINARIES := integration command_tests unit_storage unit_types unit_server unit_protocol \
                  unit_common
 SHARDS        := 4
+ASAN_ENV      := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 test-asan: asan
 	$(started)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  scripts/run-shards.sh $(JOBS) $(SHARDS) $(addprefix $(ASAN)/,$(TEST_BINARIES))
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 EBB_CRASH_SECONDS=10 \
+	$(ASAN_ENV) scripts/run-shards.sh $(JOBS) $(SHARDS) $(addprefix $(ASAN)/,$(TEST_BINARIES))
+	$(ASAN_ENV) EBB_CRASH_SECONDS=10 \
 	  ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS) -LE '^(cluster|binary)$$'
 
 # The libraries' threads are what TSan is for: the binaries of the layers that have them.

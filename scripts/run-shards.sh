@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs GoogleTest binaries split into shards, JOBS shards at a time; every shard runs, and the
 # script fails if any shard failed (printing that shard's whole output). For the sanitizer runs
-# of `make test`, whose binaries run many times slower than in the release build: two shards of
-# every binary keep both cores busy until the end instead of waiting on the longest binary.
+# of `make test`, whose binaries run many times slower than in the release build: several shards
+# of every binary (the Makefile's SHARDS) keep both cores busy until the end instead of waiting
+# on the longest binary, and one process per shard spares the start-up of one per test.
 #
 # A shard still running after SHARD_TIMEOUT seconds (default 1200: the longest, an integration
-# shard under TSan, takes about a quarter of it) is stopped and counts as failed, as ctest's
-# per-test timeout would.
+# shard under TSan, took about 180 s in four shards) is stopped and counts as failed, as
+# ctest's per-test timeout would.
 #
 # Usage: scripts/run-shards.sh JOBS SHARDS binary...   (environment such as TSAN_OPTIONS passes on)
 set -euo pipefail
