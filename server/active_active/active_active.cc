@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <chrono>
 #include <set>
 
 #include "common/strings.h"
@@ -10,6 +11,7 @@
 #include "common/wall_clock.h"
 #include "protocol/reply_writer.h"
 #include "server/acl/acl.h"
+#include "server/active_active/collect.h"
 #include "server/active_active/entry_content.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_link.h"
@@ -66,6 +68,7 @@ storage::Status ActiveActive::Open() {
   KeepNewestDeadVersions();
   s = LoadNodeId();
   if (s.ok()) s = LoadRetiredIds();
+  if (s.ok()) s = LoadOwnCollect();
   if (s.ok()) s = whole_key_->Load();
   if (s.ok()) s = counters_->Load();
   if (!s.ok()) return s;
@@ -98,6 +101,48 @@ storage::Status ActiveActive::LoadRetiredIds() {
     return storage::Status::Corruption("active-active row " + std::string(kRetiredRow));
   }
   return storage::Status::OK();
+}
+
+storage::Status ActiveActive::LoadOwnCollect() {
+  std::string row;
+  storage::Status s = context_->keyspace().GetSystemRow(CollectRowName(own_origin_), &row);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (s.ok() && !DecodeCollectRow(row, own_origin_, &own_collect_)) {
+    return storage::Status::Corruption("active-active row " + CollectRowName(own_origin_));
+  }
+  return s;
+}
+
+void ActiveActive::MaybeLogCollect() {
+  types::Keyspace& ks = context_->keyspace();
+  const auto now = std::chrono::steady_clock::now();
+  if (whole_key_->entry_tops().empty() || ks.in_batch() ||
+      now < last_collect_ + std::chrono::milliseconds(kCollectIntervalMs)) {
+    return;  // no delete held, or too soon
+  }
+  const types::OrContext stable = OrContextOf(StabilityNow().stable);
+  if (!CollectDue(whole_key_->entry_tops(), stable, own_collect_)) return;
+  last_collect_ = now;
+  types::OrContext collect = own_collect_;
+  collect.Join(stable);
+  ks.BeginBatch();
+  storage::Status s =
+      ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(CollectRowName(own_origin_)),
+                  EncodeCollectRow(collect, own_origin_));
+  if (s.ok()) {
+    s = LogOwnDelta(PeerDelta{.offset = 0,
+                              .origin_ms = ks.NowMs(),
+                              .db = 0,
+                              .args = CollectDeltaArgs(collect, own_origin_)},
+                    nullptr);
+  } else {
+    ks.DiscardBatch();
+  }
+  if (!s.ok()) {
+    spdlog::warn("Cannot log an active-active collect: {}", s.ToString());
+    return;
+  }
+  own_collect_ = std::move(collect);
 }
 
 RetiredIds ActiveActive::RetiredWith(const std::string& id) const {
@@ -438,6 +483,7 @@ void ActiveActive::Cron(int64_t now_ms) {
     synced_observed_.Note(db.LastSequence(), ObservedVector());
     synced_observed_.Synced(db.SyncedSequence());
     ShareCollectionVector();
+    MaybeLogCollect();
   }
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
   std::erase_if(subscribers_, [this](const Subscriber& s) {
@@ -493,6 +539,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
   *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
   *out += "markers_pending:" + std::to_string(markers_pending()) + "\r\n";
+  *out += "last_collect:" + FormatOriginVector(last_collect()) + "\r\n";
   const storage::Stats engine = context_->keyspace().db().GetStats();
   *out += "dead_versions_pending:" + std::to_string(engine.dead_rows_in_tables) + "\r\n";
   *out += "dead_versions_collected:" + std::to_string(engine.dead_versions_collected) + "\r\n";

@@ -51,6 +51,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -138,6 +139,8 @@ class ActiveActive {
   // The ids this node gave up, each when it took a new incarnation: space-separated, oldest
   // first, the newest kMaxVectorOrigins (stable_vector.h, "retires"). Its ticks list them.
   static constexpr std::string_view kRetiredRow = "aa-retired";
+  // The least time between two `collect` deltas of this node (MaybeLogCollect).
+  static constexpr int64_t kCollectIntervalMs = 1000;
 
   // REQUIRES: context (with a keyspace) and io outlive this object.
   ActiveActive(ServerContext* context, boost::asio::io_context& io);
@@ -323,6 +326,9 @@ class ActiveActive {
   uint64_t snapshots_sent() const { return snapshots_sent_; }
   // The whole-key marker and horizon rows held (INFO peers markers_pending; whole_key.h).
   uint64_t markers_pending() const { return whole_key_->rows_held(); }
+  // This node's last `collect` C (collect.h; INFO peers last_collect): per origin id, the offset
+  // it covers.
+  OriginVector last_collect() const { return OriginVectorOf(own_collect_); }
   uint64_t skewed_writes() const { return skewed_writes_; }
 
  private:
@@ -337,6 +343,16 @@ class ActiveActive {
   // compaction collects the observed-remove tombstones below it (docs/active-active.md,
   // "Collection of observed-remove deletes").
   void ShareCollectionVector();
+  // Logs a `collect` (collect.h) when one is due: at most one a kCollectIntervalMs, and only when
+  // the stable vector covers a delete entry this node holds beyond its last one. Its C is the
+  // stable vector joined with the last C.
+  void MaybeLogCollect();
+  // Reads this node's own collect row into own_collect_.
+  storage::Status LoadOwnCollect();
+  // Appends `delta` (offset end_offset_ + 1) to the origin log in the open batch, commits it
+  // and streams it: the one way this node logs a delta of its own. `string_delta`: the string
+  // version it writes, if any (NoteExpiringDelta).
+  storage::Status LogOwnDelta(PeerDelta delta, const StringDelta* string_delta);
   // Reads the node id, or makes and persists one.
   storage::Status LoadNodeId();
   // Reads kRetiredRow into retired_ids_.
@@ -534,6 +550,10 @@ class ActiveActive {
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
   // written), below the key's type floor (WRONGTYPE), or run here after raising a log's cutoff.
   void AdmitLocal(LocalWrite* plan);
+  // A `collect` delta or a snapshot's `collect-of` piece (collect.h) into the open batch: joins
+  // its C into its origin's row.
+  ApplyOutcome ApplyCollect(const std::string& origin_id, const PeerDelta& delta,
+                            const std::vector<std::string>& args);
   // A peer's whole-key delta (del-at, flushdb-at, flushall-at) into the open batch.
   ApplyOutcome ApplyWholeKey(const std::string& origin_id, const PeerDelta& delta,
                              const std::vector<std::string>& args);
@@ -742,9 +762,12 @@ class ActiveActive {
   std::atomic<bool> resync_ = false;            // kResyncRow is set
   SyncedVector synced_vector_;                  // the applied vector as of the last sync
   OriginVector collection_vector_;              // synced_observed_'s, last handed over
-  RetiredIds retired_ids_;                      // see retired_ids()
-  mutable std::mutex applied_mu_;               // guards applied_ and sync_settings_ for the links
-  std::vector<std::string> sync_settings_;      // see SyncSettings()
+  // This node's last `collect` (its own collect row) and when Cron last logged one.
+  types::OrContext own_collect_;
+  std::chrono::steady_clock::time_point last_collect_;
+  RetiredIds retired_ids_;                  // see retired_ids()
+  mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
+  std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
+#include "server/active_active/collect.h"
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/peer_snapshot.h"
 #include "server/core/client.h"
@@ -221,6 +222,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
     }
     string_delta = std::move(parsed);  // views args' elements, which stay where they are
   }
+  if (args[0] == kCollectDelta || args[0] == kCollectPiece) {
+    return ApplyCollect(origin_id, delta, args);
+  }
   if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
   if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
   if (args[0].ends_with("-at")) {
@@ -249,6 +253,39 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
   const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
   args = std::move(write->args);  // lent for the write: back to the message the link reuses
   return outcome;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_id,
+                                                      const PeerDelta& delta,
+                                                      const std::vector<std::string>& args) {
+  types::OriginId sender;
+  std::optional<CollectOf> parsed;
+  if (OriginOfNodeId(origin_id, &sender)) parsed = ParseCollect(args, sender);
+  if (!parsed) {
+    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
+    return ApplyOutcome::kMalformed;
+  }
+  // Joined with the row held, read through the open batch (a collect before it in the batch):
+  // a snapshot's copy may be older than a collect already applied.
+  types::Keyspace& ks = context_->keyspace();
+  const std::string name = CollectRowName(parsed->origin);
+  storage::Row row;
+  storage::Status s = ks.db().Get(ks.ReadOptions(), types::Keyspace::SystemRowKey(name), &row);
+  types::OrContext held;
+  if (s.ok() && !DecodeCollectRow(row.value, parsed->origin, &held)) {
+    s = storage::Status::Corruption("active-active row " + name);
+  }
+  if (s.IsNotFound()) s = storage::Status::OK();
+  if (s.ok() && held.Join(parsed->collect)) {
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(name),
+                    EncodeCollectRow(held, parsed->origin));
+  }
+  if (s.ok() && parsed->origin == own_origin_) own_collect_.Join(held);
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  return ApplyOutcome::kApplied;
 }
 
 std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(

@@ -197,7 +197,6 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
     return storage::Status::OK();
   }
   PeerDelta delta;
-  delta.offset = end_offset_ + 1;
   delta.origin_ms = plan.now_ms;
   delta.db = plan.db;
   delta.args = std::move(plan.args);
@@ -216,9 +215,14 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
     if (cutoff.value() == 0) return ks.CommitBatch();  // nothing changed
     delta.args = {"tlog", "trimat", key, std::to_string(cutoff.value())};
   }
-  const storage::WriteOptions options = ks.WriteOptions();
+  return LogOwnDelta(std::move(delta), plan.string_delta ? &*plan.string_delta : nullptr);
+}
+
+storage::Status ActiveActive::LogOwnDelta(PeerDelta delta, const StringDelta* string_delta) {
+  types::Keyspace& ks = context_->keyspace();
+  delta.offset = end_offset_ + 1;
   EncodePeerDelta(delta, &row_scratch_);
-  storage::Status s = ks.db().Put(options, LogRowKey(delta.offset).view(), row_scratch_);
+  storage::Status s = ks.db().Put(ks.WriteOptions(), LogRowKey(delta.offset).view(), row_scratch_);
   if (!s.ok()) {
     ks.DiscardBatch();
     whole_key_->ForgetCachedHorizons();
@@ -240,7 +244,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
   // until TrimLogRows deletes them in bulk.
   const uint64_t capacity = LogCapacity();
   if (log_.size() > capacity) DropLogFront(log_.size() - capacity);
-  NoteExpiringDelta(delta, /*loading=*/false, plan.string_delta ? &*plan.string_delta : nullptr);
+  NoteExpiringDelta(delta, /*loading=*/false, string_delta);
   return storage::Status::OK();
 }
 

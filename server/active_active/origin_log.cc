@@ -569,7 +569,8 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   OriginOfNodeId(node_id_, &own_origin_);
   end_offset_ = content_end;
   retired_ids_ = std::move(retired);
-  synced_vector_.Reset();  // the forgotten vector: the next Cron notes the new one
+  own_collect_ = types::OrContext();  // the new id has announced nothing yet
+  synced_vector_.Reset();             // the forgotten vector: the next Cron notes the new one
   NoteKnown(observed);
   {
     std::lock_guard lock(applied_mu_);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/strings.h"
+#include "server/active_active/collect.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
@@ -234,6 +235,16 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
     pieces->push_back(SeriesRuleDeltaArgs(key, reg));
     return storage::Status::OK();
   }
+  types::OriginId origin;
+  if (ParseCollectRowName(name, &origin)) {
+    types::OrContext collect;
+    if (!DecodeCollectRow(value, origin, &collect)) {
+      return storage::Status::Corruption("active-active collect row");
+    }
+    *db = 0;
+    pieces->push_back(CollectPieceArgs(collect, origin));
+    return storage::Status::OK();
+  }
   if (ParseHorizonRowName(name, db)) {
     MarkerEntries deletes;
     if (!DecodeHorizon(value, &deletes)) return storage::Status::Corruption("horizon");
@@ -442,15 +453,16 @@ void SnapshotSender::OpenPhase() {
     options.include_dead = true;
     lower = types::MetaKeyPrefix(phase_);
     upper = types::MetaKeyUpperBound(phase_);
-  } else if (phase_ - databases < 5) {
+  } else if (phase_ - databases < 6) {
     // The markers, the horizons, the series' registers (a deleted series leaves its own), then
     // the series' range deletes, then the rule registers (after every series, so that a rule
-    // links series the receiver holds).
+    // links series the receiver holds), then each origin's last collect.
     const std::string_view prefix = phase_ == databases       ? kKeyMarkerRowPrefix
                                     : phase_ == databases + 1 ? kHorizonRowPrefix
                                     : phase_ == databases + 2 ? kSeriesRegisterRowPrefix
                                     : phase_ == databases + 3 ? kSeriesRangeRowPrefix
-                                                              : kSeriesRuleRowPrefix;
+                                    : phase_ == databases + 4 ? kSeriesRuleRowPrefix
+                                                              : kCollectRowPrefix;
     lower = types::Keyspace::SystemRowKey(prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')

@@ -195,4 +195,12 @@ types::OrContext OrContextOf(const OriginVector& vector) {
   return context;
 }
 
+OriginVector OriginVectorOf(const types::OrContext& context) {
+  OriginVector vector;
+  for (const types::Dot& dot : context.entries()) {
+    vector.emplace(NodeIdOfOrigin(dot.origin.view()), dot.offset);
+  }
+  return vector;
+}
+
 }  // namespace ebb::server

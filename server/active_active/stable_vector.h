@@ -140,5 +140,7 @@ std::string FormatOriginVector(const OriginVector& vector);
 // `vector` with each origin as the raw id of the observed-remove rule's dots (types/or_context.h);
 // an id that is not 40 hex digits names no dot and is left out.
 types::OrContext OrContextOf(const OriginVector& vector);
+// `context` with each origin as its node id (40 lower-case hex digits): OrContextOf's inverse.
+OriginVector OriginVectorOf(const types::OrContext& context);
 
 }  // namespace ebb::server

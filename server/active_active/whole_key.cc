@@ -188,18 +188,36 @@ storage::Status WholeKeyMarkers::Load() {
 
 storage::Status WholeKeyMarkers::CountRows() {
   uint64_t rows = 0;
+  entry_tops_ = types::OrContext();
   auto it = keyspace_.db().NewIterator(storage::ReadOptions());
   for (std::string_view prefix : {kKeyMarkerRowPrefix, kHorizonRowPrefix}) {
+    const bool horizons = prefix == kHorizonRowPrefix;
     const std::string start = types::Keyspace::SystemRowKey(prefix);
     uint64_t found = 0;
-    for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) found++;
-    if (prefix == kHorizonRowPrefix && found > 0) any_horizon_ = true;
+    for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
+      found++;
+      KeyMarker marker;
+      const bool decoded = horizons ? DecodeHorizon(it->value(), &marker.deletes)
+                                    : DecodeKeyMarker(it->value(), &marker);
+      if (!decoded) {
+        return storage::Status::Corruption(horizons ? "active-active horizon"
+                                                    : "active-active key marker");
+      }
+      for (const MarkerEntry& entry : marker.deletes.entries()) RaiseEntryTop(entry.dot);
+    }
+    if (horizons && found > 0) any_horizon_ = true;
     rows += found;
   }
   if (!it->status().ok()) return it->status();
   rows_held_ = rows;
   recount_ = false;
   return storage::Status::OK();
+}
+
+void WholeKeyMarkers::RaiseEntryTop(const types::Dot& dot) {
+  // The pre-mode dot is never collected, and DEBUG PEER-APPLY's offset 0 names no delta.
+  if (dot.origin == types::kPreModeOrigin || dot.offset == 0) return;
+  entry_tops_.Raise(dot.origin, dot.offset);
 }
 
 storage::Status WholeKeyMarkers::Recount() {
@@ -548,6 +566,7 @@ storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerEntry& del,
     s = ReadRow(db, key, &marker, &found);
     if (!s.ok()) return s;
     const bool added = marker.AddDelete(del);
+    if (added) RaiseEntryTop(del.dot);
     const bool raised = precedence > marker.floor;
     marker.floor = std::max(marker.floor, precedence);
     if (!added && !raised && found) continue;
@@ -565,6 +584,7 @@ storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerEntry& del) {
   if (!s.ok()) return s;
   const bool had_row = !deletes.empty();
   if (deletes.Add(del)) {
+    RaiseEntryTop(del.dot);
     any_horizon_ = true;
     horizons_[db] = deletes.Greatest();
     s = PutRow(HorizonRowName(db), EncodeHorizon(deletes), !had_row);

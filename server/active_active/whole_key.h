@@ -183,6 +183,11 @@ class WholeKeyMarkers {
   // Counts the rows again when a discarded batch may have left rows_held() off (between
   // batches).
   storage::Status Recount();
+  // Per origin, the greatest offset of a delete entry the rows hold (the pre-mode dot left out:
+  // marker_entries.h), counting the open batch's: what a `collect` may cover (collect.h). Taken
+  // with the count; between counts it only grows, so a discarded batch may leave it above the
+  // rows until the next Recount, never below.
+  const types::OrContext& entry_tops() const { return entry_tops_; }
 
   // How a data delta (canonical PUT, DELETE, TREG SET, TLOG INS/TRIMAT) meets the markers. A PUT
   // at or before the key's expiry register takes the register's expiry: *delta's PXAT/NOTTL is
@@ -256,8 +261,10 @@ class WholeKeyMarkers {
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
   // Writes a marker or horizon row; `new_row`: none was held under that name (counted).
   storage::Status PutRow(const std::string& name, const std::string& value, bool new_row);
-  // The marker and horizon rows the engine holds, counted into rows_held_.
+  // The marker and horizon rows the engine holds, counted into rows_held_, their entries' dots
+  // into entry_tops_.
   storage::Status CountRows();
+  void RaiseEntryTop(const types::Dot& dot);
   // SettleExpiry under `reg`.
   storage::Status ApplyRegisterToTreg(int db, std::string_view key, const ExpiryRegister& reg);
   // The register given to a string key under the observed-remove rule (*extended: its data row
@@ -297,6 +304,7 @@ class WholeKeyMarkers {
   bool any_ = false;                              // some marker or horizon row exists (never reset)
   bool any_horizon_ = false;                      // some horizon row exists (never reset)
   uint64_t rows_held_ = 0;                        // see rows_held()
+  types::OrContext entry_tops_;                   // see entry_tops()
   bool recount_ = false;                          // a batch was discarded since the count
   std::vector<std::optional<int64_t>> horizons_;  // per database, once read or written
 };

@@ -159,6 +159,12 @@ void Peers(ServerContext& ctx, PrometheusText* out) {
   out->Single("ebb_markers_pending", kGauge,
               "Whole-key marker and horizon rows held (deletes and flushes kept for late deltas).",
               aa->markers_pending());
+  out->Family("ebb_last_collect", kGauge,
+              "Per origin node id: the offset of its deltas this node's last collect covers "
+              "(INFO peers last_collect).");
+  for (const auto& [origin, offset] : aa->last_collect()) {
+    out->Sample("ebb_last_collect", {{"origin", origin}}, offset);
+  }
   const std::vector<ActiveActive::PeerInfo> peers = aa->Peers();
   auto labels = [](const ActiveActive::PeerInfo& p) {
     return std::vector<MetricLabel>{{"peer", p.host + ":" + std::to_string(p.port)},

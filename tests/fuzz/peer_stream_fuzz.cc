@@ -16,8 +16,9 @@
 //    accept written as a delta again parses to the same arguments; a whole-key piece's shape
 //    (ParseWholeKeyPiece, as ApplyWholeKey judges it) accepts only a whole-key operation with a
 //    floor in range; the observed-remove forms (a string delta's CTX, del-or, the or-string
-//    piece) read against one origin are written back to the same arguments, a context read is
-//    its only encoding, and a piece's state joins into an empty node as it is.
+//    piece) and the collect forms read against one origin are written back to the same
+//    arguments, a context read is its only encoding, and a piece's state joins into an empty
+//    node as it is.
 // Build and run: `make fuzz-smoke` or `make fuzz`.
 #include <algorithm>
 #include <cstdint>
@@ -31,6 +32,7 @@
 
 #include "common/strings.h"
 #include "protocol/request_parser.h"
+#include "server/active_active/collect.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
@@ -199,6 +201,14 @@ void CheckObservedRemove(std::span<const std::string> view) {
   ParsesStably<DelOr>(
       view, parse_del_or, [](const DelOr& del) { return DelOrArgs(del, kOriginNode); },
       "a del-or is not stable");
+  // A collect delta or piece (collect.h) read against kOriginNode is written back to the same
+  // arguments.
+  if (const std::optional<CollectOf> collect = ParseCollect(view, origin)) {
+    Check((view[0] == kCollectDelta ? CollectDeltaArgs(collect->collect, collect->origin)
+                                    : CollectPieceArgs(collect->collect, collect->origin)) ==
+              std::vector<std::string>(view.begin(), view.end()),
+          "a collect is not stable");
+  }
   auto parse_piece = [](std::span<const std::string> args, OrStringPiece* piece) {
     return ParseOrStringPiece(args, kOriginNode, piece);
   };

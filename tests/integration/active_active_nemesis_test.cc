@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fault_proxy.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
@@ -57,11 +58,12 @@ namespace fs = std::filesystem;
 
 constexpr int kNodes = 3;
 
-// The key marker and horizon rows (docs/key-encoding.md, "Active-active markers") of the stopped
-// node whose data directory is `dir`: name -> value.
+// The key marker, horizon and collect rows (docs/key-encoding.md, "Active-active markers") of
+// the stopped node whose data directory is `dir`: name -> value.
 std::map<std::string, std::string> MarkerRows(const std::string& dir) {
   std::map<std::string, std::string> rows = StoppedNodeSystemRows(dir, "aa-key:");
   rows.merge(StoppedNodeSystemRows(dir, "aa-horizon:"));
+  rows.merge(StoppedNodeSystemRows(dir, "aa-collect:"));
   return rows;
 }
 
@@ -520,12 +522,34 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       count("restored from its copy"), count("power cut of"), count("stops pulling"),
       count("compaction of"), collected);
 
-  // Every node holds the same markers: the same deletes with the same dots, floors, registers.
+  // Every node holds the same markers: the same deletes with the same dots, floors, registers,
+  // and each origin's last collect — once the collects have settled: no node behind another and
+  // no node logging anything for longer than a collect's interval and a few ticks.
+  std::vector<long long> ends(kNodes, -1);
+  auto settled_since = std::chrono::steady_clock::now();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        bool same = true;
+        for (int i = 0; i < kNodes; i++) {
+          const long long end = InfoField(conns_[i].get(), "peers", "origin_offset");
+          same = same && end == ends[i] &&
+                 InfoField(conns_[i].get(), "peers", "max_peer_lag_deltas") == 0;
+          ends[i] = end;
+        }
+        if (!same) settled_since = std::chrono::steady_clock::now();
+        return std::chrono::steady_clock::now() - settled_since > std::chrono::milliseconds(2500);
+      },
+      30))
+      << Failed();
   std::vector<std::map<std::string, std::string>> markers;
   for (auto& node : nodes_) {
     ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
     markers.push_back(MarkerRows(node->data_dir()));
   }
+  std::printf("nemesis: %zu marker and collect rows, %zu of them collects\n", markers[0].size(),
+              static_cast<size_t>(std::ranges::count_if(markers[0], [](const auto& row) {
+                return row.first.starts_with("aa-collect:");
+              })));
   for (int i = 1; i < kNodes; i++) {
     EXPECT_TRUE(markers[i] == markers[0]) << "marker rows of node " << i << " and node 0 differ:\n"
                                           << DifferingRows(markers[i], markers[0]) << Failed();

@@ -1,0 +1,67 @@
+// The `collect` delta between active-active peers: a point in each origin's log that every node
+// agrees on, which marker collection goes by (docs/active-active.md, "Status", marker collection,
+// step 2; "Collects").
+//
+// Now and then a node appends to its own origin log `collect <C>`, C the mesh's stable vector as
+// it sees it (stable_vector.h) joined with its previous C: every delta of every origin at or below
+// C has been applied, durably, on every node. Every delta the node logs after it follows it in its
+// log, so every node applies the collect before them. Each node keeps each origin's last C in the
+// system row `aa-collect:<origin id>` (docs/key-encoding.md), joined (pointwise max) with what it
+// held, so the row is the same on every node whatever the order of its deltas and snapshots; a
+// snapshot carries every such row. Nothing is judged by them yet (steps 3 and 4).
+//
+// Wire forms (C is a context, types/or_context.h's form, the collect's origin as its own):
+//   delta  `collect <C>`                        C of the delta's origin, in database 0
+//   piece  `collect-of <origin id> <C>`         a snapshot's copy of that origin's row
+// Anything else is malformed.
+// Thread-safety: pure functions and plain values.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "types/or_context.h"
+
+namespace ebb::server {
+
+inline constexpr std::string_view kCollectDelta = "collect";
+inline constexpr std::string_view kCollectPiece = "collect-of";
+inline constexpr std::string_view kCollectRowPrefix = "aa-collect:";
+
+// `aa-collect:<origin's node id>` (40 lower-case hex digits), and its parse (false for any other
+// name).
+std::string CollectRowName(const types::OriginId& origin);
+bool ParseCollectRowName(std::string_view name, types::OriginId* origin);
+
+// The row's value: C in the context form, `origin` as its own.
+std::string EncodeCollectRow(const types::OrContext& collect, const types::OriginId& origin);
+bool DecodeCollectRow(std::string_view value, const types::OriginId& origin,
+                      types::OrContext* collect);
+
+// The delta `collect <C>` of `origin`.
+std::vector<std::string> CollectDeltaArgs(const types::OrContext& collect,
+                                          const types::OriginId& origin);
+// The piece `collect-of <origin id> <C>`.
+std::vector<std::string> CollectPieceArgs(const types::OrContext& collect,
+                                          const types::OriginId& origin);
+
+// A collect delta (args[0] `collect`, from `sender`) or piece (args[0] `collect-of`, any sender),
+// parsed: the origin whose row it joins and its C; nullopt unless it is exactly a form above
+// with a C of at most kMaxVectorOrigins origins (as many as a vector S is made of may name).
+struct CollectOf {
+  types::OriginId origin;
+  types::OrContext collect;
+};
+std::optional<CollectOf> ParseCollect(std::span<const std::string> args,
+                                      const types::OriginId& sender);
+
+// True when `collect` is due: some origin's greatest entry offset held (`tops`), as far as the
+// stable vector covers it, lies beyond that origin's entry in `last`, the node's last C.
+// Example: tops {A:7}, stable {A:5, B:9}, last {A:3} -> due (min(7, 5) = 5 > 3); last {A:5} -> not.
+bool CollectDue(const types::OrContext& tops, const types::OrContext& stable,
+                const types::OrContext& last);
+
+}  // namespace ebb::server

@@ -1,0 +1,189 @@
+// The `collect` delta between active-active peers (server/active_active/collect.h;
+// docs/active-active.md, "Collects"), against spawned ebb-servers: a node holding deletes logs
+// one once the stable vector covers them, every node keeps each origin's last collect in the same
+// row, a snapshot carries those rows to a node that joins late, and collects in any order, as
+// deltas or as a snapshot's pieces, leave the same row. Rows are read from stopped nodes' data
+// directories; every wait is a bounded poll.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "server/active_active/collect.h"
+#include "tests/support/active_active_mesh.h"
+#include "tests/support/eventually.h"
+#include "tests/support/test_server.h"
+
+namespace ebb::test {
+namespace {
+
+types::OriginId Origin(const std::string& hex) { return *types::OriginId::FromHex(hex); }
+
+// The collect rows of a stopped node: origin id -> C.
+std::map<std::string, types::OrContext> CollectRows(const TestServer& node) {
+  std::map<std::string, types::OrContext> out;
+  for (const auto& [name, value] :
+       StoppedNodeSystemRows(node.data_dir(), std::string(server::kCollectRowPrefix))) {
+    types::OriginId origin;
+    EXPECT_TRUE(server::ParseCollectRowName(name, &origin)) << name;
+    types::OrContext collect;
+    EXPECT_TRUE(server::DecodeCollectRow(value, origin, &collect)) << name;
+    out[name.substr(server::kCollectRowPrefix.size())] = collect;
+  }
+  return out;
+}
+
+class ActiveActiveCollectTest : public ActiveActiveMeshTest {
+ protected:
+  // Node i's own last collect, from INFO peers' `last_collect:<id>=<offset>,...`.
+  std::map<std::string, uint64_t> LastCollect(int i) {
+    std::map<std::string, uint64_t> out;
+    const std::string text = InfoText(c_[i].get(), "peers", "last_collect");
+    for (size_t at = 0; at < text.size();) {
+      const size_t comma = std::min(text.find(',', at), text.size());
+      const std::string entry = text.substr(at, comma - at);
+      const size_t eq = entry.find('=');
+      if (eq == std::string::npos) break;
+      out[entry.substr(0, eq)] = std::stoull(entry.substr(eq + 1));
+      at = comma + 1;
+    }
+    return out;
+  }
+  // Waits until node i's last collect covers offset `offset` of each of `origins`.
+  bool WaitCollected(int i, const std::vector<std::string>& origins, uint64_t offset) {
+    return Eventually([&] {
+      const auto collect = LastCollect(i);
+      for (const std::string& origin : origins) {
+        auto it = collect.find(origin);
+        if (it == collect.end() || it->second < offset) return false;
+      }
+      return true;
+    });
+  }
+  // Waits until no node is behind another (every delta logged has been applied everywhere).
+  bool WaitNoLag(const std::vector<redisContext*>& nodes) {
+    return Eventually([&] {
+      for (redisContext* c : nodes) {
+        if (InfoField(c, "peers", "max_peer_lag_deltas") != 0) return false;
+      }
+      return true;
+    });
+  }
+};
+
+// Nodes 0 and 1 each delete a key they wrote (their offsets 1 and 2): every node holds both
+// deletes, logs a collect once the stable vector covers them, and ends with the same row per
+// origin, each covering both deletes. A node that holds no delete logs none.
+TEST_F(ActiveActiveCollectTest, EveryNodeKeepsEachOriginsLastCollect) {
+  StartMesh(3);
+  std::string id[3];
+  for (int i = 0; i < 3; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  const std::string ts = std::to_string(kMeshClockMs - 5);
+  for (int i : {0, 1}) {
+    ASSERT_EQ(Cmd(c_[i].get(), {"TREG", "SET", "k" + std::to_string(i), "v", ts}).str(), "OK");
+    ASSERT_EQ(Cmd(c_[i].get(), {"DEL", "k" + std::to_string(i)}).integer(), 1);
+  }
+  for (int i = 0; i < 3; i++) {
+    ASSERT_TRUE(WaitCollected(i, {id[0], id[1]}, 2))
+        << i << ": " << InfoText(c_[i].get(), "peers", "last_collect");
+  }
+  ASSERT_TRUE(WaitNoLag(Conns()));
+  for (TestServer& node : n_) ASSERT_EQ(node.Stop(), 0) << node.ReadLog();
+  const auto rows = CollectRows(n_[0]);
+  ASSERT_EQ(rows.size(), 3u);
+  for (int i = 0; i < 3; i++) {
+    ASSERT_TRUE(rows.contains(id[i])) << i;
+    EXPECT_GE(rows.at(id[i]).At(Origin(id[0])), 2u) << i;
+    EXPECT_GE(rows.at(id[i]).At(Origin(id[1])), 2u) << i;
+  }
+  EXPECT_EQ(CollectRows(n_[1]), rows);
+  EXPECT_EQ(CollectRows(n_[2]), rows);
+}
+
+// A node that joins after the others' logs dropped their first deltas (peer-backlog-size 1)
+// receives their content as a snapshot, and with it each origin's last collect.
+TEST_F(ActiveActiveCollectTest, ASnapshotCarriesTheCollects) {
+  StartMesh(2, {"--peer-backlog-size", "1"});
+  std::string id[2];
+  for (int i = 0; i < 2; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  const std::string ts = std::to_string(kMeshClockMs - 5);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "k", "v", ts}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "k"}).integer(), 1);
+  for (int i = 0; i < 2; i++) ASSERT_TRUE(WaitCollected(i, {id[0]}, 2)) << i;
+  ASSERT_TRUE(WaitNoLag(Conns()));
+  ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1]}))) << late_.error();
+  for (int i = 0; i < 2; i++) {  // the mesh links to it too
+    ASSERT_EQ(Cmd(c_[i].get(), {"PEER", "ADD", "127.0.0.1", std::to_string(late_.port())}).str(),
+              "OK");
+  }
+  {
+    RedisConnection late = late_.Connect();
+    ASSERT_TRUE(Eventually([&] { return SnapshotsSent() >= 1; }));
+    // Its own collect covers the delete it received (its applied vector counted in S).
+    ASSERT_TRUE(Eventually([&] {
+      return InfoText(late.get(), "peers", "last_collect").find(id[0]) != std::string::npos;
+    }));
+    std::vector<redisContext*> all = Conns();
+    all.push_back(late.get());
+    ASSERT_TRUE(WaitNoLag(all));
+  }
+  for (TestServer* node : {&n_[0], &n_[1], &late_}) ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
+  const auto rows = CollectRows(n_[0]);
+  EXPECT_EQ(CollectRows(n_[1]), rows);
+  EXPECT_EQ(CollectRows(late_), rows);
+  ASSERT_TRUE(rows.contains(id[0]));
+  EXPECT_GE(rows.at(id[0]).At(Origin(id[0])), 2u);
+}
+
+// Collects of two origins applied as deltas and as a snapshot's pieces, in two orders, an older
+// one after a newer: each row is the join of what was applied. Malformed forms are refused and
+// change nothing.
+TEST_F(ActiveActiveCollectTest, CollectsJoinInEveryOrder) {
+  const std::string a(40, 'a'), b(40, 'b');
+  auto context = [&](std::vector<std::pair<std::string, uint64_t>> entries) {
+    types::OrContext c;
+    for (const auto& [origin, offset] : entries) c.Raise(Origin(origin), offset);
+    return c;
+  };
+  const types::OrContext a_old = context({{a, 3}, {b, 1}});
+  const types::OrContext a_new = context({{a, 5}});
+  const types::OrContext b_only = context({{a, 2}, {b, 4}});
+  TestServer* nodes[2] = {&n_[0], &n_[1]};
+  for (int order = 0; order < 2; order++) {
+    ASSERT_TRUE(nodes[order]->Start(no_peer_.PeerArgs())) << nodes[order]->error();
+    RedisConnection c = nodes[order]->Connect();
+    auto apply = [&](const std::string& from, uint64_t offset,
+                     const std::vector<std::string>& args) {
+      std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", from,
+                                      "0",     "OFFSET",     std::to_string(offset)};
+      cmd.insert(cmd.end(), args.begin(), args.end());
+      return Cmd(c.get(), cmd);
+    };
+    const auto delta_a_old = server::CollectDeltaArgs(a_old, Origin(a));
+    const auto delta_a_new = server::CollectDeltaArgs(a_new, Origin(a));
+    const auto piece_b = server::CollectPieceArgs(b_only, Origin(b));
+    if (order == 0) {
+      EXPECT_EQ(apply(a, 1, delta_a_old).str(), "OK");
+      EXPECT_EQ(apply(a, 2, delta_a_new).str(), "OK");
+      EXPECT_EQ(apply(b, 1, piece_b).str(), "OK");
+    } else {
+      EXPECT_EQ(apply(b, 1, piece_b).str(), "OK");
+      EXPECT_EQ(apply(a, 2, delta_a_new).str(), "OK");
+      EXPECT_EQ(apply(a, 1, delta_a_old).str(), "OK");
+    }
+    // Malformed: no C, a C that does not decode, a piece naming no node id.
+    EXPECT_TRUE(apply(a, 3, {"collect"}).is_error());
+    EXPECT_TRUE(apply(a, 4, {"collect", "\x02"}).is_error());
+    EXPECT_TRUE(apply(a, 5, {"collect-of", "nobody", delta_a_new[1]}).is_error());
+  }
+  for (TestServer* node : nodes) ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
+  const auto rows = CollectRows(n_[0]);
+  EXPECT_EQ(CollectRows(n_[1]), rows);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows.at(a), context({{a, 5}, {b, 1}}));
+  EXPECT_EQ(rows.at(b), b_only);
+}
+
+}  // namespace
+}  // namespace ebb::test
