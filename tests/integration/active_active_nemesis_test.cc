@@ -253,13 +253,37 @@ class ActiveActiveNemesisTest : public ::testing::TestWithParam<const char*> {
     return std::stoll(info.substr(at + id.size() + 12));
   }
 
-  // Heals every link, gives every node one clock and waits until every peer of node `i` has
-  // applied its every delta (equal reads alone do not say so: a delta that loses changes
-  // nothing): what node `i` is about to lose is then on its peers.
+  // Waits until no node has logged anything for 3 s and none is behind another: a node logs a
+  // collect of its own once the stable vector covers a delete it holds (docs/active-active.md,
+  // "Collects"), a second or so after the writes that made it, and none after that until a new
+  // delete arrives.
+  void WaitQuiet() {
+    std::vector<long long> ends(kNodes, -1);
+    auto quiet_since = std::chrono::steady_clock::now();
+    EXPECT_TRUE(Eventually(
+        [&] {
+          bool same = true;
+          for (int i = 0; i < kNodes; i++) {
+            const long long end = InfoField(conns_[i].get(), "peers", "origin_offset");
+            same = same && end == ends[i] &&
+                   InfoField(conns_[i].get(), "peers", "max_peer_lag_deltas") == 0;
+            ends[i] = end;
+          }
+          if (!same) quiet_since = std::chrono::steady_clock::now();
+          return std::chrono::steady_clock::now() - quiet_since > std::chrono::seconds(3);
+        },
+        30))
+        << Failed();
+  }
+
+  // Heals every link, gives every node one clock, lets the collects settle and waits until every
+  // peer of node `i` has applied its every delta (equal reads alone do not say so: a delta that
+  // loses changes nothing): what node `i` is about to lose is then on its peers.
   void Settle(int i) {
     HealAll();
     OneClock();
     EXPECT_EQ(WaitConverged(All()), "");
+    WaitQuiet();
     const int64_t end = InfoField(conns_[i].get(), "peers", "origin_offset");
     const std::string id = Cmd(conns_[i].get(), {"PEER", "ID"}).str();
     for (int j = 0; j < kNodes; j++) {
@@ -523,24 +547,8 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       count("compaction of"), collected);
 
   // Every node holds the same markers: the same deletes with the same dots, floors, registers,
-  // and each origin's last collect — once the collects have settled: no node behind another and
-  // no node logging anything for longer than a collect's interval and a few ticks.
-  std::vector<long long> ends(kNodes, -1);
-  auto settled_since = std::chrono::steady_clock::now();
-  EXPECT_TRUE(Eventually(
-      [&] {
-        bool same = true;
-        for (int i = 0; i < kNodes; i++) {
-          const long long end = InfoField(conns_[i].get(), "peers", "origin_offset");
-          same = same && end == ends[i] &&
-                 InfoField(conns_[i].get(), "peers", "max_peer_lag_deltas") == 0;
-          ends[i] = end;
-        }
-        if (!same) settled_since = std::chrono::steady_clock::now();
-        return std::chrono::steady_clock::now() - settled_since > std::chrono::milliseconds(2500);
-      },
-      30))
-      << Failed();
+  // and each origin's last collect — once the collects have settled.
+  WaitQuiet();
   std::vector<std::map<std::string, std::string>> markers;
   for (auto& node : nodes_) {
     ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
