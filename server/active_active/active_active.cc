@@ -143,6 +143,10 @@ void ActiveActive::MaybeLogCollect() {
     return;
   }
   own_collect_ = std::move(collect);
+  // No client write asks the turn's WAL commit (WalTurnCommit) for this one, and until a commit
+  // its bytes wait in the WAL's buffer: a process killed then would lose a collect its peers may
+  // have applied (the push only queues a write for later in the turn), and reuse its offset.
+  if (s = ks.db().FlushWal(); !s.ok()) spdlog::warn("Cannot flush a collect: {}", s.ToString());
 }
 
 RetiredIds ActiveActive::RetiredWith(const std::string& id) const {

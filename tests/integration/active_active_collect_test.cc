@@ -6,6 +6,7 @@
 // directories; every wait is a bounded poll.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -134,6 +135,36 @@ TEST_F(ActiveActiveCollectTest, ASnapshotCarriesTheCollects) {
   EXPECT_EQ(CollectRows(late_), rows);
   ASSERT_TRUE(rows.contains(id[0]));
   EXPECT_GE(rows.at(id[0]).At(Origin(id[0])), 2u);
+}
+
+// A collect comes from the node's timer, not from a client's write, so no turn's WAL commit
+// hands it to the OS: the node flushes it itself. Killed with SIGKILL within a few milliseconds
+// of logging it, node 0 comes back with it and with its id (no peer applied a delta it lost);
+// unflushed, the collect waited in the WAL's buffer for up to a second and the node came back one
+// delta short.
+TEST_F(ActiveActiveCollectTest, ACollectSurvivesAKillRightAfterIt) {
+  StartMesh(2);
+  const std::string id0 = Cmd(c_[0].get(), {"PEER", "ID"}).str();
+  const std::string ts = std::to_string(kMeshClockMs - 5);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "k", "v", ts}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "k"}).integer(), 1);  // offset 2; its collect is 3
+  long long end = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (int tries = 0; tries < 100000 && end < 3 && std::chrono::steady_clock::now() < give_up;
+       tries++) {
+    end = InfoField(c_[0].get(), "peers", "origin_offset");  // as fast as INFO answers
+  }
+  ASSERT_EQ(end, 3) << Cmd(c_[0].get(), {"INFO", "peers"}).str();
+  n_[0].Kill();
+  ASSERT_TRUE(n_[0].Start(args_[0])) << n_[0].error();
+  c_[0] = n_[0].Connect();
+  SetClock(0, kMeshClockMs);
+  EXPECT_EQ(InfoField(c_[0].get(), "peers", "origin_offset"), 3);
+  const std::string link = "id=" + id0 + ",applied=3,";
+  EXPECT_TRUE(Eventually([&] {
+    return Cmd(c_[1].get(), {"INFO", "peers"}).str().find(link) != std::string::npos;
+  })) << Cmd(c_[1].get(), {"INFO", "peers"}).str();
+  EXPECT_EQ(Cmd(c_[0].get(), {"PEER", "ID"}).str(), id0);
 }
 
 // Collects of two origins applied as deltas and as a snapshot's pieces, in two orders, an older
