@@ -345,7 +345,8 @@ class ActiveActive {
   void ShareCollectionVector();
   // Logs a `collect` (collect.h) when one is due: at most one a kCollectIntervalMs, and only when
   // the stable vector covers a delete entry this node holds beyond its last one. Its C is the
-  // stable vector joined with the last C.
+  // stable vector joined with the last C. It hands the collect's WAL bytes to the OS before
+  // returning: no client's write asks the turn's WAL commit for them.
   void MaybeLogCollect();
   // Reads this node's own collect row into own_collect_.
   storage::Status LoadOwnCollect();
