@@ -23,6 +23,7 @@
 #include "server/replication/master.h"
 #include "server/replication/replication_id.h"
 #include "server/services/server_context.h"
+#include "server/services/wal_commit.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
 #include "types/tlog.h"
@@ -143,10 +144,12 @@ void ActiveActive::MaybeLogCollect() {
     return;
   }
   own_collect_ = std::move(collect);
-  // No client write asks the turn's WAL commit (WalTurnCommit) for this one, and until a commit
-  // its bytes wait in the WAL's buffer: a process killed then would lose a collect its peers may
-  // have applied (the push only queues a write for later in the turn), and reuse its offset.
-  if (s = ks.db().FlushWal(); !s.ok()) spdlog::warn("Cannot flush a collect: {}", s.ToString());
+  // No client's write commits this one (wal_commit.h): uncommitted, a process killed now would
+  // lose a collect its peers may have applied (the push only queues a write for later in the
+  // turn), and give its offset again.
+  if (s = CommitWalNow(*context_); !s.ok()) {
+    spdlog::warn("Cannot commit a collect to the WAL: {}", s.ToString());
+  }
 }
 
 RetiredIds ActiveActive::RetiredWith(const std::string& id) const {

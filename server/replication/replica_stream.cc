@@ -14,6 +14,7 @@
 #include "server/replication/replica.h"
 #include "server/scripting/script_engine.h"
 #include "server/services/server_context.h"
+#include "server/services/wal_commit.h"
 #include "storage/replication_record.h"
 #include "storage/write_batch.h"
 #include "types/key_encoding.h"
@@ -77,8 +78,7 @@ bool ReplicaLink::ApplyStream() {
     return false;
   }
   if (consumed > 0) {
-    storage::DB& db = context_->keyspace().db();
-    s = context_->config().wal_fsync == "always" ? db.SyncWal() : db.FlushWal();
+    s = CommitWalNow(*context_);
     if (!s.ok()) spdlog::warn("Replica WAL write: {}", s.ToString());
     master_->FeedFromMaster(std::string_view(in_).substr(0, consumed));
     offset_ += consumed;
