@@ -65,6 +65,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/active_active/active_active_code.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/local_write.h"
 #include "server/active_active/marker_piece.h"
@@ -87,29 +88,6 @@ class ReplyWriter;
 }
 
 namespace ebb::server {
-
-// What an operation of ActiveActive comes to (server/core/result.h); ActiveActive::ErrorText
-// words each outcome.
-enum class ActiveActiveCode {
-  kOk,
-  // Start: the options give peers to a node that cannot have them.
-  kPeerOptionInCluster,  // `peer` with `cluster-enabled yes`
-  kPeerOptionOnReplica,  // `peer` with `replicaof`
-  kStartFailed,          // entering the mode failed (detail: the engine's message)
-  // PEER ADD.
-  kPeerLinked,               // a link to that peer exists (detail: "<host>:<port>")
-  kPeersOfReplica,           // this node is a replica
-  kPeersOfNodeWithReplicas,  // this node has replicas
-  kPeersInCluster,           // this node is in cluster mode
-  kEngineError,              // entering the mode failed (detail: the engine's message)
-  // A client write whose timestamp is ahead of this node's clock by more than max-clock-skew
-  // under max-clock-skew-action refuse (detail: the timestamp).
-  kClockSkew,
-  // Start: active-active-string-rule observed-remove on a node that holds counter state.
-  kCountersUnderOrRule,
-  // PEER REMOVE, DEBUG PEER-LINK: no link to that peer (detail: "<host>:<port>").
-  kNoSuchPeer,
-};
 
 class Client;
 class PeerLink;
@@ -345,8 +323,8 @@ class ActiveActive {
   void ShareCollectionVector();
   // Logs a `collect` (collect.h) when one is due: at most one a kCollectIntervalMs, and only when
   // the stable vector covers a delete entry this node holds beyond its last one. Its C is the
-  // stable vector joined with the last C. It hands the collect's WAL bytes to the OS before
-  // returning: no client's write asks the turn's WAL commit for them.
+  // stable vector joined with the last C. It commits the collect to the WAL before returning
+  // (CommitWalNow, server/services/wal_commit.h): no client's write commits it.
   void MaybeLogCollect();
   // Reads this node's own collect row into own_collect_.
   storage::Status LoadOwnCollect();
