@@ -403,14 +403,11 @@ storage::Status WholeKeyMarkers::ReadTreg(int db, std::string_view key, types::K
   return s;
 }
 
-storage::Status WholeKeyMarkers::RemoveNewest(int db, std::string_view key,
-                                              const types::KeyMetaRow& row, bool live) {
-  if (live) {
-    auto wiped = keyspace_.Delete(db, key);
-    return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
-  }
-  auto deleted = types::Kv(keyspace_, db).Delete(key, row.meta.timestamp_or_zero());
-  return deleted.ok() ? storage::Status::OK() : deleted.engine_status();
+storage::Status WholeKeyMarkers::WipeNewest(int db, std::string_view key) {
+  // Keyspace::Delete wipes a key that holds any version a read could take at some grace, an
+  // expired one included.
+  auto wiped = keyspace_.Delete(db, key);
+  return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
 }
 
 storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int precedence) {
@@ -423,7 +420,7 @@ storage::Status WholeKeyMarkers::RaiseFloor(int db, std::string_view key, int pr
   s = ReadNewest(db, key, &row, &found);
   if (!s.ok()) return s;
   if (found && TypePrecedence(row.type) < precedence) {
-    s = RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+    s = WipeNewest(db, key);
     if (!s.ok()) return s;
   }
   // Keep the row's own deletes (the horizon may have raised `marker`'s deleted_up_to).
@@ -521,7 +518,7 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
     wipe = newest <= ts;
   }
   if (!wipe) return storage::Status::OK();
-  return RemoveNewest(db, key, row, !row.meta.ExpiredAt(keyspace_.NowMs()));
+  return WipeNewest(db, key);
 }
 
 storage::Status WholeKeyMarkers::DeleteFromOrString(int db, std::string_view key, int64_t ts,

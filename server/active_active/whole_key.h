@@ -253,10 +253,12 @@ class WholeKeyMarkers {
                              types::KeyType expired_type = types::KeyType::kString);
   // ReadNewest's version when it is a TREG, live or expired.
   storage::Status ReadTreg(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
-  // Removes that version (live: a wipe; expired: a tombstone at its timestamp, since a wipe
-  // writes nothing for a key no read can see).
-  storage::Status RemoveNewest(int db, std::string_view key, const types::KeyMetaRow& row,
-                               bool live);
+  // Removes ReadNewest's version and everything older with a wipe, whether the version is live
+  // or has expired by this node's clock: what a delete leaves must not depend on the clock (a
+  // tombstone at the version's timestamp would outrank a later write below it where a wipe does
+  // not; docs/active-active.md, "Status", marker collection's step 3), and after a compaction
+  // nothing of the key is left (the delete's marker row covers what the version hid).
+  storage::Status WipeNewest(int db, std::string_view key);
   // Removes what `key` holds at or before `ts`; *precedence: the live type's (-1 absent).
   storage::Status DeleteContent(int db, std::string_view key, int64_t ts, int* precedence);
   // Writes a marker or horizon row; `new_row`: none was held under that name (counted).

@@ -131,6 +131,32 @@ TEST(ActiveActiveCollectionTimestampTest, ATimestampRuleTombstoneStaysPending) {
   for (TestServer* server : {&n0, &n1}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
 }
 
+// A DEL of a key whose value has expired leaves a wipe, as it does for a live one, and no
+// tombstone at the value's timestamp: what a delete leaves must not depend on whether the node's
+// clock had passed the value's expiry. After a compaction nothing of the key is left, and the
+// delete still covers a late write at or below its T (its marker row).
+TEST(ActiveActiveCollectionTimestampTest, ADeleteOfAnExpiredKeyLeavesNoDeadVersion) {
+  TestServer n0, n1;
+  ASSERT_TRUE(n0.Start(PeerArgs({&n1}))) << n0.error();
+  ASSERT_TRUE(n1.Start(PeerArgs({&n0}))) << n1.error();
+  RedisConnection c0 = n0.Connect(), c1 = n1.Connect();
+  ASSERT_EQ(Cmd(c0.get(), {"SET", "k", "v", "PX", "50"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  for (int tries = 0; tries < 100 && Cmd(c0.get(), {"EXISTS", "k"}).integer() != 0; tries++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(Cmd(c0.get(), {"DEL", "k"}).integer(), 0);
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  for (redisContext* c : {c0.get(), c1.get()}) {
+    ASSERT_EQ(Cmd(c, {"DEBUG", "COMPACT"}).str(), "OK");
+    EXPECT_EQ(InfoField(c, "peers", "dead_versions_pending"), 0) << (c == c0.get() ? "n0" : "n1");
+  }
+  ASSERT_EQ(Cmd(c1.get(), {"PUT", "k", "late", "TS", "1"}).str(), "OK");
+  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
+  for (redisContext* c : {c0.get(), c1.get()}) EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+  for (TestServer* server : {&n0, &n1}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+}
+
 // n1 is cut off holding k while n0 deletes it and collects the delete; both write past the other's
 // backlog, so the heal brings a snapshot each way. n0's snapshot no longer names k: n1 must drop
 // its version because n0 had applied it and does not hold it. n1's snapshot still carries the
