@@ -265,8 +265,13 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
+  // A snapshot's copy of another origin's collect is passed over: the row for origin P holds P's
+  // last collect before this node's place in P's stream, which only P's stream and P's own
+  // snapshots move (a snapshot from another node may carry one made after deltas of P this node
+  // has still to apply: collect.h).
+  if (parsed->origin != sender) return ApplyOutcome::kApplied;
   // Joined with the row held, read through the open batch (a collect before it in the batch):
-  // a snapshot's copy may be older than a collect already applied.
+  // a row never goes down.
   types::Keyspace& ks = context_->keyspace();
   const std::string name = CollectRowName(parsed->origin);
   storage::Row row;

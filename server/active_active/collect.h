@@ -5,14 +5,18 @@
 // Now and then a node appends to its own origin log `collect <C>`, C the mesh's stable vector as
 // it sees it (stable_vector.h) joined with its previous C: every delta of every origin at or below
 // C has been applied, durably, on every node. Every delta the node logs after it follows it in its
-// log, so every node applies the collect before them. Each node keeps each origin's last C in the
-// system row `aa-collect:<origin id>` (docs/key-encoding.md), joined (pointwise max) with what it
-// held, so the row is the same on every node whatever the order of its deltas and snapshots; a
-// snapshot carries every such row. Nothing is judged by them yet (steps 3 and 4).
+// log, so every node applies the collect before them. Each node keeps each origin P's last C in
+// the system row `aa-collect:<P's id>` (docs/key-encoding.md), joined (pointwise max) with what
+// it held: P's last collect before this node's place in P's stream, which is what the judges of
+// steps 3 and 4 need. Only what moves that place moves the row: P's stream, and a snapshot P
+// itself sends, which carries P's own last C right after its vector. Another node's snapshot
+// may carry a collect of P made after deltas of P this node has still to apply: a piece naming
+// an origin other than its sender is passed over. Once a node has applied P's whole log, its row
+// for P is P's own. Nothing is judged by them yet (steps 3 and 4).
 //
 // Wire forms (C is a context, types/or_context.h's form, the collect's origin as its own):
 //   delta  `collect <C>`                        C of the delta's origin, in database 0
-//   piece  `collect-of <origin id> <C>`         a snapshot's copy of that origin's row
+//   piece  `collect-of <origin id> <C>`         a snapshot sender's own last collect
 // Anything else is malformed.
 // Thread-safety: pure functions and plain values.
 #pragma once

@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
+#include "server/active_active/collect.h"
 #include "server/active_active/peer_snapshot.h"
 #include "server/active_active/series_purge.h"
 #include "server/active_active/series_state.h"
@@ -640,6 +641,8 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
   snapshots_.push_back(std::make_unique<SnapshotSender>(
       context_, io_, client.id(), std::string(peer_id), node_id_, end_offset_, end_bytes_,
       ObservedVector(),
+      own_collect_.empty() ? std::vector<std::string>{}
+                           : CollectPieceArgs(own_collect_, own_origin_),
       [this](SnapshotSender* sender, bool complete) { SnapshotDone(sender, complete); }));
   snapshots_.back()->Start();
 }

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "common/strings.h"
-#include "server/active_active/collect.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_delta.h"
@@ -235,16 +234,6 @@ storage::Status SnapshotMarkerRow(std::string_view name, std::string_view value,
     pieces->push_back(SeriesRuleDeltaArgs(key, reg));
     return storage::Status::OK();
   }
-  types::OriginId origin;
-  if (ParseCollectRowName(name, &origin)) {
-    types::OrContext collect;
-    if (!DecodeCollectRow(value, origin, &collect)) {
-      return storage::Status::Corruption("active-active collect row");
-    }
-    *db = 0;
-    pieces->push_back(CollectPieceArgs(collect, origin));
-    return storage::Status::OK();
-  }
   if (ParseHorizonRowName(name, db)) {
     MarkerEntries deletes;
     if (!DecodeHorizon(value, &deletes)) return storage::Status::Corruption("horizon");
@@ -409,7 +398,7 @@ void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_posi
 SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& io,
                                uint64_t client_id, std::string peer_id, std::string sender_node_id,
                                uint64_t offset, uint64_t byte_position, OriginVector observed,
-                               Done done)
+                               std::vector<std::string> collect_piece, Done done)
     : context_(context),
       timer_(io),
       client_id_(client_id),
@@ -418,6 +407,7 @@ SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& 
       offset_(offset),
       byte_position_(byte_position),
       observed_(std::move(observed)),
+      collect_piece_(std::move(collect_piece)),
       done_(std::move(done)),
       snapshot_(context->keyspace().db().GetSnapshot()) {}
 
@@ -453,16 +443,15 @@ void SnapshotSender::OpenPhase() {
     options.include_dead = true;
     lower = types::MetaKeyPrefix(phase_);
     upper = types::MetaKeyUpperBound(phase_);
-  } else if (phase_ - databases < 6) {
+  } else if (phase_ - databases < 5) {
     // The markers, the horizons, the series' registers (a deleted series leaves its own), then
     // the series' range deletes, then the rule registers (after every series, so that a rule
-    // links series the receiver holds), then each origin's last collect.
+    // links series the receiver holds).
     const std::string_view prefix = phase_ == databases       ? kKeyMarkerRowPrefix
                                     : phase_ == databases + 1 ? kHorizonRowPrefix
                                     : phase_ == databases + 2 ? kSeriesRegisterRowPrefix
                                     : phase_ == databases + 3 ? kSeriesRangeRowPrefix
-                                    : phase_ == databases + 4 ? kSeriesRuleRowPrefix
-                                                              : kCollectRowPrefix;
+                                                              : kSeriesRuleRowPrefix;
     lower = types::Keyspace::SystemRowKey(prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')
@@ -497,6 +486,8 @@ void SnapshotSender::Step() {
   if (!vector_sent_) {
     AppendSnapshotPieceResp(&out, 0, SnapshotVectorPieceArgs(observed_));
     observed_.clear();
+    if (!collect_piece_.empty()) AppendSnapshotPieceResp(&out, 0, collect_piece_);
+    collect_piece_.clear();
     vector_sent_ = true;
   }
   std::vector<std::vector<std::string>> pieces;

@@ -21,10 +21,11 @@
 //   a database horizon `flushdb-at <T>`
 //
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
-// ["snap", db, arg0, arg1, ...] — the first the sender's observed vector (kSnapshotVectorPiece)
-// — and the end is ["snapend", offset, byte position]; the stream of
-// deltas from offset + 1 follows on the same connection. `offset` is this node's last origin
-// offset when the snapshot began: every delta up to it is reflected in what the snapshot holds.
+// ["snap", db, arg0, arg1, ...] — the first the sender's observed vector (kSnapshotVectorPiece),
+// then the sender's own last collect (`collect-of`, collect.h) when it has one — and the end is
+// ["snapend", offset, byte position]; the stream of deltas from offset + 1 follows on the same
+// connection. `offset` is this node's last origin offset when the snapshot began: every delta up to
+// it is reflected in what the snapshot holds.
 //
 // SnapshotSender produces one snapshot on the io thread, a step at a time: the keys come from
 // ONE engine snapshot taken with the offset (an iterator per database over it, dead keys
@@ -147,11 +148,13 @@ class SnapshotSender {
   // Sends to client `client_id` the snapshot of databases 0..databases-1 that corresponds to
   // origin offset `offset` (this node's end offset now) at byte position `byte_position`, and to
   // `observed`, this node's observed vector now (its own id with `offset`); `sender_node_id`:
-  // this node's id.
+  // this node's id. `collect_piece`: this node's last collect as a `collect-of` piece
+  // (collect.h; empty: none), sent right after the vector.
   // REQUIRES: called on the io thread, with no keyspace batch open.
   SnapshotSender(ServerContext* context, boost::asio::io_context& io, uint64_t client_id,
                  std::string peer_id, std::string sender_node_id, uint64_t offset,
-                 uint64_t byte_position, OriginVector observed, Done done);
+                 uint64_t byte_position, OriginVector observed,
+                 std::vector<std::string> collect_piece, Done done);
   ~SnapshotSender();
   SnapshotSender(const SnapshotSender&) = delete;
 
@@ -183,7 +186,8 @@ class SnapshotSender {
   const std::string sender_node_id_;
   const uint64_t offset_;
   const uint64_t byte_position_;
-  OriginVector observed_;  // sent first (kSnapshotVectorPiece), then cleared
+  OriginVector observed_;                   // sent first (kSnapshotVectorPiece), then cleared
+  std::vector<std::string> collect_piece_;  // sent second when not empty, then cleared
   bool vector_sent_ = false;
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;

@@ -1,8 +1,8 @@
 // The `collect` delta between active-active peers (server/active_active/collect.h;
 // docs/active-active.md, "Collects"), against spawned ebb-servers: a node holding deletes logs
 // one once the stable vector covers them, every node keeps each origin's last collect in the same
-// row, a snapshot carries those rows to a node that joins late, and collects in any order, as
-// deltas or as a snapshot's pieces, leave the same row. Rows are read from stopped nodes' data
+// row, each node's snapshot carries its own to a node that joins late, and collects in any order,
+// as deltas or as a snapshot's pieces, leave the same row. Rows are read from stopped nodes' data
 // directories; every wait is a bounded poll.
 #include <gtest/gtest.h>
 
@@ -103,7 +103,7 @@ TEST_F(ActiveActiveCollectTest, EveryNodeKeepsEachOriginsLastCollect) {
 }
 
 // A node that joins after the others' logs dropped their first deltas (peer-backlog-size 1)
-// receives their content as a snapshot, and with it each origin's last collect.
+// receives their content as a snapshot from each, and with each its sender's last collect.
 TEST_F(ActiveActiveCollectTest, ASnapshotCarriesTheCollects) {
   StartMesh(2, {"--peer-backlog-size", "1"});
   std::string id[2];
@@ -168,8 +168,9 @@ TEST_F(ActiveActiveCollectTest, ACollectSurvivesAKillRightAfterIt) {
 }
 
 // Collects of two origins applied as deltas and as a snapshot's pieces, in two orders, an older
-// one after a newer: each row is the join of what was applied. Malformed forms are refused and
-// change nothing.
+// one after a newer: each row is the join of what was applied. A snapshot's piece naming another
+// origin than its sender is passed over: a's row never takes b's copy of a collect of a. Malformed
+// forms are refused and change nothing.
 TEST_F(ActiveActiveCollectTest, CollectsJoinInEveryOrder) {
   const std::string a(40, 'a'), b(40, 'b');
   auto context = [&](std::vector<std::pair<std::string, uint64_t>> entries) {
@@ -194,6 +195,7 @@ TEST_F(ActiveActiveCollectTest, CollectsJoinInEveryOrder) {
     const auto delta_a_old = server::CollectDeltaArgs(a_old, Origin(a));
     const auto delta_a_new = server::CollectDeltaArgs(a_new, Origin(a));
     const auto piece_b = server::CollectPieceArgs(b_only, Origin(b));
+    const auto piece_of_a_from_b = server::CollectPieceArgs(context({{a, 9}}), Origin(a));
     if (order == 0) {
       EXPECT_EQ(apply(a, 1, delta_a_old).str(), "OK");
       EXPECT_EQ(apply(a, 2, delta_a_new).str(), "OK");
@@ -203,6 +205,7 @@ TEST_F(ActiveActiveCollectTest, CollectsJoinInEveryOrder) {
       EXPECT_EQ(apply(a, 2, delta_a_new).str(), "OK");
       EXPECT_EQ(apply(a, 1, delta_a_old).str(), "OK");
     }
+    EXPECT_EQ(apply(b, 2, piece_of_a_from_b).str(), "OK");
     // Malformed: no C, a C that does not decode, a piece naming no node id.
     EXPECT_TRUE(apply(a, 3, {"collect"}).is_error());
     EXPECT_TRUE(apply(a, 4, {"collect", "\x02"}).is_error());

@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -549,12 +550,19 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       count("compaction of"), collected);
 
   // Every node holds the same markers: the same deletes with the same dots, floors, registers,
-  // and each origin's last collect — once the collects have settled.
+  // and each node's last collect — once the collects have settled. A collect of an id a node
+  // retired reaches only the nodes that streamed it from that id (a snapshot carries only its
+  // sender's own: docs/active-active.md, "Collects"), so those rows are left out.
   WaitQuiet();
+  std::set<std::string> live_collects;
+  for (auto& c : conns_) live_collects.insert("aa-collect:" + Cmd(c.get(), {"PEER", "ID"}).str());
   std::vector<std::map<std::string, std::string>> markers;
   for (auto& node : nodes_) {
     ASSERT_EQ(node->Stop(), 0) << node->ReadLog();
     markers.push_back(MarkerRows(node->data_dir()));
+    std::erase_if(markers.back(), [&](const auto& row) {
+      return row.first.starts_with("aa-collect:") && !live_collects.contains(row.first);
+    });
   }
   std::printf("nemesis: %zu marker and collect rows, %zu of them collects\n", markers[0].size(),
               static_cast<size_t>(std::ranges::count_if(markers[0], [](const auto& row) {
