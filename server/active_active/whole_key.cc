@@ -364,7 +364,10 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
     admission->below_floor = true;
     return s;
   }
-  admission->raise_floor = windowed_log && marker.floor < admission->precedence;
+  // Content the key's expiry register may make go raises the floor however the two arrive: held
+  // when the register comes (SetExpiry), or written after it (here).
+  admission->raise_floor =
+      (windowed_log || marker.expiry.has_value()) && marker.floor < admission->precedence;
   if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
   if (args[0] == "tlog" && args[1] == "ins" && marker.deleted_up_to >= 0) {
     const uint64_t min_cutoff = static_cast<uint64_t>(marker.deleted_up_to) + 1;
@@ -498,7 +501,8 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   types::KeyMetaRow row;
   bool found = false;
   s = ReadNewest(db, key, &row, &found);
-  // A series its expiry register expired whole (a later register may bring it back).
+  // A TREG or a series its expiry register expired (a later register may bring it back).
+  if (s.ok() && !found) s = ReadTreg(db, key, &row, &found);
   if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kSeries);
   if (!s.ok() || !found) return s;
   *precedence = TypePrecedence(row.type);

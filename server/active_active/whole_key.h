@@ -31,9 +31,10 @@
 // that met a live higher type was dropped for good on that node. Content that goes away must not
 // make it resurface elsewhere: the marker keeps the highest precedence the key held or was written
 // with whenever that content can go — a delete (a covered write still raises the floor), an expiry
-// register (SetExpiry: the type it applies to), a TLOG write on a key its TTL policy gives a
-// retention window (Admission::raise_floor, on the origin and on every peer, whether or not the
-// entry is already outside the window) — raising it wipes live content of a lower type, and a
+// register (SetExpiry: the type it holds) and a TREG or TLOG write on a key that has one (the
+// same floor in either order of arrival), a TLOG write on a key its TTL policy gives a retention
+// window (Admission::raise_floor, on the origin and on every peer, whether or not the entry is
+// already outside the window) — raising it wipes live content of a lower type, and a
 // write of a type below the floor loses. So on every node the type of a key whose content
 // deletes, registers or windows removed stays the highest ever written, whatever the order of
 // arrival and whether or not compaction has forgotten the dead version's type yet.
@@ -203,8 +204,9 @@ class WholeKeyMarkers {
     // A TREG SET that does not beat the held pair (live, or expired by a register here): nothing
     // to write.
     bool loses = false;
-    // A TLOG write on a key whose log has a retention window, the key's floor below TLOG: raise
-    // the floor (RaiseFloor) before the write on a peer, after it succeeds on the origin.
+    // A TLOG write on a key whose log has a retention window, or a TREG or TLOG write on a key
+    // with an expiry register, the key's floor below its type: raise the floor (RaiseFloor)
+    // before the write on a peer, after it succeeds on the origin.
     bool raise_floor = false;
     // A PUT's PXAT/NOTTL was rewritten to the key's expiry register: views into *delta taken
     // before Judge are stale.

@@ -260,10 +260,12 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   dispatcher_.Run(*row.spec, row.first_arg, plan.views, client, reply,
                   Dispatcher::Caller::kPlanned);
   if (reply.Since(start).starts_with('-')) return true;
-  // On the origin after the write (a peer raises it first): a log write on a key of another
-  // type answers -WRONGTYPE here, as on one node, and leaves the floor as it was.
+  // On the origin after the write (a peer raises it first): a write on a key of another type
+  // answers -WRONGTYPE here, as on one node, and leaves the floor as it was.
   if (plan.raise_floor) {
-    s = whole_key_->RaiseFloor(plan.db, plan.args[2], TypePrecedence(types::KeyType::kTlog));
+    const types::KeyType type =
+        plan.args[0] == "treg" ? types::KeyType::kTreg : types::KeyType::kTlog;
+    s = whole_key_->RaiseFloor(plan.db, plan.args[2], TypePrecedence(type));
   }
   if (s.ok() && plan.settle_expiry) s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
   if (!s.ok()) {

@@ -13,7 +13,9 @@
 //    logged is applied by the others (DEBUG PEER-APPLY answers OK);
 //  - once every node has every delta and the clocks agree, every node answers the same DEBUG
 //    DIGEST-LOGICAL — the merge laws, whatever the order of arrival — and each node's keyspace
-//    holds together (CheckInvariants).
+//    holds together (CheckInvariants);
+//  - then, and whenever a node restarts, what each node holds of a key lies above the deletes
+//    that cover it (CheckHeldAboveDeletes).
 // Every expiry lies within an hour of the clocks, which move by at most an hour in all: far inside
 // half of `expiry-purge-deadline`, after which compaction reduces what expired ("Dead
 // versions"), and a later expiry register would bring back on one node what another reduced (a
@@ -33,10 +35,16 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/whole_key.h"
+#include "server/services/server_context.h"
+#include "storage/row.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/keyspace_checks.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/reply.h"
+#include "types/key_meta.h"
+#include "types/keyspace.h"
+#include "types/treg.h"
 
 namespace {
 
@@ -225,9 +233,94 @@ void RunAt(int node, CommandRunner& runner, const std::vector<std::string>& requ
   if (out != nullptr) *out = reply;
 }
 
+// The greatest T of the deletes that cover `key` in `db` on `node`: its marker's and its
+// database's horizon's (server/active_active/whole_key.h), read from their system rows;
+// KeyMarker::kNothingDeleted for none.
+int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
+  using ebb::server::KeyMarker;
+  ebb::types::Keyspace& ks = node.context().keyspace();
+  auto read = [&](const std::string& name, std::string* value) {
+    ebb::storage::Row row;
+    const ebb::storage::Status s =
+        ks.db().Get(ks.ReadOptions(), ebb::types::Keyspace::SystemRowKey(name), &row);
+    Check(s.ok() || s.IsNotFound(), "a marker row is unreadable", {name, s.ToString()});
+    *value = row.value;
+    return s.ok();
+  };
+  int64_t covered = KeyMarker::kNothingDeleted;
+  std::string value;
+  if (read(ebb::server::KeyMarkerRowName(db, key), &value)) {
+    KeyMarker marker;
+    Check(ebb::server::DecodeKeyMarker(value, &marker), "a key marker does not decode", {key});
+    covered = marker.deleted_up_to;
+  }
+  if (read(ebb::server::HorizonRowName(db), &value)) {
+    ebb::server::MarkerEntries flushes;
+    Check(ebb::server::DecodeHorizon(value, &flushes), "a horizon does not decode", {key});
+    covered = std::max(covered, flushes.Greatest());
+  }
+  return covered;
+}
+
+// What a node holds of a key lies above the deletes that cover it: its newest string or TREG
+// value, live or expired by the node's clock, and every entry its log shows. Every delete
+// removes what it covers as it is applied (an expired value too), and the gate drops what
+// arrives covered; marker collection's step 3 lets the expiry register's own "a delete covers
+// the held version" checks go on that ground (docs/active-active.md, "Status"). Strings under
+// the observed-remove rule are left out: a DEL removes the slots it observed, whatever their
+// timestamps.
+void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
+  using ebb::types::KeyType;
+  ebb::types::Keyspace& ks = node.context().keyspace();
+  for (int db = 0; db < 2; ++db) {
+    for (const std::string key : kKeys) {
+      const int64_t covered = CoveredUpTo(node, db, key);
+      if (covered == ebb::server::KeyMarker::kNothingDeleted) continue;
+      const std::vector<std::string> where = {"db " + std::to_string(db), key,
+                                              "covered up to " + std::to_string(covered)};
+      ebb::types::KeyMetaRow row;
+      std::optional<ebb::storage::DeadVersion> dead;
+      ebb::storage::Status s = ks.GetMeta(db, key, &row, 0, &dead);
+      Check(s.ok() || s.IsNotFound(), "a key's metadata is unreadable", where);
+      bool held = s.ok();
+      if (!held && dead && dead->kind == ebb::storage::RowKind::kValue) {
+        std::string_view payload;
+        held = ebb::types::DecodeMetaValue(dead->value, &row.type, &payload, &row.raw_string);
+        row.payload = std::string(payload);
+        row.meta = dead->meta;
+      }
+      if (!held) continue;
+      if (row.type == KeyType::kString && !observed_remove) {
+        Check(row.meta.timestamp_or_zero() > covered, "a held string value lies under a delete",
+              where);
+      } else if (row.type == KeyType::kTreg) {
+        std::string_view value;
+        uint64_t ts = 0;
+        Check(ebb::types::DecodeTregPayload(row.payload, &value, &ts), "a TREG does not decode",
+              where);
+        Check(ebb::server::ClampToSigned(ts) > covered, "a held TREG pair lies under a delete",
+              where);
+      } else if (row.type == KeyType::kTlog && s.ok()) {
+        Reply entries;
+        RunAt(-1, node, {"SELECT", std::to_string(db)});
+        RunAt(-1, node, {"TLOG", "GET", key}, &entries);
+        RunAt(-1, node, {"SELECT", "0"});
+        for (const Reply& entry : entries.elements()) {
+          Check(entry.size() == 2, "a TLOG entry is no [value, timestamp] pair", where);
+          const uint64_t ts = entry[1].is_integer() ? static_cast<uint64_t>(entry[1].integer())
+                                                    : std::stoull(entry[1].str());
+          Check(ebb::server::ClampToSigned(ts) > covered, "a held TLOG entry lies under a delete",
+                where);
+        }
+      }
+    }
+  }
+}
+
 class Mesh {
  public:
-  explicit Mesh(const std::string& string_rule) {
+  explicit Mesh(const std::string& string_rule)
+      : observed_remove_(string_rule == "observed-remove") {
     for (int i = 0; i < kNodes; ++i) {
       nodes_[i] = std::make_unique<CommandRunner>(
           std::vector<std::string>{"--active-active-string-rule", string_rule});
@@ -292,6 +385,7 @@ class Mesh {
     nodes_[i]->Reopen();
     db_[i] = 0;  // a new client
     Subscribe(i);
+    CheckHeldAboveDeletes(*nodes_[i], observed_remove_);
   }
 
   // Every node gets every delta, the clocks are set alike, and the nodes must agree.
@@ -313,7 +407,9 @@ class Mesh {
       if (i == 0) digest = reply.str();
       Check(reply.str() == digest, "nodes with every delta answer different digests",
             {"DEBUG", "DIGEST-LOGICAL", "node " + std::to_string(i)});
-      CheckInvariants(*nodes_[i]);
+      CheckInvariants(*nodes_[i]);  // its RESET selects database 0
+      db_[i] = 0;
+      CheckHeldAboveDeletes(*nodes_[i], observed_remove_);
     }
   }
 
@@ -370,6 +466,7 @@ class Mesh {
     had_[to][d] = true;
   }
 
+  const bool observed_remove_;  // the mesh's string rule
   std::array<std::unique_ptr<CommandRunner>, kNodes> nodes_;
   std::array<std::string, kNodes> ids_;
   std::array<size_t, kNodes> streamer_{};

@@ -396,6 +396,22 @@ TEST_F(ActiveActiveWholeKeyTest, ARegisterExpiredTregKeepsItsTypeAfterCompaction
   ExpectStringRefused("r");
 }
 
+// The same with the register made first: n1 expires its string, and n0, cut off, sets a TREG on
+// the key, which the register expires once the heal brings it. n0 holds the TREG when the
+// register arrives; n1 gets the TREG after the register, and its floor must rise all the same,
+// or once compaction has reduced the expired pair a string write lives on n1 alone.
+TEST_F(ActiveActiveWholeKeyTest, ATregWrittenAfterTheRegisterThatExpiresItKeepsItsType) {
+  StartCutPair();
+  ASSERT_EQ(Cmd(c1_.get(), {"SET", "r", "s"}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
+  HealAndConverge();
+  SetClock(kT + kPastRetention);
+  Compact(c0_.get());
+  Compact(c1_.get());
+  ExpectStringRefused("r");
+}
+
 // A string, a TREG pair and a log expire on n0 by its EXPIRE, and n0 compacts right after; n1,
 // whose clock is still before that expiry, then PERSISTs them (a later register): all three come
 // back on both nodes, for in the mode compaction keeps an expired row whole for half the purge
