@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/counters.h"
 #include "server/active_active/whole_key.h"
 #include "server/services/server_context.h"
 #include "storage/row.h"
@@ -42,6 +43,7 @@
 #include "tests/fuzz/keyspace_checks.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/reply.h"
+#include "types/counter.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/treg.h"
@@ -236,16 +238,21 @@ void RunAt(int node, CommandRunner& runner, const std::vector<std::string>& requ
 // The greatest T of the deletes that cover `key` in `db` on `node`: its marker's and its
 // database's horizon's (server/active_active/whole_key.h), read from their system rows;
 // KeyMarker::kNothingDeleted for none.
+// System row `name` of `node` into *value; false when there is none.
+bool ReadSystemRow(CommandRunner& node, const std::string& name, std::string* value) {
+  ebb::types::Keyspace& ks = node.context().keyspace();
+  ebb::storage::Row row;
+  const ebb::storage::Status s =
+      ks.db().Get(ks.ReadOptions(), ebb::types::Keyspace::SystemRowKey(name), &row);
+  Check(s.ok() || s.IsNotFound(), "a system row is unreadable", {name, s.ToString()});
+  *value = row.value;
+  return s.ok();
+}
+
 int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
   using ebb::server::KeyMarker;
-  ebb::types::Keyspace& ks = node.context().keyspace();
   auto read = [&](const std::string& name, std::string* value) {
-    ebb::storage::Row row;
-    const ebb::storage::Status s =
-        ks.db().Get(ks.ReadOptions(), ebb::types::Keyspace::SystemRowKey(name), &row);
-    Check(s.ok() || s.IsNotFound(), "a marker row is unreadable", {name, s.ToString()});
-    *value = row.value;
-    return s.ok();
+    return ReadSystemRow(node, name, value);
   };
   int64_t covered = KeyMarker::kNothingDeleted;
   std::string value;
@@ -263,7 +270,8 @@ int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
 }
 
 // What a node holds of a key lies above the deletes that cover it: its newest string or TREG
-// value, live or expired by the node's clock, and every entry its log shows. Every delete
+// value, live or expired by the node's clock, every entry its log and every sample its series
+// shows, and its counter's base and records. Every delete
 // removes what it covers as it is applied (an expired value too), and the gate drops what
 // arrives covered; marker collection's step 3 lets the expiry register's own "a delete covers
 // the held version" checks go on that ground (docs/active-active.md, "Status"). Strings under
@@ -278,6 +286,17 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
       if (covered == ebb::server::KeyMarker::kNothingDeleted) continue;
       const std::vector<std::string> where = {"db " + std::to_string(db), key,
                                               "covered up to " + std::to_string(covered)};
+      std::string counter_row;
+      if (ReadSystemRow(node, ebb::server::CounterRowName(db, key), &counter_row)) {
+        ebb::types::CounterState counter;
+        Check(ebb::types::DecodeCounterState(counter_row, &counter), "a counter does not decode",
+              where);
+        Check(!counter.base || counter.base->ts > covered,
+              "a held counter base lies under a delete", where);
+        for (const ebb::types::CounterRecord& record : counter.records) {
+          Check(record.ts > covered, "a held counter record lies under a delete", where);
+        }
+      }
       ebb::types::KeyMetaRow row;
       std::optional<ebb::storage::DeadVersion> dead;
       ebb::storage::Status s = ks.GetMeta(db, key, &row, 0, &dead);
@@ -300,6 +319,15 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
               where);
         Check(ebb::server::ClampToSigned(ts) > covered, "a held TREG pair lies under a delete",
               where);
+      } else if (row.type == KeyType::kSeries && s.ok()) {
+        Reply samples;
+        RunAt(-1, node, {"SELECT", std::to_string(db)});
+        RunAt(-1, node, {"TS.RANGE", key, "-", "+"}, &samples);
+        RunAt(-1, node, {"SELECT", "0"});
+        for (const Reply& sample : samples.elements()) {
+          Check(sample.size() == 2 && sample[0].integer() > covered,
+                "a held series sample lies under a delete", where);
+        }
       } else if (row.type == KeyType::kTlog && s.ok()) {
         Reply entries;
         RunAt(-1, node, {"SELECT", std::to_string(db)});
