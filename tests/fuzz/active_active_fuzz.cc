@@ -15,7 +15,8 @@
 //    DIGEST-LOGICAL — the merge laws, whatever the order of arrival — and each node's keyspace
 //    holds together (CheckInvariants);
 //  - then, and whenever a node restarts, what each node holds of a key lies above the deletes
-//    that cover it (CheckHeldAboveDeletes).
+//    that cover it (CheckHeldAboveDeletes); once every node has every delta, every node holds
+//    the same deletes and expiry registers (CheckSameMarkers).
 // Every expiry lies within an hour of the clocks, which move by at most an hour in all: far inside
 // half of `expiry-purge-deadline`, after which compaction reduces what expired ("Dead
 // versions"), and a later expiry register would bring back on one node what another reduced (a
@@ -438,6 +439,40 @@ class Mesh {
       CheckInvariants(*nodes_[i]);  // its RESET selects database 0
       db_[i] = 0;
       CheckHeldAboveDeletes(*nodes_[i], observed_remove_);
+    }
+    CheckSameMarkers();
+  }
+
+  // Every node holds the same deletes, each with its dot, and the same expiry register per key,
+  // and the same flushes per database (whole_key.h), whatever the order the deltas came in. The
+  // type floor is left out: a delete raises it to the type of content it meets even when that
+  // content outlives the delete, which a node that gets the content after the delete does not
+  // (docs/active-active.md, "The type floor").
+  void CheckSameMarkers() {
+    for (int db = 0; db < 2; ++db) {
+      std::string first;
+      const bool held = ReadSystemRow(*nodes_[0], ebb::server::HorizonRowName(db), &first);
+      for (int i = 1; i < kNodes; ++i) {
+        std::string value;
+        Check(ReadSystemRow(*nodes_[i], ebb::server::HorizonRowName(db), &value) == held &&
+                  value == first,
+              "nodes with every delta hold different horizons",
+              {"db " + std::to_string(db), "node " + std::to_string(i)});
+      }
+      for (const std::string key : kKeys) {
+        std::array<ebb::server::KeyMarker, kNodes> markers;
+        for (int i = 0; i < kNodes; ++i) {
+          std::string value;
+          if (!ReadSystemRow(*nodes_[i], ebb::server::KeyMarkerRowName(db, key), &value)) continue;
+          Check(ebb::server::DecodeKeyMarker(value, &markers[i]), "a key marker does not decode",
+                {key});
+        }
+        for (int i = 1; i < kNodes; ++i) {
+          Check(markers[i].deletes == markers[0].deletes && markers[i].expiry == markers[0].expiry,
+                "nodes with every delta hold different deletes or registers",
+                {"db " + std::to_string(db), key, "node " + std::to_string(i)});
+        }
+      }
     }
   }
 
