@@ -304,15 +304,20 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   // A log under a retention window goes when the window passes it, by each node's clock: its
   // type must stay the key's floor (the header's "type floor").
   const bool windowed_log = args[0] == "tlog" && keyspace_.PolicyWindow(key).has_value();
+  // The delta's timestamp: a string version's; TREG SET / TLOG INS key v ts; TLOG TRIMAT key
+  // cutoff stands for cutoff - 1 (it removes what lies below it). A TLOG or TREG timestamp that
+  // does not parse makes the delta malformed whether or not this node holds markers: every node
+  // must skip the same deltas (a string version was parsed whole before it came here).
+  __int128 ts = 0;
+  if (!string_write && !ParseUnsigned(args.back(), &ts)) {
+    return storage::Status::InvalidArgument("bad delta timestamp");
+  }
   if (!any_) {
     admission->raise_floor = windowed_log;
     return storage::Status::OK();
   }
-  // The delta's timestamp: a string version's; TREG SET / TLOG INS key v ts; TLOG TRIMAT key
-  // cutoff stands for cutoff - 1 (it removes what lies below it).
   StringDelta string_delta;  // views *delta until the expiry rewrite below
-  __int128 ts = 0;
-  if (string_write ? !ParseStringDelta(args, &string_delta) : !ParseUnsigned(args.back(), &ts)) {
+  if (string_write && !ParseStringDelta(args, &string_delta)) {
     return storage::Status::InvalidArgument("bad delta timestamp");
   }
   if (string_write) ts = string_delta.version.ts;
