@@ -386,6 +386,12 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
 
 storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types::KeyMetaRow* row,
                                             bool* found, types::KeyType expired_type) {
+  return ReadNewestOf(db, key, row, found, {expired_type});
+}
+
+storage::Status WholeKeyMarkers::ReadNewestOf(int db, std::string_view key, types::KeyMetaRow* row,
+                                              bool* found,
+                                              std::initializer_list<types::KeyType> expired_types) {
   std::optional<storage::DeadVersion> dead;
   storage::Status s = keyspace_.GetMeta(db, key, row, kNewestVersion, &dead);
   *found = s.ok();
@@ -394,7 +400,7 @@ storage::Status WholeKeyMarkers::ReadNewest(int db, std::string_view key, types:
   std::string_view payload;
   types::KeyType type;
   if (!types::DecodeMetaValue(dead->value, &type, &payload, &row->raw_string) ||
-      type != expired_type) {
+      std::ranges::find(expired_types, type) == expired_types.end()) {
     return storage::Status::OK();  // an expired log (or register): its key is gone
   }
   row->type = type;
@@ -456,9 +462,7 @@ storage::Status WholeKeyMarkers::RaiseToNewest(int db, std::string_view key, int
   // Tlog::Extent): a delete covers it, so no later register can bring it back.
   types::KeyMetaRow row;
   bool found = false;
-  storage::Status s = ReadNewest(db, key, &row, &found, types::KeyType::kString);
-  if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kTreg);
-  if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kSeries);
+  storage::Status s = ReadNewestWhole(db, key, &row, &found);
   if (!s.ok()) return s;
   *existed = found;
   int64_t newest = KeyMarker::kNothingDeleted;
@@ -505,10 +509,8 @@ storage::Status WholeKeyMarkers::DeleteContent(int db, std::string_view key, int
   if (!s.ok() || extended) return s;
   types::KeyMetaRow row;
   bool found = false;
-  s = ReadNewest(db, key, &row, &found);
-  // A TREG or a series its expiry register expired (a later register may bring it back).
-  if (s.ok() && !found) s = ReadTreg(db, key, &row, &found);
-  if (s.ok() && !found) s = ReadNewest(db, key, &row, &found, types::KeyType::kSeries);
+  // Also a TREG or a series its expiry register expired (a later register may bring it back).
+  s = ReadNewestWhole(db, key, &row, &found);
   if (!s.ok() || !found) return s;
   *precedence = TypePrecedence(row.type);
   if (row.type == types::KeyType::kSeries) {

@@ -60,6 +60,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <span>
@@ -253,6 +254,16 @@ class WholeKeyMarkers {
   // both alike. *found false: absent, a tombstone, wiped, or expired of another type.
   storage::Status ReadNewest(int db, std::string_view key, types::KeyMetaRow* row, bool* found,
                              types::KeyType expired_type = types::KeyType::kString);
+  // ReadNewest with an expired value of any of `expired_types` taken: one read.
+  storage::Status ReadNewestOf(int db, std::string_view key, types::KeyMetaRow* row, bool* found,
+                               std::initializer_list<types::KeyType> expired_types);
+  // ReadNewestOf the types a delete removes whole: a string, a TREG or a series (a log has its
+  // own extent, Tlog::Extent).
+  storage::Status ReadNewestWhole(int db, std::string_view key, types::KeyMetaRow* row,
+                                  bool* found) {
+    return ReadNewestOf(db, key, row, found,
+                        {types::KeyType::kString, types::KeyType::kTreg, types::KeyType::kSeries});
+  }
   // ReadNewest's version when it is a TREG, live or expired.
   storage::Status ReadTreg(int db, std::string_view key, types::KeyMetaRow* row, bool* found);
   // Removes ReadNewest's version and everything older with a wipe, whether the version is live
