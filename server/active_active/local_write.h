@@ -38,9 +38,10 @@ struct ActiveActiveLocalWrite {
   // kRunHere, TREG SET or TLOG write on a key with an expiry register: its expiry is settled
   // after it runs.
   bool settle_expiry = false;
-  // kRunHere, TLOG write on a key with a retention window: the key's type floor rises to TLOG
-  // after it runs (whole_key.h, "type floor").
-  bool raise_floor = false;
+  // kRunHere, a TLOG write on a key with a retention window, or a TREG or TLOG write on a key with
+  // an expiry register: the key's type floor rises to the write's type precedence after it runs
+  // (whole_key.h, "type floor"; Admission::raise_floor).
+  std::optional<int> raise_floor_to;
   // kRunHere: a counter's write (an INCR family form, or a string write on a counter key),
   // settled and run by RunCounter (counters.h).
   bool counter = false;

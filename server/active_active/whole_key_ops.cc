@@ -174,7 +174,7 @@ storage::Status ActiveActive::DeleteByDelOr(int db, const DelOr& del, const type
 
 void ActiveActive::AdmitLocal(LocalWrite* plan) {
   if (plan->kind != LocalWrite::Kind::kRun) return;
-  // Without markers only a log's retention window asks anything of them (raise_floor).
+  // Without markers only a log's retention window asks anything of them (raise_floor_to).
   if (!whole_key_->any() && plan->args[0] != "tlog") return;
   WholeKeyMarkers::Admission admission;
   storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
@@ -196,7 +196,7 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
     plan->kind = LocalWrite::Kind::kRunHere;
     plan->tlog_min_cutoff = admission.tlog_min_cutoff;
     plan->settle_expiry = admission.settle_expiry;
-    plan->raise_floor = admission.raise_floor;
+    if (admission.raise_floor) plan->raise_floor_to = admission.precedence;
   }
 }
 
@@ -262,11 +262,7 @@ bool ActiveActive::RunHere(LocalWrite* planned, Client& client, protocol::ReplyW
   if (reply.Since(start).starts_with('-')) return true;
   // On the origin after the write (a peer raises it first): a write on a key of another type
   // answers -WRONGTYPE here, as on one node, and leaves the floor as it was.
-  if (plan.raise_floor) {
-    const types::KeyType type =
-        plan.args[0] == "treg" ? types::KeyType::kTreg : types::KeyType::kTlog;
-    s = whole_key_->RaiseFloor(plan.db, plan.args[2], TypePrecedence(type));
-  }
+  if (plan.raise_floor_to) s = whole_key_->RaiseFloor(plan.db, plan.args[2], *plan.raise_floor_to);
   if (s.ok() && plan.settle_expiry) s = whole_key_->SettleExpiry(plan.db, plan.args[2]);
   if (!s.ok()) {
     reply.Truncate(start);
