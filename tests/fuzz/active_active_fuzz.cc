@@ -236,9 +236,6 @@ void RunAt(int node, CommandRunner& runner, const std::vector<std::string>& requ
   if (out != nullptr) *out = reply;
 }
 
-// The greatest T of the deletes that cover `key` in `db` on `node`: its marker's and its
-// database's horizon's (server/active_active/whole_key.h), read from their system rows;
-// KeyMarker::kNothingDeleted for none.
 // System row `name` of `node` into *value; false when there is none.
 bool ReadSystemRow(CommandRunner& node, const std::string& name, std::string* value) {
   ebb::types::Keyspace& ks = node.context().keyspace();
@@ -250,19 +247,19 @@ bool ReadSystemRow(CommandRunner& node, const std::string& name, std::string* va
   return s.ok();
 }
 
+// The greatest T of the deletes that cover `key` in `db` on `node`: its marker's and its
+// database's horizon's (server/active_active/whole_key.h), read from their system rows;
+// KeyMarker::kNothingDeleted for none.
 int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
   using ebb::server::KeyMarker;
-  auto read = [&](const std::string& name, std::string* value) {
-    return ReadSystemRow(node, name, value);
-  };
   int64_t covered = KeyMarker::kNothingDeleted;
   std::string value;
-  if (read(ebb::server::KeyMarkerRowName(db, key), &value)) {
+  if (ReadSystemRow(node, ebb::server::KeyMarkerRowName(db, key), &value)) {
     KeyMarker marker;
     Check(ebb::server::DecodeKeyMarker(value, &marker), "a key marker does not decode", {key});
     covered = marker.deleted_up_to;
   }
-  if (read(ebb::server::HorizonRowName(db), &value)) {
+  if (ReadSystemRow(node, ebb::server::HorizonRowName(db), &value)) {
     ebb::server::MarkerEntries flushes;
     Check(ebb::server::DecodeHorizon(value, &flushes), "a horizon does not decode", {key});
     covered = std::max(covered, flushes.Greatest());
@@ -272,12 +269,20 @@ int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
 
 // What a node holds of a key lies above the deletes that cover it: its newest string or TREG
 // value, live or expired by the node's clock, every entry its log and every sample its series
-// shows, and its counter's base and records. Every delete
-// removes what it covers as it is applied (an expired value too), and the gate drops what
-// arrives covered; marker collection's step 3 lets the expiry register's own "a delete covers
-// the held version" checks go on that ground (docs/active-active.md, "Status"). Strings under
-// the observed-remove rule are left out: a DEL removes the slots it observed, whatever their
-// timestamps.
+// shows, and its counter's base and records. Every delete removes what it covers as it is applied
+// (an expired value too), and the gate drops what arrives covered; marker collection's step 3 lets
+// the expiry register's own "a delete covers the held version" checks go on that ground
+// (docs/active-active.md, "Status"). Strings under the observed-remove rule are left out: a DEL
+// removes the slots it observed, whatever their timestamps. `request`'s reply in database `db` of
+// `node`'s client, which is left in database 0.
+Reply RunInDb(CommandRunner& node, int db, const std::vector<std::string>& request) {
+  Reply reply;
+  RunAt(-1, node, {"SELECT", std::to_string(db)});
+  RunAt(-1, node, request, &reply);
+  RunAt(-1, node, {"SELECT", "0"});
+  return reply;
+}
+
 void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
   using ebb::types::KeyType;
   ebb::types::Keyspace& ks = node.context().keyspace();
@@ -321,19 +326,13 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
         Check(ebb::server::ClampToSigned(ts) > covered, "a held TREG pair lies under a delete",
               where);
       } else if (row.type == KeyType::kSeries && s.ok()) {
-        Reply samples;
-        RunAt(-1, node, {"SELECT", std::to_string(db)});
-        RunAt(-1, node, {"TS.RANGE", key, "-", "+"}, &samples);
-        RunAt(-1, node, {"SELECT", "0"});
+        const Reply samples = RunInDb(node, db, {"TS.RANGE", key, "-", "+"});
         for (const Reply& sample : samples.elements()) {
           Check(sample.size() == 2 && sample[0].integer() > covered,
                 "a held series sample lies under a delete", where);
         }
       } else if (row.type == KeyType::kTlog && s.ok()) {
-        Reply entries;
-        RunAt(-1, node, {"SELECT", std::to_string(db)});
-        RunAt(-1, node, {"TLOG", "GET", key}, &entries);
-        RunAt(-1, node, {"SELECT", "0"});
+        const Reply entries = RunInDb(node, db, {"TLOG", "GET", key});
         for (const Reply& entry : entries.elements()) {
           Check(entry.size() == 2, "a TLOG entry is no [value, timestamp] pair", where);
           const uint64_t ts = entry[1].is_integer() ? static_cast<uint64_t>(entry[1].integer())

@@ -111,13 +111,30 @@ TEST_F(ActiveActiveCollectionTest, ADeleteEveryNodeAppliedIsCollectedAndALaterWr
   for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "late");
 }
 
-// Under the timestamp rule, the default, a timestamped tombstone hides writes by timestamp and
-// stays for good: INFO peers counts it pending after every compaction and collects nothing.
-TEST(ActiveActiveCollectionTimestampTest, ATimestampRuleTombstoneStaysPending) {
+// A linked pair under the timestamp rule, the default.
+class ActiveActiveCollectionTimestampTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(n0.Start(PeerArgs({&n1}))) << n0.error();
+    ASSERT_TRUE(n1.Start(PeerArgs({&n0}))) << n1.error();
+    c0 = n0.Connect();
+    c1 = n1.Connect();
+  }
+  void TearDown() override {
+    for (TestServer* server : {&n0, &n1}) {
+      if (server->Running()) {
+        EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
+      }
+    }
+  }
+
   TestServer n0, n1;
-  ASSERT_TRUE(n0.Start(PeerArgs({&n1}))) << n0.error();
-  ASSERT_TRUE(n1.Start(PeerArgs({&n0}))) << n1.error();
-  RedisConnection c0 = n0.Connect(), c1 = n1.Connect();
+  RedisConnection c0, c1;
+};
+
+// Under the timestamp rule a timestamped tombstone hides writes by timestamp and stays for good:
+// INFO peers counts it pending after every compaction and collects nothing.
+TEST_F(ActiveActiveCollectionTimestampTest, ATimestampRuleTombstoneStaysPending) {
   ASSERT_EQ(Cmd(c0.get(), {"PUT", "k", "v", "TS", "100"}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
   ASSERT_EQ(Cmd(c1.get(), {"DELETE", "k", "TS", "200"}).str(), "OK");
@@ -128,18 +145,13 @@ TEST(ActiveActiveCollectionTimestampTest, ATimestampRuleTombstoneStaysPending) {
     EXPECT_EQ(InfoField(c, "peers", "dead_versions_pending"), 1);
     EXPECT_EQ(InfoField(c, "peers", "dead_versions_collected"), 0);
   }
-  for (TestServer* server : {&n0, &n1}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
 }
 
 // A DEL of a key whose value has expired leaves a wipe, as it does for a live one, and no
 // tombstone at the value's timestamp: what a delete leaves must not depend on whether the node's
 // clock had passed the value's expiry. After a compaction nothing of the key is left, and the
 // delete still covers a late write at or below its T (its marker row).
-TEST(ActiveActiveCollectionTimestampTest, ADeleteOfAnExpiredKeyLeavesNoDeadVersion) {
-  TestServer n0, n1;
-  ASSERT_TRUE(n0.Start(PeerArgs({&n1}))) << n0.error();
-  ASSERT_TRUE(n1.Start(PeerArgs({&n0}))) << n1.error();
-  RedisConnection c0 = n0.Connect(), c1 = n1.Connect();
+TEST_F(ActiveActiveCollectionTimestampTest, ADeleteOfAnExpiredKeyLeavesNoDeadVersion) {
   ASSERT_EQ(Cmd(c0.get(), {"SET", "k", "v", "PX", "50"}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
   for (int tries = 0; tries < 100 && Cmd(c0.get(), {"EXISTS", "k"}).integer() != 0; tries++) {
@@ -154,7 +166,6 @@ TEST(ActiveActiveCollectionTimestampTest, ADeleteOfAnExpiredKeyLeavesNoDeadVersi
   ASSERT_EQ(Cmd(c1.get(), {"PUT", "k", "late", "TS", "1"}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
   for (redisContext* c : {c0.get(), c1.get()}) EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
-  for (TestServer* server : {&n0, &n1}) EXPECT_EQ(server->Stop(), 0) << server->ReadLog();
 }
 
 // n1 is cut off holding k while n0 deletes it and collects the delete; both write past the other's
