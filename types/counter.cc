@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 #include <utility>
 
 #include "common/strings.h"
@@ -178,9 +179,18 @@ bool CounterBaseRanksBelow(const CounterBase& a, const CounterBase& b) {
 
 namespace {
 
-// Joins `incoming` into *entries (sorted by origin, one per origin): per origin the entry at the
-// later position (ts, seq). True when it changed. Records merge so, and so do what two bases of
-// equal rank observed.
+// The order entries of one origin join by: the later position (ts, seq), then the greater
+// totals. An origin never writes two totals at one position, so the totals decide only between
+// a part and a damaged or forged copy of it; ranking them keeps the merge a join, so every node
+// keeps the same one whichever arrived first.
+template <typename Entry>
+auto JoinRank(const Entry& e) {
+  return std::tuple(e.ts, e.seq, e.total, e.ftotal);
+}
+
+// Joins `incoming` into *entries (sorted by origin, one per origin): per origin the entry of
+// greater JoinRank. True when it changed. Records merge so, and so do what two bases of equal
+// rank observed.
 template <typename Entry>
 bool JoinByOrigin(std::vector<Entry>* entries, const Entry& incoming) {
   auto it =
@@ -190,7 +200,7 @@ bool JoinByOrigin(std::vector<Entry>* entries, const Entry& incoming) {
     entries->insert(it, incoming);
     return true;
   }
-  if (std::pair(it->ts, it->seq) >= std::pair(incoming.ts, incoming.seq)) return false;
+  if (JoinRank(*it) >= JoinRank(incoming)) return false;
   *it = incoming;
   return true;
 }

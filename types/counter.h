@@ -16,7 +16,8 @@
 //
 // Merge (MergeBase, MergeRecord) is a join: the greater base by the string order (two bases of
 // equal rank are one version: it observed what either observed, per origin the later position);
-// per origin the record with the greater (ts, seq). Both are commutative, associative and
+// per origin the record with the greater (ts, seq) — a tie, which only a damaged or forged copy
+// of a record can make, broken by the greater totals. Both are commutative, associative and
 // idempotent, so every node that received the same bases and records holds the same state, whatever
 // the order and however often each arrived (a delta by the stream and again in a snapshot).
 //

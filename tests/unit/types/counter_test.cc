@@ -73,6 +73,29 @@ TEST(CounterTest, EveryOrderAndRepetitionMergesAlike) {
   EXPECT_EQ(view.ts, 20);
 }
 
+TEST(CounterTest, TwoTotalsAtOnePositionMergeAlikeInEitherOrder) {
+  // An origin never writes two totals at one (ts, seq); a damaged delta can carry one. Every
+  // node must still keep the same record and the same observed entry, whichever came first.
+  CounterRecord genuine = Rec("a", 0, 1, 0);
+  genuine.ftotal = 0.5L;
+  CounterRecord damaged = genuine;
+  damaged.total = 1;
+  CounterState forwards;
+  CounterState backwards;
+  MergeRecord(&forwards, genuine);
+  MergeRecord(&forwards, damaged);
+  MergeRecord(&backwards, damaged);
+  MergeRecord(&backwards, genuine);
+  EXPECT_EQ(forwards, backwards);
+  const CounterObserved saw_genuine{"a", 0, 1, 0, 0.5L};
+  const CounterObserved saw_damaged{"a", 0, 1, 1, 0.5L};
+  MergeBase(&forwards, Value(5, "a", {saw_genuine}));
+  MergeBase(&forwards, Value(5, "a", {saw_damaged}));
+  MergeBase(&backwards, Value(5, "a", {saw_damaged}));
+  MergeBase(&backwards, Value(5, "a", {saw_genuine}));
+  EXPECT_EQ(forwards, backwards);
+}
+
 TEST(CounterTest, EqualBasesObserveWhatEitherObserved) {
   // Two origins reset the counter to "0" at the same timestamp, one having seen b's first
   // increment and the other nothing: in either order the base observes b's first increment.
