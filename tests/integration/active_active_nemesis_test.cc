@@ -14,14 +14,15 @@
 //
 // The checker, at the end, with every link healed and one clock for all: every node answers the
 // same DEBUG DIGEST-LOGICAL, every node holds the same key markers and horizons (their deletes
-// with the dots that made them, read from the stopped nodes' data directories: what collecting
-// them will go by), and so does a node given every delta the mesh logged (DEBUG PEER-APPLY) in a
-// seeded random order for the digest — each node's log is read after every step and before
-// each loss, so the deltas a restored or power-cut node lost are there too. Such a node, behind
-// what it streamed, takes a new node id before anything more is written to it
-// (docs/active-active.md, "A node behind what it streamed") — unless no peer can tell, when it
-// was restored on an id every peer has since forgotten the position of: it then gives offsets
-// it had streamed again, to new deltas, and the reference gets both (DeltaCollector::Rewound).
+// with the dots that made them and the expiry registers, read from the stopped nodes' data
+// directories: what collecting them will go by; the type floor left out), and so does a node given
+// every delta the mesh logged (DEBUG PEER-APPLY) in a seeded random order for the digest — each
+// node's log is read after every step and before each loss, so the deltas a restored or power-cut
+// node lost are there too. Such a node, behind what it streamed, takes a new node id before
+// anything more is written to it (docs/active-active.md, "A node behind what it streamed") — unless
+// no peer can tell, when it was restored on an id every peer has since forgotten the position of:
+// it then gives offsets it had streamed again, to new deltas, and the reference gets both
+// (DeltaCollector::Rewound).
 //
 // The test runs once under each string rule (`active-active-string-rule`, docs/active-active.md,
 // "The string rule"): `timestamp`, and `observed-remove`, where the INCR family is refused and
@@ -46,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/active_active/whole_key.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fault_proxy.h"
@@ -60,9 +62,21 @@ namespace fs = std::filesystem;
 constexpr int kNodes = 3;
 
 // The key marker, horizon and collect rows (docs/key-encoding.md, "Active-active markers") of
-// the stopped node whose data directory is `dir`: name -> value.
+// the stopped node whose data directory is `dir`: name -> value. A key marker's type floor is
+// left out (a row that holds nothing else with it): a delete raises the floor to the type of
+// content it meets even when that content outlives the delete, which a node that gets the
+// content after the delete does not (docs/active-active.md, "The type floor").
 std::map<std::string, std::string> MarkerRows(const std::string& dir) {
-  std::map<std::string, std::string> rows = StoppedNodeSystemRows(dir, "aa-key:");
+  std::map<std::string, std::string> rows;
+  for (auto& [name, value] : StoppedNodeSystemRows(dir, "aa-key:")) {
+    server::KeyMarker marker;
+    if (!server::DecodeKeyMarker(value, &marker)) {
+      ADD_FAILURE() << "a key marker does not decode: " << name;
+      continue;
+    }
+    marker.floor = 0;
+    if (!marker.deletes.empty() || marker.expiry) rows[name] = server::EncodeKeyMarker(marker);
+  }
   rows.merge(StoppedNodeSystemRows(dir, "aa-horizon:"));
   rows.merge(StoppedNodeSystemRows(dir, "aa-collect:"));
   return rows;
