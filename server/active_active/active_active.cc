@@ -124,12 +124,32 @@ void ActiveActive::MaybeLogCollect() {
   const types::OrContext stable = OrContextOf(StabilityNow().stable);
   if (!CollectDue(whole_key_->entry_tops(), stable, own_collect_)) return;
   last_collect_ = now;
+  if (const storage::Status s = LogCollect(stable); !s.ok()) {
+    spdlog::warn("Cannot log an active-active collect: {}", s.ToString());
+  }
+}
+
+storage::Status ActiveActive::LogCollectNow(const OriginVector& stable) {
+  types::OrContext context;
+  for (const auto& [id, offset] : stable) {
+    types::OriginId origin;
+    if (!OriginOfNodeId(id, &origin)) return storage::Status::InvalidArgument("not a node id");
+    if (offset > 0) context.Raise(origin, offset);
+  }
+  return LogCollect(context);
+}
+
+storage::Status ActiveActive::LogCollect(const types::OrContext& stable) {
+  types::Keyspace& ks = context_->keyspace();
   types::OrContext collect = own_collect_;
-  collect.Join(stable);
+  const bool grew = collect.Join(stable);
   ks.BeginBatch();
-  storage::Status s =
-      ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(CollectRowName(own_origin_)),
-                  EncodeCollectRow(collect, own_origin_));
+  // The row only when it grows, as every peer that applies the delta writes it (ApplyCollect).
+  storage::Status s;
+  if (grew) {
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(CollectRowName(own_origin_)),
+                    EncodeCollectRow(collect, own_origin_));
+  }
   if (s.ok()) {
     s = LogOwnDelta(PeerDelta{.offset = 0,
                               .origin_ms = ks.NowMs(),
@@ -139,10 +159,7 @@ void ActiveActive::MaybeLogCollect() {
   } else {
     ks.DiscardBatch();
   }
-  if (!s.ok()) {
-    spdlog::warn("Cannot log an active-active collect: {}", s.ToString());
-    return;
-  }
+  if (!s.ok()) return s;
   own_collect_ = std::move(collect);
   // No client's write commits this one (wal_commit.h): uncommitted, a process killed now would
   // lose a collect its peers may have applied (the push only queues a write for later in the
@@ -150,6 +167,7 @@ void ActiveActive::MaybeLogCollect() {
   if (s = CommitWalNow(*context_); !s.ok()) {
     spdlog::warn("Cannot commit a collect to the WAL: {}", s.ToString());
   }
+  return storage::Status::OK();
 }
 
 RetiredIds ActiveActive::RetiredWith(const std::string& id) const {

@@ -1,5 +1,5 @@
 // DEBUG OBJECT|SLEEP|CLOCK|FLUSH-MEMTABLE|COMPACT|DIGEST|DIGEST-LOGICAL|PEER-LINK|PEER-APPLY|
-// DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|HELP:
+// PEER-COLLECT|DISK-FAULT|POWER-CUT|BLOCK-READ-DELAY|PROTOCOL|HELP:
 // test hooks, refused unless enable-debug-command allows them (the dispatcher checks kCmdDebug).
 // DEBUG DIGEST names the data's visible content in 40 hex digits, so a test compares a master
 // and its replicas (docs/replication.md, "Comparing a replica with its master").
@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/logical_digest.h"
+#include "server/active_active/stable_vector.h"
 #include "server/commands/object_info.h"
 #include "server/commands/register.h"
 #include "server/core/command.h"
@@ -232,6 +234,35 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
       aa->malformed_deltas() != malformed) {
     return ctx.reply.Error(kDeltaNotApplied);
   }
+  ctx.reply.Ok();
+}
+
+struct PeerCollectOptions {
+  OriginVector stable;  // node id -> offset
+};
+PeerCollectOptions ParsePeerCollect(ArgParser& args) {
+  PeerCollectOptions o;
+  while (args.HasMore()) {
+    std::string id(args.Next());
+    const auto offset = static_cast<uint64_t>(args.Int64InRange(0, INT64_MAX, kOffsetOutOfRange));
+    uint64_t& held = o.stable[std::move(id)];
+    held = std::max(held, offset);
+  }
+  return o;
+}
+
+// DEBUG PEER-COLLECT [origin-id offset ...]: this node logs a `collect` at once, its C its last
+// joined with the pairs given (server/active_active/collect.h) — a test's stand-in for the mesh's
+// stable vector, so a test without links can make collects; the test promises that every node
+// has applied every delta the pairs name.
+void ExecutePeerCollect(CommandContext& ctx, const PeerCollectOptions& o) {
+  ActiveActive* aa = ctx.server.active_active();
+  if (aa == nullptr || !aa->enabled()) {
+    return ctx.reply.Error(kNotInActiveActiveMode);
+  }
+  const storage::Status s = aa->LogCollectNow(o.stable);
+  if (s.IsInvalidArgument()) return ctx.reply.Error(kNotANodeId);
+  if (!s.ok()) return ctx.reply.Error(EngineError(s.ToString()));
   ctx.reply.Ok();
 }
 
@@ -440,6 +471,12 @@ const CommandSpec& DebugTable() {
                              "its offset <n>, through the merge gate, without moving the applied "
                              "vector."}},
            .handler = Handler<ParsePeerApply, ExecutePeerApply>},
+          {.name = "peer-collect",
+           .arity = -2,
+           .help = {{.usage = "PEER-COLLECT [<origin-id> <offset> ...]",
+                     .text = "Log an active-active collect at once, as if the mesh's stable "
+                             "vector were the offsets given."}},
+           .handler = Handler<ParsePeerCollect, ExecutePeerCollect>},
           {.name = "disk-fault",
            .arity = -3,
            .help = {{.usage = "DISK-FAULT ON [ENOSPC|EIO]",

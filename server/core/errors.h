@@ -314,6 +314,8 @@ std::string MigrateTargetError(std::string_view target_error);
 // DEBUG.
 inline constexpr std::string_view kDeltaNotApplied =
     "ERR the delta was not applied (the server log says why)";
+inline constexpr std::string_view kNotANodeId =
+    "ERR an origin id is 40 hexadecimal digits (PEER ID)";
 inline constexpr std::string_view kResp2NotSupported = "ERR RESP2 is not supported by this command";
 inline constexpr std::string_view kDebugProtocolType =
     "ERR Wrong protocol type name. Please use one of the following: "

@@ -61,6 +61,20 @@ class ActiveActiveMergeTest : public ::testing::Test {
   }
 };
 
+// DEBUG PEER-COLLECT: the node logs a collect at once, its C its last joined with the pairs, and
+// INFO peers shows it; an origin that is no node id is refused.
+TEST_F(ActiveActiveMergeTest, PeerCollectLogsACollectAtOnce) {
+  std::unique_ptr<CommandRunner> node = Node();
+  ASSERT_EQ(node->Do({"DEBUG", "PEER-COLLECT", kOriginA, "3"}), "+OK");
+  ASSERT_EQ(node->Do({"DEBUG", "PEER-COLLECT", kOriginB, "2", kOriginA, "1"}), "+OK");
+  const std::string info = node->Do({"INFO", "peers"});
+  EXPECT_NE(info.find("last_collect:" + kOriginA + "=3," + kOriginB + "=2"), std::string::npos)
+      << info;
+  EXPECT_EQ(node->Do({"DEBUG", "PEER-COLLECT", "abc", "1"}),
+            "-ERR an origin id is 40 hexadecimal digits (PEER ID)");
+  EXPECT_EQ(node->Do({"DEBUG", "PEER-COLLECT", kOriginA, "-1"}), "-ERR offset is out of range");
+}
+
 TEST_F(ActiveActiveMergeTest, ATrimAtZeroOfAnAbsentLogAndAPutMergeInEitherOrder) {
   ExpectOrderIrrelevant({{&kOriginA, 1, {"put", "k", "a", "TS", "1700000000000", "NOTTL"}},
                          {&kOriginB, 1, {"tlog", "trimat", "k", "0"}}});

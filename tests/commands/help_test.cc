@@ -131,7 +131,7 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
                 "    Print this help.",
             }));
   const std::vector<std::string> debug = Lines({"DEBUG", "HELP"});
-  ASSERT_EQ(debug.size(), 37u);
+  ASSERT_EQ(debug.size(), 39u);
   EXPECT_EQ(debug[0], "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   EXPECT_EQ(debug[1], "OBJECT <key>");
   EXPECT_EQ(debug[3], "SLEEP <seconds>");
@@ -140,16 +140,17 @@ TEST_F(HelpTest, ConfigCommandAndDebug) {
   EXPECT_EQ(debug[17], "DIGEST-LOGICAL");
   EXPECT_EQ(debug[19], "PEER-LINK <host> <port> UP|DOWN");
   EXPECT_EQ(debug[21], "PEER-APPLY <origin-id> <db> [OFFSET <n>] <op> [<arg> ...]");
-  EXPECT_EQ(debug[23], "DISK-FAULT ON [ENOSPC|EIO]");
-  EXPECT_EQ(debug[24],
+  EXPECT_EQ(debug[23], "PEER-COLLECT [<origin-id> <offset> ...]");
+  EXPECT_EQ(debug[25], "DISK-FAULT ON [ENOSPC|EIO]");
+  EXPECT_EQ(debug[26],
             "    Fail every write-out, fsync and file creation in the data directory (default "
             "ENOSPC).");
-  EXPECT_EQ(debug[25], "DISK-FAULT HOLD");
-  EXPECT_EQ(debug[27], "DISK-FAULT OFF");
-  EXPECT_EQ(debug[29], "POWER-CUT [<seed>]");
-  EXPECT_EQ(debug[31], "BLOCK-READ-DELAY <ms>");
-  EXPECT_EQ(debug[33], "PROTOCOL <type>");
-  EXPECT_EQ(debug[36], "    Print this help.");
+  EXPECT_EQ(debug[27], "DISK-FAULT HOLD");
+  EXPECT_EQ(debug[29], "DISK-FAULT OFF");
+  EXPECT_EQ(debug[31], "POWER-CUT [<seed>]");
+  EXPECT_EQ(debug[33], "BLOCK-READ-DELAY <ms>");
+  EXPECT_EQ(debug[35], "PROTOCOL <type>");
+  EXPECT_EQ(debug[38], "    Print this help.");
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // kind the mode merges on a few keys, with small timestamps so that versions tie and types
 // collide, and each delta a node logs reaches the other two by DEBUG PEER-APPLY whenever the
 // input says — in any order, within one origin's log too, some more than once — while the nodes
-// move their clocks apart, flush and compact, and restart. Some deltas arrive damaged (an
+// move their clocks apart, flush and compact, restart, and log collects (DEBUG PEER-COLLECT, C
+// what every node has had of each origin's log). Some deltas arrive damaged (an
 // argument replaced, dropped or added), from a fourth origin, the same damaged delta at every
 // node: each node skips it as malformed or merges it like any other.
 //
@@ -16,7 +17,7 @@
 //    holds together (CheckInvariants);
 //  - then, and whenever a node restarts, what each node holds of a key lies above the deletes
 //    that cover it (CheckHeldAboveDeletes); once every node has every delta, every node holds
-//    the same deletes and expiry registers (CheckSameMarkers).
+//    the same deletes and expiry registers (CheckSameMarkers) and the same collect row per origin.
 // Every expiry lies within an hour of the clocks, which move by at most an hour in all: far inside
 // half of `expiry-purge-deadline`, after which compaction reduces what expired ("Dead
 // versions"), and a later expiry register would bring back on one node what another reduced (a
@@ -32,10 +33,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/collect.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/whole_key.h"
 #include "server/services/server_context.h"
@@ -409,6 +412,33 @@ class Mesh {
     RunAt(i, *nodes_[i], {"DEBUG", compact ? "COMPACT" : "FLUSH-MEMTABLE"});
   }
 
+  // Node i logs a collect: C is, per origin, the greatest offset up to which every node has had
+  // every delta of its log (damaged ones too), which the stable vector promises (collect.h).
+  void LogCollect(int i) {
+    std::vector<std::string> request = {"DEBUG", "PEER-COLLECT"};
+    std::vector<std::string> origins(ids_.begin(), ids_.end());
+    origins.push_back(kDamagedOrigin);
+    for (const std::string& origin : origins) {
+      uint64_t stable = UINT64_MAX;  // the least offset some node still lacks, less one
+      uint64_t greatest = 0;
+      for (size_t d = 0; d < deltas_.size(); ++d) {
+        if (deltas_[d].origin != origin) continue;
+        greatest = std::max(greatest, deltas_[d].offset);
+        for (const auto& had : had_) {
+          if (!had[d]) stable = std::min(stable, deltas_[d].offset - 1);
+        }
+      }
+      stable = std::min(stable, greatest);
+      if (stable == 0) continue;
+      request.push_back(origin);
+      request.push_back(std::to_string(stable));
+    }
+    Reply reply;
+    RunAt(i, *nodes_[i], request, &reply);
+    Check(reply.is_status() && reply.str() == "OK", "DEBUG PEER-COLLECT is refused", request);
+    Collect(i);
+  }
+
   void Restart(int i) {
     nodes_[i]->Reopen();
     db_[i] = 0;  // a new client
@@ -448,6 +478,20 @@ class Mesh {
   // content outlives the delete, which a node that gets the content after the delete does not
   // (docs/active-active.md, "The type floor").
   void CheckSameMarkers() {
+    std::vector<std::string> origins(ids_.begin(), ids_.end());
+    origins.push_back(kDamagedOrigin);
+    for (const std::string& id : origins) {
+      const std::optional<ebb::types::OriginId> origin = ebb::types::OriginId::FromHex(id);
+      Check(origin.has_value(), "an origin is no node id", {id});
+      const std::string name = ebb::server::CollectRowName(*origin);
+      std::string first;
+      const bool held = ReadSystemRow(*nodes_[0], name, &first);
+      for (int i = 1; i < kNodes; ++i) {
+        std::string value;
+        Check(ReadSystemRow(*nodes_[i], name, &value) == held && value == first,
+              "nodes with every delta hold different collects", {id, "node " + std::to_string(i)});
+      }
+    }
     for (int db = 0; db < 2; ++db) {
       std::string first;
       const bool held = ReadSystemRow(*nodes_[0], ebb::server::HorizonRowName(db), &first);
@@ -566,7 +610,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         mesh.Flush(node, fdp.ConsumeBool());
         break;
       case 4:
-        if (fdp.ConsumeIntegralInRange<int>(0, 3) == 0) mesh.Restart(node);
+        switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0:
+            mesh.Restart(node);
+            break;
+          case 1:
+            mesh.LogCollect(node);
+            break;
+          default:
+            break;
+        }
         break;
       case 5:
       case 6:
