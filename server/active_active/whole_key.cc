@@ -285,7 +285,13 @@ storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker*
 }
 
 namespace {
-bool marker_covers(const KeyMarker& marker, __int128 ts) { return ts <= marker.deleted_up_to; }
+// A TLOG entry's or TREG pair's timestamp above INT64_MAX counts as INT64_MAX (ClampToSigned), as
+// it does when a delete meets it held (DeleteContent): a delete at INT64_MAX covers it in either
+// order of arrival.
+bool marker_covers(const KeyMarker& marker, __int128 ts) {
+  return marker.deleted_up_to != KeyMarker::kNothingDeleted &&
+         std::min<__int128>(ts, std::numeric_limits<int64_t>::max()) <= marker.deleted_up_to;
+}
 }  // namespace
 
 storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
@@ -361,7 +367,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
       delta->push_back(std::move(*context));
     }
   }
-  if (marker.deleted_up_to != KeyMarker::kNothingDeleted && ts <= marker.deleted_up_to) {
+  if (marker_covers(marker, ts)) {
     admission->covered = true;
     return s;
   }
@@ -553,8 +559,11 @@ storage::Status WholeKeyMarkers::DeleteFromLog(int db, std::string_view key, int
   if (!*is_log || ts < 0) return storage::Status::OK();  // entries are never below 0
   const uint64_t min_cutoff = static_cast<uint64_t>(ts) + 1;
   const types::TlogExtent& held = **extent;
-  const bool newer_entry = held.newest && *held.newest > static_cast<uint64_t>(ts);
-  if (!newer_entry && held.cutoff <= min_cutoff) {
+  // An entry above INT64_MAX counts as INT64_MAX (ClampToSigned), and so does a cutoff c, which
+  // stands for c - 1 (what it removes lies below it): a delete at INT64_MAX covers both.
+  const bool newer_entry = held.newest && ClampToSigned(*held.newest) > ts;
+  const bool newer_cutoff = held.cutoff > 0 && ClampToSigned(held.cutoff - 1) > ts;
+  if (!newer_entry && !newer_cutoff) {
     auto wiped = keyspace_.Delete(db, key);
     return wiped.ok() ? storage::Status::OK() : wiped.engine_status();
   }

@@ -144,5 +144,28 @@ TEST_F(ActiveActiveMergeTest, ATrimAtZeroIsNotLogged) {
   EXPECT_EQ(logged(), "origin_offset:2");
 }
 
+// A TREG pair or TLOG entry above INT64_MAX counts as INT64_MAX against a delete, whose T is
+// signed: a flush at INT64_MAX removes it held and drops it arriving, alike.
+TEST_F(ActiveActiveMergeTest, ATimestampAboveInt64MaxMeetsADeleteAtInt64MaxAlikeInEitherOrder) {
+  const std::string kMax = "18446744073709551615";
+  const std::string kDeleteT = "9223372036854775807";
+  for (const std::vector<std::string>& write :
+       {std::vector<std::string>{"treg", "set", "k", "b", kMax},
+        std::vector<std::string>{"tlog", "ins", "k", "b", kMax}}) {
+    SCOPED_TRACE(write[0]);
+    std::unique_ptr<CommandRunner> node =
+        ExpectOrderIrrelevant({{&kOriginA, 1, write}, {&kOriginB, 1, {"flushall-at", kDeleteT}}});
+    EXPECT_EQ(node->Do({"EXISTS", "k"}), ":0");
+  }
+}
+
+// On its origin, a DEL removes a log whose newest entry lies above INT64_MAX (its T is INT64_MAX).
+TEST_F(ActiveActiveMergeTest, ADelRemovesALogWithAnEntryAboveInt64Max) {
+  std::unique_ptr<CommandRunner> node = Node();
+  EXPECT_EQ(node->Do({"TLOG", "INS", "k", "v", "18446744073709551615"}), "+OK");
+  EXPECT_EQ(node->Do({"DEL", "k"}), ":1");
+  EXPECT_EQ(node->Do({"EXISTS", "k"}), ":0");
+}
+
 }  // namespace
 }  // namespace ebb::test
