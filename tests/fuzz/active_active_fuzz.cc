@@ -2,11 +2,13 @@
 // this process (tests/support/command_runner.h, HostActiveActive), take client writes of every
 // kind the mode merges on a few keys, with small timestamps so that versions tie and types
 // collide, and each delta a node logs reaches the other two by DEBUG PEER-APPLY whenever the
-// input says — in any order, within one origin's log too, some more than once — while the nodes
-// move their clocks apart, flush and compact, restart, and log collects (DEBUG PEER-COLLECT, C
-// what every node has had of each origin's log). Some deltas arrive damaged (an
-// argument replaced, dropped or added), from a fourth origin, the same damaged delta at every
-// node: each node skips it as malformed or merges it like any other.
+// input says — in any order, within one origin's log too, some more than once, save that an
+// origin's collect comes before its later deltas and no delta comes again once a later collect
+// of its origin has, as a link gives them — while the nodes move their clocks apart, flush and
+// compact, restart, and log collects (DEBUG PEER-COLLECT, C what every node has had of each
+// origin's log). Some deltas arrive damaged (an argument replaced, dropped or added), from a
+// fourth origin, the same damaged delta at every node: each node skips it as malformed or merges
+// it like any other.
 //
 // The input picks the string rule (`active-active-string-rule`; under observed-remove the INCR
 // family is refused) and then up to 48 steps; one write in eight goes to database 1. Checked:
@@ -383,18 +385,34 @@ class Mesh {
       if (!had_[to][d]) pending.push_back(d);
     }
     if (pending.empty()) return;
-    // Mostly the oldest pending, as a link delivers; otherwise any.
-    const size_t d = fdp.ConsumeBool()
-                         ? pending.front()
-                         : pending[fdp.ConsumeIntegralInRange<size_t>(0, pending.size() - 1)];
+    // Mostly the oldest pending, as a link delivers; otherwise any — but never past a collect
+    // its origin logged before it, which a link gives first as it gives every delta in its
+    // origin's order (the collects are what marker collection judges an origin's deltas by).
+    size_t d = fdp.ConsumeBool()
+                   ? pending.front()
+                   : pending[fdp.ConsumeIntegralInRange<size_t>(0, pending.size() - 1)];
+    for (const size_t earlier : pending) {
+      if (CollectOfOrigin(earlier, d) && deltas_[earlier].offset < deltas_[d].offset) {
+        d = earlier;
+        break;
+      }
+    }
     Apply(to, d);
   }
 
-  // Gives `to` a delta it already had.
+  // Gives `to` a delta it already had, unless a later collect of its origin has come since: no
+  // link gives a delta again, and one made before a collect must not be judged by it.
   void Repeat(FuzzedDataProvider& fdp, int to) {
     if (deltas_.empty()) return;
     const size_t d = fdp.ConsumeIntegralInRange<size_t>(0, deltas_.size() - 1);
-    if (had_[to][d]) Apply(to, d);
+    if (!had_[to][d]) return;
+    for (size_t later = 0; later < deltas_.size(); ++later) {
+      if (had_[to][later] && CollectOfOrigin(later, d) &&
+          deltas_[later].offset > deltas_[d].offset) {
+        return;
+      }
+    }
+    Apply(to, d);
   }
 
   // Adds a damaged copy of a logged delta, which every node will get.
@@ -552,6 +570,12 @@ class Mesh {
       Add(std::move(delta));
       had_[i].back() = true;  // its origin
     }
+  }
+
+  // Whether delta `c` is a collect of delta `d`'s origin.
+  bool CollectOfOrigin(size_t c, size_t d) const {
+    return deltas_[c].origin == deltas_[d].origin && !deltas_[c].args.empty() &&
+           deltas_[c].args[0] == "collect";
   }
 
   void Add(Delta delta) {
