@@ -129,16 +129,6 @@ void ActiveActive::MaybeLogCollect() {
   }
 }
 
-storage::Status ActiveActive::LogCollectNow(const OriginVector& stable) {
-  types::OrContext context;
-  for (const auto& [id, offset] : stable) {
-    types::OriginId origin;
-    if (!OriginOfNodeId(id, &origin)) return storage::Status::InvalidArgument("not a node id");
-    if (offset > 0) context.Raise(origin, offset);
-  }
-  return LogCollect(context);
-}
-
 storage::Status ActiveActive::LogCollect(const types::OrContext& stable) {
   types::Keyspace& ks = context_->keyspace();
   types::OrContext collect = own_collect_;

@@ -308,10 +308,10 @@ class ActiveActive {
   // it covers.
   OriginVector last_collect() const { return OriginVectorOf(own_collect_); }
   uint64_t skewed_writes() const { return skewed_writes_; }
-  // Logs a `collect` at once, its C this node's last joined with `stable` (DEBUG PEER-COLLECT): a
-  // test's stand-in for the mesh's stable vector, which promises that every node has applied
-  // every delta `stable` names. InvalidArgument for an origin that is no node id.
-  storage::Status LogCollectNow(const OriginVector& stable);
+  // Logs `collect <C>`, C this node's last joined with `stable`, and commits it to the WAL: when
+  // one is due (MaybeLogCollect), and at once for DEBUG PEER-COLLECT, a test's stand-in for the
+  // mesh's stable vector, which promises that every node has applied every delta `stable` names.
+  storage::Status LogCollect(const types::OrContext& stable);
 
  private:
   struct Subscriber {
@@ -330,8 +330,6 @@ class ActiveActive {
   // stable vector joined with the last C. It commits the collect to the WAL before returning
   // (CommitWalNow, server/services/wal_commit.h): no client's write commits it.
   void MaybeLogCollect();
-  // Logs `collect <C>`, C the last C joined with `stable`, and commits it to the WAL.
-  storage::Status LogCollect(const types::OrContext& stable);
   // Reads this node's own collect row into own_collect_.
   storage::Status LoadOwnCollect();
   // Appends `delta` (offset end_offset_ + 1) to the origin log in the open batch, commits it

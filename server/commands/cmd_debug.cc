@@ -35,7 +35,6 @@
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
 #include "server/active_active/logical_digest.h"
-#include "server/active_active/stable_vector.h"
 #include "server/commands/object_info.h"
 #include "server/commands/register.h"
 #include "server/core/command.h"
@@ -48,6 +47,7 @@
 #include "server/services/server_context.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "types/keyspace.h"
+#include "types/or_context.h"
 
 namespace ebb::server {
 namespace {
@@ -238,15 +238,18 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
 }
 
 struct PeerCollectOptions {
-  OriginVector stable;  // node id -> offset
+  types::OrContext stable;
 };
 PeerCollectOptions ParsePeerCollect(ArgParser& args) {
   PeerCollectOptions o;
   while (args.HasMore()) {
-    std::string id(args.Next());
+    const std::optional<types::OriginId> origin = types::OriginId::FromHex(args.Next());
     const auto offset = static_cast<uint64_t>(args.Int64InRange(0, INT64_MAX, kOffsetOutOfRange));
-    uint64_t& held = o.stable[std::move(id)];
-    held = std::max(held, offset);
+    if (!origin) {
+      args.Fail(kNotANodeId);
+    } else if (offset > 0) {
+      o.stable.Raise(*origin, offset);
+    }
   }
   return o;
 }
@@ -260,8 +263,7 @@ void ExecutePeerCollect(CommandContext& ctx, const PeerCollectOptions& o) {
   if (aa == nullptr || !aa->enabled()) {
     return ctx.reply.Error(kNotInActiveActiveMode);
   }
-  const storage::Status s = aa->LogCollectNow(o.stable);
-  if (s.IsInvalidArgument()) return ctx.reply.Error(kNotANodeId);
+  const storage::Status s = aa->LogCollect(o.stable);
   if (!s.ok()) return ctx.reply.Error(EngineError(s.ToString()));
   ctx.reply.Ok();
 }
