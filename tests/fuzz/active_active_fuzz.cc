@@ -434,9 +434,7 @@ class Mesh {
   // every delta of its log (damaged ones too), which the stable vector promises (collect.h).
   void LogCollect(int i) {
     std::vector<std::string> request = {"DEBUG", "PEER-COLLECT"};
-    std::vector<std::string> origins(ids_.begin(), ids_.end());
-    origins.push_back(kDamagedOrigin);
-    for (const std::string& origin : origins) {
+    for (const std::string& origin : Origins()) {
       uint64_t stable = UINT64_MAX;  // the least offset some node still lacks, less one
       uint64_t greatest = 0;
       for (size_t d = 0; d < deltas_.size(); ++d) {
@@ -496,9 +494,7 @@ class Mesh {
   // content outlives the delete, which a node that gets the content after the delete does not
   // (docs/active-active.md, "The type floor").
   void CheckSameMarkers() {
-    std::vector<std::string> origins(ids_.begin(), ids_.end());
-    origins.push_back(kDamagedOrigin);
-    for (const std::string& id : origins) {
+    for (const std::string& id : Origins()) {
       const std::optional<ebb::types::OriginId> origin = ebb::types::OriginId::FromHex(id);
       Check(origin.has_value(), "an origin is no node id", {id});
       const std::string name = ebb::server::CollectRowName(*origin);
@@ -570,6 +566,13 @@ class Mesh {
       Add(std::move(delta));
       had_[i].back() = true;  // its origin
     }
+  }
+
+  // Every origin whose deltas the nodes get: the three nodes and the damaged deltas' fourth.
+  std::vector<std::string> Origins() const {
+    std::vector<std::string> origins(ids_.begin(), ids_.end());
+    origins.push_back(kDamagedOrigin);
+    return origins;
   }
 
   // Whether delta `c` is a collect of delta `d`'s origin.
