@@ -69,6 +69,9 @@ constexpr timeval kDigestTimeout{120, 0};
 }  // namespace
 
 Reply Cmd(redisContext* c, const std::vector<std::string>& args) {
+  // A test goes on after a helper's ASSERT failed (a server that did not start): its commands
+  // fail, the test does not crash.
+  if (c == nullptr) return ReplyFromHiredis(nullptr, nullptr);
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const auto& a : args) {
@@ -86,6 +89,7 @@ Reply Cmd(redisContext* c, std::initializer_list<std::string_view> args) {
 }
 
 void Append(redisContext* c, const std::vector<std::string>& args) {
+  if (c == nullptr) return;
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const auto& a : args) {
@@ -124,6 +128,7 @@ std::string WaitCaughtUp(redisContext* replica, redisContext* master) {
 }
 
 std::string DigestReply(redisContext* c, const std::vector<std::string>& command) {
+  if (c == nullptr) return {};
   redisSetTimeout(c, kDigestTimeout);
   std::string digest = Cmd(c, command).str();
   redisSetTimeout(c, kReplyTimeout);
@@ -156,7 +161,7 @@ long long WaitInfoField(redisContext* c, const std::string& section, const std::
 
 Reply ReadReply(redisContext* c) {
   void* raw = nullptr;
-  if (redisGetReply(c, &raw) != REDIS_OK) return ReplyFromHiredis(c, nullptr);
+  if (c == nullptr || redisGetReply(c, &raw) != REDIS_OK) return ReplyFromHiredis(c, nullptr);
   return ReplyFromHiredis(c, raw);
 }
 
@@ -320,15 +325,16 @@ int BindFreeLoopbackPort(int* port) {
   // Below the ephemeral range: a port the test releases before its server listens there is
   // never taken meanwhile by an outgoing connection (a peer link, a client) of a test running
   // beside it, as a kernel-chosen port (bind to 0) can be. The start is random per call, so
-  // tests side by side rarely probe the same ports; each is checked by binding it.
+  // tests side by side rarely probe the same ports.
   *port = 0;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   const int high = EphemeralPortsStart();
   const int low = high / 2;
   // Never the same port twice in one process: a test takes several (a client port, a bus port)
-  // before anything listens on them. Nor one another test process took lately
-  // (ClaimPortAcrossProcesses).
+  // before anything listens on them. Nor one another test process took lately: the claim comes
+  // before the probe by binding, so no process binds, even for a moment, a port another was
+  // handed, whose server may be binding it just then (ClaimPortAcrossProcesses).
   static std::mutex mu;
   static std::set<int> handed_out;
   static std::atomic<uint64_t> calls{0};
@@ -340,18 +346,9 @@ int BindFreeLoopbackPort(int* port) {
                                                  static_cast<uint64_t>(high - low));
     {
       std::lock_guard lock(mu);
-      if (handed_out.contains(candidate)) continue;
+      if (!handed_out.insert(candidate).second) continue;
     }
-    if (BindLoopback(fd, candidate)) {
-      std::lock_guard lock(mu);
-      handed_out.insert(candidate);
-      if (!ClaimPortAcrossProcesses(candidate)) {
-        // Bound, but lately another process's: a fresh socket for the next probe.
-        ::close(fd);
-        fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd < 0) return -1;
-        continue;
-      }
+    if (ClaimPortAcrossProcesses(candidate) && BindLoopback(fd, candidate)) {
       *port = candidate;
       return fd;
     }
@@ -381,7 +378,7 @@ bool EnsureFileLimit(uint64_t fds) {
   return setrlimit(RLIMIT_NOFILE, &lim) == 0;
 }
 
-TestServer::TestServer() : port_(FreePort()) {
+TestServer::TestServer() : reserved_fd_(BindFreeLoopbackPort(&port_)) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "ebb-test-XXXXXX").string();
   if (mkdtemp(tmpl.data()) != nullptr) root_ = tmpl;
   data_dir_ = root_ + "/data";
@@ -389,6 +386,7 @@ TestServer::TestServer() : port_(FreePort()) {
 
 TestServer::~TestServer() {
   Stop();
+  ReleasePort();
   // EBB_KEEP_TEST_DIRS=1 keeps each server's directory (data and server.log) for a post-mortem.
   const char* keep = std::getenv("EBB_KEEP_TEST_DIRS");
   if (!root_.empty() && (keep == nullptr || std::string_view(keep) != "1")) {
@@ -420,6 +418,7 @@ bool TestServer::Start(std::vector<std::string> extra_args) {
   std::string log = log_path();
 
   SpawnOptions spawn{.log_path = log};
+  ReleasePort();
   if (open_files_limit_ > 0) {
     spawn.before_exec = [limit = open_files_limit_] {
       const rlimit lim{limit, limit};
@@ -460,6 +459,7 @@ bool TestServer::Running() {
   if (r == pid_) {
     pid_ = -1;
     exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ReservePort();
     return false;
   }
   return true;
@@ -473,10 +473,12 @@ int TestServer::WaitExit(int timeout_ms) {
     pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
       pid_ = -1;
+      ReservePort();
       return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
     if (r < 0) {
       pid_ = -1;
+      ReservePort();
       return -1;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -501,6 +503,27 @@ void TestServer::Kill() {
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
+  ReservePort();
+}
+
+void TestServer::ReservePort() {
+  if (reserved_fd_ >= 0) return;
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  // The server's accepted connections may linger in TIME_WAIT on the port: they do not keep a
+  // socket with SO_REUSEADDR from binding it.
+  const int one = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 && BindLoopback(fd, port_)) {
+    reserved_fd_ = fd;
+    return;
+  }
+  ::close(fd);
+}
+
+void TestServer::ReleasePort() {
+  if (reserved_fd_ < 0) return;
+  ::close(reserved_fd_);
+  reserved_fd_ = -1;
 }
 
 bool TestServer::Restart() {

@@ -137,6 +137,9 @@ class TestServer {
   int WaitExit(int timeout_ms);
 
   RedisConnection Connect() const;
+  // The server's client port: held bound (not listening, so a connection to it is refused)
+  // whenever the server is not running, that no other socket takes it meanwhile — a prober's
+  // bind, or an outgoing connection where the port lies in the kernel's ephemeral range.
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return root_; }
@@ -149,7 +152,12 @@ class TestServer {
   static int FreePort();
 
  private:
+  // Binds reserved_fd_ to port_ again (best effort), after the server exited.
+  void ReservePort();
+  void ReleasePort();
+
   int port_ = 0;
+  int reserved_fd_ = -1;
   std::string root_;
   std::string data_dir_;
   std::vector<std::string> args_;
