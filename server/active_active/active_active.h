@@ -447,6 +447,11 @@ class ActiveActive {
   // refused it.
   // A string delta is judged as plan->string_delta, already parsed.
   bool JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan, bool* loses);
+  // A client's `tlog clr key` or `tlog trim key 0` form becomes `tlog trimat key 2^64-1` when the
+  // log shows an entry at 2^64-1: the clear travels as that TRIMAT (the cutoff it leaves), which
+  // keeps such an entry on every peer, so it keeps it here too. False when the plan is decided
+  // (refused: the log could not be read).
+  bool ClearAsItTravels(std::vector<std::string>* form, LocalWrite* plan);
   // active-active-string-rule is observed-remove: a client's string write and DEL go by
   // PlanOrWrite and OrDeleteContext, a snapshot carries string keys as `or-string` pieces and the
   // INCR family is refused. Otherwise (timestamp) string writes merge by last-writer-wins.

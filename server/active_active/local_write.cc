@@ -4,6 +4,8 @@
 // run in whole_key_ops.cc.
 #include <spdlog/spdlog.h>
 
+#include <limits>
+
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
 #include "server/active_active/active_active.h"
@@ -85,6 +87,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     // hold as the vector moves into the plan and grows.
     form.args.reserve(form.args.size() + 2);
   }
+  if (form.args[0] == "tlog" && !ClearAsItTravels(&form.args, plan)) return;
   const std::string& op = form.args[0];
   bool loses = false;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
@@ -165,6 +168,22 @@ bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite*
     return false;
   }
   *loses = verdict == MergeVerdict::kLoses;  // a string version not greater than the one held
+  return true;
+}
+
+bool ActiveActive::ClearAsItTravels(std::vector<std::string>* form, LocalWrite* plan) {
+  std::vector<std::string>& args = *form;
+  const bool clear = args[1] == "clr" || (args[1] == "trim" && args[3] == "0");
+  if (!clear) return true;
+  constexpr uint64_t kLastTs = std::numeric_limits<uint64_t>::max();
+  types::OpResult<std::vector<types::TlogEntry>> last =
+      types::Tlog(context_->keyspace(), plan->db).Range(args[2], kLastTs, kLastTs, 1, false);
+  if (!last.ok()) {
+    if (last.status() != types::OpStatus::kEngineError) return true;  // the handler replies it
+    Refuse(plan, EngineError(last.engine_status().ToString()));
+    return false;
+  }
+  if (!last->empty()) args = {"tlog", "trimat", std::move(args[2]), std::to_string(kLastTs)};
   return true;
 }
 

@@ -167,5 +167,27 @@ TEST_F(ActiveActiveMergeTest, ADelRemovesALogWithAnEntryAboveInt64Max) {
   EXPECT_EQ(node->Do({"EXISTS", "k"}), ":0");
 }
 
+// On its origin, a CLR (or TRIM to 0) of a log with an entry at 2^64-1 runs as the TRIMAT it
+// travels as: no cutoff cuts that entry, so it stays there as on a peer that applies the TRIMAT.
+TEST_F(ActiveActiveMergeTest, AClearKeepsAnEntryAt2To64Minus1AsItsPeersDo) {
+  const std::string kLast = "18446744073709551615";
+  for (const std::vector<std::string>& clear :
+       {std::vector<std::string>{"TLOG", "CLR", "k"},
+        std::vector<std::string>{"TLOG", "TRIM", "k", "0"}}) {
+    SCOPED_TRACE(clear[1]);
+    std::unique_ptr<CommandRunner> origin = Node();
+    ASSERT_EQ(origin->Do({"TLOG", "INS", "k", "a", kLast}), "+OK");
+    ASSERT_EQ(origin->Do({"TLOG", "INS", "k", "b", "5"}), "+OK");
+    EXPECT_EQ(origin->Do(clear), "+OK");
+    EXPECT_EQ(origin->Do({"TLOG", "GET", "k"}), "[[$a,$" + kLast + "]]");
+    EXPECT_EQ(origin->Do({"TLOG", "CUTOFF", "k"}), "$" + kLast);  // above INT64_MAX: a bulk
+    std::unique_ptr<CommandRunner> peer = Node();
+    Apply(*peer, {&kOriginA, 1, {"tlog", "ins", "k", "a", kLast}});
+    Apply(*peer, {&kOriginA, 2, {"tlog", "ins", "k", "b", "5"}});
+    Apply(*peer, {&kOriginA, 3, {"tlog", "trimat", "k", kLast}});
+    EXPECT_EQ(origin->Do({"DEBUG", "DIGEST-LOGICAL"}), peer->Do({"DEBUG", "DIGEST-LOGICAL"}));
+  }
+}
+
 }  // namespace
 }  // namespace ebb::test
