@@ -16,7 +16,8 @@
 // same DEBUG DIGEST-LOGICAL, every node holds the same key markers and horizons (their deletes
 // with the dots that made them and the expiry registers, read from the stopped nodes' data
 // directories: what collecting them will go by; the type floor left out), and so does a node given
-// every delta the mesh logged (DEBUG PEER-APPLY) in a seeded random order for the digest — each
+// every delta the mesh logged (DEBUG PEER-APPLY) for the digest, in a seeded random
+// interleaving of the origins' logs that keeps each origin's order, as links give them — each
 // node's log is read after every step and before each loss, so the deltas a restored or power-cut
 // node lost are there too. Such a node, behind what it streamed, takes a new node id before
 // anything more is written to it (docs/active-active.md, "A node behind what it streamed") — unless
@@ -535,10 +536,11 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
   const int64_t common = clocks_[0];
   ASSERT_EQ(WaitConverged(All()), "") << Failed();
 
-  // The reference: every delta the mesh ever logged, in one seeded random order.
+  // The reference: every delta the mesh ever logged, the origins' logs in one seeded random
+  // interleaving, each origin's in its order as links give them (a collect judges the deltas
+  // its origin logs after it).
   ASSERT_NO_FATAL_FAILURE(Collect()) << Failed();
-  std::vector<LoggedDelta> all = collected_.deltas();
-  std::shuffle(all.begin(), all.end(), rng_);
+  const std::vector<LoggedDelta> all = InterleaveOrigins(collected_.deltas(), rng_);
   const RefusingPort no_peer;
   ASSERT_NE(no_peer.port(), 0);
   std::vector<std::string> args = no_peer.PeerArgs();

@@ -193,6 +193,23 @@ void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {
   }
 }
 
+std::vector<LoggedDelta> InterleaveOrigins(const std::vector<LoggedDelta>& deltas,
+                                           std::mt19937_64& rng) {
+  // A shuffle of the origins' turns, then each turn filled with its origin's next delta.
+  std::vector<const std::string*> turns;
+  std::map<std::string, std::vector<const LoggedDelta*>> by_origin;
+  for (const LoggedDelta& delta : deltas) {
+    turns.push_back(&delta.origin);
+    by_origin[delta.origin].push_back(&delta);
+  }
+  std::shuffle(turns.begin(), turns.end(), rng);
+  std::map<std::string, size_t> taken;
+  std::vector<LoggedDelta> out;
+  out.reserve(deltas.size());
+  for (const std::string* origin : turns) out.push_back(*by_origin[*origin][taken[*origin]++]);
+  return out;
+}
+
 int ApplyInEveryOrder(redisContext* forwards, redisContext* ordered,
                       const std::vector<DottedDelta>& deltas, const std::string& value) {
   auto apply = [](redisContext* c, const DottedDelta& d, const std::string& key) {

@@ -112,6 +112,12 @@ class DeltaCollector {
 // is applied.
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
 
+// `deltas` in a random interleaving of their origins that keeps each origin's deltas in the
+// order given, as links give them (each origin's in its order, the origins' mixed in any way);
+// every interleaving is equally likely.
+std::vector<LoggedDelta> InterleaveOrigins(const std::vector<LoggedDelta>& deltas,
+                                           std::mt19937_64& rng);
+
 // One delta for DEBUG PEER-APPLY into database 0 with its dot: its origin, its offset, and its
 // form, in which "K" stands for the key.
 struct DottedDelta {
