@@ -257,10 +257,23 @@ bool RawConnection::WaitClosed(int timeout_ms) {
 namespace {
 
 // The first port of the kernel's ephemeral range (ip_local_port_range; 32768 by default).
-int EphemeralPortsStart() {
+// The ports a test hands out: a range outside the kernel's ephemeral one
+// (/proc/sys/net/ipv4/ip_local_port_range), so that no outgoing connection is given one. Below it
+// (its lower half) where it starts high enough, else above it, else [16384, 32768) as on a
+// default kernel.
+struct PortRange {
+  int low;
+  int high;  // past the last
+};
+PortRange TestPortRange() {
   std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
-  int low = 0;
-  return in >> low && low > 2048 ? low : 32768;
+  int first = 0;
+  int last = 0;
+  if (in >> first >> last) {
+    if (first > 2048) return {first / 2, first};
+    if (last <= 65535 - 2048) return {last + 1, 65536};
+  }
+  return {16384, 32768};
 }
 
 bool BindLoopback(int fd, int port) {
@@ -322,15 +335,14 @@ bool ClaimPortAcrossProcesses(int port) {
 }  // namespace
 
 int BindFreeLoopbackPort(int* port) {
-  // Below the ephemeral range: a port the test releases before its server listens there is
-  // never taken meanwhile by an outgoing connection (a peer link, a client) of a test running
-  // beside it, as a kernel-chosen port (bind to 0) can be. The start is random per call, so
-  // tests side by side rarely probe the same ports.
+  // Outside the ephemeral range (TestPortRange): a port the test releases before its server
+  // listens there is never taken meanwhile by an outgoing connection (a peer link, a client) of
+  // a test running beside it, as a kernel-chosen port (bind to 0) can be. The start is random per
+  // call, so tests side by side rarely probe the same ports.
   *port = 0;
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
-  const int high = EphemeralPortsStart();
-  const int low = high / 2;
+  const auto [low, high] = TestPortRange();
   // Never the same port twice in one process: a test takes several (a client port, a bus port)
   // before anything listens on them. Nor one another test process took lately: the claim comes
   // before the probe by binding, so no process binds, even for a moment, a port another was
