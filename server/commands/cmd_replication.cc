@@ -2,6 +2,7 @@
 // replica side), ROLE and FAILOVER (docs/replication.md). Redis 7's wording and reply shapes.
 #include <spdlog/spdlog.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -242,6 +243,9 @@ void ExecuteWait(CommandContext& ctx, const WaitOptions& o) {
   Client::PendingWait& wait = ctx.client.pending_wait();
   const int64_t now = WallMs();
   const bool first_run = !wait.active;  // it runs again at every acknowledgement while it waits
+  if (first_run && o.timeout_ms > std::numeric_limits<int64_t>::max() - now) {
+    return ctx.reply.Error(kTimeoutOutOfRange);  // its deadline would pass INT64_MAX, as Redis
+  }
   if (first_run) {
     wait.active = true;
     wait.offset = master ? master->data_end_offset() : 0;

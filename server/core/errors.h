@@ -570,6 +570,7 @@ inline constexpr std::string_view kReplicaOfInActiveActive =
     "ERR REPLICAOF is not allowed in active-active mode";
 inline constexpr std::string_view kInvalidMasterPort = "ERR Invalid master port";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
 inline constexpr std::string_view kWaitOnReplica =
     "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
     "replica is configured to be writable (which is not the default) writes to replicas are just "

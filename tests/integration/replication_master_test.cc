@@ -296,6 +296,9 @@ TEST_F(ReplicationMasterTest, WaitCountsTheReplicasThatAcknowledged) {
   EXPECT_EQ(Do({"WAIT", "1", "50"}), ":0");  // no replica: the timeout
   EXPECT_EQ(Do({"WAIT", "1", "-1"}), "-ERR timeout is negative");
   EXPECT_EQ(Do({"WAIT", "x", "0"}), "-ERR value is not an integer or out of range");
+  // A deadline past INT64_MAX ms (the clock plus the timeout): refused, as Redis refuses it.
+  EXPECT_EQ(Do({"WAIT", "0", "9223372036854775807"}), "-ERR timeout is out of range");
+  EXPECT_EQ(Do({"PING"}), "+PONG");
 
   HandReplica replica(server_.port(), ReplicaDir("replica"));
   ASSERT_NO_FATAL_FAILURE(replica.FullResync());
