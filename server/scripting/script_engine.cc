@@ -23,6 +23,7 @@ extern "C" {
 #include "server/dispatch/dispatcher.h"
 #include "server/scripting/lua_guards.h"
 #include "server/scripting/lua_libraries.h"
+#include "server/scripting/lua_patterns.h"
 #include "server/scripting/lua_redis_functions.h"
 #include "server/scripting/lua_registry.h"
 #include "server/scripting/lua_values.h"
@@ -287,6 +288,9 @@ void ScriptEngine::Open() {
   OpenLibrary(L, "cmsgpack", OpenCmsgpack);
   OpenLibrary(L, "struct", OpenStruct);
   InstallGuards(L);
+  // A long pattern match runs inside one C call, where the count hook never fires: the matcher
+  // calls the hook itself now and then.
+  InstallPatternFunctions(L, [](lua_State* L) { BusyHook(L, nullptr); });
   lua_pushcfunction(L, Pcall);
   lua_setglobal(L, "pcall");
   RegisterRedisApi(L);

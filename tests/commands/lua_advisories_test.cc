@@ -204,6 +204,23 @@ TEST_F(LuaAdvisoriesTest, CVE_2025_46819_MalformedTokens) {
 }
 
 // ebb's own bounds on what a script costs.
+// Stock Lua 5.1's pattern matcher recurses once per pattern item without a bound: 200,000 `a?`
+// items overflowed the C stack and killed the server (Redis 7.0 too). ebb's matcher refuses a
+// pattern nested past 200 levels, as Lua 5.2 and later do.
+TEST_F(LuaAdvisoriesTest, PatternMatchingIsBoundedInDepth) {
+  for (const char* function : {"find", "match", "gsub", "gmatch"}) {
+    const std::string call = std::string(function) == "gsub" ? "string.gsub(s, p, '')"
+                             : std::string(function) == "gmatch"
+                                 ? "string.gmatch(s, p)()"
+                                 : "string." + std::string(function) + "(s, p)";
+    EXPECT_THAT(
+        Eval("local s, p = string.rep('a', 200000), string.rep('a?', 200000) return " + call),
+        HasSubstr("pattern too complex"))
+        << function;
+  }
+  EXPECT_EQ(Eval("return string.match('key=value', '^(%w+)=(%w+)$')"), "$key");
+}
+
 TEST_F(LuaAdvisoriesTest, ErrorObjectMetamethodsNeverRun) {
   // Read raw: an __index that never returns is never called.
   EXPECT_THAT(Eval("error(setmetatable({}, {__index = function() while true do end end}))"),

@@ -87,6 +87,20 @@ TEST_F(BusyScriptTest, PcallCannotSwallowTheKill) {
   EXPECT_EQ(Do({"PING"}), "+PONG");
 }
 
+// A pattern match that backtracks for ages (2^40 ways here) runs inside one C call of Lua's,
+// where the count hook never fires: ebb's matcher calls the hook itself, so the server answers
+// BUSY meanwhile and SCRIPT KILL ends the match.
+TEST_F(BusyScriptTest, ScriptKillEndsABacktrackingPatternMatch) {
+  auto script = Launch({"EVAL",
+                        "return string.find(string.rep('a', 40), string.rep('a?', 40) .. "
+                        "string.rep('a', 40))",
+                        "0"});
+  EXPECT_EQ(WaitBusy(), kBusyScript);
+  EXPECT_EQ(Do({"SCRIPT", "KILL"}), "+OK");
+  EXPECT_NE(script->ReadUntil("\r\n").find("Script killed by user"), std::string::npos);
+  EXPECT_EQ(Do({"PING"}), "+PONG");
+}
+
 TEST_F(BusyScriptTest, FunctionKillEndsAFunction) {
   EXPECT_EQ(Do({"FUNCTION", "LOAD",
                 "#!lua name=spin\nredis.register_function('spin', function() "
