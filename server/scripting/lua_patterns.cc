@@ -539,8 +539,13 @@ void InstallPatternFunctions(lua_State* L, PatternCheck check) {
   const struct {
     const char* name;
     lua_CFunction function;
-  } functions[] = {{"find", Find}, {"match", MatchFirst}, {"gmatch", GMatch}, {"gsub", GSub}};
+  } functions[] = {
+      {"find", Find}, {"match", MatchFirst}, {"gmatch", GMatch}, {"gsub", GSub}, {"gfind", GMatch}};
   for (const auto& f : functions) {
+    lua_getfield(L, -2, f.name);
+    const bool held = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!held) continue;  // gfind: 5.1's old name of gmatch, where the library keeps it
     lua_pushvalue(L, -1);
     lua_pushcclosure(L, f.function, 1);
     lua_setfield(L, -3, f.name);

@@ -1,7 +1,7 @@
-// string.find, string.match, string.gmatch and string.gsub for scripts, by ebb's own pattern
-// matcher (docs/security.md, "Scripts"; docs/scripting.md, "Libraries"). They answer as Lua
-// 5.1's do — the same patterns, captures, replacements, results and error messages — with two
-// bounds that stock Lua 5.1 lacks:
+// string.find, string.match, string.gmatch (and its old name gfind) and string.gsub for scripts, by
+// ebb's own pattern matcher (docs/security.md, "Scripts"; docs/scripting.md, "Libraries"). They
+// answer as Lua 5.1's do — the same patterns, captures, replacements, results and error messages —
+// with two bounds that stock Lua 5.1 lacks:
 //
 //   - depth: the matcher recurses once per nested pattern item (a quantified item, a capture);
 //     past kMaxPatternDepth levels the call fails with "pattern too complex", as Lua 5.2 and
@@ -31,7 +31,8 @@ inline constexpr uint32_t kPatternCheckSteps = 1u << 16;
 // Called now and then during a long match; may raise a Lua error (and not return).
 using PatternCheck = void (*)(lua_State* L);
 
-// Replaces find, match, gmatch and gsub in the `string` table (open) with the functions above.
+// Replaces find, match, gmatch and gsub in the `string` table (open) with the functions above,
+// and gfind, Lua 5.1's old name of gmatch, where the table has it (Debian's liblua5.1 does).
 void InstallPatternFunctions(lua_State* L, PatternCheck check);
 
 }  // namespace ebb::server::scripting

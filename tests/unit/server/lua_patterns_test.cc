@@ -220,6 +220,10 @@ TEST_F(LuaPatternsTest, ADeepPatternIsTooComplex) {
       "return select(2, pcall(string.find, string.rep('a', 200000), "
       "string.rep('a?', 200000)))";
   EXPECT_EQ(Eval(ours_, deep), "pattern too complex");
+  EXPECT_EQ(Eval(ours_,
+                 "return select(2, pcall(string.gfind(string.rep('a', 200000), "
+                 "string.rep('a?', 200000))))"),
+            "pattern too complex");
   // As deep as Lua 5.2 and later allow, it matches.
   EXPECT_EQ(Eval(ours_, "return string.find(string.rep('a', 190), string.rep('a?', 190))"), "190");
 }
