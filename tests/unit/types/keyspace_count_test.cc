@@ -63,11 +63,15 @@ TEST_F(KeyspaceCountTest, LargeDatabasesAreEstimatedWithoutWalkingThem) {
   EXPECT_LE(size, 70000u);
   EXPECT_EQ(ks_->count_rows_read(), rows_before);
 
+  // A second estimate, within the same bounds, not equal to the first: the engine's background
+  // work (a compaction of the files) may have changed what it estimates from since (TSan's pace
+  // showed 65,000 then 67,000).
   const DbStats stats = ks_->GetDbStats(0);
   EXPECT_TRUE(stats.estimated);
-  EXPECT_EQ(stats.keys, size);
-  EXPECT_GE(stats.expires, size * 4 / 10);  // half of them, from a sample of 1,000
-  EXPECT_LE(stats.expires, size * 6 / 10);
+  EXPECT_GE(stats.keys, 60000u);
+  EXPECT_LE(stats.keys, 70000u);
+  EXPECT_GE(stats.expires, stats.keys * 4 / 10);  // half of them, from a sample of 1,000
+  EXPECT_LE(stats.expires, stats.keys * 6 / 10);
   EXPECT_EQ(stats.avg_ttl_ms, 3'600'000u);
   EXPECT_LE(ks_->count_rows_read(), rows_before + 1000);
 
