@@ -256,7 +256,6 @@ bool RawConnection::WaitClosed(int timeout_ms) {
 
 namespace {
 
-// The first port of the kernel's ephemeral range (ip_local_port_range; 32768 by default).
 // The ports a test hands out: a range outside the kernel's ephemeral one
 // (/proc/sys/net/ipv4/ip_local_port_range), so that no outgoing connection is given one. Below it
 // (its lower half) where it starts high enough, else above it, else [16384, 32768) as on a
@@ -469,9 +468,8 @@ bool TestServer::Running() {
   int status = 0;
   pid_t r = waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
-    pid_ = -1;
+    Reaped();
     exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    ReservePort();
     return false;
   }
   return true;
@@ -484,13 +482,11 @@ int TestServer::WaitExit(int timeout_ms) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
-      pid_ = -1;
-      ReservePort();
+      Reaped();
       return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
     if (r < 0) {
-      pid_ = -1;
-      ReservePort();
+      Reaped();
       return -1;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -514,11 +510,11 @@ void TestServer::Kill() {
   kill(pid_, SIGKILL);
   int status = 0;
   waitpid(pid_, &status, 0);
-  pid_ = -1;
-  ReservePort();
+  Reaped();
 }
 
-void TestServer::ReservePort() {
+void TestServer::Reaped() {
+  pid_ = -1;
   if (reserved_fd_ >= 0) return;
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return;

@@ -152,8 +152,9 @@ class TestServer {
   static int FreePort();
 
  private:
-  // Binds reserved_fd_ to port_ again (best effort), after the server exited.
-  void ReservePort();
+  // The server's process is gone (reaped, or never to be waited for again): no pid, and
+  // reserved_fd_ bound to port_ again (best effort).
+  void Reaped();
   void ReleasePort();
 
   int port_ = 0;
