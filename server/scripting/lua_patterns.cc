@@ -16,7 +16,6 @@ namespace ebb::server::scripting {
 namespace {
 
 constexpr char kEscape = '%';
-constexpr int kMaxCaptures = 32;  // LUA_MAXCAPTURES
 // A capture's length while it is open, and the length of a position capture `()`.
 constexpr ptrdiff_t kCaptureOpen = -1;
 constexpr ptrdiff_t kCapturePosition = -2;
@@ -36,7 +35,7 @@ struct Matcher {
   int depth;       // recursion levels left
   uint32_t steps;  // until the next check
   int level;       // captures opened so far
-  Capture captures[kMaxCaptures];
+  Capture captures[LUA_MAXCAPTURES];
 };
 
 // Counts `n` steps; calls the check once kPatternCheckSteps have gone by.
@@ -196,7 +195,7 @@ const char* MinExpand(Matcher* m, const char* s, const char* p, const char* end)
 }
 
 const char* OpenCapture(Matcher* m, const char* s, const char* p, ptrdiff_t what) {
-  if (m->level >= kMaxCaptures) luaL_error(m->L, "too many captures");
+  if (m->level >= LUA_MAXCAPTURES) luaL_error(m->L, "too many captures");
   m->captures[m->level] = {s, what};
   m->level++;
   const char* e = Match(m, s, p);
