@@ -469,9 +469,8 @@ ActiveActive::Stability ActiveActive::StabilityNow() const {
 }
 
 bool ActiveActive::wants_snapshot(const std::string& origin_id) const {
-  if (!resync_) return false;
   std::lock_guard lock(applied_mu_);
-  return !applied_.contains(origin_id);
+  return snapshot_wanted_.contains(origin_id) || (resync_ && !applied_.contains(origin_id));
 }
 
 ActiveActive::AppliedPosition ActiveActive::applied_position(const std::string& origin_id) const {
@@ -552,6 +551,8 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "malformed_deltas:" + std::to_string(malformed_deltas_) + "\r\n";
   const Stability stability = StabilityNow();
   *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
+  *out += "observed_vector:" + FormatOriginVector(ObservedVector()) + "\r\n";
+  *out += "collect_barriers:" + std::to_string(collect_barriers_) + "\r\n";
   *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
   *out += "markers_pending:" + std::to_string(markers_pending()) + "\r\n";
   *out += "last_collect:" + FormatOriginVector(last_collect()) + "\r\n";

@@ -59,6 +59,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -223,9 +224,14 @@ class ActiveActive {
   // Applies consecutive deltas of origin `origin_id` in ONE engine write with the vector row
   // (those already applied are skipped; a malformed one is skipped too, counted in
   // malformed_deltas). False on a gap (what came before it is applied) or an engine error (none
-  // of them is): the link must reconnect. The deltas are consumed: each one's args are lower-cased,
-  // rewritten and moved from as it is applied (ApplyOne works on them where they stand, so that
-  // no delta is copied), and only its offset and db stay as they came.
+  // of them is): the link must reconnect. False too at a collect of `origin_id` whose C this
+  // node's observed vector does not cover (collect.h, ObservedCovers): the deltas before it are
+  // applied, the collect and what follows are not, and the link asks for a snapshot
+  // (wants_snapshot) — this node went back behind what it reported, and the stream past the
+  // collect would be judged against content and deletes it does not hold yet. The deltas are
+  // consumed: each one's args are lower-cased, rewritten and moved from as it is applied (ApplyOne
+  // works on them where they stand, so that no delta is copied), and only its offset and db stay as
+  // they came.
   bool ApplyDeltas(const std::string& origin_id, std::span<PeerDelta* const> deltas);
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
@@ -262,7 +268,9 @@ class ActiveActive {
     return applied_position(origin_id).offset;
   }
   // True when the link to `origin_id` must ask for a snapshot rather than resume: this node took
-  // a new incarnation and has applied nothing of that peer since. Any thread.
+  // a new incarnation and has applied nothing of that peer since, or that peer's stream brought a
+  // collect this node's observed vector does not cover (a barrier: ApplyDeltas) and no snapshot
+  // of that peer has been applied since. Any thread.
   bool wants_snapshot(const std::string& origin_id) const;
 
   // This node's applied vector (stable_vector.h): each origin's last offset applied here, and
@@ -542,6 +550,9 @@ class ActiveActive {
   // its C into its origin's row.
   ApplyOutcome ApplyCollect(const std::string& origin_id, const PeerDelta& delta,
                             const std::vector<std::string>& args);
+  // False when `delta`, from `origin_id`'s stream, is a collect of that origin whose C this
+  // node's observed vector does not cover (ApplyDeltas's barrier); true for any other delta.
+  bool StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const;
   // A peer's whole-key delta (del-at, flushdb-at, flushall-at) into the open batch.
   ApplyOutcome ApplyWholeKey(const std::string& origin_id, const PeerDelta& delta,
                              const std::vector<std::string>& args);
@@ -591,6 +602,7 @@ class ActiveActive {
   // database the first engine key the sweep has not passed (past the last piece's key, or where
   // the tail's sweep stopped; absent: the database's first key).
   struct SnapshotReceipt {
+    bool sweeps = false;             // the observed-remove rule: string slots are judged by it
     OriginVector sender_ids;         // as sent, for the kKnownRowPrefix rows at the end
     types::OrContext sender_vector;  // the same as dots' origins
     std::map<int, std::string> sweep_from;
@@ -603,8 +615,10 @@ class ActiveActive {
   storage::Status RaiseKnown(const OriginVector& observed);
   void NoteKnown(const OriginVector& observed);
   // Starts a receipt for `origin_id` from a vector piece; false when the piece is malformed (the
-  // snapshot is then joined without it).
-  bool StartReceipt(const std::string& origin_id, const std::vector<std::string>& args);
+  // snapshot is then joined without it). `sweeps`: string slots are judged by the vector (the
+  // observed-remove rule); under both rules the vector joins the observed one at the end.
+  bool StartReceipt(const std::string& origin_id, const std::vector<std::string>& args,
+                    bool sweeps);
   // Before applying `piece` of the receipt's snapshot: sweeps the keys of its database after the
   // last one passed, up to its key (that key too unless the piece is an `or-string` piece, which
   // ApplyOrStringPiece joins with the vector), reading at most *rows_left rows (counted off).
@@ -748,8 +762,11 @@ class ActiveActive {
   SyncedVector synced_observed_;  // ObservedVector() as of the last sync: what compaction uses
   std::optional<types::OrContext> own_vector_;  // OwnVectorForSnapshot's, for one call
   std::atomic<bool> resync_ = false;            // kResyncRow is set
-  SyncedVector synced_vector_;                  // the applied vector as of the last sync
-  OriginVector collection_vector_;              // synced_observed_'s, last handed over
+  // Peers whose stream stopped at a collect this node's observed vector did not cover, until a
+  // snapshot of theirs is applied (ApplyDeltas; guarded by applied_mu_).
+  std::set<std::string, std::less<>> snapshot_wanted_;
+  SyncedVector synced_vector_;      // the applied vector as of the last sync
+  OriginVector collection_vector_;  // synced_observed_'s, last handed over
   // This node's last `collect` (its own collect row) and when Cron last logged one.
   types::OrContext own_collect_;
   std::chrono::steady_clock::time_point last_collect_;
@@ -759,6 +776,7 @@ class ActiveActive {
   std::vector<Subscriber> subscribers_;
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
+  uint64_t collect_barriers_ = 0;  // streams stopped at a collect not observed (ApplyDeltas)
   std::vector<std::unique_ptr<PeerLink>> links_;
   boost::asio::ssl::context* peer_tls_ = nullptr;  // tls-peers' client settings, or null
   std::unique_ptr<WholeKeyMarkers> whole_key_;

@@ -6,6 +6,7 @@
 // or-string piece) in or_string_ops.cc.
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/container/small_vector.hpp>
 
 #include "common/strings.h"
@@ -41,10 +42,16 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
   if (!receipts_.empty()) receipts_.erase(origin_id);
   // The vector row names the last delta applied by its digest, taken as its origin sent it:
   // before ApplyOne consumes its args. The offsets alone say which delta that will be.
+  // A collect this node's observed vector does not cover stops the stream before it (a barrier).
   const PeerDelta* last_to_apply = nullptr;
+  const PeerDelta* barrier = nullptr;
   for (uint64_t expected = applied; const PeerDelta* delta : deltas) {
     if (delta->offset <= expected) continue;
     if (delta->offset != expected + 1) break;
+    if (!StreamMayPass(origin_id, *delta)) {
+      barrier = delta;
+      break;
+    }
     expected = delta->offset;
     last_to_apply = delta;
   }
@@ -60,6 +67,17 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
     if (delta->offset <= last) continue;  // already applied
     if (delta->offset != last + 1) {
       spdlog::warn("Peer {}: delta {} after {}: gap, reconnecting", origin_id, delta->offset, last);
+      ok = false;
+      break;
+    }
+    if (delta == barrier) {
+      spdlog::warn(
+          "Peer {}: its collect at offset {} names deltas this node has not observed (its data "
+          "went back): asking that peer for a snapshot",
+          origin_id, delta->offset);
+      collect_barriers_++;
+      std::lock_guard lock(applied_mu_);
+      snapshot_wanted_.insert(origin_id);
       ok = false;
       break;
     }
@@ -145,14 +163,14 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
     PeerDelta* piece = pieces[done];
     if (!piece->args.empty() && EqualsIgnoreCase(piece->args[0], kSnapshotVectorPiece)) {
       // Only string keys under the observed-remove rule hold slots for the vector to judge: under
-      // the timestamp rule the snapshot is joined without it (and no key is swept).
-      if (context_->config().observed_remove_strings() && !StartReceipt(origin_id, piece->args)) {
+      // the timestamp rule no key is swept, and the vector is only joined into the observed one.
+      if (!StartReceipt(origin_id, piece->args, context_->config().observed_remove_strings())) {
         malformed_deltas_++;
       }
       continue;
     }
     auto receipt = receipts_.find(origin_id);
-    if (receipt != receipts_.end()) {
+    if (receipt != receipts_.end() && receipt->second.sweeps) {
       bool reached = false;
       const storage::Status s = SweepBeforePiece(&receipt->second, *piece, &rows_left, &reached);
       if (!s.ok()) {
@@ -186,6 +204,10 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
   if (s.ok() && end && receipt != receipts_.end()) {
     NoteKnown(receipt->second.sender_ids);
     receipts_.erase(receipt);
+  }
+  if (s.ok() && end) {
+    std::lock_guard lock(applied_mu_);
+    snapshot_wanted_.erase(origin_id);
   }
   if (!s.ok()) {
     spdlog::warn("Peer {}: snapshot pieces not applied: {}", origin_id, s.ToString());
@@ -291,6 +313,19 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
     return ApplyOutcome::kEngineError;
   }
   return ApplyOutcome::kApplied;
+}
+
+bool ActiveActive::StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const {
+  if (delta.args.size() != 2 || !EqualsIgnoreCase(delta.args[0], kCollectDelta)) return true;
+  types::OriginId sender;
+  if (!OriginOfNodeId(origin_id, &sender)) return true;
+  const std::array<std::string, 2> args = {std::string(kCollectDelta), delta.args[1]};
+  const std::optional<CollectOf> parsed = ParseCollect(args, sender);
+  if (!parsed) return true;  // malformed: ApplyOne skips and counts it
+  types::OrContext observed = OrContextOf(ObservedVector());
+  // The sender's deltas before this one are applied, in this batch or before it.
+  if (delta.offset > 1) observed.Raise(sender, delta.offset - 1);
+  return ObservedCovers(observed, parsed->collect);
 }
 
 std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(

@@ -64,4 +64,10 @@ bool CollectDue(const types::OrContext& tops, const types::OrContext& stable,
   });
 }
 
+bool ObservedCovers(const types::OrContext& observed, const types::OrContext& collect) {
+  return std::ranges::all_of(collect.entries(), [&](const types::Dot& entry) {
+    return entry.offset <= observed.At(entry.origin);
+  });
+}
+
 }  // namespace ebb::server

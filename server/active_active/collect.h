@@ -68,4 +68,12 @@ std::optional<CollectOf> ParseCollect(std::span<const std::string> args,
 bool CollectDue(const types::OrContext& tops, const types::OrContext& stable,
                 const types::OrContext& last);
 
+// True when `observed`, a node's observed vector, covers `collect`'s C: each origin's offset in C
+// at or below observed's. A collect's C was applied durably on every node before it was made, so
+// a node whose observed vector falls short has gone back (its data directory restored from a
+// copy): it takes a snapshot of the collect's origin instead of the stream past it (a barrier,
+// docs/active-active.md, "Collects").
+// Example: observed {A:5, B:2}, C {A:5} -> covered; C {A:5, B:3} -> not.
+bool ObservedCovers(const types::OrContext& observed, const types::OrContext& collect);
+
 }  // namespace ebb::server

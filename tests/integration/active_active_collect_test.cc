@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -165,6 +166,56 @@ TEST_F(ActiveActiveCollectTest, ACollectSurvivesAKillRightAfterIt) {
     return Cmd(c_[1].get(), {"INFO", "peers"}).str().find(link) != std::string::npos;
   })) << Cmd(c_[1].get(), {"INFO", "peers"}).str();
   EXPECT_EQ(Cmd(c_[0].get(), {"PEER", "ID"}).str(), id0);
+}
+
+// A collect is a barrier (docs/active-active.md, "Collects"). Node 2 is restored from a copy
+// taken before it applied node 0's second write, and comes back while node 0 is down: node 1's
+// stream brings it node 1's collect, whose C names that write. Node 2 has not observed it, so it
+// stops node 1's stream there and takes node 1's snapshot, which holds the write, instead of
+// going on past the collect without it. The snapshot's vector joins node 2's observed vector
+// (under the timestamp rule too), so node 1's next collect with the same C passes.
+TEST_F(ActiveActiveCollectTest, ANodeThatWentBackTakesASnapshotAtACollect) {
+  StartMesh(3);
+  std::string id[3];
+  for (int i = 0; i < 3; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  const std::string ts = std::to_string(kMeshClockMs - 5);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "a", "1", ts}).str(), "OK");
+  ASSERT_TRUE(WaitNoLag(Conns()));
+  const std::string backup = n_[2].dir() + "/backup";
+  ASSERT_EQ(n_[2].Stop(), 0) << n_[2].ReadLog();
+  std::filesystem::copy(n_[2].data_dir(), backup, std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(n_[2].Start(args_[2])) << n_[2].error();
+  c_[2] = n_[2].Connect();
+  SetClock(2, kMeshClockMs);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "b", "2", ts}).str(), "OK");  // node 0's offset 2
+  ASSERT_TRUE(WaitNoLag(Conns()));
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "PEER-COLLECT", id[0], "2"}).str(), "OK");
+  ASSERT_EQ(n_[0].Stop(), 0) << n_[0].ReadLog();
+  ASSERT_EQ(n_[2].Stop(), 0) << n_[2].ReadLog();
+  std::filesystem::remove_all(n_[2].data_dir());
+  std::filesystem::copy(backup, n_[2].data_dir(), std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(n_[2].Start(args_[2])) << n_[2].error();
+  c_[2] = n_[2].Connect();
+  SetClock(2, kMeshClockMs);
+  redisContext* restored = c_[2].get();
+  EXPECT_TRUE(Eventually([&] {
+    const Reply b = Cmd(restored, {"TREG", "GET", "b"});
+    return b.is_array() && b.size() == 2 && b.elements()[0].str() == "2";
+  })) << Cmd(restored, {"TREG", "GET", "b"}).ToString();
+  EXPECT_EQ(InfoField(restored, "peers", "collect_barriers"), 1);
+  EXPECT_EQ(InfoField(c_[1].get(), "peers", "snapshots_sent"), 1);
+  EXPECT_NE(InfoText(restored, "peers", "observed_vector").find(id[0] + "=2"), std::string::npos)
+      << InfoText(restored, "peers", "observed_vector");
+  // The next collect names nothing node 2 has not observed now: applied without a snapshot.
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "PEER-COLLECT"}).str(), "OK");
+  const std::string applied =
+      "id=" + id[1] +
+      ",applied=" + std::to_string(InfoField(c_[1].get(), "peers", "origin_offset")) + ",";
+  EXPECT_TRUE(Eventually([&] {
+    return Cmd(restored, {"INFO", "peers"}).str().find(applied) != std::string::npos;
+  })) << Cmd(restored, {"INFO", "peers"}).str();
+  EXPECT_EQ(InfoField(restored, "peers", "collect_barriers"), 1);
+  EXPECT_EQ(InfoField(c_[1].get(), "peers", "snapshots_sent"), 1);
 }
 
 // Collects of two origins applied as deltas and as a snapshot's pieces, in two orders, an older

@@ -85,5 +85,17 @@ TEST(CollectTest, DueWhenTheStableVectorCoversAnEntryTheLastCollectDoesNot) {
   EXPECT_FALSE(CollectDue(tops, Context({{kB, 9}}), {}));
 }
 
+// A node's observed vector covers a collect when it reaches each origin the collect names; an
+// origin it never observed counts as 0.
+TEST(CollectTest, ObservedCoversEachOriginTheCollectNames) {
+  const types::OrContext observed = Context({{kA, 5}, {kB, 2}});
+  EXPECT_TRUE(ObservedCovers(observed, Context({{kA, 5}})));
+  EXPECT_TRUE(ObservedCovers(observed, Context({{kA, 4}, {kB, 2}})));
+  EXPECT_TRUE(ObservedCovers(observed, {}));
+  EXPECT_FALSE(ObservedCovers(observed, Context({{kA, 5}, {kB, 3}})));
+  EXPECT_FALSE(ObservedCovers(observed, Context({{kA, 6}})));
+  EXPECT_FALSE(ObservedCovers(Context({{kA, 5}}), Context({{kB, 1}})));
+}
+
 }  // namespace
 }  // namespace ebb::server
