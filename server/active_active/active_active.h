@@ -623,7 +623,8 @@ class ActiveActive {
   // last one passed, up to its key (that key too unless the piece is an `or-string` piece, which
   // ApplyOrStringPiece joins with the vector), reading at most *rows_left rows (counted off).
   // *reached: the sweep got there, and the piece is to be applied now; otherwise it goes on from
-  // where it stopped in a later call. Pieces whose key is unknown sweep nothing.
+  // where it stopped in a later call. Pieces whose key is unknown, and key markers (which come
+  // before every key), sweep nothing.
   storage::Status SweepBeforePiece(SnapshotReceipt* receipt, const PeerDelta& piece,
                                    size_t* rows_left, bool* reached);
   // A run of a sweep reads at most kSweepRows rows and keeps at most kSweepKeys keys that hold

@@ -207,6 +207,8 @@ storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const P
   if (piece.args.size() < 2 || piece.db < 0 || piece.db >= context_->config().databases) {
     return storage::Status::OK();
   }
+  // A key marker comes before every key (peer_snapshot.h): the sweep passes no key for it.
+  if (EqualsIgnoreCase(piece.args[0], kMarkerAt)) return storage::Status::OK();
   const std::optional<std::string_view> key = SnapshotPieceKey(piece.args);
   if (!key) return storage::Status::OK();
   std::string from = FirstUnswept(*receipt, piece.db);

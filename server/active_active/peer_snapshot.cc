@@ -54,7 +54,7 @@ std::vector<std::string> StringDelete(std::string_view key, const storage::RowMe
 }
 
 // A log, live or expired by its expiry register, with every entry it holds: those the register
-// hides too (the key's marker piece, after the keys, gives them the register again).
+// hides too (the key's marker piece, before the keys, gave them the register).
 storage::Status LogPieces(types::Keyspace& keyspace, int db, std::string_view key,
                           std::vector<std::vector<std::string>>* pieces) {
   uint64_t cutoff = 0;
@@ -159,7 +159,7 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
     if (type == types::KeyType::kString) {
       pieces->push_back(StringPut(key, payload, dead->meta));  // expired: hides older versions
     } else if (type == types::KeyType::kTreg && types::DecodeTregPayload(payload, &value, &ts)) {
-      // Expired by an expiry register (the marker that follows gives it that expiry again): a
+      // Expired by an expiry register (the marker sent before the keys gave it that expiry): a
       // later register may bring it back, on the receiver as here.
       pieces->push_back({"treg", "set", std::string(key), std::string(value), std::to_string(ts)});
     } else if (type == types::KeyType::kTlog) {
@@ -431,6 +431,10 @@ void SnapshotSender::Schedule(int delay_ms) {
   });
 }
 
+bool SnapshotSender::DatabasePhase() const {
+  return phase_ >= kMarkerPhases && phase_ < kMarkerPhases + context_->config().databases;
+}
+
 void SnapshotSender::OpenPhase() {
   iter_.reset();
   const int databases = context_->config().databases;
@@ -439,19 +443,23 @@ void SnapshotSender::OpenPhase() {
   options.fill_cache = false;
   std::string lower;
   std::string upper;
-  if (phase_ < databases) {
+  if (DatabasePhase()) {
+    const int db = phase_ - kMarkerPhases;
     options.include_dead = true;
-    lower = types::MetaKeyPrefix(phase_);
-    upper = types::MetaKeyUpperBound(phase_);
-  } else if (phase_ - databases < 5) {
-    // The markers, the horizons, the series' registers (a deleted series leaves its own), then
-    // the series' range deletes, then the rule registers (after every series, so that a rule
+    lower = types::MetaKeyPrefix(db);
+    upper = types::MetaKeyUpperBound(db);
+  } else if (phase_ < databases + kMarkerPhases + 3) {
+    // The key markers and the horizons before every key: each delete a snapshot carries removes
+    // what the receiver held before the keys' content arrives, which is judged then as the deltas
+    // that made it were. After the keys, the series' registers (a deleted series leaves its own),
+    // then the series' range deletes, then the rule registers (after every series, so that a rule
     // links series the receiver holds).
-    const std::string_view prefix = phase_ == databases       ? kKeyMarkerRowPrefix
-                                    : phase_ == databases + 1 ? kHorizonRowPrefix
-                                    : phase_ == databases + 2 ? kSeriesRegisterRowPrefix
-                                    : phase_ == databases + 3 ? kSeriesRangeRowPrefix
-                                                              : kSeriesRuleRowPrefix;
+    const int after_keys = phase_ - databases - kMarkerPhases;
+    const std::string_view prefix = phase_ == 0       ? kKeyMarkerRowPrefix
+                                    : phase_ == 1     ? kHorizonRowPrefix
+                                    : after_keys == 0 ? kSeriesRegisterRowPrefix
+                                    : after_keys == 1 ? kSeriesRangeRowPrefix
+                                                      : kSeriesRuleRowPrefix;
     lower = types::Keyspace::SystemRowKey(prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')
@@ -466,7 +474,7 @@ void SnapshotSender::OpenPhase() {
 
 storage::Status SnapshotSender::PiecesOfRow(int* db,
                                             std::vector<std::vector<std::string>>* pieces) {
-  if (phase_ < context_->config().databases) {
+  if (DatabasePhase()) {
     std::string_view user_key;
     if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
     return SnapshotKey(context_->keyspace(), *db, user_key,

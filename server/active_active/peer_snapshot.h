@@ -5,7 +5,14 @@
 // A snapshot is this node's logical content as canonical deltas — the same operations the
 // stream carries, applied by the receiver through the same merge gate, so a snapshot that
 // overlaps what the receiver holds changes nothing it should not (every piece is idempotent and
-// commutes with every delta):
+// commutes with every delta). First the whole-key markers (whole_key.h), read from the same
+// engine snapshot as the keys (SnapshotMarkerRow), so that each delete removes what the receiver
+// held before the content of the keys arrives:
+//   a key marker       `marker-at <deleted_up_to> key <floor> [<register ts>
+//                      <expire_at>|persist <register origin>]`, applied as the delete, the floor
+//                      and the register that made it
+//   a database horizon `flushdb-at <T>`
+// Then the keys (SnapshotKey):
 //   TLOG   `tlog trimat key <cutoff>` (when > 0), then `tlog ins key <value> <ts>` per entry,
 //          also the entries an expiry register hides and a log it expired whole (the key's
 //          marker gives them the register again)
@@ -13,12 +20,8 @@
 //   string the key's newest version — the greatest, as the merge gate keeps it: a live or expired
 //          value as `put key <value> TS <ts> PXAT <expire_at>|NOTTL`, a tombstone as
 //          `delete key TS <ts>`
-// (SnapshotKey). After the keys come the whole-key markers (whole_key.h), read from the same
-// engine snapshot (SnapshotMarkerRow):
-//   a key marker       `marker-at <deleted_up_to> key <floor> [<register ts>
-//                      <expire_at>|persist <register origin>]`, applied as the delete, the floor
-//                      and the register that made it
-//   a database horizon `flushdb-at <T>`
+// Then the series' registers, range deletes and compaction rules (series_state.h,
+// series_range.h, series_rules_state.h).
 //
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
 // ["snap", db, arg0, arg1, ...] — the first the sender's observed vector (kSnapshotVectorPiece),
@@ -169,11 +172,14 @@ class SnapshotSender {
  private:
   void Schedule(int delay_ms);
   void Step();
-  // Positions iter_ on the first row of phase phase_: database phase_'s keys while phase_ is
-  // below the number of databases, then the key markers, then the horizons, then the series'
-  // registers (series_state.h), then the rule registers (series_rules_state.h); iter_ is null
-  // past the last phase.
+  // Positions iter_ on the first row of phase phase_: the key markers, then the horizons
+  // (kMarkerPhases), then each database's keys, then the series' registers (series_state.h),
+  // the series' range deletes (series_range.h), then the rule registers (series_rules_state.h);
+  // iter_ is null past the last phase.
   void OpenPhase();
+  static constexpr int kMarkerPhases = 2;
+  // phase_ is a database's keys.
+  bool DatabasePhase() const;
   // Appends the pieces of the row iter_ is on; *db: their database.
   storage::Status PiecesOfRow(int* db, std::vector<std::vector<std::string>>* pieces);
   void Finish(bool complete);

@@ -575,18 +575,16 @@ storage::Status WholeKeyMarkers::DeleteFromLog(int db, std::string_view key, int
 storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerEntry& del,
                                             std::span<const std::string> keys) {
   for (const std::string& key : keys) {
-    int precedence = -1;
-    storage::Status s = DeleteContent(db, key, del.value, &precedence);
-    if (!s.ok()) return s;
     KeyMarker marker;
     bool found = false;
-    s = ReadRow(db, key, &marker, &found);
+    storage::Status s = ReadRow(db, key, &marker, &found);
     if (!s.ok()) return s;
-    const bool added = marker.AddDelete(del);
-    if (added) RaiseEntryTop(del.dot);
-    const bool raised = precedence > marker.floor;
+    if (!marker.AddDelete(del)) continue;  // held already
+    RaiseEntryTop(del.dot);
+    int precedence = -1;
+    s = DeleteContent(db, key, del.value, &precedence);
+    if (!s.ok()) return s;
     marker.floor = std::max(marker.floor, precedence);
-    if (!added && !raised && found) continue;
     s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker), !found);
     if (s.ok()) s = SettleCounter(db, key);
     if (!s.ok()) return s;
@@ -600,12 +598,11 @@ storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerEntry& del) {
   storage::Status s = ReadHorizonRow(db, &deletes);
   if (!s.ok()) return s;
   const bool had_row = !deletes.empty();
-  if (deletes.Add(del)) {
-    RaiseEntryTop(del.dot);
-    any_horizon_ = true;
-    horizons_[db] = deletes.Greatest();
-    s = PutRow(HorizonRowName(db), EncodeHorizon(deletes), !had_row);
-  }
+  if (!deletes.Add(del)) return s;  // held already
+  RaiseEntryTop(del.dot);
+  any_horizon_ = true;
+  horizons_[db] = deletes.Greatest();
+  s = PutRow(HorizonRowName(db), EncodeHorizon(deletes), !had_row);
   if (!s.ok()) return s;
   // Every key holding a version, live or not: a string key that reads as absent (its winner a
   // tombstone or expired) may still hold a live sibling (types/or_string_rows.h).

@@ -228,8 +228,13 @@ class WholeKeyMarkers {
   storage::Status RaiseToNewest(int db, std::string_view key, int64_t* ts, bool* existed);
 
   // `del`, a DEL at T del.value made by the delta at del.dot, of each key (origin and peers alike).
+  // A key whose marker already holds `del` (the same entry, or one of its origin's that dominates
+  // it: MarkerEntries::Add) is left as it is: the delete took effect there when it first came,
+  // and what the key gained since came past it by the rules (docs/active-active.md, "Status",
+  // marker collection: a delete already held changes nothing).
   storage::Status DeleteKeys(int db, const MarkerEntry& del, std::span<const std::string> keys);
-  // `del`, a FLUSHDB at T del.value made by the delta at del.dot.
+  // `del`, a FLUSHDB at T del.value made by the delta at del.dot; nothing when the database's
+  // horizon already holds it, as DeleteKeys.
   storage::Status FlushDb(int db, const MarkerEntry& del);
 
   // EXPIRE / PERSIST from `reg.origin`: stored when it follows the key's register, then applied

@@ -120,6 +120,30 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
   EXPECT_EQ(horizon.entries(), flushes);
 }
 
+// A snapshot sends the key markers and the horizons before any key (docs/active-active.md,
+// "Snapshots"), so that each delete removes what a receiver held before the sender's content
+// arrives: here a horizon of database 0, a key's marker and two keys on either side of it.
+TEST_F(ActiveActiveMarkerDotsTest, ASnapshotSendsTheMarkersBeforeTheKeys) {
+  ASSERT_NE(no_peer_.port(), 0);
+  ASSERT_TRUE(n0_.Start(no_peer_.PeerArgs())) << n0_.error();
+  {
+    RedisConnection c = n0_.Connect();
+    Apply(c.get(), {kB, 1, {"flushdb-at", "1"}});
+    for (const char* key : {"a", "m", "z"}) {
+      ASSERT_EQ(Cmd(c.get(), {"TREG", "SET", key, "v", "10"}).str(), "OK");
+    }
+    ASSERT_EQ(Cmd(c.get(), {"DEL", "m"}).integer(), 1);
+  }
+  const std::vector<std::vector<std::string>> pieces = ReadSnapshotPieces(n0_);
+  std::vector<std::string> kinds;
+  for (const auto& piece : pieces) {
+    if (piece[1] != "collect-of") kinds.push_back(piece[1]);  // sent once the node logged one
+  }
+  // The vector, then the markers, then the keys.
+  const std::vector<std::string> expected = {"vector", "marker-at", "flushdb-at", "treg", "treg"};
+  EXPECT_EQ(kinds, expected) << testing::PrintToString(pieces);
+}
+
 // A client's DEL and FLUSHDB on the origin record the offsets their deltas are logged at, under
 // the node's own id; its EXPIRE keeps the offset its register is logged at.
 TEST_F(ActiveActiveMarkerDotsTest, TheOriginRecordsTheOffsetItLogsAt) {

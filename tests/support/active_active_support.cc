@@ -161,6 +161,31 @@ std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first) 
   return deltas;
 }
 
+std::vector<std::vector<std::string>> ReadSnapshotPieces(const TestServer& node) {
+  std::vector<std::vector<std::string>> pieces;
+  RedisConnection c = node.Connect();
+  const std::string start = Cmd(c.get(), {"PEER", "SYNC", std::string(40, 'f'), "0"}).str();
+  EXPECT_EQ(start.rfind("SNAPSHOT ", 0), 0u) << start;
+  if (start.rfind("SNAPSHOT ", 0) != 0) return pieces;
+  // Bounded: a snapshot of a test's data is far below this many pieces.
+  for (int read = 0; read < 100'000; read++) {
+    void* raw = nullptr;
+    const Reply r =
+        ReplyFromHiredis(c.get(), redisGetReply(c.get(), &raw) == REDIS_OK ? raw : nullptr);
+    if (r.is_array() && r.size() > 0 && r[0].str() == "tick") continue;
+    if (r.is_array() && r.size() > 0 && r[0].str() == "snapend") return pieces;
+    if (!r.is_array() || r.size() < 3 || r[0].str() != "snap") {
+      ADD_FAILURE() << "after " << pieces.size() << " pieces: " << r.ToString();
+      return pieces;
+    }
+    std::vector<std::string> piece;
+    for (size_t i = 1; i < r.size(); i++) piece.push_back(r[i].str());
+    pieces.push_back(std::move(piece));
+  }
+  ADD_FAILURE() << "no snapend after " << pieces.size() << " pieces";
+  return pieces;
+}
+
 void DeltaCollector::Collect(const TestServer& node) {
   for (LoggedDelta& delta : ReadOriginLog(node, /*from_first=*/true)) {
     uint64_t& last = collected_[delta.origin];

@@ -85,6 +85,12 @@ struct LoggedDelta {
 // origin_log_first).
 std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first = false);
 
+// The pieces of the snapshot `node` sends a peer that asks for offset 0 (PEER SYNC with a node id
+// of the test's), each as [db, kind, arg, ...] in the order sent, up to `snapend` (ticks skipped),
+// each read bounded by the connection's 5 s timeout. Asserts (gtest) that the node answers
+// +SNAPSHOT and that every message is a piece; a failure returns what was read.
+std::vector<std::vector<std::string>> ReadSnapshotPieces(const TestServer& node);
+
 // Every delta a mesh's nodes logged, each once, for a reference node (ApplyInOrder): what each
 // node's log holds past the offset collected last of its origin. An offset names one delta only
 // while the origin's log keeps what it streamed: a node restored from a copy of its data
