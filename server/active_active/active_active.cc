@@ -552,7 +552,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
   const Stability stability = StabilityNow();
   *out += "stable_vector:" + FormatOriginVector(stability.stable) + "\r\n";
   *out += "observed_vector:" + FormatOriginVector(ObservedVector()) + "\r\n";
-  *out += "collect_barriers:" + std::to_string(collect_barriers_) + "\r\n";
+  *out += "collect_barriers:" + std::to_string(collect_barriers()) + "\r\n";
   *out += "max_peer_lag_deltas:" + std::to_string(stability.largest_lag) + "\r\n";
   *out += "markers_pending:" + std::to_string(markers_pending()) + "\r\n";
   *out += "last_collect:" + FormatOriginVector(last_collect()) + "\r\n";

@@ -310,6 +310,8 @@ class ActiveActive {
   uint64_t end_bytes() const { return end_bytes_; }
   // Snapshots this node has started sending since it started (INFO peers).
   uint64_t snapshots_sent() const { return snapshots_sent_; }
+  // Streams stopped at a collect this node had not observed (ApplyDeltas), since it started.
+  uint64_t collect_barriers() const { return collect_barriers_; }
   // The whole-key marker and horizon rows held (INFO peers markers_pending; whole_key.h).
   uint64_t markers_pending() const { return whole_key_->rows_held(); }
   // This node's last `collect` C (collect.h; INFO peers last_collect): per origin id, the offset

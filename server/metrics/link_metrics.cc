@@ -145,6 +145,10 @@ void Peers(ServerContext& ctx, PrometheusText* out) {
               aa->snapshots_sent());
   out->Single("ebb_peer_malformed_deltas_total", kCounter, "Deltas skipped as malformed.",
               aa->malformed_deltas());
+  out->Single("ebb_peer_collect_barriers_total", kCounter,
+              "Peer streams stopped at a collect this node had not observed, for a snapshot "
+              "(INFO peers collect_barriers).",
+              aa->collect_barriers());
   const ActiveActive::Stability stability = aa->StabilityNow();
   out->Family("ebb_stable_vector", kGauge,
               "Per origin node id: the last offset of its deltas that every node of the mesh has "
