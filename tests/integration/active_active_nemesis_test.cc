@@ -555,15 +555,18 @@ TEST_P(ActiveActiveNemesisTest, RandomFaultsWhileEveryNodeWrites) {
       << LogicalDifference(ref.get(), conns_[0].get()) << Failed();
   const auto count = [&](std::string_view what) { return CountOccurrences(schedule_, what); };
   long long collected = 0;  // by each node since its last start
+  long long barriers = 0;   // the same
   for (const RedisConnection& c : conns_) {
     collected += InfoField(c.get(), "peers", "dead_versions_collected");
+    barriers += InfoField(c.get(), "peers", "collect_barriers");
   }
   std::printf(
       "nemesis: %zu deltas; %zu kills during a snapshot (%zu after it ended), %zu delays, %zu "
-      "restores, %zu power cuts, %zu cuts, %zu compactions (%lld dead versions collected)\n",
+      "restores, %zu power cuts, %zu cuts, %zu compactions (%lld dead versions collected), %lld "
+      "streams stopped at a collect\n",
       all.size(), count("takes a snapshot"), count("over before the kill"), count("delay node"),
       count("restored from its copy"), count("power cut of"), count("stops pulling"),
-      count("compaction of"), collected);
+      count("compaction of"), collected, barriers);
 
   // Every node holds the same markers: the same deletes with the same dots, floors, registers,
   // and each node's last collect — once the collects have settled. A collect of an id a node
