@@ -78,7 +78,7 @@ class ActiveActiveCollectTest : public ActiveActiveMeshTest {
 // deletes, logs a collect once the stable vector covers them, and ends with the same row per
 // origin, each covering both deletes. A node that holds no delete logs none.
 TEST_F(ActiveActiveCollectTest, EveryNodeKeepsEachOriginsLastCollect) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   std::string id[3];
   for (int i = 0; i < 3; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   const std::string ts = std::to_string(kMeshClockMs - 5);
@@ -106,7 +106,7 @@ TEST_F(ActiveActiveCollectTest, EveryNodeKeepsEachOriginsLastCollect) {
 // A node that joins after the others' logs dropped their first deltas (peer-backlog-size 1)
 // receives their content as a snapshot from each, and with each its sender's last collect.
 TEST_F(ActiveActiveCollectTest, ASnapshotCarriesTheCollects) {
-  StartMesh(2, {"--peer-backlog-size", "1"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, {"--peer-backlog-size", "1"}));
   std::string id[2];
   for (int i = 0; i < 2; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   const std::string ts = std::to_string(kMeshClockMs - 5);
@@ -144,7 +144,7 @@ TEST_F(ActiveActiveCollectTest, ASnapshotCarriesTheCollects) {
 // unflushed, the collect waited in the WAL's buffer for up to a second and the node came back one
 // delta short.
 TEST_F(ActiveActiveCollectTest, ACollectSurvivesAKillRightAfterIt) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   const std::string id0 = Cmd(c_[0].get(), {"PEER", "ID"}).str();
   const std::string ts = std::to_string(kMeshClockMs - 5);
   ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "k", "v", ts}).str(), "OK");
@@ -175,7 +175,7 @@ TEST_F(ActiveActiveCollectTest, ACollectSurvivesAKillRightAfterIt) {
 // going on past the collect without it. The snapshot's vector joins node 2's observed vector
 // (under the timestamp rule too), so node 1's next collect with the same C passes.
 TEST_F(ActiveActiveCollectTest, ANodeThatWentBackTakesASnapshotAtACollect) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   std::string id[3];
   for (int i = 0; i < 3; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   const std::string ts = std::to_string(kMeshClockMs - 5);

@@ -44,7 +44,7 @@ class ActiveActiveCounterTest : public ActiveActiveMeshTest {
 // node joining later through snapshots (the logs no longer start at 1) does too, and so does a
 // node given every delta of the three logs in one random order.
 TEST_F(ActiveActiveCounterTest, ConcurrentIncrementsConvergeToTheirSum) {
-  StartMesh(3, {"--peer-backlog-size", "20"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--peer-backlog-size", "20"}));
   const uint64_t seed = TestSeed(7);
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -101,7 +101,7 @@ TEST_F(ActiveActiveCounterTest, ConcurrentIncrementsConvergeToTheirSum) {
 // The merge laws end to end: a node given every delta of three logs, in one seeded random order
 // across origins and within each log, holds what the mesh holds.
 TEST_F(ActiveActiveCounterTest, AnyOrderOfTheDeltasGivesTheSameCounters) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"SET", "k", "10"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
   Isolate(0, true);
@@ -130,7 +130,7 @@ TEST_F(ActiveActiveCounterTest, AnyOrderOfTheDeltasGivesTheSameCounters) {
 // SET on a counter replaces what its origin had seen; an increment made concurrently elsewhere
 // still adds to it, whichever arrives first. Errors are Redis's, on the origin.
 TEST_F(ActiveActiveCounterTest, SetResetsWhatItsOriginSawAndKeepsAConcurrentIncrement) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   Isolate(0, true);
   ASSERT_EQ(Cmd(c_[0].get(), {"INCRBY", "k", "5"}).integer(), 5);
   ASSERT_EQ(Cmd(c_[1].get(), {"INCRBY", "k", "7"}).integer(), 7);
@@ -181,7 +181,7 @@ TEST_F(ActiveActiveCounterTest, SetResetsWhatItsOriginSawAndKeepsAConcurrentIncr
 // printed as Redis prints INCRBYFLOAT's result; an INCR on a value with a fraction is Redis's
 // error, and a SET makes it an integer counter again.
 TEST_F(ActiveActiveCounterTest, IncrByFloatAddsToTheCounter) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"SET", "f", "10.5"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
   Isolate(0, true);
@@ -209,7 +209,7 @@ TEST_F(ActiveActiveCounterTest, IncrByFloatAddsToTheCounter) {
 // DEL of a counter removes every increment its origin saw (and, concurrently, those made on a
 // node that had not seen the delete); increments made after it start from nothing.
 TEST_F(ActiveActiveCounterTest, DelRemovesTheCounter) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   Isolate(0, true);
   ASSERT_EQ(Cmd(c_[0].get(), {"INCRBY", "k", "5"}).integer(), 5);
   ASSERT_EQ(Cmd(c_[1].get(), {"INCRBY", "k", "7"}).integer(), 7);
@@ -234,7 +234,7 @@ TEST_F(ActiveActiveCounterTest, DelRemovesTheCounter) {
 // EXPIRE and PERSIST apply to a counter as to a string, on every node at the same clock time;
 // INCR keeps the expiry, and an INCR after it expired starts a new counter.
 TEST_F(ActiveActiveCounterTest, ExpiryAppliesToACounter) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"INCRBY", "k", "5"}).integer(), 5);
   ASSERT_EQ(WaitConverged(Conns()), "");
   ASSERT_EQ(Cmd(c_[1].get(), {"INCRBY", "k", "1"}).integer(), 6);
@@ -264,7 +264,7 @@ TEST_F(ActiveActiveCounterTest, ExpiryAppliesToACounter) {
 // form (`BASE reduced <ts> <expiry> <digest>`, the records kept), and a peer cut off meanwhile
 // receives that form from the stream (no snapshot) and ends with the same digest.
 TEST_F(ActiveActiveCounterTest, AnExpiredBaseLeavesTheLog) {
-  StartMesh(3, {"--expiry-purge-deadline", "2s"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--expiry-purge-deadline", "2s"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"INCR", "k"}).integer(), 1);
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetLink(c_[0].get(), n_[0], c_[2].get(), n_[2], false);

@@ -54,7 +54,7 @@ class ActiveActiveDurableVectorTest : public ActiveActiveMeshTest {
 
 TEST_F(ActiveActiveDurableVectorTest, APeersViewOfAVectorNeverPassesWhatAPowerCutLeaves) {
   const std::vector<std::string> everysec = {"--wal-fsync", "everysec"};
-  StartMesh(2, everysec);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, everysec));
   const std::string id0 = Id(0), id1 = Id(1);
   // Both nodes write; node 1 keeps reading what it heard of node 0's vector: node 0's entry for
   // node 1 (`acked`) and node 0's own log end (S[node 0] on node 1, which node 0's vector bounds).
@@ -98,7 +98,7 @@ TEST_F(ActiveActiveDurableVectorTest, APeersViewOfAVectorNeverPassesWhatAPowerCu
 }
 
 TEST_F(ActiveActiveDurableVectorTest, ARetiredIdLeavesTheStableVectorOfEveryNode) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   const std::string old_id = Id(0);
   ASSERT_EQ(Cmd(c_[0].get(), {"SET", "a", "1"}).str(), "OK");
   for (int i = 0; i < 3; i++) {

@@ -59,7 +59,7 @@ std::string Sample(int64_t ts, const std::string& value) {
 // delete after its adds; both end alike, and so does a node given every delta twice in a random
 // order. The origin answers RedisTimeSeries' replies and errors.
 TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteMeetsConcurrentAddsInEitherOrder) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
   for (const char* ts : {"100", "200", "300"}) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", ts, "2"}).integer(), std::stoll(ts));
@@ -107,7 +107,7 @@ TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteMeetsConcurrentAddsInEitherOrder) 
 // n1 restarted and a late peer joined through snapshots (every log has moved past offset 1): the
 // restarted node and the late peer keep the marker and drop the add as the rest do.
 TEST_F(ActiveActiveSeriesDelTest, SnapshotsAndRestartsCarryTheMarker) {
-  StartMesh(3, {"--peer-backlog-size", "4"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--peer-backlog-size", "4"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "DUPLICATE_POLICY", "LAST"}).str(), "OK");
   for (int ts = 10; ts <= 50; ts += 10) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(ts), std::to_string(ts)}).integer(),
@@ -148,7 +148,7 @@ TEST_F(ActiveActiveSeriesDelTest, SnapshotsAndRestartsCarryTheMarker) {
 // with its clock unmoved); a peer's add there after the delete reached it too. A whole-key DEL
 // then removes the series and a later add lives everywhere.
 TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "200", "1"}).integer(), 200);
   ASSERT_EQ(WaitConverged(Conns()), "");

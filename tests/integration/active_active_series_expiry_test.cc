@@ -170,7 +170,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, APersistFromANodeBehindBringsTheSamplesBack
 // the series has expired makes the key an empty series again on every node (its settings
 // register is stamped after the expiry), the old samples staying hidden.
 TEST_F(ActiveActiveSeriesExpiryTest, SettingsBeforeTheExpiryKeepItAndACreateAfterItRevives) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT - 10), "1"}).integer(), kT - 10);
   ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "s", kExpireAt}).integer(), 1);
   SetClock(1, kT + 5);
@@ -200,7 +200,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, SettingsBeforeTheExpiryKeepItAndACreateAfte
 // at the old register's T, in the same delta): the client saw the series without them, and the
 // new register, whose expiry lies ahead, would otherwise show them again on every node.
 TEST_F(ActiveActiveSeriesExpiryTest, ANewExpireCutsWhatTheOldRegisterHid) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT - 10), "1"}).integer(), kT - 10);
   ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "s", kExpireAt}).integer(), 1);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT + 10), "2"}).integer(), kT + 10);
@@ -220,7 +220,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, ANewExpireCutsWhatTheOldRegisterHid) {
 // deadline after its expiry (a DEBUG COMPACT before that drops none, so a later register could
 // still bring them back), then each node's compaction purges them; the sample after T stays.
 TEST_F(ActiveActiveSeriesExpiryTest, HiddenSamplesArePurgedHalfTheDeadlineAfterTheExpiry) {
-  StartMesh(2, {"--expiry-purge-deadline", "4s"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, {"--expiry-purge-deadline", "4s"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
   std::vector<std::string> madd = {"TS.MADD"};
   for (int64_t ts = kT - 20; ts < kT; ts++) madd.insert(madd.end(), {"s", std::to_string(ts), "1"});
@@ -257,7 +257,7 @@ TEST_F(ActiveActiveSeriesExpiryTest, HiddenSamplesArePurgedHalfTheDeadlineAfterT
 // A restarted node keeps the register; a node joining later gets the expired series and its
 // register from a snapshot, and a PERSIST made on it afterwards reaches the mesh.
 TEST_F(ActiveActiveSeriesExpiryTest, RestartsAndSnapshotsCarryTheRegister) {
-  StartMesh(2, {"--peer-backlog-size", "4"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, {"--peer-backlog-size", "4"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT - 10), "1"}).integer(), kT - 10);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "k", std::to_string(kT - 10), "1"}).integer(), kT - 10);
   ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "s", kExpireAt}).integer(), 1);

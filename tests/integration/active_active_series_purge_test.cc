@@ -93,7 +93,7 @@ class ActiveActiveSeriesPurgeTest : public ActiveActiveMeshTest {
 // the same series, digest, merge-state rows (only the visible samples') and no logged sample
 // below the floor.
 TEST_F(ActiveActiveSeriesPurgeTest, HiddenSamplesLeaveEveryNodeByThePurgeDeadline) {
-  StartMesh(3, {"--expiry-purge-deadline", "4s"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--expiry-purge-deadline", "4s"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "RETENTION", std::to_string(kRetention)}).str(),
             "OK");
   for (int node = 0; node < 3; node++) {
@@ -190,7 +190,7 @@ TEST_F(ActiveActiveSeriesPurgeTest, HiddenSamplesLeaveEveryNodeByThePurgeDeadlin
 // widens the window, and are not purged while it shows them; a narrower register hides them
 // again, and they are purged half a deadline after that, from the log as well.
 TEST_F(ActiveActiveSeriesPurgeTest, AWiderWindowBeforeHalfTheDeadlineShowsTheSamplesAgain) {
-  StartMesh(3, {"--expiry-purge-deadline", "4s"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--expiry-purge-deadline", "4s"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "w", "RETENTION", std::to_string(kRetention)}).str(),
             "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");

@@ -93,7 +93,7 @@ const std::vector<std::pair<std::string, std::string>> kAggregations = {
 // destination holds the one bucket of every sample, by its aggregation, on every node, and so
 // does a node given every logged delta in a random order, twice.
 TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryAggregation) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
   for (const auto& [agg, value] : kAggregations) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d:" + agg}).str(), "OK");
@@ -159,7 +159,7 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
 // computes the destination from the whole source again. A DEL of a live destination, and the
 // series created again on its key.
 TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
@@ -212,7 +212,7 @@ TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
 // cycle x <-> y: after the heal `d` has the rule of the later register (n1's clock is ahead) on
 // every node, and neither half of the cycle is live, so x and y show their own samples.
 TEST_F(ActiveActiveSeriesRulesTest, ConcurrentRulesToOneDestinationAndACycleResolveAlike) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   for (const char* key : {"a", "c", "d", "x", "y"}) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", key}).str(), "OK");
   }
@@ -245,7 +245,7 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentRulesToOneDestinationAndACycleReso
 // arrives after it; a node joining after every log has moved on gets the rules from snapshots
 // and computes both destinations itself; a DEL of the source empties them everywhere.
 TEST_F(ActiveActiveSeriesRulesTest, SnapshotsAndRestartsCarryRules) {
-  StartMesh(3, {"--peer-backlog-size", "8"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--peer-backlog-size", "8"}));
   for (const char* key : {"s", "d", "e"}) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", key}).str(), "OK");
   }
@@ -289,7 +289,7 @@ TEST_F(ActiveActiveSeriesRulesTest, SnapshotsAndRestartsCarryRules) {
 // recompute the destination from what is left; a TS.DEL on the destination is refused as other
 // TS writes to it are, and changes nothing.
 TEST_F(ActiveActiveSeriesRulesTest, ARangeDeleteOnASourceRecomputesItsDestination) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "src", "d", "AGGREGATION", "sum", "100"}).str(),
@@ -322,7 +322,7 @@ TEST_F(ActiveActiveSeriesRulesTest, ARangeDeleteOnASourceRecomputesItsDestinatio
 // each of its finished buckets — as TS.RANGE AGGREGATION twa computes it from that source — and
 // so does a node given every logged delta in a random order, twice.
 TEST_F(ActiveActiveSeriesRulesTest, TwaBucketsFollowTheirNeighboursWhateverTheOrder) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATE", "e"}).str(), "OK");
@@ -389,7 +389,7 @@ TEST_F(ActiveActiveSeriesRulesTest, TwaBucketsFollowTheirNeighboursWhateverTheOr
 // them; n1 restarted, and a node joining after every log has moved on (a snapshot of several
 // pieces), compute the same destination: the TWA of each finished bucket of the merged source.
 TEST_F(ActiveActiveSeriesRulesTest, TwaRulesConvergeOverARestartAndASnapshot) {
-  StartMesh(3, {"--peer-backlog-size", "8"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--peer-backlog-size", "8"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
@@ -444,7 +444,7 @@ TEST_F(ActiveActiveSeriesRulesTest, TwaRulesConvergeOverARestartAndASnapshot) {
 // feeds — is the TWA of each finished bucket of the merged source, on every node and on a node
 // given every logged delta in a random order.
 TEST_F(ActiveActiveSeriesRulesTest, RandomAddsAndDeletesConvergeUnderTwa) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "src", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "e"}).str(), "OK");
@@ -495,7 +495,7 @@ TEST_F(ActiveActiveSeriesRulesTest, RandomAddsAndDeletesConvergeUnderTwa) {
 // — the TWA of the visible samples' finished buckets, the bucket after the purged samples
 // interpolating from no hidden one — and keep agreeing as samples arrive.
 TEST_F(ActiveActiveSeriesRulesTest, ARuleOverPurgedSamplesReadsFromItsFloor) {
-  StartMesh(2, {"--expiry-purge-deadline", "4s"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, {"--expiry-purge-deadline", "4s"}));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "RETENTION", "1000"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
   std::vector<std::string> madd = {"TS.MADD"};

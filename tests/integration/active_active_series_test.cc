@@ -47,7 +47,7 @@ std::string Value(redisContext* c, const std::string& key) {
 // and SUM of every contribution (each node's two adds to it counted once) — and the same digest;
 // so does a node given every delta of the three logs in a random order.
 TEST_F(ActiveActiveSeriesTest, ConcurrentDuplicatesMergeByTheSeriesPolicy) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   const std::vector<std::string> policies = {"LAST", "FIRST", "MIN", "MAX", "SUM", "BLOCK"};
   for (const std::string& p : policies) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s:" + p, "DUPLICATE_POLICY", p}).str(), "OK");
@@ -109,7 +109,7 @@ TEST_F(ActiveActiveSeriesTest, ConcurrentDuplicatesMergeByTheSeriesPolicy) {
 // concurrent ones end as the later everywhere; a TS.ADD that creates a series carries its
 // settings. TS.INCRBY's delta is the sample it wrote.
 TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
-  StartMesh(3);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   Partition(true);
   SetClock(1, kT + 10);
   // n0 creates by TS.ADD, n1 (later clock) by TS.CREATE with other settings.
@@ -153,7 +153,7 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
 // (TS.DEL: active_active_series_del_test; EXPIRE of a series: active_active_series_expiry_test;
 // rules, TWA among them: active_active_series_rules_test.)
 TEST_F(ActiveActiveSeriesTest, OriginAnswersAsOutsideTheMode) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "1", "1"}).integer(), 1);
   EXPECT_EQ(Cmd(c_[0].get(), {"SET", "s", "x"}).str().substr(0, 9), "WRONGTYPE");
   const Reply madd =
@@ -181,7 +181,7 @@ TEST_F(ActiveActiveSeriesTest, OriginAnswersAsOutsideTheMode) {
 // sample at or before T — also those added concurrently elsewhere and arriving later — and keeps
 // the later ones; the key's floor keeps strings off it afterwards. FLUSHDB the same.
 TEST_F(ActiveActiveSeriesTest, DelOfASeriesMeetsConcurrentAdds) {
-  StartMesh(2);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT), "1"}).integer(), kT);
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
@@ -228,7 +228,7 @@ TEST_F(ActiveActiveSeriesTest, DelOfASeriesMeetsConcurrentAdds) {
 // moved past offset 1 gets the series from snapshots (SUM contributions counted once, also for
 // the deltas the stream then sends again), and writes after it converge.
 TEST_F(ActiveActiveSeriesTest, SnapshotsAndRestartsCarrySeries) {
-  StartMesh(3, {"--peer-backlog-size", "8"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3, {"--peer-backlog-size", "8"}));
   ASSERT_EQ(
       Cmd(c_[0].get(), {"TS.CREATE", "sum", "DUPLICATE_POLICY", "SUM", "LABELS", "k", "v"}).str(),
       "OK");

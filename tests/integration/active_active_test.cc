@@ -53,7 +53,7 @@ class ActiveActiveTest : public ::testing::Test {
 // Random writes at every node through a partition, a kill -9 and restart, then a heal: every
 // node converges, and a node joining empty afterwards reaches the same digest from the logs.
 TEST_F(ActiveActiveTest, RandomWritesConvergeThroughPartitionAndRestart) {
-  StartMesh(kNodeOptions);
+  ASSERT_NO_FATAL_FAILURE(StartMesh(kNodeOptions));
   std::vector<RedisConnection> c;
   for (TestServer* s : {&n0_, &n1_, &n2_}) c.push_back(s->Connect());
   int64_t now = kClockBase;
@@ -509,7 +509,7 @@ TEST_F(ActiveActiveTest, ObservedRemoveDeltasConvergeInEveryOrder) {
 // With the same DEBUG CLOCK on every node, a row expires everywhere at the same clock time,
 // including one written on a node cut off from the others.
 TEST_F(ActiveActiveTest, ExpiryAtTheSameClockTimeOnEveryNode) {
-  StartMesh();
+  ASSERT_NO_FATAL_FAILURE(StartMesh());
   std::vector<RedisConnection> c;
   for (TestServer* s : {&n0_, &n1_, &n2_}) c.push_back(s->Connect());
   const int64_t t = 1'900'000'000'000;

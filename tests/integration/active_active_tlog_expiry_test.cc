@@ -108,7 +108,7 @@ class ActiveActiveTlogExpiryTest : public ::testing::Test {
 // same logs; at the register's expiry the covered entries disappear on every node at the same
 // clock time and the newer entry stays; a log holding only covered entries expires whole.
 TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverTheyArrive) {
-  StartMesh();
+  ASSERT_NO_FATAL_FAILURE(StartMesh());
   for (const char* key : {"l", "p", "w"}) Ins(c_[0].get(), key, "base", kT - 100);
   ASSERT_EQ(WaitConverged(All()), "");
   CutAll();
@@ -189,7 +189,7 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
 // holding it live; a write reaching the expired log continues it with its cutoff, a write of
 // another type loses to it. A DEL or a FLUSHDB after the expiry is not undone by that PERSIST.
 TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredButNotADelete) {
-  StartMesh();
+  ASSERT_NO_FATAL_FAILURE(StartMesh());
   redisContext* n0 = c_[0].get();
   redisContext* n1 = c_[1].get();
   ASSERT_EQ(Cmd(n0, {"TLOG", "TRIMAT", "q", std::to_string(kT - 200)}).str(), "OK");
@@ -248,7 +248,7 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
 // PERSIST 1/0, TTL afterwards; the keyspace events `expire`, `persist`, and `del` for a time
 // already passed.
 TEST_F(ActiveActiveTlogExpiryTest, RepliesAndEventsAreRedisOnTheOrigin) {
-  StartMesh();
+  ASSERT_NO_FATAL_FAILURE(StartMesh());
   redisContext* n0 = c_[0].get();
   Ins(n0, "l", "v", kT - 5);
   Ins(n0, "gone", "v", kT - 5);
@@ -292,7 +292,7 @@ TEST_F(ActiveActiveTlogExpiryTest, RepliesAndEventsAreRedisOnTheOrigin) {
 // PERSIST leaves each entry its window's expiry. TRIMAT and CLR after the register, made on
 // another node during a partition, converge with it.
 TEST_F(ActiveActiveTlogExpiryTest, RetentionWindowAndTrimsConvergeWithTheRegister) {
-  StartMesh({"--ttl-rule", "win:*", "2s"});
+  ASSERT_NO_FATAL_FAILURE(StartMesh({"--ttl-rule", "win:*", "2s"}));
   redisContext* n0 = c_[0].get();
   redisContext* n1 = c_[1].get();
   // win:a — entries kT-500 and kT; EXPIRE at kT+5000, after the window (kT+2000): the window

@@ -115,7 +115,7 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
 // hides that write on n0, as it does on n1, which holds it in its memtable. (Outside the mode
 // compaction forgets a dead version with nothing under it.)
 TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPeerWrite) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_EQ(Cmd(c0_.get(), {"DELETE", "deleted", "TS", std::to_string(kT - 10)}).integer(), 0);
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "expired", "a", "TS", std::to_string(kT - 10), "PXAT",
                             std::to_string(kT + 100)})
@@ -142,7 +142,7 @@ TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPe
 // the heal both nodes answer as if n0 had never compacted. SHA-256 orders "y" > "x" > "yv": "y"
 // beats the expired "x" on both nodes, "yv" loses to it on both (though bytewise "yv" > "x").
 TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kT - 10), false));
   HealAndConverge();
   ExpectRanksKept();
@@ -152,7 +152,7 @@ TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
 // moved past the writes): the snapshot carries it as `put-expired` with its digest, not as a
 // tombstone, which would outrank every value at its timestamp.
 TEST_F(ActiveActiveWholeKeyTest, ASnapshotCarriesACompactedVersionWithItsRank) {
-  StartCutPair({"--peer-backlog-size", "1"});
+  ASSERT_NO_FATAL_FAILURE(StartCutPair({"--peer-backlog-size", "1"}));
   ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kT - 10), true));
   HealAndConverge();
   EXPECT_NE(Cmd(c0_.get(), {"INFO", "peers"}).str().find("snapshots_sent:1"), std::string::npos);
@@ -164,7 +164,7 @@ TEST_F(ActiveActiveWholeKeyTest, ASnapshotCarriesACompactedVersionWithItsRank) {
 // concurrent pairs at the same timestamp, one greater and one smaller, end expired on both
 // nodes, and a pair after T lives on both (the key's type floor keeps strings off the key).
 TEST_F(ActiveActiveWholeKeyTest, ACompactedTregPairNeedsNoRank) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   const std::string ts = std::to_string(kT - 10);
   for (const char* key : {"r1", "r2", "r3"}) {
     ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "m", ts}).str(), "OK");
@@ -188,7 +188,7 @@ TEST_F(ActiveActiveWholeKeyTest, ACompactedTregPairNeedsNoRank) {
 // marker is read back from its data): deleted on both nodes. Writes after T live on both, also
 // the ones n1 made at clock times before the DEL.
 TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   WriteAll(c0_.get(), kT - 10, "before");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
   EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
@@ -228,7 +228,7 @@ TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
 // delete covered.
 TEST_F(ActiveActiveWholeKeyTest, DelUnderTheObservedRemoveRuleKeepsTheStringWritesItDidNotSee) {
   const std::vector<std::string> rule = {"--active-active-string-rule", "observed-remove"};
-  StartCutPair(rule);
+  ASSERT_NO_FATAL_FAILURE(StartCutPair(rule));
   WriteAll(c0_.get(), kT - 10, "before");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
   EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
@@ -257,7 +257,7 @@ TEST_F(ActiveActiveWholeKeyTest, DelUnderTheObservedRemoveRuleKeepsTheStringWrit
 // held, whichever arrives first; older ones in the same log go. A key it did not hold at all is
 // not in the delta: every write on it survives, whatever its timestamp.
 TEST_F(ActiveActiveWholeKeyTest, NewerWritesTheDeleteDidNotSeeSurviveIt) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "held", "TS", std::to_string(kT - 5)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "l", "held", std::to_string(kT - 5)}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kT - 4)}).str(), "OK");
@@ -281,7 +281,7 @@ TEST_F(ActiveActiveWholeKeyTest, NewerWritesTheDeleteDidNotSeeSurviveIt) {
 // the ones its origin held and nothing after them, as one node outside the mode would. With
 // nanosecond timestamps a FLUSHDB covers what the database held, not the centuries up to them.
 TEST_F(ActiveActiveWholeKeyTest, DeletesRespectLogicalTimestamps) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
   ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "log", "a", "1"}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "reg", "a", "1"}).str(), "OK");
@@ -312,7 +312,7 @@ TEST_F(ActiveActiveWholeKeyTest, DeletesRespectLogicalTimestamps) {
 // FLUSHDB covers what its database held (newest timestamp kT - 5): every key of it, and every
 // write at or before that arriving later; newer writes and the other databases keep theirs.
 TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   WriteAll(c0_.get(), kT - 5, "x");
   ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "1"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "other-db", "kept", "TS", "5"}).str(), "OK");
@@ -340,7 +340,7 @@ TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
 // A string write that met a live log was dropped; the log's delete must not let it resurface
 // on the node that held the string: the key's type floor stays TLOG on both nodes.
 TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "k", "e", std::to_string(kT - 5)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"DEL", "k"}).integer(), 1);
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "k", "s", "TS", std::to_string(kT + 5)}).str(), "OK");
@@ -362,7 +362,7 @@ TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
 // with the keys gone and their type TLOG, whatever compaction did: the window's end is not a
 // point after which the order of arrival decides.
 TEST_F(ActiveActiveWholeKeyTest, ALogsRetentionWindowKeepsItsTypeAgainstAConcurrentString) {
-  StartCutPair({"--ttl-rule", "w*", "1s"});
+  ASSERT_NO_FATAL_FAILURE(StartCutPair({"--ttl-rule", "w*", "1s"}));
   ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w1", "e", std::to_string(kT - 10)}).str(), "OK");
   SetClock(kT + 5000);  // past w1's window on both clocks
   ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "w1"}).integer(), 0);
@@ -385,7 +385,7 @@ TEST_F(ActiveActiveWholeKeyTest, ALogsRetentionWindowKeepsItsTypeAgainstAConcurr
 // tombstone, while n1, cut off, writes a string on the key: both end with the key gone and its
 // type TREG.
 TEST_F(ActiveActiveWholeKeyTest, ARegisterExpiredTregKeepsItsTypeAfterCompaction) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
   SetClock(kT + kPastRetention);
@@ -401,7 +401,7 @@ TEST_F(ActiveActiveWholeKeyTest, ARegisterExpiredTregKeepsItsTypeAfterCompaction
 // register arrives; n1 gets the TREG after the register, and its floor must rise all the same,
 // or once compaction has reduced the expired pair a string write lives on n1 alone.
 TEST_F(ActiveActiveWholeKeyTest, ATregWrittenAfterTheRegisterThatExpiresItKeepsItsType) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_EQ(Cmd(c1_.get(), {"SET", "r", "s"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
   ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
@@ -417,7 +417,7 @@ TEST_F(ActiveActiveWholeKeyTest, ATregWrittenAfterTheRegisterThatExpiresItKeepsI
 // back on both nodes, for in the mode compaction keeps an expired row whole for half the purge
 // deadline. Once that has passed, a dead version is a plain tombstone (the tests above).
 TEST_F(ActiveActiveWholeKeyTest, ALaterRegisterBringsBackWhatCompactionHeldAfterTheExpiry) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
   WriteAll(c0_.get(), kT - 10, "v");
   for (const char* key : {"s", "r", "l"}) {
@@ -444,7 +444,7 @@ TEST_F(ActiveActiveWholeKeyTest, ALaterRegisterBringsBackWhatCompactionHeldAfter
 // EXPIRE at T on n0; an older write on n1 reaching n0 later takes its expiry, a newer one keeps
 // its own; both nodes expire the key at the same DEBUG CLOCK time.
 TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToWritesAtOrBeforeIt) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   const std::string at = std::to_string(kT + 1000);
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "u", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
@@ -512,7 +512,7 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
 // it on the origin too. Both nodes converge and expire at the same DEBUG CLOCK time; a PERSIST
 // made where the pair is still live brings it back on a node whose clock passed its expiry.
 TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToTregPairsAtOrBeforeIt) {
-  StartCutPair();
+  ASSERT_NO_FATAL_FAILURE(StartCutPair());
   const std::string at = std::to_string(kT + 1000);
   for (const char* key : {"older", "newer", "local"}) {
     ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "a", std::to_string(kT - 10)}).str(), "OK");
