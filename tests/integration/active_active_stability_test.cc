@@ -7,8 +7,6 @@
 // and oversized vectors: each is refused and logged, and the link goes on. Every wait is a
 // bounded poll.
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <map>
@@ -18,6 +16,7 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/eventually.h"
+#include "tests/support/played_peer.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -204,65 +203,6 @@ TEST_F(ActiveActiveStabilityOrTest, MarkersPendingCountsOnlyTheHorizonsOfFlushes
   ExpectMarkers(1);
   ExpectMarkersAfterRestart(1);
 }
-
-// The test as a node's only peer: it listens on a loopback port, answers the node's link's
-// PEER ID and PEER SYNC (+CONTINUE from offset 0), then sends what the test gives it.
-class PlayedPeer {
- public:
-  PlayedPeer() : listener_(BindFreeLoopbackPort(&port_)) {
-    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
-  }
-  ~PlayedPeer() {
-    if (listener_ >= 0) ::close(listener_);
-  }
-  PlayedPeer(const PlayedPeer&) = delete;
-  PlayedPeer& operator=(const PlayedPeer&) = delete;
-  int port() const { return port_; }
-  bool listening() const { return listening_; }
-  static constexpr std::string_view kId = "0123456789abcdef0123456789abcdef01234567";
-
-  // Takes the node's link and answers its handshake; false when it did not come as expected.
-  bool Handshake() {
-    conn_ = RawConnection::Accept(listener_);
-    if (conn_ == nullptr) return false;
-    std::vector<std::string> request = ReadArray();
-    if (request.size() != 2 || request[0] != "PEER" || request[1] != "ID") return false;
-    if (!conn_->Send("$40\r\n" + std::string(kId) + "\r\n")) return false;
-    request = ReadArray();
-    if (request.size() < 2 || request[1] != "SYNC") return false;
-    return conn_->Send("+CONTINUE 0 0\r\n");
-  }
-  bool Send(const std::vector<std::string>& message) {
-    std::string out = "*" + std::to_string(message.size()) + "\r\n";
-    for (const std::string& arg : message) {
-      out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
-    }
-    return conn_->Send(out);
-  }
-
- private:
-  // One RESP array of bulk strings from the node ({} when it is not one).
-  std::vector<std::string> ReadArray() {
-    std::string line = conn_->ReadUntil("\r\n");
-    if (line.size() < 3 || line[0] != '*') return {};
-    const int count = std::stoi(line.substr(1));
-    std::vector<std::string> out;
-    for (int i = 0; i < count && i < 1000; i++) {
-      line = conn_->ReadUntil("\r\n");
-      if (line.size() < 3 || line[0] != '$') return {};
-      const size_t length = std::stoul(line.substr(1));
-      const std::string bulk = conn_->ReadExactly(length + 2);
-      if (bulk.size() != length + 2) return {};
-      out.push_back(bulk.substr(0, length));
-    }
-    return out;
-  }
-
-  int port_ = 0;
-  int listener_ = -1;
-  bool listening_ = false;
-  std::unique_ptr<RawConnection> conn_;
-};
 
 TEST(ActiveActiveVectorInputTest, MalformedAndOversizedVectorsAreRefusedAndTheLinkGoesOn) {
   PlayedPeer peer;
