@@ -441,7 +441,9 @@ void PeerLink::Stop() {
   stop_ = true;
   CloseSocket();
   if (thread_.joinable()) thread_.join();
-  shared_->waiting.clear();  // they hold shared_: nothing more of them is delivered
+  shared_->current.reset();  // nothing more of them is delivered
+  std::lock_guard lock(shared_->queue_mu);
+  shared_->queue.clear();
 }
 
 void PeerLink::SetPaused(bool paused) {
@@ -623,6 +625,7 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
     // Parsed into the messages of the last batch delivered, past `used` kept for their room.
     std::vector<Message> batch = TakeSpareBatch(shared_->spare);
     size_t used = 0;
+    size_t batch_bytes = 0;
     bool bad = false;
     do {
       if (used == batch.size()) batch.emplace_back();
@@ -636,8 +639,10 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
         m.end_bytes = position;  // now the position just after this delta
       }
       used++;
+      batch_bytes += wire_size;
       if (m.kind == Message::Kind::kSnapshotEnd) break;  // the end closes its batch
-    } while (used < 1024 && c.BufferedMessage(&args, &wire_size));
+    } while (used < kBatchMessages && batch_bytes < kBatchBytes &&
+             c.BufferedMessage(&args, &wire_size));
     if (bad) {
       spdlog::warn("Peer {}:{}: malformed stream message: reconnecting", host_, port_);
       break;
@@ -646,71 +651,87 @@ void PeerLink::ReadStream(PeerConnection& c, const std::string& peer_id, uint64_
       std::lock_guard lock(shared_->mu);
       shared_->status.last_io_ms = WallMs();
     }
-    shared_->in_flight += static_cast<int>(used);
-    auto delivery = std::make_shared<BatchDelivery>(BatchDelivery{.shared = shared_,
-                                                                  .owner = owner_,
-                                                                  .peer_id = peer_id,
-                                                                  .messages = std::move(batch),
-                                                                  .used = used});
-    boost::asio::post(io_, [&io = io_, delivery] { Enqueue(io, delivery); });
-    while (shared_->in_flight > kMaxInFlight && !stop_) {
+    Post(std::make_unique<BatchDelivery>(BatchDelivery{.owner = owner_,
+                                                       .peer_id = peer_id,
+                                                       .messages = std::move(batch),
+                                                       .used = used,
+                                                       .bytes = batch_bytes}));
+    while ((shared_->in_flight > kMaxInFlight || shared_->in_flight_bytes > kMaxInFlightBytes) &&
+           !stop_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
 }
 
-void PeerLink::Enqueue(boost::asio::io_context& io, std::shared_ptr<BatchDelivery> delivery) {
-  Shared& shared = *delivery->shared;
-  if (shared.delivering) {  // after the batch under way, in order
-    shared.waiting.push_back(std::move(delivery));
-    return;
+void PeerLink::Post(std::unique_ptr<BatchDelivery> delivery) {
+  shared_->in_flight += static_cast<int>(delivery->used);
+  shared_->in_flight_bytes += delivery->bytes;
+  bool post = false;
+  {
+    std::lock_guard lock(shared_->queue_mu);
+    shared_->queue.push_back(std::move(delivery));
+    post = !std::exchange(shared_->deliver_posted, true);
   }
-  // Each batch delivered whole goes on to the next waiting one; one that must wait for a turn of
-  // the loop keeps the rest waiting behind it.
-  while (Continue(io, delivery) && !shared.waiting.empty()) {
-    delivery = std::move(shared.waiting.front());
-    shared.waiting.pop_front();
+  if (post) {
+    boost::asio::post(io_, [&io = io_, shared = shared_] { DeliverNext(io, shared); });
   }
 }
 
-bool PeerLink::Continue(boost::asio::io_context& io,
-                        const std::shared_ptr<BatchDelivery>& delivery) {
-  Shared& shared = *delivery->shared;
-  const std::span<Message> messages(delivery->messages.data(), delivery->used);
+void PeerLink::DeliverNext(boost::asio::io_context& io, const std::shared_ptr<Shared>& shared) {
+  // Owned here while it is delivered: a Stop meanwhile leaves nothing dangling.
+  std::unique_ptr<BatchDelivery> batch = std::move(shared->current);
+  if (batch == nullptr) {
+    std::lock_guard lock(shared->queue_mu);
+    if (shared->queue.empty()) {  // emptied by Stop
+      shared->deliver_posted = false;
+      return;
+    }
+    batch = std::move(shared->queue.front());
+    shared->queue.pop_front();
+  }
+  if (Continue(*shared, *batch)) {
+    shared->in_flight -= static_cast<int>(batch->used);
+    shared->in_flight_bytes -= batch->bytes;
+    GiveBackBatch(std::move(batch->messages), batch->used, shared->spare);
+  } else {
+    shared->current = std::move(batch);  // the rest of it first, next turn
+  }
+  {
+    std::lock_guard lock(shared->queue_mu);
+    if (shared->current == nullptr && shared->queue.empty()) {
+      shared->deliver_posted = false;
+      return;
+    }
+  }
+  boost::asio::post(io, [&io, shared] { DeliverNext(io, shared); });
+}
+
+bool PeerLink::Continue(Shared& shared, BatchDelivery& delivery) {
+  const std::span<Message> messages(delivery.messages.data(), delivery.used);
   // A snapshot's end closes its batch: the sweep past the last piece runs before it.
   const size_t end_index =
       messages.back().kind == Message::Kind::kSnapshotEnd ? messages.size() - 1 : messages.size();
-  size_t& next = delivery->next;
+  size_t& next = delivery.next;
   bool ok = shared.alive && !shared.reconnect;
   while (ok && next < messages.size()) {
     size_t delivered = 0;
     if (next < end_index) {
-      ok = Deliver(*delivery->owner, delivery->peer_id, messages.subspan(next, end_index - next),
+      ok = Deliver(*delivery.owner, delivery.peer_id, messages.subspan(next, end_index - next),
                    shared.mu, shared.status, &delivered);
       next += delivered;
-      if (ok && next < end_index) break;  // a run of pieces stopped for a turn of the loop
+      if (ok && next < end_index) return false;  // a run of pieces stopped for a turn of the loop
       continue;
     }
     bool swept = true;
-    ok = delivery->owner->SweepSnapshotTail(delivery->peer_id, &swept);
-    if (ok && !swept) break;
+    ok = delivery.owner->SweepSnapshotTail(delivery.peer_id, &swept);
+    if (ok && !swept) return false;
     if (ok) {
-      ok = Deliver(*delivery->owner, delivery->peer_id, messages.subspan(next, 1), shared.mu,
+      ok = Deliver(*delivery.owner, delivery.peer_id, messages.subspan(next, 1), shared.mu,
                    shared.status, &delivered);
     }
     next++;
   }
-  if (ok && next < messages.size()) {  // the rest after whatever else waits on the loop
-    shared.delivering = true;
-    boost::asio::post(io, [&io, delivery] {
-      delivery->shared->delivering = false;
-      Enqueue(io, delivery);
-    });
-    return false;
-  }
   if (!ok && shared.alive) shared.reconnect = true;
-  shared.in_flight -= static_cast<int>(delivery->used);
-  GiveBackBatch(std::move(delivery->messages), delivery->used, shared.spare);
   return true;
 }
 

@@ -12,18 +12,22 @@
 // then the deltas. Every
 // batch of replies read is posted to the io thread, which applies the deltas in order, each run
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
-// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). A batch of
-// a snapshot is delivered over as many turns of the io loop as the receiver's sweep of its own
-// keys takes, one bounded run per turn, the batches posted meanwhile waiting behind it. A lost
+// and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). The io
+// thread takes one batch (kBatchMessages or kBatchBytes) per turn of its loop, so its clients are
+// served between batches however fast the stream comes. A batch of a snapshot is delivered over
+// as many turns as the receiver's sweep of its own keys takes, one bounded run per turn, the
+// batches read meanwhile waiting behind it. A lost
 // link, a read silent for 3 s (the peer ticks every 100 ms), a gap or an engine error close the
 // session; the link reconnects after a backoff (50 ms doubling to 1 s) and resumes from the vector.
-// No more than kMaxInFlight deltas wait for the io thread: the link stops reading meanwhile (TCP
-// then holds the peer back, and the peer drops a subscriber whose output grows past its limit).
+// No more than kMaxInFlight deltas, or kMaxInFlightBytes of them, wait for the io thread: the
+// link stops reading meanwhile (TCP then holds the peer back, and the peer drops a subscriber
+// whose output grows past its limit).
 //
 // What it owns: its thread, the session's connection, and the link's Status (shared with the io
 // thread). Invariants: the link's thread never touches ActiveActive but through its thread-safe
 // readers (applied_position, wants_snapshot, SyncSettings); deltas are applied on the io thread
-// only, in the order the peer sent them; at most kMaxInFlight of them wait there.
+// only, in the order the peer sent them, one batch per turn of its loop; at most kMaxInFlight of
+// them wait there.
 //
 // Thread-safety: Start, Stop, SetPaused and status() from the io thread; the thread talks to the
 // io thread only by posting and through the mutex-guarded status.
@@ -101,6 +105,11 @@ struct SpareStreamBatches {
 class PeerLink {
  public:
   static constexpr int kMaxInFlight = 20000;
+  // A batch posted to the io thread ends at whichever comes first: the io thread applies one
+  // batch per turn of its loop, so a batch is bounded work between the clients' turns.
+  static constexpr size_t kBatchMessages = 1024;
+  static constexpr size_t kBatchBytes = 256 << 10;
+  static constexpr size_t kMaxInFlightBytes = 64 << 20;
   // Stream messages kept for their room, over every spare batch: a link's reads come in batches
   // of a few dozen messages, many of them in flight at once, so a bound on batches (it was 4)
   // let most of them go and be made again.
@@ -155,33 +164,41 @@ class PeerLink {
     Status status;
     std::atomic<bool> alive{true};       // false once stopped: pending posts do nothing
     std::atomic<bool> reconnect{false};  // the io thread asks the session to end
-    std::atomic<int> in_flight{0};
+    std::atomic<int> in_flight{0};       // messages in `queue`
+    std::atomic<size_t> in_flight_bytes{0};
     SpareStreamBatches spare;
-    // The io thread's alone: a batch is being delivered over several turns of its loop, and the
-    // batches posted since wait behind it, in order (Enqueue).
-    bool delivering = false;
-    std::deque<std::shared_ptr<BatchDelivery>> waiting;
+    // The batches the link's thread read, in order: the io thread delivers them a turn of its
+    // loop at a time (DeliverNext), one DeliverNext posted while any wait. Under queue_mu.
+    std::mutex queue_mu;
+    std::deque<std::unique_ptr<BatchDelivery>> queue;
+    bool deliver_posted = false;
+    // The io thread's alone: a batch taken off the queue whose rest comes next turn.
+    std::unique_ptr<BatchDelivery> current;
   };
 
-  // A batch of the stream posted to the io thread. Most are delivered whole in one turn of its
-  // loop; one holding snapshot pieces or a snapshot's end takes as many turns as its sweeps take
-  // (ActiveActive::ApplySnapshot stops a run of pieces when the sweep before one has read its
+  // A batch of the stream read by the link's thread. Most are delivered whole in one turn of the
+  // io loop; one holding snapshot pieces or a snapshot's end takes as many turns as its sweeps
+  // take (ActiveActive::ApplySnapshot stops a run of pieces when the sweep before one has read its
   // rows; ActiveActive::SweepSnapshotTail sweeps past the last piece a run at a time, before the
-  // end), and the batches posted meanwhile wait behind it.
+  // end), and the batches read meanwhile wait behind it.
   struct BatchDelivery {
-    std::shared_ptr<Shared> shared;
     ActiveActive* owner;
     std::string peer_id;
     std::vector<PeerStreamMessage> messages;
     size_t used;      // messages[0, used) are the batch; a snapshot's end is the last
+    size_t bytes;     // their size on the wire
     size_t next = 0;  // the first not delivered yet
   };
-  // On the io thread: delivers `delivery`, and then the batches waiting, unless one under way
-  // must wait for a turn of the loop (then `delivery` waits behind it).
-  static void Enqueue(boost::asio::io_context& io, std::shared_ptr<BatchDelivery> delivery);
+  // On the link's thread: queues `delivery` behind the batches before it, posting a DeliverNext
+  // when none is posted.
+  void Post(std::unique_ptr<BatchDelivery> delivery);
+  // On the io thread: one turn's work, what Continue delivers of the batch under way or else of
+  // the queue's front one; posts itself again while batches wait, so the clients' turns come
+  // between batches.
+  static void DeliverNext(boost::asio::io_context& io, const std::shared_ptr<Shared>& shared);
   // Delivers what it can of `delivery`: true once it is done (delivered, or the link must
-  // reconnect); false when the rest comes in a later turn, posted already.
-  static bool Continue(boost::asio::io_context& io, const std::shared_ptr<BatchDelivery>& delivery);
+  // reconnect); false when the rest comes in a later turn.
+  static bool Continue(Shared& shared, BatchDelivery& delivery);
 
   void Run();
   // One connection; returns when it ends.
