@@ -71,6 +71,7 @@
 #include "server/active_active/local_write.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/peer_commands.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
@@ -168,43 +169,12 @@ class ActiveActive {
   Result<ActiveActiveCode> AddPeer(const std::string& host, int port);
   // Refusal: kNoSuchPeer.
   Result<ActiveActiveCode> RemovePeer(const std::string& host, int port);
-  struct PeerInfo {
-    std::string host;
-    int port = 0;
-    std::string state;  // connecting, handshake, snapshot, connected, paused
-    std::string peer_id;
-    uint64_t applied = 0;       // the last origin offset of this peer applied here
-    uint64_t remote_end = 0;    // the peer's end offset as its last tick said
-    uint64_t lag_deltas = 0;    // remote_end - applied (0 when caught up)
-    uint64_t lag_bytes = 0;     // the wire bytes of the peer's deltas not applied here
-    int64_t lag_ms = 0;         // how long this node has been behind the peer (0: caught up)
-    int64_t clock_skew_ms = 0;  // the peer's clock minus this node's, at its last tick
-    int64_t last_io_ms = 0;     // when the link last received something (0: never)
-    // The peer's applied vector at its last tick (stable_vector.h; nullopt: none heard yet, or
-    // the link is to this node itself) and its entry for this node.
-    std::optional<OriginVector> vector;
-    RetiredIds retired;  // the ids the peer said it retired, with that vector
-    uint64_t acked = 0;
-  };
+  using PeerInfo = ActiveActivePeerInfo;
   std::vector<PeerInfo> Peers() const;
   // PEER SYNC from a peer's link: replies +CONTINUE and attaches `client` to the stream from
   // offset `from`; when `from` is no longer in the log, replies +SNAPSHOT and starts sending a
   // snapshot, after which the stream follows.
-  struct SyncRequest {
-    std::string_view peer_id;
-    uint64_t from = 0;  // 0: a snapshot first
-    // This node's id as the peer learnt it from PEER ID ("": not said). Another id than this
-    // node's (it took a new one meanwhile) is refused: the peer asks PEER ID again.
-    std::string_view origin;
-    // DeltaDigest of the delta at `from` - 1 as the peer applied it ("" when it does not know
-    // it). A peer that applied more than this node's log holds, or a different delta at that
-    // offset, proves this node lost deltas it had streamed: it takes a new incarnation
-    // (TakeNewIncarnation) and refuses the stream (OriginLogBehindStreamed).
-    std::string_view digest;
-    // The peer's SyncSettings() (none from a client that sends none); a stream is refused
-    // (PeerSettingsDiffer) while any of them differs from this node's.
-    std::span<const std::string_view> settings;
-  };
+  using SyncRequest = ActiveActiveSyncRequest;
   void Subscribe(Client& client, protocol::ReplyWriter& reply, const SyncRequest& request);
   // The options that decide what a delta does wherever it is applied, as name/value pairs in
   // CONFIG GET's words: nodes that differ in any would diverge (docs/active-active.md,
