@@ -14,14 +14,15 @@
    PEER-LINK), `--writes` SETs are made at node 0 (redis-benchmark, P=16), the links heal, and the
    clock runs until both other nodes report node 0's last origin offset applied (INFO peers).
 3. Applying a snapshot: the same with two nodes whose logs hold 1,000 deltas and
-   `--snapshot-keys` SETs over as many keys, so the heal sends node 1 a snapshot: the time until
-   it reports node 0's last offset applied, and its CPU meanwhile.
+   `--snapshot-keys` SETs over as many keys (values of `--snapshot-value-size` bytes), so the heal
+   sends node 1 a snapshot: the time until it reports node 0's last offset applied, and its CPU
+   meanwhile.
 
 Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--peers 0,2,4] [--writes 10000,100000]
                                     [--string-rule timestamp|observed-remove]
                                     [--key-range 1000] [--snapshot-keys 300000]
-                                    [--peer-backlog-size N]
+                                    [--snapshot-value-size 0] [--peer-backlog-size N]
 (`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part and
 `--snapshot-keys 0` the snapshot part;
 `--string-rule` starts every node of the meshes under that active-active-string-rule;
@@ -38,7 +39,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_bench import Server, bench, call, free_port, info, measure  # noqa: E402
+from server_bench import Server, bench, call, free_port, info, load_keys, measure  # noqa: E402
 from replication_bench import Group  # noqa: E402
 
 
@@ -185,11 +186,13 @@ def convergence(ebb_bin, workdir, writes_list, string_rule):
                 s.stop()
 
 
-def snapshot_apply(ebb_bin, workdir, keys, string_rule):
+def snapshot_apply(ebb_bin, workdir, keys, string_rule, value_size):
     """Two linked nodes whose logs hold 1,000 deltas: node 0's links are cut, `keys` SETs over as
-    many keys are made there, the links heal, and node 1 gets a snapshot. Prints the time until it
-    reports node 0's last offset applied and its CPU meanwhile."""
-    print("\n| keys in the snapshot | time to apply it (s) | the receiver's CPU (s) |")
+    many keys are made there (values "v", or of `value_size` bytes), the links heal, and node 1
+    gets a snapshot. Prints the time until it reports node 0's last offset applied and its CPU
+    meanwhile."""
+    print(f"\n| keys in the snapshot ({value_size or 1}-byte values) | time to apply it (s) "
+          "| the receiver's CPU (s) |")
     print("|---|---|---|")
     mesh = start_mesh(ebb_bin, workdir, 2, f"snap{keys}", debug=True, string_rule=string_rule,
                       extra=["--peer-backlog-size", "1000"])
@@ -198,7 +201,10 @@ def snapshot_apply(ebb_bin, workdir, keys, string_rule):
         origin = call(sender.port, "PEER", "ID").decode().split("\r\n")[1]
         call(sender.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(receiver.port), "DOWN")
         call(receiver.port, "DEBUG", "PEER-LINK", "127.0.0.1", str(sender.port), "DOWN")
-        bench(sender.port, ["set", "key:__rand_int__", "v"], keys, 16, 50, key_range=keys)
+        if value_size:
+            load_keys(sender.port, keys, value_size, batch=max(1, (16 << 20) // value_size))
+        else:
+            bench(sender.port, ["set", "key:__rand_int__", "v"], keys, 16, 50, key_range=keys)
         end = int(info(sender.port, "peers")["origin_offset"])
         cpu_before = receiver.cpu_seconds()
         began = time.time()
@@ -232,6 +238,8 @@ def main():
                              "the writes of a run, the origin's log is full for most of it")
     parser.add_argument("--snapshot-keys", type=int, default=300000,
                         help="SETs (over as many keys) the snapshot part sends; 0 leaves it out")
+    parser.add_argument("--snapshot-value-size", type=int, default=0,
+                        help="the bytes of each value the snapshot part sets (0: \"v\")")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
@@ -241,7 +249,8 @@ def main():
             convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
                         args.string_rule)
         if args.snapshot_keys:
-            snapshot_apply(args.ebb, workdir, args.snapshot_keys, args.string_rule)
+            snapshot_apply(args.ebb, workdir, args.snapshot_keys, args.string_rule,
+                           args.snapshot_value_size)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
