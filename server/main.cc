@@ -4,6 +4,7 @@
 // maxclients if the OS will not; server/open_files.h), opens the keyspace in `dir`, serves
 // until SHUTDOWN/SIGTERM/SIGINT, then closes the keyspace (the engine syncs its WAL) and exits 0.
 // Exits 1 when the options are bad, the data cannot be opened, or no address can be bound.
+#include <malloc.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -32,6 +33,16 @@
 
 namespace ebb::server {
 namespace {
+
+// glibc's malloc gives each block of 128 KB or more a fresh mapping, and hands the top of its heap
+// back as soon as twice the last such block lies free there: every copy of a large value (a
+// 256 KB string through a snapshot's merge) then took a page fault per 4 KB. Blocks up to 1 MB now
+// come from the heap, which keeps up to 8 MB free at its top (docs/performance.md, "The
+// allocator"). Before any thread starts.
+void TuneAllocator() {
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 8 << 20);
+}
 
 spdlog::level::level_enum LogLevel(const std::string& name) {
   if (name == "debug") return spdlog::level::debug;
@@ -231,6 +242,7 @@ int Serve(ServerContext& ctx, std::unique_ptr<types::Keyspace>& keyspace) {
 }
 
 int Main(int argc, char** argv) {
+  TuneAllocator();
   std::signal(SIGPIPE, SIG_IGN);  // a peer that went away is an error code, not a signal
   ConfigRegistry registry;
   if (std::optional<int> code = ReadOptions(argc, argv, registry)) return *code;
