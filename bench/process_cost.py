@@ -23,6 +23,7 @@ two runs each.
 Usage: bench/process_cost.py [--ebb build/ebb-server] [--role lone|origin|peer]
                              [--requests 50000] [--warmup 20000] [--pipeline 16]
                              [--key-range 1000] [--command set|get|-- <redis-benchmark args>]
+                             [--string-rule timestamp|observed-remove]
                              [--keep-profile PATH]
 """
 import argparse
@@ -43,8 +44,9 @@ COMMANDS = {
 }
 
 
-def start_nodes(ebb, workdir, role, out_file):
-    """The servers of `role`, the one under callgrind at index `measured` of the list."""
+def start_nodes(ebb, workdir, role, out_file, string_rule):
+    """The servers of `role` (a mesh's nodes under active-active-string-rule `string_rule`), the
+    one under callgrind at index `measured` of the list."""
     count = 1 if role == "lone" else 3
     measured = 1 if role == "peer" else 0
     ports = [free_port() for _ in range(count)]
@@ -57,6 +59,8 @@ def start_nodes(ebb, workdir, role, out_file):
         for j, other in enumerate(ports):
             if j != i:
                 argv += ["--peer", "127.0.0.1", str(other)]
+        if count > 1:
+            argv += ["--active-active-string-rule", string_rule]
         if i == measured:
             argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
                     "--instr-atstart=no"] + argv
@@ -92,6 +96,8 @@ def main():
     parser.add_argument("--pipeline", type=int, default=16)
     parser.add_argument("--key-range", type=int, default=1000)
     parser.add_argument("--command", default="set")
+    parser.add_argument("--string-rule", choices=["timestamp", "observed-remove"],
+                        default="timestamp", help="the mesh's active-active-string-rule")
     parser.add_argument("--keep-profile", metavar="PATH",
                         help="copy callgrind's dump there, for callgrind_annotate")
     parser.add_argument("rest", nargs="*", help="after --: a redis-benchmark command line")
@@ -104,7 +110,8 @@ def main():
 
     workdir = tempfile.mkdtemp(prefix="process-cost-")
     out_file = os.path.join(workdir, "callgrind.out")
-    servers, measured = start_nodes(os.path.abspath(args.ebb), workdir, args.role, out_file)
+    servers, measured = start_nodes(os.path.abspath(args.ebb), workdir, args.role, out_file,
+                                    args.string_rule)
     try:
         load = servers[0].port
         if args.command == "get" and not args.rest:
