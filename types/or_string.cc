@@ -40,16 +40,16 @@ void DropRemoved(OrStringState* state, OrApplied* applied) {
 // The write becomes its origin's slot unless R or a later slot of its origin covers it; a slot
 // at the same dot keeps the greater version (a dot named twice: the pre-mode dot of data two
 // nodes held, or an offset a node gave again), so the outcome is the same in every order.
-void TakeWrite(OrStringState* state, const OrSlot& write, OrApplied* applied) {
+void TakeWrite(OrStringState* state, OrSlot&& write, OrApplied* applied) {
   if (write.dot.offset <= state->removed.At(write.dot.origin)) return;
   auto it = SlotOf(&state->slots, write.dot.origin);
   if (it != state->slots.end() && it->dot.origin == write.dot.origin) {
     if (it->dot.offset > write.dot.offset) return;
     if (it->dot.offset == write.dot.offset && !SlotBelow(*it, write)) return;
     applied->dropped.push_back(it->dot);
-    *it = write;
+    *it = std::move(write);
   } else {
-    state->slots.insert(it, write);
+    state->slots.insert(it, std::move(write));
   }
   applied->written = true;
 }
@@ -85,7 +85,7 @@ bool SameOrState(const OrStringState& a, const OrStringState& b) {
          std::equal(a.slots.begin(), a.slots.end(), b.slots.begin(), b.slots.end(), SameOrSlot);
 }
 
-OrApplied ApplyOrDelta(OrStringState* state, const OrStringDelta& delta) {
+OrApplied ApplyOrDelta(OrStringState* state, OrStringDelta delta) {
   OrApplied applied;
   const OrContext before = state->removed;
   // R lacks the entries of origins holding a slot (canonical form), all below that slot: a
@@ -93,7 +93,7 @@ OrApplied ApplyOrDelta(OrStringState* state, const OrStringDelta& delta) {
   // removes the slot and takes the value the full R would have.
   state->removed.Join(delta.context);
   DropRemoved(state, &applied);
-  if (delta.write) TakeWrite(state, *delta.write, &applied);
+  if (delta.write) TakeWrite(state, std::move(*delta.write), &applied);
   Canonicalize(state);
   applied.removed_grew = !(state->removed == before);
   return applied;

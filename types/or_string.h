@@ -72,11 +72,12 @@ struct OrApplied {
   bool changed() const { return written || removed_grew || !dropped.empty(); }
 };
 
-// Applies `delta` to `state` (on the origin and on every peer).
+// Applies `delta` to `state` (on the origin and on every peer). Taken by value: a write passed
+// as a temporary moves into the state, its value not copied.
 //
 //   OrApplied applied = ApplyOrDelta(&state, {.context = c, .write = MakeOrSlot(dot, v)});
 //   if (!applied.changed()) ...  // already applied, or the write was removed before it arrived
-OrApplied ApplyOrDelta(OrStringState* state, const OrStringDelta& delta);
+OrApplied ApplyOrDelta(OrStringState* state, OrStringDelta delta);
 
 // Joins another node's state of the key into `state` (a snapshot): as a DEL with its R, then each
 // of its slots as a write.
