@@ -10,7 +10,7 @@
 // snapshot when the peer answers +SNAPSHOT (its offset is no longer in the peer's log: the
 // pieces are applied as they come, the vector set with the last; state `snapshot` meanwhile),
 // then the deltas. Every
-// batch of replies read is posted to the io thread, which applies the deltas in order, each run
+// batch of replies read is queued for the io thread, which applies the deltas in order, each run
 // of them in one engine write (ActiveActive::ApplyDeltas), and notes the ticks (the peer's clock
 // and end offset: lag and clock skew; and the peer's applied vector, stable_vector.h). The io
 // thread takes one batch (kBatchMessages or kBatchBytes) per turn of its loop, so its clients are
@@ -162,10 +162,10 @@ class PeerLink {
   struct Shared {
     std::mutex mu;
     Status status;
-    std::atomic<bool> alive{true};       // false once stopped: pending posts do nothing
-    std::atomic<bool> reconnect{false};  // the io thread asks the session to end
-    std::atomic<int> in_flight{0};       // messages in `queue`
-    std::atomic<size_t> in_flight_bytes{0};
+    std::atomic<bool> alive{true};           // false once stopped: pending posts do nothing
+    std::atomic<bool> reconnect{false};      // the io thread asks the session to end
+    std::atomic<int> in_flight{0};           // messages read and not yet delivered (queue, current)
+    std::atomic<size_t> in_flight_bytes{0};  // their wire bytes
     SpareStreamBatches spare;
     // The batches the link's thread read, in order: the io thread delivers them a turn of its
     // loop at a time (DeliverNext), one DeliverNext posted while any wait. Under queue_mu.
