@@ -68,9 +68,11 @@ struct CounterObserved {
 
 struct CounterBase {
   enum class Kind : uint8_t { kValue = 0, kTombstone = 1, kReduced = 2 };
+  // The expire_at of a base that never expires: the greatest.
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
   Kind kind = Kind::kValue;
   int64_t ts = 0;
-  int64_t expire_at = std::numeric_limits<int64_t>::max();  // never: greatest
+  int64_t expire_at = kNever;
   std::string value;  // kValue: the bytes; kReduced: their SHA-256 (string_rank.h); else ""
   std::vector<CounterObserved> observed;  // sorted by origin, one per origin
 

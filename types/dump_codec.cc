@@ -17,13 +17,6 @@ constexpr uint8_t kTombstone = 1;
 constexpr uint8_t kHasTs = 2;
 constexpr uint8_t kHasExpiry = 4;  // format 2 only; never with kTombstone
 
-bool GetByte(std::string_view* in, uint8_t* b) {
-  if (in->empty()) return false;
-  *b = static_cast<uint8_t>((*in)[0]);
-  in->remove_prefix(1);
-  return true;
-}
-
 bool GetInt64(std::string_view* in, int64_t* v) {
   uint64_t u = 0;
   if (!storage::GetFixed64(in, &u)) return false;
@@ -48,7 +41,7 @@ bool GetOptionalInt64(std::string_view* in, std::optional<int64_t>* v) {
 // Format 2's metadata expiry: u8 0 (none) | u8 1 fixed64 expire_at.
 bool GetMetaExpiry(std::string_view* in, std::optional<int64_t>* expire_at) {
   uint8_t present = 0;
-  if (!GetByte(in, &present) || present > 1) return false;
+  if (!storage::GetByte(in, &present) || present > 1) return false;
   return present == 0 || GetOptionalInt64(in, expire_at);
 }
 
@@ -107,7 +100,7 @@ bool DecodeBody(std::string_view in, uint8_t format, KeyDump* d) {
       d->versions.resize(n);
       for (DumpVersion& v : d->versions) {
         uint8_t flags = 0;
-        if (!GetByte(&in, &flags) || (flags & ~known_flags) != 0) return false;
+        if (!storage::GetByte(&in, &flags) || (flags & ~known_flags) != 0) return false;
         v.tombstone = (flags & kTombstone) != 0;
         if (v.tombstone && (flags & kHasExpiry)) return false;
         if ((flags & kHasTs) && !GetOptionalInt64(&in, &v.ts)) return false;

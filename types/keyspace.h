@@ -212,6 +212,10 @@ class Keyspace {
 
   // ---- metadata (every type's WRONGTYPE check)
 
+  // A retrieval grace no two versions of a key are ever apart by: a read with it takes the key's
+  // greatest version.
+  static constexpr int64_t kFullGrace = int64_t{1} << 60;
+
   // The live metadata row of `key`, read with the default retrieval grace. NotFound when
   // absent, deleted or expired; Corruption if the row does not decode.
   storage::Status GetMeta(int db, std::string_view key, KeyMetaRow* out) {

@@ -15,6 +15,7 @@
 
 #include <cassert>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "storage/status.h"
@@ -109,6 +110,16 @@ template <typename T>
 OpFailure FailureOf(const OpResult<T>& result) {
   assert(!result.ok());
   return {result.status(), result.engine_status()};
+}
+
+// The failure of `result` as a storage::Status, for code that reports one: the engine's own
+// error, or Corruption(`what`) for an outcome its caller's rows never give (a row that does not
+// decode as its type). REQUIRES: !result.ok().
+template <typename T>
+storage::Status EngineStatusOf(const OpResult<T>& result, std::string_view what) {
+  assert(!result.ok());
+  return result.status() == OpStatus::kEngineError ? result.engine_status()
+                                                   : storage::Status::Corruption(what);
 }
 
 }  // namespace ebb::types

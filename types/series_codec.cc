@@ -13,13 +13,6 @@ namespace {
 
 constexpr std::string_view kPolicyNames[] = {"block", "first", "last", "min", "max", "sum"};
 
-bool GetByte(std::string_view* in, uint8_t* byte) {
-  if (in->empty()) return false;
-  *byte = static_cast<uint8_t>((*in)[0]);
-  in->remove_prefix(1);
-  return true;
-}
-
 void PutRulesExtension(std::string* out, const SeriesMeta& meta) {
   out->push_back(static_cast<char>(kSeriesRulesExtension));
   out->push_back(meta.source ? 1 : 0);
@@ -38,7 +31,7 @@ bool GetRule(std::string_view* in, SeriesRule* rule) {
   uint8_t aggregator = 0;
   uint64_t bucket = 0;
   uint64_t align = 0;
-  if (!storage::GetLengthPrefixed(in, &dest) || !GetByte(in, &aggregator) ||
+  if (!storage::GetLengthPrefixed(in, &dest) || !storage::GetByte(in, &aggregator) ||
       aggregator > static_cast<uint8_t>(Aggregator::kTwa) || !storage::GetVarint64(in, &bucket) ||
       bucket == 0 || bucket > static_cast<uint64_t>(kMaxSeriesTimestamp) ||
       !storage::GetVarint64(in, &align) || align > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
@@ -55,8 +48,8 @@ bool GetRulesExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint8_t has_source = 0;
   uint64_t count = 0;
-  if (!GetByte(in, &tag) || tag != kSeriesRulesExtension || !GetByte(in, &has_source) ||
-      has_source > 1) {
+  if (!storage::GetByte(in, &tag) || tag != kSeriesRulesExtension ||
+      !storage::GetByte(in, &has_source) || has_source > 1) {
     return false;
   }
   if (has_source) {
@@ -77,7 +70,7 @@ bool GetRulesExtension(std::string_view* in, SeriesMeta* meta) {
 bool GetTailExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint64_t from = 0;
-  if (!GetByte(in, &tag) || tag != kSeriesTailExtension ||
+  if (!storage::GetByte(in, &tag) || tag != kSeriesTailExtension ||
       !storage::GetVarint64(in, &meta->tail_count) || meta->tail_count == 0 ||
       meta->tail_count >= kMaxSeriesBlockSamples || !storage::GetVarint64(in, &from) ||
       from > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
@@ -91,8 +84,9 @@ bool GetTailExtension(std::string_view* in, SeriesMeta* meta) {
 bool GetPurgeExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint64_t until = 0;
-  if (!GetByte(in, &tag) || tag != kSeriesPurgeExtension || !storage::GetVarint64(in, &until) ||
-      until == 0 || until > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
+  if (!storage::GetByte(in, &tag) || tag != kSeriesPurgeExtension ||
+      !storage::GetVarint64(in, &until) || until == 0 ||
+      until > static_cast<uint64_t>(kMaxSeriesTimestamp)) {
     return false;
   }
   meta->purge_marked_until = static_cast<int64_t>(until);
@@ -103,8 +97,8 @@ bool GetPurgeExtension(std::string_view* in, SeriesMeta* meta) {
 bool GetHiddenExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t tag = 0;
   uint64_t count = 0;
-  if (!GetByte(in, &tag) || tag != kSeriesHiddenExtension || !storage::GetVarint64(in, &count) ||
-      count == 0 || count > kMaxSeriesHidden) {
+  if (!storage::GetByte(in, &tag) || tag != kSeriesHiddenExtension ||
+      !storage::GetVarint64(in, &count) || count == 0 || count > kMaxSeriesHidden) {
     return false;
   }
   for (uint64_t i = 0; i < count; ++i) {
@@ -131,9 +125,9 @@ bool GetRegisterExtension(std::string_view* in, SeriesMeta* meta) {
   uint8_t flags = 0;
   uint64_t ts = 0;
   uint64_t expire_at = 0;
-  if (!GetByte(in, &tag) || tag != kSeriesRegisterExtension || !storage::GetFixed64(in, &ts) ||
-      !GetByte(in, &flags) || flags > 3 || !storage::GetFixed64(in, &expire_at) ||
-      (!(flags & 1) && expire_at != 0)) {
+  if (!storage::GetByte(in, &tag) || tag != kSeriesRegisterExtension ||
+      !storage::GetFixed64(in, &ts) || !storage::GetByte(in, &flags) || flags > 3 ||
+      !storage::GetFixed64(in, &expire_at) || (!(flags & 1) && expire_at != 0)) {
     return false;
   }
   SeriesMeta::ExpiryRegister reg;
@@ -211,8 +205,9 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
   uint8_t encoding = 0;
   uint64_t labels = 0;
   if (!storage::GetVarint64(&in, &meta->version) || !storage::GetVarint64(&in, &s.retention_ms) ||
-      !GetByte(&in, &policy) || policy > static_cast<uint8_t>(DuplicatePolicy::kSum) ||
-      !GetByte(&in, &encoding) || encoding > static_cast<uint8_t>(SeriesEncoding::kUncompressed) ||
+      !storage::GetByte(&in, &policy) || policy > static_cast<uint8_t>(DuplicatePolicy::kSum) ||
+      !storage::GetByte(&in, &encoding) ||
+      encoding > static_cast<uint8_t>(SeriesEncoding::kUncompressed) ||
       !storage::GetVarint64(&in, &s.chunk_size) || !storage::GetVarint64(&in, &labels) ||
       labels > in.size()) {
     return false;
@@ -228,7 +223,7 @@ bool DecodeSeriesMeta(std::string_view in, SeriesMeta* meta) {
     s.labels.emplace_back(std::string(name), std::string(value));
   }
   uint8_t has_newest = 0;
-  if (!GetByte(&in, &has_newest) || has_newest > 1) return false;
+  if (!storage::GetByte(&in, &has_newest) || has_newest > 1) return false;
   if (has_newest) {
     uint64_t ts = 0;
     uint64_t bits = 0;

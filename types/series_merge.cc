@@ -30,13 +30,6 @@ bool GetInt64(std::string_view* in, int64_t* v) {
   return true;
 }
 
-bool GetByte(std::string_view* in, uint8_t* v) {
-  if (in->empty()) return false;
-  *v = static_cast<uint8_t>((*in)[0]);
-  in->remove_prefix(1);
-  return true;
-}
-
 void PutRecord(std::string* out, const SampleRecord& r) {
   storage::PutLengthPrefixed(out, r.origin);
   storage::PutVarint64(out, r.seq);
@@ -54,7 +47,7 @@ bool GetRecord(std::string_view* in, SampleRecord* r) {
   std::string_view origin;
   uint8_t policy = 0;
   if (!storage::GetLengthPrefixed(in, &origin) || !storage::GetVarint64(in, &r->seq) ||
-      !GetByte(in, &policy) || policy > kMaxPolicy || !GetDouble(in, &r->sum) ||
+      !storage::GetByte(in, &policy) || policy > kMaxPolicy || !GetDouble(in, &r->sum) ||
       !GetDouble(in, &r->min) || !GetDouble(in, &r->max) || !GetInt64(in, &r->first_ms) ||
       !GetDouble(in, &r->first) || !GetInt64(in, &r->last_ms) || !GetDouble(in, &r->last)) {
     return false;
@@ -187,7 +180,8 @@ bool DecodeSampleState(std::string_view in, SampleState* state) {
   *state = SampleState();
   uint8_t version = 0;
   uint32_t n = 0;
-  if (!GetByte(&in, &version) || version != kSampleStateVersion || !storage::GetVarint32(&in, &n)) {
+  if (!storage::GetByte(&in, &version) || version != kSampleStateVersion ||
+      !storage::GetVarint32(&in, &n)) {
     return false;
   }
   if (n > in.size()) return false;  // every record takes bytes
@@ -241,7 +235,7 @@ bool DecodeRangeMarkers(std::string_view in, std::vector<SeriesRangeMarker>* mar
   markers->clear();
   uint8_t version = 0;
   uint32_t n = 0;
-  if (!GetByte(&in, &version) || version != kRangeMarkersVersion ||
+  if (!storage::GetByte(&in, &version) || version != kRangeMarkersVersion ||
       !storage::GetVarint32(&in, &n) || n > in.size()) {
     return false;
   }
@@ -285,9 +279,10 @@ bool DecodeSeriesRegister(std::string_view in, SeriesRegister* reg) {
   uint8_t encoding = 0;
   uint32_t labels = 0;
   SeriesSettings& s = reg->settings;
-  if (!GetByte(&in, &version) || version != kSeriesRegisterVersion || !GetInt64(&in, &reg->ms) ||
-      !storage::GetLengthPrefixed(&in, &origin) || !storage::GetVarint64(&in, &s.retention_ms) ||
-      !GetByte(&in, &policy) || policy > kMaxPolicy || !GetByte(&in, &encoding) || encoding > 1 ||
+  if (!storage::GetByte(&in, &version) || version != kSeriesRegisterVersion ||
+      !GetInt64(&in, &reg->ms) || !storage::GetLengthPrefixed(&in, &origin) ||
+      !storage::GetVarint64(&in, &s.retention_ms) || !storage::GetByte(&in, &policy) ||
+      policy > kMaxPolicy || !storage::GetByte(&in, &encoding) || encoding > 1 ||
       !storage::GetVarint64(&in, &s.chunk_size) || !storage::GetVarint32(&in, &labels) ||
       labels > in.size() || s.chunk_size < kMinSeriesBlockBytes ||
       s.chunk_size > kMaxSeriesBlockBytes) {

@@ -12,13 +12,6 @@ constexpr uint8_t kRuleRegisterFloorVersion = 2;  // the same, with a floor afte
 constexpr uint8_t kMaxAggregator = static_cast<uint8_t>(Aggregator::kTwa);
 constexpr uint64_t kMaxSigned = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
-bool GetByte(std::string_view* in, uint8_t* v) {
-  if (in->empty()) return false;
-  *v = static_cast<uint8_t>(in->front());
-  in->remove_prefix(1);
-  return true;
-}
-
 }  // namespace
 
 bool SeriesRuleRegister::Below(const SeriesRuleRegister& other) const {
@@ -49,10 +42,10 @@ bool DecodeSeriesRuleRegister(std::string_view in, std::string_view dest, Series
   uint64_t ms = 0;
   std::string_view origin;
   uint8_t present = 0;
-  if (!GetByte(&in, &version) ||
+  if (!storage::GetByte(&in, &version) ||
       (version != kRuleRegisterVersion && version != kRuleRegisterFloorVersion) ||
       !storage::GetFixed64(&in, &ms) || !storage::GetLengthPrefixed(&in, &origin) ||
-      !GetByte(&in, &present) || present > 1) {
+      !storage::GetByte(&in, &present) || present > 1) {
     return false;
   }
   reg->ms = static_cast<int64_t>(ms);
@@ -64,7 +57,7 @@ bool DecodeSeriesRuleRegister(std::string_view in, std::string_view dest, Series
   uint8_t aggregator = 0;
   uint64_t bucket = 0;
   uint64_t align = 0;
-  if (!storage::GetLengthPrefixed(&in, &source) || !GetByte(&in, &aggregator) ||
+  if (!storage::GetLengthPrefixed(&in, &source) || !storage::GetByte(&in, &aggregator) ||
       aggregator > kMaxAggregator || !storage::GetVarint64(&in, &bucket) || bucket == 0 ||
       bucket > kMaxSigned || !storage::GetVarint64(&in, &align) || align > kMaxSigned) {
     return false;

@@ -19,8 +19,6 @@
 namespace ebb::server {
 namespace {
 
-constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-
 // a + 1 without overflow.
 int64_t After(int64_t a) { return a == std::numeric_limits<int64_t>::max() ? a : a + 1; }
 
@@ -118,7 +116,7 @@ bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
     types::CounterBase base;
     base.value = "0";
     base.ts = NewBaseTs(state, marker);
-    base.expire_at = ks.PolicyExpireAt(key, ks.NowMs()).value_or(kNever);
+    base.expire_at = ks.PolicyExpireAt(key, ks.NowMs()).value_or(types::CounterBase::kNever);
     base.observed = types::ObservedOf(state);
     types::MergeBase(&state, base);
     out.base = std::move(base);

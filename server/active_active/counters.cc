@@ -21,8 +21,6 @@ using types::CounterBase;
 using types::CounterRecord;
 using types::CounterState;
 
-constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-
 std::string_view KindName(CounterBase::Kind kind) {
   switch (kind) {
     case CounterBase::Kind::kValue:
@@ -49,15 +47,15 @@ bool ParseKind(std::string_view name, CounterBase::Kind* kind) {
 }
 
 std::string ExpiryArg(int64_t expire_at) {
-  return expire_at == kNever ? "NOTTL" : std::to_string(expire_at);
+  return expire_at == CounterBase::kNever ? "NOTTL" : std::to_string(expire_at);
 }
 
 bool ParseExpiryArg(std::string_view text, int64_t* expire_at) {
   if (EqualsIgnoreCase(text, "nottl")) {
-    *expire_at = kNever;
+    *expire_at = CounterBase::kNever;
     return true;
   }
-  return ParseInt64(text, expire_at) && *expire_at != kNever;
+  return ParseInt64(text, expire_at) && *expire_at != CounterBase::kNever;
 }
 
 // origin ts seq total ftotal, at args[i..i+4].
@@ -75,7 +73,7 @@ bool ParsePart(std::span<const std::string> args, size_t i, Part* part) {
 void CoverByRegister(CounterBase* base, const KeyMarker& marker) {
   if (marker.expiry && base->kind != CounterBase::Kind::kTombstone &&
       base->ts <= marker.expiry->ts) {
-    base->expire_at = marker.expiry->expire_at.value_or(kNever);
+    base->expire_at = marker.expiry->expire_at.value_or(CounterBase::kNever);
   }
 }
 
@@ -124,7 +122,7 @@ bool ParseCounterDelta(std::span<const std::string> args, CounterDelta* delta) {
     if (base.kind == CounterBase::Kind::kReduced) {
       if (!types::ParseDigestHex(args[i + 4], &base.value)) return false;
     } else if (base.kind == CounterBase::Kind::kTombstone) {
-      if (!args[i + 4].empty() || base.expire_at != kNever) return false;
+      if (!args[i + 4].empty() || base.expire_at != CounterBase::kNever) return false;
     } else {
       base.value = args[i + 4];
     }
@@ -260,7 +258,7 @@ storage::Status Counters::ReadOrAdopt(int db, std::string_view key, const KeyMar
       adopted = row.type == types::KeyType::kString;
       base.value = row.payload;
       base.ts = row.meta.timestamp_or_zero();
-      base.expire_at = row.meta.expire_at_ms.value_or(kNever);
+      base.expire_at = row.meta.expire_at_ms.value_or(CounterBase::kNever);
     } else if (dead && dead->kind == storage::RowKind::kTombstone) {
       adopted = true;
       base.ts = dead->meta.timestamp_or_zero();
@@ -276,7 +274,7 @@ storage::Status Counters::ReadOrAdopt(int db, std::string_view key, const KeyMar
           types::DecodeMetaValue(dead->value, &type, &payload) && type == types::KeyType::kString;
       base.value = std::string(payload);
       base.ts = dead->meta.timestamp_or_zero();
-      base.expire_at = dead->meta.expire_at_ms.value_or(kNever);
+      base.expire_at = dead->meta.expire_at_ms.value_or(CounterBase::kNever);
     }
     if (adopted) state->base = std::move(base);
   }
@@ -321,12 +319,12 @@ storage::Status Counters::WritePlain(int db, std::string_view key, const Counter
   } else if (base.kind == CounterBase::Kind::kReduced) {
     written = kv.PutReduced(key, base.ts, base.value, base.expire_at);
   } else {
-    written =
-        kv.Put({.key = key,
-                .value = base.value,
-                .ts = base.ts,
-                .expire_at_ms = base.expire_at == kNever ? std::nullopt
-                                                         : std::optional<int64_t>(base.expire_at)});
+    written = kv.Put({.key = key,
+                      .value = base.value,
+                      .ts = base.ts,
+                      .expire_at_ms = base.expire_at == CounterBase::kNever
+                                          ? std::nullopt
+                                          : std::optional<int64_t>(base.expire_at)});
   }
   return written.ok() ? storage::Status::OK() : written.engine_status();
 }

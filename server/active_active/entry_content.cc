@@ -16,9 +16,6 @@
 namespace ebb::server {
 namespace {
 
-// A grace no two versions of a key are ever apart by: the read takes the greatest version.
-constexpr int64_t kFullGrace = int64_t{1} << 60;
-
 // The version a read of a key takes, as a row: what it holds, or none (never written, wiped).
 struct Version {
   storage::RowKind kind = storage::RowKind::kWipe;  // kWipe: nothing to write again
@@ -134,7 +131,8 @@ storage::Status CollectChanges(types::Keyspace& keyspace, WholeKeyMarkers& marke
     if (!types::ParseMetaKey(it->key(), &key_db, &key)) continue;
     ++*keys;
     Change change{.db = db, .key = std::string(key)};
-    storage::Status s = ReadVersion(keyspace, db, key, kFullGrace, &change.greatest);
+    storage::Status s =
+        ReadVersion(keyspace, db, key, types::Keyspace::kFullGrace, &change.greatest);
     bool rewrite = false;
     if (s.ok()) {
       s = OutOfOrder(keyspace, db, key, change.greatest, it->value(), it->meta(), &rewrite);

@@ -17,14 +17,6 @@
 namespace ebb::server {
 namespace {
 
-constexpr int64_t kFullGrace = int64_t{1} << 60;
-
-template <typename T>
-storage::Status Failed(const types::OpResult<T>& r) {
-  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
-                                                     : storage::Status::Corruption("unreadable");
-}
-
 void AppendVersion(std::string* row, const std::string& value, int64_t ts,
                    std::optional<int64_t> expire_at) {
   *row += "v" + std::to_string(value.size()) + ":" + value + "@" + std::to_string(ts) + "/" +
@@ -52,10 +44,10 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
   std::string row;
   for (int db = 0; db < databases; db++) {
     auto keys = keyspace.Keys(db, nullptr);
-    if (!keys.ok()) return Failed(keys);
+    if (!keys.ok()) return types::EngineStatusOf(keys, "unreadable");
     for (const std::string& key : keys.value()) {
       auto type = keyspace.Type(db, key);
-      if (!type.ok()) return Failed(type);
+      if (!type.ok()) return types::EngineStatusOf(type, "unreadable");
       if (!type.value()) continue;  // gone since the listing (expired)
       row = digest + std::to_string(db) + ":" + key + "=" +
             std::string(types::KeyTypeName(*type.value())) + ";";
@@ -65,14 +57,14 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
       switch (*type.value()) {
         case types::KeyType::kString: {
           types::Kv kv(keyspace, db);
-          for (int64_t grace : {int64_t{0}, kFullGrace}) {
+          for (int64_t grace : {int64_t{0}, types::Keyspace::kFullGrace}) {
             auto r = kv.Get(key, grace);
             if (r.ok()) {
               AppendVersion(&row, r.value().value, r.value().ts, r.value().expire_at_ms);
             } else if (r.status() == types::OpStatus::kNotFound) {
               row += "absent;";
             } else {
-              return Failed(r);
+              return types::EngineStatusOf(r, "unreadable");
             }
           }
           // A key under the observed-remove rule: its R and every slot too.
@@ -86,17 +78,17 @@ storage::Status LogicalDigest(types::Keyspace& keyspace, int databases, std::str
         }
         case types::KeyType::kTreg: {
           auto r = types::Treg(keyspace, db).Get(key);
-          if (!r.ok()) return Failed(r);
+          if (!r.ok()) return types::EngineStatusOf(r, "unreadable");
           AppendVersion(&row, r.value().value(), static_cast<int64_t>(r.value().ts()), expire_at);
           break;
         }
         case types::KeyType::kTlog: {
           types::Tlog tlog(keyspace, db, nullptr);
           auto cutoff = tlog.Cutoff(key);
-          if (!cutoff.ok()) return Failed(cutoff);
+          if (!cutoff.ok()) return types::EngineStatusOf(cutoff, "unreadable");
           row += "c" + std::to_string(cutoff.value()) + ";";
           auto entries = tlog.Get(key, UINT64_MAX);
-          if (!entries.ok()) return Failed(entries);
+          if (!entries.ok()) return types::EngineStatusOf(entries, "unreadable");
           for (const types::TlogEntry& e : entries.value()) {
             row += "e" + std::to_string(e.value.size()) + ":" + e.value + "@" +
                    std::to_string(e.ts) + ";";

@@ -30,12 +30,6 @@
 namespace ebb::server {
 namespace {
 
-template <typename T>
-storage::Status Failed(const types::OpResult<T>& r) {
-  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
-                                                     : storage::Status::Corruption("unreadable");
-}
-
 std::vector<std::string> StringPut(std::string_view key, std::string_view value,
                                    const storage::RowMeta& meta) {
   StringDelta put{.kind = StringDelta::Kind::kPut, .key = key};
@@ -59,7 +53,7 @@ storage::Status LogPieces(types::Keyspace& keyspace, int db, std::string_view ke
                           std::vector<std::vector<std::string>>* pieces) {
   uint64_t cutoff = 0;
   auto entries = types::Tlog(keyspace, db, nullptr).HeldEntries(key, &cutoff);
-  if (!entries.ok()) return Failed(entries);
+  if (!entries.ok()) return types::EngineStatusOf(entries, "unreadable");
   if (cutoff > 0) {
     pieces->push_back({"tlog", "trimat", std::string(key), std::to_string(cutoff)});
   }
@@ -182,7 +176,7 @@ storage::Status SnapshotKey(types::Keyspace& keyspace, int db, std::string_view 
     case types::KeyType::kTreg: {
       auto reg = types::Treg(keyspace, db).Get(key);
       if (reg.status() == types::OpStatus::kNotFound) break;
-      if (!reg.ok()) return Failed(reg);
+      if (!reg.ok()) return types::EngineStatusOf(reg, "unreadable");
       if (!reg.value().present()) break;
       pieces->push_back(
           {"treg", "set", std::string(key), reg.value().value(), std::to_string(reg.value().ts())});

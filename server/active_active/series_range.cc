@@ -17,12 +17,6 @@ std::string RangeRowKey(int db, std::string_view key) {
   return types::Keyspace::SystemRowKey(PerKeyRowName(kSeriesRangeRowPrefix, db, key));
 }
 
-template <typename T>
-storage::Status Failed(const types::OpResult<T>& r) {
-  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
-                                                     : storage::Status::Corruption("series");
-}
-
 // Applies `marker` to the series `key` holds (MergeRangeMarkers): the state rows in its range
 // lose the records it covers, the series' samples there are removed and the survivors written
 // back as what their records resolve to.
@@ -52,11 +46,11 @@ storage::Status ApplyMarker(types::Keyspace& keyspace, types::Series& series, in
   if (!s.ok()) return s;
   // The samples from before the mode (no state row: one record of ms 0) are always covered.
   auto deleted = series.DeleteRange(key, marker.from, marker.to);
-  if (!deleted.ok()) return Failed(deleted);
+  if (!deleted.ok()) return types::EngineStatusOf(deleted, "series");
   *removed += *deleted;
   for (const types::Sample& sample : survivors) {
     auto added = series.Add(key, sample.ts, sample.value, types::DuplicatePolicy::kLast, nullptr);
-    if (!added.ok()) return Failed(added);
+    if (!added.ok()) return types::EngineStatusOf(added, "series");
   }
   return storage::Status::OK();
 }

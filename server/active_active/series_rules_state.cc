@@ -16,12 +16,6 @@ namespace {
 
 using types::SeriesRuleRegister;
 
-template <typename T>
-storage::Status Failed(const types::OpResult<T>& r) {
-  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
-                                                     : storage::Status::Corruption("series rule");
-}
-
 bool Absent(types::OpStatus status) {
   return status == types::OpStatus::kNotFound || status == types::OpStatus::kWrongType;
 }
@@ -53,7 +47,8 @@ types::SeriesRules ModeRules(types::Keyspace& keyspace, int db) {
 storage::Status IsSeries(types::Keyspace& keyspace, int db, std::string_view key, bool* is) {
   auto meta = types::Series(keyspace, db).Meta(key);
   *is = meta.ok();
-  return meta.ok() || Absent(meta.status()) ? storage::Status::OK() : Failed(meta);
+  return meta.ok() || Absent(meta.status()) ? storage::Status::OK()
+                                            : types::EngineStatusOf(meta, "series rule");
 }
 
 // The destinations whose register names `source` (the index; a stale row names a destination
@@ -108,12 +103,12 @@ storage::Status Live(types::Keyspace& keyspace, int db,
 storage::Status RebuildFromRecords(types::Keyspace& keyspace, int db, std::string_view dest) {
   types::SeriesRules rules = ModeRules(keyspace, db);
   auto cleared = rules.Clear(dest);
-  if (!cleared.ok()) return Failed(cleared);
+  if (!cleared.ok()) return types::EngineStatusOf(cleared, "series rule");
   std::vector<std::pair<int64_t, types::SampleState>> rows;
   storage::Status s = ReadSampleStateRows(keyspace, db, dest, &rows);
   for (size_t i = 0; s.ok() && i < rows.size(); i++) {
     auto put = rules.Put(dest, rows[i].first, types::ResolveSample(rows[i].second));
-    if (!put.ok()) s = Failed(put);
+    if (!put.ok()) s = types::EngineStatusOf(put, "series rule");
   }
   return s;
 }
@@ -128,22 +123,22 @@ storage::Status Settle(types::Keyspace& keyspace, int db, std::string_view dest,
   types::Series series(keyspace, db);
   types::SeriesRules rules = ModeRules(keyspace, db);
   auto meta = series.Meta(dest);
-  if (!meta.ok() && !Absent(meta.status())) return Failed(meta);
+  if (!meta.ok() && !Absent(meta.status())) return types::EngineStatusOf(meta, "series rule");
   bool dropped = false;
   if (meta.ok() && meta->source && (!live || *meta->source != reg->source)) {
     auto unlinked = rules.Unlink(*meta->source, dest);
-    if (!unlinked.ok()) return Failed(unlinked);
+    if (!unlinked.ok()) return types::EngineStatusOf(unlinked, "series rule");
     dropped = true;
   }
   if (!live) {
     if (reg && reg->present) {  // the source may still list a destination deleted since
       auto unlinked = rules.Unlink(reg->source, dest);
-      if (!unlinked.ok()) return Failed(unlinked);
+      if (!unlinked.ok()) return types::EngineStatusOf(unlinked, "series rule");
     }
     return dropped ? RebuildFromRecords(keyspace, db, dest) : storage::Status::OK();
   }
   auto source = series.Meta(reg->source);
-  if (!source.ok()) return Failed(source);
+  if (!source.ok()) return types::EngineStatusOf(source, "series rule");
   const bool linked =
       !dropped && meta->source &&
       std::find(source->rules.begin(), source->rules.end(), reg->rule) != source->rules.end();
@@ -152,7 +147,7 @@ storage::Status Settle(types::Keyspace& keyspace, int db, std::string_view dest,
       linked ? types::OpResult<void>() : rules.Link(reg->source, reg->rule);
   if (done.ok()) done = rules.Clear(dest);
   if (done.ok()) done = rules.Backfill(reg->source, reg->rule);
-  return done.ok() ? storage::Status::OK() : Failed(done);
+  return done.ok() ? storage::Status::OK() : types::EngineStatusOf(done, "series rule");
 }
 
 // Settles `dest` and, `depth` levels down, what it feeds (their cycles may have changed).
@@ -212,7 +207,7 @@ storage::Status MergeSeriesRule(types::Keyspace& keyspace, int db, const SeriesR
   if (s.ok() && held && held->present && (!reg.present || held->source != reg.source)) {
     // The old source may list the destination without the destination naming it back.
     auto unlinked = ModeRules(keyspace, db).Unlink(held->source, dest);
-    if (!unlinked.ok()) s = Failed(unlinked);
+    if (!unlinked.ok()) s = types::EngineStatusOf(unlinked, "series rule");
   }
   return s;
 }
@@ -238,14 +233,16 @@ storage::Status AfterSeriesMerge(types::Keyspace& keyspace, int db, std::string_
   }
   if (touched.empty()) return storage::Status::OK();
   auto refreshed = ModeRules(keyspace, db).AfterMerge(key, touched, newest_before);
-  return refreshed.ok() ? storage::Status::OK() : Failed(refreshed);
+  return refreshed.ok() ? storage::Status::OK() : types::EngineStatusOf(refreshed, "series rule");
 }
 
 storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_view key,
                                  bool* computed) {
   *computed = false;
   auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok()) return Absent(meta.status()) ? storage::Status::OK() : Failed(meta);
+  if (!meta.ok())
+    return Absent(meta.status()) ? storage::Status::OK()
+                                 : types::EngineStatusOf(meta, "series rule");
   if (!meta->source) return storage::Status::OK();
   std::optional<SeriesRuleRegister> reg;
   storage::Status s = ReadSeriesRule(keyspace, db, key, &reg);
@@ -264,7 +261,9 @@ storage::Status SeriesRuleWriteError(types::Keyspace& keyspace, int db, std::str
     return s;
   }
   auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok()) return Absent(meta.status()) ? storage::Status::OK() : Failed(meta);
+  if (!meta.ok())
+    return Absent(meta.status()) ? storage::Status::OK()
+                                 : types::EngineStatusOf(meta, "series rule");
   bool unregistered = meta->source.has_value();  // linked before the mode: no register
   for (size_t i = 0; s.ok() && !unregistered && i < meta->rules.size(); i++) {
     std::optional<SeriesRuleRegister> feeds;

@@ -18,12 +18,6 @@ namespace {
 
 constexpr size_t kSamplesPerPiece = 256;
 
-template <typename T>
-storage::Status Failed(const types::OpResult<T>& r) {
-  return r.status() == types::OpStatus::kEngineError ? r.engine_status()
-                                                     : storage::Status::Corruption("series");
-}
-
 // `aa-tss:<db>:<key length>:<key>`: the prefix of the key's sample rows (the length keeps one
 // key's rows apart from a longer key's).
 std::string SampleRowPrefix(int db, std::string_view key) {
@@ -75,7 +69,8 @@ storage::Status ForEachSampleState(
             return true;
           });
   // A series its expiry register expired whole shows none (only rows carry its samples).
-  if (!scanned.ok() && scanned.status() != types::OpStatus::kNotFound) return Failed(scanned);
+  if (!scanned.ok() && scanned.status() != types::OpStatus::kNotFound)
+    return types::EngineStatusOf(scanned, "series");
   storage::Row row;
   for (const types::Sample& sample : adopted) {
     s = keyspace.db().Get(keyspace.ReadOptions(), SampleRowKey(db, key, sample.ts), &row);
@@ -214,7 +209,7 @@ storage::Status ReadSampleState(types::Keyspace& keyspace, int db, std::string_v
   });
   if (!scanned.ok() && scanned.status() != types::OpStatus::kNotFound &&
       scanned.status() != types::OpStatus::kWrongType) {
-    return Failed(scanned);
+    return types::EngineStatusOf(scanned, "series");
   }
   if (held) state->records.push_back(types::AdoptedRecord(held->value));
   return storage::Status::OK();
@@ -294,7 +289,7 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
       return storage::Status::OK();
     }
     auto created = series.Create(key, reg.settings);
-    if (!created.ok()) return Failed(created);
+    if (!created.ok()) return types::EngineStatusOf(created, "series");
   } else if (!types::SameSeriesSettings(meta->settings, reg.settings)) {
     types::SeriesAlter alter{.retention_ms = reg.settings.retention_ms,
                              .duplicate_policy = reg.settings.duplicate_policy,
@@ -302,12 +297,12 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
                              .labels = reg.settings.labels,
                              .encoding = reg.settings.encoding};
     auto altered = series.Alter(key, alter);
-    if (!altered.ok()) return Failed(altered);
+    if (!altered.ok()) return types::EngineStatusOf(altered, "series");
   }
   for (const types::Sample& sample : computed ? std::vector<types::Sample>() : writes) {
     auto added =
         series.Add(key, sample.ts, sample.value, types::DuplicatePolicy::kLast, &reg.settings);
-    if (!added.ok()) return Failed(added);
+    if (!added.ok()) return types::EngineStatusOf(added, "series");
   }
   return storage::Status::OK();
 }
@@ -355,7 +350,7 @@ storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_
   }
   if (ts < 0) return storage::Status::OK();
   auto deleted = series.DeleteRange(key, 0, ts);
-  return deleted.ok() ? storage::Status::OK() : Failed(deleted);
+  return deleted.ok() ? storage::Status::OK() : types::EngineStatusOf(deleted, "series");
 }
 
 storage::Status SeriesSnapshotPieces(types::Keyspace& keyspace, int db, std::string_view key,
@@ -380,7 +375,7 @@ storage::Status SeriesSnapshotPieces(types::Keyspace& keyspace, int db, std::str
 storage::Status SeriesDigestText(types::Keyspace& keyspace, int db, std::string_view key,
                                  std::string* text) {
   auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok()) return Failed(meta);
+  if (!meta.ok()) return types::EngineStatusOf(meta, "series");
   const types::SeriesSettings& settings = meta->settings;
   *text += "r" + std::to_string(settings.retention_ms) + "p" +
            std::to_string(static_cast<int>(settings.duplicate_policy)) + "e" +
@@ -396,7 +391,7 @@ storage::Status SeriesDigestText(types::Keyspace& keyspace, int db, std::string_
             *text += "s" + std::to_string(sample.ts) + "=" + DoubleBits(sample.value) + ";";
             return true;
           });
-  if (!scanned.ok()) return Failed(scanned);
+  if (!scanned.ok()) return types::EngineStatusOf(scanned, "series");
   if (storage::Status s = SeriesRuleDigestText(keyspace, db, key, text); !s.ok()) return s;
   return ForEachSampleState(keyspace, db, key, [&](int64_t ts, const types::SampleState& state) {
     *text += "st" + std::to_string(ts) + ":" + std::to_string(state.records.size()) + ":" +

@@ -16,8 +16,7 @@
 namespace ebb::server {
 namespace {
 
-constexpr MetricType kCounter = MetricType::kCounter;
-constexpr MetricType kGauge = MetricType::kGauge;
+using enum MetricType;
 
 void Levels(const storage::Stats& s, PrometheusText* out) {
   out->Single("ebb_levels", kGauge, "Levels of the LSM tree.", uint64_t{s.levels.size()});

@@ -17,8 +17,7 @@
 namespace ebb::server {
 namespace {
 
-constexpr MetricType kCounter = MetricType::kCounter;
-constexpr MetricType kGauge = MetricType::kGauge;
+using enum MetricType;
 
 // This server as a replica: its link to the master.
 void ReplicaSide(const ReplicaLink& link, int64_t now_ms, PrometheusText* out) {

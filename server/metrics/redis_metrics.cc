@@ -20,8 +20,7 @@
 namespace ebb::server {
 namespace {
 
-constexpr MetricType kCounter = MetricType::kCounter;
-constexpr MetricType kGauge = MetricType::kGauge;
+using enum MetricType;
 
 double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;

@@ -25,7 +25,7 @@ constexpr size_t kMaxLoadBytes = static_cast<size_t>(INT_MAX);
 constexpr size_t kMaxJsonBytes = size_t{128} << 20;
 constexpr int kMaxJsonDepth = 1000;
 
-int Unpack(lua_State* L) {
+int GuardedUnpack(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   const lua_Integer first = luaL_optinteger(L, 2, 1);
   const lua_Integer last =
@@ -254,7 +254,7 @@ void SetGlobal(lua_State* L, const char* name, lua_CFunction f) {
 }  // namespace
 
 void InstallGuards(lua_State* L) {
-  SetGlobal(L, "unpack", Unpack);
+  SetGlobal(L, "unpack", GuardedUnpack);
   SetGlobal(L, "loadstring", Loadstring);
   SetGlobal(L, "load", Load);
   SetGlobal(L, "getfenv", Getfenv);

@@ -144,7 +144,7 @@ void ToEndian(char* bytes, int size, Endian endian) {
   }
 }
 
-int Pack(lua_State* L) {
+int StructPack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
   int arg = 2;
@@ -215,7 +215,7 @@ lua_Number GetInteger(const char* bytes, Endian endian, bool is_signed, int size
   return static_cast<lua_Number>(static_cast<Int>(value));
 }
 
-int Unpack(lua_State* L) {
+int StructUnpack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   size_t length = 0;
   const char* data = luaL_checklstring(L, 2, &length);
@@ -311,7 +311,7 @@ int Size(lua_State* L) {
 
 int OpenStruct(lua_State* L) {
   static const luaL_Reg kFunctions[] = {
-      {"pack", Pack}, {"unpack", Unpack}, {"size", Size}, {nullptr, nullptr}};
+      {"pack", StructPack}, {"unpack", StructUnpack}, {"size", Size}, {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, kFunctions);
   return 1;

@@ -19,11 +19,6 @@ namespace {
 
 std::string Offset(uint64_t offset) { return " at offset " + std::to_string(offset); }
 
-std::string Base(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 struct DataDirChecker::State {
@@ -201,7 +196,7 @@ void DataDirChecker::CheckManifest(State* st) {
   }
   if (edit_damage) return;
   st->manifest_ok = true;
-  st->report.verified.push_back(Base(manifest) + ": " + std::to_string(edits) + " edit(s), " +
+  st->report.verified.push_back(BaseName(manifest) + ": " + std::to_string(edits) + " edit(s), " +
                                 std::to_string(st->live.size()) + " live table(s), log number " +
                                 std::to_string(*st->log_number) + ", last sequence " +
                                 std::to_string(*last_sequence));
@@ -310,7 +305,7 @@ void DataDirChecker::CheckTable(State* st, int level, uint64_t number) {
     return;
   }
   if (entries > 0) st->held.emplace_back(props.min_sequence, props.max_sequence);
-  st->report.verified.push_back(Base(name) + ": level " + std::to_string(level) + ", " +
+  st->report.verified.push_back(BaseName(name) + ": level " + std::to_string(level) + ", " +
                                 std::to_string(entries) + " entries, " + std::to_string(size) +
                                 " bytes");
 }
@@ -373,7 +368,7 @@ void DataDirChecker::CheckWal(State* st, uint64_t number) {
          "torn tail" + Offset(reader.torn_tail_offset()) +
              " (an append cut by a crash; the server truncates it at start)");
   }
-  st->report.verified.push_back(Base(name) + ": " + std::to_string(records) + " record(s), " +
+  st->report.verified.push_back(BaseName(name) + ": " + std::to_string(records) + " record(s), " +
                                 std::to_string(writes) + " write(s)");
 }
 

@@ -19,11 +19,6 @@
 namespace ebb::storage {
 namespace {
 
-std::string Base(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Tables the repair writes: like the server's (uncompressed keys are not assumed).
 TableOptions RepairTableOptions() { return TableOptions(); }
 
@@ -239,7 +234,7 @@ Status DataDirRepairer::RepairTable(State* st, TableEntry* table) {
   if (!s.ok()) {
     st->Note("lost: " + name + ": cannot be opened: " + s.ToString());
     st->report->tables_dropped++;
-    st->to_lost.push_back(Base(name));
+    st->to_lost.push_back(BaseName(name));
     table->number = 0;
     return Status::OK();
   }
@@ -293,7 +288,7 @@ Status DataDirRepairer::RepairTable(State* st, TableEntry* table) {
       },
       &again);
   if (!s.ok()) return s;
-  st->to_lost.push_back(Base(name));
+  st->to_lost.push_back(BaseName(name));
   if (writer.NumEntries() == 0) {
     st->Note("lost: " + name + ": nothing in it reads intact");
     st->report->tables_dropped++;
@@ -304,7 +299,7 @@ Status DataDirRepairer::RepairTable(State* st, TableEntry* table) {
   s = writer.Finish(&meta);
   if (!s.ok()) return s;
   st->written.insert(number);
-  st->Note("rewrote " + name + " as " + Base(TableFileName(dir_, number)) + ": kept " +
+  st->Note("rewrote " + name + " as " + BaseName(TableFileName(dir_, number)) + ": kept " +
            std::to_string(meta.props.entries) + " of " + std::to_string(props.entries) +
            " entries");
   st->report->tables_rewritten++;
@@ -321,9 +316,10 @@ void DataDirRepairer::TakeLeftOverTables(State* st) {
     if (type != FileType::kTable || st->named.count(number)) continue;
     const std::string name = TableFileName(dir_, number);
     if (!lost_edits) {
-      st->Note(Base(name) + ": left over by an interrupted flush or compaction; moved to lost/");
+      st->Note(BaseName(name) +
+               ": left over by an interrupted flush or compaction; moved to lost/");
       st->report->tables_dropped++;
-      st->to_lost.push_back(Base(name));
+      st->to_lost.push_back(BaseName(name));
       continue;
     }
     TableEntry table{number, 0, FileMetaData()};
@@ -338,14 +334,14 @@ void DataDirRepairer::TakeLeftOverTables(State* st) {
              CompareUserKeys(ExtractUserKey(t.meta.smallest), largest) <= 0;
     });
     if (hides) {
-      st->Note(Base(name) +
+      st->Note(BaseName(name) +
                ": not named by the manifest and older than deeper tables it "
                "overlaps; moved to lost/");
       st->report->tables_dropped++;
-      st->to_lost.push_back(Base(name));
+      st->to_lost.push_back(BaseName(name));
       continue;
     }
-    st->Note(Base(name) + ": not named by the manifest, which lost edits; taken at level 0");
+    st->Note(BaseName(name) + ": not named by the manifest, which lost edits; taken at level 0");
     st->tables.push_back(std::move(table));
   }
 }
@@ -404,7 +400,7 @@ Status DataDirRepairer::ConvertWal(State* st, uint64_t number) {
     base = ((base + reader.LastRecordEndOffset()) / log::kBlockSize + 1) * log::kBlockSize;
   }
   st->report->wal_records += records;
-  st->to_lost.push_back(Base(name));
+  st->to_lost.push_back(BaseName(name));
   if (mem->empty()) {
     st->Note(name + ": no writes to recover");
     return Status::OK();
@@ -419,7 +415,7 @@ Status DataDirRepairer::ConvertWal(State* st, uint64_t number) {
   if (!s.ok()) return s;
   st->written.insert(table_number);
   st->Note(name + ": " + std::to_string(records) + " record(s) written to " +
-           Base(TableFileName(dir_, table_number)) + " at level 0");
+           BaseName(TableFileName(dir_, table_number)) + " at level 0");
   st->tables.push_back(TableEntry{table_number, 0, std::move(meta)});
   return Status::OK();
 }
@@ -461,7 +457,7 @@ Status DataDirRepairer::RenumberLevel0(State* st) {
     if (s.ok()) s = out->Close();
     if (!s.ok()) return s;
     // An original goes to lost/ with the rest; a table this repair wrote is just replaced.
-    (st->written.count(t->number) ? st->to_remove : st->to_lost).push_back(Base(from));
+    (st->written.count(t->number) ? st->to_remove : st->to_lost).push_back(BaseName(from));
     t->number = number;
     t->meta.number = number;
   }
@@ -492,7 +488,7 @@ Status DataDirRepairer::WriteNewManifest(State* st) {
   if (!s.ok()) return s;
   s = manifest->Close();
   if (!s.ok()) return s;
-  st->Note("wrote " + Base(ManifestFileName(dir_, manifest_number)) + ": " +
+  st->Note("wrote " + BaseName(ManifestFileName(dir_, manifest_number)) + ": " +
            std::to_string(st->tables.size()) + " table(s), last sequence " +
            std::to_string(st->last_sequence));
   return Status::OK();

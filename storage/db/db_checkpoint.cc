@@ -7,12 +7,6 @@
 
 namespace ebb::storage {
 
-namespace {
-
-std::string BaseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
-}  // namespace
-
 Status DBImpl::Checkpoint(const std::string& dir, uint64_t* sequence,
                           std::vector<std::string>* files) {
   files->clear();

@@ -71,4 +71,6 @@ bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
   return true;
 }
 
+std::string BaseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
 }  // namespace ebb::storage

@@ -21,6 +21,9 @@ std::string CurrentFileName(const std::string& dir);
 std::string LockFileName(const std::string& dir);
 std::string TempFileName(const std::string& dir, uint64_t number);
 
+// The last component of a path: what follows its last '/', the whole path if it has none.
+std::string BaseName(const std::string& path);
+
 // Recognizes a bare file name (no directory). False for names the DB does not own.
 bool ParseFileName(std::string_view name, uint64_t* number, FileType* type);
 

@@ -47,6 +47,12 @@ inline int64_t UnZigZag(uint64_t v) {
 
 // Each Get* consumes from the front of *input; false (input unspecified) if it is malformed.
 // A varint is at most 10 bytes; GetVarint32 also rejects values above UINT32_MAX.
+inline bool GetByte(std::string_view* input, uint8_t* v) {
+  if (input->empty()) return false;
+  *v = static_cast<uint8_t>(input->front());
+  input->remove_prefix(1);
+  return true;
+}
 bool GetFixed32(std::string_view* input, uint32_t* v);
 bool GetFixed64(std::string_view* input, uint64_t* v);
 bool GetLengthPrefixed(std::string_view* input, std::string_view* value);
