@@ -8,11 +8,10 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;
 
 class BitsTest : public CommandTest {};
 
@@ -56,7 +55,7 @@ TEST_F(BitsTest, BitArgumentErrors) {
 }
 
 TEST_F(BitsTest, SetBitKeepsTheRowsRules) {
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"SET", "b", "\x01", "PX", "60000"}), "+OK");
   Advance(1000);
   EXPECT_EQ(Do({"SETBIT", "b", "0", "1"}), ":0");
@@ -168,7 +167,7 @@ TEST_F(BitsTest, BitField) {
   EXPECT_EQ(Do({"BITFIELD", "g", "OVERFLOW", "FAIL", "SET", "u2", "8", "7"}), "[nil]");
   EXPECT_EQ(Cmd({"GET", "g"}).str(), std::string(2, '\0'));
   // The expiry is kept.
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"SET", "t", "a", "PX", "5000"}), "+OK");
   Advance(1000);
   EXPECT_EQ(Do({"BITFIELD", "t", "SET", "u8", "0", "98"}), "[:97]");
@@ -218,7 +217,7 @@ TEST_F(BitsTest, IncrByFloat) {
   EXPECT_EQ(Do({"INCRBYFLOAT", "log", "x"}),  // the type is checked first
             "-WRONGTYPE Operation against a key holding the wrong kind of value");
   // The expiry stays; the version supersedes the old one.
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"SET", "t", "1", "PX", "5000"}), "+OK");
   Advance(1000);
   EXPECT_EQ(Do({"INCRBYFLOAT", "t", "0.5"}), "$1.5");
@@ -268,7 +267,7 @@ TEST_F(BitsTest, WritesRedisLeavesRawAreRaw) {
 }
 
 TEST_F(BitsTest, ObjectAndTouch) {
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"SET", "i", "12345"}), "+OK");
   EXPECT_EQ(Do({"SET", "e", "012"}), "+OK");
   EXPECT_EQ(Do({"SET", "r", std::string(45, 'x')}), "+OK");

@@ -7,17 +7,16 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
 class DumpTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   std::string Dump(const std::string& key) {
     Reply r = Cmd(std::vector<std::string>{"DUMP", key});
@@ -51,10 +50,10 @@ TEST_F(DumpTest, TtlAbsTtlAndAnExpiryInThePast) {
   EXPECT_EQ(Restore("foo", "3000", encoded), "+OK");
   EXPECT_EQ(Do({"PTTL", "foo"}), ":3000");
   ASSERT_EQ(Do({"DEL", "foo"}), ":1");
-  EXPECT_EQ(Restore("foo", std::to_string(kNow + 3000), encoded, {"ABSTTL"}), "+OK");
+  EXPECT_EQ(Restore("foo", std::to_string(kPinnedNowMs + 3000), encoded, {"ABSTTL"}), "+OK");
   EXPECT_EQ(Do({"PTTL", "foo"}), ":3000");
   ASSERT_EQ(Do({"DEL", "foo"}), ":1");
-  EXPECT_EQ(Restore("foo", std::to_string(kNow - 3000), encoded, {"ABSTTL"}), "+OK");
+  EXPECT_EQ(Restore("foo", std::to_string(kPinnedNowMs - 3000), encoded, {"ABSTTL"}), "+OK");
   EXPECT_EQ(Do({"EXISTS", "foo"}), ":0");
   EXPECT_EQ(Do({"DEBUG", "OBJECT", "foo"}).substr(0, 1), "-");
 }
@@ -162,7 +161,7 @@ TEST_F(DumpTest, ALocalDeleteCoversAKeyDumpedUnderAClockAhead) {
   ASSERT_EQ(Do({"TLOG", "INS", "log", "e", "1"}), "+OK");
   const std::string reg = Dump("reg");
   const std::string log = Dump("log");
-  PinClock(kNow);  // the restoring server's clock
+  PinClock(kPinnedNowMs);  // the restoring server's clock
   ASSERT_EQ(Restore("reg2", "0", reg), "+OK");
   ASSERT_EQ(Restore("log2", "0", log), "+OK");
   EXPECT_EQ(Do({"OBJECT", "IDLETIME", "reg2"}), ":0");
@@ -180,8 +179,8 @@ TEST_F(DumpTest, ALocalDeleteCoversAKeyDumpedUnderAClockAhead) {
 // comes along with ttl 0. A nonzero ttl is the latest any version expires.
 TEST_F(DumpTest, EveryVersionKeepsItsOwnExpiry) {
   // GRACE 0 reads "never" (written last), GRACE 1000 "soon" (the greater timestamp).
-  ASSERT_EQ(Do({"PUT", "p", "soon", "TS", std::to_string(kNow + 200), "TTL", "5s"}), "+OK");
-  ASSERT_EQ(Do({"PUT", "p", "never", "TS", std::to_string(kNow + 100)}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "soon", "TS", std::to_string(kPinnedNowMs + 200), "TTL", "5s"}), "+OK");
+  ASSERT_EQ(Do({"PUT", "p", "never", "TS", std::to_string(kPinnedNowMs + 100)}), "+OK");
   ASSERT_EQ(Do({"TREG", "SET", "reg", "v", "7"}), "+OK");
   ASSERT_EQ(Do({"PEXPIRE", "reg", "5000"}), ":1");
   const std::string payload = Dump("p");
@@ -228,12 +227,12 @@ TEST_F(DumpTest, AFormat1PayloadStillRestores) {
 
 TEST_F(DumpTest, RetentionWindowLog) {
   ASSERT_EQ(Do({"CONFIG", "SET", "ttl-rule", "w:* 10s"}), "+OK");
-  ASSERT_EQ(Do({"TLOG", "INS", "w:log", "old", std::to_string(kNow - 8000)}), "+OK");
-  ASSERT_EQ(Do({"TLOG", "INS", "w:log", "new", std::to_string(kNow)}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "w:log", "old", std::to_string(kPinnedNowMs - 8000)}), "+OK");
+  ASSERT_EQ(Do({"TLOG", "INS", "w:log", "new", std::to_string(kPinnedNowMs)}), "+OK");
   EXPECT_EQ(Restore("w:copy", "0", Dump("w:log")), "+OK");
   EXPECT_EQ(Do({"TLOG", "SIZE", "w:copy"}), ":2");
   Advance(2000);  // "old" leaves its window in the copy too
-  EXPECT_EQ(Do({"TLOG", "GET", "w:copy"}), "[[$new,:" + std::to_string(kNow) + "]]");
+  EXPECT_EQ(Do({"TLOG", "GET", "w:copy"}), "[[$new,:" + std::to_string(kPinnedNowMs) + "]]");
   EXPECT_EQ(Do({"TLOG", "GET", "w:copy"}), Do({"TLOG", "GET", "w:log"}));
 }
 
@@ -245,7 +244,7 @@ TEST_F(DumpTest, EventsAndWatch) {
   ASSERT_EQ(Do({"SET", "foo", "bar"}), "+OK");
   const std::string encoded = Dump("foo");
   EXPECT_EQ(Restore("k", "0", encoded), "+OK");
-  EXPECT_EQ(Restore("k", std::to_string(kNow - 1), encoded, {"ABSTTL", "REPLACE"}), "+OK");
+  EXPECT_EQ(Restore("k", std::to_string(kPinnedNowMs - 1), encoded, {"ABSTTL", "REPLACE"}), "+OK");
   EXPECT_EQ(Do({"EXISTS", "k"}), ":0");
   EXPECT_EQ(Pushed(sub),
             "[$pmessage,$__keyevent@0__:*,$__keyevent@0__:restore,$k] "
@@ -267,7 +266,7 @@ TEST_F(DumpTest, InsideATransactionAndAcrossARestart) {
   const std::string encoded = exec[1].str();
   EXPECT_EQ(Restore("copy", "500", encoded), "+OK");
   ebb_->Reopen();
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"TLOG", "GET", "copy"}), "[[$b,:2],[$a,:1]]");
   EXPECT_EQ(Do({"TTL", "copy"}), ":1");
   EXPECT_EQ(Do({"PTTL", "copy"}), ":500");

@@ -6,17 +6,16 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
 class ExpireTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   static std::string Int(int64_t v) { return "(integer) " + std::to_string(v); }
 };
@@ -42,12 +41,12 @@ TEST_F(ExpireTest, SetTimeoutsMultipleTimesThenTheKeyExpires) {
 
 TEST_F(ExpireTest, ExpireAtAndPexpireAt) {
   ASSERT_EQ(R({"SET", "x", "foo"}), "OK");
-  EXPECT_EQ(R({"EXPIREAT", "x", std::to_string(kNow / 1000 + 2)}), Int(1));
+  EXPECT_EQ(R({"EXPIREAT", "x", std::to_string(kPinnedNowMs / 1000 + 2)}), Int(1));
   EXPECT_EQ(R({"PTTL", "x"}), Int(2000));
-  EXPECT_EQ(R({"PEXPIREAT", "x", std::to_string(kNow + 150)}), Int(1));
+  EXPECT_EQ(R({"PEXPIREAT", "x", std::to_string(kPinnedNowMs + 150)}), Int(1));
   EXPECT_EQ(R({"PTTL", "x"}), Int(150));
-  EXPECT_EQ(R({"PEXPIRETIME", "x"}), Int(kNow + 150));
-  EXPECT_EQ(R({"EXPIRETIME", "x"}), Int((kNow + 150) / 1000));
+  EXPECT_EQ(R({"PEXPIRETIME", "x"}), Int(kPinnedNowMs + 150));
+  EXPECT_EQ(R({"EXPIRETIME", "x"}), Int((kPinnedNowMs + 150) / 1000));
   Advance(149);
   EXPECT_EQ(R({"EXISTS", "x"}), Int(1));
   Advance(1);
@@ -158,7 +157,7 @@ TEST_F(ExpireTest, NegativeOrPastTimesDeleteTheKey) {
   EXPECT_EQ(R({"EXPIRE", "foo", "-10", "LT"}), Int(1));
   EXPECT_EQ(R({"EXISTS", "foo"}), Int(0));
   ASSERT_EQ(R({"SET", "foo", "bar"}), "OK");
-  EXPECT_EQ(R({"PEXPIREAT", "foo", std::to_string(kNow)}), Int(1));  // exactly now: expired
+  EXPECT_EQ(R({"PEXPIREAT", "foo", std::to_string(kPinnedNowMs)}), Int(1));  // exactly now: expired
   EXPECT_EQ(R({"EXISTS", "foo"}), Int(0));
   ASSERT_EQ(R({"SET", "foo", "bar"}), "OK");
   EXPECT_EQ(R({"EXPIRE", "foo", "0"}), Int(1));
@@ -204,7 +203,7 @@ TEST_F(ExpireTest, RestartKeepsExpiriesExactly) {
   EXPECT_EQ(R({"PEXPIRETIME", "r"}), Int(far + 2));
   EXPECT_EQ(R({"PEXPIRETIME", "l"}), Int(far + 3));
   EXPECT_EQ(R({"PEXPIRETIME", "p"}), Int(-1));
-  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow + 10)}), "OK");
+  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 10)}), "OK");
   EXPECT_EQ(R({"EXISTS", "short"}), Int(0));
   ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(far + 2)}), "OK");
   EXPECT_EQ(R({"EXISTS", "s", "r", "l", "p"}), Int(2));  // s and r gone at their exact ms

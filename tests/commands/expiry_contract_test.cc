@@ -13,12 +13,12 @@
 
 #include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 #include "types/keyspace.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 const std::string kMaxGrace = "9223372036854775807";
 
 // Each test starts its runner with its own options (ebb-server's command line).
@@ -27,12 +27,12 @@ class ExpiryContractTest : public CommandTest {
   void SetUp() override {}
   void StartWith(std::vector<std::string> options = {}) {
     ebb_ = std::make_unique<CommandRunner>(std::move(options));
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
-  // Closes the keyspace, opens it from its files, and pins the clock at kNow again.
+  // Closes the keyspace, opens it from its files, and pins the clock at kPinnedNowMs again.
   void Restart() {
     ebb_->Reopen();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   long long Info(const std::string& section, const std::string& field) {
     return InfoField(Cmd({"INFO", section}).str(), field);
@@ -294,7 +294,7 @@ TEST_F(ExpiryContractTest, TtlRulesReachTregAndTlog) {
   ASSERT_EQ(R({"SET", "off:1", "v"}), "OK");
   EXPECT_EQ(R({"PTTL", "off:1"}), "(integer) -1");  // the rule matched: no default-ttl either
 
-  const int64_t now = kNow + 5000;
+  const int64_t now = kPinnedNowMs + 5000;
   auto at = [&](int64_t offset) { return std::to_string(now + offset); };
   ASSERT_EQ(R({"TLOG", "INS", "l:log", "old", at(-50'000)}), "OK");
   ASSERT_EQ(R({"TLOG", "INS", "l:log", "new", at(0)}), "OK");

@@ -9,17 +9,16 @@
 
 #include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;
 
 class ExpiryEventsTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
     listener_ = ebb_->AddClient();
     ASSERT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "Ex"}), "+OK");
     ebb_->DoAs(listener_, {"SUBSCRIBE", "__keyevent@0__:expired", "__keyevent@1__:expired"});
@@ -43,7 +42,7 @@ TEST_F(ExpiryEventsTest, EveryTypeFiresWhenTheClockPassesItsExpiry) {
   EXPECT_EQ(Do({"TLOG", "INS", "log", "e", "1"}), "+OK");
   EXPECT_EQ(Do({"PEXPIRE", "log", "200"}), ":1");
   EXPECT_EQ(Do({"TREG", "SET", "reg", "v", "1"}), "+OK");
-  EXPECT_EQ(Do({"PEXPIREAT", "reg", std::to_string(kNow + 200)}), ":1");
+  EXPECT_EQ(Do({"PEXPIREAT", "reg", std::to_string(kPinnedNowMs + 200)}), ":1");
   EXPECT_EQ(Do({"SELECT", "1"}), "+OK");
   EXPECT_EQ(Do({"SET", "other", "v", "PX", "100"}), "+OK");
   Advance(99);

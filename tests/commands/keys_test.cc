@@ -9,17 +9,16 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
 class KeysTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   // The elements of an array reply as strings, sorted.
   std::vector<std::string> Sorted(const std::vector<std::string>& args) {

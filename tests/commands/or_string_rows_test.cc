@@ -10,11 +10,11 @@
 
 #include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kNow = 1'900'000'000'000;
 const types::OriginId kA(std::string(types::kOriginIdSize, 'a'));
 const types::OriginId kB(std::string(types::kOriginIdSize, 'b'));
 
@@ -22,7 +22,7 @@ class OrStringRowsCommandTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   // Writes `key` as a tag-5 row holding `inner` (tag and bytes) at `ts`, with a sibling from
   // another origin below it, so that its extension carries bit 0.
@@ -41,7 +41,7 @@ class OrStringRowsCommandTest : public CommandTest {
 
 TEST_F(OrStringRowsCommandTest, ATaggedRowReadsAsTheRowItWraps) {
   EXPECT_EQ(Do({"SET", "plain", "hello", "PX", "50000"}), "+OK");
-  StoreTagged("k", std::string("\0hello", 6), kNow, kNow + 50000);
+  StoreTagged("k", std::string("\0hello", 6), kPinnedNowMs, kPinnedNowMs + 50000);
   for (const char* key : {"plain", "k"}) {
     SCOPED_TRACE(key);
     EXPECT_EQ(Do({"GET", key}), "$hello");
@@ -56,14 +56,14 @@ TEST_F(OrStringRowsCommandTest, ATaggedRowReadsAsTheRowItWraps) {
   EXPECT_EQ(Do({"SCAN", "0", "TYPE", "string"}), Do({"SCAN", "0"}));
   EXPECT_EQ(Do({"SCAN", "0", "TYPE", "tlog"}), "[$0,[]]");
   // A raw string and an integer keep their encodings through the extension.
-  StoreTagged("raw", std::string("\x03hello", 6), kNow, std::nullopt);
+  StoreTagged("raw", std::string("\x03hello", 6), kPinnedNowMs, std::nullopt);
   EXPECT_EQ(Do({"OBJECT", "ENCODING", "raw"}), "$raw");
   EXPECT_EQ(Do({"TTL", "raw"}), ":-1");
   StoreTagged("n",
               std::string("\0"
                           "12",
                           3),
-              kNow, std::nullopt);
+              kPinnedNowMs, std::nullopt);
   EXPECT_EQ(Do({"OBJECT", "ENCODING", "n"}), "$int");
   // Expired: absent, as the plain row would be.
   Advance(50000);

@@ -7,17 +7,16 @@
 #include <string>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
 
 class RenameTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
 };
 
@@ -220,7 +219,7 @@ TEST_F(RenameTest, MoveRepliesAndErrors) {
 
 TEST_F(RenameTest, RetentionWindowEntriesKeepTheirExpiry) {
   ASSERT_EQ(Do({"CONFIG", "SET", "ttl-rule", "w:* 10s"}), "+OK");
-  const int64_t t = kNow;
+  const int64_t t = kPinnedNowMs;
   ASSERT_EQ(Do({"TLOG", "INS", "w:log", "old", std::to_string(t - 8000)}), "+OK");
   ASSERT_EQ(Do({"TLOG", "INS", "w:log", "new", std::to_string(t)}), "+OK");
   EXPECT_EQ(Do({"RENAME", "w:log", "w:moved"}), "+OK");
@@ -326,7 +325,7 @@ TEST_F(RenameTest, SurvivesARestart) {
   ASSERT_EQ(Do({"RENAME", "p", "p2"}), "+OK");
   ASSERT_EQ(Do({"RENAME", "l", "l2"}), "+OK");
   ebb_->Reopen();
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"GET", "p2"}), "$older");
   EXPECT_EQ(Do({"GET", "p2", "GRACE", "1000"}), "$newer");
   EXPECT_EQ(Do({"EXISTS", "p", "l"}), ":0");

@@ -7,18 +7,17 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 #include "types/scan_cursor.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
-
 class ScanTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
 
   // key:0 .. key:n-1 (value "value:i"); extra args go after the value.

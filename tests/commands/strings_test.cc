@@ -8,15 +8,14 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kNow = 1'900'000'000'000;  // ms; tests that care pin the clock here
-
 class StringsTest : public CommandTest {
  protected:
-  void PinClock(int64_t ms = kNow) { CommandTest::PinClock(ms); }
+  void PinClock(int64_t ms = kPinnedNowMs) { CommandTest::PinClock(ms); }
 };
 
 TEST_F(StringsTest, SetAndGet) {
@@ -129,9 +128,9 @@ TEST_F(StringsTest, ExtendedSetExpiryOptions) {
   EXPECT_EQ(R({"PTTL", "e1"}), "(integer) 10000");
   EXPECT_EQ(R({"SET", "e2", "bar", "px", "10000"}), "OK");
   EXPECT_EQ(R({"PTTL", "e2"}), "(integer) 10000");
-  EXPECT_EQ(R({"SET", "e3", "bar", "exat", std::to_string(kNow / 1000 + 10)}), "OK");
+  EXPECT_EQ(R({"SET", "e3", "bar", "exat", std::to_string(kPinnedNowMs / 1000 + 10)}), "OK");
   EXPECT_EQ(R({"PTTL", "e3"}), "(integer) 10000");
-  EXPECT_EQ(R({"SET", "e4", "bar", "pxat", std::to_string(kNow + 10000)}), "OK");
+  EXPECT_EQ(R({"SET", "e4", "bar", "pxat", std::to_string(kPinnedNowMs + 10000)}), "OK");
   EXPECT_EQ(R({"PTTL", "e4"}), "(integer) 10000");
   EXPECT_EQ(R({"SET", "e4", "val"}), "OK");
   EXPECT_EQ(R({"SET", "e4", "bar", "xx", "px", "10000"}), "OK");
@@ -194,9 +193,9 @@ TEST_F(StringsTest, GetEx) {
   EXPECT_EQ(R({"PTTL", "gx"}), "(integer) 10000");
   EXPECT_EQ(R({"GETEX", "gx", "px", "5000"}), "\"bar\"");
   EXPECT_EQ(R({"PTTL", "gx"}), "(integer) 5000");
-  EXPECT_EQ(R({"GETEX", "gx", "exat", std::to_string(kNow / 1000 + 7)}), "\"bar\"");
+  EXPECT_EQ(R({"GETEX", "gx", "exat", std::to_string(kPinnedNowMs / 1000 + 7)}), "\"bar\"");
   EXPECT_EQ(R({"PTTL", "gx"}), "(integer) 7000");
-  EXPECT_EQ(R({"GETEX", "gx", "pxat", std::to_string(kNow + 3000)}), "\"bar\"");
+  EXPECT_EQ(R({"GETEX", "gx", "pxat", std::to_string(kPinnedNowMs + 3000)}), "\"bar\"");
   EXPECT_EQ(R({"PTTL", "gx"}), "(integer) 3000");
   EXPECT_EQ(R({"GETEX", "gx"}), "\"bar\"");  // no option: the TTL is unchanged
   EXPECT_EQ(R({"PTTL", "gx"}), "(integer) 3000");
@@ -418,10 +417,10 @@ TEST_F(StringsTest, IncrKeepsTheTtl) {
 }
 
 TEST_F(StringsTest, WritesUseTheServerClockAsTimestamp) {
-  PinClock(kNow + 777);
+  PinClock(kPinnedNowMs + 777);
   EXPECT_EQ(R({"SET", "clk", "v"}), "OK");
   EXPECT_EQ(R({"GETMETA", "clk"}), "1) \"value\"\n2) \"v\"\n3) \"ts\"\n4) (integer) " +
-                                       std::to_string(kNow + 777) +
+                                       std::to_string(kPinnedNowMs + 777) +
                                        "\n5) \"ttl\"\n6) (integer) -1\n7) \"expire_at\"\n8) "
                                        "(integer) -1");
 }

@@ -7,11 +7,10 @@
 #include <string>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;
 
 class TransactionTest : public CommandTest {};
 
@@ -161,7 +160,7 @@ TEST_F(TransactionTest, WatchedKeyWrittenByAnotherClientFailsExec) {
 
 TEST_F(TransactionTest, WatchIsInvalidatedByEveryKindOfWrite) {
   const size_t other = ebb_->AddClient();
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   const std::vector<std::pair<std::string, std::vector<std::string>>> writes = {
       {"SET", {"SET", "k", "v"}},
       {"SETNX on absent", {"SETNX", "k", "v"}},
@@ -248,7 +247,7 @@ TEST_F(TransactionTest, FlushDoesNotTouchWatchedKeysThatDoNotExist) {
 }
 
 TEST_F(TransactionTest, WatchedKeyThatExpiresFailsExec) {
-  PinClock(kNow);
+  PinClock(kPinnedNowMs);
   EXPECT_EQ(Do({"SET", "k", "1", "PX", "100"}), "+OK");
   EXPECT_EQ(Do({"WATCH", "k"}), "+OK");
   Advance(100);  // expired, and nobody read it

@@ -7,11 +7,10 @@
 #include <vector>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms), far from the real clock
 
 // Each test starts its runner with its own options (ebb-server's command line).
 class TtlTest : public CommandTest {
@@ -19,7 +18,7 @@ class TtlTest : public CommandTest {
   void SetUp() override {}
   void StartWith(std::vector<std::string> options) {
     ebb_ = std::make_unique<CommandRunner>(std::move(options));
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   // PTTL as a number (-1: none, -2: missing).
   std::string Pttl(const std::string& key) { return R({"PTTL", key}); }
@@ -67,7 +66,7 @@ TEST_F(TtlTest, PrecedenceFromTheCommandLine) {
   EXPECT_EQ(Pttl("keep:2"), "(integer) -1");
 
   // And the policy's expiry is real: default-ttl keys vanish after 10 s.
-  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow + 10'000)}), "OK");
+  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 10'000)}), "OK");
   EXPECT_EQ(R({"GET", "plain"}), "(nil)");
   EXPECT_EQ(R({"GET", "keep:1"}), "\"v\"");
 }
@@ -155,10 +154,10 @@ TEST_F(TtlTest, ExpirationOffRecordsButNothingExpires) {
   EXPECT_EQ(R({"GET", "a"}), "\"v\"");
   EXPECT_EQ(R({"GET", "b"}), "\"v\"");
   EXPECT_EQ(R({"GETMETA", "a"}), "1) \"value\"\n2) \"v\"\n3) \"ts\"\n4) (integer) " +
-                                     std::to_string(kNow) +
+                                     std::to_string(kPinnedNowMs) +
                                      "\n5) \"ttl\"\n6) (integer) 0\n7) \"expire_at\"\n8) "
                                      "(integer) " +
-                                     std::to_string(kNow + 100));
+                                     std::to_string(kPinnedNowMs + 100));
   ASSERT_EQ(R({"CONFIG", "SET", "expiration", "on"}), "OK");
   EXPECT_EQ(R({"GET", "a"}), "(nil)");
   EXPECT_EQ(R({"GET", "b"}), "(nil)");
@@ -170,7 +169,7 @@ TEST_F(TtlTest, ExpirationOffRecordsButNothingExpires) {
   EXPECT_EQ(R({"GET", "c"}), "\"v\"");
   // The frozen expiry clock survives a restart (the server's clock moves on after it).
   ebb_->Reopen();
-  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kNow + 2000)}), "OK");
+  ASSERT_EQ(R({"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 2000)}), "OK");
   EXPECT_EQ(R({"GET", "c"}), "\"v\"");
   EXPECT_EQ(R({"GET", "a"}), "(nil)");
 }

@@ -14,6 +14,7 @@
 #include "server/core/errors.h"
 #include "server/services/server_context.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/test_constants.h"
 #include "types/keyspace.h"
 #include "types/series_merge.h"
 
@@ -22,8 +23,6 @@ namespace {
 
 using server::WriteForm;
 
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
-
 class WriteFormTest : public CommandTest {
  protected:
   std::vector<std::string> RunnerOptions() const override {
@@ -31,7 +30,7 @@ class WriteFormTest : public CommandTest {
   }
   void SetUp() override {
     CommandTest::SetUp();
-    PinClock(kNow);
+    PinClock(kPinnedNowMs);
   }
   // The form of request `args` on its row; the row must have one.
   WriteForm Form(std::vector<std::string_view> args) {
@@ -42,7 +41,7 @@ class WriteFormTest : public CommandTest {
       ADD_FAILURE() << args[0] << " has no write form";
       return WriteForm::Invalid();
     }
-    return spec->write_form(args, first_arg, {kNow, context.keyspace()});
+    return spec->write_form(args, first_arg, {kPinnedNowMs, context.keyspace()});
   }
   static std::string Joined(const WriteForm& form) {
     std::string out;
@@ -51,7 +50,7 @@ class WriteFormTest : public CommandTest {
   }
   static const std::string kNowText;
 };
-const std::string WriteFormTest::kNowText = std::to_string(kNow);
+const std::string WriteFormTest::kNowText = std::to_string(kPinnedNowMs);
 
 TEST_F(WriteFormTest, PutWritesOutItsTimestampAndExpiry) {
   WriteForm form = Form({"PUT", "k", "v", "TS", "5", "TTL", "10s"});
@@ -96,11 +95,11 @@ TEST_F(WriteFormTest, MalformedRequestsAreTheHandlersToAnswer) {
 
 TEST_F(WriteFormTest, SetIsAVersionAtTheNodesClock) {
   EXPECT_EQ(Joined(Form({"SET", "k", "v", "EX", "10"})),
-            "put k v TS " + kNowText + " PXAT " + std::to_string(kNow + 10'000));
+            "put k v TS " + kNowText + " PXAT " + std::to_string(kPinnedNowMs + 10'000));
   EXPECT_EQ(Joined(Form({"SET", "k", "v", "PXAT", "1950000000000"})),
             "put k v TS " + kNowText + " PXAT 1950000000000");
   EXPECT_EQ(Joined(Form({"SET", "session:3", "v"})),
-            "put session:3 v TS " + kNowText + " PXAT " + std::to_string(kNow + 60'000));
+            "put session:3 v TS " + kNowText + " PXAT " + std::to_string(kPinnedNowMs + 60'000));
   for (const auto& [option, word] : std::vector<std::pair<std::string_view, std::string_view>>{
            {"NX", "nx"}, {"xx", "xx"}, {"GET", "get"}, {"KEEPTTL", "keepttl"}}) {
     const WriteForm form = Form({"SET", "k", "v", option});
@@ -144,7 +143,7 @@ TEST_F(WriteFormTest, WholeKeyFormsLeaveTheirTimestampToTheMode) {
   EXPECT_EQ(Form({"FLUSHALL", "LATER"}).kind, WriteForm::Kind::kInvalid);
 
   WriteForm form = Form({"EXPIRE", "k", "10", "XX", "GT"});
-  EXPECT_EQ(Joined(form), "expiry-at  k " + std::to_string(kNow + 10'000));
+  EXPECT_EQ(Joined(form), "expiry-at  k " + std::to_string(kPinnedNowMs + 10'000));
   EXPECT_EQ(form.expire_flags, types::kExpireXx | types::kExpireGt);
   EXPECT_EQ(Joined(Form({"PEXPIREAT", "k", "5"})), "expiry-at  k 5");
   EXPECT_EQ(Joined(Form({"EXPIREAT", "k", "5"})), "expiry-at  k 5000");

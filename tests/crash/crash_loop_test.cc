@@ -46,7 +46,7 @@ struct WriterLog {
 constexpr int kRenamedEntries = 8;
 
 // Writes until the connection fails; appends to `log` only after the server's reply.
-void Writer(int port, int writer, int cycle, WriterLog* log) {
+void RunWriter(int port, int writer, int cycle, WriterLog* log) {
   redisContext* raw = redisConnect("127.0.0.1", port);
   RedisConnection c(raw);
   if (!c || c->err) return;
@@ -204,7 +204,7 @@ TEST(CrashLoop, AcknowledgedWritesSurviveSigkillUnderWalFsyncAlways) {
     std::vector<std::thread> writers;
     std::vector<WriterLog> cycle_logs(kWriters);
     for (int w = 0; w < kWriters; ++w) {
-      writers.emplace_back(Writer, server.port(), w, cycles, &cycle_logs[w]);
+      writers.emplace_back(RunWriter, server.port(), w, cycles, &cycle_logs[w]);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
     server.Kill();
@@ -252,7 +252,7 @@ TEST(CrashLoop, EverysecKillLosesNoAcknowledgedWriteAndNeverTearsAnMset) {
   ASSERT_TRUE(server.Start({"--wal-fsync", "everysec"})) << server.error();
   std::vector<WriterLog> logs(kWriters);
   std::vector<std::thread> writers;
-  for (int w = 0; w < kWriters; ++w) writers.emplace_back(Writer, server.port(), w, 0, &logs[w]);
+  for (int w = 0; w < kWriters; ++w) writers.emplace_back(RunWriter, server.port(), w, 0, &logs[w]);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   server.Kill();
   for (auto& t : writers) t.join();

@@ -16,13 +16,12 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kT = kMeshClockMs;
 
 class ActiveActiveCounterTest : public ActiveActiveMeshTest {
  protected:
@@ -77,7 +76,7 @@ TEST_F(ActiveActiveCounterTest, ConcurrentIncrementsConvergeToTheirSum) {
   write_at(2, 5);
   ASSERT_TRUE(n_[1].Start(args_[1])) << n_[1].error();
   c_[1] = n_[1].Connect();
-  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT)}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs)}).str(), "OK");
   write_at(1, 8);
   Isolate(0, false);
   ASSERT_EQ(WaitConverged(Conns()), "");
@@ -146,7 +145,8 @@ TEST_F(ActiveActiveCounterTest, SetResetsWhatItsOriginSawAndKeepsAConcurrentIncr
   ExpectEverywhere("k", "103");
   // A later SET that saw everything resets it all (one at the same ms ranks by its value).
   for (auto& c : c_) {
-    ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 10)}).str(), "OK");
+    ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 10)}).str(),
+              "OK");
   }
   ASSERT_EQ(Cmd(c_[1].get(), {"SET", "k", "1"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
@@ -199,7 +199,8 @@ TEST_F(ActiveActiveCounterTest, IncrByFloatAddsToTheCounter) {
   ExpectEverywhere("f", "5009.25");  // 10.5 + 0.25 - 1.5 + 5000
   ExpectEverywhere("g", "1.1");
   EXPECT_EQ(Cmd(c_[1].get(), {"INCR", "f"}).str(), "ERR value is not an integer or out of range");
-  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 10)}).str(),
+            "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"SET", "f", "7"}).str(), "OK");
   EXPECT_EQ(Cmd(c_[1].get(), {"INCR", "f"}).integer(), 8);
   ASSERT_EQ(WaitConverged(Conns()), "");
@@ -239,12 +240,13 @@ TEST_F(ActiveActiveCounterTest, ExpiryAppliesToACounter) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   ASSERT_EQ(Cmd(c_[1].get(), {"INCRBY", "k", "1"}).integer(), 6);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "k", std::to_string(kT + 1000)}).integer(), 1);
+  ASSERT_EQ(Cmd(c_[0].get(), {"PEXPIREAT", "k", std::to_string(kPinnedNowMs + 1000)}).integer(), 1);
   ASSERT_EQ(Cmd(c_[1].get(), {"INCR", "k"}).integer(), 7);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "k"}).integer(), kT + 1000);
+  for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"PEXPIRETIME", "k"}).integer(), kPinnedNowMs + 1000);
   for (auto& c : c_) {
-    ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1000)}).str(), "OK");
+    ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 1000)}).str(),
+              "OK");
     EXPECT_EQ(Cmd(c.get(), {"EXISTS", "k"}).integer(), 0);
   }
   ASSERT_EQ(Cmd(c_[1].get(), {"INCR", "k"}).integer(), 1);
@@ -283,8 +285,10 @@ TEST_F(ActiveActiveCounterTest, AnExpiredBaseLeavesTheLog) {
   };
   EXPECT_EQ(base_kind(), "value");
   for (auto& c : c_) {
-    ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1000 + 2000 + 1)}).str(),
-              "OK");
+    ASSERT_EQ(
+        Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 1000 + 2000 + 1)})
+            .str(),
+        "OK");
   }
   std::string kind;
   for (int i = 0; i < 100 && (kind = base_kind()) != "reduced"; i++) {

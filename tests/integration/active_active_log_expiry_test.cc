@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -29,7 +30,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr int64_t kT = 1'900'000'000'000;  // pinned clock (ms)
 constexpr int64_t kTtl = 1000;
 constexpr int64_t kDeadline = 2000;  // expiry-purge-deadline 2s: the log reduces at 1 s after
 // Values with no four bytes in common, so that neither compresses against the other.
@@ -88,10 +88,10 @@ class ActiveActiveLogExpiryTest : public ::testing::Test {
     return args;
   }
 
-  // One delta form reduced once its value expired, the test's way: three nodes at clock kT;
-  // c cut off from a while `write` runs on a (b applies every delta whole before the expiry);
-  // `key`'s delta is logged as `whole`. Past the expiry and the deadline, a's log holds `reduced`
-  // for it, the value `secret` leaves every file of a's data directory (and b's) by DEBUG
+  // One delta form reduced once its value expired, the test's way: three nodes at clock
+  // kPinnedNowMs; c cut off from a while `write` runs on a (b applies every delta whole before the
+  // expiry); `key`'s delta is logged as `whole`. Past the expiry and the deadline, a's log holds
+  // `reduced` for it, the value `secret` leaves every file of a's data directory (and b's) by DEBUG
   // COMPACT, `kept`'s form stays whole and its value on disk; c, healed, gets the reduced delta
   // from the stream (no snapshot) and reaches the same DEBUG DIGEST-LOGICAL, and a string SET of
   // `key` on c answers as on b (the key's type floor came with the reduced form).
@@ -107,7 +107,7 @@ class ActiveActiveLogExpiryTest : public ::testing::Test {
     auto ca = a.Connect();
     auto cb = b.Connect();
     auto cc = c.Connect();
-    for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kT);
+    for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kPinnedNowMs);
     ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
     ASSERT_EQ(WaitConverged({ca.get(), cb.get(), cc.get()}), "");
 
@@ -124,7 +124,8 @@ class ActiveActiveLogExpiryTest : public ::testing::Test {
       ASSERT_EQ(Cmd(node, {"DEBUG", "COMPACT"}).ToString(), "OK");
     }
 
-    for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+    for (redisContext* node : {ca.get(), cb.get(), cc.get()})
+      Pin(node, kPinnedNowMs + kTtl + kDeadline + 1);
     ASSERT_EQ(WaitLoggedForm(a, key, reduced), reduced);
     EXPECT_EQ(LoggedForm(a, kept), kept_form);
     EXPECT_TRUE(CompactUntilGone(ca.get(), a, kSecret));
@@ -150,7 +151,7 @@ TEST_F(ActiveActiveLogExpiryTest, AnExpiredValueLeavesTheLogAndALatePeerEndsEqua
   auto ca = a.Connect();
   auto cb = b.Connect();
   auto cc = c.Connect();
-  for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kPinnedNowMs);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
   ASSERT_EQ(WaitConverged({ca.get(), cb.get(), cc.get()}), "");
 
@@ -166,7 +167,8 @@ TEST_F(ActiveActiveLogExpiryTest, AnExpiredValueLeavesTheLogAndALatePeerEndsEqua
 
   // Past the expiry and the deadline: the log's row is reduced (bounded poll), then compaction
   // leaves the value's bytes in no file, while the live value stays.
-  for (redisContext* node : {ca.get(), cb.get(), cc.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  for (redisContext* node : {ca.get(), cb.get(), cc.get()})
+    Pin(node, kPinnedNowMs + kTtl + kDeadline + 1);
   std::string form;
   for (int i = 0; i < 100 && (form = LoggedForm(a, "secret")) != "put-expired"; i++) {
     std::this_thread::sleep_for(milliseconds(50));
@@ -200,7 +202,7 @@ TEST_F(ActiveActiveLogExpiryTest, AnExpiredValueLeavesTheLogAndALatePeerEndsEqua
   // vector names the whole put, resumes the stream; a keeps its id.
   ASSERT_TRUE(a.Restart()) << a.error();
   ca = a.Connect();
-  Pin(ca.get(), kT + kTtl + kDeadline + 1);
+  Pin(ca.get(), kPinnedNowMs + kTtl + kDeadline + 1);
   EXPECT_EQ(LoggedForm(a, "secret"), "put-expired");
   ASSERT_EQ(Cmd(ca.get(), {"SET", "after", "1"}).str(), "OK");
   ASSERT_EQ(WaitConverged({ca.get(), cb.get(), cc.get()}), "");
@@ -218,7 +220,7 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedValueStaysWholeInTheLog) {
   for (int i : {0, 2}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
   auto ca = a.Connect();
   auto cc = c.Connect();
-  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kPinnedNowMs);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
   ASSERT_EQ(WaitConverged({ca.get(), cc.get()}), "");
 
@@ -226,7 +228,7 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedValueStaysWholeInTheLog) {
   ASSERT_EQ(Cmd(ca.get(), {"SET", "kept", kKept, "PX", std::to_string(kTtl)}).str(), "OK");
   ASSERT_EQ(Cmd(ca.get(), {"PERSIST", "kept"}).integer(), 1);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "secret", kSecret, "PX", std::to_string(kTtl)}).str(), "OK");
-  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kPinnedNowMs + kTtl + kDeadline + 1);
   // Both puts are due in the same pass: once one is reduced, the other was judged.
   std::string form;
   for (int i = 0; i < 100 && (form = LoggedForm(a, "secret")) != "put-expired"; i++) {
@@ -244,7 +246,7 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedValueStaysWholeInTheLog) {
 
 // A TREG pair an EXPIRE expired: its `treg set` row becomes `treg set-expired`.
 TEST_F(ActiveActiveLogExpiryTest, ATregPairAnExpireExpiredLeavesTheLog) {
-  const std::string ts = std::to_string(kT);
+  const std::string ts = std::to_string(kPinnedNowMs);
   ExpectReducedInTheLog({},
                         {{"TREG", "SET", "kept", kKept, ts},
                          {"TREG", "SET", "reg", kSecret, ts},
@@ -255,10 +257,11 @@ TEST_F(ActiveActiveLogExpiryTest, ATregPairAnExpireExpiredLeavesTheLog) {
 // A TLOG entry its log's retention window passed: its `tlog ins` row becomes `tlog ins-expired`,
 // while a newer entry of the same log stays whole.
 TEST_F(ActiveActiveLogExpiryTest, ATlogEntryOutsideItsWindowLeavesTheLog) {
-  ExpectReducedInTheLog({"--ttl-rule", "w*", std::to_string(kTtl) + "ms"},
-                        {{"TLOG", "INS", "wlog", kSecret, std::to_string(kT)},
-                         {"TLOG", "INS", "wkept", kKept, std::to_string(kT + 100'000'000)}},
-                        "wlog", "tlog ins", "tlog ins-expired", "wkept", "tlog ins");
+  ExpectReducedInTheLog(
+      {"--ttl-rule", "w*", std::to_string(kTtl) + "ms"},
+      {{"TLOG", "INS", "wlog", kSecret, std::to_string(kPinnedNowMs)},
+       {"TLOG", "INS", "wkept", kKept, std::to_string(kPinnedNowMs + 100'000'000)}},
+      "wlog", "tlog ins", "tlog ins-expired", "wkept", "tlog ins");
 }
 
 // A `PUT ... NOTTL` a later EXPIRE expired: its row becomes `put-expired`.
@@ -276,9 +279,9 @@ TEST_F(ActiveActiveLogExpiryTest, ANoTtlPutALaterExpireExpiredLeavesTheLog) {
 TEST_F(ActiveActiveLogExpiryTest, APutTheRegisterCoversLeavesTheLogByTheRegistersExpiry) {
   ExpectReducedInTheLog({},
                         {{"PUT", "kept", kKept, "NOTTL"},
-                         {"PUT", "str", "old", "TS", std::to_string(kT - 10), "NOTTL"},
+                         {"PUT", "str", "old", "TS", std::to_string(kPinnedNowMs - 10), "NOTTL"},
                          {"PEXPIRE", "str", std::to_string(kTtl)},
-                         {"PUT", "str", kSecret, "TS", std::to_string(kT - 5), "NOTTL"}},
+                         {"PUT", "str", kSecret, "TS", std::to_string(kPinnedNowMs - 5), "NOTTL"}},
                         "str", "put", "put-expired", "kept", "put");
 }
 
@@ -290,7 +293,7 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedPutALaterExpireExpiredLeavesTheLog) 
   for (int i : {0, 2}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
   auto ca = a.Connect();
   auto cc = c.Connect();
-  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cc.get()}) Pin(node, kPinnedNowMs);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "warm", "1"}).str(), "OK");
   ASSERT_EQ(WaitConverged({ca.get(), cc.get()}), "");
 
@@ -299,7 +302,7 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedPutALaterExpireExpiredLeavesTheLog) 
   ASSERT_EQ(Cmd(ca.get(), {"PERSIST", "str"}).integer(), 1);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "other", "o", "PX", std::to_string(kTtl)}).str(), "OK");
   ASSERT_EQ(Cmd(ca.get(), {"SET", "kept", kKept}).str(), "OK");
-  int64_t now = kT + kTtl + kDeadline + 1;
+  int64_t now = kPinnedNowMs + kTtl + kDeadline + 1;
   for (redisContext* node : {ca.get(), cc.get()}) Pin(node, now);
   // Both puts are due in the same pass: once `other` is reduced, `str` was judged and kept.
   ASSERT_EQ(WaitLoggedForm(a, "other", "put-expired"), "put-expired");
@@ -326,8 +329,8 @@ TEST_F(ActiveActiveLogExpiryTest, APersistedPutALaterExpireExpiredLeavesTheLog) 
 // becomes `tlog ins-expired`, while a log with no expiry keeps its row whole.
 TEST_F(ActiveActiveLogExpiryTest, AnEntryOfALogAnExpireExpiredWholeLeavesTheLog) {
   ExpectReducedInTheLog({},
-                        {{"TLOG", "INS", "kept", kKept, std::to_string(kT)},
-                         {"TLOG", "INS", "log", kSecret, std::to_string(kT)},
+                        {{"TLOG", "INS", "kept", kKept, std::to_string(kPinnedNowMs)},
+                         {"TLOG", "INS", "log", kSecret, std::to_string(kPinnedNowMs)},
                          {"PEXPIRE", "log", std::to_string(kTtl)}},
                         "log", "tlog ins", "tlog ins-expired", "kept", "tlog ins");
 }
@@ -340,13 +343,13 @@ TEST_F(ActiveActiveLogExpiryTest, APeersRegisterReachesTheRowsItCovers) {
   for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
   auto ca = a.Connect();
   auto cb = b.Connect();
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs);
   ASSERT_EQ(Cmd(ca.get(), {"PUT", "str", kSecret, "NOTTL"}).str(), "OK");
   ASSERT_EQ(Cmd(ca.get(), {"PUT", "kept", kKept, "NOTTL"}).str(), "OK");
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
   ASSERT_EQ(Cmd(cb.get(), {"PEXPIRE", "str", std::to_string(kTtl)}).integer(), 1);
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs + kTtl + kDeadline + 1);
   ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
   EXPECT_EQ(LoggedForm(a, "kept"), "put");
 }
@@ -359,9 +362,9 @@ TEST_F(ActiveActiveLogExpiryTest, APeersRegisterReachesEveryRowOfItsKey) {
   for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
   auto ca = a.Connect();
   auto cb = b.Connect();
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs);
   for (int i = 0; i < 3; i++) {
-    const std::string ts = std::to_string(kT - 30 + 10 * i);
+    const std::string ts = std::to_string(kPinnedNowMs - 30 + 10 * i);
     ASSERT_EQ(Cmd(ca.get(), {"PUT", "str", kSecret + std::to_string(i), "TS", ts, "NOTTL"}).str(),
               "OK");
     ASSERT_EQ(Cmd(ca.get(), {"PUT", "kept", kKept + std::to_string(i), "TS", ts, "NOTTL"}).str(),
@@ -370,7 +373,7 @@ TEST_F(ActiveActiveLogExpiryTest, APeersRegisterReachesEveryRowOfItsKey) {
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
   ASSERT_EQ(Cmd(cb.get(), {"PEXPIRE", "str", std::to_string(kTtl)}).integer(), 1);
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs + kTtl + kDeadline + 1);
   ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
   // The pass rewrites the rows it judges in one engine write: once the newest is reduced, every
   // row of the key is.
@@ -391,7 +394,7 @@ TEST_F(ActiveActiveLogExpiryTest, ARowAPeersRegisterCoveredBeforeARestartLeavesT
   for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
   auto ca = a.Connect();
   auto cb = b.Connect();
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs);
   ASSERT_EQ(Cmd(ca.get(), {"PUT", "str", kSecret, "NOTTL"}).str(), "OK");
   ASSERT_EQ(Cmd(ca.get(), {"PUT", "kept", kKept, "NOTTL"}).str(), "OK");
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
@@ -399,7 +402,7 @@ TEST_F(ActiveActiveLogExpiryTest, ARowAPeersRegisterCoveredBeforeARestartLeavesT
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
   ASSERT_TRUE(a.Restart()) << a.error();
   ca = a.Connect();
-  Pin(ca.get(), kT + kTtl + kDeadline + 1);
+  Pin(ca.get(), kPinnedNowMs + kTtl + kDeadline + 1);
   ASSERT_EQ(WaitLoggedForm(a, "str", "put-expired"), "put-expired");
   EXPECT_EQ(LoggedForm(a, "kept"), "put");
 }
@@ -414,7 +417,7 @@ TEST_F(ActiveActiveLogExpiryTest, AnExpiredCounterBaseLeavesTheStateRow) {
   for (int i : {0, 1}) ASSERT_TRUE(nodes_[i].Start(Args(i))) << nodes_[i].error();
   auto ca = a.Connect();
   auto cb = b.Connect();
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "ctr", secret, "PX", std::to_string(kTtl)}).str(), "OK");
   ASSERT_EQ(Cmd(ca.get(), {"INCRBY", "ctr", "5"}).integer(), std::stoll(secret) + 5);
   ASSERT_EQ(Cmd(ca.get(), {"SET", "persisted", kept, "PX", std::to_string(kTtl)}).str(), "OK");
@@ -423,7 +426,7 @@ TEST_F(ActiveActiveLogExpiryTest, AnExpiredCounterBaseLeavesTheStateRow) {
   ASSERT_EQ(WaitConverged({ca.get(), cb.get()}), "");
   ASSERT_TRUE(DirContains(a.data_dir(), secret));
 
-  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kT + kTtl + kDeadline + 1);
+  for (redisContext* node : {ca.get(), cb.get()}) Pin(node, kPinnedNowMs + kTtl + kDeadline + 1);
   bool gone = false;
   const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!(gone = !DirContains(a.data_dir(), secret) && !DirContains(b.data_dir(), secret)) &&

@@ -12,14 +12,11 @@
 #include "server/active_active/marker_entries.h"
 #include "server/active_active/whole_key.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-const std::string kA(40, 'a');
-const std::string kB(40, 'b');
-const std::string kC(40, 'c');
 
 struct Delta {
   std::string from;
@@ -66,15 +63,15 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
     ASSERT_TRUE(server->Start(no_peer_.PeerArgs())) << server->error();
   }
   const std::vector<Delta> deltas = {
-      {kA, 1, {"tlog", "ins", "log", "x", "5"}},
-      {kA, 2, {"del-at", "5", "log"}},
-      {kB, 7, {"del-at", "3", "log"}},
-      {kA, 3, {"del-at", "4", "log"}},  // below A's first: both kept
-      {kA, 4, {"del-at", "6", "log"}},  // dominates A's two before it
-      {kB, 8, {"flushdb-at", "2"}},
-      {kA, 5, {"flushdb-at", "1"}},
-      {kB, 9, {"expiry-at", "7", "log", "persist"}},
-      {kA, 6, {"expiry-at", "7", "log", "4000000000000"}},  // the same T from a lesser origin
+      {kNodeIdA, 1, {"tlog", "ins", "log", "x", "5"}},
+      {kNodeIdA, 2, {"del-at", "5", "log"}},
+      {kNodeIdB, 7, {"del-at", "3", "log"}},
+      {kNodeIdA, 3, {"del-at", "4", "log"}},  // below A's first: both kept
+      {kNodeIdA, 4, {"del-at", "6", "log"}},  // dominates A's two before it
+      {kNodeIdB, 8, {"flushdb-at", "2"}},
+      {kNodeIdA, 5, {"flushdb-at", "1"}},
+      {kNodeIdB, 9, {"expiry-at", "7", "log", "persist"}},
+      {kNodeIdA, 6, {"expiry-at", "7", "log", "4000000000000"}},  // the same T from a lesser origin
   };
   {
     RedisConnection c0 = n0_.Connect();
@@ -82,11 +79,12 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
     RedisConnection c1 = n1_.Connect();
     for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) Apply(c1.get(), *it);
     RedisConnection c2 = n2_.Connect();
-    Apply(c2.get(), {kC,
+    Apply(c2.get(), {kNodeIdC,
                      1,
-                     {"marker-at", "6", "log", "2", "7", "persist", kB, "9", "deletes", kA, "4",
-                      "6", kB, "7", "3"}});
-    Apply(c2.get(), {kC, 2, {"flushdb-at", "2", "deletes", kA, "5", "1", kB, "8", "2"}});
+                     {"marker-at", "6", "log", "2", "7", "persist", kNodeIdB, "9", "deletes",
+                      kNodeIdA, "4", "6", kNodeIdB, "7", "3"}});
+    Apply(c2.get(),
+          {kNodeIdC, 2, {"flushdb-at", "2", "deletes", kNodeIdA, "5", "1", kNodeIdB, "8", "2"}});
     for (redisContext* c : {c0.get(), c1.get(), c2.get()}) {
       EXPECT_EQ(Cmd(c, {"TLOG", "INS", "log", "y", "6"}).str(), "OK");  // covered: dropped
       EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "log"}).integer(), 0);
@@ -105,18 +103,20 @@ TEST_F(ActiveActiveMarkerDotsTest, EveryOrderAndASnapshotLeaveTheSameDeletes) {
 
   server::KeyMarker marker;
   ASSERT_TRUE(server::DecodeKeyMarker(markers[0], &marker));
-  const std::vector<server::MarkerEntry> kept = {{{Origin(kA), 4}, 6}, {{Origin(kB), 7}, 3}};
+  const std::vector<server::MarkerEntry> kept = {{{Origin(kNodeIdA), 4}, 6},
+                                                 {{Origin(kNodeIdB), 7}, 3}};
   EXPECT_EQ(marker.deletes.entries(), kept);
   EXPECT_EQ(marker.deleted_up_to, 6);
   EXPECT_EQ(marker.floor, 2);  // the log it removed
   // The register (7, B) wins over (7, A), with the offset of the delta that made it.
   ASSERT_TRUE(marker.expiry.has_value());
-  EXPECT_EQ(marker.expiry->origin, kB);
+  EXPECT_EQ(marker.expiry->origin, kNodeIdB);
   EXPECT_EQ(marker.expiry->offset, 9u);
   EXPECT_FALSE(marker.expiry->expire_at.has_value());
   server::MarkerEntries horizon;
   ASSERT_TRUE(server::DecodeHorizon(horizons[0], &horizon));
-  const std::vector<server::MarkerEntry> flushes = {{{Origin(kA), 5}, 1}, {{Origin(kB), 8}, 2}};
+  const std::vector<server::MarkerEntry> flushes = {{{Origin(kNodeIdA), 5}, 1},
+                                                    {{Origin(kNodeIdB), 8}, 2}};
   EXPECT_EQ(horizon.entries(), flushes);
 }
 
@@ -128,7 +128,7 @@ TEST_F(ActiveActiveMarkerDotsTest, ASnapshotSendsTheMarkersBeforeTheKeys) {
   ASSERT_TRUE(n0_.Start(no_peer_.PeerArgs())) << n0_.error();
   {
     RedisConnection c = n0_.Connect();
-    Apply(c.get(), {kB, 1, {"flushdb-at", "1"}});
+    Apply(c.get(), {kNodeIdB, 1, {"flushdb-at", "1"}});
     for (const char* key : {"a", "m", "z"}) {
       ASSERT_EQ(Cmd(c.get(), {"TREG", "SET", key, "v", "10"}).str(), "OK");
     }

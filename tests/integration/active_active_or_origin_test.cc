@@ -12,15 +12,11 @@
 
 #include "tests/support/active_active_support.h"
 #include "tests/support/eventually.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kT = 1'900'000'000'000;
-const std::string kB(40, 'b');
-const std::string kC(40, 'c');
-const std::string kNone("\x01\x00", 2);  // a context naming nothing
 
 // `args` with the observed-remove string rule, which every node of these tests runs.
 std::vector<std::string> OrRule(std::vector<std::string> args) {
@@ -37,13 +33,13 @@ class ActiveActiveOrOriginTest : public ::testing::Test {
       }
     }
   }
-  // n0 and n1 linked, both clocks pinned at kT.
+  // n0 and n1 linked, both clocks pinned at kPinnedNowMs.
   void StartPair() {
     ASSERT_TRUE(n0_.Start(OrRule(PeerArgs({&n1_})))) << n0_.error();
     ASSERT_TRUE(n1_.Start(OrRule(PeerArgs({&n0_})))) << n1_.error();
     c0_ = n0_.Connect();
     c1_ = n1_.Connect();
-    for (redisContext* c : {c0_.get(), c1_.get()}) SetClock(c, kT);
+    for (redisContext* c : {c0_.get(), c1_.get()}) SetClock(c, kPinnedNowMs);
   }
   static void SetClock(redisContext* c, int64_t ms) {
     ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(ms)}).str(), "OK");
@@ -123,14 +119,15 @@ TEST_F(ActiveActiveOrOriginTest, FlushDbCoversAKeyWhoseWinnerExpiredBesideALiveS
   ASSERT_NE(no_peer_.port(), 0);
   ASSERT_TRUE(n0_.Start(OrRule(no_peer_.PeerArgs()))) << n0_.error();
   c0_ = n0_.Connect();
-  SetClock(c0_.get(), kT);
-  Ok(c0_.get(), {"PUT", "k", "winner", "TS", "10", "PXAT", std::to_string(kT + 50)});
-  Apply(c0_.get(), kB, 1, {"put", "k", "sibling", "TS", "5", "NOTTL", "CTX", kNone});
+  SetClock(c0_.get(), kPinnedNowMs);
+  Ok(c0_.get(), {"PUT", "k", "winner", "TS", "10", "PXAT", std::to_string(kPinnedNowMs + 50)});
+  Apply(c0_.get(), kNodeIdB, 1,
+        {"put", "k", "sibling", "TS", "5", "NOTTL", "CTX", kEmptyOrContext});
   EXPECT_EQ(Cmd(c0_.get(), {"GET", "k"}).str(), "winner");
-  SetClock(c0_.get(), kT + 100);
+  SetClock(c0_.get(), kPinnedNowMs + 100);
   EXPECT_TRUE(Cmd(c0_.get(), {"GET", "k"}).is_nil());
   Ok(c0_.get(), {"FLUSHDB"});
-  Apply(c0_.get(), kC, 1, {"expiry-at", "20", "k", "persist"});
+  Apply(c0_.get(), kNodeIdC, 1, {"expiry-at", "20", "k", "persist"});
   EXPECT_TRUE(Cmd(c0_.get(), {"GET", "k"}).is_nil());
   EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "k"}).integer(), 0);
 }
@@ -163,9 +160,10 @@ TEST_F(ActiveActiveOrOriginTest, APeerJoiningBySnapshotHoldsTheSameState) {
   args.insert(args.end(), {"--peer-backlog-size", "1"});
   ASSERT_TRUE(n0_.Start(OrRule(args))) << n0_.error();
   c0_ = n0_.Connect();
-  SetClock(c0_.get(), kT);
+  SetClock(c0_.get(), kPinnedNowMs);
   Ok(c0_.get(), {"PUT", "siblings", "mine", "TS", "10"});
-  Apply(c0_.get(), kB, 1, {"put", "siblings", "theirs", "TS", "9", "NOTTL", "CTX", kNone});
+  Apply(c0_.get(), kNodeIdB, 1,
+        {"put", "siblings", "theirs", "TS", "9", "NOTTL", "CTX", kEmptyOrContext});
   Ok(c0_.get(), {"SET", "deleted", "v"});
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "deleted"}).integer(), 1);
   Ok(c0_.get(), {"SET", "plain", "v"});
@@ -174,7 +172,7 @@ TEST_F(ActiveActiveOrOriginTest, APeerJoiningBySnapshotHoldsTheSameState) {
 
   ASSERT_TRUE(n2_.Start(OrRule(PeerArgs({&n0_})))) << n2_.error();
   c2_ = n2_.Connect();
-  SetClock(c2_.get(), kT);
+  SetClock(c2_.get(), kPinnedNowMs);
   Ok(c0_.get(), {"PEER", "ADD", "127.0.0.1", std::to_string(n2_.port())});
   ASSERT_EQ(WaitConverged({c0_.get(), c2_.get()}), "") << LogicalDifference(c0_.get(), c2_.get());
   EXPECT_GE(InfoField(c0_.get(), "peers", "snapshots_sent"), 1);

@@ -10,16 +10,13 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
-const std::string kA(40, 'a');
-const std::string kB(40, 'b');
-const std::string kC(40, 'c');
 // Contexts: none, and the delta origin's own offset n.
-const std::string kNone("\x01\x00", 2);
 std::string Own(char offset) { return std::string("\x01\x01\x00", 3) + offset; }
 
 class ActiveActiveOrRowsTest : public ::testing::Test {
@@ -61,13 +58,16 @@ TEST_F(ActiveActiveOrRowsTest, AnExpiryRegisterRewritesEverySlotItCovers) {
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     const bool register_first = c == c1_.get();
     if (register_first) {
-      ASSERT_EQ(Apply(c, kC, 1, register_at_30), "OK");
+      ASSERT_EQ(Apply(c, kNodeIdC, 1, register_at_30), "OK");
     }
-    ASSERT_EQ(Apply(c, kB, 1, {"put", "s", "x", "TS", "10", "NOTTL", "CTX", kNone}), "OK");
-    ASSERT_EQ(Apply(c, kA, 1, {"put", "s", "y", "TS", "20", "NOTTL", "CTX", kNone}), "OK");
-    ASSERT_EQ(Apply(c, kA, 2, {"put", "t", "z", "TS", "40", "NOTTL", "CTX", kNone}), "OK");
+    ASSERT_EQ(Apply(c, kNodeIdB, 1, {"put", "s", "x", "TS", "10", "NOTTL", "CTX", kEmptyOrContext}),
+              "OK");
+    ASSERT_EQ(Apply(c, kNodeIdA, 1, {"put", "s", "y", "TS", "20", "NOTTL", "CTX", kEmptyOrContext}),
+              "OK");
+    ASSERT_EQ(Apply(c, kNodeIdA, 2, {"put", "t", "z", "TS", "40", "NOTTL", "CTX", kEmptyOrContext}),
+              "OK");
     if (!register_first) {
-      ASSERT_EQ(Apply(c, kC, 1, register_at_30), "OK");
+      ASSERT_EQ(Apply(c, kNodeIdC, 1, register_at_30), "OK");
     }
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "y");
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), 4000000000000);
@@ -75,13 +75,13 @@ TEST_F(ActiveActiveOrRowsTest, AnExpiryRegisterRewritesEverySlotItCovers) {
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
   // a's delete of its own write promotes b's, which the register covered too.
   for (redisContext* c : {c0_.get(), c1_.get()}) {
-    ASSERT_EQ(Apply(c, kA, 3, {"del-or", "0", "0", "s", Own(1)}), "OK");
+    ASSERT_EQ(Apply(c, kNodeIdA, 3, {"del-or", "0", "0", "s", Own(1)}), "OK");
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "x");
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), 4000000000000);
   }
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
   // A slot after T keeps its own expiry.
-  ASSERT_EQ(Apply(c0_.get(), kC, 2, {"expiry-at", "35", "t", "4000000000000"}), "OK");
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdC, 2, {"expiry-at", "35", "t", "4000000000000"}), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "t"}).integer(), -1);
 }
 
@@ -103,14 +103,16 @@ TEST_F(ActiveActiveOrRowsTest, AWholeKeyDeleteTakesTheSiblingsItCovers) {
     for (redisContext* c : {c0_.get(), c1_.get()}) {
       const bool delete_first = c == c1_.get();
       if (delete_first) {
-        ASSERT_EQ(Apply(c, kC, c_offset, k.del), "OK");
+        ASSERT_EQ(Apply(c, kNodeIdC, c_offset, k.del), "OK");
       }
-      ASSERT_EQ(Apply(c, kB, c_offset, {"put", k.key, "x", "TS", "10", "NOTTL", "CTX", kNone}),
+      ASSERT_EQ(Apply(c, kNodeIdB, c_offset,
+                      {"put", k.key, "x", "TS", "10", "NOTTL", "CTX", kEmptyOrContext}),
                 "OK");
-      ASSERT_EQ(Apply(c, kA, c_offset, {"put", k.key, "y", "TS", "20", "NOTTL", "CTX", kNone}),
+      ASSERT_EQ(Apply(c, kNodeIdA, c_offset,
+                      {"put", k.key, "y", "TS", "20", "NOTTL", "CTX", kEmptyOrContext}),
                 "OK");
       if (!delete_first) {
-        ASSERT_EQ(Apply(c, kC, c_offset, k.del), "OK");
+        ASSERT_EQ(Apply(c, kNodeIdC, c_offset, k.del), "OK");
       }
     }
   }
@@ -122,20 +124,24 @@ TEST_F(ActiveActiveOrRowsTest, AWholeKeyDeleteTakesTheSiblingsItCovers) {
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
   // Deleting a's write leaves nothing: b's, at or before T, went with the delete.
   for (redisContext* c : {c0_.get(), c1_.get()}) {
-    ASSERT_EQ(Apply(c, kA, 10, {"del-or", "0", "0", "part", Own(3)}), "OK");
-    ASSERT_EQ(Apply(c, kA, 11, {"del-or", "0", "0", "flushed", Own(4)}), "OK");
+    ASSERT_EQ(Apply(c, kNodeIdA, 10, {"del-or", "0", "0", "part", Own(3)}), "OK");
+    ASSERT_EQ(Apply(c, kNodeIdA, 11, {"del-or", "0", "0", "flushed", Own(4)}), "OK");
     EXPECT_EQ(Cmd(c, {"EXISTS", "part"}).integer(), 0);
     EXPECT_EQ(Cmd(c, {"EXISTS", "flushed"}).integer(), 0);
   }
   // Two later writes that do not see each other make siblings again: the rows the delete
   // took do not come back with them.
   for (redisContext* c : {c0_.get(), c1_.get()}) {
-    ASSERT_EQ(Apply(c, kA, 12, {"put", "all", "p", "TS", "50", "NOTTL", "CTX", kNone}), "OK");
-    ASSERT_EQ(Apply(c, kC, 12, {"put", "all", "q", "TS", "40", "NOTTL", "CTX", kNone}), "OK");
+    ASSERT_EQ(
+        Apply(c, kNodeIdA, 12, {"put", "all", "p", "TS", "50", "NOTTL", "CTX", kEmptyOrContext}),
+        "OK");
+    ASSERT_EQ(
+        Apply(c, kNodeIdC, 12, {"put", "all", "q", "TS", "40", "NOTTL", "CTX", kEmptyOrContext}),
+        "OK");
     EXPECT_EQ(Cmd(c, {"GET", "all"}).str(), "p");
-    ASSERT_EQ(Apply(c, kA, 13, {"del-or", "0", "0", "all", Own(12)}), "OK");
+    ASSERT_EQ(Apply(c, kNodeIdA, 13, {"del-or", "0", "0", "all", Own(12)}), "OK");
     EXPECT_EQ(Cmd(c, {"GET", "all"}).str(), "q");
-    ASSERT_EQ(Apply(c, kC, 13, {"del-or", "0", "0", "all", Own(12)}), "OK");
+    ASSERT_EQ(Apply(c, kNodeIdC, 13, {"del-or", "0", "0", "all", Own(12)}), "OK");
     EXPECT_EQ(Cmd(c, {"EXISTS", "all"}).integer(), 0);
   }
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
@@ -145,14 +151,18 @@ TEST_F(ActiveActiveOrRowsTest, AWholeKeyDeleteTakesTheSiblingsItCovers) {
 // its dot joined into R, as on a node that held the slot when the delete came.
 TEST_F(ActiveActiveOrRowsTest, ACoveredSlotOfASnapshotPieceJoinsR) {
   StartTwo();
-  ASSERT_EQ(Apply(c0_.get(), kC, 1, {"del-at", "15", "k"}), "OK");
-  const std::vector<std::string> piece = {"or-string", "k",  kNone,   "2", kA, "1",
-                                          "value",     "10", "NOTTL", "x", kB, "1",
-                                          "value",     "20", "NOTTL", "y"};
-  ASSERT_EQ(Apply(c0_.get(), kC, 0, piece), "OK");
-  ASSERT_EQ(Apply(c1_.get(), kA, 1, {"put", "k", "x", "TS", "10", "NOTTL", "CTX", kNone}), "OK");
-  ASSERT_EQ(Apply(c1_.get(), kB, 1, {"put", "k", "y", "TS", "20", "NOTTL", "CTX", kNone}), "OK");
-  ASSERT_EQ(Apply(c1_.get(), kC, 1, {"del-at", "15", "k"}), "OK");
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdC, 1, {"del-at", "15", "k"}), "OK");
+  const std::vector<std::string> piece = {"or-string", "k",  kEmptyOrContext, "2", kNodeIdA, "1",
+                                          "value",     "10", "NOTTL",         "x", kNodeIdB, "1",
+                                          "value",     "20", "NOTTL",         "y"};
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdC, 0, piece), "OK");
+  ASSERT_EQ(
+      Apply(c1_.get(), kNodeIdA, 1, {"put", "k", "x", "TS", "10", "NOTTL", "CTX", kEmptyOrContext}),
+      "OK");
+  ASSERT_EQ(
+      Apply(c1_.get(), kNodeIdB, 1, {"put", "k", "y", "TS", "20", "NOTTL", "CTX", kEmptyOrContext}),
+      "OK");
+  ASSERT_EQ(Apply(c1_.get(), kNodeIdC, 1, {"del-at", "15", "k"}), "OK");
   for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"GET", "k"}).str(), "y");
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
 }
@@ -163,12 +173,13 @@ TEST_F(ActiveActiveOrRowsTest, ACoveredSlotOfASnapshotPieceJoinsR) {
 TEST_F(ActiveActiveOrRowsTest, ACounterAdoptsAReducedVersionInTheExtendedForm) {
   StartTwo();
   const std::vector<std::string> reduced = {
-      "put-expired", "n", "DIGEST", std::string(64, '7'), "TS", "10", "PXAT", "1000", "CTX", kNone};
-  const std::vector<std::string> incr = {"counter", "n", "BY", kB, "20", "1", "5", "0"};
-  ASSERT_EQ(Apply(c0_.get(), kA, 1, reduced), "OK");
-  ASSERT_EQ(Apply(c0_.get(), kB, 1, incr), "OK");
-  ASSERT_EQ(Apply(c1_.get(), kB, 1, incr), "OK");
-  ASSERT_EQ(Apply(c1_.get(), kA, 1, reduced), "OK");
+      "put-expired", "n",    "DIGEST", std::string(64, '7'), "TS", "10",
+      "PXAT",        "1000", "CTX",    kEmptyOrContext};
+  const std::vector<std::string> incr = {"counter", "n", "BY", kNodeIdB, "20", "1", "5", "0"};
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdA, 1, reduced), "OK");
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdB, 1, incr), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kNodeIdB, 1, incr), "OK");
+  ASSERT_EQ(Apply(c1_.get(), kNodeIdA, 1, reduced), "OK");
   // The base has expired: so has the counter, on both.
   for (redisContext* c : {c0_.get(), c1_.get()}) EXPECT_EQ(Cmd(c, {"EXISTS", "n"}).integer(), 0);
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));
@@ -180,14 +191,17 @@ TEST_F(ActiveActiveOrRowsTest, ACounterAdoptsAReducedVersionInTheExtendedForm) {
 TEST_F(ActiveActiveOrRowsTest, AContextPutThatArrivesDeadIsCounted) {
   StartTwo();
   auto dead = [](redisContext* c) { return InfoText(c, "stats", "dead_on_arrival_own_expiry"); };
-  ASSERT_EQ(Apply(c0_.get(), kA, 0, {"put", "plain", "v", "TS", "5", "PXAT", "1000"}), "OK");
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdA, 0, {"put", "plain", "v", "TS", "5", "PXAT", "1000"}), "OK");
   EXPECT_EQ(dead(c0_.get()), "1");
-  ASSERT_EQ(Apply(c0_.get(), kA, 1, {"put", "k", "v", "TS", "5", "PXAT", "1000", "CTX", kNone}),
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdA, 1,
+                  {"put", "k", "v", "TS", "5", "PXAT", "1000", "CTX", kEmptyOrContext}),
             "OK");
   EXPECT_EQ(dead(c0_.get()), "2");
-  ASSERT_EQ(Apply(c0_.get(), kA, 1, {"put", "k", "v", "TS", "5", "PXAT", "1000", "CTX", kNone}),
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdA, 1,
+                  {"put", "k", "v", "TS", "5", "PXAT", "1000", "CTX", kEmptyOrContext}),
             "OK");
-  ASSERT_EQ(Apply(c0_.get(), kA, 2, {"put", "k", "w", "TS", "6", "NOTTL", "CTX", Own(1)}), "OK");
+  ASSERT_EQ(Apply(c0_.get(), kNodeIdA, 2, {"put", "k", "w", "TS", "6", "NOTTL", "CTX", Own(1)}),
+            "OK");
   EXPECT_EQ(dead(c0_.get()), "2");
   EXPECT_EQ(Cmd(c0_.get(), {"GET", "k"}).str(), "w");
 }
@@ -200,11 +214,11 @@ TEST_F(ActiveActiveOrRowsTest, ADeleteHorizonLeavesTheSameStateInEveryOrder) {
   const std::string b1_a1 =
       std::string("\x01\x02\x00\x01\x01", 5) + std::string(20, '\xaa') + "\x01";
   const std::vector<DottedDelta> deltas = {
-      {&kA, 1, {"put", "K", "a", "TS", "5", "NOTTL", "CTX", kNone}},
-      {&kB, 1, {"put", "K", "x", "TS", "4", "NOTTL", "CTX", kNone}},
-      {&kC, 1, {"del-at", "6", "K"}},
-      {&kB, 2, {"delete", "K", "TS", "3", "CTX", b1_a1}},
-      {&kA, 2, {"put", "K", "b", "TS", "9", "NOTTL", "CTX", Own(1)}},
+      {&kNodeIdA, 1, {"put", "K", "a", "TS", "5", "NOTTL", "CTX", kEmptyOrContext}},
+      {&kNodeIdB, 1, {"put", "K", "x", "TS", "4", "NOTTL", "CTX", kEmptyOrContext}},
+      {&kNodeIdC, 1, {"del-at", "6", "K"}},
+      {&kNodeIdB, 2, {"delete", "K", "TS", "3", "CTX", b1_a1}},
+      {&kNodeIdA, 2, {"put", "K", "b", "TS", "9", "NOTTL", "CTX", Own(1)}},
   };
   EXPECT_EQ(ApplyInEveryOrder(c0_.get(), c1_.get(), deltas, "b"), 120);
   EXPECT_EQ(LogicalDigest(c0_.get()), LogicalDigest(c1_.get()));

@@ -14,13 +14,12 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kT = kMeshClockMs;
 
 class ActiveActiveSeriesDelTest : public ActiveActiveMeshTest {
  protected:
@@ -52,12 +51,13 @@ std::string Sample(int64_t ts, const std::string& value) {
   return std::to_string(ts) + "=" + value;
 }
 
-// n0 and n1 cut apart. n0 (clock kT + 10) runs TS.DEL s 150 250: its marker is stamped kT + 10.
-// n1 meanwhile adds at 180 with its clock at kT + 5 (before the delete: gone everywhere), then
-// with its clock at kT + 20 at 220 and at 200, a SUM sample n0's delete removed (after it: they
-// stay, 200 counting n1's contribution alone). n0 receives the adds after its delete, n1 the
-// delete after its adds; both end alike, and so does a node given every delta twice in a random
-// order. The origin answers RedisTimeSeries' replies and errors.
+// n0 and n1 cut apart. n0 (clock kPinnedNowMs + 10) runs TS.DEL s 150 250: its marker is stamped
+// kPinnedNowMs + 10. n1 meanwhile adds at 180 with its clock at kPinnedNowMs + 5 (before the
+// delete: gone everywhere), then with its clock at kPinnedNowMs + 20 at 220 and at 200, a SUM
+// sample n0's delete removed (after it: they stay, 200 counting n1's contribution alone). n0
+// receives the adds after its delete, n1 the delete after its adds; both end alike, and so does a
+// node given every delta twice in a random order. The origin answers RedisTimeSeries' replies and
+// errors.
 TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteMeetsConcurrentAddsInEitherOrder) {
   ASSERT_NO_FATAL_FAILURE(StartMesh(2));
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "s", "DUPLICATE_POLICY", "SUM"}).str(), "OK");
@@ -70,12 +70,12 @@ TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteMeetsConcurrentAddsInEitherOrder) 
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "300", "1"}).integer(), 300);  // SUM: 3
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
-  SetClock(0, kT + 10);
+  SetClock(0, kPinnedNowMs + 10);
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "150", "250"}).integer(), 1);
   EXPECT_EQ(SeriesRange(c_[0].get(), "s"), Sample(100, "2") + " " + Sample(300, "3"));
-  SetClock(1, kT + 5);
+  SetClock(1, kPinnedNowMs + 5);
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "180", "7"}).integer(), 180);
-  SetClock(1, kT + 20);
+  SetClock(1, kPinnedNowMs + 20);
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "220", "8"}).integer(), 220);
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "200", "5"}).integer(), 200);
   const Reply at200 = Cmd(c_[1].get(), {"TS.RANGE", "s", "200", "200"});
@@ -116,9 +116,9 @@ TEST_F(ActiveActiveSeriesDelTest, SnapshotsAndRestartsCarryTheMarker) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetLink(c_[2].get(), n_[2], c_[0].get(), n_[0], false);
   SetLink(c_[2].get(), n_[2], c_[1].get(), n_[1], false);
-  ASSERT_EQ(Cmd(c_[2].get(), {"TS.ADD", "s", "25", "99"}).integer(), 25);  // stamped kT
+  ASSERT_EQ(Cmd(c_[2].get(), {"TS.ADD", "s", "25", "99"}).integer(), 25);  // stamped kPinnedNowMs
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.ADD", "s", "30", "98"}).integer(), 30);
-  SetClock(0, kT + 100);
+  SetClock(0, kPinnedNowMs + 100);
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "20", "40"}).integer(), 3);
   for (int i = 0; i < 6; i++) {
     ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "pad", std::to_string(i + 1), "1"}).integer(), i + 1);
@@ -128,7 +128,7 @@ TEST_F(ActiveActiveSeriesDelTest, SnapshotsAndRestartsCarryTheMarker) {
   ASSERT_EQ(n_[1].Stop(), 0) << n_[1].ReadLog();
   ASSERT_TRUE(n_[1].Start(args_[1])) << n_[1].error();
   c_[1] = n_[1].Connect();
-  SetClock(1, kT + 100);
+  SetClock(1, kPinnedNowMs + 100);
   ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1]}))) << late_.error();
   RedisConnection late = late_.Connect();
   ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), late.get()}), "");
@@ -152,9 +152,9 @@ TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "200", "1"}).integer(), 200);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  SetClock(0, kT + 50);
+  SetClock(0, kPinnedNowMs + 50);
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "-", "+"}).integer(), 2);
-  SetClock(0, kT);  // the clock steps back: the re-add is still stamped after the delete
+  SetClock(0, kPinnedNowMs);  // the clock steps back: the re-add is still stamped after the delete
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "2"}).integer(), 100);
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRange(Conns(), "s", Sample(100, "2"));
@@ -165,10 +165,10 @@ TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
   ASSERT_EQ(Cmd(c_[1].get(), {"DEL", "s"}).integer(), 1);
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "s"}).integer(), 0);
-  const std::string later = std::to_string(kT + 1000);
-  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", later, "5"}).integer(), kT + 1000);
+  const std::string later = std::to_string(kPinnedNowMs + 1000);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", later, "5"}).integer(), kPinnedNowMs + 1000);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRange(Conns(), "s", Sample(kT + 1000, "5"));
+  ExpectRange(Conns(), "s", Sample(kPinnedNowMs + 1000, "5"));
   ExpectReferenceAgrees({"s"}, 2);
 }
 
@@ -178,10 +178,10 @@ TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
 TEST_F(ActiveActiveSeriesDelTest, HostileAndEarlyMarkersChangeNothingElse) {
   RedisConnection c = StartReference();
   ASSERT_TRUE(c);
-  ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT)}).str(), "OK");
+  ASSERT_EQ(Cmd(c.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs)}).str(), "OK");
   ASSERT_EQ(Cmd(c.get(), {"TS.ADD", "s", "10", "1"}).integer(), 10);
   const std::string digest = LogicalDigest(c.get());
-  const std::string far = std::to_string(kT + 1000);
+  const std::string far = std::to_string(kPinnedNowMs + 1000);
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"ts-delrange", "s"},
            {"ts-delrange", "s", "0", "20", far},
@@ -222,7 +222,7 @@ TEST_F(ActiveActiveSeriesDelTest, HostileAndEarlyMarkersChangeNothingElse) {
       "OK");
   EXPECT_EQ(SeriesRange(c.get(), "e"), Sample(50, "3"));
   ASSERT_EQ(Cmd(c.get(), {"DEBUG", "PEER-APPLY", "peer", "0", "ts-delrange", "e", "40", "60",
-                          std::to_string(kT + 5000), "p"})
+                          std::to_string(kPinnedNowMs + 5000), "p"})
                 .str(),
             "OK");
   EXPECT_EQ(SeriesRange(c.get(), "e"), "");

@@ -76,7 +76,7 @@ class ActiveActiveSeriesRulesTest : public ActiveActiveMeshTest {
 };
 
 // Samples (ts, value) as Range prints them.
-std::string Samples(const std::vector<std::pair<int64_t, std::string>>& samples) {
+std::string RangeText(const std::vector<std::pair<int64_t, std::string>>& samples) {
   std::string out;
   for (const auto& [ts, value] : samples) out += std::to_string(ts) + ":" + value + " ";
   return out;
@@ -117,12 +117,12 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
   Add(1, "src", 40, "44");
   Add(1, "src", 20, "2");
   // n2 computed the bucket from its own samples; n0 and n1 have not closed it.
-  EXPECT_EQ(Range(c_[2].get(), "d:sum"), Samples({{0, "7.5"}}));
-  EXPECT_EQ(Range(c_[0].get(), "d:sum"), Samples({}));
+  EXPECT_EQ(Range(c_[2].get(), "d:sum"), RangeText({{0, "7.5"}}));
+  EXPECT_EQ(Range(c_[0].get(), "d:sum"), RangeText({}));
   Partition(false);
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (const auto& [agg, value] : kAggregations) {
-    ExpectRangeEverywhere("d:" + agg, Samples({{0, value}}));
+    ExpectRangeEverywhere("d:" + agg, RangeText({{0, value}}));
   }
   // The destination is each node's own: a client write to it is refused.
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.ADD", "d:sum", "5", "1"}).str(),
@@ -137,7 +137,7 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
   ApplyInOrder(ref.get(), all);
   ApplyInOrder(ref.get(), all);
   for (const auto& [agg, value] : kAggregations) {
-    EXPECT_EQ(Range(ref.get(), "d:" + agg), Samples({{0, value}})) << agg;
+    EXPECT_EQ(Range(ref.get(), "d:" + agg), RangeText({{0, value}})) << agg;
   }
   // A rule delta out of shape is skipped and changes nothing.
   const std::string origin(40, 'f');
@@ -150,7 +150,7 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentAddsIntoABucketConvergeUnderEveryA
     EXPECT_EQ(Cmd(ref.get(), apply).str(),
               "ERR the delta was not applied (the server log says why)");
   }
-  EXPECT_EQ(Range(ref.get(), "d:sum"), Samples({{0, "66.5"}}));
+  EXPECT_EQ(Range(ref.get(), "d:sum"), RangeText({{0, "66.5"}}));
 }
 
 // n0 deletes the rule while n1, cut off, adds into the closed bucket and closes the next: once
@@ -166,43 +166,43 @@ TEST_F(ActiveActiveSeriesRulesTest, DeleteRuleConcurrentWithAddsConverges) {
   Add(0, "s", 10, "1");
   Add(0, "s", 150, "2");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "1"}}));
   Partition(true);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.DELETERULE", "s", "d"}).str(), "OK");
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.DELETERULE", "s", "d"}).str(),
             "ERR TSDB: compaction rule does not exist");
   Add(1, "s", 20, "5");
   Add(1, "s", 250, "3");
-  EXPECT_EQ(Range(c_[1].get(), "d"), Samples({{0, "6"}, {100, "2"}}));
+  EXPECT_EQ(Range(c_[1].get(), "d"), RangeText({{0, "6"}, {100, "2"}}));
   Partition(false);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({}));
+  ExpectRangeEverywhere("d", RangeText({}));
   for (int i = 0; i < 3; i++) {
     const std::string info = Cmd(c_[i].get(), {"TS.INFO", "s"}).ToString();
     EXPECT_EQ(info.find("\"d\""), std::string::npos) << "n" << i << ": " << info;
   }
   Add(2, "d", 5, "9");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{5, "9"}}));
+  ExpectRangeEverywhere("d", RangeText({{5, "9"}}));
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "max", "100"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "5"}, {100, "2"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "5"}, {100, "2"}}));
   // Deleting the rule again leaves the destination its own sample.
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.DELETERULE", "s", "d"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{5, "9"}}));
+  ExpectRangeEverywhere("d", RangeText({{5, "9"}}));
   // A DEL of a live destination removes it everywhere; the rule stays with the key, so the
   // series created again on it is computed again.
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "6"}, {100, "2"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "6"}, {100, "2"}}));
   ASSERT_EQ(Cmd(c_[1].get(), {"DEL", "d"}).integer(), 1);
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "d"}).integer(), 0);
   Add(0, "s", 260, "1");
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.CREATE", "d"}).str(), "OK");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "6"}, {100, "2"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "6"}, {100, "2"}}));
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "d", "1", "1"}).str(),
             "ERR TS writes to a compaction rule's destination are not allowed in active-active "
             "mode");
@@ -231,9 +231,9 @@ TEST_F(ActiveActiveSeriesRulesTest, ConcurrentRulesToOneDestinationAndACycleReso
   }
   Partition(false);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "2"}}));
-  ExpectRangeEverywhere("x", Samples({{10, "1"}, {150, "1"}}));
-  ExpectRangeEverywhere("y", Samples({{20, "3"}, {160, "3"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "2"}}));
+  ExpectRangeEverywhere("x", RangeText({{10, "1"}, {150, "1"}}));
+  ExpectRangeEverywhere("y", RangeText({{20, "3"}, {160, "3"}}));
   for (int i = 0; i < 2; i++) {
     const std::string info = Cmd(c_[i].get(), {"TS.INFO", "d"}).ToString();
     EXPECT_NE(info.find("\"c\""), std::string::npos) << "n" << i << ": " << info;
@@ -263,26 +263,26 @@ TEST_F(ActiveActiveSeriesRulesTest, SnapshotsAndRestartsCarryRules) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   // d: buckets 0..400 of ones, 500 (10 and 11) = 10.5; e: its buckets 0 and 200 finished.
   const std::string d =
-      Samples({{0, "1"}, {100, "1"}, {200, "1"}, {300, "1"}, {400, "1"}, {500, "10.5"}});
+      RangeText({{0, "1"}, {100, "1"}, {200, "1"}, {300, "1"}, {400, "1"}, {500, "10.5"}});
   ExpectRangeEverywhere("d", d);
-  ExpectRangeEverywhere("e", Samples({{0, "1"}, {200, "1"}}));
+  ExpectRangeEverywhere("e", RangeText({{0, "1"}, {200, "1"}}));
 
   ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1], &n_[2]}))) << late_.error();
   RedisConnection late = late_.Connect();
   ASSERT_EQ(WaitConverged({c_[0].get(), late.get()}), "");
   EXPECT_GT(SnapshotsSent(), 0);
   EXPECT_EQ(Range(late.get(), "d"), d);
-  EXPECT_EQ(Range(late.get(), "e"), Samples({{0, "1"}, {200, "1"}}));
+  EXPECT_EQ(Range(late.get(), "e"), RangeText({{0, "1"}, {200, "1"}}));
   Add(2, "s", 800, "1");
   ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
-  EXPECT_EQ(Range(late.get(), "e"), Samples({{0, "1"}, {200, "1"}, {400, "10.5"}}));
+  EXPECT_EQ(Range(late.get(), "e"), RangeText({{0, "1"}, {200, "1"}, {400, "10.5"}}));
   EXPECT_EQ(Range(late.get(), "e"), Range(c_[0].get(), "e"));
 
   ASSERT_EQ(Cmd(c_[2].get(), {"DEL", "s"}).integer(), 1);
   ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
-  ExpectRangeEverywhere("d", Samples({}));
-  ExpectRangeEverywhere("e", Samples({}));
-  EXPECT_EQ(Range(late.get(), "d"), Samples({}));
+  ExpectRangeEverywhere("d", RangeText({}));
+  ExpectRangeEverywhere("e", RangeText({}));
+  EXPECT_EQ(Range(late.get(), "d"), RangeText({}));
 }
 
 // A TS.DEL on a rule's source (a range marker, "Range deletes of a series") makes every node
@@ -300,18 +300,18 @@ TEST_F(ActiveActiveSeriesRulesTest, ARangeDeleteOnASourceRecomputesItsDestinatio
   Add(2, "src", 120, "4");
   Add(0, "src", 250, "8");  // closes bucket [100, 200)
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "3"}, {100, "4"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "3"}, {100, "4"}}));
 
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.DEL", "src", "15", "130"}).integer(), 2);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("src", Samples({{10, "1"}, {250, "8"}}));
-  ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+  ExpectRangeEverywhere("src", RangeText({{10, "1"}, {250, "8"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "1"}}));
 
   EXPECT_EQ(Cmd(c_[2].get(), {"TS.DEL", "d", "0", "1000"}).str(),
             "ERR TS writes to a compaction rule's destination are not allowed in active-active "
             "mode");
   ASSERT_EQ(WaitConverged(Conns()), "");
-  ExpectRangeEverywhere("d", Samples({{0, "1"}}));
+  ExpectRangeEverywhere("d", RangeText({{0, "1"}}));
 }
 
 // A TWA bucket depends on the sample before it and the one after it. Three nodes cut apart
@@ -356,14 +356,14 @@ TEST_F(ActiveActiveSeriesRulesTest, TwaBucketsFollowTheirNeighboursWhateverTheOr
   Partition(false);
   ASSERT_EQ(WaitConverged(Conns()), "");
   const std::string src = Range(c_[0].get(), "src");
-  EXPECT_EQ(src, Samples({{10, "1"},
-                          {50, "5"},
-                          {95, "6"},
-                          {180, "8"},
-                          {260, "2"},
-                          {420, "4"},
-                          {550, "5"},
-                          {620, "7"}}));
+  EXPECT_EQ(src, RangeText({{10, "1"},
+                            {50, "5"},
+                            {95, "6"},
+                            {180, "8"},
+                            {260, "2"},
+                            {420, "4"},
+                            {550, "5"},
+                            {620, "7"}}));
   ExpectRangeEverywhere("src", src);
   const std::string d = Range(c_[0].get(), "d");
   ExpectRangeEverywhere("d", d);

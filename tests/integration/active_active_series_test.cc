@@ -12,13 +12,12 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
-
-constexpr int64_t kT = kMeshClockMs;
 
 class ActiveActiveSeriesTest : public ActiveActiveMeshTest {
  protected:
@@ -42,10 +41,10 @@ std::string Value(redisContext* c, const std::string& key) {
 }
 
 // Three nodes cut apart add a sample at the same timestamp to a series of each policy, each at
-// its own clock (n0 at kT, n1 at kT + 5, n2 at kT + 2): after the heal every node holds the
-// policy's merge — LAST n1's (the greatest stamp), FIRST and BLOCK n0's (the least), MIN, MAX,
-// and SUM of every contribution (each node's two adds to it counted once) — and the same digest;
-// so does a node given every delta of the three logs in a random order.
+// its own clock (n0 at kPinnedNowMs, n1 at kPinnedNowMs + 5, n2 at kPinnedNowMs + 2): after the
+// heal every node holds the policy's merge — LAST n1's (the greatest stamp), FIRST and BLOCK n0's
+// (the least), MIN, MAX, and SUM of every contribution (each node's two adds to it counted once) —
+// and the same digest; so does a node given every delta of the three logs in a random order.
 TEST_F(ActiveActiveSeriesTest, ConcurrentDuplicatesMergeByTheSeriesPolicy) {
   ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   const std::vector<std::string> policies = {"LAST", "FIRST", "MIN", "MAX", "SUM", "BLOCK"};
@@ -54,8 +53,8 @@ TEST_F(ActiveActiveSeriesTest, ConcurrentDuplicatesMergeByTheSeriesPolicy) {
   }
   ASSERT_EQ(WaitConverged(Conns()), "");
   Partition(true);
-  SetClock(1, kT + 5);
-  SetClock(2, kT + 2);
+  SetClock(1, kPinnedNowMs + 5);
+  SetClock(2, kPinnedNowMs + 2);
   const std::string ts = "1000";
   const std::vector<std::string> values = {"10", "30", "20"};
   for (int i = 0; i < 3; i++) {
@@ -111,7 +110,7 @@ TEST_F(ActiveActiveSeriesTest, ConcurrentDuplicatesMergeByTheSeriesPolicy) {
 TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   Partition(true);
-  SetClock(1, kT + 10);
+  SetClock(1, kPinnedNowMs + 10);
   // n0 creates by TS.ADD, n1 (later clock) by TS.CREATE with other settings.
   ASSERT_EQ(
       Cmd(c_[0].get(), {"TS.ADD", "a", "5", "1", "RETENTION", "100", "LABELS", "x", "0"}).integer(),
@@ -131,7 +130,7 @@ TEST_F(ActiveActiveSeriesTest, SettingsAreARegisterAndIncrByCarriesItsSample) {
   EXPECT_EQ(Cmd(c_[0].get(), {"TS.RANGE", "a", "-", "+"}).size(), 2u);
   // Concurrent ALTERs: n2's clock is ahead, so its settings win.
   Partition(true);
-  SetClock(2, kT + 50);
+  SetClock(2, kPinnedNowMs + 50);
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ALTER", "b", "LABELS", "who", "n0"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.ALTER", "b", "RETENTION", "99", "LABELS", "who", "n2"}).str(),
             "OK");
@@ -182,40 +181,48 @@ TEST_F(ActiveActiveSeriesTest, OriginAnswersAsOutsideTheMode) {
 // the later ones; the key's floor keeps strings off it afterwards. FLUSHDB the same.
 TEST_F(ActiveActiveSeriesTest, DelOfASeriesMeetsConcurrentAdds) {
   ASSERT_NO_FATAL_FAILURE(StartMesh(2));
-  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT), "1"}).integer(), kT);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kPinnedNowMs), "1"}).integer(),
+            kPinnedNowMs);
   ASSERT_EQ(WaitConverged(Conns()), "");
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
-  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT - 1), "2"}).integer(), kT - 1);
-  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT + 1), "3"}).integer(), kT + 1);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kPinnedNowMs - 1), "2"}).integer(),
+            kPinnedNowMs - 1);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kPinnedNowMs + 1), "3"}).integer(),
+            kPinnedNowMs + 1);
   EXPECT_EQ(Cmd(c_[0].get(), {"DEL", "s"}).integer(), 1);
   // After the DEL, an add at or before T on its origin is covered: refused, nothing written.
-  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT - 5), "9"}).str(),
+  EXPECT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kPinnedNowMs - 5), "9"}).str(),
             "ERR the sample's timestamp is at or before a delete of the key in active-active mode");
   EXPECT_EQ(Cmd(c_[0].get(), {"EXISTS", "s"}).integer(), 0);
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], true);
   ASSERT_EQ(WaitConverged(Conns()), "");
-  const std::string want = "[[" + std::to_string(kT + 1) + ", 3]]";
+  const std::string want = "[[" + std::to_string(kPinnedNowMs + 1) + ", 3]]";
   for (auto& c : c_) {
     const Reply r = Cmd(c.get(), {"TS.RANGE", "s", "-", "+"});
     ASSERT_EQ(r.size(), 1u) << r.ToString();
-    EXPECT_EQ(r.elements()[0].elements()[0].integer(), kT + 1);
+    EXPECT_EQ(r.elements()[0].elements()[0].integer(), kPinnedNowMs + 1);
   }
   // A DEL leaving nothing: the series goes everywhere, strings stay off the key.
   ASSERT_EQ(Cmd(c_[1].get(), {"DEL", "s"}).integer(), 1);
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (auto& c : c_) EXPECT_EQ(Cmd(c.get(), {"EXISTS", "s"}).integer(), 0);
-  // (A SET at the pinned clock kT would be covered by the delete: +OK, nothing written.)
-  EXPECT_EQ(Cmd(c_[0].get(), {"PUT", "s", "x", "TS", std::to_string(kT + 50)}).str().substr(0, 9),
+  // (A SET at the pinned clock kPinnedNowMs would be covered by the delete: +OK, nothing written.)
+  EXPECT_EQ(Cmd(c_[0].get(), {"PUT", "s", "x", "TS", std::to_string(kPinnedNowMs + 50)})
+                .str()
+                .substr(0, 9),
             "WRONGTYPE");
-  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kT + 100), "4"}).integer(), kT + 100);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", std::to_string(kPinnedNowMs + 100), "4"}).integer(),
+            kPinnedNowMs + 100);
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRangeEverywhere("s");
-  // FLUSHDB at T (the newest the database holds: s's sample at kT + 100) against concurrent adds
-  // on either side of it.
+  // FLUSHDB at T (the newest the database holds: s's sample at kPinnedNowMs + 100) against
+  // concurrent adds on either side of it.
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], false);
   ASSERT_EQ(Cmd(c_[0].get(), {"FLUSHDB"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kT + 99), "5"}).integer(), kT + 99);
-  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s2", std::to_string(kT + 101), "6"}).integer(), kT + 101);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", std::to_string(kPinnedNowMs + 99), "5"}).integer(),
+            kPinnedNowMs + 99);
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s2", std::to_string(kPinnedNowMs + 101), "6"}).integer(),
+            kPinnedNowMs + 101);
   SetLink(c_[0].get(), n_[0], c_[1].get(), n_[1], true);
   ASSERT_EQ(WaitConverged(Conns()), "");
   for (auto& c : c_) {
@@ -256,7 +263,7 @@ TEST_F(ActiveActiveSeriesTest, SnapshotsAndRestartsCarrySeries) {
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "sum", "103", "5"}).integer(), 103);
   ASSERT_TRUE(n_[1].Start(args_[1])) << n_[1].error();
   c_[1] = n_[1].Connect();
-  SetClock(1, kT);
+  SetClock(1, kPinnedNowMs);
   ASSERT_EQ(WaitConverged(Conns()), "");
   EXPECT_EQ(Value(c_[1].get(), "sum"), "5");
 
@@ -269,9 +276,10 @@ TEST_F(ActiveActiveSeriesTest, SnapshotsAndRestartsCarrySeries) {
   EXPECT_EQ(Range(late.get(), "sum"), Range(c_[0].get(), "sum"));
   EXPECT_NE(Cmd(late.get(), {"TS.INFO", "sum"}).ToString().find("sum"), std::string::npos);
   EXPECT_EQ(Cmd(late.get(), {"EXISTS", "last0"}).integer(), 0);
-  EXPECT_EQ(
-      Cmd(late.get(), {"PUT", "last0", "x", "TS", std::to_string(kT + 1000)}).str().substr(0, 9),
-      "WRONGTYPE");
+  EXPECT_EQ(Cmd(late.get(), {"PUT", "last0", "x", "TS", std::to_string(kPinnedNowMs + 1000)})
+                .str()
+                .substr(0, 9),
+            "WRONGTYPE");
   ASSERT_EQ(Cmd(c_[2].get(), {"TS.ADD", "sum", "100", "1"}).integer(), 100);
   ASSERT_EQ(WaitConverged({c_[0].get(), c_[1].get(), c_[2].get(), late.get()}), "");
   EXPECT_EQ(Cmd(late.get(), {"TS.RANGE", "sum", "100", "100"}).elements()[0].elements()[1].str(),

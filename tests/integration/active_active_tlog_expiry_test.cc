@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kT = 1'900'000'000'000;
-constexpr int64_t kExpireAt = kT + 1000;
+constexpr int64_t kExpireAt = kPinnedNowMs + 1000;
 
 // TLOG GET as (value, ts) pairs, newest first.
 std::vector<std::pair<std::string, int64_t>> Entries(redisContext* c, const std::string& key) {
@@ -54,7 +54,7 @@ class ActiveActiveTlogExpiryTest : public ::testing::Test {
       }
     }
   }
-  // Three linked nodes started with `extra` arguments, their clocks pinned at kT.
+  // Three linked nodes started with `extra` arguments, their clocks pinned at kPinnedNowMs.
   void StartMesh(const std::vector<std::string>& extra = {}) {
     auto args = [&](const std::vector<const TestServer*>& peers) {
       std::vector<std::string> a = PeerArgs(peers);
@@ -67,7 +67,7 @@ class ActiveActiveTlogExpiryTest : public ::testing::Test {
     c_[0] = n0_.Connect();
     c_[1] = n1_.Connect();
     c_[2] = n2_.Connect();
-    SetClock(kT);
+    SetClock(kPinnedNowMs);
   }
   std::vector<redisContext*> All() { return {c_[0].get(), c_[1].get(), c_[2].get()}; }
   void SetClock(int64_t ms) {
@@ -109,14 +109,14 @@ class ActiveActiveTlogExpiryTest : public ::testing::Test {
 // clock time and the newer entry stays; a log holding only covered entries expires whole.
 TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverTheyArrive) {
   ASSERT_NO_FATAL_FAILURE(StartMesh());
-  for (const char* key : {"l", "p", "w"}) Ins(c_[0].get(), key, "base", kT - 100);
+  for (const char* key : {"l", "p", "w"}) Ins(c_[0].get(), key, "base", kPinnedNowMs - 100);
   ASSERT_EQ(WaitConverged(All()), "");
   CutAll();
   redisContext* n0 = c_[0].get();
   redisContext* n1 = c_[1].get();
   redisContext* n2 = c_[2].get();
   // v's only entry comes from n1 to n0, not to n2: n2 gets n0's register for v before the log.
-  Ins(n1, "v", "base", kT - 100);
+  Ins(n1, "v", "base", kPinnedNowMs - 100);
   SetLink(n0, n0_, n1, n1_, true);
   for (int i = 0; i < 500 && Cmd(n0, {"EXISTS", "v"}).integer() == 0; i++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -128,23 +128,25 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
   // On the origin the log expires whole, as EXPIRE does outside the mode.
   EXPECT_EQ(Cmd(n0, {"PTTL", "l"}).integer(), 1000);
   EXPECT_EQ(Cmd(n0, {"PEXPIRETIME", "l"}).integer(), kExpireAt);
-  Ins(n1, "l", "older", kT - 50);
-  Ins(n1, "l", "newer", kT + 50);
-  Ins(n1, "p", "older", kT - 50);
-  Ins(n1, "w", "older", kT - 50);
+  Ins(n1, "l", "older", kPinnedNowMs - 50);
+  Ins(n1, "l", "newer", kPinnedNowMs + 50);
+  Ins(n1, "p", "older", kPinnedNowMs - 50);
+  Ins(n1, "w", "older", kPinnedNowMs - 50);
   // n2 receives n0's EXPIRE of p, then persists p.
   SetLink(n0, n0_, n2, n2_, true);
   ASSERT_TRUE(WaitExpireTime(n2, "p", kExpireAt));
   EXPECT_EQ(Cmd(n2, {"EXISTS", "v"}).integer(), 0);
-  SetClockOf(n2, kT + 10);
+  SetClockOf(n2, kPinnedNowMs + 10);
   EXPECT_EQ(Cmd(n2, {"PERSIST", "p"}).integer(), 1);
   EXPECT_EQ(Cmd(n2, {"PEXPIRETIME", "p"}).integer(), -1);
-  SetClock(kT + 10);
+  SetClock(kPinnedNowMs + 10);
   HealAll();
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}, {"older", kT - 50}, {"base", kT - 100}}));
+    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kPinnedNowMs + 50},
+                                      {"older", kPinnedNowMs - 50},
+                                      {"base", kPinnedNowMs - 100}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "l"}).integer(), -1);  // the newer entry never expires
-    EXPECT_EQ(Entries(c, "p"), Pairs({{"older", kT - 50}, {"base", kT - 100}}));
+    EXPECT_EQ(Entries(c, "p"), Pairs({{"older", kPinnedNowMs - 50}, {"base", kPinnedNowMs - 100}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "p"}).integer(), -1);
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "w"}).integer(), kExpireAt);
     EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "w"}).integer(), 2);
@@ -158,10 +160,10 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
   }
   SetClock(kExpireAt);
   ASSERT_EQ(WaitConverged(All()), "");
-  Ins(n0, "ref", "newer", kT + 50);  // what l shows now, for DUMP
+  Ins(n0, "ref", "newer", kPinnedNowMs + 50);  // what l shows now, for DUMP
   ASSERT_EQ(WaitConverged(All()), "");
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}}));
+    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kPinnedNowMs + 50}}));
     EXPECT_EQ(DumpedEntries(c, "l"), DumpedEntries(c, "ref"));
     EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "l"}).integer(), 1);
     EXPECT_EQ(Cmd(c, {"TLOG", "TRIM", "l", "2"}).str(), "OK");  // one entry: nothing to trim
@@ -170,16 +172,16 @@ TEST_F(ActiveActiveTlogExpiryTest, RegisterCoversEntriesAtOrBeforeItWhereverThey
     EXPECT_EQ(Cmd(c, {"PTTL", "w"}).integer(), -2);
   }
   // An older entry inserted after the expiry is covered at once, on every node.
-  Ins(n2, "l", "late", kT - 1);
+  Ins(n2, "l", "late", kPinnedNowMs - 1);
   ASSERT_EQ(WaitConverged(All()), "");
-  for (redisContext* c : All()) EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}}));
+  for (redisContext* c : All()) EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kPinnedNowMs + 50}}));
   // A new EXPIRE of what the client sees does not bring back what the first one hid there: the
   // hidden entries are cut with it, on every node.
   EXPECT_EQ(Cmd(n1, {"PEXPIRE", "l", "100000"}).integer(), 1);
   ASSERT_EQ(WaitConverged(All()), "");
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kT + 50}}));
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT + 1);
+    EXPECT_EQ(Entries(c, "l"), Pairs({{"newer", kPinnedNowMs + 50}}));
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kPinnedNowMs + 1);
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "l"}).integer(), kExpireAt + 100'000);
   }
 }
@@ -192,14 +194,14 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
   ASSERT_NO_FATAL_FAILURE(StartMesh());
   redisContext* n0 = c_[0].get();
   redisContext* n1 = c_[1].get();
-  ASSERT_EQ(Cmd(n0, {"TLOG", "TRIMAT", "q", std::to_string(kT - 200)}).str(), "OK");
-  for (const char* key : {"q", "r", "d"}) Ins(n0, key, "a", kT - 100);
+  ASSERT_EQ(Cmd(n0, {"TLOG", "TRIMAT", "q", std::to_string(kPinnedNowMs - 200)}).str(), "OK");
+  for (const char* key : {"q", "r", "d"}) Ins(n0, key, "a", kPinnedNowMs - 100);
   for (const char* key : {"q", "r", "d"}) {
     EXPECT_EQ(Cmd(n0, {"PEXPIREAT", key, std::to_string(kExpireAt)}).integer(), 1);
   }
   // f, in database 1, is flushed after its expiry.
   for (redisContext* c : {n0, n1}) ASSERT_EQ(Cmd(c, {"SELECT", "1"}).str(), "OK");
-  Ins(n0, "f", "a", kT - 100);
+  Ins(n0, "f", "a", kPinnedNowMs - 100);
   EXPECT_EQ(Cmd(n0, {"PEXPIREAT", "f", std::to_string(kExpireAt)}).integer(), 1);
   for (redisContext* c : {n0, n1}) ASSERT_EQ(Cmd(c, {"SELECT", "0"}).str(), "OK");
   ASSERT_EQ(WaitConverged(All()), "");
@@ -209,11 +211,11 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
   CutAll();
   // n0: an entry covered by the register stays hidden; a newer one makes q live again, with the
   // cutoff it had. d is deleted there.
-  Ins(n0, "q", "late", kT - 20);
+  Ins(n0, "q", "late", kPinnedNowMs - 20);
   EXPECT_EQ(Cmd(n0, {"EXISTS", "q"}).integer(), 0);
-  Ins(n0, "q", "fresh", kT + 2000);
-  EXPECT_EQ(Entries(n0, "q"), Pairs({{"fresh", kT + 2000}}));
-  EXPECT_EQ(Cmd(n0, {"TLOG", "CUTOFF", "q"}).integer(), kT - 200);
+  Ins(n0, "q", "fresh", kPinnedNowMs + 2000);
+  EXPECT_EQ(Entries(n0, "q"), Pairs({{"fresh", kPinnedNowMs + 2000}}));
+  EXPECT_EQ(Cmd(n0, {"TLOG", "CUTOFF", "q"}).integer(), kPinnedNowMs - 200);
   // A log expired by its register still holds its key against other types, as on a node whose
   // clock is behind, where it is live.
   EXPECT_EQ(Cmd(n0, {"PUT", "r", "x"}).str().rfind("WRONGTYPE", 0), 0u);
@@ -223,17 +225,19 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
   EXPECT_EQ(Cmd(n0, {"FLUSHDB"}).str(), "OK");
   ASSERT_EQ(Cmd(n0, {"SELECT", "0"}).str(), "OK");
   // n1, its clock behind the expiry, still sees the logs and persists them.
-  SetClockOf(n1, kT + 500);
+  SetClockOf(n1, kPinnedNowMs + 500);
   for (const char* key : {"q", "r", "d"}) EXPECT_EQ(Cmd(n1, {"PERSIST", key}).integer(), 1);
   ASSERT_EQ(Cmd(n1, {"SELECT", "1"}).str(), "OK");
   EXPECT_EQ(Cmd(n1, {"PERSIST", "f"}).integer(), 1);
   ASSERT_EQ(Cmd(n1, {"SELECT", "0"}).str(), "OK");
-  SetClock(kT + 3000);
+  SetClock(kPinnedNowMs + 3000);
   HealAll();
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "q"), Pairs({{"fresh", kT + 2000}, {"late", kT - 20}, {"a", kT - 100}}));
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "q"}).integer(), kT - 200);
-    EXPECT_EQ(Entries(c, "r"), Pairs({{"a", kT - 100}}));
+    EXPECT_EQ(Entries(c, "q"), Pairs({{"fresh", kPinnedNowMs + 2000},
+                                      {"late", kPinnedNowMs - 20},
+                                      {"a", kPinnedNowMs - 100}}));
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "q"}).integer(), kPinnedNowMs - 200);
+    EXPECT_EQ(Entries(c, "r"), Pairs({{"a", kPinnedNowMs - 100}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "r"}).integer(), -1);
     EXPECT_EQ(Cmd(c, {"EXISTS", "d"}).integer(), 0);
   }
@@ -250,8 +254,8 @@ TEST_F(ActiveActiveTlogExpiryTest, LaterRegisterRevivesWhatAnEarlierOneExpiredBu
 TEST_F(ActiveActiveTlogExpiryTest, RepliesAndEventsAreRedisOnTheOrigin) {
   ASSERT_NO_FATAL_FAILURE(StartMesh());
   redisContext* n0 = c_[0].get();
-  Ins(n0, "l", "v", kT - 5);
-  Ins(n0, "gone", "v", kT - 5);
+  Ins(n0, "l", "v", kPinnedNowMs - 5);
+  Ins(n0, "gone", "v", kPinnedNowMs - 5);
   ASSERT_EQ(Cmd(n0, {"CONFIG", "SET", "notify-keyspace-events", "KEA"}).str(), "OK");
   RawConnection listener(n0_.port());
   ASSERT_TRUE(listener.Send("PSUBSCRIBE __keyevent@0__:*\r\n"));
@@ -264,7 +268,7 @@ TEST_F(ActiveActiveTlogExpiryTest, RepliesAndEventsAreRedisOnTheOrigin) {
   EXPECT_EQ(Cmd(n0, {"EXPIRE", "l", "200", "NX"}).integer(), 0);
   EXPECT_EQ(Cmd(n0, {"EXPIRE", "l", "200", "LT"}).integer(), 0);
   EXPECT_EQ(Cmd(n0, {"EXPIRE", "l", "50", "LT"}).integer(), 1);
-  EXPECT_EQ(Cmd(n0, {"EXPIRETIME", "l"}).integer(), kT / 1000 + 50);
+  EXPECT_EQ(Cmd(n0, {"EXPIRETIME", "l"}).integer(), kPinnedNowMs / 1000 + 50);
   EXPECT_EQ(Cmd(n0, {"PERSIST", "l"}).integer(), 1);
   EXPECT_EQ(Cmd(n0, {"TTL", "l"}).integer(), -1);
   EXPECT_EQ(Cmd(n0, {"PEXPIREAT", "gone", "1"}).integer(), 1);
@@ -295,44 +299,44 @@ TEST_F(ActiveActiveTlogExpiryTest, RetentionWindowAndTrimsConvergeWithTheRegiste
   ASSERT_NO_FATAL_FAILURE(StartMesh({"--ttl-rule", "win:*", "2s"}));
   redisContext* n0 = c_[0].get();
   redisContext* n1 = c_[1].get();
-  // win:a — entries kT-500 and kT; EXPIRE at kT+5000, after the window (kT+2000): the window
-  // still ends the log.
-  Ins(n0, "win:a", "x", kT - 500);
-  Ins(n0, "win:a", "y", kT);
+  // win:a — entries kPinnedNowMs-500 and kPinnedNowMs; EXPIRE at kPinnedNowMs+5000, after the
+  // window (kPinnedNowMs+2000): the window still ends the log.
+  Ins(n0, "win:a", "x", kPinnedNowMs - 500);
+  Ins(n0, "win:a", "y", kPinnedNowMs);
   for (const char* key : {"t", "c"}) {
-    Ins(n0, key, "a", kT - 30);
-    Ins(n0, key, "b", kT - 20);
+    Ins(n0, key, "a", kPinnedNowMs - 30);
+    Ins(n0, key, "b", kPinnedNowMs - 20);
   }
   ASSERT_EQ(WaitConverged(All()), "");
   CutAll();
-  EXPECT_EQ(Cmd(n0, {"PEXPIREAT", "win:a", std::to_string(kT + 5000)}).integer(), 1);
-  EXPECT_EQ(Cmd(n0, {"PEXPIRETIME", "win:a"}).integer(), kT + 2000);
+  EXPECT_EQ(Cmd(n0, {"PEXPIREAT", "win:a", std::to_string(kPinnedNowMs + 5000)}).integer(), 1);
+  EXPECT_EQ(Cmd(n0, {"PEXPIRETIME", "win:a"}).integer(), kPinnedNowMs + 2000);
   for (const char* key : {"t", "c"}) {
     EXPECT_EQ(Cmd(n0, {"PEXPIREAT", key, std::to_string(kExpireAt)}).integer(), 1);
   }
-  Ins(n1, "t", "n", kT + 10);
-  ASSERT_EQ(Cmd(n1, {"TLOG", "TRIMAT", "t", std::to_string(kT - 20)}).str(), "OK");
-  Ins(n1, "c", "n", kT + 10);
+  Ins(n1, "t", "n", kPinnedNowMs + 10);
+  ASSERT_EQ(Cmd(n1, {"TLOG", "TRIMAT", "t", std::to_string(kPinnedNowMs - 20)}).str(), "OK");
+  Ins(n1, "c", "n", kPinnedNowMs + 10);
   ASSERT_EQ(Cmd(n1, {"TLOG", "CLR", "c"}).str(), "OK");
   HealAll();
   for (redisContext* c : All()) {
-    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "win:a"}).integer(), kT + 2000);
-    EXPECT_EQ(Entries(c, "t"), Pairs({{"n", kT + 10}, {"b", kT - 20}}));
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "win:a"}).integer(), kPinnedNowMs + 2000);
+    EXPECT_EQ(Entries(c, "t"), Pairs({{"n", kPinnedNowMs + 10}, {"b", kPinnedNowMs - 20}}));
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "t"}).integer(), -1);
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "c"}).integer(), kT + 11);
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "c"}).integer(), kPinnedNowMs + 11);
     EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "c"}).integer(), 0);
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "c"}).integer(), -1);
   }
-  SetClock(kT + 1600);  // x's window has passed; y's has not
+  SetClock(kPinnedNowMs + 1600);  // x's window has passed; y's has not
   ASSERT_EQ(WaitConverged(All()), "");
   for (redisContext* c : All()) {
-    EXPECT_EQ(Entries(c, "win:a"), Pairs({{"y", kT}}));
-    EXPECT_EQ(Entries(c, "t"), Pairs({{"n", kT + 10}}));
+    EXPECT_EQ(Entries(c, "win:a"), Pairs({{"y", kPinnedNowMs}}));
+    EXPECT_EQ(Entries(c, "t"), Pairs({{"n", kPinnedNowMs + 10}}));
   }
-  // A PERSIST leaves each entry its window: y goes at kT + 2000 whatever the register.
+  // A PERSIST leaves each entry its window: y goes at kPinnedNowMs + 2000 whatever the register.
   EXPECT_EQ(Cmd(n1, {"PERSIST", "win:a"}).integer(), 1);
   ASSERT_EQ(WaitConverged(All()), "");
-  SetClock(kT + 2000);
+  SetClock(kPinnedNowMs + 2000);
   ASSERT_EQ(WaitConverged(All()), "");
   for (redisContext* c : All()) EXPECT_EQ(Cmd(c, {"EXISTS", "win:a"}).integer(), 0);
 }

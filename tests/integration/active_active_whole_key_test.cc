@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "tests/support/active_active_support.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kT = 1'900'000'000'000;
 // Longer than compaction keeps an expired row whole in the mode (half the purge deadline: 12 h
 // by default): after it, a dead version is reduced to a plain tombstone.
 constexpr int64_t kPastRetention = 13ll * 3600 * 1000;
@@ -30,13 +30,13 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
       }
     }
   }
-  // Two linked nodes, both clocks pinned at kT, the link between them cut.
+  // Two linked nodes, both clocks pinned at kPinnedNowMs, the link between them cut.
   void StartCutPair() {
     ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
     ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
     c0_ = n0_.Connect();
     c1_ = n1_.Connect();
-    SetClock(kT);
+    SetClock(kPinnedNowMs);
     SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
   }
   // StartCutPair with `extra` options on both nodes.
@@ -49,7 +49,7 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
     ASSERT_TRUE(n1_.Start(a1)) << n1_.error();
     c0_ = n0_.Connect();
     c1_ = n1_.Connect();
-    SetClock(kT);
+    SetClock(kPinnedNowMs);
     SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
   }
   // Makes every row of `c`'s node pass through compaction: a dead version turns into the plain
@@ -82,15 +82,17 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
     ASSERT_EQ(Cmd(c, {"TREG", "SET", "r", value, t}).str(), "OK");
     ASSERT_EQ(Cmd(c, {"TLOG", "INS", "l", value, t}).str(), "OK");
   }
-  // The rank tests' writes at `ts`: on n0 "wins" and "loses" = "x" expiring at kT + 100, then
-  // its clock past the retention of expired rows and a compaction that reduces them; on n1 the
+  // The rank tests' writes at `ts`: on n0 "wins" and "loses" = "x" expiring at kPinnedNowMs + 100,
+  // then its clock past the retention of expired rows and a compaction that reduces them; on n1 the
   // same keys at `ts` with no expiry, "y" (whose digest is greater than "x"'s) and "yv" (less).
   void ReduceOnN0ThenWriteRivalsOnN1(const std::string& ts, bool one_more_delta_on_n0) {
     for (const char* key : {"wins", "loses"}) {
-      ASSERT_EQ(Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kT + 100)}).str(),
-                "OK");
+      ASSERT_EQ(
+          Cmd(c0_.get(), {"PUT", key, "x", "TS", ts, "PXAT", std::to_string(kPinnedNowMs + 100)})
+              .str(),
+          "OK");
     }
-    SetClock(kT + kPastRetention);
+    SetClock(kPinnedNowMs + kPastRetention);
     Compact(c0_.get());
     if (one_more_delta_on_n0) {
       ASSERT_EQ(Cmd(c0_.get(), {"SET", "other", "1"}).str(), "OK");
@@ -116,16 +118,18 @@ class ActiveActiveWholeKeyTest : public ::testing::Test {
 // compaction forgets a dead version with nothing under it.)
 TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPeerWrite) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  ASSERT_EQ(Cmd(c0_.get(), {"DELETE", "deleted", "TS", std::to_string(kT - 10)}).integer(), 0);
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "expired", "a", "TS", std::to_string(kT - 10), "PXAT",
-                            std::to_string(kT + 100)})
+  ASSERT_EQ(
+      Cmd(c0_.get(), {"DELETE", "deleted", "TS", std::to_string(kPinnedNowMs - 10)}).integer(), 0);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "expired", "a", "TS", std::to_string(kPinnedNowMs - 10), "PXAT",
+                            std::to_string(kPinnedNowMs + 100)})
                 .str(),
             "OK");
-  SetClock(kT + kPastRetention);  // "expired" expired long enough ago to be reduced
+  SetClock(kPinnedNowMs + kPastRetention);  // "expired" expired long enough ago to be reduced
   ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "FLUSH-MEMTABLE"}).str(), "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "COMPACT"}).str(), "OK");
   for (const char* key : {"deleted", "expired"}) {
-    ASSERT_EQ(Cmd(c1_.get(), {"PUT", key, "older", "TS", std::to_string(kT - 20)}).str(), "OK");
+    ASSERT_EQ(Cmd(c1_.get(), {"PUT", key, "older", "TS", std::to_string(kPinnedNowMs - 20)}).str(),
+              "OK");
   }
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
@@ -143,7 +147,7 @@ TEST_F(ActiveActiveWholeKeyTest, CompactionKeepsTheDeadVersionThatHidesAnOlderPe
 // beats the expired "x" on both nodes, "yv" loses to it on both (though bytewise "yv" > "x").
 TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kT - 10), false));
+  ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kPinnedNowMs - 10), false));
   HealAndConverge();
   ExpectRanksKept();
 }
@@ -153,7 +157,7 @@ TEST_F(ActiveActiveWholeKeyTest, ACompactedExpiredVersionKeepsItsRank) {
 // tombstone, which would outrank every value at its timestamp.
 TEST_F(ActiveActiveWholeKeyTest, ASnapshotCarriesACompactedVersionWithItsRank) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair({"--peer-backlog-size", "1"}));
-  ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kT - 10), true));
+  ASSERT_NO_FATAL_FAILURE(ReduceOnN0ThenWriteRivalsOnN1(std::to_string(kPinnedNowMs - 10), true));
   HealAndConverge();
   EXPECT_NE(Cmd(c0_.get(), {"INFO", "peers"}).str().find("snapshots_sent:1"), std::string::npos);
   ExpectRanksKept();
@@ -165,16 +169,17 @@ TEST_F(ActiveActiveWholeKeyTest, ASnapshotCarriesACompactedVersionWithItsRank) {
 // nodes, and a pair after T lives on both (the key's type floor keeps strings off the key).
 TEST_F(ActiveActiveWholeKeyTest, ACompactedTregPairNeedsNoRank) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  const std::string ts = std::to_string(kT - 10);
+  const std::string ts = std::to_string(kPinnedNowMs - 10);
   for (const char* key : {"r1", "r2", "r3"}) {
     ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "m", ts}).str(), "OK");
     ASSERT_EQ(Cmd(c0_.get(), {"PEXPIRE", key, "100"}).integer(), 1);
   }
-  SetClock(kT + kPastRetention);
+  SetClock(kPinnedNowMs + kPastRetention);
   Compact(c0_.get());
   ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r1", "z", ts}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r2", "a", ts}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r3", "n", std::to_string(kT + 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "r3", "n", std::to_string(kPinnedNowMs + 5)}).str(),
+            "OK");
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "r1", "r2"}).integer(), 0);
@@ -183,33 +188,35 @@ TEST_F(ActiveActiveWholeKeyTest, ACompactedTregPairNeedsNoRank) {
   ExpectStringRefused("r1");
 }
 
-// A DEL on n0 covers what n0 held: its T is the newest timestamp there (kT - 10), not n0's
-// clock (kT). Writes at or before T on n1 reach n0 after it (n0 restarted meanwhile, so the
-// marker is read back from its data): deleted on both nodes. Writes after T live on both, also
-// the ones n1 made at clock times before the DEL.
+// A DEL on n0 covers what n0 held: its T is the newest timestamp there (kPinnedNowMs - 10), not
+// n0's clock (kPinnedNowMs). Writes at or before T on n1 reach n0 after it (n0 restarted meanwhile,
+// so the marker is read back from its data): deleted on both nodes. Writes after T live on both,
+// also the ones n1 made at clock times before the DEL.
 TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  WriteAll(c0_.get(), kT - 10, "before");
+  WriteAll(c0_.get(), kPinnedNowMs - 10, "before");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
   EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
-  WriteAll(c1_.get(), kT - 11, "older");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kT - 10)}).str(), "OK");
+  WriteAll(c1_.get(), kPinnedNowMs - 11, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
 
   n0_.Kill();
   ASSERT_TRUE(n0_.Start(PeerArgs({&n1_}))) << n0_.error();
   c0_ = n0_.Connect();
-  SetClock(kT);
+  SetClock(kPinnedNowMs);
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "s", "r", "l"}).integer(), 0);
     EXPECT_TRUE(Cmd(c, {"GET", "s", "GRACE", "9223372036854775807"}).is_nil());
   }
   // On the origin, a client's write at or before the delete answers +OK and changes nothing.
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
   EXPECT_TRUE(Cmd(c0_.get(), {"GET", "s"}).is_nil());
 
   SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  WriteAll(c1_.get(), kT - 9, "newer");
+  WriteAll(c1_.get(), kPinnedNowMs - 9, "newer");
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "newer");
@@ -218,7 +225,7 @@ TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
     EXPECT_EQ(treg[0].str(), "newer");
     EXPECT_EQ(Cmd(c, {"TLOG", "SIZE", "l"}).integer(), 1);
     // A log made after the delete has the cutoff it would have had before it.
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT - 9);
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kPinnedNowMs - 9);
   }
 }
 
@@ -229,25 +236,27 @@ TEST_F(ActiveActiveWholeKeyTest, DelWinsOverOlderAndEqualWritesArrivingLater) {
 TEST_F(ActiveActiveWholeKeyTest, DelUnderTheObservedRemoveRuleKeepsTheStringWritesItDidNotSee) {
   const std::vector<std::string> rule = {"--active-active-string-rule", "observed-remove"};
   ASSERT_NO_FATAL_FAILURE(StartCutPair(rule));
-  WriteAll(c0_.get(), kT - 10, "before");
+  WriteAll(c0_.get(), kPinnedNowMs - 10, "before");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "r", "l", "absent"}).integer(), 3);
   EXPECT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
-  WriteAll(c1_.get(), kT - 11, "older");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kT - 10)}).str(), "OK");
+  WriteAll(c1_.get(), kPinnedNowMs - 11, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "equal", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
 
   n0_.Kill();
   std::vector<std::string> args = PeerArgs({&n1_});
   args.insert(args.end(), rule.begin(), rule.end());
   ASSERT_TRUE(n0_.Start(args)) << n0_.error();
   c0_ = n0_.Connect();
-  SetClock(kT);
+  SetClock(kPinnedNowMs);
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "r", "l"}).integer(), 0);
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "older");
     EXPECT_EQ(Cmd(c, {"GET", "s", "GRACE", "9223372036854775807"}).str(), "older");
   }
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "late", "TS", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"GET", "s"}).str(), "late");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c1_.get(), {"GET", "s"}).str(), "late");
@@ -258,11 +267,15 @@ TEST_F(ActiveActiveWholeKeyTest, DelUnderTheObservedRemoveRuleKeepsTheStringWrit
 // not in the delta: every write on it survives, whatever its timestamp.
 TEST_F(ActiveActiveWholeKeyTest, NewerWritesTheDeleteDidNotSeeSurviveIt) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "held", "TS", std::to_string(kT - 5)}).str(), "OK");
-  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "l", "held", std::to_string(kT - 5)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kT - 4)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "old", std::to_string(kT - 6)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "new", std::to_string(kT - 4)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "held", "TS", std::to_string(kPinnedNowMs - 5)}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "l", "held", std::to_string(kPinnedNowMs - 5)}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "v", "TS", std::to_string(kPinnedNowMs - 4)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "old", std::to_string(kPinnedNowMs - 6)}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "l", "new", std::to_string(kPinnedNowMs - 4)}).str(),
+            "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "unseen", "u", "TS", "1"}).str(), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "l", "unseen"}).integer(), 2);
   EXPECT_EQ(Cmd(c0_.get(), {"DEL", "s", "never"}).integer(), 0);  // holds nothing: not logged
@@ -273,7 +286,7 @@ TEST_F(ActiveActiveWholeKeyTest, NewerWritesTheDeleteDidNotSeeSurviveIt) {
     const Reply entries = Cmd(c, {"TLOG", "GET", "l"});
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_EQ(entries[0][0].str(), "new");
-    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kT - 4);
+    EXPECT_EQ(Cmd(c, {"TLOG", "CUTOFF", "l"}).integer(), kPinnedNowMs - 4);
   }
 }
 
@@ -309,17 +322,19 @@ TEST_F(ActiveActiveWholeKeyTest, DeletesRespectLogicalTimestamps) {
   }
 }
 
-// FLUSHDB covers what its database held (newest timestamp kT - 5): every key of it, and every
-// write at or before that arriving later; newer writes and the other databases keep theirs.
+// FLUSHDB covers what its database held (newest timestamp kPinnedNowMs - 5): every key of it, and
+// every write at or before that arriving later; newer writes and the other databases keep theirs.
 TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  WriteAll(c0_.get(), kT - 5, "x");
+  WriteAll(c0_.get(), kPinnedNowMs - 5, "x");
   ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "1"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PUT", "other-db", "kept", "TS", "5"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"SELECT", "0"}).str(), "OK");
-  WriteAll(c1_.get(), kT - 6, "older");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "fresh", "y", "TS", std::to_string(kT - 4)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "stale", "z", "TS", std::to_string(kT - 5)}).str(), "OK");
+  WriteAll(c1_.get(), kPinnedNowMs - 6, "older");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "fresh", "y", "TS", std::to_string(kPinnedNowMs - 4)}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "stale", "z", "TS", std::to_string(kPinnedNowMs - 5)}).str(),
+            "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"DBSIZE"}).integer(), 0);
   HealAndConverge();
@@ -341,17 +356,19 @@ TEST_F(ActiveActiveWholeKeyTest, FlushDbIsAHorizonForItsDatabase) {
 // on the node that held the string: the key's type floor stays TLOG on both nodes.
 TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "k", "e", std::to_string(kT - 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "k", "e", std::to_string(kPinnedNowMs - 5)}).str(),
+            "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"DEL", "k"}).integer(), 1);
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "k", "s", "TS", std::to_string(kT + 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "k", "s", "TS", std::to_string(kPinnedNowMs + 5)}).str(), "OK");
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "k"}).integer(), 0);
     // A string after the delete: WRONGTYPE, the key's type is TLOG.
-    const Reply r = Cmd(c, {"PUT", "k", "v", "TS", std::to_string(kT + 20)});
+    const Reply r = Cmd(c, {"PUT", "k", "v", "TS", std::to_string(kPinnedNowMs + 20)});
     EXPECT_EQ(r.str().rfind("WRONGTYPE", 0), 0u) << r.str();
   }
-  EXPECT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "k", "e2", std::to_string(kT + 9)}).str(), "OK");
+  EXPECT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "k", "e2", std::to_string(kPinnedNowMs + 9)}).str(),
+            "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c0_.get(), {"TLOG", "SIZE", "k"}).integer(), 1);
 }
@@ -363,12 +380,14 @@ TEST_F(ActiveActiveWholeKeyTest, TypeFloorKeepsTypeCollisionsConvergent) {
 // point after which the order of arrival decides.
 TEST_F(ActiveActiveWholeKeyTest, ALogsRetentionWindowKeepsItsTypeAgainstAConcurrentString) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair({"--ttl-rule", "w*", "1s"}));
-  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w1", "e", std::to_string(kT - 10)}).str(), "OK");
-  SetClock(kT + 5000);  // past w1's window on both clocks
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w1", "e", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
+  SetClock(kPinnedNowMs + 5000);  // past w1's window on both clocks
   ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "w1"}).integer(), 0);
   Compact(c0_.get());
-  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w2", "e", std::to_string(kT + 4990)}).str(), "OK");
-  SetClock(kT + 10000);  // past w2's too
+  ASSERT_EQ(Cmd(c0_.get(), {"TLOG", "INS", "w2", "e", std::to_string(kPinnedNowMs + 4990)}).str(),
+            "OK");
+  SetClock(kPinnedNowMs + 10000);  // past w2's too
   for (const char* key : {"w1", "w2"}) {
     ASSERT_EQ(Cmd(c1_.get(), {"SET", key, "s"}).str(), "OK");
   }
@@ -376,7 +395,8 @@ TEST_F(ActiveActiveWholeKeyTest, ALogsRetentionWindowKeepsItsTypeAgainstAConcurr
   ExpectStringRefused("w1");
   ExpectStringRefused("w2");
   // A log written again on the key is a log on both nodes.
-  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "w1", "e2", std::to_string(kT + 9900)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TLOG", "INS", "w1", "e2", std::to_string(kPinnedNowMs + 9900)}).str(),
+            "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   EXPECT_EQ(Cmd(c0_.get(), {"TLOG", "SIZE", "w1"}).integer(), 1);
 }
@@ -386,9 +406,10 @@ TEST_F(ActiveActiveWholeKeyTest, ALogsRetentionWindowKeepsItsTypeAgainstAConcurr
 // type TREG.
 TEST_F(ActiveActiveWholeKeyTest, ARegisterExpiredTregKeepsItsTypeAfterCompaction) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
-  SetClock(kT + kPastRetention);
+  SetClock(kPinnedNowMs + kPastRetention);
   ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "r"}).integer(), 0);
   Compact(c0_.get());
   ASSERT_EQ(Cmd(c1_.get(), {"SET", "r", "s"}).str(), "OK");
@@ -404,9 +425,10 @@ TEST_F(ActiveActiveWholeKeyTest, ATregWrittenAfterTheRegisterThatExpiresItKeepsI
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
   ASSERT_EQ(Cmd(c1_.get(), {"SET", "r", "s"}).str(), "OK");
   ASSERT_EQ(Cmd(c1_.get(), {"PEXPIRE", "r", "100"}).integer(), 1);
-  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kT - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "r", "v", std::to_string(kPinnedNowMs - 10)}).str(),
+            "OK");
   HealAndConverge();
-  SetClock(kT + kPastRetention);
+  SetClock(kPinnedNowMs + kPastRetention);
   Compact(c0_.get());
   Compact(c1_.get());
   ExpectStringRefused("r");
@@ -419,19 +441,21 @@ TEST_F(ActiveActiveWholeKeyTest, ATregWrittenAfterTheRegisterThatExpiresItKeepsI
 TEST_F(ActiveActiveWholeKeyTest, ALaterRegisterBringsBackWhatCompactionHeldAfterTheExpiry) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
   SetLink(c0_.get(), n0_, c1_.get(), n1_, true);
-  WriteAll(c0_.get(), kT - 10, "v");
+  WriteAll(c0_.get(), kPinnedNowMs - 10, "v");
   for (const char* key : {"s", "r", "l"}) {
-    ASSERT_EQ(Cmd(c0_.get(), {"PEXPIREAT", key, std::to_string(kT + 100)}).integer(), 1) << key;
+    ASSERT_EQ(Cmd(c0_.get(), {"PEXPIREAT", key, std::to_string(kPinnedNowMs + 100)}).integer(), 1)
+        << key;
   }
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1000)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 1000)}).str(),
+            "OK");
   ASSERT_EQ(Cmd(c0_.get(), {"EXISTS", "s", "r", "l"}).integer(), 0);
   Compact(c0_.get());
   for (const char* key : {"s", "r", "l"}) {
     ASSERT_EQ(Cmd(c1_.get(), {"PERSIST", key}).integer(), 1) << key;
   }
-  SetClock(kT + 1000);
+  SetClock(kPinnedNowMs + 1000);
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "v");
@@ -445,30 +469,35 @@ TEST_F(ActiveActiveWholeKeyTest, ALaterRegisterBringsBackWhatCompactionHeldAfter
 // its own; both nodes expire the key at the same DEBUG CLOCK time.
 TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToWritesAtOrBeforeIt) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  const std::string at = std::to_string(kT + 1000);
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "u", "a", "TS", std::to_string(kT - 10)}).str(), "OK");
+  const std::string at = std::to_string(kPinnedNowMs + 1000);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "a", "TS", std::to_string(kPinnedNowMs - 10)}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "u", "a", "TS", std::to_string(kPinnedNowMs - 10)}).str(), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", "s", at}).integer(), 1);
   EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "u", "1"}).integer(), 1);
   EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "absent", "1"}).integer(), 0);
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "s", "b", "TS", std::to_string(kT - 5), "NOTTL"}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"PUT", "u", "c", "TS", std::to_string(kT + 5), "NOTTL"}).str(), "OK");
+  ASSERT_EQ(
+      Cmd(c1_.get(), {"PUT", "s", "b", "TS", std::to_string(kPinnedNowMs - 5), "NOTTL"}).str(),
+      "OK");
+  ASSERT_EQ(
+      Cmd(c1_.get(), {"PUT", "u", "c", "TS", std::to_string(kPinnedNowMs + 5), "NOTTL"}).str(),
+      "OK");
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "b");
-    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kPinnedNowMs + 1000);
     EXPECT_EQ(Cmd(c, {"GET", "u"}).str(), "c");
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "u"}).integer(), -1);
   }
   // A write at or before the register that reaches the origin later takes it too, there.
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "c", "TS", std::to_string(kT), "NOTTL"}).str(), "OK");
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "s", "c", "TS", std::to_string(kPinnedNowMs), "NOTTL"}).str(),
+            "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
-  SetClock(kT + 999);
+  SetClock(kPinnedNowMs + 999);
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"GET", "s"}).str(), "c");
-    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "s"}).integer(), kPinnedNowMs + 1000);
   }
-  SetClock(kT + 1000);
+  SetClock(kPinnedNowMs + 1000);
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "s", "u"}).integer(), 1);
     EXPECT_TRUE(Cmd(c, {"GET", "s"}).is_nil());
@@ -482,14 +511,15 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
   ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
   c0_ = n0_.Connect();
   c1_ = n1_.Connect();
-  SetClock(kT);
-  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "p", "x", "TS", std::to_string(kT - 20), "PXAT",
-                            std::to_string(kT + 50'000)})
+  SetClock(kPinnedNowMs);
+  ASSERT_EQ(Cmd(c0_.get(), {"PUT", "p", "x", "TS", std::to_string(kPinnedNowMs - 20), "PXAT",
+                            std::to_string(kPinnedNowMs + 50'000)})
                 .str(),
             "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   SetLink(c0_.get(), n0_, c1_.get(), n1_, false);
-  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 1)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 1)}).str(),
+            "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRE", "p", "100"}).integer(), 1);
   EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "p"}).integer(), 1);
   EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "p"}).integer(), 0);
@@ -503,7 +533,7 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
   EXPECT_EQ(Cmd(c0_.get(), {"EXPIRE", "p", "200", "NX"}).integer(), 0);
   EXPECT_TRUE(Cmd(c0_.get(), {"EXPIRE", "p", "1", "NX", "XX"}).is_error());
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
-  EXPECT_EQ(Cmd(c1_.get(), {"PEXPIRETIME", "p"}).integer(), kT + 100'000);
+  EXPECT_EQ(Cmd(c1_.get(), {"PEXPIRETIME", "p"}).integer(), kPinnedNowMs + 100'000);
 }
 
 // The register applies to a TREG pair written at or before its T, wherever and whenever the pair
@@ -513,28 +543,32 @@ TEST_F(ActiveActiveWholeKeyTest, ConcurrentExpiryChangesResolveByTime) {
 // made where the pair is still live brings it back on a node whose clock passed its expiry.
 TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToTregPairsAtOrBeforeIt) {
   ASSERT_NO_FATAL_FAILURE(StartCutPair());
-  const std::string at = std::to_string(kT + 1000);
+  const std::string at = std::to_string(kPinnedNowMs + 1000);
   for (const char* key : {"older", "newer", "local"}) {
-    ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "a", std::to_string(kT - 10)}).str(), "OK");
+    ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", key, "a", std::to_string(kPinnedNowMs - 10)}).str(),
+              "OK");
     EXPECT_EQ(Cmd(c0_.get(), {"PEXPIREAT", key, at}).integer(), 1);
   }
-  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), kT + 1000);
-  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "local", "z", std::to_string(kT + 7)}).str(), "OK");
+  EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), kPinnedNowMs + 1000);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "local", "z", std::to_string(kPinnedNowMs + 7)}).str(),
+            "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"PEXPIRETIME", "local"}).integer(), -1);
-  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "older", "b", std::to_string(kT - 5)}).str(), "OK");
-  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "newer", "c", std::to_string(kT + 5)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "older", "b", std::to_string(kPinnedNowMs - 5)}).str(),
+            "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"TREG", "SET", "newer", "c", std::to_string(kPinnedNowMs + 5)}).str(),
+            "OK");
   HealAndConverge();
   for (redisContext* c : {c0_.get(), c1_.get()}) {
-    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), kT + 1000);
+    EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), kPinnedNowMs + 1000);
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "newer"}).integer(), -1);
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "local"}).integer(), -1);
   }
-  SetClock(kT + 999);
+  SetClock(kPinnedNowMs + 999);
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "older", "newer", "local"}).integer(), 3);
   }
-  SetClock(kT + 1000);
+  SetClock(kPinnedNowMs + 1000);
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"EXISTS", "older", "newer", "local"}).integer(), 2);
@@ -542,10 +576,12 @@ TEST_F(ActiveActiveWholeKeyTest, ExpiryRegisterAppliesToTregPairsAtOrBeforeIt) {
   // Clocks apart: n1 still sees "older" live and persists it; n0, whose clock passed the expiry,
   // holds the expired pair and takes the PERSIST too. An older SET arriving meanwhile loses there
   // as on n1.
-  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kT + 500)}).str(), "OK");
+  ASSERT_EQ(Cmd(c1_.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs + 500)}).str(),
+            "OK");
   EXPECT_EQ(Cmd(c1_.get(), {"PERSIST", "older"}).integer(), 1);
-  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "older", "x", std::to_string(kT - 7)}).str(), "OK");
-  SetClock(kT + 2000);
+  ASSERT_EQ(Cmd(c0_.get(), {"TREG", "SET", "older", "x", std::to_string(kPinnedNowMs - 7)}).str(),
+            "OK");
+  SetClock(kPinnedNowMs + 2000);
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   for (redisContext* c : {c0_.get(), c1_.get()}) {
     EXPECT_EQ(Cmd(c, {"PEXPIRETIME", "older"}).integer(), -1);
@@ -563,7 +599,7 @@ TEST_F(ActiveActiveWholeKeyTest, KeyspaceEventsFireOnTheOriginOnly) {
   ASSERT_TRUE(n1_.Start(PeerArgs({&n0_}))) << n1_.error();
   c0_ = n0_.Connect();
   c1_ = n1_.Connect();
-  SetClock(kT);
+  SetClock(kPinnedNowMs);
   RawConnection l0(n0_.port());
   RawConnection l1(n1_.port());
   for (redisContext* c : {c0_.get(), c1_.get()}) {
@@ -585,7 +621,7 @@ TEST_F(ActiveActiveWholeKeyTest, KeyspaceEventsFireOnTheOriginOnly) {
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "d", "v"}).str(), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"FLUSHDB"}).str(), "OK");
   EXPECT_EQ(Cmd(c0_.get(), {"FLUSHALL"}).str(), "OK");
-  SetClock(kT + 1);  // after the flushes' T
+  SetClock(kPinnedNowMs + 1);  // after the flushes' T
   ASSERT_EQ(Cmd(c0_.get(), {"PUT", "e", "v"}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0_.get(), c1_.get()}), "");
   auto pmessage = [](std::string_view event, std::string_view key) {

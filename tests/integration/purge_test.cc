@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "tests/support/eventually.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 namespace {
 
-constexpr int64_t kNow = 1'900'000'000'000;  // pinned server time (ms)
-constexpr int64_t kTtl = 600'000;            // 10 minutes
-constexpr int64_t kDeadline = 30'000;        // expiry-purge-deadline 30s
+constexpr int64_t kTtl = 600'000;      // 10 minutes
+constexpr int64_t kDeadline = 30'000;  // expiry-purge-deadline 30s
 // Bytes a store of only the live data may differ by: manifests of different histories, WAL
 // block headers, table footers and indexes of differently cut files.
 constexpr uint64_t kSlack = 96 << 10;
@@ -50,7 +50,7 @@ std::string Incompressible(uint64_t n) {
 class PurgeTest : public ::testing::Test {
  protected:
   static void Pin(redisContext* c) {
-    ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(kNow)}).ToString(), "OK");
+    ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(kPinnedNowMs)}).ToString(), "OK");
   }
   // Sends every command pipelined and checks every reply is OK.
   static void Pipeline(redisContext* c, const std::vector<std::vector<std::string>>& commands) {
@@ -67,8 +67,8 @@ class PurgeTest : public ::testing::Test {
       live.push_back({"PUT", "keep:" + std::to_string(i), Incompressible(i), "NOTTL"});
     }
     for (int i = 0; i < 200; i++) {
-      live.push_back(
-          {"TLOG", "INS", "keep:log", Incompressible(100000 + i), std::to_string(kNow + i)});
+      live.push_back({"TLOG", "INS", "keep:log", Incompressible(100000 + i),
+                      std::to_string(kPinnedNowMs + i)});
     }
     Pipeline(c, live);
   }
@@ -99,8 +99,8 @@ TEST_F(PurgeTest, AfterTheDeadlineTheDataDirHoldsOnlyTheLiveData) {
   // before the clock, so they leave the window before the rows above expire).
   for (int i = 0; i < 300; i++) {
     batch.push_back({"TLOG", "INS", "exp:log", Incompressible(300000 + i), std::to_string(i)});
-    batch.push_back(
-        {"TLOG", "INS", "win:log", Incompressible(400000 + i), std::to_string(kNow - 20'000 + i)});
+    batch.push_back({"TLOG", "INS", "win:log", Incompressible(400000 + i),
+                     std::to_string(kPinnedNowMs - 20'000 + i)});
   }
   Pipeline(c.get(), batch);
   ASSERT_EQ(Cmd(c.get(), {"EXPIRE", "exp:log", "600"}).ToString(), "(integer) 1");

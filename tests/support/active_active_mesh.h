@@ -16,12 +16,13 @@
 
 #include "tests/support/active_active_support.h"
 #include "tests/support/reply.h"
+#include "tests/support/test_constants.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
 
-inline constexpr int64_t kMeshClockMs = 1'900'000'000'000;
+inline constexpr int64_t kMeshClockMs = kPinnedNowMs;
 
 // TS.RANGE key - + as "ts=value ts=value ..." (the reply's text when it is not an array).
 inline std::string SeriesRange(redisContext* c, const std::string& key) {

@@ -47,22 +47,18 @@ int ConnectLoopback(int port) {
 
 }  // namespace
 
-namespace {
-
-// What one direction of a relayed connection has read but not yet written: chunks in the order
-// read, each with the time it may be written (its read time plus the delay then in force).
-struct Held {
-  std::deque<std::pair<Clock::time_point, std::string>> chunks;
-  size_t bytes = 0;
-
-  bool Full() const { return bytes >= kMaxPending; }
-  bool Due(Clock::time_point now) const { return !chunks.empty() && chunks.front().first <= now; }
-};
-
-}  // namespace
-
 // One relayed connection: the client's socket, the target's, and what each direction holds.
 struct FaultProxy::Relay {
+  // What one direction has read but not yet written: chunks in the order read, each with the
+  // time it may be written (its read time plus the delay then in force).
+  struct Held {
+    std::deque<std::pair<Clock::time_point, std::string>> chunks;
+    size_t bytes = 0;
+
+    bool Full() const { return bytes >= kMaxPending; }
+    bool Due(Clock::time_point now) const { return !chunks.empty() && chunks.front().first <= now; }
+  };
+
   int client = -1;
   int target = -1;
   Held to_target;
@@ -148,7 +144,7 @@ void FaultProxy::Run() {
     Clock::time_point wake = now + kIdlePoll;
     std::vector<pollfd> fds = {{listen_fd_, POLLIN, 0}, {wake_fds_[0], POLLIN, 0}};
     for (const auto& r : relays) {
-      for (const Held* held : {&r->to_target, &r->to_client}) {
+      for (const Relay::Held* held : {&r->to_target, &r->to_client}) {
         if (!held->chunks.empty()) wake = std::min(wake, held->chunks.front().first);
       }
       fds.push_back({r->client,

@@ -10,7 +10,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-Args Copy(std::span<const std::string_view> args) { return Args(args.begin(), args.end()); }
+Args CopyArgs(std::span<const std::string_view> args) { return Args(args.begin(), args.end()); }
 
 // Every request of `input` from `from` on, parsed one by one by a fresh RequestParser (what a
 // connection runs without a window): (offset, consumed, args) until one is not complete.
@@ -25,7 +25,7 @@ std::vector<Parsed> OneByOne(std::string_view input, size_t from, const ParserLi
   for (size_t at = from; at < input.size();) {
     size_t consumed = 0;
     if (parser.Parse(input.substr(at), limits, &consumed) != ParseStatus::kComplete) break;
-    out.push_back({at, consumed, Copy(parser.args())});
+    out.push_back({at, consumed, CopyArgs(parser.args())});
     at += consumed;
   }
   return out;
@@ -52,7 +52,7 @@ TEST(ParseAppendingTest, AppendsWhatParseWouldGiveAndKeepsWhatWasThere) {
     EXPECT_EQ(consumed, expected_consumed);
     Args expected = {"held"};
     for (std::string_view arg : reference.args()) expected.emplace_back(arg);
-    EXPECT_EQ(Copy(out), expected) << request;
+    EXPECT_EQ(CopyArgs(out), expected) << request;
   }
 }
 
@@ -63,18 +63,18 @@ TEST(ParseAppendingTest, LeavesTheArrayAsItWasUnlessComplete) {
   // Cut in its last argument, then in its count: the array keeps only what it held.
   EXPECT_EQ(parser.ParseAppending("*2\r\n$3\r\nGET\r\n$5\r\nke", ParserLimits(), &consumed, &out),
             ParseStatus::kNeedMore);
-  EXPECT_EQ(Copy(out), Args{"held"});
+  EXPECT_EQ(CopyArgs(out), Args{"held"});
   parser.Reset();
   EXPECT_EQ(parser.ParseAppending("*2\r\n$3\r\nGET\r\n$x\r\n", ParserLimits(), &consumed, &out),
             ParseStatus::kError);
-  EXPECT_EQ(Copy(out), Args{"held"});
+  EXPECT_EQ(CopyArgs(out), Args{"held"});
   // A bulk past the limit is the general path's error, with nothing appended.
   parser.Reset();
   ParserLimits small;
   small.max_bulk_len = 2;
   EXPECT_EQ(parser.ParseAppending("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", small, &consumed, &out),
             ParseStatus::kError);
-  EXPECT_EQ(Copy(out), Args{"held"});
+  EXPECT_EQ(CopyArgs(out), Args{"held"});
 }
 
 TEST(ParsedAheadTest, TakesEachMultibulkRequestAsParsingItWouldGive) {
@@ -93,7 +93,7 @@ TEST(ParsedAheadTest, TakesEachMultibulkRequestAsParsingItWouldGive) {
   std::vector<Args> named;
   const size_t end =
       ahead.Fill(input, expected[1].offset, 16, limits,
-                 [&](std::span<const std::string_view> args) { named.push_back(Copy(args)); });
+                 [&](std::span<const std::string_view> args) { named.push_back(CopyArgs(args)); });
   EXPECT_EQ(end, expected[5].offset + expected[5].consumed);
   EXPECT_EQ(named, (std::vector<Args>{{"GET", "b"}, {"SET", "e", "vv"}, {"PING"}}));
   for (size_t i = 1; i < expected.size(); ++i) {
@@ -103,7 +103,7 @@ TEST(ParsedAheadTest, TakesEachMultibulkRequestAsParsingItWouldGive) {
     EXPECT_EQ(kept, multibulk) << i;
     if (!kept) continue;
     EXPECT_EQ(taken.consumed, expected[i].consumed);
-    EXPECT_EQ(Copy(taken.args), expected[i].args);
+    EXPECT_EQ(CopyArgs(taken.args), expected[i].args);
     ASSERT_LT(taken.index, named.size());
     EXPECT_EQ(named[taken.index], expected[i].args);  // the on_request call of the same number
   }
@@ -143,7 +143,7 @@ TEST(ParsedAheadTest, RefusesAnotherInputOrOtherLimits) {
   fill();
   const size_t second = input.size() / 2;
   ASSERT_TRUE(ahead.Take(input, second, ParserLimits(), &taken));
-  EXPECT_EQ(Copy(taken.args), (Args{"GET", "b"}));
+  EXPECT_EQ(CopyArgs(taken.args), (Args{"GET", "b"}));
   EXPECT_EQ(taken.index, 1u);
   EXPECT_FALSE(ahead.Take(input, 0, ParserLimits(), &taken));
   EXPECT_FALSE(ahead.Take(input, second, ParserLimits(), &taken));

@@ -9,6 +9,7 @@
 #include "server/cluster/bus_message.h"
 #include "server/cluster/node_table.h"
 #include "server/cluster/nodes_conf.h"
+#include "tests/support/test_constants.h"
 #include "tests/unit/server/cluster_captured_messages.h"
 
 namespace ebb::server::cluster {
@@ -22,10 +23,6 @@ std::string FromHex(std::string_view hex) {
   return out;
 }
 
-const std::string kA(40, 'a');
-const std::string kB(40, 'b');
-const std::string kC(40, 'c');
-
 BusMessage SamplePing() {
   BusMessage m;
   m.type = MessageType::kPing;
@@ -33,7 +30,7 @@ BusMessage SamplePing() {
   m.current_epoch = 12;
   m.config_epoch = 5;
   m.offset = 987654321;
-  m.sender = kA;
+  m.sender = test::kNodeIdA;
   m.slots.set(0);
   m.slots.set(7);
   m.slots.set(8);
@@ -43,7 +40,7 @@ BusMessage SamplePing() {
   m.flags = kFlagMaster | kFlagMyself;
   m.mflags0 = kMsgFlagPaused;
   GossipEntry g;
-  g.name = kB;
+  g.name = test::kNodeIdB;
   g.ping_sent = 1700000000;
   g.pong_received = 1700000001;
   g.ip = "127.0.0.1";
@@ -72,7 +69,7 @@ TEST(ClusterBusMessage, PingRoundTripsWithItsLayout) {
   EXPECT_EQ(d.current_epoch, 12u);
   EXPECT_EQ(d.config_epoch, 5u);
   EXPECT_EQ(d.offset, 987654321u);
-  EXPECT_EQ(d.sender, kA);
+  EXPECT_EQ(d.sender, test::kNodeIdA);
   EXPECT_EQ(d.slots, m.slots);
   EXPECT_EQ(d.slaveof, "");
   EXPECT_EQ(d.myip, "10.0.0.1");
@@ -80,7 +77,7 @@ TEST(ClusterBusMessage, PingRoundTripsWithItsLayout) {
   EXPECT_EQ(d.flags, kFlagMaster | kFlagMyself);
   EXPECT_EQ(d.mflags0, kMsgFlagPaused);
   ASSERT_EQ(d.gossip.size(), 1u);
-  EXPECT_EQ(d.gossip[0].name, kB);
+  EXPECT_EQ(d.gossip[0].name, test::kNodeIdB);
   EXPECT_EQ(d.gossip[0].ping_sent, 1700000000u);
   EXPECT_EQ(d.gossip[0].pong_received, 1700000001u);
   EXPECT_EQ(d.gossip[0].ip, "127.0.0.1");
@@ -92,33 +89,33 @@ TEST(ClusterBusMessage, PingRoundTripsWithItsLayout) {
 TEST(ClusterBusMessage, FailUpdatePublishAndVotesRoundTrip) {
   BusMessage fail;
   fail.type = MessageType::kFail;
-  fail.sender = kA;
-  fail.about = kC;
+  fail.sender = test::kNodeIdA;
+  fail.about = test::kNodeIdC;
   BusMessage d;
   std::string error;
   std::string bytes = EncodeMessage(fail);
   EXPECT_EQ(bytes.size(), kHeaderLength + 40);
   ASSERT_TRUE(DecodeMessage(bytes, &d, &error)) << error;
   EXPECT_EQ(d.type, MessageType::kFail);
-  EXPECT_EQ(d.about, kC);
+  EXPECT_EQ(d.about, test::kNodeIdC);
 
   BusMessage update;
   update.type = MessageType::kUpdate;
-  update.sender = kA;
-  update.about = kB;
+  update.sender = test::kNodeIdA;
+  update.about = test::kNodeIdB;
   update.update_config_epoch = 42;
   update.update_slots.set(100);
   update.update_slots.set(16000);
   bytes = EncodeMessage(update);
   EXPECT_EQ(bytes.size(), kHeaderLength + 8 + 40 + 2048);
   ASSERT_TRUE(DecodeMessage(bytes, &d, &error)) << error;
-  EXPECT_EQ(d.about, kB);
+  EXPECT_EQ(d.about, test::kNodeIdB);
   EXPECT_EQ(d.update_config_epoch, 42u);
   EXPECT_EQ(d.update_slots, update.update_slots);
 
   BusMessage publish;
   publish.type = MessageType::kPublish;
-  publish.sender = kA;
+  publish.sender = test::kNodeIdA;
   publish.channel = "news";
   publish.message = std::string("a\0b", 3);
   bytes = EncodeMessage(publish);
@@ -129,13 +126,13 @@ TEST(ClusterBusMessage, FailUpdatePublishAndVotesRoundTrip) {
 
   BusMessage ack;
   ack.type = MessageType::kFailoverAuthAck;
-  ack.sender = kB;
-  ack.slaveof = kA;
+  ack.sender = test::kNodeIdB;
+  ack.slaveof = test::kNodeIdA;
   bytes = EncodeMessage(ack);
   EXPECT_EQ(bytes.size(), kHeaderLength);
   ASSERT_TRUE(DecodeMessage(bytes, &d, &error)) << error;
   EXPECT_EQ(d.type, MessageType::kFailoverAuthAck);
-  EXPECT_EQ(d.slaveof, kA);
+  EXPECT_EQ(d.slaveof, test::kNodeIdA);
 }
 
 TEST(ClusterBusMessage, MalformedMessagesAreRefused) {
@@ -209,8 +206,8 @@ TEST(ClusterBusMessage, EachRefusalHasItsCodeAndItsLogText) {
   EXPECT_EQ(DecodeMessage(EncodeMessage(huge_epoch), &d).code(), BusMessageCode::kBadEpoch);
   BusMessage update;
   update.type = MessageType::kUpdate;
-  update.sender = kA;
-  update.about = kB;
+  update.sender = test::kNodeIdA;
+  update.about = test::kNodeIdB;
   update.update_config_epoch = UINT64_MAX;
   EXPECT_EQ(DecodeMessage(EncodeMessage(update), &d).code(), BusMessageCode::kBadEpoch);
   update.update_config_epoch = static_cast<uint64_t>(INT64_MAX);
@@ -263,7 +260,7 @@ TEST(ClusterBusMessage, SkipsRedisServerPingExtensions) {
 }
 
 TEST(ClusterNodesConf, RoundTripsTheTable) {
-  ClusterState state(kA);
+  ClusterState state(test::kNodeIdA);
   Node* me = state.myself();
   me->ip = "127.0.0.1";
   me->port = 7000;
@@ -271,14 +268,14 @@ TEST(ClusterNodesConf, RoundTripsTheTable) {
   me->config_epoch = 3;
   for (int j = 0; j <= 5460; j++) state.AddSlot(me, j);
   state.AddSlot(me, 6000);
-  Node* b = state.AddNode(kB, kFlagMaster, 1);
+  Node* b = state.AddNode(test::kNodeIdB, kFlagMaster, 1);
   b->ip = "127.0.0.1";
   b->port = 7001;
   b->cport = 17001;
   b->config_epoch = 4;
   b->pong_received_ms = 1234;
   for (int j = 5461; j <= 5999; j++) state.AddSlot(b, j);
-  Node* c = state.AddNode(kC, kFlagSlave | kFlagFail, 1);
+  Node* c = state.AddNode(test::kNodeIdC, kFlagSlave | kFlagFail, 1);
   c->ip = "127.0.0.1";
   c->port = 7002;
   c->cport = 17002;
@@ -290,30 +287,32 @@ TEST(ClusterNodesConf, RoundTripsTheTable) {
   state.AddNode(std::string(40, 'd'), kFlagHandshake, 1);  // left out of the file
 
   const std::string text = NodesConfigText(state);
-  EXPECT_EQ(text, kA + " 127.0.0.1:7000@17000 myself,master - 0 0 3 connected 0-5460 6000 [10->-" +
-                      kB + "] [7000-<-" + kB + "]\n" + kB +
-                      " 127.0.0.1:7001@17001 master - 0 1234 4 disconnected 5461-5999\n" + kC +
-                      " 127.0.0.1:7002@17002 slave,fail " + kB + " 0 0 4 disconnected\n" +
-                      "vars currentEpoch 9 lastVoteEpoch 7\n");
+  EXPECT_EQ(text, test::kNodeIdA +
+                      " 127.0.0.1:7000@17000 myself,master - 0 0 3 connected 0-5460 6000 [10->-" +
+                      test::kNodeIdB + "] [7000-<-" + test::kNodeIdB + "]\n" + test::kNodeIdB +
+                      " 127.0.0.1:7001@17001 master - 0 1234 4 disconnected 5461-5999\n" +
+                      test::kNodeIdC + " 127.0.0.1:7002@17002 slave,fail " + test::kNodeIdB +
+                      " 0 0 4 disconnected\n" + "vars currentEpoch 9 lastVoteEpoch 7\n");
   Result<ClusterCode, std::unique_ptr<ClusterState>> parsed = ParseNodesConfig(text, 5000);
   ASSERT_TRUE(parsed.ok()) << ClusterErrorText(parsed);
   const std::unique_ptr<ClusterState>& loaded = *parsed;
-  EXPECT_EQ(loaded->myself()->name, kA);
+  EXPECT_EQ(loaded->myself()->name, test::kNodeIdA);
   EXPECT_EQ(loaded->current_epoch(), 9u);
   EXPECT_EQ(loaded->last_vote_epoch(), 7u);
   EXPECT_EQ(loaded->slot_owner(6000), loaded->myself());
-  EXPECT_EQ(loaded->slot_owner(5461)->name, kB);
+  EXPECT_EQ(loaded->slot_owner(5461)->name, test::kNodeIdB);
   EXPECT_EQ(loaded->slot_owner(6001), nullptr);
-  EXPECT_EQ(loaded->migrating_to(10)->name, kB);
-  EXPECT_EQ(loaded->importing_from(7000)->name, kB);
-  const Node* lc = loaded->Find(kC);
+  EXPECT_EQ(loaded->migrating_to(10)->name, test::kNodeIdB);
+  EXPECT_EQ(loaded->importing_from(7000)->name, test::kNodeIdB);
+  const Node* lc = loaded->Find(test::kNodeIdC);
   ASSERT_NE(lc, nullptr);
-  EXPECT_EQ(lc->master, loaded->Find(kB));
+  EXPECT_EQ(lc->master, loaded->Find(test::kNodeIdB));
   EXPECT_TRUE(lc->failed());
-  EXPECT_EQ(loaded->Find(kB)->pong_received_ms, 5000);  // a non-zero time reads as "now"
+  EXPECT_EQ(loaded->Find(test::kNodeIdB)->pong_received_ms,
+            5000);  // a non-zero time reads as "now"
   EXPECT_EQ(loaded->Find(std::string(40, 'd')), nullptr);
   // Written again, the text is the same (the pong time aside).
-  loaded->Find(kB)->pong_received_ms = 1234;
+  loaded->Find(test::kNodeIdB)->pong_received_ms = 1234;
   EXPECT_EQ(NodesConfigText(*loaded), text);
 }
 
@@ -338,48 +337,57 @@ TEST(ClusterNodesConf, ReadsRedisServerFilesAndRefusesDamagedOnes) {
   ASSERT_FALSE(no_myself.ok());
   EXPECT_EQ(no_myself.code(), ClusterCode::kNodesConfCorrupt);
   EXPECT_NE(ClusterErrorText(no_myself).find("myself"), std::string::npos);
-  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0\n", 1).ok());
   EXPECT_FALSE(
-      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 5-3\n", 1).ok());
-  const auto bogus =
-      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,bogus - 0 0 0 connected\n", 1);
+      ParseNodesConfig(test::kNodeIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0\n", 1).ok());
+  EXPECT_FALSE(
+      ParseNodesConfig(
+          test::kNodeIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 5-3\n", 1)
+          .ok());
+  const auto bogus = ParseNodesConfig(
+      test::kNodeIdA + " 127.0.0.1:7000@17000 myself,bogus - 0 0 0 connected\n", 1);
   ASSERT_FALSE(bogus.ok());
   EXPECT_EQ(ClusterErrorText(bogus),
             "Unrecoverable error: corrupted cluster config file (line 1: unknown flag)");
-  const auto short_line = ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself\n", 1);
+  const auto short_line = ParseNodesConfig(test::kNodeIdA + " 127.0.0.1:7000@17000 myself\n", 1);
   ASSERT_FALSE(short_line.ok());
   EXPECT_EQ(ClusterErrorText(short_line), "Unrecoverable error: corrupted cluster config file \"" +
-                                              kA + " 127.0.0.1:7000@17000 myself\" (line 1)");
-  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 1\n" +
-                                    kB + " 127.0.0.1:7001@17001 master - 0 0 0 connected 1\n",
-                                1)
+                                              test::kNodeIdA +
+                                              " 127.0.0.1:7000@17000 myself\" (line 1)");
+  EXPECT_FALSE(ParseNodesConfig(
+                   test::kNodeIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 1\n" +
+                       test::kNodeIdB + " 127.0.0.1:7001@17001 master - 0 0 0 connected 1\n",
+                   1)
                    .ok());
   // Found by cluster_codecs_fuzz: a node that is its own master, a node on two lines (the second
   // without `myself` would start a node that is not itself), ports that are none.
-  const auto own_master =
-      ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\n" + kB +
-                           " 127.0.0.1:7001@17001 slave " + kB + " 0 0 0 connected\n",
-                       1);
+  const auto own_master = ParseNodesConfig(
+      test::kNodeIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\n" + test::kNodeIdB +
+          " 127.0.0.1:7001@17001 slave " + test::kNodeIdB + " 0 0 0 connected\n",
+      1);
   ASSERT_FALSE(own_master.ok());
   EXPECT_EQ(ClusterErrorText(own_master),
             "Unrecoverable error: corrupted cluster config file "
             "(line 2: a node that is its own master)");
-  EXPECT_FALSE(ParseNodesConfig(kA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\n" +
-                                    kA + " 127.0.0.1:7001@17001 master - 0 0 0 connected\n",
-                                1)
+  EXPECT_FALSE(
+      ParseNodesConfig(test::kNodeIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\n" +
+                           test::kNodeIdA + " 127.0.0.1:7001@17001 master - 0 0 0 connected\n",
+                       1)
+          .ok());
+  EXPECT_FALSE(ParseNodesConfig(
+                   test::kNodeIdA + " 127.0.0.1:70000@17000 myself,master - 0 0 0 connected\n", 1)
                    .ok());
   EXPECT_FALSE(
-      ParseNodesConfig(kA + " 127.0.0.1:70000@17000 myself,master - 0 0 0 connected\n", 1).ok());
-  EXPECT_FALSE(
-      ParseNodesConfig(kA + " 127.0.0.1:7000@-1 myself,master - 0 0 0 connected\n", 1).ok());
-  EXPECT_FALSE(
-      ParseNodesConfig(kA + " 127.0.0.1:99999999999 myself,master - 0 0 0 connected\n", 1).ok());
+      ParseNodesConfig(test::kNodeIdA + " 127.0.0.1:7000@-1 myself,master - 0 0 0 connected\n", 1)
+          .ok());
+  EXPECT_FALSE(ParseNodesConfig(
+                   test::kNodeIdA + " 127.0.0.1:99999999999 myself,master - 0 0 0 connected\n", 1)
+                   .ok());
 }
 
 TEST(ClusterState, SlotsRolesAndDeletion) {
-  ClusterState state(kA);
-  Node* b = state.AddNode(kB, kFlagMaster, 0);
-  Node* c = state.AddNode(kC, kFlagMaster, 0);
+  ClusterState state(test::kNodeIdA);
+  Node* b = state.AddNode(test::kNodeIdB, kFlagMaster, 0);
+  Node* c = state.AddNode(test::kNodeIdC, kFlagMaster, 0);
   EXPECT_TRUE(state.AddSlot(b, 1));
   EXPECT_FALSE(state.AddSlot(c, 1));
   EXPECT_EQ(b->num_slots, 1);
@@ -400,9 +408,9 @@ TEST(ClusterState, SlotsRolesAndDeletion) {
 }
 
 TEST(ClusterState, FailureReportsExpireAfterTwoTimeouts) {
-  ClusterState state(kA);
-  Node* b = state.AddNode(kB, kFlagMaster, 0);
-  Node* c = state.AddNode(kC, kFlagMaster, 0);
+  ClusterState state(test::kNodeIdA);
+  Node* b = state.AddNode(test::kNodeIdB, kFlagMaster, 0);
+  Node* c = state.AddNode(test::kNodeIdC, kFlagMaster, 0);
   Node* d = state.AddNode(std::string(40, 'd'), kFlagMaster, 0);
   state.AddFailureReport(d, b, 1000);
   state.AddFailureReport(d, c, 2500);
@@ -414,10 +422,10 @@ TEST(ClusterState, FailureReportsExpireAfterTwoTimeouts) {
 }
 
 TEST(ClusterState, HealthNeedsCoverageAndAMajorityOfMasters) {
-  ClusterState state(kA);
+  ClusterState state(test::kNodeIdA);
   Node* me = state.myself();
-  Node* b = state.AddNode(kB, kFlagMaster, 0);
-  Node* c = state.AddNode(kC, kFlagMaster, 0);
+  Node* b = state.AddNode(test::kNodeIdB, kFlagMaster, 0);
+  Node* c = state.AddNode(test::kNodeIdC, kFlagMaster, 0);
   for (int j = 0; j < 6000; j++) state.AddSlot(me, j);
   for (int j = 6000; j < 12000; j++) state.AddSlot(b, j);
   state.UpdateHealth(true);
@@ -439,8 +447,8 @@ TEST(ClusterState, HealthNeedsCoverageAndAMajorityOfMasters) {
 }
 
 TEST(ClusterState, EpochBumpTakesANewEpochOnlyWhenNotAlreadyTheGreatest) {
-  ClusterState state(kA);
-  Node* b = state.AddNode(kB, kFlagMaster, 0);
+  ClusterState state(test::kNodeIdA);
+  Node* b = state.AddNode(test::kNodeIdB, kFlagMaster, 0);
   EXPECT_TRUE(state.BumpConfigEpochWithoutConsensus());  // 0: always takes one
   EXPECT_EQ(state.myself()->config_epoch, 1u);
   EXPECT_EQ(state.current_epoch(), 1u);

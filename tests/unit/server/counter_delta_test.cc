@@ -50,7 +50,7 @@ TEST(CounterDeltaTest, RoundTrips) {
   EXPECT_EQ(parsed.records.size(), 2u);
 }
 
-bool Parses(std::vector<std::string> args) {
+bool CounterDeltaParses(std::vector<std::string> args) {
   CounterDelta parsed;
   return ParseCounterDelta(args, &parsed);
 }
@@ -73,18 +73,20 @@ TEST(CounterDeltaTest, RefusesWhatIsOutOfShape) {
   std::vector<std::string> unsorted = good;
   std::swap(unsorted[8], unsorted[13]);  // observed origins out of order
   EXPECT_FALSE(ParseCounterDelta(unsorted, &parsed));
-  EXPECT_FALSE(Parses({"counter", "k"}));  // nothing to merge
+  EXPECT_FALSE(CounterDeltaParses({"counter", "k"}));  // nothing to merge
   // More observed entries than arguments.
-  EXPECT_FALSE(Parses({"counter", "k", "BASE", "value", "1", "NOTTL", "v", "99"}));
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "-1", "1", "1", "0"}));  // a negative ts
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "0", "1", "0"}));   // seq 0
-  EXPECT_TRUE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "0x8p-3"}));
+  EXPECT_FALSE(CounterDeltaParses({"counter", "k", "BASE", "value", "1", "NOTTL", "v", "99"}));
+  EXPECT_FALSE(
+      CounterDeltaParses({"counter", "k", "BY", "a", "-1", "1", "1", "0"}));  // a negative ts
+  EXPECT_FALSE(CounterDeltaParses({"counter", "k", "BY", "a", "0", "0", "1", "0"}));  // seq 0
+  EXPECT_TRUE(CounterDeltaParses({"counter", "k", "BY", "a", "0", "1", "1", "0x8p-3"}));
   // A float total has one spelling: the hex form FloatTotalText writes.
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "1.0"}));
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "inf"}));
-  EXPECT_FALSE(Parses({"counter", "k", "BY", "a", "0", "1", "1", "nan"}));
-  EXPECT_FALSE(Parses({"counter", "k", "BASE", "tombstone", "1", "5", "", "0"}));  // expiry
-  EXPECT_TRUE(Parses({"counter", "k", "BASE", "value", "1", "NOTTL", "v", "0"}));
+  EXPECT_FALSE(CounterDeltaParses({"counter", "k", "BY", "a", "0", "1", "1", "1.0"}));
+  EXPECT_FALSE(CounterDeltaParses({"counter", "k", "BY", "a", "0", "1", "1", "inf"}));
+  EXPECT_FALSE(CounterDeltaParses({"counter", "k", "BY", "a", "0", "1", "1", "nan"}));
+  EXPECT_FALSE(
+      CounterDeltaParses({"counter", "k", "BASE", "tombstone", "1", "5", "", "0"}));  // expiry
+  EXPECT_TRUE(CounterDeltaParses({"counter", "k", "BASE", "value", "1", "NOTTL", "v", "0"}));
 }
 
 TEST(CounterDeltaTest, RowNames) {

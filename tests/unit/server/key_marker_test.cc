@@ -9,12 +9,11 @@
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/peer_snapshot.h"
 #include "server/active_active/whole_key.h"
+#include "tests/support/or_test_values.h"
 
 namespace ebb::server {
 namespace {
 
-const types::OriginId kA(std::string(20, 'a'));
-const types::OriginId kB(std::string(20, 'b'));
 // The node id (40 hex digits) of 20 bytes that are each the two hex digits `byte`.
 std::string Hex(const std::string& byte) {
   std::string out;
@@ -27,8 +26,8 @@ std::string Hex(const std::string& byte) {
 TEST(KeyMarkerTest, DeleteKeepsItsDot) {
   KeyMarker marker;
   marker.floor = 2;
-  ASSERT_TRUE(marker.AddDelete({{kA, 3}, 1'700'000'000'000}));   // 0x18BCFE56800
-  EXPECT_FALSE(marker.AddDelete({{kA, 2}, 1'700'000'000'000}));  // dominated
+  ASSERT_TRUE(marker.AddDelete({{test::kOriginA, 3}, 1'700'000'000'000}));   // 0x18BCFE56800
+  EXPECT_FALSE(marker.AddDelete({{test::kOriginA, 2}, 1'700'000'000'000}));  // dominated
   EXPECT_EQ(marker.deleted_up_to, 1'700'000'000'000);
   const std::string encoded = EncodeKeyMarker(marker);
   EXPECT_EQ(encoded, std::string("\x02\x02\x01", 3) + std::string(20, 'a') +
@@ -72,7 +71,7 @@ TEST(KeyMarkerTest, RegisterRoundTrips) {
   EXPECT_EQ(decoded.deleted_up_to, KeyMarker::kNothingDeleted);
 
   marker.expiry->expire_at.reset();  // PERSIST
-  marker.AddDelete({{kB, 9}, -5});
+  marker.AddDelete({{test::kOriginB, 9}, -5});
   const std::string encoded = EncodeKeyMarker(marker);
   EXPECT_EQ(encoded.size(), 3u + 20 + 1 + 8 + 8 + 1 + 8 + 2 + 1 + 6);
   ASSERT_TRUE(DecodeKeyMarker(encoded, &decoded));
@@ -83,7 +82,7 @@ TEST(KeyMarkerTest, RegisterRoundTrips) {
 
 TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
   KeyMarker marker;
-  marker.AddDelete({{kA, 1}, 7});
+  marker.AddDelete({{test::kOriginA, 1}, 7});
   marker.expiry = ExpiryRegister{.ts = 1, .origin = "o", .expire_at = 2};
   const std::string encoded = EncodeKeyMarker(marker);
   const size_t without_register = 3 + 20 + 1 + 8;
@@ -107,14 +106,16 @@ TEST(KeyMarkerTest, RefusesUnknownVersionsFloorsAndTruncation) {
 // The deletes are a set each node reaches whatever the order they arrive in, and the form on disk
 // is its only encoding: out of order, dominated, long varints and duplicates are refused.
 TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
-  const std::vector<MarkerEntry> arrivals = {{{kA, 2}, 5}, {{kB, 7}, 3}, {{kA, 3}, 4},
-                                             {{kA, 4}, 6}, {{kA, 1}, 9}, {{kB, 7}, 3}};
+  const std::vector<MarkerEntry> arrivals = {{{test::kOriginA, 2}, 5}, {{test::kOriginB, 7}, 3},
+                                             {{test::kOriginA, 3}, 4}, {{test::kOriginA, 4}, 6},
+                                             {{test::kOriginA, 1}, 9}, {{test::kOriginB, 7}, 3}};
   std::vector<size_t> order = {0, 1, 2, 3, 4, 5};
   std::string first;
   do {
     MarkerEntries deletes;
     for (size_t i : order) deletes.Add(arrivals[i]);
-    const std::vector<MarkerEntry> expected = {{{kA, 1}, 9}, {{kA, 4}, 6}, {{kB, 7}, 3}};
+    const std::vector<MarkerEntry> expected = {
+        {{test::kOriginA, 1}, 9}, {{test::kOriginA, 4}, 6}, {{test::kOriginB, 7}, 3}};
     ASSERT_EQ(deletes.entries(), expected);
     EXPECT_EQ(deletes.Greatest(), 9);
     std::string encoded;
@@ -135,12 +136,15 @@ TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
     return out;
   };
   for (const std::string& bad : {
-           "\x02" + entry(kA, "\x04", 6) + entry(kA, "\x01", 9),  // out of order
-           "\x02" + entry(kA, "\x01", 5) + entry(kA, "\x04", 6),  // the first is dominated
-           "\x02" + entry(kA, "\x04", 6) + entry(kA, "\x04", 6),  // a duplicate
-           "\x01" + entry(kA, std::string("\x84\x00", 2), 6),     // a long varint
-           std::string("\x81\x00", 2),                            // a long count
-           "\x02" + entry(kA, "\x04", 6),                         // one short
+           "\x02" + entry(test::kOriginA, "\x04", 6) +
+               entry(test::kOriginA, "\x01", 9),  // out of order
+           "\x02" + entry(test::kOriginA, "\x01", 5) +
+               entry(test::kOriginA, "\x04", 6),  // the first is dominated
+           "\x02" + entry(test::kOriginA, "\x04", 6) +
+               entry(test::kOriginA, "\x04", 6),                           // a duplicate
+           "\x01" + entry(test::kOriginA, std::string("\x84\x00", 2), 6),  // a long varint
+           std::string("\x81\x00", 2),                                     // a long count
+           "\x02" + entry(test::kOriginA, "\x04", 6),                      // one short
        }) {
     std::string_view in = bad;
     EXPECT_FALSE(ConsumeMarkerEntries(&in, &decoded)) << testing::PrintToString(bad);
@@ -150,8 +154,8 @@ TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
 // A horizon keeps its deletes too; one written in decimal reads as one at the pre-mode dot.
 TEST(KeyMarkerTest, HorizonRows) {
   MarkerEntries deletes;
-  deletes.Add({{kA, 5}, 1500});
-  deletes.Add({{kB, 2}, 1200});
+  deletes.Add({{test::kOriginA, 5}, 1500});
+  deletes.Add({{test::kOriginB, 2}, 1200});
   MarkerEntries decoded;
   ASSERT_TRUE(DecodeHorizon(EncodeHorizon(deletes), &decoded));
   EXPECT_EQ(decoded, deletes);
@@ -202,23 +206,23 @@ TEST(KeyMarkerTest, SnapshotPiecesOfMarkerRows) {
   std::vector<std::vector<std::string>> pieces;
   int db = -1;
   KeyMarker marker{.floor = 2};
-  marker.AddDelete({{kA, 4}, 1000});
-  marker.AddDelete({{kB, 2}, 900});
+  marker.AddDelete({{test::kOriginA, 4}, 1000});
+  marker.AddDelete({{test::kOriginB, 2}, 900});
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:1:log", EncodeKeyMarker(marker), &db, &pieces).ok());
   EXPECT_EQ(db, 1);
   marker = KeyMarker{
       .expiry = ExpiryRegister{.ts = 7, .origin = "node-b", .expire_at = 9000, .offset = 5}};
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:0:s", EncodeKeyMarker(marker), &db, &pieces).ok());
   marker.expiry->expire_at.reset();
-  marker.AddDelete({{kA, 6}, 3});
+  marker.AddDelete({{test::kOriginA, 6}, 3});
   ASSERT_TRUE(SnapshotMarkerRow("aa-key:0:p", EncodeKeyMarker(marker), &db, &pieces).ok());
   MarkerEntries horizon;
-  horizon.Add({{kB, 8}, 1500});
+  horizon.Add({{test::kOriginB, 8}, 1500});
   ASSERT_TRUE(SnapshotMarkerRow("aa-horizon:2", EncodeHorizon(horizon), &db, &pieces).ok());
   EXPECT_EQ(db, 2);
   ASSERT_TRUE(SnapshotMarkerRow("aa-horizon:3", "1400", &db, &pieces).ok());
   ASSERT_TRUE(SnapshotMarkerRow("aa-node-id", "abc", &db, &pieces).ok());
-  const std::string a = Hex("61");  // the bytes of kA and kB, 'a' and 'b'
+  const std::string a = Hex("61");  // the bytes of test::kOriginA and test::kOriginB, 'a' and 'b'
   const std::string b = Hex("62");
   const std::string zero = Hex("00");
   const std::vector<std::vector<std::string>> expected = {

@@ -27,7 +27,7 @@ types::OrContext Context(std::initializer_list<types::Dot> dots) {
   return c;
 }
 
-bool Parses(const Args& args) {
+bool MarkerPieceParses(const Args& args) {
   DelOr del;
   return ParseDelOr(args, kNode, &del);
 }
@@ -55,7 +55,7 @@ TEST(DelOrTest, KeysOfOtherTypesThenStringKeysWithTheirContexts) {
 
 TEST(DelOrTest, WrongCountsAndHostileContextsAreRefused) {
   const std::string ctx("\x01\x01\x00\x04", 4);
-  EXPECT_TRUE(Parses({"del-or", "5", "1", "a", "s", ctx}));
+  EXPECT_TRUE(MarkerPieceParses({"del-or", "5", "1", "a", "s", ctx}));
   for (const Args& args : {
            Args{"del-or", "5", "0"},                          // no key
            Args{"del-or", "5"},                               //
@@ -77,7 +77,7 @@ TEST(DelOrTest, WrongCountsAndHostileContextsAreRefused) {
            Args{"del-or", "5", "0", "s",
                 std::string("\x01\x01\x01", 3) + std::string(kOrigin) + "\x01"},
        }) {
-    EXPECT_FALSE(Parses(args)) << testing::PrintToString(args);
+    EXPECT_FALSE(MarkerPieceParses(args)) << testing::PrintToString(args);
   }
   DelOr del;
   EXPECT_FALSE(ParseDelOr(Args{"del-or", "5", "0", "s", ctx}, "x", &del));  // no id to read it

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "server/active_active/logical_digest.h"
+#include "tests/support/or_test_values.h"
 #include "types/or_context.h"
 #include "types/or_string.h"
 #include "types/string_rank.h"
@@ -30,12 +31,6 @@ const types::OriginId kB(std::string(types::kOriginIdSize, '\x55'));
 const types::OriginId kC(std::string(types::kOriginIdSize, '\x99'));
 const types::OriginId kD(std::string(types::kOriginIdSize, '\xdd'));  // removed, holds no slot
 
-OrContext Context(std::initializer_list<Dot> dots) {
-  OrContext c;
-  for (const Dot& d : dots) c.Raise(d.origin, d.offset);
-  return c;
-}
-
 std::string Text(const OrStringState& state) {
   std::string row;
   AppendOrStringDigestText(state, &row);
@@ -49,11 +44,11 @@ std::vector<OrStringDelta> Deltas() {
   reduced.digest = types::StringDigest("old");
   return {
       {.write = MakeOrSlot({kA, 1}, StringVersion{.ts = 5, .value = "a"})},
-      {.context = Context({{kA, 1}})},  // a DEL on C that had seen it
-      {.context = Context({{kA, 1}}),
+      {.context = test::ContextOf({{kA, 1}})},  // a DEL on C that had seen it
+      {.context = test::ContextOf({{kA, 1}}),
        .write = MakeOrSlot({kA, 3}, StringVersion{.ts = 9, .value = "a2", .expire_at = 100})},
       {.write = MakeOrSlot({kB, 2}, reduced)},
-      {.context = Context({{kC, 4}, {kD, 2}})},
+      {.context = test::ContextOf({{kC, 4}, {kD, 2}})},
       {.write = MakeOrSlot({kC, 6}, StringVersion{.ts = 8, .tombstone = true})},
   };
 }

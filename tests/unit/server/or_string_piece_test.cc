@@ -14,6 +14,7 @@
 
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/peer_snapshot.h"
+#include "tests/support/or_test_values.h"
 #include "types/or_context.h"
 #include "types/or_string.h"
 #include "types/string_rank.h"
@@ -30,33 +31,27 @@ using types::StringVersion;
 
 const std::string kSenderNode(40, '5');
 const types::OriginId kSender(std::string(types::kOriginIdSize, '\x55'));
-const types::OriginId kA(std::string(types::kOriginIdSize, '\x11'));
-const types::OriginId kB(std::string(types::kOriginIdSize, '\x99'));
-const types::OriginId kC(std::string(types::kOriginIdSize, '\xee'));
-
-OrContext Context(std::initializer_list<Dot> dots) {
-  OrContext c;
-  for (const Dot& d : dots) c.Raise(d.origin, d.offset);
-  return c;
-}
+const types::OriginId kPieceA(std::string(types::kOriginIdSize, '\x11'));
+const types::OriginId kPieceB(std::string(types::kOriginIdSize, '\x99'));
+const types::OriginId kPieceC(std::string(types::kOriginIdSize, '\xee'));
 
 // A state three origins wrote and deleted in: A's value, B's reduced version, the sender's
 // tombstone, and R naming C (removed) — built by the rule, as a node holds it.
 OrStringPiece ThreeSlots() {
   OrStringState state;
-  types::ApplyOrDelta(&state, {.context = Context({{kC, 4}})});
+  types::ApplyOrDelta(&state, {.context = test::ContextOf({{kPieceC, 4}})});
   types::ApplyOrDelta(
-      &state,
-      {.write = MakeOrSlot({kA, 5}, StringVersion{.ts = 10, .value = "hello", .expire_at = 99})});
+      &state, {.write = MakeOrSlot({kPieceA, 5},
+                                   StringVersion{.ts = 10, .value = "hello", .expire_at = 99})});
   StringVersion reduced{.ts = 8, .expire_at = 50};
   reduced.digest = types::StringDigest("gone");
-  types::ApplyOrDelta(&state, {.write = MakeOrSlot({kB, 2}, reduced)});
+  types::ApplyOrDelta(&state, {.write = MakeOrSlot({kPieceB, 2}, reduced)});
   types::ApplyOrDelta(
       &state, {.write = MakeOrSlot({kSender, 7}, StringVersion{.ts = 12, .tombstone = true})});
   return OrStringPiece{.key = "k", .state = state, .values = {"hello", std::nullopt, std::nullopt}};
 }
 
-bool Parses(const Args& args) {
+bool OrPieceParses(const Args& args) {
   OrStringPiece piece;
   return ParseOrStringPiece(args, kSenderNode, &piece);
 }
@@ -68,9 +63,9 @@ TEST(OrStringPieceTest, RoundTripsAndJoinsAsTheSenderHoldsIt) {
   const std::string hex_b = types::DigestHex(types::StringDigest("gone"));
   EXPECT_EQ(args, (Args{"or-string",
                         "k",
-                        types::EncodeOrContext(Context({{kC, 4}}), kSender),
+                        types::EncodeOrContext(test::ContextOf({{kPieceC, 4}}), kSender),
                         "3",
-                        NodeIdOfOrigin(kA),
+                        NodeIdOfOrigin(kPieceA),
                         "5",
                         "value",
                         "10",
@@ -82,7 +77,7 @@ TEST(OrStringPieceTest, RoundTripsAndJoinsAsTheSenderHoldsIt) {
                         "12",
                         "NOTTL",
                         "",
-                        NodeIdOfOrigin(kB),
+                        NodeIdOfOrigin(kPieceB),
                         "2",
                         "reduced",
                         "8",
@@ -100,7 +95,7 @@ TEST(OrStringPieceTest, RoundTripsAndJoinsAsTheSenderHoldsIt) {
 
   // R naming the sender itself travels as its own entry; a key with no slot left is its R alone.
   OrStringState removed;
-  types::ApplyOrDelta(&removed, {.context = Context({{kSender, 9}, {kA, 1}})});
+  types::ApplyOrDelta(&removed, {.context = test::ContextOf({{kSender, 9}, {kPieceA, 1}})});
   const OrStringPiece only_r{.key = "gone", .state = removed, .values = {}};
   const Args r_args = OrStringPieceArgs(only_r, kSenderNode);
   EXPECT_EQ(r_args.size(), 4u);
@@ -108,13 +103,13 @@ TEST(OrStringPieceTest, RoundTripsAndJoinsAsTheSenderHoldsIt) {
   ASSERT_TRUE(ParseOrStringPiece(r_args, kSenderNode, &got));
   EXPECT_TRUE(types::SameOrState(got.state, removed));
   // Read by another node's name, the own entry is that node's.
-  ASSERT_TRUE(ParseOrStringPiece(r_args, NodeIdOfOrigin(kB), &got));
-  EXPECT_EQ(got.state.removed.At(kB), 9u);
+  ASSERT_TRUE(ParseOrStringPiece(r_args, NodeIdOfOrigin(kPieceB), &got));
+  EXPECT_EQ(got.state.removed.At(kPieceB), 9u);
 }
 
 TEST(OrStringPieceTest, AnythingElseIsRefused) {
   const Args good = OrStringPieceArgs(ThreeSlots(), kSenderNode);
-  ASSERT_TRUE(Parses(good));
+  ASSERT_TRUE(OrPieceParses(good));
   auto with = [&good](size_t at, std::string arg) {
     Args args = good;
     args[at] = std::move(arg);
@@ -147,20 +142,21 @@ TEST(OrStringPieceTest, AnythingElseIsRefused) {
            with(a + 3, "9223372036854775808"),  // ts past int64
            with(a + 4, "9223372036854775807"),  // never is only NOTTL
            with(a + 4, "nottl"),
-           with(sender + 5, "x"),                                         // a tombstone with bytes
-           with(sender + 4, "100"),                                       // or an expiry
-           with(b + 5, hex_b.substr(1)),                                  // a short digest
-           with(b + 5, upper_hex),                                        // a digest in capitals
-           with(2, ""),                                                   // R empty
-           with(2, std::string("\x01\x01\x00\x00", 4)),                   // R with offset 0
-           with(2, good[2] + "x"),                                        // R with trailing bytes
-           with(2, types::EncodeOrContext(Context({{kA, 1}}), kSender)),  // R names a slot's origin
-           with(2, types::EncodeOrContext(Context({{kSender, 1}}), kSender)),
+           with(sender + 5, "x"),                        // a tombstone with bytes
+           with(sender + 4, "100"),                      // or an expiry
+           with(b + 5, hex_b.substr(1)),                 // a short digest
+           with(b + 5, upper_hex),                       // a digest in capitals
+           with(2, ""),                                  // R empty
+           with(2, std::string("\x01\x01\x00\x00", 4)),  // R with offset 0
+           with(2, good[2] + "x"),                       // R with trailing bytes
+           with(2, types::EncodeOrContext(test::ContextOf({{kPieceA, 1}}),
+                                          kSender)),  // R names a slot's origin
+           with(2, types::EncodeOrContext(test::ContextOf({{kSender, 1}}), kSender)),
        }) {
-    EXPECT_FALSE(Parses(args)) << testing::PrintToString(args);
+    EXPECT_FALSE(OrPieceParses(args)) << testing::PrintToString(args);
   }
-  EXPECT_TRUE(Parses(with(b + 2, "value")));  // a value whose bytes look like a digest
-  EXPECT_TRUE(Parses(with(a, "0a" + std::string(38, '1'))));
+  EXPECT_TRUE(OrPieceParses(with(b + 2, "value")));  // a value whose bytes look like a digest
+  EXPECT_TRUE(OrPieceParses(with(a, "0a" + std::string(38, '1'))));
   OrStringPiece piece;
   EXPECT_FALSE(ParseOrStringPiece(good, "x", &piece));  // the sender is no node id
 }

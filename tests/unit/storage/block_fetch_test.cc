@@ -29,7 +29,7 @@ std::string Key(std::string_view user_key, uint64_t sequence) {
   return k;
 }
 
-std::string Row(std::string_view value) {
+std::string RowAtTs1(std::string_view value) {
   std::string row;
   AppendEncodedRow(&row, RowMeta{1, std::nullopt}, value);
   return row;
@@ -44,7 +44,7 @@ std::string UserKey(int i) {
 // 400 keys with 40-byte values in 512-byte blocks: about 40 data blocks.
 std::string BuildContents() {
   Model model;
-  for (int i = 0; i < 400; ++i) model[Key(UserKey(i), 7)] = Row(std::string(40, 'a' + i % 26));
+  for (int i = 0; i < 400; ++i) model[Key(UserKey(i), 7)] = RowAtTs1(std::string(40, 'a' + i % 26));
   MemFile file;
   TableBuilder builder(TableOptions{.block_size = 512, .compression = Compression::kNone}, &file);
   for (const auto& [k, v] : model) builder.Add(k, v);
@@ -233,9 +233,9 @@ TEST_F(BlockFetchTest, ARerunChecksTheNotedBlockFitsTheKey) {
 // an earlier block) gets every version.
 TEST(BlockFetchHints, AKeyWhoseVersionsSpanBlocksIsReadWhole) {
   Model model;
-  for (uint64_t seq = 1; seq <= 30; ++seq) model[Key("k", seq)] = Row(std::string(40, 'v'));
-  model[Key("a", 1)] = Row("first");
-  model[Key("z", 1)] = Row("last");
+  for (uint64_t seq = 1; seq <= 30; ++seq) model[Key("k", seq)] = RowAtTs1(std::string(40, 'v'));
+  model[Key("a", 1)] = RowAtTs1("first");
+  model[Key("z", 1)] = RowAtTs1("last");
   MemFile out;
   TableBuilder builder(TableOptions{.block_size = 512, .compression = Compression::kNone}, &out);
   for (const auto& [k, v] : model) builder.Add(k, v);

@@ -36,14 +36,14 @@ class DBPowerCutTest : public DBFaultTest {
 
 // What the writer knows: the acknowledged value of each key (nullopt: deleted), and the write
 // it was making when the disk froze.
-struct Model {
+struct PowerCutModel {
   std::map<std::string, std::optional<std::string>> acked;
   std::string in_flight_key;
   std::optional<std::string> in_flight_value;
   int acked_writes = 0;
 };
 
-void WriteUntilFrozen(DB* db, uint64_t seed, Model* model) {
+void WriteUntilFrozen(DB* db, uint64_t seed, PowerCutModel* model) {
   std::mt19937_64 rng(seed);
   for (int i = 0; i < 1'000'000; i++) {
     const std::string key = "key" + std::to_string(rng() % kKeys);
@@ -64,7 +64,7 @@ TEST_F(DBPowerCutTest, AcknowledgedPutsAndDeletesSurviveTornPowerCuts) {
   std::mt19937_64 rng(std::random_device{}());
   const uint64_t seed = rng();
   std::printf("power cut seed %llu\n", static_cast<unsigned long long>(seed));
-  Model model;
+  PowerCutModel model;
   uint64_t lost_bytes = 0;
   for (int cycle = 0; cycle < kCycles; cycle++) {
     std::thread writer(WriteUntilFrozen, db_.get(), seed + cycle, &model);

@@ -25,7 +25,7 @@ std::string Cat(std::string_view a, const std::string& b) {
   return s;
 }
 
-std::string Row(std::string_view value) {
+std::string PlainRow(std::string_view value) {
   std::string row;
   AppendEncodedRow(&row, RowMeta{}, value);
   return row;
@@ -33,10 +33,10 @@ std::string Row(std::string_view value) {
 
 TEST(MemTableTest, VersionsOrderNewestFirstWithinAKey) {
   auto mem = std::make_shared<MemTable>();
-  mem->Add(1, RowKind::kValue, "b", Row("b1"));
-  mem->Add(2, RowKind::kValue, "a", Row("a2"));
-  mem->Add(3, RowKind::kTombstone, "b", Row(""));
-  mem->Add(4, RowKind::kValue, "b", Row("b4"));
+  mem->Add(1, RowKind::kValue, "b", PlainRow("b1"));
+  mem->Add(2, RowKind::kValue, "a", PlainRow("a2"));
+  mem->Add(3, RowKind::kTombstone, "b", PlainRow(""));
+  mem->Add(4, RowKind::kValue, "b", PlainRow("b4"));
   auto it = MemTable::NewIterator(mem);
   std::vector<std::pair<std::string, uint64_t>> seen;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
@@ -73,44 +73,44 @@ TEST(MemTableTest, EstimateKeysCountsLiveKeysByTheirFirstTwoBytes) {
            std::string("\x01\x00"
                        "a",
                        3),
-           Row("1"));
+           PlainRow("1"));
   mem->Add(2, RowKind::kValue,
            std::string("\x01\x00"
                        "b",
                        3),
-           Row("1"));
+           PlainRow("1"));
   mem->Add(3, RowKind::kValue,
            std::string("\x01\x00"
                        "a",
                        3),
-           Row("2"));  // an overwrite: still one key
+           PlainRow("2"));  // an overwrite: still one key
   mem->Add(4, RowKind::kTombstone,
            std::string("\x01\x00"
                        "b",
                        3),
-           Row(""));  // deleted here
+           PlainRow(""));  // deleted here
   mem->Add(5, RowKind::kTombstone,
            std::string("\x01\x00"
                        "c",
                        3),
-           Row(""));  // deletes a key of an older table
+           PlainRow(""));  // deletes a key of an older table
   mem->Add(6, RowKind::kValue,
            "\x01\x01"
            "a",
-           Row("1"));
+           PlainRow("1"));
   mem->Add(7, RowKind::kValue,
            "\x01\x01"
            "b",
-           Row("1"));
+           PlainRow("1"));
   mem->Add(8, RowKind::kTombstone,
            "\x01\x01"
            "b",
-           Row(""));
+           PlainRow(""));
   mem->Add(9, RowKind::kValue,
            "\x01\x01"
            "b",
-           Row("3"));  // written again
-  mem->Add(10, RowKind::kValue, "\x02", Row("1"));
+           PlainRow("3"));  // written again
+  mem->Add(10, RowKind::kValue, "\x02", PlainRow("1"));
   EXPECT_EQ(mem->EstimateKeys(std::string("\x01\x00", 2), std::string("\x01\x01")), 0);
   EXPECT_EQ(mem->EstimateKeys(std::string("\x01\x01"), std::string("\x01\x02")), 2);
   EXPECT_EQ(mem->EstimateKeys(std::string("\x01\x01"), ""), 3);
@@ -138,7 +138,7 @@ TEST(MemTableTest, MatchesASortedModelAndToleratesConcurrentReaders) {
   std::vector<std::string> ikeys;
   for (uint64_t seq = 1; seq <= 2000; seq++) {
     const std::string key = Cat("k", std::to_string(rng() % 300));
-    mem->Add(seq, RowKind::kValue, key, Row(Cat("v", std::to_string(seq))));
+    mem->Add(seq, RowKind::kValue, key, PlainRow(Cat("v", std::to_string(seq))));
     std::string ikey;
     AppendInternalKey(&ikey, key, seq, RowKind::kValue);
     ikeys.push_back(ikey);
@@ -169,7 +169,7 @@ TEST(MemTableTest, VersionsAddedOutOfSequenceOrderStillSortAndSeek) {
   for (uint64_t seq : sequences) {
     for (const char* key : {"a", "bb", "c"}) {
       const RowKind kind = seq % 30 == 0 ? RowKind::kTombstone : RowKind::kValue;
-      mem->Add(seq, kind, key, Row(Cat("v", std::to_string(seq))));
+      mem->Add(seq, kind, key, PlainRow(Cat("v", std::to_string(seq))));
       std::string ikey;
       AppendInternalKey(&ikey, key, seq, kind);
       ikeys.push_back(ikey);
@@ -206,11 +206,11 @@ TEST(MemTableTest, VersionsAddedOutOfSequenceOrderStillSortAndSeek) {
 
 TEST(MemTableTest, FindVersionsWalksOneKeyNewestFirstUpToASequence) {
   auto mem = std::make_shared<MemTable>(1 << 20);
-  mem->Add(1, RowKind::kValue, "a", Row("a1"));
-  mem->Add(2, RowKind::kValue, "b", Row("b2"));
-  mem->Add(3, RowKind::kTombstone, "b", Row(""));
-  mem->Add(4, RowKind::kValue, "b", Row("b4"));
-  mem->Add(5, RowKind::kValue, "c", Row("c5"));
+  mem->Add(1, RowKind::kValue, "a", PlainRow("a1"));
+  mem->Add(2, RowKind::kValue, "b", PlainRow("b2"));
+  mem->Add(3, RowKind::kTombstone, "b", PlainRow(""));
+  mem->Add(4, RowKind::kValue, "b", PlainRow("b4"));
+  mem->Add(5, RowKind::kValue, "c", PlainRow("c5"));
   auto walk = [&](std::string_view key, uint64_t sequence) -> std::vector<uint64_t> {
     std::vector<uint64_t> seen;
     for (auto c = mem->FindVersions(key, sequence); c.Valid(); c.Next()) {
@@ -244,7 +244,7 @@ TEST(MemTableTest, PointLookupsStayExactWhateverTheMemtableSize) {
     for (int round = 0; round < 3; round++) {
       for (int i = 0; i < 3000; i++) {
         mem->Add(seq++, RowKind::kValue, Cat("key:", std::to_string(i)),
-                 Row(std::to_string(round)));
+                 PlainRow(std::to_string(round)));
       }
     }
     for (int i = 0; i < 3000; i++) {
@@ -273,7 +273,7 @@ TEST(MemTableTest, KeyIndexGrowsWithItsKeysAndFindsEachOne) {
   constexpr int kKeys = 100'000;  // several doublings of the index
   for (int i = 0; i < kKeys; i++) {
     const std::string key = Cat("key:", std::to_string(i));
-    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, PlainRow(key));
     // At most half full, at least a quarter once grown: the index follows the distinct keys.
     ASSERT_LE(2 * static_cast<size_t>(i + 1), mem->index_slots()) << i;
     ASSERT_TRUE(mem->index_slots() == first_slots ||
@@ -285,7 +285,7 @@ TEST(MemTableTest, KeyIndexGrowsWithItsKeysAndFindsEachOne) {
     ASSERT_TRUE(mem->FindVersions("key:0", i + 1).Valid()) << i;
   }
   EXPECT_GE(mem->index_slots(), 32 * first_slots);
-  mem->Add(kKeys + 1, RowKind::kTombstone, "key:7", Row(""));  // a known key adds no slot
+  mem->Add(kKeys + 1, RowKind::kTombstone, "key:7", PlainRow(""));  // a known key adds no slot
   for (int i = 0; i < kKeys; i++) {
     const std::string key = Cat("key:", std::to_string(i));
     auto c = mem->FindVersions(key, kKeys + 1);
@@ -321,8 +321,9 @@ TEST(MemTableTest, PrefetchChangesNoLookup) {
     const std::vector<std::string_view> views(keys.begin(), keys.end());
     mem->Prefetch(views);
     const std::string key = Cat("key:", std::to_string(i));
-    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
-    if (i % 100 == 0) mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, long_key, Row("l"));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, PlainRow(key));
+    if (i % 100 == 0)
+      mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, long_key, PlainRow("l"));
   }
   for (int i = 0; i < 6'000; i++) {
     const std::string key = Cat("key:", std::to_string(i));
@@ -356,7 +357,7 @@ TEST(MemTableTest, MemoryUsageCountsEveryKeyIndexArray) {
   for (int i = 0; i < 20'000; i++) {
     const size_t before = mem->ApproximateMemoryUsage();
     const std::string key = Cat("key:", std::to_string(i));
-    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, PlainRow(key));
     const size_t added = mem->ApproximateMemoryUsage() - before;
     if (mem->index_slots() != slots) {
       slots = mem->index_slots();
@@ -370,7 +371,7 @@ TEST(MemTableTest, MemoryUsageCountsEveryKeyIndexArray) {
   EXPECT_GE(growths, 10);
   EXPECT_GT(mem->ApproximateMemoryUsage(), index_bytes);
   const size_t before = mem->ApproximateMemoryUsage();
-  mem->Add(20'001, RowKind::kValue, "key:3", Row("again"));  // a known key: no index bytes
+  mem->Add(20'001, RowKind::kValue, "key:3", PlainRow("again"));  // a known key: no index bytes
   EXPECT_LT(mem->ApproximateMemoryUsage() - before, 1024u);
 }
 
@@ -404,7 +405,7 @@ TEST(MemTableTest, ReadersFindEveryAddedKeyWhileTheKeyIndexGrows) {
   std::thread reader2(read, 2u);
   for (int i = 0; i < kKeys; i++) {
     const std::string key = key_of(i);
-    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, Row(key));
+    mem->Add(static_cast<uint64_t>(i) + 1, RowKind::kValue, key, PlainRow(key));
     added.store(i + 1, std::memory_order_release);
   }
   reader1.join();
@@ -434,7 +435,7 @@ TEST(MemTableTest, SeeksToAPrefixLandWhereASearchWould) {
     } else {
       key += Cat("|", std::to_string(rng() % 1000));
     }
-    mem->Add(seq, RowKind::kValue, key, Row("v"));
+    mem->Add(seq, RowKind::kValue, key, PlainRow("v"));
     std::string ikey;
     AppendInternalKey(&ikey, key, seq, RowKind::kValue);
     ikeys.push_back(ikey);

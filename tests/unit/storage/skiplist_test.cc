@@ -25,14 +25,14 @@ struct Key {
   uint64_t value;
 };
 
-struct KeyComparator {
+struct TestKeyComparator {
   int operator()(const Key* a, const Key* b) const { return (*this)(a, b->value); }
   int operator()(const Key* a, uint64_t b) const {
     return a->value < b ? -1 : (a->value > b ? 1 : 0);
   }
 };
 
-using List = SkipList<Key, KeyComparator>;
+using List = SkipList<Key, TestKeyComparator>;
 
 void Add(List* list, uint64_t value) {
   const List::NewNode node = list->Allocate(sizeof(Key));
@@ -110,7 +110,7 @@ void ExpectHoldsInEveryOrder(size_t count, MakeAdd make_add) {
     for (uint64_t seed : {1u, 2u, 3u}) {
       SCOPED_TRACE(how);
       Arena arena;
-      List list(KeyComparator(), &arena);
+      List list(TestKeyComparator(), &arena);
       auto add = make_add();
       std::set<uint64_t> want;
       ExpectHolds(list, want);
@@ -131,7 +131,7 @@ TEST(SkipListTest, HoldsEntriesInOrderWhateverOrderTheyArrive) {
 
 TEST(SkipListTest, AKeyBetweenTheLastInsertAndItsSuccessorGoesBetweenThem) {
   Arena arena;
-  List list(KeyComparator(), &arena);
+  List list(TestKeyComparator(), &arena);
   std::set<uint64_t> want;
   // 250 follows 200 (the last insert) and comes before its successor 300, as 270 follows 260:
   // both take Insert's shortcut; every other key is found by a search.

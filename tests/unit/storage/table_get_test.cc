@@ -31,7 +31,7 @@ std::string Key(std::string_view user_key, uint64_t sequence, RowKind kind = Row
   return k;
 }
 
-std::string Row(int64_t ts, std::string_view value) {
+std::string StampedRow(int64_t ts, std::string_view value) {
   std::string row;
   AppendEncodedRow(&row, RowMeta{ts, std::nullopt}, value);
   return row;
@@ -90,7 +90,7 @@ TEST(TableGetTest, OffersExactlyTheKeysVersionsAgainstModel) {
     const std::string user_key = "key" + std::to_string(rng() % 300);
     const RowKind kind = rng() % 6 == 0 ? RowKind::kTombstone : RowKind::kValue;
     model[Key(user_key, 1 + rng() % 100000, kind)] =
-        Row(static_cast<int64_t>(rng() % 1000), std::string(rng() % 40, 'a' + i % 26));
+        StampedRow(static_cast<int64_t>(rng() % 1000), std::string(rng() % 40, 'a' + i % 26));
   }
   for (Compression c : {Compression::kNone, Compression::kLz4, Compression::kZstd}) {
     const std::string contents =
@@ -112,11 +112,11 @@ TEST(TableGetTest, OffersExactlyTheKeysVersionsAgainstModel) {
 
 TEST(TableGetTest, VersionsSpanningManyBlocksAreOfferedNewestFirst) {
   Model model;
-  model[Key("a", 5)] = Row(1, "before");
+  model[Key("a", 5)] = StampedRow(1, "before");
   for (uint64_t seq = 1; seq <= 200; ++seq) {
-    model[Key("hot", seq)] = Row(static_cast<int64_t>(seq), std::string(20, 'v'));
+    model[Key("hot", seq)] = StampedRow(static_cast<int64_t>(seq), std::string(20, 'v'));
   }
-  model[Key("z", 5)] = Row(1, "after");
+  model[Key("z", 5)] = StampedRow(1, "after");
   auto table = OpenTable(BuildTable(model, TableOptions{.block_size = 128}));
   const Entries got = GetAll(*table, "hot", kMaxSequence);
   ASSERT_EQ(got.size(), 200u);
@@ -135,7 +135,7 @@ TEST(TableGetTest, VersionsSpanningManyBlocksAreOfferedNewestFirst) {
 
 TEST(TableGetTest, VisitorReturningFalseStopsTheWalk) {
   Model model;
-  for (uint64_t seq = 1; seq <= 50; ++seq) model[Key("k", seq)] = Row(1, "v");
+  for (uint64_t seq = 1; seq <= 50; ++seq) model[Key("k", seq)] = StampedRow(1, "v");
   auto table = OpenTable(BuildTable(model, TableOptions{.block_size = 64}));
   int offered = 0;
   Status s = table->Get(LookupKey("k", kMaxSequence), true,
@@ -146,7 +146,7 @@ TEST(TableGetTest, VisitorReturningFalseStopsTheWalk) {
 
 TEST(TableGetTest, BloomFilterSkipsAbsentKeysWithoutReadingBlocks) {
   Model model;
-  for (int i = 0; i < 500; ++i) model[Key("key" + std::to_string(i), 9)] = Row(i, "value");
+  for (int i = 0; i < 500; ++i) model[Key("key" + std::to_string(i), 9)] = StampedRow(i, "value");
   const MemRandomAccessFile* file = nullptr;
   auto table = OpenTable(BuildTable(model, TableOptions{}), nullptr, &file);
   int false_positives = 0;
@@ -162,7 +162,7 @@ TEST(TableGetTest, BloomFilterSkipsAbsentKeysWithoutReadingBlocks) {
 
 TEST(TableGetTest, BlockCacheServesRepeatedGets) {
   Model model;
-  for (int i = 0; i < 400; ++i) model[Key("key" + std::to_string(i), 9)] = Row(i, "value");
+  for (int i = 0; i < 400; ++i) model[Key("key" + std::to_string(i), 9)] = StampedRow(i, "value");
   BlockCache cache(1 << 20);
   const MemRandomAccessFile* file = nullptr;
   auto table = OpenTable(BuildTable(model, TableOptions{}), &cache, &file);
@@ -185,7 +185,7 @@ TEST(TableGetTest, BlockCacheServesRepeatedGets) {
 TEST(TableGetTest, DamagedDataBlockIsCorruptionNotWrongData) {
   Model model;
   for (int i = 0; i < 100; ++i) {
-    model[Key("key" + std::to_string(1000 + i), 9)] = Row(i, "value" + std::to_string(i));
+    model[Key("key" + std::to_string(1000 + i), 9)] = StampedRow(i, "value" + std::to_string(i));
   }
   std::string contents =
       BuildTable(model, TableOptions{.block_size = 256, .compression = Compression::kNone});
@@ -208,7 +208,7 @@ TEST(TableGetTest, RealFileThroughPosixFileSystem) {
   const std::string path = std::string(tmpl) + "/000042.sst";
   Model model;
   for (int i = 0; i < 2000; ++i) {
-    model[Key("key" + std::to_string(i % 700), 1 + i)] = Row(i, std::string(i % 50, 'x'));
+    model[Key("key" + std::to_string(i % 700), 1 + i)] = StampedRow(i, std::string(i % 50, 'x'));
   }
   BlockCache cache(1 << 20);
   std::unique_ptr<Table> table;

@@ -21,8 +21,8 @@
 namespace ebb::storage {
 namespace {
 
-std::string Row(std::optional<int64_t> ts, std::optional<int64_t> expire_at,
-                std::string_view value) {
+std::string EncodedRow(std::optional<int64_t> ts, std::optional<int64_t> expire_at,
+                       std::string_view value) {
   std::string row;
   AppendEncodedRow(&row, RowMeta{ts, expire_at}, value);
   return row;
@@ -40,7 +40,7 @@ Model RandomModel(uint32_t seed, int entries, int distinct_keys) {
     std::optional<int64_t> ts, exp;
     if (rng() % 2) ts = static_cast<int64_t>(rng() % 100000) - 500;
     if (!tombstone && rng() % 3 == 0) exp = 1000 + rng() % 100000;
-    model[ikey] = Row(ts, exp, tombstone ? "" : std::string(rng() % 200, 'a' + i % 26));
+    model[ikey] = EncodedRow(ts, exp, tombstone ? "" : std::string(rng() % 200, 'a' + i % 26));
   }
   return model;
 }
@@ -173,7 +173,7 @@ TEST(TableTest, AlignedDataBlocksNeverStraddleAnAlignmentBoundary) {
   for (int i = 0; i < 20; ++i) {
     std::string key;
     AppendInternalKey(&key, "key" + std::to_string(i * 13), 2000000, RowKind::kValue);
-    big[key] = Row(std::nullopt, std::nullopt, std::string(5000 + i, 'x'));
+    big[key] = EncodedRow(std::nullopt, std::nullopt, std::string(5000 + i, 'x'));
   }
   const Built built_big = Build(big, TableOptions{.block_align = 4096});
   CheckAgainstModel(*Open(built_big.contents), big, 4);
@@ -196,7 +196,7 @@ TEST(TableTest, AwkwardUserKeysAgainstModel) {
     for (int j = 0; j < len; ++j) user += alphabet[rng() % sizeof(alphabet)];
     std::string k;
     AppendInternalKey(&k, user, rng() % 50, rng() % 4 ? RowKind::kValue : RowKind::kTombstone);
-    model[k] = Row(std::nullopt, std::nullopt, std::to_string(i));
+    model[k] = EncodedRow(std::nullopt, std::nullopt, std::to_string(i));
   }
   auto table = Open(Build(model, TableOptions{.block_size = 128}).contents);
   CheckAgainstModel(*table, model, 21);
@@ -216,7 +216,7 @@ TEST(TableTest, CompressionShrinksCompressibleData) {
   for (int i = 0; i < 2000; ++i) {
     std::string k;
     AppendInternalKey(&k, "user:" + std::to_string(100000 + i), 5, RowKind::kValue);
-    model[k] = Row(std::nullopt, std::nullopt, std::string(300, 'v'));
+    model[k] = EncodedRow(std::nullopt, std::nullopt, std::string(300, 'v'));
   }
   TableOptions none, lz4, zstd;
   none.compression = Compression::kNone;
@@ -234,7 +234,7 @@ TEST(TableTest, IncompressibleBlocksAreStoredUncompressed) {
     std::string k, v(200, '\0');
     for (char& c : v) c = static_cast<char>(rng());
     AppendInternalKey(&k, "key" + std::to_string(1000 + i), 1, RowKind::kValue);
-    model[k] = Row(std::nullopt, std::nullopt, v);
+    model[k] = EncodedRow(std::nullopt, std::nullopt, v);
   }
   TableOptions none, lz4, zstd;
   none.compression = Compression::kNone;
@@ -279,7 +279,7 @@ TEST(TableTest, PropertiesDescribeTheRows) {
                  std::optional<int64_t> exp) {
     std::string k;
     AppendInternalKey(&k, key, seq, kind);
-    model[k] = Row(ts, exp, kind == RowKind::kValue ? "val" : "");
+    model[k] = EncodedRow(ts, exp, kind == RowKind::kValue ? "val" : "");
   };
   add("a", 10, RowKind::kValue, 100, 5000);  // live at now=1000
   add("a", 9, RowKind::kValue, -20, 900);    // expired at write
@@ -323,7 +323,7 @@ TEST(TableTest, PropertiesDescribeTheRows) {
   Model plain;
   std::string key;
   AppendInternalKey(&key, "p", 1, RowKind::kValue);
-  plain[key] = Row(7, std::nullopt, "v");
+  plain[key] = EncodedRow(7, std::nullopt, "v");
   const TableProperties r = Build(plain, TableOptions{}).props;
   EXPECT_TRUE(r.has_non_expiring);
   EXPECT_FALSE(r.has_untimed_rows);
@@ -332,7 +332,7 @@ TEST(TableTest, PropertiesDescribeTheRows) {
   Model expiring;
   std::string k;
   AppendInternalKey(&k, "x", 1, RowKind::kValue);
-  expiring[k] = Row(std::nullopt, 42, "v");
+  expiring[k] = EncodedRow(std::nullopt, 42, "v");
   const TableProperties q = Build(expiring, TableOptions{}).props;
   EXPECT_FALSE(q.has_non_expiring);
   EXPECT_EQ(q.meta_features, kRowHasExpiry);
@@ -348,9 +348,9 @@ TEST(TableTest, BuilderRejectsOutOfOrderAndMalformedInput) {
     return k;
   };
   TableBuilder builder(TableOptions{}, &file);
-  builder.Add(key("b", 5), Row(std::nullopt, std::nullopt, "v"));
+  builder.Add(key("b", 5), EncodedRow(std::nullopt, std::nullopt, "v"));
   EXPECT_TRUE(builder.status().ok());
-  builder.Add(key("a", 5), Row(std::nullopt, std::nullopt, "v"));
+  builder.Add(key("a", 5), EncodedRow(std::nullopt, std::nullopt, "v"));
   EXPECT_TRUE(builder.status().IsInvalidArgument());
   EXPECT_FALSE(builder.Finish().ok());
 
@@ -360,7 +360,7 @@ TEST(TableTest, BuilderRejectsOutOfOrderAndMalformedInput) {
   bad_row.Abandon();
 
   TableBuilder bad_key(TableOptions{}, &file);
-  bad_key.Add(LookupKey("a", 5), Row(std::nullopt, std::nullopt, "v"));  // kind byte 0xff
+  bad_key.Add(LookupKey("a", 5), EncodedRow(std::nullopt, std::nullopt, "v"));  // kind byte 0xff
   EXPECT_TRUE(bad_key.status().IsInvalidArgument());
   bad_key.Abandon();
 }
@@ -428,7 +428,7 @@ TEST(TableTest, EveryFlippedByteIsDetectedOrHarmless) {
   for (int i = 0; i < 60; ++i) {
     std::string k;
     AppendInternalKey(&k, "key" + std::to_string(i), 100 + i, RowKind::kValue);
-    model[k] = Row(i, std::nullopt, "value" + std::to_string(i));
+    model[k] = EncodedRow(i, std::nullopt, "value" + std::to_string(i));
   }
   const Built built = Build(model, TableOptions{.block_size = 256});
   int detected = 0;
@@ -540,7 +540,7 @@ TEST(TableTest, WorkedExampleOfTheFormatDoc) {
   options.bloom_bits_per_key = 10;
   std::string ikey;
   AppendInternalKey(&ikey, "k1", 5, RowKind::kValue);
-  const Built built = Build({{ikey, Row(100, 2000, "hi")}}, options);
+  const Built built = Build({{ikey, EncodedRow(100, 2000, "hi")}}, options);
   const std::string& f = built.contents;
   ASSERT_EQ(f.size(), 328u);
   auto hex = [&](size_t offset, size_t n) {

@@ -10,6 +10,7 @@
 
 #include "storage/clock.h"
 #include "storage/db/db_impl.h"
+#include "tests/support/test_constants.h"
 #include "tests/unit/types/types_fixture.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -19,7 +20,6 @@
 namespace ebb::types {
 namespace {
 
-constexpr int64_t kStart = 1'700'000'000'000;  // ms, used as TLOG timestamps too
 constexpr int64_t kFull = std::numeric_limits<int64_t>::max();
 
 bool PrefixGlob(std::string_view pattern, std::string_view key) {
@@ -31,7 +31,7 @@ bool PrefixGlob(std::string_view pattern, std::string_view key) {
 
 class ExpiryRulesTest : public TypesTest {
  protected:
-  ExpiryRulesTest() : TypesTest(kStart) {
+  ExpiryRulesTest() : TypesTest(test::kTypesStartMs) {
     options_.memtable_size = 4 << 10;
     options_.target_file_size = 8 << 10;
   }
@@ -49,14 +49,14 @@ class ExpiryRulesTest : public TypesTest {
     const uint64_t cutoff = Value(log.Cutoff(key));
     std::string out = "[";
     for (const TlogEntry& e : entries) {
-      out += (out.size() > 1 ? " " : "") + std::to_string(static_cast<int64_t>(e.ts) - kStart) +
-             ":" + e.value;
+      out += (out.size() > 1 ? " " : "") +
+             std::to_string(static_cast<int64_t>(e.ts) - test::kTypesStartMs) + ":" + e.value;
     }
     return out + "]|" + std::to_string(size) + "|" + std::to_string(cutoff);
   }
   void Ins(std::string_view key, std::string_view value, int64_t offset) {
     Tlog log(*ks_, 0);
-    ASSERT_TRUE(log.Insert(key, value, static_cast<uint64_t>(kStart + offset)).ok());
+    ASSERT_TRUE(log.Insert(key, value, static_cast<uint64_t>(test::kTypesStartMs + offset)).ok());
   }
   bool Exists(std::string_view key) { return Value(ks_->Exists(0, key)); }
   std::optional<int64_t> ExpireAt(std::string_view key) { return Value(ks_->GetExpireAt(0, key)); }
@@ -67,13 +67,13 @@ class ExpiryRulesTest : public TypesTest {
 TEST_F(ExpiryRulesTest, ATregUnderARuleExpiresRenewedByEachAcceptedSet) {
   Treg reg(*ks_, 0);
   ASSERT_TRUE(reg.Set("r:1", "a", 5).ok());
-  EXPECT_EQ(ExpireAt("r:1"), kStart + 500);
+  EXPECT_EQ(ExpireAt("r:1"), test::kTypesStartMs + 500);
   clock_->Advance(300);
   ASSERT_TRUE(reg.Set("r:1", "b", 6).ok());  // accepted: renewed
-  EXPECT_EQ(ExpireAt("r:1"), kStart + 800);
+  EXPECT_EQ(ExpireAt("r:1"), test::kTypesStartMs + 800);
   clock_->Advance(100);
   ASSERT_TRUE(reg.Set("r:1", "old", 1).ok());  // ignored: not renewed
-  EXPECT_EQ(ExpireAt("r:1"), kStart + 800);
+  EXPECT_EQ(ExpireAt("r:1"), test::kTypesStartMs + 800);
   clock_->Advance(400);
   EXPECT_FALSE(Exists("r:1"));
   // Without a rule a SET keeps a whole-key expiry.
@@ -88,20 +88,21 @@ TEST_F(ExpiryRulesTest, ALogUnderARuleKeepsEachEntryForTheWindow) {
   Ins("w:log", "b", 0);
   Ins("w:log", "c", 400);
   // ts + window <= now: expired on arrival, ignored
-  EXPECT_EQ(Value(Tlog(*ks_, 0).Insert("w:log", "old", static_cast<uint64_t>(kStart - 1000))),
+  EXPECT_EQ(Value(Tlog(*ks_, 0).Insert("w:log", "old",
+                                       static_cast<uint64_t>(test::kTypesStartMs - 1000))),
             Tlog::InsertOutcome::kBelowRetention);
-  EXPECT_EQ(Log("w:log"), "[400:c 0:b -500:a]|3|" + std::to_string(kStart - 999));
+  EXPECT_EQ(Log("w:log"), "[400:c 0:b -500:a]|3|" + std::to_string(test::kTypesStartMs - 999));
   clock_->Advance(600);  // "a" leaves the window
-  EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(kStart - 399));
+  EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(test::kTypesStartMs - 399));
   ASSERT_TRUE(ks_->db().CompactAll().ok());
-  EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(kStart - 399));
+  EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(test::kTypesStartMs - 399));
   Reopen();
-  EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(kStart - 399));
+  EXPECT_EQ(Log("w:log"), "[400:c 0:b]|2|" + std::to_string(test::kTypesStartMs - 399));
   // The key lives until the window passes its newest entry.
-  EXPECT_EQ(ExpireAt("w:log"), kStart + 400 + 1000);
+  EXPECT_EQ(ExpireAt("w:log"), test::kTypesStartMs + 400 + 1000);
   clock_->Advance(799);
   EXPECT_TRUE(Exists("w:log"));
-  EXPECT_EQ(Log("w:log"), "[400:c]|1|" + std::to_string(kStart + 400));
+  EXPECT_EQ(Log("w:log"), "[400:c]|1|" + std::to_string(test::kTypesStartMs + 400));
   clock_->Advance(1);
   EXPECT_FALSE(Exists("w:log"));
   EXPECT_EQ(Log("w:log"), "[]|0|0");
@@ -111,11 +112,11 @@ TEST_F(ExpiryRulesTest, TrimAndClearOnAWindowedLog) {
   for (int i = 0; i < 5; i++) Ins("w:t", "v" + std::to_string(i), i * 10);
   Tlog log(*ks_, 0);
   ASSERT_TRUE(log.Trim("w:t", 2).ok());  // cutoff = ts of the 2nd newest
-  EXPECT_EQ(Log("w:t"), "[40:v4 30:v3]|2|" + std::to_string(kStart + 30));
+  EXPECT_EQ(Log("w:t"), "[40:v4 30:v3]|2|" + std::to_string(test::kTypesStartMs + 30));
   ASSERT_TRUE(log.Trim("w:t", 5).ok());  // fewer than 5: no change
-  EXPECT_EQ(Log("w:t"), "[40:v4 30:v3]|2|" + std::to_string(kStart + 30));
+  EXPECT_EQ(Log("w:t"), "[40:v4 30:v3]|2|" + std::to_string(test::kTypesStartMs + 30));
   ASSERT_TRUE(log.Clear("w:t").ok());
-  EXPECT_EQ(Log("w:t"), "[]|0|" + std::to_string(kStart + 41));
+  EXPECT_EQ(Log("w:t"), "[]|0|" + std::to_string(test::kTypesStartMs + 41));
   EXPECT_TRUE(Exists("w:t"));  // its cutoff is above the window: still state
   clock_->Advance(1041);
   EXPECT_FALSE(Exists("w:t"));
@@ -134,7 +135,7 @@ TEST_F(ExpiryRulesTest, ALogCreatedWithoutARuleKeepsItsEntries) {
 // reads that do not reach the log's version, and loses once versions merge — the log whole.
 TEST_F(ExpiryRulesTest, ALogOverOutOfOrderVersionsStaysConsistentThroughCompaction) {
   Kv kv(*ks_, 0);
-  ASSERT_TRUE(kv.Put({"k", "future", kStart + 1'000'000, std::nullopt}).ok());
+  ASSERT_TRUE(kv.Put({"k", "future", test::kTypesStartMs + 1'000'000, std::nullopt}).ok());
   ASSERT_TRUE(kv.Delete("k", 5).ok());
   KeyMetaRow meta;
   EXPECT_TRUE(ks_->GetMeta(0, "k", &meta).IsNotFound());  // grace 0: the tombstone
@@ -156,7 +157,7 @@ TEST_F(ExpiryRulesTest, ALogOverOutOfOrderVersionsStaysConsistentThroughCompacti
   EXPECT_EQ(Log("j"), "[2:b 1:a]|2|0");  // metadata and entries agree
   Tlog log(*ks_, 0);
   ASSERT_TRUE(log.Clear("j").ok());
-  EXPECT_EQ(Log("j"), "[]|0|" + std::to_string(kStart + 3));
+  EXPECT_EQ(Log("j"), "[]|0|" + std::to_string(test::kTypesStartMs + 3));
 }
 
 // DEL outranks every version whatever its timestamp, also one only a grace read sees.
@@ -178,13 +179,13 @@ TEST_F(ExpiryRulesTest, DeleteWipesWhatAnyGraceCouldRead) {
 
 TEST_F(ExpiryRulesTest, FlushDbRemovesEveryVersionOfEveryTypeInOneRecord) {
   Kv kv(*ks_, 0);
-  ASSERT_TRUE(kv.Put({"f1", "future", kStart + 1'000'000, std::nullopt}).ok());
-  ASSERT_TRUE(kv.Put({"f1", "now", kStart, std::nullopt}).ok());
+  ASSERT_TRUE(kv.Put({"f1", "future", test::kTypesStartMs + 1'000'000, std::nullopt}).ok());
+  ASSERT_TRUE(kv.Put({"f1", "now", test::kTypesStartMs, std::nullopt}).ok());
   ASSERT_TRUE(kv.Put({"f2", "a", 200, std::nullopt}).ok());
   ASSERT_TRUE(kv.Delete("f2", 100).ok());
   Ins("log", "e", 0);
   Kv other(*ks_, 1);
-  ASSERT_TRUE(other.Put({"kept", "v", kStart, std::nullopt}).ok());
+  ASSERT_TRUE(other.Put({"kept", "v", test::kTypesStartMs, std::nullopt}).ok());
   ASSERT_TRUE(ks_->FlushDb(0).ok());
   KeyMetaRow meta;
   for (const char* key : {"f1", "f2", "log"}) {
@@ -209,9 +210,9 @@ TEST_F(ExpiryRulesTest, EntriesOfAnExpiredLogArePurgedByTheDeadline) {
   Reopen();
   for (int i = 0; i < 50; i++) Ins("log", std::string(40, 'e') + std::to_string(i), i);
   ASSERT_TRUE(ks_->db().CompactAll().ok());  // the entries at the bottom
-  ASSERT_TRUE(Expire("log", kStart + 100));
+  ASSERT_TRUE(Expire("log", test::kTypesStartMs + 100));
   Kv kv(*ks_, 0);
-  ASSERT_TRUE(kv.Put({"other", "v", kStart, std::nullopt}).ok());
+  ASSERT_TRUE(kv.Put({"other", "v", test::kTypesStartMs, std::nullopt}).ok());
   ASSERT_TRUE(ks_->db().FlushMemtable().ok());
   clock_->Advance(100 + 500);  // expired, and due
   auto* impl = static_cast<storage::DBImpl*>(&ks_->db());

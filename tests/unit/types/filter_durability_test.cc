@@ -14,6 +14,7 @@
 #include "storage/db/db_impl.h"
 #include "storage/env/fault_injection_file_system.h"
 #include "storage/env/posix_file_system.h"
+#include "tests/support/test_constants.h"
 #include "tests/unit/types/types_fixture.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
@@ -21,12 +22,10 @@
 namespace ebb::types {
 namespace {
 
-constexpr int64_t kStart = 1'700'000'000'000;
-
 class FilterDurabilityTest : public ::testing::Test {
  protected:
   FilterDurabilityTest()
-      : clock_(std::make_shared<storage::ManualClock>(kStart)),
+      : clock_(std::make_shared<storage::ManualClock>(test::kTypesStartMs)),
         fs_(std::make_shared<storage::FaultInjectionFileSystem>(storage::DefaultFileSystem())) {
     char tmpl[] = "/tmp/ebb_filter_durability_XXXXXX";
     dir_ = ::mkdtemp(tmpl);

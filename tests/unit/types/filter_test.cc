@@ -12,6 +12,7 @@
 #include "storage/clock.h"
 #include "storage/util/coding.h"
 #include "storage/write_batch.h"
+#include "tests/support/test_constants.h"
 #include "tests/unit/types/types_fixture.h"
 #include "types/compaction_filter.h"
 #include "types/keyspace.h"
@@ -22,11 +23,10 @@ namespace ebb::types {
 namespace {
 
 using Decision = storage::CompactionFilter::Decision;
-constexpr int64_t kStart = 1'700'000'000'000;
 
 class FilterTest : public TypesTest {
  protected:
-  FilterTest() : TypesTest(kStart) {
+  FilterTest() : TypesTest(test::kTypesStartMs) {
     options_.memtable_size = storage::Options().memtable_size;
     options_.block_size = storage::Options().block_size;
   }
@@ -75,7 +75,7 @@ TEST_F(FilterTest, DropsSubRowsWhoseKeyIsGoneExpiredOrAnotherIncarnation) {
   ASSERT_TRUE(*deleted);
   EXPECT_EQ(Decide(SubRowKey(0, "deleted", 3, "e")), Decision::kDrop);
   // Expired.
-  PutCollection(0, "expiring", 4, kStart + 10);
+  PutCollection(0, "expiring", 4, test::kTypesStartMs + 10);
   EXPECT_EQ(Decide(SubRowKey(0, "expiring", 4, "e")), Decision::kKeep);
   clock_->Advance(10);
   EXPECT_EQ(Decide(SubRowKey(0, "expiring", 4, "e")), Decision::kDrop);
@@ -116,8 +116,8 @@ TEST_F(FilterTest, AsksTheTypesHookForLiveSubRowsOnly) {
   EXPECT_EQ(Decide(SubRowKey(0, "log", 11, "old")), Decision::kDrop);
   EXPECT_EQ(Decide(SubRowKey(0, "log", 11, "new")), Decision::kKeep);
   std::string new_value;
-  EXPECT_EQ(ks_->compaction_filter().Filter(SubRowKey(0, "log", 11, "rewrite"), {}, "v", kStart,
-                                            &new_value),
+  EXPECT_EQ(ks_->compaction_filter().Filter(SubRowKey(0, "log", 11, "rewrite"), {}, "v",
+                                            test::kTypesStartMs, &new_value),
             Decision::kChangeValue);
   EXPECT_EQ(new_value, "v!");
   EXPECT_EQ(calls, 3);
@@ -149,7 +149,7 @@ TEST_F(FilterTest, CompactionRemovesOrphanedSubRowsAndKeepsLiveOnes) {
   uint64_t again = create("again", 1);  // a new incarnation orphans the first one's rows
   create("expiring", 2);
   ASSERT_TRUE(ks_->Delete(0, "dead").ok());
-  ASSERT_TRUE(ks_->Expire(0, "expiring", kStart + 5, 0).ok());
+  ASSERT_TRUE(ks_->Expire(0, "expiring", test::kTypesStartMs + 5, 0).ok());
   clock_->Advance(5);
 
   ASSERT_TRUE(ks_->db().CompactAll().ok());

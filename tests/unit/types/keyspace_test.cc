@@ -13,16 +13,15 @@
 #include <vector>
 
 #include "storage/clock.h"
+#include "tests/support/test_constants.h"
 #include "tests/unit/types/types_fixture.h"
 
 namespace ebb::types {
 namespace {
 
-constexpr int64_t kStart = 1'700'000'000'000;
-
 class KeyspaceTest : public TypesTest {
  protected:
-  KeyspaceTest() : TypesTest(kStart) {}
+  KeyspaceTest() : TypesTest(test::kTypesStartMs) {}
 
   // A string key as the string commands write it: one metadata row holding the value.
   void PutString(int db, std::string_view key, std::string_view value,
@@ -67,17 +66,17 @@ class KeyspaceTest : public TypesTest {
 TEST_F(KeyspaceTest, GetMetaReturnsTypePayloadAndRowMeta) {
   KeyMetaRow meta;
   EXPECT_TRUE(ks_->GetMeta(0, "k", &meta).IsNotFound());
-  PutString(0, "k", "hello", kStart + 5000, kStart - 7);
+  PutString(0, "k", "hello", test::kTypesStartMs + 5000, test::kTypesStartMs - 7);
   ASSERT_TRUE(ks_->GetMeta(0, "k", &meta).ok());
   EXPECT_EQ(meta.type, KeyType::kString);
   EXPECT_EQ(meta.payload, "hello");
-  EXPECT_EQ(meta.meta.timestamp_ms, kStart - 7);
-  EXPECT_EQ(meta.meta.expire_at_ms, kStart + 5000);
+  EXPECT_EQ(meta.meta.timestamp_ms, test::kTypesStartMs - 7);
+  EXPECT_EQ(meta.meta.expire_at_ms, test::kTypesStartMs + 5000);
 }
 
 TEST_F(KeyspaceTest, ExpiredKeysVanishAtOnceFromEveryOperation) {
   PutString(0, "stay", "v");
-  PutString(0, "go", "v", kStart + 1000);
+  PutString(0, "go", "v", test::kTypesStartMs + 1000);
   EXPECT_TRUE(Exists(0, "go"));
   EXPECT_EQ(DbSize(0), 2u);
   DbStats stats = ks_->GetDbStats(0);
@@ -119,8 +118,9 @@ TEST_F(KeyspaceTest, DatabasesAreSeparateKeyspaces) {
 }
 
 TEST_F(KeyspaceTest, DeleteReportsExistenceAndWinsOverOutOfOrderVersions) {
-  PutString(0, "k", "future", std::nullopt, kStart + 10'000);  // written first, later ts
-  PutString(0, "k", "now", std::nullopt, kStart);
+  PutString(0, "k", "future", std::nullopt,
+            test::kTypesStartMs + 10'000);  // written first, later ts
+  PutString(0, "k", "now", std::nullopt, test::kTypesStartMs);
   EXPECT_TRUE(Value(ks_->Delete(0, "k")));
   KeyMetaRow meta;
   EXPECT_TRUE(ks_->GetMeta(0, "k", &meta).IsNotFound());
@@ -130,15 +130,15 @@ TEST_F(KeyspaceTest, DeleteReportsExistenceAndWinsOverOutOfOrderVersions) {
 }
 
 TEST_F(KeyspaceTest, ExpireSetsReplacesAndPersistRemoves) {
-  EXPECT_FALSE(Expire(0, "missing", kStart + 1000));
-  PutString(0, "k", "v", std::nullopt, kStart - 3);
+  EXPECT_FALSE(Expire(0, "missing", test::kTypesStartMs + 1000));
+  PutString(0, "k", "v", std::nullopt, test::kTypesStartMs - 3);
   EXPECT_EQ(ExpireAt(0, "k"), std::nullopt);
-  EXPECT_TRUE(Expire(0, "k", kStart + 1000));
-  EXPECT_EQ(ExpireAt(0, "k"), kStart + 1000);
+  EXPECT_TRUE(Expire(0, "k", test::kTypesStartMs + 1000));
+  EXPECT_EQ(ExpireAt(0, "k"), test::kTypesStartMs + 1000);
   KeyMetaRow meta;
   ASSERT_TRUE(ks_->GetMeta(0, "k", &meta).ok());
-  EXPECT_EQ(meta.payload, "v");                   // value kept
-  EXPECT_EQ(meta.meta.timestamp_ms, kStart - 3);  // timestamp kept
+  EXPECT_EQ(meta.payload, "v");                                // value kept
+  EXPECT_EQ(meta.meta.timestamp_ms, test::kTypesStartMs - 3);  // timestamp kept
 
   EXPECT_TRUE(Value(ks_->Persist(0, "k")));
   EXPECT_EQ(ExpireAt(0, "k"), std::nullopt);
@@ -148,36 +148,38 @@ TEST_F(KeyspaceTest, ExpireSetsReplacesAndPersistRemoves) {
 
 TEST_F(KeyspaceTest, ExpireConditionsFollowRedis7) {
   PutString(0, "p", "v");  // persistent
-  EXPECT_FALSE(Expire(0, "p", kStart + 100, kExpireXx));
-  EXPECT_FALSE(Expire(0, "p", kStart + 100, kExpireGt));  // infinite TTL is never exceeded
-  EXPECT_TRUE(Expire(0, "p", kStart + 100, kExpireLt));   // anything is less than infinite
-  EXPECT_EQ(ExpireAt(0, "p"), kStart + 100);
+  EXPECT_FALSE(Expire(0, "p", test::kTypesStartMs + 100, kExpireXx));
+  EXPECT_FALSE(
+      Expire(0, "p", test::kTypesStartMs + 100, kExpireGt));  // infinite TTL is never exceeded
+  EXPECT_TRUE(
+      Expire(0, "p", test::kTypesStartMs + 100, kExpireLt));  // anything is less than infinite
+  EXPECT_EQ(ExpireAt(0, "p"), test::kTypesStartMs + 100);
 
-  EXPECT_FALSE(Expire(0, "p", kStart + 200, kExpireNx));
-  EXPECT_FALSE(Expire(0, "p", kStart + 50, kExpireGt));
-  EXPECT_FALSE(Expire(0, "p", kStart + 100, kExpireGt));  // equal is not greater
-  EXPECT_TRUE(Expire(0, "p", kStart + 200, kExpireGt | kExpireXx));
-  EXPECT_FALSE(Expire(0, "p", kStart + 300, kExpireLt));
-  EXPECT_TRUE(Expire(0, "p", kStart + 150, kExpireLt));
-  EXPECT_EQ(ExpireAt(0, "p"), kStart + 150);
+  EXPECT_FALSE(Expire(0, "p", test::kTypesStartMs + 200, kExpireNx));
+  EXPECT_FALSE(Expire(0, "p", test::kTypesStartMs + 50, kExpireGt));
+  EXPECT_FALSE(Expire(0, "p", test::kTypesStartMs + 100, kExpireGt));  // equal is not greater
+  EXPECT_TRUE(Expire(0, "p", test::kTypesStartMs + 200, kExpireGt | kExpireXx));
+  EXPECT_FALSE(Expire(0, "p", test::kTypesStartMs + 300, kExpireLt));
+  EXPECT_TRUE(Expire(0, "p", test::kTypesStartMs + 150, kExpireLt));
+  EXPECT_EQ(ExpireAt(0, "p"), test::kTypesStartMs + 150);
 
   PutString(0, "q", "v");
-  EXPECT_TRUE(Expire(0, "q", kStart + 10, kExpireNx));
-  EXPECT_EQ(ExpireAt(0, "q"), kStart + 10);
+  EXPECT_TRUE(Expire(0, "q", test::kTypesStartMs + 10, kExpireNx));
+  EXPECT_EQ(ExpireAt(0, "q"), test::kTypesStartMs + 10);
 }
 
 TEST_F(KeyspaceTest, ExpireInThePastDeletesAndCountsAnExpiredKey) {
   PutString(0, "k", "v");
   EXPECT_EQ(ks_->expired_keys(), 0u);
-  EXPECT_TRUE(Expire(0, "k", kStart));  // expire_at == now: already expired
+  EXPECT_TRUE(Expire(0, "k", test::kTypesStartMs));  // expire_at == now: already expired
   EXPECT_FALSE(Exists(0, "k"));
   EXPECT_EQ(ks_->expired_keys(), 1u);
-  EXPECT_FALSE(Expire(0, "k", kStart - 1));  // missing now
+  EXPECT_FALSE(Expire(0, "k", test::kTypesStartMs - 1));  // missing now
   EXPECT_EQ(ks_->expired_keys(), 1u);
 }
 
 TEST_F(KeyspaceTest, ReadsCountEachExpiryOnce) {
-  PutString(0, "k", "v", kStart + 10);
+  PutString(0, "k", "v", test::kTypesStartMs + 10);
   PutString(0, "deleted", "v");
   ASSERT_TRUE(Value(ks_->Delete(0, "deleted")));
   clock_->Advance(10);
@@ -189,7 +191,7 @@ TEST_F(KeyspaceTest, ReadsCountEachExpiryOnce) {
   EXPECT_FALSE(Exists(0, "deleted"));  // deleted, not expired
   EXPECT_FALSE(Exists(0, "never"));
   EXPECT_EQ(ks_->expired_keys(), 1u);
-  PutString(0, "k", "again", kStart + 20);  // a new version that expires later
+  PutString(0, "k", "again", test::kTypesStartMs + 20);  // a new version that expires later
   clock_->Advance(10);
   EXPECT_FALSE(Exists(0, "k"));
   EXPECT_EQ(ks_->expired_keys(), 2u);
@@ -198,14 +200,14 @@ TEST_F(KeyspaceTest, ReadsCountEachExpiryOnce) {
 }
 
 TEST_F(KeyspaceTest, ExpiriesAndTypesSurviveReopenExactly) {
-  PutString(0, "a", "1", kStart + 12'345);
+  PutString(0, "a", "1", test::kTypesStartMs + 12'345);
   PutString(3, "b", "2");
-  ASSERT_TRUE(Expire(3, "b", kStart + 777));
+  ASSERT_TRUE(Expire(3, "b", test::kTypesStartMs + 777));
   Open();
-  EXPECT_EQ(ExpireAt(0, "a"), kStart + 12'345);
-  EXPECT_EQ(ExpireAt(3, "b"), kStart + 777);
+  EXPECT_EQ(ExpireAt(0, "a"), test::kTypesStartMs + 12'345);
+  EXPECT_EQ(ExpireAt(3, "b"), test::kTypesStartMs + 777);
   EXPECT_EQ(Type(3, "b"), KeyType::kString);
-  clock_->Set(kStart + 777);
+  clock_->Set(test::kTypesStartMs + 777);
   EXPECT_FALSE(Exists(3, "b"));
   EXPECT_TRUE(Exists(0, "a"));
 }
@@ -219,7 +221,7 @@ TEST_F(KeyspaceTest, VersionsAreUniqueAcrossReopenEvenWhenTheClockGoesBack) {
       EXPECT_GT(v, 0u);
       EXPECT_TRUE(seen.insert(v).second) << "version " << v << " handed out twice";
     }
-    clock_->Set(kStart - 1'000'000 * (round + 1));
+    clock_->Set(test::kTypesStartMs - 1'000'000 * (round + 1));
     Open();
   }
 }
@@ -323,7 +325,7 @@ TEST_F(KeyspaceTest, RandomKeyReturnsLiveKeysOnly) {
   EXPECT_EQ(key, std::nullopt);
   PutString(0, "bar", "v");
   PutString(0, "foo", "v");
-  PutString(0, "gone", "v", kStart + 1);
+  PutString(0, "gone", "v", test::kTypesStartMs + 1);
   clock_->Advance(1);
   std::set<std::string> seen;
   for (int i = 0; i < 200 && seen.size() < 2; ++i) {
@@ -335,8 +337,8 @@ TEST_F(KeyspaceTest, RandomKeyReturnsLiveKeysOnly) {
 }
 
 TEST_F(KeyspaceTest, FlushDbRemovesExpiringAndOutOfOrderKeys) {
-  PutString(0, "a", "v", kStart + 100);
-  PutString(0, "b", "future", std::nullopt, kStart + 50'000);
+  PutString(0, "a", "v", test::kTypesStartMs + 100);
+  PutString(0, "b", "future", std::nullopt, test::kTypesStartMs + 50'000);
   ASSERT_TRUE(ks_->FlushDb(0).ok());
   EXPECT_EQ(DbSize(0), 0u);
   KeyMetaRow meta;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "tests/support/or_test_values.h"
 #include "tests/unit/types/types_fixture.h"
 #include "types/compaction_filter.h"
 #include "types/key_encoding.h"
@@ -22,9 +23,6 @@ namespace ebb::types {
 namespace {
 
 const OriginId& kPreMode = kPreModeOrigin;
-const OriginId kA(std::string(kOriginIdSize, 'a'));
-const OriginId kB(std::string(kOriginIdSize, 'b'));
-const OriginId kC(std::string(kOriginIdSize, 'c'));
 
 OrSlotRow ValueRow(std::string_view value, int64_t ts,
                    std::optional<int64_t> expire_at = std::nullopt) {
@@ -84,8 +82,8 @@ class OrStringRowsTest : public TypesTest {
   // Two origins' concurrent writes: A's at ts 200 wins, B's at ts 100 is its sibling.
   OrStringRows Siblings() {
     OrStringRows rows = Load();
-    OrApplied a = ApplyOrWrite(&rows, {}, {kA, 3}, ValueRow("a", 200));
-    OrApplied b = ApplyOrWrite(&rows, {}, {kB, 5}, ValueRow("b", 100));
+    OrApplied a = ApplyOrWrite(&rows, {}, {test::kOriginA, 3}, ValueRow("a", 200));
+    OrApplied b = ApplyOrWrite(&rows, {}, {test::kOriginB, 5}, ValueRow("b", 100));
     EXPECT_TRUE(a.written && b.written);
     Store(rows, b);
     return rows;
@@ -102,15 +100,15 @@ TEST_F(OrStringRowsTest, AnAbsentKeyIsTheEmptyState) {
 TEST_F(OrStringRowsTest, OneSlotRoundTripsInTheDataRowAlone) {
   OrStringRows rows = Load();
   constexpr int64_t kExpireAt = 1'700'000'001'000;  // a second after the clock's start
-  const OrApplied applied =
-      ApplyOrWrite(&rows, Ctx({{kC, 7}}), {kA, 9}, ValueRow("v", 100, kExpireAt));
+  const OrApplied applied = ApplyOrWrite(&rows, Ctx({{test::kOriginC, 7}}), {test::kOriginA, 9},
+                                         ValueRow("v", 100, kExpireAt));
   ExpectRoundTrip(rows, applied);
-  EXPECT_FALSE(SiblingRowLive(kA));
+  EXPECT_FALSE(SiblingRowLive(test::kOriginA));
   std::string inner;
   const OrStringExt ext = DataExt(0, &inner);
-  EXPECT_EQ(ext.dot, (Dot{kA, 9}));
+  EXPECT_EQ(ext.dot, (Dot{test::kOriginA, 9}));
   EXPECT_FALSE(ext.siblings_live);
-  EXPECT_EQ(ext.removed, Ctx({{kC, 7}}));
+  EXPECT_EQ(ext.removed, Ctx({{test::kOriginC, 7}}));
   EXPECT_EQ(inner, std::string("\0v", 2));
   // The row keeps the version's expiry: once it passed, the row is a dead value, still the slot.
   clock_->Advance(2000);
@@ -122,70 +120,73 @@ TEST_F(OrStringRowsTest, OneSlotRoundTripsInTheDataRowAlone) {
 TEST_F(OrStringRowsTest, SiblingsGoToTheirOwnRows) {
   const OrStringRows rows = Siblings();
   EXPECT_EQ(rows.state.slots.size(), 2u);
-  EXPECT_TRUE(SiblingRowLive(kB));
-  EXPECT_FALSE(SiblingRowLive(kA));
+  EXPECT_TRUE(SiblingRowLive(test::kOriginB));
+  EXPECT_FALSE(SiblingRowLive(test::kOriginA));
   EXPECT_TRUE(DataExt(0).siblings_live);
   // The bytes of docs/key-encoding.md's worked example ("Active-active siblings").
   std::string sibling;
-  ASSERT_TRUE(ks_->GetSystemRow("aa-sib:0:1:k" + std::string(kB), &sibling).ok());
-  EXPECT_EQ(sibling, "\x05\x01\x02" + std::string(kB) +
+  ASSERT_TRUE(ks_->GetSystemRow("aa-sib:0:1:k" + std::string(test::kOriginB), &sibling).ok());
+  EXPECT_EQ(sibling, "\x05\x01\x02" + std::string(test::kOriginB) +
                          std::string("\x05\x00\x00"
                                      "b",
                                      4));
   storage::Row data;
   ASSERT_TRUE(ks_->db().Get({}, MetaKey(0, "k"), &data).ok());
-  EXPECT_EQ(data.value, "\x05\x01\x03" + std::string(kA) +
+  EXPECT_EQ(data.value, "\x05\x01\x03" + std::string(test::kOriginA) +
                             std::string("\x03\x00\x00"
                                         "a",
                                         4));
   const OrStringRows back = Load();
   EXPECT_TRUE(SameOrState(back.state, rows.state));
-  EXPECT_EQ(back.held_siblings.at(kB), (Dot{kB, 5}));
+  EXPECT_EQ(back.held_siblings.at(test::kOriginB), (Dot{test::kOriginB, 5}));
 }
 
 TEST_F(OrStringRowsTest, ASiblingIsPromotedWhenTheWinnerGoes) {
   Siblings();
   OrStringRows rows = Load();
-  const OrApplied applied = ApplyOrDelete(&rows, Ctx({{kA, 3}}));  // a DEL that saw A's write
+  const OrApplied applied =
+      ApplyOrDelete(&rows, Ctx({{test::kOriginA, 3}}));  // a DEL that saw A's write
   ASSERT_TRUE(applied.changed());
   ExpectRoundTrip(rows, applied);
   ASSERT_EQ(rows.state.slots.size(), 1u);
-  EXPECT_FALSE(SiblingRowLive(kB));
+  EXPECT_FALSE(SiblingRowLive(test::kOriginB));
   // Every grace reads the promoted sibling, whose timestamp is below the old winner's.
   for (int64_t grace : {int64_t{0}, int64_t{1000}, std::numeric_limits<int64_t>::max()}) {
     std::string inner;
-    EXPECT_EQ(DataExt(grace, &inner).dot, (Dot{kB, 5})) << grace;
+    EXPECT_EQ(DataExt(grace, &inner).dot, (Dot{test::kOriginB, 5})) << grace;
     EXPECT_EQ(inner, std::string("\0b", 2));
   }
-  EXPECT_EQ(DataExt(0).removed, Ctx({{kA, 3}}));
+  EXPECT_EQ(DataExt(0).removed, Ctx({{test::kOriginA, 3}}));
 }
 
 TEST_F(OrStringRowsTest, ASiblingReplacedByItsOriginsWriteIsRewritten) {
   Siblings();
   OrStringRows rows = Load();
-  const OrApplied applied = ApplyOrWrite(&rows, Ctx({{kB, 5}}), {kB, 6}, ValueRow("b2", 150));
+  const OrApplied applied =
+      ApplyOrWrite(&rows, Ctx({{test::kOriginB, 5}}), {test::kOriginB, 6}, ValueRow("b2", 150));
   ExpectRoundTrip(rows, applied);
-  EXPECT_EQ(Load().held_siblings.at(kB), (Dot{kB, 6}));
+  EXPECT_EQ(Load().held_siblings.at(test::kOriginB), (Dot{test::kOriginB, 6}));
   // B's next write outranks A's: B wins, A becomes the sibling.
   rows = Load();
-  const OrApplied again = ApplyOrWrite(&rows, Ctx({{kB, 6}}), {kB, 7}, ValueRow("b3", 300));
+  const OrApplied again =
+      ApplyOrWrite(&rows, Ctx({{test::kOriginB, 6}}), {test::kOriginB, 7}, ValueRow("b3", 300));
   ExpectRoundTrip(rows, again);
-  EXPECT_TRUE(SiblingRowLive(kA));
-  EXPECT_FALSE(SiblingRowLive(kB));
-  EXPECT_EQ(DataExt(0).dot, (Dot{kB, 7}));
+  EXPECT_TRUE(SiblingRowLive(test::kOriginA));
+  EXPECT_FALSE(SiblingRowLive(test::kOriginB));
+  EXPECT_EQ(DataExt(0).dot, (Dot{test::kOriginB, 7}));
 }
 
 TEST_F(OrStringRowsTest, ADelOfEverySlotLeavesATombstoneCarryingR) {
   Siblings();
   OrStringRows rows = Load();
-  const OrApplied applied = ApplyOrDelete(&rows, Ctx({{kA, 3}, {kB, 5}}));
+  const OrApplied applied = ApplyOrDelete(&rows, Ctx({{test::kOriginA, 3}, {test::kOriginB, 5}}));
   ExpectRoundTrip(rows, applied);
   EXPECT_TRUE(rows.state.slots.empty());
-  EXPECT_FALSE(SiblingRowLive(kB));
+  EXPECT_FALSE(SiblingRowLive(test::kOriginB));
   std::string inner = "unset";
   const OrStringExt ext = DataExt(0, &inner);
   EXPECT_FALSE(ext.dot);
-  EXPECT_EQ(ext.removed, Ctx({{kA, 3}, {kB, 5}}));
+  EXPECT_EQ(ext.removed, Ctx({{test::kOriginA, 3}, {test::kOriginB, 5}}));
   EXPECT_TRUE(inner.empty());
   // A tombstone at the greatest timestamp removed: the key reads as absent.
   storage::ReadOptions options;
@@ -198,8 +199,8 @@ TEST_F(OrStringRowsTest, ADelOfEverySlotLeavesATombstoneCarryingR) {
   EXPECT_EQ(dead->meta.timestamp_ms, 200);
   // A write the DEL did not see survives it.
   rows = Load();
-  ExpectRoundTrip(rows, ApplyOrWrite(&rows, {}, {kC, 1}, ValueRow("c", 50)));
-  EXPECT_EQ(DataExt(0).removed, Ctx({{kA, 3}, {kB, 5}}));
+  ExpectRoundTrip(rows, ApplyOrWrite(&rows, {}, {test::kOriginC, 1}, ValueRow("c", 50)));
+  EXPECT_EQ(DataExt(0).removed, Ctx({{test::kOriginA, 3}, {test::kOriginB, 5}}));
 }
 
 // Compaction in active-active mode rewrites a live row without the R its collection vector covers
@@ -207,56 +208,60 @@ TEST_F(OrStringRowsTest, ADelOfEverySlotLeavesATombstoneCarryingR) {
 // leaves R in place.
 TEST_F(OrStringRowsTest, CompactionDropsTheRemovedContextTheVectorCovers) {
   OrStringRows rows = Load();
-  const OrApplied applied = ApplyOrWrite(&rows, Ctx({{kB, 5}}), {kA, 3}, ValueRow("a", 200));
+  const OrApplied applied =
+      ApplyOrWrite(&rows, Ctx({{test::kOriginB, 5}}), {test::kOriginA, 3}, ValueRow("a", 200));
   ASSERT_TRUE(applied.written);
   Store(rows, applied);
-  ASSERT_EQ(DataExt(0).removed, Ctx({{kB, 5}}));
+  ASSERT_EQ(DataExt(0).removed, Ctx({{test::kOriginB, 5}}));
   TypesCompactionFilter& filter = ks_->compaction_filter();
   filter.SetKeepNewestDead(true);
-  filter.SetOrCollectionVector(std::make_shared<OrContext>(Ctx({{kA, 3}, {kB, 4}})));
+  filter.SetOrCollectionVector(
+      std::make_shared<OrContext>(Ctx({{test::kOriginA, 3}, {test::kOriginB, 4}})));
   ASSERT_TRUE(ks_->db().CompactAll().ok());
-  EXPECT_EQ(DataExt(0).removed, Ctx({{kB, 5}}));  // b's 5th not observed yet
-  filter.SetOrCollectionVector(std::make_shared<OrContext>(Ctx({{kA, 3}, {kB, 5}})));
+  EXPECT_EQ(DataExt(0).removed, Ctx({{test::kOriginB, 5}}));  // b's 5th not observed yet
+  filter.SetOrCollectionVector(
+      std::make_shared<OrContext>(Ctx({{test::kOriginA, 3}, {test::kOriginB, 5}})));
   ASSERT_TRUE(ks_->db().CompactAll().ok());
   std::string inner;
   const OrStringExt ext = DataExt(0, &inner);
   EXPECT_TRUE(ext.removed.empty());
-  EXPECT_EQ(ext.dot, (Dot{kA, 3}));
+  EXPECT_EQ(ext.dot, (Dot{test::kOriginA, 3}));
   EXPECT_EQ(inner, std::string(1, '\0') + "a");
   const OrStringRows back = Load();
   ASSERT_EQ(back.state.slots.size(), 1u);
-  EXPECT_EQ(back.state.slots[0].dot, (Dot{kA, 3}));
+  EXPECT_EQ(back.state.slots[0].dot, (Dot{test::kOriginA, 3}));
   EXPECT_TRUE(back.state.removed.empty());
 }
 
 // A DEL that removed what this node never held still keeps its R, in a tombstone at 0.
 TEST_F(OrStringRowsTest, ADelOfNothingHeldKeepsItsR) {
   OrStringRows rows = Load();
-  ExpectRoundTrip(rows, ApplyOrDelete(&rows, Ctx({{kA, 4}})));
-  EXPECT_EQ(Load().state.removed, Ctx({{kA, 4}}));
+  ExpectRoundTrip(rows, ApplyOrDelete(&rows, Ctx({{test::kOriginA, 4}})));
+  EXPECT_EQ(Load().state.removed, Ctx({{test::kOriginA, 4}}));
   EXPECT_EQ(Load().data_ts, 0);
   rows = Load();
-  EXPECT_FALSE(ApplyOrWrite(&rows, {}, {kA, 4}, ValueRow("late", 10)).changed());
+  EXPECT_FALSE(ApplyOrWrite(&rows, {}, {test::kOriginA, 4}, ValueRow("late", 10)).changed());
 }
 
 TEST_F(OrStringRowsTest, TombstonesAndReducedVersionsRoundTripAsSlots) {
   OrStringRows rows = Load();
-  ApplyOrWrite(&rows, {}, {kA, 1}, OrSlotRow::Tombstone(500));
+  ApplyOrWrite(&rows, {}, {test::kOriginA, 1}, OrSlotRow::Tombstone(500));
   const std::string reduced = EncodeReducedString(StringDigest("gone"), 400);
-  const OrApplied applied =
-      ApplyOrWrite(&rows, {}, {kB, 1}, {storage::RowKind::kTombstone, reduced, {300, {}}});
+  const OrApplied applied = ApplyOrWrite(&rows, {}, {test::kOriginB, 1},
+                                         {storage::RowKind::kTombstone, reduced, {300, {}}});
   ExpectRoundTrip(rows, applied);
-  EXPECT_TRUE(SiblingRowLive(kA) == false && SiblingRowLive(kB) == false);  // both dead rows
+  EXPECT_TRUE(SiblingRowLive(test::kOriginA) == false &&
+              SiblingRowLive(test::kOriginB) == false);  // both dead rows
   ASSERT_EQ(Load().state.slots.size(), 2u);
-  EXPECT_EQ(OrWinner(rows.state)->dot, (Dot{kA, 1}));
+  EXPECT_EQ(OrWinner(rows.state)->dot, (Dot{test::kOriginA, 1}));
 }
 
 TEST_F(OrStringRowsTest, StoresAndLoadsInsideAnOpenBatch) {
   ks_->BeginBatch();
   OrStringRows rows = Load();
-  ApplyOrWrite(&rows, {}, {kA, 1}, ValueRow("a", 200));
-  ApplyOrWrite(&rows, {}, {kB, 1}, OrSlotRow::Tombstone(100));
-  ExpectRoundTrip(rows, ApplyOrWrite(&rows, {}, {kC, 1}, ValueRow("c", 150, 1)));
+  ApplyOrWrite(&rows, {}, {test::kOriginA, 1}, ValueRow("a", 200));
+  ApplyOrWrite(&rows, {}, {test::kOriginB, 1}, OrSlotRow::Tombstone(100));
+  ExpectRoundTrip(rows, ApplyOrWrite(&rows, {}, {test::kOriginC, 1}, ValueRow("c", 150, 1)));
   ASSERT_TRUE(ks_->CommitBatch().ok());
   EXPECT_TRUE(SameOrState(Load().state, rows.state));
   EXPECT_EQ(Load().state.slots.size(), 3u);
@@ -296,7 +301,8 @@ TEST_F(OrStringRowsTest, TodaysRowsLoadAsOneSlotAtThePreModeDot) {
   EXPECT_EQ(rows.state.slots[0].dot, (Dot{kPreMode, 1}));
   // A write over today's row: the data row becomes tag 5, the old version a sibling or gone.
   rows = Load();
-  ExpectRoundTrip(rows, ApplyOrWrite(&rows, Ctx({{kPreMode, 1}}), {kA, 1}, ValueRow("w", 150)));
+  ExpectRoundTrip(
+      rows, ApplyOrWrite(&rows, Ctx({{kPreMode, 1}}), {test::kOriginA, 1}, ValueRow("w", 150)));
   EXPECT_EQ(Load().state.slots.size(), 1u);
   // A wiped key and another type's key are empty states.
   ASSERT_TRUE(ks_->Delete(0, "k").ok());
@@ -315,8 +321,10 @@ TEST_F(OrStringRowsTest, CompactionPastThePurgeDeadlineKeepsTheExtension) {
   ks_->SetPurgeDeadline(2000);
   const int64_t now = ks_->NowMs();
   OrStringRows rows = Load();
-  ApplyOrWrite(&rows, Ctx({{kC, 2}}), {kA, 3}, ValueRow("winner", 200, now + 1000));
-  const OrApplied applied = ApplyOrWrite(&rows, {}, {kB, 4}, ValueRow("sibling", 100, now + 500));
+  ApplyOrWrite(&rows, Ctx({{test::kOriginC, 2}}), {test::kOriginA, 3},
+               ValueRow("winner", 200, now + 1000));
+  const OrApplied applied =
+      ApplyOrWrite(&rows, {}, {test::kOriginB, 4}, ValueRow("sibling", 100, now + 500));
   Store(rows, applied);
   clock_->Advance(10'000);
   ASSERT_TRUE(ks_->db().CompactAll().ok());
@@ -330,9 +338,9 @@ TEST_F(OrStringRowsTest, CompactionPastThePurgeDeadlineKeepsTheExtension) {
   }
   std::string inner;
   const OrStringExt ext = DataExt(0, &inner);
-  EXPECT_EQ(ext.dot, (Dot{kA, 3}));
+  EXPECT_EQ(ext.dot, (Dot{test::kOriginA, 3}));
   EXPECT_TRUE(ext.siblings_live);
-  EXPECT_EQ(ext.removed, Ctx({{kC, 2}}));
+  EXPECT_EQ(ext.removed, Ctx({{test::kOriginC, 2}}));
   EXPECT_EQ(inner, EncodeReducedString(StringDigest("winner"), now + 1000));
 }
 
@@ -343,8 +351,9 @@ TEST_F(OrStringRowsTest, RefusesRowsThatDoNotDecode) {
   // A sibling row naming another origin than its row's name.
   Siblings();
   std::string row;
-  EncodeOrStringRow({.dot = Dot{kC, 1}}, std::string("\0x", 2), &row);
-  const std::string sibling = Keyspace::SystemRowKey(SiblingRowPrefix(0, "k") + std::string(kB));
+  EncodeOrStringRow({.dot = Dot{test::kOriginC, 1}}, std::string("\0x", 2), &row);
+  const std::string sibling =
+      Keyspace::SystemRowKey(SiblingRowPrefix(0, "k") + std::string(test::kOriginB));
   ASSERT_TRUE(ks_->db().Put(options, sibling, row).ok());
   EXPECT_TRUE(LoadOrString(*ks_, 0, "k", &rows).IsCorruption());
   // A tag-5 data row whose extension is cut short.

@@ -15,14 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/or_test_values.h"
 #include "types/string_rank.h"
 
 namespace ebb::types {
 namespace {
 
-const OriginId kA(std::string(kOriginIdSize, 'a'));
-const OriginId kB(std::string(kOriginIdSize, 'b'));
-const OriginId kC(std::string(kOriginIdSize, 'c'));
 constexpr int64_t kNow = 1000;
 
 // One origin: its state of the key and its log of deltas.
@@ -59,7 +57,7 @@ std::string Read(const OrStringState& state, const std::map<std::string, std::st
 
 class OrStringTest : public ::testing::Test {
  protected:
-  Origin a_{kA}, b_{kB}, c_{kC};
+  Origin a_{test::kOriginA}, b_{test::kOriginB}, c_{test::kOriginC};
   std::map<std::string, std::string> values_;  // digest -> value, for reads
 
   std::string Read(const OrStringState& state) { return ebb::types::Read(state, values_); }
@@ -98,7 +96,7 @@ TEST_F(OrStringTest, AConcurrentWriteSurvivesADeleteThatDidNotSeeIt) {
   b_.Receive(a_);
   b_.Del();
   ASSERT_TRUE(c_.Put("c", 4));
-  EXPECT_EQ(b_.log[0].context.At(kA), 1u);
+  EXPECT_EQ(b_.log[0].context.At(test::kOriginA), 1u);
   EveryOrderReads("c");
 }
 
@@ -146,8 +144,8 @@ TEST_F(OrStringTest, TheOriginRanksAWriteAgainstTheWinnerItHolds) {
   EXPECT_EQ(a_.log.size(), 1u);
   ASSERT_TRUE(a_.Put("c", 8));
   const OrContext& context = a_.log.back().context;
-  EXPECT_EQ(context.At(kA), 1u);
-  EXPECT_EQ(context.At(kB), 1u);
+  EXPECT_EQ(context.At(test::kOriginA), 1u);
+  EXPECT_EQ(context.At(test::kOriginB), 1u);
   EXPECT_EQ(a_.state.slots.size(), 1u);
   EveryOrderReads("c");
 }
@@ -155,11 +153,12 @@ TEST_F(OrStringTest, TheOriginRanksAWriteAgainstTheWinnerItHolds) {
 TEST_F(OrStringTest, ATombstoneOrExpiredWinnerReadsAsAbsent) {
   Know({"v"});
   OrStringState state;
-  ApplyOrDelta(&state, {.write = MakeOrSlot({kA, 1}, {.ts = 5, .value = "v", .expire_at = kNow})});
+  ApplyOrDelta(&state, {.write = MakeOrSlot({test::kOriginA, 1},
+                                            {.ts = 5, .value = "v", .expire_at = kNow})});
   EXPECT_EQ(Read(state), "(nil)");
   EXPECT_NE(OrRead(state, kNow - 1), nullptr);
-  ApplyOrDelta(&state, {.write = MakeOrSlot({kB, 1}, {.ts = 9, .tombstone = true})});
-  EXPECT_EQ(OrWinner(state)->dot, (Dot{kB, 1}));
+  ApplyOrDelta(&state, {.write = MakeOrSlot({test::kOriginB, 1}, {.ts = 9, .tombstone = true})});
+  EXPECT_EQ(OrWinner(state)->dot, (Dot{test::kOriginB, 1}));
   EXPECT_EQ(OrRead(state, 0), nullptr);
   EXPECT_EQ(OrRead(OrStringState(), 0), nullptr);
 }
@@ -203,7 +202,7 @@ OrStringState FromTheSet(const std::vector<OrStringDelta>& deltas) {
 
 struct Simulation {
   std::mt19937_64 rng;
-  std::vector<Origin> origins{{kA}, {kB}, {kC}};
+  std::vector<Origin> origins{{test::kOriginA}, {test::kOriginB}, {test::kOriginC}};
   std::vector<std::vector<size_t>> delivered{3, std::vector<size_t>(3, 0)};  // [to][from]
   std::vector<std::string> values{"x", "y", "z"};
 
@@ -330,8 +329,8 @@ TEST(OrStringPropertyTest, EveryReplicaEndsInTheStateOfTheSetOfDeltas) {
 // Two versions named by one dot (the pre-mode dot of data two nodes held before the mode): the
 // greater stays, whichever arrives first, and a context naming the dot removes it.
 TEST(OrStringDotTwiceTest, TheGreaterVersionAtOneDotStaysInEveryOrder) {
-  const OrSlot lower = MakeOrSlot({kA, 1}, {.ts = 5, .value = "lower"});
-  const OrSlot greater = MakeOrSlot({kA, 1}, {.ts = 6, .value = "greater"});
+  const OrSlot lower = MakeOrSlot({test::kOriginA, 1}, {.ts = 5, .value = "lower"});
+  const OrSlot greater = MakeOrSlot({test::kOriginA, 1}, {.ts = 6, .value = "greater"});
   for (bool greater_first : {false, true}) {
     OrStringState state;
     ApplyOrDelta(&state, {.write = greater_first ? greater : lower});
@@ -340,7 +339,7 @@ TEST(OrStringDotTwiceTest, TheGreaterVersionAtOneDotStaysInEveryOrder) {
     ASSERT_EQ(state.slots.size(), 1u);
     EXPECT_TRUE(SameOrSlot(state.slots[0], greater));
     OrContext removed;
-    removed.Raise(kA, 1);
+    removed.Raise(test::kOriginA, 1);
     ApplyOrDelta(&state, {.context = removed});
     EXPECT_TRUE(state.slots.empty());
     EXPECT_FALSE(ApplyOrDelta(&state, {.write = greater}).written);
@@ -499,8 +498,9 @@ TEST(OrStringCollectionTest, ASnapshotJoinedWithTheContextsKeepsACollectedDelete
   EXPECT_FALSE(OrCollectable(c.state, run.ContextOf(2)));  // c still holds the write
 
   EXPECT_TRUE(OrRemovedHere(a.state, a.log[0].write->dot, run.ContextOf(0)));
-  EXPECT_EQ(OrRemovedBySender(c.state, a.state, run.ContextOf(0)).At(kA), 1u);
-  EXPECT_EQ(OrRemovedBySender(c.state, a.state, OrContext()).At(kA), 0u);  // a context naming none
+  EXPECT_EQ(OrRemovedBySender(c.state, a.state, run.ContextOf(0)).At(test::kOriginA), 1u);
+  EXPECT_EQ(OrRemovedBySender(c.state, a.state, OrContext()).At(test::kOriginA),
+            0u);  // a context naming none
 
   run.Snapshot(2, 0);  // the stale node's snapshot does not bring it back to a
   EXPECT_TRUE(a.state.slots.empty());

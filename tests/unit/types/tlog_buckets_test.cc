@@ -5,10 +5,10 @@
 #include <limits>
 #include <vector>
 
+#include "tests/support/test_constants.h"
+
 namespace ebb::types {
 namespace {
-
-constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
 TEST(TlogBucketsTest, BucketStartIsTheAlignedFloor) {
   EXPECT_EQ(TlogBucketStart(0, 10, 0), 0u);
@@ -16,9 +16,11 @@ TEST(TlogBucketsTest, BucketStartIsTheAlignedFloor) {
   EXPECT_EQ(TlogBucketStart(19, 10, 5), 15u);
   EXPECT_EQ(TlogBucketStart(4, 10, 5), std::nullopt);  // starts at -1
   EXPECT_EQ(TlogBucketStart(5, 10, 25), 5u);           // align above ts
-  EXPECT_EQ(TlogBucketStart(kMax, 10, 0), kMax - kMax % 10);
-  EXPECT_EQ(TlogBucketStart(kMax, kMax, kMax), kMax);
-  EXPECT_EQ(TlogBucketStart(0, kMax, 1), std::nullopt);
+  EXPECT_EQ(TlogBucketStart(test::kMaxTimestamp, 10, 0),
+            test::kMaxTimestamp - test::kMaxTimestamp % 10);
+  EXPECT_EQ(TlogBucketStart(test::kMaxTimestamp, test::kMaxTimestamp, test::kMaxTimestamp),
+            test::kMaxTimestamp);
+  EXPECT_EQ(TlogBucketStart(0, test::kMaxTimestamp, 1), std::nullopt);
 }
 
 // Newest first and oldest first give the same buckets, each in its own order; emit may stop it.

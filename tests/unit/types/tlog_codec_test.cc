@@ -7,12 +7,11 @@
 #include <random>
 #include <string>
 
+#include "tests/support/test_constants.h"
 #include "types/tlog_state.h"
 
 namespace ebb::types {
 namespace {
-
-constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
 std::string Element(uint64_t ts, std::string_view value) {
   std::string out;
@@ -21,7 +20,7 @@ std::string Element(uint64_t ts, std::string_view value) {
 }
 
 TEST(TlogCodecTest, MetaRoundTrip) {
-  TlogMeta meta{.version = 1234567, .cutoff = kMax, .size = 42};
+  TlogMeta meta{.version = 1234567, .cutoff = test::kMaxTimestamp, .size = 42};
   TlogMeta decoded;
   ASSERT_TRUE(DecodeTlogMeta(EncodeTlogMeta(meta), &decoded));
   EXPECT_EQ(decoded, meta);
@@ -95,7 +94,7 @@ TEST(TlogCodecTest, MetaRejectsTruncatedAndTrailingBytes) {
 TEST(TlogCodecTest, ElementRoundTripIncludingBinaryAndExtremes) {
   const std::string values[] = {"", std::string("\0", 1), std::string("\xff\x00\xfe\x01", 4),
                                 "hello", std::string(300, '\0')};
-  for (uint64_t ts : {uint64_t{0}, uint64_t{1}, kMax - 1, kMax}) {
+  for (uint64_t ts : {uint64_t{0}, uint64_t{1}, test::kMaxTimestamp - 1, test::kMaxTimestamp}) {
     for (const std::string& v : values) {
       uint64_t got_ts = 7;
       std::string got;
@@ -127,8 +126,8 @@ TEST(TlogCodecTest, ElementOrderIsEntryOrderOnRandomPairs) {
     return v;
   };
   for (int i = 0; i < 20000; ++i) {
-    uint64_t ta = rng() % 3 == 0 ? kMax - rng() % 2 : rng() % 3;
-    uint64_t tb = rng() % 3 == 0 ? kMax - rng() % 2 : rng() % 3;
+    uint64_t ta = rng() % 3 == 0 ? test::kMaxTimestamp - rng() % 2 : rng() % 3;
+    uint64_t tb = rng() % 3 == 0 ? test::kMaxTimestamp - rng() % 2 : rng() % 3;
     std::string va = random_value(), vb = random_value();
     std::string ea = Element(ta, va), eb = Element(tb, vb);
     ASSERT_EQ(ea < eb, EntryBefore(ta, va, tb, vb)) << "iteration " << i;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_constants.h"
+
 namespace ebb::types {
 namespace {
-
-constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
 std::vector<TlogEntry> E(std::initializer_list<TlogEntry> entries) { return entries; }
 
@@ -31,10 +31,10 @@ TEST(TlogStateTest, JylisTranscript) {
   s.Insert("world: must be nice...", 1523258158785);
   s.Insert("jemc: feeling pretty good these days", 1523258152362);
   EXPECT_EQ(s.size(), 4u);
-  EXPECT_EQ(s.Get(kMax), E({{"world: must be nice...", 1523258158785},
-                            {"jemc: feeling pretty good these days", 1523258152362},
-                            {"world: hey jemc, how you been?", 1523258145906},
-                            {"jemc: hello, world!", 1523258089149}}));
+  EXPECT_EQ(s.Get(test::kMaxTimestamp), E({{"world: must be nice...", 1523258158785},
+                                           {"jemc: feeling pretty good these days", 1523258152362},
+                                           {"world: hey jemc, how you been?", 1523258145906},
+                                           {"jemc: hello, world!", 1523258089149}}));
   EXPECT_EQ(s.Get(1), E({{"world: must be nice...", 1523258158785}}));
   s.Trim(3);
   EXPECT_EQ(s.size(), 3u);
@@ -43,7 +43,7 @@ TEST(TlogStateTest, JylisTranscript) {
   EXPECT_EQ(s.size(), 2u);
   EXPECT_EQ(s.cutoff(), 1523258152362u);
   s.Clear();
-  EXPECT_TRUE(s.Get(kMax).empty());
+  EXPECT_TRUE(s.Get(test::kMaxTimestamp).empty());
   EXPECT_EQ(s.cutoff(), 1523258158786u);
   EXPECT_TRUE(s.exists());
 }
@@ -59,14 +59,14 @@ TEST(TlogStateTest, EqualTimestampsOrderedByValueDescending) {
   s.Insert("z", 4);
   s.Insert("0", 6);
   // Greater value first; bytes unsigned (0xff is greatest); an extension before its prefix.
-  EXPECT_EQ(s.Get(kMax), E({{"0", 6},
-                            {std::string("\xff", 1), 5},
-                            {"b", 5},
-                            {"ab", 5},
-                            {std::string("a\0", 2), 5},
-                            {"a", 5},
-                            {"", 5},
-                            {"z", 4}}));
+  EXPECT_EQ(s.Get(test::kMaxTimestamp), E({{"0", 6},
+                                           {std::string("\xff", 1), 5},
+                                           {"b", 5},
+                                           {"ab", 5},
+                                           {std::string("a\0", 2), 5},
+                                           {"a", 5},
+                                           {"", 5},
+                                           {"z", 4}}));
 }
 
 TEST(TlogStateTest, DuplicatesAreOneEntryButSameValueAtOtherTsIsNew) {
@@ -90,14 +90,14 @@ TEST(TlogStateTest, BinaryValuesKeptExactly) {
 TEST(TlogStateTest, TimestampZeroAndMax) {
   TlogState s;
   EXPECT_TRUE(s.Insert("zero", 0));
-  EXPECT_TRUE(s.Insert("max", kMax));
-  EXPECT_EQ(s.Get(kMax), E({{"max", kMax}, {"zero", 0}}));
+  EXPECT_TRUE(s.Insert("max", test::kMaxTimestamp));
+  EXPECT_EQ(s.Get(test::kMaxTimestamp), E({{"max", test::kMaxTimestamp}, {"zero", 0}}));
   s.TrimAt(0);  // cutoff 0 keeps everything
   EXPECT_EQ(s.size(), 2u);
   EXPECT_EQ(s.cutoff(), 0u);
-  s.TrimAt(kMax);
-  EXPECT_EQ(s.Get(kMax), E({{"max", kMax}}));
-  EXPECT_EQ(s.cutoff(), kMax);
+  s.TrimAt(test::kMaxTimestamp);
+  EXPECT_EQ(s.Get(test::kMaxTimestamp), E({{"max", test::kMaxTimestamp}}));
+  EXPECT_EQ(s.cutoff(), test::kMaxTimestamp);
 }
 
 TEST(TlogStateTest, InsertBelowCutoffIgnoredAtCutoffAccepted) {
@@ -106,7 +106,7 @@ TEST(TlogStateTest, InsertBelowCutoffIgnoredAtCutoffAccepted) {
   EXPECT_TRUE(s.exists());
   EXPECT_FALSE(s.Insert("old", 9));
   EXPECT_TRUE(s.Insert("at", 10));
-  EXPECT_EQ(s.Get(kMax), E({{"at", 10}}));
+  EXPECT_EQ(s.Get(test::kMaxTimestamp), E({{"at", 10}}));
 }
 
 TEST(TlogStateTest, TrimAtNeverLowersCutoff) {
@@ -142,15 +142,15 @@ TEST(TlogStateTest, ClearRaisesCutoffPastNewest) {
 
 TEST(TlogStateTest, ClearAtMaxTimestampSaturatesAndEmpties) {
   TlogState s;
-  s.Insert("a", kMax);
-  s.Insert("b", kMax);
+  s.Insert("a", test::kMaxTimestamp);
+  s.Insert("b", test::kMaxTimestamp);
   s.Insert("c", 1);
   s.Clear();
-  EXPECT_EQ(s.cutoff(), kMax);  // never wraps to 0
-  EXPECT_EQ(s.size(), 0u);      // CLR empties the log, entries at 2^64-1 included
+  EXPECT_EQ(s.cutoff(), test::kMaxTimestamp);  // never wraps to 0
+  EXPECT_EQ(s.size(), 0u);                     // CLR empties the log, entries at 2^64-1 included
   EXPECT_TRUE(s.exists());
-  EXPECT_FALSE(s.Insert("old", kMax - 1));
-  EXPECT_TRUE(s.Insert("a", kMax));  // not below the cutoff: accepted again
+  EXPECT_FALSE(s.Insert("old", test::kMaxTimestamp - 1));
+  EXPECT_TRUE(s.Insert("a", test::kMaxTimestamp));  // not below the cutoff: accepted again
   EXPECT_EQ(s.size(), 1u);
 }
 
@@ -183,7 +183,7 @@ TEST(TlogStateTest, TrimKeepsEntriesTiedWithTheCutoffEntry) {
   s.Insert("e", 1);
   s.Trim(2);  // entry 1 is (c,5): every entry at ts 5 survives
   EXPECT_EQ(s.cutoff(), 5u);
-  EXPECT_EQ(s.Get(kMax), E({{"a", 9}, {"d", 5}, {"c", 5}, {"b", 5}}));
+  EXPECT_EQ(s.Get(test::kMaxTimestamp), E({{"a", 9}, {"d", 5}, {"c", 5}, {"b", 5}}));
 }
 
 TEST(TlogStateTest, GetCountLimits) {
@@ -192,7 +192,7 @@ TEST(TlogStateTest, GetCountLimits) {
   EXPECT_TRUE(s.Get(0).empty());
   EXPECT_EQ(s.Get(2), E({{"v", 4}, {"v", 3}}));
   EXPECT_EQ(s.Get(5).size(), 5u);
-  EXPECT_EQ(s.Get(kMax).size(), 5u);
+  EXPECT_EQ(s.Get(test::kMaxTimestamp).size(), 5u);
 }
 
 TEST(TlogStateTest, MergeUnionsAndAppliesMaxCutoff) {
@@ -204,15 +204,15 @@ TEST(TlogStateTest, MergeUnionsAndAppliesMaxCutoff) {
   b.TrimAt(4);
   a.Merge(b);
   EXPECT_EQ(a.cutoff(), 4u);
-  EXPECT_EQ(a.Get(kMax), E({{"z", 8}, {"x", 5}}));
+  EXPECT_EQ(a.Get(test::kMaxTimestamp), E({{"z", 8}, {"x", 5}}));
 }
 
 // Random states built by random operations from a small alphabet, so entries collide often.
-TlogState RandomState(std::mt19937_64& rng) {
+TlogState RandomTlogState(std::mt19937_64& rng) {
   TlogState s;
   int ops = static_cast<int>(rng() % 12);
   for (int i = 0; i < ops; ++i) {
-    uint64_t ts = rng() % 4 == 0 ? kMax - rng() % 2 : rng() % 20;
+    uint64_t ts = rng() % 4 == 0 ? test::kMaxTimestamp - rng() % 2 : rng() % 20;
     std::string value(rng() % 3, 'a');
     for (char& c : value) c = static_cast<char>("a\0\xff"[rng() % 3]);
     switch (rng() % 10) {
@@ -240,7 +240,7 @@ TlogState Merged(TlogState a, const TlogState& b) {
 TEST(TlogStateTest, MergeIsCommutativeAssociativeIdempotent) {
   std::mt19937_64 rng(20240601);
   for (int i = 0; i < 3000; ++i) {
-    TlogState a = RandomState(rng), b = RandomState(rng), c = RandomState(rng);
+    TlogState a = RandomTlogState(rng), b = RandomTlogState(rng), c = RandomTlogState(rng);
     ASSERT_EQ(Merged(a, b), Merged(b, a)) << "iteration " << i;
     ASSERT_EQ(Merged(Merged(a, b), c), Merged(a, Merged(b, c))) << "iteration " << i;
     ASSERT_EQ(Merged(a, a), a) << "iteration " << i;
@@ -258,7 +258,7 @@ TEST(TlogStateTest, MergeIsCommutativeAssociativeIdempotent) {
 TEST(TlogStateTest, InsertIsMergeOfASingletonDelta) {
   std::mt19937_64 rng(77);
   for (int i = 0; i < 2000; ++i) {
-    TlogState s = RandomState(rng);
+    TlogState s = RandomTlogState(rng);
     uint64_t ts = rng() % 22;
     std::string value(1, static_cast<char>('a' + rng() % 3));
     TlogState delta;

@@ -14,14 +14,13 @@
 #include <vector>
 
 #include "storage/clock.h"
+#include "tests/support/test_constants.h"
 #include "tests/unit/types/types_fixture.h"
 #include "types/keyspace.h"
 #include "types/treg.h"
 
 namespace ebb::types {
 namespace {
-
-constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
 class TlogTest : public TypesTest {
  protected:
@@ -38,7 +37,7 @@ class TlogTest : public TypesTest {
   // and without refilling it).
   TlogState Observe(std::string_view key) {
     Tlog uncached(*ks_, 0, /*heads=*/nullptr);
-    const std::vector<TlogEntry> entries = Value(uncached.Get(key, kMax));
+    const std::vector<TlogEntry> entries = Value(uncached.Get(key, test::kMaxTimestamp));
     const uint64_t size = Value(uncached.Size(key));
     const uint64_t cutoff = Value(uncached.Cutoff(key));
     EXPECT_EQ(size, entries.size());
@@ -88,11 +87,11 @@ TEST_F(TlogTest, JylisTranscript) {
   ASSERT_TRUE(t.TrimAt("chat", 1523258152362).ok());
   n = Value(t.Size("chat"));
   EXPECT_EQ(n, 2u);
-  got = Value(t.Get("chat", kMax));
+  got = Value(t.Get("chat", test::kMaxTimestamp));
   EXPECT_EQ(got, (std::vector<TlogEntry>{{"world: must be nice...", 1523258158785},
                                          {"jemc: feeling pretty good these days", 1523258152362}}));
   ASSERT_TRUE(t.Clear("chat").ok());
-  got = Value(t.Get("chat", kMax));
+  got = Value(t.Get("chat", test::kMaxTimestamp));
   EXPECT_TRUE(got.empty());
   bool exists;
   exists = Value(ks_->Exists(0, "chat"));
@@ -145,18 +144,18 @@ TEST_F(TlogTest, WrongTypeWritesNothing) {
 }
 
 TEST_F(TlogTest, ClearAtMaxTimestampEmptiesAndSaturates) {
-  ASSERT_TRUE(log().Insert("k", "a", kMax).ok());
+  ASSERT_TRUE(log().Insert("k", "a", test::kMaxTimestamp).ok());
   ASSERT_TRUE(log().Insert("k", "b", 3).ok());
   ASSERT_TRUE(log().Clear("k").ok());
   TlogState expected;
-  expected.Insert("a", kMax);
+  expected.Insert("a", test::kMaxTimestamp);
   expected.Insert("b", 3);
   expected.Clear();
   EXPECT_EQ(Observe("k"), expected);
   ASSERT_TRUE(ks_->db().CompactAll().ok());
   EXPECT_EQ(Observe("k"), expected);
-  ASSERT_TRUE(log().Insert("k", "a", kMax).ok());
-  expected.Insert("a", kMax);
+  ASSERT_TRUE(log().Insert("k", "a", test::kMaxTimestamp).ok());
+  expected.Insert("a", test::kMaxTimestamp);
   EXPECT_EQ(Observe("k"), expected);
 }
 
@@ -261,11 +260,11 @@ TEST_F(TlogTest, TregKeepsGreatestPairAndSurvivesReopen) {
   ASSERT_TRUE(reg.Set("r", "b", 5).ok());
   ASSERT_TRUE(reg.Set("r", "a", 5).ok());
   ASSERT_TRUE(reg.Set("r", "z", 4).ok());
-  ASSERT_TRUE(reg.Set("r", std::string("\0", 1), kMax).ok());
-  EXPECT_EQ(Value(reg.Get("r")), TregState(std::string("\0", 1), kMax));
+  ASSERT_TRUE(reg.Set("r", std::string("\0", 1), test::kMaxTimestamp).ok());
+  EXPECT_EQ(Value(reg.Get("r")), TregState(std::string("\0", 1), test::kMaxTimestamp));
   ASSERT_TRUE(ks_->db().CompactAll().ok());
   Open();
-  EXPECT_EQ(Value(Treg(*ks_, 1).Get("r")), TregState(std::string("\0", 1), kMax));
+  EXPECT_EQ(Value(Treg(*ks_, 1).Get("r")), TregState(std::string("\0", 1), test::kMaxTimestamp));
   EXPECT_EQ(Treg(*ks_, 0).Get("r").status(), OpStatus::kNotFound);  // another database
 }
 
@@ -276,7 +275,7 @@ void TlogTest::RunRandomOperations(uint64_t seed, uint64_t max_get_count, bool g
   for (int step = 0; step < 1500; ++step) {
     const std::string& key = keys[rng() % 3];
     TlogState& model = logs[key];
-    uint64_t ts = rng() % 8 == 0 ? kMax - rng() % 2 : 100 + rng() % 40;
+    uint64_t ts = rng() % 8 == 0 ? test::kMaxTimestamp - rng() % 2 : 100 + rng() % 40;
     std::string value(rng() % 3, 'x');
     for (char& c : value) c = static_cast<char>("\x00x\xff"[rng() % 3]);
     int op = static_cast<int>(rng() % 100);

@@ -7,10 +7,10 @@
 #include <random>
 #include <string>
 
+#include "tests/support/test_constants.h"
+
 namespace ebb::types {
 namespace {
-
-constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
 TEST(TregStateTest, StartsAbsentAndFirstWriteWins) {
   TregState r;
@@ -43,19 +43,19 @@ TEST(TregStateTest, EqualTimestampGreaterValueWins) {
 TEST(TregStateTest, MaxTimestampAndBinaryValues) {
   TregState r;
   std::string v("\0\r\n", 3);
-  r.Set(v, kMax);
-  EXPECT_FALSE(r.Set("x", kMax - 1));
+  r.Set(v, test::kMaxTimestamp);
+  EXPECT_FALSE(r.Set("x", test::kMaxTimestamp - 1));
   EXPECT_EQ(r.value(), v);
-  EXPECT_EQ(r.ts(), kMax);
+  EXPECT_EQ(r.ts(), test::kMaxTimestamp);
 }
 
-TregState RandomState(std::mt19937_64& rng) {
+TregState RandomTregState(std::mt19937_64& rng) {
   TregState r;
   int ops = static_cast<int>(rng() % 4);
   for (int i = 0; i < ops; ++i) {
     std::string value(rng() % 3, 'a');
     for (char& c : value) c = static_cast<char>("a\0\xff"[rng() % 3]);
-    r.Set(value, rng() % 2 ? kMax : rng() % 5);
+    r.Set(value, rng() % 2 ? test::kMaxTimestamp : rng() % 5);
   }
   return r;
 }
@@ -68,7 +68,7 @@ TregState Merged(TregState a, const TregState& b) {
 TEST(TregStateTest, MergeIsCommutativeAssociativeIdempotent) {
   std::mt19937_64 rng(4242);
   for (int i = 0; i < 5000; ++i) {
-    TregState a = RandomState(rng), b = RandomState(rng), c = RandomState(rng);
+    TregState a = RandomTregState(rng), b = RandomTregState(rng), c = RandomTregState(rng);
     ASSERT_EQ(Merged(a, b), Merged(b, a)) << "iteration " << i;
     ASSERT_EQ(Merged(Merged(a, b), c), Merged(a, Merged(b, c))) << "iteration " << i;
     ASSERT_EQ(Merged(a, a), a) << "iteration " << i;
