@@ -5,9 +5,6 @@
 // Thread-safety: none; one test thread.
 #pragma once
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 
@@ -18,21 +15,12 @@ namespace ebb::test {
 
 class OneMessageBusPeer {
  public:
-  OneMessageBusPeer() : listener_(BindFreeLoopbackPort(&port_)) {
-    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
-  }
-  ~OneMessageBusPeer() {
-    if (listener_ >= 0) ::close(listener_);
-  }
-  OneMessageBusPeer(const OneMessageBusPeer&) = delete;
-  OneMessageBusPeer& operator=(const OneMessageBusPeer&) = delete;
-
-  int port() const { return port_; }
-  bool listening() const { return listening_; }
+  int port() const { return listener_.port(); }
+  bool listening() const { return listener_.listening(); }
 
   // Waits up to 10 s for the node's connection and its MEET, then sends `answer`.
   bool AnswerMeet(const server::cluster::BusMessage& answer) {
-    conn_ = RawConnection::Accept(listener_);
+    conn_ = listener_.Accept();
     if (conn_ == nullptr) return false;
     const std::string header = conn_->ReadExactly(8, 10000);
     const uint32_t length = server::cluster::MessageLength(header);
@@ -48,9 +36,7 @@ class OneMessageBusPeer {
   }
 
  private:
-  int port_ = 0;
-  int listener_ = -1;
-  bool listening_ = false;
+  LoopbackListener listener_;
   std::unique_ptr<RawConnection> conn_;  // the node's connection, kept open
 };
 

@@ -4,9 +4,6 @@
 // Thread-safety: none; one test thread.
 #pragma once
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,21 +15,13 @@ namespace ebb::test {
 
 class PlayedPeer {
  public:
-  PlayedPeer() : listener_(BindFreeLoopbackPort(&port_)) {
-    listening_ = listener_ >= 0 && ::listen(listener_, 4) == 0;
-  }
-  ~PlayedPeer() {
-    if (listener_ >= 0) ::close(listener_);
-  }
-  PlayedPeer(const PlayedPeer&) = delete;
-  PlayedPeer& operator=(const PlayedPeer&) = delete;
-  int port() const { return port_; }
-  bool listening() const { return listening_; }
+  int port() const { return listener_.port(); }
+  bool listening() const { return listener_.listening(); }
   static constexpr std::string_view kId = "0123456789abcdef0123456789abcdef01234567";
 
   // Takes the node's link and answers its handshake; false when it did not come as expected.
   bool Handshake() {
-    conn_ = RawConnection::Accept(listener_);
+    conn_ = listener_.Accept();
     if (conn_ == nullptr) return false;
     std::vector<std::string> request = ReadArray();
     if (request.size() != 2 || request[0] != "PEER" || request[1] != "ID") return false;
@@ -67,9 +56,7 @@ class PlayedPeer {
     return out;
   }
 
-  int port_ = 0;
-  int listener_ = -1;
-  bool listening_ = false;
+  LoopbackListener listener_;
   std::unique_ptr<RawConnection> conn_;
 };
 

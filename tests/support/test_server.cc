@@ -380,6 +380,18 @@ int TestServer::FreePort() {
   return port;
 }
 
+LoopbackListener::LoopbackListener() : fd_(BindFreeLoopbackPort(&port_)) {
+  listening_ = fd_ >= 0 && listen(fd_, 4) == 0;
+}
+
+LoopbackListener::~LoopbackListener() {
+  if (fd_ >= 0) close(fd_);
+}
+
+std::unique_ptr<RawConnection> LoopbackListener::Accept(int timeout_ms) const {
+  return RawConnection::Accept(fd_, timeout_ms);
+}
+
 bool EnsureFileLimit(uint64_t fds) {
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;

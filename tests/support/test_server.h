@@ -106,6 +106,26 @@ class RawConnection {
 // ten minutes (a file they share under flock: <tmp>/ebb-test-ports).
 int BindFreeLoopbackPort(int* port);
 
+// A socket listening on a free loopback port (BindFreeLoopbackPort), closed with it: the test as
+// a server the server under test connects to (a peer, a cluster bus node).
+class LoopbackListener {
+ public:
+  LoopbackListener();
+  ~LoopbackListener();
+  LoopbackListener(const LoopbackListener&) = delete;
+  LoopbackListener& operator=(const LoopbackListener&) = delete;
+
+  int port() const { return port_; }
+  bool listening() const { return listening_; }
+  // The next connection within `timeout_ms` (null when none came: RawConnection::Accept).
+  std::unique_ptr<RawConnection> Accept(int timeout_ms = 10000) const;
+
+ private:
+  int port_ = 0;
+  int fd_ = -1;
+  bool listening_ = false;
+};
+
 class TestServer {
  public:
   TestServer();
