@@ -240,9 +240,10 @@ storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_
                                  bool* computed) {
   *computed = false;
   auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok())
+  if (!meta.ok()) {
     return Absent(meta.status()) ? storage::Status::OK()
                                  : types::EngineStatusOf(meta, "series rule");
+  }
   if (!meta->source) return storage::Status::OK();
   std::optional<SeriesRuleRegister> reg;
   storage::Status s = ReadSeriesRule(keyspace, db, key, &reg);
@@ -261,9 +262,10 @@ storage::Status SeriesRuleWriteError(types::Keyspace& keyspace, int db, std::str
     return s;
   }
   auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok())
+  if (!meta.ok()) {
     return Absent(meta.status()) ? storage::Status::OK()
                                  : types::EngineStatusOf(meta, "series rule");
+  }
   bool unregistered = meta->source.has_value();  // linked before the mode: no register
   for (size_t i = 0; s.ok() && !unregistered && i < meta->rules.size(); i++) {
     std::optional<SeriesRuleRegister> feeds;

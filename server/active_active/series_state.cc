@@ -69,8 +69,9 @@ storage::Status ForEachSampleState(
             return true;
           });
   // A series its expiry register expired whole shows none (only rows carry its samples).
-  if (!scanned.ok() && scanned.status() != types::OpStatus::kNotFound)
+  if (!scanned.ok() && scanned.status() != types::OpStatus::kNotFound) {
     return types::EngineStatusOf(scanned, "series");
+  }
   storage::Row row;
   for (const types::Sample& sample : adopted) {
     s = keyspace.db().Get(keyspace.ReadOptions(), SampleRowKey(db, key, sample.ts), &row);
