@@ -12,6 +12,10 @@ CMAKE_GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 CCACHE    := $(if $(CI),,$(shell command -v ccache >/dev/null 2>&1 && \
                echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"))
 CMAKE     := cmake -S . $(CMAKE_GEN) $(CCACHE)
+# Under CI the Release build compiles its libraries eight files to a unit as the sanitizer builds
+# do (CMakeLists.txt, "Unity builds"): a cold build in half the time. The edit loop keeps each
+# file on its own, for ccache and for the check of each file's own includes.
+UNITY     := -DEBB_UNITY_LIBRARIES=$(if $(CI),ON,OFF)
 # Each test pass prints when it starts, counted from make's start, so a slow run's log (CI shows
 # its end) tells which build or pass took the time.
 MAKE_START := $(shell date +%s)
@@ -27,7 +31,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@$(CMAKE) -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(CMAKE) -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(UNITY) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, built by Clang: every test, server included, and
