@@ -574,9 +574,11 @@ class ActiveActive {
   // database the first engine key the sweep has not passed (past the last piece's key, or where
   // the tail's sweep stopped; absent: the database's first key).
   struct SnapshotReceipt {
-    bool sweeps = false;             // the observed-remove rule: string slots are judged by it
-    OriginVector sender_ids;         // as sent, for the kKnownRowPrefix rows at the end
-    types::OrContext sender_vector;  // the same as dots' origins
+    OriginVector sender_ids;  // as sent, for the kKnownRowPrefix rows at the end
+    // The same as dots' origins when string slots are judged by it (the observed-remove rule);
+    // empty otherwise, and a receipt with an empty vector sweeps nothing.
+    types::OrContext sender_vector;
+    bool Sweeps() const { return !sender_vector.empty(); }
     std::map<int, std::string> sweep_from;
   };
   // The kKnownRowPrefix row of `origin`, and whether `offset` raises what known_ holds for it.
@@ -588,7 +590,8 @@ class ActiveActive {
   void NoteKnown(const OriginVector& observed);
   // Starts a receipt for `origin_id` from a vector piece; false when the piece is malformed (the
   // snapshot is then joined without it). `sweeps`: string slots are judged by the vector (the
-  // observed-remove rule); under both rules the vector joins the observed one at the end.
+  // observed-remove rule: SnapshotReceipt::sender_vector); under both rules the vector joins the
+  // observed one at the end.
   bool StartReceipt(const std::string& origin_id, const std::vector<std::string>& args,
                     bool sweeps);
   // Before applying `piece` of the receipt's snapshot: sweeps the keys of its database after the

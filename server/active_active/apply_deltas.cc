@@ -170,7 +170,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
       continue;
     }
     auto receipt = receipts_.find(origin_id);
-    if (receipt != receipts_.end() && receipt->second.sweeps) {
+    if (receipt != receipts_.end() && receipt->second.Sweeps()) {
       bool reached = false;
       const storage::Status s = SweepBeforePiece(&receipt->second, *piece, &rows_left, &reached);
       if (!s.ok()) {

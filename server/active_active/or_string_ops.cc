@@ -195,8 +195,7 @@ bool ActiveActive::StartReceipt(const std::string& origin_id, const std::vector<
     return false;
   }
   SnapshotReceipt& receipt = receipts_[origin_id];
-  receipt.sweeps = sweeps;
-  receipt.sender_vector = OrContextOf(vector);
+  if (sweeps) receipt.sender_vector = OrContextOf(vector);
   receipt.sender_ids = std::move(vector);
   return true;
 }
@@ -234,7 +233,7 @@ std::string ActiveActive::FirstUnswept(const SnapshotReceipt& receipt, int db) {
 }
 
 storage::Status ActiveActive::SweepTailRun(SnapshotReceipt* receipt, bool* done) {
-  *done = !receipt->sweeps;
+  *done = !receipt->Sweeps();
   if (*done) return storage::Status::OK();
   size_t rows_left = kSweepRows;
   for (int db = 0; db < context_->config().databases; db++) {
@@ -261,7 +260,7 @@ storage::Status ActiveActive::SweepRemaining(SnapshotReceipt* receipt) {
 bool ActiveActive::SweepSnapshotTail(const std::string& origin_id, bool* done) {
   *done = true;
   auto receipt = receipts_.find(origin_id);
-  if (receipt == receipts_.end() || !receipt->second.sweeps) return true;
+  if (receipt == receipts_.end() || !receipt->second.Sweeps()) return true;
   types::Keyspace& ks = context_->keyspace();
   ks.BeginBatch();
   storage::Status s = SweepTailRun(&receipt->second, done);
@@ -285,7 +284,7 @@ const types::OrContext& ActiveActive::StreamObserved(int db, std::string_view ke
   const types::OrContext* observed = &known_or_;
   for (const auto& [sender, receipt] : receipts_) {
     // The snapshot has not passed it (a receipt that sweeps nothing passes nothing).
-    if (!receipt.sweeps || engine_key >= FirstUnswept(receipt, db)) continue;
+    if (!receipt.Sweeps() || engine_key >= FirstUnswept(receipt, db)) continue;
     if (observed != room) *room = known_or_;
     room->Join(receipt.sender_vector);
     observed = room;
@@ -346,9 +345,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& o
     return ApplyOutcome::kMalformed;
   }
   auto receipt = receipts_.find(origin_id);
-  const types::OrContext* sender_vector = receipt == receipts_.end() || !receipt->second.sweeps
-                                              ? nullptr
-                                              : &receipt->second.sender_vector;
+  const types::OrContext* sender_vector =
+      receipt == receipts_.end() ? nullptr : &receipt->second.sender_vector;
   const types::OrContext& own_vector = OwnVectorForSnapshot();
   // Each slot judged by the key's markers as the delta that wrote it (its expiry rewritten by a
   // register); the ones they admit join with the sender's R (types/or_string.h: JoinOrState).
