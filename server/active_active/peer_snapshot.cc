@@ -403,7 +403,8 @@ SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& 
       observed_(std::move(observed)),
       collect_piece_(std::move(collect_piece)),
       done_(std::move(done)),
-      snapshot_(context->keyspace().db().GetSnapshot()) {}
+      snapshot_(context->keyspace().db().GetSnapshot()),
+      phases_(PhasesInOrder(context->config().databases)) {}
 
 SnapshotSender::~SnapshotSender() {
   *alive_ = false;
@@ -425,40 +426,45 @@ void SnapshotSender::Schedule(int delay_ms) {
   });
 }
 
+// The key markers and the horizons before every key: each delete a snapshot carries removes
+// what the receiver held before the keys' content arrives, which is judged then as the deltas
+// that made it were. After the keys, the series' registers (a deleted series leaves its own),
+// then the series' range deletes, then the rule registers (after every series, so that a rule
+// links series the receiver holds).
+std::vector<SnapshotSender::Phase> SnapshotSender::PhasesInOrder(int databases) {
+  std::vector<Phase> phases;
+  for (std::string_view prefix : {kKeyMarkerRowPrefix, kHorizonRowPrefix}) {
+    phases.push_back({.system_prefix = prefix});
+  }
+  for (int db = 0; db < databases; db++) phases.push_back({.db = db});
+  for (std::string_view prefix :
+       {kSeriesRegisterRowPrefix, kSeriesRangeRowPrefix, kSeriesRuleRowPrefix}) {
+    phases.push_back({.system_prefix = prefix});
+  }
+  return phases;
+}
+
 bool SnapshotSender::DatabasePhase() const {
-  return phase_ >= kMarkerPhases && phase_ < kMarkerPhases + context_->config().databases;
+  return phase_ < phases_.size() && phases_[phase_].db >= 0;
 }
 
 void SnapshotSender::OpenPhase() {
   iter_.reset();
-  const int databases = context_->config().databases;
+  if (phase_ >= phases_.size()) return;
+  const Phase& phase = phases_[phase_];
   storage::ReadOptions options;
   options.snapshot = snapshot_;
   options.fill_cache = false;
   std::string lower;
   std::string upper;
-  if (DatabasePhase()) {
-    const int db = phase_ - kMarkerPhases;
+  if (phase.db >= 0) {
     options.include_dead = true;
-    lower = types::MetaKeyPrefix(db);
-    upper = types::MetaKeyUpperBound(db);
-  } else if (phase_ < databases + kMarkerPhases + 3) {
-    // The key markers and the horizons before every key: each delete a snapshot carries removes
-    // what the receiver held before the keys' content arrives, which is judged then as the deltas
-    // that made it were. After the keys, the series' registers (a deleted series leaves its own),
-    // then the series' range deletes, then the rule registers (after every series, so that a rule
-    // links series the receiver holds).
-    const int after_keys = phase_ - databases - kMarkerPhases;
-    const std::string_view prefix = phase_ == 0       ? kKeyMarkerRowPrefix
-                                    : phase_ == 1     ? kHorizonRowPrefix
-                                    : after_keys == 0 ? kSeriesRegisterRowPrefix
-                                    : after_keys == 1 ? kSeriesRangeRowPrefix
-                                                      : kSeriesRuleRowPrefix;
-    lower = types::Keyspace::SystemRowKey(prefix);
+    lower = types::MetaKeyPrefix(phase.db);
+    upper = types::MetaKeyUpperBound(phase.db);
+  } else {
+    lower = types::Keyspace::SystemRowKey(phase.system_prefix);
     upper = lower;
     upper.back()++;  // past every name with the prefix (it ends in ':')
-  } else {
-    return;
   }
   options.lower_bound = lower;
   options.upper_bound = upper;

@@ -172,12 +172,15 @@ class SnapshotSender {
  private:
   void Schedule(int delay_ms);
   void Step();
-  // Positions iter_ on the first row of phase phase_: the key markers, then the horizons
-  // (kMarkerPhases), then each database's keys, then the series' registers (series_state.h),
-  // the series' range deletes (series_range.h), then the rule registers (series_rules_state.h);
-  // iter_ is null past the last phase.
+  // What one phase of the snapshot sends: a database's keys, or the system rows of one prefix.
+  struct Phase {
+    int db = -1;                     // >= 0: that database's keys
+    std::string_view system_prefix;  // otherwise: the rows named with this prefix
+  };
+  // The phases in the order they are sent (PhasesInOrder says why that order).
+  static std::vector<Phase> PhasesInOrder(int databases);
+  // Positions iter_ on the first row of phases_[phase_]; iter_ is null past the last phase.
   void OpenPhase();
-  static constexpr int kMarkerPhases = 2;
   // phase_ is a database's keys.
   bool DatabasePhase() const;
   // Appends the pieces of the row iter_ is on; *db: their database.
@@ -198,7 +201,8 @@ class SnapshotSender {
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;
   std::unique_ptr<storage::Iterator> iter_;
-  int phase_ = 0;
+  const std::vector<Phase> phases_;
+  size_t phase_ = 0;
   bool finished_ = false;
   uint64_t keys_sent_ = 0;
 };
