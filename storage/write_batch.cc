@@ -48,25 +48,48 @@ void SetCount(std::string* rep, size_t count) {
   }
 }
 
+}  // namespace
+
 // The entry in four appends: op and key length, key, row length and row header, value.
-void AppendEntry(std::string* rep, WriteBatch::Op op, std::string_view key, const RowMeta& meta,
-                 std::string_view value) {
+void WriteBatch::AppendRowEntry(Op op, std::string_view key, const RowMeta& meta,
+                                std::string_view value) {
   char row_header[kMaxRowHeaderBytes];
   const size_t row_header_len = EncodeRowHeader(meta, row_header);
   char before_key[1 + kMaxVarint64Bytes];
   before_key[0] = static_cast<char>(op);
   const char* key_end = EncodeVarint64(before_key + 1, static_cast<uint32_t>(key.size()));
   char before_value[kMaxVarint64Bytes + kMaxRowHeaderBytes];
-  char* p = EncodeVarint64(before_value, static_cast<uint32_t>(row_header_len + value.size()));
-  std::memcpy(p, row_header, row_header_len);
-  p += row_header_len;
-  rep->append(before_key, static_cast<size_t>(key_end - before_key));
-  rep->append(key.data(), key.size());
-  rep->append(before_value, static_cast<size_t>(p - before_value));
-  rep->append(value.data(), value.size());
+  char* row_length_end =
+      EncodeVarint64(before_value, static_cast<uint32_t>(row_header_len + value.size()));
+  std::memcpy(row_length_end, row_header, row_header_len);
+  char* p = row_length_end + row_header_len;
+  rep_.append(before_key, static_cast<size_t>(key_end - before_key));
+  const size_t key_at = rep_.size();
+  rep_.append(key.data(), key.size());
+  const size_t row_at = rep_.size() + static_cast<size_t>(row_length_end - before_value);
+  rep_.append(before_value, static_cast<size_t>(p - before_value));
+  rep_.append(value.data(), value.size());
+  if (located_count_ == count_ && located_count_ < kLocatedEntries) {
+    located_[located_count_++] = Located{.op = op,
+                                         .key_at = key_at,
+                                         .key_size = key.size(),
+                                         .row_at = row_at,
+                                         .row_size = row_header_len + value.size(),
+                                         .value_size = value.size(),
+                                         .meta = meta};
+  }
+  SetCount(&rep_, ++count_);
 }
 
-}  // namespace
+WriteBatch::Entry WriteBatch::EntryAt(const Located& located) const {
+  const char* base = rep_.data();
+  const std::string_view row(base + located.row_at, located.row_size);
+  return Entry{.op = located.op,
+               .key = std::string_view(base + located.key_at, located.key_size),
+               .value = row.substr(located.row_size - located.value_size),
+               .meta = located.meta,
+               .encoded_row = row};
+}
 
 // Most batches are a row or two: one allocation holds them.
 WriteBatch::WriteBatch() {
@@ -79,6 +102,7 @@ void WriteBatch::Clear() {
   rep_.push_back('\0');  // count 0
   count_ = 0;
   range_deletions_ = 0;
+  located_count_ = 0;
 }
 
 RowMeta WriteBatch::PutMeta(const WriteOptions& options, int64_t now_ms) {
@@ -94,22 +118,19 @@ RowMeta WriteBatch::PutMeta(const WriteOptions& options, int64_t now_ms) {
 
 void WriteBatch::Put(const WriteOptions& options, std::string_view key, std::string_view value,
                      int64_t now_ms) {
-  AppendEntry(&rep_, Op::kPut, key, PutMeta(options, now_ms), value);
-  SetCount(&rep_, ++count_);
+  AppendRowEntry(Op::kPut, key, PutMeta(options, now_ms), value);
 }
 
 void WriteBatch::Delete(const WriteOptions& options, std::string_view key, std::string_view value) {
   RowMeta meta;
   meta.timestamp_ms = options.timestamp_ms;
-  AppendEntry(&rep_, Op::kDelete, key, meta, value);
-  SetCount(&rep_, ++count_);
+  AppendRowEntry(Op::kDelete, key, meta, value);
 }
 
 void WriteBatch::Wipe(const WriteOptions& options, std::string_view key) {
   RowMeta meta;
   meta.timestamp_ms = options.timestamp_ms;
-  AppendEntry(&rep_, Op::kWipe, key, meta, {});
-  SetCount(&rep_, ++count_);
+  AppendRowEntry(Op::kWipe, key, meta, {});
 }
 
 void WriteBatch::DeleteRange(const KeyRange& range) {
@@ -187,6 +208,10 @@ Status Decode(std::string_view rep, WriteBatch::Handler* handler, size_t* count,
 }  // namespace
 
 Status WriteBatch::Iterate(Handler* handler) const {
+  if (located_count_ == count_) {
+    for (size_t i = 0; i < located_count_; i++) handler->Apply(EntryAt(located_[i]));
+    return Status::OK();
+  }
   size_t count = 0, range_deletions = 0;
   return Decode(rep_, handler, &count, &range_deletions);
 }
@@ -214,6 +239,7 @@ Status WriteBatch::FromRep(std::string_view rep, WriteBatch* batch) {
   batch->rep_.assign(rep);
   batch->count_ = count;
   batch->range_deletions_ = range_deletions;
+  batch->located_count_ = 0;
   return Status::OK();
 }
 

@@ -4,6 +4,7 @@
 // WriteOptions meta (timestamp, ttl / expire_at); defer_sync is taken from DB::Write's options.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -77,7 +78,8 @@ class WriteBatch {
 
   // Calls handler->Apply for each entry, in order. A batch's encoding is valid by construction
   // (Put and Delete write it, FromRep checks it), so this decodes it once and applies as it
-  // goes; Corruption only if that invariant was broken.
+  // goes; Corruption only if that invariant was broken. A batch of at most kLocatedEntries
+  // entries that Put, Delete and Wipe wrote is not decoded: they noted where each entry lies.
   Status Iterate(Handler* handler) const;
   // The bytes of the entries (ByteSize less the count in front of them): a position in the batch
   // that later entries leave where it is, for IterateFrom.
@@ -102,9 +104,28 @@ class WriteBatch {
   // `range_deletions` are range deletions.
   void AppendEntries(std::string_view rep, size_t count, size_t range_deletions);
 
+  // Where an entry Put, Delete or Wipe appended lies in rep_ (offsets: rep_ may move as it
+  // grows), and its meta as given.
+  struct Located {
+    Op op;
+    size_t key_at;
+    size_t key_size;
+    size_t row_at;  // the encoded row; its value is its last value_size bytes
+    size_t row_size;
+    size_t value_size;
+    RowMeta meta;
+  };
+  static constexpr size_t kLocatedEntries = 4;
+  // Appends an entry of a row (not a range deletion), locating it while every entry before it is.
+  void AppendRowEntry(Op op, std::string_view key, const RowMeta& meta, std::string_view value);
+  Entry EntryAt(const Located& located) const;
+
   std::string rep_;
   size_t count_ = 0;
   size_t range_deletions_ = 0;
+  // The first located_count_ entries are located_'s; Iterate skips decoding when that is all.
+  std::array<Located, kLocatedEntries> located_;
+  size_t located_count_ = 0;
 };
 
 }  // namespace ebb::storage

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -196,6 +197,67 @@ TEST(WalWriteBatchTest, RangeDeletionsRoundTripInOrder) {
   plain.Put(WriteOptions{}, "a", "1", 0);
   ASSERT_TRUE(WriteBatch::FromRep(plain.rep(), &copy).ok());
   EXPECT_FALSE(copy.HasRangeDeletions());
+}
+
+// Every part of each entry, the encoded row included, as Iterate gives it.
+struct EntryParts {
+  WriteBatch::Op op;
+  std::string key;
+  std::string value;
+  RowMeta meta;
+  std::string encoded_row;
+  bool operator==(const EntryParts&) const = default;
+};
+
+std::vector<EntryParts> PartsOf(const WriteBatch& batch) {
+  struct Gather final : WriteBatch::Handler {
+    void Apply(const WriteBatch::Entry& e) override {
+      parts.push_back(
+          {e.op, std::string(e.key), std::string(e.value), e.meta, std::string(e.encoded_row)});
+    }
+    std::vector<EntryParts> parts;
+  } gather;
+  EXPECT_TRUE(batch.Iterate(&gather).ok());
+  return gather.parts;
+}
+
+// The entries Iterate gives from what Put, Delete and Wipe noted (a batch of a few rows) are the
+// ones it decodes from the same bytes (FromRep's copy), whatever the ops, the metas, the sizes
+// (a value past the batch's first allocation moves its bytes) and however the batch was built.
+TEST(WalWriteBatchTest, NotedEntriesAreTheDecodedOnes) {
+  const std::string large(5000, 'v');
+  const std::vector<std::function<void(WriteBatch&)>> writes = {
+      [](WriteBatch& b) { b.Put(Opts(std::nullopt, std::nullopt, std::nullopt), "a", "1", 7); },
+      [](WriteBatch& b) { b.Put(Opts(std::nullopt, 50, std::nullopt), "ttl", "x", 1000); },
+      [&](WriteBatch& b) { b.Put(Opts(-3, 10, 99), "big", large, 0); },
+      [](WriteBatch& b) { b.Delete(Opts(300, std::nullopt, std::nullopt), "gone", "rank"); },
+      [](WriteBatch& b) { b.Delete(WriteOptions{}, ""); },
+      [](WriteBatch& b) { b.Wipe(Opts(12, std::nullopt, std::nullopt), "wiped"); },
+      [](WriteBatch& b) {
+        b.DeleteRange({"a", "c"});
+      },
+  };
+  for (size_t first = 0; first < writes.size(); first++) {
+    for (size_t count = 0; count <= 6; count++) {
+      WriteBatch batch;
+      for (size_t i = 0; i < count; i++) writes[(first + i) % writes.size()](batch);
+      WriteBatch decoded;
+      ASSERT_TRUE(WriteBatch::FromRep(batch.rep(), &decoded).ok());
+      EXPECT_EQ(PartsOf(batch), PartsOf(decoded)) << first << " " << count;
+      EXPECT_EQ(PartsOf(batch).size(), count);
+      // A copy notes the same offsets into its own bytes; Append and Clear leave it right.
+      WriteBatch copy = batch;
+      EXPECT_EQ(PartsOf(copy), PartsOf(decoded));
+      copy.Append(decoded);
+      copy.Put(WriteOptions{}, "after", "append", 0);
+      ASSERT_TRUE(WriteBatch::FromRep(copy.rep(), &decoded).ok());
+      EXPECT_EQ(PartsOf(copy), PartsOf(decoded));
+      copy.Clear();
+      copy.Put(WriteOptions{}, "fresh", "1", 0);
+      ASSERT_EQ(PartsOf(copy).size(), 1u);
+      EXPECT_EQ(PartsOf(copy)[0].key, "fresh");
+    }
+  }
 }
 
 TEST(WalWriteBatchTest, DocumentedBytes) {
