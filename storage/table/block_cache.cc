@@ -3,6 +3,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "storage/table/block_address.h"
+
 namespace ebb::storage {
 namespace {
 
@@ -15,27 +17,11 @@ constexpr size_t kNumShards = 16;
 // one hash lookup plus pointer moves and an insert allocates one map node.
 class BlockCache::Shard {
  public:
-  // A block's name: its file and its offset there. Nested rather than in an anonymous namespace,
-  // which GCC flags (-Wsubobject-linkage) when a unity build includes this file.
-  struct Key {
-    uint64_t file_number;
-    uint64_t offset;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = k.file_number * 0x9e3779b97f4a7c15ull ^ (k.offset + 0x632be59bd9b4e019ull);
-      h ^= h >> 29;
-      h *= 0xbf58476d1ce4e5b9ull;
-      return static_cast<size_t>(h ^ (h >> 32));
-    }
-  };
-
   explicit Shard(size_t capacity) : capacity_(capacity) {
     head_.prev = head_.next = &head_;  // empty circular list
   }
 
-  std::shared_ptr<const Block> Lookup(const Key& key) {
+  std::shared_ptr<const Block> Lookup(const BlockAddress& key) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = index_.find(key);
     if (it == index_.end()) {
@@ -49,7 +35,7 @@ class BlockCache::Shard {
     return e->block;
   }
 
-  void Insert(const Key& key, std::shared_ptr<const Block> block) {
+  void Insert(const BlockAddress& key, std::shared_ptr<const Block> block) {
     const size_t charge = block->size();
     std::shared_ptr<const Block> dropped;  // released after the lock (frees outside it)
     std::lock_guard<std::mutex> lock(mu_);
@@ -104,11 +90,11 @@ class BlockCache::Shard {
   struct Entry {
     Entry* prev = nullptr;
     Entry* next = nullptr;
-    Key key{};
+    BlockAddress key{};
     std::shared_ptr<const Block> block;
     size_t charge = 0;
   };
-  using Index = std::unordered_map<Key, Entry, KeyHash>;
+  using Index = std::unordered_map<BlockAddress, Entry, BlockAddressHash>;
 
   // REQUIRES: mu_ held (for all below).
   void Unlink(Entry* e) {
@@ -149,15 +135,15 @@ BlockCache::BlockCache(size_t capacity_bytes) : capacity_(capacity_bytes) {
 BlockCache::~BlockCache() = default;
 
 BlockCache::Shard& BlockCache::ShardFor(uint64_t file_number, uint64_t offset) {
-  return *shards_[Shard::KeyHash{}(Shard::Key{file_number, offset}) % shards_.size()];
+  return *shards_[BlockAddressHash{}(BlockAddress{file_number, offset}) % shards_.size()];
 }
 
 std::shared_ptr<const Block> BlockCache::Lookup(uint64_t file_number, uint64_t offset) {
-  return ShardFor(file_number, offset).Lookup(Shard::Key{file_number, offset});
+  return ShardFor(file_number, offset).Lookup(BlockAddress{file_number, offset});
 }
 
 void BlockCache::Insert(uint64_t file_number, uint64_t offset, std::shared_ptr<const Block> block) {
-  ShardFor(file_number, offset).Insert(Shard::Key{file_number, offset}, std::move(block));
+  ShardFor(file_number, offset).Insert(BlockAddress{file_number, offset}, std::move(block));
 }
 
 void BlockCache::EraseFile(uint64_t file_number) {

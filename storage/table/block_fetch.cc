@@ -38,7 +38,7 @@ void BlockFetch::Fill(size_t i, const Status& read_error, std::string_view data)
         want.table->InstallBlock(want.handle, bytes.substr(0, need), want.fill_cache, &pin.block);
   }
   if (pin.block != nullptr) pinned_bytes_ += pin.block->size();
-  pins_[Key{want.table->file_number(), want.handle.offset}] = std::move(pin);
+  pins_[BlockAddress{want.table->file_number(), want.handle.offset}] = std::move(pin);
 }
 
 Status BlockFetch::ReadWant(const Want& want, AlignedBuffer* buffer, std::string_view* data) {
@@ -69,7 +69,7 @@ void BlockFetch::Release() {
 bool BlockFetch::FindPinned(uint64_t file_number, uint64_t offset,
                             std::shared_ptr<const Block>* block, Status* error) const {
   if (pins_.empty()) return false;
-  auto it = pins_.find(Key{file_number, offset});
+  auto it = pins_.find(BlockAddress{file_number, offset});
   if (it == pins_.end()) return false;
   *block = it->second.block;
   *error = it->second.error;
@@ -88,7 +88,7 @@ std::shared_ptr<const Block> BlockFetch::PinnedBlockFor(uint64_t file_number,
   const size_t key_hash = std::hash<std::string_view>()(user_key);
   for (const Hint& hint : hints_) {
     if (hint.file_number != file_number || hint.key_hash != key_hash) continue;
-    auto it = pins_.find(Key{file_number, hint.offset});
+    auto it = pins_.find(BlockAddress{file_number, hint.offset});
     if (it == pins_.end() || it->second.block == nullptr) return nullptr;
     *offset = hint.offset;
     return it->second.block;
@@ -98,7 +98,7 @@ std::shared_ptr<const Block> BlockFetch::PinnedBlockFor(uint64_t file_number,
 
 void BlockFetch::AddWant(std::shared_ptr<const Table> table, const BlockHandle& handle,
                          bool fill_cache) {
-  if (!wanted_.insert(Key{table->file_number(), handle.offset}).second) return;
+  if (!wanted_.insert(BlockAddress{table->file_number(), handle.offset}).second) return;
   Want want;
   want.handle = handle;
   want.fill_cache = fill_cache;

@@ -58,6 +58,7 @@
 
 #include "storage/env/aligned_buffer.h"
 #include "storage/status.h"
+#include "storage/table/block_address.h"
 #include "storage/table/format.h"
 
 namespace ebb::storage {
@@ -154,16 +155,6 @@ class BlockFetch {
   bool AdmitWrite();
 
  private:
-  struct Key {
-    uint64_t file_number;
-    uint64_t offset;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.file_number * 0x9e3779b97f4a7c15ull ^ k.offset);
-    }
-  };
   struct Pin {
     std::shared_ptr<const Block> block;  // nullptr when the read failed
     Status error;
@@ -191,8 +182,8 @@ class BlockFetch {
   bool keep_pins_ = false;  // a lookahead's pins wait for later requests
   std::vector<Want> wants_;
   size_t wanted_bytes_ = 0;
-  std::unordered_set<Key, KeyHash> wanted_;  // the keys of wants_
-  std::unordered_map<Key, Pin, KeyHash> pins_;
+  std::unordered_set<BlockAddress, BlockAddressHash> wanted_;  // the keys of wants_
+  std::unordered_map<BlockAddress, Pin, BlockAddressHash> pins_;
   std::vector<Hint> hints_;  // at most kMaxHints, each for a block wanted since the pins began
   size_t rounds_ = 0;
   size_t pinned_bytes_ = 0;
