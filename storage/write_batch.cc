@@ -53,6 +53,9 @@ void SetCount(std::string* rep, size_t count) {
 // The entry in four appends: op and key length, key, row length and row header, value.
 void WriteBatch::AppendRowEntry(Op op, std::string_view key, const RowMeta& meta,
                                 std::string_view value) {
+  // The located entries' offsets hold while the count in front of the entries keeps its length:
+  // one byte below 128 entries (SetCount rewrites it in place).
+  static_assert(kLocatedEntries < 0x80);
   char row_header[kMaxRowHeaderBytes];
   const size_t row_header_len = EncodeRowHeader(meta, row_header);
   char before_key[1 + kMaxVarint64Bytes];
