@@ -4,30 +4,60 @@
 // table and the types all call these. Pure functions; thread-safe.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
 
 namespace ebb {
 
+namespace strings_internal {
+
+// Whether the 8 bytes at `p` are all decimal digits, and their value (the first the most
+// significant) in *value. Little-endian loads only (ParseDigits asks nothing of it elsewhere).
+inline bool EightDigits(const char* p, uint64_t* value) {
+  uint64_t chunk;
+  std::memcpy(&chunk, p, sizeof(chunk));
+  // Each byte 0x30..0x39: its high nibble 3, and still 3 after adding 6 (0x3A and above carry).
+  constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ULL;
+  if (((chunk & kHigh) | (((chunk + 0x0606060606060606ULL) & kHigh) >> 4)) !=
+      0x3333333333333333ULL) {
+    return false;
+  }
+  // Pairs, then fours, then all eight: each step multiplies the earlier (lower) lane by 10, 100
+  // or 10000 and adds the later one, the first digit being in the lowest byte.
+  chunk = ((chunk & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+  chunk = ((chunk & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+  *value = ((chunk & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+  return true;
+}
+
+}  // namespace strings_internal
+
 // One or more decimal digits and nothing else (no sign, spaces or '+'), leading zeros allowed,
 // within uint64: TLOG/TREG logical timestamps and counts, which redis-benchmark's __rand_int__
 // sends zero-padded. Returns false otherwise and leaves *value unchanged.
 inline bool ParseDigits(std::string_view text, uint64_t* value) {
   if (text.empty()) return false;
-  // Nineteen digits stay below 10^19 < 2^64: only a longer text needs the overflow check, so
-  // the usual number (a timestamp, an offset, a count) costs a compare and a multiply a digit.
-  constexpr size_t kDigitsThatFit = 19;
+  const char* p = text.data();
+  size_t left = text.size();
   uint64_t v = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto digit = static_cast<uint64_t>(static_cast<unsigned char>(text[i]) - '0');
-    if (digit > 9) return false;
-    if (i >= kDigitsThatFit && v > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
-      return false;  // overflow
+  // Eight digits a step while v * 10^8 + 99999999 stays within uint64 (a timestamp in ms or ns,
+  // an offset, redis-benchmark's 12 digits: one or two steps), then one digit a step, checked.
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kEightFit = (std::numeric_limits<uint64_t>::max() - 99999999) / 100000000;
+    for (uint64_t eight = 0; left >= 8 && v <= kEightFit; p += 8, left -= 8) {
+      if (!strings_internal::EightDigits(p, &eight)) return false;
+      v = v * 100000000 + eight;
     }
-    v = v * 10 + digit;
+  }
+  for (; left > 0; ++p, --left) {
+    const auto digit = static_cast<uint64_t>(static_cast<unsigned char>(*p) - '0');
+    if (digit > 9) return false;
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, digit, &v)) return false;
   }
   *value = v;
   return true;

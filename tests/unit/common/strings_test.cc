@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdint>
 #include <limits>
+#include <random>
+#include <string>
 #include <string_view>
 
 namespace ebb {
@@ -64,6 +67,41 @@ TEST(ParseDigitsTest, DigitsOnlyLeadingZerosAllowedWithinUint64) {
     EXPECT_FALSE(ParseDigits(bad, &v)) << bad;
   }
   EXPECT_EQ(v, kMax);
+}
+
+// ParseDigits takes eight digits a step: every length, every position of a bad byte and the
+// bytes either side of '0' and '9' must still read as one digit at a time does.
+TEST(ParseDigitsTest, AgreesWithFromCharsAtEveryLengthAndPosition) {
+  std::mt19937_64 rng(7);
+  for (size_t length = 1; length <= 24; length++) {
+    for (int round = 0; round < 200; round++) {
+      std::string text(length, '0');
+      for (char& c : text) c = static_cast<char>('0' + rng() % 10);
+      uint64_t want = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), want);
+      const bool fits = error == std::errc() && end == text.data() + text.size();
+      uint64_t got = 1;
+      EXPECT_EQ(ParseDigits(text, &got), fits) << text;
+      if (fits) {
+        EXPECT_EQ(got, want) << text;
+      }
+    }
+    for (size_t at = 0; at < length; at++) {
+      for (char bad : {'/', ':', ' ', '-', '\0', '\xff', '\xb0', 'a'}) {
+        std::string text(length, '9');
+        text[at] = bad;
+        uint64_t got = 1;
+        EXPECT_FALSE(ParseDigits(text, &got)) << length << " " << at << " " << int(bad);
+        EXPECT_EQ(got, 1u);
+      }
+    }
+  }
+  uint64_t v = 0;
+  EXPECT_TRUE(ParseDigits("00000000000000000000000018446744073709551615", &v));
+  EXPECT_EQ(v, std::numeric_limits<uint64_t>::max());
+  EXPECT_FALSE(ParseDigits("00000000000000000000000018446744073709551616", &v));
+  EXPECT_TRUE(ParseDigits("1844674407370955161", &v));  // the last length the steps take whole
+  EXPECT_EQ(v, 1844674407370955161u);
 }
 
 TEST(ParseDoubleTest, AcceptsNumbersRejectsJunk) {
