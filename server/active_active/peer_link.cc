@@ -233,9 +233,18 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
                             PeerStreamMessage* m) {
   if (args.size() < 3) return false;
   const std::string_view kind = args[0];
-  std::vector<std::string> room = std::move(m->delta.args);  // all a message parsed into keeps
-  *m = PeerStreamMessage{};
-  m->delta.args = std::move(room);
+  // Every field set again, in place: the argument strings keep their room, and a delta's parse
+  // builds and destroys no whole message (a tick's vector and ids are let go only when held).
+  m->kind = PeerStreamMessage::Kind::kDelta;
+  m->delta.offset = 0;
+  m->delta.origin_ms = 0;
+  m->delta.db = 0;
+  m->tick_ms = 0;
+  m->end = 0;
+  m->end_bytes = 0;
+  if (m->vector) m->vector.reset();
+  if (!m->retired.empty()) m->retired.clear();
+  m->vector_parse = VectorParse::kOk;
   if (kind == "tick" || kind == "snapend") {
     m->kind =
         kind == "tick" ? PeerStreamMessage::Kind::kTick : PeerStreamMessage::Kind::kSnapshotEnd;

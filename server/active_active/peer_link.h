@@ -65,7 +65,8 @@ protocol::ParseStatus ParsePeerStreamFrame(protocol::RequestParser& parser, std:
 
 // One stream message: a delta, a tick (now_ms, end_offset, end_bytes, and the peer's applied
 // vector), a snapshot piece (in `delta`, offset 0), or the snapshot's end (its offset and byte
-// position). docs/active-active.md, "Links".
+// position). docs/active-active.md, "Links". ParsePeerStreamMessage sets each field in place, so
+// that a reused message keeps its strings' room: a field added here is to be set there too.
 struct PeerStreamMessage {
   enum class Kind { kDelta, kTick, kPiece, kSnapshotEnd } kind = Kind::kDelta;
   PeerDelta delta;

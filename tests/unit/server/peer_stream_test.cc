@@ -79,10 +79,17 @@ TEST(PeerStreamTest, AMessageParsedIntoAgainHoldsOnlyTheNewOne) {
     return ParsePeerStreamMessage(parser.args(), consumed, m);
   };
   PeerStreamMessage m;
+  ASSERT_TRUE(parse_into(Resp({"tick", "1000", "5", "77", "vector", "not-an-id", "5"}), &m));
+  ASSERT_NE(m.vector_parse, VectorParse::kOk);
   std::string tick;
-  AppendVectorTickResp(&tick, 1000, 5, 77, OriginVector{{std::string(40, 'a'), 5}});
+  const std::vector<std::string> retired = {std::string(40, 'b')};
+  AppendVectorTickResp(&tick, 1000, 5, 77, OriginVector{{std::string(40, 'a'), 5}}, retired);
   ASSERT_TRUE(parse_into(tick, &m));
   ASSERT_TRUE(m.vector);
+  ASSERT_EQ(m.retired, retired);
+  ASSERT_EQ(m.vector_parse, VectorParse::kOk);
+  ASSERT_TRUE(parse_into(Resp({"tick", "1000", "5", "77", "vector", "not-an-id", "5"}), &m));
+  ASSERT_NE(m.vector_parse, VectorParse::kOk);
 
   PeerDelta delta;
   delta.offset = 9;
@@ -94,6 +101,8 @@ TEST(PeerStreamTest, AMessageParsedIntoAgainHoldsOnlyTheNewOne) {
   ASSERT_TRUE(parse_into(wire, &m));
   EXPECT_EQ(m.kind, Kind::kDelta);
   EXPECT_FALSE(m.vector);
+  EXPECT_TRUE(m.retired.empty());
+  EXPECT_EQ(m.vector_parse, VectorParse::kOk);
   EXPECT_EQ(m.tick_ms, 0);
   EXPECT_EQ(m.end, 0u);
   EXPECT_EQ(m.end_bytes, wire.size());
