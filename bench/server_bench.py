@@ -71,6 +71,13 @@ def wait_ready(port, deadline_s=15):
     raise RuntimeError(f"server on port {port} did not answer PING")
 
 
+def cpu_ticks(pid):
+    """(utime, stime) of a process so far, in clock ticks, from /proc/<pid>/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]), int(fields[12])
+
+
 class Server:
     def __init__(self, name, argv, port, workdir):
         self.name, self.port = name, port
@@ -89,9 +96,7 @@ class Server:
 
     def cpu_seconds(self):
         """The process's CPU time so far: utime + stime from /proc/<pid>/stat, in seconds."""
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(cpu_ticks(self.proc.pid)) / os.sysconf("SC_CLK_TCK")
 
     def rss_kb(self, field="VmRSS"):
         """Resident set size in KiB now (VmRSS), or its peak so far (field="VmHWM")."""

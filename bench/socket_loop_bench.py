@@ -26,16 +26,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_bench import Server, free_port  # noqa: E402
+from server_bench import Server, cpu_ticks, free_port  # noqa: E402
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_ticks(pid):
-    """(utime, stime) of a process so far, in clock ticks."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]), int(fields[12])
 
 
 def run_pings(server, requests, pipeline):
