@@ -66,11 +66,12 @@ test-release: build
 # The sanitizer passes run the GoogleTest binaries whole, in shards (scripts/run-shards.sh): a
 # process per test, as ctest runs them, spent more than the tests under ASan (its ctest pass took
 # 478 s, the same tests in two shards a binary 275 s). The longest binaries come first and each
-# is cut in four, so that the last shards to end are short ones. ctest runs the rest (label
-# `binary`: CMakeLists.txt). The six-node redis-cli --cluster test runs in the Release pass only
-# (over four minutes under ASan); the cluster's C++ integration tests, with their kill -9
-# failover, run in every pass.
-TEST_BINARIES := integration command_tests unit_storage unit_types unit_server unit_protocol \
+# is cut in four, so that the last shards to end are short ones (unit_server goes before the
+# storage and types tests: one of its shards holds a test that takes 67 s under TSan). ctest runs
+# the rest (label `binary`: CMakeLists.txt). The six-node redis-cli --cluster test runs in the
+# Release pass only (over four minutes under ASan); the cluster's C++ integration tests, with
+# their kill -9 failover, run in every pass.
+TEST_BINARIES := integration command_tests unit_server unit_storage unit_types unit_protocol \
                  unit_common
 SHARDS        := 4
 ASAN_ENV      := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
