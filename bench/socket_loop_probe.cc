@@ -11,9 +11,9 @@
 //          it). `uring-plain` is the same ring without DEFER_TASKRUN (completions by task work
 //          the kernel interrupts the loop for).
 //
-// A PING (multi-bulk as redis-benchmark's -t ping_mbulk sends it, or inline) is answered
-// "+PONG\r\n", any other request with an error (redis-benchmark's CONFIG GET); a malformed one,
-// or more than kMaxPending bytes of one request, drops the client. Listens on 127.0.0.1 only.
+// Requests are parsed and answered with ebb-server's own parser and reply writer: a PING gets
+// "+PONG", any other request Redis's unknown-command error (redis-benchmark's CONFIG GET), and
+// bytes the parser refuses drop the client. Listens on 127.0.0.1 only.
 //
 // `socket_loop_probe syscall` prints instead what one system call that does nothing (getppid)
 // costs here, the floor of every call the loops make.
@@ -24,7 +24,6 @@
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -37,70 +36,54 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "common/strings.h"
+#include "protocol/reply_writer.h"
+#include "protocol/request_parser.h"
+#include "server/core/errors.h"
+
+namespace ebb {
 namespace {
 
-constexpr std::string_view kPong = "+PONG\r\n";
-constexpr std::string_view kUnknown = "-ERR only PING is answered here\r\n";
-constexpr size_t kMaxPending = 64 << 10;
-
 struct Client {
-  std::string in;               // bytes after the last PING
+  std::string in;  // bytes not yet parsed into a whole request
+  protocol::RequestParser parser;
   std::string out;              // replies not yet handed to a send
   std::string sending;          // uring: the bytes of the send in flight
-  bool send_in_flight = false;  // uring: a send is the kernel's; epoll: EPOLLOUT is asked for
+  bool send_in_flight = false;  // uring: `sending` is the kernel's until its completion
+  bool wants_writable = false;  // epoll: EPOLLOUT is asked for (a reply waits for room)
 };
 
-bool IsPing(std::string_view name) {
-  return name.size() == 4 && strncasecmp(name.data(), "PING", 4) == 0;
-}
-
-// The length of the request at the front of `in` (0: not whole yet; npos: malformed) and
-// whether it is a PING: a multi-bulk array of bulk strings, or an inline line.
-size_t NextRequest(std::string_view in, bool* ping) {
-  const size_t line_end = in.find("\r\n");
-  if (line_end == std::string_view::npos) return 0;
-  if (in[0] != '*') {
-    *ping = IsPing(in.substr(0, line_end));
-    return line_end + 2;
-  }
-  const long count = strtol(std::string(in.substr(1, line_end - 1)).c_str(), nullptr, 10);
-  if (count < 1 || count > 1024) return std::string_view::npos;
-  size_t at = line_end + 2;
-  for (long i = 0; i < count; i++) {
-    const size_t header_end = in.find("\r\n", at);
-    if (header_end == std::string_view::npos) return 0;
-    if (in[at] != '$') return std::string_view::npos;
-    const long length =
-        strtol(std::string(in.substr(at + 1, header_end - at - 1)).c_str(), nullptr, 10);
-    if (length < 0 || size_t(length) > kMaxPending) return std::string_view::npos;
-    const size_t bulk = header_end + 2;
-    if (in.size() < bulk + size_t(length) + 2) return 0;
-    if (i == 0) *ping = count == 1 && IsPing(in.substr(bulk, size_t(length)));
-    at = bulk + size_t(length) + 2;
-  }
-  return at;
-}
-
-// Answers every whole request in the client's bytes: +PONG to a PING, an error to anything
-// else. False when the client is to be dropped (a malformed request, too many bytes pending).
+// Answers every whole request in the client's bytes, parsed and answered as ebb-server does
+// (its request parser, reply writer and unknown-command error): +PONG to a PING, the error to
+// anything else. False when the bytes are not a request (the client is dropped).
 bool Consume(Client& c, std::string_view data) {
+  static const protocol::ParserLimits kLimits;
   c.in.append(data);
-  std::string_view rest = c.in;
+  protocol::ReplyWriter reply(&c.out);
+  size_t done = 0;
   for (;;) {
-    bool ping = false;
-    const size_t length = NextRequest(rest, &ping);
-    if (length == std::string_view::npos) return false;
-    if (length == 0) break;
-    c.out.append(ping ? kPong : kUnknown);
-    rest.remove_prefix(length);
+    size_t consumed = 0;
+    const protocol::ParseStatus status =
+        c.parser.Parse(std::string_view(c.in).substr(done), kLimits, &consumed);
+    if (status == protocol::ParseStatus::kError) return false;
+    if (status == protocol::ParseStatus::kNeedMore) break;
+    done += consumed;
+    const std::span<const std::string_view> args = c.parser.args();
+    if (args.empty()) continue;  // an empty inline line
+    if (args.size() == 1 && EqualsIgnoreCase(args[0], "ping")) {
+      reply.SimpleString("PONG");
+    } else {
+      reply.Error(server::UnknownCommandError(args[0], args.subspan(1)));
+    }
   }
-  c.in.erase(0, c.in.size() - rest.size());
-  return c.in.size() <= kMaxPending;
+  c.in.erase(0, done);
+  return true;
 }
 
 void SetNoDelay(int fd) {
@@ -166,10 +149,9 @@ void RunEpoll(int listener) {
         continue;
       }
       c.out.erase(0, sent > 0 ? static_cast<size_t>(sent) : 0);
-      if (c.out.empty() == !c.send_in_flight) continue;  // the interest stays as it is
-      // EPOLLOUT only while a reply waits for room (send_in_flight stands for that here).
-      c.send_in_flight = !c.out.empty();
-      epoll_event event{.events = c.send_in_flight ? EPOLLIN | EPOLLOUT : EPOLLIN,
+      if (c.wants_writable == !c.out.empty()) continue;  // the interest stays as it is
+      c.wants_writable = !c.out.empty();
+      epoll_event event{.events = c.wants_writable ? EPOLLIN | EPOLLOUT : EPOLLIN,
                         .data = {.fd = fd}};
       epoll_ctl(ep, EPOLL_CTL_MOD, fd, &event);
     }
@@ -284,10 +266,12 @@ class UringLoop {
   }
 
   // Closes the socket; the entry goes once no send of it is in flight (the kernel reads its
-  // buffer until then).
+  // buffer until then). The ring holds the socket while its multishot receive is armed, so
+  // close alone would end nothing: shutdown ends the receive and tells the client.
   void Drop(uint32_t id) {
     auto it = connections_.find(id);
     if (it == connections_.end() || it->second.dropped) return;
+    shutdown(it->second.fd, SHUT_RDWR);
     close(it->second.fd);
     it->second.dropped = true;
     if (!it->second.client.send_in_flight) connections_.erase(it);
@@ -365,8 +349,10 @@ double NullSyscallNs() {
 }
 
 }  // namespace
+}  // namespace ebb
 
 int main(int argc, char** argv) {
+  using ebb::NullSyscallNs, ebb::Listen, ebb::RunEpoll, ebb::UringLoop;
   if (argc == 2 && std::string_view(argv[1]) == "syscall") {
     printf("%.1f ns a system call\n", NullSyscallNs());
     return 0;
