@@ -243,14 +243,12 @@ OrApplied ApplyOrDeleteUpTo(OrStringRows* rows, int64_t ts) {
   return ApplyOrDelete(rows, covered);
 }
 
-OrApplied ApplyOrExpiry(OrStringRows* rows, int64_t up_to, int64_t deleted_up_to,
-                        std::optional<int64_t> expire_at) {
+OrApplied ApplyOrExpiry(OrStringRows* rows, int64_t up_to, std::optional<int64_t> expire_at) {
   OrApplied applied;
   for (OrSlot& slot : rows->state.slots) {
     OrSlotRow& row = rows->slot_rows.find(slot.dot.origin)->second;
     const int64_t ts = slot.version.ts;
-    if (row.kind != RowKind::kValue || ts > up_to || ts <= deleted_up_to ||
-        row.meta.expire_at_ms == expire_at) {
+    if (row.kind != RowKind::kValue || ts > up_to || row.meta.expire_at_ms == expire_at) {
       continue;
     }
     row.meta.expire_at_ms = expire_at;

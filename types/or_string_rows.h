@@ -97,10 +97,9 @@ OrApplied ApplyOrDelete(OrStringRows* rows, const OrContext& context);
 // the one a node holds that dropped those writes on arrival (each a DEL of its own dot).
 OrApplied ApplyOrDeleteUpTo(OrStringRows* rows, int64_t ts);
 // An expiry register (whole_key.h): every value slot (live or expired) written at or before
-// `up_to` and after `deleted_up_to` takes `expire_at` (nullopt: none), its dot kept; the winner
-// is the greatest slot again. `written` says whether a slot changed.
-OrApplied ApplyOrExpiry(OrStringRows* rows, int64_t up_to, int64_t deleted_up_to,
-                        std::optional<int64_t> expire_at);
+// `up_to` takes `expire_at` (nullopt: none), its dot kept; the winner is the greatest slot again.
+// `written` says whether a slot changed.
+OrApplied ApplyOrExpiry(OrStringRows* rows, int64_t up_to, std::optional<int64_t> expire_at);
 
 // Writes the rows of `rows.state` in one engine write (into the open batch, if any): nothing
 // when !applied.changed(); else the data row as above — after a wipe when the new winner's

@@ -38,10 +38,9 @@ namespace ebb::server {
 struct ExpiryRegister;
 
 // Gives the series `key` holds (live, or expired whole by an earlier register) the key's
-// register `reg`, after the key's delete at `deleted_up_to` (KeyMarker::kNothingDeleted: none)
-// has removed what it covers (a flush passes over a series expired here). Nothing for a key that
-// holds no series.
+// register `reg`. Nothing for a key that holds no series. What the series holds lies above the
+// key's deletes already: each removed what it covered as it came, an expired series too.
 storage::Status ApplyRegisterToSeries(types::Keyspace& keyspace, int db, std::string_view key,
-                                      const ExpiryRegister& reg, int64_t deleted_up_to);
+                                      const ExpiryRegister& reg);
 
 }  // namespace ebb::server

@@ -285,19 +285,20 @@ class WholeKeyMarkers {
   // into entry_tops_.
   storage::Status CountRows();
   void RaiseEntryTop(const types::Dot& dot);
-  // SettleExpiry under `reg`.
+  // SettleExpiry under `reg`. Like every ApplyRegisterTo*, it asks no delete: what a key holds
+  // lies above the deletes that cover it, as each removed what it covered when it came (expired
+  // content too: DeleteContent, FlushDb) and the gate drops what arrives covered. A check by the
+  // key's greatest delete would cut a write below it that marker collection lets live
+  // (docs/active-active.md, "Status").
   storage::Status ApplyRegisterToTreg(int db, std::string_view key, const ExpiryRegister& reg);
   // The register given to a string key under the observed-remove rule (*extended: its data row
-  // carries the extension; nothing done otherwise): every slot written at or before reg.ts and
-  // not covered by a delete takes its expiry, in its own row (types/or_string_rows.h).
+  // carries the extension; nothing done otherwise): every slot written at or before reg.ts takes
+  // its expiry, in its own row (types/or_string_rows.h).
   storage::Status ApplyRegisterToOrString(int db, std::string_view key, const ExpiryRegister& reg,
                                           bool* extended);
   // The same for a log (live, or expired by an earlier register): it carries the register in
-  // its metadata (types/tlog.h), after the key's deletes are applied to it.
+  // its metadata (types/tlog.h).
   storage::Status ApplyRegisterToTlog(int db, std::string_view key, const ExpiryRegister& reg);
-  // The same for a series (series_expiry.h), after the key's deletes.
-  storage::Status ApplyRegisterToHeldSeries(int db, std::string_view key,
-                                            const ExpiryRegister& reg);
   // A delete at `ts` of the string `key` holds under the observed-remove rule (*extended: its
   // data row carries the extension; nothing done otherwise): every slot written at or before ts
   // goes, its dot kept in the key's R (types/or_string_rows.h, ApplyOrDeleteUpTo), so the slots

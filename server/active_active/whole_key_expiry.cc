@@ -5,6 +5,7 @@
 
 #include "server/active_active/counters.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/series_expiry.h"
 #include "server/active_active/whole_key.h"
 #include "storage/row.h"
 #include "types/key_encoding.h"
@@ -35,7 +36,7 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
   if (!s.ok()) return s;
   s = ApplyRegisterToTreg(db, key, reg);              // nothing unless the key holds a TREG
   if (s.ok()) s = ApplyRegisterToTlog(db, key, reg);  // nothing unless it holds a log
-  if (s.ok()) s = ApplyRegisterToHeldSeries(db, key, reg);
+  if (s.ok()) s = ApplyRegisterToSeries(keyspace_, db, key, reg);
   if (!s.ok()) return s;
   if (counters_ != nullptr && counters_->any()) {
     // A counter's row is what its state reads as: the state takes the register (counters.h).
@@ -54,10 +55,6 @@ storage::Status WholeKeyMarkers::SetExpiry(int db, std::string_view key,
       row.meta.expire_at_ms == reg.expire_at) {
     return storage::Status::OK();
   }
-  // A version a delete covers stays deleted (a flush passes over what has expired here).
-  KeyMarker effective;
-  s = Marker(db, key, &effective, &found);
-  if (!s.ok() || version_ts <= effective.deleted_up_to) return s;
   // The same version (timestamp, value) with the register's expiry.
   types::KvPut put{.key = key,
                    .value = row.payload,
@@ -77,13 +74,7 @@ storage::Status WholeKeyMarkers::ApplyRegisterToOrString(int db, std::string_vie
   storage::Status s = types::LoadOrString(keyspace_, db, key, &rows);
   *extended = rows.extended;
   if (!s.ok() || !rows.extended) return s;
-  // A slot a delete covers stays deleted (a flush passes over what has expired here).
-  KeyMarker effective;
-  bool found = false;
-  s = Marker(db, key, &effective, &found);
-  if (!s.ok()) return s;
-  const types::OrApplied applied =
-      types::ApplyOrExpiry(&rows, reg.ts, effective.deleted_up_to, reg.expire_at);
+  const types::OrApplied applied = types::ApplyOrExpiry(&rows, reg.ts, reg.expire_at);
   return types::StoreOrString(keyspace_, db, key, rows, applied);
 }
 
@@ -94,21 +85,11 @@ storage::Status WholeKeyMarkers::SettleExpiry(int db, std::string_view key) {
   if (!s.ok() || !marker.expiry) return s;
   s = ApplyRegisterToTreg(db, key, *marker.expiry);
   if (s.ok()) s = ApplyRegisterToTlog(db, key, *marker.expiry);
-  return s.ok() ? ApplyRegisterToHeldSeries(db, key, *marker.expiry) : s;
+  return s.ok() ? ApplyRegisterToSeries(keyspace_, db, key, *marker.expiry) : s;
 }
 
 storage::Status WholeKeyMarkers::ApplyRegisterToTlog(int db, std::string_view key,
                                                      const ExpiryRegister& reg) {
-  // A delete passes over a log expired here (a flush lists only live keys): what it covers is
-  // removed before the register may bring the log back.
-  KeyMarker effective;
-  bool found = false;
-  storage::Status s = Marker(db, key, &effective, &found);
-  bool is_log = false;
-  if (s.ok() && effective.deleted_up_to != KeyMarker::kNothingDeleted) {
-    s = DeleteFromLog(db, key, effective.deleted_up_to, &is_log);
-  }
-  if (!s.ok()) return s;
   auto set = types::Tlog(keyspace_, db)
                  .SetExpiryRegister(
                      key, types::TlogMeta::Register{.ts = reg.ts, .expire_at = reg.expire_at});
@@ -130,10 +111,6 @@ storage::Status WholeKeyMarkers::ApplyRegisterToTreg(int db, std::string_view ke
   const int64_t version_ts = ClampToSigned(pair_ts);
   const std::optional<int64_t> expiry = version_ts <= reg.ts ? reg.expire_at : std::nullopt;
   if (row.meta.expire_at_ms == expiry) return storage::Status::OK();
-  // A pair a delete covers stays deleted (a delete passes over a register expired here).
-  KeyMarker effective;
-  s = Marker(db, key, &effective, &found);
-  if (!s.ok() || version_ts <= effective.deleted_up_to) return s;
   // The same metadata row with the register's expiry, kept even when that has passed by this
   // node's clock (not wiped, as a single node's EXPIRE would): another node may still hold it
   // live, and a later register must find it on both.

@@ -42,6 +42,7 @@
 
 #include "server/active_active/collect.h"
 #include "server/active_active/counters.h"
+#include "server/active_active/series_state.h"
 #include "server/active_active/whole_key.h"
 #include "server/services/server_context.h"
 #include "storage/row.h"
@@ -52,6 +53,8 @@
 #include "types/counter.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
+#include "types/or_string_rows.h"
+#include "types/tlog.h"
 #include "types/treg.h"
 
 namespace {
@@ -273,12 +276,13 @@ int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
 }
 
 // What a node holds of a key lies above the deletes that cover it: its newest string or TREG
-// value, live or expired by the node's clock, every entry its log and every sample its series
-// shows, and its counter's base and records. Every delete removes what it covers as it is applied
-// (an expired value too), and the gate drops what arrives covered; marker collection's step 3 lets
-// the expiry register's own "a delete covers the held version" checks go on that ground
-// (docs/active-active.md, "Status"). Strings under the observed-remove rule are left out: a DEL
-// removes the slots it observed, whatever their timestamps. `request`'s reply in database `db` of
+// value, live or expired by the node's clock, each slot of a string under the observed-remove rule
+// (a key marker there comes from a delete of another type or a flush), every entry its log holds
+// and every sample row its series holds — hidden by an expiry register or not, of a log or series
+// live or expired whole — and its counter's base and records. Every delete removes what it covers
+// as it is applied (what has expired too), and the gate drops what arrives covered, so the expiry
+// register applies to what is held without asking the deletes again (docs/active-active.md,
+// "Status", marker collection: what step 3 must keep). `request`'s reply in database `db` of
 // `node`'s client, which is left in database 0.
 Reply RunInDb(CommandRunner& node, int db, const std::vector<std::string>& request) {
   Reply reply;
@@ -286,6 +290,19 @@ Reply RunInDb(CommandRunner& node, int db, const std::vector<std::string>& reque
   RunAt(-1, node, request, &reply);
   RunAt(-1, node, {"SELECT", "0"});
   return reply;
+}
+
+// Every slot, siblings included, of the string `key` holds under the observed-remove rule lies
+// above `covered`.
+void CheckOrSlotsAbove(ebb::types::Keyspace& ks, int db, const std::string& key, int64_t covered,
+                       const std::vector<std::string>& where) {
+  ebb::types::OrStringRows rows;
+  Check(ebb::types::LoadOrString(ks, db, key, &rows).ok(), "a string's slots are unreadable",
+        where);
+  for (const ebb::types::OrSlot& slot : rows.state.slots) {
+    Check(slot.version.ts > covered, "a held string slot lies under a delete",
+          {where[0], where[1], where[2], "slot at " + std::to_string(slot.version.ts)});
+  }
 }
 
 void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
@@ -319,6 +336,8 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
         row.payload = std::string(payload);
         row.meta = dead->meta;
       }
+      // A key whose winner reads as absent may still hold a live sibling.
+      if (observed_remove) CheckOrSlotsAbove(ks, db, key, covered, where);
       if (!held) continue;
       if (row.type == KeyType::kString && !observed_remove) {
         Check(row.meta.timestamp_or_zero() > covered, "a held string value lies under a delete",
@@ -330,20 +349,29 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
               where);
         Check(ebb::server::ClampToSigned(ts) > covered, "a held TREG pair lies under a delete",
               where);
-      } else if (row.type == KeyType::kSeries && s.ok()) {
-        const Reply samples = RunInDb(node, db, {"TS.RANGE", key, "-", "+"});
-        for (const Reply& sample : samples.elements()) {
-          Check(sample.size() == 2 && sample[0].integer() > covered,
-                "a held series sample lies under a delete", where);
+      } else if (row.type == KeyType::kSeries) {
+        if (s.ok()) {
+          const Reply samples = RunInDb(node, db, {"TS.RANGE", key, "-", "+"});
+          for (const Reply& sample : samples.elements()) {
+            Check(sample.size() == 2 && sample[0].integer() > covered,
+                  "a held series sample lies under a delete", where);
+          }
         }
-      } else if (row.type == KeyType::kTlog && s.ok()) {
-        const Reply entries = RunInDb(node, db, {"TLOG", "GET", key});
-        for (const Reply& entry : entries.elements()) {
-          Check(entry.size() == 2, "a TLOG entry is no [value, timestamp] pair", where);
-          const uint64_t ts = entry[1].is_integer() ? static_cast<uint64_t>(entry[1].integer())
-                                                    : std::stoull(entry[1].str());
-          Check(ebb::server::ClampToSigned(ts) > covered, "a held TLOG entry lies under a delete",
-                where);
+        const ebb::storage::Status rows = ebb::server::ForEachSampleRowIn(
+            ks, db, key, INT64_MIN, covered, [&](int64_t ts, std::string_view, std::string_view) {
+              Check(false, "a held series sample row lies under a delete",
+                    {where[0], where[1], where[2], "sample " + std::to_string(ts)});
+              return ebb::storage::Status::OK();
+            });
+        Check(rows.ok(), "a series' sample rows are unreadable", where);
+      } else if (row.type == KeyType::kTlog) {
+        uint64_t cutoff = 0;
+        auto entries = ebb::types::Tlog(ks, db).HeldEntries(key, &cutoff);
+        Check(entries.ok(), "a log's held entries are unreadable", where);
+        for (const ebb::types::TlogEntry& entry : *entries) {
+          Check(ebb::server::ClampToSigned(entry.ts) > covered,
+                "a held TLOG entry lies under a delete",
+                {where[0], where[1], where[2], "entry " + std::to_string(entry.ts)});
         }
       }
     }
