@@ -105,13 +105,7 @@ storage::Status ActiveActive::LoadRetiredIds() {
 }
 
 storage::Status ActiveActive::LoadOwnCollect() {
-  std::string row;
-  storage::Status s = context_->keyspace().GetSystemRow(CollectRowName(own_origin_), &row);
-  if (s.IsNotFound()) return storage::Status::OK();
-  if (s.ok() && !DecodeCollectRow(row, own_origin_, &own_collect_)) {
-    return storage::Status::Corruption("active-active row " + CollectRowName(own_origin_));
-  }
-  return s;
+  return ReadCollectRow(own_origin_, &own_collect_);
 }
 
 void ActiveActive::MaybeLogCollect() {

@@ -522,6 +522,9 @@ class ActiveActive {
   // its C into its origin's row.
   ApplyOutcome ApplyCollect(const std::string& origin_id, const PeerDelta& delta,
                             const std::vector<std::string>& args);
+  // `origin`'s collect row (`aa-collect:`), read through the open batch; empty when there is
+  // none, Corruption when it does not decode.
+  storage::Status ReadCollectRow(const types::OriginId& origin, types::OrContext* collect);
   // False when `delta`, from `origin_id`'s stream, is a collect of that origin whose C this
   // node's observed vector does not cover (ApplyDeltas's barrier); true for any other delta.
   bool StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const;

@@ -295,16 +295,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
   // Joined with the row held, read through the open batch (a collect before it in the batch):
   // a row never goes down.
   types::Keyspace& ks = context_->keyspace();
-  const std::string name = CollectRowName(parsed->origin);
-  storage::Row row;
-  storage::Status s = ks.db().Get(ks.ReadOptions(), types::Keyspace::SystemRowKey(name), &row);
   types::OrContext held;
-  if (s.ok() && !DecodeCollectRow(row.value, parsed->origin, &held)) {
-    s = storage::Status::Corruption("active-active row " + name);
-  }
-  if (s.IsNotFound()) s = storage::Status::OK();
+  storage::Status s = ReadCollectRow(parsed->origin, &held);
   if (s.ok() && held.Join(parsed->collect)) {
-    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(name),
+    s = ks.db().Put(ks.WriteOptions(),
+                    types::Keyspace::SystemRowKey(CollectRowName(parsed->origin)),
                     EncodeCollectRow(held, parsed->origin));
   }
   if (s.ok() && parsed->origin == own_origin_) own_collect_.Join(held);
@@ -313,6 +308,20 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
     return ApplyOutcome::kEngineError;
   }
   return ApplyOutcome::kApplied;
+}
+
+storage::Status ActiveActive::ReadCollectRow(const types::OriginId& origin,
+                                             types::OrContext* collect) {
+  *collect = types::OrContext();
+  types::Keyspace& ks = context_->keyspace();
+  const std::string name = CollectRowName(origin);
+  storage::Row row;
+  storage::Status s = ks.db().Get(ks.ReadOptions(), types::Keyspace::SystemRowKey(name), &row);
+  if (s.IsNotFound()) return storage::Status::OK();
+  if (s.ok() && !DecodeCollectRow(row.value, origin, collect)) {
+    return storage::Status::Corruption("active-active row " + name);
+  }
+  return s;
 }
 
 bool ActiveActive::StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const {

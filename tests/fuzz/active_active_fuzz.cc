@@ -3,12 +3,12 @@
 // kind the mode merges on a few keys, with small timestamps so that versions tie and types
 // collide, and each delta a node logs reaches the other two by DEBUG PEER-APPLY whenever the
 // input says — in any order, within one origin's log too, some more than once, save that an
-// origin's collect comes before its later deltas and no delta comes again once a later collect
-// of its origin has, as a link gives them — while the nodes move their clocks apart, flush and
-// compact, restart, and log collects (DEBUG PEER-COLLECT, C what every node has had of each
-// origin's log). Some deltas arrive damaged (an argument replaced, dropped or added), from a
-// fourth origin, the same damaged delta at every node: each node skips it as malformed or merges
-// it like any other.
+// origin's collect comes after its earlier deltas and before its later ones and no delta comes
+// again once a later collect of its origin has, as a link gives them — while the nodes move their
+// clocks apart, flush and compact, restart, and log collects (DEBUG PEER-COLLECT, C what every node
+// has had of each origin's log). Some deltas arrive damaged (an argument replaced, dropped or
+// added), from a fourth origin, the same damaged delta at every node: each node skips it as
+// malformed or merges it like any other.
 //
 // The input picks the string rule (`active-active-string-rule`; under observed-remove the INCR
 // family is refused) and then up to 48 steps; one write in eight goes to database 1. Checked:
@@ -414,15 +414,22 @@ class Mesh {
     }
     if (pending.empty()) return;
     // Mostly the oldest pending, as a link delivers; otherwise any — but never past a collect
-    // its origin logged before it, which a link gives first as it gives every delta in its
-    // origin's order (the collects are what marker collection judges an origin's deltas by).
+    // its origin logged before it, nor a collect before an earlier delta of its origin: a link
+    // gives every delta in its origin's order, and marker collection judges each delta of an
+    // origin by that origin's last collect before it.
     size_t d = fdp.ConsumeBool()
                    ? pending.front()
                    : pending[fdp.ConsumeIntegralInRange<size_t>(0, pending.size() - 1)];
-    for (const size_t earlier : pending) {
-      if (CollectOfOrigin(earlier, d) && deltas_[earlier].offset < deltas_[d].offset) {
-        d = earlier;
-        break;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const size_t earlier : pending) {
+        if (deltas_[earlier].origin == deltas_[d].origin &&
+            deltas_[earlier].offset < deltas_[d].offset &&
+            (CollectOfOrigin(earlier, d) || CollectOfOrigin(d, earlier))) {
+          d = earlier;
+          moved = true;
+          break;
+        }
       }
     }
     Apply(to, d);

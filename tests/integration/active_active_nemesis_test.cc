@@ -298,7 +298,11 @@ class ActiveActiveNemesisTest : public ::testing::TestWithParam<const char*> {
   void Settle(int i) {
     HealAll();
     OneClock();
-    EXPECT_EQ(WaitConverged(All()), "");
+    EXPECT_EQ(WaitConverged(All()), "")
+        << "where node 0 and node 1 differ:\n"
+        << LogicalDifference(conns_[0].get(), conns_[1].get())
+        << "where node 1 and node 2 differ:\n"
+        << LogicalDifference(conns_[1].get(), conns_[2].get()) << Failed();
     WaitQuiet();
     const int64_t end = InfoField(conns_[i].get(), "peers", "origin_offset");
     const std::string id = Cmd(conns_[i].get(), {"PEER", "ID"}).str();

@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "server/active_active/collect.h"
 #include "storage/db.h"
 #include "types/keyspace.h"
 
@@ -218,20 +221,57 @@ void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas) {
   }
 }
 
+namespace {
+// The C of `delta` when it is a collect (server/active_active/collect.h), else nullopt.
+std::optional<types::OrContext> CollectOfDelta(const LoggedDelta& delta) {
+  const std::optional<types::OriginId> origin = types::OriginId::FromHex(delta.origin);
+  if (!origin || delta.args.empty() || delta.args[0] != server::kCollectDelta) return std::nullopt;
+  std::optional<server::CollectOf> parsed = server::ParseCollect(delta.args, *origin);
+  if (!parsed) return std::nullopt;
+  return std::move(parsed->collect);
+}
+}  // namespace
+
 std::vector<LoggedDelta> InterleaveOrigins(const std::vector<LoggedDelta>& deltas,
                                            std::mt19937_64& rng) {
-  // A shuffle of the origins' turns, then each turn filled with its origin's next delta.
-  std::vector<const std::string*> turns;
+  std::vector<std::string> origins;
   std::map<std::string, std::vector<const LoggedDelta*>> by_origin;
   for (const LoggedDelta& delta : deltas) {
-    turns.push_back(&delta.origin);
+    if (!by_origin.contains(delta.origin)) origins.push_back(delta.origin);
     by_origin[delta.origin].push_back(&delta);
   }
-  std::shuffle(turns.begin(), turns.end(), rng);
   std::map<std::string, size_t> taken;
+  types::OrContext placed;  // per origin, the greatest offset placed
+  // A collect may be placed once every delta its C covers is (what it promises on every node);
+  // one whose C names deltas no origin here logged waits until nothing else can go.
+  auto ready = [&](const LoggedDelta& delta) {
+    const std::optional<types::OrContext> collect = CollectOfDelta(delta);
+    if (!collect) return true;
+    for (const types::Dot& dot : collect->entries()) {
+      if (placed.At(dot.origin) < dot.offset) return false;
+    }
+    return true;
+  };
   std::vector<LoggedDelta> out;
   out.reserve(deltas.size());
-  for (const std::string* origin : turns) out.push_back(*by_origin[*origin][taken[*origin]++]);
+  while (out.size() < deltas.size()) {
+    // Each origin with deltas left is as likely as its deltas left make it (a shuffle of turns).
+    std::vector<const std::string*> turns, waiting;
+    for (const std::string& origin : origins) {
+      const size_t left = by_origin[origin].size() - taken[origin];
+      if (left == 0) continue;
+      const bool go = ready(*by_origin[origin][taken[origin]]);
+      for (size_t i = 0; i < left; i++) (go ? turns : waiting).push_back(&origin);
+    }
+    if (turns.empty()) turns = waiting;
+    const std::string& origin =
+        *turns[std::uniform_int_distribution<size_t>(0, turns.size() - 1)(rng)];
+    const LoggedDelta& delta = *by_origin[origin][taken[origin]++];
+    if (const std::optional<types::OriginId> id = types::OriginId::FromHex(origin)) {
+      placed.Raise(*id, delta.offset);
+    }
+    out.push_back(delta);
+  }
   return out;
 }
 

@@ -119,8 +119,9 @@ class DeltaCollector {
 void ApplyInOrder(redisContext* node, const std::vector<LoggedDelta>& deltas);
 
 // `deltas` in a random interleaving of their origins that keeps each origin's deltas in the
-// order given, as links give them (each origin's in its order, the origins' mixed in any way);
-// every interleaving is equally likely.
+// order given, as links give them (each origin's in its order, the origins' mixed in any way),
+// with each `collect` after every delta its C covers, as every node applies them (a collect's C
+// was applied everywhere before it was made; docs/active-active.md, "Collects").
 std::vector<LoggedDelta> InterleaveOrigins(const std::vector<LoggedDelta>& deltas,
                                            std::mt19937_64& rng);
 
