@@ -275,21 +275,19 @@ int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
   return covered;
 }
 
-// What a node holds of a key lies above the deletes that cover it: its newest string or TREG
-// value, live or expired by the node's clock, each slot of a string under the observed-remove rule
-// (a key marker there comes from a delete of another type or a flush), every entry its log holds
-// and every sample row its series holds — hidden by an expiry register or not, of a log or series
-// live or expired whole — and its counter's base and records. Every delete removes what it covers
-// as it is applied (what has expired too), and the gate drops what arrives covered, so the expiry
-// register applies to what is held without asking the deletes again (docs/active-active.md,
-// "Status", marker collection: what step 3 must keep). `request`'s reply in database `db` of
-// `node`'s client, which is left in database 0.
+// `request`'s reply in database `db` of `node`'s client, which is left in database 0.
 Reply RunInDb(CommandRunner& node, int db, const std::vector<std::string>& request) {
   Reply reply;
   RunAt(-1, node, {"SELECT", std::to_string(db)});
   RunAt(-1, node, request, &reply);
   RunAt(-1, node, {"SELECT", "0"});
   return reply;
+}
+
+// `where` with `what` after it: a failed check's request.
+std::vector<std::string> Naming(std::vector<std::string> where, std::string what) {
+  where.push_back(std::move(what));
+  return where;
 }
 
 // Every slot, siblings included, of the string `key` holds under the observed-remove rule lies
@@ -301,10 +299,18 @@ void CheckOrSlotsAbove(ebb::types::Keyspace& ks, int db, const std::string& key,
         where);
   for (const ebb::types::OrSlot& slot : rows.state.slots) {
     Check(slot.version.ts > covered, "a held string slot lies under a delete",
-          {where[0], where[1], where[2], "slot at " + std::to_string(slot.version.ts)});
+          Naming(where, "slot at " + std::to_string(slot.version.ts)));
   }
 }
 
+// What a node holds of a key lies above the deletes that cover it: its newest string or TREG
+// value, live or expired by the node's clock, each slot of a string under the observed-remove rule
+// (a key marker there comes from a delete of another type or a flush), every entry its log holds
+// and every sample row its series holds — hidden by an expiry register or not, of a log or series
+// live or expired whole — and its counter's base and records. Every delete removes what it covers
+// as it is applied (what has expired too), and the gate drops what arrives covered, so the expiry
+// register applies to what is held without asking the deletes again (docs/active-active.md,
+// "Status", marker collection: what step 3 must keep).
 void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
   using ebb::types::KeyType;
   ebb::types::Keyspace& ks = node.context().keyspace();
@@ -360,7 +366,7 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
         const ebb::storage::Status rows = ebb::server::ForEachSampleRowIn(
             ks, db, key, INT64_MIN, covered, [&](int64_t ts, std::string_view, std::string_view) {
               Check(false, "a held series sample row lies under a delete",
-                    {where[0], where[1], where[2], "sample " + std::to_string(ts)});
+                    Naming(where, "sample " + std::to_string(ts)));
               return ebb::storage::Status::OK();
             });
         Check(rows.ok(), "a series' sample rows are unreadable", where);
@@ -371,7 +377,7 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
         for (const ebb::types::TlogEntry& entry : *entries) {
           Check(ebb::server::ClampToSigned(entry.ts) > covered,
                 "a held TLOG entry lies under a delete",
-                {where[0], where[1], where[2], "entry " + std::to_string(entry.ts)});
+                Naming(where, "entry " + std::to_string(entry.ts)));
         }
       }
     }
@@ -423,8 +429,7 @@ class Mesh {
     for (bool moved = true; moved;) {
       moved = false;
       for (const size_t earlier : pending) {
-        if (deltas_[earlier].origin == deltas_[d].origin &&
-            deltas_[earlier].offset < deltas_[d].offset &&
+        if (deltas_[earlier].offset < deltas_[d].offset &&
             (CollectOfOrigin(earlier, d) || CollectOfOrigin(d, earlier))) {
           d = earlier;
           moved = true;

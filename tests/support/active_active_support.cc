@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -255,17 +256,16 @@ std::vector<LoggedDelta> InterleaveOrigins(const std::vector<LoggedDelta>& delta
   std::vector<LoggedDelta> out;
   out.reserve(deltas.size());
   while (out.size() < deltas.size()) {
-    // Each origin with deltas left is as likely as its deltas left make it (a shuffle of turns).
-    std::vector<const std::string*> turns, waiting;
-    for (const std::string& origin : origins) {
-      const size_t left = by_origin[origin].size() - taken[origin];
-      if (left == 0) continue;
-      const bool go = ready(*by_origin[origin][taken[origin]]);
-      for (size_t i = 0; i < left; i++) (go ? turns : waiting).push_back(&origin);
+    // Each origin is as likely as its deltas left make it (a shuffle of turns), among those whose
+    // next delta may go.
+    std::vector<size_t> left(origins.size()), weights(origins.size());
+    for (size_t i = 0; i < origins.size(); i++) {
+      left[i] = by_origin[origins[i]].size() - taken[origins[i]];
+      if (left[i] > 0 && ready(*by_origin[origins[i]][taken[origins[i]]])) weights[i] = left[i];
     }
-    if (turns.empty()) turns = waiting;
+    if (std::ranges::all_of(weights, [](size_t w) { return w == 0; })) weights = left;
     const std::string& origin =
-        *turns[std::uniform_int_distribution<size_t>(0, turns.size() - 1)(rng)];
+        origins[std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng)];
     const LoggedDelta& delta = *by_origin[origin][taken[origin]++];
     if (const std::optional<types::OriginId> id = types::OriginId::FromHex(origin)) {
       placed.Raise(*id, delta.offset);
