@@ -203,6 +203,10 @@ class ActiveActive {
   // works on them where they stand, so that no delta is copied), and only its offset and db stay as
   // they came.
   bool ApplyDeltas(const std::string& origin_id, std::span<PeerDelta* const> deltas);
+  // How a delta reached this node, which decides the deletes that judge a TREG or TLOG write
+  // (JudgingView; docs/active-active.md, "Status", marker collection's step 3): over its origin's
+  // stream, or as a snapshot's piece.
+  enum class Arrival { kStream, kSnapshot };
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
@@ -217,8 +221,11 @@ class ActiveActive {
   // (ApplyOrStringPiece) and, swept in key order as the pieces pass them, in every key it does
   // not carry (SweepOrRun); the sweep past the last piece runs before `end` (SweepSnapshotTail),
   // what is left of it with `end`. The pieces applied are consumed, as ApplyDeltas's deltas.
+  // `arrival`: kStream for DEBUG PEER-APPLY, whose one piece stands for a delta of the origin's
+  // stream.
   bool ApplySnapshot(const std::string& origin_id, std::span<PeerDelta* const> pieces,
-                     std::optional<uint64_t> end, size_t* applied_pieces);
+                     std::optional<uint64_t> end, size_t* applied_pieces,
+                     Arrival arrival = Arrival::kSnapshot);
   // Before a snapshot's end (ApplySnapshot with `end`): one bounded run of the sweep past its last
   // piece, in an engine write of its own, so that the link can sweep a large keyspace over several
   // turns of the io loop, other clients served between them; *done once nothing is left to sweep
@@ -515,6 +522,12 @@ class ActiveActive {
 
   // RunHere's EXPIRE / PERSIST: Redis's reply judged on this node's state.
   bool RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply);
+  // A cut of this node's log `key` to cutoff **cut (a TRIM or CLR, or the entries an expiry
+  // register hid) judged as every peer judges the TRIMAT it travels as, by this node's last
+  // collect: *cut reset when a delete covers it, for every peer drops it. Only entries another
+  // origin wrote below a delete after its collect covered it, which this node's does not yet, lie
+  // there (docs/active-active.md, "Merge rules", TLOG). REQUIRES: *cut holds a value.
+  storage::Status JudgeOwnCut(int db, const std::string& key, std::optional<uint64_t>* cut);
   // A data write's canonical `plan` (kRun) against the delete markers: covered (+OK, nothing
   // written), below the key's type floor (WRONGTYPE), or run here after raising a log's cutoff.
   void AdmitLocal(LocalWrite* plan);
@@ -525,15 +538,23 @@ class ActiveActive {
   // `origin`'s collect row (`aa-collect:`), read through the open batch; empty when there is
   // none, Corruption when it does not decode.
   storage::Status ReadCollectRow(const types::OriginId& origin, types::OrContext* collect);
+  // The join of every collect row held (a snapshot's `collects-known` piece).
+  storage::Status KnownCollects(types::OrContext* known);
+  // The view a TREG or TLOG delta of `origin_id` is judged by (WholeKeyMarkers::Judge), into
+  // *view: over the stream its origin's collect row, read through the open batch (*held keeps
+  // it); in a snapshot the collects its sender knew (SnapshotReceipt::sender_collects), or
+  // nullptr — every delete — when the snapshot carried none.
+  storage::Status JudgingView(const std::string& origin_id, Arrival arrival, types::OrContext* held,
+                              const types::OrContext** view);
   // False when `delta`, from `origin_id`'s stream, is a collect of that origin whose C this
   // node's observed vector does not cover (ApplyDeltas's barrier); true for any other delta.
   bool StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const;
   // A peer's whole-key delta (del-at, flushdb-at, flushall-at) into the open batch.
   ApplyOutcome ApplyWholeKey(const std::string& origin_id, const PeerDelta& delta,
-                             const std::vector<std::string>& args);
+                             const std::vector<std::string>& args, Arrival arrival);
   // One delta into the open batch. Consumes delta.args (ApplyDeltas): the appliers it calls take
   // them as `args`, lower-cased and perhaps rewritten, and may move from them.
-  ApplyOutcome ApplyOne(const std::string& origin_id, PeerDelta& delta);
+  ApplyOutcome ApplyOne(const std::string& origin_id, PeerDelta& delta, Arrival arrival);
   // Hints the engine at the keys `deltas` write (WrittenKeyOf; types::Keyspace::PrefetchMeta)
   // before they are applied, so that their reads of the held versions overlap their cache
   // misses; ApplyDeltas hands it kHintedDeltas at a time. Changes nothing.
@@ -583,6 +604,9 @@ class ActiveActive {
     types::OrContext sender_vector;
     bool Sweeps() const { return !sender_vector.empty(); }
     std::map<int, std::string> sweep_from;
+    // The sender's `collects-known` piece (collect.h): what judges the snapshot's TREG and TLOG
+    // pieces (JudgingView).
+    std::optional<types::OrContext> sender_collects;
   };
   // The kKnownRowPrefix row of `origin`, and whether `offset` raises what known_ holds for it.
   static std::string KnownRowName(std::string_view origin);
@@ -659,7 +683,7 @@ class ActiveActive {
   std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string>* args) const;
   // A data delta through the key's markers (whole_key.h) and the merge gate into the open batch.
   ApplyOutcome ApplyPeerWrite(const std::string& origin_id, const PeerDelta& delta,
-                              PeerWrite* write);
+                              PeerWrite* write, Arrival arrival);
   // Writes a data delta the markers and the gate admitted (a string version or a reduced put is
   // written as it is, a reduced entry or pair raises the key's type floor, and the command's
   // handler runs a TLOG or TREG write), then settles the key's expiry when `admission` says so.

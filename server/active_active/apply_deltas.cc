@@ -82,7 +82,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
       break;
     }
     if (delta == last_to_apply) last_digest = DeltaDigest(*delta);
-    const ApplyOutcome outcome = ApplyOne(origin_id, *delta);
+    const ApplyOutcome outcome = ApplyOne(origin_id, *delta, Arrival::kStream);
     if (outcome == ApplyOutcome::kEngineError) {
       // The failed delta may be half written: none of the group stays.
       ks.DiscardBatch();
@@ -147,7 +147,8 @@ storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
 }
 
 bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDelta* const> pieces,
-                                 std::optional<uint64_t> end, size_t* applied_pieces) {
+                                 std::optional<uint64_t> end, size_t* applied_pieces,
+                                 Arrival arrival) {
   types::Keyspace& ks = context_->keyspace();
   const uint64_t applied = applied_offset(origin_id);
   own_vector_.reset();
@@ -170,6 +171,19 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
       continue;
     }
     auto receipt = receipts_.find(origin_id);
+    if (!piece->args.empty() && EqualsIgnoreCase(piece->args[0], kKnownCollectsPiece)) {
+      // Judges this snapshot's TREG and TLOG pieces; no row joins it (collect.h).
+      types::OriginId sender;
+      std::optional<types::OrContext> known;
+      AsciiLowerInPlace(&piece->args[0]);
+      if (OriginOfNodeId(origin_id, &sender)) known = ParseKnownCollects(piece->args, sender);
+      if (!known) {
+        malformed_deltas_++;
+      } else if (receipt != receipts_.end()) {
+        receipt->second.sender_collects = std::move(known);
+      }
+      continue;
+    }
     if (receipt != receipts_.end() && receipt->second.Sweeps()) {
       bool reached = false;
       const storage::Status s = SweepBeforePiece(&receipt->second, *piece, &rows_left, &reached);
@@ -179,7 +193,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
       }
       if (!reached) break;  // the rest in the next call, after a turn of the loop
     }
-    const ApplyOutcome outcome = ApplyOne(origin_id, *piece);
+    const ApplyOutcome outcome = ApplyOne(origin_id, *piece, arrival);
     if (outcome == ApplyOutcome::kEngineError) return failed();
     if (outcome == ApplyOutcome::kMalformed) malformed_deltas_++;
   }
@@ -217,7 +231,8 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
   return true;
 }
 
-ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, PeerDelta& delta) {
+ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, PeerDelta& delta,
+                                                  Arrival arrival) {
   if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
@@ -250,7 +265,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
   if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
   if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
   if (args[0].ends_with("-at")) {
-    const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args);
+    const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args, arrival);
     // An expiry change (a snapshot's marker carries one) may expire values this node logged.
     if (outcome == ApplyOutcome::kApplied && args.size() > 2 &&
         (args[0] == kExpiryAt || args[0] == kMarkerAt)) {
@@ -272,7 +287,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
     return ApplyOutcome::kMalformed;
   }
   write->string_delta = std::move(string_delta);
-  const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write);
+  const ApplyOutcome outcome = ApplyPeerWrite(origin_id, delta, &*write, arrival);
   args = std::move(write->args);  // lent for the write: back to the message the link reuses
   return outcome;
 }
@@ -324,6 +339,40 @@ storage::Status ActiveActive::ReadCollectRow(const types::OriginId& origin,
   return s;
 }
 
+storage::Status ActiveActive::KnownCollects(types::OrContext* known) {
+  *known = types::OrContext();
+  const std::string start = types::Keyspace::SystemRowKey(kCollectRowPrefix);
+  auto it = context_->keyspace().db().NewIterator(storage::ReadOptions());
+  for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
+    types::OriginId origin;
+    types::OrContext collect;
+    std::string_view name = it->key();
+    name.remove_prefix(start.size() - kCollectRowPrefix.size());
+    if (!ParseCollectRowName(name, &origin) || !DecodeCollectRow(it->value(), origin, &collect)) {
+      return storage::Status::Corruption("active-active row " + std::string(name));
+    }
+    known->Join(collect);
+  }
+  return it->status();
+}
+
+storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival arrival,
+                                          types::OrContext* held, const types::OrContext** view) {
+  *view = nullptr;
+  if (arrival == Arrival::kSnapshot) {
+    auto receipt = receipts_.find(origin_id);
+    if (receipt != receipts_.end() && receipt->second.sender_collects) {
+      *view = &*receipt->second.sender_collects;
+    }
+    return storage::Status::OK();
+  }
+  types::OriginId origin;
+  if (!OriginOfNodeId(origin_id, &origin)) return storage::Status::OK();
+  storage::Status s = ReadCollectRow(origin, held);
+  if (s.ok()) *view = held;
+  return s;
+}
+
 bool ActiveActive::StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const {
   if (delta.args.size() != 2 || !EqualsIgnoreCase(delta.args[0], kCollectDelta)) return true;
   types::OriginId sender;
@@ -368,11 +417,19 @@ std::optional<ActiveActive::PeerWrite> ActiveActive::ResolvePeerWrite(
 }
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origin_id,
-                                                        const PeerDelta& delta, PeerWrite* write) {
+                                                        const PeerDelta& delta, PeerWrite* write,
+                                                        Arrival arrival) {
   if (IsTrimAtZero(write->args)) return ApplyOutcome::kApplied;
   types::Keyspace& ks = context_->keyspace();
   WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(delta.db, &write->args, &admission);
+  // A TREG or TLOG write is judged by the deletes its view does not cover; only markers need one.
+  types::OrContext held_collect;
+  const types::OrContext* view = nullptr;
+  storage::Status s;
+  if (!write->string_write && whole_key_->any()) {
+    s = JudgingView(origin_id, arrival, &held_collect, &view);
+  }
+  if (s.ok()) s = whole_key_->Judge(delta.db, &write->args, &admission, view);
   // An expiry register's rewrite moved the words the parsed delta viewed: parsed again.
   if (s.IsInvalidArgument() || (s.ok() && write->string_delta && admission.expiry_rewritten &&
                                 !ParseStringDelta(write->args, &*write->string_delta))) {

@@ -57,6 +57,21 @@ std::optional<CollectOf> ParseCollect(std::span<const std::string> args,
   return out;
 }
 
+std::vector<std::string> KnownCollectsPieceArgs(const types::OrContext& known,
+                                                const types::OriginId& sender) {
+  return {std::string(kKnownCollectsPiece), EncodeCollectRow(known, sender)};
+}
+
+std::optional<types::OrContext> ParseKnownCollects(std::span<const std::string> args,
+                                                   const types::OriginId& sender) {
+  types::OrContext known;
+  if (args.size() != 2 || args[0] != kKnownCollectsPiece ||
+      !DecodeCollectRow(args[1], sender, &known) || known.entries().size() > kMaxVectorOrigins) {
+    return std::nullopt;
+  }
+  return known;
+}
+
 bool CollectDue(const types::OrContext& tops, const types::OrContext& stable,
                 const types::OrContext& last) {
   return std::ranges::any_of(tops.entries(), [&](const types::Dot& top) {

@@ -12,11 +12,15 @@
 // itself sends, which carries P's own last C right after its vector. Another node's snapshot
 // may carry a collect of P made after deltas of P this node has still to apply: a piece naming
 // an origin other than its sender is passed over. Once a node has applied P's whole log, its row
-// for P is P's own. Nothing is judged by them yet (steps 3 and 4).
+// for P is P's own. A TREG or TLOG write of P is judged by the deletes P's row does not cover, a
+// snapshot's by the join of its sender's rows (`collects-known`; step 3); compaction does not go
+// by them yet (step 4).
 //
 // Wire forms (C is a context, types/or_context.h's form, the collect's origin as its own):
 //   delta  `collect <C>`                        C of the delta's origin, in database 0
 //   piece  `collect-of <origin id> <C>`         a snapshot sender's own last collect
+//   piece  `collects-known <K>`                 the join of every collect row the sender
+//                                               holds (K a context, the sender as its own)
 // Anything else is malformed.
 // Thread-safety: pure functions and plain values.
 #pragma once
@@ -33,6 +37,7 @@ namespace ebb::server {
 
 inline constexpr std::string_view kCollectDelta = "collect";
 inline constexpr std::string_view kCollectPiece = "collect-of";
+inline constexpr std::string_view kKnownCollectsPiece = "collects-known";
 inline constexpr std::string_view kCollectRowPrefix = "aa-collect:";
 
 // `aa-collect:<origin's node id>` (40 lower-case hex digits), and its parse (false for any other
@@ -61,6 +66,15 @@ struct CollectOf {
 };
 std::optional<CollectOf> ParseCollect(std::span<const std::string> args,
                                       const types::OriginId& sender);
+
+// The piece `collects-known <K>` a snapshot's sender sends after its own collect: K, the join of
+// every collect row it holds, judges that snapshot's TREG and TLOG pieces on the receiver
+// (docs/active-active.md, "Status", marker collection's step 3) and joins no row.
+std::vector<std::string> KnownCollectsPieceArgs(const types::OrContext& known,
+                                                const types::OriginId& sender);
+// That piece's K; nullopt unless it is exactly that form with at most kMaxVectorOrigins origins.
+std::optional<types::OrContext> ParseKnownCollects(std::span<const std::string> args,
+                                                   const types::OriginId& sender);
 
 // True when `collect` is due: some origin's greatest entry offset held (`tops`), as far as the
 // stable vector covers it, lies beyond that origin's entry in `last`, the node's last C.

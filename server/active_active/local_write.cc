@@ -232,7 +232,15 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
                  : storage::Status::InvalidArgument("TLOG cutoff unreadable");
     }
     if (cutoff.value() == 0) return ks.CommitBatch();  // nothing changed
-    delta.args = {"tlog", "trimat", key, std::to_string(cutoff.value())};
+    // A TRIMAT every peer drops is not made here either (JudgeOwnCut).
+    std::optional<uint64_t> cut = cutoff.value();
+    const storage::Status s = JudgeOwnCut(plan.db, key, &cut);
+    if (!s.ok() || !cut) {
+      ks.DiscardBatch();
+      whole_key_->ForgetCachedHorizons();
+      return s;
+    }
+    delta.args = {"tlog", "trimat", key, std::to_string(*cut)};
   }
   return LogOwnDelta(std::move(delta), plan.string_delta ? &*plan.string_delta : nullptr);
 }

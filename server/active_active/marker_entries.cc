@@ -46,6 +46,16 @@ int64_t MarkerEntries::Greatest() const {
   return greatest;
 }
 
+int64_t MarkerEntries::GreatestBeyond(const types::OrContext& view) const {
+  int64_t greatest = kNone;
+  for (const MarkerEntry& entry : entries_) {
+    const bool covered = entry.dot.offset != 0 && entry.dot.origin != types::kPreModeOrigin &&
+                         entry.dot.offset <= view.At(entry.dot.origin);
+    if (!covered) greatest = std::max(greatest, entry.value);
+  }
+  return greatest;
+}
+
 void AppendMarkerEntries(const MarkerEntries& entries, std::string* out) {
   storage::PutVarint32(out, static_cast<uint32_t>(entries.entries().size()));
   for (const MarkerEntry& entry : entries.entries()) {

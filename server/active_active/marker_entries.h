@@ -51,6 +51,12 @@ class MarkerEntries {
   bool AppendInOrder(const MarkerEntry& entry);
   // The greatest value held; kNone for none.
   int64_t Greatest() const;
+  // The greatest value of an entry `view` does not cover; kNone for none. A view is an origin's
+  // last collect (collect.h): it covers an entry whose dot's offset is at or below its own for
+  // that origin. Offset 0 names no delta (DEBUG PEER-APPLY without OFFSET) and the pre-mode dot
+  // no origin announces: neither is ever covered.
+  // Example: entries (A,2,5), (B,7,9); view {B:7} -> 5; view {A:2, B:7} -> kNone.
+  int64_t GreatestBeyond(const types::OrContext& view) const;
   const std::vector<MarkerEntry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
 

@@ -632,17 +632,23 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
     return StreamFrom(client, &reply, peer_id, *index);
   }
   // The peer lacks deltas the log no longer holds: this node's content first, as of now.
+  types::OrContext known;
+  if (const storage::Status s = KnownCollects(&known); !s.ok()) {
+    return reply.Error(EngineError(s.ToString()));
+  }
   reply.SimpleString("SNAPSHOT " + std::to_string(end_offset_) + " " + std::to_string(end_bytes_));
   spdlog::info(
       "Peer {} ({}) asked for origin offset {}, before this node's log ({}): sending a "
       "snapshot at offset {}",
       client.addr(), peer_id, from, first, end_offset_);
+  std::vector<std::vector<std::string>> collect_pieces;
+  if (!own_collect_.empty()) collect_pieces.push_back(CollectPieceArgs(own_collect_, own_origin_));
+  // No collect known judges as every delete does: nothing to send.
+  if (!known.empty()) collect_pieces.push_back(KnownCollectsPieceArgs(known, own_origin_));
   snapshots_sent_++;
   snapshots_.push_back(std::make_unique<SnapshotSender>(
       context_, io_, client.id(), std::string(peer_id), node_id_, end_offset_, end_bytes_,
-      ObservedVector(),
-      own_collect_.empty() ? std::vector<std::string>{}
-                           : CollectPieceArgs(own_collect_, own_origin_),
+      ObservedVector(), std::move(collect_pieces),
       [this](SnapshotSender* sender, bool complete) { SnapshotDone(sender, complete); }));
   snapshots_.back()->Start();
 }

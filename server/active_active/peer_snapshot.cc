@@ -392,7 +392,7 @@ void AppendSnapshotEndResp(std::string* out, uint64_t offset, uint64_t byte_posi
 SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& io,
                                uint64_t client_id, std::string peer_id, std::string sender_node_id,
                                uint64_t offset, uint64_t byte_position, OriginVector observed,
-                               std::vector<std::string> collect_piece, Done done)
+                               std::vector<std::vector<std::string>> collect_pieces, Done done)
     : context_(context),
       timer_(io),
       client_id_(client_id),
@@ -401,7 +401,7 @@ SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& 
       offset_(offset),
       byte_position_(byte_position),
       observed_(std::move(observed)),
-      collect_piece_(std::move(collect_piece)),
+      collect_pieces_(std::move(collect_pieces)),
       done_(std::move(done)),
       snapshot_(context->keyspace().db().GetSnapshot()),
       phases_(PhasesInOrder(context->config().databases)) {}
@@ -494,8 +494,10 @@ void SnapshotSender::Step() {
   if (!vector_sent_) {
     AppendSnapshotPieceResp(&out, 0, SnapshotVectorPieceArgs(observed_));
     observed_.clear();
-    if (!collect_piece_.empty()) AppendSnapshotPieceResp(&out, 0, collect_piece_);
-    collect_piece_.clear();
+    for (const std::vector<std::string>& piece : collect_pieces_) {
+      AppendSnapshotPieceResp(&out, 0, piece);
+    }
+    collect_pieces_.clear();
     vector_sent_ = true;
   }
   std::vector<std::vector<std::string>> pieces;

@@ -25,7 +25,8 @@
 //
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
 // ["snap", db, arg0, arg1, ...] — the first the sender's observed vector (kSnapshotVectorPiece),
-// then the sender's own last collect (`collect-of`, collect.h) when it has one — and the end is
+// then the sender's own last collect (`collect-of`, collect.h) when it has one and the collects it
+// knows (`collects-known`), which judge the snapshot's TREG and TLOG pieces — and the end is
 // ["snapend", offset, byte position]; the stream of deltas from offset + 1 follows on the same
 // connection. `offset` is this node's last origin offset when the snapshot began: every delta up to
 // it is reflected in what the snapshot holds.
@@ -151,13 +152,14 @@ class SnapshotSender {
   // Sends to client `client_id` the snapshot of databases 0..databases-1 that corresponds to
   // origin offset `offset` (this node's end offset now) at byte position `byte_position`, and to
   // `observed`, this node's observed vector now (its own id with `offset`); `sender_node_id`:
-  // this node's id. `collect_piece`: this node's last collect as a `collect-of` piece
-  // (collect.h; empty: none), sent right after the vector.
+  // this node's id. `collect_pieces`: this node's last collect as a `collect-of` piece and the
+  // join of the collects it knows as a `collects-known` piece (collect.h; each left out while
+  // empty), sent right after the vector.
   // REQUIRES: called on the io thread, with no keyspace batch open.
   SnapshotSender(ServerContext* context, boost::asio::io_context& io, uint64_t client_id,
                  std::string peer_id, std::string sender_node_id, uint64_t offset,
                  uint64_t byte_position, OriginVector observed,
-                 std::vector<std::string> collect_piece, Done done);
+                 std::vector<std::vector<std::string>> collect_pieces, Done done);
   ~SnapshotSender();
   SnapshotSender(const SnapshotSender&) = delete;
 
@@ -195,8 +197,8 @@ class SnapshotSender {
   const std::string sender_node_id_;
   const uint64_t offset_;
   const uint64_t byte_position_;
-  OriginVector observed_;                   // sent first (kSnapshotVectorPiece), then cleared
-  std::vector<std::string> collect_piece_;  // sent second when not empty, then cleared
+  OriginVector observed_;  // sent first (kSnapshotVectorPiece), then cleared
+  std::vector<std::vector<std::string>> collect_pieces_;  // sent next, then cleared
   bool vector_sent_ = false;
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;

@@ -231,18 +231,28 @@ storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::stri
   return keyspace_.db().Put(keyspace_.WriteOptions(), types::Keyspace::SystemRowKey(name), value);
 }
 
-storage::Status WholeKeyMarkers::ReadHorizon(int db, int64_t* horizon) {
-  *horizon = KeyMarker::kNothingDeleted;
-  if (horizons_[db]) {
-    *horizon = *horizons_[db];
-    return storage::Status::OK();
+storage::Status WholeKeyMarkers::ReadHorizon(int db, const Horizon** horizon) {
+  if (!horizons_[db]) {
+    MarkerEntries deletes;
+    storage::Status s = ReadHorizonRow(db, &deletes);
+    if (!s.ok()) return s;
+    const int64_t greatest = deletes.Greatest();
+    horizons_[db] = Horizon{std::move(deletes), greatest};
   }
-  MarkerEntries deletes;
-  storage::Status s = ReadHorizonRow(db, &deletes);
-  if (!s.ok()) return s;
-  *horizon = deletes.Greatest();
-  horizons_[db] = *horizon;
+  *horizon = &*horizons_[db];
   return storage::Status::OK();
+}
+
+storage::Status WholeKeyMarkers::NarrowToView(int db, const types::OrContext& view,
+                                              KeyMarker* marker) {
+  marker->deleted_up_to = marker->deletes.GreatestBeyond(view);
+  if (!any_horizon_) return storage::Status::OK();
+  const Horizon* horizon = nullptr;
+  storage::Status s = ReadHorizon(db, &horizon);
+  if (s.ok()) {
+    marker->deleted_up_to = std::max(marker->deleted_up_to, horizon->deletes.GreatestBeyond(view));
+  }
+  return s;
 }
 
 storage::Status WholeKeyMarkers::ReadHorizonRow(int db, MarkerEntries* deletes) {
@@ -278,9 +288,9 @@ storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker*
                                         bool* has_row) {
   storage::Status s = ReadRow(db, key, marker, has_row);
   if (!s.ok() || !any_horizon_) return s;
-  int64_t horizon = 0;
+  const Horizon* horizon = nullptr;
   s = ReadHorizon(db, &horizon);
-  marker->deleted_up_to = std::max(marker->deleted_up_to, horizon);
+  if (s.ok()) marker->deleted_up_to = std::max(marker->deleted_up_to, horizon->greatest);
   return s;
 }
 
@@ -295,7 +305,7 @@ bool marker_covers(const KeyMarker& marker, __int128 ts) {
 }  // namespace
 
 storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
-                                       Admission* admission) {
+                                       Admission* admission, const types::OrContext* view) {
   *admission = Admission();
   const std::vector<std::string>& args = *delta;
   const bool string_write = IsStringDelta(args[0]);
@@ -331,6 +341,9 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   KeyMarker marker;
   bool has_row = false;
   storage::Status s = Marker(db, key, &marker, &has_row);
+  if (s.ok() && view != nullptr && (args[0] == "treg" || args[0] == "tlog")) {
+    s = NarrowToView(db, *view, &marker);
+  }
   if (!s.ok()) return s;
   admission->settle_expiry = !string_write && marker.expiry.has_value();
   if (args[0] == "treg" && admission->settle_expiry && !marker_covers(marker, ts)) {
@@ -601,8 +614,9 @@ storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerEntry& del) {
   if (!deletes.Add(del)) return s;  // held already
   RaiseEntryTop(del.dot);
   any_horizon_ = true;
-  horizons_[db] = deletes.Greatest();
   s = PutRow(HorizonRowName(db), EncodeHorizon(deletes), !had_row);
+  const int64_t greatest = deletes.Greatest();
+  horizons_[db] = Horizon{std::move(deletes), greatest};
   if (!s.ok()) return s;
   // Every key holding a version, live or not: a string key that reads as absent (its winner a
   // tombstone or expired) may still hold a live sibling (types/or_string_rows.h).

@@ -213,9 +213,15 @@ class WholeKeyMarkers {
     // before Judge are stale.
     bool expiry_rewritten = false;
   };
+  // `view`: the deletes that judge a TREG or TLOG delta (covered, the pair it must beat, the log
+  // cutoff it raises) are the key's and its database's that `view` does not cover
+  // (MarkerEntries::GreatestBeyond) — the last collect of the delta's origin, or of the
+  // snapshot's sender (docs/active-active.md, "Status", marker collection's step 3); nullptr:
+  // every delete. Other deltas are judged by every delete.
   // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
   // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
-  storage::Status Judge(int db, std::vector<std::string>* delta, Admission* admission);
+  storage::Status Judge(int db, std::vector<std::string>* delta, Admission* admission,
+                        const types::OrContext* view = nullptr);
   // The key's floor rises to `precedence` (a covered delta's one effect, and Admission's
   // raise_floor), wiping live content of a lower type.
   storage::Status RaiseFloor(int db, std::string_view key, int precedence);
@@ -312,7 +318,16 @@ class WholeKeyMarkers {
   storage::Status DeleteFromLog(int db, std::string_view key, int64_t ts, bool* is_log);
   // The key's own marker row (no horizon); *found says whether there is one.
   storage::Status ReadRow(int db, std::string_view key, KeyMarker* marker, bool* found);
-  storage::Status ReadHorizon(int db, int64_t* horizon);
+  // The database's flushes, cached once read or written (horizons_), and their greatest T
+  // (KeyMarker::kNothingDeleted for none).
+  struct Horizon {
+    MarkerEntries deletes;
+    int64_t greatest = KeyMarker::kNothingDeleted;
+  };
+  storage::Status ReadHorizon(int db, const Horizon** horizon);
+  // Lowers marker->deleted_up_to to the greatest T of the key's deletes (marker->deletes) and
+  // its database's flushes that `view` does not cover (Judge's view).
+  storage::Status NarrowToView(int db, const types::OrContext& view, KeyMarker* marker);
   // The database's horizon row, uncached; empty when there is none.
   storage::Status ReadHorizonRow(int db, MarkerEntries* deletes);
 
@@ -327,7 +342,7 @@ class WholeKeyMarkers {
   uint64_t rows_held_ = 0;                        // see rows_held()
   types::OrContext entry_tops_;                   // see entry_tops()
   bool recount_ = false;                          // a batch was discarded since the count
-  std::vector<std::optional<int64_t>> horizons_;  // per database, once read or written
+  std::vector<std::optional<Horizon>> horizons_;  // per database, once read or written
 };
 
 }  // namespace ebb::server

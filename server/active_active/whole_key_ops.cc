@@ -177,7 +177,9 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   // Without markers only a log's retention window asks anything of them (raise_floor_to).
   if (!whole_key_->any() && plan->args[0] != "tlog") return;
   WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
+  // A TREG or TLOG write is judged by the deletes this node's last collect does not cover, as
+  // every peer judges it (docs/active-active.md, "Status", marker collection's step 3).
+  storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission, &own_collect_);
   plan->views.assign(plan->args.begin(), plan->args.end());  // a PUT's expiry may be rewritten
   if (s.IsInvalidArgument()) return;  // a timestamp the command's handler refuses with its error
   // The rewritten PXAT is the version's expiry: parsed again (a form the plan made always parses).
@@ -280,7 +282,8 @@ types::Dot ActiveActive::DotOfDelta(std::string_view origin_id, const PeerDelta&
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin_id,
                                                        const PeerDelta& delta,
-                                                       const std::vector<std::string>& args) {
+                                                       const std::vector<std::string>& args,
+                                                       Arrival arrival) {
   WholeKeyPiece piece;
   if (!ParseWholeKeyPiece(args, &piece)) {
     spdlog::warn("Peer {}: delta {} is not a known operation ({}): skipped", origin_id,
@@ -319,7 +322,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
       // The TRIMAT of a log's hidden entries made with it: applied as that delta is.
       PeerDelta trimat = delta;
       trimat.args = {"tlog", "trimat", args[2], args[4]};
-      const ApplyOutcome outcome = ApplyOne(origin_id, trimat);
+      const ApplyOutcome outcome = ApplyOne(origin_id, trimat, arrival);
       if (outcome != ApplyOutcome::kApplied) return outcome;
     } else if (args.size() == 6) {
       s = whole_key_->DeleteKeys(delta.db, {dot, piece.cut_at},
@@ -346,6 +349,15 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
     return ApplyOutcome::kEngineError;
   }
   return ApplyOutcome::kApplied;
+}
+
+storage::Status ActiveActive::JudgeOwnCut(int db, const std::string& key,
+                                          std::optional<uint64_t>* cut) {
+  std::vector<std::string> trimat = {"tlog", "trimat", key, std::to_string(**cut)};
+  WholeKeyMarkers::Admission admission;
+  storage::Status s = whole_key_->Judge(db, &trimat, &admission, &own_collect_);
+  if (s.ok() && admission.covered) cut->reset();
+  return s;
 }
 
 bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
@@ -403,6 +415,9 @@ bool ActiveActive::RunExpiry(LocalWrite* plan, protocol::ReplyWriter& reply) {
               ? hidden.engine_status()
               : storage::Status::Corruption("TLOG metadata");
     } else if ((cut = *hidden)) {
+      s = JudgeOwnCut(plan->db, key, &cut);
+    }
+    if (s.ok() && cut) {
       auto trimmed = log.TrimAt(key, *cut);
       if (!trimmed.ok()) s = trimmed.engine_status();
     }

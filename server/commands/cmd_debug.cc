@@ -230,8 +230,8 @@ void ExecutePeerApply(CommandContext& ctx, const PeerApplyOptions& o) {
   // A malformed delta is skipped and counted, not applied.
   const uint64_t malformed = aa->malformed_deltas();
   size_t applied = 0;
-  if (!aa->ApplySnapshot(o.origin, run, std::nullopt, &applied) || applied != 1 ||
-      aa->malformed_deltas() != malformed) {
+  if (!aa->ApplySnapshot(o.origin, run, std::nullopt, &applied, ActiveActive::Arrival::kStream) ||
+      applied != 1 || aa->malformed_deltas() != malformed) {
     return ctx.reply.Error(kDeltaNotApplied);
   }
   ctx.reply.Ok();

@@ -256,21 +256,24 @@ bool ReadSystemRow(CommandRunner& node, const std::string& name, std::string* va
 }
 
 // The greatest T of the deletes that cover `key` in `db` on `node`: its marker's and its
-// database's horizon's (server/active_active/whole_key.h), read from their system rows;
+// database's horizon's (server/active_active/whole_key.h), read from their system rows, those
+// `view` covers left out when there is one (MarkerEntries::GreatestBeyond);
 // KeyMarker::kNothingDeleted for none.
-int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key) {
+int64_t CoveredUpTo(CommandRunner& node, int db, const std::string& key,
+                    const ebb::types::OrContext* view = nullptr) {
   using ebb::server::KeyMarker;
   int64_t covered = KeyMarker::kNothingDeleted;
   std::string value;
   if (ReadSystemRow(node, ebb::server::KeyMarkerRowName(db, key), &value)) {
     KeyMarker marker;
     Check(ebb::server::DecodeKeyMarker(value, &marker), "a key marker does not decode", {key});
-    covered = marker.deleted_up_to;
+    covered = view != nullptr ? marker.deletes.GreatestBeyond(*view) : marker.deleted_up_to;
   }
   if (ReadSystemRow(node, ebb::server::HorizonRowName(db), &value)) {
     ebb::server::MarkerEntries flushes;
     Check(ebb::server::DecodeHorizon(value, &flushes), "a horizon does not decode", {key});
-    covered = std::max(covered, flushes.Greatest());
+    covered =
+        std::max(covered, view != nullptr ? flushes.GreatestBeyond(*view) : flushes.Greatest());
   }
   return covered;
 }
@@ -310,16 +313,21 @@ void CheckOrSlotsAbove(ebb::types::Keyspace& ks, int db, const std::string& key,
 // live or expired whole — and its counter's base and records. Every delete removes what it covers
 // as it is applied (what has expired too), and the gate drops what arrives covered, so the expiry
 // register applies to what is held without asking the deletes again (docs/active-active.md,
-// "Status", marker collection: what step 3 must keep).
-void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
+// "Status", marker collection: what step 3 must keep). A TREG pair or log entry lies above the
+// deletes no collect the node knows covers (`known`, the join of its collect rows): one below a
+// delete lives when its origin wrote it after a collect covering that delete (step 3).
+void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove,
+                           const ebb::types::OrContext& known) {
   using ebb::types::KeyType;
   ebb::types::Keyspace& ks = node.context().keyspace();
   for (int db = 0; db < 2; ++db) {
     for (const std::string key : kKeys) {
       const int64_t covered = CoveredUpTo(node, db, key);
       if (covered == ebb::server::KeyMarker::kNothingDeleted) continue;
+      const int64_t uncollected = CoveredUpTo(node, db, key, &known);
       const std::vector<std::string> where = {"db " + std::to_string(db), key,
-                                              "covered up to " + std::to_string(covered)};
+                                              "covered up to " + std::to_string(covered),
+                                              "uncollected up to " + std::to_string(uncollected)};
       std::string counter_row;
       if (ReadSystemRow(node, ebb::server::CounterRowName(db, key), &counter_row)) {
         ebb::types::CounterState counter;
@@ -353,7 +361,7 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
         uint64_t ts = 0;
         Check(ebb::types::DecodeTregPayload(row.payload, &value, &ts), "a TREG does not decode",
               where);
-        Check(ebb::server::ClampToSigned(ts) > covered, "a held TREG pair lies under a delete",
+        Check(ebb::server::ClampToSigned(ts) > uncollected, "a held TREG pair lies under a delete",
               where);
       } else if (row.type == KeyType::kSeries) {
         if (s.ok()) {
@@ -375,7 +383,7 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove) {
         auto entries = ebb::types::Tlog(ks, db).HeldEntries(key, &cutoff);
         Check(entries.ok(), "a log's held entries are unreadable", where);
         for (const ebb::types::TlogEntry& entry : *entries) {
-          Check(ebb::server::ClampToSigned(entry.ts) > covered,
+          Check(ebb::server::ClampToSigned(entry.ts) > uncollected,
                 "a held TLOG entry lies under a delete",
                 Naming(where, "entry " + std::to_string(entry.ts)));
         }
@@ -499,7 +507,7 @@ class Mesh {
     nodes_[i]->Reopen();
     db_[i] = 0;  // a new client
     Subscribe(i);
-    CheckHeldAboveDeletes(*nodes_[i], observed_remove_);
+    CheckHeldAboveDeletes(*nodes_[i], observed_remove_, KnownCollects(i));
   }
 
   // Every node gets every delta, the clocks are set alike, and the nodes must agree.
@@ -523,7 +531,7 @@ class Mesh {
             {"DEBUG", "DIGEST-LOGICAL", "node " + std::to_string(i)});
       CheckInvariants(*nodes_[i]);  // its RESET selects database 0
       db_[i] = 0;
-      CheckHeldAboveDeletes(*nodes_[i], observed_remove_);
+      CheckHeldAboveDeletes(*nodes_[i], observed_remove_, KnownCollects(i));
     }
     CheckSameMarkers();
   }
@@ -609,6 +617,22 @@ class Mesh {
   }
 
   // Every origin whose deltas the nodes get: the three nodes and the damaged deltas' fourth.
+  // The join of node i's collect rows, one per origin.
+  ebb::types::OrContext KnownCollects(int i) {
+    ebb::types::OrContext known;
+    for (const std::string& id : Origins()) {
+      const std::optional<ebb::types::OriginId> origin = ebb::types::OriginId::FromHex(id);
+      Check(origin.has_value(), "an origin is no node id", {id});
+      std::string value;
+      if (!ReadSystemRow(*nodes_[i], ebb::server::CollectRowName(*origin), &value)) continue;
+      ebb::types::OrContext collect;
+      Check(ebb::server::DecodeCollectRow(value, *origin, &collect), "a collect does not decode",
+            {id});
+      known.Join(collect);
+    }
+    return known;
+  }
+
   std::vector<std::string> Origins() const {
     std::vector<std::string> origins(ids_.begin(), ids_.end());
     origins.push_back(kDamagedOrigin);

@@ -218,6 +218,96 @@ TEST_F(ActiveActiveCollectTest, ANodeThatWentBackTakesASnapshotAtACollect) {
   EXPECT_EQ(InfoField(c_[1].get(), "peers", "snapshots_sent"), 1);
 }
 
+// Whether `c` answers `TREG GET reg` with [value, ts].
+bool TregIs(redisContext* c, const std::string& value, long long ts) {
+  const Reply reg = Cmd(c, {"TREG", "GET", "reg"});
+  return reg.is_array() && reg.size() == 2 && reg.elements()[0].str() == value &&
+         reg.elements()[1].integer() == ts;
+}
+// Whether `c` answers `TLOG GET log` with the one entry [value, ts].
+bool LogIs(redisContext* c, const std::string& value, long long ts) {
+  const Reply log = Cmd(c, {"TLOG", "GET", "log"});
+  return log.is_array() && log.size() == 1 && log.elements()[0].size() == 2 &&
+         log.elements()[0].elements()[0].str() == value &&
+         log.elements()[0].elements()[1].integer() == ts;
+}
+
+// Step 3 of marker collection (docs/active-active.md, "Status"): a TREG or TLOG write is judged
+// by the deletes its origin's last collect does not cover. Node 0 deletes a register and a log
+// written at 100; once node 1's collect covers that delete, node 1's writes at 50 are later than
+// the delete — node 1 had applied it — and live on every node, as on a lone node. Judged by the
+// delete's T alone they were dropped everywhere for good.
+TEST_F(ActiveActiveCollectTest, AWriteBelowADeleteItsOriginCollectedLives) {
+  ASSERT_NO_FATAL_FAILURE(StartMesh(3));
+  std::string id[3];
+  for (int i = 0; i < 3; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "reg", "old", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TLOG", "INS", "log", "old", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log"}).integer(), 2);  // node 0's offset 3
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 3)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TREG", "SET", "reg", "new", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TLOG", "INS", "log", "new", "50"}).str(), "OK");
+  for (int i = 0; i < 3; i++) {
+    redisContext* c = c_[i].get();
+    EXPECT_TRUE(Eventually([&] { return TregIs(c, "new", 50) && LogIs(c, "new", 50); }))
+        << i << ": " << Cmd(c, {"TREG", "GET", "reg"}).ToString() << " "
+        << Cmd(c, {"TLOG", "GET", "log"}).ToString();
+  }
+}
+
+// A node that joins late takes such writes from snapshots: their pieces are judged by the
+// collects the sender knew (`collects-known`), so the joiner holds what the senders hold.
+TEST_F(ActiveActiveCollectTest, ASnapshotCarriesAWriteBelowACollectedDelete) {
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, {"--peer-backlog-size", "1"}));
+  std::string id[2];
+  for (int i = 0; i < 2; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "reg", "old", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TLOG", "INS", "log", "old", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log"}).integer(), 2);
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 3)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TREG", "SET", "reg", "new", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TLOG", "INS", "log", "new", "50"}).str(), "OK");
+  for (int i = 0; i < 2; i++) {
+    redisContext* c = c_[i].get();
+    ASSERT_TRUE(Eventually([&] { return TregIs(c, "new", 50) && LogIs(c, "new", 50); })) << i;
+  }
+  ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1]}))) << late_.error();
+  RedisConnection late = late_.Connect();
+  ASSERT_TRUE(Eventually([&] { return SnapshotsSent() >= 2; })) << SnapshotsSent();
+  EXPECT_TRUE(Eventually([&] { return TregIs(late.get(), "new", 50); }))
+      << Cmd(late.get(), {"TREG", "GET", "reg"}).ToString();
+  EXPECT_TRUE(LogIs(late.get(), "new", 50)) << Cmd(late.get(), {"TLOG", "GET", "log"}).ToString();
+}
+
+// A node whose own collect does not cover a delete yet may hold entries below it that another
+// origin wrote after its collect covered it. Its TLOG CLR of them would travel as a TRIMAT that
+// every peer judges by this node's collect, covered, and drops: so it changes nothing here either,
+// and is not logged. Its own insert below the delete is dropped alike.
+TEST_F(ActiveActiveCollectTest, ATrimBelowADeleteItsOriginHasNotCollectedChangesNothing) {
+  ASSERT_TRUE(n_[0].Start(no_peer_.PeerArgs())) << n_[0].error();
+  RedisConnection c = n_[0].Connect();
+  const std::string a(40, 'a');
+  types::OrContext collect;
+  collect.Raise(Origin(a), 2);
+  const std::vector<std::vector<std::string>> deltas = {
+      {"tlog", "ins", "log", "old", "100"},
+      {"del-at", "100", "log"},
+      server::CollectDeltaArgs(collect, Origin(a)),
+      {"tlog", "ins", "log", "new", "50"},
+  };
+  for (size_t i = 0; i < deltas.size(); i++) {
+    std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", a, "0", "OFFSET", std::to_string(i + 1)};
+    cmd.insert(cmd.end(), deltas[i].begin(), deltas[i].end());
+    ASSERT_EQ(Cmd(c.get(), cmd).str(), "OK") << i;
+  }
+  ASSERT_TRUE(LogIs(c.get(), "new", 50)) << Cmd(c.get(), {"TLOG", "GET", "log"}).ToString();
+  const long long end = InfoField(c.get(), "peers", "origin_offset");
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "CLR", "log"}).str(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "INS", "log", "mine", "40"}).str(), "OK");
+  EXPECT_TRUE(LogIs(c.get(), "new", 50)) << Cmd(c.get(), {"TLOG", "GET", "log"}).ToString();
+  EXPECT_EQ(InfoField(c.get(), "peers", "origin_offset"), end);
+}
+
 // Collects of two origins applied as deltas and as a snapshot's pieces, in two orders, an older
 // one after a newer: each row is the join of what was applied. A snapshot's piece naming another
 // origin than its sender is passed over: a's row never takes b's copy of a collect of a. Malformed

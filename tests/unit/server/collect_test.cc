@@ -65,6 +65,22 @@ TEST(CollectTest, AnyOtherFormIsRefused) {
   EXPECT_TRUE(ParseCollect(CollectDeltaArgs(wide, Origin(kA)), Origin(kA)).has_value());
 }
 
+TEST(CollectTest, KnownCollectsPieceGivesBackItsJoin) {
+  const types::OrContext known = Context({{kA, 7}, {kB, 3}});
+  const std::vector<std::string> piece = KnownCollectsPieceArgs(known, Origin(kB));
+  EXPECT_EQ(piece[0], "collects-known");
+  EXPECT_EQ(ParseKnownCollects(piece, Origin(kB)), known);
+  const std::vector<std::vector<std::string>> bad = {
+      {"collects-known"},
+      {"collects-known", piece[1], "extra"},
+      {"collects-known", piece[1] + "x"},
+      {"collect", piece[1]},
+  };
+  for (const auto& args : bad) {
+    EXPECT_FALSE(ParseKnownCollects(args, Origin(kB)).has_value()) << testing::PrintToString(args);
+  }
+}
+
 TEST(CollectTest, RowNamesSpellTheOriginInLowerCaseHex) {
   EXPECT_EQ(CollectRowName(Origin(kA)), "aa-collect:" + kA);
   types::OriginId origin;

@@ -152,6 +152,29 @@ TEST(KeyMarkerTest, DeletesKeepWhatNoOtherOfTheirOriginDominates) {
 }
 
 // A horizon keeps its deletes too; one written in decimal reads as one at the pre-mode dot.
+// A view (an origin's last collect) leaves out the entries it covers; offset 0 and the pre-mode
+// dot name no delta an origin announced, so no view covers them.
+TEST(KeyMarkerTest, GreatestBeyondAViewLeavesOutWhatItCovers) {
+  const types::OriginId a(std::string(types::kOriginIdSize, 'a'));
+  const types::OriginId b(std::string(types::kOriginIdSize, 'b'));
+  MarkerEntries deletes;
+  deletes.Add({{a, 2}, 5});
+  deletes.Add({{b, 7}, 9});
+  types::OrContext view;
+  EXPECT_EQ(deletes.GreatestBeyond(view), 9);
+  view.Raise(b, 6);
+  EXPECT_EQ(deletes.GreatestBeyond(view), 9);
+  view.Raise(b, 7);
+  EXPECT_EQ(deletes.GreatestBeyond(view), 5);
+  view.Raise(a, 2);
+  EXPECT_EQ(deletes.GreatestBeyond(view), MarkerEntries::kNone);
+  MarkerEntries unnamed;
+  unnamed.Add({{a, 0}, 3});
+  unnamed.Add({PreModeMarkerDot(), 4});
+  view.Raise(PreModeMarkerDot().origin, 9);
+  EXPECT_EQ(unnamed.GreatestBeyond(view), 4);
+}
+
 TEST(KeyMarkerTest, HorizonRows) {
   MarkerEntries deletes;
   deletes.Add({{test::kOriginA, 5}, 1500});
