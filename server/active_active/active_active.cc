@@ -183,8 +183,7 @@ storage::Status ActiveActive::EnterMode() {
                     std::to_string(kEntryContentOffset));
   }
   if (!s.ok()) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
+    whole_key_->DiscardBatch();
     return s;
   }
   s = ks.CommitBatch();

@@ -85,8 +85,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
     const ApplyOutcome outcome = ApplyOne(origin_id, *delta, Arrival::kStream);
     if (outcome == ApplyOutcome::kEngineError) {
       // The failed delta may be half written: none of the group stays.
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
+      whole_key_->DiscardBatch();
       return false;
     }
     // A malformed delta is skipped, counted and logged (ApplyOne): the link goes on.
@@ -94,8 +93,7 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
     last = delta->offset;
   }
   if (last == applied) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
+    whole_key_->DiscardBatch();
     return ok;
   }
   const storage::Status s = CommitApplied(origin_id, AppliedPosition{last, std::move(last_digest)});
@@ -133,8 +131,7 @@ storage::Status ActiveActive::CommitApplied(const std::string& origin_id,
                     EncodeAppliedRow(*applied));
   }
   if (!s.ok()) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
+    whole_key_->DiscardBatch();
     return s;
   }
   s = ks.CommitBatch();
@@ -153,8 +150,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
   const uint64_t applied = applied_offset(origin_id);
   own_vector_.reset();
   auto failed = [&] {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
+    whole_key_->DiscardBatch();
     return false;
   };
   ks.BeginBatch();

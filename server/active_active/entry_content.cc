@@ -187,8 +187,7 @@ storage::Status PrepareEntryContent(types::Keyspace& keyspace, WholeKeyMarkers& 
   for (const Change& change : changes) {
     storage::Status s = WriteChange(keyspace, markers, change);
     if (!s.ok()) {
-      keyspace.DiscardBatch();
-      markers.ForgetCachedHorizons();
+      markers.DiscardBatch();
       return s;
     }
   }

@@ -211,8 +211,7 @@ void ActiveActive::AnswerStringVersion(int db, const StringDelta& version, int64
 storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {
   types::Keyspace& ks = context_->keyspace();
   if (!succeeded) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
+    whole_key_->DiscardBatch();
     return storage::Status::OK();
   }
   PeerDelta delta;
@@ -225,8 +224,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
     const std::string key = delta.args[2];
     auto cutoff = types::Tlog(ks, plan.db).Cutoff(key);
     if (!cutoff.ok()) {
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
+      whole_key_->DiscardBatch();
       return cutoff.status() == types::OpStatus::kEngineError
                  ? cutoff.engine_status()
                  : storage::Status::InvalidArgument("TLOG cutoff unreadable");
@@ -236,8 +234,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
     std::optional<uint64_t> cut = cutoff.value();
     const storage::Status s = JudgeOwnCut(plan.db, key, &cut);
     if (!s.ok() || !cut) {
-      ks.DiscardBatch();
-      whole_key_->ForgetCachedHorizons();
+      whole_key_->DiscardBatch();
       return s;
     }
     delta.args = {"tlog", "trimat", key, std::to_string(*cut)};
@@ -251,8 +248,7 @@ storage::Status ActiveActive::LogOwnDelta(PeerDelta delta, const StringDelta* st
   EncodePeerDelta(delta, &row_scratch_);
   storage::Status s = ks.db().Put(ks.WriteOptions(), LogRowKey(delta.offset).view(), row_scratch_);
   if (!s.ok()) {
-    ks.DiscardBatch();
-    whole_key_->ForgetCachedHorizons();
+    whole_key_->DiscardBatch();
     return s;
   }
   s = ks.CommitBatch();

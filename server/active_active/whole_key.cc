@@ -224,6 +224,12 @@ storage::Status WholeKeyMarkers::Recount() {
   return recount_ ? CountRows() : storage::Status::OK();
 }
 
+void WholeKeyMarkers::DiscardBatch() {
+  keyspace_.DiscardBatch();
+  horizons_.assign(horizons_.size(), std::nullopt);
+  recount_ = true;
+}
+
 storage::Status WholeKeyMarkers::PutRow(const std::string& name, const std::string& value,
                                         bool new_row) {
   any_ = true;

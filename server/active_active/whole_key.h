@@ -172,13 +172,11 @@ class WholeKeyMarkers {
   // no write needs a marker read. Also counts them (rows_held): one pass over the marker rows.
   storage::Status Load();
   bool any() const { return any_; }
-  // The horizons are cached once read or written, for every write reads its database's. The
-  // caller drops the cache whenever it discards a keyspace batch (a flush in it never happened);
-  // the count of rows held is then taken again by the next Recount.
-  void ForgetCachedHorizons() {
-    horizons_.assign(horizons_.size(), std::nullopt);
-    recount_ = true;
-  }
+  // Discards the keyspace's open batch, and with it the horizons cached from it (they are cached
+  // once read or written, for every write reads its database's, and a flush in the batch never
+  // happened); the count of rows held is then taken again by the next Recount. Every discard of a
+  // batch that may hold a marker goes through here.
+  void DiscardBatch();
   // The key marker and horizon rows held (INFO peers markers_pending), counting the open
   // batch's new rows: exact between batches unless one was discarded since the last Recount.
   uint64_t rows_held() const { return rows_held_; }
