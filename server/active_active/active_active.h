@@ -39,8 +39,8 @@
 // about as many again); an entry of the applied vector changes only in the engine write of
 // the deltas or snapshot it counts, and only forward (a new incarnation forgets the vector).
 // Where: active_active.cc (the mode, the peers, INFO), local_write.cc (the origin side),
-// apply_deltas.cc (the applying side), origin_log.cc (the log and the stream of it),
-// whole_key_ops.cc (the whole-key writes, both sides).
+// apply_deltas.cc (the applying side; its working types: apply_state.h), origin_log.cc (the log and
+// the stream of it), whole_key_ops.cc (the whole-key writes, both sides).
 //
 // Thread-safety: every method on the io thread, except applied_offset (any thread: the links
 // read it when they connect).
@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "server/active_active/active_active_code.h"
+#include "server/active_active/apply_state.h"
 #include "server/active_active/counters.h"
 #include "server/active_active/local_write.h"
 #include "server/active_active/marker_piece.h"
@@ -203,10 +204,8 @@ class ActiveActive {
   // works on them where they stand, so that no delta is copied), and only its offset and db stay as
   // they came.
   bool ApplyDeltas(const std::string& origin_id, std::span<PeerDelta* const> deltas);
-  // How a delta reached this node, which decides the deletes that judge a TREG or TLOG write
-  // (JudgingView; docs/active-active.md, "Status", marker collection's step 3): over its origin's
-  // stream, or as a snapshot's piece.
-  enum class Arrival { kStream, kSnapshot };
+  // How a delta reached this node (apply_state.h).
+  using Arrival = ActiveActiveArrival;
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
@@ -594,20 +593,8 @@ class ActiveActive {
   // The dot of a peer's `delta` from `origin_id` (the pre-mode origin for an id that is not a
   // node id, which only DEBUG PEER-APPLY can give).
   static types::Dot DotOfDelta(std::string_view origin_id, const PeerDelta& delta);
-  // A snapshot being received from a peer that sent its vector first: that vector, and per
-  // database the first engine key the sweep has not passed (past the last piece's key, or where
-  // the tail's sweep stopped; absent: the database's first key).
-  struct SnapshotReceipt {
-    OriginVector sender_ids;  // as sent, for the kKnownRowPrefix rows at the end
-    // The same as dots' origins when string slots are judged by it (the observed-remove rule);
-    // empty otherwise, and a receipt with an empty vector sweeps nothing.
-    types::OrContext sender_vector;
-    bool Sweeps() const { return !sender_vector.empty(); }
-    std::map<int, std::string> sweep_from;
-    // The sender's `collects-known` piece (collect.h): what judges the snapshot's TREG and TLOG
-    // pieces (JudgingView).
-    std::optional<types::OrContext> sender_collects;
-  };
+  // A snapshot being received from a peer (apply_state.h).
+  using SnapshotReceipt = ActiveActiveSnapshotReceipt;
   // The kKnownRowPrefix row of `origin`, and whether `offset` raises what known_ holds for it.
   static std::string KnownRowName(std::string_view origin);
   bool RaisesKnown(const std::string& origin, uint64_t offset) const;
@@ -664,20 +651,8 @@ class ActiveActive {
   // no type floor above strings).
   storage::Status OrStringHolds(int db, const std::string& key, const types::OrStringRows& rows,
                                 bool* holds);
-  // A peer's data delta (a string write, TLOG or TREG) and what runs it.
-  struct PeerWrite {
-    std::vector<std::string> args;  // the command, its name (and subcommand) in lower case
-    ResolvedCommand row;            // its handler's (spec null for a reduced form)
-    bool reduced_put = false;       // an expired string version without its bytes (kPutExpired)
-    // An expired TLOG entry or TREG pair without its bytes (kInsExpired, kSetExpired): `args`
-    // holds the whole form it is judged as (JudgedFormOf).
-    bool reduced_entry = false;
-    bool string_write = false;
-    // A string delta as ApplyOne parsed it (it views `args`): the gate judges it and
-    // WriteStringVersion writes it without parsing `args` again, unless the key's markers
-    // rewrote its expiry (WholeKeyMarkers::Judge), which parses them once more.
-    std::optional<StringDelta> string_delta;
-  };
+  // A peer's data delta and what runs it (apply_state.h).
+  using PeerWrite = ActiveActivePeerWrite;
   // The data delta *args (lower-cased) resolved, its words moved into the write; nullopt, *args
   // left as it was, when it is no known operation.
   std::optional<PeerWrite> ResolvePeerWrite(std::vector<std::string>* args) const;
