@@ -394,7 +394,7 @@ OpResult<Series::IncrResult> Series::IncrBy(std::string_view key, int64_t ts, do
 OpResult<SeriesMeta> Series::Meta(std::string_view key) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->live) return OpStatus::kNotFound;
+  if (!Readable(*read)) return OpStatus::kNotFound;
   return read->meta;
 }
 
@@ -445,7 +445,7 @@ OpResult<void> Series::Scan(std::string_view key, int64_t from, int64_t to, bool
                             const std::function<bool(const Sample&)>& visit) {
   OpResult<Found> read = ReadMeta(key);
   if (!read.ok()) return FailureOf(read);
-  if (!read->live) return OpStatus::kNotFound;
+  if (!Readable(*read)) return OpStatus::kNotFound;
   const int64_t low =
       read_stored_ ? from
                    : std::max(from, SeriesReadFloor(read->meta, keyspace_.db().ExpiryNowMs()));

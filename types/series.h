@@ -131,9 +131,10 @@ class Series {
     merge_state_prefix_ = std::move(merge_state_prefix);
   }
   // Active-active compaction rules (server/active_active/series_rules_state.h): Scan and Neighbor
-  // visit every stored sample, those retention hides included, so that a destination's bucket is
-  // a function of the samples the merge stored, whatever the newest sample was when it was
-  // computed.
+  // visit every stored sample, those retention hides included, and Meta, Scan and Neighbor find a
+  // series its expiry register expired whole as a live one, so that a destination's bucket is a
+  // function of the samples the merge stored, whatever the newest sample was and whatever the
+  // clock read when it was computed.
   void ReadStoredSamples() { read_stored_ = true; }
 
   // TS.CREATE: a new empty series; false (nothing written) when the key exists as a series.
@@ -207,6 +208,8 @@ class Series {
     std::optional<storage::DeadVersion> dead;
     bool held() const { return live || expired_by_register; }
   };
+  // Whether reads find the series `found` describes (ReadStoredSamples: also one expired whole).
+  bool Readable(const Found& found) const { return read_stored_ ? found.held() : found.live; }
   OpResult<Found> ReadMeta(std::string_view key);
   std::string SamplePrefix(std::string_view key, uint64_t version) const;
   // Writes the metadata row with the batch's other rows as one engine write, with the retention

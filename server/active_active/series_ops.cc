@@ -241,24 +241,32 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
   KeyMarker marker;
   bool has_row = false;
   if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row);
-  auto before = types::Series(ks, db).Meta(group.key);  // for the rules it feeds
-  if (s.ok() && before.status() == types::OpStatus::kEngineError) s = before.engine_status();
-  if (s.ok() && !before.ok() && marker.deleted_up_to != KeyMarker::kNothingDeleted) {
+  auto live = types::Series(ks, db).Meta(group.key);
+  if (s.ok() && live.status() == types::OpStatus::kEngineError) s = live.engine_status();
+  if (s.ok() && !live.ok() && marker.deleted_up_to != KeyMarker::kNothingDeleted) {
     // A series its expiry register expired here, which a flush passed over: what the delete
     // covers goes before this write continues it (nothing when the key holds no series).
     s = DeleteSeriesUpTo(ks, db, group.key, marker.deleted_up_to);
   }
+  // For the rules it feeds, a series its expiry register expired whole is held as a live one:
+  // a destination is computed from every sample its source stores, whatever the clock.
+  std::optional<types::SeriesMeta> before;
+  if (live.ok()) {
+    before = std::move(*live);
+  } else if (s.ok()) {
+    s = HeldSeriesMeta(ks, db, group.key, &before);
+  }
   bool covered = false;
   if (s.ok()) s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, &covered);
   std::vector<int64_t> touched;  // only a series that held rules feeds a destination
-  if (before.ok() && !before->rules.empty()) {
+  if (before && !before->rules.empty()) {
     for (const auto& [ts, state] : group.samples) touched.push_back(ts);
   }
   std::optional<int64_t> newest_before;
-  if (before.ok() && before->newest) newest_before = before->newest->ts;
+  if (before && before->newest) newest_before = before->newest->ts;
   // The key's expiry register, given to a series made after it and settled against the settings.
   if (s.ok() && marker.expiry) s = whole_key_->SettleExpiry(db, group.key);
-  if (s.ok()) s = AfterSeriesMerge(ks, db, group.key, touched, before.ok(), newest_before);
+  if (s.ok()) s = AfterSeriesMerge(ks, db, group.key, touched, before.has_value(), newest_before);
   // A covered write still raises the key's floor, as every other type's does.
   if (s.ok() && covered && marker.floor < types::TypePrecedence(types::KeyType::kSeries)) {
     s = whole_key_->RaiseFloor(db, group.key, types::TypePrecedence(types::KeyType::kSeries));

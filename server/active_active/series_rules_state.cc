@@ -44,11 +44,13 @@ types::SeriesRules ModeRules(types::Keyspace& keyspace, int db) {
   return rules;
 }
 
+// Whether `key` holds a series, also one its expiry register expired whole: a link does not
+// follow the clock, so every node agrees on it once the registers have merged.
 storage::Status IsSeries(types::Keyspace& keyspace, int db, std::string_view key, bool* is) {
-  auto meta = types::Series(keyspace, db).Meta(key);
-  *is = meta.ok();
-  return meta.ok() || Absent(meta.status()) ? storage::Status::OK()
-                                            : types::EngineStatusOf(meta, "series rule");
+  std::optional<types::SeriesMeta> meta;
+  storage::Status s = HeldSeriesMeta(keyspace, db, key, &meta);
+  *is = meta.has_value();
+  return s;
 }
 
 // The destinations whose register names `source` (the index; a stale row names a destination
@@ -121,6 +123,7 @@ storage::Status Settle(types::Keyspace& keyspace, int db, std::string_view dest,
   if (s.ok()) s = Live(keyspace, db, reg, &live);
   if (!s.ok()) return s;
   types::Series series(keyspace, db);
+  series.ReadStoredSamples();  // a series its expiry register expired whole is held
   types::SeriesRules rules = ModeRules(keyspace, db);
   auto meta = series.Meta(dest);
   if (!meta.ok() && !Absent(meta.status())) return types::EngineStatusOf(meta, "series rule");
@@ -239,14 +242,11 @@ storage::Status AfterSeriesMerge(types::Keyspace& keyspace, int db, std::string_
 storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_view key,
                                  bool* computed) {
   *computed = false;
-  auto meta = types::Series(keyspace, db).Meta(key);
-  if (!meta.ok()) {
-    return Absent(meta.status()) ? storage::Status::OK()
-                                 : types::EngineStatusOf(meta, "series rule");
-  }
-  if (!meta->source) return storage::Status::OK();
+  std::optional<types::SeriesMeta> meta;  // also one its expiry register expired whole
+  storage::Status s = HeldSeriesMeta(keyspace, db, key, &meta);
+  if (!s.ok() || !meta || !meta->source) return s;
   std::optional<SeriesRuleRegister> reg;
-  storage::Status s = ReadSeriesRule(keyspace, db, key, &reg);
+  s = ReadSeriesRule(keyspace, db, key, &reg);
   *computed = s.ok() && reg && reg->present && reg->source == *meta->source;
   return s;
 }

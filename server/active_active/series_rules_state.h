@@ -7,9 +7,10 @@
 // `aa-tsrs:<db>:<source length>:<source><dest>` (empty value), so that what a source feeds is
 // one prefix scan. Both stay after the series are deleted, as the settings register does.
 //
-// A destination's link is **live** when its register names a source, both keys hold
-// series, and the registers above the source lead back to neither the destination (a cycle two
-// nodes made concurrently) nor further than types::kMaxRuleChain series: a function of the
+// A destination's link is **live** when its register names a source, both keys hold series
+// (also one its expiry register expired whole, whatever the clock), and the registers above the
+// source lead back to neither the destination (a cycle two nodes made concurrently) nor further
+// than types::kMaxRuleChain series: a function of the
 // registers and of which keys hold series, so every node agrees once they have merged. A live
 // link is mirrored in the series' metadata (the destination's source, the source's rules), which
 // types::SeriesRules reads. Each node keeps, for a live link, the destination's samples =

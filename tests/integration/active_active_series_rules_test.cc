@@ -6,8 +6,8 @@
 // into one destination and a cycle made by two nodes; a chain carried by a snapshot to a late
 // peer and over a restart; TWA rules, whose buckets follow the samples around them, under
 // concurrent adds into the gaps between buckets and range deletes of a bucket's neighbour, over
-// a restart and a snapshot, and under seeded random adds and range deletes. Every wait is a
-// bounded poll.
+// a restart and a snapshot, and under seeded random adds and range deletes; a source its expiry
+// register expired whole on one node and not on another. Every wait is a bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -548,6 +548,47 @@ TEST_F(ActiveActiveSeriesRulesTest, ARuleOverPurgedSamplesReadsFromItsFloor) {
   for (int i = 0; i < 2; i++) {
     ExpectTwaOf(c_[i].get(), "d", "s", 100, 0, 3, "n" + std::to_string(i) + " after 2600");
   }
+}
+
+// A destination is computed from every sample its source stores, also once the source's expiry
+// register has expired it whole: cut apart, n1 expires the source `s` and its clock passes the
+// expiry, while n0 makes a rule from it into `d`, which holds a sample of its own. After the heal
+// both nodes compute `d` from `s` (n1 got the rule with `s` expired; before, it left `d` its own
+// sample and n0 the bucket, for good). A sample n1 then adds into the bucket (the TS.ADD brings
+// `s` back as an empty series there, its samples hidden) refreshes the bucket on both nodes.
+TEST_F(ActiveActiveSeriesRulesTest, ARuleOverASourceItsRegisterExpiredComputesAlike) {
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATE", "d"}).str(), "OK");
+  Add(0, "d", 5, "9");
+  Add(0, "s", 10, "1");
+  Add(0, "s", 150, "2");
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Partition(true);
+  ASSERT_EQ(Cmd(c_[1].get(), {"PEXPIREAT", "s", std::to_string(kMeshClockMs + 1000)}).integer(), 1);
+  SetClock(1, kMeshClockMs + 2000);
+  ASSERT_EQ(Cmd(c_[1].get(), {"EXISTS", "s"}).integer(), 0);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "100"}).str(), "OK");
+  EXPECT_EQ(Range(c_[0].get(), "d"), RangeText({{0, "1"}}));
+  Partition(false);
+  // n0's clock is behind the expiry, so the digests differ (expiry is part of them) until the
+  // clocks agree: what both nodes answer agrees.
+  const auto both_hold = [&](const std::string& expected) {
+    return Eventually(
+        [&] { return Range(c_[0].get(), "d") == expected && Range(c_[1].get(), "d") == expected; });
+  };
+  EXPECT_TRUE(Eventually([&] {
+    return Cmd(c_[0].get(), {"PTTL", "s"}).integer() > 0;
+  })) << "n0 never got n1's expiry register";
+  EXPECT_TRUE(both_hold(RangeText({{0, "1"}})))
+      << Range(c_[0].get(), "d") << " on n0, " << Range(c_[1].get(), "d") << " on n1";
+  EXPECT_EQ(Cmd(c_[1].get(), {"EXISTS", "s"}).integer(), 0);
+  Add(1, "s", 50, "3");
+  EXPECT_TRUE(both_hold(RangeText({{0, "4"}})))
+      << Range(c_[0].get(), "d") << " on n0, " << Range(c_[1].get(), "d") << " on n1";
+  SetClock(0, kMeshClockMs + 2000);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRangeEverywhere("d", RangeText({{0, "4"}}));
+  ExpectRangeEverywhere("s", "");
 }
 
 }  // namespace
