@@ -494,24 +494,28 @@ class ActiveActive {
     const types::SeriesSettings* create = nullptr;  // nullptr: the series must exist
   };
   std::string RunSeriesSample(int db, const SeriesSampleWrite& write, SeriesGroup* group);
-  // A peer's `ts-merge` delta into the open batch.
+  // A peer's `ts-merge` delta (or snapshot piece) into the open batch, judged by its view
+  // (JudgingView).
   ApplyOutcome ApplySeries(const std::string& origin_id, const PeerDelta& delta,
-                           const std::vector<std::string>& args);
+                           const std::vector<std::string>& args, Arrival arrival);
   // Wipes a key of a type below a series' (as the gate does for a higher type's write) and
-  // merges `group` under the key's marker; *covered: a sample fell under a delete (the key's
-  // floor then rises to the series').
-  storage::Status MergeSeries(int db, const SeriesGroup& group);
+  // merges `group` under the key's deletes that `view` does not cover (WholeKeyMarkers::Marker;
+  // the origin's last collect, nullptr: every delete); a sample or register they cover is
+  // dropped, and the key's floor rises to the series'.
+  storage::Status MergeSeries(int db, const SeriesGroup& group, const types::OrContext* view);
   // RunSeries' TS.DEL (`ts-del key from to`, series_range.h): RedisTimeSeries' reply and errors
   // judged here, the samples in the range removed by a marker stamped after them; true when
   // plan->args is the `ts-delrange` delta to log.
   bool RunSeriesRangeDelete(LocalWrite* plan, protocol::ReplyWriter& reply);
-  // A peer's `ts-delrange` delta (or snapshot piece) into the open batch.
+  // A peer's `ts-delrange` delta (or snapshot piece) into the open batch, judged by its view
+  // (JudgingView).
   ApplyOutcome ApplySeriesRange(const std::string& origin_id, const PeerDelta& delta,
-                                const std::vector<std::string>& args);
-  // Joins `markers` into `key`'s set, but those a whole-key delete of the key already covers.
+                                const std::vector<std::string>& args, Arrival arrival);
+  // Joins `markers` into `key`'s set, but those a whole-key delete of the key that `view` does
+  // not cover already covers (MergeSeries' view).
   storage::Status MergeSeriesRange(int db, const std::string& key,
                                    std::span<const types::SeriesRangeMarker> markers,
-                                   uint64_t* removed_visible);
+                                   const types::OrContext* view, uint64_t* removed_visible);
   // RunSeries' TS.CREATERULE / TS.DELETERULE (series_rules_state.h): judged as RedisTimeSeries
   // would on this node, the rule register written and settled; the delta is its `ts-rule`.
   bool RunSeriesRule(LocalWrite* plan, protocol::ReplyWriter& reply);

@@ -269,8 +269,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
     }
     return outcome;
   }
-  if (args[0] == kSeriesDelta) return ApplySeries(origin_id, delta, args);
-  if (args[0] == kSeriesRangeDelta) return ApplySeriesRange(origin_id, delta, args);
+  if (args[0] == kSeriesDelta) return ApplySeries(origin_id, delta, args, arrival);
+  if (args[0] == kSeriesRangeDelta) return ApplySeriesRange(origin_id, delta, args, arrival);
   if (args[0] == kSeriesRuleDelta) return ApplySeriesRule(origin_id, delta, args);
   // A counter's delta, or a string version reaching a key that holds a counter (counters.h).
   if (args[0] == kCounterDelta || IsCounterWrite(delta.db, args)) {

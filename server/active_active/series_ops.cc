@@ -35,8 +35,9 @@ int64_t StampAfter(int64_t now_ms, int64_t greatest) {
                                                          : std::max(now_ms, greatest + 1);
 }
 
-// What the origin judges a series write by: the type the key holds, its whole-key marker and the
-// series' settings register.
+// What the origin judges a series write by: the type the key holds, its whole-key marker (its
+// deletes that the origin's last collect does not cover, for a sample) and the series' settings
+// register.
 struct SeriesKeyState {
   std::optional<types::KeyType> held;
   KeyMarker marker;
@@ -44,10 +45,11 @@ struct SeriesKeyState {
 };
 
 storage::Status ReadSeriesKeyState(types::Keyspace& ks, WholeKeyMarkers& whole_key, int db,
-                                   const std::string& key, SeriesKeyState* state) {
+                                   const std::string& key, const types::OrContext* view,
+                                   SeriesKeyState* state) {
   storage::Status s = HeldType(ks, db, key, &state->held);
   bool has_row = false;
-  if (s.ok()) s = whole_key.Marker(db, key, &state->marker, &has_row);
+  if (s.ok()) s = whole_key.Marker(db, key, &state->marker, &has_row, view);
   if (s.ok()) s = ReadSeriesRegister(ks, db, key, &state->reg);
   return s;
 }
@@ -129,8 +131,8 @@ std::string ActiveActive::RunSeriesSettings(int db, const std::vector<std::strin
       (!create && !ParseUint64(form[2], &mask))) {
     return EngineError("malformed TS form");
   }
-  SeriesKeyState state;
-  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &state);
+  SeriesKeyState state;  // stamped after every delete of the key, so that no view covers it
+  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, nullptr, &state);
   if (!s.ok()) return EngineError(s.ToString());
   const auto& [held, marker, reg] = state;
   auto meta = types::Series(ks, db).Meta(key);
@@ -155,7 +157,7 @@ std::string ActiveActive::RunSeriesSettings(int db, const std::vector<std::strin
     stamp = StampAfter(stamp, marker.deleted_up_to);
   }
   *group = SeriesGroup{.key = key, .reg = {stamp, node_id_, std::move(settings)}, .samples = {}};
-  if (s = MergeSeries(db, *group); !s.ok()) return EngineError(s.ToString());
+  if (s = MergeSeries(db, *group, &own_collect_); !s.ok()) return EngineError(s.ToString());
   return "";
 }
 
@@ -163,8 +165,8 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
                                           SeriesGroup* group) {
   types::Keyspace& ks = context_->keyspace();
   const std::string key(write.key);
-  SeriesKeyState key_state;
-  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &key_state);
+  SeriesKeyState key_state;  // judged as every peer judges its delta: by this node's last collect
+  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &own_collect_, &key_state);
   types::SampleState state;
   if (s.ok()) s = ReadSampleState(ks, db, key, write.ts, &state);
   if (!s.ok()) return EngineError(s.ToString());
@@ -225,11 +227,12 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
   const types::SampleRecord record = types::NextRecord(state, node_id_, stamp, policy, value);
   *group = SeriesGroup{.key = key, .reg = std::move(carried), .samples = {}};
   group->samples.emplace_back(write.ts, types::SampleState{{record}});
-  if (s = MergeSeries(db, *group); !s.ok()) return EngineError(s.ToString());
+  if (s = MergeSeries(db, *group, &own_collect_); !s.ok()) return EngineError(s.ToString());
   return "";
 }
 
-storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
+storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group,
+                                          const types::OrContext* view) {
   types::Keyspace& ks = context_->keyspace();
   std::optional<types::KeyType> held;
   storage::Status s = HeldType(ks, db, group.key, &held);
@@ -240,22 +243,12 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
   }
   KeyMarker marker;
   bool has_row = false;
-  if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row);
-  auto live = types::Series(ks, db).Meta(group.key);
-  if (s.ok() && live.status() == types::OpStatus::kEngineError) s = live.engine_status();
-  if (s.ok() && !live.ok() && marker.deleted_up_to != KeyMarker::kNothingDeleted) {
-    // A series its expiry register expired here, which a flush passed over: what the delete
-    // covers goes before this write continues it (nothing when the key holds no series).
-    s = DeleteSeriesUpTo(ks, db, group.key, marker.deleted_up_to);
-  }
+  if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row, view);
   // For the rules it feeds, a series its expiry register expired whole is held as a live one:
-  // a destination is computed from every sample its source stores, whatever the clock.
+  // a destination is computed from every sample its source stores, whatever the clock. (A
+  // delete removed what it covers of such a series when it came, as of a live one.)
   std::optional<types::SeriesMeta> before;
-  if (live.ok()) {
-    before = std::move(*live);
-  } else if (s.ok()) {
-    s = HeldSeriesMeta(ks, db, group.key, &before);
-  }
+  if (s.ok()) s = HeldSeriesMeta(ks, db, group.key, &before);
   bool covered = false;
   if (s.ok()) s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, &covered);
   std::vector<int64_t> touched;  // only a series that held rules feeds a destination
@@ -276,14 +269,24 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group) {
 
 ActiveActive::ApplyOutcome ActiveActive::ApplySeries(const std::string& origin_id,
                                                      const PeerDelta& delta,
-                                                     const std::vector<std::string>& args) {
+                                                     const std::vector<std::string>& args,
+                                                     Arrival arrival) {
   std::vector<SeriesGroup> groups;
   if (!ParseSeriesDelta(args, &groups)) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
+  // Its samples are judged by the deletes its view does not cover; only markers need one.
+  types::OrContext held_collect;
+  const types::OrContext* view = nullptr;
+  if (whole_key_->any()) {
+    if (storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view); !s.ok()) {
+      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+      return ApplyOutcome::kEngineError;
+    }
+  }
   for (const SeriesGroup& group : groups) {
-    if (storage::Status s = MergeSeries(delta.db, group); !s.ok()) {
+    if (storage::Status s = MergeSeries(delta.db, group, view); !s.ok()) {
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
       return ApplyOutcome::kEngineError;
     }

@@ -64,7 +64,7 @@ bool ActiveActive::RunSeriesRangeDelete(LocalWrite* plan, protocol::ReplyWriter&
                          greatest == std::numeric_limits<int64_t>::max() ? greatest : greatest + 1);
   }
   uint64_t removed = 0;
-  if (s.ok()) s = MergeSeriesRange(db, key, std::span(&marker, 1), &removed);
+  if (s.ok()) s = MergeSeriesRange(db, key, std::span(&marker, 1), &own_collect_, &removed);
   if (!s.ok()) {
     reply.Error(EngineError(s.ToString()));
     return false;
@@ -78,12 +78,14 @@ bool ActiveActive::RunSeriesRangeDelete(LocalWrite* plan, protocol::ReplyWriter&
 
 storage::Status ActiveActive::MergeSeriesRange(int db, const std::string& key,
                                                std::span<const types::SeriesRangeMarker> markers,
+                                               const types::OrContext* view,
                                                uint64_t* removed_visible) {
   KeyMarker key_marker;
   bool has_row = false;
-  storage::Status s = whole_key_->Marker(db, key, &key_marker, &has_row);
+  storage::Status s = whole_key_->Marker(db, key, &key_marker, &has_row, view);
   if (!s.ok()) return s;
-  // A marker that ends at or before the key's delete covers nothing that delete does not.
+  // A marker that ends at or before a delete its view does not cover covers nothing that delete
+  // does not: the samples there were dropped or removed, as the marker would drop them.
   std::vector<types::SeriesRangeMarker> kept;
   for (const types::SeriesRangeMarker& m : markers) {
     if (m.to > key_marker.deleted_up_to) kept.push_back(m);
@@ -97,14 +99,20 @@ storage::Status ActiveActive::MergeSeriesRange(int db, const std::string& key,
 
 ActiveActive::ApplyOutcome ActiveActive::ApplySeriesRange(const std::string& origin_id,
                                                           const PeerDelta& delta,
-                                                          const std::vector<std::string>& args) {
+                                                          const std::vector<std::string>& args,
+                                                          Arrival arrival) {
   SeriesRangeDelete range;
   if (!ParseSeriesRangeDelta(args, &range)) {
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
+  types::OrContext held_collect;
+  const types::OrContext* view = nullptr;
+  storage::Status s;
+  if (whole_key_->any()) s = JudgingView(origin_id, arrival, &held_collect, &view);
   uint64_t removed = 0;
-  if (storage::Status s = MergeSeriesRange(delta.db, range.key, range.markers, &removed); !s.ok()) {
+  if (s.ok()) s = MergeSeriesRange(delta.db, range.key, range.markers, view, &removed);
+  if (!s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
     return ApplyOutcome::kEngineError;
   }

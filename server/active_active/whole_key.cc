@@ -291,8 +291,9 @@ storage::Status WholeKeyMarkers::ReadRow(int db, std::string_view key, KeyMarker
 }
 
 storage::Status WholeKeyMarkers::Marker(int db, std::string_view key, KeyMarker* marker,
-                                        bool* has_row) {
+                                        bool* has_row, const types::OrContext* view) {
   storage::Status s = ReadRow(db, key, marker, has_row);
+  if (s.ok() && view != nullptr) return NarrowToView(db, *view, marker);
   if (!s.ok() || !any_horizon_) return s;
   const Horizon* horizon = nullptr;
   s = ReadHorizon(db, &horizon);
@@ -346,10 +347,8 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   if (trimat) ts -= 1;
   KeyMarker marker;
   bool has_row = false;
-  storage::Status s = Marker(db, key, &marker, &has_row);
-  if (s.ok() && view != nullptr && (args[0] == "treg" || args[0] == "tlog")) {
-    s = NarrowToView(db, *view, &marker);
-  }
+  const bool viewed = args[0] == "treg" || args[0] == "tlog";
+  storage::Status s = Marker(db, key, &marker, &has_row, viewed ? view : nullptr);
   if (!s.ok()) return s;
   admission->settle_expiry = !string_write && marker.expiry.has_value();
   if (args[0] == "treg" && admission->settle_expiry && !marker_covers(marker, ts)) {

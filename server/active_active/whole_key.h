@@ -253,8 +253,11 @@ class WholeKeyMarkers {
   // register order whatever the clocks.
   storage::Status RaiseAboveRegister(int db, std::string_view key, int64_t* ts);
 
-  // The effective marker of `key`: its row's, with deleted_up_to raised to the horizon.
-  storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row);
+  // The effective marker of `key`: its row's, with deleted_up_to raised to the horizon. With a
+  // `view` (Judge's), deleted_up_to is the greatest of the key's and the database's deletes that
+  // `view` does not cover.
+  storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row,
+                         const types::OrContext* view = nullptr);
 
  private:
   // The key's newest version when it is live, or a value of type `expired_type` that has

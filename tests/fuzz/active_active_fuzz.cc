@@ -313,9 +313,9 @@ void CheckOrSlotsAbove(ebb::types::Keyspace& ks, int db, const std::string& key,
 // live or expired whole — and its counter's base and records. Every delete removes what it covers
 // as it is applied (what has expired too), and the gate drops what arrives covered, so the expiry
 // register applies to what is held without asking the deletes again (docs/active-active.md,
-// "Status", marker collection: what step 3 must keep). A TREG pair or log entry lies above the
-// deletes no collect the node knows covers (`known`, the join of its collect rows): one below a
-// delete lives when its origin wrote it after a collect covering that delete (step 3).
+// "Status", marker collection: what step 3 must keep). A TREG pair, log entry or series sample
+// lies above the deletes no collect the node knows covers (`known`, the join of its collect rows):
+// one below a delete lives when its origin wrote it after a collect covering that delete (step 3).
 void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove,
                            const ebb::types::OrContext& known) {
   using ebb::types::KeyType;
@@ -367,12 +367,13 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove,
         if (s.ok()) {
           const Reply samples = RunInDb(node, db, {"TS.RANGE", key, "-", "+"});
           for (const Reply& sample : samples.elements()) {
-            Check(sample.size() == 2 && sample[0].integer() > covered,
+            Check(sample.size() == 2 && sample[0].integer() > uncollected,
                   "a held series sample lies under a delete", where);
           }
         }
         const ebb::storage::Status rows = ebb::server::ForEachSampleRowIn(
-            ks, db, key, INT64_MIN, covered, [&](int64_t ts, std::string_view, std::string_view) {
+            ks, db, key, INT64_MIN, uncollected,
+            [&](int64_t ts, std::string_view, std::string_view) {
               Check(false, "a held series sample row lies under a delete",
                     Naming(where, "sample " + std::to_string(ts)));
               return ebb::storage::Status::OK();

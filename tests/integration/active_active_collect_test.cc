@@ -224,6 +224,13 @@ bool TregIs(redisContext* c, const std::string& value, long long ts) {
   return reg.is_array() && reg.size() == 2 && reg.elements()[0].str() == value &&
          reg.elements()[1].integer() == ts;
 }
+// Whether `c` answers `TS.RANGE s - +` with the one sample [ts, value].
+bool SeriesIs(redisContext* c, long long ts, const std::string& value) {
+  const Reply range = Cmd(c, {"TS.RANGE", "s", "-", "+"});
+  return range.is_array() && range.size() == 1 && range.elements()[0].size() == 2 &&
+         range.elements()[0].elements()[0].integer() == ts &&
+         range.elements()[0].elements()[1].str() == value;
+}
 // Whether `c` answers `TLOG GET log` with the one entry [value, ts].
 bool LogIs(redisContext* c, const std::string& value, long long ts) {
   const Reply log = Cmd(c, {"TLOG", "GET", "log"});
@@ -232,26 +239,42 @@ bool LogIs(redisContext* c, const std::string& value, long long ts) {
          log.elements()[0].elements()[1].integer() == ts;
 }
 
-// Step 3 of marker collection (docs/active-active.md, "Status"): a TREG or TLOG write is judged
-// by the deletes its origin's last collect does not cover. Node 0 deletes a register and a log
-// written at 100; once node 1's collect covers that delete, node 1's writes at 50 are later than
-// the delete — node 1 had applied it — and live on every node, as on a lone node. Judged by the
-// delete's T alone they were dropped everywhere for good.
+// Step 3 of marker collection (docs/active-active.md, "Status"): a TREG, TLOG or series write is
+// judged by the deletes its origin's last collect does not cover. Node 0 deletes a register and a
+// log written at 100 and a series (whose delete covers the clock, its register's stamp); once node
+// 1's collect covers that delete, node 1's writes at 50 are later than the delete — node 1 had
+// applied it — and live on every node, as on a lone node. Judged by the delete's T alone the TREG
+// and TLOG writes were dropped everywhere for good, and the TS.ADD refused. Node 1's TS.DEL of
+// the sample then removes it everywhere (it answered 0 and left it, its range below the delete).
 TEST_F(ActiveActiveCollectTest, AWriteBelowADeleteItsOriginCollectedLives) {
   ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   std::string id[3];
   for (int i = 0; i < 3; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "reg", "old", "100"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TLOG", "INS", "log", "old", "100"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log"}).integer(), 2);  // node 0's offset 3
-  ASSERT_TRUE(WaitCollected(1, {id[0]}, 3)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log", "s"}).integer(), 3);  // node 0's offset 4
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 4)) << InfoText(c_[1].get(), "peers", "last_collect");
   ASSERT_EQ(Cmd(c_[1].get(), {"TREG", "SET", "reg", "new", "50"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TLOG", "INS", "log", "new", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "50", "2"}).ToString(), "(integer) 50");
   for (int i = 0; i < 3; i++) {
     redisContext* c = c_[i].get();
-    EXPECT_TRUE(Eventually([&] { return TregIs(c, "new", 50) && LogIs(c, "new", 50); }))
-        << i << ": " << Cmd(c, {"TREG", "GET", "reg"}).ToString() << " "
-        << Cmd(c, {"TLOG", "GET", "log"}).ToString();
+    EXPECT_TRUE(Eventually([&] {
+      return TregIs(c, "new", 50) && LogIs(c, "new", 50) && SeriesIs(c, 50, "2");
+    })) << i
+        << ": " << Cmd(c, {"TREG", "GET", "reg"}).ToString() << " "
+        << Cmd(c, {"TLOG", "GET", "log"}).ToString() << " "
+        << Cmd(c, {"TS.RANGE", "s", "-", "+"}).ToString();
+  }
+  // A range delete by node 1, whose collect covers the delete, removes the sample below it.
+  EXPECT_EQ(Cmd(c_[1].get(), {"TS.DEL", "s", "0", "60"}).ToString(), "(integer) 1");
+  for (int i = 0; i < 3; i++) {
+    redisContext* c = c_[i].get();
+    EXPECT_TRUE(Eventually([&] {
+      return Cmd(c, {"TS.RANGE", "s", "-", "+"}).size() == 0;
+    })) << i
+        << ": " << Cmd(c, {"TS.RANGE", "s", "-", "+"}).ToString();
   }
 }
 
@@ -263,13 +286,17 @@ TEST_F(ActiveActiveCollectTest, ASnapshotCarriesAWriteBelowACollectedDelete) {
   for (int i = 0; i < 2; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
   ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "reg", "old", "100"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TLOG", "INS", "log", "old", "100"}).str(), "OK");
-  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log"}).integer(), 2);
-  ASSERT_TRUE(WaitCollected(1, {id[0]}, 3)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log", "s"}).integer(), 3);
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 4)) << InfoText(c_[1].get(), "peers", "last_collect");
   ASSERT_EQ(Cmd(c_[1].get(), {"TREG", "SET", "reg", "new", "50"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TLOG", "INS", "log", "new", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "50", "2"}).ToString(), "(integer) 50");
   for (int i = 0; i < 2; i++) {
     redisContext* c = c_[i].get();
-    ASSERT_TRUE(Eventually([&] { return TregIs(c, "new", 50) && LogIs(c, "new", 50); })) << i;
+    ASSERT_TRUE(Eventually([&] {
+      return TregIs(c, "new", 50) && LogIs(c, "new", 50) && SeriesIs(c, 50, "2");
+    })) << i;
   }
   ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1]}))) << late_.error();
   RedisConnection late = late_.Connect();
@@ -277,6 +304,8 @@ TEST_F(ActiveActiveCollectTest, ASnapshotCarriesAWriteBelowACollectedDelete) {
   EXPECT_TRUE(Eventually([&] { return TregIs(late.get(), "new", 50); }))
       << Cmd(late.get(), {"TREG", "GET", "reg"}).ToString();
   EXPECT_TRUE(LogIs(late.get(), "new", 50)) << Cmd(late.get(), {"TLOG", "GET", "log"}).ToString();
+  EXPECT_TRUE(SeriesIs(late.get(), 50, "2"))
+      << Cmd(late.get(), {"TS.RANGE", "s", "-", "+"}).ToString();
 }
 
 // A node whose own collect does not cover a delete yet may hold entries below it that another
