@@ -538,6 +538,8 @@ class ActiveActive {
   // its C into its origin's row.
   ApplyOutcome ApplyCollect(const std::string& origin_id, const PeerDelta& delta,
                             const std::vector<std::string>& args);
+  // Joins `collect` into `origin`'s collect row (and into own_collect_ for this node's own).
+  storage::Status JoinCollectRow(const types::OriginId& origin, const types::OrContext& collect);
   // `origin`'s collect row (`aa-collect:`), read through the open batch; empty when there is
   // none, Corruption when it does not decode.
   storage::Status ReadCollectRow(const types::OriginId& origin, types::OrContext* collect);

@@ -201,6 +201,12 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
     // What the sender had observed, this node has now: a version at or below it that the
     // snapshot did not leave here was removed where it was observed.
     if (s.ok()) s = RaiseKnown(receipt->second.sender_ids);
+    // This node's place in the sender's stream is now the snapshot's end: the sender's collect
+    // made before it judges what follows.
+    types::OriginId sender;
+    if (s.ok() && receipt->second.sender_collect && OriginOfNodeId(origin_id, &sender)) {
+      s = JoinCollectRow(sender, *receipt->second.sender_collect);
+    }
     if (!s.ok()) {
       spdlog::warn("Peer {}: snapshot end not applied: {}", origin_id, s.ToString());
       return failed();
@@ -303,22 +309,32 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
   // snapshots move (a snapshot from another node may carry one made after deltas of P this node
   // has still to apply: collect.h).
   if (parsed->origin != sender) return ApplyOutcome::kApplied;
-  // Joined with the row held, read through the open batch (a collect before it in the batch):
-  // a row never goes down.
-  types::Keyspace& ks = context_->keyspace();
-  types::OrContext held;
-  storage::Status s = ReadCollectRow(parsed->origin, &held);
-  if (s.ok() && held.Join(parsed->collect)) {
-    s = ks.db().Put(ks.WriteOptions(),
-                    types::Keyspace::SystemRowKey(CollectRowName(parsed->origin)),
-                    EncodeCollectRow(held, parsed->origin));
+  if (args[0] == kCollectPiece) {
+    if (auto receipt = receipts_.find(origin_id); receipt != receipts_.end()) {
+      receipt->second.sender_collect = std::move(parsed->collect);  // joined at the snapshot's end
+      return ApplyOutcome::kApplied;
+    }
   }
-  if (s.ok() && parsed->origin == own_origin_) own_collect_.Join(held);
-  if (!s.ok()) {
+  if (storage::Status s = JoinCollectRow(parsed->origin, parsed->collect); !s.ok()) {
     spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
     return ApplyOutcome::kEngineError;
   }
   return ApplyOutcome::kApplied;
+}
+
+storage::Status ActiveActive::JoinCollectRow(const types::OriginId& origin,
+                                             const types::OrContext& collect) {
+  // Joined with the row held, read through the open batch (a collect before it in the batch):
+  // a row never goes down.
+  types::Keyspace& ks = context_->keyspace();
+  types::OrContext held;
+  storage::Status s = ReadCollectRow(origin, &held);
+  if (s.ok() && held.Join(collect)) {
+    s = ks.db().Put(ks.WriteOptions(), types::Keyspace::SystemRowKey(CollectRowName(origin)),
+                    EncodeCollectRow(held, origin));
+  }
+  if (s.ok() && origin == own_origin_) own_collect_.Join(held);
+  return s;
 }
 
 storage::Status ActiveActive::ReadCollectRow(const types::OriginId& origin,

@@ -46,9 +46,13 @@ struct ActiveActiveSnapshotReceipt {
   types::OrContext sender_vector;
   bool Sweeps() const { return !sender_vector.empty(); }
   std::map<int, std::string> sweep_from;
-  // The sender's `collects-known` piece (collect.h): what judges the snapshot's TREG and TLOG
-  // pieces (ActiveActive::JudgingView).
+  // The sender's `collects-known` piece (collect.h): what judges the snapshot's data pieces
+  // (ActiveActive::JudgingView).
   std::optional<types::OrContext> sender_collects;
+  // The sender's own last collect (its `collect-of` piece), joined into its row only once the
+  // snapshot has ended: a snapshot cut short leaves this node at its old place in the sender's
+  // stream, which the row must not pass (collect.h).
+  std::optional<types::OrContext> sender_collect;
 };
 
 }  // namespace ebb::server

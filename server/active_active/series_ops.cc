@@ -191,9 +191,18 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
   } else if (meta.ok()) {
     carried = types::SeriesRegister{.ms = 0, .origin = "", .settings = meta->settings};
   } else {
-    // A new series: its settings win over a register a deleted one left.
-    carried = types::SeriesRegister{
-        .ms = reg ? StampAfter(now, reg->ms) : now, .origin = node_id_, .settings = *write.create};
+    // A new series: its settings win over a register a deleted one left, and its register is
+    // stamped after every delete of the key, as TS.CREATE's is (MergeSeriesGroup).
+    KeyMarker every_delete;
+    bool has_row = false;
+    if (s = whole_key_->Marker(db, key, &every_delete, &has_row); !s.ok()) {
+      return EngineError(s.ToString());
+    }
+    int64_t stamp = reg ? StampAfter(now, reg->ms) : now;
+    if (every_delete.deleted_up_to != KeyMarker::kNothingDeleted) {
+      stamp = StampAfter(stamp, every_delete.deleted_up_to);
+    }
+    carried = types::SeriesRegister{.ms = stamp, .origin = node_id_, .settings = *write.create};
   }
   const types::SeriesSettings& settings = carried.settings;
   const std::optional<types::Sample> newest =
@@ -243,14 +252,18 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group,
   }
   KeyMarker marker;
   bool has_row = false;
-  if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row, view);
+  if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row);
+  const int64_t every_delete_up_to = marker.deleted_up_to;
+  if (s.ok() && view != nullptr) s = whole_key_->Marker(db, group.key, &marker, &has_row, view);
   // For the rules it feeds, a series its expiry register expired whole is held as a live one:
   // a destination is computed from every sample its source stores, whatever the clock. (A
   // delete removed what it covers of such a series when it came, as of a live one.)
   std::optional<types::SeriesMeta> before;
   if (s.ok()) s = HeldSeriesMeta(ks, db, group.key, &before);
   bool covered = false;
-  if (s.ok()) s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, &covered);
+  if (s.ok()) {
+    s = MergeSeriesGroup(ks, db, group, marker.deleted_up_to, every_delete_up_to, &covered);
+  }
   std::vector<int64_t> touched;  // only a series that held rules feeds a destination
   if (before && !before->rules.empty()) {
     for (const auto& [ts, state] : group.samples) touched.push_back(ts);

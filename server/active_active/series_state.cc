@@ -230,7 +230,7 @@ storage::Status ReadSampleStateRows(types::Keyspace& keyspace, int db, std::stri
 }
 
 storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const SeriesGroup& group,
-                                 int64_t deleted_up_to, bool* covered) {
+                                 int64_t deleted_up_to, int64_t every_delete_up_to, bool* covered) {
   const std::string& key = group.key;
   std::optional<types::SeriesRegister> held;
   storage::Status s = ReadSeriesRegister(keyspace, db, key, &held);
@@ -285,7 +285,7 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
   if (absent) {
     // An empty series the key's delete covers stays deleted, and still raises the key's floor
     // (*covered), as it did where it arrived before the delete.
-    if (writes.empty() && reg.ms <= deleted_up_to) {
+    if (writes.empty() && reg.ms <= every_delete_up_to) {
       *covered = true;
       return storage::Status::OK();
     }

@@ -88,13 +88,16 @@ storage::Status ReadSampleStateRows(types::Keyspace& keyspace, int db, std::stri
                                     std::vector<std::pair<int64_t, types::SampleState>>* rows);
 
 // Merges `group` into database `db`: the register (the greater wins), each sample after
-// `deleted_up_to` (the key's effective delete; *covered when some sample was at or before it),
-// and the series they read as — created when absent unless it would be an empty series whose
-// register the delete covers. A series a compaction rule computes (series_rules_state.h) keeps
-// the records but not their samples. REQUIRES: the key holds a series or nothing (the caller wiped
-// a lower type).
+// `deleted_up_to` (the deletes that judge the group: those its view does not cover; *covered
+// when some sample was at or before it), and the series they read as — created when absent
+// unless it would be an empty series whose register `every_delete_up_to` (the key's every
+// delete) covers. Every register is stamped after every delete its origin knew, so only a
+// delete its origin had not seen covers one; a register row a snapshot carries for a series a
+// delete removed makes no series, whatever view judges the snapshot. A series a compaction rule
+// computes (series_rules_state.h) keeps the records but not their samples. REQUIRES: the key
+// holds a series or nothing (the caller wiped a lower type).
 storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const SeriesGroup& group,
-                                 int64_t deleted_up_to, bool* covered);
+                                 int64_t deleted_up_to, int64_t every_delete_up_to, bool* covered);
 
 // A series' T for a whole-key delete (header), raised into *ts; *existed when the key holds a
 // series.
