@@ -132,8 +132,10 @@ storage::Status MergeRangeMarkers(types::Keyspace& keyspace, int db, std::string
   if (s = WriteRangeMarkers(keyspace, db, key, held); !s.ok()) return s;
   types::Series series(keyspace, db);
   series.KeepEverySample();
-  auto meta = series.Meta(key);
-  if (!meta.ok()) {
+  // Also a series its expiry register expired whole: a later register may bring its samples
+  // back, so the records the markers cover go there as on a node whose clock is behind.
+  auto meta = series.HeldMeta(key);
+  if (!meta.ok() || !*meta) {
     // No series (or another type): the set alone meets the series' later deltas.
     return meta.status() == types::OpStatus::kEngineError ? meta.engine_status()
                                                           : storage::Status::OK();

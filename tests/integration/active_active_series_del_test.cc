@@ -2,9 +2,10 @@
 // against spawned ebb-servers: a range delete meets concurrent and late adds into its range in
 // either order of arrival (an add stamped at or before the delete goes everywhere, one after it
 // stays, SUM counting only what survives), travels in a snapshot to a late peer and across a
-// restart, lets a re-add after it survive, and leaves every node with the same TS.RANGE and
-// DEBUG DIGEST-LOGICAL; so does a node given every delta twice in a random order. Every wait is
-// a bounded poll.
+// restart, lets a re-add after it survive, removes what it covers of a series an expiry register
+// expired on the receiver, and leaves every node with the same TS.RANGE and DEBUG
+// DIGEST-LOGICAL; so does a node given every delta twice in a random order. Every wait is a
+// bounded poll.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/active_active_support.h"
+#include "tests/support/eventually.h"
 #include "tests/support/test_constants.h"
 #include "tests/support/test_seed.h"
 #include "tests/support/test_server.h"
@@ -170,6 +172,31 @@ TEST_F(ActiveActiveSeriesDelTest, AReAddAfterTheDeleteSurvives) {
   ASSERT_EQ(WaitConverged(Conns()), "");
   ExpectRange(Conns(), "s", Sample(kPinnedNowMs + 1000, "5"));
   ExpectReferenceAgrees({"s"}, 2);
+}
+
+// A range delete reaching a node where the series' expiry register has expired it whole removes
+// the records it covers there too: cut apart, n1 expires `s` and its clock passes the expiry
+// while n0, whose clock is behind it, deletes s's sample. After the heal a PERSIST from n0 brings
+// `s` back on both nodes without the sample (before, n1 had kept the sample's record and showed
+// it again).
+TEST_F(ActiveActiveSeriesDelTest, ARangeDeleteReachesASeriesItsRegisterExpired) {
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2));
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "300", "2"}).integer(), 300);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  Partition(true);
+  ASSERT_EQ(Cmd(c_[1].get(), {"PEXPIREAT", "s", std::to_string(kPinnedNowMs + 1000)}).integer(), 1);
+  SetClock(1, kPinnedNowMs + 2000);
+  ASSERT_EQ(Cmd(c_[1].get(), {"EXISTS", "s"}).integer(), 0);
+  ASSERT_EQ(Cmd(c_[0].get(), {"TS.DEL", "s", "0", "200"}).integer(), 1);
+  Partition(false);
+  ASSERT_TRUE(Eventually([&] {
+    return Cmd(c_[0].get(), {"PTTL", "s"}).integer() > 0;
+  })) << "n0 never got n1's expiry register";
+  ASSERT_EQ(Cmd(c_[0].get(), {"PERSIST", "s"}).integer(), 1);
+  SetClock(0, kPinnedNowMs + 2000);
+  ASSERT_EQ(WaitConverged(Conns()), "");
+  ExpectRange(Conns(), "s", Sample(300, "2"));
 }
 
 // A `ts-delrange` delta out of shape is skipped, changing nothing; one reaching a key of another
