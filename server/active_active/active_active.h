@@ -548,7 +548,8 @@ class ActiveActive {
   // The view a TREG or TLOG delta of `origin_id` is judged by (WholeKeyMarkers::Judge), into
   // *view: over the stream its origin's collect row, read through the open batch (*held keeps
   // it); in a snapshot the collects its sender knew (SnapshotReceipt::sender_collects), or
-  // nullptr — every delete — when the snapshot carried none.
+  // nullptr — every delete — when the snapshot carried none; nullptr too, reading nothing, when
+  // this node holds no delete marker.
   storage::Status JudgingView(const std::string& origin_id, Arrival arrival, types::OrContext* held,
                               const types::OrContext** view);
   // False when `delta`, from `origin_id`'s stream, is a collect of that origin whose C this

@@ -371,6 +371,7 @@ storage::Status ActiveActive::KnownCollects(types::OrContext* known) {
 storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival arrival,
                                           types::OrContext* held, const types::OrContext** view) {
   *view = nullptr;
+  if (!whole_key_->any()) return storage::Status::OK();  // no delete to judge by
   if (arrival == Arrival::kSnapshot) {
     auto receipt = receipts_.find(origin_id);
     if (receipt != receipts_.end() && receipt->second.sender_collects) {
@@ -438,7 +439,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
   types::OrContext held_collect;
   const types::OrContext* view = nullptr;
   storage::Status s;
-  if (!write->string_write && whole_key_->any()) {
+  if (!write->string_write) {
     s = JudgingView(origin_id, arrival, &held_collect, &view);
   }
   if (s.ok()) s = whole_key_->Judge(delta.db, &write->args, &admission, view);

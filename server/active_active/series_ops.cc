@@ -35,9 +35,8 @@ int64_t StampAfter(int64_t now_ms, int64_t greatest) {
                                                          : std::max(now_ms, greatest + 1);
 }
 
-// What the origin judges a series write by: the type the key holds, its whole-key marker (its
-// deletes that the origin's last collect does not cover, for a sample) and the series' settings
-// register.
+// What the origin judges a series write by: the type the key holds, its whole-key marker and the
+// series' settings register.
 struct SeriesKeyState {
   std::optional<types::KeyType> held;
   KeyMarker marker;
@@ -45,11 +44,10 @@ struct SeriesKeyState {
 };
 
 storage::Status ReadSeriesKeyState(types::Keyspace& ks, WholeKeyMarkers& whole_key, int db,
-                                   const std::string& key, const types::OrContext* view,
-                                   SeriesKeyState* state) {
+                                   const std::string& key, SeriesKeyState* state) {
   storage::Status s = HeldType(ks, db, key, &state->held);
   bool has_row = false;
-  if (s.ok()) s = whole_key.Marker(db, key, &state->marker, &has_row, view);
+  if (s.ok()) s = whole_key.Marker(db, key, &state->marker, &has_row);
   if (s.ok()) s = ReadSeriesRegister(ks, db, key, &state->reg);
   return s;
 }
@@ -132,7 +130,7 @@ std::string ActiveActive::RunSeriesSettings(int db, const std::vector<std::strin
     return EngineError("malformed TS form");
   }
   SeriesKeyState state;  // stamped after every delete of the key, so that no view covers it
-  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, nullptr, &state);
+  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &state);
   if (!s.ok()) return EngineError(s.ToString());
   const auto& [held, marker, reg] = state;
   auto meta = types::Series(ks, db).Meta(key);
@@ -165,8 +163,12 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
                                           SeriesGroup* group) {
   types::Keyspace& ks = context_->keyspace();
   const std::string key(write.key);
-  SeriesKeyState key_state;  // judged as every peer judges its delta: by this node's last collect
-  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &own_collect_, &key_state);
+  SeriesKeyState key_state;
+  storage::Status s = ReadSeriesKeyState(ks, *whole_key_, db, key, &key_state);
+  // A new series' register is stamped after every delete; its sample is judged as every peer
+  // judges its delta, by the deletes this node's last collect does not cover.
+  const int64_t every_delete_up_to = key_state.marker.deleted_up_to;
+  if (s.ok()) s = whole_key_->NarrowToView(db, own_collect_, &key_state.marker);
   types::SampleState state;
   if (s.ok()) s = ReadSampleState(ks, db, key, write.ts, &state);
   if (!s.ok()) return EngineError(s.ToString());
@@ -193,14 +195,9 @@ std::string ActiveActive::RunSeriesSample(int db, const SeriesSampleWrite& write
   } else {
     // A new series: its settings win over a register a deleted one left, and its register is
     // stamped after every delete of the key, as TS.CREATE's is (MergeSeriesGroup).
-    KeyMarker every_delete;
-    bool has_row = false;
-    if (s = whole_key_->Marker(db, key, &every_delete, &has_row); !s.ok()) {
-      return EngineError(s.ToString());
-    }
     int64_t stamp = reg ? StampAfter(now, reg->ms) : now;
-    if (every_delete.deleted_up_to != KeyMarker::kNothingDeleted) {
-      stamp = StampAfter(stamp, every_delete.deleted_up_to);
+    if (every_delete_up_to != KeyMarker::kNothingDeleted) {
+      stamp = StampAfter(stamp, every_delete_up_to);
     }
     carried = types::SeriesRegister{.ms = stamp, .origin = node_id_, .settings = *write.create};
   }
@@ -254,7 +251,7 @@ storage::Status ActiveActive::MergeSeries(int db, const SeriesGroup& group,
   bool has_row = false;
   if (s.ok()) s = whole_key_->Marker(db, group.key, &marker, &has_row);
   const int64_t every_delete_up_to = marker.deleted_up_to;
-  if (s.ok() && view != nullptr) s = whole_key_->Marker(db, group.key, &marker, &has_row, view);
+  if (s.ok() && view != nullptr) s = whole_key_->NarrowToView(db, *view, &marker);
   // For the rules it feeds, a series its expiry register expired whole is held as a live one:
   // a destination is computed from every sample its source stores, whatever the clock. (A
   // delete removed what it covers of such a series when it came, as of a live one.)
@@ -289,14 +286,12 @@ ActiveActive::ApplyOutcome ActiveActive::ApplySeries(const std::string& origin_i
     spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
     return ApplyOutcome::kMalformed;
   }
-  // Its samples are judged by the deletes its view does not cover; only markers need one.
+  // Its samples are judged by the deletes its view does not cover.
   types::OrContext held_collect;
   const types::OrContext* view = nullptr;
-  if (whole_key_->any()) {
-    if (storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view); !s.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-      return ApplyOutcome::kEngineError;
-    }
+  if (storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view); !s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
   }
   for (const SeriesGroup& group : groups) {
     if (storage::Status s = MergeSeries(delta.db, group, view); !s.ok()) {

@@ -108,8 +108,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplySeriesRange(const std::string& ori
   }
   types::OrContext held_collect;
   const types::OrContext* view = nullptr;
-  storage::Status s;
-  if (whole_key_->any()) s = JudgingView(origin_id, arrival, &held_collect, &view);
+  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
   uint64_t removed = 0;
   if (s.ok()) s = MergeSeriesRange(delta.db, range.key, range.markers, view, &removed);
   if (!s.ok()) {

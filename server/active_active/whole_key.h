@@ -258,6 +258,9 @@ class WholeKeyMarkers {
   // `view` does not cover.
   storage::Status Marker(int db, std::string_view key, KeyMarker* marker, bool* has_row,
                          const types::OrContext* view = nullptr);
+  // Lowers marker->deleted_up_to (of a marker Marker read) to the greatest T of the key's deletes
+  // (marker->deletes) and its database's flushes that `view` does not cover (Judge's view).
+  storage::Status NarrowToView(int db, const types::OrContext& view, KeyMarker* marker);
 
  private:
   // The key's newest version when it is live, or a value of type `expired_type` that has
@@ -326,9 +329,6 @@ class WholeKeyMarkers {
     int64_t greatest = KeyMarker::kNothingDeleted;
   };
   storage::Status ReadHorizon(int db, const Horizon** horizon);
-  // Lowers marker->deleted_up_to to the greatest T of the key's deletes (marker->deletes) and
-  // its database's flushes that `view` does not cover (Judge's view).
-  storage::Status NarrowToView(int db, const types::OrContext& view, KeyMarker* marker);
   // The database's horizon row, uncached; empty when there is none.
   storage::Status ReadHorizonRow(int db, MarkerEntries* deletes);
 
