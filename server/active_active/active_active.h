@@ -472,12 +472,18 @@ class ActiveActive {
                       protocol::ReplyWriter& reply);
   bool RunCounterBase(LocalWrite* plan, types::CounterState state, const KeyMarker& marker,
                       protocol::ReplyWriter& reply);
+  // Whether a delete this node's last collect does not cover covers the base and record an
+  // increment at `record_ts` makes under `marker` (the key's every delete), as every peer judges
+  // them (ApplyCounter): only a delete at INT64_MAX can. Covered, they are answered, not written.
+  storage::Status NewPartsCovered(int db, int64_t record_ts, const KeyMarker& marker,
+                                  bool* covered);
   // True when a client's string write (`put`, `delete`) names a key that holds a counter here.
   bool IsCounterWrite(int db, const std::vector<std::string>& form);
   // A peer's `counter` delta, or a string delta reaching a key that holds a counter, merged into
-  // the key's state (counters.h) in the open batch.
+  // the key's state (counters.h) in the open batch, its base and records judged by its view
+  // (JudgingView).
   ApplyOutcome ApplyCounter(const std::string& origin_id, const PeerDelta& delta,
-                            std::vector<std::string> args);
+                            std::vector<std::string> args, Arrival arrival);
   // RunHere's TS writes (series_state.h): judged as RedisTimeSeries would on this node, merged
   // as a record of this node's and answered; the delta is the `ts-merge` of what it wrote.
   // False: nothing to log (an error replied, or every sample covered by a delete).
@@ -545,7 +551,7 @@ class ActiveActive {
   storage::Status ReadCollectRow(const types::OriginId& origin, types::OrContext* collect);
   // The join of every collect row held (a snapshot's `collects-known` piece).
   storage::Status KnownCollects(types::OrContext* known);
-  // The view a TREG or TLOG delta of `origin_id` is judged by (WholeKeyMarkers::Judge), into
+  // The view a data delta of `origin_id` is judged by (WholeKeyMarkers::Judge, ::Marker), into
   // *view: over the stream its origin's collect row, read through the open batch (*held keeps
   // it); in a snapshot the collects its sender knew (SnapshotReceipt::sender_collects), or
   // nullptr — every delete — when the snapshot carried none; nullptr too, reading nothing, when
@@ -568,20 +574,21 @@ class ActiveActive {
   static constexpr size_t kHintedDeltas = 16;
   // A peer's string delta that carries `CTX <context>` (or_string_ops.cc), parsed from *args
   // (`parsed`, which views its elements) and `context` that CTX decoded (DecodeDeltaContext):
-  // through the key's markers, then by the observed-remove rule into the key's rows, its write
-  // the slot (origin, delta.offset); no handler runs. Malformed without an offset. REQUIRES:
-  // args[0] lower-case.
+  // through the key's markers its view does not cover (JudgingView), then by the observed-remove
+  // rule into the key's rows, its write the slot (origin, delta.offset); no handler runs.
+  // Malformed without an offset. REQUIRES: args[0] lower-case.
   ApplyOutcome ApplyOrString(const std::string& origin_id, const PeerDelta& delta,
                              types::OrContext context, StringDelta parsed,
-                             std::vector<std::string>* args);
+                             std::vector<std::string>* args, Arrival arrival);
   // A peer's `del-or` (marker_piece.h): the keys of other types as del-at's, each string key's
   // slots its origin had observed removed (no deleted_up_to raised for them).
   ApplyOutcome ApplyDelOr(const std::string& origin_id, const PeerDelta& delta,
                           const std::vector<std::string>& args);
   // A snapshot's `or-string` piece (peer_snapshot.h): each slot judged by the key's markers as
-  // the delta that wrote it, the admitted ones joined with the sender's R into the key's state.
+  // the delta that wrote it (by the snapshot's view: JudgingView), the admitted ones joined with
+  // the sender's R into the key's state.
   ApplyOutcome ApplyOrStringPiece(const std::string& origin_id, const PeerDelta& delta,
-                                  const std::vector<std::string>& args);
+                                  const std::vector<std::string>& args, Arrival arrival);
   // The row of the slot a string delta writes: a put's value, a delete's tombstone, a
   // put-expired's rank (types/or_string_rows.h).
   static types::OrSlotRow SlotRowOf(const StringDelta& delta);

@@ -168,7 +168,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
     }
     auto receipt = receipts_.find(origin_id);
     if (!piece->args.empty() && EqualsIgnoreCase(piece->args[0], kKnownCollectsPiece)) {
-      // Judges this snapshot's TREG and TLOG pieces; no row joins it (collect.h).
+      // Judges this snapshot's data pieces; no row joins it (collect.h).
       types::OriginId sender;
       std::optional<types::OrContext> known;
       AsciiLowerInPlace(&piece->args[0]);
@@ -253,7 +253,8 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
       return ApplyOutcome::kMalformed;
     }
     if (context && !IsCounterWrite(delta.db, args)) {
-      return ApplyOrString(origin_id, delta, std::move(*context), std::move(parsed), &args);
+      return ApplyOrString(origin_id, delta, std::move(*context), std::move(parsed), &args,
+                           arrival);
     }
     if (context) {
       StripDeltaContext(origin_id, &args);  // judged whole above
@@ -265,7 +266,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
     return ApplyCollect(origin_id, delta, args);
   }
   if (args[0] == kDelOr) return ApplyDelOr(origin_id, delta, args);
-  if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args);
+  if (args[0] == kOrStringPiece) return ApplyOrStringPiece(origin_id, delta, args, arrival);
   if (args[0].ends_with("-at")) {
     const ApplyOutcome outcome = ApplyWholeKey(origin_id, delta, args, arrival);
     // An expiry change (a snapshot's marker carries one) may expire values this node logged.
@@ -280,7 +281,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
   if (args[0] == kSeriesRuleDelta) return ApplySeriesRule(origin_id, delta, args);
   // A counter's delta, or a string version reaching a key that holds a counter (counters.h).
   if (args[0] == kCounterDelta || IsCounterWrite(delta.db, args)) {
-    return ApplyCounter(origin_id, delta, std::move(args));
+    return ApplyCounter(origin_id, delta, std::move(args), arrival);
   }
   std::optional<PeerWrite> write = ResolvePeerWrite(&args);
   if (!write) {
@@ -435,13 +436,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
   if (IsTrimAtZero(write->args)) return ApplyOutcome::kApplied;
   types::Keyspace& ks = context_->keyspace();
   WholeKeyMarkers::Admission admission;
-  // A TREG or TLOG write is judged by the deletes its view does not cover; only markers need one.
+  // A write is judged by the deletes its view does not cover.
   types::OrContext held_collect;
   const types::OrContext* view = nullptr;
-  storage::Status s;
-  if (!write->string_write) {
-    s = JudgingView(origin_id, arrival, &held_collect, &view);
-  }
+  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
   if (s.ok()) s = whole_key_->Judge(delta.db, &write->args, &admission, view);
   // An expiry register's rewrite moved the words the parsed delta viewed: parsed again.
   if (s.IsInvalidArgument() || (s.ok() && write->string_delta && admission.expiry_rewritten &&

@@ -16,7 +16,7 @@
 
 namespace ebb::server {
 
-// How a delta reached this node, which decides the deletes that judge a TREG or TLOG write
+// How a delta reached this node, which decides the deletes that judge a data write
 // (ActiveActive::JudgingView; docs/active-active.md, "Status", marker collection's step 3): over
 // its origin's stream, or as a snapshot's piece.
 enum class ActiveActiveArrival { kStream, kSnapshot };

@@ -12,7 +12,7 @@
 // itself sends, which carries P's own last C right after its vector. Another node's snapshot
 // may carry a collect of P made after deltas of P this node has still to apply: a piece naming
 // an origin other than its sender is passed over. Once a node has applied P's whole log, its row
-// for P is P's own. A TREG or TLOG write of P is judged by the deletes P's row does not cover, a
+// for P is P's own. A data write of P is judged by the deletes P's row does not cover, a
 // snapshot's by the join of its sender's rows (`collects-known`; step 3); compaction does not go
 // by them yet (step 4).
 //
@@ -68,7 +68,7 @@ std::optional<CollectOf> ParseCollect(std::span<const std::string> args,
                                       const types::OriginId& sender);
 
 // The piece `collects-known <K>` a snapshot's sender sends after its own collect: K, the join of
-// every collect row it holds, judges that snapshot's TREG and TLOG pieces on the receiver
+// every collect row it holds, judges that snapshot's data pieces on the receiver
 // (docs/active-active.md, "Status", marker collection's step 3) and joins no row.
 std::vector<std::string> KnownCollectsPieceArgs(const types::OrContext& known,
                                                 const types::OriginId& sender);

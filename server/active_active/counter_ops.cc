@@ -54,7 +54,7 @@ bool ActiveActive::RunCounter(LocalWrite* plan, protocol::ReplyWriter& reply) {
   bool has_row = false;
   if (s.ok()) s = whole_key_->Marker(plan->db, key, &marker, &has_row);
   types::CounterState state;
-  if (s.ok()) s = counters_->ReadOrAdopt(plan->db, key, marker, &state);
+  if (s.ok()) s = counters_->ReadOrAdopt(plan->db, key, &state);
   if (!s.ok()) {
     reply.Error(EngineError(s.ToString()));
     return false;
@@ -67,6 +67,18 @@ bool ActiveActive::RunCounter(LocalWrite* plan, protocol::ReplyWriter& reply) {
     return RunCounterIncr(plan, std::move(state), marker, reply);
   }
   return RunCounterBase(plan, std::move(state), marker, reply);
+}
+
+storage::Status ActiveActive::NewPartsCovered(int db, int64_t record_ts, const KeyMarker& marker,
+                                              bool* covered) {
+  // The new base and record lie above every delete held here (NewBaseTs, RecordTsFor) but one at
+  // INT64_MAX, where their timestamps saturate.
+  *covered = false;
+  if (record_ts != std::numeric_limits<int64_t>::max()) return storage::Status::OK();
+  KeyMarker viewed = marker;
+  storage::Status s = whole_key_->NarrowToView(db, own_collect_, &viewed);
+  *covered = s.ok() && viewed.deleted_up_to == std::numeric_limits<int64_t>::max();
+  return s;
 }
 
 bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
@@ -133,7 +145,10 @@ bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
   out.records.push_back(*record);
   // The reply is what the key now reads as.
   const std::string reads_as = types::ViewOf(state).value;
-  if (storage::Status s = counters_->Write(plan->db, key, std::move(state), marker); !s.ok()) {
+  bool covered = false;
+  storage::Status s = NewPartsCovered(plan->db, record_ts, marker, &covered);
+  if (s.ok() && !covered) s = counters_->Write(plan->db, key, std::move(state), marker);
+  if (!s.ok()) {
     reply.Error(EngineError(s.ToString()));
     return false;
   }
@@ -142,6 +157,7 @@ bool ActiveActive::RunCounterIncr(LocalWrite* plan, types::CounterState state,
   } else {
     reply.Integer(value + delta);
   }
+  if (covered) return false;  // every peer drops it too: nothing to log
   SignalKeyChange(*context_, plan->db, key, kNotifyString, floating ? "incrbyfloat" : "incrby");
   plan->args = CounterDeltaArgs(out);
   plan->views.assign(plan->args.begin(), plan->args.end());
@@ -152,8 +168,8 @@ bool ActiveActive::RunCounterBase(LocalWrite* plan, types::CounterState state,
                                   const KeyMarker& marker, protocol::ReplyWriter& reply) {
   const std::string key = plan->args[1];
   const std::string op = plan->args[0];
-  WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission);
+  WholeKeyMarkers::Admission admission;  // as every peer judges it: by this node's last collect
+  storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission, &own_collect_);
   types::CounterBase base;
   if (s.ok() && !BaseOfStringDelta(plan->args, &base)) s = storage::Status::InvalidArgument("form");
   if (!s.ok()) {
@@ -186,7 +202,15 @@ bool ActiveActive::RunCounterBase(LocalWrite* plan, types::CounterState state,
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_id,
                                                       const PeerDelta& delta,
-                                                      std::vector<std::string> args) {
+                                                      std::vector<std::string> args,
+                                                      Arrival arrival) {
+  // Its parts are judged by the deletes its view does not cover.
+  types::OrContext held_collect;
+  const types::OrContext* view = nullptr;
+  if (storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view); !s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
   CounterDelta counter;
   bool parsed = false;
   bool covered = false;
@@ -195,7 +219,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
   } else {
     // A string version written where the key was no counter: a base that observed nothing.
     WholeKeyMarkers::Admission admission;
-    const storage::Status s = whole_key_->Judge(delta.db, &args, &admission);
+    const storage::Status s = whole_key_->Judge(delta.db, &args, &admission, view);
     if (!s.ok() && !s.IsInvalidArgument()) {
       spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
       return ApplyOutcome::kEngineError;
@@ -216,18 +240,22 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
   storage::Status s = HeldType(ks, delta.db, counter.key, &held);
   KeyMarker marker;
   bool has_row = false;
-  if (s.ok()) s = whole_key_->Marker(delta.db, counter.key, &marker, &has_row);
+  if (s.ok()) s = whole_key_->Marker(delta.db, counter.key, &marker, &has_row, view);
   if (s.ok() && ((held && *held != types::KeyType::kString) || marker.floor > 0)) {
     return ApplyOutcome::kApplied;  // a TREG or a log holds the key: a string loses to it
   }
+  // What arrives is pruned at the deletes its view does not cover; what is held stays.
+  types::CounterState arrived{.base = std::move(counter.base),
+                              .records = std::move(counter.records)};
+  types::Prune(&arrived, marker.deleted_up_to);
   types::CounterState state;
-  if (s.ok()) s = counters_->ReadOrAdopt(delta.db, counter.key, marker, &state);
+  if (s.ok()) s = counters_->ReadOrAdopt(delta.db, counter.key, &state);
   if (s.ok()) {
-    if (counter.base) {
-      CoverByRegister(&*counter.base, marker);
-      types::MergeBase(&state, *counter.base);
+    if (arrived.base) {
+      CoverByRegister(&*arrived.base, marker);
+      types::MergeBase(&state, *arrived.base);
     }
-    for (const types::CounterRecord& record : counter.records) types::MergeRecord(&state, record);
+    for (const types::CounterRecord& record : arrived.records) types::MergeRecord(&state, record);
     s = counters_->Write(delta.db, counter.key, std::move(state), marker);
   }
   if (!s.ok()) {

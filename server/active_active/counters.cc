@@ -240,8 +240,7 @@ storage::Status Counters::Read(int db, std::string_view key, std::optional<Count
   return ReadCounterState(keyspace_, db, key, state);
 }
 
-storage::Status Counters::ReadOrAdopt(int db, std::string_view key, const KeyMarker& marker,
-                                      CounterState* state) {
+storage::Status Counters::ReadOrAdopt(int db, std::string_view key, CounterState* state) {
   std::optional<CounterState> held;
   storage::Status s = Read(db, key, &held);
   if (!s.ok()) return s;
@@ -278,13 +277,11 @@ storage::Status Counters::ReadOrAdopt(int db, std::string_view key, const KeyMar
     }
     if (adopted) state->base = std::move(base);
   }
-  types::Prune(state, marker.deleted_up_to);
   return storage::Status::OK();
 }
 
 storage::Status Counters::Write(int db, std::string_view key, CounterState state,
                                 const KeyMarker& marker) {
-  types::Prune(&state, marker.deleted_up_to);
   if (state.base) CoverByRegister(&*state.base, marker);
   const std::string row_key = types::Keyspace::SystemRowKey(CounterRowName(db, key));
   if (state.records.empty() && (!state.base || state.base->observed.empty())) {
@@ -329,10 +326,12 @@ storage::Status Counters::WritePlain(int db, std::string_view key, const Counter
   return written.ok() ? storage::Status::OK() : written.engine_status();
 }
 
-storage::Status Counters::Settle(int db, std::string_view key, const KeyMarker& marker) {
+storage::Status Counters::Settle(int db, std::string_view key, const KeyMarker& marker,
+                                 std::optional<int64_t> deleted_at) {
   std::optional<CounterState> state;
   storage::Status s = Read(db, key, &state);
   if (!s.ok() || !state) return s;
+  if (deleted_at) types::Prune(&*state, *deleted_at);
   return Write(db, key, std::move(*state), marker);
 }
 
@@ -356,7 +355,8 @@ storage::Status Counters::ForEachKey(int db,
 }
 
 // WholeKeyMarkers' side of the counters (whole_key.h): after a delete, a register or a floor.
-storage::Status WholeKeyMarkers::SettleCounter(int db, std::string_view key) {
+storage::Status WholeKeyMarkers::SettleCounter(int db, std::string_view key,
+                                               std::optional<int64_t> deleted_at) {
   if (counters_ == nullptr || !counters_->any()) return storage::Status::OK();
   std::optional<types::KeyType> held;
   storage::Status s = HeldType(keyspace_, db, key, &held);
@@ -368,7 +368,7 @@ storage::Status WholeKeyMarkers::SettleCounter(int db, std::string_view key) {
   if ((held && *held != types::KeyType::kString) || marker.floor > 0) {
     return counters_->Forget(db, key);
   }
-  return counters_->Settle(db, key, marker);
+  return counters_->Settle(db, key, marker, deleted_at);
 }
 
 storage::Status Counters::Forget(int db, std::string_view key) {

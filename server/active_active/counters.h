@@ -18,10 +18,13 @@
 // key holding a plain string version first takes that version as its base (Adopt), as every node
 // that holds it does.
 //
-// Deletes, expiry registers and type floors act through the key's marker (whole_key.h): the state
-// is pruned at the marker's deleted_up_to (types::Prune) whenever the marker changes (Settle),
-// a base at or before the register's T takes the register's expiry, and a key held by a TREG or
-// a TLOG (or whose floor is one) ignores counter deltas as it ignores string writes.
+// Deletes, expiry registers and type floors act through the key's marker (whole_key.h): a delete
+// prunes the state held at its own T when it comes (Settle; types::Prune), a base or record that
+// arrives is pruned at the deletes its view does not cover (ActiveActive::ApplyCounter; what is
+// held is never judged again, as for every type: docs/active-active.md, "Status", marker
+// collection's step 3), a base at or before the register's T takes the register's expiry, and a
+// key held by a TREG or a TLOG (or whose floor is one) ignores counter deltas as it ignores
+// string writes.
 // Thread-safety: the command (io) thread, inside the keyspace batch the caller opened.
 #pragma once
 
@@ -95,18 +98,18 @@ class Counters {
   // The key's state, or nullopt.
   storage::Status Read(int db, std::string_view key, std::optional<types::CounterState>* state);
   // The key's state; without one, a state whose base is the key's newest string version (live,
-  // a tombstone, expired, or reduced), pruned at `marker`.
-  storage::Status ReadOrAdopt(int db, std::string_view key, const KeyMarker& marker,
-                              types::CounterState* state);
-  // Writes `state`, pruned at `marker` and its base given the register's expiry when the
-  // register covers it, and the row the key reads as. A state left with no record and a base
-  // that observed none is no counter: its row goes and the base is written as the plain string
-  // version it is (nothing without one: a delete removed the row).
+  // a tombstone, expired, or reduced).
+  storage::Status ReadOrAdopt(int db, std::string_view key, types::CounterState* state);
+  // Writes `state`, its base given the register of `marker` its expiry when the register covers
+  // it, and the row the key reads as. A state left with no record and a base that observed none
+  // is no counter: its row goes and the base is written as the plain string version it is
+  // (nothing without one: a delete removed the row).
   storage::Status Write(int db, std::string_view key, types::CounterState state,
                         const KeyMarker& marker);
-  // Prunes the key's state (if any) at its marker and rewrites its row: after a delete, a
-  // register or a floor changed the marker.
-  storage::Status Settle(int db, std::string_view key, const KeyMarker& marker);
+  // Rewrites the key's state (if any) under `marker`: after a register or a floor changed it, or
+  // a delete at `deleted_at` came, which prunes what it covers first.
+  storage::Status Settle(int db, std::string_view key, const KeyMarker& marker,
+                         std::optional<int64_t> deleted_at);
   // Calls `fn` with each key of `db` that has a state.
   storage::Status ForEachKey(int db, const std::function<storage::Status(std::string_view)>& fn);
   // Removes the key's state: a type of higher precedence replaced the counter.

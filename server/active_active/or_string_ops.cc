@@ -112,9 +112,17 @@ storage::Status ActiveActive::ApplyOrToKey(int db, const std::string& key,
 ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin_id,
                                                        const PeerDelta& delta,
                                                        types::OrContext context, StringDelta parsed,
-                                                       std::vector<std::string>* args) {
+                                                       std::vector<std::string>* args,
+                                                       Arrival arrival) {
   WholeKeyMarkers::Admission admission;
-  storage::Status s = whole_key_->Judge(delta.db, args, &admission);
+  types::OrContext held_collect;
+  const types::OrContext* view = nullptr;
+  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
+  if (!s.ok()) {
+    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+    return ApplyOutcome::kEngineError;
+  }
+  s = whole_key_->Judge(delta.db, args, &admission, view);
   types::OriginId origin;
   // An expiry register may have rewritten its PXAT: parsed again from the new words.
   if (s.IsInvalidArgument() || delta.offset == 0 ||
@@ -338,7 +346,8 @@ storage::Status ActiveActive::SweepOrRun(const std::string& lower, const std::st
 
 ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& origin_id,
                                                             const PeerDelta& delta,
-                                                            const std::vector<std::string>& args) {
+                                                            const std::vector<std::string>& args,
+                                                            Arrival arrival) {
   OrStringPiece piece;
   if (!ParseOrStringPiece(args, origin_id, &piece)) {
     spdlog::warn("Peer {}: snapshot piece is malformed: skipped", origin_id);
@@ -353,12 +362,14 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& o
   // A slot a delete covers is removed as it arrives, its dot joined into R (as ApplyOrString).
   std::vector<std::pair<const types::OrSlot*, std::vector<std::string>>> admitted;
   types::OrContext removed = piece.state.removed;
-  storage::Status s;
+  types::OrContext held_collect;
+  const types::OrContext* view = nullptr;
+  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
   for (size_t i = 0; i < piece.state.slots.size() && s.ok(); i++) {
     const types::OrSlot& slot = piece.state.slots[i];
     std::vector<std::string> form = SlotDeltaArgs(piece.key, slot, piece.values[i]);
     WholeKeyMarkers::Admission admission;
-    s = whole_key_->Judge(delta.db, &form, &admission);
+    s = whole_key_->Judge(delta.db, &form, &admission, view);
     if (s.ok() && admission.covered) removed.Raise(slot.dot.origin, slot.dot.offset);
     if (s.ok() && !admission.covered && !admission.below_floor) {
       admitted.emplace_back(&slot, std::move(form));

@@ -26,7 +26,7 @@
 // On the wire, after `+SNAPSHOT <offset> <byte position>` answers PEER SYNC, each piece is
 // ["snap", db, arg0, arg1, ...] — the first the sender's observed vector (kSnapshotVectorPiece),
 // then the sender's own last collect (`collect-of`, collect.h) when it has one and the collects it
-// knows (`collects-known`), which judge the snapshot's TREG and TLOG pieces — and the end is
+// knows (`collects-known`), which judge the snapshot's data pieces — and the end is
 // ["snapend", offset, byte position]; the stream of deltas from offset + 1 follows on the same
 // connection. `offset` is this node's last origin offset when the snapshot began: every delta up to
 // it is reflected in what the snapshot holds.

@@ -347,8 +347,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   if (trimat) ts -= 1;
   KeyMarker marker;
   bool has_row = false;
-  const bool viewed = args[0] == "treg" || args[0] == "tlog";
-  storage::Status s = Marker(db, key, &marker, &has_row, viewed ? view : nullptr);
+  storage::Status s = Marker(db, key, &marker, &has_row, view);
   if (!s.ok()) return s;
   admission->settle_expiry = !string_write && marker.expiry.has_value();
   if (args[0] == "treg" && admission->settle_expiry && !marker_covers(marker, ts)) {
@@ -604,7 +603,7 @@ storage::Status WholeKeyMarkers::DeleteKeys(int db, const MarkerEntry& del,
     if (!s.ok()) return s;
     marker.floor = std::max(marker.floor, precedence);
     s = PutRow(KeyMarkerRowName(db, key), EncodeKeyMarker(marker), !found);
-    if (s.ok()) s = SettleCounter(db, key);
+    if (s.ok()) s = SettleCounter(db, key, del.value);
     if (!s.ok()) return s;
   }
   return storage::Status::OK();
@@ -637,7 +636,8 @@ storage::Status WholeKeyMarkers::FlushDb(int db, const MarkerEntry& del) {
     if (!s.ok()) return s;
   }
   if (counters_ == nullptr) return storage::Status::OK();
-  return counters_->ForEachKey(db, [&](std::string_view key) { return SettleCounter(db, key); });
+  return counters_->ForEachKey(db,
+                               [&](std::string_view key) { return SettleCounter(db, key, ts); });
 }
 
 }  // namespace ebb::server

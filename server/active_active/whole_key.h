@@ -211,11 +211,11 @@ class WholeKeyMarkers {
     // before Judge are stale.
     bool expiry_rewritten = false;
   };
-  // `view`: the deletes that judge a TREG or TLOG delta (covered, the pair it must beat, the log
-  // cutoff it raises) are the key's and its database's that `view` does not cover
+  // `view`: the deletes that judge the delta (covered, the pair it must beat, the log cutoff it
+  // raises) are the key's and its database's that `view` does not cover
   // (MarkerEntries::GreatestBeyond) — the last collect of the delta's origin, or of the
   // snapshot's sender (docs/active-active.md, "Status", marker collection's step 3); nullptr:
-  // every delete. Other deltas are judged by every delete.
+  // every delete.
   // Reads only. InvalidArgument for a delta too short or with a timestamp that does not parse.
   // REQUIRES: *delta is a data delta (args[0], and args[1] of TLOG and TREG, lower-case).
   storage::Status Judge(int db, std::vector<std::string>* delta, Admission* admission,
@@ -332,8 +332,10 @@ class WholeKeyMarkers {
   // The database's horizon row, uncached; empty when there is none.
   storage::Status ReadHorizonRow(int db, MarkerEntries* deletes);
 
-  // Settles the counter of `key` (if any) under its effective marker.
-  storage::Status SettleCounter(int db, std::string_view key);
+  // Settles the counter of `key` (if any) under its effective marker, after a delete at
+  // `deleted_at` (which prunes what it covers of the state) or a change of register or floor.
+  storage::Status SettleCounter(int db, std::string_view key,
+                                std::optional<int64_t> deleted_at = std::nullopt);
 
   types::Keyspace& keyspace_;
   Counters* counters_ = nullptr;

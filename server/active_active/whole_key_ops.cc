@@ -177,7 +177,7 @@ void ActiveActive::AdmitLocal(LocalWrite* plan) {
   // Without markers only a log's retention window asks anything of them (raise_floor_to).
   if (!whole_key_->any() && plan->args[0] != "tlog") return;
   WholeKeyMarkers::Admission admission;
-  // A TREG or TLOG write is judged by the deletes this node's last collect does not cover, as
+  // A write is judged by the deletes this node's last collect does not cover, as
   // every peer judges it (docs/active-active.md, "Status", marker collection's step 3).
   storage::Status s = whole_key_->Judge(plan->db, &plan->args, &admission, &own_collect_);
   plan->views.assign(plan->args.begin(), plan->args.end());  // a PUT's expiry may be rewritten

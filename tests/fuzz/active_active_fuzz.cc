@@ -313,9 +313,9 @@ void CheckOrSlotsAbove(ebb::types::Keyspace& ks, int db, const std::string& key,
 // live or expired whole — and its counter's base and records. Every delete removes what it covers
 // as it is applied (what has expired too), and the gate drops what arrives covered, so the expiry
 // register applies to what is held without asking the deletes again (docs/active-active.md,
-// "Status", marker collection: what step 3 must keep). A TREG pair, log entry or series sample
-// lies above the deletes no collect the node knows covers (`known`, the join of its collect rows):
-// one below a delete lives when its origin wrote it after a collect covering that delete (step 3).
+// "Status", marker collection: what step 3 must keep). All of it lies above the deletes no collect
+// the node knows covers (`known`, the join of its collect rows): a write below a delete lives when
+// its origin wrote it after a collect covering that delete (step 3).
 void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove,
                            const ebb::types::OrContext& known) {
   using ebb::types::KeyType;
@@ -333,10 +333,10 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove,
         ebb::types::CounterState counter;
         Check(ebb::types::DecodeCounterState(counter_row, &counter), "a counter does not decode",
               where);
-        Check(!counter.base || counter.base->ts > covered,
+        Check(!counter.base || counter.base->ts > uncollected,
               "a held counter base lies under a delete", where);
         for (const ebb::types::CounterRecord& record : counter.records) {
-          Check(record.ts > covered, "a held counter record lies under a delete", where);
+          Check(record.ts > uncollected, "a held counter record lies under a delete", where);
         }
       }
       ebb::types::KeyMetaRow row;
@@ -351,10 +351,10 @@ void CheckHeldAboveDeletes(CommandRunner& node, bool observed_remove,
         row.meta = dead->meta;
       }
       // A key whose winner reads as absent may still hold a live sibling.
-      if (observed_remove) CheckOrSlotsAbove(ks, db, key, covered, where);
+      if (observed_remove) CheckOrSlotsAbove(ks, db, key, uncollected, where);
       if (!held) continue;
       if (row.type == KeyType::kString && !observed_remove) {
-        Check(row.meta.timestamp_or_zero() > covered, "a held string value lies under a delete",
+        Check(row.meta.timestamp_or_zero() > uncollected, "a held string value lies under a delete",
               where);
       } else if (row.type == KeyType::kTreg) {
         std::string_view value;

@@ -239,13 +239,14 @@ bool LogIs(redisContext* c, const std::string& value, long long ts) {
          log.elements()[0].elements()[1].integer() == ts;
 }
 
-// Step 3 of marker collection (docs/active-active.md, "Status"): a TREG, TLOG or series write is
-// judged by the deletes its origin's last collect does not cover. Node 0 deletes a register and a
-// log written at 100 and a series (whose delete covers the clock, its register's stamp); once node
-// 1's collect covers that delete, node 1's writes at 50 are later than the delete — node 1 had
-// applied it — and live on every node, as on a lone node. Judged by the delete's T alone the TREG
-// and TLOG writes were dropped everywhere for good, and the TS.ADD refused. Node 1's TS.DEL of
-// the sample then removes it everywhere (it answered 0 and left it, its range below the delete).
+// Step 3 of marker collection (docs/active-active.md, "Status"): a write is judged by the deletes
+// its origin's last collect does not cover. Node 0 deletes a register, a log and a string written
+// at 100 and a series (whose delete covers the clock, its register's stamp); once node 1's collect
+// covers that delete, node 1's writes at 50 are later than the delete — node 1 had applied it —
+// and live on every node, as on a lone node. Judged by the delete's T alone they were dropped
+// everywhere for good, and the TS.ADD refused. Node 1's INCR then counts from the string it wrote
+// (it counted from 0), and node 1's TS.DEL of the sample removes it everywhere (it answered 0 and
+// left it, its range below the delete).
 TEST_F(ActiveActiveCollectTest, AWriteBelowADeleteItsOriginCollectedLives) {
   ASSERT_NO_FATAL_FAILURE(StartMesh(3));
   std::string id[3];
@@ -253,19 +254,27 @@ TEST_F(ActiveActiveCollectTest, AWriteBelowADeleteItsOriginCollectedLives) {
   ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "reg", "old", "100"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TLOG", "INS", "log", "old", "100"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
-  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log", "s"}).integer(), 3);  // node 0's offset 4
-  ASSERT_TRUE(WaitCollected(1, {id[0]}, 4)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[0].get(), {"PUT", "str", "old", "TS", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"PUT", "cnt", "old", "TS", "100"}).str(), "OK");
+  // Node 0's offset 6.
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log", "s", "str", "cnt"}).integer(), 5);
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 6)) << InfoText(c_[1].get(), "peers", "last_collect");
   ASSERT_EQ(Cmd(c_[1].get(), {"TREG", "SET", "reg", "new", "50"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TLOG", "INS", "log", "new", "50"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "50", "2"}).ToString(), "(integer) 50");
+  ASSERT_EQ(Cmd(c_[1].get(), {"PUT", "str", "new", "TS", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"PUT", "cnt", "40", "TS", "50"}).str(), "OK");
+  EXPECT_EQ(Cmd(c_[1].get(), {"INCR", "cnt"}).ToString(), "(integer) 41");
   for (int i = 0; i < 3; i++) {
     redisContext* c = c_[i].get();
     EXPECT_TRUE(Eventually([&] {
-      return TregIs(c, "new", 50) && LogIs(c, "new", 50) && SeriesIs(c, 50, "2");
+      return TregIs(c, "new", 50) && LogIs(c, "new", 50) && SeriesIs(c, 50, "2") &&
+             Cmd(c, {"GET", "str"}).str() == "new" && Cmd(c, {"GET", "cnt"}).str() == "41";
     })) << i
         << ": " << Cmd(c, {"TREG", "GET", "reg"}).ToString() << " "
         << Cmd(c, {"TLOG", "GET", "log"}).ToString() << " "
-        << Cmd(c, {"TS.RANGE", "s", "-", "+"}).ToString();
+        << Cmd(c, {"TS.RANGE", "s", "-", "+"}).ToString() << " "
+        << Cmd(c, {"GET", "str"}).ToString() << " " << Cmd(c, {"GET", "cnt"}).ToString();
   }
   // A range delete by node 1, whose collect covers the delete, removes the sample below it.
   EXPECT_EQ(Cmd(c_[1].get(), {"TS.DEL", "s", "0", "60"}).ToString(), "(integer) 1");
@@ -287,15 +296,21 @@ TEST_F(ActiveActiveCollectTest, ASnapshotCarriesAWriteBelowACollectedDelete) {
   ASSERT_EQ(Cmd(c_[0].get(), {"TREG", "SET", "reg", "old", "100"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TLOG", "INS", "log", "old", "100"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[0].get(), {"TS.ADD", "s", "100", "1"}).integer(), 100);
-  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log", "s"}).integer(), 3);
-  ASSERT_TRUE(WaitCollected(1, {id[0]}, 4)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[0].get(), {"PUT", "str", "old", "TS", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"PUT", "cnt", "old", "TS", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"DEL", "reg", "log", "s", "str", "cnt"}).integer(), 5);
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 6)) << InfoText(c_[1].get(), "peers", "last_collect");
   ASSERT_EQ(Cmd(c_[1].get(), {"TREG", "SET", "reg", "new", "50"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TLOG", "INS", "log", "new", "50"}).str(), "OK");
   ASSERT_EQ(Cmd(c_[1].get(), {"TS.ADD", "s", "50", "2"}).ToString(), "(integer) 50");
+  ASSERT_EQ(Cmd(c_[1].get(), {"PUT", "str", "new", "TS", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"PUT", "cnt", "40", "TS", "50"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[1].get(), {"INCR", "cnt"}).ToString(), "(integer) 41");
   for (int i = 0; i < 2; i++) {
     redisContext* c = c_[i].get();
     ASSERT_TRUE(Eventually([&] {
-      return TregIs(c, "new", 50) && LogIs(c, "new", 50) && SeriesIs(c, 50, "2");
+      return TregIs(c, "new", 50) && LogIs(c, "new", 50) && SeriesIs(c, 50, "2") &&
+             Cmd(c, {"GET", "str"}).str() == "new" && Cmd(c, {"GET", "cnt"}).str() == "41";
     })) << i;
   }
   ASSERT_TRUE(late_.Start(PeerArgs({&n_[0], &n_[1]}))) << late_.error();
@@ -306,6 +321,40 @@ TEST_F(ActiveActiveCollectTest, ASnapshotCarriesAWriteBelowACollectedDelete) {
   EXPECT_TRUE(LogIs(late.get(), "new", 50)) << Cmd(late.get(), {"TLOG", "GET", "log"}).ToString();
   EXPECT_TRUE(SeriesIs(late.get(), 50, "2"))
       << Cmd(late.get(), {"TS.RANGE", "s", "-", "+"}).ToString();
+  EXPECT_EQ(Cmd(late.get(), {"GET", "str"}).ToString(), "\"new\"");
+  EXPECT_EQ(Cmd(late.get(), {"GET", "cnt"}).ToString(), "\"41\"");
+}
+
+// Under the observed-remove string rule a string's slot is judged by a flush's horizon the same
+// way: once node 1's collect covers node 0's FLUSHDB, node 1's write below the flush's T lives on
+// both nodes (it was dropped everywhere), and a node that joins late takes it from the slot a
+// snapshot's `or-string` piece carries, judged by the collects its sender knew.
+TEST_F(ActiveActiveCollectTest, AStringSlotBelowACollectedFlushLives) {
+  const std::vector<std::string> rule = {"--active-active-string-rule", "observed-remove"};
+  std::vector<std::string> extra = {"--peer-backlog-size", "1"};
+  extra.insert(extra.end(), rule.begin(), rule.end());
+  ASSERT_NO_FATAL_FAILURE(StartMesh(2, extra));
+  std::string id[2];
+  for (int i = 0; i < 2; i++) id[i] = Cmd(c_[i].get(), {"PEER", "ID"}).str();
+  ASSERT_EQ(Cmd(c_[0].get(), {"PUT", "str", "old", "TS", "100"}).str(), "OK");
+  ASSERT_EQ(Cmd(c_[0].get(), {"FLUSHDB"}).str(), "OK");  // node 0's offset 2, at 100
+  ASSERT_TRUE(WaitCollected(1, {id[0]}, 2)) << InfoText(c_[1].get(), "peers", "last_collect");
+  ASSERT_EQ(Cmd(c_[1].get(), {"PUT", "str", "new", "TS", "50"}).str(), "OK");
+  for (int i = 0; i < 2; i++) {
+    redisContext* c = c_[i].get();
+    EXPECT_TRUE(Eventually([&] {
+      return Cmd(c, {"GET", "str"}).str() == "new";
+    })) << i
+        << ": " << Cmd(c, {"GET", "str"}).ToString();
+  }
+  std::vector<std::string> late_args = PeerArgs({&n_[0], &n_[1]});
+  late_args.insert(late_args.end(), rule.begin(), rule.end());
+  ASSERT_TRUE(late_.Start(late_args)) << late_.error();
+  RedisConnection late = late_.Connect();
+  ASSERT_TRUE(Eventually([&] { return SnapshotsSent() >= 2; })) << SnapshotsSent();
+  EXPECT_TRUE(Eventually([&] {
+    return Cmd(late.get(), {"GET", "str"}).str() == "new";
+  })) << Cmd(late.get(), {"GET", "str"}).ToString();
 }
 
 // A node whose own collect does not cover a delete yet may hold entries below it that another
