@@ -23,13 +23,15 @@ Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--string-rule timestamp|observed-remove]
                                     [--key-range 1000] [--snapshot-keys 300000]
                                     [--snapshot-value-size 0] [--peer-backlog-size N]
+                                    [--with-delete]
 (`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part and
 `--snapshot-keys 0` the snapshot part;
 `--string-rule` starts every node of the meshes under that active-active-string-rule;
 `--key-range`, redis-benchmark's -r, sets the keys of every part of the throughput table: the
 meshes, redis-server alone and the replica; `--peer-backlog-size` below `--requests` measures the
 meshes with their origin's log full, as a node that has taken more writes than its log holds
-runs.)
+runs; `--with-delete` has every mesh hold a delete marker first, so each delta is judged by its
+origin's last collect, as in a mesh that has ever deleted a key.)
 """
 import argparse
 import os
@@ -110,7 +112,18 @@ def mesh_set(mesh, requests, pipeline, key_range):
                                             if peers else 0.0)
 
 
-def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range, backlog):
+def hold_a_delete(mesh):
+    """Makes every node of `mesh` hold a delete marker (of a key outside the load's range), so
+    that each delta is judged by its origin's last collect from then on, as in a mesh that has
+    ever deleted a key."""
+    call(mesh[0].port, "SET", "bench:deleted", "v")
+    call(mesh[0].port, "DEL", "bench:deleted")
+    if len(mesh) > 1:
+        wait_applied(mesh)
+
+
+def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range, backlog,
+               with_delete):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
     os.makedirs(redis_dir, exist_ok=True)
@@ -136,6 +149,8 @@ def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range, 
         mesh = start_mesh(ebb_bin, workdir, peers + 1, f"tp{peers}", string_rule=string_rule,
                           extra=extra)
         try:
+            if with_delete:
+                hold_a_delete(mesh)
             for p in (1, 16):
                 rows.append((peers, p, mesh_set(mesh, requests, p, key_range)))
         finally:
@@ -236,6 +251,9 @@ def main():
     parser.add_argument("--peer-backlog-size", type=int, default=0,
                         help="the meshes' peer-backlog-size (0: the server's default); below "
                              "the writes of a run, the origin's log is full for most of it")
+    parser.add_argument("--with-delete", action="store_true",
+                        help="the meshes hold a delete marker before the load (every delta is "
+                             "then judged by its origin's last collect)")
     parser.add_argument("--snapshot-keys", type=int, default=300000,
                         help="SETs (over as many keys) the snapshot part sends; 0 leaves it out")
     parser.add_argument("--snapshot-value-size", type=int, default=0,
@@ -244,7 +262,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
         throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")],
-                   args.string_rule, args.key_range, args.peer_backlog_size)
+                   args.string_rule, args.key_range, args.peer_backlog_size, args.with_delete)
         if args.writes:
             convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
                         args.string_rule)

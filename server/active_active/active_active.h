@@ -553,9 +553,9 @@ class ActiveActive {
   storage::Status KnownCollects(types::OrContext* known);
   // The view a data delta of `origin_id` is judged by (WholeKeyMarkers::Judge, ::Marker), into
   // *view: over the stream its origin's collect row, read through the open batch (*held keeps
-  // it); in a snapshot the collects its sender knew (SnapshotReceipt::sender_collects), or
-  // nullptr — every delete — when the snapshot carried none; nullptr too, reading nothing, when
-  // this node holds no delete marker.
+  // it; within ApplyDeltas's batch, stream_collect_ does, read once); in a snapshot the collects
+  // its sender knew (SnapshotReceipt::sender_collects), or nullptr — every delete — when the
+  // snapshot carried none; nullptr too, reading nothing, when this node holds no delete marker.
   storage::Status JudgingView(const std::string& origin_id, Arrival arrival, types::OrContext* held,
                               const types::OrContext** view);
   // False when `delta`, from `origin_id`'s stream, is a collect of that origin whose C this
@@ -759,6 +759,14 @@ class ActiveActive {
   std::set<std::string, std::less<>> snapshot_wanted_;
   SyncedVector synced_vector_;      // the applied vector as of the last sync
   OriginVector collection_vector_;  // synced_observed_'s, last handed over
+  // The collect row of the origin whose stream batch ApplyDeltas has open, read once per batch
+  // by JudgingView and kept joined as the batch's collects join the row (JoinCollectRow); empty
+  // outside such a batch.
+  struct StreamCollect {
+    std::optional<types::OriginId> origin;  // set once read
+    types::OrContext collect;
+  };
+  std::optional<StreamCollect> stream_collect_;
   // This node's last `collect` (its own collect row) and when Cron last logged one.
   types::OrContext own_collect_;
   std::chrono::steady_clock::time_point last_collect_;

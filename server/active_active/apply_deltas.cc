@@ -59,6 +59,12 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
   std::string last_digest;
   bool ok = true;
   ks.BeginBatch();
+  // The deltas' view, their origin's collect row, is read once for the batch (JudgingView).
+  struct EndOfBatch {
+    std::optional<StreamCollect>* held;
+    ~EndOfBatch() { held->reset(); }
+  } end_of_batch{&stream_collect_};
+  stream_collect_.emplace();
   for (size_t i = 0; i < deltas.size(); ++i) {
     if (i % kHintedDeltas == 0) {
       HintDeltaKeys(deltas.subspan(i, std::min(kHintedDeltas, deltas.size() - i)));
@@ -335,6 +341,9 @@ storage::Status ActiveActive::JoinCollectRow(const types::OriginId& origin,
                     EncodeCollectRow(held, origin));
   }
   if (s.ok() && origin == own_origin_) own_collect_.Join(held);
+  if (s.ok() && stream_collect_ && stream_collect_->origin == origin) {
+    stream_collect_->collect = std::move(held);
+  }
   return s;
 }
 
@@ -382,8 +391,16 @@ storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival 
   }
   types::OriginId origin;
   if (!OriginOfNodeId(origin_id, &origin)) return storage::Status::OK();
+  if (stream_collect_ && stream_collect_->origin == origin) {
+    *view = &stream_collect_->collect;
+    return storage::Status::OK();
+  }
   storage::Status s = ReadCollectRow(origin, held);
   if (s.ok()) *view = held;
+  if (s.ok() && stream_collect_ && !stream_collect_->origin) {
+    stream_collect_->origin = origin;
+    stream_collect_->collect = *held;
+  }
   return s;
 }
 
