@@ -148,6 +148,19 @@ Status Keyspace::GetSystemRow(std::string_view name, std::string* value) {
   return s;
 }
 
+Status Keyspace::ForEachSystemRow(
+    std::string_view prefix,
+    const std::function<Status(std::string_view name, std::string_view value)>& fn) {
+  const std::string start = SystemKey(prefix);
+  const size_t name_at = start.size() - prefix.size();
+  auto it = db().NewIterator(ReadOptions());
+  for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
+    Status s = fn(it->key().substr(name_at), it->value());
+    if (!s.ok()) return s;
+  }
+  return it->status();
+}
+
 Status Keyspace::PutSystemRow(std::string_view name, std::string_view value) {
   Status s = db_->Put(storage::WriteOptions(), SystemKey(name), value);
   if (s.ok()) s = db_->SyncWal();

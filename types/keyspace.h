@@ -144,6 +144,12 @@ class Keyspace {
   // Writes system row `name` straight to the engine (never into an open batch) and syncs the
   // WAL: durable when it returns, whatever wal-fsync says.
   storage::Status PutSystemRow(std::string_view name, std::string_view value);
+  // Calls fn(name, value) for each system row whose name starts with `prefix`, in name order,
+  // read through the open batch; returns the first status fn returns that is not OK, which
+  // stops the walk. fn must not write the rows it walks.
+  storage::Status ForEachSystemRow(
+      std::string_view prefix,
+      const std::function<storage::Status(std::string_view name, std::string_view value)>& fn);
   Keyspace& operator=(const Keyspace&) = delete;
 
   // The engine, or while a batch is open the batch over it (every type reads and writes here).

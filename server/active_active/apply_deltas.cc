@@ -363,19 +363,16 @@ storage::Status ActiveActive::ReadCollectRow(const types::OriginId& origin,
 
 storage::Status ActiveActive::KnownCollects(types::OrContext* known) {
   *known = types::OrContext();
-  const std::string start = types::Keyspace::SystemRowKey(kCollectRowPrefix);
-  auto it = context_->keyspace().db().NewIterator(storage::ReadOptions());
-  for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
-    types::OriginId origin;
-    types::OrContext collect;
-    std::string_view name = it->key();
-    name.remove_prefix(start.size() - kCollectRowPrefix.size());
-    if (!ParseCollectRowName(name, &origin) || !DecodeCollectRow(it->value(), origin, &collect)) {
-      return storage::Status::Corruption("active-active row " + std::string(name));
-    }
-    known->Join(collect);
-  }
-  return it->status();
+  return context_->keyspace().ForEachSystemRow(
+      kCollectRowPrefix, [&](std::string_view name, std::string_view value) {
+        types::OriginId origin;
+        types::OrContext collect;
+        if (!ParseCollectRowName(name, &origin) || !DecodeCollectRow(value, origin, &collect)) {
+          return storage::Status::Corruption("active-active row " + std::string(name));
+        }
+        known->Join(collect);
+        return storage::Status::OK();
+      });
 }
 
 storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival arrival,

@@ -338,17 +338,16 @@ storage::Status Counters::Settle(int db, std::string_view key, const KeyMarker& 
 storage::Status Counters::ForEachKey(int db,
                                      const std::function<storage::Status(std::string_view)>& fn) {
   if (!any_) return storage::Status::OK();
-  const std::string prefix = types::Keyspace::SystemRowKey(CounterRowName(db, ""));
+  const std::string prefix = CounterRowName(db, "");
   std::vector<std::string> keys;
-  {
-    auto it = keyspace_.db().NewIterator(keyspace_.ReadOptions());
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-      keys.emplace_back(it->key().substr(prefix.size()));
-    }
-    if (!it->status().ok()) return it->status();
-  }
+  storage::Status s =
+      keyspace_.ForEachSystemRow(prefix, [&](std::string_view name, std::string_view) {
+        keys.emplace_back(name.substr(prefix.size()));
+        return storage::Status::OK();
+      });
+  if (!s.ok()) return s;
   for (const std::string& key : keys) {
-    storage::Status s = fn(key);
+    s = fn(key);
     if (!s.ok()) return s;
   }
   return storage::Status::OK();

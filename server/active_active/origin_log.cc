@@ -128,26 +128,29 @@ storage::Status ActiveActive::LoadLog() {
   s = context_->keyspace().GetSystemRow(kResyncRow, &resync);
   if (!s.ok() && !s.IsNotFound()) return s;
   resync_ = s.ok();
-  const std::string applied_prefix = types::Keyspace::SystemRowKey(kAppliedRowPrefix);
-  for (it->Seek(applied_prefix); it->Valid() && it->key().starts_with(applied_prefix); it->Next()) {
+  types::Keyspace& ks = context_->keyspace();
+  s = ks.ForEachSystemRow(kAppliedRowPrefix, [&](std::string_view name, std::string_view value) {
     AppliedPosition position;
-    if (!DecodeAppliedRow(it->value(), &position)) {
-      return storage::Status::Corruption("active-active vector row " + std::string(it->key()));
+    if (!DecodeAppliedRow(value, &position)) {
+      return storage::Status::Corruption("active-active vector row " + std::string(name));
     }
     std::lock_guard lock(applied_mu_);
-    applied_[std::string(it->key().substr(applied_prefix.size()))] = std::move(position);
-  }
-  const std::string known_prefix = types::Keyspace::SystemRowKey(KnownRowName(""));
+    applied_[std::string(name.substr(kAppliedRowPrefix.size()))] = std::move(position);
+    return storage::Status::OK();
+  });
+  if (!s.ok()) return s;
+  const std::string known_prefix = KnownRowName("");
   OriginVector known;
-  for (it->Seek(known_prefix); it->Valid() && it->key().starts_with(known_prefix); it->Next()) {
+  s = ks.ForEachSystemRow(known_prefix, [&](std::string_view name, std::string_view value) {
     uint64_t offset = 0;
-    if (!ParseUint64(it->value(), &offset)) {
-      return storage::Status::Corruption("active-active observed row " + std::string(it->key()));
+    if (!ParseUint64(value, &offset)) {
+      return storage::Status::Corruption("active-active observed row " + std::string(name));
     }
-    known[std::string(it->key().substr(known_prefix.size()))] = offset;
-  }
-  NoteKnown(known);
-  return it->status();
+    known[std::string(name.substr(known_prefix.size()))] = offset;
+    return storage::Status::OK();
+  });
+  if (s.ok()) NoteKnown(known);
+  return s;
 }
 
 uint64_t ActiveActive::LogCapacity() const {

@@ -189,26 +189,26 @@ storage::Status WholeKeyMarkers::Load() {
 storage::Status WholeKeyMarkers::CountRows() {
   uint64_t rows = 0;
   entry_tops_ = types::OrContext();
-  auto it = keyspace_.db().NewIterator(storage::ReadOptions());
   for (std::string_view prefix : {kKeyMarkerRowPrefix, kHorizonRowPrefix}) {
     const bool horizons = prefix == kHorizonRowPrefix;
-    const std::string start = types::Keyspace::SystemRowKey(prefix);
     uint64_t found = 0;
-    for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
-      found++;
-      KeyMarker marker;
-      const bool decoded = horizons ? DecodeHorizon(it->value(), &marker.deletes)
-                                    : DecodeKeyMarker(it->value(), &marker);
-      if (!decoded) {
-        return storage::Status::Corruption(horizons ? "active-active horizon"
-                                                    : "active-active key marker");
-      }
-      for (const MarkerEntry& entry : marker.deletes.entries()) RaiseEntryTop(entry.dot);
-    }
+    const storage::Status s =
+        keyspace_.ForEachSystemRow(prefix, [&](std::string_view, std::string_view value) {
+          found++;
+          KeyMarker marker;
+          const bool decoded =
+              horizons ? DecodeHorizon(value, &marker.deletes) : DecodeKeyMarker(value, &marker);
+          if (!decoded) {
+            return storage::Status::Corruption(horizons ? "active-active horizon"
+                                                        : "active-active key marker");
+          }
+          for (const MarkerEntry& entry : marker.deletes.entries()) RaiseEntryTop(entry.dot);
+          return storage::Status::OK();
+        });
+    if (!s.ok()) return s;
     if (horizons && found > 0) any_horizon_ = true;
     rows += found;
   }
-  if (!it->status().ok()) return it->status();
   rows_held_ = rows;
   recount_ = false;
   return storage::Status::OK();

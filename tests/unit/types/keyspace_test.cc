@@ -354,5 +354,33 @@ TEST_F(KeyspaceTest, WriteOptionsCarryDeferSync) {
   EXPECT_FALSE(ks_->WriteOptions().timestamp_ms.has_value());
 }
 
+// ForEachSystemRow walks the system rows under a prefix in name order, through an open batch,
+// none of another prefix nor a data row, and stops at the first error its function returns.
+TEST_F(KeyspaceTest, ForEachSystemRowWalksOnePrefixThroughTheBatch) {
+  ASSERT_TRUE(ks_->PutSystemRow("walk:b", "2").ok());
+  ASSERT_TRUE(ks_->PutSystemRow("walk:a", "1").ok());
+  ASSERT_TRUE(ks_->PutSystemRow("walker", "x").ok());
+  ASSERT_TRUE(ks_->PutSystemRow("other:a", "y").ok());
+  PutString(0, "walk:c", "data");
+  ks_->BeginBatch();
+  ASSERT_TRUE(ks_->db().Put(ks_->WriteOptions(), Keyspace::SystemRowKey("walk:c"), "3").ok());
+  std::vector<std::string> seen;
+  auto collect = [&](std::string_view name, std::string_view value) {
+    seen.push_back(std::string(name) + "=" + std::string(value));
+    return storage::Status::OK();
+  };
+  ASSERT_TRUE(ks_->ForEachSystemRow("walk:", collect).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"walk:a=1", "walk:b=2", "walk:c=3"}));
+  seen.clear();
+  const storage::Status stopped =
+      ks_->ForEachSystemRow("walk:", [&](std::string_view name, std::string_view value) {
+        collect(name, value);
+        return storage::Status::Corruption("stop");
+      });
+  EXPECT_TRUE(stopped.IsCorruption());
+  EXPECT_EQ(seen, (std::vector<std::string>{"walk:a=1"}));
+  ks_->DiscardBatch();
+}
+
 }  // namespace
 }  // namespace ebb::types
