@@ -388,16 +388,19 @@ storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival 
   }
   types::OriginId origin;
   if (!OriginOfNodeId(origin_id, &origin)) return storage::Status::OK();
-  if (stream_collect_ && stream_collect_->origin == origin) {
-    *view = &stream_collect_->collect;
-    return storage::Status::OK();
+  if (stream_collect_) {  // within ApplyDeltas's batch the row is read once
+    if (!stream_collect_->origin) {
+      storage::Status s = ReadCollectRow(origin, &stream_collect_->collect);
+      if (!s.ok()) return s;
+      stream_collect_->origin = origin;
+    }
+    if (stream_collect_->origin == origin) {
+      *view = &stream_collect_->collect;
+      return storage::Status::OK();
+    }
   }
   storage::Status s = ReadCollectRow(origin, held);
   if (s.ok()) *view = held;
-  if (s.ok() && stream_collect_ && !stream_collect_->origin) {
-    stream_collect_->origin = origin;
-    stream_collect_->collect = *held;
-  }
   return s;
 }
 
