@@ -40,7 +40,8 @@
 // the deltas or snapshot it counts, and only forward (a new incarnation forgets the vector).
 // Where: active_active.cc (the mode, the peers, INFO), local_write.cc (the origin side),
 // apply_deltas.cc (the applying side; its working types: apply_state.h), origin_log.cc (the log and
-// the stream of it), whole_key_ops.cc (the whole-key writes, both sides).
+// the stream of it; its working types: origin_log_state.h), whole_key_ops.cc (the whole-key
+// writes, both sides).
 //
 // Thread-safety: every method on the io thread, except applied_offset (any thread: the links
 // read it when they connect).
@@ -72,6 +73,7 @@
 #include "server/active_active/local_write.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/origin_log_state.h"
 #include "server/active_active/peer_commands.h"
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/series_range.h"
@@ -300,13 +302,7 @@ class ActiveActive {
   storage::Status LogCollect(const types::OrContext& stable);
 
  private:
-  struct Subscriber {
-    uint64_t client_id = 0;
-    std::string peer_id;
-    // The client's unsent output when its stream began (a snapshot's tail, which goes first):
-    // the backlog check counts what is unsent beyond it.
-    size_t pending_before = 0;
-  };
+  using Subscriber = ActiveActiveSubscriber;
   // Hands the synced observed vector to the compaction filter when it changed, so that
   // compaction collects the observed-remove tombstones below it (docs/active-active.md,
   // "Collection of observed-remove deletes").
@@ -381,16 +377,7 @@ class ActiveActive {
   // The entries of expiring_ due (expire_at <= due_at_or_before) whose delta the log still
   // holds, taken out of it: offset -> expire_at.
   std::map<uint64_t, int64_t> TakeDueExpiring(int64_t due_at_or_before);
-  // What one pass writes: the run of log rows from the first due one to the last it reduces.
-  struct ReducedRun {
-    struct Reduced {
-      PeerDelta delta;  // the reduced form (ReducedValueDelta)
-      int64_t expire_at = 0;
-      std::string first_digest;  // DeltaDigest of the delta as logged (and of each earlier form)
-    };
-    std::vector<std::pair<std::string, std::string>> rows;  // engine key, row to write
-    std::vector<Reduced> reduced;
-  };
+  using ReducedRun = ActiveActiveReducedRun;
   // Reads the run of rows from `due`'s first offset into *run (at most 4,096 rows, 16 MB), the
   // due value rows among them reduced when their value expired by `due_at_or_before` (the others go
   // back into expiring_ with their expiry); returns the first of `due` it did not reach.
@@ -730,13 +717,7 @@ class ActiveActive {
   uint64_t end_offset_ = 0;  // the last origin offset given
   uint64_t end_bytes_ = 0;   // see end_bytes()
   uint64_t log_bytes_ = 0;   // the wire bytes log_ holds
-  struct LogEntry {
-    uint64_t offset = 0;
-    std::string wire;  // the wire form
-    // For a value row (LoggedValueOf): the offset of the row before it in log_ under the same
-    // ValueRowsKey when it was noted (0: none), the link value_row_heads_ starts from.
-    uint64_t prev_value_row = 0;
-  };
+  using LogEntry = ActiveActiveLogEntry;
   std::deque<LogEntry> log_;  // oldest first
   // FinishLocalWrite's buffers, kept between writes: the log row's encoding and the wire form
   // (copied into log_ at its exact size).
@@ -759,14 +740,8 @@ class ActiveActive {
   std::set<std::string, std::less<>> snapshot_wanted_;
   SyncedVector synced_vector_;      // the applied vector as of the last sync
   OriginVector collection_vector_;  // synced_observed_'s, last handed over
-  // The collect row of the origin whose stream batch ApplyDeltas has open, read once per batch
-  // by JudgingView and kept joined as the batch's collects join the row (JoinCollectRow); empty
-  // outside such a batch.
-  struct StreamCollect {
-    std::optional<types::OriginId> origin;  // set once read
-    types::OrContext collect;
-  };
-  std::optional<StreamCollect> stream_collect_;
+  using StreamCollect = ActiveActiveStreamCollect;
+  std::optional<StreamCollect> stream_collect_;  // while ApplyDeltas has a batch open
   // This node's last `collect` (its own collect row) and when Cron last logged one.
   types::OrContext own_collect_;
   std::chrono::steady_clock::time_point last_collect_;

@@ -1,6 +1,6 @@
 // The applying side's working types (ActiveActive: apply_deltas.cc, or_string_ops.cc): how a
-// peer's delta reached this node, a data delta as resolved for its write, and what a node keeps
-// while it takes a peer's snapshot.
+// peer's delta reached this node, a data delta as resolved for its write, what a node keeps
+// while it takes a peer's snapshot, and the view a stream batch is judged by.
 // Thread-safety: plain values, used on the io thread.
 #pragma once
 
@@ -53,6 +53,14 @@ struct ActiveActiveSnapshotReceipt {
   // snapshot has ended: a snapshot cut short leaves this node at its old place in the sender's
   // stream, which the row must not pass (collect.h).
   std::optional<types::OrContext> sender_collect;
+};
+
+// The collect row of the origin whose stream batch ApplyDeltas has open, read once per batch by
+// ActiveActive::JudgingView and kept joined as the batch's collects join the row
+// (ActiveActive::JoinCollectRow).
+struct ActiveActiveStreamCollect {
+  std::optional<types::OriginId> origin;  // set once read
+  types::OrContext collect;
 };
 
 }  // namespace ebb::server
