@@ -159,8 +159,9 @@ class ActiveActive {
                             std::span<const std::string_view> args, const Client& client);
   // After the run of a kRun plan inside the open keyspace batch: when `succeeded` (the reply is
   // not an error) logs the delta into the batch; commits the batch either way. Not OK: nothing
-  // was written (the caller replaces the reply with the error).
-  storage::Status FinishLocalWrite(LocalWrite&& plan, bool succeeded);
+  // was written (the caller replaces the reply with the error). *dropped set: what the run
+  // changed was discarded, nothing logged (a TRIM whose cut every peer would drop: JudgeOwnCut).
+  storage::Status FinishLocalWrite(LocalWrite&& plan, bool succeeded, bool* dropped);
   // Runs a kRunHere plan inside the open keyspace batch, answering `client` into `reply`, and
   // completes its delta (the timestamp it takes). False: nothing to log (EXPIRE answered 0).
   bool RunHere(LocalWrite* plan, Client& client, protocol::ReplyWriter& reply);

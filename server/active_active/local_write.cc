@@ -208,7 +208,7 @@ void ActiveActive::AnswerStringVersion(int db, const StringDelta& version, int64
   reply.Ok();
 }
 
-storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded) {
+storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded, bool* dropped) {
   types::Keyspace& ks = context_->keyspace();
   if (!succeeded) {
     whole_key_->DiscardBatch();
@@ -235,6 +235,7 @@ storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded
     const storage::Status s = JudgeOwnCut(plan.db, key, &cut);
     if (!s.ok() || !cut) {
       whole_key_->DiscardBatch();
+      *dropped = s.ok();
       return s;
     }
     delta.args = {"tlog", "trimat", key, std::to_string(*cut)};

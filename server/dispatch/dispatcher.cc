@@ -532,16 +532,14 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
     RunCounted(as, client, [&reply] { reply.Ok(); });
     return result;
   }
+  // Its events wait for Finish: a run the planner drops, or whose commit fails, published none.
+  HoldKeyEvents(*server_);
   if (plan.kind == Kind::kRunHere) {  // a whole-key delete, or a write meeting its marker
     const size_t start = reply.size();
     keyspace.BeginBatch();
     bool wrote = false;
     RunCounted(as, client, [&] { wrote = planner.RunHere(client, reply); });
-    if (storage::Status s = planner.Finish(wrote && !reply.Since(start).starts_with('-'));
-        !s.ok()) {
-      reply.Truncate(start);
-      reply.Error(EngineError(s.ToString()));
-    }
+    FinishPlannedWrite(planner, wrote && !reply.Since(start).starts_with('-'), start, reply);
     return result;
   }
   const CommandSpec* run_spec = &spec;
@@ -558,6 +556,7 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   ctx.dispatcher = this;
   if (!RunHandler(*run_spec, ctx, as.spec, as.args)) {
     keyspace.DiscardBatch();
+    ReleaseKeyEvents(*server_, false);
     result.incomplete = true;
     return result;
   }
@@ -565,16 +564,27 @@ Dispatcher::Result Dispatcher::RoutePlannedWrite(WritePlanner& planner, const Co
   if (plan.kind == Kind::kValidate) {
     // Run only for its error; a form the plan did not understand is refused, never shipped.
     keyspace.DiscardBatch();
+    ReleaseKeyEvents(*server_, false);
     if (!failed) {
       reply.Truncate(start);
       reply.Error(FormNotAllowedError(spec.full_name));
     }
-  } else if (storage::Status s = planner.Finish(!failed); !s.ok()) {
-    reply.Truncate(start);
-    reply.Error(EngineError(s.ToString()));
+  } else {
+    FinishPlannedWrite(planner, !failed, start, reply);
   }
   result.error_counted = ctx.error_counted;
   return result;
+}
+
+void Dispatcher::FinishPlannedWrite(WritePlanner& planner, bool succeeded, size_t reply_start,
+                                    protocol::ReplyWriter& reply) {
+  bool dropped = false;
+  const storage::Status s = planner.Finish(succeeded, &dropped);
+  ReleaseKeyEvents(*server_, succeeded && s.ok() && !dropped);
+  if (!s.ok()) {
+    reply.Truncate(reply_start);
+    reply.Error(EngineError(s.ToString()));
+  }
 }
 
 bool Dispatcher::Run(const CommandSpec& spec, size_t first_arg,

@@ -282,6 +282,11 @@ class Dispatcher {
   Result RoutePlannedWrite(WritePlanner& planner, const CommandSpec& spec, size_t first_arg,
                            std::span<const std::string_view> args, Client& client,
                            protocol::ReplyWriter& reply, bool* handled);
+  // The end of a planned write's run (its reply from `reply_start`): the planner logs and commits
+  // it (or drops it), the held keyspace events go out if it stands, and a failed commit replaces
+  // the reply with its error.
+  void FinishPlannedWrite(WritePlanner& planner, bool succeeded, size_t reply_start,
+                          protocol::ReplyWriter& reply);
 
   // Redis Cluster routing (server/dispatch/cluster_redirect.h) of a request that names keys, or
   // with `exec` of the client's transaction queue: the redirection error to answer, or nothing to

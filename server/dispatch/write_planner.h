@@ -55,8 +55,11 @@ class WritePlanner {
   // nothing to log.
   virtual bool RunHere(Client& client, protocol::ReplyWriter& reply) = 0;
   // After the run of a kRun or kRunHere plan inside the open keyspace batch: logs it when
-  // `succeeded` and commits the batch either way. Not OK: nothing was written.
-  virtual storage::Status Finish(bool succeeded) = 0;
+  // `succeeded` and commits the batch either way. Not OK: nothing was written. *dropped (false
+  // on entry) set: the planner dropped what the run changed, as a write that changes nothing
+  // (the client keeps the run's reply). The run's keyspace events are published only when the
+  // status is OK and nothing was dropped.
+  virtual storage::Status Finish(bool succeeded, bool* dropped) = 0;
 };
 
 }  // namespace ebb::server

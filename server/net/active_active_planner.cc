@@ -15,8 +15,8 @@ bool ActiveActivePlanner::RunHere(Client& client, protocol::ReplyWriter& reply) 
   return aa_->RunHere(&plan_, client, reply);
 }
 
-storage::Status ActiveActivePlanner::Finish(bool succeeded) {
-  return aa_->FinishLocalWrite(std::move(plan_), succeeded);
+storage::Status ActiveActivePlanner::Finish(bool succeeded, bool* dropped) {
+  return aa_->FinishLocalWrite(std::move(plan_), succeeded, dropped);
 }
 
 }  // namespace ebb::server

@@ -20,7 +20,7 @@ class ActiveActivePlanner final : public WritePlanner {
   Plan PlanWrite(const CommandSpec& spec, size_t first_arg, std::span<const std::string_view> args,
                  const Client& client) override;
   bool RunHere(Client& client, protocol::ReplyWriter& reply) override;
-  storage::Status Finish(bool succeeded) override;
+  storage::Status Finish(bool succeeded, bool* dropped) override;
 
  private:
   ActiveActive* aa_;

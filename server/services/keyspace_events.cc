@@ -30,6 +30,10 @@ void Notify(ServerContext& server, int db, std::string_view key, NotifyClass typ
             std::string_view event) {
   const uint32_t selected = server.config().notify_keyspace_events;
   if (!(selected & type) || !server.pubsub().HasSubscribers()) return;
+  if (KeyEventScratch& scratch = server.key_events(); scratch.holding) {
+    scratch.held.push_back({db, std::string(key), type, std::string(event)});
+    return;
+  }
   const std::string db_text = std::to_string(db);
   if (selected & kNotifyKeyspace) {
     std::string channel = "__keyspace@" + db_text + "__:";
@@ -141,6 +145,22 @@ void EndKeyEvents(ServerContext& server, bool complete) {
   scratch.misses.clear();
   if (!complete) return;
   for (const auto& [db, key] : misses) Notify(server, db, key, kNotifyKeyMiss, "keymiss");
+}
+
+void HoldKeyEvents(ServerContext& server) {
+  KeyEventScratch& scratch = server.key_events();
+  scratch.holding = true;
+  scratch.held.clear();
+}
+
+void ReleaseKeyEvents(ServerContext& server, bool publish) {
+  KeyEventScratch& scratch = server.key_events();
+  scratch.holding = false;
+  if (scratch.held.empty()) return;
+  std::vector<HeldKeyEvent> held = std::move(scratch.held);
+  scratch.held.clear();
+  if (!publish) return;
+  for (const HeldKeyEvent& e : held) Notify(server, e.db, e.key, e.type, e.event);
 }
 
 void SignalFlush(ServerContext& server, int db) {

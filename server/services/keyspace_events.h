@@ -82,11 +82,21 @@ void SignalFlush(ServerContext& server, int db);
 // class m, queues the "keymiss" event for EndKeyEvents.
 void SignalKeyMiss(CommandContext& ctx, std::string_view key);
 
-// What the running command has noted for classes n and m (ServerContext::key_events()). Empty
-// between commands, and all along while neither class is selected.
+// One event whose publication waits for its write's outcome (HoldKeyEvents).
+struct HeldKeyEvent {
+  int db;
+  std::string key;
+  NotifyClass type;
+  std::string event;
+};
+
+// What the running command has noted for classes n and m (ServerContext::key_events()), and the
+// events it holds. Empty between commands, and all along while neither class is selected.
 struct KeyEventScratch {
   std::vector<std::pair<int, std::string>> absent;  // keys the command may create
   std::vector<std::pair<int, std::string>> misses;  // keymiss events to publish
+  bool holding = false;                             // between HoldKeyEvents and ReleaseKeyEvents
+  std::vector<HeldKeyEvent> held;                   // events to publish once the write stands
   bool empty() const { return absent.empty() && misses.empty(); }
 };
 // Before a command runs in database `db`: under class n, notes which keys of a write command
@@ -94,6 +104,14 @@ struct KeyEventScratch {
 // while class n is selected (the check is its own, inline).
 void BeginKeyEvents(ServerContext& server, const CommandSpec& spec, int db,
                     std::span<const std::string_view> args);
+// A write whose outcome is decided after its handler ran (active-active: the mode logs it, or
+// drops what it changed, once the handler has signalled its keys; server/dispatch/write_planner.h)
+// holds its events: from HoldKeyEvents on, every event SignalKeyChange would publish waits, and
+// ReleaseKeyEvents publishes them in their order when `publish` (the write stands) or forgets
+// them. WATCH and the expiry index are touched at once either way.
+void HoldKeyEvents(ServerContext& server);
+void ReleaseKeyEvents(ServerContext& server, bool publish);
+
 // After the run: publishes the queued keymiss events when `complete` (the run counts), and
 // forgets what BeginKeyEvents and SignalKeyMiss noted. Needed only when the scratch is not
 // empty.

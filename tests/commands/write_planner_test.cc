@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/core/command.h"
@@ -21,7 +22,8 @@ namespace {
 using server::WritePlanner;
 
 // DEL: refused; APPEND: +OK with nothing written; SET rewrite <v>: runs as SET rewritten <v>;
-// INCR: validated only; anything else passes.
+// SET dropped <v> and SET unsaved <v>: run, then dropped by Finish, or failing in it; INCR:
+// validated only; anything else passes.
 class FakePlanner : public WritePlanner {
  public:
   explicit FakePlanner(types::Keyspace* keyspace) : keyspace_(keyspace) {}
@@ -41,17 +43,28 @@ class FakePlanner : public WritePlanner {
       views_.assign(canonical_.begin(), canonical_.end());
       return {.kind = Kind::kRun, .args = views_};
     }
+    if (spec.full_name == "set" && (args[1] == "dropped" || args[1] == "unsaved")) {
+      finish_ = args[1] == "dropped" ? Finishing::kDrop : Finishing::kFail;
+      return {.kind = Kind::kRun, .args = args};
+    }
     return {};
   }
   bool RunHere(server::Client&, protocol::ReplyWriter&) override { return false; }
-  storage::Status Finish(bool succeeded) override {
+  storage::Status Finish(bool succeeded, bool* dropped) override {
     finished++;
     last_succeeded = succeeded;
-    return keyspace_->CommitBatch();
+    const Finishing finish = std::exchange(finish_, Finishing::kCommit);
+    if (finish == Finishing::kCommit) return keyspace_->CommitBatch();
+    keyspace_->DiscardBatch();
+    if (finish == Finishing::kFail) return storage::Status::IOError("planned failure");
+    *dropped = true;
+    return storage::Status::OK();
   }
 
  private:
+  enum class Finishing { kCommit, kDrop, kFail };
   types::Keyspace* keyspace_;
+  Finishing finish_ = Finishing::kCommit;
   std::vector<std::string> canonical_;
   std::vector<std::string_view> views_;
 };
@@ -86,6 +99,22 @@ TEST_F(WritePlannerTest, RunsThePlannedFormAndFinishes) {
   EXPECT_TRUE(planner_->last_succeeded);
   EXPECT_EQ(Do({"GET", "rewritten"}), "$v");
   EXPECT_EQ(Do({"EXISTS", "rewrite"}), ":0");
+}
+
+// A planned write's keyspace events go out once Finish kept it: a run Finish dropped (its reply
+// stands) or failed to commit (its error replaces the reply) published nothing.
+TEST_F(WritePlannerTest, PublishesEventsOnlyForWhatFinishKept) {
+  const size_t sub = ebb_->AddClient();
+  ASSERT_EQ(Do({"CONFIG", "SET", "notify-keyspace-events", "KEA"}), "+OK");
+  ebb_->DoAs(sub, {"PSUBSCRIBE", "__keyevent@*__:*"});
+  ebb_->TakePushed(sub);
+  EXPECT_EQ(Do({"SET", "dropped", "v"}), "+OK");
+  EXPECT_EQ(Do({"SET", "unsaved", "v"}), "-ERR IO error: planned failure");
+  EXPECT_EQ(planner_->finished, 2);
+  EXPECT_EQ(Pushed(sub), "");
+  EXPECT_EQ(Do({"EXISTS", "dropped", "unsaved"}), ":0");
+  EXPECT_EQ(Do({"SET", "rewrite", "v"}), "+OK");
+  EXPECT_EQ(Pushed(sub), "[$pmessage,$__keyevent@*__:*,$__keyevent@0__:set,$rewritten]");
 }
 
 TEST_F(WritePlannerTest, ValidatesAFormForItsErrorOnly) {

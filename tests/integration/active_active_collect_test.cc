@@ -15,6 +15,7 @@
 #include "server/active_active/collect.h"
 #include "tests/support/active_active_mesh.h"
 #include "tests/support/eventually.h"
+#include "tests/support/played_peer.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -358,9 +359,9 @@ TEST_F(ActiveActiveCollectTest, AStringSlotBelowACollectedFlushLives) {
 }
 
 // A node whose own collect does not cover a delete yet may hold entries below it that another
-// origin wrote after its collect covered it. Its TLOG CLR of them would travel as a TRIMAT that
-// every peer judges by this node's collect, covered, and drops: so it changes nothing here either,
-// and is not logged. Its own insert below the delete is dropped alike.
+// origin wrote after its collect covered it. Its TLOG CLR or TRIM of them would travel as a TRIMAT
+// that every peer judges by this node's collect, covered, and drops: so it changes nothing here
+// either, is not logged and publishes no event. Its own insert below the delete is dropped alike.
 TEST_F(ActiveActiveCollectTest, ATrimBelowADeleteItsOriginHasNotCollectedChangesNothing) {
   ASSERT_TRUE(n_[0].Start(no_peer_.PeerArgs())) << n_[0].error();
   RedisConnection c = n_[0].Connect();
@@ -369,9 +370,11 @@ TEST_F(ActiveActiveCollectTest, ATrimBelowADeleteItsOriginHasNotCollectedChanges
   collect.Raise(Origin(a), 2);
   const std::vector<std::vector<std::string>> deltas = {
       {"tlog", "ins", "log", "old", "100"},
-      {"del-at", "100", "log"},
+      {"del-at", "100", "log", "two"},
       server::CollectDeltaArgs(collect, Origin(a)),
       {"tlog", "ins", "log", "new", "50"},
+      {"tlog", "ins", "two", "x", "50"},
+      {"tlog", "ins", "two", "y", "60"},
   };
   for (size_t i = 0; i < deltas.size(); i++) {
     std::vector<std::string> cmd = {"DEBUG", "PEER-APPLY", a, "0", "OFFSET", std::to_string(i + 1)};
@@ -380,10 +383,62 @@ TEST_F(ActiveActiveCollectTest, ATrimBelowADeleteItsOriginHasNotCollectedChanges
   }
   ASSERT_TRUE(LogIs(c.get(), "new", 50)) << Cmd(c.get(), {"TLOG", "GET", "log"}).ToString();
   const long long end = InfoField(c.get(), "peers", "origin_offset");
+  ASSERT_EQ(Cmd(c.get(), {"CONFIG", "SET", "notify-keyspace-events", "KEA"}).str(), "OK");
+  RawConnection listener(n_[0].port());
+  ASSERT_TRUE(listener.Send("PSUBSCRIBE __keyevent@0__:*\r\n"));
+  listener.ReadUntil(":1\r\n");
   EXPECT_EQ(Cmd(c.get(), {"TLOG", "CLR", "log"}).str(), "OK");
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "TRIM", "two", "1"}).str(), "OK");
   EXPECT_EQ(Cmd(c.get(), {"TLOG", "INS", "log", "mine", "40"}).str(), "OK");
   EXPECT_TRUE(LogIs(c.get(), "new", 50)) << Cmd(c.get(), {"TLOG", "GET", "log"}).ToString();
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "SIZE", "two"}).integer(), 2);
   EXPECT_EQ(InfoField(c.get(), "peers", "origin_offset"), end);
+  // The first event the listener gets is this insert's, which changes the log.
+  EXPECT_EQ(Cmd(c.get(), {"TLOG", "INS", "log", "later", "200"}).str(), "OK");
+  const std::string event =
+      "*4\r\n$8\r\npmessage\r\n$16\r\n__keyevent@0__:*\r\n$23\r\n"
+      "__keyevent@0__:tlog_ins\r\n$3\r\nlog\r\n";
+  EXPECT_EQ(listener.ReadExactly(event.size(), 10000), event);
+}
+
+// A snapshot's `collect-of` piece joins the receiver's row for its sender when the snapshot ends,
+// as the receiver's place in the sender's stream moves then: a snapshot cut short (its sender
+// killed after the piece and some data) leaves no row, and one that ends leaves the sender's C.
+TEST_F(ActiveActiveCollectTest, ASnapshotsCollectJoinsTheRowWhenTheSnapshotEnds) {
+  const std::string id(PlayedPeer::kId);
+  types::OrContext collect;
+  collect.Raise(Origin(id), 2);
+  const std::vector<std::string> piece = server::CollectPieceArgs(collect, Origin(id));
+  for (const bool ends : {false, true}) {
+    PlayedPeer peer;
+    ASSERT_TRUE(peer.listening());
+    TestServer& node = n_[ends ? 1 : 0];
+    ASSERT_TRUE(node.Start({"--peer", "127.0.0.1", std::to_string(peer.port())})) << node.error();
+    ASSERT_TRUE(peer.Handshake("+SNAPSHOT 3 0")) << ends;
+    ASSERT_TRUE(peer.Send({"snap", "0", "vector", id, "3"}));
+    std::vector<std::string> collect_of = {"snap", "0"};
+    collect_of.insert(collect_of.end(), piece.begin(), piece.end());
+    ASSERT_TRUE(peer.Send(collect_of));
+    ASSERT_TRUE(peer.Send({"snap", "0", "treg", "set", "k", "v", "1"}));
+    if (ends) ASSERT_TRUE(peer.Send({"snapend", "3", "0"}));
+    RedisConnection c = node.Connect();
+    ASSERT_TRUE(Eventually([&] { return Cmd(c.get(), {"EXISTS", "k"}).integer() == 1; })) << ends;
+    if (ends) {
+      ASSERT_TRUE(Eventually([&] {
+        return InfoText(c.get(), "peers", "peer0").find("state=connected") != std::string::npos;
+      })) << InfoText(c.get(), "peers", "peer0");
+    } else {
+      peer.Close();
+    }
+    ASSERT_EQ(node.Stop(), 0) << node.ReadLog();
+    const auto rows = CollectRows(node);
+    if (ends) {
+      ASSERT_TRUE(rows.contains(id));
+      EXPECT_EQ(rows.at(id), collect);
+    } else {
+      EXPECT_FALSE(rows.contains(id));
+    }
+  }
 }
 
 // Collects of two origins applied as deltas and as a snapshot's pieces, in two orders, an older

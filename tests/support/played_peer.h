@@ -1,6 +1,7 @@
 // PlayedPeer: the test as a node's only active-active peer. It listens on a loopback port,
-// answers the node's link's PEER ID and PEER SYNC (+CONTINUE from offset 0), then sends the
-// stream messages the test gives it (docs/active-active.md, "Links").
+// answers the node's link's PEER ID and PEER SYNC (+CONTINUE from offset 0, or the reply the test
+// gives), then sends the stream messages the test gives it (docs/active-active.md, "Links"), and
+// closes the link when told.
 // Thread-safety: none; one test thread.
 #pragma once
 
@@ -19,8 +20,9 @@ class PlayedPeer {
   bool listening() const { return listener_.listening(); }
   static constexpr std::string_view kId = "0123456789abcdef0123456789abcdef01234567";
 
-  // Takes the node's link and answers its handshake; false when it did not come as expected.
-  bool Handshake() {
+  // Takes the node's link and answers its handshake, PEER SYNC with `sync_reply`; false when it
+  // did not come as expected.
+  bool Handshake(std::string_view sync_reply = "+CONTINUE 0 0") {
     conn_ = listener_.Accept();
     if (conn_ == nullptr) return false;
     std::vector<std::string> request = ReadArray();
@@ -28,8 +30,10 @@ class PlayedPeer {
     if (!conn_->Send("$40\r\n" + std::string(kId) + "\r\n")) return false;
     request = ReadArray();
     if (request.size() < 2 || request[1] != "SYNC") return false;
-    return conn_->Send("+CONTINUE 0 0\r\n");
+    return conn_->Send(std::string(sync_reply) + "\r\n");
   }
+  // Closes the link, as a peer killed mid-stream.
+  void Close() { conn_.reset(); }
   bool Send(const std::vector<std::string>& message) {
     std::string out = "*" + std::to_string(message.size()) + "\r\n";
     for (const std::string& arg : message) {
