@@ -209,6 +209,7 @@ class ActiveActive {
   bool ApplyDeltas(const std::string& origin_id, std::span<PeerDelta* const> deltas);
   // How a delta reached this node (apply_state.h).
   using Arrival = ActiveActiveArrival;
+  using DeltaView = ActiveActiveDeltaView;
   // Applies snapshot pieces of origin `origin_id` (their offset is unused) through the merge gate
   // in ONE engine write; with `end` (the snapshot's offset: this is its last run) the vector
   // entry of `origin_id` becomes max(entry, *end) in that same write. False on an engine error or
@@ -412,6 +413,11 @@ class ActiveActive {
   int64_t LogPassIntervalMs() const;
   static constexpr uint64_t kMinLogRowsTrimmed = 65536;
   enum class ApplyOutcome { kApplied, kMalformed, kEngineError };
+  // A peer's delta this node could not apply for the engine's failure `s`, logged: kEngineError.
+  static ApplyOutcome NotApplied(const std::string& origin_id, const PeerDelta& delta,
+                                 const storage::Status& s);
+  // A peer's delta in no form this node applies, logged and skipped: kMalformed.
+  static ApplyOutcome Malformed(const std::string& origin_id, const PeerDelta& delta);
   // The form of a DEL, UNLINK, FLUSHDB or FLUSHALL (peer_delta.h: `del-at`, ...) with its T taken
   // from what the keys hold here (whole_key.h).
   void PlanWholeKeyDelete(std::vector<std::string> form, LocalWrite* plan);
@@ -540,12 +546,12 @@ class ActiveActive {
   // The join of every collect row held (a snapshot's `collects-known` piece).
   storage::Status KnownCollects(types::OrContext* known);
   // The view a data delta of `origin_id` is judged by (WholeKeyMarkers::Judge, ::Marker), into
-  // *view: over the stream its origin's collect row, read through the open batch (*held keeps
-  // it; within ApplyDeltas's batch, stream_collect_ does, read once); in a snapshot the collects
-  // its sender knew (SnapshotReceipt::sender_collects), or nullptr — every delete — when the
-  // snapshot carried none; nullptr too, reading nothing, when this node holds no delete marker.
-  storage::Status JudgingView(const std::string& origin_id, Arrival arrival, types::OrContext* held,
-                              const types::OrContext** view);
+  // view->collects: over the stream its origin's collect row, read through the open batch
+  // (view->held keeps it; within ApplyDeltas's batch, stream_collect_ does, read once); in a
+  // snapshot the collects its sender knew (SnapshotReceipt::sender_collects), or nullptr — every
+  // delete — when the snapshot carried none; nullptr too, reading nothing, when this node holds no
+  // delete marker.
+  storage::Status JudgingView(const std::string& origin_id, Arrival arrival, DeltaView* view);
   // False when `delta`, from `origin_id`'s stream, is a collect of that origin whose C this
   // node's observed vector does not cover (ApplyDeltas's barrier); true for any other delta.
   bool StreamMayPass(const std::string& origin_id, const PeerDelta& delta) const;

@@ -242,8 +242,7 @@ bool ActiveActive::ApplySnapshot(const std::string& origin_id, std::span<PeerDel
 ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, PeerDelta& delta,
                                                   Arrival arrival) {
   if (delta.db < 0 || delta.db >= context_->config().databases || delta.args.size() < 2) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   std::vector<std::string>& args = delta.args;  // consumed where it stands: no copy
   AsciiLowerInPlace(&args[0]);
@@ -255,8 +254,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
     StringDelta parsed;
     std::optional<types::OrContext> context;
     if (!ParseStringDelta(args, &parsed) || !DecodeDeltaContext(parsed, origin_id, &context)) {
-      spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-      return ApplyOutcome::kMalformed;
+      return Malformed(origin_id, delta);
     }
     if (context && !IsCounterWrite(delta.db, args)) {
       return ApplyOrString(origin_id, delta, std::move(*context), std::move(parsed), &args,
@@ -308,8 +306,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
   std::optional<CollectOf> parsed;
   if (OriginOfNodeId(origin_id, &sender)) parsed = ParseCollect(args, sender);
   if (!parsed) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   // A snapshot's copy of another origin's collect is passed over: the row for origin P holds P's
   // last collect before this node's place in P's stream, which only P's stream and P's own
@@ -323,8 +320,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCollect(const std::string& origin_
     }
   }
   if (storage::Status s = JoinCollectRow(parsed->origin, parsed->collect); !s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   return ApplyOutcome::kApplied;
 }
@@ -375,14 +371,27 @@ storage::Status ActiveActive::KnownCollects(types::OrContext* known) {
       });
 }
 
+ActiveActive::ApplyOutcome ActiveActive::NotApplied(const std::string& origin_id,
+                                                    const PeerDelta& delta,
+                                                    const storage::Status& s) {
+  spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
+  return ApplyOutcome::kEngineError;
+}
+
+ActiveActive::ApplyOutcome ActiveActive::Malformed(const std::string& origin_id,
+                                                   const PeerDelta& delta) {
+  spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
+  return ApplyOutcome::kMalformed;
+}
+
 storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival arrival,
-                                          types::OrContext* held, const types::OrContext** view) {
-  *view = nullptr;
+                                          DeltaView* view) {
+  view->collects = nullptr;
   if (!whole_key_->any()) return storage::Status::OK();  // no delete to judge by
   if (arrival == Arrival::kSnapshot) {
     auto receipt = receipts_.find(origin_id);
     if (receipt != receipts_.end() && receipt->second.sender_collects) {
-      *view = &*receipt->second.sender_collects;
+      view->collects = &*receipt->second.sender_collects;
     }
     return storage::Status::OK();
   }
@@ -395,12 +404,12 @@ storage::Status ActiveActive::JudgingView(const std::string& origin_id, Arrival 
       stream_collect_->origin = origin;
     }
     if (stream_collect_->origin == origin) {
-      *view = &stream_collect_->collect;
+      view->collects = &stream_collect_->collect;
       return storage::Status::OK();
     }
   }
-  storage::Status s = ReadCollectRow(origin, held);
-  if (s.ok()) *view = held;
+  storage::Status s = ReadCollectRow(origin, &view->held);
+  if (s.ok()) view->collects = &view->held;
   return s;
 }
 
@@ -454,15 +463,13 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
   types::Keyspace& ks = context_->keyspace();
   WholeKeyMarkers::Admission admission;
   // A write is judged by the deletes its view does not cover.
-  types::OrContext held_collect;
-  const types::OrContext* view = nullptr;
-  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
-  if (s.ok()) s = whole_key_->Judge(delta.db, &write->args, &admission, view);
+  DeltaView view;
+  storage::Status s = JudgingView(origin_id, arrival, &view);
+  if (s.ok()) s = whole_key_->Judge(delta.db, &write->args, &admission, view.collects);
   // An expiry register's rewrite moved the words the parsed delta viewed: parsed again.
   if (s.IsInvalidArgument() || (s.ok() && write->string_delta && admission.expiry_rewritten &&
                                 !ParseStringDelta(write->args, &*write->string_delta))) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   // Judge may have rewritten a PUT's expiry.
   const std::string& key = write->string_write ? write->args[1] : write->args[2];
@@ -490,8 +497,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyPeerWrite(const std::string& origi
     s = whole_key_->EnsureTlogCutoff(delta.db, key, *admission.tlog_min_cutoff);
   }
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   if (verdict != MergeVerdict::kWrite && verdict != MergeVerdict::kReplaceFirst) {
     return ApplyOutcome::kApplied;
@@ -506,9 +512,7 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
     // As parsed again when Judge gave it the key's expiry register (ApplyPeerWrite).
     auto written = WriteVersion(delta.db, *write.string_delta);
     if (!written.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
-                   written.engine_status().ToString());
-      return ApplyOutcome::kEngineError;
+      return NotApplied(origin_id, delta, written.engine_status());
     }
     return ApplyOutcome::kApplied;
   }
@@ -519,8 +523,7 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
     storage::Status s = whole_key_->RaiseFloor(delta.db, key, admission.precedence);
     if (s.ok() && admission.settle_expiry) s = whole_key_->SettleExpiry(delta.db, key);
     if (!s.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-      return ApplyOutcome::kEngineError;
+      return NotApplied(origin_id, delta, s);
     }
     return ApplyOutcome::kApplied;
   }
@@ -541,8 +544,7 @@ ActiveActive::ApplyOutcome ActiveActive::WritePeerDelta(
   if (admission.settle_expiry) {
     const storage::Status s = whole_key_->SettleExpiry(delta.db, key);
     if (!s.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-      return ApplyOutcome::kEngineError;
+      return NotApplied(origin_id, delta, s);
     }
   }
   return ApplyOutcome::kApplied;
@@ -553,9 +555,7 @@ ActiveActive::ApplyOutcome ActiveActive::WriteStringVersion(const std::string& o
                                                             const StringDelta& version) {
   const types::OpResult<void> written = WriteVersion(delta.db, version);
   if (!written.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset,
-                 written.engine_status().ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, written.engine_status());
   }
   NoteKeyChange(*context_, delta.db, version.key);
   if (ArrivesDead(version, context_->clock().NowMs())) {

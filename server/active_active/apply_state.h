@@ -55,6 +55,13 @@ struct ActiveActiveSnapshotReceipt {
   std::optional<types::OrContext> sender_collect;
 };
 
+// The view one peer's delta is judged by (ActiveActive::JudgingView): the collects it goes by
+// (nullptr: every delete), which may point at `held`, the row read for this delta alone.
+struct ActiveActiveDeltaView {
+  types::OrContext held;
+  const types::OrContext* collects = nullptr;
+};
+
 // The collect row of the origin whose stream batch ApplyDeltas has open, read once per batch by
 // ActiveActive::JudgingView and kept joined as the batch's collects join the row
 // (ActiveActive::JoinCollectRow).

@@ -205,11 +205,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
                                                       std::vector<std::string> args,
                                                       Arrival arrival) {
   // Its parts are judged by the deletes its view does not cover.
-  types::OrContext held_collect;
-  const types::OrContext* view = nullptr;
-  if (storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view); !s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+  DeltaView view;
+  if (storage::Status s = JudgingView(origin_id, arrival, &view); !s.ok()) {
+    return NotApplied(origin_id, delta, s);
   }
   CounterDelta counter;
   bool parsed = false;
@@ -219,10 +217,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
   } else {
     // A string version written where the key was no counter: a base that observed nothing.
     WholeKeyMarkers::Admission admission;
-    const storage::Status s = whole_key_->Judge(delta.db, &args, &admission, view);
+    const storage::Status s = whole_key_->Judge(delta.db, &args, &admission, view.collects);
     if (!s.ok() && !s.IsInvalidArgument()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-      return ApplyOutcome::kEngineError;
+      return NotApplied(origin_id, delta, s);
     }
     types::CounterBase base;
     parsed = s.ok() && BaseOfStringDelta(args, &base);
@@ -231,8 +228,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
     counter.base = std::move(base);
   }
   if (!parsed) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   if (covered) return ApplyOutcome::kApplied;
   types::Keyspace& ks = context_->keyspace();
@@ -240,7 +236,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
   storage::Status s = HeldType(ks, delta.db, counter.key, &held);
   KeyMarker marker;
   bool has_row = false;
-  if (s.ok()) s = whole_key_->Marker(delta.db, counter.key, &marker, &has_row, view);
+  if (s.ok()) s = whole_key_->Marker(delta.db, counter.key, &marker, &has_row, view.collects);
   if (s.ok() && ((held && *held != types::KeyType::kString) || marker.floor > 0)) {
     return ApplyOutcome::kApplied;  // a TREG or a log holds the key: a string loses to it
   }
@@ -259,8 +255,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyCounter(const std::string& origin_
     s = counters_->Write(delta.db, counter.key, std::move(state), marker);
   }
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   NoteKeyChange(*context_, delta.db, counter.key);
   return ApplyOutcome::kApplied;

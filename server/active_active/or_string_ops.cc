@@ -115,21 +115,18 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
                                                        std::vector<std::string>* args,
                                                        Arrival arrival) {
   WholeKeyMarkers::Admission admission;
-  types::OrContext held_collect;
-  const types::OrContext* view = nullptr;
-  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
+  DeltaView view;
+  storage::Status s = JudgingView(origin_id, arrival, &view);
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
-  s = whole_key_->Judge(delta.db, args, &admission, view);
+  s = whole_key_->Judge(delta.db, args, &admission, view.collects);
   types::OriginId origin;
   // An expiry register may have rewritten its PXAT: parsed again from the new words.
   if (s.IsInvalidArgument() || delta.offset == 0 ||
       (admission.expiry_rewritten && !ParseStringDelta(*args, &parsed)) ||
       !OriginOfNodeId(origin_id, &origin)) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   const std::string key(parsed.key);
   bool written = false;
@@ -164,8 +161,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
     ++context_->stats().dead_on_arrival_own_expiry;
   }
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   return ApplyOutcome::kApplied;
 }
@@ -175,13 +171,11 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyDelOr(const std::string& origin_id
                                                     const std::vector<std::string>& args) {
   DelOr del;
   if (!ParseDelOr(args, origin_id, &del)) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   const storage::Status s = DeleteByDelOr(delta.db, del, DotOfDelta(origin_id, delta));
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   return ApplyOutcome::kApplied;
 }
@@ -362,14 +356,13 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrStringPiece(const std::string& o
   // A slot a delete covers is removed as it arrives, its dot joined into R (as ApplyOrString).
   std::vector<std::pair<const types::OrSlot*, std::vector<std::string>>> admitted;
   types::OrContext removed = piece.state.removed;
-  types::OrContext held_collect;
-  const types::OrContext* view = nullptr;
-  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
+  DeltaView view;
+  storage::Status s = JudgingView(origin_id, arrival, &view);
   for (size_t i = 0; i < piece.state.slots.size() && s.ok(); i++) {
     const types::OrSlot& slot = piece.state.slots[i];
     std::vector<std::string> form = SlotDeltaArgs(piece.key, slot, piece.values[i]);
     WholeKeyMarkers::Admission admission;
-    s = whole_key_->Judge(delta.db, &form, &admission, view);
+    s = whole_key_->Judge(delta.db, &form, &admission, view.collects);
     if (s.ok() && admission.covered) removed.Raise(slot.dot.origin, slot.dot.offset);
     if (s.ok() && !admission.covered && !admission.below_floor) {
       admitted.emplace_back(&slot, std::move(form));

@@ -283,20 +283,16 @@ ActiveActive::ApplyOutcome ActiveActive::ApplySeries(const std::string& origin_i
                                                      Arrival arrival) {
   std::vector<SeriesGroup> groups;
   if (!ParseSeriesDelta(args, &groups)) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   // Its samples are judged by the deletes its view does not cover.
-  types::OrContext held_collect;
-  const types::OrContext* view = nullptr;
-  if (storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view); !s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+  DeltaView view;
+  if (storage::Status s = JudgingView(origin_id, arrival, &view); !s.ok()) {
+    return NotApplied(origin_id, delta, s);
   }
   for (const SeriesGroup& group : groups) {
-    if (storage::Status s = MergeSeries(delta.db, group, view); !s.ok()) {
-      spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-      return ApplyOutcome::kEngineError;
+    if (storage::Status s = MergeSeries(delta.db, group, view.collects); !s.ok()) {
+      return NotApplied(origin_id, delta, s);
     }
     NoteKeyChange(*context_, delta.db, group.key);
   }

@@ -103,17 +103,14 @@ ActiveActive::ApplyOutcome ActiveActive::ApplySeriesRange(const std::string& ori
                                                           Arrival arrival) {
   SeriesRangeDelete range;
   if (!ParseSeriesRangeDelta(args, &range)) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
-  types::OrContext held_collect;
-  const types::OrContext* view = nullptr;
-  storage::Status s = JudgingView(origin_id, arrival, &held_collect, &view);
+  DeltaView view;
+  storage::Status s = JudgingView(origin_id, arrival, &view);
   uint64_t removed = 0;
-  if (s.ok()) s = MergeSeriesRange(delta.db, range.key, range.markers, view, &removed);
+  if (s.ok()) s = MergeSeriesRange(delta.db, range.key, range.markers, view.collects, &removed);
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   NoteKeyChange(*context_, delta.db, range.key);
   return ApplyOutcome::kApplied;

@@ -140,12 +140,10 @@ ActiveActive::ApplyOutcome ActiveActive::ApplySeriesRule(const std::string& orig
                                                          const std::vector<std::string>& args) {
   types::SeriesRuleRegister reg;
   if (!ParseSeriesRuleDelta(args, &reg)) {
-    spdlog::warn("Peer {}: delta {} is malformed: skipped", origin_id, delta.offset);
-    return ApplyOutcome::kMalformed;
+    return Malformed(origin_id, delta);
   }
   if (storage::Status s = MergeSeriesRule(context_->keyspace(), delta.db, reg); !s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   NoteKeyChange(*context_, delta.db, reg.rule.dest);
   return ApplyOutcome::kApplied;

@@ -24,11 +24,16 @@ std::string RuleRowKey(int db, std::string_view dest) {
   return types::Keyspace::SystemRowKey(PerKeyRowName(kSeriesRuleRowPrefix, db, dest));
 }
 
-// `aa-tsrs:<db>:<source length>:<source>`: the prefix of the index rows of what source feeds.
-std::string SourceRowPrefix(int db, std::string_view source) {
-  return types::Keyspace::SystemRowKey(std::string(kSeriesRuleSourceRowPrefix) +
-                                       std::to_string(db) + ":" + std::to_string(source.size()) +
-                                       ":" + std::string(source));
+// `aa-tsrs:<db>:<source length>:<source>`: the name of the index rows of what `source` feeds, up
+// to the destination each row names.
+std::string SourceRowNamePrefix(int db, std::string_view source) {
+  return std::string(kSeriesRuleSourceRowPrefix) + std::to_string(db) + ":" +
+         std::to_string(source.size()) + ":" + std::string(source);
+}
+
+// The index row saying `source` feeds `dest`.
+std::string SourceRowKey(int db, std::string_view source, std::string_view dest) {
+  return types::Keyspace::SystemRowKey(SourceRowNamePrefix(db, source) + std::string(dest));
 }
 
 // The mode's rules: each reads the source from its register's floor on.
@@ -57,12 +62,11 @@ storage::Status IsSeries(types::Keyspace& keyspace, int db, std::string_view key
 // whose register has moved on, which settling finds).
 storage::Status FedBy(types::Keyspace& keyspace, int db, std::string_view source,
                       std::vector<std::string>* dests) {
-  const std::string prefix = SourceRowPrefix(db, source);
-  auto it = keyspace.db().NewIterator(keyspace.ReadOptions());
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    dests->emplace_back(it->key().substr(prefix.size()));
-  }
-  return it->status();
+  const std::string prefix = SourceRowNamePrefix(db, source);
+  return keyspace.ForEachSystemRow(prefix, [&](std::string_view name, std::string_view) {
+    dests->emplace_back(name.substr(prefix.size()));
+    return storage::Status::OK();
+  });
 }
 
 // Whether the registers above `source` lead back to `dest` or past kMaxRuleChain series.
@@ -198,10 +202,9 @@ storage::Status MergeSeriesRule(types::Keyspace& keyspace, int db, const SeriesR
   const storage::WriteOptions options = keyspace.WriteOptions();
   s = keyspace.db().Put(options, RuleRowKey(db, dest), types::EncodeSeriesRuleRegister(reg));
   if (s.ok() && held && held->present && (!reg.present || held->source != reg.source)) {
-    s = keyspace.db().Delete(options, SourceRowPrefix(db, held->source) + dest);
+    s = keyspace.db().Delete(options, SourceRowKey(db, held->source, dest));
   }
-  if (s.ok() && reg.present)
-    s = keyspace.db().Put(options, SourceRowPrefix(db, reg.source) + dest, "");
+  if (s.ok() && reg.present) s = keyspace.db().Put(options, SourceRowKey(db, reg.source, dest), "");
   if (s.ok()) s = SettleDown(keyspace, db, dest, 0);
   // The same rule from another floor (two nodes made it concurrently): computed again from it.
   if (s.ok() && held && held->present && reg.present && held->floor != reg.floor) {

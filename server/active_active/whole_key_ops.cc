@@ -345,8 +345,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyWholeKey(const std::string& origin
     }
   }
   if (!s.ok()) {
-    spdlog::warn("Peer {}: delta {} not applied: {}", origin_id, delta.offset, s.ToString());
-    return ApplyOutcome::kEngineError;
+    return NotApplied(origin_id, delta, s);
   }
   return ApplyOutcome::kApplied;
 }
