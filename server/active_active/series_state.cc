@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <limits>
 
 #include "common/strings.h"
 #include "server/active_active/series_purge.h"
@@ -308,6 +309,18 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
   return storage::Status::OK();
 }
 
+// The greatest timestamp of `key`'s sample rows (its records) after `after`; nullopt when none.
+storage::Status NewestSampleRowAfter(types::Keyspace& keyspace, int db, std::string_view key,
+                                     int64_t after, std::optional<int64_t>* newest) {
+  newest->reset();
+  if (after == std::numeric_limits<int64_t>::max()) return storage::Status::OK();
+  return ForEachSampleRowIn(keyspace, db, key, after + 1, std::numeric_limits<int64_t>::max(),
+                            [&](int64_t ts, std::string_view, std::string_view) {
+                              *newest = ts;  // the rows come in timestamp order
+                              return storage::Status::OK();
+                            });
+}
+
 storage::Status RaiseToSeriesNewest(types::Keyspace& keyspace, int db, std::string_view key,
                                     int64_t* ts, bool* existed) {
   std::optional<types::SeriesMeta> meta;  // live, or expired whole by its register
@@ -318,6 +331,13 @@ storage::Status RaiseToSeriesNewest(types::Keyspace& keyspace, int db, std::stri
   std::optional<types::SeriesRegister> reg;
   s = ReadSeriesRegister(keyspace, db, key, &reg);
   if (s.ok() && reg) *ts = std::max(*ts, reg->ms);
+  // A computed series' samples are the rule's, not its records: a record written to it before
+  // its rule (newer than every bucket) is covered too, as every node's delete then covers it.
+  bool computed = false;
+  if (s.ok()) s = IsComputedSeries(keyspace, db, key, &computed);
+  std::optional<int64_t> record;
+  if (s.ok() && computed) s = NewestSampleRowAfter(keyspace, db, key, *ts, &record);
+  if (record) *ts = *record;
   return s;
 }
 
@@ -341,10 +361,16 @@ storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_
     s = keyspace.db().Delete(keyspace.WriteOptions(), rows[i]);
   }
   if (!s.ok()) return s;
-  // A computed series' samples say nothing of what was written after the delete.
+  // A computed series' samples say nothing of what was written after the delete; its records
+  // after it do (a link that stops being live leaves the samples they resolve to).
   bool computed = false;
   if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
-  const bool keep = (!computed && meta->newest && meta->newest->ts > ts) || (reg && reg->ms > ts);
+  std::optional<int64_t> record_after;
+  if (computed) {
+    if (s = NewestSampleRowAfter(keyspace, db, key, ts, &record_after); !s.ok()) return s;
+  }
+  const bool keep = (!computed && meta->newest && meta->newest->ts > ts) ||
+                    record_after.has_value() || (reg && reg->ms > ts);
   if (!keep) {
     auto wiped = keyspace.Delete(db, key);
     return wiped.ok() ? storage::Status::OK() : wiped.engine_status();

@@ -535,11 +535,14 @@ void DebugCommand(CommandContext& ctx) {
 
 }  // namespace
 
+// DEBUG runs once (kCmdNoRestart): its reads wait for the disk inline. DEBUG PEER-APPLY applies a
+// delta as a peer's link does, which never reruns one: a rerun after a read came back Incomplete
+// would repeat whatever the first run changed outside the engine (the mode's state in memory).
 std::vector<CommandSpec> DebugCommands() {
   return {
       {.name = "debug",
        .arity = -2,
-       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdDebug,
+       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdDebug | kCmdNoRestart,
        .group = "server",
        .summary = "A container for debugging commands.",
        .complexity = "Depends on subcommand.",

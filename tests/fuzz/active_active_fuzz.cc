@@ -511,6 +511,27 @@ class Mesh {
     CheckHeldAboveDeletes(*nodes_[i], observed_remove_, KnownCollects(i));
   }
 
+  // Under EBB_FUZZ_TRACE, what every node holds on each key of each database: the reads that
+  // show where digests differ.
+  void TraceEveryKey() {
+    if (!Tracing()) return;
+    for (int n = 0; n < kNodes; ++n) {
+      for (const char* db : {"0", "1"}) {
+        RunAt(n, *nodes_[n], {"SELECT", db});
+        for (const char* key : kKeys) {
+          const std::vector<std::vector<std::string>> reads = {{"TYPE", key},
+                                                               {"GET", key},
+                                                               {"TREG", "GET", key},
+                                                               {"TLOG", "GET", key},
+                                                               {"TS.RANGE", key, "-", "+"}};
+          for (const std::vector<std::string>& read : reads) RunAt(n, *nodes_[n], read);
+        }
+      }
+      RunAt(n, *nodes_[n], {"SELECT", "0"});
+      db_[n] = 0;
+    }
+  }
+
   // Every node gets every delta, the clocks are set alike, and the nodes must agree.
   void Settle(FuzzedDataProvider& fdp) {
     for (int to = 0; to < kNodes; ++to) {
@@ -528,6 +549,7 @@ class Mesh {
       Check(reply.is_string(), "DEBUG DIGEST-LOGICAL answers no digest",
             {"DEBUG", "DIGEST-LOGICAL"});
       if (i == 0) digest = reply.str();
+      if (reply.str() != digest) TraceEveryKey();
       Check(reply.str() == digest, "nodes with every delta answer different digests",
             {"DEBUG", "DIGEST-LOGICAL", "node " + std::to_string(i)});
       CheckInvariants(*nodes_[i]);  // its RESET selects database 0

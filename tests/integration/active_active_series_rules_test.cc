@@ -591,5 +591,64 @@ TEST_F(ActiveActiveSeriesRulesTest, ARuleOverASourceItsRegisterExpiredComputesAl
   ExpectRangeEverywhere("s", "");
 }
 
+// A record written to a series before a rule made it a destination is newer than the rule's
+// buckets and than the series' register. A FLUSHDB on the origin takes its T from the record
+// too, so the flush covers it wherever it arrives: a node given the origin's deltas with the
+// flush first (as a snapshot's horizon comes before its keys) held the record where the origin
+// had wiped it.
+TEST_F(ActiveActiveSeriesRulesTest, AFlushCoversARecordItsDestinationHeldBeforeItsRule) {
+  ASSERT_TRUE(n_[0].Start(no_peer_.PeerArgs())) << n_[0].error();
+  RedisConnection origin = n_[0].Connect();
+  ASSERT_EQ(Cmd(origin.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kMeshClockMs)}).str(), "OK");
+  const std::string later = std::to_string(kMeshClockMs + 3000);
+  ASSERT_EQ(Cmd(origin.get(), {"TS.ADD", "d", later, "1"}).ToString(), "(integer) " + later);
+  ASSERT_EQ(Cmd(origin.get(), {"TS.ADD", "s", "8", "41"}).integer(), 8);
+  ASSERT_EQ(Cmd(origin.get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "10"}).str(), "OK");
+  ASSERT_EQ(Cmd(origin.get(), {"FLUSHDB"}).str(), "OK");
+  EXPECT_EQ(Cmd(origin.get(), {"EXISTS", "d", "s"}).integer(), 0);
+  std::vector<LoggedDelta> deltas = ReadOriginLog(n_[0]);
+  const auto flush = std::find_if(deltas.begin(), deltas.end(),
+                                  [](const LoggedDelta& d) { return d.args[0] == "flushdb-at"; });
+  ASSERT_NE(flush, deltas.end());
+  EXPECT_EQ(flush->args[1], later);
+  std::rotate(deltas.begin(), flush, flush + 1);  // the flush first
+  RedisConnection ref = StartReference();
+  ASSERT_NE(ref.get(), nullptr);
+  ASSERT_EQ(Cmd(ref.get(), {"DEBUG", "CLOCK", "SET", std::to_string(kMeshClockMs)}).str(), "OK");
+  ASSERT_NO_FATAL_FAILURE(ApplyInOrder(ref.get(), deltas));
+  EXPECT_EQ(Cmd(ref.get(), {"EXISTS", "d", "s"}).integer(), 0) << Range(ref.get(), "d");
+  EXPECT_EQ(LogicalDigest(ref.get()), LogicalDigest(origin.get()));
+}
+
+// A delete that reaches a live destination holding a record after the delete's T keeps it, as
+// the record keeps it where it arrives after the delete: node 0 holds `d` computed from `s`
+// and a record written to it before the rule; node 1 wrote `d` and deleted it below that
+// record. Each given the other's deltas, both hold `d` alike. Before, node 0 wiped `d` whole
+// (its computed samples keep nothing alive), while node 1 made it again from the record.
+TEST_F(ActiveActiveSeriesRulesTest, ADeleteKeepsADestinationWithARecordAfterIt) {
+  ASSERT_TRUE(n_[0].Start(no_peer_.PeerArgs())) << n_[0].error();
+  ASSERT_TRUE(n_[1].Start(no_peer_.PeerArgs())) << n_[1].error();
+  RedisConnection n0 = n_[0].Connect();
+  RedisConnection n1 = n_[1].Connect();
+  for (redisContext* c : {n0.get(), n1.get()}) {
+    ASSERT_EQ(Cmd(c, {"DEBUG", "CLOCK", "SET", std::to_string(kMeshClockMs)}).str(), "OK");
+  }
+  const std::string later = std::to_string(kMeshClockMs + 3000);
+  ASSERT_EQ(Cmd(n0.get(), {"TS.ADD", "d", later, "1"}).ToString(), "(integer) " + later);
+  ASSERT_EQ(Cmd(n0.get(), {"TS.ADD", "s", "8", "41"}).integer(), 8);
+  ASSERT_EQ(Cmd(n0.get(), {"TS.CREATERULE", "s", "d", "AGGREGATION", "sum", "10"}).str(), "OK");
+  ASSERT_EQ(Cmd(n1.get(), {"TS.ADD", "d", "100", "7"}).integer(), 100);
+  ASSERT_EQ(Cmd(n1.get(), {"DEL", "d"}).integer(), 1);
+  const std::vector<LoggedDelta> from0 = ReadOriginLog(n_[0]);
+  const std::vector<LoggedDelta> from1 = ReadOriginLog(n_[1]);
+  ASSERT_NO_FATAL_FAILURE(ApplyInOrder(n0.get(), from1));
+  ASSERT_NO_FATAL_FAILURE(ApplyInOrder(n1.get(), from0));
+  for (redisContext* c : {n0.get(), n1.get()}) {
+    EXPECT_EQ(Cmd(c, {"EXISTS", "d"}).integer(), 1) << (c == n0.get() ? "n0" : "n1");
+  }
+  EXPECT_EQ(Range(n0.get(), "d"), Range(n1.get(), "d"));
+  EXPECT_EQ(LogicalDigest(n0.get()), LogicalDigest(n1.get()));
+}
+
 }  // namespace
 }  // namespace ebb::test
