@@ -150,7 +150,10 @@ TEST_F(ActiveActiveCollectionTimestampTest, ATimestampRuleTombstoneStaysPending)
 // A DEL of a key whose value has expired leaves a wipe, as it does for a live one, and no
 // tombstone at the value's timestamp: what a delete leaves must not depend on whether the node's
 // clock had passed the value's expiry. After a compaction nothing of the key is left, and the
-// delete still covers a late write at or below its T (its marker row).
+// delete still covers a late write at or below its T (its marker row) from an origin whose
+// collect does not cover it: one that has made none. (A client's write on n1 would live once
+// n1's own collect covered the delete, which a collect made meanwhile may: "Status", marker
+// collection's step 3.)
 TEST_F(ActiveActiveCollectionTimestampTest, ADeleteOfAnExpiredKeyLeavesNoDeadVersion) {
   ASSERT_EQ(Cmd(c0.get(), {"SET", "k", "v", "PX", "50"}).str(), "OK");
   ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
@@ -163,9 +166,14 @@ TEST_F(ActiveActiveCollectionTimestampTest, ADeleteOfAnExpiredKeyLeavesNoDeadVer
     ASSERT_EQ(Cmd(c, {"DEBUG", "COMPACT"}).str(), "OK");
     EXPECT_EQ(InfoField(c, "peers", "dead_versions_pending"), 0) << (c == c0.get() ? "n0" : "n1");
   }
-  ASSERT_EQ(Cmd(c1.get(), {"PUT", "k", "late", "TS", "1"}).str(), "OK");
-  ASSERT_EQ(WaitConverged({c0.get(), c1.get()}), "");
-  for (redisContext* c : {c0.get(), c1.get()}) EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+  const std::string late_origin(40, 'a');
+  for (redisContext* c : {c0.get(), c1.get()}) {
+    ASSERT_EQ(Cmd(c, {"DEBUG", "PEER-APPLY", late_origin, "0", "OFFSET", "1", "put", "k", "late",
+                      "TS", "1", "NOTTL"})
+                  .str(),
+              "OK");
+    EXPECT_TRUE(Cmd(c, {"GET", "k"}).is_nil());
+  }
 }
 
 // n1 is cut off holding k while n0 deletes it and collects the delete; both write past the other's
