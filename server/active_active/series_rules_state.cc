@@ -247,9 +247,16 @@ storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_
   *computed = false;
   std::optional<types::SeriesMeta> meta;  // also one its expiry register expired whole
   storage::Status s = HeldSeriesMeta(keyspace, db, key, &meta);
-  if (!s.ok() || !meta || !meta->source) return s;
+  if (!s.ok()) return s;
+  return IsComputedSeries(keyspace, db, key, meta, computed);
+}
+
+storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_view key,
+                                 const std::optional<types::SeriesMeta>& meta, bool* computed) {
+  *computed = false;
+  if (!meta || !meta->source) return storage::Status::OK();
   std::optional<SeriesRuleRegister> reg;
-  s = ReadSeriesRule(keyspace, db, key, &reg);
+  storage::Status s = ReadSeriesRule(keyspace, db, key, &reg);
   *computed = s.ok() && reg && reg->present && reg->source == *meta->source;
   return s;
 }

@@ -80,6 +80,9 @@ storage::Status AfterSeriesMerge(types::Keyspace& keyspace, int db, std::string_
 // records').
 storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_view key,
                                  bool* computed);
+// The same for a caller that has read the key's `meta` already (HeldSeriesMeta).
+storage::Status IsComputedSeries(types::Keyspace& keyspace, int db, std::string_view key,
+                                 const std::optional<types::SeriesMeta>& meta, bool* computed);
 
 // The error a client's TS sample write to `key` gets in the mode ("" when allowed): a rule's
 // destination (kSeriesDestinationInActiveActive), or a series linked before the mode, whose rule

@@ -251,7 +251,7 @@ storage::Status MergeSeriesGroup(types::Keyspace& keyspace, int db, const Series
   if (s = HeldSeriesMeta(keyspace, db, key, &meta); !s.ok()) return s;
   const bool absent = !meta;
   bool computed = false;
-  if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
+  if (s = IsComputedSeries(keyspace, db, key, meta, &computed); !s.ok()) return s;
   // A sample below the purge floor is hidden everywhere and purged where it was held: dropped.
   int64_t purge_floor = 0;
   if (!absent) s = SeriesPurgeFloorNow(keyspace, db, key, &purge_floor);
@@ -334,7 +334,7 @@ storage::Status RaiseToSeriesNewest(types::Keyspace& keyspace, int db, std::stri
   // A computed series' samples are the rule's, not its records: a record written to it before
   // its rule (newer than every bucket) is covered too, as every node's delete then covers it.
   bool computed = false;
-  if (s.ok()) s = IsComputedSeries(keyspace, db, key, &computed);
+  if (s.ok()) s = IsComputedSeries(keyspace, db, key, meta, &computed);
   std::optional<int64_t> record;
   if (s.ok() && computed) s = NewestSampleRowAfter(keyspace, db, key, *ts, &record);
   if (record) *ts = *record;
@@ -364,7 +364,7 @@ storage::Status DeleteSeriesUpTo(types::Keyspace& keyspace, int db, std::string_
   // A computed series' samples say nothing of what was written after the delete; its records
   // after it do (a link that stops being live leaves the samples they resolve to).
   bool computed = false;
-  if (s = IsComputedSeries(keyspace, db, key, &computed); !s.ok()) return s;
+  if (s = IsComputedSeries(keyspace, db, key, meta, &computed); !s.ok()) return s;
   std::optional<int64_t> record_after;
   if (computed) {
     if (s = NewestSampleRowAfter(keyspace, db, key, ts, &record_after); !s.ok()) return s;
