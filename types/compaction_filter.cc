@@ -49,9 +49,10 @@ bool ParsePurgeMarkerKey(std::string_view engine_key, std::string_view* prefix) 
   return tag == static_cast<char>(KeyTag::kSubRow) || tag == static_cast<char>(KeyTag::kSlotSubRow);
 }
 
-void TypesCompactionFilter::SetDb(storage::DB* db) {
+void TypesCompactionFilter::SetDb(storage::DB* db, KeyLayout layout) {
   std::unique_lock lock(mu_);
   db_ = db;
+  layout_ = layout;
 }
 
 void TypesCompactionFilter::RegisterSystemRowHook(std::string prefix, SystemRowHook hook) {
@@ -286,10 +287,11 @@ storage::CompactionFilter::Decision TypesCompactionFilter::DecideSystemRow(
   for (const auto& [prefix, hook] : dependent_hooks_) {
     if (!name.starts_with(prefix)) continue;
     storage::DB* const db = db_;
+    const KeyLayout layout = layout_;
     return hook(
         name,
-        [db, view](std::string_view meta_key, storage::Row* row) {
-          return db->Get(ViewRead(view), meta_key, row);
+        [db, view, layout](int key_db, std::string_view key, storage::Row* row) {
+          return db->Get(ViewRead(view), MetaKey(layout, key_db, key), row);
         },
         now_ms);
   }

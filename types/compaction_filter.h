@@ -82,10 +82,11 @@ using SubRowHook = std::function<storage::CompactionFilter::Decision(
 using SystemRowHook = std::function<storage::CompactionFilter::Decision(
     std::string_view name, std::string_view value, int64_t now_ms, std::string* new_value)>;
 
-// Reads the metadata row at engine key `meta_key` as a sub-row's verdict reads it (DB::Get, full
+// Reads the metadata row of `key` in database `db` as a sub-row's verdict reads it (DB::Get, full
 // retrieval grace, through the compaction's durable view): OK with *row, NotFound, or another
 // status (unknown: the caller keeps its row).
-using MetaRowReader = std::function<storage::Status(std::string_view meta_key, storage::Row* row)>;
+using MetaRowReader =
+    std::function<storage::Status(int db, std::string_view key, storage::Row* row)>;
 // Decides the fate of a system row whose name (without the 0x00 tag) begins with the hook's
 // prefix and whose life depends on metadata rows, read with `read`; `now_ms` as for a
 // SystemRowHook. Background threads.
@@ -111,9 +112,9 @@ bool ParsePurgeMarkerKey(std::string_view engine_key, std::string_view* prefix);
 
 class TypesCompactionFilter final : public storage::CompactionFilter {
  public:
-  // The DB to read metadata rows from; nullptr detaches (then every row is kept). Waits for
-  // Filter calls using the previous DB to finish.
-  void SetDb(storage::DB* db);
+  // The DB to read metadata rows from, its keys placed by `layout`; nullptr detaches (then every
+  // row is kept). Waits for Filter calls using the previous DB to finish.
+  void SetDb(storage::DB* db, KeyLayout layout = KeyLayout::kByDatabase);
   // Installs (or, with an empty function, removes) the hook for sub-rows of `type`.
   void RegisterSubRowHook(KeyType type, SubRowHook hook);
   // Installs (or, with an empty function, removes) the hook for system rows whose name begins
@@ -196,6 +197,7 @@ class TypesCompactionFilter final : public storage::CompactionFilter {
   mutable std::shared_mutex mu_;  // guards db_, the hooks, policy_ and or_applied_
   std::atomic<bool> keep_newest_dead_{false};
   storage::DB* db_ = nullptr;
+  KeyLayout layout_ = KeyLayout::kByDatabase;
   std::map<KeyType, SubRowHook> hooks_;
   std::map<std::string, SystemRowHook, std::less<>> system_hooks_;        // by name prefix
   std::map<std::string, DependentRowHook, std::less<>> dependent_hooks_;  // by name prefix

@@ -73,15 +73,15 @@ Status Keyspace::Open(storage::Options options, const std::string& dir,
                       std::unique_ptr<Keyspace>* keyspace, KeyLayout layout) {
   if (!options.clock) return Status::InvalidArgument("Keyspace::Open needs a clock");
   auto filter = std::make_shared<TypesCompactionFilter>();
-  RegisterTlogCompactionHook(*filter);                 // entries below a log's cutoff are dropped
-  RegisterSeriesIndexCompactionHook(*filter, layout);  // stale label index rows are dropped
+  RegisterTlogCompactionHook(*filter);         // entries below a log's cutoff are dropped
+  RegisterSeriesIndexCompactionHook(*filter);  // stale label index rows are dropped
   RegisterSeriesCompactionHook(*filter);  // samples below a series' retention floor are dropped
   options.compaction_filter = filter;
   options.seek_prefix_length = &SubRowSeekPrefixLength;  // scans of one log's entries
   std::unique_ptr<storage::DB> db;
   Status s = storage::DB::Open(options, dir, &db);
   if (!s.ok()) return s;
-  filter->SetDb(db.get());
+  filter->SetDb(db.get(), layout);
   std::unique_ptr<Keyspace> ks(new Keyspace(std::move(db), options.clock, std::move(filter)));
   ks->options_ = options;
   ks->dir_ = dir;
@@ -161,6 +161,72 @@ Status Keyspace::ForEachSystemRow(
   return it->status();
 }
 
+std::string Keyspace::KeyPosition(int db, std::string_view key) const {
+  return MetaKey(layout_, db, key);
+}
+
+std::string Keyspace::FirstKeyPosition(int db) const { return MetaKeyPrefix(layout_, db); }
+
+std::string Keyspace::EndKeyPosition(int db) const {
+  return PrefixUpperBound(MetaKeyPrefix(layout_, db));
+}
+
+std::string Keyspace::PositionAfter(std::string_view position) {
+  std::string after(position);
+  after.push_back('\0');
+  return after;
+}
+
+namespace {
+
+// Plain read options (no block fetch: a cursor's reads wait for the disk) over [lower, upper).
+storage::ReadOptions CursorReadOptions(std::string lower, std::string upper,
+                                       const storage::Snapshot* snapshot) {
+  storage::ReadOptions options;
+  options.snapshot = snapshot;
+  options.fill_cache = false;
+  options.lower_bound = std::move(lower);
+  options.upper_bound = std::move(upper);
+  return options;
+}
+
+}  // namespace
+
+std::unique_ptr<RowCursor> Keyspace::KeyCursor(int db, std::string from, std::string to,
+                                               const storage::Snapshot* snapshot) {
+  // Within the database's own range whatever the positions say.
+  from = std::max(std::move(from), FirstKeyPosition(db));
+  to = std::min(std::move(to), EndKeyPosition(db));
+  storage::ReadOptions options = CursorReadOptions(std::move(from), std::move(to), snapshot);
+  options.include_dead = true;
+  auto it = active_->NewIterator(options);
+  it->Seek(*options.lower_bound);
+  return std::make_unique<RowCursor>(std::move(it), RowCursor::Rows::kKeys, 0);
+}
+
+std::unique_ptr<RowCursor> Keyspace::SystemRowCursor(std::string_view prefix,
+                                                     const storage::Snapshot* snapshot) {
+  std::string lower = SystemKey(prefix);
+  const size_t name_at = lower.size() - prefix.size();
+  std::string upper = PrefixUpperBound(lower);
+  auto it = active_->NewIterator(CursorReadOptions(lower, std::move(upper), snapshot));
+  it->Seek(lower);
+  return std::make_unique<RowCursor>(std::move(it), RowCursor::Rows::kSystem, name_at);
+}
+
+Status Keyspace::WriteMetaVersion(int db, std::string_view key, storage::RowKind kind,
+                                  std::string_view value, const storage::RowMeta& meta) {
+  assert(kind != storage::RowKind::kWipe);
+  storage::WriteOptions options = WriteOptions();
+  options.timestamp_ms = meta.timestamp_ms;
+  options.expire_at_ms = meta.expire_at_ms;
+  const std::string meta_key = MetaKey(layout_, db, key);
+  if (kind == storage::RowKind::kValue) return active_->Put(options, meta_key, value);
+  storage::WriteBatch batch;
+  batch.Delete(options, meta_key, value);
+  return active_->Write(options, batch);
+}
+
 Status Keyspace::PutSystemRow(std::string_view name, std::string_view value) {
   Status s = db_->Put(storage::WriteOptions(), SystemKey(name), value);
   if (s.ok()) s = db_->SyncWal();
@@ -176,7 +242,7 @@ Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   while_closed();
   Status s = storage::DB::Open(options_, dir_, &db_);
   if (!s.ok()) return s;
-  filter_->SetDb(db_.get());
+  filter_->SetDb(db_.get(), layout_);
   active_ = db_.get();
   tlog_heads_.Clear();
   counted_expiries_.clear();

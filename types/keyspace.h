@@ -54,6 +54,7 @@
 #include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/op_result.h"
+#include "types/row_cursor.h"
 #include "types/scan_cursor.h"
 #include "types/series_codec.h"
 #include "types/tlog_head_cache.h"
@@ -152,6 +153,24 @@ class Keyspace {
       const std::function<storage::Status(std::string_view name, std::string_view value)>& fn);
   Keyspace& operator=(const Keyspace&) = delete;
 
+  // ---- cursors: walks kept between turns of the event loop (types/row_cursor.h)
+  //
+  // A key's position in the walk of database `db`; the first position of `db` (no key's is
+  // smaller) and its end (greater than every key's). Opaque; one database's positions compare as
+  // its keys' places (byte order of the keys, by slot first in the slot layout).
+  std::string KeyPosition(int db, std::string_view key) const;
+  std::string FirstKeyPosition(int db) const;
+  std::string EndKeyPosition(int db) const;
+  // The position right after `position`: no key lies between them.
+  static std::string PositionAfter(std::string_view position);
+  // The keys of `db` at positions in [from, to), dead ones included (row_cursor.h), read at
+  // `snapshot` (this keyspace's engine's; null: through the open batch as it stands now).
+  std::unique_ptr<RowCursor> KeyCursor(int db, std::string from, std::string to,
+                                       const storage::Snapshot* snapshot = nullptr);
+  // The system rows whose names start with `prefix`, read the same way.
+  std::unique_ptr<RowCursor> SystemRowCursor(std::string_view prefix,
+                                             const storage::Snapshot* snapshot = nullptr);
+
   // The engine, or while a batch is open the batch over it (every type reads and writes here).
   storage::DB& db() { return *active_; }
 
@@ -245,6 +264,14 @@ class Keyspace {
   // of the key. `found` is what GetMeta (default grace) returned, `dead` its dead version.
   storage::Status TypeWriteTimestamp(int db, std::string_view key, const KeyMetaRow* found,
                                      const std::optional<storage::DeadVersion>& dead, int64_t* ts);
+
+  // Writes one version of `key`'s metadata row as given, through the open batch: `value` (the
+  // whole row value, type byte included) for kValue, or a tombstone carrying `value` for
+  // kTombstone, at `meta`'s timestamp and expiry. What a caller that restates a version it read
+  // writes (an active-active node entering the mode, an expiry register). REQUIRES: kind is not
+  // kWipe.
+  storage::Status WriteMetaVersion(int db, std::string_view key, storage::RowKind kind,
+                                   std::string_view value, const storage::RowMeta& meta);
 
   // ---- generic key operations (DEL, EXISTS, TYPE, EXPIRE, ...)
 

@@ -217,17 +217,17 @@ Status BuildSeriesIndex(Keyspace& keyspace, SeriesIndexBuild* report) {
   return s;
 }
 
-void RegisterSeriesIndexCompactionHook(TypesCompactionFilter& filter, KeyLayout layout) {
+void RegisterSeriesIndexCompactionHook(TypesCompactionFilter& filter) {
   // Name prefix without the 0x00 tag, as the filter matches it.
   filter.RegisterDependentRowHook(
       std::string(kSeriesIndexRowPrefix),
-      [layout](std::string_view name, const MetaRowReader& read, int64_t) {
+      [](std::string_view name, const MetaRowReader& read, int64_t) {
         using Decision = storage::CompactionFilter::Decision;
         const std::string engine_key = SystemKey(name);  // the entry's views point into it
         SeriesIndexEntry entry;
         if (!ParseSeriesIndexKey(engine_key, &entry)) return Decision::kKeep;
         storage::Row row;
-        const Status s = read(MetaKey(layout, entry.db, entry.key), &row);
+        const Status s = read(entry.db, entry.key, &row);
         if (s.IsNotFound()) return Decision::kDrop;
         if (!s.ok()) return Decision::kKeep;  // an I/O error must never destroy data
         KeyType type;

@@ -113,8 +113,7 @@ struct SeriesIndexBuild {
 // REQUIRES: !keyspace.in_batch(); not on a replica (its engine takes only its master's writes).
 storage::Status BuildSeriesIndex(Keyspace& keyspace, SeriesIndexBuild* report);
 
-// Installs the compaction hook that drops stale index rows (above), reading metadata rows in
-// `layout`.
-void RegisterSeriesIndexCompactionHook(TypesCompactionFilter& filter, KeyLayout layout);
+// Installs the compaction hook that drops stale index rows (above).
+void RegisterSeriesIndexCompactionHook(TypesCompactionFilter& filter);
 
 }  // namespace ebb::types

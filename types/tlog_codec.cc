@@ -4,27 +4,15 @@
 #include <limits>
 
 #include "storage/util/coding.h"
+#include "types/key_encoding.h"  // PutFixed64BE, GetFixed64BE
 
 namespace ebb::types {
 namespace {
 
-constexpr uint64_t kMaxTs = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kGreatestTs = std::numeric_limits<uint64_t>::max();
 constexpr char kEscaped = '\xFF';  // complement of 0x00: always followed by kEscapeTail
 constexpr char kEscapeTail = '\x00';
 constexpr char kTerminatorTail = '\xFE';
-
-void PutFixed64BE(std::string* dst, uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) dst->push_back(static_cast<char>(v >> shift));
-}
-
-bool GetFixed64BE(std::string_view* input, uint64_t* v) {
-  if (input->size() < 8) return false;
-  uint64_t result = 0;
-  for (int i = 0; i < 8; ++i) result = (result << 8) | static_cast<unsigned char>((*input)[i]);
-  input->remove_prefix(8);
-  *v = result;
-  return true;
-}
 
 }  // namespace
 
@@ -98,7 +86,7 @@ void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value) {
   size_t at = dst->size();
   dst->resize(at + 8 + value.size() + zeros + 2);
   char* out = dst->data() + at;
-  const uint64_t inverted = kMaxTs - ts;
+  const uint64_t inverted = kGreatestTs - ts;
   for (int shift = 56; shift >= 0; shift -= 8) *out++ = static_cast<char>(inverted >> shift);
   for (char c : value) {
     if (c == '\0') {
@@ -114,21 +102,21 @@ void AppendTlogElement(std::string* dst, uint64_t ts, std::string_view value) {
 
 std::string TlogElementSeekTs(uint64_t ts) {
   std::string out;
-  PutFixed64BE(&out, kMaxTs - ts);
+  PutFixed64BE(&out, kGreatestTs - ts);
   return out;
 }
 
 bool DecodeTlogElementTs(std::string_view element, uint64_t* ts) {
   uint64_t inverted;
   if (!GetFixed64BE(&element, &inverted)) return false;
-  *ts = kMaxTs - inverted;
+  *ts = kGreatestTs - inverted;
   return true;
 }
 
 bool DecodeTlogElement(std::string_view element, uint64_t* ts, std::string* value) {
   uint64_t inverted;
   if (!GetFixed64BE(&element, &inverted)) return false;
-  *ts = kMaxTs - inverted;
+  *ts = kGreatestTs - inverted;
   value->clear();
   // At most the bytes left less the two-byte terminator (a value of up to 15 bytes then stays
   // in std::string's inline buffer).

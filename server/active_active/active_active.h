@@ -633,12 +633,13 @@ class ActiveActive {
   storage::Status SweepTailRun(SnapshotReceipt* receipt, bool* done);
   // At the snapshot's end: sweeps every database past the last key passed.
   storage::Status SweepRemaining(SnapshotReceipt* receipt);
-  // Removes from every observed-remove string key whose metadata row lies in engine keys [lower,
-  // upper) the slots the sender had observed (at or below `sender_vector`): the snapshot carried
-  // none of those keys, so it held none of those slots (types/or_string.h, OrRemovedBySender).
-  // One run: up to *rows_left rows read (counted off) and kSweepKeys keys that hold slots; *next
-  // is where the next run starts (upper when the range is done), and may alias lower.
-  storage::Status SweepOrRun(const std::string& lower, const std::string& upper,
+  // Removes from every observed-remove string key of `db` at keyspace positions [lower, upper)
+  // (types::Keyspace::KeyPosition) the slots the sender had observed (at or below `sender_vector`):
+  // the snapshot carried none of those keys, so it held none of those slots (types/or_string.h,
+  // OrRemovedBySender). One run: up to *rows_left rows read (counted off) and kSweepKeys keys that
+  // hold slots; *next is where the next run starts (upper when the range is done), and may alias
+  // lower.
+  storage::Status SweepOrRun(int db, const std::string& lower, const std::string& upper,
                              const types::OrContext& sender_vector, std::string* next,
                              size_t* rows_left);
   // The observed vector a stream's write at `key` is judged by: known_or_, joined with the vector
@@ -648,8 +649,8 @@ class ActiveActive {
                                          types::OrContext* room) const;
   // ObservedVector() as dots' origins, read once per ApplySnapshot (own_vector_).
   const types::OrContext& OwnVectorForSnapshot();
-  // The first engine key a sweep of `db` has not passed (SnapshotReceipt::sweep_from).
-  static std::string FirstUnswept(const SnapshotReceipt& receipt, int db);
+  // The first keyspace position a sweep of `db` has not passed (SnapshotReceipt::sweep_from).
+  std::string FirstUnswept(const SnapshotReceipt& receipt, int db) const;
   // A change of one string key's observed-remove state (ApplyOrWrite, ApplyOrDelete).
   using OrKeyChange = std::function<types::OrApplied(types::OrStringRows*)>;
   // Loads `key`'s state, applies `change`, stores it when it changed and notes the key's change

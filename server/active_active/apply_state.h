@@ -37,8 +37,8 @@ struct ActiveActivePeerWrite {
 };
 
 // A snapshot being received from a peer that sent its vector first: that vector, and per
-// database the first engine key the sweep has not passed (past the last piece's key, or where
-// the tail's sweep stopped; absent: the database's first key).
+// database the first keyspace position (types::Keyspace::KeyPosition) the sweep has not passed
+// (past the last piece's key, or where the tail's sweep stopped; absent: the database's first key).
 struct ActiveActiveSnapshotReceipt {
   OriginVector sender_ids;  // as sent, for the ActiveActive::kKnownRowPrefix rows at the end
   // The same as dots' origins when string slots are judged by it (the observed-remove rule);

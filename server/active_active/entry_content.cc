@@ -6,8 +6,6 @@
 
 #include "server/active_active/merge_gate.h"
 #include "server/active_active/whole_key.h"
-#include "storage/write_batch.h"
-#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/tlog_codec.h"
@@ -117,25 +115,17 @@ storage::Status MarkersOf(WholeKeyMarkers& markers, const std::string& node_id, 
 storage::Status CollectChanges(types::Keyspace& keyspace, WholeKeyMarkers& markers, int db,
                                const std::string& node_id, std::vector<Change>* changes,
                                uint64_t* keys) {
-  const std::string lower = types::MetaKeyPrefix(db);
-  const std::string upper = types::MetaKeyUpperBound(db);
-  storage::ReadOptions options;
-  options.include_dead = true;
-  options.fill_cache = false;
-  options.lower_bound = lower;
-  options.upper_bound = upper;
-  auto it = keyspace.db().NewIterator(options);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    int key_db = 0;
-    std::string_view key;
-    if (!types::ParseMetaKey(it->key(), &key_db, &key)) continue;
+  std::unique_ptr<types::RowCursor> cursor =
+      keyspace.KeyCursor(db, keyspace.FirstKeyPosition(db), keyspace.EndKeyPosition(db));
+  for (; cursor->Valid(); cursor->Next()) {
+    const std::string_view key = cursor->name();
     ++*keys;
     Change change{.db = db, .key = std::string(key)};
     storage::Status s =
         ReadVersion(keyspace, db, key, types::Keyspace::kFullGrace, &change.greatest);
     bool rewrite = false;
     if (s.ok()) {
-      s = OutOfOrder(keyspace, db, key, change.greatest, it->value(), it->meta(), &rewrite);
+      s = OutOfOrder(keyspace, db, key, change.greatest, cursor->value(), cursor->meta(), &rewrite);
     }
     if (s.ok()) s = MarkersOf(markers, node_id, &change);
     if (!s.ok()) return s;
@@ -145,24 +135,17 @@ storage::Status CollectChanges(types::Keyspace& keyspace, WholeKeyMarkers& marke
       changes->push_back(std::move(change));
     }
   }
-  return it->status();
+  return cursor->status();
 }
 
 // Writes one change into the open keyspace batch.
 storage::Status WriteChange(types::Keyspace& keyspace, WholeKeyMarkers& markers,
                             const Change& change) {
-  const std::string meta_key = types::MetaKey(change.db, change.key);
-  storage::WriteOptions options = keyspace.WriteOptions();
-  options.timestamp_ms = change.greatest.meta.timestamp_ms;
-  options.expire_at_ms = change.greatest.meta.expire_at_ms;
   storage::Status s;
-  if (change.greatest.kind == storage::RowKind::kValue) {
-    s = keyspace.db().Put(options, meta_key, change.greatest.value);
-  } else if (change.greatest.kind == storage::RowKind::kTombstone) {
+  if (change.greatest.kind != storage::RowKind::kWipe) {
     // With what it carries: a reduced string version's rank (types/string_rank.h).
-    storage::WriteBatch batch;
-    batch.Delete(options, meta_key, change.greatest.value);
-    s = keyspace.db().Write(options, batch);
+    s = keyspace.WriteMetaVersion(change.db, change.key, change.greatest.kind,
+                                  change.greatest.value, change.greatest.meta);
   }
   if (s.ok() && change.expiry_register) {
     s = markers.SetExpiry(change.db, change.key, *change.expiry_register);

@@ -25,7 +25,6 @@
 #include "server/active_active/stable_vector.h"
 #include "server/services/keyspace_events.h"
 #include "server/services/server_context.h"
-#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/merge_rule.h"
@@ -213,14 +212,15 @@ storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const P
   const std::optional<std::string_view> key = SnapshotPieceKey(piece.args);
   if (!key) return storage::Status::OK();
   std::string from = FirstUnswept(*receipt, piece.db);
-  std::string upper = types::MetaKey(piece.db, *key);
-  if (upper < from) return storage::Status::OK();  // passed already
-  const std::string past_piece = upper + std::string(1, '\0');
+  const std::string piece_position = context_->keyspace().KeyPosition(piece.db, *key);
+  if (piece_position < from) return storage::Status::OK();  // passed already
+  const std::string past_piece = types::Keyspace::PositionAfter(piece_position);
   // The piece's key too unless the piece carries its slots.
-  if (!EqualsIgnoreCase(piece.args[0], kOrStringPiece)) upper.push_back('\0');
+  const std::string& upper =
+      EqualsIgnoreCase(piece.args[0], kOrStringPiece) ? piece_position : past_piece;
   storage::Status s;
   while (s.ok() && *rows_left > 0 && from < upper) {
-    s = SweepOrRun(from, upper, receipt->sender_vector, &from, rows_left);
+    s = SweepOrRun(piece.db, from, upper, receipt->sender_vector, &from, rows_left);
   }
   if (!s.ok()) return s;
   *reached = from >= upper;
@@ -229,9 +229,10 @@ storage::Status ActiveActive::SweepBeforePiece(SnapshotReceipt* receipt, const P
   return s;
 }
 
-std::string ActiveActive::FirstUnswept(const SnapshotReceipt& receipt, int db) {
+std::string ActiveActive::FirstUnswept(const SnapshotReceipt& receipt, int db) const {
   auto from = receipt.sweep_from.find(db);
-  return from == receipt.sweep_from.end() ? types::MetaKeyPrefix(db) : from->second;
+  return from == receipt.sweep_from.end() ? context_->keyspace().FirstKeyPosition(db)
+                                          : from->second;
 }
 
 storage::Status ActiveActive::SweepTailRun(SnapshotReceipt* receipt, bool* done) {
@@ -240,10 +241,10 @@ storage::Status ActiveActive::SweepTailRun(SnapshotReceipt* receipt, bool* done)
   size_t rows_left = kSweepRows;
   for (int db = 0; db < context_->config().databases; db++) {
     const std::string lower = FirstUnswept(*receipt, db);
-    const std::string upper = types::MetaKeyUpperBound(db);
+    const std::string upper = context_->keyspace().EndKeyPosition(db);
     if (lower >= upper) continue;
     std::string next;
-    storage::Status s = SweepOrRun(lower, upper, receipt->sender_vector, &next, &rows_left);
+    storage::Status s = SweepOrRun(db, lower, upper, receipt->sender_vector, &next, &rows_left);
     if (!s.ok()) return s;
     receipt->sweep_from[db] = next;
     if (next < upper) return s;  // the rows ran out
@@ -282,11 +283,11 @@ bool ActiveActive::SweepSnapshotTail(const std::string& origin_id, bool* done) {
 const types::OrContext& ActiveActive::StreamObserved(int db, std::string_view key,
                                                      types::OrContext* room) const {
   if (receipts_.empty()) return known_or_;
-  const std::string engine_key = types::MetaKey(db, key);
+  const std::string position = context_->keyspace().KeyPosition(db, key);
   const types::OrContext* observed = &known_or_;
   for (const auto& [sender, receipt] : receipts_) {
     // The snapshot has not passed it (a receipt that sweeps nothing passes nothing).
-    if (!receipt.Sweeps() || engine_key >= FirstUnswept(receipt, db)) continue;
+    if (!receipt.Sweeps() || position >= FirstUnswept(receipt, db)) continue;
     if (observed != room) *room = known_or_;
     room->Join(receipt.sender_vector);
     observed = room;
@@ -294,41 +295,32 @@ const types::OrContext& ActiveActive::StreamObserved(int db, std::string_view ke
   return *observed;
 }
 
-storage::Status ActiveActive::SweepOrRun(const std::string& lower, const std::string& upper,
+storage::Status ActiveActive::SweepOrRun(int db, const std::string& lower, const std::string& upper,
                                          const types::OrContext& sender_vector, std::string* next,
                                          size_t* rows_left) {
   if (sender_vector.empty()) {
     *next = upper;
     return storage::Status::OK();
   }
-  types::Keyspace& ks = context_->keyspace();
-  // Read first, changed after the iterator is gone: the batch the changes go into is part of what
-  // the iterator reads.
-  storage::ReadOptions options;
-  options.include_dead = true;  // a tombstone slot is a slot
-  options.fill_cache = false;
-  options.lower_bound = lower;
-  options.upper_bound = upper;
-  std::vector<std::pair<int, std::string>> keys;
+  // Read first, changed after the cursor is gone: the batch the changes go into is part of what
+  // the cursor reads. A tombstone slot is a slot: the cursor shows dead keys too.
+  std::vector<std::string> keys;
   std::string from = lower;
-  std::unique_ptr<storage::Iterator> it = ks.db().NewIterator(options);
-  for (it->SeekToFirst(); it->Valid() && keys.size() < kSweepKeys && *rows_left > 0;
-       it->Next(), --*rows_left) {
-    int db = 0;
-    std::string_view user_key;
+  std::unique_ptr<types::RowCursor> cursor = context_->keyspace().KeyCursor(db, lower, upper);
+  for (; cursor->Valid() && keys.size() < kSweepKeys && *rows_left > 0;
+       cursor->Next(), --*rows_left) {
     types::OrStringExt ext;
     std::string_view inner;
     // Only a row whose extension names a dot holds slots (types/or_string_ext.h).
-    if (types::ParseMetaKey(it->key(), &db, &user_key) &&
-        types::DecodeOrStringRow(it->value(), &ext, &inner) && ext.dot) {
-      keys.emplace_back(db, user_key);
+    if (types::DecodeOrStringRow(cursor->value(), &ext, &inner) && ext.dot) {
+      keys.emplace_back(cursor->name());
     }
-    from = std::string(it->key()) + std::string(1, '\0');
+    from = types::Keyspace::PositionAfter(cursor->position());
   }
-  if (!it->Valid()) from = upper;  // the range is done (or the iterator failed: below)
-  if (storage::Status s = it->status(); !s.ok()) return s;
-  it.reset();
-  for (const auto& [db, key] : keys) {
+  if (!cursor->Valid()) from = upper;  // the range is done (or the cursor failed: below)
+  if (storage::Status s = cursor->status(); !s.ok()) return s;
+  cursor.reset();
+  for (const std::string& key : keys) {
     storage::Status s = ApplyOrToKey(db, key, [&](types::OrStringRows* rows) {
       return types::ApplyOrDelete(rows, types::OrRemovedBySender(rows->state, {}, sender_vector));
     });

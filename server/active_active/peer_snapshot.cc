@@ -19,7 +19,6 @@
 #include "server/core/client.h"
 #include "server/core/errors.h"
 #include "server/services/server_context.h"
-#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/or_string_rows.h"
@@ -409,7 +408,7 @@ SnapshotSender::SnapshotSender(ServerContext* context, boost::asio::io_context& 
 SnapshotSender::~SnapshotSender() {
   *alive_ = false;
   timer_.cancel();
-  iter_.reset();
+  cursor_.reset();
   if (snapshot_ != nullptr) context_->keyspace().db().ReleaseSnapshot(snapshot_);
 }
 
@@ -449,41 +448,23 @@ bool SnapshotSender::DatabasePhase() const {
 }
 
 void SnapshotSender::OpenPhase() {
-  iter_.reset();
+  cursor_.reset();
   if (phase_ >= phases_.size()) return;
   const Phase& phase = phases_[phase_];
-  storage::ReadOptions options;
-  options.snapshot = snapshot_;
-  options.fill_cache = false;
-  std::string lower;
-  std::string upper;
-  if (phase.db >= 0) {
-    options.include_dead = true;
-    lower = types::MetaKeyPrefix(phase.db);
-    upper = types::MetaKeyUpperBound(phase.db);
-  } else {
-    lower = types::Keyspace::SystemRowKey(phase.system_prefix);
-    upper = lower;
-    upper.back()++;  // past every name with the prefix (it ends in ':')
-  }
-  options.lower_bound = lower;
-  options.upper_bound = upper;
-  iter_ = context_->keyspace().db().NewIterator(options);
-  iter_->SeekToFirst();
+  types::Keyspace& ks = context_->keyspace();
+  cursor_ = phase.db >= 0 ? ks.KeyCursor(phase.db, ks.FirstKeyPosition(phase.db),
+                                         ks.EndKeyPosition(phase.db), snapshot_)
+                          : ks.SystemRowCursor(phase.system_prefix, snapshot_);
 }
 
 storage::Status SnapshotSender::PiecesOfRow(int* db,
                                             std::vector<std::vector<std::string>>* pieces) {
   if (DatabasePhase()) {
-    std::string_view user_key;
-    if (!types::ParseMetaKey(iter_->key(), db, &user_key)) return storage::Status::OK();
-    return SnapshotKey(context_->keyspace(), *db, user_key,
+    *db = phases_[phase_].db;
+    return SnapshotKey(context_->keyspace(), *db, cursor_->name(),
                        context_->config().observed_remove_strings(), sender_node_id_, pieces);
   }
-  static const size_t kSystemKeyPrefix = types::Keyspace::SystemRowKey("").size();
-  std::string_view name = iter_->key();
-  name.remove_prefix(kSystemKeyPrefix);
-  return SnapshotMarkerRow(name, iter_->value(), db, pieces);
+  return SnapshotMarkerRow(cursor_->name(), cursor_->value(), db, pieces);
 }
 
 void SnapshotSender::Step() {
@@ -502,16 +483,16 @@ void SnapshotSender::Step() {
   }
   std::vector<std::vector<std::string>> pieces;
   while (out.size() < kStepBytes) {
-    if (iter_ == nullptr) {
+    if (cursor_ == nullptr) {
       AppendSnapshotEndResp(&out, offset_, byte_position_);
       client->Push(out);
       spdlog::info("Peer {} ({}): snapshot at origin offset {} sent ({} keys)", client->addr(),
                    peer_id_, offset_, keys_sent_);
       return Finish(true);
     }
-    if (!iter_->Valid()) {
-      if (!iter_->status().ok()) {
-        spdlog::warn("Peer {}: snapshot stopped: {}", peer_id_, iter_->status().ToString());
+    if (!cursor_->Valid()) {
+      if (!cursor_->status().ok()) {
+        spdlog::warn("Peer {}: snapshot stopped: {}", peer_id_, cursor_->status().ToString());
         client->RequestClose();
         return Finish(false);
       }
@@ -529,7 +510,7 @@ void SnapshotSender::Step() {
     }
     for (const std::vector<std::string>& piece : pieces) AppendSnapshotPieceResp(&out, db, piece);
     keys_sent_ += pieces.empty() ? 0 : 1;
-    iter_->Next();
+    cursor_->Next();
   }
   client->Push(out);
   Schedule(0);
@@ -537,7 +518,7 @@ void SnapshotSender::Step() {
 
 void SnapshotSender::Finish(bool complete) {
   finished_ = true;
-  iter_.reset();
+  cursor_.reset();
   if (done_) done_(this, complete);
 }
 

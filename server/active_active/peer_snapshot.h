@@ -59,6 +59,7 @@
 #include "storage/db.h"
 #include "storage/status.h"
 #include "types/or_string.h"
+#include "types/row_cursor.h"
 
 namespace ebb::types {
 class Keyspace;
@@ -181,11 +182,11 @@ class SnapshotSender {
   };
   // The phases in the order they are sent (PhasesInOrder says why that order).
   static std::vector<Phase> PhasesInOrder(int databases);
-  // Positions iter_ on the first row of phases_[phase_]; iter_ is null past the last phase.
+  // Positions cursor_ on the first row of phases_[phase_]; cursor_ is null past the last phase.
   void OpenPhase();
   // phase_ is a database's keys.
   bool DatabasePhase() const;
-  // Appends the pieces of the row iter_ is on; *db: their database.
+  // Appends the pieces of the row cursor_ is on; *db: their database.
   storage::Status PiecesOfRow(int* db, std::vector<std::vector<std::string>>* pieces);
   void Finish(bool complete);
 
@@ -202,7 +203,7 @@ class SnapshotSender {
   bool vector_sent_ = false;
   Done done_;
   const storage::Snapshot* snapshot_ = nullptr;
-  std::unique_ptr<storage::Iterator> iter_;
+  std::unique_ptr<types::RowCursor> cursor_;
   const std::vector<Phase> phases_;
   size_t phase_ = 0;
   bool finished_ = false;

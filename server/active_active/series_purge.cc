@@ -54,17 +54,16 @@ bool SeriesMetaOf(std::string_view value, types::SeriesMeta* meta) {
 }  // namespace
 
 void InstallSeriesPurge(types::Keyspace& keyspace) {
-  const types::KeyLayout layout = keyspace.layout();
   keyspace.compaction_filter().RegisterDependentRowHook(
       std::string(kSeriesSampleRowPrefix),
-      [layout](std::string_view name, const types::MetaRowReader& read, int64_t now_ms) {
+      [](std::string_view name, const types::MetaRowReader& read, int64_t now_ms) {
         int db = 0;
         std::string_view key;
         int64_t ts = 0;
         if (!ParseSampleRowName(name, &db, &key, &ts)) return Decision::kKeep;
         storage::Row row;
         // No series (a delete removes the rows it covers itself) or unreadable: kept.
-        if (!read(types::MetaKey(layout, db, key), &row).ok()) return Decision::kKeep;
+        if (!read(db, key, &row).ok()) return Decision::kKeep;
         types::SeriesMeta meta;
         if (!SeriesMetaOf(row.value, &meta)) return Decision::kKeep;
         return ts < types::SeriesPurgeFloor(meta, now_ms) ? Decision::kDrop : Decision::kKeep;

@@ -8,7 +8,6 @@
 #include "server/active_active/series_expiry.h"
 #include "server/active_active/whole_key.h"
 #include "storage/row.h"
-#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -114,11 +113,9 @@ storage::Status WholeKeyMarkers::ApplyRegisterToTreg(int db, std::string_view ke
   // The same metadata row with the register's expiry, kept even when that has passed by this
   // node's clock (not wiped, as a single node's EXPIRE would): another node may still hold it
   // live, and a later register must find it on both.
-  storage::WriteOptions options = keyspace_.WriteOptions();
-  options.timestamp_ms = row.meta.timestamp_ms;
-  options.expire_at_ms = expiry;
-  return keyspace_.db().Put(options, types::MetaKey(keyspace_.layout(), db, key),
-                            types::EncodeMetaValue(types::KeyType::kTreg, row.payload));
+  return keyspace_.WriteMetaVersion(
+      db, key, storage::RowKind::kValue, types::EncodeMetaValue(types::KeyType::kTreg, row.payload),
+      {.timestamp_ms = row.meta.timestamp_ms, .expire_at_ms = expiry});
 }
 
 storage::Status WholeKeyMarkers::RaiseAboveRegister(int db, std::string_view key, int64_t* ts) {
