@@ -3,23 +3,24 @@
 namespace ebb {
 namespace {
 
-struct Origin {
-  uint64_t ticks = CycleClock::Now();
-  std::chrono::steady_clock::time_point time = std::chrono::steady_clock::now();
-};
+using cycle_clock_internal::Reading;
+
+Reading Read() {
+  return cycle_clock_internal::ReadPaired([] { return std::chrono::steady_clock::now(); },
+                                          [] { return CycleClock::Now(); });
+}
 
 // Set at static initialization, so the measurement spans nearly the process's whole life.
-const Origin kOrigin;
+const Reading kOrigin = Read();
 
 }  // namespace
 
 double CycleClock::TicksPerMicrosecond() {
-  const uint64_t ticks = Now() - kOrigin.ticks;
-  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
-                           std::chrono::steady_clock::now() - kOrigin.time)
-                           .count();
-  if (elapsed <= 0) return 1.0;
-  return static_cast<double>(ticks) / static_cast<double>(elapsed);
+  const Reading now = Read();
+  const double elapsed_us =
+      std::chrono::duration<double, std::micro>(now.time - kOrigin.time).count();
+  if (elapsed_us < 1.0) return 1.0;
+  return static_cast<double>(now.ticks - kOrigin.ticks) / elapsed_us;
 }
 
 }  // namespace ebb
