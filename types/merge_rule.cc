@@ -38,14 +38,15 @@ MergeVerdict JudgeByPrecedence(KeyType incoming_type, std::optional<KeyType> hel
 }
 
 // The verdict on a string version against the key's newest version (`live` or `dead`).
-MergeVerdict JudgeString(const KeyMetaRow* live, const std::optional<storage::DeadVersion>& dead,
+MergeVerdict JudgeString(const KeyMetaView* live, const std::optional<storage::DeadVersion>& dead,
                          StringVersion* incoming) {
   StringVersion held;
   if (live != nullptr) {
     if (live->type != KeyType::kString) return MergeVerdict::kOtherTypeWins;
-    held.ts = live->meta.timestamp_or_zero();
+    const storage::RowMeta& meta = live->row.meta;
+    held.ts = meta.timestamp_or_zero();
     held.value = live->payload;
-    held.expire_at = live->meta.expire_at_ms.value_or(held.expire_at);
+    held.expire_at = meta.expire_at_ms.value_or(held.expire_at);
   } else if (dead && dead->kind == storage::RowKind::kTombstone) {
     held.ts = dead->meta.timestamp_or_zero();
     std::string digest;
@@ -107,9 +108,9 @@ bool RanksBelow(StringVersion& a, StringVersion& b) {
 storage::Status HeldType(Keyspace& keyspace, int db, std::string_view key,
                          std::optional<KeyType>* type) {
   type->reset();
-  KeyMetaRow row;
+  KeyMetaView row;  // only its type is read: not copied out of the engine
   std::optional<storage::DeadVersion> dead;
-  storage::Status s = keyspace.GetMeta(db, key, &row, kNewestVersion, &dead);
+  storage::Status s = keyspace.GetMetaPinned(db, key, &row, kNewestVersion, &dead);
   if (s.ok()) {
     *type = row.type;
   } else if (s.IsNotFound() && dead) {
@@ -120,9 +121,9 @@ storage::Status HeldType(Keyspace& keyspace, int db, std::string_view key,
 
 OpResult<MergeVerdict> JudgeWrite(Keyspace& keyspace, int db, std::string_view key,
                                   KeyType incoming_type, StringVersion* incoming) {
-  KeyMetaRow row;
+  KeyMetaView row;  // the held value is only compared: not copied out of the engine
   std::optional<storage::DeadVersion> dead;
-  storage::Status s = keyspace.GetMeta(db, key, &row, kNewestVersion, &dead);
+  storage::Status s = keyspace.GetMetaPinned(db, key, &row, kNewestVersion, &dead);
   if (!s.ok() && !s.IsNotFound()) return s;
   const bool live = s.ok();
   if (incoming_type != KeyType::kString) {
