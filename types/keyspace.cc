@@ -139,7 +139,11 @@ Status Keyspace::ReloadVersionMark() {
   return Status::OK();
 }
 
-std::string Keyspace::SystemRowKey(std::string_view name) { return SystemKey(name); }
+std::string Keyspace::SystemRowKey(std::string_view name) {
+  static_assert(kSystemRowKeyPrefix.size() == 1 &&
+                kSystemRowKeyPrefix[0] == static_cast<char>(KeyTag::kSystem));
+  return SystemKey(name);
+}
 
 Status Keyspace::GetSystemRow(std::string_view name, std::string* value) {
   storage::Row row;

@@ -138,8 +138,10 @@ class Keyspace {
   //
   // The function libraries (FUNCTION DUMP's payload; server/scripting/script_engine.h).
   static constexpr std::string_view kFunctionLibrariesRow = "function-libraries";
-  // The engine key of system row `name`.
+  // The engine key of system row `name`: kSystemRowKeyPrefix, then the name.
   static std::string SystemRowKey(std::string_view name);
+  // For a caller that builds a system row's key in place, with no heap block.
+  static constexpr std::string_view kSystemRowKeyPrefix{"\0", 1};
   // The value of system row `name` into *value; NotFound when there is none.
   storage::Status GetSystemRow(std::string_view name, std::string* value);
   // Writes system row `name` straight to the engine (never into an open batch) and syncs the

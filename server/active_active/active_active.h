@@ -344,7 +344,9 @@ class ActiveActive {
     std::string_view view() const { return {bytes_.data(), bytes_.size()}; }
 
    private:
-    std::array<char, 1 + kLogRowPrefix.size() + 20> bytes_;  // the system tag, name, digits
+    // The system rows' key prefix, the name's prefix, the offset's digits.
+    std::array<char, types::Keyspace::kSystemRowKeyPrefix.size() + kLogRowPrefix.size() + 20>
+        bytes_;
   };
   // Loads the origin log's rows: the newest gap-free run, at most peer-backlog-size long; older
   // rows (a gap left by an earlier run, or a backlog since made smaller) are deleted.

@@ -6,7 +6,6 @@
 #include "server/active_active/peer_delta.h"
 #include "server/active_active/whole_key.h"
 #include "storage/row.h"
-#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
@@ -227,11 +226,9 @@ storage::Status ReadCounterState(types::Keyspace& keyspace, int db, std::string_
 }
 
 storage::Status Counters::Load() {
-  auto it = keyspace_.db().NewIterator(storage::ReadOptions());
-  const std::string start = types::Keyspace::SystemRowKey(kCounterRowPrefix);
-  it->Seek(start);
-  any_ = it->Valid() && it->key().starts_with(start);
-  return it->status();
+  const std::unique_ptr<types::RowCursor> rows = keyspace_.SystemRowCursor(kCounterRowPrefix);
+  any_ = rows->Valid();
+  return rows->status();
 }
 
 storage::Status Counters::Read(int db, std::string_view key, std::optional<CounterState>* state) {

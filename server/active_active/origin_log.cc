@@ -24,7 +24,6 @@
 #include "server/services/server_context.h"
 #include "storage/expired_retention.h"
 #include "storage/write_batch.h"
-#include "types/key_encoding.h"
 #include "types/keyspace.h"
 #include "types/tlog.h"
 
@@ -52,10 +51,10 @@ std::string ActiveActive::LogRowName(uint64_t offset) {
 }
 
 ActiveActive::LogRowKey::LogRowKey(uint64_t offset) {
-  static_assert(static_cast<uint8_t>(types::KeyTag::kSystem) == 0);  // SystemRowKey's first byte
+  constexpr std::string_view kKeyPrefix = types::Keyspace::kSystemRowKeyPrefix;
   bytes_.fill('0');
-  bytes_[0] = '\0';
-  std::memcpy(bytes_.data() + 1, kLogRowPrefix.data(), kLogRowPrefix.size());
+  std::memcpy(bytes_.data(), kKeyPrefix.data(), kKeyPrefix.size());
+  std::memcpy(bytes_.data() + kKeyPrefix.size(), kLogRowPrefix.data(), kLogRowPrefix.size());
   std::array<char, 20> digits;
   const size_t n = static_cast<size_t>(
       std::to_chars(digits.data(), digits.data() + digits.size(), offset).ptr - digits.data());

@@ -14,7 +14,6 @@
 #include "server/active_active/series_state.h"
 #include "storage/row.h"
 #include "storage/util/coding.h"
-#include "types/key_encoding.h"
 #include "types/key_meta.h"
 #include "types/keyspace.h"
 #include "types/kv.h"
