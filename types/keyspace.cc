@@ -199,8 +199,8 @@ storage::ReadOptions CursorReadOptions(std::string lower, std::string upper,
 std::unique_ptr<RowCursor> Keyspace::KeyCursor(int db, std::string from, std::string to,
                                                const storage::Snapshot* snapshot) {
   // Within the database's own range whatever the positions say.
-  from = std::max(std::move(from), FirstKeyPosition(db));
-  to = std::min(std::move(to), EndKeyPosition(db));
+  if (std::string first = FirstKeyPosition(db); from < first) from = std::move(first);
+  if (std::string end = EndKeyPosition(db); end < to) to = std::move(end);
   storage::ReadOptions options = CursorReadOptions(std::move(from), std::move(to), snapshot);
   options.include_dead = true;
   auto it = active_->NewIterator(options);
