@@ -451,6 +451,14 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
   return Status::OK();
 }
 
+Status BatchDB::GetPinned(const storage::ReadOptions& options, std::string_view key,
+                          storage::PinnedRow* row) {
+  if (options.snapshot != nullptr || !MayHaveWritten(key)) {
+    return base_->GetPinned(options, key, row);
+  }
+  return storage::DB::GetPinned(options, key, row);
+}
+
 Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,
                             std::vector<storage::VersionRow>* versions) {
   if (options.snapshot != nullptr || !MayHaveWritten(key)) {

@@ -71,6 +71,10 @@ class BatchDB final : public storage::DB {
   storage::Status DeleteRange(const std::vector<storage::KeyRange>& ranges) override;
   storage::Status Get(const storage::ReadOptions& options, std::string_view key,
                       storage::Row* row) override;
+  // Get's answer. A key no pending write can be of is read pinned where the engine holds it (a
+  // peer's merge gate reads each key before its batch writes it); any other is Get's copy.
+  storage::Status GetPinned(const storage::ReadOptions& options, std::string_view key,
+                            storage::PinnedRow* row) override;
   // The engine's hint: the pending writes are in memory already.
   void Prefetch(std::span<const std::string_view> keys) override { base_->Prefetch(keys); }
   bool PrefetchPays() const override { return base_->PrefetchPays(); }

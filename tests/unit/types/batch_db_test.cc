@@ -29,6 +29,12 @@ class BatchDbTest : public TypesTest {
     const storage::Status s = db.Get(options, key, &row);
     return s.ok() ? row.value : s.IsNotFound() ? "<none>" : s.ToString();
   }
+  // Get's answer read through GetPinned.
+  static std::string GetPinned(storage::DB& db, const std::string& key) {
+    storage::PinnedRow row;
+    const storage::Status s = db.GetPinned(storage::ReadOptions(), key, &row);
+    return s.ok() ? std::string(row.value()) : s.IsNotFound() ? "<none>" : s.ToString();
+  }
   static std::string Forward(storage::DB& db, std::string_view from = {}) {
     std::string out;
     auto it = db.NewIterator(storage::ReadOptions());
@@ -61,6 +67,9 @@ TEST_F(BatchDbTest, ReadsSeePendingWritesOnTopOfTheEngine) {
   EXPECT_EQ(Get(batch, "c"), "<none>");
   EXPECT_EQ(Get(batch, "e"), "55");
   EXPECT_EQ(Get(batch, "g"), "<none>");
+  for (const char* key : {"a", "b", "c", "e", "g"}) {
+    EXPECT_EQ(GetPinned(batch, key), Get(batch, key)) << key;
+  }
   EXPECT_EQ(Forward(batch), "a b e ");
   EXPECT_EQ(Forward(batch, "c"), "e ");
   EXPECT_EQ(Backward(batch), "e b a ");
@@ -240,9 +249,9 @@ TEST_F(BatchDbTest, KeyspaceBatchesAfterACommitAndADiscardStartEmpty) {
   ks_->DiscardBatch();
 }
 
-// Reads through a batch answer as a map of the writes would, whether or not the filter of
-// written keys lets them skip the index: random Puts, Deletes and reads over 12,000 keys, then
-// an appended batch (whose keys the filter notes when a read next asks it) and a range
+// Reads through a batch (Get and GetPinned) answer as a map of the writes would, whether or not the
+// filter of written keys lets them skip the index: random Puts, Deletes and reads over 12,000 keys,
+// then an appended batch (whose keys the filter notes when a read next asks it) and a range
 // deletion, after which every read indexes.
 TEST_F(BatchDbTest, ReadsMatchAModelOfTheWritesWithAndWithoutTheFilterOfWrittenKeys) {
   std::mt19937_64 rng(ebb::test::TestSeed(7));
@@ -257,7 +266,8 @@ TEST_F(BatchDbTest, ReadsMatchAModelOfTheWritesWithAndWithoutTheFilterOfWrittenK
   auto key_of = [&rng] { return "k" + std::to_string(rng() % 12000); };
   auto check = [&](const std::string& key) {
     const auto it = model.find(key);
-    return Get(batch, key) == (it == model.end() ? "<none>" : it->second);
+    const std::string expected = it == model.end() ? "<none>" : it->second;
+    return Get(batch, key) == expected && GetPinned(batch, key) == expected;
   };
   auto round = [&](int ops) {
     for (int i = 0; i < ops; i++) {
