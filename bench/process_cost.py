@@ -24,7 +24,7 @@ Usage: bench/process_cost.py [--ebb build/ebb-server] [--role lone|origin|peer]
                              [--requests 50000] [--warmup 20000] [--pipeline 16]
                              [--key-range 1000] [--command set|get|-- <redis-benchmark args>]
                              [--string-rule timestamp|observed-remove]
-                             [--keep-profile PATH]
+                             [--server-arg=ARG ...] [--keep-profile PATH]
 """
 import argparse
 import glob
@@ -44,9 +44,9 @@ COMMANDS = {
 }
 
 
-def start_nodes(ebb, workdir, role, out_file, string_rule):
-    """The servers of `role` (a mesh's nodes under active-active-string-rule `string_rule`), the
-    one under callgrind at index `measured` of the list."""
+def start_nodes(ebb, workdir, role, out_file, string_rule, server_args):
+    """The servers of `role` (a mesh's nodes under active-active-string-rule `string_rule`, each
+    given `server_args` too), the one under callgrind at index `measured` of the list."""
     count = 1 if role == "lone" else 3
     measured = 1 if role == "peer" else 0
     ports = [free_port() for _ in range(count)]
@@ -55,7 +55,7 @@ def start_nodes(ebb, workdir, role, out_file, string_rule):
         data = os.path.join(workdir, f"node{i}")
         os.makedirs(data)
         argv = [ebb, "--port", str(port), "--bind", "127.0.0.1", "--dir", data,
-                "--wal-fsync", "everysec"]
+                "--wal-fsync", "everysec"] + server_args
         for j, other in enumerate(ports):
             if j != i:
                 argv += ["--peer", "127.0.0.1", str(other)]
@@ -98,6 +98,9 @@ def main():
     parser.add_argument("--command", default="set")
     parser.add_argument("--string-rule", choices=["timestamp", "observed-remove"],
                         default="timestamp", help="the mesh's active-active-string-rule")
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="one more ebb-server argument for every node (repeatable), e.g. "
+                             "--server-arg=--latency-monitor-threshold=100")
     parser.add_argument("--keep-profile", metavar="PATH",
                         help="copy callgrind's dump there, for callgrind_annotate")
     parser.add_argument("rest", nargs="*", help="after --: a redis-benchmark command line")
@@ -111,7 +114,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="process-cost-")
     out_file = os.path.join(workdir, "callgrind.out")
     servers, measured = start_nodes(os.path.abspath(args.ebb), workdir, args.role, out_file,
-                                    args.string_rule)
+                                    args.string_rule, args.server_arg)
     try:
         load = servers[0].port
         if args.command == "get" and not args.rest:

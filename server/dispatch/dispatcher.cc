@@ -640,7 +640,7 @@ void Dispatcher::ReplyModeRefusal(CommandContext& ctx, std::string_view error) {
   row.ticks += ticks;
   const Config& config = server_->config();
   if (config.latency_tracking) row.RecordLatency(ticks);
-  if (config.latency_monitor_threshold_ms > 0) {
+  if (server_->latency().CommandReaches(ticks, config.latency_monitor_threshold_ms)) {
     // Redis's call(): a row flagged fast is a `fast-command` event, any other a `command`.
     const auto ms = static_cast<uint64_t>(static_cast<double>(ticks) /
                                           CycleClock::TicksPerMicrosecond() / 1000);

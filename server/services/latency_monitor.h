@@ -16,12 +16,15 @@
 // Thread-safety: none; the command (io) thread only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "common/tick_threshold.h"
 
 namespace ebb::storage {
 class EngineLatency;
@@ -50,6 +53,13 @@ class LatencyMonitor {
       Add(event, latency_ms, now_s);
     }
   }
+  // Whether a command that took `ticks` (CycleClock) reaches `threshold_ms` (0: the monitor is
+  // off, never). Cheap (common/tick_threshold.h): the dispatcher asks for every command, and
+  // turns ticks into milliseconds only for those that reach it.
+  bool CommandReaches(uint64_t ticks, int64_t threshold_ms) {
+    return threshold_ms > 0 &&
+           command_threshold_.Reached(ticks, std::min(threshold_ms, INT64_MAX / 1000) * 1000);
+  }
   // Adds a sample unconditionally (Redis's latencyAddSample).
   void Add(std::string_view event, uint64_t latency_ms, int64_t now_s);
 
@@ -74,6 +84,7 @@ class LatencyMonitor {
  private:
   std::map<std::string, Series, std::less<>> events_;
   std::shared_ptr<storage::EngineLatency> engine_;
+  TickThreshold command_threshold_;
 };
 
 }  // namespace ebb::server

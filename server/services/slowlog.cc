@@ -18,13 +18,6 @@ std::string Shortened(std::string_view arg) {
 
 }  // namespace
 
-void SlowLog::Recalibrate(int64_t threshold_us) {
-  threshold_us_ = threshold_us;
-  threshold_ticks_ =
-      static_cast<uint64_t>(static_cast<double>(threshold_us) * CycleClock::TicksPerMicrosecond());
-  calls_since_check_ = 0;
-}
-
 void SlowLog::Add(const CommandSpec& spec, std::span<const std::string_view> args,
                   const Client& client, uint64_t ticks, int64_t unix_time_s, size_t max_len) {
   Entry entry{.id = next_id_++,

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/tick_threshold.h"
+
 namespace ebb::server {
 
 class Client;
@@ -41,15 +43,10 @@ class SlowLog {
   };
 
   // Whether a command that took `ticks` (CycleClock) is logged under a threshold of
-  // `threshold_us` (negative: never; 0: always). Cheap: the threshold in ticks is worked out
-  // again only when it changes or every kRecheckCalls calls (the tick rate sharpens over time).
-  // Inline: every command asks.
+  // `threshold_us` (negative: never; 0: always). Cheap (common/tick_threshold.h); inline: every
+  // command asks.
   bool IsSlow(uint64_t ticks, int64_t threshold_us) {
-    if (threshold_us < 0) return false;
-    if (threshold_us != threshold_us_ || ++calls_since_check_ >= kRecheckCalls) [[unlikely]] {
-      Recalibrate(threshold_us);
-    }
-    return ticks >= threshold_ticks_;
+    return threshold_.Reached(ticks, threshold_us);
   }
 
   // Adds an entry for the command `spec` ran with `args`, then drops the oldest entries past
@@ -64,15 +61,9 @@ class SlowLog {
   void Reset() { entries_.clear(); }
 
  private:
-  static constexpr uint32_t kRecheckCalls = 65536;
-  // Works threshold_ticks_ out for `threshold_us` from the tick rate measured so far.
-  void Recalibrate(int64_t threshold_us);
-
   std::deque<Entry> entries_;  // newest first
   uint64_t next_id_ = 0;
-  int64_t threshold_us_ = -1;  // what threshold_ticks_ was worked out for
-  uint64_t threshold_ticks_ = 0;
-  uint32_t calls_since_check_ = 0;
+  TickThreshold threshold_;
 };
 
 }  // namespace ebb::server
