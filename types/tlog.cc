@@ -14,8 +14,6 @@ namespace {
 
 using storage::Status;
 
-constexpr uint64_t kMaxTs = std::numeric_limits<uint64_t>::max();
-
 // An unpositioned iterator over one incarnation's entries (the sub-rows under `prefix`).
 std::unique_ptr<storage::Iterator> LogIterator(Keyspace& keyspace, const std::string& prefix) {
   storage::ReadOptions options = keyspace.ReadOptions();
@@ -103,7 +101,7 @@ uint64_t Tlog::VisibleFloor(const TlogMeta& meta) const {
   const uint64_t cutoff = EffectiveCutoff(meta);
   if (!RegisterHides(meta)) return cutoff;
   const uint64_t covered = static_cast<uint64_t>(meta.expiry_register->ts);
-  return covered == kMaxTs ? kMaxTs : std::max(cutoff, covered + 1);
+  return covered == kGreatestTs ? kGreatestTs : std::max(cutoff, covered + 1);
 }
 
 uint64_t Tlog::EffectiveCutoff(const TlogMeta& meta) const {
@@ -408,7 +406,7 @@ OpResult<void> Tlog::Clear(std::string_view key) {
       return Status::Corruption("TLOG size above its entry count");
     }
   }
-  uint64_t next = newest == kMaxTs ? kMaxTs : newest + 1;
+  uint64_t next = newest == kGreatestTs ? kGreatestTs : newest + 1;
   TlogMeta cleared;
   Status s = NewIncarnation(key, &cleared);
   if (!s.ok()) return s;
@@ -479,7 +477,7 @@ OpResult<std::optional<uint64_t>> Tlog::HiddenCutoff(std::string_view key) {
   }
   if (!it->status().ok()) return it->status();
   if (!it->Valid() || ts < cutoff) return none;
-  return std::optional<uint64_t>(covered == kMaxTs ? kMaxTs : covered + 1);
+  return std::optional<uint64_t>(covered == kGreatestTs ? kGreatestTs : covered + 1);
 }
 
 OpResult<void> Tlog::SetExpiryRegister(std::string_view key, const TlogMeta::Register& reg) {

@@ -9,7 +9,6 @@
 namespace ebb::types {
 namespace {
 
-constexpr uint64_t kGreatestTs = std::numeric_limits<uint64_t>::max();
 constexpr char kEscaped = '\xFF';  // complement of 0x00: always followed by kEscapeTail
 constexpr char kEscapeTail = '\x00';
 constexpr char kTerminatorTail = '\xFE';

@@ -33,6 +33,10 @@
 
 namespace ebb::types {
 
+// The greatest entry timestamp: entries are ordered by its difference from each timestamp, and a
+// cutoff or coverage at it has nothing above it.
+inline constexpr uint64_t kGreatestTs = UINT64_MAX;
+
 struct TlogMeta {
   uint64_t version = 0;
   uint64_t cutoff = 0;
