@@ -341,9 +341,9 @@ Status Keyspace::GetMetaPinned(int db, std::string_view key, KeyMetaView* out, i
       NoteExpired(db, key, *found->meta.expire_at_ms);
     }
   }
-  if (!s.ok()) return s;
-  if (!DecodeMetaValue(out->row.value(), &out->type, &out->payload, &out->raw_string)) {
-    return Status::Corruption("bad metadata row value");
+  // Every path returns `s` itself: a GET's read moves no Status (whose message is a string).
+  if (s.ok() && !DecodeMetaValue(out->row.value(), &out->type, &out->payload, &out->raw_string)) {
+    s = Status::Corruption("bad metadata row value");
   }
   return s;
 }
