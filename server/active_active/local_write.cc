@@ -81,14 +81,16 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
   }
   if (form.kind == WriteForm::Kind::kRefused) return Refuse(plan, std::move(form.error));
   const bool string_write = IsStringDelta(form.args[0]);
-  if (string_write && ObservedRemoveRule()) {
+  const bool or_rule = ObservedRemoveRule();  // the setting read once: a string compare
+  if (string_write && or_rule) {
     // Room for the `CTX <context>` pair RunOrString appends, made before anything views the
     // arguments: the strings never move after, so the views into them (`op`, the parsed delta's)
     // hold as the vector moves into the plan and grows.
     form.args.reserve(form.args.size() + 2);
   }
-  if (form.args[0] == "tlog" && !ClearAsItTravels(&form.args, plan)) return;
-  const std::string& op = form.args[0];
+  // Names compared as views: a std::string against a literal is an out-of-line compare.
+  if (std::string_view(form.args[0]) == "tlog" && !ClearAsItTravels(&form.args, plan)) return;
+  const std::string_view op = form.args[0];
   bool loses = false;
   if (op == kDelAt || op == kFlushDbAt || op == kFlushAllAt) {
     return PlanWholeKeyDelete(std::move(form.args), plan);
@@ -101,7 +103,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     return;
   }
   const bool incr = op == kCounterIncrForm || op == kCounterIncrFloatForm;
-  if (incr && ObservedRemoveRule()) return Refuse(plan, std::string(kIncrUnderOrRule));
+  if (incr && or_rule) return Refuse(plan, std::string(kIncrUnderOrRule));
   if (incr || IsCounterWrite(plan->db, form.args)) {
     plan->kind = Kind::kRunHere;  // RunCounter settles it from the key's state
     plan->counter = true;
@@ -114,7 +116,7 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
       plan->kind = Kind::kValidate;  // never: the row's form made it; its handler replies
       return;
     }
-    if (ObservedRemoveRule()) return PlanOrWrite(std::move(form.args), plan);
+    if (or_rule) return PlanOrWrite(std::move(form.args), plan);
   }
   if (op == kExpiryAt) {  // RunExpiry judges it against the key and takes its T
     plan->kind = Kind::kRunHere;
@@ -152,7 +154,8 @@ bool ActiveActive::ObservedRemoveRule() const {
 
 bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan,
                               bool* loses) {
-  if (delta[0] == "tlog") return true;  // a log's entries merge by the log's own rule
+  if (std::string_view(delta[0]) == "tlog")
+    return true;  // a log's entries merge by the log's own rule
   MergeVerdict verdict = MergeVerdict::kWrite;
   types::Keyspace& ks = context_->keyspace();
   StringDelta* string = plan->string_delta ? &*plan->string_delta : nullptr;
