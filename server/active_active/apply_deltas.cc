@@ -246,7 +246,9 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOne(const std::string& origin_id, 
   }
   std::vector<std::string>& args = delta.args;  // consumed where it stands: no copy
   AsciiLowerInPlace(&args[0]);
-  if (args[0] == "tlog" || args[0] == "treg") AsciiLowerInPlace(&args[1]);
+  if (const std::string_view op = args[0]; op == "tlog" || op == "treg") {
+    AsciiLowerInPlace(&args[1]);
+  }
   std::optional<StringDelta> string_delta;  // parsed once
   if (IsStringDelta(args[0])) {
     // A string delta with a context goes by the observed-remove rule (or_string_ops.cc); one

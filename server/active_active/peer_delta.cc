@@ -31,13 +31,14 @@ bool ParseDeltaExpiry(std::span<const std::string> args, size_t at, StringDelta*
 // The version of `delta` up to its expiry; *end: the argument after it.
 bool ParseDeltaVersion(std::span<const std::string> args, StringDelta* delta, size_t* end) {
   types::StringVersion& v = delta->version;
-  if (args[0] == "put") {
+  const std::string_view op = args[0];  // compared as a view: no out-of-line compare
+  if (op == "put") {
     delta->kind = StringDelta::Kind::kPut;
     v.value = args[2];
     return args.size() >= 6 && EqualsIgnoreCase(args[3], "ts") && ParseInt64(args[4], &v.ts) &&
            ParseDeltaExpiry(args, 5, delta, end);
   }
-  if (args[0] == "delete") {
+  if (op == "delete") {
     delta->kind = StringDelta::Kind::kDelete;
     v.tombstone = true;
     *end = 4;
@@ -113,8 +114,10 @@ bool IsTrimAtZero(std::span<const std::string> args) {
 }
 
 std::optional<std::string_view> WrittenKeyOf(std::span<const std::string> args) {
-  if (args.size() >= 2 && IsStringDelta(args[0])) return args[1];
-  if (args.size() >= 3 && (args[0] == "tlog" || args[0] == "treg")) return args[2];
+  if (args.empty()) return std::nullopt;
+  const std::string_view op = args[0];
+  if (args.size() >= 2 && IsStringDelta(op)) return args[1];
+  if (args.size() >= 3 && (op == "tlog" || op == "treg")) return args[2];
   return std::nullopt;
 }
 

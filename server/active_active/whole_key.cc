@@ -314,10 +314,16 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
                                        Admission* admission, const types::OrContext* view) {
   *admission = Admission();
   const std::vector<std::string>& args = *delta;
-  const bool string_write = IsStringDelta(args[0]);
-  const bool reduced_put = args[0] == kPutExpired;
-  const bool trimat = args[0] == "tlog" && args[1] == "trimat";
-  admission->precedence = string_write ? 0 : args[0] == "treg" ? 1 : 2;
+  // The form's name, judged once here as a view (a std::string against a literal is an
+  // out-of-line compare); the expiry rewrite below may move the strings.
+  const std::string_view op = args[0];
+  const bool string_write = IsStringDelta(op);
+  const bool put = op == "put";
+  const bool reduced_put = op == kPutExpired;
+  const bool tlog = op == "tlog";
+  const bool treg = op == "treg";
+  const bool trimat = tlog && args[1] == "trimat";
+  admission->precedence = string_write ? 0 : treg ? 1 : 2;
   if (args.size() < (string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");
   }
@@ -325,7 +331,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   const std::string_view key = string_write ? args[1] : args[2];
   // A log under a retention window goes when the window passes it, by each node's clock: its
   // type must stay the key's floor (the header's "type floor").
-  const bool windowed_log = args[0] == "tlog" && keyspace_.PolicyWindow(key).has_value();
+  const bool windowed_log = tlog && keyspace_.PolicyWindow(key).has_value();
   // The delta's timestamp: a string version's; TREG SET / TLOG INS key v ts; TLOG TRIMAT key
   // cutoff stands for cutoff - 1 (it removes what lies below it). A TLOG or TREG timestamp that
   // does not parse makes the delta malformed whether or not this node holds markers: every node
@@ -349,7 +355,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   storage::Status s = Marker(db, key, &marker, &has_row, view);
   if (!s.ok()) return s;
   admission->settle_expiry = !string_write && marker.expiry.has_value();
-  if (args[0] == "treg" && admission->settle_expiry && !marker_covers(marker, ts)) {
+  if (treg && admission->settle_expiry && !marker_covers(marker, ts)) {
     // A register may have expired the pair by this node's clock and not by another's: the held
     // pair counts either way, as for strings.
     types::KeyMetaRow held;
@@ -364,7 +370,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
       return s;
     }
   }
-  if ((args[0] == "put" || reduced_put) && marker.expiry && ts <= marker.expiry->ts) {
+  if ((put || reduced_put) && marker.expiry && ts <= marker.expiry->ts) {
     // At or before the key's expiry register: the register's expiry replaces the write's (a
     // reduced version's too, so that it keeps the rank the whole version has here); a CTX stays
     // last.
@@ -396,7 +402,7 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   admission->raise_floor =
       (windowed_log || marker.expiry.has_value()) && marker.floor < admission->precedence;
   if (marker.deleted_up_to == KeyMarker::kNothingDeleted) return s;
-  if (args[0] == "tlog" && args[1] == "ins" && marker.deleted_up_to >= 0) {
+  if (tlog && args[1] == "ins" && marker.deleted_up_to >= 0) {
     const uint64_t min_cutoff = static_cast<uint64_t>(marker.deleted_up_to) + 1;
     auto cutoff = types::Tlog(keyspace_, db).Cutoff(args[2]);
     if (cutoff.status() == types::OpStatus::kEngineError) return cutoff.engine_status();
