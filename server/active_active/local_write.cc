@@ -154,8 +154,8 @@ bool ActiveActive::ObservedRemoveRule() const {
 
 bool ActiveActive::JudgeLocal(const std::vector<std::string>& delta, LocalWrite* plan,
                               bool* loses) {
-  if (std::string_view(delta[0]) == "tlog")
-    return true;  // a log's entries merge by the log's own rule
+  // A log's entries merge by the log's own rule.
+  if (std::string_view(delta[0]) == "tlog") return true;
   MergeVerdict verdict = MergeVerdict::kWrite;
   types::Keyspace& ks = context_->keyspace();
   StringDelta* string = plan->string_delta ? &*plan->string_delta : nullptr;
