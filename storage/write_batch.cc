@@ -235,6 +235,16 @@ Status WriteBatch::IterateFrom(size_t entry_bytes, Handler* handler) const {
   return Status::OK();
 }
 
+Status WriteBatch::EntryAtBytes(size_t entry_bytes, Entry* entry, size_t* next_entry_bytes) const {
+  const size_t count_bytes = rep_.size() - EntryBytes();
+  if (entry_bytes >= EntryBytes()) return Status::Corruption("write batch: no entry there");
+  std::string_view rest(rep_);
+  rest.remove_prefix(count_bytes + entry_bytes);
+  Status s = DecodeEntry(&rest, entry);
+  *next_entry_bytes = rep_.size() - count_bytes - rest.size();
+  return s;
+}
+
 Status WriteBatch::FromRep(std::string_view rep, WriteBatch* batch) {
   size_t count = 0, range_deletions = 0;
   Status s = Decode(rep, nullptr, &count, &range_deletions);

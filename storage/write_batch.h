@@ -87,6 +87,11 @@ class WriteBatch {
   // As Iterate, for the entries after the first `entry_bytes` bytes of them (an EntryBytes()
   // taken earlier: the entries written since). REQUIRES: entry_bytes <= EntryBytes().
   Status IterateFrom(size_t entry_bytes, Handler* handler) const;
+  // The one entry that begins `entry_bytes` bytes into the entries (an EntryBytes() taken just
+  // before it was written, or a *next_entry_bytes this returned) into *entry, views into the
+  // batch, and where the entry after it begins into *next_entry_bytes: a read of one entry
+  // without walking the others. Corruption as Iterate's.
+  Status EntryAtBytes(size_t entry_bytes, Entry* entry, size_t* next_entry_bytes) const;
 
   // The encoded form, without the sequence header (the DB adds it in the WAL record).
   const std::string& rep() const { return rep_; }

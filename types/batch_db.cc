@@ -288,77 +288,101 @@ void BatchDB::IndexPending() {
   indexed_bytes_ = batch_.EntryBytes();
 }
 
-size_t BatchDB::WrittenBit(std::string_view key) {
-  return storage::Hash64(key.data(), key.size()) % kWrittenBits;
+void BatchDB::KeyChains::Add(uint64_t hash, size_t entry_bytes) {
+  if (links_.size() >= heads_.size()) Grow();
+  uint32_t& head = heads_[hash & (heads_.size() - 1)];
+  links_.push_back(Link{.hash = hash, .entry_bytes = entry_bytes, .next = head});
+  head = static_cast<uint32_t>(links_.size());
 }
 
-void BatchDB::NoteWritten(std::string_view key) {
-  const size_t bit = WrittenBit(key);
-  uint64_t& word = written_[bit / 64];
-  if (word == 0) written_words_.push_back(static_cast<uint32_t>(bit / 64));
-  word |= uint64_t{1} << (bit % 64);
+void BatchDB::KeyChains::Grow() {
+  heads_.assign(heads_.empty() ? kFirstBuckets : heads_.size() * 2, 0);
+  for (size_t i = 0; i < links_.size(); i++) {
+    uint32_t& head = heads_[links_[i].hash & (heads_.size() - 1)];
+    links_[i].next = head;
+    head = static_cast<uint32_t>(i + 1);
+  }
 }
 
-namespace {
+void BatchDB::KeyChains::Clear() {
+  if (heads_.size() > kKeptBuckets) {
+    heads_ = {};
+    links_ = {};
+    return;
+  }
+  for (const Link& link : links_) heads_[link.hash & (heads_.size() - 1)] = 0;
+  links_.clear();
+}
 
-// Calls `note` with the key of each entry of a batch, and sets *ranges at a range deletion.
-template <class Note>
-class KeyNoter final : public WriteBatch::Handler {
- public:
-  KeyNoter(Note note, bool* ranges) : note_(std::move(note)), ranges_(ranges) {}
-  void Apply(const WriteBatch::Entry& e) override {
+void BatchDB::ChainNewEntries() {
+  const size_t end = batch_.EntryBytes();
+  while (chained_bytes_ < end) {
+    WriteBatch::Entry e;
+    size_t next = end;
+    // A batch built by WriteBatch's own methods always decodes (write_batch.h).
+    if (!batch_.EntryAtBytes(chained_bytes_, &e, &next).ok()) next = end;
     if (e.op == WriteBatch::Op::kDeleteRange) {
-      *ranges_ = true;
+      deletes_ranges_ = true;
     } else {
-      note_(e.key);
+      chains_.Add(storage::Hash64(e.key.data(), e.key.size()), chained_bytes_);
     }
+    chained_bytes_ = next;
   }
-
- private:
-  Note note_;
-  bool* ranges_;
-};
-
-}  // namespace
-
-bool BatchDB::MayHaveWritten(std::string_view key) {
-  read_ = true;
-  if (filtered_bytes_ != batch_.EntryBytes()) {
-    KeyNoter noter([this](std::string_view k) { NoteWritten(k); }, &deletes_ranges_);
-    Status s = batch_.IterateFrom(filtered_bytes_, &noter);
-    (void)s;  // a batch built by WriteBatch's own methods always decodes
-    filtered_bytes_ = batch_.EntryBytes();
-  }
-  if (deletes_ranges_) return true;
-  const size_t bit = WrittenBit(key);
-  return (written_[bit / 64] >> (bit % 64)) & 1;
 }
 
-// Put and Delete append their entry, and note its key in the filter of written keys at once in a
-// batch that has been read (else the next read notes it); a read that may need the entry indexes
-// it (IndexPending).
+bool BatchDB::FindPending(std::string_view key, std::vector<FoundVersion>* found,
+                          bool* engine_hidden) {
+  found->clear();
+  read_ = true;
+  ChainNewEntries();
+  if (deletes_ranges_) {
+    IndexPending();
+    *engine_hidden = DeletedByRange(key);
+    auto it = index_.find(key);
+    if (it != index_.end()) {
+      for (auto v = it->second.rbegin(); v != it->second.rend(); ++v) {
+        found->push_back(FoundVersion{v->kind, v->meta, v->value});
+      }
+    }
+    return *engine_hidden || !found->empty();
+  }
+  *engine_hidden = false;
+  chains_.ForEach(storage::Hash64(key.data(), key.size()), [&](size_t entry_bytes) {
+    WriteBatch::Entry e;
+    size_t next = 0;
+    if (!batch_.EntryAtBytes(entry_bytes, &e, &next).ok() || e.key != key) return true;
+    found->push_back(FoundVersion{WriteBatch::KindOf(e.op), e.meta, e.value});
+    return e.op != WriteBatch::Op::kWipe;  // a wipe hides the older ones
+  });
+  return !found->empty();
+}
+
+// Put and Delete append their entry, and chain it at once in a batch that has been read (else the
+// next read chains it).
 Status BatchDB::Put(const storage::WriteOptions& options, std::string_view key,
                     std::string_view value) {
   // The clock only where the row's meta needs it (a relative ttl), as DBImpl::Put does.
   const int64_t now = WriteBatch::PutReadsNow(options) ? base_->clock().NowMs() : 0;
-  const bool note_now = FiltersNow();
+  const bool chain_now = ChainsNow();
+  const size_t at = batch_.EntryBytes();
   batch_.Put(options, key, value, now);
-  if (note_now) NoteWrittenAtEnd(key);
+  if (chain_now) ChainAtEnd(key, at);
   return Status::OK();
 }
 
 Status BatchDB::Delete(const storage::WriteOptions& options, std::string_view key) {
-  const bool note_now = FiltersNow();
+  const bool chain_now = ChainsNow();
+  const size_t at = batch_.EntryBytes();
   batch_.Delete(options, key);
-  if (note_now) NoteWrittenAtEnd(key);
+  if (chain_now) ChainAtEnd(key, at);
   return Status::OK();
 }
 
-bool BatchDB::FiltersNow() const { return read_ && filtered_bytes_ == batch_.EntryBytes(); }
+bool BatchDB::ChainsNow() const { return read_ && chained_bytes_ == batch_.EntryBytes(); }
 
-void BatchDB::NoteWrittenAtEnd(std::string_view key) {
-  NoteWritten(key);
-  filtered_bytes_ = batch_.EntryBytes();
+void BatchDB::ChainAtEnd(std::string_view key, size_t entry_bytes) {
+  chains_.Add(storage::Hash64(key.data(), key.size()), entry_bytes);
+  chained_bytes_ = batch_.EntryBytes();
 }
 
 Status BatchDB::Write(const storage::WriteOptions&, const WriteBatch& batch) {
@@ -399,28 +423,24 @@ void BatchDB::Discard() {
   index_.clear();
   deleted_ranges_.clear();
   indexed_bytes_ = 0;
-  for (uint32_t word : written_words_) written_[word] = 0;
-  written_words_.clear();
-  filtered_bytes_ = 0;
+  chains_.Clear();
+  chained_bytes_ = 0;
   deletes_ranges_ = false;
   read_ = false;
 }
 
 Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, storage::Row* row) {
   // A read with a snapshot goes to the engine (the snapshot predates the batch).
-  if (options.snapshot != nullptr || !MayHaveWritten(key)) return base_->Get(options, key, row);
-  IndexPending();
-  auto it = index_.find(key);
-  const bool engine_hidden = DeletedByRange(key);
-  if (it == index_.end()) {
-    if (!engine_hidden) return base_->Get(options, key, row);
-    if (options.dead_version != nullptr) options.dead_version->reset();
-    return Status::NotFound();
+  bool engine_hidden = false;
+  if (options.snapshot != nullptr || !FindPending(key, &found_, &engine_hidden)) {
+    return base_->Get(options, key, row);
   }
+  if (options.dead_version != nullptr) options.dead_version->reset();
+  if (found_.empty()) return Status::NotFound();  // a range deletion hides the engine's
   storage::VersionChooser chooser(options.retrieval_grace_ms);
   constexpr uint64_t kPendingSequence = std::numeric_limits<uint64_t>::max();
   bool go_on = true;
-  for (auto v = it->second.rbegin(); go_on && v != it->second.rend(); ++v) {
+  for (auto v = found_.begin(); go_on && v != found_.end(); ++v) {
     go_on = chooser.Offer(v->kind, v->meta, v->value, kPendingSequence);
   }
   if (go_on && !engine_hidden) {
@@ -438,7 +458,6 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
       return s;
     }
   }
-  if (options.dead_version != nullptr) options.dead_version->reset();
   if (chooser.ChosenIsDead(base_->ExpiryNowMs())) {
     if (options.dead_version != nullptr) {
       *options.dead_version =
@@ -453,7 +472,8 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
 
 Status BatchDB::GetPinned(const storage::ReadOptions& options, std::string_view key,
                           storage::PinnedRow* row) {
-  if (options.snapshot != nullptr || !MayHaveWritten(key)) {
+  bool engine_hidden = false;
+  if (options.snapshot != nullptr || !FindPending(key, &found_, &engine_hidden)) {
     return base_->GetPinned(options, key, row);
   }
   return storage::DB::GetPinned(options, key, row);
@@ -461,24 +481,17 @@ Status BatchDB::GetPinned(const storage::ReadOptions& options, std::string_view 
 
 Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,
                             std::vector<storage::VersionRow>* versions) {
-  if (options.snapshot != nullptr || !MayHaveWritten(key)) {
+  bool engine_hidden = false;
+  if (options.snapshot != nullptr || !FindPending(key, &found_, &engine_hidden)) {
     return base_->GetVersions(options, key, versions);
   }
-  IndexPending();
-  auto it = index_.find(key);
-  const bool engine_hidden = DeletedByRange(key);
-  if (it == index_.end()) {
-    if (!engine_hidden) return base_->GetVersions(options, key, versions);
-    versions->clear();
-    return Status::OK();
-  }
   std::vector<storage::VersionRow> pending;
-  for (auto v = it->second.rbegin(); v != it->second.rend(); ++v) {
-    if (v->kind == RowKind::kWipe) {
+  for (const FoundVersion& v : found_) {
+    if (v.kind == RowKind::kWipe) {
       *versions = std::move(pending);
       return Status::OK();
     }
-    pending.push_back(storage::VersionRow{v->kind, v->meta, v->value});
+    pending.push_back(storage::VersionRow{v.kind, v.meta, std::string(v.value)});
   }
   if (engine_hidden) {
     *versions = std::move(pending);

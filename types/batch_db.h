@@ -2,15 +2,14 @@
 // makes several commands one atomic write with read-your-writes (MULTI/EXEC, scripts).
 //
 // While a BatchDB is active (Keyspace::BeginBatch), every Put, Delete and Write of the types is
-// appended to one pending storage::WriteBatch; nothing reaches the engine. The pending writes are
-// indexed by key only when a read needs them (IndexPending decodes the entries made since the
-// last time): each entry's key sets its bit in a filter of the keys written, and a
-// point read (Get, GetVersions) of a key whose bit is clear goes to the engine without indexing.
-// So a batch that is only written — an active-active node's own write with its origin log row —
-// never builds the index (nor hashes a key: the filter is kept once the batch is read), and
-// neither does one whose reads each come before their key's write (a peer's deltas: the merge
-// gate reads each key, then writes it) until a key comes twice. A batch that deletes a range
-// indexes for every read.
+// appended to one pending storage::WriteBatch; nothing reaches the engine. A point read (Get,
+// GetVersions) finds a key's pending versions through chains of the entries' positions by their
+// keys' hashes (KeyChains), kept only once the batch is read: a batch only written — an
+// active-active node's own write with its origin log row — hashes no key, and a key no entry
+// chains to goes straight to the engine (a peer's deltas: the merge gate reads each key, then
+// writes it). The ordered index of the pending writes (IndexPending: each entry decoded and
+// copied once, the ones made since the last time) is built only for an iterator, and for point
+// reads once the batch deletes a range.
 // Reads see the pending writes as the newest versions of their keys, on top of the engine:
 //   - Get applies the engine's read rule (storage/db.h, "Reading one key") to the pending
 //     versions, newest first, then to the engine's answer for the key (the engine's own walk,
@@ -35,7 +34,6 @@
 // it: the compaction filter keeps reading the engine).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -138,20 +136,59 @@ class BatchDB final : public storage::DB {
   const Index& index() const { return index_; }
 
  private:
+  // Where the pending entries of each key hash lie: chains of their positions in the batch
+  // (WriteBatch::EntryBytes), newest first, in a table of 2^k buckets that doubles once it holds
+  // more entries than buckets, so chains stay short in a batch of any size. Each link keeps its
+  // key's whole hash: a read decodes only the entries of its key's hash.
+  class KeyChains {
+   public:
+    void Add(uint64_t hash, size_t entry_bytes);
+    // Calls visit(entry_bytes) for each entry added with `hash`, newest first, while it returns
+    // true.
+    template <class Visit>
+    void ForEach(uint64_t hash, Visit visit) const {
+      if (heads_.empty()) return;
+      for (uint32_t at = heads_[hash & (heads_.size() - 1)]; at != 0; at = links_[at - 1].next) {
+        const Link& link = links_[at - 1];
+        if (link.hash == hash && !visit(link.entry_bytes)) return;
+      }
+    }
+    // Forgets every entry; the table keeps its room up to kKeptBuckets.
+    void Clear();
+
+   private:
+    struct Link {
+      uint64_t hash;
+      size_t entry_bytes;
+      uint32_t next;  // 1 + the index of the next older link of its bucket, 0 for none
+    };
+    static constexpr size_t kFirstBuckets = 256;
+    static constexpr size_t kKeptBuckets = size_t{1} << 14;
+    // Doubles the buckets and chains every link again, in the order added.
+    void Grow();
+    std::vector<uint32_t> heads_;  // per bucket: 1 + the index of its newest link, 0 for none
+    std::vector<Link> links_;
+  };
+  // One pending version a point read found: views into the batch, or into index_.
+  struct FoundVersion {
+    storage::RowKind kind;
+    storage::RowMeta meta;
+    std::string_view value;
+  };
+
   // True when a pending range deletion hides the engine's versions of `key`.
   bool DeletedByRange(std::string_view key) const;
-  // `key`'s bit in written_.
-  static size_t WrittenBit(std::string_view key);
-  // Sets `key`'s bit in written_.
-  void NoteWritten(std::string_view key);
-  // False when no pending write can be of `key`: written_, brought up to the end of the batch,
-  // has `key`'s bit clear and the batch deletes no range. Marks the batch read.
-  bool MayHaveWritten(std::string_view key);
-  // True when Put and Delete note their key in written_ as they write: the batch has been read
-  // and written_ covers every entry before.
-  bool FiltersNow() const;
-  // Notes the key of the entry just appended, which ends the batch.
-  void NoteWrittenAtEnd(std::string_view key);
+  // The pending versions of `key` into *found (emptied first), newest first, down to the newest
+  // wipe (kept: it ends the walk); *engine_hidden: a pending range deletion hides the engine's
+  // versions of `key`. False when neither holds: the engine alone answers. Marks the batch read.
+  bool FindPending(std::string_view key, std::vector<FoundVersion>* found, bool* engine_hidden);
+  // Chains the keys of the entries written since the last call, and notes a range deletion.
+  void ChainNewEntries();
+  // True when Put and Delete chain their entry as they write: the batch has been read and
+  // chains_ covers every entry before.
+  bool ChainsNow() const;
+  // Chains the entry just appended (of `key`, beginning at `entry_bytes`), which ends the batch.
+  void ChainAtEnd(std::string_view key, size_t entry_bytes);
 
   storage::DB* base_;
   storage::WriteBatch batch_;
@@ -160,17 +197,13 @@ class BatchDB final : public storage::DB {
   std::vector<storage::KeyRange> deleted_ranges_;
   // How much of batch_ index_ and deleted_ranges_ cover (WriteBatch::EntryBytes).
   size_t indexed_bytes_ = 0;
-  // The filter of written keys: one bit per key's hash (storage::Hash64) for the keys of the
-  // pending entries up to filtered_bytes_ (WriteBatch::EntryBytes), 2^16 bits, so that a batch
-  // of a few hundred writes seldom finds a bit another key set; only the words set are cleared
-  // when the batch ends (written_words_). Kept only once the batch is read (read_): a batch only
-  // written (an active-active node's own write and its log row) hashes no key.
-  static constexpr size_t kWrittenBits = size_t{1} << 16;
-  std::array<uint64_t, kWrittenBits / 64> written_{};
-  std::vector<uint32_t> written_words_;  // the words of written_ not zero
-  size_t filtered_bytes_ = 0;
-  bool deletes_ranges_ = false;  // a range deletion is among the entries filtered
-  bool read_ = false;            // a point read asked the filter since the batch began
+  // The entries' keys chained, up to chained_bytes_ (WriteBatch::EntryBytes); kept only once the
+  // batch is read (read_).
+  KeyChains chains_;
+  size_t chained_bytes_ = 0;
+  bool deletes_ranges_ = false;  // a range deletion is among the entries chained
+  bool read_ = false;            // a point read asked for pending versions since the batch began
+  std::vector<FoundVersion> found_;  // FindPending's answer, kept for its room
 };
 
 }  // namespace ebb::types

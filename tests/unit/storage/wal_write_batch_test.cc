@@ -125,6 +125,17 @@ TEST(WalWriteBatchTest, IterateFromGivesTheEntriesWrittenSinceAPosition) {
   Collector none;
   ASSERT_TRUE(batch.IterateFrom(batch.EntryBytes(), &none).ok());
   EXPECT_TRUE(none.entries.empty());
+  // EntryAtBytes reads the one entry at each position, and says where the next one begins.
+  for (int at : {0, 1, 127, 128, 999, 16384, 19998, 19999}) {
+    WriteBatch::Entry entry;
+    size_t next = 0;
+    ASSERT_TRUE(batch.EntryAtBytes(positions[at], &entry, &next).ok()) << at;
+    EXPECT_EQ(entry.key, KeyName(at)) << at;
+    EXPECT_EQ(next, at + 1 < 20000 ? positions[at + 1] : batch.EntryBytes()) << at;
+  }
+  WriteBatch::Entry entry;
+  size_t next = 0;
+  EXPECT_TRUE(batch.EntryAtBytes(batch.EntryBytes(), &entry, &next).IsCorruption());
 }
 
 // Append takes another batch as AppendRep takes its rep(), past the count's growth too; AppendRep
