@@ -16,11 +16,9 @@ namespace ebb {
 
 namespace strings_internal {
 
-// Whether the 8 bytes at `p` are all decimal digits, and their value (the first the most
-// significant) in *value. Little-endian loads only (ParseDigits asks nothing of it elsewhere).
-inline bool EightDigits(const char* p, uint64_t* value) {
-  uint64_t chunk;
-  std::memcpy(&chunk, p, sizeof(chunk));
+// Whether the 8 bytes of `chunk` (loaded little-endian: the first byte the lowest) are all decimal
+// digits, and their value (the first the most significant) in *value.
+inline bool EightDigitsOf(uint64_t chunk, uint64_t* value) {
   // Each byte 0x30..0x39: its high nibble 3, and still 3 after adding 6 (0x3A and above carry).
   constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ULL;
   if (((chunk & kHigh) | (((chunk + 0x0606060606060606ULL) & kHigh) >> 4)) !=
@@ -35,29 +33,63 @@ inline bool EightDigits(const char* p, uint64_t* value) {
   return true;
 }
 
+// The 8 bytes at `p` as EightDigitsOf reads them. Little-endian loads only (ParseDigits asks
+// nothing of it elsewhere).
+inline bool EightDigits(const char* p, uint64_t* value) {
+  uint64_t chunk;
+  std::memcpy(&chunk, p, sizeof(chunk));
+  return EightDigitsOf(chunk, value);
+}
+
+// The last `n` (1 to 7) of the 8 bytes at `p` as digits, the bytes before them read as '0's:
+// the end of a text whose earlier bytes were read already, in one load.
+inline bool LastDigits(const char* p, size_t n, uint64_t* value) {
+  uint64_t chunk;
+  std::memcpy(&chunk, p, sizeof(chunk));
+  const uint64_t kept = ~uint64_t{0} << (8 * (8 - n));  // the last n bytes are the highest
+  return EightDigitsOf((chunk & kept) | (0x3030303030303030ULL & ~kept), value);
+}
+
+// 10^n, for the n digits LastDigits reads.
+inline constexpr uint64_t kPowersOfTen[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+
+// ParseDigits for a text of 20 digits or more (leading zeros), or of 8 or more where loads are not
+// little-endian: every step checked for overflow (strings.cc).
+bool ParseManyDigits(std::string_view text, uint64_t* value);
+
 }  // namespace strings_internal
 
 // One or more decimal digits and nothing else (no sign, spaces or '+'), leading zeros allowed,
 // within uint64: TLOG/TREG logical timestamps and counts, which redis-benchmark's __rand_int__
 // sends zero-padded. Returns false otherwise and leaves *value unchanged.
+// Up to 19 digits nothing can overflow (10^19 - 1 < 2^64): fewer than 8 one digit a step, 8 to 19
+// eight a step and the last 1 to 7 from the 8 bytes that end the text (a timestamp in ms or ns, an
+// offset, redis-benchmark's 12 digits: two or three steps).
 inline bool ParseDigits(std::string_view text, uint64_t* value) {
-  if (text.empty()) return false;
   const char* p = text.data();
   size_t left = text.size();
+  if (left == 0) return false;
   uint64_t v = 0;
-  // Eight digits a step while v * 10^8 + 99999999 stays within uint64 (a timestamp in ms or ns,
-  // an offset, redis-benchmark's 12 digits: one or two steps), then one digit a step, checked.
-  if constexpr (std::endian::native == std::endian::little) {
-    constexpr uint64_t kEightFit = (std::numeric_limits<uint64_t>::max() - 99999999) / 100000000;
-    for (uint64_t eight = 0; left >= 8 && v <= kEightFit; p += 8, left -= 8) {
-      if (!strings_internal::EightDigits(p, &eight)) return false;
-      v = v * 100000000 + eight;
+  if (left < 8) {
+    for (; left > 0; ++p, --left) {
+      const auto digit = static_cast<uint64_t>(static_cast<unsigned char>(*p) - '0');
+      if (digit > 9) return false;
+      v = v * 10 + digit;
     }
+    *value = v;
+    return true;
   }
-  for (; left > 0; ++p, --left) {
-    const auto digit = static_cast<uint64_t>(static_cast<unsigned char>(*p) - '0');
-    if (digit > 9) return false;
-    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, digit, &v)) return false;
+  if (left > 19 || std::endian::native != std::endian::little) {
+    return strings_internal::ParseManyDigits(text, value);
+  }
+  for (uint64_t eight = 0; left >= 8; p += 8, left -= 8) {
+    if (!strings_internal::EightDigits(p, &eight)) return false;
+    v = v * 100000000 + eight;
+  }
+  if (left > 0) {
+    uint64_t rest = 0;
+    if (!strings_internal::LastDigits(p + left - 8, left, &rest)) return false;
+    v = v * strings_internal::kPowersOfTen[left] + rest;
   }
   *value = v;
   return true;
