@@ -112,7 +112,10 @@ void ActiveActive::PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan) {
     return;
   }
   if (string_write) {
-    if (!ParseStringDelta(form.args, &plan->string_delta.emplace())) {
+    if (form.string_put) {  // a row's string version: its numbers came with it
+      plan->string_delta =
+          StringPutDelta(form.args, form.string_put->ts, form.string_put->expire_at);
+    } else if (!ParseStringDelta(form.args, &plan->string_delta.emplace())) {
       plan->kind = Kind::kValidate;  // never: the row's form made it; its handler replies
       return;
     }

@@ -69,6 +69,21 @@ bool ParseStringDelta(std::span<const std::string> args, StringDelta* delta) {
   return true;
 }
 
+StringDelta StringPutDelta(std::span<const std::string> args, int64_t ts,
+                           std::optional<int64_t> expire_at) {
+  StringDelta delta;
+  delta.kind = StringDelta::Kind::kPut;
+  delta.key = args[1];
+  delta.version.value = args[2];
+  delta.version.ts = ts;
+  if (expire_at) {
+    delta.version.expire_at = *expire_at;
+  } else {
+    delta.nottl = true;
+  }
+  return delta;
+}
+
 std::vector<std::string> StringDeltaArgs(const StringDelta& delta) {
   const types::StringVersion& v = delta.version;
   std::vector<std::string> args;

@@ -113,6 +113,12 @@ struct StringDelta {
 // False unless `args` has one of the shapes above. CTX's bytes are judged by DecodeDeltaContext,
 // which needs the origin.
 bool ParseStringDelta(std::span<const std::string> args, StringDelta* delta);
+// What ParseStringDelta gives for the form of a string version a command row made
+// (StringPutForm: `put key value TS ts PXAT expire_at`, NOTTL for a nullopt expire_at), from the
+// numbers the row carries beside it (WriteForm::string_put): the origin's read of its own write,
+// without parsing the form back. REQUIRES: `args` is that form.
+StringDelta StringPutDelta(std::span<const std::string> args, int64_t ts,
+                           std::optional<int64_t> expire_at);
 // The arguments of `delta` in the shape above, CTX last when it carries one (the same words a
 // canonical delta has: ParseStringDelta of a canonical delta gives it back).
 std::vector<std::string> StringDeltaArgs(const StringDelta& delta);

@@ -1,6 +1,7 @@
 // The active-active write form of a string version (docs/active-active.md, "Deltas"):
-// `put key value TS ts PXAT expire_at`, or `... NOTTL` for a version that never expires. PUT and
-// SET make it from their options (cmd_kv.cc, cmd_string.cc); every peer writes the same version.
+// `put key value TS ts PXAT expire_at`, or `... NOTTL` for a version that never expires, and its
+// numbers beside it (WriteForm::string_put). PUT and SET make it from their options (cmd_kv.cc,
+// cmd_string.cc); every peer writes the same version.
 // Thread-safety: a pure function.
 #pragma once
 
@@ -35,7 +36,9 @@ inline WriteForm StringPutForm(std::string_view key, std::string_view value, int
   } else {
     args.emplace_back("NOTTL");
   }
-  return WriteForm::Delta(std::move(args), client_ts);
+  WriteForm form = WriteForm::Delta(std::move(args), client_ts);
+  form.string_put = WriteForm::StringPut{ts, expire_at};
+  return form;
 }
 
 }  // namespace ebb::server

@@ -49,13 +49,20 @@ struct WriteForm {
   std::optional<int64_t> client_ts;
   // An expiry change's NX, XX, GT and LT (types::ExpireFlag bits), judged on the origin.
   uint32_t expire_flags = 0;
+  // A string version's form (`put key value TS ts PXAT expire_at`, or NOTTL: StringPutForm) also
+  // carries its numbers, so that the origin reads the version without parsing the form back.
+  struct StringPut {
+    int64_t ts = 0;
+    std::optional<int64_t> expire_at;  // nullopt: NOTTL
+  };
+  std::optional<StringPut> string_put;
 
   static WriteForm Delta(std::vector<std::string> args, std::optional<int64_t> client_ts) {
-    return {Kind::kDelta, std::move(args), {}, client_ts, 0};
+    return {Kind::kDelta, std::move(args), {}, client_ts, 0, std::nullopt};
   }
   static WriteForm Invalid() { return {}; }
   static WriteForm Refused(std::string error, std::optional<int64_t> client_ts = std::nullopt) {
-    return {Kind::kRefused, {}, std::move(error), client_ts, 0};
+    return {Kind::kRefused, {}, std::move(error), client_ts, 0, std::nullopt};
   }
 };
 

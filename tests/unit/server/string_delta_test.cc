@@ -3,12 +3,15 @@
 // without a context; the context read against the delta's origin; every hostile CTX — truncated,
 // oversized, not in its shortest form, out of order, empty, misplaced — makes the delta malformed;
 // a delta applied without its CTX is the same delta without one; the origin log's forms keep it.
+#include "server/commands/string_delta.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/active_active/peer_delta.h"
@@ -64,6 +67,37 @@ bool Malformed(const Args& args) {
 }
 
 const std::string kHex = types::DigestHex(types::StringDigest("v"));
+
+// The origin reads a row's string version from the numbers its form carries (StringPutDelta):
+// the same delta as a parse of the form, for each shape a row makes.
+TEST(StringDeltaTest, ARowsStringVersionReadsAsItsFormParses) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (const auto& [ts, expire_at] :
+       std::vector<std::pair<int64_t, std::optional<int64_t>>>{{1700000000000, std::nullopt},
+                                                               {1700000000000, 1700000010000},
+                                                               {-5, 1},
+                                                               {0, kMax},
+                                                               {kMax, std::nullopt}}) {
+    const WriteForm form = StringPutForm("key:1", "a value", ts, expire_at, std::nullopt);
+    ASSERT_TRUE(form.string_put.has_value());
+    const StringDelta carried =
+        StringPutDelta(form.args, form.string_put->ts, form.string_put->expire_at);
+    StringDelta parsed;
+    ASSERT_TRUE(ParseStringDelta(form.args, &parsed)) << ts;
+    EXPECT_EQ(carried.kind, parsed.kind);
+    EXPECT_EQ(carried.key, parsed.key);
+    EXPECT_EQ(carried.key.data(), parsed.key.data());  // both view the form's arguments
+    EXPECT_EQ(carried.version.value, parsed.version.value);
+    EXPECT_EQ(carried.version.value.data(), parsed.version.value.data());
+    EXPECT_EQ(carried.version.ts, parsed.version.ts);
+    EXPECT_EQ(carried.version.expire_at, parsed.version.expire_at) << ts;
+    EXPECT_EQ(carried.version.tombstone, parsed.version.tombstone);
+    EXPECT_EQ(carried.version.digest, parsed.version.digest);
+    EXPECT_EQ(carried.nottl, parsed.nottl) << ts;
+    EXPECT_EQ(carried.context, parsed.context);
+  }
+  EXPECT_EQ(StringPutForm("k", "v", 1, 0, std::nullopt).kind, WriteForm::Kind::kInvalid);
+}
 
 TEST(StringDeltaTest, EachShapeParsesAndIsWrittenBackAsItCame) {
   for (const Args& args :
