@@ -320,7 +320,10 @@ void BatchDB::ChainNewEntries() {
     WriteBatch::Entry e;
     size_t next = end;
     // A batch built by WriteBatch's own methods always decodes (write_batch.h).
-    if (!batch_.EntryAtBytes(chained_bytes_, &e, &next).ok()) next = end;
+    if (!batch_.EntryAtBytes(chained_bytes_, &e, &next).ok()) {
+      chained_bytes_ = end;
+      return;
+    }
     if (e.op == WriteBatch::Op::kDeleteRange) {
       deletes_ranges_ = true;
     } else {
