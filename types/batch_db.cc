@@ -438,6 +438,11 @@ Status BatchDB::Get(const storage::ReadOptions& options, std::string_view key, s
   if (options.snapshot != nullptr || !FindPending(key, &found_, &engine_hidden)) {
     return base_->Get(options, key, row);
   }
+  return GetFound(options, key, engine_hidden, row);
+}
+
+Status BatchDB::GetFound(const storage::ReadOptions& options, std::string_view key,
+                         bool engine_hidden, storage::Row* row) {
   if (options.dead_version != nullptr) options.dead_version->reset();
   if (found_.empty()) return Status::NotFound();  // a range deletion hides the engine's
   storage::VersionChooser chooser(options.retrieval_grace_ms);
@@ -479,7 +484,13 @@ Status BatchDB::GetPinned(const storage::ReadOptions& options, std::string_view 
   if (options.snapshot != nullptr || !FindPending(key, &found_, &engine_hidden)) {
     return base_->GetPinned(options, key, row);
   }
-  return storage::DB::GetPinned(options, key, row);
+  storage::Row copy;
+  const Status s = GetFound(options, key, engine_hidden, &copy);
+  if (s.ok()) {
+    row->meta = copy.meta;
+    row->Own(std::move(copy.value));
+  }
+  return s;
 }
 
 Status BatchDB::GetVersions(const storage::ReadOptions& options, std::string_view key,

@@ -182,6 +182,10 @@ class BatchDB final : public storage::DB {
   // wipe (kept: it ends the walk); *engine_hidden: a pending range deletion hides the engine's
   // versions of `key`. False when neither holds: the engine alone answers. Marks the batch read.
   bool FindPending(std::string_view key, std::vector<FoundVersion>* found, bool* engine_hidden);
+  // Get's answer from the pending versions FindPending left in found_ (and the engine's, unless
+  // `engine_hidden` or a pending version ends the walk).
+  storage::Status GetFound(const storage::ReadOptions& options, std::string_view key,
+                           bool engine_hidden, storage::Row* row);
   // Chains the keys of the entries written since the last call, and notes a range deletion.
   void ChainNewEntries();
   // True when Put and Delete chain their entry as they write: the batch has been read and
