@@ -61,6 +61,14 @@ class Snapshot {
   virtual ~Snapshot() = default;
 };
 
+// A read state held by DB::HoldReadState: opaque to the caller, who passes it to reads
+// (ReadOptions::held_state) and drops it. Empty: holds nothing.
+struct ReadStateHold {
+  const void* owner = nullptr;  // the DB that made it
+  uint64_t epoch = 0;           // the publication it was taken at
+  std::shared_ptr<const void> state;
+};
+
 class DB {
  public:
   // Opens (creating if allowed) the database in `dir`, replaying the WAL. Recovery truncates a
@@ -102,6 +110,13 @@ class DB {
   // for all the keys at once, so that a pipeline's cache misses overlap rather than follow one
   // another. Changes no result and no state; thread-safe as Get.
   virtual void Prefetch(std::span<const std::string_view> keys) = 0;
+  // The read state published now (the memtables and table files a point read walks), held for a
+  // run of point reads on one thread (ReadOptions::held_state): each of them then takes no lock
+  // and no reference count. What the hold pins stays in memory and on disk until it is dropped,
+  // so a caller holds it for a short run (the server: one pass over a connection's pipelined
+  // requests) and drops it before the DB goes. Thread-safe as Get. The default holds nothing
+  // (reads given it take the state themselves).
+  virtual ReadStateHold HoldReadState() { return {}; }
   // True when a Prefetch would likely save more than it costs: the keys written lately no longer
   // fit in the CPU's cache, so their lookups miss it. While false a caller may skip gathering keys
   // for a hint (a Prefetch still changes no result). Thread-safe as Get.

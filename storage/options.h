@@ -18,6 +18,7 @@ class CompactionFilter;
 class DiskReadLatency;
 class EngineLatency;
 class FileSystem;
+struct ReadStateHold;
 class Snapshot;
 
 // on-disk: never change (stored per block in SST files).
@@ -122,6 +123,11 @@ struct ReadOptions {
   // Incomplete (Get) or the iterator becomes invalid with that status. nullptr: blocks are read
   // inline.
   BlockFetch* block_fetch = nullptr;
+  // Get and GetPinned only, optional: the read state the caller holds for a run of point reads
+  // (DB::HoldReadState). While it is the published one the read walks it without taking the
+  // state itself, and a value GetPinned leaves in a memtable stays valid while the hold is held
+  // (the row holds no pin of its own); a stale hold, or one of another DB, is passed over.
+  const ReadStateHold* held_state = nullptr;
 };
 
 }  // namespace ebb::storage

@@ -62,7 +62,8 @@ class PinnedRow {
   std::string_view value() const { return value_; }
   RowMeta meta;
 
-  // The value is `value`, whose bytes stay valid while `pin` is held.
+  // The value is `value`, whose bytes stay valid while `pin` is held (an empty pin: while the
+  // read state the read was given is held, ReadOptions::held_state).
   void Pin(std::string_view value, std::shared_ptr<const void> pin) {
     pin_ = std::move(pin);
     value_ = value;

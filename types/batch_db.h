@@ -76,6 +76,7 @@ class BatchDB final : public storage::DB {
   // The engine's hint: the pending writes are in memory already.
   void Prefetch(std::span<const std::string_view> keys) override { base_->Prefetch(keys); }
   bool PrefetchPays() const override { return base_->PrefetchPays(); }
+  storage::ReadStateHold HoldReadState() override { return base_->HoldReadState(); }
   std::unique_ptr<storage::Iterator> NewIterator(const storage::ReadOptions& options) override;
   // The pending versions of `key`, newest first, then (unless a pending wipe ends the walk) the
   // engine's.

@@ -242,6 +242,7 @@ Status Keyspace::ReopenEngine(const std::function<void()>& while_closed) {
   filter_->SetDb(nullptr);
   active_ = nullptr;
   spare_batch_.reset();  // it reads and writes through the engine closed here
+  held_state_ = {};      // a ReadPass under way takes the new engine's at its next read
   db_.reset();
   while_closed();
   Status s = storage::DB::Open(options_, dir_, &db_);
@@ -286,6 +287,10 @@ storage::WriteOptions Keyspace::WriteOptions() const {
 storage::ReadOptions Keyspace::ReadOptions() const {
   storage::ReadOptions options;
   options.block_fetch = block_fetch_;
+  if (read_passes_ > 0) {
+    if (held_state_.owner == nullptr) held_state_ = db_->HoldReadState();
+    options.held_state = &held_state_;
+  }
   return options;
 }
 

@@ -219,8 +219,25 @@ class Keyspace {
   }
   // Fresh write options carrying defer_sync and the block fetch (no timestamp, no expiry).
   storage::WriteOptions WriteOptions() const;
-  // Fresh read options carrying the block fetch.
+  // Fresh read options carrying the block fetch, and within a ReadPass the engine's read state
+  // the pass holds (taken at its first read).
   storage::ReadOptions ReadOptions() const;
+  // A run of the command thread's point reads that holds the engine's read state
+  // (storage::DB::HoldReadState) from its first read to its end, so each read takes no lock and
+  // no reference count: the server's pass over one connection's pipelined requests. A value a
+  // read leaves pinned (GetMetaPinned) stays valid until the outermost pass ends; passes nest.
+  class ReadPass {
+   public:
+    explicit ReadPass(Keyspace& keyspace) : keyspace_(keyspace) { ++keyspace_.read_passes_; }
+    ~ReadPass() {
+      if (--keyspace_.read_passes_ == 0) keyspace_.held_state_ = {};
+    }
+    ReadPass(const ReadPass&) = delete;
+    ReadPass& operator=(const ReadPass&) = delete;
+
+   private:
+    Keyspace& keyspace_;
+  };
   // The pass of reads the types' reads and writes belong to (the server's current command), or
   // nullptr: reads wait for the disk. REQUIRES: `fetch` outlives its use here.
   void set_block_fetch(storage::BlockFetch* fetch) { block_fetch_ = fetch; }
@@ -468,6 +485,10 @@ class Keyspace {
   void NoteExpired(int db, std::string_view key, int64_t expire_at_ms);
 
   std::unique_ptr<storage::DB> db_;  // the engine
+  // The read state the open ReadPass holds (empty until its first read, and outside passes);
+  // declared after db_, which it must not outlive.
+  int read_passes_ = 0;
+  mutable storage::ReadStateHold held_state_;
   KeyLayout layout_ = KeyLayout::kByDatabase;
   storage::Options options_;        // what it was opened with
   std::string dir_;                 // where

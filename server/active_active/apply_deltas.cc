@@ -58,6 +58,8 @@ bool ActiveActive::ApplyDeltas(const std::string& origin_id, std::span<PeerDelta
   uint64_t last = applied;
   std::string last_digest;
   bool ok = true;
+  // The run's gate reads share one hold of the engine's read state.
+  const types::Keyspace::ReadPass read_pass(ks);
   ks.BeginBatch();
   // The deltas' view, their origin's collect row, is read once for the batch (JudgingView).
   struct EndOfBatch {

@@ -281,6 +281,9 @@ bool Connection::RunRequests(bool closing, Batch& batch) {
   size_t& offset = batch.consumed;
   size_t hinted_to = 0;   // the requests ending at or before it had their keys hinted
   parsed_ahead_.Clear();  // parsed from input_ as an earlier run found it
+  // The run's point reads share one hold of the engine's read state (types::Keyspace::ReadPass).
+  std::optional<types::Keyspace::ReadPass> read_pass;
+  if (ctx.has_keyspace()) read_pass.emplace(ctx.keyspace());
   while (offset < input_.size() && !client_.close_requested() &&
          PendingOutput() + batch.replies.size() < kPauseReadingBytes) {
     protocol::ParserLimits limits;

@@ -7,10 +7,12 @@
 // the published read state (read_state_, a SharedSlot) and the published sequence
 // (read_sequence_), and takes them again if a publication (read_state_epoch_) fell between the
 // two loads, so the pair is one that held together at some instant; it then reads the
-// memtables and versions the state pins. Flush and compaction do their I/O without mu_.
-// sync_mu_ serializes WAL fdatasyncs (SyncWal) so writers are not blocked by the disk.
-// Invariant: mem_ holds every write since the last switch and is covered by the WAL files
-// numbered >= its log number; imms_ (oldest first) are frozen and waiting for flush.
+// memtables and versions the state pins. A read given a hold (HoldReadState) whose epoch is
+// still the published one uses the held state in place of the slot's: no lock, no count. Flush and
+// compaction do their I/O without mu_. sync_mu_ serializes WAL fdatasyncs (SyncWal) so writers are
+// not blocked by the disk. Invariant: mem_ holds every write since the last switch and is covered
+// by the WAL files numbered >= its log number; imms_ (oldest first) are frozen and waiting for
+// flush.
 //
 // Error state (db.h, "Disk faults"): bg_error_ is set by the first failed WAL write/flush/sync,
 // flush table write, manifest write or directory fsync, and cleared only by Resume (a failed
@@ -72,6 +74,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) override;
   void Prefetch(std::span<const std::string_view> keys) override;
   bool PrefetchPays() const override { return prefetch_pays_.load(std::memory_order_relaxed); }
+  ReadStateHold HoldReadState() override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   Status GetVersions(const ReadOptions& options, std::string_view key,
                      std::vector<VersionRow>* versions) override;
@@ -178,9 +181,16 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // above). *expiry_now is set for a view (its fixed expiry time).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
                                                 std::optional<int64_t>* expiry_now);
+  // GetReadState for a point read that may hold the state (options.held_state): the held state
+  // while it is the published one, taking no lock or reference; else the state GetReadState
+  // takes, kept alive by *owned. The result stays valid while the hold or *owned lives.
+  const ReadState* PointReadState(const ReadOptions& options, uint64_t* sequence,
+                                  std::optional<int64_t>* expiry_now,
+                                  std::shared_ptr<const ReadState>* owned);
   // The walk of Get and GetPinned: offers `key`'s versions to *chooser (memtable rows pinned:
-  // *state, the read state read, keeps them alive) and returns OK with a live version chosen,
-  // NotFound (filling options.dead_version as Get says) or the error.
+  // *state, the read state read, keeps them alive, or the caller's hold, *state then empty) and
+  // returns OK with a live version chosen, NotFound (filling options.dead_version as Get says) or
+  // the error.
   Status ChooseVersion(const ReadOptions& options, std::string_view key, VersionChooser* chooser,
                        std::shared_ptr<const ReadState>* state);
   // The expiry clock: now while expiration is on, else the time it was switched off.

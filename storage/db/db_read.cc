@@ -46,6 +46,38 @@ std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* sn
   }
 }
 
+ReadStateHold DBImpl::HoldReadState() {
+  uint64_t sequence;
+  std::optional<int64_t> expiry_now;
+  for (;;) {
+    const uint64_t epoch = read_state_epoch_.load(std::memory_order_acquire);
+    std::shared_ptr<const ReadState> state = GetReadState(nullptr, &sequence, &expiry_now);
+    if (read_state_epoch_.load(std::memory_order_acquire) == epoch) {
+      return ReadStateHold{this, epoch, std::move(state)};
+    }
+  }
+}
+
+const DBImpl::ReadState* DBImpl::PointReadState(const ReadOptions& options, uint64_t* sequence,
+                                                std::optional<int64_t>* expiry_now,
+                                                std::shared_ptr<const ReadState>* owned) {
+  const ReadStateHold* held = options.held_state;
+  if (held != nullptr && held->owner == this && options.snapshot == nullptr) {
+    // GetReadState's loop with the held state for the slot's: while no publication fell since
+    // the hold was taken, the slot holds that state (or one published after it, whose epoch
+    // bump is still to come and whose sequence is not published yet).
+    const uint64_t epoch = read_state_epoch_.load(std::memory_order_acquire);
+    if (epoch == held->epoch) {
+      *sequence = read_sequence_.load(std::memory_order_acquire);
+      if (read_state_epoch_.load(std::memory_order_acquire) == epoch) {
+        return static_cast<const ReadState*>(held->state.get());
+      }
+    }
+  }
+  *owned = GetReadState(options.snapshot, sequence, expiry_now);
+  return owned->get();
+}
+
 void DBImpl::PublishReadState() {
   auto state = std::make_shared<ReadState>();
   state->mem = mem_;
@@ -61,8 +93,7 @@ Status DBImpl::ChooseVersion(const ReadOptions& options, std::string_view key,
                              VersionChooser* chooser_out, std::shared_ptr<const ReadState>* pin) {
   uint64_t sequence;
   std::optional<int64_t> view_expiry_now;
-  *pin = GetReadState(options.snapshot, &sequence, &view_expiry_now);
-  const ReadState& state = **pin;
+  const ReadState& state = *PointReadState(options, &sequence, &view_expiry_now, pin);
   VersionChooser& chooser = *chooser_out;
   chooser.set_floor_sequence(state.version->DeletionFloor(key, sequence));
   // The lookup key, built when a table file is reached: on the stack unless the key is long (a

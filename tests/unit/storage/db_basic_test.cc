@@ -75,6 +75,45 @@ TEST_F(DBTest, PinnedRowOutlivesItsMemtable) {
   EXPECT_EQ(GetPinned("k"), "NOT_FOUND");
 }
 
+// A run of reads may hold the read state (DB::HoldReadState): while it is the published one the
+// reads answer from it as any read does, a value left in a memtable stays readable while the hold
+// lives, and a hold a publication made stale (or another DB's) is passed over.
+TEST_F(DBTest, ReadsThroughAHeldReadStateAnswerAsAnyRead) {
+  Open();
+  Put("k", "one");
+  ReadStateHold hold = db_->HoldReadState();
+  ASSERT_NE(hold.owner, nullptr);
+  ReadOptions held;
+  held.held_state = &hold;
+  PinnedRow row;
+  ASSERT_TRUE(db_->GetPinned(held, "k", &row).ok());
+  EXPECT_EQ(row.value(), "one");
+  Put("k", "two");  // the same memtable: the hold is current and the read sees the write
+  PinnedRow second;
+  ASSERT_TRUE(db_->GetPinned(held, "k", &second).ok());
+  EXPECT_EQ(second.value(), "two");
+  Row plain;
+  ASSERT_TRUE(db_->Get(held, "k", &plain).ok());
+  EXPECT_EQ(plain.value, "two");
+  // The memtables switch, flush and compact away: the pinned values live on in the hold, and a
+  // read given the stale hold sees the state published since.
+  const std::string padding(100, 'f');
+  for (int i = 0; i < 200; i++) Put(Cat("filler", std::to_string(i)), padding);
+  Put("k", "three");
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(row.value(), "one");
+  EXPECT_EQ(second.value(), "two");
+  PinnedRow after;
+  ASSERT_TRUE(db_->GetPinned(held, "k", &after).ok());
+  EXPECT_EQ(after.value(), "three");
+  ReadStateHold foreign = hold;
+  foreign.owner = &hold;  // not this DB
+  held.held_state = &foreign;
+  Put("k", "four");
+  ASSERT_TRUE(db_->Get(held, "k", &plain).ok());
+  EXPECT_EQ(plain.value, "four");
+}
+
 TEST_F(DBTest, SurvivesReopen) {
   Open();
   for (int i = 0; i < 200; i++) Put(Cat("key", std::to_string(i)), Cat("value", std::to_string(i)));
