@@ -169,7 +169,9 @@ bool StripDeltaContext(std::string_view origin_node_id, std::vector<std::string>
 }
 
 std::vector<std::string> ReducedPutArgs(const ReducedPut& reduced) {
-  StringDelta delta{.kind = StringDelta::Kind::kPutExpired, .key = reduced.key};
+  StringDelta delta;
+  delta.kind = StringDelta::Kind::kPutExpired;
+  delta.key = reduced.key;
   delta.version.ts = reduced.ts;
   delta.version.digest = reduced.digest;
   delta.version.expire_at = reduced.expire_at;

@@ -31,7 +31,8 @@ namespace {
 
 std::vector<std::string> StringPut(std::string_view key, std::string_view value,
                                    const storage::RowMeta& meta) {
-  StringDelta put{.kind = StringDelta::Kind::kPut, .key = key};
+  StringDelta put;  // a put by default
+  put.key = key;
   put.version.ts = meta.timestamp_or_zero();
   put.version.value = value;
   put.nottl = !meta.expire_at_ms;
@@ -40,7 +41,9 @@ std::vector<std::string> StringPut(std::string_view key, std::string_view value,
 }
 
 std::vector<std::string> StringDelete(std::string_view key, const storage::RowMeta& meta) {
-  StringDelta tombstone{.kind = StringDelta::Kind::kDelete, .key = key};
+  StringDelta tombstone;
+  tombstone.kind = StringDelta::Kind::kDelete;
+  tombstone.key = key;
   tombstone.version.ts = meta.timestamp_or_zero();
   tombstone.version.tombstone = true;
   return StringDeltaArgs(tombstone);
