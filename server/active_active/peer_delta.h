@@ -103,7 +103,7 @@ inline constexpr std::string_view kContextTag = "CTX";
 struct StringDelta {
   enum class Kind : uint8_t { kPut, kDelete, kPutExpired };
   // Provided, not implicit: GCC 12 zero-fills the whole implicit-constructed delta (136 bytes)
-  // with `rep stosq`, twice per delta a peer applies; this one stores the initializers only.
+  // with `rep stosq`, at every string delta a node reads; this one stores the initializers only.
   StringDelta() {}  // NOLINT(modernize-use-equals-default)
   Kind kind = Kind::kPut;
   std::string_view key;  // views the arguments

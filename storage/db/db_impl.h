@@ -181,6 +181,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // above). *expiry_now is set for a view (its fixed expiry time).
   std::shared_ptr<const ReadState> GetReadState(const Snapshot* snapshot, uint64_t* sequence,
                                                 std::optional<int64_t>* expiry_now);
+  // The published read state and the sequence to read at (the snapshot's, or the published one)
+  // as a pair that held together, and the publication epoch they held at (Locking, above).
+  std::shared_ptr<const ReadState> LoadPublishedState(const Snapshot* snapshot, uint64_t* sequence,
+                                                      uint64_t* epoch);
   // GetReadState for a point read that may hold the state (options.held_state): the held state
   // while it is the published one, taking no lock or reference; else the state GetReadState
   // takes, kept alive by *owned. The result stays valid while the hold or *owned lives.

@@ -34,28 +34,30 @@ std::shared_ptr<const DBImpl::ReadState> DBImpl::GetReadState(const Snapshot* sn
     *expiry_now = view->expiry_now_ms;
     return view->state;
   }
+  uint64_t epoch;
+  return LoadPublishedState(snapshot, sequence, &epoch);
+}
+
+std::shared_ptr<const DBImpl::ReadState> DBImpl::LoadPublishedState(const Snapshot* snapshot,
+                                                                    uint64_t* sequence,
+                                                                    uint64_t* epoch) {
   // No mutex (db_impl.h, "Locking"). A publication stores the state, then bumps the epoch, before
   // any write into its memtable publishes its sequence: a sequence loaded after a publication
   // meets the epoch it bumped, and the loads are taken again.
   for (;;) {
-    const uint64_t epoch = read_state_epoch_.load(std::memory_order_acquire);
+    *epoch = read_state_epoch_.load(std::memory_order_acquire);
     std::shared_ptr<const ReadState> state = read_state_.Load();
     *sequence =
         snapshot != nullptr ? snapshot->sequence() : read_sequence_.load(std::memory_order_acquire);
-    if (read_state_epoch_.load(std::memory_order_acquire) == epoch) return state;
+    if (read_state_epoch_.load(std::memory_order_acquire) == *epoch) return state;
   }
 }
 
 ReadStateHold DBImpl::HoldReadState() {
   uint64_t sequence;
-  std::optional<int64_t> expiry_now;
-  for (;;) {
-    const uint64_t epoch = read_state_epoch_.load(std::memory_order_acquire);
-    std::shared_ptr<const ReadState> state = GetReadState(nullptr, &sequence, &expiry_now);
-    if (read_state_epoch_.load(std::memory_order_acquire) == epoch) {
-      return ReadStateHold{this, epoch, std::move(state)};
-    }
-  }
+  uint64_t epoch;
+  std::shared_ptr<const ReadState> state = LoadPublishedState(nullptr, &sequence, &epoch);
+  return ReadStateHold{this, epoch, std::move(state)};
 }
 
 const DBImpl::ReadState* DBImpl::PointReadState(const ReadOptions& options, uint64_t* sequence,
@@ -63,7 +65,7 @@ const DBImpl::ReadState* DBImpl::PointReadState(const ReadOptions& options, uint
                                                 std::shared_ptr<const ReadState>* owned) {
   const ReadStateHold* held = options.held_state;
   if (held != nullptr && held->owner == this && options.snapshot == nullptr) {
-    // GetReadState's loop with the held state for the slot's: while no publication fell since
+    // LoadPublishedState's loop with the held state for the slot's: while no publication fell since
     // the hold was taken, the slot holds that state (or one published after it, whose epoch
     // bump is still to come and whose sequence is not published yet).
     const uint64_t epoch = read_state_epoch_.load(std::memory_order_acquire);
