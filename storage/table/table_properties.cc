@@ -11,28 +11,32 @@ namespace ebb::storage {
 namespace {
 
 // on-disk: never change.
-enum PropertyTag : uint32_t {
-  kFormatVersion = 1,
-  kMetaFeatures = 2,
-  kEntries = 3,
-  kTombstones = 4,
-  kExpiredAtWrite = 5,
-  kMinTimestamp = 6,
-  kMaxTimestamp = 7,
-  kMinExpireAt = 8,
-  kMaxExpireAt = 9,
-  kHasNonExpiring = 10,
-  kMinSequence = 11,
-  kMaxSequence = 12,
-  kSmallestKey = 13,
-  kLargestKey = 14,
-  kRawKeyBytes = 15,
-  kRawValueBytes = 16,
-  kHasUntimedRows = 17,
-  kPerItemRows = 18,
-  kWholeFileRows = 19,
-  kOwnerRows = 20,
+// Scoped: the tags share names with the engine's constants (kMaxSequence).
+struct Tag {
+  enum PropertyTag : uint32_t {
+    kFormatVersion = 1,
+    kMetaFeatures = 2,
+    kEntries = 3,
+    kTombstones = 4,
+    kExpiredAtWrite = 5,
+    kMinTimestamp = 6,
+    kMaxTimestamp = 7,
+    kMinExpireAt = 8,
+    kMaxExpireAt = 9,
+    kHasNonExpiring = 10,
+    kMinSequence = 11,
+    kMaxSequence = 12,
+    kSmallestKey = 13,
+    kLargestKey = 14,
+    kRawKeyBytes = 15,
+    kRawValueBytes = 16,
+    kHasUntimedRows = 17,
+    kPerItemRows = 18,
+    kWholeFileRows = 19,
+    kOwnerRows = 20,
+  };
 };
+using PropertyTag = Tag::PropertyTag;
 
 void PutUnsigned(std::string* dst, uint32_t tag, uint64_t v) {
   PutVarint32(dst, tag);
@@ -50,26 +54,26 @@ void PutBytes(std::string* dst, uint32_t tag, std::string_view v) {
 }  // namespace
 
 void TableProperties::EncodeTo(std::string* dst) const {
-  PutUnsigned(dst, kFormatVersion, format_version);
-  PutUnsigned(dst, kMetaFeatures, meta_features);
-  PutUnsigned(dst, kEntries, entries);
-  PutUnsigned(dst, kTombstones, tombstones);
-  PutUnsigned(dst, kExpiredAtWrite, expired_at_write);
-  PutSigned(dst, kMinTimestamp, min_timestamp);
-  PutSigned(dst, kMaxTimestamp, max_timestamp);
-  PutSigned(dst, kMinExpireAt, min_expire_at);
-  PutSigned(dst, kMaxExpireAt, max_expire_at);
-  PutUnsigned(dst, kHasNonExpiring, has_non_expiring ? 1 : 0);
-  PutUnsigned(dst, kMinSequence, min_sequence);
-  PutUnsigned(dst, kMaxSequence, max_sequence);
-  PutBytes(dst, kSmallestKey, smallest_key);
-  PutBytes(dst, kLargestKey, largest_key);
-  PutUnsigned(dst, kRawKeyBytes, raw_key_bytes);
-  PutUnsigned(dst, kRawValueBytes, raw_value_bytes);
-  PutUnsigned(dst, kHasUntimedRows, has_untimed_rows ? 1 : 0);
-  PutUnsigned(dst, kPerItemRows, per_item_rows);
-  PutUnsigned(dst, kWholeFileRows, whole_file_rows);
-  PutUnsigned(dst, kOwnerRows, owner_rows);
+  PutUnsigned(dst, Tag::kFormatVersion, format_version);
+  PutUnsigned(dst, Tag::kMetaFeatures, meta_features);
+  PutUnsigned(dst, Tag::kEntries, entries);
+  PutUnsigned(dst, Tag::kTombstones, tombstones);
+  PutUnsigned(dst, Tag::kExpiredAtWrite, expired_at_write);
+  PutSigned(dst, Tag::kMinTimestamp, min_timestamp);
+  PutSigned(dst, Tag::kMaxTimestamp, max_timestamp);
+  PutSigned(dst, Tag::kMinExpireAt, min_expire_at);
+  PutSigned(dst, Tag::kMaxExpireAt, max_expire_at);
+  PutUnsigned(dst, Tag::kHasNonExpiring, has_non_expiring ? 1 : 0);
+  PutUnsigned(dst, Tag::kMinSequence, min_sequence);
+  PutUnsigned(dst, Tag::kMaxSequence, max_sequence);
+  PutBytes(dst, Tag::kSmallestKey, smallest_key);
+  PutBytes(dst, Tag::kLargestKey, largest_key);
+  PutUnsigned(dst, Tag::kRawKeyBytes, raw_key_bytes);
+  PutUnsigned(dst, Tag::kRawValueBytes, raw_value_bytes);
+  PutUnsigned(dst, Tag::kHasUntimedRows, has_untimed_rows ? 1 : 0);
+  PutUnsigned(dst, Tag::kPerItemRows, per_item_rows);
+  PutUnsigned(dst, Tag::kWholeFileRows, whole_file_rows);
+  PutUnsigned(dst, Tag::kOwnerRows, owner_rows);
 }
 
 Status TableProperties::DecodeFrom(std::string_view src) {
@@ -83,70 +87,70 @@ Status TableProperties::DecodeFrom(std::string_view src) {
     }
     std::string_view probe = field;
     uint64_t v = 0;
-    const bool is_number = tag != kSmallestKey && tag != kLargestKey;
-    if (tag < kFormatVersion || tag > kOwnerRows) continue;  // from a newer writer
+    const bool is_number = tag != Tag::kSmallestKey && tag != Tag::kLargestKey;
+    if (tag < Tag::kFormatVersion || tag > Tag::kOwnerRows) continue;  // from a newer writer
     if (is_number && (!GetVarint64(&probe, &v) || !probe.empty())) {
       return Status::Corruption("table properties: bad number for tag " + std::to_string(tag));
     }
     switch (static_cast<PropertyTag>(tag)) {
-      case kFormatVersion:
+      case Tag::kFormatVersion:
         p.format_version = static_cast<uint32_t>(v);
         break;
-      case kMetaFeatures:
+      case Tag::kMetaFeatures:
         p.meta_features = static_cast<uint8_t>(v);
         break;
-      case kEntries:
+      case Tag::kEntries:
         p.entries = v;
         break;
-      case kTombstones:
+      case Tag::kTombstones:
         p.tombstones = v;
         break;
-      case kExpiredAtWrite:
+      case Tag::kExpiredAtWrite:
         p.expired_at_write = v;
         break;
-      case kMinTimestamp:
+      case Tag::kMinTimestamp:
         p.min_timestamp = UnZigZag(v);
         break;
-      case kMaxTimestamp:
+      case Tag::kMaxTimestamp:
         p.max_timestamp = UnZigZag(v);
         break;
-      case kMinExpireAt:
+      case Tag::kMinExpireAt:
         p.min_expire_at = UnZigZag(v);
         break;
-      case kMaxExpireAt:
+      case Tag::kMaxExpireAt:
         p.max_expire_at = UnZigZag(v);
         break;
-      case kHasNonExpiring:
+      case Tag::kHasNonExpiring:
         p.has_non_expiring = v != 0;
         break;
-      case kMinSequence:
+      case Tag::kMinSequence:
         p.min_sequence = v;
         break;
-      case kMaxSequence:
+      case Tag::kMaxSequence:
         p.max_sequence = v;
         break;
-      case kSmallestKey:
+      case Tag::kSmallestKey:
         p.smallest_key.assign(field);
         break;
-      case kLargestKey:
+      case Tag::kLargestKey:
         p.largest_key.assign(field);
         break;
-      case kRawKeyBytes:
+      case Tag::kRawKeyBytes:
         p.raw_key_bytes = v;
         break;
-      case kRawValueBytes:
+      case Tag::kRawValueBytes:
         p.raw_value_bytes = v;
         break;
-      case kHasUntimedRows:
+      case Tag::kHasUntimedRows:
         p.has_untimed_rows = v != 0;
         break;
-      case kPerItemRows:
+      case Tag::kPerItemRows:
         p.per_item_rows = v;
         break;
-      case kWholeFileRows:
+      case Tag::kWholeFileRows:
         p.whole_file_rows = v;
         break;
-      case kOwnerRows:
+      case Tag::kOwnerRows:
         p.owner_rows = v;
         break;
     }
