@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/row.h"
 
@@ -41,6 +42,12 @@ struct Options {
   // prefix has a prefix of the same length. The memtable then finds the smallest key of a
   // prefix without a skiplist search. nullptr: no prefixes.
   SeekPrefixLength seek_prefix_length = nullptr;
+  // Optional: user-key prefixes whose keys live in table files of their own (no prefix empty or
+  // starting with another). No table a flush or compaction writes spans the edge of such a
+  // prefix's range, so keys written in order under one (the active-active origin log) flush to
+  // files that overlap no other: such a file moves down the levels without a rewrite, and a
+  // range deletion of the oldest keys drops whole files (storage/db/file_regions.h).
+  std::vector<std::string> separate_file_prefixes;
   // Optional: where the engine's threads record how long their work took (WAL fsyncs, flushes,
   // compactions, whole-file drops: storage/engine_latency.h). nullptr: not recorded.
   std::shared_ptr<EngineLatency> engine_latency;

@@ -41,6 +41,7 @@ struct Stats {
   uint64_t compaction_bytes_written = 0;
   uint64_t flushes = 0;
   uint64_t compactions = 0;
+  uint64_t files_moved = 0;  // level-0 files moved down whole, unread (compaction.h, PickFileMoves)
   uint64_t expired_rows_dropped = 0;  // by compaction (turned to tombstones or removed)
   uint64_t filter_rows_dropped = 0;   // dropped by the CompactionFilter
   // Newest dead versions a kept-dead filter let go (CompactionFilter::CollectsNewestDead).

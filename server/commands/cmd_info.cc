@@ -174,7 +174,8 @@ void InfoStorage(ServerContext& ctx, std::string* out) {
       "block_cache_hit_rate:{:.4f}\r\nopen_tables:{}\r\nopen_tables_direct:{}\r\n"
       "table_index_bytes:{}\r\ntable_filter_bytes:{}\r\nflushes:{}\r\nflush_bytes_written:{}\r\n"
       "compactions:{}\r\ncompaction_bytes_read:{}\r\ncompaction_bytes_written:{}\r\n"
-      "expired_rows_dropped:{}\r\nfilter_rows_dropped:{}\r\nfiles_expired_whole:{}\r\n"
+      "files_moved:{}\r\nexpired_rows_dropped:{}\r\nfilter_rows_dropped:{}\r\nfiles_expired_whole:{"
+      "}\r\n"
       "wal_syncs:{}\r\nwal_bytes:{}\r\nwrite_stalls:{}\r\nlast_sequence:{}\r\n",
       s.levels.size(), files, bytes, s.memtable_bytes, s.block_cache_capacity, s.block_cache_bytes,
       s.block_cache_hits, s.block_cache_misses,
@@ -182,8 +183,8 @@ void InfoStorage(ServerContext& ctx, std::string* out) {
           static_cast<double>(std::max<uint64_t>(s.block_cache_hits + s.block_cache_misses, 1)),
       s.open_tables, s.open_tables_direct, s.table_index_bytes, s.table_filter_bytes, s.flushes,
       s.flush_bytes_written, s.compactions, s.compaction_bytes_read, s.compaction_bytes_written,
-      s.expired_rows_dropped, s.filter_rows_dropped, s.files_expired_whole, s.wal_syncs,
-      s.wal_bytes, s.write_stalls, s.last_sequence);
+      s.files_moved, s.expired_rows_dropped, s.filter_rows_dropped, s.files_expired_whole,
+      s.wal_syncs, s.wal_bytes, s.write_stalls, s.last_sequence);
   uint64_t entries = 0;
   for (const storage::LevelStats& l : s.levels) entries += l.entries;
   *out += fmt::format(

@@ -71,6 +71,9 @@ void Work(const storage::Stats& s, PrometheusText* out) {
               s.compaction_bytes_read);
   out->Single("ebb_compaction_written_bytes_total", kCounter, "Bytes compactions wrote.",
               s.compaction_bytes_written);
+  out->Single("ebb_files_moved_total", kCounter,
+              "Level-0 tables moved down whole, unread (a separate key range's own files).",
+              s.files_moved);
   out->Single("ebb_compaction_errors_total", kCounter,
               "Compactions that failed (their inputs stay as they were).", s.compaction_errors);
   out->Single("ebb_compaction_failing", kGauge,

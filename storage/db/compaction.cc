@@ -39,13 +39,22 @@ void ExpandDown(const Version& v, int from, int to, Inputs* inputs) {
   }
 }
 
+// No deeper file overlaps an input: nothing older lies under the keys the job writes. Asked of
+// each input rather than of their whole range, which may span a separate region's files that
+// hold none of the job's keys (file_regions.h).
 bool IsBottommost(const Version& v, const CompactionJob& job) {
-  std::string smallest, largest;
-  RangeOf(job.inputs, &smallest, &largest);
   for (int level = job.output_level + 1; level < kNumLevels; level++) {
-    if (!v.Overlapping(level, smallest, largest).empty()) return false;
+    for (const auto& [input_level, f] : job.inputs) {
+      if (!v.Overlapping(level, ExtractUserKey(f->smallest), ExtractUserKey(f->largest)).empty()) {
+        return false;
+      }
+    }
   }
   return true;
+}
+
+int Level0FilesOf(const Version& v, const PickParams& p) {
+  return p.regions == nullptr ? static_cast<int>(v.files[0].size()) : Level0Files(v, *p.regions);
 }
 
 bool PurgeDue(const FileMetaData& f, const PickParams& p) {
@@ -242,7 +251,7 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
       }
     }
   }
-  if (static_cast<int>(v.files[0].size()) >= p.l0_compaction_trigger) {
+  if (Level0FilesOf(v, p) >= p.l0_compaction_trigger) {
     auto job = std::make_unique<CompactionJob>();
     job->reason = "l0-files";
     for (const auto& f : v.files[0]) job->inputs.emplace_back(0, f);
@@ -268,10 +277,57 @@ std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams
   return nullptr;
 }
 
+int Level0Files(const Version& v, const FileRegions& regions) {
+  if (regions.empty()) return static_cast<int>(v.files[0].size());
+  std::vector<int> per_region(regions.count(), 0);
+  for (const auto& f : v.files[0]) {
+    const size_t last = regions.RegionOf(ExtractUserKey(f->largest));
+    for (size_t r = regions.RegionOf(ExtractUserKey(f->smallest)); r <= last; r++) {
+      per_region[r]++;
+    }
+  }
+  return *std::max_element(per_region.begin(), per_region.end());
+}
+
+std::vector<FileMove> PickFileMoves(const Version& v, const FileRegions& regions,
+                                    const std::set<uint64_t>* excluded) {
+  std::vector<FileMove> moves;
+  if (regions.empty() || v.files[0].empty()) return moves;
+  Version after = v;  // the tree as the moves decided so far leave it
+  // Level 0 is newest first: walk it oldest first, so an older file's move frees a newer one.
+  for (auto it = v.files[0].rbegin(); it != v.files[0].rend(); ++it) {
+    const auto& f = *it;
+    const std::string_view smallest = ExtractUserKey(f->smallest);
+    const std::string_view largest = ExtractUserKey(f->largest);
+    if (!regions.InsidePrefix(smallest, largest)) continue;
+    if (excluded != nullptr && excluded->count(f->number) > 0) continue;
+    const bool older_overlaps =
+        std::any_of(after.files[0].begin(), after.files[0].end(), [&](const auto& g) {
+          return g->number < f->number &&
+                 CompareUserKeys(ExtractUserKey(g->largest), smallest) >= 0 &&
+                 CompareUserKeys(ExtractUserKey(g->smallest), largest) <= 0;
+        });
+    if (older_overlaps) continue;
+    int to = 0;
+    while (to + 1 < kNumLevels && after.Overlapping(to + 1, smallest, largest).empty()) to++;
+    if (to == 0) continue;
+    moves.push_back(FileMove{f, to});
+    std::erase_if(after.files[0], [&](const auto& g) { return g->number == f->number; });
+    auto& level = after.files[to];
+    level.insert(std::upper_bound(level.begin(), level.end(), f,
+                                  [](const auto& a, const auto& b) {
+                                    return CompareUserKeys(ExtractUserKey(a->smallest),
+                                                           ExtractUserKey(b->smallest)) < 0;
+                                  }),
+                 f);
+  }
+  return moves;
+}
+
 uint64_t PendingCompactionBytes(const Version& v, const PickParams& p) {
   uint64_t pending = 0;
   uint64_t carried = 0;  // bytes the levels above must move into the next one
-  if (static_cast<int>(v.files[0].size()) >= p.l0_compaction_trigger) {
+  if (Level0FilesOf(v, p) >= p.l0_compaction_trigger) {
     carried = v.LevelBytes(0);
     pending += carried;
   }

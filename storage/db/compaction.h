@@ -3,8 +3,10 @@
 // PickCompaction decides what to compact next from a Version (no I/O): first range jobs (a
 // range deletion or purge hint still to apply: every file its range touches, down to the
 // bottom), then files whose expired rows are due for purge (compacted down to the bottom of
-// their key range so the expired rows disappear), then L0 by file count, then the level with
-// the highest size score >= 1. A manual CompactAll takes every file down to the deepest level.
+// their key range so the expired rows disappear), then L0 by file count (Level0Files: per key
+// region), then the level with the highest size score >= 1. A manual CompactAll takes every
+// file down to the deepest level. Apart from jobs, PickFileMoves names the level-0 files of a
+// separate prefix's region (file_regions.h) that move down as they are, unread.
 //
 // ReduceVersions applies the compaction rule to all versions of one user key (docs/expiry.md,
 // "How versions merge"). Versions a whole-key delete hides (older than a wipe, or than a range
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "storage/compaction_filter.h"
+#include "storage/db/file_regions.h"
 #include "storage/db/version_set.h"
 #include "storage/format/internal_iterator.h"
 #include "storage/format/internal_key.h"
@@ -42,7 +45,7 @@ namespace ebb::storage {
 struct CompactionJob {
   std::vector<std::pair<int, std::shared_ptr<const FileMetaData>>> inputs;  // (level, file)
   int output_level = 1;
-  // No file deeper than output_level overlaps the inputs' key range: nothing older lies under
+  // No file deeper than output_level overlaps an input's key range: nothing older lies under
   // what this compaction writes.
   bool bottommost = false;
   // False for range jobs: they apply deletions and hints without collapsing any key's versions,
@@ -67,7 +70,9 @@ struct PickParams {
   uint64_t memtable_min_sequence = std::numeric_limits<uint64_t>::max();
   // A snapshot is live: compaction keeps what it may see, so no job retires a range deletion.
   bool snapshots = false;
-  int l0_compaction_trigger = 4;
+  int l0_compaction_trigger = 4;  // compared with Level0Files
+  // The regions table files keep apart; null: one region.
+  const FileRegions* regions = nullptr;
   uint64_t level1_max_bytes = 0;
   int level_size_multiplier = 10;
   // Tables no compaction may read (found damaged); a job that needs one is not picked.
@@ -88,6 +93,25 @@ void RetirableRangeFacts(const Version& v, const PickParams& params,
 // `next_file` (per level) rotates size-triggered picks.
 std::unique_ptr<CompactionJob> PickCompaction(const Version& v, const PickParams& params,
                                               size_t next_file[kNumLevels]);
+
+// The most level-0 files of `v` one region of `regions` holds (a file spanning several counts in
+// each): with no separate prefixes, level 0's file count. Level 0's compaction and write-stall
+// triggers are counted by it, so the files of one flush that the regions keep apart count once.
+int Level0Files(const Version& v, const FileRegions& regions);
+
+// A level-0 file that moves down without a rewrite, and the level it goes to.
+struct FileMove {
+  std::shared_ptr<const FileMetaData> file;
+  int to_level = 0;
+};
+
+// The level-0 files that lie inside one separate prefix's region (FileRegions::InsidePrefix)
+// and can move down as they are: no older level-0 file overlaps one, and it goes to the deepest
+// level L such that no file of levels 1 .. L overlaps it (it stays when a level-1 file does).
+// Shallower data stays newer, as the tree requires (version_set.h). Oldest first, each decided
+// on the tree the earlier ones leave; tables in `excluded` (may be null) stay.
+std::vector<FileMove> PickFileMoves(const Version& v, const FileRegions& regions,
+                                    const std::set<uint64_t>* excluded);
 
 // Compaction debt (Stats::compaction_pending_bytes): the bytes compaction must still move to
 // bring every level within its target size, by the targets PickCompaction uses — level 0's

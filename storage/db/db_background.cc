@@ -40,7 +40,7 @@ void DBImpl::BackgroundLoop() {
     if (imms_.empty() && !resuming_) MaybeFreezeForPurge();
     if (!compacting_) {
       compacting_ = true;
-      did_work = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
+      did_work = ApplyWholeFileDrops(lock) || ApplyFileMoves(lock) || RunOneCompaction(lock, false);
       compacting_ = false;
     }
     if (warm_tables_) WarmTables(lock);
@@ -97,8 +97,7 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   EngineLatencyTimer timer(options_.engine_latency.get(), EngineEvent::kMemtableFlush);
   flushing_ = true;
   const Frozen imm = imms_.front();
-  const uint64_t number = versions_.NewFileNumber();
-  pending_outputs_.insert(number);
+  std::vector<uint64_t> numbers;  // output file numbers, reserved under the lock
   const int64_t expiry_now = ExpiryNow();
   // Range deletions already in force hide versions of this memtable: the flush leaves them out.
   const std::shared_ptr<const Version> version = versions_.current();
@@ -107,49 +106,79 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
   // and the flush iterator shows only those two, so the flush does not walk the rest.
   // With a live snapshot every version is written, as reads at it may need any of them.
   const bool reduce = snapshots_.empty();
-  FileMetaData meta;
+  std::vector<FileMetaData> outputs;
   lock.unlock();
   Status s;
   {
-    TableWriter writer(fs_, dir_, MakeTableOptions(expiry_now));
-    s = writer.Open(number);
+    // One table per region the memtable's keys fall in (file_regions.h), usually one.
+    std::unique_ptr<TableWriter> writer;
+    size_t region = 0;
+    auto finish_output = [&]() -> Status {
+      if (!writer) return Status::OK();
+      FileMetaData meta;
+      Status fs = writer->Finish(&meta);
+      writer.reset();
+      if (fs.ok() && meta.props.entries > 0) outputs.push_back(std::move(meta));
+      return fs;
+    };
     auto iter = reduce ? MemTable::NewFlushIterator(imm.mem) : MemTable::NewIterator(imm.mem);
     iter->SeekToFirst();
-    if (s.ok()) {
-      std::string internal_key, row;
-      s = ReduceInput(
-          iter.get(),
-          [&](std::string_view user_key, std::vector<KeyVersion> versions) {
-            if (!reduce) return versions;
-            return ReduceForFlush(std::move(versions),
-                                  version->DeletionFloor(user_key, kMaxSequence));
-          },
-          [&](std::string_view user_key, const std::vector<KeyVersion>& survivors) {
-            return EmitEntries(
-                user_key, survivors,
-                [&](std::string_view key, std::string_view encoded) {
-                  return writer.Add(key, encoded);
-                },
-                &internal_key, &row);
-          });
-    }
-    if (s.ok()) s = writer.Finish(&meta);
+    std::string internal_key, row;
+    s = ReduceInput(
+        iter.get(),
+        [&](std::string_view user_key, std::vector<KeyVersion> versions) {
+          if (!reduce) return versions;
+          return ReduceForFlush(std::move(versions),
+                                version->DeletionFloor(user_key, kMaxSequence));
+        },
+        [&](std::string_view user_key, const std::vector<KeyVersion>& survivors) {
+          if (survivors.empty()) return Status::OK();
+          const size_t key_region = regions_.RegionOf(user_key);
+          if (writer && key_region != region) {
+            Status fs = finish_output();
+            if (!fs.ok()) return fs;
+          }
+          region = key_region;
+          if (!writer) {
+            uint64_t number;
+            {
+              std::lock_guard guard(mu_);
+              number = versions_.NewFileNumber();
+              pending_outputs_.insert(number);
+            }
+            numbers.push_back(number);
+            writer = std::make_unique<TableWriter>(fs_, dir_, MakeTableOptions(expiry_now));
+            Status os = writer->Open(number);
+            if (!os.ok()) return os;
+          }
+          return EmitEntries(
+              user_key, survivors,
+              [&](std::string_view key, std::string_view encoded) {
+                return writer->Add(key, encoded);
+              },
+              &internal_key, &row);
+        });
+    if (s.ok()) s = finish_output();
   }
-  // The table's directory entry is made durable before the manifest names it.
-  if (s.ok()) s = fs_->SyncDir(dir_);
+  // The tables' directory entries are made durable before the manifest names them.
+  if (s.ok() && !outputs.empty()) s = fs_->SyncDir(dir_);
   lock.lock();
+  uint64_t bytes_written = 0;
   if (s.ok()) {
     VersionEdit edit;
-    if (meta.props.entries > 0) edit.AddFile(0, meta);
+    for (const FileMetaData& meta : outputs) {
+      edit.AddFile(0, meta);
+      bytes_written += meta.file_size;
+    }
     edit.SetLogNumber(imm.next_log_number);
     s = ApplyEdit(&edit);
   }
-  pending_outputs_.erase(number);
+  for (uint64_t number : numbers) pending_outputs_.erase(number);
   if (s.ok()) {
     imms_.pop_front();
     PublishReadState();
     stats_.flushes++;
-    stats_.flush_bytes_written += meta.file_size;
+    stats_.flush_bytes_written += bytes_written;
   } else {
     SetBgError(s);
   }
@@ -242,7 +271,8 @@ bool DBImpl::RunBackgroundCycle() {
   std::unique_lock lock(mu_);
   while (compacting_) done_cv_.wait(lock);
   compacting_ = true;
-  const bool changed = ApplyWholeFileDrops(lock) || RunOneCompaction(lock, false);
+  const bool changed =
+      ApplyWholeFileDrops(lock) || ApplyFileMoves(lock) || RunOneCompaction(lock, false);
   compacting_ = false;
   WakeStalledWriters();
   return changed;

@@ -230,6 +230,26 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   return expired > 0 || deleted > 0;
 }
 
+bool DBImpl::ApplyFileMoves(std::unique_lock<std::mutex>&) {
+  if (!bg_error_.ok() || regions_.empty()) return false;
+  std::set<uint64_t> excluded;
+  for (const auto& [number, what] : damaged_tables_) excluded.insert(number);
+  const std::vector<FileMove> moves = PickFileMoves(*versions_.current(), regions_, &excluded);
+  if (moves.empty()) return false;
+  VersionEdit edit;
+  for (const FileMove& move : moves) {
+    edit.RemoveFile(0, move.file->number);
+    edit.AddFile(move.to_level, *move.file);
+  }
+  Status s = ApplyEdit(&edit);
+  if (!s.ok()) {
+    SetBgError(s);
+    return false;
+  }
+  stats_.files_moved += moves.size();
+  return true;
+}
+
 bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_all, Status* result) {
   if (!bg_error_.ok()) return false;
   if (!manual_all && !compaction_error_.ok() &&
@@ -249,6 +269,7 @@ bool DBImpl::RunOneCompaction(std::unique_lock<std::mutex>& lock, bool manual_al
       std::min(options_.l0_compaction_trigger, options_.l0_stop_writes_trigger);
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
+  params.regions = &regions_;
   std::set<uint64_t> excluded;
   std::unique_ptr<CompactionJob> job;
   ReduceContext context;
@@ -425,6 +446,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   ReduceStats reduce_stats;
   std::unique_ptr<TableWriter> writer;
   OutputExpiry output_expiry;
+  size_t region = 0;  // of the open output's keys
   auto finish_output = [&]() -> Status {
     if (!writer) return Status::OK();
     FileMetaData meta;
@@ -452,15 +474,17 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   };
   auto emit = [&](std::string_view user_key, const std::vector<KeyVersion>& survivors) -> Status {
     if (survivors.empty()) return Status::OK();
-    // Files split only between user keys: at the target size, and where the keys' expiry
-    // changes sharply, so that outputs expire whole (Cassandra's time windows, Riak's
-    // whole_file mode).
+    // Files split only between user keys: at the target size, where the keys' region changes
+    // (file_regions.h), and where the keys' expiry changes sharply, so that outputs expire
+    // whole (Cassandra's time windows, Riak's whole_file mode).
     const ExpiryClass cls = ClassOf(survivors);
-    if (writer && (writer->FileSize() >= options_.target_file_size ||
+    const size_t key_region = regions_.RegionOf(user_key);
+    if (writer && (writer->FileSize() >= options_.target_file_size || key_region != region ||
                    (writer->FileSize() >= min_cut_size && output_expiry.Differs(cls, window)))) {
       Status fs = finish_output();
       if (!fs.ok()) return fs;
     }
+    region = key_region;
     output_expiry.Add(cls);
     return EmitEntries(user_key, survivors, add, &internal_key, &row);
   };

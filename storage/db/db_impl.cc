@@ -28,6 +28,7 @@ Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<
 
 DBImpl::DBImpl(const Options& options, std::string dir)
     : options_(options),
+      regions_(options.separate_file_prefixes),
       dir_(std::move(dir)),
       fs_(options.file_system ? options.file_system : DefaultFileSystem()),
       clock_(options.clock ? options.clock : std::make_shared<SystemClock>()),

@@ -41,6 +41,7 @@
 #include "storage/clock.h"
 #include "storage/db.h"
 #include "storage/db/db_iter.h"
+#include "storage/db/file_regions.h"
 #include "storage/db/memtable.h"
 #include "storage/db/shared_slot.h"
 #include "storage/db/version_set.h"
@@ -270,6 +271,10 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // (docs/expiry.md, "Whole-file expiry") or that lies inside a range deletion, and retires the
   // range deletions and purge hints that no file needs any more.
   bool ApplyWholeFileDrops(std::unique_lock<std::mutex>& lock);
+  // Moves the level-0 files PickFileMoves names down in one manifest edit, without reading them.
+  // Returns true if it moved any. REQUIRES: mu_, on the compaction thread's turn (compacting_
+  // set by the caller): a move decided beside a running compaction could meet its outputs.
+  bool ApplyFileMoves(std::unique_lock<std::mutex>& lock);
   Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
                       ReduceContext* context);
   // The least timestamp any version newer than `range`'s data at `level` may have: over the
@@ -296,6 +301,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   bool MaybeFreezeForPurge();
 
   const Options options_;
+  const FileRegions regions_;  // options_.separate_file_prefixes
   const std::string dir_;
   std::shared_ptr<FileSystem> fs_;
   std::shared_ptr<Clock> clock_;

@@ -54,6 +54,7 @@ Stats DBImpl::GetStats() {
       std::min(options_.l0_compaction_trigger, options_.l0_stop_writes_trigger);
   params.level1_max_bytes = options_.level1_max_bytes;
   params.level_size_multiplier = options_.level_size_multiplier;
+  params.regions = &regions_;
   stats.compaction_pending_bytes = PendingCompactionBytes(*version, params);
   stats.disk_read_latency = disk_read_latency_->Snapshot();
   return stats;

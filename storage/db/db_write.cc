@@ -242,8 +242,8 @@ Status DBImpl::WriteStallLocked(bool force) {
   if (static_cast<int>(imms_.size()) >= std::max(options_.max_frozen_memtables, 1)) {
     return Status::Busy("the memtables are full; writes wait for a flush");
   }
-  const size_t l0_files = versions_.current()->files[0].size();
-  if (static_cast<int>(l0_files) >= options_.l0_stop_writes_trigger) {
+  const int l0_files = Level0Files(*versions_.current(), regions_);
+  if (l0_files >= options_.l0_stop_writes_trigger) {
     // A wait the failing compaction would never end is refused with its cause.
     Status blocked = Level0CompactionBlocked();
     if (!blocked.ok()) return blocked;

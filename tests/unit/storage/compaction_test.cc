@@ -367,6 +367,82 @@ TEST(ReduceForFlushTest, AnOlderVersionWithAGreaterTimestampKeepsEveryVersion) {
   EXPECT_EQ(Show(ReduceForFlush({V(1, 7, "a")})), "1=a@7");
 }
 
+TEST(FileRegionsTest, EachPrefixIsARegionBetweenTheKeysAroundIt) {
+  const FileRegions none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.count(), 1u);
+  EXPECT_EQ(none.RegionOf("anything"), 0u);
+  EXPECT_FALSE(none.InsidePrefix("a", "a"));
+  const FileRegions regions({"log:", "b:"});  // sorted by the constructor
+  EXPECT_EQ(regions.count(), 5u);
+  EXPECT_EQ(regions.RegionOf("a"), 0u);
+  EXPECT_EQ(regions.RegionOf("b:"), 1u);
+  EXPECT_EQ(regions.RegionOf("b:zz"), 1u);
+  EXPECT_EQ(regions.RegionOf("b;"), 2u);  // just past "b:"
+  EXPECT_EQ(regions.RegionOf("log"), 2u);
+  EXPECT_EQ(regions.RegionOf("log:0001"), 3u);
+  EXPECT_EQ(regions.RegionOf("log;"), 4u);
+  EXPECT_EQ(regions.RegionOf("z"), 4u);
+  EXPECT_TRUE(regions.InsidePrefix("log:0001", "log:0009"));
+  EXPECT_FALSE(regions.InsidePrefix("log:0001", "z"));
+  EXPECT_FALSE(regions.InsidePrefix("a", "a"));
+}
+
+TEST(Level0FilesTest, CountsTheFilesOfTheFullestRegion) {
+  const FileRegions regions({"log:"});
+  Version v;
+  // Two flushes, each cut into the keys before the log, the log's and the keys after it.
+  v.files[0] = {File(6, "m", "z", 10), File(5, "log:0200", "log:0299", 10), File(4, "a", "k", 10),
+                File(3, "m", "z", 10), File(2, "log:0100", "log:0199", 10), File(1, "a", "k", 10)};
+  EXPECT_EQ(Level0Files(v, regions), 2);
+  EXPECT_EQ(Level0Files(v, FileRegions()), 6);  // no regions: every file counts
+  // A file written before the regions spans them all, and counts in each.
+  v.files[0].push_back(File(0, "a", "z", 10));
+  EXPECT_EQ(Level0Files(v, regions), 3);
+  PickParams p;
+  p.l0_compaction_trigger = 4;
+  p.regions = &regions;
+  size_t next[kNumLevels] = {};
+  EXPECT_EQ(PickCompaction(v, p, next), nullptr);
+  p.l0_compaction_trigger = 3;
+  EXPECT_NE(PickCompaction(v, p, next), nullptr);
+}
+
+TEST(PickFileMovesTest, AFileInsideAPrefixMovesToTheDeepestLevelNothingAboveOverlaps) {
+  const FileRegions regions({"log:"});
+  Version v;
+  v.files[0] = {File(9, "log:0300", "log:0399", 10), File(8, "m", "z", 10),
+                File(7, "log:0200", "log:0299", 10), File(6, "log:0250", "log:0250", 10)};
+  v.files[3] = {File(2, "log:0290", "log:0295", 10)};
+  v.files[6] = {File(1, "log:0000", "log:0199", 10)};
+  const auto moves = PickFileMoves(v, regions, nullptr);
+  // Oldest first: 6 overlaps nothing and reaches the bottom; 7, newer and over 6, stops above
+  // level 3's file 2; 9 overlaps nothing. The file outside the prefix stays.
+  ASSERT_EQ(moves.size(), 3u);
+  EXPECT_EQ(moves[0].file->number, 6u);
+  EXPECT_EQ(moves[0].to_level, 6);
+  EXPECT_EQ(moves[1].file->number, 7u);
+  EXPECT_EQ(moves[1].to_level, 2);
+  EXPECT_EQ(moves[2].file->number, 9u);
+  EXPECT_EQ(moves[2].to_level, 6);
+  EXPECT_TRUE(PickFileMoves(v, FileRegions(), nullptr).empty());  // no regions: no moves
+}
+
+TEST(PickFileMovesTest, AFileStaysUnderAnOlderLevel0FileOrALevel1FileItOverlaps) {
+  const FileRegions regions({"log:"});
+  Version v;
+  // Newest first: 5 overlaps the older file 4, which spans the regions (written before them).
+  v.files[0] = {File(5, "log:0100", "log:0199", 10), File(4, "a", "z", 10)};
+  EXPECT_TRUE(PickFileMoves(v, regions, nullptr).empty());
+  v.files[0] = {File(5, "log:0100", "log:0199", 10)};
+  v.files[1] = {File(3, "log:0150", "log:0160", 10)};
+  EXPECT_TRUE(PickFileMoves(v, regions, nullptr).empty());
+  v.files[1].clear();
+  const std::set<uint64_t> damaged{5};
+  EXPECT_TRUE(PickFileMoves(v, regions, &damaged).empty());
+  ASSERT_EQ(PickFileMoves(v, regions, nullptr).size(), 1u);
+}
+
 TEST(PickCompactionTest, L0ByCountWithOverlappingL1) {
   Version v;
   v.files[0] = {File(5, "c", "f", 10), File(4, "a", "b", 10)};
@@ -383,6 +459,23 @@ TEST(PickCompactionTest, L0ByCountWithOverlappingL1) {
   EXPECT_TRUE(job->bottommost);       // L2's file is outside a..g
   p.l0_compaction_trigger = 3;
   EXPECT_EQ(PickCompaction(v, p, next), nullptr);
+}
+
+TEST(PickCompactionTest, ABottommostJobLooksUnderEachInputNotUnderTheirWholeRange) {
+  Version v;
+  // Level 0 on either side of a separate region whose own file lies at the bottom.
+  v.files[0] = {File(5, "a", "c", 10), File(4, "x", "z", 10)};
+  v.files[6] = {File(1, "log:1", "log:9", 10)};
+  PickParams p;
+  p.l0_compaction_trigger = 2;
+  size_t next[kNumLevels] = {};
+  auto job = PickCompaction(v, p, next);
+  ASSERT_NE(job, nullptr);
+  EXPECT_TRUE(job->bottommost);
+  v.files[6].insert(v.files[6].begin(), File(2, "b", "b", 10));  // under an input
+  job = PickCompaction(v, p, next);
+  ASSERT_NE(job, nullptr);
+  EXPECT_FALSE(job->bottommost);
 }
 
 TEST(PickCompactionTest, PurgeDeadlineGoesToTheBottomOfTheRange) {
