@@ -23,7 +23,7 @@ Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
                                     [--string-rule timestamp|observed-remove]
                                     [--key-range 1000] [--snapshot-keys 300000]
                                     [--snapshot-value-size 0] [--peer-backlog-size N]
-                                    [--with-delete]
+                                    [--with-delete] [--fill 0]
 (`--peers 0,2` measures only those meshes; `--writes ""` leaves out the convergence part and
 `--snapshot-keys 0` the snapshot part;
 `--string-rule` starts every node of the meshes under that active-active-string-rule;
@@ -31,7 +31,9 @@ Usage: bench/active_active_bench.py [--ebb build/ebb-server] [--requests 200000]
 meshes, redis-server alone and the replica; `--peer-backlog-size` below `--requests` measures the
 meshes with their origin's log full, as a node that has taken more writes than its log holds
 runs; `--with-delete` has every mesh hold a delete marker first, so each delta is judged by its
-origin's last collect, as in a mesh that has ever deleted a key.)
+origin's last collect, as in a mesh that has ever deleted a key; `--fill N` makes N SETs
+against each mesh before it is measured, so that with N past the log's size the origin runs
+with its log full and its files flushed, as a node that has run for a while does.)
 """
 import argparse
 import os
@@ -122,8 +124,17 @@ def hold_a_delete(mesh):
         wait_applied(mesh)
 
 
+def fill_log(mesh, writes, key_range):
+    """`writes` SETs at P=16 against node 0 of `mesh`, unmeasured, until every peer applied them:
+    the origin's log full (past its peer-backlog-size) and its memtables flushed and compacted,
+    as on a node that has run for a while."""
+    bench(mesh[0].port, ["set", "key:__rand_int__", "v"], writes, 16, 50, key_range=key_range)
+    if len(mesh) > 1:
+        wait_applied(mesh)
+
+
 def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range, backlog,
-               with_delete):
+               with_delete, fill):
     rows = []
     redis_dir = os.path.join(workdir, "redis")
     os.makedirs(redis_dir, exist_ok=True)
@@ -151,6 +162,8 @@ def throughput(ebb_bin, workdir, requests, peer_counts, string_rule, key_range, 
         try:
             if with_delete:
                 hold_a_delete(mesh)
+            if fill:
+                fill_log(mesh, fill, key_range)
             for p in (1, 16):
                 rows.append((peers, p, mesh_set(mesh, requests, p, key_range)))
         finally:
@@ -254,6 +267,9 @@ def main():
     parser.add_argument("--with-delete", action="store_true",
                         help="the meshes hold a delete marker before the load (every delta is "
                              "then judged by its origin's last collect)")
+    parser.add_argument("--fill", type=int, default=0,
+                        help="SETs made against each mesh before it is measured (0: none); "
+                             "past peer-backlog-size, the origin runs with its log full")
     parser.add_argument("--snapshot-keys", type=int, default=300000,
                         help="SETs (over as many keys) the snapshot part sends; 0 leaves it out")
     parser.add_argument("--snapshot-value-size", type=int, default=0,
@@ -262,7 +278,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="ebb-aa-bench-")
     try:
         throughput(args.ebb, workdir, args.requests, [int(p) for p in args.peers.split(",")],
-                   args.string_rule, args.key_range, args.peer_backlog_size, args.with_delete)
+                   args.string_rule, args.key_range, args.peer_backlog_size, args.with_delete,
+                   args.fill)
         if args.writes:
             convergence(args.ebb, workdir, [int(w) for w in args.writes.split(",")],
                         args.string_rule)
