@@ -140,15 +140,7 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
           }
           region = key_region;
           if (!writer) {
-            uint64_t number;
-            {
-              std::lock_guard guard(mu_);
-              number = versions_.NewFileNumber();
-              pending_outputs_.insert(number);
-            }
-            numbers.push_back(number);
-            writer = std::make_unique<TableWriter>(fs_, dir_, MakeTableOptions(expiry_now));
-            Status os = writer->Open(number);
+            Status os = OpenOutputTable(MakeTableOptions(expiry_now), &numbers, &writer);
             if (!os.ok()) return os;
           }
           return EmitEntries(

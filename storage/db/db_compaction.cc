@@ -230,6 +230,19 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   return expired > 0 || deleted > 0;
 }
 
+Status DBImpl::OpenOutputTable(const TableOptions& options, std::vector<uint64_t>* numbers,
+                               std::unique_ptr<TableWriter>* writer) {
+  uint64_t number;
+  {
+    std::lock_guard guard(mu_);
+    number = versions_.NewFileNumber();
+    pending_outputs_.insert(number);
+  }
+  numbers->push_back(number);
+  *writer = std::make_unique<TableWriter>(fs_, dir_, options);
+  return (*writer)->Open(number);
+}
+
 bool DBImpl::ApplyFileMoves(std::unique_lock<std::mutex>&) {
   if (!bg_error_.ok() || regions_.empty()) return false;
   std::set<uint64_t> excluded;
@@ -459,15 +472,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   std::string internal_key, row;
   auto add = [&](std::string_view key, std::string_view encoded) -> Status {
     if (!writer) {
-      uint64_t number;
-      {
-        std::lock_guard guard(mu_);
-        number = versions_.NewFileNumber();
-        pending_outputs_.insert(number);
-      }
-      numbers.push_back(number);
-      writer = std::make_unique<TableWriter>(fs_, dir_, table_options);
-      Status os = writer->Open(number);
+      Status os = OpenOutputTable(table_options, &numbers, &writer);
       if (!os.ok()) return os;
     }
     return writer->Add(key, encoded);

@@ -54,6 +54,7 @@ namespace ebb::storage {
 
 class LogWriter;
 class TableCache;
+class TableWriter;
 class BlockCache;
 class VersionChooser;
 struct CompactionJob;
@@ -275,6 +276,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Returns true if it moved any. REQUIRES: mu_, on the compaction thread's turn (compacting_
   // set by the caller): a move decided beside a running compaction could meet its outputs.
   bool ApplyFileMoves(std::unique_lock<std::mutex>& lock);
+  // Opens a new table for a flush's or compaction's output: its number reserved in
+  // pending_outputs_ (the caller erases it once its edit names the file, or fails) and appended
+  // to *numbers. REQUIRES: mu_ not held.
+  Status OpenOutputTable(const TableOptions& options, std::vector<uint64_t>* numbers,
+                         std::unique_ptr<TableWriter>* writer);
   Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
                       ReduceContext* context);
   // The least timestamp any version newer than `range`'s data at `level` may have: over the
