@@ -75,6 +75,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) override;
   void Prefetch(std::span<const std::string_view> keys) override;
+  void PrefetchNewKeys(const ReadOptions& options, std::span<const std::string_view> keys) override;
   bool PrefetchPays() const override { return prefetch_pays_.load(std::memory_order_relaxed); }
   ReadStateHold HoldReadState() override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;

@@ -522,6 +522,17 @@ void MemTable::Prefetch(std::span<const std::string_view> user_keys) const {
   }
 }
 
+void MemTable::PrefetchSlots(std::span<const std::string_view> user_keys) const {
+  const IndexArray* array = index_.load(std::memory_order_acquire);
+  const IndexArray* from = array->from.load(std::memory_order_acquire);
+  for (std::string_view key : user_keys) {
+    const auto hash32 = static_cast<uint32_t>(HashKey(key) >> 32);
+    __builtin_prefetch(&array->slots[array->Home(hash32)]);
+    // While the index grows, a lookup that misses the new array probes the old one too.
+    if (from != nullptr) __builtin_prefetch(&from->slots[from->Home(hash32)]);
+  }
+}
+
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {
   VersionCursor cursor;
   const KeyNode* node = FindKeyNode(user_key, HashKey(user_key));

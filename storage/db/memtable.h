@@ -152,6 +152,11 @@ class MemTable {
   // misses overlap instead of following one another. Reads nothing that it returns and changes
   // nothing; keys absent here cost their hash and slot. Safe concurrently with Add.
   void Prefetch(std::span<const std::string_view> user_keys) const;
+  // For keys about to be added that the memtable most likely does not hold yet (a log's next
+  // row): brings only their key index slots into the CPU cache, and returns without waiting for
+  // them, so the Add's lookup and insert that follow find the slot there. Changes nothing; safe
+  // concurrently with Add.
+  void PrefetchSlots(std::span<const std::string_view> user_keys) const;
 
   // An iterator over every version; it shares ownership of `mem`.
   static std::unique_ptr<InternalIterator> NewIterator(std::shared_ptr<const MemTable> mem);
