@@ -502,7 +502,7 @@ void ActiveActive::Cron(int64_t now_ms) {
     // tail would close a slow receiver's stream before the snapshot's end reached it, and the
     // next snapshot the same way.)
     const size_t pending = client->PendingOutput();
-    const bool past_log = pending > s.pending_before + log_bytes_ + kTickSlack;
+    const bool past_log = pending > s.pending_before + log_.bytes() + kTickSlack;
     if (past_log || pending > context_->config().peer_output_limit) {
       spdlog::warn(
           "Peer {} ({}) reads too slowly: {} bytes wait for it, more than {}: closing its "

@@ -81,6 +81,7 @@
 #include "server/active_active/series_state.h"
 #include "server/active_active/stable_vector.h"
 #include "server/active_active/whole_key.h"
+#include "server/active_active/wire_log.h"
 #include "server/core/result.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/write_planner.h"
@@ -699,7 +700,7 @@ class ActiveActive {
   // Plans a client's write from its row's write form (server/core/write_form.h): refused,
   // validated, answered +OK (a string version that loses) or run and logged.
   void PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan);
-  void Push(const std::string& wire);
+  void Push(std::string_view wire);
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;
   // True when a peer's view of this node's log (it applied up to `from` - 1, that delta's digest
@@ -726,9 +727,7 @@ class ActiveActive {
   bool enabled_ = false;
   uint64_t end_offset_ = 0;  // the last origin offset given
   uint64_t end_bytes_ = 0;   // see end_bytes()
-  uint64_t log_bytes_ = 0;   // the wire bytes log_ holds
-  using LogEntry = ActiveActiveLogEntry;
-  std::deque<LogEntry> log_;  // oldest first
+  WireLog log_;              // oldest first
   // FinishLocalWrite's buffers, kept between writes: the log row's encoding and the wire form
   // (copied into log_ at its exact size).
   std::string row_scratch_;

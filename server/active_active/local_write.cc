@@ -266,15 +266,11 @@ storage::Status ActiveActive::LogOwnDelta(PeerDelta delta, const StringDelta* st
   s = ks.CommitBatch();
   if (!s.ok()) return s;
   end_offset_ = delta.offset;
-  // Encoded in room sized for the widest numbers, then kept at its size: log_ holds up to
-  // peer-backlog-size of them.
   wire_scratch_.clear();
   AppendDeltaResp(&wire_scratch_, delta);
-  std::string wire(wire_scratch_);
-  end_bytes_ += wire.size();
-  Push(wire);
-  log_bytes_ += wire.size();
-  log_.push_back({delta.offset, std::move(wire)});
+  end_bytes_ += wire_scratch_.size();
+  Push(wire_scratch_);
+  log_.Append(delta.offset, wire_scratch_);
   // The deltas leaving the log (several once peer-backlog-size shrank) keep their rows on disk
   // until TrimLogRows deletes them in bulk.
   const uint64_t capacity = LogCapacity();

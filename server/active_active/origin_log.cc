@@ -92,11 +92,10 @@ storage::Status ActiveActive::LoadLog() {
     }
     if (!log_.empty() && delta.offset != log_.back().offset + 1)
       dropped += DropLogFront(log_.size());
-    std::string wire;
-    AppendDeltaResp(&wire, delta);
-    end_bytes_ += wire.size();
-    log_bytes_ += wire.size();
-    log_.push_back({delta.offset, std::move(wire)});
+    wire_scratch_.clear();
+    AppendDeltaResp(&wire_scratch_, delta);
+    end_bytes_ += wire_scratch_.size();
+    log_.Append(delta.offset, wire_scratch_);
     end_offset_ = delta.offset;
     if (!first_digest.empty()) first_digests_[delta.offset] = std::move(first_digest);
     NoteExpiringDelta(delta, /*loading=*/true);
@@ -157,10 +156,7 @@ uint64_t ActiveActive::LogCapacity() const {
 }
 
 size_t ActiveActive::DropLogFront(size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    log_bytes_ -= log_.front().wire.size();
-    log_.pop_front();
-  }
+  for (size_t i = 0; i < count; i++) log_.PopFront();
   first_digests_.erase(first_digests_.begin(), first_digests_.lower_bound(LogFirst()));
   return count;
 }
@@ -362,11 +358,9 @@ void ActiveActive::ReduceExpiredLogRows(int64_t now_ms) {
     return;
   }
   for (auto& [delta, expire_at, digest] : run.reduced) {
-    std::string& wire = log_[delta.offset - LogFirst()].wire;
-    log_bytes_ -= wire.size();
-    wire.clear();
-    AppendDeltaResp(&wire, delta);
-    log_bytes_ += wire.size();
+    wire_scratch_.clear();
+    AppendDeltaResp(&wire_scratch_, delta);
+    log_.Rewrite(static_cast<size_t>(delta.offset - LogFirst()), wire_scratch_);
     first_digests_[delta.offset] = std::move(digest);
   }
 }
@@ -391,7 +385,7 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
     const bool decoded = offset == pending->first && DecodeLogRow(row, &delta, &digest);
     std::optional<PeerDelta> series;
     if (decoded && ReduceSeriesRow(delta, digest, due_at_or_before, &series)) {
-      const std::string& logged = log_[offset - LogFirst()].wire;
+      const std::string_view logged = log_[offset - LogFirst()].wire();
       // Every earlier form's digest: a peer may have applied any of them.
       run->reduced.push_back({std::move(*series), pending->second, digest + WireDigest(logged)});
       row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
@@ -399,7 +393,7 @@ std::map<uint64_t, int64_t>::const_iterator ActiveActive::ReadReducedRun(
     } else if (decoded && (value = LoggedValueOf(delta))) {
       const std::optional<int64_t> expiry = LoggedValueExpiry(delta.db, *value);
       if (expiry && *expiry <= due_at_or_before) {
-        const std::string& logged = log_[offset - LogFirst()].wire;
+        const std::string_view logged = log_[offset - LogFirst()].wire();
         run->reduced.push_back({ReducedValueDelta(delta), pending->second, WireDigest(logged)});
         row = EncodeLogRow(run->reduced.back().delta, run->reduced.back().first_digest);
         rows_to_write = run->rows.size() + 1;
@@ -511,10 +505,10 @@ bool ActiveActive::PeerAppliedOtherDeltas(uint64_t from, std::string_view digest
   // The last delta the peer applied, when the log still holds it and the peer knows its digest.
   const uint64_t last = from - 1;
   if (digest.empty() || last < LogFirst() || last > end_offset_) return false;
-  const auto& [offset, wire, prev_value_row] = log_[static_cast<size_t>(last - LogFirst())];
-  if (offset != last || WireDigest(wire) == digest) return false;
+  const WireLog::Entry& logged = log_[static_cast<size_t>(last - LogFirst())];
+  if (logged.offset != last || WireDigest(logged.wire()) == digest) return false;
   // A delta reduced after its value expired is still the one a peer applied in full.
-  auto first = first_digests_.find(offset);
+  auto first = first_digests_.find(logged.offset);
   return first == first_digests_.end() || !NamesDigest(first->second, digest);
 }
 
@@ -580,8 +574,7 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
     applied_.clear();
   }
   resync_ = true;
-  log_.clear();
-  log_bytes_ = 0;
+  log_.Clear();
   disk_log_first_ = end_offset_ + 1;
   log_rows_left_since_ms_ = 0;
   expiring_.clear();
@@ -661,15 +654,14 @@ void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
   const size_t pending_before = client.PendingOutput();
   std::string bytes;
   uint64_t streamed = 0;
-  const auto begin = log_.begin() + static_cast<ptrdiff_t>(index);
-  for (auto it = begin; it != log_.end(); ++it) streamed += it->wire.size();
+  for (size_t i = index; i < log_.size(); ++i) streamed += log_[i].wire().size();
   if (reply != nullptr) {
     // The byte position before `from`: the receiver counts its lag in bytes from it.
     reply->SimpleString("CONTINUE " + std::to_string(end_offset_) + " " +
                         std::to_string(end_bytes_ - streamed));
   }
-  for (auto it = begin; it != log_.end(); ++it) {
-    bytes += it->wire;
+  for (size_t i = index; i < log_.size(); ++i) {
+    bytes += log_[i].wire();
     if (bytes.size() > (1 << 20)) {
       client.Push(bytes);
       bytes.clear();
@@ -698,7 +690,7 @@ void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
   StreamFrom(*client, nullptr, sender->peer_id(), *index);
 }
 
-void ActiveActive::Push(const std::string& wire) {
+void ActiveActive::Push(std::string_view wire) {
   for (const Subscriber& subscriber : subscribers_) {
     if (Client* client = context_->clients().Find(subscriber.client_id)) client->Push(wire);
   }

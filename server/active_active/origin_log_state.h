@@ -1,6 +1,6 @@
 // The origin side's working types (ActiveActive: origin_log.cc): a peer subscribed to this
-// node's stream, a delta of the log kept in memory, and the run of log rows a pass of the
-// reduction of expired values writes.
+// node's stream, and the run of log rows a pass of the reduction of expired values writes (the
+// deltas kept in memory: wire_log.h).
 // Thread-safety: plain values, used on the io thread.
 #pragma once
 
@@ -21,15 +21,6 @@ struct ActiveActiveSubscriber {
   // The client's unsent output when its stream began (a snapshot's tail, which goes first):
   // the backlog check counts what is unsent beyond it.
   size_t pending_before = 0;
-};
-
-// A delta of the origin log as kept in memory.
-struct ActiveActiveLogEntry {
-  uint64_t offset = 0;
-  std::string wire;  // the wire form
-  // For a value row (LoggedValueOf): the offset of the row before it in ActiveActive::log_ under
-  // the same ValueRowsKey when it was noted (0: none), the link value_row_heads_ starts from.
-  uint64_t prev_value_row = 0;
 };
 
 // What one pass of the reduction writes: the run of log rows from the first due one to the last
