@@ -729,7 +729,7 @@ class ActiveActive {
   uint64_t end_bytes_ = 0;   // see end_bytes()
   WireLog log_;              // oldest first
   // FinishLocalWrite's buffers, kept between writes: the log row's encoding and the wire form
-  // (copied into log_ at its exact size).
+  // (copied into log_; the log's load and its reduction of expired values encode there too).
   std::string row_scratch_;
   std::string wire_scratch_;
   std::vector<std::string_view> hinted_keys_;  // HintDeltaKeys's, kept between batches

@@ -26,25 +26,24 @@ char* WireLog::Reserve(size_t n, uint64_t offset) {
   return at;
 }
 
-void WireLog::Append(uint64_t offset, std::string_view wire) {
-  Entry entry;
-  entry.offset = offset;
-  char* at = Reserve(wire.size(), offset);
+void WireLog::Store(Entry* entry, std::string_view wire) {
+  char* at = Reserve(wire.size(), entry->offset);
   std::memcpy(at, wire.data(), wire.size());
-  entry.data = at;
-  entry.size = wire.size();
-  entries_.push_back(entry);
+  entry->data = at;
+  entry->size = wire.size();
   bytes_ += wire.size();
+}
+
+void WireLog::Append(uint64_t offset, std::string_view wire) {
+  Entry& entry = entries_.emplace_back();
+  entry.offset = offset;
+  Store(&entry, wire);
 }
 
 void WireLog::Rewrite(size_t index, std::string_view wire) {
   Entry& entry = entries_[index];
-  char* at = Reserve(wire.size(), entry.offset);
-  std::memcpy(at, wire.data(), wire.size());
   bytes_ -= entry.size;
-  entry.data = at;
-  entry.size = wire.size();
-  bytes_ += wire.size();
+  Store(&entry, wire);
 }
 
 void WireLog::PopFront() {

@@ -60,6 +60,8 @@ class WireLog {
   // Room for `n` bytes at the end of the newest block (a new block when it has none); the bytes
   // written there belong to the delta at `offset`.
   char* Reserve(size_t n, uint64_t offset);
+  // Copies `wire` into room Reserve gives and points `entry` (its offset set) at it.
+  void Store(Entry* entry, std::string_view wire);
 
   std::deque<Entry> entries_;
   std::deque<Block> blocks_;
