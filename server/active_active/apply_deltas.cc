@@ -562,7 +562,7 @@ ActiveActive::ApplyOutcome ActiveActive::WriteStringVersion(const std::string& o
     return NotApplied(origin_id, delta, written.engine_status());
   }
   NoteKeyChange(*context_, delta.db, version.key);
-  if (ArrivesDead(version, context_->clock().NowMs())) {
+  if (ArrivesDead(version, context_->clock())) {
     ++context_->stats().dead_on_arrival_own_expiry;
   }
   return ApplyOutcome::kApplied;

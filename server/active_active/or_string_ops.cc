@@ -156,7 +156,7 @@ ActiveActive::ApplyOutcome ActiveActive::ApplyOrString(const std::string& origin
   }
   // A put whose expiry had passed when it was written, counted as the handler's write counts it
   // (INFO stats dead_on_arrival_own_expiry).
-  if (s.ok() && written && ArrivesDead(parsed, context_->clock().NowMs())) {
+  if (s.ok() && written && ArrivesDead(parsed, context_->clock())) {
     ++context_->stats().dead_on_arrival_own_expiry;
   }
   if (!s.ok()) {

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/clock.h"
 #include "types/merge_rule.h"
 #include "types/or_context.h"
 
@@ -129,6 +130,12 @@ std::vector<std::string> StringDeltaArgs(const StringDelta& delta);
 // counts the ones written, on the origin and on peers alike, as the PUT handler counts its own).
 inline bool ArrivesDead(const StringDelta& delta, int64_t now_ms) {
   return delta.kind == StringDelta::Kind::kPut && !delta.nottl && delta.version.expire_at <= now_ms;
+}
+// The same by `clock`, read only for a put with an expiry: a peer applies most deltas with none,
+// and a clock read was 5% of its command thread's CPU per applied delta.
+inline bool ArrivesDead(const StringDelta& delta, const storage::Clock& clock) {
+  return delta.kind == StringDelta::Kind::kPut && !delta.nottl &&
+         delta.version.expire_at <= clock.NowMs();
 }
 
 // The raw origin id (types::kOriginIdSize bytes) of node id `node_id` (40 hex digits, as PEER ID
