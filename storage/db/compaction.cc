@@ -1,6 +1,8 @@
 #include "storage/db/compaction.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 
 namespace ebb::storage {
@@ -357,10 +359,20 @@ bool DeletedByRange(std::string_view user_key, const KeyVersion& v, const Reduce
   return false;
 }
 
+// Keeps the versions at `indexes` (ascending) of `versions`, in order, and nothing else.
+void KeepOnly(std::vector<KeyVersion>& versions, std::initializer_list<size_t> indexes) {
+  size_t kept = 0;
+  for (const size_t i : indexes) {
+    if (i != kept) versions[kept] = std::move(versions[i]);
+    kept++;
+  }
+  versions.resize(kept);
+}
+
 // Reduces one snapshot stripe (versions no snapshot tells apart), most recently written first,
-// appending its survivors to *out. A wipe hides the older versions of the stripe.
-void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, std::vector<KeyVersion>* out,
-                  ReduceStats* stats) {
+// in place: `stripe` is left with its survivors, in the same order. A wipe hides the older
+// versions of the stripe. The survivors move down the vector, so each keeps its value's room.
+void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, ReduceStats* stats) {
   size_t end = stripe.size();  // versions before the first wipe, then the wipe
   for (size_t i = 0; i < stripe.size(); i++) {
     if (stripe[i].kind == RowKind::kWipe) {
@@ -387,15 +399,11 @@ void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, std::vector<Ke
   if (collapse) {
     // The full-grace choice: the greatest timestamp, ties to the most recently written; the
     // wipe if nothing was written after it.
-    if (end == 0) {
-      out->push_back(std::move(stripe[0]));
-      return;
-    }
     size_t best = 0;
     for (size_t i = 1; i < end; i++) {
       if (stripe[i].meta.timestamp_or_zero() > stripe[best].meta.timestamp_or_zero()) best = i;
     }
-    out->push_back(std::move(stripe[best]));
+    KeepOnly(stripe, {best});
     return;
   }
   if (end > 2) {
@@ -408,13 +416,15 @@ void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, std::vector<Ke
       if (ts < stripe[least].meta.timestamp_or_zero()) least = i;
     }
     if (in_order) {
-      out->push_back(std::move(stripe[0]));
-      out->push_back(std::move(stripe[least]));
-      if (has_wipe) out->push_back(std::move(stripe[end]));
+      if (has_wipe) {
+        KeepOnly(stripe, {0, least, end});
+      } else {
+        KeepOnly(stripe, {0, least});
+      }
       return;
     }
   }
-  for (size_t i = 0; i < end + (has_wipe ? 1 : 0); i++) out->push_back(std::move(stripe[i]));
+  stripe.resize(end + (has_wipe ? 1 : 0));  // the versions under the wipe go
 }
 
 }  // namespace
@@ -435,13 +445,17 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
     const size_t id = std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), v.sequence) -
                       ctx.snapshots.begin();
     if (!stripe.empty() && id != stripe_id) {
-      ReduceStripe(stripe, collapse, &survivors, stats);
+      ReduceStripe(stripe, collapse, stats);
+      std::move(stripe.begin(), stripe.end(), std::back_inserter(survivors));
       stripe.clear();
     }
     stripe_id = id;
     stripe.push_back(std::move(v));
   }
-  if (!stripe.empty()) ReduceStripe(stripe, collapse, &survivors, stats);
+  if (!stripe.empty()) {
+    ReduceStripe(stripe, collapse, stats);
+    std::move(stripe.begin(), stripe.end(), std::back_inserter(survivors));
+  }
 
   // Oldest first: whether something older stays under a version decides if a dead one may go.
   std::vector<KeyVersion> out;
@@ -523,50 +537,54 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
   return out;
 }
 
-std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions, uint64_t floor_sequence) {
-  size_t kept = versions.size();
-  for (size_t i = 0; i < versions.size(); i++) {
-    if (versions[i].sequence < floor_sequence) {
+void ReduceForFlush(std::vector<KeyVersion>* versions, uint64_t floor_sequence) {
+  size_t kept = versions->size();
+  for (size_t i = 0; i < versions->size(); i++) {
+    if ((*versions)[i].sequence < floor_sequence) {
       kept = i;
       break;
     }
   }
-  versions.resize(kept);
-  if (versions.empty()) return versions;
-  std::vector<KeyVersion> out;
+  versions->resize(kept);
+  if (versions->empty()) return;
   ReduceStats unused;
-  ReduceStripe(versions, /*collapse=*/false, &out, &unused);
-  return out;
+  ReduceStripe(*versions, /*collapse=*/false, &unused);
 }
 
 Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const KeyEmitter& emit) {
   std::string user_key;
+  // The current key's versions are the first `count`; each slot's value keeps its room for the
+  // next key's, so a run of keys with one version each copies values and allocates nothing.
   std::vector<KeyVersion> versions;
+  size_t count = 0;
   for (;;) {
     const bool at_end = !input->Valid();
     ParsedInternalKey ikey;
     if (!at_end && !ParseInternalKey(input->key(), &ikey)) {
       return Status::Corruption("compaction: malformed internal key");
     }
-    if (at_end || (!versions.empty() && CompareUserKeys(ikey.user_key, user_key) != 0)) {
+    if (at_end || (count > 0 && CompareUserKeys(ikey.user_key, user_key) != 0)) {
       // One user key complete: reduce it and hand on the survivors.
-      if (!versions.empty()) {
-        Status s = emit(user_key, reduce(user_key, std::move(versions)));
+      if (count > 0) {
+        versions.resize(count);
+        reduce(user_key, &versions);
+        Status s = emit(user_key, versions);
         if (!s.ok()) return s;
-        versions.clear();
+        count = 0;
       }
       if (at_end) return input->status();
     }
-    KeyVersion v;
+    if (count == versions.size()) versions.emplace_back();
+    KeyVersion& v = versions[count];
     std::string_view value;
     if (!DecodeRow(input->value(), &v.meta, &value)) {
       return Status::Corruption("compaction: malformed row");
     }
-    if (versions.empty()) user_key.assign(ikey.user_key);
+    if (count == 0) user_key.assign(ikey.user_key);
     v.sequence = ikey.sequence;
     v.kind = ikey.kind;
     v.value.assign(value);
-    versions.push_back(std::move(v));
+    count++;
     input->Next();
   }
 }

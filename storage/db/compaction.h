@@ -174,15 +174,15 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
 // they can only end a grace walk early, and the one with the least timestamp ends it exactly
 // when any of them would — so the newest and that one are kept. Out-of-order runs are kept
 // whole. Reads return the same before and after the flush.
-std::vector<KeyVersion> ReduceForFlush(std::vector<KeyVersion> versions,
-                                       uint64_t floor_sequence = 0);
+// In place: *versions is left with the survivors.
+void ReduceForFlush(std::vector<KeyVersion>* versions, uint64_t floor_sequence = 0);
 
 // Reads `input` from its current position to its end, reduces the versions of each user key
-// with `reduce` (ReduceVersions or ReduceForFlush) and hands each key's survivors (most recently
-// written first, possibly none) to `emit`. Stops at the first error: the input's, a malformed
-// entry, a callback's.
+// with `reduce` (ReduceVersions or ReduceForFlush), which leaves the survivors in *versions (most
+// recently written first, possibly none), and hands them to `emit`. Stops at the first error:
+// the input's, a malformed entry, a callback's.
 using KeyReducer =
-    std::function<std::vector<KeyVersion>(std::string_view user_key, std::vector<KeyVersion>)>;
+    std::function<void(std::string_view user_key, std::vector<KeyVersion>* versions)>;
 using KeyEmitter =
     std::function<Status(std::string_view user_key, const std::vector<KeyVersion>& survivors)>;
 Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const KeyEmitter& emit);

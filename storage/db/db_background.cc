@@ -126,10 +126,8 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
     std::string internal_key, row;
     s = ReduceInput(
         iter.get(),
-        [&](std::string_view user_key, std::vector<KeyVersion> versions) {
-          if (!reduce) return versions;
-          return ReduceForFlush(std::move(versions),
-                                version->DeletionFloor(user_key, kMaxSequence));
+        [&](std::string_view user_key, std::vector<KeyVersion>* versions) {
+          if (reduce) ReduceForFlush(versions, version->DeletionFloor(user_key, kMaxSequence));
         },
         [&](std::string_view user_key, const std::vector<KeyVersion>& survivors) {
           if (survivors.empty()) return Status::OK();

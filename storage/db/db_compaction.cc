@@ -496,8 +496,8 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   if (s.ok()) {
     auto input = NewMergingIterator(std::move(children));
     input->SeekToFirst();
-    auto reduce = [&](std::string_view user_key, std::vector<KeyVersion> versions) {
-      return ReduceVersions(user_key, std::move(versions), *context, &reduce_stats);
+    auto reduce = [&](std::string_view user_key, std::vector<KeyVersion>* versions) {
+      *versions = ReduceVersions(user_key, std::move(*versions), *context, &reduce_stats);
     };
     s = ReduceInput(input.get(), reduce, emit);
     if (s.ok()) s = finish_output();

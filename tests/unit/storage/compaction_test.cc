@@ -29,6 +29,12 @@ KeyVersion W(uint64_t seq, std::optional<int64_t> ts) {
   return v;
 }
 
+// ReduceForFlush's survivors of `versions`.
+std::vector<KeyVersion> Flushed(std::vector<KeyVersion> versions, uint64_t floor_sequence = 0) {
+  ReduceForFlush(&versions, floor_sequence);
+  return versions;
+}
+
 std::string Show(const std::vector<KeyVersion>& out) {
   std::string s;
   for (const auto& v : out) {
@@ -341,30 +347,29 @@ TEST(PendingCompactionBytesTest, CountsLevel0AtItsTriggerAndEachLevelsExcessCarr
 
 TEST(ReduceForFlushTest, InOrderOverwritesKeepTheNewestAndTheOneThatEndsAGraceWalk) {
   // Newest first: @400 is the greatest, @100 the least of the rest.
-  EXPECT_EQ(Show(ReduceForFlush(
-                {V(5, 400, "e"), V(4, 300, "d"), T(3, 100), V(2, 200, "b"), V(1, 150, "a")})),
-            "5=e@400 3T@100");
+  EXPECT_EQ(
+      Show(Flushed({V(5, 400, "e"), V(4, 300, "d"), T(3, 100), V(2, 200, "b"), V(1, 150, "a")})),
+      "5=e@400 3T@100");
   // Ties with the newest cannot win either, nor end a walk the newest did not end: they go.
-  EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})), "3=c@100");
-  EXPECT_EQ(Show(ReduceForFlush({V(4, 100, "d"), V(3, 100, "c"), V(2, 40, "b"), V(1, 40, "a")})),
+  EXPECT_EQ(Show(Flushed({V(3, 100, "c"), V(2, 100, "b"), V(1, 100, "a")})), "3=c@100");
+  EXPECT_EQ(Show(Flushed({V(4, 100, "d"), V(3, 100, "c"), V(2, 40, "b"), V(1, 40, "a")})),
             "4=d@100 2=b@40");
   // EXPIRE's rewrite (the same timestamp, now expiring) replaces the version beneath it.
-  EXPECT_EQ(Show(ReduceForFlush({V(2, 100, "v"), V(1, 100, "v")})), "2=v@100");
+  EXPECT_EQ(Show(Flushed({V(2, 100, "v"), V(1, 100, "v")})), "2=v@100");
 }
 
 TEST(ReduceForFlushTest, WipesAndRangeDeletionsHideOlderVersions) {
-  EXPECT_EQ(Show(ReduceForFlush({V(4, 40, "d"), V(3, 30, "c"), W(2, 5), V(1, 900, "a")})),
+  EXPECT_EQ(Show(Flushed({V(4, 40, "d"), V(3, 30, "c"), W(2, 5), V(1, 900, "a")})),
             "4=d@40 3=c@30 2W@5");
-  EXPECT_EQ(Show(ReduceForFlush({V(4, 40, "d"), V(3, 30, "c"), V(1, 900, "a")}, 2)),
-            "4=d@40 3=c@30");
-  EXPECT_EQ(Show(ReduceForFlush({V(1, 900, "a")}, 2)), "");
+  EXPECT_EQ(Show(Flushed({V(4, 40, "d"), V(3, 30, "c"), V(1, 900, "a")}, 2)), "4=d@40 3=c@30");
+  EXPECT_EQ(Show(Flushed({V(1, 900, "a")}, 2)), "");
 }
 
 TEST(ReduceForFlushTest, AnOlderVersionWithAGreaterTimestampKeepsEveryVersion) {
-  EXPECT_EQ(Show(ReduceForFlush({V(3, 100, "c"), V(2, 40, "b"), V(1, 200, "a")})),
+  EXPECT_EQ(Show(Flushed({V(3, 100, "c"), V(2, 40, "b"), V(1, 200, "a")})),
             "3=c@100 2=b@40 1=a@200");
-  EXPECT_EQ(Show(ReduceForFlush({V(2, 100, "b"), V(1, 40, "a")})), "2=b@100 1=a@40");
-  EXPECT_EQ(Show(ReduceForFlush({V(1, 7, "a")})), "1=a@7");
+  EXPECT_EQ(Show(Flushed({V(2, 100, "b"), V(1, 40, "a")})), "2=b@100 1=a@40");
+  EXPECT_EQ(Show(Flushed({V(1, 7, "a")})), "1=a@7");
 }
 
 TEST(FileRegionsTest, EachPrefixIsARegionBetweenTheKeysAroundIt) {
