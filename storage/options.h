@@ -46,7 +46,9 @@ struct Options {
   // starting with another). No table a flush or compaction writes spans the edge of such a
   // prefix's range, so keys written in order under one (the active-active origin log) flush to
   // files that overlap no other: such a file moves down the levels without a rewrite, and a
-  // range deletion of the oldest keys drops whole files (storage/db/file_regions.h).
+  // range deletion of the oldest keys drops whole files (storage/db/file_regions.h). Their
+  // files have no bloom filter: keys under such a prefix are for scans (a point read of one
+  // still finds it, by reading the block the index names).
   std::vector<std::string> separate_file_prefixes;
   // Optional: where the engine's threads record how long their work took (WAL fsyncs, flushes,
   // compactions, whole-file drops: storage/engine_latency.h). nullptr: not recorded.

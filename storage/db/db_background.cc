@@ -138,7 +138,7 @@ Status DBImpl::FlushOldestImm(std::unique_lock<std::mutex>& lock) {
           }
           region = key_region;
           if (!writer) {
-            Status os = OpenOutputTable(MakeTableOptions(expiry_now), &numbers, &writer);
+            Status os = OpenOutputTable(MakeTableOptions(expiry_now), region, &numbers, &writer);
             if (!os.ok()) return os;
           }
           return EmitEntries(

@@ -230,7 +230,8 @@ bool DBImpl::ApplyWholeFileDrops(std::unique_lock<std::mutex>&) {
   return expired > 0 || deleted > 0;
 }
 
-Status DBImpl::OpenOutputTable(const TableOptions& options, std::vector<uint64_t>* numbers,
+Status DBImpl::OpenOutputTable(const TableOptions& options, size_t region,
+                               std::vector<uint64_t>* numbers,
                                std::unique_ptr<TableWriter>* writer) {
   uint64_t number;
   {
@@ -239,7 +240,9 @@ Status DBImpl::OpenOutputTable(const TableOptions& options, std::vector<uint64_t
     pending_outputs_.insert(number);
   }
   numbers->push_back(number);
-  *writer = std::make_unique<TableWriter>(fs_, dir_, options);
+  TableOptions table_options = options;
+  if (FileRegions::IsPrefixRegion(region)) table_options.bloom_bits_per_key = 0;
+  *writer = std::make_unique<TableWriter>(fs_, dir_, table_options);
   return (*writer)->Open(number);
 }
 
@@ -472,7 +475,7 @@ Status DBImpl::DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* j
   std::string internal_key, row;
   auto add = [&](std::string_view key, std::string_view encoded) -> Status {
     if (!writer) {
-      Status os = OpenOutputTable(table_options, &numbers, &writer);
+      Status os = OpenOutputTable(table_options, region, &numbers, &writer);
       if (!os.ok()) return os;
     }
     return writer->Add(key, encoded);

@@ -277,10 +277,11 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // Returns true if it moved any. REQUIRES: mu_, on the compaction thread's turn (compacting_
   // set by the caller): a move decided beside a running compaction could meet its outputs.
   bool ApplyFileMoves(std::unique_lock<std::mutex>& lock);
-  // Opens a new table for a flush's or compaction's output: its number reserved in
-  // pending_outputs_ (the caller erases it once its edit names the file, or fails) and appended
-  // to *numbers. REQUIRES: mu_ not held.
-  Status OpenOutputTable(const TableOptions& options, std::vector<uint64_t>* numbers,
+  // Opens a new table for a flush's or compaction's output of keys in `region` (regions_): its
+  // number reserved in pending_outputs_ (the caller erases it once its edit names the file, or
+  // fails) and appended to *numbers. A prefix region's table has no bloom filter
+  // (file_regions.h). REQUIRES: mu_ not held.
+  Status OpenOutputTable(const TableOptions& options, size_t region, std::vector<uint64_t>* numbers,
                          std::unique_ptr<TableWriter>* writer);
   Status DoCompaction(std::unique_lock<std::mutex>& lock, CompactionJob* job,
                       ReduceContext* context);

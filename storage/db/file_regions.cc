@@ -20,7 +20,7 @@ size_t FileRegions::RegionOf(std::string_view user_key) const {
 
 bool FileRegions::InsidePrefix(std::string_view smallest, std::string_view largest) const {
   const size_t region = RegionOf(smallest);
-  return region % 2 == 1 && RegionOf(largest) == region;
+  return IsPrefixRegion(region) && RegionOf(largest) == region;
 }
 
 }  // namespace ebb::storage

@@ -2,6 +2,7 @@
 // into table files of their own, which move down the levels unread and leave whole when a range
 // deletion covers them, while every read answers as before.
 #include <cstdio>
+#include <filesystem>
 
 #include "storage/db/db_impl.h"
 #include "tests/unit/storage/db_test_fixture.h"
@@ -68,6 +69,33 @@ TEST_F(SeparateFilesTest, AFlushWritesThePrefixsKeysToFilesOfTheirOwnThatMoveDow
   FlushLogRows(200, 100, {"a", "z"});
   EXPECT_EQ(FilesPerLevel(), "5/0/0/0/0/0/2");
   EXPECT_EQ(db_->GetStats().files_moved, 0u);
+}
+
+TEST_F(SeparateFilesTest, ThePrefixsFilesHaveNoBloomFilterAndStillAnswerPointReads) {
+  Open();
+  FlushLogRows(0, 1000, {});
+  ASSERT_EQ(FilesPerLevel(), "0/0/0/0/0/0/1");
+  EXPECT_EQ(Get(LogKey(0)), "delta0");
+  EXPECT_EQ(Get(LogKey(999)), "delta999");
+  EXPECT_EQ(Get(LogKey(1000)), "NOT_FOUND");
+  // The table is open, and only its index is kept in memory: its keys are scanned, not looked
+  // up one by one.
+  Stats stats = db_->GetStats();
+  EXPECT_EQ(stats.open_tables, 1u);
+  EXPECT_GT(stats.table_index_bytes, 0u);
+  EXPECT_EQ(stats.table_filter_bytes, 0u);
+  // The other keys' files keep theirs.
+  FlushLogRows(1000, 10, {"a"});
+  EXPECT_EQ(Get("a"), "v1000");
+  EXPECT_GT(db_->GetStats().table_filter_bytes, 0u);
+  // So does a table of the prefix's keys written without the option.
+  options_.separate_file_prefixes.clear();
+  db_.reset();
+  std::filesystem::remove_all(dir_);
+  Open();
+  FlushLogRows(0, 1000, {});
+  EXPECT_EQ(Get(LogKey(0)), "delta0");
+  EXPECT_GT(db_->GetStats().table_filter_bytes, 0u);
 }
 
 TEST_F(SeparateFilesTest, ANewerVersionOfAMovedKeyStaysAboveIt) {
