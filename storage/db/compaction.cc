@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <span>
 
 namespace ebb::storage {
 namespace {
@@ -359,20 +360,21 @@ bool DeletedByRange(std::string_view user_key, const KeyVersion& v, const Reduce
   return false;
 }
 
-// Keeps the versions at `indexes` (ascending) of `versions`, in order, and nothing else.
-void KeepOnly(std::vector<KeyVersion>& versions, std::initializer_list<size_t> indexes) {
+// Keeps the versions at `indexes` (ascending) of `versions` at its front, in order; returns how
+// many.
+size_t KeepOnly(std::span<KeyVersion> versions, std::initializer_list<size_t> indexes) {
   size_t kept = 0;
   for (const size_t i : indexes) {
     if (i != kept) versions[kept] = std::move(versions[i]);
     kept++;
   }
-  versions.resize(kept);
+  return kept;
 }
 
 // Reduces one snapshot stripe (versions no snapshot tells apart), most recently written first,
-// in place: `stripe` is left with its survivors, in the same order. A wipe hides the older
-// versions of the stripe. The survivors move down the vector, so each keeps its value's room.
-void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, ReduceStats* stats) {
+// in place: its survivors are moved to its front, in the same order, and their number returned.
+// A wipe hides the older versions of the stripe. Moved, each survivor keeps its value's room.
+size_t ReduceStripe(std::span<KeyVersion> stripe, bool collapse, ReduceStats* stats) {
   size_t end = stripe.size();  // versions before the first wipe, then the wipe
   for (size_t i = 0; i < stripe.size(); i++) {
     if (stripe[i].kind == RowKind::kWipe) {
@@ -393,7 +395,6 @@ void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, ReduceStats* s
   }
   if (kept < end) {
     if (has_wipe) stripe[kept] = std::move(stripe[end]);
-    stripe.resize(kept + (has_wipe ? 1 : 0));
     end = kept;
   }
   if (collapse) {
@@ -403,8 +404,7 @@ void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, ReduceStats* s
     for (size_t i = 1; i < end; i++) {
       if (stripe[i].meta.timestamp_or_zero() > stripe[best].meta.timestamp_or_zero()) best = i;
     }
-    KeepOnly(stripe, {best});
-    return;
+    return KeepOnly(stripe, {best});
   }
   if (end > 2) {
     const int64_t newest_ts = stripe[0].meta.timestamp_or_zero();
@@ -415,57 +415,67 @@ void ReduceStripe(std::vector<KeyVersion>& stripe, bool collapse, ReduceStats* s
       if (ts > newest_ts) in_order = false;
       if (ts < stripe[least].meta.timestamp_or_zero()) least = i;
     }
-    if (in_order) {
-      if (has_wipe) {
-        KeepOnly(stripe, {0, least, end});
-      } else {
-        KeepOnly(stripe, {0, least});
-      }
-      return;
-    }
+    if (in_order)
+      return has_wipe ? KeepOnly(stripe, {0, least, end}) : KeepOnly(stripe, {0, least});
   }
-  stripe.resize(end + (has_wipe ? 1 : 0));  // the versions under the wipe go
+  return end + (has_wipe ? 1 : 0);  // the versions under the wipe go
+}
+
+// The stripe of a version at `sequence`: the oldest snapshot that can see it (snapshots.size()
+// when it is newer than all).
+size_t StripeOf(uint64_t sequence, const ReduceContext& ctx) {
+  return std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), sequence) -
+         ctx.snapshots.begin();
+}
+
+// The versions a range deletion removes go; the rest keep their order.
+void DropDeletedByRange(std::string_view user_key, std::vector<KeyVersion>& versions,
+                        const ReduceContext& ctx, ReduceStats* stats) {
+  size_t live = 0;
+  for (size_t i = 0; i < versions.size(); i++) {
+    if (DeletedByRange(user_key, versions[i], ctx)) {
+      stats->deleted++;
+      continue;
+    }
+    if (i != live) versions[live] = std::move(versions[i]);
+    live++;
+  }
+  versions.resize(live);
 }
 
 }  // namespace
 
+// In place, with no heap block of its own: each step moves its survivors down the vector.
 std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
                                        const ReduceContext& ctx, ReduceStats* stats) {
-  // Survivors, most recently written first, stripe by stripe. A version belongs to the stripe of
-  // the oldest snapshot that can see it (or to "no snapshot" if it is newer than all).
-  std::vector<KeyVersion> survivors;
-  std::vector<KeyVersion> stripe;
-  size_t stripe_id = std::numeric_limits<size_t>::max();
+  DropDeletedByRange(user_key, versions, ctx, stats);
+  // Survivors, most recently written first, stripe by stripe, gathered at the front.
   const bool collapse = ctx.whole_history && ctx.snapshots.empty();
-  for (auto& v : versions) {
-    if (DeletedByRange(user_key, v, ctx)) {
-      stats->deleted++;
-      continue;
+  size_t survivors = 0;
+  for (size_t begin = 0; begin < versions.size();) {
+    const size_t id = StripeOf(versions[begin].sequence, ctx);
+    size_t end = begin + 1;
+    while (end < versions.size() && StripeOf(versions[end].sequence, ctx) == id) end++;
+    const size_t kept =
+        ReduceStripe(std::span(versions).subspan(begin, end - begin), collapse, stats);
+    for (size_t i = 0; i < kept; i++) {
+      if (survivors != begin + i) versions[survivors] = std::move(versions[begin + i]);
+      survivors++;
     }
-    const size_t id = std::lower_bound(ctx.snapshots.begin(), ctx.snapshots.end(), v.sequence) -
-                      ctx.snapshots.begin();
-    if (!stripe.empty() && id != stripe_id) {
-      ReduceStripe(stripe, collapse, stats);
-      std::move(stripe.begin(), stripe.end(), std::back_inserter(survivors));
-      stripe.clear();
-    }
-    stripe_id = id;
-    stripe.push_back(std::move(v));
+    begin = end;
   }
-  if (!stripe.empty()) {
-    ReduceStripe(stripe, collapse, stats);
-    std::move(stripe.begin(), stripe.end(), std::back_inserter(survivors));
-  }
+  versions.resize(survivors);
 
   // Oldest first: whether something older stays under a version decides if a dead one may go.
-  std::vector<KeyVersion> out;
+  // The versions kept are moved to the back, [out, size), in their order.
+  size_t out = versions.size();
   bool something_beneath = !ctx.nothing_below;
   // Whether a version beneath may yet vanish without a row of its own saying when: a deeper
   // table's (a range deletion, whole-file expiry) or a dead version's. A live one beneath carries
   // its own expiry, if it has one, for the purge scheduler.
   bool beneath_may_vanish = !ctx.nothing_below;
-  for (size_t i = survivors.size(); i-- > 0;) {
-    KeyVersion& v = survivors[i];
+  for (size_t i = versions.size(); i-- > 0;) {
+    KeyVersion& v = versions[i];
     bool dead = v.kind != RowKind::kValue;
     if (!dead && v.meta.ExpiredAt(ctx.expiry_now_ms)) {
       dead = true;
@@ -499,7 +509,7 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
         const int64_t ts = v.meta.timestamp_or_zero();
         chosen_by_some_read = true;
         for (size_t j = 0; j < i && chosen_by_some_read; j++) {
-          chosen_by_some_read = survivors[j].meta.timestamp_or_zero() < ts;
+          chosen_by_some_read = versions[j].meta.timestamp_or_zero() < ts;
         }
       } else if (v.kind != RowKind::kWipe) {
         // The newest version the input holds: newer ones outside it may all be smaller.
@@ -530,11 +540,11 @@ std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<Ke
       if (!beneath_may_vanish && ctx.forget_newest_dead) v.meta.expire_at_ms.reset();
       beneath_may_vanish = true;
     }
-    out.push_back(std::move(v));
+    if (--out != i) versions[out] = std::move(v);  // out >= i: that slot was moved on or dropped
     something_beneath = true;
   }
-  std::reverse(out.begin(), out.end());
-  return out;
+  versions.erase(versions.begin(), versions.begin() + static_cast<ptrdiff_t>(out));
+  return versions;
 }
 
 void ReduceForFlush(std::vector<KeyVersion>* versions, uint64_t floor_sequence) {
@@ -548,7 +558,7 @@ void ReduceForFlush(std::vector<KeyVersion>* versions, uint64_t floor_sequence) 
   versions->resize(kept);
   if (versions->empty()) return;
   ReduceStats unused;
-  ReduceStripe(*versions, /*collapse=*/false, &unused);
+  versions->resize(ReduceStripe(*versions, /*collapse=*/false, &unused));
 }
 
 Status ReduceInput(InternalIterator* input, const KeyReducer& reduce, const KeyEmitter& emit) {
