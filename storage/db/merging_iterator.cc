@@ -1,31 +1,39 @@
 #include "storage/db/merging_iterator.h"
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "storage/format/internal_key.h"
 
 namespace ebb::storage {
 namespace {
 
+// Forward, the children that are valid sit in a binary min-heap by key, each with its key as of
+// its last move: a step moves the smallest child and sifts it down, about log2(children)
+// comparisons, where a scan of every child took one per child (a compaction merges one child per
+// input file, a dozen or more). Backward, the largest is found by a scan, as LevelDB's does; the
+// heap is built again when the direction turns forward.
 class MergingIterator final : public InternalIterator {
  public:
   explicit MergingIterator(std::vector<std::unique_ptr<InternalIterator>> children)
-      : children_(std::move(children)) {}
+      : children_(std::move(children)) {
+    heap_.reserve(children_.size());
+  }
 
   bool Valid() const override { return current_ != nullptr; }
 
   void SeekToFirst() override {
     for (auto& child : children_) child->SeekToFirst();
-    FindSmallest();
-    direction_ = kForward;
+    BuildHeap();
   }
   void SeekToLast() override {
     for (auto& child : children_) child->SeekToLast();
     FindLargest();
-    direction_ = kReverse;
   }
   void Seek(std::string_view target) override {
     for (auto& child : children_) child->Seek(target);
-    FindSmallest();
-    direction_ = kForward;
+    BuildHeap();
   }
 
   void Next() override {
@@ -37,10 +45,20 @@ class MergingIterator final : public InternalIterator {
         child->Seek(key);
         if (child->Valid() && CompareInternalKeys(key, child->key()) == 0) child->Next();
       }
-      direction_ = kForward;
+      current_->Next();
+      BuildHeap();
+      return;
     }
+    // current_ is the heap's top.
     current_->Next();
-    FindSmallest();
+    if (current_->Valid()) {
+      heap_[0].key = current_->key();
+    } else {
+      heap_[0] = heap_.back();
+      heap_.pop_back();
+    }
+    if (!heap_.empty()) SiftDown(0);
+    current_ = heap_.empty() ? nullptr : heap_[0].child;
   }
 
   void Prev() override {
@@ -56,7 +74,6 @@ class MergingIterator final : public InternalIterator {
           child->SeekToLast();
         }
       }
-      direction_ = kReverse;
     }
     current_->Prev();
     FindLargest();
@@ -74,17 +91,38 @@ class MergingIterator final : public InternalIterator {
 
  private:
   enum Direction { kForward, kReverse };
+  struct Entry {
+    InternalIterator* child;
+    std::string_view key;  // the child's key, valid until the child moves
+  };
 
-  void FindSmallest() {
-    current_ = nullptr;
+  // The valid children into the heap; current_ the smallest.
+  void BuildHeap() {
+    direction_ = kForward;
+    heap_.clear();
     for (auto& child : children_) {
-      if (child->Valid() &&
-          (current_ == nullptr || CompareInternalKeys(child->key(), current_->key()) < 0)) {
-        current_ = child.get();
-      }
+      if (child->Valid()) heap_.push_back({child.get(), child->key()});
     }
+    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
+    current_ = heap_.empty() ? nullptr : heap_[0].child;
+  }
+  void SiftDown(size_t i) {
+    const Entry entry = heap_[i];
+    for (;;) {
+      size_t smallest = 2 * i + 1;
+      if (smallest >= heap_.size()) break;
+      if (smallest + 1 < heap_.size() &&
+          CompareInternalKeys(heap_[smallest + 1].key, heap_[smallest].key) < 0) {
+        smallest++;
+      }
+      if (CompareInternalKeys(heap_[smallest].key, entry.key) >= 0) break;
+      heap_[i] = heap_[smallest];
+      i = smallest;
+    }
+    heap_[i] = entry;
   }
   void FindLargest() {
+    direction_ = kReverse;
     current_ = nullptr;
     for (auto& child : children_) {
       if (child->Valid() &&
@@ -95,6 +133,7 @@ class MergingIterator final : public InternalIterator {
   }
 
   std::vector<std::unique_ptr<InternalIterator>> children_;
+  std::vector<Entry> heap_;  // forward only
   InternalIterator* current_ = nullptr;
   Direction direction_ = kForward;
 };
