@@ -126,16 +126,19 @@ StringDelta StringPutDelta(std::span<const std::string> args, int64_t ts,
 // The arguments of `delta` in the shape above, CTX last when it carries one (the same words a
 // canonical delta has: ParseStringDelta of a canonical delta gives it back).
 std::vector<std::string> StringDeltaArgs(const StringDelta& delta);
+// True for a put that carries an expiry (PXAT), the only delta that can arrive dead.
+inline bool IsPutWithExpiry(const StringDelta& delta) {
+  return delta.kind == StringDelta::Kind::kPut && !delta.nottl;
+}
 // True for a put whose expiry had passed at `now_ms` (INFO stats dead_on_arrival_own_expiry
 // counts the ones written, on the origin and on peers alike, as the PUT handler counts its own).
 inline bool ArrivesDead(const StringDelta& delta, int64_t now_ms) {
-  return delta.kind == StringDelta::Kind::kPut && !delta.nottl && delta.version.expire_at <= now_ms;
+  return IsPutWithExpiry(delta) && delta.version.expire_at <= now_ms;
 }
 // The same by `clock`, read only for a put with an expiry: a peer applies most deltas with none,
 // and a clock read was 5% of its command thread's CPU per applied delta.
 inline bool ArrivesDead(const StringDelta& delta, const storage::Clock& clock) {
-  return delta.kind == StringDelta::Kind::kPut && !delta.nottl &&
-         delta.version.expire_at <= clock.NowMs();
+  return IsPutWithExpiry(delta) && delta.version.expire_at <= clock.NowMs();
 }
 
 // The raw origin id (types::kOriginIdSize bytes) of node id `node_id` (40 hex digits, as PEER ID

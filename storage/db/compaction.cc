@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <iterator>
 #include <limits>
 #include <span>
 
@@ -428,27 +427,14 @@ size_t StripeOf(uint64_t sequence, const ReduceContext& ctx) {
          ctx.snapshots.begin();
 }
 
-// The versions a range deletion removes go; the rest keep their order.
-void DropDeletedByRange(std::string_view user_key, std::vector<KeyVersion>& versions,
-                        const ReduceContext& ctx, ReduceStats* stats) {
-  size_t live = 0;
-  for (size_t i = 0; i < versions.size(); i++) {
-    if (DeletedByRange(user_key, versions[i], ctx)) {
-      stats->deleted++;
-      continue;
-    }
-    if (i != live) versions[live] = std::move(versions[i]);
-    live++;
-  }
-  versions.resize(live);
-}
-
 }  // namespace
 
 // In place, with no heap block of its own: each step moves its survivors down the vector.
 std::vector<KeyVersion> ReduceVersions(std::string_view user_key, std::vector<KeyVersion> versions,
                                        const ReduceContext& ctx, ReduceStats* stats) {
-  DropDeletedByRange(user_key, versions, ctx, stats);
+  // The versions a range deletion removes go; the rest keep their order.
+  stats->deleted += std::erase_if(
+      versions, [&](const KeyVersion& v) { return DeletedByRange(user_key, v, ctx); });
   // Survivors, most recently written first, stripe by stripe, gathered at the front.
   const bool collapse = ctx.whole_history && ctx.snapshots.empty();
   size_t survivors = 0;
