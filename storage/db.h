@@ -110,15 +110,6 @@ class DB {
   // for all the keys at once, so that a pipeline's cache misses overlap rather than follow one
   // another. Changes no result and no state; thread-safe as Get.
   virtual void Prefetch(std::span<const std::string_view> keys) = 0;
-  // A hint that `keys`, most likely new, are about to be written (an append's next rows): the
-  // engine may bring the cache lines their insert's lookup touches into the CPU cache, without
-  // waiting for them. `options.held_state`, when it is this DB's, names the state to hint
-  // without taking it. Changes no result and no state; thread-safe as Get. The default does
-  // nothing.
-  virtual void PrefetchNewKeys(const ReadOptions& options, std::span<const std::string_view> keys) {
-    (void)options;
-    (void)keys;
-  }
   // The read state published now (the memtables and table files a point read walks), held for a
   // run of point reads on one thread (ReadOptions::held_state): each of them then takes no lock
   // and no reference count. What the hold pins stays in memory and on disk until it is dropped,

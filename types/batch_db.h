@@ -75,10 +75,6 @@ class BatchDB final : public storage::DB {
                             storage::PinnedRow* row) override;
   // The engine's hint: the pending writes are in memory already.
   void Prefetch(std::span<const std::string_view> keys) override { base_->Prefetch(keys); }
-  void PrefetchNewKeys(const storage::ReadOptions& options,
-                       std::span<const std::string_view> keys) override {
-    base_->PrefetchNewKeys(options, keys);
-  }
   bool PrefetchPays() const override { return base_->PrefetchPays(); }
   storage::ReadStateHold HoldReadState() override { return base_->HoldReadState(); }
   std::unique_ptr<storage::Iterator> NewIterator(const storage::ReadOptions& options) override;

@@ -64,14 +64,6 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec, s
   }
   types::Keyspace& ks = context_->keyspace();
   plan.now_ms = ks.NowMs();
-  // The log row this write will add if it is logged: its key index slot, a cache miss among a
-  // full memtable's, is fetched while the plan reads and the write runs (only where such
-  // lookups miss the cache, as for the connection's hints).
-  if (ks.PrefetchPays()) {
-    const LogRowKey next_row(end_offset_ + 1);
-    const std::string_view next_row_key = next_row.view();
-    ks.db().PrefetchNewKeys(ks.ReadOptions(), {&next_row_key, 1});
-  }
   PlanForm(spec.write_form(args, first_arg, {plan.now_ms, ks}), plan.now_ms, &plan);
   return plan;
 }

@@ -75,7 +75,6 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   Status Get(const ReadOptions& options, std::string_view key, Row* row) override;
   Status GetPinned(const ReadOptions& options, std::string_view key, PinnedRow* row) override;
   void Prefetch(std::span<const std::string_view> keys) override;
-  void PrefetchNewKeys(const ReadOptions& options, std::span<const std::string_view> keys) override;
   bool PrefetchPays() const override { return prefetch_pays_.load(std::memory_order_relaxed); }
   ReadStateHold HoldReadState() override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
@@ -236,7 +235,7 @@ class DBImpl final : public DB, private DBIterTreeRecycler {
   // An empty memtable sized and indexed as the options say.
   std::shared_ptr<MemTable> NewMemTable() const {
     return std::make_shared<MemTable>(options_.memtable_size, options_.seek_prefix_length,
-                                      memtable_blocks_);
+                                      memtable_blocks_, options_.separate_file_prefixes);
   }
   void SyncLoop();
   // Enters the error state with `s` unless already in it (logs once). REQUIRES: mu_.

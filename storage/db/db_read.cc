@@ -215,17 +215,6 @@ void DBImpl::Prefetch(std::span<const std::string_view> keys) {
   read_state_.Load()->mem->Prefetch(keys);
 }
 
-void DBImpl::PrefetchNewKeys(const ReadOptions& options, std::span<const std::string_view> keys) {
-  // A held state stays valid while held, even once stale: a hint to a memtable frozen since is
-  // wasted, not wrong.
-  const ReadStateHold* held = options.held_state;
-  if (held != nullptr && held->owner == this) {
-    static_cast<const ReadState*>(held->state.get())->mem->PrefetchSlots(keys);
-    return;
-  }
-  read_state_.Load()->mem->PrefetchSlots(keys);
-}
-
 // The walk of Get, collecting instead of choosing. (Get keeps its own loop: the hot read path,
 // whose inlining a shared template with callbacks made measurably worse.)
 Status DBImpl::GetVersions(const ReadOptions& options, std::string_view key,

@@ -237,10 +237,12 @@ void MemTable::IndexArray::Place(uint64_t slot, uint32_t hash32) {
 // A distinct key costs at least ~100 bytes of arena, so one prefix bucket per 512 bytes keeps
 // chains short in a full memtable even when every key has its own prefix.
 MemTable::MemTable(size_t memtable_bytes, SeekPrefixLength prefix_length,
-                   std::shared_ptr<HugeBlockPool> blocks)
+                   std::shared_ptr<HugeBlockPool> blocks,
+                   std::vector<std::string> unindexed_prefixes)
     : arena_(std::move(blocks)),
       table_(KeyNodeComparator(), &arena_),
-      prefix_length_(prefix_length) {
+      prefix_length_(prefix_length),
+      unindexed_prefixes_(std::move(unindexed_prefixes)) {
   index_arrays_.push_back(std::make_unique<IndexArray>(kFirstIndexSlots, nullptr));
   index_bytes_.store(index_arrays_.back()->bytes(), std::memory_order_relaxed);
   index_.store(index_arrays_.back().get(), std::memory_order_release);
@@ -447,14 +449,16 @@ void MemTable::Add(uint64_t sequence, RowKind kind, std::string_view user_key,
 void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user_key,
                           std::string_view encoded_row, const RowMeta& meta, bool decodes) {
   Version* version = NewVersion((sequence << 8) | static_cast<uint8_t>(kind), encoded_row);
-  const uint64_t hash = HashKey(user_key);
+  const bool indexed = Indexed(user_key);
+  const uint64_t hash = indexed ? HashKey(user_key) : 0;
   const auto count_key = [&](int delta) {
     std::atomic<int32_t>& count = key_counts_[KeyCountSlot(user_key)];
     count.store(count.load(std::memory_order_relaxed) + delta,
                 std::memory_order_relaxed);  // one writer (Add's external synchronization)
   };
   const bool is_value = kind == RowKind::kValue;
-  if (const KeyNode* found = FindKeyNode(user_key, hash)) {
+  if (const KeyNode* found =
+          indexed ? FindKeyNode(user_key, hash) : table_.FindBeforeInsert(user_key)) {
     Chain& chain = const_cast<KeyNode*>(found)->chain();
     const Version* previous_newest = LinkVersion(&chain, version);
     TrackFlushShortcut(&chain, previous_newest, version,
@@ -474,7 +478,7 @@ void MemTable::AddVersion(uint64_t sequence, RowKind kind, std::string_view user
       chain.flush_least = Chain::OutOfOrder();  // no timestamp to keep the order by
     }
     InsertKeyNode(fresh, mem.height);
-    IndexKey(fresh, hash);
+    if (indexed) IndexKey(fresh, hash);
     count_key(is_value ? 1 : -1);
   }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
@@ -522,20 +526,10 @@ void MemTable::Prefetch(std::span<const std::string_view> user_keys) const {
   }
 }
 
-void MemTable::PrefetchSlots(std::span<const std::string_view> user_keys) const {
-  const IndexArray* array = index_.load(std::memory_order_acquire);
-  const IndexArray* from = array->from.load(std::memory_order_acquire);
-  for (std::string_view key : user_keys) {
-    const auto hash32 = static_cast<uint32_t>(HashKey(key) >> 32);
-    __builtin_prefetch(&array->slots[array->Home(hash32)]);
-    // While the index grows, a lookup that misses the new array probes the old one too.
-    if (from != nullptr) __builtin_prefetch(&from->slots[from->Home(hash32)]);
-  }
-}
-
 MemTable::VersionCursor MemTable::FindVersions(std::string_view user_key, uint64_t sequence) const {
   VersionCursor cursor;
-  const KeyNode* node = FindKeyNode(user_key, HashKey(user_key));
+  const KeyNode* node =
+      Indexed(user_key) ? FindKeyNode(user_key, HashKey(user_key)) : table_.Find(user_key);
   if (node == nullptr) return cursor;
   const uint64_t trailer = (sequence << 8) | 0xff;  // every kind at `sequence` is visible
   const Version* v = node->chain().newest.load(std::memory_order_acquire);

@@ -8,7 +8,11 @@
 // A hash index maps each user key to its KeyNode as well: point reads and writes to a key
 // already present find it in about one cache miss, without searching the skiplist, and a read of
 // a key the memtable never saw ends at an empty slot. Only new keys and ordered access
-// (iterators, flush) walk the skiplist. With a seek-prefix function
+// (iterators, flush) walk the skiplist. Keys under an unindexed prefix (the DB's
+// Options::separate_file_prefixes: the origin log's rows, written in ascending order and read by
+// iterators) stay out of the index, which then grows with the other keys alone: their lookups
+// search the skiplist, and a new one that follows the last key inserted (a log's next row) is
+// known new after two comparisons (SkipList::FindBeforeInsert). With a seek-prefix function
 // (Options::seek_prefix_length), a second hash index maps each prefix to its smallest key, so
 // an iterator seeking exactly to a prefix (one log's entries) starts there without a search,
 // and, from a prefix's second key, where its keys begin on each level of the skiplist
@@ -69,6 +73,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -105,8 +110,10 @@ class MemTable {
   // `memtable_bytes`: the size at which this memtable will be frozen; it sizes the prefix index
   // (one bucket per 512 bytes). The key index starts small and grows (above). The arena's huge
   // blocks come from and return to `blocks` when given (memtables of one DB share one pool).
+  // Keys starting with one of `unindexed_prefixes` stay out of the key index (above).
   explicit MemTable(size_t memtable_bytes = 64 << 20, SeekPrefixLength prefix_length = nullptr,
-                    std::shared_ptr<HugeBlockPool> blocks = nullptr);
+                    std::shared_ptr<HugeBlockPool> blocks = nullptr,
+                    std::vector<std::string> unindexed_prefixes = {});
   ~MemTable();
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
@@ -126,7 +133,8 @@ class MemTable {
   }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   bool empty() const { return num_entries() == 0; }
-  // The key index's current slot count (a power of two, at least twice the distinct keys).
+  // The key index's current slot count (a power of two, at least twice the distinct keys it
+  // holds: every key but those under an unindexed prefix).
   size_t index_slots() const;
   // Facts over every version added so far, for the engine's expiry and deletion decisions:
   // the least sequence (UINT64_MAX when empty), the least timestamp a version counts with in the
@@ -150,13 +158,9 @@ class MemTable {
   // here): brings what the lookups touch into the CPU cache — each key's index slot, then its
   // node, then its newest version — a stage for all the keys at a time, so that their cache
   // misses overlap instead of following one another. Reads nothing that it returns and changes
-  // nothing; keys absent here cost their hash and slot. Safe concurrently with Add.
-  void Prefetch(std::span<const std::string_view> user_keys) const;
-  // For keys about to be added that the memtable most likely does not hold yet (a log's next
-  // row): brings only their key index slots into the CPU cache, and returns without waiting for
-  // them, so the Add's lookup and insert that follow find the slot there. Changes nothing; safe
+  // nothing; keys absent here cost their hash and slot, and so do unindexed ones. Safe
   // concurrently with Add.
-  void PrefetchSlots(std::span<const std::string_view> user_keys) const;
+  void Prefetch(std::span<const std::string_view> user_keys) const;
 
   // An iterator over every version; it shares ownership of `mem`.
   static std::unique_ptr<InternalIterator> NewIterator(std::shared_ptr<const MemTable> mem);
@@ -196,7 +200,17 @@ class MemTable {
   struct PrefixNode;
   struct IndexArray;
 
-  // The KeyNode of `user_key` (whose hash is `hash`), or nullptr.
+  // Whether `user_key` is in the key index: it starts with none of the unindexed prefixes. Asked
+  // twice per write (the lookup and the insert): the first byte settles most keys.
+  bool Indexed(std::string_view user_key) const {
+    for (const std::string& prefix : unindexed_prefixes_) {  // none empty (Options)
+      if (!user_key.empty() && user_key[0] == prefix[0] && user_key.starts_with(prefix)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // The KeyNode of `user_key`, an indexed key whose hash is `hash`, or nullptr.
   const KeyNode* FindKeyNode(std::string_view user_key, uint64_t hash) const;
   // Puts `node` (a key not in the index, whose hash is `hash`) in the key index, first starting
   // a growth when the key would fill more than half of the array, then takes the growth in
@@ -226,6 +240,7 @@ class MemTable {
   size_t migrated_ = 0;  // slots of the current array's `from` copied so far, Add only
   std::atomic<size_t> index_bytes_{0};  // every array's slots
   SeekPrefixLength prefix_length_;
+  const std::vector<std::string> unindexed_prefixes_;
   size_t num_prefix_buckets_ = 0;
   std::unique_ptr<std::atomic<PrefixNode*>[]> prefix_buckets_;  // only with prefix_length_
   std::atomic<uint64_t> num_entries_{0};

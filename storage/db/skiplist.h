@@ -113,6 +113,27 @@ class SkipList {
     range->top = std::max(range->top, height - 1);
   }
 
+  // The entry equal to `key`, or nullptr: a search from the top. Safe concurrently with one
+  // Insert, as iterators are.
+  template <class Probe>
+  const Entry* Find(const Probe& key) const {
+    const Entry* x = FindGreaterOrEqual(key, nullptr);
+    return x != nullptr && compare_(x, key) == 0 ? x : nullptr;
+  }
+
+  // Find, for the writer about to insert: a key that goes right after the last entry inserted
+  // or the one before it (ascending keys, such as a log's next row, maybe interleaved with
+  // others) is known absent after two comparisons, without a search. REQUIRES: external
+  // synchronization, as Insert.
+  template <class Probe>
+  const Entry* FindBeforeInsert(const Probe& key) const {
+    if (GoesRightAfter(splices_[last_].before[0], key) ||
+        GoesRightAfter(splices_[1 - last_].before[0], key)) {
+      return nullptr;
+    }
+    return Find(key);
+  }
+
   // Whether every level holds its nodes in ascending order: the list's invariant, which a search
   // alone would not show broken (it only moves on to a node less than its key, so a level out of
   // order slows it without misleading it). For tests; no Insert may run concurrently.
@@ -242,6 +263,15 @@ class SkipList {
       }
     }
     return true;
+  }
+
+  // Whether `key` lies between `node` (head_: before every entry) and its successor on level 0,
+  // so that no entry equals it.
+  template <class Probe>
+  bool GoesRightAfter(const Entry* node, const Probe& key) const {
+    if (node != head_ && compare_(node, key) >= 0) return false;
+    const Entry* next = Next(node, 0).load(std::memory_order_relaxed);
+    return next == nullptr || compare_(next, key) > 0;
   }
 
   // Whether `entry` goes right after the entry `splice` records (greater than it, less than its

@@ -2,7 +2,8 @@
 // shortcut after the last insert), descending, random, runs of ascending keys started at random
 // places, or ascending keys each after another one (the shortcut after the insert before the
 // last) — the list holds them in order, and Seek finds each one and each gap, whether
-// they go in by a search from the top or from where their range of keys begins.
+// they go in by a search from the top or from where their range of keys begins; Find and the
+// writer's FindBeforeInsert find each entry and no gap, before and after each insert.
 #include "storage/db/skiplist.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +51,12 @@ void ExpectHolds(const List& list, const std::set<uint64_t>& want) {
   ASSERT_EQ(held, std::vector<uint64_t>(want.begin(), want.end()));
   for (uint64_t v : want) {
     for (uint64_t probe : {v, v + 1}) {
+      const Key* found = list.Find(probe);
+      ASSERT_EQ(found != nullptr, want.contains(probe)) << probe;
+      if (found != nullptr) {
+        ASSERT_EQ(found->value, probe);
+      }
+      ASSERT_EQ(list.FindBeforeInsert(probe), found) << probe;
       it.Seek(probe);
       auto expected = want.lower_bound(probe);
       ASSERT_EQ(it.Valid(), expected != want.end()) << probe;
@@ -115,9 +122,18 @@ void ExpectHoldsInEveryOrder(size_t count, MakeAdd make_add) {
       std::set<uint64_t> want;
       ExpectHolds(list, want);
       size_t added = 0;
+      uint64_t previous = 0;
       for (uint64_t v : Order(how, count, seed)) {
+        // A new key is not found, by the writer's shortcut or a search; the one before it is.
+        ASSERT_EQ(list.FindBeforeInsert(v), nullptr) << v;
+        ASSERT_EQ(list.FindBeforeInsert(v + 1), nullptr) << v + 1;
+        if (!want.empty()) {
+          ASSERT_NE(list.FindBeforeInsert(previous), nullptr) << previous;
+        }
         add(&list, v);
         want.insert(v);
+        previous = v;
+        ASSERT_NE(list.FindBeforeInsert(v), nullptr) << v;
         if (++added % 500 == 0) ExpectHolds(list, want);
       }
       ExpectHolds(list, want);
