@@ -493,6 +493,7 @@ void ActiveActive::Cron(int64_t now_ms) {
     MaybeLogCollect();
   }
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
+  FlushToSubscribers();  // before their output is judged and the tick follows the deltas
   std::erase_if(subscribers_, [this](const Subscriber& s) {
     Client* client = context_->clients().Find(s.client_id);
     if (client == nullptr) return true;

@@ -700,7 +700,14 @@ class ActiveActive {
   // Plans a client's write from its row's write form (server/core/write_form.h): refused,
   // validated, answered +OK (a string version that loses) or run and logged.
   void PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan);
-  void Push(std::string_view wire);
+  // A delta this node logged, for every subscriber: its wire form joins the bytes they have not
+  // been given, which go to each of them once per turn of the event loop (FlushToSubscribers,
+  // posted once however many deltas the turn logs), as a master's stream goes to its replicas.
+  void QueueForSubscribers(std::string_view wire);
+  // Gives every subscriber the queued bytes. Runs before anything else reaches a subscriber or
+  // changes who subscribes (ticks, a new stream, an incarnation's end of streams), so each
+  // stream stays in offset order and a new one gets no delta twice.
+  void FlushToSubscribers();
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;
   // True when a peer's view of this node's log (it applied up to `from` - 1, that delta's digest
@@ -758,6 +765,8 @@ class ActiveActive {
   mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
   std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;
+  std::string unsent_;  // deltas' wire forms queued for subscribers_ (QueueForSubscribers)
+  bool flush_posted_ = false;
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
   uint64_t collect_barriers_ = 0;  // streams stopped at a collect not observed (ApplyDeltas)

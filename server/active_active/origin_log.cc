@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/asio/post.hpp>
 #include <charconv>
 #include <cstring>
 #include <functional>
@@ -583,6 +584,7 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   value_rows_put_back_count_ = 0;
   first_digests_.clear();
   // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
+  unsent_.clear();
   for (const Subscriber& subscriber : subscribers_) {
     if (Client* client = context_->clients().Find(subscriber.client_id)) client->RequestClose();
   }
@@ -621,6 +623,7 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
                                    from - 1, end_offset_));
     return reply.Error(OriginLogBehindStreamed(from - 1, node_id_));
   }
+  FlushToSubscribers();  // the deltas logged so far go to the streams already attached
   std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
   std::erase_if(snapshots_, [&](const auto& sender) { return sender->client_id() == client.id(); });
   if (const std::optional<size_t> index = LogIndex(from)) {
@@ -650,6 +653,8 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
 
 void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
                               std::string_view peer_id, size_t index) {
+  // log_ holds the queued deltas: they go to the other streams now, and to this one from log_.
+  FlushToSubscribers();
   const uint64_t from = index < log_.size() ? log_[index].offset : end_offset_ + 1;
   const size_t pending_before = client.PendingOutput();
   std::string bytes;
@@ -690,10 +695,24 @@ void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
   StreamFrom(*client, nullptr, sender->peer_id(), *index);
 }
 
-void ActiveActive::Push(std::string_view wire) {
+void ActiveActive::QueueForSubscribers(std::string_view wire) {
+  if (subscribers_.empty()) return;
+  unsent_.append(wire);
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  boost::asio::post(io_, [this] {
+    flush_posted_ = false;
+    FlushToSubscribers();
+  });
+}
+
+void ActiveActive::FlushToSubscribers() {
+  if (unsent_.empty()) return;
   for (const Subscriber& subscriber : subscribers_) {
-    if (Client* client = context_->clients().Find(subscriber.client_id)) client->Push(wire);
+    if (Client* client = context_->clients().Find(subscriber.client_id)) client->Push(unsent_);
   }
+  unsent_.clear();
+  if (unsent_.capacity() > (1 << 20)) std::string().swap(unsent_);  // after a burst
 }
 
 }  // namespace ebb::server
