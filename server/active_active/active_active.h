@@ -739,6 +739,10 @@ class ActiveActive {
   // (copied into log_; the log's load and its reduction of expired values encode there too).
   std::string row_scratch_;
   std::string wire_scratch_;
+  // The last logged write's arguments and the views of its plan: the next write's room, so a
+  // write of the same shape allocates neither.
+  std::vector<std::string> spare_args_;
+  std::vector<std::string_view> spare_views_;
   std::vector<std::string_view> hinted_keys_;  // HintDeltaKeys's, kept between batches
   // This node's id as the raw origin of its dots (node_id_ decoded), and the observed-remove rows
   // of the key a string write was planned on (PlanOrWrite to RunOrString).

@@ -55,6 +55,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec, s
                                                       const Client& client) {
   LocalWrite plan;
   if (!enabled_) return plan;
+  plan.views = std::move(spare_views_);  // the room of the last logged write's
   plan.db = client.db_index();
   if (spec.write_form == nullptr) {
     if ((spec.flags & kCmdWrite) || RefusedWithoutWriteFlag(spec.full_name)) {
@@ -64,7 +65,7 @@ ActiveActive::LocalWrite ActiveActive::PlanLocalWrite(const CommandSpec& spec, s
   }
   types::Keyspace& ks = context_->keyspace();
   plan.now_ms = ks.NowMs();
-  PlanForm(spec.write_form(args, first_arg, {plan.now_ms, ks}), plan.now_ms, &plan);
+  PlanForm(spec.write_form(args, first_arg, {plan.now_ms, ks, &spare_args_}), plan.now_ms, &plan);
   return plan;
 }
 
@@ -216,6 +217,7 @@ void ActiveActive::AnswerStringVersion(int db, const StringDelta& version, int64
 
 storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded, bool* dropped) {
   types::Keyspace& ks = context_->keyspace();
+  spare_views_ = std::move(plan.views);  // the next plan's room
   if (!succeeded) {
     whole_key_->DiscardBatch();
     return storage::Status::OK();
@@ -271,6 +273,7 @@ storage::Status ActiveActive::LogOwnDelta(PeerDelta delta, const StringDelta* st
   const uint64_t capacity = LogCapacity();
   if (log_.size() > capacity) DropLogFront(log_.size() - capacity);
   NoteExpiringDelta(delta, /*loading=*/false, string_delta);
+  spare_args_ = std::move(delta.args);  // the next form's room
   return storage::Status::OK();
 }
 

@@ -188,7 +188,7 @@ WriteForm FormPut(const PutOptions& o, const WriteFormInput& in) {
   if (PutExpireAt(o, ts, in.now_ms, in.keyspace, &expire_at) != ExpireAtOutcome::kOk) {
     return WriteForm::Invalid();
   }
-  return StringPutForm(o.key, o.value, ts, expire_at, o.ts);
+  return StringPutForm(o.key, o.value, ts, expire_at, o.ts, in.spare_args);
 }
 
 // ---- DELETE

@@ -128,13 +128,13 @@ WriteForm FormSet(const SetOptions& o, const WriteFormInput& in) {
   if (o.keep_ttl) return WriteForm::Refused(ConditionalSetError("keepttl"));
   if (!o.expire) {
     return StringPutForm(o.key, o.value, in.now_ms, in.keyspace.PolicyExpireAt(o.key, in.now_ms),
-                         std::nullopt);
+                         std::nullopt, in.spare_args);
   }
   int64_t expire_at = 0;
   if (ResolveExpireAt(*o.expire, in.now_ms, &expire_at) != ExpireAtOutcome::kOk) {
     return WriteForm::Invalid();
   }
-  return StringPutForm(o.key, o.value, in.now_ms, expire_at, std::nullopt);
+  return StringPutForm(o.key, o.value, in.now_ms, expire_at, std::nullopt, in.spare_args);
 }
 
 // SETNX key value -> 1 if set, 0 if the key existed. GETSET key value -> the old value.

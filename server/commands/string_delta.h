@@ -5,6 +5,7 @@
 // Thread-safety: a pure function.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,26 +16,37 @@
 
 namespace ebb::server {
 
+// `*out` = the decimal digits of `n`, in the buffer it has.
+inline void AssignDecimal(std::string* out, int64_t n) {
+  char digits[20];
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  out->assign(digits, end);
+}
+
 // The form of a string version at `ts`; a version whose expiry is not after the epoch is one the
-// mode has no form for (its handler decides). `client_ts`: the TS the client named, if any.
+// mode has no form for (its handler decides). `client_ts`: the TS the client named, if any;
+// `spare_args` (WriteFormInput's) the room to build it in, or null.
 inline WriteForm StringPutForm(std::string_view key, std::string_view value, int64_t ts,
-                               std::optional<int64_t> expire_at, std::optional<int64_t> client_ts) {
+                               std::optional<int64_t> expire_at, std::optional<int64_t> client_ts,
+                               std::vector<std::string>* spare_args) {
   if (expire_at && *expire_at <= 0) return WriteForm::Invalid();
-  // Built in place in room for all of it and the two arguments an origin under the
-  // observed-remove rule appends (its context): no copies of a long key or value, one block for
-  // the list (a write in the mode makes one per request).
+  // Built in the spare room's strings (a write in the mode makes one form per request), with
+  // room for the two arguments an origin under the observed-remove rule appends (its context).
   std::vector<std::string> args;
-  args.reserve(expire_at ? 9 : 8);
-  args.emplace_back("put");
-  args.emplace_back(key);
-  args.emplace_back(value);
-  args.emplace_back("TS");
-  args.emplace_back(std::to_string(ts));
+  if (spare_args != nullptr) args = std::move(*spare_args);
+  const size_t count = expire_at ? 7 : 6;
+  args.reserve(count + 2);
+  args.resize(count);
+  args[0].assign("put");
+  args[1].assign(key);
+  args[2].assign(value);
+  args[3].assign("TS");
+  AssignDecimal(&args[4], ts);
   if (expire_at) {
-    args.emplace_back("PXAT");
-    args.emplace_back(std::to_string(*expire_at));
+    args[5].assign("PXAT");
+    AssignDecimal(&args[6], *expire_at);
   } else {
-    args.emplace_back("NOTTL");
+    args[5].assign("NOTTL");
   }
   WriteForm form = WriteForm::Delta(std::move(args), client_ts);
   form.string_put = WriteForm::StringPut{ts, expire_at};

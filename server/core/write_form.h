@@ -105,6 +105,10 @@ inline std::optional<int64_t> ClientTsOf(uint64_t ts) {
 struct WriteFormInput {
   int64_t now_ms = 0;
   const types::Keyspace& keyspace;
+  // Room a form may build its `args` in, or null: the arguments of a delta the mode logged
+  // before, whose strings keep their buffers, so a form of the same shape allocates nothing (a
+  // string version's: StringPutForm). A form that takes it moves from it.
+  std::vector<std::string>* spare_args = nullptr;
 };
 
 // A row's write form: `args` is the request (args[0] the name), `first_arg` the index of its

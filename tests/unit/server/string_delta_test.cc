@@ -69,16 +69,22 @@ bool Malformed(const Args& args) {
 const std::string kHex = types::DigestHex(types::StringDigest("v"));
 
 // The origin reads a row's string version from the numbers its form carries (StringPutDelta):
-// the same delta as a parse of the form, for each shape a row makes.
+// the same delta as a parse of the form, for each shape a row makes, whether built anew or in
+// the room of the last one's arguments (the context an origin appended to them included).
 TEST(StringDeltaTest, ARowsStringVersionReadsAsItsFormParses) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<std::string> spare;
   for (const auto& [ts, expire_at] :
        std::vector<std::pair<int64_t, std::optional<int64_t>>>{{1700000000000, std::nullopt},
                                                                {1700000000000, 1700000010000},
                                                                {-5, 1},
                                                                {0, kMax},
                                                                {kMax, std::nullopt}}) {
-    const WriteForm form = StringPutForm("key:1", "a value", ts, expire_at, std::nullopt);
+    WriteForm form = StringPutForm("key:1", "a value", ts, expire_at, std::nullopt, nullptr);
+    WriteForm in_spare = StringPutForm("key:1", "a value", ts, expire_at, std::nullopt, &spare);
+    EXPECT_EQ(in_spare.args, form.args);
+    spare = std::move(in_spare.args);
+    spare.insert(spare.end(), {"CTX", std::string(40, 'c')});
     ASSERT_TRUE(form.string_put.has_value());
     const StringDelta carried =
         StringPutDelta(form.args, form.string_put->ts, form.string_put->expire_at);
@@ -96,7 +102,7 @@ TEST(StringDeltaTest, ARowsStringVersionReadsAsItsFormParses) {
     EXPECT_EQ(carried.nottl, parsed.nottl) << ts;
     EXPECT_EQ(carried.context, parsed.context);
   }
-  EXPECT_EQ(StringPutForm("k", "v", 1, 0, std::nullopt).kind, WriteForm::Kind::kInvalid);
+  EXPECT_EQ(StringPutForm("k", "v", 1, 0, std::nullopt, nullptr).kind, WriteForm::Kind::kInvalid);
 }
 
 TEST(StringDeltaTest, EachShapeParsesAndIsWrittenBackAsItCame) {
