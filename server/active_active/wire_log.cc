@@ -13,7 +13,7 @@ char* WireLog::Reserve(size_t n, uint64_t offset) {
       spare_ = Block();
     } else {
       block.capacity = std::max(n, kBlockBytes);
-      block.bytes = std::make_unique<char[]>(block.capacity);
+      block.bytes = std::make_unique_for_overwrite<char[]>(block.capacity);  // not zeroed
     }
     block.used = 0;
     block.last_offset = 0;
