@@ -83,6 +83,7 @@
 #include "server/active_active/whole_key.h"
 #include "server/active_active/wire_log.h"
 #include "server/core/result.h"
+#include "server/core/turn_end_task.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/write_planner.h"
 #include "storage/status.h"
@@ -702,7 +703,7 @@ class ActiveActive {
   void PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan);
   // A delta this node logged, for every subscriber: its wire form joins the bytes they have not
   // been given, which go to each of them once per turn of the event loop (FlushToSubscribers,
-  // posted once however many deltas the turn logs), as a master's stream goes to its replicas.
+  // a TurnEndTask), as a master's stream goes to its replicas.
   void QueueForSubscribers(std::string_view wire);
   // Gives every subscriber the queued bytes. Runs before anything else reaches a subscriber or
   // changes who subscribes (ticks, a new stream, an incarnation's end of streams), so each
@@ -770,7 +771,7 @@ class ActiveActive {
   std::vector<std::string> sync_settings_;  // see SyncSettings()
   std::vector<Subscriber> subscribers_;
   std::string unsent_;  // deltas' wire forms queued for subscribers_ (QueueForSubscribers)
-  bool flush_posted_ = false;
+  TurnEndTask unsent_flush_{io_, [this] { FlushToSubscribers(); }};
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
   uint64_t collect_barriers_ = 0;  // streams stopped at a collect not observed (ApplyDeltas)

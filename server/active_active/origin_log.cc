@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <boost/asio/post.hpp>
 #include <charconv>
 #include <cstring>
 #include <functional>
@@ -698,12 +697,7 @@ void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
 void ActiveActive::QueueForSubscribers(std::string_view wire) {
   if (subscribers_.empty()) return;
   unsent_.append(wire);
-  if (flush_posted_) return;
-  flush_posted_ = true;
-  boost::asio::post(io_, [this] {
-    flush_posted_ = false;
-    FlushToSubscribers();
-  });
+  unsent_flush_.Schedule();
 }
 
 void ActiveActive::FlushToSubscribers() {

@@ -65,7 +65,7 @@ void ReplicationMaster::StreamRecord(const storage::ReplicationRecord& record) {
   const size_t at = out.size();
   storage::AppendReplicationRecord(&out, record);
   backlog_->Append(std::string_view(out).substr(at));
-  if (!replicas_.empty()) SchedulePendingFlush();
+  if (!replicas_.empty()) pending_flush_.Schedule();
 }
 
 void ReplicationMaster::RequestAck() {
@@ -134,16 +134,7 @@ void ReplicationMaster::Stream(std::string_view bytes) {
   backlog_->Append(bytes);
   if (replicas_.empty()) return;
   pending_.append(bytes);
-  SchedulePendingFlush();
-}
-
-void ReplicationMaster::SchedulePendingFlush() {
-  if (flush_posted_) return;
-  flush_posted_ = true;
-  boost::asio::post(io_, [this] {
-    flush_posted_ = false;
-    FlushPending();
-  });
+  pending_flush_.Schedule();
 }
 
 void ReplicationMaster::FlushPending() {

@@ -48,6 +48,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/core/turn_end_task.h"
 #include "server/replication/backlog.h"
 #include "server/replication/replication_id.h"
 #include "storage/replication_record.h"
@@ -185,8 +186,6 @@ class ReplicationMaster {
   void Stream(std::string_view bytes);
   // Stream() for one record, encoded straight into the pending bytes.
   void StreamRecord(const storage::ReplicationRecord& record);
-  // Posts FlushPending for the end of this turn of the event loop (once however many ask).
-  void SchedulePendingFlush();
   // Sends the pending bytes to every replica (held for those still waiting for their
   // snapshot), then forgets them.
   void FlushPending();
@@ -211,7 +210,7 @@ class ReplicationMaster {
   std::vector<Replica> replicas_;
   std::string record_;   // the encoding buffer while no replica is attached
   std::string pending_;  // stream bytes the replicas have not been given yet (FlushPending)
-  bool flush_posted_ = false;
+  TurnEndTask pending_flush_{io_, [this] { FlushPending(); }};  // at the end of a writing turn
   uint64_t snapshots_started_ = 0;
   std::function<void()> ack_listener_;
   std::unordered_map<uint64_t, int> listening_ports_;  // REPLCONF listening-port, by client id
