@@ -304,6 +304,12 @@ class ActiveActive {
   // one is due (MaybeLogCollect), and at once for DEBUG PEER-COLLECT, a test's stand-in for the
   // mesh's stable vector, which promises that every node has applied every delta `stable` names.
   storage::Status LogCollect(const types::OrContext& stable);
+  // Gives every subscriber the deltas queued for it (QueueForSubscribers): at the end of each
+  // turn of the io loop, and before anything else reaches a subscriber or changes who subscribes
+  // (ticks, a new stream, an incarnation's end of streams), so each stream stays in offset order
+  // and a new one gets no delta twice. A host that runs no io loop (the tests' CommandRunner)
+  // calls it after each request, its turn.
+  void FlushToSubscribers();
 
  private:
   using Subscriber = ActiveActiveSubscriber;
@@ -705,10 +711,6 @@ class ActiveActive {
   // been given, which go to each of them once per turn of the event loop (FlushToSubscribers,
   // a TurnEndTask), as a master's stream goes to its replicas.
   void QueueForSubscribers(std::string_view wire);
-  // Gives every subscriber the queued bytes. Runs before anything else reaches a subscriber or
-  // changes who subscribes (ticks, a new stream, an incarnation's end of streams), so each
-  // stream stays in offset order and a new one gets no delta twice.
-  void FlushToSubscribers();
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;
   // True when a peer's view of this node's log (it applied up to `from` - 1, that delta's digest

@@ -622,9 +622,9 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
                                    from - 1, end_offset_));
     return reply.Error(OriginLogBehindStreamed(from - 1, node_id_));
   }
-  FlushToSubscribers();  // the deltas logged so far go to the streams already attached
   std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
   std::erase_if(snapshots_, [&](const auto& sender) { return sender->client_id() == client.id(); });
+  FlushToSubscribers();  // the deltas logged so far go to the other streams
   if (const std::optional<size_t> index = LogIndex(from)) {
     return StreamFrom(client, &reply, peer_id, *index);
   }

@@ -211,6 +211,9 @@ std::string CommandRunner::RawAs(size_t client, std::span<const std::string_view
   }
   c.OnCommandDone();
   state_->running = nullptr;
+  // The end of this request's turn, which no io loop marks here: the deltas it logged go to
+  // the streams.
+  if (state_->active_active) state_->active_active->FlushToSubscribers();
   return out;
 }
 

@@ -66,8 +66,9 @@ class CommandRunner {
   // context), from now on and across Reopen, and enters the mode if the data is not in it yet:
   // PEER ADD of a port nothing listens on, then PEER REMOVE, so no link stays and nothing
   // connects. Deltas of other nodes come in by DEBUG PEER-APPLY; this node's own stream goes
-  // to any client that sends PEER SYNC, pushed as each delta commits (TakePushed). Nothing
-  // runs the io loop: ticks, snapshots and links are left out.
+  // to any client that sends PEER SYNC, pushed at the end of the request that logged it, each
+  // request being a turn of the io loop (TakePushed). Nothing runs the io loop: ticks, snapshots
+  // and links are left out.
   void HostActiveActive();
 
   // More clients of the same server (WATCH from one, writes from another; Pub/Sub). Client 0 is
