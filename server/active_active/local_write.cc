@@ -217,7 +217,8 @@ void ActiveActive::AnswerStringVersion(int db, const StringDelta& version, int64
 
 storage::Status ActiveActive::FinishLocalWrite(LocalWrite&& plan, bool succeeded, bool* dropped) {
   types::Keyspace& ks = context_->keyspace();
-  spare_views_ = std::move(plan.views);  // the next plan's room
+  spare_views_ = std::move(plan.views);  // the next plan's room, holding no view of this one
+  spare_views_.clear();
   if (!succeeded) {
     whole_key_->DiscardBatch();
     return storage::Status::OK();
