@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/active_active/active_active.h"
+#include "server/active_active/mode_rows.h"
 #include "server/replication/master.h"
 #include "server/services/server_context.h"
 #include "storage/disk_read_latency.h"
@@ -44,7 +45,7 @@ storage::Options EngineOptions(const Config& config, std::shared_ptr<storage::Cl
   options.disk_read_latency = std::make_shared<storage::DiskReadLatency>();
   // The origin log's rows are written in offset order and leave the oldest first: in files of
   // their own they move down unread and leave whole (docs/active-active.md, "The origin log").
-  options.separate_file_prefixes = {types::Keyspace::SystemRowKey(ActiveActive::kLogRowPrefix)};
+  options.separate_file_prefixes = {types::Keyspace::SystemRowKey(kLogRowPrefix)};
   return options;
 }
 

@@ -29,20 +29,14 @@
 #include "types/tlog.h"
 
 namespace ebb::server {
-namespace {
-
-// The unsent bytes below which a subscriber still gets ticks (so at most this much of its
-// pending output is ticks).
-constexpr size_t kTickSlack = 64 * 1024;
-
-}  // namespace
+namespace {}  // namespace
 
 std::string ActiveActive::AppliedRowName(std::string_view origin) {
   return std::string(kAppliedRowPrefix) + std::string(origin);
 }
 
 ActiveActive::ActiveActive(ServerContext* context, boost::asio::io_context& io)
-    : context_(context), io_(io), dispatcher_(context) {}
+    : context_(context), io_(io), streams_(context->clients(), io), dispatcher_(context) {}
 
 ActiveActive::~ActiveActive() { Stop(); }
 
@@ -493,37 +487,13 @@ void ActiveActive::Cron(int64_t now_ms) {
     MaybeLogCollect();
   }
   std::erase_if(snapshots_, [](const auto& sender) { return sender->finished(); });
-  FlushToSubscribers();  // before their output is judged and the tick follows the deltas
-  std::erase_if(subscribers_, [this](const Subscriber& s) {
-    Client* client = context_->clients().Find(s.client_id);
-    if (client == nullptr) return true;
-    // Its unsent output past what waited when the stream began (a snapshot's tail) is deltas
-    // and at most kTickSlack bytes of ticks: more than the log holds besides means its oldest
-    // unsent delta has left the log — the bounded backlog is spent. (Counting the snapshot's
-    // tail would close a slow receiver's stream before the snapshot's end reached it, and the
-    // next snapshot the same way.)
-    const size_t pending = client->PendingOutput();
-    const bool past_log = pending > s.pending_before + log_.bytes() + kTickSlack;
-    if (past_log || pending > context_->config().peer_output_limit) {
-      spdlog::warn(
-          "Peer {} ({}) reads too slowly: {} bytes wait for it, more than {}: closing its "
-          "stream (it resumes from its offset, with a snapshot if that left the log)",
-          client->addr(), s.peer_id, pending,
-          past_log ? "this node's log (peer-backlog-size) holds" : "peer-output-limit");
-      client->RequestCloseDiscardingOutput();
-      return true;
-    }
-    return false;
-  });
-  if (subscribers_.empty() && snapshots_.empty()) return;
+  streams_.Flush();  // before their output is judged and the tick follows the deltas
+  streams_.DropSlowReaders(log_.bytes(), context_->config().peer_output_limit);
+  if (streams_.empty() && snapshots_.empty()) return;
   std::string tick;
   AppendVectorTickResp(&tick, context_->keyspace().NowMs(), end_offset_, end_bytes_,
                        ReportedVector(), retired_ids_);
-  // Not to a peer that has kTickSlack bytes waiting: it is being sent deltas.
-  for (const Subscriber& subscriber : subscribers_) {
-    Client* client = context_->clients().Find(subscriber.client_id);
-    if (client != nullptr && client->PendingOutput() < kTickSlack) client->Push(tick);
-  }
+  streams_.PushTick(tick);
   // A snapshot's receiver hears the ticks too (its link times out after 3 s of silence).
   for (const auto& sender : snapshots_) {
     if (Client* client = context_->clients().Find(sender->client_id())) client->Push(tick);
@@ -539,7 +509,7 @@ void ActiveActive::AppendInfo(std::string* out) const {
   *out += "node_id:" + node_id_ + "\r\n";
   *out += "origin_offset:" + std::to_string(end_offset_) + "\r\n";
   *out += "origin_log_first:" + std::to_string(LogFirst()) + "\r\n";
-  *out += "subscribed_peers:" + std::to_string(subscribers_.size()) + "\r\n";
+  *out += "subscribed_peers:" + std::to_string(streams_.size()) + "\r\n";
   *out += "skewed_writes:" + std::to_string(skewed_writes_) + "\r\n";
   *out += "snapshots_sent:" + std::to_string(snapshots_sent_) + "\r\n";
   *out += "malformed_deltas:" + std::to_string(malformed_deltas_) + "\r\n";

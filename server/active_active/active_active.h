@@ -32,15 +32,15 @@
 //
 // What it owns: the mode's rows and this node's id, the origin log (the aa-log rows, mirrored in
 // memory), the applied vector (the aa-applied rows), the whole-key markers (whole_key.h), the
-// subscribed peers' streams, the snapshots being sent, and a link per peer (PeerLink, each with
-// its thread). Invariants: a delta logged here is in the engine write of the data it changes; the
-// log is one gap-free run of offsets ending at end_offset(), at most peer-backlog-size long in
-// memory, and on disk the same run with the rows TrimLogRows has yet to delete before it (at most
-// about as many again); an entry of the applied vector changes only in the engine write of
-// the deltas or snapshot it counts, and only forward (a new incarnation forgets the vector).
-// Where: active_active.cc (the mode, the peers, INFO), local_write.cc (the origin side),
-// apply_deltas.cc (the applying side; its working types: apply_state.h), origin_log.cc (the log and
-// the stream of it; its working types: origin_log_state.h), whole_key_ops.cc (the whole-key
+// subscribed peers' streams (peer_streams.h), the snapshots being sent, and a link per peer
+// (PeerLink, each with its thread). Invariants: a delta logged here is in the engine write of the
+// data it changes; the log is one gap-free run of offsets ending at end_offset(), at most
+// peer-backlog-size long in memory, and on disk the same run with the rows TrimLogRows has yet to
+// delete before it (at most about as many again); an entry of the applied vector changes only in
+// the engine write of the deltas or snapshot it counts, and only forward (a new incarnation forgets
+// the vector). Where: active_active.cc (the mode, the peers, INFO), local_write.cc (the origin
+// side), apply_deltas.cc (the applying side; its working types: apply_state.h), origin_log.cc (the
+// log and the stream of it; its working types: origin_log_state.h), whole_key_ops.cc (the whole-key
 // writes, both sides).
 //
 // Thread-safety: every method on the io thread, except applied_offset (any thread: the links
@@ -73,9 +73,11 @@
 #include "server/active_active/local_write.h"
 #include "server/active_active/marker_piece.h"
 #include "server/active_active/merge_gate.h"
+#include "server/active_active/mode_rows.h"
 #include "server/active_active/origin_log_state.h"
 #include "server/active_active/peer_commands.h"
 #include "server/active_active/peer_delta.h"
+#include "server/active_active/peer_streams.h"
 #include "server/active_active/series_range.h"
 #include "server/active_active/series_rules_state.h"
 #include "server/active_active/series_state.h"
@@ -83,7 +85,6 @@
 #include "server/active_active/whole_key.h"
 #include "server/active_active/wire_log.h"
 #include "server/core/result.h"
-#include "server/core/turn_end_task.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/write_planner.h"
 #include "storage/status.h"
@@ -104,26 +105,6 @@ struct CommandSpec;
 
 class ActiveActive {
  public:
-  static constexpr std::string_view kNodeIdRow = "aa-node-id";
-  static constexpr std::string_view kModeRow = "aa-mode";
-  static constexpr std::string_view kLogRowPrefix = "aa-log:";
-  static constexpr std::string_view kAppliedRowPrefix = "aa-applied:";
-  // aa-known:<origin id> = <offset>: how far this node has observed that origin's deltas beyond
-  // its applied vector — the vector of a snapshot it joined, or its applied vector when a new
-  // incarnation forgot it (docs/active-active.md, "Collection of observed-remove deletes").
-  static constexpr std::string_view kKnownRowPrefix = "aa-known:";
-  // Written when a node with data enters the mode (kEntryContentOffset) or takes a new
-  // incarnation (its end offset then, kEntryContentOffset if that was 0): the origin offset that
-  // stands for content no delta row carries, so peers receive it as a snapshot.
-  static constexpr std::string_view kEntryContentRow = "aa-entry-content";
-  static constexpr uint64_t kEntryContentOffset = 1;
-  // Written when the node took a new incarnation (TakeNewIncarnation): from then on a peer with
-  // no entry in its applied vector is asked for a snapshot (PEER SYNC from offset 0), so every
-  // peer sends back what this node lost.
-  static constexpr std::string_view kResyncRow = "aa-resync";
-  // The ids this node gave up, each when it took a new incarnation: space-separated, oldest
-  // first, the newest kMaxVectorOrigins (stable_vector.h, "retires"). Its ticks list them.
-  static constexpr std::string_view kRetiredRow = "aa-retired";
   // The least time between two `collect` deltas of this node (MaybeLogCollect).
   static constexpr int64_t kCollectIntervalMs = 1000;
 
@@ -304,15 +285,12 @@ class ActiveActive {
   // one is due (MaybeLogCollect), and at once for DEBUG PEER-COLLECT, a test's stand-in for the
   // mesh's stable vector, which promises that every node has applied every delta `stable` names.
   storage::Status LogCollect(const types::OrContext& stable);
-  // Gives every subscriber the deltas queued for it (QueueForSubscribers): at the end of each
-  // turn of the io loop, and before anything else reaches a subscriber or changes who subscribes
-  // (ticks, a new stream, an incarnation's end of streams), so each stream stays in offset order
-  // and a new one gets no delta twice. A host that runs no io loop (the tests' CommandRunner)
-  // calls it after each request, its turn.
-  void FlushToSubscribers();
+  // Gives the peers' streams the deltas queued for them (PeerStreams::Flush), which the end of
+  // each turn of the io loop does. A host that runs no io loop (the tests' CommandRunner) calls
+  // it after each request, its turn.
+  void FlushToSubscribers() { streams_.Flush(); }
 
  private:
-  using Subscriber = ActiveActiveSubscriber;
   // Hands the synced observed vector to the compaction filter when it changed, so that
   // compaction collects the observed-remove tombstones below it (docs/active-active.md,
   // "Collection of observed-remove deletes").
@@ -707,10 +685,6 @@ class ActiveActive {
   // Plans a client's write from its row's write form (server/core/write_form.h): refused,
   // validated, answered +OK (a string version that loses) or run and logged.
   void PlanForm(WriteForm form, int64_t now_ms, LocalWrite* plan);
-  // A delta this node logged, for every subscriber: its wire form joins the bytes they have not
-  // been given, which go to each of them once per turn of the event loop (FlushToSubscribers,
-  // a TurnEndTask), as a master's stream goes to its replicas.
-  void QueueForSubscribers(std::string_view wire);
   // The first origin offset the log holds (end_offset_ + 1 when it is empty).
   uint64_t LogFirst() const;
   // True when a peer's view of this node's log (it applied up to `from` - 1, that delta's digest
@@ -771,9 +745,7 @@ class ActiveActive {
   RetiredIds retired_ids_;                  // see retired_ids()
   mutable std::mutex applied_mu_;           // guards applied_ and sync_settings_ for the links
   std::vector<std::string> sync_settings_;  // see SyncSettings()
-  std::vector<Subscriber> subscribers_;
-  std::string unsent_;  // deltas' wire forms queued for subscribers_ (QueueForSubscribers)
-  TurnEndTask unsent_flush_{io_, [this] { FlushToSubscribers(); }};
+  PeerStreams streams_;                     // the subscribed peers' streams of this node's deltas
   std::vector<std::unique_ptr<SnapshotSender>> snapshots_;  // transfers in progress
   uint64_t snapshots_sent_ = 0;
   uint64_t collect_barriers_ = 0;  // streams stopped at a collect not observed (ApplyDeltas)

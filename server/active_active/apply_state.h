@@ -40,7 +40,7 @@ struct ActiveActivePeerWrite {
 // database the first keyspace position (types::Keyspace::KeyPosition) the sweep has not passed
 // (past the last piece's key, or where the tail's sweep stopped; absent: the database's first key).
 struct ActiveActiveSnapshotReceipt {
-  OriginVector sender_ids;  // as sent, for the ActiveActive::kKnownRowPrefix rows at the end
+  OriginVector sender_ids;  // as sent, for the kKnownRowPrefix rows (mode_rows.h) at the end
   // The same as dots' origins when string slots are judged by it (the observed-remove rule);
   // empty otherwise, and a receipt with an empty vector sweeps nothing.
   types::OrContext sender_vector;

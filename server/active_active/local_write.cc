@@ -267,7 +267,7 @@ storage::Status ActiveActive::LogOwnDelta(PeerDelta delta, const StringDelta* st
   wire_scratch_.clear();
   AppendDeltaResp(&wire_scratch_, delta);
   end_bytes_ += wire_scratch_.size();
-  QueueForSubscribers(wire_scratch_);
+  streams_.Queue(wire_scratch_);
   log_.Append(delta.offset, wire_scratch_);
   // The deltas leaving the log (several once peer-backlog-size shrank) keep their rows on disk
   // until TrimLogRows deletes them in bulk.

@@ -583,14 +583,10 @@ void ActiveActive::TakeNewIncarnation(std::string_view why) {
   value_rows_put_back_count_ = 0;
   first_digests_.clear();
   // Streams under the old id end; each peer reconnects, learns the new id and asks from 1.
-  unsent_.clear();
-  for (const Subscriber& subscriber : subscribers_) {
-    if (Client* client = context_->clients().Find(subscriber.client_id)) client->RequestClose();
-  }
+  streams_.CloseAll();
   for (const auto& sender : snapshots_) {
     if (Client* client = context_->clients().Find(sender->client_id())) client->RequestClose();
   }
-  subscribers_.clear();
   snapshots_.clear();
   RestartLinks();
 }
@@ -622,9 +618,9 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
                                    from - 1, end_offset_));
     return reply.Error(OriginLogBehindStreamed(from - 1, node_id_));
   }
-  std::erase_if(subscribers_, [&](const Subscriber& s) { return s.client_id == client.id(); });
+  streams_.Detach(client.id());
   std::erase_if(snapshots_, [&](const auto& sender) { return sender->client_id() == client.id(); });
-  FlushToSubscribers();  // the deltas logged so far go to the other streams
+  streams_.Flush();  // the deltas logged so far go to the other streams
   if (const std::optional<size_t> index = LogIndex(from)) {
     return StreamFrom(client, &reply, peer_id, *index);
   }
@@ -653,7 +649,7 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
 void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
                               std::string_view peer_id, size_t index) {
   // log_ holds the queued deltas: they go to the other streams now, and to this one from log_.
-  FlushToSubscribers();
+  streams_.Flush();
   const uint64_t from = index < log_.size() ? log_[index].offset : end_offset_ + 1;
   const size_t pending_before = client.PendingOutput();
   std::string bytes;
@@ -672,7 +668,7 @@ void ActiveActive::StreamFrom(Client& client, protocol::ReplyWriter* reply,
     }
   }
   if (!bytes.empty()) client.Push(bytes);
-  subscribers_.push_back({client.id(), std::string(peer_id), pending_before});
+  streams_.Attach(client, peer_id, pending_before);
   spdlog::info("Peer {} ({}) streams this node's deltas from offset {}", client.addr(), peer_id,
                from);
 }
@@ -692,21 +688,6 @@ void ActiveActive::SnapshotDone(SnapshotSender* sender, bool complete) {
     return;
   }
   StreamFrom(*client, nullptr, sender->peer_id(), *index);
-}
-
-void ActiveActive::QueueForSubscribers(std::string_view wire) {
-  if (subscribers_.empty()) return;
-  unsent_.append(wire);
-  unsent_flush_.Schedule();
-}
-
-void ActiveActive::FlushToSubscribers() {
-  if (unsent_.empty()) return;
-  for (const Subscriber& subscriber : subscribers_) {
-    if (Client* client = context_->clients().Find(subscriber.client_id)) client->Push(unsent_);
-  }
-  unsent_.clear();
-  if (unsent_.capacity() > (1 << 20)) std::string().swap(unsent_);  // after a burst
 }
 
 }  // namespace ebb::server

@@ -1,6 +1,6 @@
-// The origin side's working types (ActiveActive: origin_log.cc): a peer subscribed to this
-// node's stream, and the run of log rows a pass of the reduction of expired values writes (the
-// deltas kept in memory: wire_log.h).
+// The origin side's working types (ActiveActive: origin_log.cc): the run of log rows a pass of
+// the reduction of expired values writes (the deltas kept in memory: wire_log.h; the peers'
+// streams: peer_streams.h).
 // Thread-safety: plain values, used on the io thread.
 #pragma once
 
@@ -13,15 +13,6 @@
 #include "server/active_active/peer_delta.h"
 
 namespace ebb::server {
-
-// A peer's client streaming this node's deltas.
-struct ActiveActiveSubscriber {
-  uint64_t client_id = 0;
-  std::string peer_id;
-  // The client's unsent output when its stream began (a snapshot's tail, which goes first):
-  // the backlog check counts what is unsent beyond it.
-  size_t pending_before = 0;
-};
 
 // What one pass of the reduction writes: the run of log rows from the first due one to the last
 // it reduces.
