@@ -138,6 +138,22 @@ inline void AsciiLowerInPlace(std::string* text) {
   for (char& c : *text) c = AsciiLower(c);
 }
 
+// a == b, inline: where b is a constant, its bytes compare in a load or two. (A string_view's ==
+// calls an out-of-line compare on this compiler whenever the sizes match, the common case on a
+// hot path that checks a word it expects.)
+inline bool SameBytes(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), b.size()) == 0;
+}
+
+// *out = bytes, keeping *out's buffer when it is large enough, as assign does — through append,
+// which on this library copies with a capacity check where assign's general replace first
+// weighs overlaps: about a fifth of the instructions for a short string. REQUIRES: `bytes` does
+// not view *out.
+inline void AssignBytes(std::string* out, std::string_view bytes) {
+  out->clear();
+  out->append(bytes.data(), bytes.size());
+}
+
 // ASCII case-insensitive equality.
 inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -318,11 +318,11 @@ storage::Status WholeKeyMarkers::Judge(int db, std::vector<std::string>* delta,
   // out-of-line compare); the expiry rewrite below may move the strings.
   const std::string_view op = args[0];
   const bool string_write = IsStringDelta(op);
-  const bool put = op == "put";
-  const bool reduced_put = op == kPutExpired;
-  const bool tlog = op == "tlog";
-  const bool treg = op == "treg";
-  const bool trimat = tlog && args[1] == "trimat";
+  const bool put = SameBytes(op, "put");
+  const bool reduced_put = SameBytes(op, kPutExpired);
+  const bool tlog = SameBytes(op, "tlog");
+  const bool treg = SameBytes(op, "treg");
+  const bool trimat = tlog && SameBytes(args[1], "trimat");
   admission->precedence = string_write ? 0 : treg ? 1 : 2;
   if (args.size() < (string_write ? 4u : 5u - trimat)) {
     return storage::Status::InvalidArgument("bad delta");

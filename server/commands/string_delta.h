@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "server/core/write_form.h"
 
 namespace ebb::server {
@@ -20,7 +21,12 @@ namespace ebb::server {
 inline void AssignDecimal(std::string* out, int64_t n) {
   char digits[20];
   const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
-  out->assign(digits, end);
+  AssignBytes(out, std::string_view(digits, static_cast<size_t>(end - digits)));
+}
+
+// `*out` = `word`, left alone when it holds it already: a spare form's fixed words usually do.
+inline void AssignWord(std::string* out, std::string_view word) {
+  if (!SameBytes(*out, word)) AssignBytes(out, word);
 }
 
 // The form of a string version at `ts`; a version whose expiry is not after the epoch is one the
@@ -37,16 +43,16 @@ inline WriteForm StringPutForm(std::string_view key, std::string_view value, int
   const size_t count = expire_at ? 7 : 6;
   args.reserve(count + 2);
   args.resize(count);
-  args[0].assign("put");
-  args[1].assign(key);
-  args[2].assign(value);
-  args[3].assign("TS");
+  AssignWord(&args[0], "put");
+  AssignBytes(&args[1], key);
+  AssignBytes(&args[2], value);
+  AssignWord(&args[3], "TS");
   AssignDecimal(&args[4], ts);
   if (expire_at) {
-    args[5].assign("PXAT");
+    AssignWord(&args[5], "PXAT");
     AssignDecimal(&args[6], *expire_at);
   } else {
-    args[5].assign("NOTTL");
+    AssignWord(&args[5], "NOTTL");
   }
   WriteForm form = WriteForm::Delta(std::move(args), client_ts);
   form.string_put = WriteForm::StringPut{ts, expire_at};
