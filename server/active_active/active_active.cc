@@ -264,6 +264,8 @@ void ActiveActive::RefreshSyncSettings() {
       settings.push_back(std::move(value));
     }
   }
+  settings.emplace_back(kStreamVersionSetting);
+  settings.emplace_back(kStreamVersion);
   std::lock_guard lock(applied_mu_);
   sync_settings_ = std::move(settings);
 }

@@ -165,12 +165,16 @@ class ActiveActive {
   void Subscribe(Client& client, protocol::ReplyWriter& reply, const SyncRequest& request);
   // The options that decide what a delta does wherever it is applied, as name/value pairs in
   // CONFIG GET's words: nodes that differ in any would diverge (docs/active-active.md,
-  // "Settings"). Any thread (a link sends them with its PEER SYNC): a copy the io thread takes
-  // when a link starts and at every Cron.
+  // "Settings"); then the stream's version (kStreamVersionSetting). Any thread (a link sends them
+  // with its PEER SYNC): a copy the io thread takes when a link starts and at every Cron.
   std::vector<std::string> SyncSettings() const;
   static constexpr std::array<std::string_view, 6> kSyncSettingNames = {
       "databases",  "default-ttl",           "ttl-rule",
       "expiration", "expiry-purge-deadline", "active-active-string-rule"};
+  // After them, the form of the stream this node sends and reads (peer_delta.h: a delta is
+  // framed as its log row's bytes since version 2): a node of another version cannot read it.
+  static constexpr std::string_view kStreamVersionSetting = "peer-stream-version";
+  static constexpr std::string_view kStreamVersion = "2";
   // Deltas skipped as malformed (INFO peers malformed_deltas): the link goes on after one.
   uint64_t malformed_deltas() const { return malformed_deltas_; }
   // DEBUG PEER-LINK host port up|down (a test's partition). Refusal: kNoSuchPeer.

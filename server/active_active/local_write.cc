@@ -265,7 +265,7 @@ storage::Status ActiveActive::LogOwnDelta(PeerDelta delta, const StringDelta* st
   if (!s.ok()) return s;
   end_offset_ = delta.offset;
   wire_scratch_.clear();
-  AppendDeltaResp(&wire_scratch_, delta);
+  AppendDeltaFrame(&wire_scratch_, row_scratch_);  // the row's bytes are the frame's
   end_bytes_ += wire_scratch_.size();
   streams_.Queue(wire_scratch_);
   log_.Append(delta.offset, wire_scratch_);

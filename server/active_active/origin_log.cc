@@ -93,7 +93,7 @@ storage::Status ActiveActive::LoadLog() {
     if (!log_.empty() && delta.offset != log_.back().offset + 1)
       dropped += DropLogFront(log_.size());
     wire_scratch_.clear();
-    AppendDeltaResp(&wire_scratch_, delta);
+    AppendDeltaFrame(&wire_scratch_, EncodePeerDelta(delta));
     end_bytes_ += wire_scratch_.size();
     log_.Append(delta.offset, wire_scratch_);
     end_offset_ = delta.offset;
@@ -359,7 +359,7 @@ void ActiveActive::ReduceExpiredLogRows(int64_t now_ms) {
   }
   for (auto& [delta, expire_at, digest] : run.reduced) {
     wire_scratch_.clear();
-    AppendDeltaResp(&wire_scratch_, delta);
+    AppendDeltaFrame(&wire_scratch_, EncodePeerDelta(delta));
     log_.Rewrite(static_cast<size_t>(delta.offset - LogFirst()), wire_scratch_);
     first_digests_[delta.offset] = std::move(digest);
   }
@@ -608,6 +608,18 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
     spdlog::warn("Peer {} ({}) refused: its {} is '{}', this node's '{}'", client.addr(), peer_id,
                  peer_settings[i], peer_settings[i + 1], here);
     return reply.Error(PeerSettingsDiffer(peer_settings[i], peer_settings[i + 1], here));
+  }
+  // A peer that sends settings sends every one of them: one that leaves out a setting of this
+  // node's is of another version (peer-stream-version: it could not read this stream).
+  for (size_t i = 0; !peer_settings.empty() && i + 1 < own.size(); i += 2) {
+    bool named = false;
+    for (size_t j = 0; j + 1 < peer_settings.size() && !named; j += 2) {
+      named = peer_settings[j] == own[i];
+    }
+    if (named) continue;
+    spdlog::warn("Peer {} ({}) refused: it names no {}, this node's is '{}'", client.addr(),
+                 peer_id, own[i], own[i + 1]);
+    return reply.Error(PeerSettingsDiffer(own[i], "(none)", own[i + 1]));
   }
   if (!request.origin.empty() && request.origin != node_id_) {
     return reply.Error(OriginIdChanged(node_id_));

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "common/strings.h"
 #include "server/active_active/counters.h"
@@ -31,20 +32,20 @@ bool ParseDeltaExpiry(std::span<const std::string> args, size_t at, StringDelta*
 // The version of `delta` up to its expiry; *end: the argument after it.
 bool ParseDeltaVersion(std::span<const std::string> args, StringDelta* delta, size_t* end) {
   types::StringVersion& v = delta->version;
-  const std::string_view op = args[0];  // compared as a view: no out-of-line compare
-  if (op == "put") {
+  const std::string_view op = args[0];  // compared inline (SameBytes)
+  if (SameBytes(op, "put")) {
     delta->kind = StringDelta::Kind::kPut;
     v.value = args[2];
     return args.size() >= 6 && EqualsIgnoreCase(args[3], "ts") && ParseInt64(args[4], &v.ts) &&
            ParseDeltaExpiry(args, 5, delta, end);
   }
-  if (op == "delete") {
+  if (SameBytes(op, "delete")) {
     delta->kind = StringDelta::Kind::kDelete;
     v.tombstone = true;
     *end = 4;
     return EqualsIgnoreCase(args[2], "ts") && ParseInt64(args[3], &v.ts);
   }
-  if (args[0] != kPutExpired) return false;
+  if (!SameBytes(op, kPutExpired)) return false;
   delta->kind = StringDelta::Kind::kPutExpired;
   std::string digest;
   if (args.size() < 7 || !EqualsIgnoreCase(args[2], "digest") ||
@@ -226,7 +227,8 @@ void EncodePeerDelta(const PeerDelta& delta, std::string* out) {
 
 namespace {
 
-// Decodes the delta at the front of *encoded, leaving what follows it there.
+// Decodes the delta at the front of *encoded, leaving what follows it there. The arguments are
+// assigned into the strings *delta holds, so a decoder that reuses one delta keeps their room.
 bool ConsumePeerDelta(std::string_view* encoded, PeerDelta* delta) {
   uint64_t offset = 0;
   uint64_t origin_ms = 0;
@@ -236,16 +238,24 @@ bool ConsumePeerDelta(std::string_view* encoded, PeerDelta* delta) {
       !storage::GetFixed32(encoded, &db) || !storage::GetFixed32(encoded, &argc)) {
     return false;
   }
+  // Each argument takes at least its length's byte: a count past what is left is malformed,
+  // and sizes no vector.
+  if (argc == 0 || argc > encoded->size()) return false;
   delta->offset = offset;
   delta->origin_ms = static_cast<int64_t>(origin_ms);
   delta->db = static_cast<int>(db);
-  delta->args.clear();
-  for (uint32_t i = 0; i < argc; i++) {
-    std::string_view arg;
-    if (!storage::GetLengthPrefixed(encoded, &arg)) return false;
-    delta->args.emplace_back(arg);
+  delta->args.resize(argc);
+  for (std::string& arg : delta->args) {
+    // A length, then its bytes (GetLengthPrefixed's form, its one-byte length read inline).
+    const char* at = encoded->data();
+    const char* end = at + encoded->size();
+    uint32_t length = 0;
+    const char* bytes = storage::GetVarint32Ptr(at, end, &length);
+    if (bytes == nullptr || static_cast<size_t>(end - bytes) < length) return false;
+    AssignBytes(&arg, std::string_view(bytes, length));
+    encoded->remove_prefix(static_cast<size_t>(bytes - at) + length);
   }
-  return argc > 0;
+  return true;
 }
 
 }  // namespace
@@ -409,11 +419,31 @@ constexpr size_t kMaxDigits = 20;  // of any uint64_t or int64_t, its sign inclu
 // The most a bulk string adds beside its bytes: `$`, the length, two CRLFs.
 constexpr size_t kBulkOverhead = 1 + kMaxDigits + 4;
 
+// Writes the decimal digits of `n` at `p`; returns the end. Numbers below 100 (an argument's
+// length, a database, a count) take no division loop.
+template <typename Int>
+char* PutDecimal(char* p, Int n) {
+  if constexpr (std::is_signed_v<Int>) {
+    if (n < 0) return std::to_chars(p, p + kMaxDigits, n).ptr;
+  }
+  const auto u = static_cast<std::make_unsigned_t<Int>>(n);
+  if (u < 10) {
+    *p++ = static_cast<char>('0' + u);
+    return p;
+  }
+  if (u < 100) {
+    *p++ = static_cast<char>('0' + u / 10);
+    *p++ = static_cast<char>('0' + u % 10);
+    return p;
+  }
+  return std::to_chars(p, p + kMaxDigits, u).ptr;
+}
+
 // Writes `prefix`, the decimal digits of `n`, then CRLF at `p`; returns the end.
 template <typename Int>
 char* PutNumberLine(char* p, char prefix, Int n) {
   *p++ = prefix;
-  p = std::to_chars(p, p + kMaxDigits, n).ptr;
+  p = PutDecimal(p, n);
   *p++ = '\r';
   *p++ = '\n';
   return p;
@@ -429,12 +459,22 @@ char* PutBulk(char* p, std::string_view s) {
   return p;
 }
 
-// A bulk string of the decimal digits of `n`.
+// A bulk string of the decimal digits of `n`: the digits go where they belong, and their count
+// (at most 20, so one or two digits) in front of them.
 template <typename Int>
 char* PutNumberBulk(char* p, Int n) {
-  std::array<char, kMaxDigits> digits;
-  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr;
-  return PutBulk(p, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+  // `$`, room for a two-digit count and CRLF, then the digits.
+  char* digits = p + 5;
+  char* end = PutDecimal(digits, n);
+  const auto count = static_cast<size_t>(end - digits);
+  if (count < 10) {  // one digit: the number moves a byte left
+    std::memmove(p + 4, digits, count);
+    end -= 1;
+  }
+  PutNumberLine(p, '$', count);
+  *end++ = '\r';
+  *end++ = '\n';
+  return end;
 }
 
 // Grows *out by `most` bytes for `write` (which returns the end of what it wrote) and trims it
@@ -453,25 +493,17 @@ void AppendRespBulk(std::string* out, std::string_view s) {
   WriteRoom(out, kBulkOverhead + s.size(), [s](char* p) { return PutBulk(p, s); });
 }
 
-void AppendDeltaResp(std::string* out, const PeerDelta& delta) {
-  // The array's header, "delta", then the offset, the clock and the database as bulk strings.
-  size_t most = 3 + kMaxDigits + 4 * kBulkOverhead + 5 + 3 * kMaxDigits;
-  for (const std::string& arg : delta.args) most += kBulkOverhead + arg.size();
-  WriteRoom(out, most, [&delta](char* p) {
-    p = PutNumberLine(p, '*', 4 + delta.args.size());
-    p = PutBulk(p, "delta");
-    p = PutNumberBulk(p, delta.offset);
-    p = PutNumberBulk(p, delta.origin_ms);
-    p = PutNumberBulk(p, delta.db);
-    for (const std::string& arg : delta.args) p = PutBulk(p, arg);
-    return p;
+void AppendDeltaFrame(std::string* out, std::string_view encoded) {
+  WriteRoom(out, kDeltaFrameHead.size() + kBulkOverhead + encoded.size(), [encoded](char* p) {
+    std::memcpy(p, kDeltaFrameHead.data(), kDeltaFrameHead.size());
+    return PutBulk(p + kDeltaFrameHead.size(), encoded);
   });
 }
 
 std::string DeltaDigest(const PeerDelta& delta) {
-  std::string wire;
-  AppendDeltaResp(&wire, delta);
-  return WireDigest(wire);
+  std::string frame;
+  AppendDeltaFrame(&frame, EncodePeerDelta(delta));
+  return WireDigest(frame);
 }
 
 std::string WireDigest(std::string_view wire) { return Sha1Hex(wire).substr(0, 16); }

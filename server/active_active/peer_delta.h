@@ -18,11 +18,12 @@
 //  - the origin's log row (a system row, docs/key-encoding.md): EncodePeerDelta /
 //    DecodePeerDelta, fixed64 offset, fixed64 origin_ms, fixed32 db, fixed32 argc, then each
 //    argument length-prefixed (varint32 length, bytes);
-//  - the wire (PEER SYNC's stream): a RESP array
-//    ["delta", offset, origin_ms, db, arg0, arg1, ...], and the origin's heartbeat
-//    ["tick", now_ms, end_offset, end_bytes] (AppendDeltaResp, AppendTickResp), end_bytes the
-//    origin's byte position: the wire bytes of every delta it has logged (docs/active-active.md,
-//    "INFO peers": lag in bytes).
+//  - the wire (PEER SYNC's stream): a RESP array of two bulk strings, ["delta", <the log row's
+//    encoding of the delta>] (AppendDeltaFrame: the origin frames the bytes it writes to its log
+//    row, and a peer decodes them as the log row is decoded), and the origin's heartbeat
+//    ["tick", now_ms, end_offset, end_bytes] (AppendTickResp), end_bytes the origin's byte
+//    position: the wire bytes of every delta it has logged (docs/active-active.md, "INFO peers":
+//    lag in bytes).
 // Thread-safety: pure functions and plain values.
 #pragma once
 
@@ -33,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "storage/clock.h"
 #include "types/merge_rule.h"
 #include "types/or_context.h"
@@ -69,7 +71,7 @@ inline constexpr std::string_view kPutExpired = "put-expired";
 
 // True for the deltas of string versions: put, delete, put-expired (lower-case).
 inline bool IsStringDelta(std::string_view name) {
-  return name == "put" || name == "delete" || name == kPutExpired;
+  return SameBytes(name, "put") || SameBytes(name, "delete") || SameBytes(name, kPutExpired);
 }
 
 // `tlog trimat <key> 0` (lower-case names): a cutoff of 0 changes no log and replaces no other
@@ -174,7 +176,9 @@ bool ParseReducedPut(std::span<const std::string> args, ReducedPut* reduced);
 std::string EncodePeerDelta(const PeerDelta& delta);
 // The same into *out (replacing what it held, keeping its room).
 void EncodePeerDelta(const PeerDelta& delta, std::string* out);
-// False if `encoded` is malformed.
+// False if `encoded` is malformed (hostile input: a peer's frame, a row on disk; no argument, a
+// count past the bytes, trailing bytes). The arguments are assigned into the strings *delta
+// holds, so a caller that decodes into one delta again and again keeps their room.
 bool DecodePeerDelta(std::string_view encoded, PeerDelta* delta);
 
 // The origin log's row (docs/key-encoding.md): the encoded delta, then, for a delta rewritten
@@ -242,8 +246,11 @@ std::optional<LoggedValue> LoggedPutOf(std::span<const std::string> args,
 // offset, clock and database. REQUIRES: LoggedValueOf(delta).
 PeerDelta ReducedValueDelta(const PeerDelta& delta);
 
-// Appends the wire form of `delta` / of a heartbeat to *out.
-void AppendDeltaResp(std::string* out, const PeerDelta& delta);
+// The start of every delta's frame: a two-element array, then "delta".
+inline constexpr std::string_view kDeltaFrameHead = "*2\r\n$5\r\ndelta\r\n";
+// Appends the wire form of the delta whose EncodePeerDelta bytes are `encoded` to *out.
+void AppendDeltaFrame(std::string* out, std::string_view encoded);
+// Appends the wire form of a heartbeat to *out.
 void AppendTickResp(std::string* out, int64_t now_ms, uint64_t end_offset, uint64_t end_bytes);
 // Appends one RESP bulk string.
 void AppendRespBulk(std::string* out, std::string_view s);
@@ -252,7 +259,7 @@ void AppendRespBulk(std::string* out, std::string_view s);
 // origin clock, database and arguments), so two deltas an origin gave the same offset in two
 // incarnations differ (docs/active-active.md, "A node behind what it streamed").
 std::string DeltaDigest(const PeerDelta& delta);
-// The same from the wire form AppendDeltaResp wrote.
+// The same from the wire form AppendDeltaFrame wrote.
 std::string WireDigest(std::string_view wire);
 inline constexpr size_t kDeltaDigestSize = 16;  // DeltaDigest's hex digits
 

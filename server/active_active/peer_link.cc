@@ -231,7 +231,7 @@ protocol::ParseStatus ParsePeerStreamFrame(protocol::RequestParser& parser, std:
 
 bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_size,
                             PeerStreamMessage* m) {
-  if (args.size() < 3) return false;
+  if (args.size() < 2) return false;
   const std::string_view kind = args[0];
   // Every field set again, in place: the argument strings keep their room, and a delta's parse
   // builds and destroys no whole message (a tick's vector and ids are let go only when held).
@@ -245,9 +245,10 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
   if (m->vector) m->vector.reset();
   if (!m->retired.empty()) m->retired.clear();
   m->vector_parse = VectorParse::kOk;
-  if (kind == "tick" || kind == "snapend") {
-    m->kind =
-        kind == "tick" ? PeerStreamMessage::Kind::kTick : PeerStreamMessage::Kind::kSnapshotEnd;
+  const bool tick = SameBytes(kind, "tick");
+  if (tick || SameBytes(kind, "snapend")) {
+    if (args.size() < 3) return false;
+    m->kind = tick ? PeerStreamMessage::Kind::kTick : PeerStreamMessage::Kind::kSnapshotEnd;
     m->delta.args.clear();
     size_t at = 1;
     if (m->kind == PeerStreamMessage::Kind::kTick && !ParseInt64(args[at++], &m->tick_ms))
@@ -260,25 +261,21 @@ bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_
       m->vector_parse = ParseTickVector(args, &m->vector, &m->retired);
     return true;
   }
-  int64_t db = 0;
-  size_t first_arg = 0;
-  if (kind == "snap") {
-    m->kind = PeerStreamMessage::Kind::kPiece;
-    if (!ParseInt64(args[1], &db)) return false;
-    first_arg = 2;
-  } else {
+  if (SameBytes(kind, "delta")) {
+    // The delta as its origin's log row holds it (AppendDeltaFrame), decoded into the message's
+    // strings, which keep their room.
     m->kind = PeerStreamMessage::Kind::kDelta;
-    if (kind != "delta" || args.size() < 5 || !ParseUint(args[1], &m->delta.offset) ||
-        !ParseInt64(args[2], &m->delta.origin_ms) || !ParseInt64(args[3], &db)) {
-      return false;
-    }
+    if (args.size() != 2 || !DecodePeerDelta(args[1], &m->delta) || m->delta.db < 0) return false;
     m->end_bytes = wire_size;
-    first_arg = 4;
+    return true;
   }
-  if (db < 0 || db > INT32_MAX) return false;
+  if (!SameBytes(kind, "snap") || args.size() < 3) return false;
+  m->kind = PeerStreamMessage::Kind::kPiece;
+  int64_t db = 0;
+  if (!ParseInt64(args[1], &db) || db < 0 || db > INT32_MAX) return false;
   m->delta.db = static_cast<int>(db);
   // Element by element into a reused message: each string keeps its room.
-  m->delta.args.assign(args.begin() + static_cast<ptrdiff_t>(first_arg), args.end());
+  m->delta.args.assign(args.begin() + 2, args.end());
   return true;
 }
 

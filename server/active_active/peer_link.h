@@ -83,10 +83,11 @@ struct PeerStreamMessage {
 
 // A frame's fields (`args`, `wire_size` bytes on the wire: a delta's share of the byte position)
 // as a message: false when it is none (an unknown kind, a field missing or not a number, a
-// database out of 0..INT32_MAX). A tick whose vector is malformed still parses (vector nullopt,
-// vector_parse saying why). A delta's or a piece's arguments are taken as they are: applying it
-// judges them (ActiveActive::ApplyDeltas, ApplySnapshot). Every field of *m is set, so a message
-// can be parsed into again: its arguments' strings keep their room.
+// delta's bytes that do not decode: DecodePeerDelta, a database out of 0..INT32_MAX). A tick whose
+// vector is malformed still parses (vector nullopt, vector_parse saying why). A delta's or a
+// piece's arguments are taken as they are: applying it judges them (ActiveActive::ApplyDeltas,
+// ApplySnapshot). Every field of *m is set, so a message can be parsed into again: its arguments'
+// strings keep their room.
 bool ParsePeerStreamMessage(std::span<const std::string_view> args, size_t wire_size,
                             PeerStreamMessage* m);
 

@@ -48,6 +48,7 @@
 #include "storage/row.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/keyspace_checks.h"
+#include "tests/support/active_active_support.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/reply.h"
 #include "types/counter.h"
@@ -628,12 +629,14 @@ class Mesh {
   void TakeStream(int i, const std::string& bytes) {
     for (const Reply& r : ebb::test::ParseAll(bytes)) {
       if (!r.is_array() || r.size() == 0 || r[0].str() == "tick") continue;
-      Check(r.size() >= 5 && r[0].str() == "delta", "a stream message that is no delta",
-            {r.ToString()});
-      Delta delta{.origin = ids_[i], .offset = std::stoull(r[1].str()), .db = r[3].str()};
+      std::optional<ebb::server::PeerDelta> streamed = ebb::test::StreamedDelta(r);
+      Check(streamed.has_value(), "a stream message that is no delta", {r.ToString()});
+      Delta delta{.origin = ids_[i],
+                  .offset = streamed->offset,
+                  .db = std::to_string(streamed->db),
+                  .args = std::move(streamed->args)};
       Check(delta.offset == collected_[i] + 1, "a gap in the stream", {r.ToString()});
       collected_[i] = delta.offset;
-      for (size_t a = 4; a < r.size(); ++a) delta.args.push_back(r[a].str());
       Add(std::move(delta));
       had_[i].back() = true;  // its origin
     }

@@ -8,8 +8,9 @@
 //  - a tick: a vector it accepts names at most kMaxVectorOrigins ids of 40 hex digits (and as
 //    many retired ids at most), and the tick written again (AppendVectorTickResp) parses to the
 //    same tick, vector and retired ids;
-//  - a delta: written again (AppendDeltaResp) it frames and parses to the same delta, its digest
-//    is the digest of that wire form, and the origin log's row of it decodes to it;
+//  - a delta: written again (AppendDeltaFrame over its log row's encoding) it frames and parses
+//    to the same delta, its digest is the digest of that wire form, and the origin log's row of
+//    it decodes to it;
 //  - a delta or a snapshot piece, its name lower-cased as ApplyDeltas takes it: the parsers that
 //    take it apart without a server (reduced puts and entries, counters, ts-merge, ts-delrange,
 //    ts-rule, a logged value and its reduced form) either refuse it or accept it, and what they
@@ -143,7 +144,7 @@ void CheckTick(const PeerStreamMessage& m) {
 
 void CheckDeltaWire(const PeerStreamMessage& m) {
   std::string wire;
-  ebb::server::AppendDeltaResp(&wire, m.delta);
+  ebb::server::AppendDeltaFrame(&wire, ebb::server::EncodePeerDelta(m.delta));
   const std::optional<PeerStreamMessage> again = Reparse(wire);
   Check(again && again->kind == Kind::kDelta && SameDelta(again->delta, m.delta),
         "a delta written again parses differently");

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/active_active/peer_delta.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
@@ -306,6 +307,36 @@ TEST_F(ActiveActiveJoinTest, PeersWithDifferentSettingsRefuseToLink) {
       << " " << state_of(c1.get());
 }
 
+// A link of a node that reads the stream another way (an earlier version: no
+// peer-stream-version among its settings) is refused by name, and so is one of another version.
+TEST_F(ActiveActiveJoinTest, APeerOfAnotherStreamVersionIsRefusedByName) {
+  RefusingPort nowhere;
+  ASSERT_GT(nowhere.port(), 0);
+  ASSERT_TRUE(n0_.Start(nowhere.PeerArgs())) << n0_.error();
+  auto c = n0_.Connect();
+  std::vector<std::string> sync = {"PEER", "SYNC", std::string(40, 'f'), "1", "SETTINGS"};
+  for (const char* name : {"databases", "default-ttl", "ttl-rule", "expiration",
+                           "expiry-purge-deadline", "active-active-string-rule"}) {
+    const Reply value = Cmd(c.get(), {"CONFIG", "GET", name});
+    ASSERT_EQ(value.size(), 2u) << name;
+    sync.push_back(name);
+    sync.push_back(value[1].str());
+  }
+  EXPECT_EQ(Cmd(c.get(), sync).str(),
+            "ERR active-active settings differ: 'peer-stream-version' is '(none)' on the peer and "
+            "'2' here");
+  EXPECT_NE(n0_.ReadLog().find("it names no peer-stream-version, this node's is '2'"),
+            std::string::npos)
+      << n0_.ReadLog();
+  sync.push_back("peer-stream-version");
+  sync.push_back("3");
+  EXPECT_EQ(Cmd(c.get(), sync).str(),
+            "ERR active-active settings differ: 'peer-stream-version' is '3' on the peer and '2' "
+            "here");
+  sync.back() = "2";
+  EXPECT_EQ(Cmd(c.get(), sync).str().rfind("CONTINUE ", 0), 0u);
+}
+
 // An origin that is not ebb: on one connection it answers PEER ID with `id` and PEER SYNC with
 // +CONTINUE, then sends `stream` (RESP deltas) — the first piece with the +CONTINUE, each other
 // piece in a send of its own 50 ms after the one before — and holds the connection until
@@ -361,11 +392,15 @@ class FakeOrigin {
   std::thread thread_;
 };
 
+// A delta at `offset` (origin clock 1) on the wire, as an origin frames it.
 std::string DeltaResp(uint64_t offset, int db, const std::vector<std::string>& args) {
-  std::vector<std::string> all = {"delta", std::to_string(offset), "1", std::to_string(db)};
-  all.insert(all.end(), args.begin(), args.end());
-  std::string out = "*" + std::to_string(all.size()) + "\r\n";
-  for (const std::string& a : all) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+  server::PeerDelta delta;
+  delta.offset = offset;
+  delta.origin_ms = 1;
+  delta.db = db;
+  delta.args = args;
+  std::string out;
+  server::AppendDeltaFrame(&out, server::EncodePeerDelta(delta));
   return out;
 }
 

@@ -35,8 +35,7 @@ TEST(ActiveActiveLinkTest, ClientsAreServedBetweenTheBatchesOfAFastStream) {
   for (int i = 1; i <= kDeltas; i++) {
     const std::string key = "big:" + std::to_string(i);
     keys.push_back(key);
-    ASSERT_TRUE(
-        peer.Send({"delta", std::to_string(i), "1", "0", "put", key, value, "TS", "1", "NOTTL"}));
+    ASSERT_TRUE(peer.SendDelta(i, 0, {"put", key, value, "TS", "1", "NOTTL"}));
   }
   // Sent while the loop still sleeps: the link has read the stream by the time it wakes.
   RawConnection client(node.port());

@@ -13,6 +13,7 @@
 #include <array>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -429,7 +430,9 @@ std::string FirstStreamed(const TestServer& node, uint64_t from) {
     void* raw = nullptr;
     const Reply r =
         ReplyFromHiredis(c.get(), redisGetReply(c.get(), &raw) == REDIS_OK ? raw : nullptr);
-    if (r.is_array() && r.size() > 1 && r[0].str() == "delta") return r[1].str();
+    if (const std::optional<server::PeerDelta> delta = StreamedDelta(r)) {
+      return std::to_string(delta->offset);
+    }
     if (!r.is_array() || r.size() == 0 || r[0].str() != "tick") return r.ToString();
   }
   return "no delta after 100 ticks";

@@ -214,8 +214,7 @@ TEST(ActiveActiveVectorInputTest, MalformedAndOversizedVectorsAreRefusedAndTheLi
   const std::string played(PlayedPeer::kId);
   ASSERT_TRUE(peer.Handshake());
   auto delta = [&](int offset, const std::string& key) {
-    return peer.Send(
-        {"delta", std::to_string(offset), "1", "0", "put", key, "v", "TS", "1", "NOTTL"});
+    return peer.SendDelta(offset, 0, {"put", key, "v", "TS", "1", "NOTTL"});
   };
   // INFO peers' stable_vector: the origins in id order, and the node's id is random.
   auto stable = [&](int played_at, int self_at) {

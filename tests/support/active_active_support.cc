@@ -19,6 +19,15 @@
 
 namespace ebb::test {
 
+std::optional<server::PeerDelta> StreamedDelta(const Reply& message) {
+  if (!message.is_array() || message.size() != 2 || message[0].str() != "delta") {
+    return std::nullopt;
+  }
+  server::PeerDelta delta;
+  if (!server::DecodePeerDelta(message[1].str(), &delta)) return std::nullopt;
+  return delta;
+}
+
 std::string LogicalDigest(redisContext* c) { return DigestReply(c, {"DEBUG", "DIGEST-LOGICAL"}); }
 
 std::vector<std::string> PeerArgs(const std::vector<const TestServer*>& others) {
@@ -151,16 +160,16 @@ std::vector<LoggedDelta> ReadOriginLog(const TestServer& node, bool from_first) 
     const Reply r =
         ReplyFromHiredis(c.get(), redisGetReply(c.get(), &raw) == REDIS_OK ? raw : nullptr);
     if (r.is_array() && r.size() > 0 && r[0].str() == "tick") continue;
-    if (!r.is_array() || r.size() < 5 || r[0].str() != "delta") {
+    std::optional<server::PeerDelta> streamed = StreamedDelta(r);
+    if (!streamed) {
       ADD_FAILURE() << "after offset " << offset << " of " << end << ": " << r.ToString();
       return deltas;
     }
-    const uint64_t next = std::stoull(r[1].str());
+    const uint64_t next = streamed->offset;
     EXPECT_EQ(next, offset + 1) << "a gap in the origin log";
     offset = next;
-    LoggedDelta delta{.origin = origin, .offset = next, .db = std::stoi(r[3].str())};
-    for (size_t i = 4; i < r.size(); i++) delta.args.push_back(r[i].str());
-    deltas.push_back(std::move(delta));
+    deltas.push_back(LoggedDelta{
+        .origin = origin, .offset = next, .db = streamed->db, .args = std::move(streamed->args)});
   }
   return deltas;
 }

@@ -10,14 +10,21 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/peer_delta.h"
+#include "tests/support/reply.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
+
+// The delta a stream message carries (["delta", <its encoding>], server/active_active/peer_delta.h:
+// AppendDeltaFrame), decoded; nullopt for any other message or one that does not decode.
+std::optional<server::PeerDelta> StreamedDelta(const Reply& message);
 
 // DEBUG DIGEST-LOGICAL of the node (through DigestReply: a slow reply does not break `c`).
 std::string LogicalDigest(redisContext* c);

@@ -5,11 +5,13 @@
 // Thread-safety: none; one test thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "server/active_active/peer_delta.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -40,6 +42,16 @@ class PlayedPeer {
       out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
     }
     return conn_->Send(out);
+  }
+  // A delta of this peer's log at `offset` (origin clock 1), framed as an origin sends it
+  // (server/active_active/peer_delta.h: AppendDeltaFrame).
+  bool SendDelta(uint64_t offset, int db, std::vector<std::string> args) {
+    server::PeerDelta delta;
+    delta.offset = offset;
+    delta.origin_ms = 1;
+    delta.db = db;
+    delta.args = std::move(args);
+    return Send({"delta", server::EncodePeerDelta(delta)});
   }
 
  private:

@@ -88,21 +88,18 @@ TEST(OriginLogRowTest, TheRowAndTheWireFormKeepTheirBytes) {
   EncodePeerDelta(Put({"put", "k", "v"}), &reused);
   EXPECT_EQ(reused, EncodePeerDelta(Put({"put", "k", "v"})));
 
-  delta.args = {"put", "k", "", "TS", "10", "NOTTL"};
+  // The wire form frames the row's bytes: a two-element array, "delta", then the row.
   std::string wire = "prefix";
-  AppendDeltaResp(&wire, delta);
+  AppendDeltaFrame(&wire, row);
   EXPECT_EQ(wire,
-            "prefix*10\r\n$5\r\ndelta\r\n$2\r\n42\r\n$13\r\n1700000000000\r\n$1\r\n3\r\n"
-            "$3\r\nput\r\n$1\r\nk\r\n$0\r\n\r\n$2\r\nTS\r\n$2\r\n10\r\n$5\r\nNOTTL\r\n");
-  delta.offset = UINT64_MAX;
-  delta.origin_ms = INT64_MIN;
-  delta.args = {big};
-  wire.clear();
-  AppendDeltaResp(&wire, delta);
-  EXPECT_EQ(wire,
-            "*5\r\n$5\r\ndelta\r\n$20\r\n18446744073709551615\r\n$20\r\n"
-            "-9223372036854775808\r\n$1\r\n3\r\n$200\r\n" +
-                big + "\r\n");
+            "prefix*2\r\n$5\r\ndelta\r\n$" + std::to_string(row.size()) + "\r\n" + row + "\r\n");
+  // A delta decoded into one that held more and longer arguments holds only its own.
+  PeerDelta into = Put({"put", std::string(100, 'q'), "w", "TS", "9", "PXAT", "99"});
+  ASSERT_TRUE(DecodePeerDelta(row, &into));
+  EXPECT_EQ(into.offset, 42u);
+  EXPECT_EQ(into.origin_ms, 1'700'000'000'000);
+  EXPECT_EQ(into.db, 3);
+  EXPECT_EQ(into.args, delta.args);
 
   std::string tick = "t";
   AppendTickResp(&tick, 1'700'000'000'000, 7, 123);

@@ -27,6 +27,13 @@ std::string Resp(const std::vector<std::string>& fields) {
   return out;
 }
 
+// A delta's frame, as its origin sends it.
+std::string Frame(const PeerDelta& delta) {
+  std::string wire;
+  AppendDeltaFrame(&wire, EncodePeerDelta(delta));
+  return wire;
+}
+
 // The message `wire` (one whole frame) parses to; nullopt when it frames but is no message.
 std::optional<PeerStreamMessage> Parse(const std::string& wire) {
   protocol::RequestParser parser;
@@ -57,8 +64,9 @@ TEST(PeerStreamTest, ADeltaParsesToWhatItsSenderWrote) {
   delta.origin_ms = 1'900'000'000'000;
   delta.db = 3;
   delta.args = {"put", "k", "v", "TS", "1900000000000000", "NOTTL"};
-  std::string wire;
-  AppendDeltaResp(&wire, delta);
+  const std::string wire = Frame(delta);
+  // The frame is the log row's bytes behind the delta's array header.
+  EXPECT_EQ(wire, Resp({"delta", EncodePeerDelta(delta)}));
   const std::optional<PeerStreamMessage> m = Parse(wire);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->kind, Kind::kDelta);
@@ -96,8 +104,7 @@ TEST(PeerStreamTest, AMessageParsedIntoAgainHoldsOnlyTheNewOne) {
   delta.origin_ms = 2000;
   delta.db = 2;
   delta.args = {"put", std::string(300, 'k'), "v", "TS", "2000", "PXAT", "9000"};
-  std::string wire;
-  AppendDeltaResp(&wire, delta);
+  std::string wire = Frame(delta);
   ASSERT_TRUE(parse_into(wire, &m));
   EXPECT_EQ(m.kind, Kind::kDelta);
   EXPECT_FALSE(m.vector);
@@ -110,8 +117,7 @@ TEST(PeerStreamTest, AMessageParsedIntoAgainHoldsOnlyTheNewOne) {
   delta.offset = 10;
   delta.db = 0;
   delta.args = {"delete", "k", "TS", "2001"};  // fewer and shorter arguments
-  wire.clear();
-  AppendDeltaResp(&wire, delta);
+  wire = Frame(delta);
   ASSERT_TRUE(parse_into(wire, &m));
   EXPECT_EQ(m.delta.offset, 10u);
   EXPECT_EQ(m.delta.db, 0);
@@ -166,20 +172,41 @@ TEST(PeerStreamTest, SnapshotPiecesAndTheEnd) {
 }
 
 TEST(PeerStreamTest, MessagesOutOfShapeAreRefused) {
+  PeerDelta put;
+  put.offset = 1;
+  put.origin_ms = 1000;
+  put.args = {"put", "k", "v", "TS", "1", "NOTTL"};
+  const std::string encoded = EncodePeerDelta(put);
+  PeerDelta negative_db = put;
+  negative_db.db = -1;  // 0xffffffff on the wire: past INT32_MAX
+  PeerDelta no_arguments = put;
+  no_arguments.args.clear();
+  std::string huge_count = encoded;
+  huge_count[20] = '\xff';  // argc 0x..ff: more arguments than bytes left
+  std::string long_argument = encoded;
+  long_argument[24] = '\x7f';  // the first argument's length past the end
   for (const std::vector<std::string>& fields : std::vector<std::vector<std::string>>{
            {"tick", "1000"},                                  // too short
            {"tick", "soon", "5", "77"},                       // a clock that is no number
            {"tick", "1000", "-5", "77"},                      // a negative end offset
            {"tick", "1000", "5", "x"},                        // a byte position that is no number
            {"snapend", "40", "-1"},                           // a negative byte position
-           {"delta", "1", "1000", "0"},                       // no arguments
-           {"delta", "-1", "1000", "0", "put", "k"},          // a negative offset
-           {"delta", "1", "1000", "2147483648", "put", "k"},  // a database past INT32_MAX
-           {"delta", "1", "1000", "-1", "put", "k"},          // a negative database
+           {"snapend", "40"},                                 // too short
+           {"delta"},                                         // no bytes
+           {"delta", encoded, "more"},                        // a field after the bytes
+           {"delta", encoded + "x"},                          // a byte after the delta
+           {"delta", encoded.substr(0, 23)},                  // cut in its header
+           {"delta", encoded.substr(0, encoded.size() - 1)},  // cut in its last argument
+           {"delta", EncodePeerDelta(no_arguments)},          // no arguments
+           {"delta", EncodePeerDelta(negative_db)},           // a database past INT32_MAX
+           {"delta", huge_count},                             // a count past the bytes
+           {"delta", long_argument},                          // an argument past the bytes
+           {"delta", "1", "1000", "0", "put", "k"},           // the fields as separate bulks
            {"snap", "x", "put", "k"},                         // a database that is no number
+           {"snap", "0"},                                     // a piece without arguments
            {"hello", "1", "2", "3"},                          // no such kind
        }) {
-    EXPECT_FALSE(Parse(Resp(fields))) << fields[0] << " " << fields[1];
+    EXPECT_FALSE(Parse(Resp(fields))) << fields[0] << " " << fields.size();
   }
 }
 
