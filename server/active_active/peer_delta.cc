@@ -413,8 +413,8 @@ PeerDelta ReducedValueDelta(const PeerDelta& delta) {
 
 namespace {
 
-// The RESP encoders write into room sized beforehand (WriteRoom), not by appends: the wire form
-// of a delta is made once per logged delta and per DeltaDigest.
+// The RESP encoders write into room sized beforehand (WriteRoom), not by appends: a delta's frame
+// is made once per logged delta and per DeltaDigest, a snapshot piece's bulks once per field.
 constexpr size_t kMaxDigits = 20;  // of any uint64_t or int64_t, its sign included
 // The most a bulk string adds beside its bytes: `$`, the length, two CRLFs.
 constexpr size_t kBulkOverhead = 1 + kMaxDigits + 4;
@@ -459,22 +459,12 @@ char* PutBulk(char* p, std::string_view s) {
   return p;
 }
 
-// A bulk string of the decimal digits of `n`: the digits go where they belong, and their count
-// (at most 20, so one or two digits) in front of them.
+// A bulk string of the decimal digits of `n`.
 template <typename Int>
 char* PutNumberBulk(char* p, Int n) {
-  // `$`, room for a two-digit count and CRLF, then the digits.
-  char* digits = p + 5;
-  char* end = PutDecimal(digits, n);
-  const auto count = static_cast<size_t>(end - digits);
-  if (count < 10) {  // one digit: the number moves a byte left
-    std::memmove(p + 4, digits, count);
-    end -= 1;
-  }
-  PutNumberLine(p, '$', count);
-  *end++ = '\r';
-  *end++ = '\n';
-  return end;
+  std::array<char, kMaxDigits> digits;
+  const auto end = PutDecimal(digits.data(), n);
+  return PutBulk(p, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
 }
 
 // Grows *out by `most` bytes for `write` (which returns the end of what it wrote) and trims it
