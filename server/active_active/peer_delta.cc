@@ -246,14 +246,9 @@ bool ConsumePeerDelta(std::string_view* encoded, PeerDelta* delta) {
   delta->db = static_cast<int>(db);
   delta->args.resize(argc);
   for (std::string& arg : delta->args) {
-    // A length, then its bytes (GetLengthPrefixed's form, its one-byte length read inline).
-    const char* at = encoded->data();
-    const char* end = at + encoded->size();
-    uint32_t length = 0;
-    const char* bytes = storage::GetVarint32Ptr(at, end, &length);
-    if (bytes == nullptr || static_cast<size_t>(end - bytes) < length) return false;
-    AssignBytes(&arg, std::string_view(bytes, length));
-    encoded->remove_prefix(static_cast<size_t>(bytes - at) + length);
+    std::string_view bytes;
+    if (!storage::GetLengthPrefixed(encoded, &bytes)) return false;
+    AssignBytes(&arg, bytes);
   }
   return true;
 }

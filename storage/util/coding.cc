@@ -86,16 +86,6 @@ const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v) {
   return q;
 }
 
-bool GetLengthPrefixed(std::string_view* input, std::string_view* value) {
-  uint32_t len;
-  std::string_view probe = *input;
-  if (!GetVarint32(&probe, &len) || probe.size() < len) return false;
-  *value = probe.substr(0, len);
-  probe.remove_prefix(len);
-  *input = probe;
-  return true;
-}
-
 int VarintLength(uint64_t v) {
   int len = 1;
   while (v >= 0x80) {

@@ -55,7 +55,10 @@ inline bool GetByte(std::string_view* input, uint8_t* v) {
 }
 bool GetFixed32(std::string_view* input, uint32_t* v);
 bool GetFixed64(std::string_view* input, uint64_t* v);
-bool GetLengthPrefixed(std::string_view* input, std::string_view* value);
+// A varint32 length, then that many bytes (PutLengthPrefixed's form), from the front of *input:
+// false, *input unchanged, when it is malformed or runs past the end. Inline (below): a decoder
+// takes one per field.
+inline bool GetLengthPrefixed(std::string_view* input, std::string_view* value);
 
 // Pointer forms for hot parsing loops: decode the varint starting at p (bytes [p, limit)) into
 // *v and return the byte after it, or nullptr if it is malformed or runs past limit.
@@ -104,6 +107,16 @@ inline bool GetVarint32(std::string_view* input, uint32_t* v) {
 }
 inline bool GetVarint64(std::string_view* input, uint64_t* v) {
   return coding_internal::GetVarint(input, v, GetVarint64Ptr);
+}
+
+inline bool GetLengthPrefixed(std::string_view* input, std::string_view* value) {
+  std::string_view probe = *input;
+  uint32_t len = 0;
+  if (!GetVarint32(&probe, &len) || probe.size() < len) return false;
+  *value = probe.substr(0, len);
+  probe.remove_prefix(len);
+  *input = probe;
+  return true;
 }
 
 int VarintLength(uint64_t v);
