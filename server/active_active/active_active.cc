@@ -29,7 +29,6 @@
 #include "types/tlog.h"
 
 namespace ebb::server {
-namespace {}  // namespace
 
 std::string ActiveActive::AppliedRowName(std::string_view origin) {
   return std::string(kAppliedRowPrefix) + std::string(origin);

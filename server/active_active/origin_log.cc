@@ -10,6 +10,9 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <span>
+#include <string_view>
 
 #include "common/strings.h"
 #include "protocol/reply_writer.h"
@@ -29,6 +32,16 @@
 
 namespace ebb::server {
 namespace {
+
+// The value `name` has in a name/value list (PEER SYNC's SETTINGS, SyncSettings()); nullopt when
+// no name of the list is `name` (a value equal to it does not count).
+template <typename Text>
+std::optional<std::string_view> SettingIn(std::span<const Text> settings, std::string_view name) {
+  for (size_t i = 0; i + 1 < settings.size(); i += 2) {
+    if (settings[i] == name) return std::string_view(settings[i + 1]);
+  }
+  return std::nullopt;
+}
 
 // The offset a log row's name gives (the digits after the prefix); 0 when they do not parse.
 uint64_t LogRowOffset(std::string_view digits) {
@@ -600,10 +613,8 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
   RefreshSyncSettings();
   const std::vector<std::string> own = SyncSettings();
   for (size_t i = 0; i + 1 < peer_settings.size(); i += 2) {
-    auto mine = std::find(own.begin(), own.end(), peer_settings[i]);
-    const std::string_view here = mine != own.end() && std::next(mine) != own.end()
-                                      ? std::string_view(*std::next(mine))
-                                      : std::string_view("(none)");
+    const std::string_view here =
+        SettingIn(std::span<const std::string>(own), peer_settings[i]).value_or("(none)");
     if (here == peer_settings[i + 1]) continue;
     spdlog::warn("Peer {} ({}) refused: its {} is '{}', this node's '{}'", client.addr(), peer_id,
                  peer_settings[i], peer_settings[i + 1], here);
@@ -612,11 +623,7 @@ void ActiveActive::Subscribe(Client& client, protocol::ReplyWriter& reply,
   // A peer that sends settings sends every one of them: one that leaves out a setting of this
   // node's is of another version (peer-stream-version: it could not read this stream).
   for (size_t i = 0; !peer_settings.empty() && i + 1 < own.size(); i += 2) {
-    bool named = false;
-    for (size_t j = 0; j + 1 < peer_settings.size() && !named; j += 2) {
-      named = peer_settings[j] == own[i];
-    }
-    if (named) continue;
+    if (SettingIn(peer_settings, own[i])) continue;
     spdlog::warn("Peer {} ({}) refused: it names no {}, this node's is '{}'", client.addr(),
                  peer_id, own[i], own[i + 1]);
     return reply.Error(PeerSettingsDiffer(own[i], "(none)", own[i + 1]));
