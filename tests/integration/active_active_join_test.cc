@@ -17,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "server/active_active/peer_delta.h"
 #include "tests/support/active_active_support.h"
 #include "tests/support/eventually.h"
 #include "tests/support/test_server.h"
@@ -392,18 +391,6 @@ class FakeOrigin {
   std::thread thread_;
 };
 
-// A delta at `offset` (origin clock 1) on the wire, as an origin frames it.
-std::string DeltaResp(uint64_t offset, int db, const std::vector<std::string>& args) {
-  server::PeerDelta delta;
-  delta.offset = offset;
-  delta.origin_ms = 1;
-  delta.db = db;
-  delta.args = args;
-  std::string out;
-  server::AppendDeltaFrame(&out, server::EncodePeerDelta(delta));
-  return out;
-}
-
 // A delta this node cannot apply (a database it does not have) is skipped and counted: the link
 // goes on with the next one instead of reconnecting for it forever.
 TEST_F(ActiveActiveJoinTest, AMalformedDeltaIsSkippedNotRetriedForever) {
@@ -417,7 +404,7 @@ TEST_F(ActiveActiveJoinTest, AMalformedDeltaIsSkippedNotRetriedForever) {
   const std::vector<LoggedDelta> real = ReadOriginLog(n2_);
   ASSERT_FALSE(real.empty());
   FakeOrigin origin(std::string(40, 'a'),
-                    DeltaResp(1, 99, real.back().args) + DeltaResp(2, 0, real.back().args));
+                    DeltaFrame(1, 99, real.back().args) + DeltaFrame(2, 0, real.back().args));
   ASSERT_GT(origin.port(), 0);
   ASSERT_TRUE(n0_.Start({"--peer", "127.0.0.1", std::to_string(origin.port())})) << n0_.error();
   auto c0 = n0_.Connect();
@@ -441,8 +428,8 @@ TEST_F(ActiveActiveJoinTest, AStreamSplitAnywhereIsAppliedAndANonArrayEndsTheSes
   }
   const std::vector<LoggedDelta> real = ReadOriginLog(n2_);
   ASSERT_GE(real.size(), 2u);
-  const std::string one = DeltaResp(1, 0, real[real.size() - 2].args);
-  const std::string two = DeltaResp(2, 0, real.back().args);
+  const std::string one = DeltaFrame(1, 0, real[real.size() - 2].args);
+  const std::string two = DeltaFrame(2, 0, real.back().args);
   // The first delta cut inside its header, the second inside its last argument, then an inline
   // line that would read as a delta if anything but arrays were taken.
   FakeOrigin origin(std::string(40, 'b'),

@@ -19,6 +19,17 @@
 
 namespace ebb::test {
 
+std::string DeltaFrame(uint64_t offset, int db, std::vector<std::string> args) {
+  server::PeerDelta delta;
+  delta.offset = offset;
+  delta.origin_ms = 1;
+  delta.db = db;
+  delta.args = std::move(args);
+  std::string frame;
+  server::AppendDeltaFrame(&frame, server::EncodePeerDelta(delta));
+  return frame;
+}
+
 std::optional<server::PeerDelta> StreamedDelta(const Reply& message) {
   if (!message.is_array() || message.size() != 2 || message[0].str() != "delta") {
     return std::nullopt;

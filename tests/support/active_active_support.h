@@ -25,6 +25,8 @@ namespace ebb::test {
 // The delta a stream message carries (["delta", <its encoding>], server/active_active/peer_delta.h:
 // AppendDeltaFrame), decoded; nullopt for any other message or one that does not decode.
 std::optional<server::PeerDelta> StreamedDelta(const Reply& message);
+// A delta of an origin's log at `offset` (origin clock 1), framed as an origin sends it.
+std::string DeltaFrame(uint64_t offset, int db, std::vector<std::string> args);
 
 // DEBUG DIGEST-LOGICAL of the node (through DigestReply: a slow reply does not break `c`).
 std::string LogicalDigest(redisContext* c);

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/active_active/peer_delta.h"
+#include "tests/support/active_active_support.h"
 #include "tests/support/test_server.h"
 
 namespace ebb::test {
@@ -44,14 +44,9 @@ class PlayedPeer {
     return conn_->Send(out);
   }
   // A delta of this peer's log at `offset` (origin clock 1), framed as an origin sends it
-  // (server/active_active/peer_delta.h: AppendDeltaFrame).
+  // (DeltaFrame).
   bool SendDelta(uint64_t offset, int db, std::vector<std::string> args) {
-    server::PeerDelta delta;
-    delta.offset = offset;
-    delta.origin_ms = 1;
-    delta.db = db;
-    delta.args = std::move(args);
-    return Send({"delta", server::EncodePeerDelta(delta)});
+    return conn_->Send(DeltaFrame(offset, db, std::move(args)));
   }
 
  private:
