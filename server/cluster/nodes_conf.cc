@@ -177,12 +177,12 @@ std::string_view ParseAddress(std::string_view address, Node* n) {
   int64_t port = 0, cport = 0;
   if (!ParseInt64(ports.substr(0, at_sign), &port) || port < 0 || port > 65535) return "bad port";
   if (at_sign != std::string_view::npos) {
-    const bool valid =
-        ParseInt64(ports.substr(at_sign + 1), &cport) && cport >= 0 && cport <= 65535;
-    if (!valid) return "bad bus port";
+    if (!ParseInt64(ports.substr(at_sign + 1), &cport)) return "bad bus port";
   } else {
     cport = port + 10000;  // an older file's: Redis's default bus port
   }
+  // Past 55535 the default is no port either: refused as a written one would be.
+  if (cport < 0 || cport > 65535) return "bad bus port";
   n->port = static_cast<int>(port);
   n->cport = static_cast<int>(cport);
   return {};

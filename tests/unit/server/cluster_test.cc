@@ -382,6 +382,16 @@ TEST(ClusterNodesConf, ReadsRedisServerFilesAndRefusesDamagedOnes) {
   EXPECT_FALSE(ParseNodesConfig(
                    test::kNodeIdA + " 127.0.0.1:99999999999 myself,master - 0 0 0 connected\n", 1)
                    .ok());
+  // A port without its bus port takes port + 10000 as an older file's does: past 55535 that is
+  // no port, and the line is refused as the bus port it would write back is.
+  const auto high_port = ParseNodesConfig(
+      test::kNodeIdA + " 127.0.0.1:57101 myself,master - 0 0 1 connected 0-5460\n", 1);
+  ASSERT_FALSE(high_port.ok());
+  EXPECT_EQ(ClusterErrorText(high_port),
+            "Unrecoverable error: corrupted cluster config file (line 1: bad bus port)");
+  EXPECT_TRUE(ParseNodesConfig(
+                  test::kNodeIdA + " 127.0.0.1:55535 myself,master - 0 0 1 connected 0-5460\n", 1)
+                  .ok());
 }
 
 TEST(ClusterState, SlotsRolesAndDeletion) {
